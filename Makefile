@@ -1,0 +1,70 @@
+# pto - the two commands of the README:
+#   make        build pto.h, pto_kernels.h and ptoc, then run the demo
+#   make test   run every test (last line: "N passed, N failed")
+# Others: make test-sanitize | fuzz | bench | install PREFIX=... | clean
+
+CC      ?= cc
+HOSTCC  ?= cc
+PREFIX  ?= /usr/local
+WARN     = -Wall -Wextra -pedantic -Werror
+CFLAGS  ?= -O2 -g
+# no fused multiply-add: the interpreter and the kernels must agree bit for bit
+BASEFLAGS = -std=c99 $(WARN) -ffp-contract=off -I.
+TESTFLAGS = $(BASEFLAGS) -D_POSIX_C_SOURCE=200809L
+B = build
+
+SRC       = $(wildcard src/*.h src/*.c src/kern/*.h src/manifest.txt)
+TEST_SRC  = $(wildcard tests/test_*.c)
+TEST_BIN  = $(patsubst tests/%.c,$(B)/tests/%,$(TEST_SRC))
+TEST_SH   = $(wildcard tests/*_test.sh) tests/contract.sh
+BENCH_SRC = $(wildcard bench/*.c)
+BENCH_BIN = $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRC))
+
+.PHONY: all demo test test-sanitize fuzz bench install clean headers
+
+all: headers $(B)/ptoc demo
+
+headers: pto.h pto_kernels.h
+
+$(B)/amalgamate: tools/amalgamate.c
+	@mkdir -p $(B)
+	$(HOSTCC) -O2 -o $@ $<
+
+pto.h pto_kernels.h: $(SRC) $(B)/amalgamate
+	./$(B)/amalgamate
+
+$(B)/ptoc: tools/ptoc.c pto.h
+	@mkdir -p $(B)
+	$(CC) $(BASEFLAGS) $(CFLAGS) -D_POSIX_C_SOURCE=200809L -o $@ tools/ptoc.c -lm
+
+demo: $(B)/ptoc headers
+	@sh tools/demo.sh ./$(B)/ptoc
+
+$(B)/tests/%: tests/%.c pto.h pto_kernels.h tests/check.h
+	@mkdir -p $(B)/tests
+	$(CC) $(TESTFLAGS) $(CFLAGS) -o $@ $< -lm
+
+test: headers $(B)/ptoc $(TEST_BIN)
+	@sh tests/run.sh $(TEST_BIN) $(TEST_SH)
+
+# The same suite under AddressSanitizer and UndefinedBehaviorSanitizer.
+test-sanitize: headers
+	$(MAKE) B=build/san CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" test
+
+fuzz: headers
+	@sh tests/fuzz/run.sh
+
+$(B)/bench/%: bench/%.c pto.h pto_kernels.h
+	@mkdir -p $(B)/bench
+	$(CC) $(TESTFLAGS) -O2 -o $@ $< -lm
+
+bench: headers $(B)/ptoc $(BENCH_BIN)
+	@for b in $(BENCH_BIN); do echo "== $$b"; ./$$b || exit 1; done
+
+install: headers $(B)/ptoc
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
+	install -m 644 pto.h pto_kernels.h $(DESTDIR)$(PREFIX)/include/
+	install -m 755 $(B)/ptoc $(DESTDIR)$(PREFIX)/bin/
+
+clean:
+	rm -rf build

@@ -1,0 +1,184 @@
+/* pto_kernels.h - the device-side header that kernels emitted by pto include.
+   Generated from src/ by tools/amalgamate.c: do not edit by hand.
+
+   Its default backend runs a kernel on the CPU as a simulated Ascend NPU that
+   is stricter than the hardware. (Grown by the simulator issue.) */
+
+#ifndef PTO_KERNELS_H_INCLUDED
+#define PTO_KERNELS_H_INCLUDED
+
+/* ---- Begin file: src/numerics.h ---- */
+/* numerics.h - the storage rules shared by the reference interpreter (pto.h)
+   and the simulated device (pto_kernels.h), so that both agree bit for bit.
+
+   f16 and bf16 are stored as 16-bit patterns and computed in f32; every write
+   rounds the f32 result to nearest, ties to even. Overflow rounds to infinity,
+   NaN stays NaN (quiet), subnormals are kept. Elements are read and written
+   through pto_elem_get / pto_elem_set so that the dtype rule lives in one
+   place. Dtype codes follow pto_dtype: 1 f32, 2 f16, 3 bf16, 4 i32, 5 i8.
+
+   This file is included in both generated headers; the guard lets one
+   translation unit include both. */
+
+#ifndef PTO_NUMERICS_H
+#define PTO_NUMERICS_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__GNUC__) || defined(__clang__) || defined(__TINYC__)
+#define PTO_NUMFN static __attribute__((unused))
+#else
+#define PTO_NUMFN static
+#endif
+
+PTO_NUMFN uint32_t pto_f32_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+PTO_NUMFN float pto_f32_from_bits(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+PTO_NUMFN float pto_f16_to_f32(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    uint32_t exp = (h >> 10) & 0x1fu;
+    uint32_t man = h & 0x3ffu;
+    if (exp == 0x1f) return pto_f32_from_bits(sign | 0x7f800000u | (man << 13));
+    if (exp == 0) {
+        /* subnormal or zero: man * 2^-24, exact in f32 */
+        float v = (float)man * (1.0f / 16777216.0f);
+        return sign ? -v : v;
+    }
+    return pto_f32_from_bits(sign | ((exp + 112u) << 23) | (man << 13));
+}
+
+PTO_NUMFN uint16_t pto_f32_to_f16(float f)
+{
+    uint32_t u = pto_f32_bits(f);
+    uint32_t sign = (u >> 16) & 0x8000u;
+    uint32_t exp = (u >> 23) & 0xffu;
+    uint32_t man = u & 0x7fffffu;
+    int32_t e;
+    if (exp == 0xff) return (uint16_t)(sign | 0x7c00u | (man ? 0x200u | (man >> 13) : 0u));
+    e = (int32_t)exp - 127 + 15;
+    if (e >= 31) return (uint16_t)(sign | 0x7c00u);
+    if (e <= 0) {
+        /* subnormal f16: shift the full mantissa (with its hidden bit) right */
+        uint32_t full, shift, half, rest, q;
+        if (e < -10) return (uint16_t)sign; /* below half the smallest subnormal */
+        full = man | 0x800000u;
+        shift = (uint32_t)(14 - e);
+        q = full >> shift;
+        rest = full & ((1u << shift) - 1u);
+        half = 1u << (shift - 1u);
+        if (rest > half || (rest == half && (q & 1u))) q++;
+        return (uint16_t)(sign | q);
+    }
+    {
+        uint32_t q = ((uint32_t)e << 10) | (man >> 13);
+        uint32_t rest = man & 0x1fffu;
+        if (rest > 0x1000u || (rest == 0x1000u && (q & 1u))) q++; /* may carry into inf: right */
+        return (uint16_t)(sign | q);
+    }
+}
+
+PTO_NUMFN float pto_bf16_to_f32(uint16_t h) { return pto_f32_from_bits((uint32_t)h << 16); }
+
+PTO_NUMFN uint16_t pto_f32_to_bf16(float f)
+{
+    uint32_t u = pto_f32_bits(f);
+    if ((u & 0x7f800000u) == 0x7f800000u && (u & 0x7fffffu))
+        return (uint16_t)((u >> 16) | 0x40u); /* quiet NaN */
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (uint16_t)(u >> 16);
+}
+
+/* Round an f32 value as storing it in dtype would. */
+PTO_NUMFN float pto_round_to(int dtype, float v)
+{
+    switch (dtype) {
+    case 2: return pto_f16_to_f32(pto_f32_to_f16(v));
+    case 3: return pto_bf16_to_f32(pto_f32_to_bf16(v));
+    default: return v;
+    }
+}
+
+PTO_NUMFN float pto_elem_get(const void *base, int dtype, int64_t i)
+{
+    switch (dtype) {
+    case 1: return ((const float *)base)[i];
+    case 2: return pto_f16_to_f32(((const uint16_t *)base)[i]);
+    case 3: return pto_bf16_to_f32(((const uint16_t *)base)[i]);
+    case 4: return (float)((const int32_t *)base)[i];
+    case 5: return (float)((const int8_t *)base)[i];
+    default: return 0.0f;
+    }
+}
+
+/* Integer dtypes: round to nearest even, saturate. */
+PTO_NUMFN int32_t pto_sat_i32(float v)
+{
+    float r;
+    if (v != v) return 0;
+    if (v >= 2147483647.0f) return 2147483647;
+    if (v <= -2147483648.0f) return (-2147483647 - 1);
+    r = nearbyintf(v);
+    return (int32_t)r;
+}
+
+PTO_NUMFN void pto_elem_set(void *base, int dtype, int64_t i, float v)
+{
+    switch (dtype) {
+    case 1: ((float *)base)[i] = v; break;
+    case 2: ((uint16_t *)base)[i] = pto_f32_to_f16(v); break;
+    case 3: ((uint16_t *)base)[i] = pto_f32_to_bf16(v); break;
+    case 4: ((int32_t *)base)[i] = pto_sat_i32(v); break;
+    case 5: {
+        int32_t x = pto_sat_i32(v);
+        ((int8_t *)base)[i] = (int8_t)(x > 127 ? 127 : x < -128 ? -128 : x);
+        break;
+    }
+    default: break;
+    }
+}
+
+#endif /* PTO_NUMERICS_H */
+/* ---- End file: src/numerics.h ---- */
+
+/* ---- Begin file: src/kern/device.h ---- */
+/* device.h - the simulated device (placeholder until the simulator lands). */
+/* ---- End file: src/kern/device.h ---- */
+
+#endif /* PTO_KERNELS_H_INCLUDED */
+/*
+MIT License
+
+Copyright (c) 2026 the pto authors
+
+Permission is hereby granted, free of charge, to any person obtaining a copy of
+this software and associated documentation files (the "Software"), to deal in
+the Software without restriction, including without limitation the rights to
+use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies
+of the Software, and to permit persons to whom the Software is furnished to do
+so, subject to the following conditions:
+
+The above copyright notice and this permission notice shall be included in all
+copies or substantial portions of the Software.
+
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+SOFTWARE.
+*/

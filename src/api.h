@@ -1,0 +1,66 @@
+/* api.h - the passes and their entry points.
+
+   The pipeline is fixed and visible:
+
+       parse -> verify -> lower -> plan -> sync -> emit
+
+   Each pass is a plain function over a pto_module. The comment at the top of
+   each pass's source states what it needs and what it guarantees. print turns
+   a module back into .pto text at any point (pto_dump adds what the later
+   passes computed); interp runs a verified module on host arrays. */
+
+/* ---- text output --------------------------------------------------------- */
+
+/* A growable byte buffer; every printer writes into one. Zero-initialise it
+   and set ctx; free it with pto_buf_free. data is always NUL-terminated. */
+typedef struct pto_buf {
+    pto_ctx *ctx;
+    char *data;
+    size_t len, cap;
+    int oom;               /* set when an append failed; the text is truncated */
+} pto_buf;
+
+PTODEF void pto_buf_puts(pto_buf *b, const char *s);
+PTODEF void pto_buf_putn(pto_buf *b, const char *s, size_t n);
+PTODEF void pto_buf_printf(pto_buf *b, const char *fmt, ...);
+PTODEF void pto_buf_free(pto_buf *b);
+
+/* ---- parse / print ------------------------------------------------------- */
+
+/* Parses .pto text. Returns NULL (with diagnostics) on a syntax error; name
+   resolution that the grammar needs happens here, every other rule is the
+   verifier's. `filename` is used for locations. */
+PTODEF pto_module *pto_parse(pto_ctx *ctx, const char *filename, const char *text, size_t len);
+
+/* Canonical .pto text of a module. print(parse(print(x))) == print(x). */
+PTODEF void pto_print(const pto_module *m, pto_buf *out);
+PTODEF void pto_print_expr(const pto_module *m, int32_t expr, pto_buf *out);
+
+/* ---- verify -------------------------------------------------------------- */
+
+/* Checks every rule of the IR a user can break, with a diagnostic at the
+   offending FILE:LINE:COL. PTO_OK means the later passes may rely on it. */
+PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m);
+
+/* ---- interp -------------------------------------------------------------- */
+
+/* A value for a dynamic dim or a scalar param, by name. */
+typedef struct pto_binding {
+    const char *name;
+    double value;
+} pto_binding;
+
+/* Host arrays are row-major, element type as declared (f16/bf16 as their
+   16-bit patterns). tensors[r * nparams + p] is param p of rank r; entries
+   of scalar params are ignored. */
+typedef struct pto_launch {
+    int32_t kernel;
+    void **tensors;
+    const pto_binding *bindings;
+    int nbindings;
+    int nranks;            /* ranks kernels only; 0 = 1 */
+} pto_launch;
+
+/* Runs every block (and rank) of the kernel with the reference semantics:
+   program order, no pipes, no addresses. */
+PTODEF pto_status pto_interp(pto_ctx *ctx, const pto_module *m, const pto_launch *launch);

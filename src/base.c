@@ -1,0 +1,306 @@
+/* base.c - the context, allocation, interned strings, file names and
+   diagnostics.
+
+   Diagnostics are kept in order; pto_error returns PTO_ERR_USER so that a
+   pass can report and return in one statement. Running out of memory is
+   reported once, as an internal error at no location. */
+
+static void *pto__default_alloc(size_t size, void *user) { return PTO_MALLOC(size, user); }
+static void *pto__default_realloc(void *p, size_t size, void *user) { return PTO_REALLOC(p, size, user); }
+static void pto__default_free(void *p, void *user) { PTO_FREE(p, user); }
+
+PTODEF pto_ctx *pto_ctx_create(const pto_ctx_desc *desc)
+{
+    pto_ctx_desc d;
+    pto_ctx *ctx;
+    memset(&d, 0, sizeof d);
+    if (desc) d = *desc;
+    if (!d.allocator.alloc || !d.allocator.realloc || !d.allocator.free) {
+        d.allocator.alloc = pto__default_alloc;
+        d.allocator.realloc = pto__default_realloc;
+        d.allocator.free = pto__default_free;
+    }
+    ctx = (pto_ctx *)d.allocator.alloc(sizeof *ctx, d.allocator.user);
+    if (!ctx) return NULL;
+    memset(ctx, 0, sizeof *ctx);
+    ctx->al = d.allocator;
+    ctx->max_diags = d.max_diags > 0 ? d.max_diags : 50;
+    if (pto_intern(ctx, "", 0) != 0) {
+        pto_ctx_destroy(ctx);
+        return NULL;
+    }
+    return ctx;
+}
+
+PTODEF void pto_ctx_destroy(pto_ctx *ctx)
+{
+    int32_t i;
+    if (!ctx) return;
+    pto_diag_clear(ctx);
+    pto_free(ctx, ctx->diags);
+    for (i = 0; i < ctx->n_files; i++) pto_free(ctx, ctx->files[i]);
+    pto_free(ctx, ctx->files);
+    pto_free(ctx, ctx->pool);
+    pto_free(ctx, ctx->str_off);
+    pto_free(ctx, ctx->hash);
+    ctx->al.free(ctx, ctx->al.user);
+}
+
+PTODEF void *pto_alloc(pto_ctx *ctx, size_t size) { return ctx->al.alloc(size ? size : 1, ctx->al.user); }
+PTODEF void *pto_realloc(pto_ctx *ctx, void *p, size_t size)
+{
+    if (!p) return pto_alloc(ctx, size);
+    return ctx->al.realloc(p, size ? size : 1, ctx->al.user);
+}
+PTODEF void pto_free(pto_ctx *ctx, void *p)
+{
+    if (p) ctx->al.free(p, ctx->al.user);
+}
+
+static void pto__oom(pto_ctx *ctx)
+{
+    pto_loc none = {0, 0, 0};
+    if (ctx->oom_reported) return;
+    ctx->oom_reported = 1;
+    pto_error(ctx, none, "out of memory");
+}
+
+/* Makes room for one more element of `elem` bytes; returns its index or -1. */
+static int32_t pto__grow(pto_ctx *ctx, void **arr, int32_t *n, int32_t *cap, size_t elem)
+{
+    if (*n == *cap) {
+        int32_t ncap = *cap ? *cap * 2 : 16;
+        void *p;
+        if (*cap > INT32_MAX / 2) { pto__oom(ctx); return -1; }
+        p = pto_realloc(ctx, *arr, (size_t)ncap * elem);
+        if (!p) { pto__oom(ctx); return -1; }
+        *arr = p;
+        *cap = ncap;
+    }
+    memset((char *)*arr + (size_t)*n * elem, 0, elem);
+    return (*n)++;
+}
+
+static char *pto__strndup(pto_ctx *ctx, const char *s, size_t n)
+{
+    char *p = (char *)pto_alloc(ctx, n + 1);
+    if (!p) { pto__oom(ctx); return NULL; }
+    memcpy(p, s, n);
+    p[n] = 0;
+    return p;
+}
+
+/* ---- files ---- */
+
+PTODEF int32_t pto_file_add(pto_ctx *ctx, const char *name)
+{
+    int32_t i;
+    char *copy;
+    for (i = 0; i < ctx->n_files; i++)
+        if (strcmp(ctx->files[i], name) == 0) return i;
+    copy = pto__strndup(ctx, name, strlen(name));
+    if (!copy) return 0;
+    i = pto__grow(ctx, (void **)&ctx->files, &ctx->n_files, &ctx->cap_files, sizeof(char *));
+    if (i < 0) { pto_free(ctx, copy); return 0; }
+    ctx->files[i] = copy;
+    return i;
+}
+
+PTODEF const char *pto_file_name(const pto_ctx *ctx, int32_t file)
+{
+    if (file < 0 || file >= ctx->n_files) return "<input>";
+    return ctx->files[file];
+}
+
+/* ---- interned strings ---- */
+
+static uint32_t pto__hash(const char *s, size_t n)
+{
+    uint32_t h = 2166136261u;
+    size_t i;
+    for (i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+static int pto__rehash(pto_ctx *ctx, int32_t ncap)
+{
+    int32_t *h = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * (size_t)ncap);
+    int32_t i;
+    if (!h) { pto__oom(ctx); return 0; }
+    for (i = 0; i < ncap; i++) h[i] = -1;
+    for (i = 0; i < ctx->n_strs; i++) {
+        const char *s = ctx->pool + ctx->str_off[i];
+        uint32_t k = pto__hash(s, strlen(s)) & (uint32_t)(ncap - 1);
+        while (h[k] >= 0) k = (k + 1) & (uint32_t)(ncap - 1);
+        h[k] = i;
+    }
+    pto_free(ctx, ctx->hash);
+    ctx->hash = h;
+    ctx->hash_cap = ncap;
+    return 1;
+}
+
+PTODEF int32_t pto_intern(pto_ctx *ctx, const char *s, size_t len)
+{
+    uint32_t k;
+    int32_t id;
+    if ((ctx->n_strs + 1) * 2 > ctx->hash_cap && !pto__rehash(ctx, ctx->hash_cap ? ctx->hash_cap * 2 : 64))
+        return 0;
+    k = pto__hash(s, len) & (uint32_t)(ctx->hash_cap - 1);
+    while (ctx->hash[k] >= 0) {
+        const char *t = ctx->pool + ctx->str_off[ctx->hash[k]];
+        if (strncmp(t, s, len) == 0 && t[len] == 0) return ctx->hash[k];
+        k = (k + 1) & (uint32_t)(ctx->hash_cap - 1);
+    }
+    if (ctx->pool_len + len + 1 > ctx->pool_cap) {
+        size_t ncap = ctx->pool_cap ? ctx->pool_cap : 1024;
+        char *p;
+        while (ncap < ctx->pool_len + len + 1) ncap *= 2;
+        p = (char *)pto_realloc(ctx, ctx->pool, ncap);
+        if (!p) { pto__oom(ctx); return 0; }
+        ctx->pool = p;
+        ctx->pool_cap = ncap;
+    }
+    id = pto__grow(ctx, (void **)&ctx->str_off, &ctx->n_strs, &ctx->cap_strs, sizeof(int32_t));
+    if (id < 0) return 0;
+    ctx->str_off[id] = (int32_t)ctx->pool_len;
+    memcpy(ctx->pool + ctx->pool_len, s, len);
+    ctx->pool[ctx->pool_len + len] = 0;
+    ctx->pool_len += len + 1;
+    ctx->hash[k] = id;
+    return id;
+}
+
+PTODEF const char *pto_str(const pto_ctx *ctx, int32_t id)
+{
+    if (id < 0 || id >= ctx->n_strs) return "";
+    return ctx->pool + ctx->str_off[id];
+}
+
+/* ---- diagnostics ---- */
+
+static void pto__vdiag(pto_ctx *ctx, pto_severity sev, pto_loc loc, const char *fmt, va_list ap)
+{
+    char msg[512];
+    int32_t i;
+    if (sev == PTO_SEV_ERROR) ctx->n_errors++;
+    if (ctx->n_diags >= ctx->max_diags) return;
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    i = pto__grow(ctx, (void **)&ctx->diags, &ctx->n_diags, &ctx->cap_diags, sizeof(pto_diag));
+    if (i < 0) return;
+    ctx->diags[i].severity = sev;
+    ctx->diags[i].loc = loc;
+    ctx->diags[i].msg = pto__strndup(ctx, msg, strlen(msg));
+    if (!ctx->diags[i].msg) ctx->n_diags--;
+}
+
+PTODEF pto_status pto_error(pto_ctx *ctx, pto_loc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pto__vdiag(ctx, PTO_SEV_ERROR, loc, fmt, ap);
+    va_end(ap);
+    return PTO_ERR_USER;
+}
+
+PTODEF void pto_warning(pto_ctx *ctx, pto_loc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pto__vdiag(ctx, PTO_SEV_WARNING, loc, fmt, ap);
+    va_end(ap);
+}
+
+PTODEF void pto_note(pto_ctx *ctx, pto_loc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pto__vdiag(ctx, PTO_SEV_NOTE, loc, fmt, ap);
+    va_end(ap);
+}
+
+PTODEF int pto_diag_count(const pto_ctx *ctx) { return ctx->n_diags; }
+PTODEF int pto_error_count(const pto_ctx *ctx) { return ctx->n_errors; }
+PTODEF const pto_diag *pto_diag_get(const pto_ctx *ctx, int i)
+{
+    return (i >= 0 && i < ctx->n_diags) ? &ctx->diags[i] : NULL;
+}
+
+PTODEF void pto_diag_clear(pto_ctx *ctx)
+{
+    int32_t i;
+    for (i = 0; i < ctx->n_diags; i++) pto_free(ctx, ctx->diags[i].msg);
+    ctx->n_diags = 0;
+    ctx->n_errors = 0;
+    ctx->oom_reported = 0;
+}
+
+PTODEF void pto_diag_format(const pto_ctx *ctx, const pto_diag *d, char *buf, size_t size)
+{
+    static const char *const sev[] = {"error", "warning", "note"};
+    if (d->loc.line > 0)
+        snprintf(buf, size, "%s:%d:%d: %s: %s", pto_file_name(ctx, d->loc.file), (int)d->loc.line,
+                 (int)d->loc.col, sev[d->severity], d->msg);
+    else
+        snprintf(buf, size, "pto: %s: %s", sev[d->severity], d->msg);
+}
+
+PTODEF void pto_diag_print(const pto_ctx *ctx, FILE *out)
+{
+    int32_t i;
+    char line[700];
+    for (i = 0; i < ctx->n_diags; i++) {
+        pto_diag_format(ctx, &ctx->diags[i], line, sizeof line);
+        fprintf(out, "%s\n", line);
+    }
+}
+
+/* ---- pto_buf ---- */
+
+PTODEF void pto_buf_putn(pto_buf *b, const char *s, size_t n)
+{
+    if (b->oom) return;
+    if (b->len + n + 1 > b->cap) {
+        size_t ncap = b->cap ? b->cap : 256;
+        char *p;
+        while (ncap < b->len + n + 1) ncap *= 2;
+        p = (char *)pto_realloc(b->ctx, b->data, ncap);
+        if (!p) { b->oom = 1; pto__oom(b->ctx); return; }
+        b->data = p;
+        b->cap = ncap;
+    }
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = 0;
+}
+
+PTODEF void pto_buf_puts(pto_buf *b, const char *s) { pto_buf_putn(b, s, strlen(s)); }
+
+PTODEF void pto_buf_printf(pto_buf *b, const char *fmt, ...)
+{
+    char small[256];
+    va_list ap;
+    int n;
+    va_start(ap, fmt);
+    n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n < sizeof small) {
+        pto_buf_putn(b, small, (size_t)n);
+    } else {
+        char *big = (char *)pto_alloc(b->ctx, (size_t)n + 1);
+        if (!big) { b->oom = 1; pto__oom(b->ctx); return; }
+        va_start(ap, fmt);
+        vsnprintf(big, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+        pto_buf_putn(b, big, (size_t)n);
+        pto_free(b->ctx, big);
+    }
+}
+
+PTODEF void pto_buf_free(pto_buf *b)
+{
+    if (b->data) pto_free(b->ctx, b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}

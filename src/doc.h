@@ -1,0 +1,38 @@
+/* pto.h - a small code generator for Ascend NPU tile kernels.
+   Generated from src/ by tools/amalgamate.c: do not edit by hand.
+
+   WHAT IT IS
+     pto takes a kernel written in a tiny IR (text: the .pto format, or built
+     through the C API), checks it, lowers composite ops, places every local
+     buffer, inserts every pipe synchronisation and writes the kernel source and
+     its host code. A reference interpreter runs the IR on host arrays and is the
+     oracle for everything the compiler produces.
+
+   DO THIS
+     In exactly one C or C++ file:
+         #define PTO_IMPLEMENTATION
+         #include "pto.h"
+     Everywhere else just #include "pto.h".
+
+   OPTIONS (define before the #include that has PTO_IMPLEMENTATION)
+     PTO_STATIC              every public function becomes static to that file
+     PTO_MALLOC(sz, user)    default allocator (default: malloc)
+     PTO_REALLOC(p, sz, user)                    (default: realloc)
+     PTO_FREE(p, user)                           (default: free)
+     PTO_ASSERT(x)           internal invariant check (default: assert)
+     A runtime allocator can also be given in pto_ctx_desc.allocator.
+
+   CONTENTS
+     base      version, configuration, context, allocator, diagnostics
+     ir        the IR: modules, kernels, params, tiles, statements, operands,
+               integer expressions, the op table (X-macro) and the C builder API
+     passes    parse -> verify -> lower -> plan -> sync -> emit, each a plain
+               function over the IR; print and interp sit beside them
+
+   PIPELINE
+     Each pass says what it needs and what it guarantees at the top of its
+     section; pto_dump(ctx, mod, stage, out) prints the IR after any of them.
+
+   LICENSE
+     MIT. See the end of the file.
+*/

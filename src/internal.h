@@ -1,0 +1,41 @@
+/* internal.h - private helpers shared by every pass (the start of the
+   implementation section). Nothing here is part of the public API. */
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef PTO_MALLOC
+#define PTO_MALLOC(sz, user) ((void)(user), malloc(sz))
+#define PTO_REALLOC(p, sz, user) ((void)(user), realloc((p), (sz)))
+#define PTO_FREE(p, user) ((void)(user), free(p))
+#endif
+
+#ifndef PTO_ASSERT
+#include <assert.h>
+#define PTO_ASSERT(x) assert(x)
+#endif
+
+/* Grow a PTO__ARRAY member of a module to hold one more element.
+   Evaluates to the new element's index, or -1 when out of memory. */
+#define PTO__PUSH(m, arr) \
+    pto__grow((m)->ctx, (void **)&(m)->arr, &(m)->n_##arr, &(m)->cap_##arr, sizeof(*(m)->arr))
+
+struct pto_ctx {
+    pto_allocator al;
+    int max_diags;
+    pto_diag *diags;
+    int32_t n_diags, cap_diags;
+    int32_t n_errors;
+    int oom_reported;
+    /* files */
+    char **files;
+    int32_t n_files, cap_files;
+    /* interned strings: one byte pool, offsets, and an open-addressing hash */
+    char *pool;
+    size_t pool_len, pool_cap;
+    int32_t *str_off;
+    int32_t n_strs, cap_strs;
+    int32_t *hash;          /* string ids, -1 = empty */
+    int32_t hash_cap;
+};

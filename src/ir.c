@@ -1,0 +1,538 @@
+/* ir.c - the op table, name tables, capacities, the IR builders and the
+   statement-relinking helpers that passes use to insert code.
+
+   Builders never fail silently: on out-of-memory they record a diagnostic and
+   return -1, and every caller propagates that. Statement lists are doubly
+   linked so that the sync inserter and the lowering pass can put a statement
+   before or after any other in O(1). */
+
+static const pto_opinfo pto__optab[] = {
+#define PTO__OP_ROW(e, name, pipe, cls, n, a0, a1, a2, a3) {name, pipe, cls, n, {a0, a1, a2, a3}},
+    PTO_OPS(PTO__OP_ROW)
+#undef PTO__OP_ROW
+    {"<none>", PTO_PIPE_S, PTO_OC_SYNC, 0, {0, 0, 0, 0}}
+};
+
+PTODEF const pto_opinfo *pto_opinfo_get(pto_op op)
+{
+    if ((int)op < 0 || op > PTO_NOP) op = PTO_NOP;
+    return &pto__optab[op];
+}
+
+static int pto__streq(const char *a, const char *s, size_t len)
+{
+    return strncmp(a, s, len) == 0 && a[len] == 0;
+}
+
+PTODEF pto_op pto_op_lookup(const char *name, size_t len)
+{
+    int i;
+    for (i = 0; i < PTO_NOP; i++)
+        if (pto__streq(pto__optab[i].name, name, len)) return (pto_op)i;
+    return PTO_NOP;
+}
+
+static const char *const pto__dtype_names[PTO_NDTYPE] = {"<none>", "f32", "f16", "bf16", "i32", "i8"};
+static const int pto__dtype_sizes[PTO_NDTYPE] = {0, 4, 2, 2, 4, 1};
+static const char *const pto__space_names[PTO_NSPACE] = {"gm", "vec", "mat", "left", "right", "acc", "bias", "scaling"};
+static const char *const pto__pipe_names[PTO_NPIPE] = {"S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX", "ALL"};
+static const char *const pto__arch_names[PTO_NARCH] = {"a2a3", "a5"};
+static const char *const pto__cmp_names[6] = {"==", "!=", "<", "<=", ">", ">="};
+
+/* hardware.md section 2 */
+static const int64_t pto__capacity[PTO_NARCH][PTO_NSPACE] = {
+    /* gm, vec, mat, left, right, acc, bias, scaling */
+    {0, 196608, 524288, 65536, 65536, 131072, 1024, 2048},
+    {0, 262144, 524288, 65536, 65536, 262144, 4096, 4096},
+};
+
+PTODEF const char *pto_dtype_name(pto_dtype dt) { return (dt >= 0 && dt < PTO_NDTYPE) ? pto__dtype_names[dt] : "?"; }
+PTODEF int pto_dtype_size(pto_dtype dt) { return (dt >= 0 && dt < PTO_NDTYPE) ? pto__dtype_sizes[dt] : 0; }
+PTODEF pto_dtype pto_dtype_lookup(const char *name, size_t len)
+{
+    int i;
+    for (i = 1; i < PTO_NDTYPE; i++)
+        if (pto__streq(pto__dtype_names[i], name, len)) return (pto_dtype)i;
+    return PTO_DT_NONE;
+}
+PTODEF const char *pto_space_name(pto_space s) { return (s >= 0 && s < PTO_NSPACE) ? pto__space_names[s] : "?"; }
+PTODEF pto_space pto_space_lookup(const char *name, size_t len)
+{
+    int i;
+    for (i = 1; i < PTO_NSPACE; i++)
+        if (pto__streq(pto__space_names[i], name, len)) return (pto_space)i;
+    return PTO_NSPACE;
+}
+PTODEF const char *pto_pipe_name(pto_pipe p) { return (p >= 0 && p < PTO_NPIPE) ? pto__pipe_names[p] : "?"; }
+PTODEF pto_pipe pto_pipe_lookup(const char *name, size_t len)
+{
+    int i;
+    for (i = 0; i < PTO_NPIPE; i++)
+        if (pto__streq(pto__pipe_names[i], name, len)) return (pto_pipe)i;
+    return PTO_NPIPE;
+}
+PTODEF const char *pto_arch_name(pto_arch a) { return (a >= 0 && a < PTO_NARCH) ? pto__arch_names[a] : "?"; }
+PTODEF const char *pto_cmp_name(pto_cmp c) { return (c >= 0 && c <= PTO_GE) ? pto__cmp_names[c] : "?"; }
+
+PTODEF int64_t pto_space_capacity(pto_arch arch, pto_space s)
+{
+    if (arch < 0 || arch >= PTO_NARCH || s < 0 || s >= PTO_NSPACE) return 0;
+    return pto__capacity[arch][s];
+}
+
+PTODEF int64_t pto_tile_bytes(const pto_tile *t)
+{
+    return (int64_t)t->rows * t->cols * pto_dtype_size((pto_dtype)t->dtype);
+}
+
+PTODEF const pto_operand *pto_stmt_arg(const pto_module *m, int32_t stmt, int i)
+{
+    const pto_stmt *s = &m->stmts[stmt];
+    if (i < 0 || i >= s->nargs) return NULL;
+    return &m->operands[s->arg0 + i];
+}
+
+static int pto__arg_space(const pto_module *m, int32_t stmt, int i)
+{
+    const pto_operand *o = pto_stmt_arg(m, stmt, i);
+    if (!o) return -1;
+    if (o->kind == PTO_O_GM) return PTO_GM;
+    if (o->kind == PTO_O_TILE && o->ref >= 0 && o->ref < m->n_tiles) return m->tiles[o->ref].space;
+    return -1;
+}
+
+PTODEF pto_pipe pto_stmt_pipe(const pto_module *m, int32_t stmt)
+{
+    const pto_stmt *s = &m->stmts[stmt];
+    int dst, src;
+    if (s->kind != PTO_ST_OP) return PTO_PIPE_S;
+    dst = pto__arg_space(m, stmt, 0);
+    src = pto__arg_space(m, stmt, 1);
+    switch (s->op) {
+    case PTO_OP_TSTORE:
+        return src == PTO_ACC ? PTO_PIPE_FIX : PTO_PIPE_MTE3;
+    case PTO_OP_TMOV:
+        if (src == PTO_ACC) return PTO_PIPE_FIX;
+        if (src == PTO_VEC && dst == PTO_VEC) return PTO_PIPE_V;
+        return PTO_PIPE_MTE1;
+    default:
+        return pto_opinfo_get((pto_op)s->op)->pipe;
+    }
+}
+
+PTODEF int32_t pto_stmt_loop(const pto_module *m, int32_t stmt)
+{
+    int32_t b = m->stmts[stmt].block;
+    while (b >= 0) {
+        int32_t owner = m->blocks[b].owner;
+        if (owner < 0) return -1;
+        if (m->stmts[owner].kind == PTO_ST_FOR) return owner;
+        b = m->stmts[owner].block;
+    }
+    return -1;
+}
+
+/* ---- module ---- */
+
+PTODEF pto_module *pto_module_create(pto_ctx *ctx, pto_arch arch)
+{
+    pto_module *m = (pto_module *)pto_alloc(ctx, sizeof *m);
+    if (!m) { pto__oom(ctx); return NULL; }
+    memset(m, 0, sizeof *m);
+    m->ctx = ctx;
+    m->arch = arch;
+    return m;
+}
+
+PTODEF void pto_module_destroy(pto_module *m)
+{
+    pto_ctx *ctx;
+    if (!m) return;
+    ctx = m->ctx;
+    pto_free(ctx, m->kernels);
+    pto_free(ctx, m->params);
+    pto_free(ctx, m->vars);
+    pto_free(ctx, m->tiles);
+    pto_free(ctx, m->stmts);
+    pto_free(ctx, m->blocks);
+    pto_free(ctx, m->operands);
+    pto_free(ctx, m->exprs);
+    pto_free(ctx, m->cvpipes);
+    pto_free(ctx, m);
+}
+
+static int32_t pto__name(pto_module *m, const char *s) { return pto_intern(m->ctx, s, strlen(s)); }
+
+PTODEF int32_t pto_add_block(pto_module *m, int32_t kernel, int32_t owner)
+{
+    int32_t b = PTO__PUSH(m, blocks);
+    if (b < 0) return -1;
+    m->blocks[b].head = m->blocks[b].tail = -1;
+    m->blocks[b].owner = owner;
+    m->blocks[b].kernel = kernel;
+    return b;
+}
+
+PTODEF int32_t pto_add_kernel(pto_module *m, const char *name, pto_kernel_kind kind, pto_loc loc)
+{
+    int32_t k = PTO__PUSH(m, kernels);
+    if (k < 0) return -1;
+    m->kernels[k].name = pto__name(m, name);
+    m->kernels[k].kind = (uint8_t)kind;
+    m->kernels[k].blocks = -1;
+    m->kernels[k].param0 = m->n_params;
+    m->kernels[k].loc = loc;
+    m->kernels[k].body = pto_add_block(m, k, -1);
+    return m->kernels[k].body < 0 ? -1 : k;
+}
+
+/* Params of a kernel are contiguous: only the newest kernel takes new ones. */
+static int32_t pto__add_param(pto_module *m, int32_t kernel, const char *name, pto_loc loc)
+{
+    int32_t p;
+    pto_kernel *k = &m->kernels[kernel];
+    PTO_ASSERT(kernel == m->n_kernels - 1 && k->param0 + k->nparams == m->n_params);
+    p = PTO__PUSH(m, params);
+    if (p < 0) return -1;
+    m->kernels[kernel].nparams++;
+    m->params[p].name = pto__name(m, name);
+    m->params[p].dim_var[0] = m->params[p].dim_var[1] = -1;
+    m->params[p].var = -1;
+    m->params[p].loc = loc;
+    return p;
+}
+
+PTODEF int32_t pto_add_tensor_param(pto_module *m, int32_t kernel, const char *name, pto_dir dir,
+                                    pto_dtype dt, int64_t d0, int64_t d1, pto_loc loc)
+{
+    int32_t p = pto__add_param(m, kernel, name, loc);
+    if (p < 0) return -1;
+    m->params[p].kind = PTO_P_TENSOR;
+    m->params[p].dir = (uint8_t)dir;
+    m->params[p].dtype = (uint8_t)dt;
+    m->params[p].dim[0] = d0;
+    m->params[p].dim[1] = d1;
+    return p;
+}
+
+PTODEF int32_t pto_find_var(const pto_module *m, int32_t kernel, const char *name)
+{
+    int32_t i;
+    for (i = m->n_vars - 1; i >= 0; i--)
+        if (m->vars[i].kernel == kernel && strcmp(pto_str(m->ctx, m->vars[i].name), name) == 0) return i;
+    return -1;
+}
+
+PTODEF int32_t pto_find_param(const pto_module *m, int32_t kernel, const char *name)
+{
+    const pto_kernel *k = &m->kernels[kernel];
+    int32_t i;
+    for (i = k->param0; i < k->param0 + k->nparams; i++)
+        if (strcmp(pto_str(m->ctx, m->params[i].name), name) == 0) return i;
+    return -1;
+}
+
+PTODEF int32_t pto_set_dynamic_dim(pto_module *m, int32_t param, int d, const char *name)
+{
+    pto_param *p = &m->params[param];
+    int32_t kernel = m->n_kernels - 1, v = -1, i;
+    for (i = 0; i < m->n_vars; i++)
+        if (m->vars[i].kernel == kernel && m->vars[i].kind == PTO_V_DIM &&
+            strcmp(pto_str(m->ctx, m->vars[i].name), name) == 0) v = i;
+    if (v < 0) v = pto_add_var(m, kernel, name, PTO_V_DIM, param, p->loc);
+    if (v < 0) return -1;
+    p = &m->params[param];
+    p->dim[d] = -1;
+    p->dim_var[d] = v;
+    return v;
+}
+
+PTODEF int32_t pto_add_scalar_param(pto_module *m, int32_t kernel, const char *name, pto_dtype dt,
+                                    pto_loc loc)
+{
+    int32_t p = pto__add_param(m, kernel, name, loc), v;
+    if (p < 0) return -1;
+    m->params[p].kind = PTO_P_SCALAR;
+    m->params[p].dir = PTO_IN;
+    m->params[p].dtype = (uint8_t)dt;
+    m->params[p].dim[0] = m->params[p].dim[1] = 1;
+    v = pto_add_var(m, kernel, name, PTO_V_SCALAR, p, loc);
+    if (v < 0) return -1;
+    m->params[p].var = v;
+    return p;
+}
+
+PTODEF int32_t pto_add_var(pto_module *m, int32_t kernel, const char *name, pto_var_kind kind,
+                           int32_t def, pto_loc loc)
+{
+    int32_t v = PTO__PUSH(m, vars);
+    if (v < 0) return -1;
+    m->vars[v].name = pto__name(m, name);
+    m->vars[v].kind = (uint8_t)kind;
+    m->vars[v].kernel = kernel;
+    m->vars[v].def = def;
+    m->vars[v].loc = loc;
+    return v;
+}
+
+/* ---- expressions ---- */
+
+static int32_t pto__expr(pto_module *m, pto_expr_kind k, int32_t a, int32_t b, int64_t v, pto_loc loc)
+{
+    int32_t e = PTO__PUSH(m, exprs);
+    if (e < 0) return -1;
+    m->exprs[e].kind = (uint8_t)k;
+    m->exprs[e].a = a;
+    m->exprs[e].b = b;
+    m->exprs[e].value = v;
+    m->exprs[e].loc = loc;
+    return e;
+}
+
+PTODEF int32_t pto_expr_int(pto_module *m, int64_t v, pto_loc loc) { return pto__expr(m, PTO_E_INT, -1, -1, v, loc); }
+PTODEF int32_t pto_expr_var(pto_module *m, int32_t var, pto_loc loc) { return pto__expr(m, PTO_E_VAR, var, -1, 0, loc); }
+PTODEF int32_t pto_expr_builtin(pto_module *m, pto_expr_kind k, pto_loc loc) { return pto__expr(m, k, -1, -1, 0, loc); }
+PTODEF int32_t pto_expr_bin(pto_module *m, pto_expr_kind k, int32_t a, int32_t b, pto_loc loc)
+{
+    if (a < 0 || (k != PTO_E_NEG && b < 0)) return -1;
+    return pto__expr(m, k, a, b, 0, loc);
+}
+
+/* ---- statements ---- */
+
+PTODEF int32_t pto_new_stmt(pto_module *m, pto_stmt_kind kind, pto_loc loc)
+{
+    int32_t s = PTO__PUSH(m, stmts);
+    pto_stmt *st;
+    if (s < 0) return -1;
+    st = &m->stmts[s];
+    st->kind = (uint8_t)kind;
+    st->next = st->prev = st->block = -1;
+    st->ref = -1;
+    st->e[0] = st->e[1] = st->e[2] = -1;
+    st->body = st->orelse = -1;
+    st->arg0 = m->n_operands;
+    st->loc = loc;
+    return s;
+}
+
+/* The core of a new statement follows its block: a section sets it, a kernel
+   of kind cube makes it the cube core. */
+static uint8_t pto__block_core(const pto_module *m, int32_t block)
+{
+    int32_t owner = m->blocks[block].owner;
+    if (owner >= 0) return m->stmts[owner].core;
+    return m->kernels[m->blocks[block].kernel].kind == PTO_KK_CUBE ? PTO_CORE_CUBE : PTO_CORE_VECTOR;
+}
+
+PTODEF void pto_append(pto_module *m, int32_t block, int32_t s)
+{
+    pto_block *b = &m->blocks[block];
+    pto_stmt *st = &m->stmts[s];
+    st->block = block;
+    st->prev = b->tail;
+    st->next = -1;
+    if (b->tail >= 0) m->stmts[b->tail].next = s; else b->head = s;
+    b->tail = s;
+}
+
+PTODEF void pto_prepend(pto_module *m, int32_t block, int32_t s)
+{
+    pto_block *b = &m->blocks[block];
+    pto_stmt *st = &m->stmts[s];
+    st->block = block;
+    st->next = b->head;
+    st->prev = -1;
+    if (b->head >= 0) m->stmts[b->head].prev = s; else b->tail = s;
+    b->head = s;
+}
+
+PTODEF void pto_insert_before(pto_module *m, int32_t at, int32_t s)
+{
+    pto_stmt *a = &m->stmts[at], *st = &m->stmts[s];
+    st->block = a->block;
+    st->next = at;
+    st->prev = a->prev;
+    if (a->prev >= 0) m->stmts[a->prev].next = s; else m->blocks[a->block].head = s;
+    a->prev = s;
+}
+
+PTODEF void pto_insert_after(pto_module *m, int32_t at, int32_t s)
+{
+    pto_stmt *a = &m->stmts[at], *st = &m->stmts[s];
+    st->block = a->block;
+    st->prev = at;
+    st->next = a->next;
+    if (a->next >= 0) m->stmts[a->next].prev = s; else m->blocks[a->block].tail = s;
+    a->next = s;
+}
+
+PTODEF void pto_unlink(pto_module *m, int32_t s)
+{
+    pto_stmt *st = &m->stmts[s];
+    if (st->block < 0) return;
+    if (st->prev >= 0) m->stmts[st->prev].next = st->next; else m->blocks[st->block].head = st->next;
+    if (st->next >= 0) m->stmts[st->next].prev = st->prev; else m->blocks[st->block].tail = st->prev;
+    st->block = st->next = st->prev = -1;
+}
+
+static int32_t pto__add_stmt(pto_module *m, int32_t block, pto_stmt_kind kind, pto_loc loc)
+{
+    int32_t s = pto_new_stmt(m, kind, loc);
+    if (s < 0) return -1;
+    m->stmts[s].core = pto__block_core(m, block);
+    pto_append(m, block, s);
+    return s;
+}
+
+PTODEF int32_t pto_add_tile(pto_module *m, int32_t block, const char *name, pto_space space,
+                            pto_dtype dt, int32_t rows, int32_t cols, pto_loc loc)
+{
+    int32_t s = pto__add_stmt(m, block, PTO_ST_TILE, loc), t;
+    pto_tile *tl;
+    if (s < 0) return -1;
+    t = PTO__PUSH(m, tiles);
+    if (t < 0) return -1;
+    tl = &m->tiles[t];
+    tl->name = pto__name(m, name);
+    tl->kernel = m->blocks[block].kernel;
+    tl->space = (uint8_t)space;
+    tl->dtype = (uint8_t)dt;
+    tl->core = m->stmts[s].core;
+    tl->rows = rows;
+    tl->cols = cols;
+    tl->valid_r = tl->valid_c = -1;
+    tl->nbuf = 1;
+    tl->decl = s;
+    tl->pin = PTO_NO_ADDR;
+    tl->loc = loc;
+    m->stmts[s].ref = t;
+    return t;
+}
+
+PTODEF int32_t pto_add_let(pto_module *m, int32_t block, const char *name, int32_t value, pto_loc loc)
+{
+    int32_t s = pto__add_stmt(m, block, PTO_ST_LET, loc), v;
+    if (s < 0) return -1;
+    v = pto_add_var(m, m->blocks[block].kernel, name, PTO_V_LET, s, loc);
+    if (v < 0) return -1;
+    m->stmts[s].ref = v;
+    m->stmts[s].e[0] = value;
+    return s;
+}
+
+PTODEF int32_t pto_add_for(pto_module *m, int32_t block, const char *var, int32_t start,
+                           int32_t end, int32_t step, pto_loc loc)
+{
+    int32_t s = pto__add_stmt(m, block, PTO_ST_FOR, loc), v, body;
+    if (s < 0) return -1;
+    v = pto_add_var(m, m->blocks[block].kernel, var, PTO_V_LOOP, s, loc);
+    body = pto_add_block(m, m->blocks[block].kernel, s);
+    if (v < 0 || body < 0) return -1;
+    m->stmts[s].ref = v;
+    m->stmts[s].e[0] = start;
+    m->stmts[s].e[1] = end;
+    m->stmts[s].e[2] = step;
+    m->stmts[s].body = body;
+    return s;
+}
+
+PTODEF int32_t pto_add_if(pto_module *m, int32_t block, int32_t lhs, pto_cmp cmp, int32_t rhs,
+                          pto_loc loc)
+{
+    int32_t s = pto__add_stmt(m, block, PTO_ST_IF, loc), body;
+    if (s < 0) return -1;
+    body = pto_add_block(m, m->blocks[block].kernel, s);
+    if (body < 0) return -1;
+    m->stmts[s].e[0] = lhs;
+    m->stmts[s].e[1] = rhs;
+    m->stmts[s].cmp = (uint8_t)cmp;
+    m->stmts[s].body = body;
+    return s;
+}
+
+PTODEF int32_t pto_if_else(pto_module *m, int32_t ifstmt)
+{
+    int32_t b;
+    if (m->stmts[ifstmt].orelse >= 0) return m->stmts[ifstmt].orelse;
+    b = pto_add_block(m, m->blocks[m->stmts[ifstmt].block].kernel, ifstmt);
+    if (b >= 0) m->stmts[ifstmt].orelse = b;
+    return b;
+}
+
+PTODEF int32_t pto_add_section(pto_module *m, int32_t block, pto_core core, pto_loc loc)
+{
+    int32_t s = pto__add_stmt(m, block, PTO_ST_SECTION, loc), body;
+    if (s < 0) return -1;
+    m->stmts[s].core = (uint8_t)core;
+    m->stmts[s].ref = (int32_t)core;
+    body = pto_add_block(m, m->blocks[block].kernel, s);
+    if (body < 0) return -1;
+    m->stmts[s].body = body;
+    return s;
+}
+
+PTODEF int32_t pto_add_op(pto_module *m, int32_t block, pto_op op, pto_loc loc)
+{
+    int32_t s = pto__add_stmt(m, block, PTO_ST_OP, loc);
+    if (s < 0) return -1;
+    m->stmts[s].op = (uint16_t)op;
+    return s;
+}
+
+/* Operands of one statement are contiguous, so they must be added right
+   after the statement, before any other statement's operands. */
+static int32_t pto__arg(pto_module *m, int32_t stmt, pto_operand_kind kind, int32_t ref, pto_loc loc)
+{
+    int32_t o;
+    pto_stmt *s = &m->stmts[stmt];
+    PTO_ASSERT(s->arg0 + s->nargs == m->n_operands);
+    o = PTO__PUSH(m, operands);
+    if (o < 0) return -1;
+    m->stmts[stmt].nargs++;
+    m->operands[o].kind = (uint8_t)kind;
+    m->operands[o].ref = ref;
+    m->operands[o].e[0] = m->operands[o].e[1] = m->operands[o].e[2] = -1;
+    m->operands[o].loc = loc;
+    return o;
+}
+
+PTODEF int32_t pto_arg_tile(pto_module *m, int32_t stmt, int32_t tile, pto_loc loc)
+{
+    return pto__arg(m, stmt, PTO_O_TILE, tile, loc);
+}
+
+PTODEF int32_t pto_arg_gm(pto_module *m, int32_t stmt, int32_t param, int32_t row, int32_t col,
+                          int32_t rank, pto_loc loc)
+{
+    int32_t o = pto__arg(m, stmt, PTO_O_GM, param, loc);
+    if (o < 0) return -1;
+    m->operands[o].e[0] = row;
+    m->operands[o].e[1] = col;
+    m->operands[o].e[2] = rank;
+    return o;
+}
+
+PTODEF int32_t pto_arg_float(pto_module *m, int32_t stmt, double v, pto_loc loc)
+{
+    int32_t o = pto__arg(m, stmt, PTO_O_FLOAT, -1, loc);
+    if (o >= 0) m->operands[o].f = v;
+    return o;
+}
+
+PTODEF int32_t pto_arg_scalar(pto_module *m, int32_t stmt, int32_t var, pto_loc loc)
+{
+    return pto__arg(m, stmt, PTO_O_SCALAR, var, loc);
+}
+
+PTODEF int32_t pto_arg_int(pto_module *m, int32_t stmt, int32_t expr, pto_loc loc)
+{
+    int32_t o = pto__arg(m, stmt, PTO_O_INT, -1, loc);
+    if (o >= 0) m->operands[o].e[0] = expr;
+    return o;
+}
+
+PTODEF int32_t pto_arg_pipe(pto_module *m, int32_t stmt, pto_pipe p, pto_loc loc)
+{
+    return pto__arg(m, stmt, PTO_O_PIPE, (int32_t)p, loc);
+}

@@ -1,0 +1,1 @@
+/* device.h - the simulated device (placeholder until the simulator lands). */

@@ -1,0 +1,37 @@
+/* check.h - the tiny test harness every C test in tests/ uses.
+
+   CHECK(cond) and friends count passes and failures and print the failing
+   line; TEST_END() prints "N passed, N failed" as the last line and returns
+   the exit status, which tests/run.sh sums over every test program. */
+
+#ifndef PTO_TEST_CHECK_H
+#define PTO_TEST_CHECK_H
+
+#include <stdio.h>
+#include <string.h>
+
+static int t_pass, t_fail;
+
+#define CHECK(cond) \
+    do { \
+        if (cond) t_pass++; \
+        else { t_fail++; printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); } \
+    } while (0)
+
+#define CHECK_MSG(cond, ...) \
+    do { \
+        if (cond) t_pass++; \
+        else { t_fail++; printf("FAIL %s:%d: ", __FILE__, __LINE__); printf(__VA_ARGS__); printf("\n"); } \
+    } while (0)
+
+#define CHECK_STR(a, b) \
+    do { \
+        const char *ca_ = (a), *cb_ = (b); \
+        if (ca_ && cb_ && strcmp(ca_, cb_) == 0) t_pass++; \
+        else { t_fail++; printf("FAIL %s:%d: got \"%s\"\n     expected \"%s\"\n", __FILE__, __LINE__, \
+                                 ca_ ? ca_ : "(null)", cb_ ? cb_ : "(null)"); } \
+    } while (0)
+
+#define TEST_END() (printf("%d passed, %d failed\n", t_pass, t_fail), t_fail != 0)
+
+#endif
