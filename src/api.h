@@ -64,3 +64,33 @@ typedef struct pto_launch {
 /* Runs every block (and rank) of the kernel with the reference semantics:
    program order, no pipes, no addresses. */
 PTODEF pto_status pto_interp(pto_ctx *ctx, const pto_module *m, const pto_launch *launch);
+
+/* ---- lower ------------------------------------------------------------
+   (declarations of this stage go below this banner) */
+
+
+
+/* ---- plan ------------------------------------------------------------
+   (declarations of this stage go below this banner) */
+
+
+
+/* ---- plan check (independent of the planner) ------------------------------------------------------------
+   (declarations of this stage go below this banner) */
+
+
+
+/* ---- sync ------------------------------------------------------------
+   (declarations of this stage go below this banner) */
+
+
+
+/* ---- emit ------------------------------------------------------------
+   (declarations of this stage go below this banner) */
+
+
+
+/* ---- dump ------------------------------------------------------------
+   (declarations of this stage go below this banner) */
+
+

@@ -1,0 +1,1 @@
+/* lower.c - (placeholder; lands with its issue) */

@@ -1,0 +1,1 @@
+/* plan.c - (placeholder; lands with its issue) */

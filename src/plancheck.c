@@ -1,0 +1,1 @@
+/* plancheck.c - (placeholder; lands with its issue) */

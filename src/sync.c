@@ -1,0 +1,1 @@
+/* sync.c - (placeholder; lands with its issue) */
