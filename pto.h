@@ -1755,7 +1755,8 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
    vc is 0) touches nothing and is never an error.
    - tload t, X[r, c]: t's valid region gets the window; every other element
      of t becomes 0.  tstore X[r, c], t: writes the valid region only.
-   - Same dtypes copy bits; otherwise the value goes through f32 (below).
+   - tload, tstore, tmov and textract copy bits when the dtypes are equal
+     (so i32 above 2^24 survives); otherwise the value goes through f32.
 
    Element values. Every element is read as f32 (pto_elem_get) and written
    with pto_elem_set: f16/bf16 round to nearest even, f32 -> i32/i8 rounds to
@@ -1763,6 +1764,7 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
    multiply-add: each product is its own statement, so contraction within an
    expression (clang's default) cannot apply; build with -ffp-contract=off
    where the compiler contracts across statements (gcc in GNU mode).
+   Arithmetic on i32/i8 tiles goes through f32 too (exact below 2^24).
 
    Vector ops compute over the DESTINATION's valid region; elements outside it
    keep their values. Sources are read at the same (r, c) and must have the
