@@ -91,6 +91,32 @@ static int cmd_check(pto_ctx *ctx, const char *path, int print)
     return m ? exit_code(st) : status;
 }
 
+/* ptoc dump STAGE FILE: the IR after STAGE, with what the passes computed. */
+static int cmd_dump(pto_ctx *ctx, const char *stage, const char *path)
+{
+    int status;
+    pto_module *m;
+    pto_status st = PTO_OK;
+    if (strcmp(stage, "parse") != 0 && strcmp(stage, "verify") != 0) {
+        fprintf(stderr, "ptoc: error: unknown stage '%s' (stages: parse, verify)\n", stage);
+        return 1;
+    }
+    m = load(ctx, path, &status);
+    if (m && strcmp(stage, "verify") == 0) st = pto_verify(ctx, m);
+    pto_diag_print(ctx, stderr);
+    if (m && st == PTO_OK) {
+        pto_buf out;
+        memset(&out, 0, sizeof out);
+        out.ctx = ctx;
+        pto_dump(m, &out);
+        if (out.oom) st = PTO_ERR_INTERNAL;
+        else fputs(out.data ? out.data : "", stdout);
+        pto_buf_free(&out);
+    }
+    pto_module_destroy(m);
+    return m ? exit_code(st) : status;
+}
+
 int main(int argc, char **argv)
 {
     pto_ctx *ctx;
@@ -113,7 +139,7 @@ int main(int argc, char **argv)
     } else if (strcmp(argv[1], "fmt") == 0 && argc == 3) {
         rc = cmd_check(ctx, argv[2], 1);
     } else if (strcmp(argv[1], "dump") == 0 && argc == 4) {
-        rc = cmd_check(ctx, argv[3], 1);
+        rc = cmd_dump(ctx, argv[2], argv[3]);
     } else {
         fprintf(stderr, "ptoc: error: unknown command or wrong arguments: '%s'\n%s", argv[1], usage);
         rc = 1;
