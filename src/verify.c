@@ -106,10 +106,17 @@ static void *pto__vcalloc(pto__verifier *v, size_t n, size_t size)
 
 static int pto__vdtype_float(int dt) { return dt == PTO_F32 || dt == PTO_F16 || dt == PTO_BF16; }
 
-/* A loc for an expression: its own, or the fallback when it has none. */
+/* Where an expression starts: its leftmost token (a binary node's own loc
+   is its operator), or the fallback when it has none. */
 static pto_loc pto__vexpr_loc(const pto__verifier *v, int32_t e, pto_loc fallback)
 {
-    if (e >= 0 && e < v->m->n_exprs && v->m->exprs[e].loc.line > 0) return v->m->exprs[e].loc;
+    int depth = 0;
+    while (e >= 0 && e < v->m->n_exprs && depth++ < PTO__VDEPTH) {
+        const pto_expr *x = &v->m->exprs[e];
+        if (x->kind < PTO_E_ADD || x->kind > PTO_E_MOD || x->a < 0 || x->a >= v->m->n_exprs)
+            return x->loc.line > 0 ? x->loc : fallback;
+        e = x->a;
+    }
     return fallback;
 }
 
@@ -334,14 +341,25 @@ static pto_loc pto__vname_loc(const pto__verifier *v, int kind, int32_t id)
     }
 }
 
+static const char *pto__vbind_word(const pto__verifier *v, int kind, int32_t id)
+{
+    switch (kind) {
+    case PTO__N_PARAM: return v->m->params[id].kind == PTO_P_SCALAR ? "scalar param" : "tensor";
+    case PTO__N_TILE: return "tile";
+    case PTO__N_DIM: return "dim";
+    default: return v->m->vars[id].kind == PTO_V_LOOP ? "loop variable" : "let";
+    }
+}
+
 /* Binds a name for its scope; shadowing any visible name is an error. */
 static void pto__vbind(pto__verifier *v, int32_t name, int kind, int32_t id, pto_loc loc)
 {
     if (name <= 0 || name >= v->n_names) return;
     if (v->nkind[name] != PTO__N_NONE) {
         pto_loc prev = pto__vname_loc(v, v->nkind[name], v->nid[name]);
-        pto_error(v->ctx, loc, "'%s' is already declared at line %d; shadowing is not allowed",
-                  pto__vname(v, name), (int)prev.line);
+        pto_error(v->ctx, loc, "'%s' shadows the %s declared at %d:%d (shadowing is not allowed)",
+                  pto__vname(v, name), pto__vbind_word(v, v->nkind[name], v->nid[name]), (int)prev.line,
+                  (int)prev.col);
         return;
     }
     v->nkind[name] = (uint8_t)kind;
@@ -1185,8 +1203,9 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
     if (k->kind > PTO_KK_MIX) pto_error(v->ctx, k->loc, "kernel '%s' has no valid kind", kn);
     if (k->name > 0 && k->name < v->n_names) {
         if (v->kname[k->name])
-            pto_error(v->ctx, k->loc, "kernel '%s' is already defined at line %d", kn,
-                      (int)v->m->kernels[v->kname[k->name] - 1].loc.line);
+            pto_error(v->ctx, k->loc, "kernel '%s' is already defined at %d:%d", kn,
+                      (int)v->m->kernels[v->kname[k->name] - 1].loc.line,
+                      (int)v->m->kernels[v->kname[k->name] - 1].loc.col);
         else
             v->kname[k->name] = ki + 1;
     }
