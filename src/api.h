@@ -162,4 +162,9 @@ PTODEF pto_status pto_plan_check(pto_ctx *ctx, const pto_module *m);
 /* ---- dump ------------------------------------------------------------
    (declarations of this stage go below this banner) */
 
+/* The text of pto_print plus, as trailing `#` comments, what later passes
+   computed: planned tile offsets (per slot) and, for statements a pass
+   created, the pass and its note. Not meant to be parsed back. */
+PTODEF void pto_dump(const pto_module *m, pto_buf *out);
+
 

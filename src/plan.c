@@ -783,21 +783,37 @@ static void pto__report_summary(const pto_module *m, const pto__live *lv, const 
                    pto__order_names[s->order < PTO_NORDER ? s->order : 0], s->fit ? "best-fit" : "first-fit");
 }
 
-/* One map row: the tiles live at point p, address across. */
+static int64_t pto__cover(int64_t a0, int64_t a1, int64_t o0, int64_t o1)
+{
+    int64_t lo = a0 > o0 ? a0 : o0, hi = a1 < o1 ? a1 : o1;
+    return hi > lo ? hi - lo : 0;
+}
+
+/* One map row: the tiles live at point p, address across. A column shows
+   the tile covering most of its bytes; a tile too small to win a column
+   still shows at the column of its first byte. */
 static void pto__map_row(const pto_module *m, const pto__live *lv, const int32_t *ts, int32_t n, int32_t p,
                          int64_t cap, int64_t reserved, pto_buf *b)
 {
     char row[PTO__MAP_COLS + 1];
+    int64_t best[PTO__MAP_COLS];
     int c;
     int32_t i;
     for (c = 0; c < PTO__MAP_COLS; c++) {
-        int64_t a0 = cap * c / PTO__MAP_COLS, a1 = cap * (c + 1) / PTO__MAP_COLS;
-        row[c] = a0 >= cap - reserved ? '#' : '.';
-        for (i = 0; i < n; i++) {
-            const pto_tile *t = &m->tiles[ts[i]];
-            int64_t o0 = t->offset[0], o1 = t->offset[0] + pto__tile_stride(t) * t->nbuf;
-            if (lv->lo[ts[i]] <= p && p <= lv->hi[ts[i]] && o0 < a1 && a0 < o1) { row[c] = pto__letter(i); break; }
+        row[c] = cap * c / PTO__MAP_COLS >= cap - reserved ? '#' : '.';
+        best[c] = 0;
+    }
+    for (i = 0; i < n; i++) {
+        const pto_tile *t = &m->tiles[ts[i]];
+        int64_t o0 = t->offset[0], o1 = o0 + pto__tile_stride(t) * t->nbuf;
+        int shown = 0;
+        if (!(lv->lo[ts[i]] <= p && p <= lv->hi[ts[i]])) continue;
+        for (c = 0; c < PTO__MAP_COLS; c++) {
+            int64_t cov = pto__cover(cap * c / PTO__MAP_COLS, cap * (c + 1) / PTO__MAP_COLS, o0, o1);
+            if (cov > best[c]) { best[c] = cov; row[c] = pto__letter(i); shown = 1; }
         }
+        c = (int)(o0 * PTO__MAP_COLS / cap);
+        if (!shown && c >= 0 && c < PTO__MAP_COLS) row[c] = pto__letter(i);
     }
     row[PTO__MAP_COLS] = 0;
     pto_buf_printf(b, "    line %4d |%s|\n", (int)m->stmts[lv->at[p]].loc.line, row);
@@ -837,7 +853,7 @@ PTODEF void pto_plan_report(const pto_module *m, const pto_plan_result *r, pto_b
         pto_buf_printf(out, "kernel %s (%s, %s)\n", pto__kname(m, k),
                        m->kernels[k].kind == PTO_KK_MIX ? "mix" : m->kernels[k].kind == PTO_KK_CUBE ? "cube" : "vector",
                        pto_arch_name(m->arch));
-        pto_buf_printf(out, "    %-12s %-6s %-8s %8s  %-3s %s\n", "tile", "space", "offset", "bytes", "slots",
+        pto_buf_printf(out, "map %-12s %-6s %-8s %8s  %-3s %s\n", "tile", "space", "offset", "bytes", "slots",
                        "lifetime");
         for (core = 0; core < 2; core++)
             for (sp = PTO_VEC; sp < PTO_NSPACE; sp++) {

@@ -96,6 +96,32 @@ static int cmd_check(pto_ctx *ctx, const char *path, int print)
     return m ? exit_code(st) : status;
 }
 
+/* ptoc dump STAGE FILE: the IR after STAGE, with what the passes computed. */
+static int cmd_dump(pto_ctx *ctx, const char *stage, const char *path)
+{
+    int status;
+    pto_module *m;
+    pto_status st = PTO_OK;
+    if (strcmp(stage, "parse") != 0 && strcmp(stage, "verify") != 0) {
+        fprintf(stderr, "ptoc: error: unknown stage '%s' (stages: parse, verify)\n", stage);
+        return 1;
+    }
+    m = load(ctx, path, &status);
+    if (m && strcmp(stage, "verify") == 0) st = pto_verify(ctx, m);
+    pto_diag_print(ctx, stderr);
+    if (m && st == PTO_OK) {
+        pto_buf out;
+        memset(&out, 0, sizeof out);
+        out.ctx = ctx;
+        pto_dump(m, &out);
+        if (out.oom) st = PTO_ERR_INTERNAL;
+        else fputs(out.data ? out.data : "", stdout);
+        pto_buf_free(&out);
+    }
+    pto_module_destroy(m);
+    return m ? exit_code(st) : status;
+}
+
 /* ptoc plan: parse, verify, plan, check the plan independently, report. */
 static int cmd_plan(pto_ctx *ctx, int argc, char **argv)
 {
@@ -166,7 +192,7 @@ int main(int argc, char **argv)
     } else if (strcmp(argv[1], "fmt") == 0 && argc == 3) {
         rc = cmd_check(ctx, argv[2], 1);
     } else if (strcmp(argv[1], "dump") == 0 && argc == 4) {
-        rc = cmd_check(ctx, argv[3], 1);
+        rc = cmd_dump(ctx, argv[2], argv[3]);
     } else if (strcmp(argv[1], "plan") == 0 && argc >= 3) {
         rc = cmd_plan(ctx, argc, argv);
     } else {
