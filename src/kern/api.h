@@ -57,6 +57,7 @@
    (one copy per rank, pto_k_gm_peer(g, rank) for each) and pass per-rank
    argument lists in ld.rank_args[rank]. */
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
