@@ -185,9 +185,8 @@ PTO_K_FN void pto_k_ring_init(pto_k_core *c, const char *src, int ring, int dir,
                  (long long)rg->buf_offset);
         if (strcmp(mine, theirs) != 0) {
             pto_k__core_name(&c->dev->cores[rg->init_core], who, sizeof who);
-            pto_k__ierr(c, &ins, PTO_K_E_RING, "ring %d initialised as (%s) but %s at \"%s\" has (%s)", ring, mine, who,
-                        rg->init_src, theirs);
-            return;
+            pto_k__ierr(c, &ins, PTO_K_E_RING, "ring %d initialised here as (%s) but %s at \"%s\" initialised it as (%s)",
+                        ring, mine, who, rg->init_src, theirs);
         }
         rg->inited |= pto_k__role_bit(c);
         return;
