@@ -211,8 +211,9 @@ PTO_NUMFN void pto_elem_set(void *base, int dtype, int64_t i, float v)
        pto_k_report_print(r, stdout);   r->nerrors == 0 when clean
        pto_k_device_destroy(dev);
    Ranks: set dd.nranks; create window tensors with pto_k_gm_create_window
-   (one copy per rank, pto_k_gm_peer(g, rank) for each) and pass per-rank
-   argument lists in ld.rank_args[rank]. */
+   (one copy per rank, pto_k_gm_peer(g, rank) for each) and either pass
+   args with ld.nargs set (a window tensor's handle then means each rank's
+   own copy) or per-rank argument lists in ld.rank_args[rank]. */
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -409,7 +410,9 @@ typedef struct pto_k_launch_desc {
     int kind;                  /* PTO_K_KIND_* */
     int64_t block_num;         /* 0 = 1 */
     const int64_t *args;       /* the same args for every rank ... */
-    const int64_t *const *rank_args; /* ... or one list per rank */
+    int nargs;                 /* ... how many: with nranks > 1, a window tensor in args
+                                  means each rank's own copy of it */
+    const int64_t *const *rank_args; /* ... or one list per rank, taken as is */
 } pto_k_launch_desc;
 
 typedef struct pto_k_error {
@@ -633,6 +636,7 @@ struct pto_k_device {
     int ncores, ngp;
     pto_k__cluster *clusters;
     int nclusters;
+    int64_t *rargs;            /* per-rank args: nranks x nargs */
     pto_k__signal *sigs;
     int nsigs, capsigs;
     pto_k__read *rp;
@@ -2604,6 +2608,7 @@ PTO_K_FN void pto_k_notify(pto_k_core *c, const char *src, pto_k_gm *sig, int64_
     if (c->dead || !pto_k__sig_ok(c, &ins, sig, row, col)) return;
     s = pto_k__sig(c->dev, sig, row * sig->cols + col);
     if (!s) return;
+    pto_k__yield(c); /* any peer may move first */
     ins.disp = c->disp++;
     c->clk[PTO_K_PIPE_S]++;
     c->ninstr++;
@@ -2671,7 +2676,6 @@ PTO_K_FN void pto_k_wait(pto_k_core *c, const char *src, pto_k_gm *sig, int64_t 
     w.describe = pto_k__sig_desc;
     w.arg = &sw;
     w.src = src;
-    pto_k__yield(c); /* a poll point: let others move first */
     pto_k__block(c, &w);
     if (c->dead) return;
     s = pto_k__sig(c->dev, sig, row * sig->cols + col);
@@ -2866,6 +2870,7 @@ PTO_K_FN void pto_k_device_destroy(pto_k_device *dev)
     free(dev->rp);
     free(dev->pairs);
     free(dev->ev);
+    free(dev->rargs);
     pthread_mutex_destroy(&dev->mu);
     pthread_cond_destroy(&dev->cv);
     free(dev);
@@ -3005,6 +3010,29 @@ PTO_K_FN void pto_k__fill_report(pto_k_device *dev)
     r->efficiency = r->makespan > 0 ? (double)r->bound / (double)r->makespan : 0.0;
 }
 
+/* With shared args and several ranks, each rank gets a copy of args in
+   which a window tensor's handle names that rank's own copy. */
+PTO_K_FN int pto_k__rank_args(pto_k_device *dev, const pto_k_launch_desc *ld, int nr)
+{
+    int r, i, g;
+    free(dev->rargs);
+    dev->rargs = NULL;
+    if (nr <= 1 || ld->rank_args || !ld->args || ld->nargs <= 0) return 1;
+    dev->rargs = (int64_t *)malloc((size_t)nr * (size_t)ld->nargs * sizeof(int64_t));
+    if (!dev->rargs) return 0;
+    for (r = 0; r < nr; r++)
+        for (i = 0; i < ld->nargs; i++) {
+            int64_t v = ld->args[i];
+            for (g = 0; g < dev->ngms; g++)
+                if (dev->gms[g]->peers && pto_k_gm_arg(dev->gms[g]) == v && r < dev->gms[g]->npeers) {
+                    v = pto_k_gm_arg(dev->gms[g]->peers[r]);
+                    break;
+                }
+            dev->rargs[(size_t)r * (size_t)ld->nargs + (size_t)i] = v;
+        }
+    return 1;
+}
+
 PTO_K_FN const pto_k_report *pto_k_launch(pto_k_device *dev, const pto_k_launch_desc *ld)
 {
     int nr = dev->desc.nranks, per, i, p;
@@ -3032,6 +3060,10 @@ PTO_K_FN const pto_k_report *pto_k_launch(pto_k_device *dev, const pto_k_launch_
         pto_k__err(dev, PTO_K_E_USAGE, "error: out of memory");
         return &dev->rep;
     }
+    if (!pto_k__rank_args(dev, ld, nr)) {
+        pto_k__err(dev, PTO_K_E_USAGE, "error: out of memory");
+        return &dev->rep;
+    }
     for (i = 0; i < dev->ncores; i++) {
         pto_k_core *c = &dev->cores[i];
         int role = i % per;
@@ -3043,7 +3075,7 @@ PTO_K_FN const pto_k_report *pto_k_launch(pto_k_device *dev, const pto_k_launch_
         c->cluster = (int)(i / per);
         c->kind = ld->kind == PTO_K_KIND_CUBE || (per == 3 && role == 0) ? PTO_K_CORE_CUBE : PTO_K_CORE_VECTOR;
         c->subblock = per == 3 && role > 0 ? role - 1 : 0;
-        c->args = ld->rank_args ? ld->rank_args[c->rank] : ld->args;
+        c->args = ld->rank_args ? ld->rank_args[c->rank] : dev->rargs ? dev->rargs + (size_t)c->rank * (size_t)ld->nargs : ld->args;
         for (p = 0; p < PTO_K_NPIPE; p++) c->vc[p] = pto_k__vc_new(dev);
     }
     if (dev->oom) {

@@ -54,8 +54,9 @@
        pto_k_report_print(r, stdout);   r->nerrors == 0 when clean
        pto_k_device_destroy(dev);
    Ranks: set dd.nranks; create window tensors with pto_k_gm_create_window
-   (one copy per rank, pto_k_gm_peer(g, rank) for each) and pass per-rank
-   argument lists in ld.rank_args[rank]. */
+   (one copy per rank, pto_k_gm_peer(g, rank) for each) and either pass
+   args with ld.nargs set (a window tensor's handle then means each rank's
+   own copy) or per-rank argument lists in ld.rank_args[rank]. */
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -252,7 +253,9 @@ typedef struct pto_k_launch_desc {
     int kind;                  /* PTO_K_KIND_* */
     int64_t block_num;         /* 0 = 1 */
     const int64_t *args;       /* the same args for every rank ... */
-    const int64_t *const *rank_args; /* ... or one list per rank */
+    int nargs;                 /* ... how many: with nranks > 1, a window tensor in args
+                                  means each rank's own copy of it */
+    const int64_t *const *rank_args; /* ... or one list per rank, taken as is */
 } pto_k_launch_desc;
 
 typedef struct pto_k_error {

@@ -182,6 +182,7 @@ PTO_K_FN void pto_k_device_destroy(pto_k_device *dev)
     free(dev->rp);
     free(dev->pairs);
     free(dev->ev);
+    free(dev->rargs);
     pthread_mutex_destroy(&dev->mu);
     pthread_cond_destroy(&dev->cv);
     free(dev);
@@ -321,6 +322,29 @@ PTO_K_FN void pto_k__fill_report(pto_k_device *dev)
     r->efficiency = r->makespan > 0 ? (double)r->bound / (double)r->makespan : 0.0;
 }
 
+/* With shared args and several ranks, each rank gets a copy of args in
+   which a window tensor's handle names that rank's own copy. */
+PTO_K_FN int pto_k__rank_args(pto_k_device *dev, const pto_k_launch_desc *ld, int nr)
+{
+    int r, i, g;
+    free(dev->rargs);
+    dev->rargs = NULL;
+    if (nr <= 1 || ld->rank_args || !ld->args || ld->nargs <= 0) return 1;
+    dev->rargs = (int64_t *)malloc((size_t)nr * (size_t)ld->nargs * sizeof(int64_t));
+    if (!dev->rargs) return 0;
+    for (r = 0; r < nr; r++)
+        for (i = 0; i < ld->nargs; i++) {
+            int64_t v = ld->args[i];
+            for (g = 0; g < dev->ngms; g++)
+                if (dev->gms[g]->peers && pto_k_gm_arg(dev->gms[g]) == v && r < dev->gms[g]->npeers) {
+                    v = pto_k_gm_arg(dev->gms[g]->peers[r]);
+                    break;
+                }
+            dev->rargs[(size_t)r * (size_t)ld->nargs + (size_t)i] = v;
+        }
+    return 1;
+}
+
 PTO_K_FN const pto_k_report *pto_k_launch(pto_k_device *dev, const pto_k_launch_desc *ld)
 {
     int nr = dev->desc.nranks, per, i, p;
@@ -348,6 +372,10 @@ PTO_K_FN const pto_k_report *pto_k_launch(pto_k_device *dev, const pto_k_launch_
         pto_k__err(dev, PTO_K_E_USAGE, "error: out of memory");
         return &dev->rep;
     }
+    if (!pto_k__rank_args(dev, ld, nr)) {
+        pto_k__err(dev, PTO_K_E_USAGE, "error: out of memory");
+        return &dev->rep;
+    }
     for (i = 0; i < dev->ncores; i++) {
         pto_k_core *c = &dev->cores[i];
         int role = i % per;
@@ -359,7 +387,7 @@ PTO_K_FN const pto_k_report *pto_k_launch(pto_k_device *dev, const pto_k_launch_
         c->cluster = (int)(i / per);
         c->kind = ld->kind == PTO_K_KIND_CUBE || (per == 3 && role == 0) ? PTO_K_CORE_CUBE : PTO_K_CORE_VECTOR;
         c->subblock = per == 3 && role > 0 ? role - 1 : 0;
-        c->args = ld->rank_args ? ld->rank_args[c->rank] : ld->args;
+        c->args = ld->rank_args ? ld->rank_args[c->rank] : dev->rargs ? dev->rargs + (size_t)c->rank * (size_t)ld->nargs : ld->args;
         for (p = 0; p < PTO_K_NPIPE; p++) c->vc[p] = pto_k__vc_new(dev);
     }
     if (dev->oom) {

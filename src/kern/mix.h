@@ -533,6 +533,7 @@ PTO_K_FN void pto_k_notify(pto_k_core *c, const char *src, pto_k_gm *sig, int64_
     if (c->dead || !pto_k__sig_ok(c, &ins, sig, row, col)) return;
     s = pto_k__sig(c->dev, sig, row * sig->cols + col);
     if (!s) return;
+    pto_k__yield(c); /* any peer may move first */
     ins.disp = c->disp++;
     c->clk[PTO_K_PIPE_S]++;
     c->ninstr++;
@@ -600,7 +601,6 @@ PTO_K_FN void pto_k_wait(pto_k_core *c, const char *src, pto_k_gm *sig, int64_t 
     w.describe = pto_k__sig_desc;
     w.arg = &sw;
     w.src = src;
-    pto_k__yield(c); /* a poll point: let others move first */
     pto_k__block(c, &w);
     if (c->dead) return;
     s = pto_k__sig(c->dev, sig, row * sig->cols + col);

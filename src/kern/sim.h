@@ -174,6 +174,7 @@ struct pto_k_device {
     int ncores, ngp;
     pto_k__cluster *clusters;
     int nclusters;
+    int64_t *rargs;            /* per-rank args: nranks x nargs */
     pto_k__signal *sigs;
     int nsigs, capsigs;
     pto_k__read *rp;
