@@ -3228,7 +3228,35 @@ static const char *pto__pr_tile_name(const pto_module *m, int32_t t)
     return pto_str(m->ctx, m->tiles[t].name);
 }
 
-static void pto__pr_operand(const pto_module *m, const pto_operand *o, pto_buf *b)
+/* What the printed text of expression e starts with: 1 an integer literal
+   (`5`, `-5`), 2 a scalar param name, 0 anything else. */
+static int pto__pr_lead(const pto_module *m, int32_t e)
+{
+    const pto_expr *x;
+    if (e < 0 || e >= m->n_exprs) return 0;
+    x = &m->exprs[e];
+    switch (x->kind) {
+    case PTO_E_INT: return 1;
+    case PTO_E_VAR: return x->a >= 0 && x->a < m->n_vars && m->vars[x->a].kind == PTO_V_SCALAR ? 2 : 0;
+    case PTO_E_ADD: case PTO_E_SUB: case PTO_E_MUL: case PTO_E_DIV: case PTO_E_MOD:
+        return pto__pr_prec(m, x->a) < pto__pr_prec(m, e) ? 0 : pto__pr_lead(m, x->a);
+    case PTO_E_NEG:
+        return x->a >= 0 && x->a < m->n_exprs && m->exprs[x->a].kind == PTO_E_INT && m->exprs[x->a].value >= 0;
+    default: return 0;
+    }
+}
+
+/* An integer operand outside an integer-only position is read by its form:
+   a leading literal in a scalar position would read as a float, a leading
+   scalar param as the scalar itself. Parentheses keep it an integer. */
+static int pto__pr_int_needs_parens(const pto_module *m, int32_t e, uint32_t mask)
+{
+    int lead = pto__pr_lead(m, e);
+    int int_only = (mask & PTO_A_INT) && !(mask & (PTO_A_SCALAR | PTO_A_TILES | PTO_A_GM | PTO_A_CVPIPE));
+    return (lead == 1 && (mask & PTO_A_SCALAR)) || (lead == 2 && !int_only);
+}
+
+static void pto__pr_operand(const pto_module *m, const pto_operand *o, uint32_t mask, pto_buf *b)
 {
     char num[64];
     switch (o->kind) {
@@ -3250,7 +3278,15 @@ static void pto__pr_operand(const pto_module *m, const pto_operand *o, pto_buf *
         pto_buf_puts(b, num);
         break;
     case PTO_O_SCALAR: pto_buf_puts(b, pto__pr_var_name(m, o->ref)); break;
-    case PTO_O_INT: pto__pr_pexpr(m, o->e[0], 0, b); break;
+    case PTO_O_INT:
+        if (pto__pr_int_needs_parens(m, o->e[0], mask)) {
+            pto_buf_puts(b, "(");
+            pto__pr_pexpr(m, o->e[0], 0, b);
+            pto_buf_puts(b, ")");
+        } else {
+            pto__pr_pexpr(m, o->e[0], 0, b);
+        }
+        break;
     case PTO_O_PIPE: pto_buf_puts(b, pto_pipe_name((pto_pipe)o->ref)); break;
     case PTO_O_CVPIPE:
         pto_buf_puts(b, o->ref >= 0 && o->ref < m->n_cvpipes ? pto_str(m->ctx, m->cvpipes[o->ref].name) : "?");
@@ -3322,14 +3358,16 @@ static void pto__pr_pstmt(const pto__pr_printer *pr, int32_t s, int depth)
     const pto_module *m = pr->m;
     const pto_stmt *st = &m->stmts[s];
     pto_buf *b = pr->b;
+    const pto_opinfo *info;
     int i;
     pto__pr_indent(b, depth);
     switch (st->kind) {
     case PTO_ST_OP:
-        pto_buf_puts(b, pto_opinfo_get((pto_op)st->op)->name);
+        info = pto_opinfo_get((pto_op)st->op);
+        pto_buf_puts(b, info->name);
         for (i = 0; i < st->nargs; i++) {
             pto_buf_puts(b, i ? ", " : " ");
-            pto__pr_operand(m, &m->operands[st->arg0 + i], b);
+            pto__pr_operand(m, &m->operands[st->arg0 + i], i < info->nargs && i < 4 ? info->arg[i] : 0, b);
         }
         break;
     case PTO_ST_TILE:
