@@ -225,6 +225,8 @@ int main(void)
     check_expr("-(a + b)", "-(a + b)");
     check_expr("- -a", "-(-a)");
     check_expr("-(5)", "-5");
+    check_expr("-(0)", "-(0)");
+    check_expr("-0", "0");
     check_expr("a * -3", "a * -3");
     check_expr("a - -9223372036854775808", "a - -9223372036854775808");
     check_expr("0x10 + 0XfF", "16 + 255");
