@@ -29,8 +29,11 @@
 #include <math.h>
 
 #define PTO__MAX_NEST 64        /* nested blocks */
-#define PTO__MAX_EXPR_REC 128   /* nested parentheses / unary minus / min / max */
 #define PTO__MAX_EXPR_DEPTH 256 /* height of one expression tree */
+/* Nested parentheses / unary minus / min / max. The printer writes at most
+   two of these per tree level (`-(...)`), so twice the height cap keeps
+   every printed expression readable again. */
+#define PTO__MAX_EXPR_REC (2 * PTO__MAX_EXPR_DEPTH + 2)
 
 /* Token kinds; a one-character punctuator is its own character code. */
 enum {
@@ -314,8 +317,7 @@ static int pto__ps_int_value(pto__ps_parser *p, const pto__ps_tok *t, int neg, i
 static int pto__ps_float_value(pto__ps_parser *p, const pto__ps_tok *t, double *out)
 {
     char small[64], *buf = small;
-    if (t->kind == PTO__T_INT && t->len > 2 && p->src[t->pos + 1] != 0 &&
-        (p->src[t->pos + 1] == 'x' || p->src[t->pos + 1] == 'X')) {
+    if (t->kind == PTO__T_INT && t->len > 2 && (p->src[t->pos + 1] == 'x' || p->src[t->pos + 1] == 'X')) {
         int64_t v;
         if (!pto__ps_int_value(p, t, 0, &v)) return 0;
         *out = (double)v;

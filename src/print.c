@@ -66,9 +66,12 @@ static void pto__pr_pexpr(const pto_module *m, int32_t e, int min, pto_buf *b)
         pto_buf_puts(b, ")");
         break;
     case PTO_E_NEG:
-        /* `--x` would read as two minus signs anyway, but `-(-x)` is clearer */
+        /* `--x` would read as two minus signs anyway, but `-(-x)` is clearer;
+           `-5` reads back as the literal -5, which prints the same */
+        /* `-0` would read back as the literal 0, so that one keeps its parentheses */
         pto_buf_puts(b, "-");
-        pto__pr_pexpr(m, x->a, 4, b);
+        pto__pr_pexpr(m, x->a, x->a >= 0 && x->a < m->n_exprs && m->exprs[x->a].kind == PTO_E_INT &&
+                                   m->exprs[x->a].value == 0 ? 5 : 4, b);
         break;
     default: pto_buf_puts(b, "?"); break;
     }
@@ -110,32 +113,30 @@ static const char *pto__pr_tile_name(const pto_module *m, int32_t t)
     return pto_str(m->ctx, m->tiles[t].name);
 }
 
-/* What the printed text of expression e starts with: 1 an integer literal
-   (`5`, `-5`), 2 a scalar param name, 0 anything else. */
-static int pto__pr_lead(const pto_module *m, int32_t e)
+/* Whether the printed text of expression e starts with a scalar param name. */
+static int pto__pr_lead_scalar(const pto_module *m, int32_t e)
 {
     const pto_expr *x;
     if (e < 0 || e >= m->n_exprs) return 0;
     x = &m->exprs[e];
     switch (x->kind) {
-    case PTO_E_INT: return 1;
-    case PTO_E_VAR: return x->a >= 0 && x->a < m->n_vars && m->vars[x->a].kind == PTO_V_SCALAR ? 2 : 0;
+    case PTO_E_VAR: return x->a >= 0 && x->a < m->n_vars && m->vars[x->a].kind == PTO_V_SCALAR;
     case PTO_E_ADD: case PTO_E_SUB: case PTO_E_MUL: case PTO_E_DIV: case PTO_E_MOD:
-        return pto__pr_prec(m, x->a) < pto__pr_prec(m, e) ? 0 : pto__pr_lead(m, x->a);
-    case PTO_E_NEG:
-        return x->a >= 0 && x->a < m->n_exprs && m->exprs[x->a].kind == PTO_E_INT && m->exprs[x->a].value >= 0;
+        return pto__pr_prec(m, x->a) >= pto__pr_prec(m, e) && pto__pr_lead_scalar(m, x->a);
     default: return 0;
     }
 }
 
-/* An integer operand outside an integer-only position is read by its form:
-   a leading literal in a scalar position would read as a float, a leading
-   scalar param as the scalar itself. Parentheses keep it an integer. */
+/* An integer operand outside an integer-only position is read by its form.
+   In a scalar position a leading literal would read as a float and a leading
+   let or loop variable is an error, so the expression is parenthesised
+   there; elsewhere only a leading scalar param (which would read as the
+   scalar itself) needs it. */
 static int pto__pr_int_needs_parens(const pto_module *m, int32_t e, uint32_t mask)
 {
-    int lead = pto__pr_lead(m, e);
     int int_only = (mask & PTO_A_INT) && !(mask & (PTO_A_SCALAR | PTO_A_TILES | PTO_A_GM | PTO_A_CVPIPE));
-    return (lead == 1 && (mask & PTO_A_SCALAR)) || (lead == 2 && !int_only);
+    if (mask & PTO_A_SCALAR) return 1;
+    return !int_only && pto__pr_lead_scalar(m, e);
 }
 
 static void pto__pr_operand(const pto_module *m, const pto_operand *o, uint32_t mask, pto_buf *b)

@@ -38,6 +38,7 @@ static char *fmt(pto_ctx *ctx, const char *name, const char *text, size_t len)
     pto_buf b;
     char *out;
     if (!m) return NULL;
+    (void)pto_verify(ctx, m); /* as the fuzz target does: it must not crash, whatever it says */
     memset(&b, 0, sizeof b);
     b.ctx = ctx;
     pto_print(m, &b);
@@ -225,6 +226,8 @@ int main(void)
     check_expr("-(a + b)", "-(a + b)");
     check_expr("- -a", "-(-a)");
     check_expr("-(5)", "-5");
+    check_expr("-(0)", "-(0)");
+    check_expr("-0", "0");
     check_expr("a * -3", "a * -3");
     check_expr("a - -9223372036854775808", "a - -9223372036854775808");
     check_expr("0x10 + 0XfF", "16 + 255");

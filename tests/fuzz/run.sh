@@ -9,7 +9,7 @@ mkdir -p $out/corpus $out/seeds
 CC=${FUZZ_CC:-clang}
 $CC -g -O1 -std=c99 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
     -ffp-contract=off -D_POSIX_C_SOURCE=200809L -o $out/fuzz_parse tests/fuzz/fuzz_parse.c -lm || exit 1
-for f in examples/*.pto tests/parse/*.pto tests/bad/*.pto tests/fuzz/regress/*; do
+for f in examples/*.pto tests/parse/*.pto tests/bad/*.pto tests/fuzz/seeds/* tests/fuzz/regress/*; do
     [ -f "$f" ] && cp "$f" $out/seeds/
 done
 cd $out || exit 1
