@@ -31,7 +31,8 @@
 
    PIPELINE
      Each pass says what it needs and what it guarantees at the top of its
-     section; pto_dump(ctx, mod, stage, out) prints the IR after any of them.
+     section; pto_dump(m, buf) prints the IR with what the passes computed
+     (ptoc dump STAGE FILE runs the pipeline up to STAGE and prints it).
 
    LICENSE
      MIT. See the end of the file.
