@@ -3,6 +3,7 @@
    ptoc check FILE       parse and verify; print diagnostics
    ptoc fmt FILE         print the canonical .pto text of FILE
    ptoc dump STAGE FILE  print the IR after a stage (parse, verify, ...)
+   ptoc sync FILE        the IR after sync, each inserted sync with its dependency
    ptoc --help
 
    Exit status: 0 on success, 1 when the input is wrong (a user error),
@@ -21,6 +22,8 @@ static const char *usage =
     "  check FILE          parse and verify FILE; print every error\n"
     "  fmt FILE            print FILE in canonical .pto form\n"
     "  dump STAGE FILE     print the IR after STAGE (parse | verify)\n"
+    "  sync FILE           the IR after sync: every inserted set_flag / wait_flag /\n"
+    "                      pipe_barrier with the dependency (tiles, bytes, kind) behind it\n"
     "  --help              this text\n"
     "  --version           the version\n"
     "\n"
@@ -91,6 +94,30 @@ static int cmd_check(pto_ctx *ctx, const char *path, int print)
     return m ? exit_code(st) : status;
 }
 
+/* Runs the passes up to sync and prints the result with pto_sync_dump.
+   The planner must have run: pto_sync refuses unplanned tiles. */
+static int cmd_sync(pto_ctx *ctx, const char *path)
+{
+    int status;
+    pto_module *m = load(ctx, path, &status);
+    pto_status st = PTO_OK;
+    pto_buf out;
+    if (!m) { pto_diag_print(ctx, stderr); return status; }
+    st = pto_verify(ctx, m);
+    if (st == PTO_OK) st = pto_sync(ctx, m, NULL);
+    pto_diag_print(ctx, stderr);
+    if (st == PTO_OK) {
+        memset(&out, 0, sizeof out);
+        out.ctx = ctx;
+        pto_sync_dump(m, &out);
+        if (out.oom) st = PTO_ERR_INTERNAL;
+        else fputs(out.data ? out.data : "", stdout);
+        pto_buf_free(&out);
+    }
+    pto_module_destroy(m);
+    return exit_code(st);
+}
+
 int main(int argc, char **argv)
 {
     pto_ctx *ctx;
@@ -112,6 +139,8 @@ int main(int argc, char **argv)
         rc = cmd_check(ctx, argv[2], 0);
     } else if (strcmp(argv[1], "fmt") == 0 && argc == 3) {
         rc = cmd_check(ctx, argv[2], 1);
+    } else if (strcmp(argv[1], "sync") == 0 && argc == 3) {
+        rc = cmd_sync(ctx, argv[2]);
     } else if (strcmp(argv[1], "dump") == 0 && argc == 4) {
         rc = cmd_check(ctx, argv[3], 1);
     } else {
