@@ -1889,7 +1889,8 @@ typedef struct pto__sy {
     int32_t n_ents, cap_ents;
     int32_t *seen;              /* dependencies placed so far: (record, operand) */
     int32_t n_seen, cap_seen;
-    int32_t nslots;
+    int32_t nslots, nkeys;
+    int32_t *slotmap, *slotkey; /* key -> slot (-1 = unused), slot -> key */
     size_t capw;
     uint8_t *presa, *presb;     /* scratch for joins */
     int mode, stop;
@@ -2221,9 +2222,17 @@ static size_t pto__sy_st_bytes(const pto__sy *sy)
     return (size_t)sy->n_recs + (size_t)sy->nslots + (size_t)sy->nslots * sy->capw;
 }
 
-static int pto__sy_st_init(pto__sy *sy, pto__sy_st *st)
+/* A state buffer; zeroed only when asked (most are copied over at once,
+   and an unreached state is never read). */
+static int pto__sy_st_init(pto__sy *sy, pto__sy_st *st, int zero)
 {
-    uint8_t *p = (uint8_t *)pto__sy_zalloc(sy, pto__sy_st_bytes(sy));
+    uint8_t *p = (uint8_t *)pto_alloc(sy->ctx, pto__sy_st_bytes(sy));
+    if (!p) {
+        pto_error(sy->ctx, pto__sy_noloc(), "out of memory in the sync inserter");
+        pto__sy_fail(sy, PTO_ERR_INTERNAL);
+    } else if (zero) {
+        memset(p, 0, pto__sy_st_bytes(sy));
+    }
     st->reached = 0;
     st->rec = p;
     st->flag = p ? p + sy->n_recs : NULL;
@@ -2361,6 +2370,17 @@ static void pto__sy_misuse(pto__sy *sy, int32_t s, const char *what)
     pto__sy_fail(sy, PTO_ERR_INTERNAL);
 }
 
+/* Event ids are keyed (src, dst, id) for hardware ids, and by the id alone
+   for the virtual ids of insertion rounds; only the keys some statement
+   uses get a slot in the state. */
+static int64_t pto__sy_key(const pto__sy *sy, int p, int q, int64_t id)
+{
+    if (p < 0 || p >= PTO_PIPE_ALL || q < 0 || q >= PTO_PIPE_ALL) return -1;
+    if (id >= PTO__SY_VBASE) return id - PTO__SY_VBASE + PTO__SY_REAL < sy->nkeys ? id - PTO__SY_VBASE + PTO__SY_REAL : -1;
+    if (id < 0 || id > 7) return -1;
+    return (p * 8 + q) * 8 + id;
+}
+
 /* The id slot of a set/wait in the current phase, or -1. */
 static int32_t pto__sy_slot(pto__sy *sy, int32_t s, int *p, int *q)
 {
@@ -2374,9 +2394,8 @@ static int32_t pto__sy_slot(pto__sy *sy, int32_t s, int *p, int *q)
     if (*p < 0 || *p >= PTO_PIPE_ALL || *q < 0 || *q >= PTO_PIPE_ALL || *p == *q) return -1;
     if (!pto__sy_idform(m, c->e[0], &base, &mod, &L)) return -1;
     id = base + (L >= 0 ? sy->phase[L] % mod : 0);
-    if (id >= PTO__SY_VBASE) return id - PTO__SY_VBASE + PTO__SY_REAL < sy->nslots ? (int32_t)(id - PTO__SY_VBASE + PTO__SY_REAL) : -1;
-    if (id < 0 || id > 7) return -1;
-    return (int32_t)((*p * 8 + *q) * 8 + id);
+    id = pto__sy_key(sy, *p, *q, id);
+    return id < 0 ? -1 : sy->slotmap[id];
 }
 
 static void pto__sy_syncop(pto__sy *sy, int32_t s, pto__sy_st *st)
@@ -2478,7 +2497,9 @@ static void pto__sy_access(pto__sy *sy, int32_t s, pto__sy_st *st)
         o = m->stmts[s].arg0 + i;
         if ((r = pto__sy_rec_now(sy, o)) < 0) continue;
         st->rec[r] = PTO__SY_PRESENT;
-        for (f = 0; f < sy->nslots; f++) st->cap[(size_t)f * sy->capw + (r >> 3)] &= (uint8_t)~(1u << (r & 7));
+        /* a new instance: sets still pending captured the old one only */
+        for (f = 0; f < sy->nslots; f++)
+            if (st->flag[f]) st->cap[(size_t)f * sy->capw + (r >> 3)] &= (uint8_t)~(1u << (r & 7));
     }
 }
 
@@ -2492,8 +2513,8 @@ static void pto__sy_loop(pto__sy *sy, int32_t L, pto__sy_st *st)
     heads = (pto__sy_st *)pto__sy_zalloc(sy, sizeof(pto__sy_st) * (size_t)P);
     if (!heads) return;
     for (ph = 0; ph < P; ph++)
-        if (!pto__sy_st_init(sy, &heads[ph])) break;
-    if (ph == P && pto__sy_st_init(sy, &work)) {
+        if (!pto__sy_st_init(sy, &heads[ph], 0)) break;
+    if (ph == P && pto__sy_st_init(sy, &work, 0)) {
         pto__sy_st_copy(sy, &heads[0], st);
         while (changed && !sy->stop) {
             changed = 0;
@@ -2517,7 +2538,7 @@ static void pto__sy_loop(pto__sy *sy, int32_t L, pto__sy_st *st)
 static void pto__sy_if(pto__sy *sy, int32_t s, pto__sy_st *st)
 {
     pto__sy_st other;
-    if (!pto__sy_st_init(sy, &other)) return;
+    if (!pto__sy_st_init(sy, &other, 0)) return;
     pto__sy_st_copy(sy, &other, st);
     pto__sy_block(sy, sy->m->stmts[s].body, st);
     if (!sy->stop && sy->m->stmts[s].orelse >= 0) pto__sy_block(sy, sy->m->stmts[s].orelse, &other);
@@ -2592,20 +2613,53 @@ static void pto__sy_program(pto__sy *sy, int32_t b)
 {
     pto__sy_st st;
     int32_t f;
-    if (!pto__sy_st_init(sy, &st)) return;
+    if (!pto__sy_st_init(sy, &st, 1)) return;
     st.reached = 1;
     pto__sy_block(sy, b, &st);
     for (f = 0; f < sy->nslots && !sy->stop; f++)
         if (st.flag[f]) {
-            if (f < PTO__SY_REAL)
+            int32_t key = sy->slotkey[f];
+            if (key < PTO__SY_REAL)
                 pto_error(sy->ctx, sy->m->kernels[sy->kernel].loc, "sync: event id %s -> %s %d may be left set at kernel end",
-                          pto_pipe_name((pto_pipe)(f / 64)), pto_pipe_name((pto_pipe)(f / 8 % 8)), (int)(f % 8));
+                          pto_pipe_name((pto_pipe)(key / 64)), pto_pipe_name((pto_pipe)(key / 8 % 8)), (int)(key % 8));
             else
                 pto_error(sy->ctx, sy->m->kernels[sy->kernel].loc, "sync: internal: flag group %d left set at kernel end",
-                          (int)((f - PTO__SY_REAL) / PTO__SY_MAXROT));
+                          (int)((key - PTO__SY_REAL) / PTO__SY_MAXROT));
             pto__sy_fail(sy, PTO_ERR_INTERNAL);
         }
     pto__sy_st_free(sy, &st);
+}
+
+/* Gives a slot to every event-id key that a set or wait of the kernel uses. */
+static int pto__sy_slots(pto__sy *sy)
+{
+    const pto_module *m = sy->m;
+    int32_t s, L;
+    int64_t base, mod, i, key;
+    pto_free(sy->ctx, sy->slotmap);
+    pto_free(sy->ctx, sy->slotkey);
+    sy->slotmap = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * (size_t)sy->nkeys);
+    sy->slotkey = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * (size_t)sy->nkeys);
+    if (!sy->slotmap || !sy->slotkey) return 0;
+    for (i = 0; i < sy->nkeys; i++) sy->slotmap[i] = -1;
+    sy->nslots = 0;
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_operand *a, *b, *c;
+        if (m->stmts[s].kind != PTO_ST_OP || m->stmts[s].block < 0) continue;
+        if (m->stmts[s].op != PTO_OP_SET_FLAG && m->stmts[s].op != PTO_OP_WAIT_FLAG) continue;
+        if (m->blocks[m->stmts[s].block].kernel != sy->kernel) continue;
+        a = pto_stmt_arg(m, s, 0);
+        b = pto_stmt_arg(m, s, 1);
+        c = pto_stmt_arg(m, s, 2);
+        if (!a || !b || !c || c->kind != PTO_O_INT || !pto__sy_idform(m, c->e[0], &base, &mod, &L)) continue;
+        for (i = base; i < base + mod; i++) {
+            key = pto__sy_key(sy, a->ref, b->ref, i);
+            if (key < 0 || sy->slotmap[key] >= 0) continue;
+            sy->slotkey[sy->nslots] = (int32_t)key;
+            sy->slotmap[key] = sy->nslots++;
+        }
+    }
+    return 1;
 }
 
 /* Runs the analysis over every core program of the kernel. FIND stops at
@@ -2617,13 +2671,13 @@ static void pto__sy_analyse(pto__sy *sy, int mode)
     sy->mode = mode;
     sy->found = 0;
     sy->stats.rounds++;
-    sy->nslots = PTO__SY_REAL + (mode == PTO__SY_FIND ? PTO__SY_MAXROT * sy->n_grps : 0);
+    sy->nkeys = PTO__SY_REAL + (mode == PTO__SY_FIND ? PTO__SY_MAXROT * sy->n_grps : 0);
     sy->capw = ((size_t)sy->n_recs + 7) / 8 + 1;
     pto_free(sy->ctx, sy->presa);
     pto_free(sy->ctx, sy->presb);
     sy->presa = (uint8_t *)pto__sy_zalloc(sy, sy->capw);
     sy->presb = (uint8_t *)pto__sy_zalloc(sy, sy->capw);
-    if (!sy->presa || !sy->presb || !pto__sy_tables(sy)) return;
+    if (!sy->presa || !sy->presb || !pto__sy_tables(sy) || !pto__sy_slots(sy)) return;
     pto__sy_program(sy, body);
     for (s = m->blocks[body].head; s >= 0 && !sy->stop; s = m->stmts[s].next)
         if (m->stmts[s].kind == PTO_ST_SECTION) pto__sy_program(sy, m->stmts[s].body);
@@ -3028,6 +3082,9 @@ static void pto__sy_reset(pto__sy *sy)
     pto_free(ctx, sy->seen);
     pto_free(ctx, sy->presa);
     pto_free(ctx, sy->presb);
+    pto_free(ctx, sy->slotmap);
+    pto_free(ctx, sy->slotkey);
+    sy->slotmap = sy->slotkey = NULL;
     sy->recs = NULL;
     sy->rec_of = sy->tile_loop = sy->period = sy->phase = sy->pos = sy->ours = sy->seen = NULL;
     sy->grps = NULL;

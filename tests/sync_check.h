@@ -33,6 +33,7 @@ typedef struct sc {
     int flag[8][8][8];
     int fclk[8][8][8][SC_NP];
     sc_cell *local[PTO_NSPACE];
+    int64_t lim[PTO_NSPACE];   /* shadowed bytes per space */
     sc_cell **gm;          /* by param */
     int errors;
     char msg[512];
@@ -120,6 +121,7 @@ static void sc_cells(sc *c, int32_t s, int i, void (*fn)(sc *, int32_t, sc_cell 
         if (t->nbuf > 1) slot = (int)(c->iter[pto_stmt_loop(m, t->decl)] % t->nbuf);
         off = t->offset[slot];
         end = off + pto_tile_bytes(t);
+        if (off < 0 || end > c->lim[t->space]) { sc_err(c, s, "tile outside its space"); return; }
         for (g = off / 32; g < (end + 31) / 32; g++) fn(c, s, &c->local[t->space][g], q, rd, wr, n);
     } else if (o->kind == PTO_O_GM) {
         const pto_param *p = &m->params[o->ref];
@@ -239,7 +241,17 @@ static int sc_run(sc *c, const pto_module *m, int32_t k, const int64_t *vars)
     c->var = (int64_t *)calloc((size_t)m->n_vars + 1, sizeof(int64_t));
     c->iter = (int64_t *)calloc((size_t)m->n_stmts + 1, sizeof(int64_t));
     if (vars) memcpy(c->var, vars, sizeof(int64_t) * (size_t)m->n_vars);
-    for (sp = 1; sp < PTO_NSPACE; sp++) c->local[sp] = (sc_cell *)calloc((size_t)(262144 / 32 * 2 + 1), sizeof(sc_cell));
+    for (sp = 1; sp < PTO_NSPACE; sp++) c->lim[sp] = 0;
+    for (i = 0; i < m->n_tiles; i++) {   /* shadow only the bytes the tiles can touch */
+        const pto_tile *t = &m->tiles[i];
+        int k;
+        for (k = 0; k < t->nbuf && k < PTO_MAX_NBUF; k++)
+            if (t->offset[k] + pto_tile_bytes(t) > c->lim[t->space]) c->lim[t->space] = t->offset[k] + pto_tile_bytes(t);
+    }
+    for (sp = 1; sp < PTO_NSPACE; sp++) {
+        if (c->lim[sp] > pto_space_capacity(m->arch, (pto_space)sp)) c->lim[sp] = pto_space_capacity(m->arch, (pto_space)sp);
+        c->local[sp] = (sc_cell *)calloc((size_t)(c->lim[sp] / 32 + 2), sizeof(sc_cell));
+    }
     c->gm = (sc_cell **)calloc((size_t)m->n_params + 1, sizeof(sc_cell *));
     for (i = 0; i < m->n_params; i++)
         if (m->params[i].kind == PTO_P_TENSOR)
@@ -262,9 +274,15 @@ static int sc_run(sc *c, const pto_module *m, int32_t k, const int64_t *vars)
     return c->errors;
 }
 
+#if defined(__GNUC__) || defined(__clang__)
+#define SC_UNUSED __attribute__((unused))
+#else
+#define SC_UNUSED
+#endif
+
 /* ---- builders --------------------------------------------------------------- */
 
-static pto_loc sc_loc(int line)
+SC_UNUSED static pto_loc sc_loc(int line)
 {
     pto_loc l;
     l.file = 0;
@@ -273,11 +291,11 @@ static pto_loc sc_loc(int line)
     return l;
 }
 
-static int32_t sc_int(pto_module *m, int64_t v) { return pto_expr_int(m, v, sc_loc(0)); }
-static int32_t sc_var(pto_module *m, int32_t var) { return pto_expr_var(m, var, sc_loc(0)); }
+SC_UNUSED static int32_t sc_int(pto_module *m, int64_t v) { return pto_expr_int(m, v, sc_loc(0)); }
+SC_UNUSED static int32_t sc_var(pto_module *m, int32_t var) { return pto_expr_var(m, var, sc_loc(0)); }
 
 /* A planned tile; offsets given per slot. */
-static int32_t sc_tile(pto_module *m, int32_t blk, const char *name, pto_space sp, int rows, int cols, int nbuf,
+SC_UNUSED static int32_t sc_tile(pto_module *m, int32_t blk, const char *name, pto_space sp, int rows, int cols, int nbuf,
                        const int64_t *off, int line)
 {
     int32_t t = pto_add_tile(m, blk, name, sp, sp == PTO_LEFT || sp == PTO_RIGHT ? PTO_F16 : PTO_F32, rows, cols,
@@ -289,9 +307,9 @@ static int32_t sc_tile(pto_module *m, int32_t blk, const char *name, pto_space s
     return t;
 }
 
-static int32_t sc_op(pto_module *m, int32_t blk, pto_op op, int line) { return pto_add_op(m, blk, op, sc_loc(line)); }
+SC_UNUSED static int32_t sc_op(pto_module *m, int32_t blk, pto_op op, int line) { return pto_add_op(m, blk, op, sc_loc(line)); }
 
-static int32_t sc_load(pto_module *m, int32_t blk, int32_t t, int32_t param, int32_t r, int32_t c, int line)
+SC_UNUSED static int32_t sc_load(pto_module *m, int32_t blk, int32_t t, int32_t param, int32_t r, int32_t c, int line)
 {
     int32_t s = sc_op(m, blk, PTO_OP_TLOAD, line);
     pto_arg_tile(m, s, t, sc_loc(line));
@@ -299,7 +317,7 @@ static int32_t sc_load(pto_module *m, int32_t blk, int32_t t, int32_t param, int
     return s;
 }
 
-static int32_t sc_store(pto_module *m, int32_t blk, int32_t param, int32_t r, int32_t c, int32_t t, int line)
+SC_UNUSED static int32_t sc_store(pto_module *m, int32_t blk, int32_t param, int32_t r, int32_t c, int32_t t, int line)
 {
     int32_t s = sc_op(m, blk, PTO_OP_TSTORE, line);
     pto_arg_gm(m, s, param, r, c, -1, sc_loc(line));
@@ -307,7 +325,7 @@ static int32_t sc_store(pto_module *m, int32_t blk, int32_t param, int32_t r, in
     return s;
 }
 
-static int32_t sc_op2(pto_module *m, int32_t blk, pto_op op, int32_t d, int32_t a, int line)
+SC_UNUSED static int32_t sc_op2(pto_module *m, int32_t blk, pto_op op, int32_t d, int32_t a, int line)
 {
     int32_t s = sc_op(m, blk, op, line);
     pto_arg_tile(m, s, d, sc_loc(line));
@@ -315,14 +333,14 @@ static int32_t sc_op2(pto_module *m, int32_t blk, pto_op op, int32_t d, int32_t 
     return s;
 }
 
-static int32_t sc_op3(pto_module *m, int32_t blk, pto_op op, int32_t d, int32_t a, int32_t b, int line)
+SC_UNUSED static int32_t sc_op3(pto_module *m, int32_t blk, pto_op op, int32_t d, int32_t a, int32_t b, int line)
 {
     int32_t s = sc_op2(m, blk, op, d, a, line);
     pto_arg_tile(m, s, b, sc_loc(line));
     return s;
 }
 
-static int32_t sc_muls(pto_module *m, int32_t blk, int32_t d, int32_t a, double v, int line)
+SC_UNUSED static int32_t sc_muls(pto_module *m, int32_t blk, int32_t d, int32_t a, double v, int line)
 {
     int32_t s = sc_op2(m, blk, PTO_OP_TMULS, d, a, line);
     pto_arg_float(m, s, v, sc_loc(line));
@@ -330,7 +348,7 @@ static int32_t sc_muls(pto_module *m, int32_t blk, int32_t d, int32_t a, double 
 }
 
 /* Counts sync statements (origin sync) of one op in a block tree. */
-static int sc_count(const pto_module *m, int32_t blk, pto_op op)
+SC_UNUSED static int sc_count(const pto_module *m, int32_t blk, pto_op op)
 {
     int32_t s;
     int n = 0;
@@ -344,7 +362,7 @@ static int sc_count(const pto_module *m, int32_t blk, pto_op op)
 }
 
 /* Counts set_flags of the pipe pair p -> q anywhere in the kernel. */
-static int sc_count_pair(const pto_module *m, int p, int q)
+SC_UNUSED static int sc_count_pair(const pto_module *m, int p, int q)
 {
     int32_t s;
     int n = 0;

@@ -389,6 +389,28 @@ static void test_step2(void)
     pto_ctx_destroy(ctx);
 }
 
+/* Slots that share bytes (a degenerate plan) recur every iteration: the
+   back edge must not rotate. */
+static void test_shared_slots(void)
+{
+    pto_ctx *ctx = new_ctx();
+    int32_t nv, L, s;
+    pto_module *m = k_step2(ctx, &nv, &L);
+    int64_t ns[] = {1, 3, 5, 9};
+    char why[600];
+    int rot = 0;
+    m->tiles[0].offset[1] = m->tiles[0].offset[0];
+    CHECK(pto_sync(ctx, m, NULL) == PTO_OK);
+    for (s = m->blocks[m->stmts[L].body].head; s >= 0; s = m->stmts[s].next)
+        if (m->stmts[s].kind == PTO_ST_OP && m->stmts[s].op == PTO_OP_WAIT_FLAG && pto_stmt_arg(m, s, 0)->ref == PTO_PIPE_V
+            && pto_stmt_arg(m, s, 1)->ref == PTO_PIPE_MTE2)
+            rot += m->exprs[pto_stmt_arg(m, s, 2)->e[0]].kind != PTO_E_INT;
+    CHECK(rot == 0);
+    CHECK_MSG(check_runs(m, nv, ns, 4, why, sizeof why) == 0, "%s", why);
+    pto_module_destroy(m);
+    pto_ctx_destroy(ctx);
+}
+
 /* Any start and step: the checker runs every trip count. */
 static void test_starts(void)
 {
@@ -800,6 +822,7 @@ int main(void)
     test_vadd();
     test_step2();
     test_starts();
+    test_shared_slots();
     test_zero_trip();
     test_branch();
     test_eight_ids();
