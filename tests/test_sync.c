@@ -137,7 +137,7 @@ static pto_module *k_many(pto_ctx *ctx, int ntiles)
     int32_t k = pto_add_kernel(m, "many", PTO_KK_VECTOR, sc_loc(1));
     int32_t x = pto_add_tensor_param(m, k, "x", PTO_IN, PTO_F32, 128, 64, sc_loc(1));
     int32_t body = m->kernels[k].body, t[16], d[16], i;
-    char name[8];
+    char name[24];
     int64_t o[1];
     for (i = 0; i < ntiles; i++) {
         snprintf(name, sizeof name, "t%d", i);
@@ -219,7 +219,7 @@ static pto_module *k_cube(pto_ctx *ctx, int nacc)
     int32_t b = pto_add_tensor_param(m, k, "b", PTO_IN, PTO_F16, 16, 16, sc_loc(1));
     int32_t c = pto_add_tensor_param(m, k, "c", PTO_OUT, PTO_F32, 128, 16, sc_loc(1));
     int32_t body = m->kernels[k].body, a1, b1, a0, b0, acc[8], i, s;
-    char name[8];
+    char name[24];
     int64_t o[1];
     a1 = sc_tile(m, body, "a1", PTO_MAT, 16, 16, 1, OFF0, 2);
     m->tiles[a1].dtype = PTO_F16;

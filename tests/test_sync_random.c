@@ -57,7 +57,7 @@ static void g_decl(gen *g, int32_t blk, int in_loop)
 {
     static const pto_space vsp[] = {PTO_VEC};
     static const pto_space csp[] = {PTO_MAT, PTO_LEFT, PTO_RIGHT, PTO_ACC};
-    char name[16];
+    char name[24];
     int64_t off[PTO_MAX_NBUF];
     int nbuf = in_loop && pick(&g->r, 2) ? 2 + pick(&g->r, 2) : 1, k;
     pto_space sp = g->cube ? csp[pick(&g->r, 4)] : vsp[0];
@@ -109,7 +109,7 @@ static void g_block(gen *g, int32_t blk, int in_loop);
 static void g_loop(gen *g, int32_t blk)
 {
     pto_module *m = g->m;
-    char name[8];
+    char name[24];
     int64_t start = pick(&g->r, 4), step = 1 + pick(&g->r, 3);
     int32_t end = pick(&g->r, 2) ? sc_var(m, g->nvar) : sc_int(m, start + step * pick(&g->r, 4));
     int32_t f;
