@@ -598,10 +598,79 @@ PTODEF pto_status pto_interp(pto_ctx *ctx, const pto_module *m, const pto_launch
 /* ---- plan ------------------------------------------------------------
    (declarations of this stage go below this banner) */
 
+/* Placement levels, preferred first (see plan.c). */
+typedef enum pto_plan_level {
+    PTO_PLAN_SEPARATE, /* bytes shared only by tiles of one pipe: no cross-pipe write-after-read */
+    PTO_PLAN_TIGHT     /* bytes shared whenever lifetimes are disjoint */
+} pto_plan_level;
+
+/* Orders in which the planner places tiles; it tries each with first-fit
+   and best-fit and keeps the lowest peak. */
+typedef enum pto_plan_order {
+    PTO_ORDER_LARGEST,  /* largest footprint first */
+    PTO_ORDER_START,    /* earliest first use first */
+    PTO_ORDER_LONGEST,  /* longest lifetime first */
+    PTO_ORDER_AREA,     /* largest footprint x lifetime first */
+    PTO_NORDER
+} pto_plan_order;
+
+/* What the planner did in one memory (kernel, core, space). */
+typedef struct pto_plan_stat {
+    int32_t kernel;
+    uint8_t core, space;     /* pto_core, pto_space */
+    uint8_t level;           /* pto_plan_level used */
+    uint8_t order, fit;      /* winning pto_plan_order; fit 0 = first-fit, 1 = best-fit */
+    int64_t capacity;        /* bytes of the space */
+    int64_t reserved;        /* at the top, for cube/vector pipe consumer buffers */
+    int64_t peak;            /* highest byte used by a tile (0 when planning failed) */
+    int64_t live_max;        /* most aligned bytes live at one point: a lower bound on peak */
+    int32_t live_stmt;       /* a statement where live_max is reached, or -1 */
+    int32_t ntiles;
+} pto_plan_stat;
+
+/* Per-memory figures; zero-initialise, free with pto_plan_result_free. */
+typedef struct pto_plan_result {
+    pto_plan_stat *stats;
+    int32_t n, cap;
+} pto_plan_result;
+
+/* Zero-initialised fields take their defaults. */
+typedef struct pto_plan_desc {
+    int tight;                     /* 1: pack tightly, ignore pipe conflicts (skip the separate level) */
+    const pto_plan_order *orders;  /* orders to try, in this order; NULL = all four */
+    int norders;
+    pto_plan_result *result;       /* optional: receives one pto_plan_stat per memory */
+} pto_plan_desc;
+
+/* Gives every local tile its offsets (plan.c states the guarantees).
+   On overflow the error names the space, the line of the peak, the bytes
+   needed against the capacity and the live tiles with their sizes. */
+PTODEF pto_status pto_plan(pto_ctx *ctx, pto_module *m, const pto_plan_desc *desc);
+PTODEF void pto_plan_result_free(pto_ctx *ctx, pto_plan_result *r);
+/* Unit of planner-chosen offsets and slot strides: 32 bytes; left/right 512
+   (one fractal), acc 1024 (one accumulator fractal). */
+PTODEF int64_t pto_plan_granule(pto_space s);
+/* Base offset of a cube/vector pipe's consumer buffer in space s (vec for
+   C2V, mat for V2C), or -1 when s does not consume that pipe. The buffers
+   are stacked down from the top of the space in pipe order. */
+PTODEF int64_t pto_plan_pipe_base(const pto_module *m, int32_t cvpipe, pto_space s);
+/* The plan of a planned module as text: per kernel a table (tile, space,
+   offset, size, slots, lifetime as source lines), then per space the level
+   used and a memory map (address across, program order down). r may be NULL. */
+PTODEF void pto_plan_report(const pto_module *m, const pto_plan_result *r, pto_buf *out);
+/* The same memory maps as an SVG picture (x: program order, y: address). */
+PTODEF void pto_plan_svg(const pto_module *m, pto_buf *out);
+
 
 
 /* ---- plan check (independent of the planner) ------------------------------------------------------------
    (declarations of this stage go below this banner) */
+
+/* Checks a planned module without the planner's code: every local tile is
+   planned, 32-byte aligned, inside its space (below the cube/vector pipe
+   buffers), its slots in order without overlap, and no two tiles that can be
+   live together share a byte. Reports every violation; PTO_OK when none. */
+PTODEF pto_status pto_plan_check(pto_ctx *ctx, const pto_module *m);
 
 
 
@@ -645,6 +714,11 @@ PTODEF void pto_sync_dump(const pto_module *m, pto_buf *out);
 
 /* ---- dump ------------------------------------------------------------
    (declarations of this stage go below this banner) */
+
+/* The text of pto_print plus, as trailing `#` comments, what later passes
+   computed: planned tile offsets (per slot) and, for statements a pass
+   created, the pass and its note. Not meant to be parsed back. */
+PTODEF void pto_dump(const pto_module *m, pto_buf *out);
 
 
 /* ---- End file: src/api.h ---- */
@@ -1696,56 +1770,3886 @@ PTODEF int32_t pto_arg_pipe(pto_module *m, int32_t stmt, pto_pipe p, pto_loc loc
 /* ---- End file: src/ir.c ---- */
 
 /* ---- Begin file: src/parse.c ---- */
-/* parse.c - the .pto parser (placeholder until the parser lands). */
+/* parse.c - the .pto parser: text -> IR through the builder API.
+
+   Needs: a context and the bytes of a file (any bytes: NUL, binary junk,
+   huge numbers and very long lines are all just bad input).
+   Guarantees: a module whose every name is resolved (tiles, tensors, scalar
+   params, dynamic dims, lets and loop vars point at their declarations), or
+   NULL with diagnostics at the exact LINE:COL of each offending token.
+   Everything else (arity, dtypes, shapes, spaces) is the verifier's job: an
+   op statement holds whatever operands were written, each classified by the
+   op table mask of its position (a scalar position reads `1` as a float, an
+   integer position reads it as an expression, a pipe position reads `V` as a
+   pipe name).
+
+   How: a hand-written lexer makes one token at a time (one statement per
+   line, so NEWLINE is a token); a recursive-descent parser builds IR as it
+   goes. Names are interned; the binding of a name is an array slot indexed
+   by its interned id, so every lookup is O(1) and the whole parse is linear.
+   Scopes are lexical: a scope remembers the names it declared and unbinds
+   them when it closes. Shadowing is an error, so a scope never has to
+   restore an outer binding.
+
+   Errors: a syntax error skips to the end of the line (a `{` skipped on that
+   line still opens a block, parsed into a detached block, so the matching
+   `}` does not close the wrong block); a name error reports and carries on
+   with a placeholder. Nesting (blocks, parentheses, expression trees) is
+   capped so that neither this parser nor any later recursive pass can run
+   out of stack. */
+
+#include <math.h>
+
+#define PTO__MAX_NEST 64        /* nested blocks */
+#define PTO__MAX_EXPR_DEPTH 256 /* height of one expression tree */
+/* Nested parentheses / unary minus / min / max. The printer writes at most
+   two of these per tree level (`-(...)`), so twice the height cap keeps
+   every printed expression readable again. */
+#define PTO__MAX_EXPR_REC (2 * PTO__MAX_EXPR_DEPTH + 2)
+
+/* Token kinds; a one-character punctuator is its own character code. */
+enum {
+    PTO__T_EOF, PTO__T_NL, PTO__T_NAME, PTO__T_INT, PTO__T_FLOAT,
+    PTO__T_BADNUM,  /* a malformed number: `12ab`, `0x`, `1.5.2` */
+    PTO__T_BADCHAR, /* a byte that starts no token */
+    PTO__T_LE = 256, PTO__T_GE, PTO__T_EQ, PTO__T_NE
+};
+
+typedef struct pto__ps_tok {
+    int kind;
+    size_t pos, len;
+    int32_t line, col;
+    int32_t id;         /* NAME: interned text */
+} pto__ps_tok;
+
+/* Keywords, interned once per parse so that a keyword test is an id compare. */
+#define PTO__KEYWORDS(X) \
+    X(KERNEL, "kernel") X(ARCH, "arch") X(TILE, "tile") X(LET, "let") X(FOR, "for") \
+    X(IF, "if") X(ELSE, "else") X(TO, "to") X(STEP, "step") X(IN, "in") X(OUT, "out") \
+    X(INOUT, "inout") X(SCALAR, "scalar") X(WINDOW, "window") X(AT, "at") X(VALID, "valid") \
+    X(BLOCKS, "blocks") X(RANKS, "ranks") X(BLOCK, "block") X(SUBBLOCK, "subblock") \
+    X(RANK, "rank") X(NRANKS, "nranks") X(MIN, "min") X(MAX, "max") X(VECTOR, "vector") \
+    X(CUBE, "cube") X(MIX, "mix") X(INF, "inf") X(NAN, "nan")
+
+enum {
+#define PTO__KW_ENUM(e, s) PTO__KW_##e,
+    PTO__KEYWORDS(PTO__KW_ENUM)
+#undef PTO__KW_ENUM
+    PTO__NKW
+};
+
+static const char *const pto__ps_kw_text[PTO__NKW] = {
+#define PTO__KW_TEXT(e, s) s,
+    PTO__KEYWORDS(PTO__KW_TEXT)
+#undef PTO__KW_TEXT
+};
+
+/* What a name is bound to in the current kernel. */
+enum {
+    PTO__B_NONE, PTO__B_TENSOR, PTO__B_SCALAR, PTO__B_DIM, PTO__B_LET, PTO__B_LOOP, PTO__B_TILE
+};
+
+static const char *const pto__ps_bind_word[] = {
+    "name", "tensor", "scalar param", "dim", "let", "loop variable", "tile"
+};
+
+typedef struct pto__ps_pname {
+    uint8_t kind;       /* PTO__B_* */
+    uint8_t opc;        /* op lookup cache: 0 not looked up, 1 no op, 2 + op */
+    int32_t ref;        /* param (tensor), var (scalar, dim, let, loop) or tile */
+    int32_t depth;      /* scope depth of the declaration */
+    int32_t kernel;     /* 1 + kernel id when a kernel has this name */
+    pto_loc loc;        /* the declaring name token */
+} pto__ps_pname;
+
+typedef struct pto__ps_parser {
+    pto_ctx *ctx;
+    pto_module *m;
+    const char *src;
+    size_t len, pos, line_start;
+    int32_t line, file;
+    pto__ps_tok tok;
+    int32_t kernel;          /* current kernel, -1 outside */
+    int32_t depth;           /* scope depth */
+    int nest;                /* open blocks */
+    int rec;                 /* expression recursion */
+    pto__ps_pname *names;       /* indexed by interned id */
+    int32_t cap_names;
+    int32_t *decls;          /* names declared by the open scopes, innermost last */
+    int32_t n_decls, cap_decls;
+    int32_t *marks;          /* n_decls when each open scope began */
+    int32_t n_marks, cap_marks;
+    int32_t kw[PTO__NKW];
+} pto__ps_parser;
+
+/* ---- diagnostics ------------------------------------------------------- */
+
+static pto_loc pto__ps_tloc(const pto__ps_parser *p, const pto__ps_tok *t)
+{
+    pto_loc l;
+    l.file = p->file;
+    l.line = t->line;
+    l.col = t->col;
+    return l;
+}
+
+/* Quotes a token for a message: 'text' (shortened, non-printables as \xNN),
+   or "end of line" / "end of file". */
+static void pto__ps_tokstr(const pto__ps_parser *p, const pto__ps_tok *t, char *out, size_t size)
+{
+    size_t i, o = 0, n = t->len;
+    if (t->kind == PTO__T_EOF) { snprintf(out, size, "end of file"); return; }
+    if (t->kind == PTO__T_NL) { snprintf(out, size, "end of line"); return; }
+    out[o++] = '\'';
+    for (i = 0; i < n && i < 32 && o + 8 < size; i++) {
+        unsigned char c = (unsigned char)p->src[t->pos + i];
+        if (c >= 0x20 && c < 0x7f) out[o++] = (char)c;
+        else o += (size_t)snprintf(out + o, size - o, "\\x%02x", c);
+    }
+    if (i < n && o + 5 < size) { memcpy(out + o, "...", 3); o += 3; }
+    out[o++] = '\'';
+    out[o] = 0;
+}
+
+static void pto__ps_err(pto__ps_parser *p, const pto__ps_tok *t, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    pto_error(p->ctx, pto__ps_tloc(p, t), "%s", msg);
+}
+
+/* "expected WHAT, got 'X'"; a malformed token is reported for what it is. */
+static void pto__ps_expected(pto__ps_parser *p, const char *what)
+{
+    char q[200];
+    pto__ps_tokstr(p, &p->tok, q, sizeof q);
+    if (p->tok.kind == PTO__T_BADCHAR) pto__ps_err(p, &p->tok, "unexpected character %s", q);
+    else if (p->tok.kind == PTO__T_BADNUM) {
+        const char *s = p->src + p->tok.pos;
+        if (p->tok.len >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+            pto__ps_err(p, &p->tok, "bad hex literal %s", q);
+        else
+            pto__ps_err(p, &p->tok, "bad number %s", q);
+    } else pto__ps_err(p, &p->tok, "expected %s, got %s", what, q);
+}
+
+/* ---- lexer ---------------------------------------------------------------- */
+
+static int pto__ps_is_alpha(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+static int pto__ps_is_digit(int c) { return c >= '0' && c <= '9'; }
+static int pto__ps_is_alnum(int c) { return pto__ps_is_alpha(c) || pto__ps_is_digit(c); }
+static int pto__ps_is_hex(int c) { return pto__ps_is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+static int pto__ps_at(const pto__ps_parser *p, size_t i) { return i < p->len ? (unsigned char)p->src[i] : -1; }
+
+/* Scans a number starting at p->pos: 0x hex, or decimal with an optional
+   fraction and exponent. Anything glued to it (`12ab`, `1.2.3`) makes the
+   whole run one BADNUM token, so the error quotes all of it. */
+static int pto__ps_lex_number(pto__ps_parser *p)
+{
+    size_t i = p->pos;
+    int kind = PTO__T_INT;
+    if (pto__ps_at(p, i) == '0' && (pto__ps_at(p, i + 1) == 'x' || pto__ps_at(p, i + 1) == 'X')) {
+        size_t d = i + 2;
+        i = d;
+        while (pto__ps_is_alnum(pto__ps_at(p, i))) {
+            if (!pto__ps_is_hex(pto__ps_at(p, i))) kind = PTO__T_BADNUM;
+            i++;
+        }
+        if (i == d) kind = PTO__T_BADNUM;
+    } else {
+        while (pto__ps_is_digit(pto__ps_at(p, i))) i++;
+        if (pto__ps_at(p, i) == '.') {
+            kind = PTO__T_FLOAT;
+            i++;
+            while (pto__ps_is_digit(pto__ps_at(p, i))) i++;
+        }
+        if (pto__ps_at(p, i) == 'e' || pto__ps_at(p, i) == 'E') {
+            size_t j = i + 1;
+            if (pto__ps_at(p, j) == '+' || pto__ps_at(p, j) == '-') j++;
+            if (pto__ps_is_digit(pto__ps_at(p, j))) {
+                kind = PTO__T_FLOAT;
+                i = j;
+                while (pto__ps_is_digit(pto__ps_at(p, i))) i++;
+            }
+        }
+    }
+    if (pto__ps_is_alnum(pto__ps_at(p, i)) || pto__ps_at(p, i) == '.') {
+        kind = PTO__T_BADNUM;
+        while (pto__ps_is_alnum(pto__ps_at(p, i)) || pto__ps_at(p, i) == '.') i++;
+    }
+    p->pos = i;
+    return kind;
+}
+
+static void pto__ps_next(pto__ps_parser *p)
+{
+    pto__ps_tok *t = &p->tok;
+    int c;
+    for (;;) {
+        c = pto__ps_at(p, p->pos);
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') p->pos++;
+        else if (c == '#') {
+            const char *nl = (const char *)memchr(p->src + p->pos, '\n', p->len - p->pos);
+            p->pos = nl ? (size_t)(nl - p->src) : p->len;
+        } else break;
+    }
+    t->pos = p->pos;
+    t->line = p->line;
+    t->col = (int32_t)(p->pos - p->line_start + 1);
+    t->id = 0;
+    if (c < 0) { t->kind = PTO__T_EOF; t->len = 0; return; }
+    if (c == '\n') {
+        t->kind = PTO__T_NL;
+        p->pos++;
+        p->line++;
+        p->line_start = p->pos;
+    } else if (pto__ps_is_alpha(c)) {
+        while (pto__ps_is_alnum(pto__ps_at(p, p->pos))) p->pos++;
+        t->kind = PTO__T_NAME;
+        t->id = pto_intern(p->ctx, p->src + t->pos, p->pos - t->pos);
+    } else if (pto__ps_is_digit(c)) {
+        t->kind = pto__ps_lex_number(p);
+    } else {
+        int d = pto__ps_at(p, p->pos + 1);
+        p->pos++;
+        t->kind = c;
+        if (c == '<' && d == '=') t->kind = PTO__T_LE;
+        else if (c == '>' && d == '=') t->kind = PTO__T_GE;
+        else if (c == '=' && d == '=') t->kind = PTO__T_EQ;
+        else if (c == '!' && d == '=') t->kind = PTO__T_NE;
+        else if (!strchr("(){}[],:=@+-*/%<>", c) || c == 0) t->kind = PTO__T_BADCHAR;
+        if (t->kind >= 256) p->pos++;
+    }
+    t->len = p->pos - t->pos;
+}
+
+/* One token of lookahead past the current one, without consuming it. */
+static pto__ps_tok pto__ps_peek(pto__ps_parser *p)
+{
+    size_t pos = p->pos, ls = p->line_start;
+    int32_t line = p->line;
+    pto__ps_tok cur = p->tok, nxt;
+    pto__ps_next(p);
+    nxt = p->tok;
+    p->tok = cur;
+    p->pos = pos;
+    p->line_start = ls;
+    p->line = line;
+    return nxt;
+}
+
+static int pto__ps_is(const pto__ps_parser *p, int kind) { return p->tok.kind == kind; }
+static int pto__ps_is_kw(const pto__ps_parser *p, int kw)
+{
+    return p->tok.kind == PTO__T_NAME && p->tok.id == p->kw[kw];
+}
+static int pto__ps_at_eol(const pto__ps_parser *p) { return p->tok.kind == PTO__T_NL || p->tok.kind == PTO__T_EOF; }
+
+/* Consumes `kind` or reports "expected WHAT". */
+static int pto__ps_expect(pto__ps_parser *p, int kind, const char *what)
+{
+    if (p->tok.kind != kind) { pto__ps_expected(p, what); return 0; }
+    pto__ps_next(p);
+    return 1;
+}
+
+/* The token's text as a NUL-terminated interned string (names only). */
+static const char *pto__ps_text(const pto__ps_parser *p, const pto__ps_tok *t) { return pto_str(p->ctx, t->id); }
+
+/* ---- literal values -------------------------------------------------------- */
+
+/* Integer value of an INT token; `neg` allows -2^63. */
+static int pto__ps_int_value(pto__ps_parser *p, const pto__ps_tok *t, int neg, int64_t *out)
+{
+    const char *s = p->src + t->pos;
+    uint64_t v = 0, lim = neg ? (uint64_t)INT64_MAX + 1u : (uint64_t)INT64_MAX;
+    size_t i = 0;
+    int base = 10;
+    char q[200];
+    if (t->len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) { base = 16; i = 2; }
+    for (; i < t->len; i++) {
+        int c = (unsigned char)s[i];
+        uint64_t d = (uint64_t)(pto__ps_is_digit(c) ? c - '0' : (c | 0x20) - 'a' + 10);
+        if (v > (lim - d) / (uint64_t)base) {
+            pto__ps_tokstr(p, t, q, sizeof q);
+            pto__ps_err(p, t, "integer literal %s is too large", q);
+            return 0;
+        }
+        v = v * (uint64_t)base + d;
+    }
+    *out = neg ? (int64_t)(0u - v) : (int64_t)v;
+    return 1;
+}
+
+/* Value of an INT or FLOAT token read as a double. */
+static int pto__ps_float_value(pto__ps_parser *p, const pto__ps_tok *t, double *out)
+{
+    char small[64], *buf = small;
+    if (t->kind == PTO__T_INT && t->len > 2 && (p->src[t->pos + 1] == 'x' || p->src[t->pos + 1] == 'X')) {
+        int64_t v;
+        if (!pto__ps_int_value(p, t, 0, &v)) return 0;
+        *out = (double)v;
+        return 1;
+    }
+    if (t->len >= sizeof small) {
+        buf = (char *)pto_alloc(p->ctx, t->len + 1);
+        if (!buf) { pto__oom(p->ctx); return 0; }
+    }
+    memcpy(buf, p->src + t->pos, t->len);
+    buf[t->len] = 0;
+    *out = strtod(buf, NULL);
+    if (buf != small) pto_free(p->ctx, buf);
+    return 1;
+}
+
+/* ---- names and scopes ------------------------------------------------------ */
+
+/* The binding slot of interned id `id`; grows the table on demand. NULL only
+   when out of memory. */
+static pto__ps_pname *pto__ps_slot(pto__ps_parser *p, int32_t id)
+{
+    if (id >= p->cap_names) {
+        int32_t ncap = p->cap_names ? p->cap_names : 256;
+        pto__ps_pname *n;
+        while (ncap <= id) ncap *= 2;
+        n = (pto__ps_pname *)pto_realloc(p->ctx, p->names, sizeof *n * (size_t)ncap);
+        if (!n) { pto__oom(p->ctx); return NULL; }
+        memset(n + p->cap_names, 0, sizeof *n * (size_t)(ncap - p->cap_names));
+        p->names = n;
+        p->cap_names = ncap;
+    }
+    return &p->names[id];
+}
+
+static int pto__ps_push_i32(pto__ps_parser *p, int32_t **arr, int32_t *n, int32_t *cap, int32_t v)
+{
+    int32_t i = pto__grow(p->ctx, (void **)arr, n, cap, sizeof(int32_t));
+    if (i < 0) return 0;
+    (*arr)[i] = v;
+    return 1;
+}
+
+static void pto__ps_scope_open(pto__ps_parser *p)
+{
+    pto__ps_push_i32(p, &p->marks, &p->n_marks, &p->cap_marks, p->n_decls);
+    p->depth++;
+}
+
+static void pto__ps_scope_close(pto__ps_parser *p)
+{
+    int32_t mark;
+    if (p->n_marks == 0) return;
+    mark = p->marks[--p->n_marks];
+    while (p->n_decls > mark) {
+        int32_t id = p->decls[--p->n_decls];
+        if (id < p->cap_names) p->names[id].kind = PTO__B_NONE;
+    }
+    p->depth--;
+}
+
+static int pto__ps_reserved(const pto__ps_parser *p, int32_t id)
+{
+    static const int words[] = {PTO__KW_BLOCK, PTO__KW_BLOCKS, PTO__KW_SUBBLOCK, PTO__KW_RANK,
+                                PTO__KW_NRANKS, PTO__KW_MIN, PTO__KW_MAX, PTO__KW_INF, PTO__KW_NAN};
+    size_t i;
+    for (i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (p->kw[words[i]] == id) return 1;
+    return 0;
+}
+
+/* Checks that the name token t may be declared here; reports why not. */
+static int pto__ps_can_declare(pto__ps_parser *p, const pto__ps_tok *t)
+{
+    pto__ps_pname *n = pto__ps_slot(p, t->id);
+    if (!n) return 0;
+    if (pto__ps_reserved(p, t->id)) {
+        pto__ps_err(p, t, "'%s' is a reserved word and cannot be declared", pto__ps_text(p, t));
+        return 0;
+    }
+    if (n->kind == PTO__B_NONE) return 1;
+    if (n->depth == p->depth)
+        pto__ps_err(p, t, "%s '%s' is already declared at %d:%d", pto__ps_bind_word[n->kind], pto__ps_text(p, t),
+                 (int)n->loc.line, (int)n->loc.col);
+    else
+        pto__ps_err(p, t, "'%s' shadows the %s declared at %d:%d (shadowing is not allowed)",
+                 pto__ps_text(p, t), pto__ps_bind_word[n->kind], (int)n->loc.line, (int)n->loc.col);
+    return 0;
+}
+
+static void pto__ps_bind(pto__ps_parser *p, const pto__ps_tok *t, int kind, int32_t ref)
+{
+    pto__ps_pname *n = pto__ps_slot(p, t->id);
+    if (!n || ref < 0) return;
+    if (!pto__ps_push_i32(p, &p->decls, &p->n_decls, &p->cap_decls, t->id)) return;
+    n = &p->names[t->id];
+    n->kind = (uint8_t)kind;
+    n->ref = ref;
+    n->depth = p->depth;
+    n->loc = pto__ps_tloc(p, t);
+}
+
+static const pto__ps_pname *pto__ps_lookup(pto__ps_parser *p, const pto__ps_tok *t)
+{
+    static const pto__ps_pname none = {0, 0, 0, 0, 0, {0, 0, 0}};
+    pto__ps_pname *n = pto__ps_slot(p, t->id);
+    return n ? n : &none;
+}
+
+/* ---- expressions ------------------------------------------------------------
+   expr  := term (('+' | '-') term)*
+   term  := unary (('*' | '/' | '%') unary)*
+   unary := '-' unary | primary          (`-` INT folds into a negative literal)
+   primary := INT | NAME | builtin | min(e, e) | max(e, e) | '(' expr ')'
+   Each function returns the expr id (-1 after a syntax error) and the height
+   of the tree in *h, which is capped so later passes may recurse. */
+
+static int32_t pto__ps_expr(pto__ps_parser *p, int *h);
+
+static int32_t pto__ps_bin(pto__ps_parser *p, pto_expr_kind k, int32_t a, int ha, int32_t b, int hb,
+                        const pto__ps_tok *op, int *h)
+{
+    *h = 1 + (ha > hb ? ha : hb);
+    if (*h > PTO__MAX_EXPR_DEPTH) {
+        pto__ps_err(p, op, "expression is too deeply nested (more than %d levels)", PTO__MAX_EXPR_DEPTH);
+        return -1;
+    }
+    return pto_expr_bin(p->m, k, a, b, pto__ps_tloc(p, op));
+}
+
+static int32_t pto__ps_name_expr(pto__ps_parser *p)
+{
+    pto__ps_tok t = p->tok;
+    const pto__ps_pname *n = pto__ps_lookup(p, &t);
+    pto_loc loc = pto__ps_tloc(p, &t);
+    pto__ps_next(p);
+    switch (n->kind) {
+    case PTO__B_SCALAR: case PTO__B_DIM: case PTO__B_LET: case PTO__B_LOOP:
+        return pto_expr_var(p->m, n->ref, loc);
+    case PTO__B_NONE:
+        pto__ps_err(p, &t, "unknown name '%s'", pto__ps_text(p, &t));
+        break;
+    default:
+        pto__ps_err(p, &t, "'%s' is a %s, not an integer", pto__ps_text(p, &t), pto__ps_bind_word[n->kind]);
+        break;
+    }
+    return pto_expr_int(p->m, 0, loc); /* placeholder: keep parsing */
+}
+
+static int32_t pto__ps_minmax(pto__ps_parser *p, pto_expr_kind k, int *h)
+{
+    pto__ps_tok t = p->tok, open;
+    int32_t a, b;
+    int ha, hb;
+    pto__ps_next(p);
+    open = p->tok;
+    if (!pto__ps_expect(p, '(', "'(' after min/max")) return -1;
+    if ((a = pto__ps_expr(p, &ha)) < 0) return -1;
+    if (!pto__ps_expect(p, ',', "',' between the arguments of min/max")) return -1;
+    if ((b = pto__ps_expr(p, &hb)) < 0) return -1;
+    if (!pto__ps_is(p, ')')) {
+        char q[200];
+        pto__ps_tokstr(p, &p->tok, q, sizeof q);
+        pto__ps_err(p, &p->tok, "expected ')' to close '(' at %d:%d, got %s", (int)open.line, (int)open.col, q);
+        return -1;
+    }
+    pto__ps_next(p);
+    return pto__ps_bin(p, k, a, ha, b, hb, &t, h);
+}
+
+static int32_t pto__ps_primary(pto__ps_parser *p, int *h)
+{
+    pto__ps_tok t = p->tok;
+    pto_loc loc = pto__ps_tloc(p, &t);
+    *h = 1;
+    if (t.kind == PTO__T_INT) {
+        int64_t v;
+        pto__ps_next(p);
+        if (!pto__ps_int_value(p, &t, 0, &v)) return -1;
+        return pto_expr_int(p->m, v, loc);
+    }
+    if (t.kind == PTO__T_NAME) {
+        static const struct { int kw; pto_expr_kind k; } builtins[] = {
+            {PTO__KW_BLOCK, PTO_E_BLOCK}, {PTO__KW_BLOCKS, PTO_E_BLOCKS},
+            {PTO__KW_SUBBLOCK, PTO_E_SUBBLOCK}, {PTO__KW_RANK, PTO_E_RANK},
+            {PTO__KW_NRANKS, PTO_E_NRANKS}};
+        size_t i;
+        for (i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
+            if (t.id == p->kw[builtins[i].kw]) {
+                pto__ps_next(p);
+                return pto_expr_builtin(p->m, builtins[i].k, loc);
+            }
+        if (t.id == p->kw[PTO__KW_MIN]) return pto__ps_minmax(p, PTO_E_MIN, h);
+        if (t.id == p->kw[PTO__KW_MAX]) return pto__ps_minmax(p, PTO_E_MAX, h);
+        return pto__ps_name_expr(p);
+    }
+    if (t.kind == '(') {
+        int32_t e;
+        pto__ps_next(p);
+        e = pto__ps_expr(p, h);
+        if (e < 0) return -1;
+        if (!pto__ps_is(p, ')')) {
+            char q[200];
+            pto__ps_tokstr(p, &p->tok, q, sizeof q);
+            pto__ps_err(p, &p->tok, "expected ')' to close '(' at %d:%d, got %s", (int)t.line, (int)t.col, q);
+            return -1;
+        }
+        pto__ps_next(p);
+        return e;
+    }
+    if (t.kind == PTO__T_FLOAT) {
+        char q[200];
+        pto__ps_tokstr(p, &t, q, sizeof q);
+        pto__ps_err(p, &t, "expected an integer expression, got float %s", q);
+        return -1;
+    }
+    pto__ps_expected(p, "an expression");
+    return -1;
+}
+
+static int32_t pto__ps_unary(pto__ps_parser *p, int *h)
+{
+    int32_t e;
+    if (++p->rec > PTO__MAX_EXPR_REC) {
+        pto__ps_err(p, &p->tok, "expression is too deeply nested (more than %d levels)", PTO__MAX_EXPR_REC);
+        p->rec--;
+        return -1;
+    }
+    if (pto__ps_is(p, '-')) {
+        pto__ps_tok op = p->tok;
+        pto__ps_next(p);
+        if (pto__ps_is(p, PTO__T_INT)) {
+            pto__ps_tok t = p->tok;
+            int64_t v;
+            pto__ps_next(p);
+            *h = 1;
+            e = pto__ps_int_value(p, &t, 1, &v) ? pto_expr_int(p->m, v, pto__ps_tloc(p, &op)) : -1;
+        } else {
+            int ha;
+            e = pto__ps_unary(p, &ha);
+            if (e >= 0) e = pto__ps_bin(p, PTO_E_NEG, e, ha, -1, 0, &op, h);
+        }
+    } else {
+        e = pto__ps_primary(p, h);
+    }
+    p->rec--;
+    return e;
+}
+
+static int32_t pto__ps_term(pto__ps_parser *p, int *h)
+{
+    int32_t a = pto__ps_unary(p, h);
+    while (a >= 0 && (pto__ps_is(p, '*') || pto__ps_is(p, '/') || pto__ps_is(p, '%'))) {
+        pto__ps_tok op = p->tok;
+        pto_expr_kind k = op.kind == '*' ? PTO_E_MUL : op.kind == '/' ? PTO_E_DIV : PTO_E_MOD;
+        int32_t b;
+        int hb, ha = *h;
+        pto__ps_next(p);
+        if ((b = pto__ps_unary(p, &hb)) < 0) return -1;
+        a = pto__ps_bin(p, k, a, ha, b, hb, &op, h);
+    }
+    return a;
+}
+
+static int32_t pto__ps_expr(pto__ps_parser *p, int *h)
+{
+    int32_t a = pto__ps_term(p, h);
+    while (a >= 0 && (pto__ps_is(p, '+') || pto__ps_is(p, '-'))) {
+        pto__ps_tok op = p->tok;
+        int32_t b;
+        int hb, ha = *h;
+        pto__ps_next(p);
+        if ((b = pto__ps_term(p, &hb)) < 0) return -1;
+        a = pto__ps_bin(p, op.kind == '+' ? PTO_E_ADD : PTO_E_SUB, a, ha, b, hb, &op, h);
+    }
+    return a;
+}
+
+static int32_t pto__ps_expr0(pto__ps_parser *p)
+{
+    int h;
+    return pto__ps_expr(p, &h);
+}
+
+/* ---- operands ----------------------------------------------------------------- */
+
+/* T[r, c] or T@p[r, c]; the current token is the tensor name. */
+static int pto__ps_gm_operand(pto__ps_parser *p, int32_t s, int32_t param)
+{
+    pto__ps_tok t = p->tok, open;
+    int32_t r, c, rank = -1;
+    pto__ps_next(p);
+    if (pto__ps_is(p, '@')) {
+        pto__ps_next(p);
+        if ((rank = pto__ps_expr0(p)) < 0) return 0;
+    }
+    open = p->tok;
+    if (!pto__ps_is(p, '[')) {
+        char q[200];
+        pto__ps_tokstr(p, &p->tok, q, sizeof q);
+        pto__ps_err(p, &p->tok, "expected '[' after tensor '%s', got %s", pto__ps_text(p, &t), q);
+        return 0;
+    }
+    pto__ps_next(p);
+    if ((r = pto__ps_expr0(p)) < 0) return 0;
+    if (!pto__ps_expect(p, ',', "',' between the row and column of a tensor window")) return 0;
+    if ((c = pto__ps_expr0(p)) < 0) return 0;
+    if (!pto__ps_is(p, ']')) {
+        char q[200];
+        pto__ps_tokstr(p, &p->tok, q, sizeof q);
+        pto__ps_err(p, &p->tok, "expected ']' to close '[' at %d:%d, got %s", (int)open.line, (int)open.col, q);
+        return 0;
+    }
+    pto__ps_next(p);
+    return pto_arg_gm(p->m, s, param, r, c, rank, pto__ps_tloc(p, &t)) >= 0;
+}
+
+/* A float operand: [-] (FLOAT | INT | inf | nan). */
+static int pto__ps_float_operand(pto__ps_parser *p, int32_t s)
+{
+    pto__ps_tok start = p->tok;
+    int neg = 0;
+    double v;
+    if (pto__ps_is(p, '-')) { neg = 1; pto__ps_next(p); }
+    if (pto__ps_is_kw(p, PTO__KW_INF)) v = HUGE_VAL;
+    else if (pto__ps_is_kw(p, PTO__KW_NAN)) v = strtod("nan", NULL);
+    else if (pto__ps_is(p, PTO__T_INT) || pto__ps_is(p, PTO__T_FLOAT)) {
+        if (!pto__ps_float_value(p, &p->tok, &v)) return 0;
+    } else {
+        pto__ps_expected(p, "a number");
+        return 0;
+    }
+    pto__ps_next(p);
+    return pto_arg_float(p->m, s, neg ? -v : v, pto__ps_tloc(p, &start)) >= 0;
+}
+
+static int pto__ps_is_floaty(const pto__ps_parser *p, const pto__ps_tok *t)
+{
+    return t->kind == PTO__T_FLOAT ||
+           (t->kind == PTO__T_NAME && (t->id == p->kw[PTO__KW_INF] || t->id == p->kw[PTO__KW_NAN]));
+}
+
+/* One operand of op statement s; `mask` is the op table mask of its
+   position (0 past the table's arity: classified by its form alone). */
+static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
+{
+    pto__ps_tok t = p->tok;
+    pto_loc loc = pto__ps_tloc(p, &t);
+    const uint32_t other = PTO_A_SCALAR | PTO_A_INT | PTO_A_TILES | PTO_A_GM | PTO_A_CVPIPE;
+    if ((mask & PTO_A_PIPE) && t.kind == PTO__T_NAME) {
+        pto_pipe pp = pto_pipe_lookup(p->src + t.pos, t.len);
+        if (pp != PTO_NPIPE) { pto__ps_next(p); return pto_arg_pipe(p->m, s, pp, loc) >= 0; }
+        if (!(mask & other)) { pto__ps_err(p, &t, "unknown pipe '%s'", pto__ps_text(p, &t)); return 0; }
+    }
+    if ((mask & PTO_A_PIPE) && !(mask & other)) { pto__ps_expected(p, "a pipe name"); return 0; }
+    if ((mask & PTO_A_INT) && !(mask & (other & ~PTO_A_INT))) {
+        int32_t e = pto__ps_expr0(p);
+        return e >= 0 && pto_arg_int(p->m, s, e, loc) >= 0;
+    }
+    /* the form decides; the mask only breaks ties */
+    if (pto__ps_is_floaty(p, &t)) return pto__ps_float_operand(p, s);
+    if (t.kind == '-') {
+        pto__ps_tok n = pto__ps_peek(p);
+        if (pto__ps_is_floaty(p, &n) || (n.kind == PTO__T_INT && (mask & PTO_A_SCALAR)))
+            return pto__ps_float_operand(p, s);
+    }
+    if (t.kind == PTO__T_INT && (mask & PTO_A_SCALAR)) return pto__ps_float_operand(p, s);
+    if (t.kind == PTO__T_NAME && !pto__ps_reserved(p, t.id)) {
+        const pto__ps_pname *n = pto__ps_lookup(p, &t);
+        switch (n->kind) {
+        case PTO__B_TILE:
+            pto__ps_next(p);
+            return pto_arg_tile(p->m, s, n->ref, loc) >= 0;
+        case PTO__B_TENSOR:
+            return pto__ps_gm_operand(p, s, n->ref);
+        case PTO__B_SCALAR:
+            if (!(mask & PTO_A_INT)) {
+                pto__ps_next(p);
+                return pto_arg_scalar(p->m, s, n->ref, loc) >= 0;
+            }
+            break;
+        case PTO__B_NONE:
+            if (mask == 0 && pto_pipe_lookup(p->src + t.pos, t.len) != PTO_NPIPE) {
+                pto__ps_next(p);
+                return pto_arg_pipe(p->m, s, pto_pipe_lookup(p->src + t.pos, t.len), loc) >= 0;
+            }
+            pto__ps_err(p, &t, "unknown name '%s'", pto__ps_text(p, &t));
+            pto__ps_next(p);
+            if (pto__ps_is(p, '[') || pto__ps_is(p, '@')) { /* a window of an unknown tensor: skip it */
+                while (!pto__ps_at_eol(p) && !pto__ps_is(p, ']')) pto__ps_next(p);
+                if (pto__ps_is(p, ']')) pto__ps_next(p);
+            }
+            return pto_arg_int(p->m, s, pto_expr_int(p->m, 0, loc), loc) >= 0;
+        default:
+            if (mask & PTO_A_SCALAR) {
+                pto__ps_err(p, &t, "'%s' is a %s; a scalar operand must be a number or a scalar param",
+                         pto__ps_text(p, &t), pto__ps_bind_word[n->kind]);
+                return 0;
+            }
+            break;
+        }
+    }
+    if (t.kind != PTO__T_NAME && t.kind != PTO__T_INT && t.kind != '(' && t.kind != '-') {
+        pto__ps_expected(p, "an operand");
+        return 0;
+    }
+    {
+        int32_t e = pto__ps_expr0(p);
+        return e >= 0 && pto_arg_int(p->m, s, e, loc) >= 0;
+    }
+}
+
+static int pto__ps_operands(pto__ps_parser *p, int32_t s, pto_op op)
+{
+    const pto_opinfo *info = pto_opinfo_get(op);
+    int i;
+    if (pto__ps_at_eol(p)) return 1;
+    for (i = 0;; i++) {
+        uint32_t mask = i < info->nargs && i < 4 ? info->arg[i] : 0;
+        if (!pto__ps_operand(p, s, mask)) return 0;
+        if (pto__ps_at_eol(p)) return 1;
+        if (!pto__ps_is(p, ',')) {
+            pto__ps_expected(p, "',' after operand");
+            return 0;
+        }
+        pto__ps_next(p);
+    }
+}
+
+/* ---- statements ------------------------------------------------------------------ */
+
+static void pto__ps_block(pto__ps_parser *p, int32_t block, const pto__ps_tok *open);
+static int pto__ps_stmt(pto__ps_parser *p, int32_t block);
+
+/* Skips the rest of the line after an error, up to its newline; returns
+   how many more `{` than `}` it skipped (*brace: the last `{`). */
+static int pto__ps_skip_line(pto__ps_parser *p, pto__ps_tok *brace)
+{
+    int net = 0;
+    while (!pto__ps_at_eol(p)) {
+        if (pto__ps_is(p, '{')) { net++; *brace = p->tok; }
+        else if (pto__ps_is(p, '}')) net--;
+        pto__ps_next(p);
+    }
+    return net; /* the newline stays: an orphan block starts after it */
+}
+
+/* After a statement: the end of the line. */
+static int pto__ps_end_stmt(pto__ps_parser *p, const char *after)
+{
+    if (pto__ps_is(p, PTO__T_EOF)) return 1;
+    if (pto__ps_is(p, PTO__T_NL)) { pto__ps_next(p); return 1; }
+    {
+        char what[64];
+        snprintf(what, sizeof what, "end of line after %s", after);
+        pto__ps_expected(p, what);
+    }
+    return 0;
+}
+
+/* A block whose `{` was skipped by error recovery: parsed into a detached
+   block so that its `}` closes it and its errors are still reported. */
+static void pto__ps_orphan_block(pto__ps_parser *p, const pto__ps_tok *open)
+{
+    int32_t b = pto_add_block(p->m, p->kernel, -1);
+    if (b < 0) return;
+    pto__ps_scope_open(p);
+    pto__ps_block(p, b, open);
+    pto__ps_scope_close(p);
+}
+
+/* Skips to the `}` that closes the current block (iteratively: used when
+   nesting is already too deep to recurse). */
+static void pto__ps_skip_block(pto__ps_parser *p)
+{
+    int depth = 1;
+    while (!pto__ps_is(p, PTO__T_EOF)) {
+        if (pto__ps_is(p, '{')) depth++;
+        else if (pto__ps_is(p, '}') && --depth == 0) { pto__ps_next(p); return; }
+        pto__ps_next(p);
+    }
+}
+
+/* Statements up to and including the `}` matching `open` (already
+   consumed). The caller checks what follows the `}`. */
+static void pto__ps_block(pto__ps_parser *p, int32_t block, const pto__ps_tok *open)
+{
+    if (!pto__ps_at_eol(p)) {
+        pto__ps_expected(p, "end of line after '{'");
+        while (!pto__ps_at_eol(p) && !pto__ps_is(p, '}')) pto__ps_next(p);
+        if (pto__ps_is(p, '}')) { pto__ps_next(p); return; }
+    }
+    if (p->nest >= PTO__MAX_NEST) {
+        pto__ps_err(p, open, "blocks are nested too deeply (more than %d levels)", PTO__MAX_NEST);
+        pto__ps_skip_block(p);
+        return;
+    }
+    p->nest++;
+    for (;;) {
+        if (pto__ps_is(p, PTO__T_NL)) { pto__ps_next(p); continue; }
+        if (pto__ps_is(p, PTO__T_EOF)) {
+            pto__ps_err(p, open, "missing '}': the block opened here is still open at the end of the file");
+            break;
+        }
+        if (pto__ps_is(p, '}')) { pto__ps_next(p); break; }
+        if (!pto__ps_stmt(p, block)) {
+            pto__ps_tok at = p->tok;
+            int net = pto__ps_skip_line(p, &at);
+            for (; net > 0; net--) pto__ps_orphan_block(p, &at);
+            if (net < 0) break;
+        }
+    }
+    p->nest--;
+}
+
+/* A nested block with its own scope. */
+static void pto__ps_sub_block(pto__ps_parser *p, int32_t block, const pto__ps_tok *open)
+{
+    pto__ps_scope_open(p);
+    pto__ps_block(p, block, open);
+    pto__ps_scope_close(p);
+}
+
+static int pto__ps_dtype(pto__ps_parser *p, pto_dtype *dt)
+{
+    if (!pto__ps_is(p, PTO__T_NAME)) { pto__ps_expected(p, "a dtype"); return 0; }
+    *dt = pto_dtype_lookup(p->src + p->tok.pos, p->tok.len);
+    if (*dt == PTO_DT_NONE) {
+        pto__ps_err(p, &p->tok, "unknown dtype '%s'", pto__ps_text(p, &p->tok));
+        return 0;
+    }
+    pto__ps_next(p);
+    return 1;
+}
+
+/* A non-negative integer literal that must fit in [0, max]. */
+static int pto__ps_small_int(pto__ps_parser *p, int64_t max, const char *what, int64_t *v)
+{
+    pto__ps_tok t = p->tok;
+    char q[200];
+    if (!pto__ps_is(p, PTO__T_INT)) { pto__ps_expected(p, what); return 0; }
+    pto__ps_next(p);
+    if (!pto__ps_int_value(p, &t, 0, v)) return 0;
+    if (*v > max) {
+        pto__ps_tokstr(p, &t, q, sizeof q);
+        pto__ps_err(p, &t, "%s %s is too large (at most %lld)", what, q, (long long)max);
+        return 0;
+    }
+    return 1;
+}
+
+/* tile NAME: SPACE DTYPE[R, C] [valid(E, E)] [xN] [at ADDR] */
+static int pto__ps_tile_stmt(pto__ps_parser *p, int32_t block)
+{
+    pto__ps_tok kw = p->tok, name;
+    pto_space sp;
+    pto_dtype dt;
+    int64_t r, c;
+    int32_t t;
+    int ok, seen_valid = 0, seen_n = 0, seen_at = 0;
+    pto__ps_next(p);
+    name = p->tok;
+    if (!pto__ps_expect(p, PTO__T_NAME, "a tile name")) return 0;
+    ok = pto__ps_can_declare(p, &name);
+    if (!pto__ps_expect(p, ':', "':' after the tile name")) return 0;
+    if (!pto__ps_is(p, PTO__T_NAME)) { pto__ps_expected(p, "a memory space"); return 0; }
+    sp = pto_space_lookup(p->src + p->tok.pos, p->tok.len);
+    if (sp == PTO_NSPACE) {
+        pto__ps_err(p, &p->tok, "unknown memory space '%s' (expected vec, mat, left, right or acc)",
+                 pto__ps_text(p, &p->tok));
+        return 0;
+    }
+    pto__ps_next(p);
+    if (!pto__ps_dtype(p, &dt)) return 0;
+    if (!pto__ps_expect(p, '[', "'[' before the tile shape")) return 0;
+    if (!pto__ps_small_int(p, INT32_MAX, "tile dimension", &r)) return 0;
+    if (!pto__ps_expect(p, ',', "',' between the tile dimensions")) return 0;
+    if (!pto__ps_small_int(p, INT32_MAX, "tile dimension", &c)) return 0;
+    if (!pto__ps_expect(p, ']', "']' after the tile shape")) return 0;
+    t = pto_add_tile(p->m, block, pto__ps_text(p, &name), sp, dt, (int32_t)r, (int32_t)c, pto__ps_tloc(p, &kw));
+    if (t < 0) return 0;
+    p->m->tiles[t].loc = pto__ps_tloc(p, &name);
+    if (ok) pto__ps_bind(p, &name, PTO__B_TILE, t);
+    while (!pto__ps_at_eol(p)) {
+        pto__ps_tok a = p->tok;
+        const char *s = p->src + a.pos;
+        if (pto__ps_is_kw(p, PTO__KW_VALID) && !seen_valid) {
+            int32_t vr, vc;
+            seen_valid = 1;
+            pto__ps_next(p);
+            if (!pto__ps_expect(p, '(', "'(' after 'valid'")) return 0;
+            if ((vr = pto__ps_expr0(p)) < 0) return 0;
+            if (!pto__ps_expect(p, ',', "',' between the valid rows and columns")) return 0;
+            if ((vc = pto__ps_expr0(p)) < 0) return 0;
+            if (!pto__ps_expect(p, ')', "')' after the valid columns")) return 0;
+            p->m->tiles[t].valid_r = vr;
+            p->m->tiles[t].valid_c = vc;
+        } else if (a.kind == PTO__T_NAME && s[0] == 'x' && a.len > 1 && pto__ps_is_digit(s[1]) && !seen_n) {
+            int64_t n = 0;
+            size_t i;
+            seen_n = 1;
+            for (i = 1; i < a.len; i++) {
+                if (!pto__ps_is_digit(s[i])) break;
+                n = n * 10 + (s[i] - '0');
+                if (n > INT32_MAX) break;
+            }
+            if (i < a.len) {
+                pto__ps_err(p, &a, "bad buffer count '%s' (expected x2, x3, ...)", pto__ps_text(p, &a));
+                return 0;
+            }
+            p->m->tiles[t].nbuf = (int32_t)n;
+            pto__ps_next(p);
+        } else if (pto__ps_is_kw(p, PTO__KW_AT) && !seen_at) {
+            int64_t addr;
+            seen_at = 1;
+            pto__ps_next(p);
+            if (!pto__ps_small_int(p, INT64_MAX, "tile address", &addr)) return 0;
+            p->m->tiles[t].pin = addr;
+        } else {
+            pto__ps_expected(p, seen_valid && seen_n && seen_at ? "end of line after the tile"
+                             : "'valid(...)', 'xN', 'at ADDRESS' or end of line after the tile");
+            return 0;
+        }
+    }
+    return pto__ps_end_stmt(p, "the tile");
+}
+
+/* let NAME = EXPR */
+static int pto__ps_let_stmt(pto__ps_parser *p, int32_t block)
+{
+    pto__ps_tok kw = p->tok, name;
+    int32_t e, s;
+    int ok;
+    pto__ps_next(p);
+    name = p->tok;
+    if (!pto__ps_expect(p, PTO__T_NAME, "a name after 'let'")) return 0;
+    ok = pto__ps_can_declare(p, &name);
+    if (!pto__ps_expect(p, '=', "'=' after the let name")) return 0;
+    if ((e = pto__ps_expr0(p)) < 0) return 0;
+    s = pto_add_let(p->m, block, pto__ps_text(p, &name), e, pto__ps_tloc(p, &kw));
+    if (s < 0) return 0;
+    p->m->vars[p->m->stmts[s].ref].loc = pto__ps_tloc(p, &name);
+    if (ok) pto__ps_bind(p, &name, PTO__B_LET, p->m->stmts[s].ref);
+    return pto__ps_end_stmt(p, "the let");
+}
+
+/* for NAME = EXPR to EXPR [step EXPR] { ... } */
+static int pto__ps_for_stmt(pto__ps_parser *p, int32_t block)
+{
+    pto__ps_tok kw = p->tok, name, open;
+    int32_t a, b, st = -1, s;
+    int ok;
+    pto__ps_next(p);
+    name = p->tok;
+    if (!pto__ps_expect(p, PTO__T_NAME, "a loop variable after 'for'")) return 0;
+    ok = pto__ps_can_declare(p, &name);
+    if (!pto__ps_expect(p, '=', "'=' after the loop variable")) return 0;
+    if ((a = pto__ps_expr0(p)) < 0) return 0;
+    if (!pto__ps_is_kw(p, PTO__KW_TO)) { pto__ps_expected(p, "'to' after the loop start"); return 0; }
+    pto__ps_next(p);
+    if ((b = pto__ps_expr0(p)) < 0) return 0;
+    if (pto__ps_is_kw(p, PTO__KW_STEP)) {
+        pto__ps_next(p);
+        if ((st = pto__ps_expr0(p)) < 0) return 0;
+    }
+    open = p->tok;
+    if (!pto__ps_expect(p, '{', "'{' after the loop header")) return 0;
+    s = pto_add_for(p->m, block, pto__ps_text(p, &name), a, b, st, pto__ps_tloc(p, &kw));
+    if (s < 0) return 0;
+    p->m->vars[p->m->stmts[s].ref].loc = pto__ps_tloc(p, &name);
+    pto__ps_scope_open(p);
+    if (ok) pto__ps_bind(p, &name, PTO__B_LOOP, p->m->stmts[s].ref);
+    pto__ps_block(p, p->m->stmts[s].body, &open);
+    pto__ps_scope_close(p);
+    return pto__ps_end_stmt(p, "'}'");
+}
+
+static int pto__ps_cmp(pto__ps_parser *p, pto_cmp *c)
+{
+    switch (p->tok.kind) {
+    case PTO__T_EQ: *c = PTO_EQ; break;
+    case PTO__T_NE: *c = PTO_NE; break;
+    case '<': *c = PTO_LT; break;
+    case PTO__T_LE: *c = PTO_LE; break;
+    case '>': *c = PTO_GT; break;
+    case PTO__T_GE: *c = PTO_GE; break;
+    default:
+        pto__ps_expected(p, "a comparison (==, !=, <, <=, >, >=)");
+        return 0;
+    }
+    pto__ps_next(p);
+    return 1;
+}
+
+/* if EXPR CMP EXPR { ... } [else { ... } | else if ...] */
+static int pto__ps_if_stmt(pto__ps_parser *p, int32_t block)
+{
+    pto__ps_tok kw = p->tok, open;
+    int32_t a, b, s;
+    pto_cmp c;
+    pto__ps_next(p);
+    if ((a = pto__ps_expr0(p)) < 0) return 0;
+    if (!pto__ps_cmp(p, &c)) return 0;
+    if ((b = pto__ps_expr0(p)) < 0) return 0;
+    open = p->tok;
+    if (!pto__ps_expect(p, '{', "'{' after the condition")) return 0;
+    s = pto_add_if(p->m, block, a, c, b, pto__ps_tloc(p, &kw));
+    if (s < 0) return 0;
+    pto__ps_sub_block(p, p->m->stmts[s].body, &open);
+    if (!pto__ps_is_kw(p, PTO__KW_ELSE)) return pto__ps_end_stmt(p, "'}'");
+    pto__ps_next(p);
+    {
+        int32_t eb = pto_if_else(p->m, s);
+        if (eb < 0) return 0;
+        if (pto__ps_is_kw(p, PTO__KW_IF)) {
+            /* else if: a nested if in the else block */
+            int ok;
+            if (p->nest >= PTO__MAX_NEST) {
+                pto__ps_err(p, &p->tok, "blocks are nested too deeply (more than %d levels)", PTO__MAX_NEST);
+                return 0;
+            }
+            p->nest++;
+            pto__ps_scope_open(p);
+            ok = pto__ps_if_stmt(p, eb);
+            pto__ps_scope_close(p);
+            p->nest--;
+            return ok;
+        }
+        open = p->tok;
+        if (!pto__ps_expect(p, '{', "'{' or 'if' after 'else'")) return 0;
+        pto__ps_sub_block(p, eb, &open);
+    }
+    return pto__ps_end_stmt(p, "'}'");
+}
+
+/* cube { ... } / vector { ... }: the halves of a mix kernel. */
+static int pto__ps_section_stmt(pto__ps_parser *p, int32_t block)
+{
+    pto__ps_tok kw = p->tok, open;
+    pto_core core = pto__ps_is_kw(p, PTO__KW_CUBE) ? PTO_CORE_CUBE : PTO_CORE_VECTOR;
+    int32_t s;
+    if (p->m->kernels[p->kernel].kind != PTO_KK_MIX || block != p->m->kernels[p->kernel].body)
+        pto__ps_err(p, &kw, "a '%s' section is only allowed at the top level of a mix kernel",
+                 pto__ps_text(p, &kw));
+    pto__ps_next(p);
+    open = p->tok;
+    if (!pto__ps_expect(p, '{', "'{' after the section name")) return 0;
+    s = pto_add_section(p->m, block, core, pto__ps_tloc(p, &kw));
+    if (s < 0) return 0;
+    pto__ps_sub_block(p, p->m->stmts[s].body, &open);
+    return pto__ps_end_stmt(p, "'}'");
+}
+
+static pto_op pto__ps_op_of(pto__ps_parser *p, const pto__ps_tok *t)
+{
+    pto__ps_pname *n = pto__ps_slot(p, t->id);
+    if (!n) return PTO_NOP;
+    if (n->opc == 0) {
+        pto_op op = pto_op_lookup(p->src + t->pos, t->len);
+        n->opc = (uint8_t)(op == PTO_NOP ? 1 : 2 + (int)op);
+    }
+    return n->opc == 1 ? PTO_NOP : (pto_op)(n->opc - 2);
+}
+
+/* One statement; returns 0 after a syntax error (the caller skips the line). */
+static int pto__ps_stmt(pto__ps_parser *p, int32_t block)
+{
+    pto__ps_tok t = p->tok;
+    pto_op op;
+    int32_t s;
+    if (t.kind != PTO__T_NAME) { pto__ps_expected(p, "a statement"); return 0; }
+    if (t.id == p->kw[PTO__KW_TILE]) return pto__ps_tile_stmt(p, block);
+    if (t.id == p->kw[PTO__KW_LET]) return pto__ps_let_stmt(p, block);
+    if (t.id == p->kw[PTO__KW_FOR]) return pto__ps_for_stmt(p, block);
+    if (t.id == p->kw[PTO__KW_IF]) return pto__ps_if_stmt(p, block);
+    if (t.id == p->kw[PTO__KW_CUBE] || t.id == p->kw[PTO__KW_VECTOR]) return pto__ps_section_stmt(p, block);
+    if (t.id == p->kw[PTO__KW_ELSE]) {
+        pto__ps_err(p, &t, "'else' must follow '}' on the same line");
+        return 0;
+    }
+    op = pto__ps_op_of(p, &t);
+    if (op == PTO_NOP) {
+        pto__ps_err(p, &t, "unknown op '%s'", pto__ps_text(p, &t));
+        return 0;
+    }
+    pto__ps_next(p);
+    s = pto_add_op(p->m, block, op, pto__ps_tloc(p, &t));
+    if (s < 0 || !pto__ps_operands(p, s, op)) return 0;
+    return pto__ps_end_stmt(p, "the operands");
+}
+
+/* ---- kernels --------------------------------------------------------------------- */
+
+static void pto__ps_skip_nl(pto__ps_parser *p)
+{
+    while (pto__ps_is(p, PTO__T_NL)) pto__ps_next(p);
+}
+
+/* One dim of a tensor param: an integer, or a name (a dynamic dim shared by
+   every param of the kernel that uses it). */
+static int pto__ps_dim(pto__ps_parser *p, int32_t param, int d)
+{
+    pto__ps_tok t = p->tok;
+    if (t.kind == PTO__T_INT) {
+        int64_t v;
+        pto__ps_next(p);
+        if (!pto__ps_int_value(p, &t, 0, &v)) return 0;
+        p->m->params[param].dim[d] = v;
+        return 1;
+    }
+    if (t.kind == PTO__T_NAME) {
+        const pto__ps_pname *n = pto__ps_lookup(p, &t);
+        int32_t v;
+        pto__ps_next(p);
+        if (n->kind == PTO__B_DIM) {
+            v = n->ref;
+        } else {
+            if (!pto__ps_can_declare(p, &t)) return 1; /* reported; keep parsing */
+            v = pto_add_var(p->m, p->kernel, pto__ps_text(p, &t), PTO_V_DIM, param, pto__ps_tloc(p, &t));
+            if (v < 0) return 0;
+            pto__ps_bind(p, &t, PTO__B_DIM, v);
+        }
+        p->m->params[param].dim[d] = -1;
+        p->m->params[param].dim_var[d] = v;
+        return 1;
+    }
+    pto__ps_expected(p, "a dimension (an integer or a name)");
+    return 0;
+}
+
+/* in|out|inout NAME: DTYPE[D0, D1] [window]   or   scalar NAME: DTYPE */
+static int pto__ps_param(pto__ps_parser *p)
+{
+    pto__ps_tok name;
+    pto_dtype dt;
+    int32_t prm;
+    int ok, scalar = pto__ps_is_kw(p, PTO__KW_SCALAR);
+    pto_dir dir = pto__ps_is_kw(p, PTO__KW_IN) ? PTO_IN : pto__ps_is_kw(p, PTO__KW_OUT) ? PTO_OUT : PTO_INOUT;
+    if (!scalar && !pto__ps_is_kw(p, PTO__KW_IN) && !pto__ps_is_kw(p, PTO__KW_OUT) && !pto__ps_is_kw(p, PTO__KW_INOUT)) {
+        pto__ps_expected(p, "a parameter ('in', 'out', 'inout' or 'scalar')");
+        return 0;
+    }
+    pto__ps_next(p);
+    name = p->tok;
+    if (!pto__ps_expect(p, PTO__T_NAME, "a parameter name")) return 0;
+    ok = pto__ps_can_declare(p, &name);
+    if (!pto__ps_expect(p, ':', "':' after the parameter name")) return 0;
+    if (!pto__ps_dtype(p, &dt)) return 0;
+    if (scalar) {
+        prm = pto_add_scalar_param(p->m, p->kernel, pto__ps_text(p, &name), dt, pto__ps_tloc(p, &name));
+        if (prm < 0) return 0;
+        if (ok) pto__ps_bind(p, &name, PTO__B_SCALAR, p->m->params[prm].var);
+        return 1;
+    }
+    prm = pto_add_tensor_param(p->m, p->kernel, pto__ps_text(p, &name), dir, dt, 0, 0, pto__ps_tloc(p, &name));
+    if (prm < 0) return 0;
+    if (ok) pto__ps_bind(p, &name, PTO__B_TENSOR, prm);
+    if (!pto__ps_expect(p, '[', "'[' before the tensor shape")) return 0;
+    if (!pto__ps_dim(p, prm, 0)) return 0;
+    if (!pto__ps_expect(p, ',', "',' between the tensor dimensions")) return 0;
+    if (!pto__ps_dim(p, prm, 1)) return 0;
+    if (!pto__ps_expect(p, ']', "']' after the tensor shape")) return 0;
+    if (pto__ps_is_kw(p, PTO__KW_WINDOW)) {
+        p->m->params[prm].window = 1;
+        pto__ps_next(p);
+    }
+    return 1;
+}
+
+/* (PARAM, ...) possibly over several lines. After an error, skips to the
+   closing `)` so that the rest of the header still parses. */
+static int pto__ps_params(pto__ps_parser *p)
+{
+    pto__ps_tok open = p->tok;
+    if (!pto__ps_expect(p, '(', "'(' after the kernel name")) return 0;
+    pto__ps_skip_nl(p);
+    if (pto__ps_is(p, ')')) { pto__ps_next(p); return 1; }
+    for (;;) {
+        pto__ps_skip_nl(p);
+        if (!pto__ps_param(p)) break;
+        pto__ps_skip_nl(p);
+        if (pto__ps_is(p, ',')) { pto__ps_next(p); continue; }
+        if (pto__ps_is(p, ')')) { pto__ps_next(p); return 1; }
+        if (pto__ps_is(p, PTO__T_EOF)) {
+            pto__ps_err(p, &open, "missing ')': the parameter list opened here is not closed");
+            return 0;
+        }
+        pto__ps_expected(p, "',' or ')' after a parameter");
+        break;
+    }
+    while (!pto__ps_is(p, ')') && !pto__ps_is(p, '{') && !pto__ps_is(p, PTO__T_EOF)) pto__ps_next(p);
+    if (!pto__ps_is(p, ')')) return 0;
+    pto__ps_next(p);
+    return 1;
+}
+
+/* KIND [blocks(EXPR)] [ranks] up to and including `{` (returned in *open). */
+static int pto__ps_kernel_attrs(pto__ps_parser *p, int32_t k, pto__ps_tok *open)
+{
+    int seen_blocks = 0;
+    if (pto__ps_is_kw(p, PTO__KW_VECTOR)) p->m->kernels[k].kind = PTO_KK_VECTOR;
+    else if (pto__ps_is_kw(p, PTO__KW_CUBE)) p->m->kernels[k].kind = PTO_KK_CUBE;
+    else if (pto__ps_is_kw(p, PTO__KW_MIX)) p->m->kernels[k].kind = PTO_KK_MIX;
+    else { pto__ps_expected(p, "a kernel kind ('vector', 'cube' or 'mix')"); return 0; }
+    pto__ps_next(p);
+    for (;;) {
+        if (pto__ps_is_kw(p, PTO__KW_BLOCKS)) {
+            int32_t e;
+            if (seen_blocks++) { pto__ps_err(p, &p->tok, "'blocks' is given twice"); return 0; }
+            pto__ps_next(p);
+            if (!pto__ps_expect(p, '(', "'(' after 'blocks'")) return 0;
+            if ((e = pto__ps_expr0(p)) < 0) return 0;
+            if (!pto__ps_expect(p, ')', "')' after the block count")) return 0;
+            p->m->kernels[k].blocks = e;
+        } else if (pto__ps_is_kw(p, PTO__KW_RANKS)) {
+            if (p->m->kernels[k].ranks) { pto__ps_err(p, &p->tok, "'ranks' is given twice"); return 0; }
+            p->m->kernels[k].ranks = 1;
+            pto__ps_next(p);
+        } else if (pto__ps_is(p, '{')) {
+            *open = p->tok;
+            pto__ps_next(p);
+            return 1;
+        } else {
+            pto__ps_expected(p, "'blocks(...)', 'ranks' or '{'");
+            return 0;
+        }
+    }
+}
+
+/* Skips lines until one that starts with `kernel` or `arch` (top-level
+   recovery: whatever followed a broken header is not parsed). */
+static void pto__ps_skip_to_top(pto__ps_parser *p)
+{
+    for (;;) {
+        while (!pto__ps_at_eol(p)) pto__ps_next(p);
+        if (pto__ps_is(p, PTO__T_EOF)) return;
+        pto__ps_next(p);
+        pto__ps_skip_nl(p);
+        if (pto__ps_is_kw(p, PTO__KW_KERNEL) || pto__ps_is_kw(p, PTO__KW_ARCH)) return;
+    }
+}
+
+static void pto__ps_kernel(pto__ps_parser *p)
+{
+    pto__ps_tok name, open;
+    int32_t k;
+    pto__ps_pname *n;
+    int ok;
+    pto__ps_next(p);
+    name = p->tok;
+    if (!pto__ps_expect(p, PTO__T_NAME, "a kernel name")) { pto__ps_skip_to_top(p); return; }
+    n = pto__ps_slot(p, name.id);
+    if (!n) return;
+    if (n->kernel) {
+        const pto_kernel *o = &p->m->kernels[n->kernel - 1];
+        pto__ps_err(p, &name, "kernel '%s' is already defined at %d:%d", pto__ps_text(p, &name),
+                 (int)o->loc.line, (int)o->loc.col);
+    }
+    k = pto_add_kernel(p->m, pto__ps_text(p, &name), PTO_KK_VECTOR, pto__ps_tloc(p, &name));
+    if (k < 0) return;
+    if (!p->names[name.id].kernel) p->names[name.id].kernel = k + 1;
+    p->kernel = k;
+    pto__ps_scope_open(p);
+    ok = pto__ps_params(p) && pto__ps_kernel_attrs(p, k, &open);
+    if (!ok) {
+        /* broken header: still parse the body if its `{` is on this line */
+        while (!pto__ps_at_eol(p) && !pto__ps_is(p, '{')) pto__ps_next(p);
+        open = p->tok;
+        ok = pto__ps_is(p, '{');
+        if (ok) pto__ps_next(p);
+    }
+    if (ok) pto__ps_sub_block(p, p->m->kernels[k].body, &open);
+    pto__ps_scope_close(p);
+    p->kernel = -1;
+    if (!ok || !pto__ps_end_stmt(p, "'}'")) pto__ps_skip_to_top(p);
+}
+
+static void pto__ps_arch(pto__ps_parser *p)
+{
+    pto__ps_tok kw = p->tok;
+    pto__ps_next(p);
+    if (p->m->n_kernels > 0) {
+        pto__ps_err(p, &kw, "'arch' must come before the first kernel");
+        pto__ps_skip_to_top(p);
+        return;
+    }
+    if (pto__ps_is(p, PTO__T_NAME)) {
+        int a;
+        for (a = 0; a < PTO_NARCH; a++)
+            if (strcmp(pto_arch_name((pto_arch)a), pto__ps_text(p, &p->tok)) == 0) break;
+        if (a == PTO_NARCH) {
+            pto__ps_err(p, &p->tok, "unknown arch '%s' (expected a2a3 or a5)", pto__ps_text(p, &p->tok));
+            pto__ps_skip_to_top(p);
+            return;
+        }
+        p->m->arch = (pto_arch)a;
+        pto__ps_next(p);
+    } else {
+        pto__ps_expected(p, "an arch name (a2a3 or a5)");
+        pto__ps_skip_to_top(p);
+        return;
+    }
+    if (!pto__ps_end_stmt(p, "the arch")) pto__ps_skip_to_top(p);
+}
+
+static void pto__ps_file(pto__ps_parser *p)
+{
+    pto__ps_next(p);
+    for (;;) {
+        pto__ps_skip_nl(p);
+        if (pto__ps_is(p, PTO__T_EOF)) return;
+        if (pto__ps_is_kw(p, PTO__KW_KERNEL)) pto__ps_kernel(p);
+        else if (pto__ps_is_kw(p, PTO__KW_ARCH)) pto__ps_arch(p);
+        else {
+            pto__ps_expected(p, "'kernel' or 'arch'");
+            pto__ps_skip_to_top(p);
+        }
+    }
+}
 
 PTODEF pto_module *pto_parse(pto_ctx *ctx, const char *filename, const char *text, size_t len)
 {
-    pto_loc loc;
-    (void)text;
-    (void)len;
-    loc.file = pto_file_add(ctx, filename);
-    loc.line = 1;
-    loc.col = 1;
-    pto_error(ctx, loc, "the parser is not built yet");
-    return NULL;
+    pto__ps_parser p;
+    int errors = pto_error_count(ctx), i;
+    memset(&p, 0, sizeof p);
+    p.ctx = ctx;
+    p.file = pto_file_add(ctx, filename ? filename : "<input>");
+    p.src = text ? text : "";
+    p.len = text ? len : 0;
+    p.line = 1;
+    p.kernel = -1;
+    if (p.len > (size_t)INT32_MAX) {
+        pto_loc loc;
+        loc.file = p.file;
+        loc.line = 1;
+        loc.col = 1;
+        pto_error(ctx, loc, "the file is too large (more than 2 GiB)");
+        return NULL;
+    }
+    p.m = pto_module_create(ctx, PTO_ARCH_A2A3);
+    if (!p.m) return NULL;
+    p.m->file = p.file;
+    for (i = 0; i < PTO__NKW; i++) p.kw[i] = pto_intern(ctx, pto__ps_kw_text[i], strlen(pto__ps_kw_text[i]));
+    pto__ps_file(&p);
+    pto_free(ctx, p.names);
+    pto_free(ctx, p.decls);
+    pto_free(ctx, p.marks);
+    if (pto_error_count(ctx) > errors) {
+        pto_module_destroy(p.m);
+        return NULL;
+    }
+    return p.m;
 }
 /* ---- End file: src/parse.c ---- */
 
 /* ---- Begin file: src/print.c ---- */
-/* print.c - the .pto printer (placeholder until the printer lands). */
+/* print.c - the .pto printer: IR -> canonical text, and pto_dump.
+
+   Needs: a module whose ids are in range (any stage of the pipeline).
+   Guarantees: canonical text that the parser reads back to the same IR, so
+   print(parse(print(x))) == print(x): 2-space indentation, params on one
+   line, the fewest parentheses that keep each expression tree, floats in the
+   shortest form that reads back to the same double and still reads as a
+   float, `} else {` on one line. Comments are not kept.
+
+   pto_dump prints the same text plus `#` comments with what later passes
+   computed: planned tile offsets and why a pass created a statement. */
+
+#include <float.h>
+#include <math.h>
+
+/* Operator precedence of an expression for parenthesisation:
+   1 additive, 2 multiplicative, 3 unary, 4 primary. */
+static int pto__pr_prec(const pto_module *m, int32_t e)
+{
+    const pto_expr *x = &m->exprs[e];
+    switch (x->kind) {
+    case PTO_E_ADD: case PTO_E_SUB: return 1;
+    case PTO_E_MUL: case PTO_E_DIV: case PTO_E_MOD: return 2;
+    case PTO_E_NEG: return 3;
+    case PTO_E_INT: return x->value < 0 ? 3 : 4;
+    default: return 4;
+    }
+}
+
+static const char *pto__pr_var_name(const pto_module *m, int32_t v)
+{
+    if (v < 0 || v >= m->n_vars) return "?";
+    return pto_str(m->ctx, m->vars[v].name);
+}
+
+/* Prints e, in parentheses when its precedence is below `min`. */
+static void pto__pr_pexpr(const pto_module *m, int32_t e, int min, pto_buf *b)
+{
+    static const char *const binop[] = {"+", "-", "*", "/", "%"};
+    const pto_expr *x;
+    int prec, paren;
+    if (e < 0 || e >= m->n_exprs) { pto_buf_puts(b, "?"); return; }
+    x = &m->exprs[e];
+    prec = pto__pr_prec(m, e);
+    paren = prec < min;
+    if (paren) pto_buf_puts(b, "(");
+    switch (x->kind) {
+    case PTO_E_INT: pto_buf_printf(b, "%lld", (long long)x->value); break;
+    case PTO_E_VAR: pto_buf_puts(b, pto__pr_var_name(m, x->a)); break;
+    case PTO_E_BLOCK: pto_buf_puts(b, "block"); break;
+    case PTO_E_BLOCKS: pto_buf_puts(b, "blocks"); break;
+    case PTO_E_SUBBLOCK: pto_buf_puts(b, "subblock"); break;
+    case PTO_E_RANK: pto_buf_puts(b, "rank"); break;
+    case PTO_E_NRANKS: pto_buf_puts(b, "nranks"); break;
+    case PTO_E_ADD: case PTO_E_SUB: case PTO_E_MUL: case PTO_E_DIV: case PTO_E_MOD:
+        /* left-associative: the right operand needs parentheses at equal precedence */
+        pto__pr_pexpr(m, x->a, prec, b);
+        pto_buf_printf(b, " %s ", binop[x->kind - PTO_E_ADD]);
+        pto__pr_pexpr(m, x->b, prec + 1, b);
+        break;
+    case PTO_E_MIN: case PTO_E_MAX:
+        pto_buf_puts(b, x->kind == PTO_E_MIN ? "min(" : "max(");
+        pto__pr_pexpr(m, x->a, 0, b);
+        pto_buf_puts(b, ", ");
+        pto__pr_pexpr(m, x->b, 0, b);
+        pto_buf_puts(b, ")");
+        break;
+    case PTO_E_NEG:
+        /* `--x` would read as two minus signs anyway, but `-(-x)` is clearer;
+           `-5` reads back as the literal -5, which prints the same */
+        /* `-0` would read back as the literal 0, so that one keeps its parentheses */
+        pto_buf_puts(b, "-");
+        pto__pr_pexpr(m, x->a, x->a >= 0 && x->a < m->n_exprs && m->exprs[x->a].kind == PTO_E_INT &&
+                                   m->exprs[x->a].value == 0 ? 5 : 4, b);
+        break;
+    default: pto_buf_puts(b, "?"); break;
+    }
+    if (paren) pto_buf_puts(b, ")");
+}
 
 PTODEF void pto_print_expr(const pto_module *m, int32_t expr, pto_buf *out)
 {
-    (void)m;
-    pto_buf_printf(out, "e%d", (int)expr);
+    pto__pr_pexpr(m, expr, 0, out);
 }
 
-PTODEF void pto_print(const pto_module *m, pto_buf *out)
+/* The shortest %g form that reads back to the same double, with a '.',
+   'e', 'inf' or 'nan' in it so that it reads back as a float. */
+static void pto__pr_fmt_double(double v, char *out, size_t size)
 {
-    pto_buf_printf(out, "arch %s\n", pto_arch_name(m->arch));
+    int prec;
+    if (v != v) { snprintf(out, size, signbit(v) ? "-nan" : "nan"); return; }
+    if (v > DBL_MAX) { snprintf(out, size, "inf"); return; }
+    if (v < -DBL_MAX) { snprintf(out, size, "-inf"); return; }
+    for (prec = 1; prec <= 17; prec++) {
+        snprintf(out, size, "%.*g", prec, v);
+        if (strtod(out, NULL) == v) break;
+    }
+    if (!strpbrk(out, ".e")) {
+        size_t n = strlen(out);
+        if (n + 3 <= size) memcpy(out + n, ".0", 3);
+    }
 }
+
+static void pto__pr_indent(pto_buf *b, int depth)
+{
+    int i;
+    for (i = 0; i < depth; i++) pto_buf_puts(b, "  ");
+}
+
+static const char *pto__pr_tile_name(const pto_module *m, int32_t t)
+{
+    if (t < 0 || t >= m->n_tiles) return "?";
+    return pto_str(m->ctx, m->tiles[t].name);
+}
+
+/* Whether the printed text of expression e starts with a scalar param name. */
+static int pto__pr_lead_scalar(const pto_module *m, int32_t e)
+{
+    const pto_expr *x;
+    if (e < 0 || e >= m->n_exprs) return 0;
+    x = &m->exprs[e];
+    switch (x->kind) {
+    case PTO_E_VAR: return x->a >= 0 && x->a < m->n_vars && m->vars[x->a].kind == PTO_V_SCALAR;
+    case PTO_E_ADD: case PTO_E_SUB: case PTO_E_MUL: case PTO_E_DIV: case PTO_E_MOD:
+        return pto__pr_prec(m, x->a) >= pto__pr_prec(m, e) && pto__pr_lead_scalar(m, x->a);
+    default: return 0;
+    }
+}
+
+/* An integer operand outside an integer-only position is read by its form.
+   In a scalar position a leading literal would read as a float and a leading
+   let or loop variable is an error, so the expression is parenthesised
+   there; elsewhere only a leading scalar param (which would read as the
+   scalar itself) needs it. */
+static int pto__pr_int_needs_parens(const pto_module *m, int32_t e, uint32_t mask)
+{
+    int int_only = (mask & PTO_A_INT) && !(mask & (PTO_A_SCALAR | PTO_A_TILES | PTO_A_GM | PTO_A_CVPIPE));
+    if (mask & PTO_A_SCALAR) return 1;
+    return !int_only && pto__pr_lead_scalar(m, e);
+}
+
+static void pto__pr_operand(const pto_module *m, const pto_operand *o, uint32_t mask, pto_buf *b)
+{
+    char num[64];
+    switch (o->kind) {
+    case PTO_O_TILE: pto_buf_puts(b, pto__pr_tile_name(m, o->ref)); break;
+    case PTO_O_GM:
+        pto_buf_puts(b, o->ref >= 0 && o->ref < m->n_params ? pto_str(m->ctx, m->params[o->ref].name) : "?");
+        if (o->e[2] >= 0) {
+            pto_buf_puts(b, "@");
+            pto__pr_pexpr(m, o->e[2], 4, b);
+        }
+        pto_buf_puts(b, "[");
+        pto__pr_pexpr(m, o->e[0], 0, b);
+        pto_buf_puts(b, ", ");
+        pto__pr_pexpr(m, o->e[1], 0, b);
+        pto_buf_puts(b, "]");
+        break;
+    case PTO_O_FLOAT:
+        pto__pr_fmt_double(o->f, num, sizeof num);
+        pto_buf_puts(b, num);
+        break;
+    case PTO_O_SCALAR: pto_buf_puts(b, pto__pr_var_name(m, o->ref)); break;
+    case PTO_O_INT:
+        if (pto__pr_int_needs_parens(m, o->e[0], mask)) {
+            pto_buf_puts(b, "(");
+            pto__pr_pexpr(m, o->e[0], 0, b);
+            pto_buf_puts(b, ")");
+        } else {
+            pto__pr_pexpr(m, o->e[0], 0, b);
+        }
+        break;
+    case PTO_O_PIPE: pto_buf_puts(b, pto_pipe_name((pto_pipe)o->ref)); break;
+    case PTO_O_CVPIPE:
+        pto_buf_puts(b, o->ref >= 0 && o->ref < m->n_cvpipes ? pto_str(m->ctx, m->cvpipes[o->ref].name) : "?");
+        break;
+    default: pto_buf_puts(b, "?"); break;
+    }
+}
+
+typedef struct pto__pr_printer {
+    const pto_module *m;
+    pto_buf *b;
+    int dump;
+} pto__pr_printer;
+
+/* The trailing `# ...` of a dumped statement: who made it, planned offsets. */
+static void pto__pr_dump_note(const pto__pr_printer *pr, int32_t s)
+{
+    static const char *const by[] = {"user", "lower", "plan", "sync", "emit"};
+    const pto_module *m = pr->m;
+    const pto_stmt *st = &m->stmts[s];
+    int any = 0;
+    if (!pr->dump) return;
+    if (st->origin != PTO_BY_USER) {
+        pto_buf_printf(pr->b, "  # by %s", st->origin < 5 ? by[st->origin] : "?");
+        if (st->note) pto_buf_printf(pr->b, ": %s", pto_str(m->ctx, st->note));
+        any = 1;
+    }
+    if (st->kind == PTO_ST_TILE && st->ref >= 0 && st->ref < m->n_tiles && m->tiles[st->ref].planned) {
+        const pto_tile *t = &m->tiles[st->ref];
+        int k, n = t->nbuf < 1 ? 1 : t->nbuf > PTO_MAX_NBUF ? PTO_MAX_NBUF : t->nbuf;
+        pto_buf_puts(pr->b, any ? "; " : "  # ");
+        pto_buf_puts(pr->b, n > 1 ? "offsets" : "offset");
+        for (k = 0; k < n; k++) pto_buf_printf(pr->b, " 0x%llx", (unsigned long long)t->offset[k]);
+    }
+}
+
+static void pto__pr_pblock(const pto__pr_printer *pr, int32_t block, int depth);
+
+static void pto__pr_ptile(const pto__pr_printer *pr, const pto_tile *t)
+{
+    const pto_module *m = pr->m;
+    pto_buf *b = pr->b;
+    pto_buf_printf(b, "tile %s: %s %s[%d, %d]", pto_str(m->ctx, t->name), pto_space_name((pto_space)t->space),
+                   pto_dtype_name((pto_dtype)t->dtype), (int)t->rows, (int)t->cols);
+    if (t->valid_r >= 0 || t->valid_c >= 0) {
+        pto_buf_puts(b, " valid(");
+        if (t->valid_r >= 0) pto__pr_pexpr(m, t->valid_r, 0, b); else pto_buf_printf(b, "%d", (int)t->rows);
+        pto_buf_puts(b, ", ");
+        if (t->valid_c >= 0) pto__pr_pexpr(m, t->valid_c, 0, b); else pto_buf_printf(b, "%d", (int)t->cols);
+        pto_buf_puts(b, ")");
+    }
+    if (t->nbuf != 1) pto_buf_printf(b, " x%d", (int)t->nbuf);
+    if (t->pin != PTO_NO_ADDR) pto_buf_printf(b, " at 0x%llx", (unsigned long long)t->pin);
+}
+
+/* A statement that opens a block: the header, then the body and `}`. */
+static void pto__pr_pbody(const pto__pr_printer *pr, int32_t s, int32_t body, int depth)
+{
+    pto_buf_puts(pr->b, " {");
+    pto__pr_dump_note(pr, s);
+    pto_buf_puts(pr->b, "\n");
+    pto__pr_pblock(pr, body, depth + 1);
+    pto__pr_indent(pr->b, depth);
+    pto_buf_puts(pr->b, "}");
+}
+
+static void pto__pr_pstmt(const pto__pr_printer *pr, int32_t s, int depth)
+{
+    const pto_module *m = pr->m;
+    const pto_stmt *st = &m->stmts[s];
+    pto_buf *b = pr->b;
+    const pto_opinfo *info;
+    int i;
+    pto__pr_indent(b, depth);
+    switch (st->kind) {
+    case PTO_ST_OP:
+        info = pto_opinfo_get((pto_op)st->op);
+        pto_buf_puts(b, info->name);
+        for (i = 0; i < st->nargs; i++) {
+            pto_buf_puts(b, i ? ", " : " ");
+            pto__pr_operand(m, &m->operands[st->arg0 + i], i < info->nargs && i < 4 ? info->arg[i] : 0, b);
+        }
+        break;
+    case PTO_ST_TILE:
+        if (st->ref >= 0 && st->ref < m->n_tiles) pto__pr_ptile(pr, &m->tiles[st->ref]);
+        break;
+    case PTO_ST_LET:
+        pto_buf_printf(b, "let %s = ", pto__pr_var_name(m, st->ref));
+        pto__pr_pexpr(m, st->e[0], 0, b);
+        break;
+    case PTO_ST_FOR:
+        pto_buf_printf(b, "for %s = ", pto__pr_var_name(m, st->ref));
+        pto__pr_pexpr(m, st->e[0], 0, b);
+        pto_buf_puts(b, " to ");
+        pto__pr_pexpr(m, st->e[1], 0, b);
+        if (st->e[2] >= 0) {
+            pto_buf_puts(b, " step ");
+            pto__pr_pexpr(m, st->e[2], 0, b);
+        }
+        pto__pr_pbody(pr, s, st->body, depth);
+        break;
+    case PTO_ST_IF:
+        pto_buf_puts(b, "if ");
+        pto__pr_pexpr(m, st->e[0], 0, b);
+        pto_buf_printf(b, " %s ", pto_cmp_name((pto_cmp)st->cmp));
+        pto__pr_pexpr(m, st->e[1], 0, b);
+        pto__pr_pbody(pr, s, st->body, depth);
+        if (st->orelse >= 0) {
+            pto_buf_puts(b, " else {\n");
+            pto__pr_pblock(pr, st->orelse, depth + 1);
+            pto__pr_indent(b, depth);
+            pto_buf_puts(b, "}");
+        }
+        pto_buf_puts(b, "\n");
+        return;
+    case PTO_ST_SECTION:
+        pto_buf_puts(b, st->ref == PTO_CORE_CUBE ? "cube" : "vector");
+        pto__pr_pbody(pr, s, st->body, depth);
+        pto_buf_puts(b, "\n");
+        return;
+    default:
+        pto_buf_puts(b, "?");
+        break;
+    }
+    if (st->kind != PTO_ST_FOR) pto__pr_dump_note(pr, s);
+    pto_buf_puts(b, "\n");
+}
+
+static void pto__pr_pblock(const pto__pr_printer *pr, int32_t block, int depth)
+{
+    int32_t s;
+    if (block < 0 || block >= pr->m->n_blocks) return;
+    for (s = pr->m->blocks[block].head; s >= 0; s = pr->m->stmts[s].next) pto__pr_pstmt(pr, s, depth);
+}
+
+static void pto__pr_pkernel(const pto__pr_printer *pr, const pto_kernel *k)
+{
+    static const char *const kinds[] = {"vector", "cube", "mix"};
+    static const char *const dirs[] = {"in", "out", "inout"};
+    const pto_module *m = pr->m;
+    pto_buf *b = pr->b;
+    int32_t i;
+    int d;
+    pto_buf_printf(b, "kernel %s(", pto_str(m->ctx, k->name));
+    for (i = 0; i < k->nparams; i++) {
+        const pto_param *p = &m->params[k->param0 + i];
+        if (i) pto_buf_puts(b, ", ");
+        if (p->kind == PTO_P_SCALAR) {
+            pto_buf_printf(b, "scalar %s: %s", pto_str(m->ctx, p->name), pto_dtype_name((pto_dtype)p->dtype));
+            continue;
+        }
+        pto_buf_printf(b, "%s %s: %s[", dirs[p->dir < 3 ? p->dir : 0], pto_str(m->ctx, p->name),
+                       pto_dtype_name((pto_dtype)p->dtype));
+        for (d = 0; d < 2; d++) {
+            if (d) pto_buf_puts(b, ", ");
+            if (p->dim_var[d] >= 0) pto_buf_puts(b, pto__pr_var_name(m, p->dim_var[d]));
+            else pto_buf_printf(b, "%lld", (long long)p->dim[d]);
+        }
+        pto_buf_puts(b, p->window ? "] window" : "]");
+    }
+    pto_buf_printf(b, ") %s", kinds[k->kind < 3 ? k->kind : 0]);
+    if (k->blocks >= 0) {
+        pto_buf_puts(b, " blocks(");
+        pto__pr_pexpr(m, k->blocks, 0, b);
+        pto_buf_puts(b, ")");
+    }
+    if (k->ranks) pto_buf_puts(b, " ranks");
+    pto_buf_puts(b, " {\n");
+    pto__pr_pblock(pr, k->body, 1);
+    pto_buf_puts(b, "}\n");
+}
+
+static void pto__pr_pmodule(const pto_module *m, pto_buf *out, int dump)
+{
+    pto__pr_printer pr;
+    int32_t k;
+    pr.m = m;
+    pr.b = out;
+    pr.dump = dump;
+    if (m->arch != PTO_ARCH_A2A3) pto_buf_printf(out, "arch %s\n\n", pto_arch_name(m->arch));
+    for (k = 0; k < m->n_kernels; k++) {
+        if (k) pto_buf_puts(out, "\n");
+        pto__pr_pkernel(&pr, &m->kernels[k]);
+    }
+}
+
+PTODEF void pto_print(const pto_module *m, pto_buf *out) { pto__pr_pmodule(m, out, 0); }
+
+PTODEF void pto_dump(const pto_module *m, pto_buf *out) { pto__pr_pmodule(m, out, 1); }
 /* ---- End file: src/print.c ---- */
 
 /* ---- Begin file: src/verify.c ---- */
-/* verify.c - the verifier (placeholder until it lands). */
+/* verify.c - the verifier: every rule of the IR that a user can break.
+
+   Needs: a module as the parser or the C API builds it (ids may be wrong when
+   the C API is misused; the verifier checks them before following them).
+
+   Guarantees on PTO_OK, for the planner, the sync inserter, the emitter and
+   the interpreter:
+     - every name resolves: tiles and let/loop vars are used only where they
+       are in scope, in their own kernel; no name shadows another;
+     - every op has the operand count, kinds, spaces, dtypes and shapes its
+       row of the op table and its class demand (matmul [M,K]x[K,N]->[M,N],
+       row reductions to [R,1], ...), reads only tiles some earlier write (or
+       a write later in an enclosing loop, for a tile declared outside that
+       loop) can have filled, and never reads an `out` or writes an `in`
+       tensor;
+     - every tile fits its space (times its xN slots), keeps 32-byte rows (or
+       32-byte columns for [R,1] vectors) in vec, has a sane pin, a valid
+       region inside its shape, and xN only inside a loop;
+     - GM windows, textract windows, valid regions, loop steps, block counts
+       and event ids that are known statically are in range;
+     - mix kernels are exactly a cube section and a vector section, each using
+       only its own core's memories and pipes.
+
+   How: one pass per kernel numbers the statements in program order and lists
+   every tile write (phase 0); a second pass checks (phase 1). Both walk the
+   statement lists iteratively (no recursion on nesting depth), so the cost is
+   linear in the size of the module. Integer expressions are folded into
+   affine forms (const + sum k * var) over loop vars with static bounds and
+   `block` with a static block count; the extremes of such a form are exact,
+   so a window indexed by `block * 128 + i * 16` is checked at both ends
+   without false alarms. Anything not affine is simply not checked statically.
+
+   Every error is reported (up to the context's limit) and checking goes on. */
+
+#define PTO__VK 4              /* terms of an affine form */
+#define PTO__VBLOCK (-2)       /* the `block` builtin as a term of a form */
+#define PTO__VDEPTH 2000       /* deepest expression tree accepted */
+#define PTO__IN_BLOCKS 1       /* expression context: a blocks(...) count */
+
+/* const + sum k[i] * var[i]; ok = 0 when the expression is not affine (or
+   not foldable at all). */
+typedef struct pto__vform {
+    int ok, n;
+    int64_t c;
+    int32_t var[PTO__VK];
+    int64_t k[PTO__VK];
+} pto__vform;
+
+/* One tile write: its program-order position and the tile's next write. */
+typedef struct pto__vwrite { int32_t pos, next; } pto__vwrite;
+
+/* What a name is bound to while it is in scope. */
+enum { PTO__N_NONE, PTO__N_PARAM, PTO__N_DIM, PTO__N_TILE, PTO__N_VAR };
+
+/* Per-tile flags. */
+#define PTO__T_SCOPE 1         /* declared and in scope now */
+#define PTO__T_UNINIT 2        /* an uninitialised read was reported already */
+
+typedef struct pto__verifier {
+    pto_ctx *ctx;
+    pto_module *m;
+    int phase;                 /* 0: number + collect writes; 1: check */
+    int internal;              /* an internal failure (oom, malformed lists) */
+    int32_t kernel;
+    int core;                  /* core of the statements being checked, -1 none */
+    int64_t nblocks;           /* static block count, or -1 */
+    int32_t counter;           /* program-order position */
+    pto_loc here;              /* the statement being checked */
+    int32_t ifdepth;
+    int sections[2];           /* sections seen per core in this mix kernel */
+    /* per statement */
+    int32_t *pos, *endpos;     /* position; FOR: position of its last body stmt */
+    /* per tile */
+    uint8_t *tflags;
+    int32_t *tdepth;           /* loop depth at the declaration */
+    int32_t *wfirst, *wlast, *wcur;
+    pto__vform *tvalid;        /* 2 per tile: the valid rows and cols */
+    /* tile writes, in program order, chained per tile */
+    pto__vwrite *w;
+    int32_t n_w, cap_w;
+    /* per var */
+    uint8_t *vlive, *vrange;   /* in scope; has a static range (loop vars) */
+    int32_t *vifdepth;         /* loop vars: if depth at the loop */
+    int64_t *vlo, *vhi;
+    pto__vform *vform;         /* let vars: their value */
+    /* per interned name */
+    uint8_t *nkind;
+    int32_t *nid, *kname;
+    int32_t n_names;
+    /* enclosing loops (FOR stmts), outermost first */
+    int32_t *loops;
+    int32_t nloops, cap_loops;
+} pto__verifier;
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static const char *pto__vname(const pto__verifier *v, int32_t id) { return pto_str(v->ctx, id); }
+
+static void *pto__vcalloc(pto__verifier *v, size_t n, size_t size)
+{
+    void *p = pto_alloc(v->ctx, n * size + 1);
+    if (!p) { v->internal = 1; pto__oom(v->ctx); return NULL; }
+    memset(p, 0, n * size + 1);
+    return p;
+}
+
+static int pto__vdtype_float(int dt) { return dt == PTO_F32 || dt == PTO_F16 || dt == PTO_BF16; }
+
+/* Where an expression starts: its leftmost token (a binary node's own loc
+   is its operator), or the fallback when it has none. */
+static pto_loc pto__vexpr_loc(const pto__verifier *v, int32_t e, pto_loc fallback)
+{
+    int depth = 0;
+    while (e >= 0 && e < v->m->n_exprs && depth++ < PTO__VDEPTH) {
+        const pto_expr *x = &v->m->exprs[e];
+        if (x->kind < PTO_E_ADD || x->kind > PTO_E_MOD || x->a < 0 || x->a >= v->m->n_exprs)
+            return x->loc.line > 0 ? x->loc : fallback;
+        e = x->a;
+    }
+    return fallback;
+}
+
+/* Checked 64-bit arithmetic: 0 on overflow. */
+static int pto__vadd(int64_t a, int64_t b, int64_t *r)
+{
+    if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return 0;
+    *r = a + b;
+    return 1;
+}
+
+static int pto__vmul(int64_t a, int64_t b, int64_t *r)
+{
+    if (a == 0 || b == 0) { *r = 0; return 1; }
+    if (a == -1) { if (b == INT64_MIN) return 0; *r = -b; return 1; }
+    if (b == -1) { if (a == INT64_MIN) return 0; *r = -a; return 1; }
+    if (a > 0 ? (b > 0 ? a > INT64_MAX / b : b < INT64_MIN / a)
+              : (b > 0 ? a < INT64_MIN / b : b < INT64_MAX / a)) return 0;
+    *r = a * b;
+    return 1;
+}
+
+/* ---- affine forms ---------------------------------------------------- */
+
+static void pto__fconst(pto__vform *f, int64_t c) { f->ok = 1; f->n = 0; f->c = c; }
+static void pto__fnone(pto__vform *f) { f->ok = 0; f->n = 0; f->c = 0; }
+
+static void pto__fterm(pto__vform *f, int32_t var, int64_t k)
+{
+    int i;
+    if (!f->ok || k == 0) return;
+    for (i = 0; i < f->n; i++) {
+        if (f->var[i] != var) continue;
+        if (!pto__vadd(f->k[i], k, &f->k[i])) { pto__fnone(f); return; }
+        if (f->k[i] == 0) {
+            f->n--;
+            f->var[i] = f->var[f->n];
+            f->k[i] = f->k[f->n];
+        }
+        return;
+    }
+    if (f->n == PTO__VK) { pto__fnone(f); return; }
+    f->var[f->n] = var;
+    f->k[f->n++] = k;
+}
+
+/* f += sign * g */
+static void pto__fadd(pto__vform *f, const pto__vform *g, int64_t sign)
+{
+    int64_t c;
+    int i;
+    if (!f->ok || !g->ok) { pto__fnone(f); return; }
+    if (!pto__vmul(g->c, sign, &c) || !pto__vadd(f->c, c, &f->c)) { pto__fnone(f); return; }
+    for (i = 0; i < g->n; i++) {
+        int64_t k;
+        if (!pto__vmul(g->k[i], sign, &k)) { pto__fnone(f); return; }
+        pto__fterm(f, g->var[i], k);
+    }
+}
+
+static void pto__fscale(pto__vform *f, int64_t s)
+{
+    int i;
+    if (!f->ok) return;
+    if (!pto__vmul(f->c, s, &f->c)) { pto__fnone(f); return; }
+    for (i = 0; i < f->n; i++)
+        if (!pto__vmul(f->k[i], s, &f->k[i])) { pto__fnone(f); return; }
+    if (s == 0) f->n = 0;
+}
+
+static int pto__fisconst(const pto__vform *f) { return f->ok && f->n == 0; }
+
+/* The static range of a var at the current statement: a loop var with
+   constant bounds whose loop body is not under an `if` here (a branch inside
+   the loop may skip some iterations), or `block` with a static block count
+   and no enclosing `if`. */
+static int pto__vvar_range(const pto__verifier *v, int32_t var, int64_t *lo, int64_t *hi)
+{
+    if (var == PTO__VBLOCK) {
+        if (v->nblocks <= 0 || v->ifdepth > 0) return 0;
+        *lo = 0;
+        *hi = v->nblocks - 1;
+        return 1;
+    }
+    if (var < 0 || var >= v->m->n_vars || !v->vrange[var] || !v->vlive[var]) return 0;
+    if (v->ifdepth > v->vifdepth[var]) return 0;
+    *lo = v->vlo[var];
+    *hi = v->vhi[var];
+    return 1;
+}
+
+/* Exact extremes of an affine form (its vars are independent). */
+static int pto__frange(const pto__verifier *v, const pto__vform *f, int64_t *lo, int64_t *hi)
+{
+    int i;
+    if (!f->ok) return 0;
+    *lo = *hi = f->c;
+    for (i = 0; i < f->n; i++) {
+        int64_t a, b, x, y;
+        if (!pto__vvar_range(v, f->var[i], &a, &b)) return 0;
+        if (!pto__vmul(f->k[i], a, &x) || !pto__vmul(f->k[i], b, &y)) return 0;
+        if (x > y) { int64_t t = x; x = y; y = t; }
+        if (!pto__vadd(*lo, x, lo) || !pto__vadd(*hi, y, hi)) return 0;
+    }
+    return 1;
+}
+
+/* ---- expressions ------------------------------------------------------ */
+
+static void pto__vexpr(pto__verifier *v, int32_t e, int where, pto__vform *out, int depth);
+
+static void pto__vexpr_var(pto__verifier *v, const pto_expr *x, pto__vform *out)
+{
+    const pto_module *m = v->m;
+    const pto_var *var;
+    pto__fnone(out);
+    if (x->a < 0 || x->a >= m->n_vars) { pto_error(v->ctx, x->loc, "expression names no variable"); return; }
+    var = &m->vars[x->a];
+    if (var->kernel != v->kernel ||
+        ((var->kind == PTO_V_LET || var->kind == PTO_V_LOOP) && !v->vlive[x->a])) {
+        pto_error(v->ctx, x->loc, "'%s' is not defined here", pto__vname(v, var->name));
+        return;
+    }
+    if (var->kind == PTO_V_LET) { *out = v->vform[x->a]; return; }
+    if (var->kind == PTO_V_LOOP) { pto__fconst(out, 0); pto__fterm(out, x->a, 1); return; }
+    if (var->kind == PTO_V_SCALAR && var->def >= 0 && var->def < m->n_params) {
+        int dt = m->params[var->def].dtype;
+        if (!(dt == PTO_I32 || dt == PTO_I8))
+            pto_error(v->ctx, x->loc, "scalar '%s' is %s; integer expressions need an integer scalar",
+                      pto__vname(v, var->name), pto_dtype_name((pto_dtype)dt));
+    }
+}
+
+static void pto__vexpr_builtin(pto__verifier *v, const pto_expr *x, int where, pto__vform *out)
+{
+    static const char *const names[] = {"block", "blocks", "subblock", "rank", "nranks"};
+    const char *name = names[x->kind - PTO_E_BLOCK];
+    pto__fnone(out);
+    if ((x->kind == PTO_E_RANK || x->kind == PTO_E_NRANKS) && !v->m->kernels[v->kernel].ranks) {
+        pto_error(v->ctx, x->loc, "'%s' is only defined in a ranks kernel", name);
+        return;
+    }
+    if ((where & PTO__IN_BLOCKS) && x->kind != PTO_E_RANK && x->kind != PTO_E_NRANKS) {
+        pto_error(v->ctx, x->loc, "'%s' cannot be used in blocks(...)", name);
+        return;
+    }
+    if (x->kind == PTO_E_BLOCK) { pto__fconst(out, 0); pto__fterm(out, PTO__VBLOCK, 1); }
+    else if (x->kind == PTO_E_BLOCKS && v->nblocks > 0) pto__fconst(out, v->nblocks);
+}
+
+/* Folds div/mod/min/max of two constants (C semantics). */
+static void pto__vfold(pto__verifier *v, const pto_expr *x, const pto__vform *a, const pto__vform *b,
+                       pto__vform *out)
+{
+    int64_t p, q;
+    pto__fnone(out);
+    if ((x->kind == PTO_E_DIV || x->kind == PTO_E_MOD) && pto__fisconst(b) && b->c == 0) {
+        pto_error(v->ctx, pto__vexpr_loc(v, x->b, x->loc), "%s by zero",
+                  x->kind == PTO_E_DIV ? "division" : "modulo");
+        return;
+    }
+    if (!pto__fisconst(a) || !pto__fisconst(b)) return;
+    p = a->c;
+    q = b->c;
+    switch (x->kind) {
+    case PTO_E_DIV: if (!(p == INT64_MIN && q == -1)) pto__fconst(out, p / q); break;
+    case PTO_E_MOD: if (!(p == INT64_MIN && q == -1)) pto__fconst(out, p % q); break;
+    case PTO_E_MIN: pto__fconst(out, p < q ? p : q); break;
+    default: pto__fconst(out, p > q ? p : q); break;
+    }
+}
+
+static void pto__vexpr_bin(pto__verifier *v, const pto_expr *x, int where, pto__vform *out, int depth)
+{
+    pto__vform a, b;
+    pto__vexpr(v, x->a, where, &a, depth + 1);
+    if (x->kind == PTO_E_NEG) { *out = a; pto__fscale(out, -1); return; }
+    pto__vexpr(v, x->b, where, &b, depth + 1);
+    switch (x->kind) {
+    case PTO_E_ADD: *out = a; pto__fadd(out, &b, 1); break;
+    case PTO_E_SUB: *out = a; pto__fadd(out, &b, -1); break;
+    case PTO_E_MUL:
+        if (pto__fisconst(&a)) { *out = b; pto__fscale(out, a.c); }
+        else if (pto__fisconst(&b)) { *out = a; pto__fscale(out, b.c); }
+        else pto__fnone(out);
+        break;
+    default: pto__vfold(v, x, &a, &b, out); break;
+    }
+}
+
+/* Checks an integer expression (names in scope, builtins allowed here,
+   integer scalars only, no static division by zero) and folds it. */
+static void pto__vexpr(pto__verifier *v, int32_t e, int where, pto__vform *out, int depth)
+{
+    const pto_expr *x;
+    pto__fnone(out);
+    if (e < 0 || e >= v->m->n_exprs) { pto_error(v->ctx, v->here, "missing or malformed expression"); return; }
+    x = &v->m->exprs[e];
+    if (depth > PTO__VDEPTH) { pto_error(v->ctx, x->loc, "expression nested too deeply"); return; }
+    switch (x->kind) {
+    case PTO_E_INT: pto__fconst(out, x->value); break;
+    case PTO_E_VAR: pto__vexpr_var(v, x, out); break;
+    case PTO_E_BLOCK: case PTO_E_BLOCKS: case PTO_E_SUBBLOCK: case PTO_E_RANK: case PTO_E_NRANKS:
+        pto__vexpr_builtin(v, x, where, out);
+        break;
+    case PTO_E_ADD: case PTO_E_SUB: case PTO_E_MUL: case PTO_E_DIV: case PTO_E_MOD:
+    case PTO_E_MIN: case PTO_E_MAX: case PTO_E_NEG:
+        pto__vexpr_bin(v, x, where, out, depth);
+        break;
+    default: pto_error(v->ctx, x->loc, "malformed expression"); break;
+    }
+}
+
+/* ---- names ------------------------------------------------------------ */
+
+static pto_loc pto__vname_loc(const pto__verifier *v, int kind, int32_t id)
+{
+    switch (kind) {
+    case PTO__N_PARAM: return v->m->params[id].loc;
+    case PTO__N_TILE: return v->m->tiles[id].loc;
+    default: return v->m->vars[id].loc;
+    }
+}
+
+static const char *pto__vbind_word(const pto__verifier *v, int kind, int32_t id)
+{
+    switch (kind) {
+    case PTO__N_PARAM: return v->m->params[id].kind == PTO_P_SCALAR ? "scalar param" : "tensor";
+    case PTO__N_TILE: return "tile";
+    case PTO__N_DIM: return "dim";
+    default: return v->m->vars[id].kind == PTO_V_LOOP ? "loop variable" : "let";
+    }
+}
+
+/* Binds a name for its scope; shadowing any visible name is an error. */
+static void pto__vbind(pto__verifier *v, int32_t name, int kind, int32_t id, pto_loc loc)
+{
+    if (name <= 0 || name >= v->n_names) return;
+    if (v->nkind[name] != PTO__N_NONE) {
+        pto_loc prev = pto__vname_loc(v, v->nkind[name], v->nid[name]);
+        pto_error(v->ctx, loc, "'%s' shadows the %s declared at %d:%d (shadowing is not allowed)",
+                  pto__vname(v, name), pto__vbind_word(v, v->nkind[name], v->nid[name]), (int)prev.line,
+                  (int)prev.col);
+        return;
+    }
+    v->nkind[name] = (uint8_t)kind;
+    v->nid[name] = id;
+}
+
+static void pto__vunbind(pto__verifier *v, int32_t name, int kind, int32_t id)
+{
+    if (name > 0 && name < v->n_names && v->nkind[name] == kind && v->nid[name] == id)
+        v->nkind[name] = PTO__N_NONE;
+}
+
+/* ---- tiles ------------------------------------------------------------ */
+
+static int pto__vspace_core(int space) { return space == PTO_VEC ? PTO_CORE_VECTOR : PTO_CORE_CUBE; }
+
+/* The tile's space must belong to the core that runs its statements. */
+static void pto__vtile_core(pto__verifier *v, const pto_tile *t)
+{
+    const pto_kernel *k = &v->m->kernels[v->kernel];
+    const char *sp = pto_space_name((pto_space)t->space), *kn = pto__vname(v, k->name);
+    if (v->core < 0 || pto__vspace_core(t->space) == v->core) return;
+    if (k->kind == PTO_KK_VECTOR)
+        pto_error(v->ctx, t->loc, "vector kernel '%s' cannot use a '%s' tile (the vector core has only vec)", kn, sp);
+    else if (k->kind == PTO_KK_CUBE)
+        pto_error(v->ctx, t->loc, "cube kernel '%s' cannot use a 'vec' tile (vec belongs to the vector core)", kn);
+    else if (t->space == PTO_VEC)
+        pto_error(v->ctx, t->loc, "'vec' tile '%s' in the cube section (vec belongs to the vector core)",
+                  pto__vname(v, t->name));
+    else
+        pto_error(v->ctx, t->loc, "'%s' tile '%s' in the vector section (%s belongs to the cube core)", sp,
+                  pto__vname(v, t->name), sp);
+}
+
+/* 32-byte rows in vec; a [R, 1] column vector is stored column-major. */
+static void pto__vtile_align(pto__verifier *v, const pto_tile *t)
+{
+    int size = pto_dtype_size((pto_dtype)t->dtype);
+    const char *dn = pto_dtype_name((pto_dtype)t->dtype), *tn = pto__vname(v, t->name);
+    if (t->space != PTO_VEC) return;
+    if (t->cols == 1 && t->rows > 1) {
+        if ((int64_t)t->rows * size % 32 != 0)
+            pto_error(v->ctx, t->loc, "column tile '%s' is %lld bytes (%d x %s); a [R, 1] vec tile needs a multiple of 32 bytes",
+                      tn, (long long)t->rows * size, (int)t->rows, dn);
+    } else if ((int64_t)t->cols * size % 32 != 0) {
+        pto_error(v->ctx, t->loc, "row of vec tile '%s' is %lld bytes (%d x %s); vec rows must be a multiple of 32 bytes",
+                  tn, (long long)t->cols * size, (int)t->cols, dn);
+    }
+}
+
+static void pto__vtile_fit(pto__verifier *v, const pto_tile *t)
+{
+    int64_t cap = pto_space_capacity(v->m->arch, (pto_space)t->space);
+    int64_t one = pto_tile_bytes(t), all = one * t->nbuf;
+    const char *tn = pto__vname(v, t->name), *sp = pto_space_name((pto_space)t->space);
+    const char *an = pto_arch_name(v->m->arch);
+    if (all > cap) {
+        if (t->nbuf > 1)
+            pto_error(v->ctx, t->loc, "tile '%s' needs %lld bytes (%d x %lld), more than the %lld bytes of '%s' on %s",
+                      tn, (long long)all, (int)t->nbuf, (long long)one, (long long)cap, sp, an);
+        else
+            pto_error(v->ctx, t->loc, "tile '%s' needs %lld bytes, more than the %lld bytes of '%s' on %s",
+                      tn, (long long)all, (long long)cap, sp, an);
+        return;
+    }
+    if (t->pin == PTO_NO_ADDR) return;
+    if (t->pin < 0)
+        pto_error(v->ctx, t->loc, "pinned address %lld of tile '%s' is negative", (long long)t->pin, tn);
+    else if (t->pin % 32 != 0)
+        pto_error(v->ctx, t->loc, "pinned address %lld of tile '%s' is not 32-byte aligned", (long long)t->pin, tn);
+    else if (t->pin > cap - all)
+        pto_error(v->ctx, t->loc, "tile '%s' pinned at %lld ends at %lld, past the %lld bytes of '%s' on %s",
+                  tn, (long long)t->pin, (long long)(t->pin + all), (long long)cap, sp, an);
+}
+
+static void pto__vtile_valid(pto__verifier *v, int32_t id, const pto_tile *t)
+{
+    int d;
+    for (d = 0; d < 2; d++) {
+        int32_t e = d ? t->valid_c : t->valid_r;
+        int32_t extent = d ? t->cols : t->rows;
+        pto__vform *f = &v->tvalid[2 * id + d];
+        int64_t lo, hi;
+        const char *what = d ? "cols" : "rows";
+        if (e < 0) { pto__fconst(f, extent); continue; }
+        pto__vexpr(v, e, 0, f, 0);
+        if (!pto__frange(v, f, &lo, &hi)) continue;
+        if (lo < 0)
+            pto_error(v->ctx, pto__vexpr_loc(v, e, t->loc), "valid %s of '%s' can be %lld, below 0",
+                      what, pto__vname(v, t->name), (long long)lo);
+        else if (hi > extent)
+            pto_error(v->ctx, pto__vexpr_loc(v, e, t->loc), "valid %s of '%s' can be %lld, more than its %d %s",
+                      what, pto__vname(v, t->name), (long long)hi, (int)extent, what);
+    }
+}
+
+static void pto__vtile(pto__verifier *v, int32_t s)
+{
+    const pto_stmt *st = &v->m->stmts[s];
+    const pto_tile *t;
+    const char *tn;
+    if (st->ref < 0 || st->ref >= v->m->n_tiles) { pto_error(v->ctx, st->loc, "tile statement names no tile"); return; }
+    t = &v->m->tiles[st->ref];
+    tn = pto__vname(v, t->name);
+    pto__vbind(v, t->name, PTO__N_TILE, st->ref, t->loc);
+    v->tflags[st->ref] |= PTO__T_SCOPE;
+    v->tdepth[st->ref] = v->nloops;
+    pto__fconst(&v->tvalid[2 * st->ref], t->rows);
+    pto__fconst(&v->tvalid[2 * st->ref + 1], t->cols);
+    if (t->space == PTO_GM || t->space >= PTO_NSPACE) {
+        pto_error(v->ctx, t->loc, "tile '%s' cannot live in '%s'", tn, pto_space_name((pto_space)t->space));
+        return;
+    }
+    if (t->dtype == PTO_DT_NONE || t->dtype >= PTO_NDTYPE) { pto_error(v->ctx, t->loc, "tile '%s' needs a dtype", tn); return; }
+    if (t->rows <= 0 || t->cols <= 0) {
+        pto_error(v->ctx, t->loc, "tile '%s' must have a positive shape, got [%d, %d]", tn, (int)t->rows, (int)t->cols);
+        return;
+    }
+    if (t->nbuf < 1)
+        pto_error(v->ctx, t->loc, "tile '%s' needs at least one buffer, got x%d", tn, (int)t->nbuf);
+    else if (t->nbuf > PTO_MAX_NBUF)
+        pto_error(v->ctx, t->loc, "tile '%s' has x%d but at most x%d slots are allowed", tn, (int)t->nbuf, PTO_MAX_NBUF);
+    else if (t->nbuf > 1 && v->nloops == 0)
+        pto_error(v->ctx, t->loc, "tile '%s' is x%d outside any loop (its slots rotate per iteration)", tn, (int)t->nbuf);
+    pto__vtile_core(v, t);
+    pto__vtile_align(v, t);
+    if (t->nbuf >= 1 && t->nbuf <= PTO_MAX_NBUF) pto__vtile_fit(v, t);
+    pto__vtile_valid(v, st->ref, t);
+}
+
+/* ---- operands --------------------------------------------------------- */
+
+static const char *pto__vkind_name(int kind)
+{
+    switch (kind) {
+    case PTO_O_TILE: return "a tile";
+    case PTO_O_GM: return "a GM window";
+    case PTO_O_FLOAT: return "a float literal";
+    case PTO_O_SCALAR: return "a scalar";
+    case PTO_O_INT: return "an integer";
+    case PTO_O_PIPE: return "a pipe";
+    case PTO_O_CVPIPE: return "a cube/vector pipe";
+    default: return "a malformed operand";
+    }
+}
+
+/* "vec", "vec or mat", "mat, acc or vec": the spaces of a mask, in a fixed order. */
+static void pto__vspaces(uint32_t mask, char *buf, size_t size)
+{
+    static const int order[] = {PTO_VEC, PTO_MAT, PTO_LEFT, PTO_RIGHT, PTO_ACC, PTO_BIAS, PTO_SCALING};
+    int i, n = 0, total = 0;
+    size_t len = 0;
+    buf[0] = 0;
+    for (i = 0; i < 7; i++) total += (mask & PTO_A_SPACE(order[i])) != 0;
+    for (i = 0; i < 7; i++) {
+        if (!(mask & PTO_A_SPACE(order[i]))) continue;
+        n++;
+        len += (size_t)snprintf(buf + len, size - len, "%s%s", n == 1 ? "" : n == total ? " or " : ", ",
+                                pto_space_name((pto_space)order[i]));
+        if (len >= size) return;
+    }
+}
+
+static void pto__vexpected(uint32_t mask, char *buf, size_t size)
+{
+    const char *parts[6];
+    int n = 0, i;
+    size_t len = 0;
+    if (mask & PTO_A_TILES) parts[n++] = "a tile";
+    if (mask & PTO_A_GM) parts[n++] = "a GM window";
+    if (mask & PTO_A_SCALAR) parts[n++] = "a scalar";
+    if (mask & PTO_A_INT) parts[n++] = "an integer";
+    if (mask & PTO_A_PIPE) parts[n++] = "a pipe";
+    if (mask & PTO_A_CVPIPE) parts[n++] = "a cube/vector pipe";
+    buf[0] = 0;
+    for (i = 0; i < n && len < size; i++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? " or " : "", parts[i]);
+}
+
+/* Is this operand kind one the mask allows? An integer that folds to a
+   constant is accepted where a scalar goes (`tmuls d, a, 2`). */
+static int pto__vkind_ok(pto__verifier *v, const pto_operand *o, uint32_t mask)
+{
+    switch (o->kind) {
+    case PTO_O_TILE: return (mask & (PTO_A_TILES | PTO_A_SPACE(PTO_BIAS) | PTO_A_SPACE(PTO_SCALING))) != 0;
+    case PTO_O_GM: return (mask & PTO_A_GM) != 0;
+    case PTO_O_FLOAT: case PTO_O_SCALAR: return (mask & PTO_A_SCALAR) != 0;
+    case PTO_O_INT:
+        if (mask & PTO_A_INT) return 1;
+        if (mask & PTO_A_SCALAR) {
+            pto__vform f;
+            int before = pto_error_count(v->ctx);
+            pto__vexpr(v, o->e[0], 0, &f, 0);
+            return pto_error_count(v->ctx) != before || pto__fisconst(&f);
+        }
+        return 0;
+    case PTO_O_PIPE: return (mask & PTO_A_PIPE) != 0;
+    case PTO_O_CVPIPE: return (mask & PTO_A_CVPIPE) != 0;
+    default: return 0;
+    }
+}
+
+/* The first program-order write of tile t that can have happened before
+   the statement at position p runs: one earlier in program order, or one
+   later (or at p) in the outermost loop around p that the tile is declared
+   outside of, which reaches p's next iteration. A write at p itself never
+   precedes p's first run. */
+static int pto__vwritten(pto__verifier *v, int32_t t, int32_t p)
+{
+    int32_t c = v->wcur[t], loop;
+    if (v->wfirst[t] >= 0 && v->w[v->wfirst[t]].pos < p) return 1;
+    while (c >= 0 && v->w[c].pos <= p) c = v->w[c].next;
+    v->wcur[t] = c;
+    if (c < 0 || v->tdepth[t] >= v->nloops) return 0;
+    loop = v->loops[v->tdepth[t]];
+    return v->w[c].pos <= v->endpos[loop];
+}
+
+static void pto__vread_tile(pto__verifier *v, int32_t s, int32_t t, const pto_operand *o)
+{
+    const pto_stmt *st = &v->m->stmts[s];
+    if (v->tflags[t] & PTO__T_UNINIT) return;
+    if (pto__vwritten(v, t, v->pos[s])) return;
+    v->tflags[t] |= PTO__T_UNINIT;
+    if (st->op == PTO_OP_TMATMUL_ACC)
+        pto_error(v->ctx, o->loc, "'%s' is accumulated into before anything writes it (start with tmatmul)",
+                  pto__vname(v, v->m->tiles[t].name));
+    else
+        pto_error(v->ctx, o->loc, "'%s' is read before anything writes it", pto__vname(v, v->m->tiles[t].name));
+}
+
+/* A tile operand: in scope, in a space the op can use, written before read. */
+static int pto__vtile_arg(pto__verifier *v, int32_t s, const pto_operand *o, uint32_t mask)
+{
+    const pto_opinfo *info = pto_opinfo_get((pto_op)v->m->stmts[s].op);
+    const pto_tile *t;
+    char allowed[96];
+    if (o->ref < 0 || o->ref >= v->m->n_tiles) { pto_error(v->ctx, o->loc, "operand names no tile"); return 0; }
+    t = &v->m->tiles[o->ref];
+    if (t->kernel != v->kernel || !(v->tflags[o->ref] & PTO__T_SCOPE)) {
+        pto_error(v->ctx, o->loc, "tile '%s' is not declared here", pto__vname(v, t->name));
+        return 0;
+    }
+    if (t->space >= PTO_NSPACE || !(mask & PTO_A_SPACE(t->space))) {
+        int w = (mask & PTO_A_WRITE) != 0;
+        pto__vspaces(mask, allowed, sizeof allowed);
+        pto_error(v->ctx, o->loc, "%s cannot %s a tile in '%s' (it %s %s)", info->name, w ? "write" : "read",
+                  pto_space_name((pto_space)t->space), w ? "writes" : "reads", allowed);
+        return 0;
+    }
+    if (mask & PTO_A_READ) pto__vread_tile(v, s, o->ref, o);
+    return 1;
+}
+
+/* A GM window: a tensor, direction respected, a rank only on a window
+   tensor of a ranks kernel. Bounds are checked with the op (they need the
+   tile's shape). */
+static int pto__vgm_arg(pto__verifier *v, const pto_operand *o, uint32_t mask)
+{
+    const pto_kernel *k = &v->m->kernels[v->kernel];
+    const pto_param *p;
+    const char *pn;
+    pto__vform f;
+    int ok = 1, d;
+    if (o->ref < k->param0 || o->ref >= k->param0 + k->nparams) {
+        pto_error(v->ctx, o->loc, "GM window names no parameter of this kernel");
+        return 0;
+    }
+    p = &v->m->params[o->ref];
+    pn = pto__vname(v, p->name);
+    if (p->kind != PTO_P_TENSOR) { pto_error(v->ctx, o->loc, "'%s' is a scalar, not a tensor", pn); return 0; }
+    if ((mask & PTO_A_WRITE) && p->dir == PTO_IN) {
+        pto_error(v->ctx, o->loc, "cannot write '%s': it is an 'in' tensor", pn);
+        ok = 0;
+    }
+    if ((mask & PTO_A_READ) && p->dir == PTO_OUT) {
+        pto_error(v->ctx, o->loc, "cannot read '%s': it is an 'out' tensor (declare it inout to read it)", pn);
+        ok = 0;
+    }
+    for (d = 0; d < 2; d++) {
+        if (o->e[d] < 0) { pto_error(v->ctx, o->loc, "window of '%s' needs a row and a column", pn); return 0; }
+    }
+    if (o->e[2] >= 0) {
+        int64_t lo, hi;
+        if (!k->ranks) {
+            pto_error(v->ctx, o->loc, "'%s@...' needs a ranks kernel; '%s' is not declared 'ranks'", pn,
+                      pto__vname(v, k->name));
+            ok = 0;
+        } else if (!p->window) {
+            pto_error(v->ctx, o->loc, "'%s' is not a window tensor; declare it 'window' to address a peer's copy", pn);
+            ok = 0;
+        }
+        pto__vexpr(v, o->e[2], 0, &f, 0);
+        if (pto__frange(v, &f, &lo, &hi) && lo < 0)
+            pto_error(v->ctx, pto__vexpr_loc(v, o->e[2], o->loc), "rank %lld of '%s' is negative", (long long)lo, pn);
+    }
+    return ok;
+}
+
+static int pto__vint_arg(pto__verifier *v, const pto_operand *o)
+{
+    pto__vform f;
+    int before = pto_error_count(v->ctx);
+    pto__vexpr(v, o->e[0], 0, &f, 0);
+    return pto_error_count(v->ctx) == before;
+}
+
+static int pto__vpipe_arg(pto__verifier *v, const pto_operand *o)
+{
+    static const char *const core_names[] = {"vector", "cube"};
+    int p = o->ref;
+    int vector_ok = p == PTO_PIPE_S || p == PTO_PIPE_V || p == PTO_PIPE_MTE2 || p == PTO_PIPE_MTE3 || p == PTO_PIPE_ALL;
+    int cube_ok = p != PTO_PIPE_V;
+    if (p < 0 || p >= PTO_NPIPE) { pto_error(v->ctx, o->loc, "unknown pipe"); return 0; }
+    if (v->core >= 0 && !(v->core == PTO_CORE_VECTOR ? vector_ok : cube_ok)) {
+        pto_error(v->ctx, o->loc, "pipe '%s' does not exist on the %s core", pto_pipe_name((pto_pipe)p),
+                  core_names[v->core]);
+        return 0;
+    }
+    return 1;
+}
+
+static int pto__varg(pto__verifier *v, int32_t s, int i, const pto_operand *o, uint32_t mask)
+{
+    const pto_opinfo *info = pto_opinfo_get((pto_op)v->m->stmts[s].op);
+    char want[96];
+    if (!pto__vkind_ok(v, o, mask)) {
+        pto__vexpected(mask, want, sizeof want);
+        pto_error(v->ctx, o->loc, "operand %d of %s must be %s, got %s", i + 1, info->name, want,
+                  pto__vkind_name(o->kind));
+        return 0;
+    }
+    switch (o->kind) {
+    case PTO_O_TILE: return pto__vtile_arg(v, s, o, mask);
+    case PTO_O_GM: return pto__vgm_arg(v, o, mask);
+    case PTO_O_SCALAR:
+        if (o->ref < 0 || o->ref >= v->m->n_vars || v->m->vars[o->ref].kind != PTO_V_SCALAR ||
+            v->m->vars[o->ref].kernel != v->kernel) {
+            pto_error(v->ctx, o->loc, "operand %d of %s names no scalar parameter", i + 1, info->name);
+            return 0;
+        }
+        return 1;
+    case PTO_O_INT: return (mask & PTO_A_INT) ? pto__vint_arg(v, o) : 1;
+    case PTO_O_PIPE: return pto__vpipe_arg(v, o);
+    case PTO_O_CVPIPE:
+        if (o->ref < 0 || o->ref >= v->m->n_cvpipes || v->m->cvpipes[o->ref].kernel != v->kernel) {
+            pto_error(v->ctx, o->loc, "operand %d of %s names no cube/vector pipe", i + 1, info->name);
+            return 0;
+        }
+        return 1;
+    default: return 1;
+    }
+}
+
+/* ---- op classes -------------------------------------------------------- */
+
+typedef struct pto__vop {
+    int32_t s;
+    const pto_operand *o[4];
+    const pto_tile *t[4];      /* tile operands, NULL otherwise */
+} pto__vop;
+
+static const char *pto__vtn(const pto__verifier *v, const pto_tile *t) { return pto__vname(v, t->name); }
+
+static int pto__vsame_dtype(pto__verifier *v, const pto__vop *op, int a, int b)
+{
+    const pto_tile *x = op->t[a], *y = op->t[b];
+    if (x->dtype == y->dtype) return 1;
+    pto_error(v->ctx, op->o[b]->loc, "dtype mismatch: '%s' is %s but '%s' is %s", pto__vtn(v, x),
+              pto_dtype_name((pto_dtype)x->dtype), pto__vtn(v, y), pto_dtype_name((pto_dtype)y->dtype));
+    return 0;
+}
+
+static int pto__vsame_shape(pto__verifier *v, const pto__vop *op, int a, int b)
+{
+    const pto_tile *x = op->t[a], *y = op->t[b];
+    if (x->rows == y->rows && x->cols == y->cols) return 1;
+    pto_error(v->ctx, op->o[b]->loc, "shape mismatch: '%s' is [%d, %d] but '%s' is [%d, %d]", pto__vtn(v, x),
+              (int)x->rows, (int)x->cols, pto__vtn(v, y), (int)y->rows, (int)y->cols);
+    return 0;
+}
+
+/* d is [R, 1] where R is the row count of the tile `of`. */
+static void pto__vcolumn(pto__verifier *v, const pto__vop *op, int d, int of)
+{
+    const pto_tile *x = op->t[d], *a = op->t[of];
+    if (x->rows == a->rows && x->cols == 1) return;
+    pto_error(v->ctx, op->o[d]->loc, "'%s' must be [%d, 1] (one value per row of '%s'), got [%d, %d]",
+              pto__vtn(v, x), (int)a->rows, pto__vtn(v, a), (int)x->rows, (int)x->cols);
+}
+
+static void pto__vfloat_only(pto__verifier *v, const pto__vop *op)
+{
+    int o = v->m->stmts[op->s].op;
+    if (o != PTO_OP_TEXP && o != PTO_OP_TLOG && o != PTO_OP_TSQRT && o != PTO_OP_TRSQRT && o != PTO_OP_TRECIP) return;
+    if (!pto__vdtype_float(op->t[1]->dtype))
+        pto_error(v->ctx, op->o[1]->loc, "%s needs a float tile, but '%s' is %s", pto_opinfo_get((pto_op)o)->name,
+                  pto__vtn(v, op->t[1]), pto_dtype_name((pto_dtype)op->t[1]->dtype));
+}
+
+/* One dimension of a window [start, start + extent) against [0, limit)
+   (limit < 0: unknown), exact at the extremes of affine forms. `what` is
+   "row" or "col". */
+static void pto__vwindow_dim(pto__verifier *v, const pto__vform *start, const pto__vform *extent,
+                             int64_t limit, const char *prefix, const char *what, const char *name, pto_loc loc)
+{
+    pto__vform end = *start;
+    int64_t lo, hi;
+    if (!pto__frange(v, start, &lo, &hi)) return;
+    if (lo < 0) {
+        pto_error(v->ctx, loc, "%s of '%s' starts at %s %lld, out of bounds", prefix, name, what, (long long)lo);
+        return;
+    }
+    if (limit < 0) return;
+    pto__fadd(&end, extent, 1);
+    if (!pto__frange(v, &end, &lo, &hi) || hi <= limit) return;
+    pto_error(v->ctx, loc, "%s of '%s' ends at %s %lld, out of bounds ('%s' has %lld %ss)", prefix, name, what,
+              (long long)(hi - 1), name, (long long)limit, what);
+}
+
+/* tload / tstore: same dtype as the tensor; the window (the tile's valid
+   region) inside the tensor when that is known statically. */
+static void pto__vgm_op(pto__verifier *v, const pto__vop *op, int g, int t)
+{
+    const pto_operand *o = op->o[g];
+    const pto_param *p = &v->m->params[o->ref];
+    const pto_tile *x = op->t[t];
+    int32_t tid = op->o[t]->ref;
+    const char *pn = pto__vname(v, p->name), *tn = pto__vtn(v, x);
+    const char *pd = pto_dtype_name((pto_dtype)p->dtype), *td = pto_dtype_name((pto_dtype)x->dtype);
+    pto__vform r, c;
+    if (p->dtype != x->dtype)
+        pto_error(v->ctx, op->o[1]->loc, "dtype mismatch: '%s' is %s but '%s' is %s", g ? tn : pn, g ? td : pd,
+                  g ? pn : tn, g ? pd : td);
+    pto__vexpr(v, o->e[0], 0, &r, 0);
+    pto__vexpr(v, o->e[1], 0, &c, 0);
+    pto__vwindow_dim(v, &r, &v->tvalid[2 * tid], p->dim[0], "window", "row", pn, pto__vexpr_loc(v, o->e[0], o->loc));
+    pto__vwindow_dim(v, &c, &v->tvalid[2 * tid + 1], p->dim[1], "window", "col", pn, pto__vexpr_loc(v, o->e[1], o->loc));
+}
+
+/* tmov: mat -> left/right (MTE1), acc -> vec/mat (FIX, may narrow f32 to
+   f16/bf16), vec -> vec (V). Same shape. */
+static void pto__vmov(pto__verifier *v, const pto__vop *op)
+{
+    int d = op->t[0]->space, a = op->t[1]->space;
+    int ok = (a == PTO_MAT && (d == PTO_LEFT || d == PTO_RIGHT)) || (a == PTO_ACC && (d == PTO_VEC || d == PTO_MAT)) ||
+             (a == PTO_VEC && d == PTO_VEC);
+    if (!ok) {
+        pto_error(v->ctx, op->o[0]->loc, "tmov cannot move '%s' to '%s' (it moves mat to left/right, acc to vec/mat, vec to vec)",
+                  pto_space_name((pto_space)a), pto_space_name((pto_space)d));
+        return;
+    }
+    pto__vsame_shape(v, op, 0, 1);
+    if (a == PTO_ACC && op->t[1]->dtype == PTO_F32 && (op->t[0]->dtype == PTO_F16 || op->t[0]->dtype == PTO_BF16))
+        return;
+    pto__vsame_dtype(v, op, 0, 1);
+}
+
+/* textract d, a, r, c: the [d.rows, d.cols] window of a at (r, c) lies in a. */
+static void pto__vextract(pto__verifier *v, const pto__vop *op)
+{
+    const pto_tile *d = op->t[0], *a = op->t[1];
+    pto__vform r, c, er, ec;
+    pto__vsame_dtype(v, op, 0, 1);
+    pto__vexpr(v, op->o[2]->e[0], 0, &r, 0);
+    pto__vexpr(v, op->o[3]->e[0], 0, &c, 0);
+    pto__fconst(&er, d->rows);
+    pto__fconst(&ec, d->cols);
+    pto__vwindow_dim(v, &r, &er, a->rows, "textract window", "row", pto__vtn(v, a),
+                     pto__vexpr_loc(v, op->o[2]->e[0], op->o[2]->loc));
+    pto__vwindow_dim(v, &c, &ec, a->cols, "textract window", "col", pto__vtn(v, a),
+                     pto__vexpr_loc(v, op->o[3]->e[0], op->o[3]->loc));
+}
+
+/* c = a x b: [M, K] x [K, N] -> [M, N]; f16/bf16 -> f32, f32 -> f32, i8 -> i32. */
+static void pto__vmatmul(pto__verifier *v, const pto__vop *op)
+{
+    const pto_tile *c = op->t[0], *a = op->t[1], *b = op->t[2];
+    const char *name = pto_opinfo_get((pto_op)v->m->stmts[op->s].op)->name;
+    int want;
+    if (pto__vsame_dtype(v, op, 1, 2)) {
+        if (a->dtype == PTO_I8) want = PTO_I32;
+        else if (pto__vdtype_float(a->dtype)) want = PTO_F32;
+        else {
+            pto_error(v->ctx, op->o[1]->loc, "%s cannot multiply %s tiles (it takes f16, bf16, f32 or i8)", name,
+                      pto_dtype_name((pto_dtype)a->dtype));
+            want = -1;
+        }
+        if (want >= 0 && c->dtype != want)
+            pto_error(v->ctx, op->o[0]->loc, "'%s' must be %s to accumulate %s products, got %s", pto__vtn(v, c),
+                      pto_dtype_name((pto_dtype)want), pto_dtype_name((pto_dtype)a->dtype),
+                      pto_dtype_name((pto_dtype)c->dtype));
+    }
+    if (a->cols != b->rows) {
+        pto_error(v->ctx, op->o[2]->loc, "matmul inner dims differ: '%s' is [%d, %d] but '%s' is [%d, %d]",
+                  pto__vtn(v, a), (int)a->rows, (int)a->cols, pto__vtn(v, b), (int)b->rows, (int)b->cols);
+        return;
+    }
+    if (c->rows != a->rows || c->cols != b->cols)
+        pto_error(v->ctx, op->o[0]->loc, "'%s' must be [%d, %d] for [%d, %d] x [%d, %d], got [%d, %d]", pto__vtn(v, c),
+                  (int)a->rows, (int)b->cols, (int)a->rows, (int)a->cols, (int)b->rows, (int)b->cols, (int)c->rows,
+                  (int)c->cols);
+}
+
+/* set_flag / wait_flag: two different real pipes, an event id in 0..7. */
+static void pto__vsync(pto__verifier *v, const pto__vop *op)
+{
+    const pto_stmt *st = &v->m->stmts[op->s];
+    const char *name = pto_opinfo_get((pto_op)st->op)->name;
+    pto__vform f;
+    int64_t lo, hi;
+    if (st->op == PTO_OP_PIPE_BARRIER) return;
+    if (op->o[0]->ref == PTO_PIPE_ALL || op->o[1]->ref == PTO_PIPE_ALL) {
+        pto_error(v->ctx, op->o[op->o[0]->ref == PTO_PIPE_ALL ? 0 : 1]->loc,
+                  "%s cannot name pipe 'ALL' (use pipe_barrier ALL)", name);
+    } else if (op->o[0]->ref == op->o[1]->ref) {
+        pto_error(v->ctx, op->o[1]->loc, "%s needs two different pipes, got '%s' twice", name,
+                  pto_pipe_name((pto_pipe)op->o[0]->ref));
+    }
+    pto__vexpr(v, op->o[2]->e[0], 0, &f, 0);
+    if (pto__frange(v, &f, &lo, &hi) && (lo < 0 || hi > 7))
+        pto_error(v->ctx, pto__vexpr_loc(v, op->o[2]->e[0], op->o[2]->loc), "event id %lld is out of range 0..7",
+                  (long long)(lo < 0 ? lo : hi));
+}
+
+/* The class rules, once every operand has the right kind and space. */
+static void pto__vclass(pto__verifier *v, const pto__vop *op)
+{
+    const pto_opinfo *info = pto_opinfo_get((pto_op)v->m->stmts[op->s].op);
+    switch (info->cls) {
+    case PTO_OC_LOAD: pto__vgm_op(v, op, 1, 0); break;
+    case PTO_OC_STORE: pto__vgm_op(v, op, 0, 1); break;
+    case PTO_OC_BIN:
+        if (pto__vsame_dtype(v, op, 0, 1)) pto__vsame_dtype(v, op, 0, 2);
+        if (pto__vsame_shape(v, op, 0, 1)) pto__vsame_shape(v, op, 0, 2);
+        break;
+    case PTO_OC_BINS: case PTO_OC_UN:
+        pto__vsame_dtype(v, op, 0, 1);
+        pto__vsame_shape(v, op, 0, 1);
+        if (info->cls == PTO_OC_UN) pto__vfloat_only(v, op);
+        break;
+    case PTO_OC_ROWRED:
+        pto__vsame_dtype(v, op, 0, 1);
+        pto__vcolumn(v, op, 0, 1);
+        break;
+    case PTO_OC_ROWEXP:
+        if (pto__vsame_dtype(v, op, 0, 1)) pto__vsame_dtype(v, op, 0, 2);
+        pto__vsame_shape(v, op, 0, 1);
+        pto__vcolumn(v, op, 2, 1);
+        break;
+    case PTO_OC_CVT: pto__vsame_shape(v, op, 0, 1); break;
+    case PTO_OC_MOV: pto__vmov(v, op); break;
+    case PTO_OC_EXTRACT: pto__vextract(v, op); break;
+    case PTO_OC_MATMUL: pto__vmatmul(v, op); break;
+    case PTO_OC_SYNC: pto__vsync(v, op); break;
+    default: break;
+    }
+}
+
+static void pto__vop_stmt(pto__verifier *v, int32_t s)
+{
+    const pto_stmt *st = &v->m->stmts[s];
+    const pto_opinfo *info;
+    pto__vop op;
+    int i, ok = 1;
+    if (st->op >= PTO_NOP) { pto_error(v->ctx, st->loc, "unknown op %d", (int)st->op); return; }
+    info = pto_opinfo_get((pto_op)st->op);
+    if (st->nargs != info->nargs) {
+        pto_error(v->ctx, st->loc, "%s expects %d operands, got %d", info->name, info->nargs, (int)st->nargs);
+        return;
+    }
+    if (st->arg0 < 0 || st->arg0 + st->nargs > v->m->n_operands) {
+        pto_error(v->ctx, st->loc, "%s has malformed operands", info->name);
+        return;
+    }
+    op.s = s;
+    for (i = 0; i < info->nargs; i++) {
+        op.o[i] = &v->m->operands[st->arg0 + i];
+        op.t[i] = NULL;
+        if (!pto__varg(v, s, i, op.o[i], info->arg[i])) ok = 0;
+        else if (op.o[i]->kind == PTO_O_TILE) op.t[i] = &v->m->tiles[op.o[i]->ref];
+    }
+    if (ok) pto__vclass(v, &op);
+}
+
+/* ---- statements -------------------------------------------------------- */
+
+static void pto__vlet(pto__verifier *v, int32_t s)
+{
+    const pto_stmt *st = &v->m->stmts[s];
+    int32_t var = st->ref;
+    pto__vform f;
+    pto__vexpr(v, st->e[0], 0, &f, 0);
+    if (var < 0 || var >= v->m->n_vars) { pto_error(v->ctx, st->loc, "let names no variable"); return; }
+    v->vform[var] = f;
+    v->vlive[var] = 1;
+    pto__vbind(v, v->m->vars[var].name, PTO__N_VAR, var, v->m->vars[var].loc);
+}
+
+/* Bounds and step of a loop; the var gets a static range when all three
+   are constants and the loop runs at least once. Entering the body. */
+static void pto__vfor(pto__verifier *v, int32_t s)
+{
+    const pto_stmt *st = &v->m->stmts[s];
+    int32_t var = st->ref;
+    pto__vform a, b, c;
+    int64_t lo, hi, span;
+    pto__vexpr(v, st->e[0], 0, &a, 0);
+    pto__vexpr(v, st->e[1], 0, &b, 0);
+    if (st->e[2] >= 0) pto__vexpr(v, st->e[2], 0, &c, 0);
+    else pto__fconst(&c, 1);
+    if (st->e[2] >= 0 && pto__frange(v, &c, &lo, &hi) && lo <= 0)
+        pto_error(v->ctx, pto__vexpr_loc(v, st->e[2], st->loc), "loop step must be positive, got %lld", (long long)lo);
+    if (var < 0 || var >= v->m->n_vars) { pto_error(v->ctx, st->loc, "loop names no variable"); return; }
+    pto__vbind(v, v->m->vars[var].name, PTO__N_VAR, var, v->m->vars[var].loc);
+    v->vlive[var] = 1;
+    v->vrange[var] = 0;
+    v->vifdepth[var] = v->ifdepth;
+    if (pto__fisconst(&a) && pto__fisconst(&b) && pto__fisconst(&c) && c.c > 0 && a.c < b.c &&
+        pto__vadd(b.c - 1, -a.c, &span)) {
+        v->vrange[var] = 1;
+        v->vlo[var] = a.c;
+        v->vhi[var] = a.c + span / c.c * c.c;
+    }
+}
+
+static void pto__vsection(pto__verifier *v, int32_t s)
+{
+    const pto_stmt *st = &v->m->stmts[s];
+    const pto_kernel *k = &v->m->kernels[v->kernel];
+    int core = st->ref == PTO_CORE_CUBE ? PTO_CORE_CUBE : PTO_CORE_VECTOR;
+    const char *cn = core == PTO_CORE_CUBE ? "cube" : "vector";
+    if (k->kind != PTO_KK_MIX)
+        pto_error(v->ctx, st->loc, "'%s' section in a non-mix kernel '%s'", cn, pto__vname(v, k->name));
+    else if (st->block != k->body)
+        pto_error(v->ctx, st->loc, "'%s' section must be at the top level of mix kernel '%s'", cn,
+                  pto__vname(v, k->name));
+    else if (v->sections[core]++)
+        pto_error(v->ctx, st->loc, "second '%s' section in mix kernel '%s'", cn, pto__vname(v, k->name));
+    v->core = core;
+}
+
+static int pto__vcompound(const pto_stmt *st)
+{
+    return st->kind == PTO_ST_FOR || st->kind == PTO_ST_IF || st->kind == PTO_ST_SECTION;
+}
+
+/* Phase 0 for a statement: number it and list its tile writes. */
+static void pto__vcollect(pto__verifier *v, int32_t s)
+{
+    const pto_module *m = v->m;
+    const pto_stmt *st = &m->stmts[s];
+    const pto_opinfo *info;
+    int i;
+    v->pos[s] = v->counter++;
+    if (st->kind != PTO_ST_OP || st->op >= PTO_NOP) return;
+    info = pto_opinfo_get((pto_op)st->op);
+    if (st->nargs != info->nargs || st->arg0 < 0 || st->arg0 + st->nargs > m->n_operands) return;
+    for (i = 0; i < st->nargs; i++) {
+        const pto_operand *o = &m->operands[st->arg0 + i];
+        int32_t t = o->ref, w;
+        if (!(info->arg[i] & PTO_A_WRITE) || o->kind != PTO_O_TILE || t < 0 || t >= m->n_tiles) continue;
+        w = pto__grow(v->ctx, (void **)&v->w, &v->n_w, &v->cap_w, sizeof(pto__vwrite));
+        if (w < 0) { v->internal = 1; return; }
+        v->w[w].pos = v->pos[s];
+        v->w[w].next = -1;
+        if (v->wlast[t] >= 0) v->w[v->wlast[t]].next = w; else v->wfirst[t] = v->wcur[t] = w;
+        v->wlast[t] = w;
+    }
+}
+
+/* Phase 1 for a statement (and entering its body). */
+static void pto__vcheck(pto__verifier *v, int32_t s)
+{
+    const pto_stmt *st = &v->m->stmts[s];
+    const pto_kernel *k = &v->m->kernels[v->kernel];
+    v->here = st->loc;
+    if (k->kind == PTO_KK_MIX && st->block == k->body && st->kind != PTO_ST_SECTION)
+        pto_error(v->ctx, st->loc, "statement outside the cube and vector sections of mix kernel '%s'",
+                  pto__vname(v, k->name));
+    switch (st->kind) {
+    case PTO_ST_OP: pto__vop_stmt(v, s); break;
+    case PTO_ST_TILE: pto__vtile(v, s); break;
+    case PTO_ST_LET: pto__vlet(v, s); break;
+    case PTO_ST_FOR: pto__vfor(v, s); break;
+    case PTO_ST_IF: {
+        pto__vform f;
+        pto__vexpr(v, st->e[0], 0, &f, 0);
+        pto__vexpr(v, st->e[1], 0, &f, 0);
+        if (st->cmp > PTO_GE) pto_error(v->ctx, st->loc, "malformed comparison");
+        break;
+    }
+    case PTO_ST_SECTION: pto__vsection(v, s); break;
+    default: pto_error(v->ctx, st->loc, "malformed statement"); break;
+    }
+    if (st->kind == PTO_ST_FOR) {
+        int32_t *p = v->loops;
+        if (v->nloops == v->cap_loops) {
+            int32_t cap = v->cap_loops ? v->cap_loops * 2 : 16;
+            p = (int32_t *)pto_realloc(v->ctx, v->loops, (size_t)cap * sizeof(int32_t));
+            if (!p) { v->internal = 1; pto__oom(v->ctx); return; }
+            v->loops = p;
+            v->cap_loops = cap;
+        }
+        v->loops[v->nloops++] = s;
+    }
+    if (st->kind == PTO_ST_IF) v->ifdepth++;
+}
+
+/* Leaving the body of a compound statement. */
+static void pto__vleave_stmt(pto__verifier *v, int32_t s)
+{
+    const pto_stmt *st = &v->m->stmts[s];
+    if (v->phase == 0) {
+        if (st->kind == PTO_ST_FOR) v->endpos[s] = v->counter - 1;
+        return;
+    }
+    if (st->kind == PTO_ST_FOR) {
+        if (v->nloops > 0) v->nloops--;
+        if (st->ref >= 0 && st->ref < v->m->n_vars) {
+            v->vlive[st->ref] = 0;
+            pto__vunbind(v, v->m->vars[st->ref].name, PTO__N_VAR, st->ref);
+        }
+    } else if (st->kind == PTO_ST_IF) {
+        v->ifdepth--;
+    } else if (st->kind == PTO_ST_SECTION) {
+        v->core = -1;
+    }
+}
+
+/* Leaving a block: its tiles and lets go out of scope. */
+static void pto__vleave_block(pto__verifier *v, int32_t b)
+{
+    int32_t s;
+    if (v->phase == 0) return;
+    for (s = v->m->blocks[b].head; s >= 0; s = v->m->stmts[s].next) {
+        const pto_stmt *st = &v->m->stmts[s];
+        if (st->kind == PTO_ST_TILE && st->ref >= 0 && st->ref < v->m->n_tiles) {
+            v->tflags[st->ref] &= (uint8_t)~PTO__T_SCOPE;
+            pto__vunbind(v, v->m->tiles[st->ref].name, PTO__N_TILE, st->ref);
+        } else if (st->kind == PTO_ST_LET && st->ref >= 0 && st->ref < v->m->n_vars) {
+            v->vlive[st->ref] = 0;
+            pto__vunbind(v, v->m->vars[st->ref].name, PTO__N_VAR, st->ref);
+        }
+    }
+}
+
+static int pto__vbody(const pto_module *m, const pto_stmt *st)
+{
+    return pto__vcompound(st) && st->body >= 0 && st->body < m->n_blocks;
+}
+
+/* Walks a kernel body in program order without recursion: down into
+   bodies, on to the next statement, up to the owner at a block's end (and
+   over to an if's else block). */
+static void pto__vwalk(pto__verifier *v, int32_t body)
+{
+    const pto_module *m = v->m;
+    int32_t cur = body, s = m->blocks[body].head;
+    int64_t guard = 0, limit = 2 * (int64_t)m->n_stmts + 16;
+    pto_loc none = {0, 0, 0};
+    for (;;) {
+        while (s < 0) {
+            int32_t owner = m->blocks[cur].owner;
+            const pto_stmt *ow;
+            pto__vleave_block(v, cur);
+            if (cur == body || owner < 0 || owner >= m->n_stmts) return;
+            ow = &m->stmts[owner];
+            if (ow->kind == PTO_ST_IF && cur == ow->body && ow->orelse >= 0 && ow->orelse < m->n_blocks) {
+                cur = ow->orelse;
+                s = m->blocks[cur].head;
+                continue;
+            }
+            pto__vleave_stmt(v, owner);
+            cur = ow->block;
+            s = ow->next;
+            if (cur < 0 || cur >= m->n_blocks) { s = -1; cur = body; }
+        }
+        if (s >= m->n_stmts || ++guard > limit) {
+            pto_error(v->ctx, none, "internal error: malformed statement lists");
+            v->internal = 1;
+            return;
+        }
+        if (v->phase == 0) pto__vcollect(v, s); else pto__vcheck(v, s);
+        if (v->internal) return;
+        if (pto__vbody(m, &m->stmts[s])) {
+            cur = m->stmts[s].body;
+            s = m->blocks[cur].head;
+        } else {
+            if (pto__vcompound(&m->stmts[s])) pto__vleave_stmt(v, s);
+            s = m->stmts[s].next;
+        }
+    }
+}
+
+/* ---- kernels ----------------------------------------------------------- */
+
+static void pto__vparams(pto__verifier *v, const pto_kernel *k, int bind)
+{
+    int32_t i;
+    int d;
+    for (i = k->param0; i < k->param0 + k->nparams; i++) {
+        const pto_param *p = &v->m->params[i];
+        const char *pn = pto__vname(v, p->name);
+        if (!bind) {
+            pto__vunbind(v, p->name, PTO__N_PARAM, i);
+            for (d = 0; d < 2; d++)
+                if (p->dim_var[d] >= 0 && p->dim_var[d] < v->m->n_vars)
+                    pto__vunbind(v, v->m->vars[p->dim_var[d]].name, PTO__N_DIM, p->dim_var[d]);
+            continue;
+        }
+        pto__vbind(v, p->name, PTO__N_PARAM, i, p->loc);
+        if (p->dtype == PTO_DT_NONE || p->dtype >= PTO_NDTYPE) pto_error(v->ctx, p->loc, "'%s' needs a dtype", pn);
+        if (p->kind == PTO_P_SCALAR) {
+            if (p->window) pto_error(v->ctx, p->loc, "scalar '%s' cannot be a window (only tensors can)", pn);
+            continue;
+        }
+        for (d = 0; d < 2; d++) {
+            int32_t dv = p->dim_var[d];
+            if (dv >= 0 && dv < v->m->n_vars) {
+                int32_t nm = v->m->vars[dv].name;
+                if (!(nm > 0 && nm < v->n_names && v->nkind[nm] == PTO__N_DIM && v->nid[nm] == dv))
+                    pto__vbind(v, nm, PTO__N_DIM, dv, p->loc);
+            } else if (p->dim[d] <= 0) {
+                pto_error(v->ctx, p->loc, "dim %d of '%s' must be positive, got %lld", d, pn, (long long)p->dim[d]);
+            }
+        }
+    }
+}
+
+static void pto__vkernel(pto__verifier *v, int32_t ki)
+{
+    const pto_kernel *k = &v->m->kernels[ki];
+    const char *kn = pto__vname(v, k->name);
+    v->kernel = ki;
+    v->nblocks = 1;
+    v->ifdepth = 0;
+    v->nloops = 0;
+    v->sections[0] = v->sections[1] = 0;
+    v->core = k->kind == PTO_KK_CUBE ? PTO_CORE_CUBE : k->kind == PTO_KK_VECTOR ? PTO_CORE_VECTOR : -1;
+    if (k->kind > PTO_KK_MIX) pto_error(v->ctx, k->loc, "kernel '%s' has no valid kind", kn);
+    if (k->name > 0 && k->name < v->n_names) {
+        if (v->kname[k->name])
+            pto_error(v->ctx, k->loc, "kernel '%s' is already defined at %d:%d", kn,
+                      (int)v->m->kernels[v->kname[k->name] - 1].loc.line,
+                      (int)v->m->kernels[v->kname[k->name] - 1].loc.col);
+        else
+            v->kname[k->name] = ki + 1;
+    }
+    if (k->param0 < 0 || k->nparams < 0 || k->param0 + k->nparams > v->m->n_params ||
+        k->body < 0 || k->body >= v->m->n_blocks) {
+        pto_error(v->ctx, k->loc, "kernel '%s' is malformed", kn);
+        return;
+    }
+    pto__vparams(v, k, 1);
+    if (k->blocks >= 0) {
+        pto__vform f;
+        v->here = k->loc;
+        pto__vexpr(v, k->blocks, PTO__IN_BLOCKS, &f, 0);
+        v->nblocks = pto__fisconst(&f) ? f.c : -1;
+        if (pto__fisconst(&f) && f.c <= 0) {
+            pto_error(v->ctx, pto__vexpr_loc(v, k->blocks, k->loc), "blocks(...) must be positive, got %lld",
+                      (long long)f.c);
+            v->nblocks = -1;
+        }
+    }
+    v->phase = 0;
+    v->counter = 0;
+    pto__vwalk(v, k->body);
+    if (!v->internal) {
+        v->phase = 1;
+        pto__vwalk(v, k->body);
+    }
+    pto__vparams(v, k, 0);
+}
+
+static void pto__vfree(pto__verifier *v)
+{
+    void *ps[] = {v->pos, v->endpos, v->tflags, v->tdepth, v->wfirst, v->wlast, v->wcur, v->tvalid, v->w,
+                  v->vlive, v->vrange, v->vifdepth, v->vlo, v->vhi, v->vform, v->nkind, v->nid,
+                  v->kname, v->loops};
+    size_t i;
+    for (i = 0; i < sizeof ps / sizeof ps[0]; i++) pto_free(v->ctx, ps[i]);
+}
+
+static int pto__valloc(pto__verifier *v)
+{
+    const pto_module *m = v->m;
+    size_t ns = (size_t)m->n_stmts, nt = (size_t)m->n_tiles, nv = (size_t)m->n_vars, nn;
+    int32_t i;
+    v->n_names = v->ctx->n_strs;
+    nn = (size_t)v->n_names;
+    v->pos = (int32_t *)pto__vcalloc(v, ns, sizeof(int32_t));
+    v->endpos = (int32_t *)pto__vcalloc(v, ns, sizeof(int32_t));
+    v->tflags = (uint8_t *)pto__vcalloc(v, nt, 1);
+    v->tdepth = (int32_t *)pto__vcalloc(v, nt, sizeof(int32_t));
+    v->wfirst = (int32_t *)pto__vcalloc(v, nt, sizeof(int32_t));
+    v->wlast = (int32_t *)pto__vcalloc(v, nt, sizeof(int32_t));
+    v->wcur = (int32_t *)pto__vcalloc(v, nt, sizeof(int32_t));
+    v->tvalid = (pto__vform *)pto__vcalloc(v, 2 * nt, sizeof(pto__vform));
+    v->vlive = (uint8_t *)pto__vcalloc(v, nv, 1);
+    v->vrange = (uint8_t *)pto__vcalloc(v, nv, 1);
+    v->vifdepth = (int32_t *)pto__vcalloc(v, nv, sizeof(int32_t));
+    v->vlo = (int64_t *)pto__vcalloc(v, nv, sizeof(int64_t));
+    v->vhi = (int64_t *)pto__vcalloc(v, nv, sizeof(int64_t));
+    v->vform = (pto__vform *)pto__vcalloc(v, nv, sizeof(pto__vform));
+    v->nkind = (uint8_t *)pto__vcalloc(v, nn, 1);
+    v->nid = (int32_t *)pto__vcalloc(v, nn, sizeof(int32_t));
+    v->kname = (int32_t *)pto__vcalloc(v, nn, sizeof(int32_t));
+    if (v->internal) return 0;
+    for (i = 0; i < m->n_tiles; i++) v->wfirst[i] = v->wlast[i] = v->wcur[i] = -1;
+    return 1;
+}
 
 PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
 {
-    (void)ctx;
-    (void)m;
-    return PTO_OK;
+    pto__verifier v;
+    int before = pto_error_count(ctx);
+    int32_t k;
+    memset(&v, 0, sizeof v);
+    v.ctx = ctx;
+    v.m = m;
+    if (!m) return PTO_ERR_INTERNAL;
+    if (m->arch >= PTO_NARCH) {
+        pto_loc none = {m->file, 0, 0};
+        pto_error(ctx, none, "unknown arch %d", (int)m->arch);
+        return PTO_ERR_USER;
+    }
+    if (pto__valloc(&v))
+        for (k = 0; k < m->n_kernels && !v.internal; k++) pto__vkernel(&v, k);
+    pto__vfree(&v);
+    if (v.internal) return PTO_ERR_INTERNAL;
+    return pto_error_count(ctx) != before ? PTO_ERR_USER : PTO_OK;
 }
 /* ---- End file: src/verify.c ---- */
 
 /* ---- Begin file: src/interp.c ---- */
-/* interp.c - the reference interpreter (placeholder until it lands). */
+/* interp.c - the reference interpreter: the oracle every generated kernel is
+   compared with, bit for bit. It needs a module whose ids are well formed (as
+   the builders make them); it re-checks at run time everything that could
+   make it read or write outside a host array or a tile, so an unverified or
+   wrong kernel gives a diagnostic, never a crash.
+
+   The reference semantics (the simulator implements exactly the same):
+
+   Launch. The kernel's blocks(EXPR) is evaluated once, with the dims and
+   scalars bound, block = 0, blocks = 1, subblock = 0, rank = 0 (no blocks
+   clause = 1 block; a negative count is an error). Then every block b in
+   [0, blocks) runs, in order, with block = b, blocks = the count, subblock = 0.
+   A `ranks` kernel runs all of its blocks once per rank, rank-major, with
+   rank = r and nranks = launch->nranks (0 means 1); other kernels see rank 0
+   and nranks 1. Statements run in program order; the cube { } and vector { }
+   sections of a mix kernel run in program order too. set_flag, wait_flag and
+   pipe_barrier do nothing here.
+
+   Bindings. Dynamic dims and scalar params take their values from
+   launch->bindings by name (bindings naming nothing are ignored). Every
+   dynamic dim must be bound, to an integer in [0, 2^31): a tensor's shape
+   needs it. A scalar must be bound only if it is used; used in an integer
+   expression its value must be an integer.
+
+   Integer expressions are int64 with C semantics (division truncates, %
+   takes the sign of the dividend). Division or modulo by zero, and any
+   result that overflows int64, is a runtime error at the expression.
+
+   Loops. start, end and step are evaluated once at loop entry; the body runs
+   for i = start, start + step, ... while i < end (start >= end: zero times).
+   step must be > 0. if compares two expressions.
+
+   Tiles. Each execution of a TILE statement gives the tile fresh storage, all
+   zero (a tile read before any write reads zeros; at the start of every
+   block every tile is zero). An xN tile is one buffer here: its slots never
+   change values. The valid region valid(vr, vc) is evaluated at the
+   declaration and must lie in [0, rows] x [0, cols].
+
+   GM windows. `X[r, c]` names the vr x vc window (the tile operand's valid
+   region) whose top-left element is (r, c); `X@p[r, c]` is rank p's copy
+   (0 <= p < nranks). A non-empty window that is not inside the tensor is an
+   error naming the tensor, the window and the shapes; an empty window (vr or
+   vc is 0) touches nothing and is never an error.
+   - tload t, X[r, c]: t's valid region gets the window; every other element
+     of t becomes 0.  tstore X[r, c], t: writes the valid region only.
+   - tload, tstore, tmov and textract copy bits when the dtypes are equal
+     (so i32 above 2^24 survives); otherwise the value goes through f32.
+
+   Element values. Every element is read as f32 (pto_elem_get) and written
+   with pto_elem_set: f16/bf16 round to nearest even, f32 -> i32/i8 rounds to
+   nearest even and saturates (NaN -> 0). Arithmetic is f32 with no fused
+   multiply-add: each product is its own statement, so contraction within an
+   expression (clang's default) cannot apply; build with -ffp-contract=off
+   where the compiler contracts across statements (gcc in GNU mode).
+   Arithmetic on i32/i8 tiles goes through f32 too (exact below 2^24).
+
+   Vector ops compute over the DESTINATION's valid region; elements outside it
+   keep their values. Sources are read at the same (r, c) and must have the
+   destination's shape.
+   - tadd tsub tmul tdiv: a + b, a - b, a * b, a / b.  The *s forms use the
+     scalar, rounded to f32 first ((float)value), as b.
+   - tmax(a, b) = a if a is NaN, else b if b is NaN, else (a >= b ? a : b);
+     tmin the same with <=. So a NaN operand propagates (the first NaN wins)
+     and equal values (+0 and -0 too) give a.
+   - texp tlog tsqrt: expf logf sqrtf. trsqrt = 1.0f / sqrtf(x).
+     trecip = 1.0f / x. tabs = fabsf. tneg = -x (flips the sign of 0 and NaN).
+     trelu = x > 0 ? x : +0.0f, so trelu(-0.0) = +0.0 and trelu(NaN) = +0.0.
+   - texpands d, s: every valid element of d = (float)s.
+   - trowsum/trowmax/trowmin d, a: d is [R, 1]; for each valid row r of d,
+     reduce a[r, 0 .. a.valid_c) left to right in f32: the sum starts at 0.0f
+     and adds; max/min start at the first element and apply tmax/tmin (an
+     empty row gives -inf for max, +inf for min).
+   - trowexpand{add,sub,mul,div} d, a, v: d[r, c] = a[r, c] op v[r, 0].
+   - tcvt d, a: read as f32, write with d's rounding.
+   - tmov d, a: copies d's valid region from the same positions of a (any
+     spaces; acc -> vec rounds f32 to d's dtype).
+   - textract d, a, r, c: d[i][j] = a[r + i][c + j] over the full shape of d;
+     the window must lie inside a.
+   - tmatmul c, a, b (a [M, K], b [K, N], c [M, N], full shapes): for each
+     c[i][j], acc = 0.0f (tmatmul_acc: c's current value), then for k
+     ascending: p = a[i][k] * b[k][j]; acc = acc + p; in f32; then c[i][j] =
+     acc, rounded to c's dtype.
+
+   Errors are pto_error diagnostics at the statement (or, inside an
+   expression, at the expression), followed by a note naming the block (and
+   rank) that failed; pto_interp then returns PTO_ERR_USER and stops. Host
+   arrays outside the written windows are never touched.
+
+   Speed: expressions read an env array indexed by var id; every tile of the
+   kernel lives in one arena allocated once; matmul converts its operands to
+   f32 scratch once per op. Nothing is allocated per element or per block. */
+
+enum { PTO__UNBOUND, PTO__BOUND, PTO__NOTINT };
+
+#define PTO__MAX_TILE_BYTES ((int64_t)1 << 28)
+#define PTO__MAX_DEPTH 200
+
+typedef struct pto__itile {
+    unsigned char *data;   /* rows * cols elements of the tile's dtype; NULL: not this kernel's */
+    int64_t vr, vc;        /* valid region of the latest declaration */
+} pto__itile;
+
+typedef struct pto__interp {
+    pto_ctx *ctx;
+    const pto_module *m;
+    const pto_launch *L;
+    const pto_kernel *k;
+    int64_t *env;          /* per var: its integer value */
+    uint8_t *state;        /* per var: PTO__UNBOUND / PTO__BOUND / PTO__NOTINT */
+    double *sval;          /* per var: a scalar param's value */
+    pto__itile *tiles;     /* per tile id */
+    unsigned char *arena;  /* the kernel's tiles */
+    size_t arena_size;
+    float *scratch;        /* matmul operands in f32 */
+    int64_t (*shape)[2];   /* per kernel param: its extents */
+    int64_t block, blocks, rank, nranks;
+    int oom;
+} pto__interp;
+
+static int pto__fail(pto__interp *I, pto_loc loc, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    pto_error(I->ctx, loc, "%s", msg);
+    return 0;
+}
+
+static const char *pto__in_vname(const pto__interp *I, int32_t v)
+{
+    return pto_str(I->ctx, I->m->vars[v].name);
+}
+
+/* ---- integer expressions ---- */
+
+static int pto__eval(pto__interp *I, int32_t e, int64_t *out, int depth);
+
+static int pto__eval_var(pto__interp *I, const pto_expr *x, int64_t *out)
+{
+    int32_t v = x->a;
+    if (v < 0 || v >= I->m->n_vars) return pto__fail(I, x->loc, "malformed variable reference");
+    if (I->state[v] == PTO__BOUND) {
+        *out = I->env[v];
+        return 1;
+    }
+    if (I->state[v] == PTO__NOTINT)
+        return pto__fail(I, x->loc, "scalar '%s' = %g is used as an integer", pto__in_vname(I, v), I->sval[v]);
+    if (I->m->vars[v].kind == PTO_V_SCALAR || I->m->vars[v].kind == PTO_V_DIM)
+        return pto__fail(I, x->loc, "'%s' has no binding in the launch", pto__in_vname(I, v));
+    return pto__fail(I, x->loc, "'%s' is used before it is defined", pto__in_vname(I, v));
+}
+
+static int pto__in_overflow(pto__interp *I, const pto_expr *x)
+{
+    return pto__fail(I, x->loc, "integer overflow in expression");
+}
+
+static int pto__arith(pto__interp *I, const pto_expr *x, int64_t a, int64_t b, int64_t *out)
+{
+    switch (x->kind) {
+    case PTO_E_ADD:
+        if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return pto__in_overflow(I, x);
+        *out = a + b;
+        return 1;
+    case PTO_E_SUB:
+        if ((b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b)) return pto__in_overflow(I, x);
+        *out = a - b;
+        return 1;
+    case PTO_E_MUL:
+        if (a > 0 ? (b > 0 ? a > INT64_MAX / b : b < INT64_MIN / a)
+                  : (b > 0 ? a < INT64_MIN / b : (a != 0 && b < INT64_MAX / a)))
+            return pto__in_overflow(I, x);
+        *out = a * b;
+        return 1;
+    case PTO_E_DIV:
+        if (b == 0) return pto__fail(I, x->loc, "division by zero");
+        if (a == INT64_MIN && b == -1) return pto__in_overflow(I, x);
+        *out = a / b;
+        return 1;
+    case PTO_E_MOD:
+        if (b == 0) return pto__fail(I, x->loc, "modulo by zero");
+        *out = b == -1 ? 0 : a % b;
+        return 1;
+    case PTO_E_MIN: *out = a < b ? a : b; return 1;
+    case PTO_E_MAX: *out = a > b ? a : b; return 1;
+    default: return pto__fail(I, x->loc, "malformed expression");
+    }
+}
+
+static int pto__eval(pto__interp *I, int32_t e, int64_t *out, int depth)
+{
+    const pto_expr *x;
+    int64_t a, b;
+    pto_loc none = {0, 0, 0};
+    if (e < 0 || e >= I->m->n_exprs) return pto__fail(I, none, "malformed expression");
+    x = &I->m->exprs[e];
+    if (depth > PTO__MAX_DEPTH) return pto__fail(I, x->loc, "expression nested too deeply");
+    switch (x->kind) {
+    case PTO_E_INT: *out = x->value; return 1;
+    case PTO_E_VAR: return pto__eval_var(I, x, out);
+    case PTO_E_BLOCK: *out = I->block; return 1;
+    case PTO_E_BLOCKS: *out = I->blocks; return 1;
+    case PTO_E_SUBBLOCK: *out = 0; return 1;
+    case PTO_E_RANK: *out = I->rank; return 1;
+    case PTO_E_NRANKS: *out = I->nranks; return 1;
+    case PTO_E_NEG:
+        if (!pto__eval(I, x->a, &a, depth + 1)) return 0;
+        if (a == INT64_MIN) return pto__in_overflow(I, x);
+        *out = -a;
+        return 1;
+    default:
+        if (!pto__eval(I, x->a, &a, depth + 1) || !pto__eval(I, x->b, &b, depth + 1)) return 0;
+        return pto__arith(I, x, a, b, out);
+    }
+}
+
+/* ---- element arithmetic (the rules in the overview) ---- */
+
+static float pto__fmax(float a, float b)
+{
+    if (a != a) return a;
+    if (b != b) return b;
+    return a >= b ? a : b;
+}
+
+static float pto__fmin(float a, float b)
+{
+    if (a != a) return a;
+    if (b != b) return b;
+    return a <= b ? a : b;
+}
+
+/* op is one of TADD .. TMIN. */
+static float pto__binop(int op, float a, float b)
+{
+    float r;
+    switch (op) {
+    case PTO_OP_TADD: r = a + b; return r;
+    case PTO_OP_TSUB: r = a - b; return r;
+    case PTO_OP_TMUL: r = a * b; return r;
+    case PTO_OP_TDIV: r = a / b; return r;
+    case PTO_OP_TMAX: return pto__fmax(a, b);
+    default: return pto__fmin(a, b);
+    }
+}
+
+static float pto__unop(int op, float x)
+{
+    float r;
+    switch (op) {
+    case PTO_OP_TEXP: return expf(x);
+    case PTO_OP_TLOG: return logf(x);
+    case PTO_OP_TSQRT: return sqrtf(x);
+    case PTO_OP_TRSQRT: r = sqrtf(x); r = 1.0f / r; return r;
+    case PTO_OP_TRECIP: r = 1.0f / x; return r;
+    case PTO_OP_TABS: return fabsf(x);
+    case PTO_OP_TNEG: return -x;
+    default: return x > 0.0f ? x : 0.0f; /* trelu */
+    }
+}
+
+/* ---- operands ---- */
+
+/* A tile operand of this kernel with its declaration. */
+typedef struct pto__top {
+    const pto_tile *t;
+    pto__itile *it;
+} pto__top;
+
+static int pto__tile_arg(pto__interp *I, int32_t s, int i, pto__top *out)
+{
+    const pto_operand *o = pto_stmt_arg(I->m, s, i);
+    const pto_stmt *st = &I->m->stmts[s];
+    const char *op = pto_opinfo_get((pto_op)st->op)->name;
+    if (!o || o->kind != PTO_O_TILE || o->ref < 0 || o->ref >= I->m->n_tiles || !I->tiles[o->ref].data)
+        return pto__fail(I, st->loc, "%s: operand %d must be a tile of this kernel", op, i + 1);
+    out->t = &I->m->tiles[o->ref];
+    out->it = &I->tiles[o->ref];
+    return 1;
+}
+
+static const char *pto__in_tname(const pto__interp *I, const pto__top *t)
+{
+    return pto_str(I->ctx, t->t->name);
+}
+
+/* b must be [rows, cols] (cols < 0: any cols); d names the tile it must match. */
+static int pto__same_shape(pto__interp *I, int32_t s, const pto__top *d, const pto__top *b, int32_t rows,
+                           int32_t cols)
+{
+    if (b->t->rows == rows && (cols < 0 || b->t->cols == cols)) return 1;
+    return pto__fail(I, I->m->stmts[s].loc, "%s: tile '%s' is [%d, %d], expected [%d, %d] to match '%s'",
+                     pto_opinfo_get((pto_op)I->m->stmts[s].op)->name, pto__in_tname(I, b), (int)b->t->rows,
+                     (int)b->t->cols, (int)rows, (int)(cols < 0 ? b->t->cols : cols), pto__in_tname(I, d));
+}
+
+static int pto__scalar_arg(pto__interp *I, int32_t s, int i, float *out)
+{
+    const pto_operand *o = pto_stmt_arg(I->m, s, i);
+    const pto_stmt *st = &I->m->stmts[s];
+    int64_t v;
+    if (o && o->kind == PTO_O_FLOAT) {
+        *out = (float)o->f;
+        return 1;
+    }
+    if (o && o->kind == PTO_O_INT) {
+        if (!pto__eval(I, o->e[0], &v, 0)) return 0;
+        *out = (float)v;
+        return 1;
+    }
+    if (o && o->kind == PTO_O_SCALAR && o->ref >= 0 && o->ref < I->m->n_vars) {
+        if (I->state[o->ref] == PTO__UNBOUND)
+            return pto__fail(I, o->loc, "'%s' has no binding in the launch", pto__in_vname(I, o->ref));
+        *out = (float)I->sval[o->ref];
+        return 1;
+    }
+    return pto__fail(I, st->loc, "%s: operand %d must be a scalar", pto_opinfo_get((pto_op)st->op)->name, i + 1);
+}
+
+/* A resolved GM window: the host array of one rank and the top-left corner. */
+typedef struct pto__win {
+    unsigned char *base;
+    int dtype;
+    int64_t d1, r, c;
+} pto__win;
+
+static int pto__window(pto__interp *I, int32_t s, int i, int64_t nr, int64_t nc, pto__win *w)
+{
+    const pto_operand *o = pto_stmt_arg(I->m, s, i);
+    const pto_stmt *st = &I->m->stmts[s];
+    const char *op = pto_opinfo_get((pto_op)st->op)->name, *name;
+    const pto_param *p;
+    int64_t rank = I->rank, pi;
+    char rk[32] = "";
+    if (!o || o->kind != PTO_O_GM || o->ref < I->k->param0 || o->ref >= I->k->param0 + I->k->nparams ||
+        I->m->params[o->ref].kind != PTO_P_TENSOR)
+        return pto__fail(I, st->loc, "%s: operand %d must be a window of a tensor param", op, i + 1);
+    p = &I->m->params[o->ref];
+    pi = o->ref - I->k->param0;
+    name = pto_str(I->ctx, p->name);
+    if (!pto__eval(I, o->e[0], &w->r, 0) || !pto__eval(I, o->e[1], &w->c, 0)) return 0;
+    if (o->e[2] >= 0) {
+        if (!pto__eval(I, o->e[2], &rank, 0)) return 0;
+        if (rank < 0 || rank >= I->nranks)
+            return pto__fail(I, st->loc, "%s: rank %lld of %s@%lld is outside [0, %lld)", op, (long long)rank,
+                             name, (long long)rank, (long long)I->nranks);
+        snprintf(rk, sizeof rk, "@%lld", (long long)rank);
+    }
+    if (nr > 0 && nc > 0 &&
+        (w->r < 0 || w->c < 0 || w->r > I->shape[pi][0] - nr || w->c > I->shape[pi][1] - nc))
+        return pto__fail(I, st->loc, "%s: window %s%s[%lld, %lld] of shape [%lld, %lld] is outside tensor '%s' of shape [%lld, %lld]",
+                         op, name, rk, (long long)w->r, (long long)w->c, (long long)nr, (long long)nc, name,
+                         (long long)I->shape[pi][0], (long long)I->shape[pi][1]);
+    w->base = (unsigned char *)I->L->tensors[rank * I->k->nparams + pi];
+    w->dtype = p->dtype;
+    w->d1 = I->shape[pi][1];
+    return 1;
+}
+
+/* Copies an nr x nc block: element (i, j) of src (row stride ss, dtype sd)
+   to (i, j) of dst (row stride ds, dtype dd). Equal dtypes copy bits. */
+static void pto__copy(unsigned char *dst, int dd, int64_t ds, const unsigned char *src, int sd, int64_t ss,
+                      int64_t nr, int64_t nc)
+{
+    int64_t i, j;
+    size_t es = (size_t)pto_dtype_size((pto_dtype)dd);
+    if (nr <= 0 || nc <= 0) return;
+    for (i = 0; i < nr; i++) {
+        if (dd == sd) {
+            memcpy(dst + (size_t)(i * ds) * es, src + (size_t)(i * ss) * es, (size_t)nc * es);
+            continue;
+        }
+        for (j = 0; j < nc; j++) pto_elem_set(dst, dd, i * ds + j, pto_elem_get(src, sd, i * ss + j));
+    }
+}
+
+/* ---- op classes ---- */
+
+static int pto__exec_load(pto__interp *I, int32_t s)
+{
+    pto__top t;
+    pto__win w;
+    if (!pto__tile_arg(I, s, 0, &t) || !pto__window(I, s, 1, t.it->vr, t.it->vc, &w)) return 0;
+    if (t.it->vr < t.t->rows || t.it->vc < t.t->cols) memset(t.it->data, 0, (size_t)pto_tile_bytes(t.t));
+    if (t.it->vr > 0 && t.it->vc > 0)
+        pto__copy(t.it->data, t.t->dtype, t.t->cols, w.base + (size_t)(w.r * w.d1 + w.c) * (size_t)pto_dtype_size((pto_dtype)w.dtype),
+                  w.dtype, w.d1, t.it->vr, t.it->vc);
+    return 1;
+}
+
+static int pto__exec_store(pto__interp *I, int32_t s)
+{
+    pto__top t;
+    pto__win w;
+    if (!pto__tile_arg(I, s, 1, &t) || !pto__window(I, s, 0, t.it->vr, t.it->vc, &w)) return 0;
+    if (t.it->vr > 0 && t.it->vc > 0)
+        pto__copy(w.base + (size_t)(w.r * w.d1 + w.c) * (size_t)pto_dtype_size((pto_dtype)w.dtype), w.dtype, w.d1,
+                  t.it->data, t.t->dtype, t.t->cols, t.it->vr, t.it->vc);
+    return 1;
+}
+
+/* tadd .. tmin, tadds .. tmins, unary ops, texpands, tcvt, vec->vec tmov:
+   d's valid region from a (and b or the scalar) at the same positions. */
+static int pto__exec_map(pto__interp *I, int32_t s, pto_opclass cls)
+{
+    const pto_stmt *st = &I->m->stmts[s];
+    pto__top d, a, b;
+    float sc = 0.0f;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    int op = st->op;
+    int64_t r, c, cols;
+    if (!pto__tile_arg(I, s, 0, &d)) return 0;
+    if (cls != PTO_OC_FILL && (!pto__tile_arg(I, s, 1, &a) || !pto__same_shape(I, s, &d, &a, d.t->rows, d.t->cols)))
+        return 0;
+    if (cls == PTO_OC_BIN && (!pto__tile_arg(I, s, 2, &b) || !pto__same_shape(I, s, &d, &b, d.t->rows, d.t->cols)))
+        return 0;
+    if (cls == PTO_OC_BINS && !pto__scalar_arg(I, s, 2, &sc)) return 0;
+    if (cls == PTO_OC_FILL && !pto__scalar_arg(I, s, 1, &sc)) return 0;
+    if (cls == PTO_OC_BINS) op -= PTO_OP_TADDS - PTO_OP_TADD;
+    cols = d.t->cols;
+    for (r = 0; r < d.it->vr; r++) {
+        for (c = 0; c < d.it->vc; c++) {
+            int64_t i = r * cols + c;
+            float x = cls == PTO_OC_FILL ? sc : pto_elem_get(a.it->data, a.t->dtype, i), y;
+            switch (cls) {
+            case PTO_OC_BIN: y = pto__binop(op, x, pto_elem_get(b.it->data, b.t->dtype, i)); break;
+            case PTO_OC_BINS: y = pto__binop(op, x, sc); break;
+            case PTO_OC_UN: y = pto__unop(op, x); break;
+            default: y = x; break; /* fill, cvt, mov */
+            }
+            pto_elem_set(d.it->data, d.t->dtype, i, y);
+        }
+    }
+    return 1;
+}
+
+/* tmov: d's valid region from the same positions of a; equal dtypes copy bits. */
+static int pto__exec_mov(pto__interp *I, int32_t s)
+{
+    pto__top d, a;
+    if (!pto__tile_arg(I, s, 0, &d) || !pto__tile_arg(I, s, 1, &a) ||
+        !pto__same_shape(I, s, &d, &a, d.t->rows, d.t->cols))
+        return 0;
+    pto__copy(d.it->data, d.t->dtype, d.t->cols, a.it->data, a.t->dtype, a.t->cols, d.it->vr, d.it->vc);
+    return 1;
+}
+
+static int pto__exec_rowred(pto__interp *I, int32_t s)
+{
+    const pto_stmt *st = &I->m->stmts[s];
+    pto__top d, a;
+    int64_t r, c, n;
+    if (!pto__tile_arg(I, s, 0, &d) || !pto__tile_arg(I, s, 1, &a) ||
+        !pto__same_shape(I, s, &a, &d, a.t->rows, 1))
+        return 0;
+    n = a.it->vc;
+    for (r = 0; r < d.it->vr; r++) {
+        const void *row = a.it->data;
+        int64_t base = r * a.t->cols;
+        float acc;
+        if (st->op == PTO_OP_TROWSUM) {
+            acc = 0.0f;
+            for (c = 0; c < n; c++) acc = acc + pto_elem_get(row, a.t->dtype, base + c);
+        } else if (n == 0) {
+            acc = st->op == PTO_OP_TROWMAX ? -INFINITY : INFINITY;
+        } else {
+            acc = pto_elem_get(row, a.t->dtype, base);
+            for (c = 1; c < n; c++)
+                acc = pto__binop(st->op == PTO_OP_TROWMAX ? PTO_OP_TMAX : PTO_OP_TMIN, acc,
+                                 pto_elem_get(row, a.t->dtype, base + c));
+        }
+        pto_elem_set(d.it->data, d.t->dtype, r, acc);
+    }
+    return 1;
+}
+
+static int pto__exec_rowexp(pto__interp *I, int32_t s)
+{
+    const pto_stmt *st = &I->m->stmts[s];
+    pto__top d, a, v;
+    int op = PTO_OP_TADD + (st->op - PTO_OP_TROWEXPANDADD);
+    int64_t r, c;
+    if (!pto__tile_arg(I, s, 0, &d) || !pto__tile_arg(I, s, 1, &a) || !pto__tile_arg(I, s, 2, &v) ||
+        !pto__same_shape(I, s, &d, &a, d.t->rows, d.t->cols) || !pto__same_shape(I, s, &d, &v, d.t->rows, 1))
+        return 0;
+    for (r = 0; r < d.it->vr; r++) {
+        float y = pto_elem_get(v.it->data, v.t->dtype, r);
+        for (c = 0; c < d.it->vc; c++) {
+            int64_t i = r * d.t->cols + c;
+            pto_elem_set(d.it->data, d.t->dtype, i, pto__binop(op, pto_elem_get(a.it->data, a.t->dtype, i), y));
+        }
+    }
+    return 1;
+}
+
+static int pto__exec_extract(pto__interp *I, int32_t s)
+{
+    const pto_stmt *st = &I->m->stmts[s];
+    const pto_operand *orow = pto_stmt_arg(I->m, s, 2), *ocol = pto_stmt_arg(I->m, s, 3);
+    pto__top d, a;
+    int64_t r, c;
+    size_t es;
+    if (!pto__tile_arg(I, s, 0, &d) || !pto__tile_arg(I, s, 1, &a)) return 0;
+    if (!orow || !ocol || orow->kind != PTO_O_INT || ocol->kind != PTO_O_INT)
+        return pto__fail(I, st->loc, "textract: operands 3 and 4 must be integers");
+    if (!pto__eval(I, orow->e[0], &r, 0) || !pto__eval(I, ocol->e[0], &c, 0)) return 0;
+    if (r < 0 || c < 0 || r > a.t->rows - d.t->rows || c > a.t->cols - d.t->cols)
+        return pto__fail(I, st->loc, "textract: window [%lld, %lld] of shape [%d, %d] is outside tile '%s' of shape [%d, %d]",
+                         (long long)r, (long long)c, (int)d.t->rows, (int)d.t->cols, pto__in_tname(I, &a),
+                         (int)a.t->rows, (int)a.t->cols);
+    es = (size_t)pto_dtype_size((pto_dtype)a.t->dtype);
+    pto__copy(d.it->data, d.t->dtype, d.t->cols, a.it->data + (size_t)(r * a.t->cols + c) * es, a.t->dtype,
+              a.t->cols, d.t->rows, d.t->cols);
+    return 1;
+}
+
+/* Converts a whole tile to f32. */
+static void pto__to_f32(float *dst, const pto__top *t)
+{
+    int64_t i, n = (int64_t)t->t->rows * t->t->cols;
+    for (i = 0; i < n; i++) dst[i] = pto_elem_get(t->it->data, t->t->dtype, i);
+}
+
+static int pto__exec_matmul(pto__interp *I, int32_t s)
+{
+    const pto_stmt *st = &I->m->stmts[s];
+    pto__top c, a, b;
+    int64_t M, K, N, i, j, k;
+    float *fa, *fb, *row;
+    if (!pto__tile_arg(I, s, 0, &c) || !pto__tile_arg(I, s, 1, &a) || !pto__tile_arg(I, s, 2, &b) ||
+        !pto__same_shape(I, s, &c, &a, c.t->rows, -1) || !pto__same_shape(I, s, &a, &b, a.t->cols, c.t->cols))
+        return 0;
+    M = c.t->rows, K = a.t->cols, N = c.t->cols;
+    fa = I->scratch;
+    fb = fa + M * K;
+    row = fb + K * N;
+    pto__to_f32(fa, &a);
+    pto__to_f32(fb, &b);
+    for (i = 0; i < M; i++) {
+        /* i-k-j order: every c[i][j] still sums over k ascending */
+        for (j = 0; j < N; j++)
+            row[j] = st->op == PTO_OP_TMATMUL_ACC ? pto_elem_get(c.it->data, c.t->dtype, i * N + j) : 0.0f;
+        for (k = 0; k < K; k++) {
+            float x = fa[i * K + k];
+            const float *bk = fb + k * N;
+            for (j = 0; j < N; j++) {
+                float p = x * bk[j];
+                row[j] = row[j] + p;
+            }
+        }
+        for (j = 0; j < N; j++) pto_elem_set(c.it->data, c.t->dtype, i * N + j, row[j]);
+    }
+    return 1;
+}
+
+static int pto__exec_op(pto__interp *I, int32_t s)
+{
+    const pto_stmt *st = &I->m->stmts[s];
+    const pto_opinfo *info = pto_opinfo_get((pto_op)st->op);
+    if (st->op >= PTO_NOP) return pto__fail(I, st->loc, "the interpreter does not know op %d", (int)st->op);
+    if (st->nargs < info->nargs)
+        return pto__fail(I, st->loc, "%s takes %d operands, got %d", info->name, info->nargs, (int)st->nargs);
+    switch (info->cls) {
+    case PTO_OC_LOAD: return pto__exec_load(I, s);
+    case PTO_OC_STORE: return pto__exec_store(I, s);
+    case PTO_OC_BIN:
+    case PTO_OC_BINS:
+    case PTO_OC_UN:
+    case PTO_OC_FILL:
+    case PTO_OC_CVT: return pto__exec_map(I, s, info->cls);
+    case PTO_OC_MOV: return pto__exec_mov(I, s);
+    case PTO_OC_ROWRED: return pto__exec_rowred(I, s);
+    case PTO_OC_ROWEXP: return pto__exec_rowexp(I, s);
+    case PTO_OC_EXTRACT: return pto__exec_extract(I, s);
+    case PTO_OC_MATMUL: return pto__exec_matmul(I, s);
+    case PTO_OC_SYNC: return 1;
+    }
+    return pto__fail(I, st->loc, "the interpreter cannot run %s", info->name);
+}
+
+/* ---- statements ---- */
+
+static int pto__run_list(pto__interp *I, int32_t block);
+
+static int pto__run_tile(pto__interp *I, const pto_stmt *st)
+{
+    const pto_tile *t = &I->m->tiles[st->ref];
+    pto__itile *it = &I->tiles[st->ref];
+    int64_t vr = t->rows, vc = t->cols;
+    if (!it->data) return pto__fail(I, st->loc, "tile '%s' does not belong to this kernel", pto_str(I->ctx, t->name));
+    if (t->valid_r >= 0 && !pto__eval(I, t->valid_r, &vr, 0)) return 0;
+    if (t->valid_c >= 0 && !pto__eval(I, t->valid_c, &vc, 0)) return 0;
+    if (vr < 0 || vr > t->rows || vc < 0 || vc > t->cols)
+        return pto__fail(I, st->loc, "valid region (%lld, %lld) of tile '%s' is outside its shape [%d, %d]",
+                         (long long)vr, (long long)vc, pto_str(I->ctx, t->name), (int)t->rows, (int)t->cols);
+    memset(it->data, 0, (size_t)pto_tile_bytes(t));
+    it->vr = vr;
+    it->vc = vc;
+    return 1;
+}
+
+static int pto__run_for(pto__interp *I, const pto_stmt *st)
+{
+    int64_t lo, hi, step = 1, i;
+    if (!pto__eval(I, st->e[0], &lo, 0) || !pto__eval(I, st->e[1], &hi, 0)) return 0;
+    if (st->e[2] >= 0 && !pto__eval(I, st->e[2], &step, 0)) return 0;
+    if (step <= 0) return pto__fail(I, st->loc, "loop step must be positive, got %lld", (long long)step);
+    for (i = lo; i < hi;) {
+        I->env[st->ref] = i;
+        I->state[st->ref] = PTO__BOUND;
+        if (!pto__run_list(I, st->body)) return 0;
+        /* the next value must stay below hi, and computing it must not overflow */
+        if ((uint64_t)hi - (uint64_t)i <= (uint64_t)step) break;
+        i += step;
+    }
+    return 1;
+}
+
+static int pto__run_if(pto__interp *I, const pto_stmt *st)
+{
+    int64_t a, b;
+    int t;
+    if (!pto__eval(I, st->e[0], &a, 0) || !pto__eval(I, st->e[1], &b, 0)) return 0;
+    switch (st->cmp) {
+    case PTO_EQ: t = a == b; break;
+    case PTO_NE: t = a != b; break;
+    case PTO_LT: t = a < b; break;
+    case PTO_LE: t = a <= b; break;
+    case PTO_GT: t = a > b; break;
+    default: t = a >= b; break;
+    }
+    if (t) return pto__run_list(I, st->body);
+    return st->orelse >= 0 ? pto__run_list(I, st->orelse) : 1;
+}
+
+static int pto__run_stmt(pto__interp *I, int32_t s)
+{
+    const pto_stmt *st = &I->m->stmts[s];
+    int64_t v;
+    switch (st->kind) {
+    case PTO_ST_OP: return pto__exec_op(I, s);
+    case PTO_ST_TILE: return pto__run_tile(I, st);
+    case PTO_ST_LET:
+        if (!pto__eval(I, st->e[0], &v, 0)) return 0;
+        I->env[st->ref] = v;
+        I->state[st->ref] = PTO__BOUND;
+        return 1;
+    case PTO_ST_FOR: return pto__run_for(I, st);
+    case PTO_ST_IF: return pto__run_if(I, st);
+    case PTO_ST_SECTION: return st->body >= 0 ? pto__run_list(I, st->body) : 1;
+    default: return pto__fail(I, st->loc, "malformed statement");
+    }
+}
+
+static int pto__run_list(pto__interp *I, int32_t block)
+{
+    int32_t s;
+    for (s = I->m->blocks[block].head; s >= 0; s = I->m->stmts[s].next)
+        if (!pto__run_stmt(I, s)) return 0;
+    return 1;
+}
+
+/* ---- launch ---- */
+
+static const pto_binding *pto__find_binding(const pto__interp *I, int32_t v)
+{
+    const char *name = pto__in_vname(I, v);
+    int i;
+    for (i = 0; i < I->L->nbindings; i++)
+        if (I->L->bindings[i].name && strcmp(I->L->bindings[i].name, name) == 0) return &I->L->bindings[i];
+    return NULL;
+}
+
+/* Dims and scalars from the bindings; every dynamic dim must be bound. */
+static int pto__bind(pto__interp *I, int32_t kernel)
+{
+    int32_t v;
+    for (v = 0; v < I->m->n_vars; v++) {
+        const pto_var *var = &I->m->vars[v];
+        const pto_binding *b;
+        if (var->kernel != kernel || (var->kind != PTO_V_DIM && var->kind != PTO_V_SCALAR)) continue;
+        b = pto__find_binding(I, v);
+        if (!b) {
+            if (var->kind == PTO_V_DIM)
+                return pto__fail(I, var->loc, "dynamic dim '%s' has no binding in the launch", pto__in_vname(I, v));
+            continue;
+        }
+        I->sval[v] = b->value;
+        if (var->kind == PTO_V_DIM && !(b->value >= 0 && b->value < 2147483648.0 && b->value == floor(b->value)))
+            return pto__fail(I, var->loc, "dynamic dim '%s' is bound to %g, not an integer in [0, 2^31)",
+                             pto__in_vname(I, v), b->value);
+        if (b->value == floor(b->value) && fabs(b->value) < 9007199254740992.0) {
+            I->env[v] = (int64_t)b->value;
+            I->state[v] = PTO__BOUND;
+        } else {
+            I->state[v] = PTO__NOTINT;
+        }
+    }
+    return 1;
+}
+
+/* Tensor shapes and host arrays: every tensor of every rank needs one. */
+static int pto__tensors(pto__interp *I)
+{
+    int32_t i, r;
+    for (i = 0; i < I->k->nparams; i++) {
+        const pto_param *p = &I->m->params[I->k->param0 + i];
+        int d;
+        if (p->kind != PTO_P_TENSOR) continue;
+        for (d = 0; d < 2; d++)
+            I->shape[i][d] = p->dim_var[d] >= 0 ? I->env[p->dim_var[d]] : p->dim[d];
+        if (I->shape[i][0] < 0 || I->shape[i][1] < 0)
+            return pto__fail(I, p->loc, "tensor '%s' has a negative dim", pto_str(I->ctx, p->name));
+        for (r = 0; r < I->nranks; r++)
+            if (!I->L->tensors || !I->L->tensors[r * I->k->nparams + i])
+                return pto__fail(I, p->loc, "tensor '%s' of rank %d has no host array in the launch",
+                                 pto_str(I->ctx, p->name), (int)r);
+    }
+    return 1;
+}
+
+static void *pto__zalloc(pto__interp *I, size_t n)
+{
+    void *p = pto_alloc(I->ctx, n ? n : 1);
+    if (!p) {
+        I->oom = 1;
+        pto__oom(I->ctx);
+        return NULL;
+    }
+    memset(p, 0, n ? n : 1);
+    return p;
+}
+
+/* One arena for every tile of the kernel, and f32 scratch for matmul. */
+static int pto__alloc_tiles(pto__interp *I, int32_t kernel)
+{
+    int32_t t;
+    size_t off = 0;
+    int64_t maxel = 1;
+    for (t = 0; t < I->m->n_tiles; t++) {
+        const pto_tile *tl = &I->m->tiles[t];
+        int64_t bytes = pto_tile_bytes(tl);
+        if (tl->kernel != kernel) continue;
+        if (tl->rows <= 0 || tl->cols <= 0 || bytes <= 0 || bytes > PTO__MAX_TILE_BYTES)
+            return pto__fail(I, tl->loc, "tile '%s' of shape [%d, %d] cannot be interpreted",
+                             pto_str(I->ctx, tl->name), (int)tl->rows, (int)tl->cols);
+        off += ((size_t)bytes + 31u) & ~(size_t)31u;
+        if ((int64_t)tl->rows * tl->cols > maxel) maxel = (int64_t)tl->rows * tl->cols;
+    }
+    I->arena_size = off;
+    I->arena = (unsigned char *)pto__zalloc(I, off);
+    I->scratch = (float *)pto__zalloc(I, (size_t)(3 * maxel) * sizeof(float));
+    if (!I->arena || !I->scratch) return 0;
+    for (t = 0, off = 0; t < I->m->n_tiles; t++) {
+        const pto_tile *tl = &I->m->tiles[t];
+        if (tl->kernel != kernel) continue;
+        I->tiles[t].data = I->arena + off;
+        I->tiles[t].vr = tl->rows;
+        I->tiles[t].vc = tl->cols;
+        off += ((size_t)pto_tile_bytes(tl) + 31u) & ~(size_t)31u;
+    }
+    return 1;
+}
+
+static int pto__setup(pto__interp *I)
+{
+    const pto_module *m = I->m;
+    int32_t kernel = I->L->kernel;
+    I->k = &m->kernels[kernel];
+    I->nranks = I->k->ranks && I->L->nranks > 0 ? I->L->nranks : 1;
+    I->env = (int64_t *)pto__zalloc(I, sizeof(int64_t) * (size_t)m->n_vars);
+    I->state = (uint8_t *)pto__zalloc(I, (size_t)m->n_vars);
+    I->sval = (double *)pto__zalloc(I, sizeof(double) * (size_t)m->n_vars);
+    I->tiles = (pto__itile *)pto__zalloc(I, sizeof(pto__itile) * (size_t)m->n_tiles);
+    I->shape = (int64_t(*)[2])pto__zalloc(I, sizeof(int64_t[2]) * (size_t)I->k->nparams);
+    if (!I->env || !I->state || !I->sval || !I->tiles || !I->shape) return 0;
+    if (I->L->nbindings > 0 && !I->L->bindings) return pto__fail(I, I->k->loc, "the launch has no bindings array");
+    if (!pto__bind(I, kernel) || !pto__tensors(I)) return 0;
+    return pto__alloc_tiles(I, kernel);
+}
+
+/* Forget the previous block: every tile zero, lets and loop vars unbound. */
+static void pto__reset_block(pto__interp *I)
+{
+    int32_t v;
+    memset(I->arena, 0, I->arena_size);
+    for (v = 0; v < I->m->n_vars; v++)
+        if (I->m->vars[v].kind == PTO_V_LET || I->m->vars[v].kind == PTO_V_LOOP) I->state[v] = PTO__UNBOUND;
+}
+
+static int pto__run_kernel(pto__interp *I)
+{
+    const char *kname = pto_str(I->ctx, I->k->name);
+    int64_t r, b, nblocks = 1;
+    I->blocks = 1;
+    if (I->k->blocks >= 0 && !pto__eval(I, I->k->blocks, &nblocks, 0)) return 0;
+    if (nblocks < 0)
+        return pto__fail(I, I->k->loc, "kernel '%s' has blocks(%lld): the count must be >= 0", kname,
+                         (long long)nblocks);
+    I->blocks = nblocks;
+    for (r = 0; r < I->nranks; r++) {
+        for (b = 0; b < nblocks; b++) {
+            I->rank = r;
+            I->block = b;
+            pto__reset_block(I);
+            if (pto__run_list(I, I->k->body)) continue;
+            if (I->k->ranks)
+                pto_note(I->ctx, I->k->loc, "in block %lld of rank %lld of kernel '%s'", (long long)b,
+                         (long long)r, kname);
+            else
+                pto_note(I->ctx, I->k->loc, "in block %lld of kernel '%s'", (long long)b, kname);
+            return 0;
+        }
+    }
+    return 1;
+}
 
 PTODEF pto_status pto_interp(pto_ctx *ctx, const pto_module *m, const pto_launch *launch)
 {
+    pto__interp I;
     pto_loc none = {0, 0, 0};
-    (void)m;
-    (void)launch;
-    return pto_error(ctx, none, "the interpreter is not built yet");
+    int ok;
+    if (!m || !launch || launch->kernel < 0 || launch->kernel >= m->n_kernels)
+        return pto_error(ctx, none, "pto_interp: the launch names no kernel of the module");
+    memset(&I, 0, sizeof I);
+    I.ctx = ctx;
+    I.m = m;
+    I.L = launch;
+    ok = pto__setup(&I) && pto__run_kernel(&I);
+    pto_free(ctx, I.env);
+    pto_free(ctx, I.state);
+    pto_free(ctx, I.sval);
+    pto_free(ctx, I.tiles);
+    pto_free(ctx, I.shape);
+    pto_free(ctx, I.arena);
+    pto_free(ctx, I.scratch);
+    if (I.oom) return PTO_ERR_INTERNAL;
+    return ok ? PTO_OK : PTO_ERR_USER;
 }
 /* ---- End file: src/interp.c ---- */
 
@@ -1754,11 +5658,1187 @@ PTODEF pto_status pto_interp(pto_ctx *ctx, const pto_module *m, const pto_launch
 /* ---- End file: src/lower.c ---- */
 
 /* ---- Begin file: src/plan.c ---- */
-/* plan.c - (placeholder; lands with its issue) */
+/* plan.c - the memory planner: an address for every local tile.
+
+   Needs: a verified module (tile spaces, shapes and nbuf in range; xN tiles
+   declared inside a loop).
+   Guarantees on PTO_OK: every tile whose space is not GM has planned = 1 and
+   offset[0..nbuf-1] set; slot k of an xN tile is at offset[0] + k * stride,
+   stride = the slot's bytes rounded up to the space's granule, so slots are
+   contiguous and in slot order (the sync inserter and the emitter compute a
+   slot's address from that). Every slot lies inside its space below the
+   room reserved for cube/vector pipe buffers, every planner-chosen offset is
+   a multiple of the granule (>= 32 bytes), pinned tiles sit exactly at their
+   pin, and no two tiles that can be live at the same time share a byte.
+   Tiles that a failed group could not place keep planned = 0.
+
+   Memory is per kernel, per core and per space: a mix kernel's cube and
+   vector sections have separate memories, and the two vector cores each have
+   their own UB (they run the same vector code, so one plan serves both).
+
+   Lifetimes. Statements are numbered in a pre-order walk of the kernel body
+   (a FOR or IF gets its number before its body; the else branch follows the
+   then branch). A tile's interval is [first use, last use] over the op
+   statements that name it (its declaration alone does not make it live),
+   widened so that:
+   - a use inside a loop that does not also contain the declaration covers
+     that whole loop (the value must survive every iteration);
+   - an xN tile covers the whole loop that declares it: slot k may still be
+     in flight while iterations k+1..k+N-1 run, so the simplest correct rule
+     is N distinct buffers live for the whole loop;
+   - a tile declared in a loop body and used only there lives within one
+     iteration (a fresh buffer each iteration, pto-text.md).
+   Both branches of an IF lie inside [first, last] when the tile is used on
+   both sides or after it, so neither branch can clobber it.
+
+   Granules (the unit of planner-chosen offsets and slot strides): 32 bytes
+   for vec, mat, bias and scaling (the hardware's alignment rule). left and
+   right use 512 bytes and acc 1024 bytes: a cube operand tile is a whole
+   number of 512-byte fractals and an accumulator one of 1 KiB fractals
+   (hardware.md section 2), so a fractal-aligned offset keeps every fractal
+   whole at no cost in space. We do not copy PTOAS's 4 KiB units: they lose
+   up to 3.5 KiB per tile in a 64 KiB space for no correctness gain.
+   Pins only need the 32-byte hardware alignment.
+
+   Placement. Pinned tiles go first, at their pins. The others are placed one
+   at a time at the lowest (first-fit) or the tightest (best-fit) gap that
+   clears every already placed tile they may conflict with; several orders
+   are tried (largest first, by start, longest lifetime first, largest
+   size x lifetime first), each with both fits, and the lowest peak wins
+   (the first on a tie, so the output is deterministic).
+   Two levels:
+   - separate: bytes are shared only by tiles whose accesses all run on one
+     pipe. Reusing a dead tile's bytes for a tile written by another pipe
+     adds a write-after-read dependency that serialises the two pipes (the
+     upstream planner's "pipe conflict" rule), so this level is preferred.
+   - tight: any two tiles whose lifetimes are disjoint may share bytes.
+   The tight level is used only when no order fits at the separate level,
+   or when the caller asks for it. (The cycle-model effect of the level shows
+   once the simulator and the sync inserter land: a tight plan adds flags
+   between pipes that a separate plan does not need.)
+
+   Cube/vector pipe consumer buffers (m->cvpipes) are reserved at the top of
+   the consumer's space (vec for C2V, mat for V2C, both for BOTH):
+   local_slot_num * slot_size bytes each, rounded to the granule, stacked
+   downwards in pipe order; pto_plan_pipe_base gives a pipe's base. */
+
+#define PTO__NFITS 2
+
+typedef struct pto__live {
+    int32_t npts;
+    int32_t *pt;       /* [n_stmts] program point, -1 outside every kernel */
+    int32_t *end;      /* [n_stmts] last point of the statement's subtree */
+    int32_t *at;       /* [npts] the statement at a point */
+    int32_t *lo, *hi;  /* [n_tiles] the interval; hi < 0: no point at all */
+    uint16_t *rd, *wr; /* [n_tiles] pipes that read / write the tile */
+} pto__live;
+
+typedef struct pto__item {
+    int32_t tile;
+    int64_t size, stride, pin; /* size = nbuf * stride; pin = fixed offset or -1 */
+    int32_t lo, hi;
+    uint16_t rd, wr;
+} pto__item;
+
+typedef struct pto__group {
+    int32_t kernel;
+    int core, space;
+    int64_t cap, reserved, avail, granule;
+    pto__item *it;
+    int32_t n;
+    int64_t live_max;  /* most aligned bytes live at one point (a lower bound) */
+    int32_t live_pt;
+} pto__group;
+
+static const char *const pto__order_names[PTO_NORDER] = {
+    "largest-first", "by-start", "longest-first", "by-area"
+};
+
+PTODEF int64_t pto_plan_granule(pto_space s)
+{
+    if (s == PTO_LEFT || s == PTO_RIGHT) return 512;
+    if (s == PTO_ACC) return 1024;
+    return 32;
+}
+
+static int64_t pto__align_up(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
+
+/* ---- program points ------------------------------------------------------ */
+
+static int32_t pto__block_head(const pto_module *m, int32_t b) { return b >= 0 ? m->blocks[b].head : -1; }
+
+/* The statement after s's whole subtree in pre-order, or -1 at the end of
+   the kernel. Iterative, so deep nesting cannot exhaust the stack. */
+static int32_t pto__plan_skip(const pto_module *m, int32_t s)
+{
+    while (s >= 0) {
+        const pto_stmt *st = &m->stmts[s];
+        int32_t owner;
+        if (st->next >= 0) return st->next;
+        if (st->block < 0) return -1;
+        owner = m->blocks[st->block].owner;
+        if (owner < 0) return -1;
+        if (st->block == m->stmts[owner].body && pto__block_head(m, m->stmts[owner].orelse) >= 0)
+            return pto__block_head(m, m->stmts[owner].orelse);
+        s = owner;
+    }
+    return -1;
+}
+
+static int32_t pto__plan_succ(const pto_module *m, int32_t s)
+{
+    const pto_stmt *st = &m->stmts[s];
+    if (pto__block_head(m, st->body) >= 0) return pto__block_head(m, st->body);
+    if (pto__block_head(m, st->orelse) >= 0) return pto__block_head(m, st->orelse);
+    return pto__plan_skip(m, s);
+}
+
+static void pto__live_free(pto_ctx *ctx, pto__live *lv)
+{
+    pto_free(ctx, lv->pt);
+    pto_free(ctx, lv->end);
+    pto_free(ctx, lv->at);
+    pto_free(ctx, lv->lo);
+    pto_free(ctx, lv->hi);
+    pto_free(ctx, lv->rd);
+    pto_free(ctx, lv->wr);
+    memset(lv, 0, sizeof *lv);
+}
+
+/* Numbers every kernel's statements; kernels get consecutive ranges, so a
+   subtree that runs to the end of its kernel ends at the kernel's last point. */
+static void pto__live_number(const pto_module *m, pto__live *lv)
+{
+    int32_t k, s, n = 0, q;
+    for (s = 0; s < m->n_stmts; s++) lv->pt[s] = lv->end[s] = -1;
+    for (k = 0; k < m->n_kernels; k++) {
+        int32_t first = n;
+        for (s = pto__block_head(m, m->kernels[k].body); s >= 0; s = pto__plan_succ(m, s)) {
+            if (lv->pt[s] >= 0) break; /* a cycle in the links: stop rather than loop */
+            lv->at[n] = s;
+            lv->pt[s] = n++;
+        }
+        for (q = first; q < n; q++) {
+            int32_t after = pto__plan_skip(m, lv->at[q]);
+            lv->end[lv->at[q]] = after >= 0 && lv->pt[after] > q ? lv->pt[after] - 1 : n - 1;
+        }
+    }
+    lv->npts = n;
+}
+
+static int pto__contains(const pto__live *lv, int32_t loop, int32_t stmt)
+{
+    int32_t p = stmt >= 0 ? lv->pt[stmt] : -1;
+    return p >= 0 && lv->pt[loop] <= p && p <= lv->end[loop];
+}
+
+/* Widens tile t's interval for a use at statement u: the outermost loop
+   around u that does not contain the declaration is live throughout. */
+static void pto__live_use(const pto_module *m, pto__live *lv, int32_t t, int32_t u)
+{
+    int32_t l = pto_stmt_loop(m, u), outer = -1, p = lv->pt[u];
+    for (; l >= 0 && !pto__contains(lv, l, m->tiles[t].decl); l = pto_stmt_loop(m, l)) outer = l;
+    if (outer >= 0) {
+        if (lv->pt[outer] < lv->lo[t]) lv->lo[t] = lv->pt[outer];
+        if (lv->end[outer] > lv->hi[t]) lv->hi[t] = lv->end[outer];
+    }
+    if (p < lv->lo[t]) lv->lo[t] = p;
+    if (p > lv->hi[t]) lv->hi[t] = p;
+}
+
+static void pto__live_op(const pto_module *m, pto__live *lv, int32_t s)
+{
+    const pto_stmt *st = &m->stmts[s];
+    const pto_opinfo *oi = pto_opinfo_get((pto_op)st->op);
+    uint16_t pipe = (uint16_t)(1u << pto_stmt_pipe(m, s));
+    int i;
+    for (i = 0; i < st->nargs; i++) {
+        const pto_operand *o = &m->operands[st->arg0 + i];
+        uint32_t mask = oi && i < oi->nargs ? oi->arg[i] : PTO_A_READ;
+        if (o->kind != PTO_O_TILE || o->ref < 0 || o->ref >= m->n_tiles) continue;
+        pto__live_use(m, lv, o->ref, s);
+        if (mask & PTO_A_WRITE) lv->wr[o->ref] |= pipe;
+        if ((mask & PTO_A_READ) || !(mask & PTO_A_WRITE)) lv->rd[o->ref] |= pipe;
+    }
+}
+
+/* Intervals of every tile. */
+static pto_status pto__live_build(pto_ctx *ctx, const pto_module *m, pto__live *lv)
+{
+    size_t ns = (size_t)m->n_stmts + 1, nt = (size_t)m->n_tiles + 1;
+    int32_t p, t;
+    memset(lv, 0, sizeof *lv);
+    lv->pt = (int32_t *)pto_alloc(ctx, ns * sizeof(int32_t));
+    lv->end = (int32_t *)pto_alloc(ctx, ns * sizeof(int32_t));
+    lv->at = (int32_t *)pto_alloc(ctx, ns * sizeof(int32_t));
+    lv->lo = (int32_t *)pto_alloc(ctx, nt * sizeof(int32_t));
+    lv->hi = (int32_t *)pto_alloc(ctx, nt * sizeof(int32_t));
+    lv->rd = (uint16_t *)pto_alloc(ctx, nt * sizeof(uint16_t));
+    lv->wr = (uint16_t *)pto_alloc(ctx, nt * sizeof(uint16_t));
+    if (!lv->pt || !lv->end || !lv->at || !lv->lo || !lv->hi || !lv->rd || !lv->wr) {
+        pto__live_free(ctx, lv);
+        pto__oom(ctx);
+        return PTO_ERR_INTERNAL;
+    }
+    pto__live_number(m, lv);
+    for (t = 0; t < m->n_tiles; t++) {
+        lv->lo[t] = INT32_MAX;
+        lv->hi[t] = -1;
+        lv->rd[t] = lv->wr[t] = 0;
+    }
+    for (p = 0; p < lv->npts; p++)
+        if (m->stmts[lv->at[p]].kind == PTO_ST_OP) pto__live_op(m, lv, lv->at[p]);
+    for (t = 0; t < m->n_tiles; t++) {
+        int32_t d = m->tiles[t].decl, l;
+        int32_t dp = d >= 0 && d < m->n_stmts ? lv->pt[d] : -1;
+        if (lv->hi[t] < 0) lv->lo[t] = lv->hi[t] = dp;  /* never used: live at its declaration */
+        l = dp >= 0 ? pto_stmt_loop(m, d) : -1;
+        if (m->tiles[t].nbuf > 1 && l >= 0) {
+            if (lv->pt[l] < lv->lo[t] || lv->lo[t] < 0) lv->lo[t] = lv->pt[l];
+            if (lv->end[l] > lv->hi[t]) lv->hi[t] = lv->end[l];
+        }
+    }
+    return PTO_OK;
+}
+
+/* ---- groups -------------------------------------------------------------- */
+
+static int pto__local(const pto_tile *t) { return t->space > PTO_GM && t->space < PTO_NSPACE; }
+
+static int64_t pto__tile_stride(const pto_tile *t)
+{
+    return pto__align_up(pto_tile_bytes(t), pto_plan_granule((pto_space)t->space));
+}
+
+static int64_t pto__pipe_room(const pto_cvpipe *p, pto_space s)
+{
+    return pto__align_up((int64_t)p->local_slot_num * p->slot_size, pto_plan_granule(s));
+}
+
+static int pto__pipe_consumes(const pto_cvpipe *p, pto_space s)
+{
+    if (s == PTO_VEC) return (p->dir & PTO_C2V) != 0;
+    if (s == PTO_MAT) return (p->dir & PTO_V2C) != 0;
+    return 0;
+}
+
+PTODEF int64_t pto_plan_pipe_base(const pto_module *m, int32_t cvpipe, pto_space s)
+{
+    int64_t top;
+    int32_t i, k;
+    if (cvpipe < 0 || cvpipe >= m->n_cvpipes || !pto__pipe_consumes(&m->cvpipes[cvpipe], s)) return -1;
+    k = m->cvpipes[cvpipe].kernel;
+    top = pto_space_capacity(m->arch, s);
+    for (i = 0; i <= cvpipe; i++)
+        if (m->cvpipes[i].kernel == k && pto__pipe_consumes(&m->cvpipes[i], s))
+            top -= pto__pipe_room(&m->cvpipes[i], s);
+    return top;
+}
+
+static int64_t pto__reserved(const pto_module *m, int32_t kernel, pto_space s)
+{
+    int64_t r = 0;
+    int32_t i;
+    for (i = 0; i < m->n_cvpipes; i++)
+        if (m->cvpipes[i].kernel == kernel && pto__pipe_consumes(&m->cvpipes[i], s))
+            r += pto__pipe_room(&m->cvpipes[i], s);
+    return r;
+}
+
+static int pto__overlap_time(const pto__item *a, const pto__item *b)
+{
+    return a->lo <= b->hi && b->lo <= a->hi;
+}
+
+static int pto__popcount(unsigned v)
+{
+    int n = 0;
+    for (; v; v &= v - 1) n++;
+    return n;
+}
+
+/* Writing t over bytes that d used adds a dependency between two pipes
+   unless every access of d and every write of t run on the same pipe. */
+static int pto__conflict_dir(const pto__item *d, const pto__item *t)
+{
+    unsigned acc = (unsigned)(d->rd | d->wr), w = t->wr;
+    return acc && w && pto__popcount(acc | w) > 1;
+}
+
+static int pto__conflict(const pto__item *a, const pto__item *b)
+{
+    return pto__conflict_dir(a, b) || pto__conflict_dir(b, a);
+}
+
+/* The most bytes live at one point, and that point. */
+static void pto__group_live_max(pto__group *g)
+{
+    int32_t i, j;
+    g->live_max = 0;
+    g->live_pt = g->n ? g->it[0].lo : -1;
+    /* the maximum of a sum of intervals is reached at some interval's start */
+    for (i = 0; i < g->n; i++) {
+        int64_t sum = 0;
+        int32_t p = g->it[i].lo;
+        for (j = 0; j < g->n; j++)
+            if (g->it[j].lo <= p && p <= g->it[j].hi) sum += g->it[j].size;
+        if (sum > g->live_max || (sum == g->live_max && p < g->live_pt)) {
+            g->live_max = sum;
+            g->live_pt = p;
+        }
+    }
+}
+
+/* ---- placement ----------------------------------------------------------- */
+
+static int pto__order_before(const pto__item *a, const pto__item *b, int order)
+{
+    int64_t ka = 0, kb = 0;
+    switch (order) {
+    case PTO_ORDER_LARGEST: ka = a->size; kb = b->size; break;
+    case PTO_ORDER_START: ka = -(int64_t)a->lo; kb = -(int64_t)b->lo; break;
+    case PTO_ORDER_LONGEST: ka = a->hi - a->lo; kb = b->hi - b->lo; break;
+    default: ka = a->size * (a->hi - a->lo + 1); kb = b->size * (b->hi - b->lo + 1); break;
+    }
+    if (ka != kb) return ka > kb;
+    if (a->size != b->size) return a->size > b->size;
+    if (a->lo != b->lo) return a->lo < b->lo;
+    return a->tile < b->tile;
+}
+
+static void pto__sort_order(const pto__group *g, int32_t *idx, int order)
+{
+    int32_t i, j;
+    for (i = 0; i < g->n; i++) idx[i] = i;
+    for (i = 1; i < g->n; i++) {
+        int32_t v = idx[i];
+        for (j = i; j > 0 && pto__order_before(&g->it[v], &g->it[idx[j - 1]], order); j--) idx[j] = idx[j - 1];
+        idx[j] = v;
+    }
+}
+
+/* Inserts item i into `placed`, kept sorted by offset. */
+static void pto__placed_add(int32_t *placed, int32_t *np, const int64_t *off, int32_t i)
+{
+    int32_t j = *np;
+    while (j > 0 && off[placed[j - 1]] > off[i]) { placed[j] = placed[j - 1]; j--; }
+    placed[j] = i;
+    (*np)++;
+}
+
+/* The offset for item i: the lowest (first-fit) or tightest (best-fit) gap
+   between the placed items it must avoid. */
+static int64_t pto__find_gap(const pto__group *g, int32_t i, const int32_t *placed, int32_t np,
+                             const int64_t *off, int bestfit, int separate)
+{
+    const pto__item *a = &g->it[i];
+    int64_t cur = 0, best = -1, best_gap = 0;
+    int32_t k;
+    for (k = 0; k < np; k++) {
+        const pto__item *b = &g->it[placed[k]];
+        int64_t s = off[placed[k]], cand = pto__align_up(cur, g->granule);
+        if (!pto__overlap_time(a, b) && !(separate && pto__conflict(a, b))) continue;
+        if (cand + a->size <= s) {
+            if (!bestfit) return cand;
+            if (best < 0 || s - cand < best_gap) { best = cand; best_gap = s - cand; }
+        }
+        if (s + b->size > cur) cur = s + b->size;
+    }
+    return best >= 0 ? best : pto__align_up(cur, g->granule);
+}
+
+/* Places every item with one order and fit; returns the peak (highest byte
+   used). off[] receives the offsets. */
+static int64_t pto__place(const pto__group *g, const int32_t *idx, int bestfit, int separate,
+                          int64_t *off, int32_t *placed)
+{
+    int32_t k, np = 0;
+    int64_t peak = 0;
+    for (k = 0; k < g->n; k++) {
+        off[k] = g->it[k].pin;
+        if (g->it[k].pin >= 0) pto__placed_add(placed, &np, off, k);
+    }
+    for (k = 0; k < g->n; k++) {
+        int32_t i = idx[k];
+        if (g->it[i].pin >= 0) continue;
+        off[i] = pto__find_gap(g, i, placed, np, off, bestfit, separate);
+        pto__placed_add(placed, &np, off, i);
+    }
+    for (k = 0; k < g->n; k++)
+        if (off[k] + g->it[k].size > peak) peak = off[k] + g->it[k].size;
+    return peak;
+}
+
+/* ---- diagnostics ---------------------------------------------------------- */
+
+static const char *pto__tname(const pto_module *m, int32_t t) { return pto_str(m->ctx, m->tiles[t].name); }
+static const char *pto__kname(const pto_module *m, int32_t k) { return pto_str(m->ctx, m->kernels[k].name); }
+
+static void pto__item_desc(const pto_module *m, const pto__item *it, pto_buf *b)
+{
+    int nbuf = m->tiles[it->tile].nbuf;
+    if (nbuf > 1) pto_buf_printf(b, "%s %dx%lld", pto__tname(m, it->tile), nbuf, (long long)it->stride);
+    else pto_buf_printf(b, "%s %lld", pto__tname(m, it->tile), (long long)it->size);
+}
+
+static pto_loc pto__pt_loc(const pto_module *m, const pto__live *lv, int32_t p)
+{
+    pto_loc none = {0, 0, 0};
+    return p >= 0 && p < lv->npts ? m->stmts[lv->at[p]].loc : none;
+}
+
+static pto_status pto__overflow(pto_ctx *ctx, const pto_module *m, const pto__live *lv,
+                                const pto__group *g, int64_t peak, const pto_plan_desc *d)
+{
+    pto_buf b;
+    pto_loc loc = pto__pt_loc(m, lv, g->live_pt);
+    int32_t i, nlive = 0, k;
+    pto_status st;
+    memset(&b, 0, sizeof b);
+    b.ctx = ctx;
+    for (i = 0; i < g->n; i++) nlive += g->it[i].lo <= g->live_pt && g->live_pt <= g->it[i].hi;
+    pto_buf_printf(&b, "kernel '%s': %s overflows: needs %lld bytes, capacity %lld", pto__kname(m, g->kernel),
+                   pto_space_name((pto_space)g->space), (long long)(peak + g->reserved), (long long)g->cap);
+    if (g->reserved) pto_buf_printf(&b, " (%lld reserved for cube/vector pipe buffers)", (long long)g->reserved);
+    pto_buf_printf(&b, "; at line %d, %d tiles are live:", (int)loc.line, (int)nlive);
+    for (i = 0, k = 0; i < g->n; i++) {
+        if (!(g->it[i].lo <= g->live_pt && g->live_pt <= g->it[i].hi)) continue;
+        pto_buf_puts(&b, k++ ? ", " : " ");
+        pto__item_desc(m, &g->it[i], &b);
+    }
+    pto_buf_printf(&b, " (%lld bytes)", (long long)g->live_max);
+    if (g->live_max < peak) pto_buf_puts(&b, ", the rest is fragmentation");
+    pto_buf_printf(&b, "; tried %d placement orders (", d->norders);
+    for (i = 0; i < d->norders; i++)
+        pto_buf_printf(&b, "%s%s", i ? ", " : "", pto__order_names[d->orders[i]]);
+    pto_buf_puts(&b, "), first-fit and best-fit each");
+    st = b.oom ? PTO_ERR_INTERNAL : pto_error(ctx, loc, "%s", b.data);
+    pto_buf_free(&b);
+    return st;
+}
+
+/* Pins: aligned, inside the space, and never overlapping another live pin. */
+static pto_status pto__check_pins(pto_ctx *ctx, const pto_module *m, const pto__group *g)
+{
+    pto_status st = PTO_OK;
+    int32_t i, j;
+    for (i = 0; i < g->n; i++) {
+        const pto__item *a = &g->it[i];
+        const pto_tile *t = &m->tiles[a->tile];
+        if (a->pin < 0) continue;
+        if (a->pin % 32)
+            st = pto_error(ctx, t->loc, "tile '%s' pinned at 0x%llx is not 32-byte aligned",
+                           pto__tname(m, a->tile), (long long)a->pin);
+        else if (a->pin + a->size > g->avail)
+            st = pto_error(ctx, t->loc, "tile '%s' pinned at 0x%llx ends at 0x%llx, past the %s capacity 0x%llx%s",
+                           pto__tname(m, a->tile), (long long)a->pin, (long long)(a->pin + a->size),
+                           pto_space_name((pto_space)g->space), (long long)g->avail,
+                           g->reserved ? " (the rest is reserved for cube/vector pipe buffers)" : "");
+        for (j = 0; j < i; j++) {
+            const pto__item *b = &g->it[j];
+            int64_t lo, hi;
+            if (b->pin < 0 || !pto__overlap_time(a, b)) continue;
+            lo = a->pin > b->pin ? a->pin : b->pin;
+            hi = a->pin + a->size < b->pin + b->size ? a->pin + a->size : b->pin + b->size;
+            if (lo < hi)
+                st = pto_error(ctx, t->loc, "pinned tiles '%s' and '%s' overlap at %s bytes [0x%llx, 0x%llx) while both live",
+                               pto__tname(m, b->tile), pto__tname(m, a->tile), pto_space_name((pto_space)g->space),
+                               (long long)lo, (long long)hi);
+        }
+    }
+    return st;
+}
+
+/* ---- one group ------------------------------------------------------------ */
+
+typedef struct pto__scratch {
+    int32_t *idx, *placed;
+    int64_t *off, *best;
+} pto__scratch;
+
+/* Tries every level, order and fit; keeps the lowest peak of the first
+   level that fits. Returns 1 when a placement fits (best[] holds it). */
+static int pto__search(const pto__group *g, const pto_plan_desc *d, pto__scratch *s, pto_plan_stat *stat,
+                       int64_t *min_peak)
+{
+    int level, o, fit;
+    *min_peak = -1;
+    for (level = d->tight ? PTO_PLAN_TIGHT : PTO_PLAN_SEPARATE; level <= PTO_PLAN_TIGHT; level++) {
+        int64_t best_peak = -1;
+        for (o = 0; o < d->norders; o++) {
+            pto__sort_order(g, s->idx, d->orders[o]);
+            for (fit = 0; fit < PTO__NFITS; fit++) {
+                int64_t peak = pto__place(g, s->idx, fit, level == PTO_PLAN_SEPARATE, s->off, s->placed);
+                if (*min_peak < 0 || peak < *min_peak) *min_peak = peak;
+                if (peak > g->avail || (best_peak >= 0 && peak >= best_peak)) continue;
+                best_peak = peak;
+                memcpy(s->best, s->off, (size_t)g->n * sizeof(int64_t));
+                stat->level = (uint8_t)level;
+                stat->order = (uint8_t)d->orders[o];
+                stat->fit = (uint8_t)fit;
+                stat->peak = peak;
+            }
+        }
+        if (best_peak >= 0) return 1;
+    }
+    return 0;
+}
+
+static pto_status pto__plan_group(pto_ctx *ctx, pto_module *m, const pto__live *lv, pto__group *g,
+                                  const pto_plan_desc *d, pto_plan_stat *stat)
+{
+    pto__scratch s;
+    size_t n = (size_t)g->n + 1;
+    int64_t min_peak;
+    pto_status st;
+    int32_t i;
+    pto__group_live_max(g);
+    stat->kernel = g->kernel;
+    stat->core = (uint8_t)g->core;
+    stat->space = (uint8_t)g->space;
+    stat->capacity = g->cap;
+    stat->reserved = g->reserved;
+    stat->live_max = g->live_max;
+    stat->live_stmt = g->live_pt >= 0 ? lv->at[g->live_pt] : -1;
+    stat->ntiles = g->n;
+    st = pto__check_pins(ctx, m, g);
+    if (st != PTO_OK) return st;
+    s.idx = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
+    s.placed = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
+    s.off = (int64_t *)pto_alloc(ctx, n * sizeof(int64_t));
+    s.best = (int64_t *)pto_alloc(ctx, n * sizeof(int64_t));
+    if (!s.idx || !s.placed || !s.off || !s.best) {
+        pto__oom(ctx);
+        st = PTO_ERR_INTERNAL;
+    } else if (!pto__search(g, d, &s, stat, &min_peak)) {
+        st = pto__overflow(ctx, m, lv, g, min_peak, d);
+    } else {
+        for (i = 0; i < g->n; i++) {
+            pto_tile *t = &m->tiles[g->it[i].tile];
+            int k;
+            for (k = 0; k < t->nbuf; k++) t->offset[k] = s.best[i] + k * g->it[i].stride;
+            t->planned = 1;
+        }
+    }
+    pto_free(ctx, s.idx);
+    pto_free(ctx, s.placed);
+    pto_free(ctx, s.off);
+    pto_free(ctx, s.best);
+    return st;
+}
+
+/* ---- driver ---------------------------------------------------------------- */
+
+typedef struct pto__tkey {
+    int64_t key;
+    int32_t tile;
+} pto__tkey;
+
+static int pto__tkey_cmp(const void *a, const void *b)
+{
+    const pto__tkey *x = (const pto__tkey *)a, *y = (const pto__tkey *)b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return x->tile < y->tile ? -1 : x->tile > y->tile;
+}
+
+static int64_t pto__group_key(const pto_tile *t) { return ((int64_t)t->kernel << 8) | (t->core << 4) | t->space; }
+
+/* A tile the planner cannot size: reported, and left unplanned. */
+static pto_status pto__check_tile(pto_ctx *ctx, const pto_module *m, int32_t t)
+{
+    const pto_tile *tl = &m->tiles[t];
+    if (tl->nbuf < 1 || tl->nbuf > PTO_MAX_NBUF)
+        return pto_error(ctx, tl->loc, "tile '%s' has %d slots; 1 to %d are allowed", pto__tname(m, t), (int)tl->nbuf,
+                         PTO_MAX_NBUF);
+    if (tl->rows <= 0 || tl->cols <= 0 || pto_dtype_size((pto_dtype)tl->dtype) == 0)
+        return pto_error(ctx, tl->loc, "tile '%s' has no size", pto__tname(m, t));
+    if (tl->kernel < 0 || tl->kernel >= m->n_kernels)
+        return pto_error(ctx, tl->loc, "tile '%s' belongs to no kernel", pto__tname(m, t));
+    return PTO_OK;
+}
+
+static int pto__result_push(pto_ctx *ctx, pto_plan_result *r, const pto_plan_stat *s)
+{
+    if (r->n == r->cap) {
+        int32_t ncap = r->cap ? r->cap * 2 : 16;
+        pto_plan_stat *p = (pto_plan_stat *)pto_realloc(ctx, r->stats, (size_t)ncap * sizeof *p);
+        if (!p) { pto__oom(ctx); return 0; }
+        r->stats = p;
+        r->cap = ncap;
+    }
+    r->stats[r->n++] = *s;
+    return 1;
+}
+
+static void pto__group_init(const pto_module *m, const pto__live *lv, pto__group *g, const pto__tkey *keys,
+                            int32_t n)
+{
+    const pto_tile *t0 = &m->tiles[keys[0].tile];
+    int32_t i;
+    g->kernel = t0->kernel;
+    g->core = t0->core;
+    g->space = t0->space;
+    g->cap = pto_space_capacity(m->arch, (pto_space)g->space);
+    g->reserved = pto__reserved(m, g->kernel, (pto_space)g->space);
+    g->avail = g->cap - g->reserved;
+    g->granule = pto_plan_granule((pto_space)g->space);
+    g->n = n;
+    for (i = 0; i < n; i++) {
+        int32_t t = keys[i].tile;
+        pto__item *it = &g->it[i];
+        it->tile = t;
+        it->stride = pto__tile_stride(&m->tiles[t]);
+        it->size = it->stride * m->tiles[t].nbuf;
+        it->pin = m->tiles[t].pin >= 0 ? m->tiles[t].pin : -1;
+        it->lo = lv->lo[t] >= 0 ? lv->lo[t] : 0;
+        it->hi = lv->hi[t] >= 0 ? lv->hi[t] : 0;
+        it->rd = lv->rd[t];
+        it->wr = lv->wr[t];
+    }
+}
+
+static pto_status pto__plan_groups(pto_ctx *ctx, pto_module *m, const pto__live *lv, const pto__tkey *keys,
+                                   int32_t nk, const pto_plan_desc *d)
+{
+    pto_status st = PTO_OK;
+    pto__group g;
+    int32_t i = 0, j;
+    g.it = (pto__item *)pto_alloc(ctx, ((size_t)nk + 1) * sizeof(pto__item));
+    if (!g.it) { pto__oom(ctx); return PTO_ERR_INTERNAL; }
+    while (i < nk) {
+        pto_plan_stat stat;
+        pto_status gs;
+        for (j = i; j < nk && keys[j].key == keys[i].key; j++) {}
+        memset(&stat, 0, sizeof stat);
+        pto__group_init(m, lv, &g, keys + i, j - i);
+        gs = pto__plan_group(ctx, m, lv, &g, d, &stat);
+        if (gs != PTO_OK && st != PTO_ERR_INTERNAL) st = gs;
+        if (d->result && !pto__result_push(ctx, d->result, &stat)) st = PTO_ERR_INTERNAL;
+        if (st == PTO_ERR_INTERNAL) break;
+        i = j;
+    }
+    pto_free(ctx, g.it);
+    return st;
+}
+
+static const pto_plan_order pto__default_orders[PTO_NORDER] = {
+    PTO_ORDER_LARGEST, PTO_ORDER_START, PTO_ORDER_LONGEST, PTO_ORDER_AREA
+};
+
+PTODEF pto_status pto_plan(pto_ctx *ctx, pto_module *m, const pto_plan_desc *desc)
+{
+    pto_plan_desc d;
+    pto__live lv;
+    pto__tkey *keys;
+    pto_status st = PTO_OK;
+    int32_t t, nk = 0, i;
+    memset(&d, 0, sizeof d);
+    if (desc) d = *desc;
+    for (i = 0; i < d.norders; i++)
+        if (d.orders[i] < 0 || d.orders[i] >= PTO_NORDER) d.norders = 0;
+    if (d.norders <= 0 || !d.orders) { d.orders = pto__default_orders; d.norders = PTO_NORDER; }
+    if (d.result) d.result->n = 0;
+    if (pto__live_build(ctx, m, &lv) != PTO_OK) return PTO_ERR_INTERNAL;
+    keys = (pto__tkey *)pto_alloc(ctx, ((size_t)m->n_tiles + 1) * sizeof *keys);
+    if (!keys) { pto__live_free(ctx, &lv); pto__oom(ctx); return PTO_ERR_INTERNAL; }
+    for (t = 0; t < m->n_tiles; t++) {
+        if (!pto__local(&m->tiles[t])) continue;
+        m->tiles[t].planned = 0;
+        if (pto__check_tile(ctx, m, t) != PTO_OK) { st = PTO_ERR_USER; continue; }
+        keys[nk].key = pto__group_key(&m->tiles[t]);
+        keys[nk++].tile = t;
+    }
+    qsort(keys, (size_t)nk, sizeof *keys, pto__tkey_cmp);
+    {
+        pto_status gs = pto__plan_groups(ctx, m, &lv, keys, nk, &d);
+        if (gs != PTO_OK) st = gs;
+    }
+    pto_free(ctx, keys);
+    pto__live_free(ctx, &lv);
+    return st;
+}
+
+PTODEF void pto_plan_result_free(pto_ctx *ctx, pto_plan_result *r)
+{
+    if (!r) return;
+    pto_free(ctx, r->stats);
+    memset(r, 0, sizeof *r);
+}
+
+/* ---- the report ------------------------------------------------------------ */
+
+#define PTO__MAP_COLS 64
+#define PTO__MAP_ROWS 60
+
+static char pto__letter(int32_t i)
+{
+    if (i < 26) return (char)('a' + i);
+    if (i < 52) return (char)('A' + i - 26);
+    if (i < 62) return (char)('0' + i - 52);
+    return '*';
+}
+
+static void pto__lines(const pto_module *m, const pto__live *lv, int32_t lo, int32_t hi, int *l0, int *l1)
+{
+    int32_t p;
+    *l0 = *l1 = 0;
+    for (p = lo; p >= 0 && p <= hi && p < lv->npts; p++) {
+        int line = (int)m->stmts[lv->at[p]].loc.line;
+        if (*l0 == 0 || line < *l0) *l0 = line;
+        if (line > *l1) *l1 = line;
+    }
+}
+
+static const pto_plan_stat *pto__find_stat(const pto_plan_result *r, int32_t k, int core, int space)
+{
+    int32_t i;
+    for (i = 0; r && i < r->n; i++)
+        if (r->stats[i].kernel == k && r->stats[i].core == core && r->stats[i].space == space) return &r->stats[i];
+    return NULL;
+}
+
+/* The tiles of one memory, in id order; returns how many. */
+static int32_t pto__collect(const pto_module *m, int32_t k, int core, int space, int32_t *out)
+{
+    int32_t t, n = 0;
+    for (t = 0; t < m->n_tiles; t++) {
+        const pto_tile *tl = &m->tiles[t];
+        if (tl->kernel == k && tl->core == core && tl->space == space && tl->planned) out[n++] = t;
+    }
+    return n;
+}
+
+static void pto__report_table(const pto_module *m, const pto__live *lv, const int32_t *ts, int32_t n, pto_buf *b)
+{
+    int32_t i;
+    for (i = 0; i < n; i++) {
+        const pto_tile *t = &m->tiles[ts[i]];
+        int l0, l1;
+        pto__lines(m, lv, lv->lo[ts[i]], lv->hi[ts[i]], &l0, &l1);
+        pto_buf_printf(b, "  %c %-12s %-6s 0x%06llx %8lld  x%d  lines %d-%d%s\n", pto__letter(i),
+                       pto__tname(m, ts[i]), pto_space_name((pto_space)t->space), (long long)t->offset[0],
+                       (long long)(pto__tile_stride(t) * t->nbuf), (int)t->nbuf, l0, l1,
+                       t->pin >= 0 ? "  pinned" : "");
+    }
+}
+
+static void pto__report_summary(const pto_module *m, const pto__live *lv, const pto_plan_stat *s,
+                                pto_space sp, pto_buf *b)
+{
+    static const char *const level_names[2] = {
+        "separate (no byte shared across pipes)", "tight (bytes reused across pipes: adds waits between pipes)"
+    };
+    int64_t cap = pto_space_capacity(m->arch, sp);
+    if (!s) {
+        pto_buf_printf(b, "  %s: capacity %lld bytes\n", pto_space_name(sp), (long long)cap);
+        return;
+    }
+    pto_buf_printf(b, "  %s: peak %lld of %lld bytes (%.1f%%), lower bound %lld", pto_space_name(sp),
+                   (long long)s->peak, (long long)cap, cap ? 100.0 * (double)s->peak / (double)cap : 0.0,
+                   (long long)s->live_max);
+    if (s->live_stmt >= 0 && lv->pt[s->live_stmt] >= 0)
+        pto_buf_printf(b, " (live at line %d)", (int)m->stmts[s->live_stmt].loc.line);
+    if (s->reserved) pto_buf_printf(b, ", %lld reserved for pipe buffers", (long long)s->reserved);
+    pto_buf_printf(b, "\n    level %s, order %s, %s\n", level_names[s->level ? 1 : 0],
+                   pto__order_names[s->order < PTO_NORDER ? s->order : 0], s->fit ? "best-fit" : "first-fit");
+}
+
+static int64_t pto__cover(int64_t a0, int64_t a1, int64_t o0, int64_t o1)
+{
+    int64_t lo = a0 > o0 ? a0 : o0, hi = a1 < o1 ? a1 : o1;
+    return hi > lo ? hi - lo : 0;
+}
+
+/* One map row: the tiles live at point p, address across. A column shows
+   the tile covering most of its bytes; a tile too small to win a column
+   still shows at the column of its first byte. */
+static void pto__map_row(const pto_module *m, const pto__live *lv, const int32_t *ts, int32_t n, int32_t p,
+                         int64_t cap, int64_t reserved, pto_buf *b)
+{
+    char row[PTO__MAP_COLS + 1];
+    int64_t best[PTO__MAP_COLS];
+    int c;
+    int32_t i;
+    for (c = 0; c < PTO__MAP_COLS; c++) {
+        row[c] = cap * c / PTO__MAP_COLS >= cap - reserved ? '#' : '.';
+        best[c] = 0;
+    }
+    for (i = 0; i < n; i++) {
+        const pto_tile *t = &m->tiles[ts[i]];
+        int64_t o0 = t->offset[0], o1 = o0 + pto__tile_stride(t) * t->nbuf;
+        int shown = 0;
+        if (!(lv->lo[ts[i]] <= p && p <= lv->hi[ts[i]])) continue;
+        for (c = 0; c < PTO__MAP_COLS; c++) {
+            int64_t cov = pto__cover(cap * c / PTO__MAP_COLS, cap * (c + 1) / PTO__MAP_COLS, o0, o1);
+            if (cov > best[c]) { best[c] = cov; row[c] = pto__letter(i); shown = 1; }
+        }
+        c = (int)(o0 * PTO__MAP_COLS / cap);
+        if (!shown && c >= 0 && c < PTO__MAP_COLS) row[c] = pto__letter(i);
+    }
+    row[PTO__MAP_COLS] = 0;
+    pto_buf_printf(b, "    line %4d |%s|\n", (int)m->stmts[lv->at[p]].loc.line, row);
+}
+
+static void pto__report_map(const pto_module *m, const pto__live *lv, const int32_t *ts, int32_t n, pto_space sp,
+                            int64_t reserved, pto_buf *b)
+{
+    int64_t cap = pto_space_capacity(m->arch, sp);
+    int32_t p, i, rows = 0, p0 = INT32_MAX, p1 = -1;
+    for (i = 0; i < n; i++) {
+        if (lv->lo[ts[i]] >= 0 && lv->lo[ts[i]] < p0) p0 = lv->lo[ts[i]];
+        if (lv->hi[ts[i]] > p1) p1 = lv->hi[ts[i]];
+    }
+    pto_buf_printf(b, "    %9s 0x0%*s0x%llx (one column = %lld bytes)\n", "", PTO__MAP_COLS - 6, "",
+                   (long long)cap, (long long)(cap / PTO__MAP_COLS));
+    /* a row wherever some tile becomes live */
+    for (p = p0; p <= p1 && rows < PTO__MAP_ROWS; p++) {
+        int starts = 0;
+        for (i = 0; i < n; i++) starts |= lv->lo[ts[i]] == p;
+        if (!starts) continue;
+        pto__map_row(m, lv, ts, n, p, cap, reserved, b);
+        rows++;
+    }
+    if (p <= p1) pto_buf_puts(b, "    ... (more rows)\n");
+}
+
+PTODEF void pto_plan_report(const pto_module *m, const pto_plan_result *r, pto_buf *out)
+{
+    pto__live lv;
+    int32_t *ts, k;
+    int core, sp;
+    if (pto__live_build(m->ctx, m, &lv) != PTO_OK) { out->oom = 1; return; }
+    ts = (int32_t *)pto_alloc(m->ctx, ((size_t)m->n_tiles + 1) * sizeof(int32_t));
+    if (!ts) { pto__live_free(m->ctx, &lv); out->oom = 1; return; }
+    for (k = 0; k < m->n_kernels; k++) {
+        pto_buf_printf(out, "kernel %s (%s, %s)\n", pto__kname(m, k),
+                       m->kernels[k].kind == PTO_KK_MIX ? "mix" : m->kernels[k].kind == PTO_KK_CUBE ? "cube" : "vector",
+                       pto_arch_name(m->arch));
+        pto_buf_printf(out, "map %-12s %-6s %-8s %8s  %-3s %s\n", "tile", "space", "offset", "bytes", "slots",
+                       "lifetime");
+        for (core = 0; core < 2; core++)
+            for (sp = PTO_VEC; sp < PTO_NSPACE; sp++) {
+                int32_t n = pto__collect(m, k, core, sp, ts);
+                if (n) pto__report_table(m, &lv, ts, n, out);
+            }
+        for (core = 0; core < 2; core++)
+            for (sp = PTO_VEC; sp < PTO_NSPACE; sp++) {
+                int32_t n = pto__collect(m, k, core, sp, ts);
+                const pto_plan_stat *s = pto__find_stat(r, k, core, sp);
+                if (!n) continue;
+                pto__report_summary(m, &lv, s, (pto_space)sp, out);
+                pto__report_map(m, &lv, ts, n, (pto_space)sp, s ? s->reserved : pto__reserved(m, k, (pto_space)sp), out);
+            }
+    }
+    pto_free(m->ctx, ts);
+    pto__live_free(m->ctx, &lv);
+}
+
+/* ---- the SVG picture ----------------------------------------------------- */
+
+static void pto__svg_panel(const pto_module *m, const pto__live *lv, const int32_t *ts, int32_t n, int32_t k,
+                           pto_space sp, double y0, pto_buf *b)
+{
+    const double W = 760, H = 260, X = 60;
+    int64_t cap = pto_space_capacity(m->arch, sp);
+    int32_t i, p0 = INT32_MAX, p1 = 0;
+    for (i = 0; i < n; i++) {
+        if (lv->lo[ts[i]] < p0) p0 = lv->lo[ts[i]];
+        if (lv->hi[ts[i]] > p1) p1 = lv->hi[ts[i]];
+    }
+    pto_buf_printf(b, "<text x='%g' y='%g'>kernel %s: %s, %lld bytes (x: program order, y: address)</text>\n", X,
+                   y0 - 6, pto__kname(m, k), pto_space_name(sp), (long long)cap);
+    pto_buf_printf(b, "<rect x='%g' y='%g' width='%g' height='%g' fill='none' stroke='black'/>\n", X, y0, W, H);
+    for (i = 0; i < n; i++) {
+        const pto_tile *t = &m->tiles[ts[i]];
+        double span = (double)(p1 - p0 + 1);
+        double x = X + W * (lv->lo[ts[i]] - p0) / span, w = W * (lv->hi[ts[i]] - lv->lo[ts[i]] + 1) / span;
+        double y = y0 + H * (double)t->offset[0] / (double)cap;
+        double h = H * (double)(pto__tile_stride(t) * t->nbuf) / (double)cap;
+        pto_buf_printf(b, "<rect x='%.1f' y='%.1f' width='%.1f' height='%.1f' fill='hsl(%d,60%%,70%%)' "
+                          "stroke='black'><title>%s 0x%llx +%lld</title></rect>\n",
+                       x, y, w, h, (int)(i * 47 % 360), pto__tname(m, ts[i]), (long long)t->offset[0],
+                       (long long)(pto__tile_stride(t) * t->nbuf));
+        pto_buf_printf(b, "<text x='%.1f' y='%.1f' font-size='10'>%s</text>\n", x + 2, y + 10, pto__tname(m, ts[i]));
+    }
+}
+
+PTODEF void pto_plan_svg(const pto_module *m, pto_buf *out)
+{
+    pto__live lv;
+    int32_t *ts, k, panels = 0;
+    int core, sp;
+    if (pto__live_build(m->ctx, m, &lv) != PTO_OK) { out->oom = 1; return; }
+    ts = (int32_t *)pto_alloc(m->ctx, ((size_t)m->n_tiles + 1) * sizeof(int32_t));
+    if (!ts) { pto__live_free(m->ctx, &lv); out->oom = 1; return; }
+    for (k = 0; k < m->n_kernels; k++)
+        for (core = 0; core < 2; core++)
+            for (sp = PTO_VEC; sp < PTO_NSPACE; sp++) panels += pto__collect(m, k, core, sp, ts) > 0;
+    pto_buf_printf(out, "<svg xmlns='http://www.w3.org/2000/svg' width='840' height='%d' font-family='monospace' "
+                        "font-size='12'>\n", 20 + panels * 300);
+    panels = 0;
+    for (k = 0; k < m->n_kernels; k++)
+        for (core = 0; core < 2; core++)
+            for (sp = PTO_VEC; sp < PTO_NSPACE; sp++) {
+                int32_t n = pto__collect(m, k, core, sp, ts);
+                if (n) pto__svg_panel(m, &lv, ts, n, k, (pto_space)sp, 30.0 + 300.0 * panels++, out);
+            }
+    pto_buf_puts(out, "</svg>\n");
+    pto_free(m->ctx, ts);
+    pto__live_free(m->ctx, &lv);
+}
 /* ---- End file: src/plan.c ---- */
 
 /* ---- Begin file: src/plancheck.c ---- */
-/* plancheck.c - (placeholder; lands with its issue) */
+/* plancheck.c - the plan checker: an independent second opinion on plan.c.
+
+   Needs: a module that went through pto_plan (or that someone placed by
+   hand: pins, tests with planted bugs).
+   Guarantees: PTO_OK only when every local tile (space != GM) is planned,
+   every slot is 32-byte aligned and lies inside its space below the room of
+   the kernel's cube/vector pipe consumer buffers, the slots of an xN tile
+   are in slot order at one fixed stride without overlapping each other, and
+   no two tiles of one memory (kernel, core, space) that can be live at the
+   same time share a byte. Every violation is reported, naming the tiles and
+   the byte range.
+
+   It shares no code with the planner on purpose: a bug in one is unlikely to
+   be repeated in the other. It numbers statements with an explicit stack
+   (plan.c walks sibling links), finds subtree ends by a reverse sweep, and
+   finds a use's loops by climbing block owners. The lifetime rules are the
+   documented ones (plan.c): [first use, last use]; a use inside a loop that
+   does not contain the declaration covers that loop; an xN tile covers the
+   whole loop that declares it; an unused tile lives at its declaration.
+   It checks footprints with the real slot bytes (rows x cols x element
+   size), not the planner's rounded strides. */
+
+typedef struct pto__pc {
+    const pto_module *m;
+    int32_t npts;
+    int32_t *num;       /* [n_stmts] pre-order number, -1 when unreachable */
+    int32_t *last;      /* [n_stmts] largest number in the subtree */
+    int32_t *stmt_of;   /* [npts] */
+    int32_t *from, *to; /* [n_tiles] live range */
+} pto__pc;
+
+static int32_t pto__pc_parent(const pto_module *m, int32_t s)
+{
+    int32_t b = m->stmts[s].block;
+    return b >= 0 ? m->blocks[b].owner : -1;
+}
+
+static void pto__pc_walk(pto__pc *c, int32_t *stack)
+{
+    const pto_module *m = c->m;
+    int32_t k, p, sp;
+    for (k = 0; k < m->n_kernels; k++) {
+        sp = 0;
+        if (m->kernels[k].body >= 0 && m->blocks[m->kernels[k].body].head >= 0)
+            stack[sp++] = m->blocks[m->kernels[k].body].head;
+        while (sp > 0) {
+            int32_t s = stack[--sp];
+            const pto_stmt *st = &m->stmts[s];
+            if (c->num[s] >= 0) continue;
+            c->num[s] = c->npts;
+            c->stmt_of[c->npts++] = s;
+            /* pushed in reverse: body first, then else, then the sibling */
+            if (st->next >= 0 && sp < m->n_stmts) stack[sp++] = st->next;
+            if (st->orelse >= 0 && m->blocks[st->orelse].head >= 0 && sp < m->n_stmts)
+                stack[sp++] = m->blocks[st->orelse].head;
+            if (st->body >= 0 && m->blocks[st->body].head >= 0 && sp < m->n_stmts)
+                stack[sp++] = m->blocks[st->body].head;
+        }
+    }
+    for (p = c->npts - 1; p >= 0; p--) {
+        int32_t s = c->stmt_of[p], up = pto__pc_parent(m, s);
+        if (c->last[s] < p) c->last[s] = p;
+        if (up >= 0 && c->num[up] >= 0 && c->last[up] < c->last[s]) c->last[up] = c->last[s];
+    }
+}
+
+static int pto__pc_encloses(const pto_module *m, int32_t anc, int32_t s)
+{
+    for (s = s >= 0 ? pto__pc_parent(m, s) : -1; s >= 0; s = pto__pc_parent(m, s))
+        if (s == anc) return 1;
+    return 0;
+}
+
+static void pto__pc_cover(pto__pc *c, int32_t t, int32_t lo, int32_t hi)
+{
+    if (c->from[t] < 0 || lo < c->from[t]) c->from[t] = lo;
+    if (hi > c->to[t]) c->to[t] = hi;
+}
+
+static void pto__pc_use(pto__pc *c, int32_t t, int32_t u)
+{
+    const pto_module *m = c->m;
+    int32_t a, outer = -1;
+    for (a = pto__pc_parent(m, u); a >= 0; a = pto__pc_parent(m, a))
+        if (m->stmts[a].kind == PTO_ST_FOR && !pto__pc_encloses(m, a, m->tiles[t].decl)) outer = a;
+    pto__pc_cover(c, t, c->num[u], c->num[u]);
+    if (outer >= 0) pto__pc_cover(c, t, c->num[outer], c->last[outer]);
+}
+
+static void pto__pc_ranges(pto__pc *c)
+{
+    const pto_module *m = c->m;
+    int32_t p, t;
+    for (p = 0; p < c->npts; p++) {
+        const pto_stmt *st = &m->stmts[c->stmt_of[p]];
+        int32_t i;
+        if (st->kind != PTO_ST_OP) continue;
+        for (i = st->arg0; i < st->arg0 + st->nargs; i++)
+            if (m->operands[i].kind == PTO_O_TILE && m->operands[i].ref >= 0 && m->operands[i].ref < m->n_tiles)
+                pto__pc_use(c, m->operands[i].ref, c->stmt_of[p]);
+    }
+    for (t = 0; t < m->n_tiles; t++) {
+        int32_t d = m->tiles[t].decl, a;
+        if (d < 0 || d >= m->n_stmts || c->num[d] < 0) continue;
+        if (c->from[t] < 0) pto__pc_cover(c, t, c->num[d], c->num[d]);
+        if (m->tiles[t].nbuf < 2) continue;
+        for (a = pto__pc_parent(m, d); a >= 0 && m->stmts[a].kind != PTO_ST_FOR; a = pto__pc_parent(m, a)) {}
+        if (a >= 0) pto__pc_cover(c, t, c->num[a], c->last[a]);
+    }
+}
+
+/* Bytes at the top of (kernel, space) held by cube/vector pipe consumer
+   buffers: C2V pipes land in vec, V2C in mat, each 32-byte rounded. */
+static int64_t pto__pc_pipe_room(const pto_module *m, int32_t k, int space)
+{
+    int64_t r = 0;
+    int32_t i;
+    for (i = 0; i < m->n_cvpipes; i++) {
+        const pto_cvpipe *p = &m->cvpipes[i];
+        int here = (space == PTO_VEC && (p->dir & 1)) || (space == PTO_MAT && (p->dir & 2));
+        if (p->kernel == k && here) r += ((int64_t)p->local_slot_num * p->slot_size + 31) / 32 * 32;
+    }
+    return r;
+}
+
+static int64_t pto__pc_bytes(const pto_tile *t)
+{
+    return (int64_t)t->rows * t->cols * pto_dtype_size((pto_dtype)t->dtype);
+}
+
+static void pto__pc_lines(const pto__pc *c, int32_t t, int *a, int *b)
+{
+    int32_t p;
+    *a = *b = 0;
+    for (p = c->from[t]; p >= 0 && p <= c->to[t]; p++) {
+        int line = (int)c->m->stmts[c->stmt_of[p]].loc.line;
+        if (!*a || line < *a) *a = line;
+        if (line > *b) *b = line;
+    }
+}
+
+/* One tile alone: planned, aligned, inside, slots in order. */
+static pto_status pto__pc_tile(pto_ctx *ctx, const pto_module *m, int32_t t)
+{
+    const pto_tile *tl = &m->tiles[t];
+    const char *name = pto_str(ctx, tl->name), *sp = pto_space_name((pto_space)tl->space);
+    int64_t bytes = pto__pc_bytes(tl), room = pto__pc_pipe_room(m, tl->kernel, tl->space);
+    int64_t limit = pto_space_capacity(m->arch, (pto_space)tl->space) - room;
+    pto_status st = PTO_OK;
+    int k;
+    if (!tl->planned) return pto_error(ctx, tl->loc, "tile '%s' (%s) is not planned", name, sp);
+    if (tl->nbuf < 1 || tl->nbuf > PTO_MAX_NBUF)
+        return pto_error(ctx, tl->loc, "tile '%s' has %d slots", name, (int)tl->nbuf);
+    for (k = 0; k < tl->nbuf; k++) {
+        int64_t o = tl->offset[k];
+        if (o % 32 != 0)
+            st = pto_error(ctx, tl->loc, "tile '%s' slot %d at 0x%llx is not 32-byte aligned", name, k, (long long)o);
+        if (o < 0 || o + bytes > limit)
+            st = pto_error(ctx, tl->loc, "tile '%s' slot %d [0x%llx, 0x%llx) is outside %s (%lld usable bytes)", name,
+                           k, (long long)o, (long long)(o + bytes), sp, (long long)limit);
+        if (k >= 1 && (tl->offset[k] - tl->offset[k - 1] < bytes ||
+                       tl->offset[k] - tl->offset[k - 1] != tl->offset[1] - tl->offset[0]))
+            st = pto_error(ctx, tl->loc, "slots of tile '%s' are not in slot order at one stride (slot %d at 0x%llx)",
+                           name, k, (long long)o);
+    }
+    return st;
+}
+
+static int pto__pc_same_memory(const pto_tile *a, const pto_tile *b)
+{
+    return a->kernel == b->kernel && a->core == b->core && a->space == b->space;
+}
+
+/* Two tiles: if both can be live at one point, no slot may share a byte. */
+static pto_status pto__pc_pair(pto_ctx *ctx, const pto__pc *c, int32_t i, int32_t j)
+{
+    const pto_module *m = c->m;
+    const pto_tile *a = &m->tiles[i], *b = &m->tiles[j];
+    int64_t ba = pto__pc_bytes(a), bb = pto__pc_bytes(b);
+    int ka, kb, la0, la1, lb0, lb1;
+    if (c->from[i] < 0 || c->from[j] < 0 || c->to[i] < c->from[j] || c->to[j] < c->from[i]) return PTO_OK;
+    for (ka = 0; ka < a->nbuf; ka++)
+        for (kb = 0; kb < b->nbuf; kb++) {
+            int64_t lo = a->offset[ka] > b->offset[kb] ? a->offset[ka] : b->offset[kb];
+            int64_t hi = a->offset[ka] + ba < b->offset[kb] + bb ? a->offset[ka] + ba : b->offset[kb] + bb;
+            if (lo >= hi) continue;
+            pto__pc_lines(c, i, &la0, &la1);
+            pto__pc_lines(c, j, &lb0, &lb1);
+            return pto_error(ctx, b->loc,
+                             "tiles '%s' and '%s' overlap at %s bytes [0x%llx, 0x%llx) while both live "
+                             "(lines %d-%d and %d-%d)",
+                             pto_str(ctx, a->name), pto_str(ctx, b->name), pto_space_name((pto_space)a->space),
+                             (long long)lo, (long long)hi, la0, la1, lb0, lb1);
+        }
+    return PTO_OK;
+}
+
+static pto_status pto__pc_all(pto_ctx *ctx, pto__pc *c)
+{
+    const pto_module *m = c->m;
+    pto_status st = PTO_OK;
+    int32_t i, j;
+    char *ok = (char *)pto_alloc(ctx, (size_t)m->n_tiles + 1);
+    if (!ok) { pto__oom(ctx); return PTO_ERR_INTERNAL; }
+    for (i = 0; i < m->n_tiles; i++) {
+        const pto_tile *t = &m->tiles[i];
+        ok[i] = 0;
+        if (t->space == PTO_GM || t->space >= PTO_NSPACE) continue;
+        if (pto__pc_tile(ctx, m, i) != PTO_OK) st = PTO_ERR_USER;
+        ok[i] = t->planned && t->nbuf >= 1 && t->nbuf <= PTO_MAX_NBUF;
+    }
+    for (i = 0; i < m->n_tiles; i++)
+        for (j = i + 1; ok[i] && j < m->n_tiles; j++)
+            if (ok[j] && pto__pc_same_memory(&m->tiles[i], &m->tiles[j]) && pto__pc_pair(ctx, c, i, j) != PTO_OK)
+                st = PTO_ERR_USER;
+    pto_free(ctx, ok);
+    return st;
+}
+
+PTODEF pto_status pto_plan_check(pto_ctx *ctx, const pto_module *m)
+{
+    pto__pc c;
+    int32_t *stack, i;
+    size_t ns = (size_t)m->n_stmts + 1, nt = (size_t)m->n_tiles + 1;
+    pto_status st = PTO_ERR_INTERNAL;
+    memset(&c, 0, sizeof c);
+    c.m = m;
+    c.num = (int32_t *)pto_alloc(ctx, ns * sizeof(int32_t));
+    c.last = (int32_t *)pto_alloc(ctx, ns * sizeof(int32_t));
+    c.stmt_of = (int32_t *)pto_alloc(ctx, ns * sizeof(int32_t));
+    stack = (int32_t *)pto_alloc(ctx, ns * sizeof(int32_t));
+    c.from = (int32_t *)pto_alloc(ctx, nt * sizeof(int32_t));
+    c.to = (int32_t *)pto_alloc(ctx, nt * sizeof(int32_t));
+    if (c.num && c.last && c.stmt_of && stack && c.from && c.to) {
+        for (i = 0; i < m->n_stmts; i++) c.num[i] = c.last[i] = -1;
+        for (i = 0; i < m->n_tiles; i++) c.from[i] = c.to[i] = -1;
+        pto__pc_walk(&c, stack);
+        pto__pc_ranges(&c);
+        st = pto__pc_all(ctx, &c);
+    } else {
+        pto__oom(ctx);
+    }
+    pto_free(ctx, c.num);
+    pto_free(ctx, c.last);
+    pto_free(ctx, c.stmt_of);
+    pto_free(ctx, stack);
+    pto_free(ctx, c.from);
+    pto_free(ctx, c.to);
+    return st;
+}
 /* ---- End file: src/plancheck.c ---- */
 
 /* ---- Begin file: src/sync.c ---- */

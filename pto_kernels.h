@@ -2,7 +2,25 @@
    Generated from src/ by tools/amalgamate.c: do not edit by hand.
 
    Its default backend runs a kernel on the CPU as a simulated Ascend NPU that
-   is stricter than the hardware. (Grown by the simulator issue.) */
+   is stricter than the hardware:
+   - a device model per arch (a2a3, a5): clusters of 1 AIC + 2 AIV, every
+     local memory at its exact capacity, GM tensors, 7 pipes per core;
+   - every op of pto's op table, bit for bit with the reference interpreter,
+     addressed by planned byte offsets (misaligned or out-of-capacity tiles
+     are errors);
+   - set_flag / wait_flag / pipe_barrier with real semantics: a wait blocks
+     only its pipe; double sets, never-satisfied waits and ids left set are
+     reported;
+   - a happens-before race detector over every pipe of every core and rank,
+     with shadow memory per 32-byte granule of every local space and GM tensor;
+   - a cycle model per pipe (costs from hardware.md section 9), a report with
+     makespan, busy cycles, bound and efficiency, and a Chrome trace;
+   - SPMD blocks, mix clusters with cross-core flags and TPUSH/TPOP/TFREE
+     rings, ranks with windows, notify/wait and atomic add, under a seeded
+     deterministic scheduler that reports deadlocks naming every blocked wait.
+   The API is described in the "api.h" part below. Every name is pto_k_* /
+   PTO_K_*, so a program may include pto.h and pto_kernels.h together.
+   Link with -lm (and -lpthread where libc does not include it). */
 
 #ifndef PTO_KERNELS_H_INCLUDED
 #define PTO_KERNELS_H_INCLUDED
@@ -154,9 +172,2982 @@ PTO_NUMFN void pto_elem_set(void *base, int dtype, int64_t i, float v)
 #endif /* PTO_NUMERICS_H */
 /* ---- End file: src/numerics.h ---- */
 
-/* ---- Begin file: src/kern/device.h ---- */
-/* device.h - the simulated device (placeholder until the simulator lands). */
-/* ---- End file: src/kern/device.h ---- */
+/* ---- Begin file: src/kern/api.h ---- */
+/* api.h - the device API of pto_kernels.h: what an emitted kernel calls and
+   what a host program uses to run it on the simulated NPU.
+
+   This is the contract between the emitter and the simulator. Everything is
+   a static function of this header (pto_kernels.h is all static code), and
+   every name carries the prefix pto_k_ / PTO_K_ so that one translation unit
+   can include both pto.h (with PTO_IMPLEMENTATION) and pto_kernels.h. The
+   header never includes pto.h; the numeric codes below are kept identical to
+   pto.h's enums (pto_space, pto_dtype, pto_pipe, pto_kernel_kind, pto_core,
+   pto_cmp, pto_cvdir) so the emitter can print either.
+
+   ---- A kernel ------------------------------------------------------------
+   An emitted kernel is one C function
+
+       static void NAME(pto_k_core *c, const int64_t *args);
+
+   called once per simulated core. args follows hardware.md section 7:
+   tensor descriptors first (each an int64 holding a pto_k_gm pointer, read
+   with pto_k_arg_gm), then scalars as raw 64-bit values (a float scalar is
+   the bit pattern of a double: pto_k_arg_f; an integer: pto_k_arg_i). Block
+   index and count, subblock, rank and core kind come from the core context
+   (pto_k_block_idx(c) ...), never from args.
+   A vector kernel runs one AIV per block, a cube kernel one AIC per block, a
+   mix kernel one cluster per block: the function is called three times per
+   block, on the AIC (pto_k_core_kind(c) == PTO_K_CORE_CUBE) and on both AIVs
+   (subblock 0 and 1); the kernel branches on pto_k_core_kind to run its
+   cube { } or vector { } section.
+
+   ---- Instructions ---------------------------------------------------------
+   Every instruction takes the core and `src`, a static string naming the
+   kernel source line (e.g. "softmax.pto:9: texp t, t"): reports quote it.
+   Tiles are passed by value (pto_k_t builds one) and addressed by their
+   planned byte offset into their space. The pipe of each instruction follows
+   hardware.md section 3:
+     tload GM->vec/mat MTE2; tstore vec->GM MTE3, acc->GM FIX; vector ops,
+     tcvt, tmov vec->vec V; tmov/textract mat->left/right MTE1; tmov acc->vec
+     or acc->mat FIX; tmatmul M; set/wait/barrier as named; ring tpush FIX
+     from acc, MTE3 from vec; tpop MTE2; tfree, notify, wait S.
+   Values follow the reference interpreter bit for bit (f32 math, f16/bf16
+   rounded to nearest even on write, see numerics.h): vector ops compute over
+   the destination's valid region; tload fills the valid region from GM and
+   zeroes the rest of the tile; tstore writes only the valid region; row
+   reductions go left to right over the source's valid columns; matmul adds
+   a*b over k ascending in f32 without FMA on the full shapes.
+
+   ---- Host -----------------------------------------------------------------
+       pto_k_device_desc dd;  memset(&dd, 0, sizeof dd);  dd.arch = PTO_K_A2A3;
+       pto_k_device *dev = pto_k_device_create(&dd);
+       pto_k_gm *x = pto_k_gm_create(dev, "x", PTO_K_F32, 64, 64);  (zeroed)
+       int64_t args[2] = { pto_k_gm_arg(x), pto_k_f_arg(0.5) };
+       pto_k_launch_desc ld;  memset(&ld, 0, sizeof ld);
+       ld.fn = kern; ld.name = "kern"; ld.kind = PTO_K_KIND_VECTOR; ld.block_num = 4; ld.args = args;
+       const pto_k_report *r = pto_k_launch(dev, &ld);
+       pto_k_report_print(r, stdout);   r->nerrors == 0 when clean
+       pto_k_device_destroy(dev);
+   Ranks: set dd.nranks; create window tensors with pto_k_gm_create_window
+   (one copy per rank, pto_k_gm_peer(g, rank) for each) and either pass
+   args with ld.nargs set (a window tensor's handle then means each rank's
+   own copy) or per-rank argument lists in ld.rank_args[rank]. */
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <pthread.h>
+
+#if defined(__GNUC__) || defined(__clang__) || defined(__TINYC__)
+#define PTO_K_FN static __attribute__((unused))
+#else
+#define PTO_K_FN static
+#endif
+
+/* ---- codes (numerically identical to pto.h) ------------------------------ */
+
+enum { PTO_K_A2A3 = 0, PTO_K_A5 = 1 };                                  /* pto_arch */
+enum { PTO_K_DT_NONE = 0, PTO_K_F32 = 1, PTO_K_F16 = 2, PTO_K_BF16 = 3,  /* pto_dtype */
+       PTO_K_I32 = 4, PTO_K_I8 = 5 };
+enum { PTO_K_GM = 0, PTO_K_VEC = 1, PTO_K_MAT = 2, PTO_K_LEFT = 3,       /* pto_space */
+       PTO_K_RIGHT = 4, PTO_K_ACC = 5, PTO_K_BIAS = 6, PTO_K_SCALING = 7, PTO_K_NSPACE = 8 };
+enum { PTO_K_PIPE_S = 0, PTO_K_PIPE_V = 1, PTO_K_PIPE_M = 2,            /* pto_pipe */
+       PTO_K_PIPE_MTE1 = 3, PTO_K_PIPE_MTE2 = 4, PTO_K_PIPE_MTE3 = 5,
+       PTO_K_PIPE_FIX = 6, PTO_K_PIPE_ALL = 7, PTO_K_NPIPE = 8 };
+enum { PTO_K_KIND_VECTOR = 0, PTO_K_KIND_CUBE = 1, PTO_K_KIND_MIX = 2 }; /* pto_kernel_kind */
+enum { PTO_K_CORE_VECTOR = 0, PTO_K_CORE_CUBE = 1 };                    /* pto_core */
+enum { PTO_K_EQ = 0, PTO_K_NE = 1, PTO_K_LT = 2, PTO_K_LE = 3,          /* pto_cmp */
+       PTO_K_GT = 4, PTO_K_GE = 5 };
+enum { PTO_K_C2V = 1, PTO_K_V2C = 2, PTO_K_BOTH = 3 };                  /* pto_cvdir */
+enum { PTO_K_NOTIFY_SET = 0, PTO_K_NOTIFY_ADD = 1 };
+/* How a vector consumer splits a cube tile between the two AIVs. */
+enum { PTO_K_SPLIT_NONE = 0, PTO_K_SPLIT_UP_DOWN = 1, PTO_K_SPLIT_LEFT_RIGHT = 2 };
+
+#define PTO_K_NFLAG 8          /* set/wait ids per ordered pipe pair */
+#define PTO_K_NCROSS 16        /* cross-core flag ids per cluster */
+#define PTO_K_NRING 8          /* ring (cube/vector pipe) ids per kernel */
+
+/* Error classes of a report (pto_k_error.kind). */
+enum {
+    PTO_K_E_RACE = 1,       /* two accesses not ordered by flags/barriers */
+    PTO_K_E_DOUBLE_SET,     /* set_flag of an id that is still set */
+    PTO_K_E_DEADLOCK,       /* a wait that can never be satisfied */
+    PTO_K_E_LEFT_SET,       /* an id still set when the kernel ends */
+    PTO_K_E_CAPACITY,       /* a tile past its space's capacity */
+    PTO_K_E_ALIGN,          /* a local address (or vec row) not 32-byte aligned */
+    PTO_K_E_BOUNDS,         /* a GM window outside its tensor, bad shape */
+    PTO_K_E_RING,           /* ring protocol misuse (init mismatch, tfree, unfreed slot) */
+    PTO_K_E_USAGE           /* anything else the API was called wrongly with */
+};
+
+/* ---- tiles and GM tensors ------------------------------------------------ */
+
+typedef struct pto_k_tile {
+    int space, dtype;
+    int32_t rows, cols;
+    int64_t valid_r, valid_c;
+    int64_t offset;            /* byte offset in the core's memory `space` */
+} pto_k_tile;
+
+typedef struct pto_k_gm {
+    void *data;                /* row-major, dtype elements (f16/bf16 as bits) */
+    int dtype;
+    int64_t rows, cols;
+    const char *name;
+    int rank;                  /* the rank that owns this copy */
+    struct pto_k_gm **peers;   /* window tensors: the copy of every rank; else NULL */
+    int npeers;
+    int id;                    /* index in the device's tensor list */
+} pto_k_gm;
+
+typedef struct pto_k_core pto_k_core;
+typedef struct pto_k_device pto_k_device;
+typedef void (*pto_k_kernel_fn)(pto_k_core *c, const int64_t *args);
+
+/* ---- the device API (kernel side) ---------------------------------------- */
+
+PTO_K_FN pto_k_tile pto_k_t(int space, int dtype, int32_t rows, int32_t cols, int64_t valid_r,
+                            int64_t valid_c, int64_t offset);
+PTO_K_FN pto_k_gm *pto_k_arg_gm(const int64_t *args, int i);
+PTO_K_FN double pto_k_arg_f(const int64_t *args, int i);
+PTO_K_FN int64_t pto_k_arg_i(const int64_t *args, int i);
+PTO_K_FN int64_t pto_k_gm_rows(const pto_k_gm *g);
+PTO_K_FN int64_t pto_k_gm_cols(const pto_k_gm *g);
+
+PTO_K_FN int64_t pto_k_block_idx(const pto_k_core *c);
+PTO_K_FN int64_t pto_k_block_num(const pto_k_core *c);
+PTO_K_FN int64_t pto_k_subblock(const pto_k_core *c);
+PTO_K_FN int64_t pto_k_rank(const pto_k_core *c);
+PTO_K_FN int64_t pto_k_nranks(const pto_k_core *c);
+PTO_K_FN int pto_k_core_kind(const pto_k_core *c);
+PTO_K_FN int pto_k_arch(const pto_k_core *c);
+
+/* Memory movement. The GM window is the tile's valid region at (row, col). */
+PTO_K_FN void pto_k_tload(pto_k_core *c, const char *src, pto_k_tile d, pto_k_gm *g, int64_t row, int64_t col);
+PTO_K_FN void pto_k_tstore(pto_k_core *c, const char *src, pto_k_gm *g, int64_t row, int64_t col, pto_k_tile a);
+/* Atomic add store: GM window += tile (MTE3 from vec, FIX from acc). */
+PTO_K_FN void pto_k_tstore_add(pto_k_core *c, const char *src, pto_k_gm *g, int64_t row, int64_t col, pto_k_tile a);
+
+/* Vector ops (V). */
+PTO_K_FN void pto_k_tadd(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile b);
+PTO_K_FN void pto_k_tsub(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile b);
+PTO_K_FN void pto_k_tmul(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile b);
+PTO_K_FN void pto_k_tdiv(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile b);
+PTO_K_FN void pto_k_tmax(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile b);
+PTO_K_FN void pto_k_tmin(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile b);
+PTO_K_FN void pto_k_tadds(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, double s);
+PTO_K_FN void pto_k_tsubs(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, double s);
+PTO_K_FN void pto_k_tmuls(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, double s);
+PTO_K_FN void pto_k_tdivs(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, double s);
+PTO_K_FN void pto_k_tmaxs(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, double s);
+PTO_K_FN void pto_k_tmins(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, double s);
+PTO_K_FN void pto_k_texp(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a);
+PTO_K_FN void pto_k_tlog(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a);
+PTO_K_FN void pto_k_tsqrt(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a);
+PTO_K_FN void pto_k_trsqrt(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a);
+PTO_K_FN void pto_k_trecip(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a);
+PTO_K_FN void pto_k_tabs(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a);
+PTO_K_FN void pto_k_tneg(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a);
+PTO_K_FN void pto_k_trelu(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a);
+PTO_K_FN void pto_k_texpands(pto_k_core *c, const char *src, pto_k_tile d, double s);
+PTO_K_FN void pto_k_trowsum(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a);
+PTO_K_FN void pto_k_trowmax(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a);
+PTO_K_FN void pto_k_trowmin(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a);
+PTO_K_FN void pto_k_trowexpandadd(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile v);
+PTO_K_FN void pto_k_trowexpandsub(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile v);
+PTO_K_FN void pto_k_trowexpandmul(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile v);
+PTO_K_FN void pto_k_trowexpanddiv(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile v);
+PTO_K_FN void pto_k_tcvt(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a);
+/* vec->vec (V), mat->left/right (MTE1), acc->vec or acc->mat (FIX). */
+PTO_K_FN void pto_k_tmov(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a);
+/* d = the d-shaped window of mat tile a at element (row, col) (MTE1). */
+PTO_K_FN void pto_k_textract(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, int64_t row, int64_t col);
+PTO_K_FN void pto_k_tmatmul(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile b);
+PTO_K_FN void pto_k_tmatmul_acc(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile b);
+
+/* Synchronisation inside one core (hardware.md section 4). */
+PTO_K_FN void pto_k_set_flag(pto_k_core *c, const char *src, int src_pipe, int dst_pipe, int id);
+PTO_K_FN void pto_k_wait_flag(pto_k_core *c, const char *src, int src_pipe, int dst_pipe, int id);
+PTO_K_FN void pto_k_pipe_barrier(pto_k_core *c, const char *src, int pipe);
+
+/* Cross-core flags inside a cluster (mix kernels). A set from the AIC raises
+   id on both AIVs; a set from an AIV raises it on the AIC, whose wait needs
+   both AIVs' sets. Counters are 4 bits (at most 15 pending sets). */
+PTO_K_FN void pto_k_cross_set(pto_k_core *c, const char *src, int pipe, int id);
+PTO_K_FN void pto_k_cross_wait(pto_k_core *c, const char *src, int pipe, int id);
+
+/* Cube <-> vector rings (hardware.md section 5). Every core of the cluster
+   that uses ring `ring` calls pto_k_ring_init first with the same
+   parameters (compared after normalisation: slot_num 0 means 8 one-way / 4
+   BOTH, local_slot_num 0 means 2). buf is the a2a3 GM pipe buffer tensor and
+   buf_offset this block's byte offset in it (NULL: the simulator keeps the
+   slots itself, as a5's core-to-core path does). Slot i of the ring is at
+   buf_offset + (i % slot_num) * slot_size. For BOTH, direction C2V uses the
+   first slot_num slots and V2C the next.
+   tpush (producer) waits for a free slot, stores tile a, signals data-ready.
+   tpop (consumer) waits for data, loads it into the local slot
+   base.offset + (i % local_slot_num) * slot_size and returns that tile.
+   With SPLIT_UP_DOWN / LEFT_RIGHT the two AIVs each push or pop their half
+   of the cube tile (base is the half-shaped tile). tfree releases the
+   oldest popped slot. */
+PTO_K_FN void pto_k_ring_init(pto_k_core *c, const char *src, int ring, int dir, int32_t slot_size,
+                              int32_t slot_num, int32_t local_slot_num, int flag_id, int split,
+                              pto_k_gm *buf, int64_t buf_offset);
+PTO_K_FN void pto_k_tpush(pto_k_core *c, const char *src, int ring, pto_k_tile a);
+PTO_K_FN pto_k_tile pto_k_tpop(pto_k_core *c, const char *src, int ring, pto_k_tile base);
+PTO_K_FN void pto_k_tfree(pto_k_core *c, const char *src, int ring);
+
+/* Ranks (hardware.md section 8). pto_k_gm_at: rank p's copy of window
+   tensor g (for T@p[r, c]). Signals are i32 cells of a GM tensor. notify is
+   an S instruction: it publishes only what pipe S has seen, so data must be
+   fenced with pipe_barrier(ALL) first. wait blocks the core until
+   `cell CMP value` holds. */
+PTO_K_FN pto_k_gm *pto_k_gm_at(pto_k_core *c, const char *src, pto_k_gm *g, int64_t rank);
+PTO_K_FN void pto_k_notify(pto_k_core *c, const char *src, pto_k_gm *sig, int64_t row, int64_t col,
+                           int32_t value, int op);
+PTO_K_FN void pto_k_wait(pto_k_core *c, const char *src, pto_k_gm *sig, int64_t row, int64_t col,
+                         int cmp, int32_t value);
+
+/* ---- host side ------------------------------------------------------------ */
+
+typedef struct pto_k_device_desc {
+    int arch;                  /* PTO_K_A2A3 (default) or PTO_K_A5 */
+    uint64_t seed;             /* scheduler seed; a seed reproduces a run */
+    int nranks;                /* 0 = 1 */
+    const char *trace_path;    /* Chrome trace JSON of every launch, or NULL */
+    int max_errors;            /* 0 = 100 */
+} pto_k_device_desc;
+
+typedef struct pto_k_launch_desc {
+    pto_k_kernel_fn fn;
+    const char *name;
+    int kind;                  /* PTO_K_KIND_* */
+    int64_t block_num;         /* 0 = 1 */
+    const int64_t *args;       /* the same args for every rank ... */
+    int nargs;                 /* ... how many: with nranks > 1, a window tensor in args
+                                  means each rank's own copy of it */
+    const int64_t *const *rank_args; /* ... or one list per rank, taken as is */
+} pto_k_launch_desc;
+
+typedef struct pto_k_error {
+    int kind;                  /* PTO_K_E_* */
+    char *msg;                 /* "SRC: error: ..." (one line) */
+} pto_k_error;
+
+typedef struct pto_k_core_report {
+    int kind, rank;            /* PTO_K_CORE_* */
+    int64_t block, subblock;
+    int64_t busy[PTO_K_NPIPE]; /* busy cycles per pipe (ALL unused) */
+    int64_t end;               /* the core's last pipe end */
+} pto_k_core_report;
+
+typedef struct pto_k_report {
+    int nerrors;
+    pto_k_error *errors;
+    int suppressed;            /* repeats of an already reported pair, errors past max */
+    int ncores;
+    pto_k_core_report *cores;
+    int64_t makespan;          /* last end over every core and pipe */
+    int64_t bound;             /* busiest pipe's busy cycles */
+    int64_t serial;            /* sum of every pipe's busy cycles (no overlap) */
+    double efficiency;         /* bound / makespan */
+    int64_t ninstr;
+} pto_k_report;
+
+PTO_K_FN pto_k_device *pto_k_device_create(const pto_k_device_desc *desc);
+PTO_K_FN void pto_k_device_destroy(pto_k_device *dev);
+/* Zeroed tensors owned by the device (freed with it). */
+PTO_K_FN pto_k_gm *pto_k_gm_create(pto_k_device *dev, const char *name, int dtype, int64_t rows, int64_t cols);
+/* A window tensor: one copy per rank; returns rank 0's copy. */
+PTO_K_FN pto_k_gm *pto_k_gm_create_window(pto_k_device *dev, const char *name, int dtype, int64_t rows,
+                                          int64_t cols);
+PTO_K_FN pto_k_gm *pto_k_gm_peer(pto_k_gm *g, int rank);
+PTO_K_FN float pto_k_gm_get(const pto_k_gm *g, int64_t row, int64_t col);
+PTO_K_FN void pto_k_gm_set(pto_k_gm *g, int64_t row, int64_t col, float v);
+PTO_K_FN int64_t pto_k_gm_arg(pto_k_gm *g);
+PTO_K_FN int64_t pto_k_f_arg(double v);
+/* Runs a kernel to completion; the report lives until the next launch. */
+PTO_K_FN const pto_k_report *pto_k_launch(pto_k_device *dev, const pto_k_launch_desc *ld);
+PTO_K_FN void pto_k_report_print(const pto_k_report *r, FILE *out);
+/* First error message containing `needle` (NULL: the first), or NULL. */
+PTO_K_FN const char *pto_k_report_find(const pto_k_report *r, int kind, const char *needle);
+/* ---- End file: src/kern/api.h ---- */
+
+/* ---- Begin file: src/kern/sim.h ---- */
+/* sim.h - the model behind the device API: memories, pipes, the race
+   detector, flags, the cycle model and the scheduler.
+
+   Three concerns are kept apart (simulator-notes.md):
+
+   Values. Each core executes its instructions in program order, except that
+   an instruction whose pipe is blocked in a wait_flag is queued behind that
+   wait and runs when the matching set_flag releases the pipe (the scalar
+   unit keeps dispatching to the other pipes, as on hardware). So a race-free
+   kernel computes what the hardware computes.
+
+   Order. Every pipe of every core has a global index gp = core * 8 + pipe
+   and a vector clock vc[pipe][gp']: how far pipe gp' is known to have
+   completed. An instruction ticks clk[pipe] and is stamped with it.
+   set_flag publishes the source pipe's clock (its own component = every
+   instruction it has issued), wait_flag joins it into the waiting pipe;
+   cross-core flags, ring slots and GM signals carry clocks the same way
+   (the waiting core's scalar unit stalls, so they join into every pipe).
+   Same-pipe order: the MTE, FIX and S queues complete in order; V and M may
+   overlap consecutive instructions, so there vc[p][own] only moves at a
+   pipe_barrier (or a join) - that is the barrier epoch. Shadow memory per
+   32-byte granule of every local space and every GM tensor keeps the last
+   write and, per pipe, the latest read (or atomic add) since; an access not
+   ordered after a conflicting one is a race, reported once per pair of
+   source lines with both instructions, pipes, cores and the byte range.
+
+   Time. Each pipe has a clock (free_at). The scalar unit dispatches one
+   instruction per cycle; an instruction starts at max(its pipe's free time,
+   its dispatch time) and lasts its cost (the table in ops.h, from
+   hardware.md section 9). A wait starts the waiting pipe no earlier than
+   the set fired (plus 1000 cycles across cores); pipe_barrier(ALL) aligns
+   every pipe. Busy cycles per pipe feed the report.
+
+   Scheduler. Each core runs on its own thread, but only the holder of the
+   baton runs. The baton passes at blocking points (cross-core wait, ring
+   push/pop, signal wait, signals sent, core end) to a runnable core chosen
+   by a seeded xorshift generator, so a seed reproduces a run and different
+   seeds explore different interleavings. No runnable core while some are
+   blocked is a deadlock: each blocked wait is reported and its core is put
+   in `dead` mode, where every instruction returns at once (kernels have no
+   data-dependent control flow, so they still run to their end).
+
+   Nothing here is global: all state hangs off the pto_k_device. */
+
+#define PTO_K__GRAN 32
+#define PTO_K__XLAT 1000 /* cross-core / cross-rank signal latency, cycles (hardware.md 9) */
+
+/* One recorded access of the shadow memory. */
+typedef struct pto_k__acc {
+    const char *src;
+    const char *op;
+    int32_t gp;            /* core * 8 + pipe */
+    uint32_t clk;          /* stamp on its pipe */
+    int atomic;            /* an atomic add (commutes with other atomics) */
+} pto_k__acc;
+
+typedef struct pto_k__read {
+    pto_k__acc a;
+    int32_t next;
+} pto_k__read;
+
+typedef struct pto_k__gran {
+    pto_k__acc w;          /* w.src == NULL: not written in this launch */
+    int32_t reads;         /* list in the device's read pool, -1 = none */
+} pto_k__gran;
+
+typedef struct pto_k__shadow {
+    pto_k__gran *g;
+    int64_t n;
+} pto_k__shadow;
+
+/* An instruction as dispatched: everything it needs, by value, so that it can
+   wait in a blocked pipe's queue. */
+typedef struct pto_k__ins {
+    int op, pipe;
+    const char *src;
+    pto_k_tile d, a, b;
+    pto_k_gm *g;
+    int64_t r, col;
+    double s;
+    int p0, p1, id;
+    int64_t disp;          /* dispatch time */
+} pto_k__ins;
+
+typedef struct pto_k__queue {
+    pto_k__ins *v;
+    int n, cap;
+} pto_k__queue;
+
+/* A published clock and time (a set flag, a ring slot, a signal cell). */
+typedef struct pto_k__sync {
+    uint32_t *vc;
+    int64_t time;
+    const char *src;
+} pto_k__sync;
+
+typedef struct pto_k__ring1 {  /* one direction of a ring */
+    int used;
+    int64_t pushed[2], popped[2], freed[2];  /* per AIV (index 0 for the AIC) */
+    int producers, consumers;  /* bit masks of AIV subblocks taking part (C2V consumers / V2C producers) */
+    pto_k__sync *slot;         /* per GM slot: the push's clock */
+    pto_k__sync freesync;      /* the latest tfree's clock */
+    int *slot_dtype;
+    int32_t *slot_rows, *slot_cols;
+    const char *pop_src[2];
+} pto_k__ring1;
+
+typedef struct pto_k__ring {
+    int inited;                /* bit 0 AIC, bit 1 AIV0, bit 2 AIV1 */
+    int dir, split, flag_id;
+    int32_t slot_size, slot_num, local_slot_num;
+    const char *init_src;
+    int init_core;
+    pto_k_gm *buf;
+    int64_t buf_offset;
+    unsigned char *own;        /* slots kept by the simulator when buf is NULL */
+    pto_k__ring1 d[2];         /* [0] C2V, [1] V2C */
+} pto_k__ring;
+
+typedef struct pto_k__cluster {
+    int cnt[2][2][PTO_K_NCROSS];          /* [0 = to AIV, 1 = to AIC][subblock][id] */
+    pto_k__sync cross[2][2][PTO_K_NCROSS];
+    pto_k__ring ring[PTO_K_NRING];
+} pto_k__cluster;
+
+typedef struct pto_k__signal {
+    pto_k_gm *g;
+    int64_t idx;
+    pto_k__sync s;
+} pto_k__signal;
+
+typedef struct pto_k__event {
+    int core, pipe;
+    const char *name, *src;
+    int64_t start, dur;
+} pto_k__event;
+
+struct pto_k_core {
+    pto_k_device *dev;
+    int index, kind, rank;
+    int64_t block, block_num, subblock;
+    int cluster;
+    unsigned char *mem[PTO_K_NSPACE];
+    pto_k__shadow sh[PTO_K_NSPACE];
+    uint32_t clk[PTO_K_NPIPE];
+    uint32_t *vc[PTO_K_NPIPE];
+    int flag_set[PTO_K_NPIPE][PTO_K_NPIPE][PTO_K_NFLAG];
+    pto_k__sync flag[PTO_K_NPIPE][PTO_K_NPIPE][PTO_K_NFLAG];
+    pto_k__queue q[PTO_K_NPIPE];
+    int nblocked;
+    int64_t disp;
+    int64_t free_at[PTO_K_NPIPE], busy[PTO_K_NPIPE];
+    int64_t ninstr;
+    /* scheduling */
+    int state;                 /* PTO_K__NEW, RUN, DONE */
+    int dead;
+    int (*pred)(pto_k_core *c, const void *arg);
+    const void *parg;
+    char waitmsg[400];
+    pthread_t th;
+    const int64_t *args;
+};
+
+enum { PTO_K__NEW, PTO_K__RUN, PTO_K__DONE };
+
+struct pto_k_device {
+    pto_k_device_desc desc;
+    pto_k_gm **gms;
+    int ngms, capgms;
+    pto_k__shadow *gsh;        /* per gm id */
+    /* the launch */
+    const pto_k_launch_desc *ld;
+    pto_k_core *cores;
+    int ncores, ngp;
+    pto_k__cluster *clusters;
+    int nclusters;
+    int64_t *rargs;            /* per-rank args: nranks x nargs */
+    pto_k__signal *sigs;
+    int nsigs, capsigs;
+    pto_k__read *rp;
+    int32_t nrp, caprp, rfree;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int running, ndone;
+    uint64_t rng;
+    /* results */
+    pto_k_report rep;
+    int caperr;
+    const void **pairs;        /* reported (src, src, kind) triples */
+    int npairs, cappairs;
+    pto_k__event *ev;
+    int nev, capev;
+    int oom;
+};
+
+/* ---- small helpers ------------------------------------------------------- */
+
+PTO_K_FN void *pto_k__grow(pto_k_device *dev, void *p, int *cap, int need, size_t elem)
+{
+    int nc;
+    void *q;
+    if (need <= *cap) return p;
+    nc = *cap ? *cap * 2 : 16;
+    while (nc < need) nc *= 2;
+    q = realloc(p, (size_t)nc * elem);
+    if (!q) {
+        dev->oom = 1;
+        return p;
+    }
+    *cap = nc;
+    return q;
+}
+
+PTO_K_FN int pto_k__dsize(int dt) { return dt == PTO_K_F32 || dt == PTO_K_I32 ? 4 : dt == PTO_K_I8 ? 1 : 2; }
+
+PTO_K_FN const char *pto_k__pipe_name(int p)
+{
+    static const char *const n[] = {"S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX", "ALL"};
+    return p >= 0 && p < PTO_K_NPIPE ? n[p] : "?";
+}
+
+PTO_K_FN const char *pto_k__space_name(int s)
+{
+    static const char *const n[] = {"gm", "vec", "mat", "left", "right", "acc", "bias", "scaling"};
+    return s >= 0 && s < PTO_K_NSPACE ? n[s] : "?";
+}
+
+PTO_K_FN const char *pto_k__dtype_name(int d)
+{
+    static const char *const n[] = {"none", "f32", "f16", "bf16", "i32", "i8"};
+    return d >= 0 && d <= PTO_K_I8 ? n[d] : "?";
+}
+
+PTO_K_FN int64_t pto_k__capacity(int arch, int space)
+{
+    static const int64_t a2a3[PTO_K_NSPACE] = {0, 196608, 524288, 65536, 65536, 131072, 1024, 2048};
+    static const int64_t a5[PTO_K_NSPACE] = {0, 262144, 524288, 65536, 65536, 262144, 4096, 4096};
+    if (space <= 0 || space >= PTO_K_NSPACE) return 0;
+    return arch == PTO_K_A5 ? a5[space] : a2a3[space];
+}
+
+/* "block 3 aiv1" / "rank 1 block 0 aic" */
+PTO_K_FN void pto_k__core_name(const pto_k_core *c, char *out, size_t n)
+{
+    char r[32] = "";
+    if (c->dev->desc.nranks > 1) snprintf(r, sizeof r, "rank %d ", c->rank);
+    if (c->kind == PTO_K_CORE_CUBE)
+        snprintf(out, n, "%sblock %lld aic", r, (long long)c->block);
+    else
+        snprintf(out, n, "%sblock %lld aiv%lld", r, (long long)c->block, (long long)c->subblock);
+}
+
+PTO_K_FN uint64_t pto_k__rand(pto_k_device *dev)
+{
+    uint64_t x = dev->rng;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    dev->rng = x;
+    return x * 2685821657736338717ull;
+}
+
+/* ---- errors ---------------------------------------------------------------- */
+
+PTO_K_FN void pto_k__verr(pto_k_device *dev, int kind, const char *fmt, va_list ap)
+{
+    char buf[1200];
+    pto_k_error *e;
+    size_t n;
+    int cap = dev->caperr;
+    int max = dev->desc.max_errors > 0 ? dev->desc.max_errors : 100;
+    if (dev->rep.nerrors >= max) {
+        dev->rep.suppressed++;
+        return;
+    }
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    dev->rep.errors = (pto_k_error *)pto_k__grow(dev, dev->rep.errors, &cap, dev->rep.nerrors + 1, sizeof *e);
+    dev->caperr = cap;
+    if (dev->rep.nerrors + 1 > cap) return;
+    e = &dev->rep.errors[dev->rep.nerrors];
+    n = strlen(buf);
+    e->msg = (char *)malloc(n + 1);
+    if (!e->msg) {
+        dev->oom = 1;
+        return;
+    }
+    memcpy(e->msg, buf, n + 1);
+    e->kind = kind;
+    dev->rep.nerrors++;
+}
+
+PTO_K_FN void pto_k__err(pto_k_device *dev, int kind, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+PTO_K_FN void pto_k__err(pto_k_device *dev, int kind, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pto_k__verr(dev, kind, fmt, ap);
+    va_end(ap);
+}
+
+/* Errors about one instruction start with its source line and core. */
+PTO_K_FN void pto_k__ierr(pto_k_core *c, const pto_k__ins *ins, int kind, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+PTO_K_FN void pto_k__ierr(pto_k_core *c, const pto_k__ins *ins, int kind, const char *fmt, ...)
+{
+    char msg[900], who[64];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    pto_k__core_name(c, who, sizeof who);
+    pto_k__err(c->dev, kind, "%s: error: %s (%s)", ins->src ? ins->src : "?", msg, who);
+}
+
+/* Once per (a, b, kind): loops repeat a race every iteration. */
+PTO_K_FN int pto_k__first_report(pto_k_device *dev, const void *a, const void *b, int kind)
+{
+    int i, cap = dev->cappairs;
+    for (i = 0; i < dev->npairs; i += 3)
+        if (dev->pairs[i] == a && dev->pairs[i + 1] == b && dev->pairs[i + 2] == (const void *)(size_t)kind) {
+            dev->rep.suppressed++;
+            return 0;
+        }
+    dev->pairs = (const void **)pto_k__grow(dev, (void *)dev->pairs, &cap, dev->npairs + 3, sizeof(void *));
+    dev->cappairs = cap;
+    if (dev->npairs + 3 <= cap) {
+        dev->pairs[dev->npairs++] = a;
+        dev->pairs[dev->npairs++] = b;
+        dev->pairs[dev->npairs++] = (const void *)(size_t)kind;
+    }
+    return 1;
+}
+
+/* ---- vector clocks ---------------------------------------------------------- */
+
+PTO_K_FN uint32_t *pto_k__vc_new(pto_k_device *dev)
+{
+    uint32_t *v = (uint32_t *)calloc((size_t)dev->ngp, sizeof(uint32_t));
+    if (!v) dev->oom = 1;
+    return v;
+}
+
+PTO_K_FN void pto_k__vc_join(pto_k_device *dev, uint32_t *dst, const uint32_t *src)
+{
+    int i;
+    if (!dst || !src) return;
+    for (i = 0; i < dev->ngp; i++)
+        if (src[i] > dst[i]) dst[i] = src[i];
+}
+
+/* What pipe p of c has completed when everything it issued is done. */
+PTO_K_FN void pto_k__publish(pto_k_core *c, int p, pto_k__sync *s, int64_t time, const char *src)
+{
+    pto_k_device *dev = c->dev;
+    if (!s->vc) s->vc = pto_k__vc_new(dev);
+    if (!s->vc) return;
+    pto_k__vc_join(dev, s->vc, c->vc[p]);
+    if (s->vc[c->index * 8 + p] < c->clk[p]) s->vc[c->index * 8 + p] = c->clk[p];
+    if (time > s->time) s->time = time;
+    s->src = src;
+}
+
+/* The scalar unit waited for s: every later instruction of c is after it. */
+PTO_K_FN void pto_k__join_all(pto_k_core *c, const pto_k__sync *s, int64_t latency)
+{
+    int p;
+    int64_t t = s->time + latency;
+    for (p = 0; p < PTO_K_PIPE_ALL; p++) {
+        pto_k__vc_join(c->dev, c->vc[p], s->vc);
+        if (c->free_at[p] < t) c->free_at[p] = t;
+    }
+    if (c->disp < t) c->disp = t;
+}
+
+/* Is `prev` ordered before the current instruction on pipe p of c? */
+PTO_K_FN int pto_k__ordered(const pto_k_core *c, int p, const pto_k__acc *prev)
+{
+    int gp = c->index * 8 + p;
+    if (prev->gp == gp && p != PTO_K_PIPE_V && p != PTO_K_PIPE_M) return 1; /* in-order queue */
+    return c->vc[p][prev->gp] >= prev->clk;
+}
+
+/* ---- shadow memory and the race detector ------------------------------------ */
+
+enum { PTO_K__RD, PTO_K__WR, PTO_K__AT }; /* read, write, atomic add */
+
+typedef struct pto_k__conflict {
+    pto_k__acc prev;
+    int prevkind;          /* what prev did: PTO_K__RD / WR / AT */
+    int64_t lo, hi;
+} pto_k__conflict;
+
+#define PTO_K__MAXCONF 8
+
+typedef struct pto_k__check {
+    pto_k_core *c;
+    const pto_k__ins *ins;
+    int pipe;
+    pto_k__acc cur;
+    pto_k__conflict conf[PTO_K__MAXCONF];
+    int nconf;
+} pto_k__check;
+
+PTO_K_FN void pto_k__note(pto_k__check *k, const pto_k__acc *prev, int prevkind, int64_t lo, int64_t hi)
+{
+    int i;
+    if (prev->gp == k->cur.gp && prev->clk == k->cur.clk) return; /* the same instruction */
+    if (pto_k__ordered(k->c, k->pipe, prev)) return;
+    for (i = 0; i < k->nconf; i++) {
+        pto_k__conflict *f = &k->conf[i];
+        if (f->prev.src == prev->src && f->prev.gp == prev->gp && f->prevkind == prevkind) {
+            if (lo < f->lo) f->lo = lo;
+            if (hi > f->hi) f->hi = hi;
+            return;
+        }
+    }
+    if (k->nconf == PTO_K__MAXCONF) return;
+    k->conf[k->nconf].prev = *prev;
+    k->conf[k->nconf].prevkind = prevkind;
+    k->conf[k->nconf].lo = lo;
+    k->conf[k->nconf].hi = hi;
+    k->nconf++;
+}
+
+PTO_K_FN void pto_k__free_reads(pto_k_device *dev, pto_k__gran *g)
+{
+    int32_t i = g->reads;
+    while (i >= 0) {
+        int32_t nx = dev->rp[i].next;
+        dev->rp[i].next = dev->rfree;
+        dev->rfree = i;
+        i = nx;
+    }
+    g->reads = -1;
+}
+
+PTO_K_FN void pto_k__add_read(pto_k_device *dev, pto_k__gran *g, const pto_k__acc *a)
+{
+    int32_t i;
+    for (i = g->reads; i >= 0; i = dev->rp[i].next)
+        if (dev->rp[i].a.gp == a->gp && dev->rp[i].a.atomic == a->atomic) {
+            dev->rp[i].a = *a; /* a later access of the same pipe supersedes */
+            return;
+        }
+    if (dev->rfree >= 0) {
+        i = dev->rfree;
+        dev->rfree = dev->rp[i].next;
+    } else {
+        int cap = dev->caprp;
+        dev->rp = (pto_k__read *)pto_k__grow(dev, dev->rp, &cap, dev->nrp + 1, sizeof *dev->rp);
+        dev->caprp = cap;
+        if (dev->nrp + 1 > cap) return;
+        i = dev->nrp++;
+    }
+    dev->rp[i].a = *a;
+    dev->rp[i].next = g->reads;
+    g->reads = i;
+}
+
+/* Checks and records an access of bytes [lo, hi) of a shadow. */
+PTO_K_FN void pto_k__access(pto_k__check *k, pto_k__shadow *sh, int64_t lo, int64_t hi, int kind)
+{
+    pto_k_device *dev = k->c->dev;
+    int64_t g0 = lo / PTO_K__GRAN, g1 = (hi + PTO_K__GRAN - 1) / PTO_K__GRAN, gi;
+    pto_k__acc cur = k->cur;
+    cur.atomic = kind == PTO_K__AT;
+    if (hi <= lo || !sh->g) return;
+    if (g1 > sh->n) g1 = sh->n;
+    for (gi = g0; gi < g1; gi++) {
+        pto_k__gran *g = &sh->g[gi];
+        int64_t a = gi * PTO_K__GRAN > lo ? gi * PTO_K__GRAN : lo;
+        int64_t b = (gi + 1) * PTO_K__GRAN < hi ? (gi + 1) * PTO_K__GRAN : hi;
+        int32_t i;
+        if (g->w.src) pto_k__note(k, &g->w, PTO_K__WR, a, b);
+        for (i = g->reads; i >= 0; i = dev->rp[i].next) {
+            const pto_k__acc *r = &dev->rp[i].a;
+            if (kind == PTO_K__RD && !r->atomic) continue;        /* read after read */
+            if (kind == PTO_K__AT && r->atomic) continue;         /* atomics commute */
+            pto_k__note(k, r, r->atomic ? PTO_K__AT : PTO_K__RD, a, b);
+        }
+        if (kind == PTO_K__WR) {
+            pto_k__free_reads(dev, g);
+            g->w = cur;
+        } else {
+            pto_k__add_read(dev, g, &cur);
+        }
+    }
+}
+
+PTO_K_FN const char *pto_k__verb(int kind)
+{
+    return kind == PTO_K__RD ? "reads" : kind == PTO_K__WR ? "writes" : "atomically adds to";
+}
+
+/* Reports the conflicts found for one access. `what` names the memory. */
+PTO_K_FN void pto_k__report_conf(pto_k__check *k, int kind, const char *what)
+{
+    pto_k_core *c = k->c;
+    pto_k_device *dev = c->dev;
+    int i;
+    for (i = 0; i < k->nconf; i++) {
+        pto_k__conflict *f = &k->conf[i];
+        pto_k_core *pc = &dev->cores[f->prev.gp / 8];
+        int pp = f->prev.gp % 8;
+        char me[64], them[64], hint[256];
+        if (!pto_k__first_report(dev, k->cur.src, f->prev.src, kind * 4 + f->prevkind)) continue;
+        pto_k__core_name(c, me, sizeof me);
+        pto_k__core_name(pc, them, sizeof them);
+        if (pc != c)
+            snprintf(hint, sizeof hint, "no cross-core flag, ring slot or signal orders %s before %s", them, me);
+        else if (pp == k->pipe)
+            snprintf(hint, sizeof hint, "both run on pipe %s, which may overlap them: missing pipe_barrier(%s)",
+                     pto_k__pipe_name(pp), pto_k__pipe_name(pp));
+        else
+            snprintf(hint, sizeof hint, "missing set_flag(%s, %s, id) / wait_flag(%s, %s, id)",
+                     pto_k__pipe_name(pp), pto_k__pipe_name(k->pipe), pto_k__pipe_name(pp),
+                     pto_k__pipe_name(k->pipe));
+        pto_k__err(dev, PTO_K_E_RACE,
+                   "%s: error: race on %s bytes [%lld, %lld): %s (%s, %s) %s them while \"%s\" %s (%s, %s) "
+                   "%s them unordered; %s",
+                   k->cur.src, what, (long long)f->lo, (long long)f->hi, k->cur.op, pto_k__pipe_name(k->pipe), me,
+                   pto_k__verb(kind), f->prev.src, f->prev.op, pto_k__pipe_name(pp), them,
+                   f->prevkind == PTO_K__RD ? "read" : f->prevkind == PTO_K__WR ? "wrote" : "atomically added to",
+                   hint);
+    }
+    k->nconf = 0;
+}
+
+PTO_K_FN pto_k__shadow *pto_k__local_shadow(pto_k_core *c, int space)
+{
+    pto_k__shadow *sh = &c->sh[space];
+    if (!sh->g) {
+        int64_t n = pto_k__capacity(c->dev->desc.arch, space) / PTO_K__GRAN, i;
+        sh->g = (pto_k__gran *)calloc((size_t)n, sizeof(pto_k__gran));
+        if (!sh->g) {
+            c->dev->oom = 1;
+            return sh;
+        }
+        for (i = 0; i < n; i++) sh->g[i].reads = -1;
+        sh->n = n;
+    }
+    return sh;
+}
+
+PTO_K_FN pto_k__shadow *pto_k__gm_shadow(pto_k_device *dev, pto_k_gm *g)
+{
+    pto_k__shadow *sh = &dev->gsh[g->id];
+    if (!sh->g) {
+        int64_t bytes = g->rows * g->cols * pto_k__dsize(g->dtype);
+        int64_t n = (bytes + PTO_K__GRAN - 1) / PTO_K__GRAN, i;
+        sh->g = (pto_k__gran *)calloc((size_t)(n ? n : 1), sizeof(pto_k__gran));
+        if (!sh->g) {
+            dev->oom = 1;
+            return sh;
+        }
+        for (i = 0; i < n; i++) sh->g[i].reads = -1;
+        sh->n = n;
+    }
+    return sh;
+}
+
+
+/* ---- time and trace ------------------------------------------------------- */
+
+PTO_K_FN void pto_k__trace_ev(pto_k_core *c, int pipe, const char *name, const char *src, int64_t start,
+                           int64_t dur)
+{
+    pto_k_device *dev = c->dev;
+    int cap = dev->capev;
+    if (!dev->desc.trace_path || dur <= 0) return;
+    dev->ev = (pto_k__event *)pto_k__grow(dev, dev->ev, &cap, dev->nev + 1, sizeof *dev->ev);
+    dev->capev = cap;
+    if (dev->nev + 1 > cap) return;
+    dev->ev[dev->nev].core = c->index;
+    dev->ev[dev->nev].pipe = pipe;
+    dev->ev[dev->nev].name = name;
+    dev->ev[dev->nev].src = src;
+    dev->ev[dev->nev].start = start;
+    dev->ev[dev->nev].dur = dur;
+    dev->nev++;
+}
+
+/* Runs `cost` cycles of work on a pipe; returns the end time. */
+PTO_K_FN int64_t pto_k__timed(pto_k_core *c, int pipe, int64_t disp, int64_t cost, const char *name,
+                              const char *src)
+{
+    int64_t start = c->free_at[pipe] > disp ? c->free_at[pipe] : disp;
+    c->free_at[pipe] = start + cost;
+    c->busy[pipe] += cost;
+    pto_k__trace_ev(c, pipe, name, src, start, cost);
+    return start + cost;
+}
+
+/* A pipe that waits until `t` (a flag, a slot): the stall shows in the trace. */
+PTO_K_FN void pto_k__stall(pto_k_core *c, int pipe, int64_t disp, int64_t t, const char *src)
+{
+    int64_t from = c->free_at[pipe] > disp ? c->free_at[pipe] : disp;
+    if (t > from) pto_k__trace_ev(c, pipe, "wait", src, from, t - from);
+    c->free_at[pipe] = t > from ? t : from;
+}
+
+/* ---- the scheduler ---------------------------------------------------------- */
+
+/* What a blocked core waits for. */
+typedef struct pto_k__waiter {
+    int (*ready)(pto_k_core *c, const void *arg);
+    void (*describe)(pto_k_core *c, const void *arg, char *out, size_t n);
+    const void *arg;
+    const char *src;
+} pto_k__waiter;
+
+PTO_K_FN int pto_k__runnable(pto_k_core *c)
+{
+    const pto_k__waiter *w = (const pto_k__waiter *)c->parg;
+    if (c->state == PTO_K__DONE) return 0;
+    return c->dead || !w || w->ready(c, w->arg);
+}
+
+PTO_K_FN void *pto_k__thread(void *arg);
+
+/* Chooses the next core to run (the caller holds dev->mu). */
+PTO_K_FN void pto_k__pick(pto_k_device *dev)
+{
+    int i, n = 0, k;
+    for (i = 0; i < dev->ncores; i++) n += pto_k__runnable(&dev->cores[i]);
+    if (n == 0 && dev->ndone < dev->ncores) {
+        /* every live core waits: a deadlock. Name each wait, then let the
+           cores run to their end in dead mode. */
+        for (i = 0; i < dev->ncores; i++) {
+            pto_k_core *c = &dev->cores[i];
+            const pto_k__waiter *w = (const pto_k__waiter *)c->parg;
+            char what[400], who[64];
+            if (c->state == PTO_K__DONE || !w) continue;
+            w->describe(c, w->arg, what, sizeof what);
+            pto_k__core_name(c, who, sizeof who);
+            pto_k__err(dev, PTO_K_E_DEADLOCK, "%s: error: deadlock: %s (%s)", w->src ? w->src : "?", what, who);
+            c->dead = 1;
+            n++;
+        }
+    }
+    if (n == 0) {
+        dev->running = -1;
+        pthread_cond_broadcast(&dev->cv);
+        return;
+    }
+    k = (int)(pto_k__rand(dev) % (uint64_t)n);
+    for (i = 0; i < dev->ncores; i++) {
+        pto_k_core *c = &dev->cores[i];
+        if (!pto_k__runnable(c)) continue;
+        if (k-- > 0) continue;
+        if (c->state == PTO_K__NEW) {
+            pthread_attr_t at;
+            int rc;
+            c->state = PTO_K__RUN;
+            pthread_attr_init(&at);
+            pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+            pthread_attr_setstacksize(&at, (size_t)4 << 20);
+            rc = pthread_create(&c->th, &at, pto_k__thread, c);
+            pthread_attr_destroy(&at);
+            if (rc != 0) {
+                pto_k__err(dev, PTO_K_E_USAGE, "error: cannot start a thread for core %d", i);
+                c->state = PTO_K__DONE;
+                dev->ndone++;
+                pto_k__pick(dev);
+                return;
+            }
+        }
+        dev->running = i;
+        pthread_cond_broadcast(&dev->cv);
+        return;
+    }
+}
+
+/* Passes the baton (possibly back to c) and waits until c holds it again. */
+PTO_K_FN void pto_k__yield(pto_k_core *c)
+{
+    pto_k_device *dev = c->dev;
+    pthread_mutex_lock(&dev->mu);
+    pto_k__pick(dev);
+    while (dev->running != c->index) pthread_cond_wait(&dev->cv, &dev->mu);
+    pthread_mutex_unlock(&dev->mu);
+}
+
+/* Blocks c until w is ready (or c is declared dead in a deadlock). */
+PTO_K_FN void pto_k__block(pto_k_core *c, const pto_k__waiter *w)
+{
+    if (c->dead) return;
+    c->parg = w;
+    pto_k__yield(c);
+    c->parg = NULL;
+}
+
+PTO_K_FN void pto_k__core_end(pto_k_core *c);
+
+PTO_K_FN void *pto_k__thread(void *arg)
+{
+    pto_k_core *c = (pto_k_core *)arg;
+    pto_k_device *dev = c->dev;
+    pthread_mutex_lock(&dev->mu);
+    while (dev->running != c->index) pthread_cond_wait(&dev->cv, &dev->mu);
+    pthread_mutex_unlock(&dev->mu);
+    dev->ld->fn(c, c->args);
+    pto_k__core_end(c);
+    pthread_mutex_lock(&dev->mu);
+    c->state = PTO_K__DONE;
+    dev->ndone++;
+    pto_k__pick(dev);
+    pthread_mutex_unlock(&dev->mu);
+    return NULL;
+}
+/* ---- End file: src/kern/sim.h ---- */
+
+/* ---- Begin file: src/kern/ops.h ---- */
+/* ops.h - the instructions of one core: checks, race detection, values,
+   cycles, and the in-core flags and barriers.
+
+   Cost table (cycles at 1.85 GHz; hardware.md section 9, which gathers the
+   figures from the pto-isa / PTOAS / simpler sources; "est." marks figures
+   the table does not give, taken from the closest measured op):
+     tload GM->vec (MTE2)    (B + 31334) / 143.36   fitted 247 GiB/s x B/(30.6 KiB + B)
+     tload GM->mat (MTE2)    B / 78.35              135 GiB/s
+     tstore vec->GM (MTE3)   B / 109.12             188 GiB/s flat table
+     tstore acc->GM, tmov acc->* (FIX)  B / 40.63   70 GiB/s
+     tmov/textract ->left    B / 255.96             441 GiB/s;  ->right B / 127.69 (220 GiB/s)
+     vector op               slope x repeats + fixed (+16 when the last repeat is partial),
+                             one repeat = 256 bytes of the destination (row reductions: of the source):
+       tadd tsub 2.11/24 (tsub est.), tmul 2.3/25, tdiv 4.03/31, tmax tmin 2.0/23 (tmin est.),
+       t*s scalar forms 1/26, texp 2.0/31, tlog 2.0/33, tsqrt trsqrt trecip 4.03/31 (est.),
+       tabs tneg trelu 2.0/23 (est.), texpands 1/26 (est.), trow* reductions 7/46 (max/min est.),
+       trowexpand* as the binary op (est.), tcvt and vec tmov 2.0/24 (est.)
+     tmatmul (M)             M*N*K / (4096 f16/bf16, 1024 f32, 8192 i8) + 6
+     set_flag, wait_flag, barriers: 0 (a wait only moves its pipe's clock)
+     cross-core flag, ring slot, rank signal: +1000 cycles latency
+     notify, wait, tfree (S): 1
+   Kernel launch (~11k) and block dispatch (~2k) are not in the makespan. */
+
+#define PTO_K__OPS(X) \
+    X(TLOAD, "tload", 0, 0) X(TSTORE, "tstore", 0, 0) X(TSTORE_ADD, "tstore_add", 0, 0) \
+    X(TADD, "tadd", 2.11, 24) X(TSUB, "tsub", 2.11, 24) X(TMUL, "tmul", 2.3, 25) X(TDIV, "tdiv", 4.03, 31) \
+    X(TMAX, "tmax", 2.0, 23) X(TMIN, "tmin", 2.0, 23) \
+    X(TADDS, "tadds", 1, 26) X(TSUBS, "tsubs", 1, 26) X(TMULS, "tmuls", 1, 26) X(TDIVS, "tdivs", 1, 26) \
+    X(TMAXS, "tmaxs", 1, 26) X(TMINS, "tmins", 1, 26) \
+    X(TEXP, "texp", 2.0, 31) X(TLOG, "tlog", 2.0, 33) X(TSQRT, "tsqrt", 4.03, 31) X(TRSQRT, "trsqrt", 4.03, 31) \
+    X(TRECIP, "trecip", 4.03, 31) X(TABS, "tabs", 2.0, 23) X(TNEG, "tneg", 2.0, 23) X(TRELU, "trelu", 2.0, 23) \
+    X(TEXPANDS, "texpands", 1, 26) \
+    X(TROWSUM, "trowsum", 7, 46) X(TROWMAX, "trowmax", 7, 46) X(TROWMIN, "trowmin", 7, 46) \
+    X(TROWEXPANDADD, "trowexpandadd", 2.11, 24) X(TROWEXPANDSUB, "trowexpandsub", 2.11, 24) \
+    X(TROWEXPANDMUL, "trowexpandmul", 2.3, 25) X(TROWEXPANDDIV, "trowexpanddiv", 4.03, 31) \
+    X(TCVT, "tcvt", 2.0, 24) X(TMOV, "tmov", 2.0, 24) X(TEXTRACT, "textract", 0, 0) \
+    X(TMATMUL, "tmatmul", 0, 0) X(TMATMUL_ACC, "tmatmul_acc", 0, 0) \
+    X(SET_FLAG, "set_flag", 0, 0) X(WAIT_FLAG, "wait_flag", 0, 0) X(PIPE_BARRIER, "pipe_barrier", 0, 0)
+
+enum {
+#define PTO_K__OP_ENUM(e, name, slope, fixed) PTO_K__##e,
+    PTO_K__OPS(PTO_K__OP_ENUM)
+#undef PTO_K__OP_ENUM
+    PTO_K__NOPS
+};
+
+PTO_K_FN const char *pto_k__op_name(int op)
+{
+    static const char *const names[] = {
+#define PTO_K__OP_NAME(e, name, slope, fixed) name,
+        PTO_K__OPS(PTO_K__OP_NAME)
+#undef PTO_K__OP_NAME
+    };
+    return op >= 0 && op < PTO_K__NOPS ? names[op] : "?";
+}
+
+PTO_K_FN int64_t pto_k__vec_cost(int op, int64_t bytes)
+{
+    static const double slope[] = {
+#define PTO_K__OP_SLOPE(e, name, s, f) s,
+        PTO_K__OPS(PTO_K__OP_SLOPE)
+#undef PTO_K__OP_SLOPE
+    };
+    static const double fixed[] = {
+#define PTO_K__OP_FIXED(e, name, s, f) f,
+        PTO_K__OPS(PTO_K__OP_FIXED)
+#undef PTO_K__OP_FIXED
+    };
+    int64_t rep = (bytes + 255) / 256;
+    double cyc = slope[op] * (double)rep + fixed[op] + (bytes % 256 ? 16.0 : 0.0);
+    return (int64_t)ceil(cyc);
+}
+
+PTO_K_FN int64_t pto_k__bw_cost(double bytes, double per_cycle) { return (int64_t)ceil(bytes / per_cycle); }
+
+/* ---- operand checks ---------------------------------------------------------- */
+
+PTO_K_FN int64_t pto_k__tbytes(pto_k_tile t) { return (int64_t)t.rows * t.cols * pto_k__dsize(t.dtype); }
+
+/* Bytes [0, n) of the tile that its valid rows span. */
+PTO_K_FN int64_t pto_k__vspan(pto_k_tile t, int64_t vr)
+{
+    if (vr <= 0 || t.valid_c <= 0) return 0;
+    return vr * t.cols * pto_k__dsize(t.dtype);
+}
+
+/* Checks a tile operand: space allowed (mask of spaces), shape, valid
+   region, alignment and capacity. Reports and returns 0 when it is bad. */
+PTO_K_FN int pto_k__tile_ok(pto_k_core *c, const pto_k__ins *ins, pto_k_tile t, unsigned mask, const char *role)
+{
+    const char *op = pto_k__op_name(ins->op);
+    int64_t cap, bytes;
+    if (t.space <= 0 || t.space >= PTO_K_NSPACE || !(mask & (1u << t.space))) {
+        pto_k__ierr(c, ins, PTO_K_E_USAGE, "%s: %s tile in space %s is not allowed here", op, role,
+                    pto_k__space_name(t.space));
+        return 0;
+    }
+    if (c->kind == PTO_K_CORE_VECTOR && t.space != PTO_K_VEC) {
+        pto_k__ierr(c, ins, PTO_K_E_USAGE, "%s: %s tile in space %s: an AIV core has only vec (UB)", op, role,
+                    pto_k__space_name(t.space));
+        return 0;
+    }
+    if (t.dtype < PTO_K_F32 || t.dtype > PTO_K_I8 || t.rows <= 0 || t.cols <= 0) {
+        pto_k__ierr(c, ins, PTO_K_E_USAGE, "%s: %s tile has a bad dtype or shape [%d, %d]", op, role, (int)t.rows,
+                    (int)t.cols);
+        return 0;
+    }
+    if (t.valid_r < 0 || t.valid_r > t.rows || t.valid_c < 0 || t.valid_c > t.cols) {
+        pto_k__ierr(c, ins, PTO_K_E_BOUNDS, "%s: valid region (%lld, %lld) of the %s tile is outside its shape [%d, %d]",
+                    op, (long long)t.valid_r, (long long)t.valid_c, role, (int)t.rows, (int)t.cols);
+        return 0;
+    }
+    if (t.offset % PTO_K__GRAN != 0) {
+        pto_k__ierr(c, ins, PTO_K_E_ALIGN, "%s: misaligned address: %s tile at %s byte %lld is not 32-byte aligned", op,
+                    role, pto_k__space_name(t.space), (long long)t.offset);
+        return 0;
+    }
+    if (t.space == PTO_K_VEC && t.cols > 1 && (t.cols * pto_k__dsize(t.dtype)) % PTO_K__GRAN != 0) {
+        pto_k__ierr(c, ins, PTO_K_E_ALIGN, "%s: misaligned rows: vec %s tile [%d, %d] %s has rows of %d bytes, not a multiple of 32",
+                    op, role, (int)t.rows, (int)t.cols, pto_k__dtype_name(t.dtype),
+                    (int)(t.cols * pto_k__dsize(t.dtype)));
+        return 0;
+    }
+    cap = pto_k__capacity(c->dev->desc.arch, t.space);
+    bytes = pto_k__tbytes(t);
+    if (t.offset < 0 || t.offset + bytes > cap) {
+        pto_k__ierr(c, ins, PTO_K_E_CAPACITY,
+                    "%s: tile past capacity: %s tile [%d, %d] %s at byte %lld spans [%lld, %lld) but %s holds %lld bytes on %s",
+                    op, role, (int)t.rows, (int)t.cols, pto_k__dtype_name(t.dtype), (long long)t.offset,
+                    (long long)t.offset, (long long)(t.offset + bytes), pto_k__space_name(t.space), (long long)cap,
+                    c->dev->desc.arch == PTO_K_A5 ? "a5" : "a2a3");
+        return 0;
+    }
+    if (!c->mem[t.space]) {
+        c->mem[t.space] = (unsigned char *)calloc((size_t)cap, 1);
+        if (!c->mem[t.space]) {
+            c->dev->oom = 1;
+            return 0;
+        }
+    }
+    return 1;
+}
+
+PTO_K_FN int pto_k__same_shape(pto_k_core *c, const pto_k__ins *ins, pto_k_tile x, int32_t rows, int32_t cols,
+                               const char *role)
+{
+    if (x.rows == rows && x.cols == cols) return 1;
+    pto_k__ierr(c, ins, PTO_K_E_USAGE, "%s: %s tile is [%d, %d], expected [%d, %d]", pto_k__op_name(ins->op), role,
+                (int)x.rows, (int)x.cols, (int)rows, (int)cols);
+    return 0;
+}
+
+PTO_K_FN void pto_k__gm_label(const pto_k_core *c, const pto_k_gm *g, char *out, size_t n)
+{
+    if (g->peers && g->rank != c->rank)
+        snprintf(out, n, "%s@%d", g->name ? g->name : "?", g->rank);
+    else
+        snprintf(out, n, "%s", g->name ? g->name : "?");
+}
+
+PTO_K_FN int pto_k__window_ok(pto_k_core *c, const pto_k__ins *ins, const pto_k_gm *g, int64_t r, int64_t col,
+                              int64_t vr, int64_t vc)
+{
+    char nm[80];
+    if (!g || !g->data) {
+        pto_k__ierr(c, ins, PTO_K_E_USAGE, "%s: no GM tensor", pto_k__op_name(ins->op));
+        return 0;
+    }
+    if (vr <= 0 || vc <= 0) return 1; /* an empty window touches nothing */
+    if (r < 0 || col < 0 || r > g->rows - vr || col > g->cols - vc) {
+        pto_k__gm_label(c, g, nm, sizeof nm);
+        pto_k__ierr(c, ins, PTO_K_E_BOUNDS,
+                    "%s: window %s[%lld, %lld] of shape [%lld, %lld] is outside tensor '%s' of shape [%lld, %lld]",
+                    pto_k__op_name(ins->op), nm, (long long)r, (long long)col, (long long)vr, (long long)vc,
+                    g->name ? g->name : "?", (long long)g->rows, (long long)g->cols);
+        return 0;
+    }
+    return 1;
+}
+
+/* ---- race-checked accesses ------------------------------------------------------ */
+
+PTO_K_FN void pto_k__begin(pto_k__check *k, pto_k_core *c, const pto_k__ins *ins, int pipe)
+{
+    k->c = c;
+    k->ins = ins;
+    k->pipe = pipe;
+    k->nconf = 0;
+    c->clk[pipe]++;
+    c->ninstr++;
+    k->cur.src = ins->src ? ins->src : "?";
+    k->cur.op = pto_k__op_name(ins->op);
+    k->cur.gp = c->index * 8 + pipe;
+    k->cur.clk = c->clk[pipe];
+    k->cur.atomic = 0;
+}
+
+PTO_K_FN void pto_k__tacc(pto_k__check *k, pto_k_tile t, int64_t lo, int64_t hi, int kind)
+{
+    char what[48];
+    pto_k__access(k, pto_k__local_shadow(k->c, t.space), t.offset + lo, t.offset + hi, kind);
+    snprintf(what, sizeof what, "%s", pto_k__space_name(t.space));
+    pto_k__report_conf(k, kind, what);
+}
+
+/* A GM window, row by row; byte offsets are the tensor's. */
+PTO_K_FN void pto_k__gacc(pto_k__check *k, pto_k_gm *g, int64_t r, int64_t col, int64_t vr, int64_t vc, int kind)
+{
+    int64_t i, es = pto_k__dsize(g->dtype);
+    char what[96], nm[80];
+    pto_k__shadow *sh = pto_k__gm_shadow(k->c->dev, g);
+    for (i = 0; i < vr && vc > 0; i++) {
+        int64_t lo = ((r + i) * g->cols + col) * es;
+        pto_k__access(k, sh, lo, lo + vc * es, kind);
+    }
+    pto_k__gm_label(k->c, g, nm, sizeof nm);
+    snprintf(what, sizeof what, "gm %s", nm);
+    pto_k__report_conf(k, kind, what);
+}
+
+PTO_K_FN unsigned char *pto_k__tptr(pto_k_core *c, pto_k_tile t) { return c->mem[t.space] + t.offset; }
+
+/* Copies an nr x nc block between row-major arrays (strides in elements);
+   equal dtypes copy bits, as the interpreter does. */
+PTO_K_FN void pto_k__copy(unsigned char *dst, int dd, int64_t ds, const unsigned char *src, int sd, int64_t ss,
+                          int64_t nr, int64_t nc)
+{
+    int64_t i, j;
+    size_t es = (size_t)pto_k__dsize(dd);
+    for (i = 0; i < nr && nc > 0; i++) {
+        if (dd == sd) {
+            memcpy(dst + (size_t)(i * ds) * es, src + (size_t)(i * ss) * es, (size_t)nc * es);
+            continue;
+        }
+        for (j = 0; j < nc; j++) pto_elem_set(dst, dd, i * ds + j, pto_elem_get(src, sd, i * ss + j));
+    }
+}
+
+/* ---- element arithmetic (the interpreter's rules) ------------------------------ */
+
+PTO_K_FN float pto_k__fmax(float a, float b)
+{
+    if (a != a) return a;
+    if (b != b) return b;
+    return a >= b ? a : b;
+}
+
+PTO_K_FN float pto_k__fmin(float a, float b)
+{
+    if (a != a) return a;
+    if (b != b) return b;
+    return a <= b ? a : b;
+}
+
+/* op: PTO_K__TADD .. PTO_K__TMIN */
+PTO_K_FN float pto_k__bin(int op, float a, float b)
+{
+    float r;
+    switch (op) {
+    case PTO_K__TADD: r = a + b; return r;
+    case PTO_K__TSUB: r = a - b; return r;
+    case PTO_K__TMUL: r = a * b; return r;
+    case PTO_K__TDIV: r = a / b; return r;
+    case PTO_K__TMAX: return pto_k__fmax(a, b);
+    default: return pto_k__fmin(a, b);
+    }
+}
+
+PTO_K_FN float pto_k__un(int op, float x)
+{
+    float r;
+    switch (op) {
+    case PTO_K__TEXP: return expf(x);
+    case PTO_K__TLOG: return logf(x);
+    case PTO_K__TSQRT: return sqrtf(x);
+    case PTO_K__TRSQRT: r = sqrtf(x); r = 1.0f / r; return r;
+    case PTO_K__TRECIP: r = 1.0f / x; return r;
+    case PTO_K__TABS: return fabsf(x);
+    case PTO_K__TNEG: return -x;
+    default: return x > 0.0f ? x : 0.0f;
+    }
+}
+
+/* ---- instruction classes ------------------------------------------------------ */
+
+#define PTO_K__M(s) (1u << (s))
+
+PTO_K_FN void pto_k__x_load(pto_k_core *c, const pto_k__ins *ins)
+{
+    pto_k_tile d = ins->d;
+    pto_k_gm *g = ins->g;
+    pto_k__check k;
+    int64_t bytes;
+    if (!pto_k__tile_ok(c, ins, d, PTO_K__M(PTO_K_VEC) | PTO_K__M(PTO_K_MAT), "destination") ||
+        !pto_k__window_ok(c, ins, g, ins->r, ins->col, d.valid_r, d.valid_c))
+        return;
+    pto_k__begin(&k, c, ins, PTO_K_PIPE_MTE2);
+    if (d.valid_r > 0 && d.valid_c > 0) pto_k__gacc(&k, g, ins->r, ins->col, d.valid_r, d.valid_c, PTO_K__RD);
+    pto_k__tacc(&k, d, 0, pto_k__tbytes(d), PTO_K__WR);
+    memset(pto_k__tptr(c, d), 0, (size_t)pto_k__tbytes(d));
+    if (d.valid_r > 0 && d.valid_c > 0)
+        pto_k__copy(pto_k__tptr(c, d), d.dtype, d.cols,
+                    (unsigned char *)g->data + (size_t)((ins->r * g->cols + ins->col) * pto_k__dsize(g->dtype)),
+                    g->dtype, g->cols, d.valid_r, d.valid_c);
+    bytes = d.valid_r * d.valid_c * pto_k__dsize(g->dtype);
+    pto_k__timed(c, PTO_K_PIPE_MTE2, ins->disp,
+                 d.space == PTO_K_VEC ? pto_k__bw_cost((double)bytes + 31334.4, 143.36) : pto_k__bw_cost((double)bytes, 78.35),
+                 "tload", ins->src);
+}
+
+PTO_K_FN void pto_k__x_store(pto_k_core *c, const pto_k__ins *ins)
+{
+    pto_k_tile a = ins->a;
+    pto_k_gm *g = ins->g;
+    pto_k__check k;
+    int pipe = a.space == PTO_K_ACC ? PTO_K_PIPE_FIX : PTO_K_PIPE_MTE3;
+    int add = ins->op == PTO_K__TSTORE_ADD;
+    int64_t i, j, bytes;
+    if (!pto_k__tile_ok(c, ins, a, PTO_K__M(PTO_K_VEC) | PTO_K__M(PTO_K_ACC), "source") ||
+        !pto_k__window_ok(c, ins, g, ins->r, ins->col, a.valid_r, a.valid_c))
+        return;
+    pto_k__begin(&k, c, ins, pipe);
+    pto_k__tacc(&k, a, 0, pto_k__vspan(a, a.valid_r), PTO_K__RD);
+    if (a.valid_r > 0 && a.valid_c > 0)
+        pto_k__gacc(&k, g, ins->r, ins->col, a.valid_r, a.valid_c, add ? PTO_K__AT : PTO_K__WR);
+    if (a.valid_r > 0 && a.valid_c > 0) {
+        unsigned char *base = (unsigned char *)g->data + (size_t)((ins->r * g->cols + ins->col) * pto_k__dsize(g->dtype));
+        if (!add)
+            pto_k__copy(base, g->dtype, g->cols, pto_k__tptr(c, a), a.dtype, a.cols, a.valid_r, a.valid_c);
+        else
+            for (i = 0; i < a.valid_r; i++)
+                for (j = 0; j < a.valid_c; j++) {
+                    float x = pto_elem_get(base, g->dtype, i * g->cols + j);
+                    float y = pto_elem_get(pto_k__tptr(c, a), a.dtype, i * a.cols + j);
+                    float s = x + y;
+                    pto_elem_set(base, g->dtype, i * g->cols + j, s);
+                }
+    }
+    bytes = a.valid_r * a.valid_c * pto_k__dsize(a.dtype);
+    pto_k__timed(c, pipe, ins->disp, pto_k__bw_cost((double)bytes, pipe == PTO_K_PIPE_FIX ? 40.63 : 109.12),
+                 pto_k__op_name(ins->op), ins->src);
+}
+
+/* Elementwise ops, fills, tcvt and vec->vec tmov over d's valid region. */
+PTO_K_FN void pto_k__x_map(pto_k_core *c, const pto_k__ins *ins)
+{
+    pto_k_tile d = ins->d, a = ins->a, b = ins->b;
+    int op = ins->op;
+    int fill = op == PTO_K__TEXPANDS, bin = op >= PTO_K__TADD && op <= PTO_K__TMIN;
+    int bins = op >= PTO_K__TADDS && op <= PTO_K__TMINS;
+    unsigned vm = PTO_K__M(PTO_K_VEC);
+    float sc = (float)ins->s;
+    pto_k__check k;
+    int64_t r, col;
+    unsigned char *dp, *ap = NULL, *bp = NULL;
+    if (!pto_k__tile_ok(c, ins, d, vm, "destination")) return;
+    if (!fill && (!pto_k__tile_ok(c, ins, a, vm, "source") || !pto_k__same_shape(c, ins, a, d.rows, d.cols, "source")))
+        return;
+    if (bin && (!pto_k__tile_ok(c, ins, b, vm, "second source") ||
+                !pto_k__same_shape(c, ins, b, d.rows, d.cols, "second source")))
+        return;
+    pto_k__begin(&k, c, ins, PTO_K_PIPE_V);
+    if (!fill) pto_k__tacc(&k, a, 0, pto_k__vspan(a, d.valid_r), PTO_K__RD);
+    if (bin) pto_k__tacc(&k, b, 0, pto_k__vspan(b, d.valid_r), PTO_K__RD);
+    pto_k__tacc(&k, d, 0, pto_k__vspan(d, d.valid_r), PTO_K__WR);
+    dp = pto_k__tptr(c, d);
+    if (!fill) ap = pto_k__tptr(c, a);
+    if (bin) bp = pto_k__tptr(c, b);
+    for (r = 0; r < d.valid_r; r++)
+        for (col = 0; col < d.valid_c; col++) {
+            int64_t i = r * d.cols + col;
+            float x = fill ? sc : pto_elem_get(ap, a.dtype, i), y;
+            if (bin) y = pto_k__bin(op, x, pto_elem_get(bp, b.dtype, i));
+            else if (bins) y = pto_k__bin(op - (PTO_K__TADDS - PTO_K__TADD), x, sc);
+            else if (op >= PTO_K__TEXP && op <= PTO_K__TRELU) y = pto_k__un(op, x);
+            else y = x;
+            pto_elem_set(dp, d.dtype, i, y);
+        }
+    pto_k__timed(c, PTO_K_PIPE_V, ins->disp, pto_k__vec_cost(op, d.valid_r * d.valid_c * pto_k__dsize(d.dtype)),
+                 pto_k__op_name(op), ins->src);
+}
+
+PTO_K_FN void pto_k__x_rowred(pto_k_core *c, const pto_k__ins *ins)
+{
+    pto_k_tile d = ins->d, a = ins->a;
+    unsigned vm = PTO_K__M(PTO_K_VEC);
+    pto_k__check k;
+    int64_t r, col, n;
+    if (!pto_k__tile_ok(c, ins, d, vm, "destination") || !pto_k__tile_ok(c, ins, a, vm, "source") ||
+        !pto_k__same_shape(c, ins, d, a.rows, 1, "destination"))
+        return;
+    pto_k__begin(&k, c, ins, PTO_K_PIPE_V);
+    pto_k__tacc(&k, a, 0, d.valid_c > 0 ? pto_k__vspan(a, d.valid_r) : 0, PTO_K__RD);
+    pto_k__tacc(&k, d, 0, pto_k__vspan(d, d.valid_r), PTO_K__WR);
+    n = a.valid_c;
+    for (r = 0; r < d.valid_r && d.valid_c > 0; r++) {
+        const unsigned char *row = pto_k__tptr(c, a);
+        int64_t base = r * a.cols;
+        float acc;
+        if (ins->op == PTO_K__TROWSUM) {
+            acc = 0.0f;
+            for (col = 0; col < n; col++) acc = acc + pto_elem_get(row, a.dtype, base + col);
+        } else if (n == 0) {
+            acc = ins->op == PTO_K__TROWMAX ? -INFINITY : INFINITY;
+        } else {
+            acc = pto_elem_get(row, a.dtype, base);
+            for (col = 1; col < n; col++)
+                acc = pto_k__bin(ins->op == PTO_K__TROWMAX ? PTO_K__TMAX : PTO_K__TMIN, acc,
+                                 pto_elem_get(row, a.dtype, base + col));
+        }
+        pto_elem_set(pto_k__tptr(c, d), d.dtype, r, acc);
+    }
+    pto_k__timed(c, PTO_K_PIPE_V, ins->disp, pto_k__vec_cost(ins->op, d.valid_r * n * pto_k__dsize(a.dtype)),
+                 pto_k__op_name(ins->op), ins->src);
+}
+
+PTO_K_FN void pto_k__x_rowexp(pto_k_core *c, const pto_k__ins *ins)
+{
+    pto_k_tile d = ins->d, a = ins->a, v = ins->b;
+    unsigned vm = PTO_K__M(PTO_K_VEC);
+    int op = PTO_K__TADD + (ins->op - PTO_K__TROWEXPANDADD);
+    pto_k__check k;
+    int64_t r, col;
+    if (!pto_k__tile_ok(c, ins, d, vm, "destination") || !pto_k__tile_ok(c, ins, a, vm, "source") ||
+        !pto_k__tile_ok(c, ins, v, vm, "row vector") || !pto_k__same_shape(c, ins, a, d.rows, d.cols, "source") ||
+        !pto_k__same_shape(c, ins, v, d.rows, 1, "row vector"))
+        return;
+    pto_k__begin(&k, c, ins, PTO_K_PIPE_V);
+    pto_k__tacc(&k, a, 0, pto_k__vspan(a, d.valid_r), PTO_K__RD);
+    pto_k__tacc(&k, v, 0, d.valid_c > 0 ? (int64_t)d.valid_r * pto_k__dsize(v.dtype) : 0, PTO_K__RD);
+    pto_k__tacc(&k, d, 0, pto_k__vspan(d, d.valid_r), PTO_K__WR);
+    for (r = 0; r < d.valid_r; r++) {
+        float y = pto_elem_get(pto_k__tptr(c, v), v.dtype, r);
+        for (col = 0; col < d.valid_c; col++) {
+            int64_t i = r * d.cols + col;
+            pto_elem_set(pto_k__tptr(c, d), d.dtype, i, pto_k__bin(op, pto_elem_get(pto_k__tptr(c, a), a.dtype, i), y));
+        }
+    }
+    pto_k__timed(c, PTO_K_PIPE_V, ins->disp, pto_k__vec_cost(ins->op, d.valid_r * d.valid_c * pto_k__dsize(d.dtype)),
+                 pto_k__op_name(ins->op), ins->src);
+}
+
+/* The pipe of tmov from its spaces (hardware.md section 3), or -1. */
+PTO_K_FN int pto_k__mov_pipe(int ds, int as)
+{
+    if (ds == PTO_K_VEC && as == PTO_K_VEC) return PTO_K_PIPE_V;
+    if ((ds == PTO_K_LEFT || ds == PTO_K_RIGHT) && as == PTO_K_MAT) return PTO_K_PIPE_MTE1;
+    if ((ds == PTO_K_VEC || ds == PTO_K_MAT) && as == PTO_K_ACC) return PTO_K_PIPE_FIX;
+    return -1;
+}
+
+PTO_K_FN int64_t pto_k__mte1_cost(int space, int64_t bytes)
+{
+    return pto_k__bw_cost((double)bytes, space == PTO_K_LEFT ? 255.96 : 127.69);
+}
+
+PTO_K_FN void pto_k__x_mov(pto_k_core *c, const pto_k__ins *ins)
+{
+    pto_k_tile d = ins->d, a = ins->a;
+    int pipe = pto_k__mov_pipe(d.space, a.space);
+    pto_k__check k;
+    int64_t bytes, cost;
+    if (pipe < 0) {
+        pto_k__ierr(c, ins, PTO_K_E_USAGE, "tmov: %s -> %s is not a move the hardware has", pto_k__space_name(a.space),
+                    pto_k__space_name(d.space));
+        return;
+    }
+    if (pipe == PTO_K_PIPE_V) {
+        pto_k__x_map(c, ins);
+        return;
+    }
+    if (!pto_k__tile_ok(c, ins, d, PTO_K__M(d.space), "destination") ||
+        !pto_k__tile_ok(c, ins, a, PTO_K__M(a.space), "source") || !pto_k__same_shape(c, ins, a, d.rows, d.cols, "source"))
+        return;
+    pto_k__begin(&k, c, ins, pipe);
+    pto_k__tacc(&k, a, 0, pto_k__vspan(a, d.valid_r), PTO_K__RD);
+    pto_k__tacc(&k, d, 0, pto_k__vspan(d, d.valid_r), PTO_K__WR);
+    pto_k__copy(pto_k__tptr(c, d), d.dtype, d.cols, pto_k__tptr(c, a), a.dtype, a.cols, d.valid_r, d.valid_c);
+    bytes = d.valid_r * d.valid_c * pto_k__dsize(a.dtype);
+    cost = pipe == PTO_K_PIPE_MTE1 ? pto_k__mte1_cost(d.space, bytes) : pto_k__bw_cost((double)bytes, 40.63);
+    pto_k__timed(c, pipe, ins->disp, cost, "tmov", ins->src);
+}
+
+PTO_K_FN void pto_k__x_extract(pto_k_core *c, const pto_k__ins *ins)
+{
+    pto_k_tile d = ins->d, a = ins->a;
+    int64_t r = ins->r, col = ins->col, es;
+    pto_k__check k;
+    if (!pto_k__tile_ok(c, ins, d, PTO_K__M(PTO_K_LEFT) | PTO_K__M(PTO_K_RIGHT), "destination") ||
+        !pto_k__tile_ok(c, ins, a, PTO_K__M(PTO_K_MAT), "source"))
+        return;
+    if (r < 0 || col < 0 || r > a.rows - d.rows || col > a.cols - d.cols) {
+        pto_k__ierr(c, ins, PTO_K_E_BOUNDS, "textract: window [%lld, %lld] of shape [%d, %d] is outside the source tile of shape [%d, %d]",
+                    (long long)r, (long long)col, (int)d.rows, (int)d.cols, (int)a.rows, (int)a.cols);
+        return;
+    }
+    es = pto_k__dsize(a.dtype);
+    pto_k__begin(&k, c, ins, PTO_K_PIPE_MTE1);
+    pto_k__tacc(&k, a, (r * a.cols + col) * es, ((r + d.rows - 1) * a.cols + col + d.cols) * es, PTO_K__RD);
+    pto_k__tacc(&k, d, 0, pto_k__tbytes(d), PTO_K__WR);
+    pto_k__copy(pto_k__tptr(c, d), d.dtype, d.cols, pto_k__tptr(c, a) + (size_t)((r * a.cols + col) * es), a.dtype,
+                a.cols, d.rows, d.cols);
+    pto_k__timed(c, PTO_K_PIPE_MTE1, ins->disp, pto_k__mte1_cost(d.space, pto_k__tbytes(d)), "textract", ins->src);
+}
+
+PTO_K_FN void pto_k__x_matmul(pto_k_core *c, const pto_k__ins *ins)
+{
+    pto_k_tile d = ins->d, a = ins->a, b = ins->b;
+    int acc = ins->op == PTO_K__TMATMUL_ACC;
+    int64_t M, N, K, i, j, kk, rate;
+    pto_k__check k;
+    if (!pto_k__tile_ok(c, ins, d, PTO_K__M(PTO_K_ACC), "accumulator") ||
+        !pto_k__tile_ok(c, ins, a, PTO_K__M(PTO_K_LEFT), "left") || !pto_k__tile_ok(c, ins, b, PTO_K__M(PTO_K_RIGHT), "right") ||
+        !pto_k__same_shape(c, ins, a, d.rows, a.cols, "left") || !pto_k__same_shape(c, ins, b, a.cols, d.cols, "right"))
+        return;
+    M = d.rows, N = d.cols, K = a.cols;
+    pto_k__begin(&k, c, ins, PTO_K_PIPE_M);
+    pto_k__tacc(&k, a, 0, pto_k__tbytes(a), PTO_K__RD);
+    pto_k__tacc(&k, b, 0, pto_k__tbytes(b), PTO_K__RD);
+    if (acc) pto_k__tacc(&k, d, 0, pto_k__tbytes(d), PTO_K__RD);
+    pto_k__tacc(&k, d, 0, pto_k__tbytes(d), PTO_K__WR);
+    for (i = 0; i < M; i++)
+        for (j = 0; j < N; j++) {
+            float s = acc ? pto_elem_get(pto_k__tptr(c, d), d.dtype, i * N + j) : 0.0f;
+            for (kk = 0; kk < K; kk++) {
+                float p = pto_elem_get(pto_k__tptr(c, a), a.dtype, i * K + kk) *
+                          pto_elem_get(pto_k__tptr(c, b), b.dtype, kk * N + j);
+                s = s + p;
+            }
+            pto_elem_set(pto_k__tptr(c, d), d.dtype, i * N + j, s);
+        }
+    rate = a.dtype == PTO_K_F32 ? 1024 : a.dtype == PTO_K_I8 ? 8192 : 4096;
+    pto_k__timed(c, PTO_K_PIPE_M, ins->disp, (M * N * K + rate - 1) / rate + 6, pto_k__op_name(ins->op), ins->src);
+}
+
+/* ---- flags and barriers inside a core ------------------------------------------ */
+
+PTO_K_FN int pto_k__flag_args_ok(pto_k_core *c, const pto_k__ins *ins)
+{
+    if (ins->p0 < 0 || ins->p0 >= PTO_K_PIPE_ALL || ins->p1 < 0 || ins->p1 >= PTO_K_PIPE_ALL || ins->p0 == ins->p1 ||
+        ins->id < 0 || ins->id >= PTO_K_NFLAG) {
+        pto_k__ierr(c, ins, PTO_K_E_USAGE, "%s(%s, %s, %d): needs two different pipes S..FIX and an id in 0..7",
+                    pto_k__op_name(ins->op), pto_k__pipe_name(ins->p0), pto_k__pipe_name(ins->p1), ins->id);
+        return 0;
+    }
+    return 1;
+}
+
+PTO_K_FN void pto_k__x_set(pto_k_core *c, const pto_k__ins *ins)
+{
+    int p = ins->p0, q = ins->p1, id = ins->id;
+    pto_k__sync *s = &c->flag[p][q][id];
+    if (c->flag_set[p][q][id]) {
+        pto_k__ierr(c, ins, PTO_K_E_DOUBLE_SET,
+                    "double set: set_flag(%s, %s, %d) while id %d of %s -> %s is still set by \"%s\" (no wait_flag consumed it)",
+                    pto_k__pipe_name(p), pto_k__pipe_name(q), id, id, pto_k__pipe_name(p), pto_k__pipe_name(q), s->src);
+        return;
+    }
+    c->flag_set[p][q][id] = 1;
+    if (s->vc) memset(s->vc, 0, sizeof(uint32_t) * (size_t)c->dev->ngp);
+    s->time = 0;
+    pto_k__publish(c, p, s, c->free_at[p] > ins->disp ? c->free_at[p] : ins->disp, ins->src);
+}
+
+PTO_K_FN void pto_k__x_wait(pto_k_core *c, const pto_k__ins *ins)
+{
+    int p = ins->p0, q = ins->p1, id = ins->id;
+    pto_k__sync *s = &c->flag[p][q][id];
+    c->flag_set[p][q][id] = 0;
+    pto_k__vc_join(c->dev, c->vc[q], s->vc);
+    pto_k__stall(c, q, ins->disp, s->time, ins->src);
+}
+
+PTO_K_FN void pto_k__x_barrier(pto_k_core *c, const pto_k__ins *ins)
+{
+    int p = ins->p0;
+    if (p == PTO_K_PIPE_ALL) {
+        int i;
+        int64_t t = c->disp;
+        uint32_t *j = c->vc[PTO_K_PIPE_ALL]; /* scratch */
+        memset(j, 0, sizeof(uint32_t) * (size_t)c->dev->ngp);
+        for (i = 0; i < PTO_K_PIPE_ALL; i++) {
+            pto_k__vc_join(c->dev, j, c->vc[i]);
+            if (j[c->index * 8 + i] < c->clk[i]) j[c->index * 8 + i] = c->clk[i];
+            if (c->free_at[i] > t) t = c->free_at[i];
+        }
+        for (i = 0; i < PTO_K_PIPE_ALL; i++) {
+            memcpy(c->vc[i], j, sizeof(uint32_t) * (size_t)c->dev->ngp);
+            c->free_at[i] = t;
+        }
+        c->disp = t;
+        return;
+    }
+    c->vc[p][c->index * 8 + p] = c->clk[p];
+}
+
+PTO_K_FN void pto_k__exec(pto_k_core *c, const pto_k__ins *ins)
+{
+    switch (ins->op) {
+    case PTO_K__TLOAD: pto_k__x_load(c, ins); break;
+    case PTO_K__TSTORE:
+    case PTO_K__TSTORE_ADD: pto_k__x_store(c, ins); break;
+    case PTO_K__TROWSUM:
+    case PTO_K__TROWMAX:
+    case PTO_K__TROWMIN: pto_k__x_rowred(c, ins); break;
+    case PTO_K__TROWEXPANDADD:
+    case PTO_K__TROWEXPANDSUB:
+    case PTO_K__TROWEXPANDMUL:
+    case PTO_K__TROWEXPANDDIV: pto_k__x_rowexp(c, ins); break;
+    case PTO_K__TMOV: pto_k__x_mov(c, ins); break;
+    case PTO_K__TEXTRACT: pto_k__x_extract(c, ins); break;
+    case PTO_K__TMATMUL:
+    case PTO_K__TMATMUL_ACC: pto_k__x_matmul(c, ins); break;
+    case PTO_K__SET_FLAG: pto_k__x_set(c, ins); break;
+    case PTO_K__WAIT_FLAG: pto_k__x_wait(c, ins); break;
+    case PTO_K__PIPE_BARRIER: pto_k__x_barrier(c, ins); break;
+    default: pto_k__x_map(c, ins); break;
+    }
+}
+
+/* Runs queued instructions of blocked pipes whose waits are now satisfied. */
+PTO_K_FN void pto_k__pump(pto_k_core *c)
+{
+    int progress = 1, p;
+    while (progress && c->nblocked) {
+        progress = 0;
+        for (p = 0; p < PTO_K_PIPE_ALL; p++) {
+            pto_k__queue *q = &c->q[p];
+            pto_k__ins ins;
+            if (q->n == 0) continue;
+            ins = q->v[0];
+            if (ins.op == PTO_K__WAIT_FLAG && !c->flag_set[ins.p0][ins.p1][ins.id]) continue;
+            memmove(q->v, q->v + 1, (size_t)(q->n - 1) * sizeof *q->v);
+            q->n--;
+            if (q->n == 0) c->nblocked--;
+            pto_k__exec(c, &ins);
+            progress = 1;
+        }
+    }
+}
+
+PTO_K_FN void pto_k__enqueue(pto_k_core *c, int p, const pto_k__ins *ins)
+{
+    pto_k__queue *q = &c->q[p];
+    int cap = q->cap;
+    q->v = (pto_k__ins *)pto_k__grow(c->dev, q->v, &cap, q->n + 1, sizeof *q->v);
+    q->cap = cap;
+    if (q->n + 1 > cap) return;
+    if (q->n == 0) c->nblocked++;
+    q->v[q->n++] = *ins;
+}
+
+/* The first wait a blocked pipe sits in, for reports. */
+PTO_K_FN void pto_k__blocked_desc(pto_k_core *c, int p, char *out, size_t n)
+{
+    const pto_k__ins *w = &c->q[p].v[0];
+    snprintf(out, n, "pipe %s is blocked in wait_flag(%s, %s, %d) at \"%s\"", pto_k__pipe_name(p),
+             pto_k__pipe_name(w->p0), pto_k__pipe_name(w->p1), w->id, w->src);
+}
+
+/* Dispatches an instruction from the scalar unit to its pipe. */
+PTO_K_FN void pto_k__issue(pto_k_core *c, pto_k__ins *ins)
+{
+    int p = ins->pipe;
+    if (c->dead) return;
+    ins->disp = c->disp++;
+    if (ins->op == PTO_K__PIPE_BARRIER && p == PTO_K_PIPE_ALL && c->nblocked) {
+        int i;
+        char why[300];
+        for (i = 0; i < PTO_K_PIPE_ALL && c->q[i].n == 0; i++) {
+        }
+        pto_k__blocked_desc(c, i, why, sizeof why);
+        pto_k__ierr(c, ins, PTO_K_E_DEADLOCK,
+                    "deadlock: pipe_barrier(ALL) can never complete: %s and no set_flag(%s, %s, %d) was issued before the barrier",
+                    why, pto_k__pipe_name(c->q[i].v[0].p0), pto_k__pipe_name(c->q[i].v[0].p1), c->q[i].v[0].id);
+        c->dead = 1;
+        return;
+    }
+    if (p >= 0 && p < PTO_K_PIPE_ALL && c->q[p].n > 0) {
+        pto_k__enqueue(c, p, ins);
+        return;
+    }
+    if (ins->op == PTO_K__WAIT_FLAG && !c->flag_set[ins->p0][ins->p1][ins->id]) {
+        pto_k__enqueue(c, p, ins);
+        return;
+    }
+    pto_k__exec(c, ins);
+    if (c->nblocked) pto_k__pump(c);
+}
+
+/* A data pipe that a cross-core instruction needs must not be blocked in a
+   local wait (the simulator does not model that overlap). */
+PTO_K_FN int pto_k__pipe_free(pto_k_core *c, const pto_k__ins *ins, int p)
+{
+    char why[300];
+    if (c->q[p].n == 0) return 1;
+    pto_k__blocked_desc(c, p, why, sizeof why);
+    pto_k__ierr(c, ins, PTO_K_E_USAGE, "%s is issued while %s (not modelled: satisfy the wait first)",
+                ins->src ? "this instruction" : "?", why);
+    return 0;
+}
+
+/* ---- the API: one function per instruction ------------------------------------- */
+
+PTO_K_FN pto_k_tile pto_k_t(int space, int dtype, int32_t rows, int32_t cols, int64_t valid_r, int64_t valid_c,
+                            int64_t offset)
+{
+    pto_k_tile t;
+    t.space = space;
+    t.dtype = dtype;
+    t.rows = rows;
+    t.cols = cols;
+    t.valid_r = valid_r;
+    t.valid_c = valid_c;
+    t.offset = offset;
+    return t;
+}
+
+PTO_K_FN pto_k__ins pto_k__mk(int op, int pipe, const char *src)
+{
+    pto_k__ins i;
+    memset(&i, 0, sizeof i);
+    i.op = op;
+    i.pipe = pipe;
+    i.src = src ? src : "?";
+    return i;
+}
+
+PTO_K_FN void pto_k__tt(pto_k_core *c, const char *src, int op, int pipe, pto_k_tile d, pto_k_tile a, pto_k_tile b,
+                        double s)
+{
+    pto_k__ins i = pto_k__mk(op, pipe, src);
+    i.d = d;
+    i.a = a;
+    i.b = b;
+    i.s = s;
+    pto_k__issue(c, &i);
+}
+
+PTO_K_FN void pto_k_tload(pto_k_core *c, const char *src, pto_k_tile d, pto_k_gm *g, int64_t row, int64_t col)
+{
+    pto_k__ins i = pto_k__mk(PTO_K__TLOAD, PTO_K_PIPE_MTE2, src);
+    i.d = d;
+    i.g = g;
+    i.r = row;
+    i.col = col;
+    pto_k__issue(c, &i);
+}
+
+PTO_K_FN void pto_k__store(pto_k_core *c, const char *src, int op, pto_k_gm *g, int64_t row, int64_t col, pto_k_tile a)
+{
+    pto_k__ins i = pto_k__mk(op, a.space == PTO_K_ACC ? PTO_K_PIPE_FIX : PTO_K_PIPE_MTE3, src);
+    i.a = a;
+    i.g = g;
+    i.r = row;
+    i.col = col;
+    pto_k__issue(c, &i);
+}
+
+PTO_K_FN void pto_k_tstore(pto_k_core *c, const char *src, pto_k_gm *g, int64_t row, int64_t col, pto_k_tile a)
+{
+    pto_k__store(c, src, PTO_K__TSTORE, g, row, col, a);
+}
+
+PTO_K_FN void pto_k_tstore_add(pto_k_core *c, const char *src, pto_k_gm *g, int64_t row, int64_t col, pto_k_tile a)
+{
+    pto_k__store(c, src, PTO_K__TSTORE_ADD, g, row, col, a);
+}
+
+#define PTO_K__BIN_API(name, OP) \
+    PTO_K_FN void pto_k_##name(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile b) \
+    { pto_k__tt(c, src, PTO_K__##OP, PTO_K_PIPE_V, d, a, b, 0.0); }
+#define PTO_K__BINS_API(name, OP) \
+    PTO_K_FN void pto_k_##name(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, double s) \
+    { pto_k__tt(c, src, PTO_K__##OP, PTO_K_PIPE_V, d, a, a, s); }
+#define PTO_K__UN_API(name, OP) \
+    PTO_K_FN void pto_k_##name(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a) \
+    { pto_k__tt(c, src, PTO_K__##OP, PTO_K_PIPE_V, d, a, a, 0.0); }
+
+PTO_K__BIN_API(tadd, TADD)
+PTO_K__BIN_API(tsub, TSUB)
+PTO_K__BIN_API(tmul, TMUL)
+PTO_K__BIN_API(tdiv, TDIV)
+PTO_K__BIN_API(tmax, TMAX)
+PTO_K__BIN_API(tmin, TMIN)
+PTO_K__BINS_API(tadds, TADDS)
+PTO_K__BINS_API(tsubs, TSUBS)
+PTO_K__BINS_API(tmuls, TMULS)
+PTO_K__BINS_API(tdivs, TDIVS)
+PTO_K__BINS_API(tmaxs, TMAXS)
+PTO_K__BINS_API(tmins, TMINS)
+PTO_K__UN_API(texp, TEXP)
+PTO_K__UN_API(tlog, TLOG)
+PTO_K__UN_API(tsqrt, TSQRT)
+PTO_K__UN_API(trsqrt, TRSQRT)
+PTO_K__UN_API(trecip, TRECIP)
+PTO_K__UN_API(tabs, TABS)
+PTO_K__UN_API(tneg, TNEG)
+PTO_K__UN_API(trelu, TRELU)
+PTO_K__UN_API(trowsum, TROWSUM)
+PTO_K__UN_API(trowmax, TROWMAX)
+PTO_K__UN_API(trowmin, TROWMIN)
+PTO_K__BIN_API(trowexpandadd, TROWEXPANDADD)
+PTO_K__BIN_API(trowexpandsub, TROWEXPANDSUB)
+PTO_K__BIN_API(trowexpandmul, TROWEXPANDMUL)
+PTO_K__BIN_API(trowexpanddiv, TROWEXPANDDIV)
+PTO_K__UN_API(tcvt, TCVT)
+
+PTO_K_FN void pto_k_texpands(pto_k_core *c, const char *src, pto_k_tile d, double s)
+{
+    pto_k__tt(c, src, PTO_K__TEXPANDS, PTO_K_PIPE_V, d, d, d, s);
+}
+
+PTO_K_FN void pto_k_tmov(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a)
+{
+    int p = pto_k__mov_pipe(d.space, a.space);
+    pto_k__tt(c, src, PTO_K__TMOV, p < 0 ? PTO_K_PIPE_V : p, d, a, a, 0.0);
+}
+
+PTO_K_FN void pto_k_textract(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, int64_t row, int64_t col)
+{
+    pto_k__ins i = pto_k__mk(PTO_K__TEXTRACT, PTO_K_PIPE_MTE1, src);
+    i.d = d;
+    i.a = a;
+    i.r = row;
+    i.col = col;
+    pto_k__issue(c, &i);
+}
+
+PTO_K_FN void pto_k_tmatmul(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile b)
+{
+    pto_k__tt(c, src, PTO_K__TMATMUL, PTO_K_PIPE_M, d, a, b, 0.0);
+}
+
+PTO_K_FN void pto_k_tmatmul_acc(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile b)
+{
+    pto_k__tt(c, src, PTO_K__TMATMUL_ACC, PTO_K_PIPE_M, d, a, b, 0.0);
+}
+
+PTO_K_FN void pto_k__flagop(pto_k_core *c, const char *src, int op, int sp, int dp, int id)
+{
+    pto_k__ins i = pto_k__mk(op, op == PTO_K__SET_FLAG ? sp : dp, src);
+    i.p0 = sp;
+    i.p1 = dp;
+    i.id = id;
+    if (c->dead || !pto_k__flag_args_ok(c, &i)) return;
+    pto_k__issue(c, &i);
+}
+
+PTO_K_FN void pto_k_set_flag(pto_k_core *c, const char *src, int src_pipe, int dst_pipe, int id)
+{
+    pto_k__flagop(c, src, PTO_K__SET_FLAG, src_pipe, dst_pipe, id);
+}
+
+PTO_K_FN void pto_k_wait_flag(pto_k_core *c, const char *src, int src_pipe, int dst_pipe, int id)
+{
+    pto_k__flagop(c, src, PTO_K__WAIT_FLAG, src_pipe, dst_pipe, id);
+}
+
+PTO_K_FN void pto_k_pipe_barrier(pto_k_core *c, const char *src, int pipe)
+{
+    pto_k__ins i = pto_k__mk(PTO_K__PIPE_BARRIER, pipe, src);
+    i.p0 = pipe;
+    if (c->dead) return;
+    if (pipe < 0 || pipe > PTO_K_PIPE_ALL) {
+        pto_k__ierr(c, &i, PTO_K_E_USAGE, "pipe_barrier: no pipe %d", pipe);
+        return;
+    }
+    pto_k__issue(c, &i);
+}
+
+/* ---- builtins ---------------------------------------------------------------- */
+
+PTO_K_FN pto_k_gm *pto_k_arg_gm(const int64_t *args, int i) { return (pto_k_gm *)(intptr_t)args[i]; }
+PTO_K_FN double pto_k_arg_f(const int64_t *args, int i)
+{
+    double d;
+    memcpy(&d, &args[i], sizeof d);
+    return d;
+}
+PTO_K_FN int64_t pto_k_arg_i(const int64_t *args, int i) { return args[i]; }
+PTO_K_FN int64_t pto_k_gm_rows(const pto_k_gm *g) { return g ? g->rows : 0; }
+PTO_K_FN int64_t pto_k_gm_cols(const pto_k_gm *g) { return g ? g->cols : 0; }
+PTO_K_FN int64_t pto_k_block_idx(const pto_k_core *c) { return c->block; }
+PTO_K_FN int64_t pto_k_block_num(const pto_k_core *c) { return c->block_num; }
+PTO_K_FN int64_t pto_k_subblock(const pto_k_core *c) { return c->subblock; }
+PTO_K_FN int64_t pto_k_rank(const pto_k_core *c) { return c->rank; }
+PTO_K_FN int64_t pto_k_nranks(const pto_k_core *c) { return c->dev->desc.nranks > 0 ? c->dev->desc.nranks : 1; }
+PTO_K_FN int pto_k_core_kind(const pto_k_core *c) { return c->kind; }
+PTO_K_FN int pto_k_arch(const pto_k_core *c) { return c->dev->desc.arch; }
+/* ---- End file: src/kern/ops.h ---- */
+
+/* ---- Begin file: src/kern/mix.h ---- */
+/* mix.h - what crosses cores: cross-core flags in a cluster, the cube <->
+   vector slot rings (TPUSH / TPOP / TFREE, hardware.md section 5) and the
+   rank signals (notify / wait, hardware.md section 8).
+
+   Each of these is a blocking point of the scheduler: a wait that is not yet
+   satisfied blocks the core (its scalar unit stalls) and passes the baton; a
+   signal that may release another core yields, so that different seeds try
+   different interleavings. A satisfied wait joins the publisher's vector
+   clock into every pipe of the waiting core and starts no earlier than the
+   publisher's time plus the cross-core latency.
+
+   Ring model. A ring has per-direction counters: pushed, popped and freed
+   per taking-part core. The producer may push slot n when n - freed < slot
+   num (freed counts slots every consumer has freed); a consumer pops slot i
+   when every producer has pushed it. The consumer's local copy of slot i is
+   at base + (i % local_slot_num) * slot_size, so popping while
+   local_slot_num slots are popped and not yet freed would overwrite data in
+   use: that is reported (a missing TFREE), as is a producer that waits
+   forever on a full ring. Split modes: C2V UP_DOWN / LEFT_RIGHT give AIV s
+   the s-th half of the cube tile; C2V NONE gives each AIV the whole tile;
+   V2C UP_DOWN / LEFT_RIGHT make each AIV push its half; V2C NONE has only
+   AIV 0 push. */
+
+/* ---- cross-core flags -------------------------------------------------------- */
+
+typedef struct pto_k__xwait {
+    int id;
+} pto_k__xwait;
+
+PTO_K_FN pto_k__cluster *pto_k__cl(pto_k_core *c) { return &c->dev->clusters[c->cluster]; }
+
+PTO_K_FN int pto_k__xready(pto_k_core *c, const void *arg)
+{
+    const pto_k__xwait *w = (const pto_k__xwait *)arg;
+    pto_k__cluster *cl = pto_k__cl(c);
+    if (c->kind == PTO_K_CORE_VECTOR) return cl->cnt[0][c->subblock][w->id] > 0;
+    return cl->cnt[1][0][w->id] > 0 && cl->cnt[1][1][w->id] > 0;
+}
+
+PTO_K_FN void pto_k__xdesc(pto_k_core *c, const void *arg, char *out, size_t n)
+{
+    const pto_k__xwait *w = (const pto_k__xwait *)arg;
+    pto_k__cluster *cl = pto_k__cl(c);
+    if (c->kind == PTO_K_CORE_VECTOR)
+        snprintf(out, n, "cross-core wait on flag %d can never be satisfied: the AIC never sets it", w->id);
+    else
+        snprintf(out, n, "cross-core wait on flag %d can never be satisfied: it needs a set from both AIVs (aiv0 has %d, aiv1 has %d pending)",
+                 w->id, cl->cnt[1][0][w->id], cl->cnt[1][1][w->id]);
+}
+
+PTO_K_FN int pto_k__xargs_ok(pto_k_core *c, const pto_k__ins *ins, int pipe, int id)
+{
+    if (pipe < 0 || pipe >= PTO_K_PIPE_ALL || id < 0 || id >= PTO_K_NCROSS) {
+        pto_k__ierr(c, ins, PTO_K_E_USAGE, "%s: needs a pipe S..FIX and a flag id in 0..15", ins->src ? "cross flag" : "?");
+        return 0;
+    }
+    if (c->dev->desc.arch == PTO_K_A2A3 && id >= 11 && id <= 14) {
+        pto_k__ierr(c, ins, PTO_K_E_USAGE, "cross-core flag id %d is reserved for all-core sync on a2a3 (ids 11..14)", id);
+        return 0;
+    }
+    if (c->dev->ld->kind != PTO_K_KIND_MIX) {
+        pto_k__ierr(c, ins, PTO_K_E_USAGE, "cross-core flags need a mix kernel");
+        return 0;
+    }
+    return pto_k__pipe_free(c, ins, pipe);
+}
+
+PTO_K_FN void pto_k_cross_set(pto_k_core *c, const char *src, int pipe, int id)
+{
+    pto_k__ins ins = pto_k__mk(PTO_K__SET_FLAG, pipe, src);
+    pto_k__cluster *cl;
+    int s;
+    int64_t t;
+    if (c->dead || !pto_k__xargs_ok(c, &ins, pipe, id)) return;
+    cl = pto_k__cl(c);
+    t = c->free_at[pipe] > c->disp ? c->free_at[pipe] : c->disp;
+    c->disp++;
+    for (s = 0; s < 2; s++) {
+        int dir = c->kind == PTO_K_CORE_CUBE ? 0 : 1;
+        int sub = c->kind == PTO_K_CORE_CUBE ? s : (int)c->subblock;
+        if (c->kind != PTO_K_CORE_CUBE && s == 1) break;
+        if (++cl->cnt[dir][sub][id] > 15) {
+            pto_k__ierr(c, &ins, PTO_K_E_USAGE, "cross-core flag %d overflows its 4-bit counter (16 sets not waited for)", id);
+            cl->cnt[dir][sub][id] = 15;
+        }
+        pto_k__publish(c, pipe, &cl->cross[dir][sub][id], t, src);
+    }
+    pto_k__yield(c);
+}
+
+PTO_K_FN void pto_k_cross_wait(pto_k_core *c, const char *src, int pipe, int id)
+{
+    pto_k__ins ins = pto_k__mk(PTO_K__WAIT_FLAG, pipe, src);
+    pto_k__xwait xw;
+    pto_k__waiter w;
+    pto_k__cluster *cl;
+    if (c->dead || !pto_k__xargs_ok(c, &ins, pipe, id)) return;
+    xw.id = id;
+    w.ready = pto_k__xready;
+    w.describe = pto_k__xdesc;
+    w.arg = &xw;
+    w.src = src;
+    pto_k__block(c, &w);
+    if (c->dead) return;
+    cl = pto_k__cl(c);
+    if (c->kind == PTO_K_CORE_VECTOR) {
+        cl->cnt[0][c->subblock][id]--;
+        pto_k__join_all(c, &cl->cross[0][c->subblock][id], PTO_K__XLAT);
+    } else {
+        cl->cnt[1][0][id]--;
+        cl->cnt[1][1][id]--;
+        pto_k__join_all(c, &cl->cross[1][0][id], PTO_K__XLAT);
+        pto_k__join_all(c, &cl->cross[1][1][id], PTO_K__XLAT);
+    }
+}
+
+/* ---- rings -------------------------------------------------------------------- */
+
+PTO_K_FN const char *pto_k__dir_name(int d) { return d == 1 ? "C2V" : d == 2 ? "V2C" : d == 3 ? "BOTH" : "?"; }
+
+PTO_K_FN int pto_k__role_bit(const pto_k_core *c) { return c->kind == PTO_K_CORE_CUBE ? 1 : 2 << c->subblock; }
+
+PTO_K_FN pto_k__ring *pto_k__ring_get(pto_k_core *c, const pto_k__ins *ins, int ring)
+{
+    pto_k__ring *rg;
+    if (ring < 0 || ring >= PTO_K_NRING || c->dev->ld->kind != PTO_K_KIND_MIX) {
+        pto_k__ierr(c, ins, PTO_K_E_RING, "ring %d: rings need a mix kernel and an id in 0..7", ring);
+        return NULL;
+    }
+    rg = &pto_k__cl(c)->ring[ring];
+    if (!(rg->inited & pto_k__role_bit(c))) {
+        pto_k__ierr(c, ins, PTO_K_E_RING, "ring %d is used before this core called ring_init", ring);
+        return NULL;
+    }
+    return rg;
+}
+
+PTO_K_FN void pto_k_ring_init(pto_k_core *c, const char *src, int ring, int dir, int32_t slot_size, int32_t slot_num,
+                              int32_t local_slot_num, int flag_id, int split, pto_k_gm *buf, int64_t buf_offset)
+{
+    pto_k__ins ins = pto_k__mk(PTO_K__SET_FLAG, PTO_K_PIPE_S, src);
+    pto_k__ring *rg;
+    int maxl, nflag, k;
+    char mine[200], theirs[200], who[64];
+    if (c->dead) return;
+    if (ring < 0 || ring >= PTO_K_NRING || c->dev->ld->kind != PTO_K_KIND_MIX || dir < 1 || dir > 3 ||
+        split < 0 || split > 2 || slot_size <= 0 || slot_size % PTO_K__GRAN) {
+        pto_k__ierr(c, &ins, PTO_K_E_RING,
+                    "ring_init %d: needs a mix kernel, a ring id in 0..7, a direction C2V/V2C/BOTH, a split mode and a slot size that is a positive multiple of 32",
+                    ring);
+        return;
+    }
+    /* normalise: leaving a count out means its default */
+    if (slot_num == 0) slot_num = dir == PTO_K_BOTH ? 4 : 8;
+    if (local_slot_num == 0) local_slot_num = 2;
+    maxl = dir == PTO_K_BOTH ? 4 : 8;
+    if (slot_num < 0 || local_slot_num <= 0 || local_slot_num > slot_num || local_slot_num > maxl) {
+        pto_k__ierr(c, &ins, PTO_K_E_RING, "ring_init %d: local_slot_num %d must be > 0, <= slot_num %d and <= %d for %s",
+                    ring, (int)local_slot_num, (int)slot_num, maxl, pto_k__dir_name(dir));
+        return;
+    }
+    nflag = dir == PTO_K_BOTH ? 4 : 2;
+    if (flag_id < 0 || flag_id + nflag > PTO_K_NCROSS ||
+        (c->dev->desc.arch == PTO_K_A2A3 && flag_id <= 14 && flag_id + nflag - 1 >= 11)) {
+        pto_k__ierr(c, &ins, PTO_K_E_RING, "ring_init %d: flag ids %d..%d must lie in 0..15%s", ring, flag_id,
+                    flag_id + nflag - 1, c->dev->desc.arch == PTO_K_A2A3 ? " outside the reserved 11..14" : "");
+        return;
+    }
+    if (buf && (buf_offset < 0 || buf_offset % PTO_K__GRAN ||
+                buf_offset + (int64_t)(dir == PTO_K_BOTH ? 2 : 1) * slot_num * slot_size >
+                    buf->rows * buf->cols * pto_k__dsize(buf->dtype))) {
+        pto_k__ierr(c, &ins, PTO_K_E_BOUNDS, "ring_init %d: %d slots of %d bytes at byte %lld do not fit GM buffer '%s'",
+                    ring, (int)((dir == PTO_K_BOTH ? 2 : 1) * slot_num), (int)slot_size, (long long)buf_offset,
+                    buf->name ? buf->name : "?");
+        return;
+    }
+    rg = &pto_k__cl(c)->ring[ring];
+    snprintf(mine, sizeof mine, "dir %s, slot_size %d, slot_num %d, local_slot_num %d, flag_id %d, split %d, buffer %s+%lld",
+             pto_k__dir_name(dir), (int)slot_size, (int)slot_num, (int)local_slot_num, flag_id, split,
+             buf ? (buf->name ? buf->name : "?") : "none", (long long)buf_offset);
+    if (rg->inited) {
+        snprintf(theirs, sizeof theirs, "dir %s, slot_size %d, slot_num %d, local_slot_num %d, flag_id %d, split %d, buffer %s+%lld",
+                 pto_k__dir_name(rg->dir), (int)rg->slot_size, (int)rg->slot_num, (int)rg->local_slot_num,
+                 rg->flag_id, rg->split, rg->buf ? (rg->buf->name ? rg->buf->name : "?") : "none",
+                 (long long)rg->buf_offset);
+        if (strcmp(mine, theirs) != 0) {
+            pto_k__core_name(&c->dev->cores[rg->init_core], who, sizeof who);
+            pto_k__ierr(c, &ins, PTO_K_E_RING, "ring %d initialised here as (%s) but %s at \"%s\" initialised it as (%s)",
+                        ring, mine, who, rg->init_src, theirs);
+        }
+        rg->inited |= pto_k__role_bit(c);
+        return;
+    }
+    rg->dir = dir;
+    rg->split = split;
+    rg->flag_id = flag_id;
+    rg->slot_size = slot_size;
+    rg->slot_num = slot_num;
+    rg->local_slot_num = local_slot_num;
+    rg->init_src = src;
+    rg->init_core = c->index;
+    rg->buf = buf;
+    rg->buf_offset = buf_offset;
+    if (!buf) {
+        rg->own = (unsigned char *)calloc((size_t)(2 * slot_num), (size_t)slot_size);
+        if (!rg->own) c->dev->oom = 1;
+    }
+    for (k = 0; k < 2; k++) {
+        pto_k__ring1 *r1 = &rg->d[k];
+        r1->used = (dir & (1 << k)) != 0;
+        r1->slot = (pto_k__sync *)calloc((size_t)slot_num, sizeof *r1->slot);
+        r1->slot_dtype = (int *)calloc((size_t)slot_num, sizeof(int));
+        r1->slot_rows = (int32_t *)calloc((size_t)slot_num, sizeof(int32_t));
+        r1->slot_cols = (int32_t *)calloc((size_t)slot_num, sizeof(int32_t));
+        if (!r1->slot || !r1->slot_dtype || !r1->slot_rows || !r1->slot_cols) c->dev->oom = 1;
+    }
+    rg->inited |= pto_k__role_bit(c);
+}
+
+/* Slots every consumer has freed / every producer has pushed. */
+PTO_K_FN int64_t pto_k__freed(const pto_k__ring *rg, int k)
+{
+    const pto_k__ring1 *r1 = &rg->d[k];
+    if (k == 1) return r1->freed[0];
+    return r1->freed[0] < r1->freed[1] ? r1->freed[0] : r1->freed[1]; /* both AIVs consume C2V */
+}
+
+PTO_K_FN int64_t pto_k__pushed(const pto_k__ring *rg, int k)
+{
+    const pto_k__ring1 *r1 = &rg->d[k];
+    if (k == 0 || rg->split == PTO_K_SPLIT_NONE) return r1->pushed[0];
+    return r1->pushed[0] < r1->pushed[1] ? r1->pushed[0] : r1->pushed[1];
+}
+
+typedef struct pto_k__rwait {
+    pto_k__ring *rg;
+    int ring, k, me;
+} pto_k__rwait;
+
+PTO_K_FN int pto_k__push_ready(pto_k_core *c, const void *arg)
+{
+    const pto_k__rwait *w = (const pto_k__rwait *)arg;
+    (void)c;
+    return w->rg->d[w->k].pushed[w->me] - pto_k__freed(w->rg, w->k) < w->rg->slot_num;
+}
+
+PTO_K_FN void pto_k__push_desc(pto_k_core *c, const void *arg, char *out, size_t n)
+{
+    const pto_k__rwait *w = (const pto_k__rwait *)arg;
+    const pto_k__ring1 *r1 = &w->rg->d[w->k];
+    (void)c;
+    snprintf(out, n,
+             "tpush on ring %d (%s) waits for a free slot forever: all %d slots hold data (pushed %lld, freed %lld); "
+             "the consumer popped %lld but never freed them (missing TFREE?)",
+             w->ring, w->k == 0 ? "C2V" : "V2C", (int)w->rg->slot_num, (long long)r1->pushed[w->me],
+             (long long)pto_k__freed(w->rg, w->k),
+             (long long)(w->k == 0 && r1->popped[1] < r1->popped[0] ? r1->popped[1] : r1->popped[0]));
+}
+
+PTO_K_FN int pto_k__pop_ready(pto_k_core *c, const void *arg)
+{
+    const pto_k__rwait *w = (const pto_k__rwait *)arg;
+    (void)c;
+    return pto_k__pushed(w->rg, w->k) > w->rg->d[w->k].popped[w->me];
+}
+
+PTO_K_FN void pto_k__pop_desc(pto_k_core *c, const void *arg, char *out, size_t n)
+{
+    const pto_k__rwait *w = (const pto_k__rwait *)arg;
+    (void)c;
+    snprintf(out, n, "tpop on ring %d (%s) waits for slot %lld, which is never pushed (the producer pushed %lld)", w->ring,
+             w->k == 0 ? "C2V" : "V2C", (long long)w->rg->d[w->k].popped[w->me], (long long)pto_k__pushed(w->rg, w->k));
+}
+
+/* Byte offset of the slot for count n of direction k. */
+PTO_K_FN int64_t pto_k__slot_at(const pto_k__ring *rg, int k, int64_t n)
+{
+    int64_t base = (rg->dir == PTO_K_BOTH && k == 1) ? rg->slot_num : 0;
+    return (base + n % rg->slot_num) * rg->slot_size;
+}
+
+PTO_K_FN unsigned char *pto_k__slot_mem(pto_k__ring *rg, int64_t off)
+{
+    return rg->buf ? (unsigned char *)rg->buf->data + rg->buf_offset + off : rg->own + off;
+}
+
+/* This core's part of a slot tile of shape [R, C] (full): row/col origin. */
+PTO_K_FN void pto_k__part(const pto_k__ring *rg, const pto_k_core *c, int32_t prows, int32_t pcols, int32_t *R,
+                          int32_t *C, int64_t *r0, int64_t *c0)
+{
+    *R = prows, *C = pcols, *r0 = 0, *c0 = 0;
+    if (c->kind == PTO_K_CORE_CUBE || rg->split == PTO_K_SPLIT_NONE) return;
+    if (rg->split == PTO_K_SPLIT_UP_DOWN) {
+        *R = prows * 2;
+        *r0 = c->subblock * prows;
+    } else {
+        *C = pcols * 2;
+        *c0 = c->subblock * pcols;
+    }
+}
+
+PTO_K_FN void pto_k__slot_acc(pto_k__check *k, pto_k__ring *rg, int ring, int64_t off, int es, int32_t C, int64_t r0,
+                              int64_t c0, int32_t nr, int32_t nc, int kind)
+{
+    int64_t i;
+    char what[96];
+    pto_k__shadow *sh;
+    if (!rg->buf) return;
+    sh = pto_k__gm_shadow(k->c->dev, rg->buf);
+    for (i = 0; i < nr; i++) {
+        int64_t lo = rg->buf_offset + off + ((r0 + i) * C + c0) * es;
+        pto_k__access(k, sh, lo, lo + (int64_t)nc * es, kind);
+    }
+    snprintf(what, sizeof what, "gm %s (ring %d)", rg->buf->name ? rg->buf->name : "?", ring);
+    pto_k__report_conf(k, kind, what);
+}
+
+PTO_K_FN void pto_k_tpush(pto_k_core *c, const char *src, int ring, pto_k_tile a)
+{
+    int pipe = a.space == PTO_K_ACC ? PTO_K_PIPE_FIX : PTO_K_PIPE_MTE3;
+    pto_k__ins ins = pto_k__mk(PTO_K__TSTORE, pipe, src);
+    pto_k__ring *rg;
+    pto_k__ring1 *r1;
+    pto_k__rwait rw;
+    pto_k__waiter w;
+    pto_k__check k;
+    int kd, me, es;
+    int32_t R, C;
+    int64_t r0, c0, off, n;
+    unsigned mask = c->kind == PTO_K_CORE_CUBE ? PTO_K__M(PTO_K_ACC) : PTO_K__M(PTO_K_VEC);
+    if (c->dead || !(rg = pto_k__ring_get(c, &ins, ring))) return;
+    kd = c->kind == PTO_K_CORE_CUBE ? 0 : 1;
+    me = c->kind == PTO_K_CORE_CUBE ? 0 : (int)c->subblock;
+    r1 = &rg->d[kd];
+    if (!r1->used || (kd == 1 && rg->split == PTO_K_SPLIT_NONE && me == 1)) {
+        pto_k__ierr(c, &ins, PTO_K_E_RING, "tpush: ring %d (%s) has no %s direction for this core", ring,
+                    pto_k__dir_name(rg->dir), kd == 0 ? "C2V" : "V2C");
+        return;
+    }
+    if (!pto_k__tile_ok(c, &ins, a, mask, "source") || !pto_k__pipe_free(c, &ins, pipe)) return;
+    pto_k__part(rg, c, a.rows, a.cols, &R, &C, &r0, &c0);
+    es = pto_k__dsize(a.dtype);
+    if ((int64_t)R * C * es > rg->slot_size) {
+        pto_k__ierr(c, &ins, PTO_K_E_RING, "tpush: a [%d, %d] %s tile needs %lld bytes but ring %d slots hold %d", (int)R,
+                    (int)C, pto_k__dtype_name(a.dtype), (long long)R * C * es, ring, (int)rg->slot_size);
+        return;
+    }
+    rw.rg = rg, rw.ring = ring, rw.k = kd, rw.me = me;
+    w.ready = pto_k__push_ready;
+    w.describe = pto_k__push_desc;
+    w.arg = &rw;
+    w.src = src;
+    pto_k__block(c, &w);
+    if (c->dead) return;
+    if (r1->freesync.vc) pto_k__join_all(c, &r1->freesync, PTO_K__XLAT);
+    ins.disp = c->disp++;
+    n = r1->pushed[me];
+    off = pto_k__slot_at(rg, kd, n);
+    pto_k__begin(&k, c, &ins, pipe);
+    k.cur.op = "tpush";
+    pto_k__tacc(&k, a, 0, pto_k__tbytes(a), PTO_K__RD);
+    pto_k__slot_acc(&k, rg, ring, off, es, C, r0, c0, a.rows, a.cols, PTO_K__WR);
+    pto_k__copy(pto_k__slot_mem(rg, off) + (size_t)((r0 * C + c0) * es), a.dtype, C, pto_k__tptr(c, a), a.dtype, a.cols,
+                a.rows, a.cols);
+    r1->slot_dtype[n % rg->slot_num] = a.dtype;
+    r1->slot_rows[n % rg->slot_num] = R;
+    r1->slot_cols[n % rg->slot_num] = C;
+    pto_k__timed(c, pipe, ins.disp, pto_k__bw_cost((double)pto_k__tbytes(a), pipe == PTO_K_PIPE_FIX ? 40.63 : 109.12),
+                 "tpush", src);
+    pto_k__publish(c, pipe, &r1->slot[n % rg->slot_num], c->free_at[pipe], src);
+    r1->pushed[me]++;
+    pto_k__yield(c);
+}
+
+PTO_K_FN pto_k_tile pto_k_tpop(pto_k_core *c, const char *src, int ring, pto_k_tile base)
+{
+    pto_k__ins ins = pto_k__mk(PTO_K__TLOAD, PTO_K_PIPE_MTE2, src);
+    pto_k__ring *rg;
+    pto_k__ring1 *r1;
+    pto_k__rwait rw;
+    pto_k__waiter w;
+    pto_k__check k;
+    pto_k_tile t = base;
+    int kd, me, sdt, es;
+    int32_t R, C;
+    int64_t r0, c0, off, n;
+    unsigned mask = c->kind == PTO_K_CORE_CUBE ? PTO_K__M(PTO_K_MAT) : PTO_K__M(PTO_K_VEC);
+    if (c->dead || !(rg = pto_k__ring_get(c, &ins, ring))) return t;
+    kd = c->kind == PTO_K_CORE_CUBE ? 1 : 0;
+    me = c->kind == PTO_K_CORE_CUBE ? 0 : (int)c->subblock;
+    r1 = &rg->d[kd];
+    if (!r1->used) {
+        pto_k__ierr(c, &ins, PTO_K_E_RING, "tpop: ring %d (%s) has no %s direction", ring, pto_k__dir_name(rg->dir),
+                    kd == 0 ? "C2V" : "V2C");
+        return t;
+    }
+    n = r1->popped[me];
+    t.offset = base.offset + (n % rg->local_slot_num) * rg->slot_size;
+    if (!pto_k__tile_ok(c, &ins, t, mask, "destination") || !pto_k__pipe_free(c, &ins, PTO_K_PIPE_MTE2)) return t;
+    if (r1->popped[me] - r1->freed[me] >= rg->local_slot_num) {
+        pto_k__ierr(c, &ins, PTO_K_E_RING,
+                    "tpop of slot %lld on ring %d overwrites local slot %lld, still holding slot %lld popped at \"%s\" and never freed (missing TFREE)",
+                    (long long)n, ring, (long long)(n % rg->local_slot_num), (long long)(n - rg->local_slot_num),
+                    r1->pop_src[me] ? r1->pop_src[me] : "?");
+    }
+    rw.rg = rg, rw.ring = ring, rw.k = kd, rw.me = me;
+    w.ready = pto_k__pop_ready;
+    w.describe = pto_k__pop_desc;
+    w.arg = &rw;
+    w.src = src;
+    pto_k__block(c, &w);
+    if (c->dead) return t;
+    pto_k__join_all(c, &r1->slot[n % rg->slot_num], PTO_K__XLAT);
+    ins.disp = c->disp++;
+    off = pto_k__slot_at(rg, kd, n);
+    sdt = r1->slot_dtype[n % rg->slot_num];
+    es = pto_k__dsize(sdt);
+    pto_k__part(rg, c, t.rows, t.cols, &R, &C, &r0, &c0);
+    if (R != r1->slot_rows[n % rg->slot_num] || C != r1->slot_cols[n % rg->slot_num]) {
+        pto_k__ierr(c, &ins, PTO_K_E_RING, "tpop: slot %lld of ring %d holds a [%d, %d] tile, this pop expects [%d, %d]",
+                    (long long)n, ring, (int)r1->slot_rows[n % rg->slot_num], (int)r1->slot_cols[n % rg->slot_num],
+                    (int)R, (int)C);
+        r1->popped[me]++;
+        return t;
+    }
+    pto_k__begin(&k, c, &ins, PTO_K_PIPE_MTE2);
+    k.cur.op = "tpop";
+    pto_k__slot_acc(&k, rg, ring, off, es, C, r0, c0, t.rows, t.cols, PTO_K__RD);
+    pto_k__tacc(&k, t, 0, pto_k__tbytes(t), PTO_K__WR);
+    pto_k__copy(pto_k__tptr(c, t), t.dtype, t.cols, pto_k__slot_mem(rg, off) + (size_t)((r0 * C + c0) * es), sdt, C,
+                t.rows, t.cols);
+    pto_k__timed(c, PTO_K_PIPE_MTE2, ins.disp,
+                 pto_k__bw_cost((double)pto_k__tbytes(t) + (t.space == PTO_K_VEC ? 31334.4 : 0.0),
+                                t.space == PTO_K_VEC ? 143.36 : 78.35),
+                 "tpop", src);
+    r1->popped[me]++;
+    r1->pop_src[me] = src;
+    return t;
+}
+
+PTO_K_FN void pto_k_tfree(pto_k_core *c, const char *src, int ring)
+{
+    pto_k__ins ins = pto_k__mk(PTO_K__SET_FLAG, PTO_K_PIPE_S, src);
+    pto_k__ring *rg;
+    pto_k__ring1 *r1;
+    int kd, me;
+    int64_t t;
+    if (c->dead || !(rg = pto_k__ring_get(c, &ins, ring))) return;
+    kd = c->kind == PTO_K_CORE_CUBE ? 1 : 0;
+    me = c->kind == PTO_K_CORE_CUBE ? 0 : (int)c->subblock;
+    r1 = &rg->d[kd];
+    if (!r1->used || r1->freed[me] >= r1->popped[me]) {
+        pto_k__ierr(c, &ins, PTO_K_E_RING, "tfree on ring %d without a popped slot to free", ring);
+        return;
+    }
+    ins.disp = c->disp++;
+    t = pto_k__timed(c, PTO_K_PIPE_S, ins.disp, 1, "tfree", src);
+    if (c->free_at[PTO_K_PIPE_MTE2] > t) t = c->free_at[PTO_K_PIPE_MTE2];
+    /* the freed slot was read by the pop on MTE2: publish that it is done */
+    pto_k__publish(c, PTO_K_PIPE_MTE2, &r1->freesync, t, src);
+    pto_k__publish(c, PTO_K_PIPE_S, &r1->freesync, t, src);
+    r1->freed[me]++;
+    pto_k__yield(c);
+}
+
+/* At the end of a core: popped slots it never freed. */
+PTO_K_FN void pto_k__ring_end(pto_k_core *c)
+{
+    int ring;
+    pto_k__cluster *cl;
+    if (!c->dev->clusters || c->dev->ld->kind != PTO_K_KIND_MIX) return;
+    cl = pto_k__cl(c);
+    for (ring = 0; ring < PTO_K_NRING; ring++) {
+        pto_k__ring *rg = &cl->ring[ring];
+        int kd = c->kind == PTO_K_CORE_CUBE ? 1 : 0, me = c->kind == PTO_K_CORE_CUBE ? 0 : (int)c->subblock;
+        pto_k__ring1 *r1 = &rg->d[kd];
+        char who[64];
+        if (!(rg->inited & pto_k__role_bit(c)) || !r1->used || r1->popped[me] <= r1->freed[me]) continue;
+        pto_k__core_name(c, who, sizeof who);
+        pto_k__err(c->dev, PTO_K_E_RING,
+                   "%s: error: ring %d: %lld popped slot(s) never freed when the kernel ends (missing TFREE after this tpop) (%s)",
+                   r1->pop_src[me] ? r1->pop_src[me] : "?", ring, (long long)(r1->popped[me] - r1->freed[me]), who);
+    }
+}
+
+/* ---- ranks: windows and signals ----------------------------------------------- */
+
+PTO_K_FN pto_k_gm *pto_k_gm_at(pto_k_core *c, const char *src, pto_k_gm *g, int64_t rank)
+{
+    pto_k__ins ins = pto_k__mk(PTO_K__TLOAD, PTO_K_PIPE_S, src);
+    if (!g) return g;
+    if (!g->peers) {
+        pto_k__ierr(c, &ins, PTO_K_E_USAGE, "'%s' is not a window tensor: no rank can address it", g->name ? g->name : "?");
+        return g;
+    }
+    if (rank < 0 || rank >= g->npeers) {
+        pto_k__ierr(c, &ins, PTO_K_E_BOUNDS, "rank %lld of %s@%lld is outside [0, %d)", (long long)rank,
+                    g->name ? g->name : "?", (long long)rank, g->npeers);
+        return g;
+    }
+    return g->peers[rank];
+}
+
+PTO_K_FN pto_k__signal *pto_k__sig(pto_k_device *dev, pto_k_gm *g, int64_t idx)
+{
+    int i, cap = dev->capsigs;
+    for (i = 0; i < dev->nsigs; i++)
+        if (dev->sigs[i].g == g && dev->sigs[i].idx == idx) return &dev->sigs[i];
+    dev->sigs = (pto_k__signal *)pto_k__grow(dev, dev->sigs, &cap, dev->nsigs + 1, sizeof *dev->sigs);
+    dev->capsigs = cap;
+    if (dev->nsigs + 1 > cap) return NULL;
+    memset(&dev->sigs[dev->nsigs], 0, sizeof *dev->sigs);
+    dev->sigs[dev->nsigs].g = g;
+    dev->sigs[dev->nsigs].idx = idx;
+    return &dev->sigs[dev->nsigs++];
+}
+
+PTO_K_FN int pto_k__sig_ok(pto_k_core *c, const pto_k__ins *ins, pto_k_gm *g, int64_t r, int64_t col)
+{
+    if (!g || g->dtype != PTO_K_I32) {
+        pto_k__ierr(c, ins, PTO_K_E_USAGE, "signals are i32 cells; '%s' is not an i32 tensor", g && g->name ? g->name : "?");
+        return 0;
+    }
+    return pto_k__window_ok(c, ins, g, r, col, 1, 1) && pto_k__pipe_free(c, ins, PTO_K_PIPE_S);
+}
+
+PTO_K_FN void pto_k_notify(pto_k_core *c, const char *src, pto_k_gm *sig, int64_t row, int64_t col, int32_t value, int op)
+{
+    pto_k__ins ins = pto_k__mk(PTO_K__SET_FLAG, PTO_K_PIPE_S, src);
+    pto_k__signal *s;
+    int32_t *cell;
+    int64_t t;
+    if (c->dead || !pto_k__sig_ok(c, &ins, sig, row, col)) return;
+    s = pto_k__sig(c->dev, sig, row * sig->cols + col);
+    if (!s) return;
+    pto_k__yield(c); /* any peer may move first */
+    ins.disp = c->disp++;
+    c->clk[PTO_K_PIPE_S]++;
+    c->ninstr++;
+    t = pto_k__timed(c, PTO_K_PIPE_S, ins.disp, 1, op == PTO_K_NOTIFY_ADD ? "notify add" : "notify set", src);
+    pto_k__publish(c, PTO_K_PIPE_S, &s->s, t, src);
+    cell = (int32_t *)sig->data + row * sig->cols + col;
+    if (op == PTO_K_NOTIFY_ADD)
+        *cell = (int32_t)((uint32_t)*cell + (uint32_t)value);
+    else
+        *cell = value;
+    pto_k__yield(c);
+}
+
+typedef struct pto_k__swait {
+    pto_k_gm *g;
+    int64_t r, col;
+    int cmp;
+    int32_t value;
+} pto_k__swait;
+
+PTO_K_FN const char *pto_k__cmp_name(int cmp)
+{
+    static const char *const n[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
+    return cmp >= 0 && cmp <= 5 ? n[cmp] : "?";
+}
+
+PTO_K_FN int pto_k__sig_ready(pto_k_core *c, const void *arg)
+{
+    const pto_k__swait *w = (const pto_k__swait *)arg;
+    int32_t v = ((const int32_t *)w->g->data)[w->r * w->g->cols + w->col];
+    (void)c;
+    switch (w->cmp) {
+    case PTO_K_EQ: return v == w->value;
+    case PTO_K_NE: return v != w->value;
+    case PTO_K_LT: return v < w->value;
+    case PTO_K_LE: return v <= w->value;
+    case PTO_K_GT: return v > w->value;
+    default: return v >= w->value;
+    }
+}
+
+PTO_K_FN void pto_k__sig_desc(pto_k_core *c, const void *arg, char *out, size_t n)
+{
+    const pto_k__swait *w = (const pto_k__swait *)arg;
+    char nm[80];
+    pto_k__gm_label(c, w->g, nm, sizeof nm);
+    snprintf(out, n, "wait(%s[%lld, %lld] %s %d) can never be satisfied: the cell holds %d and no running core changes it",
+             nm, (long long)w->r, (long long)w->col, pto_k__cmp_name(w->cmp), (int)w->value,
+             (int)((const int32_t *)w->g->data)[w->r * w->g->cols + w->col]);
+}
+
+PTO_K_FN void pto_k_wait(pto_k_core *c, const char *src, pto_k_gm *sig, int64_t row, int64_t col, int cmp, int32_t value)
+{
+    pto_k__ins ins = pto_k__mk(PTO_K__WAIT_FLAG, PTO_K_PIPE_S, src);
+    pto_k__swait sw;
+    pto_k__waiter w;
+    pto_k__signal *s;
+    if (c->dead || !pto_k__sig_ok(c, &ins, sig, row, col)) return;
+    if (cmp < 0 || cmp > 5) {
+        pto_k__ierr(c, &ins, PTO_K_E_USAGE, "wait: no comparison %d", cmp);
+        return;
+    }
+    sw.g = sig, sw.r = row, sw.col = col, sw.cmp = cmp, sw.value = value;
+    w.ready = pto_k__sig_ready;
+    w.describe = pto_k__sig_desc;
+    w.arg = &sw;
+    w.src = src;
+    pto_k__block(c, &w);
+    if (c->dead) return;
+    s = pto_k__sig(c->dev, sig, row * sig->cols + col);
+    ins.disp = c->disp++;
+    if (s && s->s.vc) pto_k__join_all(c, &s->s, PTO_K__XLAT);
+    pto_k__timed(c, PTO_K_PIPE_S, c->disp, 1, "wait", src);
+}
+/* ---- End file: src/kern/mix.h ---- */
+
+/* ---- Begin file: src/kern/host.h ---- */
+/* host.h - the host side of the simulated device: devices, GM tensors,
+   launches, reports and the Chrome trace.
+
+   A launch builds one core context per simulated core (rank-major, then
+   block, then AIC, AIV0, AIV1 for mix kernels), runs them under the seeded
+   scheduler until every core has ended, then checks what only the whole
+   launch can see (ring slots pushed and never popped) and fills the report.
+   Everything a launch allocates is freed by the next launch or by
+   pto_k_device_destroy; GM tensors live as long as the device. */
+
+PTO_K_FN pto_k_device *pto_k_device_create(const pto_k_device_desc *desc)
+{
+    pto_k_device *dev = (pto_k_device *)calloc(1, sizeof *dev);
+    if (!dev) return NULL;
+    if (desc) dev->desc = *desc;
+    if (dev->desc.nranks <= 0) dev->desc.nranks = 1;
+    if (dev->desc.arch != PTO_K_A5) dev->desc.arch = PTO_K_A2A3;
+    pthread_mutex_init(&dev->mu, NULL);
+    pthread_cond_init(&dev->cv, NULL);
+    dev->rfree = -1;
+    return dev;
+}
+
+PTO_K_FN pto_k_gm *pto_k__gm_new(pto_k_device *dev, const char *name, int dtype, int64_t rows, int64_t cols)
+{
+    pto_k_gm *g;
+    int cap = dev->capgms, capsh = dev->capgms;
+    size_t bytes;
+    if (dtype < PTO_K_F32 || dtype > PTO_K_I8 || rows < 0 || cols < 0 || rows > ((int64_t)1 << 31) ||
+        cols > ((int64_t)1 << 31))
+        return NULL;
+    bytes = (size_t)(rows * cols * pto_k__dsize(dtype));
+    dev->gms = (pto_k_gm **)pto_k__grow(dev, dev->gms, &cap, dev->ngms + 1, sizeof *dev->gms);
+    dev->gsh = (pto_k__shadow *)pto_k__grow(dev, dev->gsh, &capsh, dev->ngms + 1, sizeof *dev->gsh);
+    if (cap != capsh || dev->ngms + 1 > cap) return NULL;
+    dev->capgms = cap;
+    g = (pto_k_gm *)calloc(1, sizeof *g);
+    if (!g) return NULL;
+    g->data = calloc(bytes ? bytes : 1, 1);
+    if (!g->data) {
+        free(g);
+        return NULL;
+    }
+    g->dtype = dtype;
+    g->rows = rows;
+    g->cols = cols;
+    g->name = name;
+    g->id = dev->ngms;
+    memset(&dev->gsh[dev->ngms], 0, sizeof *dev->gsh);
+    dev->gms[dev->ngms++] = g;
+    return g;
+}
+
+PTO_K_FN pto_k_gm *pto_k_gm_create(pto_k_device *dev, const char *name, int dtype, int64_t rows, int64_t cols)
+{
+    return pto_k__gm_new(dev, name, dtype, rows, cols);
+}
+
+PTO_K_FN pto_k_gm *pto_k_gm_create_window(pto_k_device *dev, const char *name, int dtype, int64_t rows, int64_t cols)
+{
+    int n = dev->desc.nranks, r;
+    pto_k_gm **peers = (pto_k_gm **)calloc((size_t)n, sizeof *peers);
+    if (!peers) return NULL;
+    for (r = 0; r < n; r++) {
+        peers[r] = pto_k__gm_new(dev, name, dtype, rows, cols);
+        if (!peers[r]) {
+            if (r == 0) free(peers);
+            return NULL;
+        }
+        peers[r]->rank = r;
+        peers[r]->peers = peers;
+        peers[r]->npeers = n;
+    }
+    return peers[0];
+}
+
+PTO_K_FN pto_k_gm *pto_k_gm_peer(pto_k_gm *g, int rank)
+{
+    if (!g || !g->peers || rank < 0 || rank >= g->npeers) return g;
+    return g->peers[rank];
+}
+
+PTO_K_FN float pto_k_gm_get(const pto_k_gm *g, int64_t row, int64_t col)
+{
+    return pto_elem_get(g->data, g->dtype, row * g->cols + col);
+}
+
+PTO_K_FN void pto_k_gm_set(pto_k_gm *g, int64_t row, int64_t col, float v)
+{
+    pto_elem_set(g->data, g->dtype, row * g->cols + col, v);
+}
+
+PTO_K_FN int64_t pto_k_gm_arg(pto_k_gm *g) { return (int64_t)(intptr_t)g; }
+
+PTO_K_FN int64_t pto_k_f_arg(double v)
+{
+    int64_t x;
+    memcpy(&x, &v, sizeof x);
+    return x;
+}
+
+/* ---- launch state ---------------------------------------------------------------- */
+
+PTO_K_FN void pto_k__free_launch(pto_k_device *dev)
+{
+    int i, p, q, id, k, r;
+    for (i = 0; i < dev->ncores; i++) {
+        pto_k_core *c = &dev->cores[i];
+        for (p = 0; p < PTO_K_NSPACE; p++) {
+            free(c->mem[p]);
+            free(c->sh[p].g);
+        }
+        for (p = 0; p < PTO_K_NPIPE; p++) {
+            free(c->vc[p]);
+            free(c->q[p].v);
+            for (q = 0; q < PTO_K_NPIPE; q++)
+                for (id = 0; id < PTO_K_NFLAG; id++) free(c->flag[p][q][id].vc);
+        }
+    }
+    free(dev->cores);
+    dev->cores = NULL;
+    dev->ncores = 0;
+    for (i = 0; i < dev->nclusters; i++) {
+        pto_k__cluster *cl = &dev->clusters[i];
+        for (p = 0; p < 2; p++)
+            for (q = 0; q < 2; q++)
+                for (id = 0; id < PTO_K_NCROSS; id++) free(cl->cross[p][q][id].vc);
+        for (r = 0; r < PTO_K_NRING; r++) {
+            pto_k__ring *rg = &cl->ring[r];
+            free(rg->own);
+            for (k = 0; k < 2; k++) {
+                pto_k__ring1 *r1 = &rg->d[k];
+                if (r1->slot)
+                    for (p = 0; p < rg->slot_num; p++) free(r1->slot[p].vc);
+                free(r1->slot);
+                free(r1->slot_dtype);
+                free(r1->slot_rows);
+                free(r1->slot_cols);
+                free(r1->freesync.vc);
+            }
+        }
+    }
+    free(dev->clusters);
+    dev->clusters = NULL;
+    dev->nclusters = 0;
+    for (i = 0; i < dev->nsigs; i++) free(dev->sigs[i].s.vc);
+    dev->nsigs = 0;
+    for (i = 0; i < dev->ngms; i++) {
+        free(dev->gsh[i].g);
+        dev->gsh[i].g = NULL;
+        dev->gsh[i].n = 0;
+    }
+    dev->nrp = 0;
+    dev->rfree = -1;
+    for (i = 0; i < dev->rep.nerrors; i++) free(dev->rep.errors[i].msg);
+    dev->rep.nerrors = 0;
+    free(dev->rep.cores);
+    {
+        pto_k_error *e = dev->rep.errors;
+        memset(&dev->rep, 0, sizeof dev->rep);
+        dev->rep.errors = e;
+    }
+    dev->npairs = 0;
+    dev->nev = 0;
+}
+
+PTO_K_FN void pto_k_device_destroy(pto_k_device *dev)
+{
+    int i;
+    if (!dev) return;
+    pto_k__free_launch(dev);
+    free(dev->rep.errors);
+    for (i = 0; i < dev->ngms; i++) {
+        pto_k_gm *g = dev->gms[i];
+        if (g->peers && g->rank == 0) free(g->peers);
+        free(g->data);
+        free(g);
+    }
+    free(dev->gms);
+    free(dev->gsh);
+    free(dev->sigs);
+    free(dev->rp);
+    free(dev->pairs);
+    free(dev->ev);
+    free(dev->rargs);
+    pthread_mutex_destroy(&dev->mu);
+    pthread_cond_destroy(&dev->cv);
+    free(dev);
+}
+
+/* Checks at the end of one core: blocked pipes, ids left set, rings. */
+PTO_K_FN void pto_k__core_end(pto_k_core *c)
+{
+    int p, q, id;
+    char who[64];
+    pto_k__core_name(c, who, sizeof who);
+    if (!c->dead) {
+        for (p = 0; p < PTO_K_PIPE_ALL; p++) {
+            const pto_k__ins *w;
+            if (c->q[p].n == 0) continue;
+            w = &c->q[p].v[0];
+            pto_k__err(c->dev, PTO_K_E_DEADLOCK,
+                       "%s: error: deadlock: wait_flag(%s, %s, %d) can never be satisfied: no set_flag(%s, %s, %d) "
+                       "follows it before the kernel ends; %d later instruction(s) on pipe %s never ran (%s)",
+                       w->src, pto_k__pipe_name(w->p0), pto_k__pipe_name(w->p1), w->id, pto_k__pipe_name(w->p0),
+                       pto_k__pipe_name(w->p1), w->id, c->q[p].n - 1, pto_k__pipe_name(p), who);
+        }
+        for (p = 0; p < PTO_K_PIPE_ALL; p++)
+            for (q = 0; q < PTO_K_PIPE_ALL; q++)
+                for (id = 0; id < PTO_K_NFLAG; id++)
+                    if (c->flag_set[p][q][id])
+                        pto_k__err(c->dev, PTO_K_E_LEFT_SET,
+                                   "%s: error: unbalanced flag: set_flag(%s, %s, %d) is still set when the kernel ends: "
+                                   "no wait_flag(%s, %s, %d) consumes it (%s)",
+                                   c->flag[p][q][id].src, pto_k__pipe_name(p), pto_k__pipe_name(q), id,
+                                   pto_k__pipe_name(p), pto_k__pipe_name(q), id, who);
+        pto_k__ring_end(c);
+    }
+}
+
+/* Whole-launch checks: ring slots pushed and never popped. */
+PTO_K_FN void pto_k__launch_end(pto_k_device *dev)
+{
+    int i, r, k, s;
+    for (i = 0; i < dev->nclusters; i++)
+        for (r = 0; r < PTO_K_NRING; r++) {
+            pto_k__ring *rg = &dev->clusters[i].ring[r];
+            if (!rg->inited) continue;
+            for (k = 0; k < 2; k++) {
+                pto_k__ring1 *r1 = &rg->d[k];
+                int64_t pushed = pto_k__pushed(rg, k);
+                if (!r1->used) continue;
+                for (s = 0; s < (k == 0 ? 2 : 1); s++)
+                    if (r1->popped[s] < pushed && !dev->cores[rg->init_core].dead)
+                        pto_k__err(dev, PTO_K_E_RING,
+                                   "%s: error: ring %d (%s) of block %d: %lld slot(s) pushed but never popped by %s",
+                                   rg->init_src, r, k == 0 ? "C2V" : "V2C",
+                                   (int)dev->cores[rg->init_core].block, (long long)(pushed - r1->popped[s]),
+                                   k == 1 ? "the aic" : s == 0 ? "aiv0" : "aiv1");
+            }
+        }
+}
+
+PTO_K_FN void pto_k__json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; s && *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
+        else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
+        else fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+/* Chrome trace / Perfetto JSON: one process per core, one thread per pipe,
+   ts and dur in cycles (shown as microseconds by the viewers). */
+PTO_K_FN void pto_k__write_trace(pto_k_device *dev)
+{
+    FILE *f;
+    int i, p;
+    char who[64];
+    if (!dev->desc.trace_path) return;
+    f = fopen(dev->desc.trace_path, "w");
+    if (!f) {
+        pto_k__err(dev, PTO_K_E_USAGE, "error: cannot write trace '%s'", dev->desc.trace_path);
+        return;
+    }
+    fprintf(f, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"time unit\":\"cycles\",\"kernel\":");
+    pto_k__json_str(f, dev->ld->name ? dev->ld->name : "kernel");
+    fprintf(f, "},\"traceEvents\":[\n");
+    for (i = 0; i < dev->ncores; i++) {
+        pto_k__core_name(&dev->cores[i], who, sizeof who);
+        fprintf(f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":", i);
+        pto_k__json_str(f, who);
+        fprintf(f, "}},\n");
+        for (p = 0; p < PTO_K_PIPE_ALL; p++)
+            fprintf(f, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":\"%s\"}},\n", i, p,
+                    pto_k__pipe_name(p));
+    }
+    for (i = 0; i < dev->nev; i++) {
+        const pto_k__event *e = &dev->ev[i];
+        fprintf(f, "{\"name\":");
+        pto_k__json_str(f, e->name);
+        fprintf(f, ",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%lld,\"dur\":%lld,\"args\":{\"src\":",
+                pto_k__pipe_name(e->pipe), e->core, e->pipe, (long long)e->start, (long long)e->dur);
+        pto_k__json_str(f, e->src);
+        fprintf(f, "}},\n");
+    }
+    fprintf(f, "{\"name\":\"end\",\"ph\":\"i\",\"s\":\"g\",\"pid\":0,\"tid\":0,\"ts\":%lld}\n]}\n",
+            (long long)dev->rep.makespan);
+    fclose(f);
+}
+
+PTO_K_FN void pto_k__fill_report(pto_k_device *dev)
+{
+    pto_k_report *r = &dev->rep;
+    int i, p;
+    r->ncores = dev->ncores;
+    r->cores = (pto_k_core_report *)calloc((size_t)(dev->ncores ? dev->ncores : 1), sizeof *r->cores);
+    if (!r->cores) {
+        dev->oom = 1;
+        r->ncores = 0;
+        return;
+    }
+    for (i = 0; i < dev->ncores; i++) {
+        pto_k_core *c = &dev->cores[i];
+        pto_k_core_report *cr = &r->cores[i];
+        cr->kind = c->kind;
+        cr->rank = c->rank;
+        cr->block = c->block;
+        cr->subblock = c->subblock;
+        for (p = 0; p < PTO_K_PIPE_ALL; p++) {
+            cr->busy[p] = c->busy[p];
+            r->serial += c->busy[p];
+            if (c->busy[p] > r->bound) r->bound = c->busy[p];
+            if (c->free_at[p] > cr->end) cr->end = c->free_at[p];
+        }
+        if (cr->end > r->makespan) r->makespan = cr->end;
+        r->ninstr += c->ninstr;
+    }
+    r->efficiency = r->makespan > 0 ? (double)r->bound / (double)r->makespan : 0.0;
+}
+
+/* With shared args and several ranks, each rank gets a copy of args in
+   which a window tensor's handle names that rank's own copy. */
+PTO_K_FN int pto_k__rank_args(pto_k_device *dev, const pto_k_launch_desc *ld, int nr)
+{
+    int r, i, g;
+    free(dev->rargs);
+    dev->rargs = NULL;
+    if (nr <= 1 || ld->rank_args || !ld->args || ld->nargs <= 0) return 1;
+    dev->rargs = (int64_t *)malloc((size_t)nr * (size_t)ld->nargs * sizeof(int64_t));
+    if (!dev->rargs) return 0;
+    for (r = 0; r < nr; r++)
+        for (i = 0; i < ld->nargs; i++) {
+            int64_t v = ld->args[i];
+            for (g = 0; g < dev->ngms; g++)
+                if (dev->gms[g]->peers && pto_k_gm_arg(dev->gms[g]) == v && r < dev->gms[g]->npeers) {
+                    v = pto_k_gm_arg(dev->gms[g]->peers[r]);
+                    break;
+                }
+            dev->rargs[(size_t)r * (size_t)ld->nargs + (size_t)i] = v;
+        }
+    return 1;
+}
+
+PTO_K_FN const pto_k_report *pto_k_launch(pto_k_device *dev, const pto_k_launch_desc *ld)
+{
+    int nr = dev->desc.nranks, per, i, p;
+    int64_t nb = ld && ld->block_num > 0 ? ld->block_num : 1, n;
+    uint64_t z;
+    pto_k__free_launch(dev);
+    dev->ld = ld;
+    if (!ld || !ld->fn || ld->kind < PTO_K_KIND_VECTOR || ld->kind > PTO_K_KIND_MIX) {
+        pto_k__err(dev, PTO_K_E_USAGE, "error: launch needs a kernel function and a kind vector/cube/mix");
+        return &dev->rep;
+    }
+    per = ld->kind == PTO_K_KIND_MIX ? 3 : 1;
+    n = (int64_t)nr * nb * per;
+    if (n > 4096) {
+        pto_k__err(dev, PTO_K_E_USAGE, "error: launch of %lld cores: the simulator runs at most 4096", (long long)n);
+        return &dev->rep;
+    }
+    dev->ncores = (int)n;
+    dev->ngp = dev->ncores * 8;
+    dev->cores = (pto_k_core *)calloc((size_t)n, sizeof *dev->cores);
+    dev->nclusters = (int)(nr * nb);
+    dev->clusters = (pto_k__cluster *)calloc((size_t)dev->nclusters, sizeof *dev->clusters);
+    if (!dev->cores || !dev->clusters) {
+        dev->ncores = 0;
+        pto_k__err(dev, PTO_K_E_USAGE, "error: out of memory");
+        return &dev->rep;
+    }
+    if (!pto_k__rank_args(dev, ld, nr)) {
+        pto_k__err(dev, PTO_K_E_USAGE, "error: out of memory");
+        return &dev->rep;
+    }
+    for (i = 0; i < dev->ncores; i++) {
+        pto_k_core *c = &dev->cores[i];
+        int role = i % per;
+        c->dev = dev;
+        c->index = i;
+        c->rank = (int)(i / (per * nb));
+        c->block = (i / per) % nb;
+        c->block_num = nb;
+        c->cluster = (int)(i / per);
+        c->kind = ld->kind == PTO_K_KIND_CUBE || (per == 3 && role == 0) ? PTO_K_CORE_CUBE : PTO_K_CORE_VECTOR;
+        c->subblock = per == 3 && role > 0 ? role - 1 : 0;
+        c->args = ld->rank_args ? ld->rank_args[c->rank] : dev->rargs ? dev->rargs + (size_t)c->rank * (size_t)ld->nargs : ld->args;
+        for (p = 0; p < PTO_K_NPIPE; p++) c->vc[p] = pto_k__vc_new(dev);
+    }
+    if (dev->oom) {
+        pto_k__err(dev, PTO_K_E_USAGE, "error: out of memory");
+        return &dev->rep;
+    }
+    /* splitmix64 of the seed: a seed always gives the same schedule */
+    z = dev->desc.seed + 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    dev->rng = (z ^ (z >> 31)) | 1u;
+    pthread_mutex_lock(&dev->mu);
+    dev->ndone = 0;
+    dev->running = -1;
+    pto_k__pick(dev);
+    while (dev->ndone < dev->ncores) pthread_cond_wait(&dev->cv, &dev->mu);
+    pthread_mutex_unlock(&dev->mu);
+    pto_k__launch_end(dev);
+    if (dev->oom) pto_k__err(dev, PTO_K_E_USAGE, "error: the simulator ran out of memory; results are incomplete");
+    pto_k__fill_report(dev);
+    pto_k__write_trace(dev);
+    return &dev->rep;
+}
+
+PTO_K_FN void pto_k_report_print(const pto_k_report *r, FILE *out)
+{
+    int i, p, nc;
+    static const char *const kinds[] = {"aiv", "aic"};
+    for (i = 0; i < r->nerrors; i++) fprintf(out, "%s\n", r->errors[i].msg);
+    if (r->suppressed) fprintf(out, "(%d repeated or further errors not shown)\n", r->suppressed);
+    fprintf(out, "%d error(s); %d core(s), %lld instructions\n", r->nerrors, r->ncores, (long long)r->ninstr);
+    fprintf(out, "cycles: makespan %lld, bound %lld (busiest pipe), efficiency %.1f%%, serial sum %lld\n",
+            (long long)r->makespan, (long long)r->bound, 100.0 * r->efficiency, (long long)r->serial);
+    nc = r->ncores < 16 ? r->ncores : 16;
+    for (i = 0; i < nc; i++) {
+        const pto_k_core_report *c = &r->cores[i];
+        fprintf(out, "  rank %d block %lld %s%s: end %lld, busy", c->rank, (long long)c->block, kinds[c->kind & 1],
+                c->kind == PTO_K_CORE_VECTOR ? (c->subblock ? "1" : "0") : "", (long long)c->end);
+        for (p = 0; p < PTO_K_PIPE_ALL; p++)
+            if (c->busy[p]) fprintf(out, " %s %lld", pto_k__pipe_name(p), (long long)c->busy[p]);
+        fprintf(out, "\n");
+    }
+    if (nc < r->ncores) fprintf(out, "  ... %d more cores\n", r->ncores - nc);
+}
+
+PTO_K_FN const char *pto_k_report_find(const pto_k_report *r, int kind, const char *needle)
+{
+    int i;
+    for (i = 0; i < r->nerrors; i++)
+        if ((kind == 0 || r->errors[i].kind == kind) && (!needle || strstr(r->errors[i].msg, needle)))
+            return r->errors[i].msg;
+    return NULL;
+}
+/* ---- End file: src/kern/host.h ---- */
 
 #endif /* PTO_KERNELS_H_INCLUDED */
 /*

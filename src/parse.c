@@ -1,13 +1,1373 @@
-/* parse.c - the .pto parser (placeholder until the parser lands). */
+/* parse.c - the .pto parser: text -> IR through the builder API.
+
+   Needs: a context and the bytes of a file (any bytes: NUL, binary junk,
+   huge numbers and very long lines are all just bad input).
+   Guarantees: a module whose every name is resolved (tiles, tensors, scalar
+   params, dynamic dims, lets and loop vars point at their declarations), or
+   NULL with diagnostics at the exact LINE:COL of each offending token.
+   Everything else (arity, dtypes, shapes, spaces) is the verifier's job: an
+   op statement holds whatever operands were written, each classified by the
+   op table mask of its position (a scalar position reads `1` as a float, an
+   integer position reads it as an expression, a pipe position reads `V` as a
+   pipe name).
+
+   How: a hand-written lexer makes one token at a time (one statement per
+   line, so NEWLINE is a token); a recursive-descent parser builds IR as it
+   goes. Names are interned; the binding of a name is an array slot indexed
+   by its interned id, so every lookup is O(1) and the whole parse is linear.
+   Scopes are lexical: a scope remembers the names it declared and unbinds
+   them when it closes. Shadowing is an error, so a scope never has to
+   restore an outer binding.
+
+   Errors: a syntax error skips to the end of the line (a `{` skipped on that
+   line still opens a block, parsed into a detached block, so the matching
+   `}` does not close the wrong block); a name error reports and carries on
+   with a placeholder. Nesting (blocks, parentheses, expression trees) is
+   capped so that neither this parser nor any later recursive pass can run
+   out of stack. */
+
+#include <math.h>
+
+#define PTO__MAX_NEST 64        /* nested blocks */
+#define PTO__MAX_EXPR_DEPTH 256 /* height of one expression tree */
+/* Nested parentheses / unary minus / min / max. The printer writes at most
+   two of these per tree level (`-(...)`), so twice the height cap keeps
+   every printed expression readable again. */
+#define PTO__MAX_EXPR_REC (2 * PTO__MAX_EXPR_DEPTH + 2)
+
+/* Token kinds; a one-character punctuator is its own character code. */
+enum {
+    PTO__T_EOF, PTO__T_NL, PTO__T_NAME, PTO__T_INT, PTO__T_FLOAT,
+    PTO__T_BADNUM,  /* a malformed number: `12ab`, `0x`, `1.5.2` */
+    PTO__T_BADCHAR, /* a byte that starts no token */
+    PTO__T_LE = 256, PTO__T_GE, PTO__T_EQ, PTO__T_NE
+};
+
+typedef struct pto__ps_tok {
+    int kind;
+    size_t pos, len;
+    int32_t line, col;
+    int32_t id;         /* NAME: interned text */
+} pto__ps_tok;
+
+/* Keywords, interned once per parse so that a keyword test is an id compare. */
+#define PTO__KEYWORDS(X) \
+    X(KERNEL, "kernel") X(ARCH, "arch") X(TILE, "tile") X(LET, "let") X(FOR, "for") \
+    X(IF, "if") X(ELSE, "else") X(TO, "to") X(STEP, "step") X(IN, "in") X(OUT, "out") \
+    X(INOUT, "inout") X(SCALAR, "scalar") X(WINDOW, "window") X(AT, "at") X(VALID, "valid") \
+    X(BLOCKS, "blocks") X(RANKS, "ranks") X(BLOCK, "block") X(SUBBLOCK, "subblock") \
+    X(RANK, "rank") X(NRANKS, "nranks") X(MIN, "min") X(MAX, "max") X(VECTOR, "vector") \
+    X(CUBE, "cube") X(MIX, "mix") X(INF, "inf") X(NAN, "nan")
+
+enum {
+#define PTO__KW_ENUM(e, s) PTO__KW_##e,
+    PTO__KEYWORDS(PTO__KW_ENUM)
+#undef PTO__KW_ENUM
+    PTO__NKW
+};
+
+static const char *const pto__ps_kw_text[PTO__NKW] = {
+#define PTO__KW_TEXT(e, s) s,
+    PTO__KEYWORDS(PTO__KW_TEXT)
+#undef PTO__KW_TEXT
+};
+
+/* What a name is bound to in the current kernel. */
+enum {
+    PTO__B_NONE, PTO__B_TENSOR, PTO__B_SCALAR, PTO__B_DIM, PTO__B_LET, PTO__B_LOOP, PTO__B_TILE
+};
+
+static const char *const pto__ps_bind_word[] = {
+    "name", "tensor", "scalar param", "dim", "let", "loop variable", "tile"
+};
+
+typedef struct pto__ps_pname {
+    uint8_t kind;       /* PTO__B_* */
+    uint8_t opc;        /* op lookup cache: 0 not looked up, 1 no op, 2 + op */
+    int32_t ref;        /* param (tensor), var (scalar, dim, let, loop) or tile */
+    int32_t depth;      /* scope depth of the declaration */
+    int32_t kernel;     /* 1 + kernel id when a kernel has this name */
+    pto_loc loc;        /* the declaring name token */
+} pto__ps_pname;
+
+typedef struct pto__ps_parser {
+    pto_ctx *ctx;
+    pto_module *m;
+    const char *src;
+    size_t len, pos, line_start;
+    int32_t line, file;
+    pto__ps_tok tok;
+    int32_t kernel;          /* current kernel, -1 outside */
+    int32_t depth;           /* scope depth */
+    int nest;                /* open blocks */
+    int rec;                 /* expression recursion */
+    pto__ps_pname *names;       /* indexed by interned id */
+    int32_t cap_names;
+    int32_t *decls;          /* names declared by the open scopes, innermost last */
+    int32_t n_decls, cap_decls;
+    int32_t *marks;          /* n_decls when each open scope began */
+    int32_t n_marks, cap_marks;
+    int32_t kw[PTO__NKW];
+} pto__ps_parser;
+
+/* ---- diagnostics ------------------------------------------------------- */
+
+static pto_loc pto__ps_tloc(const pto__ps_parser *p, const pto__ps_tok *t)
+{
+    pto_loc l;
+    l.file = p->file;
+    l.line = t->line;
+    l.col = t->col;
+    return l;
+}
+
+/* Quotes a token for a message: 'text' (shortened, non-printables as \xNN),
+   or "end of line" / "end of file". */
+static void pto__ps_tokstr(const pto__ps_parser *p, const pto__ps_tok *t, char *out, size_t size)
+{
+    size_t i, o = 0, n = t->len;
+    if (t->kind == PTO__T_EOF) { snprintf(out, size, "end of file"); return; }
+    if (t->kind == PTO__T_NL) { snprintf(out, size, "end of line"); return; }
+    out[o++] = '\'';
+    for (i = 0; i < n && i < 32 && o + 8 < size; i++) {
+        unsigned char c = (unsigned char)p->src[t->pos + i];
+        if (c >= 0x20 && c < 0x7f) out[o++] = (char)c;
+        else o += (size_t)snprintf(out + o, size - o, "\\x%02x", c);
+    }
+    if (i < n && o + 5 < size) { memcpy(out + o, "...", 3); o += 3; }
+    out[o++] = '\'';
+    out[o] = 0;
+}
+
+static void pto__ps_err(pto__ps_parser *p, const pto__ps_tok *t, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    pto_error(p->ctx, pto__ps_tloc(p, t), "%s", msg);
+}
+
+/* "expected WHAT, got 'X'"; a malformed token is reported for what it is. */
+static void pto__ps_expected(pto__ps_parser *p, const char *what)
+{
+    char q[200];
+    pto__ps_tokstr(p, &p->tok, q, sizeof q);
+    if (p->tok.kind == PTO__T_BADCHAR) pto__ps_err(p, &p->tok, "unexpected character %s", q);
+    else if (p->tok.kind == PTO__T_BADNUM) {
+        const char *s = p->src + p->tok.pos;
+        if (p->tok.len >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+            pto__ps_err(p, &p->tok, "bad hex literal %s", q);
+        else
+            pto__ps_err(p, &p->tok, "bad number %s", q);
+    } else pto__ps_err(p, &p->tok, "expected %s, got %s", what, q);
+}
+
+/* ---- lexer ---------------------------------------------------------------- */
+
+static int pto__ps_is_alpha(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+static int pto__ps_is_digit(int c) { return c >= '0' && c <= '9'; }
+static int pto__ps_is_alnum(int c) { return pto__ps_is_alpha(c) || pto__ps_is_digit(c); }
+static int pto__ps_is_hex(int c) { return pto__ps_is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+static int pto__ps_at(const pto__ps_parser *p, size_t i) { return i < p->len ? (unsigned char)p->src[i] : -1; }
+
+/* Scans a number starting at p->pos: 0x hex, or decimal with an optional
+   fraction and exponent. Anything glued to it (`12ab`, `1.2.3`) makes the
+   whole run one BADNUM token, so the error quotes all of it. */
+static int pto__ps_lex_number(pto__ps_parser *p)
+{
+    size_t i = p->pos;
+    int kind = PTO__T_INT;
+    if (pto__ps_at(p, i) == '0' && (pto__ps_at(p, i + 1) == 'x' || pto__ps_at(p, i + 1) == 'X')) {
+        size_t d = i + 2;
+        i = d;
+        while (pto__ps_is_alnum(pto__ps_at(p, i))) {
+            if (!pto__ps_is_hex(pto__ps_at(p, i))) kind = PTO__T_BADNUM;
+            i++;
+        }
+        if (i == d) kind = PTO__T_BADNUM;
+    } else {
+        while (pto__ps_is_digit(pto__ps_at(p, i))) i++;
+        if (pto__ps_at(p, i) == '.') {
+            kind = PTO__T_FLOAT;
+            i++;
+            while (pto__ps_is_digit(pto__ps_at(p, i))) i++;
+        }
+        if (pto__ps_at(p, i) == 'e' || pto__ps_at(p, i) == 'E') {
+            size_t j = i + 1;
+            if (pto__ps_at(p, j) == '+' || pto__ps_at(p, j) == '-') j++;
+            if (pto__ps_is_digit(pto__ps_at(p, j))) {
+                kind = PTO__T_FLOAT;
+                i = j;
+                while (pto__ps_is_digit(pto__ps_at(p, i))) i++;
+            }
+        }
+    }
+    if (pto__ps_is_alnum(pto__ps_at(p, i)) || pto__ps_at(p, i) == '.') {
+        kind = PTO__T_BADNUM;
+        while (pto__ps_is_alnum(pto__ps_at(p, i)) || pto__ps_at(p, i) == '.') i++;
+    }
+    p->pos = i;
+    return kind;
+}
+
+static void pto__ps_next(pto__ps_parser *p)
+{
+    pto__ps_tok *t = &p->tok;
+    int c;
+    for (;;) {
+        c = pto__ps_at(p, p->pos);
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') p->pos++;
+        else if (c == '#') {
+            const char *nl = (const char *)memchr(p->src + p->pos, '\n', p->len - p->pos);
+            p->pos = nl ? (size_t)(nl - p->src) : p->len;
+        } else break;
+    }
+    t->pos = p->pos;
+    t->line = p->line;
+    t->col = (int32_t)(p->pos - p->line_start + 1);
+    t->id = 0;
+    if (c < 0) { t->kind = PTO__T_EOF; t->len = 0; return; }
+    if (c == '\n') {
+        t->kind = PTO__T_NL;
+        p->pos++;
+        p->line++;
+        p->line_start = p->pos;
+    } else if (pto__ps_is_alpha(c)) {
+        while (pto__ps_is_alnum(pto__ps_at(p, p->pos))) p->pos++;
+        t->kind = PTO__T_NAME;
+        t->id = pto_intern(p->ctx, p->src + t->pos, p->pos - t->pos);
+    } else if (pto__ps_is_digit(c)) {
+        t->kind = pto__ps_lex_number(p);
+    } else {
+        int d = pto__ps_at(p, p->pos + 1);
+        p->pos++;
+        t->kind = c;
+        if (c == '<' && d == '=') t->kind = PTO__T_LE;
+        else if (c == '>' && d == '=') t->kind = PTO__T_GE;
+        else if (c == '=' && d == '=') t->kind = PTO__T_EQ;
+        else if (c == '!' && d == '=') t->kind = PTO__T_NE;
+        else if (!strchr("(){}[],:=@+-*/%<>", c) || c == 0) t->kind = PTO__T_BADCHAR;
+        if (t->kind >= 256) p->pos++;
+    }
+    t->len = p->pos - t->pos;
+}
+
+/* One token of lookahead past the current one, without consuming it. */
+static pto__ps_tok pto__ps_peek(pto__ps_parser *p)
+{
+    size_t pos = p->pos, ls = p->line_start;
+    int32_t line = p->line;
+    pto__ps_tok cur = p->tok, nxt;
+    pto__ps_next(p);
+    nxt = p->tok;
+    p->tok = cur;
+    p->pos = pos;
+    p->line_start = ls;
+    p->line = line;
+    return nxt;
+}
+
+static int pto__ps_is(const pto__ps_parser *p, int kind) { return p->tok.kind == kind; }
+static int pto__ps_is_kw(const pto__ps_parser *p, int kw)
+{
+    return p->tok.kind == PTO__T_NAME && p->tok.id == p->kw[kw];
+}
+static int pto__ps_at_eol(const pto__ps_parser *p) { return p->tok.kind == PTO__T_NL || p->tok.kind == PTO__T_EOF; }
+
+/* Consumes `kind` or reports "expected WHAT". */
+static int pto__ps_expect(pto__ps_parser *p, int kind, const char *what)
+{
+    if (p->tok.kind != kind) { pto__ps_expected(p, what); return 0; }
+    pto__ps_next(p);
+    return 1;
+}
+
+/* The token's text as a NUL-terminated interned string (names only). */
+static const char *pto__ps_text(const pto__ps_parser *p, const pto__ps_tok *t) { return pto_str(p->ctx, t->id); }
+
+/* ---- literal values -------------------------------------------------------- */
+
+/* Integer value of an INT token; `neg` allows -2^63. */
+static int pto__ps_int_value(pto__ps_parser *p, const pto__ps_tok *t, int neg, int64_t *out)
+{
+    const char *s = p->src + t->pos;
+    uint64_t v = 0, lim = neg ? (uint64_t)INT64_MAX + 1u : (uint64_t)INT64_MAX;
+    size_t i = 0;
+    int base = 10;
+    char q[200];
+    if (t->len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) { base = 16; i = 2; }
+    for (; i < t->len; i++) {
+        int c = (unsigned char)s[i];
+        uint64_t d = (uint64_t)(pto__ps_is_digit(c) ? c - '0' : (c | 0x20) - 'a' + 10);
+        if (v > (lim - d) / (uint64_t)base) {
+            pto__ps_tokstr(p, t, q, sizeof q);
+            pto__ps_err(p, t, "integer literal %s is too large", q);
+            return 0;
+        }
+        v = v * (uint64_t)base + d;
+    }
+    *out = neg ? (int64_t)(0u - v) : (int64_t)v;
+    return 1;
+}
+
+/* Value of an INT or FLOAT token read as a double. */
+static int pto__ps_float_value(pto__ps_parser *p, const pto__ps_tok *t, double *out)
+{
+    char small[64], *buf = small;
+    if (t->kind == PTO__T_INT && t->len > 2 && (p->src[t->pos + 1] == 'x' || p->src[t->pos + 1] == 'X')) {
+        int64_t v;
+        if (!pto__ps_int_value(p, t, 0, &v)) return 0;
+        *out = (double)v;
+        return 1;
+    }
+    if (t->len >= sizeof small) {
+        buf = (char *)pto_alloc(p->ctx, t->len + 1);
+        if (!buf) { pto__oom(p->ctx); return 0; }
+    }
+    memcpy(buf, p->src + t->pos, t->len);
+    buf[t->len] = 0;
+    *out = strtod(buf, NULL);
+    if (buf != small) pto_free(p->ctx, buf);
+    return 1;
+}
+
+/* ---- names and scopes ------------------------------------------------------ */
+
+/* The binding slot of interned id `id`; grows the table on demand. NULL only
+   when out of memory. */
+static pto__ps_pname *pto__ps_slot(pto__ps_parser *p, int32_t id)
+{
+    if (id >= p->cap_names) {
+        int32_t ncap = p->cap_names ? p->cap_names : 256;
+        pto__ps_pname *n;
+        while (ncap <= id) ncap *= 2;
+        n = (pto__ps_pname *)pto_realloc(p->ctx, p->names, sizeof *n * (size_t)ncap);
+        if (!n) { pto__oom(p->ctx); return NULL; }
+        memset(n + p->cap_names, 0, sizeof *n * (size_t)(ncap - p->cap_names));
+        p->names = n;
+        p->cap_names = ncap;
+    }
+    return &p->names[id];
+}
+
+static int pto__ps_push_i32(pto__ps_parser *p, int32_t **arr, int32_t *n, int32_t *cap, int32_t v)
+{
+    int32_t i = pto__grow(p->ctx, (void **)arr, n, cap, sizeof(int32_t));
+    if (i < 0) return 0;
+    (*arr)[i] = v;
+    return 1;
+}
+
+static void pto__ps_scope_open(pto__ps_parser *p)
+{
+    pto__ps_push_i32(p, &p->marks, &p->n_marks, &p->cap_marks, p->n_decls);
+    p->depth++;
+}
+
+static void pto__ps_scope_close(pto__ps_parser *p)
+{
+    int32_t mark;
+    if (p->n_marks == 0) return;
+    mark = p->marks[--p->n_marks];
+    while (p->n_decls > mark) {
+        int32_t id = p->decls[--p->n_decls];
+        if (id < p->cap_names) p->names[id].kind = PTO__B_NONE;
+    }
+    p->depth--;
+}
+
+static int pto__ps_reserved(const pto__ps_parser *p, int32_t id)
+{
+    static const int words[] = {PTO__KW_BLOCK, PTO__KW_BLOCKS, PTO__KW_SUBBLOCK, PTO__KW_RANK,
+                                PTO__KW_NRANKS, PTO__KW_MIN, PTO__KW_MAX, PTO__KW_INF, PTO__KW_NAN};
+    size_t i;
+    for (i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (p->kw[words[i]] == id) return 1;
+    return 0;
+}
+
+/* Checks that the name token t may be declared here; reports why not. */
+static int pto__ps_can_declare(pto__ps_parser *p, const pto__ps_tok *t)
+{
+    pto__ps_pname *n = pto__ps_slot(p, t->id);
+    if (!n) return 0;
+    if (pto__ps_reserved(p, t->id)) {
+        pto__ps_err(p, t, "'%s' is a reserved word and cannot be declared", pto__ps_text(p, t));
+        return 0;
+    }
+    if (n->kind == PTO__B_NONE) return 1;
+    if (n->depth == p->depth)
+        pto__ps_err(p, t, "%s '%s' is already declared at %d:%d", pto__ps_bind_word[n->kind], pto__ps_text(p, t),
+                 (int)n->loc.line, (int)n->loc.col);
+    else
+        pto__ps_err(p, t, "'%s' shadows the %s declared at %d:%d (shadowing is not allowed)",
+                 pto__ps_text(p, t), pto__ps_bind_word[n->kind], (int)n->loc.line, (int)n->loc.col);
+    return 0;
+}
+
+static void pto__ps_bind(pto__ps_parser *p, const pto__ps_tok *t, int kind, int32_t ref)
+{
+    pto__ps_pname *n = pto__ps_slot(p, t->id);
+    if (!n || ref < 0) return;
+    if (!pto__ps_push_i32(p, &p->decls, &p->n_decls, &p->cap_decls, t->id)) return;
+    n = &p->names[t->id];
+    n->kind = (uint8_t)kind;
+    n->ref = ref;
+    n->depth = p->depth;
+    n->loc = pto__ps_tloc(p, t);
+}
+
+static const pto__ps_pname *pto__ps_lookup(pto__ps_parser *p, const pto__ps_tok *t)
+{
+    static const pto__ps_pname none = {0, 0, 0, 0, 0, {0, 0, 0}};
+    pto__ps_pname *n = pto__ps_slot(p, t->id);
+    return n ? n : &none;
+}
+
+/* ---- expressions ------------------------------------------------------------
+   expr  := term (('+' | '-') term)*
+   term  := unary (('*' | '/' | '%') unary)*
+   unary := '-' unary | primary          (`-` INT folds into a negative literal)
+   primary := INT | NAME | builtin | min(e, e) | max(e, e) | '(' expr ')'
+   Each function returns the expr id (-1 after a syntax error) and the height
+   of the tree in *h, which is capped so later passes may recurse. */
+
+static int32_t pto__ps_expr(pto__ps_parser *p, int *h);
+
+static int32_t pto__ps_bin(pto__ps_parser *p, pto_expr_kind k, int32_t a, int ha, int32_t b, int hb,
+                        const pto__ps_tok *op, int *h)
+{
+    *h = 1 + (ha > hb ? ha : hb);
+    if (*h > PTO__MAX_EXPR_DEPTH) {
+        pto__ps_err(p, op, "expression is too deeply nested (more than %d levels)", PTO__MAX_EXPR_DEPTH);
+        return -1;
+    }
+    return pto_expr_bin(p->m, k, a, b, pto__ps_tloc(p, op));
+}
+
+static int32_t pto__ps_name_expr(pto__ps_parser *p)
+{
+    pto__ps_tok t = p->tok;
+    const pto__ps_pname *n = pto__ps_lookup(p, &t);
+    pto_loc loc = pto__ps_tloc(p, &t);
+    pto__ps_next(p);
+    switch (n->kind) {
+    case PTO__B_SCALAR: case PTO__B_DIM: case PTO__B_LET: case PTO__B_LOOP:
+        return pto_expr_var(p->m, n->ref, loc);
+    case PTO__B_NONE:
+        pto__ps_err(p, &t, "unknown name '%s'", pto__ps_text(p, &t));
+        break;
+    default:
+        pto__ps_err(p, &t, "'%s' is a %s, not an integer", pto__ps_text(p, &t), pto__ps_bind_word[n->kind]);
+        break;
+    }
+    return pto_expr_int(p->m, 0, loc); /* placeholder: keep parsing */
+}
+
+static int32_t pto__ps_minmax(pto__ps_parser *p, pto_expr_kind k, int *h)
+{
+    pto__ps_tok t = p->tok, open;
+    int32_t a, b;
+    int ha, hb;
+    pto__ps_next(p);
+    open = p->tok;
+    if (!pto__ps_expect(p, '(', "'(' after min/max")) return -1;
+    if ((a = pto__ps_expr(p, &ha)) < 0) return -1;
+    if (!pto__ps_expect(p, ',', "',' between the arguments of min/max")) return -1;
+    if ((b = pto__ps_expr(p, &hb)) < 0) return -1;
+    if (!pto__ps_is(p, ')')) {
+        char q[200];
+        pto__ps_tokstr(p, &p->tok, q, sizeof q);
+        pto__ps_err(p, &p->tok, "expected ')' to close '(' at %d:%d, got %s", (int)open.line, (int)open.col, q);
+        return -1;
+    }
+    pto__ps_next(p);
+    return pto__ps_bin(p, k, a, ha, b, hb, &t, h);
+}
+
+static int32_t pto__ps_primary(pto__ps_parser *p, int *h)
+{
+    pto__ps_tok t = p->tok;
+    pto_loc loc = pto__ps_tloc(p, &t);
+    *h = 1;
+    if (t.kind == PTO__T_INT) {
+        int64_t v;
+        pto__ps_next(p);
+        if (!pto__ps_int_value(p, &t, 0, &v)) return -1;
+        return pto_expr_int(p->m, v, loc);
+    }
+    if (t.kind == PTO__T_NAME) {
+        static const struct { int kw; pto_expr_kind k; } builtins[] = {
+            {PTO__KW_BLOCK, PTO_E_BLOCK}, {PTO__KW_BLOCKS, PTO_E_BLOCKS},
+            {PTO__KW_SUBBLOCK, PTO_E_SUBBLOCK}, {PTO__KW_RANK, PTO_E_RANK},
+            {PTO__KW_NRANKS, PTO_E_NRANKS}};
+        size_t i;
+        for (i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
+            if (t.id == p->kw[builtins[i].kw]) {
+                pto__ps_next(p);
+                return pto_expr_builtin(p->m, builtins[i].k, loc);
+            }
+        if (t.id == p->kw[PTO__KW_MIN]) return pto__ps_minmax(p, PTO_E_MIN, h);
+        if (t.id == p->kw[PTO__KW_MAX]) return pto__ps_minmax(p, PTO_E_MAX, h);
+        return pto__ps_name_expr(p);
+    }
+    if (t.kind == '(') {
+        int32_t e;
+        pto__ps_next(p);
+        e = pto__ps_expr(p, h);
+        if (e < 0) return -1;
+        if (!pto__ps_is(p, ')')) {
+            char q[200];
+            pto__ps_tokstr(p, &p->tok, q, sizeof q);
+            pto__ps_err(p, &p->tok, "expected ')' to close '(' at %d:%d, got %s", (int)t.line, (int)t.col, q);
+            return -1;
+        }
+        pto__ps_next(p);
+        return e;
+    }
+    if (t.kind == PTO__T_FLOAT) {
+        char q[200];
+        pto__ps_tokstr(p, &t, q, sizeof q);
+        pto__ps_err(p, &t, "expected an integer expression, got float %s", q);
+        return -1;
+    }
+    pto__ps_expected(p, "an expression");
+    return -1;
+}
+
+static int32_t pto__ps_unary(pto__ps_parser *p, int *h)
+{
+    int32_t e;
+    if (++p->rec > PTO__MAX_EXPR_REC) {
+        pto__ps_err(p, &p->tok, "expression is too deeply nested (more than %d levels)", PTO__MAX_EXPR_REC);
+        p->rec--;
+        return -1;
+    }
+    if (pto__ps_is(p, '-')) {
+        pto__ps_tok op = p->tok;
+        pto__ps_next(p);
+        if (pto__ps_is(p, PTO__T_INT)) {
+            pto__ps_tok t = p->tok;
+            int64_t v;
+            pto__ps_next(p);
+            *h = 1;
+            e = pto__ps_int_value(p, &t, 1, &v) ? pto_expr_int(p->m, v, pto__ps_tloc(p, &op)) : -1;
+        } else {
+            int ha;
+            e = pto__ps_unary(p, &ha);
+            if (e >= 0) e = pto__ps_bin(p, PTO_E_NEG, e, ha, -1, 0, &op, h);
+        }
+    } else {
+        e = pto__ps_primary(p, h);
+    }
+    p->rec--;
+    return e;
+}
+
+static int32_t pto__ps_term(pto__ps_parser *p, int *h)
+{
+    int32_t a = pto__ps_unary(p, h);
+    while (a >= 0 && (pto__ps_is(p, '*') || pto__ps_is(p, '/') || pto__ps_is(p, '%'))) {
+        pto__ps_tok op = p->tok;
+        pto_expr_kind k = op.kind == '*' ? PTO_E_MUL : op.kind == '/' ? PTO_E_DIV : PTO_E_MOD;
+        int32_t b;
+        int hb, ha = *h;
+        pto__ps_next(p);
+        if ((b = pto__ps_unary(p, &hb)) < 0) return -1;
+        a = pto__ps_bin(p, k, a, ha, b, hb, &op, h);
+    }
+    return a;
+}
+
+static int32_t pto__ps_expr(pto__ps_parser *p, int *h)
+{
+    int32_t a = pto__ps_term(p, h);
+    while (a >= 0 && (pto__ps_is(p, '+') || pto__ps_is(p, '-'))) {
+        pto__ps_tok op = p->tok;
+        int32_t b;
+        int hb, ha = *h;
+        pto__ps_next(p);
+        if ((b = pto__ps_term(p, &hb)) < 0) return -1;
+        a = pto__ps_bin(p, op.kind == '+' ? PTO_E_ADD : PTO_E_SUB, a, ha, b, hb, &op, h);
+    }
+    return a;
+}
+
+static int32_t pto__ps_expr0(pto__ps_parser *p)
+{
+    int h;
+    return pto__ps_expr(p, &h);
+}
+
+/* ---- operands ----------------------------------------------------------------- */
+
+/* T[r, c] or T@p[r, c]; the current token is the tensor name. */
+static int pto__ps_gm_operand(pto__ps_parser *p, int32_t s, int32_t param)
+{
+    pto__ps_tok t = p->tok, open;
+    int32_t r, c, rank = -1;
+    pto__ps_next(p);
+    if (pto__ps_is(p, '@')) {
+        pto__ps_next(p);
+        if ((rank = pto__ps_expr0(p)) < 0) return 0;
+    }
+    open = p->tok;
+    if (!pto__ps_is(p, '[')) {
+        char q[200];
+        pto__ps_tokstr(p, &p->tok, q, sizeof q);
+        pto__ps_err(p, &p->tok, "expected '[' after tensor '%s', got %s", pto__ps_text(p, &t), q);
+        return 0;
+    }
+    pto__ps_next(p);
+    if ((r = pto__ps_expr0(p)) < 0) return 0;
+    if (!pto__ps_expect(p, ',', "',' between the row and column of a tensor window")) return 0;
+    if ((c = pto__ps_expr0(p)) < 0) return 0;
+    if (!pto__ps_is(p, ']')) {
+        char q[200];
+        pto__ps_tokstr(p, &p->tok, q, sizeof q);
+        pto__ps_err(p, &p->tok, "expected ']' to close '[' at %d:%d, got %s", (int)open.line, (int)open.col, q);
+        return 0;
+    }
+    pto__ps_next(p);
+    return pto_arg_gm(p->m, s, param, r, c, rank, pto__ps_tloc(p, &t)) >= 0;
+}
+
+/* A float operand: [-] (FLOAT | INT | inf | nan). */
+static int pto__ps_float_operand(pto__ps_parser *p, int32_t s)
+{
+    pto__ps_tok start = p->tok;
+    int neg = 0;
+    double v;
+    if (pto__ps_is(p, '-')) { neg = 1; pto__ps_next(p); }
+    if (pto__ps_is_kw(p, PTO__KW_INF)) v = HUGE_VAL;
+    else if (pto__ps_is_kw(p, PTO__KW_NAN)) v = strtod("nan", NULL);
+    else if (pto__ps_is(p, PTO__T_INT) || pto__ps_is(p, PTO__T_FLOAT)) {
+        if (!pto__ps_float_value(p, &p->tok, &v)) return 0;
+    } else {
+        pto__ps_expected(p, "a number");
+        return 0;
+    }
+    pto__ps_next(p);
+    return pto_arg_float(p->m, s, neg ? -v : v, pto__ps_tloc(p, &start)) >= 0;
+}
+
+static int pto__ps_is_floaty(const pto__ps_parser *p, const pto__ps_tok *t)
+{
+    return t->kind == PTO__T_FLOAT ||
+           (t->kind == PTO__T_NAME && (t->id == p->kw[PTO__KW_INF] || t->id == p->kw[PTO__KW_NAN]));
+}
+
+/* One operand of op statement s; `mask` is the op table mask of its
+   position (0 past the table's arity: classified by its form alone). */
+static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
+{
+    pto__ps_tok t = p->tok;
+    pto_loc loc = pto__ps_tloc(p, &t);
+    const uint32_t other = PTO_A_SCALAR | PTO_A_INT | PTO_A_TILES | PTO_A_GM | PTO_A_CVPIPE;
+    if ((mask & PTO_A_PIPE) && t.kind == PTO__T_NAME) {
+        pto_pipe pp = pto_pipe_lookup(p->src + t.pos, t.len);
+        if (pp != PTO_NPIPE) { pto__ps_next(p); return pto_arg_pipe(p->m, s, pp, loc) >= 0; }
+        if (!(mask & other)) { pto__ps_err(p, &t, "unknown pipe '%s'", pto__ps_text(p, &t)); return 0; }
+    }
+    if ((mask & PTO_A_PIPE) && !(mask & other)) { pto__ps_expected(p, "a pipe name"); return 0; }
+    if ((mask & PTO_A_INT) && !(mask & (other & ~PTO_A_INT))) {
+        int32_t e = pto__ps_expr0(p);
+        return e >= 0 && pto_arg_int(p->m, s, e, loc) >= 0;
+    }
+    /* the form decides; the mask only breaks ties */
+    if (pto__ps_is_floaty(p, &t)) return pto__ps_float_operand(p, s);
+    if (t.kind == '-') {
+        pto__ps_tok n = pto__ps_peek(p);
+        if (pto__ps_is_floaty(p, &n) || (n.kind == PTO__T_INT && (mask & PTO_A_SCALAR)))
+            return pto__ps_float_operand(p, s);
+    }
+    if (t.kind == PTO__T_INT && (mask & PTO_A_SCALAR)) return pto__ps_float_operand(p, s);
+    if (t.kind == PTO__T_NAME && !pto__ps_reserved(p, t.id)) {
+        const pto__ps_pname *n = pto__ps_lookup(p, &t);
+        switch (n->kind) {
+        case PTO__B_TILE:
+            pto__ps_next(p);
+            return pto_arg_tile(p->m, s, n->ref, loc) >= 0;
+        case PTO__B_TENSOR:
+            return pto__ps_gm_operand(p, s, n->ref);
+        case PTO__B_SCALAR:
+            if (!(mask & PTO_A_INT)) {
+                pto__ps_next(p);
+                return pto_arg_scalar(p->m, s, n->ref, loc) >= 0;
+            }
+            break;
+        case PTO__B_NONE:
+            if (mask == 0 && pto_pipe_lookup(p->src + t.pos, t.len) != PTO_NPIPE) {
+                pto__ps_next(p);
+                return pto_arg_pipe(p->m, s, pto_pipe_lookup(p->src + t.pos, t.len), loc) >= 0;
+            }
+            pto__ps_err(p, &t, "unknown name '%s'", pto__ps_text(p, &t));
+            pto__ps_next(p);
+            if (pto__ps_is(p, '[') || pto__ps_is(p, '@')) { /* a window of an unknown tensor: skip it */
+                while (!pto__ps_at_eol(p) && !pto__ps_is(p, ']')) pto__ps_next(p);
+                if (pto__ps_is(p, ']')) pto__ps_next(p);
+            }
+            return pto_arg_int(p->m, s, pto_expr_int(p->m, 0, loc), loc) >= 0;
+        default:
+            if (mask & PTO_A_SCALAR) {
+                pto__ps_err(p, &t, "'%s' is a %s; a scalar operand must be a number or a scalar param",
+                         pto__ps_text(p, &t), pto__ps_bind_word[n->kind]);
+                return 0;
+            }
+            break;
+        }
+    }
+    if (t.kind != PTO__T_NAME && t.kind != PTO__T_INT && t.kind != '(' && t.kind != '-') {
+        pto__ps_expected(p, "an operand");
+        return 0;
+    }
+    {
+        int32_t e = pto__ps_expr0(p);
+        return e >= 0 && pto_arg_int(p->m, s, e, loc) >= 0;
+    }
+}
+
+static int pto__ps_operands(pto__ps_parser *p, int32_t s, pto_op op)
+{
+    const pto_opinfo *info = pto_opinfo_get(op);
+    int i;
+    if (pto__ps_at_eol(p)) return 1;
+    for (i = 0;; i++) {
+        uint32_t mask = i < info->nargs && i < 4 ? info->arg[i] : 0;
+        if (!pto__ps_operand(p, s, mask)) return 0;
+        if (pto__ps_at_eol(p)) return 1;
+        if (!pto__ps_is(p, ',')) {
+            pto__ps_expected(p, "',' after operand");
+            return 0;
+        }
+        pto__ps_next(p);
+    }
+}
+
+/* ---- statements ------------------------------------------------------------------ */
+
+static void pto__ps_block(pto__ps_parser *p, int32_t block, const pto__ps_tok *open);
+static int pto__ps_stmt(pto__ps_parser *p, int32_t block);
+
+/* Skips the rest of the line after an error, up to its newline; returns
+   how many more `{` than `}` it skipped (*brace: the last `{`). */
+static int pto__ps_skip_line(pto__ps_parser *p, pto__ps_tok *brace)
+{
+    int net = 0;
+    while (!pto__ps_at_eol(p)) {
+        if (pto__ps_is(p, '{')) { net++; *brace = p->tok; }
+        else if (pto__ps_is(p, '}')) net--;
+        pto__ps_next(p);
+    }
+    return net; /* the newline stays: an orphan block starts after it */
+}
+
+/* After a statement: the end of the line. */
+static int pto__ps_end_stmt(pto__ps_parser *p, const char *after)
+{
+    if (pto__ps_is(p, PTO__T_EOF)) return 1;
+    if (pto__ps_is(p, PTO__T_NL)) { pto__ps_next(p); return 1; }
+    {
+        char what[64];
+        snprintf(what, sizeof what, "end of line after %s", after);
+        pto__ps_expected(p, what);
+    }
+    return 0;
+}
+
+/* A block whose `{` was skipped by error recovery: parsed into a detached
+   block so that its `}` closes it and its errors are still reported. */
+static void pto__ps_orphan_block(pto__ps_parser *p, const pto__ps_tok *open)
+{
+    int32_t b = pto_add_block(p->m, p->kernel, -1);
+    if (b < 0) return;
+    pto__ps_scope_open(p);
+    pto__ps_block(p, b, open);
+    pto__ps_scope_close(p);
+}
+
+/* Skips to the `}` that closes the current block (iteratively: used when
+   nesting is already too deep to recurse). */
+static void pto__ps_skip_block(pto__ps_parser *p)
+{
+    int depth = 1;
+    while (!pto__ps_is(p, PTO__T_EOF)) {
+        if (pto__ps_is(p, '{')) depth++;
+        else if (pto__ps_is(p, '}') && --depth == 0) { pto__ps_next(p); return; }
+        pto__ps_next(p);
+    }
+}
+
+/* Statements up to and including the `}` matching `open` (already
+   consumed). The caller checks what follows the `}`. */
+static void pto__ps_block(pto__ps_parser *p, int32_t block, const pto__ps_tok *open)
+{
+    if (!pto__ps_at_eol(p)) {
+        pto__ps_expected(p, "end of line after '{'");
+        while (!pto__ps_at_eol(p) && !pto__ps_is(p, '}')) pto__ps_next(p);
+        if (pto__ps_is(p, '}')) { pto__ps_next(p); return; }
+    }
+    if (p->nest >= PTO__MAX_NEST) {
+        pto__ps_err(p, open, "blocks are nested too deeply (more than %d levels)", PTO__MAX_NEST);
+        pto__ps_skip_block(p);
+        return;
+    }
+    p->nest++;
+    for (;;) {
+        if (pto__ps_is(p, PTO__T_NL)) { pto__ps_next(p); continue; }
+        if (pto__ps_is(p, PTO__T_EOF)) {
+            pto__ps_err(p, open, "missing '}': the block opened here is still open at the end of the file");
+            break;
+        }
+        if (pto__ps_is(p, '}')) { pto__ps_next(p); break; }
+        if (!pto__ps_stmt(p, block)) {
+            pto__ps_tok at = p->tok;
+            int net = pto__ps_skip_line(p, &at);
+            for (; net > 0; net--) pto__ps_orphan_block(p, &at);
+            if (net < 0) break;
+        }
+    }
+    p->nest--;
+}
+
+/* A nested block with its own scope. */
+static void pto__ps_sub_block(pto__ps_parser *p, int32_t block, const pto__ps_tok *open)
+{
+    pto__ps_scope_open(p);
+    pto__ps_block(p, block, open);
+    pto__ps_scope_close(p);
+}
+
+static int pto__ps_dtype(pto__ps_parser *p, pto_dtype *dt)
+{
+    if (!pto__ps_is(p, PTO__T_NAME)) { pto__ps_expected(p, "a dtype"); return 0; }
+    *dt = pto_dtype_lookup(p->src + p->tok.pos, p->tok.len);
+    if (*dt == PTO_DT_NONE) {
+        pto__ps_err(p, &p->tok, "unknown dtype '%s'", pto__ps_text(p, &p->tok));
+        return 0;
+    }
+    pto__ps_next(p);
+    return 1;
+}
+
+/* A non-negative integer literal that must fit in [0, max]. */
+static int pto__ps_small_int(pto__ps_parser *p, int64_t max, const char *what, int64_t *v)
+{
+    pto__ps_tok t = p->tok;
+    char q[200];
+    if (!pto__ps_is(p, PTO__T_INT)) { pto__ps_expected(p, what); return 0; }
+    pto__ps_next(p);
+    if (!pto__ps_int_value(p, &t, 0, v)) return 0;
+    if (*v > max) {
+        pto__ps_tokstr(p, &t, q, sizeof q);
+        pto__ps_err(p, &t, "%s %s is too large (at most %lld)", what, q, (long long)max);
+        return 0;
+    }
+    return 1;
+}
+
+/* tile NAME: SPACE DTYPE[R, C] [valid(E, E)] [xN] [at ADDR] */
+static int pto__ps_tile_stmt(pto__ps_parser *p, int32_t block)
+{
+    pto__ps_tok kw = p->tok, name;
+    pto_space sp;
+    pto_dtype dt;
+    int64_t r, c;
+    int32_t t;
+    int ok, seen_valid = 0, seen_n = 0, seen_at = 0;
+    pto__ps_next(p);
+    name = p->tok;
+    if (!pto__ps_expect(p, PTO__T_NAME, "a tile name")) return 0;
+    ok = pto__ps_can_declare(p, &name);
+    if (!pto__ps_expect(p, ':', "':' after the tile name")) return 0;
+    if (!pto__ps_is(p, PTO__T_NAME)) { pto__ps_expected(p, "a memory space"); return 0; }
+    sp = pto_space_lookup(p->src + p->tok.pos, p->tok.len);
+    if (sp == PTO_NSPACE) {
+        pto__ps_err(p, &p->tok, "unknown memory space '%s' (expected vec, mat, left, right or acc)",
+                 pto__ps_text(p, &p->tok));
+        return 0;
+    }
+    pto__ps_next(p);
+    if (!pto__ps_dtype(p, &dt)) return 0;
+    if (!pto__ps_expect(p, '[', "'[' before the tile shape")) return 0;
+    if (!pto__ps_small_int(p, INT32_MAX, "tile dimension", &r)) return 0;
+    if (!pto__ps_expect(p, ',', "',' between the tile dimensions")) return 0;
+    if (!pto__ps_small_int(p, INT32_MAX, "tile dimension", &c)) return 0;
+    if (!pto__ps_expect(p, ']', "']' after the tile shape")) return 0;
+    t = pto_add_tile(p->m, block, pto__ps_text(p, &name), sp, dt, (int32_t)r, (int32_t)c, pto__ps_tloc(p, &kw));
+    if (t < 0) return 0;
+    p->m->tiles[t].loc = pto__ps_tloc(p, &name);
+    if (ok) pto__ps_bind(p, &name, PTO__B_TILE, t);
+    while (!pto__ps_at_eol(p)) {
+        pto__ps_tok a = p->tok;
+        const char *s = p->src + a.pos;
+        if (pto__ps_is_kw(p, PTO__KW_VALID) && !seen_valid) {
+            int32_t vr, vc;
+            seen_valid = 1;
+            pto__ps_next(p);
+            if (!pto__ps_expect(p, '(', "'(' after 'valid'")) return 0;
+            if ((vr = pto__ps_expr0(p)) < 0) return 0;
+            if (!pto__ps_expect(p, ',', "',' between the valid rows and columns")) return 0;
+            if ((vc = pto__ps_expr0(p)) < 0) return 0;
+            if (!pto__ps_expect(p, ')', "')' after the valid columns")) return 0;
+            p->m->tiles[t].valid_r = vr;
+            p->m->tiles[t].valid_c = vc;
+        } else if (a.kind == PTO__T_NAME && s[0] == 'x' && a.len > 1 && pto__ps_is_digit(s[1]) && !seen_n) {
+            int64_t n = 0;
+            size_t i;
+            seen_n = 1;
+            for (i = 1; i < a.len; i++) {
+                if (!pto__ps_is_digit(s[i])) break;
+                n = n * 10 + (s[i] - '0');
+                if (n > INT32_MAX) break;
+            }
+            if (i < a.len) {
+                pto__ps_err(p, &a, "bad buffer count '%s' (expected x2, x3, ...)", pto__ps_text(p, &a));
+                return 0;
+            }
+            p->m->tiles[t].nbuf = (int32_t)n;
+            pto__ps_next(p);
+        } else if (pto__ps_is_kw(p, PTO__KW_AT) && !seen_at) {
+            int64_t addr;
+            seen_at = 1;
+            pto__ps_next(p);
+            if (!pto__ps_small_int(p, INT64_MAX, "tile address", &addr)) return 0;
+            p->m->tiles[t].pin = addr;
+        } else {
+            pto__ps_expected(p, seen_valid && seen_n && seen_at ? "end of line after the tile"
+                             : "'valid(...)', 'xN', 'at ADDRESS' or end of line after the tile");
+            return 0;
+        }
+    }
+    return pto__ps_end_stmt(p, "the tile");
+}
+
+/* let NAME = EXPR */
+static int pto__ps_let_stmt(pto__ps_parser *p, int32_t block)
+{
+    pto__ps_tok kw = p->tok, name;
+    int32_t e, s;
+    int ok;
+    pto__ps_next(p);
+    name = p->tok;
+    if (!pto__ps_expect(p, PTO__T_NAME, "a name after 'let'")) return 0;
+    ok = pto__ps_can_declare(p, &name);
+    if (!pto__ps_expect(p, '=', "'=' after the let name")) return 0;
+    if ((e = pto__ps_expr0(p)) < 0) return 0;
+    s = pto_add_let(p->m, block, pto__ps_text(p, &name), e, pto__ps_tloc(p, &kw));
+    if (s < 0) return 0;
+    p->m->vars[p->m->stmts[s].ref].loc = pto__ps_tloc(p, &name);
+    if (ok) pto__ps_bind(p, &name, PTO__B_LET, p->m->stmts[s].ref);
+    return pto__ps_end_stmt(p, "the let");
+}
+
+/* for NAME = EXPR to EXPR [step EXPR] { ... } */
+static int pto__ps_for_stmt(pto__ps_parser *p, int32_t block)
+{
+    pto__ps_tok kw = p->tok, name, open;
+    int32_t a, b, st = -1, s;
+    int ok;
+    pto__ps_next(p);
+    name = p->tok;
+    if (!pto__ps_expect(p, PTO__T_NAME, "a loop variable after 'for'")) return 0;
+    ok = pto__ps_can_declare(p, &name);
+    if (!pto__ps_expect(p, '=', "'=' after the loop variable")) return 0;
+    if ((a = pto__ps_expr0(p)) < 0) return 0;
+    if (!pto__ps_is_kw(p, PTO__KW_TO)) { pto__ps_expected(p, "'to' after the loop start"); return 0; }
+    pto__ps_next(p);
+    if ((b = pto__ps_expr0(p)) < 0) return 0;
+    if (pto__ps_is_kw(p, PTO__KW_STEP)) {
+        pto__ps_next(p);
+        if ((st = pto__ps_expr0(p)) < 0) return 0;
+    }
+    open = p->tok;
+    if (!pto__ps_expect(p, '{', "'{' after the loop header")) return 0;
+    s = pto_add_for(p->m, block, pto__ps_text(p, &name), a, b, st, pto__ps_tloc(p, &kw));
+    if (s < 0) return 0;
+    p->m->vars[p->m->stmts[s].ref].loc = pto__ps_tloc(p, &name);
+    pto__ps_scope_open(p);
+    if (ok) pto__ps_bind(p, &name, PTO__B_LOOP, p->m->stmts[s].ref);
+    pto__ps_block(p, p->m->stmts[s].body, &open);
+    pto__ps_scope_close(p);
+    return pto__ps_end_stmt(p, "'}'");
+}
+
+static int pto__ps_cmp(pto__ps_parser *p, pto_cmp *c)
+{
+    switch (p->tok.kind) {
+    case PTO__T_EQ: *c = PTO_EQ; break;
+    case PTO__T_NE: *c = PTO_NE; break;
+    case '<': *c = PTO_LT; break;
+    case PTO__T_LE: *c = PTO_LE; break;
+    case '>': *c = PTO_GT; break;
+    case PTO__T_GE: *c = PTO_GE; break;
+    default:
+        pto__ps_expected(p, "a comparison (==, !=, <, <=, >, >=)");
+        return 0;
+    }
+    pto__ps_next(p);
+    return 1;
+}
+
+/* if EXPR CMP EXPR { ... } [else { ... } | else if ...] */
+static int pto__ps_if_stmt(pto__ps_parser *p, int32_t block)
+{
+    pto__ps_tok kw = p->tok, open;
+    int32_t a, b, s;
+    pto_cmp c;
+    pto__ps_next(p);
+    if ((a = pto__ps_expr0(p)) < 0) return 0;
+    if (!pto__ps_cmp(p, &c)) return 0;
+    if ((b = pto__ps_expr0(p)) < 0) return 0;
+    open = p->tok;
+    if (!pto__ps_expect(p, '{', "'{' after the condition")) return 0;
+    s = pto_add_if(p->m, block, a, c, b, pto__ps_tloc(p, &kw));
+    if (s < 0) return 0;
+    pto__ps_sub_block(p, p->m->stmts[s].body, &open);
+    if (!pto__ps_is_kw(p, PTO__KW_ELSE)) return pto__ps_end_stmt(p, "'}'");
+    pto__ps_next(p);
+    {
+        int32_t eb = pto_if_else(p->m, s);
+        if (eb < 0) return 0;
+        if (pto__ps_is_kw(p, PTO__KW_IF)) {
+            /* else if: a nested if in the else block */
+            int ok;
+            if (p->nest >= PTO__MAX_NEST) {
+                pto__ps_err(p, &p->tok, "blocks are nested too deeply (more than %d levels)", PTO__MAX_NEST);
+                return 0;
+            }
+            p->nest++;
+            pto__ps_scope_open(p);
+            ok = pto__ps_if_stmt(p, eb);
+            pto__ps_scope_close(p);
+            p->nest--;
+            return ok;
+        }
+        open = p->tok;
+        if (!pto__ps_expect(p, '{', "'{' or 'if' after 'else'")) return 0;
+        pto__ps_sub_block(p, eb, &open);
+    }
+    return pto__ps_end_stmt(p, "'}'");
+}
+
+/* cube { ... } / vector { ... }: the halves of a mix kernel. */
+static int pto__ps_section_stmt(pto__ps_parser *p, int32_t block)
+{
+    pto__ps_tok kw = p->tok, open;
+    pto_core core = pto__ps_is_kw(p, PTO__KW_CUBE) ? PTO_CORE_CUBE : PTO_CORE_VECTOR;
+    int32_t s;
+    if (p->m->kernels[p->kernel].kind != PTO_KK_MIX || block != p->m->kernels[p->kernel].body)
+        pto__ps_err(p, &kw, "a '%s' section is only allowed at the top level of a mix kernel",
+                 pto__ps_text(p, &kw));
+    pto__ps_next(p);
+    open = p->tok;
+    if (!pto__ps_expect(p, '{', "'{' after the section name")) return 0;
+    s = pto_add_section(p->m, block, core, pto__ps_tloc(p, &kw));
+    if (s < 0) return 0;
+    pto__ps_sub_block(p, p->m->stmts[s].body, &open);
+    return pto__ps_end_stmt(p, "'}'");
+}
+
+static pto_op pto__ps_op_of(pto__ps_parser *p, const pto__ps_tok *t)
+{
+    pto__ps_pname *n = pto__ps_slot(p, t->id);
+    if (!n) return PTO_NOP;
+    if (n->opc == 0) {
+        pto_op op = pto_op_lookup(p->src + t->pos, t->len);
+        n->opc = (uint8_t)(op == PTO_NOP ? 1 : 2 + (int)op);
+    }
+    return n->opc == 1 ? PTO_NOP : (pto_op)(n->opc - 2);
+}
+
+/* One statement; returns 0 after a syntax error (the caller skips the line). */
+static int pto__ps_stmt(pto__ps_parser *p, int32_t block)
+{
+    pto__ps_tok t = p->tok;
+    pto_op op;
+    int32_t s;
+    if (t.kind != PTO__T_NAME) { pto__ps_expected(p, "a statement"); return 0; }
+    if (t.id == p->kw[PTO__KW_TILE]) return pto__ps_tile_stmt(p, block);
+    if (t.id == p->kw[PTO__KW_LET]) return pto__ps_let_stmt(p, block);
+    if (t.id == p->kw[PTO__KW_FOR]) return pto__ps_for_stmt(p, block);
+    if (t.id == p->kw[PTO__KW_IF]) return pto__ps_if_stmt(p, block);
+    if (t.id == p->kw[PTO__KW_CUBE] || t.id == p->kw[PTO__KW_VECTOR]) return pto__ps_section_stmt(p, block);
+    if (t.id == p->kw[PTO__KW_ELSE]) {
+        pto__ps_err(p, &t, "'else' must follow '}' on the same line");
+        return 0;
+    }
+    op = pto__ps_op_of(p, &t);
+    if (op == PTO_NOP) {
+        pto__ps_err(p, &t, "unknown op '%s'", pto__ps_text(p, &t));
+        return 0;
+    }
+    pto__ps_next(p);
+    s = pto_add_op(p->m, block, op, pto__ps_tloc(p, &t));
+    if (s < 0 || !pto__ps_operands(p, s, op)) return 0;
+    return pto__ps_end_stmt(p, "the operands");
+}
+
+/* ---- kernels --------------------------------------------------------------------- */
+
+static void pto__ps_skip_nl(pto__ps_parser *p)
+{
+    while (pto__ps_is(p, PTO__T_NL)) pto__ps_next(p);
+}
+
+/* One dim of a tensor param: an integer, or a name (a dynamic dim shared by
+   every param of the kernel that uses it). */
+static int pto__ps_dim(pto__ps_parser *p, int32_t param, int d)
+{
+    pto__ps_tok t = p->tok;
+    if (t.kind == PTO__T_INT) {
+        int64_t v;
+        pto__ps_next(p);
+        if (!pto__ps_int_value(p, &t, 0, &v)) return 0;
+        p->m->params[param].dim[d] = v;
+        return 1;
+    }
+    if (t.kind == PTO__T_NAME) {
+        const pto__ps_pname *n = pto__ps_lookup(p, &t);
+        int32_t v;
+        pto__ps_next(p);
+        if (n->kind == PTO__B_DIM) {
+            v = n->ref;
+        } else {
+            if (!pto__ps_can_declare(p, &t)) return 1; /* reported; keep parsing */
+            v = pto_add_var(p->m, p->kernel, pto__ps_text(p, &t), PTO_V_DIM, param, pto__ps_tloc(p, &t));
+            if (v < 0) return 0;
+            pto__ps_bind(p, &t, PTO__B_DIM, v);
+        }
+        p->m->params[param].dim[d] = -1;
+        p->m->params[param].dim_var[d] = v;
+        return 1;
+    }
+    pto__ps_expected(p, "a dimension (an integer or a name)");
+    return 0;
+}
+
+/* in|out|inout NAME: DTYPE[D0, D1] [window]   or   scalar NAME: DTYPE */
+static int pto__ps_param(pto__ps_parser *p)
+{
+    pto__ps_tok name;
+    pto_dtype dt;
+    int32_t prm;
+    int ok, scalar = pto__ps_is_kw(p, PTO__KW_SCALAR);
+    pto_dir dir = pto__ps_is_kw(p, PTO__KW_IN) ? PTO_IN : pto__ps_is_kw(p, PTO__KW_OUT) ? PTO_OUT : PTO_INOUT;
+    if (!scalar && !pto__ps_is_kw(p, PTO__KW_IN) && !pto__ps_is_kw(p, PTO__KW_OUT) && !pto__ps_is_kw(p, PTO__KW_INOUT)) {
+        pto__ps_expected(p, "a parameter ('in', 'out', 'inout' or 'scalar')");
+        return 0;
+    }
+    pto__ps_next(p);
+    name = p->tok;
+    if (!pto__ps_expect(p, PTO__T_NAME, "a parameter name")) return 0;
+    ok = pto__ps_can_declare(p, &name);
+    if (!pto__ps_expect(p, ':', "':' after the parameter name")) return 0;
+    if (!pto__ps_dtype(p, &dt)) return 0;
+    if (scalar) {
+        prm = pto_add_scalar_param(p->m, p->kernel, pto__ps_text(p, &name), dt, pto__ps_tloc(p, &name));
+        if (prm < 0) return 0;
+        if (ok) pto__ps_bind(p, &name, PTO__B_SCALAR, p->m->params[prm].var);
+        return 1;
+    }
+    prm = pto_add_tensor_param(p->m, p->kernel, pto__ps_text(p, &name), dir, dt, 0, 0, pto__ps_tloc(p, &name));
+    if (prm < 0) return 0;
+    if (ok) pto__ps_bind(p, &name, PTO__B_TENSOR, prm);
+    if (!pto__ps_expect(p, '[', "'[' before the tensor shape")) return 0;
+    if (!pto__ps_dim(p, prm, 0)) return 0;
+    if (!pto__ps_expect(p, ',', "',' between the tensor dimensions")) return 0;
+    if (!pto__ps_dim(p, prm, 1)) return 0;
+    if (!pto__ps_expect(p, ']', "']' after the tensor shape")) return 0;
+    if (pto__ps_is_kw(p, PTO__KW_WINDOW)) {
+        p->m->params[prm].window = 1;
+        pto__ps_next(p);
+    }
+    return 1;
+}
+
+/* (PARAM, ...) possibly over several lines. After an error, skips to the
+   closing `)` so that the rest of the header still parses. */
+static int pto__ps_params(pto__ps_parser *p)
+{
+    pto__ps_tok open = p->tok;
+    if (!pto__ps_expect(p, '(', "'(' after the kernel name")) return 0;
+    pto__ps_skip_nl(p);
+    if (pto__ps_is(p, ')')) { pto__ps_next(p); return 1; }
+    for (;;) {
+        pto__ps_skip_nl(p);
+        if (!pto__ps_param(p)) break;
+        pto__ps_skip_nl(p);
+        if (pto__ps_is(p, ',')) { pto__ps_next(p); continue; }
+        if (pto__ps_is(p, ')')) { pto__ps_next(p); return 1; }
+        if (pto__ps_is(p, PTO__T_EOF)) {
+            pto__ps_err(p, &open, "missing ')': the parameter list opened here is not closed");
+            return 0;
+        }
+        pto__ps_expected(p, "',' or ')' after a parameter");
+        break;
+    }
+    while (!pto__ps_is(p, ')') && !pto__ps_is(p, '{') && !pto__ps_is(p, PTO__T_EOF)) pto__ps_next(p);
+    if (!pto__ps_is(p, ')')) return 0;
+    pto__ps_next(p);
+    return 1;
+}
+
+/* KIND [blocks(EXPR)] [ranks] up to and including `{` (returned in *open). */
+static int pto__ps_kernel_attrs(pto__ps_parser *p, int32_t k, pto__ps_tok *open)
+{
+    int seen_blocks = 0;
+    if (pto__ps_is_kw(p, PTO__KW_VECTOR)) p->m->kernels[k].kind = PTO_KK_VECTOR;
+    else if (pto__ps_is_kw(p, PTO__KW_CUBE)) p->m->kernels[k].kind = PTO_KK_CUBE;
+    else if (pto__ps_is_kw(p, PTO__KW_MIX)) p->m->kernels[k].kind = PTO_KK_MIX;
+    else { pto__ps_expected(p, "a kernel kind ('vector', 'cube' or 'mix')"); return 0; }
+    pto__ps_next(p);
+    for (;;) {
+        if (pto__ps_is_kw(p, PTO__KW_BLOCKS)) {
+            int32_t e;
+            if (seen_blocks++) { pto__ps_err(p, &p->tok, "'blocks' is given twice"); return 0; }
+            pto__ps_next(p);
+            if (!pto__ps_expect(p, '(', "'(' after 'blocks'")) return 0;
+            if ((e = pto__ps_expr0(p)) < 0) return 0;
+            if (!pto__ps_expect(p, ')', "')' after the block count")) return 0;
+            p->m->kernels[k].blocks = e;
+        } else if (pto__ps_is_kw(p, PTO__KW_RANKS)) {
+            if (p->m->kernels[k].ranks) { pto__ps_err(p, &p->tok, "'ranks' is given twice"); return 0; }
+            p->m->kernels[k].ranks = 1;
+            pto__ps_next(p);
+        } else if (pto__ps_is(p, '{')) {
+            *open = p->tok;
+            pto__ps_next(p);
+            return 1;
+        } else {
+            pto__ps_expected(p, "'blocks(...)', 'ranks' or '{'");
+            return 0;
+        }
+    }
+}
+
+/* Skips lines until one that starts with `kernel` or `arch` (top-level
+   recovery: whatever followed a broken header is not parsed). */
+static void pto__ps_skip_to_top(pto__ps_parser *p)
+{
+    for (;;) {
+        while (!pto__ps_at_eol(p)) pto__ps_next(p);
+        if (pto__ps_is(p, PTO__T_EOF)) return;
+        pto__ps_next(p);
+        pto__ps_skip_nl(p);
+        if (pto__ps_is_kw(p, PTO__KW_KERNEL) || pto__ps_is_kw(p, PTO__KW_ARCH)) return;
+    }
+}
+
+static void pto__ps_kernel(pto__ps_parser *p)
+{
+    pto__ps_tok name, open;
+    int32_t k;
+    pto__ps_pname *n;
+    int ok;
+    pto__ps_next(p);
+    name = p->tok;
+    if (!pto__ps_expect(p, PTO__T_NAME, "a kernel name")) { pto__ps_skip_to_top(p); return; }
+    n = pto__ps_slot(p, name.id);
+    if (!n) return;
+    if (n->kernel) {
+        const pto_kernel *o = &p->m->kernels[n->kernel - 1];
+        pto__ps_err(p, &name, "kernel '%s' is already defined at %d:%d", pto__ps_text(p, &name),
+                 (int)o->loc.line, (int)o->loc.col);
+    }
+    k = pto_add_kernel(p->m, pto__ps_text(p, &name), PTO_KK_VECTOR, pto__ps_tloc(p, &name));
+    if (k < 0) return;
+    if (!p->names[name.id].kernel) p->names[name.id].kernel = k + 1;
+    p->kernel = k;
+    pto__ps_scope_open(p);
+    ok = pto__ps_params(p) && pto__ps_kernel_attrs(p, k, &open);
+    if (!ok) {
+        /* broken header: still parse the body if its `{` is on this line */
+        while (!pto__ps_at_eol(p) && !pto__ps_is(p, '{')) pto__ps_next(p);
+        open = p->tok;
+        ok = pto__ps_is(p, '{');
+        if (ok) pto__ps_next(p);
+    }
+    if (ok) pto__ps_sub_block(p, p->m->kernels[k].body, &open);
+    pto__ps_scope_close(p);
+    p->kernel = -1;
+    if (!ok || !pto__ps_end_stmt(p, "'}'")) pto__ps_skip_to_top(p);
+}
+
+static void pto__ps_arch(pto__ps_parser *p)
+{
+    pto__ps_tok kw = p->tok;
+    pto__ps_next(p);
+    if (p->m->n_kernels > 0) {
+        pto__ps_err(p, &kw, "'arch' must come before the first kernel");
+        pto__ps_skip_to_top(p);
+        return;
+    }
+    if (pto__ps_is(p, PTO__T_NAME)) {
+        int a;
+        for (a = 0; a < PTO_NARCH; a++)
+            if (strcmp(pto_arch_name((pto_arch)a), pto__ps_text(p, &p->tok)) == 0) break;
+        if (a == PTO_NARCH) {
+            pto__ps_err(p, &p->tok, "unknown arch '%s' (expected a2a3 or a5)", pto__ps_text(p, &p->tok));
+            pto__ps_skip_to_top(p);
+            return;
+        }
+        p->m->arch = (pto_arch)a;
+        pto__ps_next(p);
+    } else {
+        pto__ps_expected(p, "an arch name (a2a3 or a5)");
+        pto__ps_skip_to_top(p);
+        return;
+    }
+    if (!pto__ps_end_stmt(p, "the arch")) pto__ps_skip_to_top(p);
+}
+
+static void pto__ps_file(pto__ps_parser *p)
+{
+    pto__ps_next(p);
+    for (;;) {
+        pto__ps_skip_nl(p);
+        if (pto__ps_is(p, PTO__T_EOF)) return;
+        if (pto__ps_is_kw(p, PTO__KW_KERNEL)) pto__ps_kernel(p);
+        else if (pto__ps_is_kw(p, PTO__KW_ARCH)) pto__ps_arch(p);
+        else {
+            pto__ps_expected(p, "'kernel' or 'arch'");
+            pto__ps_skip_to_top(p);
+        }
+    }
+}
 
 PTODEF pto_module *pto_parse(pto_ctx *ctx, const char *filename, const char *text, size_t len)
 {
-    pto_loc loc;
-    (void)text;
-    (void)len;
-    loc.file = pto_file_add(ctx, filename);
-    loc.line = 1;
-    loc.col = 1;
-    pto_error(ctx, loc, "the parser is not built yet");
-    return NULL;
+    pto__ps_parser p;
+    int errors = pto_error_count(ctx), i;
+    memset(&p, 0, sizeof p);
+    p.ctx = ctx;
+    p.file = pto_file_add(ctx, filename ? filename : "<input>");
+    p.src = text ? text : "";
+    p.len = text ? len : 0;
+    p.line = 1;
+    p.kernel = -1;
+    if (p.len > (size_t)INT32_MAX) {
+        pto_loc loc;
+        loc.file = p.file;
+        loc.line = 1;
+        loc.col = 1;
+        pto_error(ctx, loc, "the file is too large (more than 2 GiB)");
+        return NULL;
+    }
+    p.m = pto_module_create(ctx, PTO_ARCH_A2A3);
+    if (!p.m) return NULL;
+    p.m->file = p.file;
+    for (i = 0; i < PTO__NKW; i++) p.kw[i] = pto_intern(ctx, pto__ps_kw_text[i], strlen(pto__ps_kw_text[i]));
+    pto__ps_file(&p);
+    pto_free(ctx, p.names);
+    pto_free(ctx, p.decls);
+    pto_free(ctx, p.marks);
+    if (pto_error_count(ctx) > errors) {
+        pto_module_destroy(p.m);
+        return NULL;
+    }
+    return p.m;
 }

@@ -1,12 +1,361 @@
-/* print.c - the .pto printer (placeholder until the printer lands). */
+/* print.c - the .pto printer: IR -> canonical text, and pto_dump.
+
+   Needs: a module whose ids are in range (any stage of the pipeline).
+   Guarantees: canonical text that the parser reads back to the same IR, so
+   print(parse(print(x))) == print(x): 2-space indentation, params on one
+   line, the fewest parentheses that keep each expression tree, floats in the
+   shortest form that reads back to the same double and still reads as a
+   float, `} else {` on one line. Comments are not kept.
+
+   pto_dump prints the same text plus `#` comments with what later passes
+   computed: planned tile offsets and why a pass created a statement. */
+
+#include <float.h>
+#include <math.h>
+
+/* Operator precedence of an expression for parenthesisation:
+   1 additive, 2 multiplicative, 3 unary, 4 primary. */
+static int pto__pr_prec(const pto_module *m, int32_t e)
+{
+    const pto_expr *x = &m->exprs[e];
+    switch (x->kind) {
+    case PTO_E_ADD: case PTO_E_SUB: return 1;
+    case PTO_E_MUL: case PTO_E_DIV: case PTO_E_MOD: return 2;
+    case PTO_E_NEG: return 3;
+    case PTO_E_INT: return x->value < 0 ? 3 : 4;
+    default: return 4;
+    }
+}
+
+static const char *pto__pr_var_name(const pto_module *m, int32_t v)
+{
+    if (v < 0 || v >= m->n_vars) return "?";
+    return pto_str(m->ctx, m->vars[v].name);
+}
+
+/* Prints e, in parentheses when its precedence is below `min`. */
+static void pto__pr_pexpr(const pto_module *m, int32_t e, int min, pto_buf *b)
+{
+    static const char *const binop[] = {"+", "-", "*", "/", "%"};
+    const pto_expr *x;
+    int prec, paren;
+    if (e < 0 || e >= m->n_exprs) { pto_buf_puts(b, "?"); return; }
+    x = &m->exprs[e];
+    prec = pto__pr_prec(m, e);
+    paren = prec < min;
+    if (paren) pto_buf_puts(b, "(");
+    switch (x->kind) {
+    case PTO_E_INT: pto_buf_printf(b, "%lld", (long long)x->value); break;
+    case PTO_E_VAR: pto_buf_puts(b, pto__pr_var_name(m, x->a)); break;
+    case PTO_E_BLOCK: pto_buf_puts(b, "block"); break;
+    case PTO_E_BLOCKS: pto_buf_puts(b, "blocks"); break;
+    case PTO_E_SUBBLOCK: pto_buf_puts(b, "subblock"); break;
+    case PTO_E_RANK: pto_buf_puts(b, "rank"); break;
+    case PTO_E_NRANKS: pto_buf_puts(b, "nranks"); break;
+    case PTO_E_ADD: case PTO_E_SUB: case PTO_E_MUL: case PTO_E_DIV: case PTO_E_MOD:
+        /* left-associative: the right operand needs parentheses at equal precedence */
+        pto__pr_pexpr(m, x->a, prec, b);
+        pto_buf_printf(b, " %s ", binop[x->kind - PTO_E_ADD]);
+        pto__pr_pexpr(m, x->b, prec + 1, b);
+        break;
+    case PTO_E_MIN: case PTO_E_MAX:
+        pto_buf_puts(b, x->kind == PTO_E_MIN ? "min(" : "max(");
+        pto__pr_pexpr(m, x->a, 0, b);
+        pto_buf_puts(b, ", ");
+        pto__pr_pexpr(m, x->b, 0, b);
+        pto_buf_puts(b, ")");
+        break;
+    case PTO_E_NEG:
+        /* `--x` would read as two minus signs anyway, but `-(-x)` is clearer;
+           `-5` reads back as the literal -5, which prints the same */
+        /* `-0` would read back as the literal 0, so that one keeps its parentheses */
+        pto_buf_puts(b, "-");
+        pto__pr_pexpr(m, x->a, x->a >= 0 && x->a < m->n_exprs && m->exprs[x->a].kind == PTO_E_INT &&
+                                   m->exprs[x->a].value == 0 ? 5 : 4, b);
+        break;
+    default: pto_buf_puts(b, "?"); break;
+    }
+    if (paren) pto_buf_puts(b, ")");
+}
 
 PTODEF void pto_print_expr(const pto_module *m, int32_t expr, pto_buf *out)
 {
-    (void)m;
-    pto_buf_printf(out, "e%d", (int)expr);
+    pto__pr_pexpr(m, expr, 0, out);
 }
 
-PTODEF void pto_print(const pto_module *m, pto_buf *out)
+/* The shortest %g form that reads back to the same double, with a '.',
+   'e', 'inf' or 'nan' in it so that it reads back as a float. */
+static void pto__pr_fmt_double(double v, char *out, size_t size)
 {
-    pto_buf_printf(out, "arch %s\n", pto_arch_name(m->arch));
+    int prec;
+    if (v != v) { snprintf(out, size, signbit(v) ? "-nan" : "nan"); return; }
+    if (v > DBL_MAX) { snprintf(out, size, "inf"); return; }
+    if (v < -DBL_MAX) { snprintf(out, size, "-inf"); return; }
+    for (prec = 1; prec <= 17; prec++) {
+        snprintf(out, size, "%.*g", prec, v);
+        if (strtod(out, NULL) == v) break;
+    }
+    if (!strpbrk(out, ".e")) {
+        size_t n = strlen(out);
+        if (n + 3 <= size) memcpy(out + n, ".0", 3);
+    }
 }
+
+static void pto__pr_indent(pto_buf *b, int depth)
+{
+    int i;
+    for (i = 0; i < depth; i++) pto_buf_puts(b, "  ");
+}
+
+static const char *pto__pr_tile_name(const pto_module *m, int32_t t)
+{
+    if (t < 0 || t >= m->n_tiles) return "?";
+    return pto_str(m->ctx, m->tiles[t].name);
+}
+
+/* Whether the printed text of expression e starts with a scalar param name. */
+static int pto__pr_lead_scalar(const pto_module *m, int32_t e)
+{
+    const pto_expr *x;
+    if (e < 0 || e >= m->n_exprs) return 0;
+    x = &m->exprs[e];
+    switch (x->kind) {
+    case PTO_E_VAR: return x->a >= 0 && x->a < m->n_vars && m->vars[x->a].kind == PTO_V_SCALAR;
+    case PTO_E_ADD: case PTO_E_SUB: case PTO_E_MUL: case PTO_E_DIV: case PTO_E_MOD:
+        return pto__pr_prec(m, x->a) >= pto__pr_prec(m, e) && pto__pr_lead_scalar(m, x->a);
+    default: return 0;
+    }
+}
+
+/* An integer operand outside an integer-only position is read by its form.
+   In a scalar position a leading literal would read as a float and a leading
+   let or loop variable is an error, so the expression is parenthesised
+   there; elsewhere only a leading scalar param (which would read as the
+   scalar itself) needs it. */
+static int pto__pr_int_needs_parens(const pto_module *m, int32_t e, uint32_t mask)
+{
+    int int_only = (mask & PTO_A_INT) && !(mask & (PTO_A_SCALAR | PTO_A_TILES | PTO_A_GM | PTO_A_CVPIPE));
+    if (mask & PTO_A_SCALAR) return 1;
+    return !int_only && pto__pr_lead_scalar(m, e);
+}
+
+static void pto__pr_operand(const pto_module *m, const pto_operand *o, uint32_t mask, pto_buf *b)
+{
+    char num[64];
+    switch (o->kind) {
+    case PTO_O_TILE: pto_buf_puts(b, pto__pr_tile_name(m, o->ref)); break;
+    case PTO_O_GM:
+        pto_buf_puts(b, o->ref >= 0 && o->ref < m->n_params ? pto_str(m->ctx, m->params[o->ref].name) : "?");
+        if (o->e[2] >= 0) {
+            pto_buf_puts(b, "@");
+            pto__pr_pexpr(m, o->e[2], 4, b);
+        }
+        pto_buf_puts(b, "[");
+        pto__pr_pexpr(m, o->e[0], 0, b);
+        pto_buf_puts(b, ", ");
+        pto__pr_pexpr(m, o->e[1], 0, b);
+        pto_buf_puts(b, "]");
+        break;
+    case PTO_O_FLOAT:
+        pto__pr_fmt_double(o->f, num, sizeof num);
+        pto_buf_puts(b, num);
+        break;
+    case PTO_O_SCALAR: pto_buf_puts(b, pto__pr_var_name(m, o->ref)); break;
+    case PTO_O_INT:
+        if (pto__pr_int_needs_parens(m, o->e[0], mask)) {
+            pto_buf_puts(b, "(");
+            pto__pr_pexpr(m, o->e[0], 0, b);
+            pto_buf_puts(b, ")");
+        } else {
+            pto__pr_pexpr(m, o->e[0], 0, b);
+        }
+        break;
+    case PTO_O_PIPE: pto_buf_puts(b, pto_pipe_name((pto_pipe)o->ref)); break;
+    case PTO_O_CVPIPE:
+        pto_buf_puts(b, o->ref >= 0 && o->ref < m->n_cvpipes ? pto_str(m->ctx, m->cvpipes[o->ref].name) : "?");
+        break;
+    default: pto_buf_puts(b, "?"); break;
+    }
+}
+
+typedef struct pto__pr_printer {
+    const pto_module *m;
+    pto_buf *b;
+    int dump;
+} pto__pr_printer;
+
+/* The trailing `# ...` of a dumped statement: who made it, planned offsets. */
+static void pto__pr_dump_note(const pto__pr_printer *pr, int32_t s)
+{
+    static const char *const by[] = {"user", "lower", "plan", "sync", "emit"};
+    const pto_module *m = pr->m;
+    const pto_stmt *st = &m->stmts[s];
+    int any = 0;
+    if (!pr->dump) return;
+    if (st->origin != PTO_BY_USER) {
+        pto_buf_printf(pr->b, "  # by %s", st->origin < 5 ? by[st->origin] : "?");
+        if (st->note) pto_buf_printf(pr->b, ": %s", pto_str(m->ctx, st->note));
+        any = 1;
+    }
+    if (st->kind == PTO_ST_TILE && st->ref >= 0 && st->ref < m->n_tiles && m->tiles[st->ref].planned) {
+        const pto_tile *t = &m->tiles[st->ref];
+        int k, n = t->nbuf < 1 ? 1 : t->nbuf > PTO_MAX_NBUF ? PTO_MAX_NBUF : t->nbuf;
+        pto_buf_puts(pr->b, any ? "; " : "  # ");
+        pto_buf_puts(pr->b, n > 1 ? "offsets" : "offset");
+        for (k = 0; k < n; k++) pto_buf_printf(pr->b, " 0x%llx", (unsigned long long)t->offset[k]);
+    }
+}
+
+static void pto__pr_pblock(const pto__pr_printer *pr, int32_t block, int depth);
+
+static void pto__pr_ptile(const pto__pr_printer *pr, const pto_tile *t)
+{
+    const pto_module *m = pr->m;
+    pto_buf *b = pr->b;
+    pto_buf_printf(b, "tile %s: %s %s[%d, %d]", pto_str(m->ctx, t->name), pto_space_name((pto_space)t->space),
+                   pto_dtype_name((pto_dtype)t->dtype), (int)t->rows, (int)t->cols);
+    if (t->valid_r >= 0 || t->valid_c >= 0) {
+        pto_buf_puts(b, " valid(");
+        if (t->valid_r >= 0) pto__pr_pexpr(m, t->valid_r, 0, b); else pto_buf_printf(b, "%d", (int)t->rows);
+        pto_buf_puts(b, ", ");
+        if (t->valid_c >= 0) pto__pr_pexpr(m, t->valid_c, 0, b); else pto_buf_printf(b, "%d", (int)t->cols);
+        pto_buf_puts(b, ")");
+    }
+    if (t->nbuf != 1) pto_buf_printf(b, " x%d", (int)t->nbuf);
+    if (t->pin != PTO_NO_ADDR) pto_buf_printf(b, " at 0x%llx", (unsigned long long)t->pin);
+}
+
+/* A statement that opens a block: the header, then the body and `}`. */
+static void pto__pr_pbody(const pto__pr_printer *pr, int32_t s, int32_t body, int depth)
+{
+    pto_buf_puts(pr->b, " {");
+    pto__pr_dump_note(pr, s);
+    pto_buf_puts(pr->b, "\n");
+    pto__pr_pblock(pr, body, depth + 1);
+    pto__pr_indent(pr->b, depth);
+    pto_buf_puts(pr->b, "}");
+}
+
+static void pto__pr_pstmt(const pto__pr_printer *pr, int32_t s, int depth)
+{
+    const pto_module *m = pr->m;
+    const pto_stmt *st = &m->stmts[s];
+    pto_buf *b = pr->b;
+    const pto_opinfo *info;
+    int i;
+    pto__pr_indent(b, depth);
+    switch (st->kind) {
+    case PTO_ST_OP:
+        info = pto_opinfo_get((pto_op)st->op);
+        pto_buf_puts(b, info->name);
+        for (i = 0; i < st->nargs; i++) {
+            pto_buf_puts(b, i ? ", " : " ");
+            pto__pr_operand(m, &m->operands[st->arg0 + i], i < info->nargs && i < 4 ? info->arg[i] : 0, b);
+        }
+        break;
+    case PTO_ST_TILE:
+        if (st->ref >= 0 && st->ref < m->n_tiles) pto__pr_ptile(pr, &m->tiles[st->ref]);
+        break;
+    case PTO_ST_LET:
+        pto_buf_printf(b, "let %s = ", pto__pr_var_name(m, st->ref));
+        pto__pr_pexpr(m, st->e[0], 0, b);
+        break;
+    case PTO_ST_FOR:
+        pto_buf_printf(b, "for %s = ", pto__pr_var_name(m, st->ref));
+        pto__pr_pexpr(m, st->e[0], 0, b);
+        pto_buf_puts(b, " to ");
+        pto__pr_pexpr(m, st->e[1], 0, b);
+        if (st->e[2] >= 0) {
+            pto_buf_puts(b, " step ");
+            pto__pr_pexpr(m, st->e[2], 0, b);
+        }
+        pto__pr_pbody(pr, s, st->body, depth);
+        break;
+    case PTO_ST_IF:
+        pto_buf_puts(b, "if ");
+        pto__pr_pexpr(m, st->e[0], 0, b);
+        pto_buf_printf(b, " %s ", pto_cmp_name((pto_cmp)st->cmp));
+        pto__pr_pexpr(m, st->e[1], 0, b);
+        pto__pr_pbody(pr, s, st->body, depth);
+        if (st->orelse >= 0) {
+            pto_buf_puts(b, " else {\n");
+            pto__pr_pblock(pr, st->orelse, depth + 1);
+            pto__pr_indent(b, depth);
+            pto_buf_puts(b, "}");
+        }
+        pto_buf_puts(b, "\n");
+        return;
+    case PTO_ST_SECTION:
+        pto_buf_puts(b, st->ref == PTO_CORE_CUBE ? "cube" : "vector");
+        pto__pr_pbody(pr, s, st->body, depth);
+        pto_buf_puts(b, "\n");
+        return;
+    default:
+        pto_buf_puts(b, "?");
+        break;
+    }
+    if (st->kind != PTO_ST_FOR) pto__pr_dump_note(pr, s);
+    pto_buf_puts(b, "\n");
+}
+
+static void pto__pr_pblock(const pto__pr_printer *pr, int32_t block, int depth)
+{
+    int32_t s;
+    if (block < 0 || block >= pr->m->n_blocks) return;
+    for (s = pr->m->blocks[block].head; s >= 0; s = pr->m->stmts[s].next) pto__pr_pstmt(pr, s, depth);
+}
+
+static void pto__pr_pkernel(const pto__pr_printer *pr, const pto_kernel *k)
+{
+    static const char *const kinds[] = {"vector", "cube", "mix"};
+    static const char *const dirs[] = {"in", "out", "inout"};
+    const pto_module *m = pr->m;
+    pto_buf *b = pr->b;
+    int32_t i;
+    int d;
+    pto_buf_printf(b, "kernel %s(", pto_str(m->ctx, k->name));
+    for (i = 0; i < k->nparams; i++) {
+        const pto_param *p = &m->params[k->param0 + i];
+        if (i) pto_buf_puts(b, ", ");
+        if (p->kind == PTO_P_SCALAR) {
+            pto_buf_printf(b, "scalar %s: %s", pto_str(m->ctx, p->name), pto_dtype_name((pto_dtype)p->dtype));
+            continue;
+        }
+        pto_buf_printf(b, "%s %s: %s[", dirs[p->dir < 3 ? p->dir : 0], pto_str(m->ctx, p->name),
+                       pto_dtype_name((pto_dtype)p->dtype));
+        for (d = 0; d < 2; d++) {
+            if (d) pto_buf_puts(b, ", ");
+            if (p->dim_var[d] >= 0) pto_buf_puts(b, pto__pr_var_name(m, p->dim_var[d]));
+            else pto_buf_printf(b, "%lld", (long long)p->dim[d]);
+        }
+        pto_buf_puts(b, p->window ? "] window" : "]");
+    }
+    pto_buf_printf(b, ") %s", kinds[k->kind < 3 ? k->kind : 0]);
+    if (k->blocks >= 0) {
+        pto_buf_puts(b, " blocks(");
+        pto__pr_pexpr(m, k->blocks, 0, b);
+        pto_buf_puts(b, ")");
+    }
+    if (k->ranks) pto_buf_puts(b, " ranks");
+    pto_buf_puts(b, " {\n");
+    pto__pr_pblock(pr, k->body, 1);
+    pto_buf_puts(b, "}\n");
+}
+
+static void pto__pr_pmodule(const pto_module *m, pto_buf *out, int dump)
+{
+    pto__pr_printer pr;
+    int32_t k;
+    pr.m = m;
+    pr.b = out;
+    pr.dump = dump;
+    if (m->arch != PTO_ARCH_A2A3) pto_buf_printf(out, "arch %s\n\n", pto_arch_name(m->arch));
+    for (k = 0; k < m->n_kernels; k++) {
+        if (k) pto_buf_puts(out, "\n");
+        pto__pr_pkernel(&pr, &m->kernels[k]);
+    }
+}
+
+PTODEF void pto_print(const pto_module *m, pto_buf *out) { pto__pr_pmodule(m, out, 0); }
+
+PTODEF void pto_dump(const pto_module *m, pto_buf *out) { pto__pr_pmodule(m, out, 1); }

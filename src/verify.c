@@ -1,8 +1,1296 @@
-/* verify.c - the verifier (placeholder until it lands). */
+/* verify.c - the verifier: every rule of the IR that a user can break.
+
+   Needs: a module as the parser or the C API builds it (ids may be wrong when
+   the C API is misused; the verifier checks them before following them).
+
+   Guarantees on PTO_OK, for the planner, the sync inserter, the emitter and
+   the interpreter:
+     - every name resolves: tiles and let/loop vars are used only where they
+       are in scope, in their own kernel; no name shadows another;
+     - every op has the operand count, kinds, spaces, dtypes and shapes its
+       row of the op table and its class demand (matmul [M,K]x[K,N]->[M,N],
+       row reductions to [R,1], ...), reads only tiles some earlier write (or
+       a write later in an enclosing loop, for a tile declared outside that
+       loop) can have filled, and never reads an `out` or writes an `in`
+       tensor;
+     - every tile fits its space (times its xN slots), keeps 32-byte rows (or
+       32-byte columns for [R,1] vectors) in vec, has a sane pin, a valid
+       region inside its shape, and xN only inside a loop;
+     - GM windows, textract windows, valid regions, loop steps, block counts
+       and event ids that are known statically are in range;
+     - mix kernels are exactly a cube section and a vector section, each using
+       only its own core's memories and pipes.
+
+   How: one pass per kernel numbers the statements in program order and lists
+   every tile write (phase 0); a second pass checks (phase 1). Both walk the
+   statement lists iteratively (no recursion on nesting depth), so the cost is
+   linear in the size of the module. Integer expressions are folded into
+   affine forms (const + sum k * var) over loop vars with static bounds and
+   `block` with a static block count; the extremes of such a form are exact,
+   so a window indexed by `block * 128 + i * 16` is checked at both ends
+   without false alarms. Anything not affine is simply not checked statically.
+
+   Every error is reported (up to the context's limit) and checking goes on. */
+
+#define PTO__VK 4              /* terms of an affine form */
+#define PTO__VBLOCK (-2)       /* the `block` builtin as a term of a form */
+#define PTO__VDEPTH 2000       /* deepest expression tree accepted */
+#define PTO__IN_BLOCKS 1       /* expression context: a blocks(...) count */
+
+/* const + sum k[i] * var[i]; ok = 0 when the expression is not affine (or
+   not foldable at all). */
+typedef struct pto__vform {
+    int ok, n;
+    int64_t c;
+    int32_t var[PTO__VK];
+    int64_t k[PTO__VK];
+} pto__vform;
+
+/* One tile write: its program-order position and the tile's next write. */
+typedef struct pto__vwrite { int32_t pos, next; } pto__vwrite;
+
+/* What a name is bound to while it is in scope. */
+enum { PTO__N_NONE, PTO__N_PARAM, PTO__N_DIM, PTO__N_TILE, PTO__N_VAR };
+
+/* Per-tile flags. */
+#define PTO__T_SCOPE 1         /* declared and in scope now */
+#define PTO__T_UNINIT 2        /* an uninitialised read was reported already */
+
+typedef struct pto__verifier {
+    pto_ctx *ctx;
+    pto_module *m;
+    int phase;                 /* 0: number + collect writes; 1: check */
+    int internal;              /* an internal failure (oom, malformed lists) */
+    int32_t kernel;
+    int core;                  /* core of the statements being checked, -1 none */
+    int64_t nblocks;           /* static block count, or -1 */
+    int32_t counter;           /* program-order position */
+    pto_loc here;              /* the statement being checked */
+    int32_t ifdepth;
+    int sections[2];           /* sections seen per core in this mix kernel */
+    /* per statement */
+    int32_t *pos, *endpos;     /* position; FOR: position of its last body stmt */
+    /* per tile */
+    uint8_t *tflags;
+    int32_t *tdepth;           /* loop depth at the declaration */
+    int32_t *wfirst, *wlast, *wcur;
+    pto__vform *tvalid;        /* 2 per tile: the valid rows and cols */
+    /* tile writes, in program order, chained per tile */
+    pto__vwrite *w;
+    int32_t n_w, cap_w;
+    /* per var */
+    uint8_t *vlive, *vrange;   /* in scope; has a static range (loop vars) */
+    int32_t *vifdepth;         /* loop vars: if depth at the loop */
+    int64_t *vlo, *vhi;
+    pto__vform *vform;         /* let vars: their value */
+    /* per interned name */
+    uint8_t *nkind;
+    int32_t *nid, *kname;
+    int32_t n_names;
+    /* enclosing loops (FOR stmts), outermost first */
+    int32_t *loops;
+    int32_t nloops, cap_loops;
+} pto__verifier;
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static const char *pto__vname(const pto__verifier *v, int32_t id) { return pto_str(v->ctx, id); }
+
+static void *pto__vcalloc(pto__verifier *v, size_t n, size_t size)
+{
+    void *p = pto_alloc(v->ctx, n * size + 1);
+    if (!p) { v->internal = 1; pto__oom(v->ctx); return NULL; }
+    memset(p, 0, n * size + 1);
+    return p;
+}
+
+static int pto__vdtype_float(int dt) { return dt == PTO_F32 || dt == PTO_F16 || dt == PTO_BF16; }
+
+/* Where an expression starts: its leftmost token (a binary node's own loc
+   is its operator), or the fallback when it has none. */
+static pto_loc pto__vexpr_loc(const pto__verifier *v, int32_t e, pto_loc fallback)
+{
+    int depth = 0;
+    while (e >= 0 && e < v->m->n_exprs && depth++ < PTO__VDEPTH) {
+        const pto_expr *x = &v->m->exprs[e];
+        if (x->kind < PTO_E_ADD || x->kind > PTO_E_MOD || x->a < 0 || x->a >= v->m->n_exprs)
+            return x->loc.line > 0 ? x->loc : fallback;
+        e = x->a;
+    }
+    return fallback;
+}
+
+/* Checked 64-bit arithmetic: 0 on overflow. */
+static int pto__vadd(int64_t a, int64_t b, int64_t *r)
+{
+    if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return 0;
+    *r = a + b;
+    return 1;
+}
+
+static int pto__vmul(int64_t a, int64_t b, int64_t *r)
+{
+    if (a == 0 || b == 0) { *r = 0; return 1; }
+    if (a == -1) { if (b == INT64_MIN) return 0; *r = -b; return 1; }
+    if (b == -1) { if (a == INT64_MIN) return 0; *r = -a; return 1; }
+    if (a > 0 ? (b > 0 ? a > INT64_MAX / b : b < INT64_MIN / a)
+              : (b > 0 ? a < INT64_MIN / b : b < INT64_MAX / a)) return 0;
+    *r = a * b;
+    return 1;
+}
+
+/* ---- affine forms ---------------------------------------------------- */
+
+static void pto__fconst(pto__vform *f, int64_t c) { f->ok = 1; f->n = 0; f->c = c; }
+static void pto__fnone(pto__vform *f) { f->ok = 0; f->n = 0; f->c = 0; }
+
+static void pto__fterm(pto__vform *f, int32_t var, int64_t k)
+{
+    int i;
+    if (!f->ok || k == 0) return;
+    for (i = 0; i < f->n; i++) {
+        if (f->var[i] != var) continue;
+        if (!pto__vadd(f->k[i], k, &f->k[i])) { pto__fnone(f); return; }
+        if (f->k[i] == 0) {
+            f->n--;
+            f->var[i] = f->var[f->n];
+            f->k[i] = f->k[f->n];
+        }
+        return;
+    }
+    if (f->n == PTO__VK) { pto__fnone(f); return; }
+    f->var[f->n] = var;
+    f->k[f->n++] = k;
+}
+
+/* f += sign * g */
+static void pto__fadd(pto__vform *f, const pto__vform *g, int64_t sign)
+{
+    int64_t c;
+    int i;
+    if (!f->ok || !g->ok) { pto__fnone(f); return; }
+    if (!pto__vmul(g->c, sign, &c) || !pto__vadd(f->c, c, &f->c)) { pto__fnone(f); return; }
+    for (i = 0; i < g->n; i++) {
+        int64_t k;
+        if (!pto__vmul(g->k[i], sign, &k)) { pto__fnone(f); return; }
+        pto__fterm(f, g->var[i], k);
+    }
+}
+
+static void pto__fscale(pto__vform *f, int64_t s)
+{
+    int i;
+    if (!f->ok) return;
+    if (!pto__vmul(f->c, s, &f->c)) { pto__fnone(f); return; }
+    for (i = 0; i < f->n; i++)
+        if (!pto__vmul(f->k[i], s, &f->k[i])) { pto__fnone(f); return; }
+    if (s == 0) f->n = 0;
+}
+
+static int pto__fisconst(const pto__vform *f) { return f->ok && f->n == 0; }
+
+/* The static range of a var at the current statement: a loop var with
+   constant bounds whose loop body is not under an `if` here (a branch inside
+   the loop may skip some iterations), or `block` with a static block count
+   and no enclosing `if`. */
+static int pto__vvar_range(const pto__verifier *v, int32_t var, int64_t *lo, int64_t *hi)
+{
+    if (var == PTO__VBLOCK) {
+        if (v->nblocks <= 0 || v->ifdepth > 0) return 0;
+        *lo = 0;
+        *hi = v->nblocks - 1;
+        return 1;
+    }
+    if (var < 0 || var >= v->m->n_vars || !v->vrange[var] || !v->vlive[var]) return 0;
+    if (v->ifdepth > v->vifdepth[var]) return 0;
+    *lo = v->vlo[var];
+    *hi = v->vhi[var];
+    return 1;
+}
+
+/* Exact extremes of an affine form (its vars are independent). */
+static int pto__frange(const pto__verifier *v, const pto__vform *f, int64_t *lo, int64_t *hi)
+{
+    int i;
+    if (!f->ok) return 0;
+    *lo = *hi = f->c;
+    for (i = 0; i < f->n; i++) {
+        int64_t a, b, x, y;
+        if (!pto__vvar_range(v, f->var[i], &a, &b)) return 0;
+        if (!pto__vmul(f->k[i], a, &x) || !pto__vmul(f->k[i], b, &y)) return 0;
+        if (x > y) { int64_t t = x; x = y; y = t; }
+        if (!pto__vadd(*lo, x, lo) || !pto__vadd(*hi, y, hi)) return 0;
+    }
+    return 1;
+}
+
+/* ---- expressions ------------------------------------------------------ */
+
+static void pto__vexpr(pto__verifier *v, int32_t e, int where, pto__vform *out, int depth);
+
+static void pto__vexpr_var(pto__verifier *v, const pto_expr *x, pto__vform *out)
+{
+    const pto_module *m = v->m;
+    const pto_var *var;
+    pto__fnone(out);
+    if (x->a < 0 || x->a >= m->n_vars) { pto_error(v->ctx, x->loc, "expression names no variable"); return; }
+    var = &m->vars[x->a];
+    if (var->kernel != v->kernel ||
+        ((var->kind == PTO_V_LET || var->kind == PTO_V_LOOP) && !v->vlive[x->a])) {
+        pto_error(v->ctx, x->loc, "'%s' is not defined here", pto__vname(v, var->name));
+        return;
+    }
+    if (var->kind == PTO_V_LET) { *out = v->vform[x->a]; return; }
+    if (var->kind == PTO_V_LOOP) { pto__fconst(out, 0); pto__fterm(out, x->a, 1); return; }
+    if (var->kind == PTO_V_SCALAR && var->def >= 0 && var->def < m->n_params) {
+        int dt = m->params[var->def].dtype;
+        if (!(dt == PTO_I32 || dt == PTO_I8))
+            pto_error(v->ctx, x->loc, "scalar '%s' is %s; integer expressions need an integer scalar",
+                      pto__vname(v, var->name), pto_dtype_name((pto_dtype)dt));
+    }
+}
+
+static void pto__vexpr_builtin(pto__verifier *v, const pto_expr *x, int where, pto__vform *out)
+{
+    static const char *const names[] = {"block", "blocks", "subblock", "rank", "nranks"};
+    const char *name = names[x->kind - PTO_E_BLOCK];
+    pto__fnone(out);
+    if ((x->kind == PTO_E_RANK || x->kind == PTO_E_NRANKS) && !v->m->kernels[v->kernel].ranks) {
+        pto_error(v->ctx, x->loc, "'%s' is only defined in a ranks kernel", name);
+        return;
+    }
+    if ((where & PTO__IN_BLOCKS) && x->kind != PTO_E_RANK && x->kind != PTO_E_NRANKS) {
+        pto_error(v->ctx, x->loc, "'%s' cannot be used in blocks(...)", name);
+        return;
+    }
+    if (x->kind == PTO_E_BLOCK) { pto__fconst(out, 0); pto__fterm(out, PTO__VBLOCK, 1); }
+    else if (x->kind == PTO_E_BLOCKS && v->nblocks > 0) pto__fconst(out, v->nblocks);
+}
+
+/* Folds div/mod/min/max of two constants (C semantics). */
+static void pto__vfold(pto__verifier *v, const pto_expr *x, const pto__vform *a, const pto__vform *b,
+                       pto__vform *out)
+{
+    int64_t p, q;
+    pto__fnone(out);
+    if ((x->kind == PTO_E_DIV || x->kind == PTO_E_MOD) && pto__fisconst(b) && b->c == 0) {
+        pto_error(v->ctx, pto__vexpr_loc(v, x->b, x->loc), "%s by zero",
+                  x->kind == PTO_E_DIV ? "division" : "modulo");
+        return;
+    }
+    if (!pto__fisconst(a) || !pto__fisconst(b)) return;
+    p = a->c;
+    q = b->c;
+    switch (x->kind) {
+    case PTO_E_DIV: if (!(p == INT64_MIN && q == -1)) pto__fconst(out, p / q); break;
+    case PTO_E_MOD: if (!(p == INT64_MIN && q == -1)) pto__fconst(out, p % q); break;
+    case PTO_E_MIN: pto__fconst(out, p < q ? p : q); break;
+    default: pto__fconst(out, p > q ? p : q); break;
+    }
+}
+
+static void pto__vexpr_bin(pto__verifier *v, const pto_expr *x, int where, pto__vform *out, int depth)
+{
+    pto__vform a, b;
+    pto__vexpr(v, x->a, where, &a, depth + 1);
+    if (x->kind == PTO_E_NEG) { *out = a; pto__fscale(out, -1); return; }
+    pto__vexpr(v, x->b, where, &b, depth + 1);
+    switch (x->kind) {
+    case PTO_E_ADD: *out = a; pto__fadd(out, &b, 1); break;
+    case PTO_E_SUB: *out = a; pto__fadd(out, &b, -1); break;
+    case PTO_E_MUL:
+        if (pto__fisconst(&a)) { *out = b; pto__fscale(out, a.c); }
+        else if (pto__fisconst(&b)) { *out = a; pto__fscale(out, b.c); }
+        else pto__fnone(out);
+        break;
+    default: pto__vfold(v, x, &a, &b, out); break;
+    }
+}
+
+/* Checks an integer expression (names in scope, builtins allowed here,
+   integer scalars only, no static division by zero) and folds it. */
+static void pto__vexpr(pto__verifier *v, int32_t e, int where, pto__vform *out, int depth)
+{
+    const pto_expr *x;
+    pto__fnone(out);
+    if (e < 0 || e >= v->m->n_exprs) { pto_error(v->ctx, v->here, "missing or malformed expression"); return; }
+    x = &v->m->exprs[e];
+    if (depth > PTO__VDEPTH) { pto_error(v->ctx, x->loc, "expression nested too deeply"); return; }
+    switch (x->kind) {
+    case PTO_E_INT: pto__fconst(out, x->value); break;
+    case PTO_E_VAR: pto__vexpr_var(v, x, out); break;
+    case PTO_E_BLOCK: case PTO_E_BLOCKS: case PTO_E_SUBBLOCK: case PTO_E_RANK: case PTO_E_NRANKS:
+        pto__vexpr_builtin(v, x, where, out);
+        break;
+    case PTO_E_ADD: case PTO_E_SUB: case PTO_E_MUL: case PTO_E_DIV: case PTO_E_MOD:
+    case PTO_E_MIN: case PTO_E_MAX: case PTO_E_NEG:
+        pto__vexpr_bin(v, x, where, out, depth);
+        break;
+    default: pto_error(v->ctx, x->loc, "malformed expression"); break;
+    }
+}
+
+/* ---- names ------------------------------------------------------------ */
+
+static pto_loc pto__vname_loc(const pto__verifier *v, int kind, int32_t id)
+{
+    switch (kind) {
+    case PTO__N_PARAM: return v->m->params[id].loc;
+    case PTO__N_TILE: return v->m->tiles[id].loc;
+    default: return v->m->vars[id].loc;
+    }
+}
+
+static const char *pto__vbind_word(const pto__verifier *v, int kind, int32_t id)
+{
+    switch (kind) {
+    case PTO__N_PARAM: return v->m->params[id].kind == PTO_P_SCALAR ? "scalar param" : "tensor";
+    case PTO__N_TILE: return "tile";
+    case PTO__N_DIM: return "dim";
+    default: return v->m->vars[id].kind == PTO_V_LOOP ? "loop variable" : "let";
+    }
+}
+
+/* Binds a name for its scope; shadowing any visible name is an error. */
+static void pto__vbind(pto__verifier *v, int32_t name, int kind, int32_t id, pto_loc loc)
+{
+    if (name <= 0 || name >= v->n_names) return;
+    if (v->nkind[name] != PTO__N_NONE) {
+        pto_loc prev = pto__vname_loc(v, v->nkind[name], v->nid[name]);
+        pto_error(v->ctx, loc, "'%s' shadows the %s declared at %d:%d (shadowing is not allowed)",
+                  pto__vname(v, name), pto__vbind_word(v, v->nkind[name], v->nid[name]), (int)prev.line,
+                  (int)prev.col);
+        return;
+    }
+    v->nkind[name] = (uint8_t)kind;
+    v->nid[name] = id;
+}
+
+static void pto__vunbind(pto__verifier *v, int32_t name, int kind, int32_t id)
+{
+    if (name > 0 && name < v->n_names && v->nkind[name] == kind && v->nid[name] == id)
+        v->nkind[name] = PTO__N_NONE;
+}
+
+/* ---- tiles ------------------------------------------------------------ */
+
+static int pto__vspace_core(int space) { return space == PTO_VEC ? PTO_CORE_VECTOR : PTO_CORE_CUBE; }
+
+/* The tile's space must belong to the core that runs its statements. */
+static void pto__vtile_core(pto__verifier *v, const pto_tile *t)
+{
+    const pto_kernel *k = &v->m->kernels[v->kernel];
+    const char *sp = pto_space_name((pto_space)t->space), *kn = pto__vname(v, k->name);
+    if (v->core < 0 || pto__vspace_core(t->space) == v->core) return;
+    if (k->kind == PTO_KK_VECTOR)
+        pto_error(v->ctx, t->loc, "vector kernel '%s' cannot use a '%s' tile (the vector core has only vec)", kn, sp);
+    else if (k->kind == PTO_KK_CUBE)
+        pto_error(v->ctx, t->loc, "cube kernel '%s' cannot use a 'vec' tile (vec belongs to the vector core)", kn);
+    else if (t->space == PTO_VEC)
+        pto_error(v->ctx, t->loc, "'vec' tile '%s' in the cube section (vec belongs to the vector core)",
+                  pto__vname(v, t->name));
+    else
+        pto_error(v->ctx, t->loc, "'%s' tile '%s' in the vector section (%s belongs to the cube core)", sp,
+                  pto__vname(v, t->name), sp);
+}
+
+/* 32-byte rows in vec; a [R, 1] column vector is stored column-major. */
+static void pto__vtile_align(pto__verifier *v, const pto_tile *t)
+{
+    int size = pto_dtype_size((pto_dtype)t->dtype);
+    const char *dn = pto_dtype_name((pto_dtype)t->dtype), *tn = pto__vname(v, t->name);
+    if (t->space != PTO_VEC) return;
+    if (t->cols == 1 && t->rows > 1) {
+        if ((int64_t)t->rows * size % 32 != 0)
+            pto_error(v->ctx, t->loc, "column tile '%s' is %lld bytes (%d x %s); a [R, 1] vec tile needs a multiple of 32 bytes",
+                      tn, (long long)t->rows * size, (int)t->rows, dn);
+    } else if ((int64_t)t->cols * size % 32 != 0) {
+        pto_error(v->ctx, t->loc, "row of vec tile '%s' is %lld bytes (%d x %s); vec rows must be a multiple of 32 bytes",
+                  tn, (long long)t->cols * size, (int)t->cols, dn);
+    }
+}
+
+static void pto__vtile_fit(pto__verifier *v, const pto_tile *t)
+{
+    int64_t cap = pto_space_capacity(v->m->arch, (pto_space)t->space);
+    int64_t one = pto_tile_bytes(t), all = one * t->nbuf;
+    const char *tn = pto__vname(v, t->name), *sp = pto_space_name((pto_space)t->space);
+    const char *an = pto_arch_name(v->m->arch);
+    if (all > cap) {
+        if (t->nbuf > 1)
+            pto_error(v->ctx, t->loc, "tile '%s' needs %lld bytes (%d x %lld), more than the %lld bytes of '%s' on %s",
+                      tn, (long long)all, (int)t->nbuf, (long long)one, (long long)cap, sp, an);
+        else
+            pto_error(v->ctx, t->loc, "tile '%s' needs %lld bytes, more than the %lld bytes of '%s' on %s",
+                      tn, (long long)all, (long long)cap, sp, an);
+        return;
+    }
+    if (t->pin == PTO_NO_ADDR) return;
+    if (t->pin < 0)
+        pto_error(v->ctx, t->loc, "pinned address %lld of tile '%s' is negative", (long long)t->pin, tn);
+    else if (t->pin % 32 != 0)
+        pto_error(v->ctx, t->loc, "pinned address %lld of tile '%s' is not 32-byte aligned", (long long)t->pin, tn);
+    else if (t->pin > cap - all)
+        pto_error(v->ctx, t->loc, "tile '%s' pinned at %lld ends at %lld, past the %lld bytes of '%s' on %s",
+                  tn, (long long)t->pin, (long long)(t->pin + all), (long long)cap, sp, an);
+}
+
+static void pto__vtile_valid(pto__verifier *v, int32_t id, const pto_tile *t)
+{
+    int d;
+    for (d = 0; d < 2; d++) {
+        int32_t e = d ? t->valid_c : t->valid_r;
+        int32_t extent = d ? t->cols : t->rows;
+        pto__vform *f = &v->tvalid[2 * id + d];
+        int64_t lo, hi;
+        const char *what = d ? "cols" : "rows";
+        if (e < 0) { pto__fconst(f, extent); continue; }
+        pto__vexpr(v, e, 0, f, 0);
+        if (!pto__frange(v, f, &lo, &hi)) continue;
+        if (lo < 0)
+            pto_error(v->ctx, pto__vexpr_loc(v, e, t->loc), "valid %s of '%s' can be %lld, below 0",
+                      what, pto__vname(v, t->name), (long long)lo);
+        else if (hi > extent)
+            pto_error(v->ctx, pto__vexpr_loc(v, e, t->loc), "valid %s of '%s' can be %lld, more than its %d %s",
+                      what, pto__vname(v, t->name), (long long)hi, (int)extent, what);
+    }
+}
+
+static void pto__vtile(pto__verifier *v, int32_t s)
+{
+    const pto_stmt *st = &v->m->stmts[s];
+    const pto_tile *t;
+    const char *tn;
+    if (st->ref < 0 || st->ref >= v->m->n_tiles) { pto_error(v->ctx, st->loc, "tile statement names no tile"); return; }
+    t = &v->m->tiles[st->ref];
+    tn = pto__vname(v, t->name);
+    pto__vbind(v, t->name, PTO__N_TILE, st->ref, t->loc);
+    v->tflags[st->ref] |= PTO__T_SCOPE;
+    v->tdepth[st->ref] = v->nloops;
+    pto__fconst(&v->tvalid[2 * st->ref], t->rows);
+    pto__fconst(&v->tvalid[2 * st->ref + 1], t->cols);
+    if (t->space == PTO_GM || t->space >= PTO_NSPACE) {
+        pto_error(v->ctx, t->loc, "tile '%s' cannot live in '%s'", tn, pto_space_name((pto_space)t->space));
+        return;
+    }
+    if (t->dtype == PTO_DT_NONE || t->dtype >= PTO_NDTYPE) { pto_error(v->ctx, t->loc, "tile '%s' needs a dtype", tn); return; }
+    if (t->rows <= 0 || t->cols <= 0) {
+        pto_error(v->ctx, t->loc, "tile '%s' must have a positive shape, got [%d, %d]", tn, (int)t->rows, (int)t->cols);
+        return;
+    }
+    if (t->nbuf < 1)
+        pto_error(v->ctx, t->loc, "tile '%s' needs at least one buffer, got x%d", tn, (int)t->nbuf);
+    else if (t->nbuf > PTO_MAX_NBUF)
+        pto_error(v->ctx, t->loc, "tile '%s' has x%d but at most x%d slots are allowed", tn, (int)t->nbuf, PTO_MAX_NBUF);
+    else if (t->nbuf > 1 && v->nloops == 0)
+        pto_error(v->ctx, t->loc, "tile '%s' is x%d outside any loop (its slots rotate per iteration)", tn, (int)t->nbuf);
+    pto__vtile_core(v, t);
+    pto__vtile_align(v, t);
+    if (t->nbuf >= 1 && t->nbuf <= PTO_MAX_NBUF) pto__vtile_fit(v, t);
+    pto__vtile_valid(v, st->ref, t);
+}
+
+/* ---- operands --------------------------------------------------------- */
+
+static const char *pto__vkind_name(int kind)
+{
+    switch (kind) {
+    case PTO_O_TILE: return "a tile";
+    case PTO_O_GM: return "a GM window";
+    case PTO_O_FLOAT: return "a float literal";
+    case PTO_O_SCALAR: return "a scalar";
+    case PTO_O_INT: return "an integer";
+    case PTO_O_PIPE: return "a pipe";
+    case PTO_O_CVPIPE: return "a cube/vector pipe";
+    default: return "a malformed operand";
+    }
+}
+
+/* "vec", "vec or mat", "mat, acc or vec": the spaces of a mask, in a fixed order. */
+static void pto__vspaces(uint32_t mask, char *buf, size_t size)
+{
+    static const int order[] = {PTO_VEC, PTO_MAT, PTO_LEFT, PTO_RIGHT, PTO_ACC, PTO_BIAS, PTO_SCALING};
+    int i, n = 0, total = 0;
+    size_t len = 0;
+    buf[0] = 0;
+    for (i = 0; i < 7; i++) total += (mask & PTO_A_SPACE(order[i])) != 0;
+    for (i = 0; i < 7; i++) {
+        if (!(mask & PTO_A_SPACE(order[i]))) continue;
+        n++;
+        len += (size_t)snprintf(buf + len, size - len, "%s%s", n == 1 ? "" : n == total ? " or " : ", ",
+                                pto_space_name((pto_space)order[i]));
+        if (len >= size) return;
+    }
+}
+
+static void pto__vexpected(uint32_t mask, char *buf, size_t size)
+{
+    const char *parts[6];
+    int n = 0, i;
+    size_t len = 0;
+    if (mask & PTO_A_TILES) parts[n++] = "a tile";
+    if (mask & PTO_A_GM) parts[n++] = "a GM window";
+    if (mask & PTO_A_SCALAR) parts[n++] = "a scalar";
+    if (mask & PTO_A_INT) parts[n++] = "an integer";
+    if (mask & PTO_A_PIPE) parts[n++] = "a pipe";
+    if (mask & PTO_A_CVPIPE) parts[n++] = "a cube/vector pipe";
+    buf[0] = 0;
+    for (i = 0; i < n && len < size; i++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? " or " : "", parts[i]);
+}
+
+/* Is this operand kind one the mask allows? An integer that folds to a
+   constant is accepted where a scalar goes (`tmuls d, a, 2`). */
+static int pto__vkind_ok(pto__verifier *v, const pto_operand *o, uint32_t mask)
+{
+    switch (o->kind) {
+    case PTO_O_TILE: return (mask & (PTO_A_TILES | PTO_A_SPACE(PTO_BIAS) | PTO_A_SPACE(PTO_SCALING))) != 0;
+    case PTO_O_GM: return (mask & PTO_A_GM) != 0;
+    case PTO_O_FLOAT: case PTO_O_SCALAR: return (mask & PTO_A_SCALAR) != 0;
+    case PTO_O_INT:
+        if (mask & PTO_A_INT) return 1;
+        if (mask & PTO_A_SCALAR) {
+            pto__vform f;
+            int before = pto_error_count(v->ctx);
+            pto__vexpr(v, o->e[0], 0, &f, 0);
+            return pto_error_count(v->ctx) != before || pto__fisconst(&f);
+        }
+        return 0;
+    case PTO_O_PIPE: return (mask & PTO_A_PIPE) != 0;
+    case PTO_O_CVPIPE: return (mask & PTO_A_CVPIPE) != 0;
+    default: return 0;
+    }
+}
+
+/* The first program-order write of tile t that can have happened before
+   the statement at position p runs: one earlier in program order, or one
+   later (or at p) in the outermost loop around p that the tile is declared
+   outside of, which reaches p's next iteration. A write at p itself never
+   precedes p's first run. */
+static int pto__vwritten(pto__verifier *v, int32_t t, int32_t p)
+{
+    int32_t c = v->wcur[t], loop;
+    if (v->wfirst[t] >= 0 && v->w[v->wfirst[t]].pos < p) return 1;
+    while (c >= 0 && v->w[c].pos <= p) c = v->w[c].next;
+    v->wcur[t] = c;
+    if (c < 0 || v->tdepth[t] >= v->nloops) return 0;
+    loop = v->loops[v->tdepth[t]];
+    return v->w[c].pos <= v->endpos[loop];
+}
+
+static void pto__vread_tile(pto__verifier *v, int32_t s, int32_t t, const pto_operand *o)
+{
+    const pto_stmt *st = &v->m->stmts[s];
+    if (v->tflags[t] & PTO__T_UNINIT) return;
+    if (pto__vwritten(v, t, v->pos[s])) return;
+    v->tflags[t] |= PTO__T_UNINIT;
+    if (st->op == PTO_OP_TMATMUL_ACC)
+        pto_error(v->ctx, o->loc, "'%s' is accumulated into before anything writes it (start with tmatmul)",
+                  pto__vname(v, v->m->tiles[t].name));
+    else
+        pto_error(v->ctx, o->loc, "'%s' is read before anything writes it", pto__vname(v, v->m->tiles[t].name));
+}
+
+/* A tile operand: in scope, in a space the op can use, written before read. */
+static int pto__vtile_arg(pto__verifier *v, int32_t s, const pto_operand *o, uint32_t mask)
+{
+    const pto_opinfo *info = pto_opinfo_get((pto_op)v->m->stmts[s].op);
+    const pto_tile *t;
+    char allowed[96];
+    if (o->ref < 0 || o->ref >= v->m->n_tiles) { pto_error(v->ctx, o->loc, "operand names no tile"); return 0; }
+    t = &v->m->tiles[o->ref];
+    if (t->kernel != v->kernel || !(v->tflags[o->ref] & PTO__T_SCOPE)) {
+        pto_error(v->ctx, o->loc, "tile '%s' is not declared here", pto__vname(v, t->name));
+        return 0;
+    }
+    if (t->space >= PTO_NSPACE || !(mask & PTO_A_SPACE(t->space))) {
+        int w = (mask & PTO_A_WRITE) != 0;
+        pto__vspaces(mask, allowed, sizeof allowed);
+        pto_error(v->ctx, o->loc, "%s cannot %s a tile in '%s' (it %s %s)", info->name, w ? "write" : "read",
+                  pto_space_name((pto_space)t->space), w ? "writes" : "reads", allowed);
+        return 0;
+    }
+    if (mask & PTO_A_READ) pto__vread_tile(v, s, o->ref, o);
+    return 1;
+}
+
+/* A GM window: a tensor, direction respected, a rank only on a window
+   tensor of a ranks kernel. Bounds are checked with the op (they need the
+   tile's shape). */
+static int pto__vgm_arg(pto__verifier *v, const pto_operand *o, uint32_t mask)
+{
+    const pto_kernel *k = &v->m->kernels[v->kernel];
+    const pto_param *p;
+    const char *pn;
+    pto__vform f;
+    int ok = 1, d;
+    if (o->ref < k->param0 || o->ref >= k->param0 + k->nparams) {
+        pto_error(v->ctx, o->loc, "GM window names no parameter of this kernel");
+        return 0;
+    }
+    p = &v->m->params[o->ref];
+    pn = pto__vname(v, p->name);
+    if (p->kind != PTO_P_TENSOR) { pto_error(v->ctx, o->loc, "'%s' is a scalar, not a tensor", pn); return 0; }
+    if ((mask & PTO_A_WRITE) && p->dir == PTO_IN) {
+        pto_error(v->ctx, o->loc, "cannot write '%s': it is an 'in' tensor", pn);
+        ok = 0;
+    }
+    if ((mask & PTO_A_READ) && p->dir == PTO_OUT) {
+        pto_error(v->ctx, o->loc, "cannot read '%s': it is an 'out' tensor (declare it inout to read it)", pn);
+        ok = 0;
+    }
+    for (d = 0; d < 2; d++) {
+        if (o->e[d] < 0) { pto_error(v->ctx, o->loc, "window of '%s' needs a row and a column", pn); return 0; }
+    }
+    if (o->e[2] >= 0) {
+        int64_t lo, hi;
+        if (!k->ranks) {
+            pto_error(v->ctx, o->loc, "'%s@...' needs a ranks kernel; '%s' is not declared 'ranks'", pn,
+                      pto__vname(v, k->name));
+            ok = 0;
+        } else if (!p->window) {
+            pto_error(v->ctx, o->loc, "'%s' is not a window tensor; declare it 'window' to address a peer's copy", pn);
+            ok = 0;
+        }
+        pto__vexpr(v, o->e[2], 0, &f, 0);
+        if (pto__frange(v, &f, &lo, &hi) && lo < 0)
+            pto_error(v->ctx, pto__vexpr_loc(v, o->e[2], o->loc), "rank %lld of '%s' is negative", (long long)lo, pn);
+    }
+    return ok;
+}
+
+static int pto__vint_arg(pto__verifier *v, const pto_operand *o)
+{
+    pto__vform f;
+    int before = pto_error_count(v->ctx);
+    pto__vexpr(v, o->e[0], 0, &f, 0);
+    return pto_error_count(v->ctx) == before;
+}
+
+static int pto__vpipe_arg(pto__verifier *v, const pto_operand *o)
+{
+    static const char *const core_names[] = {"vector", "cube"};
+    int p = o->ref;
+    int vector_ok = p == PTO_PIPE_S || p == PTO_PIPE_V || p == PTO_PIPE_MTE2 || p == PTO_PIPE_MTE3 || p == PTO_PIPE_ALL;
+    int cube_ok = p != PTO_PIPE_V;
+    if (p < 0 || p >= PTO_NPIPE) { pto_error(v->ctx, o->loc, "unknown pipe"); return 0; }
+    if (v->core >= 0 && !(v->core == PTO_CORE_VECTOR ? vector_ok : cube_ok)) {
+        pto_error(v->ctx, o->loc, "pipe '%s' does not exist on the %s core", pto_pipe_name((pto_pipe)p),
+                  core_names[v->core]);
+        return 0;
+    }
+    return 1;
+}
+
+static int pto__varg(pto__verifier *v, int32_t s, int i, const pto_operand *o, uint32_t mask)
+{
+    const pto_opinfo *info = pto_opinfo_get((pto_op)v->m->stmts[s].op);
+    char want[96];
+    if (!pto__vkind_ok(v, o, mask)) {
+        pto__vexpected(mask, want, sizeof want);
+        pto_error(v->ctx, o->loc, "operand %d of %s must be %s, got %s", i + 1, info->name, want,
+                  pto__vkind_name(o->kind));
+        return 0;
+    }
+    switch (o->kind) {
+    case PTO_O_TILE: return pto__vtile_arg(v, s, o, mask);
+    case PTO_O_GM: return pto__vgm_arg(v, o, mask);
+    case PTO_O_SCALAR:
+        if (o->ref < 0 || o->ref >= v->m->n_vars || v->m->vars[o->ref].kind != PTO_V_SCALAR ||
+            v->m->vars[o->ref].kernel != v->kernel) {
+            pto_error(v->ctx, o->loc, "operand %d of %s names no scalar parameter", i + 1, info->name);
+            return 0;
+        }
+        return 1;
+    case PTO_O_INT: return (mask & PTO_A_INT) ? pto__vint_arg(v, o) : 1;
+    case PTO_O_PIPE: return pto__vpipe_arg(v, o);
+    case PTO_O_CVPIPE:
+        if (o->ref < 0 || o->ref >= v->m->n_cvpipes || v->m->cvpipes[o->ref].kernel != v->kernel) {
+            pto_error(v->ctx, o->loc, "operand %d of %s names no cube/vector pipe", i + 1, info->name);
+            return 0;
+        }
+        return 1;
+    default: return 1;
+    }
+}
+
+/* ---- op classes -------------------------------------------------------- */
+
+typedef struct pto__vop {
+    int32_t s;
+    const pto_operand *o[4];
+    const pto_tile *t[4];      /* tile operands, NULL otherwise */
+} pto__vop;
+
+static const char *pto__vtn(const pto__verifier *v, const pto_tile *t) { return pto__vname(v, t->name); }
+
+static int pto__vsame_dtype(pto__verifier *v, const pto__vop *op, int a, int b)
+{
+    const pto_tile *x = op->t[a], *y = op->t[b];
+    if (x->dtype == y->dtype) return 1;
+    pto_error(v->ctx, op->o[b]->loc, "dtype mismatch: '%s' is %s but '%s' is %s", pto__vtn(v, x),
+              pto_dtype_name((pto_dtype)x->dtype), pto__vtn(v, y), pto_dtype_name((pto_dtype)y->dtype));
+    return 0;
+}
+
+static int pto__vsame_shape(pto__verifier *v, const pto__vop *op, int a, int b)
+{
+    const pto_tile *x = op->t[a], *y = op->t[b];
+    if (x->rows == y->rows && x->cols == y->cols) return 1;
+    pto_error(v->ctx, op->o[b]->loc, "shape mismatch: '%s' is [%d, %d] but '%s' is [%d, %d]", pto__vtn(v, x),
+              (int)x->rows, (int)x->cols, pto__vtn(v, y), (int)y->rows, (int)y->cols);
+    return 0;
+}
+
+/* d is [R, 1] where R is the row count of the tile `of`. */
+static void pto__vcolumn(pto__verifier *v, const pto__vop *op, int d, int of)
+{
+    const pto_tile *x = op->t[d], *a = op->t[of];
+    if (x->rows == a->rows && x->cols == 1) return;
+    pto_error(v->ctx, op->o[d]->loc, "'%s' must be [%d, 1] (one value per row of '%s'), got [%d, %d]",
+              pto__vtn(v, x), (int)a->rows, pto__vtn(v, a), (int)x->rows, (int)x->cols);
+}
+
+static void pto__vfloat_only(pto__verifier *v, const pto__vop *op)
+{
+    int o = v->m->stmts[op->s].op;
+    if (o != PTO_OP_TEXP && o != PTO_OP_TLOG && o != PTO_OP_TSQRT && o != PTO_OP_TRSQRT && o != PTO_OP_TRECIP) return;
+    if (!pto__vdtype_float(op->t[1]->dtype))
+        pto_error(v->ctx, op->o[1]->loc, "%s needs a float tile, but '%s' is %s", pto_opinfo_get((pto_op)o)->name,
+                  pto__vtn(v, op->t[1]), pto_dtype_name((pto_dtype)op->t[1]->dtype));
+}
+
+/* One dimension of a window [start, start + extent) against [0, limit)
+   (limit < 0: unknown), exact at the extremes of affine forms. `what` is
+   "row" or "col". */
+static void pto__vwindow_dim(pto__verifier *v, const pto__vform *start, const pto__vform *extent,
+                             int64_t limit, const char *prefix, const char *what, const char *name, pto_loc loc)
+{
+    pto__vform end = *start;
+    int64_t lo, hi;
+    if (!pto__frange(v, start, &lo, &hi)) return;
+    if (lo < 0) {
+        pto_error(v->ctx, loc, "%s of '%s' starts at %s %lld, out of bounds", prefix, name, what, (long long)lo);
+        return;
+    }
+    if (limit < 0) return;
+    pto__fadd(&end, extent, 1);
+    if (!pto__frange(v, &end, &lo, &hi) || hi <= limit) return;
+    pto_error(v->ctx, loc, "%s of '%s' ends at %s %lld, out of bounds ('%s' has %lld %ss)", prefix, name, what,
+              (long long)(hi - 1), name, (long long)limit, what);
+}
+
+/* tload / tstore: same dtype as the tensor; the window (the tile's valid
+   region) inside the tensor when that is known statically. */
+static void pto__vgm_op(pto__verifier *v, const pto__vop *op, int g, int t)
+{
+    const pto_operand *o = op->o[g];
+    const pto_param *p = &v->m->params[o->ref];
+    const pto_tile *x = op->t[t];
+    int32_t tid = op->o[t]->ref;
+    const char *pn = pto__vname(v, p->name), *tn = pto__vtn(v, x);
+    const char *pd = pto_dtype_name((pto_dtype)p->dtype), *td = pto_dtype_name((pto_dtype)x->dtype);
+    pto__vform r, c;
+    if (p->dtype != x->dtype)
+        pto_error(v->ctx, op->o[1]->loc, "dtype mismatch: '%s' is %s but '%s' is %s", g ? tn : pn, g ? td : pd,
+                  g ? pn : tn, g ? pd : td);
+    pto__vexpr(v, o->e[0], 0, &r, 0);
+    pto__vexpr(v, o->e[1], 0, &c, 0);
+    pto__vwindow_dim(v, &r, &v->tvalid[2 * tid], p->dim[0], "window", "row", pn, pto__vexpr_loc(v, o->e[0], o->loc));
+    pto__vwindow_dim(v, &c, &v->tvalid[2 * tid + 1], p->dim[1], "window", "col", pn, pto__vexpr_loc(v, o->e[1], o->loc));
+}
+
+/* tmov: mat -> left/right (MTE1), acc -> vec/mat (FIX, may narrow f32 to
+   f16/bf16), vec -> vec (V). Same shape. */
+static void pto__vmov(pto__verifier *v, const pto__vop *op)
+{
+    int d = op->t[0]->space, a = op->t[1]->space;
+    int ok = (a == PTO_MAT && (d == PTO_LEFT || d == PTO_RIGHT)) || (a == PTO_ACC && (d == PTO_VEC || d == PTO_MAT)) ||
+             (a == PTO_VEC && d == PTO_VEC);
+    if (!ok) {
+        pto_error(v->ctx, op->o[0]->loc, "tmov cannot move '%s' to '%s' (it moves mat to left/right, acc to vec/mat, vec to vec)",
+                  pto_space_name((pto_space)a), pto_space_name((pto_space)d));
+        return;
+    }
+    pto__vsame_shape(v, op, 0, 1);
+    if (a == PTO_ACC && op->t[1]->dtype == PTO_F32 && (op->t[0]->dtype == PTO_F16 || op->t[0]->dtype == PTO_BF16))
+        return;
+    pto__vsame_dtype(v, op, 0, 1);
+}
+
+/* textract d, a, r, c: the [d.rows, d.cols] window of a at (r, c) lies in a. */
+static void pto__vextract(pto__verifier *v, const pto__vop *op)
+{
+    const pto_tile *d = op->t[0], *a = op->t[1];
+    pto__vform r, c, er, ec;
+    pto__vsame_dtype(v, op, 0, 1);
+    pto__vexpr(v, op->o[2]->e[0], 0, &r, 0);
+    pto__vexpr(v, op->o[3]->e[0], 0, &c, 0);
+    pto__fconst(&er, d->rows);
+    pto__fconst(&ec, d->cols);
+    pto__vwindow_dim(v, &r, &er, a->rows, "textract window", "row", pto__vtn(v, a),
+                     pto__vexpr_loc(v, op->o[2]->e[0], op->o[2]->loc));
+    pto__vwindow_dim(v, &c, &ec, a->cols, "textract window", "col", pto__vtn(v, a),
+                     pto__vexpr_loc(v, op->o[3]->e[0], op->o[3]->loc));
+}
+
+/* c = a x b: [M, K] x [K, N] -> [M, N]; f16/bf16 -> f32, f32 -> f32, i8 -> i32. */
+static void pto__vmatmul(pto__verifier *v, const pto__vop *op)
+{
+    const pto_tile *c = op->t[0], *a = op->t[1], *b = op->t[2];
+    const char *name = pto_opinfo_get((pto_op)v->m->stmts[op->s].op)->name;
+    int want;
+    if (pto__vsame_dtype(v, op, 1, 2)) {
+        if (a->dtype == PTO_I8) want = PTO_I32;
+        else if (pto__vdtype_float(a->dtype)) want = PTO_F32;
+        else {
+            pto_error(v->ctx, op->o[1]->loc, "%s cannot multiply %s tiles (it takes f16, bf16, f32 or i8)", name,
+                      pto_dtype_name((pto_dtype)a->dtype));
+            want = -1;
+        }
+        if (want >= 0 && c->dtype != want)
+            pto_error(v->ctx, op->o[0]->loc, "'%s' must be %s to accumulate %s products, got %s", pto__vtn(v, c),
+                      pto_dtype_name((pto_dtype)want), pto_dtype_name((pto_dtype)a->dtype),
+                      pto_dtype_name((pto_dtype)c->dtype));
+    }
+    if (a->cols != b->rows) {
+        pto_error(v->ctx, op->o[2]->loc, "matmul inner dims differ: '%s' is [%d, %d] but '%s' is [%d, %d]",
+                  pto__vtn(v, a), (int)a->rows, (int)a->cols, pto__vtn(v, b), (int)b->rows, (int)b->cols);
+        return;
+    }
+    if (c->rows != a->rows || c->cols != b->cols)
+        pto_error(v->ctx, op->o[0]->loc, "'%s' must be [%d, %d] for [%d, %d] x [%d, %d], got [%d, %d]", pto__vtn(v, c),
+                  (int)a->rows, (int)b->cols, (int)a->rows, (int)a->cols, (int)b->rows, (int)b->cols, (int)c->rows,
+                  (int)c->cols);
+}
+
+/* set_flag / wait_flag: two different real pipes, an event id in 0..7. */
+static void pto__vsync(pto__verifier *v, const pto__vop *op)
+{
+    const pto_stmt *st = &v->m->stmts[op->s];
+    const char *name = pto_opinfo_get((pto_op)st->op)->name;
+    pto__vform f;
+    int64_t lo, hi;
+    if (st->op == PTO_OP_PIPE_BARRIER) return;
+    if (op->o[0]->ref == PTO_PIPE_ALL || op->o[1]->ref == PTO_PIPE_ALL) {
+        pto_error(v->ctx, op->o[op->o[0]->ref == PTO_PIPE_ALL ? 0 : 1]->loc,
+                  "%s cannot name pipe 'ALL' (use pipe_barrier ALL)", name);
+    } else if (op->o[0]->ref == op->o[1]->ref) {
+        pto_error(v->ctx, op->o[1]->loc, "%s needs two different pipes, got '%s' twice", name,
+                  pto_pipe_name((pto_pipe)op->o[0]->ref));
+    }
+    pto__vexpr(v, op->o[2]->e[0], 0, &f, 0);
+    if (pto__frange(v, &f, &lo, &hi) && (lo < 0 || hi > 7))
+        pto_error(v->ctx, pto__vexpr_loc(v, op->o[2]->e[0], op->o[2]->loc), "event id %lld is out of range 0..7",
+                  (long long)(lo < 0 ? lo : hi));
+}
+
+/* The class rules, once every operand has the right kind and space. */
+static void pto__vclass(pto__verifier *v, const pto__vop *op)
+{
+    const pto_opinfo *info = pto_opinfo_get((pto_op)v->m->stmts[op->s].op);
+    switch (info->cls) {
+    case PTO_OC_LOAD: pto__vgm_op(v, op, 1, 0); break;
+    case PTO_OC_STORE: pto__vgm_op(v, op, 0, 1); break;
+    case PTO_OC_BIN:
+        if (pto__vsame_dtype(v, op, 0, 1)) pto__vsame_dtype(v, op, 0, 2);
+        if (pto__vsame_shape(v, op, 0, 1)) pto__vsame_shape(v, op, 0, 2);
+        break;
+    case PTO_OC_BINS: case PTO_OC_UN:
+        pto__vsame_dtype(v, op, 0, 1);
+        pto__vsame_shape(v, op, 0, 1);
+        if (info->cls == PTO_OC_UN) pto__vfloat_only(v, op);
+        break;
+    case PTO_OC_ROWRED:
+        pto__vsame_dtype(v, op, 0, 1);
+        pto__vcolumn(v, op, 0, 1);
+        break;
+    case PTO_OC_ROWEXP:
+        if (pto__vsame_dtype(v, op, 0, 1)) pto__vsame_dtype(v, op, 0, 2);
+        pto__vsame_shape(v, op, 0, 1);
+        pto__vcolumn(v, op, 2, 1);
+        break;
+    case PTO_OC_CVT: pto__vsame_shape(v, op, 0, 1); break;
+    case PTO_OC_MOV: pto__vmov(v, op); break;
+    case PTO_OC_EXTRACT: pto__vextract(v, op); break;
+    case PTO_OC_MATMUL: pto__vmatmul(v, op); break;
+    case PTO_OC_SYNC: pto__vsync(v, op); break;
+    default: break;
+    }
+}
+
+static void pto__vop_stmt(pto__verifier *v, int32_t s)
+{
+    const pto_stmt *st = &v->m->stmts[s];
+    const pto_opinfo *info;
+    pto__vop op;
+    int i, ok = 1;
+    if (st->op >= PTO_NOP) { pto_error(v->ctx, st->loc, "unknown op %d", (int)st->op); return; }
+    info = pto_opinfo_get((pto_op)st->op);
+    if (st->nargs != info->nargs) {
+        pto_error(v->ctx, st->loc, "%s expects %d operands, got %d", info->name, info->nargs, (int)st->nargs);
+        return;
+    }
+    if (st->arg0 < 0 || st->arg0 + st->nargs > v->m->n_operands) {
+        pto_error(v->ctx, st->loc, "%s has malformed operands", info->name);
+        return;
+    }
+    op.s = s;
+    for (i = 0; i < info->nargs; i++) {
+        op.o[i] = &v->m->operands[st->arg0 + i];
+        op.t[i] = NULL;
+        if (!pto__varg(v, s, i, op.o[i], info->arg[i])) ok = 0;
+        else if (op.o[i]->kind == PTO_O_TILE) op.t[i] = &v->m->tiles[op.o[i]->ref];
+    }
+    if (ok) pto__vclass(v, &op);
+}
+
+/* ---- statements -------------------------------------------------------- */
+
+static void pto__vlet(pto__verifier *v, int32_t s)
+{
+    const pto_stmt *st = &v->m->stmts[s];
+    int32_t var = st->ref;
+    pto__vform f;
+    pto__vexpr(v, st->e[0], 0, &f, 0);
+    if (var < 0 || var >= v->m->n_vars) { pto_error(v->ctx, st->loc, "let names no variable"); return; }
+    v->vform[var] = f;
+    v->vlive[var] = 1;
+    pto__vbind(v, v->m->vars[var].name, PTO__N_VAR, var, v->m->vars[var].loc);
+}
+
+/* Bounds and step of a loop; the var gets a static range when all three
+   are constants and the loop runs at least once. Entering the body. */
+static void pto__vfor(pto__verifier *v, int32_t s)
+{
+    const pto_stmt *st = &v->m->stmts[s];
+    int32_t var = st->ref;
+    pto__vform a, b, c;
+    int64_t lo, hi, span;
+    pto__vexpr(v, st->e[0], 0, &a, 0);
+    pto__vexpr(v, st->e[1], 0, &b, 0);
+    if (st->e[2] >= 0) pto__vexpr(v, st->e[2], 0, &c, 0);
+    else pto__fconst(&c, 1);
+    if (st->e[2] >= 0 && pto__frange(v, &c, &lo, &hi) && lo <= 0)
+        pto_error(v->ctx, pto__vexpr_loc(v, st->e[2], st->loc), "loop step must be positive, got %lld", (long long)lo);
+    if (var < 0 || var >= v->m->n_vars) { pto_error(v->ctx, st->loc, "loop names no variable"); return; }
+    pto__vbind(v, v->m->vars[var].name, PTO__N_VAR, var, v->m->vars[var].loc);
+    v->vlive[var] = 1;
+    v->vrange[var] = 0;
+    v->vifdepth[var] = v->ifdepth;
+    if (pto__fisconst(&a) && pto__fisconst(&b) && pto__fisconst(&c) && c.c > 0 && a.c < b.c &&
+        pto__vadd(b.c - 1, -a.c, &span)) {
+        v->vrange[var] = 1;
+        v->vlo[var] = a.c;
+        v->vhi[var] = a.c + span / c.c * c.c;
+    }
+}
+
+static void pto__vsection(pto__verifier *v, int32_t s)
+{
+    const pto_stmt *st = &v->m->stmts[s];
+    const pto_kernel *k = &v->m->kernels[v->kernel];
+    int core = st->ref == PTO_CORE_CUBE ? PTO_CORE_CUBE : PTO_CORE_VECTOR;
+    const char *cn = core == PTO_CORE_CUBE ? "cube" : "vector";
+    if (k->kind != PTO_KK_MIX)
+        pto_error(v->ctx, st->loc, "'%s' section in a non-mix kernel '%s'", cn, pto__vname(v, k->name));
+    else if (st->block != k->body)
+        pto_error(v->ctx, st->loc, "'%s' section must be at the top level of mix kernel '%s'", cn,
+                  pto__vname(v, k->name));
+    else if (v->sections[core]++)
+        pto_error(v->ctx, st->loc, "second '%s' section in mix kernel '%s'", cn, pto__vname(v, k->name));
+    v->core = core;
+}
+
+static int pto__vcompound(const pto_stmt *st)
+{
+    return st->kind == PTO_ST_FOR || st->kind == PTO_ST_IF || st->kind == PTO_ST_SECTION;
+}
+
+/* Phase 0 for a statement: number it and list its tile writes. */
+static void pto__vcollect(pto__verifier *v, int32_t s)
+{
+    const pto_module *m = v->m;
+    const pto_stmt *st = &m->stmts[s];
+    const pto_opinfo *info;
+    int i;
+    v->pos[s] = v->counter++;
+    if (st->kind != PTO_ST_OP || st->op >= PTO_NOP) return;
+    info = pto_opinfo_get((pto_op)st->op);
+    if (st->nargs != info->nargs || st->arg0 < 0 || st->arg0 + st->nargs > m->n_operands) return;
+    for (i = 0; i < st->nargs; i++) {
+        const pto_operand *o = &m->operands[st->arg0 + i];
+        int32_t t = o->ref, w;
+        if (!(info->arg[i] & PTO_A_WRITE) || o->kind != PTO_O_TILE || t < 0 || t >= m->n_tiles) continue;
+        w = pto__grow(v->ctx, (void **)&v->w, &v->n_w, &v->cap_w, sizeof(pto__vwrite));
+        if (w < 0) { v->internal = 1; return; }
+        v->w[w].pos = v->pos[s];
+        v->w[w].next = -1;
+        if (v->wlast[t] >= 0) v->w[v->wlast[t]].next = w; else v->wfirst[t] = v->wcur[t] = w;
+        v->wlast[t] = w;
+    }
+}
+
+/* Phase 1 for a statement (and entering its body). */
+static void pto__vcheck(pto__verifier *v, int32_t s)
+{
+    const pto_stmt *st = &v->m->stmts[s];
+    const pto_kernel *k = &v->m->kernels[v->kernel];
+    v->here = st->loc;
+    if (k->kind == PTO_KK_MIX && st->block == k->body && st->kind != PTO_ST_SECTION)
+        pto_error(v->ctx, st->loc, "statement outside the cube and vector sections of mix kernel '%s'",
+                  pto__vname(v, k->name));
+    switch (st->kind) {
+    case PTO_ST_OP: pto__vop_stmt(v, s); break;
+    case PTO_ST_TILE: pto__vtile(v, s); break;
+    case PTO_ST_LET: pto__vlet(v, s); break;
+    case PTO_ST_FOR: pto__vfor(v, s); break;
+    case PTO_ST_IF: {
+        pto__vform f;
+        pto__vexpr(v, st->e[0], 0, &f, 0);
+        pto__vexpr(v, st->e[1], 0, &f, 0);
+        if (st->cmp > PTO_GE) pto_error(v->ctx, st->loc, "malformed comparison");
+        break;
+    }
+    case PTO_ST_SECTION: pto__vsection(v, s); break;
+    default: pto_error(v->ctx, st->loc, "malformed statement"); break;
+    }
+    if (st->kind == PTO_ST_FOR) {
+        int32_t *p = v->loops;
+        if (v->nloops == v->cap_loops) {
+            int32_t cap = v->cap_loops ? v->cap_loops * 2 : 16;
+            p = (int32_t *)pto_realloc(v->ctx, v->loops, (size_t)cap * sizeof(int32_t));
+            if (!p) { v->internal = 1; pto__oom(v->ctx); return; }
+            v->loops = p;
+            v->cap_loops = cap;
+        }
+        v->loops[v->nloops++] = s;
+    }
+    if (st->kind == PTO_ST_IF) v->ifdepth++;
+}
+
+/* Leaving the body of a compound statement. */
+static void pto__vleave_stmt(pto__verifier *v, int32_t s)
+{
+    const pto_stmt *st = &v->m->stmts[s];
+    if (v->phase == 0) {
+        if (st->kind == PTO_ST_FOR) v->endpos[s] = v->counter - 1;
+        return;
+    }
+    if (st->kind == PTO_ST_FOR) {
+        if (v->nloops > 0) v->nloops--;
+        if (st->ref >= 0 && st->ref < v->m->n_vars) {
+            v->vlive[st->ref] = 0;
+            pto__vunbind(v, v->m->vars[st->ref].name, PTO__N_VAR, st->ref);
+        }
+    } else if (st->kind == PTO_ST_IF) {
+        v->ifdepth--;
+    } else if (st->kind == PTO_ST_SECTION) {
+        v->core = -1;
+    }
+}
+
+/* Leaving a block: its tiles and lets go out of scope. */
+static void pto__vleave_block(pto__verifier *v, int32_t b)
+{
+    int32_t s;
+    if (v->phase == 0) return;
+    for (s = v->m->blocks[b].head; s >= 0; s = v->m->stmts[s].next) {
+        const pto_stmt *st = &v->m->stmts[s];
+        if (st->kind == PTO_ST_TILE && st->ref >= 0 && st->ref < v->m->n_tiles) {
+            v->tflags[st->ref] &= (uint8_t)~PTO__T_SCOPE;
+            pto__vunbind(v, v->m->tiles[st->ref].name, PTO__N_TILE, st->ref);
+        } else if (st->kind == PTO_ST_LET && st->ref >= 0 && st->ref < v->m->n_vars) {
+            v->vlive[st->ref] = 0;
+            pto__vunbind(v, v->m->vars[st->ref].name, PTO__N_VAR, st->ref);
+        }
+    }
+}
+
+static int pto__vbody(const pto_module *m, const pto_stmt *st)
+{
+    return pto__vcompound(st) && st->body >= 0 && st->body < m->n_blocks;
+}
+
+/* Walks a kernel body in program order without recursion: down into
+   bodies, on to the next statement, up to the owner at a block's end (and
+   over to an if's else block). */
+static void pto__vwalk(pto__verifier *v, int32_t body)
+{
+    const pto_module *m = v->m;
+    int32_t cur = body, s = m->blocks[body].head;
+    int64_t guard = 0, limit = 2 * (int64_t)m->n_stmts + 16;
+    pto_loc none = {0, 0, 0};
+    for (;;) {
+        while (s < 0) {
+            int32_t owner = m->blocks[cur].owner;
+            const pto_stmt *ow;
+            pto__vleave_block(v, cur);
+            if (cur == body || owner < 0 || owner >= m->n_stmts) return;
+            ow = &m->stmts[owner];
+            if (ow->kind == PTO_ST_IF && cur == ow->body && ow->orelse >= 0 && ow->orelse < m->n_blocks) {
+                cur = ow->orelse;
+                s = m->blocks[cur].head;
+                continue;
+            }
+            pto__vleave_stmt(v, owner);
+            cur = ow->block;
+            s = ow->next;
+            if (cur < 0 || cur >= m->n_blocks) { s = -1; cur = body; }
+        }
+        if (s >= m->n_stmts || ++guard > limit) {
+            pto_error(v->ctx, none, "internal error: malformed statement lists");
+            v->internal = 1;
+            return;
+        }
+        if (v->phase == 0) pto__vcollect(v, s); else pto__vcheck(v, s);
+        if (v->internal) return;
+        if (pto__vbody(m, &m->stmts[s])) {
+            cur = m->stmts[s].body;
+            s = m->blocks[cur].head;
+        } else {
+            if (pto__vcompound(&m->stmts[s])) pto__vleave_stmt(v, s);
+            s = m->stmts[s].next;
+        }
+    }
+}
+
+/* ---- kernels ----------------------------------------------------------- */
+
+static void pto__vparams(pto__verifier *v, const pto_kernel *k, int bind)
+{
+    int32_t i;
+    int d;
+    for (i = k->param0; i < k->param0 + k->nparams; i++) {
+        const pto_param *p = &v->m->params[i];
+        const char *pn = pto__vname(v, p->name);
+        if (!bind) {
+            pto__vunbind(v, p->name, PTO__N_PARAM, i);
+            for (d = 0; d < 2; d++)
+                if (p->dim_var[d] >= 0 && p->dim_var[d] < v->m->n_vars)
+                    pto__vunbind(v, v->m->vars[p->dim_var[d]].name, PTO__N_DIM, p->dim_var[d]);
+            continue;
+        }
+        pto__vbind(v, p->name, PTO__N_PARAM, i, p->loc);
+        if (p->dtype == PTO_DT_NONE || p->dtype >= PTO_NDTYPE) pto_error(v->ctx, p->loc, "'%s' needs a dtype", pn);
+        if (p->kind == PTO_P_SCALAR) {
+            if (p->window) pto_error(v->ctx, p->loc, "scalar '%s' cannot be a window (only tensors can)", pn);
+            continue;
+        }
+        for (d = 0; d < 2; d++) {
+            int32_t dv = p->dim_var[d];
+            if (dv >= 0 && dv < v->m->n_vars) {
+                int32_t nm = v->m->vars[dv].name;
+                if (!(nm > 0 && nm < v->n_names && v->nkind[nm] == PTO__N_DIM && v->nid[nm] == dv))
+                    pto__vbind(v, nm, PTO__N_DIM, dv, p->loc);
+            } else if (p->dim[d] <= 0) {
+                pto_error(v->ctx, p->loc, "dim %d of '%s' must be positive, got %lld", d, pn, (long long)p->dim[d]);
+            }
+        }
+    }
+}
+
+static void pto__vkernel(pto__verifier *v, int32_t ki)
+{
+    const pto_kernel *k = &v->m->kernels[ki];
+    const char *kn = pto__vname(v, k->name);
+    v->kernel = ki;
+    v->nblocks = 1;
+    v->ifdepth = 0;
+    v->nloops = 0;
+    v->sections[0] = v->sections[1] = 0;
+    v->core = k->kind == PTO_KK_CUBE ? PTO_CORE_CUBE : k->kind == PTO_KK_VECTOR ? PTO_CORE_VECTOR : -1;
+    if (k->kind > PTO_KK_MIX) pto_error(v->ctx, k->loc, "kernel '%s' has no valid kind", kn);
+    if (k->name > 0 && k->name < v->n_names) {
+        if (v->kname[k->name])
+            pto_error(v->ctx, k->loc, "kernel '%s' is already defined at %d:%d", kn,
+                      (int)v->m->kernels[v->kname[k->name] - 1].loc.line,
+                      (int)v->m->kernels[v->kname[k->name] - 1].loc.col);
+        else
+            v->kname[k->name] = ki + 1;
+    }
+    if (k->param0 < 0 || k->nparams < 0 || k->param0 + k->nparams > v->m->n_params ||
+        k->body < 0 || k->body >= v->m->n_blocks) {
+        pto_error(v->ctx, k->loc, "kernel '%s' is malformed", kn);
+        return;
+    }
+    pto__vparams(v, k, 1);
+    if (k->blocks >= 0) {
+        pto__vform f;
+        v->here = k->loc;
+        pto__vexpr(v, k->blocks, PTO__IN_BLOCKS, &f, 0);
+        v->nblocks = pto__fisconst(&f) ? f.c : -1;
+        if (pto__fisconst(&f) && f.c <= 0) {
+            pto_error(v->ctx, pto__vexpr_loc(v, k->blocks, k->loc), "blocks(...) must be positive, got %lld",
+                      (long long)f.c);
+            v->nblocks = -1;
+        }
+    }
+    v->phase = 0;
+    v->counter = 0;
+    pto__vwalk(v, k->body);
+    if (!v->internal) {
+        v->phase = 1;
+        pto__vwalk(v, k->body);
+    }
+    pto__vparams(v, k, 0);
+}
+
+static void pto__vfree(pto__verifier *v)
+{
+    void *ps[] = {v->pos, v->endpos, v->tflags, v->tdepth, v->wfirst, v->wlast, v->wcur, v->tvalid, v->w,
+                  v->vlive, v->vrange, v->vifdepth, v->vlo, v->vhi, v->vform, v->nkind, v->nid,
+                  v->kname, v->loops};
+    size_t i;
+    for (i = 0; i < sizeof ps / sizeof ps[0]; i++) pto_free(v->ctx, ps[i]);
+}
+
+static int pto__valloc(pto__verifier *v)
+{
+    const pto_module *m = v->m;
+    size_t ns = (size_t)m->n_stmts, nt = (size_t)m->n_tiles, nv = (size_t)m->n_vars, nn;
+    int32_t i;
+    v->n_names = v->ctx->n_strs;
+    nn = (size_t)v->n_names;
+    v->pos = (int32_t *)pto__vcalloc(v, ns, sizeof(int32_t));
+    v->endpos = (int32_t *)pto__vcalloc(v, ns, sizeof(int32_t));
+    v->tflags = (uint8_t *)pto__vcalloc(v, nt, 1);
+    v->tdepth = (int32_t *)pto__vcalloc(v, nt, sizeof(int32_t));
+    v->wfirst = (int32_t *)pto__vcalloc(v, nt, sizeof(int32_t));
+    v->wlast = (int32_t *)pto__vcalloc(v, nt, sizeof(int32_t));
+    v->wcur = (int32_t *)pto__vcalloc(v, nt, sizeof(int32_t));
+    v->tvalid = (pto__vform *)pto__vcalloc(v, 2 * nt, sizeof(pto__vform));
+    v->vlive = (uint8_t *)pto__vcalloc(v, nv, 1);
+    v->vrange = (uint8_t *)pto__vcalloc(v, nv, 1);
+    v->vifdepth = (int32_t *)pto__vcalloc(v, nv, sizeof(int32_t));
+    v->vlo = (int64_t *)pto__vcalloc(v, nv, sizeof(int64_t));
+    v->vhi = (int64_t *)pto__vcalloc(v, nv, sizeof(int64_t));
+    v->vform = (pto__vform *)pto__vcalloc(v, nv, sizeof(pto__vform));
+    v->nkind = (uint8_t *)pto__vcalloc(v, nn, 1);
+    v->nid = (int32_t *)pto__vcalloc(v, nn, sizeof(int32_t));
+    v->kname = (int32_t *)pto__vcalloc(v, nn, sizeof(int32_t));
+    if (v->internal) return 0;
+    for (i = 0; i < m->n_tiles; i++) v->wfirst[i] = v->wlast[i] = v->wcur[i] = -1;
+    return 1;
+}
 
 PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
 {
-    (void)ctx;
-    (void)m;
-    return PTO_OK;
+    pto__verifier v;
+    int before = pto_error_count(ctx);
+    int32_t k;
+    memset(&v, 0, sizeof v);
+    v.ctx = ctx;
+    v.m = m;
+    if (!m) return PTO_ERR_INTERNAL;
+    if (m->arch >= PTO_NARCH) {
+        pto_loc none = {m->file, 0, 0};
+        pto_error(ctx, none, "unknown arch %d", (int)m->arch);
+        return PTO_ERR_USER;
+    }
+    if (pto__valloc(&v))
+        for (k = 0; k < m->n_kernels && !v.internal; k++) pto__vkernel(&v, k);
+    pto__vfree(&v);
+    if (v.internal) return PTO_ERR_INTERNAL;
+    return pto_error_count(ctx) != before ? PTO_ERR_USER : PTO_OK;
 }

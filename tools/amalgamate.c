@@ -79,9 +79,48 @@ static char *read_file(const char *path, size_t *len)
 
 static int starts_with(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }
 
+/* Private function definitions seen so far in one output: every source file is
+   part of one translation unit, so two files must not define the same name. */
+typedef struct seen_name {
+    char name[96];
+    char path[256];
+} seen_name;
+static seen_name seen[4096];
+static int nseen;
+
+static int check_duplicate(const char *path, int lineno, const char *line)
+{
+    const char *p = strstr(line, "pto__"), *paren, *end = line + strlen(line);
+    char name[96];
+    size_t n;
+    int i;
+    if (!starts_with(line, "static") || !p) return 0;
+    paren = strchr(p, '(');
+    if (!paren || strspn(p, "abcdefghijklmnopqrstuvwxyz0123456789_") != (size_t)(paren - p)) return 0;
+    while (end > line && (end[-1] == ' ' || end[-1] == '\r')) end--;
+    if (end > line && end[-1] == ';') return 0; /* a declaration, not a definition */
+    n = (size_t)(paren - p) < sizeof name - 1 ? (size_t)(paren - p) : sizeof name - 1;
+    memcpy(name, p, n);
+    name[n] = 0;
+    for (i = 0; i < nseen; i++)
+        if (strcmp(seen[i].name, name) == 0) {
+            if (strcmp(seen[i].path, path) == 0) return 0;
+            fprintf(stderr, "%s:%d: %s is already defined in %s (all of src/ is one translation unit: "
+                    "give private names a per-file prefix)\n", path, lineno, name, seen[i].path);
+            return 1;
+        }
+    if (nseen < (int)(sizeof seen / sizeof seen[0])) {
+        strcpy(seen[nseen].name, name);
+        snprintf(seen[nseen].path, sizeof seen[nseen].path, "%s", path);
+        nseen++;
+    }
+    return 0;
+}
+
 /* Naming rules on one line of implementation code at file scope. */
 static int check_line(const char *path, int lineno, const char *line)
 {
+    if (check_duplicate(path, lineno, line)) return 1;
     const char *p = strstr(line, "pto__");
     if (line[0] == ' ' || line[0] == '\t' || line[0] == '#' || line[0] == '/' || line[0] == '*')
         return 0;
@@ -154,6 +193,7 @@ static int append_file(buf *out, const char *dir, const part *pt, int banner, in
 static int build(const char *dir, const output *o, buf *out)
 {
     int i, bad = 0, in_public = 0, in_impl = 0;
+    nseen = 0;
     for (i = 0; i < o->nparts; i++) {
         const part *pt = &o->parts[i];
         int is_public = strcmp(pt->kind, "public") == 0 || strcmp(pt->kind, "body") == 0;

@@ -1,1 +1,0 @@
-/* device.h - the simulated device (placeholder until the simulator lands). */

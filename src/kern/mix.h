@@ -1,0 +1,610 @@
+/* mix.h - what crosses cores: cross-core flags in a cluster, the cube <->
+   vector slot rings (TPUSH / TPOP / TFREE, hardware.md section 5) and the
+   rank signals (notify / wait, hardware.md section 8).
+
+   Each of these is a blocking point of the scheduler: a wait that is not yet
+   satisfied blocks the core (its scalar unit stalls) and passes the baton; a
+   signal that may release another core yields, so that different seeds try
+   different interleavings. A satisfied wait joins the publisher's vector
+   clock into every pipe of the waiting core and starts no earlier than the
+   publisher's time plus the cross-core latency.
+
+   Ring model. A ring has per-direction counters: pushed, popped and freed
+   per taking-part core. The producer may push slot n when n - freed < slot
+   num (freed counts slots every consumer has freed); a consumer pops slot i
+   when every producer has pushed it. The consumer's local copy of slot i is
+   at base + (i % local_slot_num) * slot_size, so popping while
+   local_slot_num slots are popped and not yet freed would overwrite data in
+   use: that is reported (a missing TFREE), as is a producer that waits
+   forever on a full ring. Split modes: C2V UP_DOWN / LEFT_RIGHT give AIV s
+   the s-th half of the cube tile; C2V NONE gives each AIV the whole tile;
+   V2C UP_DOWN / LEFT_RIGHT make each AIV push its half; V2C NONE has only
+   AIV 0 push. */
+
+/* ---- cross-core flags -------------------------------------------------------- */
+
+typedef struct pto_k__xwait {
+    int id;
+} pto_k__xwait;
+
+PTO_K_FN pto_k__cluster *pto_k__cl(pto_k_core *c) { return &c->dev->clusters[c->cluster]; }
+
+PTO_K_FN int pto_k__xready(pto_k_core *c, const void *arg)
+{
+    const pto_k__xwait *w = (const pto_k__xwait *)arg;
+    pto_k__cluster *cl = pto_k__cl(c);
+    if (c->kind == PTO_K_CORE_VECTOR) return cl->cnt[0][c->subblock][w->id] > 0;
+    return cl->cnt[1][0][w->id] > 0 && cl->cnt[1][1][w->id] > 0;
+}
+
+PTO_K_FN void pto_k__xdesc(pto_k_core *c, const void *arg, char *out, size_t n)
+{
+    const pto_k__xwait *w = (const pto_k__xwait *)arg;
+    pto_k__cluster *cl = pto_k__cl(c);
+    if (c->kind == PTO_K_CORE_VECTOR)
+        snprintf(out, n, "cross-core wait on flag %d can never be satisfied: the AIC never sets it", w->id);
+    else
+        snprintf(out, n, "cross-core wait on flag %d can never be satisfied: it needs a set from both AIVs (aiv0 has %d, aiv1 has %d pending)",
+                 w->id, cl->cnt[1][0][w->id], cl->cnt[1][1][w->id]);
+}
+
+PTO_K_FN int pto_k__xargs_ok(pto_k_core *c, const pto_k__ins *ins, int pipe, int id)
+{
+    if (pipe < 0 || pipe >= PTO_K_PIPE_ALL || id < 0 || id >= PTO_K_NCROSS) {
+        pto_k__ierr(c, ins, PTO_K_E_USAGE, "%s: needs a pipe S..FIX and a flag id in 0..15", ins->src ? "cross flag" : "?");
+        return 0;
+    }
+    if (c->dev->desc.arch == PTO_K_A2A3 && id >= 11 && id <= 14) {
+        pto_k__ierr(c, ins, PTO_K_E_USAGE, "cross-core flag id %d is reserved for all-core sync on a2a3 (ids 11..14)", id);
+        return 0;
+    }
+    if (c->dev->ld->kind != PTO_K_KIND_MIX) {
+        pto_k__ierr(c, ins, PTO_K_E_USAGE, "cross-core flags need a mix kernel");
+        return 0;
+    }
+    return pto_k__pipe_free(c, ins, pipe);
+}
+
+PTO_K_FN void pto_k_cross_set(pto_k_core *c, const char *src, int pipe, int id)
+{
+    pto_k__ins ins = pto_k__mk(PTO_K__SET_FLAG, pipe, src);
+    pto_k__cluster *cl;
+    int s;
+    int64_t t;
+    if (c->dead || !pto_k__xargs_ok(c, &ins, pipe, id)) return;
+    cl = pto_k__cl(c);
+    t = c->free_at[pipe] > c->disp ? c->free_at[pipe] : c->disp;
+    c->disp++;
+    for (s = 0; s < 2; s++) {
+        int dir = c->kind == PTO_K_CORE_CUBE ? 0 : 1;
+        int sub = c->kind == PTO_K_CORE_CUBE ? s : (int)c->subblock;
+        if (c->kind != PTO_K_CORE_CUBE && s == 1) break;
+        if (++cl->cnt[dir][sub][id] > 15) {
+            pto_k__ierr(c, &ins, PTO_K_E_USAGE, "cross-core flag %d overflows its 4-bit counter (16 sets not waited for)", id);
+            cl->cnt[dir][sub][id] = 15;
+        }
+        pto_k__publish(c, pipe, &cl->cross[dir][sub][id], t, src);
+    }
+    pto_k__yield(c);
+}
+
+PTO_K_FN void pto_k_cross_wait(pto_k_core *c, const char *src, int pipe, int id)
+{
+    pto_k__ins ins = pto_k__mk(PTO_K__WAIT_FLAG, pipe, src);
+    pto_k__xwait xw;
+    pto_k__waiter w;
+    pto_k__cluster *cl;
+    if (c->dead || !pto_k__xargs_ok(c, &ins, pipe, id)) return;
+    xw.id = id;
+    w.ready = pto_k__xready;
+    w.describe = pto_k__xdesc;
+    w.arg = &xw;
+    w.src = src;
+    pto_k__block(c, &w);
+    if (c->dead) return;
+    cl = pto_k__cl(c);
+    if (c->kind == PTO_K_CORE_VECTOR) {
+        cl->cnt[0][c->subblock][id]--;
+        pto_k__join_all(c, &cl->cross[0][c->subblock][id], PTO_K__XLAT);
+    } else {
+        cl->cnt[1][0][id]--;
+        cl->cnt[1][1][id]--;
+        pto_k__join_all(c, &cl->cross[1][0][id], PTO_K__XLAT);
+        pto_k__join_all(c, &cl->cross[1][1][id], PTO_K__XLAT);
+    }
+}
+
+/* ---- rings -------------------------------------------------------------------- */
+
+PTO_K_FN const char *pto_k__dir_name(int d) { return d == 1 ? "C2V" : d == 2 ? "V2C" : d == 3 ? "BOTH" : "?"; }
+
+PTO_K_FN int pto_k__role_bit(const pto_k_core *c) { return c->kind == PTO_K_CORE_CUBE ? 1 : 2 << c->subblock; }
+
+PTO_K_FN pto_k__ring *pto_k__ring_get(pto_k_core *c, const pto_k__ins *ins, int ring)
+{
+    pto_k__ring *rg;
+    if (ring < 0 || ring >= PTO_K_NRING || c->dev->ld->kind != PTO_K_KIND_MIX) {
+        pto_k__ierr(c, ins, PTO_K_E_RING, "ring %d: rings need a mix kernel and an id in 0..7", ring);
+        return NULL;
+    }
+    rg = &pto_k__cl(c)->ring[ring];
+    if (!(rg->inited & pto_k__role_bit(c))) {
+        pto_k__ierr(c, ins, PTO_K_E_RING, "ring %d is used before this core called ring_init", ring);
+        return NULL;
+    }
+    return rg;
+}
+
+PTO_K_FN void pto_k_ring_init(pto_k_core *c, const char *src, int ring, int dir, int32_t slot_size, int32_t slot_num,
+                              int32_t local_slot_num, int flag_id, int split, pto_k_gm *buf, int64_t buf_offset)
+{
+    pto_k__ins ins = pto_k__mk(PTO_K__SET_FLAG, PTO_K_PIPE_S, src);
+    pto_k__ring *rg;
+    int maxl, nflag, k;
+    char mine[200], theirs[200], who[64];
+    if (c->dead) return;
+    if (ring < 0 || ring >= PTO_K_NRING || c->dev->ld->kind != PTO_K_KIND_MIX || dir < 1 || dir > 3 ||
+        split < 0 || split > 2 || slot_size <= 0 || slot_size % PTO_K__GRAN) {
+        pto_k__ierr(c, &ins, PTO_K_E_RING,
+                    "ring_init %d: needs a mix kernel, a ring id in 0..7, a direction C2V/V2C/BOTH, a split mode and a slot size that is a positive multiple of 32",
+                    ring);
+        return;
+    }
+    /* normalise: leaving a count out means its default */
+    if (slot_num == 0) slot_num = dir == PTO_K_BOTH ? 4 : 8;
+    if (local_slot_num == 0) local_slot_num = 2;
+    maxl = dir == PTO_K_BOTH ? 4 : 8;
+    if (slot_num < 0 || local_slot_num <= 0 || local_slot_num > slot_num || local_slot_num > maxl) {
+        pto_k__ierr(c, &ins, PTO_K_E_RING, "ring_init %d: local_slot_num %d must be > 0, <= slot_num %d and <= %d for %s",
+                    ring, (int)local_slot_num, (int)slot_num, maxl, pto_k__dir_name(dir));
+        return;
+    }
+    nflag = dir == PTO_K_BOTH ? 4 : 2;
+    if (flag_id < 0 || flag_id + nflag > PTO_K_NCROSS ||
+        (c->dev->desc.arch == PTO_K_A2A3 && flag_id <= 14 && flag_id + nflag - 1 >= 11)) {
+        pto_k__ierr(c, &ins, PTO_K_E_RING, "ring_init %d: flag ids %d..%d must lie in 0..15%s", ring, flag_id,
+                    flag_id + nflag - 1, c->dev->desc.arch == PTO_K_A2A3 ? " outside the reserved 11..14" : "");
+        return;
+    }
+    if (buf && (buf_offset < 0 || buf_offset % PTO_K__GRAN ||
+                buf_offset + (int64_t)(dir == PTO_K_BOTH ? 2 : 1) * slot_num * slot_size >
+                    buf->rows * buf->cols * pto_k__dsize(buf->dtype))) {
+        pto_k__ierr(c, &ins, PTO_K_E_BOUNDS, "ring_init %d: %d slots of %d bytes at byte %lld do not fit GM buffer '%s'",
+                    ring, (int)((dir == PTO_K_BOTH ? 2 : 1) * slot_num), (int)slot_size, (long long)buf_offset,
+                    buf->name ? buf->name : "?");
+        return;
+    }
+    rg = &pto_k__cl(c)->ring[ring];
+    snprintf(mine, sizeof mine, "dir %s, slot_size %d, slot_num %d, local_slot_num %d, flag_id %d, split %d, buffer %s+%lld",
+             pto_k__dir_name(dir), (int)slot_size, (int)slot_num, (int)local_slot_num, flag_id, split,
+             buf ? (buf->name ? buf->name : "?") : "none", (long long)buf_offset);
+    if (rg->inited) {
+        snprintf(theirs, sizeof theirs, "dir %s, slot_size %d, slot_num %d, local_slot_num %d, flag_id %d, split %d, buffer %s+%lld",
+                 pto_k__dir_name(rg->dir), (int)rg->slot_size, (int)rg->slot_num, (int)rg->local_slot_num,
+                 rg->flag_id, rg->split, rg->buf ? (rg->buf->name ? rg->buf->name : "?") : "none",
+                 (long long)rg->buf_offset);
+        if (strcmp(mine, theirs) != 0) {
+            pto_k__core_name(&c->dev->cores[rg->init_core], who, sizeof who);
+            pto_k__ierr(c, &ins, PTO_K_E_RING, "ring %d initialised here as (%s) but %s at \"%s\" initialised it as (%s)",
+                        ring, mine, who, rg->init_src, theirs);
+        }
+        rg->inited |= pto_k__role_bit(c);
+        return;
+    }
+    rg->dir = dir;
+    rg->split = split;
+    rg->flag_id = flag_id;
+    rg->slot_size = slot_size;
+    rg->slot_num = slot_num;
+    rg->local_slot_num = local_slot_num;
+    rg->init_src = src;
+    rg->init_core = c->index;
+    rg->buf = buf;
+    rg->buf_offset = buf_offset;
+    if (!buf) {
+        rg->own = (unsigned char *)calloc((size_t)(2 * slot_num), (size_t)slot_size);
+        if (!rg->own) c->dev->oom = 1;
+    }
+    for (k = 0; k < 2; k++) {
+        pto_k__ring1 *r1 = &rg->d[k];
+        r1->used = (dir & (1 << k)) != 0;
+        r1->slot = (pto_k__sync *)calloc((size_t)slot_num, sizeof *r1->slot);
+        r1->slot_dtype = (int *)calloc((size_t)slot_num, sizeof(int));
+        r1->slot_rows = (int32_t *)calloc((size_t)slot_num, sizeof(int32_t));
+        r1->slot_cols = (int32_t *)calloc((size_t)slot_num, sizeof(int32_t));
+        if (!r1->slot || !r1->slot_dtype || !r1->slot_rows || !r1->slot_cols) c->dev->oom = 1;
+    }
+    rg->inited |= pto_k__role_bit(c);
+}
+
+/* Slots every consumer has freed / every producer has pushed. */
+PTO_K_FN int64_t pto_k__freed(const pto_k__ring *rg, int k)
+{
+    const pto_k__ring1 *r1 = &rg->d[k];
+    if (k == 1) return r1->freed[0];
+    return r1->freed[0] < r1->freed[1] ? r1->freed[0] : r1->freed[1]; /* both AIVs consume C2V */
+}
+
+PTO_K_FN int64_t pto_k__pushed(const pto_k__ring *rg, int k)
+{
+    const pto_k__ring1 *r1 = &rg->d[k];
+    if (k == 0 || rg->split == PTO_K_SPLIT_NONE) return r1->pushed[0];
+    return r1->pushed[0] < r1->pushed[1] ? r1->pushed[0] : r1->pushed[1];
+}
+
+typedef struct pto_k__rwait {
+    pto_k__ring *rg;
+    int ring, k, me;
+} pto_k__rwait;
+
+PTO_K_FN int pto_k__push_ready(pto_k_core *c, const void *arg)
+{
+    const pto_k__rwait *w = (const pto_k__rwait *)arg;
+    (void)c;
+    return w->rg->d[w->k].pushed[w->me] - pto_k__freed(w->rg, w->k) < w->rg->slot_num;
+}
+
+PTO_K_FN void pto_k__push_desc(pto_k_core *c, const void *arg, char *out, size_t n)
+{
+    const pto_k__rwait *w = (const pto_k__rwait *)arg;
+    const pto_k__ring1 *r1 = &w->rg->d[w->k];
+    (void)c;
+    snprintf(out, n,
+             "tpush on ring %d (%s) waits for a free slot forever: all %d slots hold data (pushed %lld, freed %lld); "
+             "the consumer popped %lld but never freed them (missing TFREE?)",
+             w->ring, w->k == 0 ? "C2V" : "V2C", (int)w->rg->slot_num, (long long)r1->pushed[w->me],
+             (long long)pto_k__freed(w->rg, w->k),
+             (long long)(w->k == 0 && r1->popped[1] < r1->popped[0] ? r1->popped[1] : r1->popped[0]));
+}
+
+PTO_K_FN int pto_k__pop_ready(pto_k_core *c, const void *arg)
+{
+    const pto_k__rwait *w = (const pto_k__rwait *)arg;
+    (void)c;
+    return pto_k__pushed(w->rg, w->k) > w->rg->d[w->k].popped[w->me];
+}
+
+PTO_K_FN void pto_k__pop_desc(pto_k_core *c, const void *arg, char *out, size_t n)
+{
+    const pto_k__rwait *w = (const pto_k__rwait *)arg;
+    (void)c;
+    snprintf(out, n, "tpop on ring %d (%s) waits for slot %lld, which is never pushed (the producer pushed %lld)", w->ring,
+             w->k == 0 ? "C2V" : "V2C", (long long)w->rg->d[w->k].popped[w->me], (long long)pto_k__pushed(w->rg, w->k));
+}
+
+/* Byte offset of the slot for count n of direction k. */
+PTO_K_FN int64_t pto_k__slot_at(const pto_k__ring *rg, int k, int64_t n)
+{
+    int64_t base = (rg->dir == PTO_K_BOTH && k == 1) ? rg->slot_num : 0;
+    return (base + n % rg->slot_num) * rg->slot_size;
+}
+
+PTO_K_FN unsigned char *pto_k__slot_mem(pto_k__ring *rg, int64_t off)
+{
+    return rg->buf ? (unsigned char *)rg->buf->data + rg->buf_offset + off : rg->own + off;
+}
+
+/* This core's part of a slot tile of shape [R, C] (full): row/col origin. */
+PTO_K_FN void pto_k__part(const pto_k__ring *rg, const pto_k_core *c, int32_t prows, int32_t pcols, int32_t *R,
+                          int32_t *C, int64_t *r0, int64_t *c0)
+{
+    *R = prows, *C = pcols, *r0 = 0, *c0 = 0;
+    if (c->kind == PTO_K_CORE_CUBE || rg->split == PTO_K_SPLIT_NONE) return;
+    if (rg->split == PTO_K_SPLIT_UP_DOWN) {
+        *R = prows * 2;
+        *r0 = c->subblock * prows;
+    } else {
+        *C = pcols * 2;
+        *c0 = c->subblock * pcols;
+    }
+}
+
+PTO_K_FN void pto_k__slot_acc(pto_k__check *k, pto_k__ring *rg, int ring, int64_t off, int es, int32_t C, int64_t r0,
+                              int64_t c0, int32_t nr, int32_t nc, int kind)
+{
+    int64_t i;
+    char what[96];
+    pto_k__shadow *sh;
+    if (!rg->buf) return;
+    sh = pto_k__gm_shadow(k->c->dev, rg->buf);
+    for (i = 0; i < nr; i++) {
+        int64_t lo = rg->buf_offset + off + ((r0 + i) * C + c0) * es;
+        pto_k__access(k, sh, lo, lo + (int64_t)nc * es, kind);
+    }
+    snprintf(what, sizeof what, "gm %s (ring %d)", rg->buf->name ? rg->buf->name : "?", ring);
+    pto_k__report_conf(k, kind, what);
+}
+
+PTO_K_FN void pto_k_tpush(pto_k_core *c, const char *src, int ring, pto_k_tile a)
+{
+    int pipe = a.space == PTO_K_ACC ? PTO_K_PIPE_FIX : PTO_K_PIPE_MTE3;
+    pto_k__ins ins = pto_k__mk(PTO_K__TSTORE, pipe, src);
+    pto_k__ring *rg;
+    pto_k__ring1 *r1;
+    pto_k__rwait rw;
+    pto_k__waiter w;
+    pto_k__check k;
+    int kd, me, es;
+    int32_t R, C;
+    int64_t r0, c0, off, n;
+    unsigned mask = c->kind == PTO_K_CORE_CUBE ? PTO_K__M(PTO_K_ACC) : PTO_K__M(PTO_K_VEC);
+    if (c->dead || !(rg = pto_k__ring_get(c, &ins, ring))) return;
+    kd = c->kind == PTO_K_CORE_CUBE ? 0 : 1;
+    me = c->kind == PTO_K_CORE_CUBE ? 0 : (int)c->subblock;
+    r1 = &rg->d[kd];
+    if (!r1->used || (kd == 1 && rg->split == PTO_K_SPLIT_NONE && me == 1)) {
+        pto_k__ierr(c, &ins, PTO_K_E_RING, "tpush: ring %d (%s) has no %s direction for this core", ring,
+                    pto_k__dir_name(rg->dir), kd == 0 ? "C2V" : "V2C");
+        return;
+    }
+    if (!pto_k__tile_ok(c, &ins, a, mask, "source") || !pto_k__pipe_free(c, &ins, pipe)) return;
+    pto_k__part(rg, c, a.rows, a.cols, &R, &C, &r0, &c0);
+    es = pto_k__dsize(a.dtype);
+    if ((int64_t)R * C * es > rg->slot_size) {
+        pto_k__ierr(c, &ins, PTO_K_E_RING, "tpush: a [%d, %d] %s tile needs %lld bytes but ring %d slots hold %d", (int)R,
+                    (int)C, pto_k__dtype_name(a.dtype), (long long)R * C * es, ring, (int)rg->slot_size);
+        return;
+    }
+    rw.rg = rg, rw.ring = ring, rw.k = kd, rw.me = me;
+    w.ready = pto_k__push_ready;
+    w.describe = pto_k__push_desc;
+    w.arg = &rw;
+    w.src = src;
+    pto_k__block(c, &w);
+    if (c->dead) return;
+    if (r1->freesync.vc) pto_k__join_all(c, &r1->freesync, PTO_K__XLAT);
+    ins.disp = c->disp++;
+    n = r1->pushed[me];
+    off = pto_k__slot_at(rg, kd, n);
+    pto_k__begin(&k, c, &ins, pipe);
+    k.cur.op = "tpush";
+    pto_k__tacc(&k, a, 0, pto_k__tbytes(a), PTO_K__RD);
+    pto_k__slot_acc(&k, rg, ring, off, es, C, r0, c0, a.rows, a.cols, PTO_K__WR);
+    pto_k__copy(pto_k__slot_mem(rg, off) + (size_t)((r0 * C + c0) * es), a.dtype, C, pto_k__tptr(c, a), a.dtype, a.cols,
+                a.rows, a.cols);
+    r1->slot_dtype[n % rg->slot_num] = a.dtype;
+    r1->slot_rows[n % rg->slot_num] = R;
+    r1->slot_cols[n % rg->slot_num] = C;
+    pto_k__timed(c, pipe, ins.disp, pto_k__bw_cost((double)pto_k__tbytes(a), pipe == PTO_K_PIPE_FIX ? 40.63 : 109.12),
+                 "tpush", src);
+    pto_k__publish(c, pipe, &r1->slot[n % rg->slot_num], c->free_at[pipe], src);
+    r1->pushed[me]++;
+    pto_k__yield(c);
+}
+
+PTO_K_FN pto_k_tile pto_k_tpop(pto_k_core *c, const char *src, int ring, pto_k_tile base)
+{
+    pto_k__ins ins = pto_k__mk(PTO_K__TLOAD, PTO_K_PIPE_MTE2, src);
+    pto_k__ring *rg;
+    pto_k__ring1 *r1;
+    pto_k__rwait rw;
+    pto_k__waiter w;
+    pto_k__check k;
+    pto_k_tile t = base;
+    int kd, me, sdt, es;
+    int32_t R, C;
+    int64_t r0, c0, off, n;
+    unsigned mask = c->kind == PTO_K_CORE_CUBE ? PTO_K__M(PTO_K_MAT) : PTO_K__M(PTO_K_VEC);
+    if (c->dead || !(rg = pto_k__ring_get(c, &ins, ring))) return t;
+    kd = c->kind == PTO_K_CORE_CUBE ? 1 : 0;
+    me = c->kind == PTO_K_CORE_CUBE ? 0 : (int)c->subblock;
+    r1 = &rg->d[kd];
+    if (!r1->used) {
+        pto_k__ierr(c, &ins, PTO_K_E_RING, "tpop: ring %d (%s) has no %s direction", ring, pto_k__dir_name(rg->dir),
+                    kd == 0 ? "C2V" : "V2C");
+        return t;
+    }
+    n = r1->popped[me];
+    t.offset = base.offset + (n % rg->local_slot_num) * rg->slot_size;
+    if (!pto_k__tile_ok(c, &ins, t, mask, "destination") || !pto_k__pipe_free(c, &ins, PTO_K_PIPE_MTE2)) return t;
+    if (r1->popped[me] - r1->freed[me] >= rg->local_slot_num) {
+        pto_k__ierr(c, &ins, PTO_K_E_RING,
+                    "tpop of slot %lld on ring %d overwrites local slot %lld, still holding slot %lld popped at \"%s\" and never freed (missing TFREE)",
+                    (long long)n, ring, (long long)(n % rg->local_slot_num), (long long)(n - rg->local_slot_num),
+                    r1->pop_src[me] ? r1->pop_src[me] : "?");
+    }
+    rw.rg = rg, rw.ring = ring, rw.k = kd, rw.me = me;
+    w.ready = pto_k__pop_ready;
+    w.describe = pto_k__pop_desc;
+    w.arg = &rw;
+    w.src = src;
+    pto_k__block(c, &w);
+    if (c->dead) return t;
+    pto_k__join_all(c, &r1->slot[n % rg->slot_num], PTO_K__XLAT);
+    ins.disp = c->disp++;
+    off = pto_k__slot_at(rg, kd, n);
+    sdt = r1->slot_dtype[n % rg->slot_num];
+    es = pto_k__dsize(sdt);
+    pto_k__part(rg, c, t.rows, t.cols, &R, &C, &r0, &c0);
+    if (R != r1->slot_rows[n % rg->slot_num] || C != r1->slot_cols[n % rg->slot_num]) {
+        pto_k__ierr(c, &ins, PTO_K_E_RING, "tpop: slot %lld of ring %d holds a [%d, %d] tile, this pop expects [%d, %d]",
+                    (long long)n, ring, (int)r1->slot_rows[n % rg->slot_num], (int)r1->slot_cols[n % rg->slot_num],
+                    (int)R, (int)C);
+        r1->popped[me]++;
+        return t;
+    }
+    pto_k__begin(&k, c, &ins, PTO_K_PIPE_MTE2);
+    k.cur.op = "tpop";
+    pto_k__slot_acc(&k, rg, ring, off, es, C, r0, c0, t.rows, t.cols, PTO_K__RD);
+    pto_k__tacc(&k, t, 0, pto_k__tbytes(t), PTO_K__WR);
+    pto_k__copy(pto_k__tptr(c, t), t.dtype, t.cols, pto_k__slot_mem(rg, off) + (size_t)((r0 * C + c0) * es), sdt, C,
+                t.rows, t.cols);
+    pto_k__timed(c, PTO_K_PIPE_MTE2, ins.disp,
+                 pto_k__bw_cost((double)pto_k__tbytes(t) + (t.space == PTO_K_VEC ? 31334.4 : 0.0),
+                                t.space == PTO_K_VEC ? 143.36 : 78.35),
+                 "tpop", src);
+    r1->popped[me]++;
+    r1->pop_src[me] = src;
+    return t;
+}
+
+PTO_K_FN void pto_k_tfree(pto_k_core *c, const char *src, int ring)
+{
+    pto_k__ins ins = pto_k__mk(PTO_K__SET_FLAG, PTO_K_PIPE_S, src);
+    pto_k__ring *rg;
+    pto_k__ring1 *r1;
+    int kd, me;
+    int64_t t;
+    if (c->dead || !(rg = pto_k__ring_get(c, &ins, ring))) return;
+    kd = c->kind == PTO_K_CORE_CUBE ? 1 : 0;
+    me = c->kind == PTO_K_CORE_CUBE ? 0 : (int)c->subblock;
+    r1 = &rg->d[kd];
+    if (!r1->used || r1->freed[me] >= r1->popped[me]) {
+        pto_k__ierr(c, &ins, PTO_K_E_RING, "tfree on ring %d without a popped slot to free", ring);
+        return;
+    }
+    ins.disp = c->disp++;
+    t = pto_k__timed(c, PTO_K_PIPE_S, ins.disp, 1, "tfree", src);
+    if (c->free_at[PTO_K_PIPE_MTE2] > t) t = c->free_at[PTO_K_PIPE_MTE2];
+    /* the freed slot was read by the pop on MTE2: publish that it is done */
+    pto_k__publish(c, PTO_K_PIPE_MTE2, &r1->freesync, t, src);
+    pto_k__publish(c, PTO_K_PIPE_S, &r1->freesync, t, src);
+    r1->freed[me]++;
+    pto_k__yield(c);
+}
+
+/* At the end of a core: popped slots it never freed. */
+PTO_K_FN void pto_k__ring_end(pto_k_core *c)
+{
+    int ring;
+    pto_k__cluster *cl;
+    if (!c->dev->clusters || c->dev->ld->kind != PTO_K_KIND_MIX) return;
+    cl = pto_k__cl(c);
+    for (ring = 0; ring < PTO_K_NRING; ring++) {
+        pto_k__ring *rg = &cl->ring[ring];
+        int kd = c->kind == PTO_K_CORE_CUBE ? 1 : 0, me = c->kind == PTO_K_CORE_CUBE ? 0 : (int)c->subblock;
+        pto_k__ring1 *r1 = &rg->d[kd];
+        char who[64];
+        if (!(rg->inited & pto_k__role_bit(c)) || !r1->used || r1->popped[me] <= r1->freed[me]) continue;
+        pto_k__core_name(c, who, sizeof who);
+        pto_k__err(c->dev, PTO_K_E_RING,
+                   "%s: error: ring %d: %lld popped slot(s) never freed when the kernel ends (missing TFREE after this tpop) (%s)",
+                   r1->pop_src[me] ? r1->pop_src[me] : "?", ring, (long long)(r1->popped[me] - r1->freed[me]), who);
+    }
+}
+
+/* ---- ranks: windows and signals ----------------------------------------------- */
+
+PTO_K_FN pto_k_gm *pto_k_gm_at(pto_k_core *c, const char *src, pto_k_gm *g, int64_t rank)
+{
+    pto_k__ins ins = pto_k__mk(PTO_K__TLOAD, PTO_K_PIPE_S, src);
+    if (!g) return g;
+    if (!g->peers) {
+        pto_k__ierr(c, &ins, PTO_K_E_USAGE, "'%s' is not a window tensor: no rank can address it", g->name ? g->name : "?");
+        return g;
+    }
+    if (rank < 0 || rank >= g->npeers) {
+        pto_k__ierr(c, &ins, PTO_K_E_BOUNDS, "rank %lld of %s@%lld is outside [0, %d)", (long long)rank,
+                    g->name ? g->name : "?", (long long)rank, g->npeers);
+        return g;
+    }
+    return g->peers[rank];
+}
+
+PTO_K_FN pto_k__signal *pto_k__sig(pto_k_device *dev, pto_k_gm *g, int64_t idx)
+{
+    int i, cap = dev->capsigs;
+    for (i = 0; i < dev->nsigs; i++)
+        if (dev->sigs[i].g == g && dev->sigs[i].idx == idx) return &dev->sigs[i];
+    dev->sigs = (pto_k__signal *)pto_k__grow(dev, dev->sigs, &cap, dev->nsigs + 1, sizeof *dev->sigs);
+    dev->capsigs = cap;
+    if (dev->nsigs + 1 > cap) return NULL;
+    memset(&dev->sigs[dev->nsigs], 0, sizeof *dev->sigs);
+    dev->sigs[dev->nsigs].g = g;
+    dev->sigs[dev->nsigs].idx = idx;
+    return &dev->sigs[dev->nsigs++];
+}
+
+PTO_K_FN int pto_k__sig_ok(pto_k_core *c, const pto_k__ins *ins, pto_k_gm *g, int64_t r, int64_t col)
+{
+    if (!g || g->dtype != PTO_K_I32) {
+        pto_k__ierr(c, ins, PTO_K_E_USAGE, "signals are i32 cells; '%s' is not an i32 tensor", g && g->name ? g->name : "?");
+        return 0;
+    }
+    return pto_k__window_ok(c, ins, g, r, col, 1, 1) && pto_k__pipe_free(c, ins, PTO_K_PIPE_S);
+}
+
+PTO_K_FN void pto_k_notify(pto_k_core *c, const char *src, pto_k_gm *sig, int64_t row, int64_t col, int32_t value, int op)
+{
+    pto_k__ins ins = pto_k__mk(PTO_K__SET_FLAG, PTO_K_PIPE_S, src);
+    pto_k__signal *s;
+    int32_t *cell;
+    int64_t t;
+    if (c->dead || !pto_k__sig_ok(c, &ins, sig, row, col)) return;
+    s = pto_k__sig(c->dev, sig, row * sig->cols + col);
+    if (!s) return;
+    pto_k__yield(c); /* any peer may move first */
+    ins.disp = c->disp++;
+    c->clk[PTO_K_PIPE_S]++;
+    c->ninstr++;
+    t = pto_k__timed(c, PTO_K_PIPE_S, ins.disp, 1, op == PTO_K_NOTIFY_ADD ? "notify add" : "notify set", src);
+    pto_k__publish(c, PTO_K_PIPE_S, &s->s, t, src);
+    cell = (int32_t *)sig->data + row * sig->cols + col;
+    if (op == PTO_K_NOTIFY_ADD)
+        *cell = (int32_t)((uint32_t)*cell + (uint32_t)value);
+    else
+        *cell = value;
+    pto_k__yield(c);
+}
+
+typedef struct pto_k__swait {
+    pto_k_gm *g;
+    int64_t r, col;
+    int cmp;
+    int32_t value;
+} pto_k__swait;
+
+PTO_K_FN const char *pto_k__cmp_name(int cmp)
+{
+    static const char *const n[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
+    return cmp >= 0 && cmp <= 5 ? n[cmp] : "?";
+}
+
+PTO_K_FN int pto_k__sig_ready(pto_k_core *c, const void *arg)
+{
+    const pto_k__swait *w = (const pto_k__swait *)arg;
+    int32_t v = ((const int32_t *)w->g->data)[w->r * w->g->cols + w->col];
+    (void)c;
+    switch (w->cmp) {
+    case PTO_K_EQ: return v == w->value;
+    case PTO_K_NE: return v != w->value;
+    case PTO_K_LT: return v < w->value;
+    case PTO_K_LE: return v <= w->value;
+    case PTO_K_GT: return v > w->value;
+    default: return v >= w->value;
+    }
+}
+
+PTO_K_FN void pto_k__sig_desc(pto_k_core *c, const void *arg, char *out, size_t n)
+{
+    const pto_k__swait *w = (const pto_k__swait *)arg;
+    char nm[80];
+    pto_k__gm_label(c, w->g, nm, sizeof nm);
+    snprintf(out, n, "wait(%s[%lld, %lld] %s %d) can never be satisfied: the cell holds %d and no running core changes it",
+             nm, (long long)w->r, (long long)w->col, pto_k__cmp_name(w->cmp), (int)w->value,
+             (int)((const int32_t *)w->g->data)[w->r * w->g->cols + w->col]);
+}
+
+PTO_K_FN void pto_k_wait(pto_k_core *c, const char *src, pto_k_gm *sig, int64_t row, int64_t col, int cmp, int32_t value)
+{
+    pto_k__ins ins = pto_k__mk(PTO_K__WAIT_FLAG, PTO_K_PIPE_S, src);
+    pto_k__swait sw;
+    pto_k__waiter w;
+    pto_k__signal *s;
+    if (c->dead || !pto_k__sig_ok(c, &ins, sig, row, col)) return;
+    if (cmp < 0 || cmp > 5) {
+        pto_k__ierr(c, &ins, PTO_K_E_USAGE, "wait: no comparison %d", cmp);
+        return;
+    }
+    sw.g = sig, sw.r = row, sw.col = col, sw.cmp = cmp, sw.value = value;
+    w.ready = pto_k__sig_ready;
+    w.describe = pto_k__sig_desc;
+    w.arg = &sw;
+    w.src = src;
+    pto_k__block(c, &w);
+    if (c->dead) return;
+    s = pto_k__sig(c->dev, sig, row * sig->cols + col);
+    ins.disp = c->disp++;
+    if (s && s->s.vc) pto_k__join_all(c, &s->s, PTO_K__XLAT);
+    pto_k__timed(c, PTO_K_PIPE_S, c->disp, 1, "wait", src);
+}

@@ -1,0 +1,890 @@
+/* ops.h - the instructions of one core: checks, race detection, values,
+   cycles, and the in-core flags and barriers.
+
+   Cost table (cycles at 1.85 GHz; hardware.md section 9, which gathers the
+   figures from the pto-isa / PTOAS / simpler sources; "est." marks figures
+   the table does not give, taken from the closest measured op):
+     tload GM->vec (MTE2)    (B + 31334) / 143.36   fitted 247 GiB/s x B/(30.6 KiB + B)
+     tload GM->mat (MTE2)    B / 78.35              135 GiB/s
+     tstore vec->GM (MTE3)   B / 109.12             188 GiB/s flat table
+     tstore acc->GM, tmov acc->* (FIX)  B / 40.63   70 GiB/s
+     tmov/textract ->left    B / 255.96             441 GiB/s;  ->right B / 127.69 (220 GiB/s)
+     vector op               slope x repeats + fixed (+16 when the last repeat is partial),
+                             one repeat = 256 bytes of the destination (row reductions: of the source):
+       tadd tsub 2.11/24 (tsub est.), tmul 2.3/25, tdiv 4.03/31, tmax tmin 2.0/23 (tmin est.),
+       t*s scalar forms 1/26, texp 2.0/31, tlog 2.0/33, tsqrt trsqrt trecip 4.03/31 (est.),
+       tabs tneg trelu 2.0/23 (est.), texpands 1/26 (est.), trow* reductions 7/46 (max/min est.),
+       trowexpand* as the binary op (est.), tcvt and vec tmov 2.0/24 (est.)
+     tmatmul (M)             M*N*K / (4096 f16/bf16, 1024 f32, 8192 i8) + 6
+     set_flag, wait_flag, barriers: 0 (a wait only moves its pipe's clock)
+     cross-core flag, ring slot, rank signal: +1000 cycles latency
+     notify, wait, tfree (S): 1
+   Kernel launch (~11k) and block dispatch (~2k) are not in the makespan. */
+
+#define PTO_K__OPS(X) \
+    X(TLOAD, "tload", 0, 0) X(TSTORE, "tstore", 0, 0) X(TSTORE_ADD, "tstore_add", 0, 0) \
+    X(TADD, "tadd", 2.11, 24) X(TSUB, "tsub", 2.11, 24) X(TMUL, "tmul", 2.3, 25) X(TDIV, "tdiv", 4.03, 31) \
+    X(TMAX, "tmax", 2.0, 23) X(TMIN, "tmin", 2.0, 23) \
+    X(TADDS, "tadds", 1, 26) X(TSUBS, "tsubs", 1, 26) X(TMULS, "tmuls", 1, 26) X(TDIVS, "tdivs", 1, 26) \
+    X(TMAXS, "tmaxs", 1, 26) X(TMINS, "tmins", 1, 26) \
+    X(TEXP, "texp", 2.0, 31) X(TLOG, "tlog", 2.0, 33) X(TSQRT, "tsqrt", 4.03, 31) X(TRSQRT, "trsqrt", 4.03, 31) \
+    X(TRECIP, "trecip", 4.03, 31) X(TABS, "tabs", 2.0, 23) X(TNEG, "tneg", 2.0, 23) X(TRELU, "trelu", 2.0, 23) \
+    X(TEXPANDS, "texpands", 1, 26) \
+    X(TROWSUM, "trowsum", 7, 46) X(TROWMAX, "trowmax", 7, 46) X(TROWMIN, "trowmin", 7, 46) \
+    X(TROWEXPANDADD, "trowexpandadd", 2.11, 24) X(TROWEXPANDSUB, "trowexpandsub", 2.11, 24) \
+    X(TROWEXPANDMUL, "trowexpandmul", 2.3, 25) X(TROWEXPANDDIV, "trowexpanddiv", 4.03, 31) \
+    X(TCVT, "tcvt", 2.0, 24) X(TMOV, "tmov", 2.0, 24) X(TEXTRACT, "textract", 0, 0) \
+    X(TMATMUL, "tmatmul", 0, 0) X(TMATMUL_ACC, "tmatmul_acc", 0, 0) \
+    X(SET_FLAG, "set_flag", 0, 0) X(WAIT_FLAG, "wait_flag", 0, 0) X(PIPE_BARRIER, "pipe_barrier", 0, 0)
+
+enum {
+#define PTO_K__OP_ENUM(e, name, slope, fixed) PTO_K__##e,
+    PTO_K__OPS(PTO_K__OP_ENUM)
+#undef PTO_K__OP_ENUM
+    PTO_K__NOPS
+};
+
+PTO_K_FN const char *pto_k__op_name(int op)
+{
+    static const char *const names[] = {
+#define PTO_K__OP_NAME(e, name, slope, fixed) name,
+        PTO_K__OPS(PTO_K__OP_NAME)
+#undef PTO_K__OP_NAME
+    };
+    return op >= 0 && op < PTO_K__NOPS ? names[op] : "?";
+}
+
+PTO_K_FN int64_t pto_k__vec_cost(int op, int64_t bytes)
+{
+    static const double slope[] = {
+#define PTO_K__OP_SLOPE(e, name, s, f) s,
+        PTO_K__OPS(PTO_K__OP_SLOPE)
+#undef PTO_K__OP_SLOPE
+    };
+    static const double fixed[] = {
+#define PTO_K__OP_FIXED(e, name, s, f) f,
+        PTO_K__OPS(PTO_K__OP_FIXED)
+#undef PTO_K__OP_FIXED
+    };
+    int64_t rep = (bytes + 255) / 256;
+    double cyc = slope[op] * (double)rep + fixed[op] + (bytes % 256 ? 16.0 : 0.0);
+    return (int64_t)ceil(cyc);
+}
+
+PTO_K_FN int64_t pto_k__bw_cost(double bytes, double per_cycle) { return (int64_t)ceil(bytes / per_cycle); }
+
+/* ---- operand checks ---------------------------------------------------------- */
+
+PTO_K_FN int64_t pto_k__tbytes(pto_k_tile t) { return (int64_t)t.rows * t.cols * pto_k__dsize(t.dtype); }
+
+/* Bytes [0, n) of the tile that its valid rows span. */
+PTO_K_FN int64_t pto_k__vspan(pto_k_tile t, int64_t vr)
+{
+    if (vr <= 0 || t.valid_c <= 0) return 0;
+    return vr * t.cols * pto_k__dsize(t.dtype);
+}
+
+/* Checks a tile operand: space allowed (mask of spaces), shape, valid
+   region, alignment and capacity. Reports and returns 0 when it is bad. */
+PTO_K_FN int pto_k__tile_ok(pto_k_core *c, const pto_k__ins *ins, pto_k_tile t, unsigned mask, const char *role)
+{
+    const char *op = pto_k__op_name(ins->op);
+    int64_t cap, bytes;
+    if (t.space <= 0 || t.space >= PTO_K_NSPACE || !(mask & (1u << t.space))) {
+        pto_k__ierr(c, ins, PTO_K_E_USAGE, "%s: %s tile in space %s is not allowed here", op, role,
+                    pto_k__space_name(t.space));
+        return 0;
+    }
+    if (c->kind == PTO_K_CORE_VECTOR && t.space != PTO_K_VEC) {
+        pto_k__ierr(c, ins, PTO_K_E_USAGE, "%s: %s tile in space %s: an AIV core has only vec (UB)", op, role,
+                    pto_k__space_name(t.space));
+        return 0;
+    }
+    if (t.dtype < PTO_K_F32 || t.dtype > PTO_K_I8 || t.rows <= 0 || t.cols <= 0) {
+        pto_k__ierr(c, ins, PTO_K_E_USAGE, "%s: %s tile has a bad dtype or shape [%d, %d]", op, role, (int)t.rows,
+                    (int)t.cols);
+        return 0;
+    }
+    if (t.valid_r < 0 || t.valid_r > t.rows || t.valid_c < 0 || t.valid_c > t.cols) {
+        pto_k__ierr(c, ins, PTO_K_E_BOUNDS, "%s: valid region (%lld, %lld) of the %s tile is outside its shape [%d, %d]",
+                    op, (long long)t.valid_r, (long long)t.valid_c, role, (int)t.rows, (int)t.cols);
+        return 0;
+    }
+    if (t.offset % PTO_K__GRAN != 0) {
+        pto_k__ierr(c, ins, PTO_K_E_ALIGN, "%s: misaligned address: %s tile at %s byte %lld is not 32-byte aligned", op,
+                    role, pto_k__space_name(t.space), (long long)t.offset);
+        return 0;
+    }
+    if (t.space == PTO_K_VEC && t.cols > 1 && (t.cols * pto_k__dsize(t.dtype)) % PTO_K__GRAN != 0) {
+        pto_k__ierr(c, ins, PTO_K_E_ALIGN, "%s: misaligned rows: vec %s tile [%d, %d] %s has rows of %d bytes, not a multiple of 32",
+                    op, role, (int)t.rows, (int)t.cols, pto_k__dtype_name(t.dtype),
+                    (int)(t.cols * pto_k__dsize(t.dtype)));
+        return 0;
+    }
+    cap = pto_k__capacity(c->dev->desc.arch, t.space);
+    bytes = pto_k__tbytes(t);
+    if (t.offset < 0 || t.offset + bytes > cap) {
+        pto_k__ierr(c, ins, PTO_K_E_CAPACITY,
+                    "%s: tile past capacity: %s tile [%d, %d] %s at byte %lld spans [%lld, %lld) but %s holds %lld bytes on %s",
+                    op, role, (int)t.rows, (int)t.cols, pto_k__dtype_name(t.dtype), (long long)t.offset,
+                    (long long)t.offset, (long long)(t.offset + bytes), pto_k__space_name(t.space), (long long)cap,
+                    c->dev->desc.arch == PTO_K_A5 ? "a5" : "a2a3");
+        return 0;
+    }
+    if (!c->mem[t.space]) {
+        c->mem[t.space] = (unsigned char *)calloc((size_t)cap, 1);
+        if (!c->mem[t.space]) {
+            c->dev->oom = 1;
+            return 0;
+        }
+    }
+    return 1;
+}
+
+PTO_K_FN int pto_k__same_shape(pto_k_core *c, const pto_k__ins *ins, pto_k_tile x, int32_t rows, int32_t cols,
+                               const char *role)
+{
+    if (x.rows == rows && x.cols == cols) return 1;
+    pto_k__ierr(c, ins, PTO_K_E_USAGE, "%s: %s tile is [%d, %d], expected [%d, %d]", pto_k__op_name(ins->op), role,
+                (int)x.rows, (int)x.cols, (int)rows, (int)cols);
+    return 0;
+}
+
+PTO_K_FN void pto_k__gm_label(const pto_k_core *c, const pto_k_gm *g, char *out, size_t n)
+{
+    if (g->peers && g->rank != c->rank)
+        snprintf(out, n, "%s@%d", g->name ? g->name : "?", g->rank);
+    else
+        snprintf(out, n, "%s", g->name ? g->name : "?");
+}
+
+PTO_K_FN int pto_k__window_ok(pto_k_core *c, const pto_k__ins *ins, const pto_k_gm *g, int64_t r, int64_t col,
+                              int64_t vr, int64_t vc)
+{
+    char nm[80];
+    if (!g || !g->data) {
+        pto_k__ierr(c, ins, PTO_K_E_USAGE, "%s: no GM tensor", pto_k__op_name(ins->op));
+        return 0;
+    }
+    if (vr <= 0 || vc <= 0) return 1; /* an empty window touches nothing */
+    if (r < 0 || col < 0 || r > g->rows - vr || col > g->cols - vc) {
+        pto_k__gm_label(c, g, nm, sizeof nm);
+        pto_k__ierr(c, ins, PTO_K_E_BOUNDS,
+                    "%s: window %s[%lld, %lld] of shape [%lld, %lld] is outside tensor '%s' of shape [%lld, %lld]",
+                    pto_k__op_name(ins->op), nm, (long long)r, (long long)col, (long long)vr, (long long)vc,
+                    g->name ? g->name : "?", (long long)g->rows, (long long)g->cols);
+        return 0;
+    }
+    return 1;
+}
+
+/* ---- race-checked accesses ------------------------------------------------------ */
+
+PTO_K_FN void pto_k__begin(pto_k__check *k, pto_k_core *c, const pto_k__ins *ins, int pipe)
+{
+    k->c = c;
+    k->ins = ins;
+    k->pipe = pipe;
+    k->nconf = 0;
+    c->clk[pipe]++;
+    c->ninstr++;
+    k->cur.src = ins->src ? ins->src : "?";
+    k->cur.op = pto_k__op_name(ins->op);
+    k->cur.gp = c->index * 8 + pipe;
+    k->cur.clk = c->clk[pipe];
+    k->cur.atomic = 0;
+}
+
+PTO_K_FN void pto_k__tacc(pto_k__check *k, pto_k_tile t, int64_t lo, int64_t hi, int kind)
+{
+    char what[48];
+    pto_k__access(k, pto_k__local_shadow(k->c, t.space), t.offset + lo, t.offset + hi, kind);
+    snprintf(what, sizeof what, "%s", pto_k__space_name(t.space));
+    pto_k__report_conf(k, kind, what);
+}
+
+/* A GM window, row by row; byte offsets are the tensor's. */
+PTO_K_FN void pto_k__gacc(pto_k__check *k, pto_k_gm *g, int64_t r, int64_t col, int64_t vr, int64_t vc, int kind)
+{
+    int64_t i, es = pto_k__dsize(g->dtype);
+    char what[96], nm[80];
+    pto_k__shadow *sh = pto_k__gm_shadow(k->c->dev, g);
+    for (i = 0; i < vr && vc > 0; i++) {
+        int64_t lo = ((r + i) * g->cols + col) * es;
+        pto_k__access(k, sh, lo, lo + vc * es, kind);
+    }
+    pto_k__gm_label(k->c, g, nm, sizeof nm);
+    snprintf(what, sizeof what, "gm %s", nm);
+    pto_k__report_conf(k, kind, what);
+}
+
+PTO_K_FN unsigned char *pto_k__tptr(pto_k_core *c, pto_k_tile t) { return c->mem[t.space] + t.offset; }
+
+/* Copies an nr x nc block between row-major arrays (strides in elements);
+   equal dtypes copy bits, as the interpreter does. */
+PTO_K_FN void pto_k__copy(unsigned char *dst, int dd, int64_t ds, const unsigned char *src, int sd, int64_t ss,
+                          int64_t nr, int64_t nc)
+{
+    int64_t i, j;
+    size_t es = (size_t)pto_k__dsize(dd);
+    for (i = 0; i < nr && nc > 0; i++) {
+        if (dd == sd) {
+            memcpy(dst + (size_t)(i * ds) * es, src + (size_t)(i * ss) * es, (size_t)nc * es);
+            continue;
+        }
+        for (j = 0; j < nc; j++) pto_elem_set(dst, dd, i * ds + j, pto_elem_get(src, sd, i * ss + j));
+    }
+}
+
+/* ---- element arithmetic (the interpreter's rules) ------------------------------ */
+
+PTO_K_FN float pto_k__fmax(float a, float b)
+{
+    if (a != a) return a;
+    if (b != b) return b;
+    return a >= b ? a : b;
+}
+
+PTO_K_FN float pto_k__fmin(float a, float b)
+{
+    if (a != a) return a;
+    if (b != b) return b;
+    return a <= b ? a : b;
+}
+
+/* op: PTO_K__TADD .. PTO_K__TMIN */
+PTO_K_FN float pto_k__bin(int op, float a, float b)
+{
+    float r;
+    switch (op) {
+    case PTO_K__TADD: r = a + b; return r;
+    case PTO_K__TSUB: r = a - b; return r;
+    case PTO_K__TMUL: r = a * b; return r;
+    case PTO_K__TDIV: r = a / b; return r;
+    case PTO_K__TMAX: return pto_k__fmax(a, b);
+    default: return pto_k__fmin(a, b);
+    }
+}
+
+PTO_K_FN float pto_k__un(int op, float x)
+{
+    float r;
+    switch (op) {
+    case PTO_K__TEXP: return expf(x);
+    case PTO_K__TLOG: return logf(x);
+    case PTO_K__TSQRT: return sqrtf(x);
+    case PTO_K__TRSQRT: r = sqrtf(x); r = 1.0f / r; return r;
+    case PTO_K__TRECIP: r = 1.0f / x; return r;
+    case PTO_K__TABS: return fabsf(x);
+    case PTO_K__TNEG: return -x;
+    default: return x > 0.0f ? x : 0.0f;
+    }
+}
+
+/* ---- instruction classes ------------------------------------------------------ */
+
+#define PTO_K__M(s) (1u << (s))
+
+PTO_K_FN void pto_k__x_load(pto_k_core *c, const pto_k__ins *ins)
+{
+    pto_k_tile d = ins->d;
+    pto_k_gm *g = ins->g;
+    pto_k__check k;
+    int64_t bytes;
+    if (!pto_k__tile_ok(c, ins, d, PTO_K__M(PTO_K_VEC) | PTO_K__M(PTO_K_MAT), "destination") ||
+        !pto_k__window_ok(c, ins, g, ins->r, ins->col, d.valid_r, d.valid_c))
+        return;
+    pto_k__begin(&k, c, ins, PTO_K_PIPE_MTE2);
+    if (d.valid_r > 0 && d.valid_c > 0) pto_k__gacc(&k, g, ins->r, ins->col, d.valid_r, d.valid_c, PTO_K__RD);
+    pto_k__tacc(&k, d, 0, pto_k__tbytes(d), PTO_K__WR);
+    memset(pto_k__tptr(c, d), 0, (size_t)pto_k__tbytes(d));
+    if (d.valid_r > 0 && d.valid_c > 0)
+        pto_k__copy(pto_k__tptr(c, d), d.dtype, d.cols,
+                    (unsigned char *)g->data + (size_t)((ins->r * g->cols + ins->col) * pto_k__dsize(g->dtype)),
+                    g->dtype, g->cols, d.valid_r, d.valid_c);
+    bytes = d.valid_r * d.valid_c * pto_k__dsize(g->dtype);
+    pto_k__timed(c, PTO_K_PIPE_MTE2, ins->disp,
+                 d.space == PTO_K_VEC ? pto_k__bw_cost((double)bytes + 31334.4, 143.36) : pto_k__bw_cost((double)bytes, 78.35),
+                 "tload", ins->src);
+}
+
+PTO_K_FN void pto_k__x_store(pto_k_core *c, const pto_k__ins *ins)
+{
+    pto_k_tile a = ins->a;
+    pto_k_gm *g = ins->g;
+    pto_k__check k;
+    int pipe = a.space == PTO_K_ACC ? PTO_K_PIPE_FIX : PTO_K_PIPE_MTE3;
+    int add = ins->op == PTO_K__TSTORE_ADD;
+    int64_t i, j, bytes;
+    if (!pto_k__tile_ok(c, ins, a, PTO_K__M(PTO_K_VEC) | PTO_K__M(PTO_K_ACC), "source") ||
+        !pto_k__window_ok(c, ins, g, ins->r, ins->col, a.valid_r, a.valid_c))
+        return;
+    pto_k__begin(&k, c, ins, pipe);
+    pto_k__tacc(&k, a, 0, pto_k__vspan(a, a.valid_r), PTO_K__RD);
+    if (a.valid_r > 0 && a.valid_c > 0)
+        pto_k__gacc(&k, g, ins->r, ins->col, a.valid_r, a.valid_c, add ? PTO_K__AT : PTO_K__WR);
+    if (a.valid_r > 0 && a.valid_c > 0) {
+        unsigned char *base = (unsigned char *)g->data + (size_t)((ins->r * g->cols + ins->col) * pto_k__dsize(g->dtype));
+        if (!add)
+            pto_k__copy(base, g->dtype, g->cols, pto_k__tptr(c, a), a.dtype, a.cols, a.valid_r, a.valid_c);
+        else
+            for (i = 0; i < a.valid_r; i++)
+                for (j = 0; j < a.valid_c; j++) {
+                    float x = pto_elem_get(base, g->dtype, i * g->cols + j);
+                    float y = pto_elem_get(pto_k__tptr(c, a), a.dtype, i * a.cols + j);
+                    float s = x + y;
+                    pto_elem_set(base, g->dtype, i * g->cols + j, s);
+                }
+    }
+    bytes = a.valid_r * a.valid_c * pto_k__dsize(a.dtype);
+    pto_k__timed(c, pipe, ins->disp, pto_k__bw_cost((double)bytes, pipe == PTO_K_PIPE_FIX ? 40.63 : 109.12),
+                 pto_k__op_name(ins->op), ins->src);
+}
+
+/* Elementwise ops, fills, tcvt and vec->vec tmov over d's valid region. */
+PTO_K_FN void pto_k__x_map(pto_k_core *c, const pto_k__ins *ins)
+{
+    pto_k_tile d = ins->d, a = ins->a, b = ins->b;
+    int op = ins->op;
+    int fill = op == PTO_K__TEXPANDS, bin = op >= PTO_K__TADD && op <= PTO_K__TMIN;
+    int bins = op >= PTO_K__TADDS && op <= PTO_K__TMINS;
+    unsigned vm = PTO_K__M(PTO_K_VEC);
+    float sc = (float)ins->s;
+    pto_k__check k;
+    int64_t r, col;
+    unsigned char *dp, *ap = NULL, *bp = NULL;
+    if (!pto_k__tile_ok(c, ins, d, vm, "destination")) return;
+    if (!fill && (!pto_k__tile_ok(c, ins, a, vm, "source") || !pto_k__same_shape(c, ins, a, d.rows, d.cols, "source")))
+        return;
+    if (bin && (!pto_k__tile_ok(c, ins, b, vm, "second source") ||
+                !pto_k__same_shape(c, ins, b, d.rows, d.cols, "second source")))
+        return;
+    pto_k__begin(&k, c, ins, PTO_K_PIPE_V);
+    if (!fill) pto_k__tacc(&k, a, 0, pto_k__vspan(a, d.valid_r), PTO_K__RD);
+    if (bin) pto_k__tacc(&k, b, 0, pto_k__vspan(b, d.valid_r), PTO_K__RD);
+    pto_k__tacc(&k, d, 0, pto_k__vspan(d, d.valid_r), PTO_K__WR);
+    dp = pto_k__tptr(c, d);
+    if (!fill) ap = pto_k__tptr(c, a);
+    if (bin) bp = pto_k__tptr(c, b);
+    for (r = 0; r < d.valid_r; r++)
+        for (col = 0; col < d.valid_c; col++) {
+            int64_t i = r * d.cols + col;
+            float x = fill ? sc : pto_elem_get(ap, a.dtype, i), y;
+            if (bin) y = pto_k__bin(op, x, pto_elem_get(bp, b.dtype, i));
+            else if (bins) y = pto_k__bin(op - (PTO_K__TADDS - PTO_K__TADD), x, sc);
+            else if (op >= PTO_K__TEXP && op <= PTO_K__TRELU) y = pto_k__un(op, x);
+            else y = x;
+            pto_elem_set(dp, d.dtype, i, y);
+        }
+    pto_k__timed(c, PTO_K_PIPE_V, ins->disp, pto_k__vec_cost(op, d.valid_r * d.valid_c * pto_k__dsize(d.dtype)),
+                 pto_k__op_name(op), ins->src);
+}
+
+PTO_K_FN void pto_k__x_rowred(pto_k_core *c, const pto_k__ins *ins)
+{
+    pto_k_tile d = ins->d, a = ins->a;
+    unsigned vm = PTO_K__M(PTO_K_VEC);
+    pto_k__check k;
+    int64_t r, col, n;
+    if (!pto_k__tile_ok(c, ins, d, vm, "destination") || !pto_k__tile_ok(c, ins, a, vm, "source") ||
+        !pto_k__same_shape(c, ins, d, a.rows, 1, "destination"))
+        return;
+    pto_k__begin(&k, c, ins, PTO_K_PIPE_V);
+    pto_k__tacc(&k, a, 0, d.valid_c > 0 ? pto_k__vspan(a, d.valid_r) : 0, PTO_K__RD);
+    pto_k__tacc(&k, d, 0, pto_k__vspan(d, d.valid_r), PTO_K__WR);
+    n = a.valid_c;
+    for (r = 0; r < d.valid_r && d.valid_c > 0; r++) {
+        const unsigned char *row = pto_k__tptr(c, a);
+        int64_t base = r * a.cols;
+        float acc;
+        if (ins->op == PTO_K__TROWSUM) {
+            acc = 0.0f;
+            for (col = 0; col < n; col++) acc = acc + pto_elem_get(row, a.dtype, base + col);
+        } else if (n == 0) {
+            acc = ins->op == PTO_K__TROWMAX ? -INFINITY : INFINITY;
+        } else {
+            acc = pto_elem_get(row, a.dtype, base);
+            for (col = 1; col < n; col++)
+                acc = pto_k__bin(ins->op == PTO_K__TROWMAX ? PTO_K__TMAX : PTO_K__TMIN, acc,
+                                 pto_elem_get(row, a.dtype, base + col));
+        }
+        pto_elem_set(pto_k__tptr(c, d), d.dtype, r, acc);
+    }
+    pto_k__timed(c, PTO_K_PIPE_V, ins->disp, pto_k__vec_cost(ins->op, d.valid_r * n * pto_k__dsize(a.dtype)),
+                 pto_k__op_name(ins->op), ins->src);
+}
+
+PTO_K_FN void pto_k__x_rowexp(pto_k_core *c, const pto_k__ins *ins)
+{
+    pto_k_tile d = ins->d, a = ins->a, v = ins->b;
+    unsigned vm = PTO_K__M(PTO_K_VEC);
+    int op = PTO_K__TADD + (ins->op - PTO_K__TROWEXPANDADD);
+    pto_k__check k;
+    int64_t r, col;
+    if (!pto_k__tile_ok(c, ins, d, vm, "destination") || !pto_k__tile_ok(c, ins, a, vm, "source") ||
+        !pto_k__tile_ok(c, ins, v, vm, "row vector") || !pto_k__same_shape(c, ins, a, d.rows, d.cols, "source") ||
+        !pto_k__same_shape(c, ins, v, d.rows, 1, "row vector"))
+        return;
+    pto_k__begin(&k, c, ins, PTO_K_PIPE_V);
+    pto_k__tacc(&k, a, 0, pto_k__vspan(a, d.valid_r), PTO_K__RD);
+    pto_k__tacc(&k, v, 0, d.valid_c > 0 ? (int64_t)d.valid_r * pto_k__dsize(v.dtype) : 0, PTO_K__RD);
+    pto_k__tacc(&k, d, 0, pto_k__vspan(d, d.valid_r), PTO_K__WR);
+    for (r = 0; r < d.valid_r; r++) {
+        float y = pto_elem_get(pto_k__tptr(c, v), v.dtype, r);
+        for (col = 0; col < d.valid_c; col++) {
+            int64_t i = r * d.cols + col;
+            pto_elem_set(pto_k__tptr(c, d), d.dtype, i, pto_k__bin(op, pto_elem_get(pto_k__tptr(c, a), a.dtype, i), y));
+        }
+    }
+    pto_k__timed(c, PTO_K_PIPE_V, ins->disp, pto_k__vec_cost(ins->op, d.valid_r * d.valid_c * pto_k__dsize(d.dtype)),
+                 pto_k__op_name(ins->op), ins->src);
+}
+
+/* The pipe of tmov from its spaces (hardware.md section 3), or -1. */
+PTO_K_FN int pto_k__mov_pipe(int ds, int as)
+{
+    if (ds == PTO_K_VEC && as == PTO_K_VEC) return PTO_K_PIPE_V;
+    if ((ds == PTO_K_LEFT || ds == PTO_K_RIGHT) && as == PTO_K_MAT) return PTO_K_PIPE_MTE1;
+    if ((ds == PTO_K_VEC || ds == PTO_K_MAT) && as == PTO_K_ACC) return PTO_K_PIPE_FIX;
+    return -1;
+}
+
+PTO_K_FN int64_t pto_k__mte1_cost(int space, int64_t bytes)
+{
+    return pto_k__bw_cost((double)bytes, space == PTO_K_LEFT ? 255.96 : 127.69);
+}
+
+PTO_K_FN void pto_k__x_mov(pto_k_core *c, const pto_k__ins *ins)
+{
+    pto_k_tile d = ins->d, a = ins->a;
+    int pipe = pto_k__mov_pipe(d.space, a.space);
+    pto_k__check k;
+    int64_t bytes, cost;
+    if (pipe < 0) {
+        pto_k__ierr(c, ins, PTO_K_E_USAGE, "tmov: %s -> %s is not a move the hardware has", pto_k__space_name(a.space),
+                    pto_k__space_name(d.space));
+        return;
+    }
+    if (pipe == PTO_K_PIPE_V) {
+        pto_k__x_map(c, ins);
+        return;
+    }
+    if (!pto_k__tile_ok(c, ins, d, PTO_K__M(d.space), "destination") ||
+        !pto_k__tile_ok(c, ins, a, PTO_K__M(a.space), "source") || !pto_k__same_shape(c, ins, a, d.rows, d.cols, "source"))
+        return;
+    pto_k__begin(&k, c, ins, pipe);
+    pto_k__tacc(&k, a, 0, pto_k__vspan(a, d.valid_r), PTO_K__RD);
+    pto_k__tacc(&k, d, 0, pto_k__vspan(d, d.valid_r), PTO_K__WR);
+    pto_k__copy(pto_k__tptr(c, d), d.dtype, d.cols, pto_k__tptr(c, a), a.dtype, a.cols, d.valid_r, d.valid_c);
+    bytes = d.valid_r * d.valid_c * pto_k__dsize(a.dtype);
+    cost = pipe == PTO_K_PIPE_MTE1 ? pto_k__mte1_cost(d.space, bytes) : pto_k__bw_cost((double)bytes, 40.63);
+    pto_k__timed(c, pipe, ins->disp, cost, "tmov", ins->src);
+}
+
+PTO_K_FN void pto_k__x_extract(pto_k_core *c, const pto_k__ins *ins)
+{
+    pto_k_tile d = ins->d, a = ins->a;
+    int64_t r = ins->r, col = ins->col, es;
+    pto_k__check k;
+    if (!pto_k__tile_ok(c, ins, d, PTO_K__M(PTO_K_LEFT) | PTO_K__M(PTO_K_RIGHT), "destination") ||
+        !pto_k__tile_ok(c, ins, a, PTO_K__M(PTO_K_MAT), "source"))
+        return;
+    if (r < 0 || col < 0 || r > a.rows - d.rows || col > a.cols - d.cols) {
+        pto_k__ierr(c, ins, PTO_K_E_BOUNDS, "textract: window [%lld, %lld] of shape [%d, %d] is outside the source tile of shape [%d, %d]",
+                    (long long)r, (long long)col, (int)d.rows, (int)d.cols, (int)a.rows, (int)a.cols);
+        return;
+    }
+    es = pto_k__dsize(a.dtype);
+    pto_k__begin(&k, c, ins, PTO_K_PIPE_MTE1);
+    pto_k__tacc(&k, a, (r * a.cols + col) * es, ((r + d.rows - 1) * a.cols + col + d.cols) * es, PTO_K__RD);
+    pto_k__tacc(&k, d, 0, pto_k__tbytes(d), PTO_K__WR);
+    pto_k__copy(pto_k__tptr(c, d), d.dtype, d.cols, pto_k__tptr(c, a) + (size_t)((r * a.cols + col) * es), a.dtype,
+                a.cols, d.rows, d.cols);
+    pto_k__timed(c, PTO_K_PIPE_MTE1, ins->disp, pto_k__mte1_cost(d.space, pto_k__tbytes(d)), "textract", ins->src);
+}
+
+PTO_K_FN void pto_k__x_matmul(pto_k_core *c, const pto_k__ins *ins)
+{
+    pto_k_tile d = ins->d, a = ins->a, b = ins->b;
+    int acc = ins->op == PTO_K__TMATMUL_ACC;
+    int64_t M, N, K, i, j, kk, rate;
+    pto_k__check k;
+    if (!pto_k__tile_ok(c, ins, d, PTO_K__M(PTO_K_ACC), "accumulator") ||
+        !pto_k__tile_ok(c, ins, a, PTO_K__M(PTO_K_LEFT), "left") || !pto_k__tile_ok(c, ins, b, PTO_K__M(PTO_K_RIGHT), "right") ||
+        !pto_k__same_shape(c, ins, a, d.rows, a.cols, "left") || !pto_k__same_shape(c, ins, b, a.cols, d.cols, "right"))
+        return;
+    M = d.rows, N = d.cols, K = a.cols;
+    pto_k__begin(&k, c, ins, PTO_K_PIPE_M);
+    pto_k__tacc(&k, a, 0, pto_k__tbytes(a), PTO_K__RD);
+    pto_k__tacc(&k, b, 0, pto_k__tbytes(b), PTO_K__RD);
+    if (acc) pto_k__tacc(&k, d, 0, pto_k__tbytes(d), PTO_K__RD);
+    pto_k__tacc(&k, d, 0, pto_k__tbytes(d), PTO_K__WR);
+    for (i = 0; i < M; i++)
+        for (j = 0; j < N; j++) {
+            float s = acc ? pto_elem_get(pto_k__tptr(c, d), d.dtype, i * N + j) : 0.0f;
+            for (kk = 0; kk < K; kk++) {
+                float p = pto_elem_get(pto_k__tptr(c, a), a.dtype, i * K + kk) *
+                          pto_elem_get(pto_k__tptr(c, b), b.dtype, kk * N + j);
+                s = s + p;
+            }
+            pto_elem_set(pto_k__tptr(c, d), d.dtype, i * N + j, s);
+        }
+    rate = a.dtype == PTO_K_F32 ? 1024 : a.dtype == PTO_K_I8 ? 8192 : 4096;
+    pto_k__timed(c, PTO_K_PIPE_M, ins->disp, (M * N * K + rate - 1) / rate + 6, pto_k__op_name(ins->op), ins->src);
+}
+
+/* ---- flags and barriers inside a core ------------------------------------------ */
+
+PTO_K_FN int pto_k__flag_args_ok(pto_k_core *c, const pto_k__ins *ins)
+{
+    if (ins->p0 < 0 || ins->p0 >= PTO_K_PIPE_ALL || ins->p1 < 0 || ins->p1 >= PTO_K_PIPE_ALL || ins->p0 == ins->p1 ||
+        ins->id < 0 || ins->id >= PTO_K_NFLAG) {
+        pto_k__ierr(c, ins, PTO_K_E_USAGE, "%s(%s, %s, %d): needs two different pipes S..FIX and an id in 0..7",
+                    pto_k__op_name(ins->op), pto_k__pipe_name(ins->p0), pto_k__pipe_name(ins->p1), ins->id);
+        return 0;
+    }
+    return 1;
+}
+
+PTO_K_FN void pto_k__x_set(pto_k_core *c, const pto_k__ins *ins)
+{
+    int p = ins->p0, q = ins->p1, id = ins->id;
+    pto_k__sync *s = &c->flag[p][q][id];
+    if (c->flag_set[p][q][id]) {
+        pto_k__ierr(c, ins, PTO_K_E_DOUBLE_SET,
+                    "double set: set_flag(%s, %s, %d) while id %d of %s -> %s is still set by \"%s\" (no wait_flag consumed it)",
+                    pto_k__pipe_name(p), pto_k__pipe_name(q), id, id, pto_k__pipe_name(p), pto_k__pipe_name(q), s->src);
+        return;
+    }
+    c->flag_set[p][q][id] = 1;
+    if (s->vc) memset(s->vc, 0, sizeof(uint32_t) * (size_t)c->dev->ngp);
+    s->time = 0;
+    pto_k__publish(c, p, s, c->free_at[p] > ins->disp ? c->free_at[p] : ins->disp, ins->src);
+}
+
+PTO_K_FN void pto_k__x_wait(pto_k_core *c, const pto_k__ins *ins)
+{
+    int p = ins->p0, q = ins->p1, id = ins->id;
+    pto_k__sync *s = &c->flag[p][q][id];
+    c->flag_set[p][q][id] = 0;
+    pto_k__vc_join(c->dev, c->vc[q], s->vc);
+    pto_k__stall(c, q, ins->disp, s->time, ins->src);
+}
+
+PTO_K_FN void pto_k__x_barrier(pto_k_core *c, const pto_k__ins *ins)
+{
+    int p = ins->p0;
+    if (p == PTO_K_PIPE_ALL) {
+        int i;
+        int64_t t = c->disp;
+        uint32_t *j = c->vc[PTO_K_PIPE_ALL]; /* scratch */
+        memset(j, 0, sizeof(uint32_t) * (size_t)c->dev->ngp);
+        for (i = 0; i < PTO_K_PIPE_ALL; i++) {
+            pto_k__vc_join(c->dev, j, c->vc[i]);
+            if (j[c->index * 8 + i] < c->clk[i]) j[c->index * 8 + i] = c->clk[i];
+            if (c->free_at[i] > t) t = c->free_at[i];
+        }
+        for (i = 0; i < PTO_K_PIPE_ALL; i++) {
+            memcpy(c->vc[i], j, sizeof(uint32_t) * (size_t)c->dev->ngp);
+            c->free_at[i] = t;
+        }
+        c->disp = t;
+        return;
+    }
+    c->vc[p][c->index * 8 + p] = c->clk[p];
+}
+
+PTO_K_FN void pto_k__exec(pto_k_core *c, const pto_k__ins *ins)
+{
+    switch (ins->op) {
+    case PTO_K__TLOAD: pto_k__x_load(c, ins); break;
+    case PTO_K__TSTORE:
+    case PTO_K__TSTORE_ADD: pto_k__x_store(c, ins); break;
+    case PTO_K__TROWSUM:
+    case PTO_K__TROWMAX:
+    case PTO_K__TROWMIN: pto_k__x_rowred(c, ins); break;
+    case PTO_K__TROWEXPANDADD:
+    case PTO_K__TROWEXPANDSUB:
+    case PTO_K__TROWEXPANDMUL:
+    case PTO_K__TROWEXPANDDIV: pto_k__x_rowexp(c, ins); break;
+    case PTO_K__TMOV: pto_k__x_mov(c, ins); break;
+    case PTO_K__TEXTRACT: pto_k__x_extract(c, ins); break;
+    case PTO_K__TMATMUL:
+    case PTO_K__TMATMUL_ACC: pto_k__x_matmul(c, ins); break;
+    case PTO_K__SET_FLAG: pto_k__x_set(c, ins); break;
+    case PTO_K__WAIT_FLAG: pto_k__x_wait(c, ins); break;
+    case PTO_K__PIPE_BARRIER: pto_k__x_barrier(c, ins); break;
+    default: pto_k__x_map(c, ins); break;
+    }
+}
+
+/* Runs queued instructions of blocked pipes whose waits are now satisfied. */
+PTO_K_FN void pto_k__pump(pto_k_core *c)
+{
+    int progress = 1, p;
+    while (progress && c->nblocked) {
+        progress = 0;
+        for (p = 0; p < PTO_K_PIPE_ALL; p++) {
+            pto_k__queue *q = &c->q[p];
+            pto_k__ins ins;
+            if (q->n == 0) continue;
+            ins = q->v[0];
+            if (ins.op == PTO_K__WAIT_FLAG && !c->flag_set[ins.p0][ins.p1][ins.id]) continue;
+            memmove(q->v, q->v + 1, (size_t)(q->n - 1) * sizeof *q->v);
+            q->n--;
+            if (q->n == 0) c->nblocked--;
+            pto_k__exec(c, &ins);
+            progress = 1;
+        }
+    }
+}
+
+PTO_K_FN void pto_k__enqueue(pto_k_core *c, int p, const pto_k__ins *ins)
+{
+    pto_k__queue *q = &c->q[p];
+    int cap = q->cap;
+    q->v = (pto_k__ins *)pto_k__grow(c->dev, q->v, &cap, q->n + 1, sizeof *q->v);
+    q->cap = cap;
+    if (q->n + 1 > cap) return;
+    if (q->n == 0) c->nblocked++;
+    q->v[q->n++] = *ins;
+}
+
+/* The first wait a blocked pipe sits in, for reports. */
+PTO_K_FN void pto_k__blocked_desc(pto_k_core *c, int p, char *out, size_t n)
+{
+    const pto_k__ins *w = &c->q[p].v[0];
+    snprintf(out, n, "pipe %s is blocked in wait_flag(%s, %s, %d) at \"%s\"", pto_k__pipe_name(p),
+             pto_k__pipe_name(w->p0), pto_k__pipe_name(w->p1), w->id, w->src);
+}
+
+/* Dispatches an instruction from the scalar unit to its pipe. */
+PTO_K_FN void pto_k__issue(pto_k_core *c, pto_k__ins *ins)
+{
+    int p = ins->pipe;
+    if (c->dead) return;
+    ins->disp = c->disp++;
+    if (ins->op == PTO_K__PIPE_BARRIER && p == PTO_K_PIPE_ALL && c->nblocked) {
+        int i;
+        char why[300];
+        for (i = 0; i < PTO_K_PIPE_ALL && c->q[i].n == 0; i++) {
+        }
+        pto_k__blocked_desc(c, i, why, sizeof why);
+        pto_k__ierr(c, ins, PTO_K_E_DEADLOCK,
+                    "deadlock: pipe_barrier(ALL) can never complete: %s and no set_flag(%s, %s, %d) was issued before the barrier",
+                    why, pto_k__pipe_name(c->q[i].v[0].p0), pto_k__pipe_name(c->q[i].v[0].p1), c->q[i].v[0].id);
+        c->dead = 1;
+        return;
+    }
+    if (p >= 0 && p < PTO_K_PIPE_ALL && c->q[p].n > 0) {
+        pto_k__enqueue(c, p, ins);
+        return;
+    }
+    if (ins->op == PTO_K__WAIT_FLAG && !c->flag_set[ins->p0][ins->p1][ins->id]) {
+        pto_k__enqueue(c, p, ins);
+        return;
+    }
+    pto_k__exec(c, ins);
+    if (c->nblocked) pto_k__pump(c);
+}
+
+/* A data pipe that a cross-core instruction needs must not be blocked in a
+   local wait (the simulator does not model that overlap). */
+PTO_K_FN int pto_k__pipe_free(pto_k_core *c, const pto_k__ins *ins, int p)
+{
+    char why[300];
+    if (c->q[p].n == 0) return 1;
+    pto_k__blocked_desc(c, p, why, sizeof why);
+    pto_k__ierr(c, ins, PTO_K_E_USAGE, "%s is issued while %s (not modelled: satisfy the wait first)",
+                ins->src ? "this instruction" : "?", why);
+    return 0;
+}
+
+/* ---- the API: one function per instruction ------------------------------------- */
+
+PTO_K_FN pto_k_tile pto_k_t(int space, int dtype, int32_t rows, int32_t cols, int64_t valid_r, int64_t valid_c,
+                            int64_t offset)
+{
+    pto_k_tile t;
+    t.space = space;
+    t.dtype = dtype;
+    t.rows = rows;
+    t.cols = cols;
+    t.valid_r = valid_r;
+    t.valid_c = valid_c;
+    t.offset = offset;
+    return t;
+}
+
+PTO_K_FN pto_k__ins pto_k__mk(int op, int pipe, const char *src)
+{
+    pto_k__ins i;
+    memset(&i, 0, sizeof i);
+    i.op = op;
+    i.pipe = pipe;
+    i.src = src ? src : "?";
+    return i;
+}
+
+PTO_K_FN void pto_k__tt(pto_k_core *c, const char *src, int op, int pipe, pto_k_tile d, pto_k_tile a, pto_k_tile b,
+                        double s)
+{
+    pto_k__ins i = pto_k__mk(op, pipe, src);
+    i.d = d;
+    i.a = a;
+    i.b = b;
+    i.s = s;
+    pto_k__issue(c, &i);
+}
+
+PTO_K_FN void pto_k_tload(pto_k_core *c, const char *src, pto_k_tile d, pto_k_gm *g, int64_t row, int64_t col)
+{
+    pto_k__ins i = pto_k__mk(PTO_K__TLOAD, PTO_K_PIPE_MTE2, src);
+    i.d = d;
+    i.g = g;
+    i.r = row;
+    i.col = col;
+    pto_k__issue(c, &i);
+}
+
+PTO_K_FN void pto_k__store(pto_k_core *c, const char *src, int op, pto_k_gm *g, int64_t row, int64_t col, pto_k_tile a)
+{
+    pto_k__ins i = pto_k__mk(op, a.space == PTO_K_ACC ? PTO_K_PIPE_FIX : PTO_K_PIPE_MTE3, src);
+    i.a = a;
+    i.g = g;
+    i.r = row;
+    i.col = col;
+    pto_k__issue(c, &i);
+}
+
+PTO_K_FN void pto_k_tstore(pto_k_core *c, const char *src, pto_k_gm *g, int64_t row, int64_t col, pto_k_tile a)
+{
+    pto_k__store(c, src, PTO_K__TSTORE, g, row, col, a);
+}
+
+PTO_K_FN void pto_k_tstore_add(pto_k_core *c, const char *src, pto_k_gm *g, int64_t row, int64_t col, pto_k_tile a)
+{
+    pto_k__store(c, src, PTO_K__TSTORE_ADD, g, row, col, a);
+}
+
+#define PTO_K__BIN_API(name, OP) \
+    PTO_K_FN void pto_k_##name(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile b) \
+    { pto_k__tt(c, src, PTO_K__##OP, PTO_K_PIPE_V, d, a, b, 0.0); }
+#define PTO_K__BINS_API(name, OP) \
+    PTO_K_FN void pto_k_##name(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, double s) \
+    { pto_k__tt(c, src, PTO_K__##OP, PTO_K_PIPE_V, d, a, a, s); }
+#define PTO_K__UN_API(name, OP) \
+    PTO_K_FN void pto_k_##name(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a) \
+    { pto_k__tt(c, src, PTO_K__##OP, PTO_K_PIPE_V, d, a, a, 0.0); }
+
+PTO_K__BIN_API(tadd, TADD)
+PTO_K__BIN_API(tsub, TSUB)
+PTO_K__BIN_API(tmul, TMUL)
+PTO_K__BIN_API(tdiv, TDIV)
+PTO_K__BIN_API(tmax, TMAX)
+PTO_K__BIN_API(tmin, TMIN)
+PTO_K__BINS_API(tadds, TADDS)
+PTO_K__BINS_API(tsubs, TSUBS)
+PTO_K__BINS_API(tmuls, TMULS)
+PTO_K__BINS_API(tdivs, TDIVS)
+PTO_K__BINS_API(tmaxs, TMAXS)
+PTO_K__BINS_API(tmins, TMINS)
+PTO_K__UN_API(texp, TEXP)
+PTO_K__UN_API(tlog, TLOG)
+PTO_K__UN_API(tsqrt, TSQRT)
+PTO_K__UN_API(trsqrt, TRSQRT)
+PTO_K__UN_API(trecip, TRECIP)
+PTO_K__UN_API(tabs, TABS)
+PTO_K__UN_API(tneg, TNEG)
+PTO_K__UN_API(trelu, TRELU)
+PTO_K__UN_API(trowsum, TROWSUM)
+PTO_K__UN_API(trowmax, TROWMAX)
+PTO_K__UN_API(trowmin, TROWMIN)
+PTO_K__BIN_API(trowexpandadd, TROWEXPANDADD)
+PTO_K__BIN_API(trowexpandsub, TROWEXPANDSUB)
+PTO_K__BIN_API(trowexpandmul, TROWEXPANDMUL)
+PTO_K__BIN_API(trowexpanddiv, TROWEXPANDDIV)
+PTO_K__UN_API(tcvt, TCVT)
+
+PTO_K_FN void pto_k_texpands(pto_k_core *c, const char *src, pto_k_tile d, double s)
+{
+    pto_k__tt(c, src, PTO_K__TEXPANDS, PTO_K_PIPE_V, d, d, d, s);
+}
+
+PTO_K_FN void pto_k_tmov(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a)
+{
+    int p = pto_k__mov_pipe(d.space, a.space);
+    pto_k__tt(c, src, PTO_K__TMOV, p < 0 ? PTO_K_PIPE_V : p, d, a, a, 0.0);
+}
+
+PTO_K_FN void pto_k_textract(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, int64_t row, int64_t col)
+{
+    pto_k__ins i = pto_k__mk(PTO_K__TEXTRACT, PTO_K_PIPE_MTE1, src);
+    i.d = d;
+    i.a = a;
+    i.r = row;
+    i.col = col;
+    pto_k__issue(c, &i);
+}
+
+PTO_K_FN void pto_k_tmatmul(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile b)
+{
+    pto_k__tt(c, src, PTO_K__TMATMUL, PTO_K_PIPE_M, d, a, b, 0.0);
+}
+
+PTO_K_FN void pto_k_tmatmul_acc(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile b)
+{
+    pto_k__tt(c, src, PTO_K__TMATMUL_ACC, PTO_K_PIPE_M, d, a, b, 0.0);
+}
+
+PTO_K_FN void pto_k__flagop(pto_k_core *c, const char *src, int op, int sp, int dp, int id)
+{
+    pto_k__ins i = pto_k__mk(op, op == PTO_K__SET_FLAG ? sp : dp, src);
+    i.p0 = sp;
+    i.p1 = dp;
+    i.id = id;
+    if (c->dead || !pto_k__flag_args_ok(c, &i)) return;
+    pto_k__issue(c, &i);
+}
+
+PTO_K_FN void pto_k_set_flag(pto_k_core *c, const char *src, int src_pipe, int dst_pipe, int id)
+{
+    pto_k__flagop(c, src, PTO_K__SET_FLAG, src_pipe, dst_pipe, id);
+}
+
+PTO_K_FN void pto_k_wait_flag(pto_k_core *c, const char *src, int src_pipe, int dst_pipe, int id)
+{
+    pto_k__flagop(c, src, PTO_K__WAIT_FLAG, src_pipe, dst_pipe, id);
+}
+
+PTO_K_FN void pto_k_pipe_barrier(pto_k_core *c, const char *src, int pipe)
+{
+    pto_k__ins i = pto_k__mk(PTO_K__PIPE_BARRIER, pipe, src);
+    i.p0 = pipe;
+    if (c->dead) return;
+    if (pipe < 0 || pipe > PTO_K_PIPE_ALL) {
+        pto_k__ierr(c, &i, PTO_K_E_USAGE, "pipe_barrier: no pipe %d", pipe);
+        return;
+    }
+    pto_k__issue(c, &i);
+}
+
+/* ---- builtins ---------------------------------------------------------------- */
+
+PTO_K_FN pto_k_gm *pto_k_arg_gm(const int64_t *args, int i) { return (pto_k_gm *)(intptr_t)args[i]; }
+PTO_K_FN double pto_k_arg_f(const int64_t *args, int i)
+{
+    double d;
+    memcpy(&d, &args[i], sizeof d);
+    return d;
+}
+PTO_K_FN int64_t pto_k_arg_i(const int64_t *args, int i) { return args[i]; }
+PTO_K_FN int64_t pto_k_gm_rows(const pto_k_gm *g) { return g ? g->rows : 0; }
+PTO_K_FN int64_t pto_k_gm_cols(const pto_k_gm *g) { return g ? g->cols : 0; }
+PTO_K_FN int64_t pto_k_block_idx(const pto_k_core *c) { return c->block; }
+PTO_K_FN int64_t pto_k_block_num(const pto_k_core *c) { return c->block_num; }
+PTO_K_FN int64_t pto_k_subblock(const pto_k_core *c) { return c->subblock; }
+PTO_K_FN int64_t pto_k_rank(const pto_k_core *c) { return c->rank; }
+PTO_K_FN int64_t pto_k_nranks(const pto_k_core *c) { return c->dev->desc.nranks > 0 ? c->dev->desc.nranks : 1; }
+PTO_K_FN int pto_k_core_kind(const pto_k_core *c) { return c->kind; }
+PTO_K_FN int pto_k_arch(const pto_k_core *c) { return c->dev->desc.arch; }

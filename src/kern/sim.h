@@ -1,0 +1,717 @@
+/* sim.h - the model behind the device API: memories, pipes, the race
+   detector, flags, the cycle model and the scheduler.
+
+   Three concerns are kept apart (simulator-notes.md):
+
+   Values. Each core executes its instructions in program order, except that
+   an instruction whose pipe is blocked in a wait_flag is queued behind that
+   wait and runs when the matching set_flag releases the pipe (the scalar
+   unit keeps dispatching to the other pipes, as on hardware). So a race-free
+   kernel computes what the hardware computes.
+
+   Order. Every pipe of every core has a global index gp = core * 8 + pipe
+   and a vector clock vc[pipe][gp']: how far pipe gp' is known to have
+   completed. An instruction ticks clk[pipe] and is stamped with it.
+   set_flag publishes the source pipe's clock (its own component = every
+   instruction it has issued), wait_flag joins it into the waiting pipe;
+   cross-core flags, ring slots and GM signals carry clocks the same way
+   (the waiting core's scalar unit stalls, so they join into every pipe).
+   Same-pipe order: the MTE, FIX and S queues complete in order; V and M may
+   overlap consecutive instructions, so there vc[p][own] only moves at a
+   pipe_barrier (or a join) - that is the barrier epoch. Shadow memory per
+   32-byte granule of every local space and every GM tensor keeps the last
+   write and, per pipe, the latest read (or atomic add) since; an access not
+   ordered after a conflicting one is a race, reported once per pair of
+   source lines with both instructions, pipes, cores and the byte range.
+
+   Time. Each pipe has a clock (free_at). The scalar unit dispatches one
+   instruction per cycle; an instruction starts at max(its pipe's free time,
+   its dispatch time) and lasts its cost (the table in ops.h, from
+   hardware.md section 9). A wait starts the waiting pipe no earlier than
+   the set fired (plus 1000 cycles across cores); pipe_barrier(ALL) aligns
+   every pipe. Busy cycles per pipe feed the report.
+
+   Scheduler. Each core runs on its own thread, but only the holder of the
+   baton runs. The baton passes at blocking points (cross-core wait, ring
+   push/pop, signal wait, signals sent, core end) to a runnable core chosen
+   by a seeded xorshift generator, so a seed reproduces a run and different
+   seeds explore different interleavings. No runnable core while some are
+   blocked is a deadlock: each blocked wait is reported and its core is put
+   in `dead` mode, where every instruction returns at once (kernels have no
+   data-dependent control flow, so they still run to their end).
+
+   Nothing here is global: all state hangs off the pto_k_device. */
+
+#define PTO_K__GRAN 32
+#define PTO_K__XLAT 1000 /* cross-core / cross-rank signal latency, cycles (hardware.md 9) */
+
+/* One recorded access of the shadow memory. */
+typedef struct pto_k__acc {
+    const char *src;
+    const char *op;
+    int32_t gp;            /* core * 8 + pipe */
+    uint32_t clk;          /* stamp on its pipe */
+    int atomic;            /* an atomic add (commutes with other atomics) */
+} pto_k__acc;
+
+typedef struct pto_k__read {
+    pto_k__acc a;
+    int32_t next;
+} pto_k__read;
+
+typedef struct pto_k__gran {
+    pto_k__acc w;          /* w.src == NULL: not written in this launch */
+    int32_t reads;         /* list in the device's read pool, -1 = none */
+} pto_k__gran;
+
+typedef struct pto_k__shadow {
+    pto_k__gran *g;
+    int64_t n;
+} pto_k__shadow;
+
+/* An instruction as dispatched: everything it needs, by value, so that it can
+   wait in a blocked pipe's queue. */
+typedef struct pto_k__ins {
+    int op, pipe;
+    const char *src;
+    pto_k_tile d, a, b;
+    pto_k_gm *g;
+    int64_t r, col;
+    double s;
+    int p0, p1, id;
+    int64_t disp;          /* dispatch time */
+} pto_k__ins;
+
+typedef struct pto_k__queue {
+    pto_k__ins *v;
+    int n, cap;
+} pto_k__queue;
+
+/* A published clock and time (a set flag, a ring slot, a signal cell). */
+typedef struct pto_k__sync {
+    uint32_t *vc;
+    int64_t time;
+    const char *src;
+} pto_k__sync;
+
+typedef struct pto_k__ring1 {  /* one direction of a ring */
+    int used;
+    int64_t pushed[2], popped[2], freed[2];  /* per AIV (index 0 for the AIC) */
+    int producers, consumers;  /* bit masks of AIV subblocks taking part (C2V consumers / V2C producers) */
+    pto_k__sync *slot;         /* per GM slot: the push's clock */
+    pto_k__sync freesync;      /* the latest tfree's clock */
+    int *slot_dtype;
+    int32_t *slot_rows, *slot_cols;
+    const char *pop_src[2];
+} pto_k__ring1;
+
+typedef struct pto_k__ring {
+    int inited;                /* bit 0 AIC, bit 1 AIV0, bit 2 AIV1 */
+    int dir, split, flag_id;
+    int32_t slot_size, slot_num, local_slot_num;
+    const char *init_src;
+    int init_core;
+    pto_k_gm *buf;
+    int64_t buf_offset;
+    unsigned char *own;        /* slots kept by the simulator when buf is NULL */
+    pto_k__ring1 d[2];         /* [0] C2V, [1] V2C */
+} pto_k__ring;
+
+typedef struct pto_k__cluster {
+    int cnt[2][2][PTO_K_NCROSS];          /* [0 = to AIV, 1 = to AIC][subblock][id] */
+    pto_k__sync cross[2][2][PTO_K_NCROSS];
+    pto_k__ring ring[PTO_K_NRING];
+} pto_k__cluster;
+
+typedef struct pto_k__signal {
+    pto_k_gm *g;
+    int64_t idx;
+    pto_k__sync s;
+} pto_k__signal;
+
+typedef struct pto_k__event {
+    int core, pipe;
+    const char *name, *src;
+    int64_t start, dur;
+} pto_k__event;
+
+struct pto_k_core {
+    pto_k_device *dev;
+    int index, kind, rank;
+    int64_t block, block_num, subblock;
+    int cluster;
+    unsigned char *mem[PTO_K_NSPACE];
+    pto_k__shadow sh[PTO_K_NSPACE];
+    uint32_t clk[PTO_K_NPIPE];
+    uint32_t *vc[PTO_K_NPIPE];
+    int flag_set[PTO_K_NPIPE][PTO_K_NPIPE][PTO_K_NFLAG];
+    pto_k__sync flag[PTO_K_NPIPE][PTO_K_NPIPE][PTO_K_NFLAG];
+    pto_k__queue q[PTO_K_NPIPE];
+    int nblocked;
+    int64_t disp;
+    int64_t free_at[PTO_K_NPIPE], busy[PTO_K_NPIPE];
+    int64_t ninstr;
+    /* scheduling */
+    int state;                 /* PTO_K__NEW, RUN, DONE */
+    int dead;
+    int (*pred)(pto_k_core *c, const void *arg);
+    const void *parg;
+    char waitmsg[400];
+    pthread_t th;
+    const int64_t *args;
+};
+
+enum { PTO_K__NEW, PTO_K__RUN, PTO_K__DONE };
+
+struct pto_k_device {
+    pto_k_device_desc desc;
+    pto_k_gm **gms;
+    int ngms, capgms;
+    pto_k__shadow *gsh;        /* per gm id */
+    /* the launch */
+    const pto_k_launch_desc *ld;
+    pto_k_core *cores;
+    int ncores, ngp;
+    pto_k__cluster *clusters;
+    int nclusters;
+    int64_t *rargs;            /* per-rank args: nranks x nargs */
+    pto_k__signal *sigs;
+    int nsigs, capsigs;
+    pto_k__read *rp;
+    int32_t nrp, caprp, rfree;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int running, ndone;
+    uint64_t rng;
+    /* results */
+    pto_k_report rep;
+    int caperr;
+    const void **pairs;        /* reported (src, src, kind) triples */
+    int npairs, cappairs;
+    pto_k__event *ev;
+    int nev, capev;
+    int oom;
+};
+
+/* ---- small helpers ------------------------------------------------------- */
+
+PTO_K_FN void *pto_k__grow(pto_k_device *dev, void *p, int *cap, int need, size_t elem)
+{
+    int nc;
+    void *q;
+    if (need <= *cap) return p;
+    nc = *cap ? *cap * 2 : 16;
+    while (nc < need) nc *= 2;
+    q = realloc(p, (size_t)nc * elem);
+    if (!q) {
+        dev->oom = 1;
+        return p;
+    }
+    *cap = nc;
+    return q;
+}
+
+PTO_K_FN int pto_k__dsize(int dt) { return dt == PTO_K_F32 || dt == PTO_K_I32 ? 4 : dt == PTO_K_I8 ? 1 : 2; }
+
+PTO_K_FN const char *pto_k__pipe_name(int p)
+{
+    static const char *const n[] = {"S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX", "ALL"};
+    return p >= 0 && p < PTO_K_NPIPE ? n[p] : "?";
+}
+
+PTO_K_FN const char *pto_k__space_name(int s)
+{
+    static const char *const n[] = {"gm", "vec", "mat", "left", "right", "acc", "bias", "scaling"};
+    return s >= 0 && s < PTO_K_NSPACE ? n[s] : "?";
+}
+
+PTO_K_FN const char *pto_k__dtype_name(int d)
+{
+    static const char *const n[] = {"none", "f32", "f16", "bf16", "i32", "i8"};
+    return d >= 0 && d <= PTO_K_I8 ? n[d] : "?";
+}
+
+PTO_K_FN int64_t pto_k__capacity(int arch, int space)
+{
+    static const int64_t a2a3[PTO_K_NSPACE] = {0, 196608, 524288, 65536, 65536, 131072, 1024, 2048};
+    static const int64_t a5[PTO_K_NSPACE] = {0, 262144, 524288, 65536, 65536, 262144, 4096, 4096};
+    if (space <= 0 || space >= PTO_K_NSPACE) return 0;
+    return arch == PTO_K_A5 ? a5[space] : a2a3[space];
+}
+
+/* "block 3 aiv1" / "rank 1 block 0 aic" */
+PTO_K_FN void pto_k__core_name(const pto_k_core *c, char *out, size_t n)
+{
+    char r[32] = "";
+    if (c->dev->desc.nranks > 1) snprintf(r, sizeof r, "rank %d ", c->rank);
+    if (c->kind == PTO_K_CORE_CUBE)
+        snprintf(out, n, "%sblock %lld aic", r, (long long)c->block);
+    else
+        snprintf(out, n, "%sblock %lld aiv%lld", r, (long long)c->block, (long long)c->subblock);
+}
+
+PTO_K_FN uint64_t pto_k__rand(pto_k_device *dev)
+{
+    uint64_t x = dev->rng;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    dev->rng = x;
+    return x * 2685821657736338717ull;
+}
+
+/* ---- errors ---------------------------------------------------------------- */
+
+PTO_K_FN void pto_k__verr(pto_k_device *dev, int kind, const char *fmt, va_list ap)
+{
+    char buf[1200];
+    pto_k_error *e;
+    size_t n;
+    int cap = dev->caperr;
+    int max = dev->desc.max_errors > 0 ? dev->desc.max_errors : 100;
+    if (dev->rep.nerrors >= max) {
+        dev->rep.suppressed++;
+        return;
+    }
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    dev->rep.errors = (pto_k_error *)pto_k__grow(dev, dev->rep.errors, &cap, dev->rep.nerrors + 1, sizeof *e);
+    dev->caperr = cap;
+    if (dev->rep.nerrors + 1 > cap) return;
+    e = &dev->rep.errors[dev->rep.nerrors];
+    n = strlen(buf);
+    e->msg = (char *)malloc(n + 1);
+    if (!e->msg) {
+        dev->oom = 1;
+        return;
+    }
+    memcpy(e->msg, buf, n + 1);
+    e->kind = kind;
+    dev->rep.nerrors++;
+}
+
+PTO_K_FN void pto_k__err(pto_k_device *dev, int kind, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+PTO_K_FN void pto_k__err(pto_k_device *dev, int kind, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pto_k__verr(dev, kind, fmt, ap);
+    va_end(ap);
+}
+
+/* Errors about one instruction start with its source line and core. */
+PTO_K_FN void pto_k__ierr(pto_k_core *c, const pto_k__ins *ins, int kind, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+PTO_K_FN void pto_k__ierr(pto_k_core *c, const pto_k__ins *ins, int kind, const char *fmt, ...)
+{
+    char msg[900], who[64];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    pto_k__core_name(c, who, sizeof who);
+    pto_k__err(c->dev, kind, "%s: error: %s (%s)", ins->src ? ins->src : "?", msg, who);
+}
+
+/* Once per (a, b, kind): loops repeat a race every iteration. */
+PTO_K_FN int pto_k__first_report(pto_k_device *dev, const void *a, const void *b, int kind)
+{
+    int i, cap = dev->cappairs;
+    for (i = 0; i < dev->npairs; i += 3)
+        if (dev->pairs[i] == a && dev->pairs[i + 1] == b && dev->pairs[i + 2] == (const void *)(size_t)kind) {
+            dev->rep.suppressed++;
+            return 0;
+        }
+    dev->pairs = (const void **)pto_k__grow(dev, (void *)dev->pairs, &cap, dev->npairs + 3, sizeof(void *));
+    dev->cappairs = cap;
+    if (dev->npairs + 3 <= cap) {
+        dev->pairs[dev->npairs++] = a;
+        dev->pairs[dev->npairs++] = b;
+        dev->pairs[dev->npairs++] = (const void *)(size_t)kind;
+    }
+    return 1;
+}
+
+/* ---- vector clocks ---------------------------------------------------------- */
+
+PTO_K_FN uint32_t *pto_k__vc_new(pto_k_device *dev)
+{
+    uint32_t *v = (uint32_t *)calloc((size_t)dev->ngp, sizeof(uint32_t));
+    if (!v) dev->oom = 1;
+    return v;
+}
+
+PTO_K_FN void pto_k__vc_join(pto_k_device *dev, uint32_t *dst, const uint32_t *src)
+{
+    int i;
+    if (!dst || !src) return;
+    for (i = 0; i < dev->ngp; i++)
+        if (src[i] > dst[i]) dst[i] = src[i];
+}
+
+/* What pipe p of c has completed when everything it issued is done. */
+PTO_K_FN void pto_k__publish(pto_k_core *c, int p, pto_k__sync *s, int64_t time, const char *src)
+{
+    pto_k_device *dev = c->dev;
+    if (!s->vc) s->vc = pto_k__vc_new(dev);
+    if (!s->vc) return;
+    pto_k__vc_join(dev, s->vc, c->vc[p]);
+    if (s->vc[c->index * 8 + p] < c->clk[p]) s->vc[c->index * 8 + p] = c->clk[p];
+    if (time > s->time) s->time = time;
+    s->src = src;
+}
+
+/* The scalar unit waited for s: every later instruction of c is after it. */
+PTO_K_FN void pto_k__join_all(pto_k_core *c, const pto_k__sync *s, int64_t latency)
+{
+    int p;
+    int64_t t = s->time + latency;
+    for (p = 0; p < PTO_K_PIPE_ALL; p++) {
+        pto_k__vc_join(c->dev, c->vc[p], s->vc);
+        if (c->free_at[p] < t) c->free_at[p] = t;
+    }
+    if (c->disp < t) c->disp = t;
+}
+
+/* Is `prev` ordered before the current instruction on pipe p of c? */
+PTO_K_FN int pto_k__ordered(const pto_k_core *c, int p, const pto_k__acc *prev)
+{
+    int gp = c->index * 8 + p;
+    if (prev->gp == gp && p != PTO_K_PIPE_V && p != PTO_K_PIPE_M) return 1; /* in-order queue */
+    return c->vc[p][prev->gp] >= prev->clk;
+}
+
+/* ---- shadow memory and the race detector ------------------------------------ */
+
+enum { PTO_K__RD, PTO_K__WR, PTO_K__AT }; /* read, write, atomic add */
+
+typedef struct pto_k__conflict {
+    pto_k__acc prev;
+    int prevkind;          /* what prev did: PTO_K__RD / WR / AT */
+    int64_t lo, hi;
+} pto_k__conflict;
+
+#define PTO_K__MAXCONF 8
+
+typedef struct pto_k__check {
+    pto_k_core *c;
+    const pto_k__ins *ins;
+    int pipe;
+    pto_k__acc cur;
+    pto_k__conflict conf[PTO_K__MAXCONF];
+    int nconf;
+} pto_k__check;
+
+PTO_K_FN void pto_k__note(pto_k__check *k, const pto_k__acc *prev, int prevkind, int64_t lo, int64_t hi)
+{
+    int i;
+    if (prev->gp == k->cur.gp && prev->clk == k->cur.clk) return; /* the same instruction */
+    if (pto_k__ordered(k->c, k->pipe, prev)) return;
+    for (i = 0; i < k->nconf; i++) {
+        pto_k__conflict *f = &k->conf[i];
+        if (f->prev.src == prev->src && f->prev.gp == prev->gp && f->prevkind == prevkind) {
+            if (lo < f->lo) f->lo = lo;
+            if (hi > f->hi) f->hi = hi;
+            return;
+        }
+    }
+    if (k->nconf == PTO_K__MAXCONF) return;
+    k->conf[k->nconf].prev = *prev;
+    k->conf[k->nconf].prevkind = prevkind;
+    k->conf[k->nconf].lo = lo;
+    k->conf[k->nconf].hi = hi;
+    k->nconf++;
+}
+
+PTO_K_FN void pto_k__free_reads(pto_k_device *dev, pto_k__gran *g)
+{
+    int32_t i = g->reads;
+    while (i >= 0) {
+        int32_t nx = dev->rp[i].next;
+        dev->rp[i].next = dev->rfree;
+        dev->rfree = i;
+        i = nx;
+    }
+    g->reads = -1;
+}
+
+PTO_K_FN void pto_k__add_read(pto_k_device *dev, pto_k__gran *g, const pto_k__acc *a)
+{
+    int32_t i;
+    for (i = g->reads; i >= 0; i = dev->rp[i].next)
+        if (dev->rp[i].a.gp == a->gp && dev->rp[i].a.atomic == a->atomic) {
+            dev->rp[i].a = *a; /* a later access of the same pipe supersedes */
+            return;
+        }
+    if (dev->rfree >= 0) {
+        i = dev->rfree;
+        dev->rfree = dev->rp[i].next;
+    } else {
+        int cap = dev->caprp;
+        dev->rp = (pto_k__read *)pto_k__grow(dev, dev->rp, &cap, dev->nrp + 1, sizeof *dev->rp);
+        dev->caprp = cap;
+        if (dev->nrp + 1 > cap) return;
+        i = dev->nrp++;
+    }
+    dev->rp[i].a = *a;
+    dev->rp[i].next = g->reads;
+    g->reads = i;
+}
+
+/* Checks and records an access of bytes [lo, hi) of a shadow. */
+PTO_K_FN void pto_k__access(pto_k__check *k, pto_k__shadow *sh, int64_t lo, int64_t hi, int kind)
+{
+    pto_k_device *dev = k->c->dev;
+    int64_t g0 = lo / PTO_K__GRAN, g1 = (hi + PTO_K__GRAN - 1) / PTO_K__GRAN, gi;
+    pto_k__acc cur = k->cur;
+    cur.atomic = kind == PTO_K__AT;
+    if (hi <= lo || !sh->g) return;
+    if (g1 > sh->n) g1 = sh->n;
+    for (gi = g0; gi < g1; gi++) {
+        pto_k__gran *g = &sh->g[gi];
+        int64_t a = gi * PTO_K__GRAN > lo ? gi * PTO_K__GRAN : lo;
+        int64_t b = (gi + 1) * PTO_K__GRAN < hi ? (gi + 1) * PTO_K__GRAN : hi;
+        int32_t i;
+        if (g->w.src) pto_k__note(k, &g->w, PTO_K__WR, a, b);
+        for (i = g->reads; i >= 0; i = dev->rp[i].next) {
+            const pto_k__acc *r = &dev->rp[i].a;
+            if (kind == PTO_K__RD && !r->atomic) continue;        /* read after read */
+            if (kind == PTO_K__AT && r->atomic) continue;         /* atomics commute */
+            pto_k__note(k, r, r->atomic ? PTO_K__AT : PTO_K__RD, a, b);
+        }
+        if (kind == PTO_K__WR) {
+            pto_k__free_reads(dev, g);
+            g->w = cur;
+        } else {
+            pto_k__add_read(dev, g, &cur);
+        }
+    }
+}
+
+PTO_K_FN const char *pto_k__verb(int kind)
+{
+    return kind == PTO_K__RD ? "reads" : kind == PTO_K__WR ? "writes" : "atomically adds to";
+}
+
+/* Reports the conflicts found for one access. `what` names the memory. */
+PTO_K_FN void pto_k__report_conf(pto_k__check *k, int kind, const char *what)
+{
+    pto_k_core *c = k->c;
+    pto_k_device *dev = c->dev;
+    int i;
+    for (i = 0; i < k->nconf; i++) {
+        pto_k__conflict *f = &k->conf[i];
+        pto_k_core *pc = &dev->cores[f->prev.gp / 8];
+        int pp = f->prev.gp % 8;
+        char me[64], them[64], hint[256];
+        if (!pto_k__first_report(dev, k->cur.src, f->prev.src, kind * 4 + f->prevkind)) continue;
+        pto_k__core_name(c, me, sizeof me);
+        pto_k__core_name(pc, them, sizeof them);
+        if (pc != c)
+            snprintf(hint, sizeof hint, "no cross-core flag, ring slot or signal orders %s before %s", them, me);
+        else if (pp == k->pipe)
+            snprintf(hint, sizeof hint, "both run on pipe %s, which may overlap them: missing pipe_barrier(%s)",
+                     pto_k__pipe_name(pp), pto_k__pipe_name(pp));
+        else
+            snprintf(hint, sizeof hint, "missing set_flag(%s, %s, id) / wait_flag(%s, %s, id)",
+                     pto_k__pipe_name(pp), pto_k__pipe_name(k->pipe), pto_k__pipe_name(pp),
+                     pto_k__pipe_name(k->pipe));
+        pto_k__err(dev, PTO_K_E_RACE,
+                   "%s: error: race on %s bytes [%lld, %lld): %s (%s, %s) %s them while \"%s\" %s (%s, %s) "
+                   "%s them unordered; %s",
+                   k->cur.src, what, (long long)f->lo, (long long)f->hi, k->cur.op, pto_k__pipe_name(k->pipe), me,
+                   pto_k__verb(kind), f->prev.src, f->prev.op, pto_k__pipe_name(pp), them,
+                   f->prevkind == PTO_K__RD ? "read" : f->prevkind == PTO_K__WR ? "wrote" : "atomically added to",
+                   hint);
+    }
+    k->nconf = 0;
+}
+
+PTO_K_FN pto_k__shadow *pto_k__local_shadow(pto_k_core *c, int space)
+{
+    pto_k__shadow *sh = &c->sh[space];
+    if (!sh->g) {
+        int64_t n = pto_k__capacity(c->dev->desc.arch, space) / PTO_K__GRAN, i;
+        sh->g = (pto_k__gran *)calloc((size_t)n, sizeof(pto_k__gran));
+        if (!sh->g) {
+            c->dev->oom = 1;
+            return sh;
+        }
+        for (i = 0; i < n; i++) sh->g[i].reads = -1;
+        sh->n = n;
+    }
+    return sh;
+}
+
+PTO_K_FN pto_k__shadow *pto_k__gm_shadow(pto_k_device *dev, pto_k_gm *g)
+{
+    pto_k__shadow *sh = &dev->gsh[g->id];
+    if (!sh->g) {
+        int64_t bytes = g->rows * g->cols * pto_k__dsize(g->dtype);
+        int64_t n = (bytes + PTO_K__GRAN - 1) / PTO_K__GRAN, i;
+        sh->g = (pto_k__gran *)calloc((size_t)(n ? n : 1), sizeof(pto_k__gran));
+        if (!sh->g) {
+            dev->oom = 1;
+            return sh;
+        }
+        for (i = 0; i < n; i++) sh->g[i].reads = -1;
+        sh->n = n;
+    }
+    return sh;
+}
+
+
+/* ---- time and trace ------------------------------------------------------- */
+
+PTO_K_FN void pto_k__trace_ev(pto_k_core *c, int pipe, const char *name, const char *src, int64_t start,
+                           int64_t dur)
+{
+    pto_k_device *dev = c->dev;
+    int cap = dev->capev;
+    if (!dev->desc.trace_path || dur <= 0) return;
+    dev->ev = (pto_k__event *)pto_k__grow(dev, dev->ev, &cap, dev->nev + 1, sizeof *dev->ev);
+    dev->capev = cap;
+    if (dev->nev + 1 > cap) return;
+    dev->ev[dev->nev].core = c->index;
+    dev->ev[dev->nev].pipe = pipe;
+    dev->ev[dev->nev].name = name;
+    dev->ev[dev->nev].src = src;
+    dev->ev[dev->nev].start = start;
+    dev->ev[dev->nev].dur = dur;
+    dev->nev++;
+}
+
+/* Runs `cost` cycles of work on a pipe; returns the end time. */
+PTO_K_FN int64_t pto_k__timed(pto_k_core *c, int pipe, int64_t disp, int64_t cost, const char *name,
+                              const char *src)
+{
+    int64_t start = c->free_at[pipe] > disp ? c->free_at[pipe] : disp;
+    c->free_at[pipe] = start + cost;
+    c->busy[pipe] += cost;
+    pto_k__trace_ev(c, pipe, name, src, start, cost);
+    return start + cost;
+}
+
+/* A pipe that waits until `t` (a flag, a slot): the stall shows in the trace. */
+PTO_K_FN void pto_k__stall(pto_k_core *c, int pipe, int64_t disp, int64_t t, const char *src)
+{
+    int64_t from = c->free_at[pipe] > disp ? c->free_at[pipe] : disp;
+    if (t > from) pto_k__trace_ev(c, pipe, "wait", src, from, t - from);
+    c->free_at[pipe] = t > from ? t : from;
+}
+
+/* ---- the scheduler ---------------------------------------------------------- */
+
+/* What a blocked core waits for. */
+typedef struct pto_k__waiter {
+    int (*ready)(pto_k_core *c, const void *arg);
+    void (*describe)(pto_k_core *c, const void *arg, char *out, size_t n);
+    const void *arg;
+    const char *src;
+} pto_k__waiter;
+
+PTO_K_FN int pto_k__runnable(pto_k_core *c)
+{
+    const pto_k__waiter *w = (const pto_k__waiter *)c->parg;
+    if (c->state == PTO_K__DONE) return 0;
+    return c->dead || !w || w->ready(c, w->arg);
+}
+
+PTO_K_FN void *pto_k__thread(void *arg);
+
+/* Chooses the next core to run (the caller holds dev->mu). */
+PTO_K_FN void pto_k__pick(pto_k_device *dev)
+{
+    int i, n = 0, k;
+    for (i = 0; i < dev->ncores; i++) n += pto_k__runnable(&dev->cores[i]);
+    if (n == 0 && dev->ndone < dev->ncores) {
+        /* every live core waits: a deadlock. Name each wait, then let the
+           cores run to their end in dead mode. */
+        for (i = 0; i < dev->ncores; i++) {
+            pto_k_core *c = &dev->cores[i];
+            const pto_k__waiter *w = (const pto_k__waiter *)c->parg;
+            char what[400], who[64];
+            if (c->state == PTO_K__DONE || !w) continue;
+            w->describe(c, w->arg, what, sizeof what);
+            pto_k__core_name(c, who, sizeof who);
+            pto_k__err(dev, PTO_K_E_DEADLOCK, "%s: error: deadlock: %s (%s)", w->src ? w->src : "?", what, who);
+            c->dead = 1;
+            n++;
+        }
+    }
+    if (n == 0) {
+        dev->running = -1;
+        pthread_cond_broadcast(&dev->cv);
+        return;
+    }
+    k = (int)(pto_k__rand(dev) % (uint64_t)n);
+    for (i = 0; i < dev->ncores; i++) {
+        pto_k_core *c = &dev->cores[i];
+        if (!pto_k__runnable(c)) continue;
+        if (k-- > 0) continue;
+        if (c->state == PTO_K__NEW) {
+            pthread_attr_t at;
+            int rc;
+            c->state = PTO_K__RUN;
+            pthread_attr_init(&at);
+            pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+            pthread_attr_setstacksize(&at, (size_t)4 << 20);
+            rc = pthread_create(&c->th, &at, pto_k__thread, c);
+            pthread_attr_destroy(&at);
+            if (rc != 0) {
+                pto_k__err(dev, PTO_K_E_USAGE, "error: cannot start a thread for core %d", i);
+                c->state = PTO_K__DONE;
+                dev->ndone++;
+                pto_k__pick(dev);
+                return;
+            }
+        }
+        dev->running = i;
+        pthread_cond_broadcast(&dev->cv);
+        return;
+    }
+}
+
+/* Passes the baton (possibly back to c) and waits until c holds it again. */
+PTO_K_FN void pto_k__yield(pto_k_core *c)
+{
+    pto_k_device *dev = c->dev;
+    pthread_mutex_lock(&dev->mu);
+    pto_k__pick(dev);
+    while (dev->running != c->index) pthread_cond_wait(&dev->cv, &dev->mu);
+    pthread_mutex_unlock(&dev->mu);
+}
+
+/* Blocks c until w is ready (or c is declared dead in a deadlock). */
+PTO_K_FN void pto_k__block(pto_k_core *c, const pto_k__waiter *w)
+{
+    if (c->dead) return;
+    c->parg = w;
+    pto_k__yield(c);
+    c->parg = NULL;
+}
+
+PTO_K_FN void pto_k__core_end(pto_k_core *c);
+
+PTO_K_FN void *pto_k__thread(void *arg)
+{
+    pto_k_core *c = (pto_k_core *)arg;
+    pto_k_device *dev = c->dev;
+    pthread_mutex_lock(&dev->mu);
+    while (dev->running != c->index) pthread_cond_wait(&dev->cv, &dev->mu);
+    pthread_mutex_unlock(&dev->mu);
+    dev->ld->fn(c, c->args);
+    pto_k__core_end(c);
+    pthread_mutex_lock(&dev->mu);
+    c->state = PTO_K__DONE;
+    dev->ndone++;
+    pto_k__pick(dev);
+    pthread_mutex_unlock(&dev->mu);
+    return NULL;
+}

@@ -1,0 +1,370 @@
+/* test_parse.c - the IR the parser builds: kernel kinds and attributes,
+   params and shared dynamic dims, tile fields, loops, operand kinds per op
+   table mask, scopes, locations, several errors in one run, and hostile
+   input (NUL bytes, huge numbers, deep nesting, long lines) that must be
+   rejected without a crash. */
+
+#define PTO_IMPLEMENTATION
+#include "pto.h"
+#include "tests/check.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+static pto_ctx *ctx;
+
+static pto_module *parse(const char *src)
+{
+    pto_diag_clear(ctx);
+    return pto_parse(ctx, "t.pto", src, strlen(src));
+}
+
+static const char *S(const pto_module *m, int32_t id) { return pto_str(m->ctx, id); }
+
+/* The first diagnostic of a failing parse, formatted. */
+static const char *first_error(const char *src)
+{
+    static char buf[700];
+    pto_module *m = parse(src);
+    buf[0] = 0;
+    if (m) { pto_module_destroy(m); return "(parsed)"; }
+    if (pto_diag_count(ctx) > 0) pto_diag_format(ctx, pto_diag_get(ctx, 0), buf, sizeof buf);
+    return buf;
+}
+
+/* The n-th statement of a block. */
+static int32_t nth(const pto_module *m, int32_t block, int n)
+{
+    int32_t s = m->blocks[block].head;
+    while (s >= 0 && n-- > 0) s = m->stmts[s].next;
+    return s;
+}
+
+static void test_vadd(void)
+{
+    pto_module *m = parse(
+        "kernel vadd(in x: f32[1024, 256], in y: f32[1024, 256], out z: f32[1024, 256]) vector blocks(8) {\n"
+        "  for i = 0 to 8 {\n"
+        "    tile a: vec f32[16, 256] x2\n"
+        "    let r = block * 128 + i * 16\n"
+        "    tload a, x[r, 0]\n"
+        "    tstore z[r, 0], a\n"
+        "  }\n"
+        "}\n");
+    const pto_kernel *k;
+    const pto_stmt *f, *ld;
+    const pto_tile *a;
+    const pto_operand *o;
+    int32_t body, s;
+    CHECK(m != NULL);
+    if (!m) return;
+    CHECK(m->n_kernels == 1);
+    k = &m->kernels[0];
+    CHECK_STR(S(m, k->name), "vadd");
+    CHECK(k->kind == PTO_KK_VECTOR && k->ranks == 0);
+    CHECK(k->blocks >= 0 && m->exprs[k->blocks].kind == PTO_E_INT && m->exprs[k->blocks].value == 8);
+    CHECK(k->nparams == 3);
+    CHECK(m->params[k->param0 + 2].dir == PTO_OUT && m->params[k->param0].dir == PTO_IN);
+    CHECK(m->params[k->param0].dim[0] == 1024 && m->params[k->param0].dim[1] == 256);
+    CHECK(m->params[k->param0].dim_var[0] == -1 && m->params[k->param0].dtype == PTO_F32);
+    s = nth(m, k->body, 0);
+    f = &m->stmts[s];
+    CHECK(f->kind == PTO_ST_FOR && f->e[2] == -1);
+    CHECK(m->vars[f->ref].kind == PTO_V_LOOP && m->vars[f->ref].def == s);
+    CHECK_STR(S(m, m->vars[f->ref].name), "i");
+    CHECK(m->exprs[f->e[0]].value == 0 && m->exprs[f->e[1]].value == 8);
+    CHECK(f->loc.line == 2 && f->loc.col == 3);
+    CHECK(m->vars[f->ref].loc.line == 2 && m->vars[f->ref].loc.col == 7);
+    body = f->body;
+    CHECK(m->blocks[body].owner == s);
+    a = &m->tiles[m->stmts[nth(m, body, 0)].ref];
+    CHECK_STR(S(m, a->name), "a");
+    CHECK(a->space == PTO_VEC && a->dtype == PTO_F32 && a->rows == 16 && a->cols == 256);
+    CHECK(a->nbuf == 2 && a->pin == PTO_NO_ADDR && a->valid_r == -1 && a->valid_c == -1);
+    CHECK(a->decl == nth(m, body, 0) && a->loc.line == 3 && a->loc.col == 10);
+    CHECK(m->stmts[a->decl].loc.col == 5);
+    /* let r = block * 128 + i * 16: ADD(MUL(BLOCK, 128), MUL(VAR i, 16)) */
+    {
+        const pto_stmt *l = &m->stmts[nth(m, body, 1)];
+        const pto_expr *e = &m->exprs[l->e[0]];
+        CHECK(l->kind == PTO_ST_LET && m->vars[l->ref].kind == PTO_V_LET);
+        CHECK(e->kind == PTO_E_ADD && m->exprs[e->a].kind == PTO_E_MUL && m->exprs[e->b].kind == PTO_E_MUL);
+        CHECK(m->exprs[m->exprs[e->a].a].kind == PTO_E_BLOCK);
+        CHECK(m->exprs[m->exprs[e->b].a].kind == PTO_E_VAR && m->exprs[m->exprs[e->b].a].a == f->ref);
+        CHECK(e->loc.line == 4 && e->loc.col == 25); /* the '+' */
+    }
+    ld = &m->stmts[nth(m, body, 2)];
+    CHECK(ld->kind == PTO_ST_OP && ld->op == PTO_OP_TLOAD && ld->nargs == 2);
+    CHECK(ld->loc.line == 5 && ld->loc.col == 5);
+    o = pto_stmt_arg(m, nth(m, body, 2), 0);
+    CHECK(o->kind == PTO_O_TILE && o->ref == m->stmts[nth(m, body, 0)].ref && o->loc.col == 11);
+    o = pto_stmt_arg(m, nth(m, body, 2), 1);
+    CHECK(o->kind == PTO_O_GM && o->ref == k->param0 && o->e[2] == -1 && o->loc.col == 14);
+    CHECK(m->exprs[o->e[0]].kind == PTO_E_VAR && m->exprs[o->e[0]].a == m->stmts[nth(m, body, 1)].ref);
+    o = pto_stmt_arg(m, nth(m, body, 3), 0);
+    CHECK(o->kind == PTO_O_GM && o->ref == k->param0 + 2);
+    pto_module_destroy(m);
+}
+
+static void test_dims_and_scalars(void)
+{
+    pto_module *m = parse(
+        "kernel s(in x: f32[N, 128],\n"
+        "         out y: f32[N, M] window,\n"
+        "         scalar alpha: f32) vector blocks(N / 16) ranks {\n"
+        "  tile t: vec f32[16, 128] valid(N - 3, 100) at 0x2000\n"
+        "  tmuls t, t, alpha\n"
+        "  tadds t, t, 2\n"
+        "  texpands t, -1.5\n"
+        "  tstore y@rank[0, 0], t\n"
+        "}\n");
+    const pto_param *x, *y, *al;
+    const pto_tile *t;
+    const pto_operand *o;
+    int32_t body;
+    CHECK(m != NULL);
+    if (!m) return;
+    x = &m->params[0];
+    y = &m->params[1];
+    al = &m->params[2];
+    CHECK(x->dim[0] == -1 && x->dim_var[0] >= 0 && x->dim_var[0] == y->dim_var[0]);
+    CHECK(m->vars[x->dim_var[0]].kind == PTO_V_DIM && m->vars[x->dim_var[0]].def == 0);
+    CHECK(y->dim_var[1] >= 0 && y->dim_var[1] != y->dim_var[0] && x->dim[1] == 128 && x->dim_var[1] == -1);
+    CHECK(y->window == 1 && x->window == 0 && y->loc.line == 2 && y->loc.col == 14);
+    CHECK(al->kind == PTO_P_SCALAR && al->dtype == PTO_F32 && m->vars[al->var].kind == PTO_V_SCALAR);
+    CHECK(m->kernels[0].ranks == 1);
+    CHECK(m->exprs[m->kernels[0].blocks].kind == PTO_E_DIV);
+    CHECK(m->exprs[m->exprs[m->kernels[0].blocks].a].a == x->dim_var[0]);
+    body = m->kernels[0].body;
+    t = &m->tiles[0];
+    CHECK(t->pin == 0x2000 && t->valid_r >= 0 && m->exprs[t->valid_r].kind == PTO_E_SUB);
+    CHECK(m->exprs[t->valid_c].value == 100);
+    o = pto_stmt_arg(m, nth(m, body, 1), 2);
+    CHECK(o->kind == PTO_O_SCALAR && o->ref == al->var);
+    o = pto_stmt_arg(m, nth(m, body, 2), 2);
+    CHECK(o->kind == PTO_O_FLOAT && o->f == 2.0);          /* an int in a scalar position */
+    o = pto_stmt_arg(m, nth(m, body, 3), 1);
+    CHECK(o->kind == PTO_O_FLOAT && o->f == -1.5);
+    o = pto_stmt_arg(m, nth(m, body, 4), 0);
+    CHECK(o->kind == PTO_O_GM && o->ref == 1 && o->e[2] >= 0 && m->exprs[o->e[2]].kind == PTO_E_RANK);
+    pto_module_destroy(m);
+}
+
+static void test_cube_if_sync_mix(void)
+{
+    pto_module *m = parse(
+        "arch a5\n"
+        "kernel mm(in a: f16[128, 64]) cube {\n"
+        "  tile a1: mat f16[128, 64]\n"
+        "  tile a0: left f16[128, 64]\n"
+        "  for k = 0 to 256 step 64 {\n"
+        "    if k == 0 {\n"
+        "      textract a0, a1, k / 2, 0\n"
+        "    } else {\n"
+        "      set_flag MTE2, MTE1, k % 8\n"
+        "      pipe_barrier ALL\n"
+        "    }\n"
+        "  }\n"
+        "}\n"
+        "kernel mx(in a: f16[16, 16]) mix {\n"
+        "  cube {\n"
+        "    tile m: mat f16[16, 16]\n"
+        "  }\n"
+        "  vector {\n"
+        "    tile m: vec f16[16, 16]\n"
+        "  }\n"
+        "}\n");
+    int32_t f, i, s, sec;
+    const pto_operand *o;
+    CHECK(m != NULL);
+    if (!m) return;
+    CHECK(m->arch == PTO_ARCH_A5);
+    CHECK(m->kernels[0].kind == PTO_KK_CUBE && m->kernels[1].kind == PTO_KK_MIX);
+    CHECK(m->tiles[0].core == PTO_CORE_CUBE && m->tiles[1].space == PTO_LEFT);
+    f = nth(m, m->kernels[0].body, 2);
+    CHECK(m->stmts[f].kind == PTO_ST_FOR && m->exprs[m->stmts[f].e[2]].value == 64);
+    i = nth(m, m->stmts[f].body, 0);
+    CHECK(m->stmts[i].kind == PTO_ST_IF && m->stmts[i].cmp == PTO_EQ && m->stmts[i].orelse >= 0);
+    s = nth(m, m->stmts[i].body, 0);
+    CHECK(m->stmts[s].op == PTO_OP_TEXTRACT && m->stmts[s].nargs == 4);
+    CHECK(pto_stmt_arg(m, s, 2)->kind == PTO_O_INT && pto_stmt_arg(m, s, 3)->kind == PTO_O_INT);
+    CHECK(m->exprs[pto_stmt_arg(m, s, 3)->e[0]].value == 0);
+    s = nth(m, m->stmts[i].orelse, 0);
+    CHECK(m->stmts[s].op == PTO_OP_SET_FLAG && m->stmts[s].nargs == 3);
+    o = pto_stmt_arg(m, s, 0);
+    CHECK(o->kind == PTO_O_PIPE && o->ref == PTO_PIPE_MTE2);
+    o = pto_stmt_arg(m, s, 1);
+    CHECK(o->kind == PTO_O_PIPE && o->ref == PTO_PIPE_MTE1);
+    o = pto_stmt_arg(m, s, 2);
+    CHECK(o->kind == PTO_O_INT && m->exprs[o->e[0]].kind == PTO_E_MOD);
+    s = nth(m, m->stmts[i].orelse, 1);
+    CHECK(m->stmts[s].op == PTO_OP_PIPE_BARRIER && pto_stmt_arg(m, s, 0)->ref == PTO_PIPE_ALL);
+    sec = nth(m, m->kernels[1].body, 0);
+    CHECK(m->stmts[sec].kind == PTO_ST_SECTION && m->stmts[sec].ref == PTO_CORE_CUBE);
+    CHECK(m->tiles[m->stmts[nth(m, m->stmts[sec].body, 0)].ref].core == PTO_CORE_CUBE);
+    sec = nth(m, m->kernels[1].body, 1);
+    CHECK(m->stmts[sec].kind == PTO_ST_SECTION && m->stmts[sec].ref == PTO_CORE_VECTOR);
+    CHECK(m->tiles[m->stmts[nth(m, m->stmts[sec].body, 0)].ref].core == PTO_CORE_VECTOR);
+    pto_module_destroy(m);
+}
+
+/* Extra operands past the op's arity are kept, classified by their form. */
+static void test_free_operands(void)
+{
+    pto_module *m = parse(
+        "kernel k(in x: f32[16, 16]) vector {\n"
+        "  tile a: vec f32[16, 16]\n"
+        "  texp a, a, 1.5, 3, V, x[0, 1]\n"
+        "  tadd a\n"
+        "}\n");
+    int32_t s;
+    CHECK(m != NULL);
+    if (!m) return;
+    s = nth(m, m->kernels[0].body, 1);
+    CHECK(m->stmts[s].nargs == 6);
+    CHECK(pto_stmt_arg(m, s, 2)->kind == PTO_O_FLOAT && pto_stmt_arg(m, s, 3)->kind == PTO_O_INT);
+    CHECK(pto_stmt_arg(m, s, 4)->kind == PTO_O_PIPE && pto_stmt_arg(m, s, 5)->kind == PTO_O_GM);
+    CHECK(m->stmts[nth(m, m->kernels[0].body, 2)].nargs == 1);
+    pto_module_destroy(m);
+}
+
+static void test_scopes(void)
+{
+    /* a name may be reused once its scope closed, and in another kernel */
+    pto_module *m = parse(
+        "kernel a(in x: f32[N, 16]) vector {\n"
+        "  for i = 0 to 2 {\n"
+        "    tile t: vec f32[16, 16]\n"
+        "  }\n"
+        "  for i = 0 to 2 {\n"
+        "    tile t: vec f32[16, 16]\n"
+        "  }\n"
+        "}\n"
+        "kernel b(in x: f32[N, 16]) vector {\n"
+        "  let i = 0\n"
+        "}\n");
+    CHECK(m != NULL);
+    if (m) CHECK(m->n_tiles == 2 && m->params[1].dim_var[0] != m->params[0].dim_var[0]);
+    pto_module_destroy(m);
+    CHECK_STR(first_error("kernel k() vector {\n  for i = 0 to 2 {\n    let i = 1\n  }\n}\n"),
+              "t.pto:3:9: error: loop variable 'i' is already declared at 2:7");
+    CHECK_STR(first_error("kernel k() vector {\n  let i = 0\n  for j = 0 to 2 {\n    tile i: vec f32[1, 1]\n  }\n}\n"),
+              "t.pto:4:10: error: 'i' shadows the let declared at 2:7 (shadowing is not allowed)");
+    CHECK_STR(first_error("kernel k() vector {\n  let a = a\n}\n"), "t.pto:2:11: error: unknown name 'a'");
+    CHECK_STR(first_error("kernel k(in N: f32[N, 1]) vector {\n}\n"),
+              "t.pto:1:20: error: tensor 'N' is already declared at 1:13");
+    CHECK_STR(first_error("kernel k() vector {\n  tile t: vec f32[1, 1]\n  texpands t, q\n}\n"),
+              "t.pto:3:15: error: unknown name 'q'");
+    CHECK_STR(first_error("kernel k() vector {\n  tile t: vec f32[1, 1] x2 x3\n}\n"),
+              "t.pto:2:28: error: expected 'valid(...)', 'xN', 'at ADDRESS' or end of line after the tile, got 'x3'");
+    CHECK_STR(first_error("kernel k() vector {\n  tile t: vec f32[4294967296, 1]\n}\n"),
+              "t.pto:2:19: error: tile dimension '4294967296' is too large (at most 2147483647)");
+    CHECK_STR(first_error("kernel k() mix {\n  cube {\n    vector {\n    }\n  }\n}\n"),
+              "t.pto:3:5: error: a 'vector' section is only allowed at the top level of a mix kernel");
+    CHECK_STR(first_error("kernel k() vector blocks(2) blocks(3) {\n}\n"),
+              "t.pto:1:29: error: 'blocks' is given twice");
+    CHECK_STR(first_error("kernel k() vector {\n  let a = 1\n} x\n"),
+              "t.pto:3:3: error: expected end of line after '}', got 'x'");
+}
+
+/* One run reports every independent error, in order, and returns NULL. */
+static void test_many_errors(void)
+{
+    pto_module *m = parse(
+        "kernel k(in x: f32[16, 16]) vector {\n"
+        "  tile a: vec f32[16, 16]\n"
+        "  tadx a, a\n"
+        "  tload a, q[0, 0]\n"
+        "  if 1 < {\n"
+        "    let b = zz\n"
+        "  }\n"
+        "  tadd a, a, i\n"
+        "}\n");
+    CHECK(m == NULL);
+    CHECK(pto_diag_count(ctx) == 5);
+    if (pto_diag_count(ctx) == 5) {
+        CHECK(pto_diag_get(ctx, 0)->loc.line == 3);
+        CHECK(pto_diag_get(ctx, 1)->loc.line == 4 && pto_diag_get(ctx, 1)->loc.col == 12);
+        CHECK(pto_diag_get(ctx, 2)->loc.line == 5 && pto_diag_get(ctx, 2)->loc.col == 10);
+        CHECK_STR(pto_diag_get(ctx, 3)->msg, "unknown name 'zz'");
+        CHECK_STR(pto_diag_get(ctx, 4)->msg, "unknown name 'i'");
+    }
+}
+
+/* Hostile input: rejected with a diagnostic, never a crash. */
+static void test_hostile(void)
+{
+    static const char nul[] = "kernel k() vector {\n  let a = 1\0\n}\n";
+    size_t n = 200000, i;
+    char *big = (char *)malloc(n + 64);
+    pto_module *m;
+    pto_diag_clear(ctx);
+    m = pto_parse(ctx, "t.pto", nul, sizeof nul - 1);
+    CHECK(m == NULL && pto_diag_count(ctx) > 0);
+    if (pto_diag_count(ctx) > 0) CHECK_STR(pto_diag_get(ctx, 0)->msg, "unexpected character '\\x00'");
+    m = parse("");
+    CHECK(m != NULL && m->n_kernels == 0);
+    pto_module_destroy(m);
+    pto_module_destroy(parse("# only a comment"));
+    CHECK(strstr(first_error("kernel k() vector {\n  let a = 1e99999999999999999999\n}\n"), "float") != NULL);
+    /* 100k open parentheses: capped, no stack overflow */
+    strcpy(big, "kernel k() vector {\n  let a = ");
+    for (i = strlen(big); i < n; i++) big[i] = '(';
+    big[n] = 0;
+    CHECK(strstr(first_error(big), "too deeply nested") != NULL);
+    /* a 100k-term sum: the tree height is capped too */
+    strcpy(big, "kernel k() vector {\n  let a = 1");
+    for (i = strlen(big); i + 2 < n; i += 2) memcpy(big + i, "+1", 2);
+    big[i] = 0;
+    CHECK(strstr(first_error(big), "too deeply nested") != NULL);
+    /* deep blocks */
+    strcpy(big, "kernel k() vector {\n");
+    for (i = strlen(big); i + 12 < n; i += 12) memcpy(big + i, "if 1 == 1 {\n", 12);
+    big[i] = 0;
+    CHECK(strstr(first_error(big), "nested too deeply") != NULL);
+    /* binary junk */
+    for (i = 0; i < n; i++) big[i] = (char)((i * 7919u) >> 3);
+    m = pto_parse(ctx, "junk", big, n);
+    CHECK(m == NULL);
+    free(big);
+}
+
+/* Linear time: 200k statements in well under a second. */
+static void test_speed(void)
+{
+    size_t n = 200000, i, len = 0, cap = n * 40 + 256;
+    char *src = (char *)malloc(cap);
+    pto_module *m;
+    clock_t t0;
+    double secs;
+    len += (size_t)sprintf(src + len, "kernel big(in x: f32[64, 64], out y: f32[64, 64]) vector {\n");
+    len += (size_t)sprintf(src + len, "  tile a: vec f32[16, 64]\n  tile b: vec f32[16, 64]\n");
+    for (i = 0; i < n; i++)
+        len += (size_t)sprintf(src + len, "  let r%lu = %lu * 16\n  tadd a, a, b\n", (unsigned long)i, (unsigned long)i % 4);
+    len += (size_t)sprintf(src + len, "}\n");
+    pto_diag_clear(ctx);
+    t0 = clock();
+    m = pto_parse(ctx, "big", src, len);
+    secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    CHECK(m != NULL);
+    if (m) CHECK(m->n_stmts == (int32_t)(2 * n + 2));
+    CHECK_MSG(secs < 2.0, "400k statements took %.2f s", secs);
+    printf("parse: %.0f statements/s\n", (double)(2 * n) / (secs > 0 ? secs : 1e-9));
+    pto_module_destroy(m);
+    free(src);
+}
+
+int main(void)
+{
+    ctx = pto_ctx_create(NULL);
+    test_vadd();
+    test_dims_and_scalars();
+    test_cube_if_sync_mix();
+    test_free_operands();
+    test_scopes();
+    test_many_errors();
+    test_hostile();
+    test_speed();
+    pto_ctx_destroy(ctx);
+    return TEST_END();
+}

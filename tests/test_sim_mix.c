@@ -1,0 +1,337 @@
+/* test_sim_mix.c - many cores on the simulated device: SPMD blocks, mix
+   clusters (1 AIC + 2 AIV) with cross-core flags and the TPUSH / TPOP /
+   TFREE slot ring, deadlock reports, ring misuse, races between blocks, and
+   deterministic cycles for a seed. */
+
+#include "tests/check.h"
+#include "pto_kernels.h"
+
+static pto_k_device *dev_new(uint64_t seed)
+{
+    pto_k_device_desc dd;
+    memset(&dd, 0, sizeof dd);
+    dd.seed = seed;
+    return pto_k_device_create(&dd);
+}
+
+static const pto_k_report *run(pto_k_device *dev, pto_k_kernel_fn fn, int kind, int64_t blocks, const int64_t *args)
+{
+    pto_k_launch_desc ld;
+    memset(&ld, 0, sizeof ld);
+    ld.fn = fn, ld.name = "k", ld.kind = kind, ld.block_num = blocks, ld.args = args;
+    return pto_k_launch(dev, &ld);
+}
+
+static int clean(const pto_k_report *r)
+{
+    if (r->nerrors) pto_k_report_print(r, stdout);
+    return r->nerrors == 0;
+}
+
+static int count(const pto_k_report *r, int kind)
+{
+    int i, n = 0;
+    for (i = 0; i < r->nerrors; i++) n += r->errors[i].kind == kind;
+    return n;
+}
+
+/* ---- SPMD vector blocks ------------------------------------------------------ */
+
+#define VT(off) pto_k_t(PTO_K_VEC, PTO_K_F32, 16, 64, 16, 64, off)
+
+static void k_spmd(pto_k_core *c, const int64_t *args, int use_block)
+{
+    pto_k_gm *x = pto_k_arg_gm(args, 0), *z = pto_k_arg_gm(args, 1);
+    int64_t r = use_block ? pto_k_block_idx(c) * 16 : 0;
+    pto_k_tload(c, "spmd.pto:3: tload t, x[block * 16, 0]", VT(0), x, pto_k_block_idx(c) * 16, 0);
+    pto_k_set_flag(c, "spmd.pto:4", PTO_K_PIPE_MTE2, PTO_K_PIPE_V, 0);
+    pto_k_wait_flag(c, "spmd.pto:5", PTO_K_PIPE_MTE2, PTO_K_PIPE_V, 0);
+    pto_k_tmuls(c, "spmd.pto:6: tmuls t, t, 2", VT(4096), VT(0), 2.0);
+    pto_k_set_flag(c, "spmd.pto:7", PTO_K_PIPE_V, PTO_K_PIPE_MTE3, 0);
+    pto_k_wait_flag(c, "spmd.pto:8", PTO_K_PIPE_V, PTO_K_PIPE_MTE3, 0);
+    pto_k_tstore(c, "spmd.pto:9: tstore z[r, 0], t", z, r, 0, VT(4096));
+}
+static void k_spmd_ok(pto_k_core *c, const int64_t *a) { k_spmd(c, a, 1); }
+static void k_spmd_bug(pto_k_core *c, const int64_t *a) { k_spmd(c, a, 0); }
+
+static void test_spmd(void)
+{
+    pto_k_device *dev = dev_new(1);
+    pto_k_gm *x = pto_k_gm_create(dev, "x", PTO_K_F32, 128, 64), *z = pto_k_gm_create(dev, "z", PTO_K_F32, 128, 64);
+    const pto_k_report *r;
+    int64_t args[2], mk;
+    int i, j, bad = 0;
+    for (i = 0; i < 128; i++)
+        for (j = 0; j < 64; j++) pto_k_gm_set(x, i, j, (float)(i * 64 + j));
+    args[0] = pto_k_gm_arg(x), args[1] = pto_k_gm_arg(z);
+    r = run(dev, k_spmd_ok, PTO_K_KIND_VECTOR, 8, args);
+    CHECK(clean(r) && r->ncores == 8);
+    for (i = 0; i < 128; i++)
+        for (j = 0; j < 64; j++) bad += pto_k_gm_get(z, i, j) != (float)(i * 64 + j) * 2.0f;
+    CHECK(bad == 0);
+    CHECK(r->cores[7].block == 7 && r->cores[7].kind == PTO_K_CORE_VECTOR);
+    mk = r->makespan;
+    pto_k_device_destroy(dev);
+    /* independent blocks: the same cycles whatever the seed */
+    dev = dev_new(99);
+    x = pto_k_gm_create(dev, "x", PTO_K_F32, 128, 64), z = pto_k_gm_create(dev, "z", PTO_K_F32, 128, 64);
+    args[0] = pto_k_gm_arg(x), args[1] = pto_k_gm_arg(z);
+    r = run(dev, k_spmd_ok, PTO_K_KIND_VECTOR, 8, args);
+    CHECK(clean(r) && r->makespan == mk);
+    /* every block stores to z[0, 0]: blocks race on GM */
+    r = run(dev, k_spmd_bug, PTO_K_KIND_VECTOR, 4, args);
+    CHECK(count(r, PTO_K_E_RACE) == 1 && r->nerrors == 1);
+    CHECK(pto_k_report_find(r, PTO_K_E_RACE,
+                            "spmd.pto:9: tstore z[r, 0], t: error: race on gm z bytes [0, 4096): tstore (MTE3, block "));
+    CHECK(pto_k_report_find(r, PTO_K_E_RACE, "no cross-core flag, ring slot or signal orders block "));
+    pto_k_device_destroy(dev);
+}
+
+/* ---- a mix kernel: cube matmul -> ring (C2V, up/down) -> both AIVs ----------- */
+
+enum { NT = 4, SLOT = 32 * 32 * 4, NSLOT = 2 };
+
+typedef struct mixcfg {
+    int tfree;          /* the consumer frees slots */
+    int per_block;      /* ring buffer offset uses the block index */
+    int local;          /* local_slot_num passed by the AIVs (0 = default 2) */
+} mixcfg;
+
+static void k_mix(pto_k_core *c, const int64_t *args, const mixcfg *m)
+{
+    pto_k_gm *a = pto_k_arg_gm(args, 0), *z = pto_k_arg_gm(args, 1), *pb = pto_k_arg_gm(args, 2);
+    int64_t b = pto_k_block_idx(c), off = m->per_block ? b * NSLOT * SLOT : 0;
+    int i;
+    if (pto_k_core_kind(c) == PTO_K_CORE_CUBE) {
+        pto_k_tile A1 = pto_k_t(PTO_K_MAT, PTO_K_F16, 32, 32, 32, 32, 0);
+        pto_k_tile A0 = pto_k_t(PTO_K_LEFT, PTO_K_F16, 32, 32, 32, 32, 0);
+        pto_k_tile B0 = pto_k_t(PTO_K_RIGHT, PTO_K_F16, 32, 32, 32, 32, 0);
+        pto_k_tile ACC = pto_k_t(PTO_K_ACC, PTO_K_F32, 32, 32, 32, 32, 0);
+        pto_k_ring_init(c, "mix.pto:2: pipe r: c2v f32[32, 32] slots(2) up_down", 0, PTO_K_C2V, SLOT, NSLOT, 2, 0,
+                        PTO_K_SPLIT_UP_DOWN, pb, off);
+        pto_k_set_flag(c, "mix.pto:4", PTO_K_PIPE_MTE1, PTO_K_PIPE_MTE2, 0);
+        pto_k_set_flag(c, "mix.pto:5", PTO_K_PIPE_M, PTO_K_PIPE_MTE1, 0);
+        pto_k_set_flag(c, "mix.pto:6", PTO_K_PIPE_FIX, PTO_K_PIPE_M, 0);
+        for (i = 0; i < NT; i++) {
+            pto_k_wait_flag(c, "mix.pto:8", PTO_K_PIPE_MTE1, PTO_K_PIPE_MTE2, 0);
+            pto_k_tload(c, "mix.pto:9: tload a1, a[(block * 4 + i) * 32, 0]", A1, a, (b * NT + i) * 32, 0);
+            pto_k_set_flag(c, "mix.pto:10", PTO_K_PIPE_MTE2, PTO_K_PIPE_MTE1, 0);
+            pto_k_wait_flag(c, "mix.pto:11", PTO_K_PIPE_MTE2, PTO_K_PIPE_MTE1, 0);
+            pto_k_wait_flag(c, "mix.pto:12", PTO_K_PIPE_M, PTO_K_PIPE_MTE1, 0);
+            pto_k_tmov(c, "mix.pto:13: tmov a0, a1", A0, A1);
+            pto_k_tmov(c, "mix.pto:14: tmov b0, a1", B0, A1);
+            pto_k_set_flag(c, "mix.pto:15", PTO_K_PIPE_MTE1, PTO_K_PIPE_MTE2, 0);
+            pto_k_set_flag(c, "mix.pto:16", PTO_K_PIPE_MTE1, PTO_K_PIPE_M, 0);
+            pto_k_wait_flag(c, "mix.pto:17", PTO_K_PIPE_MTE1, PTO_K_PIPE_M, 0);
+            pto_k_wait_flag(c, "mix.pto:18", PTO_K_PIPE_FIX, PTO_K_PIPE_M, 0);
+            pto_k_tmatmul(c, "mix.pto:19: tmatmul acc, a0, b0", ACC, A0, B0);
+            pto_k_set_flag(c, "mix.pto:20", PTO_K_PIPE_M, PTO_K_PIPE_MTE1, 0);
+            pto_k_set_flag(c, "mix.pto:21", PTO_K_PIPE_M, PTO_K_PIPE_FIX, 0);
+            pto_k_wait_flag(c, "mix.pto:22", PTO_K_PIPE_M, PTO_K_PIPE_FIX, 0);
+            pto_k_tpush(c, "mix.pto:23: tpush r, acc", 0, ACC);
+            pto_k_set_flag(c, "mix.pto:24", PTO_K_PIPE_FIX, PTO_K_PIPE_M, 0);
+        }
+        pto_k_wait_flag(c, "mix.pto:26", PTO_K_PIPE_MTE1, PTO_K_PIPE_MTE2, 0);
+        pto_k_wait_flag(c, "mix.pto:27", PTO_K_PIPE_M, PTO_K_PIPE_MTE1, 0);
+        pto_k_wait_flag(c, "mix.pto:28", PTO_K_PIPE_FIX, PTO_K_PIPE_M, 0);
+    } else {
+        pto_k_tile base = pto_k_t(PTO_K_VEC, PTO_K_F32, 16, 32, 16, 32, 0);
+        int64_t sb = pto_k_subblock(c);
+        int s;
+        pto_k_ring_init(c, "mix.pto:31: pipe r (vector side)", 0, PTO_K_C2V, SLOT, NSLOT, m->local, 0,
+                        PTO_K_SPLIT_UP_DOWN, pb, off);
+        for (s = 0; s < 2; s++) {
+            pto_k_set_flag(c, "mix.pto:33", PTO_K_PIPE_V, PTO_K_PIPE_MTE2, s);
+            pto_k_set_flag(c, "mix.pto:34", PTO_K_PIPE_MTE3, PTO_K_PIPE_V, s);
+        }
+        for (i = 0; i < NT; i++) {
+            pto_k_tile t, o;
+            s = i % 2;
+            o = pto_k_t(PTO_K_VEC, PTO_K_F32, 16, 32, 16, 32, 16384 + (int64_t)s * 2048);
+            pto_k_wait_flag(c, "mix.pto:37", PTO_K_PIPE_V, PTO_K_PIPE_MTE2, s);
+            t = pto_k_tpop(c, "mix.pto:38: tpop t, r", 0, base);
+            pto_k_set_flag(c, "mix.pto:39", PTO_K_PIPE_MTE2, PTO_K_PIPE_V, s);
+            pto_k_wait_flag(c, "mix.pto:40", PTO_K_PIPE_MTE2, PTO_K_PIPE_V, s);
+            if (m->tfree) pto_k_tfree(c, "mix.pto:41: tfree r", 0);
+            pto_k_wait_flag(c, "mix.pto:42", PTO_K_PIPE_MTE3, PTO_K_PIPE_V, s);
+            pto_k_texp(c, "mix.pto:43: texp o, t", o, t);
+            pto_k_set_flag(c, "mix.pto:44", PTO_K_PIPE_V, PTO_K_PIPE_MTE2, s);
+            pto_k_set_flag(c, "mix.pto:45", PTO_K_PIPE_V, PTO_K_PIPE_MTE3, s);
+            pto_k_wait_flag(c, "mix.pto:46", PTO_K_PIPE_V, PTO_K_PIPE_MTE3, s);
+            pto_k_tstore(c, "mix.pto:47: tstore z[...], o", z, (b * NT + i) * 32 + sb * 16, 0, o);
+            pto_k_set_flag(c, "mix.pto:48", PTO_K_PIPE_MTE3, PTO_K_PIPE_V, s);
+        }
+        for (s = 0; s < 2; s++) {
+            pto_k_wait_flag(c, "mix.pto:50", PTO_K_PIPE_V, PTO_K_PIPE_MTE2, s);
+            pto_k_wait_flag(c, "mix.pto:51", PTO_K_PIPE_MTE3, PTO_K_PIPE_V, s);
+        }
+    }
+}
+
+static const mixcfg CFG_OK = {1, 1, 0}, CFG_NOFREE = {0, 1, 0}, CFG_SHARED = {1, 0, 0}, CFG_LOCAL2 = {1, 1, 2},
+                    CFG_LOCAL1 = {1, 1, 1};
+static void k_mix_ok(pto_k_core *c, const int64_t *a) { k_mix(c, a, &CFG_OK); }
+static void k_mix_nofree(pto_k_core *c, const int64_t *a) { k_mix(c, a, &CFG_NOFREE); }
+static void k_mix_shared(pto_k_core *c, const int64_t *a) { k_mix(c, a, &CFG_SHARED); }
+static void k_mix_local2(pto_k_core *c, const int64_t *a) { k_mix(c, a, &CFG_LOCAL2); }
+static void k_mix_local1(pto_k_core *c, const int64_t *a) { k_mix(c, a, &CFG_LOCAL1); }
+
+static void test_mix(void)
+{
+    int nb = 2, i, j, k, t, bad = 0;
+    pto_k_device *dev = dev_new(7);
+    pto_k_gm *a = pto_k_gm_create(dev, "a", PTO_K_F16, nb * NT * 32, 32);
+    pto_k_gm *z = pto_k_gm_create(dev, "z", PTO_K_F32, nb * NT * 32, 32);
+    pto_k_gm *pb = pto_k_gm_create(dev, "pipebuf", PTO_K_F32, nb, NSLOT * SLOT / 4);
+    const pto_k_report *r;
+    int64_t args[3], mk;
+    for (i = 0; i < nb * NT * 32; i++)
+        for (j = 0; j < 32; j++) pto_k_gm_set(a, i, j, (float)((i * 7 + j * 3) % 17) * 0.0625f - 0.5f);
+    args[0] = pto_k_gm_arg(a), args[1] = pto_k_gm_arg(z), args[2] = pto_k_gm_arg(pb);
+    r = run(dev, k_mix_ok, PTO_K_KIND_MIX, nb, args);
+    CHECK(clean(r) && r->ncores == 3 * nb);
+    CHECK(r->cores[0].kind == PTO_K_CORE_CUBE && r->cores[2].kind == PTO_K_CORE_VECTOR && r->cores[2].subblock == 1);
+    for (t = 0; t < nb * NT; t++)
+        for (i = 0; i < 32; i++)
+            for (j = 0; j < 32; j++) {
+                float acc = 0.0f, want;
+                for (k = 0; k < 32; k++) {
+                    float p = pto_k_gm_get(a, t * 32 + i, k) * pto_k_gm_get(a, t * 32 + k, j);
+                    acc = acc + p;
+                }
+                want = expf(acc);
+                bad += memcmp(&want, (float *)z->data + (t * 32 + i) * 32 + j, 4) != 0;
+            }
+    CHECK(bad == 0);
+    mk = r->makespan;
+    printf("mix kernel, 2 clusters: makespan %lld, bound %lld, efficiency %.1f%%\n", (long long)r->makespan,
+           (long long)r->bound, 100.0 * r->efficiency);
+    r = run(dev, k_mix_ok, PTO_K_KIND_MIX, nb, args);
+    CHECK(clean(r) && r->makespan == mk); /* the same seed, the same cycles */
+
+    /* local_slot_num left out on one side and written as its default (2) on
+       the other mean the same ring; 1 is a different one */
+    r = run(dev, k_mix_local2, PTO_K_KIND_MIX, nb, args);
+    CHECK(clean(r));
+    r = run(dev, k_mix_local1, PTO_K_KIND_MIX, nb, args);
+    CHECK(count(r, PTO_K_E_RING) >= 1);
+    /* one per cluster, whichever core came second; and as every pop now lands
+       in one local slot, the two rotating V -> MTE2 ids no longer order the
+       next pop after the texp that reads the slot: a race */
+    CHECK(count(r, PTO_K_E_RING) == 2 && count(r, PTO_K_E_RACE) == 1 && r->nerrors == 3);
+    CHECK(pto_k_report_find(r, PTO_K_E_RACE, "mix.pto:38: tpop t, r: error: race on vec bytes [0, 2048): tpop (MTE2, "));
+    CHECK(pto_k_report_find(r, PTO_K_E_RING, "error: ring 0 initialised here as (dir C2V, slot_size 4096, slot_num 2, "));
+    CHECK(pto_k_report_find(r, PTO_K_E_RING, "local_slot_num 1, flag_id 0, split 1, buffer pipebuf+0)"));
+
+    /* no TFREE: the third pop would overwrite a local slot in use, and the
+       cube waits forever for a free slot */
+    r = run(dev, k_mix_nofree, PTO_K_KIND_MIX, 1, args);
+    CHECK(count(r, PTO_K_E_RING) == 2 && count(r, PTO_K_E_DEADLOCK) == 3);
+    CHECK_STR(pto_k_report_find(r, PTO_K_E_RING, "aiv0"),
+              "mix.pto:38: tpop t, r: error: tpop of slot 2 on ring 0 overwrites local slot 0, still holding slot 0 "
+              "popped at \"mix.pto:38: tpop t, r\" and never freed (missing TFREE) (block 0 aiv0)");
+    CHECK_STR(pto_k_report_find(r, PTO_K_E_DEADLOCK, "aic"),
+              "mix.pto:23: tpush r, acc: error: deadlock: tpush on ring 0 (C2V) waits for a free slot forever: all 2 "
+              "slots hold data (pushed 2, freed 0); the consumer popped 2 but never freed them (missing TFREE?) "
+              "(block 0 aic)");
+    CHECK_STR(pto_k_report_find(r, PTO_K_E_DEADLOCK, "aiv1"),
+              "mix.pto:38: tpop t, r: error: deadlock: tpop on ring 0 (C2V) waits for slot 2, which is never pushed "
+              "(the producer pushed 2) (block 0 aiv1)");
+
+    /* every block uses the same slots of the GM pipe buffer (no block * per_block) */
+    r = run(dev, k_mix_shared, PTO_K_KIND_MIX, nb, args);
+    CHECK(count(r, PTO_K_E_RACE) >= 1);
+    CHECK(pto_k_report_find(r, PTO_K_E_RACE, "race on gm pipebuf (ring 0) bytes ["));
+    pto_k_device_destroy(dev);
+}
+
+/* ---- cross-core flags ----------------------------------------------------------- */
+
+static void k_cross(pto_k_core *c, const int64_t *args, int mode)
+{
+    pto_k_gm *a = pto_k_arg_gm(args, 0), *w = pto_k_arg_gm(args, 1), *z = pto_k_arg_gm(args, 2);
+    if (pto_k_core_kind(c) == PTO_K_CORE_CUBE) {
+        pto_k_tile M1 = pto_k_t(PTO_K_MAT, PTO_K_F32, 16, 16, 16, 16, 0);
+        pto_k_tile L = pto_k_t(PTO_K_LEFT, PTO_K_F32, 16, 16, 16, 16, 0);
+        pto_k_tile Rt = pto_k_t(PTO_K_RIGHT, PTO_K_F32, 16, 16, 16, 16, 0);
+        pto_k_tile ACC = pto_k_t(PTO_K_ACC, PTO_K_F32, 16, 16, 16, 16, 0);
+        pto_k_tload(c, "x.pto:2: tload m, a[0, 0]", M1, a, 0, 0);
+        pto_k_set_flag(c, "x.pto:3", PTO_K_PIPE_MTE2, PTO_K_PIPE_MTE1, 0);
+        pto_k_wait_flag(c, "x.pto:4", PTO_K_PIPE_MTE2, PTO_K_PIPE_MTE1, 0);
+        pto_k_tmov(c, "x.pto:5", L, M1);
+        pto_k_tmov(c, "x.pto:6", Rt, M1);
+        pto_k_set_flag(c, "x.pto:7", PTO_K_PIPE_MTE1, PTO_K_PIPE_M, 0);
+        pto_k_wait_flag(c, "x.pto:8", PTO_K_PIPE_MTE1, PTO_K_PIPE_M, 0);
+        pto_k_tmatmul(c, "x.pto:9: tmatmul acc, l, r", ACC, L, Rt);
+        pto_k_set_flag(c, "x.pto:10", PTO_K_PIPE_M, PTO_K_PIPE_FIX, 0);
+        pto_k_wait_flag(c, "x.pto:11", PTO_K_PIPE_M, PTO_K_PIPE_FIX, 0);
+        pto_k_tstore(c, "x.pto:12: tstore w[0, 0], acc", w, 0, 0, ACC);
+        if (mode != 1) pto_k_cross_set(c, "x.pto:13: cross_set FIX, 5", PTO_K_PIPE_FIX, 5);
+    } else {
+        pto_k_tile T = pto_k_t(PTO_K_VEC, PTO_K_F32, 8, 16, 8, 16, 0);
+        int64_t sb = pto_k_subblock(c);
+        if (mode != 1) pto_k_cross_wait(c, "x.pto:16: cross_wait MTE2, 5", PTO_K_PIPE_MTE2, mode == 2 ? 6 : 5);
+        pto_k_tload(c, "x.pto:17: tload t, w[subblock * 8, 0]", T, w, sb * 8, 0);
+        pto_k_set_flag(c, "x.pto:18", PTO_K_PIPE_MTE2, PTO_K_PIPE_MTE3, 0);
+        pto_k_wait_flag(c, "x.pto:19", PTO_K_PIPE_MTE2, PTO_K_PIPE_MTE3, 0);
+        pto_k_tstore(c, "x.pto:20: tstore z[subblock * 8, 0], t", z, sb * 8, 0, T);
+    }
+}
+static void k_cross_ok(pto_k_core *c, const int64_t *a) { k_cross(c, a, 0); }
+static void k_cross_bug(pto_k_core *c, const int64_t *a) { k_cross(c, a, 1); }
+static void k_cross_hang(pto_k_core *c, const int64_t *a) { k_cross(c, a, 2); }
+
+static void test_cross(void)
+{
+    pto_k_device *dev = dev_new(3);
+    pto_k_gm *a = pto_k_gm_create(dev, "a", PTO_K_F32, 16, 16), *w = pto_k_gm_create(dev, "w", PTO_K_F32, 16, 16);
+    pto_k_gm *z = pto_k_gm_create(dev, "z", PTO_K_F32, 16, 16);
+    const pto_k_report *r;
+    int64_t args[3];
+    int i, j, k, bad = 0, seed, caught = 0;
+    for (i = 0; i < 16; i++)
+        for (j = 0; j < 16; j++) pto_k_gm_set(a, i, j, (float)(i + 2 * j) * 0.125f);
+    args[0] = pto_k_gm_arg(a), args[1] = pto_k_gm_arg(w), args[2] = pto_k_gm_arg(z);
+    r = run(dev, k_cross_ok, PTO_K_KIND_MIX, 1, args);
+    CHECK(clean(r));
+    for (i = 0; i < 16; i++)
+        for (j = 0; j < 16; j++) {
+            float acc = 0.0f;
+            for (k = 0; k < 16; k++) {
+                float p = pto_k_gm_get(a, i, k) * pto_k_gm_get(a, k, j);
+                acc = acc + p;
+            }
+            bad += pto_k_gm_get(z, i, j) != acc;
+        }
+    CHECK(bad == 0);
+    /* the AIVs wait ~1000 cycles of cross-core latency after the store */
+    CHECK(r->cores[1].end > r->cores[0].end + 1000);
+    pto_k_device_destroy(dev);
+    /* without the cross-core flag the AIVs' loads race with the fixpipe
+       store, whichever order a seed runs them in */
+    for (seed = 1; seed <= 10; seed++) {
+        dev = dev_new((uint64_t)seed);
+        a = pto_k_gm_create(dev, "a", PTO_K_F32, 16, 16), w = pto_k_gm_create(dev, "w", PTO_K_F32, 16, 16);
+        z = pto_k_gm_create(dev, "z", PTO_K_F32, 16, 16);
+        args[0] = pto_k_gm_arg(a), args[1] = pto_k_gm_arg(w), args[2] = pto_k_gm_arg(z);
+        r = run(dev, k_cross_bug, PTO_K_KIND_MIX, 1, args);
+        caught += count(r, PTO_K_E_RACE) >= 1 && pto_k_report_find(r, PTO_K_E_RACE, "race on gm w bytes [") != NULL;
+        if (seed == 1) {
+            r = run(dev, k_cross_hang, PTO_K_KIND_MIX, 1, args);
+            CHECK(count(r, PTO_K_E_DEADLOCK) == 2 && r->nerrors == 2);
+            CHECK_STR(pto_k_report_find(r, PTO_K_E_DEADLOCK, "aiv0"),
+                      "x.pto:16: cross_wait MTE2, 5: error: deadlock: cross-core wait on flag 6 can never be satisfied: "
+                      "the AIC never sets it (block 0 aiv0)");
+        }
+        pto_k_device_destroy(dev);
+    }
+    CHECK(caught == 10);
+}
+
+int main(void)
+{
+    test_spmd();
+    test_mix();
+    test_cross();
+    return TEST_END();
+}

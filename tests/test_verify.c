@@ -1,0 +1,1076 @@
+/* test_verify.c - the verifier on IR built with the C API: one case per
+   rule (exact message and location of the first diagnostic), legal tricky
+   cases that must verify cleanly, many errors in one run, malformed ids, and
+   a 100k-statement kernel plus deep nesting (linear time, no recursion). */
+
+#include "tests/check.h"
+#define PTO_IMPLEMENTATION
+#include "pto.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+
+typedef struct fx {
+    pto_ctx *ctx;
+    pto_module *m;
+    int32_t k, body, file;
+    char first[600];
+    pto_status st;
+} fx;
+
+static int32_t g_file;
+
+static pto_loc L(int line, int col)
+{
+    pto_loc l;
+    l.file = g_file;
+    l.line = line;
+    l.col = col;
+    return l;
+}
+
+static void begin_arch(fx *f, pto_kernel_kind kind, pto_arch arch)
+{
+    memset(f, 0, sizeof *f);
+    f->ctx = pto_ctx_create(NULL);
+    f->file = g_file = pto_file_add(f->ctx, "t.pto");
+    f->m = pto_module_create(f->ctx, arch);
+    f->k = pto_add_kernel(f->m, "k", kind, L(1, 8));
+    f->body = f->m->kernels[f->k].body;
+}
+
+static void begin(fx *f, pto_kernel_kind kind) { begin_arch(f, kind, PTO_ARCH_A2A3); }
+
+static pto_status run(fx *f)
+{
+    f->first[0] = 0;
+    f->st = pto_verify(f->ctx, f->m);
+    if (pto_diag_count(f->ctx) > 0) pto_diag_format(f->ctx, pto_diag_get(f->ctx, 0), f->first, sizeof f->first);
+    return f->st;
+}
+
+static int has(fx *f, const char *want)
+{
+    char buf[600];
+    int i;
+    for (i = 0; i < pto_diag_count(f->ctx); i++) {
+        pto_diag_format(f->ctx, pto_diag_get(f->ctx, i), buf, sizeof buf);
+        if (strcmp(buf, want) == 0) return 1;
+    }
+    printf("  missing: %s\n", want);
+    pto_diag_print(f->ctx, stdout);
+    return 0;
+}
+
+static void end(fx *f)
+{
+    pto_module_destroy(f->m);
+    pto_ctx_destroy(f->ctx);
+}
+
+/* Runs the verifier and checks that it fails with exactly `want` first. */
+static void expect_first(fx *f, const char *want, int line)
+{
+    pto_status st = run(f);
+    CHECK_MSG(st == PTO_ERR_USER, "line %d: status %d", line, (int)st);
+    CHECK_MSG(strcmp(f->first, want) == 0, "line %d:\n  got  %s\n  want %s", line, f->first, want);
+    end(f);
+}
+#define EXPECT(f, want) expect_first(f, want, __LINE__)
+
+static void expect_ok(fx *f, int line)
+{
+    pto_status st = run(f);
+    CHECK_MSG(st == PTO_OK && pto_diag_count(f->ctx) == 0, "line %d: status %d, first: %s", line, (int)st, f->first);
+    end(f);
+}
+#define EXPECT_OK(f) expect_ok(f, __LINE__)
+
+/* ---- builders ---- */
+
+static int32_t body_of(fx *f, int32_t stmt) { return stmt < 0 ? -1 : f->m->stmts[stmt].body; }
+
+static int32_t tile(fx *f, int32_t b, const char *n, pto_space sp, pto_dtype dt, int r, int c, int line)
+{
+    return pto_add_tile(f->m, b, n, sp, dt, r, c, L(line, 8));
+}
+
+static int32_t I(fx *f, int64_t v) { return pto_expr_int(f->m, v, L(0, 0)); }
+static int32_t Iat(fx *f, int64_t v, int line, int col) { return pto_expr_int(f->m, v, L(line, col)); }
+
+/* op with tile operands at columns 10, 20, 30 */
+static int32_t op_t(fx *f, int32_t b, pto_op op, int line, int n, int32_t t0, int32_t t1, int32_t t2)
+{
+    int32_t s = pto_add_op(f->m, b, op, L(line, 3));
+    int32_t ts[3];
+    int i;
+    ts[0] = t0; ts[1] = t1; ts[2] = t2;
+    for (i = 0; i < n; i++) pto_arg_tile(f->m, s, ts[i], L(line, 10 * (i + 1)));
+    return s;
+}
+
+/* tload t, P[r, c] (tile at col 9, window at col 12, row expr at col 14) */
+static void load(fx *f, int32_t b, int32_t t, int32_t p, int32_t r, int32_t c, int line)
+{
+    int32_t s = pto_add_op(f->m, b, PTO_OP_TLOAD, L(line, 3));
+    pto_arg_tile(f->m, s, t, L(line, 9));
+    pto_arg_gm(f->m, s, p, r, c, -1, L(line, 12));
+}
+
+static void store(fx *f, int32_t b, int32_t p, int32_t r, int32_t c, int32_t t, int line)
+{
+    int32_t s = pto_add_op(f->m, b, PTO_OP_TSTORE, L(line, 3));
+    pto_arg_gm(f->m, s, p, r, c, -1, L(line, 10));
+    pto_arg_tile(f->m, s, t, L(line, 20));
+}
+
+static int32_t vin(fx *f, const char *n, pto_dtype dt, int64_t r, int64_t c)
+{
+    return pto_add_tensor_param(f->m, f->k, n, PTO_IN, dt, r, c, L(1, 10));
+}
+static int32_t vout(fx *f, const char *n, pto_dtype dt, int64_t r, int64_t c)
+{
+    return pto_add_tensor_param(f->m, f->k, n, PTO_OUT, dt, r, c, L(1, 30));
+}
+
+/* A written vec f32 [16, 64] tile named n, declared at `line`, loaded at line + 1. */
+static int32_t loaded(fx *f, int32_t b, const char *n, int32_t x, int line)
+{
+    int32_t t = tile(f, b, n, PTO_VEC, PTO_F32, 16, 64, line);
+    load(f, b, t, x, I(f, 0), I(f, 0), line + 1);
+    return t;
+}
+
+/* ---- cases ---- */
+
+static void test_good_vadd(void)
+{
+    fx f;
+    int32_t x, y, z, loop, lb, a, b, c, r, blk;
+    begin(&f, PTO_KK_VECTOR);
+    x = vin(&f, "x", PTO_F32, 1024, 256);
+    y = vin(&f, "y", PTO_F32, 1024, 256);
+    z = vout(&f, "z", PTO_F32, 1024, 256);
+    f.m->kernels[f.k].blocks = I(&f, 8);
+    loop = pto_add_for(f.m, f.body, "i", I(&f, 0), I(&f, 8), -1, L(2, 3));
+    lb = f.m->stmts[loop].body;
+    a = tile(&f, lb, "a", PTO_VEC, PTO_F32, 16, 256, 3);
+    b = tile(&f, lb, "b", PTO_VEC, PTO_F32, 16, 256, 4);
+    c = tile(&f, lb, "c", PTO_VEC, PTO_F32, 16, 256, 5);
+    f.m->tiles[a].nbuf = f.m->tiles[b].nbuf = f.m->tiles[c].nbuf = 2;
+    /* r = block * 128 + i * 16: rows 0..1023 exactly at the extremes */
+    blk = pto_expr_builtin(f.m, PTO_E_BLOCK, L(6, 11));
+    r = pto_expr_bin(f.m, PTO_E_ADD, pto_expr_bin(f.m, PTO_E_MUL, blk, I(&f, 128), L(6, 17)),
+                     pto_expr_bin(f.m, PTO_E_MUL, pto_expr_var(f.m, f.m->stmts[loop].ref, L(6, 25)), I(&f, 16), L(6, 27)),
+                     L(6, 23));
+    r = pto_add_let(f.m, lb, "r", r, L(6, 3));
+    r = f.m->stmts[r].ref;
+    load(&f, lb, a, x, pto_expr_var(f.m, r, L(7, 14)), I(&f, 0), 7);
+    load(&f, lb, b, y, pto_expr_var(f.m, r, L(8, 14)), I(&f, 0), 8);
+    op_t(&f, lb, PTO_OP_TADD, 9, 3, c, a, b);
+    store(&f, lb, z, pto_expr_var(f.m, r, L(10, 12)), I(&f, 0), c, 10);
+    EXPECT_OK(&f);
+}
+
+/* The same with 9 blocks: block 8 reaches row 8 * 128 + 7 * 16 + 15 = 1151. */
+static void test_window_affine_oob(void)
+{
+    fx f;
+    int32_t x, loop, lb, a, r;
+    begin(&f, PTO_KK_VECTOR);
+    x = vin(&f, "x", PTO_F32, 1024, 256);
+    f.m->kernels[f.k].blocks = I(&f, 9);
+    loop = pto_add_for(f.m, f.body, "i", I(&f, 0), I(&f, 8), -1, L(2, 3));
+    lb = f.m->stmts[loop].body;
+    a = tile(&f, lb, "a", PTO_VEC, PTO_F32, 16, 256, 3);
+    r = pto_expr_bin(f.m, PTO_E_ADD,
+                     pto_expr_bin(f.m, PTO_E_MUL, pto_expr_builtin(f.m, PTO_E_BLOCK, L(4, 14)), I(&f, 128), L(4, 20)),
+                     pto_expr_bin(f.m, PTO_E_MUL, pto_expr_var(f.m, f.m->stmts[loop].ref, L(4, 28)), I(&f, 16), L(4, 30)),
+                     L(4, 14));
+    load(&f, lb, a, x, r, I(&f, 0), 4);
+    EXPECT(&f, "t.pto:4:14: error: window of 'x' ends at row 1151, out of bounds ('x' has 1024 rows)");
+}
+
+/* A window guarded by an if inside the loop is not checked at the loop's
+   extremes (the branch may skip them). */
+static void test_window_guarded_ok(void)
+{
+    fx f;
+    int32_t x, loop, lb, a, iv, ifs, ib, r;
+    begin(&f, PTO_KK_VECTOR);
+    x = vin(&f, "x", PTO_F32, 128, 64);
+    loop = pto_add_for(f.m, f.body, "i", I(&f, 0), I(&f, 8), -1, L(2, 3));
+    lb = f.m->stmts[loop].body;
+    iv = f.m->stmts[loop].ref;
+    a = tile(&f, lb, "a", PTO_VEC, PTO_F32, 16, 64, 3);
+    ifs = pto_add_if(f.m, lb, pto_expr_var(f.m, iv, L(4, 6)), PTO_LT, I(&f, 7), L(4, 3));
+    ib = f.m->stmts[ifs].body;
+    r = pto_expr_bin(f.m, PTO_E_MUL, pto_expr_bin(f.m, PTO_E_ADD, pto_expr_var(f.m, iv, L(5, 14)), I(&f, 1), L(5, 15)),
+                     I(&f, 16), L(5, 18));
+    load(&f, ib, a, x, r, I(&f, 0), 5);
+    store(&f, lb, x, I(&f, 0), I(&f, 0), a, 6);
+    f.m->params[x].dir = PTO_INOUT;
+    EXPECT_OK(&f);
+}
+
+static void test_window_const_oob(void)
+{
+    fx f;
+    int32_t x, a;
+    begin(&f, PTO_KK_VECTOR);
+    x = vin(&f, "x", PTO_F32, 64, 64);
+    a = tile(&f, f.body, "a", PTO_VEC, PTO_F32, 16, 64, 2);
+    load(&f, f.body, a, x, I(&f, 0), Iat(&f, 8, 3, 17), 3);
+    EXPECT(&f, "t.pto:3:17: error: window of 'x' ends at col 71, out of bounds ('x' has 64 cols)");
+}
+
+static void test_window_negative(void)
+{
+    fx f;
+    int32_t x, a;
+    begin(&f, PTO_KK_VECTOR);
+    x = vin(&f, "x", PTO_F32, 64, 64);
+    a = tile(&f, f.body, "a", PTO_VEC, PTO_F32, 16, 64, 2);
+    load(&f, f.body, a, x, pto_expr_bin(f.m, PTO_E_NEG, Iat(&f, 16, 3, 15), -1, L(3, 14)), I(&f, 0), 3);
+    EXPECT(&f, "t.pto:3:14: error: window of 'x' starts at row -16, out of bounds");
+}
+
+/* The window is the valid region: valid(8, 64) of a [16, 64] tile at row 56 fits 64 rows. */
+static void test_window_valid_ok(void)
+{
+    fx f;
+    int32_t x, a;
+    begin(&f, PTO_KK_VECTOR);
+    x = vin(&f, "x", PTO_F32, 64, 64);
+    a = tile(&f, f.body, "a", PTO_VEC, PTO_F32, 16, 64, 2);
+    f.m->tiles[a].valid_r = I(&f, 8);
+    load(&f, f.body, a, x, I(&f, 56), I(&f, 0), 3);
+    EXPECT_OK(&f);
+}
+
+static void test_arity(void)
+{
+    fx f;
+    int32_t x, a, b;
+    begin(&f, PTO_KK_VECTOR);
+    x = vin(&f, "x", PTO_F32, 16, 64);
+    a = loaded(&f, f.body, "a", x, 2);
+    b = tile(&f, f.body, "b", PTO_VEC, PTO_F32, 16, 64, 4);
+    op_t(&f, f.body, PTO_OP_TADD, 5, 2, b, a, -1);
+    EXPECT(&f, "t.pto:5:3: error: tadd expects 3 operands, got 2");
+}
+
+static void test_kind(void)
+{
+    fx f;
+    int32_t x, a, b, s;
+    begin(&f, PTO_KK_VECTOR);
+    x = vin(&f, "x", PTO_F32, 16, 64);
+    a = loaded(&f, f.body, "a", x, 2);
+    b = tile(&f, f.body, "b", PTO_VEC, PTO_F32, 16, 64, 4);
+    s = op_t(&f, f.body, PTO_OP_TADD, 5, 2, b, a, -1);
+    pto_arg_gm(f.m, s, x, I(&f, 0), I(&f, 0), -1, L(5, 30));
+    EXPECT(&f, "t.pto:5:30: error: operand 3 of tadd must be a tile, got a GM window");
+}
+
+static void test_space(void)
+{
+    fx f;
+    int32_t x, a, b, c, sec;
+    begin(&f, PTO_KK_MIX);
+    sec = body_of(&f, pto_add_section(f.m, f.body, PTO_CORE_CUBE, L(2, 3)));
+    x = vin(&f, "x", PTO_F16, 16, 64);
+    a = tile(&f, sec, "a", PTO_MAT, PTO_F16, 16, 64, 3);
+    b = tile(&f, sec, "b", PTO_MAT, PTO_F16, 16, 64, 4);
+    c = tile(&f, sec, "c", PTO_MAT, PTO_F16, 16, 64, 5);
+    load(&f, sec, a, x, I(&f, 0), I(&f, 0), 6);
+    load(&f, sec, b, x, I(&f, 0), I(&f, 0), 7);
+    op_t(&f, sec, PTO_OP_TADD, 8, 3, c, a, b);
+    EXPECT(&f, "t.pto:8:10: error: tadd cannot write a tile in 'mat' (it writes vec)");
+}
+
+static void test_space_list(void)
+{
+    fx f;
+    int32_t x, a, l, sec;
+    begin(&f, PTO_KK_MIX);
+    sec = body_of(&f, pto_add_section(f.m, f.body, PTO_CORE_CUBE, L(2, 3)));
+    x = vin(&f, "x", PTO_F16, 16, 64);
+    a = tile(&f, sec, "a", PTO_MAT, PTO_F16, 16, 64, 3);
+    l = tile(&f, sec, "l", PTO_LEFT, PTO_F16, 16, 64, 4);
+    load(&f, sec, a, x, I(&f, 0), I(&f, 0), 5);
+    op_t(&f, sec, PTO_OP_TMOV, 6, 2, a, l, -1);
+    EXPECT(&f, "t.pto:6:20: error: tmov cannot read a tile in 'left' (it reads vec, mat or acc)");
+}
+
+static void test_dtype(void)
+{
+    fx f;
+    int32_t x, h, a, b, c;
+    begin(&f, PTO_KK_VECTOR);
+    x = vin(&f, "x", PTO_F32, 16, 64);
+    h = vin(&f, "h", PTO_F16, 16, 64);
+    a = tile(&f, f.body, "a", PTO_VEC, PTO_F16, 16, 64, 2);
+    load(&f, f.body, a, h, I(&f, 0), I(&f, 0), 3);
+    b = loaded(&f, f.body, "b", x, 4);
+    c = tile(&f, f.body, "c", PTO_VEC, PTO_F32, 16, 64, 6);
+    op_t(&f, f.body, PTO_OP_TADD, 7, 3, c, a, b);
+    EXPECT(&f, "t.pto:7:20: error: dtype mismatch: 'c' is f32 but 'a' is f16");
+}
+
+static void test_load_dtype(void)
+{
+    fx f;
+    int32_t x, a;
+    begin(&f, PTO_KK_VECTOR);
+    x = vin(&f, "x", PTO_F32, 16, 64);
+    a = tile(&f, f.body, "a", PTO_VEC, PTO_F16, 16, 64, 2);
+    load(&f, f.body, a, x, I(&f, 0), I(&f, 0), 3);
+    EXPECT(&f, "t.pto:3:12: error: dtype mismatch: 'a' is f16 but 'x' is f32");
+}
+
+static void test_shape(void)
+{
+    fx f;
+    int32_t x, a, b, c;
+    begin(&f, PTO_KK_VECTOR);
+    x = vin(&f, "x", PTO_F32, 16, 64);
+    a = loaded(&f, f.body, "a", x, 2);
+    b = loaded(&f, f.body, "b", x, 4);
+    c = tile(&f, f.body, "c", PTO_VEC, PTO_F32, 16, 128, 6);
+    op_t(&f, f.body, PTO_OP_TMUL, 7, 3, c, a, b);
+    EXPECT(&f, "t.pto:7:20: error: shape mismatch: 'c' is [16, 128] but 'a' is [16, 64]");
+}
+
+static void test_rowred(void)
+{
+    fx f;
+    int32_t x, a, m;
+    begin(&f, PTO_KK_VECTOR);
+    x = vin(&f, "x", PTO_F32, 16, 64);
+    a = loaded(&f, f.body, "a", x, 2);
+    m = tile(&f, f.body, "m", PTO_VEC, PTO_F32, 8, 1, 4);
+    op_t(&f, f.body, PTO_OP_TROWMAX, 5, 2, m, a, -1);
+    EXPECT(&f, "t.pto:5:10: error: 'm' must be [16, 1] (one value per row of 'a'), got [8, 1]");
+}
+
+static void test_rowexp(void)
+{
+    fx f;
+    int32_t x, a, m, d;
+    begin(&f, PTO_KK_VECTOR);
+    x = vin(&f, "x", PTO_F32, 16, 64);
+    a = loaded(&f, f.body, "a", x, 2);
+    m = tile(&f, f.body, "m", PTO_VEC, PTO_F32, 16, 8, 4);
+    op_t(&f, f.body, PTO_OP_TROWMAX, 5, 2, m, a, -1);
+    d = tile(&f, f.body, "d", PTO_VEC, PTO_F32, 16, 64, 6);
+    op_t(&f, f.body, PTO_OP_TROWEXPANDSUB, 7, 3, d, a, m);
+    run(&f);
+    CHECK(f.st == PTO_ERR_USER && pto_error_count(f.ctx) == 2);
+    CHECK(has(&f, "t.pto:5:10: error: 'm' must be [16, 1] (one value per row of 'a'), got [16, 8]"));
+    CHECK(has(&f, "t.pto:7:30: error: 'm' must be [16, 1] (one value per row of 'a'), got [16, 8]"));
+    end(&f);
+}
+
+static void test_float_only(void)
+{
+    fx f;
+    int32_t x, a, d;
+    begin(&f, PTO_KK_VECTOR);
+    x = vin(&f, "x", PTO_I32, 16, 64);
+    a = tile(&f, f.body, "a", PTO_VEC, PTO_I32, 16, 64, 2);
+    load(&f, f.body, a, x, I(&f, 0), I(&f, 0), 3);
+    d = tile(&f, f.body, "d", PTO_VEC, PTO_I32, 16, 64, 4);
+    op_t(&f, f.body, PTO_OP_TEXP, 5, 2, d, a, -1);
+    EXPECT(&f, "t.pto:5:20: error: texp needs a float tile, but 'a' is i32");
+}
+
+/* A cube kernel: mat a/b loaded, moved to left/right, multiplied. */
+static void mm_setup(fx *f, int ar, int ac, int br, int bc, pto_dtype adt, pto_dtype bdt, int32_t *l, int32_t *r)
+{
+    int32_t a, b, pa, pb;
+    begin(f, PTO_KK_CUBE);
+    pa = vin(f, "pa", adt, ar, ac);
+    pb = vin(f, "pb", bdt, br, bc);
+    a = tile(f, f->body, "a", PTO_MAT, adt, ar, ac, 2);
+    b = tile(f, f->body, "b", PTO_MAT, bdt, br, bc, 3);
+    *l = tile(f, f->body, "l", PTO_LEFT, adt, ar, ac, 4);
+    *r = tile(f, f->body, "r", PTO_RIGHT, bdt, br, bc, 5);
+    load(f, f->body, a, pa, I(f, 0), I(f, 0), 6);
+    load(f, f->body, b, pb, I(f, 0), I(f, 0), 7);
+    op_t(f, f->body, PTO_OP_TMOV, 8, 2, *l, a, -1);
+    op_t(f, f->body, PTO_OP_TMOV, 9, 2, *r, b, -1);
+}
+
+static void test_matmul_good(void)
+{
+    fx f;
+    int32_t l, r, c, o;
+    mm_setup(&f, 32, 64, 64, 16, PTO_F16, PTO_F16, &l, &r);
+    o = vout(&f, "o", PTO_F32, 32, 16);
+    c = tile(&f, f.body, "c", PTO_ACC, PTO_F32, 32, 16, 10);
+    op_t(&f, f.body, PTO_OP_TMATMUL, 11, 3, c, l, r);
+    op_t(&f, f.body, PTO_OP_TMATMUL_ACC, 12, 3, c, l, r);
+    store(&f, f.body, o, I(&f, 0), I(&f, 0), c, 13);
+    EXPECT_OK(&f);
+}
+
+static void test_matmul_inner(void)
+{
+    fx f;
+    int32_t l, r, c;
+    mm_setup(&f, 32, 64, 32, 16, PTO_F16, PTO_F16, &l, &r);
+    c = tile(&f, f.body, "c", PTO_ACC, PTO_F32, 32, 16, 10);
+    op_t(&f, f.body, PTO_OP_TMATMUL, 11, 3, c, l, r);
+    EXPECT(&f, "t.pto:11:30: error: matmul inner dims differ: 'l' is [32, 64] but 'r' is [32, 16]");
+}
+
+static void test_matmul_result(void)
+{
+    fx f;
+    int32_t l, r, c;
+    mm_setup(&f, 32, 64, 64, 16, PTO_F16, PTO_F16, &l, &r);
+    c = tile(&f, f.body, "c", PTO_ACC, PTO_F32, 32, 32, 10);
+    op_t(&f, f.body, PTO_OP_TMATMUL, 11, 3, c, l, r);
+    EXPECT(&f, "t.pto:11:10: error: 'c' must be [32, 16] for [32, 64] x [64, 16], got [32, 32]");
+}
+
+static void test_matmul_accdtype(void)
+{
+    fx f;
+    int32_t l, r, c;
+    mm_setup(&f, 32, 64, 64, 16, PTO_F16, PTO_F16, &l, &r);
+    c = tile(&f, f.body, "c", PTO_ACC, PTO_F16, 32, 16, 10);
+    op_t(&f, f.body, PTO_OP_TMATMUL, 11, 3, c, l, r);
+    EXPECT(&f, "t.pto:11:10: error: 'c' must be f32 to accumulate f16 products, got f16");
+}
+
+static void test_matmul_acc_uninit(void)
+{
+    fx f;
+    int32_t l, r, c;
+    mm_setup(&f, 32, 64, 64, 16, PTO_F16, PTO_F16, &l, &r);
+    c = tile(&f, f.body, "c", PTO_ACC, PTO_F32, 32, 16, 10);
+    op_t(&f, f.body, PTO_OP_TMATMUL_ACC, 11, 3, c, l, r);
+    EXPECT(&f, "t.pto:11:10: error: 'c' is accumulated into before anything writes it (start with tmatmul)");
+}
+
+/* for k { tmatmul_acc c, ... } with c outside: the statement's own write
+   cannot precede its first run. */
+static void test_matmul_acc_self_loop(void)
+{
+    fx f;
+    int32_t l, r, c, loop;
+    mm_setup(&f, 32, 64, 64, 16, PTO_F16, PTO_F16, &l, &r);
+    c = tile(&f, f.body, "c", PTO_ACC, PTO_F32, 32, 16, 10);
+    loop = pto_add_for(f.m, f.body, "k", I(&f, 0), I(&f, 4), -1, L(11, 3));
+    op_t(&f, f.m->stmts[loop].body, PTO_OP_TMATMUL_ACC, 12, 3, c, l, r);
+    EXPECT(&f, "t.pto:12:10: error: 'c' is accumulated into before anything writes it (start with tmatmul)");
+}
+
+/* The spec's mm idiom: if k == 0 { tmatmul } else { tmatmul_acc } inside the loop. */
+static void test_matmul_if_idiom_ok(void)
+{
+    fx f;
+    int32_t l, r, c, loop, lb, ifs, kv;
+    mm_setup(&f, 32, 64, 64, 16, PTO_F16, PTO_F16, &l, &r);
+    c = tile(&f, f.body, "c", PTO_ACC, PTO_F32, 32, 16, 10);
+    loop = pto_add_for(f.m, f.body, "k", I(&f, 0), I(&f, 4), -1, L(11, 3));
+    lb = f.m->stmts[loop].body;
+    kv = f.m->stmts[loop].ref;
+    ifs = pto_add_if(f.m, lb, pto_expr_var(f.m, kv, L(12, 6)), PTO_EQ, I(&f, 0), L(12, 3));
+    op_t(&f, f.m->stmts[ifs].body, PTO_OP_TMATMUL, 13, 3, c, l, r);
+    op_t(&f, pto_if_else(f.m, ifs), PTO_OP_TMATMUL_ACC, 15, 3, c, l, r);
+    EXPECT_OK(&f);
+}
+
+static void test_tmov_spaces(void)
+{
+    fx f;
+    int32_t l, r, m2;
+    mm_setup(&f, 32, 64, 64, 16, PTO_F16, PTO_F16, &l, &r);
+    m2 = tile(&f, f.body, "m2", PTO_MAT, PTO_F16, 32, 64, 10);
+    load(&f, f.body, m2, f.m->kernels[f.k].param0, I(&f, 0), I(&f, 0), 10);
+    op_t(&f, f.body, PTO_OP_TMOV, 11, 2, m2, m2, -1);
+    EXPECT(&f, "t.pto:11:10: error: tmov cannot move 'mat' to 'mat' (it moves mat to left/right, acc to vec/mat, vec to vec)");
+}
+
+static void test_extract(void)
+{
+    fx f;
+    int32_t pa, a, l, s;
+    begin(&f, PTO_KK_CUBE);
+    pa = vin(&f, "pa", PTO_F16, 64, 64);
+    a = tile(&f, f.body, "a", PTO_MAT, PTO_F16, 64, 64, 2);
+    l = tile(&f, f.body, "l", PTO_LEFT, PTO_F16, 32, 32, 3);
+    load(&f, f.body, a, pa, I(&f, 0), I(&f, 0), 4);
+    s = op_t(&f, f.body, PTO_OP_TEXTRACT, 5, 2, l, a, -1);
+    pto_arg_int(f.m, s, Iat(&f, 32, 5, 24), L(5, 24));
+    pto_arg_int(f.m, s, Iat(&f, 48, 5, 28), L(5, 28));
+    EXPECT(&f, "t.pto:5:28: error: textract window of 'a' ends at col 79, out of bounds ('a' has 64 cols)");
+}
+
+static void test_extract_float(void)
+{
+    fx f;
+    int32_t pa, a, l, s;
+    begin(&f, PTO_KK_CUBE);
+    pa = vin(&f, "pa", PTO_F16, 64, 64);
+    a = tile(&f, f.body, "a", PTO_MAT, PTO_F16, 64, 64, 2);
+    l = tile(&f, f.body, "l", PTO_LEFT, PTO_F16, 32, 32, 3);
+    load(&f, f.body, a, pa, I(&f, 0), I(&f, 0), 4);
+    s = op_t(&f, f.body, PTO_OP_TEXTRACT, 5, 2, l, a, -1);
+    pto_arg_float(f.m, s, 1.5, L(5, 24));
+    pto_arg_int(f.m, s, I(&f, 0), L(5, 28));
+    EXPECT(&f, "t.pto:5:24: error: operand 3 of textract must be an integer, got a float literal");
+}
+
+static void test_nbuf(void)
+{
+    fx f;
+    int32_t t, loop;
+    begin(&f, PTO_KK_VECTOR);
+    t = tile(&f, f.body, "a", PTO_VEC, PTO_F32, 16, 64, 2);
+    f.m->tiles[t].nbuf = 2;
+    loop = pto_add_for(f.m, f.body, "i", I(&f, 0), I(&f, 4), -1, L(3, 3));
+    t = tile(&f, f.m->stmts[loop].body, "b", PTO_VEC, PTO_F32, 16, 64, 4);
+    f.m->tiles[t].nbuf = 9;
+    run(&f);
+    CHECK(pto_error_count(f.ctx) == 2);
+    CHECK(has(&f, "t.pto:2:8: error: tile 'a' is x2 outside any loop (its slots rotate per iteration)"));
+    CHECK(has(&f, "t.pto:4:8: error: tile 'b' has x9 but at most x8 slots are allowed"));
+    end(&f);
+}
+
+static void test_align(void)
+{
+    fx f;
+    begin(&f, PTO_KK_VECTOR);
+    tile(&f, f.body, "a", PTO_VEC, PTO_F32, 16, 12, 2);
+    tile(&f, f.body, "m", PTO_VEC, PTO_F16, 8, 1, 3);
+    tile(&f, f.body, "ok", PTO_VEC, PTO_F32, 8, 1, 4);    /* 8 x 4 = 32 bytes */
+    tile(&f, f.body, "ok2", PTO_VEC, PTO_F16, 1, 16, 5);  /* one row of 32 bytes */
+    run(&f);
+    CHECK(pto_error_count(f.ctx) == 2);
+    CHECK(has(&f, "t.pto:2:8: error: row of vec tile 'a' is 48 bytes (12 x f32); vec rows must be a multiple of 32 bytes"));
+    CHECK(has(&f, "t.pto:3:8: error: column tile 'm' is 16 bytes (8 x f16); a [R, 1] vec tile needs a multiple of 32 bytes"));
+    end(&f);
+}
+
+static void test_capacity(void)
+{
+    fx f;
+    int32_t loop, t;
+    begin(&f, PTO_KK_VECTOR);
+    loop = pto_add_for(f.m, f.body, "i", I(&f, 0), I(&f, 4), -1, L(2, 3));
+    t = tile(&f, f.m->stmts[loop].body, "a", PTO_VEC, PTO_F32, 128, 256, 3);
+    f.m->tiles[t].nbuf = 2;
+    EXPECT(&f, "t.pto:3:8: error: tile 'a' needs 262144 bytes (2 x 131072), more than the 196608 bytes of 'vec' on a2a3");
+    /* fits on a5 (256 KiB) */
+    begin_arch(&f, PTO_KK_VECTOR, PTO_ARCH_A5);
+    loop = pto_add_for(f.m, f.body, "i", I(&f, 0), I(&f, 4), -1, L(2, 3));
+    t = tile(&f, f.m->stmts[loop].body, "a", PTO_VEC, PTO_F32, 128, 256, 3);
+    f.m->tiles[t].nbuf = 2;
+    EXPECT_OK(&f);
+}
+
+static void test_pin(void)
+{
+    fx f;
+    int32_t a, b;
+    begin(&f, PTO_KK_VECTOR);
+    a = tile(&f, f.body, "a", PTO_VEC, PTO_F32, 16, 64, 2);
+    f.m->tiles[a].pin = 48;
+    b = tile(&f, f.body, "b", PTO_VEC, PTO_F32, 16, 64, 3);
+    f.m->tiles[b].pin = 196608 - 2048;
+    run(&f);
+    CHECK(pto_error_count(f.ctx) == 2);
+    CHECK(has(&f, "t.pto:2:8: error: pinned address 48 of tile 'a' is not 32-byte aligned"));
+    CHECK(has(&f, "t.pto:3:8: error: tile 'b' pinned at 194560 ends at 198656, past the 196608 bytes of 'vec' on a2a3"));
+    end(&f);
+}
+
+static void test_valid(void)
+{
+    fx f;
+    int32_t a;
+    begin(&f, PTO_KK_VECTOR);
+    a = tile(&f, f.body, "a", PTO_VEC, PTO_F32, 16, 64, 2);
+    f.m->tiles[a].valid_r = Iat(&f, 17, 2, 30);
+    f.m->tiles[a].valid_c = pto_expr_bin(f.m, PTO_E_NEG, Iat(&f, 1, 2, 35), -1, L(2, 34));
+    run(&f);
+    CHECK(pto_error_count(f.ctx) == 2);
+    CHECK(has(&f, "t.pto:2:30: error: valid rows of 'a' can be 17, more than its 16 rows"));
+    CHECK(has(&f, "t.pto:2:34: error: valid cols of 'a' can be -1, below 0"));
+    end(&f);
+}
+
+static void test_uninit(void)
+{
+    fx f;
+    int32_t a, b, c;
+    begin(&f, PTO_KK_VECTOR);
+    a = tile(&f, f.body, "a", PTO_VEC, PTO_F32, 16, 64, 2);
+    b = tile(&f, f.body, "b", PTO_VEC, PTO_F32, 16, 64, 3);
+    c = tile(&f, f.body, "c", PTO_VEC, PTO_F32, 16, 64, 4);
+    op_t(&f, f.body, PTO_OP_TEXPANDS, 5, 1, b, -1, -1);
+    pto_arg_float(f.m, f.m->n_stmts - 1, 0.0, L(5, 14));
+    op_t(&f, f.body, PTO_OP_TADD, 6, 3, c, a, b);
+    op_t(&f, f.body, PTO_OP_TADD, 7, 3, c, a, b);   /* reported once per tile */
+    run(&f);
+    CHECK(pto_error_count(f.ctx) == 1);
+    CHECK_STR(f.first, "t.pto:6:20: error: 'a' is read before anything writes it");
+    end(&f);
+}
+
+/* tile p outside the loop: read at the top of the body, written at its end
+   (a previous iteration's value): legal. */
+static void test_loop_carried_ok(void)
+{
+    fx f;
+    int32_t x, p, loop, lb, a, c, iv, ifs;
+    begin(&f, PTO_KK_VECTOR);
+    x = vin(&f, "x", PTO_F32, 128, 64);
+    p = tile(&f, f.body, "p", PTO_VEC, PTO_F32, 16, 64, 2);
+    loop = pto_add_for(f.m, f.body, "i", I(&f, 0), I(&f, 8), -1, L(3, 3));
+    lb = f.m->stmts[loop].body;
+    iv = f.m->stmts[loop].ref;
+    a = tile(&f, lb, "a", PTO_VEC, PTO_F32, 16, 64, 4);
+    c = tile(&f, lb, "c", PTO_VEC, PTO_F32, 16, 64, 5);
+    load(&f, lb, a, x, pto_expr_bin(f.m, PTO_E_MUL, pto_expr_var(f.m, iv, L(6, 14)), I(&f, 16), L(6, 15)), I(&f, 0), 6);
+    ifs = pto_add_if(f.m, lb, pto_expr_var(f.m, iv, L(7, 6)), PTO_GT, I(&f, 0), L(7, 3));
+    op_t(&f, f.m->stmts[ifs].body, PTO_OP_TADD, 8, 3, c, a, p);
+    op_t(&f, lb, PTO_OP_TMOV, 9, 2, p, a, -1);
+    EXPECT_OK(&f);
+}
+
+/* The same with p declared inside the loop: fresh each iteration, so the
+   later write cannot reach the read. */
+static void test_loop_fresh_bad(void)
+{
+    fx f;
+    int32_t x, p, loop, lb, a, c;
+    begin(&f, PTO_KK_VECTOR);
+    x = vin(&f, "x", PTO_F32, 128, 64);
+    loop = pto_add_for(f.m, f.body, "i", I(&f, 0), I(&f, 8), -1, L(2, 3));
+    lb = f.m->stmts[loop].body;
+    p = tile(&f, lb, "p", PTO_VEC, PTO_F32, 16, 64, 3);
+    a = loaded(&f, lb, "a", x, 4);
+    c = tile(&f, lb, "c", PTO_VEC, PTO_F32, 16, 64, 6);
+    op_t(&f, lb, PTO_OP_TADD, 7, 3, c, a, p);
+    op_t(&f, lb, PTO_OP_TMOV, 8, 2, p, a, -1);
+    EXPECT(&f, "t.pto:7:30: error: 'p' is read before anything writes it");
+}
+
+/* A write after the loop does not reach a read inside it. */
+static void test_loop_after_bad(void)
+{
+    fx f;
+    int32_t x, p, loop, lb, a, c;
+    begin(&f, PTO_KK_VECTOR);
+    x = vin(&f, "x", PTO_F32, 128, 64);
+    p = tile(&f, f.body, "p", PTO_VEC, PTO_F32, 16, 64, 2);
+    c = tile(&f, f.body, "c", PTO_VEC, PTO_F32, 16, 64, 3);
+    loop = pto_add_for(f.m, f.body, "i", I(&f, 0), I(&f, 8), -1, L(4, 3));
+    lb = f.m->stmts[loop].body;
+    a = loaded(&f, lb, "a", x, 5);
+    op_t(&f, lb, PTO_OP_TADD, 7, 3, c, a, p);
+    op_t(&f, f.body, PTO_OP_TMOV, 9, 2, p, c, -1);
+    EXPECT(&f, "t.pto:7:30: error: 'p' is read before anything writes it");
+}
+
+static void test_dirs(void)
+{
+    fx f;
+    int32_t x, z, a;
+    begin(&f, PTO_KK_VECTOR);
+    x = vin(&f, "x", PTO_F32, 16, 64);
+    z = vout(&f, "z", PTO_F32, 16, 64);
+    a = tile(&f, f.body, "a", PTO_VEC, PTO_F32, 16, 64, 2);
+    load(&f, f.body, a, z, I(&f, 0), I(&f, 0), 3);
+    store(&f, f.body, x, I(&f, 0), I(&f, 0), a, 4);
+    run(&f);
+    CHECK(pto_error_count(f.ctx) == 2);
+    CHECK(has(&f, "t.pto:3:12: error: cannot read 'z': it is an 'out' tensor (declare it inout to read it)"));
+    CHECK(has(&f, "t.pto:4:10: error: cannot write 'x': it is an 'in' tensor"));
+    end(&f);
+}
+
+static void test_remote(void)
+{
+    fx f;
+    int32_t x, a, s;
+    begin(&f, PTO_KK_VECTOR);
+    x = vin(&f, "x", PTO_F32, 16, 64);
+    a = tile(&f, f.body, "a", PTO_VEC, PTO_F32, 16, 64, 2);
+    s = pto_add_op(f.m, f.body, PTO_OP_TLOAD, L(3, 3));
+    pto_arg_tile(f.m, s, a, L(3, 9));
+    pto_arg_gm(f.m, s, x, I(&f, 0), I(&f, 0), I(&f, 1), L(3, 12));
+    EXPECT(&f, "t.pto:3:12: error: 'x@...' needs a ranks kernel; 'k' is not declared 'ranks'");
+    /* in a ranks kernel, x must be a window tensor */
+    begin(&f, PTO_KK_VECTOR);
+    f.m->kernels[f.k].ranks = 1;
+    x = vin(&f, "x", PTO_F32, 16, 64);
+    a = tile(&f, f.body, "a", PTO_VEC, PTO_F32, 16, 64, 2);
+    s = pto_add_op(f.m, f.body, PTO_OP_TLOAD, L(3, 3));
+    pto_arg_tile(f.m, s, a, L(3, 9));
+    pto_arg_gm(f.m, s, x, I(&f, 0), I(&f, 0), pto_expr_builtin(f.m, PTO_E_RANK, L(3, 14)), L(3, 12));
+    EXPECT(&f, "t.pto:3:12: error: 'x' is not a window tensor; declare it 'window' to address a peer's copy");
+}
+
+static void test_rank_builtin(void)
+{
+    fx f;
+    int32_t x, a;
+    begin(&f, PTO_KK_VECTOR);
+    x = vin(&f, "x", PTO_F32, 16, 64);
+    a = tile(&f, f.body, "a", PTO_VEC, PTO_F32, 16, 64, 2);
+    load(&f, f.body, a, x, pto_expr_builtin(f.m, PTO_E_NRANKS, L(3, 14)), I(&f, 0), 3);
+    EXPECT(&f, "t.pto:3:14: error: 'nranks' is only defined in a ranks kernel");
+}
+
+static void test_float_scalar_expr(void)
+{
+    fx f;
+    int32_t x, sp, a;
+    begin(&f, PTO_KK_VECTOR);
+    x = vin(&f, "x", PTO_F32, 16, 64);
+    sp = pto_add_scalar_param(f.m, f.k, "alpha", PTO_F32, L(1, 40));
+    a = tile(&f, f.body, "a", PTO_VEC, PTO_F32, 16, 64, 2);
+    load(&f, f.body, a, x, pto_expr_var(f.m, f.m->params[sp].var, L(3, 14)), I(&f, 0), 3);
+    EXPECT(&f, "t.pto:3:14: error: scalar 'alpha' is f32; integer expressions need an integer scalar");
+}
+
+static void test_window_scalar(void)
+{
+    fx f;
+    int32_t sp;
+    begin(&f, PTO_KK_VECTOR);
+    sp = pto_add_scalar_param(f.m, f.k, "s", PTO_I32, L(1, 12));
+    f.m->params[sp].window = 1;
+    EXPECT(&f, "t.pto:1:12: error: scalar 's' cannot be a window (only tensors can)");
+}
+
+static void test_step_blocks(void)
+{
+    fx f;
+    begin(&f, PTO_KK_VECTOR);
+    f.m->kernels[f.k].blocks = pto_expr_bin(f.m, PTO_E_SUB, Iat(&f, 2, 1, 20), Iat(&f, 2, 1, 24), L(1, 20));
+    pto_add_for(f.m, f.body, "i", I(&f, 0), I(&f, 8), Iat(&f, 0, 2, 22), L(2, 3));
+    run(&f);
+    CHECK(pto_error_count(f.ctx) == 2);
+    CHECK(has(&f, "t.pto:1:20: error: blocks(...) must be positive, got 0"));
+    CHECK(has(&f, "t.pto:2:22: error: loop step must be positive, got 0"));
+    end(&f);
+}
+
+static void test_div_zero(void)
+{
+    fx f;
+    begin(&f, PTO_KK_VECTOR);
+    pto_add_let(f.m, f.body, "r", pto_expr_bin(f.m, PTO_E_MOD, I(&f, 4), Iat(&f, 0, 2, 15), L(2, 13)), L(2, 3));
+    EXPECT(&f, "t.pto:2:15: error: modulo by zero");
+}
+
+static void test_mix(void)
+{
+    fx f;
+    int32_t cs, vs;
+    begin(&f, PTO_KK_MIX);
+    tile(&f, f.body, "t", PTO_VEC, PTO_F32, 16, 64, 2);
+    cs = body_of(&f, pto_add_section(f.m, f.body, PTO_CORE_CUBE, L(3, 3)));
+    tile(&f, cs, "v", PTO_VEC, PTO_F32, 16, 64, 4);
+    vs = body_of(&f, pto_add_section(f.m, f.body, PTO_CORE_VECTOR, L(5, 3)));
+    tile(&f, vs, "m", PTO_MAT, PTO_F16, 16, 64, 6);
+    pto_add_section(f.m, f.body, PTO_CORE_VECTOR, L(7, 3));
+    run(&f);
+    CHECK(pto_error_count(f.ctx) == 4);
+    CHECK(has(&f, "t.pto:2:8: error: statement outside the cube and vector sections of mix kernel 'k'"));
+    CHECK(has(&f, "t.pto:4:8: error: 'vec' tile 'v' in the cube section (vec belongs to the vector core)"));
+    CHECK(has(&f, "t.pto:6:8: error: 'mat' tile 'm' in the vector section (mat belongs to the cube core)"));
+    CHECK(has(&f, "t.pto:7:3: error: second 'vector' section in mix kernel 'k'"));
+    end(&f);
+}
+
+static void test_kernel_spaces(void)
+{
+    fx f;
+    begin(&f, PTO_KK_VECTOR);
+    tile(&f, f.body, "m", PTO_MAT, PTO_F16, 16, 64, 2);
+    EXPECT(&f, "t.pto:2:8: error: vector kernel 'k' cannot use a 'mat' tile (the vector core has only vec)");
+    begin(&f, PTO_KK_CUBE);
+    tile(&f, f.body, "v", PTO_VEC, PTO_F32, 16, 64, 2);
+    EXPECT(&f, "t.pto:2:8: error: cube kernel 'k' cannot use a 'vec' tile (vec belongs to the vector core)");
+    begin(&f, PTO_KK_VECTOR);
+    pto_add_section(f.m, f.body, PTO_CORE_CUBE, L(2, 3));
+    EXPECT(&f, "t.pto:2:3: error: 'cube' section in a non-mix kernel 'k'");
+}
+
+static int32_t sync_op(fx *f, pto_op op, pto_pipe a, pto_pipe b, int32_t id, int line)
+{
+    int32_t s = pto_add_op(f->m, f->body, op, L(line, 3));
+    pto_arg_pipe(f->m, s, a, L(line, 12));
+    pto_arg_pipe(f->m, s, b, L(line, 16));
+    pto_arg_int(f->m, s, Iat(f, id, line, 20), L(line, 20));
+    return s;
+}
+
+static void test_sync(void)
+{
+    fx f;
+    int32_t s;
+    begin(&f, PTO_KK_VECTOR);
+    sync_op(&f, PTO_OP_SET_FLAG, PTO_PIPE_V, PTO_PIPE_MTE3, 9, 2);
+    sync_op(&f, PTO_OP_WAIT_FLAG, PTO_PIPE_V, PTO_PIPE_V, 0, 3);
+    sync_op(&f, PTO_OP_SET_FLAG, PTO_PIPE_ALL, PTO_PIPE_V, 0, 4);
+    sync_op(&f, PTO_OP_SET_FLAG, PTO_PIPE_M, PTO_PIPE_V, 0, 5);
+    s = pto_add_op(f.m, f.body, PTO_OP_PIPE_BARRIER, L(6, 3));
+    pto_arg_pipe(f.m, s, PTO_PIPE_ALL, L(6, 16));
+    run(&f);
+    CHECK(pto_error_count(f.ctx) == 4);
+    CHECK(has(&f, "t.pto:2:20: error: event id 9 is out of range 0..7"));
+    CHECK(has(&f, "t.pto:3:16: error: wait_flag needs two different pipes, got 'V' twice"));
+    CHECK(has(&f, "t.pto:4:12: error: set_flag cannot name pipe 'ALL' (use pipe_barrier ALL)"));
+    CHECK(has(&f, "t.pto:5:12: error: pipe 'M' does not exist on the vector core"));
+    end(&f);
+}
+
+/* Misuse of the C API: names out of scope, unknown ids. No crash, all reported. */
+static void test_scope_and_ids(void)
+{
+    fx f;
+    int32_t x, loop, a, b, s;
+    begin(&f, PTO_KK_VECTOR);
+    x = vin(&f, "x", PTO_F32, 16, 64);
+    loop = pto_add_for(f.m, f.body, "i", I(&f, 0), I(&f, 4), -1, L(2, 3));
+    a = loaded(&f, f.m->stmts[loop].body, "a", x, 3);
+    b = tile(&f, f.body, "b", PTO_VEC, PTO_F32, 16, 64, 5);
+    op_t(&f, f.body, PTO_OP_TMOV, 6, 2, b, a, -1);
+    pto_add_let(f.m, f.body, "r", pto_expr_var(f.m, f.m->stmts[loop].ref, L(7, 11)), L(7, 3));
+    s = op_t(&f, f.body, PTO_OP_TMOV, 8, 2, b, 9999, -1);
+    (void)s;
+    s = pto_add_op(f.m, f.body, (pto_op)200, L(9, 3));
+    pto_add_let(f.m, f.body, "q", 123456, L(10, 3));
+    run(&f);
+    CHECK(f.st == PTO_ERR_USER);
+    CHECK(has(&f, "t.pto:6:20: error: tile 'a' is not declared here"));
+    CHECK(has(&f, "t.pto:7:11: error: 'i' is not defined here"));
+    CHECK(has(&f, "t.pto:8:20: error: operand names no tile"));
+    CHECK(has(&f, "t.pto:9:3: error: unknown op 200"));
+    CHECK(has(&f, "t.pto:10:3: error: missing or malformed expression"));
+    end(&f);
+}
+
+static void test_shadow(void)
+{
+    fx f;
+    int32_t loop;
+    begin(&f, PTO_KK_VECTOR);
+    vin(&f, "x", PTO_F32, 16, 64);
+    tile(&f, f.body, "a", PTO_VEC, PTO_F32, 16, 64, 2);
+    loop = pto_add_for(f.m, f.body, "i", I(&f, 0), I(&f, 4), -1, L(3, 3));
+    tile(&f, f.m->stmts[loop].body, "a", PTO_VEC, PTO_F32, 16, 64, 4);
+    tile(&f, f.m->stmts[loop].body, "x", PTO_VEC, PTO_F32, 16, 64, 5);
+    /* a sibling scope may reuse a name */
+    loop = pto_add_for(f.m, f.body, "j", I(&f, 0), I(&f, 4), -1, L(6, 3));
+    tile(&f, f.m->stmts[loop].body, "t", PTO_VEC, PTO_F32, 16, 64, 7);
+    loop = pto_add_for(f.m, f.body, "j", I(&f, 0), I(&f, 4), -1, L(8, 3));
+    tile(&f, f.m->stmts[loop].body, "t", PTO_VEC, PTO_F32, 16, 64, 9);
+    pto_add_kernel(f.m, "k", PTO_KK_VECTOR, L(11, 8));
+    run(&f);
+    CHECK(pto_error_count(f.ctx) == 3);
+    CHECK(has(&f, "t.pto:4:8: error: 'a' shadows the tile declared at 2:8 (shadowing is not allowed)"));
+    CHECK(has(&f, "t.pto:5:8: error: 'x' shadows the tensor declared at 1:10 (shadowing is not allowed)"));
+    CHECK(has(&f, "t.pto:11:8: error: kernel 'k' is already defined at 1:8"));
+    end(&f);
+}
+
+static void test_scalar_operand(void)
+{
+    fx f;
+    int32_t x, a, d, s, sp;
+    begin(&f, PTO_KK_VECTOR);
+    x = vin(&f, "x", PTO_F32, 16, 64);
+    sp = pto_add_scalar_param(f.m, f.k, "alpha", PTO_F32, L(1, 40));
+    a = loaded(&f, f.body, "a", x, 2);
+    d = tile(&f, f.body, "d", PTO_VEC, PTO_F32, 16, 64, 4);
+    s = op_t(&f, f.body, PTO_OP_TMULS, 5, 2, d, a, -1);
+    pto_arg_scalar(f.m, s, f.m->params[sp].var, L(5, 30));
+    s = op_t(&f, f.body, PTO_OP_TADDS, 6, 2, d, a, -1);
+    pto_arg_int(f.m, s, I(&f, 2), L(6, 30));  /* an integer literal is a scalar */
+    EXPECT_OK(&f);
+}
+
+/* Seven independent errors, all reported in one run, in program order. */
+static void test_many_errors(void)
+{
+    fx f;
+    int32_t x, a, b, m;
+    begin(&f, PTO_KK_VECTOR);
+    x = vin(&f, "x", PTO_F32, 16, 64);
+    a = loaded(&f, f.body, "a", x, 2);
+    b = tile(&f, f.body, "b", PTO_VEC, PTO_F16, 16, 64, 4);
+    tile(&f, f.body, "c", PTO_VEC, PTO_F32, 16, 12, 5);
+    m = tile(&f, f.body, "m", PTO_VEC, PTO_F32, 4, 1, 6);
+    op_t(&f, f.body, PTO_OP_TADD, 7, 3, a, a, b);
+    op_t(&f, f.body, PTO_OP_TROWSUM, 8, 2, m, a, -1);
+    op_t(&f, f.body, PTO_OP_TADD, 9, 2, a, a, -1);
+    load(&f, f.body, a, x, I(&f, 0), Iat(&f, 1, 10, 17), 10);
+    run(&f);
+    CHECK_MSG(pto_error_count(f.ctx) == 7, "%d errors", pto_error_count(f.ctx));
+    CHECK(has(&f, "t.pto:5:8: error: row of vec tile 'c' is 48 bytes (12 x f32); vec rows must be a multiple of 32 bytes"));
+    CHECK(has(&f, "t.pto:6:8: error: column tile 'm' is 16 bytes (4 x f32); a [R, 1] vec tile needs a multiple of 32 bytes"));
+    CHECK(has(&f, "t.pto:7:30: error: 'b' is read before anything writes it"));
+    CHECK(has(&f, "t.pto:7:30: error: dtype mismatch: 'a' is f32 but 'b' is f16"));
+    CHECK(has(&f, "t.pto:8:10: error: 'm' must be [16, 1] (one value per row of 'a'), got [4, 1]"));
+    CHECK(has(&f, "t.pto:9:3: error: tadd expects 3 operands, got 2"));
+    CHECK(has(&f, "t.pto:10:17: error: window of 'x' ends at col 64, out of bounds ('x' has 64 cols)"));
+    end(&f);
+}
+
+/* 100k op statements in one kernel, and 20k nested loops: both verify. */
+static void test_stress(void)
+{
+    fx f;
+    int32_t x, z, a, b, c, i, blk;
+    begin(&f, PTO_KK_VECTOR);
+    x = vin(&f, "x", PTO_F32, 16, 64);
+    z = vout(&f, "z", PTO_F32, 16, 64);
+    a = loaded(&f, f.body, "a", x, 2);
+    b = loaded(&f, f.body, "b", x, 4);
+    c = tile(&f, f.body, "c", PTO_VEC, PTO_F32, 16, 64, 6);
+    for (i = 0; i < 100000; i++) op_t(&f, f.body, (i & 1) ? PTO_OP_TADD : PTO_OP_TMUL, 7 + i, 3, c, a, (i & 2) ? b : c);
+    store(&f, f.body, z, I(&f, 0), I(&f, 0), c, 100007);
+    run(&f);
+    CHECK_MSG(f.st == PTO_ERR_USER && pto_error_count(f.ctx) == 1, "status %d, %s", (int)f.st, f.first);
+    CHECK_STR(f.first, "t.pto:7:30: error: 'c' is read before anything writes it");
+    end(&f);
+
+    begin(&f, PTO_KK_VECTOR);
+    x = vin(&f, "x", PTO_F32, 16, 64);
+    a = tile(&f, f.body, "a", PTO_VEC, PTO_F32, 16, 64, 2);
+    load(&f, f.body, a, x, I(&f, 0), I(&f, 0), 3);
+    b = tile(&f, f.body, "b", PTO_VEC, PTO_F32, 16, 64, 4);
+    for (i = 0; i < 100000; i++) op_t(&f, f.body, PTO_OP_TADD, 5 + i, 3, b, a, a);
+    run(&f);
+    CHECK_MSG(f.st == PTO_OK, "100k: status %d, %s", (int)f.st, f.first);
+    end(&f);
+
+    begin(&f, PTO_KK_VECTOR);
+    x = vin(&f, "x", PTO_F32, 16, 64);
+    blk = f.body;
+    a = tile(&f, blk, "a", PTO_VEC, PTO_F32, 16, 64, 2);
+    for (i = 0; i < 20000; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "i%d", (int)i);
+        blk = body_of(&f, pto_add_for(f.m, blk, name, I(&f, 0), I(&f, 2), -1, L(3 + i, 3)));
+    }
+    load(&f, blk, a, x, I(&f, 0), I(&f, 0), 30000);
+    op_t(&f, blk, PTO_OP_TADD, 30001, 3, a, a, a);
+    run(&f);
+    CHECK_MSG(f.st == PTO_OK, "deep: status %d, %s", (int)f.st, f.first);
+    end(&f);
+}
+
+/* Every .pto file in tests/ok (tricky but legal) parses and verifies with no diagnostic. */
+static void check_ok_file(const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    char *text;
+    long n;
+    pto_ctx *ctx;
+    pto_module *m;
+    pto_status st = PTO_ERR_INTERNAL;
+    CHECK_MSG(fp != NULL, "cannot open %s", path);
+    if (!fp) return;
+    fseek(fp, 0, SEEK_END);
+    n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    text = (char *)malloc((size_t)n + 1);
+    if (text && fread(text, 1, (size_t)n, fp) == (size_t)n) {
+        text[n] = 0;
+        ctx = pto_ctx_create(NULL);
+        m = pto_parse(ctx, path, text, (size_t)n);
+        if (m) st = pto_verify(ctx, m);
+        CHECK_MSG(m && st == PTO_OK && pto_diag_count(ctx) == 0, "%s does not verify cleanly", path);
+        if (pto_diag_count(ctx)) pto_diag_print(ctx, stdout);
+        pto_module_destroy(m);
+        pto_ctx_destroy(ctx);
+    }
+    free(text);
+    fclose(fp);
+}
+
+static void test_ok_files(void)
+{
+    DIR *d = opendir("tests/ok");
+    struct dirent *e;
+    int n = 0;
+    CHECK(d != NULL);
+    while (d && (e = readdir(d)) != NULL) {
+        char path[512];
+        size_t l = strlen(e->d_name);
+        if (l < 5 || l > 400 || strcmp(e->d_name + l - 4, ".pto") != 0) continue;
+        snprintf(path, sizeof path, "tests/ok/%s", e->d_name);
+        check_ok_file(path);
+        n++;
+    }
+    if (d) closedir(d);
+    CHECK_MSG(n >= 8, "only %d files in tests/ok", n);
+}
+
+int main(void)
+{
+    test_ok_files();
+    test_good_vadd();
+    test_window_affine_oob();
+    test_window_guarded_ok();
+    test_window_const_oob();
+    test_window_negative();
+    test_window_valid_ok();
+    test_arity();
+    test_kind();
+    test_space();
+    test_space_list();
+    test_dtype();
+    test_load_dtype();
+    test_shape();
+    test_rowred();
+    test_rowexp();
+    test_float_only();
+    test_matmul_good();
+    test_matmul_inner();
+    test_matmul_result();
+    test_matmul_accdtype();
+    test_matmul_acc_uninit();
+    test_matmul_acc_self_loop();
+    test_matmul_if_idiom_ok();
+    test_tmov_spaces();
+    test_extract();
+    test_extract_float();
+    test_nbuf();
+    test_align();
+    test_capacity();
+    test_pin();
+    test_valid();
+    test_uninit();
+    test_loop_carried_ok();
+    test_loop_fresh_bad();
+    test_loop_after_bad();
+    test_dirs();
+    test_remote();
+    test_rank_builtin();
+    test_float_scalar_expr();
+    test_window_scalar();
+    test_step_blocks();
+    test_div_zero();
+    test_mix();
+    test_kernel_spaces();
+    test_sync();
+    test_scope_and_ids();
+    test_shadow();
+    test_scalar_operand();
+    test_many_errors();
+    test_stress();
+    return TEST_END();
+}
