@@ -66,6 +66,12 @@ static int64_t sc_eval(sc *c, int32_t e)
     }
 }
 
+/* A tensor dim: static, or the value bound to its dynamic dim var. */
+static int64_t sc_dim(const sc *c, const pto_param *p, int d)
+{
+    return p->dim[d] >= 0 ? p->dim[d] : (p->dim_var[d] >= 0 ? c->var[p->dim_var[d]] : 0);
+}
+
 static void sc_err(sc *c, int32_t s, const char *what)
 {
     if (c->errors++ == 0)
@@ -131,9 +137,9 @@ static void sc_cells(sc *c, int32_t s, int i, void (*fn)(sc *, int32_t, sc_cell 
         for (j = 0; j < m->stmts[s].nargs; j++)
             if (pto_stmt_arg(m, s, j)->kind == PTO_O_TILE) { t = &m->tiles[pto_stmt_arg(m, s, j)->ref]; break; }
         if (!t) return;
-        for (r = r0; r < r0 + t->rows && r < p->dim[0]; r++)
-            for (cc = c0; cc < c0 + t->cols && cc < p->dim[1]; cc++)
-                if (r >= 0 && cc >= 0) fn(c, s, &c->gm[o->ref][r * p->dim[1] + cc], q, rd, wr, n);
+        for (r = r0; r < r0 + t->rows && r < sc_dim(c, p, 0); r++)
+            for (cc = c0; cc < c0 + t->cols && cc < sc_dim(c, p, 1); cc++)
+                if (r >= 0 && cc >= 0) fn(c, s, &c->gm[o->ref][r * sc_dim(c, p, 1) + cc], q, rd, wr, n);
     }
 }
 
@@ -255,7 +261,7 @@ static int sc_run(sc *c, const pto_module *m, int32_t k, const int64_t *vars)
     c->gm = (sc_cell **)calloc((size_t)m->n_params + 1, sizeof(sc_cell *));
     for (i = 0; i < m->n_params; i++)
         if (m->params[i].kind == PTO_P_TENSOR)
-            c->gm[i] = (sc_cell *)calloc((size_t)(m->params[i].dim[0] * m->params[i].dim[1] + 1), sizeof(sc_cell));
+            c->gm[i] = (sc_cell *)calloc((size_t)(sc_dim(c, &m->params[i], 0) * sc_dim(c, &m->params[i], 1) + 1), sizeof(sc_cell));
     sc_block(c, m->kernels[k].body);
     for (p = 0; p < 8 && c->errors == 0; p++)
         for (q = 0; q < 8; q++)
