@@ -5,6 +5,7 @@
    ptoc dump STAGE FILE  print the IR after a stage (parse, verify, ...)
    ptoc plan [--tight] [--svg OUT.svg] FILE
                          plan memory; print the plan table and memory maps
+   ptoc sync FILE        the IR after sync, each inserted sync with its dependency
    ptoc --help
 
    Exit status: 0 on success, 1 when the input is wrong (a user error),
@@ -26,6 +27,8 @@ static const char *usage =
     "  plan [--tight] [--svg OUT.svg] FILE\n"
     "                      plan memory: per kernel a table of tiles and a memory map\n"
     "                      per space; --tight ignores pipe conflicts; --svg draws the maps\n"
+    "  sync FILE           plan and synchronise: every inserted set_flag / wait_flag /\n"
+    "                      pipe_barrier with the dependency (tiles, bytes, kind) behind it\n"
     "  --help              this text\n"
     "  --version           the version\n"
     "\n"
@@ -170,6 +173,31 @@ static int cmd_plan(pto_ctx *ctx, int argc, char **argv)
     return exit_code(st);
 }
 
+/* ptoc sync: parse, verify, plan, sync; the IR with every inserted sync and
+   the dependency that justified it (pto_sync_dump). */
+static int cmd_sync(pto_ctx *ctx, const char *path)
+{
+    int status;
+    pto_module *m = load(ctx, path, &status);
+    pto_status st = PTO_OK;
+    pto_buf out;
+    if (!m) { pto_diag_print(ctx, stderr); return status; }
+    st = pto_verify(ctx, m);
+    if (st == PTO_OK) st = pto_plan(ctx, m, NULL);
+    if (st == PTO_OK) st = pto_sync(ctx, m, NULL);
+    pto_diag_print(ctx, stderr);
+    if (st == PTO_OK) {
+        memset(&out, 0, sizeof out);
+        out.ctx = ctx;
+        pto_sync_dump(m, &out);
+        if (out.oom) st = PTO_ERR_INTERNAL;
+        else fputs(out.data ? out.data : "", stdout);
+        pto_buf_free(&out);
+    }
+    pto_module_destroy(m);
+    return exit_code(st);
+}
+
 int main(int argc, char **argv)
 {
     pto_ctx *ctx;
@@ -191,6 +219,8 @@ int main(int argc, char **argv)
         rc = cmd_check(ctx, argv[2], 0);
     } else if (strcmp(argv[1], "fmt") == 0 && argc == 3) {
         rc = cmd_check(ctx, argv[2], 1);
+    } else if (strcmp(argv[1], "sync") == 0 && argc == 3) {
+        rc = cmd_sync(ctx, argv[2]);
     } else if (strcmp(argv[1], "dump") == 0 && argc == 4) {
         rc = cmd_dump(ctx, argv[2], argv[3]);
     } else if (strcmp(argv[1], "plan") == 0 && argc >= 3) {
