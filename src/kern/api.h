@@ -106,7 +106,8 @@ enum {
     PTO_K_E_ALIGN,          /* a local address (or vec row) not 32-byte aligned */
     PTO_K_E_BOUNDS,         /* a GM window outside its tensor, bad shape */
     PTO_K_E_RING,           /* ring protocol misuse (init mismatch, tfree, unfreed slot) */
-    PTO_K_E_USAGE           /* anything else the API was called wrongly with */
+    PTO_K_E_USAGE,          /* anything else the API was called wrongly with */
+    PTO_K_E_UNINIT          /* a read of local bytes nothing has written (see pto_k_tdecl) */
 };
 
 /* ---- tiles and GM tensors ------------------------------------------------ */
