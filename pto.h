@@ -847,6 +847,10 @@ PTO_NUMFN uint16_t pto_f32_to_bf16(float f)
    Selections and copies (tmax, tmin, tabs, tneg, moves) keep NaN bits. */
 PTO_NUMFN float pto_nan_canon(float v) { return v != v ? pto_f32_from_bits(0x7fc00000u) : v; }
 
+/* -x as a sign-bit flip: tcc compiles unary minus as x * -1, which leaves
+   a NaN's sign alone; tneg must flip it (and the sign of 0) everywhere. */
+PTO_NUMFN float pto_fneg(float v) { return pto_f32_from_bits(pto_f32_bits(v) ^ 0x80000000u); }
+
 /* Round an f32 value as storing it in dtype would. */
 PTO_NUMFN float pto_round_to(int dtype, float v)
 {
@@ -4860,7 +4864,8 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
      tmin the same with <=. So a NaN operand propagates (the first NaN wins)
      and equal values (+0 and -0 too) give a.
    - texp tlog tsqrt: expf logf sqrtf. trsqrt = 1.0f / sqrtf(x).
-     trecip = 1.0f / x. tabs = fabsf. tneg = -x (flips the sign of 0 and NaN).
+     trecip = 1.0f / x. tabs = fabsf. tneg = -x as a sign-bit flip
+     (pto_fneg: it flips the sign of 0 and NaN whatever the compiler).
      trelu = x > 0 ? x : +0.0f, so trelu(-0.0) = +0.0 and trelu(NaN) = +0.0.
    - texpands d, s: every valid element of d = (float)s.
    - trowsum/trowmax/trowmin d, a: d is [R, 1]; for each valid row r of d,
@@ -5054,7 +5059,7 @@ static float pto__unop(int op, float x)
     case PTO_OP_TRSQRT: r = sqrtf(x); r = 1.0f / r; return pto_nan_canon(r);
     case PTO_OP_TRECIP: r = 1.0f / x; return pto_nan_canon(r);
     case PTO_OP_TABS: return fabsf(x);
-    case PTO_OP_TNEG: return -x;
+    case PTO_OP_TNEG: return pto_fneg(x);
     default: return x > 0.0f ? x : 0.0f; /* trelu */
     }
 }

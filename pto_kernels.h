@@ -13,6 +13,9 @@
      reported;
    - a happens-before race detector over every pipe of every core and rank,
      with shadow memory per 32-byte granule of every local space and GM tensor;
+   - uninitialised-read reports: a read of local bytes that nothing wrote
+     since the launch or the tile's declaration (pto_k_tdecl), where the
+     reference interpreter would read its fresh zeros;
    - a cycle model per pipe (costs from hardware.md section 9), a report with
      makespan, busy cycles, bound and efficiency, and a Chrome trace;
    - SPMD blocks, mix clusters with cross-core flags and TPUSH/TPOP/TFREE
@@ -128,6 +131,10 @@ PTO_NUMFN uint16_t pto_f32_to_bf16(float f)
    Selections and copies (tmax, tmin, tabs, tneg, moves) keep NaN bits. */
 PTO_NUMFN float pto_nan_canon(float v) { return v != v ? pto_f32_from_bits(0x7fc00000u) : v; }
 
+/* -x as a sign-bit flip: tcc compiles unary minus as x * -1, which leaves
+   a NaN's sign alone; tneg must flip it (and the sign of 0) everywhere. */
+PTO_NUMFN float pto_fneg(float v) { return pto_f32_from_bits(pto_f32_bits(v) ^ 0x80000000u); }
+
 /* Round an f32 value as storing it in dtype would. */
 PTO_NUMFN float pto_round_to(int dtype, float v)
 {
@@ -224,7 +231,26 @@ PTO_NUMFN void pto_elem_set(void *base, int dtype, int64_t i, float v)
    the destination's valid region; tload fills the valid region from GM and
    zeroes the rest of the tile; tstore writes only the valid region; row
    reductions go left to right over the source's valid columns; matmul adds
-   a*b over k ascending in f32 without FMA on the full shapes.
+   a*b over k ascending in f32 without FMA on the full shapes; a NaN that
+   arithmetic produces is the canonical 0x7fc00000 (pto_nan_canon), moves
+   copy bits when the dtypes are equal.
+
+   ---- Uninitialised reads ------------------------------------------------
+   The interpreter gives a tile fresh zeroed storage each time its
+   declaration runs; here a planned address holds what its previous tenant
+   left. So a read of local bytes that nothing wrote is an error
+   (PTO_K_E_UNINIT) naming the instruction, the tile and the byte range,
+   never a silent difference: e.g. tmov filling only a left tile's valid
+   region before tmatmul reads the whole tile, or a vector op whose larger
+   destination region reads past what its source's producer wrote. Written
+   state is kept per byte (a mask in each 32-byte granule of shadow memory).
+   Without help it covers the launch: every local byte starts unwritten. An
+   emitted kernel calls pto_k_tdecl(c, src, tile) where a TILE statement
+   runs (each slot of an xN tile when its iteration starts): the tile's
+   bytes become unwritten again, so a read of the previous tenant's bytes
+   through the new tile is caught too. tdecl takes no pipe and no cycles;
+   an instruction issued before it but run later (its pipe was blocked in a
+   wait) still belongs to the old tenant and is neither checked nor counted.
 
    ---- Host -----------------------------------------------------------------
        pto_k_device_desc dd;  memset(&dd, 0, sizeof dd);  dd.arch = PTO_K_A2A3;
@@ -290,7 +316,7 @@ enum {
     PTO_K_E_BOUNDS,         /* a GM window outside its tensor, bad shape */
     PTO_K_E_RING,           /* ring protocol misuse (init mismatch, tfree, unfreed slot) */
     PTO_K_E_USAGE,          /* anything else the API was called wrongly with */
-    PTO_K_E_UNINIT          /* a read of local bytes nothing has written (see pto_k_tdecl) */
+    PTO_K_E_UNINIT          /* a read of local bytes nothing wrote (see "Uninitialised reads") */
 };
 
 /* ---- tiles and GM tensors ------------------------------------------------ */
@@ -377,6 +403,10 @@ PTO_K_FN void pto_k_tmov(pto_k_core *c, const char *src, pto_k_tile d, pto_k_til
 PTO_K_FN void pto_k_textract(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, int64_t row, int64_t col);
 PTO_K_FN void pto_k_tmatmul(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile b);
 PTO_K_FN void pto_k_tmatmul_acc(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile b);
+
+/* A tile's storage begins here (a TILE statement runs): its bytes count as
+   unwritten until an instruction writes them. No pipe, no cycles. */
+PTO_K_FN void pto_k_tdecl(pto_k_core *c, const char *src, pto_k_tile t);
 
 /* Synchronisation inside one core (hardware.md section 4). */
 PTO_K_FN void pto_k_set_flag(pto_k_core *c, const char *src, int src_pipe, int dst_pipe, int id);
@@ -512,6 +542,11 @@ PTO_K_FN const char *pto_k_report_find(const pto_k_report *r, int kind, const ch
    write and, per pipe, the latest read (or atomic add) since; an access not
    ordered after a conflicting one is a race, reported once per pair of
    source lines with both instructions, pipes, cores and the byte range.
+
+   Initialised bytes. The same shadow granules of the local spaces keep a
+   mask of the bytes written since the launch or the latest pto_k_tdecl of
+   a tile covering them, and that tdecl's issue number; ops.h checks every
+   read against it (the rules are there).
 
    Time. Each pipe has a clock (free_at). The scalar unit dispatches one
    instruction per cycle; an instruction starts at max(its pipe's free time,
@@ -1580,7 +1615,7 @@ PTO_K_FN float pto_k__un(int op, float x)
     case PTO_K__TRSQRT: r = sqrtf(x); r = 1.0f / r; return pto_nan_canon(r);
     case PTO_K__TRECIP: r = 1.0f / x; return pto_nan_canon(r);
     case PTO_K__TABS: return fabsf(x);
-    case PTO_K__TNEG: return -x;
+    case PTO_K__TNEG: return pto_fneg(x);
     default: return x > 0.0f ? x : 0.0f;
     }
 }

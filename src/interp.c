@@ -72,7 +72,8 @@
      tmin the same with <=. So a NaN operand propagates (the first NaN wins)
      and equal values (+0 and -0 too) give a.
    - texp tlog tsqrt: expf logf sqrtf. trsqrt = 1.0f / sqrtf(x).
-     trecip = 1.0f / x. tabs = fabsf. tneg = -x (flips the sign of 0 and NaN).
+     trecip = 1.0f / x. tabs = fabsf. tneg = -x as a sign-bit flip
+     (pto_fneg: it flips the sign of 0 and NaN whatever the compiler).
      trelu = x > 0 ? x : +0.0f, so trelu(-0.0) = +0.0 and trelu(NaN) = +0.0.
    - texpands d, s: every valid element of d = (float)s.
    - trowsum/trowmax/trowmin d, a: d is [R, 1]; for each valid row r of d,
@@ -266,7 +267,7 @@ static float pto__unop(int op, float x)
     case PTO_OP_TRSQRT: r = sqrtf(x); r = 1.0f / r; return pto_nan_canon(r);
     case PTO_OP_TRECIP: r = 1.0f / x; return pto_nan_canon(r);
     case PTO_OP_TABS: return fabsf(x);
-    case PTO_OP_TNEG: return -x;
+    case PTO_OP_TNEG: return pto_fneg(x);
     default: return x > 0.0f ? x : 0.0f; /* trelu */
     }
 }

@@ -117,6 +117,8 @@ typedef struct dcase {
     const void *extra;
     uint64_t seed;
     int tie_y;                 /* tensor 1 gets tie partners of tensor 0 (16-bit floats) */
+    void (*prep)(void *const *host);        /* sets chosen inputs after the random fill */
+    void (*check)(void *const *host);       /* checks the interpreter's outputs */
 } dcase;
 
 static int show_diags(pto_ctx *ctx, const char *label)
@@ -184,9 +186,11 @@ static int differ(const dcase *dc)
         host[i] = malloc((size_t)(nel[i] * pto_dtype_size((pto_dtype)p->dtype)));
         gm[i] = pto_k_gm_create(dev, name, p->dtype, p->dim[0], p->dim[1]);
         fill(host[i], p->dtype, nel[i], &r, i == 1 && dc->tie_y ? host[0] : NULL);
-        memcpy(gm[i]->data, host[i], (size_t)(nel[i] * pto_dtype_size((pto_dtype)p->dtype)));
         args[na++] = pto_k_gm_arg(gm[i]);
     }
+    if (dc->prep) dc->prep(host);
+    for (i = 0; i < np && i < MAXP; i++)
+        if (host[i]) memcpy(gm[i]->data, host[i], (size_t)(nel[i] * pto_dtype_size((pto_dtype)gm[i]->dtype)));
     for (i = 0; i < nb; i++) args[na++] = pto_k_f_arg(dc->scalar);
     args[na] = (int64_t)(intptr_t)dc->extra;
     memset(&L, 0, sizeof L);
@@ -195,6 +199,7 @@ static int differ(const dcase *dc)
     L.bindings = bind;
     L.nbindings = nb;
     if (pto_interp(ctx, m, &L) != PTO_OK) ok = show_diags(ctx, dc->label) && 0;
+    if (ok && dc->check) dc->check(host);
     memset(&ld, 0, sizeof ld);
     ld.fn = dc->fn, ld.name = dc->label, ld.kind = dc->kind, ld.args = args;
     rep = pto_k_launch(dev, &ld);
@@ -797,8 +802,73 @@ static void test_interp_rowred_empty(void)
     pto_ctx_destroy(ctx);
 }
 
+/* ---- NaN and bit-copy rules, with the bits written out ------------------------------ */
+
+static void k_nan(pto_k_core *c, const int64_t *args)
+{
+    pto_k_gm *x = pto_k_arg_gm(args, 0), *y = pto_k_arg_gm(args, 1), *z = pto_k_arg_gm(args, 2);
+    pto_k_gm *q = pto_k_arg_gm(args, 3), *w = pto_k_arg_gm(args, 4);
+    pto_k_tile A = vtile(PTO_K_F32, 8, 8, 8, 8, 0), B = vtile(PTO_K_F32, 8, 8, 8, 8, 256);
+    pto_k_tile Q = vtile(PTO_K_I32, 8, 8, 8, 8, 512), W = vtile(PTO_K_I32, 8, 8, 8, 8, 768);
+    int k;
+    pto_k_tload(c, "nan:1", A, x, 0, 0);
+    pto_k_tload(c, "nan:2", B, y, 0, 0);
+    pto_k_tload(c, "nan:3", Q, q, 0, 0);
+    pto_k_set_flag(c, "nan", PTO_K_PIPE_MTE2, PTO_K_PIPE_V, 0);
+    pto_k_wait_flag(c, "nan", PTO_K_PIPE_MTE2, PTO_K_PIPE_V, 0);
+    pto_k_tadd(c, "nan:4", vtile(PTO_K_F32, 8, 8, 8, 8, 1024), A, B);
+    pto_k_tmax(c, "nan:5", vtile(PTO_K_F32, 8, 8, 8, 8, 1280), A, B);
+    pto_k_tneg(c, "nan:6", vtile(PTO_K_F32, 8, 8, 8, 8, 1536), A);
+    pto_k_tmul(c, "nan:7", vtile(PTO_K_F32, 8, 8, 8, 8, 1792), A, B);
+    pto_k_texp(c, "nan:8", vtile(PTO_K_F32, 8, 8, 8, 8, 2048), A);
+    pto_k_tmov(c, "nan:9", W, Q);
+    pto_k_set_flag(c, "nan", PTO_K_PIPE_V, PTO_K_PIPE_MTE3, 0);
+    pto_k_wait_flag(c, "nan", PTO_K_PIPE_V, PTO_K_PIPE_MTE3, 0);
+    for (k = 0; k < 5; k++) pto_k_tstore(c, "nan:10", z, k * 8, 0, vtile(PTO_K_F32, 8, 8, 8, 8, 1024 + k * 256));
+    pto_k_tstore(c, "nan:11", w, 0, 0, W);
+}
+
+static void nan_prep(void *const *host)
+{
+    uint32_t *x = (uint32_t *)host[0], *y = (uint32_t *)host[1];
+    int32_t *q = (int32_t *)host[3];
+    x[0] = 0xffc00123u, y[0] = 0x3f800000u; /* -NaN with a payload, 1 */
+    x[1] = 0x7f800000u, y[1] = 0;           /* inf * 0: the CPU's default NaN */
+    x[2] = 0x3f800000u, y[2] = 0xffc00001u; /* 1, -NaN */
+    q[0] = 16777217, q[1] = -2147483647 - 1;
+}
+
+static void nan_check(void *const *host)
+{
+    const uint32_t *z = (const uint32_t *)host[2];
+    const int32_t *w = (const int32_t *)host[4];
+    CHECK(z[0] == 0x7fc00000u && z[2] == 0x7fc00000u);        /* tadd: canonical */
+    CHECK(z[64] == 0xffc00123u && z[66] == 0xffc00001u);      /* tmax: the NaN operand itself */
+    CHECK(z[128] == 0x7fc00123u);                             /* tneg flips only the sign */
+    CHECK(z[192 + 1] == 0x7fc00000u);                         /* inf * 0 */
+    CHECK(z[256] == 0x7fc00000u);                             /* texp(NaN) */
+    CHECK(w[0] == 16777217 && w[1] == -2147483647 - 1);       /* tmov copies i32 bits */
+}
+
+static void test_nan_rules(void)
+{
+    dcase dc;
+    memset(&dc, 0, sizeof dc);
+    dc.label = "nan";
+    dc.text = "kernel nan(in x: f32[8, 8], in y: f32[8, 8], inout z: f32[40, 8], in q: i32[8, 8], inout w: i32[8, 8]) "
+              "vector {\n  tile a: vec f32[8, 8]\n  tile b: vec f32[8, 8]\n  tile q1: vec i32[8, 8]\n"
+              "  tile w1: vec i32[8, 8]\n  tile d1: vec f32[8, 8]\n  tile d2: vec f32[8, 8]\n  tile d3: vec f32[8, 8]\n"
+              "  tile d4: vec f32[8, 8]\n  tile d5: vec f32[8, 8]\n  tload a, x[0, 0]\n  tload b, y[0, 0]\n"
+              "  tload q1, q[0, 0]\n  tadd d1, a, b\n  tmax d2, a, b\n  tneg d3, a\n  tmul d4, a, b\n  texp d5, a\n"
+              "  tmov w1, q1\n  tstore z[0, 0], d1\n  tstore z[8, 0], d2\n  tstore z[16, 0], d3\n"
+              "  tstore z[24, 0], d4\n  tstore z[32, 0], d5\n  tstore w[0, 0], w1\n}\n";
+    dc.fn = k_nan, dc.kind = PTO_K_KIND_VECTOR, dc.seed = 77, dc.prep = nan_prep, dc.check = nan_check;
+    CHECK(differ(&dc));
+}
+
 int main(void)
 {
+    test_nan_rules();
     test_map_ops();
     test_row_ops();
     test_cube_ops();

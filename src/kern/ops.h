@@ -366,7 +366,7 @@ PTO_K_FN float pto_k__un(int op, float x)
     case PTO_K__TRSQRT: r = sqrtf(x); r = 1.0f / r; return pto_nan_canon(r);
     case PTO_K__TRECIP: r = 1.0f / x; return pto_nan_canon(r);
     case PTO_K__TABS: return fabsf(x);
-    case PTO_K__TNEG: return -x;
+    case PTO_K__TNEG: return pto_fneg(x);
     default: return x > 0.0f ? x : 0.0f;
     }
 }

@@ -24,6 +24,11 @@
    ordered after a conflicting one is a race, reported once per pair of
    source lines with both instructions, pipes, cores and the byte range.
 
+   Initialised bytes. The same shadow granules of the local spaces keep a
+   mask of the bytes written since the launch or the latest pto_k_tdecl of
+   a tile covering them, and that tdecl's issue number; ops.h checks every
+   read against it (the rules are there).
+
    Time. Each pipe has a clock (free_at). The scalar unit dispatches one
    instruction per cycle; an instruction starts at max(its pipe's free time,
    its dispatch time) and lasts its cost (the table in ops.h, from
