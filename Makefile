@@ -40,7 +40,7 @@ $(B)/ptoc: tools/ptoc.c pto.h
 demo: $(B)/ptoc headers
 	@sh tools/demo.sh ./$(B)/ptoc
 
-$(B)/tests/%: tests/%.c pto.h pto_kernels.h tests/check.h
+$(B)/tests/%: tests/%.c pto.h pto_kernels.h $(wildcard tests/*.h)
 	@mkdir -p $(B)/tests
 	$(CC) $(TESTFLAGS) $(CFLAGS) -o $@ $< -lm
 

@@ -868,6 +868,18 @@ PTO_NUMFN uint16_t pto_f32_to_bf16(float f)
     return (uint16_t)(u >> 16);
 }
 
+/* The NaN every arithmetic result that is NaN becomes (quiet, positive, no
+   payload). C leaves the sign and payload of a NaN result to the compiler
+   and the CPU: which operand of a commuted a + b is kept, x86's negative
+   default NaN against ARM's positive one. Canonical NaNs keep the
+   interpreter and the simulator bit for bit whatever compiled them.
+   Selections and copies (tmax, tmin, tabs, tneg, moves) keep NaN bits. */
+PTO_NUMFN float pto_nan_canon(float v) { return v != v ? pto_f32_from_bits(0x7fc00000u) : v; }
+
+/* -x as a sign-bit flip: tcc compiles unary minus as x * -1, which leaves
+   a NaN's sign alone; tneg must flip it (and the sign of 0) everywhere. */
+PTO_NUMFN float pto_fneg(float v) { return pto_f32_from_bits(pto_f32_bits(v) ^ 0x80000000u); }
+
 /* Round an f32 value as storing it in dtype would. */
 PTO_NUMFN float pto_round_to(int dtype, float v)
 {
@@ -4844,7 +4856,12 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
 
    Tiles. Each execution of a TILE statement gives the tile fresh storage, all
    zero (a tile read before any write reads zeros; at the start of every
-   block every tile is zero). An xN tile is one buffer here: its slots never
+   block every tile is zero). A kernel whose result depends on those zeros
+   is wrong on the device, where a planned address holds its previous
+   tenant's bytes: the simulator (pto_kernels.h) reports every read of local
+   bytes nothing wrote since the launch or the tile's declaration
+   (pto_k_tdecl) as an "uninitialised read" error instead of computing a
+   different value silently. An xN tile is one buffer here: its slots never
    change values. The valid region valid(vr, vc) is evaluated at the
    declaration and must lie in [0, rows] x [0, cols].
 
@@ -4860,7 +4877,11 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
 
    Element values. Every element is read as f32 (pto_elem_get) and written
    with pto_elem_set: f16/bf16 round to nearest even, f32 -> i32/i8 rounds to
-   nearest even and saturates (NaN -> 0). Arithmetic is f32 with no fused
+   nearest even and saturates (NaN -> 0). An arithmetic result that is NaN
+   (+ - * /, texp tlog tsqrt trsqrt trecip, trowsum, matmul) is the canonical
+   NaN 0x7fc00000 (pto_nan_canon: C does not fix a NaN result's sign or
+   payload); tmax/tmin/trowmax/trowmin select an operand and tabs/tneg touch
+   only the sign, so they keep NaN bits. Arithmetic is f32 with no fused
    multiply-add: each product is its own statement, so contraction within an
    expression (clang's default) cannot apply; build with -ffp-contract=off
    where the compiler contracts across statements (gcc in GNU mode).
@@ -4875,13 +4896,15 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
      tmin the same with <=. So a NaN operand propagates (the first NaN wins)
      and equal values (+0 and -0 too) give a.
    - texp tlog tsqrt: expf logf sqrtf. trsqrt = 1.0f / sqrtf(x).
-     trecip = 1.0f / x. tabs = fabsf. tneg = -x (flips the sign of 0 and NaN).
+     trecip = 1.0f / x. tabs = fabsf. tneg = -x as a sign-bit flip
+     (pto_fneg: it flips the sign of 0 and NaN whatever the compiler).
      trelu = x > 0 ? x : +0.0f, so trelu(-0.0) = +0.0 and trelu(NaN) = +0.0.
    - texpands d, s: every valid element of d = (float)s.
    - trowsum/trowmax/trowmin d, a: d is [R, 1]; for each valid row r of d,
      reduce a[r, 0 .. a.valid_c) left to right in f32: the sum starts at 0.0f
      and adds; max/min start at the first element and apply tmax/tmin (an
-     empty row gives -inf for max, +inf for min).
+     empty row gives -inf for max, +inf for min). Like every vector op it
+     writes only d's valid region: nothing when d has valid(R, 0).
    - trowexpand{add,sub,mul,div} d, a, v: d[r, c] = a[r, c] op v[r, 0].
    - tcvt d, a: read as f32, write with d's rounding.
    - tmov d, a: copies d's valid region from the same positions of a (any
@@ -5049,10 +5072,10 @@ static float pto__binop(int op, float a, float b)
 {
     float r;
     switch (op) {
-    case PTO_OP_TADD: r = a + b; return r;
-    case PTO_OP_TSUB: r = a - b; return r;
-    case PTO_OP_TMUL: r = a * b; return r;
-    case PTO_OP_TDIV: r = a / b; return r;
+    case PTO_OP_TADD: r = a + b; return pto_nan_canon(r);
+    case PTO_OP_TSUB: r = a - b; return pto_nan_canon(r);
+    case PTO_OP_TMUL: r = a * b; return pto_nan_canon(r);
+    case PTO_OP_TDIV: r = a / b; return pto_nan_canon(r);
     case PTO_OP_TMAX: return pto__fmax(a, b);
     default: return pto__fmin(a, b);
     }
@@ -5062,13 +5085,13 @@ static float pto__unop(int op, float x)
 {
     float r;
     switch (op) {
-    case PTO_OP_TEXP: return expf(x);
-    case PTO_OP_TLOG: return logf(x);
-    case PTO_OP_TSQRT: return sqrtf(x);
-    case PTO_OP_TRSQRT: r = sqrtf(x); r = 1.0f / r; return r;
-    case PTO_OP_TRECIP: r = 1.0f / x; return r;
+    case PTO_OP_TEXP: return pto_nan_canon(expf(x));
+    case PTO_OP_TLOG: return pto_nan_canon(logf(x));
+    case PTO_OP_TSQRT: return pto_nan_canon(sqrtf(x));
+    case PTO_OP_TRSQRT: r = sqrtf(x); r = 1.0f / r; return pto_nan_canon(r);
+    case PTO_OP_TRECIP: r = 1.0f / x; return pto_nan_canon(r);
     case PTO_OP_TABS: return fabsf(x);
-    case PTO_OP_TNEG: return -x;
+    case PTO_OP_TNEG: return pto_fneg(x);
     default: return x > 0.0f ? x : 0.0f; /* trelu */
     }
 }
@@ -5269,13 +5292,14 @@ static int pto__exec_rowred(pto__interp *I, int32_t s)
         !pto__same_shape(I, s, &a, &d, a.t->rows, 1))
         return 0;
     n = a.it->vc;
-    for (r = 0; r < d.it->vr; r++) {
+    for (r = 0; r < d.it->vr && d.it->vc > 0; r++) {
         const void *row = a.it->data;
         int64_t base = r * a.t->cols;
         float acc;
         if (st->op == PTO_OP_TROWSUM) {
             acc = 0.0f;
             for (c = 0; c < n; c++) acc = acc + pto_elem_get(row, a.t->dtype, base + c);
+            acc = pto_nan_canon(acc);
         } else if (n == 0) {
             acc = st->op == PTO_OP_TROWMAX ? -INFINITY : INFINITY;
         } else {
@@ -5363,7 +5387,7 @@ static int pto__exec_matmul(pto__interp *I, int32_t s)
                 row[j] = row[j] + p;
             }
         }
-        for (j = 0; j < N; j++) pto_elem_set(c.it->data, c.t->dtype, i * N + j, row[j]);
+        for (j = 0; j < N; j++) pto_elem_set(c.it->data, c.t->dtype, i * N + j, pto_nan_canon(row[j]));
     }
     return 1;
 }

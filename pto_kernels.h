@@ -13,6 +13,9 @@
      reported;
    - a happens-before race detector over every pipe of every core and rank,
      with shadow memory per 32-byte granule of every local space and GM tensor;
+   - uninitialised-read reports: a read of local bytes that nothing wrote
+     since the launch or the tile's declaration (pto_k_tdecl), where the
+     reference interpreter would read its fresh zeros;
    - a cycle model per pipe (costs from hardware.md section 9), a report with
      makespan, busy cycles, bound and efficiency, and a Chrome trace;
    - SPMD blocks, mix clusters with cross-core flags and TPUSH/TPOP/TFREE
@@ -120,6 +123,18 @@ PTO_NUMFN uint16_t pto_f32_to_bf16(float f)
     return (uint16_t)(u >> 16);
 }
 
+/* The NaN every arithmetic result that is NaN becomes (quiet, positive, no
+   payload). C leaves the sign and payload of a NaN result to the compiler
+   and the CPU: which operand of a commuted a + b is kept, x86's negative
+   default NaN against ARM's positive one. Canonical NaNs keep the
+   interpreter and the simulator bit for bit whatever compiled them.
+   Selections and copies (tmax, tmin, tabs, tneg, moves) keep NaN bits. */
+PTO_NUMFN float pto_nan_canon(float v) { return v != v ? pto_f32_from_bits(0x7fc00000u) : v; }
+
+/* -x as a sign-bit flip: tcc compiles unary minus as x * -1, which leaves
+   a NaN's sign alone; tneg must flip it (and the sign of 0) everywhere. */
+PTO_NUMFN float pto_fneg(float v) { return pto_f32_from_bits(pto_f32_bits(v) ^ 0x80000000u); }
+
 /* Round an f32 value as storing it in dtype would. */
 PTO_NUMFN float pto_round_to(int dtype, float v)
 {
@@ -216,7 +231,26 @@ PTO_NUMFN void pto_elem_set(void *base, int dtype, int64_t i, float v)
    the destination's valid region; tload fills the valid region from GM and
    zeroes the rest of the tile; tstore writes only the valid region; row
    reductions go left to right over the source's valid columns; matmul adds
-   a*b over k ascending in f32 without FMA on the full shapes.
+   a*b over k ascending in f32 without FMA on the full shapes; a NaN that
+   arithmetic produces is the canonical 0x7fc00000 (pto_nan_canon), moves
+   copy bits when the dtypes are equal.
+
+   ---- Uninitialised reads ------------------------------------------------
+   The interpreter gives a tile fresh zeroed storage each time its
+   declaration runs; here a planned address holds what its previous tenant
+   left. So a read of local bytes that nothing wrote is an error
+   (PTO_K_E_UNINIT) naming the instruction, the tile and the byte range,
+   never a silent difference: e.g. tmov filling only a left tile's valid
+   region before tmatmul reads the whole tile, or a vector op whose larger
+   destination region reads past what its source's producer wrote. Written
+   state is kept per byte (a mask in each 32-byte granule of shadow memory).
+   Without help it covers the launch: every local byte starts unwritten. An
+   emitted kernel calls pto_k_tdecl(c, src, tile) where a TILE statement
+   runs (each slot of an xN tile when its iteration starts): the tile's
+   bytes become unwritten again, so a read of the previous tenant's bytes
+   through the new tile is caught too. tdecl takes no pipe and no cycles;
+   an instruction issued before it but run later (its pipe was blocked in a
+   wait) still belongs to the old tenant and is neither checked nor counted.
 
    ---- Host -----------------------------------------------------------------
        pto_k_device_desc dd;  memset(&dd, 0, sizeof dd);  dd.arch = PTO_K_A2A3;
@@ -281,7 +315,8 @@ enum {
     PTO_K_E_ALIGN,          /* a local address (or vec row) not 32-byte aligned */
     PTO_K_E_BOUNDS,         /* a GM window outside its tensor, bad shape */
     PTO_K_E_RING,           /* ring protocol misuse (init mismatch, tfree, unfreed slot) */
-    PTO_K_E_USAGE           /* anything else the API was called wrongly with */
+    PTO_K_E_USAGE,          /* anything else the API was called wrongly with */
+    PTO_K_E_UNINIT          /* a read of local bytes nothing wrote (see "Uninitialised reads") */
 };
 
 /* ---- tiles and GM tensors ------------------------------------------------ */
@@ -368,6 +403,10 @@ PTO_K_FN void pto_k_tmov(pto_k_core *c, const char *src, pto_k_tile d, pto_k_til
 PTO_K_FN void pto_k_textract(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, int64_t row, int64_t col);
 PTO_K_FN void pto_k_tmatmul(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile b);
 PTO_K_FN void pto_k_tmatmul_acc(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile b);
+
+/* A tile's storage begins here (a TILE statement runs): its bytes count as
+   unwritten until an instruction writes them. No pipe, no cycles. */
+PTO_K_FN void pto_k_tdecl(pto_k_core *c, const char *src, pto_k_tile t);
 
 /* Synchronisation inside one core (hardware.md section 4). */
 PTO_K_FN void pto_k_set_flag(pto_k_core *c, const char *src, int src_pipe, int dst_pipe, int id);
@@ -504,6 +543,11 @@ PTO_K_FN const char *pto_k_report_find(const pto_k_report *r, int kind, const ch
    ordered after a conflicting one is a race, reported once per pair of
    source lines with both instructions, pipes, cores and the byte range.
 
+   Initialised bytes. The same shadow granules of the local spaces keep a
+   mask of the bytes written since the launch or the latest pto_k_tdecl of
+   a tile covering them, and that tdecl's issue number; ops.h checks every
+   read against it (the rules are there).
+
    Time. Each pipe has a clock (free_at). The scalar unit dispatches one
    instruction per cycle; an instruction starts at max(its pipe's free time,
    its dispatch time) and lasts its cost (the table in ops.h, from
@@ -542,6 +586,8 @@ typedef struct pto_k__read {
 typedef struct pto_k__gran {
     pto_k__acc w;          /* w.src == NULL: not written in this launch */
     int32_t reads;         /* list in the device's read pool, -1 = none */
+    uint32_t init;         /* local spaces: bit i = byte i of the granule holds a written value */
+    uint32_t decl;         /* issue number of the latest pto_k_tdecl covering it (0 = none) */
 } pto_k__gran;
 
 typedef struct pto_k__shadow {
@@ -560,6 +606,8 @@ typedef struct pto_k__ins {
     double s;
     int p0, p1, id;
     int64_t disp;          /* dispatch time */
+    uint32_t seq;          /* issue number on its core (program order; 0 = not issued) */
+    const char *name;      /* for reports when op's name is not the instruction's (tpush, tpop) */
 } pto_k__ins;
 
 typedef struct pto_k__queue {
@@ -631,6 +679,7 @@ struct pto_k_core {
     int64_t disp;
     int64_t free_at[PTO_K_NPIPE], busy[PTO_K_NPIPE];
     int64_t ninstr;
+    uint32_t seq;              /* instructions issued so far (numbers pto_k__ins.seq) */
     /* scheduling */
     int state;                 /* PTO_K__NEW, RUN, DONE */
     int dead;
@@ -1235,7 +1284,8 @@ PTO_K_FN void *pto_k__thread(void *arg)
     X(TROWEXPANDMUL, "trowexpandmul", 2.3, 25) X(TROWEXPANDDIV, "trowexpanddiv", 4.03, 31) \
     X(TCVT, "tcvt", 2.0, 24) X(TMOV, "tmov", 2.0, 24) X(TEXTRACT, "textract", 0, 0) \
     X(TMATMUL, "tmatmul", 0, 0) X(TMATMUL_ACC, "tmatmul_acc", 0, 0) \
-    X(SET_FLAG, "set_flag", 0, 0) X(WAIT_FLAG, "wait_flag", 0, 0) X(PIPE_BARRIER, "pipe_barrier", 0, 0)
+    X(SET_FLAG, "set_flag", 0, 0) X(WAIT_FLAG, "wait_flag", 0, 0) X(PIPE_BARRIER, "pipe_barrier", 0, 0) \
+    X(TDECL, "tdecl", 0, 0)
 
 enum {
 #define PTO_K__OP_ENUM(e, name, slope, fixed) PTO_K__##e,
@@ -1420,6 +1470,95 @@ PTO_K_FN void pto_k__gacc(pto_k__check *k, pto_k_gm *g, int64_t r, int64_t col, 
 
 PTO_K_FN unsigned char *pto_k__tptr(pto_k_core *c, pto_k_tile t) { return c->mem[t.space] + t.offset; }
 
+/* ---- initialised bytes ---------------------------------------------------------
+   The interpreter gives a tile fresh, zeroed storage each time its
+   declaration runs; on the device a planned address holds whatever its
+   previous tenant (or an earlier launch) left there. A kernel whose result
+   depends on that difference reads bytes nothing wrote, so instead of
+   differing silently the simulator reports the read (PTO_K_E_UNINIT), naming
+   the instruction, the tile and the bytes. Each granule of a local space
+   keeps a mask of its bytes written in this launch; pto_k_tdecl clears the
+   mask of a tile's bytes and stamps the granules with its issue number, and
+   an access issued before that stamp belongs to the previous tenant (it runs
+   late because its pipe was blocked in a wait): it is neither checked nor
+   recorded. Only the bytes an op really touches count: a vector op reads and
+   writes d's valid region, a row reduction reads the source's valid columns,
+   tload writes the whole tile (it zeroes what is outside the valid region),
+   textract / tmatmul / tpush read whole tiles. GM is the host's and always
+   initialised. */
+
+typedef struct pto_k__uninit {
+    int64_t n, lo, hi;     /* unwritten bytes read, and the span from the first to the last */
+} pto_k__uninit;
+
+PTO_K_FN uint32_t pto_k__byte_mask(int64_t from, int64_t to) /* bits [from, to) of 32 */
+{
+    uint32_t w = to - from >= 32 ? 0xffffffffu : ((1u << (to - from)) - 1u);
+    return w << from;
+}
+
+/* Bytes [lo, hi) of local space `space`: mark them written, or check that
+   they are (accumulating unwritten ones in u). seq: the access's issue number. */
+PTO_K_FN void pto_k__init_span(pto_k_core *c, uint32_t seq, int space, int64_t lo, int64_t hi, int write,
+                               pto_k__uninit *u)
+{
+    pto_k__shadow *sh = pto_k__local_shadow(c, space);
+    int64_t b = lo, i;
+    while (sh->g && b < hi && b / PTO_K__GRAN < sh->n) {
+        int64_t gi = b / PTO_K__GRAN, base = gi * PTO_K__GRAN;
+        int64_t e = base + PTO_K__GRAN < hi ? base + PTO_K__GRAN : hi;
+        pto_k__gran *g = &sh->g[gi];
+        uint32_t m = pto_k__byte_mask(b - base, e - base), miss = m & ~g->init;
+        if (seq < g->decl) {
+            /* issued before the tile's declaration: its previous tenant */
+        } else if (write) {
+            g->init |= m;
+        } else if (miss) {
+            for (i = 0; i < PTO_K__GRAN; i++)
+                if (miss & (1u << i)) {
+                    if (u->n == 0 || base + i < u->lo) u->lo = base + i;
+                    if (u->n == 0 || base + i + 1 > u->hi) u->hi = base + i + 1;
+                    u->n++;
+                }
+        }
+        b = e;
+    }
+}
+
+/* Elements [r0, r0 + nr) x [c0, c0 + nc) of tile t, row by row: written
+   (write = 1), or read, reporting unwritten bytes once per source line and role. */
+PTO_K_FN void pto_k__init_region(pto_k_core *c, const pto_k__ins *ins, pto_k_tile t, int64_t r0, int64_t c0,
+                                 int64_t nr, int64_t nc, int write, const char *role)
+{
+    int64_t es = pto_k__dsize(t.dtype), i;
+    pto_k__uninit u;
+    u.n = u.lo = u.hi = 0;
+    if (nr <= 0 || nc <= 0) return;
+    for (i = 0; i < nr; i++) {
+        int64_t lo = t.offset + ((r0 + i) * t.cols + c0) * es;
+        pto_k__init_span(c, ins->seq, t.space, lo, lo + nc * es, write, &u);
+    }
+    if (u.n == 0 || !pto_k__first_report(c->dev, ins->src, role, 1000 + PTO_K_E_UNINIT)) return;
+    pto_k__ierr(c, ins, PTO_K_E_UNINIT,
+                "uninitialised read: %s (%s) reads %lld unwritten byte(s) of its %s tile [%d, %d] %s at %s byte "
+                "%lld, in %s bytes [%lld, %lld): nothing wrote them since the launch began or the tile's tdecl "
+                "(the reference interpreter reads zeros there)",
+                ins->name ? ins->name : pto_k__op_name(ins->op), pto_k__pipe_name(ins->pipe), (long long)u.n, role, (int)t.rows,
+                (int)t.cols, pto_k__dtype_name(t.dtype), pto_k__space_name(t.space), (long long)t.offset,
+                pto_k__space_name(t.space), (long long)u.lo, (long long)u.hi);
+}
+
+PTO_K_FN void pto_k__init_read(pto_k_core *c, const pto_k__ins *ins, pto_k_tile t, int64_t nr, int64_t nc,
+                               const char *role)
+{
+    pto_k__init_region(c, ins, t, 0, 0, nr, nc, 0, role);
+}
+
+PTO_K_FN void pto_k__init_write(pto_k_core *c, const pto_k__ins *ins, pto_k_tile t, int64_t nr, int64_t nc)
+{
+    pto_k__init_region(c, ins, t, 0, 0, nr, nc, 1, "destination");
+}
+
 /* Copies an nr x nc block between row-major arrays (strides in elements);
    equal dtypes copy bits, as the interpreter does. */
 PTO_K_FN void pto_k__copy(unsigned char *dst, int dd, int64_t ds, const unsigned char *src, int sd, int64_t ss,
@@ -1457,10 +1596,10 @@ PTO_K_FN float pto_k__bin(int op, float a, float b)
 {
     float r;
     switch (op) {
-    case PTO_K__TADD: r = a + b; return r;
-    case PTO_K__TSUB: r = a - b; return r;
-    case PTO_K__TMUL: r = a * b; return r;
-    case PTO_K__TDIV: r = a / b; return r;
+    case PTO_K__TADD: r = a + b; return pto_nan_canon(r);
+    case PTO_K__TSUB: r = a - b; return pto_nan_canon(r);
+    case PTO_K__TMUL: r = a * b; return pto_nan_canon(r);
+    case PTO_K__TDIV: r = a / b; return pto_nan_canon(r);
     case PTO_K__TMAX: return pto_k__fmax(a, b);
     default: return pto_k__fmin(a, b);
     }
@@ -1470,13 +1609,13 @@ PTO_K_FN float pto_k__un(int op, float x)
 {
     float r;
     switch (op) {
-    case PTO_K__TEXP: return expf(x);
-    case PTO_K__TLOG: return logf(x);
-    case PTO_K__TSQRT: return sqrtf(x);
-    case PTO_K__TRSQRT: r = sqrtf(x); r = 1.0f / r; return r;
-    case PTO_K__TRECIP: r = 1.0f / x; return r;
+    case PTO_K__TEXP: return pto_nan_canon(expf(x));
+    case PTO_K__TLOG: return pto_nan_canon(logf(x));
+    case PTO_K__TSQRT: return pto_nan_canon(sqrtf(x));
+    case PTO_K__TRSQRT: r = sqrtf(x); r = 1.0f / r; return pto_nan_canon(r);
+    case PTO_K__TRECIP: r = 1.0f / x; return pto_nan_canon(r);
     case PTO_K__TABS: return fabsf(x);
-    case PTO_K__TNEG: return -x;
+    case PTO_K__TNEG: return pto_fneg(x);
     default: return x > 0.0f ? x : 0.0f;
     }
 }
@@ -1497,6 +1636,7 @@ PTO_K_FN void pto_k__x_load(pto_k_core *c, const pto_k__ins *ins)
     pto_k__begin(&k, c, ins, PTO_K_PIPE_MTE2);
     if (d.valid_r > 0 && d.valid_c > 0) pto_k__gacc(&k, g, ins->r, ins->col, d.valid_r, d.valid_c, PTO_K__RD);
     pto_k__tacc(&k, d, 0, pto_k__tbytes(d), PTO_K__WR);
+    pto_k__init_write(c, ins, d, d.rows, d.cols);
     memset(pto_k__tptr(c, d), 0, (size_t)pto_k__tbytes(d));
     if (d.valid_r > 0 && d.valid_c > 0)
         pto_k__copy(pto_k__tptr(c, d), d.dtype, d.cols,
@@ -1521,6 +1661,7 @@ PTO_K_FN void pto_k__x_store(pto_k_core *c, const pto_k__ins *ins)
         return;
     pto_k__begin(&k, c, ins, pipe);
     pto_k__tacc(&k, a, 0, pto_k__vspan(a, a.valid_r), PTO_K__RD);
+    pto_k__init_read(c, ins, a, a.valid_r, a.valid_c, "source");
     if (a.valid_r > 0 && a.valid_c > 0)
         pto_k__gacc(&k, g, ins->r, ins->col, a.valid_r, a.valid_c, add ? PTO_K__AT : PTO_K__WR);
     if (a.valid_r > 0 && a.valid_c > 0) {
@@ -1533,7 +1674,7 @@ PTO_K_FN void pto_k__x_store(pto_k_core *c, const pto_k__ins *ins)
                     float x = pto_elem_get(base, g->dtype, i * g->cols + j);
                     float y = pto_elem_get(pto_k__tptr(c, a), a.dtype, i * a.cols + j);
                     float s = x + y;
-                    pto_elem_set(base, g->dtype, i * g->cols + j, s);
+                    pto_elem_set(base, g->dtype, i * g->cols + j, pto_nan_canon(s));
                 }
     }
     bytes = a.valid_r * a.valid_c * pto_k__dsize(a.dtype);
@@ -1563,10 +1704,15 @@ PTO_K_FN void pto_k__x_map(pto_k_core *c, const pto_k__ins *ins)
     if (!fill) pto_k__tacc(&k, a, 0, pto_k__vspan(a, d.valid_r), PTO_K__RD);
     if (bin) pto_k__tacc(&k, b, 0, pto_k__vspan(b, d.valid_r), PTO_K__RD);
     pto_k__tacc(&k, d, 0, pto_k__vspan(d, d.valid_r), PTO_K__WR);
+    if (!fill) pto_k__init_read(c, ins, a, d.valid_r, d.valid_c, "source");
+    if (bin) pto_k__init_read(c, ins, b, d.valid_r, d.valid_c, "second source");
+    pto_k__init_write(c, ins, d, d.valid_r, d.valid_c);
     dp = pto_k__tptr(c, d);
     if (!fill) ap = pto_k__tptr(c, a);
     if (bin) bp = pto_k__tptr(c, b);
-    for (r = 0; r < d.valid_r; r++)
+    if (op == PTO_K__TMOV && d.dtype == a.dtype) /* copies bits (i32 above 2^24), as the interpreter does */
+        pto_k__copy(dp, d.dtype, d.cols, ap, a.dtype, a.cols, d.valid_r, d.valid_c);
+    else for (r = 0; r < d.valid_r; r++)
         for (col = 0; col < d.valid_c; col++) {
             int64_t i = r * d.cols + col;
             float x = fill ? sc : pto_elem_get(ap, a.dtype, i), y;
@@ -1593,6 +1739,10 @@ PTO_K_FN void pto_k__x_rowred(pto_k_core *c, const pto_k__ins *ins)
     pto_k__tacc(&k, a, 0, d.valid_c > 0 ? pto_k__vspan(a, d.valid_r) : 0, PTO_K__RD);
     pto_k__tacc(&k, d, 0, pto_k__vspan(d, d.valid_r), PTO_K__WR);
     n = a.valid_c;
+    if (d.valid_c > 0) {
+        pto_k__init_read(c, ins, a, d.valid_r, n, "source");
+        pto_k__init_write(c, ins, d, d.valid_r, 1);
+    }
     for (r = 0; r < d.valid_r && d.valid_c > 0; r++) {
         const unsigned char *row = pto_k__tptr(c, a);
         int64_t base = r * a.cols;
@@ -1600,6 +1750,7 @@ PTO_K_FN void pto_k__x_rowred(pto_k_core *c, const pto_k__ins *ins)
         if (ins->op == PTO_K__TROWSUM) {
             acc = 0.0f;
             for (col = 0; col < n; col++) acc = acc + pto_elem_get(row, a.dtype, base + col);
+            acc = pto_nan_canon(acc);
         } else if (n == 0) {
             acc = ins->op == PTO_K__TROWMAX ? -INFINITY : INFINITY;
         } else {
@@ -1629,6 +1780,9 @@ PTO_K_FN void pto_k__x_rowexp(pto_k_core *c, const pto_k__ins *ins)
     pto_k__tacc(&k, a, 0, pto_k__vspan(a, d.valid_r), PTO_K__RD);
     pto_k__tacc(&k, v, 0, d.valid_c > 0 ? (int64_t)d.valid_r * pto_k__dsize(v.dtype) : 0, PTO_K__RD);
     pto_k__tacc(&k, d, 0, pto_k__vspan(d, d.valid_r), PTO_K__WR);
+    pto_k__init_read(c, ins, a, d.valid_r, d.valid_c, "source");
+    if (d.valid_c > 0) pto_k__init_read(c, ins, v, d.valid_r, 1, "row vector");
+    pto_k__init_write(c, ins, d, d.valid_r, d.valid_c);
     for (r = 0; r < d.valid_r; r++) {
         float y = pto_elem_get(pto_k__tptr(c, v), v.dtype, r);
         for (col = 0; col < d.valid_c; col++) {
@@ -1675,6 +1829,8 @@ PTO_K_FN void pto_k__x_mov(pto_k_core *c, const pto_k__ins *ins)
     pto_k__begin(&k, c, ins, pipe);
     pto_k__tacc(&k, a, 0, pto_k__vspan(a, d.valid_r), PTO_K__RD);
     pto_k__tacc(&k, d, 0, pto_k__vspan(d, d.valid_r), PTO_K__WR);
+    pto_k__init_read(c, ins, a, d.valid_r, d.valid_c, "source");
+    pto_k__init_write(c, ins, d, d.valid_r, d.valid_c);
     pto_k__copy(pto_k__tptr(c, d), d.dtype, d.cols, pto_k__tptr(c, a), a.dtype, a.cols, d.valid_r, d.valid_c);
     bytes = d.valid_r * d.valid_c * pto_k__dsize(a.dtype);
     cost = pipe == PTO_K_PIPE_MTE1 ? pto_k__mte1_cost(d.space, bytes) : pto_k__bw_cost((double)bytes, 40.63);
@@ -1698,6 +1854,8 @@ PTO_K_FN void pto_k__x_extract(pto_k_core *c, const pto_k__ins *ins)
     pto_k__begin(&k, c, ins, PTO_K_PIPE_MTE1);
     pto_k__tacc(&k, a, (r * a.cols + col) * es, ((r + d.rows - 1) * a.cols + col + d.cols) * es, PTO_K__RD);
     pto_k__tacc(&k, d, 0, pto_k__tbytes(d), PTO_K__WR);
+    pto_k__init_region(c, ins, a, r, col, d.rows, d.cols, 0, "source");
+    pto_k__init_write(c, ins, d, d.rows, d.cols);
     pto_k__copy(pto_k__tptr(c, d), d.dtype, d.cols, pto_k__tptr(c, a) + (size_t)((r * a.cols + col) * es), a.dtype,
                 a.cols, d.rows, d.cols);
     pto_k__timed(c, PTO_K_PIPE_MTE1, ins->disp, pto_k__mte1_cost(d.space, pto_k__tbytes(d)), "textract", ins->src);
@@ -1719,6 +1877,10 @@ PTO_K_FN void pto_k__x_matmul(pto_k_core *c, const pto_k__ins *ins)
     pto_k__tacc(&k, b, 0, pto_k__tbytes(b), PTO_K__RD);
     if (acc) pto_k__tacc(&k, d, 0, pto_k__tbytes(d), PTO_K__RD);
     pto_k__tacc(&k, d, 0, pto_k__tbytes(d), PTO_K__WR);
+    pto_k__init_read(c, ins, a, a.rows, a.cols, "left");
+    pto_k__init_read(c, ins, b, b.rows, b.cols, "right");
+    if (acc) pto_k__init_read(c, ins, d, d.rows, d.cols, "accumulator");
+    pto_k__init_write(c, ins, d, d.rows, d.cols);
     for (i = 0; i < M; i++)
         for (j = 0; j < N; j++) {
             float s = acc ? pto_elem_get(pto_k__tptr(c, d), d.dtype, i * N + j) : 0.0f;
@@ -1727,7 +1889,7 @@ PTO_K_FN void pto_k__x_matmul(pto_k_core *c, const pto_k__ins *ins)
                           pto_elem_get(pto_k__tptr(c, b), b.dtype, kk * N + j);
                 s = s + p;
             }
-            pto_elem_set(pto_k__tptr(c, d), d.dtype, i * N + j, s);
+            pto_elem_set(pto_k__tptr(c, d), d.dtype, i * N + j, pto_nan_canon(s));
         }
     rate = a.dtype == PTO_K_F32 ? 1024 : a.dtype == PTO_K_I8 ? 8192 : 4096;
     pto_k__timed(c, PTO_K_PIPE_M, ins->disp, (M * N * K + rate - 1) / rate + 6, pto_k__op_name(ins->op), ins->src);
@@ -1864,6 +2026,7 @@ PTO_K_FN void pto_k__issue(pto_k_core *c, pto_k__ins *ins)
     int p = ins->pipe;
     if (c->dead) return;
     ins->disp = c->disp++;
+    ins->seq = ++c->seq;
     if (ins->op == PTO_K__PIPE_BARRIER && p == PTO_K_PIPE_ALL && c->nblocked) {
         int i;
         char why[300];
@@ -2067,6 +2230,24 @@ PTO_K_FN void pto_k_pipe_barrier(pto_k_core *c, const char *src, int pipe)
         return;
     }
     pto_k__issue(c, &i);
+}
+
+PTO_K_FN void pto_k_tdecl(pto_k_core *c, const char *src, pto_k_tile t)
+{
+    pto_k__ins i = pto_k__mk(PTO_K__TDECL, PTO_K_PIPE_S, src);
+    pto_k__shadow *sh;
+    int64_t b, e, gi;
+    unsigned all = PTO_K__M(PTO_K_VEC) | PTO_K__M(PTO_K_MAT) | PTO_K__M(PTO_K_LEFT) | PTO_K__M(PTO_K_RIGHT) |
+                   PTO_K__M(PTO_K_ACC) | PTO_K__M(PTO_K_BIAS) | PTO_K__M(PTO_K_SCALING);
+    if (c->dead || !pto_k__tile_ok(c, &i, t, all, "declared")) return;
+    i.seq = ++c->seq;
+    sh = pto_k__local_shadow(c, t.space);
+    for (b = t.offset, e = t.offset + pto_k__tbytes(t); sh->g && b < e && b / PTO_K__GRAN < sh->n;) {
+        int64_t base = (gi = b / PTO_K__GRAN) * PTO_K__GRAN, to = base + PTO_K__GRAN < e ? base + PTO_K__GRAN : e;
+        sh->g[gi].init &= ~pto_k__byte_mask(b - base, to - base);
+        sh->g[gi].decl = i.seq;
+        b = to;
+    }
 }
 
 /* ---- builtins ---------------------------------------------------------------- */
@@ -2447,11 +2628,13 @@ PTO_K_FN void pto_k_tpush(pto_k_core *c, const char *src, int ring, pto_k_tile a
     if (c->dead) return;
     if (r1->freesync.vc) pto_k__join_all(c, &r1->freesync, PTO_K__XLAT);
     ins.disp = c->disp++;
+    ins.seq = ++c->seq;
     n = r1->pushed[me];
     off = pto_k__slot_at(rg, kd, n);
     pto_k__begin(&k, c, &ins, pipe);
-    k.cur.op = "tpush";
+    k.cur.op = ins.name = "tpush";
     pto_k__tacc(&k, a, 0, pto_k__tbytes(a), PTO_K__RD);
+    pto_k__init_read(c, &ins, a, a.rows, a.cols, "source");
     pto_k__slot_acc(&k, rg, ring, off, es, C, r0, c0, a.rows, a.cols, PTO_K__WR);
     pto_k__copy(pto_k__slot_mem(rg, off) + (size_t)((r0 * C + c0) * es), a.dtype, C, pto_k__tptr(c, a), a.dtype, a.cols,
                 a.rows, a.cols);
@@ -2505,6 +2688,7 @@ PTO_K_FN pto_k_tile pto_k_tpop(pto_k_core *c, const char *src, int ring, pto_k_t
     if (c->dead) return t;
     pto_k__join_all(c, &r1->slot[n % rg->slot_num], PTO_K__XLAT);
     ins.disp = c->disp++;
+    ins.seq = ++c->seq;
     off = pto_k__slot_at(rg, kd, n);
     sdt = r1->slot_dtype[n % rg->slot_num];
     es = pto_k__dsize(sdt);
@@ -2517,9 +2701,10 @@ PTO_K_FN pto_k_tile pto_k_tpop(pto_k_core *c, const char *src, int ring, pto_k_t
         return t;
     }
     pto_k__begin(&k, c, &ins, PTO_K_PIPE_MTE2);
-    k.cur.op = "tpop";
+    k.cur.op = ins.name = "tpop";
     pto_k__slot_acc(&k, rg, ring, off, es, C, r0, c0, t.rows, t.cols, PTO_K__RD);
     pto_k__tacc(&k, t, 0, pto_k__tbytes(t), PTO_K__WR);
+    pto_k__init_write(c, &ins, t, t.rows, t.cols);
     pto_k__copy(pto_k__tptr(c, t), t.dtype, t.cols, pto_k__slot_mem(rg, off) + (size_t)((r0 * C + c0) * es), sdt, C,
                 t.rows, t.cols);
     pto_k__timed(c, PTO_K_PIPE_MTE2, ins.disp,

@@ -92,6 +92,18 @@ PTO_NUMFN uint16_t pto_f32_to_bf16(float f)
     return (uint16_t)(u >> 16);
 }
 
+/* The NaN every arithmetic result that is NaN becomes (quiet, positive, no
+   payload). C leaves the sign and payload of a NaN result to the compiler
+   and the CPU: which operand of a commuted a + b is kept, x86's negative
+   default NaN against ARM's positive one. Canonical NaNs keep the
+   interpreter and the simulator bit for bit whatever compiled them.
+   Selections and copies (tmax, tmin, tabs, tneg, moves) keep NaN bits. */
+PTO_NUMFN float pto_nan_canon(float v) { return v != v ? pto_f32_from_bits(0x7fc00000u) : v; }
+
+/* -x as a sign-bit flip: tcc compiles unary minus as x * -1, which leaves
+   a NaN's sign alone; tneg must flip it (and the sign of 0) everywhere. */
+PTO_NUMFN float pto_fneg(float v) { return pto_f32_from_bits(pto_f32_bits(v) ^ 0x80000000u); }
+
 /* Round an f32 value as storing it in dtype would. */
 PTO_NUMFN float pto_round_to(int dtype, float v)
 {

@@ -41,7 +41,26 @@
    the destination's valid region; tload fills the valid region from GM and
    zeroes the rest of the tile; tstore writes only the valid region; row
    reductions go left to right over the source's valid columns; matmul adds
-   a*b over k ascending in f32 without FMA on the full shapes.
+   a*b over k ascending in f32 without FMA on the full shapes; a NaN that
+   arithmetic produces is the canonical 0x7fc00000 (pto_nan_canon), moves
+   copy bits when the dtypes are equal.
+
+   ---- Uninitialised reads ------------------------------------------------
+   The interpreter gives a tile fresh zeroed storage each time its
+   declaration runs; here a planned address holds what its previous tenant
+   left. So a read of local bytes that nothing wrote is an error
+   (PTO_K_E_UNINIT) naming the instruction, the tile and the byte range,
+   never a silent difference: e.g. tmov filling only a left tile's valid
+   region before tmatmul reads the whole tile, or a vector op whose larger
+   destination region reads past what its source's producer wrote. Written
+   state is kept per byte (a mask in each 32-byte granule of shadow memory).
+   Without help it covers the launch: every local byte starts unwritten. An
+   emitted kernel calls pto_k_tdecl(c, src, tile) where a TILE statement
+   runs (each slot of an xN tile when its iteration starts): the tile's
+   bytes become unwritten again, so a read of the previous tenant's bytes
+   through the new tile is caught too. tdecl takes no pipe and no cycles;
+   an instruction issued before it but run later (its pipe was blocked in a
+   wait) still belongs to the old tenant and is neither checked nor counted.
 
    ---- Host -----------------------------------------------------------------
        pto_k_device_desc dd;  memset(&dd, 0, sizeof dd);  dd.arch = PTO_K_A2A3;
@@ -106,7 +125,8 @@ enum {
     PTO_K_E_ALIGN,          /* a local address (or vec row) not 32-byte aligned */
     PTO_K_E_BOUNDS,         /* a GM window outside its tensor, bad shape */
     PTO_K_E_RING,           /* ring protocol misuse (init mismatch, tfree, unfreed slot) */
-    PTO_K_E_USAGE           /* anything else the API was called wrongly with */
+    PTO_K_E_USAGE,          /* anything else the API was called wrongly with */
+    PTO_K_E_UNINIT          /* a read of local bytes nothing wrote (see "Uninitialised reads") */
 };
 
 /* ---- tiles and GM tensors ------------------------------------------------ */
@@ -193,6 +213,10 @@ PTO_K_FN void pto_k_tmov(pto_k_core *c, const char *src, pto_k_tile d, pto_k_til
 PTO_K_FN void pto_k_textract(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, int64_t row, int64_t col);
 PTO_K_FN void pto_k_tmatmul(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile b);
 PTO_K_FN void pto_k_tmatmul_acc(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile b);
+
+/* A tile's storage begins here (a TILE statement runs): its bytes count as
+   unwritten until an instruction writes them. No pipe, no cycles. */
+PTO_K_FN void pto_k_tdecl(pto_k_core *c, const char *src, pto_k_tile t);
 
 /* Synchronisation inside one core (hardware.md section 4). */
 PTO_K_FN void pto_k_set_flag(pto_k_core *c, const char *src, int src_pipe, int dst_pipe, int id);

@@ -13,6 +13,9 @@
      reported;
    - a happens-before race detector over every pipe of every core and rank,
      with shadow memory per 32-byte granule of every local space and GM tensor;
+   - uninitialised-read reports: a read of local bytes that nothing wrote
+     since the launch or the tile's declaration (pto_k_tdecl), where the
+     reference interpreter would read its fresh zeros;
    - a cycle model per pipe (costs from hardware.md section 9), a report with
      makespan, busy cycles, bound and efficiency, and a Chrome trace;
    - SPMD blocks, mix clusters with cross-core flags and TPUSH/TPOP/TFREE

@@ -354,11 +354,13 @@ PTO_K_FN void pto_k_tpush(pto_k_core *c, const char *src, int ring, pto_k_tile a
     if (c->dead) return;
     if (r1->freesync.vc) pto_k__join_all(c, &r1->freesync, PTO_K__XLAT);
     ins.disp = c->disp++;
+    ins.seq = ++c->seq;
     n = r1->pushed[me];
     off = pto_k__slot_at(rg, kd, n);
     pto_k__begin(&k, c, &ins, pipe);
-    k.cur.op = "tpush";
+    k.cur.op = ins.name = "tpush";
     pto_k__tacc(&k, a, 0, pto_k__tbytes(a), PTO_K__RD);
+    pto_k__init_read(c, &ins, a, a.rows, a.cols, "source");
     pto_k__slot_acc(&k, rg, ring, off, es, C, r0, c0, a.rows, a.cols, PTO_K__WR);
     pto_k__copy(pto_k__slot_mem(rg, off) + (size_t)((r0 * C + c0) * es), a.dtype, C, pto_k__tptr(c, a), a.dtype, a.cols,
                 a.rows, a.cols);
@@ -412,6 +414,7 @@ PTO_K_FN pto_k_tile pto_k_tpop(pto_k_core *c, const char *src, int ring, pto_k_t
     if (c->dead) return t;
     pto_k__join_all(c, &r1->slot[n % rg->slot_num], PTO_K__XLAT);
     ins.disp = c->disp++;
+    ins.seq = ++c->seq;
     off = pto_k__slot_at(rg, kd, n);
     sdt = r1->slot_dtype[n % rg->slot_num];
     es = pto_k__dsize(sdt);
@@ -424,9 +427,10 @@ PTO_K_FN pto_k_tile pto_k_tpop(pto_k_core *c, const char *src, int ring, pto_k_t
         return t;
     }
     pto_k__begin(&k, c, &ins, PTO_K_PIPE_MTE2);
-    k.cur.op = "tpop";
+    k.cur.op = ins.name = "tpop";
     pto_k__slot_acc(&k, rg, ring, off, es, C, r0, c0, t.rows, t.cols, PTO_K__RD);
     pto_k__tacc(&k, t, 0, pto_k__tbytes(t), PTO_K__WR);
+    pto_k__init_write(c, &ins, t, t.rows, t.cols);
     pto_k__copy(pto_k__tptr(c, t), t.dtype, t.cols, pto_k__slot_mem(rg, off) + (size_t)((r0 * C + c0) * es), sdt, C,
                 t.rows, t.cols);
     pto_k__timed(c, PTO_K_PIPE_MTE2, ins.disp,

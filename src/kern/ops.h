@@ -35,7 +35,8 @@
     X(TROWEXPANDMUL, "trowexpandmul", 2.3, 25) X(TROWEXPANDDIV, "trowexpanddiv", 4.03, 31) \
     X(TCVT, "tcvt", 2.0, 24) X(TMOV, "tmov", 2.0, 24) X(TEXTRACT, "textract", 0, 0) \
     X(TMATMUL, "tmatmul", 0, 0) X(TMATMUL_ACC, "tmatmul_acc", 0, 0) \
-    X(SET_FLAG, "set_flag", 0, 0) X(WAIT_FLAG, "wait_flag", 0, 0) X(PIPE_BARRIER, "pipe_barrier", 0, 0)
+    X(SET_FLAG, "set_flag", 0, 0) X(WAIT_FLAG, "wait_flag", 0, 0) X(PIPE_BARRIER, "pipe_barrier", 0, 0) \
+    X(TDECL, "tdecl", 0, 0)
 
 enum {
 #define PTO_K__OP_ENUM(e, name, slope, fixed) PTO_K__##e,
@@ -220,6 +221,95 @@ PTO_K_FN void pto_k__gacc(pto_k__check *k, pto_k_gm *g, int64_t r, int64_t col, 
 
 PTO_K_FN unsigned char *pto_k__tptr(pto_k_core *c, pto_k_tile t) { return c->mem[t.space] + t.offset; }
 
+/* ---- initialised bytes ---------------------------------------------------------
+   The interpreter gives a tile fresh, zeroed storage each time its
+   declaration runs; on the device a planned address holds whatever its
+   previous tenant (or an earlier launch) left there. A kernel whose result
+   depends on that difference reads bytes nothing wrote, so instead of
+   differing silently the simulator reports the read (PTO_K_E_UNINIT), naming
+   the instruction, the tile and the bytes. Each granule of a local space
+   keeps a mask of its bytes written in this launch; pto_k_tdecl clears the
+   mask of a tile's bytes and stamps the granules with its issue number, and
+   an access issued before that stamp belongs to the previous tenant (it runs
+   late because its pipe was blocked in a wait): it is neither checked nor
+   recorded. Only the bytes an op really touches count: a vector op reads and
+   writes d's valid region, a row reduction reads the source's valid columns,
+   tload writes the whole tile (it zeroes what is outside the valid region),
+   textract / tmatmul / tpush read whole tiles. GM is the host's and always
+   initialised. */
+
+typedef struct pto_k__uninit {
+    int64_t n, lo, hi;     /* unwritten bytes read, and the span from the first to the last */
+} pto_k__uninit;
+
+PTO_K_FN uint32_t pto_k__byte_mask(int64_t from, int64_t to) /* bits [from, to) of 32 */
+{
+    uint32_t w = to - from >= 32 ? 0xffffffffu : ((1u << (to - from)) - 1u);
+    return w << from;
+}
+
+/* Bytes [lo, hi) of local space `space`: mark them written, or check that
+   they are (accumulating unwritten ones in u). seq: the access's issue number. */
+PTO_K_FN void pto_k__init_span(pto_k_core *c, uint32_t seq, int space, int64_t lo, int64_t hi, int write,
+                               pto_k__uninit *u)
+{
+    pto_k__shadow *sh = pto_k__local_shadow(c, space);
+    int64_t b = lo, i;
+    while (sh->g && b < hi && b / PTO_K__GRAN < sh->n) {
+        int64_t gi = b / PTO_K__GRAN, base = gi * PTO_K__GRAN;
+        int64_t e = base + PTO_K__GRAN < hi ? base + PTO_K__GRAN : hi;
+        pto_k__gran *g = &sh->g[gi];
+        uint32_t m = pto_k__byte_mask(b - base, e - base), miss = m & ~g->init;
+        if (seq < g->decl) {
+            /* issued before the tile's declaration: its previous tenant */
+        } else if (write) {
+            g->init |= m;
+        } else if (miss) {
+            for (i = 0; i < PTO_K__GRAN; i++)
+                if (miss & (1u << i)) {
+                    if (u->n == 0 || base + i < u->lo) u->lo = base + i;
+                    if (u->n == 0 || base + i + 1 > u->hi) u->hi = base + i + 1;
+                    u->n++;
+                }
+        }
+        b = e;
+    }
+}
+
+/* Elements [r0, r0 + nr) x [c0, c0 + nc) of tile t, row by row: written
+   (write = 1), or read, reporting unwritten bytes once per source line and role. */
+PTO_K_FN void pto_k__init_region(pto_k_core *c, const pto_k__ins *ins, pto_k_tile t, int64_t r0, int64_t c0,
+                                 int64_t nr, int64_t nc, int write, const char *role)
+{
+    int64_t es = pto_k__dsize(t.dtype), i;
+    pto_k__uninit u;
+    u.n = u.lo = u.hi = 0;
+    if (nr <= 0 || nc <= 0) return;
+    for (i = 0; i < nr; i++) {
+        int64_t lo = t.offset + ((r0 + i) * t.cols + c0) * es;
+        pto_k__init_span(c, ins->seq, t.space, lo, lo + nc * es, write, &u);
+    }
+    if (u.n == 0 || !pto_k__first_report(c->dev, ins->src, role, 1000 + PTO_K_E_UNINIT)) return;
+    pto_k__ierr(c, ins, PTO_K_E_UNINIT,
+                "uninitialised read: %s (%s) reads %lld unwritten byte(s) of its %s tile [%d, %d] %s at %s byte "
+                "%lld, in %s bytes [%lld, %lld): nothing wrote them since the launch began or the tile's tdecl "
+                "(the reference interpreter reads zeros there)",
+                ins->name ? ins->name : pto_k__op_name(ins->op), pto_k__pipe_name(ins->pipe), (long long)u.n, role, (int)t.rows,
+                (int)t.cols, pto_k__dtype_name(t.dtype), pto_k__space_name(t.space), (long long)t.offset,
+                pto_k__space_name(t.space), (long long)u.lo, (long long)u.hi);
+}
+
+PTO_K_FN void pto_k__init_read(pto_k_core *c, const pto_k__ins *ins, pto_k_tile t, int64_t nr, int64_t nc,
+                               const char *role)
+{
+    pto_k__init_region(c, ins, t, 0, 0, nr, nc, 0, role);
+}
+
+PTO_K_FN void pto_k__init_write(pto_k_core *c, const pto_k__ins *ins, pto_k_tile t, int64_t nr, int64_t nc)
+{
+    pto_k__init_region(c, ins, t, 0, 0, nr, nc, 1, "destination");
+}
+
 /* Copies an nr x nc block between row-major arrays (strides in elements);
    equal dtypes copy bits, as the interpreter does. */
 PTO_K_FN void pto_k__copy(unsigned char *dst, int dd, int64_t ds, const unsigned char *src, int sd, int64_t ss,
@@ -257,10 +347,10 @@ PTO_K_FN float pto_k__bin(int op, float a, float b)
 {
     float r;
     switch (op) {
-    case PTO_K__TADD: r = a + b; return r;
-    case PTO_K__TSUB: r = a - b; return r;
-    case PTO_K__TMUL: r = a * b; return r;
-    case PTO_K__TDIV: r = a / b; return r;
+    case PTO_K__TADD: r = a + b; return pto_nan_canon(r);
+    case PTO_K__TSUB: r = a - b; return pto_nan_canon(r);
+    case PTO_K__TMUL: r = a * b; return pto_nan_canon(r);
+    case PTO_K__TDIV: r = a / b; return pto_nan_canon(r);
     case PTO_K__TMAX: return pto_k__fmax(a, b);
     default: return pto_k__fmin(a, b);
     }
@@ -270,13 +360,13 @@ PTO_K_FN float pto_k__un(int op, float x)
 {
     float r;
     switch (op) {
-    case PTO_K__TEXP: return expf(x);
-    case PTO_K__TLOG: return logf(x);
-    case PTO_K__TSQRT: return sqrtf(x);
-    case PTO_K__TRSQRT: r = sqrtf(x); r = 1.0f / r; return r;
-    case PTO_K__TRECIP: r = 1.0f / x; return r;
+    case PTO_K__TEXP: return pto_nan_canon(expf(x));
+    case PTO_K__TLOG: return pto_nan_canon(logf(x));
+    case PTO_K__TSQRT: return pto_nan_canon(sqrtf(x));
+    case PTO_K__TRSQRT: r = sqrtf(x); r = 1.0f / r; return pto_nan_canon(r);
+    case PTO_K__TRECIP: r = 1.0f / x; return pto_nan_canon(r);
     case PTO_K__TABS: return fabsf(x);
-    case PTO_K__TNEG: return -x;
+    case PTO_K__TNEG: return pto_fneg(x);
     default: return x > 0.0f ? x : 0.0f;
     }
 }
@@ -297,6 +387,7 @@ PTO_K_FN void pto_k__x_load(pto_k_core *c, const pto_k__ins *ins)
     pto_k__begin(&k, c, ins, PTO_K_PIPE_MTE2);
     if (d.valid_r > 0 && d.valid_c > 0) pto_k__gacc(&k, g, ins->r, ins->col, d.valid_r, d.valid_c, PTO_K__RD);
     pto_k__tacc(&k, d, 0, pto_k__tbytes(d), PTO_K__WR);
+    pto_k__init_write(c, ins, d, d.rows, d.cols);
     memset(pto_k__tptr(c, d), 0, (size_t)pto_k__tbytes(d));
     if (d.valid_r > 0 && d.valid_c > 0)
         pto_k__copy(pto_k__tptr(c, d), d.dtype, d.cols,
@@ -321,6 +412,7 @@ PTO_K_FN void pto_k__x_store(pto_k_core *c, const pto_k__ins *ins)
         return;
     pto_k__begin(&k, c, ins, pipe);
     pto_k__tacc(&k, a, 0, pto_k__vspan(a, a.valid_r), PTO_K__RD);
+    pto_k__init_read(c, ins, a, a.valid_r, a.valid_c, "source");
     if (a.valid_r > 0 && a.valid_c > 0)
         pto_k__gacc(&k, g, ins->r, ins->col, a.valid_r, a.valid_c, add ? PTO_K__AT : PTO_K__WR);
     if (a.valid_r > 0 && a.valid_c > 0) {
@@ -333,7 +425,7 @@ PTO_K_FN void pto_k__x_store(pto_k_core *c, const pto_k__ins *ins)
                     float x = pto_elem_get(base, g->dtype, i * g->cols + j);
                     float y = pto_elem_get(pto_k__tptr(c, a), a.dtype, i * a.cols + j);
                     float s = x + y;
-                    pto_elem_set(base, g->dtype, i * g->cols + j, s);
+                    pto_elem_set(base, g->dtype, i * g->cols + j, pto_nan_canon(s));
                 }
     }
     bytes = a.valid_r * a.valid_c * pto_k__dsize(a.dtype);
@@ -363,10 +455,15 @@ PTO_K_FN void pto_k__x_map(pto_k_core *c, const pto_k__ins *ins)
     if (!fill) pto_k__tacc(&k, a, 0, pto_k__vspan(a, d.valid_r), PTO_K__RD);
     if (bin) pto_k__tacc(&k, b, 0, pto_k__vspan(b, d.valid_r), PTO_K__RD);
     pto_k__tacc(&k, d, 0, pto_k__vspan(d, d.valid_r), PTO_K__WR);
+    if (!fill) pto_k__init_read(c, ins, a, d.valid_r, d.valid_c, "source");
+    if (bin) pto_k__init_read(c, ins, b, d.valid_r, d.valid_c, "second source");
+    pto_k__init_write(c, ins, d, d.valid_r, d.valid_c);
     dp = pto_k__tptr(c, d);
     if (!fill) ap = pto_k__tptr(c, a);
     if (bin) bp = pto_k__tptr(c, b);
-    for (r = 0; r < d.valid_r; r++)
+    if (op == PTO_K__TMOV && d.dtype == a.dtype) /* copies bits (i32 above 2^24), as the interpreter does */
+        pto_k__copy(dp, d.dtype, d.cols, ap, a.dtype, a.cols, d.valid_r, d.valid_c);
+    else for (r = 0; r < d.valid_r; r++)
         for (col = 0; col < d.valid_c; col++) {
             int64_t i = r * d.cols + col;
             float x = fill ? sc : pto_elem_get(ap, a.dtype, i), y;
@@ -393,6 +490,10 @@ PTO_K_FN void pto_k__x_rowred(pto_k_core *c, const pto_k__ins *ins)
     pto_k__tacc(&k, a, 0, d.valid_c > 0 ? pto_k__vspan(a, d.valid_r) : 0, PTO_K__RD);
     pto_k__tacc(&k, d, 0, pto_k__vspan(d, d.valid_r), PTO_K__WR);
     n = a.valid_c;
+    if (d.valid_c > 0) {
+        pto_k__init_read(c, ins, a, d.valid_r, n, "source");
+        pto_k__init_write(c, ins, d, d.valid_r, 1);
+    }
     for (r = 0; r < d.valid_r && d.valid_c > 0; r++) {
         const unsigned char *row = pto_k__tptr(c, a);
         int64_t base = r * a.cols;
@@ -400,6 +501,7 @@ PTO_K_FN void pto_k__x_rowred(pto_k_core *c, const pto_k__ins *ins)
         if (ins->op == PTO_K__TROWSUM) {
             acc = 0.0f;
             for (col = 0; col < n; col++) acc = acc + pto_elem_get(row, a.dtype, base + col);
+            acc = pto_nan_canon(acc);
         } else if (n == 0) {
             acc = ins->op == PTO_K__TROWMAX ? -INFINITY : INFINITY;
         } else {
@@ -429,6 +531,9 @@ PTO_K_FN void pto_k__x_rowexp(pto_k_core *c, const pto_k__ins *ins)
     pto_k__tacc(&k, a, 0, pto_k__vspan(a, d.valid_r), PTO_K__RD);
     pto_k__tacc(&k, v, 0, d.valid_c > 0 ? (int64_t)d.valid_r * pto_k__dsize(v.dtype) : 0, PTO_K__RD);
     pto_k__tacc(&k, d, 0, pto_k__vspan(d, d.valid_r), PTO_K__WR);
+    pto_k__init_read(c, ins, a, d.valid_r, d.valid_c, "source");
+    if (d.valid_c > 0) pto_k__init_read(c, ins, v, d.valid_r, 1, "row vector");
+    pto_k__init_write(c, ins, d, d.valid_r, d.valid_c);
     for (r = 0; r < d.valid_r; r++) {
         float y = pto_elem_get(pto_k__tptr(c, v), v.dtype, r);
         for (col = 0; col < d.valid_c; col++) {
@@ -475,6 +580,8 @@ PTO_K_FN void pto_k__x_mov(pto_k_core *c, const pto_k__ins *ins)
     pto_k__begin(&k, c, ins, pipe);
     pto_k__tacc(&k, a, 0, pto_k__vspan(a, d.valid_r), PTO_K__RD);
     pto_k__tacc(&k, d, 0, pto_k__vspan(d, d.valid_r), PTO_K__WR);
+    pto_k__init_read(c, ins, a, d.valid_r, d.valid_c, "source");
+    pto_k__init_write(c, ins, d, d.valid_r, d.valid_c);
     pto_k__copy(pto_k__tptr(c, d), d.dtype, d.cols, pto_k__tptr(c, a), a.dtype, a.cols, d.valid_r, d.valid_c);
     bytes = d.valid_r * d.valid_c * pto_k__dsize(a.dtype);
     cost = pipe == PTO_K_PIPE_MTE1 ? pto_k__mte1_cost(d.space, bytes) : pto_k__bw_cost((double)bytes, 40.63);
@@ -498,6 +605,8 @@ PTO_K_FN void pto_k__x_extract(pto_k_core *c, const pto_k__ins *ins)
     pto_k__begin(&k, c, ins, PTO_K_PIPE_MTE1);
     pto_k__tacc(&k, a, (r * a.cols + col) * es, ((r + d.rows - 1) * a.cols + col + d.cols) * es, PTO_K__RD);
     pto_k__tacc(&k, d, 0, pto_k__tbytes(d), PTO_K__WR);
+    pto_k__init_region(c, ins, a, r, col, d.rows, d.cols, 0, "source");
+    pto_k__init_write(c, ins, d, d.rows, d.cols);
     pto_k__copy(pto_k__tptr(c, d), d.dtype, d.cols, pto_k__tptr(c, a) + (size_t)((r * a.cols + col) * es), a.dtype,
                 a.cols, d.rows, d.cols);
     pto_k__timed(c, PTO_K_PIPE_MTE1, ins->disp, pto_k__mte1_cost(d.space, pto_k__tbytes(d)), "textract", ins->src);
@@ -519,6 +628,10 @@ PTO_K_FN void pto_k__x_matmul(pto_k_core *c, const pto_k__ins *ins)
     pto_k__tacc(&k, b, 0, pto_k__tbytes(b), PTO_K__RD);
     if (acc) pto_k__tacc(&k, d, 0, pto_k__tbytes(d), PTO_K__RD);
     pto_k__tacc(&k, d, 0, pto_k__tbytes(d), PTO_K__WR);
+    pto_k__init_read(c, ins, a, a.rows, a.cols, "left");
+    pto_k__init_read(c, ins, b, b.rows, b.cols, "right");
+    if (acc) pto_k__init_read(c, ins, d, d.rows, d.cols, "accumulator");
+    pto_k__init_write(c, ins, d, d.rows, d.cols);
     for (i = 0; i < M; i++)
         for (j = 0; j < N; j++) {
             float s = acc ? pto_elem_get(pto_k__tptr(c, d), d.dtype, i * N + j) : 0.0f;
@@ -527,7 +640,7 @@ PTO_K_FN void pto_k__x_matmul(pto_k_core *c, const pto_k__ins *ins)
                           pto_elem_get(pto_k__tptr(c, b), b.dtype, kk * N + j);
                 s = s + p;
             }
-            pto_elem_set(pto_k__tptr(c, d), d.dtype, i * N + j, s);
+            pto_elem_set(pto_k__tptr(c, d), d.dtype, i * N + j, pto_nan_canon(s));
         }
     rate = a.dtype == PTO_K_F32 ? 1024 : a.dtype == PTO_K_I8 ? 8192 : 4096;
     pto_k__timed(c, PTO_K_PIPE_M, ins->disp, (M * N * K + rate - 1) / rate + 6, pto_k__op_name(ins->op), ins->src);
@@ -664,6 +777,7 @@ PTO_K_FN void pto_k__issue(pto_k_core *c, pto_k__ins *ins)
     int p = ins->pipe;
     if (c->dead) return;
     ins->disp = c->disp++;
+    ins->seq = ++c->seq;
     if (ins->op == PTO_K__PIPE_BARRIER && p == PTO_K_PIPE_ALL && c->nblocked) {
         int i;
         char why[300];
@@ -867,6 +981,24 @@ PTO_K_FN void pto_k_pipe_barrier(pto_k_core *c, const char *src, int pipe)
         return;
     }
     pto_k__issue(c, &i);
+}
+
+PTO_K_FN void pto_k_tdecl(pto_k_core *c, const char *src, pto_k_tile t)
+{
+    pto_k__ins i = pto_k__mk(PTO_K__TDECL, PTO_K_PIPE_S, src);
+    pto_k__shadow *sh;
+    int64_t b, e, gi;
+    unsigned all = PTO_K__M(PTO_K_VEC) | PTO_K__M(PTO_K_MAT) | PTO_K__M(PTO_K_LEFT) | PTO_K__M(PTO_K_RIGHT) |
+                   PTO_K__M(PTO_K_ACC) | PTO_K__M(PTO_K_BIAS) | PTO_K__M(PTO_K_SCALING);
+    if (c->dead || !pto_k__tile_ok(c, &i, t, all, "declared")) return;
+    i.seq = ++c->seq;
+    sh = pto_k__local_shadow(c, t.space);
+    for (b = t.offset, e = t.offset + pto_k__tbytes(t); sh->g && b < e && b / PTO_K__GRAN < sh->n;) {
+        int64_t base = (gi = b / PTO_K__GRAN) * PTO_K__GRAN, to = base + PTO_K__GRAN < e ? base + PTO_K__GRAN : e;
+        sh->g[gi].init &= ~pto_k__byte_mask(b - base, to - base);
+        sh->g[gi].decl = i.seq;
+        b = to;
+    }
 }
 
 /* ---- builtins ---------------------------------------------------------------- */

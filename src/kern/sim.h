@@ -24,6 +24,11 @@
    ordered after a conflicting one is a race, reported once per pair of
    source lines with both instructions, pipes, cores and the byte range.
 
+   Initialised bytes. The same shadow granules of the local spaces keep a
+   mask of the bytes written since the launch or the latest pto_k_tdecl of
+   a tile covering them, and that tdecl's issue number; ops.h checks every
+   read against it (the rules are there).
+
    Time. Each pipe has a clock (free_at). The scalar unit dispatches one
    instruction per cycle; an instruction starts at max(its pipe's free time,
    its dispatch time) and lasts its cost (the table in ops.h, from
@@ -62,6 +67,8 @@ typedef struct pto_k__read {
 typedef struct pto_k__gran {
     pto_k__acc w;          /* w.src == NULL: not written in this launch */
     int32_t reads;         /* list in the device's read pool, -1 = none */
+    uint32_t init;         /* local spaces: bit i = byte i of the granule holds a written value */
+    uint32_t decl;         /* issue number of the latest pto_k_tdecl covering it (0 = none) */
 } pto_k__gran;
 
 typedef struct pto_k__shadow {
@@ -80,6 +87,8 @@ typedef struct pto_k__ins {
     double s;
     int p0, p1, id;
     int64_t disp;          /* dispatch time */
+    uint32_t seq;          /* issue number on its core (program order; 0 = not issued) */
+    const char *name;      /* for reports when op's name is not the instruction's (tpush, tpop) */
 } pto_k__ins;
 
 typedef struct pto_k__queue {
@@ -151,6 +160,7 @@ struct pto_k_core {
     int64_t disp;
     int64_t free_at[PTO_K_NPIPE], busy[PTO_K_NPIPE];
     int64_t ninstr;
+    uint32_t seq;              /* instructions issued so far (numbers pto_k__ins.seq) */
     /* scheduling */
     int state;                 /* PTO_K__NEW, RUN, DONE */
     int dead;
