@@ -598,10 +598,79 @@ PTODEF pto_status pto_interp(pto_ctx *ctx, const pto_module *m, const pto_launch
 /* ---- plan ------------------------------------------------------------
    (declarations of this stage go below this banner) */
 
+/* Placement levels, preferred first (see plan.c). */
+typedef enum pto_plan_level {
+    PTO_PLAN_SEPARATE, /* bytes shared only by tiles of one pipe: no cross-pipe write-after-read */
+    PTO_PLAN_TIGHT     /* bytes shared whenever lifetimes are disjoint */
+} pto_plan_level;
+
+/* Orders in which the planner places tiles; it tries each with first-fit
+   and best-fit and keeps the lowest peak. */
+typedef enum pto_plan_order {
+    PTO_ORDER_LARGEST,  /* largest footprint first */
+    PTO_ORDER_START,    /* earliest first use first */
+    PTO_ORDER_LONGEST,  /* longest lifetime first */
+    PTO_ORDER_AREA,     /* largest footprint x lifetime first */
+    PTO_NORDER
+} pto_plan_order;
+
+/* What the planner did in one memory (kernel, core, space). */
+typedef struct pto_plan_stat {
+    int32_t kernel;
+    uint8_t core, space;     /* pto_core, pto_space */
+    uint8_t level;           /* pto_plan_level used */
+    uint8_t order, fit;      /* winning pto_plan_order; fit 0 = first-fit, 1 = best-fit */
+    int64_t capacity;        /* bytes of the space */
+    int64_t reserved;        /* at the top, for cube/vector pipe consumer buffers */
+    int64_t peak;            /* highest byte used by a tile (0 when planning failed) */
+    int64_t live_max;        /* most aligned bytes live at one point: a lower bound on peak */
+    int32_t live_stmt;       /* a statement where live_max is reached, or -1 */
+    int32_t ntiles;
+} pto_plan_stat;
+
+/* Per-memory figures; zero-initialise, free with pto_plan_result_free. */
+typedef struct pto_plan_result {
+    pto_plan_stat *stats;
+    int32_t n, cap;
+} pto_plan_result;
+
+/* Zero-initialised fields take their defaults. */
+typedef struct pto_plan_desc {
+    int tight;                     /* 1: pack tightly, ignore pipe conflicts (skip the separate level) */
+    const pto_plan_order *orders;  /* orders to try, in this order; NULL = all four */
+    int norders;
+    pto_plan_result *result;       /* optional: receives one pto_plan_stat per memory */
+} pto_plan_desc;
+
+/* Gives every local tile its offsets (plan.c states the guarantees).
+   On overflow the error names the space, the line of the peak, the bytes
+   needed against the capacity and the live tiles with their sizes. */
+PTODEF pto_status pto_plan(pto_ctx *ctx, pto_module *m, const pto_plan_desc *desc);
+PTODEF void pto_plan_result_free(pto_ctx *ctx, pto_plan_result *r);
+/* Unit of planner-chosen offsets and slot strides: 32 bytes; left/right 512
+   (one fractal), acc 1024 (one accumulator fractal). */
+PTODEF int64_t pto_plan_granule(pto_space s);
+/* Base offset of a cube/vector pipe's consumer buffer in space s (vec for
+   C2V, mat for V2C), or -1 when s does not consume that pipe. The buffers
+   are stacked down from the top of the space in pipe order. */
+PTODEF int64_t pto_plan_pipe_base(const pto_module *m, int32_t cvpipe, pto_space s);
+/* The plan of a planned module as text: per kernel a table (tile, space,
+   offset, size, slots, lifetime as source lines), then per space the level
+   used and a memory map (address across, program order down). r may be NULL. */
+PTODEF void pto_plan_report(const pto_module *m, const pto_plan_result *r, pto_buf *out);
+/* The same memory maps as an SVG picture (x: program order, y: address). */
+PTODEF void pto_plan_svg(const pto_module *m, pto_buf *out);
+
 
 
 /* ---- plan check (independent of the planner) ------------------------------------------------------------
    (declarations of this stage go below this banner) */
+
+/* Checks a planned module without the planner's code: every local tile is
+   planned, 32-byte aligned, inside its space (below the cube/vector pipe
+   buffers), its slots in order without overlap, and no two tiles that can be
+   live together share a byte. Reports every violation; PTO_OK when none. */
+PTODEF pto_status pto_plan_check(pto_ctx *ctx, const pto_module *m);
 
 
 
@@ -4709,14 +4778,847 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
 /* ---- End file: src/verify.c ---- */
 
 /* ---- Begin file: src/interp.c ---- */
-/* interp.c - the reference interpreter (placeholder until it lands). */
+/* interp.c - the reference interpreter: the oracle every generated kernel is
+   compared with, bit for bit. It needs a module whose ids are well formed (as
+   the builders make them); it re-checks at run time everything that could
+   make it read or write outside a host array or a tile, so an unverified or
+   wrong kernel gives a diagnostic, never a crash.
+
+   The reference semantics (the simulator implements exactly the same):
+
+   Launch. The kernel's blocks(EXPR) is evaluated once, with the dims and
+   scalars bound, block = 0, blocks = 1, subblock = 0, rank = 0 (no blocks
+   clause = 1 block; a negative count is an error). Then every block b in
+   [0, blocks) runs, in order, with block = b, blocks = the count, subblock = 0.
+   A `ranks` kernel runs all of its blocks once per rank, rank-major, with
+   rank = r and nranks = launch->nranks (0 means 1); other kernels see rank 0
+   and nranks 1. Statements run in program order; the cube { } and vector { }
+   sections of a mix kernel run in program order too. set_flag, wait_flag and
+   pipe_barrier do nothing here.
+
+   Bindings. Dynamic dims and scalar params take their values from
+   launch->bindings by name (bindings naming nothing are ignored). Every
+   dynamic dim must be bound, to an integer in [0, 2^31): a tensor's shape
+   needs it. A scalar must be bound only if it is used; used in an integer
+   expression its value must be an integer.
+
+   Integer expressions are int64 with C semantics (division truncates, %
+   takes the sign of the dividend). Division or modulo by zero, and any
+   result that overflows int64, is a runtime error at the expression.
+
+   Loops. start, end and step are evaluated once at loop entry; the body runs
+   for i = start, start + step, ... while i < end (start >= end: zero times).
+   step must be > 0. if compares two expressions.
+
+   Tiles. Each execution of a TILE statement gives the tile fresh storage, all
+   zero (a tile read before any write reads zeros; at the start of every
+   block every tile is zero). An xN tile is one buffer here: its slots never
+   change values. The valid region valid(vr, vc) is evaluated at the
+   declaration and must lie in [0, rows] x [0, cols].
+
+   GM windows. `X[r, c]` names the vr x vc window (the tile operand's valid
+   region) whose top-left element is (r, c); `X@p[r, c]` is rank p's copy
+   (0 <= p < nranks). A non-empty window that is not inside the tensor is an
+   error naming the tensor, the window and the shapes; an empty window (vr or
+   vc is 0) touches nothing and is never an error.
+   - tload t, X[r, c]: t's valid region gets the window; every other element
+     of t becomes 0.  tstore X[r, c], t: writes the valid region only.
+   - tload, tstore, tmov and textract copy bits when the dtypes are equal
+     (so i32 above 2^24 survives); otherwise the value goes through f32.
+
+   Element values. Every element is read as f32 (pto_elem_get) and written
+   with pto_elem_set: f16/bf16 round to nearest even, f32 -> i32/i8 rounds to
+   nearest even and saturates (NaN -> 0). Arithmetic is f32 with no fused
+   multiply-add: each product is its own statement, so contraction within an
+   expression (clang's default) cannot apply; build with -ffp-contract=off
+   where the compiler contracts across statements (gcc in GNU mode).
+   Arithmetic on i32/i8 tiles goes through f32 too (exact below 2^24).
+
+   Vector ops compute over the DESTINATION's valid region; elements outside it
+   keep their values. Sources are read at the same (r, c) and must have the
+   destination's shape.
+   - tadd tsub tmul tdiv: a + b, a - b, a * b, a / b.  The *s forms use the
+     scalar, rounded to f32 first ((float)value), as b.
+   - tmax(a, b) = a if a is NaN, else b if b is NaN, else (a >= b ? a : b);
+     tmin the same with <=. So a NaN operand propagates (the first NaN wins)
+     and equal values (+0 and -0 too) give a.
+   - texp tlog tsqrt: expf logf sqrtf. trsqrt = 1.0f / sqrtf(x).
+     trecip = 1.0f / x. tabs = fabsf. tneg = -x (flips the sign of 0 and NaN).
+     trelu = x > 0 ? x : +0.0f, so trelu(-0.0) = +0.0 and trelu(NaN) = +0.0.
+   - texpands d, s: every valid element of d = (float)s.
+   - trowsum/trowmax/trowmin d, a: d is [R, 1]; for each valid row r of d,
+     reduce a[r, 0 .. a.valid_c) left to right in f32: the sum starts at 0.0f
+     and adds; max/min start at the first element and apply tmax/tmin (an
+     empty row gives -inf for max, +inf for min).
+   - trowexpand{add,sub,mul,div} d, a, v: d[r, c] = a[r, c] op v[r, 0].
+   - tcvt d, a: read as f32, write with d's rounding.
+   - tmov d, a: copies d's valid region from the same positions of a (any
+     spaces; acc -> vec rounds f32 to d's dtype).
+   - textract d, a, r, c: d[i][j] = a[r + i][c + j] over the full shape of d;
+     the window must lie inside a.
+   - tmatmul c, a, b (a [M, K], b [K, N], c [M, N], full shapes): for each
+     c[i][j], acc = 0.0f (tmatmul_acc: c's current value), then for k
+     ascending: p = a[i][k] * b[k][j]; acc = acc + p; in f32; then c[i][j] =
+     acc, rounded to c's dtype.
+
+   Errors are pto_error diagnostics at the statement (or, inside an
+   expression, at the expression), followed by a note naming the block (and
+   rank) that failed; pto_interp then returns PTO_ERR_USER and stops. Host
+   arrays outside the written windows are never touched.
+
+   Speed: expressions read an env array indexed by var id; every tile of the
+   kernel lives in one arena allocated once; matmul converts its operands to
+   f32 scratch once per op. Nothing is allocated per element or per block. */
+
+enum { PTO__UNBOUND, PTO__BOUND, PTO__NOTINT };
+
+#define PTO__MAX_TILE_BYTES ((int64_t)1 << 28)
+#define PTO__MAX_DEPTH 200
+
+typedef struct pto__itile {
+    unsigned char *data;   /* rows * cols elements of the tile's dtype; NULL: not this kernel's */
+    int64_t vr, vc;        /* valid region of the latest declaration */
+} pto__itile;
+
+typedef struct pto__interp {
+    pto_ctx *ctx;
+    const pto_module *m;
+    const pto_launch *L;
+    const pto_kernel *k;
+    int64_t *env;          /* per var: its integer value */
+    uint8_t *state;        /* per var: PTO__UNBOUND / PTO__BOUND / PTO__NOTINT */
+    double *sval;          /* per var: a scalar param's value */
+    pto__itile *tiles;     /* per tile id */
+    unsigned char *arena;  /* the kernel's tiles */
+    size_t arena_size;
+    float *scratch;        /* matmul operands in f32 */
+    int64_t (*shape)[2];   /* per kernel param: its extents */
+    int64_t block, blocks, rank, nranks;
+    int oom;
+} pto__interp;
+
+static int pto__fail(pto__interp *I, pto_loc loc, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    pto_error(I->ctx, loc, "%s", msg);
+    return 0;
+}
+
+static const char *pto__vname(const pto__interp *I, int32_t v)
+{
+    return pto_str(I->ctx, I->m->vars[v].name);
+}
+
+/* ---- integer expressions ---- */
+
+static int pto__eval(pto__interp *I, int32_t e, int64_t *out, int depth);
+
+static int pto__eval_var(pto__interp *I, const pto_expr *x, int64_t *out)
+{
+    int32_t v = x->a;
+    if (v < 0 || v >= I->m->n_vars) return pto__fail(I, x->loc, "malformed variable reference");
+    if (I->state[v] == PTO__BOUND) {
+        *out = I->env[v];
+        return 1;
+    }
+    if (I->state[v] == PTO__NOTINT)
+        return pto__fail(I, x->loc, "scalar '%s' = %g is used as an integer", pto__vname(I, v), I->sval[v]);
+    if (I->m->vars[v].kind == PTO_V_SCALAR || I->m->vars[v].kind == PTO_V_DIM)
+        return pto__fail(I, x->loc, "'%s' has no binding in the launch", pto__vname(I, v));
+    return pto__fail(I, x->loc, "'%s' is used before it is defined", pto__vname(I, v));
+}
+
+static int pto__overflow(pto__interp *I, const pto_expr *x)
+{
+    return pto__fail(I, x->loc, "integer overflow in expression");
+}
+
+static int pto__arith(pto__interp *I, const pto_expr *x, int64_t a, int64_t b, int64_t *out)
+{
+    switch (x->kind) {
+    case PTO_E_ADD:
+        if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return pto__overflow(I, x);
+        *out = a + b;
+        return 1;
+    case PTO_E_SUB:
+        if ((b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b)) return pto__overflow(I, x);
+        *out = a - b;
+        return 1;
+    case PTO_E_MUL:
+        if (a > 0 ? (b > 0 ? a > INT64_MAX / b : b < INT64_MIN / a)
+                  : (b > 0 ? a < INT64_MIN / b : (a != 0 && b < INT64_MAX / a)))
+            return pto__overflow(I, x);
+        *out = a * b;
+        return 1;
+    case PTO_E_DIV:
+        if (b == 0) return pto__fail(I, x->loc, "division by zero");
+        if (a == INT64_MIN && b == -1) return pto__overflow(I, x);
+        *out = a / b;
+        return 1;
+    case PTO_E_MOD:
+        if (b == 0) return pto__fail(I, x->loc, "modulo by zero");
+        *out = b == -1 ? 0 : a % b;
+        return 1;
+    case PTO_E_MIN: *out = a < b ? a : b; return 1;
+    case PTO_E_MAX: *out = a > b ? a : b; return 1;
+    default: return pto__fail(I, x->loc, "malformed expression");
+    }
+}
+
+static int pto__eval(pto__interp *I, int32_t e, int64_t *out, int depth)
+{
+    const pto_expr *x;
+    int64_t a, b;
+    pto_loc none = {0, 0, 0};
+    if (e < 0 || e >= I->m->n_exprs) return pto__fail(I, none, "malformed expression");
+    x = &I->m->exprs[e];
+    if (depth > PTO__MAX_DEPTH) return pto__fail(I, x->loc, "expression nested too deeply");
+    switch (x->kind) {
+    case PTO_E_INT: *out = x->value; return 1;
+    case PTO_E_VAR: return pto__eval_var(I, x, out);
+    case PTO_E_BLOCK: *out = I->block; return 1;
+    case PTO_E_BLOCKS: *out = I->blocks; return 1;
+    case PTO_E_SUBBLOCK: *out = 0; return 1;
+    case PTO_E_RANK: *out = I->rank; return 1;
+    case PTO_E_NRANKS: *out = I->nranks; return 1;
+    case PTO_E_NEG:
+        if (!pto__eval(I, x->a, &a, depth + 1)) return 0;
+        if (a == INT64_MIN) return pto__overflow(I, x);
+        *out = -a;
+        return 1;
+    default:
+        if (!pto__eval(I, x->a, &a, depth + 1) || !pto__eval(I, x->b, &b, depth + 1)) return 0;
+        return pto__arith(I, x, a, b, out);
+    }
+}
+
+/* ---- element arithmetic (the rules in the overview) ---- */
+
+static float pto__fmax(float a, float b)
+{
+    if (a != a) return a;
+    if (b != b) return b;
+    return a >= b ? a : b;
+}
+
+static float pto__fmin(float a, float b)
+{
+    if (a != a) return a;
+    if (b != b) return b;
+    return a <= b ? a : b;
+}
+
+/* op is one of TADD .. TMIN. */
+static float pto__binop(int op, float a, float b)
+{
+    float r;
+    switch (op) {
+    case PTO_OP_TADD: r = a + b; return r;
+    case PTO_OP_TSUB: r = a - b; return r;
+    case PTO_OP_TMUL: r = a * b; return r;
+    case PTO_OP_TDIV: r = a / b; return r;
+    case PTO_OP_TMAX: return pto__fmax(a, b);
+    default: return pto__fmin(a, b);
+    }
+}
+
+static float pto__unop(int op, float x)
+{
+    float r;
+    switch (op) {
+    case PTO_OP_TEXP: return expf(x);
+    case PTO_OP_TLOG: return logf(x);
+    case PTO_OP_TSQRT: return sqrtf(x);
+    case PTO_OP_TRSQRT: r = sqrtf(x); r = 1.0f / r; return r;
+    case PTO_OP_TRECIP: r = 1.0f / x; return r;
+    case PTO_OP_TABS: return fabsf(x);
+    case PTO_OP_TNEG: return -x;
+    default: return x > 0.0f ? x : 0.0f; /* trelu */
+    }
+}
+
+/* ---- operands ---- */
+
+/* A tile operand of this kernel with its declaration. */
+typedef struct pto__top {
+    const pto_tile *t;
+    pto__itile *it;
+} pto__top;
+
+static int pto__tile_arg(pto__interp *I, int32_t s, int i, pto__top *out)
+{
+    const pto_operand *o = pto_stmt_arg(I->m, s, i);
+    const pto_stmt *st = &I->m->stmts[s];
+    const char *op = pto_opinfo_get((pto_op)st->op)->name;
+    if (!o || o->kind != PTO_O_TILE || o->ref < 0 || o->ref >= I->m->n_tiles || !I->tiles[o->ref].data)
+        return pto__fail(I, st->loc, "%s: operand %d must be a tile of this kernel", op, i + 1);
+    out->t = &I->m->tiles[o->ref];
+    out->it = &I->tiles[o->ref];
+    return 1;
+}
+
+static const char *pto__tname(const pto__interp *I, const pto__top *t)
+{
+    return pto_str(I->ctx, t->t->name);
+}
+
+/* b must be [rows, cols] (cols < 0: any cols); d names the tile it must match. */
+static int pto__same_shape(pto__interp *I, int32_t s, const pto__top *d, const pto__top *b, int32_t rows,
+                           int32_t cols)
+{
+    if (b->t->rows == rows && (cols < 0 || b->t->cols == cols)) return 1;
+    return pto__fail(I, I->m->stmts[s].loc, "%s: tile '%s' is [%d, %d], expected [%d, %d] to match '%s'",
+                     pto_opinfo_get((pto_op)I->m->stmts[s].op)->name, pto__tname(I, b), (int)b->t->rows,
+                     (int)b->t->cols, (int)rows, (int)(cols < 0 ? b->t->cols : cols), pto__tname(I, d));
+}
+
+static int pto__scalar_arg(pto__interp *I, int32_t s, int i, float *out)
+{
+    const pto_operand *o = pto_stmt_arg(I->m, s, i);
+    const pto_stmt *st = &I->m->stmts[s];
+    int64_t v;
+    if (o && o->kind == PTO_O_FLOAT) {
+        *out = (float)o->f;
+        return 1;
+    }
+    if (o && o->kind == PTO_O_INT) {
+        if (!pto__eval(I, o->e[0], &v, 0)) return 0;
+        *out = (float)v;
+        return 1;
+    }
+    if (o && o->kind == PTO_O_SCALAR && o->ref >= 0 && o->ref < I->m->n_vars) {
+        if (I->state[o->ref] == PTO__UNBOUND)
+            return pto__fail(I, o->loc, "'%s' has no binding in the launch", pto__vname(I, o->ref));
+        *out = (float)I->sval[o->ref];
+        return 1;
+    }
+    return pto__fail(I, st->loc, "%s: operand %d must be a scalar", pto_opinfo_get((pto_op)st->op)->name, i + 1);
+}
+
+/* A resolved GM window: the host array of one rank and the top-left corner. */
+typedef struct pto__win {
+    unsigned char *base;
+    int dtype;
+    int64_t d1, r, c;
+} pto__win;
+
+static int pto__window(pto__interp *I, int32_t s, int i, int64_t nr, int64_t nc, pto__win *w)
+{
+    const pto_operand *o = pto_stmt_arg(I->m, s, i);
+    const pto_stmt *st = &I->m->stmts[s];
+    const char *op = pto_opinfo_get((pto_op)st->op)->name, *name;
+    const pto_param *p;
+    int64_t rank = I->rank, pi;
+    char rk[32] = "";
+    if (!o || o->kind != PTO_O_GM || o->ref < I->k->param0 || o->ref >= I->k->param0 + I->k->nparams ||
+        I->m->params[o->ref].kind != PTO_P_TENSOR)
+        return pto__fail(I, st->loc, "%s: operand %d must be a window of a tensor param", op, i + 1);
+    p = &I->m->params[o->ref];
+    pi = o->ref - I->k->param0;
+    name = pto_str(I->ctx, p->name);
+    if (!pto__eval(I, o->e[0], &w->r, 0) || !pto__eval(I, o->e[1], &w->c, 0)) return 0;
+    if (o->e[2] >= 0) {
+        if (!pto__eval(I, o->e[2], &rank, 0)) return 0;
+        if (rank < 0 || rank >= I->nranks)
+            return pto__fail(I, st->loc, "%s: rank %lld of %s@%lld is outside [0, %lld)", op, (long long)rank,
+                             name, (long long)rank, (long long)I->nranks);
+        snprintf(rk, sizeof rk, "@%lld", (long long)rank);
+    }
+    if (nr > 0 && nc > 0 &&
+        (w->r < 0 || w->c < 0 || w->r > I->shape[pi][0] - nr || w->c > I->shape[pi][1] - nc))
+        return pto__fail(I, st->loc, "%s: window %s%s[%lld, %lld] of shape [%lld, %lld] is outside tensor '%s' of shape [%lld, %lld]",
+                         op, name, rk, (long long)w->r, (long long)w->c, (long long)nr, (long long)nc, name,
+                         (long long)I->shape[pi][0], (long long)I->shape[pi][1]);
+    w->base = (unsigned char *)I->L->tensors[rank * I->k->nparams + pi];
+    w->dtype = p->dtype;
+    w->d1 = I->shape[pi][1];
+    return 1;
+}
+
+/* Copies an nr x nc block: element (i, j) of src (row stride ss, dtype sd)
+   to (i, j) of dst (row stride ds, dtype dd). Equal dtypes copy bits. */
+static void pto__copy(unsigned char *dst, int dd, int64_t ds, const unsigned char *src, int sd, int64_t ss,
+                      int64_t nr, int64_t nc)
+{
+    int64_t i, j;
+    size_t es = (size_t)pto_dtype_size((pto_dtype)dd);
+    if (nr <= 0 || nc <= 0) return;
+    for (i = 0; i < nr; i++) {
+        if (dd == sd) {
+            memcpy(dst + (size_t)(i * ds) * es, src + (size_t)(i * ss) * es, (size_t)nc * es);
+            continue;
+        }
+        for (j = 0; j < nc; j++) pto_elem_set(dst, dd, i * ds + j, pto_elem_get(src, sd, i * ss + j));
+    }
+}
+
+/* ---- op classes ---- */
+
+static int pto__exec_load(pto__interp *I, int32_t s)
+{
+    pto__top t;
+    pto__win w;
+    if (!pto__tile_arg(I, s, 0, &t) || !pto__window(I, s, 1, t.it->vr, t.it->vc, &w)) return 0;
+    if (t.it->vr < t.t->rows || t.it->vc < t.t->cols) memset(t.it->data, 0, (size_t)pto_tile_bytes(t.t));
+    if (t.it->vr > 0 && t.it->vc > 0)
+        pto__copy(t.it->data, t.t->dtype, t.t->cols, w.base + (size_t)(w.r * w.d1 + w.c) * (size_t)pto_dtype_size((pto_dtype)w.dtype),
+                  w.dtype, w.d1, t.it->vr, t.it->vc);
+    return 1;
+}
+
+static int pto__exec_store(pto__interp *I, int32_t s)
+{
+    pto__top t;
+    pto__win w;
+    if (!pto__tile_arg(I, s, 1, &t) || !pto__window(I, s, 0, t.it->vr, t.it->vc, &w)) return 0;
+    if (t.it->vr > 0 && t.it->vc > 0)
+        pto__copy(w.base + (size_t)(w.r * w.d1 + w.c) * (size_t)pto_dtype_size((pto_dtype)w.dtype), w.dtype, w.d1,
+                  t.it->data, t.t->dtype, t.t->cols, t.it->vr, t.it->vc);
+    return 1;
+}
+
+/* tadd .. tmin, tadds .. tmins, unary ops, texpands, tcvt, vec->vec tmov:
+   d's valid region from a (and b or the scalar) at the same positions. */
+static int pto__exec_map(pto__interp *I, int32_t s, pto_opclass cls)
+{
+    const pto_stmt *st = &I->m->stmts[s];
+    pto__top d, a, b;
+    float sc = 0.0f;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    int op = st->op;
+    int64_t r, c, cols;
+    if (!pto__tile_arg(I, s, 0, &d)) return 0;
+    if (cls != PTO_OC_FILL && (!pto__tile_arg(I, s, 1, &a) || !pto__same_shape(I, s, &d, &a, d.t->rows, d.t->cols)))
+        return 0;
+    if (cls == PTO_OC_BIN && (!pto__tile_arg(I, s, 2, &b) || !pto__same_shape(I, s, &d, &b, d.t->rows, d.t->cols)))
+        return 0;
+    if (cls == PTO_OC_BINS && !pto__scalar_arg(I, s, 2, &sc)) return 0;
+    if (cls == PTO_OC_FILL && !pto__scalar_arg(I, s, 1, &sc)) return 0;
+    if (cls == PTO_OC_BINS) op -= PTO_OP_TADDS - PTO_OP_TADD;
+    cols = d.t->cols;
+    for (r = 0; r < d.it->vr; r++) {
+        for (c = 0; c < d.it->vc; c++) {
+            int64_t i = r * cols + c;
+            float x = cls == PTO_OC_FILL ? sc : pto_elem_get(a.it->data, a.t->dtype, i), y;
+            switch (cls) {
+            case PTO_OC_BIN: y = pto__binop(op, x, pto_elem_get(b.it->data, b.t->dtype, i)); break;
+            case PTO_OC_BINS: y = pto__binop(op, x, sc); break;
+            case PTO_OC_UN: y = pto__unop(op, x); break;
+            default: y = x; break; /* fill, cvt, mov */
+            }
+            pto_elem_set(d.it->data, d.t->dtype, i, y);
+        }
+    }
+    return 1;
+}
+
+/* tmov: d's valid region from the same positions of a; equal dtypes copy bits. */
+static int pto__exec_mov(pto__interp *I, int32_t s)
+{
+    pto__top d, a;
+    if (!pto__tile_arg(I, s, 0, &d) || !pto__tile_arg(I, s, 1, &a) ||
+        !pto__same_shape(I, s, &d, &a, d.t->rows, d.t->cols))
+        return 0;
+    pto__copy(d.it->data, d.t->dtype, d.t->cols, a.it->data, a.t->dtype, a.t->cols, d.it->vr, d.it->vc);
+    return 1;
+}
+
+static int pto__exec_rowred(pto__interp *I, int32_t s)
+{
+    const pto_stmt *st = &I->m->stmts[s];
+    pto__top d, a;
+    int64_t r, c, n;
+    if (!pto__tile_arg(I, s, 0, &d) || !pto__tile_arg(I, s, 1, &a) ||
+        !pto__same_shape(I, s, &a, &d, a.t->rows, 1))
+        return 0;
+    n = a.it->vc;
+    for (r = 0; r < d.it->vr; r++) {
+        const void *row = a.it->data;
+        int64_t base = r * a.t->cols;
+        float acc;
+        if (st->op == PTO_OP_TROWSUM) {
+            acc = 0.0f;
+            for (c = 0; c < n; c++) acc = acc + pto_elem_get(row, a.t->dtype, base + c);
+        } else if (n == 0) {
+            acc = st->op == PTO_OP_TROWMAX ? -INFINITY : INFINITY;
+        } else {
+            acc = pto_elem_get(row, a.t->dtype, base);
+            for (c = 1; c < n; c++)
+                acc = pto__binop(st->op == PTO_OP_TROWMAX ? PTO_OP_TMAX : PTO_OP_TMIN, acc,
+                                 pto_elem_get(row, a.t->dtype, base + c));
+        }
+        pto_elem_set(d.it->data, d.t->dtype, r, acc);
+    }
+    return 1;
+}
+
+static int pto__exec_rowexp(pto__interp *I, int32_t s)
+{
+    const pto_stmt *st = &I->m->stmts[s];
+    pto__top d, a, v;
+    int op = PTO_OP_TADD + (st->op - PTO_OP_TROWEXPANDADD);
+    int64_t r, c;
+    if (!pto__tile_arg(I, s, 0, &d) || !pto__tile_arg(I, s, 1, &a) || !pto__tile_arg(I, s, 2, &v) ||
+        !pto__same_shape(I, s, &d, &a, d.t->rows, d.t->cols) || !pto__same_shape(I, s, &d, &v, d.t->rows, 1))
+        return 0;
+    for (r = 0; r < d.it->vr; r++) {
+        float y = pto_elem_get(v.it->data, v.t->dtype, r);
+        for (c = 0; c < d.it->vc; c++) {
+            int64_t i = r * d.t->cols + c;
+            pto_elem_set(d.it->data, d.t->dtype, i, pto__binop(op, pto_elem_get(a.it->data, a.t->dtype, i), y));
+        }
+    }
+    return 1;
+}
+
+static int pto__exec_extract(pto__interp *I, int32_t s)
+{
+    const pto_stmt *st = &I->m->stmts[s];
+    const pto_operand *orow = pto_stmt_arg(I->m, s, 2), *ocol = pto_stmt_arg(I->m, s, 3);
+    pto__top d, a;
+    int64_t r, c;
+    size_t es;
+    if (!pto__tile_arg(I, s, 0, &d) || !pto__tile_arg(I, s, 1, &a)) return 0;
+    if (!orow || !ocol || orow->kind != PTO_O_INT || ocol->kind != PTO_O_INT)
+        return pto__fail(I, st->loc, "textract: operands 3 and 4 must be integers");
+    if (!pto__eval(I, orow->e[0], &r, 0) || !pto__eval(I, ocol->e[0], &c, 0)) return 0;
+    if (r < 0 || c < 0 || r > a.t->rows - d.t->rows || c > a.t->cols - d.t->cols)
+        return pto__fail(I, st->loc, "textract: window [%lld, %lld] of shape [%d, %d] is outside tile '%s' of shape [%d, %d]",
+                         (long long)r, (long long)c, (int)d.t->rows, (int)d.t->cols, pto__tname(I, &a),
+                         (int)a.t->rows, (int)a.t->cols);
+    es = (size_t)pto_dtype_size((pto_dtype)a.t->dtype);
+    pto__copy(d.it->data, d.t->dtype, d.t->cols, a.it->data + (size_t)(r * a.t->cols + c) * es, a.t->dtype,
+              a.t->cols, d.t->rows, d.t->cols);
+    return 1;
+}
+
+/* Converts a whole tile to f32. */
+static void pto__to_f32(float *dst, const pto__top *t)
+{
+    int64_t i, n = (int64_t)t->t->rows * t->t->cols;
+    for (i = 0; i < n; i++) dst[i] = pto_elem_get(t->it->data, t->t->dtype, i);
+}
+
+static int pto__exec_matmul(pto__interp *I, int32_t s)
+{
+    const pto_stmt *st = &I->m->stmts[s];
+    pto__top c, a, b;
+    int64_t M, K, N, i, j, k;
+    float *fa, *fb, *row;
+    if (!pto__tile_arg(I, s, 0, &c) || !pto__tile_arg(I, s, 1, &a) || !pto__tile_arg(I, s, 2, &b) ||
+        !pto__same_shape(I, s, &c, &a, c.t->rows, -1) || !pto__same_shape(I, s, &a, &b, a.t->cols, c.t->cols))
+        return 0;
+    M = c.t->rows, K = a.t->cols, N = c.t->cols;
+    fa = I->scratch;
+    fb = fa + M * K;
+    row = fb + K * N;
+    pto__to_f32(fa, &a);
+    pto__to_f32(fb, &b);
+    for (i = 0; i < M; i++) {
+        /* i-k-j order: every c[i][j] still sums over k ascending */
+        for (j = 0; j < N; j++)
+            row[j] = st->op == PTO_OP_TMATMUL_ACC ? pto_elem_get(c.it->data, c.t->dtype, i * N + j) : 0.0f;
+        for (k = 0; k < K; k++) {
+            float x = fa[i * K + k];
+            const float *bk = fb + k * N;
+            for (j = 0; j < N; j++) {
+                float p = x * bk[j];
+                row[j] = row[j] + p;
+            }
+        }
+        for (j = 0; j < N; j++) pto_elem_set(c.it->data, c.t->dtype, i * N + j, row[j]);
+    }
+    return 1;
+}
+
+static int pto__exec_op(pto__interp *I, int32_t s)
+{
+    const pto_stmt *st = &I->m->stmts[s];
+    const pto_opinfo *info = pto_opinfo_get((pto_op)st->op);
+    if (st->op >= PTO_NOP) return pto__fail(I, st->loc, "the interpreter does not know op %d", (int)st->op);
+    if (st->nargs < info->nargs)
+        return pto__fail(I, st->loc, "%s takes %d operands, got %d", info->name, info->nargs, (int)st->nargs);
+    switch (info->cls) {
+    case PTO_OC_LOAD: return pto__exec_load(I, s);
+    case PTO_OC_STORE: return pto__exec_store(I, s);
+    case PTO_OC_BIN:
+    case PTO_OC_BINS:
+    case PTO_OC_UN:
+    case PTO_OC_FILL:
+    case PTO_OC_CVT: return pto__exec_map(I, s, info->cls);
+    case PTO_OC_MOV: return pto__exec_mov(I, s);
+    case PTO_OC_ROWRED: return pto__exec_rowred(I, s);
+    case PTO_OC_ROWEXP: return pto__exec_rowexp(I, s);
+    case PTO_OC_EXTRACT: return pto__exec_extract(I, s);
+    case PTO_OC_MATMUL: return pto__exec_matmul(I, s);
+    case PTO_OC_SYNC: return 1;
+    }
+    return pto__fail(I, st->loc, "the interpreter cannot run %s", info->name);
+}
+
+/* ---- statements ---- */
+
+static int pto__run_list(pto__interp *I, int32_t block);
+
+static int pto__run_tile(pto__interp *I, const pto_stmt *st)
+{
+    const pto_tile *t = &I->m->tiles[st->ref];
+    pto__itile *it = &I->tiles[st->ref];
+    int64_t vr = t->rows, vc = t->cols;
+    if (!it->data) return pto__fail(I, st->loc, "tile '%s' does not belong to this kernel", pto_str(I->ctx, t->name));
+    if (t->valid_r >= 0 && !pto__eval(I, t->valid_r, &vr, 0)) return 0;
+    if (t->valid_c >= 0 && !pto__eval(I, t->valid_c, &vc, 0)) return 0;
+    if (vr < 0 || vr > t->rows || vc < 0 || vc > t->cols)
+        return pto__fail(I, st->loc, "valid region (%lld, %lld) of tile '%s' is outside its shape [%d, %d]",
+                         (long long)vr, (long long)vc, pto_str(I->ctx, t->name), (int)t->rows, (int)t->cols);
+    memset(it->data, 0, (size_t)pto_tile_bytes(t));
+    it->vr = vr;
+    it->vc = vc;
+    return 1;
+}
+
+static int pto__run_for(pto__interp *I, const pto_stmt *st)
+{
+    int64_t lo, hi, step = 1, i;
+    if (!pto__eval(I, st->e[0], &lo, 0) || !pto__eval(I, st->e[1], &hi, 0)) return 0;
+    if (st->e[2] >= 0 && !pto__eval(I, st->e[2], &step, 0)) return 0;
+    if (step <= 0) return pto__fail(I, st->loc, "loop step must be positive, got %lld", (long long)step);
+    for (i = lo; i < hi;) {
+        I->env[st->ref] = i;
+        I->state[st->ref] = PTO__BOUND;
+        if (!pto__run_list(I, st->body)) return 0;
+        /* the next value must stay below hi, and computing it must not overflow */
+        if ((uint64_t)hi - (uint64_t)i <= (uint64_t)step) break;
+        i += step;
+    }
+    return 1;
+}
+
+static int pto__run_if(pto__interp *I, const pto_stmt *st)
+{
+    int64_t a, b;
+    int t;
+    if (!pto__eval(I, st->e[0], &a, 0) || !pto__eval(I, st->e[1], &b, 0)) return 0;
+    switch (st->cmp) {
+    case PTO_EQ: t = a == b; break;
+    case PTO_NE: t = a != b; break;
+    case PTO_LT: t = a < b; break;
+    case PTO_LE: t = a <= b; break;
+    case PTO_GT: t = a > b; break;
+    default: t = a >= b; break;
+    }
+    if (t) return pto__run_list(I, st->body);
+    return st->orelse >= 0 ? pto__run_list(I, st->orelse) : 1;
+}
+
+static int pto__run_stmt(pto__interp *I, int32_t s)
+{
+    const pto_stmt *st = &I->m->stmts[s];
+    int64_t v;
+    switch (st->kind) {
+    case PTO_ST_OP: return pto__exec_op(I, s);
+    case PTO_ST_TILE: return pto__run_tile(I, st);
+    case PTO_ST_LET:
+        if (!pto__eval(I, st->e[0], &v, 0)) return 0;
+        I->env[st->ref] = v;
+        I->state[st->ref] = PTO__BOUND;
+        return 1;
+    case PTO_ST_FOR: return pto__run_for(I, st);
+    case PTO_ST_IF: return pto__run_if(I, st);
+    case PTO_ST_SECTION: return st->body >= 0 ? pto__run_list(I, st->body) : 1;
+    default: return pto__fail(I, st->loc, "malformed statement");
+    }
+}
+
+static int pto__run_list(pto__interp *I, int32_t block)
+{
+    int32_t s;
+    for (s = I->m->blocks[block].head; s >= 0; s = I->m->stmts[s].next)
+        if (!pto__run_stmt(I, s)) return 0;
+    return 1;
+}
+
+/* ---- launch ---- */
+
+static const pto_binding *pto__find_binding(const pto__interp *I, int32_t v)
+{
+    const char *name = pto__vname(I, v);
+    int i;
+    for (i = 0; i < I->L->nbindings; i++)
+        if (I->L->bindings[i].name && strcmp(I->L->bindings[i].name, name) == 0) return &I->L->bindings[i];
+    return NULL;
+}
+
+/* Dims and scalars from the bindings; every dynamic dim must be bound. */
+static int pto__bind(pto__interp *I, int32_t kernel)
+{
+    int32_t v;
+    for (v = 0; v < I->m->n_vars; v++) {
+        const pto_var *var = &I->m->vars[v];
+        const pto_binding *b;
+        if (var->kernel != kernel || (var->kind != PTO_V_DIM && var->kind != PTO_V_SCALAR)) continue;
+        b = pto__find_binding(I, v);
+        if (!b) {
+            if (var->kind == PTO_V_DIM)
+                return pto__fail(I, var->loc, "dynamic dim '%s' has no binding in the launch", pto__vname(I, v));
+            continue;
+        }
+        I->sval[v] = b->value;
+        if (var->kind == PTO_V_DIM && !(b->value >= 0 && b->value < 2147483648.0 && b->value == floor(b->value)))
+            return pto__fail(I, var->loc, "dynamic dim '%s' is bound to %g, not an integer in [0, 2^31)",
+                             pto__vname(I, v), b->value);
+        if (b->value == floor(b->value) && fabs(b->value) < 9007199254740992.0) {
+            I->env[v] = (int64_t)b->value;
+            I->state[v] = PTO__BOUND;
+        } else {
+            I->state[v] = PTO__NOTINT;
+        }
+    }
+    return 1;
+}
+
+/* Tensor shapes and host arrays: every tensor of every rank needs one. */
+static int pto__tensors(pto__interp *I)
+{
+    int32_t i, r;
+    for (i = 0; i < I->k->nparams; i++) {
+        const pto_param *p = &I->m->params[I->k->param0 + i];
+        int d;
+        if (p->kind != PTO_P_TENSOR) continue;
+        for (d = 0; d < 2; d++)
+            I->shape[i][d] = p->dim_var[d] >= 0 ? I->env[p->dim_var[d]] : p->dim[d];
+        if (I->shape[i][0] < 0 || I->shape[i][1] < 0)
+            return pto__fail(I, p->loc, "tensor '%s' has a negative dim", pto_str(I->ctx, p->name));
+        for (r = 0; r < I->nranks; r++)
+            if (!I->L->tensors || !I->L->tensors[r * I->k->nparams + i])
+                return pto__fail(I, p->loc, "tensor '%s' of rank %d has no host array in the launch",
+                                 pto_str(I->ctx, p->name), (int)r);
+    }
+    return 1;
+}
+
+static void *pto__zalloc(pto__interp *I, size_t n)
+{
+    void *p = pto_alloc(I->ctx, n ? n : 1);
+    if (!p) {
+        I->oom = 1;
+        pto__oom(I->ctx);
+        return NULL;
+    }
+    memset(p, 0, n ? n : 1);
+    return p;
+}
+
+/* One arena for every tile of the kernel, and f32 scratch for matmul. */
+static int pto__alloc_tiles(pto__interp *I, int32_t kernel)
+{
+    int32_t t;
+    size_t off = 0;
+    int64_t maxel = 1;
+    for (t = 0; t < I->m->n_tiles; t++) {
+        const pto_tile *tl = &I->m->tiles[t];
+        int64_t bytes = pto_tile_bytes(tl);
+        if (tl->kernel != kernel) continue;
+        if (tl->rows <= 0 || tl->cols <= 0 || bytes <= 0 || bytes > PTO__MAX_TILE_BYTES)
+            return pto__fail(I, tl->loc, "tile '%s' of shape [%d, %d] cannot be interpreted",
+                             pto_str(I->ctx, tl->name), (int)tl->rows, (int)tl->cols);
+        off += ((size_t)bytes + 31u) & ~(size_t)31u;
+        if ((int64_t)tl->rows * tl->cols > maxel) maxel = (int64_t)tl->rows * tl->cols;
+    }
+    I->arena_size = off;
+    I->arena = (unsigned char *)pto__zalloc(I, off);
+    I->scratch = (float *)pto__zalloc(I, (size_t)(3 * maxel) * sizeof(float));
+    if (!I->arena || !I->scratch) return 0;
+    for (t = 0, off = 0; t < I->m->n_tiles; t++) {
+        const pto_tile *tl = &I->m->tiles[t];
+        if (tl->kernel != kernel) continue;
+        I->tiles[t].data = I->arena + off;
+        I->tiles[t].vr = tl->rows;
+        I->tiles[t].vc = tl->cols;
+        off += ((size_t)pto_tile_bytes(tl) + 31u) & ~(size_t)31u;
+    }
+    return 1;
+}
+
+static int pto__setup(pto__interp *I)
+{
+    const pto_module *m = I->m;
+    int32_t kernel = I->L->kernel;
+    I->k = &m->kernels[kernel];
+    I->nranks = I->k->ranks && I->L->nranks > 0 ? I->L->nranks : 1;
+    I->env = (int64_t *)pto__zalloc(I, sizeof(int64_t) * (size_t)m->n_vars);
+    I->state = (uint8_t *)pto__zalloc(I, (size_t)m->n_vars);
+    I->sval = (double *)pto__zalloc(I, sizeof(double) * (size_t)m->n_vars);
+    I->tiles = (pto__itile *)pto__zalloc(I, sizeof(pto__itile) * (size_t)m->n_tiles);
+    I->shape = (int64_t(*)[2])pto__zalloc(I, sizeof(int64_t[2]) * (size_t)I->k->nparams);
+    if (!I->env || !I->state || !I->sval || !I->tiles || !I->shape) return 0;
+    if (I->L->nbindings > 0 && !I->L->bindings) return pto__fail(I, I->k->loc, "the launch has no bindings array");
+    if (!pto__bind(I, kernel) || !pto__tensors(I)) return 0;
+    return pto__alloc_tiles(I, kernel);
+}
+
+/* Forget the previous block: every tile zero, lets and loop vars unbound. */
+static void pto__reset_block(pto__interp *I)
+{
+    int32_t v;
+    memset(I->arena, 0, I->arena_size);
+    for (v = 0; v < I->m->n_vars; v++)
+        if (I->m->vars[v].kind == PTO_V_LET || I->m->vars[v].kind == PTO_V_LOOP) I->state[v] = PTO__UNBOUND;
+}
+
+static int pto__run_kernel(pto__interp *I)
+{
+    const char *kname = pto_str(I->ctx, I->k->name);
+    int64_t r, b, nblocks = 1;
+    I->blocks = 1;
+    if (I->k->blocks >= 0 && !pto__eval(I, I->k->blocks, &nblocks, 0)) return 0;
+    if (nblocks < 0)
+        return pto__fail(I, I->k->loc, "kernel '%s' has blocks(%lld): the count must be >= 0", kname,
+                         (long long)nblocks);
+    I->blocks = nblocks;
+    for (r = 0; r < I->nranks; r++) {
+        for (b = 0; b < nblocks; b++) {
+            I->rank = r;
+            I->block = b;
+            pto__reset_block(I);
+            if (pto__run_list(I, I->k->body)) continue;
+            if (I->k->ranks)
+                pto_note(I->ctx, I->k->loc, "in block %lld of rank %lld of kernel '%s'", (long long)b,
+                         (long long)r, kname);
+            else
+                pto_note(I->ctx, I->k->loc, "in block %lld of kernel '%s'", (long long)b, kname);
+            return 0;
+        }
+    }
+    return 1;
+}
 
 PTODEF pto_status pto_interp(pto_ctx *ctx, const pto_module *m, const pto_launch *launch)
 {
+    pto__interp I;
     pto_loc none = {0, 0, 0};
-    (void)m;
-    (void)launch;
-    return pto_error(ctx, none, "the interpreter is not built yet");
+    int ok;
+    if (!m || !launch || launch->kernel < 0 || launch->kernel >= m->n_kernels)
+        return pto_error(ctx, none, "pto_interp: the launch names no kernel of the module");
+    memset(&I, 0, sizeof I);
+    I.ctx = ctx;
+    I.m = m;
+    I.L = launch;
+    ok = pto__setup(&I) && pto__run_kernel(&I);
+    pto_free(ctx, I.env);
+    pto_free(ctx, I.state);
+    pto_free(ctx, I.sval);
+    pto_free(ctx, I.tiles);
+    pto_free(ctx, I.shape);
+    pto_free(ctx, I.arena);
+    pto_free(ctx, I.scratch);
+    if (I.oom) return PTO_ERR_INTERNAL;
+    return ok ? PTO_OK : PTO_ERR_USER;
 }
 /* ---- End file: src/interp.c ---- */
 
@@ -4725,11 +5627,1187 @@ PTODEF pto_status pto_interp(pto_ctx *ctx, const pto_module *m, const pto_launch
 /* ---- End file: src/lower.c ---- */
 
 /* ---- Begin file: src/plan.c ---- */
-/* plan.c - (placeholder; lands with its issue) */
+/* plan.c - the memory planner: an address for every local tile.
+
+   Needs: a verified module (tile spaces, shapes and nbuf in range; xN tiles
+   declared inside a loop).
+   Guarantees on PTO_OK: every tile whose space is not GM has planned = 1 and
+   offset[0..nbuf-1] set; slot k of an xN tile is at offset[0] + k * stride,
+   stride = the slot's bytes rounded up to the space's granule, so slots are
+   contiguous and in slot order (the sync inserter and the emitter compute a
+   slot's address from that). Every slot lies inside its space below the
+   room reserved for cube/vector pipe buffers, every planner-chosen offset is
+   a multiple of the granule (>= 32 bytes), pinned tiles sit exactly at their
+   pin, and no two tiles that can be live at the same time share a byte.
+   Tiles that a failed group could not place keep planned = 0.
+
+   Memory is per kernel, per core and per space: a mix kernel's cube and
+   vector sections have separate memories, and the two vector cores each have
+   their own UB (they run the same vector code, so one plan serves both).
+
+   Lifetimes. Statements are numbered in a pre-order walk of the kernel body
+   (a FOR or IF gets its number before its body; the else branch follows the
+   then branch). A tile's interval is [first use, last use] over the op
+   statements that name it (its declaration alone does not make it live),
+   widened so that:
+   - a use inside a loop that does not also contain the declaration covers
+     that whole loop (the value must survive every iteration);
+   - an xN tile covers the whole loop that declares it: slot k may still be
+     in flight while iterations k+1..k+N-1 run, so the simplest correct rule
+     is N distinct buffers live for the whole loop;
+   - a tile declared in a loop body and used only there lives within one
+     iteration (a fresh buffer each iteration, pto-text.md).
+   Both branches of an IF lie inside [first, last] when the tile is used on
+   both sides or after it, so neither branch can clobber it.
+
+   Granules (the unit of planner-chosen offsets and slot strides): 32 bytes
+   for vec, mat, bias and scaling (the hardware's alignment rule). left and
+   right use 512 bytes and acc 1024 bytes: a cube operand tile is a whole
+   number of 512-byte fractals and an accumulator one of 1 KiB fractals
+   (hardware.md section 2), so a fractal-aligned offset keeps every fractal
+   whole at no cost in space. We do not copy PTOAS's 4 KiB units: they lose
+   up to 3.5 KiB per tile in a 64 KiB space for no correctness gain.
+   Pins only need the 32-byte hardware alignment.
+
+   Placement. Pinned tiles go first, at their pins. The others are placed one
+   at a time at the lowest (first-fit) or the tightest (best-fit) gap that
+   clears every already placed tile they may conflict with; several orders
+   are tried (largest first, by start, longest lifetime first, largest
+   size x lifetime first), each with both fits, and the lowest peak wins
+   (the first on a tie, so the output is deterministic).
+   Two levels:
+   - separate: bytes are shared only by tiles whose accesses all run on one
+     pipe. Reusing a dead tile's bytes for a tile written by another pipe
+     adds a write-after-read dependency that serialises the two pipes (the
+     upstream planner's "pipe conflict" rule), so this level is preferred.
+   - tight: any two tiles whose lifetimes are disjoint may share bytes.
+   The tight level is used only when no order fits at the separate level,
+   or when the caller asks for it. (The cycle-model effect of the level shows
+   once the simulator and the sync inserter land: a tight plan adds flags
+   between pipes that a separate plan does not need.)
+
+   Cube/vector pipe consumer buffers (m->cvpipes) are reserved at the top of
+   the consumer's space (vec for C2V, mat for V2C, both for BOTH):
+   local_slot_num * slot_size bytes each, rounded to the granule, stacked
+   downwards in pipe order; pto_plan_pipe_base gives a pipe's base. */
+
+#define PTO__NFITS 2
+
+typedef struct pto__live {
+    int32_t npts;
+    int32_t *pt;       /* [n_stmts] program point, -1 outside every kernel */
+    int32_t *end;      /* [n_stmts] last point of the statement's subtree */
+    int32_t *at;       /* [npts] the statement at a point */
+    int32_t *lo, *hi;  /* [n_tiles] the interval; hi < 0: no point at all */
+    uint16_t *rd, *wr; /* [n_tiles] pipes that read / write the tile */
+} pto__live;
+
+typedef struct pto__item {
+    int32_t tile;
+    int64_t size, stride, pin; /* size = nbuf * stride; pin = fixed offset or -1 */
+    int32_t lo, hi;
+    uint16_t rd, wr;
+} pto__item;
+
+typedef struct pto__group {
+    int32_t kernel;
+    int core, space;
+    int64_t cap, reserved, avail, granule;
+    pto__item *it;
+    int32_t n;
+    int64_t live_max;  /* most aligned bytes live at one point (a lower bound) */
+    int32_t live_pt;
+} pto__group;
+
+static const char *const pto__order_names[PTO_NORDER] = {
+    "largest-first", "by-start", "longest-first", "by-area"
+};
+
+PTODEF int64_t pto_plan_granule(pto_space s)
+{
+    if (s == PTO_LEFT || s == PTO_RIGHT) return 512;
+    if (s == PTO_ACC) return 1024;
+    return 32;
+}
+
+static int64_t pto__align_up(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
+
+/* ---- program points ------------------------------------------------------ */
+
+static int32_t pto__block_head(const pto_module *m, int32_t b) { return b >= 0 ? m->blocks[b].head : -1; }
+
+/* The statement after s's whole subtree in pre-order, or -1 at the end of
+   the kernel. Iterative, so deep nesting cannot exhaust the stack. */
+static int32_t pto__plan_skip(const pto_module *m, int32_t s)
+{
+    while (s >= 0) {
+        const pto_stmt *st = &m->stmts[s];
+        int32_t owner;
+        if (st->next >= 0) return st->next;
+        if (st->block < 0) return -1;
+        owner = m->blocks[st->block].owner;
+        if (owner < 0) return -1;
+        if (st->block == m->stmts[owner].body && pto__block_head(m, m->stmts[owner].orelse) >= 0)
+            return pto__block_head(m, m->stmts[owner].orelse);
+        s = owner;
+    }
+    return -1;
+}
+
+static int32_t pto__plan_succ(const pto_module *m, int32_t s)
+{
+    const pto_stmt *st = &m->stmts[s];
+    if (pto__block_head(m, st->body) >= 0) return pto__block_head(m, st->body);
+    if (pto__block_head(m, st->orelse) >= 0) return pto__block_head(m, st->orelse);
+    return pto__plan_skip(m, s);
+}
+
+static void pto__live_free(pto_ctx *ctx, pto__live *lv)
+{
+    pto_free(ctx, lv->pt);
+    pto_free(ctx, lv->end);
+    pto_free(ctx, lv->at);
+    pto_free(ctx, lv->lo);
+    pto_free(ctx, lv->hi);
+    pto_free(ctx, lv->rd);
+    pto_free(ctx, lv->wr);
+    memset(lv, 0, sizeof *lv);
+}
+
+/* Numbers every kernel's statements; kernels get consecutive ranges, so a
+   subtree that runs to the end of its kernel ends at the kernel's last point. */
+static void pto__live_number(const pto_module *m, pto__live *lv)
+{
+    int32_t k, s, n = 0, q;
+    for (s = 0; s < m->n_stmts; s++) lv->pt[s] = lv->end[s] = -1;
+    for (k = 0; k < m->n_kernels; k++) {
+        int32_t first = n;
+        for (s = pto__block_head(m, m->kernels[k].body); s >= 0; s = pto__plan_succ(m, s)) {
+            if (lv->pt[s] >= 0) break; /* a cycle in the links: stop rather than loop */
+            lv->at[n] = s;
+            lv->pt[s] = n++;
+        }
+        for (q = first; q < n; q++) {
+            int32_t after = pto__plan_skip(m, lv->at[q]);
+            lv->end[lv->at[q]] = after >= 0 && lv->pt[after] > q ? lv->pt[after] - 1 : n - 1;
+        }
+    }
+    lv->npts = n;
+}
+
+static int pto__contains(const pto__live *lv, int32_t loop, int32_t stmt)
+{
+    int32_t p = stmt >= 0 ? lv->pt[stmt] : -1;
+    return p >= 0 && lv->pt[loop] <= p && p <= lv->end[loop];
+}
+
+/* Widens tile t's interval for a use at statement u: the outermost loop
+   around u that does not contain the declaration is live throughout. */
+static void pto__live_use(const pto_module *m, pto__live *lv, int32_t t, int32_t u)
+{
+    int32_t l = pto_stmt_loop(m, u), outer = -1, p = lv->pt[u];
+    for (; l >= 0 && !pto__contains(lv, l, m->tiles[t].decl); l = pto_stmt_loop(m, l)) outer = l;
+    if (outer >= 0) {
+        if (lv->pt[outer] < lv->lo[t]) lv->lo[t] = lv->pt[outer];
+        if (lv->end[outer] > lv->hi[t]) lv->hi[t] = lv->end[outer];
+    }
+    if (p < lv->lo[t]) lv->lo[t] = p;
+    if (p > lv->hi[t]) lv->hi[t] = p;
+}
+
+static void pto__live_op(const pto_module *m, pto__live *lv, int32_t s)
+{
+    const pto_stmt *st = &m->stmts[s];
+    const pto_opinfo *oi = pto_opinfo_get((pto_op)st->op);
+    uint16_t pipe = (uint16_t)(1u << pto_stmt_pipe(m, s));
+    int i;
+    for (i = 0; i < st->nargs; i++) {
+        const pto_operand *o = &m->operands[st->arg0 + i];
+        uint32_t mask = oi && i < oi->nargs ? oi->arg[i] : PTO_A_READ;
+        if (o->kind != PTO_O_TILE || o->ref < 0 || o->ref >= m->n_tiles) continue;
+        pto__live_use(m, lv, o->ref, s);
+        if (mask & PTO_A_WRITE) lv->wr[o->ref] |= pipe;
+        if ((mask & PTO_A_READ) || !(mask & PTO_A_WRITE)) lv->rd[o->ref] |= pipe;
+    }
+}
+
+/* Intervals of every tile. */
+static pto_status pto__live_build(pto_ctx *ctx, const pto_module *m, pto__live *lv)
+{
+    size_t ns = (size_t)m->n_stmts + 1, nt = (size_t)m->n_tiles + 1;
+    int32_t p, t;
+    memset(lv, 0, sizeof *lv);
+    lv->pt = (int32_t *)pto_alloc(ctx, ns * sizeof(int32_t));
+    lv->end = (int32_t *)pto_alloc(ctx, ns * sizeof(int32_t));
+    lv->at = (int32_t *)pto_alloc(ctx, ns * sizeof(int32_t));
+    lv->lo = (int32_t *)pto_alloc(ctx, nt * sizeof(int32_t));
+    lv->hi = (int32_t *)pto_alloc(ctx, nt * sizeof(int32_t));
+    lv->rd = (uint16_t *)pto_alloc(ctx, nt * sizeof(uint16_t));
+    lv->wr = (uint16_t *)pto_alloc(ctx, nt * sizeof(uint16_t));
+    if (!lv->pt || !lv->end || !lv->at || !lv->lo || !lv->hi || !lv->rd || !lv->wr) {
+        pto__live_free(ctx, lv);
+        pto__oom(ctx);
+        return PTO_ERR_INTERNAL;
+    }
+    pto__live_number(m, lv);
+    for (t = 0; t < m->n_tiles; t++) {
+        lv->lo[t] = INT32_MAX;
+        lv->hi[t] = -1;
+        lv->rd[t] = lv->wr[t] = 0;
+    }
+    for (p = 0; p < lv->npts; p++)
+        if (m->stmts[lv->at[p]].kind == PTO_ST_OP) pto__live_op(m, lv, lv->at[p]);
+    for (t = 0; t < m->n_tiles; t++) {
+        int32_t d = m->tiles[t].decl, l;
+        int32_t dp = d >= 0 && d < m->n_stmts ? lv->pt[d] : -1;
+        if (lv->hi[t] < 0) lv->lo[t] = lv->hi[t] = dp;  /* never used: live at its declaration */
+        l = dp >= 0 ? pto_stmt_loop(m, d) : -1;
+        if (m->tiles[t].nbuf > 1 && l >= 0) {
+            if (lv->pt[l] < lv->lo[t] || lv->lo[t] < 0) lv->lo[t] = lv->pt[l];
+            if (lv->end[l] > lv->hi[t]) lv->hi[t] = lv->end[l];
+        }
+    }
+    return PTO_OK;
+}
+
+/* ---- groups -------------------------------------------------------------- */
+
+static int pto__local(const pto_tile *t) { return t->space > PTO_GM && t->space < PTO_NSPACE; }
+
+static int64_t pto__tile_stride(const pto_tile *t)
+{
+    return pto__align_up(pto_tile_bytes(t), pto_plan_granule((pto_space)t->space));
+}
+
+static int64_t pto__pipe_room(const pto_cvpipe *p, pto_space s)
+{
+    return pto__align_up((int64_t)p->local_slot_num * p->slot_size, pto_plan_granule(s));
+}
+
+static int pto__pipe_consumes(const pto_cvpipe *p, pto_space s)
+{
+    if (s == PTO_VEC) return (p->dir & PTO_C2V) != 0;
+    if (s == PTO_MAT) return (p->dir & PTO_V2C) != 0;
+    return 0;
+}
+
+PTODEF int64_t pto_plan_pipe_base(const pto_module *m, int32_t cvpipe, pto_space s)
+{
+    int64_t top;
+    int32_t i, k;
+    if (cvpipe < 0 || cvpipe >= m->n_cvpipes || !pto__pipe_consumes(&m->cvpipes[cvpipe], s)) return -1;
+    k = m->cvpipes[cvpipe].kernel;
+    top = pto_space_capacity(m->arch, s);
+    for (i = 0; i <= cvpipe; i++)
+        if (m->cvpipes[i].kernel == k && pto__pipe_consumes(&m->cvpipes[i], s))
+            top -= pto__pipe_room(&m->cvpipes[i], s);
+    return top;
+}
+
+static int64_t pto__reserved(const pto_module *m, int32_t kernel, pto_space s)
+{
+    int64_t r = 0;
+    int32_t i;
+    for (i = 0; i < m->n_cvpipes; i++)
+        if (m->cvpipes[i].kernel == kernel && pto__pipe_consumes(&m->cvpipes[i], s))
+            r += pto__pipe_room(&m->cvpipes[i], s);
+    return r;
+}
+
+static int pto__overlap_time(const pto__item *a, const pto__item *b)
+{
+    return a->lo <= b->hi && b->lo <= a->hi;
+}
+
+static int pto__popcount(unsigned v)
+{
+    int n = 0;
+    for (; v; v &= v - 1) n++;
+    return n;
+}
+
+/* Writing t over bytes that d used adds a dependency between two pipes
+   unless every access of d and every write of t run on the same pipe. */
+static int pto__conflict_dir(const pto__item *d, const pto__item *t)
+{
+    unsigned acc = (unsigned)(d->rd | d->wr), w = t->wr;
+    return acc && w && pto__popcount(acc | w) > 1;
+}
+
+static int pto__conflict(const pto__item *a, const pto__item *b)
+{
+    return pto__conflict_dir(a, b) || pto__conflict_dir(b, a);
+}
+
+/* The most bytes live at one point, and that point. */
+static void pto__group_live_max(pto__group *g)
+{
+    int32_t i, j;
+    g->live_max = 0;
+    g->live_pt = g->n ? g->it[0].lo : -1;
+    /* the maximum of a sum of intervals is reached at some interval's start */
+    for (i = 0; i < g->n; i++) {
+        int64_t sum = 0;
+        int32_t p = g->it[i].lo;
+        for (j = 0; j < g->n; j++)
+            if (g->it[j].lo <= p && p <= g->it[j].hi) sum += g->it[j].size;
+        if (sum > g->live_max || (sum == g->live_max && p < g->live_pt)) {
+            g->live_max = sum;
+            g->live_pt = p;
+        }
+    }
+}
+
+/* ---- placement ----------------------------------------------------------- */
+
+static int pto__order_before(const pto__item *a, const pto__item *b, int order)
+{
+    int64_t ka = 0, kb = 0;
+    switch (order) {
+    case PTO_ORDER_LARGEST: ka = a->size; kb = b->size; break;
+    case PTO_ORDER_START: ka = -(int64_t)a->lo; kb = -(int64_t)b->lo; break;
+    case PTO_ORDER_LONGEST: ka = a->hi - a->lo; kb = b->hi - b->lo; break;
+    default: ka = a->size * (a->hi - a->lo + 1); kb = b->size * (b->hi - b->lo + 1); break;
+    }
+    if (ka != kb) return ka > kb;
+    if (a->size != b->size) return a->size > b->size;
+    if (a->lo != b->lo) return a->lo < b->lo;
+    return a->tile < b->tile;
+}
+
+static void pto__sort_order(const pto__group *g, int32_t *idx, int order)
+{
+    int32_t i, j;
+    for (i = 0; i < g->n; i++) idx[i] = i;
+    for (i = 1; i < g->n; i++) {
+        int32_t v = idx[i];
+        for (j = i; j > 0 && pto__order_before(&g->it[v], &g->it[idx[j - 1]], order); j--) idx[j] = idx[j - 1];
+        idx[j] = v;
+    }
+}
+
+/* Inserts item i into `placed`, kept sorted by offset. */
+static void pto__placed_add(int32_t *placed, int32_t *np, const int64_t *off, int32_t i)
+{
+    int32_t j = *np;
+    while (j > 0 && off[placed[j - 1]] > off[i]) { placed[j] = placed[j - 1]; j--; }
+    placed[j] = i;
+    (*np)++;
+}
+
+/* The offset for item i: the lowest (first-fit) or tightest (best-fit) gap
+   between the placed items it must avoid. */
+static int64_t pto__find_gap(const pto__group *g, int32_t i, const int32_t *placed, int32_t np,
+                             const int64_t *off, int bestfit, int separate)
+{
+    const pto__item *a = &g->it[i];
+    int64_t cur = 0, best = -1, best_gap = 0;
+    int32_t k;
+    for (k = 0; k < np; k++) {
+        const pto__item *b = &g->it[placed[k]];
+        int64_t s = off[placed[k]], cand = pto__align_up(cur, g->granule);
+        if (!pto__overlap_time(a, b) && !(separate && pto__conflict(a, b))) continue;
+        if (cand + a->size <= s) {
+            if (!bestfit) return cand;
+            if (best < 0 || s - cand < best_gap) { best = cand; best_gap = s - cand; }
+        }
+        if (s + b->size > cur) cur = s + b->size;
+    }
+    return best >= 0 ? best : pto__align_up(cur, g->granule);
+}
+
+/* Places every item with one order and fit; returns the peak (highest byte
+   used). off[] receives the offsets. */
+static int64_t pto__place(const pto__group *g, const int32_t *idx, int bestfit, int separate,
+                          int64_t *off, int32_t *placed)
+{
+    int32_t k, np = 0;
+    int64_t peak = 0;
+    for (k = 0; k < g->n; k++) {
+        off[k] = g->it[k].pin;
+        if (g->it[k].pin >= 0) pto__placed_add(placed, &np, off, k);
+    }
+    for (k = 0; k < g->n; k++) {
+        int32_t i = idx[k];
+        if (g->it[i].pin >= 0) continue;
+        off[i] = pto__find_gap(g, i, placed, np, off, bestfit, separate);
+        pto__placed_add(placed, &np, off, i);
+    }
+    for (k = 0; k < g->n; k++)
+        if (off[k] + g->it[k].size > peak) peak = off[k] + g->it[k].size;
+    return peak;
+}
+
+/* ---- diagnostics ---------------------------------------------------------- */
+
+static const char *pto__tname(const pto_module *m, int32_t t) { return pto_str(m->ctx, m->tiles[t].name); }
+static const char *pto__kname(const pto_module *m, int32_t k) { return pto_str(m->ctx, m->kernels[k].name); }
+
+static void pto__item_desc(const pto_module *m, const pto__item *it, pto_buf *b)
+{
+    int nbuf = m->tiles[it->tile].nbuf;
+    if (nbuf > 1) pto_buf_printf(b, "%s %dx%lld", pto__tname(m, it->tile), nbuf, (long long)it->stride);
+    else pto_buf_printf(b, "%s %lld", pto__tname(m, it->tile), (long long)it->size);
+}
+
+static pto_loc pto__pt_loc(const pto_module *m, const pto__live *lv, int32_t p)
+{
+    pto_loc none = {0, 0, 0};
+    return p >= 0 && p < lv->npts ? m->stmts[lv->at[p]].loc : none;
+}
+
+static pto_status pto__overflow(pto_ctx *ctx, const pto_module *m, const pto__live *lv,
+                                const pto__group *g, int64_t peak, const pto_plan_desc *d)
+{
+    pto_buf b;
+    pto_loc loc = pto__pt_loc(m, lv, g->live_pt);
+    int32_t i, nlive = 0, k;
+    pto_status st;
+    memset(&b, 0, sizeof b);
+    b.ctx = ctx;
+    for (i = 0; i < g->n; i++) nlive += g->it[i].lo <= g->live_pt && g->live_pt <= g->it[i].hi;
+    pto_buf_printf(&b, "kernel '%s': %s overflows: needs %lld bytes, capacity %lld", pto__kname(m, g->kernel),
+                   pto_space_name((pto_space)g->space), (long long)(peak + g->reserved), (long long)g->cap);
+    if (g->reserved) pto_buf_printf(&b, " (%lld reserved for cube/vector pipe buffers)", (long long)g->reserved);
+    pto_buf_printf(&b, "; at line %d, %d tiles are live:", (int)loc.line, (int)nlive);
+    for (i = 0, k = 0; i < g->n; i++) {
+        if (!(g->it[i].lo <= g->live_pt && g->live_pt <= g->it[i].hi)) continue;
+        pto_buf_puts(&b, k++ ? ", " : " ");
+        pto__item_desc(m, &g->it[i], &b);
+    }
+    pto_buf_printf(&b, " (%lld bytes)", (long long)g->live_max);
+    if (g->live_max < peak) pto_buf_puts(&b, ", the rest is fragmentation");
+    pto_buf_printf(&b, "; tried %d placement orders (", d->norders);
+    for (i = 0; i < d->norders; i++)
+        pto_buf_printf(&b, "%s%s", i ? ", " : "", pto__order_names[d->orders[i]]);
+    pto_buf_puts(&b, "), first-fit and best-fit each");
+    st = b.oom ? PTO_ERR_INTERNAL : pto_error(ctx, loc, "%s", b.data);
+    pto_buf_free(&b);
+    return st;
+}
+
+/* Pins: aligned, inside the space, and never overlapping another live pin. */
+static pto_status pto__check_pins(pto_ctx *ctx, const pto_module *m, const pto__group *g)
+{
+    pto_status st = PTO_OK;
+    int32_t i, j;
+    for (i = 0; i < g->n; i++) {
+        const pto__item *a = &g->it[i];
+        const pto_tile *t = &m->tiles[a->tile];
+        if (a->pin < 0) continue;
+        if (a->pin % 32)
+            st = pto_error(ctx, t->loc, "tile '%s' pinned at 0x%llx is not 32-byte aligned",
+                           pto__tname(m, a->tile), (long long)a->pin);
+        else if (a->pin + a->size > g->avail)
+            st = pto_error(ctx, t->loc, "tile '%s' pinned at 0x%llx ends at 0x%llx, past the %s capacity 0x%llx%s",
+                           pto__tname(m, a->tile), (long long)a->pin, (long long)(a->pin + a->size),
+                           pto_space_name((pto_space)g->space), (long long)g->avail,
+                           g->reserved ? " (the rest is reserved for cube/vector pipe buffers)" : "");
+        for (j = 0; j < i; j++) {
+            const pto__item *b = &g->it[j];
+            int64_t lo, hi;
+            if (b->pin < 0 || !pto__overlap_time(a, b)) continue;
+            lo = a->pin > b->pin ? a->pin : b->pin;
+            hi = a->pin + a->size < b->pin + b->size ? a->pin + a->size : b->pin + b->size;
+            if (lo < hi)
+                st = pto_error(ctx, t->loc, "pinned tiles '%s' and '%s' overlap at %s bytes [0x%llx, 0x%llx) while both live",
+                               pto__tname(m, b->tile), pto__tname(m, a->tile), pto_space_name((pto_space)g->space),
+                               (long long)lo, (long long)hi);
+        }
+    }
+    return st;
+}
+
+/* ---- one group ------------------------------------------------------------ */
+
+typedef struct pto__scratch {
+    int32_t *idx, *placed;
+    int64_t *off, *best;
+} pto__scratch;
+
+/* Tries every level, order and fit; keeps the lowest peak of the first
+   level that fits. Returns 1 when a placement fits (best[] holds it). */
+static int pto__search(const pto__group *g, const pto_plan_desc *d, pto__scratch *s, pto_plan_stat *stat,
+                       int64_t *min_peak)
+{
+    int level, o, fit;
+    *min_peak = -1;
+    for (level = d->tight ? PTO_PLAN_TIGHT : PTO_PLAN_SEPARATE; level <= PTO_PLAN_TIGHT; level++) {
+        int64_t best_peak = -1;
+        for (o = 0; o < d->norders; o++) {
+            pto__sort_order(g, s->idx, d->orders[o]);
+            for (fit = 0; fit < PTO__NFITS; fit++) {
+                int64_t peak = pto__place(g, s->idx, fit, level == PTO_PLAN_SEPARATE, s->off, s->placed);
+                if (*min_peak < 0 || peak < *min_peak) *min_peak = peak;
+                if (peak > g->avail || (best_peak >= 0 && peak >= best_peak)) continue;
+                best_peak = peak;
+                memcpy(s->best, s->off, (size_t)g->n * sizeof(int64_t));
+                stat->level = (uint8_t)level;
+                stat->order = (uint8_t)d->orders[o];
+                stat->fit = (uint8_t)fit;
+                stat->peak = peak;
+            }
+        }
+        if (best_peak >= 0) return 1;
+    }
+    return 0;
+}
+
+static pto_status pto__plan_group(pto_ctx *ctx, pto_module *m, const pto__live *lv, pto__group *g,
+                                  const pto_plan_desc *d, pto_plan_stat *stat)
+{
+    pto__scratch s;
+    size_t n = (size_t)g->n + 1;
+    int64_t min_peak;
+    pto_status st;
+    int32_t i;
+    pto__group_live_max(g);
+    stat->kernel = g->kernel;
+    stat->core = (uint8_t)g->core;
+    stat->space = (uint8_t)g->space;
+    stat->capacity = g->cap;
+    stat->reserved = g->reserved;
+    stat->live_max = g->live_max;
+    stat->live_stmt = g->live_pt >= 0 ? lv->at[g->live_pt] : -1;
+    stat->ntiles = g->n;
+    st = pto__check_pins(ctx, m, g);
+    if (st != PTO_OK) return st;
+    s.idx = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
+    s.placed = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
+    s.off = (int64_t *)pto_alloc(ctx, n * sizeof(int64_t));
+    s.best = (int64_t *)pto_alloc(ctx, n * sizeof(int64_t));
+    if (!s.idx || !s.placed || !s.off || !s.best) {
+        pto__oom(ctx);
+        st = PTO_ERR_INTERNAL;
+    } else if (!pto__search(g, d, &s, stat, &min_peak)) {
+        st = pto__overflow(ctx, m, lv, g, min_peak, d);
+    } else {
+        for (i = 0; i < g->n; i++) {
+            pto_tile *t = &m->tiles[g->it[i].tile];
+            int k;
+            for (k = 0; k < t->nbuf; k++) t->offset[k] = s.best[i] + k * g->it[i].stride;
+            t->planned = 1;
+        }
+    }
+    pto_free(ctx, s.idx);
+    pto_free(ctx, s.placed);
+    pto_free(ctx, s.off);
+    pto_free(ctx, s.best);
+    return st;
+}
+
+/* ---- driver ---------------------------------------------------------------- */
+
+typedef struct pto__tkey {
+    int64_t key;
+    int32_t tile;
+} pto__tkey;
+
+static int pto__tkey_cmp(const void *a, const void *b)
+{
+    const pto__tkey *x = (const pto__tkey *)a, *y = (const pto__tkey *)b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return x->tile < y->tile ? -1 : x->tile > y->tile;
+}
+
+static int64_t pto__group_key(const pto_tile *t) { return ((int64_t)t->kernel << 8) | (t->core << 4) | t->space; }
+
+/* A tile the planner cannot size: reported, and left unplanned. */
+static pto_status pto__check_tile(pto_ctx *ctx, const pto_module *m, int32_t t)
+{
+    const pto_tile *tl = &m->tiles[t];
+    if (tl->nbuf < 1 || tl->nbuf > PTO_MAX_NBUF)
+        return pto_error(ctx, tl->loc, "tile '%s' has %d slots; 1 to %d are allowed", pto__tname(m, t), (int)tl->nbuf,
+                         PTO_MAX_NBUF);
+    if (tl->rows <= 0 || tl->cols <= 0 || pto_dtype_size((pto_dtype)tl->dtype) == 0)
+        return pto_error(ctx, tl->loc, "tile '%s' has no size", pto__tname(m, t));
+    if (tl->kernel < 0 || tl->kernel >= m->n_kernels)
+        return pto_error(ctx, tl->loc, "tile '%s' belongs to no kernel", pto__tname(m, t));
+    return PTO_OK;
+}
+
+static int pto__result_push(pto_ctx *ctx, pto_plan_result *r, const pto_plan_stat *s)
+{
+    if (r->n == r->cap) {
+        int32_t ncap = r->cap ? r->cap * 2 : 16;
+        pto_plan_stat *p = (pto_plan_stat *)pto_realloc(ctx, r->stats, (size_t)ncap * sizeof *p);
+        if (!p) { pto__oom(ctx); return 0; }
+        r->stats = p;
+        r->cap = ncap;
+    }
+    r->stats[r->n++] = *s;
+    return 1;
+}
+
+static void pto__group_init(const pto_module *m, const pto__live *lv, pto__group *g, const pto__tkey *keys,
+                            int32_t n)
+{
+    const pto_tile *t0 = &m->tiles[keys[0].tile];
+    int32_t i;
+    g->kernel = t0->kernel;
+    g->core = t0->core;
+    g->space = t0->space;
+    g->cap = pto_space_capacity(m->arch, (pto_space)g->space);
+    g->reserved = pto__reserved(m, g->kernel, (pto_space)g->space);
+    g->avail = g->cap - g->reserved;
+    g->granule = pto_plan_granule((pto_space)g->space);
+    g->n = n;
+    for (i = 0; i < n; i++) {
+        int32_t t = keys[i].tile;
+        pto__item *it = &g->it[i];
+        it->tile = t;
+        it->stride = pto__tile_stride(&m->tiles[t]);
+        it->size = it->stride * m->tiles[t].nbuf;
+        it->pin = m->tiles[t].pin >= 0 ? m->tiles[t].pin : -1;
+        it->lo = lv->lo[t] >= 0 ? lv->lo[t] : 0;
+        it->hi = lv->hi[t] >= 0 ? lv->hi[t] : 0;
+        it->rd = lv->rd[t];
+        it->wr = lv->wr[t];
+    }
+}
+
+static pto_status pto__plan_groups(pto_ctx *ctx, pto_module *m, const pto__live *lv, const pto__tkey *keys,
+                                   int32_t nk, const pto_plan_desc *d)
+{
+    pto_status st = PTO_OK;
+    pto__group g;
+    int32_t i = 0, j;
+    g.it = (pto__item *)pto_alloc(ctx, ((size_t)nk + 1) * sizeof(pto__item));
+    if (!g.it) { pto__oom(ctx); return PTO_ERR_INTERNAL; }
+    while (i < nk) {
+        pto_plan_stat stat;
+        pto_status gs;
+        for (j = i; j < nk && keys[j].key == keys[i].key; j++) {}
+        memset(&stat, 0, sizeof stat);
+        pto__group_init(m, lv, &g, keys + i, j - i);
+        gs = pto__plan_group(ctx, m, lv, &g, d, &stat);
+        if (gs != PTO_OK && st != PTO_ERR_INTERNAL) st = gs;
+        if (d->result && !pto__result_push(ctx, d->result, &stat)) st = PTO_ERR_INTERNAL;
+        if (st == PTO_ERR_INTERNAL) break;
+        i = j;
+    }
+    pto_free(ctx, g.it);
+    return st;
+}
+
+static const pto_plan_order pto__default_orders[PTO_NORDER] = {
+    PTO_ORDER_LARGEST, PTO_ORDER_START, PTO_ORDER_LONGEST, PTO_ORDER_AREA
+};
+
+PTODEF pto_status pto_plan(pto_ctx *ctx, pto_module *m, const pto_plan_desc *desc)
+{
+    pto_plan_desc d;
+    pto__live lv;
+    pto__tkey *keys;
+    pto_status st = PTO_OK;
+    int32_t t, nk = 0, i;
+    memset(&d, 0, sizeof d);
+    if (desc) d = *desc;
+    for (i = 0; i < d.norders; i++)
+        if (d.orders[i] < 0 || d.orders[i] >= PTO_NORDER) d.norders = 0;
+    if (d.norders <= 0 || !d.orders) { d.orders = pto__default_orders; d.norders = PTO_NORDER; }
+    if (d.result) d.result->n = 0;
+    if (pto__live_build(ctx, m, &lv) != PTO_OK) return PTO_ERR_INTERNAL;
+    keys = (pto__tkey *)pto_alloc(ctx, ((size_t)m->n_tiles + 1) * sizeof *keys);
+    if (!keys) { pto__live_free(ctx, &lv); pto__oom(ctx); return PTO_ERR_INTERNAL; }
+    for (t = 0; t < m->n_tiles; t++) {
+        if (!pto__local(&m->tiles[t])) continue;
+        m->tiles[t].planned = 0;
+        if (pto__check_tile(ctx, m, t) != PTO_OK) { st = PTO_ERR_USER; continue; }
+        keys[nk].key = pto__group_key(&m->tiles[t]);
+        keys[nk++].tile = t;
+    }
+    qsort(keys, (size_t)nk, sizeof *keys, pto__tkey_cmp);
+    {
+        pto_status gs = pto__plan_groups(ctx, m, &lv, keys, nk, &d);
+        if (gs != PTO_OK) st = gs;
+    }
+    pto_free(ctx, keys);
+    pto__live_free(ctx, &lv);
+    return st;
+}
+
+PTODEF void pto_plan_result_free(pto_ctx *ctx, pto_plan_result *r)
+{
+    if (!r) return;
+    pto_free(ctx, r->stats);
+    memset(r, 0, sizeof *r);
+}
+
+/* ---- the report ------------------------------------------------------------ */
+
+#define PTO__MAP_COLS 64
+#define PTO__MAP_ROWS 60
+
+static char pto__letter(int32_t i)
+{
+    if (i < 26) return (char)('a' + i);
+    if (i < 52) return (char)('A' + i - 26);
+    if (i < 62) return (char)('0' + i - 52);
+    return '*';
+}
+
+static void pto__lines(const pto_module *m, const pto__live *lv, int32_t lo, int32_t hi, int *l0, int *l1)
+{
+    int32_t p;
+    *l0 = *l1 = 0;
+    for (p = lo; p >= 0 && p <= hi && p < lv->npts; p++) {
+        int line = (int)m->stmts[lv->at[p]].loc.line;
+        if (*l0 == 0 || line < *l0) *l0 = line;
+        if (line > *l1) *l1 = line;
+    }
+}
+
+static const pto_plan_stat *pto__find_stat(const pto_plan_result *r, int32_t k, int core, int space)
+{
+    int32_t i;
+    for (i = 0; r && i < r->n; i++)
+        if (r->stats[i].kernel == k && r->stats[i].core == core && r->stats[i].space == space) return &r->stats[i];
+    return NULL;
+}
+
+/* The tiles of one memory, in id order; returns how many. */
+static int32_t pto__collect(const pto_module *m, int32_t k, int core, int space, int32_t *out)
+{
+    int32_t t, n = 0;
+    for (t = 0; t < m->n_tiles; t++) {
+        const pto_tile *tl = &m->tiles[t];
+        if (tl->kernel == k && tl->core == core && tl->space == space && tl->planned) out[n++] = t;
+    }
+    return n;
+}
+
+static void pto__report_table(const pto_module *m, const pto__live *lv, const int32_t *ts, int32_t n, pto_buf *b)
+{
+    int32_t i;
+    for (i = 0; i < n; i++) {
+        const pto_tile *t = &m->tiles[ts[i]];
+        int l0, l1;
+        pto__lines(m, lv, lv->lo[ts[i]], lv->hi[ts[i]], &l0, &l1);
+        pto_buf_printf(b, "  %c %-12s %-6s 0x%06llx %8lld  x%d  lines %d-%d%s\n", pto__letter(i),
+                       pto__tname(m, ts[i]), pto_space_name((pto_space)t->space), (long long)t->offset[0],
+                       (long long)(pto__tile_stride(t) * t->nbuf), (int)t->nbuf, l0, l1,
+                       t->pin >= 0 ? "  pinned" : "");
+    }
+}
+
+static void pto__report_summary(const pto_module *m, const pto__live *lv, const pto_plan_stat *s,
+                                pto_space sp, pto_buf *b)
+{
+    static const char *const level_names[2] = {
+        "separate (no byte shared across pipes)", "tight (bytes reused across pipes: adds waits between pipes)"
+    };
+    int64_t cap = pto_space_capacity(m->arch, sp);
+    if (!s) {
+        pto_buf_printf(b, "  %s: capacity %lld bytes\n", pto_space_name(sp), (long long)cap);
+        return;
+    }
+    pto_buf_printf(b, "  %s: peak %lld of %lld bytes (%.1f%%), lower bound %lld", pto_space_name(sp),
+                   (long long)s->peak, (long long)cap, cap ? 100.0 * (double)s->peak / (double)cap : 0.0,
+                   (long long)s->live_max);
+    if (s->live_stmt >= 0 && lv->pt[s->live_stmt] >= 0)
+        pto_buf_printf(b, " (live at line %d)", (int)m->stmts[s->live_stmt].loc.line);
+    if (s->reserved) pto_buf_printf(b, ", %lld reserved for pipe buffers", (long long)s->reserved);
+    pto_buf_printf(b, "\n    level %s, order %s, %s\n", level_names[s->level ? 1 : 0],
+                   pto__order_names[s->order < PTO_NORDER ? s->order : 0], s->fit ? "best-fit" : "first-fit");
+}
+
+static int64_t pto__cover(int64_t a0, int64_t a1, int64_t o0, int64_t o1)
+{
+    int64_t lo = a0 > o0 ? a0 : o0, hi = a1 < o1 ? a1 : o1;
+    return hi > lo ? hi - lo : 0;
+}
+
+/* One map row: the tiles live at point p, address across. A column shows
+   the tile covering most of its bytes; a tile too small to win a column
+   still shows at the column of its first byte. */
+static void pto__map_row(const pto_module *m, const pto__live *lv, const int32_t *ts, int32_t n, int32_t p,
+                         int64_t cap, int64_t reserved, pto_buf *b)
+{
+    char row[PTO__MAP_COLS + 1];
+    int64_t best[PTO__MAP_COLS];
+    int c;
+    int32_t i;
+    for (c = 0; c < PTO__MAP_COLS; c++) {
+        row[c] = cap * c / PTO__MAP_COLS >= cap - reserved ? '#' : '.';
+        best[c] = 0;
+    }
+    for (i = 0; i < n; i++) {
+        const pto_tile *t = &m->tiles[ts[i]];
+        int64_t o0 = t->offset[0], o1 = o0 + pto__tile_stride(t) * t->nbuf;
+        int shown = 0;
+        if (!(lv->lo[ts[i]] <= p && p <= lv->hi[ts[i]])) continue;
+        for (c = 0; c < PTO__MAP_COLS; c++) {
+            int64_t cov = pto__cover(cap * c / PTO__MAP_COLS, cap * (c + 1) / PTO__MAP_COLS, o0, o1);
+            if (cov > best[c]) { best[c] = cov; row[c] = pto__letter(i); shown = 1; }
+        }
+        c = (int)(o0 * PTO__MAP_COLS / cap);
+        if (!shown && c >= 0 && c < PTO__MAP_COLS) row[c] = pto__letter(i);
+    }
+    row[PTO__MAP_COLS] = 0;
+    pto_buf_printf(b, "    line %4d |%s|\n", (int)m->stmts[lv->at[p]].loc.line, row);
+}
+
+static void pto__report_map(const pto_module *m, const pto__live *lv, const int32_t *ts, int32_t n, pto_space sp,
+                            int64_t reserved, pto_buf *b)
+{
+    int64_t cap = pto_space_capacity(m->arch, sp);
+    int32_t p, i, rows = 0, p0 = INT32_MAX, p1 = -1;
+    for (i = 0; i < n; i++) {
+        if (lv->lo[ts[i]] >= 0 && lv->lo[ts[i]] < p0) p0 = lv->lo[ts[i]];
+        if (lv->hi[ts[i]] > p1) p1 = lv->hi[ts[i]];
+    }
+    pto_buf_printf(b, "    %9s 0x0%*s0x%llx (one column = %lld bytes)\n", "", PTO__MAP_COLS - 6, "",
+                   (long long)cap, (long long)(cap / PTO__MAP_COLS));
+    /* a row wherever some tile becomes live */
+    for (p = p0; p <= p1 && rows < PTO__MAP_ROWS; p++) {
+        int starts = 0;
+        for (i = 0; i < n; i++) starts |= lv->lo[ts[i]] == p;
+        if (!starts) continue;
+        pto__map_row(m, lv, ts, n, p, cap, reserved, b);
+        rows++;
+    }
+    if (p <= p1) pto_buf_puts(b, "    ... (more rows)\n");
+}
+
+PTODEF void pto_plan_report(const pto_module *m, const pto_plan_result *r, pto_buf *out)
+{
+    pto__live lv;
+    int32_t *ts, k;
+    int core, sp;
+    if (pto__live_build(m->ctx, m, &lv) != PTO_OK) { out->oom = 1; return; }
+    ts = (int32_t *)pto_alloc(m->ctx, ((size_t)m->n_tiles + 1) * sizeof(int32_t));
+    if (!ts) { pto__live_free(m->ctx, &lv); out->oom = 1; return; }
+    for (k = 0; k < m->n_kernels; k++) {
+        pto_buf_printf(out, "kernel %s (%s, %s)\n", pto__kname(m, k),
+                       m->kernels[k].kind == PTO_KK_MIX ? "mix" : m->kernels[k].kind == PTO_KK_CUBE ? "cube" : "vector",
+                       pto_arch_name(m->arch));
+        pto_buf_printf(out, "map %-12s %-6s %-8s %8s  %-3s %s\n", "tile", "space", "offset", "bytes", "slots",
+                       "lifetime");
+        for (core = 0; core < 2; core++)
+            for (sp = PTO_VEC; sp < PTO_NSPACE; sp++) {
+                int32_t n = pto__collect(m, k, core, sp, ts);
+                if (n) pto__report_table(m, &lv, ts, n, out);
+            }
+        for (core = 0; core < 2; core++)
+            for (sp = PTO_VEC; sp < PTO_NSPACE; sp++) {
+                int32_t n = pto__collect(m, k, core, sp, ts);
+                const pto_plan_stat *s = pto__find_stat(r, k, core, sp);
+                if (!n) continue;
+                pto__report_summary(m, &lv, s, (pto_space)sp, out);
+                pto__report_map(m, &lv, ts, n, (pto_space)sp, s ? s->reserved : pto__reserved(m, k, (pto_space)sp), out);
+            }
+    }
+    pto_free(m->ctx, ts);
+    pto__live_free(m->ctx, &lv);
+}
+
+/* ---- the SVG picture ----------------------------------------------------- */
+
+static void pto__svg_panel(const pto_module *m, const pto__live *lv, const int32_t *ts, int32_t n, int32_t k,
+                           pto_space sp, double y0, pto_buf *b)
+{
+    const double W = 760, H = 260, X = 60;
+    int64_t cap = pto_space_capacity(m->arch, sp);
+    int32_t i, p0 = INT32_MAX, p1 = 0;
+    for (i = 0; i < n; i++) {
+        if (lv->lo[ts[i]] < p0) p0 = lv->lo[ts[i]];
+        if (lv->hi[ts[i]] > p1) p1 = lv->hi[ts[i]];
+    }
+    pto_buf_printf(b, "<text x='%g' y='%g'>kernel %s: %s, %lld bytes (x: program order, y: address)</text>\n", X,
+                   y0 - 6, pto__kname(m, k), pto_space_name(sp), (long long)cap);
+    pto_buf_printf(b, "<rect x='%g' y='%g' width='%g' height='%g' fill='none' stroke='black'/>\n", X, y0, W, H);
+    for (i = 0; i < n; i++) {
+        const pto_tile *t = &m->tiles[ts[i]];
+        double span = (double)(p1 - p0 + 1);
+        double x = X + W * (lv->lo[ts[i]] - p0) / span, w = W * (lv->hi[ts[i]] - lv->lo[ts[i]] + 1) / span;
+        double y = y0 + H * (double)t->offset[0] / (double)cap;
+        double h = H * (double)(pto__tile_stride(t) * t->nbuf) / (double)cap;
+        pto_buf_printf(b, "<rect x='%.1f' y='%.1f' width='%.1f' height='%.1f' fill='hsl(%d,60%%,70%%)' "
+                          "stroke='black'><title>%s 0x%llx +%lld</title></rect>\n",
+                       x, y, w, h, (int)(i * 47 % 360), pto__tname(m, ts[i]), (long long)t->offset[0],
+                       (long long)(pto__tile_stride(t) * t->nbuf));
+        pto_buf_printf(b, "<text x='%.1f' y='%.1f' font-size='10'>%s</text>\n", x + 2, y + 10, pto__tname(m, ts[i]));
+    }
+}
+
+PTODEF void pto_plan_svg(const pto_module *m, pto_buf *out)
+{
+    pto__live lv;
+    int32_t *ts, k, panels = 0;
+    int core, sp;
+    if (pto__live_build(m->ctx, m, &lv) != PTO_OK) { out->oom = 1; return; }
+    ts = (int32_t *)pto_alloc(m->ctx, ((size_t)m->n_tiles + 1) * sizeof(int32_t));
+    if (!ts) { pto__live_free(m->ctx, &lv); out->oom = 1; return; }
+    for (k = 0; k < m->n_kernels; k++)
+        for (core = 0; core < 2; core++)
+            for (sp = PTO_VEC; sp < PTO_NSPACE; sp++) panels += pto__collect(m, k, core, sp, ts) > 0;
+    pto_buf_printf(out, "<svg xmlns='http://www.w3.org/2000/svg' width='840' height='%d' font-family='monospace' "
+                        "font-size='12'>\n", 20 + panels * 300);
+    panels = 0;
+    for (k = 0; k < m->n_kernels; k++)
+        for (core = 0; core < 2; core++)
+            for (sp = PTO_VEC; sp < PTO_NSPACE; sp++) {
+                int32_t n = pto__collect(m, k, core, sp, ts);
+                if (n) pto__svg_panel(m, &lv, ts, n, k, (pto_space)sp, 30.0 + 300.0 * panels++, out);
+            }
+    pto_buf_puts(out, "</svg>\n");
+    pto_free(m->ctx, ts);
+    pto__live_free(m->ctx, &lv);
+}
 /* ---- End file: src/plan.c ---- */
 
 /* ---- Begin file: src/plancheck.c ---- */
-/* plancheck.c - (placeholder; lands with its issue) */
+/* plancheck.c - the plan checker: an independent second opinion on plan.c.
+
+   Needs: a module that went through pto_plan (or that someone placed by
+   hand: pins, tests with planted bugs).
+   Guarantees: PTO_OK only when every local tile (space != GM) is planned,
+   every slot is 32-byte aligned and lies inside its space below the room of
+   the kernel's cube/vector pipe consumer buffers, the slots of an xN tile
+   are in slot order at one fixed stride without overlapping each other, and
+   no two tiles of one memory (kernel, core, space) that can be live at the
+   same time share a byte. Every violation is reported, naming the tiles and
+   the byte range.
+
+   It shares no code with the planner on purpose: a bug in one is unlikely to
+   be repeated in the other. It numbers statements with an explicit stack
+   (plan.c walks sibling links), finds subtree ends by a reverse sweep, and
+   finds a use's loops by climbing block owners. The lifetime rules are the
+   documented ones (plan.c): [first use, last use]; a use inside a loop that
+   does not contain the declaration covers that loop; an xN tile covers the
+   whole loop that declares it; an unused tile lives at its declaration.
+   It checks footprints with the real slot bytes (rows x cols x element
+   size), not the planner's rounded strides. */
+
+typedef struct pto__pc {
+    const pto_module *m;
+    int32_t npts;
+    int32_t *num;       /* [n_stmts] pre-order number, -1 when unreachable */
+    int32_t *last;      /* [n_stmts] largest number in the subtree */
+    int32_t *stmt_of;   /* [npts] */
+    int32_t *from, *to; /* [n_tiles] live range */
+} pto__pc;
+
+static int32_t pto__pc_parent(const pto_module *m, int32_t s)
+{
+    int32_t b = m->stmts[s].block;
+    return b >= 0 ? m->blocks[b].owner : -1;
+}
+
+static void pto__pc_walk(pto__pc *c, int32_t *stack)
+{
+    const pto_module *m = c->m;
+    int32_t k, p, sp;
+    for (k = 0; k < m->n_kernels; k++) {
+        sp = 0;
+        if (m->kernels[k].body >= 0 && m->blocks[m->kernels[k].body].head >= 0)
+            stack[sp++] = m->blocks[m->kernels[k].body].head;
+        while (sp > 0) {
+            int32_t s = stack[--sp];
+            const pto_stmt *st = &m->stmts[s];
+            if (c->num[s] >= 0) continue;
+            c->num[s] = c->npts;
+            c->stmt_of[c->npts++] = s;
+            /* pushed in reverse: body first, then else, then the sibling */
+            if (st->next >= 0 && sp < m->n_stmts) stack[sp++] = st->next;
+            if (st->orelse >= 0 && m->blocks[st->orelse].head >= 0 && sp < m->n_stmts)
+                stack[sp++] = m->blocks[st->orelse].head;
+            if (st->body >= 0 && m->blocks[st->body].head >= 0 && sp < m->n_stmts)
+                stack[sp++] = m->blocks[st->body].head;
+        }
+    }
+    for (p = c->npts - 1; p >= 0; p--) {
+        int32_t s = c->stmt_of[p], up = pto__pc_parent(m, s);
+        if (c->last[s] < p) c->last[s] = p;
+        if (up >= 0 && c->num[up] >= 0 && c->last[up] < c->last[s]) c->last[up] = c->last[s];
+    }
+}
+
+static int pto__pc_encloses(const pto_module *m, int32_t anc, int32_t s)
+{
+    for (s = s >= 0 ? pto__pc_parent(m, s) : -1; s >= 0; s = pto__pc_parent(m, s))
+        if (s == anc) return 1;
+    return 0;
+}
+
+static void pto__pc_cover(pto__pc *c, int32_t t, int32_t lo, int32_t hi)
+{
+    if (c->from[t] < 0 || lo < c->from[t]) c->from[t] = lo;
+    if (hi > c->to[t]) c->to[t] = hi;
+}
+
+static void pto__pc_use(pto__pc *c, int32_t t, int32_t u)
+{
+    const pto_module *m = c->m;
+    int32_t a, outer = -1;
+    for (a = pto__pc_parent(m, u); a >= 0; a = pto__pc_parent(m, a))
+        if (m->stmts[a].kind == PTO_ST_FOR && !pto__pc_encloses(m, a, m->tiles[t].decl)) outer = a;
+    pto__pc_cover(c, t, c->num[u], c->num[u]);
+    if (outer >= 0) pto__pc_cover(c, t, c->num[outer], c->last[outer]);
+}
+
+static void pto__pc_ranges(pto__pc *c)
+{
+    const pto_module *m = c->m;
+    int32_t p, t;
+    for (p = 0; p < c->npts; p++) {
+        const pto_stmt *st = &m->stmts[c->stmt_of[p]];
+        int32_t i;
+        if (st->kind != PTO_ST_OP) continue;
+        for (i = st->arg0; i < st->arg0 + st->nargs; i++)
+            if (m->operands[i].kind == PTO_O_TILE && m->operands[i].ref >= 0 && m->operands[i].ref < m->n_tiles)
+                pto__pc_use(c, m->operands[i].ref, c->stmt_of[p]);
+    }
+    for (t = 0; t < m->n_tiles; t++) {
+        int32_t d = m->tiles[t].decl, a;
+        if (d < 0 || d >= m->n_stmts || c->num[d] < 0) continue;
+        if (c->from[t] < 0) pto__pc_cover(c, t, c->num[d], c->num[d]);
+        if (m->tiles[t].nbuf < 2) continue;
+        for (a = pto__pc_parent(m, d); a >= 0 && m->stmts[a].kind != PTO_ST_FOR; a = pto__pc_parent(m, a)) {}
+        if (a >= 0) pto__pc_cover(c, t, c->num[a], c->last[a]);
+    }
+}
+
+/* Bytes at the top of (kernel, space) held by cube/vector pipe consumer
+   buffers: C2V pipes land in vec, V2C in mat, each 32-byte rounded. */
+static int64_t pto__pc_pipe_room(const pto_module *m, int32_t k, int space)
+{
+    int64_t r = 0;
+    int32_t i;
+    for (i = 0; i < m->n_cvpipes; i++) {
+        const pto_cvpipe *p = &m->cvpipes[i];
+        int here = (space == PTO_VEC && (p->dir & 1)) || (space == PTO_MAT && (p->dir & 2));
+        if (p->kernel == k && here) r += ((int64_t)p->local_slot_num * p->slot_size + 31) / 32 * 32;
+    }
+    return r;
+}
+
+static int64_t pto__pc_bytes(const pto_tile *t)
+{
+    return (int64_t)t->rows * t->cols * pto_dtype_size((pto_dtype)t->dtype);
+}
+
+static void pto__pc_lines(const pto__pc *c, int32_t t, int *a, int *b)
+{
+    int32_t p;
+    *a = *b = 0;
+    for (p = c->from[t]; p >= 0 && p <= c->to[t]; p++) {
+        int line = (int)c->m->stmts[c->stmt_of[p]].loc.line;
+        if (!*a || line < *a) *a = line;
+        if (line > *b) *b = line;
+    }
+}
+
+/* One tile alone: planned, aligned, inside, slots in order. */
+static pto_status pto__pc_tile(pto_ctx *ctx, const pto_module *m, int32_t t)
+{
+    const pto_tile *tl = &m->tiles[t];
+    const char *name = pto_str(ctx, tl->name), *sp = pto_space_name((pto_space)tl->space);
+    int64_t bytes = pto__pc_bytes(tl), room = pto__pc_pipe_room(m, tl->kernel, tl->space);
+    int64_t limit = pto_space_capacity(m->arch, (pto_space)tl->space) - room;
+    pto_status st = PTO_OK;
+    int k;
+    if (!tl->planned) return pto_error(ctx, tl->loc, "tile '%s' (%s) is not planned", name, sp);
+    if (tl->nbuf < 1 || tl->nbuf > PTO_MAX_NBUF)
+        return pto_error(ctx, tl->loc, "tile '%s' has %d slots", name, (int)tl->nbuf);
+    for (k = 0; k < tl->nbuf; k++) {
+        int64_t o = tl->offset[k];
+        if (o % 32 != 0)
+            st = pto_error(ctx, tl->loc, "tile '%s' slot %d at 0x%llx is not 32-byte aligned", name, k, (long long)o);
+        if (o < 0 || o + bytes > limit)
+            st = pto_error(ctx, tl->loc, "tile '%s' slot %d [0x%llx, 0x%llx) is outside %s (%lld usable bytes)", name,
+                           k, (long long)o, (long long)(o + bytes), sp, (long long)limit);
+        if (k >= 1 && (tl->offset[k] - tl->offset[k - 1] < bytes ||
+                       tl->offset[k] - tl->offset[k - 1] != tl->offset[1] - tl->offset[0]))
+            st = pto_error(ctx, tl->loc, "slots of tile '%s' are not in slot order at one stride (slot %d at 0x%llx)",
+                           name, k, (long long)o);
+    }
+    return st;
+}
+
+static int pto__pc_same_memory(const pto_tile *a, const pto_tile *b)
+{
+    return a->kernel == b->kernel && a->core == b->core && a->space == b->space;
+}
+
+/* Two tiles: if both can be live at one point, no slot may share a byte. */
+static pto_status pto__pc_pair(pto_ctx *ctx, const pto__pc *c, int32_t i, int32_t j)
+{
+    const pto_module *m = c->m;
+    const pto_tile *a = &m->tiles[i], *b = &m->tiles[j];
+    int64_t ba = pto__pc_bytes(a), bb = pto__pc_bytes(b);
+    int ka, kb, la0, la1, lb0, lb1;
+    if (c->from[i] < 0 || c->from[j] < 0 || c->to[i] < c->from[j] || c->to[j] < c->from[i]) return PTO_OK;
+    for (ka = 0; ka < a->nbuf; ka++)
+        for (kb = 0; kb < b->nbuf; kb++) {
+            int64_t lo = a->offset[ka] > b->offset[kb] ? a->offset[ka] : b->offset[kb];
+            int64_t hi = a->offset[ka] + ba < b->offset[kb] + bb ? a->offset[ka] + ba : b->offset[kb] + bb;
+            if (lo >= hi) continue;
+            pto__pc_lines(c, i, &la0, &la1);
+            pto__pc_lines(c, j, &lb0, &lb1);
+            return pto_error(ctx, b->loc,
+                             "tiles '%s' and '%s' overlap at %s bytes [0x%llx, 0x%llx) while both live "
+                             "(lines %d-%d and %d-%d)",
+                             pto_str(ctx, a->name), pto_str(ctx, b->name), pto_space_name((pto_space)a->space),
+                             (long long)lo, (long long)hi, la0, la1, lb0, lb1);
+        }
+    return PTO_OK;
+}
+
+static pto_status pto__pc_all(pto_ctx *ctx, pto__pc *c)
+{
+    const pto_module *m = c->m;
+    pto_status st = PTO_OK;
+    int32_t i, j;
+    char *ok = (char *)pto_alloc(ctx, (size_t)m->n_tiles + 1);
+    if (!ok) { pto__oom(ctx); return PTO_ERR_INTERNAL; }
+    for (i = 0; i < m->n_tiles; i++) {
+        const pto_tile *t = &m->tiles[i];
+        ok[i] = 0;
+        if (t->space == PTO_GM || t->space >= PTO_NSPACE) continue;
+        if (pto__pc_tile(ctx, m, i) != PTO_OK) st = PTO_ERR_USER;
+        ok[i] = t->planned && t->nbuf >= 1 && t->nbuf <= PTO_MAX_NBUF;
+    }
+    for (i = 0; i < m->n_tiles; i++)
+        for (j = i + 1; ok[i] && j < m->n_tiles; j++)
+            if (ok[j] && pto__pc_same_memory(&m->tiles[i], &m->tiles[j]) && pto__pc_pair(ctx, c, i, j) != PTO_OK)
+                st = PTO_ERR_USER;
+    pto_free(ctx, ok);
+    return st;
+}
+
+PTODEF pto_status pto_plan_check(pto_ctx *ctx, const pto_module *m)
+{
+    pto__pc c;
+    int32_t *stack, i;
+    size_t ns = (size_t)m->n_stmts + 1, nt = (size_t)m->n_tiles + 1;
+    pto_status st = PTO_ERR_INTERNAL;
+    memset(&c, 0, sizeof c);
+    c.m = m;
+    c.num = (int32_t *)pto_alloc(ctx, ns * sizeof(int32_t));
+    c.last = (int32_t *)pto_alloc(ctx, ns * sizeof(int32_t));
+    c.stmt_of = (int32_t *)pto_alloc(ctx, ns * sizeof(int32_t));
+    stack = (int32_t *)pto_alloc(ctx, ns * sizeof(int32_t));
+    c.from = (int32_t *)pto_alloc(ctx, nt * sizeof(int32_t));
+    c.to = (int32_t *)pto_alloc(ctx, nt * sizeof(int32_t));
+    if (c.num && c.last && c.stmt_of && stack && c.from && c.to) {
+        for (i = 0; i < m->n_stmts; i++) c.num[i] = c.last[i] = -1;
+        for (i = 0; i < m->n_tiles; i++) c.from[i] = c.to[i] = -1;
+        pto__pc_walk(&c, stack);
+        pto__pc_ranges(&c);
+        st = pto__pc_all(ctx, &c);
+    } else {
+        pto__oom(ctx);
+    }
+    pto_free(ctx, c.num);
+    pto_free(ctx, c.last);
+    pto_free(ctx, c.stmt_of);
+    pto_free(ctx, stack);
+    pto_free(ctx, c.from);
+    pto_free(ctx, c.to);
+    return st;
+}
 /* ---- End file: src/plancheck.c ---- */
 
 /* ---- Begin file: src/sync.c ---- */

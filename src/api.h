@@ -73,10 +73,79 @@ PTODEF pto_status pto_interp(pto_ctx *ctx, const pto_module *m, const pto_launch
 /* ---- plan ------------------------------------------------------------
    (declarations of this stage go below this banner) */
 
+/* Placement levels, preferred first (see plan.c). */
+typedef enum pto_plan_level {
+    PTO_PLAN_SEPARATE, /* bytes shared only by tiles of one pipe: no cross-pipe write-after-read */
+    PTO_PLAN_TIGHT     /* bytes shared whenever lifetimes are disjoint */
+} pto_plan_level;
+
+/* Orders in which the planner places tiles; it tries each with first-fit
+   and best-fit and keeps the lowest peak. */
+typedef enum pto_plan_order {
+    PTO_ORDER_LARGEST,  /* largest footprint first */
+    PTO_ORDER_START,    /* earliest first use first */
+    PTO_ORDER_LONGEST,  /* longest lifetime first */
+    PTO_ORDER_AREA,     /* largest footprint x lifetime first */
+    PTO_NORDER
+} pto_plan_order;
+
+/* What the planner did in one memory (kernel, core, space). */
+typedef struct pto_plan_stat {
+    int32_t kernel;
+    uint8_t core, space;     /* pto_core, pto_space */
+    uint8_t level;           /* pto_plan_level used */
+    uint8_t order, fit;      /* winning pto_plan_order; fit 0 = first-fit, 1 = best-fit */
+    int64_t capacity;        /* bytes of the space */
+    int64_t reserved;        /* at the top, for cube/vector pipe consumer buffers */
+    int64_t peak;            /* highest byte used by a tile (0 when planning failed) */
+    int64_t live_max;        /* most aligned bytes live at one point: a lower bound on peak */
+    int32_t live_stmt;       /* a statement where live_max is reached, or -1 */
+    int32_t ntiles;
+} pto_plan_stat;
+
+/* Per-memory figures; zero-initialise, free with pto_plan_result_free. */
+typedef struct pto_plan_result {
+    pto_plan_stat *stats;
+    int32_t n, cap;
+} pto_plan_result;
+
+/* Zero-initialised fields take their defaults. */
+typedef struct pto_plan_desc {
+    int tight;                     /* 1: pack tightly, ignore pipe conflicts (skip the separate level) */
+    const pto_plan_order *orders;  /* orders to try, in this order; NULL = all four */
+    int norders;
+    pto_plan_result *result;       /* optional: receives one pto_plan_stat per memory */
+} pto_plan_desc;
+
+/* Gives every local tile its offsets (plan.c states the guarantees).
+   On overflow the error names the space, the line of the peak, the bytes
+   needed against the capacity and the live tiles with their sizes. */
+PTODEF pto_status pto_plan(pto_ctx *ctx, pto_module *m, const pto_plan_desc *desc);
+PTODEF void pto_plan_result_free(pto_ctx *ctx, pto_plan_result *r);
+/* Unit of planner-chosen offsets and slot strides: 32 bytes; left/right 512
+   (one fractal), acc 1024 (one accumulator fractal). */
+PTODEF int64_t pto_plan_granule(pto_space s);
+/* Base offset of a cube/vector pipe's consumer buffer in space s (vec for
+   C2V, mat for V2C), or -1 when s does not consume that pipe. The buffers
+   are stacked down from the top of the space in pipe order. */
+PTODEF int64_t pto_plan_pipe_base(const pto_module *m, int32_t cvpipe, pto_space s);
+/* The plan of a planned module as text: per kernel a table (tile, space,
+   offset, size, slots, lifetime as source lines), then per space the level
+   used and a memory map (address across, program order down). r may be NULL. */
+PTODEF void pto_plan_report(const pto_module *m, const pto_plan_result *r, pto_buf *out);
+/* The same memory maps as an SVG picture (x: program order, y: address). */
+PTODEF void pto_plan_svg(const pto_module *m, pto_buf *out);
+
 
 
 /* ---- plan check (independent of the planner) ------------------------------------------------------------
    (declarations of this stage go below this banner) */
+
+/* Checks a planned module without the planner's code: every local tile is
+   planned, 32-byte aligned, inside its space (below the cube/vector pipe
+   buffers), its slots in order without overlap, and no two tiles that can be
+   live together share a byte. Reports every violation; PTO_OK when none. */
+PTODEF pto_status pto_plan_check(pto_ctx *ctx, const pto_module *m);
 
 
 

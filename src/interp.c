@@ -1,9 +1,842 @@
-/* interp.c - the reference interpreter (placeholder until it lands). */
+/* interp.c - the reference interpreter: the oracle every generated kernel is
+   compared with, bit for bit. It needs a module whose ids are well formed (as
+   the builders make them); it re-checks at run time everything that could
+   make it read or write outside a host array or a tile, so an unverified or
+   wrong kernel gives a diagnostic, never a crash.
+
+   The reference semantics (the simulator implements exactly the same):
+
+   Launch. The kernel's blocks(EXPR) is evaluated once, with the dims and
+   scalars bound, block = 0, blocks = 1, subblock = 0, rank = 0 (no blocks
+   clause = 1 block; a negative count is an error). Then every block b in
+   [0, blocks) runs, in order, with block = b, blocks = the count, subblock = 0.
+   A `ranks` kernel runs all of its blocks once per rank, rank-major, with
+   rank = r and nranks = launch->nranks (0 means 1); other kernels see rank 0
+   and nranks 1. Statements run in program order; the cube { } and vector { }
+   sections of a mix kernel run in program order too. set_flag, wait_flag and
+   pipe_barrier do nothing here.
+
+   Bindings. Dynamic dims and scalar params take their values from
+   launch->bindings by name (bindings naming nothing are ignored). Every
+   dynamic dim must be bound, to an integer in [0, 2^31): a tensor's shape
+   needs it. A scalar must be bound only if it is used; used in an integer
+   expression its value must be an integer.
+
+   Integer expressions are int64 with C semantics (division truncates, %
+   takes the sign of the dividend). Division or modulo by zero, and any
+   result that overflows int64, is a runtime error at the expression.
+
+   Loops. start, end and step are evaluated once at loop entry; the body runs
+   for i = start, start + step, ... while i < end (start >= end: zero times).
+   step must be > 0. if compares two expressions.
+
+   Tiles. Each execution of a TILE statement gives the tile fresh storage, all
+   zero (a tile read before any write reads zeros; at the start of every
+   block every tile is zero). An xN tile is one buffer here: its slots never
+   change values. The valid region valid(vr, vc) is evaluated at the
+   declaration and must lie in [0, rows] x [0, cols].
+
+   GM windows. `X[r, c]` names the vr x vc window (the tile operand's valid
+   region) whose top-left element is (r, c); `X@p[r, c]` is rank p's copy
+   (0 <= p < nranks). A non-empty window that is not inside the tensor is an
+   error naming the tensor, the window and the shapes; an empty window (vr or
+   vc is 0) touches nothing and is never an error.
+   - tload t, X[r, c]: t's valid region gets the window; every other element
+     of t becomes 0.  tstore X[r, c], t: writes the valid region only.
+   - tload, tstore, tmov and textract copy bits when the dtypes are equal
+     (so i32 above 2^24 survives); otherwise the value goes through f32.
+
+   Element values. Every element is read as f32 (pto_elem_get) and written
+   with pto_elem_set: f16/bf16 round to nearest even, f32 -> i32/i8 rounds to
+   nearest even and saturates (NaN -> 0). Arithmetic is f32 with no fused
+   multiply-add: each product is its own statement, so contraction within an
+   expression (clang's default) cannot apply; build with -ffp-contract=off
+   where the compiler contracts across statements (gcc in GNU mode).
+   Arithmetic on i32/i8 tiles goes through f32 too (exact below 2^24).
+
+   Vector ops compute over the DESTINATION's valid region; elements outside it
+   keep their values. Sources are read at the same (r, c) and must have the
+   destination's shape.
+   - tadd tsub tmul tdiv: a + b, a - b, a * b, a / b.  The *s forms use the
+     scalar, rounded to f32 first ((float)value), as b.
+   - tmax(a, b) = a if a is NaN, else b if b is NaN, else (a >= b ? a : b);
+     tmin the same with <=. So a NaN operand propagates (the first NaN wins)
+     and equal values (+0 and -0 too) give a.
+   - texp tlog tsqrt: expf logf sqrtf. trsqrt = 1.0f / sqrtf(x).
+     trecip = 1.0f / x. tabs = fabsf. tneg = -x (flips the sign of 0 and NaN).
+     trelu = x > 0 ? x : +0.0f, so trelu(-0.0) = +0.0 and trelu(NaN) = +0.0.
+   - texpands d, s: every valid element of d = (float)s.
+   - trowsum/trowmax/trowmin d, a: d is [R, 1]; for each valid row r of d,
+     reduce a[r, 0 .. a.valid_c) left to right in f32: the sum starts at 0.0f
+     and adds; max/min start at the first element and apply tmax/tmin (an
+     empty row gives -inf for max, +inf for min).
+   - trowexpand{add,sub,mul,div} d, a, v: d[r, c] = a[r, c] op v[r, 0].
+   - tcvt d, a: read as f32, write with d's rounding.
+   - tmov d, a: copies d's valid region from the same positions of a (any
+     spaces; acc -> vec rounds f32 to d's dtype).
+   - textract d, a, r, c: d[i][j] = a[r + i][c + j] over the full shape of d;
+     the window must lie inside a.
+   - tmatmul c, a, b (a [M, K], b [K, N], c [M, N], full shapes): for each
+     c[i][j], acc = 0.0f (tmatmul_acc: c's current value), then for k
+     ascending: p = a[i][k] * b[k][j]; acc = acc + p; in f32; then c[i][j] =
+     acc, rounded to c's dtype.
+
+   Errors are pto_error diagnostics at the statement (or, inside an
+   expression, at the expression), followed by a note naming the block (and
+   rank) that failed; pto_interp then returns PTO_ERR_USER and stops. Host
+   arrays outside the written windows are never touched.
+
+   Speed: expressions read an env array indexed by var id; every tile of the
+   kernel lives in one arena allocated once; matmul converts its operands to
+   f32 scratch once per op. Nothing is allocated per element or per block. */
+
+enum { PTO__UNBOUND, PTO__BOUND, PTO__NOTINT };
+
+#define PTO__MAX_TILE_BYTES ((int64_t)1 << 28)
+#define PTO__MAX_DEPTH 200
+
+typedef struct pto__itile {
+    unsigned char *data;   /* rows * cols elements of the tile's dtype; NULL: not this kernel's */
+    int64_t vr, vc;        /* valid region of the latest declaration */
+} pto__itile;
+
+typedef struct pto__interp {
+    pto_ctx *ctx;
+    const pto_module *m;
+    const pto_launch *L;
+    const pto_kernel *k;
+    int64_t *env;          /* per var: its integer value */
+    uint8_t *state;        /* per var: PTO__UNBOUND / PTO__BOUND / PTO__NOTINT */
+    double *sval;          /* per var: a scalar param's value */
+    pto__itile *tiles;     /* per tile id */
+    unsigned char *arena;  /* the kernel's tiles */
+    size_t arena_size;
+    float *scratch;        /* matmul operands in f32 */
+    int64_t (*shape)[2];   /* per kernel param: its extents */
+    int64_t block, blocks, rank, nranks;
+    int oom;
+} pto__interp;
+
+static int pto__fail(pto__interp *I, pto_loc loc, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    pto_error(I->ctx, loc, "%s", msg);
+    return 0;
+}
+
+static const char *pto__vname(const pto__interp *I, int32_t v)
+{
+    return pto_str(I->ctx, I->m->vars[v].name);
+}
+
+/* ---- integer expressions ---- */
+
+static int pto__eval(pto__interp *I, int32_t e, int64_t *out, int depth);
+
+static int pto__eval_var(pto__interp *I, const pto_expr *x, int64_t *out)
+{
+    int32_t v = x->a;
+    if (v < 0 || v >= I->m->n_vars) return pto__fail(I, x->loc, "malformed variable reference");
+    if (I->state[v] == PTO__BOUND) {
+        *out = I->env[v];
+        return 1;
+    }
+    if (I->state[v] == PTO__NOTINT)
+        return pto__fail(I, x->loc, "scalar '%s' = %g is used as an integer", pto__vname(I, v), I->sval[v]);
+    if (I->m->vars[v].kind == PTO_V_SCALAR || I->m->vars[v].kind == PTO_V_DIM)
+        return pto__fail(I, x->loc, "'%s' has no binding in the launch", pto__vname(I, v));
+    return pto__fail(I, x->loc, "'%s' is used before it is defined", pto__vname(I, v));
+}
+
+static int pto__overflow(pto__interp *I, const pto_expr *x)
+{
+    return pto__fail(I, x->loc, "integer overflow in expression");
+}
+
+static int pto__arith(pto__interp *I, const pto_expr *x, int64_t a, int64_t b, int64_t *out)
+{
+    switch (x->kind) {
+    case PTO_E_ADD:
+        if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return pto__overflow(I, x);
+        *out = a + b;
+        return 1;
+    case PTO_E_SUB:
+        if ((b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b)) return pto__overflow(I, x);
+        *out = a - b;
+        return 1;
+    case PTO_E_MUL:
+        if (a > 0 ? (b > 0 ? a > INT64_MAX / b : b < INT64_MIN / a)
+                  : (b > 0 ? a < INT64_MIN / b : (a != 0 && b < INT64_MAX / a)))
+            return pto__overflow(I, x);
+        *out = a * b;
+        return 1;
+    case PTO_E_DIV:
+        if (b == 0) return pto__fail(I, x->loc, "division by zero");
+        if (a == INT64_MIN && b == -1) return pto__overflow(I, x);
+        *out = a / b;
+        return 1;
+    case PTO_E_MOD:
+        if (b == 0) return pto__fail(I, x->loc, "modulo by zero");
+        *out = b == -1 ? 0 : a % b;
+        return 1;
+    case PTO_E_MIN: *out = a < b ? a : b; return 1;
+    case PTO_E_MAX: *out = a > b ? a : b; return 1;
+    default: return pto__fail(I, x->loc, "malformed expression");
+    }
+}
+
+static int pto__eval(pto__interp *I, int32_t e, int64_t *out, int depth)
+{
+    const pto_expr *x;
+    int64_t a, b;
+    pto_loc none = {0, 0, 0};
+    if (e < 0 || e >= I->m->n_exprs) return pto__fail(I, none, "malformed expression");
+    x = &I->m->exprs[e];
+    if (depth > PTO__MAX_DEPTH) return pto__fail(I, x->loc, "expression nested too deeply");
+    switch (x->kind) {
+    case PTO_E_INT: *out = x->value; return 1;
+    case PTO_E_VAR: return pto__eval_var(I, x, out);
+    case PTO_E_BLOCK: *out = I->block; return 1;
+    case PTO_E_BLOCKS: *out = I->blocks; return 1;
+    case PTO_E_SUBBLOCK: *out = 0; return 1;
+    case PTO_E_RANK: *out = I->rank; return 1;
+    case PTO_E_NRANKS: *out = I->nranks; return 1;
+    case PTO_E_NEG:
+        if (!pto__eval(I, x->a, &a, depth + 1)) return 0;
+        if (a == INT64_MIN) return pto__overflow(I, x);
+        *out = -a;
+        return 1;
+    default:
+        if (!pto__eval(I, x->a, &a, depth + 1) || !pto__eval(I, x->b, &b, depth + 1)) return 0;
+        return pto__arith(I, x, a, b, out);
+    }
+}
+
+/* ---- element arithmetic (the rules in the overview) ---- */
+
+static float pto__fmax(float a, float b)
+{
+    if (a != a) return a;
+    if (b != b) return b;
+    return a >= b ? a : b;
+}
+
+static float pto__fmin(float a, float b)
+{
+    if (a != a) return a;
+    if (b != b) return b;
+    return a <= b ? a : b;
+}
+
+/* op is one of TADD .. TMIN. */
+static float pto__binop(int op, float a, float b)
+{
+    float r;
+    switch (op) {
+    case PTO_OP_TADD: r = a + b; return r;
+    case PTO_OP_TSUB: r = a - b; return r;
+    case PTO_OP_TMUL: r = a * b; return r;
+    case PTO_OP_TDIV: r = a / b; return r;
+    case PTO_OP_TMAX: return pto__fmax(a, b);
+    default: return pto__fmin(a, b);
+    }
+}
+
+static float pto__unop(int op, float x)
+{
+    float r;
+    switch (op) {
+    case PTO_OP_TEXP: return expf(x);
+    case PTO_OP_TLOG: return logf(x);
+    case PTO_OP_TSQRT: return sqrtf(x);
+    case PTO_OP_TRSQRT: r = sqrtf(x); r = 1.0f / r; return r;
+    case PTO_OP_TRECIP: r = 1.0f / x; return r;
+    case PTO_OP_TABS: return fabsf(x);
+    case PTO_OP_TNEG: return -x;
+    default: return x > 0.0f ? x : 0.0f; /* trelu */
+    }
+}
+
+/* ---- operands ---- */
+
+/* A tile operand of this kernel with its declaration. */
+typedef struct pto__top {
+    const pto_tile *t;
+    pto__itile *it;
+} pto__top;
+
+static int pto__tile_arg(pto__interp *I, int32_t s, int i, pto__top *out)
+{
+    const pto_operand *o = pto_stmt_arg(I->m, s, i);
+    const pto_stmt *st = &I->m->stmts[s];
+    const char *op = pto_opinfo_get((pto_op)st->op)->name;
+    if (!o || o->kind != PTO_O_TILE || o->ref < 0 || o->ref >= I->m->n_tiles || !I->tiles[o->ref].data)
+        return pto__fail(I, st->loc, "%s: operand %d must be a tile of this kernel", op, i + 1);
+    out->t = &I->m->tiles[o->ref];
+    out->it = &I->tiles[o->ref];
+    return 1;
+}
+
+static const char *pto__tname(const pto__interp *I, const pto__top *t)
+{
+    return pto_str(I->ctx, t->t->name);
+}
+
+/* b must be [rows, cols] (cols < 0: any cols); d names the tile it must match. */
+static int pto__same_shape(pto__interp *I, int32_t s, const pto__top *d, const pto__top *b, int32_t rows,
+                           int32_t cols)
+{
+    if (b->t->rows == rows && (cols < 0 || b->t->cols == cols)) return 1;
+    return pto__fail(I, I->m->stmts[s].loc, "%s: tile '%s' is [%d, %d], expected [%d, %d] to match '%s'",
+                     pto_opinfo_get((pto_op)I->m->stmts[s].op)->name, pto__tname(I, b), (int)b->t->rows,
+                     (int)b->t->cols, (int)rows, (int)(cols < 0 ? b->t->cols : cols), pto__tname(I, d));
+}
+
+static int pto__scalar_arg(pto__interp *I, int32_t s, int i, float *out)
+{
+    const pto_operand *o = pto_stmt_arg(I->m, s, i);
+    const pto_stmt *st = &I->m->stmts[s];
+    int64_t v;
+    if (o && o->kind == PTO_O_FLOAT) {
+        *out = (float)o->f;
+        return 1;
+    }
+    if (o && o->kind == PTO_O_INT) {
+        if (!pto__eval(I, o->e[0], &v, 0)) return 0;
+        *out = (float)v;
+        return 1;
+    }
+    if (o && o->kind == PTO_O_SCALAR && o->ref >= 0 && o->ref < I->m->n_vars) {
+        if (I->state[o->ref] == PTO__UNBOUND)
+            return pto__fail(I, o->loc, "'%s' has no binding in the launch", pto__vname(I, o->ref));
+        *out = (float)I->sval[o->ref];
+        return 1;
+    }
+    return pto__fail(I, st->loc, "%s: operand %d must be a scalar", pto_opinfo_get((pto_op)st->op)->name, i + 1);
+}
+
+/* A resolved GM window: the host array of one rank and the top-left corner. */
+typedef struct pto__win {
+    unsigned char *base;
+    int dtype;
+    int64_t d1, r, c;
+} pto__win;
+
+static int pto__window(pto__interp *I, int32_t s, int i, int64_t nr, int64_t nc, pto__win *w)
+{
+    const pto_operand *o = pto_stmt_arg(I->m, s, i);
+    const pto_stmt *st = &I->m->stmts[s];
+    const char *op = pto_opinfo_get((pto_op)st->op)->name, *name;
+    const pto_param *p;
+    int64_t rank = I->rank, pi;
+    char rk[32] = "";
+    if (!o || o->kind != PTO_O_GM || o->ref < I->k->param0 || o->ref >= I->k->param0 + I->k->nparams ||
+        I->m->params[o->ref].kind != PTO_P_TENSOR)
+        return pto__fail(I, st->loc, "%s: operand %d must be a window of a tensor param", op, i + 1);
+    p = &I->m->params[o->ref];
+    pi = o->ref - I->k->param0;
+    name = pto_str(I->ctx, p->name);
+    if (!pto__eval(I, o->e[0], &w->r, 0) || !pto__eval(I, o->e[1], &w->c, 0)) return 0;
+    if (o->e[2] >= 0) {
+        if (!pto__eval(I, o->e[2], &rank, 0)) return 0;
+        if (rank < 0 || rank >= I->nranks)
+            return pto__fail(I, st->loc, "%s: rank %lld of %s@%lld is outside [0, %lld)", op, (long long)rank,
+                             name, (long long)rank, (long long)I->nranks);
+        snprintf(rk, sizeof rk, "@%lld", (long long)rank);
+    }
+    if (nr > 0 && nc > 0 &&
+        (w->r < 0 || w->c < 0 || w->r > I->shape[pi][0] - nr || w->c > I->shape[pi][1] - nc))
+        return pto__fail(I, st->loc, "%s: window %s%s[%lld, %lld] of shape [%lld, %lld] is outside tensor '%s' of shape [%lld, %lld]",
+                         op, name, rk, (long long)w->r, (long long)w->c, (long long)nr, (long long)nc, name,
+                         (long long)I->shape[pi][0], (long long)I->shape[pi][1]);
+    w->base = (unsigned char *)I->L->tensors[rank * I->k->nparams + pi];
+    w->dtype = p->dtype;
+    w->d1 = I->shape[pi][1];
+    return 1;
+}
+
+/* Copies an nr x nc block: element (i, j) of src (row stride ss, dtype sd)
+   to (i, j) of dst (row stride ds, dtype dd). Equal dtypes copy bits. */
+static void pto__copy(unsigned char *dst, int dd, int64_t ds, const unsigned char *src, int sd, int64_t ss,
+                      int64_t nr, int64_t nc)
+{
+    int64_t i, j;
+    size_t es = (size_t)pto_dtype_size((pto_dtype)dd);
+    if (nr <= 0 || nc <= 0) return;
+    for (i = 0; i < nr; i++) {
+        if (dd == sd) {
+            memcpy(dst + (size_t)(i * ds) * es, src + (size_t)(i * ss) * es, (size_t)nc * es);
+            continue;
+        }
+        for (j = 0; j < nc; j++) pto_elem_set(dst, dd, i * ds + j, pto_elem_get(src, sd, i * ss + j));
+    }
+}
+
+/* ---- op classes ---- */
+
+static int pto__exec_load(pto__interp *I, int32_t s)
+{
+    pto__top t;
+    pto__win w;
+    if (!pto__tile_arg(I, s, 0, &t) || !pto__window(I, s, 1, t.it->vr, t.it->vc, &w)) return 0;
+    if (t.it->vr < t.t->rows || t.it->vc < t.t->cols) memset(t.it->data, 0, (size_t)pto_tile_bytes(t.t));
+    if (t.it->vr > 0 && t.it->vc > 0)
+        pto__copy(t.it->data, t.t->dtype, t.t->cols, w.base + (size_t)(w.r * w.d1 + w.c) * (size_t)pto_dtype_size((pto_dtype)w.dtype),
+                  w.dtype, w.d1, t.it->vr, t.it->vc);
+    return 1;
+}
+
+static int pto__exec_store(pto__interp *I, int32_t s)
+{
+    pto__top t;
+    pto__win w;
+    if (!pto__tile_arg(I, s, 1, &t) || !pto__window(I, s, 0, t.it->vr, t.it->vc, &w)) return 0;
+    if (t.it->vr > 0 && t.it->vc > 0)
+        pto__copy(w.base + (size_t)(w.r * w.d1 + w.c) * (size_t)pto_dtype_size((pto_dtype)w.dtype), w.dtype, w.d1,
+                  t.it->data, t.t->dtype, t.t->cols, t.it->vr, t.it->vc);
+    return 1;
+}
+
+/* tadd .. tmin, tadds .. tmins, unary ops, texpands, tcvt, vec->vec tmov:
+   d's valid region from a (and b or the scalar) at the same positions. */
+static int pto__exec_map(pto__interp *I, int32_t s, pto_opclass cls)
+{
+    const pto_stmt *st = &I->m->stmts[s];
+    pto__top d, a, b;
+    float sc = 0.0f;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    int op = st->op;
+    int64_t r, c, cols;
+    if (!pto__tile_arg(I, s, 0, &d)) return 0;
+    if (cls != PTO_OC_FILL && (!pto__tile_arg(I, s, 1, &a) || !pto__same_shape(I, s, &d, &a, d.t->rows, d.t->cols)))
+        return 0;
+    if (cls == PTO_OC_BIN && (!pto__tile_arg(I, s, 2, &b) || !pto__same_shape(I, s, &d, &b, d.t->rows, d.t->cols)))
+        return 0;
+    if (cls == PTO_OC_BINS && !pto__scalar_arg(I, s, 2, &sc)) return 0;
+    if (cls == PTO_OC_FILL && !pto__scalar_arg(I, s, 1, &sc)) return 0;
+    if (cls == PTO_OC_BINS) op -= PTO_OP_TADDS - PTO_OP_TADD;
+    cols = d.t->cols;
+    for (r = 0; r < d.it->vr; r++) {
+        for (c = 0; c < d.it->vc; c++) {
+            int64_t i = r * cols + c;
+            float x = cls == PTO_OC_FILL ? sc : pto_elem_get(a.it->data, a.t->dtype, i), y;
+            switch (cls) {
+            case PTO_OC_BIN: y = pto__binop(op, x, pto_elem_get(b.it->data, b.t->dtype, i)); break;
+            case PTO_OC_BINS: y = pto__binop(op, x, sc); break;
+            case PTO_OC_UN: y = pto__unop(op, x); break;
+            default: y = x; break; /* fill, cvt, mov */
+            }
+            pto_elem_set(d.it->data, d.t->dtype, i, y);
+        }
+    }
+    return 1;
+}
+
+/* tmov: d's valid region from the same positions of a; equal dtypes copy bits. */
+static int pto__exec_mov(pto__interp *I, int32_t s)
+{
+    pto__top d, a;
+    if (!pto__tile_arg(I, s, 0, &d) || !pto__tile_arg(I, s, 1, &a) ||
+        !pto__same_shape(I, s, &d, &a, d.t->rows, d.t->cols))
+        return 0;
+    pto__copy(d.it->data, d.t->dtype, d.t->cols, a.it->data, a.t->dtype, a.t->cols, d.it->vr, d.it->vc);
+    return 1;
+}
+
+static int pto__exec_rowred(pto__interp *I, int32_t s)
+{
+    const pto_stmt *st = &I->m->stmts[s];
+    pto__top d, a;
+    int64_t r, c, n;
+    if (!pto__tile_arg(I, s, 0, &d) || !pto__tile_arg(I, s, 1, &a) ||
+        !pto__same_shape(I, s, &a, &d, a.t->rows, 1))
+        return 0;
+    n = a.it->vc;
+    for (r = 0; r < d.it->vr; r++) {
+        const void *row = a.it->data;
+        int64_t base = r * a.t->cols;
+        float acc;
+        if (st->op == PTO_OP_TROWSUM) {
+            acc = 0.0f;
+            for (c = 0; c < n; c++) acc = acc + pto_elem_get(row, a.t->dtype, base + c);
+        } else if (n == 0) {
+            acc = st->op == PTO_OP_TROWMAX ? -INFINITY : INFINITY;
+        } else {
+            acc = pto_elem_get(row, a.t->dtype, base);
+            for (c = 1; c < n; c++)
+                acc = pto__binop(st->op == PTO_OP_TROWMAX ? PTO_OP_TMAX : PTO_OP_TMIN, acc,
+                                 pto_elem_get(row, a.t->dtype, base + c));
+        }
+        pto_elem_set(d.it->data, d.t->dtype, r, acc);
+    }
+    return 1;
+}
+
+static int pto__exec_rowexp(pto__interp *I, int32_t s)
+{
+    const pto_stmt *st = &I->m->stmts[s];
+    pto__top d, a, v;
+    int op = PTO_OP_TADD + (st->op - PTO_OP_TROWEXPANDADD);
+    int64_t r, c;
+    if (!pto__tile_arg(I, s, 0, &d) || !pto__tile_arg(I, s, 1, &a) || !pto__tile_arg(I, s, 2, &v) ||
+        !pto__same_shape(I, s, &d, &a, d.t->rows, d.t->cols) || !pto__same_shape(I, s, &d, &v, d.t->rows, 1))
+        return 0;
+    for (r = 0; r < d.it->vr; r++) {
+        float y = pto_elem_get(v.it->data, v.t->dtype, r);
+        for (c = 0; c < d.it->vc; c++) {
+            int64_t i = r * d.t->cols + c;
+            pto_elem_set(d.it->data, d.t->dtype, i, pto__binop(op, pto_elem_get(a.it->data, a.t->dtype, i), y));
+        }
+    }
+    return 1;
+}
+
+static int pto__exec_extract(pto__interp *I, int32_t s)
+{
+    const pto_stmt *st = &I->m->stmts[s];
+    const pto_operand *orow = pto_stmt_arg(I->m, s, 2), *ocol = pto_stmt_arg(I->m, s, 3);
+    pto__top d, a;
+    int64_t r, c;
+    size_t es;
+    if (!pto__tile_arg(I, s, 0, &d) || !pto__tile_arg(I, s, 1, &a)) return 0;
+    if (!orow || !ocol || orow->kind != PTO_O_INT || ocol->kind != PTO_O_INT)
+        return pto__fail(I, st->loc, "textract: operands 3 and 4 must be integers");
+    if (!pto__eval(I, orow->e[0], &r, 0) || !pto__eval(I, ocol->e[0], &c, 0)) return 0;
+    if (r < 0 || c < 0 || r > a.t->rows - d.t->rows || c > a.t->cols - d.t->cols)
+        return pto__fail(I, st->loc, "textract: window [%lld, %lld] of shape [%d, %d] is outside tile '%s' of shape [%d, %d]",
+                         (long long)r, (long long)c, (int)d.t->rows, (int)d.t->cols, pto__tname(I, &a),
+                         (int)a.t->rows, (int)a.t->cols);
+    es = (size_t)pto_dtype_size((pto_dtype)a.t->dtype);
+    pto__copy(d.it->data, d.t->dtype, d.t->cols, a.it->data + (size_t)(r * a.t->cols + c) * es, a.t->dtype,
+              a.t->cols, d.t->rows, d.t->cols);
+    return 1;
+}
+
+/* Converts a whole tile to f32. */
+static void pto__to_f32(float *dst, const pto__top *t)
+{
+    int64_t i, n = (int64_t)t->t->rows * t->t->cols;
+    for (i = 0; i < n; i++) dst[i] = pto_elem_get(t->it->data, t->t->dtype, i);
+}
+
+static int pto__exec_matmul(pto__interp *I, int32_t s)
+{
+    const pto_stmt *st = &I->m->stmts[s];
+    pto__top c, a, b;
+    int64_t M, K, N, i, j, k;
+    float *fa, *fb, *row;
+    if (!pto__tile_arg(I, s, 0, &c) || !pto__tile_arg(I, s, 1, &a) || !pto__tile_arg(I, s, 2, &b) ||
+        !pto__same_shape(I, s, &c, &a, c.t->rows, -1) || !pto__same_shape(I, s, &a, &b, a.t->cols, c.t->cols))
+        return 0;
+    M = c.t->rows, K = a.t->cols, N = c.t->cols;
+    fa = I->scratch;
+    fb = fa + M * K;
+    row = fb + K * N;
+    pto__to_f32(fa, &a);
+    pto__to_f32(fb, &b);
+    for (i = 0; i < M; i++) {
+        /* i-k-j order: every c[i][j] still sums over k ascending */
+        for (j = 0; j < N; j++)
+            row[j] = st->op == PTO_OP_TMATMUL_ACC ? pto_elem_get(c.it->data, c.t->dtype, i * N + j) : 0.0f;
+        for (k = 0; k < K; k++) {
+            float x = fa[i * K + k];
+            const float *bk = fb + k * N;
+            for (j = 0; j < N; j++) {
+                float p = x * bk[j];
+                row[j] = row[j] + p;
+            }
+        }
+        for (j = 0; j < N; j++) pto_elem_set(c.it->data, c.t->dtype, i * N + j, row[j]);
+    }
+    return 1;
+}
+
+static int pto__exec_op(pto__interp *I, int32_t s)
+{
+    const pto_stmt *st = &I->m->stmts[s];
+    const pto_opinfo *info = pto_opinfo_get((pto_op)st->op);
+    if (st->op >= PTO_NOP) return pto__fail(I, st->loc, "the interpreter does not know op %d", (int)st->op);
+    if (st->nargs < info->nargs)
+        return pto__fail(I, st->loc, "%s takes %d operands, got %d", info->name, info->nargs, (int)st->nargs);
+    switch (info->cls) {
+    case PTO_OC_LOAD: return pto__exec_load(I, s);
+    case PTO_OC_STORE: return pto__exec_store(I, s);
+    case PTO_OC_BIN:
+    case PTO_OC_BINS:
+    case PTO_OC_UN:
+    case PTO_OC_FILL:
+    case PTO_OC_CVT: return pto__exec_map(I, s, info->cls);
+    case PTO_OC_MOV: return pto__exec_mov(I, s);
+    case PTO_OC_ROWRED: return pto__exec_rowred(I, s);
+    case PTO_OC_ROWEXP: return pto__exec_rowexp(I, s);
+    case PTO_OC_EXTRACT: return pto__exec_extract(I, s);
+    case PTO_OC_MATMUL: return pto__exec_matmul(I, s);
+    case PTO_OC_SYNC: return 1;
+    }
+    return pto__fail(I, st->loc, "the interpreter cannot run %s", info->name);
+}
+
+/* ---- statements ---- */
+
+static int pto__run_list(pto__interp *I, int32_t block);
+
+static int pto__run_tile(pto__interp *I, const pto_stmt *st)
+{
+    const pto_tile *t = &I->m->tiles[st->ref];
+    pto__itile *it = &I->tiles[st->ref];
+    int64_t vr = t->rows, vc = t->cols;
+    if (!it->data) return pto__fail(I, st->loc, "tile '%s' does not belong to this kernel", pto_str(I->ctx, t->name));
+    if (t->valid_r >= 0 && !pto__eval(I, t->valid_r, &vr, 0)) return 0;
+    if (t->valid_c >= 0 && !pto__eval(I, t->valid_c, &vc, 0)) return 0;
+    if (vr < 0 || vr > t->rows || vc < 0 || vc > t->cols)
+        return pto__fail(I, st->loc, "valid region (%lld, %lld) of tile '%s' is outside its shape [%d, %d]",
+                         (long long)vr, (long long)vc, pto_str(I->ctx, t->name), (int)t->rows, (int)t->cols);
+    memset(it->data, 0, (size_t)pto_tile_bytes(t));
+    it->vr = vr;
+    it->vc = vc;
+    return 1;
+}
+
+static int pto__run_for(pto__interp *I, const pto_stmt *st)
+{
+    int64_t lo, hi, step = 1, i;
+    if (!pto__eval(I, st->e[0], &lo, 0) || !pto__eval(I, st->e[1], &hi, 0)) return 0;
+    if (st->e[2] >= 0 && !pto__eval(I, st->e[2], &step, 0)) return 0;
+    if (step <= 0) return pto__fail(I, st->loc, "loop step must be positive, got %lld", (long long)step);
+    for (i = lo; i < hi;) {
+        I->env[st->ref] = i;
+        I->state[st->ref] = PTO__BOUND;
+        if (!pto__run_list(I, st->body)) return 0;
+        /* the next value must stay below hi, and computing it must not overflow */
+        if ((uint64_t)hi - (uint64_t)i <= (uint64_t)step) break;
+        i += step;
+    }
+    return 1;
+}
+
+static int pto__run_if(pto__interp *I, const pto_stmt *st)
+{
+    int64_t a, b;
+    int t;
+    if (!pto__eval(I, st->e[0], &a, 0) || !pto__eval(I, st->e[1], &b, 0)) return 0;
+    switch (st->cmp) {
+    case PTO_EQ: t = a == b; break;
+    case PTO_NE: t = a != b; break;
+    case PTO_LT: t = a < b; break;
+    case PTO_LE: t = a <= b; break;
+    case PTO_GT: t = a > b; break;
+    default: t = a >= b; break;
+    }
+    if (t) return pto__run_list(I, st->body);
+    return st->orelse >= 0 ? pto__run_list(I, st->orelse) : 1;
+}
+
+static int pto__run_stmt(pto__interp *I, int32_t s)
+{
+    const pto_stmt *st = &I->m->stmts[s];
+    int64_t v;
+    switch (st->kind) {
+    case PTO_ST_OP: return pto__exec_op(I, s);
+    case PTO_ST_TILE: return pto__run_tile(I, st);
+    case PTO_ST_LET:
+        if (!pto__eval(I, st->e[0], &v, 0)) return 0;
+        I->env[st->ref] = v;
+        I->state[st->ref] = PTO__BOUND;
+        return 1;
+    case PTO_ST_FOR: return pto__run_for(I, st);
+    case PTO_ST_IF: return pto__run_if(I, st);
+    case PTO_ST_SECTION: return st->body >= 0 ? pto__run_list(I, st->body) : 1;
+    default: return pto__fail(I, st->loc, "malformed statement");
+    }
+}
+
+static int pto__run_list(pto__interp *I, int32_t block)
+{
+    int32_t s;
+    for (s = I->m->blocks[block].head; s >= 0; s = I->m->stmts[s].next)
+        if (!pto__run_stmt(I, s)) return 0;
+    return 1;
+}
+
+/* ---- launch ---- */
+
+static const pto_binding *pto__find_binding(const pto__interp *I, int32_t v)
+{
+    const char *name = pto__vname(I, v);
+    int i;
+    for (i = 0; i < I->L->nbindings; i++)
+        if (I->L->bindings[i].name && strcmp(I->L->bindings[i].name, name) == 0) return &I->L->bindings[i];
+    return NULL;
+}
+
+/* Dims and scalars from the bindings; every dynamic dim must be bound. */
+static int pto__bind(pto__interp *I, int32_t kernel)
+{
+    int32_t v;
+    for (v = 0; v < I->m->n_vars; v++) {
+        const pto_var *var = &I->m->vars[v];
+        const pto_binding *b;
+        if (var->kernel != kernel || (var->kind != PTO_V_DIM && var->kind != PTO_V_SCALAR)) continue;
+        b = pto__find_binding(I, v);
+        if (!b) {
+            if (var->kind == PTO_V_DIM)
+                return pto__fail(I, var->loc, "dynamic dim '%s' has no binding in the launch", pto__vname(I, v));
+            continue;
+        }
+        I->sval[v] = b->value;
+        if (var->kind == PTO_V_DIM && !(b->value >= 0 && b->value < 2147483648.0 && b->value == floor(b->value)))
+            return pto__fail(I, var->loc, "dynamic dim '%s' is bound to %g, not an integer in [0, 2^31)",
+                             pto__vname(I, v), b->value);
+        if (b->value == floor(b->value) && fabs(b->value) < 9007199254740992.0) {
+            I->env[v] = (int64_t)b->value;
+            I->state[v] = PTO__BOUND;
+        } else {
+            I->state[v] = PTO__NOTINT;
+        }
+    }
+    return 1;
+}
+
+/* Tensor shapes and host arrays: every tensor of every rank needs one. */
+static int pto__tensors(pto__interp *I)
+{
+    int32_t i, r;
+    for (i = 0; i < I->k->nparams; i++) {
+        const pto_param *p = &I->m->params[I->k->param0 + i];
+        int d;
+        if (p->kind != PTO_P_TENSOR) continue;
+        for (d = 0; d < 2; d++)
+            I->shape[i][d] = p->dim_var[d] >= 0 ? I->env[p->dim_var[d]] : p->dim[d];
+        if (I->shape[i][0] < 0 || I->shape[i][1] < 0)
+            return pto__fail(I, p->loc, "tensor '%s' has a negative dim", pto_str(I->ctx, p->name));
+        for (r = 0; r < I->nranks; r++)
+            if (!I->L->tensors || !I->L->tensors[r * I->k->nparams + i])
+                return pto__fail(I, p->loc, "tensor '%s' of rank %d has no host array in the launch",
+                                 pto_str(I->ctx, p->name), (int)r);
+    }
+    return 1;
+}
+
+static void *pto__zalloc(pto__interp *I, size_t n)
+{
+    void *p = pto_alloc(I->ctx, n ? n : 1);
+    if (!p) {
+        I->oom = 1;
+        pto__oom(I->ctx);
+        return NULL;
+    }
+    memset(p, 0, n ? n : 1);
+    return p;
+}
+
+/* One arena for every tile of the kernel, and f32 scratch for matmul. */
+static int pto__alloc_tiles(pto__interp *I, int32_t kernel)
+{
+    int32_t t;
+    size_t off = 0;
+    int64_t maxel = 1;
+    for (t = 0; t < I->m->n_tiles; t++) {
+        const pto_tile *tl = &I->m->tiles[t];
+        int64_t bytes = pto_tile_bytes(tl);
+        if (tl->kernel != kernel) continue;
+        if (tl->rows <= 0 || tl->cols <= 0 || bytes <= 0 || bytes > PTO__MAX_TILE_BYTES)
+            return pto__fail(I, tl->loc, "tile '%s' of shape [%d, %d] cannot be interpreted",
+                             pto_str(I->ctx, tl->name), (int)tl->rows, (int)tl->cols);
+        off += ((size_t)bytes + 31u) & ~(size_t)31u;
+        if ((int64_t)tl->rows * tl->cols > maxel) maxel = (int64_t)tl->rows * tl->cols;
+    }
+    I->arena_size = off;
+    I->arena = (unsigned char *)pto__zalloc(I, off);
+    I->scratch = (float *)pto__zalloc(I, (size_t)(3 * maxel) * sizeof(float));
+    if (!I->arena || !I->scratch) return 0;
+    for (t = 0, off = 0; t < I->m->n_tiles; t++) {
+        const pto_tile *tl = &I->m->tiles[t];
+        if (tl->kernel != kernel) continue;
+        I->tiles[t].data = I->arena + off;
+        I->tiles[t].vr = tl->rows;
+        I->tiles[t].vc = tl->cols;
+        off += ((size_t)pto_tile_bytes(tl) + 31u) & ~(size_t)31u;
+    }
+    return 1;
+}
+
+static int pto__setup(pto__interp *I)
+{
+    const pto_module *m = I->m;
+    int32_t kernel = I->L->kernel;
+    I->k = &m->kernels[kernel];
+    I->nranks = I->k->ranks && I->L->nranks > 0 ? I->L->nranks : 1;
+    I->env = (int64_t *)pto__zalloc(I, sizeof(int64_t) * (size_t)m->n_vars);
+    I->state = (uint8_t *)pto__zalloc(I, (size_t)m->n_vars);
+    I->sval = (double *)pto__zalloc(I, sizeof(double) * (size_t)m->n_vars);
+    I->tiles = (pto__itile *)pto__zalloc(I, sizeof(pto__itile) * (size_t)m->n_tiles);
+    I->shape = (int64_t(*)[2])pto__zalloc(I, sizeof(int64_t[2]) * (size_t)I->k->nparams);
+    if (!I->env || !I->state || !I->sval || !I->tiles || !I->shape) return 0;
+    if (I->L->nbindings > 0 && !I->L->bindings) return pto__fail(I, I->k->loc, "the launch has no bindings array");
+    if (!pto__bind(I, kernel) || !pto__tensors(I)) return 0;
+    return pto__alloc_tiles(I, kernel);
+}
+
+/* Forget the previous block: every tile zero, lets and loop vars unbound. */
+static void pto__reset_block(pto__interp *I)
+{
+    int32_t v;
+    memset(I->arena, 0, I->arena_size);
+    for (v = 0; v < I->m->n_vars; v++)
+        if (I->m->vars[v].kind == PTO_V_LET || I->m->vars[v].kind == PTO_V_LOOP) I->state[v] = PTO__UNBOUND;
+}
+
+static int pto__run_kernel(pto__interp *I)
+{
+    const char *kname = pto_str(I->ctx, I->k->name);
+    int64_t r, b, nblocks = 1;
+    I->blocks = 1;
+    if (I->k->blocks >= 0 && !pto__eval(I, I->k->blocks, &nblocks, 0)) return 0;
+    if (nblocks < 0)
+        return pto__fail(I, I->k->loc, "kernel '%s' has blocks(%lld): the count must be >= 0", kname,
+                         (long long)nblocks);
+    I->blocks = nblocks;
+    for (r = 0; r < I->nranks; r++) {
+        for (b = 0; b < nblocks; b++) {
+            I->rank = r;
+            I->block = b;
+            pto__reset_block(I);
+            if (pto__run_list(I, I->k->body)) continue;
+            if (I->k->ranks)
+                pto_note(I->ctx, I->k->loc, "in block %lld of rank %lld of kernel '%s'", (long long)b,
+                         (long long)r, kname);
+            else
+                pto_note(I->ctx, I->k->loc, "in block %lld of kernel '%s'", (long long)b, kname);
+            return 0;
+        }
+    }
+    return 1;
+}
 
 PTODEF pto_status pto_interp(pto_ctx *ctx, const pto_module *m, const pto_launch *launch)
 {
+    pto__interp I;
     pto_loc none = {0, 0, 0};
-    (void)m;
-    (void)launch;
-    return pto_error(ctx, none, "the interpreter is not built yet");
+    int ok;
+    if (!m || !launch || launch->kernel < 0 || launch->kernel >= m->n_kernels)
+        return pto_error(ctx, none, "pto_interp: the launch names no kernel of the module");
+    memset(&I, 0, sizeof I);
+    I.ctx = ctx;
+    I.m = m;
+    I.L = launch;
+    ok = pto__setup(&I) && pto__run_kernel(&I);
+    pto_free(ctx, I.env);
+    pto_free(ctx, I.state);
+    pto_free(ctx, I.sval);
+    pto_free(ctx, I.tiles);
+    pto_free(ctx, I.shape);
+    pto_free(ctx, I.arena);
+    pto_free(ctx, I.scratch);
+    if (I.oom) return PTO_ERR_INTERNAL;
+    return ok ? PTO_OK : PTO_ERR_USER;
 }

@@ -1,1 +1,928 @@
-/* plan.c - (placeholder; lands with its issue) */
+/* plan.c - the memory planner: an address for every local tile.
+
+   Needs: a verified module (tile spaces, shapes and nbuf in range; xN tiles
+   declared inside a loop).
+   Guarantees on PTO_OK: every tile whose space is not GM has planned = 1 and
+   offset[0..nbuf-1] set; slot k of an xN tile is at offset[0] + k * stride,
+   stride = the slot's bytes rounded up to the space's granule, so slots are
+   contiguous and in slot order (the sync inserter and the emitter compute a
+   slot's address from that). Every slot lies inside its space below the
+   room reserved for cube/vector pipe buffers, every planner-chosen offset is
+   a multiple of the granule (>= 32 bytes), pinned tiles sit exactly at their
+   pin, and no two tiles that can be live at the same time share a byte.
+   Tiles that a failed group could not place keep planned = 0.
+
+   Memory is per kernel, per core and per space: a mix kernel's cube and
+   vector sections have separate memories, and the two vector cores each have
+   their own UB (they run the same vector code, so one plan serves both).
+
+   Lifetimes. Statements are numbered in a pre-order walk of the kernel body
+   (a FOR or IF gets its number before its body; the else branch follows the
+   then branch). A tile's interval is [first use, last use] over the op
+   statements that name it (its declaration alone does not make it live),
+   widened so that:
+   - a use inside a loop that does not also contain the declaration covers
+     that whole loop (the value must survive every iteration);
+   - an xN tile covers the whole loop that declares it: slot k may still be
+     in flight while iterations k+1..k+N-1 run, so the simplest correct rule
+     is N distinct buffers live for the whole loop;
+   - a tile declared in a loop body and used only there lives within one
+     iteration (a fresh buffer each iteration, pto-text.md).
+   Both branches of an IF lie inside [first, last] when the tile is used on
+   both sides or after it, so neither branch can clobber it.
+
+   Granules (the unit of planner-chosen offsets and slot strides): 32 bytes
+   for vec, mat, bias and scaling (the hardware's alignment rule). left and
+   right use 512 bytes and acc 1024 bytes: a cube operand tile is a whole
+   number of 512-byte fractals and an accumulator one of 1 KiB fractals
+   (hardware.md section 2), so a fractal-aligned offset keeps every fractal
+   whole at no cost in space. We do not copy PTOAS's 4 KiB units: they lose
+   up to 3.5 KiB per tile in a 64 KiB space for no correctness gain.
+   Pins only need the 32-byte hardware alignment.
+
+   Placement. Pinned tiles go first, at their pins. The others are placed one
+   at a time at the lowest (first-fit) or the tightest (best-fit) gap that
+   clears every already placed tile they may conflict with; several orders
+   are tried (largest first, by start, longest lifetime first, largest
+   size x lifetime first), each with both fits, and the lowest peak wins
+   (the first on a tie, so the output is deterministic).
+   Two levels:
+   - separate: bytes are shared only by tiles whose accesses all run on one
+     pipe. Reusing a dead tile's bytes for a tile written by another pipe
+     adds a write-after-read dependency that serialises the two pipes (the
+     upstream planner's "pipe conflict" rule), so this level is preferred.
+   - tight: any two tiles whose lifetimes are disjoint may share bytes.
+   The tight level is used only when no order fits at the separate level,
+   or when the caller asks for it. (The cycle-model effect of the level shows
+   once the simulator and the sync inserter land: a tight plan adds flags
+   between pipes that a separate plan does not need.)
+
+   Cube/vector pipe consumer buffers (m->cvpipes) are reserved at the top of
+   the consumer's space (vec for C2V, mat for V2C, both for BOTH):
+   local_slot_num * slot_size bytes each, rounded to the granule, stacked
+   downwards in pipe order; pto_plan_pipe_base gives a pipe's base. */
+
+#define PTO__NFITS 2
+
+typedef struct pto__live {
+    int32_t npts;
+    int32_t *pt;       /* [n_stmts] program point, -1 outside every kernel */
+    int32_t *end;      /* [n_stmts] last point of the statement's subtree */
+    int32_t *at;       /* [npts] the statement at a point */
+    int32_t *lo, *hi;  /* [n_tiles] the interval; hi < 0: no point at all */
+    uint16_t *rd, *wr; /* [n_tiles] pipes that read / write the tile */
+} pto__live;
+
+typedef struct pto__item {
+    int32_t tile;
+    int64_t size, stride, pin; /* size = nbuf * stride; pin = fixed offset or -1 */
+    int32_t lo, hi;
+    uint16_t rd, wr;
+} pto__item;
+
+typedef struct pto__group {
+    int32_t kernel;
+    int core, space;
+    int64_t cap, reserved, avail, granule;
+    pto__item *it;
+    int32_t n;
+    int64_t live_max;  /* most aligned bytes live at one point (a lower bound) */
+    int32_t live_pt;
+} pto__group;
+
+static const char *const pto__order_names[PTO_NORDER] = {
+    "largest-first", "by-start", "longest-first", "by-area"
+};
+
+PTODEF int64_t pto_plan_granule(pto_space s)
+{
+    if (s == PTO_LEFT || s == PTO_RIGHT) return 512;
+    if (s == PTO_ACC) return 1024;
+    return 32;
+}
+
+static int64_t pto__align_up(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
+
+/* ---- program points ------------------------------------------------------ */
+
+static int32_t pto__block_head(const pto_module *m, int32_t b) { return b >= 0 ? m->blocks[b].head : -1; }
+
+/* The statement after s's whole subtree in pre-order, or -1 at the end of
+   the kernel. Iterative, so deep nesting cannot exhaust the stack. */
+static int32_t pto__plan_skip(const pto_module *m, int32_t s)
+{
+    while (s >= 0) {
+        const pto_stmt *st = &m->stmts[s];
+        int32_t owner;
+        if (st->next >= 0) return st->next;
+        if (st->block < 0) return -1;
+        owner = m->blocks[st->block].owner;
+        if (owner < 0) return -1;
+        if (st->block == m->stmts[owner].body && pto__block_head(m, m->stmts[owner].orelse) >= 0)
+            return pto__block_head(m, m->stmts[owner].orelse);
+        s = owner;
+    }
+    return -1;
+}
+
+static int32_t pto__plan_succ(const pto_module *m, int32_t s)
+{
+    const pto_stmt *st = &m->stmts[s];
+    if (pto__block_head(m, st->body) >= 0) return pto__block_head(m, st->body);
+    if (pto__block_head(m, st->orelse) >= 0) return pto__block_head(m, st->orelse);
+    return pto__plan_skip(m, s);
+}
+
+static void pto__live_free(pto_ctx *ctx, pto__live *lv)
+{
+    pto_free(ctx, lv->pt);
+    pto_free(ctx, lv->end);
+    pto_free(ctx, lv->at);
+    pto_free(ctx, lv->lo);
+    pto_free(ctx, lv->hi);
+    pto_free(ctx, lv->rd);
+    pto_free(ctx, lv->wr);
+    memset(lv, 0, sizeof *lv);
+}
+
+/* Numbers every kernel's statements; kernels get consecutive ranges, so a
+   subtree that runs to the end of its kernel ends at the kernel's last point. */
+static void pto__live_number(const pto_module *m, pto__live *lv)
+{
+    int32_t k, s, n = 0, q;
+    for (s = 0; s < m->n_stmts; s++) lv->pt[s] = lv->end[s] = -1;
+    for (k = 0; k < m->n_kernels; k++) {
+        int32_t first = n;
+        for (s = pto__block_head(m, m->kernels[k].body); s >= 0; s = pto__plan_succ(m, s)) {
+            if (lv->pt[s] >= 0) break; /* a cycle in the links: stop rather than loop */
+            lv->at[n] = s;
+            lv->pt[s] = n++;
+        }
+        for (q = first; q < n; q++) {
+            int32_t after = pto__plan_skip(m, lv->at[q]);
+            lv->end[lv->at[q]] = after >= 0 && lv->pt[after] > q ? lv->pt[after] - 1 : n - 1;
+        }
+    }
+    lv->npts = n;
+}
+
+static int pto__contains(const pto__live *lv, int32_t loop, int32_t stmt)
+{
+    int32_t p = stmt >= 0 ? lv->pt[stmt] : -1;
+    return p >= 0 && lv->pt[loop] <= p && p <= lv->end[loop];
+}
+
+/* Widens tile t's interval for a use at statement u: the outermost loop
+   around u that does not contain the declaration is live throughout. */
+static void pto__live_use(const pto_module *m, pto__live *lv, int32_t t, int32_t u)
+{
+    int32_t l = pto_stmt_loop(m, u), outer = -1, p = lv->pt[u];
+    for (; l >= 0 && !pto__contains(lv, l, m->tiles[t].decl); l = pto_stmt_loop(m, l)) outer = l;
+    if (outer >= 0) {
+        if (lv->pt[outer] < lv->lo[t]) lv->lo[t] = lv->pt[outer];
+        if (lv->end[outer] > lv->hi[t]) lv->hi[t] = lv->end[outer];
+    }
+    if (p < lv->lo[t]) lv->lo[t] = p;
+    if (p > lv->hi[t]) lv->hi[t] = p;
+}
+
+static void pto__live_op(const pto_module *m, pto__live *lv, int32_t s)
+{
+    const pto_stmt *st = &m->stmts[s];
+    const pto_opinfo *oi = pto_opinfo_get((pto_op)st->op);
+    uint16_t pipe = (uint16_t)(1u << pto_stmt_pipe(m, s));
+    int i;
+    for (i = 0; i < st->nargs; i++) {
+        const pto_operand *o = &m->operands[st->arg0 + i];
+        uint32_t mask = oi && i < oi->nargs ? oi->arg[i] : PTO_A_READ;
+        if (o->kind != PTO_O_TILE || o->ref < 0 || o->ref >= m->n_tiles) continue;
+        pto__live_use(m, lv, o->ref, s);
+        if (mask & PTO_A_WRITE) lv->wr[o->ref] |= pipe;
+        if ((mask & PTO_A_READ) || !(mask & PTO_A_WRITE)) lv->rd[o->ref] |= pipe;
+    }
+}
+
+/* Intervals of every tile. */
+static pto_status pto__live_build(pto_ctx *ctx, const pto_module *m, pto__live *lv)
+{
+    size_t ns = (size_t)m->n_stmts + 1, nt = (size_t)m->n_tiles + 1;
+    int32_t p, t;
+    memset(lv, 0, sizeof *lv);
+    lv->pt = (int32_t *)pto_alloc(ctx, ns * sizeof(int32_t));
+    lv->end = (int32_t *)pto_alloc(ctx, ns * sizeof(int32_t));
+    lv->at = (int32_t *)pto_alloc(ctx, ns * sizeof(int32_t));
+    lv->lo = (int32_t *)pto_alloc(ctx, nt * sizeof(int32_t));
+    lv->hi = (int32_t *)pto_alloc(ctx, nt * sizeof(int32_t));
+    lv->rd = (uint16_t *)pto_alloc(ctx, nt * sizeof(uint16_t));
+    lv->wr = (uint16_t *)pto_alloc(ctx, nt * sizeof(uint16_t));
+    if (!lv->pt || !lv->end || !lv->at || !lv->lo || !lv->hi || !lv->rd || !lv->wr) {
+        pto__live_free(ctx, lv);
+        pto__oom(ctx);
+        return PTO_ERR_INTERNAL;
+    }
+    pto__live_number(m, lv);
+    for (t = 0; t < m->n_tiles; t++) {
+        lv->lo[t] = INT32_MAX;
+        lv->hi[t] = -1;
+        lv->rd[t] = lv->wr[t] = 0;
+    }
+    for (p = 0; p < lv->npts; p++)
+        if (m->stmts[lv->at[p]].kind == PTO_ST_OP) pto__live_op(m, lv, lv->at[p]);
+    for (t = 0; t < m->n_tiles; t++) {
+        int32_t d = m->tiles[t].decl, l;
+        int32_t dp = d >= 0 && d < m->n_stmts ? lv->pt[d] : -1;
+        if (lv->hi[t] < 0) lv->lo[t] = lv->hi[t] = dp;  /* never used: live at its declaration */
+        l = dp >= 0 ? pto_stmt_loop(m, d) : -1;
+        if (m->tiles[t].nbuf > 1 && l >= 0) {
+            if (lv->pt[l] < lv->lo[t] || lv->lo[t] < 0) lv->lo[t] = lv->pt[l];
+            if (lv->end[l] > lv->hi[t]) lv->hi[t] = lv->end[l];
+        }
+    }
+    return PTO_OK;
+}
+
+/* ---- groups -------------------------------------------------------------- */
+
+static int pto__local(const pto_tile *t) { return t->space > PTO_GM && t->space < PTO_NSPACE; }
+
+static int64_t pto__tile_stride(const pto_tile *t)
+{
+    return pto__align_up(pto_tile_bytes(t), pto_plan_granule((pto_space)t->space));
+}
+
+static int64_t pto__pipe_room(const pto_cvpipe *p, pto_space s)
+{
+    return pto__align_up((int64_t)p->local_slot_num * p->slot_size, pto_plan_granule(s));
+}
+
+static int pto__pipe_consumes(const pto_cvpipe *p, pto_space s)
+{
+    if (s == PTO_VEC) return (p->dir & PTO_C2V) != 0;
+    if (s == PTO_MAT) return (p->dir & PTO_V2C) != 0;
+    return 0;
+}
+
+PTODEF int64_t pto_plan_pipe_base(const pto_module *m, int32_t cvpipe, pto_space s)
+{
+    int64_t top;
+    int32_t i, k;
+    if (cvpipe < 0 || cvpipe >= m->n_cvpipes || !pto__pipe_consumes(&m->cvpipes[cvpipe], s)) return -1;
+    k = m->cvpipes[cvpipe].kernel;
+    top = pto_space_capacity(m->arch, s);
+    for (i = 0; i <= cvpipe; i++)
+        if (m->cvpipes[i].kernel == k && pto__pipe_consumes(&m->cvpipes[i], s))
+            top -= pto__pipe_room(&m->cvpipes[i], s);
+    return top;
+}
+
+static int64_t pto__reserved(const pto_module *m, int32_t kernel, pto_space s)
+{
+    int64_t r = 0;
+    int32_t i;
+    for (i = 0; i < m->n_cvpipes; i++)
+        if (m->cvpipes[i].kernel == kernel && pto__pipe_consumes(&m->cvpipes[i], s))
+            r += pto__pipe_room(&m->cvpipes[i], s);
+    return r;
+}
+
+static int pto__overlap_time(const pto__item *a, const pto__item *b)
+{
+    return a->lo <= b->hi && b->lo <= a->hi;
+}
+
+static int pto__popcount(unsigned v)
+{
+    int n = 0;
+    for (; v; v &= v - 1) n++;
+    return n;
+}
+
+/* Writing t over bytes that d used adds a dependency between two pipes
+   unless every access of d and every write of t run on the same pipe. */
+static int pto__conflict_dir(const pto__item *d, const pto__item *t)
+{
+    unsigned acc = (unsigned)(d->rd | d->wr), w = t->wr;
+    return acc && w && pto__popcount(acc | w) > 1;
+}
+
+static int pto__conflict(const pto__item *a, const pto__item *b)
+{
+    return pto__conflict_dir(a, b) || pto__conflict_dir(b, a);
+}
+
+/* The most bytes live at one point, and that point. */
+static void pto__group_live_max(pto__group *g)
+{
+    int32_t i, j;
+    g->live_max = 0;
+    g->live_pt = g->n ? g->it[0].lo : -1;
+    /* the maximum of a sum of intervals is reached at some interval's start */
+    for (i = 0; i < g->n; i++) {
+        int64_t sum = 0;
+        int32_t p = g->it[i].lo;
+        for (j = 0; j < g->n; j++)
+            if (g->it[j].lo <= p && p <= g->it[j].hi) sum += g->it[j].size;
+        if (sum > g->live_max || (sum == g->live_max && p < g->live_pt)) {
+            g->live_max = sum;
+            g->live_pt = p;
+        }
+    }
+}
+
+/* ---- placement ----------------------------------------------------------- */
+
+static int pto__order_before(const pto__item *a, const pto__item *b, int order)
+{
+    int64_t ka = 0, kb = 0;
+    switch (order) {
+    case PTO_ORDER_LARGEST: ka = a->size; kb = b->size; break;
+    case PTO_ORDER_START: ka = -(int64_t)a->lo; kb = -(int64_t)b->lo; break;
+    case PTO_ORDER_LONGEST: ka = a->hi - a->lo; kb = b->hi - b->lo; break;
+    default: ka = a->size * (a->hi - a->lo + 1); kb = b->size * (b->hi - b->lo + 1); break;
+    }
+    if (ka != kb) return ka > kb;
+    if (a->size != b->size) return a->size > b->size;
+    if (a->lo != b->lo) return a->lo < b->lo;
+    return a->tile < b->tile;
+}
+
+static void pto__sort_order(const pto__group *g, int32_t *idx, int order)
+{
+    int32_t i, j;
+    for (i = 0; i < g->n; i++) idx[i] = i;
+    for (i = 1; i < g->n; i++) {
+        int32_t v = idx[i];
+        for (j = i; j > 0 && pto__order_before(&g->it[v], &g->it[idx[j - 1]], order); j--) idx[j] = idx[j - 1];
+        idx[j] = v;
+    }
+}
+
+/* Inserts item i into `placed`, kept sorted by offset. */
+static void pto__placed_add(int32_t *placed, int32_t *np, const int64_t *off, int32_t i)
+{
+    int32_t j = *np;
+    while (j > 0 && off[placed[j - 1]] > off[i]) { placed[j] = placed[j - 1]; j--; }
+    placed[j] = i;
+    (*np)++;
+}
+
+/* The offset for item i: the lowest (first-fit) or tightest (best-fit) gap
+   between the placed items it must avoid. */
+static int64_t pto__find_gap(const pto__group *g, int32_t i, const int32_t *placed, int32_t np,
+                             const int64_t *off, int bestfit, int separate)
+{
+    const pto__item *a = &g->it[i];
+    int64_t cur = 0, best = -1, best_gap = 0;
+    int32_t k;
+    for (k = 0; k < np; k++) {
+        const pto__item *b = &g->it[placed[k]];
+        int64_t s = off[placed[k]], cand = pto__align_up(cur, g->granule);
+        if (!pto__overlap_time(a, b) && !(separate && pto__conflict(a, b))) continue;
+        if (cand + a->size <= s) {
+            if (!bestfit) return cand;
+            if (best < 0 || s - cand < best_gap) { best = cand; best_gap = s - cand; }
+        }
+        if (s + b->size > cur) cur = s + b->size;
+    }
+    return best >= 0 ? best : pto__align_up(cur, g->granule);
+}
+
+/* Places every item with one order and fit; returns the peak (highest byte
+   used). off[] receives the offsets. */
+static int64_t pto__place(const pto__group *g, const int32_t *idx, int bestfit, int separate,
+                          int64_t *off, int32_t *placed)
+{
+    int32_t k, np = 0;
+    int64_t peak = 0;
+    for (k = 0; k < g->n; k++) {
+        off[k] = g->it[k].pin;
+        if (g->it[k].pin >= 0) pto__placed_add(placed, &np, off, k);
+    }
+    for (k = 0; k < g->n; k++) {
+        int32_t i = idx[k];
+        if (g->it[i].pin >= 0) continue;
+        off[i] = pto__find_gap(g, i, placed, np, off, bestfit, separate);
+        pto__placed_add(placed, &np, off, i);
+    }
+    for (k = 0; k < g->n; k++)
+        if (off[k] + g->it[k].size > peak) peak = off[k] + g->it[k].size;
+    return peak;
+}
+
+/* ---- diagnostics ---------------------------------------------------------- */
+
+static const char *pto__tname(const pto_module *m, int32_t t) { return pto_str(m->ctx, m->tiles[t].name); }
+static const char *pto__kname(const pto_module *m, int32_t k) { return pto_str(m->ctx, m->kernels[k].name); }
+
+static void pto__item_desc(const pto_module *m, const pto__item *it, pto_buf *b)
+{
+    int nbuf = m->tiles[it->tile].nbuf;
+    if (nbuf > 1) pto_buf_printf(b, "%s %dx%lld", pto__tname(m, it->tile), nbuf, (long long)it->stride);
+    else pto_buf_printf(b, "%s %lld", pto__tname(m, it->tile), (long long)it->size);
+}
+
+static pto_loc pto__pt_loc(const pto_module *m, const pto__live *lv, int32_t p)
+{
+    pto_loc none = {0, 0, 0};
+    return p >= 0 && p < lv->npts ? m->stmts[lv->at[p]].loc : none;
+}
+
+static pto_status pto__overflow(pto_ctx *ctx, const pto_module *m, const pto__live *lv,
+                                const pto__group *g, int64_t peak, const pto_plan_desc *d)
+{
+    pto_buf b;
+    pto_loc loc = pto__pt_loc(m, lv, g->live_pt);
+    int32_t i, nlive = 0, k;
+    pto_status st;
+    memset(&b, 0, sizeof b);
+    b.ctx = ctx;
+    for (i = 0; i < g->n; i++) nlive += g->it[i].lo <= g->live_pt && g->live_pt <= g->it[i].hi;
+    pto_buf_printf(&b, "kernel '%s': %s overflows: needs %lld bytes, capacity %lld", pto__kname(m, g->kernel),
+                   pto_space_name((pto_space)g->space), (long long)(peak + g->reserved), (long long)g->cap);
+    if (g->reserved) pto_buf_printf(&b, " (%lld reserved for cube/vector pipe buffers)", (long long)g->reserved);
+    pto_buf_printf(&b, "; at line %d, %d tiles are live:", (int)loc.line, (int)nlive);
+    for (i = 0, k = 0; i < g->n; i++) {
+        if (!(g->it[i].lo <= g->live_pt && g->live_pt <= g->it[i].hi)) continue;
+        pto_buf_puts(&b, k++ ? ", " : " ");
+        pto__item_desc(m, &g->it[i], &b);
+    }
+    pto_buf_printf(&b, " (%lld bytes)", (long long)g->live_max);
+    if (g->live_max < peak) pto_buf_puts(&b, ", the rest is fragmentation");
+    pto_buf_printf(&b, "; tried %d placement orders (", d->norders);
+    for (i = 0; i < d->norders; i++)
+        pto_buf_printf(&b, "%s%s", i ? ", " : "", pto__order_names[d->orders[i]]);
+    pto_buf_puts(&b, "), first-fit and best-fit each");
+    st = b.oom ? PTO_ERR_INTERNAL : pto_error(ctx, loc, "%s", b.data);
+    pto_buf_free(&b);
+    return st;
+}
+
+/* Pins: aligned, inside the space, and never overlapping another live pin. */
+static pto_status pto__check_pins(pto_ctx *ctx, const pto_module *m, const pto__group *g)
+{
+    pto_status st = PTO_OK;
+    int32_t i, j;
+    for (i = 0; i < g->n; i++) {
+        const pto__item *a = &g->it[i];
+        const pto_tile *t = &m->tiles[a->tile];
+        if (a->pin < 0) continue;
+        if (a->pin % 32)
+            st = pto_error(ctx, t->loc, "tile '%s' pinned at 0x%llx is not 32-byte aligned",
+                           pto__tname(m, a->tile), (long long)a->pin);
+        else if (a->pin + a->size > g->avail)
+            st = pto_error(ctx, t->loc, "tile '%s' pinned at 0x%llx ends at 0x%llx, past the %s capacity 0x%llx%s",
+                           pto__tname(m, a->tile), (long long)a->pin, (long long)(a->pin + a->size),
+                           pto_space_name((pto_space)g->space), (long long)g->avail,
+                           g->reserved ? " (the rest is reserved for cube/vector pipe buffers)" : "");
+        for (j = 0; j < i; j++) {
+            const pto__item *b = &g->it[j];
+            int64_t lo, hi;
+            if (b->pin < 0 || !pto__overlap_time(a, b)) continue;
+            lo = a->pin > b->pin ? a->pin : b->pin;
+            hi = a->pin + a->size < b->pin + b->size ? a->pin + a->size : b->pin + b->size;
+            if (lo < hi)
+                st = pto_error(ctx, t->loc, "pinned tiles '%s' and '%s' overlap at %s bytes [0x%llx, 0x%llx) while both live",
+                               pto__tname(m, b->tile), pto__tname(m, a->tile), pto_space_name((pto_space)g->space),
+                               (long long)lo, (long long)hi);
+        }
+    }
+    return st;
+}
+
+/* ---- one group ------------------------------------------------------------ */
+
+typedef struct pto__scratch {
+    int32_t *idx, *placed;
+    int64_t *off, *best;
+} pto__scratch;
+
+/* Tries every level, order and fit; keeps the lowest peak of the first
+   level that fits. Returns 1 when a placement fits (best[] holds it). */
+static int pto__search(const pto__group *g, const pto_plan_desc *d, pto__scratch *s, pto_plan_stat *stat,
+                       int64_t *min_peak)
+{
+    int level, o, fit;
+    *min_peak = -1;
+    for (level = d->tight ? PTO_PLAN_TIGHT : PTO_PLAN_SEPARATE; level <= PTO_PLAN_TIGHT; level++) {
+        int64_t best_peak = -1;
+        for (o = 0; o < d->norders; o++) {
+            pto__sort_order(g, s->idx, d->orders[o]);
+            for (fit = 0; fit < PTO__NFITS; fit++) {
+                int64_t peak = pto__place(g, s->idx, fit, level == PTO_PLAN_SEPARATE, s->off, s->placed);
+                if (*min_peak < 0 || peak < *min_peak) *min_peak = peak;
+                if (peak > g->avail || (best_peak >= 0 && peak >= best_peak)) continue;
+                best_peak = peak;
+                memcpy(s->best, s->off, (size_t)g->n * sizeof(int64_t));
+                stat->level = (uint8_t)level;
+                stat->order = (uint8_t)d->orders[o];
+                stat->fit = (uint8_t)fit;
+                stat->peak = peak;
+            }
+        }
+        if (best_peak >= 0) return 1;
+    }
+    return 0;
+}
+
+static pto_status pto__plan_group(pto_ctx *ctx, pto_module *m, const pto__live *lv, pto__group *g,
+                                  const pto_plan_desc *d, pto_plan_stat *stat)
+{
+    pto__scratch s;
+    size_t n = (size_t)g->n + 1;
+    int64_t min_peak;
+    pto_status st;
+    int32_t i;
+    pto__group_live_max(g);
+    stat->kernel = g->kernel;
+    stat->core = (uint8_t)g->core;
+    stat->space = (uint8_t)g->space;
+    stat->capacity = g->cap;
+    stat->reserved = g->reserved;
+    stat->live_max = g->live_max;
+    stat->live_stmt = g->live_pt >= 0 ? lv->at[g->live_pt] : -1;
+    stat->ntiles = g->n;
+    st = pto__check_pins(ctx, m, g);
+    if (st != PTO_OK) return st;
+    s.idx = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
+    s.placed = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
+    s.off = (int64_t *)pto_alloc(ctx, n * sizeof(int64_t));
+    s.best = (int64_t *)pto_alloc(ctx, n * sizeof(int64_t));
+    if (!s.idx || !s.placed || !s.off || !s.best) {
+        pto__oom(ctx);
+        st = PTO_ERR_INTERNAL;
+    } else if (!pto__search(g, d, &s, stat, &min_peak)) {
+        st = pto__overflow(ctx, m, lv, g, min_peak, d);
+    } else {
+        for (i = 0; i < g->n; i++) {
+            pto_tile *t = &m->tiles[g->it[i].tile];
+            int k;
+            for (k = 0; k < t->nbuf; k++) t->offset[k] = s.best[i] + k * g->it[i].stride;
+            t->planned = 1;
+        }
+    }
+    pto_free(ctx, s.idx);
+    pto_free(ctx, s.placed);
+    pto_free(ctx, s.off);
+    pto_free(ctx, s.best);
+    return st;
+}
+
+/* ---- driver ---------------------------------------------------------------- */
+
+typedef struct pto__tkey {
+    int64_t key;
+    int32_t tile;
+} pto__tkey;
+
+static int pto__tkey_cmp(const void *a, const void *b)
+{
+    const pto__tkey *x = (const pto__tkey *)a, *y = (const pto__tkey *)b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return x->tile < y->tile ? -1 : x->tile > y->tile;
+}
+
+static int64_t pto__group_key(const pto_tile *t) { return ((int64_t)t->kernel << 8) | (t->core << 4) | t->space; }
+
+/* A tile the planner cannot size: reported, and left unplanned. */
+static pto_status pto__check_tile(pto_ctx *ctx, const pto_module *m, int32_t t)
+{
+    const pto_tile *tl = &m->tiles[t];
+    if (tl->nbuf < 1 || tl->nbuf > PTO_MAX_NBUF)
+        return pto_error(ctx, tl->loc, "tile '%s' has %d slots; 1 to %d are allowed", pto__tname(m, t), (int)tl->nbuf,
+                         PTO_MAX_NBUF);
+    if (tl->rows <= 0 || tl->cols <= 0 || pto_dtype_size((pto_dtype)tl->dtype) == 0)
+        return pto_error(ctx, tl->loc, "tile '%s' has no size", pto__tname(m, t));
+    if (tl->kernel < 0 || tl->kernel >= m->n_kernels)
+        return pto_error(ctx, tl->loc, "tile '%s' belongs to no kernel", pto__tname(m, t));
+    return PTO_OK;
+}
+
+static int pto__result_push(pto_ctx *ctx, pto_plan_result *r, const pto_plan_stat *s)
+{
+    if (r->n == r->cap) {
+        int32_t ncap = r->cap ? r->cap * 2 : 16;
+        pto_plan_stat *p = (pto_plan_stat *)pto_realloc(ctx, r->stats, (size_t)ncap * sizeof *p);
+        if (!p) { pto__oom(ctx); return 0; }
+        r->stats = p;
+        r->cap = ncap;
+    }
+    r->stats[r->n++] = *s;
+    return 1;
+}
+
+static void pto__group_init(const pto_module *m, const pto__live *lv, pto__group *g, const pto__tkey *keys,
+                            int32_t n)
+{
+    const pto_tile *t0 = &m->tiles[keys[0].tile];
+    int32_t i;
+    g->kernel = t0->kernel;
+    g->core = t0->core;
+    g->space = t0->space;
+    g->cap = pto_space_capacity(m->arch, (pto_space)g->space);
+    g->reserved = pto__reserved(m, g->kernel, (pto_space)g->space);
+    g->avail = g->cap - g->reserved;
+    g->granule = pto_plan_granule((pto_space)g->space);
+    g->n = n;
+    for (i = 0; i < n; i++) {
+        int32_t t = keys[i].tile;
+        pto__item *it = &g->it[i];
+        it->tile = t;
+        it->stride = pto__tile_stride(&m->tiles[t]);
+        it->size = it->stride * m->tiles[t].nbuf;
+        it->pin = m->tiles[t].pin >= 0 ? m->tiles[t].pin : -1;
+        it->lo = lv->lo[t] >= 0 ? lv->lo[t] : 0;
+        it->hi = lv->hi[t] >= 0 ? lv->hi[t] : 0;
+        it->rd = lv->rd[t];
+        it->wr = lv->wr[t];
+    }
+}
+
+static pto_status pto__plan_groups(pto_ctx *ctx, pto_module *m, const pto__live *lv, const pto__tkey *keys,
+                                   int32_t nk, const pto_plan_desc *d)
+{
+    pto_status st = PTO_OK;
+    pto__group g;
+    int32_t i = 0, j;
+    g.it = (pto__item *)pto_alloc(ctx, ((size_t)nk + 1) * sizeof(pto__item));
+    if (!g.it) { pto__oom(ctx); return PTO_ERR_INTERNAL; }
+    while (i < nk) {
+        pto_plan_stat stat;
+        pto_status gs;
+        for (j = i; j < nk && keys[j].key == keys[i].key; j++) {}
+        memset(&stat, 0, sizeof stat);
+        pto__group_init(m, lv, &g, keys + i, j - i);
+        gs = pto__plan_group(ctx, m, lv, &g, d, &stat);
+        if (gs != PTO_OK && st != PTO_ERR_INTERNAL) st = gs;
+        if (d->result && !pto__result_push(ctx, d->result, &stat)) st = PTO_ERR_INTERNAL;
+        if (st == PTO_ERR_INTERNAL) break;
+        i = j;
+    }
+    pto_free(ctx, g.it);
+    return st;
+}
+
+static const pto_plan_order pto__default_orders[PTO_NORDER] = {
+    PTO_ORDER_LARGEST, PTO_ORDER_START, PTO_ORDER_LONGEST, PTO_ORDER_AREA
+};
+
+PTODEF pto_status pto_plan(pto_ctx *ctx, pto_module *m, const pto_plan_desc *desc)
+{
+    pto_plan_desc d;
+    pto__live lv;
+    pto__tkey *keys;
+    pto_status st = PTO_OK;
+    int32_t t, nk = 0, i;
+    memset(&d, 0, sizeof d);
+    if (desc) d = *desc;
+    for (i = 0; i < d.norders; i++)
+        if (d.orders[i] < 0 || d.orders[i] >= PTO_NORDER) d.norders = 0;
+    if (d.norders <= 0 || !d.orders) { d.orders = pto__default_orders; d.norders = PTO_NORDER; }
+    if (d.result) d.result->n = 0;
+    if (pto__live_build(ctx, m, &lv) != PTO_OK) return PTO_ERR_INTERNAL;
+    keys = (pto__tkey *)pto_alloc(ctx, ((size_t)m->n_tiles + 1) * sizeof *keys);
+    if (!keys) { pto__live_free(ctx, &lv); pto__oom(ctx); return PTO_ERR_INTERNAL; }
+    for (t = 0; t < m->n_tiles; t++) {
+        if (!pto__local(&m->tiles[t])) continue;
+        m->tiles[t].planned = 0;
+        if (pto__check_tile(ctx, m, t) != PTO_OK) { st = PTO_ERR_USER; continue; }
+        keys[nk].key = pto__group_key(&m->tiles[t]);
+        keys[nk++].tile = t;
+    }
+    qsort(keys, (size_t)nk, sizeof *keys, pto__tkey_cmp);
+    {
+        pto_status gs = pto__plan_groups(ctx, m, &lv, keys, nk, &d);
+        if (gs != PTO_OK) st = gs;
+    }
+    pto_free(ctx, keys);
+    pto__live_free(ctx, &lv);
+    return st;
+}
+
+PTODEF void pto_plan_result_free(pto_ctx *ctx, pto_plan_result *r)
+{
+    if (!r) return;
+    pto_free(ctx, r->stats);
+    memset(r, 0, sizeof *r);
+}
+
+/* ---- the report ------------------------------------------------------------ */
+
+#define PTO__MAP_COLS 64
+#define PTO__MAP_ROWS 60
+
+static char pto__letter(int32_t i)
+{
+    if (i < 26) return (char)('a' + i);
+    if (i < 52) return (char)('A' + i - 26);
+    if (i < 62) return (char)('0' + i - 52);
+    return '*';
+}
+
+static void pto__lines(const pto_module *m, const pto__live *lv, int32_t lo, int32_t hi, int *l0, int *l1)
+{
+    int32_t p;
+    *l0 = *l1 = 0;
+    for (p = lo; p >= 0 && p <= hi && p < lv->npts; p++) {
+        int line = (int)m->stmts[lv->at[p]].loc.line;
+        if (*l0 == 0 || line < *l0) *l0 = line;
+        if (line > *l1) *l1 = line;
+    }
+}
+
+static const pto_plan_stat *pto__find_stat(const pto_plan_result *r, int32_t k, int core, int space)
+{
+    int32_t i;
+    for (i = 0; r && i < r->n; i++)
+        if (r->stats[i].kernel == k && r->stats[i].core == core && r->stats[i].space == space) return &r->stats[i];
+    return NULL;
+}
+
+/* The tiles of one memory, in id order; returns how many. */
+static int32_t pto__collect(const pto_module *m, int32_t k, int core, int space, int32_t *out)
+{
+    int32_t t, n = 0;
+    for (t = 0; t < m->n_tiles; t++) {
+        const pto_tile *tl = &m->tiles[t];
+        if (tl->kernel == k && tl->core == core && tl->space == space && tl->planned) out[n++] = t;
+    }
+    return n;
+}
+
+static void pto__report_table(const pto_module *m, const pto__live *lv, const int32_t *ts, int32_t n, pto_buf *b)
+{
+    int32_t i;
+    for (i = 0; i < n; i++) {
+        const pto_tile *t = &m->tiles[ts[i]];
+        int l0, l1;
+        pto__lines(m, lv, lv->lo[ts[i]], lv->hi[ts[i]], &l0, &l1);
+        pto_buf_printf(b, "  %c %-12s %-6s 0x%06llx %8lld  x%d  lines %d-%d%s\n", pto__letter(i),
+                       pto__tname(m, ts[i]), pto_space_name((pto_space)t->space), (long long)t->offset[0],
+                       (long long)(pto__tile_stride(t) * t->nbuf), (int)t->nbuf, l0, l1,
+                       t->pin >= 0 ? "  pinned" : "");
+    }
+}
+
+static void pto__report_summary(const pto_module *m, const pto__live *lv, const pto_plan_stat *s,
+                                pto_space sp, pto_buf *b)
+{
+    static const char *const level_names[2] = {
+        "separate (no byte shared across pipes)", "tight (bytes reused across pipes: adds waits between pipes)"
+    };
+    int64_t cap = pto_space_capacity(m->arch, sp);
+    if (!s) {
+        pto_buf_printf(b, "  %s: capacity %lld bytes\n", pto_space_name(sp), (long long)cap);
+        return;
+    }
+    pto_buf_printf(b, "  %s: peak %lld of %lld bytes (%.1f%%), lower bound %lld", pto_space_name(sp),
+                   (long long)s->peak, (long long)cap, cap ? 100.0 * (double)s->peak / (double)cap : 0.0,
+                   (long long)s->live_max);
+    if (s->live_stmt >= 0 && lv->pt[s->live_stmt] >= 0)
+        pto_buf_printf(b, " (live at line %d)", (int)m->stmts[s->live_stmt].loc.line);
+    if (s->reserved) pto_buf_printf(b, ", %lld reserved for pipe buffers", (long long)s->reserved);
+    pto_buf_printf(b, "\n    level %s, order %s, %s\n", level_names[s->level ? 1 : 0],
+                   pto__order_names[s->order < PTO_NORDER ? s->order : 0], s->fit ? "best-fit" : "first-fit");
+}
+
+static int64_t pto__cover(int64_t a0, int64_t a1, int64_t o0, int64_t o1)
+{
+    int64_t lo = a0 > o0 ? a0 : o0, hi = a1 < o1 ? a1 : o1;
+    return hi > lo ? hi - lo : 0;
+}
+
+/* One map row: the tiles live at point p, address across. A column shows
+   the tile covering most of its bytes; a tile too small to win a column
+   still shows at the column of its first byte. */
+static void pto__map_row(const pto_module *m, const pto__live *lv, const int32_t *ts, int32_t n, int32_t p,
+                         int64_t cap, int64_t reserved, pto_buf *b)
+{
+    char row[PTO__MAP_COLS + 1];
+    int64_t best[PTO__MAP_COLS];
+    int c;
+    int32_t i;
+    for (c = 0; c < PTO__MAP_COLS; c++) {
+        row[c] = cap * c / PTO__MAP_COLS >= cap - reserved ? '#' : '.';
+        best[c] = 0;
+    }
+    for (i = 0; i < n; i++) {
+        const pto_tile *t = &m->tiles[ts[i]];
+        int64_t o0 = t->offset[0], o1 = o0 + pto__tile_stride(t) * t->nbuf;
+        int shown = 0;
+        if (!(lv->lo[ts[i]] <= p && p <= lv->hi[ts[i]])) continue;
+        for (c = 0; c < PTO__MAP_COLS; c++) {
+            int64_t cov = pto__cover(cap * c / PTO__MAP_COLS, cap * (c + 1) / PTO__MAP_COLS, o0, o1);
+            if (cov > best[c]) { best[c] = cov; row[c] = pto__letter(i); shown = 1; }
+        }
+        c = (int)(o0 * PTO__MAP_COLS / cap);
+        if (!shown && c >= 0 && c < PTO__MAP_COLS) row[c] = pto__letter(i);
+    }
+    row[PTO__MAP_COLS] = 0;
+    pto_buf_printf(b, "    line %4d |%s|\n", (int)m->stmts[lv->at[p]].loc.line, row);
+}
+
+static void pto__report_map(const pto_module *m, const pto__live *lv, const int32_t *ts, int32_t n, pto_space sp,
+                            int64_t reserved, pto_buf *b)
+{
+    int64_t cap = pto_space_capacity(m->arch, sp);
+    int32_t p, i, rows = 0, p0 = INT32_MAX, p1 = -1;
+    for (i = 0; i < n; i++) {
+        if (lv->lo[ts[i]] >= 0 && lv->lo[ts[i]] < p0) p0 = lv->lo[ts[i]];
+        if (lv->hi[ts[i]] > p1) p1 = lv->hi[ts[i]];
+    }
+    pto_buf_printf(b, "    %9s 0x0%*s0x%llx (one column = %lld bytes)\n", "", PTO__MAP_COLS - 6, "",
+                   (long long)cap, (long long)(cap / PTO__MAP_COLS));
+    /* a row wherever some tile becomes live */
+    for (p = p0; p <= p1 && rows < PTO__MAP_ROWS; p++) {
+        int starts = 0;
+        for (i = 0; i < n; i++) starts |= lv->lo[ts[i]] == p;
+        if (!starts) continue;
+        pto__map_row(m, lv, ts, n, p, cap, reserved, b);
+        rows++;
+    }
+    if (p <= p1) pto_buf_puts(b, "    ... (more rows)\n");
+}
+
+PTODEF void pto_plan_report(const pto_module *m, const pto_plan_result *r, pto_buf *out)
+{
+    pto__live lv;
+    int32_t *ts, k;
+    int core, sp;
+    if (pto__live_build(m->ctx, m, &lv) != PTO_OK) { out->oom = 1; return; }
+    ts = (int32_t *)pto_alloc(m->ctx, ((size_t)m->n_tiles + 1) * sizeof(int32_t));
+    if (!ts) { pto__live_free(m->ctx, &lv); out->oom = 1; return; }
+    for (k = 0; k < m->n_kernels; k++) {
+        pto_buf_printf(out, "kernel %s (%s, %s)\n", pto__kname(m, k),
+                       m->kernels[k].kind == PTO_KK_MIX ? "mix" : m->kernels[k].kind == PTO_KK_CUBE ? "cube" : "vector",
+                       pto_arch_name(m->arch));
+        pto_buf_printf(out, "map %-12s %-6s %-8s %8s  %-3s %s\n", "tile", "space", "offset", "bytes", "slots",
+                       "lifetime");
+        for (core = 0; core < 2; core++)
+            for (sp = PTO_VEC; sp < PTO_NSPACE; sp++) {
+                int32_t n = pto__collect(m, k, core, sp, ts);
+                if (n) pto__report_table(m, &lv, ts, n, out);
+            }
+        for (core = 0; core < 2; core++)
+            for (sp = PTO_VEC; sp < PTO_NSPACE; sp++) {
+                int32_t n = pto__collect(m, k, core, sp, ts);
+                const pto_plan_stat *s = pto__find_stat(r, k, core, sp);
+                if (!n) continue;
+                pto__report_summary(m, &lv, s, (pto_space)sp, out);
+                pto__report_map(m, &lv, ts, n, (pto_space)sp, s ? s->reserved : pto__reserved(m, k, (pto_space)sp), out);
+            }
+    }
+    pto_free(m->ctx, ts);
+    pto__live_free(m->ctx, &lv);
+}
+
+/* ---- the SVG picture ----------------------------------------------------- */
+
+static void pto__svg_panel(const pto_module *m, const pto__live *lv, const int32_t *ts, int32_t n, int32_t k,
+                           pto_space sp, double y0, pto_buf *b)
+{
+    const double W = 760, H = 260, X = 60;
+    int64_t cap = pto_space_capacity(m->arch, sp);
+    int32_t i, p0 = INT32_MAX, p1 = 0;
+    for (i = 0; i < n; i++) {
+        if (lv->lo[ts[i]] < p0) p0 = lv->lo[ts[i]];
+        if (lv->hi[ts[i]] > p1) p1 = lv->hi[ts[i]];
+    }
+    pto_buf_printf(b, "<text x='%g' y='%g'>kernel %s: %s, %lld bytes (x: program order, y: address)</text>\n", X,
+                   y0 - 6, pto__kname(m, k), pto_space_name(sp), (long long)cap);
+    pto_buf_printf(b, "<rect x='%g' y='%g' width='%g' height='%g' fill='none' stroke='black'/>\n", X, y0, W, H);
+    for (i = 0; i < n; i++) {
+        const pto_tile *t = &m->tiles[ts[i]];
+        double span = (double)(p1 - p0 + 1);
+        double x = X + W * (lv->lo[ts[i]] - p0) / span, w = W * (lv->hi[ts[i]] - lv->lo[ts[i]] + 1) / span;
+        double y = y0 + H * (double)t->offset[0] / (double)cap;
+        double h = H * (double)(pto__tile_stride(t) * t->nbuf) / (double)cap;
+        pto_buf_printf(b, "<rect x='%.1f' y='%.1f' width='%.1f' height='%.1f' fill='hsl(%d,60%%,70%%)' "
+                          "stroke='black'><title>%s 0x%llx +%lld</title></rect>\n",
+                       x, y, w, h, (int)(i * 47 % 360), pto__tname(m, ts[i]), (long long)t->offset[0],
+                       (long long)(pto__tile_stride(t) * t->nbuf));
+        pto_buf_printf(b, "<text x='%.1f' y='%.1f' font-size='10'>%s</text>\n", x + 2, y + 10, pto__tname(m, ts[i]));
+    }
+}
+
+PTODEF void pto_plan_svg(const pto_module *m, pto_buf *out)
+{
+    pto__live lv;
+    int32_t *ts, k, panels = 0;
+    int core, sp;
+    if (pto__live_build(m->ctx, m, &lv) != PTO_OK) { out->oom = 1; return; }
+    ts = (int32_t *)pto_alloc(m->ctx, ((size_t)m->n_tiles + 1) * sizeof(int32_t));
+    if (!ts) { pto__live_free(m->ctx, &lv); out->oom = 1; return; }
+    for (k = 0; k < m->n_kernels; k++)
+        for (core = 0; core < 2; core++)
+            for (sp = PTO_VEC; sp < PTO_NSPACE; sp++) panels += pto__collect(m, k, core, sp, ts) > 0;
+    pto_buf_printf(out, "<svg xmlns='http://www.w3.org/2000/svg' width='840' height='%d' font-family='monospace' "
+                        "font-size='12'>\n", 20 + panels * 300);
+    panels = 0;
+    for (k = 0; k < m->n_kernels; k++)
+        for (core = 0; core < 2; core++)
+            for (sp = PTO_VEC; sp < PTO_NSPACE; sp++) {
+                int32_t n = pto__collect(m, k, core, sp, ts);
+                if (n) pto__svg_panel(m, &lv, ts, n, k, (pto_space)sp, 30.0 + 300.0 * panels++, out);
+            }
+    pto_buf_puts(out, "</svg>\n");
+    pto_free(m->ctx, ts);
+    pto__live_free(m->ctx, &lv);
+}

@@ -3,6 +3,8 @@
    ptoc check FILE       parse and verify; print diagnostics
    ptoc fmt FILE         print the canonical .pto text of FILE
    ptoc dump STAGE FILE  print the IR after a stage (parse, verify, ...)
+   ptoc plan [--tight] [--svg OUT.svg] FILE
+                         plan memory; print the plan table and memory maps
    ptoc --help
 
    Exit status: 0 on success, 1 when the input is wrong (a user error),
@@ -21,6 +23,9 @@ static const char *usage =
     "  check FILE          parse and verify FILE; print every error\n"
     "  fmt FILE            print FILE in canonical .pto form\n"
     "  dump STAGE FILE     print the IR after STAGE (parse | verify)\n"
+    "  plan [--tight] [--svg OUT.svg] FILE\n"
+    "                      plan memory: per kernel a table of tiles and a memory map\n"
+    "                      per space; --tight ignores pipe conflicts; --svg draws the maps\n"
     "  --help              this text\n"
     "  --version           the version\n"
     "\n"
@@ -117,6 +122,54 @@ static int cmd_dump(pto_ctx *ctx, const char *stage, const char *path)
     return m ? exit_code(st) : status;
 }
 
+/* ptoc plan: parse, verify, plan, check the plan independently, report. */
+static int cmd_plan(pto_ctx *ctx, int argc, char **argv)
+{
+    const char *svg = NULL, *path = NULL;
+    pto_plan_desc d;
+    pto_plan_result r;
+    pto_module *m;
+    pto_status st = PTO_OK;
+    int i, status;
+    memset(&d, 0, sizeof d);
+    memset(&r, 0, sizeof r);
+    for (i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--tight") == 0) d.tight = 1;
+        else if (strcmp(argv[i], "--svg") == 0 && i + 1 < argc) svg = argv[++i];
+        else path = argv[i];
+    }
+    if (!path) { fputs(usage, stderr); return 1; }
+    m = load(ctx, path, &status);
+    if (!m) { pto_diag_print(ctx, stderr); return status; }
+    d.result = &r;
+    st = pto_verify(ctx, m);
+    if (st == PTO_OK) st = pto_plan(ctx, m, &d);
+    if (st == PTO_OK && pto_plan_check(ctx, m) != PTO_OK) st = PTO_ERR_INTERNAL; /* the planner is wrong */
+    pto_diag_print(ctx, stderr);
+    if (st == PTO_OK) {
+        pto_buf out;
+        memset(&out, 0, sizeof out);
+        out.ctx = ctx;
+        pto_plan_report(m, &r, &out);
+        fputs(out.data ? out.data : "", stdout);
+        if (svg) {
+            FILE *f = fopen(svg, "w");
+            out.len = 0;
+            pto_plan_svg(m, &out);
+            if (!f || fputs(out.data ? out.data : "", f) < 0) {
+                fprintf(stderr, "ptoc: error: cannot write '%s'\n", svg);
+                st = PTO_ERR_USER;
+            }
+            if (f) fclose(f);
+        }
+        if (out.oom) st = PTO_ERR_INTERNAL;
+        pto_buf_free(&out);
+    }
+    pto_plan_result_free(ctx, &r);
+    pto_module_destroy(m);
+    return exit_code(st);
+}
+
 int main(int argc, char **argv)
 {
     pto_ctx *ctx;
@@ -140,6 +193,8 @@ int main(int argc, char **argv)
         rc = cmd_check(ctx, argv[2], 1);
     } else if (strcmp(argv[1], "dump") == 0 && argc == 4) {
         rc = cmd_dump(ctx, argv[2], argv[3]);
+    } else if (strcmp(argv[1], "plan") == 0 && argc >= 3) {
+        rc = cmd_plan(ctx, argc, argv);
     } else {
         fprintf(stderr, "ptoc: error: unknown command or wrong arguments: '%s'\n%s", argv[1], usage);
         rc = 1;
