@@ -128,7 +128,7 @@ static int pto__fail(pto__interp *I, pto_loc loc, const char *fmt, ...)
     return 0;
 }
 
-static const char *pto__vname(const pto__interp *I, int32_t v)
+static const char *pto__interp_vname(const pto__interp *I, int32_t v)
 {
     return pto_str(I->ctx, I->m->vars[v].name);
 }
@@ -146,10 +146,10 @@ static int pto__eval_var(pto__interp *I, const pto_expr *x, int64_t *out)
         return 1;
     }
     if (I->state[v] == PTO__NOTINT)
-        return pto__fail(I, x->loc, "scalar '%s' = %g is used as an integer", pto__vname(I, v), I->sval[v]);
+        return pto__fail(I, x->loc, "scalar '%s' = %g is used as an integer", pto__interp_vname(I, v), I->sval[v]);
     if (I->m->vars[v].kind == PTO_V_SCALAR || I->m->vars[v].kind == PTO_V_DIM)
-        return pto__fail(I, x->loc, "'%s' has no binding in the launch", pto__vname(I, v));
-    return pto__fail(I, x->loc, "'%s' is used before it is defined", pto__vname(I, v));
+        return pto__fail(I, x->loc, "'%s' has no binding in the launch", pto__interp_vname(I, v));
+    return pto__fail(I, x->loc, "'%s' is used before it is defined", pto__interp_vname(I, v));
 }
 
 static int pto__overflow(pto__interp *I, const pto_expr *x)
@@ -281,7 +281,7 @@ static int pto__tile_arg(pto__interp *I, int32_t s, int i, pto__top *out)
     return 1;
 }
 
-static const char *pto__tname(const pto__interp *I, const pto__top *t)
+static const char *pto__interp_tname(const pto__interp *I, const pto__top *t)
 {
     return pto_str(I->ctx, t->t->name);
 }
@@ -292,8 +292,8 @@ static int pto__same_shape(pto__interp *I, int32_t s, const pto__top *d, const p
 {
     if (b->t->rows == rows && (cols < 0 || b->t->cols == cols)) return 1;
     return pto__fail(I, I->m->stmts[s].loc, "%s: tile '%s' is [%d, %d], expected [%d, %d] to match '%s'",
-                     pto_opinfo_get((pto_op)I->m->stmts[s].op)->name, pto__tname(I, b), (int)b->t->rows,
-                     (int)b->t->cols, (int)rows, (int)(cols < 0 ? b->t->cols : cols), pto__tname(I, d));
+                     pto_opinfo_get((pto_op)I->m->stmts[s].op)->name, pto__interp_tname(I, b), (int)b->t->rows,
+                     (int)b->t->cols, (int)rows, (int)(cols < 0 ? b->t->cols : cols), pto__interp_tname(I, d));
 }
 
 static int pto__scalar_arg(pto__interp *I, int32_t s, int i, float *out)
@@ -312,7 +312,7 @@ static int pto__scalar_arg(pto__interp *I, int32_t s, int i, float *out)
     }
     if (o && o->kind == PTO_O_SCALAR && o->ref >= 0 && o->ref < I->m->n_vars) {
         if (I->state[o->ref] == PTO__UNBOUND)
-            return pto__fail(I, o->loc, "'%s' has no binding in the launch", pto__vname(I, o->ref));
+            return pto__fail(I, o->loc, "'%s' has no binding in the launch", pto__interp_vname(I, o->ref));
         *out = (float)I->sval[o->ref];
         return 1;
     }
@@ -509,7 +509,7 @@ static int pto__exec_extract(pto__interp *I, int32_t s)
     if (!pto__eval(I, orow->e[0], &r, 0) || !pto__eval(I, ocol->e[0], &c, 0)) return 0;
     if (r < 0 || c < 0 || r > a.t->rows - d.t->rows || c > a.t->cols - d.t->cols)
         return pto__fail(I, st->loc, "textract: window [%lld, %lld] of shape [%d, %d] is outside tile '%s' of shape [%d, %d]",
-                         (long long)r, (long long)c, (int)d.t->rows, (int)d.t->cols, pto__tname(I, &a),
+                         (long long)r, (long long)c, (int)d.t->rows, (int)d.t->cols, pto__interp_tname(I, &a),
                          (int)a.t->rows, (int)a.t->cols);
     es = (size_t)pto_dtype_size((pto_dtype)a.t->dtype);
     pto__copy(d.it->data, d.t->dtype, d.t->cols, a.it->data + (size_t)(r * a.t->cols + c) * es, a.t->dtype,
@@ -667,7 +667,7 @@ static int pto__run_list(pto__interp *I, int32_t block)
 
 static const pto_binding *pto__find_binding(const pto__interp *I, int32_t v)
 {
-    const char *name = pto__vname(I, v);
+    const char *name = pto__interp_vname(I, v);
     int i;
     for (i = 0; i < I->L->nbindings; i++)
         if (I->L->bindings[i].name && strcmp(I->L->bindings[i].name, name) == 0) return &I->L->bindings[i];
@@ -685,13 +685,13 @@ static int pto__bind(pto__interp *I, int32_t kernel)
         b = pto__find_binding(I, v);
         if (!b) {
             if (var->kind == PTO_V_DIM)
-                return pto__fail(I, var->loc, "dynamic dim '%s' has no binding in the launch", pto__vname(I, v));
+                return pto__fail(I, var->loc, "dynamic dim '%s' has no binding in the launch", pto__interp_vname(I, v));
             continue;
         }
         I->sval[v] = b->value;
         if (var->kind == PTO_V_DIM && !(b->value >= 0 && b->value < 2147483648.0 && b->value == floor(b->value)))
             return pto__fail(I, var->loc, "dynamic dim '%s' is bound to %g, not an integer in [0, 2^31)",
-                             pto__vname(I, v), b->value);
+                             pto__interp_vname(I, v), b->value);
         if (b->value == floor(b->value) && fabs(b->value) < 9007199254740992.0) {
             I->env[v] = (int64_t)b->value;
             I->state[v] = PTO__BOUND;
