@@ -152,6 +152,34 @@ PTODEF pto_status pto_plan_check(pto_ctx *ctx, const pto_module *m);
 /* ---- sync ------------------------------------------------------------
    (declarations of this stage go below this banner) */
 
+/* Optional counters filled by pto_sync (all kernels of the module). */
+typedef struct pto_sync_stats {
+    int flag_pairs;        /* set/wait groups inserted (a rotating group counts once) */
+    int rotating;          /* of which rotate N > 1 ids with the loop */
+    int barriers;          /* pipe_barrier(V/M) inserted */
+    int degraded;          /* groups whose rotation was cut (N -> 2 -> 1) for lack of ids */
+    int fallbacks;         /* groups replaced by a PIPE_ALL barrier for lack of ids */
+    int rounds;            /* analysis rounds (one per dependency found, plus checks) */
+} pto_sync_stats;
+
+/* Zero-initialised fields take their defaults. */
+typedef struct pto_sync_desc {
+    int ids_per_pair;      /* event ids per ordered pipe pair; 0 = 8 (hardware.md s4) */
+    pto_sync_stats *stats; /* optional: filled on return */
+} pto_sync_desc;
+
+/* Inserts set_flag / wait_flag / pipe_barrier statements (origin PTO_BY_SYNC,
+   note = the dependency that justified each) so that every cross-pipe
+   dependency inside a core is ordered, same-pipe V/M dependencies are
+   separated by a barrier, and no event id is left set at kernel end. Needs a
+   verified module whose local tiles are planned. desc may be NULL.
+   Deterministic: the same module gives the same statements. */
+PTODEF pto_status pto_sync(pto_ctx *ctx, pto_module *m, const pto_sync_desc *desc);
+
+/* Readable dump of the module after sync: the control structure, every op,
+   and every sync statement with the dependency that justified it. */
+PTODEF void pto_sync_dump(const pto_module *m, pto_buf *out);
+
 
 
 /* ---- emit ------------------------------------------------------------

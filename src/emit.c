@@ -207,6 +207,9 @@ typedef struct pto__emitter {
     /* per-module names (C spelling) and uses */
     char **var_name, **tile_name, **param_name;
     uint8_t *var_used, *tile_used, *param_used;
+    double fval;          /* the float literal last printed, as fnum */
+    char fnum[48];
+    int fvalid;
     char file[256];       /* base name of the source, escaped for a C string */
     int depth;
 } pto__emitter;
@@ -266,14 +269,29 @@ static pto_status pto__emit_compile(pto__emitter *E)
     return PTO_OK;
 }
 
+/* pto_buf_putn with the common case inline: emission is mostly appends of
+   a few bytes, and the call dominated the profile. */
+static void pto__emit_put(pto_buf *b, const char *s, size_t n)
+{
+    if (b->len + n < b->cap) {
+        memcpy(b->data + b->len, s, n);
+        b->len += n;
+        b->data[b->len] = 0;
+    } else {
+        pto_buf_putn(b, s, n);
+    }
+}
+
+static void pto__emit_puts(pto_buf *b, const char *s) { pto__emit_put(b, s, strlen(s)); }
+
 static void pto__emit_x(pto__emitter *E, int tpl)
 {
     const char *text = pto__emit_tpl[tpl];
     int32_t i;
     for (i = E->tpl_first[tpl]; i < E->tpl_first[tpl + 1]; i++) {
         const pto__emit_seg *g = &E->segs[i];
-        if (g->key < 0) pto_buf_putn(E->out, text + g->off, (size_t)g->len);
-        else if (E->vlen[g->key]) pto_buf_putn(E->out, E->val[g->key], E->vlen[g->key]);
+        if (g->key < 0) pto__emit_put(E->out, text + g->off, (size_t)g->len);
+        else if (E->vlen[g->key]) pto__emit_put(E->out, E->val[g->key], E->vlen[g->key]);
     }
 }
 
@@ -321,7 +339,7 @@ static pto_buf *pto__emit_sb(pto__emitter *E, int key)
 static void pto__emit_put_i64(pto_buf *b, int64_t v)
 {
     char num[24];
-    pto_buf_putn(b, num, pto__emit_i64(num, v));
+    pto__emit_put(b, num, pto__emit_i64(num, v));
 }
 
 static void pto__emit_indent(pto__emitter *E)
@@ -429,69 +447,74 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
     const pto_expr *e;
     int prec, paren;
     if (ex < 0 || ex >= m->n_exprs) {
-        pto_buf_puts(b, "0");
+        pto__emit_puts(b, "0");
         return;
     }
     e = &m->exprs[ex];
     prec = pto__emit_expr_prec(e);
     paren = prec < ctxprec;
-    if (paren) pto_buf_putn(b, "(", 1);
+    if (paren) pto__emit_put(b, "(", 1);
     switch (e->kind) {
     case PTO_E_INT:
-        if (e->value == INT64_MIN && mode != PTO__EX_PTO) pto_buf_puts(b, "(-9223372036854775807 - 1)");
+        if (e->value == INT64_MIN && mode != PTO__EX_PTO) pto__emit_puts(b, "(-9223372036854775807 - 1)");
         else pto__emit_put_i64(b, e->value);
         break;
     case PTO_E_VAR:
         if (e->a >= 0 && e->a < m->n_vars)
-            pto_buf_puts(b, mode == PTO__EX_PTO ? pto_str(E->ctx, m->vars[e->a].name) : E->var_name[e->a]);
+            pto__emit_puts(b, mode == PTO__EX_PTO ? pto_str(E->ctx, m->vars[e->a].name) : E->var_name[e->a]);
         else
-            pto_buf_puts(b, "0");
+            pto__emit_puts(b, "0");
         break;
     case PTO_E_BLOCK: case PTO_E_BLOCKS: case PTO_E_SUBBLOCK: case PTO_E_RANK: case PTO_E_NRANKS:
-        if (mode == PTO__EX_PTO) pto_buf_puts(b, builtin_pto[e->kind - PTO_E_BLOCK]);
-        else if (mode == PTO__EX_KERNEL) pto_buf_puts(b, builtin_c[e->kind - PTO_E_BLOCK]);
-        else pto_buf_puts(b, e->kind == PTO_E_NRANKS ? "1" : "0");
+        if (mode == PTO__EX_PTO) pto__emit_puts(b, builtin_pto[e->kind - PTO_E_BLOCK]);
+        else if (mode == PTO__EX_KERNEL) pto__emit_puts(b, builtin_c[e->kind - PTO_E_BLOCK]);
+        else pto__emit_puts(b, e->kind == PTO_E_NRANKS ? "1" : "0");
         break;
     case PTO_E_MIN: case PTO_E_MAX:
-        if (mode == PTO__EX_PTO) pto_buf_puts(b, e->kind == PTO_E_MIN ? "min(" : "max(");
-        else pto_buf_puts(b, e->kind == PTO_E_MIN ? "pto_emit_min(" : "pto_emit_max(");
+        if (mode == PTO__EX_PTO) pto__emit_puts(b, e->kind == PTO_E_MIN ? "min(" : "max(");
+        else pto__emit_puts(b, e->kind == PTO_E_MIN ? "pto_emit_min(" : "pto_emit_max(");
         pto__emit_expr(E, b, e->a, mode, 0);
-        pto_buf_putn(b, ", ", 2);
+        pto__emit_put(b, ", ", 2);
         pto__emit_expr(E, b, e->b, mode, 0);
-        pto_buf_putn(b, ")", 1);
+        pto__emit_put(b, ")", 1);
         break;
     case PTO_E_NEG:
-        pto_buf_putn(b, "-", 1);
+        pto__emit_put(b, "-", 1);
         pto__emit_expr(E, b, e->a, mode, 4);   /* never "--x" */
         break;
     default: {
         static const char *const ops[] = {" + ", " - ", " * ", " / ", " % "};
         pto__emit_expr(E, b, e->a, mode, prec);
-        pto_buf_putn(b, ops[e->kind - PTO_E_ADD], 3);
+        pto__emit_put(b, ops[e->kind - PTO_E_ADD], 3);
         pto__emit_expr(E, b, e->b, mode, prec + 1);
         break;
     }
     }
-    if (paren) pto_buf_putn(b, ")", 1);
+    if (paren) pto__emit_put(b, ")", 1);
 }
 
-/* A double as the shortest text that reads back to the same value. */
-static void pto__emit_float(pto_buf *b, double v, int mode)
+/* A double as the shortest text that reads back to the same value. The
+   last one is cached: an op prints its literal twice (src and argument). */
+static void pto__emit_float(pto__emitter *E, pto_buf *b, double v, int mode)
 {
-    char num[40];
+    char *num = E->fnum;
     int prec;
-    if (v != v) { pto_buf_puts(b, mode == PTO__EX_PTO ? "nan" : "NAN"); return; }
+    if (v != v) { pto__emit_puts(b, mode == PTO__EX_PTO ? "nan" : "NAN"); return; }
     if (v - v != 0) {   /* infinite */
-        pto_buf_puts(b, v < 0 ? (mode == PTO__EX_PTO ? "-inf" : "-INFINITY") : (mode == PTO__EX_PTO ? "inf" : "INFINITY"));
+        pto__emit_puts(b, v < 0 ? (mode == PTO__EX_PTO ? "-inf" : "-INFINITY") : (mode == PTO__EX_PTO ? "inf" : "INFINITY"));
         return;
     }
-    for (prec = 1; prec < 17; prec++) {
-        snprintf(num, sizeof num, "%.*g", prec, v);
-        if (strtod(num, NULL) == v) break;
+    if (!E->fvalid || memcmp(&E->fval, &v, sizeof v) != 0) {
+        for (prec = 1; prec < 17; prec++) {
+            snprintf(num, sizeof E->fnum, "%.*g", prec, v);
+            if (strtod(num, NULL) == v) break;
+        }
+        snprintf(num, sizeof E->fnum, "%.*g", prec, v);
+        if (!strpbrk(num, ".eE")) strcat(num, ".0");
+        E->fval = v;
+        E->fvalid = 1;
     }
-    snprintf(num, sizeof num, "%.*g", prec, v);
-    pto_buf_puts(b, num);
-    if (!strpbrk(num, ".eE")) pto_buf_puts(b, ".0");
+    pto__emit_puts(b, num);
 }
 
 /* ---- uses: which names a kernel reads (the rest get a (void) cast) ------- */
@@ -557,33 +580,33 @@ static void pto__emit_src(pto__emitter *E, int32_t s)
     const pto_stmt *st = &m->stmts[s];
     pto_buf *b = pto__emit_sb(E, PTO__K_SRC);
     int i;
-    pto_buf_puts(b, E->file);
-    pto_buf_putn(b, ":", 1);
+    pto__emit_puts(b, E->file);
+    pto__emit_put(b, ":", 1);
     pto__emit_put_i64(b, st->loc.line);
-    pto_buf_putn(b, ": ", 2);
-    pto_buf_puts(b, pto_opinfo_get((pto_op)st->op)->name);
+    pto__emit_put(b, ": ", 2);
+    pto__emit_puts(b, pto_opinfo_get((pto_op)st->op)->name);
     for (i = 0; i < st->nargs; i++) {
         const pto_operand *o = &m->operands[st->arg0 + i];
-        pto_buf_puts(b, i ? ", " : " ");
+        pto__emit_puts(b, i ? ", " : " ");
         switch (o->kind) {
-        case PTO_O_TILE: pto_buf_puts(b, pto_str(E->ctx, m->tiles[o->ref].name)); break;
+        case PTO_O_TILE: pto__emit_puts(b, pto_str(E->ctx, m->tiles[o->ref].name)); break;
         case PTO_O_GM:
-            pto_buf_puts(b, pto_str(E->ctx, m->params[o->ref].name));
+            pto__emit_puts(b, pto_str(E->ctx, m->params[o->ref].name));
             if (o->e[2] >= 0) {
-                pto_buf_putn(b, "@", 1);
+                pto__emit_put(b, "@", 1);
                 pto__emit_expr(E, b, o->e[2], PTO__EX_PTO, 4);
             }
-            pto_buf_putn(b, "[", 1);
+            pto__emit_put(b, "[", 1);
             pto__emit_expr(E, b, o->e[0], PTO__EX_PTO, 0);
-            pto_buf_putn(b, ", ", 2);
+            pto__emit_put(b, ", ", 2);
             pto__emit_expr(E, b, o->e[1], PTO__EX_PTO, 0);
-            pto_buf_putn(b, "]", 1);
+            pto__emit_put(b, "]", 1);
             break;
-        case PTO_O_FLOAT: pto__emit_float(b, o->f, PTO__EX_PTO); break;
-        case PTO_O_SCALAR: pto_buf_puts(b, pto_str(E->ctx, m->vars[o->ref].name)); break;
+        case PTO_O_FLOAT: pto__emit_float(E, b, o->f, PTO__EX_PTO); break;
+        case PTO_O_SCALAR: pto__emit_puts(b, pto_str(E->ctx, m->vars[o->ref].name)); break;
         case PTO_O_INT: pto__emit_expr(E, b, o->e[0], PTO__EX_PTO, 0); break;
-        case PTO_O_PIPE: pto_buf_puts(b, pto_pipe_name((pto_pipe)o->ref)); break;
-        default: pto_buf_puts(b, "?"); break;
+        case PTO_O_PIPE: pto__emit_puts(b, pto_pipe_name((pto_pipe)o->ref)); break;
+        default: pto__emit_puts(b, "?"); break;
         }
     }
     pto__emit_vbuf(E, PTO__K_SRC);
@@ -598,34 +621,34 @@ static void pto__emit_args(pto__emitter *E, int32_t s)
     int i;
     for (i = 0; i < st->nargs; i++) {
         const pto_operand *o = &m->operands[st->arg0 + i];
-        pto_buf_putn(b, ", ", 2);
+        pto__emit_put(b, ", ", 2);
         switch (o->kind) {
-        case PTO_O_TILE: pto_buf_puts(b, E->tile_name[o->ref]); break;
+        case PTO_O_TILE: pto__emit_puts(b, E->tile_name[o->ref]); break;
         case PTO_O_GM:
             if (o->e[2] >= 0) {
-                pto_buf_puts(b, "pto_k_gm_at(core, \"");
-                pto_buf_putn(b, E->val[PTO__K_SRC], E->vlen[PTO__K_SRC]);
-                pto_buf_puts(b, "\", ");
-                pto_buf_puts(b, E->param_name[o->ref]);
-                pto_buf_putn(b, ", ", 2);
+                pto__emit_puts(b, "pto_k_gm_at(core, \"");
+                pto__emit_put(b, E->val[PTO__K_SRC], E->vlen[PTO__K_SRC]);
+                pto__emit_puts(b, "\", ");
+                pto__emit_puts(b, E->param_name[o->ref]);
+                pto__emit_put(b, ", ", 2);
                 pto__emit_expr(E, b, o->e[2], PTO__EX_KERNEL, 0);
-                pto_buf_putn(b, ")", 1);
+                pto__emit_put(b, ")", 1);
             } else {
-                pto_buf_puts(b, E->param_name[o->ref]);
+                pto__emit_puts(b, E->param_name[o->ref]);
             }
-            pto_buf_putn(b, ", ", 2);
+            pto__emit_put(b, ", ", 2);
             pto__emit_expr(E, b, o->e[0], PTO__EX_KERNEL, 0);
-            pto_buf_putn(b, ", ", 2);
+            pto__emit_put(b, ", ", 2);
             pto__emit_expr(E, b, o->e[1], PTO__EX_KERNEL, 0);
             break;
-        case PTO_O_FLOAT: pto__emit_float(b, o->f, PTO__EX_KERNEL); break;
-        case PTO_O_SCALAR: pto_buf_puts(b, E->var_name[o->ref]); break;
+        case PTO_O_FLOAT: pto__emit_float(E, b, o->f, PTO__EX_KERNEL); break;
+        case PTO_O_SCALAR: pto__emit_puts(b, E->var_name[o->ref]); break;
         case PTO_O_INT: pto__emit_expr(E, b, o->e[0], PTO__EX_KERNEL, 0); break;
         case PTO_O_PIPE:
-            pto_buf_puts(b, "PTO_K_PIPE_");
-            pto_buf_puts(b, pto_pipe_name((pto_pipe)o->ref));
+            pto__emit_puts(b, "PTO_K_PIPE_");
+            pto__emit_puts(b, pto_pipe_name((pto_pipe)o->ref));
             break;
-        default: pto_buf_puts(b, "0"); break;
+        default: pto__emit_puts(b, "0"); break;
         }
     }
     pto__emit_vbuf(E, PTO__K_ARGS);
@@ -643,9 +666,9 @@ static void pto__emit_note(pto__emitter *E, const pto_stmt *st)
     b = pto__emit_sb(E, PTO__K_NOTE);
     if (!note) note = st->origin == PTO_BY_USER ? "written in the source" : "(no note recorded)";
     for (p = note; *p; p++) {
-        if (p[0] == '*' && p[1] == '/') pto_buf_putn(b, "* ", 2);     /* keep the comment closed */
-        else if (*p == '\n') pto_buf_putn(b, " ", 1);
-        else pto_buf_putn(b, p, 1);
+        if (p[0] == '*' && p[1] == '/') pto__emit_put(b, "* ", 2);     /* keep the comment closed */
+        else if (*p == '\n') pto__emit_put(b, " ", 1);
+        else pto__emit_put(b, p, 1);
     }
     pto__emit_vbuf(E, PTO__K_NOTE);
     pto__emit_v(E, PTO__K_PASS, pto__emit_origin[st->origin < 5 ? st->origin : 0]);
@@ -671,23 +694,23 @@ static void pto__emit_slot_index(pto__emitter *E, pto_buf *b, const pto_tile *t)
     int32_t start = f->e[0], step = f->e[2];
     int start0 = start >= 0 && m->exprs[start].kind == PTO_E_INT && m->exprs[start].value == 0;
     int step1 = step < 0 || (m->exprs[step].kind == PTO_E_INT && m->exprs[step].value == 1);
-    pto_buf_putn(b, "(", 1);
-    if (!start0 || !step1) pto_buf_putn(b, "(", 1);
-    if (!start0) pto_buf_putn(b, "(", 1);
-    pto_buf_puts(b, E->var_name[f->ref]);
+    pto__emit_put(b, "(", 1);
+    if (!start0 || !step1) pto__emit_put(b, "(", 1);
+    if (!start0) pto__emit_put(b, "(", 1);
+    pto__emit_puts(b, E->var_name[f->ref]);
     if (!start0) {
-        pto_buf_puts(b, " - ");
+        pto__emit_puts(b, " - ");
         pto__emit_expr(E, b, start, PTO__EX_KERNEL, 2);
-        pto_buf_putn(b, ")", 1);
+        pto__emit_put(b, ")", 1);
     }
     if (!step1) {
-        pto_buf_puts(b, " / ");
+        pto__emit_puts(b, " / ");
         pto__emit_expr(E, b, step, PTO__EX_KERNEL, 3);
     }
-    if (!start0 || !step1) pto_buf_putn(b, ")", 1);
-    pto_buf_puts(b, " % ");
+    if (!start0 || !step1) pto__emit_put(b, ")", 1);
+    pto__emit_puts(b, " % ");
     pto__emit_put_i64(b, t->nbuf);
-    pto_buf_putn(b, ")", 1);
+    pto__emit_put(b, ")", 1);
 }
 
 static void pto__emit_tile(pto__emitter *E, int32_t s)
@@ -715,25 +738,25 @@ static void pto__emit_tile(pto__emitter *E, int32_t s)
         int ap = 1;
         for (k = 2; k < t->nbuf; k++) ap &= t->offset[k] - t->offset[k - 1] == stride;
         if (ap) {
-            if (t->offset[0]) { pto__emit_put_i64(b, t->offset[0]); pto_buf_puts(b, " + "); }
+            if (t->offset[0]) { pto__emit_put_i64(b, t->offset[0]); pto__emit_puts(b, " + "); }
             pto__emit_slot_index(E, b, t);
-            pto_buf_puts(b, " * ");
+            pto__emit_puts(b, " * ");
             pto__emit_put_i64(b, stride);
         } else {
             pto_buf *l = pto__emit_sb(E, PTO__K_LIST);
             for (k = 0; k < t->nbuf; k++) {
-                if (k) pto_buf_putn(l, ", ", 2);
+                if (k) pto__emit_put(l, ", ", 2);
                 pto__emit_put_i64(l, t->offset[k]);
             }
             pto__emit_vbuf(E, PTO__K_LIST);
             pto__emit_vi(E, PTO__K_IDX, ti);
             pto__emit_vi(E, PTO__K_N, t->nbuf);
             pto__emit_x(E, PTO__T_K_SLOTS);
-            pto_buf_puts(b, "pto_slots_");
+            pto__emit_puts(b, "pto_slots_");
             pto__emit_put_i64(b, ti);
-            pto_buf_putn(b, "[", 1);
+            pto__emit_put(b, "[", 1);
             pto__emit_slot_index(E, b, t);
-            pto_buf_putn(b, "]", 1);
+            pto__emit_put(b, "]", 1);
         }
     }
     pto__emit_vbuf(E, PTO__K_OFF);
@@ -835,7 +858,7 @@ static void pto__emit_sig(pto__emitter *E, int32_t k)
     for (p = kn->param0; p < kn->param0 + kn->nparams; p++) {
         const pto_param *pa = &m->params[p];
         int d;
-        if (p > kn->param0) pto_buf_putn(b, ", ", 2);
+        if (p > kn->param0) pto__emit_put(b, ", ", 2);
         if (pa->kind == PTO_P_SCALAR) {
             pto_buf_printf(b, "scalar %s: %s", pto_str(E->ctx, pa->name), pto_dtype_name((pto_dtype)pa->dtype));
             continue;
@@ -843,11 +866,11 @@ static void pto__emit_sig(pto__emitter *E, int32_t k)
         pto_buf_printf(b, "%s %s: %s[", pto__emit_dir[pa->dir < 3 ? pa->dir : 0], pto_str(E->ctx, pa->name),
                        pto_dtype_name((pto_dtype)pa->dtype));
         for (d = 0; d < 2; d++) {
-            if (d) pto_buf_putn(b, ", ", 2);
-            if (pa->dim_var[d] >= 0) pto_buf_puts(b, pto_str(E->ctx, m->vars[pa->dim_var[d]].name));
+            if (d) pto__emit_put(b, ", ", 2);
+            if (pa->dim_var[d] >= 0) pto__emit_puts(b, pto_str(E->ctx, m->vars[pa->dim_var[d]].name));
             else pto__emit_put_i64(b, pa->dim[d]);
         }
-        pto_buf_putn(b, "]", 1);
+        pto__emit_put(b, "]", 1);
     }
     pto__emit_vbuf(E, PTO__K_SIG);
     pto__emit_v(E, PTO__K_KIND, pto__emit_kind_word[kn->kind < 3 ? kn->kind : 0]);
@@ -882,7 +905,7 @@ static void pto__emit_planned(pto__emitter *E, int32_t k)
         if (!used[s]) continue;
         pto_buf_printf(b, "%s%s %lld B", n++ ? ", " : "", pto_space_name((pto_space)s), (long long)hi[s]);
     }
-    if (!n) pto_buf_puts(b, "nothing");
+    if (!n) pto__emit_puts(b, "nothing");
     pto__emit_vbuf(E, PTO__K_PLANNED);
 }
 
@@ -913,8 +936,8 @@ static void pto__emit_kernel(pto__emitter *E, int32_t k)
                 pto_buf *d = pto__emit_sb(E, PTO__K_DIMS);
                 int j;
                 for (j = 0; j < 2; j++) {
-                    if (j) pto_buf_putn(d, ", ", 2);
-                    if (pa->dim_var[j] >= 0) pto_buf_puts(d, pto_str(E->ctx, m->vars[pa->dim_var[j]].name));
+                    if (j) pto__emit_put(d, ", ", 2);
+                    if (pa->dim_var[j] >= 0) pto__emit_puts(d, pto_str(E->ctx, m->vars[pa->dim_var[j]].name));
                     else pto__emit_put_i64(d, pa->dim[j]);
                 }
                 pto__emit_vbuf(E, PTO__K_DIMS);
@@ -951,21 +974,27 @@ static void pto__emit_kernel(pto__emitter *E, int32_t k)
 /* Text as the inside of a C string literal. */
 static void pto__emit_cstr(pto_buf *b, const char *s, size_t n)
 {
-    size_t i;
-    for (i = 0; i < n; i++) {
+    size_t i = 0, run = 0;
+    for (; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\' || c == '?') { pto_buf_putn(b, "\\", 1); pto_buf_putn(b, s + i, 1); }
-        else if (c == '\n') pto_buf_putn(b, "\\n", 2);
-        else if (c == '\t') pto_buf_putn(b, "\\t", 2);
-        else if (c < 32 || c >= 127) {
-            char oct[5];
-            oct[0] = '\\';
-            oct[1] = (char)('0' + (c >> 6));
-            oct[2] = (char)('0' + ((c >> 3) & 7));
-            oct[3] = (char)('0' + (c & 7));
-            pto_buf_putn(b, oct, 4);
-        } else pto_buf_putn(b, s + i, 1);
+        char esc[5];
+        size_t en = 2;
+        if (c >= 32 && c < 127 && c != '"' && c != '\\' && c != '?') continue;
+        pto__emit_put(b, s + run, i - run);     /* the plain run before c */
+        run = i + 1;
+        esc[0] = '\\';
+        if (c == '\n') esc[1] = 'n';
+        else if (c == '\t') esc[1] = 't';
+        else if (c == '"' || c == '\\' || c == '?') esc[1] = (char)c;
+        else {
+            esc[1] = (char)('0' + (c >> 6));
+            esc[2] = (char)('0' + ((c >> 3) & 7));
+            esc[3] = (char)('0' + (c & 7));
+            en = 4;
+        }
+        pto__emit_put(b, esc, en);
     }
+    pto__emit_put(b, s + run, n - run);
 }
 
 /* The .pto text, one string per line (short literals keep C99 compilers'

@@ -5,6 +5,7 @@
    ptoc dump STAGE FILE  print the IR after a stage (parse, verify, ...)
    ptoc plan [--tight] [--svg OUT.svg] FILE
                          plan memory; print the plan table and memory maps
+   ptoc sync FILE        the IR after sync, each inserted sync with its dependency
    ptoc --help
 
    Exit status: 0 on success, 1 when the input is wrong (a user error),
@@ -172,6 +173,31 @@ static int cmd_plan(pto_ctx *ctx, int argc, char **argv)
     return exit_code(st);
 }
 
+/* Runs the passes up to sync and prints the result with pto_sync_dump.
+   The planner must have run: pto_sync refuses unplanned tiles. */
+static int cmd_sync(pto_ctx *ctx, const char *path)
+{
+    int status;
+    pto_module *m = load(ctx, path, &status);
+    pto_status st = PTO_OK;
+    pto_buf out;
+    if (!m) { pto_diag_print(ctx, stderr); return status; }
+    st = pto_verify(ctx, m);
+    if (st == PTO_OK) st = pto_plan(ctx, m, NULL);
+    if (st == PTO_OK) st = pto_sync(ctx, m, NULL);
+    pto_diag_print(ctx, stderr);
+    if (st == PTO_OK) {
+        memset(&out, 0, sizeof out);
+        out.ctx = ctx;
+        pto_sync_dump(m, &out);
+        if (out.oom) st = PTO_ERR_INTERNAL;
+        else fputs(out.data ? out.data : "", stdout);
+        pto_buf_free(&out);
+    }
+    pto_module_destroy(m);
+    return exit_code(st);
+}
+
 /* ---- emit and run ----------------------------------------------------------- */
 
 /* The pipeline of `emit`: parse -> verify -> plan -> sync -> emit. */
@@ -189,6 +215,7 @@ static pto_status compile_file(pto_ctx *ctx, const char *path, pto_buf *ksrc, pt
     m = pto_parse(ctx, path, text, len);
     st = m ? pto_verify(ctx, m) : PTO_ERR_USER;
     if (st == PTO_OK) st = pto_plan(ctx, m, NULL);
+    if (st == PTO_OK) st = pto_sync(ctx, m, NULL);
     if (st == PTO_OK) {
         memset(&ed, 0, sizeof ed);
         ed.filename = path;
@@ -316,7 +343,7 @@ static int compile_dir(const char *cc, const char *inc, const char *dir, const c
     const char *flags = getenv("PTO_CFLAGS");
     cmd[0] = 0;
     shell_add(cmd, sizeof cmd, cc, NULL);
-    shell_add(cmd, sizeof cmd, tcc ? " -O1" : " -std=c99 -O1 -ffp-contract=off", NULL);
+    shell_add(cmd, sizeof cmd, tcc ? "" : " -std=c99 -O0 -ffp-contract=off", NULL);
     if (flags) shell_add(cmd, sizeof cmd, " ", NULL), shell_add(cmd, sizeof cmd, flags, NULL);
     shell_add(cmd, sizeof cmd, " -I", inc);
     shell_add(cmd, sizeof cmd, " -o ", bin);
@@ -409,6 +436,8 @@ int main(int argc, char **argv)
         rc = cmd_check(ctx, argv[2], 1);
     } else if (strcmp(argv[1], "dump") == 0 && argc == 4) {
         rc = cmd_dump(ctx, argv[2], argv[3]);
+    } else if (strcmp(argv[1], "sync") == 0 && argc == 3) {
+        rc = cmd_sync(ctx, argv[2]);
     } else if (strcmp(argv[1], "emit") == 0 && argc >= 3) {
         rc = cmd_emit(ctx, argc, argv);
     } else if (strcmp(argv[1], "run") == 0 && argc >= 3) {

@@ -1,0 +1,818 @@
+/* test_sync.c - the sync inserter at IR level: the upstream bug classes,
+   redundancy removal, event-id limits and fallbacks, messages, and an
+   IR-level necessity test. Every synchronised kernel is executed by the
+   independent checker in sync_check.h under several trip counts. */
+
+#include "tests/check.h"
+#define PTO_IMPLEMENTATION
+#include "pto.h"
+#include "tests/sync_check.h"
+
+static const int64_t OFF0[1] = {0};
+
+static pto_ctx *new_ctx(void)
+{
+    pto_ctx *ctx = pto_ctx_create(NULL);
+    pto_file_add(ctx, "t.pto");
+    return ctx;
+}
+
+static int64_t off1(int64_t a, int64_t *buf) { buf[0] = a; return a; }
+
+/* Runs the checker on kernel 0 with var `v` (or -1) bound to each value. */
+static int check_runs(const pto_module *m, int32_t v, const int64_t *vals, int n, char *why, size_t whylen)
+{
+    int i, bad = 0;
+    int64_t vars[256];
+    sc c;
+    for (i = 0; i < n; i++) {
+        memset(vars, 0, sizeof vars);
+        if (v >= 0) vars[v] = vals[i];
+        if (sc_run(&c, m, 0, vars)) {
+            if (!bad) snprintf(why, whylen, "value %lld: %s", (long long)vals[i], c.msg);
+            bad++;
+        }
+    }
+    return bad;
+}
+
+static const char *first_diag(pto_ctx *ctx, char *buf, size_t n)
+{
+    if (pto_diag_count(ctx) == 0) return "";
+    pto_diag_format(ctx, pto_diag_get(ctx, 0), buf, n);
+    return buf;
+}
+
+/* ---- kernels ------------------------------------------------------------------ */
+
+/* vadd, double-buffered, for i = start to end step step (end = scalar n). */
+typedef struct kopt { int64_t start, step; int dyn_end; int64_t end; } kopt;
+
+static pto_module *k_vadd(pto_ctx *ctx, const kopt *o, int32_t *nvar)
+{
+    pto_module *m = pto_module_create(ctx, PTO_ARCH_A2A3);
+    int32_t k = pto_add_kernel(m, "vadd", PTO_KK_VECTOR, sc_loc(1));
+    int32_t x = pto_add_tensor_param(m, k, "x", PTO_IN, PTO_F32, 256, 64, sc_loc(1));
+    int32_t y = pto_add_tensor_param(m, k, "y", PTO_IN, PTO_F32, 256, 64, sc_loc(1));
+    int32_t z = pto_add_tensor_param(m, k, "z", PTO_OUT, PTO_F32, 256, 64, sc_loc(1));
+    int32_t n = pto_add_scalar_param(m, k, "n", PTO_I32, sc_loc(1));
+    int32_t body = m->kernels[k].body, f, fb, a, b, c, r;
+    int64_t oa[2] = {0, 4096}, ob[2] = {8192, 12288}, oc[2] = {16384, 20480};
+    *nvar = m->params[n].var;
+    f = pto_add_for(m, body, "i", sc_int(m, o->start), o->dyn_end ? sc_var(m, *nvar) : sc_int(m, o->end),
+                    o->step == 1 ? -1 : sc_int(m, o->step), sc_loc(4));
+    fb = m->stmts[f].body;
+    a = sc_tile(m, fb, "a", PTO_VEC, 16, 64, 2, oa, 5);
+    b = sc_tile(m, fb, "b", PTO_VEC, 16, 64, 2, ob, 6);
+    c = sc_tile(m, fb, "c", PTO_VEC, 16, 64, 2, oc, 7);
+    r = sc_var(m, m->stmts[f].ref);
+    sc_load(m, fb, a, x, r, sc_int(m, 0), 8);
+    sc_load(m, fb, b, y, r, sc_int(m, 0), 9);
+    sc_op3(m, fb, PTO_OP_TADD, c, a, b, 10);
+    sc_store(m, fb, z, r, sc_int(m, 0), c, 11);
+    return m;
+}
+
+/* for i = 1 to n step 2 { tile a, b x2; tload a; tmuls b, a; tstore b } */
+static pto_module *k_step2(pto_ctx *ctx, int32_t *nvar, int32_t *loop)
+{
+    pto_module *m = pto_module_create(ctx, PTO_ARCH_A2A3);
+    int32_t k = pto_add_kernel(m, "s2", PTO_KK_VECTOR, sc_loc(1));
+    int32_t x = pto_add_tensor_param(m, k, "x", PTO_IN, PTO_F32, 64, 64, sc_loc(1));
+    int32_t z = pto_add_tensor_param(m, k, "z", PTO_OUT, PTO_F32, 64, 64, sc_loc(1));
+    int32_t n = pto_add_scalar_param(m, k, "n", PTO_I32, sc_loc(1));
+    int32_t f, fb, a, b, i;
+    int64_t oa[2] = {0, 4096}, ob[2] = {8192, 12288};
+    *nvar = m->params[n].var;
+    f = pto_add_for(m, m->kernels[k].body, "i", sc_int(m, 1), sc_var(m, *nvar), sc_int(m, 2), sc_loc(3));
+    *loop = f;
+    fb = m->stmts[f].body;
+    a = sc_tile(m, fb, "a", PTO_VEC, 16, 64, 2, oa, 4);
+    b = sc_tile(m, fb, "b", PTO_VEC, 16, 64, 2, ob, 5);
+    i = sc_var(m, m->stmts[f].ref);
+    sc_load(m, fb, a, x, i, sc_int(m, 0), 6);
+    sc_muls(m, fb, b, a, 2.0, 7);
+    sc_store(m, fb, z, i, sc_int(m, 0), b, 8);
+    return m;
+}
+
+/* if k == 0 { tload a; tmuls b, a } else { texpands b | tload a }; tstore b; tmuls c, a; tstore c */
+static pto_module *k_branch(pto_ctx *ctx, int else_loads, int32_t *kvar)
+{
+    pto_module *m = pto_module_create(ctx, PTO_ARCH_A2A3);
+    int32_t k = pto_add_kernel(m, "br", PTO_KK_VECTOR, sc_loc(1));
+    int32_t x = pto_add_tensor_param(m, k, "x", PTO_IN, PTO_F32, 16, 64, sc_loc(1));
+    int32_t z = pto_add_tensor_param(m, k, "z", PTO_OUT, PTO_F32, 16, 64, sc_loc(1));
+    int32_t w = pto_add_tensor_param(m, k, "w", PTO_OUT, PTO_F32, 16, 64, sc_loc(1));
+    int32_t kp = pto_add_scalar_param(m, k, "k", PTO_I32, sc_loc(1));
+    int32_t body = m->kernels[k].body, a, b, c, s, ob;
+    int64_t o[1];
+    *kvar = m->params[kp].var;
+    a = sc_tile(m, body, "a", PTO_VEC, 16, 64, 1, OFF0, 2);
+    off1(4096, o);
+    b = sc_tile(m, body, "b", PTO_VEC, 16, 64, 1, o, 3);
+    off1(8192, o);
+    c = sc_tile(m, body, "c", PTO_VEC, 16, 64, 1, o, 4);
+    s = pto_add_if(m, body, sc_var(m, *kvar), PTO_EQ, sc_int(m, 0), sc_loc(5));
+    sc_load(m, m->stmts[s].body, a, x, sc_int(m, 0), sc_int(m, 0), 6);
+    sc_muls(m, m->stmts[s].body, b, a, 2.0, 7);
+    ob = pto_if_else(m, s);
+    if (else_loads) {
+        sc_load(m, ob, a, x, sc_int(m, 0), sc_int(m, 0), 9);
+    } else {
+        int32_t e = sc_op(m, ob, PTO_OP_TEXPANDS, 9);
+        pto_arg_tile(m, e, b, sc_loc(9));
+        pto_arg_float(m, e, 1.0, sc_loc(9));
+    }
+    sc_store(m, body, z, sc_int(m, 0), sc_int(m, 0), b, 11);
+    sc_muls(m, body, c, a, 3.0, 12);
+    sc_store(m, body, w, sc_int(m, 0), sc_int(m, 0), c, 13);
+    return m;
+}
+
+/* ntiles loads into distinct tiles, then one V op per tile. */
+static pto_module *k_many(pto_ctx *ctx, int ntiles)
+{
+    pto_module *m = pto_module_create(ctx, PTO_ARCH_A2A3);
+    int32_t k = pto_add_kernel(m, "many", PTO_KK_VECTOR, sc_loc(1));
+    int32_t x = pto_add_tensor_param(m, k, "x", PTO_IN, PTO_F32, 128, 64, sc_loc(1));
+    int32_t body = m->kernels[k].body, t[16], d[16], i;
+    char name[8];
+    int64_t o[1];
+    for (i = 0; i < ntiles; i++) {
+        snprintf(name, sizeof name, "t%d", i);
+        t[i] = sc_tile(m, body, name, PTO_VEC, 8, 64, 1, (off1(i * 2048, o), o), 2);
+        snprintf(name, sizeof name, "d%d", i);
+        d[i] = sc_tile(m, body, name, PTO_VEC, 8, 64, 1, (off1(65536 + i * 2048, o), o), 3);
+    }
+    for (i = 0; i < ntiles; i++) sc_load(m, body, t[i], x, sc_int(m, 8 * i), sc_int(m, 0), 10 + i);
+    for (i = 0; i < ntiles; i++) sc_muls(m, body, d[i], t[i], 2.0, 20 + i);
+    return m;
+}
+
+/* tload t; texp t, t; tstore z, t */
+static pto_module *k_chain(pto_ctx *ctx)
+{
+    pto_module *m = pto_module_create(ctx, PTO_ARCH_A2A3);
+    int32_t k = pto_add_kernel(m, "chain", PTO_KK_VECTOR, sc_loc(1));
+    int32_t x = pto_add_tensor_param(m, k, "x", PTO_IN, PTO_F32, 16, 64, sc_loc(1));
+    int32_t z = pto_add_tensor_param(m, k, "z", PTO_OUT, PTO_F32, 16, 64, sc_loc(1));
+    int32_t body = m->kernels[k].body, t;
+    t = sc_tile(m, body, "t", PTO_VEC, 16, 64, 1, OFF0, 2);
+    sc_load(m, body, t, x, sc_int(m, 0), sc_int(m, 0), 3);
+    sc_op2(m, body, PTO_OP_TEXP, t, t, 4);
+    sc_store(m, body, z, sc_int(m, 0), sc_int(m, 0), t, 5);
+    return m;
+}
+
+/* Two independent V ops, then one that depends on both. */
+static pto_module *k_vv(pto_ctx *ctx, int32_t *join)
+{
+    pto_module *m = pto_module_create(ctx, PTO_ARCH_A2A3);
+    int32_t k = pto_add_kernel(m, "vv", PTO_KK_VECTOR, sc_loc(1));
+    int32_t x = pto_add_tensor_param(m, k, "x", PTO_IN, PTO_F32, 32, 64, sc_loc(1));
+    int32_t z = pto_add_tensor_param(m, k, "z", PTO_OUT, PTO_F32, 16, 64, sc_loc(1));
+    int32_t body = m->kernels[k].body, a, b, c, d, e;
+    int64_t o[1];
+    a = sc_tile(m, body, "a", PTO_VEC, 16, 64, 1, (off1(0, o), o), 2);
+    b = sc_tile(m, body, "b", PTO_VEC, 16, 64, 1, (off1(4096, o), o), 2);
+    c = sc_tile(m, body, "c", PTO_VEC, 16, 64, 1, (off1(8192, o), o), 2);
+    d = sc_tile(m, body, "d", PTO_VEC, 16, 64, 1, (off1(12288, o), o), 2);
+    e = sc_tile(m, body, "e", PTO_VEC, 16, 64, 1, (off1(16384, o), o), 2);
+    sc_load(m, body, a, x, sc_int(m, 0), sc_int(m, 0), 3);
+    sc_load(m, body, b, x, sc_int(m, 16), sc_int(m, 0), 4);
+    sc_muls(m, body, c, a, 2.0, 5);
+    sc_muls(m, body, d, b, 3.0, 6);
+    *join = sc_op3(m, body, PTO_OP_TADD, e, c, d, 7);
+    sc_store(m, body, z, sc_int(m, 0), sc_int(m, 0), e, 8);
+    return m;
+}
+
+/* Row softmax: a chain of dependent V ops. */
+static pto_module *k_softmax(pto_ctx *ctx)
+{
+    pto_module *m = pto_module_create(ctx, PTO_ARCH_A2A3);
+    int32_t k = pto_add_kernel(m, "softmax", PTO_KK_VECTOR, sc_loc(1));
+    int32_t x = pto_add_tensor_param(m, k, "x", PTO_IN, PTO_F32, 16, 128, sc_loc(1));
+    int32_t y = pto_add_tensor_param(m, k, "y", PTO_OUT, PTO_F32, 16, 128, sc_loc(1));
+    int32_t body = m->kernels[k].body, t, mx, s;
+    int64_t o[1];
+    t = sc_tile(m, body, "t", PTO_VEC, 16, 128, 1, OFF0, 2);
+    mx = sc_tile(m, body, "m", PTO_VEC, 16, 1, 1, (off1(8192, o), o), 3);
+    s = sc_tile(m, body, "s", PTO_VEC, 16, 1, 1, (off1(8256, o), o), 4);
+    sc_load(m, body, t, x, sc_int(m, 0), sc_int(m, 0), 6);
+    sc_op2(m, body, PTO_OP_TROWMAX, mx, t, 7);
+    sc_op3(m, body, PTO_OP_TROWEXPANDSUB, t, t, mx, 8);
+    sc_op2(m, body, PTO_OP_TEXP, t, t, 9);
+    sc_op2(m, body, PTO_OP_TROWSUM, s, t, 10);
+    sc_op3(m, body, PTO_OP_TROWEXPANDDIV, t, t, s, 11);
+    sc_store(m, body, y, sc_int(m, 0), sc_int(m, 0), t, 12);
+    return m;
+}
+
+/* Cube: nacc accumulators matmul'd then stored (M -> FIX pairs). */
+static pto_module *k_cube(pto_ctx *ctx, int nacc)
+{
+    pto_module *m = pto_module_create(ctx, PTO_ARCH_A2A3);
+    int32_t k = pto_add_kernel(m, "mm", PTO_KK_CUBE, sc_loc(1));
+    int32_t a = pto_add_tensor_param(m, k, "a", PTO_IN, PTO_F16, 16, 16, sc_loc(1));
+    int32_t b = pto_add_tensor_param(m, k, "b", PTO_IN, PTO_F16, 16, 16, sc_loc(1));
+    int32_t c = pto_add_tensor_param(m, k, "c", PTO_OUT, PTO_F32, 128, 16, sc_loc(1));
+    int32_t body = m->kernels[k].body, a1, b1, a0, b0, acc[8], i, s;
+    char name[8];
+    int64_t o[1];
+    a1 = sc_tile(m, body, "a1", PTO_MAT, 16, 16, 1, OFF0, 2);
+    m->tiles[a1].dtype = PTO_F16;
+    b1 = sc_tile(m, body, "b1", PTO_MAT, 16, 16, 1, (off1(512, o), o), 2);
+    m->tiles[b1].dtype = PTO_F16;
+    a0 = sc_tile(m, body, "a0", PTO_LEFT, 16, 16, 1, OFF0, 2);
+    b0 = sc_tile(m, body, "b0", PTO_RIGHT, 16, 16, 1, OFF0, 2);
+    for (i = 0; i < nacc; i++) {
+        snprintf(name, sizeof name, "acc%d", i);
+        acc[i] = sc_tile(m, body, name, PTO_ACC, 16, 16, 1, (off1(i * 1024, o), o), 3);
+    }
+    sc_load(m, body, a1, a, sc_int(m, 0), sc_int(m, 0), 4);
+    sc_load(m, body, b1, b, sc_int(m, 0), sc_int(m, 0), 5);
+    sc_op2(m, body, PTO_OP_TMOV, a0, a1, 6);
+    sc_op2(m, body, PTO_OP_TMOV, b0, b1, 7);
+    for (i = 0; i < nacc; i++) sc_op3(m, body, PTO_OP_TMATMUL, acc[i], a0, b0, 10 + i);
+    for (i = 0; i < nacc; i++) {
+        s = sc_store(m, body, c, sc_int(m, 16 * i), sc_int(m, 0), acc[i], 20 + i);
+        (void)s;
+    }
+    return m;
+}
+
+/* GM read-after-write: tstore z[r0, 0], t; tload u, z[r1, 0] (r = s + d). */
+static pto_module *k_gm(pto_ctx *ctx, int64_t d0, int64_t d1, int32_t *svar)
+{
+    pto_module *m = pto_module_create(ctx, PTO_ARCH_A2A3);
+    int32_t k = pto_add_kernel(m, "gm", PTO_KK_VECTOR, sc_loc(1));
+    int32_t x = pto_add_tensor_param(m, k, "x", PTO_IN, PTO_F32, 16, 64, sc_loc(1));
+    int32_t z = pto_add_tensor_param(m, k, "z", PTO_INOUT, PTO_F32, 64, 64, sc_loc(1));
+    int32_t sp = pto_add_scalar_param(m, k, "s", PTO_I32, sc_loc(1));
+    int32_t body = m->kernels[k].body, t, u, r, l;
+    int64_t o[1];
+    *svar = m->params[sp].var;
+    t = sc_tile(m, body, "t", PTO_VEC, 16, 64, 1, OFF0, 2);
+    u = sc_tile(m, body, "u", PTO_VEC, 16, 64, 1, (off1(4096, o), o), 3);
+    l = pto_add_let(m, body, "r", sc_var(m, *svar), sc_loc(4));
+    r = sc_var(m, m->stmts[l].ref);
+    sc_load(m, body, t, x, sc_int(m, 0), sc_int(m, 0), 5);
+    sc_store(m, body, z, pto_expr_bin(m, PTO_E_ADD, r, sc_int(m, d0), sc_loc(6)), sc_int(m, 0), t, 6);
+    sc_load(m, body, u, z, pto_expr_bin(m, PTO_E_ADD, r, sc_int(m, d1), sc_loc(7)), sc_int(m, 0), 7);
+    return m;
+}
+
+/* Nested loops with a tile reused across the outer loop and an x3 tile in the inner one. */
+static pto_module *k_nested(pto_ctx *ctx, int32_t *nvar)
+{
+    pto_module *m = pto_module_create(ctx, PTO_ARCH_A2A3);
+    int32_t k = pto_add_kernel(m, "nest", PTO_KK_VECTOR, sc_loc(1));
+    int32_t x = pto_add_tensor_param(m, k, "x", PTO_IN, PTO_F32, 256, 64, sc_loc(1));
+    int32_t z = pto_add_tensor_param(m, k, "z", PTO_OUT, PTO_F32, 256, 64, sc_loc(1));
+    int32_t n = pto_add_scalar_param(m, k, "n", PTO_I32, sc_loc(1));
+    int32_t body = m->kernels[k].body, acc, f1, f2, b1, b2, a, i, j, row;
+    int64_t oa[3] = {4096, 8192, 12288};
+    *nvar = m->params[n].var;
+    acc = sc_tile(m, body, "acc", PTO_VEC, 16, 64, 1, OFF0, 2);
+    f1 = pto_add_for(m, body, "i", sc_int(m, 0), sc_var(m, *nvar), -1, sc_loc(3));
+    b1 = m->stmts[f1].body;
+    i = sc_var(m, m->stmts[f1].ref);
+    {
+        int32_t e = sc_op(m, b1, PTO_OP_TEXPANDS, 4);
+        pto_arg_tile(m, e, acc, sc_loc(4));
+        pto_arg_float(m, e, 0.0, sc_loc(4));
+    }
+    f2 = pto_add_for(m, b1, "j", sc_int(m, 2), sc_var(m, *nvar), sc_int(m, 3), sc_loc(5));
+    b2 = m->stmts[f2].body;
+    j = sc_var(m, m->stmts[f2].ref);
+    a = sc_tile(m, b2, "a", PTO_VEC, 16, 64, 3, oa, 6);
+    row = pto_expr_bin(m, PTO_E_ADD, pto_expr_bin(m, PTO_E_MUL, i, sc_int(m, 16), sc_loc(7)), j, sc_loc(7));
+    sc_load(m, b2, a, x, row, sc_int(m, 0), 7);
+    sc_op3(m, b2, PTO_OP_TADD, acc, acc, a, 8);
+    sc_store(m, b1, z, pto_expr_bin(m, PTO_E_MUL, i, sc_int(m, 16), sc_loc(9)), sc_int(m, 0), acc, 9);
+    return m;
+}
+
+/* ---- tests ------------------------------------------------------------------------ */
+
+static int32_t find_sync(const pto_module *m, int32_t blk, pto_op op, int p, int q)
+{
+    int32_t s;
+    for (s = m->blocks[blk].head; s >= 0; s = m->stmts[s].next)
+        if (m->stmts[s].kind == PTO_ST_OP && m->stmts[s].op == op && pto_stmt_arg(m, s, 0)->ref == p
+            && (op == PTO_OP_PIPE_BARRIER || pto_stmt_arg(m, s, 1)->ref == q))
+            return s;
+    return -1;
+}
+
+static void test_vadd(void)
+{
+    pto_ctx *ctx = new_ctx();
+    kopt o = {0, 1, 1, 0};
+    int32_t nv, f, s;
+    pto_module *m = k_vadd(ctx, &o, &nv);
+    pto_sync_stats st;
+    pto_sync_desc d;
+    int64_t ns[] = {0, 1, 2, 3, 5, 8};
+    char why[600], buf[300];
+    memset(&d, 0, sizeof d);
+    d.stats = &st;
+    CHECK_MSG(pto_sync(ctx, m, &d) == PTO_OK, "%s", first_diag(ctx, buf, sizeof buf));
+    CHECK(pto_diag_count(ctx) == 0);
+    CHECK_MSG(check_runs(m, nv, ns, 6, why, sizeof why) == 0, "%s", why);
+    CHECK(st.flag_pairs == 4 && st.rotating == 2 && st.barriers == 0 && st.fallbacks == 0);
+    CHECK(sc_count_pair(m, PTO_PIPE_MTE2, PTO_PIPE_MTE3) == 0);
+    f = m->blocks[m->kernels[0].body].head;
+    while (m->stmts[f].kind != PTO_ST_FOR) f = m->stmts[f].next;
+    s = find_sync(m, m->stmts[f].body, PTO_OP_WAIT_FLAG, PTO_PIPE_MTE2, PTO_PIPE_V);
+    CHECK(s >= 0);
+    if (s >= 0) {
+        CHECK_STR(pto_str(ctx, m->stmts[s].note), "RAW vec[0x2000,0x3000) tload b (t.pto:9) -> tadd c (t.pto:10)");
+        int32_t t = s;
+        while (m->stmts[t].op != PTO_OP_TADD && m->stmts[t].op != PTO_OP_TSTORE) t = m->stmts[t].next;
+        CHECK(m->stmts[t].op == PTO_OP_TADD);
+    }
+    /* the rotating WAR back edge V -> MTE2 is primed twice before the loop and drained twice after */
+    CHECK(find_sync(m, m->kernels[0].body, PTO_OP_SET_FLAG, PTO_PIPE_V, PTO_PIPE_MTE2) >= 0);
+    s = find_sync(m, m->stmts[f].body, PTO_OP_WAIT_FLAG, PTO_PIPE_V, PTO_PIPE_MTE2);
+    CHECK(s >= 0 && m->stmts[m->stmts[s].next].op == PTO_OP_TLOAD);
+    if (s >= 0) CHECK_STR(pto_str(ctx, m->stmts[s].note), "WAR vec[0x0000,0x1000) tadd c (t.pto:10) -> next tload a (t.pto:8)");
+    CHECK(sc_count(m, m->kernels[0].body, PTO_OP_SET_FLAG) == 8 && sc_count(m, m->kernels[0].body, PTO_OP_WAIT_FLAG) == 8);
+    /* idempotent: a second run finds everything ordered */
+    {
+        int32_t before = m->n_stmts;
+        CHECK(pto_sync(ctx, m, &d) == PTO_OK);
+        CHECK(m->n_stmts == before && st.flag_pairs == 0);
+        CHECK_MSG(check_runs(m, nv, ns, 6, why, sizeof why) == 0, "%s", why);
+    }
+    pto_module_destroy(m);
+    pto_ctx_destroy(ctx);
+}
+
+/* Upstream bug: start 1, step 2 over an x2 tile must alternate ids. */
+static void test_step2(void)
+{
+    pto_ctx *ctx = new_ctx();
+    int32_t nv, L, s, iv;
+    int rot = 0;
+    pto_module *m = k_step2(ctx, &nv, &L);
+    int64_t ns[] = {1, 2, 3, 4, 6, 9, 12, 17};
+    char why[600], buf[300];
+    sc c;
+    CHECK_MSG(pto_sync(ctx, m, NULL) == PTO_OK, "%s", first_diag(ctx, buf, sizeof buf));
+    CHECK_MSG(check_runs(m, nv, ns, 8, why, sizeof why) == 0, "%s", why);
+    iv = m->stmts[L].ref;
+    memset(&c, 0, sizeof c);
+    c.m = m;
+    c.var = (int64_t *)calloc((size_t)m->n_vars, sizeof(int64_t));
+    for (s = m->blocks[m->stmts[L].body].head; s >= 0; s = m->stmts[s].next) {
+        int32_t e;
+        if (m->stmts[s].kind != PTO_ST_OP || (m->stmts[s].op != PTO_OP_WAIT_FLAG && m->stmts[s].op != PTO_OP_SET_FLAG))
+            continue;
+        e = pto_stmt_arg(m, s, 2)->e[0];
+        if (m->exprs[e].kind == PTO_E_INT) continue;   /* a same-iteration pair */
+        rot++;
+        c.var[iv] = 1;
+        CHECK(sc_eval(&c, e) == 0);
+        c.var[iv] = 3;
+        CHECK(sc_eval(&c, e) == 1);
+        c.var[iv] = 5;
+        CHECK(sc_eval(&c, e) == 0);
+        c.var[iv] = 7;
+        CHECK(sc_eval(&c, e) == 1);
+    }
+    free(c.var);
+    CHECK(rot == 4);   /* wait and set of V -> MTE2 and of MTE3 -> V */
+    pto_module_destroy(m);
+    pto_ctx_destroy(ctx);
+}
+
+/* Any start and step: the checker runs every trip count. */
+static void test_starts(void)
+{
+    int64_t starts[] = {0, 1, 3, -2}, steps[] = {1, 2, 3};
+    int i, j;
+    for (i = 0; i < 4; i++)
+        for (j = 0; j < 3; j++) {
+            pto_ctx *ctx = new_ctx();
+            kopt o;
+            int32_t nv;
+            pto_module *m;
+            int64_t ns[6];
+            char why[600];
+            int q;
+            o.start = starts[i] < 0 ? 0 : starts[i];
+            o.step = steps[j];
+            o.dyn_end = 1;
+            o.end = 0;
+            m = k_vadd(ctx, &o, &nv);
+            for (q = 0; q < 6; q++) ns[q] = o.start + q * o.step - (q == 5 ? 1 : 0);
+            CHECK(pto_sync(ctx, m, NULL) == PTO_OK);
+            CHECK_MSG(check_runs(m, nv, ns, 6, why, sizeof why) == 0, "start %lld step %lld: %s", (long long)o.start,
+                      (long long)o.step, why);
+            pto_module_destroy(m);
+            pto_ctx_destroy(ctx);
+        }
+}
+
+/* Zero-trip loops: prime and drain stay balanced. */
+static void test_zero_trip(void)
+{
+    pto_ctx *ctx = new_ctx();
+    kopt o = {4, 1, 1, 0};
+    int32_t nv;
+    pto_module *m = k_vadd(ctx, &o, &nv);
+    int64_t ns[] = {0, 4, 3, -7, 5};
+    char why[600];
+    sc c;
+    int64_t vars[64];
+    CHECK(pto_sync(ctx, m, NULL) == PTO_OK);
+    CHECK_MSG(check_runs(m, nv, ns, 5, why, sizeof why) == 0, "%s", why);
+    memset(vars, 0, sizeof vars);
+    vars[nv] = 4;   /* start 4, end 4: zero iterations, only prime and drain run */
+    CHECK(sc_run(&c, m, 0, vars) == 0 && c.instrs == 0 && c.syncs == 8);
+    pto_module_destroy(m);
+    pto_ctx_destroy(ctx);
+}
+
+static void test_branch(void)
+{
+    int el;
+    for (el = 0; el < 2; el++) {
+        pto_ctx *ctx = new_ctx();
+        int32_t kv, s, body;
+        pto_module *m = k_branch(ctx, el, &kv);
+        int64_t ks[] = {0, 1};
+        char why[600], buf[300];
+        CHECK_MSG(pto_sync(ctx, m, NULL) == PTO_OK, "%s", first_diag(ctx, buf, sizeof buf));
+        CHECK_MSG(check_runs(m, kv, ks, 2, why, sizeof why) == 0, "%s", why);
+        body = m->kernels[0].body;
+        for (s = m->blocks[body].head; m->stmts[s].kind != PTO_ST_IF; s = m->stmts[s].next) {}
+        /* the load -> use inside the then-branch is ordered there */
+        CHECK(find_sync(m, m->stmts[s].body, PTO_OP_SET_FLAG, PTO_PIPE_MTE2, PTO_PIPE_V) >= 0);
+        /* after the if, the tmuls of `a` needs a new pair only when the else-branch loads `a` unordered */
+        CHECK(sc_count_pair(m, PTO_PIPE_MTE2, PTO_PIPE_V) == (el ? 2 : 1));
+        CHECK(sc_count_pair(m, PTO_PIPE_V, PTO_PIPE_MTE3) == 2);
+        pto_module_destroy(m);
+        pto_ctx_destroy(ctx);
+    }
+}
+
+static void test_eight_ids(void)
+{
+    pto_ctx *ctx = new_ctx();
+    pto_module *m = k_many(ctx, 8);
+    pto_sync_stats st;
+    pto_sync_desc d;
+    char why[600];
+    int32_t s;
+    int seen = 0, ok = 1;
+    memset(&d, 0, sizeof d);
+    d.stats = &st;
+    CHECK(pto_sync(ctx, m, &d) == PTO_OK);
+    CHECK(pto_diag_count(ctx) == 0 && st.flag_pairs == 8 && st.fallbacks == 0);
+    for (s = m->blocks[m->kernels[0].body].head; s >= 0; s = m->stmts[s].next)
+        if (m->stmts[s].op == PTO_OP_SET_FLAG && m->stmts[s].kind == PTO_ST_OP) {
+            const pto_expr *e = &m->exprs[pto_stmt_arg(m, s, 2)->e[0]];
+            ok &= e->kind == PTO_E_INT && e->value == seen;
+            seen++;
+        }
+    CHECK(seen == 8 && ok);
+    CHECK_MSG(check_runs(m, -1, NULL, 1, why, sizeof why) == 0, "%s", why);
+    pto_module_destroy(m);
+    pto_ctx_destroy(ctx);
+}
+
+static void test_nine_ids(void)
+{
+    pto_ctx *ctx = new_ctx();
+    pto_module *m = k_many(ctx, 9);
+    pto_sync_stats st;
+    pto_sync_desc d;
+    char why[600], buf[400];
+    memset(&d, 0, sizeof d);
+    d.stats = &st;
+    CHECK(pto_sync(ctx, m, &d) == PTO_OK);
+    CHECK(st.flag_pairs == 9 && st.fallbacks == 1);
+    CHECK(pto_diag_count(ctx) == 1 && pto_error_count(ctx) == 0);
+    CHECK_STR(first_diag(ctx, buf, sizeof buf),
+              "t.pto:28:1: warning: sync: out of event ids for MTE2 -> V: PIPE_ALL barrier instead of a flag pair "
+              "for tile t8: RAW vec[0x4000,0x4800) tload t8 (t.pto:18) -> tmuls d8 (t.pto:28)");
+    CHECK(sc_count_pair(m, PTO_PIPE_MTE2, PTO_PIPE_V) == 8);
+    CHECK(find_sync(m, m->kernels[0].body, PTO_OP_PIPE_BARRIER, PTO_PIPE_ALL, 0) >= 0);
+    CHECK_MSG(check_runs(m, -1, NULL, 1, why, sizeof why) == 0, "%s", why);
+    pto_module_destroy(m);
+    /* fewer ids per pair (a knob for tests): 4 ids, 5 fallbacks */
+    pto_diag_clear(ctx);
+    m = k_many(ctx, 9);
+    d.ids_per_pair = 4;
+    CHECK(pto_sync(ctx, m, &d) == PTO_OK && st.fallbacks == 5 && pto_diag_count(ctx) == 5);
+    CHECK_MSG(check_runs(m, -1, NULL, 1, why, sizeof why) == 0, "%s", why);
+    pto_module_destroy(m);
+    pto_ctx_destroy(ctx);
+}
+
+/* A rotation that cannot get its ids degrades N -> 2 -> 1 before any PIPE_ALL. */
+static void test_degrade(void)
+{
+    pto_ctx *ctx = new_ctx();
+    kopt o = {0, 1, 1, 0};
+    int32_t nv;
+    pto_module *m = k_vadd(ctx, &o, &nv);
+    pto_sync_stats st;
+    pto_sync_desc d;
+    int64_t ns[] = {0, 1, 2, 3, 7};
+    char why[600], buf[400];
+    memset(&d, 0, sizeof d);
+    d.stats = &st;
+    d.ids_per_pair = 1;
+    CHECK(pto_sync(ctx, m, &d) == PTO_OK);
+    CHECK(st.degraded == 2 && st.fallbacks == 0);
+    CHECK_STR(first_diag(ctx, buf, sizeof buf),
+              "t.pto:8:1: warning: sync: out of event ids for V -> MTE2: 1 ids rotate instead of 2 for tile a: "
+              "WAR vec[0x0000,0x1000) tadd c (t.pto:10) -> next tload a (t.pto:8)");
+    CHECK_MSG(check_runs(m, nv, ns, 5, why, sizeof why) == 0, "%s", why);
+    pto_module_destroy(m);
+    pto_ctx_destroy(ctx);
+}
+
+static void test_chain(void)
+{
+    pto_ctx *ctx = new_ctx();
+    pto_module *m = k_chain(ctx);
+    pto_sync_stats st;
+    pto_sync_desc d;
+    char why[600];
+    memset(&d, 0, sizeof d);
+    d.stats = &st;
+    CHECK(pto_sync(ctx, m, &d) == PTO_OK);
+    CHECK(st.flag_pairs == 2 && st.barriers == 0);
+    CHECK(sc_count_pair(m, PTO_PIPE_MTE2, PTO_PIPE_MTE3) == 0);
+    CHECK(sc_count_pair(m, PTO_PIPE_MTE2, PTO_PIPE_V) == 1 && sc_count_pair(m, PTO_PIPE_V, PTO_PIPE_MTE3) == 1);
+    CHECK_MSG(check_runs(m, -1, NULL, 1, why, sizeof why) == 0, "%s", why);
+    pto_module_destroy(m);
+    pto_ctx_destroy(ctx);
+}
+
+static void test_vv(void)
+{
+    pto_ctx *ctx = new_ctx();
+    int32_t join, s;
+    pto_module *m = k_vv(ctx, &join);
+    pto_sync_stats st;
+    pto_sync_desc d;
+    char why[600];
+    memset(&d, 0, sizeof d);
+    d.stats = &st;
+    CHECK(pto_sync(ctx, m, &d) == PTO_OK);
+    CHECK(st.barriers == 1);
+    s = m->stmts[join].prev;
+    CHECK(s >= 0 && m->stmts[s].op == PTO_OP_PIPE_BARRIER && pto_stmt_arg(m, s, 0)->ref == PTO_PIPE_V);
+    CHECK(sc_count(m, m->kernels[0].body, PTO_OP_PIPE_BARRIER) == 1);
+    CHECK_MSG(check_runs(m, -1, NULL, 1, why, sizeof why) == 0, "%s", why);
+    pto_module_destroy(m);
+    /* softmax: 4 dependent V steps after the first need 4 barriers */
+    m = k_softmax(ctx);
+    CHECK(pto_sync(ctx, m, &d) == PTO_OK);
+    CHECK(st.barriers == 4 && st.flag_pairs == 2);
+    CHECK_MSG(check_runs(m, -1, NULL, 1, why, sizeof why) == 0, "%s", why);
+    pto_module_destroy(m);
+    pto_ctx_destroy(ctx);
+}
+
+/* M -> FIX may use ids 0..2 only (hardware.md s4). */
+static void test_mfix(void)
+{
+    pto_ctx *ctx = new_ctx();
+    pto_module *m = k_cube(ctx, 4);
+    pto_sync_stats st;
+    pto_sync_desc d;
+    char why[600], buf[300];
+    int32_t s;
+    int maxid = -1;
+    memset(&d, 0, sizeof d);
+    d.stats = &st;
+    CHECK_MSG(pto_sync(ctx, m, &d) == PTO_OK, "%s", first_diag(ctx, buf, sizeof buf));
+    for (s = 0; s < m->n_stmts; s++)
+        if (m->stmts[s].kind == PTO_ST_OP && m->stmts[s].block >= 0 && m->stmts[s].op == PTO_OP_SET_FLAG
+            && pto_stmt_arg(m, s, 0)->ref == PTO_PIPE_M && pto_stmt_arg(m, s, 1)->ref == PTO_PIPE_FIX) {
+            int v = (int)m->exprs[pto_stmt_arg(m, s, 2)->e[0]].value;
+            if (v > maxid) maxid = v;
+        }
+    CHECK(maxid == 2);
+    CHECK(st.fallbacks == 1 && sc_count_pair(m, PTO_PIPE_M, PTO_PIPE_FIX) == 3);
+    CHECK_MSG(check_runs(m, -1, NULL, 1, why, sizeof why) == 0, "%s", why);
+    pto_module_destroy(m);
+    pto_ctx_destroy(ctx);
+}
+
+static void test_gm(void)
+{
+    struct { int64_t d0, d1; int pairs; } cases[] = {{0, 0, 1}, {0, 16, 0}, {16, 0, 0}, {0, 8, 1}, {8, 0, 1}, {0, -15, 1}};
+    int i;
+    for (i = 0; i < 6; i++) {
+        pto_ctx *ctx = new_ctx();
+        int32_t sv;
+        pto_module *m = k_gm(ctx, cases[i].d0 + 16, cases[i].d1 + 16, &sv);
+        int64_t ss[] = {0, 8, 16};
+        char why[600];
+        CHECK(pto_sync(ctx, m, NULL) == PTO_OK);
+        CHECK_MSG(sc_count_pair(m, PTO_PIPE_MTE3, PTO_PIPE_MTE2) == cases[i].pairs, "case %d", i);
+        CHECK_MSG(check_runs(m, sv, ss, 3, why, sizeof why) == 0, "%s", why);
+        pto_module_destroy(m);
+        pto_ctx_destroy(ctx);
+    }
+}
+
+static void test_nested(void)
+{
+    pto_ctx *ctx = new_ctx();
+    int32_t nv;
+    pto_module *m = k_nested(ctx, &nv);
+    int64_t ns[] = {0, 1, 2, 3, 5, 6, 9, 12};
+    char why[600], buf[300];
+    CHECK_MSG(pto_sync(ctx, m, NULL) == PTO_OK, "%s", first_diag(ctx, buf, sizeof buf));
+    CHECK_MSG(check_runs(m, nv, ns, 8, why, sizeof why) == 0, "%s", why);
+    pto_module_destroy(m);
+    pto_ctx_destroy(ctx);
+}
+
+static void test_unplanned(void)
+{
+    pto_ctx *ctx = new_ctx();
+    pto_module *m = k_chain(ctx);
+    char buf[300];
+    m->tiles[0].planned = 0;
+    CHECK(pto_sync(ctx, m, NULL) == PTO_ERR_USER);
+    CHECK_STR(first_diag(ctx, buf, sizeof buf), "t.pto:3:1: error: sync: tile 't' is not planned (run the planner first)");
+    pto_module_destroy(m);
+    pto_ctx_destroy(ctx);
+}
+
+/* The dump lists every sync with its dependency. */
+static void test_dump(void)
+{
+    pto_ctx *ctx = new_ctx();
+    pto_module *m = k_chain(ctx);
+    pto_buf b;
+    memset(&b, 0, sizeof b);
+    b.ctx = ctx;
+    CHECK(pto_sync(ctx, m, NULL) == PTO_OK);
+    pto_sync_dump(m, &b);
+    CHECK_STR(b.data,
+              "kernel chain  # sync: 2 set_flag, 2 wait_flag, 0 pipe_barrier (0 PIPE_ALL fallbacks)\n"
+              "  tile t: vec f32[16, 64] x1 at 0x0000\n"
+              "  tload t, x[0, 0]\n"
+              "  # RAW vec[0x0000,0x1000) tload t (t.pto:3) -> texp t (t.pto:4)\n"
+              "  set_flag MTE2, V, 0\n"
+              "  # RAW vec[0x0000,0x1000) tload t (t.pto:3) -> texp t (t.pto:4)\n"
+              "  wait_flag MTE2, V, 0\n"
+              "  texp t, t\n"
+              "  # RAW vec[0x0000,0x1000) texp t (t.pto:4) -> tstore z (t.pto:5)\n"
+              "  set_flag V, MTE3, 0\n"
+              "  # RAW vec[0x0000,0x1000) texp t (t.pto:4) -> tstore z (t.pto:5)\n"
+              "  wait_flag V, MTE3, 0\n"
+              "  tstore z[0, 0], t\n");
+    pto_buf_free(&b);
+    pto_module_destroy(m);
+    pto_ctx_destroy(ctx);
+}
+
+/* ---- necessity at IR level ------------------------------------------------------
+   For each kernel, remove one inserted group at a time (a flag pair with its
+   primes and drains, or one barrier): the checker must then report a race
+   or flag misuse for some trip count. */
+
+typedef pto_module *(*builder)(pto_ctx *, int32_t *);
+
+static pto_module *b_vadd(pto_ctx *c, int32_t *v) { kopt o = {0, 1, 1, 0}; return k_vadd(c, &o, v); }
+static pto_module *b_step2(pto_ctx *c, int32_t *v) { int32_t L; return k_step2(c, v, &L); }
+static pto_module *b_branch(pto_ctx *c, int32_t *v) { return k_branch(c, 1, v); }
+static pto_module *b_softmax(pto_ctx *c, int32_t *v) { *v = -1; return k_softmax(c); }
+static pto_module *b_nested(pto_ctx *c, int32_t *v) { return k_nested(c, v); }
+static pto_module *b_cube(pto_ctx *c, int32_t *v) { *v = -1; return k_cube(c, 3); }
+static pto_module *b_gm(pto_ctx *c, int32_t *v) { return k_gm(c, 16, 20, v); }
+
+/* The group key of a sync statement: barriers alone; flags by pipes and note. */
+static int same_group(const pto_module *m, int32_t a, int32_t b)
+{
+    const char *na, *nb;
+    if (m->stmts[a].op == PTO_OP_PIPE_BARRIER || m->stmts[b].op == PTO_OP_PIPE_BARRIER) return a == b;
+    if (pto_stmt_arg(m, a, 0)->ref != pto_stmt_arg(m, b, 0)->ref || pto_stmt_arg(m, a, 1)->ref != pto_stmt_arg(m, b, 1)->ref)
+        return 0;
+    na = pto_str(m->ctx, m->stmts[a].note);
+    nb = pto_str(m->ctx, m->stmts[b].note);
+    if (strncmp(na, "prime: ", 7) == 0 || strncmp(na, "drain: ", 7) == 0) na += 7;
+    if (strncmp(nb, "prime: ", 7) == 0 || strncmp(nb, "drain: ", 7) == 0) nb += 7;
+    return strcmp(na, nb) == 0;
+}
+
+static int necessity(builder bld, const int64_t *vals, int nvals, int *groups)
+{
+    int g, unneeded = 0;
+    *groups = 0;
+    for (g = 0;; g++) {
+        pto_ctx *ctx = new_ctx();
+        int32_t v, s, leader = -1;
+        int gi = 0;
+        pto_module *m = bld(ctx, &v);
+        char why[600];
+        int64_t one = 0;
+        pto_sync(ctx, m, NULL);
+        for (s = 0; s < m->n_stmts && leader < 0; s++) {
+            int32_t t, first = 1;
+            if (m->stmts[s].kind != PTO_ST_OP || m->stmts[s].origin != PTO_BY_SYNC || m->stmts[s].block < 0) continue;
+            for (t = 0; t < s; t++)
+                if (m->stmts[t].kind == PTO_ST_OP && m->stmts[t].origin == PTO_BY_SYNC && m->stmts[t].block >= 0
+                    && same_group(m, t, s))
+                    first = 0;
+            if (first && gi++ == g) leader = s;
+        }
+        if (leader < 0) { pto_module_destroy(m); pto_ctx_destroy(ctx); break; }
+        for (s = m->n_stmts - 1; s >= 0; s--)
+            if (m->stmts[s].kind == PTO_ST_OP && m->stmts[s].origin == PTO_BY_SYNC && m->stmts[s].block >= 0
+                && same_group(m, leader, s))
+                pto_unlink(m, s);
+        if (check_runs(m, v, v >= 0 ? vals : &one, v >= 0 ? nvals : 1, why, sizeof why) == 0) {
+            printf("unneeded group %d: %s\n", g, pto_str(ctx, m->stmts[leader].note));
+            unneeded++;
+        }
+        (*groups)++;
+        pto_module_destroy(m);
+        pto_ctx_destroy(ctx);
+    }
+    return unneeded;
+}
+
+static void test_necessity(void)
+{
+    int64_t ns[] = {0, 1, 2, 3, 4, 7, 9, 13};
+    int64_t ks[] = {0, 1};
+    int64_t ss[] = {0};
+    int groups, total = 0;
+    CHECK(necessity(b_vadd, ns, 8, &groups) == 0 && groups == 4);
+    total += groups;
+    CHECK(necessity(b_step2, ns, 8, &groups) == 0 && groups == 4);
+    total += groups;
+    CHECK(necessity(b_branch, ks, 2, &groups) == 0 && groups == 4);
+    total += groups;
+    CHECK(necessity(b_softmax, ss, 1, &groups) == 0 && groups == 6);
+    total += groups;
+    CHECK(necessity(b_nested, ns, 8, &groups) == 0 && groups >= 4);
+    total += groups;
+    CHECK(necessity(b_cube, ss, 1, &groups) == 0 && groups >= 5);
+    total += groups;
+    CHECK(necessity(b_gm, ss, 1, &groups) == 0 && groups == 2);
+    total += groups;
+    printf("necessity: %d groups removed one at a time, each caught\n", total);
+}
+
+/* The checker itself catches planted bugs. */
+static void test_checker_catches(void)
+{
+    pto_ctx *ctx = new_ctx();
+    pto_module *m = k_chain(ctx);
+    sc c;
+    int32_t s;
+    pto_sync(ctx, m, NULL);
+    /* drop the wait of MTE2 -> V: the set is never waited and texp races the load */
+    for (s = 0; s < m->n_stmts; s++)
+        if (m->stmts[s].kind == PTO_ST_OP && m->stmts[s].op == PTO_OP_WAIT_FLAG && pto_stmt_arg(m, s, 0)->ref == PTO_PIPE_MTE2)
+            pto_unlink(m, s);
+    CHECK(sc_run(&c, m, 0, NULL) > 0);
+    CHECK_STR(c.msg, "line 4: race: write on V after an unordered write by MTE2");
+    pto_module_destroy(m);
+    m = k_chain(ctx);
+    pto_sync(ctx, m, NULL);
+    for (s = 0; s < m->n_stmts; s++)
+        if (m->stmts[s].kind == PTO_ST_OP && m->stmts[s].op == PTO_OP_SET_FLAG && pto_stmt_arg(m, s, 0)->ref == PTO_PIPE_V)
+            pto_unlink(m, s);
+    CHECK(sc_run(&c, m, 0, NULL) > 0);
+    CHECK_STR(c.msg, "line 5: wait_flag on an id not set");
+    pto_module_destroy(m);
+    pto_ctx_destroy(ctx);
+}
+
+int main(void)
+{
+    test_vadd();
+    test_step2();
+    test_starts();
+    test_zero_trip();
+    test_branch();
+    test_eight_ids();
+    test_nine_ids();
+    test_degrade();
+    test_chain();
+    test_vv();
+    test_mfix();
+    test_gm();
+    test_nested();
+    test_unplanned();
+    test_dump();
+    test_checker_catches();
+    test_necessity();
+    return TEST_END();
+}
