@@ -711,6 +711,24 @@ PTODEF void pto_sync_dump(const pto_module *m, pto_buf *out);
 /* ---- emit ------------------------------------------------------------
    (declarations of this stage go below this banner) */
 
+/* What pto_emit needs besides the module. Zero-initialised fields take
+   their defaults. */
+typedef struct pto_emit_desc {
+    const char *filename;  /* source name for comments and src strings (its base
+                              name is used); NULL: the file of the first kernel */
+    const char *source;    /* the .pto text, embedded in the host source for the
+                              reference run; NULL: pto_print of the module */
+    size_t source_len;
+} pto_emit_desc;
+
+/* Emits a planned, synchronised module as C (emit.c states the shape):
+   kernel_src gets the kernels (includes "pto_kernels.h"), host_src the host
+   program (includes pto_kernels.h, pto.h with PTO_HOST_HARNESS, and
+   "kernel.c"). Either buffer may be NULL. Deterministic: the same module
+   gives byte-identical text. A tile without a planned offset is an error. */
+PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_desc *desc, pto_buf *kernel_src,
+                           pto_buf *host_src);
+
 
 
 /* ---- dump ------------------------------------------------------------
@@ -6096,14 +6114,14 @@ static int64_t pto__place(const pto__group *g, const int32_t *idx, int bestfit, 
 
 /* ---- diagnostics ---------------------------------------------------------- */
 
-static const char *pto__tname(const pto_module *m, int32_t t) { return pto_str(m->ctx, m->tiles[t].name); }
+static const char *pto__plan_tname(const pto_module *m, int32_t t) { return pto_str(m->ctx, m->tiles[t].name); }
 static const char *pto__kname(const pto_module *m, int32_t k) { return pto_str(m->ctx, m->kernels[k].name); }
 
 static void pto__item_desc(const pto_module *m, const pto__item *it, pto_buf *b)
 {
     int nbuf = m->tiles[it->tile].nbuf;
-    if (nbuf > 1) pto_buf_printf(b, "%s %dx%lld", pto__tname(m, it->tile), nbuf, (long long)it->stride);
-    else pto_buf_printf(b, "%s %lld", pto__tname(m, it->tile), (long long)it->size);
+    if (nbuf > 1) pto_buf_printf(b, "%s %dx%lld", pto__plan_tname(m, it->tile), nbuf, (long long)it->stride);
+    else pto_buf_printf(b, "%s %lld", pto__plan_tname(m, it->tile), (long long)it->size);
 }
 
 static pto_loc pto__pt_loc(const pto_module *m, const pto__live *lv, int32_t p)
@@ -6112,7 +6130,7 @@ static pto_loc pto__pt_loc(const pto_module *m, const pto__live *lv, int32_t p)
     return p >= 0 && p < lv->npts ? m->stmts[lv->at[p]].loc : none;
 }
 
-static pto_status pto__overflow(pto_ctx *ctx, const pto_module *m, const pto__live *lv,
+static pto_status pto__plan_overflow(pto_ctx *ctx, const pto_module *m, const pto__live *lv,
                                 const pto__group *g, int64_t peak, const pto_plan_desc *d)
 {
     pto_buf b;
@@ -6153,10 +6171,10 @@ static pto_status pto__check_pins(pto_ctx *ctx, const pto_module *m, const pto__
         if (a->pin < 0) continue;
         if (a->pin % 32)
             st = pto_error(ctx, t->loc, "tile '%s' pinned at 0x%llx is not 32-byte aligned",
-                           pto__tname(m, a->tile), (long long)a->pin);
+                           pto__plan_tname(m, a->tile), (long long)a->pin);
         else if (a->pin + a->size > g->avail)
             st = pto_error(ctx, t->loc, "tile '%s' pinned at 0x%llx ends at 0x%llx, past the %s capacity 0x%llx%s",
-                           pto__tname(m, a->tile), (long long)a->pin, (long long)(a->pin + a->size),
+                           pto__plan_tname(m, a->tile), (long long)a->pin, (long long)(a->pin + a->size),
                            pto_space_name((pto_space)g->space), (long long)g->avail,
                            g->reserved ? " (the rest is reserved for cube/vector pipe buffers)" : "");
         for (j = 0; j < i; j++) {
@@ -6167,7 +6185,7 @@ static pto_status pto__check_pins(pto_ctx *ctx, const pto_module *m, const pto__
             hi = a->pin + a->size < b->pin + b->size ? a->pin + a->size : b->pin + b->size;
             if (lo < hi)
                 st = pto_error(ctx, t->loc, "pinned tiles '%s' and '%s' overlap at %s bytes [0x%llx, 0x%llx) while both live",
-                               pto__tname(m, b->tile), pto__tname(m, a->tile), pto_space_name((pto_space)g->space),
+                               pto__plan_tname(m, b->tile), pto__plan_tname(m, a->tile), pto_space_name((pto_space)g->space),
                                (long long)lo, (long long)hi);
         }
     }
@@ -6236,7 +6254,7 @@ static pto_status pto__plan_group(pto_ctx *ctx, pto_module *m, const pto__live *
         pto__oom(ctx);
         st = PTO_ERR_INTERNAL;
     } else if (!pto__search(g, d, &s, stat, &min_peak)) {
-        st = pto__overflow(ctx, m, lv, g, min_peak, d);
+        st = pto__plan_overflow(ctx, m, lv, g, min_peak, d);
     } else {
         for (i = 0; i < g->n; i++) {
             pto_tile *t = &m->tiles[g->it[i].tile];
@@ -6273,12 +6291,12 @@ static pto_status pto__check_tile(pto_ctx *ctx, const pto_module *m, int32_t t)
 {
     const pto_tile *tl = &m->tiles[t];
     if (tl->nbuf < 1 || tl->nbuf > PTO_MAX_NBUF)
-        return pto_error(ctx, tl->loc, "tile '%s' has %d slots; 1 to %d are allowed", pto__tname(m, t), (int)tl->nbuf,
+        return pto_error(ctx, tl->loc, "tile '%s' has %d slots; 1 to %d are allowed", pto__plan_tname(m, t), (int)tl->nbuf,
                          PTO_MAX_NBUF);
     if (tl->rows <= 0 || tl->cols <= 0 || pto_dtype_size((pto_dtype)tl->dtype) == 0)
-        return pto_error(ctx, tl->loc, "tile '%s' has no size", pto__tname(m, t));
+        return pto_error(ctx, tl->loc, "tile '%s' has no size", pto__plan_tname(m, t));
     if (tl->kernel < 0 || tl->kernel >= m->n_kernels)
-        return pto_error(ctx, tl->loc, "tile '%s' belongs to no kernel", pto__tname(m, t));
+        return pto_error(ctx, tl->loc, "tile '%s' belongs to no kernel", pto__plan_tname(m, t));
     return PTO_OK;
 }
 
@@ -6441,7 +6459,7 @@ static void pto__report_table(const pto_module *m, const pto__live *lv, const in
         int l0, l1;
         pto__lines(m, lv, lv->lo[ts[i]], lv->hi[ts[i]], &l0, &l1);
         pto_buf_printf(b, "  %c %-12s %-6s 0x%06llx %8lld  x%d  lines %d-%d%s\n", pto__letter(i),
-                       pto__tname(m, ts[i]), pto_space_name((pto_space)t->space), (long long)t->offset[0],
+                       pto__plan_tname(m, ts[i]), pto_space_name((pto_space)t->space), (long long)t->offset[0],
                        (long long)(pto__tile_stride(t) * t->nbuf), (int)t->nbuf, l0, l1,
                        t->pin >= 0 ? "  pinned" : "");
     }
@@ -6581,9 +6599,9 @@ static void pto__svg_panel(const pto_module *m, const pto__live *lv, const int32
         double h = H * (double)(pto__tile_stride(t) * t->nbuf) / (double)cap;
         pto_buf_printf(b, "<rect x='%.1f' y='%.1f' width='%.1f' height='%.1f' fill='hsl(%d,60%%,70%%)' "
                           "stroke='black'><title>%s 0x%llx +%lld</title></rect>\n",
-                       x, y, w, h, (int)(i * 47 % 360), pto__tname(m, ts[i]), (long long)t->offset[0],
+                       x, y, w, h, (int)(i * 47 % 360), pto__plan_tname(m, ts[i]), (long long)t->offset[0],
                        (long long)(pto__tile_stride(t) * t->nbuf));
-        pto_buf_printf(b, "<text x='%.1f' y='%.1f' font-size='10'>%s</text>\n", x + 2, y + 10, pto__tname(m, ts[i]));
+        pto_buf_printf(b, "<text x='%.1f' y='%.1f' font-size='10'>%s</text>\n", x + 2, y + 10, pto__plan_tname(m, ts[i]));
     }
 }
 
@@ -8355,8 +8373,1627 @@ PTODEF void pto_sync_dump(const pto_module *m, pto_buf *out)
 /* ---- End file: src/sync.c ---- */
 
 /* ---- Begin file: src/emit.c ---- */
-/* emit.c - (placeholder; lands with its issue) */
+/* emit.c - the template emitter: a planned, synchronised module -> C source.
+
+   Needs: a verified module whose local tiles are all planned (tile.planned,
+   tile.offset[slot]) and whose flags and barriers are in place (the sync
+   pass, or written by hand). It reads the module and never changes it.
+
+   Guarantees: two C sources, byte-identical for identical input.
+   - kernel source: includes "pto_kernels.h"; one function per kernel with
+     the device entry signature `static void kernel_NAME(pto_k_core *core,
+     const int64_t *args)`. It unpacks its args (tensors first, then
+     scalars; hardware.md section 7), reads dynamic dims from the tensors,
+     declares every tile where the .pto declares it, at its planned offset
+     (an xN tile picks slot ((i - start) / step) % N of its loop), and emits
+     one device call per instruction with a `src` string "FILE:LINE: TEXT"
+     that the simulator quotes. Flags and barriers carry a comment naming
+     the pass that put them there and why (the statement's note). for / if
+     are emitted as written; lets are `const int64_t`; a mix kernel branches
+     on pto_k_core_kind for its cube { } and vector { } sections.
+   - host source: one host_NAME function per kernel that allocates its
+     tensors, launches it with its block count (computed from dynamic dims
+     when the count depends on them) and passes dims and scalars, plus a
+     main. It runs through the host harness of pto.h (harness.c), which
+     re-parses the embedded .pto text and checks every output against the
+     reference interpreter in the same process.
+
+   All text comes from the template table below (one place); the code only
+   chooses templates and fills their $(placeholders). Templates are split
+   into literal/placeholder segments once per call, so expanding one is a
+   few memcpy calls: emission is linear in the size of the module.
+
+   Names: a .pto name is used as is in C unless it could clash with C, C++,
+   the headers or the emitter's own names (a keyword, `core`, `args`, or a
+   name starting with pto, user_, kernel_ or host_); such a name becomes
+   user_NAME. The emitter's own names are core, args, run, kernel_K,
+   host_K, pto_emit_min/max and pto_slots_N, none of which a renamed user
+   name can produce. */
+
+/* ---- the templates -------------------------------------------------------
+   $(key) is replaced by the value of key; everything else is copied. Keys
+   are listed in PTO__EMIT_KEYS. */
+
+#define PTO__EMIT_KEYS(X) \
+    X(IND, "ind") X(NAME, "name") X(FILE, "file") X(VERSION, "version") X(KIND, "kind") \
+    X(IDX, "idx") X(TYPE, "type") X(DIMS, "dims") X(DIR, "dir") X(RC, "rc") X(TENSOR, "tensor") \
+    X(SPACE, "space") X(DTYPE, "dtype") X(ROWS, "rows") X(COLS, "cols") X(VR, "vr") X(VC, "vc") \
+    X(OFF, "off") X(LIST, "list") X(N, "n") X(EXPR, "expr") X(START, "start") X(END, "end") \
+    X(STEP, "step") X(LHS, "lhs") X(CMP, "cmp") X(RHS, "rhs") X(CORE, "core") X(OP, "op") \
+    X(SRC, "src") X(ARGS, "args") X(PASS, "pass") X(NOTE, "note") X(BLOCKS, "blocks") \
+    X(SIG, "sig") X(PLANNED, "planned") X(TEXT, "text") X(FN, "fn")
+
+#define PTO__EMIT_TEMPLATES(X) \
+    /* ---- kernel source ---- */ \
+    X(K_FILE, \
+      "/* kernel.c - generated by ptoc $(version) from $(file): the device code of every kernel.\n" \
+      "   Each kernel_NAME below runs on one simulated core (pto_kernels.h); host.c launches it.\n" \
+      "   Edits are welcome: `ptoc run DIR` recompiles this directory as it is and lets the\n" \
+      "   simulator judge the result. */\n" \
+      "\n" \
+      "#include \"pto_kernels.h\"\n" \
+      "\n" \
+      "/* min and max of the .pto integer expressions */\n" \
+      "PTO_K_FN int64_t pto_emit_min(int64_t a, int64_t b) { return a < b ? a : b; }\n" \
+      "PTO_K_FN int64_t pto_emit_max(int64_t a, int64_t b) { return a > b ? a : b; }\n") \
+    X(K_FN_BEGIN, \
+      "\n" \
+      "/* $(file):$(n): $(kind) kernel $(name)($(sig)), blocks($(blocks))\n" \
+      "   planned: $(planned) */\n" \
+      "static void kernel_$(name)(pto_k_core *core, const int64_t *args)\n" \
+      "{\n") \
+    X(K_ARG_GM,    "$(ind)pto_k_gm *$(name) = pto_k_arg_gm(args, $(idx)); /* $(dir) $(dtype)[$(dims)] */\n") \
+    X(K_ARG_F,     "$(ind)const double $(name) = pto_k_arg_f(args, $(idx)); /* scalar $(dtype) */\n") \
+    X(K_ARG_I,     "$(ind)const int64_t $(name) = pto_k_arg_i(args, $(idx)); /* scalar $(dtype) */\n") \
+    X(K_DIM,       "$(ind)const int64_t $(name) = pto_k_gm_$(rc)($(tensor));\n") \
+    X(K_VOID,      "$(ind)(void)$(name);\n") \
+    X(K_TILE,      "$(ind)const pto_k_tile $(name) = pto_k_t($(space), $(dtype), $(rows), $(cols), $(vr), $(vc), $(off));\n") \
+    X(K_TDECL,     "$(ind)pto_k_tdecl(core, \"$(src)\", $(name));\n") \
+    X(K_SLOTS,     "$(ind)static const int64_t pto_slots_$(idx)[$(n)] = {$(list)};\n") \
+    X(K_LET,       "$(ind)const int64_t $(name) = $(expr);\n") \
+    X(K_FOR,       "$(ind)for (int64_t $(name) = $(start); $(name) < $(end); $(name) += $(step)) {\n") \
+    X(K_IF,        "$(ind)if ($(lhs) $(cmp) $(rhs)) {\n") \
+    X(K_ELSE,      "$(ind)} else {\n") \
+    X(K_CLOSE,     "$(ind)}\n") \
+    X(K_SECTION,   "$(ind)if (pto_k_core_kind(core) == $(core)) { /* $(name) { } section */\n") \
+    X(K_NOTE,      "$(ind)/* $(pass): $(note) */\n") \
+    X(K_OP,        "$(ind)pto_k_$(op)(core, \"$(src)\"$(args));\n") \
+    X(K_FN_END,    "}\n") \
+    /* ---- host source ---- */ \
+    X(H_FILE, \
+      "/* host.c - generated by ptoc $(version) from $(file): the host side. host_NAME allocates\n" \
+      "   the tensors of kernel NAME, launches it on the simulated NPU and checks every output\n" \
+      "   against the reference interpreter, which runs in this process on the .pto text below\n" \
+      "   (harness.c in pto.h). Build and run:\n" \
+      "     cc -std=c99 -I DIR_OF_PTO_H host.c -lm -lpthread && ./a.out [-D NAME=VALUE]... [--seed S] [--trace F.json]\n" \
+      "*/\n" \
+      "\n" \
+      "#include \"pto_kernels.h\"\n" \
+      "#define PTO_IMPLEMENTATION\n" \
+      "#define PTO_HOST_HARNESS\n" \
+      "#include \"pto.h\"\n" \
+      "\n" \
+      "#include \"kernel.c\"\n" \
+      "\n" \
+      "/* $(file), as the reference interpreter reads it */\n" \
+      "static const char *const ptoh_source[] = {\n") \
+    X(H_LINE,      "    \"$(text)\",\n") \
+    X(H_SOURCE_END, "    NULL\n};\n") \
+    X(H_FN_BEGIN, \
+      "\n" \
+      "/* $(kind) kernel $(name)($(sig)), blocks($(blocks)) */\n" \
+      "static void host_$(name)(ptoh_run *run)\n" \
+      "{\n") \
+    X(H_DIM,       "    const int64_t $(name) = ptoh_dim(run, \"$(text)\");\n") \
+    X(H_SCALAR_F,  "    const double $(name) = ptoh_scalar(run, \"$(text)\");\n") \
+    X(H_SCALAR_I,  "    const int64_t $(name) = (int64_t)ptoh_scalar(run, \"$(text)\");\n") \
+    X(H_TENSOR,    "    pto_k_gm *$(name) = ptoh_tensor(run, $(idx), \"$(text)\", $(dtype), $(rows), $(cols), $(dir));\n") \
+    X(H_ARGS,      "    int64_t args[$(n)];\n    if (!ptoh_ready(run)) return;\n") \
+    X(H_ARG_GM,    "    args[$(idx)] = pto_k_gm_arg($(name));\n") \
+    X(H_ARG_F,     "    args[$(idx)] = pto_k_f_arg($(name));\n") \
+    X(H_ARG_I,     "    args[$(idx)] = $(name);\n") \
+    X(H_LAUNCH, \
+      "    ptoh_launch(run, kernel_$(name), \"$(text)\", $(kind), $(blocks), args, \"$(planned)\");\n" \
+      "}\n") \
+    X(H_MAIN_BEGIN, \
+      "\n" \
+      "int main(int argc, char **argv)\n" \
+      "{\n" \
+      "    ptoh_run run;\n" \
+      "    if (ptoh_begin(&run, argc, argv, \"$(file)\", ptoh_source, __FILE__))\n" \
+      "        return ptoh_end(&run);\n") \
+    X(H_CALL,      "    host_$(name)(&run);\n") \
+    X(H_MAIN_END,  "    return ptoh_end(&run);\n}\n")
+
+enum {
+#define PTO__KEY_ENUM(e, s) PTO__K_##e,
+    PTO__EMIT_KEYS(PTO__KEY_ENUM)
+#undef PTO__KEY_ENUM
+    PTO__NKEYS
+};
+
+enum {
+#define PTO__TPL_ENUM(e, s) PTO__T_##e,
+    PTO__EMIT_TEMPLATES(PTO__TPL_ENUM)
+#undef PTO__TPL_ENUM
+    PTO__NTPL
+};
+
+static const char *const pto__emit_keys[PTO__NKEYS] = {
+#define PTO__KEY_NAME(e, s) s,
+    PTO__EMIT_KEYS(PTO__KEY_NAME)
+#undef PTO__KEY_NAME
+};
+
+static const char *const pto__emit_tpl[PTO__NTPL] = {
+#define PTO__TPL_TEXT(e, s) s,
+    PTO__EMIT_TEMPLATES(PTO__TPL_TEXT)
+#undef PTO__TPL_TEXT
+};
+
+/* Spellings of the codes in emitted C. */
+static const char *const pto__emit_space[PTO_NSPACE] = {
+    "PTO_K_GM", "PTO_K_VEC", "PTO_K_MAT", "PTO_K_LEFT", "PTO_K_RIGHT", "PTO_K_ACC", "PTO_K_BIAS", "PTO_K_SCALING"};
+static const char *const pto__emit_dtype[PTO_NDTYPE] = {
+    "PTO_K_DT_NONE", "PTO_K_F32", "PTO_K_F16", "PTO_K_BF16", "PTO_K_I32", "PTO_K_I8"};
+static const char *const pto__emit_kind[3] = {"PTO_K_KIND_VECTOR", "PTO_K_KIND_CUBE", "PTO_K_KIND_MIX"};
+static const char *const pto__emit_kind_word[3] = {"vector", "cube", "mix"};
+static const char *const pto__emit_dir[3] = {"in", "out", "inout"};
+static const char *const pto__emit_origin[5] = {"user", "lower", "plan", "sync", "emit"};
+
+/* C, C++ and header names a .pto name must not take over (sorted: searched
+   by bisection), plus the emitter's own plain names. */
+static const char *const pto__emit_reserved[] = {
+    "EOF", "FILE", "HUGE_VAL", "INFINITY", "NAN", "NULL", "_Bool", "_Complex", "_Imaginary", "alignas",
+    "alignof", "and", "and_eq", "args", "asm", "assert", "auto", "bitand", "bitor", "bool", "break", "case",
+    "catch", "char", "char16_t", "char32_t", "class", "compl", "complex", "const", "const_cast", "constexpr",
+    "continue", "core", "decltype", "default", "delete", "do", "double", "dynamic_cast", "else", "enum",
+    "errno", "explicit", "export", "extern", "false", "float", "for", "fpclassify", "friend", "goto", "if",
+    "imaginary", "inline", "int", "int16_t", "int32_t", "int64_t", "int8_t", "intptr_t", "isfinite",
+    "isinf", "isnan", "isnormal", "long", "main", "memcpy", "memset", "mutable", "namespace", "new",
+    "noexcept", "not", "not_eq", "nullptr", "offsetof", "operator", "or", "or_eq", "private", "protected",
+    "pthread_t", "ptrdiff_t", "public", "register", "reinterpret_cast", "restrict", "return", "run",
+    "short", "signbit", "signed", "size_t", "sizeof", "static", "static_assert", "static_cast", "stderr",
+    "stdin", "stdout", "struct", "switch", "template", "this", "thread_local", "throw", "true", "try",
+    "typedef", "typeid", "typename", "uint16_t", "uint32_t", "uint64_t", "uint8_t", "uintptr_t", "union",
+    "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq"};
+
+/* ---- the emitter state --------------------------------------------------- */
+
+typedef struct pto__emit_seg {
+    int32_t off, len;     /* literal text of the template, or */
+    int32_t key;          /* a placeholder (-1 = literal) */
+} pto__emit_seg;
+
+typedef struct pto__emitter {
+    pto_ctx *ctx;
+    const pto_module *m;
+    pto_buf *out;
+    pto_status st;
+    /* compiled templates */
+    pto__emit_seg *segs;
+    int32_t nsegs;
+    int32_t tpl_first[PTO__NTPL + 1];
+    /* current placeholder values */
+    const char *val[PTO__NKEYS];
+    size_t vlen[PTO__NKEYS];
+    char num[PTO__NKEYS][32];
+    /* scratch text for values that are built (one buffer per key) */
+    pto_buf scratch[PTO__NKEYS];
+    /* per-module names (C spelling) and uses */
+    char **var_name, **tile_name, **param_name;
+    uint8_t *var_used, *param_used;
+    double fval;          /* the float literal last printed, as fnum */
+    char fnum[48];
+    int fvalid;
+    char file[256];       /* base name of the source, escaped for a C string */
+    int depth;
+} pto__emitter;
+
+/* ---- the expander -------------------------------------------------------- */
+
+static int pto__emit_key_lookup(const char *s, size_t n)
+{
+    int k;
+    for (k = 0; k < PTO__NKEYS; k++)
+        if (strlen(pto__emit_keys[k]) == n && memcmp(pto__emit_keys[k], s, n) == 0) return k;
+    return -1;
+}
+
+static int pto__emit_seg_push(pto__emitter *E, int32_t *cap, int32_t off, int32_t len, int32_t key)
+{
+    if (E->nsegs == *cap) {
+        int32_t ncap = *cap ? *cap * 2 : 256;
+        pto__emit_seg *p = (pto__emit_seg *)pto_realloc(E->ctx, E->segs, (size_t)ncap * sizeof *p);
+        if (!p) return 0;
+        E->segs = p;
+        *cap = ncap;
+    }
+    E->segs[E->nsegs].off = off;
+    E->segs[E->nsegs].len = len;
+    E->segs[E->nsegs].key = key;
+    E->nsegs++;
+    return 1;
+}
+
+/* Splits every template into literal and placeholder segments. An unknown
+   key is a bug in the table above, caught by every test. */
+static pto_status pto__emit_compile(pto__emitter *E)
+{
+    int32_t cap = 0;
+    int t;
+    for (t = 0; t < PTO__NTPL; t++) {
+        const char *s = pto__emit_tpl[t];
+        int32_t i = 0, lit = 0;
+        E->tpl_first[t] = E->nsegs;
+        while (s[i]) {
+            if (s[i] == '$' && s[i + 1] == '(') {
+                int32_t j = i + 2, key;
+                while (s[j] && s[j] != ')') j++;
+                key = pto__emit_key_lookup(s + i + 2, (size_t)(j - i - 2));
+                PTO_ASSERT(key >= 0 && s[j] == ')');
+                if (i > lit && !pto__emit_seg_push(E, &cap, lit, i - lit, -1)) return PTO_ERR_INTERNAL;
+                if (!pto__emit_seg_push(E, &cap, 0, 0, key)) return PTO_ERR_INTERNAL;
+                i = lit = j + 1;
+            } else {
+                i++;
+            }
+        }
+        if (i > lit && !pto__emit_seg_push(E, &cap, lit, i - lit, -1)) return PTO_ERR_INTERNAL;
+    }
+    E->tpl_first[PTO__NTPL] = E->nsegs;
+    return PTO_OK;
+}
+
+/* pto_buf_putn with the common case inline: emission is mostly appends of
+   a few bytes, and the call dominated the profile. */
+static void pto__emit_put(pto_buf *b, const char *s, size_t n)
+{
+    if (b->len + n < b->cap) {
+        memcpy(b->data + b->len, s, n);
+        b->len += n;
+        b->data[b->len] = 0;
+    } else {
+        pto_buf_putn(b, s, n);
+    }
+}
+
+static void pto__emit_puts(pto_buf *b, const char *s) { pto__emit_put(b, s, strlen(s)); }
+
+static void pto__emit_x(pto__emitter *E, int tpl)
+{
+    const char *text = pto__emit_tpl[tpl];
+    int32_t i;
+    for (i = E->tpl_first[tpl]; i < E->tpl_first[tpl + 1]; i++) {
+        const pto__emit_seg *g = &E->segs[i];
+        if (g->key < 0) pto__emit_put(E->out, text + g->off, (size_t)g->len);
+        else if (E->vlen[g->key]) pto__emit_put(E->out, E->val[g->key], E->vlen[g->key]);
+    }
+}
+
+static void pto__emit_v(pto__emitter *E, int key, const char *s)
+{
+    E->val[key] = s;
+    E->vlen[key] = strlen(s);
+}
+
+static void pto__emit_vbuf(pto__emitter *E, int key)
+{
+    E->val[key] = E->scratch[key].data ? E->scratch[key].data : "";
+    E->vlen[key] = E->scratch[key].len;
+}
+
+/* Decimal without printf: this runs once per number of every instruction. */
+static size_t pto__emit_i64(char *buf, int64_t v)
+{
+    char tmp[24];
+    size_t n = 0, i;
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    do { tmp[n++] = (char)('0' + u % 10); u /= 10; } while (u);
+    i = 0;
+    if (v < 0) buf[i++] = '-';
+    while (n) buf[i++] = tmp[--n];
+    buf[i] = 0;
+    return i;
+}
+
+static void pto__emit_vi(pto__emitter *E, int key, int64_t v)
+{
+    E->vlen[key] = pto__emit_i64(E->num[key], v);
+    E->val[key] = E->num[key];
+}
+
+/* The scratch buffer of `key`, emptied, for building its value. */
+static pto_buf *pto__emit_sb(pto__emitter *E, int key)
+{
+    pto_buf *b = &E->scratch[key];
+    b->len = 0;
+    if (b->data) b->data[0] = 0;
+    return b;
+}
+
+static void pto__emit_put_i64(pto_buf *b, int64_t v)
+{
+    char num[24];
+    pto__emit_put(b, num, pto__emit_i64(num, v));
+}
+
+static void pto__emit_indent(pto__emitter *E)
+{
+    static const char spaces[] = "                                                                "
+                                 "                                                                ";
+    size_t n = (size_t)E->depth * 4;
+    if (n > sizeof spaces - 1) n = sizeof spaces - 1;
+    E->val[PTO__K_IND] = spaces;
+    E->vlen[PTO__K_IND] = n;
+}
+
+/* ---- names ---------------------------------------------------------------- */
+
+static int pto__emit_is_reserved(const char *s)
+{
+    int lo = 0, hi = (int)(sizeof pto__emit_reserved / sizeof pto__emit_reserved[0]) - 1;
+    if (strncmp(s, "pto", 3) == 0 || strncmp(s, "user_", 5) == 0 || strncmp(s, "kernel_", 7) == 0 ||
+        strncmp(s, "host_", 5) == 0)
+        return 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2, c = strcmp(s, pto__emit_reserved[mid]);
+        if (c == 0) return 1;
+        if (c < 0) hi = mid - 1; else lo = mid + 1;
+    }
+    return 0;
+}
+
+/* The C spelling of a .pto name: the interned text itself, or user_NAME in
+   memory owned by the emitter (NULL when out of memory). */
+static char *pto__emit_cname(pto__emitter *E, int32_t name, int *owned)
+{
+    const char *s = pto_str(E->ctx, name);
+    char *c;
+    size_t n;
+    *owned = 0;
+    if (!pto__emit_is_reserved(s)) return (char *)s;
+    n = strlen(s);
+    c = (char *)pto_alloc(E->ctx, n + 6);
+    if (!c) return NULL;
+    memcpy(c, "user_", 5);
+    memcpy(c + 5, s, n + 1);
+    *owned = 1;
+    return c;
+}
+
+/* The C names of every var, tile and param; owned[i] marks the renamed
+   ones (allocated here, freed by pto__emit_free_names). */
+enum { PTO__NAMES_VAR, PTO__NAMES_TILE, PTO__NAMES_PARAM };
+
+static pto_status pto__emit_names(pto__emitter *E, int which, char ***names, uint8_t **owned)
+{
+    const pto_module *m = E->m;
+    int32_t i, n = which == PTO__NAMES_VAR ? m->n_vars : which == PTO__NAMES_TILE ? m->n_tiles : m->n_params;
+    *names = (char **)pto_alloc(E->ctx, (size_t)(n ? n : 1) * sizeof(char *));
+    *owned = (uint8_t *)pto_alloc(E->ctx, (size_t)(n ? n : 1));
+    if (!*names || !*owned) return PTO_ERR_INTERNAL;
+    memset(*owned, 0, (size_t)(n ? n : 1));
+    for (i = 0; i < n; i++) {
+        int own;
+        int32_t id = which == PTO__NAMES_VAR ? m->vars[i].name
+                   : which == PTO__NAMES_TILE ? m->tiles[i].name : m->params[i].name;
+        (*names)[i] = pto__emit_cname(E, id, &own);
+        (*owned)[i] = (uint8_t)own;
+        if (!(*names)[i]) return PTO_ERR_INTERNAL;
+    }
+    return PTO_OK;
+}
+
+static void pto__emit_free_names(pto__emitter *E, char **names, uint8_t *owned, int32_t n)
+{
+    int32_t i;
+    if (names && owned)
+        for (i = 0; i < n; i++)
+            if (owned[i] && names[i]) pto_free(E->ctx, names[i]);
+    if (names) pto_free(E->ctx, names);
+    if (owned) pto_free(E->ctx, owned);
+}
+
+/* ---- expressions ----------------------------------------------------------
+   One printer for the three spellings: C in a kernel (builtins read the
+   core), C on the host (only dims and scalars can occur), and .pto text
+   (for the src strings). Parentheses follow C precedence; the tree is kept
+   as written. */
+
+enum { PTO__EX_KERNEL, PTO__EX_HOST, PTO__EX_PTO };
+
+static int pto__emit_expr_prec(const pto_expr *e)
+{
+    switch (e->kind) {
+    case PTO_E_ADD: case PTO_E_SUB: return 1;
+    case PTO_E_MUL: case PTO_E_DIV: case PTO_E_MOD: return 2;
+    case PTO_E_NEG: return 3;
+    case PTO_E_INT: return e->value < 0 ? 3 : 4;
+    default: return 4;
+    }
+}
+
+static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, int ctxprec)
+{
+    static const char *const builtin_c[] = {"pto_k_block_idx(core)", "pto_k_block_num(core)",
+                                            "pto_k_subblock(core)", "pto_k_rank(core)", "pto_k_nranks(core)"};
+    static const char *const builtin_pto[] = {"block", "blocks", "subblock", "rank", "nranks"};
+    const pto_module *m = E->m;
+    const pto_expr *e;
+    int prec, paren;
+    if (ex < 0 || ex >= m->n_exprs) {
+        pto__emit_puts(b, "0");
+        return;
+    }
+    e = &m->exprs[ex];
+    prec = pto__emit_expr_prec(e);
+    paren = prec < ctxprec;
+    if (paren) pto__emit_put(b, "(", 1);
+    switch (e->kind) {
+    case PTO_E_INT:
+        if (e->value == INT64_MIN && mode != PTO__EX_PTO) pto__emit_puts(b, "(-9223372036854775807 - 1)");
+        else pto__emit_put_i64(b, e->value);
+        break;
+    case PTO_E_VAR:
+        if (e->a >= 0 && e->a < m->n_vars)
+            pto__emit_puts(b, mode == PTO__EX_PTO ? pto_str(E->ctx, m->vars[e->a].name) : E->var_name[e->a]);
+        else
+            pto__emit_puts(b, "0");
+        break;
+    case PTO_E_BLOCK: case PTO_E_BLOCKS: case PTO_E_SUBBLOCK: case PTO_E_RANK: case PTO_E_NRANKS:
+        if (mode == PTO__EX_PTO) pto__emit_puts(b, builtin_pto[e->kind - PTO_E_BLOCK]);
+        else if (mode == PTO__EX_KERNEL) pto__emit_puts(b, builtin_c[e->kind - PTO_E_BLOCK]);
+        else pto__emit_puts(b, e->kind == PTO_E_NRANKS ? "1" : "0");
+        break;
+    case PTO_E_MIN: case PTO_E_MAX:
+        if (mode == PTO__EX_PTO) pto__emit_puts(b, e->kind == PTO_E_MIN ? "min(" : "max(");
+        else pto__emit_puts(b, e->kind == PTO_E_MIN ? "pto_emit_min(" : "pto_emit_max(");
+        pto__emit_expr(E, b, e->a, mode, 0);
+        pto__emit_put(b, ", ", 2);
+        pto__emit_expr(E, b, e->b, mode, 0);
+        pto__emit_put(b, ")", 1);
+        break;
+    case PTO_E_NEG:
+        pto__emit_put(b, "-", 1);
+        pto__emit_expr(E, b, e->a, mode, 4);   /* never "--x" */
+        break;
+    default: {
+        static const char *const ops[] = {" + ", " - ", " * ", " / ", " % "};
+        pto__emit_expr(E, b, e->a, mode, prec);
+        pto__emit_put(b, ops[e->kind - PTO_E_ADD], 3);
+        pto__emit_expr(E, b, e->b, mode, prec + 1);
+        break;
+    }
+    }
+    if (paren) pto__emit_put(b, ")", 1);
+}
+
+/* A double as the shortest text that reads back to the same value. The
+   last one is cached: an op prints its literal twice (src and argument). */
+static void pto__emit_float(pto__emitter *E, pto_buf *b, double v, int mode)
+{
+    char *num = E->fnum;
+    int prec;
+    if (v != v) { pto__emit_puts(b, mode == PTO__EX_PTO ? "nan" : "NAN"); return; }
+    if (v - v != 0) {   /* infinite */
+        pto__emit_puts(b, v < 0 ? (mode == PTO__EX_PTO ? "-inf" : "-INFINITY") : (mode == PTO__EX_PTO ? "inf" : "INFINITY"));
+        return;
+    }
+    if (!E->fvalid || memcmp(&E->fval, &v, sizeof v) != 0) {
+        for (prec = 1; prec < 17; prec++) {
+            snprintf(num, sizeof E->fnum, "%.*g", prec, v);
+            if (strtod(num, NULL) == v) break;
+        }
+        snprintf(num, sizeof E->fnum, "%.*g", prec, v);
+        if (!strpbrk(num, ".eE")) strcat(num, ".0");
+        E->fval = v;
+        E->fvalid = 1;
+    }
+    pto__emit_puts(b, num);
+}
+
+/* ---- uses: which names a kernel reads (the rest get a (void) cast) ------- */
+
+static void pto__emit_use_expr(pto__emitter *E, int32_t ex)
+{
+    while (ex >= 0 && ex < E->m->n_exprs) {
+        const pto_expr *e = &E->m->exprs[ex];
+        if (e->kind == PTO_E_VAR) {
+            if (e->a >= 0 && e->a < E->m->n_vars) E->var_used[e->a] = 1;
+            return;
+        }
+        if (e->kind >= PTO_E_ADD && e->kind <= PTO_E_MAX) pto__emit_use_expr(E, e->b);
+        if (e->kind < PTO_E_ADD) return;
+        ex = e->a;
+    }
+}
+
+static void pto__emit_use_block(pto__emitter *E, int32_t block)
+{
+    const pto_module *m = E->m;
+    int32_t s;
+    for (s = m->blocks[block].head; s >= 0; s = m->stmts[s].next) {
+        const pto_stmt *st = &m->stmts[s];
+        int i;
+        switch (st->kind) {
+        case PTO_ST_OP:
+            for (i = 0; i < st->nargs; i++) {
+                const pto_operand *o = &m->operands[st->arg0 + i];
+                if (o->kind == PTO_O_GM && o->ref >= 0) E->param_used[o->ref] = 1;
+                if (o->kind == PTO_O_SCALAR && o->ref >= 0) E->var_used[o->ref] = 1;
+                if (o->kind == PTO_O_GM || o->kind == PTO_O_INT) {
+                    pto__emit_use_expr(E, o->e[0]);
+                    pto__emit_use_expr(E, o->e[1]);
+                    if (o->kind == PTO_O_GM) pto__emit_use_expr(E, o->e[2]);
+                }
+            }
+            break;
+        case PTO_ST_TILE:
+            if (st->ref >= 0) {
+                pto__emit_use_expr(E, m->tiles[st->ref].valid_r);
+                pto__emit_use_expr(E, m->tiles[st->ref].valid_c);
+            }
+            break;
+        default:
+            for (i = 0; i < 3; i++) pto__emit_use_expr(E, st->e[i]);
+            break;
+        }
+        if (st->body >= 0) pto__emit_use_block(E, st->body);
+        if (st->orelse >= 0) pto__emit_use_block(E, st->orelse);
+    }
+}
+
+/* ---- kernel statements ---------------------------------------------------- */
+
+static void pto__emit_block(pto__emitter *E, int32_t block);
+
+/* "FILE:LINE: op a, b, c" for the simulator's reports. */
+static void pto__emit_src(pto__emitter *E, int32_t s)
+{
+    const pto_module *m = E->m;
+    const pto_stmt *st = &m->stmts[s];
+    pto_buf *b = pto__emit_sb(E, PTO__K_SRC);
+    int i;
+    pto__emit_puts(b, E->file);
+    pto__emit_put(b, ":", 1);
+    pto__emit_put_i64(b, st->loc.line);
+    pto__emit_put(b, ": ", 2);
+    if (st->kind == PTO_ST_TILE) {
+        pto__emit_puts(b, "tile ");
+        pto__emit_puts(b, pto_str(E->ctx, m->tiles[st->ref].name));
+        pto__emit_vbuf(E, PTO__K_SRC);
+        return;
+    }
+    pto__emit_puts(b, pto_opinfo_get((pto_op)st->op)->name);
+    for (i = 0; i < st->nargs; i++) {
+        const pto_operand *o = &m->operands[st->arg0 + i];
+        pto__emit_puts(b, i ? ", " : " ");
+        switch (o->kind) {
+        case PTO_O_TILE: pto__emit_puts(b, pto_str(E->ctx, m->tiles[o->ref].name)); break;
+        case PTO_O_GM:
+            pto__emit_puts(b, pto_str(E->ctx, m->params[o->ref].name));
+            if (o->e[2] >= 0) {
+                pto__emit_put(b, "@", 1);
+                pto__emit_expr(E, b, o->e[2], PTO__EX_PTO, 4);
+            }
+            pto__emit_put(b, "[", 1);
+            pto__emit_expr(E, b, o->e[0], PTO__EX_PTO, 0);
+            pto__emit_put(b, ", ", 2);
+            pto__emit_expr(E, b, o->e[1], PTO__EX_PTO, 0);
+            pto__emit_put(b, "]", 1);
+            break;
+        case PTO_O_FLOAT: pto__emit_float(E, b, o->f, PTO__EX_PTO); break;
+        case PTO_O_SCALAR: pto__emit_puts(b, pto_str(E->ctx, m->vars[o->ref].name)); break;
+        case PTO_O_INT: pto__emit_expr(E, b, o->e[0], PTO__EX_PTO, 0); break;
+        case PTO_O_PIPE: pto__emit_puts(b, pto_pipe_name((pto_pipe)o->ref)); break;
+        default: pto__emit_puts(b, "?"); break;
+        }
+    }
+    pto__emit_vbuf(E, PTO__K_SRC);
+}
+
+/* ", a, x, r, c" : the operands as device-call arguments. */
+static void pto__emit_args(pto__emitter *E, int32_t s)
+{
+    const pto_module *m = E->m;
+    const pto_stmt *st = &m->stmts[s];
+    pto_buf *b = pto__emit_sb(E, PTO__K_ARGS);
+    int i;
+    for (i = 0; i < st->nargs; i++) {
+        const pto_operand *o = &m->operands[st->arg0 + i];
+        pto__emit_put(b, ", ", 2);
+        switch (o->kind) {
+        case PTO_O_TILE: pto__emit_puts(b, E->tile_name[o->ref]); break;
+        case PTO_O_GM:
+            if (o->e[2] >= 0) {
+                pto__emit_puts(b, "pto_k_gm_at(core, \"");
+                pto__emit_put(b, E->val[PTO__K_SRC], E->vlen[PTO__K_SRC]);
+                pto__emit_puts(b, "\", ");
+                pto__emit_puts(b, E->param_name[o->ref]);
+                pto__emit_put(b, ", ", 2);
+                pto__emit_expr(E, b, o->e[2], PTO__EX_KERNEL, 0);
+                pto__emit_put(b, ")", 1);
+            } else {
+                pto__emit_puts(b, E->param_name[o->ref]);
+            }
+            pto__emit_put(b, ", ", 2);
+            pto__emit_expr(E, b, o->e[0], PTO__EX_KERNEL, 0);
+            pto__emit_put(b, ", ", 2);
+            pto__emit_expr(E, b, o->e[1], PTO__EX_KERNEL, 0);
+            break;
+        case PTO_O_FLOAT: pto__emit_float(E, b, o->f, PTO__EX_KERNEL); break;
+        case PTO_O_SCALAR: pto__emit_puts(b, E->var_name[o->ref]); break;
+        case PTO_O_INT: pto__emit_expr(E, b, o->e[0], PTO__EX_KERNEL, 0); break;
+        case PTO_O_PIPE:
+            pto__emit_puts(b, "PTO_K_PIPE_");
+            pto__emit_puts(b, pto_pipe_name((pto_pipe)o->ref));
+            break;
+        default: pto__emit_puts(b, "0"); break;
+        }
+    }
+    pto__emit_vbuf(E, PTO__K_ARGS);
+}
+
+/* A comment before a statement a pass inserted, and before every flag and
+   barrier: which pass, and the dependency it serves. */
+static void pto__emit_note(pto__emitter *E, const pto_stmt *st)
+{
+    const pto_opinfo *oi = pto_opinfo_get((pto_op)st->op);
+    const char *note = st->note ? pto_str(E->ctx, st->note) : NULL;
+    pto_buf *b;
+    const char *p;
+    if (!note && oi->cls != PTO_OC_SYNC) return;
+    b = pto__emit_sb(E, PTO__K_NOTE);
+    if (!note) note = st->origin == PTO_BY_USER ? "written in the source" : "(no note recorded)";
+    for (p = note; *p; p++) {
+        if (p[0] == '*' && p[1] == '/') pto__emit_put(b, "* ", 2);     /* keep the comment closed */
+        else if (*p == '\n') pto__emit_put(b, " ", 1);
+        else pto__emit_put(b, p, 1);
+    }
+    pto__emit_vbuf(E, PTO__K_NOTE);
+    pto__emit_v(E, PTO__K_PASS, pto__emit_origin[st->origin < 5 ? st->origin : 0]);
+    pto__emit_x(E, PTO__T_K_NOTE);
+}
+
+static void pto__emit_op(pto__emitter *E, int32_t s)
+{
+    const pto_stmt *st = &E->m->stmts[s];
+    pto__emit_note(E, st);
+    pto__emit_src(E, s);
+    pto__emit_args(E, s);
+    pto__emit_v(E, PTO__K_OP, pto_opinfo_get((pto_op)st->op)->name);
+    pto__emit_x(E, PTO__T_K_OP);
+}
+
+/* The offset of an xN tile: slot ((i - start) / step) % N of its loop. */
+static void pto__emit_slot_index(pto__emitter *E, pto_buf *b, const pto_tile *t)
+{
+    const pto_module *m = E->m;
+    int32_t loop = pto_stmt_loop(m, t->decl);
+    const pto_stmt *f = &m->stmts[loop];
+    int32_t start = f->e[0], step = f->e[2];
+    int start0 = start >= 0 && m->exprs[start].kind == PTO_E_INT && m->exprs[start].value == 0;
+    int step1 = step < 0 || (m->exprs[step].kind == PTO_E_INT && m->exprs[step].value == 1);
+    pto__emit_put(b, "(", 1);
+    if (!start0 || !step1) pto__emit_put(b, "(", 1);
+    if (!start0) pto__emit_put(b, "(", 1);
+    pto__emit_puts(b, E->var_name[f->ref]);
+    if (!start0) {
+        pto__emit_puts(b, " - ");
+        pto__emit_expr(E, b, start, PTO__EX_KERNEL, 2);
+        pto__emit_put(b, ")", 1);
+    }
+    if (!step1) {
+        pto__emit_puts(b, " / ");
+        pto__emit_expr(E, b, step, PTO__EX_KERNEL, 3);
+    }
+    if (!start0 || !step1) pto__emit_put(b, ")", 1);
+    pto__emit_puts(b, " % ");
+    pto__emit_put_i64(b, t->nbuf);
+    pto__emit_put(b, ")", 1);
+}
+
+static void pto__emit_tile(pto__emitter *E, int32_t s)
+{
+    const pto_module *m = E->m;
+    int32_t ti = m->stmts[s].ref;
+    const pto_tile *t = &m->tiles[ti];
+    pto_buf *b;
+    int k;
+    if (!t->planned) {
+        E->st = pto_error(E->ctx, t->loc, "emit: tile '%s' has no planned offset (run the planner first)",
+                          pto_str(E->ctx, t->name));
+        return;
+    }
+    if (t->nbuf > 1 && pto_stmt_loop(m, s) < 0) {
+        E->st = pto_error(E->ctx, t->loc, "emit: tile '%s' has %d slots but is not declared in a loop",
+                          pto_str(E->ctx, t->name), (int)t->nbuf);
+        return;
+    }
+    b = pto__emit_sb(E, PTO__K_OFF);
+    if (t->nbuf <= 1) {
+        pto__emit_put_i64(b, t->offset[0]);
+    } else {
+        int64_t stride = t->offset[1] - t->offset[0];
+        int ap = 1;
+        for (k = 2; k < t->nbuf; k++) ap &= t->offset[k] - t->offset[k - 1] == stride;
+        if (ap) {
+            if (t->offset[0]) { pto__emit_put_i64(b, t->offset[0]); pto__emit_puts(b, " + "); }
+            pto__emit_slot_index(E, b, t);
+            pto__emit_puts(b, " * ");
+            pto__emit_put_i64(b, stride);
+        } else {
+            pto_buf *l = pto__emit_sb(E, PTO__K_LIST);
+            for (k = 0; k < t->nbuf; k++) {
+                if (k) pto__emit_put(l, ", ", 2);
+                pto__emit_put_i64(l, t->offset[k]);
+            }
+            pto__emit_vbuf(E, PTO__K_LIST);
+            pto__emit_vi(E, PTO__K_IDX, ti);
+            pto__emit_vi(E, PTO__K_N, t->nbuf);
+            pto__emit_x(E, PTO__T_K_SLOTS);
+            pto__emit_puts(b, "pto_slots_");
+            pto__emit_put_i64(b, ti);
+            pto__emit_put(b, "[", 1);
+            pto__emit_slot_index(E, b, t);
+            pto__emit_put(b, "]", 1);
+        }
+    }
+    pto__emit_vbuf(E, PTO__K_OFF);
+    if (t->valid_r >= 0) { pto__emit_expr(E, pto__emit_sb(E, PTO__K_VR), t->valid_r, PTO__EX_KERNEL, 0); pto__emit_vbuf(E, PTO__K_VR); }
+    else pto__emit_vi(E, PTO__K_VR, t->rows);
+    if (t->valid_c >= 0) { pto__emit_expr(E, pto__emit_sb(E, PTO__K_VC), t->valid_c, PTO__EX_KERNEL, 0); pto__emit_vbuf(E, PTO__K_VC); }
+    else pto__emit_vi(E, PTO__K_VC, t->cols);
+    pto__emit_v(E, PTO__K_NAME, E->tile_name[ti]);
+    pto__emit_v(E, PTO__K_SPACE, pto__emit_space[t->space < PTO_NSPACE ? t->space : 0]);
+    pto__emit_v(E, PTO__K_DTYPE, pto__emit_dtype[t->dtype < PTO_NDTYPE ? t->dtype : 0]);
+    pto__emit_vi(E, PTO__K_ROWS, t->rows);
+    pto__emit_vi(E, PTO__K_COLS, t->cols);
+    pto__emit_x(E, PTO__T_K_TILE);
+    pto__emit_src(E, s);
+    pto__emit_x(E, PTO__T_K_TDECL);
+}
+
+static void pto__emit_exprval(pto__emitter *E, int key, int32_t ex, int dflt)
+{
+    if (ex < 0) { pto__emit_vi(E, key, dflt); return; }
+    pto__emit_expr(E, pto__emit_sb(E, key), ex, PTO__EX_KERNEL, 0);
+    pto__emit_vbuf(E, key);
+}
+
+static void pto__emit_stmt(pto__emitter *E, int32_t s)
+{
+    const pto_module *m = E->m;
+    const pto_stmt *st = &m->stmts[s];
+    pto__emit_indent(E);
+    switch (st->kind) {
+    case PTO_ST_OP:
+        pto__emit_op(E, s);
+        break;
+    case PTO_ST_TILE:
+        pto__emit_tile(E, s);
+        break;
+    case PTO_ST_LET:
+        pto__emit_v(E, PTO__K_NAME, E->var_name[st->ref]);
+        pto__emit_exprval(E, PTO__K_EXPR, st->e[0], 0);
+        pto__emit_x(E, PTO__T_K_LET);
+        if (!E->var_used[st->ref]) pto__emit_x(E, PTO__T_K_VOID);
+        break;
+    case PTO_ST_FOR:
+        pto__emit_v(E, PTO__K_NAME, E->var_name[st->ref]);
+        pto__emit_exprval(E, PTO__K_START, st->e[0], 0);
+        pto__emit_exprval(E, PTO__K_END, st->e[1], 0);
+        pto__emit_exprval(E, PTO__K_STEP, st->e[2], 1);
+        pto__emit_x(E, PTO__T_K_FOR);
+        pto__emit_block(E, st->body);
+        pto__emit_indent(E);
+        pto__emit_x(E, PTO__T_K_CLOSE);
+        break;
+    case PTO_ST_IF:
+        pto__emit_exprval(E, PTO__K_LHS, st->e[0], 0);
+        pto__emit_exprval(E, PTO__K_RHS, st->e[1], 0);
+        pto__emit_v(E, PTO__K_CMP, pto_cmp_name((pto_cmp)st->cmp));
+        pto__emit_x(E, PTO__T_K_IF);
+        pto__emit_block(E, st->body);
+        if (st->orelse >= 0) {
+            pto__emit_indent(E);
+            pto__emit_x(E, PTO__T_K_ELSE);
+            pto__emit_block(E, st->orelse);
+        }
+        pto__emit_indent(E);
+        pto__emit_x(E, PTO__T_K_CLOSE);
+        break;
+    case PTO_ST_SECTION:
+        pto__emit_v(E, PTO__K_CORE, st->ref == PTO_CORE_CUBE ? "PTO_K_CORE_CUBE" : "PTO_K_CORE_VECTOR");
+        pto__emit_v(E, PTO__K_NAME, st->ref == PTO_CORE_CUBE ? "cube" : "vector");
+        pto__emit_x(E, PTO__T_K_SECTION);
+        pto__emit_block(E, st->body);
+        pto__emit_indent(E);
+        pto__emit_x(E, PTO__T_K_CLOSE);
+        break;
+    default:
+        E->st = pto_error(E->ctx, st->loc, "emit: unknown statement kind %d", (int)st->kind);
+        break;
+    }
+}
+
+static void pto__emit_block(pto__emitter *E, int32_t block)
+{
+    int32_t s;
+    if (block < 0) return;
+    E->depth++;
+    for (s = E->m->blocks[block].head; s >= 0 && E->st == PTO_OK; s = E->m->stmts[s].next)
+        pto__emit_stmt(E, s);
+    E->depth--;
+}
+
+/* ---- kernel heads ----------------------------------------------------------- */
+
+/* "in x: f32[N, 256], scalar alpha: f32" for the heading comments. */
+static void pto__emit_sig(pto__emitter *E, int32_t k)
+{
+    const pto_module *m = E->m;
+    const pto_kernel *kn = &m->kernels[k];
+    pto_buf *b = pto__emit_sb(E, PTO__K_SIG);
+    int32_t p;
+    for (p = kn->param0; p < kn->param0 + kn->nparams; p++) {
+        const pto_param *pa = &m->params[p];
+        int d;
+        if (p > kn->param0) pto__emit_put(b, ", ", 2);
+        if (pa->kind == PTO_P_SCALAR) {
+            pto_buf_printf(b, "scalar %s: %s", pto_str(E->ctx, pa->name), pto_dtype_name((pto_dtype)pa->dtype));
+            continue;
+        }
+        pto_buf_printf(b, "%s %s: %s[", pto__emit_dir[pa->dir < 3 ? pa->dir : 0], pto_str(E->ctx, pa->name),
+                       pto_dtype_name((pto_dtype)pa->dtype));
+        for (d = 0; d < 2; d++) {
+            if (d) pto__emit_put(b, ", ", 2);
+            if (pa->dim_var[d] >= 0) pto__emit_puts(b, pto_str(E->ctx, m->vars[pa->dim_var[d]].name));
+            else pto__emit_put_i64(b, pa->dim[d]);
+        }
+        pto__emit_put(b, "]", 1);
+    }
+    pto__emit_vbuf(E, PTO__K_SIG);
+    pto__emit_v(E, PTO__K_KIND, pto__emit_kind_word[kn->kind < 3 ? kn->kind : 0]);
+    if (kn->blocks >= 0) {
+        pto__emit_expr(E, pto__emit_sb(E, PTO__K_BLOCKS), kn->blocks, PTO__EX_PTO, 0);
+        pto__emit_vbuf(E, PTO__K_BLOCKS);
+    } else {
+        pto__emit_v(E, PTO__K_BLOCKS, "1");
+    }
+}
+
+/* "vec 98304 B, mat 0 B": the highest planned byte of each space in use. */
+static void pto__emit_planned(pto__emitter *E, int32_t k)
+{
+    const pto_module *m = E->m;
+    int64_t hi[PTO_NSPACE];
+    int used[PTO_NSPACE];
+    pto_buf *b = pto__emit_sb(E, PTO__K_PLANNED);
+    int32_t t;
+    int s, n = 0;
+    memset(hi, 0, sizeof hi);
+    memset(used, 0, sizeof used);
+    for (t = 0; t < m->n_tiles; t++) {
+        const pto_tile *tl = &m->tiles[t];
+        int j;
+        if (tl->kernel != k || tl->space == PTO_GM || tl->space >= PTO_NSPACE || !tl->planned) continue;
+        used[tl->space] = 1;
+        for (j = 0; j < (tl->nbuf > 1 ? tl->nbuf : 1) && j < PTO_MAX_NBUF; j++)
+            if (tl->offset[j] + pto_tile_bytes(tl) > hi[tl->space]) hi[tl->space] = tl->offset[j] + pto_tile_bytes(tl);
+    }
+    for (s = 1; s < PTO_NSPACE; s++) {
+        if (!used[s]) continue;
+        pto_buf_printf(b, "%s%s %lld B", n++ ? ", " : "", pto_space_name((pto_space)s), (long long)hi[s]);
+    }
+    if (!n) pto__emit_puts(b, "nothing");
+    pto__emit_vbuf(E, PTO__K_PLANNED);
+}
+
+static void pto__emit_kernel(pto__emitter *E, int32_t k)
+{
+    const pto_module *m = E->m;
+    const pto_kernel *kn = &m->kernels[k];
+    int32_t p, v, idx = 0;
+    int pass;
+    pto__emit_use_block(E, kn->body);
+    for (v = 0; v < m->n_vars; v++)   /* a used dim reads its tensor */
+        if (m->vars[v].kernel == k && m->vars[v].kind == PTO_V_DIM && E->var_used[v] && m->vars[v].def >= 0)
+            E->param_used[m->vars[v].def] = 1;
+    pto__emit_sig(E, k);
+    pto__emit_planned(E, k);
+    pto__emit_v(E, PTO__K_NAME, pto_str(E->ctx, kn->name));
+    pto__emit_vi(E, PTO__K_N, kn->loc.line);
+    pto__emit_x(E, PTO__T_K_FN_BEGIN);
+    E->depth = 1;
+    pto__emit_indent(E);
+    for (pass = 0; pass < 2; pass++) {    /* tensors first, then scalars */
+        for (p = kn->param0; p < kn->param0 + kn->nparams; p++) {
+            const pto_param *pa = &m->params[p];
+            if ((pa->kind == PTO_P_SCALAR) != pass) continue;
+            pto__emit_vi(E, PTO__K_IDX, idx++);
+            pto__emit_v(E, PTO__K_DTYPE, pto_dtype_name((pto_dtype)pa->dtype));
+            if (pa->kind == PTO_P_TENSOR) {
+                pto_buf *d = pto__emit_sb(E, PTO__K_DIMS);
+                int j;
+                for (j = 0; j < 2; j++) {
+                    if (j) pto__emit_put(d, ", ", 2);
+                    if (pa->dim_var[j] >= 0) pto__emit_puts(d, pto_str(E->ctx, m->vars[pa->dim_var[j]].name));
+                    else pto__emit_put_i64(d, pa->dim[j]);
+                }
+                pto__emit_vbuf(E, PTO__K_DIMS);
+                pto__emit_v(E, PTO__K_DIR, pto__emit_dir[pa->dir < 3 ? pa->dir : 0]);
+                pto__emit_v(E, PTO__K_NAME, E->param_name[p]);
+                pto__emit_x(E, PTO__T_K_ARG_GM);
+                if (!E->param_used[p]) pto__emit_x(E, PTO__T_K_VOID);
+            } else {
+                int fl = pa->dtype == PTO_F32 || pa->dtype == PTO_F16 || pa->dtype == PTO_BF16;
+                if (pa->var < 0) continue;
+                pto__emit_v(E, PTO__K_NAME, E->var_name[pa->var]);
+                pto__emit_x(E, fl ? PTO__T_K_ARG_F : PTO__T_K_ARG_I);
+                if (!E->var_used[pa->var]) pto__emit_x(E, PTO__T_K_VOID);
+            }
+        }
+    }
+    for (v = 0; v < m->n_vars; v++) {
+        const pto_var *va = &m->vars[v];
+        const pto_param *pa;
+        if (va->kernel != k || va->kind != PTO_V_DIM || !E->var_used[v] || va->def < 0) continue;
+        pa = &m->params[va->def];
+        pto__emit_v(E, PTO__K_NAME, E->var_name[v]);
+        pto__emit_v(E, PTO__K_RC, pa->dim_var[0] == v ? "rows" : "cols");
+        pto__emit_v(E, PTO__K_TENSOR, E->param_name[va->def]);
+        pto__emit_x(E, PTO__T_K_DIM);
+    }
+    E->depth = 0;
+    pto__emit_block(E, kn->body);
+    pto__emit_x(E, PTO__T_K_FN_END);
+}
+
+/* ---- host ----------------------------------------------------------------- */
+
+/* Text as the inside of a C string literal. */
+static void pto__emit_cstr(pto_buf *b, const char *s, size_t n)
+{
+    size_t i = 0, run = 0;
+    for (; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        char esc[5];
+        size_t en = 2;
+        if (c >= 32 && c < 127 && c != '"' && c != '\\' && c != '?') continue;
+        pto__emit_put(b, s + run, i - run);     /* the plain run before c */
+        run = i + 1;
+        esc[0] = '\\';
+        if (c == '\n') esc[1] = 'n';
+        else if (c == '\t') esc[1] = 't';
+        else if (c == '"' || c == '\\' || c == '?') esc[1] = (char)c;
+        else {
+            esc[1] = (char)('0' + (c >> 6));
+            esc[2] = (char)('0' + ((c >> 3) & 7));
+            esc[3] = (char)('0' + (c & 7));
+            en = 4;
+        }
+        pto__emit_put(b, esc, en);
+    }
+    pto__emit_put(b, s + run, n - run);
+}
+
+/* The .pto text, one string per line (short literals keep C99 compilers'
+   4095-character limit). */
+static void pto__emit_source(pto__emitter *E, const char *text, size_t len)
+{
+    size_t i = 0;
+    while (i < len) {
+        size_t j = i;
+        while (j < len && text[j] != '\n' && j - i < 1000) j++;
+        if (j < len && text[j] == '\n') j++;
+        pto__emit_cstr(pto__emit_sb(E, PTO__K_TEXT), text + i, j - i);
+        pto__emit_vbuf(E, PTO__K_TEXT);
+        pto__emit_x(E, PTO__T_H_LINE);
+        i = j;
+    }
+}
+
+static void pto__emit_host_kernel(pto__emitter *E, int32_t k)
+{
+    const pto_module *m = E->m;
+    const pto_kernel *kn = &m->kernels[k];
+    int32_t p, v, idx = 0, ntensor = 0;
+    int pass;
+    pto__emit_sig(E, k);
+    pto__emit_planned(E, k);
+    pto__emit_v(E, PTO__K_NAME, pto_str(E->ctx, kn->name));
+    pto__emit_x(E, PTO__T_H_FN_BEGIN);
+    for (v = 0; v < m->n_vars; v++) {
+        const pto_var *va = &m->vars[v];
+        if (va->kernel != k || va->kind != PTO_V_DIM) continue;
+        pto__emit_v(E, PTO__K_NAME, E->var_name[v]);
+        pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, va->name));
+        pto__emit_x(E, PTO__T_H_DIM);
+    }
+    for (p = kn->param0; p < kn->param0 + kn->nparams; p++) {
+        const pto_param *pa = &m->params[p];
+        if (pa->kind == PTO_P_SCALAR) {
+            int fl = pa->dtype == PTO_F32 || pa->dtype == PTO_F16 || pa->dtype == PTO_BF16;
+            if (pa->var < 0) continue;
+            pto__emit_v(E, PTO__K_NAME, E->var_name[pa->var]);
+            pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, pa->name));
+            pto__emit_x(E, fl ? PTO__T_H_SCALAR_F : PTO__T_H_SCALAR_I);
+            continue;
+        }
+        ntensor++;
+    }
+    for (p = kn->param0; p < kn->param0 + kn->nparams; p++) {
+        const pto_param *pa = &m->params[p];
+        if (pa->kind != PTO_P_TENSOR) continue;
+        pto__emit_v(E, PTO__K_NAME, E->param_name[p]);
+        pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, pa->name));
+        pto__emit_vi(E, PTO__K_IDX, p - kn->param0);
+        pto__emit_v(E, PTO__K_DTYPE, pto__emit_dtype[pa->dtype < PTO_NDTYPE ? pa->dtype : 0]);
+        if (pa->dim_var[0] >= 0) pto__emit_v(E, PTO__K_ROWS, E->var_name[pa->dim_var[0]]);
+        else pto__emit_vi(E, PTO__K_ROWS, pa->dim[0]);
+        if (pa->dim_var[1] >= 0) pto__emit_v(E, PTO__K_COLS, E->var_name[pa->dim_var[1]]);
+        else pto__emit_vi(E, PTO__K_COLS, pa->dim[1]);
+        pto__emit_v(E, PTO__K_DIR, pa->dir == PTO_IN ? "PTOH_IN" : pa->dir == PTO_OUT ? "PTOH_OUT" : "PTOH_INOUT");
+        pto__emit_x(E, PTO__T_H_TENSOR);
+    }
+    pto__emit_vi(E, PTO__K_N, kn->nparams > 0 ? kn->nparams : 1);
+    pto__emit_x(E, PTO__T_H_ARGS);
+    for (pass = 0; pass < 2; pass++) {
+        for (p = kn->param0; p < kn->param0 + kn->nparams; p++) {
+            const pto_param *pa = &m->params[p];
+            int fl = pa->dtype == PTO_F32 || pa->dtype == PTO_F16 || pa->dtype == PTO_BF16;
+            if ((pa->kind == PTO_P_SCALAR) != pass) continue;
+            pto__emit_vi(E, PTO__K_IDX, idx++);
+            if (pa->kind == PTO_P_TENSOR) {
+                pto__emit_v(E, PTO__K_NAME, E->param_name[p]);
+                pto__emit_x(E, PTO__T_H_ARG_GM);
+            } else if (pa->var >= 0) {
+                pto__emit_v(E, PTO__K_NAME, E->var_name[pa->var]);
+                pto__emit_x(E, fl ? PTO__T_H_ARG_F : PTO__T_H_ARG_I);
+            }
+        }
+    }
+    (void)ntensor;
+    pto__emit_v(E, PTO__K_NAME, pto_str(E->ctx, kn->name));
+    pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, kn->name));
+    pto__emit_v(E, PTO__K_KIND, pto__emit_kind[kn->kind < 3 ? kn->kind : 0]);
+    if (kn->blocks >= 0) {
+        pto__emit_expr(E, pto__emit_sb(E, PTO__K_BLOCKS), kn->blocks, PTO__EX_HOST, 0);
+        pto__emit_vbuf(E, PTO__K_BLOCKS);
+    } else {
+        pto__emit_v(E, PTO__K_BLOCKS, "1");
+    }
+    pto__emit_x(E, PTO__T_H_LAUNCH);
+}
+
+/* ---- entry ---------------------------------------------------------------- */
+
+/* Every statement of the module's kernels must be something the emitter can
+   name: checked up front so that a bad module gives one clear error. */
+static pto_status pto__emit_check(pto__emitter *E)
+{
+    const pto_module *m = E->m;
+    int32_t s;
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_stmt *st = &m->stmts[s];
+        int i;
+        if (st->block < 0) continue;
+        if (st->kind == PTO_ST_OP && st->op >= PTO_NOP)
+            return pto_error(E->ctx, st->loc, "emit: unknown op %d", (int)st->op);
+        if (st->kind == PTO_ST_TILE && (st->ref < 0 || st->ref >= m->n_tiles))
+            return pto_error(E->ctx, st->loc, "emit: tile statement without a tile");
+        if ((st->kind == PTO_ST_LET || st->kind == PTO_ST_FOR) && (st->ref < 0 || st->ref >= m->n_vars))
+            return pto_error(E->ctx, st->loc, "emit: statement without its variable");
+        for (i = 0; st->kind == PTO_ST_OP && i < st->nargs; i++) {
+            const pto_operand *o = &m->operands[st->arg0 + i];
+            int bad = 0;
+            switch (o->kind) {
+            case PTO_O_TILE: bad = o->ref < 0 || o->ref >= m->n_tiles; break;
+            case PTO_O_GM: bad = o->ref < 0 || o->ref >= m->n_params; break;
+            case PTO_O_SCALAR: bad = o->ref < 0 || o->ref >= m->n_vars; break;
+            case PTO_O_PIPE: bad = o->ref < 0 || o->ref >= PTO_NPIPE; break;
+            case PTO_O_FLOAT: case PTO_O_INT: break;
+            default:
+                return pto_error(E->ctx, o->loc, "emit: operand kind %d of %s is not supported yet", (int)o->kind,
+                                 pto_opinfo_get((pto_op)st->op)->name);
+            }
+            if (bad) return pto_error(E->ctx, o->loc, "emit: operand %d of %s refers to nothing", i,
+                                      pto_opinfo_get((pto_op)st->op)->name);
+        }
+    }
+    return PTO_OK;
+}
+
+static void pto__emit_file_name(pto__emitter *E, const char *name)
+{
+    const char *base = name, *p;
+    pto_buf b;
+    for (p = name; *p; p++)
+        if (*p == '/' || *p == '\\') base = p + 1;
+    memset(&b, 0, sizeof b);
+    b.ctx = E->ctx;
+    pto__emit_cstr(&b, base, strlen(base));
+    if (b.data) {
+        size_t n = b.len < sizeof E->file - 1 ? b.len : sizeof E->file - 1;
+        memcpy(E->file, b.data, n);
+        E->file[n] = 0;
+    }
+    pto_buf_free(&b);
+}
+
+static void pto__emit_free(pto__emitter *E, uint8_t *vo, uint8_t *to, uint8_t *po)
+{
+    int k;
+    pto__emit_free_names(E, E->var_name, vo, E->m->n_vars);
+    pto__emit_free_names(E, E->tile_name, to, E->m->n_tiles);
+    pto__emit_free_names(E, E->param_name, po, E->m->n_params);
+    pto_free(E->ctx, E->var_used);
+    pto_free(E->ctx, E->param_used);
+    pto_free(E->ctx, E->segs);
+    for (k = 0; k < PTO__NKEYS; k++) pto_buf_free(&E->scratch[k]);
+}
+
+static void pto__emit_all(pto__emitter *E, const pto_emit_desc *desc, pto_buf *ksrc, pto_buf *hsrc)
+{
+    const pto_module *m = E->m;
+    int32_t k;
+    pto__emit_v(E, PTO__K_FILE, E->file);
+    pto__emit_v(E, PTO__K_VERSION, PTO_VERSION_STRING);
+    if (ksrc) {
+        E->out = ksrc;
+        pto__emit_x(E, PTO__T_K_FILE);
+        for (k = 0; k < m->n_kernels && E->st == PTO_OK; k++) {
+            memset(E->var_used, 0, (size_t)(m->n_vars ? m->n_vars : 1));
+            memset(E->param_used, 0, (size_t)(m->n_params ? m->n_params : 1));
+            pto__emit_kernel(E, k);
+        }
+    }
+    if (hsrc && E->st == PTO_OK) {
+        E->out = hsrc;
+        pto__emit_v(E, PTO__K_FILE, E->file);
+        pto__emit_x(E, PTO__T_H_FILE);
+        if (desc && desc->source) {
+            pto__emit_source(E, desc->source, desc->source_len);
+        } else {
+            pto_buf text;
+            memset(&text, 0, sizeof text);
+            text.ctx = E->ctx;
+            pto_print(m, &text);
+            pto__emit_source(E, text.data ? text.data : "", text.len);
+            if (text.oom) E->st = PTO_ERR_INTERNAL;
+            pto_buf_free(&text);
+        }
+        pto__emit_x(E, PTO__T_H_SOURCE_END);
+        for (k = 0; k < m->n_kernels; k++) pto__emit_host_kernel(E, k);
+        pto__emit_v(E, PTO__K_FILE, E->file);
+        pto__emit_x(E, PTO__T_H_MAIN_BEGIN);
+        for (k = 0; k < m->n_kernels; k++) {
+            pto__emit_v(E, PTO__K_NAME, pto_str(E->ctx, m->kernels[k].name));
+            pto__emit_x(E, PTO__T_H_CALL);
+        }
+        pto__emit_x(E, PTO__T_H_MAIN_END);
+    }
+}
+
+PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_desc *desc, pto_buf *kernel_src,
+                           pto_buf *host_src)
+{
+    pto__emitter *E;
+    uint8_t *vo = NULL, *to = NULL, *po = NULL;
+    pto_status st;
+    int k;
+    E = (pto__emitter *)pto_alloc(ctx, sizeof *E);
+    if (!E) return PTO_ERR_INTERNAL;
+    memset(E, 0, sizeof *E);
+    E->ctx = ctx;
+    E->m = m;
+    for (k = 0; k < PTO__NKEYS; k++) E->scratch[k].ctx = ctx;
+    pto__emit_file_name(E, desc && desc->filename ? desc->filename
+                                                  : pto_file_name(ctx, m->n_kernels ? m->kernels[0].loc.file : m->file));
+    st = pto__emit_check(E);
+    if (st == PTO_OK) st = pto__emit_compile(E);
+    if (st == PTO_OK) st = pto__emit_names(E, PTO__NAMES_VAR, &E->var_name, &vo);
+    if (st == PTO_OK) st = pto__emit_names(E, PTO__NAMES_TILE, &E->tile_name, &to);
+    if (st == PTO_OK) st = pto__emit_names(E, PTO__NAMES_PARAM, &E->param_name, &po);
+    if (st == PTO_OK) {
+        E->var_used = (uint8_t *)pto_alloc(ctx, (size_t)(m->n_vars ? m->n_vars : 1));
+        E->param_used = (uint8_t *)pto_alloc(ctx, (size_t)(m->n_params ? m->n_params : 1));
+        if (!E->var_used || !E->param_used) st = PTO_ERR_INTERNAL;
+    }
+    if (st == PTO_OK) {
+        pto__emit_all(E, desc, kernel_src, host_src);
+        st = E->st;
+    }
+    for (k = 0; k < PTO__NKEYS; k++)
+        if (E->scratch[k].oom) st = PTO_ERR_INTERNAL;
+    if ((kernel_src && kernel_src->oom) || (host_src && host_src->oom)) st = PTO_ERR_INTERNAL;
+    pto__emit_free(E, vo, to, po);
+    pto_free(ctx, E);
+    return st;
+}
 /* ---- End file: src/emit.c ---- */
+
+/* ---- Begin file: src/harness.c ---- */
+/* harness.c - the host harness of emitted programs (ptoc emit's host.c).
+
+   Compiled only in a translation unit that includes pto_kernels.h first and
+   then pto.h with PTO_IMPLEMENTATION and PTO_HOST_HARNESS defined: that is
+   the host.c pto_emit writes. It needs the .pto text of the kernels (host.c
+   embeds it) and gives host.c a small vocabulary:
+
+     ptoh_begin   reads -D NAME=VALUE, --seed S, --trace F.json; re-parses
+                  and verifies the .pto text; creates the simulated device
+     ptoh_dim / ptoh_scalar    a dynamic dim / scalar param from -D
+     ptoh_tensor  a device tensor plus a host copy for the interpreter;
+                  inputs get seeded random values (the same in both)
+     ptoh_launch  runs the kernel on the simulator, then the reference
+                  interpreter on the host copies, and compares every tensor
+                  (inputs too: a kernel must not write them) bit for bit,
+                  NaN equal to NaN; prints result, cycles, bound, efficiency,
+                  flags and barriers (counted in kernel.c as it is on disk,
+                  hand edits included), planned bytes and simulator reports
+     ptoh_end     exit status: 0 all match and the simulator reported
+                  nothing, 1 mismatch / report / bad input, 2 internal
+
+   Because the interpreter and the kernels are compiled by the same compiler
+   in the same program, they share libm and the float rules, so a correct
+   kernel matches bit for bit. */
+
+#ifdef PTO_HOST_HARNESS
+#ifndef PTO_KERNELS_H_INCLUDED
+#error "the host harness needs pto_kernels.h included before pto.h"
+#endif
+
+#define PTOH_IN 0
+#define PTOH_OUT 1
+#define PTOH_INOUT 2
+#define PTOH_MAX 64
+
+typedef struct ptoh_run {
+    const char *file;              /* the .pto file name */
+    uint64_t seed, rng;
+    const char *trace;
+    const char *def_name[PTOH_MAX]; /* -D NAME=VALUE */
+    size_t def_len[PTOH_MAX];
+    double def_val[PTOH_MAX];
+    int ndefs;
+    pto_ctx *ctx;
+    pto_module *m;
+    pto_k_device *dev;
+    char *ksrc;                    /* kernel.c, for counting flags and barriers */
+    /* the kernel being set up */
+    pto_binding bind[PTOH_MAX];
+    int nbind;
+    void *host[PTOH_MAX];
+    pto_k_gm *gm[PTOH_MAX];
+    int dir[PTOH_MAX];
+    int ntensors;
+    /* totals */
+    int status, nkernels;
+    int64_t cycles;
+} ptoh_run;
+
+PTO_K_FN void ptoh_fail(ptoh_run *run, int status, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "error: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n");
+    if (run->status < status) run->status = status;
+}
+
+PTO_K_FN uint64_t ptoh_next(ptoh_run *run)
+{
+    uint64_t z = (run->rng += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+PTO_K_FN char *ptoh_read(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *data = NULL;
+    size_t n = 0, cap = 0, got;
+    if (!f) return NULL;
+    for (;;) {
+        if (n + 4097 > cap) {
+            char *p = (char *)realloc(data, cap = cap ? cap * 2 : 65536);
+            if (!p) { free(data); fclose(f); return NULL; }
+            data = p;
+        }
+        got = fread(data + n, 1, cap - n - 1, f);
+        if (!got) break;
+        n += got;
+    }
+    fclose(f);
+    data[n] = 0;
+    return data;
+}
+
+PTO_K_FN int ptoh_args(ptoh_run *run, int argc, char **argv)
+{
+    int i;
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = NULL, *eq;
+        if (strcmp(a, "-D") == 0 && i + 1 < argc) v = argv[++i];
+        else if (strncmp(a, "-D", 2) == 0 && a[2]) v = a + 2;
+        else if (strcmp(a, "--seed") == 0 && i + 1 < argc) { run->seed = strtoull(argv[++i], NULL, 0); continue; }
+        else if (strcmp(a, "--trace") == 0 && i + 1 < argc) { run->trace = argv[++i]; continue; }
+        else { ptoh_fail(run, 1, "unknown argument '%s' (use -D NAME=VALUE, --seed S, --trace FILE)", a); return 1; }
+        eq = strchr(v, '=');
+        if (!eq || eq == v || run->ndefs == PTOH_MAX) { ptoh_fail(run, 1, "bad -D '%s' (want NAME=VALUE)", v); return 1; }
+        run->def_name[run->ndefs] = v;
+        run->def_len[run->ndefs] = (size_t)(eq - v);
+        run->def_val[run->ndefs] = strtod(eq + 1, NULL);
+        run->ndefs++;
+    }
+    return 0;
+}
+
+/* Joins the embedded lines, parses and verifies them. */
+PTO_K_FN int ptoh_load(ptoh_run *run, const char *const *lines)
+{
+    size_t n = 0, i;
+    char *text;
+    for (i = 0; lines[i]; i++) n += strlen(lines[i]);
+    text = (char *)malloc(n + 1);
+    if (!text) return 2;
+    n = 0;
+    for (i = 0; lines[i]; i++) {
+        size_t l = strlen(lines[i]);
+        memcpy(text + n, lines[i], l);
+        n += l;
+    }
+    text[n] = 0;
+    run->m = pto_parse(run->ctx, run->file, text, n);
+    free(text);
+    if (!run->m || pto_verify(run->ctx, run->m) != PTO_OK) {
+        pto_diag_print(run->ctx, stderr);
+        ptoh_fail(run, 2, "the embedded text of %s does not verify", run->file);
+        return 2;
+    }
+    return 0;
+}
+
+PTO_K_FN int ptoh_begin(ptoh_run *run, int argc, char **argv, const char *file, const char *const *lines,
+                        const char *host_path)
+{
+    pto_k_device_desc dd;
+    char path[4096];
+    const char *slash = strrchr(host_path, '/');
+    memset(run, 0, sizeof *run);
+    run->file = file;
+    run->seed = 1;
+    if (ptoh_args(run, argc, argv)) return 1;
+    run->rng = run->seed;
+    run->ctx = pto_ctx_create(NULL);
+    if (!run->ctx) { ptoh_fail(run, 2, "%s", "out of memory"); return 2; }
+    if (ptoh_load(run, lines)) return run->status;
+    memset(&dd, 0, sizeof dd);
+    dd.arch = run->m->arch == PTO_ARCH_A5 ? PTO_K_A5 : PTO_K_A2A3;
+    dd.seed = run->seed;
+    dd.trace_path = run->trace;
+    run->dev = pto_k_device_create(&dd);
+    if (!run->dev) { ptoh_fail(run, 2, "%s", "cannot create the simulated device"); return 2; }
+    snprintf(path, sizeof path, "%.*skernel.c", slash ? (int)(slash - host_path + 1) : 0, host_path);
+    run->ksrc = ptoh_read(path);
+    return 0;
+}
+
+PTO_K_FN double ptoh_def(ptoh_run *run, const char *name, const char *what)
+{
+    int i;
+    for (i = 0; i < run->ndefs; i++)
+        if (run->def_len[i] == strlen(name) && strncmp(run->def_name[i], name, run->def_len[i]) == 0) {
+            if (run->nbind < PTOH_MAX) {
+                run->bind[run->nbind].name = name;
+                run->bind[run->nbind].value = run->def_val[i];
+                run->nbind++;
+            }
+            return run->def_val[i];
+        }
+    fprintf(stderr, "error: %s %s needs a value: -D %s=VALUE\n", what, name, name);
+    if (run->status < 1) run->status = 1;
+    return 0;
+}
+
+PTO_K_FN int64_t ptoh_dim(ptoh_run *run, const char *name)
+{
+    double v = ptoh_def(run, name, "dynamic dim");
+    if (run->status == 0 && (v < 1 || v != (double)(int64_t)v)) {
+        ptoh_fail(run, 1, "dynamic dim %s must be a positive integer", name);
+        return 1;
+    }
+    return (int64_t)v;
+}
+
+PTO_K_FN double ptoh_scalar(ptoh_run *run, const char *name) { return ptoh_def(run, name, "scalar"); }
+
+PTO_K_FN pto_k_gm *ptoh_tensor(ptoh_run *run, int param, const char *name, int dtype, int64_t rows, int64_t cols,
+                               int dir)
+{
+    pto_k_gm *g;
+    size_t bytes;
+    int64_t i;
+    if (run->status || param >= PTOH_MAX) return NULL;
+    if (rows < 1 || cols < 1) { ptoh_fail(run, 1, "tensor %s has an empty shape", name); return NULL; }
+    bytes = (size_t)(rows * cols * pto_dtype_size((pto_dtype)dtype));
+    g = pto_k_gm_create(run->dev, name, dtype, rows, cols);
+    run->host[param] = calloc(bytes ? bytes : 1, 1);
+    if (!g || !run->host[param]) { ptoh_fail(run, 2, "cannot allocate tensor %s", name); return NULL; }
+    if (dir != PTOH_OUT) {
+        for (i = 0; i < rows * cols; i++) {
+            uint64_t r = ptoh_next(run);
+            float v = dtype == PTO_K_I32 ? (float)((int)(r % 201) - 100)
+                    : dtype == PTO_K_I8 ? (float)((int)(r % 41) - 20)
+                    : (float)((int)(r % 2048) - 1024) / 512.0f;
+            pto_elem_set(run->host[param], dtype, i, v);
+        }
+        memcpy(g->data, run->host[param], bytes);
+    }
+    run->gm[param] = g;
+    run->dir[param] = dir;
+    if (param + 1 > run->ntensors) run->ntensors = param + 1;
+    return g;
+}
+
+PTO_K_FN int ptoh_ready(const ptoh_run *run) { return run->status == 0; }
+
+/* Calls of set_flag / wait_flag (flags) and pipe_barrier (barriers) in
+   kernel_NAME of kernel.c, outside comments and strings. */
+PTO_K_FN void ptoh_count_syncs(const char *s, const char *name, int *flags, int *barriers)
+{
+    size_t nl = strlen(name);
+    int cur = 0, bol = 1;
+    *flags = *barriers = 0;
+    while (s && *s) {
+        if (bol && strncmp(s, "static void kernel_", 19) == 0)
+            cur = strncmp(s + 19, name, nl) == 0 && s[19 + nl] == '(';
+        bol = *s == '\n';
+        if (s[0] == '/' && s[1] == '*') {
+            const char *e = strstr(s + 2, "*/");
+            s = e ? e + 2 : s + strlen(s);
+        } else if (s[0] == '/' && s[1] == '/') {
+            while (*s && *s != '\n') s++;
+        } else if (*s == '"' || *s == '\'') {
+            char q = *s++;
+            while (*s && *s != q) s += (*s == '\\' && s[1]) ? 2 : 1;
+            if (*s) s++;
+        } else if (cur && (strncmp(s, "pto_k_set_flag(", 15) == 0 || strncmp(s, "pto_k_wait_flag(", 16) == 0)) {
+            (*flags)++;
+            s += 15;
+        } else if (cur && strncmp(s, "pto_k_pipe_barrier(", 19) == 0) {
+            (*barriers)++;
+            s += 19;
+        } else {
+            s++;
+        }
+    }
+}
+
+/* The first element where device and reference differ; returns 1 if any. */
+PTO_K_FN int ptoh_compare(ptoh_run *run, int p, const char *name)
+{
+    pto_k_gm *g = run->gm[p];
+    int size = pto_dtype_size((pto_dtype)g->dtype);
+    int64_t i, n = g->rows * g->cols;
+    for (i = 0; i < n; i++) {
+        const char *a = (const char *)g->data + i * size, *b = (const char *)run->host[p] + i * size;
+        float x, y;
+        if (memcmp(a, b, (size_t)size) == 0) continue;
+        x = pto_elem_get(g->data, g->dtype, i);
+        y = pto_elem_get(run->host[p], g->dtype, i);
+        if (x != x && y != y) continue;
+        printf("  result      mismatch: %s[%lld, %lld] = %.9g on the simulator, %.9g in the reference\n", name,
+               (long long)(i / g->cols), (long long)(i % g->cols), (double)x, (double)y);
+        return 1;
+    }
+    return 0;
+}
+
+PTO_K_FN const char *ptoh_bound_pipe(const pto_k_report *r)
+{
+    static const char *const names[PTO_K_NPIPE] = {"S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX", "ALL"};
+    int c, p;
+    for (c = 0; c < r->ncores; c++)
+        for (p = 0; p < PTO_K_NPIPE; p++)
+            if (r->bound > 0 && r->cores[c].busy[p] == r->bound) return names[p];
+    return "-";
+}
+
+PTO_K_FN void ptoh_reset(ptoh_run *run)
+{
+    int p;
+    for (p = 0; p < run->ntensors; p++) {
+        free(run->host[p]);
+        run->host[p] = NULL;
+        run->gm[p] = NULL;
+    }
+    run->ntensors = 0;
+    run->nbind = 0;
+}
+
+PTO_K_FN void ptoh_report(ptoh_run *run, const char *name, const pto_k_report *r, const char *planned)
+{
+    int flags, barriers, i;
+    printf("  cycles      %lld\n", (long long)r->makespan);
+    printf("  bound       %lld (%s)\n", (long long)r->bound, ptoh_bound_pipe(r));
+    printf("  efficiency  %.3f\n", r->efficiency);
+    if (run->ksrc) {
+        ptoh_count_syncs(run->ksrc, name, &flags, &barriers);
+        printf("  syncs       %d flags, %d barriers\n", flags, barriers);
+    } else {
+        printf("  syncs       ? (kernel.c not found next to host.c)\n");
+    }
+    printf("  planned     %s\n", planned);
+    if (!r->nerrors) printf("  simulator   no reports\n");
+    else printf("  simulator   %d report%s%s\n", r->nerrors, r->nerrors == 1 ? "" : "s",
+                r->suppressed ? " (more suppressed)" : "");
+    for (i = 0; i < r->nerrors; i++) printf("    %s\n", r->errors[i].msg);
+}
+
+PTO_K_FN void ptoh_launch(ptoh_run *run, pto_k_kernel_fn fn, const char *name, int kind, int64_t blocks,
+                          const int64_t *args, const char *planned)
+{
+    pto_k_launch_desc ld;
+    const pto_k_report *r;
+    pto_launch L;
+    int32_t k;
+    int p, bad = 0, nout = 0;
+    if (run->status) { ptoh_reset(run); return; }
+    if (blocks < 1) { ptoh_fail(run, 1, "kernel %s would launch no block", name); ptoh_reset(run); return; }
+    memset(&ld, 0, sizeof ld);
+    ld.fn = fn;
+    ld.name = name;
+    ld.kind = kind;
+    ld.block_num = blocks;
+    ld.args = args;
+    r = pto_k_launch(run->dev, &ld);
+    for (k = 0; k < run->m->n_kernels; k++)
+        if (strcmp(pto_str(run->ctx, run->m->kernels[k].name), name) == 0) break;
+    memset(&L, 0, sizeof L);
+    L.kernel = k;
+    L.tensors = run->host;
+    L.bindings = run->bind;
+    L.nbindings = run->nbind;
+    printf("kernel %s (%lld block%s)\n", name, (long long)blocks, blocks == 1 ? "" : "s");
+    if (k == run->m->n_kernels || pto_interp(run->ctx, run->m, &L) != PTO_OK) {
+        pto_diag_print(run->ctx, stderr);
+        pto_diag_clear(run->ctx);
+        printf("  result      no reference: the interpreter failed\n");
+        bad = 1;
+    } else {
+        for (p = 0; p < run->ntensors && !bad; p++) {
+            if (!run->gm[p]) continue;
+            nout += run->dir[p] != PTOH_IN;
+            bad = ptoh_compare(run, p, run->gm[p]->name);
+        }
+        if (!bad) printf("  result      match (%d output%s)\n", nout, nout == 1 ? "" : "s");
+    }
+    ptoh_report(run, name, r, planned);
+    if ((bad || r->nerrors) && run->status < 1) run->status = 1;
+    run->cycles += r->makespan;
+    run->nkernels++;
+    ptoh_reset(run);
+}
+
+PTO_K_FN int ptoh_end(ptoh_run *run)
+{
+    int status = run->status;
+    if (run->nkernels > 1) printf("total         %lld cycles over %d kernels\n", (long long)run->cycles, run->nkernels);
+    ptoh_reset(run);
+    if (run->dev) pto_k_device_destroy(run->dev);
+    if (run->m) pto_module_destroy(run->m);
+    if (run->ctx) pto_ctx_destroy(run->ctx);
+    free(run->ksrc);
+    memset(run, 0, sizeof *run);
+    return status;
+}
+
+#endif /* PTO_HOST_HARNESS */
+/* ---- End file: src/harness.c ---- */
 
 #endif /* PTO_IMPLEMENTATION */
 /*

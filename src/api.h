@@ -185,6 +185,24 @@ PTODEF void pto_sync_dump(const pto_module *m, pto_buf *out);
 /* ---- emit ------------------------------------------------------------
    (declarations of this stage go below this banner) */
 
+/* What pto_emit needs besides the module. Zero-initialised fields take
+   their defaults. */
+typedef struct pto_emit_desc {
+    const char *filename;  /* source name for comments and src strings (its base
+                              name is used); NULL: the file of the first kernel */
+    const char *source;    /* the .pto text, embedded in the host source for the
+                              reference run; NULL: pto_print of the module */
+    size_t source_len;
+} pto_emit_desc;
+
+/* Emits a planned, synchronised module as C (emit.c states the shape):
+   kernel_src gets the kernels (includes "pto_kernels.h"), host_src the host
+   program (includes pto_kernels.h, pto.h with PTO_HOST_HARNESS, and
+   "kernel.c"). Either buffer may be NULL. Deterministic: the same module
+   gives byte-identical text. A tile without a planned offset is an error. */
+PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_desc *desc, pto_buf *kernel_src,
+                           pto_buf *host_src);
+
 
 
 /* ---- dump ------------------------------------------------------------

@@ -411,14 +411,14 @@ static int64_t pto__place(const pto__group *g, const int32_t *idx, int bestfit, 
 
 /* ---- diagnostics ---------------------------------------------------------- */
 
-static const char *pto__tname(const pto_module *m, int32_t t) { return pto_str(m->ctx, m->tiles[t].name); }
+static const char *pto__plan_tname(const pto_module *m, int32_t t) { return pto_str(m->ctx, m->tiles[t].name); }
 static const char *pto__kname(const pto_module *m, int32_t k) { return pto_str(m->ctx, m->kernels[k].name); }
 
 static void pto__item_desc(const pto_module *m, const pto__item *it, pto_buf *b)
 {
     int nbuf = m->tiles[it->tile].nbuf;
-    if (nbuf > 1) pto_buf_printf(b, "%s %dx%lld", pto__tname(m, it->tile), nbuf, (long long)it->stride);
-    else pto_buf_printf(b, "%s %lld", pto__tname(m, it->tile), (long long)it->size);
+    if (nbuf > 1) pto_buf_printf(b, "%s %dx%lld", pto__plan_tname(m, it->tile), nbuf, (long long)it->stride);
+    else pto_buf_printf(b, "%s %lld", pto__plan_tname(m, it->tile), (long long)it->size);
 }
 
 static pto_loc pto__pt_loc(const pto_module *m, const pto__live *lv, int32_t p)
@@ -427,7 +427,7 @@ static pto_loc pto__pt_loc(const pto_module *m, const pto__live *lv, int32_t p)
     return p >= 0 && p < lv->npts ? m->stmts[lv->at[p]].loc : none;
 }
 
-static pto_status pto__overflow(pto_ctx *ctx, const pto_module *m, const pto__live *lv,
+static pto_status pto__plan_overflow(pto_ctx *ctx, const pto_module *m, const pto__live *lv,
                                 const pto__group *g, int64_t peak, const pto_plan_desc *d)
 {
     pto_buf b;
@@ -468,10 +468,10 @@ static pto_status pto__check_pins(pto_ctx *ctx, const pto_module *m, const pto__
         if (a->pin < 0) continue;
         if (a->pin % 32)
             st = pto_error(ctx, t->loc, "tile '%s' pinned at 0x%llx is not 32-byte aligned",
-                           pto__tname(m, a->tile), (long long)a->pin);
+                           pto__plan_tname(m, a->tile), (long long)a->pin);
         else if (a->pin + a->size > g->avail)
             st = pto_error(ctx, t->loc, "tile '%s' pinned at 0x%llx ends at 0x%llx, past the %s capacity 0x%llx%s",
-                           pto__tname(m, a->tile), (long long)a->pin, (long long)(a->pin + a->size),
+                           pto__plan_tname(m, a->tile), (long long)a->pin, (long long)(a->pin + a->size),
                            pto_space_name((pto_space)g->space), (long long)g->avail,
                            g->reserved ? " (the rest is reserved for cube/vector pipe buffers)" : "");
         for (j = 0; j < i; j++) {
@@ -482,7 +482,7 @@ static pto_status pto__check_pins(pto_ctx *ctx, const pto_module *m, const pto__
             hi = a->pin + a->size < b->pin + b->size ? a->pin + a->size : b->pin + b->size;
             if (lo < hi)
                 st = pto_error(ctx, t->loc, "pinned tiles '%s' and '%s' overlap at %s bytes [0x%llx, 0x%llx) while both live",
-                               pto__tname(m, b->tile), pto__tname(m, a->tile), pto_space_name((pto_space)g->space),
+                               pto__plan_tname(m, b->tile), pto__plan_tname(m, a->tile), pto_space_name((pto_space)g->space),
                                (long long)lo, (long long)hi);
         }
     }
@@ -551,7 +551,7 @@ static pto_status pto__plan_group(pto_ctx *ctx, pto_module *m, const pto__live *
         pto__oom(ctx);
         st = PTO_ERR_INTERNAL;
     } else if (!pto__search(g, d, &s, stat, &min_peak)) {
-        st = pto__overflow(ctx, m, lv, g, min_peak, d);
+        st = pto__plan_overflow(ctx, m, lv, g, min_peak, d);
     } else {
         for (i = 0; i < g->n; i++) {
             pto_tile *t = &m->tiles[g->it[i].tile];
@@ -588,12 +588,12 @@ static pto_status pto__check_tile(pto_ctx *ctx, const pto_module *m, int32_t t)
 {
     const pto_tile *tl = &m->tiles[t];
     if (tl->nbuf < 1 || tl->nbuf > PTO_MAX_NBUF)
-        return pto_error(ctx, tl->loc, "tile '%s' has %d slots; 1 to %d are allowed", pto__tname(m, t), (int)tl->nbuf,
+        return pto_error(ctx, tl->loc, "tile '%s' has %d slots; 1 to %d are allowed", pto__plan_tname(m, t), (int)tl->nbuf,
                          PTO_MAX_NBUF);
     if (tl->rows <= 0 || tl->cols <= 0 || pto_dtype_size((pto_dtype)tl->dtype) == 0)
-        return pto_error(ctx, tl->loc, "tile '%s' has no size", pto__tname(m, t));
+        return pto_error(ctx, tl->loc, "tile '%s' has no size", pto__plan_tname(m, t));
     if (tl->kernel < 0 || tl->kernel >= m->n_kernels)
-        return pto_error(ctx, tl->loc, "tile '%s' belongs to no kernel", pto__tname(m, t));
+        return pto_error(ctx, tl->loc, "tile '%s' belongs to no kernel", pto__plan_tname(m, t));
     return PTO_OK;
 }
 
@@ -756,7 +756,7 @@ static void pto__report_table(const pto_module *m, const pto__live *lv, const in
         int l0, l1;
         pto__lines(m, lv, lv->lo[ts[i]], lv->hi[ts[i]], &l0, &l1);
         pto_buf_printf(b, "  %c %-12s %-6s 0x%06llx %8lld  x%d  lines %d-%d%s\n", pto__letter(i),
-                       pto__tname(m, ts[i]), pto_space_name((pto_space)t->space), (long long)t->offset[0],
+                       pto__plan_tname(m, ts[i]), pto_space_name((pto_space)t->space), (long long)t->offset[0],
                        (long long)(pto__tile_stride(t) * t->nbuf), (int)t->nbuf, l0, l1,
                        t->pin >= 0 ? "  pinned" : "");
     }
@@ -896,9 +896,9 @@ static void pto__svg_panel(const pto_module *m, const pto__live *lv, const int32
         double h = H * (double)(pto__tile_stride(t) * t->nbuf) / (double)cap;
         pto_buf_printf(b, "<rect x='%.1f' y='%.1f' width='%.1f' height='%.1f' fill='hsl(%d,60%%,70%%)' "
                           "stroke='black'><title>%s 0x%llx +%lld</title></rect>\n",
-                       x, y, w, h, (int)(i * 47 % 360), pto__tname(m, ts[i]), (long long)t->offset[0],
+                       x, y, w, h, (int)(i * 47 % 360), pto__plan_tname(m, ts[i]), (long long)t->offset[0],
                        (long long)(pto__tile_stride(t) * t->nbuf));
-        pto_buf_printf(b, "<text x='%.1f' y='%.1f' font-size='10'>%s</text>\n", x + 2, y + 10, pto__tname(m, ts[i]));
+        pto_buf_printf(b, "<text x='%.1f' y='%.1f' font-size='10'>%s</text>\n", x + 2, y + 10, pto__plan_tname(m, ts[i]));
     }
 }
 

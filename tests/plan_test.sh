@@ -22,7 +22,7 @@ has "vadd map" $out/vadd.txt "    line    4 |aaaaaaaaaaabbbbbbbbbbccccccccccc...
 
 $ptoc plan --tight examples/softmax.pto >$out/softmax.txt 2>&1; rc "softmax --tight plans" $? 0
 has "softmax tight level" $out/softmax.txt "    level tight (bytes reused across pipes: adds waits between pipes), order largest-first, first-fit"
-has "softmax small tiles visible" $out/softmax.txt "    line    9 |aab.............................................................|"
+has "softmax small tiles visible" $out/softmax.txt "    line   10 |aab.............................................................|"
 
 $ptoc plan examples/mm.pto >$out/mm.txt 2>&1; rc "mm plans" $? 0
 has "mm left" $out/mm.txt "  a a0           left   0x000000    32768  x2  lines 5-17"

@@ -16,6 +16,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const char *usage =
     "usage: ptoc COMMAND [OPTIONS] FILE\n"
@@ -198,6 +200,221 @@ static int cmd_sync(pto_ctx *ctx, const char *path)
     return exit_code(st);
 }
 
+/* ---- emit and run ----------------------------------------------------------- */
+
+/* The pipeline of `emit`: parse -> verify -> plan -> sync -> emit. */
+static pto_status compile_file(pto_ctx *ctx, const char *path, pto_buf *ksrc, pto_buf *hsrc)
+{
+    size_t len = 0;
+    char *text = read_all(path, &len);
+    pto_module *m;
+    pto_emit_desc ed;
+    pto_status st;
+    if (!text) {
+        fprintf(stderr, "ptoc: error: cannot read '%s'\n", path);
+        return PTO_ERR_USER;
+    }
+    m = pto_parse(ctx, path, text, len);
+    st = m ? pto_verify(ctx, m) : PTO_ERR_USER;
+    if (st == PTO_OK) st = pto_plan(ctx, m, NULL);
+    if (st == PTO_OK) st = pto_sync(ctx, m, NULL);
+    if (st == PTO_OK) {
+        memset(&ed, 0, sizeof ed);
+        ed.filename = path;
+        ed.source = text;
+        ed.source_len = len;
+        st = pto_emit(ctx, m, &ed, ksrc, hsrc);
+    }
+    pto_diag_print(ctx, stderr);
+    pto_module_destroy(m);
+    free(text);
+    return st;
+}
+
+static int write_file(const char *dir, const char *name, const pto_buf *b)
+{
+    char path[4096];
+    FILE *f;
+    int ok;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    f = fopen(path, "wb");
+    ok = f && fwrite(b->data ? b->data : "", 1, b->len, f) == b->len;
+    if (f && fclose(f) != 0) ok = 0;
+    if (!ok) fprintf(stderr, "ptoc: error: cannot write '%s'\n", path);
+    return ok;
+}
+
+/* Emits FILE into DIR (created if missing). */
+static int emit_to(pto_ctx *ctx, const char *path, const char *dir)
+{
+    pto_buf k, h;
+    pto_status st;
+    int rc;
+    memset(&k, 0, sizeof k);
+    memset(&h, 0, sizeof h);
+    k.ctx = h.ctx = ctx;
+    st = compile_file(ctx, path, &k, &h);
+    rc = exit_code(st);
+    if (st == PTO_OK) {
+        mkdir(dir, 0777);
+        if (!write_file(dir, "kernel.c", &k) || !write_file(dir, "host.c", &h)) rc = 1;
+    }
+    pto_buf_free(&k);
+    pto_buf_free(&h);
+    return rc;
+}
+
+static int cmd_emit(pto_ctx *ctx, int argc, char **argv)
+{
+    const char *path = NULL, *dir = NULL;
+    int i;
+    for (i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) dir = argv[++i];
+        else if (!path) path = argv[i];
+        else path = NULL, i = argc;
+    }
+    if (!path || !dir) { fputs(usage, stderr); return 1; }
+    return emit_to(ctx, path, dir);
+}
+
+static int file_exists(const char *dir, const char *name)
+{
+    char path[4096];
+    struct stat sb;
+    snprintf(path, sizeof path, "%s%s%s", dir, *dir ? "/" : "", name);
+    return stat(path, &sb) == 0;
+}
+
+/* Where pto.h and pto_kernels.h are: $PTO_INCLUDE, else the ptoc binary's
+   ../ or ../include, else the current directory. */
+static int find_include(const char *argv0, char *out, size_t size)
+{
+    char self[2048], cand[2100];
+    const char *env = getenv("PTO_INCLUDE");
+    ssize_t n;
+    char *slash;
+    int i;
+    if (env && *env) {
+        snprintf(out, size, "%s", env);
+        return file_exists(out, "pto.h") && file_exists(out, "pto_kernels.h");
+    }
+    n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) self[n] = 0;
+    else snprintf(self, sizeof self, "%s", argv0);
+    slash = strrchr(self, '/');
+    if (slash) {
+        *slash = 0;
+        for (i = 0; i < 2; i++) {
+            snprintf(cand, sizeof cand, "%s/%s", self, i ? "../include" : "..");
+            if (file_exists(cand, "pto.h") && file_exists(cand, "pto_kernels.h")) {
+                snprintf(out, size, "%s", cand);
+                return 1;
+            }
+        }
+    }
+    snprintf(out, size, ".");
+    return file_exists("", "pto.h") && file_exists("", "pto_kernels.h");
+}
+
+/* Appends s to a shell command in single quotes. */
+static void shell_quote(char *cmd, size_t size, const char *s)
+{
+    size_t n = strlen(cmd);
+    if (n + 1 < size) cmd[n++] = '\'';
+    for (; *s && n + 5 < size; s++) {
+        if (*s == '\'') { memcpy(cmd + n, "'\\''", 4); n += 4; }
+        else cmd[n++] = *s;
+    }
+    if (n + 1 < size) cmd[n++] = '\'';
+    cmd[n] = 0;
+}
+
+static void shell_add(char *cmd, size_t size, const char *raw, const char *quoted)
+{
+    size_t n = strlen(cmd);
+    snprintf(cmd + n, size - n, "%s", raw);
+    if (quoted) shell_quote(cmd, size, quoted);
+}
+
+/* Compiles DIR/host.c into BIN with $CC; returns 0 on success. */
+static int compile_dir(const char *cc, const char *inc, const char *dir, const char *bin)
+{
+    char cmd[16384], path[4096];
+    const char *base = strrchr(cc, '/');
+    int tcc = strncmp(base ? base + 1 : cc, "tcc", 3) == 0;
+    const char *flags = getenv("PTO_CFLAGS");
+    cmd[0] = 0;
+    shell_add(cmd, sizeof cmd, cc, NULL);
+    shell_add(cmd, sizeof cmd, tcc ? "" : " -std=c99 -O0 -ffp-contract=off", NULL);
+    if (flags) shell_add(cmd, sizeof cmd, " ", NULL), shell_add(cmd, sizeof cmd, flags, NULL);
+    shell_add(cmd, sizeof cmd, " -I", inc);
+    shell_add(cmd, sizeof cmd, " -o ", bin);
+    snprintf(path, sizeof path, "%s/host.c", dir);
+    shell_add(cmd, sizeof cmd, " ", path);
+    shell_add(cmd, sizeof cmd, " -lm -lpthread", NULL);
+    return system(cmd);
+}
+
+static int cmd_run(pto_ctx *ctx, int argc, char **argv)
+{
+    const char *target = NULL, *cc = getenv("CC");
+    char inc[4096], tmp[] = "/tmp/ptoc-run-XXXXXX", bin[4200], cmd[16384], kpath[4200], hpath[4200];
+    const char *dir;
+    struct stat sb;
+    int i, rc;
+    cmd[0] = 0;
+    if (!cc || !*cc) cc = "cc";
+    for (i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--cc") == 0 && i + 1 < argc) cc = argv[++i];
+        else if ((strcmp(argv[i], "-D") == 0 || strcmp(argv[i], "--seed") == 0 || strcmp(argv[i], "--trace") == 0) &&
+                 i + 1 < argc) {
+            shell_add(cmd, sizeof cmd, " ", argv[i]);
+            shell_add(cmd, sizeof cmd, " ", argv[++i]);
+        } else if (strncmp(argv[i], "-D", 2) == 0) shell_add(cmd, sizeof cmd, " ", argv[i]);
+        else if (!target) target = argv[i];
+        else { fputs(usage, stderr); return 1; }
+    }
+    if (!target) { fputs(usage, stderr); return 1; }
+    if (!find_include(argv[0], inc, sizeof inc)) {
+        fprintf(stderr, "ptoc: error: cannot find pto.h and pto_kernels.h (set PTO_INCLUDE)\n");
+        return 1;
+    }
+    if (!mkdtemp(tmp)) {
+        fprintf(stderr, "ptoc: error: cannot make a temporary directory\n");
+        return 2;
+    }
+    if (stat(target, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        dir = target;
+        rc = file_exists(dir, "host.c") ? 0 : 1;
+        if (rc) fprintf(stderr, "ptoc: error: '%s' has no host.c (make it with ptoc emit)\n", dir);
+    } else {
+        dir = tmp;
+        rc = emit_to(ctx, target, dir);
+    }
+    snprintf(bin, sizeof bin, "%s/run", tmp);
+    if (rc == 0 && compile_dir(cc, inc, dir, bin) != 0) {
+        fprintf(stderr, "ptoc: error: %s failed to compile %s/host.c\n", cc, dir);
+        rc = 1;
+    }
+    if (rc == 0) {
+        char full[16384 + 4300];
+        full[0] = 0;
+        shell_quote(full, sizeof full, bin);
+        snprintf(full + strlen(full), sizeof full - strlen(full), "%s", cmd);
+        fflush(stdout);
+        rc = system(full);
+        rc = rc == -1 ? 2 : WIFEXITED(rc) ? WEXITSTATUS(rc) : 2;
+        if (rc > 2) rc = 2;
+    }
+    snprintf(kpath, sizeof kpath, "%s/kernel.c", tmp);
+    snprintf(hpath, sizeof hpath, "%s/host.c", tmp);
+    remove(bin);
+    remove(kpath);
+    remove(hpath);
+    rmdir(tmp);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     pto_ctx *ctx;
@@ -219,10 +436,14 @@ int main(int argc, char **argv)
         rc = cmd_check(ctx, argv[2], 0);
     } else if (strcmp(argv[1], "fmt") == 0 && argc == 3) {
         rc = cmd_check(ctx, argv[2], 1);
-    } else if (strcmp(argv[1], "sync") == 0 && argc == 3) {
-        rc = cmd_sync(ctx, argv[2]);
     } else if (strcmp(argv[1], "dump") == 0 && argc == 4) {
         rc = cmd_dump(ctx, argv[2], argv[3]);
+    } else if (strcmp(argv[1], "sync") == 0 && argc == 3) {
+        rc = cmd_sync(ctx, argv[2]);
+    } else if (strcmp(argv[1], "emit") == 0 && argc >= 3) {
+        rc = cmd_emit(ctx, argc, argv);
+    } else if (strcmp(argv[1], "run") == 0 && argc >= 3) {
+        rc = cmd_run(ctx, argc, argv);
     } else if (strcmp(argv[1], "plan") == 0 && argc >= 3) {
         rc = cmd_plan(ctx, argc, argv);
     } else {

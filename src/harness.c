@@ -1,0 +1,377 @@
+/* harness.c - the host harness of emitted programs (ptoc emit's host.c).
+
+   Compiled only in a translation unit that includes pto_kernels.h first and
+   then pto.h with PTO_IMPLEMENTATION and PTO_HOST_HARNESS defined: that is
+   the host.c pto_emit writes. It needs the .pto text of the kernels (host.c
+   embeds it) and gives host.c a small vocabulary:
+
+     ptoh_begin   reads -D NAME=VALUE, --seed S, --trace F.json; re-parses
+                  and verifies the .pto text; creates the simulated device
+     ptoh_dim / ptoh_scalar    a dynamic dim / scalar param from -D
+     ptoh_tensor  a device tensor plus a host copy for the interpreter;
+                  inputs get seeded random values (the same in both)
+     ptoh_launch  runs the kernel on the simulator, then the reference
+                  interpreter on the host copies, and compares every tensor
+                  (inputs too: a kernel must not write them) bit for bit,
+                  NaN equal to NaN; prints result, cycles, bound, efficiency,
+                  flags and barriers (counted in kernel.c as it is on disk,
+                  hand edits included), planned bytes and simulator reports
+     ptoh_end     exit status: 0 all match and the simulator reported
+                  nothing, 1 mismatch / report / bad input, 2 internal
+
+   Because the interpreter and the kernels are compiled by the same compiler
+   in the same program, they share libm and the float rules, so a correct
+   kernel matches bit for bit. */
+
+#ifdef PTO_HOST_HARNESS
+#ifndef PTO_KERNELS_H_INCLUDED
+#error "the host harness needs pto_kernels.h included before pto.h"
+#endif
+
+#define PTOH_IN 0
+#define PTOH_OUT 1
+#define PTOH_INOUT 2
+#define PTOH_MAX 64
+
+typedef struct ptoh_run {
+    const char *file;              /* the .pto file name */
+    uint64_t seed, rng;
+    const char *trace;
+    const char *def_name[PTOH_MAX]; /* -D NAME=VALUE */
+    size_t def_len[PTOH_MAX];
+    double def_val[PTOH_MAX];
+    int ndefs;
+    pto_ctx *ctx;
+    pto_module *m;
+    pto_k_device *dev;
+    char *ksrc;                    /* kernel.c, for counting flags and barriers */
+    /* the kernel being set up */
+    pto_binding bind[PTOH_MAX];
+    int nbind;
+    void *host[PTOH_MAX];
+    pto_k_gm *gm[PTOH_MAX];
+    int dir[PTOH_MAX];
+    int ntensors;
+    /* totals */
+    int status, nkernels;
+    int64_t cycles;
+} ptoh_run;
+
+PTO_K_FN void ptoh_fail(ptoh_run *run, int status, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "error: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n");
+    if (run->status < status) run->status = status;
+}
+
+PTO_K_FN uint64_t ptoh_next(ptoh_run *run)
+{
+    uint64_t z = (run->rng += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+PTO_K_FN char *ptoh_read(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *data = NULL;
+    size_t n = 0, cap = 0, got;
+    if (!f) return NULL;
+    for (;;) {
+        if (n + 4097 > cap) {
+            char *p = (char *)realloc(data, cap = cap ? cap * 2 : 65536);
+            if (!p) { free(data); fclose(f); return NULL; }
+            data = p;
+        }
+        got = fread(data + n, 1, cap - n - 1, f);
+        if (!got) break;
+        n += got;
+    }
+    fclose(f);
+    data[n] = 0;
+    return data;
+}
+
+PTO_K_FN int ptoh_args(ptoh_run *run, int argc, char **argv)
+{
+    int i;
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = NULL, *eq;
+        if (strcmp(a, "-D") == 0 && i + 1 < argc) v = argv[++i];
+        else if (strncmp(a, "-D", 2) == 0 && a[2]) v = a + 2;
+        else if (strcmp(a, "--seed") == 0 && i + 1 < argc) { run->seed = strtoull(argv[++i], NULL, 0); continue; }
+        else if (strcmp(a, "--trace") == 0 && i + 1 < argc) { run->trace = argv[++i]; continue; }
+        else { ptoh_fail(run, 1, "unknown argument '%s' (use -D NAME=VALUE, --seed S, --trace FILE)", a); return 1; }
+        eq = strchr(v, '=');
+        if (!eq || eq == v || run->ndefs == PTOH_MAX) { ptoh_fail(run, 1, "bad -D '%s' (want NAME=VALUE)", v); return 1; }
+        run->def_name[run->ndefs] = v;
+        run->def_len[run->ndefs] = (size_t)(eq - v);
+        run->def_val[run->ndefs] = strtod(eq + 1, NULL);
+        run->ndefs++;
+    }
+    return 0;
+}
+
+/* Joins the embedded lines, parses and verifies them. */
+PTO_K_FN int ptoh_load(ptoh_run *run, const char *const *lines)
+{
+    size_t n = 0, i;
+    char *text;
+    for (i = 0; lines[i]; i++) n += strlen(lines[i]);
+    text = (char *)malloc(n + 1);
+    if (!text) return 2;
+    n = 0;
+    for (i = 0; lines[i]; i++) {
+        size_t l = strlen(lines[i]);
+        memcpy(text + n, lines[i], l);
+        n += l;
+    }
+    text[n] = 0;
+    run->m = pto_parse(run->ctx, run->file, text, n);
+    free(text);
+    if (!run->m || pto_verify(run->ctx, run->m) != PTO_OK) {
+        pto_diag_print(run->ctx, stderr);
+        ptoh_fail(run, 2, "the embedded text of %s does not verify", run->file);
+        return 2;
+    }
+    return 0;
+}
+
+PTO_K_FN int ptoh_begin(ptoh_run *run, int argc, char **argv, const char *file, const char *const *lines,
+                        const char *host_path)
+{
+    pto_k_device_desc dd;
+    char path[4096];
+    const char *slash = strrchr(host_path, '/');
+    memset(run, 0, sizeof *run);
+    run->file = file;
+    run->seed = 1;
+    if (ptoh_args(run, argc, argv)) return 1;
+    run->rng = run->seed;
+    run->ctx = pto_ctx_create(NULL);
+    if (!run->ctx) { ptoh_fail(run, 2, "%s", "out of memory"); return 2; }
+    if (ptoh_load(run, lines)) return run->status;
+    memset(&dd, 0, sizeof dd);
+    dd.arch = run->m->arch == PTO_ARCH_A5 ? PTO_K_A5 : PTO_K_A2A3;
+    dd.seed = run->seed;
+    dd.trace_path = run->trace;
+    run->dev = pto_k_device_create(&dd);
+    if (!run->dev) { ptoh_fail(run, 2, "%s", "cannot create the simulated device"); return 2; }
+    snprintf(path, sizeof path, "%.*skernel.c", slash ? (int)(slash - host_path + 1) : 0, host_path);
+    run->ksrc = ptoh_read(path);
+    return 0;
+}
+
+PTO_K_FN double ptoh_def(ptoh_run *run, const char *name, const char *what)
+{
+    int i;
+    for (i = 0; i < run->ndefs; i++)
+        if (run->def_len[i] == strlen(name) && strncmp(run->def_name[i], name, run->def_len[i]) == 0) {
+            if (run->nbind < PTOH_MAX) {
+                run->bind[run->nbind].name = name;
+                run->bind[run->nbind].value = run->def_val[i];
+                run->nbind++;
+            }
+            return run->def_val[i];
+        }
+    fprintf(stderr, "error: %s %s needs a value: -D %s=VALUE\n", what, name, name);
+    if (run->status < 1) run->status = 1;
+    return 0;
+}
+
+PTO_K_FN int64_t ptoh_dim(ptoh_run *run, const char *name)
+{
+    double v = ptoh_def(run, name, "dynamic dim");
+    if (run->status == 0 && (v < 1 || v != (double)(int64_t)v)) {
+        ptoh_fail(run, 1, "dynamic dim %s must be a positive integer", name);
+        return 1;
+    }
+    return (int64_t)v;
+}
+
+PTO_K_FN double ptoh_scalar(ptoh_run *run, const char *name) { return ptoh_def(run, name, "scalar"); }
+
+PTO_K_FN pto_k_gm *ptoh_tensor(ptoh_run *run, int param, const char *name, int dtype, int64_t rows, int64_t cols,
+                               int dir)
+{
+    pto_k_gm *g;
+    size_t bytes;
+    int64_t i;
+    if (run->status || param >= PTOH_MAX) return NULL;
+    if (rows < 1 || cols < 1) { ptoh_fail(run, 1, "tensor %s has an empty shape", name); return NULL; }
+    bytes = (size_t)(rows * cols * pto_dtype_size((pto_dtype)dtype));
+    g = pto_k_gm_create(run->dev, name, dtype, rows, cols);
+    run->host[param] = calloc(bytes ? bytes : 1, 1);
+    if (!g || !run->host[param]) { ptoh_fail(run, 2, "cannot allocate tensor %s", name); return NULL; }
+    if (dir != PTOH_OUT) {
+        for (i = 0; i < rows * cols; i++) {
+            uint64_t r = ptoh_next(run);
+            float v = dtype == PTO_K_I32 ? (float)((int)(r % 201) - 100)
+                    : dtype == PTO_K_I8 ? (float)((int)(r % 41) - 20)
+                    : (float)((int)(r % 2048) - 1024) / 512.0f;
+            pto_elem_set(run->host[param], dtype, i, v);
+        }
+        memcpy(g->data, run->host[param], bytes);
+    }
+    run->gm[param] = g;
+    run->dir[param] = dir;
+    if (param + 1 > run->ntensors) run->ntensors = param + 1;
+    return g;
+}
+
+PTO_K_FN int ptoh_ready(const ptoh_run *run) { return run->status == 0; }
+
+/* Calls of set_flag / wait_flag (flags) and pipe_barrier (barriers) in
+   kernel_NAME of kernel.c, outside comments and strings. */
+PTO_K_FN void ptoh_count_syncs(const char *s, const char *name, int *flags, int *barriers)
+{
+    size_t nl = strlen(name);
+    int cur = 0, bol = 1;
+    *flags = *barriers = 0;
+    while (s && *s) {
+        if (bol && strncmp(s, "static void kernel_", 19) == 0)
+            cur = strncmp(s + 19, name, nl) == 0 && s[19 + nl] == '(';
+        bol = *s == '\n';
+        if (s[0] == '/' && s[1] == '*') {
+            const char *e = strstr(s + 2, "*/");
+            s = e ? e + 2 : s + strlen(s);
+        } else if (s[0] == '/' && s[1] == '/') {
+            while (*s && *s != '\n') s++;
+        } else if (*s == '"' || *s == '\'') {
+            char q = *s++;
+            while (*s && *s != q) s += (*s == '\\' && s[1]) ? 2 : 1;
+            if (*s) s++;
+        } else if (cur && (strncmp(s, "pto_k_set_flag(", 15) == 0 || strncmp(s, "pto_k_wait_flag(", 16) == 0)) {
+            (*flags)++;
+            s += 15;
+        } else if (cur && strncmp(s, "pto_k_pipe_barrier(", 19) == 0) {
+            (*barriers)++;
+            s += 19;
+        } else {
+            s++;
+        }
+    }
+}
+
+/* The first element where device and reference differ; returns 1 if any. */
+PTO_K_FN int ptoh_compare(ptoh_run *run, int p, const char *name)
+{
+    pto_k_gm *g = run->gm[p];
+    int size = pto_dtype_size((pto_dtype)g->dtype);
+    int64_t i, n = g->rows * g->cols;
+    for (i = 0; i < n; i++) {
+        const char *a = (const char *)g->data + i * size, *b = (const char *)run->host[p] + i * size;
+        float x, y;
+        if (memcmp(a, b, (size_t)size) == 0) continue;
+        x = pto_elem_get(g->data, g->dtype, i);
+        y = pto_elem_get(run->host[p], g->dtype, i);
+        if (x != x && y != y) continue;
+        printf("  result      mismatch: %s[%lld, %lld] = %.9g on the simulator, %.9g in the reference\n", name,
+               (long long)(i / g->cols), (long long)(i % g->cols), (double)x, (double)y);
+        return 1;
+    }
+    return 0;
+}
+
+PTO_K_FN const char *ptoh_bound_pipe(const pto_k_report *r)
+{
+    static const char *const names[PTO_K_NPIPE] = {"S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX", "ALL"};
+    int c, p;
+    for (c = 0; c < r->ncores; c++)
+        for (p = 0; p < PTO_K_NPIPE; p++)
+            if (r->bound > 0 && r->cores[c].busy[p] == r->bound) return names[p];
+    return "-";
+}
+
+PTO_K_FN void ptoh_reset(ptoh_run *run)
+{
+    int p;
+    for (p = 0; p < run->ntensors; p++) {
+        free(run->host[p]);
+        run->host[p] = NULL;
+        run->gm[p] = NULL;
+    }
+    run->ntensors = 0;
+    run->nbind = 0;
+}
+
+PTO_K_FN void ptoh_report(ptoh_run *run, const char *name, const pto_k_report *r, const char *planned)
+{
+    int flags, barriers, i;
+    printf("  cycles      %lld\n", (long long)r->makespan);
+    printf("  bound       %lld (%s)\n", (long long)r->bound, ptoh_bound_pipe(r));
+    printf("  efficiency  %.3f\n", r->efficiency);
+    if (run->ksrc) {
+        ptoh_count_syncs(run->ksrc, name, &flags, &barriers);
+        printf("  syncs       %d flags, %d barriers\n", flags, barriers);
+    } else {
+        printf("  syncs       ? (kernel.c not found next to host.c)\n");
+    }
+    printf("  planned     %s\n", planned);
+    if (!r->nerrors) printf("  simulator   no reports\n");
+    else printf("  simulator   %d report%s%s\n", r->nerrors, r->nerrors == 1 ? "" : "s",
+                r->suppressed ? " (more suppressed)" : "");
+    for (i = 0; i < r->nerrors; i++) printf("    %s\n", r->errors[i].msg);
+}
+
+PTO_K_FN void ptoh_launch(ptoh_run *run, pto_k_kernel_fn fn, const char *name, int kind, int64_t blocks,
+                          const int64_t *args, const char *planned)
+{
+    pto_k_launch_desc ld;
+    const pto_k_report *r;
+    pto_launch L;
+    int32_t k;
+    int p, bad = 0, nout = 0;
+    if (run->status) { ptoh_reset(run); return; }
+    if (blocks < 1) { ptoh_fail(run, 1, "kernel %s would launch no block", name); ptoh_reset(run); return; }
+    memset(&ld, 0, sizeof ld);
+    ld.fn = fn;
+    ld.name = name;
+    ld.kind = kind;
+    ld.block_num = blocks;
+    ld.args = args;
+    r = pto_k_launch(run->dev, &ld);
+    for (k = 0; k < run->m->n_kernels; k++)
+        if (strcmp(pto_str(run->ctx, run->m->kernels[k].name), name) == 0) break;
+    memset(&L, 0, sizeof L);
+    L.kernel = k;
+    L.tensors = run->host;
+    L.bindings = run->bind;
+    L.nbindings = run->nbind;
+    printf("kernel %s (%lld block%s)\n", name, (long long)blocks, blocks == 1 ? "" : "s");
+    if (k == run->m->n_kernels || pto_interp(run->ctx, run->m, &L) != PTO_OK) {
+        pto_diag_print(run->ctx, stderr);
+        pto_diag_clear(run->ctx);
+        printf("  result      no reference: the interpreter failed\n");
+        bad = 1;
+    } else {
+        for (p = 0; p < run->ntensors && !bad; p++) {
+            if (!run->gm[p]) continue;
+            nout += run->dir[p] != PTOH_IN;
+            bad = ptoh_compare(run, p, run->gm[p]->name);
+        }
+        if (!bad) printf("  result      match (%d output%s)\n", nout, nout == 1 ? "" : "s");
+    }
+    ptoh_report(run, name, r, planned);
+    if ((bad || r->nerrors) && run->status < 1) run->status = 1;
+    run->cycles += r->makespan;
+    run->nkernels++;
+    ptoh_reset(run);
+}
+
+PTO_K_FN int ptoh_end(ptoh_run *run)
+{
+    int status = run->status;
+    if (run->nkernels > 1) printf("total         %lld cycles over %d kernels\n", (long long)run->cycles, run->nkernels);
+    ptoh_reset(run);
+    if (run->dev) pto_k_device_destroy(run->dev);
+    if (run->m) pto_module_destroy(run->m);
+    if (run->ctx) pto_ctx_destroy(run->ctx);
+    free(run->ksrc);
+    memset(run, 0, sizeof *run);
+    return status;
+}
+
+#endif /* PTO_HOST_HARNESS */
