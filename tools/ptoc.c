@@ -25,7 +25,7 @@ static const char *usage =
     "commands:\n"
     "  check FILE          parse and verify FILE; print every error\n"
     "  fmt FILE            print FILE in canonical .pto form\n"
-    "  dump STAGE FILE     print the IR after STAGE (parse | verify)\n"
+    "  dump STAGE FILE     print the IR after STAGE (parse | verify | plan | sync)\n"
     "  plan [--tight] [--svg OUT.svg] FILE\n"
     "                      plan memory: per kernel a table of tiles and a memory map\n"
     "                      per space; --tight ignores pipe conflicts; --svg draws the maps\n"
@@ -102,17 +102,26 @@ static int cmd_check(pto_ctx *ctx, const char *path, int print)
 }
 
 /* ptoc dump STAGE FILE: the IR after STAGE, with what the passes computed. */
+/* The pipeline stages `ptoc dump` can stop after, in order. */
+static const char *const dump_stages[] = {"parse", "verify", "plan", "sync"};
+
+/* Runs the passes up to `stage` and prints the IR with what they computed
+   (pto_dump: planned offsets per slot, the note of every inserted statement). */
 static int cmd_dump(pto_ctx *ctx, const char *stage, const char *path)
 {
-    int status;
+    int status, last = -1, i;
     pto_module *m;
     pto_status st = PTO_OK;
-    if (strcmp(stage, "parse") != 0 && strcmp(stage, "verify") != 0) {
-        fprintf(stderr, "ptoc: error: unknown stage '%s' (stages: parse, verify)\n", stage);
+    for (i = 0; i < (int)(sizeof dump_stages / sizeof dump_stages[0]); i++)
+        if (strcmp(stage, dump_stages[i]) == 0) last = i;
+    if (last < 0) {
+        fprintf(stderr, "ptoc: error: unknown stage '%s' (stages: parse, verify, plan, sync)\n", stage);
         return 1;
     }
     m = load(ctx, path, &status);
-    if (m && strcmp(stage, "verify") == 0) st = pto_verify(ctx, m);
+    if (m && last >= 1) st = pto_verify(ctx, m);
+    if (m && last >= 2 && st == PTO_OK) st = pto_plan(ctx, m, NULL);
+    if (m && last >= 3 && st == PTO_OK) st = pto_sync(ctx, m, NULL);
     pto_diag_print(ctx, stderr);
     if (m && st == PTO_OK) {
         pto_buf out;
