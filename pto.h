@@ -947,6 +947,45 @@ PTO_NUMFN void pto_elem_set(void *base, int dtype, int64_t i, float v)
     }
 }
 
+/* ---- element arithmetic -------------------------------------------------
+   One definition for both sides, so the interpreter and the simulator cannot
+   drift apart. Binary ops in op-table order (add sub mul div max min), unary
+   ops likewise (exp log sqrt rsqrt recip abs neg relu). Arithmetic NaN
+   results are the canonical quiet NaN; max/min return the first NaN operand
+   and, for equal values (+0 and -0 too), the first operand; abs and neg only
+   touch the sign bit; relu maps -0 and NaN to +0. */
+
+enum { PTO_EL_ADD, PTO_EL_SUB, PTO_EL_MUL, PTO_EL_DIV, PTO_EL_MAX, PTO_EL_MIN };
+enum { PTO_EL_EXP, PTO_EL_LOG, PTO_EL_SQRT, PTO_EL_RSQRT, PTO_EL_RECIP, PTO_EL_ABS, PTO_EL_NEG, PTO_EL_RELU };
+
+PTO_NUMFN float pto_el_bin(int op, float a, float b)
+{
+    float r;
+    switch (op) {
+    case PTO_EL_ADD: r = a + b; return pto_nan_canon(r);
+    case PTO_EL_SUB: r = a - b; return pto_nan_canon(r);
+    case PTO_EL_MUL: r = a * b; return pto_nan_canon(r);
+    case PTO_EL_DIV: r = a / b; return pto_nan_canon(r);
+    case PTO_EL_MAX: return a != a ? a : b != b ? b : a >= b ? a : b;
+    default: return a != a ? a : b != b ? b : a <= b ? a : b;
+    }
+}
+
+PTO_NUMFN float pto_el_un(int op, float x)
+{
+    float r;
+    switch (op) {
+    case PTO_EL_EXP: return pto_nan_canon(expf(x));
+    case PTO_EL_LOG: return pto_nan_canon(logf(x));
+    case PTO_EL_SQRT: return pto_nan_canon(sqrtf(x));
+    case PTO_EL_RSQRT: r = sqrtf(x); r = 1.0f / r; return pto_nan_canon(r);
+    case PTO_EL_RECIP: r = 1.0f / x; return pto_nan_canon(r);
+    case PTO_EL_ABS: return fabsf(x);
+    case PTO_EL_NEG: return pto_fneg(x);
+    default: return x > 0.0f ? x : 0.0f;
+    }
+}
+
 #endif /* PTO_NUMERICS_H */
 /* ---- End file: src/numerics.h ---- */
 
@@ -5071,48 +5110,11 @@ static int pto__eval(pto__interp *I, int32_t e, int64_t *out, int depth)
 
 /* ---- element arithmetic (the rules in the overview) ---- */
 
-static float pto__fmax(float a, float b)
-{
-    if (a != a) return a;
-    if (b != b) return b;
-    return a >= b ? a : b;
-}
+/* op is one of TADD .. TMIN (numerics.h holds the arithmetic). */
+static float pto__binop(int op, float a, float b) { return pto_el_bin(op - PTO_OP_TADD, a, b); }
 
-static float pto__fmin(float a, float b)
-{
-    if (a != a) return a;
-    if (b != b) return b;
-    return a <= b ? a : b;
-}
-
-/* op is one of TADD .. TMIN. */
-static float pto__binop(int op, float a, float b)
-{
-    float r;
-    switch (op) {
-    case PTO_OP_TADD: r = a + b; return pto_nan_canon(r);
-    case PTO_OP_TSUB: r = a - b; return pto_nan_canon(r);
-    case PTO_OP_TMUL: r = a * b; return pto_nan_canon(r);
-    case PTO_OP_TDIV: r = a / b; return pto_nan_canon(r);
-    case PTO_OP_TMAX: return pto__fmax(a, b);
-    default: return pto__fmin(a, b);
-    }
-}
-
-static float pto__unop(int op, float x)
-{
-    float r;
-    switch (op) {
-    case PTO_OP_TEXP: return pto_nan_canon(expf(x));
-    case PTO_OP_TLOG: return pto_nan_canon(logf(x));
-    case PTO_OP_TSQRT: return pto_nan_canon(sqrtf(x));
-    case PTO_OP_TRSQRT: r = sqrtf(x); r = 1.0f / r; return pto_nan_canon(r);
-    case PTO_OP_TRECIP: r = 1.0f / x; return pto_nan_canon(r);
-    case PTO_OP_TABS: return fabsf(x);
-    case PTO_OP_TNEG: return pto_fneg(x);
-    default: return x > 0.0f ? x : 0.0f; /* trelu */
-    }
-}
+/* op is one of TEXP .. TRELU. */
+static float pto__unop(int op, float x) { return pto_el_un(op - PTO_OP_TEXP, x); }
 
 /* ---- operands ---- */
 

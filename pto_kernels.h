@@ -184,6 +184,45 @@ PTO_NUMFN void pto_elem_set(void *base, int dtype, int64_t i, float v)
     }
 }
 
+/* ---- element arithmetic -------------------------------------------------
+   One definition for both sides, so the interpreter and the simulator cannot
+   drift apart. Binary ops in op-table order (add sub mul div max min), unary
+   ops likewise (exp log sqrt rsqrt recip abs neg relu). Arithmetic NaN
+   results are the canonical quiet NaN; max/min return the first NaN operand
+   and, for equal values (+0 and -0 too), the first operand; abs and neg only
+   touch the sign bit; relu maps -0 and NaN to +0. */
+
+enum { PTO_EL_ADD, PTO_EL_SUB, PTO_EL_MUL, PTO_EL_DIV, PTO_EL_MAX, PTO_EL_MIN };
+enum { PTO_EL_EXP, PTO_EL_LOG, PTO_EL_SQRT, PTO_EL_RSQRT, PTO_EL_RECIP, PTO_EL_ABS, PTO_EL_NEG, PTO_EL_RELU };
+
+PTO_NUMFN float pto_el_bin(int op, float a, float b)
+{
+    float r;
+    switch (op) {
+    case PTO_EL_ADD: r = a + b; return pto_nan_canon(r);
+    case PTO_EL_SUB: r = a - b; return pto_nan_canon(r);
+    case PTO_EL_MUL: r = a * b; return pto_nan_canon(r);
+    case PTO_EL_DIV: r = a / b; return pto_nan_canon(r);
+    case PTO_EL_MAX: return a != a ? a : b != b ? b : a >= b ? a : b;
+    default: return a != a ? a : b != b ? b : a <= b ? a : b;
+    }
+}
+
+PTO_NUMFN float pto_el_un(int op, float x)
+{
+    float r;
+    switch (op) {
+    case PTO_EL_EXP: return pto_nan_canon(expf(x));
+    case PTO_EL_LOG: return pto_nan_canon(logf(x));
+    case PTO_EL_SQRT: return pto_nan_canon(sqrtf(x));
+    case PTO_EL_RSQRT: r = sqrtf(x); r = 1.0f / r; return pto_nan_canon(r);
+    case PTO_EL_RECIP: r = 1.0f / x; return pto_nan_canon(r);
+    case PTO_EL_ABS: return fabsf(x);
+    case PTO_EL_NEG: return pto_fneg(x);
+    default: return x > 0.0f ? x : 0.0f;
+    }
+}
+
 #endif /* PTO_NUMERICS_H */
 /* ---- End file: src/numerics.h ---- */
 
@@ -1577,48 +1616,11 @@ PTO_K_FN void pto_k__copy(unsigned char *dst, int dd, int64_t ds, const unsigned
 
 /* ---- element arithmetic (the interpreter's rules) ------------------------------ */
 
-PTO_K_FN float pto_k__fmax(float a, float b)
-{
-    if (a != a) return a;
-    if (b != b) return b;
-    return a >= b ? a : b;
-}
+/* op: PTO_K__TADD .. PTO_K__TMIN (numerics.h holds the arithmetic) */
+PTO_K_FN float pto_k__bin(int op, float a, float b) { return pto_el_bin(op - PTO_K__TADD, a, b); }
 
-PTO_K_FN float pto_k__fmin(float a, float b)
-{
-    if (a != a) return a;
-    if (b != b) return b;
-    return a <= b ? a : b;
-}
-
-/* op: PTO_K__TADD .. PTO_K__TMIN */
-PTO_K_FN float pto_k__bin(int op, float a, float b)
-{
-    float r;
-    switch (op) {
-    case PTO_K__TADD: r = a + b; return pto_nan_canon(r);
-    case PTO_K__TSUB: r = a - b; return pto_nan_canon(r);
-    case PTO_K__TMUL: r = a * b; return pto_nan_canon(r);
-    case PTO_K__TDIV: r = a / b; return pto_nan_canon(r);
-    case PTO_K__TMAX: return pto_k__fmax(a, b);
-    default: return pto_k__fmin(a, b);
-    }
-}
-
-PTO_K_FN float pto_k__un(int op, float x)
-{
-    float r;
-    switch (op) {
-    case PTO_K__TEXP: return pto_nan_canon(expf(x));
-    case PTO_K__TLOG: return pto_nan_canon(logf(x));
-    case PTO_K__TSQRT: return pto_nan_canon(sqrtf(x));
-    case PTO_K__TRSQRT: r = sqrtf(x); r = 1.0f / r; return pto_nan_canon(r);
-    case PTO_K__TRECIP: r = 1.0f / x; return pto_nan_canon(r);
-    case PTO_K__TABS: return fabsf(x);
-    case PTO_K__TNEG: return pto_fneg(x);
-    default: return x > 0.0f ? x : 0.0f;
-    }
-}
+/* op: PTO_K__TEXP .. PTO_K__TRELU */
+PTO_K_FN float pto_k__un(int op, float x) { return pto_el_un(op - PTO_K__TEXP, x); }
 
 /* ---- instruction classes ------------------------------------------------------ */
 

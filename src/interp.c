@@ -229,48 +229,11 @@ static int pto__eval(pto__interp *I, int32_t e, int64_t *out, int depth)
 
 /* ---- element arithmetic (the rules in the overview) ---- */
 
-static float pto__fmax(float a, float b)
-{
-    if (a != a) return a;
-    if (b != b) return b;
-    return a >= b ? a : b;
-}
+/* op is one of TADD .. TMIN (numerics.h holds the arithmetic). */
+static float pto__binop(int op, float a, float b) { return pto_el_bin(op - PTO_OP_TADD, a, b); }
 
-static float pto__fmin(float a, float b)
-{
-    if (a != a) return a;
-    if (b != b) return b;
-    return a <= b ? a : b;
-}
-
-/* op is one of TADD .. TMIN. */
-static float pto__binop(int op, float a, float b)
-{
-    float r;
-    switch (op) {
-    case PTO_OP_TADD: r = a + b; return pto_nan_canon(r);
-    case PTO_OP_TSUB: r = a - b; return pto_nan_canon(r);
-    case PTO_OP_TMUL: r = a * b; return pto_nan_canon(r);
-    case PTO_OP_TDIV: r = a / b; return pto_nan_canon(r);
-    case PTO_OP_TMAX: return pto__fmax(a, b);
-    default: return pto__fmin(a, b);
-    }
-}
-
-static float pto__unop(int op, float x)
-{
-    float r;
-    switch (op) {
-    case PTO_OP_TEXP: return pto_nan_canon(expf(x));
-    case PTO_OP_TLOG: return pto_nan_canon(logf(x));
-    case PTO_OP_TSQRT: return pto_nan_canon(sqrtf(x));
-    case PTO_OP_TRSQRT: r = sqrtf(x); r = 1.0f / r; return pto_nan_canon(r);
-    case PTO_OP_TRECIP: r = 1.0f / x; return pto_nan_canon(r);
-    case PTO_OP_TABS: return fabsf(x);
-    case PTO_OP_TNEG: return pto_fneg(x);
-    default: return x > 0.0f ? x : 0.0f; /* trelu */
-    }
-}
+/* op is one of TEXP .. TRELU. */
+static float pto__unop(int op, float x) { return pto_el_un(op - PTO_OP_TEXP, x); }
 
 /* ---- operands ---- */
 

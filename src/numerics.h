@@ -153,4 +153,43 @@ PTO_NUMFN void pto_elem_set(void *base, int dtype, int64_t i, float v)
     }
 }
 
+/* ---- element arithmetic -------------------------------------------------
+   One definition for both sides, so the interpreter and the simulator cannot
+   drift apart. Binary ops in op-table order (add sub mul div max min), unary
+   ops likewise (exp log sqrt rsqrt recip abs neg relu). Arithmetic NaN
+   results are the canonical quiet NaN; max/min return the first NaN operand
+   and, for equal values (+0 and -0 too), the first operand; abs and neg only
+   touch the sign bit; relu maps -0 and NaN to +0. */
+
+enum { PTO_EL_ADD, PTO_EL_SUB, PTO_EL_MUL, PTO_EL_DIV, PTO_EL_MAX, PTO_EL_MIN };
+enum { PTO_EL_EXP, PTO_EL_LOG, PTO_EL_SQRT, PTO_EL_RSQRT, PTO_EL_RECIP, PTO_EL_ABS, PTO_EL_NEG, PTO_EL_RELU };
+
+PTO_NUMFN float pto_el_bin(int op, float a, float b)
+{
+    float r;
+    switch (op) {
+    case PTO_EL_ADD: r = a + b; return pto_nan_canon(r);
+    case PTO_EL_SUB: r = a - b; return pto_nan_canon(r);
+    case PTO_EL_MUL: r = a * b; return pto_nan_canon(r);
+    case PTO_EL_DIV: r = a / b; return pto_nan_canon(r);
+    case PTO_EL_MAX: return a != a ? a : b != b ? b : a >= b ? a : b;
+    default: return a != a ? a : b != b ? b : a <= b ? a : b;
+    }
+}
+
+PTO_NUMFN float pto_el_un(int op, float x)
+{
+    float r;
+    switch (op) {
+    case PTO_EL_EXP: return pto_nan_canon(expf(x));
+    case PTO_EL_LOG: return pto_nan_canon(logf(x));
+    case PTO_EL_SQRT: return pto_nan_canon(sqrtf(x));
+    case PTO_EL_RSQRT: r = sqrtf(x); r = 1.0f / r; return pto_nan_canon(r);
+    case PTO_EL_RECIP: r = 1.0f / x; return pto_nan_canon(r);
+    case PTO_EL_ABS: return fabsf(x);
+    case PTO_EL_NEG: return pto_fneg(x);
+    default: return x > 0.0f ? x : 0.0f;
+    }
+}
+
 #endif /* PTO_NUMERICS_H */

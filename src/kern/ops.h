@@ -328,48 +328,11 @@ PTO_K_FN void pto_k__copy(unsigned char *dst, int dd, int64_t ds, const unsigned
 
 /* ---- element arithmetic (the interpreter's rules) ------------------------------ */
 
-PTO_K_FN float pto_k__fmax(float a, float b)
-{
-    if (a != a) return a;
-    if (b != b) return b;
-    return a >= b ? a : b;
-}
+/* op: PTO_K__TADD .. PTO_K__TMIN (numerics.h holds the arithmetic) */
+PTO_K_FN float pto_k__bin(int op, float a, float b) { return pto_el_bin(op - PTO_K__TADD, a, b); }
 
-PTO_K_FN float pto_k__fmin(float a, float b)
-{
-    if (a != a) return a;
-    if (b != b) return b;
-    return a <= b ? a : b;
-}
-
-/* op: PTO_K__TADD .. PTO_K__TMIN */
-PTO_K_FN float pto_k__bin(int op, float a, float b)
-{
-    float r;
-    switch (op) {
-    case PTO_K__TADD: r = a + b; return pto_nan_canon(r);
-    case PTO_K__TSUB: r = a - b; return pto_nan_canon(r);
-    case PTO_K__TMUL: r = a * b; return pto_nan_canon(r);
-    case PTO_K__TDIV: r = a / b; return pto_nan_canon(r);
-    case PTO_K__TMAX: return pto_k__fmax(a, b);
-    default: return pto_k__fmin(a, b);
-    }
-}
-
-PTO_K_FN float pto_k__un(int op, float x)
-{
-    float r;
-    switch (op) {
-    case PTO_K__TEXP: return pto_nan_canon(expf(x));
-    case PTO_K__TLOG: return pto_nan_canon(logf(x));
-    case PTO_K__TSQRT: return pto_nan_canon(sqrtf(x));
-    case PTO_K__TRSQRT: r = sqrtf(x); r = 1.0f / r; return pto_nan_canon(r);
-    case PTO_K__TRECIP: r = 1.0f / x; return pto_nan_canon(r);
-    case PTO_K__TABS: return fabsf(x);
-    case PTO_K__TNEG: return pto_fneg(x);
-    default: return x > 0.0f ? x : 0.0f;
-    }
-}
+/* op: PTO_K__TEXP .. PTO_K__TRELU */
+PTO_K_FN float pto_k__un(int op, float x) { return pto_el_un(op - PTO_K__TEXP, x); }
 
 /* ---- instruction classes ------------------------------------------------------ */
 
