@@ -297,9 +297,42 @@ PTO_K_FN void ptoh_reset(ptoh_run *run)
     run->nbind = 0;
 }
 
+/* Length of a report without its "(block N ...)" suffix: the same error in
+   every block of an SPMD launch is one finding, printed once with a count. */
+PTO_K_FN size_t ptoh_msg_core_len(const char *msg)
+{
+    const char *p = strstr(msg, " (block ");
+    const char *last = NULL;
+    while (p) { last = p; p = strstr(p + 1, " (block "); }
+    return last && strchr(last, ')') && strchr(last, ')')[1] == 0 ? (size_t)(last - msg) : strlen(msg);
+}
+
+/* Prints each distinct report once, in first-seen order, with how often it
+   occurred; at most 12 distinct reports. */
+PTO_K_FN void ptoh_print_distinct(const pto_k_report *r)
+{
+    int i, j, shown = 0, distinct = 0;
+    for (i = 0; i < r->nerrors; i++) {
+        const char *mi = r->errors[i].msg;
+        size_t li = ptoh_msg_core_len(mi);
+        int seen = 0, count = 1;
+        for (j = 0; j < i && !seen; j++)
+            seen = ptoh_msg_core_len(r->errors[j].msg) == li && strncmp(r->errors[j].msg, mi, li) == 0;
+        if (seen) continue;
+        distinct++;
+        for (j = i + 1; j < r->nerrors; j++)
+            count += ptoh_msg_core_len(r->errors[j].msg) == li && strncmp(r->errors[j].msg, mi, li) == 0;
+        if (shown == 12) continue;
+        shown++;
+        if (count == 1) printf("    %s\n", mi);
+        else printf("    %.*s (%d times, first in %s\n", (int)li, mi, count, mi + li + 2);
+    }
+    if (distinct > shown) printf("    ... and %d more distinct reports\n", distinct - shown);
+}
+
 PTO_K_FN void ptoh_report(ptoh_run *run, const char *name, const pto_k_report *r, const char *planned)
 {
-    int flags, barriers, i;
+    int flags, barriers;
     printf("  cycles      %lld\n", (long long)r->makespan);
     printf("  bound       %lld (%s)\n", (long long)r->bound, ptoh_bound_pipe(r));
     printf("  efficiency  %.3f\n", r->efficiency);
@@ -313,7 +346,7 @@ PTO_K_FN void ptoh_report(ptoh_run *run, const char *name, const pto_k_report *r
     if (!r->nerrors) printf("  simulator   no reports\n");
     else printf("  simulator   %d report%s%s\n", r->nerrors, r->nerrors == 1 ? "" : "s",
                 r->suppressed ? " (more suppressed)" : "");
-    for (i = 0; i < r->nerrors; i++) printf("    %s\n", r->errors[i].msg);
+    ptoh_print_distinct(r);
 }
 
 PTO_K_FN void ptoh_launch(ptoh_run *run, pto_k_kernel_fn fn, const char *name, int kind, int64_t blocks,
