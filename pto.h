@@ -8585,6 +8585,12 @@ typedef struct pto__emitter {
     /* per-module names (C spelling) and uses */
     char **var_name, **tile_name, **param_name;
     uint8_t *var_used, *param_used;
+    /* Where a tile's storage begins (pto_k_tdecl): before the statement of the
+       declaring block that holds the tile's first use, which is where the
+       planner starts its lifetime. anchor_head[stmt] lists the tiles anchored
+       there (linked through anchor_next); a tile never used has anchor -1 and
+       is declared where it is written. */
+    int32_t *tile_anchor, *anchor_head, *anchor_next;
     double fval;          /* the float literal last printed, as fnum */
     char fnum[48];
     int fvalid;
@@ -8911,6 +8917,21 @@ static void pto__emit_use_expr(pto__emitter *E, int32_t ex)
     }
 }
 
+/* Records the first use of tile t (statement s, in program order). */
+static void pto__emit_anchor(pto__emitter *E, int32_t t, int32_t s)
+{
+    const pto_module *m = E->m;
+    int32_t decl_block, a = s;
+    if (E->tile_anchor[t] >= 0 || m->tiles[t].decl < 0) return;
+    decl_block = m->stmts[m->tiles[t].decl].block;
+    while (a >= 0 && m->stmts[a].block != decl_block && m->stmts[a].block >= 0)
+        a = m->blocks[m->stmts[a].block].owner;
+    if (a < 0 || m->stmts[a].block != decl_block) return;
+    E->tile_anchor[t] = a;
+    E->anchor_next[t] = E->anchor_head[a];
+    E->anchor_head[a] = t;
+}
+
 static void pto__emit_use_block(pto__emitter *E, int32_t block)
 {
     const pto_module *m = E->m;
@@ -8922,6 +8943,7 @@ static void pto__emit_use_block(pto__emitter *E, int32_t block)
         case PTO_ST_OP:
             for (i = 0; i < st->nargs; i++) {
                 const pto_operand *o = &m->operands[st->arg0 + i];
+                if (o->kind == PTO_O_TILE && o->ref >= 0) pto__emit_anchor(E, o->ref, s);
                 if (o->kind == PTO_O_GM && o->ref >= 0) E->param_used[o->ref] = 1;
                 if (o->kind == PTO_O_SCALAR && o->ref >= 0) E->var_used[o->ref] = 1;
                 if (o->kind == PTO_O_GM || o->kind == PTO_O_INT) {
@@ -9096,6 +9118,13 @@ static void pto__emit_slot_index(pto__emitter *E, pto_buf *b, const pto_tile *t)
     pto__emit_put(b, ")", 1);
 }
 
+static void pto__emit_tdecl(pto__emitter *E, int32_t ti)
+{
+    pto__emit_src(E, E->m->tiles[ti].decl);
+    pto__emit_v(E, PTO__K_NAME, E->tile_name[ti]);
+    pto__emit_x(E, PTO__T_K_TDECL);
+}
+
 static void pto__emit_tile(pto__emitter *E, int32_t s)
 {
     const pto_module *m = E->m;
@@ -9153,8 +9182,7 @@ static void pto__emit_tile(pto__emitter *E, int32_t s)
     pto__emit_vi(E, PTO__K_ROWS, t->rows);
     pto__emit_vi(E, PTO__K_COLS, t->cols);
     pto__emit_x(E, PTO__T_K_TILE);
-    pto__emit_src(E, s);
-    pto__emit_x(E, PTO__T_K_TDECL);
+    if (E->tile_anchor[ti] < 0) pto__emit_tdecl(E, ti);
 }
 
 static void pto__emit_exprval(pto__emitter *E, int key, int32_t ex, int dflt)
@@ -9225,8 +9253,14 @@ static void pto__emit_block(pto__emitter *E, int32_t block)
     int32_t s;
     if (block < 0) return;
     E->depth++;
-    for (s = E->m->blocks[block].head; s >= 0 && E->st == PTO_OK; s = E->m->stmts[s].next)
+    for (s = E->m->blocks[block].head; s >= 0 && E->st == PTO_OK; s = E->m->stmts[s].next) {
+        int32_t t;
+        for (t = E->anchor_head[s]; t >= 0; t = E->anchor_next[t]) {
+            pto__emit_indent(E);
+            pto__emit_tdecl(E, t);
+        }
         pto__emit_stmt(E, s);
+    }
     E->depth--;
 }
 
@@ -9532,6 +9566,9 @@ static void pto__emit_free(pto__emitter *E, uint8_t *vo, uint8_t *to, uint8_t *p
     pto__emit_free_names(E, E->tile_name, to, E->m->n_tiles);
     pto__emit_free_names(E, E->param_name, po, E->m->n_params);
     pto_free(E->ctx, E->var_used);
+    pto_free(E->ctx, E->tile_anchor);
+    pto_free(E->ctx, E->anchor_head);
+    pto_free(E->ctx, E->anchor_next);
     pto_free(E->ctx, E->param_used);
     pto_free(E->ctx, E->segs);
     for (k = 0; k < PTO__NKEYS; k++) pto_buf_free(&E->scratch[k]);
@@ -9602,7 +9639,16 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
     if (st == PTO_OK) {
         E->var_used = (uint8_t *)pto_alloc(ctx, (size_t)(m->n_vars ? m->n_vars : 1));
         E->param_used = (uint8_t *)pto_alloc(ctx, (size_t)(m->n_params ? m->n_params : 1));
-        if (!E->var_used || !E->param_used) st = PTO_ERR_INTERNAL;
+        E->tile_anchor = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * (size_t)(m->n_tiles ? m->n_tiles : 1));
+        E->anchor_next = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * (size_t)(m->n_tiles ? m->n_tiles : 1));
+        E->anchor_head = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * (size_t)(m->n_stmts ? m->n_stmts : 1));
+        if (!E->var_used || !E->param_used || !E->tile_anchor || !E->anchor_next || !E->anchor_head)
+            st = PTO_ERR_INTERNAL;
+        else {
+            memset(E->tile_anchor, 0xff, sizeof(int32_t) * (size_t)(m->n_tiles ? m->n_tiles : 1));
+            memset(E->anchor_next, 0xff, sizeof(int32_t) * (size_t)(m->n_tiles ? m->n_tiles : 1));
+            memset(E->anchor_head, 0xff, sizeof(int32_t) * (size_t)(m->n_stmts ? m->n_stmts : 1));
+        }
     }
     if (st == PTO_OK) {
         pto__emit_all(E, desc, kernel_src, host_src);
