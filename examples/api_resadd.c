@@ -60,8 +60,11 @@
 /* ---- step 1: build the IR ------------------------------------------------
    The IR is arrays and int32 ids (src/ir.h). Builders append to a block and
    return the new id, or -1 when memory ran out (with a diagnostic in the
-   context); we check pto_error_count once at the end rather than after every
-   call, since nothing in between reads the ids' contents. */
+   context). An id we index the arrays with goes through NEED first; the
+   others may be -1 harmlessly (a builder given a -1 sub-expression returns
+   -1 too), and one pto_error_count at the end catches them all. */
+#define NEED(id) do { if ((id) < 0) goto fail; } while (0)
+
 static pto_module *build(pto_ctx *ctx)
 {
     int32_t file = pto_file_add(ctx, "api_resadd.c");
@@ -73,13 +76,16 @@ static pto_module *build(pto_ctx *ctx)
        direction, a dtype and two dims; a dim given here as 0 is made dynamic
        right after, by name, so all three tensors share the one var N. */
     k = pto_add_kernel(m, "resadd", PTO_KK_VECTOR, HERE);
+    NEED(k);
     x = pto_add_tensor_param(m, k, "x", PTO_IN, PTO_F32, 0, 256, HERE);
     y = pto_add_tensor_param(m, k, "y", PTO_IN, PTO_F32, 0, 256, HERE);
     z = pto_add_tensor_param(m, k, "z", PTO_OUT, PTO_F32, 0, 256, HERE);
+    NEED(x); NEED(y); NEED(z);
     n = pto_set_dynamic_dim(m, x, 0, "N");
     pto_set_dynamic_dim(m, y, 0, "N");
     pto_set_dynamic_dim(m, z, 0, "N");
     alpha = pto_add_scalar_param(m, k, "alpha", PTO_F32, HERE);
+    NEED(alpha);
 
     /* blocks(N / 64): the SPMD block count is an expression over dims, set
        on the kernel node. Each block does 64 rows as 4 tiles of 16. */
@@ -88,6 +94,7 @@ static pto_module *build(pto_ctx *ctx)
     /* for i = 0 to 4 { ... }: the FOR statement owns a fresh body block. */
     body = m->kernels[k].body;
     loop = pto_add_for(m, body, "i", pto_expr_int(m, 0, HERE), pto_expr_int(m, 4, HERE), -1, HERE);
+    NEED(loop);
     lbody = m->stmts[loop].body;
 
     /* Three double-buffered tiles in the vector core's UB (vec). nbuf = 2 is
@@ -96,6 +103,7 @@ static pto_module *build(pto_ctx *ctx)
     a = pto_add_tile(m, lbody, "a", PTO_VEC, PTO_F32, 16, 256, HERE);
     b = pto_add_tile(m, lbody, "b", PTO_VEC, PTO_F32, 16, 256, HERE);
     c = pto_add_tile(m, lbody, "c", PTO_VEC, PTO_F32, 16, 256, HERE);
+    NEED(a); NEED(b); NEED(c);
     m->tiles[a].nbuf = m->tiles[b].nbuf = m->tiles[c].nbuf = 2;
 
     /* let r = block * 64 + i * 16: the var the LET binds is its stmt's ref. */
@@ -107,38 +115,43 @@ static pto_module *build(pto_ctx *ctx)
                                               pto_expr_int(m, 16, HERE), HERE),
                                  HERE),
                     HERE);
+    NEED(s);
     r = m->stmts[s].ref;
 
     /* The instructions. An op statement gets its operands right after it is
        made, in the op table's order (PTO_OPS in src/ir.h): destination
        first. A GM window is (param, row expr, col expr, rank expr or -1). */
     s = pto_add_op(m, lbody, PTO_OP_TLOAD, HERE);          /* tload a, x[r, 0] */
+    NEED(s);
     pto_arg_tile(m, s, a, HERE);
     pto_arg_gm(m, s, x, pto_expr_var(m, r, HERE), pto_expr_int(m, 0, HERE), -1, HERE);
 
     s = pto_add_op(m, lbody, PTO_OP_TLOAD, HERE);          /* tload b, y[r, 0] */
+    NEED(s);
     pto_arg_tile(m, s, b, HERE);
     pto_arg_gm(m, s, y, pto_expr_var(m, r, HERE), pto_expr_int(m, 0, HERE), -1, HERE);
 
     s = pto_add_op(m, lbody, PTO_OP_TMULS, HERE);          /* tmuls b, b, alpha */
+    NEED(s);
     pto_arg_tile(m, s, b, HERE);
     pto_arg_tile(m, s, b, HERE);
     pto_arg_scalar(m, s, m->params[alpha].var, HERE);      /* a scalar param is read through its var */
 
     s = pto_add_op(m, lbody, PTO_OP_TADD, HERE);           /* tadd c, a, b */
+    NEED(s);
     pto_arg_tile(m, s, c, HERE);
     pto_arg_tile(m, s, a, HERE);
     pto_arg_tile(m, s, b, HERE);
 
     s = pto_add_op(m, lbody, PTO_OP_TSTORE, HERE);         /* tstore z[r, 0], c */
+    NEED(s);
     pto_arg_gm(m, s, z, pto_expr_var(m, r, HERE), pto_expr_int(m, 0, HERE), -1, HERE);
     pto_arg_tile(m, s, c, HERE);
 
-    if (pto_error_count(ctx)) { /* a builder ran out of memory */
-        pto_module_destroy(m);
-        return NULL;
-    }
-    return m;
+    if (pto_error_count(ctx) == 0) return m;
+fail: /* a builder ran out of memory */
+    pto_module_destroy(m);
+    return NULL;
 }
 
 /* ---- step 2: the passes --------------------------------------------------
