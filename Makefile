@@ -19,6 +19,8 @@ TEST_BIN  = $(patsubst tests/%.c,$(B)/tests/%,$(TEST_SRC))
 TEST_SH   = $(wildcard tests/*_test.sh) tests/contract.sh
 BENCH_SRC = $(wildcard bench/*.c)
 BENCH_BIN = $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRC))
+API_SRC   = $(wildcard examples/api_*.c)
+API_BIN   = $(patsubst examples/%.c,$(B)/examples/%,$(API_SRC))
 
 .PHONY: all demo test test-sanitize fuzz bench install clean headers
 
@@ -37,8 +39,13 @@ $(B)/ptoc: tools/ptoc.c pto.h
 	@mkdir -p $(B)
 	$(CC) $(BASEFLAGS) $(CFLAGS) -D_POSIX_C_SOURCE=200809L -o $@ tools/ptoc.c -lm
 
-demo: $(B)/ptoc headers
+demo: $(B)/ptoc headers $(API_BIN)
 	@sh tools/demo.sh ./$(B)/ptoc
+
+# examples that build their kernel through the C API (demo.sh runs them)
+$(B)/examples/%: examples/%.c pto.h
+	@mkdir -p $(B)/examples
+	$(CC) $(BASEFLAGS) $(CFLAGS) -o $@ $< -lm
 
 $(B)/tests/%: tests/%.c pto.h pto_kernels.h $(wildcard tests/*.h)
 	@mkdir -p $(B)/tests
