@@ -8822,6 +8822,11 @@ static int pto__emit_expr_prec(const pto_expr *e)
     }
 }
 
+static int pto__emit_is_const(const pto_module *m, int32_t ex, int64_t v)
+{
+    return ex >= 0 && ex < m->n_exprs && m->exprs[ex].kind == PTO_E_INT && m->exprs[ex].value == v;
+}
+
 static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, int ctxprec)
 {
     static const char *const builtin_c[] = {"pto_k_block_idx(core)", "pto_k_block_num(core)",
@@ -8835,6 +8840,15 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
         return;
     }
     e = &m->exprs[ex];
+    /* Identities (x + 0, 0 + x, x - 0, x * 1, x / 1) print as x: the sync pass
+       writes rotating ids as base + ((i - start) / step) % N in full. */
+    if (e->kind >= PTO_E_ADD && e->kind <= PTO_E_DIV) {
+        int a0 = pto__emit_is_const(m, e->a, 0), b0 = pto__emit_is_const(m, e->b, 0);
+        int b1 = pto__emit_is_const(m, e->b, 1);
+        if (e->kind == PTO_E_ADD && a0) { pto__emit_expr(E, b, e->b, mode, ctxprec); return; }
+        if ((e->kind == PTO_E_ADD || e->kind == PTO_E_SUB) && b0) { pto__emit_expr(E, b, e->a, mode, ctxprec); return; }
+        if ((e->kind == PTO_E_MUL || e->kind == PTO_E_DIV) && b1) { pto__emit_expr(E, b, e->a, mode, ctxprec); return; }
+    }
     prec = pto__emit_expr_prec(e);
     paren = prec < ctxprec;
     if (paren) pto__emit_put(b, "(", 1);
