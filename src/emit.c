@@ -10,7 +10,10 @@
      const int64_t *args)`. It unpacks its args (tensors first, then
      scalars; hardware.md section 7), reads dynamic dims from the tensors,
      declares every tile where the .pto declares it, at its planned offset
-     (an xN tile picks slot ((i - start) / step) % N of its loop), and emits
+     (an xN tile picks slot ((i - start) / step) % N of its loop), tells the
+     simulator where the tile's lifetime begins (pto_k_tdecl: at an xN
+     tile's declaration, at a single tile's first use, see
+     pto__emit_tdecls), and emits
      one device call per instruction with a `src` string "FILE:LINE: TEXT"
      that the simulator quotes. Flags and barriers carry a comment naming
      the pass that put them there and why (the statement's note). for / if
@@ -208,6 +211,11 @@ typedef struct pto__emitter {
     /* per-module names (C spelling) and uses */
     char **var_name, **tile_name, **param_name;
     uint8_t *var_used, *param_used;
+    /* pto_k_tdecl placement (pto__emit_tdecls): per statement a list of
+       nodes, each naming a tile whose tdecl goes right before it */
+    int32_t *tdecl_head, *tdecl_tile, *tdecl_next;
+    int32_t ntdecl;
+    uint8_t *tile_unused;  /* no op names it: (void)NAME, no tdecl */
     double fval;          /* the float literal last printed, as fnum */
     char fnum[48];
     int fvalid;
@@ -719,6 +727,84 @@ static void pto__emit_slot_index(pto__emitter *E, pto_buf *b, const pto_tile *t)
     pto__emit_put(b, ")", 1);
 }
 
+/* pto_k_tdecl(core, "FILE:LINE: tile NAME", NAME): from here on the
+   simulator treats the tile's bytes as unwritten (a new tenant). */
+static void pto__emit_tdecl(pto__emitter *E, int32_t ti)
+{
+    pto__emit_v(E, PTO__K_NAME, E->tile_name[ti]);
+    pto__emit_src(E, E->m->tiles[ti].decl);
+    pto__emit_x(E, PTO__T_K_TDECL);
+}
+
+/* Whether statement s, or a statement nested in it, names tile t. */
+static int pto__emit_uses(const pto_module *m, int32_t s, int32_t t)
+{
+    const pto_stmt *st = &m->stmts[s];
+    int32_t c, i, b;
+    if (st->kind == PTO_ST_OP) {
+        for (i = 0; i < st->nargs; i++)
+            if (m->operands[st->arg0 + i].kind == PTO_O_TILE && m->operands[st->arg0 + i].ref == t) return 1;
+        return 0;
+    }
+    for (i = 0; i < 2; i++) {
+        b = i ? st->orelse : st->body;
+        if (b < 0) continue;
+        for (c = m->blocks[b].head; c >= 0; c = m->stmts[c].next)
+            if (pto__emit_uses(m, c, t)) return 1;
+    }
+    return 0;
+}
+
+/* Files tile t's tdecl before the first statement from `from` on that uses
+   it: before that op, or before that loop (the planner's lifetime then covers
+   the whole loop); an if gets one in each branch that uses the tile. */
+static void pto__emit_place_tdecl(pto__emitter *E, int32_t from, int32_t t)
+{
+    const pto_module *m = E->m;
+    int32_t s;
+    for (s = from; s >= 0; s = m->stmts[s].next) {
+        if (!pto__emit_uses(m, s, t)) continue;
+        if (m->stmts[s].kind == PTO_ST_IF) {
+            pto__emit_place_tdecl(E, m->blocks[m->stmts[s].body].head, t);
+            if (m->stmts[s].orelse >= 0) pto__emit_place_tdecl(E, m->blocks[m->stmts[s].orelse].head, t);
+        } else if (E->ntdecl < m->n_operands) {  /* one node per use at most */
+            E->tdecl_tile[E->ntdecl] = t;
+            E->tdecl_next[E->ntdecl] = E->tdecl_head[s];
+            E->tdecl_head[s] = E->ntdecl++;
+        }
+        return;
+    }
+}
+
+/* Where each single tile's pto_k_tdecl goes. The simulator reports a read
+   of bytes written before the latest tdecl over them, so the tdecl must not
+   come before the tile's lifetime as the planner sees it: from its first
+   use, not from its declaration (plan.c), since another tile whose life
+   ends between the two may share its bytes. So it is emitted right before
+   the first use (or the loop or branch holding it, as above). A tile used
+   in both branches of an if gets a tdecl in each (one runs); a tile never
+   used gets none. An xN tile keeps its tdecl at the declaration: it holds
+   its slots for the whole loop. */
+static pto_status pto__emit_tdecls(pto__emitter *E)
+{
+    const pto_module *m = E->m;
+    int32_t s, t;
+    E->tdecl_head = (int32_t *)pto_alloc(E->ctx, sizeof(int32_t) * (size_t)(m->n_stmts ? m->n_stmts : 1));
+    E->tdecl_tile = (int32_t *)pto_alloc(E->ctx, sizeof(int32_t) * (size_t)(m->n_operands ? m->n_operands : 1));
+    E->tdecl_next = (int32_t *)pto_alloc(E->ctx, sizeof(int32_t) * (size_t)(m->n_operands ? m->n_operands : 1));
+    E->tile_unused = (uint8_t *)pto_alloc(E->ctx, (size_t)(m->n_tiles ? m->n_tiles : 1));
+    if (!E->tdecl_head || !E->tdecl_tile || !E->tdecl_next || !E->tile_unused) return PTO_ERR_INTERNAL;
+    for (s = 0; s < m->n_stmts; s++) E->tdecl_head[s] = -1;
+    for (t = 0; t < m->n_tiles; t++) {
+        int32_t d = m->tiles[t].decl, before = E->ntdecl;
+        E->tile_unused[t] = 0;
+        if (m->tiles[t].nbuf > 1 || d < 0 || m->stmts[d].block < 0) continue;
+        pto__emit_place_tdecl(E, m->stmts[d].next, t);
+        E->tile_unused[t] = E->ntdecl == before;
+    }
+    return PTO_OK;
+}
+
 static void pto__emit_tile(pto__emitter *E, int32_t s)
 {
     const pto_module *m = E->m;
@@ -776,8 +862,8 @@ static void pto__emit_tile(pto__emitter *E, int32_t s)
     pto__emit_vi(E, PTO__K_ROWS, t->rows);
     pto__emit_vi(E, PTO__K_COLS, t->cols);
     pto__emit_x(E, PTO__T_K_TILE);
-    pto__emit_src(E, s);
-    pto__emit_x(E, PTO__T_K_TDECL);
+    if (t->nbuf > 1) pto__emit_tdecl(E, ti);
+    else if (E->tile_unused[ti]) pto__emit_x(E, PTO__T_K_VOID);
 }
 
 static void pto__emit_exprval(pto__emitter *E, int key, int32_t ex, int dflt)
@@ -845,11 +931,16 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
 
 static void pto__emit_block(pto__emitter *E, int32_t block)
 {
-    int32_t s;
+    int32_t s, t;
     if (block < 0) return;
     E->depth++;
-    for (s = E->m->blocks[block].head; s >= 0 && E->st == PTO_OK; s = E->m->stmts[s].next)
+    for (s = E->m->blocks[block].head; s >= 0 && E->st == PTO_OK; s = E->m->stmts[s].next) {
+        for (t = E->tdecl_head[s]; t >= 0; t = E->tdecl_next[t]) {
+            pto__emit_indent(E);
+            pto__emit_tdecl(E, E->tdecl_tile[t]);
+        }
         pto__emit_stmt(E, s);
+    }
     E->depth--;
 }
 
@@ -1156,6 +1247,10 @@ static void pto__emit_free(pto__emitter *E, uint8_t *vo, uint8_t *to, uint8_t *p
     pto__emit_free_names(E, E->param_name, po, E->m->n_params);
     pto_free(E->ctx, E->var_used);
     pto_free(E->ctx, E->param_used);
+    pto_free(E->ctx, E->tdecl_head);
+    pto_free(E->ctx, E->tdecl_tile);
+    pto_free(E->ctx, E->tile_unused);
+    pto_free(E->ctx, E->tdecl_next);
     pto_free(E->ctx, E->segs);
     for (k = 0; k < PTO__NKEYS; k++) pto_buf_free(&E->scratch[k]);
 }
@@ -1227,6 +1322,7 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
         E->param_used = (uint8_t *)pto_alloc(ctx, (size_t)(m->n_params ? m->n_params : 1));
         if (!E->var_used || !E->param_used) st = PTO_ERR_INTERNAL;
     }
+    if (st == PTO_OK) st = pto__emit_tdecls(E);
     if (st == PTO_OK) {
         pto__emit_all(E, desc, kernel_src, host_src);
         st = E->st;

@@ -6,6 +6,11 @@
    ptoc plan [--tight] [--svg OUT.svg] FILE
                          plan memory; print the plan table and memory maps
    ptoc sync FILE        the IR after sync, each inserted sync with its dependency
+   ptoc emit [--no-sync] FILE -o DIR
+                         kernel.c and host.c of FILE in DIR
+   ptoc run [--no-sync] [--cc CC] [-D NAME=VALUE]... [--seed S] [--trace F] FILE|DIR
+                         emit (or take DIR as it is), compile, run on the
+                         simulator, compare with the reference interpreter
    ptoc --help
 
    Exit status: 0 on success, 1 when the input is wrong (a user error),
@@ -31,6 +36,13 @@ static const char *usage =
     "                      per space; --tight ignores pipe conflicts; --svg draws the maps\n"
     "  sync FILE           plan and synchronise: every inserted set_flag / wait_flag /\n"
     "                      pipe_barrier with the dependency (tiles, bytes, kind) behind it\n"
+    "  emit [--no-sync] FILE -o DIR\n"
+    "                      write DIR/kernel.c and DIR/host.c\n"
+    "  run [--no-sync] [--cc CC] [-D NAME=VALUE]... [--seed S] [--trace F.json] FILE|DIR\n"
+    "                      emit FILE (or take DIR as it is), compile with CC ($CC, cc),\n"
+    "                      run on the simulator and compare with the reference interpreter;\n"
+    "                      --no-sync skips the sync pass: the kernel keeps only the\n"
+    "                      set_flag / wait_flag / pipe_barrier written in FILE\n"
     "  --help              this text\n"
     "  --version           the version\n"
     "\n"
@@ -203,7 +215,7 @@ static int cmd_sync(pto_ctx *ctx, const char *path)
 /* ---- emit and run ----------------------------------------------------------- */
 
 /* The pipeline of `emit`: parse -> verify -> plan -> sync -> emit. */
-static pto_status compile_file(pto_ctx *ctx, const char *path, pto_buf *ksrc, pto_buf *hsrc)
+static pto_status compile_file(pto_ctx *ctx, const char *path, int nosync, pto_buf *ksrc, pto_buf *hsrc)
 {
     size_t len = 0;
     char *text = read_all(path, &len);
@@ -217,7 +229,7 @@ static pto_status compile_file(pto_ctx *ctx, const char *path, pto_buf *ksrc, pt
     m = pto_parse(ctx, path, text, len);
     st = m ? pto_verify(ctx, m) : PTO_ERR_USER;
     if (st == PTO_OK) st = pto_plan(ctx, m, NULL);
-    if (st == PTO_OK) st = pto_sync(ctx, m, NULL);
+    if (st == PTO_OK && !nosync) st = pto_sync(ctx, m, NULL);
     if (st == PTO_OK) {
         memset(&ed, 0, sizeof ed);
         ed.filename = path;
@@ -244,8 +256,9 @@ static int write_file(const char *dir, const char *name, const pto_buf *b)
     return ok;
 }
 
-/* Emits FILE into DIR (created if missing). */
-static int emit_to(pto_ctx *ctx, const char *path, const char *dir)
+/* Emits FILE into DIR (created if missing); nosync: without the sync pass
+   (the flags and barriers written in FILE are all the kernel gets). */
+static int emit_to(pto_ctx *ctx, const char *path, const char *dir, int nosync)
 {
     pto_buf k, h;
     pto_status st;
@@ -253,7 +266,7 @@ static int emit_to(pto_ctx *ctx, const char *path, const char *dir)
     memset(&k, 0, sizeof k);
     memset(&h, 0, sizeof h);
     k.ctx = h.ctx = ctx;
-    st = compile_file(ctx, path, &k, &h);
+    st = compile_file(ctx, path, nosync, &k, &h);
     rc = exit_code(st);
     if (st == PTO_OK) {
         mkdir(dir, 0777);
@@ -267,14 +280,15 @@ static int emit_to(pto_ctx *ctx, const char *path, const char *dir)
 static int cmd_emit(pto_ctx *ctx, int argc, char **argv)
 {
     const char *path = NULL, *dir = NULL;
-    int i;
+    int i, nosync = 0;
     for (i = 2; i < argc; i++) {
         if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) dir = argv[++i];
+        else if (strcmp(argv[i], "--no-sync") == 0) nosync = 1;
         else if (!path) path = argv[i];
         else path = NULL, i = argc;
     }
     if (!path || !dir) { fputs(usage, stderr); return 1; }
-    return emit_to(ctx, path, dir);
+    return emit_to(ctx, path, dir, nosync);
 }
 
 static int file_exists(const char *dir, const char *name)
@@ -361,11 +375,12 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
     char inc[4096], tmp[] = "/tmp/ptoc-run-XXXXXX", bin[4200], cmd[16384], kpath[4200], hpath[4200];
     const char *dir;
     struct stat sb;
-    int i, rc;
+    int i, rc, nosync = 0;
     cmd[0] = 0;
     if (!cc || !*cc) cc = "cc";
     for (i = 2; i < argc; i++) {
         if (strcmp(argv[i], "--cc") == 0 && i + 1 < argc) cc = argv[++i];
+        else if (strcmp(argv[i], "--no-sync") == 0) nosync = 1;
         else if ((strcmp(argv[i], "-D") == 0 || strcmp(argv[i], "--seed") == 0 || strcmp(argv[i], "--trace") == 0) &&
                  i + 1 < argc) {
             shell_add(cmd, sizeof cmd, " ", argv[i]);
@@ -389,7 +404,7 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
         if (rc) fprintf(stderr, "ptoc: error: '%s' has no host.c (make it with ptoc emit)\n", dir);
     } else {
         dir = tmp;
-        rc = emit_to(ctx, target, dir);
+        rc = emit_to(ctx, target, dir, nosync);
     }
     snprintf(bin, sizeof bin, "%s/run", tmp);
     if (rc == 0 && compile_dir(cc, inc, dir, bin) != 0) {
