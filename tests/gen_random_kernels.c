@@ -17,8 +17,10 @@
      right, acc: loads, mat->left/right and acc->mat moves, matmul with
      and without accumulation, fixpipe stores);
    - capacity pressure: half the vector kernels hold a large tile for the
-     whole kernel (cheap: valid(1, 8)) and leave 8..24 KiB for the rest;
-     cube tiles are 4 KiB against 64 KiB left/right buffers;
+     whole kernel (cheap: valid(1, 8)) and leave 4..12 KiB for the rest;
+     half the cube kernels hold large left and right tiles for the whole
+     kernel and leave 8..16 KiB of each to 4 KiB tiles, so the planner
+     must share bytes between tiles of different pipes (its tight level);
    - GM read-after-write: every kernel has an inout tensor z that it both
      stores to and loads from, at windows whose rows move with the loops so
      that they overlap across iterations;
@@ -54,7 +56,7 @@ typedef struct tile {
 typedef struct gen {
     uint64_t s;
     FILE *out;
-    int cube, rows, blocks;
+    int cube, rows, blocks, filler;
     tile t[MAXT];
     int nt;
     char wr[MAXT];         /* surely written at this point */
@@ -270,11 +272,29 @@ static int cube_op(gen *g)
     }
 }
 
-/* When the op drawn had no operands ready: load some tile (mat in cube
-   kernels), so that kernels do not stay empty. */
+/* When the op drawn had no operands ready: the step that makes the most
+   progress towards ready operands (a load; in cube kernels a move to left
+   or right, a matmul), so that kernels do not stay empty. */
 static void load_any(gen *g)
 {
     int d = any_tile(g, g->cube ? 1 << K_MAT : (1 << K_VEC) | (1 << K_COL), 0);
+    if (g->cube && any_tile(g, 1 << K_MAT, 1) >= 0) {
+        int wmat = any_tile(g, 1 << K_MAT, 1), l = any_tile(g, 1 << K_LEFT, 1), r = any_tile(g, 1 << K_RIGHT, 1);
+        int lr = l < 0 ? any_tile(g, 1 << K_LEFT, 0) : r < 0 ? any_tile(g, 1 << K_RIGHT, 0) : -1;
+        int acc = any_tile(g, 1 << K_ACC, 0);
+        if (lr >= 0) {
+            indent(g);
+            fprintf(g->out, "tmov t%d, t%d\n", g->t[lr].id, g->t[wmat].id);
+            set_written(g, lr);
+            return;
+        }
+        if (l >= 0 && r >= 0 && acc >= 0) {
+            indent(g);
+            fprintf(g->out, "tmatmul t%d, t%d, t%d\n", g->t[acc].id, g->t[l].id, g->t[r].id);
+            set_written(g, acc);
+            return;
+        }
+    }
     if (d < 0) return;
     indent(g);
     fprintf(g->out, "tload t%d, ", g->t[d].id);
@@ -357,7 +377,7 @@ static void block(gen *g)
         int c = pick(g, 10);
         if (c == 0 && g->depth < 3) loop(g);
         else if (c == 1 && g->depth < 3) cond(g);
-        else if (c == 2) decl_random(g);
+        else if (c == 2 || (c == 3 && g->filler)) decl_random(g);
         else if (!(g->cube ? cube_op(g) : vec_op(g))) load_any(g);
     }
 }
@@ -374,17 +394,25 @@ static void kernel(gen *g, int index)
     g->cube = pick(g, 4) == 0;
     g->rows = pick(g, 2) ? 8 : 16;
     g->blocks = 1 + pick(g, 2);
-    filler = !g->cube && pick(g, 2);
+    filler = g->filler = pick(g, 2);
     for (s = 0; s < NSPACE; s++) g->budget[s] = cap[s];
     fprintf(g->out, "\nkernel k%d(in x: f32[512, 64], inout z: f32[512, 64], scalar n: i32, scalar k: i32) %s", index,
             g->cube ? "cube" : "vector");
     if (g->blocks > 1) fprintf(g->out, " blocks(2)");
     fprintf(g->out, " {\n");
-    if (filler) {
-        /* a large tile alive for the whole kernel: the others get 8..24 KiB */
-        int rows = 192 - 8 * (1 + pick(g, 3));
+    if (filler && !g->cube) {
+        /* a large tile alive for the whole kernel: the others get 4..12 KiB */
+        static const int left[] = {4, 6, 8, 12};
+        int rows = 192 - left[pick(g, 4)];
         g->budget[S_VEC] = cap[S_VEC] - (long)rows * 1024;
         fprintf(g->out, "  tile fill: vec f32[%d, 256] valid(1, 8)\n  texpands fill, 1.0\n", rows);
+    } else if (filler) {
+        /* left and right fillers, written at the start and again at the end
+           so that they live throughout: the others get 8..16 KiB */
+        int rows = 512 - 32 * (2 + pick(g, 3));
+        g->budget[S_LEFT] = g->budget[S_RIGHT] = cap[S_LEFT] - (long)rows * 128;
+        fprintf(g->out, "  tile fm: mat f32[%d, 32]\n  tile fl: left f32[%d, 32]\n  tile fr: right f32[%d, 32]\n"
+                        "  tload fm, x[0, 0]\n  tmov fl, fm\n  tmov fr, fm\n", rows, rows, rows);
     }
     if (g->blocks > 1) fprintf(g->out, "  let bo = block * %d\n", HALF);
     if (g->cube) {
@@ -394,7 +422,8 @@ static void kernel(gen *g, int index)
         decl(g, K_ACC);
     }
     block(g);
-    if (filler) fprintf(g->out, "  tadds fill, fill, 1.0\n");
+    if (filler && !g->cube) fprintf(g->out, "  tadds fill, fill, 1.0\n");
+    else if (filler) fprintf(g->out, "  tmov fl, fm\n  tmov fr, fm\n");
     fprintf(g->out, "}\n");
 }
 
