@@ -7125,12 +7125,15 @@ static int pto__sy_iter_of(const pto_module *m, int32_t e, int32_t *loop)
         step = x->b;
         x = &m->exprs[x->a];
     }
-    if (x->kind != PTO_E_SUB || m->exprs[x->a].kind != PTO_E_VAR) return 0;
-    v = m->exprs[x->a].a;
+    /* i - start, or a bare i when the loop starts at 0 (hand-written ids) */
+    if (x->kind == PTO_E_VAR) v = x->a;
+    else if (x->kind == PTO_E_SUB && m->exprs[x->a].kind == PTO_E_VAR) v = m->exprs[x->a].a;
+    else return 0;
     if (v < 0 || v >= m->n_vars || m->vars[v].kind != PTO_V_LOOP) return 0;
     L = m->vars[v].def;
     if (L < 0 || m->stmts[L].kind != PTO_ST_FOR) return 0;
-    if (!pto__sy_expr_eq(m, x->b, m->stmts[L].e[0])) return 0;
+    if (x->kind == PTO_E_VAR ? !pto__sy_is_int(m, m->stmts[L].e[0], 0) : !pto__sy_expr_eq(m, x->b, m->stmts[L].e[0]))
+        return 0;
     if (m->stmts[L].e[2] < 0 ? !(step < 0 || pto__sy_is_int(m, step, 1))
                              : !(pto__sy_expr_eq(m, step, m->stmts[L].e[2])
                                  || (step < 0 && pto__sy_is_int(m, m->stmts[L].e[2], 1))))
@@ -7140,7 +7143,10 @@ static int pto__sy_iter_of(const pto_module *m, int32_t e, int32_t *loop)
 }
 
 /* The event-id forms the analysis understands: INT, or
-   INT + ((i - start) / step) % INT (what this pass writes). */
+   INT + ((i - start) / step) % INT (what this pass writes), or the shorter
+   ones people write: ((i - start) / step) % INT, and i / step or i in
+   place of the iteration index when the loop starts at 0 (with step 1 for
+   a bare i). */
 static int pto__sy_idform(const pto_module *m, int32_t e, int64_t *base, int64_t *mod, int32_t *loop)
 {
     const pto_expr *x, *md;
@@ -7150,10 +7156,11 @@ static int pto__sy_idform(const pto_module *m, int32_t e, int64_t *base, int64_t
     if (e < 0 || e >= m->n_exprs) return 0;
     x = &m->exprs[e];
     if (x->kind == PTO_E_INT) { *base = x->value; return 1; }
-    if (x->kind != PTO_E_ADD || m->exprs[x->a].kind != PTO_E_INT) return 0;
-    md = &m->exprs[x->b];
+    if (x->kind == PTO_E_MOD) md = x;
+    else if (x->kind == PTO_E_ADD && m->exprs[x->a].kind == PTO_E_INT) md = &m->exprs[x->b];
+    else return 0;
     if (md->kind != PTO_E_MOD || m->exprs[md->b].kind != PTO_E_INT) return 0;
-    *base = m->exprs[x->a].value;
+    *base = md == x ? 0 : m->exprs[x->a].value;
     *mod = m->exprs[md->b].value;
     if (*mod < 1 || *mod > PTO__SY_MAXROT) return 0;
     return pto__sy_iter_of(m, md->a, loop);
@@ -7484,15 +7491,27 @@ static int32_t pto__sy_prefixed(pto__sy *sy, const char *prefix, int32_t note)
 
 /* ---- the transfer functions ------------------------------------------------- */
 
+/* A set/wait the analysis cannot follow or that is misused on some path. A
+   hand-written one is the user's error; one this pass wrote is an internal
+   error. */
 static void pto__sy_misuse(pto__sy *sy, int32_t s, const char *what)
 {
     pto_module *m = sy->m;
-    const pto_operand *id = pto_stmt_arg(m, s, 2);
-    pto_error(sy->ctx, m->stmts[s].loc, "sync: %s (%s %s -> %s, id expression %d)", what,
-              pto_opinfo_get((pto_op)m->stmts[s].op)->name,
-              pto_pipe_name((pto_pipe)pto_stmt_arg(m, s, 0)->ref), pto_pipe_name((pto_pipe)pto_stmt_arg(m, s, 1)->ref),
-              id ? (int)id->e[0] : -1);
-    pto__sy_fail(sy, PTO_ERR_INTERNAL);
+    const pto_operand *a = pto_stmt_arg(m, s, 0), *b = pto_stmt_arg(m, s, 1), *id = pto_stmt_arg(m, s, 2);
+    int user = m->stmts[s].origin == PTO_BY_USER;
+    pto_buf e;
+    memset(&e, 0, sizeof e);
+    e.ctx = sy->ctx;
+    if (id && id->kind == PTO_O_INT) pto_print_expr(m, id->e[0], &e);
+    pto_error(sy->ctx, m->stmts[s].loc, "sync: %s (%s %s, %s, %s)%s", what, pto_opinfo_get((pto_op)m->stmts[s].op)->name,
+              a && a->kind == PTO_O_PIPE ? pto_pipe_name((pto_pipe)a->ref) : "?",
+              b && b->kind == PTO_O_PIPE ? pto_pipe_name((pto_pipe)b->ref) : "?", e.data ? e.data : "?",
+              user && strncmp(what, "cannot", 6) == 0
+                  ? ": an event id is an integer, or INT + ((i - start) / step) % N with i, start and step those of an "
+                    "enclosing loop (i / step or i when it starts at 0), N <= 8"
+                  : "");
+    pto_buf_free(&e);
+    pto__sy_fail(sy, user ? PTO_ERR_USER : PTO_ERR_INTERNAL);
 }
 
 /* Event ids are keyed (src, dst, id) for hardware ids, and by the id alone
@@ -8387,7 +8406,10 @@ PTODEF void pto_sync_dump(const pto_module *m, pto_buf *out)
      const int64_t *args)`. It unpacks its args (tensors first, then
      scalars; hardware.md section 7), reads dynamic dims from the tensors,
      declares every tile where the .pto declares it, at its planned offset
-     (an xN tile picks slot ((i - start) / step) % N of its loop), and emits
+     (an xN tile picks slot ((i - start) / step) % N of its loop), tells the
+     simulator where the tile's lifetime begins (pto_k_tdecl: at an xN
+     tile's declaration, at a single tile's first use, see
+     pto__emit_tdecls), and emits
      one device call per instruction with a `src` string "FILE:LINE: TEXT"
      that the simulator quotes. Flags and barriers carry a comment naming
      the pass that put them there and why (the statement's note). for / if
@@ -8585,12 +8607,11 @@ typedef struct pto__emitter {
     /* per-module names (C spelling) and uses */
     char **var_name, **tile_name, **param_name;
     uint8_t *var_used, *param_used;
-    /* Where a tile's storage begins (pto_k_tdecl): before the statement of the
-       declaring block that holds the tile's first use, which is where the
-       planner starts its lifetime. anchor_head[stmt] lists the tiles anchored
-       there (linked through anchor_next); a tile never used has anchor -1 and
-       is declared where it is written. */
-    int32_t *tile_anchor, *anchor_head, *anchor_next;
+    /* pto_k_tdecl placement (pto__emit_tdecls): per statement a list of
+       nodes, each naming a tile whose tdecl goes right before it */
+    int32_t *tdecl_head, *tdecl_tile, *tdecl_next;
+    int32_t ntdecl;
+    uint8_t *tile_unused;  /* no op names it: (void)NAME, no tdecl */
     double fval;          /* the float literal last printed, as fnum */
     char fnum[48];
     int fvalid;
@@ -8822,11 +8843,6 @@ static int pto__emit_expr_prec(const pto_expr *e)
     }
 }
 
-static int pto__emit_is_const(const pto_module *m, int32_t ex, int64_t v)
-{
-    return ex >= 0 && ex < m->n_exprs && m->exprs[ex].kind == PTO_E_INT && m->exprs[ex].value == v;
-}
-
 static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, int ctxprec)
 {
     static const char *const builtin_c[] = {"pto_k_block_idx(core)", "pto_k_block_num(core)",
@@ -8840,15 +8856,6 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
         return;
     }
     e = &m->exprs[ex];
-    /* Identities (x + 0, 0 + x, x - 0, x * 1, x / 1) print as x: the sync pass
-       writes rotating ids as base + ((i - start) / step) % N in full. */
-    if (e->kind >= PTO_E_ADD && e->kind <= PTO_E_DIV) {
-        int a0 = pto__emit_is_const(m, e->a, 0), b0 = pto__emit_is_const(m, e->b, 0);
-        int b1 = pto__emit_is_const(m, e->b, 1);
-        if (e->kind == PTO_E_ADD && a0) { pto__emit_expr(E, b, e->b, mode, ctxprec); return; }
-        if ((e->kind == PTO_E_ADD || e->kind == PTO_E_SUB) && b0) { pto__emit_expr(E, b, e->a, mode, ctxprec); return; }
-        if ((e->kind == PTO_E_MUL || e->kind == PTO_E_DIV) && b1) { pto__emit_expr(E, b, e->a, mode, ctxprec); return; }
-    }
     prec = pto__emit_expr_prec(e);
     paren = prec < ctxprec;
     if (paren) pto__emit_put(b, "(", 1);
@@ -8931,21 +8938,6 @@ static void pto__emit_use_expr(pto__emitter *E, int32_t ex)
     }
 }
 
-/* Records the first use of tile t (statement s, in program order). */
-static void pto__emit_anchor(pto__emitter *E, int32_t t, int32_t s)
-{
-    const pto_module *m = E->m;
-    int32_t decl_block, a = s;
-    if (E->tile_anchor[t] >= 0 || m->tiles[t].decl < 0) return;
-    decl_block = m->stmts[m->tiles[t].decl].block;
-    while (a >= 0 && m->stmts[a].block != decl_block && m->stmts[a].block >= 0)
-        a = m->blocks[m->stmts[a].block].owner;
-    if (a < 0 || m->stmts[a].block != decl_block) return;
-    E->tile_anchor[t] = a;
-    E->anchor_next[t] = E->anchor_head[a];
-    E->anchor_head[a] = t;
-}
-
 static void pto__emit_use_block(pto__emitter *E, int32_t block)
 {
     const pto_module *m = E->m;
@@ -8957,7 +8949,6 @@ static void pto__emit_use_block(pto__emitter *E, int32_t block)
         case PTO_ST_OP:
             for (i = 0; i < st->nargs; i++) {
                 const pto_operand *o = &m->operands[st->arg0 + i];
-                if (o->kind == PTO_O_TILE && o->ref >= 0) pto__emit_anchor(E, o->ref, s);
                 if (o->kind == PTO_O_GM && o->ref >= 0) E->param_used[o->ref] = 1;
                 if (o->kind == PTO_O_SCALAR && o->ref >= 0) E->var_used[o->ref] = 1;
                 if (o->kind == PTO_O_GM || o->kind == PTO_O_INT) {
@@ -9132,11 +9123,82 @@ static void pto__emit_slot_index(pto__emitter *E, pto_buf *b, const pto_tile *t)
     pto__emit_put(b, ")", 1);
 }
 
+/* pto_k_tdecl(core, "FILE:LINE: tile NAME", NAME): from here on the
+   simulator treats the tile's bytes as unwritten (a new tenant). */
 static void pto__emit_tdecl(pto__emitter *E, int32_t ti)
 {
-    pto__emit_src(E, E->m->tiles[ti].decl);
     pto__emit_v(E, PTO__K_NAME, E->tile_name[ti]);
+    pto__emit_src(E, E->m->tiles[ti].decl);
     pto__emit_x(E, PTO__T_K_TDECL);
+}
+
+/* Whether statement s, or a statement nested in it, names tile t. */
+static int pto__emit_uses(const pto_module *m, int32_t s, int32_t t)
+{
+    const pto_stmt *st = &m->stmts[s];
+    int32_t c, i, b;
+    if (st->kind == PTO_ST_OP) {
+        for (i = 0; i < st->nargs; i++)
+            if (m->operands[st->arg0 + i].kind == PTO_O_TILE && m->operands[st->arg0 + i].ref == t) return 1;
+        return 0;
+    }
+    for (i = 0; i < 2; i++) {
+        b = i ? st->orelse : st->body;
+        if (b < 0) continue;
+        for (c = m->blocks[b].head; c >= 0; c = m->stmts[c].next)
+            if (pto__emit_uses(m, c, t)) return 1;
+    }
+    return 0;
+}
+
+/* Files tile t's tdecl before the first statement from `from` on that uses
+   it: before that op, or before that loop (the planner's lifetime then covers
+   the whole loop); an if gets one in each branch that uses the tile. */
+static void pto__emit_place_tdecl(pto__emitter *E, int32_t from, int32_t t)
+{
+    const pto_module *m = E->m;
+    int32_t s;
+    for (s = from; s >= 0; s = m->stmts[s].next) {
+        if (!pto__emit_uses(m, s, t)) continue;
+        if (m->stmts[s].kind == PTO_ST_IF) {
+            pto__emit_place_tdecl(E, m->blocks[m->stmts[s].body].head, t);
+            if (m->stmts[s].orelse >= 0) pto__emit_place_tdecl(E, m->blocks[m->stmts[s].orelse].head, t);
+        } else if (E->ntdecl < m->n_operands) {  /* one node per use at most */
+            E->tdecl_tile[E->ntdecl] = t;
+            E->tdecl_next[E->ntdecl] = E->tdecl_head[s];
+            E->tdecl_head[s] = E->ntdecl++;
+        }
+        return;
+    }
+}
+
+/* Where each single tile's pto_k_tdecl goes. The simulator reports a read
+   of bytes written before the latest tdecl over them, so the tdecl must not
+   come before the tile's lifetime as the planner sees it: from its first
+   use, not from its declaration (plan.c), since another tile whose life
+   ends between the two may share its bytes. So it is emitted right before
+   the first use (or the loop or branch holding it, as above). A tile used
+   in both branches of an if gets a tdecl in each (one runs); a tile never
+   used gets none. An xN tile keeps its tdecl at the declaration: it holds
+   its slots for the whole loop. */
+static pto_status pto__emit_tdecls(pto__emitter *E)
+{
+    const pto_module *m = E->m;
+    int32_t s, t;
+    E->tdecl_head = (int32_t *)pto_alloc(E->ctx, sizeof(int32_t) * (size_t)(m->n_stmts ? m->n_stmts : 1));
+    E->tdecl_tile = (int32_t *)pto_alloc(E->ctx, sizeof(int32_t) * (size_t)(m->n_operands ? m->n_operands : 1));
+    E->tdecl_next = (int32_t *)pto_alloc(E->ctx, sizeof(int32_t) * (size_t)(m->n_operands ? m->n_operands : 1));
+    E->tile_unused = (uint8_t *)pto_alloc(E->ctx, (size_t)(m->n_tiles ? m->n_tiles : 1));
+    if (!E->tdecl_head || !E->tdecl_tile || !E->tdecl_next || !E->tile_unused) return PTO_ERR_INTERNAL;
+    for (s = 0; s < m->n_stmts; s++) E->tdecl_head[s] = -1;
+    for (t = 0; t < m->n_tiles; t++) {
+        int32_t d = m->tiles[t].decl, before = E->ntdecl;
+        E->tile_unused[t] = 0;
+        if (m->tiles[t].nbuf > 1 || d < 0 || m->stmts[d].block < 0) continue;
+        pto__emit_place_tdecl(E, m->stmts[d].next, t);
+        E->tile_unused[t] = E->ntdecl == before;
+    }
+    return PTO_OK;
 }
 
 static void pto__emit_tile(pto__emitter *E, int32_t s)
@@ -9196,7 +9258,8 @@ static void pto__emit_tile(pto__emitter *E, int32_t s)
     pto__emit_vi(E, PTO__K_ROWS, t->rows);
     pto__emit_vi(E, PTO__K_COLS, t->cols);
     pto__emit_x(E, PTO__T_K_TILE);
-    if (E->tile_anchor[ti] < 0) pto__emit_tdecl(E, ti);
+    if (t->nbuf > 1) pto__emit_tdecl(E, ti);
+    else if (E->tile_unused[ti]) pto__emit_x(E, PTO__T_K_VOID);
 }
 
 static void pto__emit_exprval(pto__emitter *E, int key, int32_t ex, int dflt)
@@ -9264,14 +9327,13 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
 
 static void pto__emit_block(pto__emitter *E, int32_t block)
 {
-    int32_t s;
+    int32_t s, t;
     if (block < 0) return;
     E->depth++;
     for (s = E->m->blocks[block].head; s >= 0 && E->st == PTO_OK; s = E->m->stmts[s].next) {
-        int32_t t;
-        for (t = E->anchor_head[s]; t >= 0; t = E->anchor_next[t]) {
+        for (t = E->tdecl_head[s]; t >= 0; t = E->tdecl_next[t]) {
             pto__emit_indent(E);
-            pto__emit_tdecl(E, t);
+            pto__emit_tdecl(E, E->tdecl_tile[t]);
         }
         pto__emit_stmt(E, s);
     }
@@ -9580,10 +9642,11 @@ static void pto__emit_free(pto__emitter *E, uint8_t *vo, uint8_t *to, uint8_t *p
     pto__emit_free_names(E, E->tile_name, to, E->m->n_tiles);
     pto__emit_free_names(E, E->param_name, po, E->m->n_params);
     pto_free(E->ctx, E->var_used);
-    pto_free(E->ctx, E->tile_anchor);
-    pto_free(E->ctx, E->anchor_head);
-    pto_free(E->ctx, E->anchor_next);
     pto_free(E->ctx, E->param_used);
+    pto_free(E->ctx, E->tdecl_head);
+    pto_free(E->ctx, E->tdecl_tile);
+    pto_free(E->ctx, E->tile_unused);
+    pto_free(E->ctx, E->tdecl_next);
     pto_free(E->ctx, E->segs);
     for (k = 0; k < PTO__NKEYS; k++) pto_buf_free(&E->scratch[k]);
 }
@@ -9653,17 +9716,9 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
     if (st == PTO_OK) {
         E->var_used = (uint8_t *)pto_alloc(ctx, (size_t)(m->n_vars ? m->n_vars : 1));
         E->param_used = (uint8_t *)pto_alloc(ctx, (size_t)(m->n_params ? m->n_params : 1));
-        E->tile_anchor = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * (size_t)(m->n_tiles ? m->n_tiles : 1));
-        E->anchor_next = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * (size_t)(m->n_tiles ? m->n_tiles : 1));
-        E->anchor_head = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * (size_t)(m->n_stmts ? m->n_stmts : 1));
-        if (!E->var_used || !E->param_used || !E->tile_anchor || !E->anchor_next || !E->anchor_head)
-            st = PTO_ERR_INTERNAL;
-        else {
-            memset(E->tile_anchor, 0xff, sizeof(int32_t) * (size_t)(m->n_tiles ? m->n_tiles : 1));
-            memset(E->anchor_next, 0xff, sizeof(int32_t) * (size_t)(m->n_tiles ? m->n_tiles : 1));
-            memset(E->anchor_head, 0xff, sizeof(int32_t) * (size_t)(m->n_stmts ? m->n_stmts : 1));
-        }
+        if (!E->var_used || !E->param_used) st = PTO_ERR_INTERNAL;
     }
+    if (st == PTO_OK) st = pto__emit_tdecls(E);
     if (st == PTO_OK) {
         pto__emit_all(E, desc, kernel_src, host_src);
         st = E->st;
@@ -9698,6 +9753,10 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
                   hand edits included), planned bytes and simulator reports
      ptoh_end     exit status: 0 all match and the simulator reported
                   nothing, 1 mismatch / report / bad input, 2 internal
+
+   A kernel that mismatches or draws a simulator report does not stop the
+   later kernels of the program (a file of many kernels reports on each);
+   bad input (a missing -D, a failed allocation) does.
 
    Because the interpreter and the kernels are compiled by the same compiler
    in the same program, they share libm and the float rules, so a correct
@@ -9734,6 +9793,7 @@ typedef struct ptoh_run {
     int ntensors;
     /* totals */
     int status, nkernels;
+    int failed;                    /* some kernel mismatched or drew a report */
     int64_t cycles;
 } ptoh_run;
 
@@ -10068,7 +10128,7 @@ PTO_K_FN void ptoh_launch(ptoh_run *run, pto_k_kernel_fn fn, const char *name, i
         if (!bad) printf("  result      match (%d output%s)\n", nout, nout == 1 ? "" : "s");
     }
     ptoh_report(run, name, r, planned);
-    if ((bad || r->nerrors) && run->status < 1) run->status = 1;
+    if (bad || r->nerrors) run->failed = 1;
     run->cycles += r->makespan;
     run->nkernels++;
     ptoh_reset(run);
@@ -10076,7 +10136,7 @@ PTO_K_FN void ptoh_launch(ptoh_run *run, pto_k_kernel_fn fn, const char *name, i
 
 PTO_K_FN int ptoh_end(ptoh_run *run)
 {
-    int status = run->status;
+    int status = run->status ? run->status : run->failed;
     if (run->nkernels > 1) printf("total         %lld cycles over %d kernels\n", (long long)run->cycles, run->nkernels);
     ptoh_reset(run);
     if (run->dev) pto_k_device_destroy(run->dev);

@@ -10,7 +10,10 @@
      const int64_t *args)`. It unpacks its args (tensors first, then
      scalars; hardware.md section 7), reads dynamic dims from the tensors,
      declares every tile where the .pto declares it, at its planned offset
-     (an xN tile picks slot ((i - start) / step) % N of its loop), and emits
+     (an xN tile picks slot ((i - start) / step) % N of its loop), tells the
+     simulator where the tile's lifetime begins (pto_k_tdecl: at an xN
+     tile's declaration, at a single tile's first use, see
+     pto__emit_tdecls), and emits
      one device call per instruction with a `src` string "FILE:LINE: TEXT"
      that the simulator quotes. Flags and barriers carry a comment naming
      the pass that put them there and why (the statement's note). for / if
@@ -208,12 +211,11 @@ typedef struct pto__emitter {
     /* per-module names (C spelling) and uses */
     char **var_name, **tile_name, **param_name;
     uint8_t *var_used, *param_used;
-    /* Where a tile's storage begins (pto_k_tdecl): before the statement of the
-       declaring block that holds the tile's first use, which is where the
-       planner starts its lifetime. anchor_head[stmt] lists the tiles anchored
-       there (linked through anchor_next); a tile never used has anchor -1 and
-       is declared where it is written. */
-    int32_t *tile_anchor, *anchor_head, *anchor_next;
+    /* pto_k_tdecl placement (pto__emit_tdecls): per statement a list of
+       nodes, each naming a tile whose tdecl goes right before it */
+    int32_t *tdecl_head, *tdecl_tile, *tdecl_next;
+    int32_t ntdecl;
+    uint8_t *tile_unused;  /* no op names it: (void)NAME, no tdecl */
     double fval;          /* the float literal last printed, as fnum */
     char fnum[48];
     int fvalid;
@@ -445,11 +447,6 @@ static int pto__emit_expr_prec(const pto_expr *e)
     }
 }
 
-static int pto__emit_is_const(const pto_module *m, int32_t ex, int64_t v)
-{
-    return ex >= 0 && ex < m->n_exprs && m->exprs[ex].kind == PTO_E_INT && m->exprs[ex].value == v;
-}
-
 static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, int ctxprec)
 {
     static const char *const builtin_c[] = {"pto_k_block_idx(core)", "pto_k_block_num(core)",
@@ -463,15 +460,6 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
         return;
     }
     e = &m->exprs[ex];
-    /* Identities (x + 0, 0 + x, x - 0, x * 1, x / 1) print as x: the sync pass
-       writes rotating ids as base + ((i - start) / step) % N in full. */
-    if (e->kind >= PTO_E_ADD && e->kind <= PTO_E_DIV) {
-        int a0 = pto__emit_is_const(m, e->a, 0), b0 = pto__emit_is_const(m, e->b, 0);
-        int b1 = pto__emit_is_const(m, e->b, 1);
-        if (e->kind == PTO_E_ADD && a0) { pto__emit_expr(E, b, e->b, mode, ctxprec); return; }
-        if ((e->kind == PTO_E_ADD || e->kind == PTO_E_SUB) && b0) { pto__emit_expr(E, b, e->a, mode, ctxprec); return; }
-        if ((e->kind == PTO_E_MUL || e->kind == PTO_E_DIV) && b1) { pto__emit_expr(E, b, e->a, mode, ctxprec); return; }
-    }
     prec = pto__emit_expr_prec(e);
     paren = prec < ctxprec;
     if (paren) pto__emit_put(b, "(", 1);
@@ -554,21 +542,6 @@ static void pto__emit_use_expr(pto__emitter *E, int32_t ex)
     }
 }
 
-/* Records the first use of tile t (statement s, in program order). */
-static void pto__emit_anchor(pto__emitter *E, int32_t t, int32_t s)
-{
-    const pto_module *m = E->m;
-    int32_t decl_block, a = s;
-    if (E->tile_anchor[t] >= 0 || m->tiles[t].decl < 0) return;
-    decl_block = m->stmts[m->tiles[t].decl].block;
-    while (a >= 0 && m->stmts[a].block != decl_block && m->stmts[a].block >= 0)
-        a = m->blocks[m->stmts[a].block].owner;
-    if (a < 0 || m->stmts[a].block != decl_block) return;
-    E->tile_anchor[t] = a;
-    E->anchor_next[t] = E->anchor_head[a];
-    E->anchor_head[a] = t;
-}
-
 static void pto__emit_use_block(pto__emitter *E, int32_t block)
 {
     const pto_module *m = E->m;
@@ -580,7 +553,6 @@ static void pto__emit_use_block(pto__emitter *E, int32_t block)
         case PTO_ST_OP:
             for (i = 0; i < st->nargs; i++) {
                 const pto_operand *o = &m->operands[st->arg0 + i];
-                if (o->kind == PTO_O_TILE && o->ref >= 0) pto__emit_anchor(E, o->ref, s);
                 if (o->kind == PTO_O_GM && o->ref >= 0) E->param_used[o->ref] = 1;
                 if (o->kind == PTO_O_SCALAR && o->ref >= 0) E->var_used[o->ref] = 1;
                 if (o->kind == PTO_O_GM || o->kind == PTO_O_INT) {
@@ -755,11 +727,82 @@ static void pto__emit_slot_index(pto__emitter *E, pto_buf *b, const pto_tile *t)
     pto__emit_put(b, ")", 1);
 }
 
+/* pto_k_tdecl(core, "FILE:LINE: tile NAME", NAME): from here on the
+   simulator treats the tile's bytes as unwritten (a new tenant). */
 static void pto__emit_tdecl(pto__emitter *E, int32_t ti)
 {
-    pto__emit_src(E, E->m->tiles[ti].decl);
     pto__emit_v(E, PTO__K_NAME, E->tile_name[ti]);
+    pto__emit_src(E, E->m->tiles[ti].decl);
     pto__emit_x(E, PTO__T_K_TDECL);
+}
+
+/* Whether statement s, or a statement nested in it, names tile t. */
+static int pto__emit_uses(const pto_module *m, int32_t s, int32_t t)
+{
+    const pto_stmt *st = &m->stmts[s];
+    int32_t c, i, b;
+    if (st->kind == PTO_ST_OP) {
+        for (i = 0; i < st->nargs; i++)
+            if (m->operands[st->arg0 + i].kind == PTO_O_TILE && m->operands[st->arg0 + i].ref == t) return 1;
+        return 0;
+    }
+    for (i = 0; i < 2; i++) {
+        b = i ? st->orelse : st->body;
+        if (b < 0) continue;
+        for (c = m->blocks[b].head; c >= 0; c = m->stmts[c].next)
+            if (pto__emit_uses(m, c, t)) return 1;
+    }
+    return 0;
+}
+
+/* Files tile t's tdecl before the first statement from `from` on that uses
+   it: before that op, or before that loop (the planner's lifetime then covers
+   the whole loop); an if gets one in each branch that uses the tile. */
+static void pto__emit_place_tdecl(pto__emitter *E, int32_t from, int32_t t)
+{
+    const pto_module *m = E->m;
+    int32_t s;
+    for (s = from; s >= 0; s = m->stmts[s].next) {
+        if (!pto__emit_uses(m, s, t)) continue;
+        if (m->stmts[s].kind == PTO_ST_IF) {
+            pto__emit_place_tdecl(E, m->blocks[m->stmts[s].body].head, t);
+            if (m->stmts[s].orelse >= 0) pto__emit_place_tdecl(E, m->blocks[m->stmts[s].orelse].head, t);
+        } else if (E->ntdecl < m->n_operands) {  /* one node per use at most */
+            E->tdecl_tile[E->ntdecl] = t;
+            E->tdecl_next[E->ntdecl] = E->tdecl_head[s];
+            E->tdecl_head[s] = E->ntdecl++;
+        }
+        return;
+    }
+}
+
+/* Where each single tile's pto_k_tdecl goes. The simulator reports a read
+   of bytes written before the latest tdecl over them, so the tdecl must not
+   come before the tile's lifetime as the planner sees it: from its first
+   use, not from its declaration (plan.c), since another tile whose life
+   ends between the two may share its bytes. So it is emitted right before
+   the first use (or the loop or branch holding it, as above). A tile used
+   in both branches of an if gets a tdecl in each (one runs); a tile never
+   used gets none. An xN tile keeps its tdecl at the declaration: it holds
+   its slots for the whole loop. */
+static pto_status pto__emit_tdecls(pto__emitter *E)
+{
+    const pto_module *m = E->m;
+    int32_t s, t;
+    E->tdecl_head = (int32_t *)pto_alloc(E->ctx, sizeof(int32_t) * (size_t)(m->n_stmts ? m->n_stmts : 1));
+    E->tdecl_tile = (int32_t *)pto_alloc(E->ctx, sizeof(int32_t) * (size_t)(m->n_operands ? m->n_operands : 1));
+    E->tdecl_next = (int32_t *)pto_alloc(E->ctx, sizeof(int32_t) * (size_t)(m->n_operands ? m->n_operands : 1));
+    E->tile_unused = (uint8_t *)pto_alloc(E->ctx, (size_t)(m->n_tiles ? m->n_tiles : 1));
+    if (!E->tdecl_head || !E->tdecl_tile || !E->tdecl_next || !E->tile_unused) return PTO_ERR_INTERNAL;
+    for (s = 0; s < m->n_stmts; s++) E->tdecl_head[s] = -1;
+    for (t = 0; t < m->n_tiles; t++) {
+        int32_t d = m->tiles[t].decl, before = E->ntdecl;
+        E->tile_unused[t] = 0;
+        if (m->tiles[t].nbuf > 1 || d < 0 || m->stmts[d].block < 0) continue;
+        pto__emit_place_tdecl(E, m->stmts[d].next, t);
+        E->tile_unused[t] = E->ntdecl == before;
+    }
+    return PTO_OK;
 }
 
 static void pto__emit_tile(pto__emitter *E, int32_t s)
@@ -819,7 +862,8 @@ static void pto__emit_tile(pto__emitter *E, int32_t s)
     pto__emit_vi(E, PTO__K_ROWS, t->rows);
     pto__emit_vi(E, PTO__K_COLS, t->cols);
     pto__emit_x(E, PTO__T_K_TILE);
-    if (E->tile_anchor[ti] < 0) pto__emit_tdecl(E, ti);
+    if (t->nbuf > 1) pto__emit_tdecl(E, ti);
+    else if (E->tile_unused[ti]) pto__emit_x(E, PTO__T_K_VOID);
 }
 
 static void pto__emit_exprval(pto__emitter *E, int key, int32_t ex, int dflt)
@@ -887,14 +931,13 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
 
 static void pto__emit_block(pto__emitter *E, int32_t block)
 {
-    int32_t s;
+    int32_t s, t;
     if (block < 0) return;
     E->depth++;
     for (s = E->m->blocks[block].head; s >= 0 && E->st == PTO_OK; s = E->m->stmts[s].next) {
-        int32_t t;
-        for (t = E->anchor_head[s]; t >= 0; t = E->anchor_next[t]) {
+        for (t = E->tdecl_head[s]; t >= 0; t = E->tdecl_next[t]) {
             pto__emit_indent(E);
-            pto__emit_tdecl(E, t);
+            pto__emit_tdecl(E, E->tdecl_tile[t]);
         }
         pto__emit_stmt(E, s);
     }
@@ -1203,10 +1246,11 @@ static void pto__emit_free(pto__emitter *E, uint8_t *vo, uint8_t *to, uint8_t *p
     pto__emit_free_names(E, E->tile_name, to, E->m->n_tiles);
     pto__emit_free_names(E, E->param_name, po, E->m->n_params);
     pto_free(E->ctx, E->var_used);
-    pto_free(E->ctx, E->tile_anchor);
-    pto_free(E->ctx, E->anchor_head);
-    pto_free(E->ctx, E->anchor_next);
     pto_free(E->ctx, E->param_used);
+    pto_free(E->ctx, E->tdecl_head);
+    pto_free(E->ctx, E->tdecl_tile);
+    pto_free(E->ctx, E->tile_unused);
+    pto_free(E->ctx, E->tdecl_next);
     pto_free(E->ctx, E->segs);
     for (k = 0; k < PTO__NKEYS; k++) pto_buf_free(&E->scratch[k]);
 }
@@ -1276,17 +1320,9 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
     if (st == PTO_OK) {
         E->var_used = (uint8_t *)pto_alloc(ctx, (size_t)(m->n_vars ? m->n_vars : 1));
         E->param_used = (uint8_t *)pto_alloc(ctx, (size_t)(m->n_params ? m->n_params : 1));
-        E->tile_anchor = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * (size_t)(m->n_tiles ? m->n_tiles : 1));
-        E->anchor_next = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * (size_t)(m->n_tiles ? m->n_tiles : 1));
-        E->anchor_head = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * (size_t)(m->n_stmts ? m->n_stmts : 1));
-        if (!E->var_used || !E->param_used || !E->tile_anchor || !E->anchor_next || !E->anchor_head)
-            st = PTO_ERR_INTERNAL;
-        else {
-            memset(E->tile_anchor, 0xff, sizeof(int32_t) * (size_t)(m->n_tiles ? m->n_tiles : 1));
-            memset(E->anchor_next, 0xff, sizeof(int32_t) * (size_t)(m->n_tiles ? m->n_tiles : 1));
-            memset(E->anchor_head, 0xff, sizeof(int32_t) * (size_t)(m->n_stmts ? m->n_stmts : 1));
-        }
+        if (!E->var_used || !E->param_used) st = PTO_ERR_INTERNAL;
     }
+    if (st == PTO_OK) st = pto__emit_tdecls(E);
     if (st == PTO_OK) {
         pto__emit_all(E, desc, kernel_src, host_src);
         st = E->st;

@@ -236,12 +236,15 @@ static int pto__sy_iter_of(const pto_module *m, int32_t e, int32_t *loop)
         step = x->b;
         x = &m->exprs[x->a];
     }
-    if (x->kind != PTO_E_SUB || m->exprs[x->a].kind != PTO_E_VAR) return 0;
-    v = m->exprs[x->a].a;
+    /* i - start, or a bare i when the loop starts at 0 (hand-written ids) */
+    if (x->kind == PTO_E_VAR) v = x->a;
+    else if (x->kind == PTO_E_SUB && m->exprs[x->a].kind == PTO_E_VAR) v = m->exprs[x->a].a;
+    else return 0;
     if (v < 0 || v >= m->n_vars || m->vars[v].kind != PTO_V_LOOP) return 0;
     L = m->vars[v].def;
     if (L < 0 || m->stmts[L].kind != PTO_ST_FOR) return 0;
-    if (!pto__sy_expr_eq(m, x->b, m->stmts[L].e[0])) return 0;
+    if (x->kind == PTO_E_VAR ? !pto__sy_is_int(m, m->stmts[L].e[0], 0) : !pto__sy_expr_eq(m, x->b, m->stmts[L].e[0]))
+        return 0;
     if (m->stmts[L].e[2] < 0 ? !(step < 0 || pto__sy_is_int(m, step, 1))
                              : !(pto__sy_expr_eq(m, step, m->stmts[L].e[2])
                                  || (step < 0 && pto__sy_is_int(m, m->stmts[L].e[2], 1))))
@@ -251,7 +254,10 @@ static int pto__sy_iter_of(const pto_module *m, int32_t e, int32_t *loop)
 }
 
 /* The event-id forms the analysis understands: INT, or
-   INT + ((i - start) / step) % INT (what this pass writes). */
+   INT + ((i - start) / step) % INT (what this pass writes), or the shorter
+   ones people write: ((i - start) / step) % INT, and i / step or i in
+   place of the iteration index when the loop starts at 0 (with step 1 for
+   a bare i). */
 static int pto__sy_idform(const pto_module *m, int32_t e, int64_t *base, int64_t *mod, int32_t *loop)
 {
     const pto_expr *x, *md;
@@ -261,10 +267,11 @@ static int pto__sy_idform(const pto_module *m, int32_t e, int64_t *base, int64_t
     if (e < 0 || e >= m->n_exprs) return 0;
     x = &m->exprs[e];
     if (x->kind == PTO_E_INT) { *base = x->value; return 1; }
-    if (x->kind != PTO_E_ADD || m->exprs[x->a].kind != PTO_E_INT) return 0;
-    md = &m->exprs[x->b];
+    if (x->kind == PTO_E_MOD) md = x;
+    else if (x->kind == PTO_E_ADD && m->exprs[x->a].kind == PTO_E_INT) md = &m->exprs[x->b];
+    else return 0;
     if (md->kind != PTO_E_MOD || m->exprs[md->b].kind != PTO_E_INT) return 0;
-    *base = m->exprs[x->a].value;
+    *base = md == x ? 0 : m->exprs[x->a].value;
     *mod = m->exprs[md->b].value;
     if (*mod < 1 || *mod > PTO__SY_MAXROT) return 0;
     return pto__sy_iter_of(m, md->a, loop);
@@ -595,15 +602,27 @@ static int32_t pto__sy_prefixed(pto__sy *sy, const char *prefix, int32_t note)
 
 /* ---- the transfer functions ------------------------------------------------- */
 
+/* A set/wait the analysis cannot follow or that is misused on some path. A
+   hand-written one is the user's error; one this pass wrote is an internal
+   error. */
 static void pto__sy_misuse(pto__sy *sy, int32_t s, const char *what)
 {
     pto_module *m = sy->m;
-    const pto_operand *id = pto_stmt_arg(m, s, 2);
-    pto_error(sy->ctx, m->stmts[s].loc, "sync: %s (%s %s -> %s, id expression %d)", what,
-              pto_opinfo_get((pto_op)m->stmts[s].op)->name,
-              pto_pipe_name((pto_pipe)pto_stmt_arg(m, s, 0)->ref), pto_pipe_name((pto_pipe)pto_stmt_arg(m, s, 1)->ref),
-              id ? (int)id->e[0] : -1);
-    pto__sy_fail(sy, PTO_ERR_INTERNAL);
+    const pto_operand *a = pto_stmt_arg(m, s, 0), *b = pto_stmt_arg(m, s, 1), *id = pto_stmt_arg(m, s, 2);
+    int user = m->stmts[s].origin == PTO_BY_USER;
+    pto_buf e;
+    memset(&e, 0, sizeof e);
+    e.ctx = sy->ctx;
+    if (id && id->kind == PTO_O_INT) pto_print_expr(m, id->e[0], &e);
+    pto_error(sy->ctx, m->stmts[s].loc, "sync: %s (%s %s, %s, %s)%s", what, pto_opinfo_get((pto_op)m->stmts[s].op)->name,
+              a && a->kind == PTO_O_PIPE ? pto_pipe_name((pto_pipe)a->ref) : "?",
+              b && b->kind == PTO_O_PIPE ? pto_pipe_name((pto_pipe)b->ref) : "?", e.data ? e.data : "?",
+              user && strncmp(what, "cannot", 6) == 0
+                  ? ": an event id is an integer, or INT + ((i - start) / step) % N with i, start and step those of an "
+                    "enclosing loop (i / step or i when it starts at 0), N <= 8"
+                  : "");
+    pto_buf_free(&e);
+    pto__sy_fail(sy, user ? PTO_ERR_USER : PTO_ERR_INTERNAL);
 }
 
 /* Event ids are keyed (src, dst, id) for hardware ids, and by the id alone

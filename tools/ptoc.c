@@ -6,10 +6,11 @@
    ptoc plan [--tight] [--svg OUT.svg] FILE
                          plan memory; print the plan table and memory maps
    ptoc sync FILE        the IR after sync, each inserted sync with its dependency
-   ptoc emit [--tight] FILE -o DIR
-                         kernel.c and host.c into DIR
-   ptoc run [--tight] [--cc CC] [-D NAME=VALUE]... [--seed S] [--trace F.json] FILE|DIR
-                         emit (or take DIR as it is), compile, run on the simulator
+   ptoc emit [--no-sync] [--tight] FILE -o DIR
+                         kernel.c and host.c of FILE in DIR
+   ptoc run [--no-sync] [--tight] [--cc CC] [-D NAME=VALUE]... [--seed S] [--trace F] FILE|DIR
+                         emit (or take DIR as it is), compile, run on the
+                         simulator, compare with the reference interpreter
    ptoc --help
 
    Exit status: 0 on success, 1 when the input is wrong (a user error),
@@ -35,12 +36,14 @@ static const char *usage =
     "                      per space; --tight ignores pipe conflicts; --svg draws the maps\n"
     "  sync FILE           plan and synchronise: every inserted set_flag / wait_flag /\n"
     "                      pipe_barrier with the dependency (tiles, bytes, kind) behind it\n"
-    "  emit [--tight] FILE -o DIR\n"
-    "                      write kernel.c and host.c for FILE into DIR\n"
-    "  run [--tight] [--cc CC] [-D NAME=VALUE]... [--seed S] [--trace F.json] FILE|DIR\n"
-    "                      emit FILE (or take DIR as it is), compile with $CC, run on the\n"
-    "                      simulator and compare every output with the reference interpreter;\n"
-    "                      --tight: plan with pipe conflicts ignored (emit and run)\n"
+    "  emit [--no-sync] [--tight] FILE -o DIR\n"
+    "                      write DIR/kernel.c and DIR/host.c\n"
+    "  run [--no-sync] [--tight] [--cc CC] [-D NAME=VALUE]... [--seed S] [--trace F.json] FILE|DIR\n"
+    "                      emit FILE (or take DIR as it is), compile with CC ($CC, cc),\n"
+    "                      run on the simulator and compare with the reference interpreter;\n"
+    "                      --no-sync skips the sync pass: the kernel keeps only the\n"
+    "                      set_flag / wait_flag / pipe_barrier written in FILE; --tight\n"
+    "                      plans as plan --tight does (bytes shared across pipes)\n"
     "  --help              this text\n"
     "  --version           the version\n"
     "\n"
@@ -221,25 +224,31 @@ static int cmd_sync(pto_ctx *ctx, const char *path)
 
 /* ---- emit and run ----------------------------------------------------------- */
 
+/* Options of emit and run (bits). */
+#define EMIT_NO_SYNC 1  /* leave the sync pass out */
+#define EMIT_TIGHT   2  /* plan tightly (pto_plan_desc.tight) */
+
 /* The pipeline of `emit`: parse -> verify -> plan -> sync -> emit. */
-static pto_status compile_file(pto_ctx *ctx, const char *path, int tight, pto_buf *ksrc, pto_buf *hsrc)
+static pto_status compile_file(pto_ctx *ctx, const char *path, int opts, pto_buf *ksrc, pto_buf *hsrc)
 {
     size_t len = 0;
     char *text = read_all(path, &len);
     pto_module *m;
     pto_emit_desc ed;
-    pto_plan_desc pd;
     pto_status st;
-    memset(&pd, 0, sizeof pd);
-    pd.tight = tight;
     if (!text) {
         fprintf(stderr, "ptoc: error: cannot read '%s'\n", path);
         return PTO_ERR_USER;
     }
     m = pto_parse(ctx, path, text, len);
     st = m ? pto_verify(ctx, m) : PTO_ERR_USER;
-    if (st == PTO_OK) st = pto_plan(ctx, m, &pd);
-    if (st == PTO_OK) st = pto_sync(ctx, m, NULL);
+    if (st == PTO_OK) {
+        pto_plan_desc pd;
+        memset(&pd, 0, sizeof pd);
+        pd.tight = (opts & EMIT_TIGHT) != 0;
+        st = pto_plan(ctx, m, &pd);
+    }
+    if (st == PTO_OK && !(opts & EMIT_NO_SYNC)) st = pto_sync(ctx, m, NULL);
     if (st == PTO_OK) {
         memset(&ed, 0, sizeof ed);
         ed.filename = path;
@@ -266,8 +275,9 @@ static int write_file(const char *dir, const char *name, const pto_buf *b)
     return ok;
 }
 
-/* Emits FILE into DIR (created if missing); tight: plan with --tight. */
-static int emit_to(pto_ctx *ctx, const char *path, const char *dir, int tight)
+/* Emits FILE into DIR (created if missing). EMIT_NO_SYNC: without the sync
+   pass (the flags and barriers written in FILE are all the kernel gets). */
+static int emit_to(pto_ctx *ctx, const char *path, const char *dir, int opts)
 {
     pto_buf k, h;
     pto_status st;
@@ -275,7 +285,7 @@ static int emit_to(pto_ctx *ctx, const char *path, const char *dir, int tight)
     memset(&k, 0, sizeof k);
     memset(&h, 0, sizeof h);
     k.ctx = h.ctx = ctx;
-    st = compile_file(ctx, path, tight, &k, &h);
+    st = compile_file(ctx, path, opts, &k, &h);
     rc = exit_code(st);
     if (st == PTO_OK) {
         mkdir(dir, 0777);
@@ -289,15 +299,16 @@ static int emit_to(pto_ctx *ctx, const char *path, const char *dir, int tight)
 static int cmd_emit(pto_ctx *ctx, int argc, char **argv)
 {
     const char *path = NULL, *dir = NULL;
-    int i, tight = 0;
+    int i, opts = 0;
     for (i = 2; i < argc; i++) {
         if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) dir = argv[++i];
-        else if (strcmp(argv[i], "--tight") == 0) tight = 1;
+        else if (strcmp(argv[i], "--no-sync") == 0) opts |= EMIT_NO_SYNC;
+        else if (strcmp(argv[i], "--tight") == 0) opts |= EMIT_TIGHT;
         else if (!path) path = argv[i];
         else path = NULL, i = argc;
     }
     if (!path || !dir) { fputs(usage, stderr); return 1; }
-    return emit_to(ctx, path, dir, tight);
+    return emit_to(ctx, path, dir, opts);
 }
 
 static int file_exists(const char *dir, const char *name)
@@ -384,12 +395,13 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
     char inc[4096], tmp[] = "/tmp/ptoc-run-XXXXXX", bin[4200], cmd[16384], kpath[4200], hpath[4200];
     const char *dir;
     struct stat sb;
-    int i, rc, tight = 0;
+    int i, rc, opts = 0;
     cmd[0] = 0;
     if (!cc || !*cc) cc = "cc";
     for (i = 2; i < argc; i++) {
         if (strcmp(argv[i], "--cc") == 0 && i + 1 < argc) cc = argv[++i];
-        else if (strcmp(argv[i], "--tight") == 0) tight = 1;
+        else if (strcmp(argv[i], "--no-sync") == 0) opts |= EMIT_NO_SYNC;
+        else if (strcmp(argv[i], "--tight") == 0) opts |= EMIT_TIGHT;
         else if ((strcmp(argv[i], "-D") == 0 || strcmp(argv[i], "--seed") == 0 || strcmp(argv[i], "--trace") == 0) &&
                  i + 1 < argc) {
             shell_add(cmd, sizeof cmd, " ", argv[i]);
@@ -413,7 +425,7 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
         if (rc) fprintf(stderr, "ptoc: error: '%s' has no host.c (make it with ptoc emit)\n", dir);
     } else {
         dir = tmp;
-        rc = emit_to(ctx, target, dir, tight);
+        rc = emit_to(ctx, target, dir, opts);
     }
     snprintf(bin, sizeof bin, "%s/run", tmp);
     if (rc == 0 && compile_dir(cc, inc, dir, bin) != 0) {

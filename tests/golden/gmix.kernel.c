@@ -26,9 +26,9 @@ static void kernel_gmix(pto_k_core *core, const int64_t *args)
         for (int64_t i = 1; i < 7; i += 2) {
             static const int64_t pto_slots_0[3] = {0, 16384, 40960};
             const pto_k_tile user_run = pto_k_t(PTO_K_VEC, PTO_K_F32, 16, 128, 16, 128, pto_slots_0[(((i - 1) / 2) % 3)]);
-            const pto_k_tile spare = pto_k_t(PTO_K_VEC, PTO_K_F32, 16, 128, 16, 128, 65536);
-            pto_k_tdecl(core, "gmix.pto:7: tile spare", spare);
             pto_k_tdecl(core, "gmix.pto:6: tile run", user_run);
+            const pto_k_tile spare = pto_k_t(PTO_K_VEC, PTO_K_F32, 16, 128, 16, 128, 65536);
+            (void)spare;
             pto_k_tload(core, "gmix.pto:8: tload run, int[pto_base + (i - 1) * 4, -(-0)]", user_run, user_int, user_pto_base + (i - 1) * 4, -(-0));
             pto_k_tmuls(core, "gmix.pto:9: tmuls run, run, 1.0", user_run, user_run, 1.0);
             pto_k_tadds(core, "gmix.pto:10: tadds run, run, 1e-07", user_run, user_run, 1e-07);

@@ -20,12 +20,12 @@ static void kernel_gmm(pto_k_core *core, const int64_t *args)
     pto_k_tdecl(core, "gmm.pto:2: tile acc", acc);
     for (int64_t k = 0; k < 64; k += 32) {
         const pto_k_tile a1 = pto_k_t(PTO_K_MAT, PTO_K_F16, 32, 32, 32, 32, ((k / 32) % 2) * 2048);
+        pto_k_tdecl(core, "gmm.pto:4: tile a1", a1);
         const pto_k_tile b1 = pto_k_t(PTO_K_MAT, PTO_K_F16, 32, 32, 32, 32, 4096 + ((k / 32) % 2) * 2048);
+        pto_k_tdecl(core, "gmm.pto:5: tile b1", b1);
         const pto_k_tile a0 = pto_k_t(PTO_K_LEFT, PTO_K_F16, 32, 32, 32, 32, 0);
         const pto_k_tile b0 = pto_k_t(PTO_K_RIGHT, PTO_K_F16, 32, 32, 32, 32, 0);
-        pto_k_tdecl(core, "gmm.pto:4: tile a1", a1);
         pto_k_tload(core, "gmm.pto:8: tload a1, a[0, k]", a1, a, 0, k);
-        pto_k_tdecl(core, "gmm.pto:5: tile b1", b1);
         pto_k_tload(core, "gmm.pto:9: tload b1, b[k, 0]", b1, b, k, 0);
         /* sync: RAW mat a1, b1 -> textract, tmov */
         pto_k_set_flag(core, "gmm.pto:9: set_flag MTE2, MTE1, 0", PTO_K_PIPE_MTE2, PTO_K_PIPE_MTE1, 0);

@@ -20,8 +20,8 @@ static void kernel_gvadd(pto_k_core *core, const int64_t *args)
     for (int64_t i = 0; i < 2; i += 1) {
         const int64_t r = pto_k_block_idx(core) * 16 + i * 8;
         const pto_k_tile a = pto_k_t(PTO_K_VEC, PTO_K_F32, 8, 256, pto_emit_min(8, N - r), 256, (i % 2) * 8192);
-        const pto_k_tile b = pto_k_t(PTO_K_VEC, PTO_K_F32, 8, 256, pto_emit_min(8, N - r), 256, 16384);
         pto_k_tdecl(core, "gvadd.pto:4: tile a", a);
+        const pto_k_tile b = pto_k_t(PTO_K_VEC, PTO_K_F32, 8, 256, pto_emit_min(8, N - r), 256, 16384);
         pto_k_tload(core, "gvadd.pto:6: tload a, x[r, 0]", a, x, r, 0);
         /* sync: RAW vec a: tload a (line 6) -> tmuls b (line 7) */
         pto_k_set_flag(core, "gvadd.pto:6: set_flag MTE2, V, 0", PTO_K_PIPE_MTE2, PTO_K_PIPE_V, 0);
