@@ -63,7 +63,23 @@
       tiles and pipes.
 
    5. Check. The analysis runs once more with the hardware ids: any
-      unordered dependency or flag misuse now is an internal error. */
+      unordered dependency or flag misuse now is an internal error.
+
+   6. Cost. Steps 3 and 4 run the analysis once per group, so each run must
+      cost what changed, not the kernel, for long kernels to compile in
+      linear time; none of this changes a decision (tests/test_sync_same.c
+      compares the output with the previous, whole-kernel version):
+      - the state is sparse (records present, ids set) and records that a
+        later access supersedes leave it at top-level boundaries, so it is
+        the size of what is in flight; tensors that can never be part of a
+        dependency (only read, or only on one in-order pipe) get no records;
+      - the state before every top-level statement is kept (a checkpoint);
+        a new group is analysed from the checkpoint before its first
+        statement, and a sweep trial stops as soon as its state meets the
+        old checkpoint after its group (the rest is as before: ordered);
+      - a dependency found on the first visit of its loops and ordered right
+        around its target (pto__sy_shortcut) updates the state in place
+        and the analysis carries on, as another run would. */
 
 #define PTO__SY_ALLBITS 0x7f        /* the queues S..FIX; ALL is not a queue */
 #define PTO__SY_PRESENT 0x80
@@ -111,6 +127,12 @@ typedef struct pto__sy_st {
     int32_t cap_rid, cap_bits, cap_fkey, cap_fc0, cap_fcn, cap_fval, cap_caps;
 } pto__sy_st;
 
+typedef struct pto__sy_cl {    /* a live record, packed for pto__sy_collect */
+    int64_t lo, hi;
+    int32_t pos, rid;
+    uint8_t space, drop;
+} pto__sy_cl;
+
 typedef struct pto__sy {
     pto_ctx *ctx;
     pto_module *m;
@@ -138,8 +160,13 @@ typedef struct pto__sy {
     pto__sy_st **freel, *scratch;
     int32_t nfree, capfree;
     int trial, past, converged; /* a sweep trial: past its group; met a checkpoint */
+    int first;                  /* first visit of every loop around (pass 1, phase 0) */
+    pto__sy_st *snap;           /* the innermost block's state after snap_stmt */
+    int32_t snap_stmt;
     int32_t trial_last;         /* the trial group's last top-level statement */
     int32_t *tr_stmt, ntr, cap_tr, cap_tr2;
+    pto__sy_cl *cl;
+    int32_t cap_cl;
     pto__sy_st **tr_st;         /* a trial's states, kept if its group goes */
     int mode, stop;
     pto_status status;
@@ -651,15 +678,6 @@ static void pto__sy_uncapture(pto__sy_st *st, int32_t r)
     }
 }
 
-static void pto__sy_drop(pto__sy_st *st, int32_t k)
-{
-    int32_t r = st->rid[k];
-    memmove(st->rid + k, st->rid + k + 1, (size_t)(st->n - k - 1) * sizeof(int32_t));
-    memmove(st->bits + k, st->bits + k + 1, (size_t)(st->n - k - 1));
-    st->n--;
-    pto__sy_uncapture(st, r);
-}
-
 /* A new instance of record r: present, happening before nothing yet. */
 static void pto__sy_touch(pto__sy *sy, pto__sy_st *st, int32_t r)
 {
@@ -1058,23 +1076,89 @@ static int pto__sy_supersedes(const pto__sy *sy, const pto__sy_st *st, int32_t k
     return 1;
 }
 
-/* Drops every superseded record (see above). */
+/* Drops every superseded record (see above). Superseding is transitive and
+   pos strictly increases along it, so marking first and dropping after
+   drops the same records as dropping one at a time. The cheap tests (space,
+   order, bytes) run on a packed copy first. */
 static void pto__sy_collect(pto__sy *sy, pto__sy_st *st)
 {
-    int32_t kb, ka;
-    for (kb = 0; kb < st->n;) {
-        for (ka = 0; ka < st->n; ka++)
-            if (ka != kb && pto__sy_supersedes(sy, st, ka, kb)) break;
-        if (ka < st->n) pto__sy_drop(st, kb);
-        else kb++;
+    int32_t n = st->n, ka, kb, w = 0;
+    pto__sy_cl *c;
+    if (n < 2 || !pto__sy_grow(sy, (void **)&sy->cl, sizeof(pto__sy_cl), &sy->cap_cl, n)) return;
+    c = sy->cl;
+    for (ka = 0; ka < n; ka++) {
+        const pto__sy_rec *r = &sy->recs[st->rid[ka]];
+        c[ka].lo = r->lo;
+        c[ka].hi = r->hi;
+        c[ka].pos = sy->pos[r->stmt];
+        c[ka].space = r->space;
+        c[ka].rid = st->rid[ka];
+        c[ka].drop = 0;
     }
+    for (kb = 0; kb < n; kb++)
+        for (ka = 0; ka < n; ka++) {
+            if (c[ka].space != c[kb].space || c[ka].pos <= c[kb].pos) continue;
+            if (c[ka].space != PTO_GM && !(c[ka].lo <= c[kb].lo && c[kb].hi <= c[ka].hi)) continue;
+            if (pto__sy_supersedes(sy, st, ka, kb)) { c[kb].drop = 1; break; }
+        }
+    for (kb = 0; kb < n; kb++) {
+        if (c[kb].drop) continue;
+        st->rid[w] = st->rid[kb];
+        st->bits[w++] = st->bits[kb];
+    }
+    if (w == n) return;
+    st->n = w;
+    for (kb = 0; kb < n; kb++)
+        if (c[kb].drop) pto__sy_uncapture(st, c[kb].rid);
 }
 
-static void pto__sy_access(pto__sy *sy, int32_t s, pto__sy_st *st)
+static pto_status pto__sy_place(pto__sy *sy);
+static int pto__sy_seen(pto__sy *sy);
+static void pto__sy_counted(pto__sy *sy);
+
+/* Insertion's shortcut. A dependency found at s during the first visit of
+   every loop around s (pass 1, phase 0), inside a loop or an if, that is
+   ordered right around s - a barrier just before s, or a flag pair whose
+   set follows pa, the statement before s (only sync statements between),
+   and whose wait precedes s - changes nothing the analysis saw up to pa.
+   Its whole effect on the state at s is: the records the set captures
+   after pa (the block's snapshot) happen before q; for a barrier, the
+   records of its pipe happen before it. So the pair is placed and the
+   analysis goes on at s, with the state another analysis from the last
+   checkpoint would reach there: the same result without that analysis. */
+static int pto__sy_shortcut(pto__sy *sy, int32_t s, pto__sy_st *st)
+{
+    const pto_module *m = sy->m;
+    int32_t a = sy->recs[sy->h_rec].stmt, pa, pb, k, i;
+    int p = sy->recs[sy->h_rec].pipe, q = pto_stmt_pipe(m, s);
+    const pto__sy_grp *gr;
+    if (sy->mode != PTO__SY_FIND || sy->trial || !sy->first || !sy->h_fwd || !sy->snap) return 0;
+    pto__sy_lca(m, a, s, &pa, &pb);
+    if (pb != s || (p != q && pa != sy->snap_stmt) || pto__sy_seen(sy)) return 0;
+    if (pto__sy_place(sy) != PTO_OK) { pto__sy_fail(sy, PTO_ERR_INTERNAL); return 0; }
+    pto__sy_counted(sy);
+    gr = &sy->grps[sy->n_grps - 1];
+    if (gr->kind == PTO__SY_BAR) {
+        for (k = 0; k < st->n; k++)
+            if (sy->recs[st->rid[k]].pipe == gr->dst) st->bits[k] |= (uint8_t)(1u << gr->dst);
+    } else {
+        const pto__sy_st *sn = sy->snap;
+        for (k = 0; k < sn->n; k++) {
+            if (!((sn->bits[k] & (1u << p)) || sy->recs[sn->rid[k]].pipe == p)) continue;
+            if ((i = pto__sy_bsearch(st->rid, st->n, sn->rid[k])) >= 0) st->bits[i] |= (uint8_t)(1u << q);
+        }
+    }
+    sy->found = 0;
+    return 1;
+}
+
+/* The hazard check of statement s: every present record that conflicts
+   with one of its accesses and is not ordered before its pipe. */
+static int32_t pto__sy_scan(pto__sy *sy, int32_t s, const pto__sy_st *st, int32_t *rs)
 {
     const pto_module *m = sy->m;
     int q = pto_stmt_pipe(m, s);
-    int32_t i, o, r, k, rs[8], nr = 0;
+    int32_t i, o, r, k, nr = 0;
     for (i = 0; i < m->stmts[s].nargs; i++) {
         o = m->stmts[s].arg0 + i;
         if ((r = pto__sy_rec_now(sy, o)) < 0) continue;
@@ -1083,11 +1167,22 @@ static void pto__sy_access(pto__sy *sy, int32_t s, pto__sy_st *st)
             if (!pto__sy_conflict(sy, r2, r)) continue;
             if ((st->bits[k] & (1u << q)) || (sy->recs[r2].pipe == q && pto__sy_inorder(q))) continue;
             pto__sy_hazard(sy, r2, s, o, r);
-            if (sy->stop) return;
+            if (sy->stop) return nr;
         }
         if (nr < 8) rs[nr++] = r;
     }
-    if (sy->found) { sy->stop = 1; return; }
+    return nr;
+}
+
+static void pto__sy_access(pto__sy *sy, int32_t s, pto__sy_st *st)
+{
+    int32_t i, rs[8], nr;
+    for (;;) {
+        nr = pto__sy_scan(sy, s, st, rs);
+        if (sy->stop) return;
+        if (!sy->found) break;
+        if (!pto__sy_shortcut(sy, s, st)) { sy->stop = 1; return; }
+    }
     for (i = 0; i < nr; i++) pto__sy_touch(sy, st, rs[i]);
 }
 
@@ -1097,7 +1192,7 @@ static void pto__sy_loop(pto__sy *sy, int32_t L, pto__sy_st *st)
 {
     int32_t P = sy->period[L], ph;
     pto__sy_st **heads, *work;
-    int changed = 1;
+    int changed = 1, first = sy->first, pass = 0;
     heads = (pto__sy_st **)pto__sy_zalloc(sy, sizeof(pto__sy_st *) * (size_t)P);
     if (!heads) return;
     for (ph = 0; ph < P; ph++)
@@ -1107,17 +1202,21 @@ static void pto__sy_loop(pto__sy *sy, int32_t L, pto__sy_st *st)
         pto__sy_st_copy(sy, heads[0], st);
         while (changed && !sy->stop) {
             changed = 0;
+            pass++;
             for (ph = 0; ph < P && !sy->stop; ph++) {
                 if (!heads[ph]->reached) continue;
                 sy->phase[L] = ph;
+                sy->first = first && pass == 1 && ph == 0;
                 pto__sy_st_copy(sy, work, heads[ph]);
                 pto__sy_block(sy, sy->m->stmts[L].body, work);
                 if (!sy->stop) changed |= pto__sy_join(sy, heads[(ph + 1) % P], work);
             }
         }
+        sy->first = first;
         /* the loop may exit at the head of any iteration */
         for (ph = 0; ph < P && !sy->stop; ph++) pto__sy_join(sy, st, heads[ph]);
     }
+    sy->first = first;
     pto__sy_st_put(sy, work);
     for (ph = 0; ph < P; ph++) pto__sy_st_put(sy, heads[ph]);
     pto_free(sy->ctx, heads);
@@ -1149,10 +1248,31 @@ static void pto__sy_stmt(pto__sy *sy, int32_t s, pto__sy_st *st)
     }
 }
 
+/* A block inside a loop or if. On a first visit during insertion it keeps
+   the records and their pipes after its latest statement that can change
+   them, for pto__sy_shortcut. */
 static void pto__sy_block(pto__sy *sy, int32_t b, pto__sy_st *st)
 {
-    int32_t s;
-    for (s = sy->m->blocks[b].head; s >= 0 && !sy->stop; s = sy->m->stmts[s].next) pto__sy_stmt(sy, s, st);
+    const pto_module *m = sy->m;
+    pto__sy_st *saved = sy->snap, *snap = NULL;
+    int32_t s, saved_stmt = sy->snap_stmt;
+    if (sy->mode == PTO__SY_FIND && !sy->trial && sy->first) snap = pto__sy_st_get(sy);
+    sy->snap = snap;
+    sy->snap_stmt = -1;
+    for (s = m->blocks[b].head; s >= 0 && !sy->stop; s = m->stmts[s].next) {
+        int kind = m->stmts[s].kind;
+        pto__sy_stmt(sy, s, st);
+        if (!snap || sy->stop || (kind != PTO_ST_OP && kind != PTO_ST_FOR && kind != PTO_ST_IF)) continue;
+        if (kind == PTO_ST_OP && pto__sy_issync(m->stmts[s].op)) continue;
+        if (!pto__sy_reserve(sy, snap, st->n, 0, 0)) break;
+        snap->n = st->n;
+        memcpy(snap->rid, st->rid, (size_t)st->n * sizeof(int32_t));
+        memcpy(snap->bits, st->bits, (size_t)st->n);
+        sy->snap_stmt = s;
+    }
+    pto__sy_st_put(sy, snap);
+    sy->snap = saved;
+    sy->snap_stmt = saved_stmt;
 }
 
 /* ---- analysis driver ------------------------------------------------------------
@@ -1287,6 +1407,8 @@ static void pto__sy_run(pto__sy *sy, int32_t prog, int32_t from)
         from = m->blocks[sy->progs[prog]].head;
         st->reached = 1;
     }
+    sy->first = 1;
+    sy->snap = NULL;
     for (s = from; s >= 0 && !sy->stop; s = m->stmts[s].next) {
         if (pto__sy_ckable(sy, s)) pto__sy_collect(sy, st);
         if (sy->mode == PTO__SY_FIND && pto__sy_checkpoint(sy, s, st)) { sy->converged = 1; break; }
@@ -1797,6 +1919,19 @@ static pto_status pto__sy_sweep(pto__sy *sy)
     return sy->status;
 }
 
+/* Book-keeping for the group just placed. */
+static void pto__sy_counted(pto__sy *sy)
+{
+    const pto__sy_grp *gr = &sy->grps[sy->n_grps - 1];
+    if (gr->kind != PTO__SY_BAR) {
+        sy->stats.flag_pairs++;
+        if (gr->nids > 1) sy->stats.rotating++;
+    }
+    if (gr->kind == PTO__SY_LOOP) sy->period[gr->loop] = (int32_t)pto__sy_lcm(sy->period[gr->loop], gr->nids);
+    sy->nkeys = PTO__SY_REAL + PTO__SY_MAXROT * sy->n_grps;
+    sy->stats.rounds++;
+}
+
 /* Insertion: analyse; order the first uncovered dependency; analyse again
    from the checkpoint before the first statement that changed. */
 static pto_status pto__sy_insert(pto__sy *sy)
@@ -1807,7 +1942,6 @@ static pto_status pto__sy_insert(pto__sy *sy)
     sy->trial_last = -1;
     pto__sy_analyse_from(sy, PTO__SY_FIND, 0, -1);
     for (;;) {
-        pto__sy_grp *gr;
         if (sy->status != PTO_OK) return sy->status;
         if (!sy->found) return PTO_OK;
         sy->stop = 0;
@@ -1818,12 +1952,7 @@ static pto_status pto__sy_insert(pto__sy *sy)
         }
         e0 = sy->n_ents;
         if ((st = pto__sy_place(sy)) != PTO_OK) return st;
-        gr = &sy->grps[sy->n_grps - 1];
-        if (gr->kind != PTO__SY_BAR) {
-            sy->stats.flag_pairs++;
-            if (gr->nids > 1) sy->stats.rotating++;
-        }
-        if (gr->kind == PTO__SY_LOOP) sy->period[gr->loop] = (int32_t)pto__sy_lcm(sy->period[gr->loop], gr->nids);
+        pto__sy_counted(sy);
         pto__sy_restart(sy, e0, sy->n_ents, &prog, &from, NULL);
         pto__sy_analyse_from(sy, PTO__SY_FIND, prog, from);
     }
@@ -1855,6 +1984,7 @@ static void pto__sy_reset(pto__sy *sy)
     pto_free(ctx, sy->freel);
     pto_free(ctx, sy->ck);
     pto_free(ctx, sy->tr_stmt);
+    pto_free(ctx, sy->cl);
     pto_free(ctx, sy->tr_st);
     pto_free(ctx, sy->progs);
     pto_free(ctx, sy->recs);
