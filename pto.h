@@ -6226,7 +6226,7 @@ static int64_t pto__find_gap(const pto__group *g, pto__scratch *s, int32_t i, in
     for (c = 0; separate && c < s->ncls; c++)
         if (pto__conflict(a, &s->cls[c].rep))
             for (k = 0; k < s->cls[c].n; k++) pto__obs_add(s, s->cls[c].iv[2 * k], s->cls[c].iv[2 * k + 1]);
-    qsort(s->obs, (size_t)s->nobs, 2 * sizeof(int64_t), pto__obs_cmp);
+    if (s->nobs > 1) qsort(s->obs, (size_t)s->nobs, 2 * sizeof(int64_t), pto__obs_cmp);
     for (k = 0; k < s->nobs; k++) {
         int64_t st = s->obs[2 * k], cand = pto__align_up(cur, g->granule);
         if (cand + a->size <= st) {
@@ -7775,7 +7775,7 @@ static void pto__sy_compact(pto__sy *sy, pto__sy_st *st)
     if (st->ncap <= 2 * used + 64 || !pto__sy_reserve(sy, t, 0, 0, used)) return;
     t->ncap = 0;
     for (f = 0; f < st->nf; f++) {
-        memcpy(t->caps + t->ncap, st->caps + st->fc0[f], (size_t)st->fcn[f] * sizeof(int32_t));
+        if (st->fcn[f]) memcpy(t->caps + t->ncap, st->caps + st->fc0[f], (size_t)st->fcn[f] * sizeof(int32_t));
         st->fc0[f] = t->ncap;
         t->ncap += st->fcn[f];
     }
@@ -7863,7 +7863,7 @@ static int pto__sy_join_flags(pto__sy *sy, pto__sy_st *t, const pto__sy_st *d, c
         if (both) {
             pto__sy_join_caps(sy, t, d, i - 1, s, j - 1);
             if (t->fcn[f] != d->fcn[i - 1]
-                || memcmp(t->caps + t->fc0[f], d->caps + d->fc0[i - 1], (size_t)t->fcn[f] * sizeof(int32_t)))
+                || (t->fcn[f] && memcmp(t->caps + t->fc0[f], d->caps + d->fc0[i - 1], (size_t)t->fcn[f] * sizeof(int32_t))))
                 changed = 1;
         }
     }
@@ -8338,8 +8338,10 @@ static void pto__sy_block(pto__sy *sy, int32_t b, pto__sy_st *st)
         if (kind == PTO_ST_OP && pto__sy_issync(m->stmts[s].op)) continue;
         if (!pto__sy_reserve(sy, snap, st->n, 0, 0)) break;
         snap->n = st->n;
-        memcpy(snap->rid, st->rid, (size_t)st->n * sizeof(int32_t));
-        memcpy(snap->bits, st->bits, (size_t)st->n);
+        if (st->n) {
+            memcpy(snap->rid, st->rid, (size_t)st->n * sizeof(int32_t));
+            memcpy(snap->bits, st->bits, (size_t)st->n);
+        }
         sy->snap_stmt = s;
     }
     pto__sy_st_put(sy, snap);

@@ -171,7 +171,7 @@ static double slope(const result *a, const result *b, int pass)
 int main(int argc, char **argv)
 {
     static const long sizes[3] = {1000, 10000, 100000};
-    static const int reps[3] = {15, 5, 3};
+    static const int reps[3] = {9, 3, 2};
     result r[3];
     double rate, expo;
     int i, j, ok;

@@ -523,7 +523,7 @@ static int64_t pto__find_gap(const pto__group *g, pto__scratch *s, int32_t i, in
     for (c = 0; separate && c < s->ncls; c++)
         if (pto__conflict(a, &s->cls[c].rep))
             for (k = 0; k < s->cls[c].n; k++) pto__obs_add(s, s->cls[c].iv[2 * k], s->cls[c].iv[2 * k + 1]);
-    qsort(s->obs, (size_t)s->nobs, 2 * sizeof(int64_t), pto__obs_cmp);
+    if (s->nobs > 1) qsort(s->obs, (size_t)s->nobs, 2 * sizeof(int64_t), pto__obs_cmp);
     for (k = 0; k < s->nobs; k++) {
         int64_t st = s->obs[2 * k], cand = pto__align_up(cur, g->granule);
         if (cand + a->size <= st) {

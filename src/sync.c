@@ -703,7 +703,7 @@ static void pto__sy_compact(pto__sy *sy, pto__sy_st *st)
     if (st->ncap <= 2 * used + 64 || !pto__sy_reserve(sy, t, 0, 0, used)) return;
     t->ncap = 0;
     for (f = 0; f < st->nf; f++) {
-        memcpy(t->caps + t->ncap, st->caps + st->fc0[f], (size_t)st->fcn[f] * sizeof(int32_t));
+        if (st->fcn[f]) memcpy(t->caps + t->ncap, st->caps + st->fc0[f], (size_t)st->fcn[f] * sizeof(int32_t));
         st->fc0[f] = t->ncap;
         t->ncap += st->fcn[f];
     }
@@ -791,7 +791,7 @@ static int pto__sy_join_flags(pto__sy *sy, pto__sy_st *t, const pto__sy_st *d, c
         if (both) {
             pto__sy_join_caps(sy, t, d, i - 1, s, j - 1);
             if (t->fcn[f] != d->fcn[i - 1]
-                || memcmp(t->caps + t->fc0[f], d->caps + d->fc0[i - 1], (size_t)t->fcn[f] * sizeof(int32_t)))
+                || (t->fcn[f] && memcmp(t->caps + t->fc0[f], d->caps + d->fc0[i - 1], (size_t)t->fcn[f] * sizeof(int32_t))))
                 changed = 1;
         }
     }
@@ -1266,8 +1266,10 @@ static void pto__sy_block(pto__sy *sy, int32_t b, pto__sy_st *st)
         if (kind == PTO_ST_OP && pto__sy_issync(m->stmts[s].op)) continue;
         if (!pto__sy_reserve(sy, snap, st->n, 0, 0)) break;
         snap->n = st->n;
-        memcpy(snap->rid, st->rid, (size_t)st->n * sizeof(int32_t));
-        memcpy(snap->bits, st->bits, (size_t)st->n);
+        if (st->n) {
+            memcpy(snap->rid, st->rid, (size_t)st->n * sizeof(int32_t));
+            memcpy(snap->bits, st->bits, (size_t)st->n);
+        }
         sy->snap_stmt = s;
     }
     pto__sy_st_put(sy, snap);
