@@ -59,7 +59,7 @@ $(B)/bench/%: bench/%.c pto.h pto_kernels.h
 	$(CC) $(TESTFLAGS) -O2 -o $@ $< -lm
 
 bench: headers $(B)/ptoc $(BENCH_BIN)
-	@for b in $(BENCH_BIN); do echo "== $$b"; ./$$b || exit 1; done
+	@rc=0; for b in $(BENCH_BIN); do echo "== $$b"; ./$$b || rc=1; done; exit $$rc
 
 install: headers $(B)/ptoc
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
