@@ -66,8 +66,9 @@ $(B)/bench/%: bench/%.c pto.h pto_kernels.h
 	$(CC) $(TESTFLAGS) -O2 -o $@ $< -lm
 
 bench: headers $(B)/ptoc $(BENCH_BIN)
-	@echo "== bench/sync_bench.sh (pto's syncs against hand-written ones)"; sh bench/sync_bench.sh ./$(B)/ptoc
-	@for b in $(BENCH_BIN); do echo "== $$b"; ./$$b || exit 1; done
+	@rc=0; echo "== bench/sync_bench.sh (pto's syncs against hand-written ones)"; \
+	  sh bench/sync_bench.sh ./$(B)/ptoc || rc=1; \
+	  for b in $(BENCH_BIN); do echo "== $$b"; ./$$b || rc=1; done; exit $$rc
 
 install: headers $(B)/ptoc
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin

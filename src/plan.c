@@ -310,19 +310,52 @@ static int pto__conflict(const pto__item *a, const pto__item *b)
     return pto__conflict_dir(a, b) || pto__conflict_dir(b, a);
 }
 
-/* The most bytes live at one point, and that point. */
-static void pto__group_live_max(pto__group *g)
+/* ---- sorting ---------------------------------------------------------------
+   A stable bottom-up merge sort of item indices under a strict order: the
+   planner's orders are total (the tile id breaks every tie), so the result
+   is the one the first versions got from an insertion sort, in n log n. */
+
+typedef int (*pto__before_fn)(const pto__group *g, int32_t a, int32_t b, int key);
+
+static void pto__msort(const pto__group *g, int32_t *v, int32_t *tmp, int32_t n, pto__before_fn before, int key)
 {
-    int32_t i, j;
+    int32_t w, i;
+    for (w = 1; w < n; w *= 2) {
+        for (i = 0; i < n; i += 2 * w) {
+            int32_t mid = i + w < n ? i + w : n, hi = i + 2 * w < n ? i + 2 * w : n, p = i, q = mid, k = i;
+            while (p < mid && q < hi) tmp[k++] = before(g, v[q], v[p], key) ? v[q++] : v[p++];
+            while (p < mid) tmp[k++] = v[p++];
+            while (q < hi) tmp[k++] = v[q++];
+        }
+        memcpy(v, tmp, (size_t)n * sizeof *v);
+    }
+}
+
+/* key 0: by interval start; key 1: by interval end. */
+static int pto__by_point(const pto__group *g, int32_t a, int32_t b, int key)
+{
+    return key ? g->it[a].hi < g->it[b].hi : g->it[a].lo < g->it[b].lo;
+}
+
+/* The most bytes live at one point, and that point. The maximum of a sum of
+   intervals is reached at some interval's start: a sweep over the starts
+   and the ends (both sorted) visits every start once; the earliest point
+   wins a tie. bylo and byhi are scratch (n entries each), tmp too. */
+static void pto__group_live_max(pto__group *g, int32_t *bylo, int32_t *byhi, int32_t *tmp)
+{
+    int32_t i, e = 0;
+    int64_t sum = 0;
     g->live_max = 0;
-    g->live_pt = g->n ? g->it[0].lo : -1;
-    /* the maximum of a sum of intervals is reached at some interval's start */
-    for (i = 0; i < g->n; i++) {
-        int64_t sum = 0;
-        int32_t p = g->it[i].lo;
-        for (j = 0; j < g->n; j++)
-            if (g->it[j].lo <= p && p <= g->it[j].hi) sum += g->it[j].size;
-        if (sum > g->live_max || (sum == g->live_max && p < g->live_pt)) {
+    g->live_pt = -1;
+    for (i = 0; i < g->n; i++) bylo[i] = byhi[i] = i;
+    pto__msort(g, bylo, tmp, g->n, pto__by_point, 0);
+    pto__msort(g, byhi, tmp, g->n, pto__by_point, 1);
+    if (g->n) g->live_pt = g->it[bylo[0]].lo;
+    for (i = 0; i < g->n;) {
+        int32_t p = g->it[bylo[i]].lo;
+        for (; i < g->n && g->it[bylo[i]].lo == p; i++) sum += g->it[bylo[i]].size;
+        for (; e < g->n && g->it[byhi[e]].hi < p; e++) sum -= g->it[byhi[e]].size;
+        if (sum > g->live_max) {
             g->live_max = sum;
             g->live_pt = p;
         }
@@ -346,66 +379,184 @@ static int pto__order_before(const pto__item *a, const pto__item *b, int order)
     return a->tile < b->tile;
 }
 
-static void pto__sort_order(const pto__group *g, int32_t *idx, int order)
+static int pto__by_order(const pto__group *g, int32_t a, int32_t b, int order)
 {
-    int32_t i, j;
+    return pto__order_before(&g->it[a], &g->it[b], order);
+}
+
+static void pto__sort_order(const pto__group *g, int32_t *idx, int32_t *tmp, int order)
+{
+    int32_t i;
     for (i = 0; i < g->n; i++) idx[i] = i;
-    for (i = 1; i < g->n; i++) {
-        int32_t v = idx[i];
-        for (j = i; j > 0 && pto__order_before(&g->it[v], &g->it[idx[j - 1]], order); j--) idx[j] = idx[j - 1];
-        idx[j] = v;
+    pto__msort(g, idx, tmp, g->n, pto__by_order, order);
+}
+
+/* What one placement attempt knows, built so that placing a tile costs the
+   number of tiles it must avoid (times a log), not the number placed:
+   - a segment tree over the items sorted by start, holding the latest end
+     of the placed ones, finds the placed items live at the same time;
+   - at the separate level, the bytes ever used by the placed items of each
+     pipe class (the pipes that access a tile, and those that write it:
+     pto__conflict depends on nothing else) as a sorted list of disjoint
+     ranges, since a conflicting class must be avoided whatever its time.
+   The gap search only depends on the union of the bytes to avoid, so the
+   result is the same as scanning every placed item in offset order. */
+typedef struct pto__cls {
+    pto__item rep;      /* rd/wr of the class */
+    int64_t *iv;        /* [start, end) pairs, sorted, disjoint, not touching */
+    int32_t n, cap;
+} pto__cls;
+
+typedef struct pto__scratch {
+    pto_ctx *ctx;
+    int32_t *idx, *tmp, *bylo, *byhi, *leaf, *tree, *hits;
+    int64_t *off, *best, *obs;
+    int32_t width, nobs, capobs, nhits;
+    pto__cls *cls;
+    int32_t ncls, capcls;
+    int oom;
+} pto__scratch;
+
+static void pto__tree_set(pto__scratch *s, int32_t item, int32_t v)
+{
+    int32_t n = s->width + s->leaf[item];
+    s->tree[n] = v;
+    for (n /= 2; n >= 1; n /= 2) s->tree[n] = s->tree[2 * n] > s->tree[2 * n + 1] ? s->tree[2 * n] : s->tree[2 * n + 1];
+}
+
+/* The placed items among the first `lim` by start whose end is >= qlo. */
+static void pto__tree_find(pto__scratch *s, int32_t node, int32_t l, int32_t r, int32_t lim, int32_t qlo)
+{
+    if (l >= lim || s->tree[node] < qlo) return;
+    if (r - l == 1) { s->hits[s->nhits++] = s->bylo[l]; return; }
+    pto__tree_find(s, 2 * node, l, (l + r) / 2, lim, qlo);
+    pto__tree_find(s, 2 * node + 1, (l + r) / 2, r, lim, qlo);
+}
+
+static void pto__obs_add(pto__scratch *s, int64_t lo, int64_t hi)
+{
+    if (s->nobs == s->capobs) {
+        int32_t ncap = s->capobs ? s->capobs * 2 : 64;
+        int64_t *p = (int64_t *)pto_realloc(s->ctx, s->obs, (size_t)ncap * 2 * sizeof(int64_t));
+        if (!p) { s->oom = 1; return; }
+        s->obs = p;
+        s->capobs = ncap;
+    }
+    s->obs[2 * s->nobs] = lo;
+    s->obs[2 * s->nobs + 1] = hi;
+    s->nobs++;
+}
+
+static int pto__obs_cmp(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The class of item i (created on first sight). */
+static pto__cls *pto__class_of(pto__scratch *s, const pto__item *it)
+{
+    int32_t c;
+    for (c = 0; c < s->ncls; c++)
+        if (s->cls[c].rep.rd == it->rd && s->cls[c].rep.wr == it->wr) return &s->cls[c];
+    if (s->ncls == s->capcls) {
+        int32_t ncap = s->capcls ? s->capcls * 2 : 8;
+        pto__cls *p = (pto__cls *)pto_realloc(s->ctx, s->cls, (size_t)ncap * sizeof *p);
+        if (!p) { s->oom = 1; return NULL; }
+        s->cls = p;
+        s->capcls = ncap;
+    }
+    memset(&s->cls[s->ncls], 0, sizeof s->cls[0]);
+    s->cls[s->ncls].rep = *it;
+    return &s->cls[s->ncls++];
+}
+
+/* Adds [lo, hi) to a class's byte ranges, merging what it overlaps. */
+static void pto__cls_add(pto__scratch *s, pto__cls *c, int64_t lo, int64_t hi)
+{
+    int32_t a = 0, b = c->n, i, j;
+    while (a < b) { int32_t mid = (a + b) / 2; if (c->iv[2 * mid + 1] < lo) a = mid + 1; else b = mid; }
+    i = j = a;
+    for (; j < c->n && c->iv[2 * j] <= hi; j++) {
+        if (c->iv[2 * j] < lo) lo = c->iv[2 * j];
+        if (c->iv[2 * j + 1] > hi) hi = c->iv[2 * j + 1];
+    }
+    if (j == i) {
+        if (c->n == c->cap) {
+            int32_t ncap = c->cap ? c->cap * 2 : 16;
+            int64_t *p = (int64_t *)pto_realloc(s->ctx, c->iv, (size_t)ncap * 2 * sizeof(int64_t));
+            if (!p) { s->oom = 1; return; }
+            c->iv = p;
+            c->cap = ncap;
+        }
+        memmove(c->iv + 2 * (i + 1), c->iv + 2 * i, (size_t)(c->n - i) * 2 * sizeof(int64_t));
+        c->n++;
+    } else {
+        memmove(c->iv + 2 * (i + 1), c->iv + 2 * j, (size_t)(c->n - j) * 2 * sizeof(int64_t));
+        c->n -= j - i - 1;
+    }
+    c->iv[2 * i] = lo;
+    c->iv[2 * i + 1] = hi;
+}
+
+static void pto__mark_placed(const pto__group *g, pto__scratch *s, int32_t i, int separate)
+{
+    pto__tree_set(s, i, g->it[i].hi);
+    if (separate) {
+        pto__cls *c = pto__class_of(s, &g->it[i]);
+        if (c) pto__cls_add(s, c, s->off[i], s->off[i] + g->it[i].size);
     }
 }
 
-/* Inserts item i into `placed`, kept sorted by offset. */
-static void pto__placed_add(int32_t *placed, int32_t *np, const int64_t *off, int32_t i)
-{
-    int32_t j = *np;
-    while (j > 0 && off[placed[j - 1]] > off[i]) { placed[j] = placed[j - 1]; j--; }
-    placed[j] = i;
-    (*np)++;
-}
-
 /* The offset for item i: the lowest (first-fit) or tightest (best-fit) gap
-   between the placed items it must avoid. */
-static int64_t pto__find_gap(const pto__group *g, int32_t i, const int32_t *placed, int32_t np,
-                             const int64_t *off, int bestfit, int separate)
+   between the bytes it must avoid: the placed items live at the same time,
+   and at the separate level every placed item of a conflicting pipe class. */
+static int64_t pto__find_gap(const pto__group *g, pto__scratch *s, int32_t i, int bestfit, int separate)
 {
     const pto__item *a = &g->it[i];
     int64_t cur = 0, best = -1, best_gap = 0;
-    int32_t k;
-    for (k = 0; k < np; k++) {
-        const pto__item *b = &g->it[placed[k]];
-        int64_t s = off[placed[k]], cand = pto__align_up(cur, g->granule);
-        if (!pto__overlap_time(a, b) && !(separate && pto__conflict(a, b))) continue;
-        if (cand + a->size <= s) {
+    int32_t k, lo = 0, hi = g->n, c;
+    while (lo < hi) { int32_t mid = (lo + hi) / 2; if (g->it[s->bylo[mid]].lo <= a->hi) lo = mid + 1; else hi = mid; }
+    s->nhits = s->nobs = 0;
+    pto__tree_find(s, 1, 0, s->width, lo, a->lo);
+    for (k = 0; k < s->nhits; k++) pto__obs_add(s, s->off[s->hits[k]], s->off[s->hits[k]] + g->it[s->hits[k]].size);
+    for (c = 0; separate && c < s->ncls; c++)
+        if (pto__conflict(a, &s->cls[c].rep))
+            for (k = 0; k < s->cls[c].n; k++) pto__obs_add(s, s->cls[c].iv[2 * k], s->cls[c].iv[2 * k + 1]);
+    if (s->nobs > 1) qsort(s->obs, (size_t)s->nobs, 2 * sizeof(int64_t), pto__obs_cmp);
+    for (k = 0; k < s->nobs; k++) {
+        int64_t st = s->obs[2 * k], cand = pto__align_up(cur, g->granule);
+        if (cand + a->size <= st) {
             if (!bestfit) return cand;
-            if (best < 0 || s - cand < best_gap) { best = cand; best_gap = s - cand; }
+            if (best < 0 || st - cand < best_gap) { best = cand; best_gap = st - cand; }
         }
-        if (s + b->size > cur) cur = s + b->size;
+        if (s->obs[2 * k + 1] > cur) cur = s->obs[2 * k + 1];
     }
     return best >= 0 ? best : pto__align_up(cur, g->granule);
 }
 
 /* Places every item with one order and fit; returns the peak (highest byte
-   used). off[] receives the offsets. */
-static int64_t pto__place(const pto__group *g, const int32_t *idx, int bestfit, int separate,
-                          int64_t *off, int32_t *placed)
+   used), or stops with a peak past `limit` as soon as one is (an attempt
+   that cannot fit need not be finished). s->off receives the offsets. */
+static int64_t pto__place(const pto__group *g, pto__scratch *s, int bestfit, int separate, int64_t limit)
 {
-    int32_t k, np = 0;
+    int32_t k, c;
     int64_t peak = 0;
+    for (k = 1; k < 2 * s->width; k++) s->tree[k] = -1;
+    for (c = 0; c < s->ncls; c++) s->cls[c].n = 0;
     for (k = 0; k < g->n; k++) {
-        off[k] = g->it[k].pin;
-        if (g->it[k].pin >= 0) pto__placed_add(placed, &np, off, k);
+        s->off[k] = g->it[k].pin;
+        if (g->it[k].pin < 0) continue;
+        pto__mark_placed(g, s, k, separate);
+        if (s->off[k] + g->it[k].size > peak) peak = s->off[k] + g->it[k].size;
     }
-    for (k = 0; k < g->n; k++) {
-        int32_t i = idx[k];
+    for (k = 0; k < g->n && peak <= limit && !s->oom; k++) {
+        int32_t i = s->idx[k];
         if (g->it[i].pin >= 0) continue;
-        off[i] = pto__find_gap(g, i, placed, np, off, bestfit, separate);
-        pto__placed_add(placed, &np, off, i);
+        s->off[i] = pto__find_gap(g, s, i, bestfit, separate);
+        pto__mark_placed(g, s, i, separate);
+        if (s->off[i] + g->it[i].size > peak) peak = s->off[i] + g->it[i].size;
     }
-    for (k = 0; k < g->n; k++)
-        if (off[k] + g->it[k].size > peak) peak = off[k] + g->it[k].size;
     return peak;
 }
 
@@ -491,24 +642,22 @@ static pto_status pto__check_pins(pto_ctx *ctx, const pto_module *m, const pto__
 
 /* ---- one group ------------------------------------------------------------ */
 
-typedef struct pto__scratch {
-    int32_t *idx, *placed;
-    int64_t *off, *best;
-} pto__scratch;
-
 /* Tries every level, order and fit; keeps the lowest peak of the first
-   level that fits. Returns 1 when a placement fits (best[] holds it). */
+   level that fits. Returns 1 when a placement fits (best[] holds it).
+   Attempts stop once past `limit`; *min_peak is exact only when limit
+   is never reached (the caller asks again without a limit when nothing
+   fits, to report the real need). */
 static int pto__search(const pto__group *g, const pto_plan_desc *d, pto__scratch *s, pto_plan_stat *stat,
-                       int64_t *min_peak)
+                       int64_t limit, int64_t *min_peak)
 {
     int level, o, fit;
     *min_peak = -1;
     for (level = d->tight ? PTO_PLAN_TIGHT : PTO_PLAN_SEPARATE; level <= PTO_PLAN_TIGHT; level++) {
         int64_t best_peak = -1;
         for (o = 0; o < d->norders; o++) {
-            pto__sort_order(g, s->idx, d->orders[o]);
-            for (fit = 0; fit < PTO__NFITS; fit++) {
-                int64_t peak = pto__place(g, s->idx, fit, level == PTO_PLAN_SEPARATE, s->off, s->placed);
+            pto__sort_order(g, s->idx, s->tmp, d->orders[o]);
+            for (fit = 0; fit < PTO__NFITS && !s->oom; fit++) {
+                int64_t peak = pto__place(g, s, fit, level == PTO_PLAN_SEPARATE, limit);
                 if (*min_peak < 0 || peak < *min_peak) *min_peak = peak;
                 if (peak > g->avail || (best_peak >= 0 && peak >= best_peak)) continue;
                 best_peak = peak;
@@ -524,35 +673,73 @@ static int pto__search(const pto__group *g, const pto_plan_desc *d, pto__scratch
     return 0;
 }
 
+static void pto__scratch_free(pto__scratch *s)
+{
+    int32_t c;
+    pto_free(s->ctx, s->idx);
+    pto_free(s->ctx, s->tmp);
+    pto_free(s->ctx, s->bylo);
+    pto_free(s->ctx, s->byhi);
+    pto_free(s->ctx, s->leaf);
+    pto_free(s->ctx, s->tree);
+    pto_free(s->ctx, s->hits);
+    pto_free(s->ctx, s->off);
+    pto_free(s->ctx, s->best);
+    pto_free(s->ctx, s->obs);
+    for (c = 0; c < s->ncls; c++) pto_free(s->ctx, s->cls[c].iv);
+    pto_free(s->ctx, s->cls);
+}
+
+static int pto__scratch_init(pto_ctx *ctx, const pto__group *g, pto__scratch *s)
+{
+    size_t n = (size_t)g->n + 1;
+    memset(s, 0, sizeof *s);
+    s->ctx = ctx;
+    for (s->width = 1; s->width < g->n; s->width *= 2) {}
+    s->idx = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
+    s->tmp = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
+    s->bylo = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
+    s->byhi = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
+    s->leaf = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
+    s->hits = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
+    s->tree = (int32_t *)pto_alloc(ctx, 2 * (size_t)s->width * sizeof(int32_t));
+    s->off = (int64_t *)pto_alloc(ctx, n * sizeof(int64_t));
+    s->best = (int64_t *)pto_alloc(ctx, n * sizeof(int64_t));
+    if (!s->idx || !s->tmp || !s->bylo || !s->byhi || !s->leaf || !s->hits || !s->tree || !s->off || !s->best) return 0;
+    return 1;
+}
+
 static pto_status pto__plan_group(pto_ctx *ctx, pto_module *m, const pto__live *lv, pto__group *g,
                                   const pto_plan_desc *d, pto_plan_stat *stat)
 {
     pto__scratch s;
-    size_t n = (size_t)g->n + 1;
     int64_t min_peak;
     pto_status st;
     int32_t i;
-    pto__group_live_max(g);
     stat->kernel = g->kernel;
     stat->core = (uint8_t)g->core;
     stat->space = (uint8_t)g->space;
     stat->capacity = g->cap;
     stat->reserved = g->reserved;
+    stat->ntiles = g->n;
+    if (!pto__scratch_init(ctx, g, &s)) {
+        pto__scratch_free(&s);
+        pto__oom(ctx);
+        return PTO_ERR_INTERNAL;
+    }
+    pto__group_live_max(g, s.bylo, s.byhi, s.tmp);
     stat->live_max = g->live_max;
     stat->live_stmt = g->live_pt >= 0 ? lv->at[g->live_pt] : -1;
-    stat->ntiles = g->n;
+    for (i = 0; i < g->n; i++) s.leaf[s.bylo[i]] = i;
     st = pto__check_pins(ctx, m, g);
-    if (st != PTO_OK) return st;
-    s.idx = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
-    s.placed = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
-    s.off = (int64_t *)pto_alloc(ctx, n * sizeof(int64_t));
-    s.best = (int64_t *)pto_alloc(ctx, n * sizeof(int64_t));
-    if (!s.idx || !s.placed || !s.off || !s.best) {
-        pto__oom(ctx);
-        st = PTO_ERR_INTERNAL;
-    } else if (!pto__search(g, d, &s, stat, &min_peak)) {
-        st = pto__plan_overflow(ctx, m, lv, g, min_peak, d);
-    } else {
+    if (st != PTO_OK) {
+        pto__scratch_free(&s);
+        return st;
+    }
+    if (!pto__search(g, d, &s, stat, g->avail, &min_peak)) {
+        if (!s.oom) pto__search(g, d, &s, stat, INT64_MAX, &min_peak);
+        st = s.oom ? PTO_ERR_INTERNAL : pto__plan_overflow(ctx, m, lv, g, min_peak, d);
+    } else if (!s.oom) {
         for (i = 0; i < g->n; i++) {
             pto_tile *t = &m->tiles[g->it[i].tile];
             int k;
@@ -560,10 +747,8 @@ static pto_status pto__plan_group(pto_ctx *ctx, pto_module *m, const pto__live *
             t->planned = 1;
         }
     }
-    pto_free(ctx, s.idx);
-    pto_free(ctx, s.placed);
-    pto_free(ctx, s.off);
-    pto_free(ctx, s.best);
+    if (s.oom) { pto__oom(ctx); st = PTO_ERR_INTERNAL; }
+    pto__scratch_free(&s);
     return st;
 }
 
