@@ -8,6 +8,7 @@
 #define PTO_TEST_CHECK_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int t_pass, t_fail;
@@ -31,6 +32,24 @@ static int t_pass, t_fail;
         else { t_fail++; printf("FAIL %s:%d: got \"%s\"\n     expected \"%s\"\n", __FILE__, __LINE__, \
                                  ca_ ? ca_ : "(null)", cb_ ? cb_ : "(null)"); } \
     } while (0)
+
+/* The whole file at path, NUL-terminated (free it), its length in *len when
+   len is not NULL; NULL when it cannot be read. */
+static inline char *t_slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *d;
+    long n;
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    d = (char *)malloc((size_t)n + 1);
+    if (d && fread(d, 1, (size_t)n, f) != (size_t)n) { free(d); d = NULL; }
+    fclose(f);
+    if (d) { d[n] = 0; if (len) *len = (size_t)n; }
+    return d;
+}
 
 #define TEST_END() (printf("%d passed, %d failed\n", t_pass, t_fail), t_fail != 0)
 

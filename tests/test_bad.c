@@ -11,28 +11,12 @@
 #include <dirent.h>
 #include <stdlib.h>
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *d;
-    long n;
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    d = (char *)malloc((size_t)n + 1);
-    if (d && fread(d, 1, (size_t)n, f) != (size_t)n) { free(d); d = NULL; }
-    fclose(f);
-    if (d) { d[n] = 0; *len = (size_t)n; }
-    return d;
-}
-
 static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 static void check_file(const char *path)
 {
     size_t len = 0;
-    char *text = slurp(path, &len), expect[600], got[700];
+    char *text = t_slurp(path, &len), expect[600], got[700];
     const char *nl;
     pto_ctx *ctx;
     pto_module *m;

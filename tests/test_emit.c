@@ -248,22 +248,6 @@ static int emit(builder fn, pto_buf *k, pto_buf *h, pto_ctx **ctxp)
     return st == PTO_OK;
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    char *d;
-    long n;
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    d = (char *)malloc((size_t)n + 1);
-    if (d && fread(d, 1, (size_t)n, f) != (size_t)n) { free(d); d = NULL; }
-    if (d) d[n] = 0;
-    fclose(f);
-    return d;
-}
-
 /* Compares text with tests/golden/NAME; PTO_UPDATE_GOLDEN=1 rewrites it. */
 static void golden(const char *name, const char *text)
 {
@@ -278,7 +262,7 @@ static void golden(const char *name, const char *text)
         printf("updated %s\n", path);
         return;
     }
-    want = slurp(path);
+    want = t_slurp(path, NULL);
     CHECK_MSG(want != NULL, "missing %s (run PTO_UPDATE_GOLDEN=1 make test)", path);
     if (want && strcmp(want, text) != 0) {
         const char *a = want, *b = text;
@@ -428,7 +412,7 @@ static void test_errors(void)
 static void test_pipeline(void)
 {
     pto_ctx *ctx = pto_ctx_create(NULL);
-    char *text = slurp("examples/vadd.pto");
+    char *text = t_slurp("examples/vadd.pto", NULL);
     pto_module *m = text ? pto_parse(ctx, "examples/vadd.pto", text, strlen(text)) : NULL;
     pto_buf k, h;
     pto_emit_desc ed;

@@ -15,22 +15,6 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *d;
-    long n;
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    d = (char *)malloc((size_t)n + 1);
-    if (d && fread(d, 1, (size_t)n, f) != (size_t)n) { free(d); d = NULL; }
-    fclose(f);
-    if (d) { d[n] = 0; *len = (size_t)n; }
-    return d;
-}
-
 /* Parses text and prints it; NULL when it does not parse. Caller frees. */
 static char *fmt(pto_ctx *ctx, const char *name, const char *text, size_t len)
 {
@@ -57,7 +41,7 @@ static int n_files;
 static void roundtrip_file(const char *path, int must_parse)
 {
     size_t len = 0;
-    char *text = slurp(path, &len), *p1, *p2;
+    char *text = t_slurp(path, &len), *p1, *p2;
     pto_ctx *ctx = pto_ctx_create(NULL);
     CHECK_MSG(text != NULL, "cannot read %s", path);
     p1 = text ? fmt(ctx, path, text, len) : NULL;
