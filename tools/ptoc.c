@@ -94,6 +94,21 @@ static pto_module *load(pto_ctx *ctx, const char *path, int *status)
     return m;
 }
 
+/* Writes a printer's text for m to stdout; PTO_ERR_INTERNAL when the text
+   could not be built (out of memory). */
+static pto_status write_text(pto_ctx *ctx, const pto_module *m, void (*printer)(const pto_module *, pto_buf *))
+{
+    pto_buf out;
+    pto_status st = PTO_OK;
+    memset(&out, 0, sizeof out);
+    out.ctx = ctx;
+    printer(m, &out);
+    if (out.oom) st = PTO_ERR_INTERNAL;
+    else fputs(out.data ? out.data : "", stdout);
+    pto_buf_free(&out);
+    return st;
+}
+
 static int cmd_check(pto_ctx *ctx, const char *path, int print)
 {
     int status;
@@ -101,20 +116,11 @@ static int cmd_check(pto_ctx *ctx, const char *path, int print)
     pto_status st = PTO_OK;
     if (m) st = pto_verify(ctx, m);
     pto_diag_print(ctx, stderr);
-    if (m && st == PTO_OK && print) {
-        pto_buf out;
-        memset(&out, 0, sizeof out);
-        out.ctx = ctx;
-        pto_print(m, &out);
-        if (out.oom) st = PTO_ERR_INTERNAL;
-        else fputs(out.data ? out.data : "", stdout);
-        pto_buf_free(&out);
-    }
+    if (m && st == PTO_OK && print) st = write_text(ctx, m, pto_print);
     pto_module_destroy(m);
     return m ? exit_code(st) : status;
 }
 
-/* ptoc dump STAGE FILE: the IR after STAGE, with what the passes computed. */
 /* The pipeline stages `ptoc dump` can stop after, in order. */
 static const char *const dump_stages[] = {"parse", "verify", "plan", "sync"};
 
@@ -136,15 +142,7 @@ static int cmd_dump(pto_ctx *ctx, const char *stage, const char *path)
     if (m && last >= 2 && st == PTO_OK) st = pto_plan(ctx, m, NULL);
     if (m && last >= 3 && st == PTO_OK) st = pto_sync(ctx, m, NULL);
     pto_diag_print(ctx, stderr);
-    if (m && st == PTO_OK) {
-        pto_buf out;
-        memset(&out, 0, sizeof out);
-        out.ctx = ctx;
-        pto_dump(m, &out);
-        if (out.oom) st = PTO_ERR_INTERNAL;
-        else fputs(out.data ? out.data : "", stdout);
-        pto_buf_free(&out);
-    }
+    if (m && st == PTO_OK) st = write_text(ctx, m, pto_dump);
     pto_module_destroy(m);
     return m ? exit_code(st) : status;
 }
@@ -204,20 +202,12 @@ static int cmd_sync(pto_ctx *ctx, const char *path)
     int status;
     pto_module *m = load(ctx, path, &status);
     pto_status st = PTO_OK;
-    pto_buf out;
     if (!m) { pto_diag_print(ctx, stderr); return status; }
     st = pto_verify(ctx, m);
     if (st == PTO_OK) st = pto_plan(ctx, m, NULL);
     if (st == PTO_OK) st = pto_sync(ctx, m, NULL);
     pto_diag_print(ctx, stderr);
-    if (st == PTO_OK) {
-        memset(&out, 0, sizeof out);
-        out.ctx = ctx;
-        pto_sync_dump(m, &out);
-        if (out.oom) st = PTO_ERR_INTERNAL;
-        else fputs(out.data ? out.data : "", stdout);
-        pto_buf_free(&out);
-    }
+    if (st == PTO_OK) st = write_text(ctx, m, pto_sync_dump);
     pto_module_destroy(m);
     return exit_code(st);
 }
