@@ -104,34 +104,34 @@
       "#include \"kernel.c\"\n" \
       "\n" \
       "/* $(file), as the reference interpreter reads it */\n" \
-      "static const char *const ptoh_source[] = {\n") \
+      "static const char *const pto_h_source[] = {\n") \
     X(H_LINE,      "    \"$(text)\",\n") \
     X(H_SOURCE_END, "    NULL\n};\n") \
     X(H_FN_BEGIN, \
       "\n" \
       "/* $(kind) kernel $(name)($(sig)), blocks($(blocks)) */\n" \
-      "static void host_$(name)(ptoh_run *run)\n" \
+      "static void host_$(name)(pto_h_run *run)\n" \
       "{\n") \
-    X(H_DIM,       "    const int64_t $(name) = ptoh_dim(run, \"$(text)\");\n") \
-    X(H_SCALAR_F,  "    const double $(name) = ptoh_scalar(run, \"$(text)\");\n") \
-    X(H_SCALAR_I,  "    const int64_t $(name) = (int64_t)ptoh_scalar(run, \"$(text)\");\n") \
-    X(H_TENSOR,    "    pto_k_gm *$(name) = ptoh_tensor(run, $(idx), \"$(text)\", $(dtype), $(rows), $(cols), $(dir));\n") \
-    X(H_ARGS,      "    int64_t args[$(n)];\n    if (!ptoh_ready(run)) return;\n") \
+    X(H_DIM,       "    const int64_t $(name) = pto_h_dim(run, \"$(text)\");\n") \
+    X(H_SCALAR_F,  "    const double $(name) = pto_h_scalar(run, \"$(text)\");\n") \
+    X(H_SCALAR_I,  "    const int64_t $(name) = (int64_t)pto_h_scalar(run, \"$(text)\");\n") \
+    X(H_TENSOR,    "    pto_k_gm *$(name) = pto_h_tensor(run, $(idx), \"$(text)\", $(dtype), $(rows), $(cols), $(dir));\n") \
+    X(H_ARGS,      "    int64_t args[$(n)];\n    if (!pto_h_ready(run)) return;\n") \
     X(H_ARG_GM,    "    args[$(idx)] = pto_k_gm_arg($(name));\n") \
     X(H_ARG_F,     "    args[$(idx)] = pto_k_f_arg($(name));\n") \
     X(H_ARG_I,     "    args[$(idx)] = $(name);\n") \
     X(H_LAUNCH, \
-      "    ptoh_launch(run, kernel_$(name), \"$(text)\", $(kind), $(blocks), args, \"$(planned)\");\n" \
+      "    pto_h_launch(run, kernel_$(name), \"$(text)\", $(kind), $(blocks), args, \"$(planned)\");\n" \
       "}\n") \
     X(H_MAIN_BEGIN, \
       "\n" \
       "int main(int argc, char **argv)\n" \
       "{\n" \
-      "    ptoh_run run;\n" \
-      "    if (ptoh_begin(&run, argc, argv, \"$(file)\", ptoh_source, __FILE__))\n" \
-      "        return ptoh_end(&run);\n") \
+      "    pto_h_run run;\n" \
+      "    if (pto_h_begin(&run, argc, argv, \"$(file)\", pto_h_source, __FILE__))\n" \
+      "        return pto_h_end(&run);\n") \
     X(H_CALL,      "    host_$(name)(&run);\n") \
-    X(H_MAIN_END,  "    return ptoh_end(&run);\n}\n")
+    X(H_MAIN_END,  "    return pto_h_end(&run);\n}\n")
 
 enum {
 #define PTO__KEY_ENUM(e, s) PTO__K_##e,
@@ -1151,7 +1151,7 @@ static void pto__emit_host_kernel(pto__emitter *E, int32_t k)
         else pto__emit_vi(E, PTO__K_ROWS, pa->dim[0]);
         if (pa->dim_var[1] >= 0) pto__emit_v(E, PTO__K_COLS, E->var_name[pa->dim_var[1]]);
         else pto__emit_vi(E, PTO__K_COLS, pa->dim[1]);
-        pto__emit_v(E, PTO__K_DIR, pa->dir == PTO_IN ? "PTOH_IN" : pa->dir == PTO_OUT ? "PTOH_OUT" : "PTOH_INOUT");
+        pto__emit_v(E, PTO__K_DIR, pa->dir == PTO_IN ? "PTO_H_IN" : pa->dir == PTO_OUT ? "PTO_H_OUT" : "PTO_H_INOUT");
         pto__emit_x(E, PTO__T_H_TENSOR);
     }
     pto__emit_vi(E, PTO__K_N, kn->nparams > 0 ? kn->nparams : 1);

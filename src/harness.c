@@ -5,18 +5,18 @@
    the host.c pto_emit writes. It needs the .pto text of the kernels (host.c
    embeds it) and gives host.c a small vocabulary:
 
-     ptoh_begin   reads -D NAME=VALUE, --seed S, --trace F.json; re-parses
+     pto_h_begin   reads -D NAME=VALUE, --seed S, --trace F.json; re-parses
                   and verifies the .pto text; creates the simulated device
-     ptoh_dim / ptoh_scalar    a dynamic dim / scalar param from -D
-     ptoh_tensor  a device tensor plus a host copy for the interpreter;
+     pto_h_dim / pto_h_scalar    a dynamic dim / scalar param from -D
+     pto_h_tensor  a device tensor plus a host copy for the interpreter;
                   inputs get seeded random values (the same in both)
-     ptoh_launch  runs the kernel on the simulator, then the reference
+     pto_h_launch  runs the kernel on the simulator, then the reference
                   interpreter on the host copies, and compares every tensor
                   (inputs too: a kernel must not write them) bit for bit,
                   NaN equal to NaN; prints result, cycles, bound, efficiency,
                   flags and barriers (counted in kernel.c as it is on disk,
                   hand edits included), planned bytes and simulator reports
-     ptoh_end     exit status: 0 all match and the simulator reported
+     pto_h_end     exit status: 0 all match and the simulator reported
                   nothing, 1 mismatch / report / bad input, 2 internal
 
    A kernel that mismatches or draws a simulator report does not stop the
@@ -32,37 +32,37 @@
 #error "the host harness needs pto_kernels.h included before pto.h"
 #endif
 
-#define PTOH_IN 0
-#define PTOH_OUT 1
-#define PTOH_INOUT 2
-#define PTOH_MAX 64
+#define PTO_H_IN 0
+#define PTO_H_OUT 1
+#define PTO_H_INOUT 2
+#define PTO_H_MAX 64
 
-typedef struct ptoh_run {
+typedef struct pto_h_run {
     const char *file;              /* the .pto file name */
     uint64_t seed, rng;
     const char *trace;
-    const char *def_name[PTOH_MAX]; /* -D NAME=VALUE */
-    size_t def_len[PTOH_MAX];
-    double def_val[PTOH_MAX];
+    const char *def_name[PTO_H_MAX]; /* -D NAME=VALUE */
+    size_t def_len[PTO_H_MAX];
+    double def_val[PTO_H_MAX];
     int ndefs;
     pto_ctx *ctx;
     pto_module *m;
     pto_k_device *dev;
     char *ksrc;                    /* kernel.c, for counting flags and barriers */
     /* the kernel being set up */
-    pto_binding bind[PTOH_MAX];
+    pto_binding bind[PTO_H_MAX];
     int nbind;
-    void *host[PTOH_MAX];
-    pto_k_gm *gm[PTOH_MAX];
-    int dir[PTOH_MAX];
+    void *host[PTO_H_MAX];
+    pto_k_gm *gm[PTO_H_MAX];
+    int dir[PTO_H_MAX];
     int ntensors;
     /* totals */
     int status, nkernels;
     int failed;                    /* some kernel mismatched or drew a report */
     int64_t cycles;
-} ptoh_run;
+} pto_h_run;
 
-PTO_K_FN void ptoh_fail(ptoh_run *run, int status, const char *fmt, const char *arg)
+PTO_K_FN void pto_h_fail(pto_h_run *run, int status, const char *fmt, const char *arg)
 {
     fprintf(stderr, "error: ");
     fprintf(stderr, fmt, arg);
@@ -70,7 +70,7 @@ PTO_K_FN void ptoh_fail(ptoh_run *run, int status, const char *fmt, const char *
     if (run->status < status) run->status = status;
 }
 
-PTO_K_FN uint64_t ptoh_next(ptoh_run *run)
+PTO_K_FN uint64_t pto_h_next(pto_h_run *run)
 {
     uint64_t z = (run->rng += 0x9e3779b97f4a7c15ull);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -78,7 +78,7 @@ PTO_K_FN uint64_t ptoh_next(ptoh_run *run)
     return z ^ (z >> 31);
 }
 
-PTO_K_FN char *ptoh_read(const char *path)
+PTO_K_FN char *pto_h_read(const char *path)
 {
     FILE *f = fopen(path, "rb");
     char *data = NULL;
@@ -99,7 +99,7 @@ PTO_K_FN char *ptoh_read(const char *path)
     return data;
 }
 
-PTO_K_FN int ptoh_args(ptoh_run *run, int argc, char **argv)
+PTO_K_FN int pto_h_args(pto_h_run *run, int argc, char **argv)
 {
     int i;
     for (i = 1; i < argc; i++) {
@@ -108,9 +108,9 @@ PTO_K_FN int ptoh_args(ptoh_run *run, int argc, char **argv)
         else if (strncmp(a, "-D", 2) == 0 && a[2]) v = a + 2;
         else if (strcmp(a, "--seed") == 0 && i + 1 < argc) { run->seed = strtoull(argv[++i], NULL, 0); continue; }
         else if (strcmp(a, "--trace") == 0 && i + 1 < argc) { run->trace = argv[++i]; continue; }
-        else { ptoh_fail(run, 1, "unknown argument '%s' (use -D NAME=VALUE, --seed S, --trace FILE)", a); return 1; }
+        else { pto_h_fail(run, 1, "unknown argument '%s' (use -D NAME=VALUE, --seed S, --trace FILE)", a); return 1; }
         eq = strchr(v, '=');
-        if (!eq || eq == v || run->ndefs == PTOH_MAX) { ptoh_fail(run, 1, "bad -D '%s' (want NAME=VALUE)", v); return 1; }
+        if (!eq || eq == v || run->ndefs == PTO_H_MAX) { pto_h_fail(run, 1, "bad -D '%s' (want NAME=VALUE)", v); return 1; }
         run->def_name[run->ndefs] = v;
         run->def_len[run->ndefs] = (size_t)(eq - v);
         run->def_val[run->ndefs] = strtod(eq + 1, NULL);
@@ -120,7 +120,7 @@ PTO_K_FN int ptoh_args(ptoh_run *run, int argc, char **argv)
 }
 
 /* Joins the embedded lines, parses and verifies them. */
-PTO_K_FN int ptoh_load(ptoh_run *run, const char *const *lines)
+PTO_K_FN int pto_h_load(pto_h_run *run, const char *const *lines)
 {
     size_t n = 0, i;
     char *text;
@@ -138,13 +138,13 @@ PTO_K_FN int ptoh_load(ptoh_run *run, const char *const *lines)
     free(text);
     if (!run->m || pto_verify(run->ctx, run->m) != PTO_OK) {
         pto_diag_print(run->ctx, stderr);
-        ptoh_fail(run, 2, "the embedded text of %s does not verify", run->file);
+        pto_h_fail(run, 2, "the embedded text of %s does not verify", run->file);
         return 2;
     }
     return 0;
 }
 
-PTO_K_FN int ptoh_begin(ptoh_run *run, int argc, char **argv, const char *file, const char *const *lines,
+PTO_K_FN int pto_h_begin(pto_h_run *run, int argc, char **argv, const char *file, const char *const *lines,
                         const char *host_path)
 {
     pto_k_device_desc dd;
@@ -153,28 +153,28 @@ PTO_K_FN int ptoh_begin(ptoh_run *run, int argc, char **argv, const char *file, 
     memset(run, 0, sizeof *run);
     run->file = file;
     run->seed = 1;
-    if (ptoh_args(run, argc, argv)) return 1;
+    if (pto_h_args(run, argc, argv)) return 1;
     run->rng = run->seed;
     run->ctx = pto_ctx_create(NULL);
-    if (!run->ctx) { ptoh_fail(run, 2, "%s", "out of memory"); return 2; }
-    if (ptoh_load(run, lines)) return run->status;
+    if (!run->ctx) { pto_h_fail(run, 2, "%s", "out of memory"); return 2; }
+    if (pto_h_load(run, lines)) return run->status;
     memset(&dd, 0, sizeof dd);
     dd.arch = run->m->arch == PTO_ARCH_A5 ? PTO_K_A5 : PTO_K_A2A3;
     dd.seed = run->seed;
     dd.trace_path = run->trace;
     run->dev = pto_k_device_create(&dd);
-    if (!run->dev) { ptoh_fail(run, 2, "%s", "cannot create the simulated device"); return 2; }
+    if (!run->dev) { pto_h_fail(run, 2, "%s", "cannot create the simulated device"); return 2; }
     snprintf(path, sizeof path, "%.*skernel.c", slash ? (int)(slash - host_path + 1) : 0, host_path);
-    run->ksrc = ptoh_read(path);
+    run->ksrc = pto_h_read(path);
     return 0;
 }
 
-PTO_K_FN double ptoh_def(ptoh_run *run, const char *name, const char *what)
+PTO_K_FN double pto_h_def(pto_h_run *run, const char *name, const char *what)
 {
     int i;
     for (i = 0; i < run->ndefs; i++)
         if (run->def_len[i] == strlen(name) && strncmp(run->def_name[i], name, run->def_len[i]) == 0) {
-            if (run->nbind < PTOH_MAX) {
+            if (run->nbind < PTO_H_MAX) {
                 run->bind[run->nbind].name = name;
                 run->bind[run->nbind].value = run->def_val[i];
                 run->nbind++;
@@ -186,33 +186,33 @@ PTO_K_FN double ptoh_def(ptoh_run *run, const char *name, const char *what)
     return 0;
 }
 
-PTO_K_FN int64_t ptoh_dim(ptoh_run *run, const char *name)
+PTO_K_FN int64_t pto_h_dim(pto_h_run *run, const char *name)
 {
-    double v = ptoh_def(run, name, "dynamic dim");
+    double v = pto_h_def(run, name, "dynamic dim");
     if (run->status == 0 && (v < 1 || v != (double)(int64_t)v)) {
-        ptoh_fail(run, 1, "dynamic dim %s must be a positive integer", name);
+        pto_h_fail(run, 1, "dynamic dim %s must be a positive integer", name);
         return 1;
     }
     return (int64_t)v;
 }
 
-PTO_K_FN double ptoh_scalar(ptoh_run *run, const char *name) { return ptoh_def(run, name, "scalar"); }
+PTO_K_FN double pto_h_scalar(pto_h_run *run, const char *name) { return pto_h_def(run, name, "scalar"); }
 
-PTO_K_FN pto_k_gm *ptoh_tensor(ptoh_run *run, int param, const char *name, int dtype, int64_t rows, int64_t cols,
+PTO_K_FN pto_k_gm *pto_h_tensor(pto_h_run *run, int param, const char *name, int dtype, int64_t rows, int64_t cols,
                                int dir)
 {
     pto_k_gm *g;
     size_t bytes;
     int64_t i;
-    if (run->status || param >= PTOH_MAX) return NULL;
-    if (rows < 1 || cols < 1) { ptoh_fail(run, 1, "tensor %s has an empty shape", name); return NULL; }
+    if (run->status || param >= PTO_H_MAX) return NULL;
+    if (rows < 1 || cols < 1) { pto_h_fail(run, 1, "tensor %s has an empty shape", name); return NULL; }
     bytes = (size_t)(rows * cols * pto_dtype_size((pto_dtype)dtype));
     g = pto_k_gm_create(run->dev, name, dtype, rows, cols);
     run->host[param] = calloc(bytes ? bytes : 1, 1);
-    if (!g || !run->host[param]) { ptoh_fail(run, 2, "cannot allocate tensor %s", name); return NULL; }
-    if (dir != PTOH_OUT) {
+    if (!g || !run->host[param]) { pto_h_fail(run, 2, "cannot allocate tensor %s", name); return NULL; }
+    if (dir != PTO_H_OUT) {
         for (i = 0; i < rows * cols; i++) {
-            uint64_t r = ptoh_next(run);
+            uint64_t r = pto_h_next(run);
             float v = dtype == PTO_K_I32 ? (float)((int)(r % 201) - 100)
                     : dtype == PTO_K_I8 ? (float)((int)(r % 41) - 20)
                     : (float)((int)(r % 2048) - 1024) / 512.0f;
@@ -226,11 +226,11 @@ PTO_K_FN pto_k_gm *ptoh_tensor(ptoh_run *run, int param, const char *name, int d
     return g;
 }
 
-PTO_K_FN int ptoh_ready(const ptoh_run *run) { return run->status == 0; }
+PTO_K_FN int pto_h_ready(const pto_h_run *run) { return run->status == 0; }
 
 /* Calls of set_flag / wait_flag (flags) and pipe_barrier (barriers) in
    kernel_NAME of kernel.c, outside comments and strings. */
-PTO_K_FN void ptoh_count_syncs(const char *s, const char *name, int *flags, int *barriers)
+PTO_K_FN void pto_h_count_syncs(const char *s, const char *name, int *flags, int *barriers)
 {
     size_t nl = strlen(name);
     int cur = 0, bol = 1;
@@ -261,7 +261,7 @@ PTO_K_FN void ptoh_count_syncs(const char *s, const char *name, int *flags, int 
 }
 
 /* The first element where device and reference differ; returns 1 if any. */
-PTO_K_FN int ptoh_compare(ptoh_run *run, int p, const char *name)
+PTO_K_FN int pto_h_compare(pto_h_run *run, int p, const char *name)
 {
     pto_k_gm *g = run->gm[p];
     int size = pto_dtype_size((pto_dtype)g->dtype);
@@ -280,7 +280,7 @@ PTO_K_FN int ptoh_compare(ptoh_run *run, int p, const char *name)
     return 0;
 }
 
-PTO_K_FN const char *ptoh_bound_pipe(const pto_k_report *r)
+PTO_K_FN const char *pto_h_bound_pipe(const pto_k_report *r)
 {
     static const char *const names[PTO_K_NPIPE] = {"S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX", "ALL"};
     int c, p;
@@ -290,7 +290,7 @@ PTO_K_FN const char *ptoh_bound_pipe(const pto_k_report *r)
     return "-";
 }
 
-PTO_K_FN void ptoh_reset(ptoh_run *run)
+PTO_K_FN void pto_h_reset(pto_h_run *run)
 {
     int p;
     for (p = 0; p < run->ntensors; p++) {
@@ -304,7 +304,7 @@ PTO_K_FN void ptoh_reset(ptoh_run *run)
 
 /* Length of a report without its "(block N ...)" suffix: the same error in
    every block of an SPMD launch is one finding, printed once with a count. */
-PTO_K_FN size_t ptoh_msg_core_len(const char *msg)
+PTO_K_FN size_t pto_h_msg_core_len(const char *msg)
 {
     const char *p = strstr(msg, " (block ");
     const char *last = NULL;
@@ -314,19 +314,19 @@ PTO_K_FN size_t ptoh_msg_core_len(const char *msg)
 
 /* Prints each distinct report once, in first-seen order, with how often it
    occurred; at most 12 distinct reports. */
-PTO_K_FN void ptoh_print_distinct(const pto_k_report *r)
+PTO_K_FN void pto_h_print_distinct(const pto_k_report *r)
 {
     int i, j, shown = 0, distinct = 0;
     for (i = 0; i < r->nerrors; i++) {
         const char *mi = r->errors[i].msg;
-        size_t li = ptoh_msg_core_len(mi);
+        size_t li = pto_h_msg_core_len(mi);
         int seen = 0, count = 1;
         for (j = 0; j < i && !seen; j++)
-            seen = ptoh_msg_core_len(r->errors[j].msg) == li && strncmp(r->errors[j].msg, mi, li) == 0;
+            seen = pto_h_msg_core_len(r->errors[j].msg) == li && strncmp(r->errors[j].msg, mi, li) == 0;
         if (seen) continue;
         distinct++;
         for (j = i + 1; j < r->nerrors; j++)
-            count += ptoh_msg_core_len(r->errors[j].msg) == li && strncmp(r->errors[j].msg, mi, li) == 0;
+            count += pto_h_msg_core_len(r->errors[j].msg) == li && strncmp(r->errors[j].msg, mi, li) == 0;
         if (shown == 12) continue;
         shown++;
         if (count == 1) printf("    %s\n", mi);
@@ -335,14 +335,14 @@ PTO_K_FN void ptoh_print_distinct(const pto_k_report *r)
     if (distinct > shown) printf("    ... and %d more distinct reports\n", distinct - shown);
 }
 
-PTO_K_FN void ptoh_report(ptoh_run *run, const char *name, const pto_k_report *r, const char *planned)
+PTO_K_FN void pto_h_report(pto_h_run *run, const char *name, const pto_k_report *r, const char *planned)
 {
     int flags, barriers;
     printf("  cycles      %lld\n", (long long)r->makespan);
-    printf("  bound       %lld (%s)\n", (long long)r->bound, ptoh_bound_pipe(r));
+    printf("  bound       %lld (%s)\n", (long long)r->bound, pto_h_bound_pipe(r));
     printf("  efficiency  %.3f\n", r->efficiency);
     if (run->ksrc) {
-        ptoh_count_syncs(run->ksrc, name, &flags, &barriers);
+        pto_h_count_syncs(run->ksrc, name, &flags, &barriers);
         printf("  syncs       %d flags, %d barriers\n", flags, barriers);
     } else {
         printf("  syncs       ? (kernel.c not found next to host.c)\n");
@@ -351,10 +351,10 @@ PTO_K_FN void ptoh_report(ptoh_run *run, const char *name, const pto_k_report *r
     if (!r->nerrors) printf("  simulator   no reports\n");
     else printf("  simulator   %d report%s%s\n", r->nerrors, r->nerrors == 1 ? "" : "s",
                 r->suppressed ? " (more suppressed)" : "");
-    ptoh_print_distinct(r);
+    pto_h_print_distinct(r);
 }
 
-PTO_K_FN void ptoh_launch(ptoh_run *run, pto_k_kernel_fn fn, const char *name, int kind, int64_t blocks,
+PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name, int kind, int64_t blocks,
                           const int64_t *args, const char *planned)
 {
     pto_k_launch_desc ld;
@@ -362,8 +362,8 @@ PTO_K_FN void ptoh_launch(ptoh_run *run, pto_k_kernel_fn fn, const char *name, i
     pto_launch L;
     int32_t k;
     int p, bad = 0, nout = 0;
-    if (run->status) { ptoh_reset(run); return; }
-    if (blocks < 1) { ptoh_fail(run, 1, "kernel %s would launch no block", name); ptoh_reset(run); return; }
+    if (run->status) { pto_h_reset(run); return; }
+    if (blocks < 1) { pto_h_fail(run, 1, "kernel %s would launch no block", name); pto_h_reset(run); return; }
     memset(&ld, 0, sizeof ld);
     ld.fn = fn;
     ld.name = name;
@@ -387,23 +387,23 @@ PTO_K_FN void ptoh_launch(ptoh_run *run, pto_k_kernel_fn fn, const char *name, i
     } else {
         for (p = 0; p < run->ntensors && !bad; p++) {
             if (!run->gm[p]) continue;
-            nout += run->dir[p] != PTOH_IN;
-            bad = ptoh_compare(run, p, run->gm[p]->name);
+            nout += run->dir[p] != PTO_H_IN;
+            bad = pto_h_compare(run, p, run->gm[p]->name);
         }
         if (!bad) printf("  result      match (%d output%s)\n", nout, nout == 1 ? "" : "s");
     }
-    ptoh_report(run, name, r, planned);
+    pto_h_report(run, name, r, planned);
     if (bad || r->nerrors) run->failed = 1;
     run->cycles += r->makespan;
     run->nkernels++;
-    ptoh_reset(run);
+    pto_h_reset(run);
 }
 
-PTO_K_FN int ptoh_end(ptoh_run *run)
+PTO_K_FN int pto_h_end(pto_h_run *run)
 {
     int status = run->status ? run->status : run->failed;
     if (run->nkernels > 1) printf("total         %lld cycles over %d kernels\n", (long long)run->cycles, run->nkernels);
-    ptoh_reset(run);
+    pto_h_reset(run);
     if (run->dev) pto_k_device_destroy(run->dev);
     if (run->m) pto_module_destroy(run->m);
     if (run->ctx) pto_ctx_destroy(run->ctx);

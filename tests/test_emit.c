@@ -333,10 +333,10 @@ static void test_lines(void)
                   "        pto_k_set_flag(core, \"gvadd.pto:6: set_flag MTE2, V, 0\", PTO_K_PIPE_MTE2, PTO_K_PIPE_V, 0);\n"));
     CHECK(has(&k, "        /* sync: WAR a, b: the next iteration reuses them * / really */\n"
                   "        pto_k_pipe_barrier(core, \"gvadd.pto:9: pipe_barrier ALL\", PTO_K_PIPE_ALL);\n"));
-    CHECK(has(&h, "    const int64_t N = ptoh_dim(run, \"N\");\n"));
-    CHECK(has(&h, "    pto_k_gm *z = ptoh_tensor(run, 1, \"z\", PTO_K_F32, N, 256, PTOH_OUT);\n"));
+    CHECK(has(&h, "    const int64_t N = pto_h_dim(run, \"N\");\n"));
+    CHECK(has(&h, "    pto_k_gm *z = pto_h_tensor(run, 1, \"z\", PTO_K_F32, N, 256, PTO_H_OUT);\n"));
     CHECK(has(&h, "    args[2] = pto_k_f_arg(alpha);\n"));
-    CHECK(has(&h, "    ptoh_launch(run, kernel_gvadd, \"gvadd\", PTO_K_KIND_VECTOR, N / 16, args, \"vec 24576 B\");\n"));
+    CHECK(has(&h, "    pto_h_launch(run, kernel_gvadd, \"gvadd\", PTO_K_KIND_VECTOR, N / 16, args, \"vec 24576 B\");\n"));
     CHECK(has(&h, "#include \"kernel.c\"\n"));
     pto_buf_free(&k); pto_buf_free(&h);
     pto_ctx_destroy(ctx);
@@ -370,7 +370,7 @@ static void test_lines(void)
                   "            pto_k_pipe_barrier(core, \"gmix.pto:12: pipe_barrier ALL\", PTO_K_PIPE_ALL);\n"));
     CHECK(has(&k, "        /* sync: nothing to order at all */\n"));
     CHECK(has(&k, "   planned: vec 73728 B */\n"));
-    CHECK(has(&h, "    const int64_t count = (int64_t)ptoh_scalar(run, \"count\");\n"));
+    CHECK(has(&h, "    const int64_t count = (int64_t)pto_h_scalar(run, \"count\");\n"));
     CHECK(has(&h, "    args[3] = count;\n"));
     CHECK(has(&h, "PTO_K_KIND_MIX, 2, args,"));
     pto_buf_free(&k); pto_buf_free(&h);

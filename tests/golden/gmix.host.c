@@ -13,7 +13,7 @@
 #include "kernel.c"
 
 /* gmix.pto, as the reference interpreter reads it */
-static const char *const ptoh_source[] = {
+static const char *const pto_h_source[] = {
     "kernel gmix(in int: f32[64, 128], out core: f32[64, 128], in unused: f32[64, 128], scalar count: i32) mix blocks(2) {\n",
     "  let pto_base = max(block * 32, 0) - -1 + min(3, 4) * (2 - subblock)\n",
     "  let args = 7 % (5 - 2)\n",
@@ -37,26 +37,26 @@ static const char *const ptoh_source[] = {
 };
 
 /* mix kernel gmix(in int: f32[64, 128], out core: f32[64, 128], in unused: f32[64, 128], scalar count: i32), blocks(2) */
-static void host_gmix(ptoh_run *run)
+static void host_gmix(pto_h_run *run)
 {
-    const int64_t count = (int64_t)ptoh_scalar(run, "count");
-    pto_k_gm *user_int = ptoh_tensor(run, 0, "int", PTO_K_F32, 64, 128, PTOH_IN);
-    pto_k_gm *user_core = ptoh_tensor(run, 1, "core", PTO_K_F32, 64, 128, PTOH_OUT);
-    pto_k_gm *unused = ptoh_tensor(run, 2, "unused", PTO_K_F32, 64, 128, PTOH_IN);
+    const int64_t count = (int64_t)pto_h_scalar(run, "count");
+    pto_k_gm *user_int = pto_h_tensor(run, 0, "int", PTO_K_F32, 64, 128, PTO_H_IN);
+    pto_k_gm *user_core = pto_h_tensor(run, 1, "core", PTO_K_F32, 64, 128, PTO_H_OUT);
+    pto_k_gm *unused = pto_h_tensor(run, 2, "unused", PTO_K_F32, 64, 128, PTO_H_IN);
     int64_t args[4];
-    if (!ptoh_ready(run)) return;
+    if (!pto_h_ready(run)) return;
     args[0] = pto_k_gm_arg(user_int);
     args[1] = pto_k_gm_arg(user_core);
     args[2] = pto_k_gm_arg(unused);
     args[3] = count;
-    ptoh_launch(run, kernel_gmix, "gmix", PTO_K_KIND_MIX, 2, args, "vec 73728 B");
+    pto_h_launch(run, kernel_gmix, "gmix", PTO_K_KIND_MIX, 2, args, "vec 73728 B");
 }
 
 int main(int argc, char **argv)
 {
-    ptoh_run run;
-    if (ptoh_begin(&run, argc, argv, "gmix.pto", ptoh_source, __FILE__))
-        return ptoh_end(&run);
+    pto_h_run run;
+    if (pto_h_begin(&run, argc, argv, "gmix.pto", pto_h_source, __FILE__))
+        return pto_h_end(&run);
     host_gmix(&run);
-    return ptoh_end(&run);
+    return pto_h_end(&run);
 }

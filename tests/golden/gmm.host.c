@@ -13,7 +13,7 @@
 #include "kernel.c"
 
 /* gmm.pto, as the reference interpreter reads it */
-static const char *const ptoh_source[] = {
+static const char *const pto_h_source[] = {
     "kernel gmm(in a: f16[32, 64], in b: f16[64, 32], out c: f32[32, 32]) cube {\n",
     "  tile acc: acc f32[32, 32]\n",
     "  for k = 0 to 64 step 32 {\n",
@@ -44,24 +44,24 @@ static const char *const ptoh_source[] = {
 };
 
 /* cube kernel gmm(in a: f16[32, 64], in b: f16[64, 32], out c: f32[32, 32]), blocks(1) */
-static void host_gmm(ptoh_run *run)
+static void host_gmm(pto_h_run *run)
 {
-    pto_k_gm *a = ptoh_tensor(run, 0, "a", PTO_K_F16, 32, 64, PTOH_IN);
-    pto_k_gm *b = ptoh_tensor(run, 1, "b", PTO_K_F16, 64, 32, PTOH_IN);
-    pto_k_gm *c = ptoh_tensor(run, 2, "c", PTO_K_F32, 32, 32, PTOH_OUT);
+    pto_k_gm *a = pto_h_tensor(run, 0, "a", PTO_K_F16, 32, 64, PTO_H_IN);
+    pto_k_gm *b = pto_h_tensor(run, 1, "b", PTO_K_F16, 64, 32, PTO_H_IN);
+    pto_k_gm *c = pto_h_tensor(run, 2, "c", PTO_K_F32, 32, 32, PTO_H_OUT);
     int64_t args[3];
-    if (!ptoh_ready(run)) return;
+    if (!pto_h_ready(run)) return;
     args[0] = pto_k_gm_arg(a);
     args[1] = pto_k_gm_arg(b);
     args[2] = pto_k_gm_arg(c);
-    ptoh_launch(run, kernel_gmm, "gmm", PTO_K_KIND_CUBE, 1, args, "mat 8192 B, left 2048 B, right 2048 B, acc 4096 B");
+    pto_h_launch(run, kernel_gmm, "gmm", PTO_K_KIND_CUBE, 1, args, "mat 8192 B, left 2048 B, right 2048 B, acc 4096 B");
 }
 
 int main(int argc, char **argv)
 {
-    ptoh_run run;
-    if (ptoh_begin(&run, argc, argv, "gmm.pto", ptoh_source, __FILE__))
-        return ptoh_end(&run);
+    pto_h_run run;
+    if (pto_h_begin(&run, argc, argv, "gmm.pto", pto_h_source, __FILE__))
+        return pto_h_end(&run);
     host_gmm(&run);
-    return ptoh_end(&run);
+    return pto_h_end(&run);
 }

@@ -13,7 +13,7 @@
 #include "kernel.c"
 
 /* gvadd.pto, as the reference interpreter reads it */
-static const char *const ptoh_source[] = {
+static const char *const pto_h_source[] = {
     "kernel gvadd(in x: f32[N, 256], out z: f32[N, 256], scalar alpha: f32) vector blocks(N / 16) {\n",
     "  for i = 0 to 2 {\n",
     "    let r = block * 16 + i * 8\n",
@@ -35,25 +35,25 @@ static const char *const ptoh_source[] = {
 };
 
 /* vector kernel gvadd(in x: f32[N, 256], out z: f32[N, 256], scalar alpha: f32), blocks(N / 16) */
-static void host_gvadd(ptoh_run *run)
+static void host_gvadd(pto_h_run *run)
 {
-    const int64_t N = ptoh_dim(run, "N");
-    const double alpha = ptoh_scalar(run, "alpha");
-    pto_k_gm *x = ptoh_tensor(run, 0, "x", PTO_K_F32, N, 256, PTOH_IN);
-    pto_k_gm *z = ptoh_tensor(run, 1, "z", PTO_K_F32, N, 256, PTOH_OUT);
+    const int64_t N = pto_h_dim(run, "N");
+    const double alpha = pto_h_scalar(run, "alpha");
+    pto_k_gm *x = pto_h_tensor(run, 0, "x", PTO_K_F32, N, 256, PTO_H_IN);
+    pto_k_gm *z = pto_h_tensor(run, 1, "z", PTO_K_F32, N, 256, PTO_H_OUT);
     int64_t args[3];
-    if (!ptoh_ready(run)) return;
+    if (!pto_h_ready(run)) return;
     args[0] = pto_k_gm_arg(x);
     args[1] = pto_k_gm_arg(z);
     args[2] = pto_k_f_arg(alpha);
-    ptoh_launch(run, kernel_gvadd, "gvadd", PTO_K_KIND_VECTOR, N / 16, args, "vec 24576 B");
+    pto_h_launch(run, kernel_gvadd, "gvadd", PTO_K_KIND_VECTOR, N / 16, args, "vec 24576 B");
 }
 
 int main(int argc, char **argv)
 {
-    ptoh_run run;
-    if (ptoh_begin(&run, argc, argv, "gvadd.pto", ptoh_source, __FILE__))
-        return ptoh_end(&run);
+    pto_h_run run;
+    if (pto_h_begin(&run, argc, argv, "gvadd.pto", pto_h_source, __FILE__))
+        return pto_h_end(&run);
     host_gvadd(&run);
-    return ptoh_end(&run);
+    return pto_h_end(&run);
 }
