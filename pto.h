@@ -7098,7 +7098,8 @@ PTODEF pto_status pto_plan_check(pto_ctx *ctx, const pto_module *m)
    - no event id is set twice, waited while unset, or left set at the end;
    - at most ids_per_pair (8) ids per ordered pipe pair; M -> FIX uses only
      ids 0..2 (that pair deadlocked with ids 3..7 on one device, s4);
-   - deterministic: the same module gives the same statements.
+   - deterministic: the same module gives the same statements;
+   - time linear in the kernel (one analysis to insert, one to check).
    Inserted statements are ordinary op statements (origin PTO_BY_SYNC) whose
    note names the dependency that justified them.
 
@@ -7109,38 +7110,51 @@ PTODEF pto_status pto_plan_check(pto_ctx *ctx, const pto_module *m)
       the 32-byte granule), whatever tiles they name: tiles that share bytes
       after reuse conflict too. GM windows of one tensor conflict unless
       their row or column ranges are provably disjoint (a linear difference
-      of loop-invariant terms that is a constant).
+      of loop-invariant terms that is a constant). Tensors that can never be
+      part of a dependency (only read, or only on one in-order pipe) get no
+      records.
 
    2. The analysis is an abstract interpretation of one core's program. Its
-      state holds, per access record (the latest instance of that operand
-      and slot), the set of pipes it is known to happen before, and per
-      event id whether it is set and which records its set captured. A
-      set_flag on p captures every record of pipe p and every record known
-      to happen before p; the wait gives them pipe q. This is the
+      state holds the live records (the latest instance of an operand's
+      slot), each with the set of pipes it is known to happen before, and
+      the event ids that are set, each with the records its set captured.
+      A set_flag on p captures every record of pipe p and every record
+      known to happen before p; the wait gives them pipe q. This is the
       happens-before closure over pipes, so a chain of existing flags
       (load -> compute -> store) covers the dependency it implies. Paths
       merge by intersection (a dependency is covered after an if only when
-      both branches cover it); a loop is iterated to a fixpoint once per
-      phase (iteration index mod the lcm of its tiles' N), so rotating slots
-      and rotating ids are tracked exactly, and it may exit after any
-      number of iterations, zero included. A covered later instance of an
-      access covers the earlier ones on its pipe (a set covers everything
-      before it on its pipe), which is why one record per operand and slot
-      is enough.
+      both branches cover it); a loop is analysed once per phase (iteration
+      index mod the lcm of its tiles' N and its rotating ids), then again
+      from its heads joined with the back edges until they stop changing,
+      and it may exit after any number of iterations, zero included. A new
+      access supersedes the live records of its pipe whose bytes it covers
+      when it writes or both read (pto__sy_touch), so the state is the size
+      of what is in flight (about 24 records on a long vector kernel), kept
+      in a small array scanned per operand.
 
-   3. Insertion repeats: analyse; take the first uncovered dependency (at
-      that statement, a same-iteration one before a loop-carried one, then
-      the latest writer/reader); place a pair; analyse again. A dependency
-      from A to B inside the same iteration of every common loop gets
-      set_flag right after A's ancestor and wait_flag right before B's
-      ancestor in their lowest common block, so both run equally often. A
-      loop-carried one (B before A in their common loop L) gets the loop
-      idiom: prime before L, wait before B's ancestor, set after A's,
+   3. Insertion happens during that one analysis. At an access with
+      uncovered dependencies it orders one (a same-iteration one before a
+      loop-carried one, then the latest source) and looks again, until none
+      is left. A dependency from A to B inside the same iteration of every
+      common loop gets set_flag right after A's ancestor and wait_flag right
+      before B's ancestor in their lowest common block, so both run equally
+      often. A loop-carried one (B before A in their common loop L) gets the
+      loop idiom: prime before L, wait before B's ancestor, set after A's,
       drain after L (balanced for any trip count, zero included). When the
       conflicting slots recur only every D iterations, the pair rotates
       M = min(D, N) ids with id = base + ((i - start) / step) % M, built
       from the loop's own start and step, so any start and step is right.
       Same-pipe V or M dependencies get a pipe_barrier instead.
+      The new pair's effect is applied where the analysis stands: every
+      record and hb bit carries the analysis time it was issued / acquired,
+      so the set placed in the past (after A's ancestor, time t) captured
+      exactly the live records of its pipe issued by t and those ordered
+      before its pipe by t; they now happen before q (pto__sy_apply, also
+      on the states kept by the loops and ifs opened since the wait). When
+      a loop around the pair has already been through an iteration, its
+      heads were computed without the pair and would be too pessimistic, so
+      that loop is analysed again from its entry (pto__sy_loop): this is the
+      case of every loop-carried pair (its prime becomes part of the entry).
 
    4. Event ids. During insertion every group has private virtual ids;
       afterwards each ordered pipe pair colours its groups' lifetimes
@@ -7151,30 +7165,15 @@ PTODEF pto_status pto_plan_check(pto_ctx *ctx, const pto_module *m)
       tiles and pipes.
 
    5. Check. The analysis runs once more with the hardware ids: any
-      unordered dependency or flag misuse now is an internal error.
-
-   6. Cost. Steps 3 and 4 run the analysis once per group, so each run must
-      cost what changed, not the kernel, for long kernels to compile in
-      linear time; none of this changes a decision (tests/test_sync_same.c
-      compares the output with the previous, whole-kernel version):
-      - the state is sparse (records present, ids set) and records that a
-        later access supersedes leave it at top-level boundaries, so it is
-        the size of what is in flight; tensors that can never be part of a
-        dependency (only read, or only on one in-order pipe) get no records;
-      - the state before every top-level statement is kept (a checkpoint);
-        a new group is analysed from the checkpoint before its first
-        statement, and a sweep trial stops as soon as its state meets the
-        old checkpoint after its group (the rest is as before: ordered);
-      - a dependency found on the first visit of its loops and ordered right
-        around its target (pto__sy_shortcut) updates the state in place
-        and the analysis carries on, as another run would. */
+      unordered dependency or flag misuse now is an internal error. */
 
 #define PTO__SY_ALLBITS 0x7f        /* the queues S..FIX; ALL is not a queue */
-#define PTO__SY_PRESENT 0x80
 #define PTO__SY_VBASE (1 << 20)     /* virtual ids of insertion rounds */
 #define PTO__SY_REAL 512            /* 8 src x 8 dst x 8 ids */
 #define PTO__SY_GRAN 32             /* conflicts are decided per 32-byte granule */
 #define PTO__SY_MAXROT 8
+#define PTO__SY_NFL 64              /* event ids set at once (one bit each in pto__sy_e.cap) */
+#define PTO__SY_MAXPASS 8           /* loop fixpoint rounds before giving up */
 
 enum { PTO__SY_RD = 1, PTO__SY_WR = 2 };
 enum { PTO__SY_FWD, PTO__SY_LOOP, PTO__SY_BAR, PTO__SY_DEAD };
@@ -7194,6 +7193,8 @@ typedef struct pto__sy_grp {
     int32_t base;               /* hardware id base; -1 = none yet / fallback */
     int32_t arec, bstmt, bopnd; /* the dependency that made it */
     int32_t note;               /* interned dependency text */
+    int32_t pb;                 /* forward: the statement its wait precedes */
+    int32_t e0, ne;             /* its ents: ents[e0 .. e0 + ne) */
 } pto__sy_grp;
 
 typedef struct pto__sy_ent {
@@ -7204,22 +7205,44 @@ typedef struct pto__sy_ent {
     uint8_t role;
 } pto__sy_ent;
 
+/* One live access record in a state: the latest instance of an operand's
+   slot, when it was issued, which pipes it is known to happen before (and
+   since when), and which pending sets captured it. */
+typedef struct pto__sy_e {
+    int32_t rid;
+    uint8_t bits;
+    uint32_t ts;
+    uint32_t hts[7];
+    uint64_t cap;
+} pto__sy_e;
+
 typedef struct pto__sy_st {
     int reached;
-    int32_t n, nf, ncap;        /* live records, set ids, used captured-id slots */
-    int32_t *rid;               /* [n] records present, sorted */
-    uint8_t *bits;              /* [n] the pipes each happens before */
-    int32_t *fkey, *fc0, *fcn;  /* [nf] set ids, sorted by key; captured: caps[fc0 .. fc0 + fcn) */
-    uint8_t *fval;              /* [nf] 1 set, 2 set on some paths */
-    int32_t *caps;              /* sorted record ids per set id */
-    int32_t cap_rid, cap_bits, cap_fkey, cap_fc0, cap_fcn, cap_fval, cap_caps;
+    int32_t n, cap_e;
+    pto__sy_e *e;               /* [n] live records, in no particular order */
+    uint64_t fused;             /* event-id slots in use */
+    int32_t fkey[PTO__SY_NFL];
+    uint8_t fval[PTO__SY_NFL];  /* 1 set, 2 set on some paths */
 } pto__sy_st;
 
-typedef struct pto__sy_cl {    /* a live record, packed for pto__sy_collect */
-    int64_t lo, hi;
-    int32_t pos, rid;
-    uint8_t space, drop;
-} pto__sy_cl;
+/* An open loop or if around the statement being analysed: the states it
+   keeps (loop heads and entry, the other branch) that a pair placed in
+   place may have to update. */
+typedef struct pto__sy_lg {    /* a change made to a loop's entry state */
+    int32_t grp, stmt;          /* stmt >= 0: a prime to analyse; else pto__sy_apply */
+    uint8_t p, q;
+    uint32_t t, w;
+} pto__sy_lg;
+
+typedef struct pto__sy_fr {
+    int32_t stmt;
+    int loop, fresh;            /* fresh: first round, first iteration */
+    pto__sy_st **sv;
+    int32_t nsv;
+    int32_t g0;                 /* loop: groups before this visit */
+    pto__sy_lg *lg;             /* loop: changes to its entry, in order */
+    int32_t nlg, cap_lg;
+} pto__sy_fr;
 
 typedef struct pto__sy {
     pto_ctx *ctx;
@@ -7233,8 +7256,9 @@ typedef struct pto__sy {
     int32_t *tile_loop;         /* per tile: the FOR that rotates its slots, or -1 */
     uint8_t *inert;             /* per param: its accesses can never be a dependency */
     int32_t *period, *phase, *pos, *ours;  /* per statement */
-    uint8_t *off;               /* per statement: skipped by the analysis (sweep) */
-    int32_t n_off;
+    uint32_t *tstart, *tend;    /* per statement of the original kernel: its latest visit */
+    int32_t n_tt;
+    uint32_t now;               /* analysis time */
     pto__sy_grp *grps;
     int32_t n_grps, cap_grps;
     pto__sy_ent *ents;
@@ -7243,22 +7267,16 @@ typedef struct pto__sy {
     int32_t n_seen, cap_seen;
     int32_t nkeys;
     int32_t *progs, nprogs, cap_progs;     /* core programs: their blocks */
-    pto__sy_st **ck;            /* per statement: the checkpoint before it, or NULL */
-    int32_t cap_ck;
-    pto__sy_st **freel, *scratch;
+    pto__sy_st **freel;
     int32_t nfree, capfree;
-    int trial, past, converged; /* a sweep trial: past its group; met a checkpoint */
-    int first;                  /* first visit of every loop around (pass 1, phase 0) */
-    pto__sy_st *snap;           /* the innermost block's state after snap_stmt */
-    int32_t snap_stmt;
-    int32_t trial_last;         /* the trial group's last top-level statement */
-    int32_t *tr_stmt, ntr, cap_tr, cap_tr2;
-    pto__sy_cl *cl;
-    int32_t cap_cl;
-    pto__sy_st **tr_st;         /* a trial's states, kept if its group goes */
+    pto__sy_fr *fr;
+    int32_t nfr, cap_fr;
+    uint8_t *drop;
+    int32_t cap_drop;
+    int32_t restart, restart_grp;          /* loop to analyse again, and the group that asked */
     int mode, stop;
     pto_status status;
-    /* the dependency found by a FIND analysis */
+    /* the dependency found at the current statement */
     int found, h_fwd;
     int32_t h_rec, h_bstmt, h_bopnd, h_brec, h_apos;
 } pto__sy;
@@ -7629,11 +7647,10 @@ static int32_t pto__sy_rec_now(const pto__sy *sy, int32_t o)
 }
 
 /* ---- analysis state ---------------------------------------------------------
-   Sparse: only the records present (sorted by id, with the pipes each is
-   known to happen before) and the event ids that are set (sorted by key,
-   each with the sorted ids of the records its set captured). Most records
-   of a long kernel are superseded (see pto__sy_covers), so a state stays
-   the size of what is in flight, not of the kernel. */
+   A small unordered array of live records (see pto__sy_touch for why it
+   stays small) and up to 64 event ids set, each a slot whose bit in a
+   record's `cap` says the pending set captured it. Copies happen only at
+   loops and ifs. */
 
 static int pto__sy_grow(pto__sy *sy, void **p, size_t esz, int32_t *cap, int32_t need)
 {
@@ -7652,28 +7669,11 @@ static int pto__sy_grow(pto__sy *sy, void **p, size_t esz, int32_t *cap, int32_t
     return 1;
 }
 
-/* Room for n records, nf ids and ncap captured ids. */
-static int pto__sy_reserve(pto__sy *sy, pto__sy_st *st, int32_t n, int32_t nf, int32_t ncap)
-{
-    return pto__sy_grow(sy, (void **)&st->rid, sizeof(int32_t), &st->cap_rid, n)
-           && pto__sy_grow(sy, (void **)&st->bits, 1, &st->cap_bits, n)
-           && pto__sy_grow(sy, (void **)&st->fkey, sizeof(int32_t), &st->cap_fkey, nf)
-           && pto__sy_grow(sy, (void **)&st->fc0, sizeof(int32_t), &st->cap_fc0, nf)
-           && pto__sy_grow(sy, (void **)&st->fcn, sizeof(int32_t), &st->cap_fcn, nf)
-           && pto__sy_grow(sy, (void **)&st->fval, 1, &st->cap_fval, nf)
-           && pto__sy_grow(sy, (void **)&st->caps, sizeof(int32_t), &st->cap_caps, ncap);
-}
-
 static void pto__sy_st_free(pto__sy *sy, pto__sy_st *st)
 {
-    pto_free(sy->ctx, st->rid);
-    pto_free(sy->ctx, st->bits);
-    pto_free(sy->ctx, st->fkey);
-    pto_free(sy->ctx, st->fc0);
-    pto_free(sy->ctx, st->fcn);
-    pto_free(sy->ctx, st->fval);
-    pto_free(sy->ctx, st->caps);
-    memset(st, 0, sizeof *st);
+    pto_free(sy->ctx, st->e);
+    st->e = NULL;
+    st->n = st->cap_e = 0;
 }
 
 /* States come from a free list: loops and ifs need a few at every visit. */
@@ -7686,7 +7686,8 @@ static pto__sy_st *pto__sy_st_get(pto__sy *sy)
         if (!st) return NULL;
     }
     st->reached = 0;
-    st->n = st->nf = st->ncap = 0;
+    st->n = 0;
+    st->fused = 0;
     return st;
 }
 
@@ -7703,22 +7704,13 @@ static void pto__sy_st_put(pto__sy *sy, pto__sy_st *st)
 
 static void pto__sy_st_copy(pto__sy *sy, pto__sy_st *dst, const pto__sy_st *src)
 {
-    if (dst == src || !pto__sy_reserve(sy, dst, src->n, src->nf, src->ncap)) return;
+    if (dst == src || !pto__sy_grow(sy, (void **)&dst->e, sizeof(pto__sy_e), &dst->cap_e, src->n)) return;
     dst->reached = src->reached;
     dst->n = src->n;
-    dst->nf = src->nf;
-    dst->ncap = src->ncap;
-    if (src->n) {
-        memcpy(dst->rid, src->rid, (size_t)src->n * sizeof(int32_t));
-        memcpy(dst->bits, src->bits, (size_t)src->n);
-    }
-    if (src->nf) {
-        memcpy(dst->fkey, src->fkey, (size_t)src->nf * sizeof(int32_t));
-        memcpy(dst->fc0, src->fc0, (size_t)src->nf * sizeof(int32_t));
-        memcpy(dst->fcn, src->fcn, (size_t)src->nf * sizeof(int32_t));
-        memcpy(dst->fval, src->fval, (size_t)src->nf);
-    }
-    if (src->ncap) memcpy(dst->caps, src->caps, (size_t)src->ncap * sizeof(int32_t));
+    if (src->n) memcpy(dst->e, src->e, (size_t)src->n * sizeof(pto__sy_e));
+    dst->fused = src->fused;
+    memcpy(dst->fkey, src->fkey, sizeof dst->fkey);
+    memcpy(dst->fval, src->fval, sizeof dst->fval);
 }
 
 static pto__sy_st *pto__sy_st_dup(pto__sy *sy, const pto__sy_st *src)
@@ -7728,203 +7720,168 @@ static pto__sy_st *pto__sy_st_dup(pto__sy *sy, const pto__sy_st *src)
     return st;
 }
 
-static void pto__sy_swap(pto__sy_st *a, pto__sy_st *b)
+static int32_t pto__sy_find(const pto__sy_st *st, int32_t rid)
 {
-    pto__sy_st t = *a;
-    *a = *b;
-    *b = t;
+    int32_t k;
+    for (k = 0; k < st->n; k++)
+        if (st->e[k].rid == rid) return k;
+    return -1;
 }
 
-/* Index of id v in the sorted a[0..n), or -1 - where it would go. */
-static int32_t pto__sy_bsearch(const int32_t *a, int32_t n, int32_t v)
+static int pto__sy_ctz(uint64_t u)
 {
-    int32_t lo = 0, hi = n;
-    while (lo < hi) {
-        int32_t mid = (lo + hi) / 2;
-        if (a[mid] < v) lo = mid + 1;
-        else if (a[mid] > v) hi = mid;
-        else return mid;
+    int i = 0;
+    if (!(u & 0xffffffffu)) { u >>= 32; i += 32; }
+    if (!(u & 0xffffu)) { u >>= 16; i += 16; }
+    if (!(u & 0xffu)) { u >>= 8; i += 8; }
+    while (!(u & 1u)) { u >>= 1; i++; }
+    return i;
+}
+
+static int pto__sy_fslot(const pto__sy_st *st, int32_t key)
+{
+    uint64_t u = st->fused;
+    while (u) {
+        int i = pto__sy_ctz(u);
+        if (st->fkey[i] == key) return i;
+        u &= u - 1;
     }
-    return -1 - lo;
+    return -1;
 }
 
-static int pto__sy_st_equal(const pto__sy_st *a, const pto__sy_st *b)
+static int pto__sy_ffree(const pto__sy_st *st)
 {
-    int32_t f;
-    if (a->reached != b->reached || a->n != b->n || a->nf != b->nf) return 0;
-    if (a->n && (memcmp(a->rid, b->rid, (size_t)a->n * sizeof(int32_t)) || memcmp(a->bits, b->bits, (size_t)a->n)))
-        return 0;
-    for (f = 0; f < a->nf; f++) {
-        if (a->fkey[f] != b->fkey[f] || a->fval[f] != b->fval[f] || a->fcn[f] != b->fcn[f]) return 0;
-        if (a->fcn[f] && memcmp(a->caps + a->fc0[f], b->caps + b->fc0[f], (size_t)a->fcn[f] * sizeof(int32_t))) return 0;
-    }
-    return 1;
+    return ~st->fused ? pto__sy_ctz(~st->fused) : -1;
 }
 
-/* Record r is no longer captured by any pending set (a new instance, or gone). */
-static void pto__sy_uncapture(pto__sy_st *st, int32_t r)
+/* Record entry e now happens before pipe q, since time t (the earliest
+   acquisition is kept: a retroactive set asks "before when"). */
+static void pto__sy_addbit(pto__sy_e *e, int q, uint32_t t)
 {
-    int32_t f, i;
-    for (f = 0; f < st->nf; f++) {
-        int32_t *c = st->caps + st->fc0[f];
-        if (!st->fcn[f] || (i = pto__sy_bsearch(c, st->fcn[f], r)) < 0) continue;
-        memmove(c + i, c + i + 1, (size_t)(st->fcn[f] - i - 1) * sizeof(int32_t));
-        st->fcn[f]--;
+    if (q < 0 || q >= 7) return;
+    if (!(e->bits & (1u << q))) {
+        e->bits = (uint8_t)(e->bits | (1u << q));
+        e->hts[q] = t;
+    } else if (e->hts[q] > t) {
+        e->hts[q] = t;
     }
 }
 
-/* A new instance of record r: present, happening before nothing yet. */
+/* GM window of record b lies inside that of a (same tensor, same start,
+   a shape at least as large). */
+static int pto__sy_gm_covers(const pto_module *m, const pto__sy_rec *a, const pto__sy_rec *b)
+{
+    const pto_operand *oa = &m->operands[a->opnd], *ob = &m->operands[b->opnd];
+    const pto_tile *ta, *tb;
+    int64_t d;
+    if (oa->ref != ob->ref) return 0;
+    ta = pto__sy_window_tile(m, a->stmt);
+    tb = pto__sy_window_tile(m, b->stmt);
+    if (!ta || !tb || ta->rows < tb->rows || ta->cols < tb->cols) return 0;
+    return pto__sy_const_diff(m, oa->e[0], ob->e[0], &d) && d == 0 && pto__sy_const_diff(m, oa->e[1], ob->e[1], &d)
+           && d == 0 && pto__sy_const_diff(m, oa->e[2], ob->e[2], &d) && d == 0;
+}
+
+/* A new access a (just issued) supersedes a live record b of its pipe
+   whose bytes it covers when it writes or both read: any later access
+   that conflicts with b conflicts with a, and whatever orders a (a set or
+   barrier on their pipe after a, or a chain starting there) orders b. So
+   b can go: the hazard on a is found instead, and ordering it orders b. */
+static int pto__sy_dominates(const pto__sy *sy, const pto__sy_rec *a, const pto__sy_rec *b)
+{
+    if (a->space != b->space || a->pipe != b->pipe) return 0;
+    if (!(a->rw & PTO__SY_WR) && (b->rw & PTO__SY_WR)) return 0;
+    if (a->space != PTO_GM) return a->lo <= b->lo && b->hi <= a->hi;
+    return pto__sy_gm_covers(sy->m, a, b);
+}
+
+/* A new instance of record r: issued now, happening before nothing yet;
+   the records it supersedes leave the state, which keeps the state the
+   size of what is in flight, not of the kernel. */
 static void pto__sy_touch(pto__sy *sy, pto__sy_st *st, int32_t r)
 {
-    int32_t k = pto__sy_bsearch(st->rid, st->n, r);
-    if (k < 0) {
-        k = -1 - k;
-        if (!pto__sy_reserve(sy, st, st->n + 1, 0, 0)) return;
-        memmove(st->rid + k + 1, st->rid + k, (size_t)(st->n - k) * sizeof(int32_t));
-        memmove(st->bits + k + 1, st->bits + k, (size_t)(st->n - k));
-        st->n++;
-        st->rid[k] = r;
+    const pto__sy_rec *a = &sy->recs[r];
+    int32_t k, w = 0;
+    pto__sy_e *e;
+    for (k = 0; k < st->n; k++) {
+        const pto__sy_e *x = &st->e[k];
+        if (x->rid != r && pto__sy_dominates(sy, a, &sy->recs[x->rid])) continue;
+        if (x->rid == r) continue;
+        if (w != k) st->e[w] = *x;
+        w++;
     }
-    st->bits[k] = 0;
-    pto__sy_uncapture(st, r);
+    st->n = w;
+    if (!pto__sy_grow(sy, (void **)&st->e, sizeof(pto__sy_e), &st->cap_e, st->n + 1)) return;
+    e = &st->e[st->n++];
+    memset(e, 0, sizeof *e);
+    e->rid = r;
+    e->ts = sy->now;
 }
 
-/* Drops the captured-id garbage left by waits and joins. */
-static void pto__sy_compact(pto__sy *sy, pto__sy_st *st)
-{
-    pto__sy_st *t = sy->scratch;
-    int32_t f, used = 0;
-    for (f = 0; f < st->nf; f++) used += st->fcn[f];
-    if (st->ncap <= 2 * used + 64 || !pto__sy_reserve(sy, t, 0, 0, used)) return;
-    t->ncap = 0;
-    for (f = 0; f < st->nf; f++) {
-        if (st->fcn[f]) memcpy(t->caps + t->ncap, st->caps + st->fc0[f], (size_t)st->fcn[f] * sizeof(int32_t));
-        st->fc0[f] = t->ncap;
-        t->ncap += st->fcn[f];
-    }
-    {
-        int32_t *c = st->caps, cc = st->cap_caps;
-        st->caps = t->caps;
-        st->cap_caps = t->cap_caps;
-        st->ncap = t->ncap;
-        t->caps = c;
-        t->cap_caps = cc;
-    }
-}
-
-/* Inserts id key (absent) with value v at its place; returns its index. */
-static int32_t pto__sy_flag_add(pto__sy *sy, pto__sy_st *st, int32_t key, uint8_t v)
-{
-    int32_t f = -1 - pto__sy_bsearch(st->fkey, st->nf, key), tail;
-    if (!pto__sy_reserve(sy, st, 0, st->nf + 1, 0)) return -1;
-    tail = st->nf - f;
-    memmove(st->fkey + f + 1, st->fkey + f, (size_t)tail * sizeof(int32_t));
-    memmove(st->fc0 + f + 1, st->fc0 + f, (size_t)tail * sizeof(int32_t));
-    memmove(st->fcn + f + 1, st->fcn + f, (size_t)tail * sizeof(int32_t));
-    memmove(st->fval + f + 1, st->fval + f, (size_t)tail);
-    st->nf++;
-    st->fkey[f] = key;
-    st->fval[f] = v;
-    st->fc0[f] = st->ncap;
-    st->fcn[f] = 0;
-    return f;
-}
-
-static void pto__sy_flag_del(pto__sy_st *st, int32_t f)
-{
-    int32_t tail = st->nf - f - 1;
-    memmove(st->fkey + f, st->fkey + f + 1, (size_t)tail * sizeof(int32_t));
-    memmove(st->fc0 + f, st->fc0 + f + 1, (size_t)tail * sizeof(int32_t));
-    memmove(st->fcn + f, st->fcn + f + 1, (size_t)tail * sizeof(int32_t));
-    memmove(st->fval + f, st->fval + f + 1, (size_t)tail);
-    st->nf--;
-}
-
-static int pto__sy_present(const pto__sy_st *st, int32_t r) { return pto__sy_bsearch(st->rid, st->n, r) >= 0; }
-
-/* The captured ids of a join where both paths have id f set: a record
-   present on both paths stays captured when captured on both; one present
-   on one path only keeps that path's answer. */
-static void pto__sy_join_caps(pto__sy *sy, pto__sy_st *t, const pto__sy_st *d, int32_t fd, const pto__sy_st *s,
-                              int32_t fs)
-{
-    const int32_t *a = d->caps + d->fc0[fd], *b = s->caps + s->fc0[fs];
-    int32_t na = d->fcn[fd], nb = s->fcn[fs], i = 0, j = 0, f = t->nf - 1;
-    if (!pto__sy_reserve(sy, t, 0, 0, t->ncap + na + nb)) return;
-    while (i < na || j < nb) {
-        int32_t r;
-        int keep;
-        if (j >= nb || (i < na && a[i] < b[j])) { r = a[i++]; keep = !pto__sy_present(s, r); }
-        else if (i >= na || b[j] < a[i]) { r = b[j++]; keep = !pto__sy_present(d, r); }
-        else { r = a[i++]; j++; keep = 1; }
-        if (keep) t->caps[t->ncap + t->fcn[f]++] = r;
-    }
-    t->ncap += t->fcn[f];
-}
-
-/* The ids of a join: equal values stay, anything else is "set on some
-   paths" (2), whose captures nothing reads (a set or wait on it is misuse). */
-static int pto__sy_join_flags(pto__sy *sy, pto__sy_st *t, const pto__sy_st *d, const pto__sy_st *s)
-{
-    int32_t i = 0, j = 0;
-    int changed = 0;
-    while (i < d->nf || j < s->nf) {
-        int32_t key, f;
-        uint8_t v;
-        int both = 0;
-        if (j >= s->nf || (i < d->nf && d->fkey[i] < s->fkey[j])) { key = d->fkey[i]; v = 2; changed |= d->fval[i] != 2; i++; }
-        else if (i >= d->nf || s->fkey[j] < d->fkey[i]) { key = s->fkey[j]; v = 2; changed = 1; j++; }
-        else {
-            key = d->fkey[i];
-            v = d->fval[i] == s->fval[j] ? d->fval[i] : 2;
-            changed |= v != d->fval[i];
-            both = v == 1;
-            i++;
-            j++;
-        }
-        if ((f = pto__sy_flag_add(sy, t, key, v)) < 0) return changed;
-        if (both) {
-            pto__sy_join_caps(sy, t, d, i - 1, s, j - 1);
-            if (t->fcn[f] != d->fcn[i - 1]
-                || (t->fcn[f] && memcmp(t->caps + t->fc0[f], d->caps + d->fc0[i - 1], (size_t)t->fcn[f] * sizeof(int32_t))))
-                changed = 1;
-        }
-    }
-    return changed;
-}
-
-/* dst = dst joined with src (paths merging); returns whether dst changed. A
-   record absent on one path was not accessed there, so the other path's
-   knowledge stands; on both, it happens before what it does on both. */
+/* dst = dst joined with src (paths merging); returns whether dst changed
+   (timestamps aside: they only ever grow and decide nothing here). A record
+   absent on one path was not accessed there (or was superseded), so the
+   other path's knowledge stands; on both, it happens before what it does on
+   both, is captured by a set only when captured on both, and counts as
+   issued and ordered at the later of the two times. An id set on one path
+   only, or with different values, is "set on some paths" (2): a set or
+   wait on it is misuse. */
 static int pto__sy_join(pto__sy *sy, pto__sy_st *dst, const pto__sy_st *src)
 {
-    pto__sy_st *t = sy->scratch;
-    int32_t i = 0, j = 0;
-    int changed;
+    int map[PTO__SY_NFL];
+    uint64_t both = 0, u;
+    int32_t i, k, n0;
+    int changed = 0, j;
     if (!src->reached) return 0;
     if (!dst->reached) { pto__sy_st_copy(sy, dst, src); return 1; }
-    t->n = t->nf = t->ncap = 0;
-    t->reached = 1;
-    changed = pto__sy_join_flags(sy, t, dst, src);
-    if (!pto__sy_reserve(sy, t, dst->n + src->n, 0, 0)) return 0;
-    while (i < dst->n || j < src->n) {
-        if (j >= src->n || (i < dst->n && dst->rid[i] < src->rid[j])) {
-            t->rid[t->n] = dst->rid[i];
-            t->bits[t->n++] = dst->bits[i++];
-        } else if (i >= dst->n || src->rid[j] < dst->rid[i]) {
-            t->rid[t->n] = src->rid[j];
-            t->bits[t->n++] = src->bits[j++];
+    for (i = 0, u = src->fused; u; i++, u >>= 1) {
+        map[i] = -1;
+        if (!(u & 1u)) continue;
+        j = pto__sy_fslot(dst, src->fkey[i]);
+        if (j >= 0) {
+            uint8_t v = dst->fval[j] == src->fval[i] ? dst->fval[j] : 2;
+            changed |= v != dst->fval[j];
+            dst->fval[j] = v;
+            map[i] = j;
+            if (v == 1) both |= (uint64_t)1 << j;
+        } else if ((j = pto__sy_ffree(dst)) >= 0) {
+            dst->fused |= (uint64_t)1 << j;
+            dst->fkey[j] = src->fkey[i];
+            dst->fval[j] = 2;
             changed = 1;
-        } else {
-            uint8_t b = (uint8_t)(dst->bits[i] & src->bits[j]);
-            changed |= b != dst->bits[i];
-            t->rid[t->n] = dst->rid[i];
-            t->bits[t->n++] = b;
-            i++;
-            j++;
         }
     }
-    pto__sy_swap(dst, t);
+    for (u = dst->fused & ~both; u; u &= u - 1) {
+        j = pto__sy_ctz(u);
+        if (dst->fval[j] != 2 && pto__sy_fslot(src, dst->fkey[j]) < 0) { dst->fval[j] = 2; changed = 1; }
+    }
+    n0 = dst->n;
+    for (i = 0; i < src->n; i++) {
+        const pto__sy_e *f = &src->e[i];
+        uint64_t mc = 0;
+        int q;
+        for (u = f->cap, q = 0; u; q++, u >>= 1)
+            if ((u & 1u) && map[q] >= 0) mc |= (uint64_t)1 << map[q];
+        k = pto__sy_find(dst, f->rid);
+        if (k < 0 || k >= n0) {
+            pto__sy_e *e;
+            if (!pto__sy_grow(sy, (void **)&dst->e, sizeof(pto__sy_e), &dst->cap_e, dst->n + 1)) return changed;
+            e = &dst->e[dst->n++];
+            *e = *f;
+            e->cap = mc;
+            changed = 1;
+        } else {
+            pto__sy_e *e = &dst->e[k];
+            uint8_t nb = (uint8_t)(e->bits & f->bits);
+            uint64_t nc = e->cap & mc;
+            changed |= nb != e->bits || (nc & both) != (e->cap & both);
+            e->bits = nb;
+            e->cap = nc;
+            if (f->ts > e->ts) e->ts = f->ts;
+            for (q = 0; q < 7; q++)
+                if ((nb & (1u << q)) && f->hts[q] > e->hts[q]) e->hts[q] = f->hts[q];
+        }
+    }
     return changed;
 }
 
@@ -8046,11 +8003,15 @@ static int32_t pto__sy_slot(pto__sy *sy, int32_t s, int *p, int *q)
 static void pto__sy_barrier(pto__sy *sy, int32_t s, pto__sy_st *st)
 {
     const pto_operand *a = pto_stmt_arg(sy->m, s, 0);
-    int P = a ? a->ref : -1;
+    int P = a ? a->ref : -1, q;
     int32_t k;
     for (k = 0; k < st->n; k++) {
-        if (P == PTO_PIPE_ALL) st->bits[k] |= PTO__SY_ALLBITS;
-        else if (sy->recs[st->rid[k]].pipe == P) st->bits[k] |= (uint8_t)(1u << P);
+        pto__sy_e *e = &st->e[k];
+        if (P == PTO_PIPE_ALL) {
+            for (q = 0; q < 7; q++) pto__sy_addbit(e, q, sy->now);
+        } else if (sy->recs[e->rid].pipe == P) {
+            pto__sy_addbit(e, P, sy->now);
+        }
     }
 }
 
@@ -8058,35 +8019,40 @@ static void pto__sy_barrier(pto__sy *sy, int32_t s, pto__sy_st *st)
    happen before p; the wait on q makes them happen before q. */
 static void pto__sy_syncop(pto__sy *sy, int32_t s, pto__sy_st *st)
 {
-    int p = 0, q = 0;
-    int32_t key, f, k;
+    int p = 0, q = 0, f;
+    int32_t key, k;
+    uint64_t bit;
     if (sy->m->stmts[s].op == PTO_OP_PIPE_BARRIER) { pto__sy_barrier(sy, s, st); return; }
     key = pto__sy_slot(sy, s, &p, &q);
     if (key < 0) { pto__sy_misuse(sy, s, "cannot analyse this event id"); return; }
-    f = pto__sy_bsearch(st->fkey, st->nf, key);
+    f = pto__sy_fslot(st, key);
     if (sy->m->stmts[s].op == PTO_OP_SET_FLAG) {
         if (f >= 0) { pto__sy_misuse(sy, s, "event id set while it may still be set"); return; }
-        if (!pto__sy_reserve(sy, st, 0, 0, st->ncap + st->n) || (f = pto__sy_flag_add(sy, st, key, 1)) < 0) return;
-        for (k = 0; k < st->n; k++)
-            if ((st->bits[k] & (1u << p)) || sy->recs[st->rid[k]].pipe == p) st->caps[st->ncap + st->fcn[f]++] = st->rid[k];
-        st->ncap += st->fcn[f];
+        if ((f = pto__sy_ffree(st)) < 0) {
+            pto_error(sy->ctx, sy->m->stmts[s].loc, "sync: more than %d event ids set at once", PTO__SY_NFL);
+            pto__sy_fail(sy, PTO_ERR_USER);
+            return;
+        }
+        bit = (uint64_t)1 << f;
+        st->fused |= bit;
+        st->fkey[f] = key;
+        st->fval[f] = 1;
+        for (k = 0; k < st->n; k++) {
+            pto__sy_e *e = &st->e[k];
+            if ((e->bits & (1u << p)) || sy->recs[e->rid].pipe == p) e->cap |= bit;
+        }
         return;
     }
     if (f < 0 || st->fval[f] != 1) { pto__sy_misuse(sy, s, "wait on an event id that may not be set"); return; }
-    {
-        const int32_t *c = st->caps + st->fc0[f];
-        int32_t i = 0;
-        for (k = 0; k < st->fcn[f]; k++) {   /* both sorted; captured records are present */
-            while (i < st->n && st->rid[i] < c[k]) i++;
-            if (i < st->n && st->rid[i] == c[k]) st->bits[i] |= (uint8_t)(1u << q);
-        }
+    bit = (uint64_t)1 << f;
+    for (k = 0; k < st->n; k++) {
+        pto__sy_e *e = &st->e[k];
+        if (e->cap & bit) pto__sy_addbit(e, q, sy->now);
+        e->cap &= ~bit;
     }
-    pto__sy_flag_del(st, f);
-    pto__sy_compact(sy, st);
+    st->fused &= ~bit;
 }
 
-/* Position of the statement that is the dependency's source, for choosing
-   among several: same-iteration ones first, then the latest. */
 static int pto__sy_is_forward(const pto__sy *sy, int32_t a, int32_t b)
 {
     int32_t pa, pb;
@@ -8130,22 +8096,22 @@ static void pto__sy_hazard(pto__sy *sy, int32_t ra, int32_t s, int32_t o, int32_
 }
 
 /* ---- superseded records -----------------------------------------------------
-   Between two top-level statements of a core program (one path: no join
-   pending) a record b can leave the state when a later-placed record a
-   (pos[a] > pos[b]) supersedes it:
+   A record that the join of a loop's zero-trip path keeps alive is dropped
+   between two top-level statements of a core program (one path: no join
+   pending) when a later-placed record a (pos[a] > pos[b]) supersedes it:
    - a covers b's bytes, and a writes or both read: whatever conflicts with
      b conflicts with a;
    - the pipes for which a is not a dependency (those it happens before, and
      its own when that queue is in order) are a subset of b's, and so are the
      pipes whose sets capture it (those it happens before and its own), and
      every pending set that captured a captured b.
-   Each transfer function keeps the last two properties (a set capturing a
-   captures b, a wait or barrier that orders a orders b, and a new instance
-   of a passed the hazard check against b or, for two reads, runs on a's
-   pipe); so whenever b is an unordered dependency of a later access, a is
-   one too, and the hazard choice (forward first, then the latest source)
-   prefers a. Dropping b changes no decision, and keeps the state the size
-   of what is in flight, not of the kernel. */
+   - for each of those pipes, b is captured since no later than a (a set
+     placed in the past, pto__sy_apply, that captures a captures b).
+   Each transfer function keeps these properties, so whenever b is an
+   unordered dependency of a later access, a is one too, and ordering a
+   (from its pipe, after it) orders b. A set placed in the past sits at
+   top level (it follows the source's ancestor in the lowest common block
+   of the source and a later access), where one path holds. */
 
 static uint8_t pto__sy_cov(const pto__sy *sy, int32_t r, uint8_t bits)
 {
@@ -8153,127 +8119,79 @@ static uint8_t pto__sy_cov(const pto__sy *sy, int32_t r, uint8_t bits)
     return (uint8_t)(bits | (pto__sy_inorder(p) ? 1u << p : 0u));
 }
 
-/* GM window of record b lies inside that of a (same tensor, same start,
-   a shape at least as large). */
-static int pto__sy_gm_covers(const pto_module *m, const pto__sy_rec *a, const pto__sy_rec *b)
+/* Since when record entry e (of record r) is captured by a set on pipe p. */
+static uint32_t pto__sy_since(const pto__sy_e *e, const pto__sy_rec *r, int p)
 {
-    const pto_operand *oa = &m->operands[a->opnd], *ob = &m->operands[b->opnd];
-    const pto_tile *ta = pto__sy_window_tile(m, a->stmt), *tb = pto__sy_window_tile(m, b->stmt);
-    int64_t d;
-    if (oa->ref != ob->ref || !ta || !tb || ta->rows < tb->rows || ta->cols < tb->cols) return 0;
-    return pto__sy_const_diff(m, oa->e[0], ob->e[0], &d) && d == 0 && pto__sy_const_diff(m, oa->e[1], ob->e[1], &d)
-           && d == 0 && pto__sy_const_diff(m, oa->e[2], ob->e[2], &d) && d == 0;
+    uint32_t t = 0xffffffffu;
+    if (r->pipe == p) t = e->ts;
+    if ((e->bits & (1u << p)) && e->hts[p] < t) t = e->hts[p];
+    return t;
 }
 
-static int pto__sy_supersedes(const pto__sy *sy, const pto__sy_st *st, int32_t ka, int32_t kb)
+static int pto__sy_supersedes(const pto__sy *sy, uint64_t set1, const pto__sy_e *x, const pto__sy_e *y)
 {
-    int32_t ra = st->rid[ka], rb = st->rid[kb], f;
-    const pto__sy_rec *a = &sy->recs[ra], *b = &sy->recs[rb];
-    uint8_t ca = (uint8_t)(st->bits[ka] | (1u << a->pipe)), cb = (uint8_t)(st->bits[kb] | (1u << b->pipe));
-    uint8_t va = pto__sy_cov(sy, ra, st->bits[ka]), vb = pto__sy_cov(sy, rb, st->bits[kb]);
+    int p;
+    const pto__sy_rec *a = &sy->recs[x->rid], *b = &sy->recs[y->rid];
+    uint8_t ca = (uint8_t)(x->bits | (1u << a->pipe)), cb = (uint8_t)(y->bits | (1u << b->pipe));
+    uint8_t va = pto__sy_cov(sy, x->rid, x->bits), vb = pto__sy_cov(sy, y->rid, y->bits);
     if (a->space != b->space || sy->pos[a->stmt] <= sy->pos[b->stmt]) return 0;
     if (!(a->rw & PTO__SY_WR) && (b->rw & PTO__SY_WR)) return 0;
     if ((ca & ~cb) || (va & ~vb)) return 0;
-    if (a->space != PTO_GM ? !(a->lo <= b->lo && b->hi <= a->hi) : !pto__sy_gm_covers(sy->m, a, b)) return 0;
-    for (f = 0; f < st->nf; f++) {
-        const int32_t *c = st->caps + st->fc0[f];
-        if (st->fval[f] == 1 && pto__sy_bsearch(c, st->fcn[f], ra) >= 0 && pto__sy_bsearch(c, st->fcn[f], rb) < 0)
-            return 0;
-    }
-    return 1;
+    if (x->cap & ~y->cap & set1) return 0;
+    for (p = 0; p < 7; p++)
+        if ((ca & (1u << p)) && pto__sy_since(y, b, p) > pto__sy_since(x, a, p)) return 0;
+    return a->space != PTO_GM ? a->lo <= b->lo && b->hi <= a->hi : pto__sy_gm_covers(sy->m, a, b);
 }
 
-/* Drops every superseded record (see above). Superseding is transitive and
-   pos strictly increases along it, so marking first and dropping after
-   drops the same records as dropping one at a time. The cheap tests (space,
-   order, bytes) run on a packed copy first. */
+/* Drops every superseded record (superseding is transitive and pos grows
+   along it, so marking first and dropping after is the same). */
 static void pto__sy_collect(pto__sy *sy, pto__sy_st *st)
 {
-    int32_t n = st->n, ka, kb, w = 0;
-    pto__sy_cl *c;
-    if (n < 2 || !pto__sy_grow(sy, (void **)&sy->cl, sizeof(pto__sy_cl), &sy->cap_cl, n)) return;
-    c = sy->cl;
-    for (ka = 0; ka < n; ka++) {
-        const pto__sy_rec *r = &sy->recs[st->rid[ka]];
-        c[ka].lo = r->lo;
-        c[ka].hi = r->hi;
-        c[ka].pos = sy->pos[r->stmt];
-        c[ka].space = r->space;
-        c[ka].rid = st->rid[ka];
-        c[ka].drop = 0;
-    }
-    for (kb = 0; kb < n; kb++)
-        for (ka = 0; ka < n; ka++) {
-            if (c[ka].space != c[kb].space || c[ka].pos <= c[kb].pos) continue;
-            if (c[ka].space != PTO_GM && !(c[ka].lo <= c[kb].lo && c[kb].hi <= c[ka].hi)) continue;
-            if (pto__sy_supersedes(sy, st, ka, kb)) { c[kb].drop = 1; break; }
-        }
+    int32_t ka, kb, w = 0, n = st->n;
+    uint8_t *drop;
+    uint64_t set1 = 0, u;
+    if (n < 2 || !pto__sy_grow(sy, (void **)&sy->drop, 1, &sy->cap_drop, n)) return;
+    drop = sy->drop;
+    memset(drop, 0, (size_t)n);
+    for (u = st->fused; u; u &= u - 1)
+        if (st->fval[pto__sy_ctz(u)] == 1) set1 |= u & (~u + 1);
     for (kb = 0; kb < n; kb++) {
-        if (c[kb].drop) continue;
-        st->rid[w] = st->rid[kb];
-        st->bits[w++] = st->bits[kb];
+        const pto__sy_rec *b = &sy->recs[st->e[kb].rid];
+        for (ka = 0; ka < n; ka++) {
+            const pto__sy_rec *a = &sy->recs[st->e[ka].rid];
+            if (ka == kb || a->space != b->space) continue;
+            if (a->space != PTO_GM && !(a->lo <= b->lo && b->hi <= a->hi)) continue;
+            if (pto__sy_supersedes(sy, set1, &st->e[ka], &st->e[kb])) { drop[kb] = 1; break; }
+        }
     }
-    if (w == n) return;
-    st->n = w;
     for (kb = 0; kb < n; kb++)
-        if (c[kb].drop) pto__sy_uncapture(st, c[kb].rid);
+        if (!drop[kb]) st->e[w++] = st->e[kb];
+    st->n = w;
 }
 
 static pto_status pto__sy_place(pto__sy *sy);
 static int pto__sy_seen(pto__sy *sy);
 static void pto__sy_counted(pto__sy *sy);
 
-/* Insertion's shortcut. A dependency found at s during the first visit of
-   every loop around s (pass 1, phase 0), inside a loop or an if, that is
-   ordered right around s - a barrier just before s, or a flag pair whose
-   set follows pa, the statement before s (only sync statements between),
-   and whose wait precedes s - changes nothing the analysis saw up to pa.
-   Its whole effect on the state at s is: the records the set captures
-   after pa (the block's snapshot) happen before q; for a barrier, the
-   records of its pipe happen before it. So the pair is placed and the
-   analysis goes on at s, with the state another analysis from the last
-   checkpoint would reach there: the same result without that analysis. */
-static int pto__sy_shortcut(pto__sy *sy, int32_t s, pto__sy_st *st)
-{
-    const pto_module *m = sy->m;
-    int32_t a = sy->recs[sy->h_rec].stmt, pa, pb, k, i;
-    int p = sy->recs[sy->h_rec].pipe, q = pto_stmt_pipe(m, s);
-    const pto__sy_grp *gr;
-    if (sy->mode != PTO__SY_FIND || sy->trial || !sy->first || !sy->h_fwd || !sy->snap) return 0;
-    pto__sy_lca(m, a, s, &pa, &pb);
-    if (pb != s || (p != q && pa != sy->snap_stmt) || pto__sy_seen(sy)) return 0;
-    if (pto__sy_place(sy) != PTO_OK) { pto__sy_fail(sy, PTO_ERR_INTERNAL); return 0; }
-    pto__sy_counted(sy);
-    gr = &sy->grps[sy->n_grps - 1];
-    if (gr->kind == PTO__SY_BAR) {
-        for (k = 0; k < st->n; k++)
-            if (sy->recs[st->rid[k]].pipe == gr->dst) st->bits[k] |= (uint8_t)(1u << gr->dst);
-    } else {
-        const pto__sy_st *sn = sy->snap;
-        for (k = 0; k < sn->n; k++) {
-            if (!((sn->bits[k] & (1u << p)) || sy->recs[sn->rid[k]].pipe == p)) continue;
-            if ((i = pto__sy_bsearch(st->rid, st->n, sn->rid[k])) >= 0) st->bits[i] |= (uint8_t)(1u << q);
-        }
-    }
-    sy->found = 0;
-    return 1;
-}
-
-/* The hazard check of statement s: every present record that conflicts
-   with one of its accesses and is not ordered before its pipe. */
+/* The hazard check of statement s: every live record that conflicts with
+   one of its accesses and is not ordered before its pipe. */
 static int32_t pto__sy_scan(pto__sy *sy, int32_t s, const pto__sy_st *st, int32_t *rs)
 {
     const pto_module *m = sy->m;
     int q = pto_stmt_pipe(m, s);
     int32_t i, o, r, k, nr = 0;
     for (i = 0; i < m->stmts[s].nargs; i++) {
+        const pto__sy_rec *b;
         o = m->stmts[s].arg0 + i;
         if ((r = pto__sy_rec_now(sy, o)) < 0) continue;
+        b = &sy->recs[r];
         for (k = 0; k < st->n; k++) {
-            int32_t r2 = st->rid[k];
-            if (!pto__sy_conflict(sy, r2, r)) continue;
-            if ((st->bits[k] & (1u << q)) || (sy->recs[r2].pipe == q && pto__sy_inorder(q))) continue;
-            pto__sy_hazard(sy, r2, s, o, r);
+            const pto__sy_e *e = &st->e[k];
+            const pto__sy_rec *a = &sy->recs[e->rid];
+            if (a->space != b->space || !((a->rw | b->rw) & PTO__SY_WR)) continue;
+            if ((e->bits & (1u << q)) || (a->pipe == q && pto__sy_inorder(q))) continue;
+            if (a->space != PTO_GM ? !(a->lo < b->hi && b->lo < a->hi) : !pto__sy_gm_overlap(m, a, b)) continue;
+            pto__sy_hazard(sy, e->rid, s, o, r);
             if (sy->stop) return nr;
         }
         if (nr < 8) rs[nr++] = r;
@@ -8281,71 +8199,283 @@ static int32_t pto__sy_scan(pto__sy *sy, int32_t s, const pto__sy_st *st, int32_
     return nr;
 }
 
+/* A pair placed where the analysis has already been takes effect in place:
+   the set after statement pa (at time t, its latest visit) captured the
+   records of pipe p issued by then and those known to happen before p by
+   then; the wait before pb (time w) made them happen before q. A record
+   issued later is a new instance the pair does not order. Exact for every
+   state between pb and here: a record live here with ts <= t is the same
+   instance it was at t on every path. */
+static void pto__sy_apply(pto__sy *sy, pto__sy_st *st, int p, int q, uint32_t t, uint32_t w)
+{
+    int32_t k;
+    for (k = 0; k < st->n; k++) {
+        pto__sy_e *e = &st->e[k];
+        if ((sy->recs[e->rid].pipe == p && e->ts <= t) || ((e->bits & (1u << p)) && e->hts[p] <= t))
+            pto__sy_addbit(e, q, w);
+    }
+}
+
+static int32_t pto__sy_frame_of(const pto__sy *sy, int32_t stmt)
+{
+    int32_t i;
+    for (i = 0; i < sy->nfr; i++)
+        if (sy->fr[i].stmt == stmt) return i;
+    return -1;
+}
+
+/* Where the dependency just ordered can take effect in place: every loop
+   around the block that holds both ends (for a carried one: the loop that
+   carries it, and those around it) must be in its first visit, or its
+   heads, computed without the pair, would be too pessimistic. Returns the
+   outermost loop to analyse again, or -1. */
+static int32_t pto__sy_restart_target(pto__sy *sy, const pto__sy_grp *gr, int32_t pb)
+{
+    int32_t lim = gr->kind == PTO__SY_LOOP || !sy->h_fwd ? -1 : pto__sy_frame_of(sy, pb), i;
+    if (!sy->h_fwd) {
+        int32_t L = gr->kind == PTO__SY_LOOP ? gr->loop : pto_stmt_loop(sy->m, pb);
+        lim = pto__sy_frame_of(sy, L) + 1;
+        for (i = 0; i < lim; i++)
+            if (sy->fr[i].loop && !sy->fr[i].fresh) return sy->fr[i].stmt;
+        return L;
+    }
+    if (lim < 0) lim = sy->nfr;
+    for (i = 0; i < lim; i++)
+        if (sy->fr[i].loop && !sy->fr[i].fresh) return sy->fr[i].stmt;
+    return -1;
+}
+
+static int pto__sy_log(pto__sy *sy, pto__sy_fr *f, int32_t g, int32_t stmt, uint32_t t, uint32_t w)
+{
+    pto__sy_lg *l;
+    if (!pto__sy_grow(sy, (void **)&f->lg, sizeof(pto__sy_lg), &f->cap_lg, f->nlg + 1)) return 0;
+    l = &f->lg[f->nlg++];
+    l->grp = g;
+    l->stmt = stmt;
+    l->p = sy->grps[g].src;
+    l->q = sy->grps[g].dst;
+    l->t = t;
+    l->w = w;
+    return 1;
+}
+
+/* Orders the dependency found at s: places the group, then either applies
+   it to the states in place (pto__sy_apply) and returns 1, or asks for the
+   loop it makes stale to be analysed again and returns 0. */
+static int pto__sy_resolve(pto__sy *sy, int32_t s, pto__sy_st *st)
+{
+    const pto_module *m = sy->m;
+    int32_t a = sy->recs[sy->h_rec].stmt, pa, pb, target, fi, i, j;
+    const pto__sy_grp *gr;
+    uint32_t t, w;
+    if (pto__sy_seen(sy)) {
+        pto_error(sy->ctx, m->stmts[sy->h_bstmt].loc, "sync: internal: could not order %s",
+                  pto_str(sy->ctx, pto__sy_dep_note(sy, sy->h_rec, sy->h_brec, !sy->h_fwd)));
+        pto__sy_fail(sy, PTO_ERR_INTERNAL);
+        return 0;
+    }
+    pto__sy_lca(m, a, s, &pa, &pb);
+    if (!sy->h_fwd) {
+        int32_t L = pto_stmt_loop(m, pa);
+        if (L >= 0) pb = pto__sy_in_block(m, s, m->stmts[L].body);
+    }
+    if (pto__sy_place(sy) != PTO_OK) { pto__sy_fail(sy, PTO_ERR_INTERNAL); return 0; }
+    pto__sy_counted(sy);
+    sy->grps[sy->n_grps - 1].ne = sy->n_ents - sy->grps[sy->n_grps - 1].e0;
+    if (sy->h_fwd) sy->grps[sy->n_grps - 1].pb = pb;
+    gr = &sy->grps[sy->n_grps - 1];
+    target = pto__sy_restart_target(sy, gr, pb);
+    sy->found = 0;
+    if (target >= 0) {
+        sy->restart = target;
+        sy->restart_grp = sy->n_grps - 1;
+        return 0;
+    }
+    w = pb < sy->n_tt ? sy->tstart[pb] : sy->now;
+    t = gr->kind == PTO__SY_BAR ? w : pa < sy->n_tt ? sy->tend[pa] : w;
+    fi = pto__sy_frame_of(sy, pb);
+    pto__sy_apply(sy, st, gr->src, gr->dst, t, w);
+    for (i = fi < 0 ? sy->nfr : fi; i < sy->nfr; i++) {
+        for (j = 0; j < sy->fr[i].nsv; j++)
+            if (sy->fr[i].sv[j]) pto__sy_apply(sy, sy->fr[i].sv[j], gr->src, gr->dst, t, w);
+        if (sy->fr[i].loop && !pto__sy_log(sy, &sy->fr[i], sy->n_grps - 1, -1, t, w)) return 0;
+    }
+    return 1;
+}
+
 static void pto__sy_access(pto__sy *sy, int32_t s, pto__sy_st *st)
 {
     int32_t i, rs[8], nr;
     for (;;) {
+        sy->found = 0;
         nr = pto__sy_scan(sy, s, st, rs);
         if (sy->stop) return;
         if (!sy->found) break;
-        if (!pto__sy_shortcut(sy, s, st)) { sy->stop = 1; return; }
+        if (!pto__sy_resolve(sy, s, st)) return;
     }
     for (i = 0; i < nr; i++) pto__sy_touch(sy, st, rs[i]);
 }
 
 static void pto__sy_block(pto__sy *sy, int32_t b, pto__sy_st *st);
 
-static void pto__sy_loop(pto__sy *sy, int32_t L, pto__sy_st *st)
+static int pto__sy_halted(const pto__sy *sy) { return sy->stop || sy->restart >= 0; }
+
+static pto__sy_fr *pto__sy_push(pto__sy *sy, int32_t s, int loop, pto__sy_st **sv, int32_t nsv)
 {
-    int32_t P = sy->period[L], ph;
-    pto__sy_st **heads, *work;
-    int changed = 1, first = sy->first, pass = 0;
-    heads = (pto__sy_st **)pto__sy_zalloc(sy, sizeof(pto__sy_st *) * (size_t)P);
-    if (!heads) return;
-    for (ph = 0; ph < P; ph++)
-        if (!(heads[ph] = pto__sy_st_get(sy))) break;
-    work = ph == P ? pto__sy_st_get(sy) : NULL;
-    if (work) {
-        pto__sy_st_copy(sy, heads[0], st);
-        while (changed && !sy->stop) {
-            changed = 0;
-            pass++;
-            for (ph = 0; ph < P && !sy->stop; ph++) {
-                if (!heads[ph]->reached) continue;
-                sy->phase[L] = ph;
-                sy->first = first && pass == 1 && ph == 0;
-                pto__sy_st_copy(sy, work, heads[ph]);
-                pto__sy_block(sy, sy->m->stmts[L].body, work);
-                if (!sy->stop) changed |= pto__sy_join(sy, heads[(ph + 1) % P], work);
+    pto__sy_fr *f;
+    if (!pto__sy_grow(sy, (void **)&sy->fr, sizeof(pto__sy_fr), &sy->cap_fr, sy->nfr + 1)) return NULL;
+    f = &sy->fr[sy->nfr++];
+    f->stmt = s;
+    f->loop = loop;
+    f->fresh = 1;
+    f->sv = sv;
+    f->nsv = nsv;
+    f->g0 = sy->n_grps;
+    f->lg = NULL;
+    f->nlg = f->cap_lg = 0;
+    return f;
+}
+
+static void pto__sy_unseen(pto__sy *sy, int32_t rec, int32_t opnd);
+static void pto__sy_unlink_ent(pto__sy *sy, int32_t e);
+
+/* A forward group whose wait sits right before loop L, placed during this
+   visit of L, may be implied by what made L stale (typically a carried
+   group whose prime, just before L, orders the same records through a
+   chain of flags): it goes, and the new analysis of L places it again if
+   it is needed after all. This is the one redundancy a single pass meets
+   (what a group placed later orders earlier is its prime's part). */
+static void pto__sy_drop_group(pto__sy *sy, int32_t g)
+{
+    pto__sy_grp *gr = &sy->grps[g];
+    int32_t e;
+    for (e = gr->e0; e < gr->e0 + gr->ne; e++) pto__sy_unlink_ent(sy, e);
+    pto__sy_unseen(sy, gr->arec, gr->bopnd);
+    if (gr->kind == PTO__SY_BAR) sy->stats.barriers--;
+    else {
+        sy->stats.flag_pairs--;
+        if (gr->nids > 1) sy->stats.rotating--;
+    }
+    gr->kind = PTO__SY_DEAD;
+}
+
+/* L's entry again: as it was when the analysis reached L, with the changes
+   the groups still there made to it, in order, then the primes of the
+   group that made L stale (they are the last statements before L). */
+static void pto__sy_reenter(pto__sy *sy, int32_t fi, pto__sy_st *st, const pto__sy_st *entry0)
+{
+    int32_t g, i, w = 0, e, L = sy->fr[fi].stmt;
+    for (g = sy->fr[fi].g0; g < sy->n_grps; g++)
+        if (sy->grps[g].pb == L && sy->grps[g].kind != PTO__SY_DEAD && g != sy->restart_grp) pto__sy_drop_group(sy, g);
+    pto__sy_st_copy(sy, st, entry0);
+    for (i = 0; i < sy->fr[fi].nlg; i++) {
+        pto__sy_lg l = sy->fr[fi].lg[i];
+        if (sy->grps[l.grp].kind == PTO__SY_DEAD) continue;
+        sy->fr[fi].lg[w++] = l;
+        if (l.stmt >= 0) pto__sy_syncop(sy, l.stmt, st);
+        else pto__sy_apply(sy, st, l.p, l.q, l.t, l.w);
+    }
+    sy->fr[fi].nlg = w;
+    g = sy->restart_grp;
+    if (g < 0 || sy->grps[g].kind != PTO__SY_LOOP || sy->grps[g].loop != L) return;
+    for (e = sy->grps[g].e0; e < sy->grps[g].e0 + sy->grps[g].ne && !sy->stop; e++) {
+        if (sy->ents[e].role != PTO__SY_PRIME || sy->ents[e].stmt < 0) continue;
+        pto__sy_syncop(sy, sy->ents[e].stmt, st);
+        if (!pto__sy_log(sy, &sy->fr[fi], g, sy->ents[e].stmt, 0, 0)) return;
+    }
+}
+
+/* Chaotic iteration over the phases (iteration index mod the period): a
+   phase is analysed again only when its head changed since its last visit
+   (the same fixpoint, and the same dependencies found, as full rounds). */
+static int pto__sy_fixpoint(pto__sy *sy, int32_t L, int32_t fi, pto__sy_st *st, pto__sy_st **heads, int32_t P)
+{
+    pto__sy_st *work = pto__sy_st_get(sy);
+    uint8_t *dirty = (uint8_t *)pto__sy_zalloc(sy, (size_t)P);
+    int32_t ph = 0, visits = 0, left = 1;
+    if (!work || !dirty) { pto__sy_st_put(sy, work); pto_free(sy->ctx, dirty); return 0; }
+    heads[P] = st;
+    sy->fr[fi].sv = heads;
+    sy->fr[fi].nsv = P + 1;
+    pto__sy_st_copy(sy, heads[0], st);
+    dirty[0] = 1;
+    while (left > 0 && !pto__sy_halted(sy)) {
+        if (dirty[ph]) {
+            dirty[ph] = 0;
+            left--;
+            if (++visits > PTO__SY_MAXPASS * P) {
+                pto_error(sy->ctx, sy->m->stmts[L].loc, "sync: internal: the analysis of this loop did not converge");
+                pto__sy_fail(sy, PTO_ERR_INTERNAL);
+                break;
+            }
+            sy->phase[L] = ph;
+            sy->fr[fi].fresh = visits == 1;
+            pto__sy_st_copy(sy, work, heads[ph]);
+            pto__sy_block(sy, sy->m->stmts[L].body, work);
+            if (!pto__sy_halted(sy) && pto__sy_join(sy, heads[(ph + 1) % P], work) && !dirty[(ph + 1) % P]) {
+                dirty[(ph + 1) % P] = 1;
+                left++;
             }
         }
-        sy->first = first;
-        /* the loop may exit at the head of any iteration */
-        for (ph = 0; ph < P && !sy->stop; ph++) pto__sy_join(sy, st, heads[ph]);
+        ph = (ph + 1) % P;
     }
-    sy->first = first;
+    sy->fr[fi].sv = NULL;
+    sy->fr[fi].nsv = 0;
     pto__sy_st_put(sy, work);
-    for (ph = 0; ph < P; ph++) pto__sy_st_put(sy, heads[ph]);
-    pto_free(sy->ctx, heads);
+    pto_free(sy->ctx, dirty);
     sy->phase[L] = 0;
+    return 1;
+}
+
+/* The loop may exit at the head of any iteration, zero included. When a
+   pair placed inside makes it stale (pto__sy_restart_target), it is
+   analysed again from its entry. */
+static void pto__sy_loop(pto__sy *sy, int32_t L, pto__sy_st *st)
+{
+    pto__sy_st *entry0 = pto__sy_st_dup(sy, st);
+    int32_t fi;
+    if (!entry0 || !pto__sy_push(sy, L, 1, NULL, 0)) { pto__sy_st_put(sy, entry0); return; }
+    fi = sy->nfr - 1;
+    for (;;) {
+        int32_t P = sy->period[L], ph;
+        pto__sy_st **heads = (pto__sy_st **)pto__sy_zalloc(sy, sizeof(pto__sy_st *) * (size_t)(P + 1));
+        int ok = heads != NULL;
+        for (ph = 0; ok && ph < P; ph++) ok = (heads[ph] = pto__sy_st_get(sy)) != NULL;
+        if (ok) ok = pto__sy_fixpoint(sy, L, fi, st, heads, P);
+        if (ok && !pto__sy_halted(sy))
+            for (ph = 0; ph < P; ph++) pto__sy_join(sy, st, heads[ph]);
+        for (ph = 0; heads && ph < P; ph++) pto__sy_st_put(sy, heads[ph]);
+        pto_free(sy->ctx, heads);
+        if (!ok || sy->stop || sy->restart != L) break;
+        sy->restart = -1;
+        pto__sy_reenter(sy, fi, st, entry0);
+        sy->restart_grp = -1;
+    }
+    pto_free(sy->ctx, sy->fr[fi].lg);
+    sy->nfr = fi;
+    pto__sy_st_put(sy, entry0);
 }
 
 static void pto__sy_if(pto__sy *sy, int32_t s, pto__sy_st *st)
 {
-    pto__sy_st *other = pto__sy_st_dup(sy, st);
-    if (!other) return;
+    pto__sy_st *sv[2];
+    sv[0] = st;
+    sv[1] = pto__sy_st_dup(sy, st);
+    if (!sv[1] || !pto__sy_push(sy, s, 0, sv, 2)) { pto__sy_st_put(sy, sv[1]); return; }
     pto__sy_block(sy, sy->m->stmts[s].body, st);
-    if (!sy->stop && sy->m->stmts[s].orelse >= 0) pto__sy_block(sy, sy->m->stmts[s].orelse, other);
-    if (!sy->stop) pto__sy_join(sy, st, other);
-    pto__sy_st_put(sy, other);
+    if (!pto__sy_halted(sy) && sy->m->stmts[s].orelse >= 0) pto__sy_block(sy, sy->m->stmts[s].orelse, sv[1]);
+    sy->nfr--;
+    if (!pto__sy_halted(sy)) pto__sy_join(sy, st, sv[1]);
+    pto__sy_st_put(sy, sv[1]);
 }
 
 static void pto__sy_stmt(pto__sy *sy, int32_t s, pto__sy_st *st)
 {
     const pto_module *m = sy->m;
+    ++sy->now;
+    if (s < sy->n_tt) sy->tstart[s] = sy->now;
     switch (m->stmts[s].kind) {
     case PTO_ST_OP:
-        if (sy->off && s < sy->n_off && sy->off[s]) break;   /* a group on trial removal */
         if (pto__sy_issync(m->stmts[s].op)) pto__sy_syncop(sy, s, st);
         else pto__sy_access(sy, s, st);
         break;
@@ -8353,47 +8483,20 @@ static void pto__sy_stmt(pto__sy *sy, int32_t s, pto__sy_st *st)
     case PTO_ST_IF: pto__sy_if(sy, s, st); break;
     default: break;   /* tiles, lets; a SECTION is its own core program */
     }
+    ++sy->now;
+    if (s < sy->n_tt) sy->tend[s] = sy->now;
 }
 
-/* A block inside a loop or if. On a first visit during insertion it keeps
-   the records and their pipes after its latest statement that can change
-   them, for pto__sy_shortcut. */
 static void pto__sy_block(pto__sy *sy, int32_t b, pto__sy_st *st)
 {
     const pto_module *m = sy->m;
-    pto__sy_st *saved = sy->snap, *snap = NULL;
-    int32_t s, saved_stmt = sy->snap_stmt;
-    if (sy->mode == PTO__SY_FIND && !sy->trial && sy->first) snap = pto__sy_st_get(sy);
-    sy->snap = snap;
-    sy->snap_stmt = -1;
-    for (s = m->blocks[b].head; s >= 0 && !sy->stop; s = m->stmts[s].next) {
-        int kind = m->stmts[s].kind;
-        pto__sy_stmt(sy, s, st);
-        if (!snap || sy->stop || (kind != PTO_ST_OP && kind != PTO_ST_FOR && kind != PTO_ST_IF)) continue;
-        if (kind == PTO_ST_OP && pto__sy_issync(m->stmts[s].op)) continue;
-        if (!pto__sy_reserve(sy, snap, st->n, 0, 0)) break;
-        snap->n = st->n;
-        if (st->n) {
-            memcpy(snap->rid, st->rid, (size_t)st->n * sizeof(int32_t));
-            memcpy(snap->bits, st->bits, (size_t)st->n);
-        }
-        sy->snap_stmt = s;
-    }
-    pto__sy_st_put(sy, snap);
-    sy->snap = saved;
-    sy->snap_stmt = saved_stmt;
+    int32_t s;
+    for (s = m->blocks[b].head; s >= 0 && !pto__sy_halted(sy); s = m->stmts[s].next) pto__sy_stmt(sy, s, st);
 }
 
 /* ---- analysis driver ------------------------------------------------------------
    A core program is the kernel body (sections excluded) or one section's
-   body; each is analysed from an empty state. The state before each of its
-   top-level statements that is not a sync statement is kept (a
-   checkpoint): a change that starts inside or after such a statement only
-   needs the analysis from there on, which is what makes insertion and the
-   sweep local. A checkpoint is valid while nothing before its statement
-   changed; insertion only ever changes statements at or after the place
-   the last analysis stopped, and restarts from the checkpoint before the
-   first change (see pto__sy_restart). */
+   body; each is analysed from an empty state, once. */
 
 static void pto__sy_number(pto__sy *sy, int32_t b, int32_t *n)
 {
@@ -8455,77 +8558,24 @@ static int pto__sy_programs(pto__sy *sy)
 }
 
 /* The program (index) and top-level statement that contain statement s. */
-static int32_t pto__sy_top(const pto__sy *sy, int32_t s, int32_t *prog)
-{
-    const pto_module *m = sy->m;
-    for (;;) {
-        int32_t b = m->stmts[s].block, i;
-        for (i = 0; i < sy->nprogs; i++)
-            if (sy->progs[i] == b) { *prog = i; return s; }
-        s = pto__sy_up(m, s);
-        if (s < 0) { *prog = -1; return -1; }
-    }
-}
-
-static int pto__sy_ckable(const pto__sy *sy, int32_t s)
-{
-    return !(sy->m->stmts[s].kind == PTO_ST_OP && pto__sy_issync(sy->m->stmts[s].op));
-}
-
-static int pto__sy_ck_room(pto__sy *sy)
-{
-    int32_t old = sy->cap_ck, i;
-    if (!pto__sy_grow(sy, (void **)&sy->ck, sizeof(pto__sy_st *), &sy->cap_ck, sy->m->n_stmts + 1)) return 0;
-    for (i = old; i < sy->cap_ck; i++) sy->ck[i] = NULL;
-    return 1;
-}
-
-/* Keeps st as the checkpoint before s, or, on a trial, remembers it (the
-   trial's states replace the checkpoints only if the group goes); a trial
-   past its group that meets the checkpoint state has converged: the rest
-   of the program behaves as before, when it had no unordered dependency. */
-static int pto__sy_checkpoint(pto__sy *sy, int32_t s, const pto__sy_st *st)
-{
-    pto__sy_st *c;
-    if (!pto__sy_ckable(sy, s) || !pto__sy_ck_room(sy)) return 0;
-    if (sy->trial) {
-        if (sy->past && sy->ck[s] && pto__sy_st_equal(st, sy->ck[s])) return 1;
-        if (!pto__sy_grow(sy, (void **)&sy->tr_stmt, sizeof(int32_t), &sy->cap_tr, sy->ntr + 1)
-            || !pto__sy_grow(sy, (void **)&sy->tr_st, sizeof(pto__sy_st *), &sy->cap_tr2, sy->ntr + 1))
-            return 0;
-        if (!(c = pto__sy_st_dup(sy, st))) return 0;
-        sy->tr_stmt[sy->ntr] = s;
-        sy->tr_st[sy->ntr++] = c;
-        return 0;
-    }
-    if (!sy->ck[s] && !(sy->ck[s] = pto__sy_st_get(sy))) return 0;
-    pto__sy_st_copy(sy, sy->ck[s], st);
-    return 0;
-}
-
-/* Analyses program `prog` from its top-level statement `from` (-1: from the
-   start, with an empty state). */
-static void pto__sy_run(pto__sy *sy, int32_t prog, int32_t from)
+/* Analyses program `prog` from an empty state. */
+static void pto__sy_run(pto__sy *sy, int32_t prog)
 {
     const pto_module *m = sy->m;
     pto__sy_st *st = pto__sy_st_get(sy);
-    int32_t s, f;
+    int32_t s;
+    int f;
     if (!st) return;
-    if (from >= 0 && from < sy->cap_ck && sy->ck[from]) pto__sy_st_copy(sy, st, sy->ck[from]);
-    else {
-        from = m->blocks[sy->progs[prog]].head;
-        st->reached = 1;
-    }
-    sy->first = 1;
-    sy->snap = NULL;
-    for (s = from; s >= 0 && !sy->stop; s = m->stmts[s].next) {
-        if (pto__sy_ckable(sy, s)) pto__sy_collect(sy, st);
-        if (sy->mode == PTO__SY_FIND && pto__sy_checkpoint(sy, s, st)) { sy->converged = 1; break; }
+    st->reached = 1;
+    sy->nfr = 0;
+    sy->restart = sy->restart_grp = -1;
+    for (s = m->blocks[sy->progs[prog]].head; s >= 0 && !sy->stop; s = m->stmts[s].next) {
+        if (!(m->stmts[s].kind == PTO_ST_OP && pto__sy_issync(m->stmts[s].op))) pto__sy_collect(sy, st);
         pto__sy_stmt(sy, s, st);
-        if (s == sy->trial_last) sy->past = 1;
     }
-    for (f = 0; f < st->nf && !sy->stop && !sy->converged; f++) {
+    for (f = 0; f < PTO__SY_NFL && !sy->stop; f++) {
         int32_t key = st->fkey[f];
+        if (!(st->fused & ((uint64_t)1 << f))) continue;
         if (key < PTO__SY_REAL)
             pto_error(sy->ctx, m->kernels[sy->kernel].loc, "sync: event id %s -> %s %d may be left set at kernel end",
                       pto_pipe_name((pto_pipe)(key / 64)), pto_pipe_name((pto_pipe)(key / 8 % 8)), (int)(key % 8));
@@ -8537,23 +8587,24 @@ static void pto__sy_run(pto__sy *sy, int32_t prog, int32_t from)
     pto__sy_st_put(sy, st);
 }
 
-/* Runs the analysis from program `prog`, statement `from`, over the rest
-   of the kernel. FIND stops at the first uncovered dependency; CHECK
-   reports it as an internal error. */
-static void pto__sy_analyse_from(pto__sy *sy, int mode, int32_t prog, int32_t from)
-{
-    int32_t k;
-    sy->mode = mode;
-    sy->found = 0;
-    sy->converged = 0;
-    sy->stats.rounds++;
-    sy->nkeys = PTO__SY_REAL + (mode == PTO__SY_FIND ? PTO__SY_MAXROT * sy->n_grps : 0);
-    for (k = prog; k < sy->nprogs && !sy->stop && !sy->converged; k++) pto__sy_run(sy, k, k == prog ? from : -1);
-}
-
+/* One analysis of the kernel: FIND orders every uncovered dependency as it
+   meets it; CHECK reports one as an internal error. */
 static void pto__sy_analyse(pto__sy *sy, int mode)
 {
-    if (pto__sy_tables(sy) && pto__sy_programs(sy)) pto__sy_analyse_from(sy, mode, 0, -1);
+    int32_t k;
+    if (!pto__sy_tables(sy) || !pto__sy_programs(sy)) return;
+    pto_free(sy->ctx, sy->tstart);
+    pto_free(sy->ctx, sy->tend);
+    sy->n_tt = sy->m->n_stmts;
+    sy->tstart = (uint32_t *)pto__sy_zalloc(sy, sizeof(uint32_t) * ((size_t)sy->n_tt + 1));
+    sy->tend = (uint32_t *)pto__sy_zalloc(sy, sizeof(uint32_t) * ((size_t)sy->n_tt + 1));
+    if (!sy->tstart || !sy->tend) return;
+    sy->mode = mode;
+    sy->found = 0;
+    sy->now = 0;
+    sy->stats.rounds++;
+    sy->nkeys = PTO__SY_REAL + (mode == PTO__SY_FIND ? PTO__SY_MAXROT * sy->n_grps : 0);
+    for (k = 0; k < sy->nprogs && !sy->stop; k++) pto__sy_run(sy, k);
 }
 
 /* ---- insertion ------------------------------------------------------------------- */
@@ -8659,6 +8710,9 @@ static int32_t pto__sy_new_group(pto__sy *sy, uint8_t kind, int src, int dst, in
     gr->bstmt = sy->h_bstmt;
     gr->bopnd = sy->h_bopnd;
     gr->note = pto__sy_dep_note(sy, sy->h_rec, sy->h_brec, carried);
+    gr->pb = -1;
+    gr->e0 = sy->n_ents;
+    gr->ne = 0;
     return g;
 }
 
@@ -8912,120 +8966,22 @@ static int pto__sy_seen(pto__sy *sy)
         pto_free(sy->ctx, old);
     }
     h = ((uint64_t)key * 0x9E3779B97F4A7C15ull) >> 40;
-    for (i = (int32_t)h & (sy->cap_seen - 1); sy->seen[i] >= 0; i = (i + 1) & (sy->cap_seen - 1))
+    for (i = (int32_t)h & (sy->cap_seen - 1); sy->seen[i] != -1; i = (i + 1) & (sy->cap_seen - 1))
         if (sy->seen[i] == key) return 1;
     sy->seen[i] = key;
     sy->n_seen++;
     return 0;
 }
 
-/* The checkpoint to analyse again from after the statements of ents
-   [e0, e1) changed (were added, or are switched off): the latest
-   checkpoint at or before the first top-level statement they are in
-   (-1: the program's start). */
-static void pto__sy_restart(pto__sy *sy, int32_t e0, int32_t e1, int32_t *prog, int32_t *from, int32_t *last)
+/* A dropped group's dependency may be found and placed again. */
+static void pto__sy_unseen(pto__sy *sy, int32_t rec, int32_t opnd)
 {
-    int32_t e, bp = -1, bf = -1, lp = -1;
-    if (last) *last = -1;
-    for (e = e0; e < e1; e++) {
-        int32_t s = sy->ents[e].stmt, t, p = -1;
-        if (s < 0 || (t = pto__sy_top(sy, s, &p)) < 0) continue;
-        if (last && (*last < 0 || sy->pos[t] > lp)) { *last = t; lp = sy->pos[t]; }
-        while (t >= 0 && !(t < sy->cap_ck && sy->ck[t] && pto__sy_ckable(sy, t))) t = sy->m->stmts[t].prev;
-        if (bp < 0 || p < bp || (p == bp && bf >= 0 && (t < 0 || sy->pos[t] < sy->pos[bf]))) {
-            bp = p;
-            bf = t;
-        }
-    }
-    *prog = bp < 0 ? 0 : bp;
-    *from = bf;
-}
-
-static void pto__sy_trial_drop(pto__sy *sy)
-{
+    int64_t key = ((int64_t)rec << 32) | (int64_t)(uint32_t)opnd;
     int32_t i;
-    for (i = 0; i < sy->ntr; i++) pto__sy_st_put(sy, sy->tr_st[i]);
-    sy->ntr = 0;
-}
-
-/* The trial's states become the checkpoints (its group is gone). */
-static void pto__sy_trial_commit(pto__sy *sy)
-{
-    int32_t i;
-    for (i = 0; i < sy->ntr; i++) {
-        int32_t s = sy->tr_stmt[i];
-        pto__sy_st_put(sy, sy->ck[s]);
-        sy->ck[s] = sy->tr_st[i];
-    }
-    sy->ntr = 0;
-}
-
-/* Ents sorted by group (group, ent pairs), for the per-group passes. */
-static int32_t *pto__sy_by_group(pto__sy *sy)
-{
-    int32_t *v = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * 2 * ((size_t)sy->n_ents + 1)), e;
-    if (!v) return NULL;
-    for (e = 0; e < sy->n_ents; e++) {
-        v[2 * e] = sy->ents[e].grp;
-        v[2 * e + 1] = e;
-    }
-    qsort(v, (size_t)sy->n_ents, 2 * sizeof(int32_t), pto__sy_ent_cmp);
-    v[2 * sy->n_ents] = -1;
-    return v;
-}
-
-/* A group placed early can be implied by groups placed after it (a barrier
-   for a carried dependency also orders the first iteration). Each group in
-   turn is switched off; if the analysis then finds nothing unordered, it
-   goes. What remains is each needed given the others. The analysis of a
-   trial starts at the checkpoint before the group and stops as soon as its
-   state meets the checkpoint after the group (pto__sy_checkpoint). */
-static pto_status pto__sy_sweep(pto__sy *sy)
-{
-    int32_t g, i = 0, j, *bg;
-    if (!pto__sy_tables(sy) || !pto__sy_programs(sy) || !(bg = pto__sy_by_group(sy))) return PTO_ERR_INTERNAL;
-    sy->n_off = sy->m->n_stmts;
-    sy->off = (uint8_t *)pto__sy_zalloc(sy, (size_t)sy->n_off + 1);
-    for (g = 0; sy->off && g < sy->n_grps && sy->status == PTO_OK; g++) {
-        int32_t prog, from, first;
-        while (i < sy->n_ents && bg[2 * i] < g) i++;
-        for (j = i; j < sy->n_ents && bg[2 * j] == g; j++)
-            if (sy->ents[bg[2 * j + 1]].stmt >= 0) sy->off[sy->ents[bg[2 * j + 1]].stmt] = 1;
-        /* the group's ents, in a contiguous copy for pto__sy_restart */
-        first = sy->n_ents;
-        for (j = i; j < sy->n_ents && bg[2 * j] == g; j++) {
-            int32_t n = PTO__PUSH(sy, ents);
-            if (n < 0) break;
-            sy->ents[n] = sy->ents[bg[2 * j + 1]];
-        }
-        pto__sy_restart(sy, first, sy->n_ents, &prog, &from, &sy->trial_last);
-        sy->n_ents = first;
-        sy->trial = 1;
-        sy->past = 0;
-        pto__sy_analyse_from(sy, PTO__SY_FIND, prog, from);
-        sy->stop = sy->trial = 0;
-        sy->trial_last = -1;
-        for (j = i; j < sy->n_ents && bg[2 * j] == g; j++) {
-            int32_t e = bg[2 * j + 1];
-            if (sy->ents[e].stmt < 0) continue;
-            sy->off[sy->ents[e].stmt] = 0;
-            if (!sy->found) pto__sy_unlink_ent(sy, e);
-        }
-        if (sy->found) { pto__sy_trial_drop(sy); continue; }
-        pto__sy_trial_commit(sy);
-        if (sy->grps[g].kind == PTO__SY_BAR) sy->stats.barriers--;
-        else {
-            sy->stats.flag_pairs--;
-            if (sy->grps[g].nids > 1) sy->stats.rotating--;
-        }
-        sy->grps[g].kind = PTO__SY_DEAD;
-    }
-    pto__sy_trial_drop(sy);
-    pto_free(sy->ctx, bg);
-    pto_free(sy->ctx, sy->off);
-    sy->off = NULL;
-    sy->n_off = 0;
-    return sy->status;
+    if (!sy->cap_seen) return;
+    i = (int32_t)(((uint64_t)key * 0x9E3779B97F4A7C15ull) >> 40) & (sy->cap_seen - 1);
+    for (; sy->seen[i] != -1; i = (i + 1) & (sy->cap_seen - 1))
+        if (sy->seen[i] == key) { sy->seen[i] = -2; return; }
 }
 
 /* Book-keeping for the group just placed. */
@@ -9041,39 +8997,12 @@ static void pto__sy_counted(pto__sy *sy)
     sy->stats.rounds++;
 }
 
-/* Insertion: analyse; order the first uncovered dependency; analyse again
-   from the checkpoint before the first statement that changed. */
-static pto_status pto__sy_insert(pto__sy *sy)
-{
-    pto_status st;
-    int32_t e0, prog, from;
-    if (!pto__sy_tables(sy) || !pto__sy_programs(sy) || !pto__sy_ck_room(sy)) return PTO_ERR_INTERNAL;
-    sy->trial_last = -1;
-    pto__sy_analyse_from(sy, PTO__SY_FIND, 0, -1);
-    for (;;) {
-        if (sy->status != PTO_OK) return sy->status;
-        if (!sy->found) return PTO_OK;
-        sy->stop = 0;
-        if (pto__sy_seen(sy)) {
-            pto_error(sy->ctx, sy->m->stmts[sy->h_bstmt].loc, "sync: internal: could not order %s",
-                      pto_str(sy->ctx, pto__sy_dep_note(sy, sy->h_rec, sy->h_brec, !sy->h_fwd)));
-            return PTO_ERR_INTERNAL;
-        }
-        e0 = sy->n_ents;
-        if ((st = pto__sy_place(sy)) != PTO_OK) return st;
-        pto__sy_counted(sy);
-        pto__sy_restart(sy, e0, sy->n_ents, &prog, &from, NULL);
-        pto__sy_analyse_from(sy, PTO__SY_FIND, prog, from);
-    }
-}
-
 static pto_status pto__sy_kernel(pto__sy *sy)
 {
     pto_status st = pto__sy_build_records(sy);
     if (st != PTO_OK) return st;
-    if (!(sy->scratch = pto__sy_st_get(sy))) return PTO_ERR_INTERNAL;
-    if ((st = pto__sy_insert(sy)) != PTO_OK) return st;
-    if ((st = pto__sy_sweep(sy)) != PTO_OK) return st;
+    pto__sy_analyse(sy, PTO__SY_FIND);
+    if (sy->status != PTO_OK) return sy->status;
     if ((st = pto__sy_assign(sy)) != PTO_OK) return st;
     pto__sy_analyse(sy, PTO__SY_CHECK);
     return sy->status;
@@ -9083,18 +9012,15 @@ static void pto__sy_reset(pto__sy *sy)
 {
     pto_ctx *ctx = sy->ctx;
     int32_t i;
-    for (i = 0; i < sy->cap_ck; i++) pto__sy_st_put(sy, sy->ck[i]);
-    pto__sy_trial_drop(sy);
-    pto__sy_st_put(sy, sy->scratch);
     for (i = 0; i < sy->nfree; i++) {
         pto__sy_st_free(sy, sy->freel[i]);
         pto_free(ctx, sy->freel[i]);
     }
     pto_free(ctx, sy->freel);
-    pto_free(ctx, sy->ck);
-    pto_free(ctx, sy->tr_stmt);
-    pto_free(ctx, sy->cl);
-    pto_free(ctx, sy->tr_st);
+    pto_free(ctx, sy->fr);
+    pto_free(ctx, sy->drop);
+    pto_free(ctx, sy->tstart);
+    pto_free(ctx, sy->tend);
     pto_free(ctx, sy->progs);
     pto_free(ctx, sy->recs);
     pto_free(ctx, sy->rec_of);
