@@ -106,6 +106,7 @@ typedef struct pto__sy_grp {
     int32_t arec, bstmt, bopnd; /* the dependency that made it */
     int32_t note;               /* interned dependency text */
     int32_t pb;                 /* forward: the statement its wait precedes */
+    int32_t pnote, dnote;       /* "prime: " / "drain: " + note, once made */
     int32_t e0, ne;             /* its ents: ents[e0 .. e0 + ne) */
 } pto__sy_grp;
 
@@ -807,15 +808,43 @@ static const char *pto__sy_base(const char *path)
     return s;
 }
 
+/* Notes are built in a fixed buffer (one per group, so this is on the
+   insertion's path: no printf). */
+typedef struct pto__sy_txt {
+    char d[600];
+    size_t n;
+} pto__sy_txt;
+
+static void pto__sy_cat(pto__sy_txt *t, const char *s)
+{
+    while (*s && t->n + 1 < sizeof t->d) t->d[t->n++] = *s++;
+}
+
+static void pto__sy_num(pto__sy_txt *t, unsigned long long v, unsigned base, int width)
+{
+    char tmp[24];
+    int k = 0;
+    do {
+        tmp[k++] = "0123456789abcdef"[v % base];
+        v /= base;
+    } while (v && k < 23);
+    while (k < width && k < 23) tmp[k++] = '0';
+    while (k > 0 && t->n + 1 < sizeof t->d) t->d[t->n++] = tmp[--k];
+}
+
 /* "tload a (vadd.pto:8)": the op, its first operand, where it is. */
-static void pto__sy_label(const pto__sy *sy, int32_t s, pto_buf *b)
+static void pto__sy_label(const pto__sy *sy, int32_t s, pto__sy_txt *t)
 {
     const pto_module *m = sy->m;
     const pto_operand *o = pto_stmt_arg(m, s, 0);
-    pto_buf_puts(b, pto_opinfo_get((pto_op)m->stmts[s].op)->name);
-    if (o && o->kind == PTO_O_TILE && o->ref >= 0) pto_buf_printf(b, " %s", pto_str(sy->ctx, m->tiles[o->ref].name));
-    if (o && o->kind == PTO_O_GM && o->ref >= 0) pto_buf_printf(b, " %s", pto_str(sy->ctx, m->params[o->ref].name));
-    pto_buf_printf(b, " (%s:%d)", pto__sy_base(pto_file_name(sy->ctx, m->stmts[s].loc.file)), (int)m->stmts[s].loc.line);
+    pto__sy_cat(t, pto_opinfo_get((pto_op)m->stmts[s].op)->name);
+    if (o && o->kind == PTO_O_TILE && o->ref >= 0) { pto__sy_cat(t, " "); pto__sy_cat(t, pto_str(sy->ctx, m->tiles[o->ref].name)); }
+    if (o && o->kind == PTO_O_GM && o->ref >= 0) { pto__sy_cat(t, " "); pto__sy_cat(t, pto_str(sy->ctx, m->params[o->ref].name)); }
+    pto__sy_cat(t, " (");
+    pto__sy_cat(t, pto__sy_base(pto_file_name(sy->ctx, m->stmts[s].loc.file)));
+    pto__sy_cat(t, ":");
+    pto__sy_num(t, (unsigned long long)(m->stmts[s].loc.line > 0 ? m->stmts[s].loc.line : 0), 10, 0);
+    pto__sy_cat(t, ")");
 }
 
 static const char *pto__sy_kind(uint8_t arw, uint8_t brw)
@@ -828,36 +857,36 @@ static const char *pto__sy_kind(uint8_t arw, uint8_t brw)
 static int32_t pto__sy_dep_note(pto__sy *sy, int32_t ra, int32_t rb, int carried)
 {
     const pto__sy_rec *a = &sy->recs[ra], *b = &sy->recs[rb];
-    pto_buf buf;
-    int32_t id;
-    memset(&buf, 0, sizeof buf);
-    buf.ctx = sy->ctx;
-    pto_buf_printf(&buf, "%s ", pto__sy_kind(a->rw, b->rw));
-    if (a->space == PTO_GM)
-        pto_buf_printf(&buf, "gm %s ", pto_str(sy->ctx, sy->m->params[sy->m->operands[a->opnd].ref].name));
-    else
-        pto_buf_printf(&buf, "%s[0x%04llx,0x%04llx) ", pto_space_name((pto_space)a->space),
-                       (unsigned long long)(a->lo > b->lo ? a->lo : b->lo),
-                       (unsigned long long)(a->hi < b->hi ? a->hi : b->hi));
-    pto__sy_label(sy, a->stmt, &buf);
-    pto_buf_puts(&buf, carried ? " -> next " : " -> ");
-    pto__sy_label(sy, b->stmt, &buf);
-    id = buf.oom ? 0 : pto_intern(sy->ctx, buf.data, buf.len);
-    pto_buf_free(&buf);
-    return id;
+    pto__sy_txt t;
+    t.n = 0;
+    pto__sy_cat(&t, pto__sy_kind(a->rw, b->rw));
+    if (a->space == PTO_GM) {
+        pto__sy_cat(&t, " gm ");
+        pto__sy_cat(&t, pto_str(sy->ctx, sy->m->params[sy->m->operands[a->opnd].ref].name));
+    } else {
+        pto__sy_cat(&t, " ");
+        pto__sy_cat(&t, pto_space_name((pto_space)a->space));
+        pto__sy_cat(&t, "[0x");
+        pto__sy_num(&t, (unsigned long long)(a->lo > b->lo ? a->lo : b->lo), 16, 4);
+        pto__sy_cat(&t, ",0x");
+        pto__sy_num(&t, (unsigned long long)(a->hi < b->hi ? a->hi : b->hi), 16, 4);
+        pto__sy_cat(&t, ")");
+    }
+    pto__sy_cat(&t, " ");
+    pto__sy_label(sy, a->stmt, &t);
+    pto__sy_cat(&t, carried ? " -> next " : " -> ");
+    pto__sy_label(sy, b->stmt, &t);
+    return pto_intern(sy->ctx, t.d, t.n);
 }
 
 static int32_t pto__sy_prefixed(pto__sy *sy, const char *prefix, int32_t note)
 {
-    pto_buf buf;
-    int32_t id;
+    pto__sy_txt t;
     if (!prefix) return note;
-    memset(&buf, 0, sizeof buf);
-    buf.ctx = sy->ctx;
-    pto_buf_printf(&buf, "%s%s", prefix, pto_str(sy->ctx, note));
-    id = buf.oom ? note : pto_intern(sy->ctx, buf.data, buf.len);
-    pto_buf_free(&buf);
-    return id;
+    t.n = 0;
+    pto__sy_cat(&t, prefix);
+    pto__sy_cat(&t, pto_str(sy->ctx, note));
+    return pto_intern(sy->ctx, t.d, t.n);
 }
 
 /* ---- the transfer functions ------------------------------------------------- */
@@ -1558,7 +1587,15 @@ static int32_t pto__sy_emit(pto__sy *sy, int32_t g, uint8_t role, int32_t at, in
     m->stmts[s].op = (uint16_t)op;
     m->stmts[s].origin = PTO_BY_SYNC;
     m->stmts[s].core = m->stmts[at].core;
-    m->stmts[s].note = pto__sy_prefixed(sy, prefix[role], gr->note);
+    if (role == PTO__SY_PRIME) {
+        if (!gr->pnote) gr->pnote = pto__sy_prefixed(sy, prefix[role], gr->note);
+        m->stmts[s].note = gr->pnote;
+    } else if (role == PTO__SY_DRAIN) {
+        if (!gr->dnote) gr->dnote = pto__sy_prefixed(sy, prefix[role], gr->note);
+        m->stmts[s].note = gr->dnote;
+    } else {
+        m->stmts[s].note = gr->note;
+    }
     if (barrier) {
         if (pto_arg_pipe(m, s, (pto_pipe)gr->dst, m->stmts[at].loc) < 0) return -1;
     } else if (pto_arg_pipe(m, s, (pto_pipe)gr->src, m->stmts[at].loc) < 0
@@ -1623,6 +1660,7 @@ static int32_t pto__sy_new_group(pto__sy *sy, uint8_t kind, int src, int dst, in
     gr->bopnd = sy->h_bopnd;
     gr->note = pto__sy_dep_note(sy, sy->h_rec, sy->h_brec, carried);
     gr->pb = -1;
+    gr->pnote = gr->dnote = 0;
     gr->e0 = sy->n_ents;
     gr->ne = 0;
     return g;
