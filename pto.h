@@ -7128,9 +7128,11 @@ PTODEF pto_status pto_plan_check(pto_ctx *ctx, const pto_module *m)
       from its heads joined with the back edges until they stop changing,
       and it may exit after any number of iterations, zero included. A new
       access supersedes the live records of its pipe whose bytes it covers
-      when it writes or both read (pto__sy_touch), so the state is the size
-      of what is in flight (about 24 records on a long vector kernel), kept
-      in a small array scanned per operand.
+      when it writes or both read (pto__sy_touch), and between top-level
+      statements a record that a later one supersedes leaves
+      (pto__sy_collect: what a loop's zero-trip path keeps alive), so the
+      state is the size of what is in flight (18 records on average on
+      bench/emit_bench's kernel), kept in a small array scanned per operand.
 
    3. Insertion happens during that one analysis. At an access with
       uncovered dependencies it orders one (a same-iteration one before a
@@ -7155,6 +7157,11 @@ PTODEF pto_status pto_plan_check(pto_ctx *ctx, const pto_module *m)
       heads were computed without the pair and would be too pessimistic, so
       that loop is analysed again from its entry (pto__sy_loop): this is the
       case of every loop-carried pair (its prime becomes part of the entry).
+      Forward pairs whose wait sits right before that loop, placed during
+      its visit, are dropped then and placed again only if still needed: a
+      carried pair's prime (through a chain of flags) often orders them.
+      There is no trial-removal sweep: test_sync's and the examples'
+      necessity tests remove each inserted group and see a race.
 
    4. Event ids. During insertion every group has private virtual ids;
       afterwards each ordered pipe pair colours its groups' lifetimes
