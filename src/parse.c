@@ -1142,11 +1142,9 @@ static int pto__ps_pipe_stmt(pto__ps_parser *p, int32_t block)
         }
     }
     /* 0 is how an omitted count is passed on: an explicit 0 is out of range */
-    if ((seen_s && slots == 0) || (seen_l && local == 0)) {
+    if ((seen_s && slots == 0) || (seen_l && local == 0))   /* still declared: its uses resolve */
         pto__ps_err(p, &kw, "pipe '%s': %s must be > 0", pto__ps_text(p, &name),
                     seen_s && slots == 0 ? "slots" : "local_slots");
-        return 0;
-    }
     id = pto_add_cvpipe(p->m, p->kernel, pto__ps_text(p, &name), dir, dt, (int32_t)r, (int32_t)c, (int32_t)slots,
                         (int32_t)local, (pto_cvsplit)split, pto__ps_tloc(p, &name));
     if (id < 0) return 0;

@@ -152,8 +152,42 @@ static void test_bounded(void)
     pto_module_destroy(m);
 }
 
+/* Flag ids: two per one-way pipe, four per both pipe, in declaration
+   order, skipping a2a3's reserved 11..14; -1 once none is left. Counts
+   are stored normalised. */
+static void test_flags(void)
+{
+    pto_loc l = {0, 1, 1};
+    pto_module *m = pto_module_create(ctx, PTO_ARCH_A2A3);
+    int32_t k = pto_add_kernel(m, "k", PTO_KK_MIX, l), i, q[8];
+    for (i = 0; i < 6; i++) q[i] = pto_add_cvpipe(m, k, i ? "q" : "p", PTO_C2V, PTO_F32, 8, 8, 0, 0, PTO_SPLIT_NONE, l);
+    CHECK(m->cvpipes[q[0]].flag_id == 0 && m->cvpipes[q[1]].flag_id == 2 && m->cvpipes[q[4]].flag_id == 8);
+    CHECK(m->cvpipes[q[5]].flag_id == -1);   /* 10..11 hits 11, 15..16 is past 15 */
+    CHECK(m->cvpipes[q[0]].slot_num == 8 && m->cvpipes[q[0]].local_slot_num == 2 && m->cvpipes[q[0]].slot_size == 256);
+    CHECK(m->cvpipes[q[5]].ring == 5);
+    pto_module_destroy(m);
+    m = pto_module_create(ctx, PTO_ARCH_A2A3);
+    k = pto_add_kernel(m, "k", PTO_KK_MIX, l);
+    q[0] = pto_add_cvpipe(m, k, "a", PTO_BOTH, PTO_F32, 8, 8, 0, 0, PTO_SPLIT_NONE, l);
+    q[1] = pto_add_cvpipe(m, k, "b", PTO_BOTH, PTO_F32, 8, 8, 0, 0, PTO_SPLIT_NONE, l);
+    q[2] = pto_add_cvpipe(m, k, "c", PTO_BOTH, PTO_F32, 8, 8, 0, 0, PTO_SPLIT_NONE, l);
+    CHECK(m->cvpipes[q[0]].flag_id == 0 && m->cvpipes[q[1]].flag_id == 4 && m->cvpipes[q[2]].flag_id == -1);
+    CHECK(m->cvpipes[q[0]].slot_num == 4);
+    CHECK(pto_cvpipe_gm_bytes(&m->cvpipes[q[0]]) == 2 * 4 * 256 && pto_cvpipe_gm_offset(m, q[1]) == 2048);
+    pto_module_destroy(m);
+    m = pto_module_create(ctx, PTO_ARCH_A5);   /* no reserved ids: eight one-way pipes */
+    k = pto_add_kernel(m, "k", PTO_KK_MIX, l);
+    for (i = 0; i < 8; i++) q[i] = pto_add_cvpipe(m, k, "q", PTO_V2C, PTO_F32, 8, 8, 4, 1, PTO_SPLIT_NONE, l);
+    CHECK(m->cvpipes[q[7]].flag_id == 14 && m->cvpipes[q[5]].flag_id == 10);
+    CHECK(m->cvpipes[q[0]].slot_num == 4 && m->cvpipes[q[0]].local_slot_num == 1);
+    pto_module_destroy(m);
+}
+
 int main(void)
 {
+    ctx = pto_ctx_create(NULL);
+    test_flags();
+    pto_ctx_destroy(ctx);
     ctx = pto_ctx_create(NULL);
     test_c2v();
     pto_ctx_destroy(ctx);
