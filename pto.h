@@ -3835,7 +3835,12 @@ PTODEF void pto_dump(const pto_module *m, pto_buf *out) { pto__pr_pmodule(m, out
      - GM windows, textract windows, valid regions, loop steps, block counts
        and event ids that are known statically are in range;
      - mix kernels are exactly a cube section and a vector section, each using
-       only its own core's memories and pipes.
+       only its own core's memories and pipes;
+     - cube <-> vector pipes have counts in range (after normalisation), flag
+       ids and a ring left; each tpush / tpop runs on the producer / consumer
+       core of the pipe's direction with the pipe's dtype and this core's
+       shape; a pipe pops into one tile per section; and on every path a
+       tpop is followed by its tfree before the next tpop or the end.
 
    How: one pass per kernel numbers the statements in program order and lists
    every tile write (phase 0); a second pass checks (phase 1). Both walk the
@@ -5343,9 +5348,13 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
    [0, blocks) runs, in order, with block = b, blocks = the count, subblock = 0.
    A `ranks` kernel runs all of its blocks once per rank, rank-major, with
    rank = r and nranks = launch->nranks (0 means 1); other kernels see rank 0
-   and nranks 1. Statements run in program order; the cube { } and vector { }
-   sections of a mix kernel run in program order too. set_flag, wait_flag and
-   pipe_barrier do nothing here.
+   and nranks 1. Statements run in program order. A mix kernel's block is a
+   cluster: the cube { } section runs once (subblock 0) and the vector { }
+   section twice, as AIV 0 and AIV 1 (subblock 0 and 1), each core with its
+   own tiles; they exchange tiles only through pipes (bounded FIFOs, see
+   pto__exec_cvpipe), run as resumable steps in either order until all
+   finish, and a round where none can go on is a deadlock error. set_flag,
+   wait_flag and pipe_barrier do nothing here.
 
    Bindings. Dynamic dims and scalar params take their values from
    launch->bindings by name (bindings naming nothing are ignored). Every
@@ -9998,7 +10007,13 @@ PTODEF void pto_sync_dump(const pto_module *m, pto_buf *out)
      that the simulator quotes. Flags and barriers carry a comment naming
      the pass that put them there and why (the statement's note). for / if
      are emitted as written; lets are `const int64_t`; a mix kernel branches
-     on pto_k_core_kind for its cube { } and vector { } sections.
+     on pto_k_core_kind for its cube { } and vector { } sections, and each
+     section starts with pto_k_ring_init of every pipe of the kernel (the
+     same normalised parameters on every core). On a2a3 a kernel with pipes
+     takes a hidden `pto_gm_pipe_buffer` argument after its tensors; the
+     host allocates blocks x per_block bytes and block b's rings start at
+     b * per_block. A tile that a tpop fills is a variable the tpop
+     assigns (pto_k_tpop picks the local slot), built from its planned base.
    - host source: one host_NAME function per kernel that allocates its
      tensors, launches it with its block count (computed from dynamic dims
      when the count depends on them) and passes dims and scalars, plus a

@@ -18,7 +18,13 @@
      that the simulator quotes. Flags and barriers carry a comment naming
      the pass that put them there and why (the statement's note). for / if
      are emitted as written; lets are `const int64_t`; a mix kernel branches
-     on pto_k_core_kind for its cube { } and vector { } sections.
+     on pto_k_core_kind for its cube { } and vector { } sections, and each
+     section starts with pto_k_ring_init of every pipe of the kernel (the
+     same normalised parameters on every core). On a2a3 a kernel with pipes
+     takes a hidden `pto_gm_pipe_buffer` argument after its tensors; the
+     host allocates blocks x per_block bytes and block b's rings start at
+     b * per_block. A tile that a tpop fills is a variable the tpop
+     assigns (pto_k_tpop picks the local slot), built from its planned base.
    - host source: one host_NAME function per kernel that allocates its
      tensors, launches it with its block count (computed from dynamic dims
      when the count depends on them) and passes dims and scalars, plus a

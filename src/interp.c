@@ -12,9 +12,13 @@
    [0, blocks) runs, in order, with block = b, blocks = the count, subblock = 0.
    A `ranks` kernel runs all of its blocks once per rank, rank-major, with
    rank = r and nranks = launch->nranks (0 means 1); other kernels see rank 0
-   and nranks 1. Statements run in program order; the cube { } and vector { }
-   sections of a mix kernel run in program order too. set_flag, wait_flag and
-   pipe_barrier do nothing here.
+   and nranks 1. Statements run in program order. A mix kernel's block is a
+   cluster: the cube { } section runs once (subblock 0) and the vector { }
+   section twice, as AIV 0 and AIV 1 (subblock 0 and 1), each core with its
+   own tiles; they exchange tiles only through pipes (bounded FIFOs, see
+   pto__exec_cvpipe), run as resumable steps in either order until all
+   finish, and a round where none can go on is a deadlock error. set_flag,
+   wait_flag and pipe_barrier do nothing here.
 
    Bindings. Dynamic dims and scalar params take their values from
    launch->bindings by name (bindings naming nothing are ignored). Every

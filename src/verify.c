@@ -19,7 +19,12 @@
      - GM windows, textract windows, valid regions, loop steps, block counts
        and event ids that are known statically are in range;
      - mix kernels are exactly a cube section and a vector section, each using
-       only its own core's memories and pipes.
+       only its own core's memories and pipes;
+     - cube <-> vector pipes have counts in range (after normalisation), flag
+       ids and a ring left; each tpush / tpop runs on the producer / consumer
+       core of the pipe's direction with the pipe's dtype and this core's
+       shape; a pipe pops into one tile per section; and on every path a
+       tpop is followed by its tfree before the next tpop or the end.
 
    How: one pass per kernel numbers the statements in program order and lists
    every tile write (phase 0); a second pass checks (phase 1). Both walk the
