@@ -770,6 +770,12 @@ PTODEF void pto_dump(const pto_module *m, pto_buf *out);
    Evaluates to the new element's index, or -1 when out of memory. */
 #define PTO__PUSH(m, arr) \
     pto__grow((m)->ctx, (void **)&(m)->arr, &(m)->n_##arr, &(m)->cap_##arr, sizeof(*(m)->arr))
+/* The same for the module builders (ir.c), with the common case (room
+   left) inline: the parser pushes a few elements per token. */
+#define PTO__PUSH_FAST(m, arr) \
+    ((m)->n_##arr < (m)->cap_##arr \
+         ? (memset(&(m)->arr[(m)->n_##arr], 0, sizeof(*(m)->arr)), (m)->n_##arr++) \
+         : PTO__PUSH(m, arr))
 
 struct pto_ctx {
     pto_allocator al;
@@ -787,6 +793,7 @@ struct pto_ctx {
     int32_t *str_off;
     int32_t n_strs, cap_strs;
     int32_t *hash;          /* string ids, -1 = empty */
+    uint32_t *hash_val;     /* the full hash of each slot's string */
     int32_t hash_cap;
 };
 /* ---- End file: src/internal.h ---- */
@@ -1035,6 +1042,7 @@ PTODEF void pto_ctx_destroy(pto_ctx *ctx)
     pto_free(ctx, ctx->pool);
     pto_free(ctx, ctx->str_off);
     pto_free(ctx, ctx->hash);
+    pto_free(ctx, ctx->hash_val);
     ctx->al.free(ctx, ctx->al.user);
 }
 
@@ -1114,34 +1122,51 @@ static uint32_t pto__hash(const char *s, size_t n)
     return h;
 }
 
+/* The table keeps each slot's full hash next to its id: a probe compares
+   hashes first and touches the pool only on a likely match, and growing the
+   table never rehashes a string. */
 static int pto__rehash(pto_ctx *ctx, int32_t ncap)
 {
     int32_t *h = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * (size_t)ncap);
+    uint32_t *hv = (uint32_t *)pto_alloc(ctx, sizeof(uint32_t) * (size_t)ncap);
     int32_t i;
-    if (!h) { pto__oom(ctx); return 0; }
+    if (!h || !hv) { pto_free(ctx, h); pto_free(ctx, hv); pto__oom(ctx); return 0; }
     for (i = 0; i < ncap; i++) h[i] = -1;
-    for (i = 0; i < ctx->n_strs; i++) {
-        const char *s = ctx->pool + ctx->str_off[i];
-        uint32_t k = pto__hash(s, strlen(s)) & (uint32_t)(ncap - 1);
+    for (i = 0; i < ctx->hash_cap; i++) {
+        uint32_t k;
+        if (ctx->hash[i] < 0) continue;
+        k = ctx->hash_val[i] & (uint32_t)(ncap - 1);
         while (h[k] >= 0) k = (k + 1) & (uint32_t)(ncap - 1);
-        h[k] = i;
+        h[k] = ctx->hash[i];
+        hv[k] = ctx->hash_val[i];
     }
     pto_free(ctx, ctx->hash);
+    pto_free(ctx, ctx->hash_val);
     ctx->hash = h;
+    ctx->hash_val = hv;
     ctx->hash_cap = ncap;
     return 1;
 }
 
+/* Length of interned string id (the pool holds them back to back). */
+static size_t pto__str_len(const pto_ctx *ctx, int32_t id)
+{
+    size_t end = id + 1 < ctx->n_strs ? (size_t)ctx->str_off[id + 1] : ctx->pool_len;
+    return end - (size_t)ctx->str_off[id] - 1;
+}
+
 PTODEF int32_t pto_intern(pto_ctx *ctx, const char *s, size_t len)
 {
-    uint32_t k;
+    uint32_t k, hv;
     int32_t id;
     if ((ctx->n_strs + 1) * 2 > ctx->hash_cap && !pto__rehash(ctx, ctx->hash_cap ? ctx->hash_cap * 2 : 64))
         return 0;
-    k = pto__hash(s, len) & (uint32_t)(ctx->hash_cap - 1);
-    while (ctx->hash[k] >= 0) {
-        const char *t = ctx->pool + ctx->str_off[ctx->hash[k]];
-        if (strncmp(t, s, len) == 0 && t[len] == 0) return ctx->hash[k];
+    hv = pto__hash(s, len);
+    k = hv & (uint32_t)(ctx->hash_cap - 1);
+    while ((id = ctx->hash[k]) >= 0) {
+        if (ctx->hash_val[k] == hv && pto__str_len(ctx, id) == len &&
+            memcmp(ctx->pool + ctx->str_off[id], s, len) == 0)
+            return id;
         k = (k + 1) & (uint32_t)(ctx->hash_cap - 1);
     }
     if (ctx->pool_len + len + 1 > ctx->pool_cap) {
@@ -1160,6 +1185,7 @@ PTODEF int32_t pto_intern(pto_ctx *ctx, const char *s, size_t len)
     ctx->pool[ctx->pool_len + len] = 0;
     ctx->pool_len += len + 1;
     ctx->hash[k] = id;
+    ctx->hash_val[k] = hv;
     return id;
 }
 
@@ -1466,7 +1492,7 @@ static int32_t pto__name(pto_module *m, const char *s) { return pto_intern(m->ct
 
 PTODEF int32_t pto_add_block(pto_module *m, int32_t kernel, int32_t owner)
 {
-    int32_t b = PTO__PUSH(m, blocks);
+    int32_t b = PTO__PUSH_FAST(m, blocks);
     if (b < 0) return -1;
     m->blocks[b].head = m->blocks[b].tail = -1;
     m->blocks[b].owner = owner;
@@ -1566,7 +1592,7 @@ PTODEF int32_t pto_add_scalar_param(pto_module *m, int32_t kernel, const char *n
 PTODEF int32_t pto_add_var(pto_module *m, int32_t kernel, const char *name, pto_var_kind kind,
                            int32_t def, pto_loc loc)
 {
-    int32_t v = PTO__PUSH(m, vars);
+    int32_t v = PTO__PUSH_FAST(m, vars);
     if (v < 0) return -1;
     m->vars[v].name = pto__name(m, name);
     m->vars[v].kind = (uint8_t)kind;
@@ -1580,7 +1606,7 @@ PTODEF int32_t pto_add_var(pto_module *m, int32_t kernel, const char *name, pto_
 
 static int32_t pto__expr(pto_module *m, pto_expr_kind k, int32_t a, int32_t b, int64_t v, pto_loc loc)
 {
-    int32_t e = PTO__PUSH(m, exprs);
+    int32_t e = PTO__PUSH_FAST(m, exprs);
     if (e < 0) return -1;
     m->exprs[e].kind = (uint8_t)k;
     m->exprs[e].a = a;
@@ -1603,7 +1629,7 @@ PTODEF int32_t pto_expr_bin(pto_module *m, pto_expr_kind k, int32_t a, int32_t b
 
 PTODEF int32_t pto_new_stmt(pto_module *m, pto_stmt_kind kind, pto_loc loc)
 {
-    int32_t s = PTO__PUSH(m, stmts);
+    int32_t s = PTO__PUSH_FAST(m, stmts);
     pto_stmt *st;
     if (s < 0) return -1;
     st = &m->stmts[s];
@@ -1692,7 +1718,7 @@ PTODEF int32_t pto_add_tile(pto_module *m, int32_t block, const char *name, pto_
     int32_t s = pto__add_stmt(m, block, PTO_ST_TILE, loc), t;
     pto_tile *tl;
     if (s < 0) return -1;
-    t = PTO__PUSH(m, tiles);
+    t = PTO__PUSH_FAST(m, tiles);
     if (t < 0) return -1;
     tl = &m->tiles[t];
     tl->name = pto__name(m, name);
@@ -1788,7 +1814,7 @@ static int32_t pto__arg(pto_module *m, int32_t stmt, pto_operand_kind kind, int3
     int32_t o;
     pto_stmt *s = &m->stmts[stmt];
     PTO_ASSERT(s->arg0 + s->nargs == m->n_operands);
-    o = PTO__PUSH(m, operands);
+    o = PTO__PUSH_FAST(m, operands);
     if (o < 0) return -1;
     m->stmts[stmt].nargs++;
     m->operands[o].kind = (uint8_t)kind;
@@ -2008,10 +2034,21 @@ static void pto__ps_expected(pto__ps_parser *p, const char *what)
 
 /* ---- lexer ---------------------------------------------------------------- */
 
-static int pto__ps_is_alpha(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-static int pto__ps_is_digit(int c) { return c >= '0' && c <= '9'; }
-static int pto__ps_is_alnum(int c) { return pto__ps_is_alpha(c) || pto__ps_is_digit(c); }
-static int pto__ps_is_hex(int c) { return pto__ps_is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+/* Character classes, one table lookup per byte (the lexer's inner loops):
+   1 letter or '_', 2 digit, 4 hex digit, 8 starts a punctuator. */
+enum { PTO__CC_ALPHA = 1, PTO__CC_DIGIT = 2, PTO__CC_HEX = 4, PTO__CC_PUNCT = 8 };
+static const unsigned char pto__ps_cc[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 8, 0, 0, 8, 8, 8, 8, 8, 8, 0, 8, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 8, 0, 8, 8, 8, 0,
+    8, 5, 5, 5, 5, 5, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 8, 0, 8, 0, 1,
+    0, 5, 5, 5, 5, 5, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 8, 0, 8, 0, 0,
+    /* 128..255: no token starts or continues with a non-ASCII byte */
+};
+
+static int pto__ps_cc_is(int c, int cls) { return c >= 0 && (pto__ps_cc[c & 0xff] & cls) != 0; }
+static int pto__ps_is_digit(int c) { return pto__ps_cc_is(c, PTO__CC_DIGIT); }
+static int pto__ps_is_alnum(int c) { return pto__ps_cc_is(c, PTO__CC_ALPHA | PTO__CC_DIGIT); }
+static int pto__ps_is_hex(int c) { return pto__ps_cc_is(c, PTO__CC_HEX); }
 
 static int pto__ps_at(const pto__ps_parser *p, size_t i) { return i < p->len ? (unsigned char)p->src[i] : -1; }
 
@@ -2055,46 +2092,59 @@ static int pto__ps_lex_number(pto__ps_parser *p)
     return kind;
 }
 
+/* The next token. The scan works on locals (the source pointer, position
+   and length stay in registers): this loop sees every byte of the file. */
 static void pto__ps_next(pto__ps_parser *p)
 {
     pto__ps_tok *t = &p->tok;
-    int c;
-    for (;;) {
-        c = pto__ps_at(p, p->pos);
-        if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') p->pos++;
-        else if (c == '#') {
-            const char *nl = (const char *)memchr(p->src + p->pos, '\n', p->len - p->pos);
-            p->pos = nl ? (size_t)(nl - p->src) : p->len;
-        } else break;
+    const unsigned char *s = (const unsigned char *)p->src;
+    size_t i = p->pos, n = p->len;
+    int c = -1;
+    while (i < n) {
+        c = s[i];
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+            i++;
+        } else if (c == '#') {
+            const char *nl = (const char *)memchr(s + i, '\n', n - i);
+            i = nl ? (size_t)((const unsigned char *)nl - s) : n;
+        } else {
+            break;
+        }
     }
-    t->pos = p->pos;
+    if (i >= n) c = -1;
+    t->pos = i;
     t->line = p->line;
-    t->col = (int32_t)(p->pos - p->line_start + 1);
+    t->col = (int32_t)(i - p->line_start + 1);
     t->id = 0;
-    if (c < 0) { t->kind = PTO__T_EOF; t->len = 0; return; }
-    if (c == '\n') {
+    if (c < 0) {
+        t->kind = PTO__T_EOF;
+        i = n;
+    } else if (c == '\n') {
         t->kind = PTO__T_NL;
-        p->pos++;
+        i++;
         p->line++;
-        p->line_start = p->pos;
-    } else if (pto__ps_is_alpha(c)) {
-        while (pto__ps_is_alnum(pto__ps_at(p, p->pos))) p->pos++;
+        p->line_start = i;
+    } else if (pto__ps_cc[c] & PTO__CC_ALPHA) {
+        for (i++; i < n && (pto__ps_cc[s[i]] & (PTO__CC_ALPHA | PTO__CC_DIGIT)); i++) {}
         t->kind = PTO__T_NAME;
-        t->id = pto_intern(p->ctx, p->src + t->pos, p->pos - t->pos);
-    } else if (pto__ps_is_digit(c)) {
+        t->id = pto_intern(p->ctx, p->src + t->pos, i - t->pos);
+    } else if (pto__ps_cc[c] & PTO__CC_DIGIT) {
+        p->pos = i;
         t->kind = pto__ps_lex_number(p);
+        i = p->pos;
     } else {
-        int d = pto__ps_at(p, p->pos + 1);
-        p->pos++;
+        int d = i + 1 < n ? s[i + 1] : -1;
+        i++;
         t->kind = c;
         if (c == '<' && d == '=') t->kind = PTO__T_LE;
         else if (c == '>' && d == '=') t->kind = PTO__T_GE;
         else if (c == '=' && d == '=') t->kind = PTO__T_EQ;
         else if (c == '!' && d == '=') t->kind = PTO__T_NE;
-        else if (!strchr("(){}[],:=@+-*/%<>", c) || c == 0) t->kind = PTO__T_BADCHAR;
-        if (t->kind >= 256) p->pos++;
+        else if (!(pto__ps_cc[c] & PTO__CC_PUNCT)) t->kind = PTO__T_BADCHAR;
+        if (t->kind >= 256) i++;
     }
-    t->len = p->pos - t->pos;
+    p->pos = i;
+    t->len = i - t->pos;
 }
 
 /* One token of lookahead past the current one, without consuming it. */
@@ -6016,45 +6066,70 @@ static int pto__conflict(const pto__item *a, const pto__item *b)
 }
 
 /* ---- sorting ---------------------------------------------------------------
-   A stable bottom-up merge sort of item indices under a strict order: the
-   planner's orders are total (the tile id breaks every tie), so the result
-   is the one the first versions got from an insertion sort, in n log n. */
+   A stable bottom-up merge sort of items under a total order: the keys of
+   each item are computed once (k1, then k2, then k3, larger first; then
+   `tie`, smaller first), so a comparison is a few integer compares, not a
+   call. The planner's orders break every tie by tile id, so the result is
+   the one the first versions got from an insertion sort, in n log n; an
+   input already in order (common for by-start) costs one pass. */
 
-typedef int (*pto__before_fn)(const pto__group *g, int32_t a, int32_t b, int key);
+typedef struct pto__skey {
+    int64_t k1, k2, k3;
+    int32_t tie, item;
+} pto__skey;
 
-static void pto__msort(const pto__group *g, int32_t *v, int32_t *tmp, int32_t n, pto__before_fn before, int key)
+static int pto__skey_before(const pto__skey *x, const pto__skey *y)
 {
-    int32_t w, i;
-    for (w = 1; w < n; w *= 2) {
-        for (i = 0; i < n; i += 2 * w) {
-            int32_t mid = i + w < n ? i + w : n, hi = i + 2 * w < n ? i + 2 * w : n, p = i, q = mid, k = i;
-            while (p < mid && q < hi) tmp[k++] = before(g, v[q], v[p], key) ? v[q++] : v[p++];
-            while (p < mid) tmp[k++] = v[p++];
-            while (q < hi) tmp[k++] = v[q++];
-        }
-        memcpy(v, tmp, (size_t)n * sizeof *v);
-    }
+    if (x->k1 != y->k1) return x->k1 > y->k1;
+    if (x->k2 != y->k2) return x->k2 > y->k2;
+    if (x->k3 != y->k3) return x->k3 > y->k3;
+    return x->tie < y->tie;
 }
 
-/* key 0: by interval start; key 1: by interval end. */
-static int pto__by_point(const pto__group *g, int32_t a, int32_t b, int key)
+/* Sorts sk[0..n) (tmp: n more entries) and writes the items to v. */
+static void pto__ksort(pto__skey *sk, pto__skey *tmp, int32_t n, int32_t *v)
 {
-    return key ? g->it[a].hi < g->it[b].hi : g->it[a].lo < g->it[b].lo;
+    int32_t w, i, sorted;
+    for (i = 1; i < n && !pto__skey_before(&sk[i], &sk[i - 1]); i++) {}
+    sorted = i >= n;
+    for (w = 1; !sorted && w < n; w *= 2) {
+        pto__skey *t;
+        for (i = 0; i < n; i += 2 * w) {
+            int32_t mid = i + w < n ? i + w : n, hi = i + 2 * w < n ? i + 2 * w : n, p = i, q = mid, k = i;
+            while (p < mid && q < hi) tmp[k++] = pto__skey_before(&sk[q], &sk[p]) ? sk[q++] : sk[p++];
+            while (p < mid) tmp[k++] = sk[p++];
+            while (q < hi) tmp[k++] = sk[q++];
+        }
+        t = sk; sk = tmp; tmp = t;
+    }
+    for (i = 0; i < n; i++) v[i] = sk[i].item;
+}
+
+/* The items by interval start (key 0) or end (key 1), ties in item order. */
+static void pto__sort_point(const pto__group *g, pto__skey *sk, pto__skey *tmp, int32_t *v, int key)
+{
+    int32_t i;
+    for (i = 0; i < g->n; i++) {
+        sk[i].k1 = -(int64_t)(key ? g->it[i].hi : g->it[i].lo);
+        sk[i].k2 = sk[i].k3 = 0;
+        sk[i].tie = sk[i].item = i;
+    }
+    pto__ksort(sk, tmp, g->n, v);
 }
 
 /* The most bytes live at one point, and that point. The maximum of a sum of
    intervals is reached at some interval's start: a sweep over the starts
    and the ends (both sorted) visits every start once; the earliest point
-   wins a tie. bylo and byhi are scratch (n entries each), tmp too. */
-static void pto__group_live_max(pto__group *g, int32_t *bylo, int32_t *byhi, int32_t *tmp)
+   wins a tie. bylo and byhi receive the orders (n entries each); sk and
+   tmp are sort scratch. */
+static void pto__group_live_max(pto__group *g, int32_t *bylo, int32_t *byhi, pto__skey *sk, pto__skey *tmp)
 {
     int32_t i, e = 0;
     int64_t sum = 0;
     g->live_max = 0;
     g->live_pt = -1;
-    for (i = 0; i < g->n; i++) bylo[i] = byhi[i] = i;
-    pto__msort(g, bylo, tmp, g->n, pto__by_point, 0);
-    pto__msort(g, byhi, tmp, g->n, pto__by_point, 1);
+    pto__sort_point(g, sk, tmp, bylo, 0);
+    pto__sort_point(g, sk, tmp, byhi, 1);
     if (g->n) g->live_pt = g->it[bylo[0]].lo;
     for (i = 0; i < g->n;) {
         int32_t p = g->it[bylo[i]].lo;
@@ -6069,31 +6144,30 @@ static void pto__group_live_max(pto__group *g, int32_t *bylo, int32_t *byhi, int
 
 /* ---- placement ----------------------------------------------------------- */
 
-static int pto__order_before(const pto__item *a, const pto__item *b, int order)
+/* The placement orders as keys: the order's own key, then size (larger
+   first), then start (earlier first), then tile id. */
+static int64_t pto__order_key(const pto__item *a, int order)
 {
-    int64_t ka = 0, kb = 0;
     switch (order) {
-    case PTO_ORDER_LARGEST: ka = a->size; kb = b->size; break;
-    case PTO_ORDER_START: ka = -(int64_t)a->lo; kb = -(int64_t)b->lo; break;
-    case PTO_ORDER_LONGEST: ka = a->hi - a->lo; kb = b->hi - b->lo; break;
-    default: ka = a->size * (a->hi - a->lo + 1); kb = b->size * (b->hi - b->lo + 1); break;
+    case PTO_ORDER_LARGEST: return a->size;
+    case PTO_ORDER_START: return -(int64_t)a->lo;
+    case PTO_ORDER_LONGEST: return a->hi - a->lo;
+    default: return a->size * (a->hi - a->lo + 1);
     }
-    if (ka != kb) return ka > kb;
-    if (a->size != b->size) return a->size > b->size;
-    if (a->lo != b->lo) return a->lo < b->lo;
-    return a->tile < b->tile;
 }
 
-static int pto__by_order(const pto__group *g, int32_t a, int32_t b, int order)
-{
-    return pto__order_before(&g->it[a], &g->it[b], order);
-}
-
-static void pto__sort_order(const pto__group *g, int32_t *idx, int32_t *tmp, int order)
+static void pto__sort_order(const pto__group *g, pto__skey *sk, pto__skey *tmp, int32_t *idx, int order)
 {
     int32_t i;
-    for (i = 0; i < g->n; i++) idx[i] = i;
-    pto__msort(g, idx, tmp, g->n, pto__by_order, order);
+    for (i = 0; i < g->n; i++) {
+        const pto__item *a = &g->it[i];
+        sk[i].k1 = pto__order_key(a, order);
+        sk[i].k2 = a->size;
+        sk[i].k3 = -(int64_t)a->lo;
+        sk[i].tie = a->tile;
+        sk[i].item = i;
+    }
+    pto__ksort(sk, tmp, g->n, idx);
 }
 
 /* What one placement attempt knows, built so that placing a tile costs the
@@ -6114,7 +6188,8 @@ typedef struct pto__cls {
 
 typedef struct pto__scratch {
     pto_ctx *ctx;
-    int32_t *idx, *tmp, *bylo, *byhi, *leaf, *tree, *hits;
+    int32_t *idx, *bylo, *byhi, *leaf, *tree, *hits;
+    pto__skey *sk, *sktmp;
     int64_t *off, *best, *obs;
     int32_t width, nobs, capobs, nhits;
     pto__cls *cls;
@@ -6360,9 +6435,12 @@ static int pto__search(const pto__group *g, const pto_plan_desc *d, pto__scratch
     for (level = d->tight ? PTO_PLAN_TIGHT : PTO_PLAN_SEPARATE; level <= PTO_PLAN_TIGHT; level++) {
         int64_t best_peak = -1;
         for (o = 0; o < d->norders; o++) {
-            pto__sort_order(g, s->idx, s->tmp, d->orders[o]);
+            pto__sort_order(g, s->sk, s->sktmp, s->idx, d->orders[o]);
             for (fit = 0; fit < PTO__NFITS && !s->oom; fit++) {
-                int64_t peak = pto__place(g, s, fit, level == PTO_PLAN_SEPARATE, limit);
+                /* an attempt that reaches the best peak so far cannot win
+                   (a tie keeps the first): stop it there */
+                int64_t lim = best_peak >= 0 && best_peak - 1 < limit ? best_peak - 1 : limit;
+                int64_t peak = pto__place(g, s, fit, level == PTO_PLAN_SEPARATE, lim);
                 if (*min_peak < 0 || peak < *min_peak) *min_peak = peak;
                 if (peak > g->avail || (best_peak >= 0 && peak >= best_peak)) continue;
                 best_peak = peak;
@@ -6382,7 +6460,8 @@ static void pto__scratch_free(pto__scratch *s)
 {
     int32_t c;
     pto_free(s->ctx, s->idx);
-    pto_free(s->ctx, s->tmp);
+    pto_free(s->ctx, s->sk);
+    pto_free(s->ctx, s->sktmp);
     pto_free(s->ctx, s->bylo);
     pto_free(s->ctx, s->byhi);
     pto_free(s->ctx, s->leaf);
@@ -6402,7 +6481,8 @@ static int pto__scratch_init(pto_ctx *ctx, const pto__group *g, pto__scratch *s)
     s->ctx = ctx;
     for (s->width = 1; s->width < g->n; s->width *= 2) {}
     s->idx = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
-    s->tmp = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
+    s->sk = (pto__skey *)pto_alloc(ctx, n * sizeof(pto__skey));
+    s->sktmp = (pto__skey *)pto_alloc(ctx, n * sizeof(pto__skey));
     s->bylo = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
     s->byhi = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
     s->leaf = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
@@ -6410,7 +6490,7 @@ static int pto__scratch_init(pto_ctx *ctx, const pto__group *g, pto__scratch *s)
     s->tree = (int32_t *)pto_alloc(ctx, 2 * (size_t)s->width * sizeof(int32_t));
     s->off = (int64_t *)pto_alloc(ctx, n * sizeof(int64_t));
     s->best = (int64_t *)pto_alloc(ctx, n * sizeof(int64_t));
-    if (!s->idx || !s->tmp || !s->bylo || !s->byhi || !s->leaf || !s->hits || !s->tree || !s->off || !s->best) return 0;
+    if (!s->idx || !s->sk || !s->sktmp || !s->bylo || !s->byhi || !s->leaf || !s->hits || !s->tree || !s->off || !s->best) return 0;
     return 1;
 }
 
@@ -6432,7 +6512,7 @@ static pto_status pto__plan_group(pto_ctx *ctx, pto_module *m, const pto__live *
         pto__oom(ctx);
         return PTO_ERR_INTERNAL;
     }
-    pto__group_live_max(g, s.bylo, s.byhi, s.tmp);
+    pto__group_live_max(g, s.bylo, s.byhi, s.sk, s.sktmp);
     stat->live_max = g->live_max;
     stat->live_stmt = g->live_pt >= 0 ? lv->at[g->live_pt] : -1;
     for (i = 0; i < g->n; i++) s.leaf[s.bylo[i]] = i;
@@ -9281,9 +9361,11 @@ PTODEF void pto_sync_dump(const pto_module *m, pto_buf *out)
      simulator where the tile's lifetime begins (pto_k_tdecl: at an xN
      tile's declaration, at a single tile's first use, see
      pto__emit_tdecls), and emits
-     one device call per instruction with a `src` string "FILE:LINE: TEXT"
+     one device call per instruction with a `src` string "FILE:LINE: OP"
      that the simulator quotes. Flags and barriers carry a comment naming
-     the pass that put them there and why (the statement's note). for / if
+     the pass that put them there and why (the statement's note), printed
+     once per kernel: a set_flag and its wait_flag share one note, and the
+     second gets a short reference to the first (pto__emit_note). for / if
      are emitted as written; lets are `const int64_t`; a mix kernel branches
      on pto_k_core_kind for its cube { } and vector { } sections.
    - host source: one host_NAME function per kernel that allocates its
@@ -9353,6 +9435,7 @@ PTODEF void pto_sync_dump(const pto_module *m, pto_buf *out)
     X(K_SECTION,   "$(ind)if (pto_k_core_kind(core) == $(core)) { /* $(name) { } section */\n") \
     X(K_NOTE,      "$(ind)/* $(pass): $(note) */\n") \
     X(K_OP,        "$(ind)pto_k_$(op)(core, \"$(src)\"$(args));\n") \
+    X(K_OP_SEE,    "$(ind)pto_k_$(op)(core, \"$(src)\"$(args)); /* $(pass): see the $(fn) at $(file):$(n) */\n") \
     X(K_FN_END,    "}\n") \
     /* ---- host source ---- */ \
     X(H_FILE, \
@@ -9483,6 +9566,11 @@ typedef struct pto__emitter {
     int32_t *tdecl_head, *tdecl_tile, *tdecl_next;
     int32_t ntdecl;
     uint8_t *tile_unused;  /* no op names it: (void)NAME, no tdecl */
+    /* dependency notes (pto__emit_note): per interned note, the statement
+       whose comment printed it in full (-1 = none yet); the note of the
+       comment right above the current line (0 = none) */
+    int32_t *note_first;
+    int32_t nnotes, last_note, kernel;
     double fval;          /* the float literal last printed, as fnum */
     char fnum[48];
     int fvalid;
@@ -9848,13 +9936,14 @@ static void pto__emit_use_block(pto__emitter *E, int32_t block)
 
 static void pto__emit_block(pto__emitter *E, int32_t block);
 
-/* "FILE:LINE: op a, b, c" for the simulator's reports. */
+/* "FILE:LINE: op" (or "FILE:LINE: tile NAME") for the simulator's reports:
+   the line and the instruction; the operands are on that line of the .pto
+   and in the call itself, so they are not repeated in every string. */
 static void pto__emit_src(pto__emitter *E, int32_t s)
 {
     const pto_module *m = E->m;
     const pto_stmt *st = &m->stmts[s];
     pto_buf *b = pto__emit_sb(E, PTO__K_SRC);
-    int i;
     pto__emit_puts(b, E->file);
     pto__emit_put(b, ":", 1);
     pto__emit_put_i64(b, st->loc.line);
@@ -9866,30 +9955,6 @@ static void pto__emit_src(pto__emitter *E, int32_t s)
         return;
     }
     pto__emit_puts(b, pto_opinfo_get((pto_op)st->op)->name);
-    for (i = 0; i < st->nargs; i++) {
-        const pto_operand *o = &m->operands[st->arg0 + i];
-        pto__emit_puts(b, i ? ", " : " ");
-        switch (o->kind) {
-        case PTO_O_TILE: pto__emit_puts(b, pto_str(E->ctx, m->tiles[o->ref].name)); break;
-        case PTO_O_GM:
-            pto__emit_puts(b, pto_str(E->ctx, m->params[o->ref].name));
-            if (o->e[2] >= 0) {
-                pto__emit_put(b, "@", 1);
-                pto__emit_expr(E, b, o->e[2], PTO__EX_PTO, 4);
-            }
-            pto__emit_put(b, "[", 1);
-            pto__emit_expr(E, b, o->e[0], PTO__EX_PTO, 0);
-            pto__emit_put(b, ", ", 2);
-            pto__emit_expr(E, b, o->e[1], PTO__EX_PTO, 0);
-            pto__emit_put(b, "]", 1);
-            break;
-        case PTO_O_FLOAT: pto__emit_float(E, b, o->f, PTO__EX_PTO); break;
-        case PTO_O_SCALAR: pto__emit_puts(b, pto_str(E->ctx, m->vars[o->ref].name)); break;
-        case PTO_O_INT: pto__emit_expr(E, b, o->e[0], PTO__EX_PTO, 0); break;
-        case PTO_O_PIPE: pto__emit_puts(b, pto_pipe_name((pto_pipe)o->ref)); break;
-        default: pto__emit_puts(b, "?"); break;
-        }
-    }
     pto__emit_vbuf(E, PTO__K_SRC);
 }
 
@@ -9936,34 +10001,61 @@ static void pto__emit_args(pto__emitter *E, int32_t s)
 }
 
 /* A comment before a statement a pass inserted, and before every flag and
-   barrier: which pass, and the dependency it serves. */
-static void pto__emit_note(pto__emitter *E, const pto_stmt *st)
+   barrier: which pass, and the dependency it serves. A note is printed in
+   full once per kernel: where it first appears (a set_flag and its
+   wait_flag carry the same note, and so do the ids of one rotation). The
+   statements right after it that carry the same note share that comment;
+   a later one gets a short trailing reference to the statement that has
+   it. Returns that statement (-1: the call needs no reference). */
+static int32_t pto__emit_note(pto__emitter *E, int32_t s)
 {
+    const pto_stmt *st = &E->m->stmts[s];
     const pto_opinfo *oi = pto_opinfo_get((pto_op)st->op);
     const char *note = st->note ? pto_str(E->ctx, st->note) : NULL;
     pto_buf *b;
     const char *p;
-    if (!note && oi->cls != PTO_OC_SYNC) return;
+    if (!note && oi->cls != PTO_OC_SYNC) { E->last_note = 0; return -1; }
+    if (st->note > 0 && st->note < E->nnotes) {
+        int32_t first = E->note_first[st->note];
+        if (st->note == E->last_note) return -1;
+        if (first >= 0 && E->m->blocks[E->m->stmts[first].block].kernel == E->kernel) {
+            E->last_note = 0;
+            return first;
+        }
+        E->note_first[st->note] = s;
+    }
+    E->last_note = st->note;
     b = pto__emit_sb(E, PTO__K_NOTE);
     if (!note) note = st->origin == PTO_BY_USER ? "written in the source" : "(no note recorded)";
-    for (p = note; *p; p++) {
-        if (p[0] == '*' && p[1] == '/') pto__emit_put(b, "* ", 2);     /* keep the comment closed */
-        else if (*p == '\n') pto__emit_put(b, " ", 1);
-        else pto__emit_put(b, p, 1);
+    for (p = note; *p;) {
+        const char *q = p;
+        while (*q && *q != '\n' && !(q[0] == '*' && q[1] == '/')) q++;
+        pto__emit_put(b, p, (size_t)(q - p));
+        if (!*q) break;
+        if (*q == '\n') { pto__emit_put(b, " ", 1); p = q + 1; }
+        else { pto__emit_put(b, "* ", 2); p = q + 1; }    /* keep the comment closed */
     }
     pto__emit_vbuf(E, PTO__K_NOTE);
     pto__emit_v(E, PTO__K_PASS, pto__emit_origin[st->origin < 5 ? st->origin : 0]);
     pto__emit_x(E, PTO__T_K_NOTE);
+    return -1;
 }
 
 static void pto__emit_op(pto__emitter *E, int32_t s)
 {
     const pto_stmt *st = &E->m->stmts[s];
-    pto__emit_note(E, st);
+    int32_t see = pto__emit_note(E, s);
     pto__emit_src(E, s);
     pto__emit_args(E, s);
     pto__emit_v(E, PTO__K_OP, pto_opinfo_get((pto_op)st->op)->name);
-    pto__emit_x(E, PTO__T_K_OP);
+    if (see < 0) {
+        pto__emit_x(E, PTO__T_K_OP);
+        return;
+    }
+    pto__emit_v(E, PTO__K_FN, pto_opinfo_get((pto_op)E->m->stmts[see].op)->name);
+    pto__emit_vi(E, PTO__K_N, E->m->stmts[see].loc.line);
+    pto__emit_v(E, PTO__K_PASS, pto__emit_origin[st->origin < 5 ? st->origin : 0]);
+    pto__emit_x(E, PTO__T_K_OP_SEE);
 }
 
 /* The offset of an xN tile: slot ((i - start) / step) % N of its loop. */
@@ -9998,6 +10090,7 @@ static void pto__emit_slot_index(pto__emitter *E, pto_buf *b, const pto_tile *t)
    simulator treats the tile's bytes as unwritten (a new tenant). */
 static void pto__emit_tdecl(pto__emitter *E, int32_t ti)
 {
+    E->last_note = 0;
     pto__emit_v(E, PTO__K_NAME, E->tile_name[ti]);
     pto__emit_src(E, E->m->tiles[ti].decl);
     pto__emit_x(E, PTO__T_K_TDECL);
@@ -10145,6 +10238,7 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
     const pto_module *m = E->m;
     const pto_stmt *st = &m->stmts[s];
     pto__emit_indent(E);
+    if (st->kind != PTO_ST_OP) E->last_note = 0;   /* a note's run ends at any other line */
     switch (st->kind) {
     case PTO_ST_OP:
         pto__emit_op(E, s);
@@ -10194,6 +10288,7 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
         E->st = pto_error(E->ctx, st->loc, "emit: unknown statement kind %d", (int)st->kind);
         break;
     }
+    if (st->kind != PTO_ST_OP) E->last_note = 0;   /* nor can it run out of a block */
 }
 
 static void pto__emit_block(pto__emitter *E, int32_t block)
@@ -10330,6 +10425,8 @@ static void pto__emit_kernel(pto__emitter *E, int32_t k)
         pto__emit_x(E, PTO__T_K_DIM);
     }
     E->depth = 0;
+    E->kernel = k;
+    E->last_note = 0;
     pto__emit_block(E, kn->body);
     pto__emit_x(E, PTO__T_K_FN_END);
 }
@@ -10518,6 +10615,7 @@ static void pto__emit_free(pto__emitter *E, uint8_t *vo, uint8_t *to, uint8_t *p
     pto_free(E->ctx, E->tdecl_tile);
     pto_free(E->ctx, E->tile_unused);
     pto_free(E->ctx, E->tdecl_next);
+    pto_free(E->ctx, E->note_first);
     pto_free(E->ctx, E->segs);
     for (k = 0; k < PTO__NKEYS; k++) pto_buf_free(&E->scratch[k]);
 }
@@ -10590,6 +10688,13 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
         if (!E->var_used || !E->param_used) st = PTO_ERR_INTERNAL;
     }
     if (st == PTO_OK) st = pto__emit_tdecls(E);
+    if (st == PTO_OK) {
+        int32_t i;
+        E->nnotes = ctx->n_strs;
+        E->note_first = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * (size_t)(E->nnotes ? E->nnotes : 1));
+        if (!E->note_first) st = PTO_ERR_INTERNAL;
+        for (i = 0; st == PTO_OK && i < E->nnotes; i++) E->note_first[i] = -1;
+    }
     if (st == PTO_OK) {
         pto__emit_all(E, desc, kernel_src, host_src);
         st = E->st;

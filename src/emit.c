@@ -14,9 +14,11 @@
      simulator where the tile's lifetime begins (pto_k_tdecl: at an xN
      tile's declaration, at a single tile's first use, see
      pto__emit_tdecls), and emits
-     one device call per instruction with a `src` string "FILE:LINE: TEXT"
+     one device call per instruction with a `src` string "FILE:LINE: OP"
      that the simulator quotes. Flags and barriers carry a comment naming
-     the pass that put them there and why (the statement's note). for / if
+     the pass that put them there and why (the statement's note), printed
+     once per kernel: a set_flag and its wait_flag share one note, and the
+     second gets a short reference to the first (pto__emit_note). for / if
      are emitted as written; lets are `const int64_t`; a mix kernel branches
      on pto_k_core_kind for its cube { } and vector { } sections.
    - host source: one host_NAME function per kernel that allocates its
@@ -86,6 +88,7 @@
     X(K_SECTION,   "$(ind)if (pto_k_core_kind(core) == $(core)) { /* $(name) { } section */\n") \
     X(K_NOTE,      "$(ind)/* $(pass): $(note) */\n") \
     X(K_OP,        "$(ind)pto_k_$(op)(core, \"$(src)\"$(args));\n") \
+    X(K_OP_SEE,    "$(ind)pto_k_$(op)(core, \"$(src)\"$(args)); /* $(pass): see the $(fn) at $(file):$(n) */\n") \
     X(K_FN_END,    "}\n") \
     /* ---- host source ---- */ \
     X(H_FILE, \
@@ -216,6 +219,11 @@ typedef struct pto__emitter {
     int32_t *tdecl_head, *tdecl_tile, *tdecl_next;
     int32_t ntdecl;
     uint8_t *tile_unused;  /* no op names it: (void)NAME, no tdecl */
+    /* dependency notes (pto__emit_note): per interned note, the statement
+       whose comment printed it in full (-1 = none yet); the note of the
+       comment right above the current line (0 = none) */
+    int32_t *note_first;
+    int32_t nnotes, last_note, kernel;
     double fval;          /* the float literal last printed, as fnum */
     char fnum[48];
     int fvalid;
@@ -581,13 +589,14 @@ static void pto__emit_use_block(pto__emitter *E, int32_t block)
 
 static void pto__emit_block(pto__emitter *E, int32_t block);
 
-/* "FILE:LINE: op a, b, c" for the simulator's reports. */
+/* "FILE:LINE: op" (or "FILE:LINE: tile NAME") for the simulator's reports:
+   the line and the instruction; the operands are on that line of the .pto
+   and in the call itself, so they are not repeated in every string. */
 static void pto__emit_src(pto__emitter *E, int32_t s)
 {
     const pto_module *m = E->m;
     const pto_stmt *st = &m->stmts[s];
     pto_buf *b = pto__emit_sb(E, PTO__K_SRC);
-    int i;
     pto__emit_puts(b, E->file);
     pto__emit_put(b, ":", 1);
     pto__emit_put_i64(b, st->loc.line);
@@ -599,30 +608,6 @@ static void pto__emit_src(pto__emitter *E, int32_t s)
         return;
     }
     pto__emit_puts(b, pto_opinfo_get((pto_op)st->op)->name);
-    for (i = 0; i < st->nargs; i++) {
-        const pto_operand *o = &m->operands[st->arg0 + i];
-        pto__emit_puts(b, i ? ", " : " ");
-        switch (o->kind) {
-        case PTO_O_TILE: pto__emit_puts(b, pto_str(E->ctx, m->tiles[o->ref].name)); break;
-        case PTO_O_GM:
-            pto__emit_puts(b, pto_str(E->ctx, m->params[o->ref].name));
-            if (o->e[2] >= 0) {
-                pto__emit_put(b, "@", 1);
-                pto__emit_expr(E, b, o->e[2], PTO__EX_PTO, 4);
-            }
-            pto__emit_put(b, "[", 1);
-            pto__emit_expr(E, b, o->e[0], PTO__EX_PTO, 0);
-            pto__emit_put(b, ", ", 2);
-            pto__emit_expr(E, b, o->e[1], PTO__EX_PTO, 0);
-            pto__emit_put(b, "]", 1);
-            break;
-        case PTO_O_FLOAT: pto__emit_float(E, b, o->f, PTO__EX_PTO); break;
-        case PTO_O_SCALAR: pto__emit_puts(b, pto_str(E->ctx, m->vars[o->ref].name)); break;
-        case PTO_O_INT: pto__emit_expr(E, b, o->e[0], PTO__EX_PTO, 0); break;
-        case PTO_O_PIPE: pto__emit_puts(b, pto_pipe_name((pto_pipe)o->ref)); break;
-        default: pto__emit_puts(b, "?"); break;
-        }
-    }
     pto__emit_vbuf(E, PTO__K_SRC);
 }
 
@@ -669,34 +654,61 @@ static void pto__emit_args(pto__emitter *E, int32_t s)
 }
 
 /* A comment before a statement a pass inserted, and before every flag and
-   barrier: which pass, and the dependency it serves. */
-static void pto__emit_note(pto__emitter *E, const pto_stmt *st)
+   barrier: which pass, and the dependency it serves. A note is printed in
+   full once per kernel: where it first appears (a set_flag and its
+   wait_flag carry the same note, and so do the ids of one rotation). The
+   statements right after it that carry the same note share that comment;
+   a later one gets a short trailing reference to the statement that has
+   it. Returns that statement (-1: the call needs no reference). */
+static int32_t pto__emit_note(pto__emitter *E, int32_t s)
 {
+    const pto_stmt *st = &E->m->stmts[s];
     const pto_opinfo *oi = pto_opinfo_get((pto_op)st->op);
     const char *note = st->note ? pto_str(E->ctx, st->note) : NULL;
     pto_buf *b;
     const char *p;
-    if (!note && oi->cls != PTO_OC_SYNC) return;
+    if (!note && oi->cls != PTO_OC_SYNC) { E->last_note = 0; return -1; }
+    if (st->note > 0 && st->note < E->nnotes) {
+        int32_t first = E->note_first[st->note];
+        if (st->note == E->last_note) return -1;
+        if (first >= 0 && E->m->blocks[E->m->stmts[first].block].kernel == E->kernel) {
+            E->last_note = 0;
+            return first;
+        }
+        E->note_first[st->note] = s;
+    }
+    E->last_note = st->note;
     b = pto__emit_sb(E, PTO__K_NOTE);
     if (!note) note = st->origin == PTO_BY_USER ? "written in the source" : "(no note recorded)";
-    for (p = note; *p; p++) {
-        if (p[0] == '*' && p[1] == '/') pto__emit_put(b, "* ", 2);     /* keep the comment closed */
-        else if (*p == '\n') pto__emit_put(b, " ", 1);
-        else pto__emit_put(b, p, 1);
+    for (p = note; *p;) {
+        const char *q = p;
+        while (*q && *q != '\n' && !(q[0] == '*' && q[1] == '/')) q++;
+        pto__emit_put(b, p, (size_t)(q - p));
+        if (!*q) break;
+        if (*q == '\n') { pto__emit_put(b, " ", 1); p = q + 1; }
+        else { pto__emit_put(b, "* ", 2); p = q + 1; }    /* keep the comment closed */
     }
     pto__emit_vbuf(E, PTO__K_NOTE);
     pto__emit_v(E, PTO__K_PASS, pto__emit_origin[st->origin < 5 ? st->origin : 0]);
     pto__emit_x(E, PTO__T_K_NOTE);
+    return -1;
 }
 
 static void pto__emit_op(pto__emitter *E, int32_t s)
 {
     const pto_stmt *st = &E->m->stmts[s];
-    pto__emit_note(E, st);
+    int32_t see = pto__emit_note(E, s);
     pto__emit_src(E, s);
     pto__emit_args(E, s);
     pto__emit_v(E, PTO__K_OP, pto_opinfo_get((pto_op)st->op)->name);
-    pto__emit_x(E, PTO__T_K_OP);
+    if (see < 0) {
+        pto__emit_x(E, PTO__T_K_OP);
+        return;
+    }
+    pto__emit_v(E, PTO__K_FN, pto_opinfo_get((pto_op)E->m->stmts[see].op)->name);
+    pto__emit_vi(E, PTO__K_N, E->m->stmts[see].loc.line);
+    pto__emit_v(E, PTO__K_PASS, pto__emit_origin[st->origin < 5 ? st->origin : 0]);
+    pto__emit_x(E, PTO__T_K_OP_SEE);
 }
 
 /* The offset of an xN tile: slot ((i - start) / step) % N of its loop. */
@@ -731,6 +743,7 @@ static void pto__emit_slot_index(pto__emitter *E, pto_buf *b, const pto_tile *t)
    simulator treats the tile's bytes as unwritten (a new tenant). */
 static void pto__emit_tdecl(pto__emitter *E, int32_t ti)
 {
+    E->last_note = 0;
     pto__emit_v(E, PTO__K_NAME, E->tile_name[ti]);
     pto__emit_src(E, E->m->tiles[ti].decl);
     pto__emit_x(E, PTO__T_K_TDECL);
@@ -878,6 +891,7 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
     const pto_module *m = E->m;
     const pto_stmt *st = &m->stmts[s];
     pto__emit_indent(E);
+    if (st->kind != PTO_ST_OP) E->last_note = 0;   /* a note's run ends at any other line */
     switch (st->kind) {
     case PTO_ST_OP:
         pto__emit_op(E, s);
@@ -927,6 +941,7 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
         E->st = pto_error(E->ctx, st->loc, "emit: unknown statement kind %d", (int)st->kind);
         break;
     }
+    if (st->kind != PTO_ST_OP) E->last_note = 0;   /* nor can it run out of a block */
 }
 
 static void pto__emit_block(pto__emitter *E, int32_t block)
@@ -1063,6 +1078,8 @@ static void pto__emit_kernel(pto__emitter *E, int32_t k)
         pto__emit_x(E, PTO__T_K_DIM);
     }
     E->depth = 0;
+    E->kernel = k;
+    E->last_note = 0;
     pto__emit_block(E, kn->body);
     pto__emit_x(E, PTO__T_K_FN_END);
 }
@@ -1251,6 +1268,7 @@ static void pto__emit_free(pto__emitter *E, uint8_t *vo, uint8_t *to, uint8_t *p
     pto_free(E->ctx, E->tdecl_tile);
     pto_free(E->ctx, E->tile_unused);
     pto_free(E->ctx, E->tdecl_next);
+    pto_free(E->ctx, E->note_first);
     pto_free(E->ctx, E->segs);
     for (k = 0; k < PTO__NKEYS; k++) pto_buf_free(&E->scratch[k]);
 }
@@ -1323,6 +1341,13 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
         if (!E->var_used || !E->param_used) st = PTO_ERR_INTERNAL;
     }
     if (st == PTO_OK) st = pto__emit_tdecls(E);
+    if (st == PTO_OK) {
+        int32_t i;
+        E->nnotes = ctx->n_strs;
+        E->note_first = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * (size_t)(E->nnotes ? E->nnotes : 1));
+        if (!E->note_first) st = PTO_ERR_INTERNAL;
+        for (i = 0; st == PTO_OK && i < E->nnotes; i++) E->note_first[i] = -1;
+    }
     if (st == PTO_OK) {
         pto__emit_all(E, desc, kernel_src, host_src);
         st = E->st;
