@@ -11047,7 +11047,7 @@ static void pto__isa_op(pto__emitter *E, int32_t s)
     const pto_opinfo *oi = pto_opinfo_get((pto_op)st->op);
     pto_buf *b = E->out;
     int i, gm = -1, view = -1;
-    pto__emit_note(E, st);
+    (void)pto__emit_note(E, s);   /* full note each time: E->nnotes is 0 here */
     pto__emit_src(E, s);
     if (oi->cls == PTO_OC_LOAD || oi->cls == PTO_OC_STORE) {
         gm = oi->cls == PTO_OC_LOAD ? 1 : 0;
