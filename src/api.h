@@ -68,6 +68,13 @@ PTODEF pto_status pto_interp(pto_ctx *ctx, const pto_module *m, const pto_launch
 /* ---- lower ------------------------------------------------------------
    (declarations of this stage go below this banner) */
 
+/* Runs after pto_verify, before pto_plan (lower.c states what it
+   guarantees): tput / tget become a planned-like-any staging tile + tload +
+   tstore, allreduce the notify / wait / remote-load recipe of hardware.md
+   section 8, and every notify gets its pipe_barrier ALL fence. New
+   statements and tiles have origin PTO_BY_LOWER. */
+PTODEF pto_status pto_lower(pto_ctx *ctx, pto_module *m);
+
 
 
 /* ---- plan ------------------------------------------------------------

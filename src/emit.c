@@ -115,6 +115,7 @@
       "/* $(kind) kernel $(name)($(sig)), blocks($(blocks)) */\n" \
       "static void host_$(name)(pto_h_run *run)\n" \
       "{\n") \
+    X(H_RANKS,     "    pto_h_ranks(run, \"$(text)\"); /* a ranks kernel: every tensor once per rank */\n") \
     X(H_DIM,       "    const int64_t $(name) = pto_h_dim(run, \"$(text)\");\n") \
     X(H_SCALAR_F,  "    const double $(name) = pto_h_scalar(run, \"$(text)\");\n") \
     X(H_SCALAR_I,  "    const int64_t $(name) = (int64_t)pto_h_scalar(run, \"$(text)\");\n") \
@@ -170,6 +171,7 @@ static const char *const pto__emit_dtype[PTO_NDTYPE] = {
 static const char *const pto__emit_kind[3] = {"PTO_K_KIND_VECTOR", "PTO_K_KIND_CUBE", "PTO_K_KIND_MIX"};
 static const char *const pto__emit_kind_word[3] = {"vector", "cube", "mix"};
 static const char *const pto__emit_dir[3] = {"in", "out", "inout"};
+static const char *const pto__emit_cmp[6] = {"PTO_K_EQ", "PTO_K_NE", "PTO_K_LT", "PTO_K_LE", "PTO_K_GT", "PTO_K_GE"};
 static const char *const pto__emit_origin[5] = {"user", "lower", "plan", "sync", "emit"};
 
 /* C, C++ and header names a .pto name must not take over (sorted: searched
@@ -656,6 +658,12 @@ static void pto__emit_args(pto__emitter *E, int32_t s)
         case PTO_O_PIPE:
             pto__emit_puts(b, "PTO_K_PIPE_");
             pto__emit_puts(b, pto_pipe_name((pto_pipe)o->ref));
+            break;
+        case PTO_O_CMP: /* pto_k_wait(core, src, sig, r, c, cmp, value) */
+            pto__emit_puts(b, pto__emit_cmp[o->ref >= 0 && o->ref <= PTO_GE ? o->ref : PTO_GE]);
+            break;
+        case PTO_O_NMODE: /* pto_k_notify(core, src, sig, r, c, value, mode) */
+            pto__emit_puts(b, o->ref == PTO_NOTIFY_ADD ? "PTO_K_NOTIFY_ADD" : "PTO_K_NOTIFY_SET");
             break;
         default: pto__emit_puts(b, "0"); break;
         }
@@ -1162,6 +1170,10 @@ static void pto__emit_host_kernel(pto__emitter *E, int32_t k)
     pto__emit_planned(E, k);
     pto__emit_v(E, PTO__K_NAME, pto_str(E->ctx, kn->name));
     pto__emit_x(E, PTO__T_H_FN_BEGIN);
+    if (kn->ranks) {
+        pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, kn->name));
+        pto__emit_x(E, PTO__T_H_RANKS);
+    }
     for (v = 0; v < m->n_vars; v++) {
         const pto_var *va = &m->vars[v];
         if (va->kernel != k || va->kind != PTO_V_DIM) continue;
@@ -1239,6 +1251,10 @@ static pto_status pto__emit_check(pto__emitter *E)
         if (st->block < 0) continue;
         if (st->kind == PTO_ST_OP && st->op >= PTO_NOP)
             return pto_error(E->ctx, st->loc, "emit: unknown op %d", (int)st->op);
+        if (st->kind == PTO_ST_OP && (pto_opinfo_get((pto_op)st->op)->cls == PTO_OC_XFER ||
+                                      pto_opinfo_get((pto_op)st->op)->cls == PTO_OC_ALLREDUCE))
+            return pto_error(E->ctx, st->loc, "emit: %s is not lowered (run pto_lower after pto_verify)",
+                             pto_opinfo_get((pto_op)st->op)->name);
         if (st->kind == PTO_ST_TILE && (st->ref < 0 || st->ref >= m->n_tiles))
             return pto_error(E->ctx, st->loc, "emit: tile statement without a tile");
         if ((st->kind == PTO_ST_LET || st->kind == PTO_ST_FOR) && (st->ref < 0 || st->ref >= m->n_vars))
@@ -1252,6 +1268,8 @@ static pto_status pto__emit_check(pto__emitter *E)
             case PTO_O_SCALAR: bad = o->ref < 0 || o->ref >= m->n_vars; break;
             case PTO_O_PIPE: bad = o->ref < 0 || o->ref >= PTO_NPIPE; break;
             case PTO_O_FLOAT: case PTO_O_INT: break;
+            case PTO_O_CMP: bad = o->ref < 0 || o->ref > PTO_GE; break;
+            case PTO_O_NMODE: bad = o->ref != PTO_NOTIFY_SET && o->ref != PTO_NOTIFY_ADD; break;
             default:
                 return pto_error(E->ctx, o->loc, "emit: operand kind %d of %s is not supported yet", (int)o->kind,
                                  pto_opinfo_get((pto_op)st->op)->name);
