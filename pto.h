@@ -213,7 +213,10 @@ typedef enum pto_cmp { PTO_EQ, PTO_NE, PTO_LT, PTO_LE, PTO_GT, PTO_GE } pto_cmp;
 #define PTO_A_INT    (1u << 11)  /* integer expression */
 #define PTO_A_PIPE   (1u << 12)  /* a pipe name: S V M MTE1 MTE2 MTE3 FIX ALL */
 #define PTO_A_CVPIPE (1u << 13)  /* a cube/vector pipe declared in a mix kernel */
-#define PTO_A_IMPLICIT (1u << 14) /* filled in by the parser, not written in the text */
+#define PTO_A_IMPLICIT (1u << 17) /* filled in by the parser, not written in the text */
+#define PTO_A_CMP    (1u << 14)  /* a comparison word: eq ne lt le gt ge (wait) */
+#define PTO_A_NMODE  (1u << 15)  /* a notify mode word: set add */
+#define PTO_A_WHOLE  (1u << 16)  /* with PTO_A_GM: a whole tensor, its name without [r, c] */
 #define PTO_A_READ   (1u << 20)
 #define PTO_A_WRITE  (1u << 21)
 #define PTO_R(m)  ((m) | PTO_A_READ)
@@ -235,8 +238,15 @@ typedef enum pto_opclass {
     PTO_OC_EXTRACT,  /* d = window of a at (r, c) */
     PTO_OC_MATMUL,   /* acc (+)= left x right */
     PTO_OC_SYNC,     /* set_flag / wait_flag / pipe_barrier */
-    PTO_OC_CVPIPE    /* tpush / tpop / tfree on a cube/vector pipe */
+    PTO_OC_CVPIPE,   /* tpush / tpop / tfree on a cube/vector pipe */
+    PTO_OC_NOTIFY,   /* signal cell (=|+=) value, on S (hardware.md s8) */
+    PTO_OC_WAIT,     /* block until signal cell CMP value, on S */
+    PTO_OC_XFER,     /* GM window -> GM window (tput / tget); lowered to a staging tile */
+    PTO_OC_ALLREDUCE /* in-place sum over ranks of a window tensor; lowered (lower.c) */
 } pto_opclass;
+
+/* notify's second word. */
+typedef enum pto_notify_mode { PTO_NOTIFY_SET, PTO_NOTIFY_ADD } pto_notify_mode;
 
 /* X(ENUM, "name", default pipe, class, operand count, operand 0..3 masks) */
 #define PTO_OPS(X) \
@@ -280,7 +290,12 @@ typedef enum pto_opclass {
     X(TFREE,         "tfree",         PTO_PIPE_S,    PTO_OC_CVPIPE, 2, PTO_A_CVPIPE, PTO_W(PTO_A_VEC|PTO_A_MAT)|PTO_A_IMPLICIT, 0, 0) \
     X(SET_FLAG,      "set_flag",      PTO_PIPE_S,    PTO_OC_SYNC,   3, PTO_A_PIPE, PTO_A_PIPE, PTO_A_INT, 0) \
     X(WAIT_FLAG,     "wait_flag",     PTO_PIPE_S,    PTO_OC_SYNC,   3, PTO_A_PIPE, PTO_A_PIPE, PTO_A_INT, 0) \
-    X(PIPE_BARRIER,  "pipe_barrier",  PTO_PIPE_S,    PTO_OC_SYNC,   1, PTO_A_PIPE, 0, 0, 0)
+    X(PIPE_BARRIER,  "pipe_barrier",  PTO_PIPE_S,    PTO_OC_SYNC,   1, PTO_A_PIPE, 0, 0, 0) \
+    X(NOTIFY,        "notify",        PTO_PIPE_S,    PTO_OC_NOTIFY, 3, PTO_W(PTO_A_GM), PTO_A_INT, PTO_A_NMODE, 0) \
+    X(WAIT,          "wait",          PTO_PIPE_S,    PTO_OC_WAIT,   3, PTO_R(PTO_A_GM), PTO_A_CMP, PTO_A_INT, 0) \
+    X(TPUT,          "tput",          PTO_PIPE_MTE2, PTO_OC_XFER,   4, PTO_W(PTO_A_GM), PTO_R(PTO_A_GM), PTO_A_INT, PTO_A_INT) \
+    X(TGET,          "tget",          PTO_PIPE_MTE2, PTO_OC_XFER,   4, PTO_W(PTO_A_GM), PTO_R(PTO_A_GM), PTO_A_INT, PTO_A_INT) \
+    X(ALLREDUCE,     "allreduce",     PTO_PIPE_S,    PTO_OC_ALLREDUCE, 2, PTO_RW(PTO_A_GM | PTO_A_WHOLE), PTO_RW(PTO_A_GM | PTO_A_WHOLE), 0, 0)
 
 typedef enum pto_op {
 #define PTO__OP_ENUM(e, name, pipe, cls, n, a0, a1, a2, a3) PTO_OP_##e,
@@ -378,12 +393,15 @@ typedef struct pto_cvpipe {
 
 typedef enum pto_operand_kind {
     PTO_O_TILE,     /* ref: tile id */
-    PTO_O_GM,       /* ref: param id; e[0], e[1]: row, col; e[2]: rank or -1 */
+    PTO_O_GM,       /* ref: param id; e[0], e[1]: row, col (both -1: the whole
+                       tensor, PTO_A_WHOLE); e[2]: rank or -1 */
     PTO_O_FLOAT,    /* f */
     PTO_O_SCALAR,   /* ref: var id of a scalar param */
     PTO_O_INT,      /* e[0]: expression */
     PTO_O_PIPE,     /* ref: pto_pipe */
-    PTO_O_CVPIPE    /* ref: cvpipe id */
+    PTO_O_CVPIPE,   /* ref: cvpipe id */
+    PTO_O_CMP,      /* ref: pto_cmp (wait's comparison word) */
+    PTO_O_NMODE     /* ref: pto_notify_mode (notify's set / add) */
 } pto_operand_kind;
 
 typedef struct pto_operand {
@@ -540,6 +558,15 @@ PTODEF int32_t pto_find_cvpipe(const pto_module *m, int32_t kernel, const char *
 PTODEF int64_t pto_cvpipe_gm_bytes(const pto_cvpipe *p);
 PTODEF int64_t pto_cvpipe_gm_offset(const pto_module *m, int32_t cvpipe);
 PTODEF int64_t pto_kernel_pipe_bytes(const pto_module *m, int32_t kernel);
+/* wait's comparison and notify's mode (set / add). */
+PTODEF int32_t pto_arg_cmp(pto_module *m, int32_t stmt, pto_cmp c, pto_loc loc);
+PTODEF int32_t pto_arg_nmode(pto_module *m, int32_t stmt, pto_notify_mode mode, pto_loc loc);
+/* Word tables of those operands: "eq".."ge" (pto_cmp order), "set" "add";
+   lookups return -1 when the word is not one of them. */
+PTODEF const char *pto_cmp_word(pto_cmp c);
+PTODEF int pto_cmp_word_lookup(const char *name, size_t len);
+PTODEF const char *pto_nmode_name(pto_notify_mode mode);
+PTODEF int pto_nmode_lookup(const char *name, size_t len);
 
 /* Relinking, for passes: a new statement is created detached (block -1) by
    pto_new_stmt and then placed. */
@@ -621,6 +648,13 @@ PTODEF pto_status pto_interp(pto_ctx *ctx, const pto_module *m, const pto_launch
 
 /* ---- lower ------------------------------------------------------------
    (declarations of this stage go below this banner) */
+
+/* Runs after pto_verify, before pto_plan (lower.c states what it
+   guarantees): tput / tget become a planned-like-any staging tile + tload +
+   tstore, allreduce the notify / wait / remote-load recipe of hardware.md
+   section 8, and every notify gets its pipe_barrier ALL fence. New
+   statements and tiles have origin PTO_BY_LOWER. */
+PTODEF pto_status pto_lower(pto_ctx *ctx, pto_module *m);
 
 
 
@@ -759,6 +793,20 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
 
 
 
+/* ---- emit (isa target) ------------------------------------------------
+   (declarations of this stage go below this banner) */
+
+/* Emits a planned, synchronised module as C++ against the Ascend pto-isa
+   tile API for real devices (emit_isa.c states the shape, docs/isa-target.md
+   the mapping): kernel_src gets one extern "C" entry per kernel taking the
+   runtime's int64_t *args. desc as for pto_emit (its source is not used).
+   Deterministic. What the target cannot express yet (ranks kernels, peer
+   windows, no vec room for a row reduction's scratch tile) is an error with
+   its location. */
+PTODEF pto_status pto_emit_isa(pto_ctx *ctx, const pto_module *m, const pto_emit_desc *desc, pto_buf *kernel_src);
+
+
+
 /* ---- dump ------------------------------------------------------------
    (declarations of this stage go below this banner) */
 
@@ -798,6 +846,12 @@ PTODEF void pto_dump(const pto_module *m, pto_buf *out);
    Evaluates to the new element's index, or -1 when out of memory. */
 #define PTO__PUSH(m, arr) \
     pto__grow((m)->ctx, (void **)&(m)->arr, &(m)->n_##arr, &(m)->cap_##arr, sizeof(*(m)->arr))
+/* The same for the module builders (ir.c), with the common case (room
+   left) inline: the parser pushes a few elements per token. */
+#define PTO__PUSH_FAST(m, arr) \
+    ((m)->n_##arr < (m)->cap_##arr \
+         ? (memset(&(m)->arr[(m)->n_##arr], 0, sizeof(*(m)->arr)), (m)->n_##arr++) \
+         : PTO__PUSH(m, arr))
 
 struct pto_ctx {
     pto_allocator al;
@@ -815,6 +869,7 @@ struct pto_ctx {
     int32_t *str_off;
     int32_t n_strs, cap_strs;
     int32_t *hash;          /* string ids, -1 = empty */
+    uint32_t *hash_val;     /* the full hash of each slot's string */
     int32_t hash_cap;
 };
 /* ---- End file: src/internal.h ---- */
@@ -1063,6 +1118,7 @@ PTODEF void pto_ctx_destroy(pto_ctx *ctx)
     pto_free(ctx, ctx->pool);
     pto_free(ctx, ctx->str_off);
     pto_free(ctx, ctx->hash);
+    pto_free(ctx, ctx->hash_val);
     ctx->al.free(ctx, ctx->al.user);
 }
 
@@ -1142,34 +1198,51 @@ static uint32_t pto__hash(const char *s, size_t n)
     return h;
 }
 
+/* The table keeps each slot's full hash next to its id: a probe compares
+   hashes first and touches the pool only on a likely match, and growing the
+   table never rehashes a string. */
 static int pto__rehash(pto_ctx *ctx, int32_t ncap)
 {
     int32_t *h = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * (size_t)ncap);
+    uint32_t *hv = (uint32_t *)pto_alloc(ctx, sizeof(uint32_t) * (size_t)ncap);
     int32_t i;
-    if (!h) { pto__oom(ctx); return 0; }
+    if (!h || !hv) { pto_free(ctx, h); pto_free(ctx, hv); pto__oom(ctx); return 0; }
     for (i = 0; i < ncap; i++) h[i] = -1;
-    for (i = 0; i < ctx->n_strs; i++) {
-        const char *s = ctx->pool + ctx->str_off[i];
-        uint32_t k = pto__hash(s, strlen(s)) & (uint32_t)(ncap - 1);
+    for (i = 0; i < ctx->hash_cap; i++) {
+        uint32_t k;
+        if (ctx->hash[i] < 0) continue;
+        k = ctx->hash_val[i] & (uint32_t)(ncap - 1);
         while (h[k] >= 0) k = (k + 1) & (uint32_t)(ncap - 1);
-        h[k] = i;
+        h[k] = ctx->hash[i];
+        hv[k] = ctx->hash_val[i];
     }
     pto_free(ctx, ctx->hash);
+    pto_free(ctx, ctx->hash_val);
     ctx->hash = h;
+    ctx->hash_val = hv;
     ctx->hash_cap = ncap;
     return 1;
 }
 
+/* Length of interned string id (the pool holds them back to back). */
+static size_t pto__str_len(const pto_ctx *ctx, int32_t id)
+{
+    size_t end = id + 1 < ctx->n_strs ? (size_t)ctx->str_off[id + 1] : ctx->pool_len;
+    return end - (size_t)ctx->str_off[id] - 1;
+}
+
 PTODEF int32_t pto_intern(pto_ctx *ctx, const char *s, size_t len)
 {
-    uint32_t k;
+    uint32_t k, hv;
     int32_t id;
     if ((ctx->n_strs + 1) * 2 > ctx->hash_cap && !pto__rehash(ctx, ctx->hash_cap ? ctx->hash_cap * 2 : 64))
         return 0;
-    k = pto__hash(s, len) & (uint32_t)(ctx->hash_cap - 1);
-    while (ctx->hash[k] >= 0) {
-        const char *t = ctx->pool + ctx->str_off[ctx->hash[k]];
-        if (strncmp(t, s, len) == 0 && t[len] == 0) return ctx->hash[k];
+    hv = pto__hash(s, len);
+    k = hv & (uint32_t)(ctx->hash_cap - 1);
+    while ((id = ctx->hash[k]) >= 0) {
+        if (ctx->hash_val[k] == hv && pto__str_len(ctx, id) == len &&
+            memcmp(ctx->pool + ctx->str_off[id], s, len) == 0)
+            return id;
         k = (k + 1) & (uint32_t)(ctx->hash_cap - 1);
     }
     if (ctx->pool_len + len + 1 > ctx->pool_cap) {
@@ -1188,6 +1261,7 @@ PTODEF int32_t pto_intern(pto_ctx *ctx, const char *s, size_t len)
     ctx->pool[ctx->pool_len + len] = 0;
     ctx->pool_len += len + 1;
     ctx->hash[k] = id;
+    ctx->hash_val[k] = hv;
     return id;
 }
 
@@ -1496,7 +1570,7 @@ static int32_t pto__name(pto_module *m, const char *s) { return pto_intern(m->ct
 
 PTODEF int32_t pto_add_block(pto_module *m, int32_t kernel, int32_t owner)
 {
-    int32_t b = PTO__PUSH(m, blocks);
+    int32_t b = PTO__PUSH_FAST(m, blocks);
     if (b < 0) return -1;
     m->blocks[b].head = m->blocks[b].tail = -1;
     m->blocks[b].owner = owner;
@@ -1596,7 +1670,7 @@ PTODEF int32_t pto_add_scalar_param(pto_module *m, int32_t kernel, const char *n
 PTODEF int32_t pto_add_var(pto_module *m, int32_t kernel, const char *name, pto_var_kind kind,
                            int32_t def, pto_loc loc)
 {
-    int32_t v = PTO__PUSH(m, vars);
+    int32_t v = PTO__PUSH_FAST(m, vars);
     if (v < 0) return -1;
     m->vars[v].name = pto__name(m, name);
     m->vars[v].kind = (uint8_t)kind;
@@ -1610,7 +1684,7 @@ PTODEF int32_t pto_add_var(pto_module *m, int32_t kernel, const char *name, pto_
 
 static int32_t pto__expr(pto_module *m, pto_expr_kind k, int32_t a, int32_t b, int64_t v, pto_loc loc)
 {
-    int32_t e = PTO__PUSH(m, exprs);
+    int32_t e = PTO__PUSH_FAST(m, exprs);
     if (e < 0) return -1;
     m->exprs[e].kind = (uint8_t)k;
     m->exprs[e].a = a;
@@ -1633,7 +1707,7 @@ PTODEF int32_t pto_expr_bin(pto_module *m, pto_expr_kind k, int32_t a, int32_t b
 
 PTODEF int32_t pto_new_stmt(pto_module *m, pto_stmt_kind kind, pto_loc loc)
 {
-    int32_t s = PTO__PUSH(m, stmts);
+    int32_t s = PTO__PUSH_FAST(m, stmts);
     pto_stmt *st;
     if (s < 0) return -1;
     st = &m->stmts[s];
@@ -1722,7 +1796,7 @@ PTODEF int32_t pto_add_tile(pto_module *m, int32_t block, const char *name, pto_
     int32_t s = pto__add_stmt(m, block, PTO_ST_TILE, loc), t;
     pto_tile *tl;
     if (s < 0) return -1;
-    t = PTO__PUSH(m, tiles);
+    t = PTO__PUSH_FAST(m, tiles);
     if (t < 0) return -1;
     tl = &m->tiles[t];
     tl->name = pto__name(m, name);
@@ -1818,7 +1892,7 @@ static int32_t pto__arg(pto_module *m, int32_t stmt, pto_operand_kind kind, int3
     int32_t o;
     pto_stmt *s = &m->stmts[stmt];
     PTO_ASSERT(s->arg0 + s->nargs == m->n_operands);
-    o = PTO__PUSH(m, operands);
+    o = PTO__PUSH_FAST(m, operands);
     if (o < 0) return -1;
     m->stmts[stmt].nargs++;
     m->operands[o].kind = (uint8_t)kind;
@@ -1945,6 +2019,36 @@ PTODEF int64_t pto_kernel_pipe_bytes(const pto_module *m, int32_t kernel)
     for (i = 0; i < m->n_cvpipes; i++)
         if (m->cvpipes[i].kernel == kernel) n += pto_cvpipe_gm_bytes(&m->cvpipes[i]);
     return n;
+}
+
+PTODEF int32_t pto_arg_cmp(pto_module *m, int32_t stmt, pto_cmp c, pto_loc loc)
+{
+    return pto__arg(m, stmt, PTO_O_CMP, (int32_t)c, loc);
+}
+
+PTODEF int32_t pto_arg_nmode(pto_module *m, int32_t stmt, pto_notify_mode mode, pto_loc loc)
+{
+    return pto__arg(m, stmt, PTO_O_NMODE, (int32_t)mode, loc);
+}
+
+static const char *const pto__cmp_words[6] = {"eq", "ne", "lt", "le", "gt", "ge"};
+static const char *const pto__nmode_names[2] = {"set", "add"};
+
+PTODEF const char *pto_cmp_word(pto_cmp c) { return (c >= 0 && c < 6) ? pto__cmp_words[c] : "?"; }
+PTODEF int pto_cmp_word_lookup(const char *name, size_t len)
+{
+    int i;
+    for (i = 0; i < 6; i++)
+        if (pto__streq(pto__cmp_words[i], name, len)) return i;
+    return -1;
+}
+PTODEF const char *pto_nmode_name(pto_notify_mode mode) { return (mode >= 0 && mode < 2) ? pto__nmode_names[mode] : "?"; }
+PTODEF int pto_nmode_lookup(const char *name, size_t len)
+{
+    int i;
+    for (i = 0; i < 2; i++)
+        if (pto__streq(pto__nmode_names[i], name, len)) return i;
+    return -1;
 }
 /* ---- End file: src/ir.c ---- */
 
@@ -2117,10 +2221,21 @@ static void pto__ps_expected(pto__ps_parser *p, const char *what)
 
 /* ---- lexer ---------------------------------------------------------------- */
 
-static int pto__ps_is_alpha(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-static int pto__ps_is_digit(int c) { return c >= '0' && c <= '9'; }
-static int pto__ps_is_alnum(int c) { return pto__ps_is_alpha(c) || pto__ps_is_digit(c); }
-static int pto__ps_is_hex(int c) { return pto__ps_is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+/* Character classes, one table lookup per byte (the lexer's inner loops):
+   1 letter or '_', 2 digit, 4 hex digit, 8 starts a punctuator. */
+enum { PTO__CC_ALPHA = 1, PTO__CC_DIGIT = 2, PTO__CC_HEX = 4, PTO__CC_PUNCT = 8 };
+static const unsigned char pto__ps_cc[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 8, 0, 0, 8, 8, 8, 8, 8, 8, 0, 8, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 8, 0, 8, 8, 8, 0,
+    8, 5, 5, 5, 5, 5, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 8, 0, 8, 0, 1,
+    0, 5, 5, 5, 5, 5, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 8, 0, 8, 0, 0,
+    /* 128..255: no token starts or continues with a non-ASCII byte */
+};
+
+static int pto__ps_cc_is(int c, int cls) { return c >= 0 && (pto__ps_cc[c & 0xff] & cls) != 0; }
+static int pto__ps_is_digit(int c) { return pto__ps_cc_is(c, PTO__CC_DIGIT); }
+static int pto__ps_is_alnum(int c) { return pto__ps_cc_is(c, PTO__CC_ALPHA | PTO__CC_DIGIT); }
+static int pto__ps_is_hex(int c) { return pto__ps_cc_is(c, PTO__CC_HEX); }
 
 static int pto__ps_at(const pto__ps_parser *p, size_t i) { return i < p->len ? (unsigned char)p->src[i] : -1; }
 
@@ -2164,46 +2279,59 @@ static int pto__ps_lex_number(pto__ps_parser *p)
     return kind;
 }
 
+/* The next token. The scan works on locals (the source pointer, position
+   and length stay in registers): this loop sees every byte of the file. */
 static void pto__ps_next(pto__ps_parser *p)
 {
     pto__ps_tok *t = &p->tok;
-    int c;
-    for (;;) {
-        c = pto__ps_at(p, p->pos);
-        if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') p->pos++;
-        else if (c == '#') {
-            const char *nl = (const char *)memchr(p->src + p->pos, '\n', p->len - p->pos);
-            p->pos = nl ? (size_t)(nl - p->src) : p->len;
-        } else break;
+    const unsigned char *s = (const unsigned char *)p->src;
+    size_t i = p->pos, n = p->len;
+    int c = -1;
+    while (i < n) {
+        c = s[i];
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+            i++;
+        } else if (c == '#') {
+            const char *nl = (const char *)memchr(s + i, '\n', n - i);
+            i = nl ? (size_t)((const unsigned char *)nl - s) : n;
+        } else {
+            break;
+        }
     }
-    t->pos = p->pos;
+    if (i >= n) c = -1;
+    t->pos = i;
     t->line = p->line;
-    t->col = (int32_t)(p->pos - p->line_start + 1);
+    t->col = (int32_t)(i - p->line_start + 1);
     t->id = 0;
-    if (c < 0) { t->kind = PTO__T_EOF; t->len = 0; return; }
-    if (c == '\n') {
+    if (c < 0) {
+        t->kind = PTO__T_EOF;
+        i = n;
+    } else if (c == '\n') {
         t->kind = PTO__T_NL;
-        p->pos++;
+        i++;
         p->line++;
-        p->line_start = p->pos;
-    } else if (pto__ps_is_alpha(c)) {
-        while (pto__ps_is_alnum(pto__ps_at(p, p->pos))) p->pos++;
+        p->line_start = i;
+    } else if (pto__ps_cc[c] & PTO__CC_ALPHA) {
+        for (i++; i < n && (pto__ps_cc[s[i]] & (PTO__CC_ALPHA | PTO__CC_DIGIT)); i++) {}
         t->kind = PTO__T_NAME;
-        t->id = pto_intern(p->ctx, p->src + t->pos, p->pos - t->pos);
-    } else if (pto__ps_is_digit(c)) {
+        t->id = pto_intern(p->ctx, p->src + t->pos, i - t->pos);
+    } else if (pto__ps_cc[c] & PTO__CC_DIGIT) {
+        p->pos = i;
         t->kind = pto__ps_lex_number(p);
+        i = p->pos;
     } else {
-        int d = pto__ps_at(p, p->pos + 1);
-        p->pos++;
+        int d = i + 1 < n ? s[i + 1] : -1;
+        i++;
         t->kind = c;
         if (c == '<' && d == '=') t->kind = PTO__T_LE;
         else if (c == '>' && d == '=') t->kind = PTO__T_GE;
         else if (c == '=' && d == '=') t->kind = PTO__T_EQ;
         else if (c == '!' && d == '=') t->kind = PTO__T_NE;
-        else if (!strchr("(){}[],:=@+-*/%<>", c) || c == 0) t->kind = PTO__T_BADCHAR;
-        if (t->kind >= 256) p->pos++;
+        else if (!(pto__ps_cc[c] & PTO__CC_PUNCT)) t->kind = PTO__T_BADCHAR;
+        if (t->kind >= 256) i++;
     }
-    t->len = p->pos - t->pos;
+    p->pos = i;
+    t->len = i - t->pos;
 }
 
 /* One token of lookahead past the current one, without consuming it. */
@@ -2555,12 +2683,15 @@ static int32_t pto__ps_expr0(pto__ps_parser *p)
 
 /* ---- operands ----------------------------------------------------------------- */
 
-/* T[r, c] or T@p[r, c]; the current token is the tensor name. */
-static int pto__ps_gm_operand(pto__ps_parser *p, int32_t s, int32_t param)
+/* T[r, c] or T@p[r, c]; the current token is the tensor name. Where the
+   op takes a whole tensor (PTO_A_WHOLE, allreduce), the bare name T. */
+static int pto__ps_gm_operand(pto__ps_parser *p, int32_t s, int32_t param, uint32_t mask)
 {
     pto__ps_tok t = p->tok, open;
     int32_t r, c, rank = -1;
     pto__ps_next(p);
+    if ((mask & PTO_A_WHOLE) && (pto__ps_at_eol(p) || pto__ps_is(p, ',')))
+        return pto_arg_gm(p->m, s, param, -1, -1, -1, pto__ps_tloc(p, &t)) >= 0;
     if (pto__ps_is(p, '@')) {
         pto__ps_next(p);
         if ((rank = pto__ps_expr0(p)) < 0) return 0;
@@ -2611,6 +2742,26 @@ static int pto__ps_is_floaty(const pto__ps_parser *p, const pto__ps_tok *t)
            (t->kind == PTO__T_NAME && (t->id == p->kw[PTO__KW_INF] || t->id == p->kw[PTO__KW_NAN]));
 }
 
+/* wait's comparison (eq ne lt le gt ge) or notify's mode (set add). */
+static int pto__ps_word_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
+{
+    pto__ps_tok t = p->tok;
+    int cmp = mask & PTO_A_CMP, w;
+    if (t.kind != PTO__T_NAME) {
+        pto__ps_expected(p, cmp ? "a comparison (eq, ne, lt, le, gt, ge)" : "a notify mode (set or add)");
+        return 0;
+    }
+    w = cmp ? pto_cmp_word_lookup(p->src + t.pos, t.len) : pto_nmode_lookup(p->src + t.pos, t.len);
+    if (w < 0) {
+        pto__ps_err(p, &t, cmp ? "unknown comparison '%s' (use eq, ne, lt, le, gt or ge)"
+                               : "unknown notify mode '%s' (use set or add)", pto__ps_text(p, &t));
+        return 0;
+    }
+    pto__ps_next(p);
+    if (cmp) return pto_arg_cmp(p->m, s, (pto_cmp)w, pto__ps_tloc(p, &t)) >= 0;
+    return pto_arg_nmode(p->m, s, (pto_notify_mode)w, pto__ps_tloc(p, &t)) >= 0;
+}
+
 /* One operand of op statement s; `mask` is the op table mask of its
    position (0 past the table's arity: classified by its form alone). */
 static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
@@ -2624,6 +2775,7 @@ static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
         if (!(mask & other)) { pto__ps_err(p, &t, "unknown pipe '%s'", pto__ps_text(p, &t)); return 0; }
     }
     if ((mask & PTO_A_PIPE) && !(mask & other)) { pto__ps_expected(p, "a pipe name"); return 0; }
+    if (mask & (PTO_A_CMP | PTO_A_NMODE)) return pto__ps_word_operand(p, s, mask);
     if ((mask & PTO_A_INT) && !(mask & (other & ~PTO_A_INT))) {
         int32_t e = pto__ps_expr0(p);
         return e >= 0 && pto_arg_int(p->m, s, e, loc) >= 0;
@@ -2643,7 +2795,7 @@ static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
             pto__ps_next(p);
             return pto_arg_tile(p->m, s, n->ref, loc) >= 0;
         case PTO__B_TENSOR:
-            return pto__ps_gm_operand(p, s, n->ref);
+            return pto__ps_gm_operand(p, s, n->ref, mask);
         case PTO__B_PIPE:
             pto__ps_next(p);
             return pto_arg_cvpipe(p->m, s, n->ref, loc) >= 0;
@@ -3579,6 +3731,7 @@ static void pto__pr_operand(const pto_module *m, const pto_operand *o, uint32_t 
     case PTO_O_TILE: pto_buf_puts(b, pto__pr_tile_name(m, o->ref)); break;
     case PTO_O_GM:
         pto_buf_puts(b, o->ref >= 0 && o->ref < m->n_params ? pto_str(m->ctx, m->params[o->ref].name) : "?");
+        if (o->e[0] < 0 && o->e[1] < 0) break; /* a whole tensor (allreduce) */
         if (o->e[2] >= 0) {
             pto_buf_puts(b, "@");
             pto__pr_pexpr(m, o->e[2], 4, b);
@@ -3607,6 +3760,8 @@ static void pto__pr_operand(const pto_module *m, const pto_operand *o, uint32_t 
     case PTO_O_CVPIPE:
         pto_buf_puts(b, o->ref >= 0 && o->ref < m->n_cvpipes ? pto_str(m->ctx, m->cvpipes[o->ref].name) : "?");
         break;
+    case PTO_O_CMP: pto_buf_puts(b, pto_cmp_word((pto_cmp)o->ref)); break;
+    case PTO_O_NMODE: pto_buf_puts(b, pto_nmode_name((pto_notify_mode)o->ref)); break;
     default: pto_buf_puts(b, "?"); break;
     }
 }
@@ -3886,6 +4041,7 @@ typedef struct pto__verifier {
     int core;                  /* core of the statements being checked, -1 none */
     int64_t nblocks;           /* static block count, or -1 */
     int32_t counter;           /* program-order position */
+    int32_t here_stmt;         /* the op statement whose operands are checked */
     pto_loc here;              /* the statement being checked */
     int32_t ifdepth;
     int sections[2];           /* sections seen per core in this mix kernel */
@@ -4323,6 +4479,8 @@ static const char *pto__vkind_name(int kind)
     case PTO_O_INT: return "an integer";
     case PTO_O_PIPE: return "a pipe";
     case PTO_O_CVPIPE: return "a cube/vector pipe";
+    case PTO_O_CMP: return "a comparison";
+    case PTO_O_NMODE: return "a notify mode";
     default: return "a malformed operand";
     }
 }
@@ -4346,7 +4504,7 @@ static void pto__vspaces(uint32_t mask, char *buf, size_t size)
 
 static void pto__vexpected(uint32_t mask, char *buf, size_t size)
 {
-    const char *parts[6];
+    const char *parts[8];
     int n = 0, i;
     size_t len = 0;
     if (mask & PTO_A_TILES) parts[n++] = "a tile";
@@ -4355,6 +4513,8 @@ static void pto__vexpected(uint32_t mask, char *buf, size_t size)
     if (mask & PTO_A_INT) parts[n++] = "an integer";
     if (mask & PTO_A_PIPE) parts[n++] = "a pipe";
     if (mask & PTO_A_CVPIPE) parts[n++] = "a cube/vector pipe";
+    if (mask & PTO_A_CMP) parts[n++] = "a comparison (eq ne lt le gt ge)";
+    if (mask & PTO_A_NMODE) parts[n++] = "a notify mode (set add)";
     buf[0] = 0;
     for (i = 0; i < n && len < size; i++)
         len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? " or " : "", parts[i]);
@@ -4379,6 +4539,8 @@ static int pto__vkind_ok(pto__verifier *v, const pto_operand *o, uint32_t mask)
         return 0;
     case PTO_O_PIPE: return (mask & PTO_A_PIPE) != 0;
     case PTO_O_CVPIPE: return (mask & PTO_A_CVPIPE) != 0;
+    case PTO_O_CMP: return (mask & PTO_A_CMP) != 0 && o->ref >= 0 && o->ref <= PTO_GE;
+    case PTO_O_NMODE: return (mask & PTO_A_NMODE) != 0 && (o->ref == PTO_NOTIFY_SET || o->ref == PTO_NOTIFY_ADD);
     default: return 0;
     }
 }
@@ -4459,6 +4621,14 @@ static int pto__vgm_arg(pto__verifier *v, const pto_operand *o, uint32_t mask)
     if ((mask & PTO_A_READ) && p->dir == PTO_OUT) {
         pto_error(v->ctx, o->loc, "cannot read '%s': it is an 'out' tensor (declare it inout to read it)", pn);
         ok = 0;
+    }
+    if (mask & PTO_A_WHOLE) {
+        if (o->e[0] >= 0 || o->e[1] >= 0 || o->e[2] >= 0) {
+            pto_error(v->ctx, o->loc, "%s takes the whole tensor: write '%s', not a window of it",
+                      pto_opinfo_get((pto_op)v->m->stmts[v->here_stmt].op)->name, pn);
+            return 0;
+        }
+        return ok;
     }
     for (d = 0; d < 2; d++) {
         if (o->e[d] < 0) { pto_error(v->ctx, o->loc, "window of '%s' needs a row and a column", pn); return 0; }
@@ -4746,6 +4916,124 @@ static void pto__vcvpipe_op(pto__verifier *v, const pto__vop *op)
                   qn, t->nbuf > 1 ? "multi-buffered (the slots rotate by themselves)" : "pinned with 'at'");
 }
 
+/* ---- communication (hardware.md section 8) ---- */
+
+/* A constant integer operand, or 0 with *known = 0. */
+static int64_t pto__vconst_int(pto__verifier *v, const pto_operand *o, int *known)
+{
+    pto__vform f;
+    pto__vexpr(v, o->e[0], 0, &f, 0);
+    *known = pto__fisconst(&f);
+    return *known ? f.c : 0;
+}
+
+/* The [rows, cols] window at GM operand g inside its tensor (when static). */
+static void pto__vcomm_window(pto__verifier *v, const pto_operand *o, int64_t rows, int64_t cols)
+{
+    const pto_param *p = &v->m->params[o->ref];
+    const char *pn = pto__vname(v, p->name);
+    pto__vform r, c, er, ec;
+    pto__vexpr(v, o->e[0], 0, &r, 0);
+    pto__vexpr(v, o->e[1], 0, &c, 0);
+    pto__fconst(&er, rows);
+    pto__fconst(&ec, cols);
+    pto__vwindow_dim(v, &r, &er, p->dim[0], "window", "row", pn, pto__vexpr_loc(v, o->e[0], o->loc));
+    pto__vwindow_dim(v, &c, &ec, p->dim[1], "window", "col", pn, pto__vexpr_loc(v, o->e[1], o->loc));
+}
+
+/* A signal operand: an i32 tensor; one cell, or (allreduce) the whole tensor. */
+static int pto__vsignal(pto__verifier *v, const char *opname, const pto_operand *o)
+{
+    const pto_param *p = &v->m->params[o->ref];
+    if (p->dtype != PTO_I32) {
+        pto_error(v->ctx, o->loc, "%s: signal '%s' must be an i32 tensor, got %s", opname, pto__vname(v, p->name),
+                  pto_dtype_name((pto_dtype)p->dtype));
+        return 0;
+    }
+    if (o->e[0] >= 0) pto__vcomm_window(v, o, 1, 1);
+    return 1;
+}
+
+/* tput X@p[r, c], Y[r, c], ROWS, COLS (tget: the remote side is Y): same
+   dtype, ROWS and COLS constant and positive, both windows inside. */
+static void pto__vxfer(pto__verifier *v, const pto__vop *op, const char *name)
+{
+    const pto_param *d = &v->m->params[op->o[0]->ref], *a = &v->m->params[op->o[1]->ref];
+    int64_t ext[2];
+    int i, known;
+    if (d->dtype != a->dtype)
+        pto_error(v->ctx, op->o[1]->loc, "%s: dtype mismatch: '%s' is %s but '%s' is %s", name, pto__vname(v, d->name),
+                  pto_dtype_name((pto_dtype)d->dtype), pto__vname(v, a->name), pto_dtype_name((pto_dtype)a->dtype));
+    for (i = 0; i < 2; i++) {
+        ext[i] = pto__vconst_int(v, op->o[2 + i], &known);
+        if (!known || ext[i] < 1 || ext[i] > 65536) {
+            pto_error(v->ctx, op->o[2 + i]->loc, "%s: the %s count must be a constant in 1..65536", name,
+                      i ? "column" : "row");
+            return;
+        }
+    }
+    pto__vcomm_window(v, op->o[0], ext[0], ext[1]);
+    pto__vcomm_window(v, op->o[1], ext[0], ext[1]);
+}
+
+/* allreduce X, SIG: X an f32 window tensor with static dims; SIG an i32
+   window tensor (its cell [0, 0] counts the barriers). */
+static void pto__vallreduce(pto__verifier *v, const pto__vop *op)
+{
+    const pto_param *x = &v->m->params[op->o[0]->ref], *g = &v->m->params[op->o[1]->ref];
+    int i;
+    for (i = 0; i < 2; i++) {
+        const pto_param *p = i ? g : x;
+        if (!p->window)
+            pto_error(v->ctx, op->o[i]->loc, "allreduce: '%s' is not a window tensor (declare it 'window': peers read it)",
+                      pto__vname(v, p->name));
+    }
+    if (x->dtype != PTO_F32)
+        pto_error(v->ctx, op->o[0]->loc, "allreduce: '%s' must be f32 (the sum is f32), got %s", pto__vname(v, x->name),
+                  pto_dtype_name((pto_dtype)x->dtype));
+    if (x->dim_var[0] >= 0 || x->dim_var[1] >= 0)
+        pto_error(v->ctx, op->o[0]->loc, "allreduce: '%s' needs static dims (its chunks are planned tiles)",
+                  pto__vname(v, x->name));
+    if (op->o[0]->ref == op->o[1]->ref)
+        pto_error(v->ctx, op->o[1]->loc, "allreduce: the signal must be another tensor than the data");
+    pto__vsignal(v, "allreduce", op->o[1]);
+}
+
+/* notify / wait / tput / tget / allreduce: a ranks kernel; the staging
+   tiles of tput / tget / allreduce are vec tiles, so the vector core. */
+static void pto__vcomm(pto__verifier *v, const pto__vop *op)
+{
+    const pto_stmt *st = &v->m->stmts[op->s];
+    const pto_kernel *k = &v->m->kernels[v->kernel];
+    const char *name = pto_opinfo_get((pto_op)st->op)->name;
+    int cls = pto_opinfo_get((pto_op)st->op)->cls;
+    if (!k->ranks) {
+        pto_error(v->ctx, st->loc, "%s needs a ranks kernel; '%s' is not declared 'ranks'", name, pto__vname(v, k->name));
+        return;
+    }
+    if ((cls == PTO_OC_XFER || cls == PTO_OC_ALLREDUCE) && v->core != PTO_CORE_VECTOR) {
+        pto_error(v->ctx, st->loc, "%s runs on the vector core (it stages data in vec tiles)", name);
+        return;
+    }
+    if (cls == PTO_OC_NOTIFY) {
+        int known;
+        int64_t val = pto__vconst_int(v, op->o[1], &known);
+        if (pto__vsignal(v, name, op->o[0]) && known && (val < -2147483647 - 1 || val > 2147483647))
+            pto_error(v->ctx, op->o[1]->loc, "notify: value %lld does not fit an i32 signal", (long long)val);
+    } else if (cls == PTO_OC_WAIT) {
+        int known;
+        int64_t val = pto__vconst_int(v, op->o[2], &known);
+        if (op->o[0]->e[2] >= 0)
+            pto_error(v->ctx, op->o[0]->loc, "wait polls the own copy of a signal: drop the '@rank'");
+        else if (pto__vsignal(v, name, op->o[0]) && known && (val < -2147483647 - 1 || val > 2147483647))
+            pto_error(v->ctx, op->o[2]->loc, "wait: value %lld does not fit an i32 signal", (long long)val);
+    } else if (cls == PTO_OC_XFER) {
+        pto__vxfer(v, op, name);
+    } else {
+        pto__vallreduce(v, op);
+    }
+}
+
 /* The class rules, once every operand has the right kind and space. */
 static void pto__vclass(pto__verifier *v, const pto__vop *op)
 {
@@ -4777,6 +5065,7 @@ static void pto__vclass(pto__verifier *v, const pto__vop *op)
     case PTO_OC_MATMUL: pto__vmatmul(v, op); break;
     case PTO_OC_SYNC: pto__vsync(v, op); break;
     case PTO_OC_CVPIPE: pto__vcvpipe_op(v, op); break;
+    case PTO_OC_NOTIFY: case PTO_OC_WAIT: case PTO_OC_XFER: case PTO_OC_ALLREDUCE: pto__vcomm(v, op); break;
     default: break;
     }
 }
@@ -4798,6 +5087,7 @@ static void pto__vop_stmt(pto__verifier *v, int32_t s)
         return;
     }
     op.s = s;
+    v->here_stmt = s;
     for (i = 0; i < info->nargs; i++) {
         op.o[i] = &v->m->operands[st->arg0 + i];
         op.t[i] = NULL;
@@ -5472,7 +5762,11 @@ typedef struct pto__interp {
     pto__itile *ctiles[3]; /* per core (cube, aiv0, aiv1): its own tile storage */
     struct pto__iring *rings; /* per cvpipe id */
     int64_t step, done;    /* ops and tile decls passed / already run by earlier visits */
-    int32_t blocked;       /* the pipe op that could not go on, or -1 */
+    int32_t cvblocked;     /* the pipe op that could not go on, or -1 */
+    /* ranks kernels run as resumable steps (pto__in_ranks): */
+    int stepping;          /* set: wait and allreduce may block */
+    int blocked;           /* the op just run could not go on (the step stays on it) */
+    int ar;                /* allreduce: 0 none, 1 arrived (waits for every rank), 2 done */
 } pto__interp;
 
 /* One cube/vector pipe: its slots and per-direction counters (k 0 = c2v,
@@ -5893,11 +6187,11 @@ static int pto__exec_matmul(pto__interp *I, int32_t s)
    the cube; with a split, AIV s gets or gives half s of the rows or
    columns; without one, both AIVs pop the whole tile and only AIV 0 pushes
    into a v2c pipe); tfree releases the oldest popped slot. Waiting is not
-   done here: the op sets I->blocked and the section is resumed later. */
+   done here: the op sets I->cvblocked and the section is resumed later. */
 
 static int pto__in_block(pto__interp *I, int32_t s)
 {
-    I->blocked = s;
+    I->cvblocked = s;
     return 0;
 }
 
@@ -5977,6 +6271,98 @@ static int pto__exec_cvpipe(pto__interp *I, int32_t s)
     return 1;
 }
 
+/* ---- communication (hardware.md section 8) ----
+   Signals are i32 cells of a tensor; notify sets or adds (wrapping), wait
+   holds its rank until `cell CMP value`. tput / tget copy a ROWS x COLS
+   window between two GM windows (either may be a peer's). allreduce is one
+   collective step here: it waits until every rank has reached an
+   allreduce, then every element of X becomes the f32 sum over ranks in rank
+   order 0, 1, .., n-1 (the order of the lowering's accumulation, so the two
+   agree bit for bit), in every rank's copy; the signal is left alone (the
+   lowering leaves it as it found it). */
+
+static int pto__in_cell(pto__interp *I, int32_t s, int32_t *val, unsigned char **at)
+{
+    pto__win w;
+    if (!pto__window(I, s, 0, 1, 1, &w)) return 0;
+    if (w.dtype != PTO_I32)
+        return pto__fail(I, I->m->stmts[s].loc, "%s: a signal must be an i32 tensor",
+                         pto_opinfo_get((pto_op)I->m->stmts[s].op)->name);
+    *at = w.base + (size_t)(w.r * w.d1 + w.c) * 4u;
+    memcpy(val, *at, 4);
+    return 1;
+}
+
+static int pto__in_notify(pto__interp *I, int32_t s)
+{
+    const pto_operand *vo = pto_stmt_arg(I->m, s, 1), *mo = pto_stmt_arg(I->m, s, 2);
+    unsigned char *at;
+    int32_t cell;
+    int64_t v;
+    if (!pto__in_cell(I, s, &cell, &at) || !pto__eval(I, vo->e[0], &v, 0)) return 0;
+    if (v < -2147483647 - 1 || v > 2147483647)
+        return pto__fail(I, vo->loc, "notify: value %lld does not fit an i32 signal", (long long)v);
+    cell = mo->ref == PTO_NOTIFY_ADD ? (int32_t)(uint32_t)((uint32_t)cell + (uint32_t)(int32_t)v) : (int32_t)v;
+    memcpy(at, &cell, 4);
+    return 1;
+}
+
+static int pto__in_cmp(int cmp, int64_t a, int64_t b)
+{
+    switch (cmp) {
+    case PTO_EQ: return a == b;
+    case PTO_NE: return a != b;
+    case PTO_LT: return a < b;
+    case PTO_LE: return a <= b;
+    case PTO_GT: return a > b;
+    default: return a >= b;
+    }
+}
+
+static int pto__in_wait(pto__interp *I, int32_t s)
+{
+    const pto_operand *co = pto_stmt_arg(I->m, s, 1), *vo = pto_stmt_arg(I->m, s, 2);
+    unsigned char *at;
+    int32_t cell;
+    int64_t v;
+    if (!pto__in_cell(I, s, &cell, &at) || !pto__eval(I, vo->e[0], &v, 0)) return 0;
+    if (pto__in_cmp(co->ref, cell, v)) return 1;
+    if (!I->stepping) return pto__fail(I, I->m->stmts[s].loc, "wait never returns: nothing else runs (not a ranks kernel)");
+    I->blocked = 1;
+    return 1;
+}
+
+static int pto__in_xfer(pto__interp *I, int32_t s)
+{
+    const pto_stmt *st = &I->m->stmts[s];
+    int64_t nr, nc;
+    pto__win d, a;
+    size_t es;
+    if (!pto__eval(I, pto_stmt_arg(I->m, s, 2)->e[0], &nr, 0) || !pto__eval(I, pto_stmt_arg(I->m, s, 3)->e[0], &nc, 0))
+        return 0;
+    if (nr < 0 || nc < 0) return pto__fail(I, st->loc, "%s: negative extent", pto_opinfo_get((pto_op)st->op)->name);
+    if (!pto__window(I, s, 0, nr, nc, &d) || !pto__window(I, s, 1, nr, nc, &a)) return 0;
+    if (d.dtype != a.dtype) return pto__fail(I, st->loc, "%s: the two tensors differ in dtype", pto_opinfo_get((pto_op)st->op)->name);
+    if (d.base == a.base && d.r < a.r + nr && a.r < d.r + nr && d.c < a.c + nc && a.c < d.c + nc)
+        return pto__fail(I, st->loc, "%s: the source and destination windows overlap", pto_opinfo_get((pto_op)st->op)->name);
+    es = (size_t)pto_dtype_size((pto_dtype)d.dtype);
+    pto__copy(d.base + (size_t)(d.r * d.d1 + d.c) * es, d.dtype, d.d1, a.base + (size_t)(a.r * a.d1 + a.c) * es, a.dtype,
+              a.d1, nr, nc);
+    return 1;
+}
+
+static int pto__in_allreduce(pto__interp *I, int32_t s)
+{
+    if (!I->stepping) return pto__fail(I, I->m->stmts[s].loc, "allreduce needs a ranks kernel");
+    if (I->ar == 2) {
+        I->ar = 0;
+        return 1;
+    }
+    I->ar = 1;
+    I->blocked = 1;
+    return 1;
+}
+
 static int pto__exec_op(pto__interp *I, int32_t s)
 {
     const pto_stmt *st = &I->m->stmts[s];
@@ -5999,6 +6385,10 @@ static int pto__exec_op(pto__interp *I, int32_t s)
     case PTO_OC_MATMUL: return pto__exec_matmul(I, s);
     case PTO_OC_SYNC: return 1;
     case PTO_OC_CVPIPE: return pto__exec_cvpipe(I, s);
+    case PTO_OC_NOTIFY: return pto__in_notify(I, s);
+    case PTO_OC_WAIT: return pto__in_wait(I, s);
+    case PTO_OC_XFER: return pto__in_xfer(I, s);
+    case PTO_OC_ALLREDUCE: return pto__in_allreduce(I, s);
     }
     return pto__fail(I, st->loc, "the interpreter cannot run %s", info->name);
 }
@@ -6276,15 +6666,15 @@ static int pto__run_mix(pto__interp *I)
             I->subblock = c ? c - 1 : 0;
             I->step = 0;
             I->done = done[c];
-            I->blocked = -1;
+            I->cvblocked = -1;
             if (pto__run_list(I, body)) {
                 fin[c] = progress = 1;
                 continue;
             }
-            if (I->blocked < 0) return 0;
+            if (I->cvblocked < 0) return 0;
             if (I->step > done[c]) progress = 1;
             done[c] = I->step;
-            wait_at[c] = I->blocked;
+            wait_at[c] = I->cvblocked;
         }
         if (fin[0] && fin[1] && fin[2]) break;
         if (!progress) {
@@ -6329,6 +6719,287 @@ static int pto__run_kernel(pto__interp *I)
     return 1;
 }
 
+static void pto__in_free(pto__interp *I)
+{
+    pto_free(I->ctx, I->env);
+    pto_free(I->ctx, I->state);
+    pto_free(I->ctx, I->sval);
+    pto_free(I->ctx, I->ctiles[0] ? I->ctiles[0] : I->tiles);   /* a mix kernel: the cube's */
+    pto_free(I->ctx, I->ctiles[1]);
+    pto_free(I->ctx, I->ctiles[2]);
+    if (I->rings) {
+        int32_t i;
+        for (i = 0; i < I->m->n_cvpipes; i++) pto_free(I->ctx, I->rings[i].slots);
+        pto_free(I->ctx, I->rings);
+    }
+    pto_free(I->ctx, I->shape);
+    pto_free(I->ctx, I->arena);
+    pto_free(I->ctx, I->scratch);
+}
+
+/* ---- ranks: every rank a resumable program ----
+   Ranks interleave (a wait needs a peer's notify), so each rank keeps its
+   own interpreter state and an explicit stack of frames instead of the C
+   stack; the scheduler resumes rank 0, 1, .. in turn, each until it
+   finishes or blocks (a wait that does not hold, an allreduce that not
+   every rank has reached). Within a rank, blocks still run in order. When
+   every rank still running waits at an allreduce, the sum is taken and
+   they go on; when a whole round moves nothing, that is a deadlock: an
+   error at the first blocked statement. A race-free kernel gives the same
+   result in every interleaving, so this one order is as good as any. */
+
+typedef struct pto__in_frame {
+    int32_t next;          /* next statement of this list, -1 at its end */
+    int32_t loop;          /* the FOR statement whose body this is, or -1 */
+    int64_t i, hi, step;
+} pto__in_frame;
+
+typedef struct pto__in_rank {
+    pto__interp I;
+    pto__in_frame *fr;
+    int32_t nfr, capfr;
+    int64_t block;
+    int started, done;
+    int32_t at;            /* the statement it is blocked at, or -1 */
+    int64_t steps;         /* statements completed (progress) */
+} pto__in_rank;
+
+static int pto__in_push(pto__in_rank *R, int32_t block, int32_t loop, int64_t i, int64_t hi, int64_t step)
+{
+    pto__in_frame *f;
+    if (R->nfr == R->capfr) {
+        int32_t cap = R->capfr ? R->capfr * 2 : 16;
+        pto__in_frame *n = (pto__in_frame *)pto_realloc(R->I.ctx, R->fr, sizeof *n * (size_t)cap);
+        if (!n) {
+            R->I.oom = 1;
+            pto__oom(R->I.ctx);
+            return 0;
+        }
+        R->fr = n;
+        R->capfr = cap;
+    }
+    f = &R->fr[R->nfr++];
+    f->next = block >= 0 ? R->I.m->blocks[block].head : -1;
+    f->loop = loop;
+    f->i = i, f->hi = hi, f->step = step;
+    return 1;
+}
+
+/* The end of a list: the next iteration of its loop, or pop it. */
+static void pto__in_list_end(pto__in_rank *R)
+{
+    pto__in_frame *f = &R->fr[R->nfr - 1];
+    const pto_stmt *lp;
+    if (f->loop < 0 || (uint64_t)f->hi - (uint64_t)f->i <= (uint64_t)f->step) {
+        R->nfr--;
+        return;
+    }
+    lp = &R->I.m->stmts[f->loop];
+    f->i += f->step;
+    R->I.env[lp->ref] = f->i;
+    R->I.state[lp->ref] = PTO__BOUND;
+    f->next = R->I.m->blocks[lp->body].head;
+}
+
+/* FOR / IF / SECTION open a frame; everything else runs (and may block). */
+static int pto__in_step(pto__in_rank *R, int32_t s)
+{
+    pto__interp *I = &R->I;
+    const pto_stmt *st = &I->m->stmts[s];
+    int64_t lo, hi, step = 1, a, b;
+    switch (st->kind) {
+    case PTO_ST_FOR:
+        if (!pto__eval(I, st->e[0], &lo, 0) || !pto__eval(I, st->e[1], &hi, 0)) return 0;
+        if (st->e[2] >= 0 && !pto__eval(I, st->e[2], &step, 0)) return 0;
+        if (step <= 0) return pto__fail(I, st->loc, "loop step must be positive, got %lld", (long long)step);
+        R->fr[R->nfr - 1].next = st->next;
+        if (lo >= hi) return 1;
+        I->env[st->ref] = lo;
+        I->state[st->ref] = PTO__BOUND;
+        return pto__in_push(R, st->body, s, lo, hi, step);
+    case PTO_ST_IF:
+        if (!pto__eval(I, st->e[0], &a, 0) || !pto__eval(I, st->e[1], &b, 0)) return 0;
+        R->fr[R->nfr - 1].next = st->next;
+        if (pto__in_cmp(st->cmp, a, b)) return pto__in_push(R, st->body, -1, 0, 0, 0);
+        return st->orelse >= 0 ? pto__in_push(R, st->orelse, -1, 0, 0, 0) : 1;
+    case PTO_ST_SECTION:
+        R->fr[R->nfr - 1].next = st->next;
+        return st->body >= 0 ? pto__in_push(R, st->body, -1, 0, 0, 0) : 1;
+    default:
+        I->blocked = 0;
+        if (!pto__run_stmt(I, s)) return 0;
+        if (!I->blocked) R->fr[R->nfr - 1].next = st->next;
+        return 1;
+    }
+}
+
+/* Runs rank R until it finishes or blocks; 0 on an error. */
+static int pto__in_resume(pto__in_rank *R)
+{
+    pto__interp *I = &R->I;
+    for (;;) {
+        int32_t s;
+        if (R->nfr == 0) {
+            if (R->started) R->block++;
+            R->started = 1;
+            if (R->block >= I->blocks) {
+                R->done = 1;
+                return 1;
+            }
+            I->block = R->block;
+            pto__reset_block(I);
+            if (!pto__in_push(R, I->k->body, -1, 0, 0, 0)) return 0;
+            continue;
+        }
+        s = R->fr[R->nfr - 1].next;
+        if (s < 0) {
+            pto__in_list_end(R);
+            continue;
+        }
+        if (!pto__in_step(R, s)) {
+            pto_note(I->ctx, I->k->loc, "in block %lld of rank %lld of kernel '%s'", (long long)I->block,
+                     (long long)I->rank, pto_str(I->ctx, I->k->name));
+            return 0;
+        }
+        if (I->blocked) {
+            R->at = s;
+            return 1;
+        }
+        R->at = -1;
+        R->steps++;
+    }
+}
+
+/* Every rank still running is at an allreduce: check they agree, sum. */
+static int pto__in_reduce(pto__in_rank *R, int64_t n)
+{
+    const pto__interp *I0 = &R[0].I;
+    const pto_module *m = I0->m;
+    const pto_operand *x0 = pto_stmt_arg(m, R[0].at, 0), *g0 = pto_stmt_arg(m, R[0].at, 1);
+    int32_t pi = x0->ref - I0->k->param0;
+    int64_t r, i, count = I0->shape[pi][0] * I0->shape[pi][1];
+    for (r = 1; r < n; r++) {
+        const pto_operand *x = pto_stmt_arg(m, R[r].at, 0), *g = pto_stmt_arg(m, R[r].at, 1);
+        if (x->ref != x0->ref || g->ref != g0->ref)
+            return pto__fail(&R[r].I, m->stmts[R[r].at].loc,
+                             "allreduce on rank %lld meets a different allreduce on rank 0 (line %d)", (long long)r,
+                             (int)m->stmts[R[0].at].loc.line);
+    }
+    for (i = 0; i < count; i++) {
+        float acc = pto_elem_get(I0->L->tensors[pi], PTO_F32, i);
+        for (r = 1; r < n; r++) acc = pto__binop(PTO_OP_TADD, acc, pto_elem_get(I0->L->tensors[r * I0->k->nparams + pi], PTO_F32, i));
+        for (r = 0; r < n && n > 1; r++) pto_elem_set(I0->L->tensors[r * I0->k->nparams + pi], PTO_F32, i, acc);
+    }
+    for (r = 0; r < n; r++) R[r].I.ar = 2;
+    return 1;
+}
+
+/* No rank moved: name what the first blocked rank waits for. */
+static int pto__in_deadlock(pto__in_rank *R, int64_t n)
+{
+    int64_t r, first = -1, other = -1;
+    const pto_module *m = R[0].I.m;
+    for (r = 0; r < n; r++)
+        if (!R[r].done && first < 0) first = r;
+    /* the rank an allreduce waits for: one that finished, else one at a wait */
+    for (r = 0; r < n && other < 0; r++)
+        if (R[r].done) other = r;
+    for (r = 0; r < n && other < 0; r++)
+        if (R[r].at >= 0 && m->stmts[R[r].at].op != PTO_OP_ALLREDUCE) other = r;
+    if (first < 0) return 1;
+    if (m->stmts[R[first].at].op == PTO_OP_WAIT) {
+        pto__interp *I = &R[first].I;
+        const pto_operand *g = pto_stmt_arg(m, R[first].at, 0), *c = pto_stmt_arg(m, R[first].at, 1);
+        unsigned char *at;
+        int32_t cell = 0;
+        int64_t v = 0, gr = 0, gc = 0;
+        pto__in_cell(I, R[first].at, &cell, &at);
+        pto__eval(I, pto_stmt_arg(m, R[first].at, 2)->e[0], &v, 0);
+        pto__eval(I, g->e[0], &gr, 0);
+        pto__eval(I, g->e[1], &gc, 0);
+        pto__fail(I, m->stmts[R[first].at].loc,
+                  "deadlock: wait %s[%lld, %lld], %s, %lld on rank %lld never returns: the cell holds %d and no rank "
+                  "can change it (every other rank has finished or waits too)",
+                  pto_str(I->ctx, m->params[g->ref].name), (long long)gr, (long long)gc, pto_cmp_word((pto_cmp)c->ref),
+                  (long long)v, (long long)first, (int)cell);
+    } else {
+        char why[64] = "never reaches it";
+        if (other >= 0 && R[other].done) snprintf(why, sizeof why, "has finished without reaching it");
+        else if (other >= 0) snprintf(why, sizeof why, "waits at line %d", (int)m->stmts[R[other].at].loc.line);
+        pto__fail(&R[first].I, m->stmts[R[first].at].loc, "deadlock: allreduce on rank %lld waits for every rank, but rank %lld %s",
+                  (long long)first, (long long)(other >= 0 ? other : 0), why);
+    }
+    for (r = 0; r < n; r++)
+        if (!R[r].done && r != first)
+            pto_note(R[0].I.ctx, m->stmts[R[r].at].loc, "rank %lld waits here", (long long)r);
+    return 0;
+}
+
+/* One round-robin round; *moved says whether any rank got further. */
+static int pto__in_round(pto__in_rank *R, int64_t n, int *moved, int *alive)
+{
+    int64_t r;
+    *moved = 0;
+    *alive = 0;
+    for (r = 0; r < n; r++) {
+        int64_t steps = R[r].steps;
+        int ar = R[r].I.ar;
+        if (R[r].done) continue;
+        if (!pto__in_resume(&R[r])) return 0;
+        if (R[r].steps != steps || R[r].I.ar != ar || R[r].done) *moved = 1;
+        *alive += !R[r].done;
+    }
+    return 1;
+}
+
+static int pto__in_schedule(pto__in_rank *R, int64_t n)
+{
+    for (;;) {
+        int moved, alive;
+        int64_t r, at_ar = 0;
+        if (!pto__in_round(R, n, &moved, &alive)) return 0;
+        if (!alive) return 1;
+        for (r = 0; r < n; r++) at_ar += !R[r].done && R[r].I.ar == 1;
+        if (at_ar == n) {
+            if (!pto__in_reduce(R, n)) return 0;
+            continue;
+        }
+        if (!moved) return pto__in_deadlock(R, n);
+    }
+}
+
+static pto_status pto__in_ranks(pto_ctx *ctx, const pto_module *m, const pto_launch *launch)
+{
+    int64_t n = launch->nranks > 0 ? launch->nranks : 1, r, nblocks = 1;
+    pto__in_rank *R = (pto__in_rank *)pto_alloc(ctx, sizeof *R * (size_t)n);
+    int ok = R != NULL, oom = 0;
+    if (!R) return pto__oom(ctx), PTO_ERR_INTERNAL;
+    memset(R, 0, sizeof *R * (size_t)n);
+    for (r = 0; r < n && ok; r++) {
+        pto__interp *I = &R[r].I;
+        I->ctx = ctx, I->m = m, I->L = launch;
+        I->stepping = 1;
+        R[r].at = -1;
+        ok = pto__setup(I);
+        I->rank = r;
+        I->blocks = 1;
+        if (ok && I->k->blocks >= 0) ok = pto__eval(I, I->k->blocks, &nblocks, 0);
+        if (ok && nblocks < 0)
+            ok = pto__fail(I, I->k->loc, "kernel '%s' has blocks(%lld): the count must be >= 0",
+                           pto_str(ctx, I->k->name), (long long)nblocks);
+        I->blocks = nblocks;
+    }
+    if (ok) ok = pto__in_schedule(R, n);
+    for (r = 0; r < n; r++) {
+        oom |= R[r].I.oom;
+        pto_free(ctx, R[r].fr);
+        if (R[r].I.ctx) pto__in_free(&R[r].I);
+    }
+    pto_free(ctx, R);
+    if (oom) return PTO_ERR_INTERNAL;
+    return ok ? PTO_OK : PTO_ERR_USER;
+}
+
 PTODEF pto_status pto_interp(pto_ctx *ctx, const pto_module *m, const pto_launch *launch)
 {
     pto__interp I;
@@ -6336,32 +7007,420 @@ PTODEF pto_status pto_interp(pto_ctx *ctx, const pto_module *m, const pto_launch
     int ok;
     if (!m || !launch || launch->kernel < 0 || launch->kernel >= m->n_kernels)
         return pto_error(ctx, none, "pto_interp: the launch names no kernel of the module");
+    if (m->kernels[launch->kernel].ranks) return pto__in_ranks(ctx, m, launch);
     memset(&I, 0, sizeof I);
     I.ctx = ctx;
     I.m = m;
     I.L = launch;
     ok = pto__setup(&I) && pto__run_kernel(&I);
-    pto_free(ctx, I.env);
-    pto_free(ctx, I.state);
-    pto_free(ctx, I.sval);
-    pto_free(ctx, I.ctiles[0] ? I.ctiles[0] : I.tiles);
-    pto_free(ctx, I.ctiles[1]);
-    pto_free(ctx, I.ctiles[2]);
-    if (I.rings) {
-        int32_t i;
-        for (i = 0; i < m->n_cvpipes; i++) pto_free(ctx, I.rings[i].slots);
-        pto_free(ctx, I.rings);
-    }
-    pto_free(ctx, I.shape);
-    pto_free(ctx, I.arena);
-    pto_free(ctx, I.scratch);
+    pto__in_free(&I);
     if (I.oom) return PTO_ERR_INTERNAL;
     return ok ? PTO_OK : PTO_ERR_USER;
 }
 /* ---- End file: src/interp.c ---- */
 
 /* ---- Begin file: src/lower.c ---- */
-/* lower.c - (placeholder; lands with its issue) */
+/* lower.c - the lowering pass: communication ops become ops that the
+   planner, the sync inserter and the emitter already know.
+
+   Needs: a module that pto_verify accepted (ranks kernels, window and
+   signal tensors, constant tput / tget extents, allreduce on an f32 window
+   tensor with static dims: the verifier's rules for these ops).
+
+   Guarantees on PTO_OK (hardware.md section 8):
+   - no tput, tget or allreduce is left. Every statement the pass makes has
+     origin PTO_BY_LOWER and a note saying why it is there; its tiles have
+     origin PTO_BY_LOWER and are ordinary unplanned vec tiles, so the
+     planner places them like any tile (a staging tile the planner does not
+     see is the upstream bug of seeds/002) and the emitter declares them.
+   - tput D@p[r, c], S[r, c], ROWS, COLS (tget: S@p) becomes a staging tile
+     + tload (MTE2) + tstore (MTE3), chunked so one slot holds at most
+     PTO__LW_XFER_BYTES; more than one chunk gives a loop over the chunks
+     with the staging tile x2, so the load of chunk k + 1 overlaps the store
+     of chunk k. Tails use the tile's valid region.
+   - allreduce X, SIG becomes the recipe of hardware.md s8, counting
+     barriers in cell SIG[0, 0] of every rank with AtomicAdd only:
+       fence; notify SIG@p[0, 0] += 1 for every rank p; wait SIG[0, 0] >= n
+       for every chunk ch (UB-sized, in rank-order-independent loops):
+         acc = X@0 chunk; for q = 1 .. n-1: t = X@q chunk; acc = acc + t
+         post-reduce barrier: fence; notify every rank; wait >= (ch + 2) * n
+         store acc into the own X chunk
+       fence; notify SIG[0, 0] += -(chunks + 1) * n   (back to where it was)
+     Waits use GE, never EQ (a fast peer can move the cell past the value
+     before a slow rank polls it). The post-reduce barrier keeps a fast rank
+     from overwriting its window while a slow peer still reads it (the
+     wrong sums at 4 ranks of seeds/001). Subtracting the own total makes
+     the signal reusable by the next allreduce of the same kernel: with
+     AtomicAdd only, a fast peer's early add for the next call is kept.
+     The sum runs over ranks in order 0, 1, .., n-1 in f32 on every rank:
+     the interpreter's order, so the results agree bit for bit.
+   - every notify is directly preceded by pipe_barrier ALL: a notify
+     publishes only what every pipe has finished. The pass puts the fence
+     there (note "fence: ... inserted by lower") unless the source already
+     has one right before the notify.
+   Names the pass makes start with "__" and the op and statement id
+   (__ar12_ch), so they do not meet the names of a normal kernel. */
+
+#define PTO__LW_XFER_BYTES 32768   /* one slot of a tput / tget staging tile */
+#define PTO__LW_AR_BYTES 16384     /* one allreduce chunk tile */
+
+typedef struct pto__lw {
+    pto_ctx *ctx;
+    pto_module *m;
+    int32_t at;            /* the statement being lowered; new code goes before it */
+    pto_loc loc;
+    char pre[40];          /* name prefix, e.g. "__ar12" */
+    char buf[80];
+} pto__lw;
+
+static const char *pto__lw_name(pto__lw *L, const char *suffix)
+{
+    snprintf(L->buf, sizeof L->buf, "%s_%s", L->pre, suffix);
+    return L->buf;
+}
+
+static void pto__lw_note(pto__lw *L, int32_t s, const char *note)
+{
+    if (s >= 0) L->m->stmts[s].note = pto_intern(L->ctx, note, strlen(note));
+}
+
+/* ---- expressions ---- */
+
+static int32_t pto__lw_int(pto__lw *L, int64_t v) { return pto_expr_int(L->m, v, L->loc); }
+static int32_t pto__lw_var(pto__lw *L, int32_t stmt) { return stmt < 0 ? -1 : pto_expr_var(L->m, L->m->stmts[stmt].ref, L->loc); }
+static int32_t pto__lw_nranks(pto__lw *L) { return pto_expr_builtin(L->m, PTO_E_NRANKS, L->loc); }
+static int32_t pto__lw_bin(pto__lw *L, pto_expr_kind k, int32_t a, int32_t b)
+{
+    return a < 0 || b < 0 ? -1 : pto_expr_bin(L->m, k, a, b, L->loc);
+}
+
+/* base + off, without the + when off is absent (-1). */
+static int32_t pto__lw_plus(pto__lw *L, int32_t base, int32_t off) { return off < 0 ? base : pto__lw_bin(L, PTO_E_ADD, base, off); }
+
+/* The value of a constant expression (lets followed); the verifier made
+   sure the extents it is used for are constant. */
+static int pto__lw_const(const pto_module *m, int32_t e, int64_t *v, int depth)
+{
+    const pto_expr *x;
+    int64_t a = 0, b = 0;
+    if (e < 0 || e >= m->n_exprs || depth > 200) return 0;
+    x = &m->exprs[e];
+    if (x->kind == PTO_E_INT) { *v = x->value; return 1; }
+    if (x->kind == PTO_E_VAR) {
+        const pto_var *var = x->a >= 0 && x->a < m->n_vars ? &m->vars[x->a] : NULL;
+        return var && var->kind == PTO_V_LET && var->def >= 0 && pto__lw_const(m, m->stmts[var->def].e[0], v, depth + 1);
+    }
+    if (x->kind == PTO_E_NEG) {
+        if (!pto__lw_const(m, x->a, &a, depth + 1)) return 0;
+        *v = -a;
+        return 1;
+    }
+    if (!pto__lw_const(m, x->a, &a, depth + 1) || !pto__lw_const(m, x->b, &b, depth + 1)) return 0;
+    switch (x->kind) {
+    case PTO_E_ADD: *v = a + b; return 1;
+    case PTO_E_SUB: *v = a - b; return 1;
+    case PTO_E_MUL: *v = a * b; return 1;
+    case PTO_E_DIV: if (!b) return 0; *v = a / b; return 1;
+    case PTO_E_MOD: if (!b) return 0; *v = a % b; return 1;
+    case PTO_E_MIN: *v = a < b ? a : b; return 1;
+    case PTO_E_MAX: *v = a > b ? a : b; return 1;
+    default: return 0;
+    }
+}
+
+/* ---- statements ----
+   Builders append to a block; the pass builds the replacement at the end of
+   the lowered statement's own block and then moves it in front of it. */
+
+static int32_t pto__lw_op(pto__lw *L, int32_t block, pto_op op) { return pto_add_op(L->m, block, op, L->loc); }
+
+static int32_t pto__lw_barrier_all(pto__lw *L, int32_t block, const char *note)
+{
+    int32_t s = pto__lw_op(L, block, PTO_OP_PIPE_BARRIER);
+    if (s >= 0 && pto_arg_pipe(L->m, s, PTO_PIPE_ALL, L->loc) < 0) return -1;
+    pto__lw_note(L, s, note);
+    return s;
+}
+
+static int32_t pto__lw_notify(pto__lw *L, int32_t block, int32_t param, int32_t rank, int32_t value, const char *note)
+{
+    int32_t s = pto__lw_op(L, block, PTO_OP_NOTIFY), zero = pto__lw_int(L, 0);
+    if (s < 0 || pto_arg_gm(L->m, s, param, zero, zero, rank, L->loc) < 0 || pto_arg_int(L->m, s, value, L->loc) < 0 ||
+        pto_arg_nmode(L->m, s, PTO_NOTIFY_ADD, L->loc) < 0)
+        return -1;
+    pto__lw_note(L, s, note);
+    return s;
+}
+
+static int32_t pto__lw_wait_ge(pto__lw *L, int32_t block, int32_t param, int32_t value, const char *note)
+{
+    int32_t s = pto__lw_op(L, block, PTO_OP_WAIT), zero = pto__lw_int(L, 0);
+    if (s < 0 || pto_arg_gm(L->m, s, param, zero, zero, -1, L->loc) < 0 || pto_arg_cmp(L->m, s, PTO_GE, L->loc) < 0 ||
+        pto_arg_int(L->m, s, value, L->loc) < 0)
+        return -1;
+    pto__lw_note(L, s, note);
+    return s;
+}
+
+/* tload t, P[r, c] (rank: -1 own) / tstore P[r, c], t */
+static int32_t pto__lw_load(pto__lw *L, int32_t block, int32_t tile, int32_t param, int32_t r, int32_t c, int32_t rank)
+{
+    int32_t s = pto__lw_op(L, block, PTO_OP_TLOAD);
+    if (s < 0 || pto_arg_tile(L->m, s, tile, L->loc) < 0 || pto_arg_gm(L->m, s, param, r, c, rank, L->loc) < 0) return -1;
+    return s;
+}
+
+static int32_t pto__lw_store(pto__lw *L, int32_t block, int32_t param, int32_t r, int32_t c, int32_t rank, int32_t tile)
+{
+    int32_t s = pto__lw_op(L, block, PTO_OP_TSTORE);
+    if (s < 0 || pto_arg_gm(L->m, s, param, r, c, rank, L->loc) < 0 || pto_arg_tile(L->m, s, tile, L->loc) < 0) return -1;
+    return s;
+}
+
+/* A vec tile [rows, cols] with valid(vr, vc) (-1: full) and nbuf slots. */
+static int32_t pto__lw_tile(pto__lw *L, int32_t block, const char *suffix, pto_dtype dt, int64_t rows, int64_t cols,
+                            int32_t vr, int32_t vc, int nbuf)
+{
+    int32_t t = pto_add_tile(L->m, block, pto__lw_name(L, suffix), PTO_VEC, dt, (int32_t)rows, (int32_t)cols, L->loc);
+    if (t < 0) return -1;
+    L->m->tiles[t].valid_r = vr;
+    L->m->tiles[t].valid_c = vc;
+    L->m->tiles[t].nbuf = nbuf;
+    return t;
+}
+
+static int32_t pto__lw_for(pto__lw *L, int32_t block, const char *suffix, int32_t start, int32_t end)
+{
+    if (start < 0 || end < 0) return -1;
+    return pto_add_for(L->m, block, pto__lw_name(L, suffix), start, end, -1, L->loc);
+}
+
+/* ---- chunks ----
+   A chunk grid over a ROWS x COLS window: tiles [tr, tc] (tc a multiple of
+   32 bytes of the dtype), nr x nc chunks visited by one loop var ch as
+   row (ch / nc) * tr, col (ch % nc) * tc. */
+
+typedef struct pto__lw_grid {
+    int64_t rows, cols, tr, tc, nr, nc;
+} pto__lw_grid;
+
+static void pto__lw_grid_make(pto__lw_grid *g, int64_t rows, int64_t cols, int esize, int64_t budget)
+{
+    int64_t per32 = 32 / esize, cp = (cols + per32 - 1) / per32 * per32;
+    g->rows = rows, g->cols = cols;
+    g->tc = cp * esize <= budget ? cp : budget / esize / per32 * per32;
+    g->tr = budget / (g->tc * esize);
+    if (g->tr < 1) g->tr = 1;
+    if (g->tr > rows) g->tr = rows;
+    g->nr = (rows + g->tr - 1) / g->tr;
+    g->nc = (cols + g->tc - 1) / g->tc;
+}
+
+/* Inside the chunk loop (ch: its FOR stmt): lets for the chunk's row and
+   col offsets (*r, *c: their exprs, -1 for an offset that is always 0) and
+   the valid extents of the chunk's tile (-1: the full tile). */
+static int pto__lw_grid_pos(pto__lw *L, const pto__lw_grid *g, int32_t body, int32_t ch, int32_t *r, int32_t *c,
+                            int32_t *vr, int32_t *vc)
+{
+    int32_t chv = pto__lw_var(L, ch), s;
+    *r = *c = *vr = *vc = -1;
+    if (g->nr > 1) {
+        int32_t row = g->nc > 1 ? pto__lw_bin(L, PTO_E_DIV, chv, pto__lw_int(L, g->nc)) : chv;
+        s = pto_add_let(L->m, body, pto__lw_name(L, "r"), pto__lw_bin(L, PTO_E_MUL, row, pto__lw_int(L, g->tr)), L->loc);
+        if ((*r = pto__lw_var(L, s)) < 0) return 0;
+    }
+    if (g->nc > 1) {
+        int32_t col = g->nr > 1 ? pto__lw_bin(L, PTO_E_MOD, pto__lw_var(L, ch), pto__lw_int(L, g->nc)) : pto__lw_var(L, ch);
+        s = pto_add_let(L->m, body, pto__lw_name(L, "c"), pto__lw_bin(L, PTO_E_MUL, col, pto__lw_int(L, g->tc)), L->loc);
+        if ((*c = pto__lw_var(L, s)) < 0) return 0;
+    }
+    if (g->rows % g->tr)
+        *vr = pto__lw_bin(L, PTO_E_MIN, pto__lw_int(L, g->tr),
+                          *r < 0 ? pto__lw_int(L, g->rows) : pto__lw_bin(L, PTO_E_SUB, pto__lw_int(L, g->rows), *r));
+    if (g->cols % g->tc)
+        *vc = pto__lw_bin(L, PTO_E_MIN, pto__lw_int(L, g->tc),
+                          *c < 0 ? pto__lw_int(L, g->cols) : pto__lw_bin(L, PTO_E_SUB, pto__lw_int(L, g->cols), *c));
+    if (*vr < 0 && *vc >= 0) *vr = pto__lw_int(L, g->tr);
+    if (*vc < 0 && *vr >= 0) *vc = pto__lw_int(L, g->tc);
+    return 1;
+}
+
+/* ---- tput / tget ---- */
+
+static int pto__lw_xfer(pto__lw *L, int32_t block)
+{
+    pto_module *m = L->m;
+    const pto_operand d = *pto_stmt_arg(m, L->at, 0), a = *pto_stmt_arg(m, L->at, 1);
+    pto_dtype dt = (pto_dtype)m->params[a.ref].dtype;
+    pto__lw_grid g;
+    int64_t rows, cols;
+    int32_t body = block, ch = -1, r, c, vr, vc, t, s;
+    if (!pto__lw_const(m, pto_stmt_arg(m, L->at, 2)->e[0], &rows, 0) ||
+        !pto__lw_const(m, pto_stmt_arg(m, L->at, 3)->e[0], &cols, 0) || rows < 1 || cols < 1)
+        return pto_error(L->ctx, L->loc, "lower: the extents of %s are not constant (verify first)",
+                         pto_opinfo_get((pto_op)m->stmts[L->at].op)->name) == PTO_OK;
+    pto__lw_grid_make(&g, rows, cols, pto_dtype_size(dt), PTO__LW_XFER_BYTES);
+    if (g.nr * g.nc > 1) {
+        ch = pto__lw_for(L, block, "ch", pto__lw_int(L, 0), pto__lw_int(L, g.nr * g.nc));
+        if (ch < 0) return 0;
+        pto__lw_note(L, ch, "tput/tget: one UB-sized chunk per iteration");
+        body = m->stmts[ch].body;
+        if (!pto__lw_grid_pos(L, &g, body, ch, &r, &c, &vr, &vc)) return 0;
+    } else {
+        r = c = -1;
+        vr = g.tc != cols ? pto__lw_int(L, rows) : -1;
+        vc = g.tc != cols ? pto__lw_int(L, cols) : -1;
+    }
+    t = pto__lw_tile(L, body, "stage", dt, g.tr, g.tc, vr, vc, ch >= 0 ? 2 : 1);
+    if (t < 0) return 0;
+    pto__lw_note(L, m->tiles[t].decl, "staging tile: GM -> UB -> GM (planned like any tile)");
+    s = pto__lw_load(L, body, t, a.ref, pto__lw_plus(L, a.e[0], r), pto__lw_plus(L, a.e[1], c), a.e[2]);
+    pto__lw_note(L, s, "stage in (MTE2)");
+    s = s < 0 ? -1 : pto__lw_store(L, body, d.ref, pto__lw_plus(L, d.e[0], r), pto__lw_plus(L, d.e[1], c), d.e[2], t);
+    pto__lw_note(L, s, "stage out (MTE3)");
+    return s >= 0;
+}
+
+/* ---- allreduce ---- */
+
+/* fence; notify SIG@p[0, 0] += 1 for every rank p; wait SIG[0, 0] >= count. */
+static int pto__lw_ar_barrier(pto__lw *L, int32_t block, int32_t sig, int32_t count, const char *what,
+                              const char *suffix)
+{
+    char note[200];
+    int32_t lp, s;
+    snprintf(note, sizeof note, "fence: %s: the notify below publishes only what every pipe has finished "
+             "(hardware.md s8); inserted by lower", what);
+    if (pto__lw_barrier_all(L, block, note) < 0) return 0;
+    lp = pto__lw_for(L, block, suffix, pto__lw_int(L, 0), pto__lw_nranks(L));
+    if (lp < 0) return 0;
+    snprintf(note, sizeof note, "%s: count this rank in every rank's cell (AtomicAdd only: the cell is reused)", what);
+    pto__lw_note(L, lp, note);
+    if (pto__lw_notify(L, L->m->stmts[lp].body, sig, pto__lw_var(L, lp), pto__lw_int(L, 1), note) < 0) return 0;
+    snprintf(note, sizeof note, "%s: until every rank has counted (GE, never EQ: a fast peer may already have "
+             "counted further)", what);
+    s = pto__lw_wait_ge(L, block, sig, count, note);
+    return s >= 0;
+}
+
+/* acc = X@0 chunk; acc += X@q chunk for q = 1 .. nranks - 1, in rank order. */
+static int pto__lw_ar_sum(pto__lw *L, int32_t body, const pto__lw_grid *g, int32_t x, int32_t r, int32_t c, int32_t vr,
+                          int32_t vc, int32_t *acc)
+{
+    pto_module *m = L->m;
+    int32_t zero = pto__lw_int(L, 0), row = r < 0 ? zero : r, col = c < 0 ? zero : c, q, t, s;
+    *acc = pto__lw_tile(L, body, "acc", PTO_F32, g->tr, g->tc, vr, vc, 1);
+    if (*acc < 0) return 0;
+    s = pto__lw_load(L, body, *acc, x, row, col, pto__lw_int(L, 0));
+    pto__lw_note(L, s, "allreduce: start from rank 0's chunk (every rank sums in rank order: the same bits)");
+    q = pto__lw_for(L, body, "src", pto__lw_int(L, 1), pto__lw_nranks(L));
+    if (s < 0 || q < 0) return 0;
+    t = pto__lw_tile(L, m->stmts[q].body, "peer", PTO_F32, g->tr, g->tc, vr, vc, 2);
+    if (t < 0) return 0;
+    s = pto__lw_load(L, m->stmts[q].body, t, x, row, col, pto__lw_var(L, q));
+    pto__lw_note(L, s, "allreduce: remote-load rank q's chunk");
+    s = s < 0 ? -1 : pto__lw_op(L, m->stmts[q].body, PTO_OP_TADD);
+    if (s < 0 || pto_arg_tile(m, s, *acc, L->loc) < 0 || pto_arg_tile(m, s, *acc, L->loc) < 0 ||
+        pto_arg_tile(m, s, t, L->loc) < 0)
+        return 0;
+    return 1;
+}
+
+static int pto__lw_allreduce(pto__lw *L, int32_t block)
+{
+    pto_module *m = L->m;
+    int32_t x = pto_stmt_arg(m, L->at, 0)->ref, sig = pto_stmt_arg(m, L->at, 1)->ref, ch, body, r, c, vr, vc, acc, s;
+    pto__lw_grid g;
+    int64_t nch;
+    pto__lw_grid_make(&g, m->params[x].dim[0], m->params[x].dim[1], 4, PTO__LW_AR_BYTES);
+    nch = g.nr * g.nc;
+    /* every rank's X is final before any rank reads it */
+    if (!pto__lw_ar_barrier(L, block, sig, pto__lw_nranks(L), "allreduce: publish", "pub")) return 0;
+    ch = pto__lw_for(L, block, "ch", pto__lw_int(L, 0), pto__lw_int(L, nch));
+    if (ch < 0) return 0;
+    pto__lw_note(L, ch, "allreduce: one UB-sized chunk per iteration, with a barrier per chunk");
+    body = m->stmts[ch].body;
+    if (!pto__lw_grid_pos(L, &g, body, ch, &r, &c, &vr, &vc) || !pto__lw_ar_sum(L, body, &g, x, r, c, vr, vc, &acc))
+        return 0;
+    /* post-reduce barrier: nobody overwrites chunk ch before every rank read it */
+    if (!pto__lw_ar_barrier(L, body, sig,
+                            pto__lw_bin(L, PTO_E_MUL, pto__lw_bin(L, PTO_E_ADD, pto__lw_var(L, ch), pto__lw_int(L, 2)),
+                                        pto__lw_nranks(L)),
+                            "post-reduce barrier", "post"))
+        return 0;
+    s = pto__lw_store(L, body, x, r < 0 ? pto__lw_int(L, 0) : r, c < 0 ? pto__lw_int(L, 0) : c, -1, acc);
+    pto__lw_note(L, s, "allreduce: the sum into the own window (every rank has read this chunk)");
+    if (s < 0 || pto__lw_barrier_all(L, block, "fence: the notify below publishes only what every pipe has finished "
+                                               "(hardware.md s8); inserted by lower") < 0)
+        return 0;
+    s = pto__lw_notify(L, block, sig, -1,
+                       pto__lw_bin(L, PTO_E_SUB, pto__lw_int(L, 0),
+                                   pto__lw_bin(L, PTO_E_MUL, pto__lw_int(L, nch + 1), pto__lw_nranks(L))),
+                       "allreduce: subtract this call's (chunks + 1) * nranks counts: the cell is back where it "
+                       "started, so the next allreduce can reuse it");
+    return s >= 0;
+}
+
+/* ---- driver ---- */
+
+/* Moves the statements appended to `block` after `tail` in front of L->at. */
+static void pto__lw_move(pto__lw *L, int32_t block, int32_t tail)
+{
+    pto_module *m = L->m;
+    int32_t s = tail >= 0 ? m->stmts[tail].next : m->blocks[block].head;
+    while (s >= 0 && s != L->at) {
+        int32_t next = m->stmts[s].next;
+        pto_unlink(m, s);
+        pto_insert_before(m, L->at, s);
+        s = next;
+    }
+}
+
+/* A user notify without pipe_barrier ALL right before it gets one. */
+static int pto__lw_fence_notify(pto__lw *L, int32_t block)
+{
+    const pto_module *m = L->m;
+    int32_t prev = m->stmts[L->at].prev;
+    if (prev >= 0 && m->stmts[prev].kind == PTO_ST_OP && m->stmts[prev].op == PTO_OP_PIPE_BARRIER &&
+        pto_stmt_arg(m, prev, 0)->ref == PTO_PIPE_ALL)
+        return 1;
+    return pto__lw_barrier_all(L, block, "fence: notify publishes only what every pipe has finished (hardware.md s8); "
+                                         "inserted by lower") >= 0;
+}
+
+/* Lowers statement s (in a kernel body); 0 on failure. */
+static int pto__lw_stmt(pto_ctx *ctx, pto_module *m, int32_t s)
+{
+    pto__lw L;
+    int32_t block = m->stmts[s].block, tail = m->blocks[block].tail, op = m->stmts[s].op;
+    int cls = pto_opinfo_get((pto_op)op)->cls, ok;
+    memset(&L, 0, sizeof L);
+    L.ctx = ctx, L.m = m, L.at = s, L.loc = m->stmts[s].loc;
+    snprintf(L.pre, sizeof L.pre, "__%s%d", cls == PTO_OC_ALLREDUCE ? "ar" : op == PTO_OP_TPUT ? "put" : "get", (int)s);
+    if (cls == PTO_OC_NOTIFY) ok = pto__lw_fence_notify(&L, block);
+    else if (cls == PTO_OC_XFER) ok = pto__lw_xfer(&L, block);
+    else ok = pto__lw_allreduce(&L, block);
+    pto__lw_move(&L, block, tail);
+    if (ok && cls != PTO_OC_NOTIFY) pto_unlink(m, s);
+    return ok;
+}
+
+PTODEF pto_status pto_lower(pto_ctx *ctx, pto_module *m)
+{
+    int32_t s, n = m->n_stmts, s0 = m->n_stmts, t0 = m->n_tiles, t;
+    int errors = pto_error_count(ctx);
+    for (s = 0; s < n; s++) {
+        const pto_stmt *st = &m->stmts[s];
+        int cls;
+        if (st->kind != PTO_ST_OP || st->block < 0 || st->op >= PTO_NOP || st->origin != PTO_BY_USER) continue;
+        cls = pto_opinfo_get((pto_op)st->op)->cls;
+        if (cls != PTO_OC_NOTIFY && cls != PTO_OC_XFER && cls != PTO_OC_ALLREDUCE) continue;
+        if (!pto__lw_stmt(ctx, m, s)) break;
+    }
+    for (s = s0; s < m->n_stmts; s++) m->stmts[s].origin = PTO_BY_LOWER;
+    for (t = t0; t < m->n_tiles; t++) m->tiles[t].origin = PTO_BY_LOWER;
+    return pto_error_count(ctx) != errors ? PTO_ERR_INTERNAL : PTO_OK;
+}
 /* ---- End file: src/lower.c ---- */
 
 /* ---- Begin file: src/plan.c ---- */
@@ -6678,45 +7737,70 @@ static int pto__conflict(const pto__item *a, const pto__item *b)
 }
 
 /* ---- sorting ---------------------------------------------------------------
-   A stable bottom-up merge sort of item indices under a strict order: the
-   planner's orders are total (the tile id breaks every tie), so the result
-   is the one the first versions got from an insertion sort, in n log n. */
+   A stable bottom-up merge sort of items under a total order: the keys of
+   each item are computed once (k1, then k2, then k3, larger first; then
+   `tie`, smaller first), so a comparison is a few integer compares, not a
+   call. The planner's orders break every tie by tile id, so the result is
+   the one the first versions got from an insertion sort, in n log n; an
+   input already in order (common for by-start) costs one pass. */
 
-typedef int (*pto__before_fn)(const pto__group *g, int32_t a, int32_t b, int key);
+typedef struct pto__skey {
+    int64_t k1, k2, k3;
+    int32_t tie, item;
+} pto__skey;
 
-static void pto__msort(const pto__group *g, int32_t *v, int32_t *tmp, int32_t n, pto__before_fn before, int key)
+static int pto__skey_before(const pto__skey *x, const pto__skey *y)
 {
-    int32_t w, i;
-    for (w = 1; w < n; w *= 2) {
-        for (i = 0; i < n; i += 2 * w) {
-            int32_t mid = i + w < n ? i + w : n, hi = i + 2 * w < n ? i + 2 * w : n, p = i, q = mid, k = i;
-            while (p < mid && q < hi) tmp[k++] = before(g, v[q], v[p], key) ? v[q++] : v[p++];
-            while (p < mid) tmp[k++] = v[p++];
-            while (q < hi) tmp[k++] = v[q++];
-        }
-        memcpy(v, tmp, (size_t)n * sizeof *v);
-    }
+    if (x->k1 != y->k1) return x->k1 > y->k1;
+    if (x->k2 != y->k2) return x->k2 > y->k2;
+    if (x->k3 != y->k3) return x->k3 > y->k3;
+    return x->tie < y->tie;
 }
 
-/* key 0: by interval start; key 1: by interval end. */
-static int pto__by_point(const pto__group *g, int32_t a, int32_t b, int key)
+/* Sorts sk[0..n) (tmp: n more entries) and writes the items to v. */
+static void pto__ksort(pto__skey *sk, pto__skey *tmp, int32_t n, int32_t *v)
 {
-    return key ? g->it[a].hi < g->it[b].hi : g->it[a].lo < g->it[b].lo;
+    int32_t w, i, sorted;
+    for (i = 1; i < n && !pto__skey_before(&sk[i], &sk[i - 1]); i++) {}
+    sorted = i >= n;
+    for (w = 1; !sorted && w < n; w *= 2) {
+        pto__skey *t;
+        for (i = 0; i < n; i += 2 * w) {
+            int32_t mid = i + w < n ? i + w : n, hi = i + 2 * w < n ? i + 2 * w : n, p = i, q = mid, k = i;
+            while (p < mid && q < hi) tmp[k++] = pto__skey_before(&sk[q], &sk[p]) ? sk[q++] : sk[p++];
+            while (p < mid) tmp[k++] = sk[p++];
+            while (q < hi) tmp[k++] = sk[q++];
+        }
+        t = sk; sk = tmp; tmp = t;
+    }
+    for (i = 0; i < n; i++) v[i] = sk[i].item;
+}
+
+/* The items by interval start (key 0) or end (key 1), ties in item order. */
+static void pto__sort_point(const pto__group *g, pto__skey *sk, pto__skey *tmp, int32_t *v, int key)
+{
+    int32_t i;
+    for (i = 0; i < g->n; i++) {
+        sk[i].k1 = -(int64_t)(key ? g->it[i].hi : g->it[i].lo);
+        sk[i].k2 = sk[i].k3 = 0;
+        sk[i].tie = sk[i].item = i;
+    }
+    pto__ksort(sk, tmp, g->n, v);
 }
 
 /* The most bytes live at one point, and that point. The maximum of a sum of
    intervals is reached at some interval's start: a sweep over the starts
    and the ends (both sorted) visits every start once; the earliest point
-   wins a tie. bylo and byhi are scratch (n entries each), tmp too. */
-static void pto__group_live_max(pto__group *g, int32_t *bylo, int32_t *byhi, int32_t *tmp)
+   wins a tie. bylo and byhi receive the orders (n entries each); sk and
+   tmp are sort scratch. */
+static void pto__group_live_max(pto__group *g, int32_t *bylo, int32_t *byhi, pto__skey *sk, pto__skey *tmp)
 {
     int32_t i, e = 0;
     int64_t sum = 0;
     g->live_max = 0;
     g->live_pt = -1;
-    for (i = 0; i < g->n; i++) bylo[i] = byhi[i] = i;
-    pto__msort(g, bylo, tmp, g->n, pto__by_point, 0);
-    pto__msort(g, byhi, tmp, g->n, pto__by_point, 1);
+    pto__sort_point(g, sk, tmp, bylo, 0);
+    pto__sort_point(g, sk, tmp, byhi, 1);
     if (g->n) g->live_pt = g->it[bylo[0]].lo;
     for (i = 0; i < g->n;) {
         int32_t p = g->it[bylo[i]].lo;
@@ -6731,31 +7815,30 @@ static void pto__group_live_max(pto__group *g, int32_t *bylo, int32_t *byhi, int
 
 /* ---- placement ----------------------------------------------------------- */
 
-static int pto__order_before(const pto__item *a, const pto__item *b, int order)
+/* The placement orders as keys: the order's own key, then size (larger
+   first), then start (earlier first), then tile id. */
+static int64_t pto__order_key(const pto__item *a, int order)
 {
-    int64_t ka = 0, kb = 0;
     switch (order) {
-    case PTO_ORDER_LARGEST: ka = a->size; kb = b->size; break;
-    case PTO_ORDER_START: ka = -(int64_t)a->lo; kb = -(int64_t)b->lo; break;
-    case PTO_ORDER_LONGEST: ka = a->hi - a->lo; kb = b->hi - b->lo; break;
-    default: ka = a->size * (a->hi - a->lo + 1); kb = b->size * (b->hi - b->lo + 1); break;
+    case PTO_ORDER_LARGEST: return a->size;
+    case PTO_ORDER_START: return -(int64_t)a->lo;
+    case PTO_ORDER_LONGEST: return a->hi - a->lo;
+    default: return a->size * (a->hi - a->lo + 1);
     }
-    if (ka != kb) return ka > kb;
-    if (a->size != b->size) return a->size > b->size;
-    if (a->lo != b->lo) return a->lo < b->lo;
-    return a->tile < b->tile;
 }
 
-static int pto__by_order(const pto__group *g, int32_t a, int32_t b, int order)
-{
-    return pto__order_before(&g->it[a], &g->it[b], order);
-}
-
-static void pto__sort_order(const pto__group *g, int32_t *idx, int32_t *tmp, int order)
+static void pto__sort_order(const pto__group *g, pto__skey *sk, pto__skey *tmp, int32_t *idx, int order)
 {
     int32_t i;
-    for (i = 0; i < g->n; i++) idx[i] = i;
-    pto__msort(g, idx, tmp, g->n, pto__by_order, order);
+    for (i = 0; i < g->n; i++) {
+        const pto__item *a = &g->it[i];
+        sk[i].k1 = pto__order_key(a, order);
+        sk[i].k2 = a->size;
+        sk[i].k3 = -(int64_t)a->lo;
+        sk[i].tie = a->tile;
+        sk[i].item = i;
+    }
+    pto__ksort(sk, tmp, g->n, idx);
 }
 
 /* What one placement attempt knows, built so that placing a tile costs the
@@ -6776,7 +7859,8 @@ typedef struct pto__cls {
 
 typedef struct pto__scratch {
     pto_ctx *ctx;
-    int32_t *idx, *tmp, *bylo, *byhi, *leaf, *tree, *hits;
+    int32_t *idx, *bylo, *byhi, *leaf, *tree, *hits;
+    pto__skey *sk, *sktmp;
     int64_t *off, *best, *obs;
     int32_t width, nobs, capobs, nhits;
     pto__cls *cls;
@@ -7022,9 +8106,12 @@ static int pto__search(const pto__group *g, const pto_plan_desc *d, pto__scratch
     for (level = d->tight ? PTO_PLAN_TIGHT : PTO_PLAN_SEPARATE; level <= PTO_PLAN_TIGHT; level++) {
         int64_t best_peak = -1;
         for (o = 0; o < d->norders; o++) {
-            pto__sort_order(g, s->idx, s->tmp, d->orders[o]);
+            pto__sort_order(g, s->sk, s->sktmp, s->idx, d->orders[o]);
             for (fit = 0; fit < PTO__NFITS && !s->oom; fit++) {
-                int64_t peak = pto__place(g, s, fit, level == PTO_PLAN_SEPARATE, limit);
+                /* an attempt that reaches the best peak so far cannot win
+                   (a tie keeps the first): stop it there */
+                int64_t lim = best_peak >= 0 && best_peak - 1 < limit ? best_peak - 1 : limit;
+                int64_t peak = pto__place(g, s, fit, level == PTO_PLAN_SEPARATE, lim);
                 if (*min_peak < 0 || peak < *min_peak) *min_peak = peak;
                 if (peak > g->avail || (best_peak >= 0 && peak >= best_peak)) continue;
                 best_peak = peak;
@@ -7044,7 +8131,8 @@ static void pto__scratch_free(pto__scratch *s)
 {
     int32_t c;
     pto_free(s->ctx, s->idx);
-    pto_free(s->ctx, s->tmp);
+    pto_free(s->ctx, s->sk);
+    pto_free(s->ctx, s->sktmp);
     pto_free(s->ctx, s->bylo);
     pto_free(s->ctx, s->byhi);
     pto_free(s->ctx, s->leaf);
@@ -7064,7 +8152,8 @@ static int pto__scratch_init(pto_ctx *ctx, const pto__group *g, pto__scratch *s)
     s->ctx = ctx;
     for (s->width = 1; s->width < g->n; s->width *= 2) {}
     s->idx = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
-    s->tmp = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
+    s->sk = (pto__skey *)pto_alloc(ctx, n * sizeof(pto__skey));
+    s->sktmp = (pto__skey *)pto_alloc(ctx, n * sizeof(pto__skey));
     s->bylo = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
     s->byhi = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
     s->leaf = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
@@ -7072,7 +8161,7 @@ static int pto__scratch_init(pto_ctx *ctx, const pto__group *g, pto__scratch *s)
     s->tree = (int32_t *)pto_alloc(ctx, 2 * (size_t)s->width * sizeof(int32_t));
     s->off = (int64_t *)pto_alloc(ctx, n * sizeof(int64_t));
     s->best = (int64_t *)pto_alloc(ctx, n * sizeof(int64_t));
-    if (!s->idx || !s->tmp || !s->bylo || !s->byhi || !s->leaf || !s->hits || !s->tree || !s->off || !s->best) return 0;
+    if (!s->idx || !s->sk || !s->sktmp || !s->bylo || !s->byhi || !s->leaf || !s->hits || !s->tree || !s->off || !s->best) return 0;
     return 1;
 }
 
@@ -7094,7 +8183,7 @@ static pto_status pto__plan_group(pto_ctx *ctx, pto_module *m, const pto__live *
         pto__oom(ctx);
         return PTO_ERR_INTERNAL;
     }
-    pto__group_live_max(g, s.bylo, s.byhi, s.tmp);
+    pto__group_live_max(g, s.bylo, s.byhi, s.sk, s.sktmp);
     stat->live_max = g->live_max;
     stat->live_stmt = g->live_pt >= 0 ? lv->at[g->live_pt] : -1;
     for (i = 0; i < g->n; i++) s.leaf[s.bylo[i]] = i;
@@ -10003,9 +11092,11 @@ PTODEF void pto_sync_dump(const pto_module *m, pto_buf *out)
      simulator where the tile's lifetime begins (pto_k_tdecl: at an xN
      tile's declaration, at a single tile's first use, see
      pto__emit_tdecls), and emits
-     one device call per instruction with a `src` string "FILE:LINE: TEXT"
+     one device call per instruction with a `src` string "FILE:LINE: OP"
      that the simulator quotes. Flags and barriers carry a comment naming
-     the pass that put them there and why (the statement's note). for / if
+     the pass that put them there and why (the statement's note), printed
+     once per kernel: a set_flag and its wait_flag share one note, and the
+     second gets a short reference to the first (pto__emit_note). for / if
      are emitted as written; lets are `const int64_t`; a mix kernel branches
      on pto_k_core_kind for its cube { } and vector { } sections, and each
      section starts with pto_k_ring_init of every pipe of the kernel (the
@@ -10087,6 +11178,7 @@ PTODEF void pto_sync_dump(const pto_module *m, pto_buf *out)
     X(K_TPOP,      "$(ind)$(name) = pto_k_tpop(core, \"$(src)\", $(n), pto_base_$(idx));\n") \
     X(K_RING,      "$(ind)pto_k_ring_init(core, \"$(src)\", $(n), $(dir), $(args));\n") \
     X(K_PIPEBUF,   "$(ind)pto_k_gm *pto_gm_pipe_buffer = pto_k_arg_gm(args, $(idx)); /* hidden: $(n) bytes of pipe slots per block */\n") \
+    X(K_OP_SEE,    "$(ind)pto_k_$(op)(core, \"$(src)\"$(args)); /* $(pass): see the $(fn) at $(file):$(n) */\n") \
     X(K_FN_END,    "}\n") \
     /* ---- host source ---- */ \
     X(H_FILE, \
@@ -10113,6 +11205,7 @@ PTODEF void pto_sync_dump(const pto_module *m, pto_buf *out)
       "/* $(kind) kernel $(name)($(sig)), blocks($(blocks)) */\n" \
       "static void host_$(name)(pto_h_run *run)\n" \
       "{\n") \
+    X(H_RANKS,     "    pto_h_ranks(run, \"$(text)\"); /* a ranks kernel: every tensor once per rank */\n") \
     X(H_DIM,       "    const int64_t $(name) = pto_h_dim(run, \"$(text)\");\n") \
     X(H_SCALAR_F,  "    const double $(name) = pto_h_scalar(run, \"$(text)\");\n") \
     X(H_SCALAR_I,  "    const int64_t $(name) = (int64_t)pto_h_scalar(run, \"$(text)\");\n") \
@@ -10169,6 +11262,7 @@ static const char *const pto__emit_dtype[PTO_NDTYPE] = {
 static const char *const pto__emit_kind[3] = {"PTO_K_KIND_VECTOR", "PTO_K_KIND_CUBE", "PTO_K_KIND_MIX"};
 static const char *const pto__emit_kind_word[3] = {"vector", "cube", "mix"};
 static const char *const pto__emit_dir[3] = {"in", "out", "inout"};
+static const char *const pto__emit_cmp[6] = {"PTO_K_EQ", "PTO_K_NE", "PTO_K_LT", "PTO_K_LE", "PTO_K_GT", "PTO_K_GE"};
 static const char *const pto__emit_origin[5] = {"user", "lower", "plan", "sync", "emit"};
 
 /* C, C++ and header names a .pto name must not take over (sorted: searched
@@ -10219,11 +11313,23 @@ typedef struct pto__emitter {
     int32_t ntdecl;
     uint8_t *tile_unused;  /* no op names it: (void)NAME, no tdecl */
     uint8_t *tile_popped;  /* a tpop fills it: it lives in a pipe's local slots */
+    /* dependency notes (pto__emit_note): per interned note, the statement
+       whose comment printed it in full (-1 = none yet); the note of the
+       comment right above the current line (0 = none) */
+    int32_t *note_first;
+    int32_t nnotes, last_note, kernel;
     double fval;          /* the float literal last printed, as fnum */
     char fnum[48];
     int fvalid;
     char file[256];       /* base name of the source, escaped for a C string */
     int depth;
+    /* A second target (emit_isa.c) reuses this walk: it sets hooks for the
+       statements it spells differently (NULL: the C spelling below) and
+       isa for the spelling of the builtins in kernel expressions. */
+    void (*hook_op)(struct pto__emitter *E, int32_t s);
+    void (*hook_tile)(struct pto__emitter *E, int32_t s);
+    void (*hook_section)(struct pto__emitter *E, int32_t s);
+    int isa;
 } pto__emitter;
 
 /* ---- the expander -------------------------------------------------------- */
@@ -10455,6 +11561,8 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
     static const char *const builtin_c[] = {"pto_k_block_idx(core)", "pto_k_block_num(core)",
                                             "pto_k_subblock(core)", "pto_k_rank(core)", "pto_k_nranks(core)"};
     static const char *const builtin_pto[] = {"block", "blocks", "subblock", "rank", "nranks"};
+    static const char *const builtin_isa[] = {"(int64_t)get_block_idx()", "(int64_t)get_block_num()",
+                                              "(int64_t)get_subblockid()", "0", "1"};
     const pto_module *m = E->m;
     const pto_expr *e;
     int prec, paren;
@@ -10479,6 +11587,7 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
         break;
     case PTO_E_BLOCK: case PTO_E_BLOCKS: case PTO_E_SUBBLOCK: case PTO_E_RANK: case PTO_E_NRANKS:
         if (mode == PTO__EX_PTO) pto__emit_puts(b, builtin_pto[e->kind - PTO_E_BLOCK]);
+        else if (mode == PTO__EX_KERNEL && E->isa) pto__emit_puts(b, builtin_isa[e->kind - PTO_E_BLOCK]);
         else if (mode == PTO__EX_KERNEL) pto__emit_puts(b, builtin_c[e->kind - PTO_E_BLOCK]);
         else pto__emit_puts(b, e->kind == PTO_E_NRANKS ? "1" : "0");
         break;
@@ -10584,13 +11693,14 @@ static void pto__emit_use_block(pto__emitter *E, int32_t block)
 
 static void pto__emit_block(pto__emitter *E, int32_t block);
 
-/* "FILE:LINE: op a, b, c" for the simulator's reports. */
+/* "FILE:LINE: op" (or "FILE:LINE: tile NAME") for the simulator's reports:
+   the line and the instruction; the operands are on that line of the .pto
+   and in the call itself, so they are not repeated in every string. */
 static void pto__emit_src(pto__emitter *E, int32_t s)
 {
     const pto_module *m = E->m;
     const pto_stmt *st = &m->stmts[s];
     pto_buf *b = pto__emit_sb(E, PTO__K_SRC);
-    int i;
     pto__emit_puts(b, E->file);
     pto__emit_put(b, ":", 1);
     pto__emit_put_i64(b, st->loc.line);
@@ -10602,32 +11712,6 @@ static void pto__emit_src(pto__emitter *E, int32_t s)
         return;
     }
     pto__emit_puts(b, pto_opinfo_get((pto_op)st->op)->name);
-    for (i = 0; i < st->nargs; i++) {
-        const pto_operand *o = &m->operands[st->arg0 + i];
-        if (i < 4 && (pto_opinfo_get((pto_op)st->op)->arg[i] & PTO_A_IMPLICIT)) continue;
-        pto__emit_puts(b, i ? ", " : " ");
-        switch (o->kind) {
-        case PTO_O_TILE: pto__emit_puts(b, pto_str(E->ctx, m->tiles[o->ref].name)); break;
-        case PTO_O_GM:
-            pto__emit_puts(b, pto_str(E->ctx, m->params[o->ref].name));
-            if (o->e[2] >= 0) {
-                pto__emit_put(b, "@", 1);
-                pto__emit_expr(E, b, o->e[2], PTO__EX_PTO, 4);
-            }
-            pto__emit_put(b, "[", 1);
-            pto__emit_expr(E, b, o->e[0], PTO__EX_PTO, 0);
-            pto__emit_put(b, ", ", 2);
-            pto__emit_expr(E, b, o->e[1], PTO__EX_PTO, 0);
-            pto__emit_put(b, "]", 1);
-            break;
-        case PTO_O_FLOAT: pto__emit_float(E, b, o->f, PTO__EX_PTO); break;
-        case PTO_O_SCALAR: pto__emit_puts(b, pto_str(E->ctx, m->vars[o->ref].name)); break;
-        case PTO_O_INT: pto__emit_expr(E, b, o->e[0], PTO__EX_PTO, 0); break;
-        case PTO_O_PIPE: pto__emit_puts(b, pto_pipe_name((pto_pipe)o->ref)); break;
-        case PTO_O_CVPIPE: pto__emit_puts(b, pto_str(E->ctx, m->cvpipes[o->ref].name)); break;
-        default: pto__emit_puts(b, "?"); break;
-        }
-    }
     pto__emit_vbuf(E, PTO__K_SRC);
 }
 
@@ -10667,6 +11751,12 @@ static void pto__emit_args(pto__emitter *E, int32_t s)
             pto__emit_puts(b, "PTO_K_PIPE_");
             pto__emit_puts(b, pto_pipe_name((pto_pipe)o->ref));
             break;
+        case PTO_O_CMP: /* pto_k_wait(core, src, sig, r, c, cmp, value) */
+            pto__emit_puts(b, pto__emit_cmp[o->ref >= 0 && o->ref <= PTO_GE ? o->ref : PTO_GE]);
+            break;
+        case PTO_O_NMODE: /* pto_k_notify(core, src, sig, r, c, value, mode) */
+            pto__emit_puts(b, o->ref == PTO_NOTIFY_ADD ? "PTO_K_NOTIFY_ADD" : "PTO_K_NOTIFY_SET");
+            break;
         default: pto__emit_puts(b, "0"); break;
         }
     }
@@ -10674,24 +11764,44 @@ static void pto__emit_args(pto__emitter *E, int32_t s)
 }
 
 /* A comment before a statement a pass inserted, and before every flag and
-   barrier: which pass, and the dependency it serves. */
-static void pto__emit_note(pto__emitter *E, const pto_stmt *st)
+   barrier: which pass, and the dependency it serves. A note is printed in
+   full once per kernel: where it first appears (a set_flag and its
+   wait_flag carry the same note, and so do the ids of one rotation). The
+   statements right after it that carry the same note share that comment;
+   a later one gets a short trailing reference to the statement that has
+   it. Returns that statement (-1: the call needs no reference). */
+static int32_t pto__emit_note(pto__emitter *E, int32_t s)
 {
+    const pto_stmt *st = &E->m->stmts[s];
     const pto_opinfo *oi = pto_opinfo_get((pto_op)st->op);
     const char *note = st->note ? pto_str(E->ctx, st->note) : NULL;
     pto_buf *b;
     const char *p;
-    if (!note && oi->cls != PTO_OC_SYNC) return;
+    if (!note && oi->cls != PTO_OC_SYNC) { E->last_note = 0; return -1; }
+    if (st->note > 0 && st->note < E->nnotes) {
+        int32_t first = E->note_first[st->note];
+        if (st->note == E->last_note) return -1;
+        if (first >= 0 && E->m->blocks[E->m->stmts[first].block].kernel == E->kernel) {
+            E->last_note = 0;
+            return first;
+        }
+        E->note_first[st->note] = s;
+    }
+    E->last_note = st->note;
     b = pto__emit_sb(E, PTO__K_NOTE);
     if (!note) note = st->origin == PTO_BY_USER ? "written in the source" : "(no note recorded)";
-    for (p = note; *p; p++) {
-        if (p[0] == '*' && p[1] == '/') pto__emit_put(b, "* ", 2);     /* keep the comment closed */
-        else if (*p == '\n') pto__emit_put(b, " ", 1);
-        else pto__emit_put(b, p, 1);
+    for (p = note; *p;) {
+        const char *q = p;
+        while (*q && *q != '\n' && !(q[0] == '*' && q[1] == '/')) q++;
+        pto__emit_put(b, p, (size_t)(q - p));
+        if (!*q) break;
+        if (*q == '\n') { pto__emit_put(b, " ", 1); p = q + 1; }
+        else { pto__emit_put(b, "* ", 2); p = q + 1; }    /* keep the comment closed */
     }
     pto__emit_vbuf(E, PTO__K_NOTE);
     pto__emit_v(E, PTO__K_PASS, pto__emit_origin[st->origin < 5 ? st->origin : 0]);
     pto__emit_x(E, PTO__T_K_NOTE);
+    return -1;
 }
 
 /* tpush / tpop / tfree take the pipe's ring id; tpop assigns the slot it
@@ -10739,12 +11849,19 @@ static int pto__emit_is_popped(const pto_module *m, int32_t t)
 static void pto__emit_op(pto__emitter *E, int32_t s)
 {
     const pto_stmt *st = &E->m->stmts[s];
-    pto__emit_note(E, st);
+    int32_t see = pto__emit_note(E, s);
     pto__emit_src(E, s);
     if (pto__emit_cvpipe_op(E, s)) return;
     pto__emit_args(E, s);
     pto__emit_v(E, PTO__K_OP, pto_opinfo_get((pto_op)st->op)->name);
-    pto__emit_x(E, PTO__T_K_OP);
+    if (see < 0) {
+        pto__emit_x(E, PTO__T_K_OP);
+        return;
+    }
+    pto__emit_v(E, PTO__K_FN, pto_opinfo_get((pto_op)E->m->stmts[see].op)->name);
+    pto__emit_vi(E, PTO__K_N, E->m->stmts[see].loc.line);
+    pto__emit_v(E, PTO__K_PASS, pto__emit_origin[st->origin < 5 ? st->origin : 0]);
+    pto__emit_x(E, PTO__T_K_OP_SEE);
 }
 
 /* The offset of an xN tile: slot ((i - start) / step) % N of its loop. */
@@ -10779,6 +11896,7 @@ static void pto__emit_slot_index(pto__emitter *E, pto_buf *b, const pto_tile *t)
    simulator treats the tile's bytes as unwritten (a new tenant). */
 static void pto__emit_tdecl(pto__emitter *E, int32_t ti)
 {
+    E->last_note = 0;
     pto__emit_v(E, PTO__K_NAME, E->tile_name[ti]);
     pto__emit_src(E, E->m->tiles[ti].decl);
     pto__emit_x(E, PTO__T_K_TDECL);
@@ -10857,7 +11975,11 @@ static pto_status pto__emit_tdecls(pto__emitter *E)
     return PTO_OK;
 }
 
-static void pto__emit_tile(pto__emitter *E, int32_t s)
+/* The planned offset of the tile that statement s declares, as C text in
+   PTO__K_OFF: an xN tile picks its slot from the loop index (a pto_slots_N
+   table line comes first when the slots are not evenly spaced). 0, with
+   E->st set, when the tile has no place. emit_isa.c shares it. */
+static int pto__emit_offset(pto__emitter *E, int32_t s)
 {
     const pto_module *m = E->m;
     int32_t ti = m->stmts[s].ref;
@@ -10867,12 +11989,12 @@ static void pto__emit_tile(pto__emitter *E, int32_t s)
     if (!t->planned) {
         E->st = pto_error(E->ctx, t->loc, "emit: tile '%s' has no planned offset (run the planner first)",
                           pto_str(E->ctx, t->name));
-        return;
+        return 0;
     }
     if (t->nbuf > 1 && pto_stmt_loop(m, s) < 0) {
         E->st = pto_error(E->ctx, t->loc, "emit: tile '%s' has %d slots but is not declared in a loop",
                           pto_str(E->ctx, t->name), (int)t->nbuf);
-        return;
+        return 0;
     }
     b = pto__emit_sb(E, PTO__K_OFF);
     if (t->nbuf <= 1) {
@@ -10904,6 +12026,15 @@ static void pto__emit_tile(pto__emitter *E, int32_t s)
         }
     }
     pto__emit_vbuf(E, PTO__K_OFF);
+    return 1;
+}
+
+static void pto__emit_tile(pto__emitter *E, int32_t s)
+{
+    const pto_module *m = E->m;
+    int32_t ti = m->stmts[s].ref;
+    const pto_tile *t = &m->tiles[ti];
+    if (!pto__emit_offset(E, s)) return;
     if (t->valid_r >= 0) { pto__emit_expr(E, pto__emit_sb(E, PTO__K_VR), t->valid_r, PTO__EX_KERNEL, 0); pto__emit_vbuf(E, PTO__K_VR); }
     else pto__emit_vi(E, PTO__K_VR, t->rows);
     if (t->valid_c >= 0) { pto__emit_expr(E, pto__emit_sb(E, PTO__K_VC), t->valid_c, PTO__EX_KERNEL, 0); pto__emit_vbuf(E, PTO__K_VC); }
@@ -10976,12 +12107,13 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
     const pto_module *m = E->m;
     const pto_stmt *st = &m->stmts[s];
     pto__emit_indent(E);
+    if (st->kind != PTO_ST_OP) E->last_note = 0;   /* a note's run ends at any other line */
     switch (st->kind) {
     case PTO_ST_OP:
-        pto__emit_op(E, s);
+        if (E->hook_op) E->hook_op(E, s); else pto__emit_op(E, s);
         break;
     case PTO_ST_TILE:
-        pto__emit_tile(E, s);
+        if (E->hook_tile) E->hook_tile(E, s); else pto__emit_tile(E, s);
         break;
     case PTO_ST_LET:
         pto__emit_v(E, PTO__K_NAME, E->var_name[st->ref]);
@@ -11014,6 +12146,7 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
         pto__emit_x(E, PTO__T_K_CLOSE);
         break;
     case PTO_ST_SECTION:
+        if (E->hook_section) { E->hook_section(E, s); break; }
         pto__emit_v(E, PTO__K_CORE, st->ref == PTO_CORE_CUBE ? "PTO_K_CORE_CUBE" : "PTO_K_CORE_VECTOR");
         pto__emit_v(E, PTO__K_NAME, st->ref == PTO_CORE_CUBE ? "cube" : "vector");
         pto__emit_x(E, PTO__T_K_SECTION);
@@ -11026,6 +12159,7 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
         E->st = pto_error(E->ctx, st->loc, "emit: unknown statement kind %d", (int)st->kind);
         break;
     }
+    if (st->kind != PTO_ST_OP) E->last_note = 0;   /* nor can it run out of a block */
 }
 
 static void pto__emit_block(pto__emitter *E, int32_t block)
@@ -11167,6 +12301,8 @@ static void pto__emit_kernel(pto__emitter *E, int32_t k)
         pto__emit_x(E, PTO__T_K_DIM);
     }
     E->depth = 0;
+    E->kernel = k;
+    E->last_note = 0;
     pto__emit_block(E, kn->body);
     pto__emit_x(E, PTO__T_K_FN_END);
 }
@@ -11225,6 +12361,10 @@ static void pto__emit_host_kernel(pto__emitter *E, int32_t k)
     pto__emit_planned(E, k);
     pto__emit_v(E, PTO__K_NAME, pto_str(E->ctx, kn->name));
     pto__emit_x(E, PTO__T_H_FN_BEGIN);
+    if (kn->ranks) {
+        pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, kn->name));
+        pto__emit_x(E, PTO__T_H_RANKS);
+    }
     for (v = 0; v < m->n_vars; v++) {
         const pto_var *va = &m->vars[v];
         if (va->kernel != k || va->kind != PTO_V_DIM) continue;
@@ -11317,6 +12457,10 @@ static pto_status pto__emit_check(pto__emitter *E)
         if (st->block < 0) continue;
         if (st->kind == PTO_ST_OP && st->op >= PTO_NOP)
             return pto_error(E->ctx, st->loc, "emit: unknown op %d", (int)st->op);
+        if (st->kind == PTO_ST_OP && (pto_opinfo_get((pto_op)st->op)->cls == PTO_OC_XFER ||
+                                      pto_opinfo_get((pto_op)st->op)->cls == PTO_OC_ALLREDUCE))
+            return pto_error(E->ctx, st->loc, "emit: %s is not lowered (run pto_lower after pto_verify)",
+                             pto_opinfo_get((pto_op)st->op)->name);
         if (st->kind == PTO_ST_TILE && (st->ref < 0 || st->ref >= m->n_tiles))
             return pto_error(E->ctx, st->loc, "emit: tile statement without a tile");
         if ((st->kind == PTO_ST_LET || st->kind == PTO_ST_FOR) && (st->ref < 0 || st->ref >= m->n_vars))
@@ -11331,6 +12475,8 @@ static pto_status pto__emit_check(pto__emitter *E)
             case PTO_O_PIPE: bad = o->ref < 0 || o->ref >= PTO_NPIPE; break;
             case PTO_O_CVPIPE: bad = o->ref < 0 || o->ref >= m->n_cvpipes; break;
             case PTO_O_FLOAT: case PTO_O_INT: break;
+            case PTO_O_CMP: bad = o->ref < 0 || o->ref > PTO_GE; break;
+            case PTO_O_NMODE: bad = o->ref != PTO_NOTIFY_SET && o->ref != PTO_NOTIFY_ADD; break;
             default:
                 return pto_error(E->ctx, o->loc, "emit: operand kind %d of %s is not supported yet", (int)o->kind,
                                  pto_opinfo_get((pto_op)st->op)->name);
@@ -11372,6 +12518,7 @@ static void pto__emit_free(pto__emitter *E, uint8_t *vo, uint8_t *to, uint8_t *p
     pto_free(E->ctx, E->tile_unused);
     pto_free(E->ctx, E->tile_popped);
     pto_free(E->ctx, E->tdecl_next);
+    pto_free(E->ctx, E->note_first);
     pto_free(E->ctx, E->segs);
     for (k = 0; k < PTO__NKEYS; k++) pto_buf_free(&E->scratch[k]);
 }
@@ -11445,6 +12592,13 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
     }
     if (st == PTO_OK) st = pto__emit_tdecls(E);
     if (st == PTO_OK) {
+        int32_t i;
+        E->nnotes = ctx->n_strs;
+        E->note_first = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * (size_t)(E->nnotes ? E->nnotes : 1));
+        if (!E->note_first) st = PTO_ERR_INTERNAL;
+        for (i = 0; st == PTO_OK && i < E->nnotes; i++) E->note_first[i] = -1;
+    }
+    if (st == PTO_OK) {
         pto__emit_all(E, desc, kernel_src, host_src);
         st = E->st;
     }
@@ -11457,6 +12611,593 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
 }
 /* ---- End file: src/emit.c ---- */
 
+/* ---- Begin file: src/emit_isa.c ---- */
+/* emit_isa.c - the second emission target: a planned, synchronised module ->
+   C++ against the Ascend pto-isa tile API, for real devices.
+
+   Needs: what emit.c needs (a verified module, every local tile planned,
+   flags and barriers in place). It reads the module and never changes it.
+
+   Guarantees: one C++ source, byte-identical for identical input, that
+   says the same thing as emit.c's kernel source in the vocabulary of the
+   device headers (docs/isa-target.md has the mapping table and the sources
+   of the API facts):
+   - one `extern "C" __global__ AICORE void kernel_NAME(__gm__ int64_t *args)`
+     per kernel: the runtime ABI of hardware.md section 7 (tensor
+     descriptors first, then scalars as raw 64-bit values; block index and
+     count come from get_block_idx() / get_block_num());
+   - every tile declared where the .pto declares it, as a pto::Tile of its
+     space, and bound to its planned offset with pto::TASSIGN (an xN tile's
+     slot computed from the loop index, as in the simulator target); valid
+     regions are template arguments when constant, pto::DYNAMIC plus a
+     constructor argument when computed at run time;
+   - one pto-isa call per instruction, with a comment "FILE:LINE: TEXT"
+     naming the .pto statement; a GM window is a pto::GlobalTensor view
+     declared on the line before the TLOAD / TSTORE that uses it;
+   - set_flag / wait_flag / pipe_barrier with the comment of the pass that
+     put them there; for / if / let as written; a mix kernel's sections
+     under #if defined(__DAV_CUBE__) / __DAV_VEC__ (each core type is
+     compiled on its own).
+   The statement walk, expressions, names, notes and slot offsets are
+   emit.c's (this file is later in the same translation unit and plugs its
+   spellings in through the emitter's hooks). An op or operand this target
+   cannot express yet is an error with the statement's location, never
+   silently different code.
+
+   The one thing the target adds: the row reductions (TROWSUM, TROWMAX,
+   TROWMIN) take a scratch tile in the C++ API. The planner does not
+   reserve one yet, so each kernel gets one vec scratch area right above
+   its planned vec peak (sized for its largest reduced tile, an error if the
+   space is full), and a pipe_barrier(PIPE_V) orders every row reduction
+   after the V work before it (the scratch is shared), unless a V barrier
+   is already the statement just before. */
+
+typedef struct pto__isa {
+    pto__emitter e;          /* first member: the hooks get &I->e */
+    int64_t scratch_off;     /* vec byte offset of the row-reduction scratch */
+    int32_t ngm;             /* GM views named so far in this kernel */
+} pto__isa;
+
+/* Names the device headers or the CCE compiler own (sorted). A .pto name
+   equal to one, or starting with PIPE_, EVENT_ID or __, becomes user_NAME. */
+static const char *const pto__isa_reserved[] = {
+    "AICORE", "TensorData", "bfloat16_t", "event_t", "get_block_idx", "get_block_num", "get_subblockid",
+    "half", "pipe_barrier", "pipe_t", "set_flag", "std", "wait_flag"};
+
+static const char *const pto__isa_ctype[PTO_NDTYPE] = {"void", "float", "half", "bfloat16_t", "int32_t", "int8_t"};
+
+static int pto__isa_is_reserved(const char *s)
+{
+    size_t i;
+    if (strncmp(s, "PIPE_", 5) == 0 || strncmp(s, "EVENT_ID", 8) == 0 || strncmp(s, "__", 2) == 0) return 1;
+    for (i = 0; i < sizeof pto__isa_reserved / sizeof pto__isa_reserved[0]; i++)
+        if (strcmp(s, pto__isa_reserved[i]) == 0) return 1;
+    return 0;
+}
+
+/* Renames, on top of emit.c's C renaming, the names the device API owns. */
+static pto_status pto__isa_rename(pto__emitter *E, char **names, uint8_t *owned, int32_t n)
+{
+    int32_t i;
+    for (i = 0; i < n; i++) {
+        size_t len;
+        char *c;
+        if (!pto__isa_is_reserved(names[i])) continue;
+        len = strlen(names[i]);
+        c = (char *)pto_alloc(E->ctx, len + 6);
+        if (!c) return PTO_ERR_INTERNAL;
+        memcpy(c, "user_", 5);
+        memcpy(c + 5, names[i], len + 1);
+        if (owned[i]) pto_free(E->ctx, names[i]);
+        names[i] = c;
+        owned[i] = 1;
+    }
+    return PTO_OK;
+}
+
+static void pto__isa_ind(pto__emitter *E) { pto__emit_put(E->out, E->val[PTO__K_IND], E->vlen[PTO__K_IND]); }
+
+/* A valid extent: its constant, or -1 when it is computed at run time. */
+static int64_t pto__isa_static_valid(const pto_module *m, int32_t ex, int32_t full)
+{
+    if (ex < 0) return full;
+    if (m->exprs[ex].kind == PTO_E_INT) return m->exprs[ex].value;
+    return -1;
+}
+
+static void pto__isa_dim(pto_buf *b, int64_t v)
+{
+    if (v < 0) pto__emit_puts(b, "pto::DYNAMIC");
+    else pto__emit_put_i64(b, v);
+}
+
+/* The C++ type of a tile. full: the valid region is the whole tile (the
+   scratch tiles). Vec tiles are row major, except a column [R, 1] (the
+   result of a row reduction), which the API wants column major (DN);
+   mat tiles are NZ (column-major boxes of row-major 512-byte fractals), the
+   layout TMOV / TEXTRACT feed the cube from; left, right and acc use the
+   API's own aliases, whose layout follows the arch. */
+static void pto__isa_tile_type(pto__emitter *E, pto_buf *b, const pto_tile *t, int full)
+{
+    const pto_module *m = E->m;
+    int64_t vr = full ? t->rows : pto__isa_static_valid(m, t->valid_r, t->rows);
+    int64_t vc = full ? t->cols : pto__isa_static_valid(m, t->valid_c, t->cols);
+    const char *ct = pto__isa_ctype[t->dtype < PTO_NDTYPE ? t->dtype : 0];
+    switch (t->space) {
+    case PTO_LEFT: case PTO_RIGHT: case PTO_ACC:
+        pto__emit_puts(b, t->space == PTO_LEFT ? "pto::TileLeft<" : t->space == PTO_RIGHT ? "pto::TileRight<"
+                                                                                         : "pto::TileAcc<");
+        pto__emit_puts(b, ct);
+        break;
+    default:
+        pto__emit_puts(b, t->space == PTO_MAT ? "pto::Tile<pto::TileType::Mat, " : "pto::Tile<pto::TileType::Vec, ");
+        pto__emit_puts(b, ct);
+        break;
+    }
+    pto__emit_put(b, ", ", 2);
+    pto__emit_put_i64(b, t->rows);
+    pto__emit_put(b, ", ", 2);
+    pto__emit_put_i64(b, t->cols);
+    if (t->space == PTO_VEC || t->space == PTO_MAT) {
+        int colmajor = t->space == PTO_MAT || (t->cols == 1 && t->rows > 1);
+        pto__emit_puts(b, colmajor ? ", pto::BLayout::ColMajor" : ", pto::BLayout::RowMajor");
+    }
+    pto__emit_put(b, ", ", 2);
+    pto__isa_dim(b, vr);
+    pto__emit_put(b, ", ", 2);
+    pto__isa_dim(b, vc);
+    if (t->space == PTO_MAT) pto__emit_puts(b, ", pto::SLayout::RowMajor, 512");
+    pto__emit_put(b, ">", 1);
+}
+
+/* ---- tiles ----------------------------------------------------------------- */
+
+static void pto__isa_tile(pto__emitter *E, int32_t s)
+{
+    const pto_module *m = E->m;
+    int32_t ti = m->stmts[s].ref;
+    const pto_tile *t = &m->tiles[ti];
+    pto_buf *b = E->out;
+    int dyn_r, dyn_c;
+    if (!pto__emit_offset(E, s)) return;   /* may emit a pto_slots_N line */
+    dyn_r = pto__isa_static_valid(m, t->valid_r, t->rows) < 0;
+    dyn_c = pto__isa_static_valid(m, t->valid_c, t->cols) < 0;
+    pto__isa_ind(E);
+    pto__isa_tile_type(E, b, t, 0);
+    pto__emit_put(b, " ", 1);
+    pto__emit_puts(b, E->tile_name[ti]);
+    if (dyn_r || dyn_c) {
+        pto__emit_put(b, "(", 1);
+        if (dyn_r) {
+            pto__emit_puts(b, "static_cast<unsigned>(");
+            pto__emit_expr(E, b, t->valid_r, PTO__EX_KERNEL, 0);
+            pto__emit_put(b, ")", 1);
+        }
+        if (dyn_c) {
+            pto__emit_puts(b, dyn_r ? ", static_cast<unsigned>(" : "static_cast<unsigned>(");
+            pto__emit_expr(E, b, t->valid_c, PTO__EX_KERNEL, 0);
+            pto__emit_put(b, ")", 1);
+        }
+        pto__emit_put(b, ")", 1);
+    }
+    pto__emit_puts(b, ";\n");
+    pto__isa_ind(E);
+    pto__emit_puts(b, "pto::TASSIGN(");
+    pto__emit_puts(b, E->tile_name[ti]);
+    pto__emit_put(b, ", ", 2);
+    pto__emit_put(b, E->val[PTO__K_OFF], E->vlen[PTO__K_OFF]);
+    pto_buf_printf(b, "); /* %s, planned */\n", pto_space_name((pto_space)t->space));
+}
+
+/* ---- instructions ------------------------------------------------------------ */
+
+/* "pto_gm_N" for the GM window operand o: declares, on its own line, the
+   GlobalTensor view of the window with the shape of tile t (its valid
+   region) and the row stride of the tensor. */
+static int32_t pto__isa_view(pto__isa *I, const pto_operand *o, const pto_tile *t)
+{
+    pto__emitter *E = &I->e;
+    const pto_module *m = E->m;
+    const pto_param *pa = &m->params[o->ref];
+    pto_buf *b = E->out;
+    int64_t vr = pto__isa_static_valid(m, t->valid_r, t->rows);
+    int64_t vc = pto__isa_static_valid(m, t->valid_c, t->cols);
+    int dyn_stride = pa->dim_var[1] >= 0;
+    int32_t id = I->ngm++;
+    pto__isa_ind(E);
+    pto__emit_puts(b, "pto::GlobalTensor<");
+    pto__emit_puts(b, pto__isa_ctype[pa->dtype < PTO_NDTYPE ? pa->dtype : 0]);
+    pto__emit_puts(b, ", pto::Shape<1, 1, 1, ");
+    pto__isa_dim(b, vr);
+    pto__emit_put(b, ", ", 2);
+    pto__isa_dim(b, vc);
+    pto__emit_puts(b, ">, pto::Stride<1, 1, 1, ");
+    pto__isa_dim(b, dyn_stride ? -1 : pa->dim[1]);
+    pto_buf_printf(b, ", 1>> pto_gm_%ld(%s + ", (long)id, E->param_name[o->ref]);
+    pto__emit_expr(E, b, o->e[0], PTO__EX_KERNEL, 2);
+    pto__emit_puts(b, " * ");
+    if (dyn_stride) pto__emit_puts(b, E->var_name[pa->dim_var[1]]);
+    else pto__emit_put_i64(b, pa->dim[1]);
+    pto__emit_puts(b, " + ");
+    pto__emit_expr(E, b, o->e[1], PTO__EX_KERNEL, 2);
+    if (vr < 0 || vc < 0 || dyn_stride) {
+        pto__emit_puts(b, ", pto::Shape<1, 1, 1, ");
+        pto__isa_dim(b, vr);
+        pto__emit_put(b, ", ", 2);
+        pto__isa_dim(b, vc);
+        pto__emit_puts(b, ">(");
+        if (vr < 0) pto__emit_expr(E, b, t->valid_r, PTO__EX_KERNEL, 0);
+        if (vr < 0 && vc < 0) pto__emit_put(b, ", ", 2);
+        if (vc < 0) pto__emit_expr(E, b, t->valid_c, PTO__EX_KERNEL, 0);
+        pto__emit_puts(b, "), pto::Stride<1, 1, 1, ");
+        pto__isa_dim(b, dyn_stride ? -1 : pa->dim[1]);
+        pto__emit_puts(b, ", 1>(");
+        if (dyn_stride) pto__emit_puts(b, E->var_name[pa->dim_var[1]]);
+        pto__emit_put(b, ")", 1);
+    }
+    pto__emit_puts(b, ");\n");
+    return id;
+}
+
+static void pto__isa_name(pto__emitter *E, pto_buf *b, const pto_operand *o)
+{
+    switch (o->kind) {
+    case PTO_O_TILE: pto__emit_puts(b, E->tile_name[o->ref]); break;
+    case PTO_O_FLOAT: pto__emit_float(E, b, o->f, PTO__EX_KERNEL); break;
+    case PTO_O_SCALAR: pto__emit_puts(b, E->var_name[o->ref]); break;
+    case PTO_O_INT: pto__emit_expr(E, b, o->e[0], PTO__EX_KERNEL, 0); break;
+    case PTO_O_PIPE: pto__emit_puts(b, "PIPE_"); pto__emit_puts(b, pto_pipe_name((pto_pipe)o->ref)); break;
+    default: pto__emit_puts(b, "0"); break;
+    }
+}
+
+/* An event id: EVENT_IDn when constant, else the rotating expression. */
+static void pto__isa_event(pto__emitter *E, pto_buf *b, const pto_operand *o)
+{
+    const pto_expr *e = o->e[0] >= 0 ? &E->m->exprs[o->e[0]] : NULL;
+    if (e && e->kind == PTO_E_INT && e->value >= 0 && e->value < 8) {
+        pto_buf_printf(b, "EVENT_ID%d", (int)e->value);
+        return;
+    }
+    pto__emit_puts(b, "static_cast<event_t>(");
+    pto__emit_expr(E, b, o->e[0], PTO__EX_KERNEL, 0);
+    pto__emit_put(b, ")", 1);
+}
+
+/* The upper-case API name of an op (tadd -> TADD). */
+static void pto__isa_opname(pto_buf *b, pto_op op)
+{
+    const char *n = pto_opinfo_get(op)->name;
+    for (; *n; n++) {
+        char c = *n >= 'a' && *n <= 'z' ? (char)(*n - 'a' + 'A') : *n;
+        pto__emit_put(b, &c, 1);
+    }
+}
+
+/* Whether statement s comes right after a barrier that orders V. */
+static int pto__isa_after_v_barrier(const pto_module *m, int32_t s)
+{
+    int32_t p = m->stmts[s].prev;
+    const pto_operand *o;
+    if (p < 0 || m->stmts[p].kind != PTO_ST_OP || m->stmts[p].op != PTO_OP_PIPE_BARRIER) return 0;
+    o = pto_stmt_arg(m, p, 0);
+    return o && (o->ref == PTO_PIPE_V || o->ref == PTO_PIPE_ALL);
+}
+
+/* The scratch tile of a row reduction over tile src: a tile of src's type
+   at the kernel's scratch offset, ordered after earlier V work. */
+static void pto__isa_scratch(pto__isa *I, int32_t s, const pto_tile *src)
+{
+    pto__emitter *E = &I->e;
+    pto_buf *b = E->out;
+    if (!pto__isa_after_v_barrier(E->m, s)) {
+        pto__isa_ind(E);
+        pto__emit_puts(b, "/* emit (isa): the row-reduction scratch tile is shared: order it after earlier V work */\n");
+        pto__isa_ind(E);
+        pto__emit_puts(b, "pipe_barrier(PIPE_V);\n");
+    }
+    pto__isa_ind(E);
+    pto__isa_tile_type(E, b, src, 1);
+    pto_buf_printf(b, " pto_tmp_%ld;\n", (long)s);
+    pto__isa_ind(E);
+    pto_buf_printf(b, "pto::TASSIGN(pto_tmp_%ld, %lld); /* vec scratch above the planned peak */\n", (long)s,
+                   (long long)I->scratch_off);
+}
+
+static void pto__isa_op(pto__emitter *E, int32_t s)
+{
+    pto__isa *I = (pto__isa *)E;
+    const pto_module *m = E->m;
+    const pto_stmt *st = &m->stmts[s];
+    const pto_opinfo *oi = pto_opinfo_get((pto_op)st->op);
+    pto_buf *b = E->out;
+    int i, gm = -1, view = -1;
+    (void)pto__emit_note(E, s);   /* full note each time: E->nnotes is 0 here */
+    pto__emit_src(E, s);
+    if (oi->cls == PTO_OC_LOAD || oi->cls == PTO_OC_STORE) {
+        gm = oi->cls == PTO_OC_LOAD ? 1 : 0;
+        view = pto__isa_view(I, &m->operands[st->arg0 + gm], &m->tiles[m->operands[st->arg0 + 1 - gm].ref]);
+    }
+    if (oi->cls == PTO_OC_ROWRED) pto__isa_scratch(I, s, &m->tiles[m->operands[st->arg0 + 1].ref]);
+    pto__isa_ind(E);
+    if (oi->cls == PTO_OC_SYNC) {
+        pto__emit_puts(b, st->op == PTO_OP_SET_FLAG ? "set_flag(" : st->op == PTO_OP_WAIT_FLAG ? "wait_flag("
+                                                                                              : "pipe_barrier(");
+    } else {
+        pto__emit_puts(b, "pto::");
+        pto__isa_opname(b, (pto_op)st->op);
+        pto__emit_put(b, "(", 1);
+    }
+    for (i = 0; i < st->nargs; i++) {
+        const pto_operand *o = &m->operands[st->arg0 + i];
+        if (i) pto__emit_put(b, ", ", 2);
+        if (i == gm) pto_buf_printf(b, "pto_gm_%ld", (long)view);
+        else if (oi->cls == PTO_OC_SYNC && i == 2) pto__isa_event(E, b, o);
+        else if (oi->cls == PTO_OC_EXTRACT && i >= 2) {
+            pto__emit_puts(b, "static_cast<uint16_t>(");
+            pto__isa_name(E, b, o);
+            pto__emit_put(b, ")", 1);
+        } else {
+            pto__isa_name(E, b, o);
+        }
+        /* the accumulator is both input and output of TMATMUL_ACC */
+        if (i == 0 && st->op == PTO_OP_TMATMUL_ACC) {
+            pto__emit_put(b, ", ", 2);
+            pto__isa_name(E, b, o);
+        }
+    }
+    if (oi->cls == PTO_OC_ROWRED) pto_buf_printf(b, ", pto_tmp_%ld", (long)s);
+    if (oi->cls == PTO_OC_CVT) pto__emit_puts(b, ", pto::RoundMode::CAST_RINT");
+    pto__emit_puts(b, "); /* ");
+    pto__emit_put(b, E->val[PTO__K_SRC], E->vlen[PTO__K_SRC]);
+    pto__emit_puts(b, " */\n");
+}
+
+/* ---- sections --------------------------------------------------------------- */
+
+static void pto__isa_section(pto__emitter *E, int32_t s)
+{
+    const pto_stmt *st = &E->m->stmts[s];
+    int cube = st->ref == PTO_CORE_CUBE;
+    pto_buf_printf(E->out, "#if defined(%s) /* %s { } section: built for the %s */\n",
+                   cube ? "__DAV_CUBE__" : "__DAV_VEC__", cube ? "cube" : "vector", cube ? "AIC" : "AIV");
+    pto__isa_ind(E);
+    pto__emit_puts(E->out, "{\n");
+    pto__emit_block(E, st->body);
+    pto__emit_indent(E);
+    pto__emit_x(E, PTO__T_K_CLOSE);
+    pto__emit_puts(E->out, "#endif\n");
+}
+
+/* ---- kernels ----------------------------------------------------------------- */
+
+/* What this target cannot express yet, refused with the place that needs
+   it. Also finds each kernel's scratch need (checked in pto__isa_kernel). */
+static pto_status pto__isa_check(pto__emitter *E)
+{
+    const pto_module *m = E->m;
+    int32_t k, s;
+    for (k = 0; k < m->n_kernels; k++)
+        if (m->kernels[k].ranks)
+            return pto_error(E->ctx, m->kernels[k].loc,
+                             "emit (isa): kernel '%s' is a ranks kernel; communication is not supported by the "
+                             "isa target yet", pto_str(E->ctx, m->kernels[k].name));
+    for (k = 0; k < m->n_cvpipes; k++)   /* needs TPipe<...> instances and the GM pipe buffer */
+        return pto_error(E->ctx, m->cvpipes[k].loc,
+                         "emit (isa): pipe '%s': cube/vector pipes are not supported by the isa target yet",
+                         pto_str(E->ctx, m->cvpipes[k].name));
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_stmt *st = &m->stmts[s];
+        int i;
+        if (st->block < 0 || st->kind != PTO_ST_OP) continue;
+        for (i = 0; i < st->nargs; i++) {
+            const pto_operand *o = &m->operands[st->arg0 + i];
+            if (o->kind == PTO_O_GM && o->e[2] >= 0)
+                return pto_error(E->ctx, o->loc, "emit (isa): %s of a peer's window (T@p[...]) is not "
+                                 "supported by the isa target yet", pto_opinfo_get((pto_op)st->op)->name);
+        }
+    }
+    return PTO_OK;
+}
+
+/* The kernel's row-reduction scratch: right above its highest planned vec
+   byte, 32-byte aligned, big enough for its largest reduced tile. */
+static pto_status pto__isa_plan_scratch(pto__isa *I, int32_t k)
+{
+    const pto_module *m = I->e.m;
+    int64_t hi = 0, need = 0, cap = pto_space_capacity(m->arch, PTO_VEC);
+    int32_t t, s, first = -1;
+    for (t = 0; t < m->n_tiles; t++) {
+        const pto_tile *tl = &m->tiles[t];
+        int j;
+        if (tl->kernel != k || tl->space != PTO_VEC || !tl->planned) continue;
+        for (j = 0; j < (tl->nbuf > 1 ? tl->nbuf : 1) && j < PTO_MAX_NBUF; j++)
+            if (tl->offset[j] + pto_tile_bytes(tl) > hi) hi = tl->offset[j] + pto_tile_bytes(tl);
+    }
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_stmt *st = &m->stmts[s];
+        const pto_tile *src;
+        if (st->block < 0 || st->kind != PTO_ST_OP || pto_opinfo_get((pto_op)st->op)->cls != PTO_OC_ROWRED) continue;
+        src = &m->tiles[m->operands[st->arg0 + 1].ref];
+        if (src->kernel != k) continue;
+        if (first < 0) first = s;
+        if (pto_tile_bytes(src) > need) need = pto_tile_bytes(src);
+    }
+    I->scratch_off = (hi + 31) / 32 * 32;
+    if (first >= 0 && I->scratch_off + need > cap)
+        return pto_error(I->e.ctx, m->stmts[first].loc,
+                         "emit (isa): %s needs a %lld-byte vec scratch tile, but the plan uses %lld of %lld bytes; "
+                         "leave room for it (smaller tiles or fewer slots)",
+                         pto_opinfo_get((pto_op)m->stmts[first].op)->name, (long long)need, (long long)hi,
+                         (long long)cap);
+    return PTO_OK;
+}
+
+static void pto__isa_kernel(pto__isa *I, int32_t k)
+{
+    pto__emitter *E = &I->e;
+    const pto_module *m = E->m;
+    const pto_kernel *kn = &m->kernels[k];
+    pto_buf *b = E->out;
+    int32_t p, v, idx = 0;
+    int pass;
+    I->ngm = 0;
+    E->st = pto__isa_plan_scratch(I, k);
+    if (E->st != PTO_OK) return;
+    pto__emit_use_block(E, kn->body);
+    for (v = 0; v < m->n_vars; v++)
+        if (m->vars[v].kernel == k && m->vars[v].kind == PTO_V_DIM && E->var_used[v] && m->vars[v].def >= 0)
+            E->param_used[m->vars[v].def] = 1;
+    pto__emit_sig(E, k);
+    pto__emit_planned(E, k);
+    pto_buf_printf(b, "\n/* %s:%d: %s kernel %s(%s), blocks(%s)\n   planned: %s */\n", E->file, (int)kn->loc.line,
+                   E->val[PTO__K_KIND], pto_str(E->ctx, kn->name), E->val[PTO__K_SIG], E->val[PTO__K_BLOCKS],
+                   E->val[PTO__K_PLANNED]);
+    pto_buf_printf(b, "extern \"C\" __global__ AICORE void kernel_%s(__gm__ int64_t *args)\n{\n",
+                   pto_str(E->ctx, kn->name));
+    E->depth = 1;
+    pto__emit_indent(E);
+    for (pass = 0; pass < 2; pass++) {    /* tensors first, then scalars */
+        for (p = kn->param0; p < kn->param0 + kn->nparams; p++) {
+            const pto_param *pa = &m->params[p];
+            const char *name;
+            int used;
+            if ((pa->kind == PTO_P_SCALAR) != pass) continue;
+            if (pa->kind == PTO_P_TENSOR) {
+                name = E->param_name[p];
+                used = E->param_used[p];
+                pto_buf_printf(b, "    __gm__ %s *%s = pto_isa_gm<%s>(args, %d); /* %s %s[",
+                               pto__isa_ctype[pa->dtype < PTO_NDTYPE ? pa->dtype : 0], name,
+                               pto__isa_ctype[pa->dtype < PTO_NDTYPE ? pa->dtype : 0], (int)idx,
+                               pto__emit_dir[pa->dir < 3 ? pa->dir : 0], pto_dtype_name((pto_dtype)pa->dtype));
+                for (v = 0; v < 2; v++) {
+                    if (v) pto__emit_put(b, ", ", 2);
+                    if (pa->dim_var[v] >= 0) pto__emit_puts(b, pto_str(E->ctx, m->vars[pa->dim_var[v]].name));
+                    else pto__emit_put_i64(b, pa->dim[v]);
+                }
+                pto__emit_puts(b, "] */\n");
+            } else {
+                int fl = pa->dtype == PTO_F32 || pa->dtype == PTO_F16 || pa->dtype == PTO_BF16;
+                if (pa->var < 0) { idx++; continue; }
+                name = E->var_name[pa->var];
+                used = E->var_used[pa->var];
+                pto_buf_printf(b, fl ? "    const float %s = pto_isa_f32(args, %d); /* scalar %s */\n"
+                                     : "    const int64_t %s = args[%d]; /* scalar %s */\n",
+                               name, (int)idx, pto_dtype_name((pto_dtype)pa->dtype));
+            }
+            idx++;
+            /* a mix kernel compiles each section alone: any name may go unused */
+            if (!used || kn->kind == PTO_KK_MIX) pto_buf_printf(b, "    (void)%s;\n", name);
+        }
+    }
+    for (v = 0; v < m->n_vars; v++) {
+        const pto_var *va = &m->vars[v];
+        if (va->kernel != k || va->kind != PTO_V_DIM || !E->var_used[v] || va->def < 0) continue;
+        pto_buf_printf(b, "    const int64_t %s = pto_isa_dim(args, %d, %d);\n", E->var_name[v],
+                       (int)(va->def - kn->param0), m->params[va->def].dim_var[0] == v ? 0 : 1);
+        if (kn->kind == PTO_KK_MIX) pto_buf_printf(b, "    (void)%s;\n", E->var_name[v]);
+    }
+    E->depth = 0;
+    pto__emit_block(E, kn->body);
+    pto__emit_puts(b, "}\n");
+}
+
+static const char pto__isa_head[] =
+    "/* kernel.cpp - generated by ptoc %s from %s for the Ascend pto-isa C++ API (ptoc emit --target isa).\n"
+    "   One extern \"C\" entry per kernel, kernel_NAME(__gm__ int64_t *args): args holds the tensor\n"
+    "   descriptors (TensorData) first, then the scalars as raw 64-bit values (a float scalar: its f32\n"
+    "   bits in the low 32 bits). Tiles sit at the addresses pto planned; every flag and barrier is\n"
+    "   the one pto's sync pass (or the .pto) put there. Build it with the CANN toolchain against\n"
+    "   pto-isa's include/ and the runtime's tensor.h. */\n"
+    "\n"
+    "#include <cstdint>\n"
+    "#include <cmath>\n"
+    "#include <pto/pto-inst.hpp>\n"
+    "#include \"tensor.h\"\n"
+    "\n"
+    "/* the first element of tensor argument i */\n"
+    "template <typename T>\n"
+    "AICORE inline __gm__ T *pto_isa_gm(__gm__ int64_t *args, int i)\n"
+    "{\n"
+    "    __gm__ TensorData *d = reinterpret_cast<__gm__ TensorData *>(args[i]);\n"
+    "    return reinterpret_cast<__gm__ T *>(d->buffer.addr) + d->start_offset;\n"
+    "}\n"
+    "\n"
+    "/* extent d (0: rows, 1: columns) of tensor argument i */\n"
+    "AICORE inline int64_t pto_isa_dim(__gm__ int64_t *args, int i, int d)\n"
+    "{\n"
+    "    return static_cast<int64_t>(reinterpret_cast<__gm__ TensorData *>(args[i])->shapes[d]);\n"
+    "}\n"
+    "\n"
+    "/* a float scalar argument: f32 bits in the low half of its slot */\n"
+    "AICORE inline float pto_isa_f32(__gm__ int64_t *args, int i)\n"
+    "{\n"
+    "    union { uint32_t u; float f; } v;\n"
+    "    v.u = static_cast<uint32_t>(static_cast<uint64_t>(args[i]));\n"
+    "    return v.f;\n"
+    "}\n"
+    "\n"
+    "/* min and max of the .pto integer expressions */\n"
+    "AICORE inline int64_t pto_emit_min(int64_t a, int64_t b) { return a < b ? a : b; }\n"
+    "AICORE inline int64_t pto_emit_max(int64_t a, int64_t b) { return a > b ? a : b; }\n";
+
+PTODEF pto_status pto_emit_isa(pto_ctx *ctx, const pto_module *m, const pto_emit_desc *desc, pto_buf *kernel_src)
+{
+    pto__isa *I;
+    pto__emitter *E;
+    uint8_t *vo = NULL, *to = NULL, *po = NULL;
+    pto_status st;
+    int32_t k, s;
+    if (!kernel_src) return PTO_OK;
+    I = (pto__isa *)pto_alloc(ctx, sizeof *I);
+    if (!I) return PTO_ERR_INTERNAL;
+    memset(I, 0, sizeof *I);
+    E = &I->e;
+    E->ctx = ctx;
+    E->m = m;
+    E->out = kernel_src;
+    E->isa = 1;
+    E->hook_op = pto__isa_op;
+    E->hook_tile = pto__isa_tile;
+    E->hook_section = pto__isa_section;
+    for (k = 0; k < PTO__NKEYS; k++) E->scratch[k].ctx = ctx;
+    pto__emit_file_name(E, desc && desc->filename ? desc->filename
+                                                  : pto_file_name(ctx, m->n_kernels ? m->kernels[0].loc.file : m->file));
+    st = pto__emit_check(E);
+    if (st == PTO_OK) st = pto__isa_check(E);
+    if (st == PTO_OK) st = pto__emit_compile(E);
+    if (st == PTO_OK) st = pto__emit_names(E, PTO__NAMES_VAR, &E->var_name, &vo);
+    if (st == PTO_OK) st = pto__emit_names(E, PTO__NAMES_TILE, &E->tile_name, &to);
+    if (st == PTO_OK) st = pto__emit_names(E, PTO__NAMES_PARAM, &E->param_name, &po);
+    if (st == PTO_OK) st = pto__isa_rename(E, E->var_name, vo, m->n_vars);
+    if (st == PTO_OK) st = pto__isa_rename(E, E->tile_name, to, m->n_tiles);
+    if (st == PTO_OK) st = pto__isa_rename(E, E->param_name, po, m->n_params);
+    if (st == PTO_OK) {
+        E->var_used = (uint8_t *)pto_alloc(ctx, (size_t)(m->n_vars ? m->n_vars : 1));
+        E->param_used = (uint8_t *)pto_alloc(ctx, (size_t)(m->n_params ? m->n_params : 1));
+        /* no simulator lifetimes on a device: an empty tdecl list per statement */
+        E->tdecl_head = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * (size_t)(m->n_stmts ? m->n_stmts : 1));
+        if (!E->var_used || !E->param_used || !E->tdecl_head) st = PTO_ERR_INTERNAL;
+        for (s = 0; st == PTO_OK && s < m->n_stmts; s++) E->tdecl_head[s] = -1;
+    }
+    if (st == PTO_OK) {
+        pto_buf_printf(kernel_src, pto__isa_head, PTO_VERSION_STRING, E->file);
+        for (k = 0; k < m->n_kernels && E->st == PTO_OK; k++) {
+            memset(E->var_used, 0, (size_t)(m->n_vars ? m->n_vars : 1));
+            memset(E->param_used, 0, (size_t)(m->n_params ? m->n_params : 1));
+            pto__isa_kernel(I, k);
+        }
+        st = E->st;
+    }
+    for (k = 0; k < PTO__NKEYS; k++)
+        if (E->scratch[k].oom) st = PTO_ERR_INTERNAL;
+    if (kernel_src->oom) st = PTO_ERR_INTERNAL;
+    pto__emit_free(E, vo, to, po);
+    pto_free(ctx, I);
+    return st;
+}
+/* ---- End file: src/emit_isa.c ---- */
+
 /* ---- Begin file: src/harness.c ---- */
 /* harness.c - the host harness of emitted programs (ptoc emit's host.c).
 
@@ -11465,14 +13206,20 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
    the host.c pto_emit writes. It needs the .pto text of the kernels (host.c
    embeds it) and gives host.c a small vocabulary:
 
-     pto_h_begin   reads -D NAME=VALUE, --seed S, --trace F.json; re-parses
-                  and verifies the .pto text; creates the simulated device
+     pto_h_begin   reads -D NAME=VALUE, --seed S, --ranks N, --trace F.json;
+                  re-parses and verifies the .pto text; creates the simulated device
+     pto_h_ranks   the kernel set up next is a ranks kernel: it runs on a
+                  second device of N ranks (--ranks, default 2); each of its
+                  tensors is a window tensor there (one copy per rank, each
+                  with its own inputs), and a tensor the kernel uses as a
+                  signal (notify, wait, allreduce) starts at zero
      pto_h_dim / pto_h_scalar    a dynamic dim / scalar param from -D
      pto_h_tensor  a device tensor plus a host copy for the interpreter;
                   inputs get seeded random values (the same in both)
      pto_h_launch  runs the kernel on the simulator, then the reference
                   interpreter on the host copies, and compares every tensor
-                  (inputs too: a kernel must not write them) bit for bit,
+                  (inputs too: a kernel must not write them; every rank's copy)
+                  bit for bit,
                   NaN equal to NaN; prints result, cycles, bound, efficiency,
                   flags and barriers (counted in kernel.c as it is on disk,
                   hand edits included), planned bytes and simulator reports
@@ -11496,6 +13243,7 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
 #define PTO_H_OUT 1
 #define PTO_H_INOUT 2
 #define PTO_H_MAX 64
+#define PTO_H_RMAX 64              /* most ranks */
 
 typedef struct pto_h_run {
     const char *file;              /* the .pto file name */
@@ -11508,11 +13256,16 @@ typedef struct pto_h_run {
     pto_ctx *ctx;
     pto_module *m;
     pto_k_device *dev;
+    pto_k_device *rdev;            /* nranks ranks, for ranks kernels (made on first use) */
+    int nranks;                    /* --ranks N */
     char *ksrc;                    /* kernel.c, for counting flags and barriers */
     /* the kernel being set up */
     pto_binding bind[PTO_H_MAX];
     int nbind;
     void *host[PTO_H_MAX];
+    void *rhost[PTO_H_RMAX][PTO_H_MAX]; /* a ranks kernel: rank r's host copy ([0] is host) */
+    int kranks;                    /* the kernel being set up is a ranks kernel: its rank count */
+    int32_t kernel;                /* and its id */
     pto_k_gm *gm[PTO_H_MAX];
     int dir[PTO_H_MAX];
     int ntensors;
@@ -11568,7 +13321,15 @@ PTO_K_FN int pto_h_args(pto_h_run *run, int argc, char **argv)
         else if (strncmp(a, "-D", 2) == 0 && a[2]) v = a + 2;
         else if (strcmp(a, "--seed") == 0 && i + 1 < argc) { run->seed = strtoull(argv[++i], NULL, 0); continue; }
         else if (strcmp(a, "--trace") == 0 && i + 1 < argc) { run->trace = argv[++i]; continue; }
-        else { pto_h_fail(run, 1, "unknown argument '%s' (use -D NAME=VALUE, --seed S, --trace FILE)", a); return 1; }
+        else if (strcmp(a, "--ranks") == 0 && i + 1 < argc) {
+            run->nranks = atoi(argv[++i]);
+            if (run->nranks < 1 || run->nranks > PTO_H_RMAX) {
+                pto_h_fail(run, 1, "--ranks %s: want a rank count in 1..64", argv[i]);
+                return 1;
+            }
+            continue;
+        }
+        else { pto_h_fail(run, 1, "unknown argument '%s' (use -D NAME=VALUE, --seed S, --ranks N, --trace FILE)", a); return 1; }
         eq = strchr(v, '=');
         if (!eq || eq == v || run->ndefs == PTO_H_MAX) { pto_h_fail(run, 1, "bad -D '%s' (want NAME=VALUE)", v); return 1; }
         run->def_name[run->ndefs] = v;
@@ -11613,6 +13374,7 @@ PTO_K_FN int pto_h_begin(pto_h_run *run, int argc, char **argv, const char *file
     memset(run, 0, sizeof *run);
     run->file = file;
     run->seed = 1;
+    run->nranks = 2;
     if (pto_h_args(run, argc, argv)) return 1;
     run->rng = run->seed;
     run->ctx = pto_ctx_create(NULL);
@@ -11658,28 +13420,75 @@ PTO_K_FN int64_t pto_h_dim(pto_h_run *run, const char *name)
 
 PTO_K_FN double pto_h_scalar(pto_h_run *run, const char *name) { return pto_h_def(run, name, "scalar"); }
 
+/* The next kernel is a ranks kernel: its tensors go to the device of
+   run->nranks ranks, one window copy per rank. */
+PTO_K_FN void pto_h_ranks(pto_h_run *run, const char *name)
+{
+    pto_k_device_desc dd;
+    if (run->status) return;
+    for (run->kernel = 0; run->kernel < run->m->n_kernels; run->kernel++)
+        if (strcmp(pto_str(run->ctx, run->m->kernels[run->kernel].name), name) == 0) break;
+    if (run->kernel == run->m->n_kernels) { pto_h_fail(run, 2, "no kernel %s in the embedded text", name); return; }
+    run->kranks = run->nranks;
+    if (run->rdev) return;
+    memset(&dd, 0, sizeof dd);
+    dd.arch = run->m->arch == PTO_ARCH_A5 ? PTO_K_A5 : PTO_K_A2A3;
+    dd.seed = run->seed;
+    dd.nranks = run->nranks;
+    run->rdev = pto_k_device_create(&dd);
+    if (!run->rdev) pto_h_fail(run, 2, "%s", "cannot create the simulated device");
+}
+
+/* Is param (an index in the current ranks kernel) a signal: the tensor of
+   a notify / wait, or allreduce's second operand? Signals start at zero. */
+PTO_K_FN int pto_h_signal(const pto_h_run *run, int param)
+{
+    const pto_module *m = run->m;
+    int32_t ref = m->kernels[run->kernel].param0 + param, s;
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_stmt *st = &m->stmts[s];
+        int i = st->op == PTO_OP_ALLREDUCE ? 1 : 0;
+        if (st->kind != PTO_ST_OP || st->block < 0 || m->blocks[st->block].kernel != run->kernel) continue;
+        if (st->op != PTO_OP_NOTIFY && st->op != PTO_OP_WAIT && st->op != PTO_OP_ALLREDUCE) continue;
+        if (pto_stmt_arg(m, s, i)->ref == ref) return 1;
+    }
+    return 0;
+}
+
+/* Seeded random values for an input (the same sequence for device and reference). */
+PTO_K_FN void pto_h_fill(pto_h_run *run, void *host, int dtype, int64_t n)
+{
+    int64_t i;
+    for (i = 0; i < n; i++) {
+        uint64_t r = pto_h_next(run);
+        float v = dtype == PTO_K_I32 ? (float)((int)(r % 201) - 100)
+                : dtype == PTO_K_I8 ? (float)((int)(r % 41) - 20)
+                : (float)((int)(r % 2048) - 1024) / 512.0f;
+        pto_elem_set(host, dtype, i, v);
+    }
+}
+
 PTO_K_FN pto_k_gm *pto_h_tensor(pto_h_run *run, int param, const char *name, int dtype, int64_t rows, int64_t cols,
                                int dir)
 {
     pto_k_gm *g;
     size_t bytes;
-    int64_t i;
+    int r, nr = run->kranks ? run->kranks : 1, fill;
     if (run->status || param >= PTO_H_MAX) return NULL;
     if (rows < 1 || cols < 1) { pto_h_fail(run, 1, "tensor %s has an empty shape", name); return NULL; }
     bytes = (size_t)(rows * cols * pto_dtype_size((pto_dtype)dtype));
-    g = pto_k_gm_create(run->dev, name, dtype, rows, cols);
-    run->host[param] = calloc(bytes ? bytes : 1, 1);
-    if (!g || !run->host[param]) { pto_h_fail(run, 2, "cannot allocate tensor %s", name); return NULL; }
-    if (dir != PTO_H_OUT) {
-        for (i = 0; i < rows * cols; i++) {
-            uint64_t r = pto_h_next(run);
-            float v = dtype == PTO_K_I32 ? (float)((int)(r % 201) - 100)
-                    : dtype == PTO_K_I8 ? (float)((int)(r % 41) - 20)
-                    : (float)((int)(r % 2048) - 1024) / 512.0f;
-            pto_elem_set(run->host[param], dtype, i, v);
-        }
-        memcpy(g->data, run->host[param], bytes);
+    g = run->kranks ? pto_k_gm_create_window(run->rdev, name, dtype, rows, cols)
+                    : pto_k_gm_create(run->dev, name, dtype, rows, cols);
+    fill = dir != PTO_H_OUT && !(run->kranks && pto_h_signal(run, param));
+    for (r = 0; r < nr; r++) {
+        pto_k_gm *gr = run->kranks && g ? pto_k_gm_peer(g, r) : g;
+        run->rhost[r][param] = calloc(bytes ? bytes : 1, 1);
+        if (!gr || !run->rhost[r][param]) { pto_h_fail(run, 2, "cannot allocate tensor %s", name); return NULL; }
+        if (!fill) continue;
+        pto_h_fill(run, run->rhost[r][param], dtype, rows * cols);
+        memcpy(gr->data, run->rhost[r][param], bytes);
     }
+    run->host[param] = run->rhost[0][param];
     run->gm[param] = g;
     run->dir[param] = dir;
     if (param + 1 > run->ntensors) run->ntensors = param + 1;
@@ -11733,22 +13542,29 @@ PTO_K_FN void pto_h_count_syncs(const char *s, const char *name, int *flags, int
     }
 }
 
-/* The first element where device and reference differ; returns 1 if any. */
+/* The first element where device and reference differ; returns 1 if any.
+   A ranks kernel's tensor is compared on every rank (named x@r). */
 PTO_K_FN int pto_h_compare(pto_h_run *run, int p, const char *name)
 {
-    pto_k_gm *g = run->gm[p];
-    int size = pto_dtype_size((pto_dtype)g->dtype);
-    int64_t i, n = g->rows * g->cols;
-    for (i = 0; i < n; i++) {
-        const char *a = (const char *)g->data + i * size, *b = (const char *)run->host[p] + i * size;
-        float x, y;
-        if (memcmp(a, b, (size_t)size) == 0) continue;
-        x = pto_elem_get(g->data, g->dtype, i);
-        y = pto_elem_get(run->host[p], g->dtype, i);
-        if (x != x && y != y) continue;
-        printf("  result      mismatch: %s[%lld, %lld] = %.9g on the simulator, %.9g in the reference\n", name,
-               (long long)(i / g->cols), (long long)(i % g->cols), (double)x, (double)y);
-        return 1;
+    int r, nr = run->kranks ? run->kranks : 1;
+    for (r = 0; r < nr; r++) {
+        pto_k_gm *g = run->kranks ? pto_k_gm_peer(run->gm[p], r) : run->gm[p];
+        const void *host = run->rhost[r][p];
+        int size = pto_dtype_size((pto_dtype)g->dtype);
+        int64_t i, n = g->rows * g->cols;
+        char rk[16] = "";
+        if (run->kranks) snprintf(rk, sizeof rk, "@%d", r);
+        for (i = 0; i < n; i++) {
+            const char *a = (const char *)g->data + i * size, *b = (const char *)host + i * size;
+            float x, y;
+            if (memcmp(a, b, (size_t)size) == 0) continue;
+            x = pto_elem_get(g->data, g->dtype, i);
+            y = pto_elem_get(host, g->dtype, i);
+            if (x != x && y != y) continue;
+            printf("  result      mismatch: %s%s[%lld, %lld] = %.9g on the simulator, %.9g in the reference\n", name,
+                   rk, (long long)(i / g->cols), (long long)(i % g->cols), (double)x, (double)y);
+            return 1;
+        }
     }
     return 0;
 }
@@ -11765,12 +13581,16 @@ PTO_K_FN const char *pto_h_bound_pipe(const pto_k_report *r)
 
 PTO_K_FN void pto_h_reset(pto_h_run *run)
 {
-    int p;
+    int p, r;
     for (p = 0; p < run->ntensors; p++) {
-        free(run->host[p]);
+        for (r = 0; r < PTO_H_RMAX; r++) {
+            free(run->rhost[r][p]);
+            run->rhost[r][p] = NULL;
+        }
         run->host[p] = NULL;
         run->gm[p] = NULL;
     }
+    run->kranks = 0;
     run->ntensors = 0;
     run->nbind = 0;
 }
@@ -11831,10 +13651,11 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
                           const int64_t *args, const char *planned)
 {
     pto_k_launch_desc ld;
-    const pto_k_report *r;
+    const pto_k_report *rep;
     pto_launch L;
     int32_t k;
-    int p, bad = 0, nout = 0;
+    int p, r, bad = 0, nout = 0;
+    void **tensors = NULL;
     if (run->status) { pto_h_reset(run); return; }
     if (blocks < 1) { pto_h_fail(run, 1, "kernel %s would launch no block", name); pto_h_reset(run); return; }
     memset(&ld, 0, sizeof ld);
@@ -11843,7 +13664,6 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
     ld.kind = kind;
     ld.block_num = blocks;
     ld.args = args;
-    r = pto_k_launch(run->dev, &ld);
     for (k = 0; k < run->m->n_kernels; k++)
         if (strcmp(pto_str(run->ctx, run->m->kernels[k].name), name) == 0) break;
     memset(&L, 0, sizeof L);
@@ -11851,7 +13671,22 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
     L.tensors = run->host;
     L.bindings = run->bind;
     L.nbindings = run->nbind;
-    printf("kernel %s (%lld block%s)\n", name, (long long)blocks, blocks == 1 ? "" : "s");
+    if (run->kranks && k < run->m->n_kernels) {
+        /* every arg once; the simulator gives each rank its window copies */
+        int np = run->m->kernels[k].nparams;
+        ld.nargs = np;
+        tensors = (void **)calloc((size_t)(run->kranks * (np > 0 ? np : 1)), sizeof *tensors);
+        if (!tensors) { pto_h_fail(run, 2, "%s", "out of memory"); pto_h_reset(run); return; }
+        for (r = 0; r < run->kranks; r++)
+            for (p = 0; p < np && p < PTO_H_MAX; p++) tensors[r * np + p] = run->rhost[r][p];
+        L.tensors = tensors;
+        L.nranks = run->kranks;
+    }
+    rep = pto_k_launch(run->kranks ? run->rdev : run->dev, &ld);
+    if (run->kranks)
+        printf("kernel %s (%lld block%s x %d ranks)\n", name, (long long)blocks, blocks == 1 ? "" : "s", run->kranks);
+    else
+        printf("kernel %s (%lld block%s)\n", name, (long long)blocks, blocks == 1 ? "" : "s");
     if (k == run->m->n_kernels || pto_interp(run->ctx, run->m, &L) != PTO_OK) {
         pto_diag_print(run->ctx, stderr);
         pto_diag_clear(run->ctx);
@@ -11865,10 +13700,11 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
         }
         if (!bad) printf("  result      match (%d output%s)\n", nout, nout == 1 ? "" : "s");
     }
-    pto_h_report(run, name, r, planned);
-    if (bad || r->nerrors) run->failed = 1;
-    run->cycles += r->makespan;
+    pto_h_report(run, name, rep, planned);
+    if (bad || rep->nerrors) run->failed = 1;
+    run->cycles += rep->makespan;
     run->nkernels++;
+    free(tensors);
     pto_h_reset(run);
 }
 
@@ -11878,6 +13714,7 @@ PTO_K_FN int pto_h_end(pto_h_run *run)
     if (run->nkernels > 1) printf("total         %lld cycles over %d kernels\n", (long long)run->cycles, run->nkernels);
     pto_h_reset(run);
     if (run->dev) pto_k_device_destroy(run->dev);
+    if (run->rdev) pto_k_device_destroy(run->rdev);
     if (run->m) pto_module_destroy(run->m);
     if (run->ctx) pto_ctx_destroy(run->ctx);
     free(run->ksrc);

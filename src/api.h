@@ -68,6 +68,13 @@ PTODEF pto_status pto_interp(pto_ctx *ctx, const pto_module *m, const pto_launch
 /* ---- lower ------------------------------------------------------------
    (declarations of this stage go below this banner) */
 
+/* Runs after pto_verify, before pto_plan (lower.c states what it
+   guarantees): tput / tget become a planned-like-any staging tile + tload +
+   tstore, allreduce the notify / wait / remote-load recipe of hardware.md
+   section 8, and every notify gets its pipe_barrier ALL fence. New
+   statements and tiles have origin PTO_BY_LOWER. */
+PTODEF pto_status pto_lower(pto_ctx *ctx, pto_module *m);
+
 
 
 /* ---- plan ------------------------------------------------------------
@@ -202,6 +209,20 @@ typedef struct pto_emit_desc {
    gives byte-identical text. A tile without a planned offset is an error. */
 PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_desc *desc, pto_buf *kernel_src,
                            pto_buf *host_src);
+
+
+
+/* ---- emit (isa target) ------------------------------------------------
+   (declarations of this stage go below this banner) */
+
+/* Emits a planned, synchronised module as C++ against the Ascend pto-isa
+   tile API for real devices (emit_isa.c states the shape, docs/isa-target.md
+   the mapping): kernel_src gets one extern "C" entry per kernel taking the
+   runtime's int64_t *args. desc as for pto_emit (its source is not used).
+   Deterministic. What the target cannot express yet (ranks kernels, peer
+   windows, no vec room for a row reduction's scratch tile) is an error with
+   its location. */
+PTODEF pto_status pto_emit_isa(pto_ctx *ctx, const pto_module *m, const pto_emit_desc *desc, pto_buf *kernel_src);
 
 
 

@@ -14,9 +14,11 @@
      simulator where the tile's lifetime begins (pto_k_tdecl: at an xN
      tile's declaration, at a single tile's first use, see
      pto__emit_tdecls), and emits
-     one device call per instruction with a `src` string "FILE:LINE: TEXT"
+     one device call per instruction with a `src` string "FILE:LINE: OP"
      that the simulator quotes. Flags and barriers carry a comment naming
-     the pass that put them there and why (the statement's note). for / if
+     the pass that put them there and why (the statement's note), printed
+     once per kernel: a set_flag and its wait_flag share one note, and the
+     second gets a short reference to the first (pto__emit_note). for / if
      are emitted as written; lets are `const int64_t`; a mix kernel branches
      on pto_k_core_kind for its cube { } and vector { } sections, and each
      section starts with pto_k_ring_init of every pipe of the kernel (the
@@ -98,6 +100,7 @@
     X(K_TPOP,      "$(ind)$(name) = pto_k_tpop(core, \"$(src)\", $(n), pto_base_$(idx));\n") \
     X(K_RING,      "$(ind)pto_k_ring_init(core, \"$(src)\", $(n), $(dir), $(args));\n") \
     X(K_PIPEBUF,   "$(ind)pto_k_gm *pto_gm_pipe_buffer = pto_k_arg_gm(args, $(idx)); /* hidden: $(n) bytes of pipe slots per block */\n") \
+    X(K_OP_SEE,    "$(ind)pto_k_$(op)(core, \"$(src)\"$(args)); /* $(pass): see the $(fn) at $(file):$(n) */\n") \
     X(K_FN_END,    "}\n") \
     /* ---- host source ---- */ \
     X(H_FILE, \
@@ -124,6 +127,7 @@
       "/* $(kind) kernel $(name)($(sig)), blocks($(blocks)) */\n" \
       "static void host_$(name)(pto_h_run *run)\n" \
       "{\n") \
+    X(H_RANKS,     "    pto_h_ranks(run, \"$(text)\"); /* a ranks kernel: every tensor once per rank */\n") \
     X(H_DIM,       "    const int64_t $(name) = pto_h_dim(run, \"$(text)\");\n") \
     X(H_SCALAR_F,  "    const double $(name) = pto_h_scalar(run, \"$(text)\");\n") \
     X(H_SCALAR_I,  "    const int64_t $(name) = (int64_t)pto_h_scalar(run, \"$(text)\");\n") \
@@ -180,6 +184,7 @@ static const char *const pto__emit_dtype[PTO_NDTYPE] = {
 static const char *const pto__emit_kind[3] = {"PTO_K_KIND_VECTOR", "PTO_K_KIND_CUBE", "PTO_K_KIND_MIX"};
 static const char *const pto__emit_kind_word[3] = {"vector", "cube", "mix"};
 static const char *const pto__emit_dir[3] = {"in", "out", "inout"};
+static const char *const pto__emit_cmp[6] = {"PTO_K_EQ", "PTO_K_NE", "PTO_K_LT", "PTO_K_LE", "PTO_K_GT", "PTO_K_GE"};
 static const char *const pto__emit_origin[5] = {"user", "lower", "plan", "sync", "emit"};
 
 /* C, C++ and header names a .pto name must not take over (sorted: searched
@@ -230,11 +235,23 @@ typedef struct pto__emitter {
     int32_t ntdecl;
     uint8_t *tile_unused;  /* no op names it: (void)NAME, no tdecl */
     uint8_t *tile_popped;  /* a tpop fills it: it lives in a pipe's local slots */
+    /* dependency notes (pto__emit_note): per interned note, the statement
+       whose comment printed it in full (-1 = none yet); the note of the
+       comment right above the current line (0 = none) */
+    int32_t *note_first;
+    int32_t nnotes, last_note, kernel;
     double fval;          /* the float literal last printed, as fnum */
     char fnum[48];
     int fvalid;
     char file[256];       /* base name of the source, escaped for a C string */
     int depth;
+    /* A second target (emit_isa.c) reuses this walk: it sets hooks for the
+       statements it spells differently (NULL: the C spelling below) and
+       isa for the spelling of the builtins in kernel expressions. */
+    void (*hook_op)(struct pto__emitter *E, int32_t s);
+    void (*hook_tile)(struct pto__emitter *E, int32_t s);
+    void (*hook_section)(struct pto__emitter *E, int32_t s);
+    int isa;
 } pto__emitter;
 
 /* ---- the expander -------------------------------------------------------- */
@@ -466,6 +483,8 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
     static const char *const builtin_c[] = {"pto_k_block_idx(core)", "pto_k_block_num(core)",
                                             "pto_k_subblock(core)", "pto_k_rank(core)", "pto_k_nranks(core)"};
     static const char *const builtin_pto[] = {"block", "blocks", "subblock", "rank", "nranks"};
+    static const char *const builtin_isa[] = {"(int64_t)get_block_idx()", "(int64_t)get_block_num()",
+                                              "(int64_t)get_subblockid()", "0", "1"};
     const pto_module *m = E->m;
     const pto_expr *e;
     int prec, paren;
@@ -490,6 +509,7 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
         break;
     case PTO_E_BLOCK: case PTO_E_BLOCKS: case PTO_E_SUBBLOCK: case PTO_E_RANK: case PTO_E_NRANKS:
         if (mode == PTO__EX_PTO) pto__emit_puts(b, builtin_pto[e->kind - PTO_E_BLOCK]);
+        else if (mode == PTO__EX_KERNEL && E->isa) pto__emit_puts(b, builtin_isa[e->kind - PTO_E_BLOCK]);
         else if (mode == PTO__EX_KERNEL) pto__emit_puts(b, builtin_c[e->kind - PTO_E_BLOCK]);
         else pto__emit_puts(b, e->kind == PTO_E_NRANKS ? "1" : "0");
         break;
@@ -595,13 +615,14 @@ static void pto__emit_use_block(pto__emitter *E, int32_t block)
 
 static void pto__emit_block(pto__emitter *E, int32_t block);
 
-/* "FILE:LINE: op a, b, c" for the simulator's reports. */
+/* "FILE:LINE: op" (or "FILE:LINE: tile NAME") for the simulator's reports:
+   the line and the instruction; the operands are on that line of the .pto
+   and in the call itself, so they are not repeated in every string. */
 static void pto__emit_src(pto__emitter *E, int32_t s)
 {
     const pto_module *m = E->m;
     const pto_stmt *st = &m->stmts[s];
     pto_buf *b = pto__emit_sb(E, PTO__K_SRC);
-    int i;
     pto__emit_puts(b, E->file);
     pto__emit_put(b, ":", 1);
     pto__emit_put_i64(b, st->loc.line);
@@ -613,32 +634,6 @@ static void pto__emit_src(pto__emitter *E, int32_t s)
         return;
     }
     pto__emit_puts(b, pto_opinfo_get((pto_op)st->op)->name);
-    for (i = 0; i < st->nargs; i++) {
-        const pto_operand *o = &m->operands[st->arg0 + i];
-        if (i < 4 && (pto_opinfo_get((pto_op)st->op)->arg[i] & PTO_A_IMPLICIT)) continue;
-        pto__emit_puts(b, i ? ", " : " ");
-        switch (o->kind) {
-        case PTO_O_TILE: pto__emit_puts(b, pto_str(E->ctx, m->tiles[o->ref].name)); break;
-        case PTO_O_GM:
-            pto__emit_puts(b, pto_str(E->ctx, m->params[o->ref].name));
-            if (o->e[2] >= 0) {
-                pto__emit_put(b, "@", 1);
-                pto__emit_expr(E, b, o->e[2], PTO__EX_PTO, 4);
-            }
-            pto__emit_put(b, "[", 1);
-            pto__emit_expr(E, b, o->e[0], PTO__EX_PTO, 0);
-            pto__emit_put(b, ", ", 2);
-            pto__emit_expr(E, b, o->e[1], PTO__EX_PTO, 0);
-            pto__emit_put(b, "]", 1);
-            break;
-        case PTO_O_FLOAT: pto__emit_float(E, b, o->f, PTO__EX_PTO); break;
-        case PTO_O_SCALAR: pto__emit_puts(b, pto_str(E->ctx, m->vars[o->ref].name)); break;
-        case PTO_O_INT: pto__emit_expr(E, b, o->e[0], PTO__EX_PTO, 0); break;
-        case PTO_O_PIPE: pto__emit_puts(b, pto_pipe_name((pto_pipe)o->ref)); break;
-        case PTO_O_CVPIPE: pto__emit_puts(b, pto_str(E->ctx, m->cvpipes[o->ref].name)); break;
-        default: pto__emit_puts(b, "?"); break;
-        }
-    }
     pto__emit_vbuf(E, PTO__K_SRC);
 }
 
@@ -678,6 +673,12 @@ static void pto__emit_args(pto__emitter *E, int32_t s)
             pto__emit_puts(b, "PTO_K_PIPE_");
             pto__emit_puts(b, pto_pipe_name((pto_pipe)o->ref));
             break;
+        case PTO_O_CMP: /* pto_k_wait(core, src, sig, r, c, cmp, value) */
+            pto__emit_puts(b, pto__emit_cmp[o->ref >= 0 && o->ref <= PTO_GE ? o->ref : PTO_GE]);
+            break;
+        case PTO_O_NMODE: /* pto_k_notify(core, src, sig, r, c, value, mode) */
+            pto__emit_puts(b, o->ref == PTO_NOTIFY_ADD ? "PTO_K_NOTIFY_ADD" : "PTO_K_NOTIFY_SET");
+            break;
         default: pto__emit_puts(b, "0"); break;
         }
     }
@@ -685,24 +686,44 @@ static void pto__emit_args(pto__emitter *E, int32_t s)
 }
 
 /* A comment before a statement a pass inserted, and before every flag and
-   barrier: which pass, and the dependency it serves. */
-static void pto__emit_note(pto__emitter *E, const pto_stmt *st)
+   barrier: which pass, and the dependency it serves. A note is printed in
+   full once per kernel: where it first appears (a set_flag and its
+   wait_flag carry the same note, and so do the ids of one rotation). The
+   statements right after it that carry the same note share that comment;
+   a later one gets a short trailing reference to the statement that has
+   it. Returns that statement (-1: the call needs no reference). */
+static int32_t pto__emit_note(pto__emitter *E, int32_t s)
 {
+    const pto_stmt *st = &E->m->stmts[s];
     const pto_opinfo *oi = pto_opinfo_get((pto_op)st->op);
     const char *note = st->note ? pto_str(E->ctx, st->note) : NULL;
     pto_buf *b;
     const char *p;
-    if (!note && oi->cls != PTO_OC_SYNC) return;
+    if (!note && oi->cls != PTO_OC_SYNC) { E->last_note = 0; return -1; }
+    if (st->note > 0 && st->note < E->nnotes) {
+        int32_t first = E->note_first[st->note];
+        if (st->note == E->last_note) return -1;
+        if (first >= 0 && E->m->blocks[E->m->stmts[first].block].kernel == E->kernel) {
+            E->last_note = 0;
+            return first;
+        }
+        E->note_first[st->note] = s;
+    }
+    E->last_note = st->note;
     b = pto__emit_sb(E, PTO__K_NOTE);
     if (!note) note = st->origin == PTO_BY_USER ? "written in the source" : "(no note recorded)";
-    for (p = note; *p; p++) {
-        if (p[0] == '*' && p[1] == '/') pto__emit_put(b, "* ", 2);     /* keep the comment closed */
-        else if (*p == '\n') pto__emit_put(b, " ", 1);
-        else pto__emit_put(b, p, 1);
+    for (p = note; *p;) {
+        const char *q = p;
+        while (*q && *q != '\n' && !(q[0] == '*' && q[1] == '/')) q++;
+        pto__emit_put(b, p, (size_t)(q - p));
+        if (!*q) break;
+        if (*q == '\n') { pto__emit_put(b, " ", 1); p = q + 1; }
+        else { pto__emit_put(b, "* ", 2); p = q + 1; }    /* keep the comment closed */
     }
     pto__emit_vbuf(E, PTO__K_NOTE);
     pto__emit_v(E, PTO__K_PASS, pto__emit_origin[st->origin < 5 ? st->origin : 0]);
     pto__emit_x(E, PTO__T_K_NOTE);
+    return -1;
 }
 
 /* tpush / tpop / tfree take the pipe's ring id; tpop assigns the slot it
@@ -750,12 +771,19 @@ static int pto__emit_is_popped(const pto_module *m, int32_t t)
 static void pto__emit_op(pto__emitter *E, int32_t s)
 {
     const pto_stmt *st = &E->m->stmts[s];
-    pto__emit_note(E, st);
+    int32_t see = pto__emit_note(E, s);
     pto__emit_src(E, s);
     if (pto__emit_cvpipe_op(E, s)) return;
     pto__emit_args(E, s);
     pto__emit_v(E, PTO__K_OP, pto_opinfo_get((pto_op)st->op)->name);
-    pto__emit_x(E, PTO__T_K_OP);
+    if (see < 0) {
+        pto__emit_x(E, PTO__T_K_OP);
+        return;
+    }
+    pto__emit_v(E, PTO__K_FN, pto_opinfo_get((pto_op)E->m->stmts[see].op)->name);
+    pto__emit_vi(E, PTO__K_N, E->m->stmts[see].loc.line);
+    pto__emit_v(E, PTO__K_PASS, pto__emit_origin[st->origin < 5 ? st->origin : 0]);
+    pto__emit_x(E, PTO__T_K_OP_SEE);
 }
 
 /* The offset of an xN tile: slot ((i - start) / step) % N of its loop. */
@@ -790,6 +818,7 @@ static void pto__emit_slot_index(pto__emitter *E, pto_buf *b, const pto_tile *t)
    simulator treats the tile's bytes as unwritten (a new tenant). */
 static void pto__emit_tdecl(pto__emitter *E, int32_t ti)
 {
+    E->last_note = 0;
     pto__emit_v(E, PTO__K_NAME, E->tile_name[ti]);
     pto__emit_src(E, E->m->tiles[ti].decl);
     pto__emit_x(E, PTO__T_K_TDECL);
@@ -868,7 +897,11 @@ static pto_status pto__emit_tdecls(pto__emitter *E)
     return PTO_OK;
 }
 
-static void pto__emit_tile(pto__emitter *E, int32_t s)
+/* The planned offset of the tile that statement s declares, as C text in
+   PTO__K_OFF: an xN tile picks its slot from the loop index (a pto_slots_N
+   table line comes first when the slots are not evenly spaced). 0, with
+   E->st set, when the tile has no place. emit_isa.c shares it. */
+static int pto__emit_offset(pto__emitter *E, int32_t s)
 {
     const pto_module *m = E->m;
     int32_t ti = m->stmts[s].ref;
@@ -878,12 +911,12 @@ static void pto__emit_tile(pto__emitter *E, int32_t s)
     if (!t->planned) {
         E->st = pto_error(E->ctx, t->loc, "emit: tile '%s' has no planned offset (run the planner first)",
                           pto_str(E->ctx, t->name));
-        return;
+        return 0;
     }
     if (t->nbuf > 1 && pto_stmt_loop(m, s) < 0) {
         E->st = pto_error(E->ctx, t->loc, "emit: tile '%s' has %d slots but is not declared in a loop",
                           pto_str(E->ctx, t->name), (int)t->nbuf);
-        return;
+        return 0;
     }
     b = pto__emit_sb(E, PTO__K_OFF);
     if (t->nbuf <= 1) {
@@ -915,6 +948,15 @@ static void pto__emit_tile(pto__emitter *E, int32_t s)
         }
     }
     pto__emit_vbuf(E, PTO__K_OFF);
+    return 1;
+}
+
+static void pto__emit_tile(pto__emitter *E, int32_t s)
+{
+    const pto_module *m = E->m;
+    int32_t ti = m->stmts[s].ref;
+    const pto_tile *t = &m->tiles[ti];
+    if (!pto__emit_offset(E, s)) return;
     if (t->valid_r >= 0) { pto__emit_expr(E, pto__emit_sb(E, PTO__K_VR), t->valid_r, PTO__EX_KERNEL, 0); pto__emit_vbuf(E, PTO__K_VR); }
     else pto__emit_vi(E, PTO__K_VR, t->rows);
     if (t->valid_c >= 0) { pto__emit_expr(E, pto__emit_sb(E, PTO__K_VC), t->valid_c, PTO__EX_KERNEL, 0); pto__emit_vbuf(E, PTO__K_VC); }
@@ -987,12 +1029,13 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
     const pto_module *m = E->m;
     const pto_stmt *st = &m->stmts[s];
     pto__emit_indent(E);
+    if (st->kind != PTO_ST_OP) E->last_note = 0;   /* a note's run ends at any other line */
     switch (st->kind) {
     case PTO_ST_OP:
-        pto__emit_op(E, s);
+        if (E->hook_op) E->hook_op(E, s); else pto__emit_op(E, s);
         break;
     case PTO_ST_TILE:
-        pto__emit_tile(E, s);
+        if (E->hook_tile) E->hook_tile(E, s); else pto__emit_tile(E, s);
         break;
     case PTO_ST_LET:
         pto__emit_v(E, PTO__K_NAME, E->var_name[st->ref]);
@@ -1025,6 +1068,7 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
         pto__emit_x(E, PTO__T_K_CLOSE);
         break;
     case PTO_ST_SECTION:
+        if (E->hook_section) { E->hook_section(E, s); break; }
         pto__emit_v(E, PTO__K_CORE, st->ref == PTO_CORE_CUBE ? "PTO_K_CORE_CUBE" : "PTO_K_CORE_VECTOR");
         pto__emit_v(E, PTO__K_NAME, st->ref == PTO_CORE_CUBE ? "cube" : "vector");
         pto__emit_x(E, PTO__T_K_SECTION);
@@ -1037,6 +1081,7 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
         E->st = pto_error(E->ctx, st->loc, "emit: unknown statement kind %d", (int)st->kind);
         break;
     }
+    if (st->kind != PTO_ST_OP) E->last_note = 0;   /* nor can it run out of a block */
 }
 
 static void pto__emit_block(pto__emitter *E, int32_t block)
@@ -1178,6 +1223,8 @@ static void pto__emit_kernel(pto__emitter *E, int32_t k)
         pto__emit_x(E, PTO__T_K_DIM);
     }
     E->depth = 0;
+    E->kernel = k;
+    E->last_note = 0;
     pto__emit_block(E, kn->body);
     pto__emit_x(E, PTO__T_K_FN_END);
 }
@@ -1236,6 +1283,10 @@ static void pto__emit_host_kernel(pto__emitter *E, int32_t k)
     pto__emit_planned(E, k);
     pto__emit_v(E, PTO__K_NAME, pto_str(E->ctx, kn->name));
     pto__emit_x(E, PTO__T_H_FN_BEGIN);
+    if (kn->ranks) {
+        pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, kn->name));
+        pto__emit_x(E, PTO__T_H_RANKS);
+    }
     for (v = 0; v < m->n_vars; v++) {
         const pto_var *va = &m->vars[v];
         if (va->kernel != k || va->kind != PTO_V_DIM) continue;
@@ -1328,6 +1379,10 @@ static pto_status pto__emit_check(pto__emitter *E)
         if (st->block < 0) continue;
         if (st->kind == PTO_ST_OP && st->op >= PTO_NOP)
             return pto_error(E->ctx, st->loc, "emit: unknown op %d", (int)st->op);
+        if (st->kind == PTO_ST_OP && (pto_opinfo_get((pto_op)st->op)->cls == PTO_OC_XFER ||
+                                      pto_opinfo_get((pto_op)st->op)->cls == PTO_OC_ALLREDUCE))
+            return pto_error(E->ctx, st->loc, "emit: %s is not lowered (run pto_lower after pto_verify)",
+                             pto_opinfo_get((pto_op)st->op)->name);
         if (st->kind == PTO_ST_TILE && (st->ref < 0 || st->ref >= m->n_tiles))
             return pto_error(E->ctx, st->loc, "emit: tile statement without a tile");
         if ((st->kind == PTO_ST_LET || st->kind == PTO_ST_FOR) && (st->ref < 0 || st->ref >= m->n_vars))
@@ -1342,6 +1397,8 @@ static pto_status pto__emit_check(pto__emitter *E)
             case PTO_O_PIPE: bad = o->ref < 0 || o->ref >= PTO_NPIPE; break;
             case PTO_O_CVPIPE: bad = o->ref < 0 || o->ref >= m->n_cvpipes; break;
             case PTO_O_FLOAT: case PTO_O_INT: break;
+            case PTO_O_CMP: bad = o->ref < 0 || o->ref > PTO_GE; break;
+            case PTO_O_NMODE: bad = o->ref != PTO_NOTIFY_SET && o->ref != PTO_NOTIFY_ADD; break;
             default:
                 return pto_error(E->ctx, o->loc, "emit: operand kind %d of %s is not supported yet", (int)o->kind,
                                  pto_opinfo_get((pto_op)st->op)->name);
@@ -1383,6 +1440,7 @@ static void pto__emit_free(pto__emitter *E, uint8_t *vo, uint8_t *to, uint8_t *p
     pto_free(E->ctx, E->tile_unused);
     pto_free(E->ctx, E->tile_popped);
     pto_free(E->ctx, E->tdecl_next);
+    pto_free(E->ctx, E->note_first);
     pto_free(E->ctx, E->segs);
     for (k = 0; k < PTO__NKEYS; k++) pto_buf_free(&E->scratch[k]);
 }
@@ -1455,6 +1513,13 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
         if (!E->var_used || !E->param_used) st = PTO_ERR_INTERNAL;
     }
     if (st == PTO_OK) st = pto__emit_tdecls(E);
+    if (st == PTO_OK) {
+        int32_t i;
+        E->nnotes = ctx->n_strs;
+        E->note_first = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * (size_t)(E->nnotes ? E->nnotes : 1));
+        if (!E->note_first) st = PTO_ERR_INTERNAL;
+        for (i = 0; st == PTO_OK && i < E->nnotes; i++) E->note_first[i] = -1;
+    }
     if (st == PTO_OK) {
         pto__emit_all(E, desc, kernel_src, host_src);
         st = E->st;

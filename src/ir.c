@@ -167,7 +167,7 @@ static int32_t pto__name(pto_module *m, const char *s) { return pto_intern(m->ct
 
 PTODEF int32_t pto_add_block(pto_module *m, int32_t kernel, int32_t owner)
 {
-    int32_t b = PTO__PUSH(m, blocks);
+    int32_t b = PTO__PUSH_FAST(m, blocks);
     if (b < 0) return -1;
     m->blocks[b].head = m->blocks[b].tail = -1;
     m->blocks[b].owner = owner;
@@ -267,7 +267,7 @@ PTODEF int32_t pto_add_scalar_param(pto_module *m, int32_t kernel, const char *n
 PTODEF int32_t pto_add_var(pto_module *m, int32_t kernel, const char *name, pto_var_kind kind,
                            int32_t def, pto_loc loc)
 {
-    int32_t v = PTO__PUSH(m, vars);
+    int32_t v = PTO__PUSH_FAST(m, vars);
     if (v < 0) return -1;
     m->vars[v].name = pto__name(m, name);
     m->vars[v].kind = (uint8_t)kind;
@@ -281,7 +281,7 @@ PTODEF int32_t pto_add_var(pto_module *m, int32_t kernel, const char *name, pto_
 
 static int32_t pto__expr(pto_module *m, pto_expr_kind k, int32_t a, int32_t b, int64_t v, pto_loc loc)
 {
-    int32_t e = PTO__PUSH(m, exprs);
+    int32_t e = PTO__PUSH_FAST(m, exprs);
     if (e < 0) return -1;
     m->exprs[e].kind = (uint8_t)k;
     m->exprs[e].a = a;
@@ -304,7 +304,7 @@ PTODEF int32_t pto_expr_bin(pto_module *m, pto_expr_kind k, int32_t a, int32_t b
 
 PTODEF int32_t pto_new_stmt(pto_module *m, pto_stmt_kind kind, pto_loc loc)
 {
-    int32_t s = PTO__PUSH(m, stmts);
+    int32_t s = PTO__PUSH_FAST(m, stmts);
     pto_stmt *st;
     if (s < 0) return -1;
     st = &m->stmts[s];
@@ -393,7 +393,7 @@ PTODEF int32_t pto_add_tile(pto_module *m, int32_t block, const char *name, pto_
     int32_t s = pto__add_stmt(m, block, PTO_ST_TILE, loc), t;
     pto_tile *tl;
     if (s < 0) return -1;
-    t = PTO__PUSH(m, tiles);
+    t = PTO__PUSH_FAST(m, tiles);
     if (t < 0) return -1;
     tl = &m->tiles[t];
     tl->name = pto__name(m, name);
@@ -489,7 +489,7 @@ static int32_t pto__arg(pto_module *m, int32_t stmt, pto_operand_kind kind, int3
     int32_t o;
     pto_stmt *s = &m->stmts[stmt];
     PTO_ASSERT(s->arg0 + s->nargs == m->n_operands);
-    o = PTO__PUSH(m, operands);
+    o = PTO__PUSH_FAST(m, operands);
     if (o < 0) return -1;
     m->stmts[stmt].nargs++;
     m->operands[o].kind = (uint8_t)kind;
@@ -616,4 +616,34 @@ PTODEF int64_t pto_kernel_pipe_bytes(const pto_module *m, int32_t kernel)
     for (i = 0; i < m->n_cvpipes; i++)
         if (m->cvpipes[i].kernel == kernel) n += pto_cvpipe_gm_bytes(&m->cvpipes[i]);
     return n;
+}
+
+PTODEF int32_t pto_arg_cmp(pto_module *m, int32_t stmt, pto_cmp c, pto_loc loc)
+{
+    return pto__arg(m, stmt, PTO_O_CMP, (int32_t)c, loc);
+}
+
+PTODEF int32_t pto_arg_nmode(pto_module *m, int32_t stmt, pto_notify_mode mode, pto_loc loc)
+{
+    return pto__arg(m, stmt, PTO_O_NMODE, (int32_t)mode, loc);
+}
+
+static const char *const pto__cmp_words[6] = {"eq", "ne", "lt", "le", "gt", "ge"};
+static const char *const pto__nmode_names[2] = {"set", "add"};
+
+PTODEF const char *pto_cmp_word(pto_cmp c) { return (c >= 0 && c < 6) ? pto__cmp_words[c] : "?"; }
+PTODEF int pto_cmp_word_lookup(const char *name, size_t len)
+{
+    int i;
+    for (i = 0; i < 6; i++)
+        if (pto__streq(pto__cmp_words[i], name, len)) return i;
+    return -1;
+}
+PTODEF const char *pto_nmode_name(pto_notify_mode mode) { return (mode >= 0 && mode < 2) ? pto__nmode_names[mode] : "?"; }
+PTODEF int pto_nmode_lookup(const char *name, size_t len)
+{
+    int i;
+    for (i = 0; i < 2; i++)
+        if (pto__streq(pto__nmode_names[i], name, len)) return i;
+    return -1;
 }

@@ -66,7 +66,10 @@ typedef enum pto_cmp { PTO_EQ, PTO_NE, PTO_LT, PTO_LE, PTO_GT, PTO_GE } pto_cmp;
 #define PTO_A_INT    (1u << 11)  /* integer expression */
 #define PTO_A_PIPE   (1u << 12)  /* a pipe name: S V M MTE1 MTE2 MTE3 FIX ALL */
 #define PTO_A_CVPIPE (1u << 13)  /* a cube/vector pipe declared in a mix kernel */
-#define PTO_A_IMPLICIT (1u << 14) /* filled in by the parser, not written in the text */
+#define PTO_A_IMPLICIT (1u << 17) /* filled in by the parser, not written in the text */
+#define PTO_A_CMP    (1u << 14)  /* a comparison word: eq ne lt le gt ge (wait) */
+#define PTO_A_NMODE  (1u << 15)  /* a notify mode word: set add */
+#define PTO_A_WHOLE  (1u << 16)  /* with PTO_A_GM: a whole tensor, its name without [r, c] */
 #define PTO_A_READ   (1u << 20)
 #define PTO_A_WRITE  (1u << 21)
 #define PTO_R(m)  ((m) | PTO_A_READ)
@@ -88,8 +91,15 @@ typedef enum pto_opclass {
     PTO_OC_EXTRACT,  /* d = window of a at (r, c) */
     PTO_OC_MATMUL,   /* acc (+)= left x right */
     PTO_OC_SYNC,     /* set_flag / wait_flag / pipe_barrier */
-    PTO_OC_CVPIPE    /* tpush / tpop / tfree on a cube/vector pipe */
+    PTO_OC_CVPIPE,   /* tpush / tpop / tfree on a cube/vector pipe */
+    PTO_OC_NOTIFY,   /* signal cell (=|+=) value, on S (hardware.md s8) */
+    PTO_OC_WAIT,     /* block until signal cell CMP value, on S */
+    PTO_OC_XFER,     /* GM window -> GM window (tput / tget); lowered to a staging tile */
+    PTO_OC_ALLREDUCE /* in-place sum over ranks of a window tensor; lowered (lower.c) */
 } pto_opclass;
+
+/* notify's second word. */
+typedef enum pto_notify_mode { PTO_NOTIFY_SET, PTO_NOTIFY_ADD } pto_notify_mode;
 
 /* X(ENUM, "name", default pipe, class, operand count, operand 0..3 masks) */
 #define PTO_OPS(X) \
@@ -133,7 +143,12 @@ typedef enum pto_opclass {
     X(TFREE,         "tfree",         PTO_PIPE_S,    PTO_OC_CVPIPE, 2, PTO_A_CVPIPE, PTO_W(PTO_A_VEC|PTO_A_MAT)|PTO_A_IMPLICIT, 0, 0) \
     X(SET_FLAG,      "set_flag",      PTO_PIPE_S,    PTO_OC_SYNC,   3, PTO_A_PIPE, PTO_A_PIPE, PTO_A_INT, 0) \
     X(WAIT_FLAG,     "wait_flag",     PTO_PIPE_S,    PTO_OC_SYNC,   3, PTO_A_PIPE, PTO_A_PIPE, PTO_A_INT, 0) \
-    X(PIPE_BARRIER,  "pipe_barrier",  PTO_PIPE_S,    PTO_OC_SYNC,   1, PTO_A_PIPE, 0, 0, 0)
+    X(PIPE_BARRIER,  "pipe_barrier",  PTO_PIPE_S,    PTO_OC_SYNC,   1, PTO_A_PIPE, 0, 0, 0) \
+    X(NOTIFY,        "notify",        PTO_PIPE_S,    PTO_OC_NOTIFY, 3, PTO_W(PTO_A_GM), PTO_A_INT, PTO_A_NMODE, 0) \
+    X(WAIT,          "wait",          PTO_PIPE_S,    PTO_OC_WAIT,   3, PTO_R(PTO_A_GM), PTO_A_CMP, PTO_A_INT, 0) \
+    X(TPUT,          "tput",          PTO_PIPE_MTE2, PTO_OC_XFER,   4, PTO_W(PTO_A_GM), PTO_R(PTO_A_GM), PTO_A_INT, PTO_A_INT) \
+    X(TGET,          "tget",          PTO_PIPE_MTE2, PTO_OC_XFER,   4, PTO_W(PTO_A_GM), PTO_R(PTO_A_GM), PTO_A_INT, PTO_A_INT) \
+    X(ALLREDUCE,     "allreduce",     PTO_PIPE_S,    PTO_OC_ALLREDUCE, 2, PTO_RW(PTO_A_GM | PTO_A_WHOLE), PTO_RW(PTO_A_GM | PTO_A_WHOLE), 0, 0)
 
 typedef enum pto_op {
 #define PTO__OP_ENUM(e, name, pipe, cls, n, a0, a1, a2, a3) PTO_OP_##e,
@@ -231,12 +246,15 @@ typedef struct pto_cvpipe {
 
 typedef enum pto_operand_kind {
     PTO_O_TILE,     /* ref: tile id */
-    PTO_O_GM,       /* ref: param id; e[0], e[1]: row, col; e[2]: rank or -1 */
+    PTO_O_GM,       /* ref: param id; e[0], e[1]: row, col (both -1: the whole
+                       tensor, PTO_A_WHOLE); e[2]: rank or -1 */
     PTO_O_FLOAT,    /* f */
     PTO_O_SCALAR,   /* ref: var id of a scalar param */
     PTO_O_INT,      /* e[0]: expression */
     PTO_O_PIPE,     /* ref: pto_pipe */
-    PTO_O_CVPIPE    /* ref: cvpipe id */
+    PTO_O_CVPIPE,   /* ref: cvpipe id */
+    PTO_O_CMP,      /* ref: pto_cmp (wait's comparison word) */
+    PTO_O_NMODE     /* ref: pto_notify_mode (notify's set / add) */
 } pto_operand_kind;
 
 typedef struct pto_operand {
@@ -393,6 +411,15 @@ PTODEF int32_t pto_find_cvpipe(const pto_module *m, int32_t kernel, const char *
 PTODEF int64_t pto_cvpipe_gm_bytes(const pto_cvpipe *p);
 PTODEF int64_t pto_cvpipe_gm_offset(const pto_module *m, int32_t cvpipe);
 PTODEF int64_t pto_kernel_pipe_bytes(const pto_module *m, int32_t kernel);
+/* wait's comparison and notify's mode (set / add). */
+PTODEF int32_t pto_arg_cmp(pto_module *m, int32_t stmt, pto_cmp c, pto_loc loc);
+PTODEF int32_t pto_arg_nmode(pto_module *m, int32_t stmt, pto_notify_mode mode, pto_loc loc);
+/* Word tables of those operands: "eq".."ge" (pto_cmp order), "set" "add";
+   lookups return -1 when the word is not one of them. */
+PTODEF const char *pto_cmp_word(pto_cmp c);
+PTODEF int pto_cmp_word_lookup(const char *name, size_t len);
+PTODEF const char *pto_nmode_name(pto_notify_mode mode);
+PTODEF int pto_nmode_lookup(const char *name, size_t len);
 
 /* Relinking, for passes: a new statement is created detached (block -1) by
    pto_new_stmt and then placed. */

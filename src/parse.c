@@ -166,10 +166,21 @@ static void pto__ps_expected(pto__ps_parser *p, const char *what)
 
 /* ---- lexer ---------------------------------------------------------------- */
 
-static int pto__ps_is_alpha(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-static int pto__ps_is_digit(int c) { return c >= '0' && c <= '9'; }
-static int pto__ps_is_alnum(int c) { return pto__ps_is_alpha(c) || pto__ps_is_digit(c); }
-static int pto__ps_is_hex(int c) { return pto__ps_is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+/* Character classes, one table lookup per byte (the lexer's inner loops):
+   1 letter or '_', 2 digit, 4 hex digit, 8 starts a punctuator. */
+enum { PTO__CC_ALPHA = 1, PTO__CC_DIGIT = 2, PTO__CC_HEX = 4, PTO__CC_PUNCT = 8 };
+static const unsigned char pto__ps_cc[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 8, 0, 0, 8, 8, 8, 8, 8, 8, 0, 8, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 8, 0, 8, 8, 8, 0,
+    8, 5, 5, 5, 5, 5, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 8, 0, 8, 0, 1,
+    0, 5, 5, 5, 5, 5, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 8, 0, 8, 0, 0,
+    /* 128..255: no token starts or continues with a non-ASCII byte */
+};
+
+static int pto__ps_cc_is(int c, int cls) { return c >= 0 && (pto__ps_cc[c & 0xff] & cls) != 0; }
+static int pto__ps_is_digit(int c) { return pto__ps_cc_is(c, PTO__CC_DIGIT); }
+static int pto__ps_is_alnum(int c) { return pto__ps_cc_is(c, PTO__CC_ALPHA | PTO__CC_DIGIT); }
+static int pto__ps_is_hex(int c) { return pto__ps_cc_is(c, PTO__CC_HEX); }
 
 static int pto__ps_at(const pto__ps_parser *p, size_t i) { return i < p->len ? (unsigned char)p->src[i] : -1; }
 
@@ -213,46 +224,59 @@ static int pto__ps_lex_number(pto__ps_parser *p)
     return kind;
 }
 
+/* The next token. The scan works on locals (the source pointer, position
+   and length stay in registers): this loop sees every byte of the file. */
 static void pto__ps_next(pto__ps_parser *p)
 {
     pto__ps_tok *t = &p->tok;
-    int c;
-    for (;;) {
-        c = pto__ps_at(p, p->pos);
-        if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') p->pos++;
-        else if (c == '#') {
-            const char *nl = (const char *)memchr(p->src + p->pos, '\n', p->len - p->pos);
-            p->pos = nl ? (size_t)(nl - p->src) : p->len;
-        } else break;
+    const unsigned char *s = (const unsigned char *)p->src;
+    size_t i = p->pos, n = p->len;
+    int c = -1;
+    while (i < n) {
+        c = s[i];
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+            i++;
+        } else if (c == '#') {
+            const char *nl = (const char *)memchr(s + i, '\n', n - i);
+            i = nl ? (size_t)((const unsigned char *)nl - s) : n;
+        } else {
+            break;
+        }
     }
-    t->pos = p->pos;
+    if (i >= n) c = -1;
+    t->pos = i;
     t->line = p->line;
-    t->col = (int32_t)(p->pos - p->line_start + 1);
+    t->col = (int32_t)(i - p->line_start + 1);
     t->id = 0;
-    if (c < 0) { t->kind = PTO__T_EOF; t->len = 0; return; }
-    if (c == '\n') {
+    if (c < 0) {
+        t->kind = PTO__T_EOF;
+        i = n;
+    } else if (c == '\n') {
         t->kind = PTO__T_NL;
-        p->pos++;
+        i++;
         p->line++;
-        p->line_start = p->pos;
-    } else if (pto__ps_is_alpha(c)) {
-        while (pto__ps_is_alnum(pto__ps_at(p, p->pos))) p->pos++;
+        p->line_start = i;
+    } else if (pto__ps_cc[c] & PTO__CC_ALPHA) {
+        for (i++; i < n && (pto__ps_cc[s[i]] & (PTO__CC_ALPHA | PTO__CC_DIGIT)); i++) {}
         t->kind = PTO__T_NAME;
-        t->id = pto_intern(p->ctx, p->src + t->pos, p->pos - t->pos);
-    } else if (pto__ps_is_digit(c)) {
+        t->id = pto_intern(p->ctx, p->src + t->pos, i - t->pos);
+    } else if (pto__ps_cc[c] & PTO__CC_DIGIT) {
+        p->pos = i;
         t->kind = pto__ps_lex_number(p);
+        i = p->pos;
     } else {
-        int d = pto__ps_at(p, p->pos + 1);
-        p->pos++;
+        int d = i + 1 < n ? s[i + 1] : -1;
+        i++;
         t->kind = c;
         if (c == '<' && d == '=') t->kind = PTO__T_LE;
         else if (c == '>' && d == '=') t->kind = PTO__T_GE;
         else if (c == '=' && d == '=') t->kind = PTO__T_EQ;
         else if (c == '!' && d == '=') t->kind = PTO__T_NE;
-        else if (!strchr("(){}[],:=@+-*/%<>", c) || c == 0) t->kind = PTO__T_BADCHAR;
-        if (t->kind >= 256) p->pos++;
+        else if (!(pto__ps_cc[c] & PTO__CC_PUNCT)) t->kind = PTO__T_BADCHAR;
+        if (t->kind >= 256) i++;
     }
-    t->len = p->pos - t->pos;
+    p->pos = i;
+    t->len = i - t->pos;
 }
 
 /* One token of lookahead past the current one, without consuming it. */
@@ -604,12 +628,15 @@ static int32_t pto__ps_expr0(pto__ps_parser *p)
 
 /* ---- operands ----------------------------------------------------------------- */
 
-/* T[r, c] or T@p[r, c]; the current token is the tensor name. */
-static int pto__ps_gm_operand(pto__ps_parser *p, int32_t s, int32_t param)
+/* T[r, c] or T@p[r, c]; the current token is the tensor name. Where the
+   op takes a whole tensor (PTO_A_WHOLE, allreduce), the bare name T. */
+static int pto__ps_gm_operand(pto__ps_parser *p, int32_t s, int32_t param, uint32_t mask)
 {
     pto__ps_tok t = p->tok, open;
     int32_t r, c, rank = -1;
     pto__ps_next(p);
+    if ((mask & PTO_A_WHOLE) && (pto__ps_at_eol(p) || pto__ps_is(p, ',')))
+        return pto_arg_gm(p->m, s, param, -1, -1, -1, pto__ps_tloc(p, &t)) >= 0;
     if (pto__ps_is(p, '@')) {
         pto__ps_next(p);
         if ((rank = pto__ps_expr0(p)) < 0) return 0;
@@ -660,6 +687,26 @@ static int pto__ps_is_floaty(const pto__ps_parser *p, const pto__ps_tok *t)
            (t->kind == PTO__T_NAME && (t->id == p->kw[PTO__KW_INF] || t->id == p->kw[PTO__KW_NAN]));
 }
 
+/* wait's comparison (eq ne lt le gt ge) or notify's mode (set add). */
+static int pto__ps_word_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
+{
+    pto__ps_tok t = p->tok;
+    int cmp = mask & PTO_A_CMP, w;
+    if (t.kind != PTO__T_NAME) {
+        pto__ps_expected(p, cmp ? "a comparison (eq, ne, lt, le, gt, ge)" : "a notify mode (set or add)");
+        return 0;
+    }
+    w = cmp ? pto_cmp_word_lookup(p->src + t.pos, t.len) : pto_nmode_lookup(p->src + t.pos, t.len);
+    if (w < 0) {
+        pto__ps_err(p, &t, cmp ? "unknown comparison '%s' (use eq, ne, lt, le, gt or ge)"
+                               : "unknown notify mode '%s' (use set or add)", pto__ps_text(p, &t));
+        return 0;
+    }
+    pto__ps_next(p);
+    if (cmp) return pto_arg_cmp(p->m, s, (pto_cmp)w, pto__ps_tloc(p, &t)) >= 0;
+    return pto_arg_nmode(p->m, s, (pto_notify_mode)w, pto__ps_tloc(p, &t)) >= 0;
+}
+
 /* One operand of op statement s; `mask` is the op table mask of its
    position (0 past the table's arity: classified by its form alone). */
 static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
@@ -673,6 +720,7 @@ static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
         if (!(mask & other)) { pto__ps_err(p, &t, "unknown pipe '%s'", pto__ps_text(p, &t)); return 0; }
     }
     if ((mask & PTO_A_PIPE) && !(mask & other)) { pto__ps_expected(p, "a pipe name"); return 0; }
+    if (mask & (PTO_A_CMP | PTO_A_NMODE)) return pto__ps_word_operand(p, s, mask);
     if ((mask & PTO_A_INT) && !(mask & (other & ~PTO_A_INT))) {
         int32_t e = pto__ps_expr0(p);
         return e >= 0 && pto_arg_int(p->m, s, e, loc) >= 0;
@@ -692,7 +740,7 @@ static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
             pto__ps_next(p);
             return pto_arg_tile(p->m, s, n->ref, loc) >= 0;
         case PTO__B_TENSOR:
-            return pto__ps_gm_operand(p, s, n->ref);
+            return pto__ps_gm_operand(p, s, n->ref, mask);
         case PTO__B_PIPE:
             pto__ps_next(p);
             return pto_arg_cvpipe(p->m, s, n->ref, loc) >= 0;

@@ -6,9 +6,9 @@
    ptoc plan [--tight] [--svg OUT.svg] FILE
                          plan memory; print the plan table and memory maps
    ptoc sync FILE        the IR after sync, each inserted sync with its dependency
-   ptoc emit [--no-sync] [--tight] FILE -o DIR
-                         kernel.c and host.c of FILE in DIR
-   ptoc run [--no-sync] [--tight] [--cc CC] [-D NAME=VALUE]... [--seed S] [--trace F] FILE|DIR
+   ptoc emit [--no-sync] [--tight] [--target sim|isa] FILE -o DIR
+                         kernel.c and host.c of FILE in DIR (isa: kernel.cpp)
+   ptoc run [--no-sync] [--tight] [--cc CC] [-D NAME=VALUE]... [--seed S] [--ranks N] [--trace F] FILE|DIR
                          emit (or take DIR as it is), compile, run on the
                          simulator, compare with the reference interpreter
    ptoc --help
@@ -30,20 +30,22 @@ static const char *usage =
     "commands:\n"
     "  check FILE          parse and verify FILE; print every error\n"
     "  fmt FILE            print FILE in canonical .pto form\n"
-    "  dump STAGE FILE     print the IR after STAGE (parse | verify | plan | sync)\n"
+    "  dump STAGE FILE     print the IR after STAGE (parse | verify | lower | plan | sync)\n"
     "  plan [--tight] [--svg OUT.svg] FILE\n"
     "                      plan memory: per kernel a table of tiles and a memory map\n"
     "                      per space; --tight ignores pipe conflicts; --svg draws the maps\n"
     "  sync FILE           plan and synchronise: every inserted set_flag / wait_flag /\n"
     "                      pipe_barrier with the dependency (tiles, bytes, kind) behind it\n"
-    "  emit [--no-sync] [--tight] FILE -o DIR\n"
-    "                      write DIR/kernel.c and DIR/host.c\n"
-    "  run [--no-sync] [--tight] [--cc CC] [-D NAME=VALUE]... [--seed S] [--trace F.json] FILE|DIR\n"
+    "  emit [--no-sync] [--tight] [--target sim|isa] FILE -o DIR\n"
+    "                      write DIR/kernel.c and DIR/host.c (--target isa: DIR/kernel.cpp\n"
+    "                      against the Ascend pto-isa C++ API, see docs/isa-target.md)\n"
+    "  run [--no-sync] [--tight] [--cc CC] [-D NAME=VALUE]... [--seed S] [--ranks N] [--trace F.json] FILE|DIR\n"
     "                      emit FILE (or take DIR as it is), compile with CC ($CC, cc),\n"
     "                      run on the simulator and compare with the reference interpreter;\n"
     "                      --no-sync skips the sync pass: the kernel keeps only the\n"
     "                      set_flag / wait_flag / pipe_barrier written in FILE; --tight\n"
-    "                      plans as plan --tight does (bytes shared across pipes)\n"
+    "                      plans as plan --tight does (bytes shared across pipes);\n"
+    "                      --ranks N runs ranks kernels on N ranks (default 2)\n"
     "  --help              this text\n"
     "  --version           the version\n"
     "\n"
@@ -122,7 +124,7 @@ static int cmd_check(pto_ctx *ctx, const char *path, int print)
 }
 
 /* The pipeline stages `ptoc dump` can stop after, in order. */
-static const char *const dump_stages[] = {"parse", "verify", "plan", "sync"};
+static const char *const dump_stages[] = {"parse", "verify", "lower", "plan", "sync"};
 
 /* Runs the passes up to `stage` and prints the IR with what they computed
    (pto_dump: planned offsets per slot, the note of every inserted statement). */
@@ -134,13 +136,14 @@ static int cmd_dump(pto_ctx *ctx, const char *stage, const char *path)
     for (i = 0; i < (int)(sizeof dump_stages / sizeof dump_stages[0]); i++)
         if (strcmp(stage, dump_stages[i]) == 0) last = i;
     if (last < 0) {
-        fprintf(stderr, "ptoc: error: unknown stage '%s' (stages: parse, verify, plan, sync)\n", stage);
+        fprintf(stderr, "ptoc: error: unknown stage '%s' (stages: parse, verify, lower, plan, sync)\n", stage);
         return 1;
     }
     m = load(ctx, path, &status);
     if (m && last >= 1) st = pto_verify(ctx, m);
-    if (m && last >= 2 && st == PTO_OK) st = pto_plan(ctx, m, NULL);
-    if (m && last >= 3 && st == PTO_OK) st = pto_sync(ctx, m, NULL);
+    if (m && last >= 2 && st == PTO_OK) st = pto_lower(ctx, m);
+    if (m && last >= 3 && st == PTO_OK) st = pto_plan(ctx, m, NULL);
+    if (m && last >= 4 && st == PTO_OK) st = pto_sync(ctx, m, NULL);
     pto_diag_print(ctx, stderr);
     if (m && st == PTO_OK) st = write_text(ctx, m, pto_dump);
     pto_module_destroy(m);
@@ -168,6 +171,7 @@ static int cmd_plan(pto_ctx *ctx, int argc, char **argv)
     if (!m) { pto_diag_print(ctx, stderr); return status; }
     d.result = &r;
     st = pto_verify(ctx, m);
+    if (st == PTO_OK) st = pto_lower(ctx, m);
     if (st == PTO_OK) st = pto_plan(ctx, m, &d);
     if (st == PTO_OK && pto_plan_check(ctx, m) != PTO_OK) st = PTO_ERR_INTERNAL; /* the planner is wrong */
     pto_diag_print(ctx, stderr);
@@ -204,6 +208,7 @@ static int cmd_sync(pto_ctx *ctx, const char *path)
     pto_status st = PTO_OK;
     if (!m) { pto_diag_print(ctx, stderr); return status; }
     st = pto_verify(ctx, m);
+    if (st == PTO_OK) st = pto_lower(ctx, m);
     if (st == PTO_OK) st = pto_plan(ctx, m, NULL);
     if (st == PTO_OK) st = pto_sync(ctx, m, NULL);
     pto_diag_print(ctx, stderr);
@@ -217,8 +222,9 @@ static int cmd_sync(pto_ctx *ctx, const char *path)
 /* Options of emit and run (bits). */
 #define EMIT_NO_SYNC 1  /* leave the sync pass out */
 #define EMIT_TIGHT   2  /* plan tightly (pto_plan_desc.tight) */
+#define EMIT_ISA     4  /* emit --target isa: C++ for the pto-isa API, no host */
 
-/* The pipeline of `emit`: parse -> verify -> plan -> sync -> emit. */
+/* The pipeline of `emit`: parse -> verify -> lower -> plan -> sync -> emit. */
 static pto_status compile_file(pto_ctx *ctx, const char *path, int opts, pto_buf *ksrc, pto_buf *hsrc)
 {
     size_t len = 0;
@@ -232,6 +238,7 @@ static pto_status compile_file(pto_ctx *ctx, const char *path, int opts, pto_buf
     }
     m = pto_parse(ctx, path, text, len);
     st = m ? pto_verify(ctx, m) : PTO_ERR_USER;
+    if (st == PTO_OK) st = pto_lower(ctx, m);
     if (st == PTO_OK) {
         pto_plan_desc pd;
         memset(&pd, 0, sizeof pd);
@@ -244,7 +251,7 @@ static pto_status compile_file(pto_ctx *ctx, const char *path, int opts, pto_buf
         ed.filename = path;
         ed.source = text;
         ed.source_len = len;
-        st = pto_emit(ctx, m, &ed, ksrc, hsrc);
+        st = (opts & EMIT_ISA) ? pto_emit_isa(ctx, m, &ed, ksrc) : pto_emit(ctx, m, &ed, ksrc, hsrc);
     }
     pto_diag_print(ctx, stderr);
     pto_module_destroy(m);
@@ -279,7 +286,8 @@ static int emit_to(pto_ctx *ctx, const char *path, const char *dir, int opts)
     rc = exit_code(st);
     if (st == PTO_OK) {
         mkdir(dir, 0777);
-        if (!write_file(dir, "kernel.c", &k) || !write_file(dir, "host.c", &h)) rc = 1;
+        if (opts & EMIT_ISA) rc = write_file(dir, "kernel.cpp", &k) ? rc : 1;
+        else if (!write_file(dir, "kernel.c", &k) || !write_file(dir, "host.c", &h)) rc = 1;
     }
     pto_buf_free(&k);
     pto_buf_free(&h);
@@ -294,6 +302,8 @@ static int cmd_emit(pto_ctx *ctx, int argc, char **argv)
         if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) dir = argv[++i];
         else if (strcmp(argv[i], "--no-sync") == 0) opts |= EMIT_NO_SYNC;
         else if (strcmp(argv[i], "--tight") == 0) opts |= EMIT_TIGHT;
+        else if (strcmp(argv[i], "--target") == 0 && i + 1 < argc && strcmp(argv[i + 1], "isa") == 0) opts |= EMIT_ISA, i++;
+        else if (strcmp(argv[i], "--target") == 0 && i + 1 < argc && strcmp(argv[i + 1], "sim") == 0) opts &= ~EMIT_ISA, i++;
         else if (!path) path = argv[i];
         else path = NULL, i = argc;
     }
@@ -392,7 +402,8 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
         if (strcmp(argv[i], "--cc") == 0 && i + 1 < argc) cc = argv[++i];
         else if (strcmp(argv[i], "--no-sync") == 0) opts |= EMIT_NO_SYNC;
         else if (strcmp(argv[i], "--tight") == 0) opts |= EMIT_TIGHT;
-        else if ((strcmp(argv[i], "-D") == 0 || strcmp(argv[i], "--seed") == 0 || strcmp(argv[i], "--trace") == 0) &&
+        else if ((strcmp(argv[i], "-D") == 0 || strcmp(argv[i], "--seed") == 0 || strcmp(argv[i], "--trace") == 0 ||
+                  strcmp(argv[i], "--ranks") == 0) &&
                  i + 1 < argc) {
             shell_add(cmd, sizeof cmd, " ", argv[i]);
             shell_add(cmd, sizeof cmd, " ", argv[++i]);
