@@ -740,6 +740,34 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
 PTODEF void pto_dump(const pto_module *m, pto_buf *out);
 
 
+
+
+/* ---- compile (the pass sequence) ------------------------------------------------------------
+   (declarations of this stage go below this banner) */
+
+/* Where pto_compile stops; zero runs every pass. */
+typedef enum pto_stage {
+    PTO_STAGE_ALL = 0,     /* verify, plan, sync: ready for pto_emit */
+    PTO_STAGE_VERIFY,      /* verify only */
+    PTO_STAGE_PLAN,        /* verify and plan */
+    PTO_STAGE_SYNC         /* verify, plan and sync (the same as PTO_STAGE_ALL) */
+} pto_stage;
+
+/* Zero-initialised fields take their defaults (sokol style). */
+typedef struct pto_compile_desc {
+    pto_stage stop_after;  /* the last pass to run; 0 = all of them */
+    int no_sync;           /* leave the sync pass out: hand-written syncs only (ptoc --no-sync) */
+    int check_plan;        /* run pto_plan_check after plan; a violation is PTO_ERR_INTERNAL */
+    pto_plan_desc plan;    /* options of pto_plan (tight, orders, result) */
+    pto_sync_desc sync;    /* options of pto_sync (ids per pipe pair, stats) */
+} pto_compile_desc;
+
+/* Runs the passes on a parsed or built module in their fixed order,
+   verify -> plan -> sync, stopping at the first that fails (its diagnostics
+   are recorded) or after desc->stop_after. desc may be NULL. m may be NULL
+   (a failed parse): PTO_ERR_USER. After the full sequence the module is
+   ready for pto_emit. */
+PTODEF pto_status pto_compile(pto_ctx *ctx, pto_module *m, const pto_compile_desc *desc);
 /* ---- End file: src/api.h ---- */
 
 #endif /* PTO_H_INCLUDED */
@@ -9263,6 +9291,39 @@ PTODEF void pto_sync_dump(const pto_module *m, pto_buf *out)
     }
 }
 /* ---- End file: src/sync.c ---- */
+
+/* ---- Begin file: src/compile.c ---- */
+/* compile.c - pto_compile: the pass sequence in one place.
+
+   Needs: a module straight from the parser or the builders.
+   Guarantees: the passes run in their fixed order, verify -> plan -> sync,
+   each only when the one before succeeded, with the options of desc; the
+   module is left as the last pass that ran made it (ready for pto_emit when
+   every pass ran). It adds no behaviour of its own: ptoc, the C API example
+   and the benches call this instead of spelling the sequence out, so they
+   cannot drift apart. The lowering pass joins the sequence here, between
+   verify and plan, when it exists (lower.c is empty so far). */
+
+PTODEF pto_status pto_compile(pto_ctx *ctx, pto_module *m, const pto_compile_desc *desc)
+{
+    pto_compile_desc zero;
+    pto_stage last;
+    pto_status st;
+    if (!desc) {
+        memset(&zero, 0, sizeof zero);
+        desc = &zero;
+    }
+    last = desc->stop_after == PTO_STAGE_ALL ? PTO_STAGE_SYNC : desc->stop_after;
+    if (!m) return PTO_ERR_USER;   /* a parse that failed: its diagnostics are recorded */
+    st = pto_verify(ctx, m);
+    if (st != PTO_OK || last == PTO_STAGE_VERIFY) return st;
+    st = pto_plan(ctx, m, &desc->plan);
+    /* the checker shares no code with the planner: a violation is pto's bug */
+    if (st == PTO_OK && desc->check_plan && pto_plan_check(ctx, m) != PTO_OK) st = PTO_ERR_INTERNAL;
+    if (st != PTO_OK || last == PTO_STAGE_PLAN || desc->no_sync) return st;
+    return pto_sync(ctx, m, &desc->sync);
+}
+/* ---- End file: src/compile.c ---- */
 
 /* ---- Begin file: src/emit.c ---- */
 /* emit.c - the template emitter: a planned, synchronised module -> C source.

@@ -214,3 +214,31 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
 PTODEF void pto_dump(const pto_module *m, pto_buf *out);
 
 
+
+
+/* ---- compile (the pass sequence) ------------------------------------------------------------
+   (declarations of this stage go below this banner) */
+
+/* Where pto_compile stops; zero runs every pass. */
+typedef enum pto_stage {
+    PTO_STAGE_ALL = 0,     /* verify, plan, sync: ready for pto_emit */
+    PTO_STAGE_VERIFY,      /* verify only */
+    PTO_STAGE_PLAN,        /* verify and plan */
+    PTO_STAGE_SYNC         /* verify, plan and sync (the same as PTO_STAGE_ALL) */
+} pto_stage;
+
+/* Zero-initialised fields take their defaults (sokol style). */
+typedef struct pto_compile_desc {
+    pto_stage stop_after;  /* the last pass to run; 0 = all of them */
+    int no_sync;           /* leave the sync pass out: hand-written syncs only (ptoc --no-sync) */
+    int check_plan;        /* run pto_plan_check after plan; a violation is PTO_ERR_INTERNAL */
+    pto_plan_desc plan;    /* options of pto_plan (tight, orders, result) */
+    pto_sync_desc sync;    /* options of pto_sync (ids per pipe pair, stats) */
+} pto_compile_desc;
+
+/* Runs the passes on a parsed or built module in their fixed order,
+   verify -> plan -> sync, stopping at the first that fails (its diagnostics
+   are recorded) or after desc->stop_after. desc may be NULL. m may be NULL
+   (a failed parse): PTO_ERR_USER. After the full sequence the module is
+   ready for pto_emit. */
+PTODEF pto_status pto_compile(pto_ctx *ctx, pto_module *m, const pto_compile_desc *desc);
