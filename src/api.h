@@ -242,3 +242,24 @@ typedef struct pto_compile_desc {
    (a failed parse): PTO_ERR_USER. After the full sequence the module is
    ready for pto_emit. */
 PTODEF pto_status pto_compile(pto_ctx *ctx, pto_module *m, const pto_compile_desc *desc);
+
+
+/* ---- host sections ------------------------------------------------------------
+   (declarations of this stage go below this banner; the IR is in ir.h) */
+
+/* A run of host section `host`. tensors[i] is host tensor i (param0 + i):
+   the host's params (entries of scalar params are ignored), then its
+   `tensor` intermediates, row-major as for pto_launch; a NULL intermediate
+   is allocated (zero) and freed by the interpreter. bindings give the host's
+   dims and scalars by name. */
+typedef struct pto_host_launch {
+    int32_t host;
+    void **tensors;
+    const pto_binding *bindings;
+    int nbindings;
+} pto_host_launch;
+
+/* Runs the host's calls in program order with the reference semantics
+   (pto_interp per call, each kernel's dims bound from the tensors passed
+   and its scalars from the arguments). Needs a verified module. */
+PTODEF pto_status pto_interp_host(pto_ctx *ctx, const pto_module *m, const pto_host_launch *launch);
