@@ -785,6 +785,20 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
 
 
 
+/* ---- emit (isa target) ------------------------------------------------
+   (declarations of this stage go below this banner) */
+
+/* Emits a planned, synchronised module as C++ against the Ascend pto-isa
+   tile API for real devices (emit_isa.c states the shape, docs/isa-target.md
+   the mapping): kernel_src gets one extern "C" entry per kernel taking the
+   runtime's int64_t *args. desc as for pto_emit (its source is not used).
+   Deterministic. What the target cannot express yet (ranks kernels, peer
+   windows, no vec room for a row reduction's scratch tile) is an error with
+   its location. */
+PTODEF pto_status pto_emit_isa(pto_ctx *ctx, const pto_module *m, const pto_emit_desc *desc, pto_buf *kernel_src);
+
+
+
 /* ---- dump ------------------------------------------------------------
    (declarations of this stage go below this banner) */
 
@@ -10654,6 +10668,13 @@ typedef struct pto__emitter {
     int fvalid;
     char file[256];       /* base name of the source, escaped for a C string */
     int depth;
+    /* A second target (emit_isa.c) reuses this walk: it sets hooks for the
+       statements it spells differently (NULL: the C spelling below) and
+       isa for the spelling of the builtins in kernel expressions. */
+    void (*hook_op)(struct pto__emitter *E, int32_t s);
+    void (*hook_tile)(struct pto__emitter *E, int32_t s);
+    void (*hook_section)(struct pto__emitter *E, int32_t s);
+    int isa;
 } pto__emitter;
 
 /* ---- the expander -------------------------------------------------------- */
@@ -10885,6 +10906,8 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
     static const char *const builtin_c[] = {"pto_k_block_idx(core)", "pto_k_block_num(core)",
                                             "pto_k_subblock(core)", "pto_k_rank(core)", "pto_k_nranks(core)"};
     static const char *const builtin_pto[] = {"block", "blocks", "subblock", "rank", "nranks"};
+    static const char *const builtin_isa[] = {"(int64_t)get_block_idx()", "(int64_t)get_block_num()",
+                                              "(int64_t)get_subblockid()", "0", "1"};
     const pto_module *m = E->m;
     const pto_expr *e;
     int prec, paren;
@@ -10909,6 +10932,7 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
         break;
     case PTO_E_BLOCK: case PTO_E_BLOCKS: case PTO_E_SUBBLOCK: case PTO_E_RANK: case PTO_E_NRANKS:
         if (mode == PTO__EX_PTO) pto__emit_puts(b, builtin_pto[e->kind - PTO_E_BLOCK]);
+        else if (mode == PTO__EX_KERNEL && E->isa) pto__emit_puts(b, builtin_isa[e->kind - PTO_E_BLOCK]);
         else if (mode == PTO__EX_KERNEL) pto__emit_puts(b, builtin_c[e->kind - PTO_E_BLOCK]);
         else pto__emit_puts(b, e->kind == PTO_E_NRANKS ? "1" : "0");
         break;
@@ -11238,7 +11262,11 @@ static pto_status pto__emit_tdecls(pto__emitter *E)
     return PTO_OK;
 }
 
-static void pto__emit_tile(pto__emitter *E, int32_t s)
+/* The planned offset of the tile that statement s declares, as C text in
+   PTO__K_OFF: an xN tile picks its slot from the loop index (a pto_slots_N
+   table line comes first when the slots are not evenly spaced). 0, with
+   E->st set, when the tile has no place. emit_isa.c shares it. */
+static int pto__emit_offset(pto__emitter *E, int32_t s)
 {
     const pto_module *m = E->m;
     int32_t ti = m->stmts[s].ref;
@@ -11248,12 +11276,12 @@ static void pto__emit_tile(pto__emitter *E, int32_t s)
     if (!t->planned) {
         E->st = pto_error(E->ctx, t->loc, "emit: tile '%s' has no planned offset (run the planner first)",
                           pto_str(E->ctx, t->name));
-        return;
+        return 0;
     }
     if (t->nbuf > 1 && pto_stmt_loop(m, s) < 0) {
         E->st = pto_error(E->ctx, t->loc, "emit: tile '%s' has %d slots but is not declared in a loop",
                           pto_str(E->ctx, t->name), (int)t->nbuf);
-        return;
+        return 0;
     }
     b = pto__emit_sb(E, PTO__K_OFF);
     if (t->nbuf <= 1) {
@@ -11285,6 +11313,15 @@ static void pto__emit_tile(pto__emitter *E, int32_t s)
         }
     }
     pto__emit_vbuf(E, PTO__K_OFF);
+    return 1;
+}
+
+static void pto__emit_tile(pto__emitter *E, int32_t s)
+{
+    const pto_module *m = E->m;
+    int32_t ti = m->stmts[s].ref;
+    const pto_tile *t = &m->tiles[ti];
+    if (!pto__emit_offset(E, s)) return;
     if (t->valid_r >= 0) { pto__emit_expr(E, pto__emit_sb(E, PTO__K_VR), t->valid_r, PTO__EX_KERNEL, 0); pto__emit_vbuf(E, PTO__K_VR); }
     else pto__emit_vi(E, PTO__K_VR, t->rows);
     if (t->valid_c >= 0) { pto__emit_expr(E, pto__emit_sb(E, PTO__K_VC), t->valid_c, PTO__EX_KERNEL, 0); pto__emit_vbuf(E, PTO__K_VC); }
@@ -11313,10 +11350,10 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
     pto__emit_indent(E);
     switch (st->kind) {
     case PTO_ST_OP:
-        pto__emit_op(E, s);
+        if (E->hook_op) E->hook_op(E, s); else pto__emit_op(E, s);
         break;
     case PTO_ST_TILE:
-        pto__emit_tile(E, s);
+        if (E->hook_tile) E->hook_tile(E, s); else pto__emit_tile(E, s);
         break;
     case PTO_ST_LET:
         pto__emit_v(E, PTO__K_NAME, E->var_name[st->ref]);
@@ -11349,6 +11386,7 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
         pto__emit_x(E, PTO__T_K_CLOSE);
         break;
     case PTO_ST_SECTION:
+        if (E->hook_section) { E->hook_section(E, s); break; }
         pto__emit_v(E, PTO__K_CORE, st->ref == PTO_CORE_CUBE ? "PTO_K_CORE_CUBE" : "PTO_K_CORE_VECTOR");
         pto__emit_v(E, PTO__K_NAME, st->ref == PTO_CORE_CUBE ? "cube" : "vector");
         pto__emit_x(E, PTO__T_K_SECTION);
@@ -12000,6 +12038,589 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
     return st;
 }
 /* ---- End file: src/emit.c ---- */
+
+/* ---- Begin file: src/emit_isa.c ---- */
+/* emit_isa.c - the second emission target: a planned, synchronised module ->
+   C++ against the Ascend pto-isa tile API, for real devices.
+
+   Needs: what emit.c needs (a verified module, every local tile planned,
+   flags and barriers in place). It reads the module and never changes it.
+
+   Guarantees: one C++ source, byte-identical for identical input, that
+   says the same thing as emit.c's kernel source in the vocabulary of the
+   device headers (docs/isa-target.md has the mapping table and the sources
+   of the API facts):
+   - one `extern "C" __global__ AICORE void kernel_NAME(__gm__ int64_t *args)`
+     per kernel: the runtime ABI of hardware.md section 7 (tensor
+     descriptors first, then scalars as raw 64-bit values; block index and
+     count come from get_block_idx() / get_block_num());
+   - every tile declared where the .pto declares it, as a pto::Tile of its
+     space, and bound to its planned offset with pto::TASSIGN (an xN tile's
+     slot computed from the loop index, as in the simulator target); valid
+     regions are template arguments when constant, pto::DYNAMIC plus a
+     constructor argument when computed at run time;
+   - one pto-isa call per instruction, with a comment "FILE:LINE: TEXT"
+     naming the .pto statement; a GM window is a pto::GlobalTensor view
+     declared on the line before the TLOAD / TSTORE that uses it;
+   - set_flag / wait_flag / pipe_barrier with the comment of the pass that
+     put them there; for / if / let as written; a mix kernel's sections
+     under #if defined(__DAV_CUBE__) / __DAV_VEC__ (each core type is
+     compiled on its own).
+   The statement walk, expressions, names, notes and slot offsets are
+   emit.c's (this file is later in the same translation unit and plugs its
+   spellings in through the emitter's hooks). An op or operand this target
+   cannot express yet is an error with the statement's location, never
+   silently different code.
+
+   The one thing the target adds: the row reductions (TROWSUM, TROWMAX,
+   TROWMIN) take a scratch tile in the C++ API. The planner does not
+   reserve one yet, so each kernel gets one vec scratch area right above
+   its planned vec peak (sized for its largest reduced tile, an error if the
+   space is full), and a pipe_barrier(PIPE_V) orders every row reduction
+   after the V work before it (the scratch is shared), unless a V barrier
+   is already the statement just before. */
+
+typedef struct pto__isa {
+    pto__emitter e;          /* first member: the hooks get &I->e */
+    int64_t scratch_off;     /* vec byte offset of the row-reduction scratch */
+    int32_t ngm;             /* GM views named so far in this kernel */
+} pto__isa;
+
+/* Names the device headers or the CCE compiler own (sorted). A .pto name
+   equal to one, or starting with PIPE_, EVENT_ID or __, becomes user_NAME. */
+static const char *const pto__isa_reserved[] = {
+    "AICORE", "TensorData", "bfloat16_t", "event_t", "get_block_idx", "get_block_num", "get_subblockid",
+    "half", "pipe_barrier", "pipe_t", "set_flag", "std", "wait_flag"};
+
+static const char *const pto__isa_ctype[PTO_NDTYPE] = {"void", "float", "half", "bfloat16_t", "int32_t", "int8_t"};
+
+static int pto__isa_is_reserved(const char *s)
+{
+    size_t i;
+    if (strncmp(s, "PIPE_", 5) == 0 || strncmp(s, "EVENT_ID", 8) == 0 || strncmp(s, "__", 2) == 0) return 1;
+    for (i = 0; i < sizeof pto__isa_reserved / sizeof pto__isa_reserved[0]; i++)
+        if (strcmp(s, pto__isa_reserved[i]) == 0) return 1;
+    return 0;
+}
+
+/* Renames, on top of emit.c's C renaming, the names the device API owns. */
+static pto_status pto__isa_rename(pto__emitter *E, char **names, uint8_t *owned, int32_t n)
+{
+    int32_t i;
+    for (i = 0; i < n; i++) {
+        size_t len;
+        char *c;
+        if (!pto__isa_is_reserved(names[i])) continue;
+        len = strlen(names[i]);
+        c = (char *)pto_alloc(E->ctx, len + 6);
+        if (!c) return PTO_ERR_INTERNAL;
+        memcpy(c, "user_", 5);
+        memcpy(c + 5, names[i], len + 1);
+        if (owned[i]) pto_free(E->ctx, names[i]);
+        names[i] = c;
+        owned[i] = 1;
+    }
+    return PTO_OK;
+}
+
+static void pto__isa_ind(pto__emitter *E) { pto__emit_put(E->out, E->val[PTO__K_IND], E->vlen[PTO__K_IND]); }
+
+/* A valid extent: its constant, or -1 when it is computed at run time. */
+static int64_t pto__isa_static_valid(const pto_module *m, int32_t ex, int32_t full)
+{
+    if (ex < 0) return full;
+    if (m->exprs[ex].kind == PTO_E_INT) return m->exprs[ex].value;
+    return -1;
+}
+
+static void pto__isa_dim(pto_buf *b, int64_t v)
+{
+    if (v < 0) pto__emit_puts(b, "pto::DYNAMIC");
+    else pto__emit_put_i64(b, v);
+}
+
+/* The C++ type of a tile. full: the valid region is the whole tile (the
+   scratch tiles). Vec tiles are row major, except a column [R, 1] (the
+   result of a row reduction), which the API wants column major (DN);
+   mat tiles are NZ (column-major boxes of row-major 512-byte fractals), the
+   layout TMOV / TEXTRACT feed the cube from; left, right and acc use the
+   API's own aliases, whose layout follows the arch. */
+static void pto__isa_tile_type(pto__emitter *E, pto_buf *b, const pto_tile *t, int full)
+{
+    const pto_module *m = E->m;
+    int64_t vr = full ? t->rows : pto__isa_static_valid(m, t->valid_r, t->rows);
+    int64_t vc = full ? t->cols : pto__isa_static_valid(m, t->valid_c, t->cols);
+    const char *ct = pto__isa_ctype[t->dtype < PTO_NDTYPE ? t->dtype : 0];
+    switch (t->space) {
+    case PTO_LEFT: case PTO_RIGHT: case PTO_ACC:
+        pto__emit_puts(b, t->space == PTO_LEFT ? "pto::TileLeft<" : t->space == PTO_RIGHT ? "pto::TileRight<"
+                                                                                         : "pto::TileAcc<");
+        pto__emit_puts(b, ct);
+        break;
+    default:
+        pto__emit_puts(b, t->space == PTO_MAT ? "pto::Tile<pto::TileType::Mat, " : "pto::Tile<pto::TileType::Vec, ");
+        pto__emit_puts(b, ct);
+        break;
+    }
+    pto__emit_put(b, ", ", 2);
+    pto__emit_put_i64(b, t->rows);
+    pto__emit_put(b, ", ", 2);
+    pto__emit_put_i64(b, t->cols);
+    if (t->space == PTO_VEC || t->space == PTO_MAT) {
+        int colmajor = t->space == PTO_MAT || (t->cols == 1 && t->rows > 1);
+        pto__emit_puts(b, colmajor ? ", pto::BLayout::ColMajor" : ", pto::BLayout::RowMajor");
+    }
+    pto__emit_put(b, ", ", 2);
+    pto__isa_dim(b, vr);
+    pto__emit_put(b, ", ", 2);
+    pto__isa_dim(b, vc);
+    if (t->space == PTO_MAT) pto__emit_puts(b, ", pto::SLayout::RowMajor, 512");
+    pto__emit_put(b, ">", 1);
+}
+
+/* ---- tiles ----------------------------------------------------------------- */
+
+static void pto__isa_tile(pto__emitter *E, int32_t s)
+{
+    const pto_module *m = E->m;
+    int32_t ti = m->stmts[s].ref;
+    const pto_tile *t = &m->tiles[ti];
+    pto_buf *b = E->out;
+    int dyn_r, dyn_c;
+    if (!pto__emit_offset(E, s)) return;   /* may emit a pto_slots_N line */
+    dyn_r = pto__isa_static_valid(m, t->valid_r, t->rows) < 0;
+    dyn_c = pto__isa_static_valid(m, t->valid_c, t->cols) < 0;
+    pto__isa_ind(E);
+    pto__isa_tile_type(E, b, t, 0);
+    pto__emit_put(b, " ", 1);
+    pto__emit_puts(b, E->tile_name[ti]);
+    if (dyn_r || dyn_c) {
+        pto__emit_put(b, "(", 1);
+        if (dyn_r) {
+            pto__emit_puts(b, "static_cast<unsigned>(");
+            pto__emit_expr(E, b, t->valid_r, PTO__EX_KERNEL, 0);
+            pto__emit_put(b, ")", 1);
+        }
+        if (dyn_c) {
+            pto__emit_puts(b, dyn_r ? ", static_cast<unsigned>(" : "static_cast<unsigned>(");
+            pto__emit_expr(E, b, t->valid_c, PTO__EX_KERNEL, 0);
+            pto__emit_put(b, ")", 1);
+        }
+        pto__emit_put(b, ")", 1);
+    }
+    pto__emit_puts(b, ";\n");
+    pto__isa_ind(E);
+    pto__emit_puts(b, "pto::TASSIGN(");
+    pto__emit_puts(b, E->tile_name[ti]);
+    pto__emit_put(b, ", ", 2);
+    pto__emit_put(b, E->val[PTO__K_OFF], E->vlen[PTO__K_OFF]);
+    pto_buf_printf(b, "); /* %s, planned */\n", pto_space_name((pto_space)t->space));
+}
+
+/* ---- instructions ------------------------------------------------------------ */
+
+/* "pto_gm_N" for the GM window operand o: declares, on its own line, the
+   GlobalTensor view of the window with the shape of tile t (its valid
+   region) and the row stride of the tensor. */
+static int32_t pto__isa_view(pto__isa *I, const pto_operand *o, const pto_tile *t)
+{
+    pto__emitter *E = &I->e;
+    const pto_module *m = E->m;
+    const pto_param *pa = &m->params[o->ref];
+    pto_buf *b = E->out;
+    int64_t vr = pto__isa_static_valid(m, t->valid_r, t->rows);
+    int64_t vc = pto__isa_static_valid(m, t->valid_c, t->cols);
+    int dyn_stride = pa->dim_var[1] >= 0;
+    int32_t id = I->ngm++;
+    pto__isa_ind(E);
+    pto__emit_puts(b, "pto::GlobalTensor<");
+    pto__emit_puts(b, pto__isa_ctype[pa->dtype < PTO_NDTYPE ? pa->dtype : 0]);
+    pto__emit_puts(b, ", pto::Shape<1, 1, 1, ");
+    pto__isa_dim(b, vr);
+    pto__emit_put(b, ", ", 2);
+    pto__isa_dim(b, vc);
+    pto__emit_puts(b, ">, pto::Stride<1, 1, 1, ");
+    pto__isa_dim(b, dyn_stride ? -1 : pa->dim[1]);
+    pto_buf_printf(b, ", 1>> pto_gm_%ld(%s + ", (long)id, E->param_name[o->ref]);
+    pto__emit_expr(E, b, o->e[0], PTO__EX_KERNEL, 2);
+    pto__emit_puts(b, " * ");
+    if (dyn_stride) pto__emit_puts(b, E->var_name[pa->dim_var[1]]);
+    else pto__emit_put_i64(b, pa->dim[1]);
+    pto__emit_puts(b, " + ");
+    pto__emit_expr(E, b, o->e[1], PTO__EX_KERNEL, 2);
+    if (vr < 0 || vc < 0 || dyn_stride) {
+        pto__emit_puts(b, ", pto::Shape<1, 1, 1, ");
+        pto__isa_dim(b, vr);
+        pto__emit_put(b, ", ", 2);
+        pto__isa_dim(b, vc);
+        pto__emit_puts(b, ">(");
+        if (vr < 0) pto__emit_expr(E, b, t->valid_r, PTO__EX_KERNEL, 0);
+        if (vr < 0 && vc < 0) pto__emit_put(b, ", ", 2);
+        if (vc < 0) pto__emit_expr(E, b, t->valid_c, PTO__EX_KERNEL, 0);
+        pto__emit_puts(b, "), pto::Stride<1, 1, 1, ");
+        pto__isa_dim(b, dyn_stride ? -1 : pa->dim[1]);
+        pto__emit_puts(b, ", 1>(");
+        if (dyn_stride) pto__emit_puts(b, E->var_name[pa->dim_var[1]]);
+        pto__emit_put(b, ")", 1);
+    }
+    pto__emit_puts(b, ");\n");
+    return id;
+}
+
+static void pto__isa_name(pto__emitter *E, pto_buf *b, const pto_operand *o)
+{
+    switch (o->kind) {
+    case PTO_O_TILE: pto__emit_puts(b, E->tile_name[o->ref]); break;
+    case PTO_O_FLOAT: pto__emit_float(E, b, o->f, PTO__EX_KERNEL); break;
+    case PTO_O_SCALAR: pto__emit_puts(b, E->var_name[o->ref]); break;
+    case PTO_O_INT: pto__emit_expr(E, b, o->e[0], PTO__EX_KERNEL, 0); break;
+    case PTO_O_PIPE: pto__emit_puts(b, "PIPE_"); pto__emit_puts(b, pto_pipe_name((pto_pipe)o->ref)); break;
+    default: pto__emit_puts(b, "0"); break;
+    }
+}
+
+/* An event id: EVENT_IDn when constant, else the rotating expression. */
+static void pto__isa_event(pto__emitter *E, pto_buf *b, const pto_operand *o)
+{
+    const pto_expr *e = o->e[0] >= 0 ? &E->m->exprs[o->e[0]] : NULL;
+    if (e && e->kind == PTO_E_INT && e->value >= 0 && e->value < 8) {
+        pto_buf_printf(b, "EVENT_ID%d", (int)e->value);
+        return;
+    }
+    pto__emit_puts(b, "static_cast<event_t>(");
+    pto__emit_expr(E, b, o->e[0], PTO__EX_KERNEL, 0);
+    pto__emit_put(b, ")", 1);
+}
+
+/* The upper-case API name of an op (tadd -> TADD). */
+static void pto__isa_opname(pto_buf *b, pto_op op)
+{
+    const char *n = pto_opinfo_get(op)->name;
+    for (; *n; n++) {
+        char c = *n >= 'a' && *n <= 'z' ? (char)(*n - 'a' + 'A') : *n;
+        pto__emit_put(b, &c, 1);
+    }
+}
+
+/* Whether statement s comes right after a barrier that orders V. */
+static int pto__isa_after_v_barrier(const pto_module *m, int32_t s)
+{
+    int32_t p = m->stmts[s].prev;
+    const pto_operand *o;
+    if (p < 0 || m->stmts[p].kind != PTO_ST_OP || m->stmts[p].op != PTO_OP_PIPE_BARRIER) return 0;
+    o = pto_stmt_arg(m, p, 0);
+    return o && (o->ref == PTO_PIPE_V || o->ref == PTO_PIPE_ALL);
+}
+
+/* The scratch tile of a row reduction over tile src: a tile of src's type
+   at the kernel's scratch offset, ordered after earlier V work. */
+static void pto__isa_scratch(pto__isa *I, int32_t s, const pto_tile *src)
+{
+    pto__emitter *E = &I->e;
+    pto_buf *b = E->out;
+    if (!pto__isa_after_v_barrier(E->m, s)) {
+        pto__isa_ind(E);
+        pto__emit_puts(b, "/* emit (isa): the row-reduction scratch tile is shared: order it after earlier V work */\n");
+        pto__isa_ind(E);
+        pto__emit_puts(b, "pipe_barrier(PIPE_V);\n");
+    }
+    pto__isa_ind(E);
+    pto__isa_tile_type(E, b, src, 1);
+    pto_buf_printf(b, " pto_tmp_%ld;\n", (long)s);
+    pto__isa_ind(E);
+    pto_buf_printf(b, "pto::TASSIGN(pto_tmp_%ld, %lld); /* vec scratch above the planned peak */\n", (long)s,
+                   (long long)I->scratch_off);
+}
+
+static void pto__isa_op(pto__emitter *E, int32_t s)
+{
+    pto__isa *I = (pto__isa *)E;
+    const pto_module *m = E->m;
+    const pto_stmt *st = &m->stmts[s];
+    const pto_opinfo *oi = pto_opinfo_get((pto_op)st->op);
+    pto_buf *b = E->out;
+    int i, gm = -1, view = -1;
+    pto__emit_note(E, st);
+    pto__emit_src(E, s);
+    if (oi->cls == PTO_OC_LOAD || oi->cls == PTO_OC_STORE) {
+        gm = oi->cls == PTO_OC_LOAD ? 1 : 0;
+        view = pto__isa_view(I, &m->operands[st->arg0 + gm], &m->tiles[m->operands[st->arg0 + 1 - gm].ref]);
+    }
+    if (oi->cls == PTO_OC_ROWRED) pto__isa_scratch(I, s, &m->tiles[m->operands[st->arg0 + 1].ref]);
+    pto__isa_ind(E);
+    if (oi->cls == PTO_OC_SYNC) {
+        pto__emit_puts(b, st->op == PTO_OP_SET_FLAG ? "set_flag(" : st->op == PTO_OP_WAIT_FLAG ? "wait_flag("
+                                                                                              : "pipe_barrier(");
+    } else {
+        pto__emit_puts(b, "pto::");
+        pto__isa_opname(b, (pto_op)st->op);
+        pto__emit_put(b, "(", 1);
+    }
+    for (i = 0; i < st->nargs; i++) {
+        const pto_operand *o = &m->operands[st->arg0 + i];
+        if (i) pto__emit_put(b, ", ", 2);
+        if (i == gm) pto_buf_printf(b, "pto_gm_%ld", (long)view);
+        else if (oi->cls == PTO_OC_SYNC && i == 2) pto__isa_event(E, b, o);
+        else if (oi->cls == PTO_OC_EXTRACT && i >= 2) {
+            pto__emit_puts(b, "static_cast<uint16_t>(");
+            pto__isa_name(E, b, o);
+            pto__emit_put(b, ")", 1);
+        } else {
+            pto__isa_name(E, b, o);
+        }
+        /* the accumulator is both input and output of TMATMUL_ACC */
+        if (i == 0 && st->op == PTO_OP_TMATMUL_ACC) {
+            pto__emit_put(b, ", ", 2);
+            pto__isa_name(E, b, o);
+        }
+    }
+    if (oi->cls == PTO_OC_ROWRED) pto_buf_printf(b, ", pto_tmp_%ld", (long)s);
+    if (oi->cls == PTO_OC_CVT) pto__emit_puts(b, ", pto::RoundMode::CAST_RINT");
+    pto__emit_puts(b, "); /* ");
+    pto__emit_put(b, E->val[PTO__K_SRC], E->vlen[PTO__K_SRC]);
+    pto__emit_puts(b, " */\n");
+}
+
+/* ---- sections --------------------------------------------------------------- */
+
+static void pto__isa_section(pto__emitter *E, int32_t s)
+{
+    const pto_stmt *st = &E->m->stmts[s];
+    int cube = st->ref == PTO_CORE_CUBE;
+    pto_buf_printf(E->out, "#if defined(%s) /* %s { } section: built for the %s */\n",
+                   cube ? "__DAV_CUBE__" : "__DAV_VEC__", cube ? "cube" : "vector", cube ? "AIC" : "AIV");
+    pto__isa_ind(E);
+    pto__emit_puts(E->out, "{\n");
+    pto__emit_block(E, st->body);
+    pto__emit_indent(E);
+    pto__emit_x(E, PTO__T_K_CLOSE);
+    pto__emit_puts(E->out, "#endif\n");
+}
+
+/* ---- kernels ----------------------------------------------------------------- */
+
+/* What this target cannot express yet, refused with the place that needs
+   it. Also finds each kernel's scratch need (checked in pto__isa_kernel). */
+static pto_status pto__isa_check(pto__emitter *E)
+{
+    const pto_module *m = E->m;
+    int32_t k, s;
+    for (k = 0; k < m->n_kernels; k++)
+        if (m->kernels[k].ranks)
+            return pto_error(E->ctx, m->kernels[k].loc,
+                             "emit (isa): kernel '%s' is a ranks kernel; communication is not supported by the "
+                             "isa target yet", pto_str(E->ctx, m->kernels[k].name));
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_stmt *st = &m->stmts[s];
+        int i;
+        if (st->block < 0 || st->kind != PTO_ST_OP) continue;
+        for (i = 0; i < st->nargs; i++) {
+            const pto_operand *o = &m->operands[st->arg0 + i];
+            if (o->kind == PTO_O_GM && o->e[2] >= 0)
+                return pto_error(E->ctx, o->loc, "emit (isa): %s of a peer's window (T@p[...]) is not "
+                                 "supported by the isa target yet", pto_opinfo_get((pto_op)st->op)->name);
+        }
+    }
+    return PTO_OK;
+}
+
+/* The kernel's row-reduction scratch: right above its highest planned vec
+   byte, 32-byte aligned, big enough for its largest reduced tile. */
+static pto_status pto__isa_plan_scratch(pto__isa *I, int32_t k)
+{
+    const pto_module *m = I->e.m;
+    int64_t hi = 0, need = 0, cap = pto_space_capacity(m->arch, PTO_VEC);
+    int32_t t, s, first = -1;
+    for (t = 0; t < m->n_tiles; t++) {
+        const pto_tile *tl = &m->tiles[t];
+        int j;
+        if (tl->kernel != k || tl->space != PTO_VEC || !tl->planned) continue;
+        for (j = 0; j < (tl->nbuf > 1 ? tl->nbuf : 1) && j < PTO_MAX_NBUF; j++)
+            if (tl->offset[j] + pto_tile_bytes(tl) > hi) hi = tl->offset[j] + pto_tile_bytes(tl);
+    }
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_stmt *st = &m->stmts[s];
+        const pto_tile *src;
+        if (st->block < 0 || st->kind != PTO_ST_OP || pto_opinfo_get((pto_op)st->op)->cls != PTO_OC_ROWRED) continue;
+        src = &m->tiles[m->operands[st->arg0 + 1].ref];
+        if (src->kernel != k) continue;
+        if (first < 0) first = s;
+        if (pto_tile_bytes(src) > need) need = pto_tile_bytes(src);
+    }
+    I->scratch_off = (hi + 31) / 32 * 32;
+    if (first >= 0 && I->scratch_off + need > cap)
+        return pto_error(I->e.ctx, m->stmts[first].loc,
+                         "emit (isa): %s needs a %lld-byte vec scratch tile, but the plan uses %lld of %lld bytes; "
+                         "leave room for it (smaller tiles or fewer slots)",
+                         pto_opinfo_get((pto_op)m->stmts[first].op)->name, (long long)need, (long long)hi,
+                         (long long)cap);
+    return PTO_OK;
+}
+
+static void pto__isa_kernel(pto__isa *I, int32_t k)
+{
+    pto__emitter *E = &I->e;
+    const pto_module *m = E->m;
+    const pto_kernel *kn = &m->kernels[k];
+    pto_buf *b = E->out;
+    int32_t p, v, idx = 0;
+    int pass;
+    I->ngm = 0;
+    E->st = pto__isa_plan_scratch(I, k);
+    if (E->st != PTO_OK) return;
+    pto__emit_use_block(E, kn->body);
+    for (v = 0; v < m->n_vars; v++)
+        if (m->vars[v].kernel == k && m->vars[v].kind == PTO_V_DIM && E->var_used[v] && m->vars[v].def >= 0)
+            E->param_used[m->vars[v].def] = 1;
+    pto__emit_sig(E, k);
+    pto__emit_planned(E, k);
+    pto_buf_printf(b, "\n/* %s:%d: %s kernel %s(%s), blocks(%s)\n   planned: %s */\n", E->file, (int)kn->loc.line,
+                   E->val[PTO__K_KIND], pto_str(E->ctx, kn->name), E->val[PTO__K_SIG], E->val[PTO__K_BLOCKS],
+                   E->val[PTO__K_PLANNED]);
+    pto_buf_printf(b, "extern \"C\" __global__ AICORE void kernel_%s(__gm__ int64_t *args)\n{\n",
+                   pto_str(E->ctx, kn->name));
+    E->depth = 1;
+    pto__emit_indent(E);
+    for (pass = 0; pass < 2; pass++) {    /* tensors first, then scalars */
+        for (p = kn->param0; p < kn->param0 + kn->nparams; p++) {
+            const pto_param *pa = &m->params[p];
+            const char *name;
+            int used;
+            if ((pa->kind == PTO_P_SCALAR) != pass) continue;
+            if (pa->kind == PTO_P_TENSOR) {
+                name = E->param_name[p];
+                used = E->param_used[p];
+                pto_buf_printf(b, "    __gm__ %s *%s = pto_isa_gm<%s>(args, %d); /* %s %s[",
+                               pto__isa_ctype[pa->dtype < PTO_NDTYPE ? pa->dtype : 0], name,
+                               pto__isa_ctype[pa->dtype < PTO_NDTYPE ? pa->dtype : 0], (int)idx,
+                               pto__emit_dir[pa->dir < 3 ? pa->dir : 0], pto_dtype_name((pto_dtype)pa->dtype));
+                for (v = 0; v < 2; v++) {
+                    if (v) pto__emit_put(b, ", ", 2);
+                    if (pa->dim_var[v] >= 0) pto__emit_puts(b, pto_str(E->ctx, m->vars[pa->dim_var[v]].name));
+                    else pto__emit_put_i64(b, pa->dim[v]);
+                }
+                pto__emit_puts(b, "] */\n");
+            } else {
+                int fl = pa->dtype == PTO_F32 || pa->dtype == PTO_F16 || pa->dtype == PTO_BF16;
+                if (pa->var < 0) { idx++; continue; }
+                name = E->var_name[pa->var];
+                used = E->var_used[pa->var];
+                pto_buf_printf(b, fl ? "    const float %s = pto_isa_f32(args, %d); /* scalar %s */\n"
+                                     : "    const int64_t %s = args[%d]; /* scalar %s */\n",
+                               name, (int)idx, pto_dtype_name((pto_dtype)pa->dtype));
+            }
+            idx++;
+            /* a mix kernel compiles each section alone: any name may go unused */
+            if (!used || kn->kind == PTO_KK_MIX) pto_buf_printf(b, "    (void)%s;\n", name);
+        }
+    }
+    for (v = 0; v < m->n_vars; v++) {
+        const pto_var *va = &m->vars[v];
+        if (va->kernel != k || va->kind != PTO_V_DIM || !E->var_used[v] || va->def < 0) continue;
+        pto_buf_printf(b, "    const int64_t %s = pto_isa_dim(args, %d, %d);\n", E->var_name[v],
+                       (int)(va->def - kn->param0), m->params[va->def].dim_var[0] == v ? 0 : 1);
+        if (kn->kind == PTO_KK_MIX) pto_buf_printf(b, "    (void)%s;\n", E->var_name[v]);
+    }
+    E->depth = 0;
+    pto__emit_block(E, kn->body);
+    pto__emit_puts(b, "}\n");
+}
+
+static const char pto__isa_head[] =
+    "/* kernel.cpp - generated by ptoc %s from %s for the Ascend pto-isa C++ API (ptoc emit --target isa).\n"
+    "   One extern \"C\" entry per kernel, kernel_NAME(__gm__ int64_t *args): args holds the tensor\n"
+    "   descriptors (TensorData) first, then the scalars as raw 64-bit values (a float scalar: its f32\n"
+    "   bits in the low 32 bits). Tiles sit at the addresses pto planned; every flag and barrier is\n"
+    "   the one pto's sync pass (or the .pto) put there. Build it with the CANN toolchain against\n"
+    "   pto-isa's include/ and the runtime's tensor.h. */\n"
+    "\n"
+    "#include <cstdint>\n"
+    "#include <cmath>\n"
+    "#include <pto/pto-inst.hpp>\n"
+    "#include \"tensor.h\"\n"
+    "\n"
+    "/* the first element of tensor argument i */\n"
+    "template <typename T>\n"
+    "AICORE inline __gm__ T *pto_isa_gm(__gm__ int64_t *args, int i)\n"
+    "{\n"
+    "    __gm__ TensorData *d = reinterpret_cast<__gm__ TensorData *>(args[i]);\n"
+    "    return reinterpret_cast<__gm__ T *>(d->buffer.addr) + d->start_offset;\n"
+    "}\n"
+    "\n"
+    "/* extent d (0: rows, 1: columns) of tensor argument i */\n"
+    "AICORE inline int64_t pto_isa_dim(__gm__ int64_t *args, int i, int d)\n"
+    "{\n"
+    "    return static_cast<int64_t>(reinterpret_cast<__gm__ TensorData *>(args[i])->shapes[d]);\n"
+    "}\n"
+    "\n"
+    "/* a float scalar argument: f32 bits in the low half of its slot */\n"
+    "AICORE inline float pto_isa_f32(__gm__ int64_t *args, int i)\n"
+    "{\n"
+    "    union { uint32_t u; float f; } v;\n"
+    "    v.u = static_cast<uint32_t>(static_cast<uint64_t>(args[i]));\n"
+    "    return v.f;\n"
+    "}\n"
+    "\n"
+    "/* min and max of the .pto integer expressions */\n"
+    "AICORE inline int64_t pto_emit_min(int64_t a, int64_t b) { return a < b ? a : b; }\n"
+    "AICORE inline int64_t pto_emit_max(int64_t a, int64_t b) { return a > b ? a : b; }\n";
+
+PTODEF pto_status pto_emit_isa(pto_ctx *ctx, const pto_module *m, const pto_emit_desc *desc, pto_buf *kernel_src)
+{
+    pto__isa *I;
+    pto__emitter *E;
+    uint8_t *vo = NULL, *to = NULL, *po = NULL;
+    pto_status st;
+    int32_t k, s;
+    if (!kernel_src) return PTO_OK;
+    I = (pto__isa *)pto_alloc(ctx, sizeof *I);
+    if (!I) return PTO_ERR_INTERNAL;
+    memset(I, 0, sizeof *I);
+    E = &I->e;
+    E->ctx = ctx;
+    E->m = m;
+    E->out = kernel_src;
+    E->isa = 1;
+    E->hook_op = pto__isa_op;
+    E->hook_tile = pto__isa_tile;
+    E->hook_section = pto__isa_section;
+    for (k = 0; k < PTO__NKEYS; k++) E->scratch[k].ctx = ctx;
+    pto__emit_file_name(E, desc && desc->filename ? desc->filename
+                                                  : pto_file_name(ctx, m->n_kernels ? m->kernels[0].loc.file : m->file));
+    st = pto__emit_check(E);
+    if (st == PTO_OK) st = pto__isa_check(E);
+    if (st == PTO_OK) st = pto__emit_compile(E);
+    if (st == PTO_OK) st = pto__emit_names(E, PTO__NAMES_VAR, &E->var_name, &vo);
+    if (st == PTO_OK) st = pto__emit_names(E, PTO__NAMES_TILE, &E->tile_name, &to);
+    if (st == PTO_OK) st = pto__emit_names(E, PTO__NAMES_PARAM, &E->param_name, &po);
+    if (st == PTO_OK) st = pto__isa_rename(E, E->var_name, vo, m->n_vars);
+    if (st == PTO_OK) st = pto__isa_rename(E, E->tile_name, to, m->n_tiles);
+    if (st == PTO_OK) st = pto__isa_rename(E, E->param_name, po, m->n_params);
+    if (st == PTO_OK) {
+        E->var_used = (uint8_t *)pto_alloc(ctx, (size_t)(m->n_vars ? m->n_vars : 1));
+        E->param_used = (uint8_t *)pto_alloc(ctx, (size_t)(m->n_params ? m->n_params : 1));
+        /* no simulator lifetimes on a device: an empty tdecl list per statement */
+        E->tdecl_head = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * (size_t)(m->n_stmts ? m->n_stmts : 1));
+        if (!E->var_used || !E->param_used || !E->tdecl_head) st = PTO_ERR_INTERNAL;
+        for (s = 0; st == PTO_OK && s < m->n_stmts; s++) E->tdecl_head[s] = -1;
+    }
+    if (st == PTO_OK) {
+        pto_buf_printf(kernel_src, pto__isa_head, PTO_VERSION_STRING, E->file);
+        for (k = 0; k < m->n_kernels && E->st == PTO_OK; k++) {
+            memset(E->var_used, 0, (size_t)(m->n_vars ? m->n_vars : 1));
+            memset(E->param_used, 0, (size_t)(m->n_params ? m->n_params : 1));
+            pto__isa_kernel(I, k);
+        }
+        st = E->st;
+    }
+    for (k = 0; k < PTO__NKEYS; k++)
+        if (E->scratch[k].oom) st = PTO_ERR_INTERNAL;
+    if (kernel_src->oom) st = PTO_ERR_INTERNAL;
+    pto__emit_free(E, vo, to, po);
+    pto_free(ctx, I);
+    return st;
+}
+/* ---- End file: src/emit_isa.c ---- */
 
 /* ---- Begin file: src/harness.c ---- */
 /* harness.c - the host harness of emitted programs (ptoc emit's host.c).

@@ -205,6 +205,20 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
 
 
 
+/* ---- emit (isa target) ------------------------------------------------
+   (declarations of this stage go below this banner) */
+
+/* Emits a planned, synchronised module as C++ against the Ascend pto-isa
+   tile API for real devices (emit_isa.c states the shape, docs/isa-target.md
+   the mapping): kernel_src gets one extern "C" entry per kernel taking the
+   runtime's int64_t *args. desc as for pto_emit (its source is not used).
+   Deterministic. What the target cannot express yet (ranks kernels, peer
+   windows, no vec room for a row reduction's scratch tile) is an error with
+   its location. */
+PTODEF pto_status pto_emit_isa(pto_ctx *ctx, const pto_module *m, const pto_emit_desc *desc, pto_buf *kernel_src);
+
+
+
 /* ---- dump ------------------------------------------------------------
    (declarations of this stage go below this banner) */
 

@@ -236,6 +236,13 @@ typedef struct pto__emitter {
     int fvalid;
     char file[256];       /* base name of the source, escaped for a C string */
     int depth;
+    /* A second target (emit_isa.c) reuses this walk: it sets hooks for the
+       statements it spells differently (NULL: the C spelling below) and
+       isa for the spelling of the builtins in kernel expressions. */
+    void (*hook_op)(struct pto__emitter *E, int32_t s);
+    void (*hook_tile)(struct pto__emitter *E, int32_t s);
+    void (*hook_section)(struct pto__emitter *E, int32_t s);
+    int isa;
 } pto__emitter;
 
 /* ---- the expander -------------------------------------------------------- */
@@ -467,6 +474,8 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
     static const char *const builtin_c[] = {"pto_k_block_idx(core)", "pto_k_block_num(core)",
                                             "pto_k_subblock(core)", "pto_k_rank(core)", "pto_k_nranks(core)"};
     static const char *const builtin_pto[] = {"block", "blocks", "subblock", "rank", "nranks"};
+    static const char *const builtin_isa[] = {"(int64_t)get_block_idx()", "(int64_t)get_block_num()",
+                                              "(int64_t)get_subblockid()", "0", "1"};
     const pto_module *m = E->m;
     const pto_expr *e;
     int prec, paren;
@@ -491,6 +500,7 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
         break;
     case PTO_E_BLOCK: case PTO_E_BLOCKS: case PTO_E_SUBBLOCK: case PTO_E_RANK: case PTO_E_NRANKS:
         if (mode == PTO__EX_PTO) pto__emit_puts(b, builtin_pto[e->kind - PTO_E_BLOCK]);
+        else if (mode == PTO__EX_KERNEL && E->isa) pto__emit_puts(b, builtin_isa[e->kind - PTO_E_BLOCK]);
         else if (mode == PTO__EX_KERNEL) pto__emit_puts(b, builtin_c[e->kind - PTO_E_BLOCK]);
         else pto__emit_puts(b, e->kind == PTO_E_NRANKS ? "1" : "0");
         break;
@@ -820,7 +830,11 @@ static pto_status pto__emit_tdecls(pto__emitter *E)
     return PTO_OK;
 }
 
-static void pto__emit_tile(pto__emitter *E, int32_t s)
+/* The planned offset of the tile that statement s declares, as C text in
+   PTO__K_OFF: an xN tile picks its slot from the loop index (a pto_slots_N
+   table line comes first when the slots are not evenly spaced). 0, with
+   E->st set, when the tile has no place. emit_isa.c shares it. */
+static int pto__emit_offset(pto__emitter *E, int32_t s)
 {
     const pto_module *m = E->m;
     int32_t ti = m->stmts[s].ref;
@@ -830,12 +844,12 @@ static void pto__emit_tile(pto__emitter *E, int32_t s)
     if (!t->planned) {
         E->st = pto_error(E->ctx, t->loc, "emit: tile '%s' has no planned offset (run the planner first)",
                           pto_str(E->ctx, t->name));
-        return;
+        return 0;
     }
     if (t->nbuf > 1 && pto_stmt_loop(m, s) < 0) {
         E->st = pto_error(E->ctx, t->loc, "emit: tile '%s' has %d slots but is not declared in a loop",
                           pto_str(E->ctx, t->name), (int)t->nbuf);
-        return;
+        return 0;
     }
     b = pto__emit_sb(E, PTO__K_OFF);
     if (t->nbuf <= 1) {
@@ -867,6 +881,15 @@ static void pto__emit_tile(pto__emitter *E, int32_t s)
         }
     }
     pto__emit_vbuf(E, PTO__K_OFF);
+    return 1;
+}
+
+static void pto__emit_tile(pto__emitter *E, int32_t s)
+{
+    const pto_module *m = E->m;
+    int32_t ti = m->stmts[s].ref;
+    const pto_tile *t = &m->tiles[ti];
+    if (!pto__emit_offset(E, s)) return;
     if (t->valid_r >= 0) { pto__emit_expr(E, pto__emit_sb(E, PTO__K_VR), t->valid_r, PTO__EX_KERNEL, 0); pto__emit_vbuf(E, PTO__K_VR); }
     else pto__emit_vi(E, PTO__K_VR, t->rows);
     if (t->valid_c >= 0) { pto__emit_expr(E, pto__emit_sb(E, PTO__K_VC), t->valid_c, PTO__EX_KERNEL, 0); pto__emit_vbuf(E, PTO__K_VC); }
@@ -895,10 +918,10 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
     pto__emit_indent(E);
     switch (st->kind) {
     case PTO_ST_OP:
-        pto__emit_op(E, s);
+        if (E->hook_op) E->hook_op(E, s); else pto__emit_op(E, s);
         break;
     case PTO_ST_TILE:
-        pto__emit_tile(E, s);
+        if (E->hook_tile) E->hook_tile(E, s); else pto__emit_tile(E, s);
         break;
     case PTO_ST_LET:
         pto__emit_v(E, PTO__K_NAME, E->var_name[st->ref]);
@@ -931,6 +954,7 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
         pto__emit_x(E, PTO__T_K_CLOSE);
         break;
     case PTO_ST_SECTION:
+        if (E->hook_section) { E->hook_section(E, s); break; }
         pto__emit_v(E, PTO__K_CORE, st->ref == PTO_CORE_CUBE ? "PTO_K_CORE_CUBE" : "PTO_K_CORE_VECTOR");
         pto__emit_v(E, PTO__K_NAME, st->ref == PTO_CORE_CUBE ? "cube" : "vector");
         pto__emit_x(E, PTO__T_K_SECTION);

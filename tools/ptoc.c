@@ -6,8 +6,8 @@
    ptoc plan [--tight] [--svg OUT.svg] FILE
                          plan memory; print the plan table and memory maps
    ptoc sync FILE        the IR after sync, each inserted sync with its dependency
-   ptoc emit [--no-sync] [--tight] FILE -o DIR
-                         kernel.c and host.c of FILE in DIR
+   ptoc emit [--no-sync] [--tight] [--target sim|isa] FILE -o DIR
+                         kernel.c and host.c of FILE in DIR (isa: kernel.cpp)
    ptoc run [--no-sync] [--tight] [--cc CC] [-D NAME=VALUE]... [--seed S] [--trace F] FILE|DIR
                          emit (or take DIR as it is), compile, run on the
                          simulator, compare with the reference interpreter
@@ -36,8 +36,9 @@ static const char *usage =
     "                      per space; --tight ignores pipe conflicts; --svg draws the maps\n"
     "  sync FILE           plan and synchronise: every inserted set_flag / wait_flag /\n"
     "                      pipe_barrier with the dependency (tiles, bytes, kind) behind it\n"
-    "  emit [--no-sync] [--tight] FILE -o DIR\n"
-    "                      write DIR/kernel.c and DIR/host.c\n"
+    "  emit [--no-sync] [--tight] [--target sim|isa] FILE -o DIR\n"
+    "                      write DIR/kernel.c and DIR/host.c (--target isa: DIR/kernel.cpp\n"
+    "                      against the Ascend pto-isa C++ API, see docs/isa-target.md)\n"
     "  run [--no-sync] [--tight] [--cc CC] [-D NAME=VALUE]... [--seed S] [--trace F.json] FILE|DIR\n"
     "                      emit FILE (or take DIR as it is), compile with CC ($CC, cc),\n"
     "                      run on the simulator and compare with the reference interpreter;\n"
@@ -221,6 +222,7 @@ static int cmd_sync(pto_ctx *ctx, const char *path)
 /* Options of emit and run (bits). */
 #define EMIT_NO_SYNC 1  /* leave the sync pass out */
 #define EMIT_TIGHT   2  /* plan tightly (pto_plan_desc.tight) */
+#define EMIT_ISA     4  /* emit --target isa: C++ for the pto-isa API, no host */
 
 /* The pipeline of `emit`: parse, the passes (pto_compile), emit. */
 static pto_status compile_file(pto_ctx *ctx, const char *path, int opts, pto_buf *ksrc, pto_buf *hsrc)
@@ -245,7 +247,7 @@ static pto_status compile_file(pto_ctx *ctx, const char *path, int opts, pto_buf
         ed.filename = path;
         ed.source = text;
         ed.source_len = len;
-        st = pto_emit(ctx, m, &ed, ksrc, hsrc);
+        st = (opts & EMIT_ISA) ? pto_emit_isa(ctx, m, &ed, ksrc) : pto_emit(ctx, m, &ed, ksrc, hsrc);
     }
     pto_diag_print(ctx, stderr);
     pto_module_destroy(m);
@@ -280,7 +282,8 @@ static int emit_to(pto_ctx *ctx, const char *path, const char *dir, int opts)
     rc = exit_code(st);
     if (st == PTO_OK) {
         mkdir(dir, 0777);
-        if (!write_file(dir, "kernel.c", &k) || !write_file(dir, "host.c", &h)) rc = 1;
+        if (opts & EMIT_ISA) rc = write_file(dir, "kernel.cpp", &k) ? rc : 1;
+        else if (!write_file(dir, "kernel.c", &k) || !write_file(dir, "host.c", &h)) rc = 1;
     }
     pto_buf_free(&k);
     pto_buf_free(&h);
@@ -295,6 +298,8 @@ static int cmd_emit(pto_ctx *ctx, int argc, char **argv)
         if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) dir = argv[++i];
         else if (strcmp(argv[i], "--no-sync") == 0) opts |= EMIT_NO_SYNC;
         else if (strcmp(argv[i], "--tight") == 0) opts |= EMIT_TIGHT;
+        else if (strcmp(argv[i], "--target") == 0 && i + 1 < argc && strcmp(argv[i + 1], "isa") == 0) opts |= EMIT_ISA, i++;
+        else if (strcmp(argv[i], "--target") == 0 && i + 1 < argc && strcmp(argv[i + 1], "sim") == 0) opts &= ~EMIT_ISA, i++;
         else if (!path) path = argv[i];
         else path = NULL, i = argc;
     }

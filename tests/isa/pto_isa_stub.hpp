@@ -1,0 +1,235 @@
+/* pto_isa_stub.hpp - declarations of the part of the Ascend pto-isa C++ API that
+   `ptoc emit --target isa` writes against, with the names and template shapes of the
+   real headers (docs/isa-target.md lists them and where they come from). Nothing here
+   runs: tests/isa_test.sh compiles emitted kernels with g++ -fsyntax-only against it.
+   It is deliberately strict: each instruction checks, at compile time, the tile types
+   (TileType) and operand order the real API requires, so an emitter slip such as
+   swapping TMATMUL's operands or passing a Vec tile to the cube fails to compile. */
+#ifndef PTO_ISA_STUB_HPP
+#define PTO_ISA_STUB_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#define __global__
+#define AICORE
+#define __gm__
+
+/* CCE intrinsics: pipes, event ids, flags, barriers, block queries */
+enum pipe_t { PIPE_S, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_FIX, PIPE_ALL };
+enum event_t { EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6, EVENT_ID7 };
+void set_flag(pipe_t src, pipe_t dst, event_t id);
+void wait_flag(pipe_t src, pipe_t dst, event_t id);
+void pipe_barrier(pipe_t pipe);
+int64_t get_block_idx();
+int64_t get_block_num();
+int64_t get_subblockid();
+
+struct half { uint16_t bits; half() = default; half(float); half(double); };
+struct bfloat16_t { uint16_t bits; bfloat16_t() = default; bfloat16_t(float); bfloat16_t(double); };
+
+namespace pto {
+
+constexpr int DYNAMIC = -1;
+
+enum class TileType { Vec, Mat, Left, Right, Acc, Bias, Scaling };
+enum class BLayout { RowMajor, ColMajor };
+enum class SLayout { NoneBox, RowMajor, ColMajor };
+enum class Layout { ND, DN, NZ };
+enum class PadValue { Null, Zero, Max, Min };
+enum class RoundMode { CAST_NONE, CAST_RINT, CAST_ROUND, CAST_FLOOR, CAST_CEIL, CAST_TRUNC, CAST_ODD };
+
+template <int64_t... N>
+constexpr int pto_stub_ndyn() { return ((N == DYNAMIC ? 1 : 0) + ... + 0); }
+
+/* Shape / Stride: five dims; the constructor takes exactly the dynamic ones */
+template <int64_t N1 = DYNAMIC, int64_t N2 = DYNAMIC, int64_t N3 = DYNAMIC, int64_t N4 = DYNAMIC, int64_t N5 = DYNAMIC>
+struct Shape {
+    static constexpr int ndyn = pto_stub_ndyn<N1, N2, N3, N4, N5>();
+    Shape() {}
+    template <typename... A, typename = std::enable_if_t<(sizeof...(A) > 0) && sizeof...(A) == ndyn>>
+    Shape(A... dims) { static_assert((std::is_integral<A>::value && ...), "Shape: integer extents"); (void)sizeof...(dims); }
+};
+
+template <int64_t N1 = DYNAMIC, int64_t N2 = DYNAMIC, int64_t N3 = DYNAMIC, int64_t N4 = DYNAMIC, int64_t N5 = DYNAMIC>
+struct Stride {
+    static constexpr int ndyn = pto_stub_ndyn<N1, N2, N3, N4, N5>();
+    Stride() {}
+    template <typename... A, typename = std::enable_if_t<(sizeof...(A) > 0) && sizeof...(A) == ndyn>>
+    Stride(A... s) { static_assert((std::is_integral<A>::value && ...), "Stride: integer strides"); (void)sizeof...(s); }
+};
+
+template <typename Element_, typename Shape_, typename Stride_, Layout Layout_ = Layout::ND>
+struct GlobalTensor {
+    using DType = Element_;
+    GlobalTensor(__gm__ Element_ *data, const Shape_ &shape = Shape_(), const Stride_ &stride = Stride_())
+    { (void)data; (void)shape; (void)stride; }
+};
+
+template <TileType Loc_, typename Element_, int Rows_, int Cols_, BLayout BFractal_ = BLayout::RowMajor,
+          int RowValid_ = Rows_, int ColValid_ = Cols_, SLayout SFractal_ = SLayout::NoneBox,
+          int SFractalSize_ = 512, PadValue PadVal_ = PadValue::Null>
+struct Tile {
+    using DType = Element_;
+    static constexpr TileType Loc = Loc_;
+    static constexpr int Rows = Rows_, Cols = Cols_, ValidRow = RowValid_, ValidCol = ColValid_;
+    static constexpr BLayout BFractal = BFractal_;
+    static constexpr SLayout SFractal = SFractal_;
+    static constexpr bool boxed = SFractal_ != SLayout::NoneBox;
+    static constexpr int InnerRows = SFractalSize_ == 1024 ? 16 : !boxed ? 1
+                                   : SFractal_ == SLayout::RowMajor ? 16 : int(32 / sizeof(Element_));
+    static constexpr int InnerCols = SFractalSize_ == 1024 ? 16 : !boxed ? 1
+                                   : SFractal_ == SLayout::RowMajor ? int(32 / sizeof(Element_)) : 16;
+    static_assert(Rows > 0 && Cols > 0, "Tile: positive shape");
+    static_assert((RowValid_ == DYNAMIC || (RowValid_ > 0 && RowValid_ <= Rows)) &&
+                  (ColValid_ == DYNAMIC || (ColValid_ > 0 && ColValid_ <= Cols)), "Tile: valid region inside the tile");
+    static_assert(SFractalSize_ == 512 || SFractalSize_ == 1024, "Tile: fractal size 512 or 1024");
+    static_assert(boxed || (BFractal_ == BLayout::RowMajor ? Cols * sizeof(Element_) % 32 == 0
+                                                           : Rows * sizeof(Element_) % 32 == 0),
+                  "Tile: an unboxed tile's rows (row major) or columns (column major) are 32-byte aligned");
+    static_assert(!boxed || (Rows % InnerRows == 0 && Cols % InnerCols == 0), "Tile: whole fractals");
+    static_assert(Loc_ != TileType::Vec || !boxed, "Tile: vec tiles are not boxed");
+    static_assert(Loc_ == TileType::Vec || boxed, "Tile: cube tiles are boxed (fractal layouts)");
+
+    template <int R = RowValid_, int C = ColValid_, std::enable_if_t<(R > 0) && (C > 0), int> = 0>
+    Tile() {}
+    template <int R = RowValid_, int C = ColValid_, std::enable_if_t<R == DYNAMIC && C == DYNAMIC, int> = 0>
+    Tile(unsigned vr, unsigned vc) { (void)vr; (void)vc; }
+    template <int R = RowValid_, int C = ColValid_, std::enable_if_t<R == DYNAMIC && (C > 0), int> = 0>
+    explicit Tile(unsigned vr) { (void)vr; }
+    template <int R = RowValid_, int C = ColValid_, std::enable_if_t<(R > 0) && C == DYNAMIC, int> = 0, int = 0>
+    explicit Tile(unsigned vc) { (void)vc; }
+};
+
+/* the cube operand aliases (a2a3 layouts) */
+template <typename Element_, int Rows_, int Cols_, int RowValid_ = Rows_, int ColValid_ = Cols_>
+using TileLeft = Tile<TileType::Left, Element_, Rows_, Cols_, BLayout::RowMajor, RowValid_, ColValid_,
+                      SLayout::RowMajor, 512>;
+template <typename Element_, int Rows_, int Cols_, int RowValid_ = Rows_, int ColValid_ = Cols_>
+using TileRight = Tile<TileType::Right, Element_, Rows_, Cols_, BLayout::RowMajor, RowValid_, ColValid_,
+                       SLayout::ColMajor, 512>;
+template <typename Element_, int Rows_, int Cols_, int RowValid_ = Rows_, int ColValid_ = Cols_>
+using TileAcc = Tile<TileType::Acc, Element_, Rows_, Cols_, BLayout::ColMajor, RowValid_, ColValid_,
+                     SLayout::RowMajor, 1024>;
+
+template <typename T> struct is_tile : std::false_type {};
+template <TileType L, typename E, int R, int C, BLayout B, int VR, int VC, SLayout S, int F, PadValue P>
+struct is_tile<Tile<L, E, R, C, B, VR, VC, S, F, P>> : std::true_type {};
+template <typename T> struct is_global : std::false_type {};
+template <typename E, typename Sh, typename St, Layout L>
+struct is_global<GlobalTensor<E, Sh, St, L>> : std::true_type {};
+
+template <typename T, TileType L> constexpr bool pto_stub_at() { return is_tile<T>::value && T::Loc == L; }
+template <typename D, typename... S> constexpr bool pto_stub_vec()
+{ return pto_stub_at<D, TileType::Vec>() && (pto_stub_at<S, TileType::Vec>() && ...); }
+template <typename D, typename... S> constexpr bool pto_stub_same()
+{ return (std::is_same<typename D::DType, typename S::DType>::value && ...); }
+
+template <typename T, typename AddrType>
+void TASSIGN(T &obj, AddrType addr)
+{
+    static_assert(is_tile<T>::value, "TASSIGN: a tile");
+    static_assert(std::is_integral<AddrType>::value, "TASSIGN: a tile takes an integral address");
+    (void)obj; (void)addr;
+}
+
+template <typename TileData, typename GlobalData>
+void TLOAD(TileData &dst, GlobalData &src)
+{
+    static_assert(is_tile<TileData>::value && is_global<GlobalData>::value, "TLOAD(tile, global)");
+    static_assert(TileData::Loc == TileType::Vec || TileData::Loc == TileType::Mat, "TLOAD: into vec or mat");
+    static_assert(pto_stub_same<TileData, GlobalData>(), "TLOAD: same element type");
+    (void)dst; (void)src;
+}
+
+template <typename GlobalData, typename TileData>
+void TSTORE(GlobalData &dst, TileData &src)
+{
+    static_assert(is_global<GlobalData>::value && is_tile<TileData>::value, "TSTORE(global, tile)");
+    static_assert(TileData::Loc == TileType::Vec || TileData::Loc == TileType::Acc, "TSTORE: from vec or acc");
+    static_assert(TileData::Loc == TileType::Acc || pto_stub_same<TileData, GlobalData>(), "TSTORE: same element type");
+    (void)dst; (void)src;
+}
+
+#define PTO_STUB_BIN(NAME) \
+    template <typename D, typename A, typename B> void NAME(D &dst, A &src0, B &src1) \
+    { static_assert(pto_stub_vec<D, A, B>() && pto_stub_same<D, A, B>(), #NAME ": vec tiles of one type"); \
+      (void)dst; (void)src0; (void)src1; }
+PTO_STUB_BIN(TADD) PTO_STUB_BIN(TSUB) PTO_STUB_BIN(TMUL) PTO_STUB_BIN(TDIV) PTO_STUB_BIN(TMAX) PTO_STUB_BIN(TMIN)
+
+#define PTO_STUB_BINS(NAME) \
+    template <typename D, typename A> void NAME(D &dst, A &src, typename A::DType scalar) \
+    { static_assert(pto_stub_vec<D, A>() && pto_stub_same<D, A>(), #NAME ": vec tiles of one type"); \
+      (void)dst; (void)src; (void)scalar; }
+PTO_STUB_BINS(TADDS) PTO_STUB_BINS(TSUBS) PTO_STUB_BINS(TMULS) PTO_STUB_BINS(TDIVS) PTO_STUB_BINS(TMAXS)
+PTO_STUB_BINS(TMINS)
+
+#define PTO_STUB_UN(NAME) \
+    template <typename D, typename A> void NAME(D &dst, A &src) \
+    { static_assert(pto_stub_vec<D, A>() && pto_stub_same<D, A>(), #NAME ": vec tiles of one type"); \
+      (void)dst; (void)src; }
+PTO_STUB_UN(TEXP) PTO_STUB_UN(TLOG) PTO_STUB_UN(TSQRT) PTO_STUB_UN(TRSQRT) PTO_STUB_UN(TRECIP) PTO_STUB_UN(TABS)
+PTO_STUB_UN(TNEG) PTO_STUB_UN(TRELU)
+
+template <typename D>
+void TEXPANDS(D &dst, typename D::DType scalar)
+{ static_assert(pto_stub_vec<D>(), "TEXPANDS: a vec tile"); (void)dst; (void)scalar; }
+
+#define PTO_STUB_ROWRED(NAME) \
+    template <typename D, typename S, typename T> void NAME(D &dst, S &src, T &tmp) \
+    { static_assert(pto_stub_vec<D, S, T>() && pto_stub_same<D, S, T>(), #NAME ": vec tiles of one type"); \
+      static_assert(D::Cols == 1 && D::Rows >= S::Rows, #NAME ": the result is a column of src's rows"); \
+      (void)dst; (void)src; (void)tmp; }
+PTO_STUB_ROWRED(TROWSUM) PTO_STUB_ROWRED(TROWMAX) PTO_STUB_ROWRED(TROWMIN)
+
+#define PTO_STUB_ROWEXP(NAME) \
+    template <typename D, typename A, typename V> void NAME(D &dst, A &src0, V &src1) \
+    { static_assert(pto_stub_vec<D, A, V>() && pto_stub_same<D, A, V>(), #NAME ": vec tiles of one type"); \
+      static_assert(V::Cols == 1, #NAME ": src1 is a column"); (void)dst; (void)src0; (void)src1; }
+PTO_STUB_ROWEXP(TROWEXPANDADD) PTO_STUB_ROWEXP(TROWEXPANDSUB) PTO_STUB_ROWEXP(TROWEXPANDMUL)
+PTO_STUB_ROWEXP(TROWEXPANDDIV)
+
+template <typename D, typename S>
+void TCVT(D &dst, S &src, RoundMode mode)
+{ static_assert(pto_stub_vec<D, S>(), "TCVT: vec tiles"); (void)dst; (void)src; (void)mode; }
+
+template <typename D, typename S>
+void TMOV(D &dst, S &src)
+{
+    constexpr TileType d = D::Loc, s = S::Loc;
+    static_assert(is_tile<D>::value && is_tile<S>::value, "TMOV(tile, tile)");
+    static_assert(((d == TileType::Left || d == TileType::Right) && s == TileType::Mat) ||
+                  (d == TileType::Vec && s == TileType::Vec) ||
+                  ((d == TileType::Vec || d == TileType::Mat) && s == TileType::Acc) ||
+                  (d == TileType::Mat && s == TileType::Vec), "TMOV: a supported pair of tile types");
+    (void)dst; (void)src;
+}
+
+template <typename D, typename S>
+void TEXTRACT(D &dst, S &src, uint16_t indexRow = 0, uint16_t indexCol = 0)
+{
+    static_assert((pto_stub_at<D, TileType::Left>() || pto_stub_at<D, TileType::Right>()) &&
+                  pto_stub_at<S, TileType::Mat>(), "TEXTRACT: mat -> left / right");
+    (void)dst; (void)src; (void)indexRow; (void)indexCol;
+}
+
+template <typename TileRes, typename TileLeft_, typename TileRight_>
+void TMATMUL(TileRes &cMatrix, TileLeft_ &aMatrix, TileRight_ &bMatrix)
+{
+    static_assert(pto_stub_at<TileRes, TileType::Acc>() && pto_stub_at<TileLeft_, TileType::Left>() &&
+                  pto_stub_at<TileRight_, TileType::Right>(), "TMATMUL(acc, left, right)");
+    (void)cMatrix; (void)aMatrix; (void)bMatrix;
+}
+
+template <typename TileRes, typename TileLeft_, typename TileRight_>
+void TMATMUL_ACC(TileRes &cOutMatrix, TileRes &cInMatrix, TileLeft_ &aMatrix, TileRight_ &bMatrix)
+{
+    static_assert(pto_stub_at<TileRes, TileType::Acc>() && pto_stub_at<TileLeft_, TileType::Left>() &&
+                  pto_stub_at<TileRight_, TileType::Right>(), "TMATMUL_ACC(acc, acc, left, right)");
+    (void)cOutMatrix; (void)cInMatrix; (void)aMatrix; (void)bMatrix;
+}
+
+} /* namespace pto */
+
+#endif

@@ -1,0 +1,115 @@
+#!/bin/sh
+# isa_test.sh - the second emission target (ptoc emit --target isa, src/emit_isa.c).
+# No device here, so the output is checked by compiling it:
+#   - every example, every tests/ok kernel and every kernel of the spec
+#     (/work/shared/spec/pto-text.md when present) is emitted with --target isa
+#     and compiled by g++ -std=c++17 -fsyntax-only -Wall -Werror against
+#     tests/isa/pto_isa_stub.hpp (the API surface we emit, with the real names,
+#     template shapes and tile-type rules); a mix kernel once per core type;
+#   - what the target cannot express yet is an error with its location;
+#   - planted emitter slips (TMATMUL operands swapped, a vec tile on the cube,
+#     TLOAD / TSTORE operands swapped, an int where an event id goes, a
+#     misaligned vec tile) must NOT compile: the stub is strict enough;
+#   - golden sources of vadd and mm (PTO_UPDATE_GOLDEN=1 rewrites them);
+#   - re-emission is byte-identical; --target sim is still the default.
+cd "$(dirname "$0")/.." || exit 1
+ptoc=./build/ptoc
+out=build/isa_test
+rm -rf $out
+mkdir -p $out
+pass=0; fail=0
+ok()  { pass=$((pass + 1)); echo "ok $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; [ -f $out/log ] && tail -20 $out/log; }
+try() { name=$1; shift; if "$@" >$out/log 2>&1; then ok "$name"; else bad "$name"; fi; }
+fails() { name=$1; shift; if "$@" >$out/log 2>&1; then bad "$name (was accepted)"; else ok "$name"; fi; cp $out/log $out/err; }
+CXX="g++ -std=c++17 -fsyntax-only -Wall -Werror -I tests/isa"
+
+# every kernel we have: examples, tests/ok, and the spec's examples
+mkdir -p $out/src
+spec=/work/shared/spec/pto-text.md
+if [ -f $spec ]; then
+    awk -v dir=$out/src '/^```/ { if (f) { close(f); f = "" } else { inb = 1 } next }
+        inb && /^kernel / && !f { n++; f = dir "/spec" n ".pto" }
+        f { print > f }' $spec
+fi
+n=0
+for f in examples/*.pto tests/ok/*.pto $out/src/*.pto; do
+    [ -f "$f" ] || continue
+    case $f in $out/*) $ptoc check "$f" >/dev/null 2>&1 || continue;; esac  # grammar, not a kernel
+    b=$(basename "$f" .pto)
+    d=$out/$b
+    if grep -q ' ranks' "$f"; then
+        fails "$b: a ranks kernel is refused" $ptoc emit --target isa "$f" -o $d
+        try "$b: ... with its location" grep -q "^$f:[0-9]*:[0-9]*: error: emit (isa): kernel '[a-z]*' is a ranks kernel" $out/err
+        continue
+    fi
+    try "$b: emit --target isa" $ptoc emit --target isa "$f" -o $d
+    try "$b: g++ -fsyntax-only -Wall -Werror" $CXX $d/kernel.cpp
+    if grep -q '__DAV_CUBE__' $d/kernel.cpp; then
+        try "$b: ... built for the AIC" $CXX -D__DAV_CUBE__ $d/kernel.cpp
+        try "$b: ... built for the AIV" $CXX -D__DAV_VEC__ $d/kernel.cpp
+    fi
+    n=$((n + 1))
+done
+try "at least the six examples compiled" test $n -ge 6
+
+# the output says what the simulator target says
+try "vadd: an xN tile's slot comes from the loop index" grep -q 'pto::TASSIGN(b, 32768 + (i % 2) \* 16384);' $out/vadd/kernel.cpp
+try "vadd: rotating event ids" grep -q 'wait_flag(PIPE_V, PIPE_MTE2, static_cast<event_t>(' $out/vadd/kernel.cpp
+try "vadd: syncs keep their dependency comment" grep -q '/\* sync: RAW vec\[0x8000,0xc000) tload b (vadd.pto:10) -> tadd c (vadd.pto:11) \*/' $out/vadd/kernel.cpp
+try "vadd: block index" grep -q 'get_block_idx()' $out/vadd/kernel.cpp
+try "tail: a run-time valid region" grep -q 'pto::DYNAMIC, 64> t(static_cast<unsigned>(pto_emit_min(16, N - r)));' $out/tail/kernel.cpp
+try "tail: a dynamic dim from the descriptor" grep -q 'const int64_t N = pto_isa_dim(args, 0, 0);' $out/tail/kernel.cpp
+try "tail: a float scalar after the tensors" grep -q 'const float alpha = pto_isa_f32(args, 2);' $out/tail/kernel.cpp
+try "mm: TMATMUL_ACC reads and writes acc" grep -q 'pto::TMATMUL_ACC(acc, acc, a0, b0);' $out/mm/kernel.cpp
+try "softmax: row reductions get the scratch tile" grep -q 'pto::TROWSUM(s, t, pto_tmp_' $out/softmax/kernel.cpp
+try "mix: subblock index" grep -q 'get_subblockid()' $out/mix/kernel.cpp
+
+# planted slips must not compile
+plant() {   # NAME SRCDIR SED
+    sed "$3" $out/$2/kernel.cpp > $out/planted.cpp
+    if cmp -s $out/planted.cpp $out/$2/kernel.cpp; then bad "$1 (the plant did not apply)"; return; fi
+    fails "$1 is rejected" $CXX $out/planted.cpp
+}
+plant "TMATMUL with left and right swapped" mm 's/pto::TMATMUL(acc, a0, b0)/pto::TMATMUL(acc, b0, a0)/'
+plant "TMATMUL into a vec tile" mm 's/pto::TileAcc<float, 128, 128, 128, 128> acc;/pto::Tile<pto::TileType::Vec, float, 128, 128> acc;/'
+plant "a left tile declared as vec" mm 's/pto::TileLeft<half, 128, 64, 128, 64>/pto::Tile<pto::TileType::Vec, half, 128, 64>/'
+plant "TLOAD with its operands swapped" vadd 's/pto::TLOAD(a, pto_gm_0)/pto::TLOAD(pto_gm_0, a)/'
+plant "TSTORE with its operands swapped" vadd 's/pto::TSTORE(pto_gm_2, c)/pto::TSTORE(c, pto_gm_2)/'
+plant "an int as an event id" vadd 's/set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0)/set_flag(PIPE_MTE2, PIPE_V, 0)/'
+plant "a misaligned vec row" vadd 's/float, 16, 256, pto::BLayout::RowMajor, 16, 256> a;/float, 16, 3, pto::BLayout::RowMajor, 16, 3> a;/'
+plant "a tile element type unlike the tensor's" vadd 's/pto::GlobalTensor<float, pto::Shape<1, 1, 1, 16, 256>, pto::Stride<1, 1, 1, 256, 1>> pto_gm_0/pto::GlobalTensor<int32_t, pto::Shape<1, 1, 1, 16, 256>, pto::Stride<1, 1, 1, 256, 1>> pto_gm_0/'
+plant "a dynamic valid row without its value" tail 's/t(static_cast<unsigned>(pto_emit_min(16, N - r)));/t;/'
+plant "a row reduction without its scratch" softmax 's/pto::TROWSUM(s, t, pto_tmp_[0-9]*)/pto::TROWSUM(s, t)/'
+
+# what the target cannot express yet: an error with its location
+cat > $out/full.pto <<'PTO'
+kernel full(in x: f32[64, 512], out y: f32[64, 1]) vector {
+  tile t: vec f32[64, 512]
+  tile s: vec f32[64, 1]
+  tload t, x[0, 0]
+  trowsum s, t
+  tstore y[0, 0], s
+}
+PTO
+fails "no vec room for the scratch tile is refused" $ptoc emit --target isa $out/full.pto -o $out/full
+try "... at the row reduction, saying why" grep -q "^$out/full.pto:5:3: error: emit (isa): trowsum needs a 131072-byte vec scratch tile, but the plan uses 131328 of 196608 bytes" $out/err
+try "... and the simulator target still takes it" $ptoc emit $out/full.pto -o $out/full_sim
+
+# golden sources
+for g in vadd mm; do
+    if [ "$PTO_UPDATE_GOLDEN" = 1 ]; then cp $out/$g/kernel.cpp tests/golden/isa_$g.kernel.cpp; fi
+    try "golden isa_$g.kernel.cpp" cmp tests/golden/isa_$g.kernel.cpp $out/$g/kernel.cpp
+done
+
+# determinism and the default target
+try "re-emit mm" $ptoc emit --target isa examples/mm.pto -o $out/mm2
+try "re-emission is byte-identical" cmp $out/mm/kernel.cpp $out/mm2/kernel.cpp
+try "emit without --target writes the simulator's kernel.c" $ptoc emit examples/vadd.pto -o $out/sim
+try "... and no kernel.cpp" test ! -f $out/sim/kernel.cpp -a -f $out/sim/kernel.c
+try "--target sim is the same" $ptoc emit --target sim examples/vadd.pto -o $out/sim2
+try "... byte for byte" cmp $out/sim/kernel.c $out/sim2/kernel.c
+fails "an unknown target is a usage error" $ptoc emit --target gpu examples/vadd.pto -o $out/gpu
+
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
