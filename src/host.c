@@ -378,9 +378,10 @@ static int pto__hs_call_stmt(pto__ps_parser *p, int32_t h)
 /* The statements of a host body up to its `}`. */
 static void pto__hs_body(pto__ps_parser *p, int32_t h, const pto__ps_tok *open)
 {
-    if (!pto__ps_at_eol(p)) {
+    if (!pto__ps_at_eol(p)) {   /* as kernel blocks do: a `}` on the same line still closes */
         pto__ps_expected(p, "end of line after '{'");
-        while (!pto__ps_at_eol(p)) pto__ps_next(p);
+        while (!pto__ps_at_eol(p) && !pto__ps_is(p, '}')) pto__ps_next(p);
+        if (pto__ps_is(p, '}')) { pto__ps_next(p); return; }
     }
     for (;;) {
         int ok;
