@@ -148,6 +148,22 @@
       "    if (pto_h_begin(&run, argc, argv, \"$(file)\", pto_h_source, __FILE__))\n" \
       "        return pto_h_end(&run);\n") \
     X(H_CALL,      "    host_$(name)(&run);\n") \
+    /* ---- host sections (a host_NAME per host; main calls only those) ---- */ \
+    X(HS_BEGIN, \
+      "\n" \
+      "/* $(file):$(n): host $(name)($(sig)) */\n" \
+      "static void host_$(name)(pto_h_run *run)\n" \
+      "{\n") \
+    X(HS_READY,    "    if (!pto_h_ready(run)) { pto_h_host_end(run, \"$(text)\"); return; }\n") \
+    X(HS_CALL,     "    {   /* $(file):$(n): call $(sig) */\n        int64_t args[$(idx)];\n") \
+    X(HS_ARG_GM,   "        args[$(idx)] = pto_k_gm_arg($(name));\n") \
+    X(HS_PIPEBUF,  "        args[$(idx)] = pto_k_gm_arg(pto_h_pipe_buffer(run, $(blocks), $(n))); /* hidden GM pipe buffer */\n") \
+    X(HS_ARG_F,    "        args[$(idx)] = pto_k_f_arg($(expr));\n") \
+    X(HS_ARG_I,    "        args[$(idx)] = $(expr);\n") \
+    X(HS_LAUNCH, \
+      "        pto_h_call(run, kernel_$(name), \"$(text)\", $(kind), $(blocks), args, \"$(planned)\");\n" \
+      "    }\n") \
+    X(HS_END,      "    pto_h_host_end(run, \"$(text)\");\n}\n") \
     X(H_MAIN_END,  "    return pto_h_end(&run);\n}\n")
 
 enum {
@@ -1365,6 +1381,243 @@ static void pto__emit_host_kernel(pto__emitter *E, int32_t k)
     pto__emit_x(E, PTO__T_H_LAUNCH);
 }
 
+/* ---- host sections ----------------------------------------------------------
+   host_NAME declares the host's dims and scalars (from -D), allocates its
+   params and intermediates, and per call fills args in the kernel's ABI order
+   and launches it with the kernel's block count, computed from the host's
+   values: while a call is emitted, the kernel's dim and scalar vars are
+   spelled as the host text bound to them (pto__emit_hs_bind). */
+
+/* The C text of a scalar argument (host spelling). */
+static void pto__emit_hs_value(pto__emitter *E, pto_buf *b, const pto_operand *o)
+{
+    if (o->kind == PTO_O_FLOAT) pto__emit_float(E, b, o->f, PTO__EX_HOST);
+    else if (o->kind == PTO_O_SCALAR) pto__emit_puts(b, E->var_name[o->ref]);
+    else pto__emit_expr(E, b, o->e[0], PTO__EX_HOST, 0);
+}
+
+/* Spells every dim and scalar var of the called kernel as its host value
+   (saved[] gets the names to restore); the texts live in txt. */
+static void pto__emit_hs_bind(pto__emitter *E, const pto_hstmt *st, const int32_t *order, int32_t n, pto_buf *txt,
+                              int32_t *offs, char **saved)
+{
+    const pto_module *m = E->m;
+    int32_t i, nv = 0;
+    int d;
+    for (i = 0; i < n; i++) {   /* texts first: txt may move while it grows */
+        const pto_param *kp = &m->params[order[i]];
+        const pto_operand *o = &m->operands[st->arg0 + i];
+        for (d = 0; d < 2 && kp->kind == PTO_P_TENSOR; d++) {
+            const pto_param *ht = &m->params[o->ref];
+            offs[nv++] = (int32_t)txt->len;
+            if (ht->dim_var[d] >= 0) pto__emit_puts(txt, E->var_name[ht->dim_var[d]]);
+            else pto__emit_put_i64(txt, ht->dim[d]);
+            pto__emit_put(txt, "", 1);
+        }
+        if (kp->kind == PTO_P_SCALAR) {
+            offs[nv++] = (int32_t)txt->len;
+            pto__emit_put(txt, "(", 1);
+            pto__emit_hs_value(E, txt, o);
+            pto__emit_put(txt, ")", 2);
+        }
+    }
+    nv = 0;
+    for (i = 0; i < n && !txt->oom; i++) {
+        const pto_param *kp = &m->params[order[i]];
+        for (d = 0; d < 2 && kp->kind == PTO_P_TENSOR; d++, nv++)
+            if (kp->dim_var[d] >= 0) {
+                saved[2 * i + d] = E->var_name[kp->dim_var[d]];
+                E->var_name[kp->dim_var[d]] = txt->data + offs[nv];
+            }
+        if (kp->kind == PTO_P_SCALAR && kp->var >= 0) {
+            saved[2 * i] = E->var_name[kp->var];
+            E->var_name[kp->var] = txt->data + offs[nv];
+        }
+        nv += kp->kind == PTO_P_SCALAR;
+    }
+}
+
+static void pto__emit_hs_unbind(pto__emitter *E, const int32_t *order, int32_t n, char **saved)
+{
+    const pto_module *m = E->m;
+    int32_t i;
+    int d;
+    /* in reverse: a dim shared by two params saved the first one's text second */
+    for (i = n - 1; i >= 0; i--) {
+        const pto_param *kp = &m->params[order[i]];
+        for (d = 1; d >= 0; d--) {
+            int32_t v = kp->kind == PTO_P_TENSOR ? kp->dim_var[d] : d == 0 ? kp->var : -1;
+            if (v >= 0 && saved[2 * i + d]) E->var_name[v] = saved[2 * i + d];
+            saved[2 * i + d] = NULL;
+        }
+    }
+}
+
+/* "k(x, t, 0.5)": the call as written, for the comment. */
+static void pto__emit_hs_sig(pto__emitter *E, const pto_hstmt *st)
+{
+    const pto_module *m = E->m;
+    pto_buf *b = pto__emit_sb(E, PTO__K_SIG);
+    int32_t i;
+    pto__emit_puts(b, pto_str(E->ctx, m->kernels[st->ref].name));
+    pto__emit_put(b, "(", 1);
+    for (i = 0; i < st->nargs; i++) {
+        const pto_operand *o = &m->operands[st->arg0 + i];
+        if (i) pto__emit_put(b, ", ", 2);
+        if (o->kind == PTO_O_GM) pto__emit_puts(b, pto_str(E->ctx, m->params[o->ref].name));
+        else if (o->kind == PTO_O_FLOAT) pto__emit_float(E, b, o->f, PTO__EX_PTO);
+        else if (o->kind == PTO_O_SCALAR) pto__emit_puts(b, pto_str(E->ctx, m->vars[o->ref].name));
+        else pto__emit_expr(E, b, o->e[0], PTO__EX_PTO, 0);
+    }
+    pto__emit_put(b, ")", 1);
+    pto__emit_vbuf(E, PTO__K_SIG);
+}
+
+static void pto__emit_hs_call(pto__emitter *E, const pto_hstmt *st, int32_t *order, int32_t *offs, char **saved,
+                              pto_buf *txt)
+{
+    const pto_module *m = E->m;
+    const pto_kernel *k = &m->kernels[st->ref];
+    int32_t n = pto__hs_abi(m, k, order), i, nt = 0;
+    int pb = pto__emit_has_pipebuf(m, st->ref);   /* the hidden buffer follows the tensors */
+    for (i = 0; i < n; i++) nt += m->params[order[i]].kind == PTO_P_TENSOR;
+    pto__emit_hs_sig(E, st);
+    pto__emit_vi(E, PTO__K_N, st->loc.line);
+    pto__emit_vi(E, PTO__K_IDX, n + pb > 0 ? n + pb : 1);
+    pto__emit_x(E, PTO__T_HS_CALL);
+    for (i = 0; i < n; i++) {
+        const pto_param *kp = &m->params[order[i]];
+        const pto_operand *o = &m->operands[st->arg0 + i];
+        pto__emit_vi(E, PTO__K_IDX, i + (pb && i >= nt));
+        if (kp->kind == PTO_P_TENSOR) {
+            pto__emit_v(E, PTO__K_NAME, E->param_name[o->ref]);
+            pto__emit_x(E, PTO__T_HS_ARG_GM);
+            continue;
+        }
+        pto__emit_hs_value(E, pto__emit_sb(E, PTO__K_EXPR), o);
+        pto__emit_vbuf(E, PTO__K_EXPR);
+        pto__emit_x(E, kp->dtype == PTO_F32 || kp->dtype == PTO_F16 || kp->dtype == PTO_BF16 ? PTO__T_HS_ARG_F
+                                                                                              : PTO__T_HS_ARG_I);
+    }
+    txt->len = 0;
+    pto__emit_hs_bind(E, st, order, n, txt, offs, saved);
+    if (k->blocks >= 0) {
+        pto__emit_expr(E, pto__emit_sb(E, PTO__K_BLOCKS), k->blocks, PTO__EX_HOST, 0);
+        pto__emit_vbuf(E, PTO__K_BLOCKS);
+    } else {
+        pto__emit_v(E, PTO__K_BLOCKS, "1");
+    }
+    if (pb) {
+        pto__emit_vi(E, PTO__K_IDX, nt);
+        pto__emit_vi(E, PTO__K_N, pto_kernel_pipe_bytes(m, st->ref));
+        pto__emit_x(E, PTO__T_HS_PIPEBUF);
+    }
+    pto__emit_hs_unbind(E, order, n, saved);
+    pto__emit_planned(E, st->ref);
+    pto__emit_v(E, PTO__K_NAME, pto_str(E->ctx, k->name));
+    pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, k->name));
+    pto__emit_v(E, PTO__K_KIND, pto__emit_kind[k->kind < 3 ? k->kind : 0]);
+    pto__emit_x(E, PTO__T_HS_LAUNCH);
+}
+
+/* The host's dims and scalars, then its tensors (index = host tensor). */
+static void pto__emit_hs_decls(pto__emitter *E, int32_t h)
+{
+    const pto_module *m = E->m;
+    const pto_host *ho = &m->hosts[h];
+    int32_t v, i;
+    for (v = 0; v < m->n_vars; v++) {
+        const pto_var *va = &m->vars[v];
+        const pto_param *pa;
+        if (va->kernel != PTO_HOST_SCOPE(h)) continue;
+        pa = va->def >= 0 ? &m->params[va->def] : NULL;
+        pto__emit_v(E, PTO__K_NAME, E->var_name[v]);
+        pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, va->name));
+        if (va->kind == PTO_V_DIM) pto__emit_x(E, PTO__T_H_DIM);
+        else pto__emit_x(E, pa && (pa->dtype == PTO_F32 || pa->dtype == PTO_F16 || pa->dtype == PTO_BF16)
+                                ? PTO__T_H_SCALAR_F : PTO__T_H_SCALAR_I);
+    }
+    for (i = 0; i < ho->nparams + ho->ntensors; i++) {
+        const pto_param *pa = &m->params[ho->param0 + i];
+        if (pa->kind != PTO_P_TENSOR) continue;
+        pto__emit_v(E, PTO__K_NAME, E->param_name[ho->param0 + i]);
+        pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, pa->name));
+        pto__emit_vi(E, PTO__K_IDX, i);
+        pto__emit_v(E, PTO__K_DTYPE, pto__emit_dtype[pa->dtype < PTO_NDTYPE ? pa->dtype : 0]);
+        if (pa->dim_var[0] >= 0) pto__emit_v(E, PTO__K_ROWS, E->var_name[pa->dim_var[0]]);
+        else pto__emit_vi(E, PTO__K_ROWS, pa->dim[0]);
+        if (pa->dim_var[1] >= 0) pto__emit_v(E, PTO__K_COLS, E->var_name[pa->dim_var[1]]);
+        else pto__emit_vi(E, PTO__K_COLS, pa->dim[1]);
+        pto__emit_v(E, PTO__K_DIR, i >= ho->nparams ? "PTO_H_TEMP" : pa->dir == PTO_IN ? "PTO_H_IN"
+                                   : pa->dir == PTO_OUT ? "PTO_H_OUT" : "PTO_H_INOUT");
+        pto__emit_x(E, PTO__T_H_TENSOR);
+    }
+}
+
+/* The host's params as written, for the comment. */
+static void pto__emit_hs_params(pto__emitter *E, const pto_host *ho)
+{
+    const pto_module *m = E->m;
+    pto_buf *b = pto__emit_sb(E, PTO__K_SIG);
+    int32_t i;
+    int d;
+    for (i = 0; i < ho->nparams; i++) {
+        const pto_param *pa = &m->params[ho->param0 + i];
+        if (i) pto__emit_put(b, ", ", 2);
+        if (pa->kind == PTO_P_SCALAR) {
+            pto_buf_printf(b, "scalar %s: %s", pto_str(E->ctx, pa->name), pto_dtype_name((pto_dtype)pa->dtype));
+            continue;
+        }
+        pto_buf_printf(b, "%s %s: %s[", pto__emit_dir[pa->dir < 3 ? pa->dir : 0], pto_str(E->ctx, pa->name),
+                       pto_dtype_name((pto_dtype)pa->dtype));
+        for (d = 0; d < 2; d++) {
+            if (d) pto__emit_put(b, ", ", 2);
+            if (pa->dim_var[d] >= 0) pto__emit_puts(b, pto_str(E->ctx, m->vars[pa->dim_var[d]].name));
+            else pto__emit_put_i64(b, pa->dim[d]);
+        }
+        pto__emit_put(b, "]", 1);
+    }
+    pto__emit_vbuf(E, PTO__K_SIG);
+}
+
+static void pto__emit_host_section(pto__emitter *E, int32_t h)
+{
+    const pto_module *m = E->m;
+    const pto_host *ho = &m->hosts[h];
+    int32_t most = 1, k, s, *order, *offs;
+    char **saved;
+    pto_buf txt;
+    for (k = 0; k < m->n_kernels; k++)
+        if (m->kernels[k].nparams > most) most = m->kernels[k].nparams;
+    memset(&txt, 0, sizeof txt);
+    txt.ctx = E->ctx;
+    order = (int32_t *)pto_alloc(E->ctx, sizeof(int32_t) * (size_t)most);
+    offs = (int32_t *)pto_alloc(E->ctx, sizeof(int32_t) * (size_t)(2 * most));
+    saved = (char **)pto_alloc(E->ctx, sizeof(char *) * (size_t)(2 * most));
+    if (!order || !offs || !saved) {
+        E->st = PTO_ERR_INTERNAL;
+    } else {
+        memset(saved, 0, sizeof(char *) * (size_t)(2 * most));
+        pto__emit_v(E, PTO__K_NAME, pto_str(E->ctx, ho->name));
+        pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, ho->name));
+        pto__emit_vi(E, PTO__K_N, ho->loc.line);
+        pto__emit_hs_params(E, ho);
+        pto__emit_x(E, PTO__T_HS_BEGIN);
+        pto__emit_hs_decls(E, h);
+        pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, ho->name));
+        pto__emit_x(E, PTO__T_HS_READY);
+        for (s = ho->stmt0; s < ho->stmt0 + ho->nstmts; s++)
+            if (m->hstmts[s].kind == PTO_HS_CALL) pto__emit_hs_call(E, &m->hstmts[s], order, offs, saved, &txt);
+        pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, ho->name));
+        pto__emit_x(E, PTO__T_HS_END);
+    }
+    if (txt.oom) E->st = PTO_ERR_INTERNAL;
+    pto_buf_free(&txt);
+    pto_free(E->ctx, order);
+    pto_free(E->ctx, offs);
+    pto_free(E->ctx, saved);
+}
+
 /* ---- entry ---------------------------------------------------------------- */
 
 /* Every statement of the module's kernels must be something the emitter can
@@ -1476,11 +1729,13 @@ static void pto__emit_all(pto__emitter *E, const pto_emit_desc *desc, pto_buf *k
             pto_buf_free(&text);
         }
         pto__emit_x(E, PTO__T_H_SOURCE_END);
-        for (k = 0; k < m->n_kernels; k++) pto__emit_host_kernel(E, k);
+        /* with host sections, the hosts are the program; else each kernel on its own */
+        for (k = 0; k < m->n_kernels && !m->n_hosts; k++) pto__emit_host_kernel(E, k);
+        for (k = 0; k < m->n_hosts; k++) pto__emit_host_section(E, k);
         pto__emit_v(E, PTO__K_FILE, E->file);
         pto__emit_x(E, PTO__T_H_MAIN_BEGIN);
-        for (k = 0; k < m->n_kernels; k++) {
-            pto__emit_v(E, PTO__K_NAME, pto_str(E->ctx, m->kernels[k].name));
+        for (k = 0; k < (m->n_hosts ? m->n_hosts : m->n_kernels); k++) {
+            pto__emit_v(E, PTO__K_NAME, pto_str(E->ctx, m->n_hosts ? m->hosts[k].name : m->kernels[k].name));
             pto__emit_x(E, PTO__T_H_CALL);
         }
         pto__emit_x(E, PTO__T_H_MAIN_END);

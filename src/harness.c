@@ -41,6 +41,7 @@
 #define PTO_H_IN 0
 #define PTO_H_OUT 1
 #define PTO_H_INOUT 2
+#define PTO_H_TEMP 3    /* an intermediate of a host section: zero, not random */
 #define PTO_H_MAX 64
 #define PTO_H_RMAX 64              /* most ranks */
 
@@ -273,12 +274,13 @@ PTO_K_FN pto_k_gm *pto_h_tensor(pto_h_run *run, int param, const char *name, int
     pto_k_gm *g;
     size_t bytes;
     int r, nr = run->kranks ? run->kranks : 1, fill;
-    if (run->status || param >= PTO_H_MAX) return NULL;
+    if (run->status) return NULL;
+    if (param >= PTO_H_MAX) { pto_h_fail(run, 1, "tensor %s: too many tensors for the harness", name); return NULL; }
     if (rows < 1 || cols < 1) { pto_h_fail(run, 1, "tensor %s has an empty shape", name); return NULL; }
     bytes = (size_t)(rows * cols * pto_dtype_size((pto_dtype)dtype));
     g = run->kranks ? pto_k_gm_create_window(run->rdev, name, dtype, rows, cols)
                     : pto_k_gm_create(run->dev, name, dtype, rows, cols);
-    fill = dir != PTO_H_OUT && !(run->kranks && pto_h_signal(run, param));
+    fill = dir != PTO_H_OUT && dir != PTO_H_TEMP && !(run->kranks && pto_h_signal(run, param));
     for (r = 0; r < nr; r++) {
         pto_k_gm *gr = run->kranks && g ? pto_k_gm_peer(g, r) : g;
         run->rhost[r][param] = calloc(bytes ? bytes : 1, 1);
@@ -504,6 +506,65 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
     run->cycles += rep->makespan;
     run->nkernels++;
     free(tensors);
+    pto_h_reset(run);
+}
+
+/* ---- host sections ----------------------------------------------------------
+   host_NAME in host.c allocates the host's tensors with pto_h_tensor (index =
+   host tensor, PTO_H_TEMP for intermediates), launches every call with
+   pto_h_call (simulator only: reports per call, no comparison, the tensors
+   stay) and ends with pto_h_host_end, which runs the host on the reference
+   interpreter (pto_interp_host) and compares every tensor of the host. */
+
+PTO_K_FN void pto_h_call(pto_h_run *run, pto_k_kernel_fn fn, const char *name, int kind, int64_t blocks,
+                        const int64_t *args, const char *planned)
+{
+    pto_k_launch_desc ld;
+    const pto_k_report *r;
+    if (run->status) return;
+    if (blocks < 1) { pto_h_fail(run, 1, "kernel %s would launch no block", name); return; }
+    memset(&ld, 0, sizeof ld);
+    ld.fn = fn;
+    ld.name = name;
+    ld.kind = kind;
+    ld.block_num = blocks;
+    ld.args = args;
+    r = pto_k_launch(run->dev, &ld);
+    printf("call %s (%lld block%s)\n", name, (long long)blocks, blocks == 1 ? "" : "s");
+    pto_h_report(run, name, r, planned);
+    if (r->nerrors) run->failed = 1;
+    run->cycles += r->makespan;
+    run->nkernels++;
+}
+
+PTO_K_FN void pto_h_host_end(pto_h_run *run, const char *name)
+{
+    pto_host_launch L;
+    int32_t h;
+    int p, bad = 0, nout = 0;
+    if (run->status) { pto_h_reset(run); return; }
+    for (h = 0; h < run->m->n_hosts; h++)
+        if (strcmp(pto_str(run->ctx, run->m->hosts[h].name), name) == 0) break;
+    memset(&L, 0, sizeof L);
+    L.host = h;
+    L.tensors = run->host;
+    L.bindings = run->bind;
+    L.nbindings = run->nbind;
+    printf("host %s\n", name);
+    if (h == run->m->n_hosts || pto_interp_host(run->ctx, run->m, &L) != PTO_OK) {
+        pto_diag_print(run->ctx, stderr);
+        pto_diag_clear(run->ctx);
+        printf("  result      no reference: the interpreter failed\n");
+        bad = 1;
+    } else {
+        for (p = 0; p < run->ntensors; p++) {   /* every tensor: a wrong intermediate names the call at fault */
+            if (!run->gm[p]) continue;
+            nout += run->dir[p] == PTO_H_OUT || run->dir[p] == PTO_H_INOUT;
+            bad |= pto_h_compare(run, p, run->gm[p]->name);
+        }
+        if (!bad) printf("  result      match (%d output%s)\n", nout, nout == 1 ? "" : "s");
+    }
+    if (bad) run->failed = 1;
     pto_h_reset(run);
 }
 

@@ -160,6 +160,8 @@ PTODEF void pto_module_destroy(pto_module *m)
     pto_free(ctx, m->operands);
     pto_free(ctx, m->exprs);
     pto_free(ctx, m->cvpipes);
+    pto_free(ctx, m->hosts);
+    pto_free(ctx, m->hstmts);
     pto_free(ctx, m);
 }
 

@@ -321,6 +321,8 @@ typedef struct pto_module {
     PTO__ARRAY(pto_operand, operands);
     PTO__ARRAY(pto_expr, exprs);
     PTO__ARRAY(pto_cvpipe, cvpipes);
+    PTO__ARRAY(struct pto_host, hosts);     /* host sections (below) */
+    PTO__ARRAY(struct pto_hstmt, hstmts);
 } pto_module;
 
 /* ---- queries -------------------------------------------------------------- */
@@ -429,3 +431,55 @@ PTODEF void pto_insert_after(pto_module *m, int32_t at, int32_t stmt);
 PTODEF void pto_append(pto_module *m, int32_t block, int32_t stmt);
 PTODEF void pto_prepend(pto_module *m, int32_t block, int32_t stmt);
 PTODEF void pto_unlink(pto_module *m, int32_t stmt);
+
+
+/* ---- host sections ---------------------------------------------------------
+   `host NAME(PARAMS) { tensor ... / call ... }` orchestrates kernel launches
+   (hardware.md section 7; docs/pto-format.md). A host is its params, the
+   intermediate GM tensors it declares and its calls, in program order.
+   - Its params and intermediates are pto_params (kind, dir, dtype, dims as
+     for kernels), contiguous from param0: nparams params, then ntensors
+     intermediates (dir PTO_INOUT; declared by TENSOR statements).
+   - Its dims and scalars are vars whose `kernel` is PTO_HOST_SCOPE(host).
+   - A CALL statement names a kernel; its operands [arg0, arg0 + nargs) are
+     the arguments by position in the kernel's ABI order (tensor params
+     first, then scalars): PTO_O_GM (ref: host tensor, e[] = -1), PTO_O_INT,
+     PTO_O_FLOAT or PTO_O_SCALAR (ref: host scalar var). */
+
+#define PTO_HOST_SCOPE(h) (-2 - (h))   /* pto_var.kernel of host h's dims and scalars */
+
+typedef enum pto_hstmt_kind { PTO_HS_TENSOR, PTO_HS_CALL } pto_hstmt_kind;
+
+typedef struct pto_hstmt {
+    uint8_t kind;
+    int32_t ref;           /* TENSOR: the param it declares; CALL: the kernel */
+    int32_t arg0, nargs;   /* CALL: operands */
+    pto_loc loc;
+} pto_hstmt;
+
+typedef struct pto_host {
+    int32_t name;
+    int32_t param0, nparams, ntensors;
+    int32_t stmt0, nstmts; /* hstmts */
+    pto_loc loc;
+} pto_host;
+
+/* Builders; as for kernels, a host's params and statements are added while
+   it is the last host and before anything else adds params or operands. */
+PTODEF int32_t pto_add_host(pto_module *m, const char *name, pto_loc loc);
+PTODEF int32_t pto_add_host_tensor_param(pto_module *m, int32_t host, const char *name, pto_dir dir,
+                                         pto_dtype dt, int64_t d0, int64_t d1, pto_loc loc);
+PTODEF int32_t pto_add_host_scalar_param(pto_module *m, int32_t host, const char *name, pto_dtype dt,
+                                         pto_loc loc);
+/* Makes dim d of host tensor `param` the host dim `name` (created at its
+   first use by a param). Returns the dim var. */
+PTODEF int32_t pto_set_host_dim(pto_module *m, int32_t host, int32_t param, int d, const char *name);
+/* `tensor NAME: DT[D0, D1]`: an intermediate; returns its param. */
+PTODEF int32_t pto_add_host_tensor(pto_module *m, int32_t host, const char *name, pto_dtype dt, int64_t d0,
+                                   int64_t d1, pto_loc loc);
+/* `call KERNEL(...)`: returns the statement; add its arguments in order. */
+PTODEF int32_t pto_add_host_call(pto_module *m, int32_t host, int32_t kernel, pto_loc loc);
+PTODEF int32_t pto_call_arg_tensor(pto_module *m, int32_t call, int32_t param, pto_loc loc);
+PTODEF int32_t pto_call_arg_int(pto_module *m, int32_t call, int32_t expr, pto_loc loc);
+PTODEF int32_t pto_call_arg_float(pto_module *m, int32_t call, double v, pto_loc loc);
+PTODEF int32_t pto_call_arg_scalar(pto_module *m, int32_t call, int32_t var, pto_loc loc);

@@ -1401,8 +1401,12 @@ static int pto__ps_kernel_attrs(pto__ps_parser *p, int32_t k, pto__ps_tok *open)
     }
 }
 
-/* Skips lines until one that starts with `kernel` or `arch` (top-level
-   recovery: whatever followed a broken header is not parsed). */
+/* host sections (host.c, later in the amalgamation) */
+static void pto__hs_host(pto__ps_parser *p);
+static int pto__hs_word(const pto__ps_parser *p, const char *w);
+
+/* Skips lines until one that starts with `kernel`, `host` or `arch`
+   (top-level recovery: whatever followed a broken header is not parsed). */
 static void pto__ps_skip_to_top(pto__ps_parser *p)
 {
     for (;;) {
@@ -1410,7 +1414,7 @@ static void pto__ps_skip_to_top(pto__ps_parser *p)
         if (pto__ps_is(p, PTO__T_EOF)) return;
         pto__ps_next(p);
         pto__ps_skip_nl(p);
-        if (pto__ps_is_kw(p, PTO__KW_KERNEL) || pto__ps_is_kw(p, PTO__KW_ARCH)) return;
+        if (pto__ps_is_kw(p, PTO__KW_KERNEL) || pto__ps_is_kw(p, PTO__KW_ARCH) || pto__hs_word(p, "host")) return;
     }
 }
 
@@ -1485,6 +1489,7 @@ static void pto__ps_file(pto__ps_parser *p)
         if (pto__ps_is(p, PTO__T_EOF)) return;
         if (pto__ps_is_kw(p, PTO__KW_KERNEL)) pto__ps_kernel(p);
         else if (pto__ps_is_kw(p, PTO__KW_ARCH)) pto__ps_arch(p);
+        else if (pto__hs_word(p, "host")) pto__hs_host(p);
         else {
             pto__ps_expected(p, "'kernel' or 'arch'");
             pto__ps_skip_to_top(p);

@@ -364,6 +364,9 @@ static void pto__pr_pkernel(const pto__pr_printer *pr, const pto_kernel *k)
     pto_buf_puts(b, "}\n");
 }
 
+/* host sections are printed by host.c */
+static void pto__hs_print(const pto_module *m, pto_buf *out);
+
 static void pto__pr_pmodule(const pto_module *m, pto_buf *out, int dump)
 {
     pto__pr_printer pr;
@@ -376,6 +379,7 @@ static void pto__pr_pmodule(const pto_module *m, pto_buf *out, int dump)
         if (k) pto_buf_puts(out, "\n");
         pto__pr_pkernel(&pr, &m->kernels[k]);
     }
+    pto__hs_print(m, out);
 }
 
 PTODEF void pto_print(const pto_module *m, pto_buf *out) { pto__pr_pmodule(m, out, 0); }

@@ -1630,6 +1630,9 @@ static int pto__valloc(pto__verifier *v)
     return 1;
 }
 
+/* host sections are checked by host.c */
+static pto_status pto__hs_verify(pto_ctx *ctx, const pto_module *m);
+
 PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
 {
     pto__verifier v;
@@ -1648,5 +1651,6 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
         for (k = 0; k < m->n_kernels && !v.internal; k++) pto__vkernel(&v, k);
     pto__vfree(&v);
     if (v.internal) return PTO_ERR_INTERNAL;
+    if (pto__hs_verify(ctx, m) == PTO_ERR_INTERNAL) return PTO_ERR_INTERNAL;
     return pto_error_count(ctx) != before ? PTO_ERR_USER : PTO_OK;
 }

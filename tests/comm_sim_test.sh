@@ -39,7 +39,7 @@ done
 # seeds/001: without the post-reduce barrier a fast rank overwrites its window
 $ptoc emit examples/allreduce.pto -o $out/ar >$out/log 2>&1 || bad "emit allreduce"
 cp -r $out/ar $out/nopost
-sed -i '/pto_k_wait(.*+ 2) \* nranks/d' $out/nopost/kernel.c
+sed -i '/pto_k_wait(.*+ 2) \* pto_k_nranks/d' $out/nopost/kernel.c
 n=$(grep -c "pto_k_wait(" $out/nopost/kernel.c)
 if [ "$n" = 2 ]; then ok "planted: post-reduce waits deleted (2 waits left)"; else bad "planted: $n waits left"; fi
 if $ptoc run $out/nopost --ranks 4 >$out/log 2>&1; then bad "no post-reduce barrier passed"

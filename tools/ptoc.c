@@ -140,10 +140,13 @@ static int cmd_dump(pto_ctx *ctx, const char *stage, const char *path)
         return 1;
     }
     m = load(ctx, path, &status);
-    if (m && last >= 1) st = pto_verify(ctx, m);
-    if (m && last >= 2 && st == PTO_OK) st = pto_lower(ctx, m);
-    if (m && last >= 3 && st == PTO_OK) st = pto_plan(ctx, m, NULL);
-    if (m && last >= 4 && st == PTO_OK) st = pto_sync(ctx, m, NULL);
+    if (m && last >= 1) {
+        pto_compile_desc cd;
+        memset(&cd, 0, sizeof cd);
+        cd.stop_after = last == 1 ? PTO_STAGE_VERIFY : last == 2 ? PTO_STAGE_LOWER : last == 3 ? PTO_STAGE_PLAN
+                                                                                   : PTO_STAGE_SYNC;
+        st = pto_compile(ctx, m, &cd);
+    }
     pto_diag_print(ctx, stderr);
     if (m && st == PTO_OK) st = write_text(ctx, m, pto_dump);
     pto_module_destroy(m);
@@ -155,6 +158,7 @@ static int cmd_plan(pto_ctx *ctx, int argc, char **argv)
 {
     const char *svg = NULL, *path = NULL;
     pto_plan_desc d;
+    pto_compile_desc cd;
     pto_plan_result r;
     pto_module *m;
     pto_status st = PTO_OK;
@@ -170,10 +174,11 @@ static int cmd_plan(pto_ctx *ctx, int argc, char **argv)
     m = load(ctx, path, &status);
     if (!m) { pto_diag_print(ctx, stderr); return status; }
     d.result = &r;
-    st = pto_verify(ctx, m);
-    if (st == PTO_OK) st = pto_lower(ctx, m);
-    if (st == PTO_OK) st = pto_plan(ctx, m, &d);
-    if (st == PTO_OK && pto_plan_check(ctx, m) != PTO_OK) st = PTO_ERR_INTERNAL; /* the planner is wrong */
+    memset(&cd, 0, sizeof cd);
+    cd.stop_after = PTO_STAGE_PLAN;
+    cd.check_plan = 1;   /* a plan the independent checker rejects is pto's bug (exit 2) */
+    cd.plan = d;
+    st = pto_compile(ctx, m, &cd);
     pto_diag_print(ctx, stderr);
     if (st == PTO_OK) {
         pto_buf out;
@@ -207,10 +212,7 @@ static int cmd_sync(pto_ctx *ctx, const char *path)
     pto_module *m = load(ctx, path, &status);
     pto_status st = PTO_OK;
     if (!m) { pto_diag_print(ctx, stderr); return status; }
-    st = pto_verify(ctx, m);
-    if (st == PTO_OK) st = pto_lower(ctx, m);
-    if (st == PTO_OK) st = pto_plan(ctx, m, NULL);
-    if (st == PTO_OK) st = pto_sync(ctx, m, NULL);
+    st = pto_compile(ctx, m, NULL);
     pto_diag_print(ctx, stderr);
     if (st == PTO_OK) st = write_text(ctx, m, pto_sync_dump);
     pto_module_destroy(m);
@@ -224,28 +226,24 @@ static int cmd_sync(pto_ctx *ctx, const char *path)
 #define EMIT_TIGHT   2  /* plan tightly (pto_plan_desc.tight) */
 #define EMIT_ISA     4  /* emit --target isa: C++ for the pto-isa API, no host */
 
-/* The pipeline of `emit`: parse -> verify -> lower -> plan -> sync -> emit. */
+/* The pipeline of `emit`: parse, the passes (pto_compile), emit. */
 static pto_status compile_file(pto_ctx *ctx, const char *path, int opts, pto_buf *ksrc, pto_buf *hsrc)
 {
     size_t len = 0;
     char *text = read_all(path, &len);
     pto_module *m;
     pto_emit_desc ed;
+    pto_compile_desc cd;
     pto_status st;
     if (!text) {
         fprintf(stderr, "ptoc: error: cannot read '%s'\n", path);
         return PTO_ERR_USER;
     }
     m = pto_parse(ctx, path, text, len);
-    st = m ? pto_verify(ctx, m) : PTO_ERR_USER;
-    if (st == PTO_OK) st = pto_lower(ctx, m);
-    if (st == PTO_OK) {
-        pto_plan_desc pd;
-        memset(&pd, 0, sizeof pd);
-        pd.tight = (opts & EMIT_TIGHT) != 0;
-        st = pto_plan(ctx, m, &pd);
-    }
-    if (st == PTO_OK && !(opts & EMIT_NO_SYNC)) st = pto_sync(ctx, m, NULL);
+    memset(&cd, 0, sizeof cd);
+    cd.plan.tight = (opts & EMIT_TIGHT) != 0;
+    cd.no_sync = (opts & EMIT_NO_SYNC) != 0;
+    st = pto_compile(ctx, m, &cd);
     if (st == PTO_OK) {
         memset(&ed, 0, sizeof ed);
         ed.filename = path;
