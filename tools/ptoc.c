@@ -45,7 +45,9 @@ static const char *usage =
     "                      --no-sync skips the sync pass: the kernel keeps only the\n"
     "                      set_flag / wait_flag / pipe_barrier written in FILE; --tight\n"
     "                      plans as plan --tight does (bytes shared across pipes);\n"
-    "                      --ranks N runs ranks kernels on N ranks (default 2)\n"
+    "                      --ranks N runs ranks kernels on N ranks (default 2); a FILE's\n"
+    "                      first `# run: -D N=64 --ranks 4` line gives defaults for -D,\n"
+    "                      --ranks and --seed that the command line overrides\n"
     "  --help              this text\n"
     "  --version           the version\n"
     "\n"
@@ -387,6 +389,58 @@ static int compile_dir(const char *cc, const char *inc, const char *dir, const c
     return system(cmd);
 }
 
+/* Is option NAME (e.g. "--ranks", or "-D" with a dim name) already on the command line? */
+static int cli_has(int argc, char **argv, const char *opt, const char *dname, size_t dlen)
+{
+    int i;
+    for (i = 2; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        if (!dname) {
+            if (strcmp(a, opt) == 0) return 1;
+            continue;
+        }
+        if (strcmp(a, "-D") == 0 && i + 1 < argc) v = argv[i + 1];
+        else if (strncmp(a, "-D", 2) == 0) v = a + 2;
+        if (v && strncmp(v, dname, dlen) == 0 && v[dlen] == '=') return 1;
+    }
+    return 0;
+}
+
+/* A .pto file's own launch defaults: its first `# run: -D N=64 --ranks 4`
+   line. Each option there is added unless the command line gives it too,
+   so `ptoc run examples/softmax.pto` works as the demo runs it. */
+static void file_defaults(const char *path, int argc, char **argv, char *cmd, size_t size)
+{
+    size_t len = 0;
+    char *text = read_all(path, &len), *line, *end, *tok[64];
+    int n = 0, i;
+    if (!text) return;
+    for (line = text; line && *line; line = end ? end + 1 : NULL) {
+        end = strchr(line, '\n');
+        if (end) *end = 0;
+        if (strncmp(line, "# run:", 6) == 0) break;
+    }
+    if (line && *line) {
+        char *p = line + 6;
+        while (n < 64) {
+            while (*p == ' ' || *p == '\t') p++;
+            if (!*p) break;
+            tok[n++] = p;
+            while (*p && *p != ' ' && *p != '\t') p++;
+            if (*p) *p++ = 0;
+        }
+    }
+    for (i = 0; i + 1 < n; i += 2) {
+        const char *eq = strchr(tok[i + 1], '=');
+        int given = strcmp(tok[i], "-D") == 0 ? eq && cli_has(argc, argv, "-D", tok[i + 1], (size_t)(eq - tok[i + 1]))
+                                              : cli_has(argc, argv, tok[i], NULL, 0);
+        if (given || (strcmp(tok[i], "-D") && strcmp(tok[i], "--ranks") && strcmp(tok[i], "--seed"))) continue;
+        shell_add(cmd, size, " ", tok[i]);
+        shell_add(cmd, size, " ", tok[i + 1]);
+    }
+    free(text);
+}
+
 static int cmd_run(pto_ctx *ctx, int argc, char **argv)
 {
     const char *target = NULL, *cc = getenv("CC");
@@ -425,6 +479,7 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
     } else {
         dir = tmp;
         rc = emit_to(ctx, target, dir, opts);
+        file_defaults(target, argc, argv, cmd, sizeof cmd);
     }
     snprintf(bin, sizeof bin, "%s/run", tmp);
     if (rc == 0 && compile_dir(cc, inc, dir, bin) != 0) {
