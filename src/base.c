@@ -43,6 +43,7 @@ PTODEF void pto_ctx_destroy(pto_ctx *ctx)
     pto_free(ctx, ctx->pool);
     pto_free(ctx, ctx->str_off);
     pto_free(ctx, ctx->hash);
+    pto_free(ctx, ctx->hash_val);
     ctx->al.free(ctx, ctx->al.user);
 }
 
@@ -122,34 +123,51 @@ static uint32_t pto__hash(const char *s, size_t n)
     return h;
 }
 
+/* The table keeps each slot's full hash next to its id: a probe compares
+   hashes first and touches the pool only on a likely match, and growing the
+   table never rehashes a string. */
 static int pto__rehash(pto_ctx *ctx, int32_t ncap)
 {
     int32_t *h = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * (size_t)ncap);
+    uint32_t *hv = (uint32_t *)pto_alloc(ctx, sizeof(uint32_t) * (size_t)ncap);
     int32_t i;
-    if (!h) { pto__oom(ctx); return 0; }
+    if (!h || !hv) { pto_free(ctx, h); pto_free(ctx, hv); pto__oom(ctx); return 0; }
     for (i = 0; i < ncap; i++) h[i] = -1;
-    for (i = 0; i < ctx->n_strs; i++) {
-        const char *s = ctx->pool + ctx->str_off[i];
-        uint32_t k = pto__hash(s, strlen(s)) & (uint32_t)(ncap - 1);
+    for (i = 0; i < ctx->hash_cap; i++) {
+        uint32_t k;
+        if (ctx->hash[i] < 0) continue;
+        k = ctx->hash_val[i] & (uint32_t)(ncap - 1);
         while (h[k] >= 0) k = (k + 1) & (uint32_t)(ncap - 1);
-        h[k] = i;
+        h[k] = ctx->hash[i];
+        hv[k] = ctx->hash_val[i];
     }
     pto_free(ctx, ctx->hash);
+    pto_free(ctx, ctx->hash_val);
     ctx->hash = h;
+    ctx->hash_val = hv;
     ctx->hash_cap = ncap;
     return 1;
 }
 
+/* Length of interned string id (the pool holds them back to back). */
+static size_t pto__str_len(const pto_ctx *ctx, int32_t id)
+{
+    size_t end = id + 1 < ctx->n_strs ? (size_t)ctx->str_off[id + 1] : ctx->pool_len;
+    return end - (size_t)ctx->str_off[id] - 1;
+}
+
 PTODEF int32_t pto_intern(pto_ctx *ctx, const char *s, size_t len)
 {
-    uint32_t k;
+    uint32_t k, hv;
     int32_t id;
     if ((ctx->n_strs + 1) * 2 > ctx->hash_cap && !pto__rehash(ctx, ctx->hash_cap ? ctx->hash_cap * 2 : 64))
         return 0;
-    k = pto__hash(s, len) & (uint32_t)(ctx->hash_cap - 1);
-    while (ctx->hash[k] >= 0) {
-        const char *t = ctx->pool + ctx->str_off[ctx->hash[k]];
-        if (strncmp(t, s, len) == 0 && t[len] == 0) return ctx->hash[k];
+    hv = pto__hash(s, len);
+    k = hv & (uint32_t)(ctx->hash_cap - 1);
+    while ((id = ctx->hash[k]) >= 0) {
+        if (ctx->hash_val[k] == hv && pto__str_len(ctx, id) == len &&
+            memcmp(ctx->pool + ctx->str_off[id], s, len) == 0)
+            return id;
         k = (k + 1) & (uint32_t)(ctx->hash_cap - 1);
     }
     if (ctx->pool_len + len + 1 > ctx->pool_cap) {
@@ -168,6 +186,7 @@ PTODEF int32_t pto_intern(pto_ctx *ctx, const char *s, size_t len)
     ctx->pool[ctx->pool_len + len] = 0;
     ctx->pool_len += len + 1;
     ctx->hash[k] = id;
+    ctx->hash_val[k] = hv;
     return id;
 }
 

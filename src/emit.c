@@ -14,11 +14,19 @@
      simulator where the tile's lifetime begins (pto_k_tdecl: at an xN
      tile's declaration, at a single tile's first use, see
      pto__emit_tdecls), and emits
-     one device call per instruction with a `src` string "FILE:LINE: TEXT"
+     one device call per instruction with a `src` string "FILE:LINE: OP"
      that the simulator quotes. Flags and barriers carry a comment naming
-     the pass that put them there and why (the statement's note). for / if
+     the pass that put them there and why (the statement's note), printed
+     once per kernel: a set_flag and its wait_flag share one note, and the
+     second gets a short reference to the first (pto__emit_note). for / if
      are emitted as written; lets are `const int64_t`; a mix kernel branches
-     on pto_k_core_kind for its cube { } and vector { } sections.
+     on pto_k_core_kind for its cube { } and vector { } sections, and each
+     section starts with pto_k_ring_init of every pipe of the kernel (the
+     same normalised parameters on every core). On a2a3 a kernel with pipes
+     takes a hidden `pto_gm_pipe_buffer` argument after its tensors; the
+     host allocates blocks x per_block bytes and block b's rings start at
+     b * per_block. A tile that a tpop fills is a variable the tpop
+     assigns (pto_k_tpop picks the local slot), built from its planned base.
    - host source: one host_NAME function per kernel that allocates its
      tensors, launches it with its block count (computed from dynamic dims
      when the count depends on them) and passes dims and scalars, plus a
@@ -86,6 +94,13 @@
     X(K_SECTION,   "$(ind)if (pto_k_core_kind(core) == $(core)) { /* $(name) { } section */\n") \
     X(K_NOTE,      "$(ind)/* $(pass): $(note) */\n") \
     X(K_OP,        "$(ind)pto_k_$(op)(core, \"$(src)\"$(args));\n") \
+    X(K_PTILE,     "$(ind)const pto_k_tile pto_base_$(idx) = pto_k_t($(space), $(dtype), $(rows), $(cols), $(vr), $(vc), $(off));\n" \
+                   "$(ind)pto_k_tile $(name) = pto_base_$(idx); /* a pipe's local slots: each tpop picks one */\n" \
+                   "$(ind)(void)$(name);\n") \
+    X(K_TPOP,      "$(ind)$(name) = pto_k_tpop(core, \"$(src)\", $(n), pto_base_$(idx));\n") \
+    X(K_RING,      "$(ind)pto_k_ring_init(core, \"$(src)\", $(n), $(dir), $(args));\n") \
+    X(K_PIPEBUF,   "$(ind)pto_k_gm *pto_gm_pipe_buffer = pto_k_arg_gm(args, $(idx)); /* hidden: $(n) bytes of pipe slots per block */\n") \
+    X(K_OP_SEE,    "$(ind)pto_k_$(op)(core, \"$(src)\"$(args)); /* $(pass): see the $(fn) at $(file):$(n) */\n") \
     X(K_FN_END,    "}\n") \
     /* ---- host source ---- */ \
     X(H_FILE, \
@@ -112,6 +127,7 @@
       "/* $(kind) kernel $(name)($(sig)), blocks($(blocks)) */\n" \
       "static void host_$(name)(pto_h_run *run)\n" \
       "{\n") \
+    X(H_RANKS,     "    pto_h_ranks(run, \"$(text)\"); /* a ranks kernel: every tensor once per rank */\n") \
     X(H_DIM,       "    const int64_t $(name) = pto_h_dim(run, \"$(text)\");\n") \
     X(H_SCALAR_F,  "    const double $(name) = pto_h_scalar(run, \"$(text)\");\n") \
     X(H_SCALAR_I,  "    const int64_t $(name) = (int64_t)pto_h_scalar(run, \"$(text)\");\n") \
@@ -120,6 +136,7 @@
     X(H_ARG_GM,    "    args[$(idx)] = pto_k_gm_arg($(name));\n") \
     X(H_ARG_F,     "    args[$(idx)] = pto_k_f_arg($(name));\n") \
     X(H_ARG_I,     "    args[$(idx)] = $(name);\n") \
+    X(H_PIPEBUF,   "    pto_k_gm *pto_gm_pipe_buffer = pto_h_pipe_buffer(run, $(blocks), $(n));\n") \
     X(H_LAUNCH, \
       "    pto_h_launch(run, kernel_$(name), \"$(text)\", $(kind), $(blocks), args, \"$(planned)\");\n" \
       "}\n") \
@@ -131,6 +148,22 @@
       "    if (pto_h_begin(&run, argc, argv, \"$(file)\", pto_h_source, __FILE__))\n" \
       "        return pto_h_end(&run);\n") \
     X(H_CALL,      "    host_$(name)(&run);\n") \
+    /* ---- host sections (a host_NAME per host; main calls only those) ---- */ \
+    X(HS_BEGIN, \
+      "\n" \
+      "/* $(file):$(n): host $(name)($(sig)) */\n" \
+      "static void host_$(name)(pto_h_run *run)\n" \
+      "{\n") \
+    X(HS_READY,    "    if (!pto_h_ready(run)) { pto_h_host_end(run, \"$(text)\"); return; }\n") \
+    X(HS_CALL,     "    {   /* $(file):$(n): call $(sig) */\n        int64_t args[$(idx)];\n") \
+    X(HS_ARG_GM,   "        args[$(idx)] = pto_k_gm_arg($(name));\n") \
+    X(HS_PIPEBUF,  "        args[$(idx)] = pto_k_gm_arg(pto_h_pipe_buffer(run, $(blocks), $(n))); /* hidden GM pipe buffer */\n") \
+    X(HS_ARG_F,    "        args[$(idx)] = pto_k_f_arg($(expr));\n") \
+    X(HS_ARG_I,    "        args[$(idx)] = $(expr);\n") \
+    X(HS_LAUNCH, \
+      "        pto_h_call(run, kernel_$(name), \"$(text)\", $(kind), $(blocks), args, \"$(planned)\");\n" \
+      "    }\n") \
+    X(HS_END,      "    pto_h_host_end(run, \"$(text)\");\n}\n") \
     X(H_MAIN_END,  "    return pto_h_end(&run);\n}\n")
 
 enum {
@@ -167,6 +200,7 @@ static const char *const pto__emit_dtype[PTO_NDTYPE] = {
 static const char *const pto__emit_kind[3] = {"PTO_K_KIND_VECTOR", "PTO_K_KIND_CUBE", "PTO_K_KIND_MIX"};
 static const char *const pto__emit_kind_word[3] = {"vector", "cube", "mix"};
 static const char *const pto__emit_dir[3] = {"in", "out", "inout"};
+static const char *const pto__emit_cmp[6] = {"PTO_K_EQ", "PTO_K_NE", "PTO_K_LT", "PTO_K_LE", "PTO_K_GT", "PTO_K_GE"};
 static const char *const pto__emit_origin[5] = {"user", "lower", "plan", "sync", "emit"};
 
 /* C, C++ and header names a .pto name must not take over (sorted: searched
@@ -216,6 +250,12 @@ typedef struct pto__emitter {
     int32_t *tdecl_head, *tdecl_tile, *tdecl_next;
     int32_t ntdecl;
     uint8_t *tile_unused;  /* no op names it: (void)NAME, no tdecl */
+    uint8_t *tile_popped;  /* a tpop fills it: it lives in a pipe's local slots */
+    /* dependency notes (pto__emit_note): per interned note, the statement
+       whose comment printed it in full (-1 = none yet); the note of the
+       comment right above the current line (0 = none) */
+    int32_t *note_first;
+    int32_t nnotes, last_note, kernel;
     double fval;          /* the float literal last printed, as fnum */
     char fnum[48];
     int fvalid;
@@ -591,13 +631,14 @@ static void pto__emit_use_block(pto__emitter *E, int32_t block)
 
 static void pto__emit_block(pto__emitter *E, int32_t block);
 
-/* "FILE:LINE: op a, b, c" for the simulator's reports. */
+/* "FILE:LINE: op" (or "FILE:LINE: tile NAME") for the simulator's reports:
+   the line and the instruction; the operands are on that line of the .pto
+   and in the call itself, so they are not repeated in every string. */
 static void pto__emit_src(pto__emitter *E, int32_t s)
 {
     const pto_module *m = E->m;
     const pto_stmt *st = &m->stmts[s];
     pto_buf *b = pto__emit_sb(E, PTO__K_SRC);
-    int i;
     pto__emit_puts(b, E->file);
     pto__emit_put(b, ":", 1);
     pto__emit_put_i64(b, st->loc.line);
@@ -609,30 +650,6 @@ static void pto__emit_src(pto__emitter *E, int32_t s)
         return;
     }
     pto__emit_puts(b, pto_opinfo_get((pto_op)st->op)->name);
-    for (i = 0; i < st->nargs; i++) {
-        const pto_operand *o = &m->operands[st->arg0 + i];
-        pto__emit_puts(b, i ? ", " : " ");
-        switch (o->kind) {
-        case PTO_O_TILE: pto__emit_puts(b, pto_str(E->ctx, m->tiles[o->ref].name)); break;
-        case PTO_O_GM:
-            pto__emit_puts(b, pto_str(E->ctx, m->params[o->ref].name));
-            if (o->e[2] >= 0) {
-                pto__emit_put(b, "@", 1);
-                pto__emit_expr(E, b, o->e[2], PTO__EX_PTO, 4);
-            }
-            pto__emit_put(b, "[", 1);
-            pto__emit_expr(E, b, o->e[0], PTO__EX_PTO, 0);
-            pto__emit_put(b, ", ", 2);
-            pto__emit_expr(E, b, o->e[1], PTO__EX_PTO, 0);
-            pto__emit_put(b, "]", 1);
-            break;
-        case PTO_O_FLOAT: pto__emit_float(E, b, o->f, PTO__EX_PTO); break;
-        case PTO_O_SCALAR: pto__emit_puts(b, pto_str(E->ctx, m->vars[o->ref].name)); break;
-        case PTO_O_INT: pto__emit_expr(E, b, o->e[0], PTO__EX_PTO, 0); break;
-        case PTO_O_PIPE: pto__emit_puts(b, pto_pipe_name((pto_pipe)o->ref)); break;
-        default: pto__emit_puts(b, "?"); break;
-        }
-    }
     pto__emit_vbuf(E, PTO__K_SRC);
 }
 
@@ -672,6 +689,12 @@ static void pto__emit_args(pto__emitter *E, int32_t s)
             pto__emit_puts(b, "PTO_K_PIPE_");
             pto__emit_puts(b, pto_pipe_name((pto_pipe)o->ref));
             break;
+        case PTO_O_CMP: /* pto_k_wait(core, src, sig, r, c, cmp, value) */
+            pto__emit_puts(b, pto__emit_cmp[o->ref >= 0 && o->ref <= PTO_GE ? o->ref : PTO_GE]);
+            break;
+        case PTO_O_NMODE: /* pto_k_notify(core, src, sig, r, c, value, mode) */
+            pto__emit_puts(b, o->ref == PTO_NOTIFY_ADD ? "PTO_K_NOTIFY_ADD" : "PTO_K_NOTIFY_SET");
+            break;
         default: pto__emit_puts(b, "0"); break;
         }
     }
@@ -679,34 +702,104 @@ static void pto__emit_args(pto__emitter *E, int32_t s)
 }
 
 /* A comment before a statement a pass inserted, and before every flag and
-   barrier: which pass, and the dependency it serves. */
-static void pto__emit_note(pto__emitter *E, const pto_stmt *st)
+   barrier: which pass, and the dependency it serves. A note is printed in
+   full once per kernel: where it first appears (a set_flag and its
+   wait_flag carry the same note, and so do the ids of one rotation). The
+   statements right after it that carry the same note share that comment;
+   a later one gets a short trailing reference to the statement that has
+   it. Returns that statement (-1: the call needs no reference). */
+static int32_t pto__emit_note(pto__emitter *E, int32_t s)
 {
+    const pto_stmt *st = &E->m->stmts[s];
     const pto_opinfo *oi = pto_opinfo_get((pto_op)st->op);
     const char *note = st->note ? pto_str(E->ctx, st->note) : NULL;
     pto_buf *b;
     const char *p;
-    if (!note && oi->cls != PTO_OC_SYNC) return;
+    if (!note && oi->cls != PTO_OC_SYNC) { E->last_note = 0; return -1; }
+    if (st->note > 0 && st->note < E->nnotes) {
+        int32_t first = E->note_first[st->note];
+        if (st->note == E->last_note) return -1;
+        if (first >= 0 && E->m->blocks[E->m->stmts[first].block].kernel == E->kernel) {
+            E->last_note = 0;
+            return first;
+        }
+        E->note_first[st->note] = s;
+    }
+    E->last_note = st->note;
     b = pto__emit_sb(E, PTO__K_NOTE);
     if (!note) note = st->origin == PTO_BY_USER ? "written in the source" : "(no note recorded)";
-    for (p = note; *p; p++) {
-        if (p[0] == '*' && p[1] == '/') pto__emit_put(b, "* ", 2);     /* keep the comment closed */
-        else if (*p == '\n') pto__emit_put(b, " ", 1);
-        else pto__emit_put(b, p, 1);
+    for (p = note; *p;) {
+        const char *q = p;
+        while (*q && *q != '\n' && !(q[0] == '*' && q[1] == '/')) q++;
+        pto__emit_put(b, p, (size_t)(q - p));
+        if (!*q) break;
+        if (*q == '\n') { pto__emit_put(b, " ", 1); p = q + 1; }
+        else { pto__emit_put(b, "* ", 2); p = q + 1; }    /* keep the comment closed */
     }
     pto__emit_vbuf(E, PTO__K_NOTE);
     pto__emit_v(E, PTO__K_PASS, pto__emit_origin[st->origin < 5 ? st->origin : 0]);
     pto__emit_x(E, PTO__T_K_NOTE);
+    return -1;
+}
+
+/* tpush / tpop / tfree take the pipe's ring id; tpop assigns the slot it
+   picked to the tile's variable (see K_PTILE). */
+static int pto__emit_cvpipe_op(pto__emitter *E, int32_t s)
+{
+    const pto_module *m = E->m;
+    const pto_stmt *st = &m->stmts[s];
+    const pto_operand *q = &m->operands[st->arg0 + (st->op == PTO_OP_TPOP ? 1 : 0)];
+    pto_buf *b;
+    if (st->op != PTO_OP_TPUSH && st->op != PTO_OP_TPOP && st->op != PTO_OP_TFREE) return 0;
+    pto__emit_vi(E, PTO__K_N, m->cvpipes[q->ref].ring);
+    if (st->op == PTO_OP_TPOP) {
+        int32_t t = m->operands[st->arg0].ref;
+        pto__emit_v(E, PTO__K_NAME, E->tile_name[t]);
+        pto__emit_vi(E, PTO__K_IDX, t);
+        pto__emit_x(E, PTO__T_K_TPOP);
+        return 1;
+    }
+    b = pto__emit_sb(E, PTO__K_ARGS);
+    pto__emit_puts(b, ", ");
+    pto__emit_put_i64(b, m->cvpipes[q->ref].ring);
+    if (st->op == PTO_OP_TPUSH) {
+        pto__emit_puts(b, ", ");
+        pto__emit_puts(b, E->tile_name[m->operands[st->arg0 + 1].ref]);
+    }
+    pto__emit_vbuf(E, PTO__K_ARGS);
+    pto__emit_v(E, PTO__K_OP, pto_opinfo_get((pto_op)st->op)->name);
+    pto__emit_x(E, PTO__T_K_OP);
+    return 1;
+}
+
+/* The tile a tpop of this kernel fills, or 0. */
+static int pto__emit_is_popped(const pto_module *m, int32_t t)
+{
+    int32_t s;
+    if (m->n_cvpipes == 0) return 0;
+    for (s = 0; s < m->n_stmts; s++)
+        if (m->stmts[s].kind == PTO_ST_OP && m->stmts[s].op == PTO_OP_TPOP && m->stmts[s].nargs == 2 &&
+            m->operands[m->stmts[s].arg0].kind == PTO_O_TILE && m->operands[m->stmts[s].arg0].ref == t)
+            return 1;
+    return 0;
 }
 
 static void pto__emit_op(pto__emitter *E, int32_t s)
 {
     const pto_stmt *st = &E->m->stmts[s];
-    pto__emit_note(E, st);
+    int32_t see = pto__emit_note(E, s);
     pto__emit_src(E, s);
+    if (pto__emit_cvpipe_op(E, s)) return;
     pto__emit_args(E, s);
     pto__emit_v(E, PTO__K_OP, pto_opinfo_get((pto_op)st->op)->name);
-    pto__emit_x(E, PTO__T_K_OP);
+    if (see < 0) {
+        pto__emit_x(E, PTO__T_K_OP);
+        return;
+    }
+    pto__emit_v(E, PTO__K_FN, pto_opinfo_get((pto_op)E->m->stmts[see].op)->name);
+    pto__emit_vi(E, PTO__K_N, E->m->stmts[see].loc.line);
+    pto__emit_v(E, PTO__K_PASS, pto__emit_origin[st->origin < 5 ? st->origin : 0]);
+    pto__emit_x(E, PTO__T_K_OP_SEE);
 }
 
 /* The offset of an xN tile: slot ((i - start) / step) % N of its loop. */
@@ -741,6 +834,7 @@ static void pto__emit_slot_index(pto__emitter *E, pto_buf *b, const pto_tile *t)
    simulator treats the tile's bytes as unwritten (a new tenant). */
 static void pto__emit_tdecl(pto__emitter *E, int32_t ti)
 {
+    E->last_note = 0;
     pto__emit_v(E, PTO__K_NAME, E->tile_name[ti]);
     pto__emit_src(E, E->m->tiles[ti].decl);
     pto__emit_x(E, PTO__T_K_TDECL);
@@ -803,12 +897,16 @@ static pto_status pto__emit_tdecls(pto__emitter *E)
     E->tdecl_tile = (int32_t *)pto_alloc(E->ctx, sizeof(int32_t) * (size_t)(m->n_operands ? m->n_operands : 1));
     E->tdecl_next = (int32_t *)pto_alloc(E->ctx, sizeof(int32_t) * (size_t)(m->n_operands ? m->n_operands : 1));
     E->tile_unused = (uint8_t *)pto_alloc(E->ctx, (size_t)(m->n_tiles ? m->n_tiles : 1));
-    if (!E->tdecl_head || !E->tdecl_tile || !E->tdecl_next || !E->tile_unused) return PTO_ERR_INTERNAL;
+    E->tile_popped = (uint8_t *)pto_alloc(E->ctx, (size_t)(m->n_tiles ? m->n_tiles : 1));
+    if (!E->tdecl_head || !E->tdecl_tile || !E->tdecl_next || !E->tile_unused || !E->tile_popped)
+        return PTO_ERR_INTERNAL;
     for (s = 0; s < m->n_stmts; s++) E->tdecl_head[s] = -1;
     for (t = 0; t < m->n_tiles; t++) {
         int32_t d = m->tiles[t].decl, before = E->ntdecl;
         E->tile_unused[t] = 0;
-        if (m->tiles[t].nbuf > 1 || d < 0 || m->stmts[d].block < 0) continue;
+        E->tile_popped[t] = (uint8_t)pto__emit_is_popped(m, t);
+        /* a popped tile: tpop writes all of its slot, the ring rotates it */
+        if (E->tile_popped[t] || m->tiles[t].nbuf > 1 || d < 0 || m->stmts[d].block < 0) continue;
         pto__emit_place_tdecl(E, m->stmts[d].next, t);
         E->tile_unused[t] = E->ntdecl == before;
     }
@@ -884,6 +982,11 @@ static void pto__emit_tile(pto__emitter *E, int32_t s)
     pto__emit_v(E, PTO__K_DTYPE, pto__emit_dtype[t->dtype < PTO_NDTYPE ? t->dtype : 0]);
     pto__emit_vi(E, PTO__K_ROWS, t->rows);
     pto__emit_vi(E, PTO__K_COLS, t->cols);
+    if (E->tile_popped[ti]) {
+        pto__emit_vi(E, PTO__K_IDX, ti);
+        pto__emit_x(E, PTO__T_K_PTILE);
+        return;
+    }
     pto__emit_x(E, PTO__T_K_TILE);
     if (t->nbuf > 1) pto__emit_tdecl(E, ti);
     else if (E->tile_unused[ti]) pto__emit_x(E, PTO__T_K_VOID);
@@ -896,11 +999,53 @@ static void pto__emit_exprval(pto__emitter *E, int key, int32_t ex, int dflt)
     pto__emit_vbuf(E, key);
 }
 
+/* Every section initialises every pipe of its kernel with the same,
+   normalised parameters; on a2a3 the slots are this block's share of the
+   hidden GM pipe buffer: base + block * (the kernel's pipe bytes). */
+static void pto__emit_ring_inits(pto__emitter *E, int32_t k)
+{
+    static const char *const dirs[] = {"0", "PTO_K_C2V", "PTO_K_V2C", "PTO_K_BOTH"};
+    static const char *const splits[] = {"PTO_K_SPLIT_NONE", "PTO_K_SPLIT_UP_DOWN", "PTO_K_SPLIT_LEFT_RIGHT"};
+    const pto_module *m = E->m;
+    int64_t per_block = pto_kernel_pipe_bytes(m, k);
+    int32_t i;
+    for (i = 0; i < m->n_cvpipes; i++) {
+        const pto_cvpipe *q = &m->cvpipes[i];
+        pto_buf *b;
+        if (q->kernel != k) continue;
+        b = pto__emit_sb(E, PTO__K_SRC);
+        pto__emit_puts(b, E->file);
+        pto_buf_printf(b, ":%d: pipe %s", (int)q->loc.line, pto_str(E->ctx, q->name));
+        pto__emit_vbuf(E, PTO__K_SRC);
+        b = pto__emit_sb(E, PTO__K_ARGS);
+        pto_buf_printf(b, "%d, %d, %d, %d, %s, ", (int)q->slot_size, (int)q->slot_num, (int)q->local_slot_num,
+                       (int)q->flag_id, splits[q->split < 3 ? q->split : 0]);
+        if (m->arch == PTO_ARCH_A2A3)
+            pto_buf_printf(b, "pto_gm_pipe_buffer, pto_k_block_idx(core) * %lld + %lld", (long long)per_block,
+                           (long long)pto_cvpipe_gm_offset(m, i));
+        else
+            pto__emit_puts(b, "NULL, 0");
+        pto__emit_vbuf(E, PTO__K_ARGS);
+        pto__emit_vi(E, PTO__K_N, q->ring);
+        pto__emit_v(E, PTO__K_DIR, dirs[q->dir & 3]);
+        pto__emit_indent(E);
+        pto__emit_x(E, PTO__T_K_RING);
+    }
+}
+
+/* The hidden GM pipe buffer argument (a2a3 mix kernels with pipes): it
+   follows the tensors, before the scalars. */
+static int pto__emit_has_pipebuf(const pto_module *m, int32_t k)
+{
+    return m->arch == PTO_ARCH_A2A3 && m->kernels[k].kind == PTO_KK_MIX && pto_kernel_pipe_bytes(m, k) > 0;
+}
+
 static void pto__emit_stmt(pto__emitter *E, int32_t s)
 {
     const pto_module *m = E->m;
     const pto_stmt *st = &m->stmts[s];
     pto__emit_indent(E);
+    if (st->kind != PTO_ST_OP) E->last_note = 0;   /* a note's run ends at any other line */
     switch (st->kind) {
     case PTO_ST_OP:
         if (E->hook_op) E->hook_op(E, s); else pto__emit_op(E, s);
@@ -943,6 +1088,7 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
         pto__emit_v(E, PTO__K_CORE, st->ref == PTO_CORE_CUBE ? "PTO_K_CORE_CUBE" : "PTO_K_CORE_VECTOR");
         pto__emit_v(E, PTO__K_NAME, st->ref == PTO_CORE_CUBE ? "cube" : "vector");
         pto__emit_x(E, PTO__T_K_SECTION);
+        pto__emit_ring_inits(E, m->blocks[st->block].kernel);
         pto__emit_block(E, st->body);
         pto__emit_indent(E);
         pto__emit_x(E, PTO__T_K_CLOSE);
@@ -951,6 +1097,7 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
         E->st = pto_error(E->ctx, st->loc, "emit: unknown statement kind %d", (int)st->kind);
         break;
     }
+    if (st->kind != PTO_ST_OP) E->last_note = 0;   /* nor can it run out of a block */
 }
 
 static void pto__emit_block(pto__emitter *E, int32_t block)
@@ -1075,6 +1222,11 @@ static void pto__emit_kernel(pto__emitter *E, int32_t k)
                 if (!E->var_used[pa->var]) pto__emit_x(E, PTO__T_K_VOID);
             }
         }
+        if (pass == 0 && pto__emit_has_pipebuf(m, k)) {
+            pto__emit_vi(E, PTO__K_IDX, idx++);
+            pto__emit_vi(E, PTO__K_N, pto_kernel_pipe_bytes(m, k));
+            pto__emit_x(E, PTO__T_K_PIPEBUF);
+        }
     }
     for (v = 0; v < m->n_vars; v++) {
         const pto_var *va = &m->vars[v];
@@ -1087,6 +1239,8 @@ static void pto__emit_kernel(pto__emitter *E, int32_t k)
         pto__emit_x(E, PTO__T_K_DIM);
     }
     E->depth = 0;
+    E->kernel = k;
+    E->last_note = 0;
     pto__emit_block(E, kn->body);
     pto__emit_x(E, PTO__T_K_FN_END);
 }
@@ -1145,6 +1299,10 @@ static void pto__emit_host_kernel(pto__emitter *E, int32_t k)
     pto__emit_planned(E, k);
     pto__emit_v(E, PTO__K_NAME, pto_str(E->ctx, kn->name));
     pto__emit_x(E, PTO__T_H_FN_BEGIN);
+    if (kn->ranks) {
+        pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, kn->name));
+        pto__emit_x(E, PTO__T_H_RANKS);
+    }
     for (v = 0; v < m->n_vars; v++) {
         const pto_var *va = &m->vars[v];
         if (va->kernel != k || va->kind != PTO_V_DIM) continue;
@@ -1178,7 +1336,17 @@ static void pto__emit_host_kernel(pto__emitter *E, int32_t k)
         pto__emit_v(E, PTO__K_DIR, pa->dir == PTO_IN ? "PTO_H_IN" : pa->dir == PTO_OUT ? "PTO_H_OUT" : "PTO_H_INOUT");
         pto__emit_x(E, PTO__T_H_TENSOR);
     }
-    pto__emit_vi(E, PTO__K_N, kn->nparams > 0 ? kn->nparams : 1);
+    if (pto__emit_has_pipebuf(m, k)) {
+        if (kn->blocks >= 0) {
+            pto__emit_expr(E, pto__emit_sb(E, PTO__K_BLOCKS), kn->blocks, PTO__EX_HOST, 0);
+            pto__emit_vbuf(E, PTO__K_BLOCKS);
+        } else {
+            pto__emit_v(E, PTO__K_BLOCKS, "1");
+        }
+        pto__emit_vi(E, PTO__K_N, pto_kernel_pipe_bytes(m, k));
+        pto__emit_x(E, PTO__T_H_PIPEBUF);
+    }
+    pto__emit_vi(E, PTO__K_N, kn->nparams + pto__emit_has_pipebuf(m, k) > 0 ? kn->nparams + pto__emit_has_pipebuf(m, k) : 1);
     pto__emit_x(E, PTO__T_H_ARGS);
     for (pass = 0; pass < 2; pass++) {
         for (p = kn->param0; p < kn->param0 + kn->nparams; p++) {
@@ -1194,6 +1362,11 @@ static void pto__emit_host_kernel(pto__emitter *E, int32_t k)
                 pto__emit_x(E, fl ? PTO__T_H_ARG_F : PTO__T_H_ARG_I);
             }
         }
+        if (pass == 0 && pto__emit_has_pipebuf(m, k)) {
+            pto__emit_vi(E, PTO__K_IDX, idx++);
+            pto__emit_v(E, PTO__K_NAME, "pto_gm_pipe_buffer");
+            pto__emit_x(E, PTO__T_H_ARG_GM);
+        }
     }
     (void)ntensor;
     pto__emit_v(E, PTO__K_NAME, pto_str(E->ctx, kn->name));
@@ -1206,6 +1379,243 @@ static void pto__emit_host_kernel(pto__emitter *E, int32_t k)
         pto__emit_v(E, PTO__K_BLOCKS, "1");
     }
     pto__emit_x(E, PTO__T_H_LAUNCH);
+}
+
+/* ---- host sections ----------------------------------------------------------
+   host_NAME declares the host's dims and scalars (from -D), allocates its
+   params and intermediates, and per call fills args in the kernel's ABI order
+   and launches it with the kernel's block count, computed from the host's
+   values: while a call is emitted, the kernel's dim and scalar vars are
+   spelled as the host text bound to them (pto__emit_hs_bind). */
+
+/* The C text of a scalar argument (host spelling). */
+static void pto__emit_hs_value(pto__emitter *E, pto_buf *b, const pto_operand *o)
+{
+    if (o->kind == PTO_O_FLOAT) pto__emit_float(E, b, o->f, PTO__EX_HOST);
+    else if (o->kind == PTO_O_SCALAR) pto__emit_puts(b, E->var_name[o->ref]);
+    else pto__emit_expr(E, b, o->e[0], PTO__EX_HOST, 0);
+}
+
+/* Spells every dim and scalar var of the called kernel as its host value
+   (saved[] gets the names to restore); the texts live in txt. */
+static void pto__emit_hs_bind(pto__emitter *E, const pto_hstmt *st, const int32_t *order, int32_t n, pto_buf *txt,
+                              int32_t *offs, char **saved)
+{
+    const pto_module *m = E->m;
+    int32_t i, nv = 0;
+    int d;
+    for (i = 0; i < n; i++) {   /* texts first: txt may move while it grows */
+        const pto_param *kp = &m->params[order[i]];
+        const pto_operand *o = &m->operands[st->arg0 + i];
+        for (d = 0; d < 2 && kp->kind == PTO_P_TENSOR; d++) {
+            const pto_param *ht = &m->params[o->ref];
+            offs[nv++] = (int32_t)txt->len;
+            if (ht->dim_var[d] >= 0) pto__emit_puts(txt, E->var_name[ht->dim_var[d]]);
+            else pto__emit_put_i64(txt, ht->dim[d]);
+            pto__emit_put(txt, "", 1);
+        }
+        if (kp->kind == PTO_P_SCALAR) {
+            offs[nv++] = (int32_t)txt->len;
+            pto__emit_put(txt, "(", 1);
+            pto__emit_hs_value(E, txt, o);
+            pto__emit_put(txt, ")", 2);
+        }
+    }
+    nv = 0;
+    for (i = 0; i < n && !txt->oom; i++) {
+        const pto_param *kp = &m->params[order[i]];
+        for (d = 0; d < 2 && kp->kind == PTO_P_TENSOR; d++, nv++)
+            if (kp->dim_var[d] >= 0) {
+                saved[2 * i + d] = E->var_name[kp->dim_var[d]];
+                E->var_name[kp->dim_var[d]] = txt->data + offs[nv];
+            }
+        if (kp->kind == PTO_P_SCALAR && kp->var >= 0) {
+            saved[2 * i] = E->var_name[kp->var];
+            E->var_name[kp->var] = txt->data + offs[nv];
+        }
+        nv += kp->kind == PTO_P_SCALAR;
+    }
+}
+
+static void pto__emit_hs_unbind(pto__emitter *E, const int32_t *order, int32_t n, char **saved)
+{
+    const pto_module *m = E->m;
+    int32_t i;
+    int d;
+    /* in reverse: a dim shared by two params saved the first one's text second */
+    for (i = n - 1; i >= 0; i--) {
+        const pto_param *kp = &m->params[order[i]];
+        for (d = 1; d >= 0; d--) {
+            int32_t v = kp->kind == PTO_P_TENSOR ? kp->dim_var[d] : d == 0 ? kp->var : -1;
+            if (v >= 0 && saved[2 * i + d]) E->var_name[v] = saved[2 * i + d];
+            saved[2 * i + d] = NULL;
+        }
+    }
+}
+
+/* "k(x, t, 0.5)": the call as written, for the comment. */
+static void pto__emit_hs_sig(pto__emitter *E, const pto_hstmt *st)
+{
+    const pto_module *m = E->m;
+    pto_buf *b = pto__emit_sb(E, PTO__K_SIG);
+    int32_t i;
+    pto__emit_puts(b, pto_str(E->ctx, m->kernels[st->ref].name));
+    pto__emit_put(b, "(", 1);
+    for (i = 0; i < st->nargs; i++) {
+        const pto_operand *o = &m->operands[st->arg0 + i];
+        if (i) pto__emit_put(b, ", ", 2);
+        if (o->kind == PTO_O_GM) pto__emit_puts(b, pto_str(E->ctx, m->params[o->ref].name));
+        else if (o->kind == PTO_O_FLOAT) pto__emit_float(E, b, o->f, PTO__EX_PTO);
+        else if (o->kind == PTO_O_SCALAR) pto__emit_puts(b, pto_str(E->ctx, m->vars[o->ref].name));
+        else pto__emit_expr(E, b, o->e[0], PTO__EX_PTO, 0);
+    }
+    pto__emit_put(b, ")", 1);
+    pto__emit_vbuf(E, PTO__K_SIG);
+}
+
+static void pto__emit_hs_call(pto__emitter *E, const pto_hstmt *st, int32_t *order, int32_t *offs, char **saved,
+                              pto_buf *txt)
+{
+    const pto_module *m = E->m;
+    const pto_kernel *k = &m->kernels[st->ref];
+    int32_t n = pto__hs_abi(m, k, order), i, nt = 0;
+    int pb = pto__emit_has_pipebuf(m, st->ref);   /* the hidden buffer follows the tensors */
+    for (i = 0; i < n; i++) nt += m->params[order[i]].kind == PTO_P_TENSOR;
+    pto__emit_hs_sig(E, st);
+    pto__emit_vi(E, PTO__K_N, st->loc.line);
+    pto__emit_vi(E, PTO__K_IDX, n + pb > 0 ? n + pb : 1);
+    pto__emit_x(E, PTO__T_HS_CALL);
+    for (i = 0; i < n; i++) {
+        const pto_param *kp = &m->params[order[i]];
+        const pto_operand *o = &m->operands[st->arg0 + i];
+        pto__emit_vi(E, PTO__K_IDX, i + (pb && i >= nt));
+        if (kp->kind == PTO_P_TENSOR) {
+            pto__emit_v(E, PTO__K_NAME, E->param_name[o->ref]);
+            pto__emit_x(E, PTO__T_HS_ARG_GM);
+            continue;
+        }
+        pto__emit_hs_value(E, pto__emit_sb(E, PTO__K_EXPR), o);
+        pto__emit_vbuf(E, PTO__K_EXPR);
+        pto__emit_x(E, kp->dtype == PTO_F32 || kp->dtype == PTO_F16 || kp->dtype == PTO_BF16 ? PTO__T_HS_ARG_F
+                                                                                              : PTO__T_HS_ARG_I);
+    }
+    txt->len = 0;
+    pto__emit_hs_bind(E, st, order, n, txt, offs, saved);
+    if (k->blocks >= 0) {
+        pto__emit_expr(E, pto__emit_sb(E, PTO__K_BLOCKS), k->blocks, PTO__EX_HOST, 0);
+        pto__emit_vbuf(E, PTO__K_BLOCKS);
+    } else {
+        pto__emit_v(E, PTO__K_BLOCKS, "1");
+    }
+    if (pb) {
+        pto__emit_vi(E, PTO__K_IDX, nt);
+        pto__emit_vi(E, PTO__K_N, pto_kernel_pipe_bytes(m, st->ref));
+        pto__emit_x(E, PTO__T_HS_PIPEBUF);
+    }
+    pto__emit_hs_unbind(E, order, n, saved);
+    pto__emit_planned(E, st->ref);
+    pto__emit_v(E, PTO__K_NAME, pto_str(E->ctx, k->name));
+    pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, k->name));
+    pto__emit_v(E, PTO__K_KIND, pto__emit_kind[k->kind < 3 ? k->kind : 0]);
+    pto__emit_x(E, PTO__T_HS_LAUNCH);
+}
+
+/* The host's dims and scalars, then its tensors (index = host tensor). */
+static void pto__emit_hs_decls(pto__emitter *E, int32_t h)
+{
+    const pto_module *m = E->m;
+    const pto_host *ho = &m->hosts[h];
+    int32_t v, i;
+    for (v = 0; v < m->n_vars; v++) {
+        const pto_var *va = &m->vars[v];
+        const pto_param *pa;
+        if (va->kernel != PTO_HOST_SCOPE(h)) continue;
+        pa = va->def >= 0 ? &m->params[va->def] : NULL;
+        pto__emit_v(E, PTO__K_NAME, E->var_name[v]);
+        pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, va->name));
+        if (va->kind == PTO_V_DIM) pto__emit_x(E, PTO__T_H_DIM);
+        else pto__emit_x(E, pa && (pa->dtype == PTO_F32 || pa->dtype == PTO_F16 || pa->dtype == PTO_BF16)
+                                ? PTO__T_H_SCALAR_F : PTO__T_H_SCALAR_I);
+    }
+    for (i = 0; i < ho->nparams + ho->ntensors; i++) {
+        const pto_param *pa = &m->params[ho->param0 + i];
+        if (pa->kind != PTO_P_TENSOR) continue;
+        pto__emit_v(E, PTO__K_NAME, E->param_name[ho->param0 + i]);
+        pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, pa->name));
+        pto__emit_vi(E, PTO__K_IDX, i);
+        pto__emit_v(E, PTO__K_DTYPE, pto__emit_dtype[pa->dtype < PTO_NDTYPE ? pa->dtype : 0]);
+        if (pa->dim_var[0] >= 0) pto__emit_v(E, PTO__K_ROWS, E->var_name[pa->dim_var[0]]);
+        else pto__emit_vi(E, PTO__K_ROWS, pa->dim[0]);
+        if (pa->dim_var[1] >= 0) pto__emit_v(E, PTO__K_COLS, E->var_name[pa->dim_var[1]]);
+        else pto__emit_vi(E, PTO__K_COLS, pa->dim[1]);
+        pto__emit_v(E, PTO__K_DIR, i >= ho->nparams ? "PTO_H_TEMP" : pa->dir == PTO_IN ? "PTO_H_IN"
+                                   : pa->dir == PTO_OUT ? "PTO_H_OUT" : "PTO_H_INOUT");
+        pto__emit_x(E, PTO__T_H_TENSOR);
+    }
+}
+
+/* The host's params as written, for the comment. */
+static void pto__emit_hs_params(pto__emitter *E, const pto_host *ho)
+{
+    const pto_module *m = E->m;
+    pto_buf *b = pto__emit_sb(E, PTO__K_SIG);
+    int32_t i;
+    int d;
+    for (i = 0; i < ho->nparams; i++) {
+        const pto_param *pa = &m->params[ho->param0 + i];
+        if (i) pto__emit_put(b, ", ", 2);
+        if (pa->kind == PTO_P_SCALAR) {
+            pto_buf_printf(b, "scalar %s: %s", pto_str(E->ctx, pa->name), pto_dtype_name((pto_dtype)pa->dtype));
+            continue;
+        }
+        pto_buf_printf(b, "%s %s: %s[", pto__emit_dir[pa->dir < 3 ? pa->dir : 0], pto_str(E->ctx, pa->name),
+                       pto_dtype_name((pto_dtype)pa->dtype));
+        for (d = 0; d < 2; d++) {
+            if (d) pto__emit_put(b, ", ", 2);
+            if (pa->dim_var[d] >= 0) pto__emit_puts(b, pto_str(E->ctx, m->vars[pa->dim_var[d]].name));
+            else pto__emit_put_i64(b, pa->dim[d]);
+        }
+        pto__emit_put(b, "]", 1);
+    }
+    pto__emit_vbuf(E, PTO__K_SIG);
+}
+
+static void pto__emit_host_section(pto__emitter *E, int32_t h)
+{
+    const pto_module *m = E->m;
+    const pto_host *ho = &m->hosts[h];
+    int32_t most = 1, k, s, *order, *offs;
+    char **saved;
+    pto_buf txt;
+    for (k = 0; k < m->n_kernels; k++)
+        if (m->kernels[k].nparams > most) most = m->kernels[k].nparams;
+    memset(&txt, 0, sizeof txt);
+    txt.ctx = E->ctx;
+    order = (int32_t *)pto_alloc(E->ctx, sizeof(int32_t) * (size_t)most);
+    offs = (int32_t *)pto_alloc(E->ctx, sizeof(int32_t) * (size_t)(2 * most));
+    saved = (char **)pto_alloc(E->ctx, sizeof(char *) * (size_t)(2 * most));
+    if (!order || !offs || !saved) {
+        E->st = PTO_ERR_INTERNAL;
+    } else {
+        memset(saved, 0, sizeof(char *) * (size_t)(2 * most));
+        pto__emit_v(E, PTO__K_NAME, pto_str(E->ctx, ho->name));
+        pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, ho->name));
+        pto__emit_vi(E, PTO__K_N, ho->loc.line);
+        pto__emit_hs_params(E, ho);
+        pto__emit_x(E, PTO__T_HS_BEGIN);
+        pto__emit_hs_decls(E, h);
+        pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, ho->name));
+        pto__emit_x(E, PTO__T_HS_READY);
+        for (s = ho->stmt0; s < ho->stmt0 + ho->nstmts; s++)
+            if (m->hstmts[s].kind == PTO_HS_CALL) pto__emit_hs_call(E, &m->hstmts[s], order, offs, saved, &txt);
+        pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, ho->name));
+        pto__emit_x(E, PTO__T_HS_END);
+    }
+    if (txt.oom) E->st = PTO_ERR_INTERNAL;
+    pto_buf_free(&txt);
+    pto_free(E->ctx, order);
+    pto_free(E->ctx, offs);
+    pto_free(E->ctx, saved);
 }
 
 /* ---- entry ---------------------------------------------------------------- */
@@ -1222,6 +1632,10 @@ static pto_status pto__emit_check(pto__emitter *E)
         if (st->block < 0) continue;
         if (st->kind == PTO_ST_OP && st->op >= PTO_NOP)
             return pto_error(E->ctx, st->loc, "emit: unknown op %d", (int)st->op);
+        if (st->kind == PTO_ST_OP && (pto_opinfo_get((pto_op)st->op)->cls == PTO_OC_XFER ||
+                                      pto_opinfo_get((pto_op)st->op)->cls == PTO_OC_ALLREDUCE))
+            return pto_error(E->ctx, st->loc, "emit: %s is not lowered (run pto_lower after pto_verify)",
+                             pto_opinfo_get((pto_op)st->op)->name);
         if (st->kind == PTO_ST_TILE && (st->ref < 0 || st->ref >= m->n_tiles))
             return pto_error(E->ctx, st->loc, "emit: tile statement without a tile");
         if ((st->kind == PTO_ST_LET || st->kind == PTO_ST_FOR) && (st->ref < 0 || st->ref >= m->n_vars))
@@ -1234,7 +1648,10 @@ static pto_status pto__emit_check(pto__emitter *E)
             case PTO_O_GM: bad = o->ref < 0 || o->ref >= m->n_params; break;
             case PTO_O_SCALAR: bad = o->ref < 0 || o->ref >= m->n_vars; break;
             case PTO_O_PIPE: bad = o->ref < 0 || o->ref >= PTO_NPIPE; break;
+            case PTO_O_CVPIPE: bad = o->ref < 0 || o->ref >= m->n_cvpipes; break;
             case PTO_O_FLOAT: case PTO_O_INT: break;
+            case PTO_O_CMP: bad = o->ref < 0 || o->ref > PTO_GE; break;
+            case PTO_O_NMODE: bad = o->ref != PTO_NOTIFY_SET && o->ref != PTO_NOTIFY_ADD; break;
             default:
                 return pto_error(E->ctx, o->loc, "emit: operand kind %d of %s is not supported yet", (int)o->kind,
                                  pto_opinfo_get((pto_op)st->op)->name);
@@ -1274,7 +1691,9 @@ static void pto__emit_free(pto__emitter *E, uint8_t *vo, uint8_t *to, uint8_t *p
     pto_free(E->ctx, E->tdecl_head);
     pto_free(E->ctx, E->tdecl_tile);
     pto_free(E->ctx, E->tile_unused);
+    pto_free(E->ctx, E->tile_popped);
     pto_free(E->ctx, E->tdecl_next);
+    pto_free(E->ctx, E->note_first);
     pto_free(E->ctx, E->segs);
     for (k = 0; k < PTO__NKEYS; k++) pto_buf_free(&E->scratch[k]);
 }
@@ -1310,11 +1729,13 @@ static void pto__emit_all(pto__emitter *E, const pto_emit_desc *desc, pto_buf *k
             pto_buf_free(&text);
         }
         pto__emit_x(E, PTO__T_H_SOURCE_END);
-        for (k = 0; k < m->n_kernels; k++) pto__emit_host_kernel(E, k);
+        /* with host sections, the hosts are the program; else each kernel on its own */
+        for (k = 0; k < m->n_kernels && !m->n_hosts; k++) pto__emit_host_kernel(E, k);
+        for (k = 0; k < m->n_hosts; k++) pto__emit_host_section(E, k);
         pto__emit_v(E, PTO__K_FILE, E->file);
         pto__emit_x(E, PTO__T_H_MAIN_BEGIN);
-        for (k = 0; k < m->n_kernels; k++) {
-            pto__emit_v(E, PTO__K_NAME, pto_str(E->ctx, m->kernels[k].name));
+        for (k = 0; k < (m->n_hosts ? m->n_hosts : m->n_kernels); k++) {
+            pto__emit_v(E, PTO__K_NAME, pto_str(E->ctx, m->n_hosts ? m->hosts[k].name : m->kernels[k].name));
             pto__emit_x(E, PTO__T_H_CALL);
         }
         pto__emit_x(E, PTO__T_H_MAIN_END);
@@ -1347,6 +1768,13 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
         if (!E->var_used || !E->param_used) st = PTO_ERR_INTERNAL;
     }
     if (st == PTO_OK) st = pto__emit_tdecls(E);
+    if (st == PTO_OK) {
+        int32_t i;
+        E->nnotes = ctx->n_strs;
+        E->note_first = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * (size_t)(E->nnotes ? E->nnotes : 1));
+        if (!E->note_first) st = PTO_ERR_INTERNAL;
+        for (i = 0; st == PTO_OK && i < E->nnotes; i++) E->note_first[i] = -1;
+    }
     if (st == PTO_OK) {
         pto__emit_all(E, desc, kernel_src, host_src);
         st = E->st;

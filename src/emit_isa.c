@@ -298,7 +298,7 @@ static void pto__isa_op(pto__emitter *E, int32_t s)
     const pto_opinfo *oi = pto_opinfo_get((pto_op)st->op);
     pto_buf *b = E->out;
     int i, gm = -1, view = -1;
-    pto__emit_note(E, st);
+    (void)pto__emit_note(E, s);   /* full note each time: E->nnotes is 0 here */
     pto__emit_src(E, s);
     if (oi->cls == PTO_OC_LOAD || oi->cls == PTO_OC_STORE) {
         gm = oi->cls == PTO_OC_LOAD ? 1 : 0;
@@ -368,6 +368,10 @@ static pto_status pto__isa_check(pto__emitter *E)
             return pto_error(E->ctx, m->kernels[k].loc,
                              "emit (isa): kernel '%s' is a ranks kernel; communication is not supported by the "
                              "isa target yet", pto_str(E->ctx, m->kernels[k].name));
+    for (k = 0; k < m->n_cvpipes; k++)   /* needs TPipe<...> instances and the GM pipe buffer */
+        return pto_error(E->ctx, m->cvpipes[k].loc,
+                         "emit (isa): pipe '%s': cube/vector pipes are not supported by the isa target yet",
+                         pto_str(E->ctx, m->cvpipes[k].name));
     for (s = 0; s < m->n_stmts; s++) {
         const pto_stmt *st = &m->stmts[s];
         int i;

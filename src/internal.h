@@ -20,6 +20,12 @@
    Evaluates to the new element's index, or -1 when out of memory. */
 #define PTO__PUSH(m, arr) \
     pto__grow((m)->ctx, (void **)&(m)->arr, &(m)->n_##arr, &(m)->cap_##arr, sizeof(*(m)->arr))
+/* The same for the module builders (ir.c), with the common case (room
+   left) inline: the parser pushes a few elements per token. */
+#define PTO__PUSH_FAST(m, arr) \
+    ((m)->n_##arr < (m)->cap_##arr \
+         ? (memset(&(m)->arr[(m)->n_##arr], 0, sizeof(*(m)->arr)), (m)->n_##arr++) \
+         : PTO__PUSH(m, arr))
 
 struct pto_ctx {
     pto_allocator al;
@@ -37,5 +43,6 @@ struct pto_ctx {
     int32_t *str_off;
     int32_t n_strs, cap_strs;
     int32_t *hash;          /* string ids, -1 = empty */
+    uint32_t *hash_val;     /* the full hash of each slot's string */
     int32_t hash_cap;
 };

@@ -12,9 +12,13 @@
    [0, blocks) runs, in order, with block = b, blocks = the count, subblock = 0.
    A `ranks` kernel runs all of its blocks once per rank, rank-major, with
    rank = r and nranks = launch->nranks (0 means 1); other kernels see rank 0
-   and nranks 1. Statements run in program order; the cube { } and vector { }
-   sections of a mix kernel run in program order too. set_flag, wait_flag and
-   pipe_barrier do nothing here.
+   and nranks 1. Statements run in program order. A mix kernel's block is a
+   cluster: the cube { } section runs once (subblock 0) and the vector { }
+   section twice, as AIV 0 and AIV 1 (subblock 0 and 1), each core with its
+   own tiles; they exchange tiles only through pipes (bounded FIFOs, see
+   pto__exec_cvpipe), run as resumable steps in either order until all
+   finish, and a round where none can go on is a deadlock error. set_flag,
+   wait_flag and pipe_barrier do nothing here.
 
    Bindings. Dynamic dims and scalar params take their values from
    launch->bindings by name (bindings naming nothing are ignored). Every
@@ -126,7 +130,25 @@ typedef struct pto__interp {
     int64_t (*shape)[2];   /* per kernel param: its extents */
     int64_t block, blocks, rank, nranks;
     int oom;
+    /* mix kernels: the three cores of a cluster, resumable by replay */
+    int64_t subblock;
+    int core;              /* pto_core of the section running */
+    pto__itile *ctiles[3]; /* per core (cube, aiv0, aiv1): its own tile storage */
+    struct pto__iring *rings; /* per cvpipe id */
+    int64_t step, done;    /* ops and tile decls passed / already run by earlier visits */
+    int32_t cvblocked;     /* the pipe op that could not go on, or -1 */
+    /* ranks kernels run as resumable steps (pto__in_ranks): */
+    int stepping;          /* set: wait and allreduce may block */
+    int blocked;           /* the op just run could not go on (the step stays on it) */
+    int ar;                /* allreduce: 0 none, 1 arrived (waits for every rank), 2 done */
 } pto__interp;
+
+/* One cube/vector pipe: its slots and per-direction counters (k 0 = c2v,
+   1 = v2c; index me = the subblock on the vector side, 0 on the cube). */
+typedef struct pto__iring {
+    unsigned char *slots;  /* 2 * slot_num slots: direction k uses [k * slot_num, ...) */
+    int64_t pushed[2][2], popped[2][2], freed[2][2];
+} pto__iring;
 
 static int pto__fail(pto__interp *I, pto_loc loc, const char *fmt, ...)
 {
@@ -213,7 +235,7 @@ static int pto__eval(pto__interp *I, int32_t e, int64_t *out, int depth)
     case PTO_E_VAR: return pto__eval_var(I, x, out);
     case PTO_E_BLOCK: *out = I->block; return 1;
     case PTO_E_BLOCKS: *out = I->blocks; return 1;
-    case PTO_E_SUBBLOCK: *out = 0; return 1;
+    case PTO_E_SUBBLOCK: *out = I->subblock; return 1;
     case PTO_E_RANK: *out = I->rank; return 1;
     case PTO_E_NRANKS: *out = I->nranks; return 1;
     case PTO_E_NEG:
@@ -531,6 +553,190 @@ static int pto__exec_matmul(pto__interp *I, int32_t s)
     return 1;
 }
 
+/* ---- cube <-> vector pipes ----
+   A pipe carries [rows, cols] tiles of its dtype through slot_num slots per
+   direction, as the device's rings do. tpush waits while every slot holds
+   data not yet freed by every consumer; tpop waits until every producer
+   has pushed the next slot, then copies this core's part (the whole tile on
+   the cube; with a split, AIV s gets or gives half s of the rows or
+   columns; without one, both AIVs pop the whole tile and only AIV 0 pushes
+   into a v2c pipe); tfree releases the oldest popped slot. Waiting is not
+   done here: the op sets I->cvblocked and the section is resumed later. */
+
+static int pto__in_block(pto__interp *I, int32_t s)
+{
+    I->cvblocked = s;
+    return 0;
+}
+
+static int pto__in_freed(const pto__iring *r, int k)
+{
+    return (int)(k == 0 ? (r->freed[0][0] < r->freed[0][1] ? r->freed[0][0] : r->freed[0][1]) : r->freed[1][0]);
+}
+
+static int64_t pto__in_pushed(const pto__iring *r, const pto_cvpipe *q, int k)
+{
+    if (k == 0 || q->split == PTO_SPLIT_NONE) return r->pushed[k][0];
+    return r->pushed[1][0] < r->pushed[1][1] ? r->pushed[1][0] : r->pushed[1][1];
+}
+
+/* Copies between tile t and its part of slot n of direction k. */
+static void pto__in_slot_copy(pto__interp *I, const pto_cvpipe *q, pto__iring *r, int k, int64_t n, const pto__top *t,
+                              int to_slot)
+{
+    int es = pto_dtype_size((pto_dtype)q->dtype);
+    int64_t r0 = 0, c0 = 0, i;
+    unsigned char *slot = r->slots + (size_t)((k * q->slot_num + n % q->slot_num) * (int64_t)q->slot_size);
+    if (I->core == PTO_CORE_VECTOR && q->split == PTO_SPLIT_UP_DOWN) r0 = I->subblock * t->t->rows;
+    if (I->core == PTO_CORE_VECTOR && q->split == PTO_SPLIT_LEFT_RIGHT) c0 = I->subblock * t->t->cols;
+    for (i = 0; i < t->t->rows; i++) {
+        unsigned char *g = slot + (size_t)(((r0 + i) * q->cols + c0) * es);
+        unsigned char *l = t->it->data + (size_t)(i * t->t->cols * es);
+        if (to_slot) memcpy(g, l, (size_t)t->t->cols * (size_t)es);
+        else memcpy(l, g, (size_t)t->t->cols * (size_t)es);
+    }
+}
+
+static int pto__exec_cvpipe(pto__interp *I, int32_t s)
+{
+    const pto_stmt *st = &I->m->stmts[s];
+    const pto_operand *o = pto_stmt_arg(I->m, s, st->op == PTO_OP_TPOP ? 1 : 0);
+    const pto_cvpipe *q;
+    pto__iring *r;
+    pto__top t;
+    int cube = I->core == PTO_CORE_CUBE, me = cube ? 0 : (int)I->subblock, k;
+    int32_t R, C;
+    if (!o || o->kind != PTO_O_CVPIPE || o->ref < 0 || o->ref >= I->m->n_cvpipes || !I->rings ||
+        I->m->cvpipes[o->ref].kernel != I->L->kernel)
+        return pto__fail(I, st->loc, "%s needs a pipe of this mix kernel", pto_opinfo_get((pto_op)st->op)->name);
+    q = &I->m->cvpipes[o->ref];
+    r = &I->rings[o->ref];
+    k = (st->op == PTO_OP_TPUSH) == cube ? 0 : 1;
+    if (!(q->dir & (1 << k)))
+        return pto__fail(I, st->loc, "%s: pipe '%s' has no %s direction", pto_opinfo_get((pto_op)st->op)->name,
+                         pto_str(I->ctx, q->name), k ? "v2c" : "c2v");
+    if (st->op == PTO_OP_TFREE) {
+        if (r->freed[k][me] >= r->popped[k][me])
+            return pto__fail(I, st->loc, "tfree of pipe '%s' without a popped slot to free", pto_str(I->ctx, q->name));
+        r->freed[k][me]++;
+        return 1;
+    }
+    if (!pto__tile_arg(I, s, st->op == PTO_OP_TPOP ? 0 : 1, &t)) return 0;
+    R = q->rows / (!cube && q->split == PTO_SPLIT_UP_DOWN ? 2 : 1);
+    C = q->cols / (!cube && q->split == PTO_SPLIT_LEFT_RIGHT ? 2 : 1);
+    if (t.t->dtype != q->dtype || t.t->rows != R || t.t->cols != C)
+        return pto__fail(I, st->loc, "%s: tile '%s' does not match pipe '%s'", pto_opinfo_get((pto_op)st->op)->name,
+                         pto__in_tname(I, &t), pto_str(I->ctx, q->name));
+    if (st->op == PTO_OP_TPUSH) {
+        if (k == 1 && q->split == PTO_SPLIT_NONE && me == 1)
+            return pto__fail(I, st->loc, "tpush: only AIV 0 (subblock 0) pushes into v2c pipe '%s', which has no split",
+                             pto_str(I->ctx, q->name));
+        if (r->pushed[k][me] - pto__in_freed(r, k) >= q->slot_num) return pto__in_block(I, s);
+        pto__in_slot_copy(I, q, r, k, r->pushed[k][me], &t, 1);
+        r->pushed[k][me]++;
+        return 1;
+    }
+    if (r->popped[k][me] - r->freed[k][me] >= q->local_slot_num)
+        return pto__fail(I, st->loc, "tpop of pipe '%s' overwrites a local slot still held (missing tfree)",
+                         pto_str(I->ctx, q->name));
+    if (pto__in_pushed(r, q, k) <= r->popped[k][me]) return pto__in_block(I, s);
+    pto__in_slot_copy(I, q, r, k, r->popped[k][me], &t, 0);
+    r->popped[k][me]++;
+    return 1;
+}
+
+/* ---- communication (hardware.md section 8) ----
+   Signals are i32 cells of a tensor; notify sets or adds (wrapping), wait
+   holds its rank until `cell CMP value`. tput / tget copy a ROWS x COLS
+   window between two GM windows (either may be a peer's). allreduce is one
+   collective step here: it waits until every rank has reached an
+   allreduce, then every element of X becomes the f32 sum over ranks in rank
+   order 0, 1, .., n-1 (the order of the lowering's accumulation, so the two
+   agree bit for bit), in every rank's copy; the signal is left alone (the
+   lowering leaves it as it found it). */
+
+static int pto__in_cell(pto__interp *I, int32_t s, int32_t *val, unsigned char **at)
+{
+    pto__win w;
+    if (!pto__window(I, s, 0, 1, 1, &w)) return 0;
+    if (w.dtype != PTO_I32)
+        return pto__fail(I, I->m->stmts[s].loc, "%s: a signal must be an i32 tensor",
+                         pto_opinfo_get((pto_op)I->m->stmts[s].op)->name);
+    *at = w.base + (size_t)(w.r * w.d1 + w.c) * 4u;
+    memcpy(val, *at, 4);
+    return 1;
+}
+
+static int pto__in_notify(pto__interp *I, int32_t s)
+{
+    const pto_operand *vo = pto_stmt_arg(I->m, s, 1), *mo = pto_stmt_arg(I->m, s, 2);
+    unsigned char *at;
+    int32_t cell;
+    int64_t v;
+    if (!pto__in_cell(I, s, &cell, &at) || !pto__eval(I, vo->e[0], &v, 0)) return 0;
+    if (v < -2147483647 - 1 || v > 2147483647)
+        return pto__fail(I, vo->loc, "notify: value %lld does not fit an i32 signal", (long long)v);
+    cell = mo->ref == PTO_NOTIFY_ADD ? (int32_t)(uint32_t)((uint32_t)cell + (uint32_t)(int32_t)v) : (int32_t)v;
+    memcpy(at, &cell, 4);
+    return 1;
+}
+
+static int pto__in_cmp(int cmp, int64_t a, int64_t b)
+{
+    switch (cmp) {
+    case PTO_EQ: return a == b;
+    case PTO_NE: return a != b;
+    case PTO_LT: return a < b;
+    case PTO_LE: return a <= b;
+    case PTO_GT: return a > b;
+    default: return a >= b;
+    }
+}
+
+static int pto__in_wait(pto__interp *I, int32_t s)
+{
+    const pto_operand *co = pto_stmt_arg(I->m, s, 1), *vo = pto_stmt_arg(I->m, s, 2);
+    unsigned char *at;
+    int32_t cell;
+    int64_t v;
+    if (!pto__in_cell(I, s, &cell, &at) || !pto__eval(I, vo->e[0], &v, 0)) return 0;
+    if (pto__in_cmp(co->ref, cell, v)) return 1;
+    if (!I->stepping) return pto__fail(I, I->m->stmts[s].loc, "wait never returns: nothing else runs (not a ranks kernel)");
+    I->blocked = 1;
+    return 1;
+}
+
+static int pto__in_xfer(pto__interp *I, int32_t s)
+{
+    const pto_stmt *st = &I->m->stmts[s];
+    int64_t nr, nc;
+    pto__win d, a;
+    size_t es;
+    if (!pto__eval(I, pto_stmt_arg(I->m, s, 2)->e[0], &nr, 0) || !pto__eval(I, pto_stmt_arg(I->m, s, 3)->e[0], &nc, 0))
+        return 0;
+    if (nr < 0 || nc < 0) return pto__fail(I, st->loc, "%s: negative extent", pto_opinfo_get((pto_op)st->op)->name);
+    if (!pto__window(I, s, 0, nr, nc, &d) || !pto__window(I, s, 1, nr, nc, &a)) return 0;
+    if (d.dtype != a.dtype) return pto__fail(I, st->loc, "%s: the two tensors differ in dtype", pto_opinfo_get((pto_op)st->op)->name);
+    if (d.base == a.base && d.r < a.r + nr && a.r < d.r + nr && d.c < a.c + nc && a.c < d.c + nc)
+        return pto__fail(I, st->loc, "%s: the source and destination windows overlap", pto_opinfo_get((pto_op)st->op)->name);
+    es = (size_t)pto_dtype_size((pto_dtype)d.dtype);
+    pto__copy(d.base + (size_t)(d.r * d.d1 + d.c) * es, d.dtype, d.d1, a.base + (size_t)(a.r * a.d1 + a.c) * es, a.dtype,
+              a.d1, nr, nc);
+    return 1;
+}
+
+static int pto__in_allreduce(pto__interp *I, int32_t s)
+{
+    if (!I->stepping) return pto__fail(I, I->m->stmts[s].loc, "allreduce needs a ranks kernel");
+    if (I->ar == 2) {
+        I->ar = 0;
+        return 1;
+    }
+    I->ar = 1;
+    I->blocked = 1;
+    return 1;
+}
+
 static int pto__exec_op(pto__interp *I, int32_t s)
 {
     const pto_stmt *st = &I->m->stmts[s];
@@ -552,6 +758,11 @@ static int pto__exec_op(pto__interp *I, int32_t s)
     case PTO_OC_EXTRACT: return pto__exec_extract(I, s);
     case PTO_OC_MATMUL: return pto__exec_matmul(I, s);
     case PTO_OC_SYNC: return 1;
+    case PTO_OC_CVPIPE: return pto__exec_cvpipe(I, s);
+    case PTO_OC_NOTIFY: return pto__in_notify(I, s);
+    case PTO_OC_WAIT: return pto__in_wait(I, s);
+    case PTO_OC_XFER: return pto__in_xfer(I, s);
+    case PTO_OC_ALLREDUCE: return pto__in_allreduce(I, s);
     }
     return pto__fail(I, st->loc, "the interpreter cannot run %s", info->name);
 }
@@ -615,9 +826,15 @@ static int pto__run_stmt(pto__interp *I, int32_t s)
 {
     const pto_stmt *st = &I->m->stmts[s];
     int64_t v;
+    int ok;
     switch (st->kind) {
-    case PTO_ST_OP: return pto__exec_op(I, s);
-    case PTO_ST_TILE: return pto__run_tile(I, st);
+    case PTO_ST_OP:
+    case PTO_ST_TILE:
+        /* a resumed mix section replays its path up to where it stopped */
+        if (I->step < I->done) { I->step++; return 1; }
+        ok = st->kind == PTO_ST_OP ? pto__exec_op(I, s) : pto__run_tile(I, st);
+        if (ok) I->step++;
+        return ok;
     case PTO_ST_LET:
         if (!pto__eval(I, st->e[0], &v, 0)) return 0;
         I->env[st->ref] = v;
@@ -709,10 +926,29 @@ static void *pto__zalloc(pto__interp *I, size_t n)
     return p;
 }
 
+/* The slots of every pipe of a mix kernel. */
+static int pto__alloc_rings(pto__interp *I, int32_t kernel)
+{
+    int32_t i;
+    I->rings = (pto__iring *)pto__zalloc(I, sizeof(pto__iring) * (size_t)(I->m->n_cvpipes ? I->m->n_cvpipes : 1));
+    if (!I->rings) return 0;
+    for (i = 0; i < I->m->n_cvpipes; i++) {
+        const pto_cvpipe *q = &I->m->cvpipes[i];
+        if (q->kernel != kernel) continue;
+        if (q->slot_num <= 0 || q->slot_size <= 0 || (int64_t)q->slot_num * q->slot_size > PTO__MAX_TILE_BYTES ||
+            (int64_t)q->rows * q->cols * pto_dtype_size((pto_dtype)q->dtype) != q->slot_size)
+            return pto__fail(I, q->loc, "pipe '%s' cannot be interpreted", pto_str(I->ctx, q->name));
+        I->rings[i].slots = (unsigned char *)pto__zalloc(I, (size_t)(2 * q->slot_num) * (size_t)q->slot_size);
+        if (!I->rings[i].slots) return 0;
+    }
+    return 1;
+}
+
 /* One arena for every tile of the kernel, and f32 scratch for matmul. */
 static int pto__alloc_tiles(pto__interp *I, int32_t kernel)
 {
     int32_t t;
+    int c, ncores;
     size_t off = 0;
     int64_t maxel = 1;
     for (t = 0; t < I->m->n_tiles; t++) {
@@ -725,19 +961,27 @@ static int pto__alloc_tiles(pto__interp *I, int32_t kernel)
         off += ((size_t)bytes + 31u) & ~(size_t)31u;
         if ((int64_t)tl->rows * tl->cols > maxel) maxel = (int64_t)tl->rows * tl->cols;
     }
-    I->arena_size = off;
-    I->arena = (unsigned char *)pto__zalloc(I, off);
+    /* a mix kernel's three cores each get their own copy of every tile */
+    ncores = I->k->kind == PTO_KK_MIX ? 3 : 1;
+    I->arena_size = off * (size_t)ncores;
+    I->arena = (unsigned char *)pto__zalloc(I, I->arena_size);
     I->scratch = (float *)pto__zalloc(I, (size_t)(3 * maxel) * sizeof(float));
     if (!I->arena || !I->scratch) return 0;
-    for (t = 0, off = 0; t < I->m->n_tiles; t++) {
-        const pto_tile *tl = &I->m->tiles[t];
-        if (tl->kernel != kernel) continue;
-        I->tiles[t].data = I->arena + off;
-        I->tiles[t].vr = tl->rows;
-        I->tiles[t].vc = tl->cols;
-        off += ((size_t)pto_tile_bytes(tl) + 31u) & ~(size_t)31u;
+    for (c = 0; c < ncores; c++) {
+        size_t base = off * (size_t)c, o = 0;
+        pto__itile *ts = c == 0 ? I->tiles : (pto__itile *)pto__zalloc(I, sizeof(pto__itile) * (size_t)I->m->n_tiles);
+        if (!ts) return 0;
+        I->ctiles[c] = ts;
+        for (t = 0; t < I->m->n_tiles; t++) {
+            const pto_tile *tl = &I->m->tiles[t];
+            if (tl->kernel != kernel) continue;
+            ts[t].data = I->arena + base + o;
+            ts[t].vr = tl->rows;
+            ts[t].vc = tl->cols;
+            o += ((size_t)pto_tile_bytes(tl) + 31u) & ~(size_t)31u;
+        }
     }
-    return 1;
+    return ncores == 1 || pto__alloc_rings(I, kernel);
 }
 
 static int pto__setup(pto__interp *I)
@@ -762,8 +1006,64 @@ static void pto__reset_block(pto__interp *I)
 {
     int32_t v;
     memset(I->arena, 0, I->arena_size);
+    for (v = 0; I->rings && v < I->m->n_cvpipes; v++) {
+        unsigned char *slots = I->rings[v].slots;
+        memset(&I->rings[v], 0, sizeof I->rings[v]);
+        I->rings[v].slots = slots;
+    }
     for (v = 0; v < I->m->n_vars; v++)
         if (I->m->vars[v].kind == PTO_V_LET || I->m->vars[v].kind == PTO_V_LOOP) I->state[v] = PTO__UNBOUND;
+}
+
+/* The cores of one cluster: the cube section on the AIC, the vector
+   section on AIV 0 and AIV 1 (subblock 0, 1). Each runs until it finishes
+   or a pipe op must wait; a waiting core is resumed on a later round by
+   replaying its path (control flow depends only on integers, and the ops
+   and tile declarations it already ran are skipped). A round in which no
+   core gets further is a deadlock. */
+static int pto__run_mix(pto__interp *I)
+{
+    int32_t sec[2] = {-1, -1}, s, wait_at[3] = {-1, -1, -1};
+    int64_t done[3] = {0, 0, 0};
+    int fin[3] = {0, 0, 0}, c, progress;
+    for (s = I->m->blocks[I->k->body].head; s >= 0; s = I->m->stmts[s].next)
+        if (I->m->stmts[s].kind == PTO_ST_SECTION && I->m->stmts[s].body >= 0)
+            sec[I->m->stmts[s].ref == PTO_CORE_CUBE ? 0 : 1] = I->m->stmts[s].body;
+    for (;;) {
+        progress = 0;
+        for (c = 0; c < 3; c++) {
+            int32_t body = sec[c ? 1 : 0];
+            if (fin[c]) continue;
+            if (body < 0) { fin[c] = progress = 1; continue; }
+            I->tiles = I->ctiles[c];
+            I->core = c ? PTO_CORE_VECTOR : PTO_CORE_CUBE;
+            I->subblock = c ? c - 1 : 0;
+            I->step = 0;
+            I->done = done[c];
+            I->cvblocked = -1;
+            if (pto__run_list(I, body)) {
+                fin[c] = progress = 1;
+                continue;
+            }
+            if (I->cvblocked < 0) return 0;
+            if (I->step > done[c]) progress = 1;
+            done[c] = I->step;
+            wait_at[c] = I->cvblocked;
+        }
+        if (fin[0] && fin[1] && fin[2]) break;
+        if (!progress) {
+            for (c = 0; c < 3; c++)
+                if (!fin[c])
+                    pto__fail(I, I->m->stmts[wait_at[c]].loc, "deadlock: this %s on %s waits forever",
+                              pto_opinfo_get((pto_op)I->m->stmts[wait_at[c]].op)->name,
+                              c == 0 ? "the cube core" : c == 1 ? "AIV 0 (subblock 0)" : "AIV 1 (subblock 1)");
+            return 0;
+        }
+    }
+    I->tiles = I->ctiles[0];
+    I->subblock = 0;
+    I->step = I->done = 0;
+    return 1;
 }
 
 static int pto__run_kernel(pto__interp *I)
@@ -781,7 +1081,7 @@ static int pto__run_kernel(pto__interp *I)
             I->rank = r;
             I->block = b;
             pto__reset_block(I);
-            if (pto__run_list(I, I->k->body)) continue;
+            if (I->k->kind == PTO_KK_MIX ? pto__run_mix(I) : pto__run_list(I, I->k->body)) continue;
             if (I->k->ranks)
                 pto_note(I->ctx, I->k->loc, "in block %lld of rank %lld of kernel '%s'", (long long)b,
                          (long long)r, kname);
@@ -793,6 +1093,287 @@ static int pto__run_kernel(pto__interp *I)
     return 1;
 }
 
+static void pto__in_free(pto__interp *I)
+{
+    pto_free(I->ctx, I->env);
+    pto_free(I->ctx, I->state);
+    pto_free(I->ctx, I->sval);
+    pto_free(I->ctx, I->ctiles[0] ? I->ctiles[0] : I->tiles);   /* a mix kernel: the cube's */
+    pto_free(I->ctx, I->ctiles[1]);
+    pto_free(I->ctx, I->ctiles[2]);
+    if (I->rings) {
+        int32_t i;
+        for (i = 0; i < I->m->n_cvpipes; i++) pto_free(I->ctx, I->rings[i].slots);
+        pto_free(I->ctx, I->rings);
+    }
+    pto_free(I->ctx, I->shape);
+    pto_free(I->ctx, I->arena);
+    pto_free(I->ctx, I->scratch);
+}
+
+/* ---- ranks: every rank a resumable program ----
+   Ranks interleave (a wait needs a peer's notify), so each rank keeps its
+   own interpreter state and an explicit stack of frames instead of the C
+   stack; the scheduler resumes rank 0, 1, .. in turn, each until it
+   finishes or blocks (a wait that does not hold, an allreduce that not
+   every rank has reached). Within a rank, blocks still run in order. When
+   every rank still running waits at an allreduce, the sum is taken and
+   they go on; when a whole round moves nothing, that is a deadlock: an
+   error at the first blocked statement. A race-free kernel gives the same
+   result in every interleaving, so this one order is as good as any. */
+
+typedef struct pto__in_frame {
+    int32_t next;          /* next statement of this list, -1 at its end */
+    int32_t loop;          /* the FOR statement whose body this is, or -1 */
+    int64_t i, hi, step;
+} pto__in_frame;
+
+typedef struct pto__in_rank {
+    pto__interp I;
+    pto__in_frame *fr;
+    int32_t nfr, capfr;
+    int64_t block;
+    int started, done;
+    int32_t at;            /* the statement it is blocked at, or -1 */
+    int64_t steps;         /* statements completed (progress) */
+} pto__in_rank;
+
+static int pto__in_push(pto__in_rank *R, int32_t block, int32_t loop, int64_t i, int64_t hi, int64_t step)
+{
+    pto__in_frame *f;
+    if (R->nfr == R->capfr) {
+        int32_t cap = R->capfr ? R->capfr * 2 : 16;
+        pto__in_frame *n = (pto__in_frame *)pto_realloc(R->I.ctx, R->fr, sizeof *n * (size_t)cap);
+        if (!n) {
+            R->I.oom = 1;
+            pto__oom(R->I.ctx);
+            return 0;
+        }
+        R->fr = n;
+        R->capfr = cap;
+    }
+    f = &R->fr[R->nfr++];
+    f->next = block >= 0 ? R->I.m->blocks[block].head : -1;
+    f->loop = loop;
+    f->i = i, f->hi = hi, f->step = step;
+    return 1;
+}
+
+/* The end of a list: the next iteration of its loop, or pop it. */
+static void pto__in_list_end(pto__in_rank *R)
+{
+    pto__in_frame *f = &R->fr[R->nfr - 1];
+    const pto_stmt *lp;
+    if (f->loop < 0 || (uint64_t)f->hi - (uint64_t)f->i <= (uint64_t)f->step) {
+        R->nfr--;
+        return;
+    }
+    lp = &R->I.m->stmts[f->loop];
+    f->i += f->step;
+    R->I.env[lp->ref] = f->i;
+    R->I.state[lp->ref] = PTO__BOUND;
+    f->next = R->I.m->blocks[lp->body].head;
+}
+
+/* FOR / IF / SECTION open a frame; everything else runs (and may block). */
+static int pto__in_step(pto__in_rank *R, int32_t s)
+{
+    pto__interp *I = &R->I;
+    const pto_stmt *st = &I->m->stmts[s];
+    int64_t lo, hi, step = 1, a, b;
+    switch (st->kind) {
+    case PTO_ST_FOR:
+        if (!pto__eval(I, st->e[0], &lo, 0) || !pto__eval(I, st->e[1], &hi, 0)) return 0;
+        if (st->e[2] >= 0 && !pto__eval(I, st->e[2], &step, 0)) return 0;
+        if (step <= 0) return pto__fail(I, st->loc, "loop step must be positive, got %lld", (long long)step);
+        R->fr[R->nfr - 1].next = st->next;
+        if (lo >= hi) return 1;
+        I->env[st->ref] = lo;
+        I->state[st->ref] = PTO__BOUND;
+        return pto__in_push(R, st->body, s, lo, hi, step);
+    case PTO_ST_IF:
+        if (!pto__eval(I, st->e[0], &a, 0) || !pto__eval(I, st->e[1], &b, 0)) return 0;
+        R->fr[R->nfr - 1].next = st->next;
+        if (pto__in_cmp(st->cmp, a, b)) return pto__in_push(R, st->body, -1, 0, 0, 0);
+        return st->orelse >= 0 ? pto__in_push(R, st->orelse, -1, 0, 0, 0) : 1;
+    case PTO_ST_SECTION:
+        R->fr[R->nfr - 1].next = st->next;
+        return st->body >= 0 ? pto__in_push(R, st->body, -1, 0, 0, 0) : 1;
+    default:
+        I->blocked = 0;
+        if (!pto__run_stmt(I, s)) return 0;
+        if (!I->blocked) R->fr[R->nfr - 1].next = st->next;
+        return 1;
+    }
+}
+
+/* Runs rank R until it finishes or blocks; 0 on an error. */
+static int pto__in_resume(pto__in_rank *R)
+{
+    pto__interp *I = &R->I;
+    for (;;) {
+        int32_t s;
+        if (R->nfr == 0) {
+            if (R->started) R->block++;
+            R->started = 1;
+            if (R->block >= I->blocks) {
+                R->done = 1;
+                return 1;
+            }
+            I->block = R->block;
+            pto__reset_block(I);
+            if (!pto__in_push(R, I->k->body, -1, 0, 0, 0)) return 0;
+            continue;
+        }
+        s = R->fr[R->nfr - 1].next;
+        if (s < 0) {
+            pto__in_list_end(R);
+            continue;
+        }
+        if (!pto__in_step(R, s)) {
+            pto_note(I->ctx, I->k->loc, "in block %lld of rank %lld of kernel '%s'", (long long)I->block,
+                     (long long)I->rank, pto_str(I->ctx, I->k->name));
+            return 0;
+        }
+        if (I->blocked) {
+            R->at = s;
+            return 1;
+        }
+        R->at = -1;
+        R->steps++;
+    }
+}
+
+/* Every rank still running is at an allreduce: check they agree, sum. */
+static int pto__in_reduce(pto__in_rank *R, int64_t n)
+{
+    const pto__interp *I0 = &R[0].I;
+    const pto_module *m = I0->m;
+    const pto_operand *x0 = pto_stmt_arg(m, R[0].at, 0), *g0 = pto_stmt_arg(m, R[0].at, 1);
+    int32_t pi = x0->ref - I0->k->param0;
+    int64_t r, i, count = I0->shape[pi][0] * I0->shape[pi][1];
+    for (r = 1; r < n; r++) {
+        const pto_operand *x = pto_stmt_arg(m, R[r].at, 0), *g = pto_stmt_arg(m, R[r].at, 1);
+        if (x->ref != x0->ref || g->ref != g0->ref)
+            return pto__fail(&R[r].I, m->stmts[R[r].at].loc,
+                             "allreduce on rank %lld meets a different allreduce on rank 0 (line %d)", (long long)r,
+                             (int)m->stmts[R[0].at].loc.line);
+    }
+    for (i = 0; i < count; i++) {
+        float acc = pto_elem_get(I0->L->tensors[pi], PTO_F32, i);
+        for (r = 1; r < n; r++) acc = pto__binop(PTO_OP_TADD, acc, pto_elem_get(I0->L->tensors[r * I0->k->nparams + pi], PTO_F32, i));
+        for (r = 0; r < n && n > 1; r++) pto_elem_set(I0->L->tensors[r * I0->k->nparams + pi], PTO_F32, i, acc);
+    }
+    for (r = 0; r < n; r++) R[r].I.ar = 2;
+    return 1;
+}
+
+/* No rank moved: name what the first blocked rank waits for. */
+static int pto__in_deadlock(pto__in_rank *R, int64_t n)
+{
+    int64_t r, first = -1, other = -1;
+    const pto_module *m = R[0].I.m;
+    for (r = 0; r < n; r++)
+        if (!R[r].done && first < 0) first = r;
+    /* the rank an allreduce waits for: one that finished, else one at a wait */
+    for (r = 0; r < n && other < 0; r++)
+        if (R[r].done) other = r;
+    for (r = 0; r < n && other < 0; r++)
+        if (R[r].at >= 0 && m->stmts[R[r].at].op != PTO_OP_ALLREDUCE) other = r;
+    if (first < 0) return 1;
+    if (m->stmts[R[first].at].op == PTO_OP_WAIT) {
+        pto__interp *I = &R[first].I;
+        const pto_operand *g = pto_stmt_arg(m, R[first].at, 0), *c = pto_stmt_arg(m, R[first].at, 1);
+        unsigned char *at;
+        int32_t cell = 0;
+        int64_t v = 0, gr = 0, gc = 0;
+        pto__in_cell(I, R[first].at, &cell, &at);
+        pto__eval(I, pto_stmt_arg(m, R[first].at, 2)->e[0], &v, 0);
+        pto__eval(I, g->e[0], &gr, 0);
+        pto__eval(I, g->e[1], &gc, 0);
+        pto__fail(I, m->stmts[R[first].at].loc,
+                  "deadlock: wait %s[%lld, %lld], %s, %lld on rank %lld never returns: the cell holds %d and no rank "
+                  "can change it (every other rank has finished or waits too)",
+                  pto_str(I->ctx, m->params[g->ref].name), (long long)gr, (long long)gc, pto_cmp_word((pto_cmp)c->ref),
+                  (long long)v, (long long)first, (int)cell);
+    } else {
+        char why[64] = "never reaches it";
+        if (other >= 0 && R[other].done) snprintf(why, sizeof why, "has finished without reaching it");
+        else if (other >= 0) snprintf(why, sizeof why, "waits at line %d", (int)m->stmts[R[other].at].loc.line);
+        pto__fail(&R[first].I, m->stmts[R[first].at].loc, "deadlock: allreduce on rank %lld waits for every rank, but rank %lld %s",
+                  (long long)first, (long long)(other >= 0 ? other : 0), why);
+    }
+    for (r = 0; r < n; r++)
+        if (!R[r].done && r != first)
+            pto_note(R[0].I.ctx, m->stmts[R[r].at].loc, "rank %lld waits here", (long long)r);
+    return 0;
+}
+
+/* One round-robin round; *moved says whether any rank got further. */
+static int pto__in_round(pto__in_rank *R, int64_t n, int *moved, int *alive)
+{
+    int64_t r;
+    *moved = 0;
+    *alive = 0;
+    for (r = 0; r < n; r++) {
+        int64_t steps = R[r].steps;
+        int ar = R[r].I.ar;
+        if (R[r].done) continue;
+        if (!pto__in_resume(&R[r])) return 0;
+        if (R[r].steps != steps || R[r].I.ar != ar || R[r].done) *moved = 1;
+        *alive += !R[r].done;
+    }
+    return 1;
+}
+
+static int pto__in_schedule(pto__in_rank *R, int64_t n)
+{
+    for (;;) {
+        int moved, alive;
+        int64_t r, at_ar = 0;
+        if (!pto__in_round(R, n, &moved, &alive)) return 0;
+        if (!alive) return 1;
+        for (r = 0; r < n; r++) at_ar += !R[r].done && R[r].I.ar == 1;
+        if (at_ar == n) {
+            if (!pto__in_reduce(R, n)) return 0;
+            continue;
+        }
+        if (!moved) return pto__in_deadlock(R, n);
+    }
+}
+
+static pto_status pto__in_ranks(pto_ctx *ctx, const pto_module *m, const pto_launch *launch)
+{
+    int64_t n = launch->nranks > 0 ? launch->nranks : 1, r, nblocks = 1;
+    pto__in_rank *R = (pto__in_rank *)pto_alloc(ctx, sizeof *R * (size_t)n);
+    int ok = R != NULL, oom = 0;
+    if (!R) return pto__oom(ctx), PTO_ERR_INTERNAL;
+    memset(R, 0, sizeof *R * (size_t)n);
+    for (r = 0; r < n && ok; r++) {
+        pto__interp *I = &R[r].I;
+        I->ctx = ctx, I->m = m, I->L = launch;
+        I->stepping = 1;
+        R[r].at = -1;
+        ok = pto__setup(I);
+        I->rank = r;
+        I->blocks = 1;
+        if (ok && I->k->blocks >= 0) ok = pto__eval(I, I->k->blocks, &nblocks, 0);
+        if (ok && nblocks < 0)
+            ok = pto__fail(I, I->k->loc, "kernel '%s' has blocks(%lld): the count must be >= 0",
+                           pto_str(ctx, I->k->name), (long long)nblocks);
+        I->blocks = nblocks;
+    }
+    if (ok) ok = pto__in_schedule(R, n);
+    for (r = 0; r < n; r++) {
+        oom |= R[r].I.oom;
+        pto_free(ctx, R[r].fr);
+        if (R[r].I.ctx) pto__in_free(&R[r].I);
+    }
+    pto_free(ctx, R);
+    if (oom) return PTO_ERR_INTERNAL;
+    return ok ? PTO_OK : PTO_ERR_USER;
+}
+
 PTODEF pto_status pto_interp(pto_ctx *ctx, const pto_module *m, const pto_launch *launch)
 {
     pto__interp I;
@@ -800,18 +1381,13 @@ PTODEF pto_status pto_interp(pto_ctx *ctx, const pto_module *m, const pto_launch
     int ok;
     if (!m || !launch || launch->kernel < 0 || launch->kernel >= m->n_kernels)
         return pto_error(ctx, none, "pto_interp: the launch names no kernel of the module");
+    if (m->kernels[launch->kernel].ranks) return pto__in_ranks(ctx, m, launch);
     memset(&I, 0, sizeof I);
     I.ctx = ctx;
     I.m = m;
     I.L = launch;
     ok = pto__setup(&I) && pto__run_kernel(&I);
-    pto_free(ctx, I.env);
-    pto_free(ctx, I.state);
-    pto_free(ctx, I.sval);
-    pto_free(ctx, I.tiles);
-    pto_free(ctx, I.shape);
-    pto_free(ctx, I.arena);
-    pto_free(ctx, I.scratch);
+    pto__in_free(&I);
     if (I.oom) return PTO_ERR_INTERNAL;
     return ok ? PTO_OK : PTO_ERR_USER;
 }

@@ -111,6 +111,8 @@ PTODEF pto_pipe pto_stmt_pipe(const pto_module *m, int32_t stmt)
     switch (s->op) {
     case PTO_OP_TSTORE:
         return src == PTO_ACC ? PTO_PIPE_FIX : PTO_PIPE_MTE3;
+    case PTO_OP_TPUSH:   /* hardware.md section 3: FIX from L0C, MTE3 from UB */
+        return src == PTO_ACC ? PTO_PIPE_FIX : PTO_PIPE_MTE3;
     case PTO_OP_TMOV:
         if (src == PTO_ACC) return PTO_PIPE_FIX;
         if (src == PTO_VEC && dst == PTO_VEC) return PTO_PIPE_V;
@@ -158,6 +160,8 @@ PTODEF void pto_module_destroy(pto_module *m)
     pto_free(ctx, m->operands);
     pto_free(ctx, m->exprs);
     pto_free(ctx, m->cvpipes);
+    pto_free(ctx, m->hosts);
+    pto_free(ctx, m->hstmts);
     pto_free(ctx, m);
 }
 
@@ -165,7 +169,7 @@ static int32_t pto__name(pto_module *m, const char *s) { return pto_intern(m->ct
 
 PTODEF int32_t pto_add_block(pto_module *m, int32_t kernel, int32_t owner)
 {
-    int32_t b = PTO__PUSH(m, blocks);
+    int32_t b = PTO__PUSH_FAST(m, blocks);
     if (b < 0) return -1;
     m->blocks[b].head = m->blocks[b].tail = -1;
     m->blocks[b].owner = owner;
@@ -265,7 +269,7 @@ PTODEF int32_t pto_add_scalar_param(pto_module *m, int32_t kernel, const char *n
 PTODEF int32_t pto_add_var(pto_module *m, int32_t kernel, const char *name, pto_var_kind kind,
                            int32_t def, pto_loc loc)
 {
-    int32_t v = PTO__PUSH(m, vars);
+    int32_t v = PTO__PUSH_FAST(m, vars);
     if (v < 0) return -1;
     m->vars[v].name = pto__name(m, name);
     m->vars[v].kind = (uint8_t)kind;
@@ -279,7 +283,7 @@ PTODEF int32_t pto_add_var(pto_module *m, int32_t kernel, const char *name, pto_
 
 static int32_t pto__expr(pto_module *m, pto_expr_kind k, int32_t a, int32_t b, int64_t v, pto_loc loc)
 {
-    int32_t e = PTO__PUSH(m, exprs);
+    int32_t e = PTO__PUSH_FAST(m, exprs);
     if (e < 0) return -1;
     m->exprs[e].kind = (uint8_t)k;
     m->exprs[e].a = a;
@@ -302,7 +306,7 @@ PTODEF int32_t pto_expr_bin(pto_module *m, pto_expr_kind k, int32_t a, int32_t b
 
 PTODEF int32_t pto_new_stmt(pto_module *m, pto_stmt_kind kind, pto_loc loc)
 {
-    int32_t s = PTO__PUSH(m, stmts);
+    int32_t s = PTO__PUSH_FAST(m, stmts);
     pto_stmt *st;
     if (s < 0) return -1;
     st = &m->stmts[s];
@@ -391,7 +395,7 @@ PTODEF int32_t pto_add_tile(pto_module *m, int32_t block, const char *name, pto_
     int32_t s = pto__add_stmt(m, block, PTO_ST_TILE, loc), t;
     pto_tile *tl;
     if (s < 0) return -1;
-    t = PTO__PUSH(m, tiles);
+    t = PTO__PUSH_FAST(m, tiles);
     if (t < 0) return -1;
     tl = &m->tiles[t];
     tl->name = pto__name(m, name);
@@ -487,7 +491,7 @@ static int32_t pto__arg(pto_module *m, int32_t stmt, pto_operand_kind kind, int3
     int32_t o;
     pto_stmt *s = &m->stmts[stmt];
     PTO_ASSERT(s->arg0 + s->nargs == m->n_operands);
-    o = PTO__PUSH(m, operands);
+    o = PTO__PUSH_FAST(m, operands);
     if (o < 0) return -1;
     m->stmts[stmt].nargs++;
     m->operands[o].kind = (uint8_t)kind;
@@ -535,4 +539,113 @@ PTODEF int32_t pto_arg_int(pto_module *m, int32_t stmt, int32_t expr, pto_loc lo
 PTODEF int32_t pto_arg_pipe(pto_module *m, int32_t stmt, pto_pipe p, pto_loc loc)
 {
     return pto__arg(m, stmt, PTO_O_PIPE, (int32_t)p, loc);
+}
+
+/* ---- cube <-> vector pipes ----------------------------------------------- */
+
+PTODEF int32_t pto_arg_cvpipe(pto_module *m, int32_t stmt, int32_t cvpipe, pto_loc loc)
+{
+    return pto__arg(m, stmt, PTO_O_CVPIPE, cvpipe, loc);
+}
+
+/* The first id of `need` consecutive cross-core flags after the ids the
+   kernel's earlier pipes hold, skipping a2a3's reserved 11..14; -1 if none. */
+static int32_t pto__cv_flag(const pto_module *m, int32_t kernel, int need)
+{
+    int32_t i, next = 0;
+    for (i = 0; i < m->n_cvpipes; i++) {
+        const pto_cvpipe *p = &m->cvpipes[i];
+        if (p->kernel == kernel && p->flag_id >= 0) next = p->flag_id + (p->dir == PTO_BOTH ? 4 : 2);
+    }
+    if (m->arch == PTO_ARCH_A2A3 && next <= 14 && next + need - 1 >= 11) next = 15;
+    return next + need <= 16 ? next : -1;
+}
+
+PTODEF int32_t pto_add_cvpipe(pto_module *m, int32_t kernel, const char *name, pto_cvdir dir, pto_dtype dt,
+                              int32_t rows, int32_t cols, int32_t slot_num, int32_t local_slot_num,
+                              pto_cvsplit split, pto_loc loc)
+{
+    int32_t i, ring = 0, id = PTO__PUSH(m, cvpipes);
+    pto_cvpipe *p;
+    if (id < 0) return -1;
+    for (i = 0; i < id; i++) ring += m->cvpipes[i].kernel == kernel;
+    p = &m->cvpipes[id];
+    p->name = pto__name(m, name);
+    p->kernel = kernel;
+    p->dir = (uint8_t)dir;
+    p->dtype = (uint8_t)dt;
+    p->rows = rows;
+    p->cols = cols;
+    p->split = (uint8_t)split;
+    /* normalised here, once: an omitted count is exactly its default */
+    p->slot_num = slot_num ? slot_num : dir == PTO_BOTH ? 4 : 8;
+    p->local_slot_num = local_slot_num ? local_slot_num : 2;
+    p->slot_size = (int32_t)((int64_t)rows * cols * pto_dtype_size(dt) > INT32_MAX ? INT32_MAX
+                             : (int64_t)rows * cols * pto_dtype_size(dt));
+    p->ring = ring;
+    p->flag_id = -1;
+    p->flag_id = pto__cv_flag(m, kernel, dir == PTO_BOTH ? 4 : 2);
+    p->loc = loc;
+    return id;
+}
+
+PTODEF int32_t pto_find_cvpipe(const pto_module *m, int32_t kernel, const char *name)
+{
+    int32_t i;
+    for (i = 0; i < m->n_cvpipes; i++)
+        if (m->cvpipes[i].kernel == kernel && strcmp(pto_str(m->ctx, m->cvpipes[i].name), name) == 0) return i;
+    return -1;
+}
+
+PTODEF int64_t pto_cvpipe_gm_bytes(const pto_cvpipe *p)
+{
+    return (int64_t)(p->dir == PTO_BOTH ? 2 : 1) * p->slot_num * p->slot_size;
+}
+
+PTODEF int64_t pto_cvpipe_gm_offset(const pto_module *m, int32_t cvpipe)
+{
+    int64_t off = 0;
+    int32_t i;
+    for (i = 0; i < cvpipe; i++)
+        if (m->cvpipes[i].kernel == m->cvpipes[cvpipe].kernel) off += pto_cvpipe_gm_bytes(&m->cvpipes[i]);
+    return off;
+}
+
+PTODEF int64_t pto_kernel_pipe_bytes(const pto_module *m, int32_t kernel)
+{
+    int64_t n = 0;
+    int32_t i;
+    for (i = 0; i < m->n_cvpipes; i++)
+        if (m->cvpipes[i].kernel == kernel) n += pto_cvpipe_gm_bytes(&m->cvpipes[i]);
+    return n;
+}
+
+PTODEF int32_t pto_arg_cmp(pto_module *m, int32_t stmt, pto_cmp c, pto_loc loc)
+{
+    return pto__arg(m, stmt, PTO_O_CMP, (int32_t)c, loc);
+}
+
+PTODEF int32_t pto_arg_nmode(pto_module *m, int32_t stmt, pto_notify_mode mode, pto_loc loc)
+{
+    return pto__arg(m, stmt, PTO_O_NMODE, (int32_t)mode, loc);
+}
+
+static const char *const pto__cmp_words[6] = {"eq", "ne", "lt", "le", "gt", "ge"};
+static const char *const pto__nmode_names[2] = {"set", "add"};
+
+PTODEF const char *pto_cmp_word(pto_cmp c) { return (c >= 0 && c < 6) ? pto__cmp_words[c] : "?"; }
+PTODEF int pto_cmp_word_lookup(const char *name, size_t len)
+{
+    int i;
+    for (i = 0; i < 6; i++)
+        if (pto__streq(pto__cmp_words[i], name, len)) return i;
+    return -1;
+}
+PTODEF const char *pto_nmode_name(pto_notify_mode mode) { return (mode >= 0 && mode < 2) ? pto__nmode_names[mode] : "?"; }
+PTODEF int pto_nmode_lookup(const char *name, size_t len)
+{
+    int i;
+    for (i = 0; i < 2; i++)
+        if (pto__streq(pto__nmode_names[i], name, len)) return i;
+    return -1;
 }

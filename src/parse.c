@@ -57,7 +57,7 @@ typedef struct pto__ps_tok {
     X(INOUT, "inout") X(SCALAR, "scalar") X(WINDOW, "window") X(AT, "at") X(VALID, "valid") \
     X(BLOCKS, "blocks") X(RANKS, "ranks") X(BLOCK, "block") X(SUBBLOCK, "subblock") \
     X(RANK, "rank") X(NRANKS, "nranks") X(MIN, "min") X(MAX, "max") X(VECTOR, "vector") \
-    X(CUBE, "cube") X(MIX, "mix") X(INF, "inf") X(NAN, "nan")
+    X(CUBE, "cube") X(MIX, "mix") X(INF, "inf") X(NAN, "nan") X(PIPE, "pipe")
 
 enum {
 #define PTO__KW_ENUM(e, s) PTO__KW_##e,
@@ -74,11 +74,11 @@ static const char *const pto__ps_kw_text[PTO__NKW] = {
 
 /* What a name is bound to in the current kernel. */
 enum {
-    PTO__B_NONE, PTO__B_TENSOR, PTO__B_SCALAR, PTO__B_DIM, PTO__B_LET, PTO__B_LOOP, PTO__B_TILE
+    PTO__B_NONE, PTO__B_TENSOR, PTO__B_SCALAR, PTO__B_DIM, PTO__B_LET, PTO__B_LOOP, PTO__B_TILE, PTO__B_PIPE
 };
 
 static const char *const pto__ps_bind_word[] = {
-    "name", "tensor", "scalar param", "dim", "let", "loop variable", "tile"
+    "name", "tensor", "scalar param", "dim", "let", "loop variable", "tile", "pipe"
 };
 
 typedef struct pto__ps_pname {
@@ -166,10 +166,21 @@ static void pto__ps_expected(pto__ps_parser *p, const char *what)
 
 /* ---- lexer ---------------------------------------------------------------- */
 
-static int pto__ps_is_alpha(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-static int pto__ps_is_digit(int c) { return c >= '0' && c <= '9'; }
-static int pto__ps_is_alnum(int c) { return pto__ps_is_alpha(c) || pto__ps_is_digit(c); }
-static int pto__ps_is_hex(int c) { return pto__ps_is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+/* Character classes, one table lookup per byte (the lexer's inner loops):
+   1 letter or '_', 2 digit, 4 hex digit, 8 starts a punctuator. */
+enum { PTO__CC_ALPHA = 1, PTO__CC_DIGIT = 2, PTO__CC_HEX = 4, PTO__CC_PUNCT = 8 };
+static const unsigned char pto__ps_cc[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 8, 0, 0, 8, 8, 8, 8, 8, 8, 0, 8, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 8, 0, 8, 8, 8, 0,
+    8, 5, 5, 5, 5, 5, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 8, 0, 8, 0, 1,
+    0, 5, 5, 5, 5, 5, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 8, 0, 8, 0, 0,
+    /* 128..255: no token starts or continues with a non-ASCII byte */
+};
+
+static int pto__ps_cc_is(int c, int cls) { return c >= 0 && (pto__ps_cc[c & 0xff] & cls) != 0; }
+static int pto__ps_is_digit(int c) { return pto__ps_cc_is(c, PTO__CC_DIGIT); }
+static int pto__ps_is_alnum(int c) { return pto__ps_cc_is(c, PTO__CC_ALPHA | PTO__CC_DIGIT); }
+static int pto__ps_is_hex(int c) { return pto__ps_cc_is(c, PTO__CC_HEX); }
 
 static int pto__ps_at(const pto__ps_parser *p, size_t i) { return i < p->len ? (unsigned char)p->src[i] : -1; }
 
@@ -213,46 +224,59 @@ static int pto__ps_lex_number(pto__ps_parser *p)
     return kind;
 }
 
+/* The next token. The scan works on locals (the source pointer, position
+   and length stay in registers): this loop sees every byte of the file. */
 static void pto__ps_next(pto__ps_parser *p)
 {
     pto__ps_tok *t = &p->tok;
-    int c;
-    for (;;) {
-        c = pto__ps_at(p, p->pos);
-        if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') p->pos++;
-        else if (c == '#') {
-            const char *nl = (const char *)memchr(p->src + p->pos, '\n', p->len - p->pos);
-            p->pos = nl ? (size_t)(nl - p->src) : p->len;
-        } else break;
+    const unsigned char *s = (const unsigned char *)p->src;
+    size_t i = p->pos, n = p->len;
+    int c = -1;
+    while (i < n) {
+        c = s[i];
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+            i++;
+        } else if (c == '#') {
+            const char *nl = (const char *)memchr(s + i, '\n', n - i);
+            i = nl ? (size_t)((const unsigned char *)nl - s) : n;
+        } else {
+            break;
+        }
     }
-    t->pos = p->pos;
+    if (i >= n) c = -1;
+    t->pos = i;
     t->line = p->line;
-    t->col = (int32_t)(p->pos - p->line_start + 1);
+    t->col = (int32_t)(i - p->line_start + 1);
     t->id = 0;
-    if (c < 0) { t->kind = PTO__T_EOF; t->len = 0; return; }
-    if (c == '\n') {
+    if (c < 0) {
+        t->kind = PTO__T_EOF;
+        i = n;
+    } else if (c == '\n') {
         t->kind = PTO__T_NL;
-        p->pos++;
+        i++;
         p->line++;
-        p->line_start = p->pos;
-    } else if (pto__ps_is_alpha(c)) {
-        while (pto__ps_is_alnum(pto__ps_at(p, p->pos))) p->pos++;
+        p->line_start = i;
+    } else if (pto__ps_cc[c] & PTO__CC_ALPHA) {
+        for (i++; i < n && (pto__ps_cc[s[i]] & (PTO__CC_ALPHA | PTO__CC_DIGIT)); i++) {}
         t->kind = PTO__T_NAME;
-        t->id = pto_intern(p->ctx, p->src + t->pos, p->pos - t->pos);
-    } else if (pto__ps_is_digit(c)) {
+        t->id = pto_intern(p->ctx, p->src + t->pos, i - t->pos);
+    } else if (pto__ps_cc[c] & PTO__CC_DIGIT) {
+        p->pos = i;
         t->kind = pto__ps_lex_number(p);
+        i = p->pos;
     } else {
-        int d = pto__ps_at(p, p->pos + 1);
-        p->pos++;
+        int d = i + 1 < n ? s[i + 1] : -1;
+        i++;
         t->kind = c;
         if (c == '<' && d == '=') t->kind = PTO__T_LE;
         else if (c == '>' && d == '=') t->kind = PTO__T_GE;
         else if (c == '=' && d == '=') t->kind = PTO__T_EQ;
         else if (c == '!' && d == '=') t->kind = PTO__T_NE;
-        else if (!strchr("(){}[],:=@+-*/%<>", c) || c == 0) t->kind = PTO__T_BADCHAR;
-        if (t->kind >= 256) p->pos++;
+        else if (!(pto__ps_cc[c] & PTO__CC_PUNCT)) t->kind = PTO__T_BADCHAR;
+        if (t->kind >= 256) i++;
     }
-    t->len = p->pos - t->pos;
+    p->pos = i;
+    t->len = i - t->pos;
 }
 
 /* One token of lookahead past the current one, without consuming it. */
@@ -604,12 +628,15 @@ static int32_t pto__ps_expr0(pto__ps_parser *p)
 
 /* ---- operands ----------------------------------------------------------------- */
 
-/* T[r, c] or T@p[r, c]; the current token is the tensor name. */
-static int pto__ps_gm_operand(pto__ps_parser *p, int32_t s, int32_t param)
+/* T[r, c] or T@p[r, c]; the current token is the tensor name. Where the
+   op takes a whole tensor (PTO_A_WHOLE, allreduce), the bare name T. */
+static int pto__ps_gm_operand(pto__ps_parser *p, int32_t s, int32_t param, uint32_t mask)
 {
     pto__ps_tok t = p->tok, open;
     int32_t r, c, rank = -1;
     pto__ps_next(p);
+    if ((mask & PTO_A_WHOLE) && (pto__ps_at_eol(p) || pto__ps_is(p, ',')))
+        return pto_arg_gm(p->m, s, param, -1, -1, -1, pto__ps_tloc(p, &t)) >= 0;
     if (pto__ps_is(p, '@')) {
         pto__ps_next(p);
         if ((rank = pto__ps_expr0(p)) < 0) return 0;
@@ -660,6 +687,26 @@ static int pto__ps_is_floaty(const pto__ps_parser *p, const pto__ps_tok *t)
            (t->kind == PTO__T_NAME && (t->id == p->kw[PTO__KW_INF] || t->id == p->kw[PTO__KW_NAN]));
 }
 
+/* wait's comparison (eq ne lt le gt ge) or notify's mode (set add). */
+static int pto__ps_word_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
+{
+    pto__ps_tok t = p->tok;
+    int cmp = mask & PTO_A_CMP, w;
+    if (t.kind != PTO__T_NAME) {
+        pto__ps_expected(p, cmp ? "a comparison (eq, ne, lt, le, gt, ge)" : "a notify mode (set or add)");
+        return 0;
+    }
+    w = cmp ? pto_cmp_word_lookup(p->src + t.pos, t.len) : pto_nmode_lookup(p->src + t.pos, t.len);
+    if (w < 0) {
+        pto__ps_err(p, &t, cmp ? "unknown comparison '%s' (use eq, ne, lt, le, gt or ge)"
+                               : "unknown notify mode '%s' (use set or add)", pto__ps_text(p, &t));
+        return 0;
+    }
+    pto__ps_next(p);
+    if (cmp) return pto_arg_cmp(p->m, s, (pto_cmp)w, pto__ps_tloc(p, &t)) >= 0;
+    return pto_arg_nmode(p->m, s, (pto_notify_mode)w, pto__ps_tloc(p, &t)) >= 0;
+}
+
 /* One operand of op statement s; `mask` is the op table mask of its
    position (0 past the table's arity: classified by its form alone). */
 static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
@@ -673,6 +720,7 @@ static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
         if (!(mask & other)) { pto__ps_err(p, &t, "unknown pipe '%s'", pto__ps_text(p, &t)); return 0; }
     }
     if ((mask & PTO_A_PIPE) && !(mask & other)) { pto__ps_expected(p, "a pipe name"); return 0; }
+    if (mask & (PTO_A_CMP | PTO_A_NMODE)) return pto__ps_word_operand(p, s, mask);
     if ((mask & PTO_A_INT) && !(mask & (other & ~PTO_A_INT))) {
         int32_t e = pto__ps_expr0(p);
         return e >= 0 && pto_arg_int(p->m, s, e, loc) >= 0;
@@ -692,7 +740,10 @@ static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
             pto__ps_next(p);
             return pto_arg_tile(p->m, s, n->ref, loc) >= 0;
         case PTO__B_TENSOR:
-            return pto__ps_gm_operand(p, s, n->ref);
+            return pto__ps_gm_operand(p, s, n->ref, mask);
+        case PTO__B_PIPE:
+            pto__ps_next(p);
+            return pto_arg_cvpipe(p->m, s, n->ref, loc) >= 0;
         case PTO__B_SCALAR:
             if (!(mask & PTO_A_INT)) {
                 pto__ps_next(p);
@@ -1071,6 +1122,107 @@ static int pto__ps_section_stmt(pto__ps_parser *p, int32_t block)
     return pto__ps_end_stmt(p, "'}'");
 }
 
+/* Whether the current token is the name `w` (words of a pipe declaration
+   are not keywords: they stay free for tile and tensor names). */
+static int pto__ps_word(const pto__ps_parser *p, const char *w)
+{
+    return p->tok.kind == PTO__T_NAME && p->tok.len == strlen(w) && memcmp(p->src + p->tok.pos, w, p->tok.len) == 0;
+}
+
+/* `(N)` after slots / local_slots. */
+static int pto__ps_paren_count(pto__ps_parser *p, const char *what, int64_t *v)
+{
+    if (!pto__ps_expect(p, '(', "'('")) return 0;
+    if (!pto__ps_small_int(p, 1000000, what, v)) return 0;
+    return pto__ps_expect(p, ')', "')'");
+}
+
+/* pipe NAME: (c2v | v2c | both) DTYPE[R, C] [slots(N)] [local_slots(N)]
+              [split(up_down | left_right)]
+   A cube <-> vector pipe, declared at the top level of a mix kernel. The
+   shape is the cube side's tile; an omitted count means its default. */
+static int pto__ps_pipe_stmt(pto__ps_parser *p, int32_t block)
+{
+    pto__ps_tok kw = p->tok, name;
+    pto_cvdir dir;
+    pto_dtype dt;
+    int64_t r, c, slots = 0, local = 0;
+    int split = PTO_SPLIT_NONE, seen_s = 0, seen_l = 0, seen_sp = 0, ok;
+    int32_t id;
+    if (p->m->kernels[p->kernel].kind != PTO_KK_MIX || block != p->m->kernels[p->kernel].body) {
+        pto__ps_err(p, &kw, "a pipe is declared at the top level of a mix kernel, before its sections");
+        return 0;
+    }
+    pto__ps_next(p);
+    name = p->tok;
+    if (!pto__ps_expect(p, PTO__T_NAME, "a pipe name")) return 0;
+    ok = pto__ps_can_declare(p, &name);
+    if (!pto__ps_expect(p, ':', "':' after the pipe name")) return 0;
+    if (pto__ps_word(p, "c2v")) dir = PTO_C2V;
+    else if (pto__ps_word(p, "v2c")) dir = PTO_V2C;
+    else if (pto__ps_word(p, "both")) dir = PTO_BOTH;
+    else { pto__ps_expected(p, "a pipe direction (c2v, v2c or both)"); return 0; }
+    pto__ps_next(p);
+    if (!pto__ps_dtype(p, &dt)) return 0;
+    if (!pto__ps_expect(p, '[', "'[' before the pipe's tile shape")) return 0;
+    if (!pto__ps_small_int(p, 65536, "pipe tile dimension", &r)) return 0;
+    if (!pto__ps_expect(p, ',', "',' between the tile dimensions")) return 0;
+    if (!pto__ps_small_int(p, 65536, "pipe tile dimension", &c)) return 0;
+    if (!pto__ps_expect(p, ']', "']' after the pipe's tile shape")) return 0;
+    while (!pto__ps_at_eol(p)) {
+        if (pto__ps_word(p, "slots") && !seen_s++) {
+            pto__ps_next(p);
+            if (!pto__ps_paren_count(p, "slot count", &slots)) return 0;
+        } else if (pto__ps_word(p, "local_slots") && !seen_l++) {
+            pto__ps_next(p);
+            if (!pto__ps_paren_count(p, "local slot count", &local)) return 0;
+        } else if (pto__ps_word(p, "split") && !seen_sp++) {
+            pto__ps_next(p);
+            if (!pto__ps_expect(p, '(', "'(' after 'split'")) return 0;
+            if (pto__ps_word(p, "up_down")) split = PTO_SPLIT_UP_DOWN;
+            else if (pto__ps_word(p, "left_right")) split = PTO_SPLIT_LEFT_RIGHT;
+            else { pto__ps_expected(p, "'up_down' or 'left_right'"); return 0; }
+            pto__ps_next(p);
+            if (!pto__ps_expect(p, ')', "')' after the split mode")) return 0;
+        } else {
+            pto__ps_expected(p, "'slots(N)', 'local_slots(N)', 'split(...)' or end of line after the pipe");
+            return 0;
+        }
+    }
+    /* 0 is how an omitted count is passed on: an explicit 0 is out of range */
+    if ((seen_s && slots == 0) || (seen_l && local == 0))   /* still declared: its uses resolve */
+        pto__ps_err(p, &kw, "pipe '%s': %s must be > 0", pto__ps_text(p, &name),
+                    seen_s && slots == 0 ? "slots" : "local_slots");
+    id = pto_add_cvpipe(p->m, p->kernel, pto__ps_text(p, &name), dir, dt, (int32_t)r, (int32_t)c, (int32_t)slots,
+                        (int32_t)local, (pto_cvsplit)split, pto__ps_tloc(p, &name));
+    if (id < 0) return 0;
+    if (ok) pto__ps_bind(p, &name, PTO__B_PIPE, id);
+    return pto__ps_end_stmt(p, "the pipe");
+}
+
+/* tfree q names no tile in the text; its IR statement also holds the tile
+   the latest tpop of q in this section popped into (the bytes it releases),
+   so that the op table's access records order every read of the slot
+   before the S-pipe tfree. */
+static int pto__ps_tfree_tile(pto__ps_parser *p, int32_t s)
+{
+    pto_module *m = p->m;
+    const pto_stmt *st = &m->stmts[s];
+    const pto_operand *q = st->nargs == 1 ? &m->operands[st->arg0] : NULL;
+    int32_t i;
+    if (!q || q->kind != PTO_O_CVPIPE) return 1;   /* the verifier reports the operands */
+    for (i = s - 1; i >= 0; i--) {
+        const pto_stmt *o = &m->stmts[i];
+        if (o->kind == PTO_ST_OP && o->op == PTO_OP_TPOP && o->nargs == 2 && o->core == st->core && o->block >= 0 &&
+            m->blocks[o->block].kernel == p->kernel && m->operands[o->arg0 + 1].kind == PTO_O_CVPIPE &&
+            m->operands[o->arg0 + 1].ref == q->ref && m->operands[o->arg0].kind == PTO_O_TILE)
+            return pto_arg_tile(m, s, m->operands[o->arg0].ref, q->loc) >= 0;
+    }
+    pto_error(p->ctx, st->loc, "tfree of pipe '%s' with no tpop of it before in this section",
+              pto_str(p->ctx, m->cvpipes[q->ref].name));
+    return 1;
+}
+
 static pto_op pto__ps_op_of(pto__ps_parser *p, const pto__ps_tok *t)
 {
     pto__ps_pname *n = pto__ps_slot(p, t->id);
@@ -1094,6 +1246,7 @@ static int pto__ps_stmt(pto__ps_parser *p, int32_t block)
     if (t.id == p->kw[PTO__KW_FOR]) return pto__ps_for_stmt(p, block);
     if (t.id == p->kw[PTO__KW_IF]) return pto__ps_if_stmt(p, block);
     if (t.id == p->kw[PTO__KW_CUBE] || t.id == p->kw[PTO__KW_VECTOR]) return pto__ps_section_stmt(p, block);
+    if (t.id == p->kw[PTO__KW_PIPE]) return pto__ps_pipe_stmt(p, block);
     if (t.id == p->kw[PTO__KW_ELSE]) {
         pto__ps_err(p, &t, "'else' must follow '}' on the same line");
         return 0;
@@ -1106,6 +1259,7 @@ static int pto__ps_stmt(pto__ps_parser *p, int32_t block)
     pto__ps_next(p);
     s = pto_add_op(p->m, block, op, pto__ps_tloc(p, &t));
     if (s < 0 || !pto__ps_operands(p, s, op)) return 0;
+    if (op == PTO_OP_TFREE && !pto__ps_tfree_tile(p, s)) return 0;
     return pto__ps_end_stmt(p, "the operands");
 }
 
@@ -1247,8 +1401,12 @@ static int pto__ps_kernel_attrs(pto__ps_parser *p, int32_t k, pto__ps_tok *open)
     }
 }
 
-/* Skips lines until one that starts with `kernel` or `arch` (top-level
-   recovery: whatever followed a broken header is not parsed). */
+/* host sections (host.c, later in the amalgamation) */
+static void pto__hs_host(pto__ps_parser *p);
+static int pto__hs_word(const pto__ps_parser *p, const char *w);
+
+/* Skips lines until one that starts with `kernel`, `host` or `arch`
+   (top-level recovery: whatever followed a broken header is not parsed). */
 static void pto__ps_skip_to_top(pto__ps_parser *p)
 {
     for (;;) {
@@ -1256,7 +1414,7 @@ static void pto__ps_skip_to_top(pto__ps_parser *p)
         if (pto__ps_is(p, PTO__T_EOF)) return;
         pto__ps_next(p);
         pto__ps_skip_nl(p);
-        if (pto__ps_is_kw(p, PTO__KW_KERNEL) || pto__ps_is_kw(p, PTO__KW_ARCH)) return;
+        if (pto__ps_is_kw(p, PTO__KW_KERNEL) || pto__ps_is_kw(p, PTO__KW_ARCH) || pto__hs_word(p, "host")) return;
     }
 }
 
@@ -1331,6 +1489,7 @@ static void pto__ps_file(pto__ps_parser *p)
         if (pto__ps_is(p, PTO__T_EOF)) return;
         if (pto__ps_is_kw(p, PTO__KW_KERNEL)) pto__ps_kernel(p);
         else if (pto__ps_is_kw(p, PTO__KW_ARCH)) pto__ps_arch(p);
+        else if (pto__hs_word(p, "host")) pto__hs_host(p);
         else {
             pto__ps_expected(p, "'kernel' or 'arch'");
             pto__ps_skip_to_top(p);

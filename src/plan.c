@@ -311,45 +311,70 @@ static int pto__conflict(const pto__item *a, const pto__item *b)
 }
 
 /* ---- sorting ---------------------------------------------------------------
-   A stable bottom-up merge sort of item indices under a strict order: the
-   planner's orders are total (the tile id breaks every tie), so the result
-   is the one the first versions got from an insertion sort, in n log n. */
+   A stable bottom-up merge sort of items under a total order: the keys of
+   each item are computed once (k1, then k2, then k3, larger first; then
+   `tie`, smaller first), so a comparison is a few integer compares, not a
+   call. The planner's orders break every tie by tile id, so the result is
+   the one the first versions got from an insertion sort, in n log n; an
+   input already in order (common for by-start) costs one pass. */
 
-typedef int (*pto__before_fn)(const pto__group *g, int32_t a, int32_t b, int key);
+typedef struct pto__skey {
+    int64_t k1, k2, k3;
+    int32_t tie, item;
+} pto__skey;
 
-static void pto__msort(const pto__group *g, int32_t *v, int32_t *tmp, int32_t n, pto__before_fn before, int key)
+static int pto__skey_before(const pto__skey *x, const pto__skey *y)
 {
-    int32_t w, i;
-    for (w = 1; w < n; w *= 2) {
-        for (i = 0; i < n; i += 2 * w) {
-            int32_t mid = i + w < n ? i + w : n, hi = i + 2 * w < n ? i + 2 * w : n, p = i, q = mid, k = i;
-            while (p < mid && q < hi) tmp[k++] = before(g, v[q], v[p], key) ? v[q++] : v[p++];
-            while (p < mid) tmp[k++] = v[p++];
-            while (q < hi) tmp[k++] = v[q++];
-        }
-        memcpy(v, tmp, (size_t)n * sizeof *v);
-    }
+    if (x->k1 != y->k1) return x->k1 > y->k1;
+    if (x->k2 != y->k2) return x->k2 > y->k2;
+    if (x->k3 != y->k3) return x->k3 > y->k3;
+    return x->tie < y->tie;
 }
 
-/* key 0: by interval start; key 1: by interval end. */
-static int pto__by_point(const pto__group *g, int32_t a, int32_t b, int key)
+/* Sorts sk[0..n) (tmp: n more entries) and writes the items to v. */
+static void pto__ksort(pto__skey *sk, pto__skey *tmp, int32_t n, int32_t *v)
 {
-    return key ? g->it[a].hi < g->it[b].hi : g->it[a].lo < g->it[b].lo;
+    int32_t w, i, sorted;
+    for (i = 1; i < n && !pto__skey_before(&sk[i], &sk[i - 1]); i++) {}
+    sorted = i >= n;
+    for (w = 1; !sorted && w < n; w *= 2) {
+        pto__skey *t;
+        for (i = 0; i < n; i += 2 * w) {
+            int32_t mid = i + w < n ? i + w : n, hi = i + 2 * w < n ? i + 2 * w : n, p = i, q = mid, k = i;
+            while (p < mid && q < hi) tmp[k++] = pto__skey_before(&sk[q], &sk[p]) ? sk[q++] : sk[p++];
+            while (p < mid) tmp[k++] = sk[p++];
+            while (q < hi) tmp[k++] = sk[q++];
+        }
+        t = sk; sk = tmp; tmp = t;
+    }
+    for (i = 0; i < n; i++) v[i] = sk[i].item;
+}
+
+/* The items by interval start (key 0) or end (key 1), ties in item order. */
+static void pto__sort_point(const pto__group *g, pto__skey *sk, pto__skey *tmp, int32_t *v, int key)
+{
+    int32_t i;
+    for (i = 0; i < g->n; i++) {
+        sk[i].k1 = -(int64_t)(key ? g->it[i].hi : g->it[i].lo);
+        sk[i].k2 = sk[i].k3 = 0;
+        sk[i].tie = sk[i].item = i;
+    }
+    pto__ksort(sk, tmp, g->n, v);
 }
 
 /* The most bytes live at one point, and that point. The maximum of a sum of
    intervals is reached at some interval's start: a sweep over the starts
    and the ends (both sorted) visits every start once; the earliest point
-   wins a tie. bylo and byhi are scratch (n entries each), tmp too. */
-static void pto__group_live_max(pto__group *g, int32_t *bylo, int32_t *byhi, int32_t *tmp)
+   wins a tie. bylo and byhi receive the orders (n entries each); sk and
+   tmp are sort scratch. */
+static void pto__group_live_max(pto__group *g, int32_t *bylo, int32_t *byhi, pto__skey *sk, pto__skey *tmp)
 {
     int32_t i, e = 0;
     int64_t sum = 0;
     g->live_max = 0;
     g->live_pt = -1;
-    for (i = 0; i < g->n; i++) bylo[i] = byhi[i] = i;
-    pto__msort(g, bylo, tmp, g->n, pto__by_point, 0);
-    pto__msort(g, byhi, tmp, g->n, pto__by_point, 1);
+    pto__sort_point(g, sk, tmp, bylo, 0);
+    pto__sort_point(g, sk, tmp, byhi, 1);
     if (g->n) g->live_pt = g->it[bylo[0]].lo;
     for (i = 0; i < g->n;) {
         int32_t p = g->it[bylo[i]].lo;
@@ -364,31 +389,30 @@ static void pto__group_live_max(pto__group *g, int32_t *bylo, int32_t *byhi, int
 
 /* ---- placement ----------------------------------------------------------- */
 
-static int pto__order_before(const pto__item *a, const pto__item *b, int order)
+/* The placement orders as keys: the order's own key, then size (larger
+   first), then start (earlier first), then tile id. */
+static int64_t pto__order_key(const pto__item *a, int order)
 {
-    int64_t ka = 0, kb = 0;
     switch (order) {
-    case PTO_ORDER_LARGEST: ka = a->size; kb = b->size; break;
-    case PTO_ORDER_START: ka = -(int64_t)a->lo; kb = -(int64_t)b->lo; break;
-    case PTO_ORDER_LONGEST: ka = a->hi - a->lo; kb = b->hi - b->lo; break;
-    default: ka = a->size * (a->hi - a->lo + 1); kb = b->size * (b->hi - b->lo + 1); break;
+    case PTO_ORDER_LARGEST: return a->size;
+    case PTO_ORDER_START: return -(int64_t)a->lo;
+    case PTO_ORDER_LONGEST: return a->hi - a->lo;
+    default: return a->size * (a->hi - a->lo + 1);
     }
-    if (ka != kb) return ka > kb;
-    if (a->size != b->size) return a->size > b->size;
-    if (a->lo != b->lo) return a->lo < b->lo;
-    return a->tile < b->tile;
 }
 
-static int pto__by_order(const pto__group *g, int32_t a, int32_t b, int order)
-{
-    return pto__order_before(&g->it[a], &g->it[b], order);
-}
-
-static void pto__sort_order(const pto__group *g, int32_t *idx, int32_t *tmp, int order)
+static void pto__sort_order(const pto__group *g, pto__skey *sk, pto__skey *tmp, int32_t *idx, int order)
 {
     int32_t i;
-    for (i = 0; i < g->n; i++) idx[i] = i;
-    pto__msort(g, idx, tmp, g->n, pto__by_order, order);
+    for (i = 0; i < g->n; i++) {
+        const pto__item *a = &g->it[i];
+        sk[i].k1 = pto__order_key(a, order);
+        sk[i].k2 = a->size;
+        sk[i].k3 = -(int64_t)a->lo;
+        sk[i].tie = a->tile;
+        sk[i].item = i;
+    }
+    pto__ksort(sk, tmp, g->n, idx);
 }
 
 /* What one placement attempt knows, built so that placing a tile costs the
@@ -409,7 +433,8 @@ typedef struct pto__cls {
 
 typedef struct pto__scratch {
     pto_ctx *ctx;
-    int32_t *idx, *tmp, *bylo, *byhi, *leaf, *tree, *hits;
+    int32_t *idx, *bylo, *byhi, *leaf, *tree, *hits;
+    pto__skey *sk, *sktmp;
     int64_t *off, *best, *obs;
     int32_t width, nobs, capobs, nhits;
     pto__cls *cls;
@@ -655,9 +680,12 @@ static int pto__search(const pto__group *g, const pto_plan_desc *d, pto__scratch
     for (level = d->tight ? PTO_PLAN_TIGHT : PTO_PLAN_SEPARATE; level <= PTO_PLAN_TIGHT; level++) {
         int64_t best_peak = -1;
         for (o = 0; o < d->norders; o++) {
-            pto__sort_order(g, s->idx, s->tmp, d->orders[o]);
+            pto__sort_order(g, s->sk, s->sktmp, s->idx, d->orders[o]);
             for (fit = 0; fit < PTO__NFITS && !s->oom; fit++) {
-                int64_t peak = pto__place(g, s, fit, level == PTO_PLAN_SEPARATE, limit);
+                /* an attempt that reaches the best peak so far cannot win
+                   (a tie keeps the first): stop it there */
+                int64_t lim = best_peak >= 0 && best_peak - 1 < limit ? best_peak - 1 : limit;
+                int64_t peak = pto__place(g, s, fit, level == PTO_PLAN_SEPARATE, lim);
                 if (*min_peak < 0 || peak < *min_peak) *min_peak = peak;
                 if (peak > g->avail || (best_peak >= 0 && peak >= best_peak)) continue;
                 best_peak = peak;
@@ -677,7 +705,8 @@ static void pto__scratch_free(pto__scratch *s)
 {
     int32_t c;
     pto_free(s->ctx, s->idx);
-    pto_free(s->ctx, s->tmp);
+    pto_free(s->ctx, s->sk);
+    pto_free(s->ctx, s->sktmp);
     pto_free(s->ctx, s->bylo);
     pto_free(s->ctx, s->byhi);
     pto_free(s->ctx, s->leaf);
@@ -697,7 +726,8 @@ static int pto__scratch_init(pto_ctx *ctx, const pto__group *g, pto__scratch *s)
     s->ctx = ctx;
     for (s->width = 1; s->width < g->n; s->width *= 2) {}
     s->idx = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
-    s->tmp = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
+    s->sk = (pto__skey *)pto_alloc(ctx, n * sizeof(pto__skey));
+    s->sktmp = (pto__skey *)pto_alloc(ctx, n * sizeof(pto__skey));
     s->bylo = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
     s->byhi = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
     s->leaf = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
@@ -705,7 +735,7 @@ static int pto__scratch_init(pto_ctx *ctx, const pto__group *g, pto__scratch *s)
     s->tree = (int32_t *)pto_alloc(ctx, 2 * (size_t)s->width * sizeof(int32_t));
     s->off = (int64_t *)pto_alloc(ctx, n * sizeof(int64_t));
     s->best = (int64_t *)pto_alloc(ctx, n * sizeof(int64_t));
-    if (!s->idx || !s->tmp || !s->bylo || !s->byhi || !s->leaf || !s->hits || !s->tree || !s->off || !s->best) return 0;
+    if (!s->idx || !s->sk || !s->sktmp || !s->bylo || !s->byhi || !s->leaf || !s->hits || !s->tree || !s->off || !s->best) return 0;
     return 1;
 }
 
@@ -727,7 +757,7 @@ static pto_status pto__plan_group(pto_ctx *ctx, pto_module *m, const pto__live *
         pto__oom(ctx);
         return PTO_ERR_INTERNAL;
     }
-    pto__group_live_max(g, s.bylo, s.byhi, s.tmp);
+    pto__group_live_max(g, s.bylo, s.byhi, s.sk, s.sktmp);
     stat->live_max = g->live_max;
     stat->live_stmt = g->live_pt >= 0 ? lv->at[g->live_pt] : -1;
     for (i = 0; i < g->n; i++) s.leaf[s.bylo[i]] = i;
@@ -850,6 +880,39 @@ static const pto_plan_order pto__default_orders[PTO_NORDER] = {
     PTO_ORDER_LARGEST, PTO_ORDER_START, PTO_ORDER_LONGEST, PTO_ORDER_AREA
 };
 
+/* A tile that a tpop fills lives in its pipe's reserved consumer slots:
+   offset[0] is the pipe's base and its pops rotate through local_slot_num
+   slots from there (the emitter and the simulator compute the slot), so
+   the tile is placed here and kept out of the groups. The verifier makes
+   it the only destination of that pipe in its section. Returns 1 when t is
+   such a tile. */
+static int pto__pipe_dest(pto_ctx *ctx, pto_module *m, int32_t t, pto_status *st)
+{
+    int32_t s;
+    if (m->n_cvpipes == 0) return 0;   /* no pipe: no scan (long kernels) */
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_stmt *x = &m->stmts[s];
+        const pto_operand *o;
+        int64_t base;
+        if (x->kind != PTO_ST_OP || x->op != PTO_OP_TPOP || x->nargs != 2 || x->block < 0) continue;
+        o = &m->operands[x->arg0];
+        if (o->kind != PTO_O_TILE || o->ref != t || m->operands[x->arg0 + 1].kind != PTO_O_CVPIPE) continue;
+        base = pto_plan_pipe_base(m, m->operands[x->arg0 + 1].ref, (pto_space)m->tiles[t].space);
+        if (base < 0) {
+            *st = pto_error(ctx, m->tiles[t].loc, "plan: the %s slots of pipe '%s' do not fit %s",
+                            pto_space_name((pto_space)m->tiles[t].space),
+                            pto_str(ctx, m->cvpipes[m->operands[x->arg0 + 1].ref].name),
+                            pto_space_name((pto_space)m->tiles[t].space));
+            return 1;
+        }
+        memset(m->tiles[t].offset, 0, sizeof m->tiles[t].offset);
+        m->tiles[t].offset[0] = base;
+        m->tiles[t].planned = 1;
+        return 1;
+    }
+    return 0;
+}
+
 PTODEF pto_status pto_plan(pto_ctx *ctx, pto_module *m, const pto_plan_desc *desc)
 {
     pto_plan_desc d;
@@ -869,6 +932,7 @@ PTODEF pto_status pto_plan(pto_ctx *ctx, pto_module *m, const pto_plan_desc *des
     for (t = 0; t < m->n_tiles; t++) {
         if (!pto__local(&m->tiles[t])) continue;
         m->tiles[t].planned = 0;
+        if (pto__pipe_dest(ctx, m, t, &st)) continue;
         if (pto__check_tile(ctx, m, t) != PTO_OK) { st = PTO_ERR_USER; continue; }
         keys[nk].key = pto__group_key(&m->tiles[t]);
         keys[nk++].tile = t;

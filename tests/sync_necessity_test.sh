@@ -26,27 +26,45 @@ defs() { sed -n 's/^# run: //p' "$1" | head -1; }
 
 # Prints one line per inserted sync call of kernel.c: LINE<TAB>KEY<TAB>ROLE,
 # KEY the group (pipe pair and note; a barrier's own line), ROLE prime,
-# drain or body.
+# drain or body. A call's note is the "/* sync: NOTE */" line above it (the
+# calls right after such a line share it), or the note of the call that a
+# trailing "/* sync: see the OP at FILE:LINE */" names.
 units() {
     awk '
-        /^ *\/\* sync: / { note = $0; sub(/^ *\/\* sync: /, "", note); sub(/ \*\/$/, "", note); cl = NR; next }
-        /pto_k_(set|wait)_flag\(/ && cl == NR - 1 {
-            role = "body"
-            if (note ~ /^prime: /) { role = "prime"; sub(/^prime: /, "", note) }
-            if (note ~ /^drain: /) { role = "drain"; sub(/^drain: /, "", note) }
+        /^ *\/\* sync: / { note = $0; sub(/^ *\/\* sync: /, "", note); sub(/ \*\/$/, "", note); run = 1; next }
+        /pto_k_(set_flag|wait_flag|pipe_barrier)\(/ {
+            src = $0; sub(/^[^"]*"/, "", src); sub(/".*/, "", src)
+            op = src; sub(/^.*: /, "", op); loc = src; sub(/: [^:]*$/, "", loc)
+            n0 = ""
+            if (match($0, /\/\* sync: see the [a-z_]* at [^ ]* \*\//)) {
+                ref = substr($0, RSTART + 17, RLENGTH - 20)
+                if (ref in noted) n0 = noted[ref]
+                run = 0
+            } else if (run) {
+                n0 = note
+                noted[op " at " loc] = note
+            }
+            if (n0 == "") { run = 0; next }
+            if ($0 ~ /pto_k_pipe_barrier\(/) { printf "%d\tbarrier@%d\tbarrier\n", NR, NR; next }
+            role = "body"; k = n0
+            if (k ~ /^prime: /) { role = "prime"; sub(/^prime: /, "", k) }
+            if (k ~ /^drain: /) { role = "drain"; sub(/^drain: /, "", k) }
             n = split($0, a, "PTO_K_PIPE_")
             p = a[2]; q = a[3]; sub(/[^A-Z0-9].*/, "", p); sub(/[^A-Z0-9].*/, "", q)
-            printf "%d\t%s>%s %s\t%s\n", NR, p, q, note, role
+            printf "%d\t%s>%s %s\t%s\n", NR, p, q, k, role
+            next
         }
-        /pto_k_pipe_barrier\(/ && cl == NR - 1 { printf "%d\tbarrier@%d\tbarrier\n", NR, NR }
+        { run = 0 }
     ' "$1"
 }
 
-# Writes kernel.c minus the given call lines (and the comment above each).
+# Writes kernel.c minus the given call lines (and a note comment right
+# above one: a comment left without its calls would only be noise).
 drop() { # SRC DST LINES...
     src=$1; dst=$2; shift 2
-    awk -v lines=" $* " 'BEGIN { n = split(lines, a, " "); for (i = 1; i <= n; i++) { d[a[i]] = 1; d[a[i] - 1] = 1 } }
-        !(NR in d)' "$src" >"$dst"
+    awk -v lines=" $* " 'BEGIN { n = split(lines, a, " "); for (i = 1; i <= n; i++) d[a[i]] = 1 }
+        { l[NR] = $0 }
+        END { for (i = 1; i <= NR; i++) if (!(i in d) && !((i + 1) in d && l[i] ~ /^ *\/\* sync: /)) print l[i] }' "$src" >"$dst"
 }
 
 # Runs DIR; prints what the simulator said: race, deadlock, misuse, other,

@@ -29,17 +29,17 @@ static void kernel_gmix(pto_k_core *core, const int64_t *args)
             pto_k_tdecl(core, "gmix.pto:6: tile run", user_run);
             const pto_k_tile spare = pto_k_t(PTO_K_VEC, PTO_K_F32, 16, 128, 16, 128, 65536);
             (void)spare;
-            pto_k_tload(core, "gmix.pto:8: tload run, int[pto_base + (i - 1) * 4, -(-0)]", user_run, user_int, user_pto_base + (i - 1) * 4, -(-0));
-            pto_k_tmuls(core, "gmix.pto:9: tmuls run, run, 1.0", user_run, user_run, 1.0);
-            pto_k_tadds(core, "gmix.pto:10: tadds run, run, 1e-07", user_run, user_run, 1e-07);
-            pto_k_tmaxs(core, "gmix.pto:11: tmaxs run, run, 0.1", user_run, user_run, 0.1);
+            pto_k_tload(core, "gmix.pto:8: tload", user_run, user_int, user_pto_base + (i - 1) * 4, -(-0));
+            pto_k_tmuls(core, "gmix.pto:9: tmuls", user_run, user_run, 1.0);
+            pto_k_tadds(core, "gmix.pto:10: tadds", user_run, user_run, 1e-07);
+            pto_k_tmaxs(core, "gmix.pto:11: tmaxs", user_run, user_run, 0.1);
             /* user: written in the source */
-            pto_k_pipe_barrier(core, "gmix.pto:12: pipe_barrier ALL", PTO_K_PIPE_ALL);
-            pto_k_tstore(core, "gmix.pto:13: tstore core[pto_base, 0], run", user_core, user_pto_base, 0, user_run);
+            pto_k_pipe_barrier(core, "gmix.pto:12: pipe_barrier", PTO_K_PIPE_ALL);
+            pto_k_tstore(core, "gmix.pto:13: tstore", user_core, user_pto_base, 0, user_run);
         }
     }
     if (pto_k_core_kind(core) == PTO_K_CORE_CUBE) { /* cube { } section */
         /* sync: nothing to order at all */
-        pto_k_pipe_barrier(core, "gmix.pto:16: pipe_barrier M", PTO_K_PIPE_M);
+        pto_k_pipe_barrier(core, "gmix.pto:16: pipe_barrier", PTO_K_PIPE_M);
     }
 }

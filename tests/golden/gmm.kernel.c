@@ -25,31 +25,28 @@ static void kernel_gmm(pto_k_core *core, const int64_t *args)
         pto_k_tdecl(core, "gmm.pto:5: tile b1", b1);
         const pto_k_tile a0 = pto_k_t(PTO_K_LEFT, PTO_K_F16, 32, 32, 32, 32, 0);
         const pto_k_tile b0 = pto_k_t(PTO_K_RIGHT, PTO_K_F16, 32, 32, 32, 32, 0);
-        pto_k_tload(core, "gmm.pto:8: tload a1, a[0, k]", a1, a, 0, k);
-        pto_k_tload(core, "gmm.pto:9: tload b1, b[k, 0]", b1, b, k, 0);
+        pto_k_tload(core, "gmm.pto:8: tload", a1, a, 0, k);
+        pto_k_tload(core, "gmm.pto:9: tload", b1, b, k, 0);
         /* sync: RAW mat a1, b1 -> textract, tmov */
-        pto_k_set_flag(core, "gmm.pto:9: set_flag MTE2, MTE1, 0", PTO_K_PIPE_MTE2, PTO_K_PIPE_MTE1, 0);
-        /* sync: RAW mat a1, b1 -> textract, tmov */
-        pto_k_wait_flag(core, "gmm.pto:10: wait_flag MTE2, MTE1, 0", PTO_K_PIPE_MTE2, PTO_K_PIPE_MTE1, 0);
+        pto_k_set_flag(core, "gmm.pto:9: set_flag", PTO_K_PIPE_MTE2, PTO_K_PIPE_MTE1, 0);
+        pto_k_wait_flag(core, "gmm.pto:10: wait_flag", PTO_K_PIPE_MTE2, PTO_K_PIPE_MTE1, 0);
         pto_k_tdecl(core, "gmm.pto:6: tile a0", a0);
-        pto_k_textract(core, "gmm.pto:10: textract a0, a1, 0, 0", a0, a1, 0, 0);
+        pto_k_textract(core, "gmm.pto:10: textract", a0, a1, 0, 0);
         pto_k_tdecl(core, "gmm.pto:7: tile b0", b0);
-        pto_k_tmov(core, "gmm.pto:11: tmov b0, b1", b0, b1);
+        pto_k_tmov(core, "gmm.pto:11: tmov", b0, b1);
         /* sync: RAW left a0, right b0 -> tmatmul */
-        pto_k_set_flag(core, "gmm.pto:11: set_flag MTE1, M, 0", PTO_K_PIPE_MTE1, PTO_K_PIPE_M, 0);
-        /* sync: RAW left a0, right b0 -> tmatmul */
-        pto_k_wait_flag(core, "gmm.pto:12: wait_flag MTE1, M, 0", PTO_K_PIPE_MTE1, PTO_K_PIPE_M, 0);
+        pto_k_set_flag(core, "gmm.pto:11: set_flag", PTO_K_PIPE_MTE1, PTO_K_PIPE_M, 0);
+        pto_k_wait_flag(core, "gmm.pto:12: wait_flag", PTO_K_PIPE_MTE1, PTO_K_PIPE_M, 0);
         if (k == 0) {
-            pto_k_tmatmul(core, "gmm.pto:13: tmatmul acc, a0, b0", acc, a0, b0);
+            pto_k_tmatmul(core, "gmm.pto:13: tmatmul", acc, a0, b0);
         } else {
-            pto_k_tmatmul_acc(core, "gmm.pto:15: tmatmul_acc acc, a0, b0", acc, a0, b0);
+            pto_k_tmatmul_acc(core, "gmm.pto:15: tmatmul_acc", acc, a0, b0);
         }
         /* sync: WAR a0, b0, a1, b1 across iterations */
-        pto_k_pipe_barrier(core, "gmm.pto:16: pipe_barrier ALL", PTO_K_PIPE_ALL);
+        pto_k_pipe_barrier(core, "gmm.pto:16: pipe_barrier", PTO_K_PIPE_ALL);
     }
     /* sync: RAW acc: tmatmul_acc -> tstore c */
-    pto_k_set_flag(core, "gmm.pto:16: set_flag M, FIX, 0", PTO_K_PIPE_M, PTO_K_PIPE_FIX, 0);
-    /* sync: RAW acc: tmatmul_acc -> tstore c */
-    pto_k_wait_flag(core, "gmm.pto:18: wait_flag M, FIX, 0", PTO_K_PIPE_M, PTO_K_PIPE_FIX, 0);
-    pto_k_tstore(core, "gmm.pto:18: tstore c[0, 0], acc", c, 0, 0, acc);
+    pto_k_set_flag(core, "gmm.pto:16: set_flag", PTO_K_PIPE_M, PTO_K_PIPE_FIX, 0);
+    pto_k_wait_flag(core, "gmm.pto:18: wait_flag", PTO_K_PIPE_M, PTO_K_PIPE_FIX, 0);
+    pto_k_tstore(core, "gmm.pto:18: tstore", c, 0, 0, acc);
 }

@@ -44,13 +44,13 @@ extern "C" __global__ AICORE void kernel_vadd(__gm__ int64_t *args)
     __gm__ float *y = pto_isa_gm<float>(args, 1); /* in f32[1024, 256] */
     __gm__ float *z = pto_isa_gm<float>(args, 2); /* out f32[1024, 256] */
     /* sync: prime: WAR vec[0x0000,0x4000) tadd c (vadd.pto:11) -> next tload a (vadd.pto:9) */
-    set_flag(PIPE_V, PIPE_MTE2, EVENT_ID0); /* vadd.pto:4: set_flag V, MTE2, 0 */
+    set_flag(PIPE_V, PIPE_MTE2, EVENT_ID0); /* vadd.pto:4: set_flag */
     /* sync: prime: WAR vec[0x0000,0x4000) tadd c (vadd.pto:11) -> next tload a (vadd.pto:9) */
-    set_flag(PIPE_V, PIPE_MTE2, EVENT_ID1); /* vadd.pto:4: set_flag V, MTE2, 1 */
+    set_flag(PIPE_V, PIPE_MTE2, EVENT_ID1); /* vadd.pto:4: set_flag */
     /* sync: prime: WAR vec[0x10000,0x14000) tstore z (vadd.pto:12) -> next tadd c (vadd.pto:11) */
-    set_flag(PIPE_MTE3, PIPE_V, EVENT_ID0); /* vadd.pto:4: set_flag MTE3, V, 0 */
+    set_flag(PIPE_MTE3, PIPE_V, EVENT_ID0); /* vadd.pto:4: set_flag */
     /* sync: prime: WAR vec[0x10000,0x14000) tstore z (vadd.pto:12) -> next tadd c (vadd.pto:11) */
-    set_flag(PIPE_MTE3, PIPE_V, EVENT_ID1); /* vadd.pto:4: set_flag MTE3, V, 1 */
+    set_flag(PIPE_MTE3, PIPE_V, EVENT_ID1); /* vadd.pto:4: set_flag */
     for (int64_t i = 0; i < 8; i += 1) {
         pto::Tile<pto::TileType::Vec, float, 16, 256, pto::BLayout::RowMajor, 16, 256> a;
         pto::TASSIGN(a, (i % 2) * 16384); /* vec, planned */
@@ -60,35 +60,35 @@ extern "C" __global__ AICORE void kernel_vadd(__gm__ int64_t *args)
         pto::TASSIGN(c, 65536 + (i % 2) * 16384); /* vec, planned */
         const int64_t r = (int64_t)get_block_idx() * 128 + i * 16;
         /* sync: WAR vec[0x0000,0x4000) tadd c (vadd.pto:11) -> next tload a (vadd.pto:9) */
-        wait_flag(PIPE_V, PIPE_MTE2, static_cast<event_t>(0 + (i - 0) % 2)); /* vadd.pto:9: wait_flag V, MTE2, 0 + (i - 0) % 2 */
+        wait_flag(PIPE_V, PIPE_MTE2, static_cast<event_t>(0 + (i - 0) % 2)); /* vadd.pto:9: wait_flag */
         pto::GlobalTensor<float, pto::Shape<1, 1, 1, 16, 256>, pto::Stride<1, 1, 1, 256, 1>> pto_gm_0(x + r * 256 + 0);
-        pto::TLOAD(a, pto_gm_0); /* vadd.pto:9: tload a, x[r, 0] */
+        pto::TLOAD(a, pto_gm_0); /* vadd.pto:9: tload */
         pto::GlobalTensor<float, pto::Shape<1, 1, 1, 16, 256>, pto::Stride<1, 1, 1, 256, 1>> pto_gm_1(y + r * 256 + 0);
-        pto::TLOAD(b, pto_gm_1); /* vadd.pto:10: tload b, y[r, 0] */
+        pto::TLOAD(b, pto_gm_1); /* vadd.pto:10: tload */
         /* sync: RAW vec[0x8000,0xc000) tload b (vadd.pto:10) -> tadd c (vadd.pto:11) */
-        set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0); /* vadd.pto:10: set_flag MTE2, V, 0 */
+        set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0); /* vadd.pto:10: set_flag */
         /* sync: RAW vec[0x8000,0xc000) tload b (vadd.pto:10) -> tadd c (vadd.pto:11) */
-        wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0); /* vadd.pto:11: wait_flag MTE2, V, 0 */
+        wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0); /* vadd.pto:11: wait_flag */
         /* sync: WAR vec[0x10000,0x14000) tstore z (vadd.pto:12) -> next tadd c (vadd.pto:11) */
-        wait_flag(PIPE_MTE3, PIPE_V, static_cast<event_t>(0 + (i - 0) % 2)); /* vadd.pto:11: wait_flag MTE3, V, 0 + (i - 0) % 2 */
-        pto::TADD(c, a, b); /* vadd.pto:11: tadd c, a, b */
+        wait_flag(PIPE_MTE3, PIPE_V, static_cast<event_t>(0 + (i - 0) % 2)); /* vadd.pto:11: wait_flag */
+        pto::TADD(c, a, b); /* vadd.pto:11: tadd */
         /* sync: WAR vec[0x0000,0x4000) tadd c (vadd.pto:11) -> next tload a (vadd.pto:9) */
-        set_flag(PIPE_V, PIPE_MTE2, static_cast<event_t>(0 + (i - 0) % 2)); /* vadd.pto:11: set_flag V, MTE2, 0 + (i - 0) % 2 */
+        set_flag(PIPE_V, PIPE_MTE2, static_cast<event_t>(0 + (i - 0) % 2)); /* vadd.pto:11: set_flag */
         /* sync: RAW vec[0x10000,0x14000) tadd c (vadd.pto:11) -> tstore z (vadd.pto:12) */
-        set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0); /* vadd.pto:11: set_flag V, MTE3, 0 */
+        set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0); /* vadd.pto:11: set_flag */
         /* sync: RAW vec[0x10000,0x14000) tadd c (vadd.pto:11) -> tstore z (vadd.pto:12) */
-        wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0); /* vadd.pto:12: wait_flag V, MTE3, 0 */
+        wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0); /* vadd.pto:12: wait_flag */
         pto::GlobalTensor<float, pto::Shape<1, 1, 1, 16, 256>, pto::Stride<1, 1, 1, 256, 1>> pto_gm_2(z + r * 256 + 0);
-        pto::TSTORE(pto_gm_2, c); /* vadd.pto:12: tstore z[r, 0], c */
+        pto::TSTORE(pto_gm_2, c); /* vadd.pto:12: tstore */
         /* sync: WAR vec[0x10000,0x14000) tstore z (vadd.pto:12) -> next tadd c (vadd.pto:11) */
-        set_flag(PIPE_MTE3, PIPE_V, static_cast<event_t>(0 + (i - 0) % 2)); /* vadd.pto:12: set_flag MTE3, V, 0 + (i - 0) % 2 */
+        set_flag(PIPE_MTE3, PIPE_V, static_cast<event_t>(0 + (i - 0) % 2)); /* vadd.pto:12: set_flag */
     }
     /* sync: drain: WAR vec[0x10000,0x14000) tstore z (vadd.pto:12) -> next tadd c (vadd.pto:11) */
-    wait_flag(PIPE_MTE3, PIPE_V, EVENT_ID0); /* vadd.pto:4: wait_flag MTE3, V, 0 */
+    wait_flag(PIPE_MTE3, PIPE_V, EVENT_ID0); /* vadd.pto:4: wait_flag */
     /* sync: drain: WAR vec[0x10000,0x14000) tstore z (vadd.pto:12) -> next tadd c (vadd.pto:11) */
-    wait_flag(PIPE_MTE3, PIPE_V, EVENT_ID1); /* vadd.pto:4: wait_flag MTE3, V, 1 */
+    wait_flag(PIPE_MTE3, PIPE_V, EVENT_ID1); /* vadd.pto:4: wait_flag */
     /* sync: drain: WAR vec[0x0000,0x4000) tadd c (vadd.pto:11) -> next tload a (vadd.pto:9) */
-    wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID0); /* vadd.pto:4: wait_flag V, MTE2, 0 */
+    wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID0); /* vadd.pto:4: wait_flag */
     /* sync: drain: WAR vec[0x0000,0x4000) tadd c (vadd.pto:11) -> next tload a (vadd.pto:9) */
-    wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID1); /* vadd.pto:4: wait_flag V, MTE2, 1 */
+    wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID1); /* vadd.pto:4: wait_flag */
 }
