@@ -164,6 +164,12 @@ typedef struct pto__sy_fr {
     int32_t nlg, cap_lg;
 } pto__sy_fr;
 
+typedef struct pto__sy_idc {   /* a sync statement's event id, decoded once per analysis */
+    int64_t base, mod;
+    int32_t loop;
+    uint8_t ok;                 /* 0 not yet, 1 decoded, 2 not analysable */
+} pto__sy_idc;
+
 typedef struct pto__sy {
     pto_ctx *ctx;
     pto_module *m;
@@ -177,6 +183,7 @@ typedef struct pto__sy {
     uint8_t *inert;             /* per param: its accesses can never be a dependency */
     int32_t *period, *phase, *pos, *ours;  /* per statement */
     uint32_t *tstart, *tend;    /* per statement of the original kernel: its latest visit */
+    pto__sy_idc *idc;           /* per statement of the original kernel */
     int32_t n_tt;
     uint32_t now;               /* analysis time */
     pto__sy_grp *grps;
@@ -943,7 +950,21 @@ static int32_t pto__sy_slot(pto__sy *sy, int32_t s, int *p, int *q)
     *p = a->ref;
     *q = b->ref;
     if (*p < 0 || *p >= PTO_PIPE_ALL || *q < 0 || *q >= PTO_PIPE_ALL || *p == *q) return -1;
-    if (!pto__sy_idform(m, c->e[0], &base, &mod, &L)) return -1;
+    if (s < sy->n_tt && sy->idc[s].ok) {   /* decoded on an earlier visit of this analysis */
+        if (sy->idc[s].ok == 2) return -1;
+        base = sy->idc[s].base;
+        mod = sy->idc[s].mod;
+        L = sy->idc[s].loop;
+    } else {
+        int ok = pto__sy_idform(m, c->e[0], &base, &mod, &L);
+        if (s < sy->n_tt) {
+            sy->idc[s].ok = (uint8_t)(ok ? 1 : 2);
+            sy->idc[s].base = base;
+            sy->idc[s].mod = mod;
+            sy->idc[s].loop = L;
+        }
+        if (!ok) return -1;
+    }
     id = base + (L >= 0 ? sy->phase[L] % mod : 0);
     return (int32_t)pto__sy_key(sy, *p, *q, id);
 }
@@ -1546,7 +1567,9 @@ static void pto__sy_analyse(pto__sy *sy, int mode)
     sy->n_tt = sy->m->n_stmts;
     sy->tstart = (uint32_t *)pto__sy_zalloc(sy, sizeof(uint32_t) * ((size_t)sy->n_tt + 1));
     sy->tend = (uint32_t *)pto__sy_zalloc(sy, sizeof(uint32_t) * ((size_t)sy->n_tt + 1));
-    if (!sy->tstart || !sy->tend) return;
+    pto_free(sy->ctx, sy->idc);
+    sy->idc = (pto__sy_idc *)pto__sy_zalloc(sy, sizeof(pto__sy_idc) * ((size_t)sy->n_tt + 1));
+    if (!sy->tstart || !sy->tend || !sy->idc) return;
     sy->mode = mode;
     sy->found = 0;
     sy->now = 0;
@@ -1978,6 +2001,7 @@ static void pto__sy_reset(pto__sy *sy)
     pto_free(ctx, sy->drop);
     pto_free(ctx, sy->tstart);
     pto_free(ctx, sy->tend);
+    pto_free(ctx, sy->idc);
     pto_free(ctx, sy->progs);
     pto_free(ctx, sy->recs);
     pto_free(ctx, sy->rec_of);
