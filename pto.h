@@ -1128,11 +1128,15 @@ PTODEF const char *pto_file_name(const pto_ctx *ctx, int32_t file)
 
 /* ---- interned strings ---- */
 
+/* FNV-1a, one byte at a time (the lexer hashes a name while it scans it). */
+#define PTO__HASH_SEED 2166136261u
+static uint32_t pto__hash_step(uint32_t h, int c) { return (h ^ (uint32_t)(c & 0xff)) * 16777619u; }
+
 static uint32_t pto__hash(const char *s, size_t n)
 {
-    uint32_t h = 2166136261u;
+    uint32_t h = PTO__HASH_SEED;
     size_t i;
-    for (i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+    for (i = 0; i < n; i++) h = pto__hash_step(h, (unsigned char)s[i]);
     return h;
 }
 
@@ -1169,18 +1173,21 @@ static size_t pto__str_len(const pto_ctx *ctx, int32_t id)
     return end - (size_t)ctx->str_off[id] - 1;
 }
 
-PTODEF int32_t pto_intern(pto_ctx *ctx, const char *s, size_t len)
+/* pto_intern with the hash of s already known (pto__hash(s, len)). */
+static int32_t pto__intern_hashed(pto_ctx *ctx, const char *s, size_t len, uint32_t hv)
 {
-    uint32_t k, hv;
+    uint32_t k;
     int32_t id;
     if ((ctx->n_strs + 1) * 2 > ctx->hash_cap && !pto__rehash(ctx, ctx->hash_cap ? ctx->hash_cap * 2 : 64))
         return 0;
-    hv = pto__hash(s, len);
     k = hv & (uint32_t)(ctx->hash_cap - 1);
     while ((id = ctx->hash[k]) >= 0) {
-        if (ctx->hash_val[k] == hv && pto__str_len(ctx, id) == len &&
-            memcmp(ctx->pool + ctx->str_off[id], s, len) == 0)
-            return id;
+        if (ctx->hash_val[k] == hv && pto__str_len(ctx, id) == len) {
+            const char *q = ctx->pool + ctx->str_off[id];
+            size_t i = 0;
+            while (i < len && q[i] == s[i]) i++;   /* names are short: no memcmp call */
+            if (i == len) return id;
+        }
         k = (k + 1) & (uint32_t)(ctx->hash_cap - 1);
     }
     if (ctx->pool_len + len + 1 > ctx->pool_cap) {
@@ -1201,6 +1208,11 @@ PTODEF int32_t pto_intern(pto_ctx *ctx, const char *s, size_t len)
     ctx->hash[k] = id;
     ctx->hash_val[k] = hv;
     return id;
+}
+
+PTODEF int32_t pto_intern(pto_ctx *ctx, const char *s, size_t len)
+{
+    return pto__intern_hashed(ctx, s, len, pto__hash(s, len));
 }
 
 PTODEF const char *pto_str(const pto_ctx *ctx, int32_t id)
@@ -1990,6 +2002,7 @@ typedef struct pto__ps_parser {
     int32_t *marks;          /* n_decls when each open scope began */
     int32_t n_marks, cap_marks;
     int32_t kw[PTO__NKW];
+    int32_t kw_max;   /* the highest keyword id: a name above it is no keyword */
 } pto__ps_parser;
 
 /* ---- diagnostics ------------------------------------------------------- */
@@ -2049,11 +2062,12 @@ static void pto__ps_expected(pto__ps_parser *p, const char *what)
 /* ---- lexer ---------------------------------------------------------------- */
 
 /* Character classes, one table lookup per byte (the lexer's inner loops):
-   1 letter or '_', 2 digit, 4 hex digit, 8 starts a punctuator. */
-enum { PTO__CC_ALPHA = 1, PTO__CC_DIGIT = 2, PTO__CC_HEX = 4, PTO__CC_PUNCT = 8 };
+   1 letter or '_', 2 digit, 4 hex digit, 8 starts a punctuator, 16 blank
+   (space, \t, \v, \f, \r: not the newline, a token). */
+enum { PTO__CC_ALPHA = 1, PTO__CC_DIGIT = 2, PTO__CC_HEX = 4, PTO__CC_PUNCT = 8, PTO__CC_BLANK = 16 };
 static const unsigned char pto__ps_cc[256] = {
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 8, 0, 0, 8, 8, 8, 8, 8, 8, 0, 8, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 8, 0, 8, 8, 8, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 16, 0, 16, 16, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    16, 0, 0, 0, 0, 8, 0, 0, 8, 8, 8, 8, 8, 8, 0, 8, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 8, 0, 8, 8, 8, 0,
     8, 5, 5, 5, 5, 5, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 8, 0, 8, 0, 1,
     0, 5, 5, 5, 5, 5, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 8, 0, 8, 0, 0,
     /* 128..255: no token starts or continues with a non-ASCII byte */
@@ -2116,7 +2130,7 @@ static void pto__ps_next(pto__ps_parser *p)
     int c = -1;
     while (i < n) {
         c = s[i];
-        if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+        if (pto__ps_cc[c] & PTO__CC_BLANK) {
             i++;
         } else if (c == '#') {
             const char *nl = (const char *)memchr(s + i, '\n', n - i);
@@ -2139,9 +2153,10 @@ static void pto__ps_next(pto__ps_parser *p)
         p->line++;
         p->line_start = i;
     } else if (pto__ps_cc[c] & PTO__CC_ALPHA) {
-        for (i++; i < n && (pto__ps_cc[s[i]] & (PTO__CC_ALPHA | PTO__CC_DIGIT)); i++) {}
+        uint32_t hv = pto__hash_step(PTO__HASH_SEED, c);   /* hashed as scanned: interned without a re-read */
+        for (i++; i < n && (pto__ps_cc[s[i]] & (PTO__CC_ALPHA | PTO__CC_DIGIT)); i++) hv = pto__hash_step(hv, s[i]);
         t->kind = PTO__T_NAME;
-        t->id = pto_intern(p->ctx, p->src + t->pos, i - t->pos);
+        t->id = pto__intern_hashed(p->ctx, p->src + t->pos, i - t->pos, hv);
     } else if (pto__ps_cc[c] & PTO__CC_DIGIT) {
         p->pos = i;
         t->kind = pto__ps_lex_number(p);
@@ -2290,6 +2305,7 @@ static int pto__ps_reserved(const pto__ps_parser *p, int32_t id)
     static const int words[] = {PTO__KW_BLOCK, PTO__KW_BLOCKS, PTO__KW_SUBBLOCK, PTO__KW_RANK,
                                 PTO__KW_NRANKS, PTO__KW_MIN, PTO__KW_MAX, PTO__KW_INF, PTO__KW_NAN};
     size_t i;
+    if (id > p->kw_max) return 0;   /* interned after every keyword: none of them */
     for (i = 0; i < sizeof words / sizeof words[0]; i++)
         if (p->kw[words[i]] == id) return 1;
     return 0;
@@ -2411,6 +2427,7 @@ static int32_t pto__ps_primary(pto__ps_parser *p, int *h)
             {PTO__KW_SUBBLOCK, PTO_E_SUBBLOCK}, {PTO__KW_RANK, PTO_E_RANK},
             {PTO__KW_NRANKS, PTO_E_NRANKS}};
         size_t i;
+        if (t.id > p->kw_max) return pto__ps_name_expr(p);   /* not a keyword */
         for (i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
             if (t.id == p->kw[builtins[i].kw]) {
                 pto__ps_next(p);
@@ -3266,7 +3283,10 @@ PTODEF pto_module *pto_parse(pto_ctx *ctx, const char *filename, const char *tex
     p.m = pto_module_create(ctx, PTO_ARCH_A2A3);
     if (!p.m) return NULL;
     p.m->file = p.file;
-    for (i = 0; i < PTO__NKW; i++) p.kw[i] = pto_intern(ctx, pto__ps_kw_text[i], strlen(pto__ps_kw_text[i]));
+    for (i = 0; i < PTO__NKW; i++) {
+        p.kw[i] = pto_intern(ctx, pto__ps_kw_text[i], strlen(pto__ps_kw_text[i]));
+        if (p.kw[i] > p.kw_max) p.kw_max = p.kw[i];
+    }
     pto__ps_file(&p);
     pto_free(ctx, p.names);
     pto_free(ctx, p.decls);
@@ -6463,6 +6483,9 @@ static int pto__search(const pto__group *g, const pto_plan_desc *d, pto__scratch
                 stat->order = (uint8_t)d->orders[o];
                 stat->fit = (uint8_t)fit;
                 stat->peak = peak;
+                /* live_max is a lower bound of every peak: no later attempt
+                   can beat this one, and a tie keeps it */
+                if (peak <= g->live_max) return 1;
             }
         }
         if (best_peak >= 0) return 1;
@@ -9931,6 +9954,14 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
     const pto_expr *e;
     int prec, paren;
     int64_t cv;
+    if (ex >= 0 && ex < m->n_exprs && m->exprs[ex].kind == PTO_E_VAR) {   /* the common leaf, directly */
+        e = &m->exprs[ex];
+        if (e->a >= 0 && e->a < m->n_vars)
+            pto__emit_puts(b, mode == PTO__EX_PTO ? pto_str(E->ctx, m->vars[e->a].name) : E->var_name[e->a]);
+        else
+            pto__emit_puts(b, "0");
+        return;
+    }
     if (mode != PTO__EX_PTO) {
         if (pto__emit_const(m, ex, &cv)) {
             paren = cv < 0 && ctxprec > 3;
@@ -10604,6 +10635,15 @@ static void pto__emit_kernel(pto__emitter *E, int32_t k)
 
 /* ---- host ----------------------------------------------------------------- */
 
+/* The bytes a C string literal holds as they are: printable ASCII but for
+   '"', '\\' and '?' (no trigraphs). 128..255 are escaped. */
+static const unsigned char pto__emit_plain[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0,
+};
+
 /* Text as the inside of a C string literal. */
 static void pto__emit_cstr(pto_buf *b, const char *s, size_t n)
 {
@@ -10612,7 +10652,7 @@ static void pto__emit_cstr(pto_buf *b, const char *s, size_t n)
         unsigned char c;
         char esc[5];
         size_t en = 2;
-        while (i < n && (c = (unsigned char)s[i]) >= 32 && c < 127 && c != '"' && c != '\\' && c != '?') i++;
+        while (i < n && pto__emit_plain[(unsigned char)s[i]]) i++;
         if (i == n) break;
         c = (unsigned char)s[i];
         pto__emit_put(b, s + run, i - run);     /* the plain run before c */

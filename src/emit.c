@@ -570,6 +570,14 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
     const pto_expr *e;
     int prec, paren;
     int64_t cv;
+    if (ex >= 0 && ex < m->n_exprs && m->exprs[ex].kind == PTO_E_VAR) {   /* the common leaf, directly */
+        e = &m->exprs[ex];
+        if (e->a >= 0 && e->a < m->n_vars)
+            pto__emit_puts(b, mode == PTO__EX_PTO ? pto_str(E->ctx, m->vars[e->a].name) : E->var_name[e->a]);
+        else
+            pto__emit_puts(b, "0");
+        return;
+    }
     if (mode != PTO__EX_PTO) {
         if (pto__emit_const(m, ex, &cv)) {
             paren = cv < 0 && ctxprec > 3;
@@ -1243,6 +1251,15 @@ static void pto__emit_kernel(pto__emitter *E, int32_t k)
 
 /* ---- host ----------------------------------------------------------------- */
 
+/* The bytes a C string literal holds as they are: printable ASCII but for
+   '"', '\\' and '?' (no trigraphs). 128..255 are escaped. */
+static const unsigned char pto__emit_plain[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0,
+};
+
 /* Text as the inside of a C string literal. */
 static void pto__emit_cstr(pto_buf *b, const char *s, size_t n)
 {
@@ -1251,7 +1268,7 @@ static void pto__emit_cstr(pto_buf *b, const char *s, size_t n)
         unsigned char c;
         char esc[5];
         size_t en = 2;
-        while (i < n && (c = (unsigned char)s[i]) >= 32 && c < 127 && c != '"' && c != '\\' && c != '?') i++;
+        while (i < n && pto__emit_plain[(unsigned char)s[i]]) i++;
         if (i == n) break;
         c = (unsigned char)s[i];
         pto__emit_put(b, s + run, i - run);     /* the plain run before c */
