@@ -9709,34 +9709,39 @@ static void pto__emit_reserve(pto_buf *b, size_t n)
     b->cap = b->len + n + 1;
 }
 
-/* Expands template tpl into E->out: the length first, so that one
-   capacity check covers the whole line and the segments are plain copies. */
+/* Expands template tpl into E->out. The file's buffer was reserved up
+   front (pto__emit_all), so a segment is a bounds test and a copy; one that
+   does not fit goes through pto__emit_put, which grows the buffer. */
 static void pto__emit_x(pto__emitter *E, int tpl)
 {
     const char *text = pto__emit_tpl[tpl];
     const pto__emit_seg *g = E->segs + E->tpl_first[tpl], *end = E->segs + E->tpl_first[tpl + 1];
     pto_buf *b = E->out;
-    size_t need = 0;
-    int32_t i;
-    char *d;
-    for (i = 0; g + i < end; i++) need += g[i].key < 0 ? (size_t)g[i].len : E->vlen[g[i].key];
-    if (b->len + need >= b->cap) pto__emit_reserve(b, need + b->len);
-    if (b->len + need < b->cap) {
-        d = b->data + b->len;
-        for (; g < end; g++) {
-            size_t n = g->key < 0 ? (size_t)g->len : E->vlen[g->key];
-            memcpy(d, g->key < 0 ? text + g->off : E->val[g->key], n);
-            d += n;
-        }
-        b->len += need;
-        b->data[b->len] = 0;
+    char *d, *lim;
+    if (!b->data || b->oom) {   /* nothing reserved (out of memory): the checked path */
+        for (; g < end; g++)
+            if (g->key < 0) pto__emit_put(b, text + g->off, (size_t)g->len);
+            else pto__emit_put(b, E->val[g->key], E->vlen[g->key]);
         return;
     }
-    for (i = E->tpl_first[tpl]; i < E->tpl_first[tpl + 1]; i++) {   /* out of memory: pto_buf_putn records it */
-        const pto__emit_seg *g = &E->segs[i];
-        if (g->key < 0) pto__emit_put(E->out, text + g->off, (size_t)g->len);
-        else if (E->vlen[g->key]) pto__emit_put(E->out, E->val[g->key], E->vlen[g->key]);
+    d = b->data + b->len;
+    lim = b->data + b->cap;
+    for (; g < end; g++) {
+        const char *src = g->key < 0 ? text + g->off : E->val[g->key];
+        size_t n = g->key < 0 ? (size_t)g->len : E->vlen[g->key];
+        if ((size_t)(lim - d) <= n) {
+            b->len = (size_t)(d - b->data);
+            pto__emit_put(b, src, n);
+            if (b->oom) return;
+            d = b->data + b->len;
+            lim = b->data + b->cap;
+            continue;
+        }
+        if (n <= 4) { while (n--) *d++ = *src++; }   /* ", " and ");\n": no call */
+        else { memcpy(d, src, n); d += n; }
     }
+    b->len = (size_t)(d - b->data);
+    *d = 0;
 }
 
 static void pto__emit_v(pto__emitter *E, int key, const char *s)
@@ -10678,9 +10683,9 @@ static void pto__emit_source(pto__emitter *E, const char *text, size_t len)
 {
     size_t i = 0;
     while (i < len) {
-        size_t j = i;
-        while (j < len && text[j] != '\n' && j - i < 1000) j++;
-        if (j < len && text[j] == '\n') j++;
+        size_t j = len - i < 1000 ? len : i + 1000;   /* at most 1000 bytes and their newline */
+        const char *nl = (const char *)memchr(text + i, '\n', j - i + (j < len));
+        if (nl) j = (size_t)(nl - text) + 1;
         pto__emit_x(E, PTO__T_H_LINE);
         pto__emit_cstr(E->out, text + i, j - i);
         pto__emit_x(E, PTO__T_H_LINE_END);
