@@ -213,6 +213,9 @@ typedef enum pto_cmp { PTO_EQ, PTO_NE, PTO_LT, PTO_LE, PTO_GT, PTO_GE } pto_cmp;
 #define PTO_A_INT    (1u << 11)  /* integer expression */
 #define PTO_A_PIPE   (1u << 12)  /* a pipe name: S V M MTE1 MTE2 MTE3 FIX ALL */
 #define PTO_A_CVPIPE (1u << 13)  /* a cube/vector pipe declared in a mix kernel */
+#define PTO_A_CMP    (1u << 14)  /* a comparison word: eq ne lt le gt ge (wait) */
+#define PTO_A_NMODE  (1u << 15)  /* a notify mode word: set add */
+#define PTO_A_WHOLE  (1u << 16)  /* with PTO_A_GM: a whole tensor, its name without [r, c] */
 #define PTO_A_READ   (1u << 20)
 #define PTO_A_WRITE  (1u << 21)
 #define PTO_R(m)  ((m) | PTO_A_READ)
@@ -233,8 +236,15 @@ typedef enum pto_opclass {
     PTO_OC_MOV,      /* copy between spaces */
     PTO_OC_EXTRACT,  /* d = window of a at (r, c) */
     PTO_OC_MATMUL,   /* acc (+)= left x right */
-    PTO_OC_SYNC      /* set_flag / wait_flag / pipe_barrier */
+    PTO_OC_SYNC,     /* set_flag / wait_flag / pipe_barrier */
+    PTO_OC_NOTIFY,   /* signal cell (=|+=) value, on S (hardware.md s8) */
+    PTO_OC_WAIT,     /* block until signal cell CMP value, on S */
+    PTO_OC_XFER,     /* GM window -> GM window (tput / tget); lowered to a staging tile */
+    PTO_OC_ALLREDUCE /* in-place sum over ranks of a window tensor; lowered (lower.c) */
 } pto_opclass;
+
+/* notify's second word. */
+typedef enum pto_notify_mode { PTO_NOTIFY_SET, PTO_NOTIFY_ADD } pto_notify_mode;
 
 /* X(ENUM, "name", default pipe, class, operand count, operand 0..3 masks) */
 #define PTO_OPS(X) \
@@ -275,7 +285,12 @@ typedef enum pto_opclass {
     X(TMATMUL_ACC,   "tmatmul_acc",   PTO_PIPE_M,    PTO_OC_MATMUL, 3, PTO_RW(PTO_A_ACC), PTO_R(PTO_A_LEFT), PTO_R(PTO_A_RIGHT), 0) \
     X(SET_FLAG,      "set_flag",      PTO_PIPE_S,    PTO_OC_SYNC,   3, PTO_A_PIPE, PTO_A_PIPE, PTO_A_INT, 0) \
     X(WAIT_FLAG,     "wait_flag",     PTO_PIPE_S,    PTO_OC_SYNC,   3, PTO_A_PIPE, PTO_A_PIPE, PTO_A_INT, 0) \
-    X(PIPE_BARRIER,  "pipe_barrier",  PTO_PIPE_S,    PTO_OC_SYNC,   1, PTO_A_PIPE, 0, 0, 0)
+    X(PIPE_BARRIER,  "pipe_barrier",  PTO_PIPE_S,    PTO_OC_SYNC,   1, PTO_A_PIPE, 0, 0, 0) \
+    X(NOTIFY,        "notify",        PTO_PIPE_S,    PTO_OC_NOTIFY, 3, PTO_W(PTO_A_GM), PTO_A_INT, PTO_A_NMODE, 0) \
+    X(WAIT,          "wait",          PTO_PIPE_S,    PTO_OC_WAIT,   3, PTO_R(PTO_A_GM), PTO_A_CMP, PTO_A_INT, 0) \
+    X(TPUT,          "tput",          PTO_PIPE_MTE2, PTO_OC_XFER,   4, PTO_W(PTO_A_GM), PTO_R(PTO_A_GM), PTO_A_INT, PTO_A_INT) \
+    X(TGET,          "tget",          PTO_PIPE_MTE2, PTO_OC_XFER,   4, PTO_W(PTO_A_GM), PTO_R(PTO_A_GM), PTO_A_INT, PTO_A_INT) \
+    X(ALLREDUCE,     "allreduce",     PTO_PIPE_S,    PTO_OC_ALLREDUCE, 2, PTO_RW(PTO_A_GM | PTO_A_WHOLE), PTO_RW(PTO_A_GM | PTO_A_WHOLE), 0, 0)
 
 typedef enum pto_op {
 #define PTO__OP_ENUM(e, name, pipe, cls, n, a0, a1, a2, a3) PTO_OP_##e,
@@ -366,12 +381,15 @@ typedef struct pto_cvpipe {
 
 typedef enum pto_operand_kind {
     PTO_O_TILE,     /* ref: tile id */
-    PTO_O_GM,       /* ref: param id; e[0], e[1]: row, col; e[2]: rank or -1 */
+    PTO_O_GM,       /* ref: param id; e[0], e[1]: row, col (both -1: the whole
+                       tensor, PTO_A_WHOLE); e[2]: rank or -1 */
     PTO_O_FLOAT,    /* f */
     PTO_O_SCALAR,   /* ref: var id of a scalar param */
     PTO_O_INT,      /* e[0]: expression */
     PTO_O_PIPE,     /* ref: pto_pipe */
-    PTO_O_CVPIPE    /* ref: cvpipe id */
+    PTO_O_CVPIPE,   /* ref: cvpipe id */
+    PTO_O_CMP,      /* ref: pto_cmp (wait's comparison word) */
+    PTO_O_NMODE     /* ref: pto_notify_mode (notify's set / add) */
 } pto_operand_kind;
 
 typedef struct pto_operand {
@@ -438,6 +456,8 @@ typedef struct pto_module {
     PTO__ARRAY(pto_operand, operands);
     PTO__ARRAY(pto_expr, exprs);
     PTO__ARRAY(pto_cvpipe, cvpipes);
+    PTO__ARRAY(struct pto_host, hosts);     /* host sections (below) */
+    PTO__ARRAY(struct pto_hstmt, hstmts);
 } pto_module;
 
 /* ---- queries -------------------------------------------------------------- */
@@ -512,6 +532,15 @@ PTODEF int32_t pto_arg_float(pto_module *m, int32_t stmt, double v, pto_loc loc)
 PTODEF int32_t pto_arg_scalar(pto_module *m, int32_t stmt, int32_t var, pto_loc loc);
 PTODEF int32_t pto_arg_int(pto_module *m, int32_t stmt, int32_t expr, pto_loc loc);
 PTODEF int32_t pto_arg_pipe(pto_module *m, int32_t stmt, pto_pipe p, pto_loc loc);
+/* wait's comparison and notify's mode (set / add). */
+PTODEF int32_t pto_arg_cmp(pto_module *m, int32_t stmt, pto_cmp c, pto_loc loc);
+PTODEF int32_t pto_arg_nmode(pto_module *m, int32_t stmt, pto_notify_mode mode, pto_loc loc);
+/* Word tables of those operands: "eq".."ge" (pto_cmp order), "set" "add";
+   lookups return -1 when the word is not one of them. */
+PTODEF const char *pto_cmp_word(pto_cmp c);
+PTODEF int pto_cmp_word_lookup(const char *name, size_t len);
+PTODEF const char *pto_nmode_name(pto_notify_mode mode);
+PTODEF int pto_nmode_lookup(const char *name, size_t len);
 
 /* Relinking, for passes: a new statement is created detached (block -1) by
    pto_new_stmt and then placed. */
@@ -521,6 +550,58 @@ PTODEF void pto_insert_after(pto_module *m, int32_t at, int32_t stmt);
 PTODEF void pto_append(pto_module *m, int32_t block, int32_t stmt);
 PTODEF void pto_prepend(pto_module *m, int32_t block, int32_t stmt);
 PTODEF void pto_unlink(pto_module *m, int32_t stmt);
+
+
+/* ---- host sections ---------------------------------------------------------
+   `host NAME(PARAMS) { tensor ... / call ... }` orchestrates kernel launches
+   (hardware.md section 7; docs/pto-format.md). A host is its params, the
+   intermediate GM tensors it declares and its calls, in program order.
+   - Its params and intermediates are pto_params (kind, dir, dtype, dims as
+     for kernels), contiguous from param0: nparams params, then ntensors
+     intermediates (dir PTO_INOUT; declared by TENSOR statements).
+   - Its dims and scalars are vars whose `kernel` is PTO_HOST_SCOPE(host).
+   - A CALL statement names a kernel; its operands [arg0, arg0 + nargs) are
+     the arguments by position in the kernel's ABI order (tensor params
+     first, then scalars): PTO_O_GM (ref: host tensor, e[] = -1), PTO_O_INT,
+     PTO_O_FLOAT or PTO_O_SCALAR (ref: host scalar var). */
+
+#define PTO_HOST_SCOPE(h) (-2 - (h))   /* pto_var.kernel of host h's dims and scalars */
+
+typedef enum pto_hstmt_kind { PTO_HS_TENSOR, PTO_HS_CALL } pto_hstmt_kind;
+
+typedef struct pto_hstmt {
+    uint8_t kind;
+    int32_t ref;           /* TENSOR: the param it declares; CALL: the kernel */
+    int32_t arg0, nargs;   /* CALL: operands */
+    pto_loc loc;
+} pto_hstmt;
+
+typedef struct pto_host {
+    int32_t name;
+    int32_t param0, nparams, ntensors;
+    int32_t stmt0, nstmts; /* hstmts */
+    pto_loc loc;
+} pto_host;
+
+/* Builders; as for kernels, a host's params and statements are added while
+   it is the last host and before anything else adds params or operands. */
+PTODEF int32_t pto_add_host(pto_module *m, const char *name, pto_loc loc);
+PTODEF int32_t pto_add_host_tensor_param(pto_module *m, int32_t host, const char *name, pto_dir dir,
+                                         pto_dtype dt, int64_t d0, int64_t d1, pto_loc loc);
+PTODEF int32_t pto_add_host_scalar_param(pto_module *m, int32_t host, const char *name, pto_dtype dt,
+                                         pto_loc loc);
+/* Makes dim d of host tensor `param` the host dim `name` (created at its
+   first use by a param). Returns the dim var. */
+PTODEF int32_t pto_set_host_dim(pto_module *m, int32_t host, int32_t param, int d, const char *name);
+/* `tensor NAME: DT[D0, D1]`: an intermediate; returns its param. */
+PTODEF int32_t pto_add_host_tensor(pto_module *m, int32_t host, const char *name, pto_dtype dt, int64_t d0,
+                                   int64_t d1, pto_loc loc);
+/* `call KERNEL(...)`: returns the statement; add its arguments in order. */
+PTODEF int32_t pto_add_host_call(pto_module *m, int32_t host, int32_t kernel, pto_loc loc);
+PTODEF int32_t pto_call_arg_tensor(pto_module *m, int32_t call, int32_t param, pto_loc loc);
+PTODEF int32_t pto_call_arg_int(pto_module *m, int32_t call, int32_t expr, pto_loc loc);
+PTODEF int32_t pto_call_arg_float(pto_module *m, int32_t call, double v, pto_loc loc);
+PTODEF int32_t pto_call_arg_scalar(pto_module *m, int32_t call, int32_t var, pto_loc loc);
 /* ---- End file: src/ir.h ---- */
 
 /* ---- Begin file: src/api.h ---- */
@@ -593,6 +674,13 @@ PTODEF pto_status pto_interp(pto_ctx *ctx, const pto_module *m, const pto_launch
 
 /* ---- lower ------------------------------------------------------------
    (declarations of this stage go below this banner) */
+
+/* Runs after pto_verify, before pto_plan (lower.c states what it
+   guarantees): tput / tget become a planned-like-any staging tile + tload +
+   tstore, allreduce the notify / wait / remote-load recipe of hardware.md
+   section 8, and every notify gets its pipe_barrier ALL fence. New
+   statements and tiles have origin PTO_BY_LOWER. */
+PTODEF pto_status pto_lower(pto_ctx *ctx, pto_module *m);
 
 
 
@@ -754,6 +842,56 @@ PTODEF pto_status pto_emit_isa(pto_ctx *ctx, const pto_module *m, const pto_emit
 PTODEF void pto_dump(const pto_module *m, pto_buf *out);
 
 
+
+
+/* ---- compile (the pass sequence) ------------------------------------------------------------
+   (declarations of this stage go below this banner) */
+
+/* Where pto_compile stops; zero runs every pass. */
+typedef enum pto_stage {
+    PTO_STAGE_ALL = 0,     /* verify, lower, plan, sync: ready for pto_emit */
+    PTO_STAGE_VERIFY,      /* verify only */
+    PTO_STAGE_LOWER,       /* verify and lower */
+    PTO_STAGE_PLAN,        /* verify, lower and plan */
+    PTO_STAGE_SYNC         /* every pass (the same as PTO_STAGE_ALL) */
+} pto_stage;
+
+/* Zero-initialised fields take their defaults (sokol style). */
+typedef struct pto_compile_desc {
+    pto_stage stop_after;  /* the last pass to run; 0 = all of them */
+    int no_sync;           /* leave the sync pass out: hand-written syncs only (ptoc --no-sync) */
+    int check_plan;        /* run pto_plan_check after plan; a violation is PTO_ERR_INTERNAL */
+    pto_plan_desc plan;    /* options of pto_plan (tight, orders, result) */
+    pto_sync_desc sync;    /* options of pto_sync (ids per pipe pair, stats) */
+} pto_compile_desc;
+
+/* Runs the passes on a parsed or built module in their fixed order,
+   verify -> lower -> plan -> sync, stopping at the first that fails (its diagnostics
+   are recorded) or after desc->stop_after. desc may be NULL. m may be NULL
+   (a failed parse): PTO_ERR_USER. After the full sequence the module is
+   ready for pto_emit. */
+PTODEF pto_status pto_compile(pto_ctx *ctx, pto_module *m, const pto_compile_desc *desc);
+
+
+/* ---- host sections ------------------------------------------------------------
+   (declarations of this stage go below this banner; the IR is in ir.h) */
+
+/* A run of host section `host`. tensors[i] is host tensor i (param0 + i):
+   the host's params (entries of scalar params are ignored), then its
+   `tensor` intermediates, row-major as for pto_launch; a NULL intermediate
+   is allocated (zero) and freed by the interpreter. bindings give the host's
+   dims and scalars by name. */
+typedef struct pto_host_launch {
+    int32_t host;
+    void **tensors;
+    const pto_binding *bindings;
+    int nbindings;
+} pto_host_launch;
+
+/* Runs the host's calls in program order with the reference semantics
+   (pto_interp per call, each kernel's dims bound from the tensors passed
+   and its scalars from the arguments). Needs a verified module. */
+PTODEF pto_status pto_interp_host(pto_ctx *ctx, const pto_module *m, const pto_host_launch *launch);
 /* ---- End file: src/api.h ---- */
 
 #endif /* PTO_H_INCLUDED */
@@ -1511,6 +1649,8 @@ PTODEF void pto_module_destroy(pto_module *m)
     pto_free(ctx, m->operands);
     pto_free(ctx, m->exprs);
     pto_free(ctx, m->cvpipes);
+    pto_free(ctx, m->hosts);
+    pto_free(ctx, m->hstmts);
     pto_free(ctx, m);
 }
 
@@ -1888,6 +2028,36 @@ PTODEF int32_t pto_arg_int(pto_module *m, int32_t stmt, int32_t expr, pto_loc lo
 PTODEF int32_t pto_arg_pipe(pto_module *m, int32_t stmt, pto_pipe p, pto_loc loc)
 {
     return pto__arg(m, stmt, PTO_O_PIPE, (int32_t)p, loc);
+}
+
+PTODEF int32_t pto_arg_cmp(pto_module *m, int32_t stmt, pto_cmp c, pto_loc loc)
+{
+    return pto__arg(m, stmt, PTO_O_CMP, (int32_t)c, loc);
+}
+
+PTODEF int32_t pto_arg_nmode(pto_module *m, int32_t stmt, pto_notify_mode mode, pto_loc loc)
+{
+    return pto__arg(m, stmt, PTO_O_NMODE, (int32_t)mode, loc);
+}
+
+static const char *const pto__cmp_words[6] = {"eq", "ne", "lt", "le", "gt", "ge"};
+static const char *const pto__nmode_names[2] = {"set", "add"};
+
+PTODEF const char *pto_cmp_word(pto_cmp c) { return (c >= 0 && c < 6) ? pto__cmp_words[c] : "?"; }
+PTODEF int pto_cmp_word_lookup(const char *name, size_t len)
+{
+    int i;
+    for (i = 0; i < 6; i++)
+        if (pto__streq(pto__cmp_words[i], name, len)) return i;
+    return -1;
+}
+PTODEF const char *pto_nmode_name(pto_notify_mode mode) { return (mode >= 0 && mode < 2) ? pto__nmode_names[mode] : "?"; }
+PTODEF int pto_nmode_lookup(const char *name, size_t len)
+{
+    int i;
+    for (i = 0; i < 2; i++)
+        if (pto__streq(pto__nmode_names[i], name, len)) return i;
+    return -1;
 }
 /* ---- End file: src/ir.c ---- */
 
@@ -2527,12 +2697,15 @@ static int32_t pto__ps_expr0(pto__ps_parser *p)
 
 /* ---- operands ----------------------------------------------------------------- */
 
-/* T[r, c] or T@p[r, c]; the current token is the tensor name. */
-static int pto__ps_gm_operand(pto__ps_parser *p, int32_t s, int32_t param)
+/* T[r, c] or T@p[r, c]; the current token is the tensor name. Where the
+   op takes a whole tensor (PTO_A_WHOLE, allreduce), the bare name T. */
+static int pto__ps_gm_operand(pto__ps_parser *p, int32_t s, int32_t param, uint32_t mask)
 {
     pto__ps_tok t = p->tok, open;
     int32_t r, c, rank = -1;
     pto__ps_next(p);
+    if ((mask & PTO_A_WHOLE) && (pto__ps_at_eol(p) || pto__ps_is(p, ',')))
+        return pto_arg_gm(p->m, s, param, -1, -1, -1, pto__ps_tloc(p, &t)) >= 0;
     if (pto__ps_is(p, '@')) {
         pto__ps_next(p);
         if ((rank = pto__ps_expr0(p)) < 0) return 0;
@@ -2583,6 +2756,26 @@ static int pto__ps_is_floaty(const pto__ps_parser *p, const pto__ps_tok *t)
            (t->kind == PTO__T_NAME && (t->id == p->kw[PTO__KW_INF] || t->id == p->kw[PTO__KW_NAN]));
 }
 
+/* wait's comparison (eq ne lt le gt ge) or notify's mode (set add). */
+static int pto__ps_word_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
+{
+    pto__ps_tok t = p->tok;
+    int cmp = mask & PTO_A_CMP, w;
+    if (t.kind != PTO__T_NAME) {
+        pto__ps_expected(p, cmp ? "a comparison (eq, ne, lt, le, gt, ge)" : "a notify mode (set or add)");
+        return 0;
+    }
+    w = cmp ? pto_cmp_word_lookup(p->src + t.pos, t.len) : pto_nmode_lookup(p->src + t.pos, t.len);
+    if (w < 0) {
+        pto__ps_err(p, &t, cmp ? "unknown comparison '%s' (use eq, ne, lt, le, gt or ge)"
+                               : "unknown notify mode '%s' (use set or add)", pto__ps_text(p, &t));
+        return 0;
+    }
+    pto__ps_next(p);
+    if (cmp) return pto_arg_cmp(p->m, s, (pto_cmp)w, pto__ps_tloc(p, &t)) >= 0;
+    return pto_arg_nmode(p->m, s, (pto_notify_mode)w, pto__ps_tloc(p, &t)) >= 0;
+}
+
 /* One operand of op statement s; `mask` is the op table mask of its
    position (0 past the table's arity: classified by its form alone). */
 static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
@@ -2596,6 +2789,7 @@ static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
         if (!(mask & other)) { pto__ps_err(p, &t, "unknown pipe '%s'", pto__ps_text(p, &t)); return 0; }
     }
     if ((mask & PTO_A_PIPE) && !(mask & other)) { pto__ps_expected(p, "a pipe name"); return 0; }
+    if (mask & (PTO_A_CMP | PTO_A_NMODE)) return pto__ps_word_operand(p, s, mask);
     if ((mask & PTO_A_INT) && !(mask & (other & ~PTO_A_INT))) {
         int32_t e = pto__ps_expr0(p);
         return e >= 0 && pto_arg_int(p->m, s, e, loc) >= 0;
@@ -2615,7 +2809,7 @@ static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
             pto__ps_next(p);
             return pto_arg_tile(p->m, s, n->ref, loc) >= 0;
         case PTO__B_TENSOR:
-            return pto__ps_gm_operand(p, s, n->ref);
+            return pto__ps_gm_operand(p, s, n->ref, mask);
         case PTO__B_SCALAR:
             if (!(mask & PTO_A_INT)) {
                 pto__ps_next(p);
@@ -3170,8 +3364,12 @@ static int pto__ps_kernel_attrs(pto__ps_parser *p, int32_t k, pto__ps_tok *open)
     }
 }
 
-/* Skips lines until one that starts with `kernel` or `arch` (top-level
-   recovery: whatever followed a broken header is not parsed). */
+/* host sections (host.c, later in the amalgamation) */
+static void pto__hs_host(pto__ps_parser *p);
+static int pto__hs_word(const pto__ps_parser *p, const char *w);
+
+/* Skips lines until one that starts with `kernel`, `host` or `arch`
+   (top-level recovery: whatever followed a broken header is not parsed). */
 static void pto__ps_skip_to_top(pto__ps_parser *p)
 {
     for (;;) {
@@ -3179,7 +3377,7 @@ static void pto__ps_skip_to_top(pto__ps_parser *p)
         if (pto__ps_is(p, PTO__T_EOF)) return;
         pto__ps_next(p);
         pto__ps_skip_nl(p);
-        if (pto__ps_is_kw(p, PTO__KW_KERNEL) || pto__ps_is_kw(p, PTO__KW_ARCH)) return;
+        if (pto__ps_is_kw(p, PTO__KW_KERNEL) || pto__ps_is_kw(p, PTO__KW_ARCH) || pto__hs_word(p, "host")) return;
     }
 }
 
@@ -3254,6 +3452,7 @@ static void pto__ps_file(pto__ps_parser *p)
         if (pto__ps_is(p, PTO__T_EOF)) return;
         if (pto__ps_is_kw(p, PTO__KW_KERNEL)) pto__ps_kernel(p);
         else if (pto__ps_is_kw(p, PTO__KW_ARCH)) pto__ps_arch(p);
+        else if (pto__hs_word(p, "host")) pto__hs_host(p);
         else {
             pto__ps_expected(p, "'kernel' or 'arch'");
             pto__ps_skip_to_top(p);
@@ -3448,6 +3647,7 @@ static void pto__pr_operand(const pto_module *m, const pto_operand *o, uint32_t 
     case PTO_O_TILE: pto_buf_puts(b, pto__pr_tile_name(m, o->ref)); break;
     case PTO_O_GM:
         pto_buf_puts(b, o->ref >= 0 && o->ref < m->n_params ? pto_str(m->ctx, m->params[o->ref].name) : "?");
+        if (o->e[0] < 0 && o->e[1] < 0) break; /* a whole tensor (allreduce) */
         if (o->e[2] >= 0) {
             pto_buf_puts(b, "@");
             pto__pr_pexpr(m, o->e[2], 4, b);
@@ -3476,6 +3676,8 @@ static void pto__pr_operand(const pto_module *m, const pto_operand *o, uint32_t 
     case PTO_O_CVPIPE:
         pto_buf_puts(b, o->ref >= 0 && o->ref < m->n_cvpipes ? pto_str(m->ctx, m->cvpipes[o->ref].name) : "?");
         break;
+    case PTO_O_CMP: pto_buf_puts(b, pto_cmp_word((pto_cmp)o->ref)); break;
+    case PTO_O_NMODE: pto_buf_puts(b, pto_nmode_name((pto_notify_mode)o->ref)); break;
     default: pto_buf_puts(b, "?"); break;
     }
 }
@@ -3644,6 +3846,9 @@ static void pto__pr_pkernel(const pto__pr_printer *pr, const pto_kernel *k)
     pto_buf_puts(b, "}\n");
 }
 
+/* host sections are printed by host.c */
+static void pto__hs_print(const pto_module *m, pto_buf *out);
+
 static void pto__pr_pmodule(const pto_module *m, pto_buf *out, int dump)
 {
     pto__pr_printer pr;
@@ -3656,6 +3861,7 @@ static void pto__pr_pmodule(const pto_module *m, pto_buf *out, int dump)
         if (k) pto_buf_puts(out, "\n");
         pto__pr_pkernel(&pr, &m->kernels[k]);
     }
+    pto__hs_print(m, out);
 }
 
 PTODEF void pto_print(const pto_module *m, pto_buf *out) { pto__pr_pmodule(m, out, 0); }
@@ -3731,6 +3937,7 @@ typedef struct pto__verifier {
     int core;                  /* core of the statements being checked, -1 none */
     int64_t nblocks;           /* static block count, or -1 */
     int32_t counter;           /* program-order position */
+    int32_t here_stmt;         /* the op statement whose operands are checked */
     pto_loc here;              /* the statement being checked */
     int32_t ifdepth;
     int sections[2];           /* sections seen per core in this mix kernel */
@@ -4168,6 +4375,8 @@ static const char *pto__vkind_name(int kind)
     case PTO_O_INT: return "an integer";
     case PTO_O_PIPE: return "a pipe";
     case PTO_O_CVPIPE: return "a cube/vector pipe";
+    case PTO_O_CMP: return "a comparison";
+    case PTO_O_NMODE: return "a notify mode";
     default: return "a malformed operand";
     }
 }
@@ -4191,7 +4400,7 @@ static void pto__vspaces(uint32_t mask, char *buf, size_t size)
 
 static void pto__vexpected(uint32_t mask, char *buf, size_t size)
 {
-    const char *parts[6];
+    const char *parts[8];
     int n = 0, i;
     size_t len = 0;
     if (mask & PTO_A_TILES) parts[n++] = "a tile";
@@ -4200,6 +4409,8 @@ static void pto__vexpected(uint32_t mask, char *buf, size_t size)
     if (mask & PTO_A_INT) parts[n++] = "an integer";
     if (mask & PTO_A_PIPE) parts[n++] = "a pipe";
     if (mask & PTO_A_CVPIPE) parts[n++] = "a cube/vector pipe";
+    if (mask & PTO_A_CMP) parts[n++] = "a comparison (eq ne lt le gt ge)";
+    if (mask & PTO_A_NMODE) parts[n++] = "a notify mode (set add)";
     buf[0] = 0;
     for (i = 0; i < n && len < size; i++)
         len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? " or " : "", parts[i]);
@@ -4224,6 +4435,8 @@ static int pto__vkind_ok(pto__verifier *v, const pto_operand *o, uint32_t mask)
         return 0;
     case PTO_O_PIPE: return (mask & PTO_A_PIPE) != 0;
     case PTO_O_CVPIPE: return (mask & PTO_A_CVPIPE) != 0;
+    case PTO_O_CMP: return (mask & PTO_A_CMP) != 0 && o->ref >= 0 && o->ref <= PTO_GE;
+    case PTO_O_NMODE: return (mask & PTO_A_NMODE) != 0 && (o->ref == PTO_NOTIFY_SET || o->ref == PTO_NOTIFY_ADD);
     default: return 0;
     }
 }
@@ -4304,6 +4517,14 @@ static int pto__vgm_arg(pto__verifier *v, const pto_operand *o, uint32_t mask)
     if ((mask & PTO_A_READ) && p->dir == PTO_OUT) {
         pto_error(v->ctx, o->loc, "cannot read '%s': it is an 'out' tensor (declare it inout to read it)", pn);
         ok = 0;
+    }
+    if (mask & PTO_A_WHOLE) {
+        if (o->e[0] >= 0 || o->e[1] >= 0 || o->e[2] >= 0) {
+            pto_error(v->ctx, o->loc, "%s takes the whole tensor: write '%s', not a window of it",
+                      pto_opinfo_get((pto_op)v->m->stmts[v->here_stmt].op)->name, pn);
+            return 0;
+        }
+        return ok;
     }
     for (d = 0; d < 2; d++) {
         if (o->e[d] < 0) { pto_error(v->ctx, o->loc, "window of '%s' needs a row and a column", pn); return 0; }
@@ -4551,6 +4772,124 @@ static void pto__vsync(pto__verifier *v, const pto__vop *op)
                   (long long)(lo < 0 ? lo : hi));
 }
 
+/* ---- communication (hardware.md section 8) ---- */
+
+/* A constant integer operand, or 0 with *known = 0. */
+static int64_t pto__vconst_int(pto__verifier *v, const pto_operand *o, int *known)
+{
+    pto__vform f;
+    pto__vexpr(v, o->e[0], 0, &f, 0);
+    *known = pto__fisconst(&f);
+    return *known ? f.c : 0;
+}
+
+/* The [rows, cols] window at GM operand g inside its tensor (when static). */
+static void pto__vcomm_window(pto__verifier *v, const pto_operand *o, int64_t rows, int64_t cols)
+{
+    const pto_param *p = &v->m->params[o->ref];
+    const char *pn = pto__vname(v, p->name);
+    pto__vform r, c, er, ec;
+    pto__vexpr(v, o->e[0], 0, &r, 0);
+    pto__vexpr(v, o->e[1], 0, &c, 0);
+    pto__fconst(&er, rows);
+    pto__fconst(&ec, cols);
+    pto__vwindow_dim(v, &r, &er, p->dim[0], "window", "row", pn, pto__vexpr_loc(v, o->e[0], o->loc));
+    pto__vwindow_dim(v, &c, &ec, p->dim[1], "window", "col", pn, pto__vexpr_loc(v, o->e[1], o->loc));
+}
+
+/* A signal operand: an i32 tensor; one cell, or (allreduce) the whole tensor. */
+static int pto__vsignal(pto__verifier *v, const char *opname, const pto_operand *o)
+{
+    const pto_param *p = &v->m->params[o->ref];
+    if (p->dtype != PTO_I32) {
+        pto_error(v->ctx, o->loc, "%s: signal '%s' must be an i32 tensor, got %s", opname, pto__vname(v, p->name),
+                  pto_dtype_name((pto_dtype)p->dtype));
+        return 0;
+    }
+    if (o->e[0] >= 0) pto__vcomm_window(v, o, 1, 1);
+    return 1;
+}
+
+/* tput X@p[r, c], Y[r, c], ROWS, COLS (tget: the remote side is Y): same
+   dtype, ROWS and COLS constant and positive, both windows inside. */
+static void pto__vxfer(pto__verifier *v, const pto__vop *op, const char *name)
+{
+    const pto_param *d = &v->m->params[op->o[0]->ref], *a = &v->m->params[op->o[1]->ref];
+    int64_t ext[2];
+    int i, known;
+    if (d->dtype != a->dtype)
+        pto_error(v->ctx, op->o[1]->loc, "%s: dtype mismatch: '%s' is %s but '%s' is %s", name, pto__vname(v, d->name),
+                  pto_dtype_name((pto_dtype)d->dtype), pto__vname(v, a->name), pto_dtype_name((pto_dtype)a->dtype));
+    for (i = 0; i < 2; i++) {
+        ext[i] = pto__vconst_int(v, op->o[2 + i], &known);
+        if (!known || ext[i] < 1 || ext[i] > 65536) {
+            pto_error(v->ctx, op->o[2 + i]->loc, "%s: the %s count must be a constant in 1..65536", name,
+                      i ? "column" : "row");
+            return;
+        }
+    }
+    pto__vcomm_window(v, op->o[0], ext[0], ext[1]);
+    pto__vcomm_window(v, op->o[1], ext[0], ext[1]);
+}
+
+/* allreduce X, SIG: X an f32 window tensor with static dims; SIG an i32
+   window tensor (its cell [0, 0] counts the barriers). */
+static void pto__vallreduce(pto__verifier *v, const pto__vop *op)
+{
+    const pto_param *x = &v->m->params[op->o[0]->ref], *g = &v->m->params[op->o[1]->ref];
+    int i;
+    for (i = 0; i < 2; i++) {
+        const pto_param *p = i ? g : x;
+        if (!p->window)
+            pto_error(v->ctx, op->o[i]->loc, "allreduce: '%s' is not a window tensor (declare it 'window': peers read it)",
+                      pto__vname(v, p->name));
+    }
+    if (x->dtype != PTO_F32)
+        pto_error(v->ctx, op->o[0]->loc, "allreduce: '%s' must be f32 (the sum is f32), got %s", pto__vname(v, x->name),
+                  pto_dtype_name((pto_dtype)x->dtype));
+    if (x->dim_var[0] >= 0 || x->dim_var[1] >= 0)
+        pto_error(v->ctx, op->o[0]->loc, "allreduce: '%s' needs static dims (its chunks are planned tiles)",
+                  pto__vname(v, x->name));
+    if (op->o[0]->ref == op->o[1]->ref)
+        pto_error(v->ctx, op->o[1]->loc, "allreduce: the signal must be another tensor than the data");
+    pto__vsignal(v, "allreduce", op->o[1]);
+}
+
+/* notify / wait / tput / tget / allreduce: a ranks kernel; the staging
+   tiles of tput / tget / allreduce are vec tiles, so the vector core. */
+static void pto__vcomm(pto__verifier *v, const pto__vop *op)
+{
+    const pto_stmt *st = &v->m->stmts[op->s];
+    const pto_kernel *k = &v->m->kernels[v->kernel];
+    const char *name = pto_opinfo_get((pto_op)st->op)->name;
+    int cls = pto_opinfo_get((pto_op)st->op)->cls;
+    if (!k->ranks) {
+        pto_error(v->ctx, st->loc, "%s needs a ranks kernel; '%s' is not declared 'ranks'", name, pto__vname(v, k->name));
+        return;
+    }
+    if ((cls == PTO_OC_XFER || cls == PTO_OC_ALLREDUCE) && v->core != PTO_CORE_VECTOR) {
+        pto_error(v->ctx, st->loc, "%s runs on the vector core (it stages data in vec tiles)", name);
+        return;
+    }
+    if (cls == PTO_OC_NOTIFY) {
+        int known;
+        int64_t val = pto__vconst_int(v, op->o[1], &known);
+        if (pto__vsignal(v, name, op->o[0]) && known && (val < -2147483647 - 1 || val > 2147483647))
+            pto_error(v->ctx, op->o[1]->loc, "notify: value %lld does not fit an i32 signal", (long long)val);
+    } else if (cls == PTO_OC_WAIT) {
+        int known;
+        int64_t val = pto__vconst_int(v, op->o[2], &known);
+        if (op->o[0]->e[2] >= 0)
+            pto_error(v->ctx, op->o[0]->loc, "wait polls the own copy of a signal: drop the '@rank'");
+        else if (pto__vsignal(v, name, op->o[0]) && known && (val < -2147483647 - 1 || val > 2147483647))
+            pto_error(v->ctx, op->o[2]->loc, "wait: value %lld does not fit an i32 signal", (long long)val);
+    } else if (cls == PTO_OC_XFER) {
+        pto__vxfer(v, op, name);
+    } else {
+        pto__vallreduce(v, op);
+    }
+}
+
 /* The class rules, once every operand has the right kind and space. */
 static void pto__vclass(pto__verifier *v, const pto__vop *op)
 {
@@ -4581,6 +4920,7 @@ static void pto__vclass(pto__verifier *v, const pto__vop *op)
     case PTO_OC_EXTRACT: pto__vextract(v, op); break;
     case PTO_OC_MATMUL: pto__vmatmul(v, op); break;
     case PTO_OC_SYNC: pto__vsync(v, op); break;
+    case PTO_OC_NOTIFY: case PTO_OC_WAIT: case PTO_OC_XFER: case PTO_OC_ALLREDUCE: pto__vcomm(v, op); break;
     default: break;
     }
 }
@@ -4602,6 +4942,7 @@ static void pto__vop_stmt(pto__verifier *v, int32_t s)
         return;
     }
     op.s = s;
+    v->here_stmt = s;
     for (i = 0; i < info->nargs; i++) {
         op.o[i] = &v->m->operands[st->arg0 + i];
         op.t[i] = NULL;
@@ -4940,6 +5281,9 @@ static int pto__valloc(pto__verifier *v)
     return 1;
 }
 
+/* host sections are checked by host.c */
+static pto_status pto__hs_verify(pto_ctx *ctx, const pto_module *m);
+
 PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
 {
     pto__verifier v;
@@ -4958,6 +5302,7 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
         for (k = 0; k < m->n_kernels && !v.internal; k++) pto__vkernel(&v, k);
     pto__vfree(&v);
     if (v.internal) return PTO_ERR_INTERNAL;
+    if (pto__hs_verify(ctx, m) == PTO_ERR_INTERNAL) return PTO_ERR_INTERNAL;
     return pto_error_count(ctx) != before ? PTO_ERR_USER : PTO_OK;
 }
 /* ---- End file: src/verify.c ---- */
@@ -5091,6 +5436,10 @@ typedef struct pto__interp {
     int64_t (*shape)[2];   /* per kernel param: its extents */
     int64_t block, blocks, rank, nranks;
     int oom;
+    /* ranks kernels run as resumable steps (pto__in_ranks): */
+    int stepping;          /* set: wait and allreduce may block */
+    int blocked;           /* the op just run could not go on (the step stays on it) */
+    int ar;                /* allreduce: 0 none, 1 arrived (waits for every rank), 2 done */
 } pto__interp;
 
 static int pto__fail(pto__interp *I, pto_loc loc, const char *fmt, ...)
@@ -5496,6 +5845,98 @@ static int pto__exec_matmul(pto__interp *I, int32_t s)
     return 1;
 }
 
+/* ---- communication (hardware.md section 8) ----
+   Signals are i32 cells of a tensor; notify sets or adds (wrapping), wait
+   holds its rank until `cell CMP value`. tput / tget copy a ROWS x COLS
+   window between two GM windows (either may be a peer's). allreduce is one
+   collective step here: it waits until every rank has reached an
+   allreduce, then every element of X becomes the f32 sum over ranks in rank
+   order 0, 1, .., n-1 (the order of the lowering's accumulation, so the two
+   agree bit for bit), in every rank's copy; the signal is left alone (the
+   lowering leaves it as it found it). */
+
+static int pto__in_cell(pto__interp *I, int32_t s, int32_t *val, unsigned char **at)
+{
+    pto__win w;
+    if (!pto__window(I, s, 0, 1, 1, &w)) return 0;
+    if (w.dtype != PTO_I32)
+        return pto__fail(I, I->m->stmts[s].loc, "%s: a signal must be an i32 tensor",
+                         pto_opinfo_get((pto_op)I->m->stmts[s].op)->name);
+    *at = w.base + (size_t)(w.r * w.d1 + w.c) * 4u;
+    memcpy(val, *at, 4);
+    return 1;
+}
+
+static int pto__in_notify(pto__interp *I, int32_t s)
+{
+    const pto_operand *vo = pto_stmt_arg(I->m, s, 1), *mo = pto_stmt_arg(I->m, s, 2);
+    unsigned char *at;
+    int32_t cell;
+    int64_t v;
+    if (!pto__in_cell(I, s, &cell, &at) || !pto__eval(I, vo->e[0], &v, 0)) return 0;
+    if (v < -2147483647 - 1 || v > 2147483647)
+        return pto__fail(I, vo->loc, "notify: value %lld does not fit an i32 signal", (long long)v);
+    cell = mo->ref == PTO_NOTIFY_ADD ? (int32_t)(uint32_t)((uint32_t)cell + (uint32_t)(int32_t)v) : (int32_t)v;
+    memcpy(at, &cell, 4);
+    return 1;
+}
+
+static int pto__in_cmp(int cmp, int64_t a, int64_t b)
+{
+    switch (cmp) {
+    case PTO_EQ: return a == b;
+    case PTO_NE: return a != b;
+    case PTO_LT: return a < b;
+    case PTO_LE: return a <= b;
+    case PTO_GT: return a > b;
+    default: return a >= b;
+    }
+}
+
+static int pto__in_wait(pto__interp *I, int32_t s)
+{
+    const pto_operand *co = pto_stmt_arg(I->m, s, 1), *vo = pto_stmt_arg(I->m, s, 2);
+    unsigned char *at;
+    int32_t cell;
+    int64_t v;
+    if (!pto__in_cell(I, s, &cell, &at) || !pto__eval(I, vo->e[0], &v, 0)) return 0;
+    if (pto__in_cmp(co->ref, cell, v)) return 1;
+    if (!I->stepping) return pto__fail(I, I->m->stmts[s].loc, "wait never returns: nothing else runs (not a ranks kernel)");
+    I->blocked = 1;
+    return 1;
+}
+
+static int pto__in_xfer(pto__interp *I, int32_t s)
+{
+    const pto_stmt *st = &I->m->stmts[s];
+    int64_t nr, nc;
+    pto__win d, a;
+    size_t es;
+    if (!pto__eval(I, pto_stmt_arg(I->m, s, 2)->e[0], &nr, 0) || !pto__eval(I, pto_stmt_arg(I->m, s, 3)->e[0], &nc, 0))
+        return 0;
+    if (nr < 0 || nc < 0) return pto__fail(I, st->loc, "%s: negative extent", pto_opinfo_get((pto_op)st->op)->name);
+    if (!pto__window(I, s, 0, nr, nc, &d) || !pto__window(I, s, 1, nr, nc, &a)) return 0;
+    if (d.dtype != a.dtype) return pto__fail(I, st->loc, "%s: the two tensors differ in dtype", pto_opinfo_get((pto_op)st->op)->name);
+    if (d.base == a.base && d.r < a.r + nr && a.r < d.r + nr && d.c < a.c + nc && a.c < d.c + nc)
+        return pto__fail(I, st->loc, "%s: the source and destination windows overlap", pto_opinfo_get((pto_op)st->op)->name);
+    es = (size_t)pto_dtype_size((pto_dtype)d.dtype);
+    pto__copy(d.base + (size_t)(d.r * d.d1 + d.c) * es, d.dtype, d.d1, a.base + (size_t)(a.r * a.d1 + a.c) * es, a.dtype,
+              a.d1, nr, nc);
+    return 1;
+}
+
+static int pto__in_allreduce(pto__interp *I, int32_t s)
+{
+    if (!I->stepping) return pto__fail(I, I->m->stmts[s].loc, "allreduce needs a ranks kernel");
+    if (I->ar == 2) {
+        I->ar = 0;
+        return 1;
+    }
+    I->ar = 1;
+    I->blocked = 1;
+    return 1;
+}
+
 static int pto__exec_op(pto__interp *I, int32_t s)
 {
     const pto_stmt *st = &I->m->stmts[s];
@@ -5517,6 +5958,10 @@ static int pto__exec_op(pto__interp *I, int32_t s)
     case PTO_OC_EXTRACT: return pto__exec_extract(I, s);
     case PTO_OC_MATMUL: return pto__exec_matmul(I, s);
     case PTO_OC_SYNC: return 1;
+    case PTO_OC_NOTIFY: return pto__in_notify(I, s);
+    case PTO_OC_WAIT: return pto__in_wait(I, s);
+    case PTO_OC_XFER: return pto__in_xfer(I, s);
+    case PTO_OC_ALLREDUCE: return pto__in_allreduce(I, s);
     }
     return pto__fail(I, st->loc, "the interpreter cannot run %s", info->name);
 }
@@ -5758,6 +6203,280 @@ static int pto__run_kernel(pto__interp *I)
     return 1;
 }
 
+static void pto__in_free(pto__interp *I)
+{
+    pto_free(I->ctx, I->env);
+    pto_free(I->ctx, I->state);
+    pto_free(I->ctx, I->sval);
+    pto_free(I->ctx, I->tiles);
+    pto_free(I->ctx, I->shape);
+    pto_free(I->ctx, I->arena);
+    pto_free(I->ctx, I->scratch);
+}
+
+/* ---- ranks: every rank a resumable program ----
+   Ranks interleave (a wait needs a peer's notify), so each rank keeps its
+   own interpreter state and an explicit stack of frames instead of the C
+   stack; the scheduler resumes rank 0, 1, .. in turn, each until it
+   finishes or blocks (a wait that does not hold, an allreduce that not
+   every rank has reached). Within a rank, blocks still run in order. When
+   every rank still running waits at an allreduce, the sum is taken and
+   they go on; when a whole round moves nothing, that is a deadlock: an
+   error at the first blocked statement. A race-free kernel gives the same
+   result in every interleaving, so this one order is as good as any. */
+
+typedef struct pto__in_frame {
+    int32_t next;          /* next statement of this list, -1 at its end */
+    int32_t loop;          /* the FOR statement whose body this is, or -1 */
+    int64_t i, hi, step;
+} pto__in_frame;
+
+typedef struct pto__in_rank {
+    pto__interp I;
+    pto__in_frame *fr;
+    int32_t nfr, capfr;
+    int64_t block;
+    int started, done;
+    int32_t at;            /* the statement it is blocked at, or -1 */
+    int64_t steps;         /* statements completed (progress) */
+} pto__in_rank;
+
+static int pto__in_push(pto__in_rank *R, int32_t block, int32_t loop, int64_t i, int64_t hi, int64_t step)
+{
+    pto__in_frame *f;
+    if (R->nfr == R->capfr) {
+        int32_t cap = R->capfr ? R->capfr * 2 : 16;
+        pto__in_frame *n = (pto__in_frame *)pto_realloc(R->I.ctx, R->fr, sizeof *n * (size_t)cap);
+        if (!n) {
+            R->I.oom = 1;
+            pto__oom(R->I.ctx);
+            return 0;
+        }
+        R->fr = n;
+        R->capfr = cap;
+    }
+    f = &R->fr[R->nfr++];
+    f->next = block >= 0 ? R->I.m->blocks[block].head : -1;
+    f->loop = loop;
+    f->i = i, f->hi = hi, f->step = step;
+    return 1;
+}
+
+/* The end of a list: the next iteration of its loop, or pop it. */
+static void pto__in_list_end(pto__in_rank *R)
+{
+    pto__in_frame *f = &R->fr[R->nfr - 1];
+    const pto_stmt *lp;
+    if (f->loop < 0 || (uint64_t)f->hi - (uint64_t)f->i <= (uint64_t)f->step) {
+        R->nfr--;
+        return;
+    }
+    lp = &R->I.m->stmts[f->loop];
+    f->i += f->step;
+    R->I.env[lp->ref] = f->i;
+    R->I.state[lp->ref] = PTO__BOUND;
+    f->next = R->I.m->blocks[lp->body].head;
+}
+
+/* FOR / IF / SECTION open a frame; everything else runs (and may block). */
+static int pto__in_step(pto__in_rank *R, int32_t s)
+{
+    pto__interp *I = &R->I;
+    const pto_stmt *st = &I->m->stmts[s];
+    int64_t lo, hi, step = 1, a, b;
+    switch (st->kind) {
+    case PTO_ST_FOR:
+        if (!pto__eval(I, st->e[0], &lo, 0) || !pto__eval(I, st->e[1], &hi, 0)) return 0;
+        if (st->e[2] >= 0 && !pto__eval(I, st->e[2], &step, 0)) return 0;
+        if (step <= 0) return pto__fail(I, st->loc, "loop step must be positive, got %lld", (long long)step);
+        R->fr[R->nfr - 1].next = st->next;
+        if (lo >= hi) return 1;
+        I->env[st->ref] = lo;
+        I->state[st->ref] = PTO__BOUND;
+        return pto__in_push(R, st->body, s, lo, hi, step);
+    case PTO_ST_IF:
+        if (!pto__eval(I, st->e[0], &a, 0) || !pto__eval(I, st->e[1], &b, 0)) return 0;
+        R->fr[R->nfr - 1].next = st->next;
+        if (pto__in_cmp(st->cmp, a, b)) return pto__in_push(R, st->body, -1, 0, 0, 0);
+        return st->orelse >= 0 ? pto__in_push(R, st->orelse, -1, 0, 0, 0) : 1;
+    case PTO_ST_SECTION:
+        R->fr[R->nfr - 1].next = st->next;
+        return st->body >= 0 ? pto__in_push(R, st->body, -1, 0, 0, 0) : 1;
+    default:
+        I->blocked = 0;
+        if (!pto__run_stmt(I, s)) return 0;
+        if (!I->blocked) R->fr[R->nfr - 1].next = st->next;
+        return 1;
+    }
+}
+
+/* Runs rank R until it finishes or blocks; 0 on an error. */
+static int pto__in_resume(pto__in_rank *R)
+{
+    pto__interp *I = &R->I;
+    for (;;) {
+        int32_t s;
+        if (R->nfr == 0) {
+            if (R->started) R->block++;
+            R->started = 1;
+            if (R->block >= I->blocks) {
+                R->done = 1;
+                return 1;
+            }
+            I->block = R->block;
+            pto__reset_block(I);
+            if (!pto__in_push(R, I->k->body, -1, 0, 0, 0)) return 0;
+            continue;
+        }
+        s = R->fr[R->nfr - 1].next;
+        if (s < 0) {
+            pto__in_list_end(R);
+            continue;
+        }
+        if (!pto__in_step(R, s)) {
+            pto_note(I->ctx, I->k->loc, "in block %lld of rank %lld of kernel '%s'", (long long)I->block,
+                     (long long)I->rank, pto_str(I->ctx, I->k->name));
+            return 0;
+        }
+        if (I->blocked) {
+            R->at = s;
+            return 1;
+        }
+        R->at = -1;
+        R->steps++;
+    }
+}
+
+/* Every rank still running is at an allreduce: check they agree, sum. */
+static int pto__in_reduce(pto__in_rank *R, int64_t n)
+{
+    const pto__interp *I0 = &R[0].I;
+    const pto_module *m = I0->m;
+    const pto_operand *x0 = pto_stmt_arg(m, R[0].at, 0), *g0 = pto_stmt_arg(m, R[0].at, 1);
+    int32_t pi = x0->ref - I0->k->param0;
+    int64_t r, i, count = I0->shape[pi][0] * I0->shape[pi][1];
+    for (r = 1; r < n; r++) {
+        const pto_operand *x = pto_stmt_arg(m, R[r].at, 0), *g = pto_stmt_arg(m, R[r].at, 1);
+        if (x->ref != x0->ref || g->ref != g0->ref)
+            return pto__fail(&R[r].I, m->stmts[R[r].at].loc,
+                             "allreduce on rank %lld meets a different allreduce on rank 0 (line %d)", (long long)r,
+                             (int)m->stmts[R[0].at].loc.line);
+    }
+    for (i = 0; i < count; i++) {
+        float acc = pto_elem_get(I0->L->tensors[pi], PTO_F32, i);
+        for (r = 1; r < n; r++) acc = pto__binop(PTO_OP_TADD, acc, pto_elem_get(I0->L->tensors[r * I0->k->nparams + pi], PTO_F32, i));
+        for (r = 0; r < n && n > 1; r++) pto_elem_set(I0->L->tensors[r * I0->k->nparams + pi], PTO_F32, i, acc);
+    }
+    for (r = 0; r < n; r++) R[r].I.ar = 2;
+    return 1;
+}
+
+/* No rank moved: name what the first blocked rank waits for. */
+static int pto__in_deadlock(pto__in_rank *R, int64_t n)
+{
+    int64_t r, first = -1, other = -1;
+    const pto_module *m = R[0].I.m;
+    for (r = 0; r < n; r++)
+        if (!R[r].done && first < 0) first = r;
+    /* the rank an allreduce waits for: one that finished, else one at a wait */
+    for (r = 0; r < n && other < 0; r++)
+        if (R[r].done) other = r;
+    for (r = 0; r < n && other < 0; r++)
+        if (R[r].at >= 0 && m->stmts[R[r].at].op != PTO_OP_ALLREDUCE) other = r;
+    if (first < 0) return 1;
+    if (m->stmts[R[first].at].op == PTO_OP_WAIT) {
+        pto__interp *I = &R[first].I;
+        const pto_operand *g = pto_stmt_arg(m, R[first].at, 0), *c = pto_stmt_arg(m, R[first].at, 1);
+        unsigned char *at;
+        int32_t cell = 0;
+        int64_t v = 0, gr = 0, gc = 0;
+        pto__in_cell(I, R[first].at, &cell, &at);
+        pto__eval(I, pto_stmt_arg(m, R[first].at, 2)->e[0], &v, 0);
+        pto__eval(I, g->e[0], &gr, 0);
+        pto__eval(I, g->e[1], &gc, 0);
+        pto__fail(I, m->stmts[R[first].at].loc,
+                  "deadlock: wait %s[%lld, %lld], %s, %lld on rank %lld never returns: the cell holds %d and no rank "
+                  "can change it (every other rank has finished or waits too)",
+                  pto_str(I->ctx, m->params[g->ref].name), (long long)gr, (long long)gc, pto_cmp_word((pto_cmp)c->ref),
+                  (long long)v, (long long)first, (int)cell);
+    } else {
+        char why[64] = "never reaches it";
+        if (other >= 0 && R[other].done) snprintf(why, sizeof why, "has finished without reaching it");
+        else if (other >= 0) snprintf(why, sizeof why, "waits at line %d", (int)m->stmts[R[other].at].loc.line);
+        pto__fail(&R[first].I, m->stmts[R[first].at].loc, "deadlock: allreduce on rank %lld waits for every rank, but rank %lld %s",
+                  (long long)first, (long long)(other >= 0 ? other : 0), why);
+    }
+    for (r = 0; r < n; r++)
+        if (!R[r].done && r != first)
+            pto_note(R[0].I.ctx, m->stmts[R[r].at].loc, "rank %lld waits here", (long long)r);
+    return 0;
+}
+
+/* One round-robin round; *moved says whether any rank got further. */
+static int pto__in_round(pto__in_rank *R, int64_t n, int *moved, int *alive)
+{
+    int64_t r;
+    *moved = 0;
+    *alive = 0;
+    for (r = 0; r < n; r++) {
+        int64_t steps = R[r].steps;
+        int ar = R[r].I.ar;
+        if (R[r].done) continue;
+        if (!pto__in_resume(&R[r])) return 0;
+        if (R[r].steps != steps || R[r].I.ar != ar || R[r].done) *moved = 1;
+        *alive += !R[r].done;
+    }
+    return 1;
+}
+
+static int pto__in_schedule(pto__in_rank *R, int64_t n)
+{
+    for (;;) {
+        int moved, alive;
+        int64_t r, at_ar = 0;
+        if (!pto__in_round(R, n, &moved, &alive)) return 0;
+        if (!alive) return 1;
+        for (r = 0; r < n; r++) at_ar += !R[r].done && R[r].I.ar == 1;
+        if (at_ar == n) {
+            if (!pto__in_reduce(R, n)) return 0;
+            continue;
+        }
+        if (!moved) return pto__in_deadlock(R, n);
+    }
+}
+
+static pto_status pto__in_ranks(pto_ctx *ctx, const pto_module *m, const pto_launch *launch)
+{
+    int64_t n = launch->nranks > 0 ? launch->nranks : 1, r, nblocks = 1;
+    pto__in_rank *R = (pto__in_rank *)pto_alloc(ctx, sizeof *R * (size_t)n);
+    int ok = R != NULL, oom = 0;
+    if (!R) return pto__oom(ctx), PTO_ERR_INTERNAL;
+    memset(R, 0, sizeof *R * (size_t)n);
+    for (r = 0; r < n && ok; r++) {
+        pto__interp *I = &R[r].I;
+        I->ctx = ctx, I->m = m, I->L = launch;
+        I->stepping = 1;
+        R[r].at = -1;
+        ok = pto__setup(I);
+        I->rank = r;
+        I->blocks = 1;
+        if (ok && I->k->blocks >= 0) ok = pto__eval(I, I->k->blocks, &nblocks, 0);
+        if (ok && nblocks < 0)
+            ok = pto__fail(I, I->k->loc, "kernel '%s' has blocks(%lld): the count must be >= 0",
+                           pto_str(ctx, I->k->name), (long long)nblocks);
+        I->blocks = nblocks;
+    }
+    if (ok) ok = pto__in_schedule(R, n);
+    for (r = 0; r < n; r++) {
+        oom |= R[r].I.oom;
+        pto_free(ctx, R[r].fr);
+        if (R[r].I.ctx) pto__in_free(&R[r].I);
+    }
+    pto_free(ctx, R);
+    if (oom) return PTO_ERR_INTERNAL;
+    return ok ? PTO_OK : PTO_ERR_USER;
+}
+
 PTODEF pto_status pto_interp(pto_ctx *ctx, const pto_module *m, const pto_launch *launch)
 {
     pto__interp I;
@@ -5765,25 +6484,1421 @@ PTODEF pto_status pto_interp(pto_ctx *ctx, const pto_module *m, const pto_launch
     int ok;
     if (!m || !launch || launch->kernel < 0 || launch->kernel >= m->n_kernels)
         return pto_error(ctx, none, "pto_interp: the launch names no kernel of the module");
+    if (m->kernels[launch->kernel].ranks) return pto__in_ranks(ctx, m, launch);
     memset(&I, 0, sizeof I);
     I.ctx = ctx;
     I.m = m;
     I.L = launch;
     ok = pto__setup(&I) && pto__run_kernel(&I);
-    pto_free(ctx, I.env);
-    pto_free(ctx, I.state);
-    pto_free(ctx, I.sval);
-    pto_free(ctx, I.tiles);
-    pto_free(ctx, I.shape);
-    pto_free(ctx, I.arena);
-    pto_free(ctx, I.scratch);
+    pto__in_free(&I);
     if (I.oom) return PTO_ERR_INTERNAL;
     return ok ? PTO_OK : PTO_ERR_USER;
 }
 /* ---- End file: src/interp.c ---- */
 
+/* ---- Begin file: src/host.c ---- */
+/* host.c - host sections: builders, parser, printer, verifier, interpreter.
+
+   A host section orchestrates kernels (hardware.md section 7):
+
+       host main(in x: f32[N, 128], out y: f32[N, 128]) {
+         tensor t: f32[N, 128]
+         call k1(x, t)
+         call k2(t, y)
+       }
+
+   The host's params are GM tensors (and scalars) given at launch; `tensor`
+   declares an intermediate GM tensor the host allocates; `call` launches a
+   kernel with arguments by position in the kernel's ABI order (its tensor
+   params, then its scalars). Calls run in program order, which is also the
+   dependency order the in/out/inout tags imply, so a sequential host needs no
+   other synchronisation.
+
+   Parser (pto__hs_host, called by parse.c at a top-level `host`): needs the
+   kernels it calls to be defined above it (names resolve as they are read,
+   as everywhere in the parser); guarantees every name of the section is
+   resolved. `host`, `tensor` and `call` are words only where they start a
+   section or a host statement, so they stay usable as names in kernels.
+   Printer (pto__hs_print, called by print.c): the canonical text after the
+   kernels. Verifier (pto__hs_verify, called by pto_verify): every rule in
+   docs/pto-format.md "Host sections", with the error at the argument or
+   name at fault. Interpreter (pto_interp_host): runs the calls in order
+   through pto_interp, binding each kernel's dims and scalars from the host's
+   values: the reference the harness compares a host's outputs with. */
+
+/* ---- builders ------------------------------------------------------------- */
+
+PTODEF int32_t pto_add_host(pto_module *m, const char *name, pto_loc loc)
+{
+    int32_t h = PTO__PUSH(m, hosts);
+    if (h < 0) return -1;
+    memset(&m->hosts[h], 0, sizeof m->hosts[h]);
+    m->hosts[h].name = pto__name(m, name);
+    m->hosts[h].param0 = m->n_params;
+    m->hosts[h].stmt0 = m->n_hstmts;
+    m->hosts[h].loc = loc;
+    return h;
+}
+
+/* A param slot of host h: params first, then intermediates (tensor = 1). */
+static int32_t pto__hs_add_param(pto_module *m, int32_t h, const char *name, int tensor, pto_loc loc)
+{
+    pto_host *ho = &m->hosts[h];
+    int32_t p;
+    PTO_ASSERT(h == m->n_hosts - 1 && ho->param0 + ho->nparams + ho->ntensors == m->n_params);
+    PTO_ASSERT(tensor || ho->ntensors == 0);
+    p = PTO__PUSH(m, params);
+    if (p < 0) return -1;
+    if (tensor) m->hosts[h].ntensors++;
+    else m->hosts[h].nparams++;
+    memset(&m->params[p], 0, sizeof m->params[p]);
+    m->params[p].name = pto__name(m, name);
+    m->params[p].dim_var[0] = m->params[p].dim_var[1] = -1;
+    m->params[p].var = -1;
+    m->params[p].loc = loc;
+    return p;
+}
+
+static int32_t pto__hs_tensor(pto_module *m, int32_t h, const char *name, int tensor, pto_dir dir, pto_dtype dt,
+                              int64_t d0, int64_t d1, pto_loc loc)
+{
+    int32_t p = pto__hs_add_param(m, h, name, tensor, loc);
+    if (p < 0) return -1;
+    m->params[p].kind = PTO_P_TENSOR;
+    m->params[p].dir = (uint8_t)dir;
+    m->params[p].dtype = (uint8_t)dt;
+    m->params[p].dim[0] = d0;
+    m->params[p].dim[1] = d1;
+    return p;
+}
+
+PTODEF int32_t pto_add_host_tensor_param(pto_module *m, int32_t host, const char *name, pto_dir dir,
+                                         pto_dtype dt, int64_t d0, int64_t d1, pto_loc loc)
+{
+    return pto__hs_tensor(m, host, name, 0, dir, dt, d0, d1, loc);
+}
+
+PTODEF int32_t pto_add_host_scalar_param(pto_module *m, int32_t host, const char *name, pto_dtype dt,
+                                         pto_loc loc)
+{
+    int32_t p = pto__hs_add_param(m, host, name, 0, loc), v;
+    if (p < 0) return -1;
+    m->params[p].kind = PTO_P_SCALAR;
+    m->params[p].dir = PTO_IN;
+    m->params[p].dtype = (uint8_t)dt;
+    m->params[p].dim[0] = m->params[p].dim[1] = 1;
+    v = pto_add_var(m, PTO_HOST_SCOPE(host), name, PTO_V_SCALAR, p, loc);
+    if (v < 0) return -1;
+    m->params[p].var = v;
+    return p;
+}
+
+PTODEF int32_t pto_set_host_dim(pto_module *m, int32_t host, int32_t param, int d, const char *name)
+{
+    int32_t v = -1, i, id = pto__name(m, name);
+    for (i = 0; i < m->n_vars && v < 0; i++)
+        if (m->vars[i].kernel == PTO_HOST_SCOPE(host) && m->vars[i].kind == PTO_V_DIM && m->vars[i].name == id) v = i;
+    if (v < 0) v = pto_add_var(m, PTO_HOST_SCOPE(host), name, PTO_V_DIM, param, m->params[param].loc);
+    if (v < 0) return -1;
+    m->params[param].dim[d] = -1;
+    m->params[param].dim_var[d] = v;
+    return v;
+}
+
+static int32_t pto__hs_stmt(pto_module *m, int32_t host, pto_hstmt_kind kind, int32_t ref, pto_loc loc)
+{
+    pto_host *ho = &m->hosts[host];
+    int32_t s;
+    PTO_ASSERT(host == m->n_hosts - 1 && ho->stmt0 + ho->nstmts == m->n_hstmts);
+    s = PTO__PUSH(m, hstmts);
+    if (s < 0) return -1;
+    m->hosts[host].nstmts++;
+    m->hstmts[s].kind = (uint8_t)kind;
+    m->hstmts[s].ref = ref;
+    m->hstmts[s].arg0 = m->n_operands;
+    m->hstmts[s].nargs = 0;
+    m->hstmts[s].loc = loc;
+    return s;
+}
+
+PTODEF int32_t pto_add_host_tensor(pto_module *m, int32_t host, const char *name, pto_dtype dt, int64_t d0,
+                                   int64_t d1, pto_loc loc)
+{
+    int32_t p = pto__hs_tensor(m, host, name, 1, PTO_INOUT, dt, d0, d1, loc);
+    if (p < 0 || pto__hs_stmt(m, host, PTO_HS_TENSOR, p, loc) < 0) return -1;
+    return p;
+}
+
+PTODEF int32_t pto_add_host_call(pto_module *m, int32_t host, int32_t kernel, pto_loc loc)
+{
+    return pto__hs_stmt(m, host, PTO_HS_CALL, kernel, loc);
+}
+
+static int32_t pto__hs_arg(pto_module *m, int32_t call, pto_operand_kind kind, int32_t ref, pto_loc loc)
+{
+    int32_t o;
+    PTO_ASSERT(m->hstmts[call].arg0 + m->hstmts[call].nargs == m->n_operands);
+    o = PTO__PUSH(m, operands);
+    if (o < 0) return -1;
+    m->hstmts[call].nargs++;
+    memset(&m->operands[o], 0, sizeof m->operands[o]);
+    m->operands[o].kind = (uint8_t)kind;
+    m->operands[o].ref = ref;
+    m->operands[o].e[0] = m->operands[o].e[1] = m->operands[o].e[2] = -1;
+    m->operands[o].loc = loc;
+    return o;
+}
+
+PTODEF int32_t pto_call_arg_tensor(pto_module *m, int32_t call, int32_t param, pto_loc loc)
+{
+    return pto__hs_arg(m, call, PTO_O_GM, param, loc);
+}
+
+PTODEF int32_t pto_call_arg_int(pto_module *m, int32_t call, int32_t expr, pto_loc loc)
+{
+    int32_t o = pto__hs_arg(m, call, PTO_O_INT, -1, loc);
+    if (o >= 0) m->operands[o].e[0] = expr;
+    return o;
+}
+
+PTODEF int32_t pto_call_arg_float(pto_module *m, int32_t call, double v, pto_loc loc)
+{
+    int32_t o = pto__hs_arg(m, call, PTO_O_FLOAT, -1, loc);
+    if (o >= 0) m->operands[o].f = v;
+    return o;
+}
+
+PTODEF int32_t pto_call_arg_scalar(pto_module *m, int32_t call, int32_t var, pto_loc loc)
+{
+    return pto__hs_arg(m, call, PTO_O_SCALAR, var, loc);
+}
+
+/* ---- parser ----------------------------------------------------------------- */
+
+/* Whether the current token is the word w (host words are not keywords). */
+static int pto__hs_word(const pto__ps_parser *p, const char *w)
+{
+    size_t n = strlen(w);
+    return p->tok.kind == PTO__T_NAME && p->tok.len == n && memcmp(p->src + p->tok.pos, w, n) == 0;
+}
+
+/* One dim of a host tensor: an integer, or a name. A param's name declares
+   a host dim at its first use; an intermediate's must be a declared dim. */
+static int pto__hs_dim(pto__ps_parser *p, int32_t h, int32_t param, int d, int intermediate)
+{
+    pto__ps_tok t = p->tok;
+    const pto__ps_pname *n;
+    int32_t v;
+    if (t.kind == PTO__T_INT) {
+        int64_t val;
+        pto__ps_next(p);
+        if (!pto__ps_int_value(p, &t, 0, &val)) return 0;
+        p->m->params[param].dim[d] = val;
+        return 1;
+    }
+    if (t.kind != PTO__T_NAME) {
+        pto__ps_expected(p, "a dimension (an integer or a name)");
+        return 0;
+    }
+    n = pto__ps_lookup(p, &t);
+    pto__ps_next(p);
+    if (n->kind == PTO__B_DIM) {
+        p->m->params[param].dim[d] = -1;
+        p->m->params[param].dim_var[d] = n->ref;
+        return 1;
+    }
+    if (intermediate) {
+        pto__ps_err(p, &t, "unknown dim '%s': a host tensor's dims are integers or dims of the host's params",
+                    pto__ps_text(p, &t));
+        return 1;
+    }
+    if (!pto__ps_can_declare(p, &t)) return 1;
+    v = pto_set_host_dim(p->m, h, param, d, pto__ps_text(p, &t));
+    if (v < 0) return 0;
+    p->m->vars[v].loc = pto__ps_tloc(p, &t);
+    pto__ps_bind(p, &t, PTO__B_DIM, v);
+    return 1;
+}
+
+/* DTYPE[D0, D1] of host tensor prm. */
+static int pto__hs_shape(pto__ps_parser *p, int32_t h, int32_t prm, int intermediate)
+{
+    if (!pto__ps_expect(p, '[', "'[' before the tensor shape")) return 0;
+    if (!pto__hs_dim(p, h, prm, 0, intermediate)) return 0;
+    if (!pto__ps_expect(p, ',', "',' between the tensor dimensions")) return 0;
+    if (!pto__hs_dim(p, h, prm, 1, intermediate)) return 0;
+    return pto__ps_expect(p, ']', "']' after the tensor shape");
+}
+
+/* in|out|inout NAME: DTYPE[D0, D1]   or   scalar NAME: DTYPE */
+static int pto__hs_param(pto__ps_parser *p, int32_t h)
+{
+    pto__ps_tok name;
+    pto_dtype dt;
+    int32_t prm;
+    int ok, scalar = pto__ps_is_kw(p, PTO__KW_SCALAR);
+    pto_dir dir = pto__ps_is_kw(p, PTO__KW_IN) ? PTO_IN : pto__ps_is_kw(p, PTO__KW_OUT) ? PTO_OUT : PTO_INOUT;
+    if (!scalar && !pto__ps_is_kw(p, PTO__KW_IN) && !pto__ps_is_kw(p, PTO__KW_OUT) &&
+        !pto__ps_is_kw(p, PTO__KW_INOUT)) {
+        pto__ps_expected(p, "a parameter ('in', 'out', 'inout' or 'scalar')");
+        return 0;
+    }
+    pto__ps_next(p);
+    name = p->tok;
+    if (!pto__ps_expect(p, PTO__T_NAME, "a parameter name")) return 0;
+    ok = pto__ps_can_declare(p, &name);
+    if (!pto__ps_expect(p, ':', "':' after the parameter name")) return 0;
+    if (!pto__ps_dtype(p, &dt)) return 0;
+    if (scalar) {
+        prm = pto_add_host_scalar_param(p->m, h, pto__ps_text(p, &name), dt, pto__ps_tloc(p, &name));
+        if (prm < 0) return 0;
+        if (ok) pto__ps_bind(p, &name, PTO__B_SCALAR, p->m->params[prm].var);
+        return 1;
+    }
+    prm = pto_add_host_tensor_param(p->m, h, pto__ps_text(p, &name), dir, dt, 0, 0, pto__ps_tloc(p, &name));
+    if (prm < 0) return 0;
+    if (ok) pto__ps_bind(p, &name, PTO__B_TENSOR, prm);
+    return pto__hs_shape(p, h, prm, 0);
+}
+
+/* (PARAM, ...) possibly over several lines. */
+static int pto__hs_params(pto__ps_parser *p, int32_t h)
+{
+    pto__ps_tok open = p->tok;
+    if (!pto__ps_expect(p, '(', "'(' after the host name")) return 0;
+    pto__ps_skip_nl(p);
+    if (pto__ps_is(p, ')')) { pto__ps_next(p); return 1; }
+    for (;;) {
+        pto__ps_skip_nl(p);
+        if (!pto__hs_param(p, h)) return 0;
+        pto__ps_skip_nl(p);
+        if (pto__ps_is(p, ',')) { pto__ps_next(p); continue; }
+        if (pto__ps_is(p, ')')) { pto__ps_next(p); return 1; }
+        if (pto__ps_is(p, PTO__T_EOF)) {
+            pto__ps_err(p, &open, "missing ')': the parameter list opened here is not closed");
+            return 0;
+        }
+        pto__ps_expected(p, "',' or ')' after a parameter");
+        return 0;
+    }
+}
+
+/* tensor NAME: DTYPE[D0, D1] */
+static int pto__hs_tensor_stmt(pto__ps_parser *p, int32_t h)
+{
+    pto__ps_tok name;
+    pto_dtype dt;
+    int32_t prm;
+    int ok;
+    pto__ps_next(p);
+    name = p->tok;
+    if (!pto__ps_expect(p, PTO__T_NAME, "a tensor name")) return 0;
+    ok = pto__ps_can_declare(p, &name);
+    if (!pto__ps_expect(p, ':', "':' after the tensor name")) return 0;
+    if (!pto__ps_dtype(p, &dt)) return 0;
+    prm = pto_add_host_tensor(p->m, h, pto__ps_text(p, &name), dt, 0, 0, pto__ps_tloc(p, &name));
+    if (prm < 0) return 0;
+    if (ok) pto__ps_bind(p, &name, PTO__B_TENSOR, prm);
+    return pto__hs_shape(p, h, prm, 1) && pto__ps_end_stmt(p, "the tensor");
+}
+
+/* One call argument: a host tensor, a float, a host scalar or an integer
+   expression over the host's dims and integer scalars. */
+static int pto__hs_arg_parse(pto__ps_parser *p, int32_t call)
+{
+    pto__ps_tok t = p->tok, n = pto__ps_peek(p);
+    pto_loc loc = pto__ps_tloc(p, &t);
+    int neg = t.kind == '-';
+    int32_t e;
+    if (pto__ps_is_floaty(p, &t) || (neg && pto__ps_is_floaty(p, &n))) {
+        double v;
+        if (neg) pto__ps_next(p);
+        if (pto__ps_is_kw(p, PTO__KW_INF)) v = HUGE_VAL;
+        else if (pto__ps_is_kw(p, PTO__KW_NAN)) v = strtod("nan", NULL);
+        else if (!pto__ps_float_value(p, &p->tok, &v)) return 0;
+        pto__ps_next(p);
+        return pto_call_arg_float(p->m, call, neg ? -v : v, loc) >= 0;
+    }
+    if (t.kind == PTO__T_NAME && !pto__ps_reserved(p, t.id)) {
+        const pto__ps_pname *b = pto__ps_lookup(p, &t);
+        if (b->kind == PTO__B_TENSOR) {
+            pto__ps_next(p);
+            return pto_call_arg_tensor(p->m, call, b->ref, loc) >= 0;
+        }
+        if (b->kind == PTO__B_SCALAR && (n.kind == ',' || n.kind == ')')) {
+            pto__ps_next(p);
+            return pto_call_arg_scalar(p->m, call, b->ref, loc) >= 0;
+        }
+    }
+    if (t.kind != PTO__T_NAME && t.kind != PTO__T_INT && t.kind != '(' && t.kind != '-') {
+        pto__ps_expected(p, "an argument (a tensor, a number or an expression)");
+        return 0;
+    }
+    e = pto__ps_expr0(p);
+    return e >= 0 && pto_call_arg_int(p->m, call, e, loc) >= 0;
+}
+
+/* call KERNEL(ARG, ...) */
+static int pto__hs_call_stmt(pto__ps_parser *p, int32_t h)
+{
+    pto__ps_tok name;
+    const pto__ps_pname *n;
+    int32_t call, k;
+    int32_t i;
+    pto__ps_next(p);
+    name = p->tok;
+    if (!pto__ps_expect(p, PTO__T_NAME, "the name of the kernel to call")) return 0;
+    n = pto__ps_lookup(p, &name);
+    k = n->kernel - 1;
+    if (k < 0) {
+        for (i = 0; i < p->m->n_hosts; i++)
+            if (p->m->hosts[i].name == name.id) break;
+        if (i < p->m->n_hosts)
+            pto__ps_err(p, &name, "'%s' is a host; a host calls kernels", pto__ps_text(p, &name));
+        else
+            pto__ps_err(p, &name, "unknown kernel '%s' (a host calls kernels defined above it)",
+                        pto__ps_text(p, &name));
+        return 0;
+    }
+    call = pto_add_host_call(p->m, h, k, pto__ps_tloc(p, &name));
+    if (call < 0) return 0;
+    if (!pto__ps_expect(p, '(', "'(' after the kernel name")) return 0;
+    if (!pto__ps_is(p, ')')) {
+        for (;;) {
+            if (!pto__hs_arg_parse(p, call)) return 0;
+            if (pto__ps_is(p, ')')) break;
+            if (!pto__ps_expect(p, ',', "',' or ')' after an argument")) return 0;
+        }
+    }
+    pto__ps_next(p);
+    return pto__ps_end_stmt(p, "the call");
+}
+
+/* The statements of a host body up to its `}`. */
+static void pto__hs_body(pto__ps_parser *p, int32_t h, const pto__ps_tok *open)
+{
+    if (!pto__ps_at_eol(p)) {   /* as kernel blocks do: a `}` on the same line still closes */
+        pto__ps_expected(p, "end of line after '{'");
+        while (!pto__ps_at_eol(p) && !pto__ps_is(p, '}')) pto__ps_next(p);
+        if (pto__ps_is(p, '}')) { pto__ps_next(p); return; }
+    }
+    for (;;) {
+        int ok;
+        if (pto__ps_is(p, PTO__T_NL)) { pto__ps_next(p); continue; }
+        if (pto__ps_is(p, PTO__T_EOF)) {
+            pto__ps_err(p, open, "missing '}': the host opened here is still open at the end of the file");
+            return;
+        }
+        if (pto__ps_is(p, '}')) { pto__ps_next(p); return; }
+        if (pto__hs_word(p, "tensor")) ok = pto__hs_tensor_stmt(p, h);
+        else if (pto__hs_word(p, "call")) ok = pto__hs_call_stmt(p, h);
+        else {
+            pto__ps_expected(p, "'tensor', 'call' or '}' in a host");
+            ok = 0;
+        }
+        if (!ok) {
+            pto__ps_tok at = p->tok;
+            if (pto__ps_skip_line(p, &at) < 0) return;
+        }
+    }
+}
+
+/* host NAME(PARAMS) { ... }; the current token is `host`. */
+static void pto__hs_host(pto__ps_parser *p)
+{
+    pto__ps_tok name, open;
+    int32_t h, i;
+    int ok;
+    pto__ps_next(p);
+    name = p->tok;
+    if (!pto__ps_expect(p, PTO__T_NAME, "a host name")) { pto__ps_skip_to_top(p); return; }
+    for (i = 0; i < p->m->n_hosts; i++)
+        if (p->m->hosts[i].name == name.id)
+            pto__ps_err(p, &name, "host '%s' is already defined at %d:%d", pto__ps_text(p, &name),
+                        (int)p->m->hosts[i].loc.line, (int)p->m->hosts[i].loc.col);
+    h = pto_add_host(p->m, pto__ps_text(p, &name), pto__ps_tloc(p, &name));
+    if (h < 0) return;
+    pto__ps_scope_open(p);
+    ok = pto__hs_params(p, h);
+    if (ok) {
+        open = p->tok;
+        ok = pto__ps_expect(p, '{', "'{' after the host's parameters");
+    }
+    if (ok) pto__hs_body(p, h, &open);
+    pto__ps_scope_close(p);
+    if (!ok || !pto__ps_end_stmt(p, "'}'")) pto__ps_skip_to_top(p);
+}
+
+/* ---- printer ----------------------------------------------------------------- */
+
+static void pto__hs_print_tensor(const pto_module *m, const pto_param *p, pto_buf *b)
+{
+    int d;
+    pto_buf_printf(b, "%s: %s[", pto_str(m->ctx, p->name), pto_dtype_name((pto_dtype)p->dtype));
+    for (d = 0; d < 2; d++) {
+        if (d) pto_buf_puts(b, ", ");
+        if (p->dim_var[d] >= 0) pto_buf_puts(b, pto__pr_var_name(m, p->dim_var[d]));
+        else pto_buf_printf(b, "%lld", (long long)p->dim[d]);
+    }
+    pto_buf_puts(b, "]");
+}
+
+static void pto__hs_print_one(const pto_module *m, const pto_host *h, pto_buf *b)
+{
+    static const char *const dirs[] = {"in", "out", "inout"};
+    int32_t i, s, a;
+    pto_buf_printf(b, "host %s(", pto_str(m->ctx, h->name));
+    for (i = 0; i < h->nparams; i++) {
+        const pto_param *p = &m->params[h->param0 + i];
+        if (i) pto_buf_puts(b, ", ");
+        if (p->kind == PTO_P_SCALAR) {
+            pto_buf_printf(b, "scalar %s: %s", pto_str(m->ctx, p->name), pto_dtype_name((pto_dtype)p->dtype));
+            continue;
+        }
+        pto_buf_printf(b, "%s ", dirs[p->dir < 3 ? p->dir : 0]);
+        pto__hs_print_tensor(m, p, b);
+    }
+    pto_buf_puts(b, ") {\n");
+    for (s = h->stmt0; s < h->stmt0 + h->nstmts && s < m->n_hstmts; s++) {
+        const pto_hstmt *st = &m->hstmts[s];
+        if (st->kind == PTO_HS_TENSOR) {
+            pto_buf_puts(b, "  tensor ");
+            if (st->ref >= 0 && st->ref < m->n_params) pto__hs_print_tensor(m, &m->params[st->ref], b);
+            pto_buf_puts(b, "\n");
+            continue;
+        }
+        pto_buf_printf(b, "  call %s(",
+                       st->ref >= 0 && st->ref < m->n_kernels ? pto_str(m->ctx, m->kernels[st->ref].name) : "?");
+        for (a = 0; a < st->nargs; a++) {
+            const pto_operand *o = &m->operands[st->arg0 + a];
+            if (a) pto_buf_puts(b, ", ");
+            if (o->kind == PTO_O_GM)   /* a whole tensor: its name, no window */
+                pto_buf_puts(b, o->ref >= 0 && o->ref < m->n_params ? pto_str(m->ctx, m->params[o->ref].name) : "?");
+            else
+                pto__pr_operand(m, o, PTO_A_INT, b);
+        }
+        pto_buf_puts(b, ")\n");
+    }
+    pto_buf_puts(b, "}\n");
+}
+
+/* The host sections after the kernels, each after a blank line. */
+static void pto__hs_print(const pto_module *m, pto_buf *out)
+{
+    int32_t h;
+    for (h = 0; h < m->n_hosts; h++) {
+        if (h || m->n_kernels) pto_buf_puts(out, "\n");
+        pto__hs_print_one(m, &m->hosts[h], out);
+    }
+}
+
+/* ---- verifier ----------------------------------------------------------------- */
+
+typedef struct pto__hs_ver {
+    pto_ctx *ctx;
+    const pto_module *m;
+    int32_t h;
+    const char *hname;
+    uint8_t *written;      /* per host tensor (index from param0): holds data */
+    int32_t *kbind;        /* per var: what a kernel dim is bound to in this call */
+} pto__hs_ver;
+
+static const char *pto__hs_name(const pto_module *m, int32_t id) { return pto_str(m->ctx, id); }
+
+static int pto__hs_is_float(int dt) { return dt == PTO_F32 || dt == PTO_F16 || dt == PTO_BF16; }
+
+/* Every var of a host expression is a dim or integer scalar of the host;
+   no kernel builtin. Returns 1 when the expression is fine. */
+static int pto__hs_vexpr(pto__hs_ver *V, int32_t e, pto_loc at)
+{
+    const pto_module *m = V->m;
+    const pto_expr *x;
+    static const char *const builtin[] = {"block", "blocks", "subblock", "rank", "nranks"};
+    if (e < 0 || e >= m->n_exprs) { pto_error(V->ctx, at, "malformed host expression"); return 0; }
+    x = &m->exprs[e];
+    switch (x->kind) {
+    case PTO_E_INT: return 1;
+    case PTO_E_VAR: {
+        const pto_var *v = x->a >= 0 && x->a < m->n_vars ? &m->vars[x->a] : NULL;
+        if (!v || v->kernel != PTO_HOST_SCOPE(V->h)) {
+            pto_error(V->ctx, x->loc, "host '%s' has no dim or scalar by that name", V->hname);
+            return 0;
+        }
+        if (v->kind == PTO_V_SCALAR && v->def >= 0 && v->def < m->n_params && pto__hs_is_float(m->params[v->def].dtype)) {
+            pto_error(V->ctx, x->loc, "'%s' is an %s scalar; an integer expression cannot use it",
+                      pto__hs_name(m, v->name), pto_dtype_name((pto_dtype)m->params[v->def].dtype));
+            return 0;
+        }
+        return 1;
+    }
+    case PTO_E_BLOCK: case PTO_E_BLOCKS: case PTO_E_SUBBLOCK: case PTO_E_RANK: case PTO_E_NRANKS:
+        pto_error(V->ctx, x->loc, "'%s' is a kernel builtin; a host expression cannot use it",
+                  builtin[x->kind - PTO_E_BLOCK]);
+        return 0;
+    case PTO_E_NEG: return pto__hs_vexpr(V, x->a, x->loc);
+    default: return pto__hs_vexpr(V, x->a, x->loc) && pto__hs_vexpr(V, x->b, x->loc);
+    }
+}
+
+/* The kernel's params in ABI order (tensors, then scalars) into order[]. */
+static int32_t pto__hs_abi(const pto_module *m, const pto_kernel *k, int32_t *order)
+{
+    int32_t n = 0, p;
+    int pass;
+    for (pass = 0; pass < 2; pass++)
+        for (p = k->param0; p < k->param0 + k->nparams; p++)
+            if ((m->params[p].kind == PTO_P_SCALAR) == pass) order[n++] = p;
+    return n;
+}
+
+/* Dim d of host tensor ht against dim d of kernel param kp. A kernel's
+   dynamic dim binds to the host extent (an integer or a host dim) at its
+   first tensor and must match it at every other. Encoding of a binding:
+   value >= 1 an integer, -2 - var a host dim. */
+static void pto__hs_vdim(pto__hs_ver *V, const pto_operand *o, int argi, const char *kn, const pto_param *kp,
+                         const pto_param *ht, int d)
+{
+    const pto_module *m = V->m;
+    int32_t have = ht->dim_var[d] >= 0 ? -2 - ht->dim_var[d] : (int32_t)(ht->dim[d] > 0x7fffffff ? 0x7fffffff : ht->dim[d]);
+    char hs[64], ks[64];
+    if (ht->dim_var[d] >= 0) snprintf(hs, sizeof hs, "%s", pto__hs_name(m, m->vars[ht->dim_var[d]].name));
+    else snprintf(hs, sizeof hs, "%lld", (long long)ht->dim[d]);
+    if (kp->dim_var[d] < 0) {
+        if (have == kp->dim[d]) return;
+        pto_error(V->ctx, o->loc, "argument %d of '%s': dim %d of '%s' is %s, parameter '%s' needs %lld%s", argi, kn,
+                  d, pto__hs_name(m, ht->name), hs, pto__hs_name(m, kp->name), (long long)kp->dim[d],
+                  ht->dim_var[d] >= 0 ? " (a host dim is known only at launch)" : "");
+        return;
+    }
+    if (V->kbind[kp->dim_var[d]] == 0) {
+        V->kbind[kp->dim_var[d]] = have;
+        return;
+    }
+    if (V->kbind[kp->dim_var[d]] == have) return;
+    if (V->kbind[kp->dim_var[d]] <= -2)
+        snprintf(ks, sizeof ks, "%s", pto__hs_name(m, m->vars[-2 - V->kbind[kp->dim_var[d]]].name));
+    else
+        snprintf(ks, sizeof ks, "%d", (int)V->kbind[kp->dim_var[d]]);
+    pto_error(V->ctx, o->loc, "argument %d of '%s': dim %d of '%s' is %s, but '%s' of '%s' is already %s", argi, kn, d,
+              pto__hs_name(m, ht->name), hs, pto__hs_name(m, m->vars[kp->dim_var[d]].name), kn, ks);
+}
+
+/* A tensor argument: dtype, shape, direction, and data flow. */
+static void pto__hs_vtensor_arg(pto__hs_ver *V, const pto_hstmt *st, int argi, const pto_param *kp)
+{
+    const pto_module *m = V->m;
+    const pto_host *h = &m->hosts[V->h];
+    const pto_operand *o = &m->operands[st->arg0 + argi - 1];
+    const char *kn = pto__hs_name(m, m->kernels[st->ref].name);
+    const pto_param *ht;
+    int32_t idx = o->ref - h->param0;
+    int d;
+    if (o->kind != PTO_O_GM) {
+        pto_error(V->ctx, o->loc, "argument %d of '%s' must be a tensor (parameter '%s')", argi, kn,
+                  pto__hs_name(m, kp->name));
+        return;
+    }
+    if (idx < 0 || idx >= h->nparams + h->ntensors || m->params[o->ref].kind != PTO_P_TENSOR) {
+        pto_error(V->ctx, o->loc, "argument %d of '%s' is not a tensor of host '%s'", argi, kn, V->hname);
+        return;
+    }
+    ht = &m->params[o->ref];
+    if (ht->dtype != kp->dtype) {
+        pto_error(V->ctx, o->loc, "argument %d of '%s': tensor '%s' is %s, parameter '%s' is %s", argi, kn,
+                  pto__hs_name(m, ht->name), pto_dtype_name((pto_dtype)ht->dtype), pto__hs_name(m, kp->name),
+                  pto_dtype_name((pto_dtype)kp->dtype));
+        return;
+    }
+    for (d = 0; d < 2; d++) pto__hs_vdim(V, o, argi, kn, kp, ht, d);
+    if (kp->dir != PTO_OUT && !V->written[idx])
+        pto_error(V->ctx, o->loc, "'%s' is read by '%s' (parameter '%s' is %s) before any call writes it",
+                  pto__hs_name(m, ht->name), kn, pto__hs_name(m, kp->name), kp->dir == PTO_IN ? "in" : "inout");
+    if (kp->dir != PTO_IN && idx < h->nparams && ht->dir == PTO_IN)
+        pto_error(V->ctx, o->loc, "'%s' is an 'in' tensor of host '%s'; '%s' writes it (parameter '%s' is %s)",
+                  pto__hs_name(m, ht->name), V->hname, kn, pto__hs_name(m, kp->name),
+                  kp->dir == PTO_OUT ? "out" : "inout");
+}
+
+/* A scalar argument: a number or host scalar for a float param, an integer
+   expression or integer host scalar for an integer param. */
+static void pto__hs_vscalar_arg(pto__hs_ver *V, const pto_hstmt *st, int argi, const pto_param *kp)
+{
+    const pto_module *m = V->m;
+    const pto_operand *o = &m->operands[st->arg0 + argi - 1];
+    const char *kn = pto__hs_name(m, m->kernels[st->ref].name);
+    int want_float = pto__hs_is_float(kp->dtype);
+    switch (o->kind) {
+    case PTO_O_GM:
+        pto_error(V->ctx, o->loc, "argument %d of '%s' is scalar '%s'; it cannot be tensor '%s'", argi, kn,
+                  pto__hs_name(m, kp->name), o->ref >= 0 && o->ref < m->n_params ? pto__hs_name(m, m->params[o->ref].name) : "?");
+        break;
+    case PTO_O_FLOAT:
+        if (!want_float)
+            pto_error(V->ctx, o->loc, "argument %d of '%s': parameter '%s' is %s and takes an integer, not %g", argi, kn,
+                      pto__hs_name(m, kp->name), pto_dtype_name((pto_dtype)kp->dtype), o->f);
+        break;
+    case PTO_O_SCALAR: {
+        const pto_var *v = o->ref >= 0 && o->ref < m->n_vars ? &m->vars[o->ref] : NULL;
+        if (!v || v->kernel != PTO_HOST_SCOPE(V->h) || v->kind != PTO_V_SCALAR || v->def < 0) {
+            pto_error(V->ctx, o->loc, "argument %d of '%s' is not a scalar of host '%s'", argi, kn, V->hname);
+        } else if (!want_float && pto__hs_is_float(m->params[v->def].dtype)) {
+            pto_error(V->ctx, o->loc, "argument %d of '%s': parameter '%s' is %s; host scalar '%s' is %s", argi, kn,
+                      pto__hs_name(m, kp->name), pto_dtype_name((pto_dtype)kp->dtype), pto__hs_name(m, v->name),
+                      pto_dtype_name((pto_dtype)m->params[v->def].dtype));
+        }
+        break;
+    }
+    case PTO_O_INT: pto__hs_vexpr(V, o->e[0], o->loc); break;
+    default: pto_error(V->ctx, o->loc, "argument %d of '%s' is not a value", argi, kn); break;
+    }
+}
+
+/* A tensor passed twice to one call and written through either: the
+   kernel's reads and writes of it would race. */
+static void pto__hs_valias(pto__hs_ver *V, const pto_hstmt *st, const int32_t *order, int32_t n)
+{
+    const pto_module *m = V->m;
+    int32_t i, j;
+    for (i = 0; i < n; i++)
+        for (j = i + 1; j < n; j++) {
+            const pto_operand *a = &m->operands[st->arg0 + i], *b = &m->operands[st->arg0 + j];
+            if (a->kind != PTO_O_GM || b->kind != PTO_O_GM || a->ref != b->ref || a->ref < 0 || a->ref >= m->n_params)
+                continue;
+            if (m->params[order[i]].dir == PTO_IN && m->params[order[j]].dir == PTO_IN) continue;
+            pto_error(V->ctx, b->loc, "'%s' is passed to '%s' twice (arguments %d and %d) and written through one: "
+                      "the kernel's reads and writes of it are unordered", pto__hs_name(m, m->params[a->ref].name),
+                      pto__hs_name(m, m->kernels[st->ref].name), (int)i + 1, (int)j + 1);
+            return;
+        }
+}
+
+static void pto__hs_vcall(pto__hs_ver *V, const pto_hstmt *st, int32_t *order)
+{
+    const pto_module *m = V->m;
+    const pto_host *h = &m->hosts[V->h];
+    const pto_kernel *k;
+    const char *kn;
+    int32_t n, i;
+    if (st->ref < 0 || st->ref >= m->n_kernels) { pto_error(V->ctx, st->loc, "call names no kernel"); return; }
+    k = &m->kernels[st->ref];
+    kn = pto__hs_name(m, k->name);
+    if (st->arg0 < 0 || st->nargs < 0 || st->arg0 + st->nargs > m->n_operands) {
+        pto_error(V->ctx, st->loc, "the call of '%s' is malformed", kn);
+        return;
+    }
+    if (k->param0 < 0 || k->nparams < 0 || k->param0 + k->nparams > m->n_params) return; /* reported with the kernel */
+    if (k->ranks) {
+        pto_error(V->ctx, st->loc, "'%s' is a ranks kernel; a host cannot call one yet", kn);
+        return;
+    }
+    n = pto__hs_abi(m, k, order);
+    if (st->nargs != n) {
+        pto_error(V->ctx, st->loc, "'%s' takes %d argument%s (its tensors, then its scalars), got %d", kn, (int)n,
+                  n == 1 ? "" : "s", (int)st->nargs);
+        return;
+    }
+    for (i = 0; i < n; i++)
+        if (m->params[order[i]].dim_var[0] >= 0) V->kbind[m->params[order[i]].dim_var[0]] = 0;
+    for (i = 0; i < n; i++)
+        if (m->params[order[i]].dim_var[1] >= 0) V->kbind[m->params[order[i]].dim_var[1]] = 0;
+    for (i = 0; i < n; i++) {
+        if (m->params[order[i]].kind == PTO_P_TENSOR) pto__hs_vtensor_arg(V, st, (int)i + 1, &m->params[order[i]]);
+        else pto__hs_vscalar_arg(V, st, (int)i + 1, &m->params[order[i]]);
+    }
+    pto__hs_valias(V, st, order, n);
+    for (i = 0; i < n; i++) {   /* what this call writes holds data for the calls after it */
+        const pto_operand *o = &m->operands[st->arg0 + i];
+        if (o->kind == PTO_O_GM && m->params[order[i]].dir != PTO_IN && o->ref - h->param0 >= 0 &&
+            o->ref - h->param0 < h->nparams + h->ntensors)
+            V->written[o->ref - h->param0] = 1;
+    }
+}
+
+/* Params and intermediates: dtypes, positive static dims, intermediate dims
+   that are dims of the params. */
+static void pto__hs_vtensors(pto__hs_ver *V)
+{
+    const pto_module *m = V->m;
+    const pto_host *h = &m->hosts[V->h];
+    int32_t i;
+    int d;
+    for (i = 0; i < h->nparams + h->ntensors; i++) {
+        const pto_param *p = &m->params[h->param0 + i];
+        const char *pn = pto__hs_name(m, p->name);
+        if (p->dtype == PTO_DT_NONE || p->dtype >= PTO_NDTYPE) pto_error(V->ctx, p->loc, "'%s' needs a dtype", pn);
+        V->written[i] = i < h->nparams && (p->kind == PTO_P_SCALAR || p->dir != PTO_OUT);
+        if (p->kind == PTO_P_SCALAR) continue;
+        for (d = 0; d < 2; d++) {
+            int32_t dv = p->dim_var[d];
+            if (dv < 0 && p->dim[d] <= 0)
+                pto_error(V->ctx, p->loc, "dim %d of '%s' must be positive, got %lld", d, pn, (long long)p->dim[d]);
+            if (dv >= 0 && (dv >= m->n_vars || m->vars[dv].kernel != PTO_HOST_SCOPE(V->h) ||
+                            m->vars[dv].kind != PTO_V_DIM || m->vars[dv].def - h->param0 >= h->nparams))
+                pto_error(V->ctx, p->loc, "dim %d of '%s' is not a dim of the params of host '%s'", d, pn, V->hname);
+        }
+    }
+}
+
+static void pto__hs_vhost(pto__hs_ver *V, int32_t *order)
+{
+    const pto_module *m = V->m;
+    const pto_host *h = &m->hosts[V->h];
+    int32_t s, i;
+    V->hname = pto__hs_name(m, h->name);
+    if (h->param0 < 0 || h->nparams < 0 || h->ntensors < 0 || h->param0 + h->nparams + h->ntensors > m->n_params ||
+        h->stmt0 < 0 || h->nstmts < 0 || h->stmt0 + h->nstmts > m->n_hstmts) {
+        pto_error(V->ctx, h->loc, "host '%s' is malformed", V->hname);
+        return;
+    }
+    pto__hs_vtensors(V);
+    for (s = h->stmt0; s < h->stmt0 + h->nstmts; s++) {
+        const pto_hstmt *st = &m->hstmts[s];
+        if (st->kind == PTO_HS_CALL) pto__hs_vcall(V, st, order);
+        else if (st->kind != PTO_HS_TENSOR || st->ref - h->param0 < h->nparams ||
+                 st->ref - h->param0 >= h->nparams + h->ntensors)
+            pto_error(V->ctx, st->loc, "malformed host statement");
+    }
+    for (i = 0; i < h->nparams; i++) {
+        const pto_param *p = &m->params[h->param0 + i];
+        if (p->kind == PTO_P_TENSOR && p->dir == PTO_OUT && !V->written[i])
+            pto_error(V->ctx, p->loc, "'%s' is an output of host '%s' but no call writes it", pto__hs_name(m, p->name),
+                      V->hname);
+    }
+}
+
+/* Checks every host section (pto_verify calls it after the kernels). */
+static pto_status pto__hs_verify(pto_ctx *ctx, const pto_module *m)
+{
+    pto__hs_ver V;
+    int32_t *order, h, most = 1, k;
+    int before = pto_error_count(ctx);
+    if (!m->n_hosts) return PTO_OK;
+    for (k = 0; k < m->n_kernels; k++)
+        if (m->kernels[k].nparams > most) most = m->kernels[k].nparams;
+    memset(&V, 0, sizeof V);
+    V.ctx = ctx;
+    V.m = m;
+    order = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * (size_t)most);
+    V.written = (uint8_t *)pto_alloc(ctx, (size_t)m->n_params + 1);
+    V.kbind = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * ((size_t)m->n_vars + 1));
+    if (order && V.written && V.kbind)
+        for (h = 0; h < m->n_hosts; h++) {
+            V.h = h;
+            pto__hs_vhost(&V, order);
+        }
+    pto_free(ctx, order);
+    pto_free(ctx, V.written);
+    pto_free(ctx, V.kbind);
+    if (!order || !V.written || !V.kbind) return PTO_ERR_INTERNAL;
+    return pto_error_count(ctx) != before ? PTO_ERR_USER : PTO_OK;
+}
+
+/* ---- interpreter ----------------------------------------------------------------- */
+
+typedef struct pto__hs_run {
+    pto_ctx *ctx;
+    const pto_module *m;
+    const pto_host *h;
+    double *val;            /* per var: host dims and scalars */
+    void **tensors;         /* per host tensor */
+    int64_t (*shape)[2];    /* per host tensor */
+} pto__hs_run;
+
+static int pto__hs_eval(pto__hs_run *R, int32_t e, int64_t *out)
+{
+    const pto_expr *x = &R->m->exprs[e];
+    int64_t a = 0, b = 0;
+    switch (x->kind) {
+    case PTO_E_INT: *out = x->value; return 1;
+    case PTO_E_VAR: *out = (int64_t)R->val[x->a]; return 1;
+    case PTO_E_NEG:
+        if (!pto__hs_eval(R, x->a, &a)) return 0;
+        *out = (int64_t)(0 - (uint64_t)a);
+        return 1;
+    default: break;
+    }
+    if (!pto__hs_eval(R, x->a, &a) || !pto__hs_eval(R, x->b, &b)) return 0;
+    switch (x->kind) {
+    case PTO_E_ADD: *out = (int64_t)((uint64_t)a + (uint64_t)b); return 1;
+    case PTO_E_SUB: *out = (int64_t)((uint64_t)a - (uint64_t)b); return 1;
+    case PTO_E_MUL: *out = (int64_t)((uint64_t)a * (uint64_t)b); return 1;
+    case PTO_E_MIN: *out = a < b ? a : b; return 1;
+    case PTO_E_MAX: *out = a > b ? a : b; return 1;
+    case PTO_E_DIV: case PTO_E_MOD:
+        if (b == 0 || (a == INT64_MIN && b == -1)) {
+            pto_error(R->ctx, x->loc, "%s by %lld in a host expression", x->kind == PTO_E_DIV ? "division" : "remainder",
+                      (long long)b);
+            return 0;
+        }
+        *out = x->kind == PTO_E_DIV ? a / b : a % b;
+        return 1;
+    default:
+        pto_error(R->ctx, x->loc, "this expression has no value on the host");
+        return 0;
+    }
+}
+
+static const pto_binding *pto__hs_binding(const pto_host_launch *L, const char *name)
+{
+    int i;
+    for (i = 0; i < L->nbindings; i++)
+        if (L->bindings[i].name && strcmp(L->bindings[i].name, name) == 0) return &L->bindings[i];
+    return NULL;
+}
+
+/* Host dims and scalars from the bindings; tensor shapes from them. */
+static int pto__hs_bind(pto__hs_run *R, const pto_host_launch *L, int32_t host)
+{
+    const pto_module *m = R->m;
+    int32_t v, i;
+    int d;
+    for (v = 0; v < m->n_vars; v++) {
+        const pto_binding *b;
+        if (m->vars[v].kernel != PTO_HOST_SCOPE(host)) continue;
+        b = pto__hs_binding(L, pto_str(R->ctx, m->vars[v].name));
+        if (!b) {
+            pto_error(R->ctx, m->vars[v].loc, "%s '%s' of host '%s' has no binding in the launch",
+                      m->vars[v].kind == PTO_V_DIM ? "dim" : "scalar", pto_str(R->ctx, m->vars[v].name),
+                      pto_str(R->ctx, R->h->name));
+            return 0;
+        }
+        if (m->vars[v].kind == PTO_V_DIM && !(b->value >= 1 && b->value < 2147483648.0 && b->value == floor(b->value))) {
+            pto_error(R->ctx, m->vars[v].loc, "dim '%s' is bound to %g, not an integer in [1, 2^31)",
+                      pto_str(R->ctx, m->vars[v].name), b->value);
+            return 0;
+        }
+        R->val[v] = b->value;
+    }
+    for (i = 0; i < R->h->nparams + R->h->ntensors; i++) {
+        const pto_param *p = &m->params[R->h->param0 + i];
+        for (d = 0; d < 2; d++) R->shape[i][d] = p->dim_var[d] >= 0 ? (int64_t)R->val[p->dim_var[d]] : p->dim[d];
+    }
+    return 1;
+}
+
+/* One call: the kernel's tensors and the bindings of its dims and scalars. */
+static int pto__hs_call(pto__hs_run *R, const pto_hstmt *st, int32_t *order, pto_binding *bind)
+{
+    const pto_module *m = R->m;
+    const pto_kernel *k = &m->kernels[st->ref];
+    void **kt = (void **)pto_alloc(R->ctx, sizeof(void *) * (size_t)(k->nparams + 1));
+    int32_t n = pto__hs_abi(m, k, order), i, nb = 0;
+    pto_launch L;
+    pto_status ps;
+    int d;
+    if (!kt) return 0;
+    for (i = 0; i < n; i++) {
+        const pto_param *kp = &m->params[order[i]];
+        const pto_operand *o = &m->operands[st->arg0 + i];
+        kt[order[i] - k->param0] = NULL;
+        if (kp->kind == PTO_P_TENSOR) {
+            int32_t idx = o->ref - R->h->param0;
+            kt[order[i] - k->param0] = R->tensors[idx];
+            for (d = 0; d < 2; d++)
+                if (kp->dim_var[d] >= 0) {
+                    bind[nb].name = pto_str(R->ctx, m->vars[kp->dim_var[d]].name);
+                    bind[nb++].value = (double)R->shape[idx][d];
+                }
+            continue;
+        }
+        if (kp->var < 0) continue;
+        bind[nb].name = pto_str(R->ctx, m->vars[kp->var].name);
+        if (o->kind == PTO_O_FLOAT) bind[nb].value = o->f;
+        else if (o->kind == PTO_O_SCALAR) bind[nb].value = R->val[o->ref];
+        else {
+            int64_t v;
+            if (!pto__hs_eval(R, o->e[0], &v)) { pto_free(R->ctx, kt); return 0; }
+            bind[nb].value = (double)v;
+        }
+        nb++;
+    }
+    memset(&L, 0, sizeof L);
+    L.kernel = st->ref;
+    L.tensors = kt;
+    L.bindings = bind;
+    L.nbindings = nb;
+    ps = pto_interp(R->ctx, m, &L);
+    if (ps != PTO_OK)
+        pto_note(R->ctx, st->loc, "in the call of '%s' by host '%s'", pto_str(R->ctx, k->name), pto_str(R->ctx, R->h->name));
+    pto_free(R->ctx, kt);
+    return ps == PTO_OK;
+}
+
+static int pto__hs_interp_run(pto__hs_run *R, const pto_host_launch *L, int32_t *order, pto_binding *bind,
+                              uint8_t *owned)
+{
+    const pto_module *m = R->m;
+    const pto_host *h = R->h;
+    int32_t i, s;
+    if (!pto__hs_bind(R, L, L->host)) return 0;
+    for (i = 0; i < h->nparams + h->ntensors; i++) {
+        const pto_param *p = &m->params[h->param0 + i];
+        if (p->kind != PTO_P_TENSOR) continue;
+        R->tensors[i] = L->tensors ? L->tensors[i] : NULL;
+        if (!R->tensors[i] && i >= h->nparams) {
+            size_t bytes = (size_t)(R->shape[i][0] * R->shape[i][1]) * (size_t)pto_dtype_size((pto_dtype)p->dtype);
+            R->tensors[i] = pto_alloc(R->ctx, bytes ? bytes : 1);
+            if (!R->tensors[i]) return 0;
+            memset(R->tensors[i], 0, bytes);
+            owned[i] = 1;
+        }
+        if (!R->tensors[i]) {
+            pto_error(R->ctx, p->loc, "tensor '%s' of host '%s' has no array in the launch", pto_str(R->ctx, p->name),
+                      pto_str(R->ctx, h->name));
+            return 0;
+        }
+    }
+    for (s = h->stmt0; s < h->stmt0 + h->nstmts; s++)
+        if (m->hstmts[s].kind == PTO_HS_CALL && !pto__hs_call(R, &m->hstmts[s], order, bind)) return 0;
+    return 1;
+}
+
+PTODEF pto_status pto_interp_host(pto_ctx *ctx, const pto_module *m, const pto_host_launch *launch)
+{
+    pto__hs_run R;
+    pto_loc none = {0, 0, 0};
+    int32_t *order, n, most = 1, k, i;
+    pto_binding *bind;
+    uint8_t *owned;
+    int ok = 0, before = pto_error_count(ctx);
+    if (!m || !launch || launch->host < 0 || launch->host >= m->n_hosts)
+        return pto_error(ctx, none, "pto_interp_host: the launch names no host of the module");
+    if (launch->nbindings > 0 && !launch->bindings)
+        return pto_error(ctx, m->hosts[launch->host].loc, "pto_interp_host: the launch has no bindings array");
+    memset(&R, 0, sizeof R);
+    R.ctx = ctx;
+    R.m = m;
+    R.h = &m->hosts[launch->host];
+    n = R.h->nparams + R.h->ntensors;
+    for (k = 0; k < m->n_kernels; k++)
+        if (m->kernels[k].nparams > most) most = m->kernels[k].nparams;
+    order = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * (size_t)most);
+    bind = (pto_binding *)pto_alloc(ctx, sizeof(pto_binding) * (size_t)(2 * most));
+    owned = (uint8_t *)pto_alloc(ctx, (size_t)n + 1);
+    R.val = (double *)pto_alloc(ctx, sizeof(double) * ((size_t)m->n_vars + 1));
+    R.tensors = (void **)pto_alloc(ctx, sizeof(void *) * ((size_t)n + 1));
+    R.shape = (int64_t(*)[2])pto_alloc(ctx, sizeof(int64_t[2]) * ((size_t)n + 1));
+    if (order && bind && owned && R.val && R.tensors && R.shape) {
+        memset(owned, 0, (size_t)n + 1);
+        memset(R.tensors, 0, sizeof(void *) * ((size_t)n + 1));
+        memset(R.val, 0, sizeof(double) * ((size_t)m->n_vars + 1));
+        ok = pto__hs_interp_run(&R, launch, order, bind, owned);
+        for (i = 0; i < n; i++)
+            if (owned[i]) pto_free(ctx, R.tensors[i]);
+    }
+    pto_free(ctx, order);
+    pto_free(ctx, bind);
+    pto_free(ctx, owned);
+    pto_free(ctx, R.val);
+    pto_free(ctx, R.tensors);
+    pto_free(ctx, R.shape);
+    if (ok) return PTO_OK;
+    return pto_error_count(ctx) > before ? PTO_ERR_USER : PTO_ERR_INTERNAL;
+}
+/* ---- End file: src/host.c ---- */
+
 /* ---- Begin file: src/lower.c ---- */
-/* lower.c - (placeholder; lands with its issue) */
+/* lower.c - the lowering pass: communication ops become ops that the
+   planner, the sync inserter and the emitter already know.
+
+   Needs: a module that pto_verify accepted (ranks kernels, window and
+   signal tensors, constant tput / tget extents, allreduce on an f32 window
+   tensor with static dims: the verifier's rules for these ops).
+
+   Guarantees on PTO_OK (hardware.md section 8):
+   - no tput, tget or allreduce is left. Every statement the pass makes has
+     origin PTO_BY_LOWER and a note saying why it is there; its tiles have
+     origin PTO_BY_LOWER and are ordinary unplanned vec tiles, so the
+     planner places them like any tile (a staging tile the planner does not
+     see is the upstream bug of seeds/002) and the emitter declares them.
+   - tput D@p[r, c], S[r, c], ROWS, COLS (tget: S@p) becomes a staging tile
+     + tload (MTE2) + tstore (MTE3), chunked so one slot holds at most
+     PTO__LW_XFER_BYTES; more than one chunk gives a loop over the chunks
+     with the staging tile x2, so the load of chunk k + 1 overlaps the store
+     of chunk k. Tails use the tile's valid region.
+   - allreduce X, SIG becomes the recipe of hardware.md s8, counting
+     barriers in cell SIG[0, 0] of every rank with AtomicAdd only:
+       fence; notify SIG@p[0, 0] += 1 for every rank p; wait SIG[0, 0] >= n
+       for every chunk ch (UB-sized, in rank-order-independent loops):
+         acc = X@0 chunk; for q = 1 .. n-1: t = X@q chunk; acc = acc + t
+         post-reduce barrier: fence; notify every rank; wait >= (ch + 2) * n
+         store acc into the own X chunk
+       fence; notify SIG[0, 0] += -(chunks + 1) * n   (back to where it was)
+     Waits use GE, never EQ (a fast peer can move the cell past the value
+     before a slow rank polls it). The post-reduce barrier keeps a fast rank
+     from overwriting its window while a slow peer still reads it (the
+     wrong sums at 4 ranks of seeds/001). Subtracting the own total makes
+     the signal reusable by the next allreduce of the same kernel: with
+     AtomicAdd only, a fast peer's early add for the next call is kept.
+     The sum runs over ranks in order 0, 1, .., n-1 in f32 on every rank:
+     the interpreter's order, so the results agree bit for bit.
+   - every notify is directly preceded by pipe_barrier ALL: a notify
+     publishes only what every pipe has finished. The pass puts the fence
+     there (note "fence: ... inserted by lower") unless the source already
+     has one right before the notify.
+   Names the pass makes start with "__" and the op and statement id
+   (__ar12_ch), so they do not meet the names of a normal kernel. */
+
+#define PTO__LW_XFER_BYTES 32768   /* one slot of a tput / tget staging tile */
+#define PTO__LW_AR_BYTES 16384     /* one allreduce chunk tile */
+
+typedef struct pto__lw {
+    pto_ctx *ctx;
+    pto_module *m;
+    int32_t at;            /* the statement being lowered; new code goes before it */
+    pto_loc loc;
+    char pre[40];          /* name prefix, e.g. "__ar12" */
+    char buf[80];
+} pto__lw;
+
+static const char *pto__lw_name(pto__lw *L, const char *suffix)
+{
+    snprintf(L->buf, sizeof L->buf, "%s_%s", L->pre, suffix);
+    return L->buf;
+}
+
+static void pto__lw_note(pto__lw *L, int32_t s, const char *note)
+{
+    if (s >= 0) L->m->stmts[s].note = pto_intern(L->ctx, note, strlen(note));
+}
+
+/* ---- expressions ---- */
+
+static int32_t pto__lw_int(pto__lw *L, int64_t v) { return pto_expr_int(L->m, v, L->loc); }
+static int32_t pto__lw_var(pto__lw *L, int32_t stmt) { return stmt < 0 ? -1 : pto_expr_var(L->m, L->m->stmts[stmt].ref, L->loc); }
+static int32_t pto__lw_nranks(pto__lw *L) { return pto_expr_builtin(L->m, PTO_E_NRANKS, L->loc); }
+static int32_t pto__lw_bin(pto__lw *L, pto_expr_kind k, int32_t a, int32_t b)
+{
+    return a < 0 || b < 0 ? -1 : pto_expr_bin(L->m, k, a, b, L->loc);
+}
+
+/* base + off, without the + when off is absent (-1). */
+static int32_t pto__lw_plus(pto__lw *L, int32_t base, int32_t off) { return off < 0 ? base : pto__lw_bin(L, PTO_E_ADD, base, off); }
+
+/* The value of a constant expression (lets followed); the verifier made
+   sure the extents it is used for are constant. */
+static int pto__lw_const(const pto_module *m, int32_t e, int64_t *v, int depth)
+{
+    const pto_expr *x;
+    int64_t a = 0, b = 0;
+    if (e < 0 || e >= m->n_exprs || depth > 200) return 0;
+    x = &m->exprs[e];
+    if (x->kind == PTO_E_INT) { *v = x->value; return 1; }
+    if (x->kind == PTO_E_VAR) {
+        const pto_var *var = x->a >= 0 && x->a < m->n_vars ? &m->vars[x->a] : NULL;
+        return var && var->kind == PTO_V_LET && var->def >= 0 && pto__lw_const(m, m->stmts[var->def].e[0], v, depth + 1);
+    }
+    if (x->kind == PTO_E_NEG) {
+        if (!pto__lw_const(m, x->a, &a, depth + 1)) return 0;
+        *v = -a;
+        return 1;
+    }
+    if (!pto__lw_const(m, x->a, &a, depth + 1) || !pto__lw_const(m, x->b, &b, depth + 1)) return 0;
+    switch (x->kind) {
+    case PTO_E_ADD: *v = a + b; return 1;
+    case PTO_E_SUB: *v = a - b; return 1;
+    case PTO_E_MUL: *v = a * b; return 1;
+    case PTO_E_DIV: if (!b) return 0; *v = a / b; return 1;
+    case PTO_E_MOD: if (!b) return 0; *v = a % b; return 1;
+    case PTO_E_MIN: *v = a < b ? a : b; return 1;
+    case PTO_E_MAX: *v = a > b ? a : b; return 1;
+    default: return 0;
+    }
+}
+
+/* ---- statements ----
+   Builders append to a block; the pass builds the replacement at the end of
+   the lowered statement's own block and then moves it in front of it. */
+
+static int32_t pto__lw_op(pto__lw *L, int32_t block, pto_op op) { return pto_add_op(L->m, block, op, L->loc); }
+
+static int32_t pto__lw_barrier_all(pto__lw *L, int32_t block, const char *note)
+{
+    int32_t s = pto__lw_op(L, block, PTO_OP_PIPE_BARRIER);
+    if (s >= 0 && pto_arg_pipe(L->m, s, PTO_PIPE_ALL, L->loc) < 0) return -1;
+    pto__lw_note(L, s, note);
+    return s;
+}
+
+static int32_t pto__lw_notify(pto__lw *L, int32_t block, int32_t param, int32_t rank, int32_t value, const char *note)
+{
+    int32_t s = pto__lw_op(L, block, PTO_OP_NOTIFY), zero = pto__lw_int(L, 0);
+    if (s < 0 || pto_arg_gm(L->m, s, param, zero, zero, rank, L->loc) < 0 || pto_arg_int(L->m, s, value, L->loc) < 0 ||
+        pto_arg_nmode(L->m, s, PTO_NOTIFY_ADD, L->loc) < 0)
+        return -1;
+    pto__lw_note(L, s, note);
+    return s;
+}
+
+static int32_t pto__lw_wait_ge(pto__lw *L, int32_t block, int32_t param, int32_t value, const char *note)
+{
+    int32_t s = pto__lw_op(L, block, PTO_OP_WAIT), zero = pto__lw_int(L, 0);
+    if (s < 0 || pto_arg_gm(L->m, s, param, zero, zero, -1, L->loc) < 0 || pto_arg_cmp(L->m, s, PTO_GE, L->loc) < 0 ||
+        pto_arg_int(L->m, s, value, L->loc) < 0)
+        return -1;
+    pto__lw_note(L, s, note);
+    return s;
+}
+
+/* tload t, P[r, c] (rank: -1 own) / tstore P[r, c], t */
+static int32_t pto__lw_load(pto__lw *L, int32_t block, int32_t tile, int32_t param, int32_t r, int32_t c, int32_t rank)
+{
+    int32_t s = pto__lw_op(L, block, PTO_OP_TLOAD);
+    if (s < 0 || pto_arg_tile(L->m, s, tile, L->loc) < 0 || pto_arg_gm(L->m, s, param, r, c, rank, L->loc) < 0) return -1;
+    return s;
+}
+
+static int32_t pto__lw_store(pto__lw *L, int32_t block, int32_t param, int32_t r, int32_t c, int32_t rank, int32_t tile)
+{
+    int32_t s = pto__lw_op(L, block, PTO_OP_TSTORE);
+    if (s < 0 || pto_arg_gm(L->m, s, param, r, c, rank, L->loc) < 0 || pto_arg_tile(L->m, s, tile, L->loc) < 0) return -1;
+    return s;
+}
+
+/* A vec tile [rows, cols] with valid(vr, vc) (-1: full) and nbuf slots. */
+static int32_t pto__lw_tile(pto__lw *L, int32_t block, const char *suffix, pto_dtype dt, int64_t rows, int64_t cols,
+                            int32_t vr, int32_t vc, int nbuf)
+{
+    int32_t t = pto_add_tile(L->m, block, pto__lw_name(L, suffix), PTO_VEC, dt, (int32_t)rows, (int32_t)cols, L->loc);
+    if (t < 0) return -1;
+    L->m->tiles[t].valid_r = vr;
+    L->m->tiles[t].valid_c = vc;
+    L->m->tiles[t].nbuf = nbuf;
+    return t;
+}
+
+static int32_t pto__lw_for(pto__lw *L, int32_t block, const char *suffix, int32_t start, int32_t end)
+{
+    if (start < 0 || end < 0) return -1;
+    return pto_add_for(L->m, block, pto__lw_name(L, suffix), start, end, -1, L->loc);
+}
+
+/* ---- chunks ----
+   A chunk grid over a ROWS x COLS window: tiles [tr, tc] (tc a multiple of
+   32 bytes of the dtype), nr x nc chunks visited by one loop var ch as
+   row (ch / nc) * tr, col (ch % nc) * tc. */
+
+typedef struct pto__lw_grid {
+    int64_t rows, cols, tr, tc, nr, nc;
+} pto__lw_grid;
+
+static void pto__lw_grid_make(pto__lw_grid *g, int64_t rows, int64_t cols, int esize, int64_t budget)
+{
+    int64_t per32 = 32 / esize, cp = (cols + per32 - 1) / per32 * per32;
+    g->rows = rows, g->cols = cols;
+    g->tc = cp * esize <= budget ? cp : budget / esize / per32 * per32;
+    g->tr = budget / (g->tc * esize);
+    if (g->tr < 1) g->tr = 1;
+    if (g->tr > rows) g->tr = rows;
+    g->nr = (rows + g->tr - 1) / g->tr;
+    g->nc = (cols + g->tc - 1) / g->tc;
+}
+
+/* Inside the chunk loop (ch: its FOR stmt): lets for the chunk's row and
+   col offsets (*r, *c: their exprs, -1 for an offset that is always 0) and
+   the valid extents of the chunk's tile (-1: the full tile). */
+static int pto__lw_grid_pos(pto__lw *L, const pto__lw_grid *g, int32_t body, int32_t ch, int32_t *r, int32_t *c,
+                            int32_t *vr, int32_t *vc)
+{
+    int32_t chv = pto__lw_var(L, ch), s;
+    *r = *c = *vr = *vc = -1;
+    if (g->nr > 1) {
+        int32_t row = g->nc > 1 ? pto__lw_bin(L, PTO_E_DIV, chv, pto__lw_int(L, g->nc)) : chv;
+        s = pto_add_let(L->m, body, pto__lw_name(L, "r"), pto__lw_bin(L, PTO_E_MUL, row, pto__lw_int(L, g->tr)), L->loc);
+        if ((*r = pto__lw_var(L, s)) < 0) return 0;
+    }
+    if (g->nc > 1) {
+        int32_t col = g->nr > 1 ? pto__lw_bin(L, PTO_E_MOD, pto__lw_var(L, ch), pto__lw_int(L, g->nc)) : pto__lw_var(L, ch);
+        s = pto_add_let(L->m, body, pto__lw_name(L, "c"), pto__lw_bin(L, PTO_E_MUL, col, pto__lw_int(L, g->tc)), L->loc);
+        if ((*c = pto__lw_var(L, s)) < 0) return 0;
+    }
+    if (g->rows % g->tr)
+        *vr = pto__lw_bin(L, PTO_E_MIN, pto__lw_int(L, g->tr),
+                          *r < 0 ? pto__lw_int(L, g->rows) : pto__lw_bin(L, PTO_E_SUB, pto__lw_int(L, g->rows), *r));
+    if (g->cols % g->tc)
+        *vc = pto__lw_bin(L, PTO_E_MIN, pto__lw_int(L, g->tc),
+                          *c < 0 ? pto__lw_int(L, g->cols) : pto__lw_bin(L, PTO_E_SUB, pto__lw_int(L, g->cols), *c));
+    if (*vr < 0 && *vc >= 0) *vr = pto__lw_int(L, g->tr);
+    if (*vc < 0 && *vr >= 0) *vc = pto__lw_int(L, g->tc);
+    return 1;
+}
+
+/* ---- tput / tget ---- */
+
+static int pto__lw_xfer(pto__lw *L, int32_t block)
+{
+    pto_module *m = L->m;
+    const pto_operand d = *pto_stmt_arg(m, L->at, 0), a = *pto_stmt_arg(m, L->at, 1);
+    pto_dtype dt = (pto_dtype)m->params[a.ref].dtype;
+    pto__lw_grid g;
+    int64_t rows, cols;
+    int32_t body = block, ch = -1, r, c, vr, vc, t, s;
+    if (!pto__lw_const(m, pto_stmt_arg(m, L->at, 2)->e[0], &rows, 0) ||
+        !pto__lw_const(m, pto_stmt_arg(m, L->at, 3)->e[0], &cols, 0) || rows < 1 || cols < 1)
+        return pto_error(L->ctx, L->loc, "lower: the extents of %s are not constant (verify first)",
+                         pto_opinfo_get((pto_op)m->stmts[L->at].op)->name) == PTO_OK;
+    pto__lw_grid_make(&g, rows, cols, pto_dtype_size(dt), PTO__LW_XFER_BYTES);
+    if (g.nr * g.nc > 1) {
+        ch = pto__lw_for(L, block, "ch", pto__lw_int(L, 0), pto__lw_int(L, g.nr * g.nc));
+        if (ch < 0) return 0;
+        pto__lw_note(L, ch, "tput/tget: one UB-sized chunk per iteration");
+        body = m->stmts[ch].body;
+        if (!pto__lw_grid_pos(L, &g, body, ch, &r, &c, &vr, &vc)) return 0;
+    } else {
+        r = c = -1;
+        vr = g.tc != cols ? pto__lw_int(L, rows) : -1;
+        vc = g.tc != cols ? pto__lw_int(L, cols) : -1;
+    }
+    t = pto__lw_tile(L, body, "stage", dt, g.tr, g.tc, vr, vc, ch >= 0 ? 2 : 1);
+    if (t < 0) return 0;
+    pto__lw_note(L, m->tiles[t].decl, "staging tile: GM -> UB -> GM (planned like any tile)");
+    s = pto__lw_load(L, body, t, a.ref, pto__lw_plus(L, a.e[0], r), pto__lw_plus(L, a.e[1], c), a.e[2]);
+    pto__lw_note(L, s, "stage in (MTE2)");
+    s = s < 0 ? -1 : pto__lw_store(L, body, d.ref, pto__lw_plus(L, d.e[0], r), pto__lw_plus(L, d.e[1], c), d.e[2], t);
+    pto__lw_note(L, s, "stage out (MTE3)");
+    return s >= 0;
+}
+
+/* ---- allreduce ---- */
+
+/* fence; notify SIG@p[0, 0] += 1 for every rank p; wait SIG[0, 0] >= count. */
+static int pto__lw_ar_barrier(pto__lw *L, int32_t block, int32_t sig, int32_t count, const char *what,
+                              const char *suffix)
+{
+    char note[200];
+    int32_t lp, s;
+    snprintf(note, sizeof note, "fence: %s: the notify below publishes only what every pipe has finished "
+             "(hardware.md s8); inserted by lower", what);
+    if (pto__lw_barrier_all(L, block, note) < 0) return 0;
+    lp = pto__lw_for(L, block, suffix, pto__lw_int(L, 0), pto__lw_nranks(L));
+    if (lp < 0) return 0;
+    snprintf(note, sizeof note, "%s: count this rank in every rank's cell (AtomicAdd only: the cell is reused)", what);
+    pto__lw_note(L, lp, note);
+    if (pto__lw_notify(L, L->m->stmts[lp].body, sig, pto__lw_var(L, lp), pto__lw_int(L, 1), note) < 0) return 0;
+    snprintf(note, sizeof note, "%s: until every rank has counted (GE, never EQ: a fast peer may already have "
+             "counted further)", what);
+    s = pto__lw_wait_ge(L, block, sig, count, note);
+    return s >= 0;
+}
+
+/* acc = X@0 chunk; acc += X@q chunk for q = 1 .. nranks - 1, in rank order. */
+static int pto__lw_ar_sum(pto__lw *L, int32_t body, const pto__lw_grid *g, int32_t x, int32_t r, int32_t c, int32_t vr,
+                          int32_t vc, int32_t *acc)
+{
+    pto_module *m = L->m;
+    int32_t zero = pto__lw_int(L, 0), row = r < 0 ? zero : r, col = c < 0 ? zero : c, q, t, s;
+    *acc = pto__lw_tile(L, body, "acc", PTO_F32, g->tr, g->tc, vr, vc, 1);
+    if (*acc < 0) return 0;
+    s = pto__lw_load(L, body, *acc, x, row, col, pto__lw_int(L, 0));
+    pto__lw_note(L, s, "allreduce: start from rank 0's chunk (every rank sums in rank order: the same bits)");
+    q = pto__lw_for(L, body, "src", pto__lw_int(L, 1), pto__lw_nranks(L));
+    if (s < 0 || q < 0) return 0;
+    t = pto__lw_tile(L, m->stmts[q].body, "peer", PTO_F32, g->tr, g->tc, vr, vc, 2);
+    if (t < 0) return 0;
+    s = pto__lw_load(L, m->stmts[q].body, t, x, row, col, pto__lw_var(L, q));
+    pto__lw_note(L, s, "allreduce: remote-load rank q's chunk");
+    s = s < 0 ? -1 : pto__lw_op(L, m->stmts[q].body, PTO_OP_TADD);
+    if (s < 0 || pto_arg_tile(m, s, *acc, L->loc) < 0 || pto_arg_tile(m, s, *acc, L->loc) < 0 ||
+        pto_arg_tile(m, s, t, L->loc) < 0)
+        return 0;
+    return 1;
+}
+
+static int pto__lw_allreduce(pto__lw *L, int32_t block)
+{
+    pto_module *m = L->m;
+    int32_t x = pto_stmt_arg(m, L->at, 0)->ref, sig = pto_stmt_arg(m, L->at, 1)->ref, ch, body, r, c, vr, vc, acc, s;
+    pto__lw_grid g;
+    int64_t nch;
+    pto__lw_grid_make(&g, m->params[x].dim[0], m->params[x].dim[1], 4, PTO__LW_AR_BYTES);
+    nch = g.nr * g.nc;
+    /* every rank's X is final before any rank reads it */
+    if (!pto__lw_ar_barrier(L, block, sig, pto__lw_nranks(L), "allreduce: publish", "pub")) return 0;
+    ch = pto__lw_for(L, block, "ch", pto__lw_int(L, 0), pto__lw_int(L, nch));
+    if (ch < 0) return 0;
+    pto__lw_note(L, ch, "allreduce: one UB-sized chunk per iteration, with a barrier per chunk");
+    body = m->stmts[ch].body;
+    if (!pto__lw_grid_pos(L, &g, body, ch, &r, &c, &vr, &vc) || !pto__lw_ar_sum(L, body, &g, x, r, c, vr, vc, &acc))
+        return 0;
+    /* post-reduce barrier: nobody overwrites chunk ch before every rank read it */
+    if (!pto__lw_ar_barrier(L, body, sig,
+                            pto__lw_bin(L, PTO_E_MUL, pto__lw_bin(L, PTO_E_ADD, pto__lw_var(L, ch), pto__lw_int(L, 2)),
+                                        pto__lw_nranks(L)),
+                            "post-reduce barrier", "post"))
+        return 0;
+    s = pto__lw_store(L, body, x, r < 0 ? pto__lw_int(L, 0) : r, c < 0 ? pto__lw_int(L, 0) : c, -1, acc);
+    pto__lw_note(L, s, "allreduce: the sum into the own window (every rank has read this chunk)");
+    if (s < 0 || pto__lw_barrier_all(L, block, "fence: the notify below publishes only what every pipe has finished "
+                                               "(hardware.md s8); inserted by lower") < 0)
+        return 0;
+    s = pto__lw_notify(L, block, sig, -1,
+                       pto__lw_bin(L, PTO_E_SUB, pto__lw_int(L, 0),
+                                   pto__lw_bin(L, PTO_E_MUL, pto__lw_int(L, nch + 1), pto__lw_nranks(L))),
+                       "allreduce: subtract this call's (chunks + 1) * nranks counts: the cell is back where it "
+                       "started, so the next allreduce can reuse it");
+    return s >= 0;
+}
+
+/* ---- driver ---- */
+
+/* Moves the statements appended to `block` after `tail` in front of L->at. */
+static void pto__lw_move(pto__lw *L, int32_t block, int32_t tail)
+{
+    pto_module *m = L->m;
+    int32_t s = tail >= 0 ? m->stmts[tail].next : m->blocks[block].head;
+    while (s >= 0 && s != L->at) {
+        int32_t next = m->stmts[s].next;
+        pto_unlink(m, s);
+        pto_insert_before(m, L->at, s);
+        s = next;
+    }
+}
+
+/* A user notify without pipe_barrier ALL right before it gets one. */
+static int pto__lw_fence_notify(pto__lw *L, int32_t block)
+{
+    const pto_module *m = L->m;
+    int32_t prev = m->stmts[L->at].prev;
+    if (prev >= 0 && m->stmts[prev].kind == PTO_ST_OP && m->stmts[prev].op == PTO_OP_PIPE_BARRIER &&
+        pto_stmt_arg(m, prev, 0)->ref == PTO_PIPE_ALL)
+        return 1;
+    return pto__lw_barrier_all(L, block, "fence: notify publishes only what every pipe has finished (hardware.md s8); "
+                                         "inserted by lower") >= 0;
+}
+
+/* Lowers statement s (in a kernel body); 0 on failure. */
+static int pto__lw_stmt(pto_ctx *ctx, pto_module *m, int32_t s)
+{
+    pto__lw L;
+    int32_t block = m->stmts[s].block, tail = m->blocks[block].tail, op = m->stmts[s].op;
+    int cls = pto_opinfo_get((pto_op)op)->cls, ok;
+    memset(&L, 0, sizeof L);
+    L.ctx = ctx, L.m = m, L.at = s, L.loc = m->stmts[s].loc;
+    snprintf(L.pre, sizeof L.pre, "__%s%d", cls == PTO_OC_ALLREDUCE ? "ar" : op == PTO_OP_TPUT ? "put" : "get", (int)s);
+    if (cls == PTO_OC_NOTIFY) ok = pto__lw_fence_notify(&L, block);
+    else if (cls == PTO_OC_XFER) ok = pto__lw_xfer(&L, block);
+    else ok = pto__lw_allreduce(&L, block);
+    pto__lw_move(&L, block, tail);
+    if (ok && cls != PTO_OC_NOTIFY) pto_unlink(m, s);
+    return ok;
+}
+
+PTODEF pto_status pto_lower(pto_ctx *ctx, pto_module *m)
+{
+    int32_t s, n = m->n_stmts, s0 = m->n_stmts, t0 = m->n_tiles, t;
+    int errors = pto_error_count(ctx);
+    for (s = 0; s < n; s++) {
+        const pto_stmt *st = &m->stmts[s];
+        int cls;
+        if (st->kind != PTO_ST_OP || st->block < 0 || st->op >= PTO_NOP || st->origin != PTO_BY_USER) continue;
+        cls = pto_opinfo_get((pto_op)st->op)->cls;
+        if (cls != PTO_OC_NOTIFY && cls != PTO_OC_XFER && cls != PTO_OC_ALLREDUCE) continue;
+        if (!pto__lw_stmt(ctx, m, s)) break;
+    }
+    for (s = s0; s < m->n_stmts; s++) m->stmts[s].origin = PTO_BY_LOWER;
+    for (t = t0; t < m->n_tiles; t++) m->tiles[t].origin = PTO_BY_LOWER;
+    return pto_error_count(ctx) != errors ? PTO_ERR_INTERNAL : PTO_OK;
+}
 /* ---- End file: src/lower.c ---- */
 
 /* ---- Begin file: src/plan.c ---- */
@@ -9381,6 +11496,40 @@ PTODEF void pto_sync_dump(const pto_module *m, pto_buf *out)
 }
 /* ---- End file: src/sync.c ---- */
 
+/* ---- Begin file: src/compile.c ---- */
+/* compile.c - pto_compile: the pass sequence in one place.
+
+   Needs: a module straight from the parser or the builders.
+   Guarantees: the passes run in their fixed order, verify -> lower -> plan -> sync,
+   each only when the one before succeeded, with the options of desc; the
+   module is left as the last pass that ran made it (ready for pto_emit when
+   every pass ran). It adds no behaviour of its own: ptoc, the C API example
+   and the benches call this instead of spelling the sequence out, so they
+   cannot drift apart. */
+
+PTODEF pto_status pto_compile(pto_ctx *ctx, pto_module *m, const pto_compile_desc *desc)
+{
+    pto_compile_desc zero;
+    pto_stage last;
+    pto_status st;
+    if (!desc) {
+        memset(&zero, 0, sizeof zero);
+        desc = &zero;
+    }
+    last = desc->stop_after == PTO_STAGE_ALL ? PTO_STAGE_SYNC : desc->stop_after;
+    if (!m) return PTO_ERR_USER;   /* a parse that failed: its diagnostics are recorded */
+    st = pto_verify(ctx, m);
+    if (st != PTO_OK || last == PTO_STAGE_VERIFY) return st;
+    st = pto_lower(ctx, m);
+    if (st != PTO_OK || last == PTO_STAGE_LOWER) return st;
+    st = pto_plan(ctx, m, &desc->plan);
+    /* the checker shares no code with the planner: a violation is pto's bug */
+    if (st == PTO_OK && desc->check_plan && pto_plan_check(ctx, m) != PTO_OK) st = PTO_ERR_INTERNAL;
+    if (st != PTO_OK || last == PTO_STAGE_PLAN || desc->no_sync) return st;
+    return pto_sync(ctx, m, &desc->sync);
+}
+/* ---- End file: src/compile.c ---- */
+
 /* ---- Begin file: src/emit.c ---- */
 /* emit.c - the template emitter: a planned, synchronised module -> C source.
 
@@ -9500,6 +11649,7 @@ PTODEF void pto_sync_dump(const pto_module *m, pto_buf *out)
       "/* $(kind) kernel $(name)($(sig)), blocks($(blocks)) */\n" \
       "static void host_$(name)(pto_h_run *run)\n" \
       "{\n") \
+    X(H_RANKS,     "    pto_h_ranks(run, \"$(text)\"); /* a ranks kernel: every tensor once per rank */\n") \
     X(H_DIM,       "    const int64_t $(name) = pto_h_dim(run, \"$(text)\");\n") \
     X(H_SCALAR_F,  "    const double $(name) = pto_h_scalar(run, \"$(text)\");\n") \
     X(H_SCALAR_I,  "    const int64_t $(name) = (int64_t)pto_h_scalar(run, \"$(text)\");\n") \
@@ -9519,6 +11669,21 @@ PTODEF void pto_sync_dump(const pto_module *m, pto_buf *out)
       "    if (pto_h_begin(&run, argc, argv, \"$(file)\", pto_h_source, __FILE__))\n" \
       "        return pto_h_end(&run);\n") \
     X(H_CALL,      "    host_$(name)(&run);\n") \
+    /* ---- host sections (a host_NAME per host; main calls only those) ---- */ \
+    X(HS_BEGIN, \
+      "\n" \
+      "/* $(file):$(n): host $(name)($(sig)) */\n" \
+      "static void host_$(name)(pto_h_run *run)\n" \
+      "{\n") \
+    X(HS_READY,    "    if (!pto_h_ready(run)) { pto_h_host_end(run, \"$(text)\"); return; }\n") \
+    X(HS_CALL,     "    {   /* $(file):$(n): call $(sig) */\n        int64_t args[$(idx)];\n") \
+    X(HS_ARG_GM,   "        args[$(idx)] = pto_k_gm_arg($(name));\n") \
+    X(HS_ARG_F,    "        args[$(idx)] = pto_k_f_arg($(expr));\n") \
+    X(HS_ARG_I,    "        args[$(idx)] = $(expr);\n") \
+    X(HS_LAUNCH, \
+      "        pto_h_call(run, kernel_$(name), \"$(text)\", $(kind), $(blocks), args, \"$(planned)\");\n" \
+      "    }\n") \
+    X(HS_END,      "    pto_h_host_end(run, \"$(text)\");\n}\n") \
     X(H_MAIN_END,  "    return pto_h_end(&run);\n}\n")
 
 enum {
@@ -9555,6 +11720,7 @@ static const char *const pto__emit_dtype[PTO_NDTYPE] = {
 static const char *const pto__emit_kind[3] = {"PTO_K_KIND_VECTOR", "PTO_K_KIND_CUBE", "PTO_K_KIND_MIX"};
 static const char *const pto__emit_kind_word[3] = {"vector", "cube", "mix"};
 static const char *const pto__emit_dir[3] = {"in", "out", "inout"};
+static const char *const pto__emit_cmp[6] = {"PTO_K_EQ", "PTO_K_NE", "PTO_K_LT", "PTO_K_LE", "PTO_K_GT", "PTO_K_GE"};
 static const char *const pto__emit_origin[5] = {"user", "lower", "plan", "sync", "emit"};
 
 /* C, C++ and header names a .pto name must not take over (sorted: searched
@@ -10182,6 +12348,12 @@ static void pto__emit_args(pto__emitter *E, int32_t s)
             pto__emit_puts(b, "PTO_K_");
             pto__emit_puts(b, pto_pipe_name((pto_pipe)o->ref));
             break;
+        case PTO_O_CMP: /* pto_k_wait(core, src, sig, r, c, cmp, value) */
+            pto__emit_puts(b, pto__emit_cmp[o->ref >= 0 && o->ref <= PTO_GE ? o->ref : PTO_GE]);
+            break;
+        case PTO_O_NMODE: /* pto_k_notify(core, src, sig, r, c, value, mode) */
+            pto__emit_puts(b, o->ref == PTO_NOTIFY_ADD ? "PTO_K_NOTIFY_ADD" : "PTO_K_NOTIFY_SET");
+            break;
         default: pto__emit_puts(b, "0"); break;
         }
     }
@@ -10703,6 +12875,10 @@ static void pto__emit_host_kernel(pto__emitter *E, int32_t k)
     pto__emit_planned(E, k);
     pto__emit_v(E, PTO__K_NAME, pto_str(E->ctx, kn->name));
     pto__emit_x(E, PTO__T_H_FN_BEGIN);
+    if (kn->ranks) {
+        pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, kn->name));
+        pto__emit_x(E, PTO__T_H_RANKS);
+    }
     for (v = 0; v < m->n_vars; v++) {
         const pto_var *va = &m->vars[v];
         if (va->kernel != k || va->kind != PTO_V_DIM) continue;
@@ -10766,6 +12942,236 @@ static void pto__emit_host_kernel(pto__emitter *E, int32_t k)
     pto__emit_x(E, PTO__T_H_LAUNCH);
 }
 
+/* ---- host sections ----------------------------------------------------------
+   host_NAME declares the host's dims and scalars (from -D), allocates its
+   params and intermediates, and per call fills args in the kernel's ABI order
+   and launches it with the kernel's block count, computed from the host's
+   values: while a call is emitted, the kernel's dim and scalar vars are
+   spelled as the host text bound to them (pto__emit_hs_bind). */
+
+/* The C text of a scalar argument (host spelling). */
+static void pto__emit_hs_value(pto__emitter *E, pto_buf *b, const pto_operand *o)
+{
+    if (o->kind == PTO_O_FLOAT) pto__emit_float(E, b, o->f, PTO__EX_HOST);
+    else if (o->kind == PTO_O_SCALAR) pto__emit_puts(b, E->var_name[o->ref]);
+    else pto__emit_expr(E, b, o->e[0], PTO__EX_HOST, 0);
+}
+
+/* Spells every dim and scalar var of the called kernel as its host value
+   (saved[] gets the names to restore); the texts live in txt. */
+static void pto__emit_hs_bind(pto__emitter *E, const pto_hstmt *st, const int32_t *order, int32_t n, pto_buf *txt,
+                              int32_t *offs, char **saved)
+{
+    const pto_module *m = E->m;
+    int32_t i, nv = 0;
+    int d;
+    for (i = 0; i < n; i++) {   /* texts first: txt may move while it grows */
+        const pto_param *kp = &m->params[order[i]];
+        const pto_operand *o = &m->operands[st->arg0 + i];
+        for (d = 0; d < 2 && kp->kind == PTO_P_TENSOR; d++) {
+            const pto_param *ht = &m->params[o->ref];
+            offs[nv++] = (int32_t)txt->len;
+            if (ht->dim_var[d] >= 0) pto__emit_puts(txt, E->var_name[ht->dim_var[d]]);
+            else pto__emit_put_i64(txt, ht->dim[d]);
+            pto__emit_put(txt, "", 1);
+        }
+        if (kp->kind == PTO_P_SCALAR) {
+            offs[nv++] = (int32_t)txt->len;
+            pto__emit_put(txt, "(", 1);
+            pto__emit_hs_value(E, txt, o);
+            pto__emit_put(txt, ")", 2);
+        }
+    }
+    nv = 0;
+    for (i = 0; i < n && !txt->oom; i++) {
+        const pto_param *kp = &m->params[order[i]];
+        for (d = 0; d < 2 && kp->kind == PTO_P_TENSOR; d++, nv++)
+            if (kp->dim_var[d] >= 0) {
+                saved[2 * i + d] = E->var_name[kp->dim_var[d]];
+                E->var_name[kp->dim_var[d]] = txt->data + offs[nv];
+            }
+        if (kp->kind == PTO_P_SCALAR && kp->var >= 0) {
+            saved[2 * i] = E->var_name[kp->var];
+            E->var_name[kp->var] = txt->data + offs[nv];
+        }
+        nv += kp->kind == PTO_P_SCALAR;
+    }
+}
+
+static void pto__emit_hs_unbind(pto__emitter *E, const int32_t *order, int32_t n, char **saved)
+{
+    const pto_module *m = E->m;
+    int32_t i;
+    int d;
+    /* in reverse: a dim shared by two params saved the first one's text second */
+    for (i = n - 1; i >= 0; i--) {
+        const pto_param *kp = &m->params[order[i]];
+        for (d = 1; d >= 0; d--) {
+            int32_t v = kp->kind == PTO_P_TENSOR ? kp->dim_var[d] : d == 0 ? kp->var : -1;
+            if (v >= 0 && saved[2 * i + d]) E->var_name[v] = saved[2 * i + d];
+            saved[2 * i + d] = NULL;
+        }
+    }
+}
+
+/* "k(x, t, 0.5)": the call as written, for the comment. */
+static void pto__emit_hs_sig(pto__emitter *E, const pto_hstmt *st)
+{
+    const pto_module *m = E->m;
+    pto_buf *b = pto__emit_sb(E, PTO__K_SIG);
+    int32_t i;
+    pto__emit_puts(b, pto_str(E->ctx, m->kernels[st->ref].name));
+    pto__emit_put(b, "(", 1);
+    for (i = 0; i < st->nargs; i++) {
+        const pto_operand *o = &m->operands[st->arg0 + i];
+        if (i) pto__emit_put(b, ", ", 2);
+        if (o->kind == PTO_O_GM) pto__emit_puts(b, pto_str(E->ctx, m->params[o->ref].name));
+        else if (o->kind == PTO_O_FLOAT) pto__emit_float(E, b, o->f, PTO__EX_PTO);
+        else if (o->kind == PTO_O_SCALAR) pto__emit_puts(b, pto_str(E->ctx, m->vars[o->ref].name));
+        else pto__emit_expr(E, b, o->e[0], PTO__EX_PTO, 0);
+    }
+    pto__emit_put(b, ")", 1);
+    pto__emit_vbuf(E, PTO__K_SIG);
+}
+
+static void pto__emit_hs_call(pto__emitter *E, const pto_hstmt *st, int32_t *order, int32_t *offs, char **saved,
+                              pto_buf *txt)
+{
+    const pto_module *m = E->m;
+    const pto_kernel *k = &m->kernels[st->ref];
+    int32_t n = pto__hs_abi(m, k, order), i;
+    pto__emit_hs_sig(E, st);
+    pto__emit_vi(E, PTO__K_N, st->loc.line);
+    pto__emit_vi(E, PTO__K_IDX, n > 0 ? n : 1);
+    pto__emit_x(E, PTO__T_HS_CALL);
+    for (i = 0; i < n; i++) {
+        const pto_param *kp = &m->params[order[i]];
+        const pto_operand *o = &m->operands[st->arg0 + i];
+        pto__emit_vi(E, PTO__K_IDX, i);
+        if (kp->kind == PTO_P_TENSOR) {
+            pto__emit_v(E, PTO__K_NAME, E->param_name[o->ref]);
+            pto__emit_x(E, PTO__T_HS_ARG_GM);
+            continue;
+        }
+        pto__emit_hs_value(E, pto__emit_sb(E, PTO__K_EXPR), o);
+        pto__emit_vbuf(E, PTO__K_EXPR);
+        pto__emit_x(E, kp->dtype == PTO_F32 || kp->dtype == PTO_F16 || kp->dtype == PTO_BF16 ? PTO__T_HS_ARG_F
+                                                                                              : PTO__T_HS_ARG_I);
+    }
+    txt->len = 0;
+    pto__emit_hs_bind(E, st, order, n, txt, offs, saved);
+    if (k->blocks >= 0) {
+        pto__emit_expr(E, pto__emit_sb(E, PTO__K_BLOCKS), k->blocks, PTO__EX_HOST, 0);
+        pto__emit_vbuf(E, PTO__K_BLOCKS);
+    } else {
+        pto__emit_v(E, PTO__K_BLOCKS, "1");
+    }
+    pto__emit_hs_unbind(E, order, n, saved);
+    pto__emit_planned(E, st->ref);
+    pto__emit_v(E, PTO__K_NAME, pto_str(E->ctx, k->name));
+    pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, k->name));
+    pto__emit_v(E, PTO__K_KIND, pto__emit_kind[k->kind < 3 ? k->kind : 0]);
+    pto__emit_x(E, PTO__T_HS_LAUNCH);
+}
+
+/* The host's dims and scalars, then its tensors (index = host tensor). */
+static void pto__emit_hs_decls(pto__emitter *E, int32_t h)
+{
+    const pto_module *m = E->m;
+    const pto_host *ho = &m->hosts[h];
+    int32_t v, i;
+    for (v = 0; v < m->n_vars; v++) {
+        const pto_var *va = &m->vars[v];
+        const pto_param *pa;
+        if (va->kernel != PTO_HOST_SCOPE(h)) continue;
+        pa = va->def >= 0 ? &m->params[va->def] : NULL;
+        pto__emit_v(E, PTO__K_NAME, E->var_name[v]);
+        pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, va->name));
+        if (va->kind == PTO_V_DIM) pto__emit_x(E, PTO__T_H_DIM);
+        else pto__emit_x(E, pa && (pa->dtype == PTO_F32 || pa->dtype == PTO_F16 || pa->dtype == PTO_BF16)
+                                ? PTO__T_H_SCALAR_F : PTO__T_H_SCALAR_I);
+    }
+    for (i = 0; i < ho->nparams + ho->ntensors; i++) {
+        const pto_param *pa = &m->params[ho->param0 + i];
+        if (pa->kind != PTO_P_TENSOR) continue;
+        pto__emit_v(E, PTO__K_NAME, E->param_name[ho->param0 + i]);
+        pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, pa->name));
+        pto__emit_vi(E, PTO__K_IDX, i);
+        pto__emit_v(E, PTO__K_DTYPE, pto__emit_dtype[pa->dtype < PTO_NDTYPE ? pa->dtype : 0]);
+        if (pa->dim_var[0] >= 0) pto__emit_v(E, PTO__K_ROWS, E->var_name[pa->dim_var[0]]);
+        else pto__emit_vi(E, PTO__K_ROWS, pa->dim[0]);
+        if (pa->dim_var[1] >= 0) pto__emit_v(E, PTO__K_COLS, E->var_name[pa->dim_var[1]]);
+        else pto__emit_vi(E, PTO__K_COLS, pa->dim[1]);
+        pto__emit_v(E, PTO__K_DIR, i >= ho->nparams ? "PTO_H_TEMP" : pa->dir == PTO_IN ? "PTO_H_IN"
+                                   : pa->dir == PTO_OUT ? "PTO_H_OUT" : "PTO_H_INOUT");
+        pto__emit_x(E, PTO__T_H_TENSOR);
+    }
+}
+
+/* The host's params as written, for the comment. */
+static void pto__emit_hs_params(pto__emitter *E, const pto_host *ho)
+{
+    const pto_module *m = E->m;
+    pto_buf *b = pto__emit_sb(E, PTO__K_SIG);
+    int32_t i;
+    int d;
+    for (i = 0; i < ho->nparams; i++) {
+        const pto_param *pa = &m->params[ho->param0 + i];
+        if (i) pto__emit_put(b, ", ", 2);
+        if (pa->kind == PTO_P_SCALAR) {
+            pto_buf_printf(b, "scalar %s: %s", pto_str(E->ctx, pa->name), pto_dtype_name((pto_dtype)pa->dtype));
+            continue;
+        }
+        pto_buf_printf(b, "%s %s: %s[", pto__emit_dir[pa->dir < 3 ? pa->dir : 0], pto_str(E->ctx, pa->name),
+                       pto_dtype_name((pto_dtype)pa->dtype));
+        for (d = 0; d < 2; d++) {
+            if (d) pto__emit_put(b, ", ", 2);
+            if (pa->dim_var[d] >= 0) pto__emit_puts(b, pto_str(E->ctx, m->vars[pa->dim_var[d]].name));
+            else pto__emit_put_i64(b, pa->dim[d]);
+        }
+        pto__emit_put(b, "]", 1);
+    }
+    pto__emit_vbuf(E, PTO__K_SIG);
+}
+
+static void pto__emit_host_section(pto__emitter *E, int32_t h)
+{
+    const pto_module *m = E->m;
+    const pto_host *ho = &m->hosts[h];
+    int32_t most = 1, k, s, *order, *offs;
+    char **saved;
+    pto_buf txt;
+    for (k = 0; k < m->n_kernels; k++)
+        if (m->kernels[k].nparams > most) most = m->kernels[k].nparams;
+    memset(&txt, 0, sizeof txt);
+    txt.ctx = E->ctx;
+    order = (int32_t *)pto_alloc(E->ctx, sizeof(int32_t) * (size_t)most);
+    offs = (int32_t *)pto_alloc(E->ctx, sizeof(int32_t) * (size_t)(2 * most));
+    saved = (char **)pto_alloc(E->ctx, sizeof(char *) * (size_t)(2 * most));
+    if (!order || !offs || !saved) {
+        E->st = PTO_ERR_INTERNAL;
+    } else {
+        memset(saved, 0, sizeof(char *) * (size_t)(2 * most));
+        pto__emit_v(E, PTO__K_NAME, pto_str(E->ctx, ho->name));
+        pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, ho->name));
+        pto__emit_vi(E, PTO__K_N, ho->loc.line);
+        pto__emit_hs_params(E, ho);
+        pto__emit_x(E, PTO__T_HS_BEGIN);
+        pto__emit_hs_decls(E, h);
+        pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, ho->name));
+        pto__emit_x(E, PTO__T_HS_READY);
+        for (s = ho->stmt0; s < ho->stmt0 + ho->nstmts; s++)
+            if (m->hstmts[s].kind == PTO_HS_CALL) pto__emit_hs_call(E, &m->hstmts[s], order, offs, saved, &txt);
+        pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, ho->name));
+        pto__emit_x(E, PTO__T_HS_END);
+    }
+    if (txt.oom) E->st = PTO_ERR_INTERNAL;
+    pto_buf_free(&txt);
+    pto_free(E->ctx, order);
+    pto_free(E->ctx, offs);
+    pto_free(E->ctx, saved);
+}
+
 /* ---- entry ---------------------------------------------------------------- */
 
 /* Every statement of the module's kernels must be something the emitter can
@@ -10780,6 +13186,10 @@ static pto_status pto__emit_check(pto__emitter *E)
         if (st->block < 0) continue;
         if (st->kind == PTO_ST_OP && st->op >= PTO_NOP)
             return pto_error(E->ctx, st->loc, "emit: unknown op %d", (int)st->op);
+        if (st->kind == PTO_ST_OP && (pto_opinfo_get((pto_op)st->op)->cls == PTO_OC_XFER ||
+                                      pto_opinfo_get((pto_op)st->op)->cls == PTO_OC_ALLREDUCE))
+            return pto_error(E->ctx, st->loc, "emit: %s is not lowered (run pto_lower after pto_verify)",
+                             pto_opinfo_get((pto_op)st->op)->name);
         if (st->kind == PTO_ST_TILE && (st->ref < 0 || st->ref >= m->n_tiles))
             return pto_error(E->ctx, st->loc, "emit: tile statement without a tile");
         if ((st->kind == PTO_ST_LET || st->kind == PTO_ST_FOR) && (st->ref < 0 || st->ref >= m->n_vars))
@@ -10793,6 +13203,8 @@ static pto_status pto__emit_check(pto__emitter *E)
             case PTO_O_SCALAR: bad = o->ref < 0 || o->ref >= m->n_vars; break;
             case PTO_O_PIPE: bad = o->ref < 0 || o->ref >= PTO_NPIPE; break;
             case PTO_O_FLOAT: case PTO_O_INT: break;
+            case PTO_O_CMP: bad = o->ref < 0 || o->ref > PTO_GE; break;
+            case PTO_O_NMODE: bad = o->ref != PTO_NOTIFY_SET && o->ref != PTO_NOTIFY_ADD; break;
             default:
                 return pto_error(E->ctx, o->loc, "emit: operand kind %d of %s is not supported yet", (int)o->kind,
                                  pto_opinfo_get((pto_op)st->op)->name);
@@ -10872,11 +13284,13 @@ static void pto__emit_all(pto__emitter *E, const pto_emit_desc *desc, pto_buf *k
             pto_buf_free(&text);
         }
         pto__emit_x(E, PTO__T_H_SOURCE_END);
-        for (k = 0; k < m->n_kernels; k++) pto__emit_host_kernel(E, k);
+        /* with host sections, the hosts are the program; else each kernel on its own */
+        for (k = 0; k < m->n_kernels && !m->n_hosts; k++) pto__emit_host_kernel(E, k);
+        for (k = 0; k < m->n_hosts; k++) pto__emit_host_section(E, k);
         pto__emit_v(E, PTO__K_FILE, E->file);
         pto__emit_x(E, PTO__T_H_MAIN_BEGIN);
-        for (k = 0; k < m->n_kernels; k++) {
-            pto__emit_v(E, PTO__K_NAME, pto_str(E->ctx, m->kernels[k].name));
+        for (k = 0; k < (m->n_hosts ? m->n_hosts : m->n_kernels); k++) {
+            pto__emit_v(E, PTO__K_NAME, pto_str(E->ctx, m->n_hosts ? m->hosts[k].name : m->kernels[k].name));
             pto__emit_x(E, PTO__T_H_CALL);
         }
         pto__emit_x(E, PTO__T_H_MAIN_END);
@@ -11520,14 +13934,20 @@ PTODEF pto_status pto_emit_isa(pto_ctx *ctx, const pto_module *m, const pto_emit
    the host.c pto_emit writes. It needs the .pto text of the kernels (host.c
    embeds it) and gives host.c a small vocabulary:
 
-     pto_h_begin   reads -D NAME=VALUE, --seed S, --trace F.json; re-parses
-                  and verifies the .pto text; creates the simulated device
+     pto_h_begin   reads -D NAME=VALUE, --seed S, --ranks N, --trace F.json;
+                  re-parses and verifies the .pto text; creates the simulated device
+     pto_h_ranks   the kernel set up next is a ranks kernel: it runs on a
+                  second device of N ranks (--ranks, default 2); each of its
+                  tensors is a window tensor there (one copy per rank, each
+                  with its own inputs), and a tensor the kernel uses as a
+                  signal (notify, wait, allreduce) starts at zero
      pto_h_dim / pto_h_scalar    a dynamic dim / scalar param from -D
      pto_h_tensor  a device tensor plus a host copy for the interpreter;
                   inputs get seeded random values (the same in both)
      pto_h_launch  runs the kernel on the simulator, then the reference
                   interpreter on the host copies, and compares every tensor
-                  (inputs too: a kernel must not write them) bit for bit,
+                  (inputs too: a kernel must not write them; every rank's copy)
+                  bit for bit,
                   NaN equal to NaN; prints result, cycles, bound, efficiency,
                   flags and barriers (counted in kernel.c as it is on disk,
                   hand edits included), planned bytes and simulator reports
@@ -11550,7 +13970,9 @@ PTODEF pto_status pto_emit_isa(pto_ctx *ctx, const pto_module *m, const pto_emit
 #define PTO_H_IN 0
 #define PTO_H_OUT 1
 #define PTO_H_INOUT 2
+#define PTO_H_TEMP 3    /* an intermediate of a host section: zero, not random */
 #define PTO_H_MAX 64
+#define PTO_H_RMAX 64              /* most ranks */
 
 typedef struct pto_h_run {
     const char *file;              /* the .pto file name */
@@ -11563,11 +13985,16 @@ typedef struct pto_h_run {
     pto_ctx *ctx;
     pto_module *m;
     pto_k_device *dev;
+    pto_k_device *rdev;            /* nranks ranks, for ranks kernels (made on first use) */
+    int nranks;                    /* --ranks N */
     char *ksrc;                    /* kernel.c, for counting flags and barriers */
     /* the kernel being set up */
     pto_binding bind[PTO_H_MAX];
     int nbind;
     void *host[PTO_H_MAX];
+    void *rhost[PTO_H_RMAX][PTO_H_MAX]; /* a ranks kernel: rank r's host copy ([0] is host) */
+    int kranks;                    /* the kernel being set up is a ranks kernel: its rank count */
+    int32_t kernel;                /* and its id */
     pto_k_gm *gm[PTO_H_MAX];
     int dir[PTO_H_MAX];
     int ntensors;
@@ -11623,7 +14050,15 @@ PTO_K_FN int pto_h_args(pto_h_run *run, int argc, char **argv)
         else if (strncmp(a, "-D", 2) == 0 && a[2]) v = a + 2;
         else if (strcmp(a, "--seed") == 0 && i + 1 < argc) { run->seed = strtoull(argv[++i], NULL, 0); continue; }
         else if (strcmp(a, "--trace") == 0 && i + 1 < argc) { run->trace = argv[++i]; continue; }
-        else { pto_h_fail(run, 1, "unknown argument '%s' (use -D NAME=VALUE, --seed S, --trace FILE)", a); return 1; }
+        else if (strcmp(a, "--ranks") == 0 && i + 1 < argc) {
+            run->nranks = atoi(argv[++i]);
+            if (run->nranks < 1 || run->nranks > PTO_H_RMAX) {
+                pto_h_fail(run, 1, "--ranks %s: want a rank count in 1..64", argv[i]);
+                return 1;
+            }
+            continue;
+        }
+        else { pto_h_fail(run, 1, "unknown argument '%s' (use -D NAME=VALUE, --seed S, --ranks N, --trace FILE)", a); return 1; }
         eq = strchr(v, '=');
         if (!eq || eq == v || run->ndefs == PTO_H_MAX) { pto_h_fail(run, 1, "bad -D '%s' (want NAME=VALUE)", v); return 1; }
         run->def_name[run->ndefs] = v;
@@ -11668,6 +14103,7 @@ PTO_K_FN int pto_h_begin(pto_h_run *run, int argc, char **argv, const char *file
     memset(run, 0, sizeof *run);
     run->file = file;
     run->seed = 1;
+    run->nranks = 2;
     if (pto_h_args(run, argc, argv)) return 1;
     run->rng = run->seed;
     run->ctx = pto_ctx_create(NULL);
@@ -11713,28 +14149,76 @@ PTO_K_FN int64_t pto_h_dim(pto_h_run *run, const char *name)
 
 PTO_K_FN double pto_h_scalar(pto_h_run *run, const char *name) { return pto_h_def(run, name, "scalar"); }
 
+/* The next kernel is a ranks kernel: its tensors go to the device of
+   run->nranks ranks, one window copy per rank. */
+PTO_K_FN void pto_h_ranks(pto_h_run *run, const char *name)
+{
+    pto_k_device_desc dd;
+    if (run->status) return;
+    for (run->kernel = 0; run->kernel < run->m->n_kernels; run->kernel++)
+        if (strcmp(pto_str(run->ctx, run->m->kernels[run->kernel].name), name) == 0) break;
+    if (run->kernel == run->m->n_kernels) { pto_h_fail(run, 2, "no kernel %s in the embedded text", name); return; }
+    run->kranks = run->nranks;
+    if (run->rdev) return;
+    memset(&dd, 0, sizeof dd);
+    dd.arch = run->m->arch == PTO_ARCH_A5 ? PTO_K_A5 : PTO_K_A2A3;
+    dd.seed = run->seed;
+    dd.nranks = run->nranks;
+    run->rdev = pto_k_device_create(&dd);
+    if (!run->rdev) pto_h_fail(run, 2, "%s", "cannot create the simulated device");
+}
+
+/* Is param (an index in the current ranks kernel) a signal: the tensor of
+   a notify / wait, or allreduce's second operand? Signals start at zero. */
+PTO_K_FN int pto_h_signal(const pto_h_run *run, int param)
+{
+    const pto_module *m = run->m;
+    int32_t ref = m->kernels[run->kernel].param0 + param, s;
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_stmt *st = &m->stmts[s];
+        int i = st->op == PTO_OP_ALLREDUCE ? 1 : 0;
+        if (st->kind != PTO_ST_OP || st->block < 0 || m->blocks[st->block].kernel != run->kernel) continue;
+        if (st->op != PTO_OP_NOTIFY && st->op != PTO_OP_WAIT && st->op != PTO_OP_ALLREDUCE) continue;
+        if (pto_stmt_arg(m, s, i)->ref == ref) return 1;
+    }
+    return 0;
+}
+
+/* Seeded random values for an input (the same sequence for device and reference). */
+PTO_K_FN void pto_h_fill(pto_h_run *run, void *host, int dtype, int64_t n)
+{
+    int64_t i;
+    for (i = 0; i < n; i++) {
+        uint64_t r = pto_h_next(run);
+        float v = dtype == PTO_K_I32 ? (float)((int)(r % 201) - 100)
+                : dtype == PTO_K_I8 ? (float)((int)(r % 41) - 20)
+                : (float)((int)(r % 2048) - 1024) / 512.0f;
+        pto_elem_set(host, dtype, i, v);
+    }
+}
+
 PTO_K_FN pto_k_gm *pto_h_tensor(pto_h_run *run, int param, const char *name, int dtype, int64_t rows, int64_t cols,
                                int dir)
 {
     pto_k_gm *g;
     size_t bytes;
-    int64_t i;
-    if (run->status || param >= PTO_H_MAX) return NULL;
+    int r, nr = run->kranks ? run->kranks : 1, fill;
+    if (run->status) return NULL;
+    if (param >= PTO_H_MAX) { pto_h_fail(run, 1, "tensor %s: too many tensors for the harness", name); return NULL; }
     if (rows < 1 || cols < 1) { pto_h_fail(run, 1, "tensor %s has an empty shape", name); return NULL; }
     bytes = (size_t)(rows * cols * pto_dtype_size((pto_dtype)dtype));
-    g = pto_k_gm_create(run->dev, name, dtype, rows, cols);
-    run->host[param] = calloc(bytes ? bytes : 1, 1);
-    if (!g || !run->host[param]) { pto_h_fail(run, 2, "cannot allocate tensor %s", name); return NULL; }
-    if (dir != PTO_H_OUT) {
-        for (i = 0; i < rows * cols; i++) {
-            uint64_t r = pto_h_next(run);
-            float v = dtype == PTO_K_I32 ? (float)((int)(r % 201) - 100)
-                    : dtype == PTO_K_I8 ? (float)((int)(r % 41) - 20)
-                    : (float)((int)(r % 2048) - 1024) / 512.0f;
-            pto_elem_set(run->host[param], dtype, i, v);
-        }
-        memcpy(g->data, run->host[param], bytes);
+    g = run->kranks ? pto_k_gm_create_window(run->rdev, name, dtype, rows, cols)
+                    : pto_k_gm_create(run->dev, name, dtype, rows, cols);
+    fill = dir != PTO_H_OUT && dir != PTO_H_TEMP && !(run->kranks && pto_h_signal(run, param));
+    for (r = 0; r < nr; r++) {
+        pto_k_gm *gr = run->kranks && g ? pto_k_gm_peer(g, r) : g;
+        run->rhost[r][param] = calloc(bytes ? bytes : 1, 1);
+        if (!gr || !run->rhost[r][param]) { pto_h_fail(run, 2, "cannot allocate tensor %s", name); return NULL; }
+        if (!fill) continue;
+        pto_h_fill(run, run->rhost[r][param], dtype, rows * cols);
+        memcpy(gr->data, run->rhost[r][param], bytes);
     }
+    run->host[param] = run->rhost[0][param];
     run->gm[param] = g;
     run->dir[param] = dir;
     if (param + 1 > run->ntensors) run->ntensors = param + 1;
@@ -11775,22 +14259,29 @@ PTO_K_FN void pto_h_count_syncs(const char *s, const char *name, int *flags, int
     }
 }
 
-/* The first element where device and reference differ; returns 1 if any. */
+/* The first element where device and reference differ; returns 1 if any.
+   A ranks kernel's tensor is compared on every rank (named x@r). */
 PTO_K_FN int pto_h_compare(pto_h_run *run, int p, const char *name)
 {
-    pto_k_gm *g = run->gm[p];
-    int size = pto_dtype_size((pto_dtype)g->dtype);
-    int64_t i, n = g->rows * g->cols;
-    for (i = 0; i < n; i++) {
-        const char *a = (const char *)g->data + i * size, *b = (const char *)run->host[p] + i * size;
-        float x, y;
-        if (memcmp(a, b, (size_t)size) == 0) continue;
-        x = pto_elem_get(g->data, g->dtype, i);
-        y = pto_elem_get(run->host[p], g->dtype, i);
-        if (x != x && y != y) continue;
-        printf("  result      mismatch: %s[%lld, %lld] = %.9g on the simulator, %.9g in the reference\n", name,
-               (long long)(i / g->cols), (long long)(i % g->cols), (double)x, (double)y);
-        return 1;
+    int r, nr = run->kranks ? run->kranks : 1;
+    for (r = 0; r < nr; r++) {
+        pto_k_gm *g = run->kranks ? pto_k_gm_peer(run->gm[p], r) : run->gm[p];
+        const void *host = run->rhost[r][p];
+        int size = pto_dtype_size((pto_dtype)g->dtype);
+        int64_t i, n = g->rows * g->cols;
+        char rk[16] = "";
+        if (run->kranks) snprintf(rk, sizeof rk, "@%d", r);
+        for (i = 0; i < n; i++) {
+            const char *a = (const char *)g->data + i * size, *b = (const char *)host + i * size;
+            float x, y;
+            if (memcmp(a, b, (size_t)size) == 0) continue;
+            x = pto_elem_get(g->data, g->dtype, i);
+            y = pto_elem_get(host, g->dtype, i);
+            if (x != x && y != y) continue;
+            printf("  result      mismatch: %s%s[%lld, %lld] = %.9g on the simulator, %.9g in the reference\n", name,
+                   rk, (long long)(i / g->cols), (long long)(i % g->cols), (double)x, (double)y);
+            return 1;
+        }
     }
     return 0;
 }
@@ -11807,12 +14298,16 @@ PTO_K_FN const char *pto_h_bound_pipe(const pto_k_report *r)
 
 PTO_K_FN void pto_h_reset(pto_h_run *run)
 {
-    int p;
+    int p, r;
     for (p = 0; p < run->ntensors; p++) {
-        free(run->host[p]);
+        for (r = 0; r < PTO_H_RMAX; r++) {
+            free(run->rhost[r][p]);
+            run->rhost[r][p] = NULL;
+        }
         run->host[p] = NULL;
         run->gm[p] = NULL;
     }
+    run->kranks = 0;
     run->ntensors = 0;
     run->nbind = 0;
 }
@@ -11873,10 +14368,11 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
                           const int64_t *args, const char *planned)
 {
     pto_k_launch_desc ld;
-    const pto_k_report *r;
+    const pto_k_report *rep;
     pto_launch L;
     int32_t k;
-    int p, bad = 0, nout = 0;
+    int p, r, bad = 0, nout = 0;
+    void **tensors = NULL;
     if (run->status) { pto_h_reset(run); return; }
     if (blocks < 1) { pto_h_fail(run, 1, "kernel %s would launch no block", name); pto_h_reset(run); return; }
     memset(&ld, 0, sizeof ld);
@@ -11885,7 +14381,6 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
     ld.kind = kind;
     ld.block_num = blocks;
     ld.args = args;
-    r = pto_k_launch(run->dev, &ld);
     for (k = 0; k < run->m->n_kernels; k++)
         if (strcmp(pto_str(run->ctx, run->m->kernels[k].name), name) == 0) break;
     memset(&L, 0, sizeof L);
@@ -11893,7 +14388,22 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
     L.tensors = run->host;
     L.bindings = run->bind;
     L.nbindings = run->nbind;
-    printf("kernel %s (%lld block%s)\n", name, (long long)blocks, blocks == 1 ? "" : "s");
+    if (run->kranks && k < run->m->n_kernels) {
+        /* every arg once; the simulator gives each rank its window copies */
+        int np = run->m->kernels[k].nparams;
+        ld.nargs = np;
+        tensors = (void **)calloc((size_t)(run->kranks * (np > 0 ? np : 1)), sizeof *tensors);
+        if (!tensors) { pto_h_fail(run, 2, "%s", "out of memory"); pto_h_reset(run); return; }
+        for (r = 0; r < run->kranks; r++)
+            for (p = 0; p < np && p < PTO_H_MAX; p++) tensors[r * np + p] = run->rhost[r][p];
+        L.tensors = tensors;
+        L.nranks = run->kranks;
+    }
+    rep = pto_k_launch(run->kranks ? run->rdev : run->dev, &ld);
+    if (run->kranks)
+        printf("kernel %s (%lld block%s x %d ranks)\n", name, (long long)blocks, blocks == 1 ? "" : "s", run->kranks);
+    else
+        printf("kernel %s (%lld block%s)\n", name, (long long)blocks, blocks == 1 ? "" : "s");
     if (k == run->m->n_kernels || pto_interp(run->ctx, run->m, &L) != PTO_OK) {
         pto_diag_print(run->ctx, stderr);
         pto_diag_clear(run->ctx);
@@ -11907,10 +14417,70 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
         }
         if (!bad) printf("  result      match (%d output%s)\n", nout, nout == 1 ? "" : "s");
     }
+    pto_h_report(run, name, rep, planned);
+    if (bad || rep->nerrors) run->failed = 1;
+    run->cycles += rep->makespan;
+    run->nkernels++;
+    free(tensors);
+    pto_h_reset(run);
+}
+
+/* ---- host sections ----------------------------------------------------------
+   host_NAME in host.c allocates the host's tensors with pto_h_tensor (index =
+   host tensor, PTO_H_TEMP for intermediates), launches every call with
+   pto_h_call (simulator only: reports per call, no comparison, the tensors
+   stay) and ends with pto_h_host_end, which runs the host on the reference
+   interpreter (pto_interp_host) and compares every tensor of the host. */
+
+PTO_K_FN void pto_h_call(pto_h_run *run, pto_k_kernel_fn fn, const char *name, int kind, int64_t blocks,
+                        const int64_t *args, const char *planned)
+{
+    pto_k_launch_desc ld;
+    const pto_k_report *r;
+    if (run->status) return;
+    if (blocks < 1) { pto_h_fail(run, 1, "kernel %s would launch no block", name); return; }
+    memset(&ld, 0, sizeof ld);
+    ld.fn = fn;
+    ld.name = name;
+    ld.kind = kind;
+    ld.block_num = blocks;
+    ld.args = args;
+    r = pto_k_launch(run->dev, &ld);
+    printf("call %s (%lld block%s)\n", name, (long long)blocks, blocks == 1 ? "" : "s");
     pto_h_report(run, name, r, planned);
-    if (bad || r->nerrors) run->failed = 1;
+    if (r->nerrors) run->failed = 1;
     run->cycles += r->makespan;
     run->nkernels++;
+}
+
+PTO_K_FN void pto_h_host_end(pto_h_run *run, const char *name)
+{
+    pto_host_launch L;
+    int32_t h;
+    int p, bad = 0, nout = 0;
+    if (run->status) { pto_h_reset(run); return; }
+    for (h = 0; h < run->m->n_hosts; h++)
+        if (strcmp(pto_str(run->ctx, run->m->hosts[h].name), name) == 0) break;
+    memset(&L, 0, sizeof L);
+    L.host = h;
+    L.tensors = run->host;
+    L.bindings = run->bind;
+    L.nbindings = run->nbind;
+    printf("host %s\n", name);
+    if (h == run->m->n_hosts || pto_interp_host(run->ctx, run->m, &L) != PTO_OK) {
+        pto_diag_print(run->ctx, stderr);
+        pto_diag_clear(run->ctx);
+        printf("  result      no reference: the interpreter failed\n");
+        bad = 1;
+    } else {
+        for (p = 0; p < run->ntensors; p++) {   /* every tensor: a wrong intermediate names the call at fault */
+            if (!run->gm[p]) continue;
+            nout += run->dir[p] == PTO_H_OUT || run->dir[p] == PTO_H_INOUT;
+            bad |= pto_h_compare(run, p, run->gm[p]->name);
+        }
+        if (!bad) printf("  result      match (%d output%s)\n", nout, nout == 1 ? "" : "s");
+    }
+    if (bad) run->failed = 1;
     pto_h_reset(run);
 }
 
@@ -11920,6 +14490,7 @@ PTO_K_FN int pto_h_end(pto_h_run *run)
     if (run->nkernels > 1) printf("total         %lld cycles over %d kernels\n", (long long)run->cycles, run->nkernels);
     pto_h_reset(run);
     if (run->dev) pto_k_device_destroy(run->dev);
+    if (run->rdev) pto_k_device_destroy(run->rdev);
     if (run->m) pto_module_destroy(run->m);
     if (run->ctx) pto_ctx_destroy(run->ctx);
     free(run->ksrc);

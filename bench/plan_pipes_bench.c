@@ -129,12 +129,12 @@ static int write_file(const char *dir, const char *name, const pto_buf *b)
     return ok;
 }
 
-/* parse -> verify -> plan -> check -> sync -> emit into dir. */
+/* parse -> pto_compile (verify, plan, check, sync) -> emit into dir. */
 static int compile(const kernel_case *kc, int tight, const char *dir, outcome *o)
 {
     pto_ctx *ctx = pto_ctx_create(NULL);
     pto_module *m;
-    pto_plan_desc pd;
+    pto_compile_desc cd;
     pto_plan_result pr;
     pto_emit_desc ed;
     pto_buf k, h;
@@ -142,7 +142,7 @@ static int compile(const kernel_case *kc, int tight, const char *dir, outcome *o
     int32_t i;
     char file[64];
     if (!ctx) return 0;
-    memset(&pd, 0, sizeof pd);
+    memset(&cd, 0, sizeof cd);
     memset(&pr, 0, sizeof pr);
     memset(&ed, 0, sizeof ed);
     memset(&k, 0, sizeof k);
@@ -150,12 +150,10 @@ static int compile(const kernel_case *kc, int tight, const char *dir, outcome *o
     k.ctx = h.ctx = ctx;
     snprintf(file, sizeof file, "%s.pto", kc->name);
     m = pto_parse(ctx, file, kc->text, strlen(kc->text));
-    st = m ? pto_verify(ctx, m) : PTO_ERR_USER;
-    pd.tight = tight;
-    pd.result = &pr;
-    if (st == PTO_OK) st = pto_plan(ctx, m, &pd);
-    if (st == PTO_OK) st = pto_plan_check(ctx, m);
-    if (st == PTO_OK) st = pto_sync(ctx, m, NULL);
+    cd.plan.tight = tight;
+    cd.plan.result = &pr;
+    cd.check_plan = 1;
+    st = pto_compile(ctx, m, &cd);
     ed.filename = file;
     ed.source = kc->text;
     ed.source_len = strlen(kc->text);

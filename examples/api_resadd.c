@@ -155,21 +155,28 @@ fail: /* a builder ran out of memory */
 }
 
 /* ---- step 2: the passes --------------------------------------------------
-   verify checks every rule a builder cannot (operand kinds and spaces, tile
-   shapes against windows, ...) and is what lets the later passes trust the
-   module. plan gives every tile its address; sync inserts the set_flag /
-   wait_flag / pipe_barrier statements the pipes need; emit writes C. */
+   pto_compile runs the passes in their fixed order:
+     verify  checks every rule a builder cannot (operand kinds and spaces,
+             tile shapes against windows, ...): what lets the later passes
+             trust the module;
+     plan    gives every tile its address (check_plan: then the planner's
+             independent checker looks at the result);
+     sync    inserts the set_flag / wait_flag / pipe_barrier statements the
+             pipes need.
+   Each is also callable on its own (pto_verify, pto_plan, pto_plan_check,
+   pto_sync); the desc's zero fields are the defaults. emit then writes C. */
 static pto_status compile(pto_ctx *ctx, pto_module *m, pto_buf *pto_text, pto_buf *ksrc, pto_buf *hsrc)
 {
     pto_emit_desc ed;
-    pto_status st = pto_verify(ctx, m);
+    pto_compile_desc cd;
+    pto_status st;
+    memset(&cd, 0, sizeof cd);
+    cd.check_plan = 1;
     /* The host program re-parses the kernel's .pto text to run the
        reference interpreter, so print it before the passes add anything:
        pto_print of the module as we built it (canonical text). */
-    if (st == PTO_OK) pto_print(m, pto_text);
-    if (st == PTO_OK) st = pto_plan(ctx, m, NULL);
-    if (st == PTO_OK) st = pto_plan_check(ctx, m);   /* optional: the planner's independent checker */
-    if (st == PTO_OK) st = pto_sync(ctx, m, NULL);
+    pto_print(m, pto_text);
+    st = pto_compile(ctx, m, &cd);
     if (st == PTO_OK) {
         memset(&ed, 0, sizeof ed);
         ed.filename = "api_resadd.c";      /* names in comments: lines refer to this file */

@@ -68,6 +68,13 @@ PTODEF pto_status pto_interp(pto_ctx *ctx, const pto_module *m, const pto_launch
 /* ---- lower ------------------------------------------------------------
    (declarations of this stage go below this banner) */
 
+/* Runs after pto_verify, before pto_plan (lower.c states what it
+   guarantees): tput / tget become a planned-like-any staging tile + tload +
+   tstore, allreduce the notify / wait / remote-load recipe of hardware.md
+   section 8, and every notify gets its pipe_barrier ALL fence. New
+   statements and tiles have origin PTO_BY_LOWER. */
+PTODEF pto_status pto_lower(pto_ctx *ctx, pto_module *m);
+
 
 
 /* ---- plan ------------------------------------------------------------
@@ -228,3 +235,53 @@ PTODEF pto_status pto_emit_isa(pto_ctx *ctx, const pto_module *m, const pto_emit
 PTODEF void pto_dump(const pto_module *m, pto_buf *out);
 
 
+
+
+/* ---- compile (the pass sequence) ------------------------------------------------------------
+   (declarations of this stage go below this banner) */
+
+/* Where pto_compile stops; zero runs every pass. */
+typedef enum pto_stage {
+    PTO_STAGE_ALL = 0,     /* verify, lower, plan, sync: ready for pto_emit */
+    PTO_STAGE_VERIFY,      /* verify only */
+    PTO_STAGE_LOWER,       /* verify and lower */
+    PTO_STAGE_PLAN,        /* verify, lower and plan */
+    PTO_STAGE_SYNC         /* every pass (the same as PTO_STAGE_ALL) */
+} pto_stage;
+
+/* Zero-initialised fields take their defaults (sokol style). */
+typedef struct pto_compile_desc {
+    pto_stage stop_after;  /* the last pass to run; 0 = all of them */
+    int no_sync;           /* leave the sync pass out: hand-written syncs only (ptoc --no-sync) */
+    int check_plan;        /* run pto_plan_check after plan; a violation is PTO_ERR_INTERNAL */
+    pto_plan_desc plan;    /* options of pto_plan (tight, orders, result) */
+    pto_sync_desc sync;    /* options of pto_sync (ids per pipe pair, stats) */
+} pto_compile_desc;
+
+/* Runs the passes on a parsed or built module in their fixed order,
+   verify -> lower -> plan -> sync, stopping at the first that fails (its diagnostics
+   are recorded) or after desc->stop_after. desc may be NULL. m may be NULL
+   (a failed parse): PTO_ERR_USER. After the full sequence the module is
+   ready for pto_emit. */
+PTODEF pto_status pto_compile(pto_ctx *ctx, pto_module *m, const pto_compile_desc *desc);
+
+
+/* ---- host sections ------------------------------------------------------------
+   (declarations of this stage go below this banner; the IR is in ir.h) */
+
+/* A run of host section `host`. tensors[i] is host tensor i (param0 + i):
+   the host's params (entries of scalar params are ignored), then its
+   `tensor` intermediates, row-major as for pto_launch; a NULL intermediate
+   is allocated (zero) and freed by the interpreter. bindings give the host's
+   dims and scalars by name. */
+typedef struct pto_host_launch {
+    int32_t host;
+    void **tensors;
+    const pto_binding *bindings;
+    int nbindings;
+} pto_host_launch;
+
+/* Runs the host's calls in program order with the reference semantics
+   (pto_interp per call, each kernel's dims bound from the tensors passed
+   and its scalars from the arguments). Needs a verified module. */
+PTODEF pto_status pto_interp_host(pto_ctx *ctx, const pto_module *m, const pto_host_launch *launch);

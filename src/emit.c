@@ -116,6 +116,7 @@
       "/* $(kind) kernel $(name)($(sig)), blocks($(blocks)) */\n" \
       "static void host_$(name)(pto_h_run *run)\n" \
       "{\n") \
+    X(H_RANKS,     "    pto_h_ranks(run, \"$(text)\"); /* a ranks kernel: every tensor once per rank */\n") \
     X(H_DIM,       "    const int64_t $(name) = pto_h_dim(run, \"$(text)\");\n") \
     X(H_SCALAR_F,  "    const double $(name) = pto_h_scalar(run, \"$(text)\");\n") \
     X(H_SCALAR_I,  "    const int64_t $(name) = (int64_t)pto_h_scalar(run, \"$(text)\");\n") \
@@ -135,6 +136,21 @@
       "    if (pto_h_begin(&run, argc, argv, \"$(file)\", pto_h_source, __FILE__))\n" \
       "        return pto_h_end(&run);\n") \
     X(H_CALL,      "    host_$(name)(&run);\n") \
+    /* ---- host sections (a host_NAME per host; main calls only those) ---- */ \
+    X(HS_BEGIN, \
+      "\n" \
+      "/* $(file):$(n): host $(name)($(sig)) */\n" \
+      "static void host_$(name)(pto_h_run *run)\n" \
+      "{\n") \
+    X(HS_READY,    "    if (!pto_h_ready(run)) { pto_h_host_end(run, \"$(text)\"); return; }\n") \
+    X(HS_CALL,     "    {   /* $(file):$(n): call $(sig) */\n        int64_t args[$(idx)];\n") \
+    X(HS_ARG_GM,   "        args[$(idx)] = pto_k_gm_arg($(name));\n") \
+    X(HS_ARG_F,    "        args[$(idx)] = pto_k_f_arg($(expr));\n") \
+    X(HS_ARG_I,    "        args[$(idx)] = $(expr);\n") \
+    X(HS_LAUNCH, \
+      "        pto_h_call(run, kernel_$(name), \"$(text)\", $(kind), $(blocks), args, \"$(planned)\");\n" \
+      "    }\n") \
+    X(HS_END,      "    pto_h_host_end(run, \"$(text)\");\n}\n") \
     X(H_MAIN_END,  "    return pto_h_end(&run);\n}\n")
 
 enum {
@@ -171,6 +187,7 @@ static const char *const pto__emit_dtype[PTO_NDTYPE] = {
 static const char *const pto__emit_kind[3] = {"PTO_K_KIND_VECTOR", "PTO_K_KIND_CUBE", "PTO_K_KIND_MIX"};
 static const char *const pto__emit_kind_word[3] = {"vector", "cube", "mix"};
 static const char *const pto__emit_dir[3] = {"in", "out", "inout"};
+static const char *const pto__emit_cmp[6] = {"PTO_K_EQ", "PTO_K_NE", "PTO_K_LT", "PTO_K_LE", "PTO_K_GT", "PTO_K_GE"};
 static const char *const pto__emit_origin[5] = {"user", "lower", "plan", "sync", "emit"};
 
 /* C, C++ and header names a .pto name must not take over (sorted: searched
@@ -798,6 +815,12 @@ static void pto__emit_args(pto__emitter *E, int32_t s)
             pto__emit_puts(b, "PTO_K_");
             pto__emit_puts(b, pto_pipe_name((pto_pipe)o->ref));
             break;
+        case PTO_O_CMP: /* pto_k_wait(core, src, sig, r, c, cmp, value) */
+            pto__emit_puts(b, pto__emit_cmp[o->ref >= 0 && o->ref <= PTO_GE ? o->ref : PTO_GE]);
+            break;
+        case PTO_O_NMODE: /* pto_k_notify(core, src, sig, r, c, value, mode) */
+            pto__emit_puts(b, o->ref == PTO_NOTIFY_ADD ? "PTO_K_NOTIFY_ADD" : "PTO_K_NOTIFY_SET");
+            break;
         default: pto__emit_puts(b, "0"); break;
         }
     }
@@ -1319,6 +1342,10 @@ static void pto__emit_host_kernel(pto__emitter *E, int32_t k)
     pto__emit_planned(E, k);
     pto__emit_v(E, PTO__K_NAME, pto_str(E->ctx, kn->name));
     pto__emit_x(E, PTO__T_H_FN_BEGIN);
+    if (kn->ranks) {
+        pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, kn->name));
+        pto__emit_x(E, PTO__T_H_RANKS);
+    }
     for (v = 0; v < m->n_vars; v++) {
         const pto_var *va = &m->vars[v];
         if (va->kernel != k || va->kind != PTO_V_DIM) continue;
@@ -1382,6 +1409,236 @@ static void pto__emit_host_kernel(pto__emitter *E, int32_t k)
     pto__emit_x(E, PTO__T_H_LAUNCH);
 }
 
+/* ---- host sections ----------------------------------------------------------
+   host_NAME declares the host's dims and scalars (from -D), allocates its
+   params and intermediates, and per call fills args in the kernel's ABI order
+   and launches it with the kernel's block count, computed from the host's
+   values: while a call is emitted, the kernel's dim and scalar vars are
+   spelled as the host text bound to them (pto__emit_hs_bind). */
+
+/* The C text of a scalar argument (host spelling). */
+static void pto__emit_hs_value(pto__emitter *E, pto_buf *b, const pto_operand *o)
+{
+    if (o->kind == PTO_O_FLOAT) pto__emit_float(E, b, o->f, PTO__EX_HOST);
+    else if (o->kind == PTO_O_SCALAR) pto__emit_puts(b, E->var_name[o->ref]);
+    else pto__emit_expr(E, b, o->e[0], PTO__EX_HOST, 0);
+}
+
+/* Spells every dim and scalar var of the called kernel as its host value
+   (saved[] gets the names to restore); the texts live in txt. */
+static void pto__emit_hs_bind(pto__emitter *E, const pto_hstmt *st, const int32_t *order, int32_t n, pto_buf *txt,
+                              int32_t *offs, char **saved)
+{
+    const pto_module *m = E->m;
+    int32_t i, nv = 0;
+    int d;
+    for (i = 0; i < n; i++) {   /* texts first: txt may move while it grows */
+        const pto_param *kp = &m->params[order[i]];
+        const pto_operand *o = &m->operands[st->arg0 + i];
+        for (d = 0; d < 2 && kp->kind == PTO_P_TENSOR; d++) {
+            const pto_param *ht = &m->params[o->ref];
+            offs[nv++] = (int32_t)txt->len;
+            if (ht->dim_var[d] >= 0) pto__emit_puts(txt, E->var_name[ht->dim_var[d]]);
+            else pto__emit_put_i64(txt, ht->dim[d]);
+            pto__emit_put(txt, "", 1);
+        }
+        if (kp->kind == PTO_P_SCALAR) {
+            offs[nv++] = (int32_t)txt->len;
+            pto__emit_put(txt, "(", 1);
+            pto__emit_hs_value(E, txt, o);
+            pto__emit_put(txt, ")", 2);
+        }
+    }
+    nv = 0;
+    for (i = 0; i < n && !txt->oom; i++) {
+        const pto_param *kp = &m->params[order[i]];
+        for (d = 0; d < 2 && kp->kind == PTO_P_TENSOR; d++, nv++)
+            if (kp->dim_var[d] >= 0) {
+                saved[2 * i + d] = E->var_name[kp->dim_var[d]];
+                E->var_name[kp->dim_var[d]] = txt->data + offs[nv];
+            }
+        if (kp->kind == PTO_P_SCALAR && kp->var >= 0) {
+            saved[2 * i] = E->var_name[kp->var];
+            E->var_name[kp->var] = txt->data + offs[nv];
+        }
+        nv += kp->kind == PTO_P_SCALAR;
+    }
+}
+
+static void pto__emit_hs_unbind(pto__emitter *E, const int32_t *order, int32_t n, char **saved)
+{
+    const pto_module *m = E->m;
+    int32_t i;
+    int d;
+    /* in reverse: a dim shared by two params saved the first one's text second */
+    for (i = n - 1; i >= 0; i--) {
+        const pto_param *kp = &m->params[order[i]];
+        for (d = 1; d >= 0; d--) {
+            int32_t v = kp->kind == PTO_P_TENSOR ? kp->dim_var[d] : d == 0 ? kp->var : -1;
+            if (v >= 0 && saved[2 * i + d]) E->var_name[v] = saved[2 * i + d];
+            saved[2 * i + d] = NULL;
+        }
+    }
+}
+
+/* "k(x, t, 0.5)": the call as written, for the comment. */
+static void pto__emit_hs_sig(pto__emitter *E, const pto_hstmt *st)
+{
+    const pto_module *m = E->m;
+    pto_buf *b = pto__emit_sb(E, PTO__K_SIG);
+    int32_t i;
+    pto__emit_puts(b, pto_str(E->ctx, m->kernels[st->ref].name));
+    pto__emit_put(b, "(", 1);
+    for (i = 0; i < st->nargs; i++) {
+        const pto_operand *o = &m->operands[st->arg0 + i];
+        if (i) pto__emit_put(b, ", ", 2);
+        if (o->kind == PTO_O_GM) pto__emit_puts(b, pto_str(E->ctx, m->params[o->ref].name));
+        else if (o->kind == PTO_O_FLOAT) pto__emit_float(E, b, o->f, PTO__EX_PTO);
+        else if (o->kind == PTO_O_SCALAR) pto__emit_puts(b, pto_str(E->ctx, m->vars[o->ref].name));
+        else pto__emit_expr(E, b, o->e[0], PTO__EX_PTO, 0);
+    }
+    pto__emit_put(b, ")", 1);
+    pto__emit_vbuf(E, PTO__K_SIG);
+}
+
+static void pto__emit_hs_call(pto__emitter *E, const pto_hstmt *st, int32_t *order, int32_t *offs, char **saved,
+                              pto_buf *txt)
+{
+    const pto_module *m = E->m;
+    const pto_kernel *k = &m->kernels[st->ref];
+    int32_t n = pto__hs_abi(m, k, order), i;
+    pto__emit_hs_sig(E, st);
+    pto__emit_vi(E, PTO__K_N, st->loc.line);
+    pto__emit_vi(E, PTO__K_IDX, n > 0 ? n : 1);
+    pto__emit_x(E, PTO__T_HS_CALL);
+    for (i = 0; i < n; i++) {
+        const pto_param *kp = &m->params[order[i]];
+        const pto_operand *o = &m->operands[st->arg0 + i];
+        pto__emit_vi(E, PTO__K_IDX, i);
+        if (kp->kind == PTO_P_TENSOR) {
+            pto__emit_v(E, PTO__K_NAME, E->param_name[o->ref]);
+            pto__emit_x(E, PTO__T_HS_ARG_GM);
+            continue;
+        }
+        pto__emit_hs_value(E, pto__emit_sb(E, PTO__K_EXPR), o);
+        pto__emit_vbuf(E, PTO__K_EXPR);
+        pto__emit_x(E, kp->dtype == PTO_F32 || kp->dtype == PTO_F16 || kp->dtype == PTO_BF16 ? PTO__T_HS_ARG_F
+                                                                                              : PTO__T_HS_ARG_I);
+    }
+    txt->len = 0;
+    pto__emit_hs_bind(E, st, order, n, txt, offs, saved);
+    if (k->blocks >= 0) {
+        pto__emit_expr(E, pto__emit_sb(E, PTO__K_BLOCKS), k->blocks, PTO__EX_HOST, 0);
+        pto__emit_vbuf(E, PTO__K_BLOCKS);
+    } else {
+        pto__emit_v(E, PTO__K_BLOCKS, "1");
+    }
+    pto__emit_hs_unbind(E, order, n, saved);
+    pto__emit_planned(E, st->ref);
+    pto__emit_v(E, PTO__K_NAME, pto_str(E->ctx, k->name));
+    pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, k->name));
+    pto__emit_v(E, PTO__K_KIND, pto__emit_kind[k->kind < 3 ? k->kind : 0]);
+    pto__emit_x(E, PTO__T_HS_LAUNCH);
+}
+
+/* The host's dims and scalars, then its tensors (index = host tensor). */
+static void pto__emit_hs_decls(pto__emitter *E, int32_t h)
+{
+    const pto_module *m = E->m;
+    const pto_host *ho = &m->hosts[h];
+    int32_t v, i;
+    for (v = 0; v < m->n_vars; v++) {
+        const pto_var *va = &m->vars[v];
+        const pto_param *pa;
+        if (va->kernel != PTO_HOST_SCOPE(h)) continue;
+        pa = va->def >= 0 ? &m->params[va->def] : NULL;
+        pto__emit_v(E, PTO__K_NAME, E->var_name[v]);
+        pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, va->name));
+        if (va->kind == PTO_V_DIM) pto__emit_x(E, PTO__T_H_DIM);
+        else pto__emit_x(E, pa && (pa->dtype == PTO_F32 || pa->dtype == PTO_F16 || pa->dtype == PTO_BF16)
+                                ? PTO__T_H_SCALAR_F : PTO__T_H_SCALAR_I);
+    }
+    for (i = 0; i < ho->nparams + ho->ntensors; i++) {
+        const pto_param *pa = &m->params[ho->param0 + i];
+        if (pa->kind != PTO_P_TENSOR) continue;
+        pto__emit_v(E, PTO__K_NAME, E->param_name[ho->param0 + i]);
+        pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, pa->name));
+        pto__emit_vi(E, PTO__K_IDX, i);
+        pto__emit_v(E, PTO__K_DTYPE, pto__emit_dtype[pa->dtype < PTO_NDTYPE ? pa->dtype : 0]);
+        if (pa->dim_var[0] >= 0) pto__emit_v(E, PTO__K_ROWS, E->var_name[pa->dim_var[0]]);
+        else pto__emit_vi(E, PTO__K_ROWS, pa->dim[0]);
+        if (pa->dim_var[1] >= 0) pto__emit_v(E, PTO__K_COLS, E->var_name[pa->dim_var[1]]);
+        else pto__emit_vi(E, PTO__K_COLS, pa->dim[1]);
+        pto__emit_v(E, PTO__K_DIR, i >= ho->nparams ? "PTO_H_TEMP" : pa->dir == PTO_IN ? "PTO_H_IN"
+                                   : pa->dir == PTO_OUT ? "PTO_H_OUT" : "PTO_H_INOUT");
+        pto__emit_x(E, PTO__T_H_TENSOR);
+    }
+}
+
+/* The host's params as written, for the comment. */
+static void pto__emit_hs_params(pto__emitter *E, const pto_host *ho)
+{
+    const pto_module *m = E->m;
+    pto_buf *b = pto__emit_sb(E, PTO__K_SIG);
+    int32_t i;
+    int d;
+    for (i = 0; i < ho->nparams; i++) {
+        const pto_param *pa = &m->params[ho->param0 + i];
+        if (i) pto__emit_put(b, ", ", 2);
+        if (pa->kind == PTO_P_SCALAR) {
+            pto_buf_printf(b, "scalar %s: %s", pto_str(E->ctx, pa->name), pto_dtype_name((pto_dtype)pa->dtype));
+            continue;
+        }
+        pto_buf_printf(b, "%s %s: %s[", pto__emit_dir[pa->dir < 3 ? pa->dir : 0], pto_str(E->ctx, pa->name),
+                       pto_dtype_name((pto_dtype)pa->dtype));
+        for (d = 0; d < 2; d++) {
+            if (d) pto__emit_put(b, ", ", 2);
+            if (pa->dim_var[d] >= 0) pto__emit_puts(b, pto_str(E->ctx, m->vars[pa->dim_var[d]].name));
+            else pto__emit_put_i64(b, pa->dim[d]);
+        }
+        pto__emit_put(b, "]", 1);
+    }
+    pto__emit_vbuf(E, PTO__K_SIG);
+}
+
+static void pto__emit_host_section(pto__emitter *E, int32_t h)
+{
+    const pto_module *m = E->m;
+    const pto_host *ho = &m->hosts[h];
+    int32_t most = 1, k, s, *order, *offs;
+    char **saved;
+    pto_buf txt;
+    for (k = 0; k < m->n_kernels; k++)
+        if (m->kernels[k].nparams > most) most = m->kernels[k].nparams;
+    memset(&txt, 0, sizeof txt);
+    txt.ctx = E->ctx;
+    order = (int32_t *)pto_alloc(E->ctx, sizeof(int32_t) * (size_t)most);
+    offs = (int32_t *)pto_alloc(E->ctx, sizeof(int32_t) * (size_t)(2 * most));
+    saved = (char **)pto_alloc(E->ctx, sizeof(char *) * (size_t)(2 * most));
+    if (!order || !offs || !saved) {
+        E->st = PTO_ERR_INTERNAL;
+    } else {
+        memset(saved, 0, sizeof(char *) * (size_t)(2 * most));
+        pto__emit_v(E, PTO__K_NAME, pto_str(E->ctx, ho->name));
+        pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, ho->name));
+        pto__emit_vi(E, PTO__K_N, ho->loc.line);
+        pto__emit_hs_params(E, ho);
+        pto__emit_x(E, PTO__T_HS_BEGIN);
+        pto__emit_hs_decls(E, h);
+        pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, ho->name));
+        pto__emit_x(E, PTO__T_HS_READY);
+        for (s = ho->stmt0; s < ho->stmt0 + ho->nstmts; s++)
+            if (m->hstmts[s].kind == PTO_HS_CALL) pto__emit_hs_call(E, &m->hstmts[s], order, offs, saved, &txt);
+        pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, ho->name));
+        pto__emit_x(E, PTO__T_HS_END);
+    }
+    if (txt.oom) E->st = PTO_ERR_INTERNAL;
+    pto_buf_free(&txt);
+    pto_free(E->ctx, order);
+    pto_free(E->ctx, offs);
+    pto_free(E->ctx, saved);
+}
+
 /* ---- entry ---------------------------------------------------------------- */
 
 /* Every statement of the module's kernels must be something the emitter can
@@ -1396,6 +1653,10 @@ static pto_status pto__emit_check(pto__emitter *E)
         if (st->block < 0) continue;
         if (st->kind == PTO_ST_OP && st->op >= PTO_NOP)
             return pto_error(E->ctx, st->loc, "emit: unknown op %d", (int)st->op);
+        if (st->kind == PTO_ST_OP && (pto_opinfo_get((pto_op)st->op)->cls == PTO_OC_XFER ||
+                                      pto_opinfo_get((pto_op)st->op)->cls == PTO_OC_ALLREDUCE))
+            return pto_error(E->ctx, st->loc, "emit: %s is not lowered (run pto_lower after pto_verify)",
+                             pto_opinfo_get((pto_op)st->op)->name);
         if (st->kind == PTO_ST_TILE && (st->ref < 0 || st->ref >= m->n_tiles))
             return pto_error(E->ctx, st->loc, "emit: tile statement without a tile");
         if ((st->kind == PTO_ST_LET || st->kind == PTO_ST_FOR) && (st->ref < 0 || st->ref >= m->n_vars))
@@ -1409,6 +1670,8 @@ static pto_status pto__emit_check(pto__emitter *E)
             case PTO_O_SCALAR: bad = o->ref < 0 || o->ref >= m->n_vars; break;
             case PTO_O_PIPE: bad = o->ref < 0 || o->ref >= PTO_NPIPE; break;
             case PTO_O_FLOAT: case PTO_O_INT: break;
+            case PTO_O_CMP: bad = o->ref < 0 || o->ref > PTO_GE; break;
+            case PTO_O_NMODE: bad = o->ref != PTO_NOTIFY_SET && o->ref != PTO_NOTIFY_ADD; break;
             default:
                 return pto_error(E->ctx, o->loc, "emit: operand kind %d of %s is not supported yet", (int)o->kind,
                                  pto_opinfo_get((pto_op)st->op)->name);
@@ -1488,11 +1751,13 @@ static void pto__emit_all(pto__emitter *E, const pto_emit_desc *desc, pto_buf *k
             pto_buf_free(&text);
         }
         pto__emit_x(E, PTO__T_H_SOURCE_END);
-        for (k = 0; k < m->n_kernels; k++) pto__emit_host_kernel(E, k);
+        /* with host sections, the hosts are the program; else each kernel on its own */
+        for (k = 0; k < m->n_kernels && !m->n_hosts; k++) pto__emit_host_kernel(E, k);
+        for (k = 0; k < m->n_hosts; k++) pto__emit_host_section(E, k);
         pto__emit_v(E, PTO__K_FILE, E->file);
         pto__emit_x(E, PTO__T_H_MAIN_BEGIN);
-        for (k = 0; k < m->n_kernels; k++) {
-            pto__emit_v(E, PTO__K_NAME, pto_str(E->ctx, m->kernels[k].name));
+        for (k = 0; k < (m->n_hosts ? m->n_hosts : m->n_kernels); k++) {
+            pto__emit_v(E, PTO__K_NAME, pto_str(E->ctx, m->n_hosts ? m->hosts[k].name : m->kernels[k].name));
             pto__emit_x(E, PTO__T_H_CALL);
         }
         pto__emit_x(E, PTO__T_H_MAIN_END);

@@ -5,14 +5,20 @@
    the host.c pto_emit writes. It needs the .pto text of the kernels (host.c
    embeds it) and gives host.c a small vocabulary:
 
-     pto_h_begin   reads -D NAME=VALUE, --seed S, --trace F.json; re-parses
-                  and verifies the .pto text; creates the simulated device
+     pto_h_begin   reads -D NAME=VALUE, --seed S, --ranks N, --trace F.json;
+                  re-parses and verifies the .pto text; creates the simulated device
+     pto_h_ranks   the kernel set up next is a ranks kernel: it runs on a
+                  second device of N ranks (--ranks, default 2); each of its
+                  tensors is a window tensor there (one copy per rank, each
+                  with its own inputs), and a tensor the kernel uses as a
+                  signal (notify, wait, allreduce) starts at zero
      pto_h_dim / pto_h_scalar    a dynamic dim / scalar param from -D
      pto_h_tensor  a device tensor plus a host copy for the interpreter;
                   inputs get seeded random values (the same in both)
      pto_h_launch  runs the kernel on the simulator, then the reference
                   interpreter on the host copies, and compares every tensor
-                  (inputs too: a kernel must not write them) bit for bit,
+                  (inputs too: a kernel must not write them; every rank's copy)
+                  bit for bit,
                   NaN equal to NaN; prints result, cycles, bound, efficiency,
                   flags and barriers (counted in kernel.c as it is on disk,
                   hand edits included), planned bytes and simulator reports
@@ -35,7 +41,9 @@
 #define PTO_H_IN 0
 #define PTO_H_OUT 1
 #define PTO_H_INOUT 2
+#define PTO_H_TEMP 3    /* an intermediate of a host section: zero, not random */
 #define PTO_H_MAX 64
+#define PTO_H_RMAX 64              /* most ranks */
 
 typedef struct pto_h_run {
     const char *file;              /* the .pto file name */
@@ -48,11 +56,16 @@ typedef struct pto_h_run {
     pto_ctx *ctx;
     pto_module *m;
     pto_k_device *dev;
+    pto_k_device *rdev;            /* nranks ranks, for ranks kernels (made on first use) */
+    int nranks;                    /* --ranks N */
     char *ksrc;                    /* kernel.c, for counting flags and barriers */
     /* the kernel being set up */
     pto_binding bind[PTO_H_MAX];
     int nbind;
     void *host[PTO_H_MAX];
+    void *rhost[PTO_H_RMAX][PTO_H_MAX]; /* a ranks kernel: rank r's host copy ([0] is host) */
+    int kranks;                    /* the kernel being set up is a ranks kernel: its rank count */
+    int32_t kernel;                /* and its id */
     pto_k_gm *gm[PTO_H_MAX];
     int dir[PTO_H_MAX];
     int ntensors;
@@ -108,7 +121,15 @@ PTO_K_FN int pto_h_args(pto_h_run *run, int argc, char **argv)
         else if (strncmp(a, "-D", 2) == 0 && a[2]) v = a + 2;
         else if (strcmp(a, "--seed") == 0 && i + 1 < argc) { run->seed = strtoull(argv[++i], NULL, 0); continue; }
         else if (strcmp(a, "--trace") == 0 && i + 1 < argc) { run->trace = argv[++i]; continue; }
-        else { pto_h_fail(run, 1, "unknown argument '%s' (use -D NAME=VALUE, --seed S, --trace FILE)", a); return 1; }
+        else if (strcmp(a, "--ranks") == 0 && i + 1 < argc) {
+            run->nranks = atoi(argv[++i]);
+            if (run->nranks < 1 || run->nranks > PTO_H_RMAX) {
+                pto_h_fail(run, 1, "--ranks %s: want a rank count in 1..64", argv[i]);
+                return 1;
+            }
+            continue;
+        }
+        else { pto_h_fail(run, 1, "unknown argument '%s' (use -D NAME=VALUE, --seed S, --ranks N, --trace FILE)", a); return 1; }
         eq = strchr(v, '=');
         if (!eq || eq == v || run->ndefs == PTO_H_MAX) { pto_h_fail(run, 1, "bad -D '%s' (want NAME=VALUE)", v); return 1; }
         run->def_name[run->ndefs] = v;
@@ -153,6 +174,7 @@ PTO_K_FN int pto_h_begin(pto_h_run *run, int argc, char **argv, const char *file
     memset(run, 0, sizeof *run);
     run->file = file;
     run->seed = 1;
+    run->nranks = 2;
     if (pto_h_args(run, argc, argv)) return 1;
     run->rng = run->seed;
     run->ctx = pto_ctx_create(NULL);
@@ -198,28 +220,76 @@ PTO_K_FN int64_t pto_h_dim(pto_h_run *run, const char *name)
 
 PTO_K_FN double pto_h_scalar(pto_h_run *run, const char *name) { return pto_h_def(run, name, "scalar"); }
 
+/* The next kernel is a ranks kernel: its tensors go to the device of
+   run->nranks ranks, one window copy per rank. */
+PTO_K_FN void pto_h_ranks(pto_h_run *run, const char *name)
+{
+    pto_k_device_desc dd;
+    if (run->status) return;
+    for (run->kernel = 0; run->kernel < run->m->n_kernels; run->kernel++)
+        if (strcmp(pto_str(run->ctx, run->m->kernels[run->kernel].name), name) == 0) break;
+    if (run->kernel == run->m->n_kernels) { pto_h_fail(run, 2, "no kernel %s in the embedded text", name); return; }
+    run->kranks = run->nranks;
+    if (run->rdev) return;
+    memset(&dd, 0, sizeof dd);
+    dd.arch = run->m->arch == PTO_ARCH_A5 ? PTO_K_A5 : PTO_K_A2A3;
+    dd.seed = run->seed;
+    dd.nranks = run->nranks;
+    run->rdev = pto_k_device_create(&dd);
+    if (!run->rdev) pto_h_fail(run, 2, "%s", "cannot create the simulated device");
+}
+
+/* Is param (an index in the current ranks kernel) a signal: the tensor of
+   a notify / wait, or allreduce's second operand? Signals start at zero. */
+PTO_K_FN int pto_h_signal(const pto_h_run *run, int param)
+{
+    const pto_module *m = run->m;
+    int32_t ref = m->kernels[run->kernel].param0 + param, s;
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_stmt *st = &m->stmts[s];
+        int i = st->op == PTO_OP_ALLREDUCE ? 1 : 0;
+        if (st->kind != PTO_ST_OP || st->block < 0 || m->blocks[st->block].kernel != run->kernel) continue;
+        if (st->op != PTO_OP_NOTIFY && st->op != PTO_OP_WAIT && st->op != PTO_OP_ALLREDUCE) continue;
+        if (pto_stmt_arg(m, s, i)->ref == ref) return 1;
+    }
+    return 0;
+}
+
+/* Seeded random values for an input (the same sequence for device and reference). */
+PTO_K_FN void pto_h_fill(pto_h_run *run, void *host, int dtype, int64_t n)
+{
+    int64_t i;
+    for (i = 0; i < n; i++) {
+        uint64_t r = pto_h_next(run);
+        float v = dtype == PTO_K_I32 ? (float)((int)(r % 201) - 100)
+                : dtype == PTO_K_I8 ? (float)((int)(r % 41) - 20)
+                : (float)((int)(r % 2048) - 1024) / 512.0f;
+        pto_elem_set(host, dtype, i, v);
+    }
+}
+
 PTO_K_FN pto_k_gm *pto_h_tensor(pto_h_run *run, int param, const char *name, int dtype, int64_t rows, int64_t cols,
                                int dir)
 {
     pto_k_gm *g;
     size_t bytes;
-    int64_t i;
-    if (run->status || param >= PTO_H_MAX) return NULL;
+    int r, nr = run->kranks ? run->kranks : 1, fill;
+    if (run->status) return NULL;
+    if (param >= PTO_H_MAX) { pto_h_fail(run, 1, "tensor %s: too many tensors for the harness", name); return NULL; }
     if (rows < 1 || cols < 1) { pto_h_fail(run, 1, "tensor %s has an empty shape", name); return NULL; }
     bytes = (size_t)(rows * cols * pto_dtype_size((pto_dtype)dtype));
-    g = pto_k_gm_create(run->dev, name, dtype, rows, cols);
-    run->host[param] = calloc(bytes ? bytes : 1, 1);
-    if (!g || !run->host[param]) { pto_h_fail(run, 2, "cannot allocate tensor %s", name); return NULL; }
-    if (dir != PTO_H_OUT) {
-        for (i = 0; i < rows * cols; i++) {
-            uint64_t r = pto_h_next(run);
-            float v = dtype == PTO_K_I32 ? (float)((int)(r % 201) - 100)
-                    : dtype == PTO_K_I8 ? (float)((int)(r % 41) - 20)
-                    : (float)((int)(r % 2048) - 1024) / 512.0f;
-            pto_elem_set(run->host[param], dtype, i, v);
-        }
-        memcpy(g->data, run->host[param], bytes);
+    g = run->kranks ? pto_k_gm_create_window(run->rdev, name, dtype, rows, cols)
+                    : pto_k_gm_create(run->dev, name, dtype, rows, cols);
+    fill = dir != PTO_H_OUT && dir != PTO_H_TEMP && !(run->kranks && pto_h_signal(run, param));
+    for (r = 0; r < nr; r++) {
+        pto_k_gm *gr = run->kranks && g ? pto_k_gm_peer(g, r) : g;
+        run->rhost[r][param] = calloc(bytes ? bytes : 1, 1);
+        if (!gr || !run->rhost[r][param]) { pto_h_fail(run, 2, "cannot allocate tensor %s", name); return NULL; }
+        if (!fill) continue;
+        pto_h_fill(run, run->rhost[r][param], dtype, rows * cols);
+        memcpy(gr->data, run->rhost[r][param], bytes);
     }
+    run->host[param] = run->rhost[0][param];
     run->gm[param] = g;
     run->dir[param] = dir;
     if (param + 1 > run->ntensors) run->ntensors = param + 1;
@@ -260,22 +330,29 @@ PTO_K_FN void pto_h_count_syncs(const char *s, const char *name, int *flags, int
     }
 }
 
-/* The first element where device and reference differ; returns 1 if any. */
+/* The first element where device and reference differ; returns 1 if any.
+   A ranks kernel's tensor is compared on every rank (named x@r). */
 PTO_K_FN int pto_h_compare(pto_h_run *run, int p, const char *name)
 {
-    pto_k_gm *g = run->gm[p];
-    int size = pto_dtype_size((pto_dtype)g->dtype);
-    int64_t i, n = g->rows * g->cols;
-    for (i = 0; i < n; i++) {
-        const char *a = (const char *)g->data + i * size, *b = (const char *)run->host[p] + i * size;
-        float x, y;
-        if (memcmp(a, b, (size_t)size) == 0) continue;
-        x = pto_elem_get(g->data, g->dtype, i);
-        y = pto_elem_get(run->host[p], g->dtype, i);
-        if (x != x && y != y) continue;
-        printf("  result      mismatch: %s[%lld, %lld] = %.9g on the simulator, %.9g in the reference\n", name,
-               (long long)(i / g->cols), (long long)(i % g->cols), (double)x, (double)y);
-        return 1;
+    int r, nr = run->kranks ? run->kranks : 1;
+    for (r = 0; r < nr; r++) {
+        pto_k_gm *g = run->kranks ? pto_k_gm_peer(run->gm[p], r) : run->gm[p];
+        const void *host = run->rhost[r][p];
+        int size = pto_dtype_size((pto_dtype)g->dtype);
+        int64_t i, n = g->rows * g->cols;
+        char rk[16] = "";
+        if (run->kranks) snprintf(rk, sizeof rk, "@%d", r);
+        for (i = 0; i < n; i++) {
+            const char *a = (const char *)g->data + i * size, *b = (const char *)host + i * size;
+            float x, y;
+            if (memcmp(a, b, (size_t)size) == 0) continue;
+            x = pto_elem_get(g->data, g->dtype, i);
+            y = pto_elem_get(host, g->dtype, i);
+            if (x != x && y != y) continue;
+            printf("  result      mismatch: %s%s[%lld, %lld] = %.9g on the simulator, %.9g in the reference\n", name,
+                   rk, (long long)(i / g->cols), (long long)(i % g->cols), (double)x, (double)y);
+            return 1;
+        }
     }
     return 0;
 }
@@ -292,12 +369,16 @@ PTO_K_FN const char *pto_h_bound_pipe(const pto_k_report *r)
 
 PTO_K_FN void pto_h_reset(pto_h_run *run)
 {
-    int p;
+    int p, r;
     for (p = 0; p < run->ntensors; p++) {
-        free(run->host[p]);
+        for (r = 0; r < PTO_H_RMAX; r++) {
+            free(run->rhost[r][p]);
+            run->rhost[r][p] = NULL;
+        }
         run->host[p] = NULL;
         run->gm[p] = NULL;
     }
+    run->kranks = 0;
     run->ntensors = 0;
     run->nbind = 0;
 }
@@ -358,10 +439,11 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
                           const int64_t *args, const char *planned)
 {
     pto_k_launch_desc ld;
-    const pto_k_report *r;
+    const pto_k_report *rep;
     pto_launch L;
     int32_t k;
-    int p, bad = 0, nout = 0;
+    int p, r, bad = 0, nout = 0;
+    void **tensors = NULL;
     if (run->status) { pto_h_reset(run); return; }
     if (blocks < 1) { pto_h_fail(run, 1, "kernel %s would launch no block", name); pto_h_reset(run); return; }
     memset(&ld, 0, sizeof ld);
@@ -370,7 +452,6 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
     ld.kind = kind;
     ld.block_num = blocks;
     ld.args = args;
-    r = pto_k_launch(run->dev, &ld);
     for (k = 0; k < run->m->n_kernels; k++)
         if (strcmp(pto_str(run->ctx, run->m->kernels[k].name), name) == 0) break;
     memset(&L, 0, sizeof L);
@@ -378,7 +459,22 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
     L.tensors = run->host;
     L.bindings = run->bind;
     L.nbindings = run->nbind;
-    printf("kernel %s (%lld block%s)\n", name, (long long)blocks, blocks == 1 ? "" : "s");
+    if (run->kranks && k < run->m->n_kernels) {
+        /* every arg once; the simulator gives each rank its window copies */
+        int np = run->m->kernels[k].nparams;
+        ld.nargs = np;
+        tensors = (void **)calloc((size_t)(run->kranks * (np > 0 ? np : 1)), sizeof *tensors);
+        if (!tensors) { pto_h_fail(run, 2, "%s", "out of memory"); pto_h_reset(run); return; }
+        for (r = 0; r < run->kranks; r++)
+            for (p = 0; p < np && p < PTO_H_MAX; p++) tensors[r * np + p] = run->rhost[r][p];
+        L.tensors = tensors;
+        L.nranks = run->kranks;
+    }
+    rep = pto_k_launch(run->kranks ? run->rdev : run->dev, &ld);
+    if (run->kranks)
+        printf("kernel %s (%lld block%s x %d ranks)\n", name, (long long)blocks, blocks == 1 ? "" : "s", run->kranks);
+    else
+        printf("kernel %s (%lld block%s)\n", name, (long long)blocks, blocks == 1 ? "" : "s");
     if (k == run->m->n_kernels || pto_interp(run->ctx, run->m, &L) != PTO_OK) {
         pto_diag_print(run->ctx, stderr);
         pto_diag_clear(run->ctx);
@@ -392,10 +488,70 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
         }
         if (!bad) printf("  result      match (%d output%s)\n", nout, nout == 1 ? "" : "s");
     }
+    pto_h_report(run, name, rep, planned);
+    if (bad || rep->nerrors) run->failed = 1;
+    run->cycles += rep->makespan;
+    run->nkernels++;
+    free(tensors);
+    pto_h_reset(run);
+}
+
+/* ---- host sections ----------------------------------------------------------
+   host_NAME in host.c allocates the host's tensors with pto_h_tensor (index =
+   host tensor, PTO_H_TEMP for intermediates), launches every call with
+   pto_h_call (simulator only: reports per call, no comparison, the tensors
+   stay) and ends with pto_h_host_end, which runs the host on the reference
+   interpreter (pto_interp_host) and compares every tensor of the host. */
+
+PTO_K_FN void pto_h_call(pto_h_run *run, pto_k_kernel_fn fn, const char *name, int kind, int64_t blocks,
+                        const int64_t *args, const char *planned)
+{
+    pto_k_launch_desc ld;
+    const pto_k_report *r;
+    if (run->status) return;
+    if (blocks < 1) { pto_h_fail(run, 1, "kernel %s would launch no block", name); return; }
+    memset(&ld, 0, sizeof ld);
+    ld.fn = fn;
+    ld.name = name;
+    ld.kind = kind;
+    ld.block_num = blocks;
+    ld.args = args;
+    r = pto_k_launch(run->dev, &ld);
+    printf("call %s (%lld block%s)\n", name, (long long)blocks, blocks == 1 ? "" : "s");
     pto_h_report(run, name, r, planned);
-    if (bad || r->nerrors) run->failed = 1;
+    if (r->nerrors) run->failed = 1;
     run->cycles += r->makespan;
     run->nkernels++;
+}
+
+PTO_K_FN void pto_h_host_end(pto_h_run *run, const char *name)
+{
+    pto_host_launch L;
+    int32_t h;
+    int p, bad = 0, nout = 0;
+    if (run->status) { pto_h_reset(run); return; }
+    for (h = 0; h < run->m->n_hosts; h++)
+        if (strcmp(pto_str(run->ctx, run->m->hosts[h].name), name) == 0) break;
+    memset(&L, 0, sizeof L);
+    L.host = h;
+    L.tensors = run->host;
+    L.bindings = run->bind;
+    L.nbindings = run->nbind;
+    printf("host %s\n", name);
+    if (h == run->m->n_hosts || pto_interp_host(run->ctx, run->m, &L) != PTO_OK) {
+        pto_diag_print(run->ctx, stderr);
+        pto_diag_clear(run->ctx);
+        printf("  result      no reference: the interpreter failed\n");
+        bad = 1;
+    } else {
+        for (p = 0; p < run->ntensors; p++) {   /* every tensor: a wrong intermediate names the call at fault */
+            if (!run->gm[p]) continue;
+            nout += run->dir[p] == PTO_H_OUT || run->dir[p] == PTO_H_INOUT;
+            bad |= pto_h_compare(run, p, run->gm[p]->name);
+        }
+        if (!bad) printf("  result      match (%d output%s)\n", nout, nout == 1 ? "" : "s");
+    }
+    if (bad) run->failed = 1;
     pto_h_reset(run);
 }
 
@@ -405,6 +561,7 @@ PTO_K_FN int pto_h_end(pto_h_run *run)
     if (run->nkernels > 1) printf("total         %lld cycles over %d kernels\n", (long long)run->cycles, run->nkernels);
     pto_h_reset(run);
     if (run->dev) pto_k_device_destroy(run->dev);
+    if (run->rdev) pto_k_device_destroy(run->rdev);
     if (run->m) pto_module_destroy(run->m);
     if (run->ctx) pto_ctx_destroy(run->ctx);
     free(run->ksrc);

@@ -126,6 +126,10 @@ typedef struct pto__interp {
     int64_t (*shape)[2];   /* per kernel param: its extents */
     int64_t block, blocks, rank, nranks;
     int oom;
+    /* ranks kernels run as resumable steps (pto__in_ranks): */
+    int stepping;          /* set: wait and allreduce may block */
+    int blocked;           /* the op just run could not go on (the step stays on it) */
+    int ar;                /* allreduce: 0 none, 1 arrived (waits for every rank), 2 done */
 } pto__interp;
 
 static int pto__fail(pto__interp *I, pto_loc loc, const char *fmt, ...)
@@ -531,6 +535,98 @@ static int pto__exec_matmul(pto__interp *I, int32_t s)
     return 1;
 }
 
+/* ---- communication (hardware.md section 8) ----
+   Signals are i32 cells of a tensor; notify sets or adds (wrapping), wait
+   holds its rank until `cell CMP value`. tput / tget copy a ROWS x COLS
+   window between two GM windows (either may be a peer's). allreduce is one
+   collective step here: it waits until every rank has reached an
+   allreduce, then every element of X becomes the f32 sum over ranks in rank
+   order 0, 1, .., n-1 (the order of the lowering's accumulation, so the two
+   agree bit for bit), in every rank's copy; the signal is left alone (the
+   lowering leaves it as it found it). */
+
+static int pto__in_cell(pto__interp *I, int32_t s, int32_t *val, unsigned char **at)
+{
+    pto__win w;
+    if (!pto__window(I, s, 0, 1, 1, &w)) return 0;
+    if (w.dtype != PTO_I32)
+        return pto__fail(I, I->m->stmts[s].loc, "%s: a signal must be an i32 tensor",
+                         pto_opinfo_get((pto_op)I->m->stmts[s].op)->name);
+    *at = w.base + (size_t)(w.r * w.d1 + w.c) * 4u;
+    memcpy(val, *at, 4);
+    return 1;
+}
+
+static int pto__in_notify(pto__interp *I, int32_t s)
+{
+    const pto_operand *vo = pto_stmt_arg(I->m, s, 1), *mo = pto_stmt_arg(I->m, s, 2);
+    unsigned char *at;
+    int32_t cell;
+    int64_t v;
+    if (!pto__in_cell(I, s, &cell, &at) || !pto__eval(I, vo->e[0], &v, 0)) return 0;
+    if (v < -2147483647 - 1 || v > 2147483647)
+        return pto__fail(I, vo->loc, "notify: value %lld does not fit an i32 signal", (long long)v);
+    cell = mo->ref == PTO_NOTIFY_ADD ? (int32_t)(uint32_t)((uint32_t)cell + (uint32_t)(int32_t)v) : (int32_t)v;
+    memcpy(at, &cell, 4);
+    return 1;
+}
+
+static int pto__in_cmp(int cmp, int64_t a, int64_t b)
+{
+    switch (cmp) {
+    case PTO_EQ: return a == b;
+    case PTO_NE: return a != b;
+    case PTO_LT: return a < b;
+    case PTO_LE: return a <= b;
+    case PTO_GT: return a > b;
+    default: return a >= b;
+    }
+}
+
+static int pto__in_wait(pto__interp *I, int32_t s)
+{
+    const pto_operand *co = pto_stmt_arg(I->m, s, 1), *vo = pto_stmt_arg(I->m, s, 2);
+    unsigned char *at;
+    int32_t cell;
+    int64_t v;
+    if (!pto__in_cell(I, s, &cell, &at) || !pto__eval(I, vo->e[0], &v, 0)) return 0;
+    if (pto__in_cmp(co->ref, cell, v)) return 1;
+    if (!I->stepping) return pto__fail(I, I->m->stmts[s].loc, "wait never returns: nothing else runs (not a ranks kernel)");
+    I->blocked = 1;
+    return 1;
+}
+
+static int pto__in_xfer(pto__interp *I, int32_t s)
+{
+    const pto_stmt *st = &I->m->stmts[s];
+    int64_t nr, nc;
+    pto__win d, a;
+    size_t es;
+    if (!pto__eval(I, pto_stmt_arg(I->m, s, 2)->e[0], &nr, 0) || !pto__eval(I, pto_stmt_arg(I->m, s, 3)->e[0], &nc, 0))
+        return 0;
+    if (nr < 0 || nc < 0) return pto__fail(I, st->loc, "%s: negative extent", pto_opinfo_get((pto_op)st->op)->name);
+    if (!pto__window(I, s, 0, nr, nc, &d) || !pto__window(I, s, 1, nr, nc, &a)) return 0;
+    if (d.dtype != a.dtype) return pto__fail(I, st->loc, "%s: the two tensors differ in dtype", pto_opinfo_get((pto_op)st->op)->name);
+    if (d.base == a.base && d.r < a.r + nr && a.r < d.r + nr && d.c < a.c + nc && a.c < d.c + nc)
+        return pto__fail(I, st->loc, "%s: the source and destination windows overlap", pto_opinfo_get((pto_op)st->op)->name);
+    es = (size_t)pto_dtype_size((pto_dtype)d.dtype);
+    pto__copy(d.base + (size_t)(d.r * d.d1 + d.c) * es, d.dtype, d.d1, a.base + (size_t)(a.r * a.d1 + a.c) * es, a.dtype,
+              a.d1, nr, nc);
+    return 1;
+}
+
+static int pto__in_allreduce(pto__interp *I, int32_t s)
+{
+    if (!I->stepping) return pto__fail(I, I->m->stmts[s].loc, "allreduce needs a ranks kernel");
+    if (I->ar == 2) {
+        I->ar = 0;
+        return 1;
+    }
+    I->ar = 1;
+    I->blocked = 1;
+    return 1;
+}
+
 static int pto__exec_op(pto__interp *I, int32_t s)
 {
     const pto_stmt *st = &I->m->stmts[s];
@@ -552,6 +648,10 @@ static int pto__exec_op(pto__interp *I, int32_t s)
     case PTO_OC_EXTRACT: return pto__exec_extract(I, s);
     case PTO_OC_MATMUL: return pto__exec_matmul(I, s);
     case PTO_OC_SYNC: return 1;
+    case PTO_OC_NOTIFY: return pto__in_notify(I, s);
+    case PTO_OC_WAIT: return pto__in_wait(I, s);
+    case PTO_OC_XFER: return pto__in_xfer(I, s);
+    case PTO_OC_ALLREDUCE: return pto__in_allreduce(I, s);
     }
     return pto__fail(I, st->loc, "the interpreter cannot run %s", info->name);
 }
@@ -793,6 +893,280 @@ static int pto__run_kernel(pto__interp *I)
     return 1;
 }
 
+static void pto__in_free(pto__interp *I)
+{
+    pto_free(I->ctx, I->env);
+    pto_free(I->ctx, I->state);
+    pto_free(I->ctx, I->sval);
+    pto_free(I->ctx, I->tiles);
+    pto_free(I->ctx, I->shape);
+    pto_free(I->ctx, I->arena);
+    pto_free(I->ctx, I->scratch);
+}
+
+/* ---- ranks: every rank a resumable program ----
+   Ranks interleave (a wait needs a peer's notify), so each rank keeps its
+   own interpreter state and an explicit stack of frames instead of the C
+   stack; the scheduler resumes rank 0, 1, .. in turn, each until it
+   finishes or blocks (a wait that does not hold, an allreduce that not
+   every rank has reached). Within a rank, blocks still run in order. When
+   every rank still running waits at an allreduce, the sum is taken and
+   they go on; when a whole round moves nothing, that is a deadlock: an
+   error at the first blocked statement. A race-free kernel gives the same
+   result in every interleaving, so this one order is as good as any. */
+
+typedef struct pto__in_frame {
+    int32_t next;          /* next statement of this list, -1 at its end */
+    int32_t loop;          /* the FOR statement whose body this is, or -1 */
+    int64_t i, hi, step;
+} pto__in_frame;
+
+typedef struct pto__in_rank {
+    pto__interp I;
+    pto__in_frame *fr;
+    int32_t nfr, capfr;
+    int64_t block;
+    int started, done;
+    int32_t at;            /* the statement it is blocked at, or -1 */
+    int64_t steps;         /* statements completed (progress) */
+} pto__in_rank;
+
+static int pto__in_push(pto__in_rank *R, int32_t block, int32_t loop, int64_t i, int64_t hi, int64_t step)
+{
+    pto__in_frame *f;
+    if (R->nfr == R->capfr) {
+        int32_t cap = R->capfr ? R->capfr * 2 : 16;
+        pto__in_frame *n = (pto__in_frame *)pto_realloc(R->I.ctx, R->fr, sizeof *n * (size_t)cap);
+        if (!n) {
+            R->I.oom = 1;
+            pto__oom(R->I.ctx);
+            return 0;
+        }
+        R->fr = n;
+        R->capfr = cap;
+    }
+    f = &R->fr[R->nfr++];
+    f->next = block >= 0 ? R->I.m->blocks[block].head : -1;
+    f->loop = loop;
+    f->i = i, f->hi = hi, f->step = step;
+    return 1;
+}
+
+/* The end of a list: the next iteration of its loop, or pop it. */
+static void pto__in_list_end(pto__in_rank *R)
+{
+    pto__in_frame *f = &R->fr[R->nfr - 1];
+    const pto_stmt *lp;
+    if (f->loop < 0 || (uint64_t)f->hi - (uint64_t)f->i <= (uint64_t)f->step) {
+        R->nfr--;
+        return;
+    }
+    lp = &R->I.m->stmts[f->loop];
+    f->i += f->step;
+    R->I.env[lp->ref] = f->i;
+    R->I.state[lp->ref] = PTO__BOUND;
+    f->next = R->I.m->blocks[lp->body].head;
+}
+
+/* FOR / IF / SECTION open a frame; everything else runs (and may block). */
+static int pto__in_step(pto__in_rank *R, int32_t s)
+{
+    pto__interp *I = &R->I;
+    const pto_stmt *st = &I->m->stmts[s];
+    int64_t lo, hi, step = 1, a, b;
+    switch (st->kind) {
+    case PTO_ST_FOR:
+        if (!pto__eval(I, st->e[0], &lo, 0) || !pto__eval(I, st->e[1], &hi, 0)) return 0;
+        if (st->e[2] >= 0 && !pto__eval(I, st->e[2], &step, 0)) return 0;
+        if (step <= 0) return pto__fail(I, st->loc, "loop step must be positive, got %lld", (long long)step);
+        R->fr[R->nfr - 1].next = st->next;
+        if (lo >= hi) return 1;
+        I->env[st->ref] = lo;
+        I->state[st->ref] = PTO__BOUND;
+        return pto__in_push(R, st->body, s, lo, hi, step);
+    case PTO_ST_IF:
+        if (!pto__eval(I, st->e[0], &a, 0) || !pto__eval(I, st->e[1], &b, 0)) return 0;
+        R->fr[R->nfr - 1].next = st->next;
+        if (pto__in_cmp(st->cmp, a, b)) return pto__in_push(R, st->body, -1, 0, 0, 0);
+        return st->orelse >= 0 ? pto__in_push(R, st->orelse, -1, 0, 0, 0) : 1;
+    case PTO_ST_SECTION:
+        R->fr[R->nfr - 1].next = st->next;
+        return st->body >= 0 ? pto__in_push(R, st->body, -1, 0, 0, 0) : 1;
+    default:
+        I->blocked = 0;
+        if (!pto__run_stmt(I, s)) return 0;
+        if (!I->blocked) R->fr[R->nfr - 1].next = st->next;
+        return 1;
+    }
+}
+
+/* Runs rank R until it finishes or blocks; 0 on an error. */
+static int pto__in_resume(pto__in_rank *R)
+{
+    pto__interp *I = &R->I;
+    for (;;) {
+        int32_t s;
+        if (R->nfr == 0) {
+            if (R->started) R->block++;
+            R->started = 1;
+            if (R->block >= I->blocks) {
+                R->done = 1;
+                return 1;
+            }
+            I->block = R->block;
+            pto__reset_block(I);
+            if (!pto__in_push(R, I->k->body, -1, 0, 0, 0)) return 0;
+            continue;
+        }
+        s = R->fr[R->nfr - 1].next;
+        if (s < 0) {
+            pto__in_list_end(R);
+            continue;
+        }
+        if (!pto__in_step(R, s)) {
+            pto_note(I->ctx, I->k->loc, "in block %lld of rank %lld of kernel '%s'", (long long)I->block,
+                     (long long)I->rank, pto_str(I->ctx, I->k->name));
+            return 0;
+        }
+        if (I->blocked) {
+            R->at = s;
+            return 1;
+        }
+        R->at = -1;
+        R->steps++;
+    }
+}
+
+/* Every rank still running is at an allreduce: check they agree, sum. */
+static int pto__in_reduce(pto__in_rank *R, int64_t n)
+{
+    const pto__interp *I0 = &R[0].I;
+    const pto_module *m = I0->m;
+    const pto_operand *x0 = pto_stmt_arg(m, R[0].at, 0), *g0 = pto_stmt_arg(m, R[0].at, 1);
+    int32_t pi = x0->ref - I0->k->param0;
+    int64_t r, i, count = I0->shape[pi][0] * I0->shape[pi][1];
+    for (r = 1; r < n; r++) {
+        const pto_operand *x = pto_stmt_arg(m, R[r].at, 0), *g = pto_stmt_arg(m, R[r].at, 1);
+        if (x->ref != x0->ref || g->ref != g0->ref)
+            return pto__fail(&R[r].I, m->stmts[R[r].at].loc,
+                             "allreduce on rank %lld meets a different allreduce on rank 0 (line %d)", (long long)r,
+                             (int)m->stmts[R[0].at].loc.line);
+    }
+    for (i = 0; i < count; i++) {
+        float acc = pto_elem_get(I0->L->tensors[pi], PTO_F32, i);
+        for (r = 1; r < n; r++) acc = pto__binop(PTO_OP_TADD, acc, pto_elem_get(I0->L->tensors[r * I0->k->nparams + pi], PTO_F32, i));
+        for (r = 0; r < n && n > 1; r++) pto_elem_set(I0->L->tensors[r * I0->k->nparams + pi], PTO_F32, i, acc);
+    }
+    for (r = 0; r < n; r++) R[r].I.ar = 2;
+    return 1;
+}
+
+/* No rank moved: name what the first blocked rank waits for. */
+static int pto__in_deadlock(pto__in_rank *R, int64_t n)
+{
+    int64_t r, first = -1, other = -1;
+    const pto_module *m = R[0].I.m;
+    for (r = 0; r < n; r++)
+        if (!R[r].done && first < 0) first = r;
+    /* the rank an allreduce waits for: one that finished, else one at a wait */
+    for (r = 0; r < n && other < 0; r++)
+        if (R[r].done) other = r;
+    for (r = 0; r < n && other < 0; r++)
+        if (R[r].at >= 0 && m->stmts[R[r].at].op != PTO_OP_ALLREDUCE) other = r;
+    if (first < 0) return 1;
+    if (m->stmts[R[first].at].op == PTO_OP_WAIT) {
+        pto__interp *I = &R[first].I;
+        const pto_operand *g = pto_stmt_arg(m, R[first].at, 0), *c = pto_stmt_arg(m, R[first].at, 1);
+        unsigned char *at;
+        int32_t cell = 0;
+        int64_t v = 0, gr = 0, gc = 0;
+        pto__in_cell(I, R[first].at, &cell, &at);
+        pto__eval(I, pto_stmt_arg(m, R[first].at, 2)->e[0], &v, 0);
+        pto__eval(I, g->e[0], &gr, 0);
+        pto__eval(I, g->e[1], &gc, 0);
+        pto__fail(I, m->stmts[R[first].at].loc,
+                  "deadlock: wait %s[%lld, %lld], %s, %lld on rank %lld never returns: the cell holds %d and no rank "
+                  "can change it (every other rank has finished or waits too)",
+                  pto_str(I->ctx, m->params[g->ref].name), (long long)gr, (long long)gc, pto_cmp_word((pto_cmp)c->ref),
+                  (long long)v, (long long)first, (int)cell);
+    } else {
+        char why[64] = "never reaches it";
+        if (other >= 0 && R[other].done) snprintf(why, sizeof why, "has finished without reaching it");
+        else if (other >= 0) snprintf(why, sizeof why, "waits at line %d", (int)m->stmts[R[other].at].loc.line);
+        pto__fail(&R[first].I, m->stmts[R[first].at].loc, "deadlock: allreduce on rank %lld waits for every rank, but rank %lld %s",
+                  (long long)first, (long long)(other >= 0 ? other : 0), why);
+    }
+    for (r = 0; r < n; r++)
+        if (!R[r].done && r != first)
+            pto_note(R[0].I.ctx, m->stmts[R[r].at].loc, "rank %lld waits here", (long long)r);
+    return 0;
+}
+
+/* One round-robin round; *moved says whether any rank got further. */
+static int pto__in_round(pto__in_rank *R, int64_t n, int *moved, int *alive)
+{
+    int64_t r;
+    *moved = 0;
+    *alive = 0;
+    for (r = 0; r < n; r++) {
+        int64_t steps = R[r].steps;
+        int ar = R[r].I.ar;
+        if (R[r].done) continue;
+        if (!pto__in_resume(&R[r])) return 0;
+        if (R[r].steps != steps || R[r].I.ar != ar || R[r].done) *moved = 1;
+        *alive += !R[r].done;
+    }
+    return 1;
+}
+
+static int pto__in_schedule(pto__in_rank *R, int64_t n)
+{
+    for (;;) {
+        int moved, alive;
+        int64_t r, at_ar = 0;
+        if (!pto__in_round(R, n, &moved, &alive)) return 0;
+        if (!alive) return 1;
+        for (r = 0; r < n; r++) at_ar += !R[r].done && R[r].I.ar == 1;
+        if (at_ar == n) {
+            if (!pto__in_reduce(R, n)) return 0;
+            continue;
+        }
+        if (!moved) return pto__in_deadlock(R, n);
+    }
+}
+
+static pto_status pto__in_ranks(pto_ctx *ctx, const pto_module *m, const pto_launch *launch)
+{
+    int64_t n = launch->nranks > 0 ? launch->nranks : 1, r, nblocks = 1;
+    pto__in_rank *R = (pto__in_rank *)pto_alloc(ctx, sizeof *R * (size_t)n);
+    int ok = R != NULL, oom = 0;
+    if (!R) return pto__oom(ctx), PTO_ERR_INTERNAL;
+    memset(R, 0, sizeof *R * (size_t)n);
+    for (r = 0; r < n && ok; r++) {
+        pto__interp *I = &R[r].I;
+        I->ctx = ctx, I->m = m, I->L = launch;
+        I->stepping = 1;
+        R[r].at = -1;
+        ok = pto__setup(I);
+        I->rank = r;
+        I->blocks = 1;
+        if (ok && I->k->blocks >= 0) ok = pto__eval(I, I->k->blocks, &nblocks, 0);
+        if (ok && nblocks < 0)
+            ok = pto__fail(I, I->k->loc, "kernel '%s' has blocks(%lld): the count must be >= 0",
+                           pto_str(ctx, I->k->name), (long long)nblocks);
+        I->blocks = nblocks;
+    }
+    if (ok) ok = pto__in_schedule(R, n);
+    for (r = 0; r < n; r++) {
+        oom |= R[r].I.oom;
+        pto_free(ctx, R[r].fr);
+        if (R[r].I.ctx) pto__in_free(&R[r].I);
+    }
+    pto_free(ctx, R);
+    if (oom) return PTO_ERR_INTERNAL;
+    return ok ? PTO_OK : PTO_ERR_USER;
+}
+
 PTODEF pto_status pto_interp(pto_ctx *ctx, const pto_module *m, const pto_launch *launch)
 {
     pto__interp I;
@@ -800,18 +1174,13 @@ PTODEF pto_status pto_interp(pto_ctx *ctx, const pto_module *m, const pto_launch
     int ok;
     if (!m || !launch || launch->kernel < 0 || launch->kernel >= m->n_kernels)
         return pto_error(ctx, none, "pto_interp: the launch names no kernel of the module");
+    if (m->kernels[launch->kernel].ranks) return pto__in_ranks(ctx, m, launch);
     memset(&I, 0, sizeof I);
     I.ctx = ctx;
     I.m = m;
     I.L = launch;
     ok = pto__setup(&I) && pto__run_kernel(&I);
-    pto_free(ctx, I.env);
-    pto_free(ctx, I.state);
-    pto_free(ctx, I.sval);
-    pto_free(ctx, I.tiles);
-    pto_free(ctx, I.shape);
-    pto_free(ctx, I.arena);
-    pto_free(ctx, I.scratch);
+    pto__in_free(&I);
     if (I.oom) return PTO_ERR_INTERNAL;
     return ok ? PTO_OK : PTO_ERR_USER;
 }

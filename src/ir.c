@@ -158,6 +158,8 @@ PTODEF void pto_module_destroy(pto_module *m)
     pto_free(ctx, m->operands);
     pto_free(ctx, m->exprs);
     pto_free(ctx, m->cvpipes);
+    pto_free(ctx, m->hosts);
+    pto_free(ctx, m->hstmts);
     pto_free(ctx, m);
 }
 
@@ -535,4 +537,34 @@ PTODEF int32_t pto_arg_int(pto_module *m, int32_t stmt, int32_t expr, pto_loc lo
 PTODEF int32_t pto_arg_pipe(pto_module *m, int32_t stmt, pto_pipe p, pto_loc loc)
 {
     return pto__arg(m, stmt, PTO_O_PIPE, (int32_t)p, loc);
+}
+
+PTODEF int32_t pto_arg_cmp(pto_module *m, int32_t stmt, pto_cmp c, pto_loc loc)
+{
+    return pto__arg(m, stmt, PTO_O_CMP, (int32_t)c, loc);
+}
+
+PTODEF int32_t pto_arg_nmode(pto_module *m, int32_t stmt, pto_notify_mode mode, pto_loc loc)
+{
+    return pto__arg(m, stmt, PTO_O_NMODE, (int32_t)mode, loc);
+}
+
+static const char *const pto__cmp_words[6] = {"eq", "ne", "lt", "le", "gt", "ge"};
+static const char *const pto__nmode_names[2] = {"set", "add"};
+
+PTODEF const char *pto_cmp_word(pto_cmp c) { return (c >= 0 && c < 6) ? pto__cmp_words[c] : "?"; }
+PTODEF int pto_cmp_word_lookup(const char *name, size_t len)
+{
+    int i;
+    for (i = 0; i < 6; i++)
+        if (pto__streq(pto__cmp_words[i], name, len)) return i;
+    return -1;
+}
+PTODEF const char *pto_nmode_name(pto_notify_mode mode) { return (mode >= 0 && mode < 2) ? pto__nmode_names[mode] : "?"; }
+PTODEF int pto_nmode_lookup(const char *name, size_t len)
+{
+    int i;
+    for (i = 0; i < 2; i++)
+        if (pto__streq(pto__nmode_names[i], name, len)) return i;
+    return -1;
 }

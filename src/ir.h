@@ -66,6 +66,9 @@ typedef enum pto_cmp { PTO_EQ, PTO_NE, PTO_LT, PTO_LE, PTO_GT, PTO_GE } pto_cmp;
 #define PTO_A_INT    (1u << 11)  /* integer expression */
 #define PTO_A_PIPE   (1u << 12)  /* a pipe name: S V M MTE1 MTE2 MTE3 FIX ALL */
 #define PTO_A_CVPIPE (1u << 13)  /* a cube/vector pipe declared in a mix kernel */
+#define PTO_A_CMP    (1u << 14)  /* a comparison word: eq ne lt le gt ge (wait) */
+#define PTO_A_NMODE  (1u << 15)  /* a notify mode word: set add */
+#define PTO_A_WHOLE  (1u << 16)  /* with PTO_A_GM: a whole tensor, its name without [r, c] */
 #define PTO_A_READ   (1u << 20)
 #define PTO_A_WRITE  (1u << 21)
 #define PTO_R(m)  ((m) | PTO_A_READ)
@@ -86,8 +89,15 @@ typedef enum pto_opclass {
     PTO_OC_MOV,      /* copy between spaces */
     PTO_OC_EXTRACT,  /* d = window of a at (r, c) */
     PTO_OC_MATMUL,   /* acc (+)= left x right */
-    PTO_OC_SYNC      /* set_flag / wait_flag / pipe_barrier */
+    PTO_OC_SYNC,     /* set_flag / wait_flag / pipe_barrier */
+    PTO_OC_NOTIFY,   /* signal cell (=|+=) value, on S (hardware.md s8) */
+    PTO_OC_WAIT,     /* block until signal cell CMP value, on S */
+    PTO_OC_XFER,     /* GM window -> GM window (tput / tget); lowered to a staging tile */
+    PTO_OC_ALLREDUCE /* in-place sum over ranks of a window tensor; lowered (lower.c) */
 } pto_opclass;
+
+/* notify's second word. */
+typedef enum pto_notify_mode { PTO_NOTIFY_SET, PTO_NOTIFY_ADD } pto_notify_mode;
 
 /* X(ENUM, "name", default pipe, class, operand count, operand 0..3 masks) */
 #define PTO_OPS(X) \
@@ -128,7 +138,12 @@ typedef enum pto_opclass {
     X(TMATMUL_ACC,   "tmatmul_acc",   PTO_PIPE_M,    PTO_OC_MATMUL, 3, PTO_RW(PTO_A_ACC), PTO_R(PTO_A_LEFT), PTO_R(PTO_A_RIGHT), 0) \
     X(SET_FLAG,      "set_flag",      PTO_PIPE_S,    PTO_OC_SYNC,   3, PTO_A_PIPE, PTO_A_PIPE, PTO_A_INT, 0) \
     X(WAIT_FLAG,     "wait_flag",     PTO_PIPE_S,    PTO_OC_SYNC,   3, PTO_A_PIPE, PTO_A_PIPE, PTO_A_INT, 0) \
-    X(PIPE_BARRIER,  "pipe_barrier",  PTO_PIPE_S,    PTO_OC_SYNC,   1, PTO_A_PIPE, 0, 0, 0)
+    X(PIPE_BARRIER,  "pipe_barrier",  PTO_PIPE_S,    PTO_OC_SYNC,   1, PTO_A_PIPE, 0, 0, 0) \
+    X(NOTIFY,        "notify",        PTO_PIPE_S,    PTO_OC_NOTIFY, 3, PTO_W(PTO_A_GM), PTO_A_INT, PTO_A_NMODE, 0) \
+    X(WAIT,          "wait",          PTO_PIPE_S,    PTO_OC_WAIT,   3, PTO_R(PTO_A_GM), PTO_A_CMP, PTO_A_INT, 0) \
+    X(TPUT,          "tput",          PTO_PIPE_MTE2, PTO_OC_XFER,   4, PTO_W(PTO_A_GM), PTO_R(PTO_A_GM), PTO_A_INT, PTO_A_INT) \
+    X(TGET,          "tget",          PTO_PIPE_MTE2, PTO_OC_XFER,   4, PTO_W(PTO_A_GM), PTO_R(PTO_A_GM), PTO_A_INT, PTO_A_INT) \
+    X(ALLREDUCE,     "allreduce",     PTO_PIPE_S,    PTO_OC_ALLREDUCE, 2, PTO_RW(PTO_A_GM | PTO_A_WHOLE), PTO_RW(PTO_A_GM | PTO_A_WHOLE), 0, 0)
 
 typedef enum pto_op {
 #define PTO__OP_ENUM(e, name, pipe, cls, n, a0, a1, a2, a3) PTO_OP_##e,
@@ -219,12 +234,15 @@ typedef struct pto_cvpipe {
 
 typedef enum pto_operand_kind {
     PTO_O_TILE,     /* ref: tile id */
-    PTO_O_GM,       /* ref: param id; e[0], e[1]: row, col; e[2]: rank or -1 */
+    PTO_O_GM,       /* ref: param id; e[0], e[1]: row, col (both -1: the whole
+                       tensor, PTO_A_WHOLE); e[2]: rank or -1 */
     PTO_O_FLOAT,    /* f */
     PTO_O_SCALAR,   /* ref: var id of a scalar param */
     PTO_O_INT,      /* e[0]: expression */
     PTO_O_PIPE,     /* ref: pto_pipe */
-    PTO_O_CVPIPE    /* ref: cvpipe id */
+    PTO_O_CVPIPE,   /* ref: cvpipe id */
+    PTO_O_CMP,      /* ref: pto_cmp (wait's comparison word) */
+    PTO_O_NMODE     /* ref: pto_notify_mode (notify's set / add) */
 } pto_operand_kind;
 
 typedef struct pto_operand {
@@ -291,6 +309,8 @@ typedef struct pto_module {
     PTO__ARRAY(pto_operand, operands);
     PTO__ARRAY(pto_expr, exprs);
     PTO__ARRAY(pto_cvpipe, cvpipes);
+    PTO__ARRAY(struct pto_host, hosts);     /* host sections (below) */
+    PTO__ARRAY(struct pto_hstmt, hstmts);
 } pto_module;
 
 /* ---- queries -------------------------------------------------------------- */
@@ -365,6 +385,15 @@ PTODEF int32_t pto_arg_float(pto_module *m, int32_t stmt, double v, pto_loc loc)
 PTODEF int32_t pto_arg_scalar(pto_module *m, int32_t stmt, int32_t var, pto_loc loc);
 PTODEF int32_t pto_arg_int(pto_module *m, int32_t stmt, int32_t expr, pto_loc loc);
 PTODEF int32_t pto_arg_pipe(pto_module *m, int32_t stmt, pto_pipe p, pto_loc loc);
+/* wait's comparison and notify's mode (set / add). */
+PTODEF int32_t pto_arg_cmp(pto_module *m, int32_t stmt, pto_cmp c, pto_loc loc);
+PTODEF int32_t pto_arg_nmode(pto_module *m, int32_t stmt, pto_notify_mode mode, pto_loc loc);
+/* Word tables of those operands: "eq".."ge" (pto_cmp order), "set" "add";
+   lookups return -1 when the word is not one of them. */
+PTODEF const char *pto_cmp_word(pto_cmp c);
+PTODEF int pto_cmp_word_lookup(const char *name, size_t len);
+PTODEF const char *pto_nmode_name(pto_notify_mode mode);
+PTODEF int pto_nmode_lookup(const char *name, size_t len);
 
 /* Relinking, for passes: a new statement is created detached (block -1) by
    pto_new_stmt and then placed. */
@@ -374,3 +403,55 @@ PTODEF void pto_insert_after(pto_module *m, int32_t at, int32_t stmt);
 PTODEF void pto_append(pto_module *m, int32_t block, int32_t stmt);
 PTODEF void pto_prepend(pto_module *m, int32_t block, int32_t stmt);
 PTODEF void pto_unlink(pto_module *m, int32_t stmt);
+
+
+/* ---- host sections ---------------------------------------------------------
+   `host NAME(PARAMS) { tensor ... / call ... }` orchestrates kernel launches
+   (hardware.md section 7; docs/pto-format.md). A host is its params, the
+   intermediate GM tensors it declares and its calls, in program order.
+   - Its params and intermediates are pto_params (kind, dir, dtype, dims as
+     for kernels), contiguous from param0: nparams params, then ntensors
+     intermediates (dir PTO_INOUT; declared by TENSOR statements).
+   - Its dims and scalars are vars whose `kernel` is PTO_HOST_SCOPE(host).
+   - A CALL statement names a kernel; its operands [arg0, arg0 + nargs) are
+     the arguments by position in the kernel's ABI order (tensor params
+     first, then scalars): PTO_O_GM (ref: host tensor, e[] = -1), PTO_O_INT,
+     PTO_O_FLOAT or PTO_O_SCALAR (ref: host scalar var). */
+
+#define PTO_HOST_SCOPE(h) (-2 - (h))   /* pto_var.kernel of host h's dims and scalars */
+
+typedef enum pto_hstmt_kind { PTO_HS_TENSOR, PTO_HS_CALL } pto_hstmt_kind;
+
+typedef struct pto_hstmt {
+    uint8_t kind;
+    int32_t ref;           /* TENSOR: the param it declares; CALL: the kernel */
+    int32_t arg0, nargs;   /* CALL: operands */
+    pto_loc loc;
+} pto_hstmt;
+
+typedef struct pto_host {
+    int32_t name;
+    int32_t param0, nparams, ntensors;
+    int32_t stmt0, nstmts; /* hstmts */
+    pto_loc loc;
+} pto_host;
+
+/* Builders; as for kernels, a host's params and statements are added while
+   it is the last host and before anything else adds params or operands. */
+PTODEF int32_t pto_add_host(pto_module *m, const char *name, pto_loc loc);
+PTODEF int32_t pto_add_host_tensor_param(pto_module *m, int32_t host, const char *name, pto_dir dir,
+                                         pto_dtype dt, int64_t d0, int64_t d1, pto_loc loc);
+PTODEF int32_t pto_add_host_scalar_param(pto_module *m, int32_t host, const char *name, pto_dtype dt,
+                                         pto_loc loc);
+/* Makes dim d of host tensor `param` the host dim `name` (created at its
+   first use by a param). Returns the dim var. */
+PTODEF int32_t pto_set_host_dim(pto_module *m, int32_t host, int32_t param, int d, const char *name);
+/* `tensor NAME: DT[D0, D1]`: an intermediate; returns its param. */
+PTODEF int32_t pto_add_host_tensor(pto_module *m, int32_t host, const char *name, pto_dtype dt, int64_t d0,
+                                   int64_t d1, pto_loc loc);
+/* `call KERNEL(...)`: returns the statement; add its arguments in order. */
+PTODEF int32_t pto_add_host_call(pto_module *m, int32_t host, int32_t kernel, pto_loc loc);
+PTODEF int32_t pto_call_arg_tensor(pto_module *m, int32_t call, int32_t param, pto_loc loc);
+PTODEF int32_t pto_call_arg_int(pto_module *m, int32_t call, int32_t expr, pto_loc loc);
+PTODEF int32_t pto_call_arg_float(pto_module *m, int32_t call, double v, pto_loc loc);
+PTODEF int32_t pto_call_arg_scalar(pto_module *m, int32_t call, int32_t var, pto_loc loc);

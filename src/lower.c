@@ -1,1 +1,401 @@
-/* lower.c - (placeholder; lands with its issue) */
+/* lower.c - the lowering pass: communication ops become ops that the
+   planner, the sync inserter and the emitter already know.
+
+   Needs: a module that pto_verify accepted (ranks kernels, window and
+   signal tensors, constant tput / tget extents, allreduce on an f32 window
+   tensor with static dims: the verifier's rules for these ops).
+
+   Guarantees on PTO_OK (hardware.md section 8):
+   - no tput, tget or allreduce is left. Every statement the pass makes has
+     origin PTO_BY_LOWER and a note saying why it is there; its tiles have
+     origin PTO_BY_LOWER and are ordinary unplanned vec tiles, so the
+     planner places them like any tile (a staging tile the planner does not
+     see is the upstream bug of seeds/002) and the emitter declares them.
+   - tput D@p[r, c], S[r, c], ROWS, COLS (tget: S@p) becomes a staging tile
+     + tload (MTE2) + tstore (MTE3), chunked so one slot holds at most
+     PTO__LW_XFER_BYTES; more than one chunk gives a loop over the chunks
+     with the staging tile x2, so the load of chunk k + 1 overlaps the store
+     of chunk k. Tails use the tile's valid region.
+   - allreduce X, SIG becomes the recipe of hardware.md s8, counting
+     barriers in cell SIG[0, 0] of every rank with AtomicAdd only:
+       fence; notify SIG@p[0, 0] += 1 for every rank p; wait SIG[0, 0] >= n
+       for every chunk ch (UB-sized, in rank-order-independent loops):
+         acc = X@0 chunk; for q = 1 .. n-1: t = X@q chunk; acc = acc + t
+         post-reduce barrier: fence; notify every rank; wait >= (ch + 2) * n
+         store acc into the own X chunk
+       fence; notify SIG[0, 0] += -(chunks + 1) * n   (back to where it was)
+     Waits use GE, never EQ (a fast peer can move the cell past the value
+     before a slow rank polls it). The post-reduce barrier keeps a fast rank
+     from overwriting its window while a slow peer still reads it (the
+     wrong sums at 4 ranks of seeds/001). Subtracting the own total makes
+     the signal reusable by the next allreduce of the same kernel: with
+     AtomicAdd only, a fast peer's early add for the next call is kept.
+     The sum runs over ranks in order 0, 1, .., n-1 in f32 on every rank:
+     the interpreter's order, so the results agree bit for bit.
+   - every notify is directly preceded by pipe_barrier ALL: a notify
+     publishes only what every pipe has finished. The pass puts the fence
+     there (note "fence: ... inserted by lower") unless the source already
+     has one right before the notify.
+   Names the pass makes start with "__" and the op and statement id
+   (__ar12_ch), so they do not meet the names of a normal kernel. */
+
+#define PTO__LW_XFER_BYTES 32768   /* one slot of a tput / tget staging tile */
+#define PTO__LW_AR_BYTES 16384     /* one allreduce chunk tile */
+
+typedef struct pto__lw {
+    pto_ctx *ctx;
+    pto_module *m;
+    int32_t at;            /* the statement being lowered; new code goes before it */
+    pto_loc loc;
+    char pre[40];          /* name prefix, e.g. "__ar12" */
+    char buf[80];
+} pto__lw;
+
+static const char *pto__lw_name(pto__lw *L, const char *suffix)
+{
+    snprintf(L->buf, sizeof L->buf, "%s_%s", L->pre, suffix);
+    return L->buf;
+}
+
+static void pto__lw_note(pto__lw *L, int32_t s, const char *note)
+{
+    if (s >= 0) L->m->stmts[s].note = pto_intern(L->ctx, note, strlen(note));
+}
+
+/* ---- expressions ---- */
+
+static int32_t pto__lw_int(pto__lw *L, int64_t v) { return pto_expr_int(L->m, v, L->loc); }
+static int32_t pto__lw_var(pto__lw *L, int32_t stmt) { return stmt < 0 ? -1 : pto_expr_var(L->m, L->m->stmts[stmt].ref, L->loc); }
+static int32_t pto__lw_nranks(pto__lw *L) { return pto_expr_builtin(L->m, PTO_E_NRANKS, L->loc); }
+static int32_t pto__lw_bin(pto__lw *L, pto_expr_kind k, int32_t a, int32_t b)
+{
+    return a < 0 || b < 0 ? -1 : pto_expr_bin(L->m, k, a, b, L->loc);
+}
+
+/* base + off, without the + when off is absent (-1). */
+static int32_t pto__lw_plus(pto__lw *L, int32_t base, int32_t off) { return off < 0 ? base : pto__lw_bin(L, PTO_E_ADD, base, off); }
+
+/* The value of a constant expression (lets followed); the verifier made
+   sure the extents it is used for are constant. */
+static int pto__lw_const(const pto_module *m, int32_t e, int64_t *v, int depth)
+{
+    const pto_expr *x;
+    int64_t a = 0, b = 0;
+    if (e < 0 || e >= m->n_exprs || depth > 200) return 0;
+    x = &m->exprs[e];
+    if (x->kind == PTO_E_INT) { *v = x->value; return 1; }
+    if (x->kind == PTO_E_VAR) {
+        const pto_var *var = x->a >= 0 && x->a < m->n_vars ? &m->vars[x->a] : NULL;
+        return var && var->kind == PTO_V_LET && var->def >= 0 && pto__lw_const(m, m->stmts[var->def].e[0], v, depth + 1);
+    }
+    if (x->kind == PTO_E_NEG) {
+        if (!pto__lw_const(m, x->a, &a, depth + 1)) return 0;
+        *v = -a;
+        return 1;
+    }
+    if (!pto__lw_const(m, x->a, &a, depth + 1) || !pto__lw_const(m, x->b, &b, depth + 1)) return 0;
+    switch (x->kind) {
+    case PTO_E_ADD: *v = a + b; return 1;
+    case PTO_E_SUB: *v = a - b; return 1;
+    case PTO_E_MUL: *v = a * b; return 1;
+    case PTO_E_DIV: if (!b) return 0; *v = a / b; return 1;
+    case PTO_E_MOD: if (!b) return 0; *v = a % b; return 1;
+    case PTO_E_MIN: *v = a < b ? a : b; return 1;
+    case PTO_E_MAX: *v = a > b ? a : b; return 1;
+    default: return 0;
+    }
+}
+
+/* ---- statements ----
+   Builders append to a block; the pass builds the replacement at the end of
+   the lowered statement's own block and then moves it in front of it. */
+
+static int32_t pto__lw_op(pto__lw *L, int32_t block, pto_op op) { return pto_add_op(L->m, block, op, L->loc); }
+
+static int32_t pto__lw_barrier_all(pto__lw *L, int32_t block, const char *note)
+{
+    int32_t s = pto__lw_op(L, block, PTO_OP_PIPE_BARRIER);
+    if (s >= 0 && pto_arg_pipe(L->m, s, PTO_PIPE_ALL, L->loc) < 0) return -1;
+    pto__lw_note(L, s, note);
+    return s;
+}
+
+static int32_t pto__lw_notify(pto__lw *L, int32_t block, int32_t param, int32_t rank, int32_t value, const char *note)
+{
+    int32_t s = pto__lw_op(L, block, PTO_OP_NOTIFY), zero = pto__lw_int(L, 0);
+    if (s < 0 || pto_arg_gm(L->m, s, param, zero, zero, rank, L->loc) < 0 || pto_arg_int(L->m, s, value, L->loc) < 0 ||
+        pto_arg_nmode(L->m, s, PTO_NOTIFY_ADD, L->loc) < 0)
+        return -1;
+    pto__lw_note(L, s, note);
+    return s;
+}
+
+static int32_t pto__lw_wait_ge(pto__lw *L, int32_t block, int32_t param, int32_t value, const char *note)
+{
+    int32_t s = pto__lw_op(L, block, PTO_OP_WAIT), zero = pto__lw_int(L, 0);
+    if (s < 0 || pto_arg_gm(L->m, s, param, zero, zero, -1, L->loc) < 0 || pto_arg_cmp(L->m, s, PTO_GE, L->loc) < 0 ||
+        pto_arg_int(L->m, s, value, L->loc) < 0)
+        return -1;
+    pto__lw_note(L, s, note);
+    return s;
+}
+
+/* tload t, P[r, c] (rank: -1 own) / tstore P[r, c], t */
+static int32_t pto__lw_load(pto__lw *L, int32_t block, int32_t tile, int32_t param, int32_t r, int32_t c, int32_t rank)
+{
+    int32_t s = pto__lw_op(L, block, PTO_OP_TLOAD);
+    if (s < 0 || pto_arg_tile(L->m, s, tile, L->loc) < 0 || pto_arg_gm(L->m, s, param, r, c, rank, L->loc) < 0) return -1;
+    return s;
+}
+
+static int32_t pto__lw_store(pto__lw *L, int32_t block, int32_t param, int32_t r, int32_t c, int32_t rank, int32_t tile)
+{
+    int32_t s = pto__lw_op(L, block, PTO_OP_TSTORE);
+    if (s < 0 || pto_arg_gm(L->m, s, param, r, c, rank, L->loc) < 0 || pto_arg_tile(L->m, s, tile, L->loc) < 0) return -1;
+    return s;
+}
+
+/* A vec tile [rows, cols] with valid(vr, vc) (-1: full) and nbuf slots. */
+static int32_t pto__lw_tile(pto__lw *L, int32_t block, const char *suffix, pto_dtype dt, int64_t rows, int64_t cols,
+                            int32_t vr, int32_t vc, int nbuf)
+{
+    int32_t t = pto_add_tile(L->m, block, pto__lw_name(L, suffix), PTO_VEC, dt, (int32_t)rows, (int32_t)cols, L->loc);
+    if (t < 0) return -1;
+    L->m->tiles[t].valid_r = vr;
+    L->m->tiles[t].valid_c = vc;
+    L->m->tiles[t].nbuf = nbuf;
+    return t;
+}
+
+static int32_t pto__lw_for(pto__lw *L, int32_t block, const char *suffix, int32_t start, int32_t end)
+{
+    if (start < 0 || end < 0) return -1;
+    return pto_add_for(L->m, block, pto__lw_name(L, suffix), start, end, -1, L->loc);
+}
+
+/* ---- chunks ----
+   A chunk grid over a ROWS x COLS window: tiles [tr, tc] (tc a multiple of
+   32 bytes of the dtype), nr x nc chunks visited by one loop var ch as
+   row (ch / nc) * tr, col (ch % nc) * tc. */
+
+typedef struct pto__lw_grid {
+    int64_t rows, cols, tr, tc, nr, nc;
+} pto__lw_grid;
+
+static void pto__lw_grid_make(pto__lw_grid *g, int64_t rows, int64_t cols, int esize, int64_t budget)
+{
+    int64_t per32 = 32 / esize, cp = (cols + per32 - 1) / per32 * per32;
+    g->rows = rows, g->cols = cols;
+    g->tc = cp * esize <= budget ? cp : budget / esize / per32 * per32;
+    g->tr = budget / (g->tc * esize);
+    if (g->tr < 1) g->tr = 1;
+    if (g->tr > rows) g->tr = rows;
+    g->nr = (rows + g->tr - 1) / g->tr;
+    g->nc = (cols + g->tc - 1) / g->tc;
+}
+
+/* Inside the chunk loop (ch: its FOR stmt): lets for the chunk's row and
+   col offsets (*r, *c: their exprs, -1 for an offset that is always 0) and
+   the valid extents of the chunk's tile (-1: the full tile). */
+static int pto__lw_grid_pos(pto__lw *L, const pto__lw_grid *g, int32_t body, int32_t ch, int32_t *r, int32_t *c,
+                            int32_t *vr, int32_t *vc)
+{
+    int32_t chv = pto__lw_var(L, ch), s;
+    *r = *c = *vr = *vc = -1;
+    if (g->nr > 1) {
+        int32_t row = g->nc > 1 ? pto__lw_bin(L, PTO_E_DIV, chv, pto__lw_int(L, g->nc)) : chv;
+        s = pto_add_let(L->m, body, pto__lw_name(L, "r"), pto__lw_bin(L, PTO_E_MUL, row, pto__lw_int(L, g->tr)), L->loc);
+        if ((*r = pto__lw_var(L, s)) < 0) return 0;
+    }
+    if (g->nc > 1) {
+        int32_t col = g->nr > 1 ? pto__lw_bin(L, PTO_E_MOD, pto__lw_var(L, ch), pto__lw_int(L, g->nc)) : pto__lw_var(L, ch);
+        s = pto_add_let(L->m, body, pto__lw_name(L, "c"), pto__lw_bin(L, PTO_E_MUL, col, pto__lw_int(L, g->tc)), L->loc);
+        if ((*c = pto__lw_var(L, s)) < 0) return 0;
+    }
+    if (g->rows % g->tr)
+        *vr = pto__lw_bin(L, PTO_E_MIN, pto__lw_int(L, g->tr),
+                          *r < 0 ? pto__lw_int(L, g->rows) : pto__lw_bin(L, PTO_E_SUB, pto__lw_int(L, g->rows), *r));
+    if (g->cols % g->tc)
+        *vc = pto__lw_bin(L, PTO_E_MIN, pto__lw_int(L, g->tc),
+                          *c < 0 ? pto__lw_int(L, g->cols) : pto__lw_bin(L, PTO_E_SUB, pto__lw_int(L, g->cols), *c));
+    if (*vr < 0 && *vc >= 0) *vr = pto__lw_int(L, g->tr);
+    if (*vc < 0 && *vr >= 0) *vc = pto__lw_int(L, g->tc);
+    return 1;
+}
+
+/* ---- tput / tget ---- */
+
+static int pto__lw_xfer(pto__lw *L, int32_t block)
+{
+    pto_module *m = L->m;
+    const pto_operand d = *pto_stmt_arg(m, L->at, 0), a = *pto_stmt_arg(m, L->at, 1);
+    pto_dtype dt = (pto_dtype)m->params[a.ref].dtype;
+    pto__lw_grid g;
+    int64_t rows, cols;
+    int32_t body = block, ch = -1, r, c, vr, vc, t, s;
+    if (!pto__lw_const(m, pto_stmt_arg(m, L->at, 2)->e[0], &rows, 0) ||
+        !pto__lw_const(m, pto_stmt_arg(m, L->at, 3)->e[0], &cols, 0) || rows < 1 || cols < 1)
+        return pto_error(L->ctx, L->loc, "lower: the extents of %s are not constant (verify first)",
+                         pto_opinfo_get((pto_op)m->stmts[L->at].op)->name) == PTO_OK;
+    pto__lw_grid_make(&g, rows, cols, pto_dtype_size(dt), PTO__LW_XFER_BYTES);
+    if (g.nr * g.nc > 1) {
+        ch = pto__lw_for(L, block, "ch", pto__lw_int(L, 0), pto__lw_int(L, g.nr * g.nc));
+        if (ch < 0) return 0;
+        pto__lw_note(L, ch, "tput/tget: one UB-sized chunk per iteration");
+        body = m->stmts[ch].body;
+        if (!pto__lw_grid_pos(L, &g, body, ch, &r, &c, &vr, &vc)) return 0;
+    } else {
+        r = c = -1;
+        vr = g.tc != cols ? pto__lw_int(L, rows) : -1;
+        vc = g.tc != cols ? pto__lw_int(L, cols) : -1;
+    }
+    t = pto__lw_tile(L, body, "stage", dt, g.tr, g.tc, vr, vc, ch >= 0 ? 2 : 1);
+    if (t < 0) return 0;
+    pto__lw_note(L, m->tiles[t].decl, "staging tile: GM -> UB -> GM (planned like any tile)");
+    s = pto__lw_load(L, body, t, a.ref, pto__lw_plus(L, a.e[0], r), pto__lw_plus(L, a.e[1], c), a.e[2]);
+    pto__lw_note(L, s, "stage in (MTE2)");
+    s = s < 0 ? -1 : pto__lw_store(L, body, d.ref, pto__lw_plus(L, d.e[0], r), pto__lw_plus(L, d.e[1], c), d.e[2], t);
+    pto__lw_note(L, s, "stage out (MTE3)");
+    return s >= 0;
+}
+
+/* ---- allreduce ---- */
+
+/* fence; notify SIG@p[0, 0] += 1 for every rank p; wait SIG[0, 0] >= count. */
+static int pto__lw_ar_barrier(pto__lw *L, int32_t block, int32_t sig, int32_t count, const char *what,
+                              const char *suffix)
+{
+    char note[200];
+    int32_t lp, s;
+    snprintf(note, sizeof note, "fence: %s: the notify below publishes only what every pipe has finished "
+             "(hardware.md s8); inserted by lower", what);
+    if (pto__lw_barrier_all(L, block, note) < 0) return 0;
+    lp = pto__lw_for(L, block, suffix, pto__lw_int(L, 0), pto__lw_nranks(L));
+    if (lp < 0) return 0;
+    snprintf(note, sizeof note, "%s: count this rank in every rank's cell (AtomicAdd only: the cell is reused)", what);
+    pto__lw_note(L, lp, note);
+    if (pto__lw_notify(L, L->m->stmts[lp].body, sig, pto__lw_var(L, lp), pto__lw_int(L, 1), note) < 0) return 0;
+    snprintf(note, sizeof note, "%s: until every rank has counted (GE, never EQ: a fast peer may already have "
+             "counted further)", what);
+    s = pto__lw_wait_ge(L, block, sig, count, note);
+    return s >= 0;
+}
+
+/* acc = X@0 chunk; acc += X@q chunk for q = 1 .. nranks - 1, in rank order. */
+static int pto__lw_ar_sum(pto__lw *L, int32_t body, const pto__lw_grid *g, int32_t x, int32_t r, int32_t c, int32_t vr,
+                          int32_t vc, int32_t *acc)
+{
+    pto_module *m = L->m;
+    int32_t zero = pto__lw_int(L, 0), row = r < 0 ? zero : r, col = c < 0 ? zero : c, q, t, s;
+    *acc = pto__lw_tile(L, body, "acc", PTO_F32, g->tr, g->tc, vr, vc, 1);
+    if (*acc < 0) return 0;
+    s = pto__lw_load(L, body, *acc, x, row, col, pto__lw_int(L, 0));
+    pto__lw_note(L, s, "allreduce: start from rank 0's chunk (every rank sums in rank order: the same bits)");
+    q = pto__lw_for(L, body, "src", pto__lw_int(L, 1), pto__lw_nranks(L));
+    if (s < 0 || q < 0) return 0;
+    t = pto__lw_tile(L, m->stmts[q].body, "peer", PTO_F32, g->tr, g->tc, vr, vc, 2);
+    if (t < 0) return 0;
+    s = pto__lw_load(L, m->stmts[q].body, t, x, row, col, pto__lw_var(L, q));
+    pto__lw_note(L, s, "allreduce: remote-load rank q's chunk");
+    s = s < 0 ? -1 : pto__lw_op(L, m->stmts[q].body, PTO_OP_TADD);
+    if (s < 0 || pto_arg_tile(m, s, *acc, L->loc) < 0 || pto_arg_tile(m, s, *acc, L->loc) < 0 ||
+        pto_arg_tile(m, s, t, L->loc) < 0)
+        return 0;
+    return 1;
+}
+
+static int pto__lw_allreduce(pto__lw *L, int32_t block)
+{
+    pto_module *m = L->m;
+    int32_t x = pto_stmt_arg(m, L->at, 0)->ref, sig = pto_stmt_arg(m, L->at, 1)->ref, ch, body, r, c, vr, vc, acc, s;
+    pto__lw_grid g;
+    int64_t nch;
+    pto__lw_grid_make(&g, m->params[x].dim[0], m->params[x].dim[1], 4, PTO__LW_AR_BYTES);
+    nch = g.nr * g.nc;
+    /* every rank's X is final before any rank reads it */
+    if (!pto__lw_ar_barrier(L, block, sig, pto__lw_nranks(L), "allreduce: publish", "pub")) return 0;
+    ch = pto__lw_for(L, block, "ch", pto__lw_int(L, 0), pto__lw_int(L, nch));
+    if (ch < 0) return 0;
+    pto__lw_note(L, ch, "allreduce: one UB-sized chunk per iteration, with a barrier per chunk");
+    body = m->stmts[ch].body;
+    if (!pto__lw_grid_pos(L, &g, body, ch, &r, &c, &vr, &vc) || !pto__lw_ar_sum(L, body, &g, x, r, c, vr, vc, &acc))
+        return 0;
+    /* post-reduce barrier: nobody overwrites chunk ch before every rank read it */
+    if (!pto__lw_ar_barrier(L, body, sig,
+                            pto__lw_bin(L, PTO_E_MUL, pto__lw_bin(L, PTO_E_ADD, pto__lw_var(L, ch), pto__lw_int(L, 2)),
+                                        pto__lw_nranks(L)),
+                            "post-reduce barrier", "post"))
+        return 0;
+    s = pto__lw_store(L, body, x, r < 0 ? pto__lw_int(L, 0) : r, c < 0 ? pto__lw_int(L, 0) : c, -1, acc);
+    pto__lw_note(L, s, "allreduce: the sum into the own window (every rank has read this chunk)");
+    if (s < 0 || pto__lw_barrier_all(L, block, "fence: the notify below publishes only what every pipe has finished "
+                                               "(hardware.md s8); inserted by lower") < 0)
+        return 0;
+    s = pto__lw_notify(L, block, sig, -1,
+                       pto__lw_bin(L, PTO_E_SUB, pto__lw_int(L, 0),
+                                   pto__lw_bin(L, PTO_E_MUL, pto__lw_int(L, nch + 1), pto__lw_nranks(L))),
+                       "allreduce: subtract this call's (chunks + 1) * nranks counts: the cell is back where it "
+                       "started, so the next allreduce can reuse it");
+    return s >= 0;
+}
+
+/* ---- driver ---- */
+
+/* Moves the statements appended to `block` after `tail` in front of L->at. */
+static void pto__lw_move(pto__lw *L, int32_t block, int32_t tail)
+{
+    pto_module *m = L->m;
+    int32_t s = tail >= 0 ? m->stmts[tail].next : m->blocks[block].head;
+    while (s >= 0 && s != L->at) {
+        int32_t next = m->stmts[s].next;
+        pto_unlink(m, s);
+        pto_insert_before(m, L->at, s);
+        s = next;
+    }
+}
+
+/* A user notify without pipe_barrier ALL right before it gets one. */
+static int pto__lw_fence_notify(pto__lw *L, int32_t block)
+{
+    const pto_module *m = L->m;
+    int32_t prev = m->stmts[L->at].prev;
+    if (prev >= 0 && m->stmts[prev].kind == PTO_ST_OP && m->stmts[prev].op == PTO_OP_PIPE_BARRIER &&
+        pto_stmt_arg(m, prev, 0)->ref == PTO_PIPE_ALL)
+        return 1;
+    return pto__lw_barrier_all(L, block, "fence: notify publishes only what every pipe has finished (hardware.md s8); "
+                                         "inserted by lower") >= 0;
+}
+
+/* Lowers statement s (in a kernel body); 0 on failure. */
+static int pto__lw_stmt(pto_ctx *ctx, pto_module *m, int32_t s)
+{
+    pto__lw L;
+    int32_t block = m->stmts[s].block, tail = m->blocks[block].tail, op = m->stmts[s].op;
+    int cls = pto_opinfo_get((pto_op)op)->cls, ok;
+    memset(&L, 0, sizeof L);
+    L.ctx = ctx, L.m = m, L.at = s, L.loc = m->stmts[s].loc;
+    snprintf(L.pre, sizeof L.pre, "__%s%d", cls == PTO_OC_ALLREDUCE ? "ar" : op == PTO_OP_TPUT ? "put" : "get", (int)s);
+    if (cls == PTO_OC_NOTIFY) ok = pto__lw_fence_notify(&L, block);
+    else if (cls == PTO_OC_XFER) ok = pto__lw_xfer(&L, block);
+    else ok = pto__lw_allreduce(&L, block);
+    pto__lw_move(&L, block, tail);
+    if (ok && cls != PTO_OC_NOTIFY) pto_unlink(m, s);
+    return ok;
+}
+
+PTODEF pto_status pto_lower(pto_ctx *ctx, pto_module *m)
+{
+    int32_t s, n = m->n_stmts, s0 = m->n_stmts, t0 = m->n_tiles, t;
+    int errors = pto_error_count(ctx);
+    for (s = 0; s < n; s++) {
+        const pto_stmt *st = &m->stmts[s];
+        int cls;
+        if (st->kind != PTO_ST_OP || st->block < 0 || st->op >= PTO_NOP || st->origin != PTO_BY_USER) continue;
+        cls = pto_opinfo_get((pto_op)st->op)->cls;
+        if (cls != PTO_OC_NOTIFY && cls != PTO_OC_XFER && cls != PTO_OC_ALLREDUCE) continue;
+        if (!pto__lw_stmt(ctx, m, s)) break;
+    }
+    for (s = s0; s < m->n_stmts; s++) m->stmts[s].origin = PTO_BY_LOWER;
+    for (t = t0; t < m->n_tiles; t++) m->tiles[t].origin = PTO_BY_LOWER;
+    return pto_error_count(ctx) != errors ? PTO_ERR_INTERNAL : PTO_OK;
+}

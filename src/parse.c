@@ -633,12 +633,15 @@ static int32_t pto__ps_expr0(pto__ps_parser *p)
 
 /* ---- operands ----------------------------------------------------------------- */
 
-/* T[r, c] or T@p[r, c]; the current token is the tensor name. */
-static int pto__ps_gm_operand(pto__ps_parser *p, int32_t s, int32_t param)
+/* T[r, c] or T@p[r, c]; the current token is the tensor name. Where the
+   op takes a whole tensor (PTO_A_WHOLE, allreduce), the bare name T. */
+static int pto__ps_gm_operand(pto__ps_parser *p, int32_t s, int32_t param, uint32_t mask)
 {
     pto__ps_tok t = p->tok, open;
     int32_t r, c, rank = -1;
     pto__ps_next(p);
+    if ((mask & PTO_A_WHOLE) && (pto__ps_at_eol(p) || pto__ps_is(p, ',')))
+        return pto_arg_gm(p->m, s, param, -1, -1, -1, pto__ps_tloc(p, &t)) >= 0;
     if (pto__ps_is(p, '@')) {
         pto__ps_next(p);
         if ((rank = pto__ps_expr0(p)) < 0) return 0;
@@ -689,6 +692,26 @@ static int pto__ps_is_floaty(const pto__ps_parser *p, const pto__ps_tok *t)
            (t->kind == PTO__T_NAME && (t->id == p->kw[PTO__KW_INF] || t->id == p->kw[PTO__KW_NAN]));
 }
 
+/* wait's comparison (eq ne lt le gt ge) or notify's mode (set add). */
+static int pto__ps_word_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
+{
+    pto__ps_tok t = p->tok;
+    int cmp = mask & PTO_A_CMP, w;
+    if (t.kind != PTO__T_NAME) {
+        pto__ps_expected(p, cmp ? "a comparison (eq, ne, lt, le, gt, ge)" : "a notify mode (set or add)");
+        return 0;
+    }
+    w = cmp ? pto_cmp_word_lookup(p->src + t.pos, t.len) : pto_nmode_lookup(p->src + t.pos, t.len);
+    if (w < 0) {
+        pto__ps_err(p, &t, cmp ? "unknown comparison '%s' (use eq, ne, lt, le, gt or ge)"
+                               : "unknown notify mode '%s' (use set or add)", pto__ps_text(p, &t));
+        return 0;
+    }
+    pto__ps_next(p);
+    if (cmp) return pto_arg_cmp(p->m, s, (pto_cmp)w, pto__ps_tloc(p, &t)) >= 0;
+    return pto_arg_nmode(p->m, s, (pto_notify_mode)w, pto__ps_tloc(p, &t)) >= 0;
+}
+
 /* One operand of op statement s; `mask` is the op table mask of its
    position (0 past the table's arity: classified by its form alone). */
 static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
@@ -702,6 +725,7 @@ static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
         if (!(mask & other)) { pto__ps_err(p, &t, "unknown pipe '%s'", pto__ps_text(p, &t)); return 0; }
     }
     if ((mask & PTO_A_PIPE) && !(mask & other)) { pto__ps_expected(p, "a pipe name"); return 0; }
+    if (mask & (PTO_A_CMP | PTO_A_NMODE)) return pto__ps_word_operand(p, s, mask);
     if ((mask & PTO_A_INT) && !(mask & (other & ~PTO_A_INT))) {
         int32_t e = pto__ps_expr0(p);
         return e >= 0 && pto_arg_int(p->m, s, e, loc) >= 0;
@@ -721,7 +745,7 @@ static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
             pto__ps_next(p);
             return pto_arg_tile(p->m, s, n->ref, loc) >= 0;
         case PTO__B_TENSOR:
-            return pto__ps_gm_operand(p, s, n->ref);
+            return pto__ps_gm_operand(p, s, n->ref, mask);
         case PTO__B_SCALAR:
             if (!(mask & PTO_A_INT)) {
                 pto__ps_next(p);
@@ -1276,8 +1300,12 @@ static int pto__ps_kernel_attrs(pto__ps_parser *p, int32_t k, pto__ps_tok *open)
     }
 }
 
-/* Skips lines until one that starts with `kernel` or `arch` (top-level
-   recovery: whatever followed a broken header is not parsed). */
+/* host sections (host.c, later in the amalgamation) */
+static void pto__hs_host(pto__ps_parser *p);
+static int pto__hs_word(const pto__ps_parser *p, const char *w);
+
+/* Skips lines until one that starts with `kernel`, `host` or `arch`
+   (top-level recovery: whatever followed a broken header is not parsed). */
 static void pto__ps_skip_to_top(pto__ps_parser *p)
 {
     for (;;) {
@@ -1285,7 +1313,7 @@ static void pto__ps_skip_to_top(pto__ps_parser *p)
         if (pto__ps_is(p, PTO__T_EOF)) return;
         pto__ps_next(p);
         pto__ps_skip_nl(p);
-        if (pto__ps_is_kw(p, PTO__KW_KERNEL) || pto__ps_is_kw(p, PTO__KW_ARCH)) return;
+        if (pto__ps_is_kw(p, PTO__KW_KERNEL) || pto__ps_is_kw(p, PTO__KW_ARCH) || pto__hs_word(p, "host")) return;
     }
 }
 
@@ -1360,6 +1388,7 @@ static void pto__ps_file(pto__ps_parser *p)
         if (pto__ps_is(p, PTO__T_EOF)) return;
         if (pto__ps_is_kw(p, PTO__KW_KERNEL)) pto__ps_kernel(p);
         else if (pto__ps_is_kw(p, PTO__KW_ARCH)) pto__ps_arch(p);
+        else if (pto__hs_word(p, "host")) pto__hs_host(p);
         else {
             pto__ps_expected(p, "'kernel' or 'arch'");
             pto__ps_skip_to_top(p);

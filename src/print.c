@@ -146,6 +146,7 @@ static void pto__pr_operand(const pto_module *m, const pto_operand *o, uint32_t 
     case PTO_O_TILE: pto_buf_puts(b, pto__pr_tile_name(m, o->ref)); break;
     case PTO_O_GM:
         pto_buf_puts(b, o->ref >= 0 && o->ref < m->n_params ? pto_str(m->ctx, m->params[o->ref].name) : "?");
+        if (o->e[0] < 0 && o->e[1] < 0) break; /* a whole tensor (allreduce) */
         if (o->e[2] >= 0) {
             pto_buf_puts(b, "@");
             pto__pr_pexpr(m, o->e[2], 4, b);
@@ -174,6 +175,8 @@ static void pto__pr_operand(const pto_module *m, const pto_operand *o, uint32_t 
     case PTO_O_CVPIPE:
         pto_buf_puts(b, o->ref >= 0 && o->ref < m->n_cvpipes ? pto_str(m->ctx, m->cvpipes[o->ref].name) : "?");
         break;
+    case PTO_O_CMP: pto_buf_puts(b, pto_cmp_word((pto_cmp)o->ref)); break;
+    case PTO_O_NMODE: pto_buf_puts(b, pto_nmode_name((pto_notify_mode)o->ref)); break;
     default: pto_buf_puts(b, "?"); break;
     }
 }
@@ -342,6 +345,9 @@ static void pto__pr_pkernel(const pto__pr_printer *pr, const pto_kernel *k)
     pto_buf_puts(b, "}\n");
 }
 
+/* host sections are printed by host.c */
+static void pto__hs_print(const pto_module *m, pto_buf *out);
+
 static void pto__pr_pmodule(const pto_module *m, pto_buf *out, int dump)
 {
     pto__pr_printer pr;
@@ -354,6 +360,7 @@ static void pto__pr_pmodule(const pto_module *m, pto_buf *out, int dump)
         if (k) pto_buf_puts(out, "\n");
         pto__pr_pkernel(&pr, &m->kernels[k]);
     }
+    pto__hs_print(m, out);
 }
 
 PTODEF void pto_print(const pto_module *m, pto_buf *out) { pto__pr_pmodule(m, out, 0); }

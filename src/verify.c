@@ -65,6 +65,7 @@ typedef struct pto__verifier {
     int core;                  /* core of the statements being checked, -1 none */
     int64_t nblocks;           /* static block count, or -1 */
     int32_t counter;           /* program-order position */
+    int32_t here_stmt;         /* the op statement whose operands are checked */
     pto_loc here;              /* the statement being checked */
     int32_t ifdepth;
     int sections[2];           /* sections seen per core in this mix kernel */
@@ -502,6 +503,8 @@ static const char *pto__vkind_name(int kind)
     case PTO_O_INT: return "an integer";
     case PTO_O_PIPE: return "a pipe";
     case PTO_O_CVPIPE: return "a cube/vector pipe";
+    case PTO_O_CMP: return "a comparison";
+    case PTO_O_NMODE: return "a notify mode";
     default: return "a malformed operand";
     }
 }
@@ -525,7 +528,7 @@ static void pto__vspaces(uint32_t mask, char *buf, size_t size)
 
 static void pto__vexpected(uint32_t mask, char *buf, size_t size)
 {
-    const char *parts[6];
+    const char *parts[8];
     int n = 0, i;
     size_t len = 0;
     if (mask & PTO_A_TILES) parts[n++] = "a tile";
@@ -534,6 +537,8 @@ static void pto__vexpected(uint32_t mask, char *buf, size_t size)
     if (mask & PTO_A_INT) parts[n++] = "an integer";
     if (mask & PTO_A_PIPE) parts[n++] = "a pipe";
     if (mask & PTO_A_CVPIPE) parts[n++] = "a cube/vector pipe";
+    if (mask & PTO_A_CMP) parts[n++] = "a comparison (eq ne lt le gt ge)";
+    if (mask & PTO_A_NMODE) parts[n++] = "a notify mode (set add)";
     buf[0] = 0;
     for (i = 0; i < n && len < size; i++)
         len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? " or " : "", parts[i]);
@@ -558,6 +563,8 @@ static int pto__vkind_ok(pto__verifier *v, const pto_operand *o, uint32_t mask)
         return 0;
     case PTO_O_PIPE: return (mask & PTO_A_PIPE) != 0;
     case PTO_O_CVPIPE: return (mask & PTO_A_CVPIPE) != 0;
+    case PTO_O_CMP: return (mask & PTO_A_CMP) != 0 && o->ref >= 0 && o->ref <= PTO_GE;
+    case PTO_O_NMODE: return (mask & PTO_A_NMODE) != 0 && (o->ref == PTO_NOTIFY_SET || o->ref == PTO_NOTIFY_ADD);
     default: return 0;
     }
 }
@@ -638,6 +645,14 @@ static int pto__vgm_arg(pto__verifier *v, const pto_operand *o, uint32_t mask)
     if ((mask & PTO_A_READ) && p->dir == PTO_OUT) {
         pto_error(v->ctx, o->loc, "cannot read '%s': it is an 'out' tensor (declare it inout to read it)", pn);
         ok = 0;
+    }
+    if (mask & PTO_A_WHOLE) {
+        if (o->e[0] >= 0 || o->e[1] >= 0 || o->e[2] >= 0) {
+            pto_error(v->ctx, o->loc, "%s takes the whole tensor: write '%s', not a window of it",
+                      pto_opinfo_get((pto_op)v->m->stmts[v->here_stmt].op)->name, pn);
+            return 0;
+        }
+        return ok;
     }
     for (d = 0; d < 2; d++) {
         if (o->e[d] < 0) { pto_error(v->ctx, o->loc, "window of '%s' needs a row and a column", pn); return 0; }
@@ -885,6 +900,124 @@ static void pto__vsync(pto__verifier *v, const pto__vop *op)
                   (long long)(lo < 0 ? lo : hi));
 }
 
+/* ---- communication (hardware.md section 8) ---- */
+
+/* A constant integer operand, or 0 with *known = 0. */
+static int64_t pto__vconst_int(pto__verifier *v, const pto_operand *o, int *known)
+{
+    pto__vform f;
+    pto__vexpr(v, o->e[0], 0, &f, 0);
+    *known = pto__fisconst(&f);
+    return *known ? f.c : 0;
+}
+
+/* The [rows, cols] window at GM operand g inside its tensor (when static). */
+static void pto__vcomm_window(pto__verifier *v, const pto_operand *o, int64_t rows, int64_t cols)
+{
+    const pto_param *p = &v->m->params[o->ref];
+    const char *pn = pto__vname(v, p->name);
+    pto__vform r, c, er, ec;
+    pto__vexpr(v, o->e[0], 0, &r, 0);
+    pto__vexpr(v, o->e[1], 0, &c, 0);
+    pto__fconst(&er, rows);
+    pto__fconst(&ec, cols);
+    pto__vwindow_dim(v, &r, &er, p->dim[0], "window", "row", pn, pto__vexpr_loc(v, o->e[0], o->loc));
+    pto__vwindow_dim(v, &c, &ec, p->dim[1], "window", "col", pn, pto__vexpr_loc(v, o->e[1], o->loc));
+}
+
+/* A signal operand: an i32 tensor; one cell, or (allreduce) the whole tensor. */
+static int pto__vsignal(pto__verifier *v, const char *opname, const pto_operand *o)
+{
+    const pto_param *p = &v->m->params[o->ref];
+    if (p->dtype != PTO_I32) {
+        pto_error(v->ctx, o->loc, "%s: signal '%s' must be an i32 tensor, got %s", opname, pto__vname(v, p->name),
+                  pto_dtype_name((pto_dtype)p->dtype));
+        return 0;
+    }
+    if (o->e[0] >= 0) pto__vcomm_window(v, o, 1, 1);
+    return 1;
+}
+
+/* tput X@p[r, c], Y[r, c], ROWS, COLS (tget: the remote side is Y): same
+   dtype, ROWS and COLS constant and positive, both windows inside. */
+static void pto__vxfer(pto__verifier *v, const pto__vop *op, const char *name)
+{
+    const pto_param *d = &v->m->params[op->o[0]->ref], *a = &v->m->params[op->o[1]->ref];
+    int64_t ext[2];
+    int i, known;
+    if (d->dtype != a->dtype)
+        pto_error(v->ctx, op->o[1]->loc, "%s: dtype mismatch: '%s' is %s but '%s' is %s", name, pto__vname(v, d->name),
+                  pto_dtype_name((pto_dtype)d->dtype), pto__vname(v, a->name), pto_dtype_name((pto_dtype)a->dtype));
+    for (i = 0; i < 2; i++) {
+        ext[i] = pto__vconst_int(v, op->o[2 + i], &known);
+        if (!known || ext[i] < 1 || ext[i] > 65536) {
+            pto_error(v->ctx, op->o[2 + i]->loc, "%s: the %s count must be a constant in 1..65536", name,
+                      i ? "column" : "row");
+            return;
+        }
+    }
+    pto__vcomm_window(v, op->o[0], ext[0], ext[1]);
+    pto__vcomm_window(v, op->o[1], ext[0], ext[1]);
+}
+
+/* allreduce X, SIG: X an f32 window tensor with static dims; SIG an i32
+   window tensor (its cell [0, 0] counts the barriers). */
+static void pto__vallreduce(pto__verifier *v, const pto__vop *op)
+{
+    const pto_param *x = &v->m->params[op->o[0]->ref], *g = &v->m->params[op->o[1]->ref];
+    int i;
+    for (i = 0; i < 2; i++) {
+        const pto_param *p = i ? g : x;
+        if (!p->window)
+            pto_error(v->ctx, op->o[i]->loc, "allreduce: '%s' is not a window tensor (declare it 'window': peers read it)",
+                      pto__vname(v, p->name));
+    }
+    if (x->dtype != PTO_F32)
+        pto_error(v->ctx, op->o[0]->loc, "allreduce: '%s' must be f32 (the sum is f32), got %s", pto__vname(v, x->name),
+                  pto_dtype_name((pto_dtype)x->dtype));
+    if (x->dim_var[0] >= 0 || x->dim_var[1] >= 0)
+        pto_error(v->ctx, op->o[0]->loc, "allreduce: '%s' needs static dims (its chunks are planned tiles)",
+                  pto__vname(v, x->name));
+    if (op->o[0]->ref == op->o[1]->ref)
+        pto_error(v->ctx, op->o[1]->loc, "allreduce: the signal must be another tensor than the data");
+    pto__vsignal(v, "allreduce", op->o[1]);
+}
+
+/* notify / wait / tput / tget / allreduce: a ranks kernel; the staging
+   tiles of tput / tget / allreduce are vec tiles, so the vector core. */
+static void pto__vcomm(pto__verifier *v, const pto__vop *op)
+{
+    const pto_stmt *st = &v->m->stmts[op->s];
+    const pto_kernel *k = &v->m->kernels[v->kernel];
+    const char *name = pto_opinfo_get((pto_op)st->op)->name;
+    int cls = pto_opinfo_get((pto_op)st->op)->cls;
+    if (!k->ranks) {
+        pto_error(v->ctx, st->loc, "%s needs a ranks kernel; '%s' is not declared 'ranks'", name, pto__vname(v, k->name));
+        return;
+    }
+    if ((cls == PTO_OC_XFER || cls == PTO_OC_ALLREDUCE) && v->core != PTO_CORE_VECTOR) {
+        pto_error(v->ctx, st->loc, "%s runs on the vector core (it stages data in vec tiles)", name);
+        return;
+    }
+    if (cls == PTO_OC_NOTIFY) {
+        int known;
+        int64_t val = pto__vconst_int(v, op->o[1], &known);
+        if (pto__vsignal(v, name, op->o[0]) && known && (val < -2147483647 - 1 || val > 2147483647))
+            pto_error(v->ctx, op->o[1]->loc, "notify: value %lld does not fit an i32 signal", (long long)val);
+    } else if (cls == PTO_OC_WAIT) {
+        int known;
+        int64_t val = pto__vconst_int(v, op->o[2], &known);
+        if (op->o[0]->e[2] >= 0)
+            pto_error(v->ctx, op->o[0]->loc, "wait polls the own copy of a signal: drop the '@rank'");
+        else if (pto__vsignal(v, name, op->o[0]) && known && (val < -2147483647 - 1 || val > 2147483647))
+            pto_error(v->ctx, op->o[2]->loc, "wait: value %lld does not fit an i32 signal", (long long)val);
+    } else if (cls == PTO_OC_XFER) {
+        pto__vxfer(v, op, name);
+    } else {
+        pto__vallreduce(v, op);
+    }
+}
+
 /* The class rules, once every operand has the right kind and space. */
 static void pto__vclass(pto__verifier *v, const pto__vop *op)
 {
@@ -915,6 +1048,7 @@ static void pto__vclass(pto__verifier *v, const pto__vop *op)
     case PTO_OC_EXTRACT: pto__vextract(v, op); break;
     case PTO_OC_MATMUL: pto__vmatmul(v, op); break;
     case PTO_OC_SYNC: pto__vsync(v, op); break;
+    case PTO_OC_NOTIFY: case PTO_OC_WAIT: case PTO_OC_XFER: case PTO_OC_ALLREDUCE: pto__vcomm(v, op); break;
     default: break;
     }
 }
@@ -936,6 +1070,7 @@ static void pto__vop_stmt(pto__verifier *v, int32_t s)
         return;
     }
     op.s = s;
+    v->here_stmt = s;
     for (i = 0; i < info->nargs; i++) {
         op.o[i] = &v->m->operands[st->arg0 + i];
         op.t[i] = NULL;
@@ -1274,6 +1409,9 @@ static int pto__valloc(pto__verifier *v)
     return 1;
 }
 
+/* host sections are checked by host.c */
+static pto_status pto__hs_verify(pto_ctx *ctx, const pto_module *m);
+
 PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
 {
     pto__verifier v;
@@ -1292,5 +1430,6 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
         for (k = 0; k < m->n_kernels && !v.internal; k++) pto__vkernel(&v, k);
     pto__vfree(&v);
     if (v.internal) return PTO_ERR_INTERNAL;
+    if (pto__hs_verify(ctx, m) == PTO_ERR_INTERNAL) return PTO_ERR_INTERNAL;
     return pto_error_count(ctx) != before ? PTO_ERR_USER : PTO_OK;
 }

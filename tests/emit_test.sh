@@ -70,8 +70,14 @@ mv $out/a/k2 $out/a/kernel.c
 $ptoc run $out/a >$out/log 2>&1; rc=$?
 if [ $rc = 1 ] && grep -q "race" $out/log && grep -q "syncs       15 flags" $out/log; then ok "dropped wait_flag is caught"; else bad "dropped wait_flag is caught (rc $rc)"; fi
 
-$ptoc run examples/softmax.pto >$out/log 2>&1; rc=$?
+grep -v '^# run:' examples/softmax.pto > $out/nodefaults.pto
+$ptoc run $out/nodefaults.pto >$out/log 2>&1; rc=$?
 if [ $rc = 1 ] && grep -q "dynamic dim N needs a value: -D N=VALUE" $out/log; then ok "missing -D"; else bad "missing -D (rc $rc)"; fi
+# the file's own "# run: -D N=64" line gives the default; the command line overrides it
+$ptoc run examples/softmax.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "kernel softmax (4 blocks)" $out/log; then ok "# run: defaults"; else bad "# run: defaults (rc $rc)"; fi
+$ptoc run examples/softmax.pto -D N=32 >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "kernel softmax (2 blocks)" $out/log; then ok "-D overrides # run:"; else bad "-D overrides # run: (rc $rc)"; fi
 $ptoc run examples/vadd.pto --trace $out/t.json >$out/log 2>&1; rc=$?
 if [ $rc = 0 ] && [ -s $out/t.json ]; then ok "--trace writes a trace"; else bad "--trace writes a trace (rc $rc)"; fi
 

@@ -8,7 +8,7 @@
    ptoc sync FILE        the IR after sync, each inserted sync with its dependency
    ptoc emit [--no-sync] [--tight] [--target sim|isa] FILE -o DIR
                          kernel.c and host.c of FILE in DIR (isa: kernel.cpp)
-   ptoc run [--no-sync] [--tight] [--cc CC] [-D NAME=VALUE]... [--seed S] [--trace F] FILE|DIR
+   ptoc run [--no-sync] [--tight] [--cc CC] [-D NAME=VALUE]... [--seed S] [--ranks N] [--trace F] FILE|DIR
                          emit (or take DIR as it is), compile, run on the
                          simulator, compare with the reference interpreter
    ptoc --help
@@ -30,7 +30,7 @@ static const char *usage =
     "commands:\n"
     "  check FILE          parse and verify FILE; print every error\n"
     "  fmt FILE            print FILE in canonical .pto form\n"
-    "  dump STAGE FILE     print the IR after STAGE (parse | verify | plan | sync)\n"
+    "  dump STAGE FILE     print the IR after STAGE (parse | verify | lower | plan | sync)\n"
     "  plan [--tight] [--svg OUT.svg] FILE\n"
     "                      plan memory: per kernel a table of tiles and a memory map\n"
     "                      per space; --tight ignores pipe conflicts; --svg draws the maps\n"
@@ -39,12 +39,15 @@ static const char *usage =
     "  emit [--no-sync] [--tight] [--target sim|isa] FILE -o DIR\n"
     "                      write DIR/kernel.c and DIR/host.c (--target isa: DIR/kernel.cpp\n"
     "                      against the Ascend pto-isa C++ API, see docs/isa-target.md)\n"
-    "  run [--no-sync] [--tight] [--cc CC] [-D NAME=VALUE]... [--seed S] [--trace F.json] FILE|DIR\n"
+    "  run [--no-sync] [--tight] [--cc CC] [-D NAME=VALUE]... [--seed S] [--ranks N] [--trace F.json] FILE|DIR\n"
     "                      emit FILE (or take DIR as it is), compile with CC ($CC, cc),\n"
     "                      run on the simulator and compare with the reference interpreter;\n"
     "                      --no-sync skips the sync pass: the kernel keeps only the\n"
     "                      set_flag / wait_flag / pipe_barrier written in FILE; --tight\n"
-    "                      plans as plan --tight does (bytes shared across pipes)\n"
+    "                      plans as plan --tight does (bytes shared across pipes);\n"
+    "                      --ranks N runs ranks kernels on N ranks (default 2); a FILE's\n"
+    "                      first `# run: -D N=64 --ranks 4` line gives defaults for -D,\n"
+    "                      --ranks and --seed that the command line overrides\n"
     "  --help              this text\n"
     "  --version           the version\n"
     "\n"
@@ -123,7 +126,7 @@ static int cmd_check(pto_ctx *ctx, const char *path, int print)
 }
 
 /* The pipeline stages `ptoc dump` can stop after, in order. */
-static const char *const dump_stages[] = {"parse", "verify", "plan", "sync"};
+static const char *const dump_stages[] = {"parse", "verify", "lower", "plan", "sync"};
 
 /* Runs the passes up to `stage` and prints the IR with what they computed
    (pto_dump: planned offsets per slot, the note of every inserted statement). */
@@ -135,13 +138,17 @@ static int cmd_dump(pto_ctx *ctx, const char *stage, const char *path)
     for (i = 0; i < (int)(sizeof dump_stages / sizeof dump_stages[0]); i++)
         if (strcmp(stage, dump_stages[i]) == 0) last = i;
     if (last < 0) {
-        fprintf(stderr, "ptoc: error: unknown stage '%s' (stages: parse, verify, plan, sync)\n", stage);
+        fprintf(stderr, "ptoc: error: unknown stage '%s' (stages: parse, verify, lower, plan, sync)\n", stage);
         return 1;
     }
     m = load(ctx, path, &status);
-    if (m && last >= 1) st = pto_verify(ctx, m);
-    if (m && last >= 2 && st == PTO_OK) st = pto_plan(ctx, m, NULL);
-    if (m && last >= 3 && st == PTO_OK) st = pto_sync(ctx, m, NULL);
+    if (m && last >= 1) {
+        pto_compile_desc cd;
+        memset(&cd, 0, sizeof cd);
+        cd.stop_after = last == 1 ? PTO_STAGE_VERIFY : last == 2 ? PTO_STAGE_LOWER : last == 3 ? PTO_STAGE_PLAN
+                                                                                   : PTO_STAGE_SYNC;
+        st = pto_compile(ctx, m, &cd);
+    }
     pto_diag_print(ctx, stderr);
     if (m && st == PTO_OK) st = write_text(ctx, m, pto_dump);
     pto_module_destroy(m);
@@ -153,6 +160,7 @@ static int cmd_plan(pto_ctx *ctx, int argc, char **argv)
 {
     const char *svg = NULL, *path = NULL;
     pto_plan_desc d;
+    pto_compile_desc cd;
     pto_plan_result r;
     pto_module *m;
     pto_status st = PTO_OK;
@@ -168,9 +176,11 @@ static int cmd_plan(pto_ctx *ctx, int argc, char **argv)
     m = load(ctx, path, &status);
     if (!m) { pto_diag_print(ctx, stderr); return status; }
     d.result = &r;
-    st = pto_verify(ctx, m);
-    if (st == PTO_OK) st = pto_plan(ctx, m, &d);
-    if (st == PTO_OK && pto_plan_check(ctx, m) != PTO_OK) st = PTO_ERR_INTERNAL; /* the planner is wrong */
+    memset(&cd, 0, sizeof cd);
+    cd.stop_after = PTO_STAGE_PLAN;
+    cd.check_plan = 1;   /* a plan the independent checker rejects is pto's bug (exit 2) */
+    cd.plan = d;
+    st = pto_compile(ctx, m, &cd);
     pto_diag_print(ctx, stderr);
     if (st == PTO_OK) {
         pto_buf out;
@@ -204,9 +214,7 @@ static int cmd_sync(pto_ctx *ctx, const char *path)
     pto_module *m = load(ctx, path, &status);
     pto_status st = PTO_OK;
     if (!m) { pto_diag_print(ctx, stderr); return status; }
-    st = pto_verify(ctx, m);
-    if (st == PTO_OK) st = pto_plan(ctx, m, NULL);
-    if (st == PTO_OK) st = pto_sync(ctx, m, NULL);
+    st = pto_compile(ctx, m, NULL);
     pto_diag_print(ctx, stderr);
     if (st == PTO_OK) st = write_text(ctx, m, pto_sync_dump);
     pto_module_destroy(m);
@@ -220,27 +228,24 @@ static int cmd_sync(pto_ctx *ctx, const char *path)
 #define EMIT_TIGHT   2  /* plan tightly (pto_plan_desc.tight) */
 #define EMIT_ISA     4  /* emit --target isa: C++ for the pto-isa API, no host */
 
-/* The pipeline of `emit`: parse -> verify -> plan -> sync -> emit. */
+/* The pipeline of `emit`: parse, the passes (pto_compile), emit. */
 static pto_status compile_file(pto_ctx *ctx, const char *path, int opts, pto_buf *ksrc, pto_buf *hsrc)
 {
     size_t len = 0;
     char *text = read_all(path, &len);
     pto_module *m;
     pto_emit_desc ed;
+    pto_compile_desc cd;
     pto_status st;
     if (!text) {
         fprintf(stderr, "ptoc: error: cannot read '%s'\n", path);
         return PTO_ERR_USER;
     }
     m = pto_parse(ctx, path, text, len);
-    st = m ? pto_verify(ctx, m) : PTO_ERR_USER;
-    if (st == PTO_OK) {
-        pto_plan_desc pd;
-        memset(&pd, 0, sizeof pd);
-        pd.tight = (opts & EMIT_TIGHT) != 0;
-        st = pto_plan(ctx, m, &pd);
-    }
-    if (st == PTO_OK && !(opts & EMIT_NO_SYNC)) st = pto_sync(ctx, m, NULL);
+    memset(&cd, 0, sizeof cd);
+    cd.plan.tight = (opts & EMIT_TIGHT) != 0;
+    cd.no_sync = (opts & EMIT_NO_SYNC) != 0;
+    st = pto_compile(ctx, m, &cd);
     if (st == PTO_OK) {
         memset(&ed, 0, sizeof ed);
         ed.filename = path;
@@ -384,6 +389,58 @@ static int compile_dir(const char *cc, const char *inc, const char *dir, const c
     return system(cmd);
 }
 
+/* Is option NAME (e.g. "--ranks", or "-D" with a dim name) already on the command line? */
+static int cli_has(int argc, char **argv, const char *opt, const char *dname, size_t dlen)
+{
+    int i;
+    for (i = 2; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        if (!dname) {
+            if (strcmp(a, opt) == 0) return 1;
+            continue;
+        }
+        if (strcmp(a, "-D") == 0 && i + 1 < argc) v = argv[i + 1];
+        else if (strncmp(a, "-D", 2) == 0) v = a + 2;
+        if (v && strncmp(v, dname, dlen) == 0 && v[dlen] == '=') return 1;
+    }
+    return 0;
+}
+
+/* A .pto file's own launch defaults: its first `# run: -D N=64 --ranks 4`
+   line. Each option there is added unless the command line gives it too,
+   so `ptoc run examples/softmax.pto` works as the demo runs it. */
+static void file_defaults(const char *path, int argc, char **argv, char *cmd, size_t size)
+{
+    size_t len = 0;
+    char *text = read_all(path, &len), *line, *end, *tok[64];
+    int n = 0, i;
+    if (!text) return;
+    for (line = text; line && *line; line = end ? end + 1 : NULL) {
+        end = strchr(line, '\n');
+        if (end) *end = 0;
+        if (strncmp(line, "# run:", 6) == 0) break;
+    }
+    if (line && *line) {
+        char *p = line + 6;
+        while (n < 64) {
+            while (*p == ' ' || *p == '\t') p++;
+            if (!*p) break;
+            tok[n++] = p;
+            while (*p && *p != ' ' && *p != '\t') p++;
+            if (*p) *p++ = 0;
+        }
+    }
+    for (i = 0; i + 1 < n; i += 2) {
+        const char *eq = strchr(tok[i + 1], '=');
+        int given = strcmp(tok[i], "-D") == 0 ? eq && cli_has(argc, argv, "-D", tok[i + 1], (size_t)(eq - tok[i + 1]))
+                                              : cli_has(argc, argv, tok[i], NULL, 0);
+        if (given || (strcmp(tok[i], "-D") && strcmp(tok[i], "--ranks") && strcmp(tok[i], "--seed"))) continue;
+        shell_add(cmd, size, " ", tok[i]);
+        shell_add(cmd, size, " ", tok[i + 1]);
+    }
+    free(text);
+}
+
 static int cmd_run(pto_ctx *ctx, int argc, char **argv)
 {
     const char *target = NULL, *cc = getenv("CC");
@@ -397,7 +454,8 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
         if (strcmp(argv[i], "--cc") == 0 && i + 1 < argc) cc = argv[++i];
         else if (strcmp(argv[i], "--no-sync") == 0) opts |= EMIT_NO_SYNC;
         else if (strcmp(argv[i], "--tight") == 0) opts |= EMIT_TIGHT;
-        else if ((strcmp(argv[i], "-D") == 0 || strcmp(argv[i], "--seed") == 0 || strcmp(argv[i], "--trace") == 0) &&
+        else if ((strcmp(argv[i], "-D") == 0 || strcmp(argv[i], "--seed") == 0 || strcmp(argv[i], "--trace") == 0 ||
+                  strcmp(argv[i], "--ranks") == 0) &&
                  i + 1 < argc) {
             shell_add(cmd, sizeof cmd, " ", argv[i]);
             shell_add(cmd, sizeof cmd, " ", argv[++i]);
@@ -421,6 +479,7 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
     } else {
         dir = tmp;
         rc = emit_to(ctx, target, dir, opts);
+        file_defaults(target, argc, argv, cmd, sizeof cmd);
     }
     snprintf(bin, sizeof bin, "%s/run", tmp);
     if (rc == 0 && compile_dir(cc, inc, dir, bin) != 0) {

@@ -1,0 +1,60 @@
+#!/bin/sh
+# host_test.sh - host sections end to end through ptoc run.
+#   - a host with dynamic dims, scalars and intermediates matches the
+#     reference interpreter under cc and tcc, and its host.c compiles clean
+#     in strict mode (-Wall -Wextra -pedantic -Werror);
+#   - planted bugs are caught: a kernel constant edited in kernel.c (the
+#     host's output mismatches), a call deleted from host.c (the
+#     intermediate it wrote mismatches, named), a block count too small
+#     (rows left unwritten mismatch);
+#   - a missing -D for a host dim is a user error (exit 1) naming the dim.
+cd "$(dirname "$0")/.." || exit 1
+ptoc=./build/ptoc
+out=build/host_test
+rm -rf $out
+mkdir -p $out
+pass=0; fail=0
+ok()  { pass=$((pass + 1)); echo "ok $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; [ -f $out/log ] && tail -20 $out/log; }
+# expect NAME RC PATTERN CMD...: exit status RC and PATTERN in the output
+expect() {
+    name=$1; want=$2; pat=$3; shift 3
+    "$@" >$out/log 2>&1; rc=$?
+    if [ $rc = "$want" ] && grep -q -- "$pat" $out/log; then ok "$name"; else bad "$name (exit $rc, want $want, /$pat/)"; fi
+}
+D="-D M=64 -D s=0.5 -D k=3"
+
+for cc in cc tcc; do
+    # shellcheck disable=SC2086
+    expect "host_chain matches ($cc)" 0 "^  result      match (1 output)" $ptoc run --cc $cc tests/ok/host_chain.pto $D
+done
+# shellcheck disable=SC2086
+PTO_CFLAGS="-Wall -Wextra -pedantic -Werror" expect "host.c is clean in strict mode" 0 "^host h" \
+    $ptoc run tests/ok/host_chain.pto $D
+# shellcheck disable=SC2086
+expect "three calls, one host report" 0 "total         .* cycles over 3 kernels" $ptoc run tests/ok/host_chain.pto $D
+
+$ptoc emit examples/host_mm_norm.pto -o $out/good >$out/log 2>&1 || bad "emit host_mm_norm"
+expect "host_mm_norm as emitted" 0 "result      match (1 output)" $ptoc run $out/good -D eps=0.000001
+
+cp -r $out/good $out/const
+sed 's/0.0078125/0.0078126/g' $out/good/kernel.c >$out/const/kernel.c
+expect "an edited kernel constant mismatches" 1 "mismatch: y\[" $ptoc run $out/const -D eps=0.000001
+
+cp -r $out/good $out/nocall
+grep -v 'pto_h_call(run, kernel_mm,' $out/good/host.c >$out/nocall/host.c
+expect "a deleted call leaves its intermediate wrong" 1 "mismatch: t\[" $ptoc run $out/nocall -D eps=0.000001
+
+cp -r $out/good $out/blocks
+sed 's/kernel_rmsnorm, "rmsnorm", PTO_K_KIND_VECTOR, 128 \/ 16,/kernel_rmsnorm, "rmsnorm", PTO_K_KIND_VECTOR, 4,/' \
+    $out/good/host.c >$out/blocks/host.c
+if cmp -s $out/good/host.c $out/blocks/host.c; then bad "the block count is emitted as 128 / 16"; else
+    expect "too few blocks leave rows unwritten" 1 "mismatch: y\[64, 0\]" $ptoc run $out/blocks -D eps=0.000001
+fi
+
+grep -v '^# run:' tests/ok/host_chain.pto > $out/nodefaults.pto
+expect "a missing host dim is a user error" 1 "dynamic dim M needs a value" \
+    $ptoc run $out/nodefaults.pto -D s=0.5 -D k=3
+
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]

@@ -1,0 +1,287 @@
+/* test_lower.c - the lowering pass and the interpreter's communication.
+   - the lowered module verifies again, has no tput / tget / allreduce left,
+     a pipe_barrier ALL right before every notify, only GE waits of its
+     own, and its staging tiles (origin lower) get planned; one moved onto
+     a live tile is caught by pto_plan_check;
+   - the interpreter on the lowered module (plain notify / wait / remote
+     loads, ranks interleaved) gives the bits of the interpreter on the
+     original (allreduce as a primitive), over shapes with chunk tails and
+     1..5 ranks, and both equal a sum computed here in rank order;
+   - tput / tget copy windows between ranks; notify set / add;
+   - a wait nothing satisfies is a deadlock with its exact message, and a
+     rank that finishes before an allreduce leaves the others deadlocked. */
+
+#define PTO_IMPLEMENTATION
+#include "pto.h"
+#include "tests/check.h"
+
+static pto_module *build(pto_ctx *ctx, const char *text)
+{
+    pto_module *m = pto_parse(ctx, "t.pto", text, strlen(text));
+    if (!m || pto_verify(ctx, m) != PTO_OK) {
+        pto_diag_print(ctx, stdout);
+        pto_module_destroy(m);
+        return NULL;
+    }
+    return m;
+}
+
+static int count_op(const pto_module *m, pto_op op)
+{
+    int32_t s, n = 0;
+    for (s = 0; s < m->n_stmts; s++)
+        n += m->stmts[s].block >= 0 && m->stmts[s].kind == PTO_ST_OP && m->stmts[s].op == op;
+    return n;
+}
+
+/* IR shape of a lowered allreduce + tput. */
+static void test_shape(void)
+{
+    static const char *src =
+        "kernel k(inout g: f32[40, 100] window, inout sig: i32[1, 8] window, in x: f32[40, 100],\n"
+        "         inout y: f32[40, 100] window) vector ranks {\n"
+        "  tile a: vec f32[40, 104] valid(40, 100)\n"
+        "  tload a, x[0, 0]\n"
+        "  tput y@(rank + 1) % nranks[0, 0], x[0, 0], 40, 100\n"
+        "  allreduce g, sig\n"
+        "  notify sig@0[0, 1], 1, set\n"
+        "  tstore g[0, 0], a\n"
+        "}\n";
+    pto_ctx *ctx = pto_ctx_create(NULL);
+    pto_module *m = build(ctx, src);
+    int32_t s, t, fenced = 1, ge = 1, staged = 0, a = -1, stage = -1;
+    CHECK(m != NULL);
+    if (!m) { pto_ctx_destroy(ctx); return; }
+    CHECK(pto_lower(ctx, m) == PTO_OK);
+    CHECK(count_op(m, PTO_OP_TPUT) == 0 && count_op(m, PTO_OP_ALLREDUCE) == 0);
+    CHECK(count_op(m, PTO_OP_NOTIFY) == 4); /* publish, post-reduce, reset, the user's */
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_stmt *st = &m->stmts[s];
+        int32_t prev = st->prev;
+        if (st->block < 0 || st->kind != PTO_ST_OP) continue;
+        if (st->op == PTO_OP_NOTIFY) {
+            /* the fence is right before it, or right before its loop */
+            if (prev < 0 && m->blocks[st->block].owner >= 0) prev = m->stmts[m->blocks[st->block].owner].prev;
+            fenced &= prev >= 0 && m->stmts[prev].kind == PTO_ST_OP && m->stmts[prev].op == PTO_OP_PIPE_BARRIER &&
+                      pto_stmt_arg(m, prev, 0)->ref == PTO_PIPE_ALL &&
+                      strstr(pto_str(ctx, m->stmts[prev].note), "inserted by lower") != NULL;
+        }
+        if (st->op == PTO_OP_WAIT) ge &= pto_stmt_arg(m, s, 1)->ref == PTO_GE;
+    }
+    CHECK(fenced);
+    CHECK(ge);
+    pto_diag_clear(ctx);
+    CHECK(pto_verify(ctx, m) == PTO_OK); /* the lowered module is valid IR */
+    pto_diag_print(ctx, stdout);
+    CHECK(pto_plan(ctx, m, NULL) == PTO_OK && pto_plan_check(ctx, m) == PTO_OK);
+    for (t = 0; t < m->n_tiles; t++) {
+        if (m->tiles[t].origin == PTO_BY_LOWER) staged += m->tiles[t].planned;
+        if (strcmp(pto_str(ctx, m->tiles[t].name), "a") == 0) a = t;
+        if (strstr(pto_str(ctx, m->tiles[t].name), "_stage")) stage = t;
+    }
+    CHECK(staged == 3); /* the tput stage, allreduce acc and peer */
+    CHECK(a >= 0 && stage >= 0 && m->tiles[stage].origin == PTO_BY_LOWER);
+    if (a >= 0 && stage >= 0) {
+        /* a is live across the tput: a staging tile on top of it is caught */
+        m->tiles[stage].offset[0] = m->tiles[a].offset[0];
+        CHECK(pto_plan_check(ctx, m) != PTO_OK);
+        pto_diag_clear(ctx);
+    }
+    CHECK(pto_sync(ctx, m, NULL) != PTO_ERR_INTERNAL);
+    pto_module_destroy(m);
+    pto_ctx_destroy(ctx);
+}
+
+/* ---- interpreter: original against lowered ---------------------------------- */
+
+typedef struct arun {
+    int nr, np;
+    void *t[8 * 4];
+} arun;
+
+static uint64_t rng(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    return z ^ (z >> 27);
+}
+
+/* params: g f32[R, C] window, sig i32[1, 8] window, x f32[R, C] */
+static void arun_init(arun *a, int nr, int R, int C, uint64_t seed)
+{
+    int r, i;
+    a->nr = nr;
+    a->np = 3;
+    for (r = 0; r < nr; r++) {
+        float *g = (float *)calloc((size_t)(R * C), 4), *x = (float *)calloc((size_t)(R * C), 4);
+        for (i = 0; i < R * C; i++) {
+            g[i] = (float)((int)(rng(&seed) % 2001) - 1000) / 7.0f;
+            x[i] = (float)((int)(rng(&seed) % 2001) - 1000) / 3.0f;
+        }
+        a->t[r * 3 + 0] = g;
+        a->t[r * 3 + 1] = calloc(8, 4);
+        a->t[r * 3 + 2] = x;
+    }
+}
+
+static void arun_free(arun *a)
+{
+    int i;
+    for (i = 0; i < a->nr * a->np; i++) free(a->t[i]);
+}
+
+static pto_status arun_go(pto_ctx *ctx, const pto_module *m, arun *a)
+{
+    pto_launch L;
+    memset(&L, 0, sizeof L);
+    L.kernel = 0;
+    L.tensors = a->t;
+    L.nranks = a->nr;
+    return pto_interp(ctx, m, &L);
+}
+
+static void test_differential(void)
+{
+    static const int shapes[][2] = {{16, 64}, {40, 100}, {33, 1000}, {3, 5000}, {1, 8}};
+    int si, nr, bad = 0, runs = 0, golden_bad = 0;
+    for (si = 0; si < 5; si++) {
+        for (nr = 1; nr <= 5; nr++) {
+            char src[600];
+            int R = shapes[si][0], C = shapes[si][1], r, i;
+            pto_ctx *ctx = pto_ctx_create(NULL);
+            pto_module *m0, *m1;
+            arun a, b;
+            snprintf(src, sizeof src,
+                     "kernel k(inout g: f32[%d, %d] window, inout sig: i32[1, 8] window, in x: f32[%d, %d] window) vector ranks {\n"
+                     "  allreduce g, sig\n"
+                     "  tget g[0, 0], x@(rank + 1) %% nranks[0, 0], %d, %d\n"
+                     "  allreduce g, sig\n"
+                     "}\n", R, C, R, C, R, C);
+            m0 = build(ctx, src);
+            m1 = build(ctx, src);
+            if (!m0 || !m1 || pto_lower(ctx, m1) != PTO_OK) {
+                CHECK_MSG(0, "shape %d ranks %d: no module", si, nr);
+                pto_module_destroy(m0);
+                pto_module_destroy(m1);
+                pto_ctx_destroy(ctx);
+                continue;
+            }
+            arun_init(&a, nr, R, C, (uint64_t)(si * 10 + nr));
+            arun_init(&b, nr, R, C, (uint64_t)(si * 10 + nr));
+            CHECK(arun_go(ctx, m0, &a) == PTO_OK);
+            CHECK(arun_go(ctx, m1, &b) == PTO_OK);
+            pto_diag_print(ctx, stdout);
+            for (r = 0; r < nr; r++) {
+                bad += memcmp(a.t[r * 3], b.t[r * 3], (size_t)(R * C) * 4) != 0;
+                bad += memcmp(a.t[r * 3 + 1], b.t[r * 3 + 1], 32) != 0; /* the signal is back at zero */
+                bad += ((int32_t *)b.t[r * 3 + 1])[0] != 0;
+            }
+            /* golden: the next rank's x summed in rank order, in f32 */
+            for (i = 0; i < R * C; i++) {
+                float want = 0.0f;
+                for (r = 0; r < nr; r++) {
+                    float v = ((float *)b.t[((r + 1) % nr) * 3 + 2])[i];
+                    want = r == 0 ? v : want + v;
+                }
+                for (r = 0; r < nr; r++) golden_bad += ((float *)b.t[r * 3])[i] != want;
+            }
+            runs++;
+            arun_free(&a);
+            arun_free(&b);
+            pto_module_destroy(m0);
+            pto_module_destroy(m1);
+            pto_ctx_destroy(ctx);
+        }
+    }
+    CHECK(runs == 25);
+    CHECK(bad == 0);
+    CHECK(golden_bad == 0);
+}
+
+/* ---- interpreter: signals and deadlocks ------------------------------------ */
+
+static const char *first_diag(pto_ctx *ctx, char *buf, size_t n)
+{
+    buf[0] = 0;
+    if (pto_diag_count(ctx) > 0) pto_diag_format(ctx, pto_diag_get(ctx, 0), buf, n);
+    return buf;
+}
+
+static void test_signals(void)
+{
+    /* rank r adds r + 1 into rank 0's cell [0, 1], sets its own cell [0, 2]
+       to 7; rank 0 waits for the sum, then copies it into y via tput */
+    static const char *src =
+        "kernel k(inout s: i32[1, 8] window, inout y: i32[1, 8] window) vector ranks {\n"
+        "  notify s@0[0, 1], rank + 1, add\n"
+        "  notify s[0, 2], 7, set\n"
+        "  if rank == 0 {\n"
+        "    wait s[0, 1], eq, nranks * (nranks + 1) / 2\n"
+        "    tput y@(nranks - 1)[0, 0], s[0, 0], 1, 8\n"
+        "  }\n"
+        "}\n";
+    static const char *dead =
+        "kernel k(inout s: i32[1, 8] window) vector ranks {\n"
+        "  notify s@0[0, 0], 1, add\n"
+        "  wait s[0, 0], ge, nranks\n"
+        "}\n";
+    static const char *ardead =
+        "kernel k(inout g: f32[8, 8] window, inout sig: i32[1, 8] window) vector ranks {\n"
+        "  if rank != 1 {\n"
+        "    allreduce g, sig\n"
+        "  }\n"
+        "}\n";
+    pto_ctx *ctx = pto_ctx_create(NULL);
+    pto_module *m = build(ctx, src);
+    int32_t cells[3][2][8];
+    void *t[6];
+    pto_launch L;
+    char msg[600];
+    int r;
+    memset(cells, 0, sizeof cells);
+    for (r = 0; r < 3; r++) t[r * 2] = cells[r][0], t[r * 2 + 1] = cells[r][1];
+    memset(&L, 0, sizeof L);
+    L.tensors = t;
+    L.nranks = 3;
+    CHECK(m && pto_interp(ctx, m, &L) == PTO_OK);
+    CHECK(cells[0][0][1] == 6 && cells[1][0][1] == 0);
+    CHECK(cells[0][0][2] == 7 && cells[1][0][2] == 7 && cells[2][0][2] == 7);
+    CHECK(cells[2][1][1] == 6 && cells[2][1][2] == 7 && cells[0][1][1] == 0);
+    pto_module_destroy(m);
+
+    /* every rank counts itself into rank 0's cell only: rank 0 goes on,
+       ranks 1 and 2 wait forever */
+    m = build(ctx, dead);
+    memset(cells, 0, sizeof cells);
+    pto_diag_clear(ctx);
+    CHECK(m && pto_interp(ctx, m, &L) == PTO_ERR_USER);
+    CHECK_STR(first_diag(ctx, msg, sizeof msg),
+              "t.pto:3:3: error: deadlock: wait s[0, 0], ge, 3 on rank 1 never returns: the cell holds 0 and no rank "
+              "can change it (every other rank has finished or waits too)");
+    CHECK(cells[0][0][0] == 3);
+    pto_module_destroy(m);
+
+    m = build(ctx, ardead);
+    pto_diag_clear(ctx);
+    {
+        float g[3][64];
+        int32_t sg[3][8];
+        memset(g, 0, sizeof g);
+        memset(sg, 0, sizeof sg);
+        for (r = 0; r < 3; r++) t[r * 2] = g[r], t[r * 2 + 1] = sg[r];
+        CHECK(m && pto_interp(ctx, m, &L) == PTO_ERR_USER);
+        CHECK_STR(first_diag(ctx, msg, sizeof msg),
+                  "t.pto:3:5: error: deadlock: allreduce on rank 0 waits for every rank, but rank 1 has finished "
+                  "without reaching it");
+    }
+    pto_module_destroy(m);
+    pto_ctx_destroy(ctx);
+}
+
+int main(void)
+{
+    test_shape();
+    test_differential();
+    test_signals();
+    return TEST_END();
+}
