@@ -28,7 +28,7 @@
 
    ---- Instructions ---------------------------------------------------------
    Every instruction takes the core and `src`, a static string naming the
-   kernel source line (e.g. "softmax.pto:9: texp t, t"): reports quote it.
+   kernel source line (e.g. "softmax.pto:9"): reports quote it.
    Tiles are passed by value (pto_k_t builds one) and addressed by their
    planned byte offset into their space. The pipe of each instruction follows
    hardware.md section 3:
