@@ -213,6 +213,7 @@ typedef enum pto_cmp { PTO_EQ, PTO_NE, PTO_LT, PTO_LE, PTO_GT, PTO_GE } pto_cmp;
 #define PTO_A_INT    (1u << 11)  /* integer expression */
 #define PTO_A_PIPE   (1u << 12)  /* a pipe name: S V M MTE1 MTE2 MTE3 FIX ALL */
 #define PTO_A_CVPIPE (1u << 13)  /* a cube/vector pipe declared in a mix kernel */
+#define PTO_A_IMPLICIT (1u << 17) /* filled in by the parser, not written in the text */
 #define PTO_A_CMP    (1u << 14)  /* a comparison word: eq ne lt le gt ge (wait) */
 #define PTO_A_NMODE  (1u << 15)  /* a notify mode word: set add */
 #define PTO_A_WHOLE  (1u << 16)  /* with PTO_A_GM: a whole tensor, its name without [r, c] */
@@ -237,6 +238,7 @@ typedef enum pto_opclass {
     PTO_OC_EXTRACT,  /* d = window of a at (r, c) */
     PTO_OC_MATMUL,   /* acc (+)= left x right */
     PTO_OC_SYNC,     /* set_flag / wait_flag / pipe_barrier */
+    PTO_OC_CVPIPE,   /* tpush / tpop / tfree on a cube/vector pipe */
     PTO_OC_NOTIFY,   /* signal cell (=|+=) value, on S (hardware.md s8) */
     PTO_OC_WAIT,     /* block until signal cell CMP value, on S */
     PTO_OC_XFER,     /* GM window -> GM window (tput / tget); lowered to a staging tile */
@@ -283,6 +285,9 @@ typedef enum pto_notify_mode { PTO_NOTIFY_SET, PTO_NOTIFY_ADD } pto_notify_mode;
     X(TEXTRACT,      "textract",      PTO_PIPE_MTE1, PTO_OC_EXTRACT,4, PTO_W(PTO_A_LEFT|PTO_A_RIGHT), PTO_R(PTO_A_MAT), PTO_A_INT, PTO_A_INT) \
     X(TMATMUL,       "tmatmul",       PTO_PIPE_M,    PTO_OC_MATMUL, 3, PTO_W(PTO_A_ACC), PTO_R(PTO_A_LEFT), PTO_R(PTO_A_RIGHT), 0) \
     X(TMATMUL_ACC,   "tmatmul_acc",   PTO_PIPE_M,    PTO_OC_MATMUL, 3, PTO_RW(PTO_A_ACC), PTO_R(PTO_A_LEFT), PTO_R(PTO_A_RIGHT), 0) \
+    X(TPUSH,         "tpush",         PTO_PIPE_MTE3, PTO_OC_CVPIPE, 2, PTO_A_CVPIPE, PTO_R(PTO_A_VEC|PTO_A_ACC), 0, 0) \
+    X(TPOP,          "tpop",          PTO_PIPE_MTE2, PTO_OC_CVPIPE, 2, PTO_W(PTO_A_VEC|PTO_A_MAT), PTO_A_CVPIPE, 0, 0) \
+    X(TFREE,         "tfree",         PTO_PIPE_S,    PTO_OC_CVPIPE, 2, PTO_A_CVPIPE, PTO_W(PTO_A_VEC|PTO_A_MAT)|PTO_A_IMPLICIT, 0, 0) \
     X(SET_FLAG,      "set_flag",      PTO_PIPE_S,    PTO_OC_SYNC,   3, PTO_A_PIPE, PTO_A_PIPE, PTO_A_INT, 0) \
     X(WAIT_FLAG,     "wait_flag",     PTO_PIPE_S,    PTO_OC_SYNC,   3, PTO_A_PIPE, PTO_A_PIPE, PTO_A_INT, 0) \
     X(PIPE_BARRIER,  "pipe_barrier",  PTO_PIPE_S,    PTO_OC_SYNC,   1, PTO_A_PIPE, 0, 0, 0) \
@@ -369,13 +374,20 @@ typedef struct pto_tile {
 
 /* Cube <-> vector pipe of a mix kernel (hardware.md section 5). */
 typedef enum pto_cvdir { PTO_C2V = 1, PTO_V2C = 2, PTO_BOTH = 3 } pto_cvdir;
+/* How the two AIVs share a cube tile (numerically PTO_K_SPLIT_*). */
+typedef enum pto_cvsplit { PTO_SPLIT_NONE = 0, PTO_SPLIT_UP_DOWN = 1, PTO_SPLIT_LEFT_RIGHT = 2 } pto_cvsplit;
+
+#define PTO_MAX_CVPIPES 8     /* rings per mix kernel */
 
 typedef struct pto_cvpipe {
     int32_t name;
     int32_t kernel;
     uint8_t dir;
     int32_t slot_size, slot_num, local_slot_num;  /* normalised: never 0 */
-    int32_t flag_id;
+    int32_t flag_id;       /* first cross-core flag; -1 when none is left */
+    int32_t ring;          /* index among its kernel's pipes (the ring id) */
+    uint8_t split, dtype;  /* pto_cvsplit; element type of the cube-side tile */
+    int32_t rows, cols;    /* the cube-side tile: slot_size = rows * cols * dtype size */
     pto_loc loc;
 } pto_cvpipe;
 
@@ -532,6 +544,22 @@ PTODEF int32_t pto_arg_float(pto_module *m, int32_t stmt, double v, pto_loc loc)
 PTODEF int32_t pto_arg_scalar(pto_module *m, int32_t stmt, int32_t var, pto_loc loc);
 PTODEF int32_t pto_arg_int(pto_module *m, int32_t stmt, int32_t expr, pto_loc loc);
 PTODEF int32_t pto_arg_pipe(pto_module *m, int32_t stmt, pto_pipe p, pto_loc loc);
+PTODEF int32_t pto_arg_cvpipe(pto_module *m, int32_t stmt, int32_t cvpipe, pto_loc loc);
+/* A cube <-> vector pipe of mix kernel `kernel` carrying [rows, cols] tiles
+   of dt (the cube side's shape). slot_num / local_slot_num 0 mean their
+   defaults (8 one-way / 4 both; 2); they are stored normalised. The ring id
+   and the flag ids are assigned here: each one-way pipe takes two ids, a
+   both pipe four, skipping 11..14 on a2a3; flag_id is -1 when none is left
+   (the verifier reports it). */
+PTODEF int32_t pto_add_cvpipe(pto_module *m, int32_t kernel, const char *name, pto_cvdir dir, pto_dtype dt,
+                              int32_t rows, int32_t cols, int32_t slot_num, int32_t local_slot_num,
+                              pto_cvsplit split, pto_loc loc);
+PTODEF int32_t pto_find_cvpipe(const pto_module *m, int32_t kernel, const char *name);
+/* Bytes of one pipe's GM rings (rings x slot_num x slot_size) and its byte
+   offset in its kernel's per-block GM pipe buffer; the kernel's total. */
+PTODEF int64_t pto_cvpipe_gm_bytes(const pto_cvpipe *p);
+PTODEF int64_t pto_cvpipe_gm_offset(const pto_module *m, int32_t cvpipe);
+PTODEF int64_t pto_kernel_pipe_bytes(const pto_module *m, int32_t kernel);
 /* wait's comparison and notify's mode (set / add). */
 PTODEF int32_t pto_arg_cmp(pto_module *m, int32_t stmt, pto_cmp c, pto_loc loc);
 PTODEF int32_t pto_arg_nmode(pto_module *m, int32_t stmt, pto_notify_mode mode, pto_loc loc);
@@ -1602,6 +1630,8 @@ PTODEF pto_pipe pto_stmt_pipe(const pto_module *m, int32_t stmt)
     switch (s->op) {
     case PTO_OP_TSTORE:
         return src == PTO_ACC ? PTO_PIPE_FIX : PTO_PIPE_MTE3;
+    case PTO_OP_TPUSH:   /* hardware.md section 3: FIX from L0C, MTE3 from UB */
+        return src == PTO_ACC ? PTO_PIPE_FIX : PTO_PIPE_MTE3;
     case PTO_OP_TMOV:
         if (src == PTO_ACC) return PTO_PIPE_FIX;
         if (src == PTO_VEC && dst == PTO_VEC) return PTO_PIPE_V;
@@ -2030,6 +2060,85 @@ PTODEF int32_t pto_arg_pipe(pto_module *m, int32_t stmt, pto_pipe p, pto_loc loc
     return pto__arg(m, stmt, PTO_O_PIPE, (int32_t)p, loc);
 }
 
+/* ---- cube <-> vector pipes ----------------------------------------------- */
+
+PTODEF int32_t pto_arg_cvpipe(pto_module *m, int32_t stmt, int32_t cvpipe, pto_loc loc)
+{
+    return pto__arg(m, stmt, PTO_O_CVPIPE, cvpipe, loc);
+}
+
+/* The first id of `need` consecutive cross-core flags after the ids the
+   kernel's earlier pipes hold, skipping a2a3's reserved 11..14; -1 if none. */
+static int32_t pto__cv_flag(const pto_module *m, int32_t kernel, int need)
+{
+    int32_t i, next = 0;
+    for (i = 0; i < m->n_cvpipes; i++) {
+        const pto_cvpipe *p = &m->cvpipes[i];
+        if (p->kernel == kernel && p->flag_id >= 0) next = p->flag_id + (p->dir == PTO_BOTH ? 4 : 2);
+    }
+    if (m->arch == PTO_ARCH_A2A3 && next <= 14 && next + need - 1 >= 11) next = 15;
+    return next + need <= 16 ? next : -1;
+}
+
+PTODEF int32_t pto_add_cvpipe(pto_module *m, int32_t kernel, const char *name, pto_cvdir dir, pto_dtype dt,
+                              int32_t rows, int32_t cols, int32_t slot_num, int32_t local_slot_num,
+                              pto_cvsplit split, pto_loc loc)
+{
+    int32_t i, ring = 0, id = PTO__PUSH(m, cvpipes);
+    pto_cvpipe *p;
+    if (id < 0) return -1;
+    for (i = 0; i < id; i++) ring += m->cvpipes[i].kernel == kernel;
+    p = &m->cvpipes[id];
+    p->name = pto__name(m, name);
+    p->kernel = kernel;
+    p->dir = (uint8_t)dir;
+    p->dtype = (uint8_t)dt;
+    p->rows = rows;
+    p->cols = cols;
+    p->split = (uint8_t)split;
+    /* normalised here, once: an omitted count is exactly its default */
+    p->slot_num = slot_num ? slot_num : dir == PTO_BOTH ? 4 : 8;
+    p->local_slot_num = local_slot_num ? local_slot_num : 2;
+    p->slot_size = (int32_t)((int64_t)rows * cols * pto_dtype_size(dt) > INT32_MAX ? INT32_MAX
+                             : (int64_t)rows * cols * pto_dtype_size(dt));
+    p->ring = ring;
+    p->flag_id = -1;
+    p->flag_id = pto__cv_flag(m, kernel, dir == PTO_BOTH ? 4 : 2);
+    p->loc = loc;
+    return id;
+}
+
+PTODEF int32_t pto_find_cvpipe(const pto_module *m, int32_t kernel, const char *name)
+{
+    int32_t i;
+    for (i = 0; i < m->n_cvpipes; i++)
+        if (m->cvpipes[i].kernel == kernel && strcmp(pto_str(m->ctx, m->cvpipes[i].name), name) == 0) return i;
+    return -1;
+}
+
+PTODEF int64_t pto_cvpipe_gm_bytes(const pto_cvpipe *p)
+{
+    return (int64_t)(p->dir == PTO_BOTH ? 2 : 1) * p->slot_num * p->slot_size;
+}
+
+PTODEF int64_t pto_cvpipe_gm_offset(const pto_module *m, int32_t cvpipe)
+{
+    int64_t off = 0;
+    int32_t i;
+    for (i = 0; i < cvpipe; i++)
+        if (m->cvpipes[i].kernel == m->cvpipes[cvpipe].kernel) off += pto_cvpipe_gm_bytes(&m->cvpipes[i]);
+    return off;
+}
+
+PTODEF int64_t pto_kernel_pipe_bytes(const pto_module *m, int32_t kernel)
+{
+    int64_t n = 0;
+    int32_t i;
+    for (i = 0; i < m->n_cvpipes; i++)
+        if (m->cvpipes[i].kernel == kernel) n += pto_cvpipe_gm_bytes(&m->cvpipes[i]);
+    return n;
+}
+
 PTODEF int32_t pto_arg_cmp(pto_module *m, int32_t stmt, pto_cmp c, pto_loc loc)
 {
     return pto__arg(m, stmt, PTO_O_CMP, (int32_t)c, loc);
@@ -2121,7 +2230,7 @@ typedef struct pto__ps_tok {
     X(INOUT, "inout") X(SCALAR, "scalar") X(WINDOW, "window") X(AT, "at") X(VALID, "valid") \
     X(BLOCKS, "blocks") X(RANKS, "ranks") X(BLOCK, "block") X(SUBBLOCK, "subblock") \
     X(RANK, "rank") X(NRANKS, "nranks") X(MIN, "min") X(MAX, "max") X(VECTOR, "vector") \
-    X(CUBE, "cube") X(MIX, "mix") X(INF, "inf") X(NAN, "nan")
+    X(CUBE, "cube") X(MIX, "mix") X(INF, "inf") X(NAN, "nan") X(PIPE, "pipe")
 
 enum {
 #define PTO__KW_ENUM(e, s) PTO__KW_##e,
@@ -2138,11 +2247,11 @@ static const char *const pto__ps_kw_text[PTO__NKW] = {
 
 /* What a name is bound to in the current kernel. */
 enum {
-    PTO__B_NONE, PTO__B_TENSOR, PTO__B_SCALAR, PTO__B_DIM, PTO__B_LET, PTO__B_LOOP, PTO__B_TILE
+    PTO__B_NONE, PTO__B_TENSOR, PTO__B_SCALAR, PTO__B_DIM, PTO__B_LET, PTO__B_LOOP, PTO__B_TILE, PTO__B_PIPE
 };
 
 static const char *const pto__ps_bind_word[] = {
-    "name", "tensor", "scalar param", "dim", "let", "loop variable", "tile"
+    "name", "tensor", "scalar param", "dim", "let", "loop variable", "tile", "pipe"
 };
 
 typedef struct pto__ps_pname {
@@ -2810,6 +2919,9 @@ static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
             return pto_arg_tile(p->m, s, n->ref, loc) >= 0;
         case PTO__B_TENSOR:
             return pto__ps_gm_operand(p, s, n->ref, mask);
+        case PTO__B_PIPE:
+            pto__ps_next(p);
+            return pto_arg_cvpipe(p->m, s, n->ref, loc) >= 0;
         case PTO__B_SCALAR:
             if (!(mask & PTO_A_INT)) {
                 pto__ps_next(p);
@@ -3188,6 +3300,107 @@ static int pto__ps_section_stmt(pto__ps_parser *p, int32_t block)
     return pto__ps_end_stmt(p, "'}'");
 }
 
+/* Whether the current token is the name `w` (words of a pipe declaration
+   are not keywords: they stay free for tile and tensor names). */
+static int pto__ps_word(const pto__ps_parser *p, const char *w)
+{
+    return p->tok.kind == PTO__T_NAME && p->tok.len == strlen(w) && memcmp(p->src + p->tok.pos, w, p->tok.len) == 0;
+}
+
+/* `(N)` after slots / local_slots. */
+static int pto__ps_paren_count(pto__ps_parser *p, const char *what, int64_t *v)
+{
+    if (!pto__ps_expect(p, '(', "'('")) return 0;
+    if (!pto__ps_small_int(p, 1000000, what, v)) return 0;
+    return pto__ps_expect(p, ')', "')'");
+}
+
+/* pipe NAME: (c2v | v2c | both) DTYPE[R, C] [slots(N)] [local_slots(N)]
+              [split(up_down | left_right)]
+   A cube <-> vector pipe, declared at the top level of a mix kernel. The
+   shape is the cube side's tile; an omitted count means its default. */
+static int pto__ps_pipe_stmt(pto__ps_parser *p, int32_t block)
+{
+    pto__ps_tok kw = p->tok, name;
+    pto_cvdir dir;
+    pto_dtype dt;
+    int64_t r, c, slots = 0, local = 0;
+    int split = PTO_SPLIT_NONE, seen_s = 0, seen_l = 0, seen_sp = 0, ok;
+    int32_t id;
+    if (p->m->kernels[p->kernel].kind != PTO_KK_MIX || block != p->m->kernels[p->kernel].body) {
+        pto__ps_err(p, &kw, "a pipe is declared at the top level of a mix kernel, before its sections");
+        return 0;
+    }
+    pto__ps_next(p);
+    name = p->tok;
+    if (!pto__ps_expect(p, PTO__T_NAME, "a pipe name")) return 0;
+    ok = pto__ps_can_declare(p, &name);
+    if (!pto__ps_expect(p, ':', "':' after the pipe name")) return 0;
+    if (pto__ps_word(p, "c2v")) dir = PTO_C2V;
+    else if (pto__ps_word(p, "v2c")) dir = PTO_V2C;
+    else if (pto__ps_word(p, "both")) dir = PTO_BOTH;
+    else { pto__ps_expected(p, "a pipe direction (c2v, v2c or both)"); return 0; }
+    pto__ps_next(p);
+    if (!pto__ps_dtype(p, &dt)) return 0;
+    if (!pto__ps_expect(p, '[', "'[' before the pipe's tile shape")) return 0;
+    if (!pto__ps_small_int(p, 65536, "pipe tile dimension", &r)) return 0;
+    if (!pto__ps_expect(p, ',', "',' between the tile dimensions")) return 0;
+    if (!pto__ps_small_int(p, 65536, "pipe tile dimension", &c)) return 0;
+    if (!pto__ps_expect(p, ']', "']' after the pipe's tile shape")) return 0;
+    while (!pto__ps_at_eol(p)) {
+        if (pto__ps_word(p, "slots") && !seen_s++) {
+            pto__ps_next(p);
+            if (!pto__ps_paren_count(p, "slot count", &slots)) return 0;
+        } else if (pto__ps_word(p, "local_slots") && !seen_l++) {
+            pto__ps_next(p);
+            if (!pto__ps_paren_count(p, "local slot count", &local)) return 0;
+        } else if (pto__ps_word(p, "split") && !seen_sp++) {
+            pto__ps_next(p);
+            if (!pto__ps_expect(p, '(', "'(' after 'split'")) return 0;
+            if (pto__ps_word(p, "up_down")) split = PTO_SPLIT_UP_DOWN;
+            else if (pto__ps_word(p, "left_right")) split = PTO_SPLIT_LEFT_RIGHT;
+            else { pto__ps_expected(p, "'up_down' or 'left_right'"); return 0; }
+            pto__ps_next(p);
+            if (!pto__ps_expect(p, ')', "')' after the split mode")) return 0;
+        } else {
+            pto__ps_expected(p, "'slots(N)', 'local_slots(N)', 'split(...)' or end of line after the pipe");
+            return 0;
+        }
+    }
+    /* 0 is how an omitted count is passed on: an explicit 0 is out of range */
+    if ((seen_s && slots == 0) || (seen_l && local == 0))   /* still declared: its uses resolve */
+        pto__ps_err(p, &kw, "pipe '%s': %s must be > 0", pto__ps_text(p, &name),
+                    seen_s && slots == 0 ? "slots" : "local_slots");
+    id = pto_add_cvpipe(p->m, p->kernel, pto__ps_text(p, &name), dir, dt, (int32_t)r, (int32_t)c, (int32_t)slots,
+                        (int32_t)local, (pto_cvsplit)split, pto__ps_tloc(p, &name));
+    if (id < 0) return 0;
+    if (ok) pto__ps_bind(p, &name, PTO__B_PIPE, id);
+    return pto__ps_end_stmt(p, "the pipe");
+}
+
+/* tfree q names no tile in the text; its IR statement also holds the tile
+   the latest tpop of q in this section popped into (the bytes it releases),
+   so that the op table's access records order every read of the slot
+   before the S-pipe tfree. */
+static int pto__ps_tfree_tile(pto__ps_parser *p, int32_t s)
+{
+    pto_module *m = p->m;
+    const pto_stmt *st = &m->stmts[s];
+    const pto_operand *q = st->nargs == 1 ? &m->operands[st->arg0] : NULL;
+    int32_t i;
+    if (!q || q->kind != PTO_O_CVPIPE) return 1;   /* the verifier reports the operands */
+    for (i = s - 1; i >= 0; i--) {
+        const pto_stmt *o = &m->stmts[i];
+        if (o->kind == PTO_ST_OP && o->op == PTO_OP_TPOP && o->nargs == 2 && o->core == st->core && o->block >= 0 &&
+            m->blocks[o->block].kernel == p->kernel && m->operands[o->arg0 + 1].kind == PTO_O_CVPIPE &&
+            m->operands[o->arg0 + 1].ref == q->ref && m->operands[o->arg0].kind == PTO_O_TILE)
+            return pto_arg_tile(m, s, m->operands[o->arg0].ref, q->loc) >= 0;
+    }
+    pto_error(p->ctx, st->loc, "tfree of pipe '%s' with no tpop of it before in this section",
+              pto_str(p->ctx, m->cvpipes[q->ref].name));
+    return 1;
+}
+
 static pto_op pto__ps_op_of(pto__ps_parser *p, const pto__ps_tok *t)
 {
     pto__ps_pname *n = pto__ps_slot(p, t->id);
@@ -3211,6 +3424,7 @@ static int pto__ps_stmt(pto__ps_parser *p, int32_t block)
     if (t.id == p->kw[PTO__KW_FOR]) return pto__ps_for_stmt(p, block);
     if (t.id == p->kw[PTO__KW_IF]) return pto__ps_if_stmt(p, block);
     if (t.id == p->kw[PTO__KW_CUBE] || t.id == p->kw[PTO__KW_VECTOR]) return pto__ps_section_stmt(p, block);
+    if (t.id == p->kw[PTO__KW_PIPE]) return pto__ps_pipe_stmt(p, block);
     if (t.id == p->kw[PTO__KW_ELSE]) {
         pto__ps_err(p, &t, "'else' must follow '}' on the same line");
         return 0;
@@ -3223,6 +3437,7 @@ static int pto__ps_stmt(pto__ps_parser *p, int32_t block)
     pto__ps_next(p);
     s = pto_add_op(p->m, block, op, pto__ps_tloc(p, &t));
     if (s < 0 || !pto__ps_operands(p, s, op)) return 0;
+    if (op == PTO_OP_TFREE && !pto__ps_tfree_tile(p, s)) return 0;
     return pto__ps_end_stmt(p, "the operands");
 }
 
@@ -3753,6 +3968,7 @@ static void pto__pr_pstmt(const pto__pr_printer *pr, int32_t s, int depth)
         info = pto_opinfo_get((pto_op)st->op);
         pto_buf_puts(b, info->name);
         for (i = 0; i < st->nargs; i++) {
+            if (i < info->nargs && i < 4 && (info->arg[i] & PTO_A_IMPLICIT)) continue; /* not in the text */
             pto_buf_puts(b, i ? ", " : " ");
             pto__pr_operand(m, &m->operands[st->arg0 + i], i < info->nargs && i < 4 ? info->arg[i] : 0, b);
         }
@@ -3809,6 +4025,23 @@ static void pto__pr_pblock(const pto__pr_printer *pr, int32_t block, int depth)
     for (s = pr->m->blocks[block].head; s >= 0; s = pr->m->stmts[s].next) pto__pr_pstmt(pr, s, depth);
 }
 
+/* `pipe q: c2v f32[64, 128] slots(8) local_slots(2) split(up_down)`: the
+   counts are printed normalised (an omitted count means its default). */
+static void pto__pr_pipes(const pto__pr_printer *pr, int32_t k)
+{
+    static const char *const dirs[] = {"?", "c2v", "v2c", "both"};
+    static const char *const splits[] = {"", " split(up_down)", " split(left_right)"};
+    const pto_module *m = pr->m;
+    int32_t i;
+    for (i = 0; i < m->n_cvpipes; i++) {
+        const pto_cvpipe *p = &m->cvpipes[i];
+        if (p->kernel != k) continue;
+        pto_buf_printf(pr->b, "  pipe %s: %s %s[%d, %d] slots(%d) local_slots(%d)%s\n", pto_str(m->ctx, p->name),
+                       dirs[p->dir & 3], pto_dtype_name((pto_dtype)p->dtype), (int)p->rows, (int)p->cols,
+                       (int)p->slot_num, (int)p->local_slot_num, splits[p->split < 3 ? p->split : 0]);
+    }
+}
+
 static void pto__pr_pkernel(const pto__pr_printer *pr, const pto_kernel *k)
 {
     static const char *const kinds[] = {"vector", "cube", "mix"};
@@ -3842,6 +4075,7 @@ static void pto__pr_pkernel(const pto__pr_printer *pr, const pto_kernel *k)
     }
     if (k->ranks) pto_buf_puts(b, " ranks");
     pto_buf_puts(b, " {\n");
+    pto__pr_pipes(pr, (int32_t)(k - m->kernels));
     pto__pr_pblock(pr, k->body, 1);
     pto_buf_puts(b, "}\n");
 }
@@ -3891,7 +4125,12 @@ PTODEF void pto_dump(const pto_module *m, pto_buf *out) { pto__pr_pmodule(m, out
      - GM windows, textract windows, valid regions, loop steps, block counts
        and event ids that are known statically are in range;
      - mix kernels are exactly a cube section and a vector section, each using
-       only its own core's memories and pipes.
+       only its own core's memories and pipes;
+     - cube <-> vector pipes have counts in range (after normalisation), flag
+       ids and a ring left; each tpush / tpop runs on the producer / consumer
+       core of the pipe's direction with the pipe's dtype and this core's
+       shape; a pipe pops into one tile per section; and on every path a
+       tpop is followed by its tfree before the next tpop or the end.
 
    How: one pass per kernel numbers the statements in program order and lists
    every tile write (phase 0); a second pass checks (phase 1). Both walk the
@@ -4772,6 +5011,46 @@ static void pto__vsync(pto__verifier *v, const pto__vop *op)
                   (long long)(lo < 0 ? lo : hi));
 }
 
+/* ---- cube <-> vector pipes -------------------------------------------------- */
+
+static const char *pto__vdir_word(int d) { return d == PTO_C2V ? "c2v" : d == PTO_V2C ? "v2c" : "both"; }
+
+/* tpush / tpop: the section's core is the producer (tpush) or consumer
+   (tpop) of the pipe's direction, and the tile has the pipe's dtype and the
+   shape this core sees: the whole tile on the cube, the half its split
+   gives each AIV on the vector core. */
+static void pto__vcvpipe_op(pto__verifier *v, const pto__vop *op)
+{
+    const pto_stmt *st = &v->m->stmts[op->s];
+    int pi = st->op == PTO_OP_TPOP ? 1 : 0, ti = 1 - pi;
+    const pto_cvpipe *q = &v->m->cvpipes[op->o[pi]->ref];
+    const pto_tile *t = op->t[ti];
+    const char *name = pto_opinfo_get((pto_op)st->op)->name, *qn = pto__vname(v, q->name);
+    int cube = v->core == PTO_CORE_CUBE, need, r = q->rows, c = q->cols;
+    if (v->core < 0 || !t) return;   /* outside a section: reported already */
+    need = (st->op != PTO_OP_TPUSH) == cube ? PTO_V2C : PTO_C2V;
+    if (!(q->dir & need)) {
+        pto_error(v->ctx, st->loc, "%s on %s pipe '%s' in the %s section: the %s core is its %s", name,
+                  pto__vdir_word(q->dir), qn, cube ? "cube" : "vector", cube ? "vector" : "cube",
+                  st->op == PTO_OP_TPUSH ? "producer" : "consumer");
+        return;
+    }
+    if (st->op == PTO_OP_TFREE) return;
+    if (!cube && q->split == PTO_SPLIT_UP_DOWN) r /= 2;
+    if (!cube && q->split == PTO_SPLIT_LEFT_RIGHT) c /= 2;
+    if (t->dtype != q->dtype)
+        pto_error(v->ctx, op->o[ti]->loc, "%s: tile '%s' is %s but pipe '%s' carries %s", name, pto__vtn(v, t),
+                  pto_dtype_name((pto_dtype)t->dtype), qn, pto_dtype_name((pto_dtype)q->dtype));
+    else if (t->rows != r || t->cols != c)
+        pto_error(v->ctx, op->o[ti]->loc, "%s: tile '%s' must be [%d, %d] for pipe '%s' of [%d, %d]%s, got [%d, %d]",
+                  name, pto__vtn(v, t), r, c, qn, (int)q->rows, (int)q->cols,
+                  cube || q->split == PTO_SPLIT_NONE ? "" : q->split == PTO_SPLIT_UP_DOWN ? " split up_down" : " split left_right",
+                  (int)t->rows, (int)t->cols);
+    if (st->op == PTO_OP_TPOP && (t->nbuf > 1 || t->pin != PTO_NO_ADDR))
+        pto_error(v->ctx, op->o[0]->loc, "tpop: tile '%s' lives in pipe '%s''s local slots: it cannot be %s", pto__vtn(v, t),
+                  qn, t->nbuf > 1 ? "multi-buffered (the slots rotate by themselves)" : "pinned with 'at'");
+}
+
 /* ---- communication (hardware.md section 8) ---- */
 
 /* A constant integer operand, or 0 with *known = 0. */
@@ -4920,6 +5199,7 @@ static void pto__vclass(pto__verifier *v, const pto__vop *op)
     case PTO_OC_EXTRACT: pto__vextract(v, op); break;
     case PTO_OC_MATMUL: pto__vmatmul(v, op); break;
     case PTO_OC_SYNC: pto__vsync(v, op); break;
+    case PTO_OC_CVPIPE: pto__vcvpipe_op(v, op); break;
     case PTO_OC_NOTIFY: case PTO_OC_WAIT: case PTO_OC_XFER: case PTO_OC_ALLREDUCE: pto__vcomm(v, op); break;
     default: break;
     }
@@ -5197,6 +5477,180 @@ static void pto__vparams(pto__verifier *v, const pto_kernel *k, int bind)
     }
 }
 
+/* A pipe declaration: counts in range (compared after normalisation, so an
+   omitted count is its default), a slot of whole 32-byte granules, a
+   split that halves evenly, a ring id and cross-core flags left. */
+static void pto__vpipe_decl(pto__verifier *v, const pto_cvpipe *q)
+{
+    const char *qn = pto__vname(v, q->name);
+    int maxl = q->dir == PTO_BOTH ? 4 : 8, need = q->dir == PTO_BOTH ? 4 : 2;
+    int64_t bytes = (int64_t)q->rows * q->cols * pto_dtype_size((pto_dtype)q->dtype);
+    if (v->m->kernels[v->kernel].kind != PTO_KK_MIX) {
+        pto_error(v->ctx, q->loc, "pipe '%s' belongs to a mix kernel", qn);
+        return;
+    }
+    if (q->dir < PTO_C2V || q->dir > PTO_BOTH || q->dtype == PTO_DT_NONE || q->dtype >= PTO_NDTYPE ||
+        q->rows <= 0 || q->cols <= 0 || q->split > PTO_SPLIT_LEFT_RIGHT) {
+        pto_error(v->ctx, q->loc, "pipe '%s' is malformed", qn);
+        return;
+    }
+    if (bytes % 32)
+        pto_error(v->ctx, q->loc, "pipe '%s': a slot of [%d, %d] %s is %lld bytes, not a multiple of 32", qn,
+                  (int)q->rows, (int)q->cols, pto_dtype_name((pto_dtype)q->dtype), (long long)bytes);
+    if ((q->split == PTO_SPLIT_UP_DOWN && q->rows % 2) || (q->split == PTO_SPLIT_LEFT_RIGHT && q->cols % 2))
+        pto_error(v->ctx, q->loc, "pipe '%s': split(%s) needs an even number of %s, got %d", qn,
+                  q->split == PTO_SPLIT_UP_DOWN ? "up_down" : "left_right",
+                  q->split == PTO_SPLIT_UP_DOWN ? "rows" : "columns",
+                  (int)(q->split == PTO_SPLIT_UP_DOWN ? q->rows : q->cols));
+    if (q->slot_num <= 0)
+        pto_error(v->ctx, q->loc, "pipe '%s': slots(%d) must be > 0", qn, (int)q->slot_num);
+    else if (q->local_slot_num <= 0 || q->local_slot_num > q->slot_num || q->local_slot_num > maxl)
+        pto_error(v->ctx, q->loc, "pipe '%s': local_slots(%d) must be > 0, <= slots(%d) and <= %d for a %s pipe", qn,
+                  (int)q->local_slot_num, (int)q->slot_num, maxl, pto__vdir_word(q->dir));
+    if (q->ring >= PTO_MAX_CVPIPES)
+        pto_error(v->ctx, q->loc, "pipe '%s': mix kernel '%s' has more than %d pipes", qn,
+                  pto__vname(v, v->m->kernels[v->kernel].name), PTO_MAX_CVPIPES);
+    else if (q->flag_id < 0)
+        pto_error(v->ctx, q->loc,
+                  "pipe '%s' needs %d cross-core flag ids but the earlier pipes of '%s' hold all that are free "
+                  "(16 per cluster, one-way pipes take 2, both pipes 4%s)",
+                  qn, need, pto__vname(v, v->m->kernels[v->kernel].name),
+                  v->m->arch == PTO_ARCH_A2A3 ? ", 11..14 are reserved on a2a3" : "");
+}
+
+/* Every tpop of a pipe in one section pops into one tile (the pipe's local
+   slots), and no tile is the destination of two pipes. */
+static void pto__vpop_tiles(pto__verifier *v, int32_t qi)
+{
+    const pto_module *m = v->m;
+    int32_t s, first[2] = {-1, -1};
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_stmt *st = &m->stmts[s];
+        const pto_operand *o;
+        int32_t t, c = st->core ? 1 : 0;
+        if (st->kind != PTO_ST_OP || st->op != PTO_OP_TPOP || st->nargs != 2 || st->block < 0 ||
+            m->blocks[st->block].kernel != v->kernel)
+            continue;
+        o = &m->operands[st->arg0];
+        if (m->operands[st->arg0 + 1].kind != PTO_O_CVPIPE || o->kind != PTO_O_TILE) continue;
+        if (m->operands[st->arg0 + 1].ref != qi) {
+            if (o->ref == first[0] || o->ref == first[1])
+                pto_error(v->ctx, o->loc, "tpop: tile '%s' is already the destination of pipe '%s' (one pipe per tile)",
+                          pto__vname(v, m->tiles[o->ref].name), pto__vname(v, m->cvpipes[qi].name));
+            continue;
+        }
+        t = o->ref;
+        if (first[c] < 0) { first[c] = t; continue; }
+        if (first[c] != t) {
+            pto_error(v->ctx, o->loc,
+                      "tpop: pipe '%s' already pops into '%s' in this section; every tpop of a pipe in a section uses one tile",
+                      pto__vname(v, m->cvpipes[qi].name), pto__vname(v, m->tiles[first[c]].name));
+        }
+    }
+}
+
+/* Pop / free balance: a per-pipe set of possible states (bit 0: no slot
+   held, bit 1: a popped slot held), flowed through the section. tpop needs
+   "no slot held" on every path, tfree "a slot held" on every path, and the
+   section must end holding none: always TPOP then TFREE. */
+typedef struct pto__vpf {
+    uint8_t st[PTO_MAX_CVPIPES];
+    int32_t last_pop[PTO_MAX_CVPIPES];
+} pto__vpf;
+
+static void pto__vpf_block(pto__verifier *v, int32_t block, pto__vpf *f, int report);
+
+static void pto__vpf_stmt(pto__verifier *v, int32_t s, pto__vpf *f, int report)
+{
+    const pto_module *m = v->m;
+    const pto_stmt *st = &m->stmts[s];
+    if (st->kind == PTO_ST_IF) {
+        pto__vpf a = *f, b = *f;
+        int i;
+        pto__vpf_block(v, st->body, &a, report);
+        if (st->orelse >= 0) pto__vpf_block(v, st->orelse, &b, report);
+        for (i = 0; i < PTO_MAX_CVPIPES; i++) {
+            f->st[i] = (uint8_t)(a.st[i] | b.st[i]);
+            f->last_pop[i] = a.last_pop[i] > b.last_pop[i] ? a.last_pop[i] : b.last_pop[i];
+        }
+    } else if (st->kind == PTO_ST_FOR) {
+        pto__vpf x = *f, y;
+        int i, same, guard;
+        for (guard = 0; guard < 4; guard++) {   /* 2 bits per pipe: a fixpoint within 3 rounds */
+            y = x;
+            pto__vpf_block(v, st->body, &y, 0);
+            same = 1;
+            for (i = 0; i < PTO_MAX_CVPIPES; i++) {
+                uint8_t n = (uint8_t)(f->st[i] | y.st[i]);
+                if (n != x.st[i]) same = 0;
+                x.st[i] = n;
+                if (y.last_pop[i] > x.last_pop[i]) x.last_pop[i] = y.last_pop[i];
+            }
+            if (same) break;
+        }
+        y = x;
+        pto__vpf_block(v, st->body, &y, report);
+        for (i = 0; i < PTO_MAX_CVPIPES; i++) {
+            f->st[i] = (uint8_t)(x.st[i] | y.st[i]);
+            f->last_pop[i] = y.last_pop[i] > x.last_pop[i] ? y.last_pop[i] : x.last_pop[i];
+        }
+    } else if (st->kind == PTO_ST_OP && (st->op == PTO_OP_TPOP || st->op == PTO_OP_TFREE) && st->nargs >= 1) {
+        const pto_operand *o = &m->operands[st->arg0 + (st->op == PTO_OP_TPOP ? 1 : 0)];
+        int r;
+        const char *qn;
+        if (st->op == PTO_OP_TPOP && st->nargs != 2) return;
+        if (o->kind != PTO_O_CVPIPE || o->ref < 0 || o->ref >= m->n_cvpipes) return;
+        r = m->cvpipes[o->ref].ring;
+        if (r < 0 || r >= PTO_MAX_CVPIPES) return;
+        qn = pto__vname(v, m->cvpipes[o->ref].name);
+        if (st->op == PTO_OP_TPOP) {
+            if (report && (f->st[r] & 2)) {
+                const pto_stmt *lp = &m->stmts[f->last_pop[r] >= 0 ? f->last_pop[r] : s];
+                pto_error(v->ctx, st->loc, "tpop of pipe '%s' while the slot popped at %d:%d may still be held (tfree %s first)",
+                          qn, (int)lp->loc.line, (int)lp->loc.col, qn);
+            }
+            f->st[r] = 2;
+            f->last_pop[r] = s;
+        } else {
+            if (report && (f->st[r] & 1))
+                pto_error(v->ctx, st->loc, "tfree of pipe '%s' without a tpop of it before on every path", qn);
+            f->st[r] = 1;
+        }
+    }
+}
+
+static void pto__vpf_block(pto__verifier *v, int32_t block, pto__vpf *f, int report)
+{
+    int32_t s;
+    if (block < 0 || block >= v->m->n_blocks) return;
+    for (s = v->m->blocks[block].head; s >= 0; s = v->m->stmts[s].next) pto__vpf_stmt(v, s, f, report);
+}
+
+static void pto__vpipes(pto__verifier *v, const pto_kernel *k)
+{
+    const pto_module *m = v->m;
+    int32_t i, s;
+    for (i = 0; i < m->n_cvpipes; i++)
+        if (m->cvpipes[i].kernel == v->kernel) {
+            pto__vpipe_decl(v, &m->cvpipes[i]);
+            pto__vpop_tiles(v, i);
+        }
+    if (k->kind != PTO_KK_MIX) return;
+    for (s = m->blocks[k->body].head; s >= 0; s = m->stmts[s].next) {
+        pto__vpf f;
+        if (m->stmts[s].kind != PTO_ST_SECTION) continue;
+        for (i = 0; i < PTO_MAX_CVPIPES; i++) f.st[i] = 1, f.last_pop[i] = -1;
+        pto__vpf_block(v, m->stmts[s].body, &f, 1);
+        for (i = 0; i < m->n_cvpipes; i++) {
+            const pto_cvpipe *q = &m->cvpipes[i];
+            if (q->kernel != v->kernel || q->ring < 0 || q->ring >= PTO_MAX_CVPIPES || !(f.st[q->ring] & 2)) continue;
+            pto_error(v->ctx, m->stmts[f.last_pop[q->ring]].loc,
+                      "tpop of pipe '%s' is not followed by a tfree on every path to the end of the %s section",
+                      pto__vname(v, q->name), m->stmts[s].ref == PTO_CORE_CUBE ? "cube" : "vector");
+        }
+    }
+}
+
 static void pto__vkernel(pto__verifier *v, int32_t ki)
 {
     const pto_kernel *k = &v->m->kernels[ki];
@@ -5239,6 +5693,7 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
     if (!v->internal) {
         v->phase = 1;
         pto__vwalk(v, k->body);
+        pto__vpipes(v, k);
     }
     pto__vparams(v, k, 0);
 }
@@ -5322,9 +5777,13 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
    [0, blocks) runs, in order, with block = b, blocks = the count, subblock = 0.
    A `ranks` kernel runs all of its blocks once per rank, rank-major, with
    rank = r and nranks = launch->nranks (0 means 1); other kernels see rank 0
-   and nranks 1. Statements run in program order; the cube { } and vector { }
-   sections of a mix kernel run in program order too. set_flag, wait_flag and
-   pipe_barrier do nothing here.
+   and nranks 1. Statements run in program order. A mix kernel's block is a
+   cluster: the cube { } section runs once (subblock 0) and the vector { }
+   section twice, as AIV 0 and AIV 1 (subblock 0 and 1), each core with its
+   own tiles; they exchange tiles only through pipes (bounded FIFOs, see
+   pto__exec_cvpipe), run as resumable steps in either order until all
+   finish, and a round where none can go on is a deadlock error. set_flag,
+   wait_flag and pipe_barrier do nothing here.
 
    Bindings. Dynamic dims and scalar params take their values from
    launch->bindings by name (bindings naming nothing are ignored). Every
@@ -5436,11 +5895,25 @@ typedef struct pto__interp {
     int64_t (*shape)[2];   /* per kernel param: its extents */
     int64_t block, blocks, rank, nranks;
     int oom;
+    /* mix kernels: the three cores of a cluster, resumable by replay */
+    int64_t subblock;
+    int core;              /* pto_core of the section running */
+    pto__itile *ctiles[3]; /* per core (cube, aiv0, aiv1): its own tile storage */
+    struct pto__iring *rings; /* per cvpipe id */
+    int64_t step, done;    /* ops and tile decls passed / already run by earlier visits */
+    int32_t cvblocked;     /* the pipe op that could not go on, or -1 */
     /* ranks kernels run as resumable steps (pto__in_ranks): */
     int stepping;          /* set: wait and allreduce may block */
     int blocked;           /* the op just run could not go on (the step stays on it) */
     int ar;                /* allreduce: 0 none, 1 arrived (waits for every rank), 2 done */
 } pto__interp;
+
+/* One cube/vector pipe: its slots and per-direction counters (k 0 = c2v,
+   1 = v2c; index me = the subblock on the vector side, 0 on the cube). */
+typedef struct pto__iring {
+    unsigned char *slots;  /* 2 * slot_num slots: direction k uses [k * slot_num, ...) */
+    int64_t pushed[2][2], popped[2][2], freed[2][2];
+} pto__iring;
 
 static int pto__fail(pto__interp *I, pto_loc loc, const char *fmt, ...)
 {
@@ -5527,7 +6000,7 @@ static int pto__eval(pto__interp *I, int32_t e, int64_t *out, int depth)
     case PTO_E_VAR: return pto__eval_var(I, x, out);
     case PTO_E_BLOCK: *out = I->block; return 1;
     case PTO_E_BLOCKS: *out = I->blocks; return 1;
-    case PTO_E_SUBBLOCK: *out = 0; return 1;
+    case PTO_E_SUBBLOCK: *out = I->subblock; return 1;
     case PTO_E_RANK: *out = I->rank; return 1;
     case PTO_E_NRANKS: *out = I->nranks; return 1;
     case PTO_E_NEG:
@@ -5845,6 +6318,98 @@ static int pto__exec_matmul(pto__interp *I, int32_t s)
     return 1;
 }
 
+/* ---- cube <-> vector pipes ----
+   A pipe carries [rows, cols] tiles of its dtype through slot_num slots per
+   direction, as the device's rings do. tpush waits while every slot holds
+   data not yet freed by every consumer; tpop waits until every producer
+   has pushed the next slot, then copies this core's part (the whole tile on
+   the cube; with a split, AIV s gets or gives half s of the rows or
+   columns; without one, both AIVs pop the whole tile and only AIV 0 pushes
+   into a v2c pipe); tfree releases the oldest popped slot. Waiting is not
+   done here: the op sets I->cvblocked and the section is resumed later. */
+
+static int pto__in_block(pto__interp *I, int32_t s)
+{
+    I->cvblocked = s;
+    return 0;
+}
+
+static int pto__in_freed(const pto__iring *r, int k)
+{
+    return (int)(k == 0 ? (r->freed[0][0] < r->freed[0][1] ? r->freed[0][0] : r->freed[0][1]) : r->freed[1][0]);
+}
+
+static int64_t pto__in_pushed(const pto__iring *r, const pto_cvpipe *q, int k)
+{
+    if (k == 0 || q->split == PTO_SPLIT_NONE) return r->pushed[k][0];
+    return r->pushed[1][0] < r->pushed[1][1] ? r->pushed[1][0] : r->pushed[1][1];
+}
+
+/* Copies between tile t and its part of slot n of direction k. */
+static void pto__in_slot_copy(pto__interp *I, const pto_cvpipe *q, pto__iring *r, int k, int64_t n, const pto__top *t,
+                              int to_slot)
+{
+    int es = pto_dtype_size((pto_dtype)q->dtype);
+    int64_t r0 = 0, c0 = 0, i;
+    unsigned char *slot = r->slots + (size_t)((k * q->slot_num + n % q->slot_num) * (int64_t)q->slot_size);
+    if (I->core == PTO_CORE_VECTOR && q->split == PTO_SPLIT_UP_DOWN) r0 = I->subblock * t->t->rows;
+    if (I->core == PTO_CORE_VECTOR && q->split == PTO_SPLIT_LEFT_RIGHT) c0 = I->subblock * t->t->cols;
+    for (i = 0; i < t->t->rows; i++) {
+        unsigned char *g = slot + (size_t)(((r0 + i) * q->cols + c0) * es);
+        unsigned char *l = t->it->data + (size_t)(i * t->t->cols * es);
+        if (to_slot) memcpy(g, l, (size_t)t->t->cols * (size_t)es);
+        else memcpy(l, g, (size_t)t->t->cols * (size_t)es);
+    }
+}
+
+static int pto__exec_cvpipe(pto__interp *I, int32_t s)
+{
+    const pto_stmt *st = &I->m->stmts[s];
+    const pto_operand *o = pto_stmt_arg(I->m, s, st->op == PTO_OP_TPOP ? 1 : 0);
+    const pto_cvpipe *q;
+    pto__iring *r;
+    pto__top t;
+    int cube = I->core == PTO_CORE_CUBE, me = cube ? 0 : (int)I->subblock, k;
+    int32_t R, C;
+    if (!o || o->kind != PTO_O_CVPIPE || o->ref < 0 || o->ref >= I->m->n_cvpipes || !I->rings ||
+        I->m->cvpipes[o->ref].kernel != I->L->kernel)
+        return pto__fail(I, st->loc, "%s needs a pipe of this mix kernel", pto_opinfo_get((pto_op)st->op)->name);
+    q = &I->m->cvpipes[o->ref];
+    r = &I->rings[o->ref];
+    k = (st->op == PTO_OP_TPUSH) == cube ? 0 : 1;
+    if (!(q->dir & (1 << k)))
+        return pto__fail(I, st->loc, "%s: pipe '%s' has no %s direction", pto_opinfo_get((pto_op)st->op)->name,
+                         pto_str(I->ctx, q->name), k ? "v2c" : "c2v");
+    if (st->op == PTO_OP_TFREE) {
+        if (r->freed[k][me] >= r->popped[k][me])
+            return pto__fail(I, st->loc, "tfree of pipe '%s' without a popped slot to free", pto_str(I->ctx, q->name));
+        r->freed[k][me]++;
+        return 1;
+    }
+    if (!pto__tile_arg(I, s, st->op == PTO_OP_TPOP ? 0 : 1, &t)) return 0;
+    R = q->rows / (!cube && q->split == PTO_SPLIT_UP_DOWN ? 2 : 1);
+    C = q->cols / (!cube && q->split == PTO_SPLIT_LEFT_RIGHT ? 2 : 1);
+    if (t.t->dtype != q->dtype || t.t->rows != R || t.t->cols != C)
+        return pto__fail(I, st->loc, "%s: tile '%s' does not match pipe '%s'", pto_opinfo_get((pto_op)st->op)->name,
+                         pto__in_tname(I, &t), pto_str(I->ctx, q->name));
+    if (st->op == PTO_OP_TPUSH) {
+        if (k == 1 && q->split == PTO_SPLIT_NONE && me == 1)
+            return pto__fail(I, st->loc, "tpush: only AIV 0 (subblock 0) pushes into v2c pipe '%s', which has no split",
+                             pto_str(I->ctx, q->name));
+        if (r->pushed[k][me] - pto__in_freed(r, k) >= q->slot_num) return pto__in_block(I, s);
+        pto__in_slot_copy(I, q, r, k, r->pushed[k][me], &t, 1);
+        r->pushed[k][me]++;
+        return 1;
+    }
+    if (r->popped[k][me] - r->freed[k][me] >= q->local_slot_num)
+        return pto__fail(I, st->loc, "tpop of pipe '%s' overwrites a local slot still held (missing tfree)",
+                         pto_str(I->ctx, q->name));
+    if (pto__in_pushed(r, q, k) <= r->popped[k][me]) return pto__in_block(I, s);
+    pto__in_slot_copy(I, q, r, k, r->popped[k][me], &t, 0);
+    r->popped[k][me]++;
+    return 1;
+}
+
 /* ---- communication (hardware.md section 8) ----
    Signals are i32 cells of a tensor; notify sets or adds (wrapping), wait
    holds its rank until `cell CMP value`. tput / tget copy a ROWS x COLS
@@ -5958,6 +6523,7 @@ static int pto__exec_op(pto__interp *I, int32_t s)
     case PTO_OC_EXTRACT: return pto__exec_extract(I, s);
     case PTO_OC_MATMUL: return pto__exec_matmul(I, s);
     case PTO_OC_SYNC: return 1;
+    case PTO_OC_CVPIPE: return pto__exec_cvpipe(I, s);
     case PTO_OC_NOTIFY: return pto__in_notify(I, s);
     case PTO_OC_WAIT: return pto__in_wait(I, s);
     case PTO_OC_XFER: return pto__in_xfer(I, s);
@@ -6025,9 +6591,15 @@ static int pto__run_stmt(pto__interp *I, int32_t s)
 {
     const pto_stmt *st = &I->m->stmts[s];
     int64_t v;
+    int ok;
     switch (st->kind) {
-    case PTO_ST_OP: return pto__exec_op(I, s);
-    case PTO_ST_TILE: return pto__run_tile(I, st);
+    case PTO_ST_OP:
+    case PTO_ST_TILE:
+        /* a resumed mix section replays its path up to where it stopped */
+        if (I->step < I->done) { I->step++; return 1; }
+        ok = st->kind == PTO_ST_OP ? pto__exec_op(I, s) : pto__run_tile(I, st);
+        if (ok) I->step++;
+        return ok;
     case PTO_ST_LET:
         if (!pto__eval(I, st->e[0], &v, 0)) return 0;
         I->env[st->ref] = v;
@@ -6119,10 +6691,29 @@ static void *pto__zalloc(pto__interp *I, size_t n)
     return p;
 }
 
+/* The slots of every pipe of a mix kernel. */
+static int pto__alloc_rings(pto__interp *I, int32_t kernel)
+{
+    int32_t i;
+    I->rings = (pto__iring *)pto__zalloc(I, sizeof(pto__iring) * (size_t)(I->m->n_cvpipes ? I->m->n_cvpipes : 1));
+    if (!I->rings) return 0;
+    for (i = 0; i < I->m->n_cvpipes; i++) {
+        const pto_cvpipe *q = &I->m->cvpipes[i];
+        if (q->kernel != kernel) continue;
+        if (q->slot_num <= 0 || q->slot_size <= 0 || (int64_t)q->slot_num * q->slot_size > PTO__MAX_TILE_BYTES ||
+            (int64_t)q->rows * q->cols * pto_dtype_size((pto_dtype)q->dtype) != q->slot_size)
+            return pto__fail(I, q->loc, "pipe '%s' cannot be interpreted", pto_str(I->ctx, q->name));
+        I->rings[i].slots = (unsigned char *)pto__zalloc(I, (size_t)(2 * q->slot_num) * (size_t)q->slot_size);
+        if (!I->rings[i].slots) return 0;
+    }
+    return 1;
+}
+
 /* One arena for every tile of the kernel, and f32 scratch for matmul. */
 static int pto__alloc_tiles(pto__interp *I, int32_t kernel)
 {
     int32_t t;
+    int c, ncores;
     size_t off = 0;
     int64_t maxel = 1;
     for (t = 0; t < I->m->n_tiles; t++) {
@@ -6135,19 +6726,27 @@ static int pto__alloc_tiles(pto__interp *I, int32_t kernel)
         off += ((size_t)bytes + 31u) & ~(size_t)31u;
         if ((int64_t)tl->rows * tl->cols > maxel) maxel = (int64_t)tl->rows * tl->cols;
     }
-    I->arena_size = off;
-    I->arena = (unsigned char *)pto__zalloc(I, off);
+    /* a mix kernel's three cores each get their own copy of every tile */
+    ncores = I->k->kind == PTO_KK_MIX ? 3 : 1;
+    I->arena_size = off * (size_t)ncores;
+    I->arena = (unsigned char *)pto__zalloc(I, I->arena_size);
     I->scratch = (float *)pto__zalloc(I, (size_t)(3 * maxel) * sizeof(float));
     if (!I->arena || !I->scratch) return 0;
-    for (t = 0, off = 0; t < I->m->n_tiles; t++) {
-        const pto_tile *tl = &I->m->tiles[t];
-        if (tl->kernel != kernel) continue;
-        I->tiles[t].data = I->arena + off;
-        I->tiles[t].vr = tl->rows;
-        I->tiles[t].vc = tl->cols;
-        off += ((size_t)pto_tile_bytes(tl) + 31u) & ~(size_t)31u;
+    for (c = 0; c < ncores; c++) {
+        size_t base = off * (size_t)c, o = 0;
+        pto__itile *ts = c == 0 ? I->tiles : (pto__itile *)pto__zalloc(I, sizeof(pto__itile) * (size_t)I->m->n_tiles);
+        if (!ts) return 0;
+        I->ctiles[c] = ts;
+        for (t = 0; t < I->m->n_tiles; t++) {
+            const pto_tile *tl = &I->m->tiles[t];
+            if (tl->kernel != kernel) continue;
+            ts[t].data = I->arena + base + o;
+            ts[t].vr = tl->rows;
+            ts[t].vc = tl->cols;
+            o += ((size_t)pto_tile_bytes(tl) + 31u) & ~(size_t)31u;
+        }
     }
-    return 1;
+    return ncores == 1 || pto__alloc_rings(I, kernel);
 }
 
 static int pto__setup(pto__interp *I)
@@ -6172,8 +6771,64 @@ static void pto__reset_block(pto__interp *I)
 {
     int32_t v;
     memset(I->arena, 0, I->arena_size);
+    for (v = 0; I->rings && v < I->m->n_cvpipes; v++) {
+        unsigned char *slots = I->rings[v].slots;
+        memset(&I->rings[v], 0, sizeof I->rings[v]);
+        I->rings[v].slots = slots;
+    }
     for (v = 0; v < I->m->n_vars; v++)
         if (I->m->vars[v].kind == PTO_V_LET || I->m->vars[v].kind == PTO_V_LOOP) I->state[v] = PTO__UNBOUND;
+}
+
+/* The cores of one cluster: the cube section on the AIC, the vector
+   section on AIV 0 and AIV 1 (subblock 0, 1). Each runs until it finishes
+   or a pipe op must wait; a waiting core is resumed on a later round by
+   replaying its path (control flow depends only on integers, and the ops
+   and tile declarations it already ran are skipped). A round in which no
+   core gets further is a deadlock. */
+static int pto__run_mix(pto__interp *I)
+{
+    int32_t sec[2] = {-1, -1}, s, wait_at[3] = {-1, -1, -1};
+    int64_t done[3] = {0, 0, 0};
+    int fin[3] = {0, 0, 0}, c, progress;
+    for (s = I->m->blocks[I->k->body].head; s >= 0; s = I->m->stmts[s].next)
+        if (I->m->stmts[s].kind == PTO_ST_SECTION && I->m->stmts[s].body >= 0)
+            sec[I->m->stmts[s].ref == PTO_CORE_CUBE ? 0 : 1] = I->m->stmts[s].body;
+    for (;;) {
+        progress = 0;
+        for (c = 0; c < 3; c++) {
+            int32_t body = sec[c ? 1 : 0];
+            if (fin[c]) continue;
+            if (body < 0) { fin[c] = progress = 1; continue; }
+            I->tiles = I->ctiles[c];
+            I->core = c ? PTO_CORE_VECTOR : PTO_CORE_CUBE;
+            I->subblock = c ? c - 1 : 0;
+            I->step = 0;
+            I->done = done[c];
+            I->cvblocked = -1;
+            if (pto__run_list(I, body)) {
+                fin[c] = progress = 1;
+                continue;
+            }
+            if (I->cvblocked < 0) return 0;
+            if (I->step > done[c]) progress = 1;
+            done[c] = I->step;
+            wait_at[c] = I->cvblocked;
+        }
+        if (fin[0] && fin[1] && fin[2]) break;
+        if (!progress) {
+            for (c = 0; c < 3; c++)
+                if (!fin[c])
+                    pto__fail(I, I->m->stmts[wait_at[c]].loc, "deadlock: this %s on %s waits forever",
+                              pto_opinfo_get((pto_op)I->m->stmts[wait_at[c]].op)->name,
+                              c == 0 ? "the cube core" : c == 1 ? "AIV 0 (subblock 0)" : "AIV 1 (subblock 1)");
+            return 0;
+        }
+    }
+    I->tiles = I->ctiles[0];
+    I->subblock = 0;
+    I->step = I->done = 0;
+    return 1;
 }
 
 static int pto__run_kernel(pto__interp *I)
@@ -6191,7 +6846,7 @@ static int pto__run_kernel(pto__interp *I)
             I->rank = r;
             I->block = b;
             pto__reset_block(I);
-            if (pto__run_list(I, I->k->body)) continue;
+            if (I->k->kind == PTO_KK_MIX ? pto__run_mix(I) : pto__run_list(I, I->k->body)) continue;
             if (I->k->ranks)
                 pto_note(I->ctx, I->k->loc, "in block %lld of rank %lld of kernel '%s'", (long long)b,
                          (long long)r, kname);
@@ -6208,7 +6863,14 @@ static void pto__in_free(pto__interp *I)
     pto_free(I->ctx, I->env);
     pto_free(I->ctx, I->state);
     pto_free(I->ctx, I->sval);
-    pto_free(I->ctx, I->tiles);
+    pto_free(I->ctx, I->ctiles[0] ? I->ctiles[0] : I->tiles);   /* a mix kernel: the cube's */
+    pto_free(I->ctx, I->ctiles[1]);
+    pto_free(I->ctx, I->ctiles[2]);
+    if (I->rings) {
+        int32_t i;
+        for (i = 0; i < I->m->n_cvpipes; i++) pto_free(I->ctx, I->rings[i].slots);
+        pto_free(I->ctx, I->rings);
+    }
     pto_free(I->ctx, I->shape);
     pto_free(I->ctx, I->arena);
     pto_free(I->ctx, I->scratch);
@@ -8787,6 +9449,39 @@ static const pto_plan_order pto__default_orders[PTO_NORDER] = {
     PTO_ORDER_LARGEST, PTO_ORDER_START, PTO_ORDER_LONGEST, PTO_ORDER_AREA
 };
 
+/* A tile that a tpop fills lives in its pipe's reserved consumer slots:
+   offset[0] is the pipe's base and its pops rotate through local_slot_num
+   slots from there (the emitter and the simulator compute the slot), so
+   the tile is placed here and kept out of the groups. The verifier makes
+   it the only destination of that pipe in its section. Returns 1 when t is
+   such a tile. */
+static int pto__pipe_dest(pto_ctx *ctx, pto_module *m, int32_t t, pto_status *st)
+{
+    int32_t s;
+    if (m->n_cvpipes == 0) return 0;   /* no pipe: no scan (long kernels) */
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_stmt *x = &m->stmts[s];
+        const pto_operand *o;
+        int64_t base;
+        if (x->kind != PTO_ST_OP || x->op != PTO_OP_TPOP || x->nargs != 2 || x->block < 0) continue;
+        o = &m->operands[x->arg0];
+        if (o->kind != PTO_O_TILE || o->ref != t || m->operands[x->arg0 + 1].kind != PTO_O_CVPIPE) continue;
+        base = pto_plan_pipe_base(m, m->operands[x->arg0 + 1].ref, (pto_space)m->tiles[t].space);
+        if (base < 0) {
+            *st = pto_error(ctx, m->tiles[t].loc, "plan: the %s slots of pipe '%s' do not fit %s",
+                            pto_space_name((pto_space)m->tiles[t].space),
+                            pto_str(ctx, m->cvpipes[m->operands[x->arg0 + 1].ref].name),
+                            pto_space_name((pto_space)m->tiles[t].space));
+            return 1;
+        }
+        memset(m->tiles[t].offset, 0, sizeof m->tiles[t].offset);
+        m->tiles[t].offset[0] = base;
+        m->tiles[t].planned = 1;
+        return 1;
+    }
+    return 0;
+}
+
 PTODEF pto_status pto_plan(pto_ctx *ctx, pto_module *m, const pto_plan_desc *desc)
 {
     pto_plan_desc d;
@@ -8806,6 +9501,7 @@ PTODEF pto_status pto_plan(pto_ctx *ctx, pto_module *m, const pto_plan_desc *des
     for (t = 0; t < m->n_tiles; t++) {
         if (!pto__local(&m->tiles[t])) continue;
         m->tiles[t].planned = 0;
+        if (pto__pipe_dest(ctx, m, t, &st)) continue;
         if (pto__check_tile(ctx, m, t) != PTO_OK) { st = PTO_ERR_USER; continue; }
         keys[nk].key = pto__group_key(&m->tiles[t]);
         keys[nk++].tile = t;
@@ -9192,7 +9888,24 @@ static void pto__pc_lines(const pto__pc *c, int32_t t, int *a, int *b)
     }
 }
 
-/* One tile alone: planned, aligned, inside, slots in order. */
+/* The pipe whose tpop fills tile t, or -1. */
+static int32_t pto__pc_popped_from(const pto_module *m, int32_t t)
+{
+    int32_t s;
+    if (m->n_cvpipes == 0) return -1;
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_stmt *x = &m->stmts[s];
+        if (x->kind == PTO_ST_OP && x->op == PTO_OP_TPOP && x->nargs == 2 && x->block >= 0 &&
+            m->operands[x->arg0].kind == PTO_O_TILE && m->operands[x->arg0].ref == t &&
+            m->operands[x->arg0 + 1].kind == PTO_O_CVPIPE)
+            return m->operands[x->arg0 + 1].ref;
+    }
+    return -1;
+}
+
+/* One tile alone: planned, aligned, inside, slots in order. A tile that a
+   tpop fills sits at its pipe's reserved base instead (the slots above the
+   usable bytes, which no other tile reaches). */
 static pto_status pto__pc_tile(pto_ctx *ctx, const pto_module *m, int32_t t)
 {
     const pto_tile *tl = &m->tiles[t];
@@ -9200,8 +9913,16 @@ static pto_status pto__pc_tile(pto_ctx *ctx, const pto_module *m, int32_t t)
     int64_t bytes = pto__pc_bytes(tl), room = pto__pc_pipe_room(m, tl->kernel, tl->space);
     int64_t limit = pto_space_capacity(m->arch, (pto_space)tl->space) - room;
     pto_status st = PTO_OK;
+    int32_t q = pto__pc_popped_from(m, t);
     int k;
     if (!tl->planned) return pto_error(ctx, tl->loc, "tile '%s' (%s) is not planned", name, sp);
+    if (q >= 0) {
+        int64_t base = pto_plan_pipe_base(m, q, (pto_space)tl->space);
+        if (base < 0 || tl->offset[0] != base || tl->nbuf != 1)
+            return pto_error(ctx, tl->loc, "tile '%s' is popped from pipe '%s' but is not at its base 0x%llx", name,
+                             pto_str(ctx, m->cvpipes[q].name), (long long)base);
+        return PTO_OK;
+    }
     if (tl->nbuf < 1 || tl->nbuf > PTO_MAX_NBUF)
         return pto_error(ctx, tl->loc, "tile '%s' has %d slots", name, (int)tl->nbuf);
     for (k = 0; k < tl->nbuf; k++) {
@@ -11415,6 +12136,7 @@ static void pto__sy_dump_op(const pto_module *m, int32_t s, pto_buf *b)
         case PTO_O_SCALAR: pto_buf_puts(b, pto_str(m->ctx, m->vars[o->ref].name)); break;
         case PTO_O_INT: pto__sy_expr(m, o->e[0], b); break;
         case PTO_O_PIPE: pto_buf_puts(b, pto_pipe_name((pto_pipe)o->ref)); break;
+        case PTO_O_CVPIPE: pto_buf_puts(b, pto_str(m->ctx, m->cvpipes[o->ref].name)); break;
         default: pto_buf_puts(b, "?"); break;
         }
     }
@@ -11553,7 +12275,13 @@ PTODEF pto_status pto_compile(pto_ctx *ctx, pto_module *m, const pto_compile_des
      once per kernel: a set_flag and its wait_flag share one note, and the
      second gets a short reference to the first (pto__emit_note). for / if
      are emitted as written; lets are `const int64_t`; a mix kernel branches
-     on pto_k_core_kind for its cube { } and vector { } sections.
+     on pto_k_core_kind for its cube { } and vector { } sections, and each
+     section starts with pto_k_ring_init of every pipe of the kernel (the
+     same normalised parameters on every core). On a2a3 a kernel with pipes
+     takes a hidden `pto_gm_pipe_buffer` argument after its tensors; the
+     host allocates blocks x per_block bytes and block b's rings start at
+     b * per_block. A tile that a tpop fills is a variable the tpop
+     assigns (pto_k_tpop picks the local slot), built from its planned base.
    - host source: one host_NAME function per kernel that allocates its
      tensors, launches it with its block count (computed from dynamic dims
      when the count depends on them) and passes dims and scalars, plus a
@@ -11621,6 +12349,12 @@ PTODEF pto_status pto_compile(pto_ctx *ctx, pto_module *m, const pto_compile_des
     X(K_SECTION,   "$(ind)if (pto_k_core_kind(core) == $(core)) { /* $(name) { } section */\n") \
     X(K_NOTE,      "$(ind)/* $(pass): $(note) */\n") \
     X(K_OP,        "$(ind)pto_k_$(op)(core, \"$(src)\"$(args));\n") \
+    X(K_PTILE,     "$(ind)const pto_k_tile pto_base_$(idx) = pto_k_t($(space), $(dtype), $(rows), $(cols), $(vr), $(vc), $(off));\n" \
+                   "$(ind)pto_k_tile $(name) = pto_base_$(idx); /* a pipe's local slots: each tpop picks one */\n" \
+                   "$(ind)(void)$(name);\n") \
+    X(K_TPOP,      "$(ind)$(name) = pto_k_tpop(core, \"$(src)\", $(n), pto_base_$(idx));\n") \
+    X(K_RING,      "$(ind)pto_k_ring_init(core, \"$(src)\", $(n), $(dir), $(args));\n") \
+    X(K_PIPEBUF,   "$(ind)pto_k_gm *pto_gm_pipe_buffer = pto_k_arg_gm(args, $(idx)); /* hidden: $(n) bytes of pipe slots per block */\n") \
     X(K_OP_SEE,    "$(ind)pto_k_$(op)(core, \"$(src)\"$(args)); /* $(pass): see the $(fn) at $(file):$(n) */\n") \
     X(K_FN_END,    "}\n") \
     /* ---- host source ---- */ \
@@ -11658,6 +12392,7 @@ PTODEF pto_status pto_compile(pto_ctx *ctx, pto_module *m, const pto_compile_des
     X(H_ARG_GM,    "    args[$(idx)] = pto_k_gm_arg($(name));\n") \
     X(H_ARG_F,     "    args[$(idx)] = pto_k_f_arg($(name));\n") \
     X(H_ARG_I,     "    args[$(idx)] = $(name);\n") \
+    X(H_PIPEBUF,   "    pto_k_gm *pto_gm_pipe_buffer = pto_h_pipe_buffer(run, $(blocks), $(n));\n") \
     X(H_LAUNCH, \
       "    pto_h_launch(run, kernel_$(name), \"$(text)\", $(kind), $(blocks), args, \"$(planned)\");\n" \
       "}\n") \
@@ -11678,6 +12413,7 @@ PTODEF pto_status pto_compile(pto_ctx *ctx, pto_module *m, const pto_compile_des
     X(HS_READY,    "    if (!pto_h_ready(run)) { pto_h_host_end(run, \"$(text)\"); return; }\n") \
     X(HS_CALL,     "    {   /* $(file):$(n): call $(sig) */\n        int64_t args[$(idx)];\n") \
     X(HS_ARG_GM,   "        args[$(idx)] = pto_k_gm_arg($(name));\n") \
+    X(HS_PIPEBUF,  "        args[$(idx)] = pto_k_gm_arg(pto_h_pipe_buffer(run, $(blocks), $(n))); /* hidden GM pipe buffer */\n") \
     X(HS_ARG_F,    "        args[$(idx)] = pto_k_f_arg($(expr));\n") \
     X(HS_ARG_I,    "        args[$(idx)] = $(expr);\n") \
     X(HS_LAUNCH, \
@@ -11770,6 +12506,7 @@ typedef struct pto__emitter {
     int32_t *tdecl_head, *tdecl_tile, *tdecl_next;
     int32_t ntdecl;
     uint8_t *tile_unused;  /* no op names it: (void)NAME, no tdecl */
+    uint8_t *tile_popped;  /* a tpop fills it: it lives in a pipe's local slots */
     /* dependency notes (pto__emit_note): per interned note, the statement
        whose comment printed it in full (-1 = none yet); the note of the
        comment right above the current line (0 = none) */
@@ -12406,11 +13143,54 @@ static int32_t pto__emit_note(pto__emitter *E, int32_t s)
     return -1;
 }
 
+/* tpush / tpop / tfree take the pipe's ring id; tpop assigns the slot it
+   picked to the tile's variable (see K_PTILE). */
+static int pto__emit_cvpipe_op(pto__emitter *E, int32_t s)
+{
+    const pto_module *m = E->m;
+    const pto_stmt *st = &m->stmts[s];
+    const pto_operand *q = &m->operands[st->arg0 + (st->op == PTO_OP_TPOP ? 1 : 0)];
+    pto_buf *b;
+    if (st->op != PTO_OP_TPUSH && st->op != PTO_OP_TPOP && st->op != PTO_OP_TFREE) return 0;
+    pto__emit_vi(E, PTO__K_N, m->cvpipes[q->ref].ring);
+    if (st->op == PTO_OP_TPOP) {
+        int32_t t = m->operands[st->arg0].ref;
+        pto__emit_v(E, PTO__K_NAME, E->tile_name[t]);
+        pto__emit_vi(E, PTO__K_IDX, t);
+        pto__emit_x(E, PTO__T_K_TPOP);
+        return 1;
+    }
+    b = pto__emit_sb(E, PTO__K_ARGS);
+    pto__emit_puts(b, ", ");
+    pto__emit_put_i64(b, m->cvpipes[q->ref].ring);
+    if (st->op == PTO_OP_TPUSH) {
+        pto__emit_puts(b, ", ");
+        pto__emit_puts(b, E->tile_name[m->operands[st->arg0 + 1].ref]);
+    }
+    pto__emit_vbuf(E, PTO__K_ARGS);
+    pto__emit_v(E, PTO__K_OP, pto_opinfo_get((pto_op)st->op)->name);
+    pto__emit_x(E, PTO__T_K_OP);
+    return 1;
+}
+
+/* The tile a tpop of this kernel fills, or 0. */
+static int pto__emit_is_popped(const pto_module *m, int32_t t)
+{
+    int32_t s;
+    if (m->n_cvpipes == 0) return 0;
+    for (s = 0; s < m->n_stmts; s++)
+        if (m->stmts[s].kind == PTO_ST_OP && m->stmts[s].op == PTO_OP_TPOP && m->stmts[s].nargs == 2 &&
+            m->operands[m->stmts[s].arg0].kind == PTO_O_TILE && m->operands[m->stmts[s].arg0].ref == t)
+            return 1;
+    return 0;
+}
+
 static void pto__emit_op(pto__emitter *E, int32_t s)
 {
     const pto_stmt *st = &E->m->stmts[s];
     int32_t see = pto__emit_note(E, s);
     pto__emit_srcline(E, s);
+    if (pto__emit_cvpipe_op(E, s)) return;
     pto__emit_args(E, s);
     pto__emit_v(E, PTO__K_OP, pto_opinfo_get((pto_op)st->op)->name);
     if (see < 0) {
@@ -12518,12 +13298,16 @@ static pto_status pto__emit_tdecls(pto__emitter *E)
     E->tdecl_tile = (int32_t *)pto_alloc(E->ctx, sizeof(int32_t) * (size_t)(m->n_operands ? m->n_operands : 1));
     E->tdecl_next = (int32_t *)pto_alloc(E->ctx, sizeof(int32_t) * (size_t)(m->n_operands ? m->n_operands : 1));
     E->tile_unused = (uint8_t *)pto_alloc(E->ctx, (size_t)(m->n_tiles ? m->n_tiles : 1));
-    if (!E->tdecl_head || !E->tdecl_tile || !E->tdecl_next || !E->tile_unused) return PTO_ERR_INTERNAL;
+    E->tile_popped = (uint8_t *)pto_alloc(E->ctx, (size_t)(m->n_tiles ? m->n_tiles : 1));
+    if (!E->tdecl_head || !E->tdecl_tile || !E->tdecl_next || !E->tile_unused || !E->tile_popped)
+        return PTO_ERR_INTERNAL;
     for (s = 0; s < m->n_stmts; s++) E->tdecl_head[s] = -1;
     for (t = 0; t < m->n_tiles; t++) {
         int32_t d = m->tiles[t].decl, before = E->ntdecl;
         E->tile_unused[t] = 0;
-        if (m->tiles[t].nbuf > 1 || d < 0 || m->stmts[d].block < 0) continue;
+        E->tile_popped[t] = (uint8_t)pto__emit_is_popped(m, t);
+        /* a popped tile: tpop writes all of its slot, the ring rotates it */
+        if (E->tile_popped[t] || m->tiles[t].nbuf > 1 || d < 0 || m->stmts[d].block < 0) continue;
         pto__emit_place_tdecl(E, m->stmts[d].next, t);
         E->tile_unused[t] = E->ntdecl == before;
     }
@@ -12599,6 +13383,11 @@ static void pto__emit_tile(pto__emitter *E, int32_t s)
     pto__emit_v(E, PTO__K_DTYPE, pto__emit_dtype[t->dtype < PTO_NDTYPE ? t->dtype : 0]);
     pto__emit_vi(E, PTO__K_ROWS, t->rows);
     pto__emit_vi(E, PTO__K_COLS, t->cols);
+    if (E->tile_popped[ti]) {
+        pto__emit_vi(E, PTO__K_IDX, ti);
+        pto__emit_x(E, PTO__T_K_PTILE);
+        return;
+    }
     pto__emit_x(E, PTO__T_K_TILE);
     if (t->nbuf > 1) pto__emit_tdecl(E, ti);
     else if (E->tile_unused[ti]) pto__emit_x(E, PTO__T_K_VOID);
@@ -12609,6 +13398,47 @@ static void pto__emit_exprval(pto__emitter *E, int key, int32_t ex, int dflt)
     if (ex < 0) { pto__emit_vi(E, key, dflt); return; }
     pto__emit_expr(E, pto__emit_sb(E, key), ex, PTO__EX_KERNEL, 0);
     pto__emit_vbuf(E, key);
+}
+
+/* Every section initialises every pipe of its kernel with the same,
+   normalised parameters; on a2a3 the slots are this block's share of the
+   hidden GM pipe buffer: base + block * (the kernel's pipe bytes). */
+static void pto__emit_ring_inits(pto__emitter *E, int32_t k)
+{
+    static const char *const dirs[] = {"0", "PTO_K_C2V", "PTO_K_V2C", "PTO_K_BOTH"};
+    static const char *const splits[] = {"PTO_K_SPLIT_NONE", "PTO_K_SPLIT_UP_DOWN", "PTO_K_SPLIT_LEFT_RIGHT"};
+    const pto_module *m = E->m;
+    int64_t per_block = pto_kernel_pipe_bytes(m, k);
+    int32_t i;
+    for (i = 0; i < m->n_cvpipes; i++) {
+        const pto_cvpipe *q = &m->cvpipes[i];
+        pto_buf *b;
+        if (q->kernel != k) continue;
+        b = pto__emit_sb(E, PTO__K_SRC);
+        pto__emit_puts(b, E->file);
+        pto_buf_printf(b, ":%d: pipe %s", (int)q->loc.line, pto_str(E->ctx, q->name));
+        pto__emit_vbuf(E, PTO__K_SRC);
+        b = pto__emit_sb(E, PTO__K_ARGS);
+        pto_buf_printf(b, "%d, %d, %d, %d, %s, ", (int)q->slot_size, (int)q->slot_num, (int)q->local_slot_num,
+                       (int)q->flag_id, splits[q->split < 3 ? q->split : 0]);
+        if (m->arch == PTO_ARCH_A2A3)
+            pto_buf_printf(b, "pto_gm_pipe_buffer, pto_k_block_idx(core) * %lld + %lld", (long long)per_block,
+                           (long long)pto_cvpipe_gm_offset(m, i));
+        else
+            pto__emit_puts(b, "NULL, 0");
+        pto__emit_vbuf(E, PTO__K_ARGS);
+        pto__emit_vi(E, PTO__K_N, q->ring);
+        pto__emit_v(E, PTO__K_DIR, dirs[q->dir & 3]);
+        pto__emit_indent(E);
+        pto__emit_x(E, PTO__T_K_RING);
+    }
+}
+
+/* The hidden GM pipe buffer argument (a2a3 mix kernels with pipes): it
+   follows the tensors, before the scalars. */
+static int pto__emit_has_pipebuf(const pto_module *m, int32_t k)
+{
+    return m->arch == PTO_ARCH_A2A3 && m->kernels[k].kind == PTO_KK_MIX && pto_kernel_pipe_bytes(m, k) > 0;
 }
 
 static void pto__emit_stmt(pto__emitter *E, int32_t s)
@@ -12659,6 +13489,7 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
         pto__emit_v(E, PTO__K_CORE, st->ref == PTO_CORE_CUBE ? "PTO_K_CORE_CUBE" : "PTO_K_CORE_VECTOR");
         pto__emit_v(E, PTO__K_NAME, st->ref == PTO_CORE_CUBE ? "cube" : "vector");
         pto__emit_x(E, PTO__T_K_SECTION);
+        pto__emit_ring_inits(E, m->blocks[st->block].kernel);
         pto__emit_block(E, st->body);
         pto__emit_indent(E);
         pto__emit_x(E, PTO__T_K_CLOSE);
@@ -12792,6 +13623,11 @@ static void pto__emit_kernel(pto__emitter *E, int32_t k)
                 if (!E->var_used[pa->var]) pto__emit_x(E, PTO__T_K_VOID);
             }
         }
+        if (pass == 0 && pto__emit_has_pipebuf(m, k)) {
+            pto__emit_vi(E, PTO__K_IDX, idx++);
+            pto__emit_vi(E, PTO__K_N, pto_kernel_pipe_bytes(m, k));
+            pto__emit_x(E, PTO__T_K_PIPEBUF);
+        }
     }
     for (v = 0; v < m->n_vars; v++) {
         const pto_var *va = &m->vars[v];
@@ -12912,7 +13748,17 @@ static void pto__emit_host_kernel(pto__emitter *E, int32_t k)
         pto__emit_v(E, PTO__K_DIR, pa->dir == PTO_IN ? "PTO_H_IN" : pa->dir == PTO_OUT ? "PTO_H_OUT" : "PTO_H_INOUT");
         pto__emit_x(E, PTO__T_H_TENSOR);
     }
-    pto__emit_vi(E, PTO__K_N, kn->nparams > 0 ? kn->nparams : 1);
+    if (pto__emit_has_pipebuf(m, k)) {
+        if (kn->blocks >= 0) {
+            pto__emit_expr(E, pto__emit_sb(E, PTO__K_BLOCKS), kn->blocks, PTO__EX_HOST, 0);
+            pto__emit_vbuf(E, PTO__K_BLOCKS);
+        } else {
+            pto__emit_v(E, PTO__K_BLOCKS, "1");
+        }
+        pto__emit_vi(E, PTO__K_N, pto_kernel_pipe_bytes(m, k));
+        pto__emit_x(E, PTO__T_H_PIPEBUF);
+    }
+    pto__emit_vi(E, PTO__K_N, kn->nparams + pto__emit_has_pipebuf(m, k) > 0 ? kn->nparams + pto__emit_has_pipebuf(m, k) : 1);
     pto__emit_x(E, PTO__T_H_ARGS);
     for (pass = 0; pass < 2; pass++) {
         for (p = kn->param0; p < kn->param0 + kn->nparams; p++) {
@@ -12927,6 +13773,11 @@ static void pto__emit_host_kernel(pto__emitter *E, int32_t k)
                 pto__emit_v(E, PTO__K_NAME, E->var_name[pa->var]);
                 pto__emit_x(E, fl ? PTO__T_H_ARG_F : PTO__T_H_ARG_I);
             }
+        }
+        if (pass == 0 && pto__emit_has_pipebuf(m, k)) {
+            pto__emit_vi(E, PTO__K_IDX, idx++);
+            pto__emit_v(E, PTO__K_NAME, "pto_gm_pipe_buffer");
+            pto__emit_x(E, PTO__T_H_ARG_GM);
         }
     }
     (void)ntensor;
@@ -13039,15 +13890,17 @@ static void pto__emit_hs_call(pto__emitter *E, const pto_hstmt *st, int32_t *ord
 {
     const pto_module *m = E->m;
     const pto_kernel *k = &m->kernels[st->ref];
-    int32_t n = pto__hs_abi(m, k, order), i;
+    int32_t n = pto__hs_abi(m, k, order), i, nt = 0;
+    int pb = pto__emit_has_pipebuf(m, st->ref);   /* the hidden buffer follows the tensors */
+    for (i = 0; i < n; i++) nt += m->params[order[i]].kind == PTO_P_TENSOR;
     pto__emit_hs_sig(E, st);
     pto__emit_vi(E, PTO__K_N, st->loc.line);
-    pto__emit_vi(E, PTO__K_IDX, n > 0 ? n : 1);
+    pto__emit_vi(E, PTO__K_IDX, n + pb > 0 ? n + pb : 1);
     pto__emit_x(E, PTO__T_HS_CALL);
     for (i = 0; i < n; i++) {
         const pto_param *kp = &m->params[order[i]];
         const pto_operand *o = &m->operands[st->arg0 + i];
-        pto__emit_vi(E, PTO__K_IDX, i);
+        pto__emit_vi(E, PTO__K_IDX, i + (pb && i >= nt));
         if (kp->kind == PTO_P_TENSOR) {
             pto__emit_v(E, PTO__K_NAME, E->param_name[o->ref]);
             pto__emit_x(E, PTO__T_HS_ARG_GM);
@@ -13065,6 +13918,11 @@ static void pto__emit_hs_call(pto__emitter *E, const pto_hstmt *st, int32_t *ord
         pto__emit_vbuf(E, PTO__K_BLOCKS);
     } else {
         pto__emit_v(E, PTO__K_BLOCKS, "1");
+    }
+    if (pb) {
+        pto__emit_vi(E, PTO__K_IDX, nt);
+        pto__emit_vi(E, PTO__K_N, pto_kernel_pipe_bytes(m, st->ref));
+        pto__emit_x(E, PTO__T_HS_PIPEBUF);
     }
     pto__emit_hs_unbind(E, order, n, saved);
     pto__emit_planned(E, st->ref);
@@ -13202,6 +14060,7 @@ static pto_status pto__emit_check(pto__emitter *E)
             case PTO_O_GM: bad = o->ref < 0 || o->ref >= m->n_params; break;
             case PTO_O_SCALAR: bad = o->ref < 0 || o->ref >= m->n_vars; break;
             case PTO_O_PIPE: bad = o->ref < 0 || o->ref >= PTO_NPIPE; break;
+            case PTO_O_CVPIPE: bad = o->ref < 0 || o->ref >= m->n_cvpipes; break;
             case PTO_O_FLOAT: case PTO_O_INT: break;
             case PTO_O_CMP: bad = o->ref < 0 || o->ref > PTO_GE; break;
             case PTO_O_NMODE: bad = o->ref != PTO_NOTIFY_SET && o->ref != PTO_NOTIFY_ADD; break;
@@ -13245,6 +14104,7 @@ static void pto__emit_free(pto__emitter *E, uint8_t *vo, uint8_t *to, uint8_t *p
     pto_free(E->ctx, E->tdecl_head);
     pto_free(E->ctx, E->tdecl_tile);
     pto_free(E->ctx, E->tile_unused);
+    pto_free(E->ctx, E->tile_popped);
     pto_free(E->ctx, E->tdecl_next);
     pto_free(E->ctx, E->note_first);
     pto_free(E->ctx, E->segs);
@@ -13714,6 +14574,10 @@ static pto_status pto__isa_check(pto__emitter *E)
             return pto_error(E->ctx, m->kernels[k].loc,
                              "emit (isa): kernel '%s' is a ranks kernel; communication is not supported by the "
                              "isa target yet", pto_str(E->ctx, m->kernels[k].name));
+    for (k = 0; k < m->n_cvpipes; k++)   /* needs TPipe<...> instances and the GM pipe buffer */
+        return pto_error(E->ctx, m->cvpipes[k].loc,
+                         "emit (isa): pipe '%s': cube/vector pipes are not supported by the isa target yet",
+                         pto_str(E->ctx, m->cvpipes[k].name));
     for (s = 0; s < m->n_stmts; s++) {
         const pto_stmt *st = &m->stmts[s];
         int i;
@@ -14226,6 +15090,19 @@ PTO_K_FN pto_k_gm *pto_h_tensor(pto_h_run *run, int param, const char *name, int
 }
 
 PTO_K_FN int pto_h_ready(const pto_h_run *run) { return run->status == 0; }
+
+/* The hidden GM pipe buffer of an a2a3 mix kernel (hardware.md section 6):
+   blocks x per_block bytes, one share per block (kernel.c adds block *
+   per_block). blocks is the launch's count, computed here exactly as the
+   launch computes it, so a count known only at launch sizes it too. */
+PTO_K_FN pto_k_gm *pto_h_pipe_buffer(pto_h_run *run, int64_t blocks, int64_t per_block)
+{
+    pto_k_gm *g;
+    if (run->status || blocks < 1) return NULL;   /* pto_h_launch reports the count */
+    g = pto_k_gm_create(run->dev, "gm_pipe_buffer", PTO_K_I8, blocks, per_block);
+    if (!g) pto_h_fail(run, 2, "%s", "cannot allocate the GM pipe buffer");
+    return g;
+}
 
 /* Calls of set_flag / wait_flag (flags) and pipe_barrier (barriers) in
    kernel_NAME of kernel.c, outside comments and strings. */

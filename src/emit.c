@@ -20,7 +20,13 @@
      once per kernel: a set_flag and its wait_flag share one note, and the
      second gets a short reference to the first (pto__emit_note). for / if
      are emitted as written; lets are `const int64_t`; a mix kernel branches
-     on pto_k_core_kind for its cube { } and vector { } sections.
+     on pto_k_core_kind for its cube { } and vector { } sections, and each
+     section starts with pto_k_ring_init of every pipe of the kernel (the
+     same normalised parameters on every core). On a2a3 a kernel with pipes
+     takes a hidden `pto_gm_pipe_buffer` argument after its tensors; the
+     host allocates blocks x per_block bytes and block b's rings start at
+     b * per_block. A tile that a tpop fills is a variable the tpop
+     assigns (pto_k_tpop picks the local slot), built from its planned base.
    - host source: one host_NAME function per kernel that allocates its
      tensors, launches it with its block count (computed from dynamic dims
      when the count depends on them) and passes dims and scalars, plus a
@@ -88,6 +94,12 @@
     X(K_SECTION,   "$(ind)if (pto_k_core_kind(core) == $(core)) { /* $(name) { } section */\n") \
     X(K_NOTE,      "$(ind)/* $(pass): $(note) */\n") \
     X(K_OP,        "$(ind)pto_k_$(op)(core, \"$(src)\"$(args));\n") \
+    X(K_PTILE,     "$(ind)const pto_k_tile pto_base_$(idx) = pto_k_t($(space), $(dtype), $(rows), $(cols), $(vr), $(vc), $(off));\n" \
+                   "$(ind)pto_k_tile $(name) = pto_base_$(idx); /* a pipe's local slots: each tpop picks one */\n" \
+                   "$(ind)(void)$(name);\n") \
+    X(K_TPOP,      "$(ind)$(name) = pto_k_tpop(core, \"$(src)\", $(n), pto_base_$(idx));\n") \
+    X(K_RING,      "$(ind)pto_k_ring_init(core, \"$(src)\", $(n), $(dir), $(args));\n") \
+    X(K_PIPEBUF,   "$(ind)pto_k_gm *pto_gm_pipe_buffer = pto_k_arg_gm(args, $(idx)); /* hidden: $(n) bytes of pipe slots per block */\n") \
     X(K_OP_SEE,    "$(ind)pto_k_$(op)(core, \"$(src)\"$(args)); /* $(pass): see the $(fn) at $(file):$(n) */\n") \
     X(K_FN_END,    "}\n") \
     /* ---- host source ---- */ \
@@ -125,6 +137,7 @@
     X(H_ARG_GM,    "    args[$(idx)] = pto_k_gm_arg($(name));\n") \
     X(H_ARG_F,     "    args[$(idx)] = pto_k_f_arg($(name));\n") \
     X(H_ARG_I,     "    args[$(idx)] = $(name);\n") \
+    X(H_PIPEBUF,   "    pto_k_gm *pto_gm_pipe_buffer = pto_h_pipe_buffer(run, $(blocks), $(n));\n") \
     X(H_LAUNCH, \
       "    pto_h_launch(run, kernel_$(name), \"$(text)\", $(kind), $(blocks), args, \"$(planned)\");\n" \
       "}\n") \
@@ -145,6 +158,7 @@
     X(HS_READY,    "    if (!pto_h_ready(run)) { pto_h_host_end(run, \"$(text)\"); return; }\n") \
     X(HS_CALL,     "    {   /* $(file):$(n): call $(sig) */\n        int64_t args[$(idx)];\n") \
     X(HS_ARG_GM,   "        args[$(idx)] = pto_k_gm_arg($(name));\n") \
+    X(HS_PIPEBUF,  "        args[$(idx)] = pto_k_gm_arg(pto_h_pipe_buffer(run, $(blocks), $(n))); /* hidden GM pipe buffer */\n") \
     X(HS_ARG_F,    "        args[$(idx)] = pto_k_f_arg($(expr));\n") \
     X(HS_ARG_I,    "        args[$(idx)] = $(expr);\n") \
     X(HS_LAUNCH, \
@@ -237,6 +251,7 @@ typedef struct pto__emitter {
     int32_t *tdecl_head, *tdecl_tile, *tdecl_next;
     int32_t ntdecl;
     uint8_t *tile_unused;  /* no op names it: (void)NAME, no tdecl */
+    uint8_t *tile_popped;  /* a tpop fills it: it lives in a pipe's local slots */
     /* dependency notes (pto__emit_note): per interned note, the statement
        whose comment printed it in full (-1 = none yet); the note of the
        comment right above the current line (0 = none) */
@@ -873,11 +888,54 @@ static int32_t pto__emit_note(pto__emitter *E, int32_t s)
     return -1;
 }
 
+/* tpush / tpop / tfree take the pipe's ring id; tpop assigns the slot it
+   picked to the tile's variable (see K_PTILE). */
+static int pto__emit_cvpipe_op(pto__emitter *E, int32_t s)
+{
+    const pto_module *m = E->m;
+    const pto_stmt *st = &m->stmts[s];
+    const pto_operand *q = &m->operands[st->arg0 + (st->op == PTO_OP_TPOP ? 1 : 0)];
+    pto_buf *b;
+    if (st->op != PTO_OP_TPUSH && st->op != PTO_OP_TPOP && st->op != PTO_OP_TFREE) return 0;
+    pto__emit_vi(E, PTO__K_N, m->cvpipes[q->ref].ring);
+    if (st->op == PTO_OP_TPOP) {
+        int32_t t = m->operands[st->arg0].ref;
+        pto__emit_v(E, PTO__K_NAME, E->tile_name[t]);
+        pto__emit_vi(E, PTO__K_IDX, t);
+        pto__emit_x(E, PTO__T_K_TPOP);
+        return 1;
+    }
+    b = pto__emit_sb(E, PTO__K_ARGS);
+    pto__emit_puts(b, ", ");
+    pto__emit_put_i64(b, m->cvpipes[q->ref].ring);
+    if (st->op == PTO_OP_TPUSH) {
+        pto__emit_puts(b, ", ");
+        pto__emit_puts(b, E->tile_name[m->operands[st->arg0 + 1].ref]);
+    }
+    pto__emit_vbuf(E, PTO__K_ARGS);
+    pto__emit_v(E, PTO__K_OP, pto_opinfo_get((pto_op)st->op)->name);
+    pto__emit_x(E, PTO__T_K_OP);
+    return 1;
+}
+
+/* The tile a tpop of this kernel fills, or 0. */
+static int pto__emit_is_popped(const pto_module *m, int32_t t)
+{
+    int32_t s;
+    if (m->n_cvpipes == 0) return 0;
+    for (s = 0; s < m->n_stmts; s++)
+        if (m->stmts[s].kind == PTO_ST_OP && m->stmts[s].op == PTO_OP_TPOP && m->stmts[s].nargs == 2 &&
+            m->operands[m->stmts[s].arg0].kind == PTO_O_TILE && m->operands[m->stmts[s].arg0].ref == t)
+            return 1;
+    return 0;
+}
+
 static void pto__emit_op(pto__emitter *E, int32_t s)
 {
     const pto_stmt *st = &E->m->stmts[s];
     int32_t see = pto__emit_note(E, s);
     pto__emit_srcline(E, s);
+    if (pto__emit_cvpipe_op(E, s)) return;
     pto__emit_args(E, s);
     pto__emit_v(E, PTO__K_OP, pto_opinfo_get((pto_op)st->op)->name);
     if (see < 0) {
@@ -985,12 +1043,16 @@ static pto_status pto__emit_tdecls(pto__emitter *E)
     E->tdecl_tile = (int32_t *)pto_alloc(E->ctx, sizeof(int32_t) * (size_t)(m->n_operands ? m->n_operands : 1));
     E->tdecl_next = (int32_t *)pto_alloc(E->ctx, sizeof(int32_t) * (size_t)(m->n_operands ? m->n_operands : 1));
     E->tile_unused = (uint8_t *)pto_alloc(E->ctx, (size_t)(m->n_tiles ? m->n_tiles : 1));
-    if (!E->tdecl_head || !E->tdecl_tile || !E->tdecl_next || !E->tile_unused) return PTO_ERR_INTERNAL;
+    E->tile_popped = (uint8_t *)pto_alloc(E->ctx, (size_t)(m->n_tiles ? m->n_tiles : 1));
+    if (!E->tdecl_head || !E->tdecl_tile || !E->tdecl_next || !E->tile_unused || !E->tile_popped)
+        return PTO_ERR_INTERNAL;
     for (s = 0; s < m->n_stmts; s++) E->tdecl_head[s] = -1;
     for (t = 0; t < m->n_tiles; t++) {
         int32_t d = m->tiles[t].decl, before = E->ntdecl;
         E->tile_unused[t] = 0;
-        if (m->tiles[t].nbuf > 1 || d < 0 || m->stmts[d].block < 0) continue;
+        E->tile_popped[t] = (uint8_t)pto__emit_is_popped(m, t);
+        /* a popped tile: tpop writes all of its slot, the ring rotates it */
+        if (E->tile_popped[t] || m->tiles[t].nbuf > 1 || d < 0 || m->stmts[d].block < 0) continue;
         pto__emit_place_tdecl(E, m->stmts[d].next, t);
         E->tile_unused[t] = E->ntdecl == before;
     }
@@ -1066,6 +1128,11 @@ static void pto__emit_tile(pto__emitter *E, int32_t s)
     pto__emit_v(E, PTO__K_DTYPE, pto__emit_dtype[t->dtype < PTO_NDTYPE ? t->dtype : 0]);
     pto__emit_vi(E, PTO__K_ROWS, t->rows);
     pto__emit_vi(E, PTO__K_COLS, t->cols);
+    if (E->tile_popped[ti]) {
+        pto__emit_vi(E, PTO__K_IDX, ti);
+        pto__emit_x(E, PTO__T_K_PTILE);
+        return;
+    }
     pto__emit_x(E, PTO__T_K_TILE);
     if (t->nbuf > 1) pto__emit_tdecl(E, ti);
     else if (E->tile_unused[ti]) pto__emit_x(E, PTO__T_K_VOID);
@@ -1076,6 +1143,47 @@ static void pto__emit_exprval(pto__emitter *E, int key, int32_t ex, int dflt)
     if (ex < 0) { pto__emit_vi(E, key, dflt); return; }
     pto__emit_expr(E, pto__emit_sb(E, key), ex, PTO__EX_KERNEL, 0);
     pto__emit_vbuf(E, key);
+}
+
+/* Every section initialises every pipe of its kernel with the same,
+   normalised parameters; on a2a3 the slots are this block's share of the
+   hidden GM pipe buffer: base + block * (the kernel's pipe bytes). */
+static void pto__emit_ring_inits(pto__emitter *E, int32_t k)
+{
+    static const char *const dirs[] = {"0", "PTO_K_C2V", "PTO_K_V2C", "PTO_K_BOTH"};
+    static const char *const splits[] = {"PTO_K_SPLIT_NONE", "PTO_K_SPLIT_UP_DOWN", "PTO_K_SPLIT_LEFT_RIGHT"};
+    const pto_module *m = E->m;
+    int64_t per_block = pto_kernel_pipe_bytes(m, k);
+    int32_t i;
+    for (i = 0; i < m->n_cvpipes; i++) {
+        const pto_cvpipe *q = &m->cvpipes[i];
+        pto_buf *b;
+        if (q->kernel != k) continue;
+        b = pto__emit_sb(E, PTO__K_SRC);
+        pto__emit_puts(b, E->file);
+        pto_buf_printf(b, ":%d: pipe %s", (int)q->loc.line, pto_str(E->ctx, q->name));
+        pto__emit_vbuf(E, PTO__K_SRC);
+        b = pto__emit_sb(E, PTO__K_ARGS);
+        pto_buf_printf(b, "%d, %d, %d, %d, %s, ", (int)q->slot_size, (int)q->slot_num, (int)q->local_slot_num,
+                       (int)q->flag_id, splits[q->split < 3 ? q->split : 0]);
+        if (m->arch == PTO_ARCH_A2A3)
+            pto_buf_printf(b, "pto_gm_pipe_buffer, pto_k_block_idx(core) * %lld + %lld", (long long)per_block,
+                           (long long)pto_cvpipe_gm_offset(m, i));
+        else
+            pto__emit_puts(b, "NULL, 0");
+        pto__emit_vbuf(E, PTO__K_ARGS);
+        pto__emit_vi(E, PTO__K_N, q->ring);
+        pto__emit_v(E, PTO__K_DIR, dirs[q->dir & 3]);
+        pto__emit_indent(E);
+        pto__emit_x(E, PTO__T_K_RING);
+    }
+}
+
+/* The hidden GM pipe buffer argument (a2a3 mix kernels with pipes): it
+   follows the tensors, before the scalars. */
+static int pto__emit_has_pipebuf(const pto_module *m, int32_t k)
+{
+    return m->arch == PTO_ARCH_A2A3 && m->kernels[k].kind == PTO_KK_MIX && pto_kernel_pipe_bytes(m, k) > 0;
 }
 
 static void pto__emit_stmt(pto__emitter *E, int32_t s)
@@ -1126,6 +1234,7 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
         pto__emit_v(E, PTO__K_CORE, st->ref == PTO_CORE_CUBE ? "PTO_K_CORE_CUBE" : "PTO_K_CORE_VECTOR");
         pto__emit_v(E, PTO__K_NAME, st->ref == PTO_CORE_CUBE ? "cube" : "vector");
         pto__emit_x(E, PTO__T_K_SECTION);
+        pto__emit_ring_inits(E, m->blocks[st->block].kernel);
         pto__emit_block(E, st->body);
         pto__emit_indent(E);
         pto__emit_x(E, PTO__T_K_CLOSE);
@@ -1259,6 +1368,11 @@ static void pto__emit_kernel(pto__emitter *E, int32_t k)
                 if (!E->var_used[pa->var]) pto__emit_x(E, PTO__T_K_VOID);
             }
         }
+        if (pass == 0 && pto__emit_has_pipebuf(m, k)) {
+            pto__emit_vi(E, PTO__K_IDX, idx++);
+            pto__emit_vi(E, PTO__K_N, pto_kernel_pipe_bytes(m, k));
+            pto__emit_x(E, PTO__T_K_PIPEBUF);
+        }
     }
     for (v = 0; v < m->n_vars; v++) {
         const pto_var *va = &m->vars[v];
@@ -1379,7 +1493,17 @@ static void pto__emit_host_kernel(pto__emitter *E, int32_t k)
         pto__emit_v(E, PTO__K_DIR, pa->dir == PTO_IN ? "PTO_H_IN" : pa->dir == PTO_OUT ? "PTO_H_OUT" : "PTO_H_INOUT");
         pto__emit_x(E, PTO__T_H_TENSOR);
     }
-    pto__emit_vi(E, PTO__K_N, kn->nparams > 0 ? kn->nparams : 1);
+    if (pto__emit_has_pipebuf(m, k)) {
+        if (kn->blocks >= 0) {
+            pto__emit_expr(E, pto__emit_sb(E, PTO__K_BLOCKS), kn->blocks, PTO__EX_HOST, 0);
+            pto__emit_vbuf(E, PTO__K_BLOCKS);
+        } else {
+            pto__emit_v(E, PTO__K_BLOCKS, "1");
+        }
+        pto__emit_vi(E, PTO__K_N, pto_kernel_pipe_bytes(m, k));
+        pto__emit_x(E, PTO__T_H_PIPEBUF);
+    }
+    pto__emit_vi(E, PTO__K_N, kn->nparams + pto__emit_has_pipebuf(m, k) > 0 ? kn->nparams + pto__emit_has_pipebuf(m, k) : 1);
     pto__emit_x(E, PTO__T_H_ARGS);
     for (pass = 0; pass < 2; pass++) {
         for (p = kn->param0; p < kn->param0 + kn->nparams; p++) {
@@ -1394,6 +1518,11 @@ static void pto__emit_host_kernel(pto__emitter *E, int32_t k)
                 pto__emit_v(E, PTO__K_NAME, E->var_name[pa->var]);
                 pto__emit_x(E, fl ? PTO__T_H_ARG_F : PTO__T_H_ARG_I);
             }
+        }
+        if (pass == 0 && pto__emit_has_pipebuf(m, k)) {
+            pto__emit_vi(E, PTO__K_IDX, idx++);
+            pto__emit_v(E, PTO__K_NAME, "pto_gm_pipe_buffer");
+            pto__emit_x(E, PTO__T_H_ARG_GM);
         }
     }
     (void)ntensor;
@@ -1506,15 +1635,17 @@ static void pto__emit_hs_call(pto__emitter *E, const pto_hstmt *st, int32_t *ord
 {
     const pto_module *m = E->m;
     const pto_kernel *k = &m->kernels[st->ref];
-    int32_t n = pto__hs_abi(m, k, order), i;
+    int32_t n = pto__hs_abi(m, k, order), i, nt = 0;
+    int pb = pto__emit_has_pipebuf(m, st->ref);   /* the hidden buffer follows the tensors */
+    for (i = 0; i < n; i++) nt += m->params[order[i]].kind == PTO_P_TENSOR;
     pto__emit_hs_sig(E, st);
     pto__emit_vi(E, PTO__K_N, st->loc.line);
-    pto__emit_vi(E, PTO__K_IDX, n > 0 ? n : 1);
+    pto__emit_vi(E, PTO__K_IDX, n + pb > 0 ? n + pb : 1);
     pto__emit_x(E, PTO__T_HS_CALL);
     for (i = 0; i < n; i++) {
         const pto_param *kp = &m->params[order[i]];
         const pto_operand *o = &m->operands[st->arg0 + i];
-        pto__emit_vi(E, PTO__K_IDX, i);
+        pto__emit_vi(E, PTO__K_IDX, i + (pb && i >= nt));
         if (kp->kind == PTO_P_TENSOR) {
             pto__emit_v(E, PTO__K_NAME, E->param_name[o->ref]);
             pto__emit_x(E, PTO__T_HS_ARG_GM);
@@ -1532,6 +1663,11 @@ static void pto__emit_hs_call(pto__emitter *E, const pto_hstmt *st, int32_t *ord
         pto__emit_vbuf(E, PTO__K_BLOCKS);
     } else {
         pto__emit_v(E, PTO__K_BLOCKS, "1");
+    }
+    if (pb) {
+        pto__emit_vi(E, PTO__K_IDX, nt);
+        pto__emit_vi(E, PTO__K_N, pto_kernel_pipe_bytes(m, st->ref));
+        pto__emit_x(E, PTO__T_HS_PIPEBUF);
     }
     pto__emit_hs_unbind(E, order, n, saved);
     pto__emit_planned(E, st->ref);
@@ -1669,6 +1805,7 @@ static pto_status pto__emit_check(pto__emitter *E)
             case PTO_O_GM: bad = o->ref < 0 || o->ref >= m->n_params; break;
             case PTO_O_SCALAR: bad = o->ref < 0 || o->ref >= m->n_vars; break;
             case PTO_O_PIPE: bad = o->ref < 0 || o->ref >= PTO_NPIPE; break;
+            case PTO_O_CVPIPE: bad = o->ref < 0 || o->ref >= m->n_cvpipes; break;
             case PTO_O_FLOAT: case PTO_O_INT: break;
             case PTO_O_CMP: bad = o->ref < 0 || o->ref > PTO_GE; break;
             case PTO_O_NMODE: bad = o->ref != PTO_NOTIFY_SET && o->ref != PTO_NOTIFY_ADD; break;
@@ -1712,6 +1849,7 @@ static void pto__emit_free(pto__emitter *E, uint8_t *vo, uint8_t *to, uint8_t *p
     pto_free(E->ctx, E->tdecl_head);
     pto_free(E->ctx, E->tdecl_tile);
     pto_free(E->ctx, E->tile_unused);
+    pto_free(E->ctx, E->tile_popped);
     pto_free(E->ctx, E->tdecl_next);
     pto_free(E->ctx, E->note_first);
     pto_free(E->ctx, E->segs);

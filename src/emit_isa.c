@@ -368,6 +368,10 @@ static pto_status pto__isa_check(pto__emitter *E)
             return pto_error(E->ctx, m->kernels[k].loc,
                              "emit (isa): kernel '%s' is a ranks kernel; communication is not supported by the "
                              "isa target yet", pto_str(E->ctx, m->kernels[k].name));
+    for (k = 0; k < m->n_cvpipes; k++)   /* needs TPipe<...> instances and the GM pipe buffer */
+        return pto_error(E->ctx, m->cvpipes[k].loc,
+                         "emit (isa): pipe '%s': cube/vector pipes are not supported by the isa target yet",
+                         pto_str(E->ctx, m->cvpipes[k].name));
     for (s = 0; s < m->n_stmts; s++) {
         const pto_stmt *st = &m->stmts[s];
         int i;

@@ -298,6 +298,19 @@ PTO_K_FN pto_k_gm *pto_h_tensor(pto_h_run *run, int param, const char *name, int
 
 PTO_K_FN int pto_h_ready(const pto_h_run *run) { return run->status == 0; }
 
+/* The hidden GM pipe buffer of an a2a3 mix kernel (hardware.md section 6):
+   blocks x per_block bytes, one share per block (kernel.c adds block *
+   per_block). blocks is the launch's count, computed here exactly as the
+   launch computes it, so a count known only at launch sizes it too. */
+PTO_K_FN pto_k_gm *pto_h_pipe_buffer(pto_h_run *run, int64_t blocks, int64_t per_block)
+{
+    pto_k_gm *g;
+    if (run->status || blocks < 1) return NULL;   /* pto_h_launch reports the count */
+    g = pto_k_gm_create(run->dev, "gm_pipe_buffer", PTO_K_I8, blocks, per_block);
+    if (!g) pto_h_fail(run, 2, "%s", "cannot allocate the GM pipe buffer");
+    return g;
+}
+
 /* Calls of set_flag / wait_flag (flags) and pipe_barrier (barriers) in
    kernel_NAME of kernel.c, outside comments and strings. */
 PTO_K_FN void pto_h_count_syncs(const char *s, const char *name, int *flags, int *barriers)

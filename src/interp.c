@@ -12,9 +12,13 @@
    [0, blocks) runs, in order, with block = b, blocks = the count, subblock = 0.
    A `ranks` kernel runs all of its blocks once per rank, rank-major, with
    rank = r and nranks = launch->nranks (0 means 1); other kernels see rank 0
-   and nranks 1. Statements run in program order; the cube { } and vector { }
-   sections of a mix kernel run in program order too. set_flag, wait_flag and
-   pipe_barrier do nothing here.
+   and nranks 1. Statements run in program order. A mix kernel's block is a
+   cluster: the cube { } section runs once (subblock 0) and the vector { }
+   section twice, as AIV 0 and AIV 1 (subblock 0 and 1), each core with its
+   own tiles; they exchange tiles only through pipes (bounded FIFOs, see
+   pto__exec_cvpipe), run as resumable steps in either order until all
+   finish, and a round where none can go on is a deadlock error. set_flag,
+   wait_flag and pipe_barrier do nothing here.
 
    Bindings. Dynamic dims and scalar params take their values from
    launch->bindings by name (bindings naming nothing are ignored). Every
@@ -126,11 +130,25 @@ typedef struct pto__interp {
     int64_t (*shape)[2];   /* per kernel param: its extents */
     int64_t block, blocks, rank, nranks;
     int oom;
+    /* mix kernels: the three cores of a cluster, resumable by replay */
+    int64_t subblock;
+    int core;              /* pto_core of the section running */
+    pto__itile *ctiles[3]; /* per core (cube, aiv0, aiv1): its own tile storage */
+    struct pto__iring *rings; /* per cvpipe id */
+    int64_t step, done;    /* ops and tile decls passed / already run by earlier visits */
+    int32_t cvblocked;     /* the pipe op that could not go on, or -1 */
     /* ranks kernels run as resumable steps (pto__in_ranks): */
     int stepping;          /* set: wait and allreduce may block */
     int blocked;           /* the op just run could not go on (the step stays on it) */
     int ar;                /* allreduce: 0 none, 1 arrived (waits for every rank), 2 done */
 } pto__interp;
+
+/* One cube/vector pipe: its slots and per-direction counters (k 0 = c2v,
+   1 = v2c; index me = the subblock on the vector side, 0 on the cube). */
+typedef struct pto__iring {
+    unsigned char *slots;  /* 2 * slot_num slots: direction k uses [k * slot_num, ...) */
+    int64_t pushed[2][2], popped[2][2], freed[2][2];
+} pto__iring;
 
 static int pto__fail(pto__interp *I, pto_loc loc, const char *fmt, ...)
 {
@@ -217,7 +235,7 @@ static int pto__eval(pto__interp *I, int32_t e, int64_t *out, int depth)
     case PTO_E_VAR: return pto__eval_var(I, x, out);
     case PTO_E_BLOCK: *out = I->block; return 1;
     case PTO_E_BLOCKS: *out = I->blocks; return 1;
-    case PTO_E_SUBBLOCK: *out = 0; return 1;
+    case PTO_E_SUBBLOCK: *out = I->subblock; return 1;
     case PTO_E_RANK: *out = I->rank; return 1;
     case PTO_E_NRANKS: *out = I->nranks; return 1;
     case PTO_E_NEG:
@@ -535,6 +553,98 @@ static int pto__exec_matmul(pto__interp *I, int32_t s)
     return 1;
 }
 
+/* ---- cube <-> vector pipes ----
+   A pipe carries [rows, cols] tiles of its dtype through slot_num slots per
+   direction, as the device's rings do. tpush waits while every slot holds
+   data not yet freed by every consumer; tpop waits until every producer
+   has pushed the next slot, then copies this core's part (the whole tile on
+   the cube; with a split, AIV s gets or gives half s of the rows or
+   columns; without one, both AIVs pop the whole tile and only AIV 0 pushes
+   into a v2c pipe); tfree releases the oldest popped slot. Waiting is not
+   done here: the op sets I->cvblocked and the section is resumed later. */
+
+static int pto__in_block(pto__interp *I, int32_t s)
+{
+    I->cvblocked = s;
+    return 0;
+}
+
+static int pto__in_freed(const pto__iring *r, int k)
+{
+    return (int)(k == 0 ? (r->freed[0][0] < r->freed[0][1] ? r->freed[0][0] : r->freed[0][1]) : r->freed[1][0]);
+}
+
+static int64_t pto__in_pushed(const pto__iring *r, const pto_cvpipe *q, int k)
+{
+    if (k == 0 || q->split == PTO_SPLIT_NONE) return r->pushed[k][0];
+    return r->pushed[1][0] < r->pushed[1][1] ? r->pushed[1][0] : r->pushed[1][1];
+}
+
+/* Copies between tile t and its part of slot n of direction k. */
+static void pto__in_slot_copy(pto__interp *I, const pto_cvpipe *q, pto__iring *r, int k, int64_t n, const pto__top *t,
+                              int to_slot)
+{
+    int es = pto_dtype_size((pto_dtype)q->dtype);
+    int64_t r0 = 0, c0 = 0, i;
+    unsigned char *slot = r->slots + (size_t)((k * q->slot_num + n % q->slot_num) * (int64_t)q->slot_size);
+    if (I->core == PTO_CORE_VECTOR && q->split == PTO_SPLIT_UP_DOWN) r0 = I->subblock * t->t->rows;
+    if (I->core == PTO_CORE_VECTOR && q->split == PTO_SPLIT_LEFT_RIGHT) c0 = I->subblock * t->t->cols;
+    for (i = 0; i < t->t->rows; i++) {
+        unsigned char *g = slot + (size_t)(((r0 + i) * q->cols + c0) * es);
+        unsigned char *l = t->it->data + (size_t)(i * t->t->cols * es);
+        if (to_slot) memcpy(g, l, (size_t)t->t->cols * (size_t)es);
+        else memcpy(l, g, (size_t)t->t->cols * (size_t)es);
+    }
+}
+
+static int pto__exec_cvpipe(pto__interp *I, int32_t s)
+{
+    const pto_stmt *st = &I->m->stmts[s];
+    const pto_operand *o = pto_stmt_arg(I->m, s, st->op == PTO_OP_TPOP ? 1 : 0);
+    const pto_cvpipe *q;
+    pto__iring *r;
+    pto__top t;
+    int cube = I->core == PTO_CORE_CUBE, me = cube ? 0 : (int)I->subblock, k;
+    int32_t R, C;
+    if (!o || o->kind != PTO_O_CVPIPE || o->ref < 0 || o->ref >= I->m->n_cvpipes || !I->rings ||
+        I->m->cvpipes[o->ref].kernel != I->L->kernel)
+        return pto__fail(I, st->loc, "%s needs a pipe of this mix kernel", pto_opinfo_get((pto_op)st->op)->name);
+    q = &I->m->cvpipes[o->ref];
+    r = &I->rings[o->ref];
+    k = (st->op == PTO_OP_TPUSH) == cube ? 0 : 1;
+    if (!(q->dir & (1 << k)))
+        return pto__fail(I, st->loc, "%s: pipe '%s' has no %s direction", pto_opinfo_get((pto_op)st->op)->name,
+                         pto_str(I->ctx, q->name), k ? "v2c" : "c2v");
+    if (st->op == PTO_OP_TFREE) {
+        if (r->freed[k][me] >= r->popped[k][me])
+            return pto__fail(I, st->loc, "tfree of pipe '%s' without a popped slot to free", pto_str(I->ctx, q->name));
+        r->freed[k][me]++;
+        return 1;
+    }
+    if (!pto__tile_arg(I, s, st->op == PTO_OP_TPOP ? 0 : 1, &t)) return 0;
+    R = q->rows / (!cube && q->split == PTO_SPLIT_UP_DOWN ? 2 : 1);
+    C = q->cols / (!cube && q->split == PTO_SPLIT_LEFT_RIGHT ? 2 : 1);
+    if (t.t->dtype != q->dtype || t.t->rows != R || t.t->cols != C)
+        return pto__fail(I, st->loc, "%s: tile '%s' does not match pipe '%s'", pto_opinfo_get((pto_op)st->op)->name,
+                         pto__in_tname(I, &t), pto_str(I->ctx, q->name));
+    if (st->op == PTO_OP_TPUSH) {
+        if (k == 1 && q->split == PTO_SPLIT_NONE && me == 1)
+            return pto__fail(I, st->loc, "tpush: only AIV 0 (subblock 0) pushes into v2c pipe '%s', which has no split",
+                             pto_str(I->ctx, q->name));
+        if (r->pushed[k][me] - pto__in_freed(r, k) >= q->slot_num) return pto__in_block(I, s);
+        pto__in_slot_copy(I, q, r, k, r->pushed[k][me], &t, 1);
+        r->pushed[k][me]++;
+        return 1;
+    }
+    if (r->popped[k][me] - r->freed[k][me] >= q->local_slot_num)
+        return pto__fail(I, st->loc, "tpop of pipe '%s' overwrites a local slot still held (missing tfree)",
+                         pto_str(I->ctx, q->name));
+    if (pto__in_pushed(r, q, k) <= r->popped[k][me]) return pto__in_block(I, s);
+    pto__in_slot_copy(I, q, r, k, r->popped[k][me], &t, 0);
+    r->popped[k][me]++;
+    return 1;
+}
+
 /* ---- communication (hardware.md section 8) ----
    Signals are i32 cells of a tensor; notify sets or adds (wrapping), wait
    holds its rank until `cell CMP value`. tput / tget copy a ROWS x COLS
@@ -648,6 +758,7 @@ static int pto__exec_op(pto__interp *I, int32_t s)
     case PTO_OC_EXTRACT: return pto__exec_extract(I, s);
     case PTO_OC_MATMUL: return pto__exec_matmul(I, s);
     case PTO_OC_SYNC: return 1;
+    case PTO_OC_CVPIPE: return pto__exec_cvpipe(I, s);
     case PTO_OC_NOTIFY: return pto__in_notify(I, s);
     case PTO_OC_WAIT: return pto__in_wait(I, s);
     case PTO_OC_XFER: return pto__in_xfer(I, s);
@@ -715,9 +826,15 @@ static int pto__run_stmt(pto__interp *I, int32_t s)
 {
     const pto_stmt *st = &I->m->stmts[s];
     int64_t v;
+    int ok;
     switch (st->kind) {
-    case PTO_ST_OP: return pto__exec_op(I, s);
-    case PTO_ST_TILE: return pto__run_tile(I, st);
+    case PTO_ST_OP:
+    case PTO_ST_TILE:
+        /* a resumed mix section replays its path up to where it stopped */
+        if (I->step < I->done) { I->step++; return 1; }
+        ok = st->kind == PTO_ST_OP ? pto__exec_op(I, s) : pto__run_tile(I, st);
+        if (ok) I->step++;
+        return ok;
     case PTO_ST_LET:
         if (!pto__eval(I, st->e[0], &v, 0)) return 0;
         I->env[st->ref] = v;
@@ -809,10 +926,29 @@ static void *pto__zalloc(pto__interp *I, size_t n)
     return p;
 }
 
+/* The slots of every pipe of a mix kernel. */
+static int pto__alloc_rings(pto__interp *I, int32_t kernel)
+{
+    int32_t i;
+    I->rings = (pto__iring *)pto__zalloc(I, sizeof(pto__iring) * (size_t)(I->m->n_cvpipes ? I->m->n_cvpipes : 1));
+    if (!I->rings) return 0;
+    for (i = 0; i < I->m->n_cvpipes; i++) {
+        const pto_cvpipe *q = &I->m->cvpipes[i];
+        if (q->kernel != kernel) continue;
+        if (q->slot_num <= 0 || q->slot_size <= 0 || (int64_t)q->slot_num * q->slot_size > PTO__MAX_TILE_BYTES ||
+            (int64_t)q->rows * q->cols * pto_dtype_size((pto_dtype)q->dtype) != q->slot_size)
+            return pto__fail(I, q->loc, "pipe '%s' cannot be interpreted", pto_str(I->ctx, q->name));
+        I->rings[i].slots = (unsigned char *)pto__zalloc(I, (size_t)(2 * q->slot_num) * (size_t)q->slot_size);
+        if (!I->rings[i].slots) return 0;
+    }
+    return 1;
+}
+
 /* One arena for every tile of the kernel, and f32 scratch for matmul. */
 static int pto__alloc_tiles(pto__interp *I, int32_t kernel)
 {
     int32_t t;
+    int c, ncores;
     size_t off = 0;
     int64_t maxel = 1;
     for (t = 0; t < I->m->n_tiles; t++) {
@@ -825,19 +961,27 @@ static int pto__alloc_tiles(pto__interp *I, int32_t kernel)
         off += ((size_t)bytes + 31u) & ~(size_t)31u;
         if ((int64_t)tl->rows * tl->cols > maxel) maxel = (int64_t)tl->rows * tl->cols;
     }
-    I->arena_size = off;
-    I->arena = (unsigned char *)pto__zalloc(I, off);
+    /* a mix kernel's three cores each get their own copy of every tile */
+    ncores = I->k->kind == PTO_KK_MIX ? 3 : 1;
+    I->arena_size = off * (size_t)ncores;
+    I->arena = (unsigned char *)pto__zalloc(I, I->arena_size);
     I->scratch = (float *)pto__zalloc(I, (size_t)(3 * maxel) * sizeof(float));
     if (!I->arena || !I->scratch) return 0;
-    for (t = 0, off = 0; t < I->m->n_tiles; t++) {
-        const pto_tile *tl = &I->m->tiles[t];
-        if (tl->kernel != kernel) continue;
-        I->tiles[t].data = I->arena + off;
-        I->tiles[t].vr = tl->rows;
-        I->tiles[t].vc = tl->cols;
-        off += ((size_t)pto_tile_bytes(tl) + 31u) & ~(size_t)31u;
+    for (c = 0; c < ncores; c++) {
+        size_t base = off * (size_t)c, o = 0;
+        pto__itile *ts = c == 0 ? I->tiles : (pto__itile *)pto__zalloc(I, sizeof(pto__itile) * (size_t)I->m->n_tiles);
+        if (!ts) return 0;
+        I->ctiles[c] = ts;
+        for (t = 0; t < I->m->n_tiles; t++) {
+            const pto_tile *tl = &I->m->tiles[t];
+            if (tl->kernel != kernel) continue;
+            ts[t].data = I->arena + base + o;
+            ts[t].vr = tl->rows;
+            ts[t].vc = tl->cols;
+            o += ((size_t)pto_tile_bytes(tl) + 31u) & ~(size_t)31u;
+        }
     }
-    return 1;
+    return ncores == 1 || pto__alloc_rings(I, kernel);
 }
 
 static int pto__setup(pto__interp *I)
@@ -862,8 +1006,64 @@ static void pto__reset_block(pto__interp *I)
 {
     int32_t v;
     memset(I->arena, 0, I->arena_size);
+    for (v = 0; I->rings && v < I->m->n_cvpipes; v++) {
+        unsigned char *slots = I->rings[v].slots;
+        memset(&I->rings[v], 0, sizeof I->rings[v]);
+        I->rings[v].slots = slots;
+    }
     for (v = 0; v < I->m->n_vars; v++)
         if (I->m->vars[v].kind == PTO_V_LET || I->m->vars[v].kind == PTO_V_LOOP) I->state[v] = PTO__UNBOUND;
+}
+
+/* The cores of one cluster: the cube section on the AIC, the vector
+   section on AIV 0 and AIV 1 (subblock 0, 1). Each runs until it finishes
+   or a pipe op must wait; a waiting core is resumed on a later round by
+   replaying its path (control flow depends only on integers, and the ops
+   and tile declarations it already ran are skipped). A round in which no
+   core gets further is a deadlock. */
+static int pto__run_mix(pto__interp *I)
+{
+    int32_t sec[2] = {-1, -1}, s, wait_at[3] = {-1, -1, -1};
+    int64_t done[3] = {0, 0, 0};
+    int fin[3] = {0, 0, 0}, c, progress;
+    for (s = I->m->blocks[I->k->body].head; s >= 0; s = I->m->stmts[s].next)
+        if (I->m->stmts[s].kind == PTO_ST_SECTION && I->m->stmts[s].body >= 0)
+            sec[I->m->stmts[s].ref == PTO_CORE_CUBE ? 0 : 1] = I->m->stmts[s].body;
+    for (;;) {
+        progress = 0;
+        for (c = 0; c < 3; c++) {
+            int32_t body = sec[c ? 1 : 0];
+            if (fin[c]) continue;
+            if (body < 0) { fin[c] = progress = 1; continue; }
+            I->tiles = I->ctiles[c];
+            I->core = c ? PTO_CORE_VECTOR : PTO_CORE_CUBE;
+            I->subblock = c ? c - 1 : 0;
+            I->step = 0;
+            I->done = done[c];
+            I->cvblocked = -1;
+            if (pto__run_list(I, body)) {
+                fin[c] = progress = 1;
+                continue;
+            }
+            if (I->cvblocked < 0) return 0;
+            if (I->step > done[c]) progress = 1;
+            done[c] = I->step;
+            wait_at[c] = I->cvblocked;
+        }
+        if (fin[0] && fin[1] && fin[2]) break;
+        if (!progress) {
+            for (c = 0; c < 3; c++)
+                if (!fin[c])
+                    pto__fail(I, I->m->stmts[wait_at[c]].loc, "deadlock: this %s on %s waits forever",
+                              pto_opinfo_get((pto_op)I->m->stmts[wait_at[c]].op)->name,
+                              c == 0 ? "the cube core" : c == 1 ? "AIV 0 (subblock 0)" : "AIV 1 (subblock 1)");
+            return 0;
+        }
+    }
+    I->tiles = I->ctiles[0];
+    I->subblock = 0;
+    I->step = I->done = 0;
+    return 1;
 }
 
 static int pto__run_kernel(pto__interp *I)
@@ -881,7 +1081,7 @@ static int pto__run_kernel(pto__interp *I)
             I->rank = r;
             I->block = b;
             pto__reset_block(I);
-            if (pto__run_list(I, I->k->body)) continue;
+            if (I->k->kind == PTO_KK_MIX ? pto__run_mix(I) : pto__run_list(I, I->k->body)) continue;
             if (I->k->ranks)
                 pto_note(I->ctx, I->k->loc, "in block %lld of rank %lld of kernel '%s'", (long long)b,
                          (long long)r, kname);
@@ -898,7 +1098,14 @@ static void pto__in_free(pto__interp *I)
     pto_free(I->ctx, I->env);
     pto_free(I->ctx, I->state);
     pto_free(I->ctx, I->sval);
-    pto_free(I->ctx, I->tiles);
+    pto_free(I->ctx, I->ctiles[0] ? I->ctiles[0] : I->tiles);   /* a mix kernel: the cube's */
+    pto_free(I->ctx, I->ctiles[1]);
+    pto_free(I->ctx, I->ctiles[2]);
+    if (I->rings) {
+        int32_t i;
+        for (i = 0; i < I->m->n_cvpipes; i++) pto_free(I->ctx, I->rings[i].slots);
+        pto_free(I->ctx, I->rings);
+    }
     pto_free(I->ctx, I->shape);
     pto_free(I->ctx, I->arena);
     pto_free(I->ctx, I->scratch);

@@ -111,6 +111,8 @@ PTODEF pto_pipe pto_stmt_pipe(const pto_module *m, int32_t stmt)
     switch (s->op) {
     case PTO_OP_TSTORE:
         return src == PTO_ACC ? PTO_PIPE_FIX : PTO_PIPE_MTE3;
+    case PTO_OP_TPUSH:   /* hardware.md section 3: FIX from L0C, MTE3 from UB */
+        return src == PTO_ACC ? PTO_PIPE_FIX : PTO_PIPE_MTE3;
     case PTO_OP_TMOV:
         if (src == PTO_ACC) return PTO_PIPE_FIX;
         if (src == PTO_VEC && dst == PTO_VEC) return PTO_PIPE_V;
@@ -537,6 +539,85 @@ PTODEF int32_t pto_arg_int(pto_module *m, int32_t stmt, int32_t expr, pto_loc lo
 PTODEF int32_t pto_arg_pipe(pto_module *m, int32_t stmt, pto_pipe p, pto_loc loc)
 {
     return pto__arg(m, stmt, PTO_O_PIPE, (int32_t)p, loc);
+}
+
+/* ---- cube <-> vector pipes ----------------------------------------------- */
+
+PTODEF int32_t pto_arg_cvpipe(pto_module *m, int32_t stmt, int32_t cvpipe, pto_loc loc)
+{
+    return pto__arg(m, stmt, PTO_O_CVPIPE, cvpipe, loc);
+}
+
+/* The first id of `need` consecutive cross-core flags after the ids the
+   kernel's earlier pipes hold, skipping a2a3's reserved 11..14; -1 if none. */
+static int32_t pto__cv_flag(const pto_module *m, int32_t kernel, int need)
+{
+    int32_t i, next = 0;
+    for (i = 0; i < m->n_cvpipes; i++) {
+        const pto_cvpipe *p = &m->cvpipes[i];
+        if (p->kernel == kernel && p->flag_id >= 0) next = p->flag_id + (p->dir == PTO_BOTH ? 4 : 2);
+    }
+    if (m->arch == PTO_ARCH_A2A3 && next <= 14 && next + need - 1 >= 11) next = 15;
+    return next + need <= 16 ? next : -1;
+}
+
+PTODEF int32_t pto_add_cvpipe(pto_module *m, int32_t kernel, const char *name, pto_cvdir dir, pto_dtype dt,
+                              int32_t rows, int32_t cols, int32_t slot_num, int32_t local_slot_num,
+                              pto_cvsplit split, pto_loc loc)
+{
+    int32_t i, ring = 0, id = PTO__PUSH(m, cvpipes);
+    pto_cvpipe *p;
+    if (id < 0) return -1;
+    for (i = 0; i < id; i++) ring += m->cvpipes[i].kernel == kernel;
+    p = &m->cvpipes[id];
+    p->name = pto__name(m, name);
+    p->kernel = kernel;
+    p->dir = (uint8_t)dir;
+    p->dtype = (uint8_t)dt;
+    p->rows = rows;
+    p->cols = cols;
+    p->split = (uint8_t)split;
+    /* normalised here, once: an omitted count is exactly its default */
+    p->slot_num = slot_num ? slot_num : dir == PTO_BOTH ? 4 : 8;
+    p->local_slot_num = local_slot_num ? local_slot_num : 2;
+    p->slot_size = (int32_t)((int64_t)rows * cols * pto_dtype_size(dt) > INT32_MAX ? INT32_MAX
+                             : (int64_t)rows * cols * pto_dtype_size(dt));
+    p->ring = ring;
+    p->flag_id = -1;
+    p->flag_id = pto__cv_flag(m, kernel, dir == PTO_BOTH ? 4 : 2);
+    p->loc = loc;
+    return id;
+}
+
+PTODEF int32_t pto_find_cvpipe(const pto_module *m, int32_t kernel, const char *name)
+{
+    int32_t i;
+    for (i = 0; i < m->n_cvpipes; i++)
+        if (m->cvpipes[i].kernel == kernel && strcmp(pto_str(m->ctx, m->cvpipes[i].name), name) == 0) return i;
+    return -1;
+}
+
+PTODEF int64_t pto_cvpipe_gm_bytes(const pto_cvpipe *p)
+{
+    return (int64_t)(p->dir == PTO_BOTH ? 2 : 1) * p->slot_num * p->slot_size;
+}
+
+PTODEF int64_t pto_cvpipe_gm_offset(const pto_module *m, int32_t cvpipe)
+{
+    int64_t off = 0;
+    int32_t i;
+    for (i = 0; i < cvpipe; i++)
+        if (m->cvpipes[i].kernel == m->cvpipes[cvpipe].kernel) off += pto_cvpipe_gm_bytes(&m->cvpipes[i]);
+    return off;
+}
+
+PTODEF int64_t pto_kernel_pipe_bytes(const pto_module *m, int32_t kernel)
+{
+    int64_t n = 0;
+    int32_t i;
+    for (i = 0; i < m->n_cvpipes; i++)
+        if (m->cvpipes[i].kernel == kernel) n += pto_cvpipe_gm_bytes(&m->cvpipes[i]);
+    return n;
 }
 
 PTODEF int32_t pto_arg_cmp(pto_module *m, int32_t stmt, pto_cmp c, pto_loc loc)

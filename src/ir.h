@@ -66,6 +66,7 @@ typedef enum pto_cmp { PTO_EQ, PTO_NE, PTO_LT, PTO_LE, PTO_GT, PTO_GE } pto_cmp;
 #define PTO_A_INT    (1u << 11)  /* integer expression */
 #define PTO_A_PIPE   (1u << 12)  /* a pipe name: S V M MTE1 MTE2 MTE3 FIX ALL */
 #define PTO_A_CVPIPE (1u << 13)  /* a cube/vector pipe declared in a mix kernel */
+#define PTO_A_IMPLICIT (1u << 17) /* filled in by the parser, not written in the text */
 #define PTO_A_CMP    (1u << 14)  /* a comparison word: eq ne lt le gt ge (wait) */
 #define PTO_A_NMODE  (1u << 15)  /* a notify mode word: set add */
 #define PTO_A_WHOLE  (1u << 16)  /* with PTO_A_GM: a whole tensor, its name without [r, c] */
@@ -90,6 +91,7 @@ typedef enum pto_opclass {
     PTO_OC_EXTRACT,  /* d = window of a at (r, c) */
     PTO_OC_MATMUL,   /* acc (+)= left x right */
     PTO_OC_SYNC,     /* set_flag / wait_flag / pipe_barrier */
+    PTO_OC_CVPIPE,   /* tpush / tpop / tfree on a cube/vector pipe */
     PTO_OC_NOTIFY,   /* signal cell (=|+=) value, on S (hardware.md s8) */
     PTO_OC_WAIT,     /* block until signal cell CMP value, on S */
     PTO_OC_XFER,     /* GM window -> GM window (tput / tget); lowered to a staging tile */
@@ -136,6 +138,9 @@ typedef enum pto_notify_mode { PTO_NOTIFY_SET, PTO_NOTIFY_ADD } pto_notify_mode;
     X(TEXTRACT,      "textract",      PTO_PIPE_MTE1, PTO_OC_EXTRACT,4, PTO_W(PTO_A_LEFT|PTO_A_RIGHT), PTO_R(PTO_A_MAT), PTO_A_INT, PTO_A_INT) \
     X(TMATMUL,       "tmatmul",       PTO_PIPE_M,    PTO_OC_MATMUL, 3, PTO_W(PTO_A_ACC), PTO_R(PTO_A_LEFT), PTO_R(PTO_A_RIGHT), 0) \
     X(TMATMUL_ACC,   "tmatmul_acc",   PTO_PIPE_M,    PTO_OC_MATMUL, 3, PTO_RW(PTO_A_ACC), PTO_R(PTO_A_LEFT), PTO_R(PTO_A_RIGHT), 0) \
+    X(TPUSH,         "tpush",         PTO_PIPE_MTE3, PTO_OC_CVPIPE, 2, PTO_A_CVPIPE, PTO_R(PTO_A_VEC|PTO_A_ACC), 0, 0) \
+    X(TPOP,          "tpop",          PTO_PIPE_MTE2, PTO_OC_CVPIPE, 2, PTO_W(PTO_A_VEC|PTO_A_MAT), PTO_A_CVPIPE, 0, 0) \
+    X(TFREE,         "tfree",         PTO_PIPE_S,    PTO_OC_CVPIPE, 2, PTO_A_CVPIPE, PTO_W(PTO_A_VEC|PTO_A_MAT)|PTO_A_IMPLICIT, 0, 0) \
     X(SET_FLAG,      "set_flag",      PTO_PIPE_S,    PTO_OC_SYNC,   3, PTO_A_PIPE, PTO_A_PIPE, PTO_A_INT, 0) \
     X(WAIT_FLAG,     "wait_flag",     PTO_PIPE_S,    PTO_OC_SYNC,   3, PTO_A_PIPE, PTO_A_PIPE, PTO_A_INT, 0) \
     X(PIPE_BARRIER,  "pipe_barrier",  PTO_PIPE_S,    PTO_OC_SYNC,   1, PTO_A_PIPE, 0, 0, 0) \
@@ -222,13 +227,20 @@ typedef struct pto_tile {
 
 /* Cube <-> vector pipe of a mix kernel (hardware.md section 5). */
 typedef enum pto_cvdir { PTO_C2V = 1, PTO_V2C = 2, PTO_BOTH = 3 } pto_cvdir;
+/* How the two AIVs share a cube tile (numerically PTO_K_SPLIT_*). */
+typedef enum pto_cvsplit { PTO_SPLIT_NONE = 0, PTO_SPLIT_UP_DOWN = 1, PTO_SPLIT_LEFT_RIGHT = 2 } pto_cvsplit;
+
+#define PTO_MAX_CVPIPES 8     /* rings per mix kernel */
 
 typedef struct pto_cvpipe {
     int32_t name;
     int32_t kernel;
     uint8_t dir;
     int32_t slot_size, slot_num, local_slot_num;  /* normalised: never 0 */
-    int32_t flag_id;
+    int32_t flag_id;       /* first cross-core flag; -1 when none is left */
+    int32_t ring;          /* index among its kernel's pipes (the ring id) */
+    uint8_t split, dtype;  /* pto_cvsplit; element type of the cube-side tile */
+    int32_t rows, cols;    /* the cube-side tile: slot_size = rows * cols * dtype size */
     pto_loc loc;
 } pto_cvpipe;
 
@@ -385,6 +397,22 @@ PTODEF int32_t pto_arg_float(pto_module *m, int32_t stmt, double v, pto_loc loc)
 PTODEF int32_t pto_arg_scalar(pto_module *m, int32_t stmt, int32_t var, pto_loc loc);
 PTODEF int32_t pto_arg_int(pto_module *m, int32_t stmt, int32_t expr, pto_loc loc);
 PTODEF int32_t pto_arg_pipe(pto_module *m, int32_t stmt, pto_pipe p, pto_loc loc);
+PTODEF int32_t pto_arg_cvpipe(pto_module *m, int32_t stmt, int32_t cvpipe, pto_loc loc);
+/* A cube <-> vector pipe of mix kernel `kernel` carrying [rows, cols] tiles
+   of dt (the cube side's shape). slot_num / local_slot_num 0 mean their
+   defaults (8 one-way / 4 both; 2); they are stored normalised. The ring id
+   and the flag ids are assigned here: each one-way pipe takes two ids, a
+   both pipe four, skipping 11..14 on a2a3; flag_id is -1 when none is left
+   (the verifier reports it). */
+PTODEF int32_t pto_add_cvpipe(pto_module *m, int32_t kernel, const char *name, pto_cvdir dir, pto_dtype dt,
+                              int32_t rows, int32_t cols, int32_t slot_num, int32_t local_slot_num,
+                              pto_cvsplit split, pto_loc loc);
+PTODEF int32_t pto_find_cvpipe(const pto_module *m, int32_t kernel, const char *name);
+/* Bytes of one pipe's GM rings (rings x slot_num x slot_size) and its byte
+   offset in its kernel's per-block GM pipe buffer; the kernel's total. */
+PTODEF int64_t pto_cvpipe_gm_bytes(const pto_cvpipe *p);
+PTODEF int64_t pto_cvpipe_gm_offset(const pto_module *m, int32_t cvpipe);
+PTODEF int64_t pto_kernel_pipe_bytes(const pto_module *m, int32_t kernel);
 /* wait's comparison and notify's mode (set / add). */
 PTODEF int32_t pto_arg_cmp(pto_module *m, int32_t stmt, pto_cmp c, pto_loc loc);
 PTODEF int32_t pto_arg_nmode(pto_module *m, int32_t stmt, pto_notify_mode mode, pto_loc loc);

@@ -57,7 +57,7 @@ typedef struct pto__ps_tok {
     X(INOUT, "inout") X(SCALAR, "scalar") X(WINDOW, "window") X(AT, "at") X(VALID, "valid") \
     X(BLOCKS, "blocks") X(RANKS, "ranks") X(BLOCK, "block") X(SUBBLOCK, "subblock") \
     X(RANK, "rank") X(NRANKS, "nranks") X(MIN, "min") X(MAX, "max") X(VECTOR, "vector") \
-    X(CUBE, "cube") X(MIX, "mix") X(INF, "inf") X(NAN, "nan")
+    X(CUBE, "cube") X(MIX, "mix") X(INF, "inf") X(NAN, "nan") X(PIPE, "pipe")
 
 enum {
 #define PTO__KW_ENUM(e, s) PTO__KW_##e,
@@ -74,11 +74,11 @@ static const char *const pto__ps_kw_text[PTO__NKW] = {
 
 /* What a name is bound to in the current kernel. */
 enum {
-    PTO__B_NONE, PTO__B_TENSOR, PTO__B_SCALAR, PTO__B_DIM, PTO__B_LET, PTO__B_LOOP, PTO__B_TILE
+    PTO__B_NONE, PTO__B_TENSOR, PTO__B_SCALAR, PTO__B_DIM, PTO__B_LET, PTO__B_LOOP, PTO__B_TILE, PTO__B_PIPE
 };
 
 static const char *const pto__ps_bind_word[] = {
-    "name", "tensor", "scalar param", "dim", "let", "loop variable", "tile"
+    "name", "tensor", "scalar param", "dim", "let", "loop variable", "tile", "pipe"
 };
 
 typedef struct pto__ps_pname {
@@ -746,6 +746,9 @@ static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
             return pto_arg_tile(p->m, s, n->ref, loc) >= 0;
         case PTO__B_TENSOR:
             return pto__ps_gm_operand(p, s, n->ref, mask);
+        case PTO__B_PIPE:
+            pto__ps_next(p);
+            return pto_arg_cvpipe(p->m, s, n->ref, loc) >= 0;
         case PTO__B_SCALAR:
             if (!(mask & PTO_A_INT)) {
                 pto__ps_next(p);
@@ -1124,6 +1127,107 @@ static int pto__ps_section_stmt(pto__ps_parser *p, int32_t block)
     return pto__ps_end_stmt(p, "'}'");
 }
 
+/* Whether the current token is the name `w` (words of a pipe declaration
+   are not keywords: they stay free for tile and tensor names). */
+static int pto__ps_word(const pto__ps_parser *p, const char *w)
+{
+    return p->tok.kind == PTO__T_NAME && p->tok.len == strlen(w) && memcmp(p->src + p->tok.pos, w, p->tok.len) == 0;
+}
+
+/* `(N)` after slots / local_slots. */
+static int pto__ps_paren_count(pto__ps_parser *p, const char *what, int64_t *v)
+{
+    if (!pto__ps_expect(p, '(', "'('")) return 0;
+    if (!pto__ps_small_int(p, 1000000, what, v)) return 0;
+    return pto__ps_expect(p, ')', "')'");
+}
+
+/* pipe NAME: (c2v | v2c | both) DTYPE[R, C] [slots(N)] [local_slots(N)]
+              [split(up_down | left_right)]
+   A cube <-> vector pipe, declared at the top level of a mix kernel. The
+   shape is the cube side's tile; an omitted count means its default. */
+static int pto__ps_pipe_stmt(pto__ps_parser *p, int32_t block)
+{
+    pto__ps_tok kw = p->tok, name;
+    pto_cvdir dir;
+    pto_dtype dt;
+    int64_t r, c, slots = 0, local = 0;
+    int split = PTO_SPLIT_NONE, seen_s = 0, seen_l = 0, seen_sp = 0, ok;
+    int32_t id;
+    if (p->m->kernels[p->kernel].kind != PTO_KK_MIX || block != p->m->kernels[p->kernel].body) {
+        pto__ps_err(p, &kw, "a pipe is declared at the top level of a mix kernel, before its sections");
+        return 0;
+    }
+    pto__ps_next(p);
+    name = p->tok;
+    if (!pto__ps_expect(p, PTO__T_NAME, "a pipe name")) return 0;
+    ok = pto__ps_can_declare(p, &name);
+    if (!pto__ps_expect(p, ':', "':' after the pipe name")) return 0;
+    if (pto__ps_word(p, "c2v")) dir = PTO_C2V;
+    else if (pto__ps_word(p, "v2c")) dir = PTO_V2C;
+    else if (pto__ps_word(p, "both")) dir = PTO_BOTH;
+    else { pto__ps_expected(p, "a pipe direction (c2v, v2c or both)"); return 0; }
+    pto__ps_next(p);
+    if (!pto__ps_dtype(p, &dt)) return 0;
+    if (!pto__ps_expect(p, '[', "'[' before the pipe's tile shape")) return 0;
+    if (!pto__ps_small_int(p, 65536, "pipe tile dimension", &r)) return 0;
+    if (!pto__ps_expect(p, ',', "',' between the tile dimensions")) return 0;
+    if (!pto__ps_small_int(p, 65536, "pipe tile dimension", &c)) return 0;
+    if (!pto__ps_expect(p, ']', "']' after the pipe's tile shape")) return 0;
+    while (!pto__ps_at_eol(p)) {
+        if (pto__ps_word(p, "slots") && !seen_s++) {
+            pto__ps_next(p);
+            if (!pto__ps_paren_count(p, "slot count", &slots)) return 0;
+        } else if (pto__ps_word(p, "local_slots") && !seen_l++) {
+            pto__ps_next(p);
+            if (!pto__ps_paren_count(p, "local slot count", &local)) return 0;
+        } else if (pto__ps_word(p, "split") && !seen_sp++) {
+            pto__ps_next(p);
+            if (!pto__ps_expect(p, '(', "'(' after 'split'")) return 0;
+            if (pto__ps_word(p, "up_down")) split = PTO_SPLIT_UP_DOWN;
+            else if (pto__ps_word(p, "left_right")) split = PTO_SPLIT_LEFT_RIGHT;
+            else { pto__ps_expected(p, "'up_down' or 'left_right'"); return 0; }
+            pto__ps_next(p);
+            if (!pto__ps_expect(p, ')', "')' after the split mode")) return 0;
+        } else {
+            pto__ps_expected(p, "'slots(N)', 'local_slots(N)', 'split(...)' or end of line after the pipe");
+            return 0;
+        }
+    }
+    /* 0 is how an omitted count is passed on: an explicit 0 is out of range */
+    if ((seen_s && slots == 0) || (seen_l && local == 0))   /* still declared: its uses resolve */
+        pto__ps_err(p, &kw, "pipe '%s': %s must be > 0", pto__ps_text(p, &name),
+                    seen_s && slots == 0 ? "slots" : "local_slots");
+    id = pto_add_cvpipe(p->m, p->kernel, pto__ps_text(p, &name), dir, dt, (int32_t)r, (int32_t)c, (int32_t)slots,
+                        (int32_t)local, (pto_cvsplit)split, pto__ps_tloc(p, &name));
+    if (id < 0) return 0;
+    if (ok) pto__ps_bind(p, &name, PTO__B_PIPE, id);
+    return pto__ps_end_stmt(p, "the pipe");
+}
+
+/* tfree q names no tile in the text; its IR statement also holds the tile
+   the latest tpop of q in this section popped into (the bytes it releases),
+   so that the op table's access records order every read of the slot
+   before the S-pipe tfree. */
+static int pto__ps_tfree_tile(pto__ps_parser *p, int32_t s)
+{
+    pto_module *m = p->m;
+    const pto_stmt *st = &m->stmts[s];
+    const pto_operand *q = st->nargs == 1 ? &m->operands[st->arg0] : NULL;
+    int32_t i;
+    if (!q || q->kind != PTO_O_CVPIPE) return 1;   /* the verifier reports the operands */
+    for (i = s - 1; i >= 0; i--) {
+        const pto_stmt *o = &m->stmts[i];
+        if (o->kind == PTO_ST_OP && o->op == PTO_OP_TPOP && o->nargs == 2 && o->core == st->core && o->block >= 0 &&
+            m->blocks[o->block].kernel == p->kernel && m->operands[o->arg0 + 1].kind == PTO_O_CVPIPE &&
+            m->operands[o->arg0 + 1].ref == q->ref && m->operands[o->arg0].kind == PTO_O_TILE)
+            return pto_arg_tile(m, s, m->operands[o->arg0].ref, q->loc) >= 0;
+    }
+    pto_error(p->ctx, st->loc, "tfree of pipe '%s' with no tpop of it before in this section",
+              pto_str(p->ctx, m->cvpipes[q->ref].name));
+    return 1;
+}
+
 static pto_op pto__ps_op_of(pto__ps_parser *p, const pto__ps_tok *t)
 {
     pto__ps_pname *n = pto__ps_slot(p, t->id);
@@ -1147,6 +1251,7 @@ static int pto__ps_stmt(pto__ps_parser *p, int32_t block)
     if (t.id == p->kw[PTO__KW_FOR]) return pto__ps_for_stmt(p, block);
     if (t.id == p->kw[PTO__KW_IF]) return pto__ps_if_stmt(p, block);
     if (t.id == p->kw[PTO__KW_CUBE] || t.id == p->kw[PTO__KW_VECTOR]) return pto__ps_section_stmt(p, block);
+    if (t.id == p->kw[PTO__KW_PIPE]) return pto__ps_pipe_stmt(p, block);
     if (t.id == p->kw[PTO__KW_ELSE]) {
         pto__ps_err(p, &t, "'else' must follow '}' on the same line");
         return 0;
@@ -1159,6 +1264,7 @@ static int pto__ps_stmt(pto__ps_parser *p, int32_t block)
     pto__ps_next(p);
     s = pto_add_op(p->m, block, op, pto__ps_tloc(p, &t));
     if (s < 0 || !pto__ps_operands(p, s, op)) return 0;
+    if (op == PTO_OP_TFREE && !pto__ps_tfree_tile(p, s)) return 0;
     return pto__ps_end_stmt(p, "the operands");
 }
 

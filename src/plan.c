@@ -883,6 +883,39 @@ static const pto_plan_order pto__default_orders[PTO_NORDER] = {
     PTO_ORDER_LARGEST, PTO_ORDER_START, PTO_ORDER_LONGEST, PTO_ORDER_AREA
 };
 
+/* A tile that a tpop fills lives in its pipe's reserved consumer slots:
+   offset[0] is the pipe's base and its pops rotate through local_slot_num
+   slots from there (the emitter and the simulator compute the slot), so
+   the tile is placed here and kept out of the groups. The verifier makes
+   it the only destination of that pipe in its section. Returns 1 when t is
+   such a tile. */
+static int pto__pipe_dest(pto_ctx *ctx, pto_module *m, int32_t t, pto_status *st)
+{
+    int32_t s;
+    if (m->n_cvpipes == 0) return 0;   /* no pipe: no scan (long kernels) */
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_stmt *x = &m->stmts[s];
+        const pto_operand *o;
+        int64_t base;
+        if (x->kind != PTO_ST_OP || x->op != PTO_OP_TPOP || x->nargs != 2 || x->block < 0) continue;
+        o = &m->operands[x->arg0];
+        if (o->kind != PTO_O_TILE || o->ref != t || m->operands[x->arg0 + 1].kind != PTO_O_CVPIPE) continue;
+        base = pto_plan_pipe_base(m, m->operands[x->arg0 + 1].ref, (pto_space)m->tiles[t].space);
+        if (base < 0) {
+            *st = pto_error(ctx, m->tiles[t].loc, "plan: the %s slots of pipe '%s' do not fit %s",
+                            pto_space_name((pto_space)m->tiles[t].space),
+                            pto_str(ctx, m->cvpipes[m->operands[x->arg0 + 1].ref].name),
+                            pto_space_name((pto_space)m->tiles[t].space));
+            return 1;
+        }
+        memset(m->tiles[t].offset, 0, sizeof m->tiles[t].offset);
+        m->tiles[t].offset[0] = base;
+        m->tiles[t].planned = 1;
+        return 1;
+    }
+    return 0;
+}
+
 PTODEF pto_status pto_plan(pto_ctx *ctx, pto_module *m, const pto_plan_desc *desc)
 {
     pto_plan_desc d;
@@ -902,6 +935,7 @@ PTODEF pto_status pto_plan(pto_ctx *ctx, pto_module *m, const pto_plan_desc *des
     for (t = 0; t < m->n_tiles; t++) {
         if (!pto__local(&m->tiles[t])) continue;
         m->tiles[t].planned = 0;
+        if (pto__pipe_dest(ctx, m, t, &st)) continue;
         if (pto__check_tile(ctx, m, t) != PTO_OK) { st = PTO_ERR_USER; continue; }
         keys[nk].key = pto__group_key(&m->tiles[t]);
         keys[nk++].tile = t;

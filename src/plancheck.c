@@ -139,7 +139,24 @@ static void pto__pc_lines(const pto__pc *c, int32_t t, int *a, int *b)
     }
 }
 
-/* One tile alone: planned, aligned, inside, slots in order. */
+/* The pipe whose tpop fills tile t, or -1. */
+static int32_t pto__pc_popped_from(const pto_module *m, int32_t t)
+{
+    int32_t s;
+    if (m->n_cvpipes == 0) return -1;
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_stmt *x = &m->stmts[s];
+        if (x->kind == PTO_ST_OP && x->op == PTO_OP_TPOP && x->nargs == 2 && x->block >= 0 &&
+            m->operands[x->arg0].kind == PTO_O_TILE && m->operands[x->arg0].ref == t &&
+            m->operands[x->arg0 + 1].kind == PTO_O_CVPIPE)
+            return m->operands[x->arg0 + 1].ref;
+    }
+    return -1;
+}
+
+/* One tile alone: planned, aligned, inside, slots in order. A tile that a
+   tpop fills sits at its pipe's reserved base instead (the slots above the
+   usable bytes, which no other tile reaches). */
 static pto_status pto__pc_tile(pto_ctx *ctx, const pto_module *m, int32_t t)
 {
     const pto_tile *tl = &m->tiles[t];
@@ -147,8 +164,16 @@ static pto_status pto__pc_tile(pto_ctx *ctx, const pto_module *m, int32_t t)
     int64_t bytes = pto__pc_bytes(tl), room = pto__pc_pipe_room(m, tl->kernel, tl->space);
     int64_t limit = pto_space_capacity(m->arch, (pto_space)tl->space) - room;
     pto_status st = PTO_OK;
+    int32_t q = pto__pc_popped_from(m, t);
     int k;
     if (!tl->planned) return pto_error(ctx, tl->loc, "tile '%s' (%s) is not planned", name, sp);
+    if (q >= 0) {
+        int64_t base = pto_plan_pipe_base(m, q, (pto_space)tl->space);
+        if (base < 0 || tl->offset[0] != base || tl->nbuf != 1)
+            return pto_error(ctx, tl->loc, "tile '%s' is popped from pipe '%s' but is not at its base 0x%llx", name,
+                             pto_str(ctx, m->cvpipes[q].name), (long long)base);
+        return PTO_OK;
+    }
     if (tl->nbuf < 1 || tl->nbuf > PTO_MAX_NBUF)
         return pto_error(ctx, tl->loc, "tile '%s' has %d slots", name, (int)tl->nbuf);
     for (k = 0; k < tl->nbuf; k++) {

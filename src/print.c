@@ -252,6 +252,7 @@ static void pto__pr_pstmt(const pto__pr_printer *pr, int32_t s, int depth)
         info = pto_opinfo_get((pto_op)st->op);
         pto_buf_puts(b, info->name);
         for (i = 0; i < st->nargs; i++) {
+            if (i < info->nargs && i < 4 && (info->arg[i] & PTO_A_IMPLICIT)) continue; /* not in the text */
             pto_buf_puts(b, i ? ", " : " ");
             pto__pr_operand(m, &m->operands[st->arg0 + i], i < info->nargs && i < 4 ? info->arg[i] : 0, b);
         }
@@ -308,6 +309,23 @@ static void pto__pr_pblock(const pto__pr_printer *pr, int32_t block, int depth)
     for (s = pr->m->blocks[block].head; s >= 0; s = pr->m->stmts[s].next) pto__pr_pstmt(pr, s, depth);
 }
 
+/* `pipe q: c2v f32[64, 128] slots(8) local_slots(2) split(up_down)`: the
+   counts are printed normalised (an omitted count means its default). */
+static void pto__pr_pipes(const pto__pr_printer *pr, int32_t k)
+{
+    static const char *const dirs[] = {"?", "c2v", "v2c", "both"};
+    static const char *const splits[] = {"", " split(up_down)", " split(left_right)"};
+    const pto_module *m = pr->m;
+    int32_t i;
+    for (i = 0; i < m->n_cvpipes; i++) {
+        const pto_cvpipe *p = &m->cvpipes[i];
+        if (p->kernel != k) continue;
+        pto_buf_printf(pr->b, "  pipe %s: %s %s[%d, %d] slots(%d) local_slots(%d)%s\n", pto_str(m->ctx, p->name),
+                       dirs[p->dir & 3], pto_dtype_name((pto_dtype)p->dtype), (int)p->rows, (int)p->cols,
+                       (int)p->slot_num, (int)p->local_slot_num, splits[p->split < 3 ? p->split : 0]);
+    }
+}
+
 static void pto__pr_pkernel(const pto__pr_printer *pr, const pto_kernel *k)
 {
     static const char *const kinds[] = {"vector", "cube", "mix"};
@@ -341,6 +359,7 @@ static void pto__pr_pkernel(const pto__pr_printer *pr, const pto_kernel *k)
     }
     if (k->ranks) pto_buf_puts(b, " ranks");
     pto_buf_puts(b, " {\n");
+    pto__pr_pipes(pr, (int32_t)(k - m->kernels));
     pto__pr_pblock(pr, k->body, 1);
     pto_buf_puts(b, "}\n");
 }

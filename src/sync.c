@@ -2109,6 +2109,7 @@ static void pto__sy_dump_op(const pto_module *m, int32_t s, pto_buf *b)
         case PTO_O_SCALAR: pto_buf_puts(b, pto_str(m->ctx, m->vars[o->ref].name)); break;
         case PTO_O_INT: pto__sy_expr(m, o->e[0], b); break;
         case PTO_O_PIPE: pto_buf_puts(b, pto_pipe_name((pto_pipe)o->ref)); break;
+        case PTO_O_CVPIPE: pto_buf_puts(b, pto_str(m->ctx, m->cvpipes[o->ref].name)); break;
         default: pto_buf_puts(b, "?"); break;
         }
     }

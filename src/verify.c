@@ -19,7 +19,12 @@
      - GM windows, textract windows, valid regions, loop steps, block counts
        and event ids that are known statically are in range;
      - mix kernels are exactly a cube section and a vector section, each using
-       only its own core's memories and pipes.
+       only its own core's memories and pipes;
+     - cube <-> vector pipes have counts in range (after normalisation), flag
+       ids and a ring left; each tpush / tpop runs on the producer / consumer
+       core of the pipe's direction with the pipe's dtype and this core's
+       shape; a pipe pops into one tile per section; and on every path a
+       tpop is followed by its tfree before the next tpop or the end.
 
    How: one pass per kernel numbers the statements in program order and lists
    every tile write (phase 0); a second pass checks (phase 1). Both walk the
@@ -900,6 +905,46 @@ static void pto__vsync(pto__verifier *v, const pto__vop *op)
                   (long long)(lo < 0 ? lo : hi));
 }
 
+/* ---- cube <-> vector pipes -------------------------------------------------- */
+
+static const char *pto__vdir_word(int d) { return d == PTO_C2V ? "c2v" : d == PTO_V2C ? "v2c" : "both"; }
+
+/* tpush / tpop: the section's core is the producer (tpush) or consumer
+   (tpop) of the pipe's direction, and the tile has the pipe's dtype and the
+   shape this core sees: the whole tile on the cube, the half its split
+   gives each AIV on the vector core. */
+static void pto__vcvpipe_op(pto__verifier *v, const pto__vop *op)
+{
+    const pto_stmt *st = &v->m->stmts[op->s];
+    int pi = st->op == PTO_OP_TPOP ? 1 : 0, ti = 1 - pi;
+    const pto_cvpipe *q = &v->m->cvpipes[op->o[pi]->ref];
+    const pto_tile *t = op->t[ti];
+    const char *name = pto_opinfo_get((pto_op)st->op)->name, *qn = pto__vname(v, q->name);
+    int cube = v->core == PTO_CORE_CUBE, need, r = q->rows, c = q->cols;
+    if (v->core < 0 || !t) return;   /* outside a section: reported already */
+    need = (st->op != PTO_OP_TPUSH) == cube ? PTO_V2C : PTO_C2V;
+    if (!(q->dir & need)) {
+        pto_error(v->ctx, st->loc, "%s on %s pipe '%s' in the %s section: the %s core is its %s", name,
+                  pto__vdir_word(q->dir), qn, cube ? "cube" : "vector", cube ? "vector" : "cube",
+                  st->op == PTO_OP_TPUSH ? "producer" : "consumer");
+        return;
+    }
+    if (st->op == PTO_OP_TFREE) return;
+    if (!cube && q->split == PTO_SPLIT_UP_DOWN) r /= 2;
+    if (!cube && q->split == PTO_SPLIT_LEFT_RIGHT) c /= 2;
+    if (t->dtype != q->dtype)
+        pto_error(v->ctx, op->o[ti]->loc, "%s: tile '%s' is %s but pipe '%s' carries %s", name, pto__vtn(v, t),
+                  pto_dtype_name((pto_dtype)t->dtype), qn, pto_dtype_name((pto_dtype)q->dtype));
+    else if (t->rows != r || t->cols != c)
+        pto_error(v->ctx, op->o[ti]->loc, "%s: tile '%s' must be [%d, %d] for pipe '%s' of [%d, %d]%s, got [%d, %d]",
+                  name, pto__vtn(v, t), r, c, qn, (int)q->rows, (int)q->cols,
+                  cube || q->split == PTO_SPLIT_NONE ? "" : q->split == PTO_SPLIT_UP_DOWN ? " split up_down" : " split left_right",
+                  (int)t->rows, (int)t->cols);
+    if (st->op == PTO_OP_TPOP && (t->nbuf > 1 || t->pin != PTO_NO_ADDR))
+        pto_error(v->ctx, op->o[0]->loc, "tpop: tile '%s' lives in pipe '%s''s local slots: it cannot be %s", pto__vtn(v, t),
+                  qn, t->nbuf > 1 ? "multi-buffered (the slots rotate by themselves)" : "pinned with 'at'");
+}
+
 /* ---- communication (hardware.md section 8) ---- */
 
 /* A constant integer operand, or 0 with *known = 0. */
@@ -1048,6 +1093,7 @@ static void pto__vclass(pto__verifier *v, const pto__vop *op)
     case PTO_OC_EXTRACT: pto__vextract(v, op); break;
     case PTO_OC_MATMUL: pto__vmatmul(v, op); break;
     case PTO_OC_SYNC: pto__vsync(v, op); break;
+    case PTO_OC_CVPIPE: pto__vcvpipe_op(v, op); break;
     case PTO_OC_NOTIFY: case PTO_OC_WAIT: case PTO_OC_XFER: case PTO_OC_ALLREDUCE: pto__vcomm(v, op); break;
     default: break;
     }
@@ -1325,6 +1371,180 @@ static void pto__vparams(pto__verifier *v, const pto_kernel *k, int bind)
     }
 }
 
+/* A pipe declaration: counts in range (compared after normalisation, so an
+   omitted count is its default), a slot of whole 32-byte granules, a
+   split that halves evenly, a ring id and cross-core flags left. */
+static void pto__vpipe_decl(pto__verifier *v, const pto_cvpipe *q)
+{
+    const char *qn = pto__vname(v, q->name);
+    int maxl = q->dir == PTO_BOTH ? 4 : 8, need = q->dir == PTO_BOTH ? 4 : 2;
+    int64_t bytes = (int64_t)q->rows * q->cols * pto_dtype_size((pto_dtype)q->dtype);
+    if (v->m->kernels[v->kernel].kind != PTO_KK_MIX) {
+        pto_error(v->ctx, q->loc, "pipe '%s' belongs to a mix kernel", qn);
+        return;
+    }
+    if (q->dir < PTO_C2V || q->dir > PTO_BOTH || q->dtype == PTO_DT_NONE || q->dtype >= PTO_NDTYPE ||
+        q->rows <= 0 || q->cols <= 0 || q->split > PTO_SPLIT_LEFT_RIGHT) {
+        pto_error(v->ctx, q->loc, "pipe '%s' is malformed", qn);
+        return;
+    }
+    if (bytes % 32)
+        pto_error(v->ctx, q->loc, "pipe '%s': a slot of [%d, %d] %s is %lld bytes, not a multiple of 32", qn,
+                  (int)q->rows, (int)q->cols, pto_dtype_name((pto_dtype)q->dtype), (long long)bytes);
+    if ((q->split == PTO_SPLIT_UP_DOWN && q->rows % 2) || (q->split == PTO_SPLIT_LEFT_RIGHT && q->cols % 2))
+        pto_error(v->ctx, q->loc, "pipe '%s': split(%s) needs an even number of %s, got %d", qn,
+                  q->split == PTO_SPLIT_UP_DOWN ? "up_down" : "left_right",
+                  q->split == PTO_SPLIT_UP_DOWN ? "rows" : "columns",
+                  (int)(q->split == PTO_SPLIT_UP_DOWN ? q->rows : q->cols));
+    if (q->slot_num <= 0)
+        pto_error(v->ctx, q->loc, "pipe '%s': slots(%d) must be > 0", qn, (int)q->slot_num);
+    else if (q->local_slot_num <= 0 || q->local_slot_num > q->slot_num || q->local_slot_num > maxl)
+        pto_error(v->ctx, q->loc, "pipe '%s': local_slots(%d) must be > 0, <= slots(%d) and <= %d for a %s pipe", qn,
+                  (int)q->local_slot_num, (int)q->slot_num, maxl, pto__vdir_word(q->dir));
+    if (q->ring >= PTO_MAX_CVPIPES)
+        pto_error(v->ctx, q->loc, "pipe '%s': mix kernel '%s' has more than %d pipes", qn,
+                  pto__vname(v, v->m->kernels[v->kernel].name), PTO_MAX_CVPIPES);
+    else if (q->flag_id < 0)
+        pto_error(v->ctx, q->loc,
+                  "pipe '%s' needs %d cross-core flag ids but the earlier pipes of '%s' hold all that are free "
+                  "(16 per cluster, one-way pipes take 2, both pipes 4%s)",
+                  qn, need, pto__vname(v, v->m->kernels[v->kernel].name),
+                  v->m->arch == PTO_ARCH_A2A3 ? ", 11..14 are reserved on a2a3" : "");
+}
+
+/* Every tpop of a pipe in one section pops into one tile (the pipe's local
+   slots), and no tile is the destination of two pipes. */
+static void pto__vpop_tiles(pto__verifier *v, int32_t qi)
+{
+    const pto_module *m = v->m;
+    int32_t s, first[2] = {-1, -1};
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_stmt *st = &m->stmts[s];
+        const pto_operand *o;
+        int32_t t, c = st->core ? 1 : 0;
+        if (st->kind != PTO_ST_OP || st->op != PTO_OP_TPOP || st->nargs != 2 || st->block < 0 ||
+            m->blocks[st->block].kernel != v->kernel)
+            continue;
+        o = &m->operands[st->arg0];
+        if (m->operands[st->arg0 + 1].kind != PTO_O_CVPIPE || o->kind != PTO_O_TILE) continue;
+        if (m->operands[st->arg0 + 1].ref != qi) {
+            if (o->ref == first[0] || o->ref == first[1])
+                pto_error(v->ctx, o->loc, "tpop: tile '%s' is already the destination of pipe '%s' (one pipe per tile)",
+                          pto__vname(v, m->tiles[o->ref].name), pto__vname(v, m->cvpipes[qi].name));
+            continue;
+        }
+        t = o->ref;
+        if (first[c] < 0) { first[c] = t; continue; }
+        if (first[c] != t) {
+            pto_error(v->ctx, o->loc,
+                      "tpop: pipe '%s' already pops into '%s' in this section; every tpop of a pipe in a section uses one tile",
+                      pto__vname(v, m->cvpipes[qi].name), pto__vname(v, m->tiles[first[c]].name));
+        }
+    }
+}
+
+/* Pop / free balance: a per-pipe set of possible states (bit 0: no slot
+   held, bit 1: a popped slot held), flowed through the section. tpop needs
+   "no slot held" on every path, tfree "a slot held" on every path, and the
+   section must end holding none: always TPOP then TFREE. */
+typedef struct pto__vpf {
+    uint8_t st[PTO_MAX_CVPIPES];
+    int32_t last_pop[PTO_MAX_CVPIPES];
+} pto__vpf;
+
+static void pto__vpf_block(pto__verifier *v, int32_t block, pto__vpf *f, int report);
+
+static void pto__vpf_stmt(pto__verifier *v, int32_t s, pto__vpf *f, int report)
+{
+    const pto_module *m = v->m;
+    const pto_stmt *st = &m->stmts[s];
+    if (st->kind == PTO_ST_IF) {
+        pto__vpf a = *f, b = *f;
+        int i;
+        pto__vpf_block(v, st->body, &a, report);
+        if (st->orelse >= 0) pto__vpf_block(v, st->orelse, &b, report);
+        for (i = 0; i < PTO_MAX_CVPIPES; i++) {
+            f->st[i] = (uint8_t)(a.st[i] | b.st[i]);
+            f->last_pop[i] = a.last_pop[i] > b.last_pop[i] ? a.last_pop[i] : b.last_pop[i];
+        }
+    } else if (st->kind == PTO_ST_FOR) {
+        pto__vpf x = *f, y;
+        int i, same, guard;
+        for (guard = 0; guard < 4; guard++) {   /* 2 bits per pipe: a fixpoint within 3 rounds */
+            y = x;
+            pto__vpf_block(v, st->body, &y, 0);
+            same = 1;
+            for (i = 0; i < PTO_MAX_CVPIPES; i++) {
+                uint8_t n = (uint8_t)(f->st[i] | y.st[i]);
+                if (n != x.st[i]) same = 0;
+                x.st[i] = n;
+                if (y.last_pop[i] > x.last_pop[i]) x.last_pop[i] = y.last_pop[i];
+            }
+            if (same) break;
+        }
+        y = x;
+        pto__vpf_block(v, st->body, &y, report);
+        for (i = 0; i < PTO_MAX_CVPIPES; i++) {
+            f->st[i] = (uint8_t)(x.st[i] | y.st[i]);
+            f->last_pop[i] = y.last_pop[i] > x.last_pop[i] ? y.last_pop[i] : x.last_pop[i];
+        }
+    } else if (st->kind == PTO_ST_OP && (st->op == PTO_OP_TPOP || st->op == PTO_OP_TFREE) && st->nargs >= 1) {
+        const pto_operand *o = &m->operands[st->arg0 + (st->op == PTO_OP_TPOP ? 1 : 0)];
+        int r;
+        const char *qn;
+        if (st->op == PTO_OP_TPOP && st->nargs != 2) return;
+        if (o->kind != PTO_O_CVPIPE || o->ref < 0 || o->ref >= m->n_cvpipes) return;
+        r = m->cvpipes[o->ref].ring;
+        if (r < 0 || r >= PTO_MAX_CVPIPES) return;
+        qn = pto__vname(v, m->cvpipes[o->ref].name);
+        if (st->op == PTO_OP_TPOP) {
+            if (report && (f->st[r] & 2)) {
+                const pto_stmt *lp = &m->stmts[f->last_pop[r] >= 0 ? f->last_pop[r] : s];
+                pto_error(v->ctx, st->loc, "tpop of pipe '%s' while the slot popped at %d:%d may still be held (tfree %s first)",
+                          qn, (int)lp->loc.line, (int)lp->loc.col, qn);
+            }
+            f->st[r] = 2;
+            f->last_pop[r] = s;
+        } else {
+            if (report && (f->st[r] & 1))
+                pto_error(v->ctx, st->loc, "tfree of pipe '%s' without a tpop of it before on every path", qn);
+            f->st[r] = 1;
+        }
+    }
+}
+
+static void pto__vpf_block(pto__verifier *v, int32_t block, pto__vpf *f, int report)
+{
+    int32_t s;
+    if (block < 0 || block >= v->m->n_blocks) return;
+    for (s = v->m->blocks[block].head; s >= 0; s = v->m->stmts[s].next) pto__vpf_stmt(v, s, f, report);
+}
+
+static void pto__vpipes(pto__verifier *v, const pto_kernel *k)
+{
+    const pto_module *m = v->m;
+    int32_t i, s;
+    for (i = 0; i < m->n_cvpipes; i++)
+        if (m->cvpipes[i].kernel == v->kernel) {
+            pto__vpipe_decl(v, &m->cvpipes[i]);
+            pto__vpop_tiles(v, i);
+        }
+    if (k->kind != PTO_KK_MIX) return;
+    for (s = m->blocks[k->body].head; s >= 0; s = m->stmts[s].next) {
+        pto__vpf f;
+        if (m->stmts[s].kind != PTO_ST_SECTION) continue;
+        for (i = 0; i < PTO_MAX_CVPIPES; i++) f.st[i] = 1, f.last_pop[i] = -1;
+        pto__vpf_block(v, m->stmts[s].body, &f, 1);
+        for (i = 0; i < m->n_cvpipes; i++) {
+            const pto_cvpipe *q = &m->cvpipes[i];
+            if (q->kernel != v->kernel || q->ring < 0 || q->ring >= PTO_MAX_CVPIPES || !(f.st[q->ring] & 2)) continue;
+            pto_error(v->ctx, m->stmts[f.last_pop[q->ring]].loc,
+                      "tpop of pipe '%s' is not followed by a tfree on every path to the end of the %s section",
+                      pto__vname(v, q->name), m->stmts[s].ref == PTO_CORE_CUBE ? "cube" : "vector");
+        }
+    }
+}
+
 static void pto__vkernel(pto__verifier *v, int32_t ki)
 {
     const pto_kernel *k = &v->m->kernels[ki];
@@ -1367,6 +1587,7 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
     if (!v->internal) {
         v->phase = 1;
         pto__vwalk(v, k->body);
+        pto__vpipes(v, k);
     }
     pto__vparams(v, k, 0);
 }

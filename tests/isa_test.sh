@@ -38,6 +38,11 @@ for f in examples/*.pto tests/ok/*.pto $out/src/*.pto; do
     case $f in $out/*) $ptoc check "$f" >/dev/null 2>&1 || continue;; esac  # grammar, not a kernel
     b=$(basename "$f" .pto)
     d=$out/$b
+    if grep -q '^ *pipe ' "$f"; then
+        fails "$b: a kernel with pipes is refused" $ptoc emit --target isa "$f" -o $d
+        try "$b: ... with its location" grep -q "^$f:[0-9]*:[0-9]*: error: emit (isa): pipe '[a-z]*': cube/vector pipes" $out/err
+        continue
+    fi
     if grep -q ' ranks' "$f"; then
         fails "$b: a ranks kernel is refused" $ptoc emit --target isa "$f" -o $d
         try "$b: ... with its location" grep -q "^$f:[0-9]*:[0-9]*: error: emit (isa): kernel '[a-z]*' is a ranks kernel" $out/err

@@ -1,0 +1,123 @@
+#!/bin/sh
+# mix_test.sh - mix kernels with cube <-> vector pipes, from .pto to the simulator:
+# the examples match the interpreter with no report (gcc and tcc, 1 and 4 blocks, a block
+# count fixed or computed at launch, a kernel that never reads `block`); the GM pipe buffer
+# is sharded per block (forcing every block onto offset 0 must make the simulator object);
+# a5 has no GM pipe buffer.
+ptoc=${1:-./build/ptoc}
+pass=0; fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $1"; }
+out=$(mktemp -d); trap 'rm -rf $out' EXIT
+clean() { # FILE/DIR, description, args...
+    what=$1; desc=$2; shift 2
+    $ptoc run "$@" "$what" >$out/log 2>&1; rc=$?
+    if [ $rc = 0 ] && grep -q "result      match" $out/log && grep -q "simulator   no reports" $out/log; then ok
+    else bad "$desc (rc $rc)"; cat $out/log; fi
+}
+clean examples/mixmm.pto "mixmm, 4 blocks from M" -D M=256
+clean examples/mixmm.pto "mixmm, 1 block" -D M=64
+clean examples/mixv2c.pto "mixv2c, v2c and c2v in a loop" -D N=256
+if command -v tcc >/dev/null 2>&1; then
+    clean examples/mixmm.pto "mixmm under tcc" --cc tcc -D M=256
+    clean examples/mixv2c.pto "mixv2c under tcc" --cc tcc -D N=256
+fi
+# a constant block count
+sed 's/a: f16\[M, 128\]/a: f16[256, 128]/; s/c: f32\[M, 128\]/c: f32[256, 128]/; s/blocks(M \/ 64)/blocks(4)/' \
+    examples/mixmm.pto >$out/fixed.pto
+clean $out/fixed.pto "constant blocks(4)"
+# a kernel that never reads block: every block pushes and pops through its own share
+cat >$out/noblock.pto <<'PTO'
+kernel k(in x: f32[64, 64], inout y: f32[64, 64]) mix blocks(3) {
+  pipe q: c2v f32[64, 64] split(left_right)
+  cube {
+    tile m: mat f32[64, 64]
+    tile l: left f32[64, 64]
+    tile r: right f32[64, 64]
+    tile acc: acc f32[64, 64]
+    tload m, x[0, 0]
+    tmov l, m
+    tmov r, m
+    tmatmul acc, l, r
+    tpush q, acc
+  }
+  vector {
+    tile t: vec f32[64, 32]
+    tpop t, q
+    tfree q
+  }
+}
+PTO
+clean $out/noblock.pto "blocks(3), block never read"
+# a both pipe: the cube sends, the AIVs answer on the same pipe's second ring
+cat >$out/both.pto <<'PTO'
+kernel k(in x: f32[128, 64], in e: f32[64, 64], out y: f32[128, 64]) mix blocks(2) {
+  pipe p: both f32[64, 64] split(up_down)
+  cube {
+    tile em: mat f32[64, 64]
+    tile er: right f32[64, 64]
+    tile xm: mat f32[64, 64]
+    tile xl: left f32[64, 64]
+    tile acc: acc f32[64, 64]
+    tile back: mat f32[64, 64]
+    tile bl: left f32[64, 64]
+    tile acc2: acc f32[64, 64]
+    tload em, e[0, 0]
+    tmov er, em
+    tload xm, x[block * 64, 0]
+    tmov xl, xm
+    tmatmul acc, xl, er
+    tpush p, acc
+    tpop back, p
+    tmov bl, back
+    tfree p
+    tmatmul acc2, bl, er
+    tstore y[block * 64, 0], acc2
+  }
+  vector {
+    tile t: vec f32[32, 64]
+    tile u: vec f32[32, 64]
+    tpop t, p
+    tadds u, t, 1.0
+    tfree p
+    tpush p, u
+  }
+}
+PTO
+clean $out/both.pto "a both pipe, 2 blocks"
+grep -q "PTO_K_BOTH" $out/both.pto 2>/dev/null; $ptoc emit $out/both.pto -o $out/bothdir >/dev/null 2>&1
+grep -q "pto_h_pipe_buffer(run, 2, 131072)" $out/bothdir/host.c && ok || bad "both: 2 rings x 4 slots x 16384 bytes per block"
+# an omitted count means exactly its default: the same kernel.c either way
+mkdir -p $out/d1 $out/d2
+sed 's/pipe q: c2v f32\[64, 128\] split(up_down)/pipe q: c2v f32[64, 128] slots(8) local_slots(2) split(up_down)/' \
+    examples/mixmm.pto >$out/d1/mixmm.pto
+cp examples/mixmm.pto $out/d2/mixmm.pto
+grep -q "local_slots(2)" $out/d1/mixmm.pto && ok || bad "the explicit variant names its counts"
+$ptoc emit $out/d1/mixmm.pto -o $out/d1/o >/dev/null 2>&1
+$ptoc emit $out/d2/mixmm.pto -o $out/d2/o >/dev/null 2>&1
+cmp -s $out/d1/o/kernel.c $out/d2/o/kernel.c && ok || bad "explicit default counts give the same kernel.c"
+grep -c "pto_k_ring_init(core, \"mixmm.pto:7: pipe q\", 0, PTO_K_C2V, 32768, 8, 2, 0, PTO_K_SPLIT_UP_DOWN" $out/d2/o/kernel.c \
+    | grep -qx 2 && ok || bad "both sections init the ring with the same normalised parameters"
+# a host section calling a mix kernel passes the hidden buffer too
+( cat examples/mixmm.pto; printf 'host main(in a: f16[256, 128], in b: f16[128, 128], out y: f32[256, 128]) {\n  call mixmm(a, b, y)\n}\n' ) >$out/hmix.pto
+$ptoc run $out/hmix.pto >$out/log 2>&1 && grep -q "result      match" $out/log && grep -q "simulator   no reports" $out/log && ok \
+    || { bad "host call of a mix kernel"; cat $out/log; }
+# ptoc plan checks its plan independently (popped tiles sit at their pipe's base)
+for f in examples/mixmm.pto examples/mixv2c.pto $out/both.pto; do
+    $ptoc plan $f >/dev/null 2>&1 && ok || bad "ptoc plan $f"
+done
+# sharding matters: every block at offset 0 of the buffer must be caught
+$ptoc emit examples/mixmm.pto -o $out/dir >$out/log 2>&1 || bad "emit mixmm"
+grep -q "pto_k_block_idx(core) \* 262144 + 0" $out/dir/kernel.c && ok || bad "kernel.c offsets each block by its share"
+grep -q "pto_h_pipe_buffer(run, M / 64, 262144)" $out/dir/host.c && ok || bad "host.c sizes the buffer blocks x per_block"
+sed -i 's/pto_k_block_idx(core) \* 262144/0 * 262144/' $out/dir/kernel.c
+$ptoc run -D M=256 $out/dir >$out/log 2>&1; rc=$?
+if [ $rc != 0 ] && grep -Eq "simulator   [0-9]+ report|mismatch" $out/log; then ok
+else bad "unsharded pipe buffer is reported (rc $rc)"; cat $out/log; fi
+# a5: no GM pipe buffer, the simulator keeps the slots
+( echo "arch a5"; cat examples/mixmm.pto ) >$out/a5.pto
+clean $out/a5.pto "a5" -D M=128
+$ptoc emit $out/a5.pto -o $out/a5dir >/dev/null 2>&1
+grep -q "NULL, 0);" $out/a5dir/kernel.c && ! grep -q gm_pipe_buffer $out/a5dir/host.c && ok || bad "a5 passes no buffer"
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
