@@ -1294,11 +1294,15 @@ PTODEF const char *pto_file_name(const pto_ctx *ctx, int32_t file)
 
 /* ---- interned strings ---- */
 
+/* FNV-1a, one byte at a time (the lexer hashes a name while it scans it). */
+#define PTO__HASH_SEED 2166136261u
+static uint32_t pto__hash_step(uint32_t h, int c) { return (h ^ (uint32_t)(c & 0xff)) * 16777619u; }
+
 static uint32_t pto__hash(const char *s, size_t n)
 {
-    uint32_t h = 2166136261u;
+    uint32_t h = PTO__HASH_SEED;
     size_t i;
-    for (i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+    for (i = 0; i < n; i++) h = pto__hash_step(h, (unsigned char)s[i]);
     return h;
 }
 
@@ -1335,18 +1339,21 @@ static size_t pto__str_len(const pto_ctx *ctx, int32_t id)
     return end - (size_t)ctx->str_off[id] - 1;
 }
 
-PTODEF int32_t pto_intern(pto_ctx *ctx, const char *s, size_t len)
+/* pto_intern with the hash of s already known (pto__hash(s, len)). */
+static int32_t pto__intern_hashed(pto_ctx *ctx, const char *s, size_t len, uint32_t hv)
 {
-    uint32_t k, hv;
+    uint32_t k;
     int32_t id;
     if ((ctx->n_strs + 1) * 2 > ctx->hash_cap && !pto__rehash(ctx, ctx->hash_cap ? ctx->hash_cap * 2 : 64))
         return 0;
-    hv = pto__hash(s, len);
     k = hv & (uint32_t)(ctx->hash_cap - 1);
     while ((id = ctx->hash[k]) >= 0) {
-        if (ctx->hash_val[k] == hv && pto__str_len(ctx, id) == len &&
-            memcmp(ctx->pool + ctx->str_off[id], s, len) == 0)
-            return id;
+        if (ctx->hash_val[k] == hv && pto__str_len(ctx, id) == len) {
+            const char *q = ctx->pool + ctx->str_off[id];
+            size_t i = 0;
+            while (i < len && q[i] == s[i]) i++;   /* names are short: no memcmp call */
+            if (i == len) return id;
+        }
         k = (k + 1) & (uint32_t)(ctx->hash_cap - 1);
     }
     if (ctx->pool_len + len + 1 > ctx->pool_cap) {
@@ -1367,6 +1374,11 @@ PTODEF int32_t pto_intern(pto_ctx *ctx, const char *s, size_t len)
     ctx->hash[k] = id;
     ctx->hash_val[k] = hv;
     return id;
+}
+
+PTODEF int32_t pto_intern(pto_ctx *ctx, const char *s, size_t len)
+{
+    return pto__intern_hashed(ctx, s, len, pto__hash(s, len));
 }
 
 PTODEF const char *pto_str(const pto_ctx *ctx, int32_t id)
@@ -2269,6 +2281,7 @@ typedef struct pto__ps_parser {
     int32_t *marks;          /* n_decls when each open scope began */
     int32_t n_marks, cap_marks;
     int32_t kw[PTO__NKW];
+    int32_t kw_max;   /* the highest keyword id: a name above it is no keyword */
 } pto__ps_parser;
 
 /* ---- diagnostics ------------------------------------------------------- */
@@ -2328,11 +2341,12 @@ static void pto__ps_expected(pto__ps_parser *p, const char *what)
 /* ---- lexer ---------------------------------------------------------------- */
 
 /* Character classes, one table lookup per byte (the lexer's inner loops):
-   1 letter or '_', 2 digit, 4 hex digit, 8 starts a punctuator. */
-enum { PTO__CC_ALPHA = 1, PTO__CC_DIGIT = 2, PTO__CC_HEX = 4, PTO__CC_PUNCT = 8 };
+   1 letter or '_', 2 digit, 4 hex digit, 8 starts a punctuator, 16 blank
+   (space, \t, \v, \f, \r: not the newline, a token). */
+enum { PTO__CC_ALPHA = 1, PTO__CC_DIGIT = 2, PTO__CC_HEX = 4, PTO__CC_PUNCT = 8, PTO__CC_BLANK = 16 };
 static const unsigned char pto__ps_cc[256] = {
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 8, 0, 0, 8, 8, 8, 8, 8, 8, 0, 8, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 8, 0, 8, 8, 8, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 16, 0, 16, 16, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    16, 0, 0, 0, 0, 8, 0, 0, 8, 8, 8, 8, 8, 8, 0, 8, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 8, 0, 8, 8, 8, 0,
     8, 5, 5, 5, 5, 5, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 8, 0, 8, 0, 1,
     0, 5, 5, 5, 5, 5, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 8, 0, 8, 0, 0,
     /* 128..255: no token starts or continues with a non-ASCII byte */
@@ -2395,7 +2409,7 @@ static void pto__ps_next(pto__ps_parser *p)
     int c = -1;
     while (i < n) {
         c = s[i];
-        if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+        if (pto__ps_cc[c] & PTO__CC_BLANK) {
             i++;
         } else if (c == '#') {
             const char *nl = (const char *)memchr(s + i, '\n', n - i);
@@ -2418,9 +2432,10 @@ static void pto__ps_next(pto__ps_parser *p)
         p->line++;
         p->line_start = i;
     } else if (pto__ps_cc[c] & PTO__CC_ALPHA) {
-        for (i++; i < n && (pto__ps_cc[s[i]] & (PTO__CC_ALPHA | PTO__CC_DIGIT)); i++) {}
+        uint32_t hv = pto__hash_step(PTO__HASH_SEED, c);   /* hashed as scanned: interned without a re-read */
+        for (i++; i < n && (pto__ps_cc[s[i]] & (PTO__CC_ALPHA | PTO__CC_DIGIT)); i++) hv = pto__hash_step(hv, s[i]);
         t->kind = PTO__T_NAME;
-        t->id = pto_intern(p->ctx, p->src + t->pos, i - t->pos);
+        t->id = pto__intern_hashed(p->ctx, p->src + t->pos, i - t->pos, hv);
     } else if (pto__ps_cc[c] & PTO__CC_DIGIT) {
         p->pos = i;
         t->kind = pto__ps_lex_number(p);
@@ -2569,6 +2584,7 @@ static int pto__ps_reserved(const pto__ps_parser *p, int32_t id)
     static const int words[] = {PTO__KW_BLOCK, PTO__KW_BLOCKS, PTO__KW_SUBBLOCK, PTO__KW_RANK,
                                 PTO__KW_NRANKS, PTO__KW_MIN, PTO__KW_MAX, PTO__KW_INF, PTO__KW_NAN};
     size_t i;
+    if (id > p->kw_max) return 0;   /* interned after every keyword: none of them */
     for (i = 0; i < sizeof words / sizeof words[0]; i++)
         if (p->kw[words[i]] == id) return 1;
     return 0;
@@ -2690,6 +2706,7 @@ static int32_t pto__ps_primary(pto__ps_parser *p, int *h)
             {PTO__KW_SUBBLOCK, PTO_E_SUBBLOCK}, {PTO__KW_RANK, PTO_E_RANK},
             {PTO__KW_NRANKS, PTO_E_NRANKS}};
         size_t i;
+        if (t.id > p->kw_max) return pto__ps_name_expr(p);   /* not a keyword */
         for (i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
             if (t.id == p->kw[builtins[i].kw]) {
                 pto__ps_next(p);
@@ -3680,7 +3697,10 @@ PTODEF pto_module *pto_parse(pto_ctx *ctx, const char *filename, const char *tex
     p.m = pto_module_create(ctx, PTO_ARCH_A2A3);
     if (!p.m) return NULL;
     p.m->file = p.file;
-    for (i = 0; i < PTO__NKW; i++) p.kw[i] = pto_intern(ctx, pto__ps_kw_text[i], strlen(pto__ps_kw_text[i]));
+    for (i = 0; i < PTO__NKW; i++) {
+        p.kw[i] = pto_intern(ctx, pto__ps_kw_text[i], strlen(pto__ps_kw_text[i]));
+        if (p.kw[i] > p.kw_max) p.kw_max = p.kw[i];
+    }
     pto__ps_file(&p);
     pto_free(ctx, p.names);
     pto_free(ctx, p.decls);
@@ -9240,6 +9260,9 @@ static int pto__search(const pto__group *g, const pto_plan_desc *d, pto__scratch
                 stat->order = (uint8_t)d->orders[o];
                 stat->fit = (uint8_t)fit;
                 stat->peak = peak;
+                /* live_max is a lower bound of every peak: no later attempt
+                   can beat this one, and a tie keeps it */
+                if (peak <= g->live_max) return 1;
             }
         }
         if (best_peak >= 0) return 1;
@@ -12241,8 +12264,8 @@ PTODEF pto_status pto_compile(pto_ctx *ctx, pto_module *m, const pto_compile_des
      simulator where the tile's lifetime begins (pto_k_tdecl: at an xN
      tile's declaration, at a single tile's first use, see
      pto__emit_tdecls), and emits
-     one device call per instruction with a `src` string "FILE:LINE: OP"
-     that the simulator quotes. Flags and barriers carry a comment naming
+     one device call per instruction with a `src` string "FILE:LINE" that
+     the simulator quotes. Flags and barriers carry a comment naming
      the pass that put them there and why (the statement's note), printed
      once per kernel: a set_flag and its wait_flag share one note, and the
      second gets a short reference to the first (pto__emit_note). for / if
@@ -12347,7 +12370,8 @@ PTODEF pto_status pto_compile(pto_ctx *ctx, pto_module *m, const pto_compile_des
       "\n" \
       "/* $(file), as the reference interpreter reads it */\n" \
       "static const char *const pto_h_source[] = {\n") \
-    X(H_LINE,      "    \"$(text)\",\n") \
+    X(H_LINE,      "    \"") /* then the line as a C string */ \
+    X(H_LINE_END,  "\",\n") \
     X(H_SOURCE_END, "    NULL\n};\n") \
     X(H_FN_BEGIN, \
       "\n" \
@@ -12483,10 +12507,13 @@ typedef struct pto__emitter {
        comment right above the current line (0 = none) */
     int32_t *note_first;
     int32_t nnotes, last_note, kernel;
-    double fval;          /* the float literal last printed, as fnum */
-    char fnum[48];
-    int fvalid;
+    double fval[16];      /* float literals printed (fnum), by a hash of their bits */
+    char fnum[16][48];
+    uint8_t fvalid[16];
     char file[256];       /* base name of the source, escaped for a C string */
+    size_t file_len;
+    char srcline[300];    /* "FILE:LINE" of the line last quoted (pto__emit_srcline) */
+    int32_t srcline_line;
     int depth;
     /* A second target (emit_isa.c) reuses this walk: it sets hooks for the
        statements it spells differently (NULL: the C spelling below) and
@@ -12567,15 +12594,52 @@ static void pto__emit_put(pto_buf *b, const char *s, size_t n)
 
 static void pto__emit_puts(pto_buf *b, const char *s) { pto__emit_put(b, s, strlen(s)); }
 
+/* Grows b once to hold n more bytes, so that the appends of a whole file
+   take pto__emit_put's fast path (an estimate: a short one only costs a
+   regrowth). */
+static void pto__emit_reserve(pto_buf *b, size_t n)
+{
+    char *p;
+    if (b->oom || b->len + n + 1 <= b->cap) return;
+    p = (char *)pto_realloc(b->ctx, b->data, b->len + n + 1);
+    if (!p) return;   /* pto_buf_putn reports it on the next append */
+    b->data = p;
+    b->cap = b->len + n + 1;
+}
+
+/* Expands template tpl into E->out. The file's buffer was reserved up
+   front (pto__emit_all), so a segment is a bounds test and a copy; one that
+   does not fit goes through pto__emit_put, which grows the buffer. */
 static void pto__emit_x(pto__emitter *E, int tpl)
 {
     const char *text = pto__emit_tpl[tpl];
-    int32_t i;
-    for (i = E->tpl_first[tpl]; i < E->tpl_first[tpl + 1]; i++) {
-        const pto__emit_seg *g = &E->segs[i];
-        if (g->key < 0) pto__emit_put(E->out, text + g->off, (size_t)g->len);
-        else if (E->vlen[g->key]) pto__emit_put(E->out, E->val[g->key], E->vlen[g->key]);
+    const pto__emit_seg *g = E->segs + E->tpl_first[tpl], *end = E->segs + E->tpl_first[tpl + 1];
+    pto_buf *b = E->out;
+    char *d, *lim;
+    if (!b->data || b->oom) {   /* nothing reserved (out of memory): the checked path */
+        for (; g < end; g++)
+            if (g->key < 0) pto__emit_put(b, text + g->off, (size_t)g->len);
+            else pto__emit_put(b, E->val[g->key], E->vlen[g->key]);
+        return;
     }
+    d = b->data + b->len;
+    lim = b->data + b->cap;
+    for (; g < end; g++) {
+        const char *src = g->key < 0 ? text + g->off : E->val[g->key];
+        size_t n = g->key < 0 ? (size_t)g->len : E->vlen[g->key];
+        if ((size_t)(lim - d) <= n) {
+            b->len = (size_t)(d - b->data);
+            pto__emit_put(b, src, n);
+            if (b->oom) return;
+            d = b->data + b->len;
+            lim = b->data + b->cap;
+            continue;
+        }
+        if (n <= 4) { while (n--) *d++ = *src++; }   /* ", " and ");\n": no call */
+        else { memcpy(d, src, n); d += n; }
+    }
+    b->len = (size_t)(d - b->data);
+    *d = 0;
 }
 
 static void pto__emit_v(pto__emitter *E, int key, const char *s)
@@ -12705,8 +12769,10 @@ static void pto__emit_free_names(pto__emitter *E, char **names, uint8_t *owned, 
 /* ---- expressions ----------------------------------------------------------
    One printer for the three spellings: C in a kernel (builtins read the
    core), C on the host (only dims and scalars can occur), and .pto text
-   (for the src strings). Parentheses follow C precedence; the tree is kept
-   as written. */
+   (for the heading comments). Parentheses follow C precedence. The .pto
+   spelling keeps the tree as written; C folds what is constant and drops
+   the identities x + 0, 0 + x, x - 0, x * 1, 1 * x and x / 1, so that a
+   generated index such as `0 + (i - 0) % 2` reads `i % 2`. */
 
 enum { PTO__EX_KERNEL, PTO__EX_HOST, PTO__EX_PTO };
 
@@ -12721,6 +12787,65 @@ static int pto__emit_expr_prec(const pto_expr *e)
     }
 }
 
+/* Whether expression ex has a constant value (*v) without overflow: the
+   integer literals combined by + - * and negation (never / or %, which can
+   fail at run time). */
+static int pto__emit_const(const pto_module *m, int32_t ex, int64_t *v)
+{
+    const pto_expr *e;
+    int64_t a, b;
+    if (ex < 0 || ex >= m->n_exprs) return 0;
+    e = &m->exprs[ex];
+    switch (e->kind) {
+    case PTO_E_INT: *v = e->value; return 1;
+    case PTO_E_NEG:
+        if (!pto__emit_const(m, e->a, &a) || a == INT64_MIN) return 0;
+        *v = -a;
+        return 1;
+    case PTO_E_ADD: case PTO_E_SUB: case PTO_E_MUL:
+        if (!pto__emit_const(m, e->a, &a) || !pto__emit_const(m, e->b, &b)) return 0;
+        if (e->kind == PTO_E_ADD) {
+            if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return 0;
+            *v = a + b;
+        } else if (e->kind == PTO_E_SUB) {
+            if ((b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b)) return 0;
+            *v = a - b;
+        } else {
+            if (a > 0 ? (b > 0 ? a > INT64_MAX / b : b < INT64_MIN / a)
+                      : (b > 0 ? a < INT64_MIN / b : a != 0 && b < INT64_MAX / a))
+                return 0;
+            *v = a * b;
+        }
+        return 1;
+    default: return 0;
+    }
+}
+
+/* The operand that an identity (x + 0, 0 + x, x - 0, x * 1, 1 * x, x / 1)
+   reduces ex to, repeatedly; ex itself when it is none. */
+static int32_t pto__emit_ident(const pto_module *m, int32_t ex)
+{
+    for (;;) {
+        const pto_expr *e;
+        int64_t a, b;
+        int ka, kb;
+        if (ex < 0 || ex >= m->n_exprs) return ex;
+        e = &m->exprs[ex];
+        if (e->kind != PTO_E_ADD && e->kind != PTO_E_SUB && e->kind != PTO_E_MUL && e->kind != PTO_E_DIV) return ex;
+        ka = pto__emit_const(m, e->a, &a);
+        kb = pto__emit_const(m, e->b, &b);
+        if (kb && b == (e->kind == PTO_E_ADD || e->kind == PTO_E_SUB ? 0 : 1)) ex = e->a;
+        else if (ka && a == (e->kind == PTO_E_ADD ? 0 : 1) && (e->kind == PTO_E_ADD || e->kind == PTO_E_MUL)) ex = e->b;
+        else return ex;
+    }
+}
+
+static void pto__emit_int(pto_buf *b, int64_t v, int mode)
+{
+    if (v == INT64_MIN && mode != PTO__EX_PTO) pto__emit_puts(b, "(-9223372036854775807 - 1)");
+    else pto__emit_put_i64(b, v);
+}
+
 static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, int ctxprec)
 {
     static const char *const builtin_c[] = {"pto_k_block_idx(core)", "pto_k_block_num(core)",
@@ -12731,6 +12856,25 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
     const pto_module *m = E->m;
     const pto_expr *e;
     int prec, paren;
+    int64_t cv;
+    if (ex >= 0 && ex < m->n_exprs && m->exprs[ex].kind == PTO_E_VAR) {   /* the common leaf, directly */
+        e = &m->exprs[ex];
+        if (e->a >= 0 && e->a < m->n_vars)
+            pto__emit_puts(b, mode == PTO__EX_PTO ? pto_str(E->ctx, m->vars[e->a].name) : E->var_name[e->a]);
+        else
+            pto__emit_puts(b, "0");
+        return;
+    }
+    if (mode != PTO__EX_PTO) {
+        if (pto__emit_const(m, ex, &cv)) {
+            paren = cv < 0 && ctxprec > 3;
+            if (paren) pto__emit_put(b, "(", 1);
+            pto__emit_int(b, cv, mode);
+            if (paren) pto__emit_put(b, ")", 1);
+            return;
+        }
+        ex = pto__emit_ident(m, ex);
+    }
     if (ex < 0 || ex >= m->n_exprs) {
         pto__emit_puts(b, "0");
         return;
@@ -12740,10 +12884,7 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
     paren = prec < ctxprec;
     if (paren) pto__emit_put(b, "(", 1);
     switch (e->kind) {
-    case PTO_E_INT:
-        if (e->value == INT64_MIN && mode != PTO__EX_PTO) pto__emit_puts(b, "(-9223372036854775807 - 1)");
-        else pto__emit_put_i64(b, e->value);
-        break;
+    case PTO_E_INT: pto__emit_int(b, e->value, mode); break;
     case PTO_E_VAR:
         if (e->a >= 0 && e->a < m->n_vars)
             pto__emit_puts(b, mode == PTO__EX_PTO ? pto_str(E->ctx, m->vars[e->a].name) : E->var_name[e->a]);
@@ -12780,25 +12921,30 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
 }
 
 /* A double as the shortest text that reads back to the same value. The
-   last one is cached: an op prints its literal twice (src and argument). */
+   snprintf/strtod search is slow, and a kernel repeats its few literals:
+   a small cache keyed by the bits keeps each text. */
 static void pto__emit_float(pto__emitter *E, pto_buf *b, double v, int mode)
 {
-    char *num = E->fnum;
-    int prec;
+    uint64_t bits;
+    char *num;
+    int prec, h;
     if (v != v) { pto__emit_puts(b, mode == PTO__EX_PTO ? "nan" : "NAN"); return; }
     if (v - v != 0) {   /* infinite */
         pto__emit_puts(b, v < 0 ? (mode == PTO__EX_PTO ? "-inf" : "-INFINITY") : (mode == PTO__EX_PTO ? "inf" : "INFINITY"));
         return;
     }
-    if (!E->fvalid || memcmp(&E->fval, &v, sizeof v) != 0) {
+    memcpy(&bits, &v, sizeof v);
+    h = (int)((bits ^ bits >> 29 ^ bits >> 52) & 15);
+    num = E->fnum[h];
+    if (!E->fvalid[h] || memcmp(&E->fval[h], &v, sizeof v) != 0) {
         for (prec = 1; prec < 17; prec++) {
-            snprintf(num, sizeof E->fnum, "%.*g", prec, v);
+            snprintf(num, sizeof E->fnum[h], "%.*g", prec, v);
             if (strtod(num, NULL) == v) break;
         }
-        snprintf(num, sizeof E->fnum, "%.*g", prec, v);
+        snprintf(num, sizeof E->fnum[h], "%.*g", prec, v);
         if (!strpbrk(num, ".eE")) strcat(num, ".0");
-        E->fval = v;
-        E->fvalid = 1;
+        E->fval[h] = v;
+        E->fvalid[h] = 1;
     }
     pto__emit_puts(b, num);
 }
@@ -12858,7 +13004,7 @@ static void pto__emit_use_block(pto__emitter *E, int32_t block)
 
 static void pto__emit_block(pto__emitter *E, int32_t block);
 
-/* "FILE:LINE: op" (or "FILE:LINE: tile NAME") for the simulator's reports:
+/* "FILE:LINE: op" (or "FILE:LINE: tile NAME") for emit_isa.c's comments:
    the line and the instruction; the operands are on that line of the .pto
    and in the call itself, so they are not repeated in every string. */
 static void pto__emit_src(pto__emitter *E, int32_t s)
@@ -12878,6 +13024,24 @@ static void pto__emit_src(pto__emitter *E, int32_t s)
     }
     pto__emit_puts(b, pto_opinfo_get((pto_op)st->op)->name);
     pto__emit_vbuf(E, PTO__K_SRC);
+}
+
+/* The C target's src string: "FILE:LINE". The call itself names the
+   instruction (and the simulator's reports name it too), so the string only
+   says where it comes from. Consecutive statements often share a line (a
+   flag and the op it guards): the text is kept from one to the next. */
+static void pto__emit_srcline(pto__emitter *E, int32_t s)
+{
+    int32_t line = E->m->stmts[s].loc.line;
+    if (line != E->srcline_line || !E->vlen[PTO__K_SRC] || E->val[PTO__K_SRC] != E->srcline) {
+        size_t n = E->file_len;
+        memcpy(E->srcline, E->file, n);
+        E->srcline[n++] = ':';
+        n += pto__emit_i64(E->srcline + n, line);
+        E->srcline_line = line;
+        E->val[PTO__K_SRC] = E->srcline;
+        E->vlen[PTO__K_SRC] = n;
+    }
 }
 
 /* ", a, x, r, c" : the operands as device-call arguments. */
@@ -12913,7 +13077,7 @@ static void pto__emit_args(pto__emitter *E, int32_t s)
         case PTO_O_SCALAR: pto__emit_puts(b, E->var_name[o->ref]); break;
         case PTO_O_INT: pto__emit_expr(E, b, o->e[0], PTO__EX_KERNEL, 0); break;
         case PTO_O_PIPE:
-            pto__emit_puts(b, "PTO_K_PIPE_");
+            pto__emit_puts(b, "PTO_K_");
             pto__emit_puts(b, pto_pipe_name((pto_pipe)o->ref));
             break;
         case PTO_O_CMP: /* pto_k_wait(core, src, sig, r, c, cmp, value) */
@@ -12953,17 +13117,22 @@ static int32_t pto__emit_note(pto__emitter *E, int32_t s)
         E->note_first[st->note] = s;
     }
     E->last_note = st->note;
-    b = pto__emit_sb(E, PTO__K_NOTE);
     if (!note) note = st->origin == PTO_BY_USER ? "written in the source" : "(no note recorded)";
-    for (p = note; *p;) {
-        const char *q = p;
-        while (*q && *q != '\n' && !(q[0] == '*' && q[1] == '/')) q++;
-        pto__emit_put(b, p, (size_t)(q - p));
-        if (!*q) break;
-        if (*q == '\n') { pto__emit_put(b, " ", 1); p = q + 1; }
-        else { pto__emit_put(b, "* ", 2); p = q + 1; }    /* keep the comment closed */
+    if (!strpbrk(note, "\n*")) {   /* the usual note: printed as it is */
+        E->val[PTO__K_NOTE] = note;
+        E->vlen[PTO__K_NOTE] = st->note ? pto__str_len(E->ctx, st->note) : strlen(note);
+    } else {
+        b = pto__emit_sb(E, PTO__K_NOTE);
+        for (p = note; *p;) {
+            const char *q = p;
+            while (*q && *q != '\n' && !(q[0] == '*' && q[1] == '/')) q++;
+            pto__emit_put(b, p, (size_t)(q - p));
+            if (!*q) break;
+            if (*q == '\n') { pto__emit_put(b, " ", 1); p = q + 1; }
+            else { pto__emit_put(b, "* ", 2); p = q + 1; }    /* keep the comment closed */
+        }
+        pto__emit_vbuf(E, PTO__K_NOTE);
     }
-    pto__emit_vbuf(E, PTO__K_NOTE);
     pto__emit_v(E, PTO__K_PASS, pto__emit_origin[st->origin < 5 ? st->origin : 0]);
     pto__emit_x(E, PTO__T_K_NOTE);
     return -1;
@@ -13015,7 +13184,7 @@ static void pto__emit_op(pto__emitter *E, int32_t s)
 {
     const pto_stmt *st = &E->m->stmts[s];
     int32_t see = pto__emit_note(E, s);
-    pto__emit_src(E, s);
+    pto__emit_srcline(E, s);
     if (pto__emit_cvpipe_op(E, s)) return;
     pto__emit_args(E, s);
     pto__emit_v(E, PTO__K_OP, pto_opinfo_get((pto_op)st->op)->name);
@@ -13057,13 +13226,13 @@ static void pto__emit_slot_index(pto__emitter *E, pto_buf *b, const pto_tile *t)
     pto__emit_put(b, ")", 1);
 }
 
-/* pto_k_tdecl(core, "FILE:LINE: tile NAME", NAME): from here on the
+/* pto_k_tdecl(core, "FILE:LINE", NAME): from here on the
    simulator treats the tile's bytes as unwritten (a new tenant). */
 static void pto__emit_tdecl(pto__emitter *E, int32_t ti)
 {
     E->last_note = 0;
     pto__emit_v(E, PTO__K_NAME, E->tile_name[ti]);
-    pto__emit_src(E, E->m->tiles[ti].decl);
+    pto__emit_srcline(E, E->m->tiles[ti].decl);
     pto__emit_x(E, PTO__T_K_TDECL);
 }
 
@@ -13474,15 +13643,26 @@ static void pto__emit_kernel(pto__emitter *E, int32_t k)
 
 /* ---- host ----------------------------------------------------------------- */
 
+/* The bytes a C string literal holds as they are: printable ASCII but for
+   '"', '\\' and '?' (no trigraphs). 128..255 are escaped. */
+static const unsigned char pto__emit_plain[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0,
+};
+
 /* Text as the inside of a C string literal. */
 static void pto__emit_cstr(pto_buf *b, const char *s, size_t n)
 {
     size_t i = 0, run = 0;
     for (; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
+        unsigned char c;
         char esc[5];
         size_t en = 2;
-        if (c >= 32 && c < 127 && c != '"' && c != '\\' && c != '?') continue;
+        while (i < n && pto__emit_plain[(unsigned char)s[i]]) i++;
+        if (i == n) break;
+        c = (unsigned char)s[i];
         pto__emit_put(b, s + run, i - run);     /* the plain run before c */
         run = i + 1;
         esc[0] = '\\';
@@ -13506,12 +13686,12 @@ static void pto__emit_source(pto__emitter *E, const char *text, size_t len)
 {
     size_t i = 0;
     while (i < len) {
-        size_t j = i;
-        while (j < len && text[j] != '\n' && j - i < 1000) j++;
-        if (j < len && text[j] == '\n') j++;
-        pto__emit_cstr(pto__emit_sb(E, PTO__K_TEXT), text + i, j - i);
-        pto__emit_vbuf(E, PTO__K_TEXT);
+        size_t j = len - i < 1000 ? len : i + 1000;   /* at most 1000 bytes and their newline */
+        const char *nl = (const char *)memchr(text + i, '\n', j - i + (j < len));
+        if (nl) j = (size_t)(nl - text) + 1;
         pto__emit_x(E, PTO__T_H_LINE);
+        pto__emit_cstr(E->out, text + i, j - i);
+        pto__emit_x(E, PTO__T_H_LINE_END);
         i = j;
     }
 }
@@ -13903,6 +14083,7 @@ static void pto__emit_file_name(pto__emitter *E, const char *name)
         size_t n = b.len < sizeof E->file - 1 ? b.len : sizeof E->file - 1;
         memcpy(E->file, b.data, n);
         E->file[n] = 0;
+        E->file_len = n;
     }
     pto_buf_free(&b);
 }
@@ -13933,6 +14114,7 @@ static void pto__emit_all(pto__emitter *E, const pto_emit_desc *desc, pto_buf *k
     pto__emit_v(E, PTO__K_VERSION, PTO_VERSION_STRING);
     if (ksrc) {
         E->out = ksrc;
+        pto__emit_reserve(ksrc, (size_t)m->n_stmts * 200 + 4096);
         pto__emit_x(E, PTO__T_K_FILE);
         for (k = 0; k < m->n_kernels && E->st == PTO_OK; k++) {
             memset(E->var_used, 0, (size_t)(m->n_vars ? m->n_vars : 1));
@@ -13942,6 +14124,7 @@ static void pto__emit_all(pto__emitter *E, const pto_emit_desc *desc, pto_buf *k
     }
     if (hsrc && E->st == PTO_OK) {
         E->out = hsrc;
+        pto__emit_reserve(hsrc, (desc && desc->source ? desc->source_len : (size_t)m->n_stmts * 32) * 3 / 2 + 8192);
         pto__emit_v(E, PTO__K_FILE, E->file);
         pto__emit_x(E, PTO__T_H_FILE);
         if (desc && desc->source) {

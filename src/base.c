@@ -115,11 +115,15 @@ PTODEF const char *pto_file_name(const pto_ctx *ctx, int32_t file)
 
 /* ---- interned strings ---- */
 
+/* FNV-1a, one byte at a time (the lexer hashes a name while it scans it). */
+#define PTO__HASH_SEED 2166136261u
+static uint32_t pto__hash_step(uint32_t h, int c) { return (h ^ (uint32_t)(c & 0xff)) * 16777619u; }
+
 static uint32_t pto__hash(const char *s, size_t n)
 {
-    uint32_t h = 2166136261u;
+    uint32_t h = PTO__HASH_SEED;
     size_t i;
-    for (i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+    for (i = 0; i < n; i++) h = pto__hash_step(h, (unsigned char)s[i]);
     return h;
 }
 
@@ -156,18 +160,21 @@ static size_t pto__str_len(const pto_ctx *ctx, int32_t id)
     return end - (size_t)ctx->str_off[id] - 1;
 }
 
-PTODEF int32_t pto_intern(pto_ctx *ctx, const char *s, size_t len)
+/* pto_intern with the hash of s already known (pto__hash(s, len)). */
+static int32_t pto__intern_hashed(pto_ctx *ctx, const char *s, size_t len, uint32_t hv)
 {
-    uint32_t k, hv;
+    uint32_t k;
     int32_t id;
     if ((ctx->n_strs + 1) * 2 > ctx->hash_cap && !pto__rehash(ctx, ctx->hash_cap ? ctx->hash_cap * 2 : 64))
         return 0;
-    hv = pto__hash(s, len);
     k = hv & (uint32_t)(ctx->hash_cap - 1);
     while ((id = ctx->hash[k]) >= 0) {
-        if (ctx->hash_val[k] == hv && pto__str_len(ctx, id) == len &&
-            memcmp(ctx->pool + ctx->str_off[id], s, len) == 0)
-            return id;
+        if (ctx->hash_val[k] == hv && pto__str_len(ctx, id) == len) {
+            const char *q = ctx->pool + ctx->str_off[id];
+            size_t i = 0;
+            while (i < len && q[i] == s[i]) i++;   /* names are short: no memcmp call */
+            if (i == len) return id;
+        }
         k = (k + 1) & (uint32_t)(ctx->hash_cap - 1);
     }
     if (ctx->pool_len + len + 1 > ctx->pool_cap) {
@@ -188,6 +195,11 @@ PTODEF int32_t pto_intern(pto_ctx *ctx, const char *s, size_t len)
     ctx->hash[k] = id;
     ctx->hash_val[k] = hv;
     return id;
+}
+
+PTODEF int32_t pto_intern(pto_ctx *ctx, const char *s, size_t len)
+{
+    return pto__intern_hashed(ctx, s, len, pto__hash(s, len));
 }
 
 PTODEF const char *pto_str(const pto_ctx *ctx, int32_t id)

@@ -108,6 +108,7 @@ typedef struct pto__ps_parser {
     int32_t *marks;          /* n_decls when each open scope began */
     int32_t n_marks, cap_marks;
     int32_t kw[PTO__NKW];
+    int32_t kw_max;   /* the highest keyword id: a name above it is no keyword */
 } pto__ps_parser;
 
 /* ---- diagnostics ------------------------------------------------------- */
@@ -167,11 +168,12 @@ static void pto__ps_expected(pto__ps_parser *p, const char *what)
 /* ---- lexer ---------------------------------------------------------------- */
 
 /* Character classes, one table lookup per byte (the lexer's inner loops):
-   1 letter or '_', 2 digit, 4 hex digit, 8 starts a punctuator. */
-enum { PTO__CC_ALPHA = 1, PTO__CC_DIGIT = 2, PTO__CC_HEX = 4, PTO__CC_PUNCT = 8 };
+   1 letter or '_', 2 digit, 4 hex digit, 8 starts a punctuator, 16 blank
+   (space, \t, \v, \f, \r: not the newline, a token). */
+enum { PTO__CC_ALPHA = 1, PTO__CC_DIGIT = 2, PTO__CC_HEX = 4, PTO__CC_PUNCT = 8, PTO__CC_BLANK = 16 };
 static const unsigned char pto__ps_cc[256] = {
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 8, 0, 0, 8, 8, 8, 8, 8, 8, 0, 8, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 8, 0, 8, 8, 8, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 16, 0, 16, 16, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    16, 0, 0, 0, 0, 8, 0, 0, 8, 8, 8, 8, 8, 8, 0, 8, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 8, 0, 8, 8, 8, 0,
     8, 5, 5, 5, 5, 5, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 8, 0, 8, 0, 1,
     0, 5, 5, 5, 5, 5, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 8, 0, 8, 0, 0,
     /* 128..255: no token starts or continues with a non-ASCII byte */
@@ -234,7 +236,7 @@ static void pto__ps_next(pto__ps_parser *p)
     int c = -1;
     while (i < n) {
         c = s[i];
-        if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+        if (pto__ps_cc[c] & PTO__CC_BLANK) {
             i++;
         } else if (c == '#') {
             const char *nl = (const char *)memchr(s + i, '\n', n - i);
@@ -257,9 +259,10 @@ static void pto__ps_next(pto__ps_parser *p)
         p->line++;
         p->line_start = i;
     } else if (pto__ps_cc[c] & PTO__CC_ALPHA) {
-        for (i++; i < n && (pto__ps_cc[s[i]] & (PTO__CC_ALPHA | PTO__CC_DIGIT)); i++) {}
+        uint32_t hv = pto__hash_step(PTO__HASH_SEED, c);   /* hashed as scanned: interned without a re-read */
+        for (i++; i < n && (pto__ps_cc[s[i]] & (PTO__CC_ALPHA | PTO__CC_DIGIT)); i++) hv = pto__hash_step(hv, s[i]);
         t->kind = PTO__T_NAME;
-        t->id = pto_intern(p->ctx, p->src + t->pos, i - t->pos);
+        t->id = pto__intern_hashed(p->ctx, p->src + t->pos, i - t->pos, hv);
     } else if (pto__ps_cc[c] & PTO__CC_DIGIT) {
         p->pos = i;
         t->kind = pto__ps_lex_number(p);
@@ -408,6 +411,7 @@ static int pto__ps_reserved(const pto__ps_parser *p, int32_t id)
     static const int words[] = {PTO__KW_BLOCK, PTO__KW_BLOCKS, PTO__KW_SUBBLOCK, PTO__KW_RANK,
                                 PTO__KW_NRANKS, PTO__KW_MIN, PTO__KW_MAX, PTO__KW_INF, PTO__KW_NAN};
     size_t i;
+    if (id > p->kw_max) return 0;   /* interned after every keyword: none of them */
     for (i = 0; i < sizeof words / sizeof words[0]; i++)
         if (p->kw[words[i]] == id) return 1;
     return 0;
@@ -529,6 +533,7 @@ static int32_t pto__ps_primary(pto__ps_parser *p, int *h)
             {PTO__KW_SUBBLOCK, PTO_E_SUBBLOCK}, {PTO__KW_RANK, PTO_E_RANK},
             {PTO__KW_NRANKS, PTO_E_NRANKS}};
         size_t i;
+        if (t.id > p->kw_max) return pto__ps_name_expr(p);   /* not a keyword */
         for (i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
             if (t.id == p->kw[builtins[i].kw]) {
                 pto__ps_next(p);
@@ -1519,7 +1524,10 @@ PTODEF pto_module *pto_parse(pto_ctx *ctx, const char *filename, const char *tex
     p.m = pto_module_create(ctx, PTO_ARCH_A2A3);
     if (!p.m) return NULL;
     p.m->file = p.file;
-    for (i = 0; i < PTO__NKW; i++) p.kw[i] = pto_intern(ctx, pto__ps_kw_text[i], strlen(pto__ps_kw_text[i]));
+    for (i = 0; i < PTO__NKW; i++) {
+        p.kw[i] = pto_intern(ctx, pto__ps_kw_text[i], strlen(pto__ps_kw_text[i]));
+        if (p.kw[i] > p.kw_max) p.kw_max = p.kw[i];
+    }
     pto__ps_file(&p);
     pto_free(ctx, p.names);
     pto_free(ctx, p.decls);

@@ -694,6 +694,9 @@ static int pto__search(const pto__group *g, const pto_plan_desc *d, pto__scratch
                 stat->order = (uint8_t)d->orders[o];
                 stat->fit = (uint8_t)fit;
                 stat->peak = peak;
+                /* live_max is a lower bound of every peak: no later attempt
+                   can beat this one, and a tie keeps it */
+                if (peak <= g->live_max) return 1;
             }
         }
         if (best_peak >= 0) return 1;

@@ -43,7 +43,7 @@ try "api output is deterministic (host.c)" cmp $out/a/host.c $out/b/host.c
 
 # the tstore's comment names the C line that called pto_add_op(..., PTO_OP_TSTORE, ...)
 line=$(grep -n "PTO_OP_TSTORE" $src | head -1 | cut -d: -f1)
-try "kernel.c points at api_resadd.c:$line for the tstore" grep -q "\"api_resadd.c:$line: tstore\", z, r, 0, c" $out/b/kernel.c
+try "kernel.c points at api_resadd.c:$line for the tstore" grep -q "pto_k_tstore(core, \"api_resadd.c:$line\", z, r, 0, c" $out/b/kernel.c
 
 # the same kernel as text: same cycles, same syncs
 if $ptoc run $out/b/resadd.pto -D N=256 -D alpha=0.75 >$out/text.log 2>&1 && matched $out/text.log &&

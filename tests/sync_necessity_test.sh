@@ -34,7 +34,7 @@ units() {
         /^ *\/\* sync: / { note = $0; sub(/^ *\/\* sync: /, "", note); sub(/ \*\/$/, "", note); run = 1; next }
         /pto_k_(set_flag|wait_flag|pipe_barrier)\(/ {
             src = $0; sub(/^[^"]*"/, "", src); sub(/".*/, "", src)
-            op = src; sub(/^.*: /, "", op); loc = src; sub(/: [^:]*$/, "", loc)
+            op = $0; sub(/^ *pto_k_/, "", op); sub(/\(.*/, "", op); loc = src
             n0 = ""
             if (match($0, /\/\* sync: see the [a-z_]* at [^ ]* \*\//)) {
                 ref = substr($0, RSTART + 17, RLENGTH - 20)
@@ -49,7 +49,7 @@ units() {
             role = "body"; k = n0
             if (k ~ /^prime: /) { role = "prime"; sub(/^prime: /, "", k) }
             if (k ~ /^drain: /) { role = "drain"; sub(/^drain: /, "", k) }
-            n = split($0, a, "PTO_K_PIPE_")
+            n = split($0, a, "PTO_K_")
             p = a[2]; q = a[3]; sub(/[^A-Z0-9].*/, "", p); sub(/[^A-Z0-9].*/, "", q)
             printf "%d\t%s>%s %s\t%s\n", NR, p, q, k, role
             next
@@ -87,7 +87,7 @@ for ex in vadd softmax mm rmsnorm swiglu tail; do
     d=$out/$ex
     mkdir -p $d
     if ! $ptoc emit $f -o $d/orig >$d.emit 2>&1; then bad "emit $ex"; cat $d.emit; continue; fi
-    if grep -q "PTO_K_PIPE_ALL" $d/orig/kernel.c || grep -q "warning" $d.emit; then
+    if grep -q "PTO_K_ALL" $d/orig/kernel.c || grep -q "warning" $d.emit; then
         bad "$ex: a PIPE_ALL fallback or a sync warning"
     else
         ok "$ex: no PIPE_ALL fallback, no sync warning"

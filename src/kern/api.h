@@ -28,7 +28,7 @@
 
    ---- Instructions ---------------------------------------------------------
    Every instruction takes the core and `src`, a static string naming the
-   kernel source line (e.g. "softmax.pto:9: texp t, t"): reports quote it.
+   kernel source line (e.g. "softmax.pto:9"): reports quote it.
    Tiles are passed by value (pto_k_t builds one) and addressed by their
    planned byte offset into their space. The pipe of each instruction follows
    hardware.md section 3:
@@ -102,6 +102,12 @@ enum { PTO_K_GM = 0, PTO_K_VEC = 1, PTO_K_MAT = 2, PTO_K_LEFT = 3,       /* pto_
 enum { PTO_K_PIPE_S = 0, PTO_K_PIPE_V = 1, PTO_K_PIPE_M = 2,            /* pto_pipe */
        PTO_K_PIPE_MTE1 = 3, PTO_K_PIPE_MTE2 = 4, PTO_K_PIPE_MTE3 = 5,
        PTO_K_PIPE_FIX = 6, PTO_K_PIPE_ALL = 7, PTO_K_NPIPE = 8 };
+/* The same pipes by their short names, as emitted kernels spell them
+   (pto_k_set_flag(core, src, PTO_K_MTE2, PTO_K_V, 0)): a kernel has
+   thousands of these arguments. */
+enum { PTO_K_S = PTO_K_PIPE_S, PTO_K_V = PTO_K_PIPE_V, PTO_K_M = PTO_K_PIPE_M, PTO_K_MTE1 = PTO_K_PIPE_MTE1,
+       PTO_K_MTE2 = PTO_K_PIPE_MTE2, PTO_K_MTE3 = PTO_K_PIPE_MTE3, PTO_K_FIX = PTO_K_PIPE_FIX,
+       PTO_K_ALL = PTO_K_PIPE_ALL };
 enum { PTO_K_KIND_VECTOR = 0, PTO_K_KIND_CUBE = 1, PTO_K_KIND_MIX = 2 }; /* pto_kernel_kind */
 enum { PTO_K_CORE_VECTOR = 0, PTO_K_CORE_CUBE = 1 };                    /* pto_core */
 enum { PTO_K_EQ = 0, PTO_K_NE = 1, PTO_K_LT = 2, PTO_K_LE = 3,          /* pto_cmp */

@@ -20,26 +20,26 @@ static void kernel_gmix(pto_k_core *core, const int64_t *args)
     const int64_t count = pto_k_arg_i(args, 3); /* scalar i32 */
     (void)count;
     const int64_t user_pto_base = pto_emit_max(pto_k_block_idx(core) * 32, 0) - -1 + pto_emit_min(3, 4) * (2 - pto_k_subblock(core));
-    const int64_t user_args = 7 % (5 - 2);
+    const int64_t user_args = 7 % 3;
     (void)user_args;
     if (pto_k_core_kind(core) == PTO_K_CORE_VECTOR) { /* vector { } section */
         for (int64_t i = 1; i < 7; i += 2) {
             static const int64_t pto_slots_0[3] = {0, 16384, 40960};
             const pto_k_tile user_run = pto_k_t(PTO_K_VEC, PTO_K_F32, 16, 128, 16, 128, pto_slots_0[(((i - 1) / 2) % 3)]);
-            pto_k_tdecl(core, "gmix.pto:6: tile run", user_run);
+            pto_k_tdecl(core, "gmix.pto:6", user_run);
             const pto_k_tile spare = pto_k_t(PTO_K_VEC, PTO_K_F32, 16, 128, 16, 128, 65536);
             (void)spare;
-            pto_k_tload(core, "gmix.pto:8: tload", user_run, user_int, user_pto_base + (i - 1) * 4, -(-0));
-            pto_k_tmuls(core, "gmix.pto:9: tmuls", user_run, user_run, 1.0);
-            pto_k_tadds(core, "gmix.pto:10: tadds", user_run, user_run, 1e-07);
-            pto_k_tmaxs(core, "gmix.pto:11: tmaxs", user_run, user_run, 0.1);
+            pto_k_tload(core, "gmix.pto:8", user_run, user_int, user_pto_base + (i - 1) * 4, 0);
+            pto_k_tmuls(core, "gmix.pto:9", user_run, user_run, 1.0);
+            pto_k_tadds(core, "gmix.pto:10", user_run, user_run, 1e-07);
+            pto_k_tmaxs(core, "gmix.pto:11", user_run, user_run, 0.1);
             /* user: written in the source */
-            pto_k_pipe_barrier(core, "gmix.pto:12: pipe_barrier", PTO_K_PIPE_ALL);
-            pto_k_tstore(core, "gmix.pto:13: tstore", user_core, user_pto_base, 0, user_run);
+            pto_k_pipe_barrier(core, "gmix.pto:12", PTO_K_ALL);
+            pto_k_tstore(core, "gmix.pto:13", user_core, user_pto_base, 0, user_run);
         }
     }
     if (pto_k_core_kind(core) == PTO_K_CORE_CUBE) { /* cube { } section */
         /* sync: nothing to order at all */
-        pto_k_pipe_barrier(core, "gmix.pto:16: pipe_barrier", PTO_K_PIPE_M);
+        pto_k_pipe_barrier(core, "gmix.pto:16", PTO_K_M);
     }
 }

@@ -17,36 +17,36 @@ static void kernel_gmm(pto_k_core *core, const int64_t *args)
     pto_k_gm *b = pto_k_arg_gm(args, 1); /* in f16[64, 32] */
     pto_k_gm *c = pto_k_arg_gm(args, 2); /* out f32[32, 32] */
     const pto_k_tile acc = pto_k_t(PTO_K_ACC, PTO_K_F32, 32, 32, 32, 32, 0);
-    pto_k_tdecl(core, "gmm.pto:2: tile acc", acc);
+    pto_k_tdecl(core, "gmm.pto:2", acc);
     for (int64_t k = 0; k < 64; k += 32) {
         const pto_k_tile a1 = pto_k_t(PTO_K_MAT, PTO_K_F16, 32, 32, 32, 32, ((k / 32) % 2) * 2048);
-        pto_k_tdecl(core, "gmm.pto:4: tile a1", a1);
+        pto_k_tdecl(core, "gmm.pto:4", a1);
         const pto_k_tile b1 = pto_k_t(PTO_K_MAT, PTO_K_F16, 32, 32, 32, 32, 4096 + ((k / 32) % 2) * 2048);
-        pto_k_tdecl(core, "gmm.pto:5: tile b1", b1);
+        pto_k_tdecl(core, "gmm.pto:5", b1);
         const pto_k_tile a0 = pto_k_t(PTO_K_LEFT, PTO_K_F16, 32, 32, 32, 32, 0);
         const pto_k_tile b0 = pto_k_t(PTO_K_RIGHT, PTO_K_F16, 32, 32, 32, 32, 0);
-        pto_k_tload(core, "gmm.pto:8: tload", a1, a, 0, k);
-        pto_k_tload(core, "gmm.pto:9: tload", b1, b, k, 0);
+        pto_k_tload(core, "gmm.pto:8", a1, a, 0, k);
+        pto_k_tload(core, "gmm.pto:9", b1, b, k, 0);
         /* sync: RAW mat a1, b1 -> textract, tmov */
-        pto_k_set_flag(core, "gmm.pto:9: set_flag", PTO_K_PIPE_MTE2, PTO_K_PIPE_MTE1, 0);
-        pto_k_wait_flag(core, "gmm.pto:10: wait_flag", PTO_K_PIPE_MTE2, PTO_K_PIPE_MTE1, 0);
-        pto_k_tdecl(core, "gmm.pto:6: tile a0", a0);
-        pto_k_textract(core, "gmm.pto:10: textract", a0, a1, 0, 0);
-        pto_k_tdecl(core, "gmm.pto:7: tile b0", b0);
-        pto_k_tmov(core, "gmm.pto:11: tmov", b0, b1);
+        pto_k_set_flag(core, "gmm.pto:9", PTO_K_MTE2, PTO_K_MTE1, 0);
+        pto_k_wait_flag(core, "gmm.pto:10", PTO_K_MTE2, PTO_K_MTE1, 0);
+        pto_k_tdecl(core, "gmm.pto:6", a0);
+        pto_k_textract(core, "gmm.pto:10", a0, a1, 0, 0);
+        pto_k_tdecl(core, "gmm.pto:7", b0);
+        pto_k_tmov(core, "gmm.pto:11", b0, b1);
         /* sync: RAW left a0, right b0 -> tmatmul */
-        pto_k_set_flag(core, "gmm.pto:11: set_flag", PTO_K_PIPE_MTE1, PTO_K_PIPE_M, 0);
-        pto_k_wait_flag(core, "gmm.pto:12: wait_flag", PTO_K_PIPE_MTE1, PTO_K_PIPE_M, 0);
+        pto_k_set_flag(core, "gmm.pto:11", PTO_K_MTE1, PTO_K_M, 0);
+        pto_k_wait_flag(core, "gmm.pto:12", PTO_K_MTE1, PTO_K_M, 0);
         if (k == 0) {
-            pto_k_tmatmul(core, "gmm.pto:13: tmatmul", acc, a0, b0);
+            pto_k_tmatmul(core, "gmm.pto:13", acc, a0, b0);
         } else {
-            pto_k_tmatmul_acc(core, "gmm.pto:15: tmatmul_acc", acc, a0, b0);
+            pto_k_tmatmul_acc(core, "gmm.pto:15", acc, a0, b0);
         }
         /* sync: WAR a0, b0, a1, b1 across iterations */
-        pto_k_pipe_barrier(core, "gmm.pto:16: pipe_barrier", PTO_K_PIPE_ALL);
+        pto_k_pipe_barrier(core, "gmm.pto:16", PTO_K_ALL);
     }
     /* sync: RAW acc: tmatmul_acc -> tstore c */
-    pto_k_set_flag(core, "gmm.pto:16: set_flag", PTO_K_PIPE_M, PTO_K_PIPE_FIX, 0);
-    pto_k_wait_flag(core, "gmm.pto:18: wait_flag", PTO_K_PIPE_M, PTO_K_PIPE_FIX, 0);
-    pto_k_tstore(core, "gmm.pto:18: tstore", c, 0, 0, acc);
+    pto_k_set_flag(core, "gmm.pto:16", PTO_K_M, PTO_K_FIX, 0);
+    pto_k_wait_flag(core, "gmm.pto:18", PTO_K_M, PTO_K_FIX, 0);
+    pto_k_tstore(core, "gmm.pto:18", c, 0, 0, acc);
 }

@@ -20,22 +20,22 @@ static void kernel_gvadd(pto_k_core *core, const int64_t *args)
     for (int64_t i = 0; i < 2; i += 1) {
         const int64_t r = pto_k_block_idx(core) * 16 + i * 8;
         const pto_k_tile a = pto_k_t(PTO_K_VEC, PTO_K_F32, 8, 256, pto_emit_min(8, N - r), 256, (i % 2) * 8192);
-        pto_k_tdecl(core, "gvadd.pto:4: tile a", a);
+        pto_k_tdecl(core, "gvadd.pto:4", a);
         const pto_k_tile b = pto_k_t(PTO_K_VEC, PTO_K_F32, 8, 256, pto_emit_min(8, N - r), 256, 16384);
-        pto_k_tload(core, "gvadd.pto:6: tload", a, x, r, 0);
+        pto_k_tload(core, "gvadd.pto:6", a, x, r, 0);
         /* sync: RAW vec a: tload a (line 6) -> tmuls b (line 7) */
-        pto_k_set_flag(core, "gvadd.pto:6: set_flag", PTO_K_PIPE_MTE2, PTO_K_PIPE_V, 0);
-        pto_k_wait_flag(core, "gvadd.pto:7: wait_flag", PTO_K_PIPE_MTE2, PTO_K_PIPE_V, 0);
-        pto_k_tdecl(core, "gvadd.pto:5: tile b", b);
-        pto_k_tmuls(core, "gvadd.pto:7: tmuls", b, a, alpha);
+        pto_k_set_flag(core, "gvadd.pto:6", PTO_K_MTE2, PTO_K_V, 0);
+        pto_k_wait_flag(core, "gvadd.pto:7", PTO_K_MTE2, PTO_K_V, 0);
+        pto_k_tdecl(core, "gvadd.pto:5", b);
+        pto_k_tmuls(core, "gvadd.pto:7", b, a, alpha);
         /* sync: RAW vec b: tmuls b (line 7) -> tadds b (line 8), both on V */
-        pto_k_pipe_barrier(core, "gvadd.pto:8: pipe_barrier", PTO_K_PIPE_V);
-        pto_k_tadds(core, "gvadd.pto:8: tadds", b, b, -0.1);
+        pto_k_pipe_barrier(core, "gvadd.pto:8", PTO_K_V);
+        pto_k_tadds(core, "gvadd.pto:8", b, b, -0.1);
         /* sync: RAW vec b: tadds b (line 8) -> tstore z (line 9) */
-        pto_k_set_flag(core, "gvadd.pto:8: set_flag", PTO_K_PIPE_V, PTO_K_PIPE_MTE3, 0);
-        pto_k_wait_flag(core, "gvadd.pto:9: wait_flag", PTO_K_PIPE_V, PTO_K_PIPE_MTE3, 0);
-        pto_k_tstore(core, "gvadd.pto:9: tstore", z, r, 0, b);
+        pto_k_set_flag(core, "gvadd.pto:8", PTO_K_V, PTO_K_MTE3, 0);
+        pto_k_wait_flag(core, "gvadd.pto:9", PTO_K_V, PTO_K_MTE3, 0);
+        pto_k_tstore(core, "gvadd.pto:9", z, r, 0, b);
         /* sync: WAR a, b: the next iteration reuses them * / really */
-        pto_k_pipe_barrier(core, "gvadd.pto:9: pipe_barrier", PTO_K_PIPE_ALL);
+        pto_k_pipe_barrier(core, "gvadd.pto:9", PTO_K_ALL);
     }
 }

@@ -67,13 +67,13 @@ extern "C" __global__ AICORE void kernel_mm(__gm__ int64_t *args)
         pto::TileRight<half, 64, 128, 64, 128> b0;
         pto::TASSIGN(b0, ((k / 64) % 2) * 16384); /* right, planned */
         /* sync: WAR mat[0x0000,0x4000) tmov a0 (mm.pto:12) -> next tload a1 (mm.pto:10) */
-        wait_flag(PIPE_MTE1, PIPE_MTE2, static_cast<event_t>(0 + (k - 0) / 64 % 2)); /* mm.pto:10: wait_flag */
+        wait_flag(PIPE_MTE1, PIPE_MTE2, static_cast<event_t>(k / 64 % 2)); /* mm.pto:10: wait_flag */
         pto::GlobalTensor<half, pto::Shape<1, 1, 1, 128, 64>, pto::Stride<1, 1, 1, 256, 1>> pto_gm_0(a + 0 * 256 + k);
         pto::TLOAD(a1, pto_gm_0); /* mm.pto:10: tload */
         /* sync: RAW mat[0x0000,0x4000) tload a1 (mm.pto:10) -> tmov a0 (mm.pto:12) */
         set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0); /* mm.pto:10: set_flag */
         /* sync: WAR mat[0x8000,0xc000) tmov b0 (mm.pto:13) -> next tload b1 (mm.pto:11) */
-        wait_flag(PIPE_MTE1, PIPE_MTE2, static_cast<event_t>(2 + (k - 0) / 64 % 2)); /* mm.pto:11: wait_flag */
+        wait_flag(PIPE_MTE1, PIPE_MTE2, static_cast<event_t>(2 + k / 64 % 2)); /* mm.pto:11: wait_flag */
         pto::GlobalTensor<half, pto::Shape<1, 1, 1, 64, 128>, pto::Stride<1, 1, 1, 128, 1>> pto_gm_1(b + k * 128 + 0);
         pto::TLOAD(b1, pto_gm_1); /* mm.pto:11: tload */
         /* sync: RAW mat[0x8000,0xc000) tload b1 (mm.pto:11) -> tmov b0 (mm.pto:13) */
@@ -81,15 +81,15 @@ extern "C" __global__ AICORE void kernel_mm(__gm__ int64_t *args)
         /* sync: RAW mat[0x0000,0x4000) tload a1 (mm.pto:10) -> tmov a0 (mm.pto:12) */
         wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0); /* mm.pto:12: wait_flag */
         /* sync: WAR left[0x0000,0x4000) tmatmul_acc acc (mm.pto:17) -> next tmov a0 (mm.pto:12) */
-        wait_flag(PIPE_M, PIPE_MTE1, static_cast<event_t>(0 + (k - 0) / 64 % 2)); /* mm.pto:12: wait_flag */
+        wait_flag(PIPE_M, PIPE_MTE1, static_cast<event_t>(k / 64 % 2)); /* mm.pto:12: wait_flag */
         pto::TMOV(a0, a1); /* mm.pto:12: tmov */
         /* sync: WAR mat[0x0000,0x4000) tmov a0 (mm.pto:12) -> next tload a1 (mm.pto:10) */
-        set_flag(PIPE_MTE1, PIPE_MTE2, static_cast<event_t>(0 + (k - 0) / 64 % 2)); /* mm.pto:12: set_flag */
+        set_flag(PIPE_MTE1, PIPE_MTE2, static_cast<event_t>(k / 64 % 2)); /* mm.pto:12: set_flag */
         /* sync: RAW mat[0x8000,0xc000) tload b1 (mm.pto:11) -> tmov b0 (mm.pto:13) */
         wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID1); /* mm.pto:13: wait_flag */
         pto::TMOV(b0, b1); /* mm.pto:13: tmov */
         /* sync: WAR mat[0x8000,0xc000) tmov b0 (mm.pto:13) -> next tload b1 (mm.pto:11) */
-        set_flag(PIPE_MTE1, PIPE_MTE2, static_cast<event_t>(2 + (k - 0) / 64 % 2)); /* mm.pto:13: set_flag */
+        set_flag(PIPE_MTE1, PIPE_MTE2, static_cast<event_t>(2 + k / 64 % 2)); /* mm.pto:13: set_flag */
         /* sync: RAW right[0x0000,0x4000) tmov b0 (mm.pto:13) -> tmatmul acc (mm.pto:15) */
         set_flag(PIPE_MTE1, PIPE_M, EVENT_ID0); /* mm.pto:13: set_flag */
         /* sync: RAW right[0x0000,0x4000) tmov b0 (mm.pto:13) -> tmatmul acc (mm.pto:15) */
@@ -102,7 +102,7 @@ extern "C" __global__ AICORE void kernel_mm(__gm__ int64_t *args)
             pto::TMATMUL_ACC(acc, acc, a0, b0); /* mm.pto:17: tmatmul_acc */
         }
         /* sync: WAR left[0x0000,0x4000) tmatmul_acc acc (mm.pto:17) -> next tmov a0 (mm.pto:12) */
-        set_flag(PIPE_M, PIPE_MTE1, static_cast<event_t>(0 + (k - 0) / 64 % 2)); /* mm.pto:14: set_flag */
+        set_flag(PIPE_M, PIPE_MTE1, static_cast<event_t>(k / 64 % 2)); /* mm.pto:14: set_flag */
     }
     /* sync: RAW acc[0x0000,0x10000) tmatmul_acc acc (mm.pto:17) -> tstore c (mm.pto:20) */
     set_flag(PIPE_M, PIPE_FIX, EVENT_ID0); /* mm.pto:5: set_flag */
