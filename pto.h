@@ -2005,18 +2005,26 @@ PTODEF int32_t pto_add_op(pto_module *m, int32_t block, pto_op op, pto_loc loc)
 
 /* Operands of one statement are contiguous, so they must be added right
    after the statement, before any other statement's operands. */
+/* A new zeroed operand at the end of the operand array (no expressions
+   yet); the statement or host call that owns it counts it in nargs. */
+static int32_t pto__operand_new(pto_module *m, pto_operand_kind kind, int32_t ref, pto_loc loc)
+{
+    int32_t o = PTO__PUSH_FAST(m, operands);
+    if (o < 0) return -1;
+    m->operands[o].kind = (uint8_t)kind;
+    m->operands[o].ref = ref;
+    m->operands[o].e[0] = m->operands[o].e[1] = m->operands[o].e[2] = -1;
+    m->operands[o].loc = loc;
+    return o;
+}
+
 static int32_t pto__arg(pto_module *m, int32_t stmt, pto_operand_kind kind, int32_t ref, pto_loc loc)
 {
     int32_t o;
     pto_stmt *s = &m->stmts[stmt];
     PTO_ASSERT(s->arg0 + s->nargs == m->n_operands);
-    o = PTO__PUSH_FAST(m, operands);
-    if (o < 0) return -1;
-    m->stmts[stmt].nargs++;
-    m->operands[o].kind = (uint8_t)kind;
-    m->operands[o].ref = ref;
-    m->operands[o].e[0] = m->operands[o].e[1] = m->operands[o].e[2] = -1;
-    m->operands[o].loc = loc;
+    o = pto__operand_new(m, kind, ref, loc);
+    if (o >= 0) m->stmts[stmt].nargs++;
     return o;
 }
 
@@ -3480,24 +3488,36 @@ static int pto__ps_dim(pto__ps_parser *p, int32_t param, int d)
     return 0;
 }
 
+/* The head every parameter list shares (kernels and hosts):
+   `in|out|inout|scalar NAME: DTYPE`. *ok says the name may be bound (no
+   clash; the clash is already reported). Returns 0 after an error. */
+static int pto__ps_param_head(pto__ps_parser *p, int *scalar, pto_dir *dir, pto__ps_tok *name, int *ok,
+                              pto_dtype *dt)
+{
+    *scalar = pto__ps_is_kw(p, PTO__KW_SCALAR);
+    *dir = pto__ps_is_kw(p, PTO__KW_IN) ? PTO_IN : pto__ps_is_kw(p, PTO__KW_OUT) ? PTO_OUT : PTO_INOUT;
+    if (!*scalar && !pto__ps_is_kw(p, PTO__KW_IN) && !pto__ps_is_kw(p, PTO__KW_OUT) &&
+        !pto__ps_is_kw(p, PTO__KW_INOUT)) {
+        pto__ps_expected(p, "a parameter ('in', 'out', 'inout' or 'scalar')");
+        return 0;
+    }
+    pto__ps_next(p);
+    *name = p->tok;
+    if (!pto__ps_expect(p, PTO__T_NAME, "a parameter name")) return 0;
+    *ok = pto__ps_can_declare(p, name);
+    if (!pto__ps_expect(p, ':', "':' after the parameter name")) return 0;
+    return pto__ps_dtype(p, dt);
+}
+
 /* in|out|inout NAME: DTYPE[D0, D1] [window]   or   scalar NAME: DTYPE */
 static int pto__ps_param(pto__ps_parser *p)
 {
     pto__ps_tok name;
     pto_dtype dt;
+    pto_dir dir;
     int32_t prm;
-    int ok, scalar = pto__ps_is_kw(p, PTO__KW_SCALAR);
-    pto_dir dir = pto__ps_is_kw(p, PTO__KW_IN) ? PTO_IN : pto__ps_is_kw(p, PTO__KW_OUT) ? PTO_OUT : PTO_INOUT;
-    if (!scalar && !pto__ps_is_kw(p, PTO__KW_IN) && !pto__ps_is_kw(p, PTO__KW_OUT) && !pto__ps_is_kw(p, PTO__KW_INOUT)) {
-        pto__ps_expected(p, "a parameter ('in', 'out', 'inout' or 'scalar')");
-        return 0;
-    }
-    pto__ps_next(p);
-    name = p->tok;
-    if (!pto__ps_expect(p, PTO__T_NAME, "a parameter name")) return 0;
-    ok = pto__ps_can_declare(p, &name);
-    if (!pto__ps_expect(p, ':', "':' after the parameter name")) return 0;
-    if (!pto__ps_dtype(p, &dt)) return 0;
+    int ok, scalar;
+    if (!pto__ps_param_head(p, &scalar, &dir, &name, &ok, &dt)) return 0;
     if (scalar) {
         prm = pto_add_scalar_param(p->m, p->kernel, pto__ps_text(p, &name), dt, pto__ps_tloc(p, &name));
         if (prm < 0) return 0;
@@ -6573,17 +6593,8 @@ static int pto__run_for(pto__interp *I, const pto_stmt *st)
 static int pto__run_if(pto__interp *I, const pto_stmt *st)
 {
     int64_t a, b;
-    int t;
     if (!pto__eval(I, st->e[0], &a, 0) || !pto__eval(I, st->e[1], &b, 0)) return 0;
-    switch (st->cmp) {
-    case PTO_EQ: t = a == b; break;
-    case PTO_NE: t = a != b; break;
-    case PTO_LT: t = a < b; break;
-    case PTO_LE: t = a <= b; break;
-    case PTO_GT: t = a > b; break;
-    default: t = a >= b; break;
-    }
-    if (t) return pto__run_list(I, st->body);
+    if (pto__in_cmp(st->cmp, a, b)) return pto__run_list(I, st->body);
     return st->orelse >= 0 ? pto__run_list(I, st->orelse) : 1;
 }
 
@@ -7300,14 +7311,8 @@ static int32_t pto__hs_arg(pto_module *m, int32_t call, pto_operand_kind kind, i
 {
     int32_t o;
     PTO_ASSERT(m->hstmts[call].arg0 + m->hstmts[call].nargs == m->n_operands);
-    o = PTO__PUSH(m, operands);
-    if (o < 0) return -1;
-    m->hstmts[call].nargs++;
-    memset(&m->operands[o], 0, sizeof m->operands[o]);
-    m->operands[o].kind = (uint8_t)kind;
-    m->operands[o].ref = ref;
-    m->operands[o].e[0] = m->operands[o].e[1] = m->operands[o].e[2] = -1;
-    m->operands[o].loc = loc;
+    o = pto__operand_new(m, kind, ref, loc);
+    if (o >= 0) m->hstmts[call].nargs++;
     return o;
 }
 
@@ -7397,20 +7402,10 @@ static int pto__hs_param(pto__ps_parser *p, int32_t h)
 {
     pto__ps_tok name;
     pto_dtype dt;
+    pto_dir dir;
     int32_t prm;
-    int ok, scalar = pto__ps_is_kw(p, PTO__KW_SCALAR);
-    pto_dir dir = pto__ps_is_kw(p, PTO__KW_IN) ? PTO_IN : pto__ps_is_kw(p, PTO__KW_OUT) ? PTO_OUT : PTO_INOUT;
-    if (!scalar && !pto__ps_is_kw(p, PTO__KW_IN) && !pto__ps_is_kw(p, PTO__KW_OUT) &&
-        !pto__ps_is_kw(p, PTO__KW_INOUT)) {
-        pto__ps_expected(p, "a parameter ('in', 'out', 'inout' or 'scalar')");
-        return 0;
-    }
-    pto__ps_next(p);
-    name = p->tok;
-    if (!pto__ps_expect(p, PTO__T_NAME, "a parameter name")) return 0;
-    ok = pto__ps_can_declare(p, &name);
-    if (!pto__ps_expect(p, ':', "':' after the parameter name")) return 0;
-    if (!pto__ps_dtype(p, &dt)) return 0;
+    int ok, scalar;
+    if (!pto__ps_param_head(p, &scalar, &dir, &name, &ok, &dt)) return 0;
     if (scalar) {
         prm = pto_add_host_scalar_param(p->m, h, pto__ps_text(p, &name), dt, pto__ps_tloc(p, &name));
         if (prm < 0) return 0;
@@ -13513,17 +13508,17 @@ static void pto__emit_block(pto__emitter *E, int32_t block)
 
 /* ---- kernel heads ----------------------------------------------------------- */
 
-/* "in x: f32[N, 256], scalar alpha: f32" for the heading comments. */
-static void pto__emit_sig(pto__emitter *E, int32_t k)
+/* "in x: f32[N, 256], scalar alpha: f32": params [param0, param0 + n) of a
+   kernel or a host, into the SIG value of the heading comments. */
+static void pto__emit_param_list(pto__emitter *E, int32_t param0, int32_t n)
 {
     const pto_module *m = E->m;
-    const pto_kernel *kn = &m->kernels[k];
     pto_buf *b = pto__emit_sb(E, PTO__K_SIG);
     int32_t p;
-    for (p = kn->param0; p < kn->param0 + kn->nparams; p++) {
+    for (p = param0; p < param0 + n; p++) {
         const pto_param *pa = &m->params[p];
         int d;
-        if (p > kn->param0) pto__emit_put(b, ", ", 2);
+        if (p > param0) pto__emit_put(b, ", ", 2);
         if (pa->kind == PTO_P_SCALAR) {
             pto_buf_printf(b, "scalar %s: %s", pto_str(E->ctx, pa->name), pto_dtype_name((pto_dtype)pa->dtype));
             continue;
@@ -13538,6 +13533,14 @@ static void pto__emit_sig(pto__emitter *E, int32_t k)
         pto__emit_put(b, "]", 1);
     }
     pto__emit_vbuf(E, PTO__K_SIG);
+}
+
+/* The heading values of kernel k: its signature, kind and block count. */
+static void pto__emit_sig(pto__emitter *E, int32_t k)
+{
+    const pto_module *m = E->m;
+    const pto_kernel *kn = &m->kernels[k];
+    pto__emit_param_list(E, kn->param0, kn->nparams);
     pto__emit_v(E, PTO__K_KIND, pto__emit_kind_word[kn->kind < 3 ? kn->kind : 0]);
     if (kn->blocks >= 0) {
         pto__emit_expr(E, pto__emit_sb(E, PTO__K_BLOCKS), kn->blocks, PTO__EX_PTO, 0);
@@ -13961,32 +13964,6 @@ static void pto__emit_hs_decls(pto__emitter *E, int32_t h)
     }
 }
 
-/* The host's params as written, for the comment. */
-static void pto__emit_hs_params(pto__emitter *E, const pto_host *ho)
-{
-    const pto_module *m = E->m;
-    pto_buf *b = pto__emit_sb(E, PTO__K_SIG);
-    int32_t i;
-    int d;
-    for (i = 0; i < ho->nparams; i++) {
-        const pto_param *pa = &m->params[ho->param0 + i];
-        if (i) pto__emit_put(b, ", ", 2);
-        if (pa->kind == PTO_P_SCALAR) {
-            pto_buf_printf(b, "scalar %s: %s", pto_str(E->ctx, pa->name), pto_dtype_name((pto_dtype)pa->dtype));
-            continue;
-        }
-        pto_buf_printf(b, "%s %s: %s[", pto__emit_dir[pa->dir < 3 ? pa->dir : 0], pto_str(E->ctx, pa->name),
-                       pto_dtype_name((pto_dtype)pa->dtype));
-        for (d = 0; d < 2; d++) {
-            if (d) pto__emit_put(b, ", ", 2);
-            if (pa->dim_var[d] >= 0) pto__emit_puts(b, pto_str(E->ctx, m->vars[pa->dim_var[d]].name));
-            else pto__emit_put_i64(b, pa->dim[d]);
-        }
-        pto__emit_put(b, "]", 1);
-    }
-    pto__emit_vbuf(E, PTO__K_SIG);
-}
-
 static void pto__emit_host_section(pto__emitter *E, int32_t h)
 {
     const pto_module *m = E->m;
@@ -14008,7 +13985,7 @@ static void pto__emit_host_section(pto__emitter *E, int32_t h)
         pto__emit_v(E, PTO__K_NAME, pto_str(E->ctx, ho->name));
         pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, ho->name));
         pto__emit_vi(E, PTO__K_N, ho->loc.line);
-        pto__emit_hs_params(E, ho);
+        pto__emit_param_list(E, ho->param0, ho->nparams); /* as written, for the comment */
         pto__emit_x(E, PTO__T_HS_BEGIN);
         pto__emit_hs_decls(E, h);
         pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, ho->name));

@@ -1263,17 +1263,17 @@ static void pto__emit_block(pto__emitter *E, int32_t block)
 
 /* ---- kernel heads ----------------------------------------------------------- */
 
-/* "in x: f32[N, 256], scalar alpha: f32" for the heading comments. */
-static void pto__emit_sig(pto__emitter *E, int32_t k)
+/* "in x: f32[N, 256], scalar alpha: f32": params [param0, param0 + n) of a
+   kernel or a host, into the SIG value of the heading comments. */
+static void pto__emit_param_list(pto__emitter *E, int32_t param0, int32_t n)
 {
     const pto_module *m = E->m;
-    const pto_kernel *kn = &m->kernels[k];
     pto_buf *b = pto__emit_sb(E, PTO__K_SIG);
     int32_t p;
-    for (p = kn->param0; p < kn->param0 + kn->nparams; p++) {
+    for (p = param0; p < param0 + n; p++) {
         const pto_param *pa = &m->params[p];
         int d;
-        if (p > kn->param0) pto__emit_put(b, ", ", 2);
+        if (p > param0) pto__emit_put(b, ", ", 2);
         if (pa->kind == PTO_P_SCALAR) {
             pto_buf_printf(b, "scalar %s: %s", pto_str(E->ctx, pa->name), pto_dtype_name((pto_dtype)pa->dtype));
             continue;
@@ -1288,6 +1288,14 @@ static void pto__emit_sig(pto__emitter *E, int32_t k)
         pto__emit_put(b, "]", 1);
     }
     pto__emit_vbuf(E, PTO__K_SIG);
+}
+
+/* The heading values of kernel k: its signature, kind and block count. */
+static void pto__emit_sig(pto__emitter *E, int32_t k)
+{
+    const pto_module *m = E->m;
+    const pto_kernel *kn = &m->kernels[k];
+    pto__emit_param_list(E, kn->param0, kn->nparams);
     pto__emit_v(E, PTO__K_KIND, pto__emit_kind_word[kn->kind < 3 ? kn->kind : 0]);
     if (kn->blocks >= 0) {
         pto__emit_expr(E, pto__emit_sb(E, PTO__K_BLOCKS), kn->blocks, PTO__EX_PTO, 0);
@@ -1711,32 +1719,6 @@ static void pto__emit_hs_decls(pto__emitter *E, int32_t h)
     }
 }
 
-/* The host's params as written, for the comment. */
-static void pto__emit_hs_params(pto__emitter *E, const pto_host *ho)
-{
-    const pto_module *m = E->m;
-    pto_buf *b = pto__emit_sb(E, PTO__K_SIG);
-    int32_t i;
-    int d;
-    for (i = 0; i < ho->nparams; i++) {
-        const pto_param *pa = &m->params[ho->param0 + i];
-        if (i) pto__emit_put(b, ", ", 2);
-        if (pa->kind == PTO_P_SCALAR) {
-            pto_buf_printf(b, "scalar %s: %s", pto_str(E->ctx, pa->name), pto_dtype_name((pto_dtype)pa->dtype));
-            continue;
-        }
-        pto_buf_printf(b, "%s %s: %s[", pto__emit_dir[pa->dir < 3 ? pa->dir : 0], pto_str(E->ctx, pa->name),
-                       pto_dtype_name((pto_dtype)pa->dtype));
-        for (d = 0; d < 2; d++) {
-            if (d) pto__emit_put(b, ", ", 2);
-            if (pa->dim_var[d] >= 0) pto__emit_puts(b, pto_str(E->ctx, m->vars[pa->dim_var[d]].name));
-            else pto__emit_put_i64(b, pa->dim[d]);
-        }
-        pto__emit_put(b, "]", 1);
-    }
-    pto__emit_vbuf(E, PTO__K_SIG);
-}
-
 static void pto__emit_host_section(pto__emitter *E, int32_t h)
 {
     const pto_module *m = E->m;
@@ -1758,7 +1740,7 @@ static void pto__emit_host_section(pto__emitter *E, int32_t h)
         pto__emit_v(E, PTO__K_NAME, pto_str(E->ctx, ho->name));
         pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, ho->name));
         pto__emit_vi(E, PTO__K_N, ho->loc.line);
-        pto__emit_hs_params(E, ho);
+        pto__emit_param_list(E, ho->param0, ho->nparams); /* as written, for the comment */
         pto__emit_x(E, PTO__T_HS_BEGIN);
         pto__emit_hs_decls(E, h);
         pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, ho->name));

@@ -139,14 +139,8 @@ static int32_t pto__hs_arg(pto_module *m, int32_t call, pto_operand_kind kind, i
 {
     int32_t o;
     PTO_ASSERT(m->hstmts[call].arg0 + m->hstmts[call].nargs == m->n_operands);
-    o = PTO__PUSH(m, operands);
-    if (o < 0) return -1;
-    m->hstmts[call].nargs++;
-    memset(&m->operands[o], 0, sizeof m->operands[o]);
-    m->operands[o].kind = (uint8_t)kind;
-    m->operands[o].ref = ref;
-    m->operands[o].e[0] = m->operands[o].e[1] = m->operands[o].e[2] = -1;
-    m->operands[o].loc = loc;
+    o = pto__operand_new(m, kind, ref, loc);
+    if (o >= 0) m->hstmts[call].nargs++;
     return o;
 }
 
@@ -236,20 +230,10 @@ static int pto__hs_param(pto__ps_parser *p, int32_t h)
 {
     pto__ps_tok name;
     pto_dtype dt;
+    pto_dir dir;
     int32_t prm;
-    int ok, scalar = pto__ps_is_kw(p, PTO__KW_SCALAR);
-    pto_dir dir = pto__ps_is_kw(p, PTO__KW_IN) ? PTO_IN : pto__ps_is_kw(p, PTO__KW_OUT) ? PTO_OUT : PTO_INOUT;
-    if (!scalar && !pto__ps_is_kw(p, PTO__KW_IN) && !pto__ps_is_kw(p, PTO__KW_OUT) &&
-        !pto__ps_is_kw(p, PTO__KW_INOUT)) {
-        pto__ps_expected(p, "a parameter ('in', 'out', 'inout' or 'scalar')");
-        return 0;
-    }
-    pto__ps_next(p);
-    name = p->tok;
-    if (!pto__ps_expect(p, PTO__T_NAME, "a parameter name")) return 0;
-    ok = pto__ps_can_declare(p, &name);
-    if (!pto__ps_expect(p, ':', "':' after the parameter name")) return 0;
-    if (!pto__ps_dtype(p, &dt)) return 0;
+    int ok, scalar;
+    if (!pto__ps_param_head(p, &scalar, &dir, &name, &ok, &dt)) return 0;
     if (scalar) {
         prm = pto_add_host_scalar_param(p->m, h, pto__ps_text(p, &name), dt, pto__ps_tloc(p, &name));
         if (prm < 0) return 0;

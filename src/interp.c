@@ -808,17 +808,8 @@ static int pto__run_for(pto__interp *I, const pto_stmt *st)
 static int pto__run_if(pto__interp *I, const pto_stmt *st)
 {
     int64_t a, b;
-    int t;
     if (!pto__eval(I, st->e[0], &a, 0) || !pto__eval(I, st->e[1], &b, 0)) return 0;
-    switch (st->cmp) {
-    case PTO_EQ: t = a == b; break;
-    case PTO_NE: t = a != b; break;
-    case PTO_LT: t = a < b; break;
-    case PTO_LE: t = a <= b; break;
-    case PTO_GT: t = a > b; break;
-    default: t = a >= b; break;
-    }
-    if (t) return pto__run_list(I, st->body);
+    if (pto__in_cmp(st->cmp, a, b)) return pto__run_list(I, st->body);
     return st->orelse >= 0 ? pto__run_list(I, st->orelse) : 1;
 }
 

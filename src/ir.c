@@ -486,18 +486,26 @@ PTODEF int32_t pto_add_op(pto_module *m, int32_t block, pto_op op, pto_loc loc)
 
 /* Operands of one statement are contiguous, so they must be added right
    after the statement, before any other statement's operands. */
+/* A new zeroed operand at the end of the operand array (no expressions
+   yet); the statement or host call that owns it counts it in nargs. */
+static int32_t pto__operand_new(pto_module *m, pto_operand_kind kind, int32_t ref, pto_loc loc)
+{
+    int32_t o = PTO__PUSH_FAST(m, operands);
+    if (o < 0) return -1;
+    m->operands[o].kind = (uint8_t)kind;
+    m->operands[o].ref = ref;
+    m->operands[o].e[0] = m->operands[o].e[1] = m->operands[o].e[2] = -1;
+    m->operands[o].loc = loc;
+    return o;
+}
+
 static int32_t pto__arg(pto_module *m, int32_t stmt, pto_operand_kind kind, int32_t ref, pto_loc loc)
 {
     int32_t o;
     pto_stmt *s = &m->stmts[stmt];
     PTO_ASSERT(s->arg0 + s->nargs == m->n_operands);
-    o = PTO__PUSH_FAST(m, operands);
-    if (o < 0) return -1;
-    m->stmts[stmt].nargs++;
-    m->operands[o].kind = (uint8_t)kind;
-    m->operands[o].ref = ref;
-    m->operands[o].e[0] = m->operands[o].e[1] = m->operands[o].e[2] = -1;
-    m->operands[o].loc = loc;
+    o = pto__operand_new(m, kind, ref, loc);
+    if (o >= 0) m->stmts[stmt].nargs++;
     return o;
 }
 

@@ -1307,24 +1307,36 @@ static int pto__ps_dim(pto__ps_parser *p, int32_t param, int d)
     return 0;
 }
 
+/* The head every parameter list shares (kernels and hosts):
+   `in|out|inout|scalar NAME: DTYPE`. *ok says the name may be bound (no
+   clash; the clash is already reported). Returns 0 after an error. */
+static int pto__ps_param_head(pto__ps_parser *p, int *scalar, pto_dir *dir, pto__ps_tok *name, int *ok,
+                              pto_dtype *dt)
+{
+    *scalar = pto__ps_is_kw(p, PTO__KW_SCALAR);
+    *dir = pto__ps_is_kw(p, PTO__KW_IN) ? PTO_IN : pto__ps_is_kw(p, PTO__KW_OUT) ? PTO_OUT : PTO_INOUT;
+    if (!*scalar && !pto__ps_is_kw(p, PTO__KW_IN) && !pto__ps_is_kw(p, PTO__KW_OUT) &&
+        !pto__ps_is_kw(p, PTO__KW_INOUT)) {
+        pto__ps_expected(p, "a parameter ('in', 'out', 'inout' or 'scalar')");
+        return 0;
+    }
+    pto__ps_next(p);
+    *name = p->tok;
+    if (!pto__ps_expect(p, PTO__T_NAME, "a parameter name")) return 0;
+    *ok = pto__ps_can_declare(p, name);
+    if (!pto__ps_expect(p, ':', "':' after the parameter name")) return 0;
+    return pto__ps_dtype(p, dt);
+}
+
 /* in|out|inout NAME: DTYPE[D0, D1] [window]   or   scalar NAME: DTYPE */
 static int pto__ps_param(pto__ps_parser *p)
 {
     pto__ps_tok name;
     pto_dtype dt;
+    pto_dir dir;
     int32_t prm;
-    int ok, scalar = pto__ps_is_kw(p, PTO__KW_SCALAR);
-    pto_dir dir = pto__ps_is_kw(p, PTO__KW_IN) ? PTO_IN : pto__ps_is_kw(p, PTO__KW_OUT) ? PTO_OUT : PTO_INOUT;
-    if (!scalar && !pto__ps_is_kw(p, PTO__KW_IN) && !pto__ps_is_kw(p, PTO__KW_OUT) && !pto__ps_is_kw(p, PTO__KW_INOUT)) {
-        pto__ps_expected(p, "a parameter ('in', 'out', 'inout' or 'scalar')");
-        return 0;
-    }
-    pto__ps_next(p);
-    name = p->tok;
-    if (!pto__ps_expect(p, PTO__T_NAME, "a parameter name")) return 0;
-    ok = pto__ps_can_declare(p, &name);
-    if (!pto__ps_expect(p, ':', "':' after the parameter name")) return 0;
-    if (!pto__ps_dtype(p, &dt)) return 0;
+    int ok, scalar;
+    if (!pto__ps_param_head(p, &scalar, &dir, &name, &ok, &dt)) return 0;
     if (scalar) {
         prm = pto_add_scalar_param(p->m, p->kernel, pto__ps_text(p, &name), dt, pto__ps_tloc(p, &name));
         if (prm < 0) return 0;
