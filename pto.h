@@ -808,6 +808,10 @@ typedef struct pto_sync_stats {
 typedef struct pto_sync_desc {
     int ids_per_pair;      /* event ids per ordered pipe pair; 0 = 8 (hardware.md s4) */
     pto_sync_stats *stats; /* optional: filled on return */
+    int check;             /* self-check: analyse the result once more with the hardware
+                              ids; an unordered dependency or a flag misuse then is
+                              PTO_ERR_INTERNAL (pto's bug). Costs about half again the
+                              pass; ptoc and the test suite turn it on. */
 } pto_sync_desc;
 
 /* Inserts set_flag / wait_flag / pipe_barrier statements (origin PTO_BY_SYNC,
@@ -10033,7 +10037,7 @@ PTODEF pto_status pto_plan_check(pto_ctx *ctx, const pto_module *m)
    - at most ids_per_pair (8) ids per ordered pipe pair; M -> FIX uses only
      ids 0..2 (that pair deadlocked with ids 3..7 on one device, s4);
    - deterministic: the same module gives the same statements;
-   - time linear in the kernel (one analysis to insert, one to check).
+   - time linear in the kernel (one analysis to insert; one more to check).
    Inserted statements are ordinary op statements (origin PTO_BY_SYNC) whose
    note names the dependency that justified them.
 
@@ -10105,8 +10109,11 @@ PTODEF pto_status pto_plan_check(pto_ctx *ctx, const pto_module *m)
       orders at least as much); each is reported as a warning naming the
       tiles and pipes.
 
-   5. Check. The analysis runs once more with the hardware ids: any
-      unordered dependency or flag misuse now is an internal error. */
+   5. Check (pto_sync_desc.check, on in ptoc and the tests). The analysis
+      runs once more with the hardware ids: any unordered dependency or flag
+      misuse now is an internal error. It re-proves what insertion and the
+      colouring guarantee by construction, so it is a self-check, like
+      pto_plan_check, not part of producing the result. */
 
 #define PTO__SY_ALLBITS 0x7f        /* the queues S..FIX; ALL is not a queue */
 #define PTO__SY_VBASE (1 << 20)     /* virtual ids of insertion rounds */
@@ -10151,7 +10158,9 @@ typedef struct pto__sy_ent {
    slot, when it was issued, which pipes it is known to happen before (and
    since when), and which pending sets captured it. */
 typedef struct pto__sy_e {
+    int64_t lo, hi;             /* the record's byte range, pipe, space and   */
     int32_t rid;
+    uint8_t pipe, space, rw;    /* access, copied here: every scan reads them */
     uint8_t bits;
     uint32_t ts;
     uint32_t hts[7];
@@ -10171,7 +10180,8 @@ typedef struct pto__sy_st {
    keeps (loop heads and entry, the other branch) that a pair placed in
    place may have to update. */
 typedef struct pto__sy_lg {    /* a change made to a loop's entry state */
-    int32_t grp, stmt;          /* stmt >= 0: a prime to analyse; else pto__sy_apply */
+    int32_t grp, stmt;          /* stmt >= 0: a prime to analyse; -1 pto__sy_apply;
+                                   -2 pto__sy_apply_carried */
     uint8_t p, q;
     uint32_t t, w;
 } pto__sy_lg;
@@ -10179,6 +10189,7 @@ typedef struct pto__sy_lg {    /* a change made to a loop's entry state */
 typedef struct pto__sy_fr {
     int32_t stmt;
     int loop, fresh;            /* fresh: first round, first iteration */
+    uint32_t vstart;            /* loop: analysis time its current body visit began */
     pto__sy_st **sv;
     int32_t nsv;
     int32_t g0;                 /* loop: groups before this visit */
@@ -10197,6 +10208,7 @@ typedef struct pto__sy {
     pto_module *m;
     int32_t kernel;
     int ids_per_pair;
+    int check;                  /* desc->check: run the CHECK analysis */
     pto_sync_stats stats;
     pto__sy_rec *recs;
     int32_t n_recs, cap_recs;
@@ -10223,6 +10235,8 @@ typedef struct pto__sy {
     uint8_t *drop;
     int32_t cap_drop;
     int32_t restart, restart_grp;          /* loop to analyse again, and the group that asked */
+    int32_t pend;                          /* loop to analyse again once its body visit ends */
+    int32_t *pendg, npendg, cap_pendg;     /* the carried groups that asked for it */
     int mode, stop;
     pto_status status;
     /* the dependency found at the current statement */
@@ -10754,8 +10768,8 @@ static void pto__sy_touch(pto__sy *sy, pto__sy_st *st, int32_t r)
     pto__sy_e *e;
     for (k = 0; k < st->n; k++) {
         const pto__sy_e *x = &st->e[k];
-        if (x->rid != r && pto__sy_dominates(sy, a, &sy->recs[x->rid])) continue;
         if (x->rid == r) continue;
+        if (x->pipe == a->pipe && x->space == a->space && pto__sy_dominates(sy, a, &sy->recs[x->rid])) continue;
         if (w != k) st->e[w] = *x;
         w++;
     }
@@ -10764,6 +10778,11 @@ static void pto__sy_touch(pto__sy *sy, pto__sy_st *st, int32_t r)
     e = &st->e[st->n++];
     memset(e, 0, sizeof *e);
     e->rid = r;
+    e->lo = a->lo;
+    e->hi = a->hi;
+    e->pipe = a->pipe;
+    e->space = a->space;
+    e->rw = a->rw;
     e->ts = sy->now;
 }
 
@@ -11000,7 +11019,7 @@ static void pto__sy_barrier(pto__sy *sy, int32_t s, pto__sy_st *st)
         pto__sy_e *e = &st->e[k];
         if (P == PTO_PIPE_ALL) {
             for (q = 0; q < 7; q++) pto__sy_addbit(e, q, sy->now);
-        } else if (sy->recs[e->rid].pipe == P) {
+        } else if (e->pipe == P) {
             pto__sy_addbit(e, P, sy->now);
         }
     }
@@ -11030,7 +11049,7 @@ static void pto__sy_syncop(pto__sy *sy, int32_t s, pto__sy_st *st)
         st->fval[f] = 1;
         for (k = 0; k < st->n; k++) {
             pto__sy_e *e = &st->e[k];
-            if ((e->bits & (1u << p)) || sy->recs[e->rid].pipe == p) e->cap |= bit;
+            if ((e->bits & (1u << p)) || e->pipe == p) e->cap |= bit;
         }
         return;
     }
@@ -11147,9 +11166,9 @@ static void pto__sy_collect(pto__sy *sy, pto__sy_st *st)
     for (u = st->fused; u; u &= u - 1)
         if (st->fval[pto__sy_ctz(u)] == 1) set1 |= u & (~u + 1);
     for (kb = 0; kb < n; kb++) {
-        const pto__sy_rec *b = &sy->recs[st->e[kb].rid];
+        const pto__sy_e *b = &st->e[kb];
         for (ka = 0; ka < n; ka++) {
-            const pto__sy_rec *a = &sy->recs[st->e[ka].rid];
+            const pto__sy_e *a = &st->e[ka];
             if (ka == kb || a->space != b->space) continue;
             if (a->space != PTO_GM && !(a->lo <= b->lo && b->hi <= a->hi)) continue;
             if (pto__sy_supersedes(sy, set1, &st->e[ka], &st->e[kb])) { drop[kb] = 1; break; }
@@ -11178,10 +11197,10 @@ static int32_t pto__sy_scan(pto__sy *sy, int32_t s, const pto__sy_st *st, int32_
         b = &sy->recs[r];
         for (k = 0; k < st->n; k++) {
             const pto__sy_e *e = &st->e[k];
-            const pto__sy_rec *a = &sy->recs[e->rid];
-            if (a->space != b->space || !((a->rw | b->rw) & PTO__SY_WR)) continue;
-            if ((e->bits & (1u << q)) || (a->pipe == q && pto__sy_inorder(q))) continue;
-            if (a->space != PTO_GM ? !(a->lo < b->hi && b->lo < a->hi) : !pto__sy_gm_overlap(m, a, b)) continue;
+            if (e->space != b->space || !((e->rw | b->rw) & PTO__SY_WR)) continue;
+            if ((e->bits & (1u << q)) || (e->pipe == q && pto__sy_inorder(q))) continue;
+            if (e->space != PTO_GM ? !(e->lo < b->hi && b->lo < e->hi)
+                                   : !pto__sy_gm_overlap(m, &sy->recs[e->rid], b)) continue;
             pto__sy_hazard(sy, e->rid, s, o, r);
             if (sy->stop) return nr;
         }
@@ -11200,10 +11219,29 @@ static int32_t pto__sy_scan(pto__sy *sy, int32_t s, const pto__sy_st *st, int32_
 static void pto__sy_apply(pto__sy *sy, pto__sy_st *st, int p, int q, uint32_t t, uint32_t w)
 {
     int32_t k;
+    (void)sy;
     for (k = 0; k < st->n; k++) {
         pto__sy_e *e = &st->e[k];
-        if ((sy->recs[e->rid].pipe == p && e->ts <= t) || ((e->bits & (1u << p)) && e->hts[p] <= t))
+        if ((e->pipe == p && e->ts <= t) || ((e->bits & (1u << p)) && e->hts[p] <= t))
             pto__sy_addbit(e, q, w);
+    }
+}
+
+/* The effect, on the iteration under analysis, of a carried pair (its
+   prime before the loop, its set in earlier iterations) placed while the
+   loop was being visited: every record issued before this iteration
+   (before time t0) that is of pipe p or ordered before p counts as ordered
+   before q since w. That is at least what the exact analysis would know
+   (the set captured a subset of those), so a dependency still unordered
+   after it is one the exact analysis finds too: the rest of the visit can
+   go on looking for the loop's other carried dependencies, and the loop is
+   analysed again, exactly, once the visit ends (sy->pend). */
+static void pto__sy_apply_carried(pto__sy_st *st, int p, int q, uint32_t t0, uint32_t w)
+{
+    int32_t k;
+    for (k = 0; k < st->n; k++) {
+        pto__sy_e *e = &st->e[k];
+        if (e->ts < t0 && (e->pipe == p || (e->bits & (1u << p)))) pto__sy_addbit(e, q, w);
     }
 }
 
@@ -11250,6 +11288,45 @@ static int pto__sy_log(pto__sy *sy, pto__sy_fr *f, int32_t g, int32_t stmt, uint
     return 1;
 }
 
+/* A carried group just placed (gr, for the dependency found at the
+   current statement, whose wait precedes pb) would make loop `target`
+   stale: instead of analysing target again at once, its effect on this
+   iteration is taken optimistically (pto__sy_apply_carried) and target is
+   analysed again when its body visit ends, so one visit finds all of a
+   loop's carried dependencies. Returns 0 when that cannot be done (a
+   rotation that changes the loop's period, or a dependency the optimistic
+   effect does not order): then target is analysed again at once. */
+static int pto__sy_defer(pto__sy *sy, pto__sy_st *st, const pto__sy_grp *gr, int32_t target, int32_t pb,
+                         int32_t period0)
+{
+    int32_t L = pto_stmt_loop(sy->m, pb), fl = pto__sy_frame_of(sy, L), i, j, k;
+    uint32_t w = pb < sy->n_tt ? sy->tstart[pb] : sy->now, t0;
+    /* only when the loop to analyse again is the one that carries the pair:
+       the rest of this visit then meets no wait of a deferred group (each
+       sits before its pb, already passed) and no loop analysed further */
+    if (sy->mode != PTO__SY_FIND || fl < 0 || L < 0 || target != L || sy->period[L] != period0) return 0;
+    t0 = sy->fr[fl].vstart;
+    pto__sy_apply_carried(st, gr->src, gr->dst, t0, w);
+    if (gr->kind == PTO__SY_BAR) pto__sy_apply(sy, st, gr->src, gr->dst, w, w);
+    k = pto__sy_find(st, sy->h_rec);
+    if (k < 0 || !(st->e[k].bits & (1u << gr->dst))) return 0;
+    for (i = fl + 1; i < sy->nfr; i++) {
+        for (j = 0; j < sy->fr[i].nsv; j++)
+            if (sy->fr[i].sv[j]) {
+                pto__sy_apply_carried(sy->fr[i].sv[j], gr->src, gr->dst, t0, w);
+                if (gr->kind == PTO__SY_BAR) pto__sy_apply(sy, sy->fr[i].sv[j], gr->src, gr->dst, w, w);
+            }
+        if (sy->fr[i].loop) {
+            if (!pto__sy_log(sy, &sy->fr[i], sy->n_grps - 1, -2, t0, w)) return 0;
+            if (gr->kind == PTO__SY_BAR && !pto__sy_log(sy, &sy->fr[i], sy->n_grps - 1, -1, w, w)) return 0;
+        }
+    }
+    if (!pto__sy_grow(sy, (void **)&sy->pendg, sizeof(int32_t), &sy->cap_pendg, sy->npendg + 1)) return 0;
+    sy->pendg[sy->npendg++] = sy->n_grps - 1;
+    if (sy->pend < 0 || pto__sy_frame_of(sy, target) < pto__sy_frame_of(sy, sy->pend)) sy->pend = target;
+    return 1;
+}
+
 /* Orders the dependency found at s: places the group, then either applies
    it to the states in place (pto__sy_apply) and returns 1, or asks for the
    loop it makes stale to be analysed again and returns 0. */
@@ -11259,6 +11336,7 @@ static int pto__sy_resolve(pto__sy *sy, int32_t s, pto__sy_st *st)
     int32_t a = sy->recs[sy->h_rec].stmt, pa, pb, target, fi, i, j;
     const pto__sy_grp *gr;
     uint32_t t, w;
+    int32_t period0;
     if (pto__sy_seen(sy)) {
         pto_error(sy->ctx, m->stmts[sy->h_bstmt].loc, "sync: internal: could not order %s",
                   pto_str(sy->ctx, pto__sy_dep_note(sy, sy->h_rec, sy->h_brec, !sy->h_fwd)));
@@ -11270,6 +11348,7 @@ static int pto__sy_resolve(pto__sy *sy, int32_t s, pto__sy_st *st)
         int32_t L = pto_stmt_loop(m, pa);
         if (L >= 0) pb = pto__sy_in_block(m, s, m->stmts[L].body);
     }
+    period0 = !sy->h_fwd && pto_stmt_loop(m, pa) >= 0 ? sy->period[pto_stmt_loop(m, pa)] : 0;
     if (pto__sy_place(sy) != PTO_OK) { pto__sy_fail(sy, PTO_ERR_INTERNAL); return 0; }
     pto__sy_counted(sy);
     sy->grps[sy->n_grps - 1].ne = sy->n_ents - sy->grps[sy->n_grps - 1].e0;
@@ -11277,7 +11356,10 @@ static int pto__sy_resolve(pto__sy *sy, int32_t s, pto__sy_st *st)
     gr = &sy->grps[sy->n_grps - 1];
     target = pto__sy_restart_target(sy, gr, pb);
     sy->found = 0;
+    if (target >= 0 && !sy->h_fwd && pto__sy_defer(sy, st, gr, target, pb, period0)) return 1;
     if (target >= 0) {
+        if (sy->pend >= 0 && pto__sy_frame_of(sy, sy->pend) < pto__sy_frame_of(sy, target)) target = sy->pend;
+        sy->pend = -1;
         sy->restart = target;
         sy->restart_grp = sy->n_grps - 1;
         return 0;
@@ -11364,16 +11446,22 @@ static void pto__sy_reenter(pto__sy *sy, int32_t fi, pto__sy_st *st, const pto__
         if (sy->grps[l.grp].kind == PTO__SY_DEAD) continue;
         sy->fr[fi].lg[w++] = l;
         if (l.stmt >= 0) pto__sy_syncop(sy, l.stmt, st);
+        else if (l.stmt == -2) pto__sy_apply_carried(st, l.p, l.q, l.t, l.w);
         else pto__sy_apply(sy, st, l.p, l.q, l.t, l.w);
     }
     sy->fr[fi].nlg = w;
-    g = sy->restart_grp;
-    if (g < 0 || sy->grps[g].kind != PTO__SY_LOOP || sy->grps[g].loop != L) return;
-    for (e = sy->grps[g].e0; e < sy->grps[g].e0 + sy->grps[g].ne && !sy->stop; e++) {
-        if (sy->ents[e].role != PTO__SY_PRIME || sy->ents[e].stmt < 0) continue;
-        pto__sy_syncop(sy, sy->ents[e].stmt, st);
-        if (!pto__sy_log(sy, &sy->fr[fi], g, sy->ents[e].stmt, 0, 0)) return;
+    /* the groups that asked, in the order they were placed (so are their
+       primes: each new one goes right before L) */
+    for (i = 0; i <= sy->npendg && !sy->stop; i++) {
+        g = i < sy->npendg ? sy->pendg[i] : sy->restart_grp;
+        if (g < 0 || sy->grps[g].kind != PTO__SY_LOOP || sy->grps[g].loop != L) continue;
+        for (e = sy->grps[g].e0; e < sy->grps[g].e0 + sy->grps[g].ne && !sy->stop; e++) {
+            if (sy->ents[e].role != PTO__SY_PRIME || sy->ents[e].stmt < 0) continue;
+            pto__sy_syncop(sy, sy->ents[e].stmt, st);
+            if (!pto__sy_log(sy, &sy->fr[fi], g, sy->ents[e].stmt, 0, 0)) return;
+        }
     }
+    sy->npendg = 0;
 }
 
 /* Chaotic iteration over the phases (iteration index mod the period): a
@@ -11402,7 +11490,13 @@ static int pto__sy_fixpoint(pto__sy *sy, int32_t L, int32_t fi, pto__sy_st *st, 
             sy->phase[L] = ph;
             sy->fr[fi].fresh = visits == 1;
             pto__sy_st_copy(sy, work, heads[ph]);
+            sy->fr[fi].vstart = sy->now;
             pto__sy_block(sy, sy->m->stmts[L].body, work);
+            if (sy->pend == L && !pto__sy_halted(sy)) {   /* pto__sy_defer */
+                sy->pend = -1;
+                sy->restart = L;
+                sy->restart_grp = -1;
+            }
             if (!pto__sy_halted(sy) && pto__sy_join(sy, heads[(ph + 1) % P], work) && !dirty[(ph + 1) % P]) {
                 dirty[(ph + 1) % P] = 1;
                 left++;
@@ -11559,7 +11653,8 @@ static void pto__sy_run(pto__sy *sy, int32_t prog)
     if (!st) return;
     st->reached = 1;
     sy->nfr = 0;
-    sy->restart = sy->restart_grp = -1;
+    sy->restart = sy->restart_grp = sy->pend = -1;
+    sy->npendg = 0;
     for (s = m->blocks[sy->progs[prog]].head; s >= 0 && !sy->stop; s = m->stmts[s].next) {
         if (!(m->stmts[s].kind == PTO_ST_OP && pto__sy_issync(m->stmts[s].op))) pto__sy_collect(sy, st);
         pto__sy_stmt(sy, s, st);
@@ -12006,7 +12101,7 @@ static pto_status pto__sy_kernel(pto__sy *sy)
     pto__sy_analyse(sy, PTO__SY_FIND);
     if (sy->status != PTO_OK) return sy->status;
     if ((st = pto__sy_assign(sy)) != PTO_OK) return st;
-    pto__sy_analyse(sy, PTO__SY_CHECK);
+    if (sy->check) pto__sy_analyse(sy, PTO__SY_CHECK);
     return sy->status;
 }
 
@@ -12020,6 +12115,7 @@ static void pto__sy_reset(pto__sy *sy)
     }
     pto_free(ctx, sy->freel);
     pto_free(ctx, sy->fr);
+    pto_free(ctx, sy->pendg);
     pto_free(ctx, sy->drop);
     pto_free(ctx, sy->tstart);
     pto_free(ctx, sy->tend);
@@ -12039,7 +12135,7 @@ static void pto__sy_reset(pto__sy *sy)
     {
         pto_ctx *c = sy->ctx;
         pto_module *m = sy->m;
-        int32_t k = sy->kernel, ids = sy->ids_per_pair;
+        int32_t k = sy->kernel, ids = sy->ids_per_pair, check = sy->check;
         pto_sync_stats stats = sy->stats;
         pto_status status = sy->status;
         memset(sy, 0, sizeof *sy);
@@ -12047,6 +12143,7 @@ static void pto__sy_reset(pto__sy *sy)
         sy->m = m;
         sy->kernel = k;
         sy->ids_per_pair = ids;
+        sy->check = check;
         sy->stats = stats;
         sy->status = status;
     }
@@ -12061,6 +12158,7 @@ PTODEF pto_status pto_sync(pto_ctx *ctx, pto_module *m, const pto_sync_desc *des
     sy.ctx = ctx;
     sy.m = m;
     sy.ids_per_pair = desc && desc->ids_per_pair > 0 ? (desc->ids_per_pair > 8 ? 8 : desc->ids_per_pair) : 8;
+    sy.check = desc && desc->check;
     for (k = 0; k < m->n_kernels && st == PTO_OK; k++) {
         sy.kernel = k;
         sy.status = PTO_OK;

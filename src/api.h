@@ -173,6 +173,10 @@ typedef struct pto_sync_stats {
 typedef struct pto_sync_desc {
     int ids_per_pair;      /* event ids per ordered pipe pair; 0 = 8 (hardware.md s4) */
     pto_sync_stats *stats; /* optional: filled on return */
+    int check;             /* self-check: analyse the result once more with the hardware
+                              ids; an unordered dependency or a flag misuse then is
+                              PTO_ERR_INTERNAL (pto's bug). Costs about half again the
+                              pass; ptoc and the test suite turn it on. */
 } pto_sync_desc;
 
 /* Inserts set_flag / wait_flag / pipe_barrier statements (origin PTO_BY_SYNC,

@@ -147,6 +147,7 @@ static int cmd_dump(pto_ctx *ctx, const char *stage, const char *path)
         memset(&cd, 0, sizeof cd);
         cd.stop_after = last == 1 ? PTO_STAGE_VERIFY : last == 2 ? PTO_STAGE_LOWER : last == 3 ? PTO_STAGE_PLAN
                                                                                    : PTO_STAGE_SYNC;
+        cd.sync.check = 1;
         st = pto_compile(ctx, m, &cd);
     }
     pto_diag_print(ctx, stderr);
@@ -213,8 +214,11 @@ static int cmd_sync(pto_ctx *ctx, const char *path)
     int status;
     pto_module *m = load(ctx, path, &status);
     pto_status st = PTO_OK;
+    pto_compile_desc cd;
     if (!m) { pto_diag_print(ctx, stderr); return status; }
-    st = pto_compile(ctx, m, NULL);
+    memset(&cd, 0, sizeof cd);
+    cd.sync.check = 1;   /* an unordered dependency after sync is pto's bug (exit 2) */
+    st = pto_compile(ctx, m, &cd);
     pto_diag_print(ctx, stderr);
     if (st == PTO_OK) st = write_text(ctx, m, pto_sync_dump);
     pto_module_destroy(m);
@@ -245,6 +249,7 @@ static pto_status compile_file(pto_ctx *ctx, const char *path, int opts, pto_buf
     memset(&cd, 0, sizeof cd);
     cd.plan.tight = (opts & EMIT_TIGHT) != 0;
     cd.no_sync = (opts & EMIT_NO_SYNC) != 0;
+    cd.sync.check = 1;   /* the sync self-check costs little next to compiling the C */
     st = pto_compile(ctx, m, &cd);
     if (st == PTO_OK) {
         memset(&ed, 0, sizeof ed);

@@ -49,14 +49,14 @@ extern "C" __global__ AICORE void kernel_mm(__gm__ int64_t *args)
     set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID0); /* mm.pto:5: set_flag */
     /* sync: prime: WAR mat[0x0000,0x4000) tmov a0 (mm.pto:12) -> next tload a1 (mm.pto:10) */
     set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID1); /* mm.pto:5: set_flag */
-    /* sync: prime: WAR mat[0x8000,0xc000) tmov b0 (mm.pto:13) -> next tload b1 (mm.pto:11) */
-    set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID2); /* mm.pto:5: set_flag */
-    /* sync: prime: WAR mat[0x8000,0xc000) tmov b0 (mm.pto:13) -> next tload b1 (mm.pto:11) */
-    set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID3); /* mm.pto:5: set_flag */
     /* sync: prime: WAR left[0x0000,0x4000) tmatmul_acc acc (mm.pto:17) -> next tmov a0 (mm.pto:12) */
     set_flag(PIPE_M, PIPE_MTE1, EVENT_ID0); /* mm.pto:5: set_flag */
     /* sync: prime: WAR left[0x0000,0x4000) tmatmul_acc acc (mm.pto:17) -> next tmov a0 (mm.pto:12) */
     set_flag(PIPE_M, PIPE_MTE1, EVENT_ID1); /* mm.pto:5: set_flag */
+    /* sync: prime: WAR mat[0x8000,0xc000) tmov b0 (mm.pto:13) -> next tload b1 (mm.pto:11) */
+    set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID2); /* mm.pto:5: set_flag */
+    /* sync: prime: WAR mat[0x8000,0xc000) tmov b0 (mm.pto:13) -> next tload b1 (mm.pto:11) */
+    set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID3); /* mm.pto:5: set_flag */
     for (int64_t k = 0; k < 256; k += 64) {
         pto::Tile<pto::TileType::Mat, half, 128, 64, pto::BLayout::ColMajor, 128, 64, pto::SLayout::RowMajor, 512> a1;
         pto::TASSIGN(a1, ((k / 64) % 2) * 16384); /* mat, planned */
@@ -106,14 +106,14 @@ extern "C" __global__ AICORE void kernel_mm(__gm__ int64_t *args)
     }
     /* sync: RAW acc[0x0000,0x10000) tmatmul_acc acc (mm.pto:17) -> tstore c (mm.pto:20) */
     set_flag(PIPE_M, PIPE_FIX, EVENT_ID0); /* mm.pto:5: set_flag */
-    /* sync: drain: WAR left[0x0000,0x4000) tmatmul_acc acc (mm.pto:17) -> next tmov a0 (mm.pto:12) */
-    wait_flag(PIPE_M, PIPE_MTE1, EVENT_ID0); /* mm.pto:5: wait_flag */
-    /* sync: drain: WAR left[0x0000,0x4000) tmatmul_acc acc (mm.pto:17) -> next tmov a0 (mm.pto:12) */
-    wait_flag(PIPE_M, PIPE_MTE1, EVENT_ID1); /* mm.pto:5: wait_flag */
     /* sync: drain: WAR mat[0x8000,0xc000) tmov b0 (mm.pto:13) -> next tload b1 (mm.pto:11) */
     wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID2); /* mm.pto:5: wait_flag */
     /* sync: drain: WAR mat[0x8000,0xc000) tmov b0 (mm.pto:13) -> next tload b1 (mm.pto:11) */
     wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID3); /* mm.pto:5: wait_flag */
+    /* sync: drain: WAR left[0x0000,0x4000) tmatmul_acc acc (mm.pto:17) -> next tmov a0 (mm.pto:12) */
+    wait_flag(PIPE_M, PIPE_MTE1, EVENT_ID0); /* mm.pto:5: wait_flag */
+    /* sync: drain: WAR left[0x0000,0x4000) tmatmul_acc acc (mm.pto:17) -> next tmov a0 (mm.pto:12) */
+    wait_flag(PIPE_M, PIPE_MTE1, EVENT_ID1); /* mm.pto:5: wait_flag */
     /* sync: drain: WAR mat[0x0000,0x4000) tmov a0 (mm.pto:12) -> next tload a1 (mm.pto:10) */
     wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID0); /* mm.pto:5: wait_flag */
     /* sync: drain: WAR mat[0x0000,0x4000) tmov a0 (mm.pto:12) -> next tload a1 (mm.pto:10) */
