@@ -36,8 +36,10 @@
 
    All text comes from the template table below (one place); the code only
    chooses templates and fills their $(placeholders). Templates are split
-   into literal/placeholder segments once per call, so expanding one is a
-   few memcpy calls: emission is linear in the size of the module.
+   into literal/placeholder segments once per call, and the hot lines are
+   bound once per op or pass (pto__emit_bind: "pto_k_tadds(core, \"" is one
+   segment), so expanding a line is a few short copies: emission is linear
+   in the size of the module.
 
    Names: a .pto name is used as is in C unless it could clash with C, C++,
    the headers or the emitter's own names (a keyword, `core`, `args`, or a
@@ -265,6 +267,18 @@ typedef struct pto__emitter {
     char srcline[300];    /* "FILE:LINE" of the line last quoted (pto__emit_srcline) */
     int32_t srcline_line;
     int depth;
+    /* lengths of the C names (pto__emit_lens) */
+    int32_t *var_len, *tile_len, *param_len;
+    /* bound templates (pto__emit_bind): segment runs in bsegs, each ended
+       by a key of -2; literal text in btext. Per op the K_OP and K_OP_SEE
+       lines with the op's name bound, per pass the K_NOTE line (-1 = not
+       bound yet). */
+    pto__emit_seg *bsegs;
+    int32_t nbsegs, bcap;
+    pto_buf btext;
+    int32_t bound_op[PTO_NOP], bound_see[PTO_NOP], bound_note[5];
+    /* ", PTO_K_V" ...: the argument text of each pipe, in btext */
+    int32_t pipe_off[PTO_NPIPE], pipe_len[PTO_NPIPE];
     /* A second target (emit_isa.c) reuses this walk: it sets hooks for the
        statements it spells differently (NULL: the C spelling below) and
        isa for the spelling of the builtins in kernel expressions. */
@@ -329,12 +343,32 @@ static pto_status pto__emit_compile(pto__emitter *E)
     return PTO_OK;
 }
 
+/* Copies n bytes without a library call for the short pieces that most
+   appends are: two overlapping fixed-size copies (the compiler makes each a
+   single load and store) read only the n source bytes. */
+static inline void pto__emit_cp(char *d, const char *s, size_t n)
+{
+    if (n >= 8) {
+        if (n <= 16) { memcpy(d, s, 8); memcpy(d + n - 8, s + n - 8, 8); }
+        else if (n <= 32) { memcpy(d, s, 16); memcpy(d + n - 16, s + n - 16, 16); }
+        else memcpy(d, s, n);
+    } else if (n >= 4) {
+        memcpy(d, s, 4);
+        memcpy(d + n - 4, s + n - 4, 4);
+    } else if (n) {
+        d[0] = s[0];
+        d[n / 2] = s[n / 2];
+        d[n - 1] = s[n - 1];
+    }
+}
+
 /* pto_buf_putn with the common case inline: emission is mostly appends of
-   a few bytes, and the call dominated the profile. */
-static void pto__emit_put(pto_buf *b, const char *s, size_t n)
+   a few bytes, and the call dominated the profile. Keeps b NUL-terminated
+   (scratch values are read as C strings too). */
+static inline void pto__emit_put(pto_buf *b, const char *s, size_t n)
 {
     if (b->len + n < b->cap) {
-        memcpy(b->data + b->len, s, n);
+        pto__emit_cp(b->data + b->len, s, n);
         b->len += n;
         b->data[b->len] = 0;
     } else {
@@ -342,11 +376,27 @@ static void pto__emit_put(pto_buf *b, const char *s, size_t n)
     }
 }
 
+/* The output files' append: as pto__emit_put without the terminating NUL
+   (pto__emit_nul writes it once a file is done). */
+static inline void pto__emit_w(pto_buf *b, const char *s, size_t n)
+{
+    if (b->len + n < b->cap) {
+        pto__emit_cp(b->data + b->len, s, n);
+        b->len += n;
+    } else {
+        pto_buf_putn(b, s, n);
+    }
+}
+
+static void pto__emit_nul(pto_buf *b)
+{
+    if (b && b->data && !b->oom && b->len < b->cap) b->data[b->len] = 0;
+}
+
 static void pto__emit_puts(pto_buf *b, const char *s) { pto__emit_put(b, s, strlen(s)); }
 
 /* Grows b once to hold n more bytes, so that the appends of a whole file
-   take pto__emit_put's fast path (an estimate: a short one only costs a
-   regrowth). */
+   take the fast path (an estimate: a short one only costs a regrowth). */
 static void pto__emit_reserve(pto_buf *b, size_t n)
 {
     char *p;
@@ -357,39 +407,100 @@ static void pto__emit_reserve(pto_buf *b, size_t n)
     b->cap = b->len + n + 1;
 }
 
-/* Expands template tpl into E->out. The file's buffer was reserved up
-   front (pto__emit_all), so a segment is a bounds test and a copy; one that
-   does not fit goes through pto__emit_put, which grows the buffer. */
-static void pto__emit_x(pto__emitter *E, int tpl)
+/* Appends segments [g, end) (end NULL: up to the key -2 that ends a bound
+   template) of literal text `text` and the current values to E->out. The
+   write position stays in a local: a segment is a length test and a short
+   copy; one that does not fit goes through pto_buf_putn, which grows the
+   buffer (the files are reserved up front, so that is rare). */
+static void pto__emit_segs(pto__emitter *E, const pto__emit_seg *g, const pto__emit_seg *end, const char *text)
 {
-    const char *text = pto__emit_tpl[tpl];
-    const pto__emit_seg *g = E->segs + E->tpl_first[tpl], *end = E->segs + E->tpl_first[tpl + 1];
     pto_buf *b = E->out;
     char *d, *lim;
     if (!b->data || b->oom) {   /* nothing reserved (out of memory): the checked path */
-        for (; g < end; g++)
-            if (g->key < 0) pto__emit_put(b, text + g->off, (size_t)g->len);
-            else pto__emit_put(b, E->val[g->key], E->vlen[g->key]);
+        for (; g != end && g->key != -2; g++)
+            if (g->key < 0) pto_buf_putn(b, text + g->off, (size_t)g->len);
+            else pto_buf_putn(b, E->val[g->key], E->vlen[g->key]);
         return;
     }
     d = b->data + b->len;
     lim = b->data + b->cap;
-    for (; g < end; g++) {
+    for (; g != end && g->key != -2; g++) {
         const char *src = g->key < 0 ? text + g->off : E->val[g->key];
         size_t n = g->key < 0 ? (size_t)g->len : E->vlen[g->key];
         if ((size_t)(lim - d) <= n) {
             b->len = (size_t)(d - b->data);
-            pto__emit_put(b, src, n);
+            pto_buf_putn(b, src, n);
             if (b->oom) return;
             d = b->data + b->len;
             lim = b->data + b->cap;
             continue;
         }
-        if (n <= 4) { while (n--) *d++ = *src++; }   /* ", " and ");\n": no call */
-        else { memcpy(d, src, n); d += n; }
+        pto__emit_cp(d, src, n);
+        d += n;
     }
     b->len = (size_t)(d - b->data);
-    *d = 0;
+}
+
+/* Expands template tpl into E->out. */
+static void pto__emit_x(pto__emitter *E, int tpl)
+{
+    pto__emit_segs(E, E->segs + E->tpl_first[tpl], E->segs + E->tpl_first[tpl + 1], pto__emit_tpl[tpl]);
+}
+
+/* Binds the keys of `known` (a bit per key) of template tpl to their
+   current values: the result is the template with each run of literal text
+   and bound values merged into one literal, so that expanding it
+   (pto__emit_xb) copies only the values that change from line to line. The
+   hot lines bind what is fixed per op (K_OP: "pto_k_tadds(core, \"") or per
+   pass (K_NOTE: "/ * sync: "); -1 when out of memory. */
+static int32_t pto__emit_bind(pto__emitter *E, int tpl, uint64_t known)
+{
+    const char *text = pto__emit_tpl[tpl];
+    const pto__emit_seg *g = E->segs + E->tpl_first[tpl], *end = E->segs + E->tpl_first[tpl + 1];
+    int32_t first = E->nbsegs, need = (int32_t)(end - g) + 1;
+    pto_buf *t = &E->btext;
+    if (E->nbsegs + need > E->bcap) {
+        int32_t ncap = E->bcap ? E->bcap * 2 : 64;
+        pto__emit_seg *p;
+        while (ncap < E->nbsegs + need) ncap *= 2;
+        p = (pto__emit_seg *)pto_realloc(E->ctx, E->bsegs, (size_t)ncap * sizeof *p);
+        if (!p) return -1;
+        E->bsegs = p;
+        E->bcap = ncap;
+    }
+    for (; g < end; g++) {
+        pto__emit_seg *o = &E->bsegs[E->nbsegs];
+        const char *v = g->key < 0 ? text + g->off : E->val[g->key];
+        size_t n = g->key < 0 ? (size_t)g->len : E->vlen[g->key];
+        if (g->key >= 0 && !(known >> g->key & 1)) {
+            o->off = o->len = 0;
+            o->key = g->key;
+            E->nbsegs++;
+            continue;
+        }
+        if (E->nbsegs == first || o[-1].key >= 0) {   /* a new literal */
+            o->off = (int32_t)t->len;
+            o->len = 0;
+            o->key = -1;
+            E->nbsegs++;
+        } else {
+            o--;
+        }
+        pto__emit_put(t, v, n);
+        o->len += (int32_t)n;
+    }
+    E->bsegs[E->nbsegs].key = -2;
+    E->bsegs[E->nbsegs].off = E->bsegs[E->nbsegs].len = 0;
+    E->nbsegs++;
+    return t->oom ? -1 : first;
+}
+
+/* Expands bound template `first` (pto__emit_bind), or tpl itself when it
+   could not be bound. */
+static void pto__emit_xb(pto__emitter *E, int32_t first, int tpl)
+{
+    if (first < 0) pto__emit_x(E, tpl);
+    else pto__emit_segs(E, E->bsegs + first, NULL, E->btext.data);
 }
 
 static void pto__emit_v(pto__emitter *E, int key, const char *s)
@@ -398,24 +509,42 @@ static void pto__emit_v(pto__emitter *E, int key, const char *s)
     E->vlen[key] = strlen(s);
 }
 
+static void pto__emit_vn(pto__emitter *E, int key, const char *s, int32_t n)
+{
+    E->val[key] = s;
+    E->vlen[key] = (size_t)n;
+}
+
 static void pto__emit_vbuf(pto__emitter *E, int key)
 {
     E->val[key] = E->scratch[key].data ? E->scratch[key].data : "";
     E->vlen[key] = E->scratch[key].len;
 }
 
-/* Decimal without printf: this runs once per number of every instruction. */
+/* Decimal without printf: this runs once per number of every instruction.
+   Two digits per step, written from the end. buf must hold 25 bytes. */
 static size_t pto__emit_i64(char *buf, int64_t v)
 {
-    char tmp[24];
-    size_t n = 0, i;
+    static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                "4041424344454647484950515253545556575859606162636465666768697071727374757677787980"
+                                "81828384858687888990919293949596979899";
+    char tmp[48], *p = tmp + 24;
+    size_t n;
     uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    do { tmp[n++] = (char)('0' + u % 10); u /= 10; } while (u);
-    i = 0;
-    if (v < 0) buf[i++] = '-';
-    while (n) buf[i++] = tmp[--n];
-    buf[i] = 0;
-    return i;
+    while (u >= 100) {
+        unsigned r = (unsigned)(u % 100);
+        u /= 100;
+        p -= 2;
+        p[0] = pairs[2 * r];
+        p[1] = pairs[2 * r + 1];
+    }
+    if (u >= 10) { p -= 2; p[0] = pairs[2 * u]; p[1] = pairs[2 * u + 1]; }
+    else *--p = (char)('0' + u);
+    if (v < 0) *--p = '-';
+    n = (size_t)(tmp + 24 - p);
+    memcpy(buf, p, 24);   /* a fixed size: no library call (buf holds 25 bytes or more) */
+    buf[n] = 0;
+    return n;
 }
 
 static void pto__emit_vi(pto__emitter *E, int key, int64_t v)
@@ -435,7 +564,7 @@ static pto_buf *pto__emit_sb(pto__emitter *E, int key)
 
 static void pto__emit_put_i64(pto_buf *b, int64_t v)
 {
-    char num[24];
+    char num[40];   /* (inlined copies reason about 40 bytes) */
     pto__emit_put(b, num, pto__emit_i64(num, v));
 }
 
@@ -454,11 +583,12 @@ static void pto__emit_indent(pto__emitter *E)
 static int pto__emit_is_reserved(const char *s)
 {
     int lo = 0, hi = (int)(sizeof pto__emit_reserved / sizeof pto__emit_reserved[0]) - 1;
-    if (strncmp(s, "pto", 3) == 0 || strncmp(s, "user_", 5) == 0 || strncmp(s, "kernel_", 7) == 0 ||
-        strncmp(s, "host_", 5) == 0)
+    if ((s[0] == 'p' && strncmp(s, "pto", 3) == 0) || (s[0] == 'u' && strncmp(s, "user_", 5) == 0) ||
+        (s[0] == 'k' && strncmp(s, "kernel_", 7) == 0) || (s[0] == 'h' && strncmp(s, "host_", 5) == 0))
         return 1;
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2, c = strcmp(s, pto__emit_reserved[mid]);
+    while (lo <= hi) {   /* the first byte decides most steps without a call */
+        int mid = (lo + hi) / 2, c = (unsigned char)s[0] - (unsigned char)pto__emit_reserved[mid][0];
+        if (c == 0) c = strcmp(s, pto__emit_reserved[mid]);
         if (c == 0) return 1;
         if (c < 0) hi = mid - 1; else lo = mid + 1;
     }
@@ -514,6 +644,31 @@ static void pto__emit_free_names(pto__emitter *E, char **names, uint8_t *owned, 
             if (owned[i] && names[i]) pto_free(E->ctx, names[i]);
     if (names) pto_free(E->ctx, names);
     if (owned) pto_free(E->ctx, owned);
+}
+
+/* The lengths of the C names (after any renaming: emit_isa.c renames
+   first), and the argument text of each pipe: what every line copies. */
+static pto_status pto__emit_lens(pto__emitter *E)
+{
+    const pto_module *m = E->m;
+    int32_t i, p;
+    E->var_len = (int32_t *)pto_alloc(E->ctx, sizeof(int32_t) * (size_t)(m->n_vars ? m->n_vars : 1));
+    E->tile_len = (int32_t *)pto_alloc(E->ctx, sizeof(int32_t) * (size_t)(m->n_tiles ? m->n_tiles : 1));
+    E->param_len = (int32_t *)pto_alloc(E->ctx, sizeof(int32_t) * (size_t)(m->n_params ? m->n_params : 1));
+    if (!E->var_len || !E->tile_len || !E->param_len) return PTO_ERR_INTERNAL;
+    for (i = 0; i < m->n_vars; i++) E->var_len[i] = (int32_t)strlen(E->var_name[i]);
+    for (i = 0; i < m->n_tiles; i++) E->tile_len[i] = (int32_t)strlen(E->tile_name[i]);
+    for (i = 0; i < m->n_params; i++) E->param_len[i] = (int32_t)strlen(E->param_name[i]);
+    for (i = 0; i < PTO_NOP; i++) E->bound_op[i] = E->bound_see[i] = -1;
+    for (i = 0; i < 5; i++) E->bound_note[i] = -1;
+    E->btext.ctx = E->ctx;
+    for (p = 0; p < PTO_NPIPE; p++) {
+        E->pipe_off[p] = (int32_t)E->btext.len;
+        pto__emit_put(&E->btext, ", PTO_K_", 8);
+        pto__emit_puts(&E->btext, pto_pipe_name((pto_pipe)p));
+        E->pipe_len[p] = (int32_t)E->btext.len - E->pipe_off[p];
+    }
+    return E->btext.oom ? PTO_ERR_INTERNAL : PTO_OK;
 }
 
 /* ---- expressions ----------------------------------------------------------
@@ -607,12 +762,20 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
     const pto_expr *e;
     int prec, paren;
     int64_t cv;
-    if (ex >= 0 && ex < m->n_exprs && m->exprs[ex].kind == PTO_E_VAR) {   /* the common leaf, directly */
+    if (ex >= 0 && ex < m->n_exprs && m->exprs[ex].kind <= PTO_E_VAR) {   /* the common leaves, directly */
         e = &m->exprs[ex];
-        if (e->a >= 0 && e->a < m->n_vars)
+        if (e->kind == PTO_E_INT) {
+            paren = e->value < 0 && ctxprec > 3;
+            if (paren) pto__emit_put(b, "(", 1);
+            pto__emit_int(b, e->value, mode);
+            if (paren) pto__emit_put(b, ")", 1);
+        } else if (e->a < 0 || e->a >= m->n_vars) {
+            pto__emit_put(b, "0", 1);
+        } else if (mode == PTO__EX_KERNEL && E->var_len) {   /* (host calls rebind the names) */
+            pto__emit_put(b, E->var_name[e->a], (size_t)E->var_len[e->a]);
+        } else {
             pto__emit_puts(b, mode == PTO__EX_PTO ? pto_str(E->ctx, m->vars[e->a].name) : E->var_name[e->a]);
-        else
-            pto__emit_puts(b, "0");
+        }
         return;
     }
     if (mode != PTO__EX_PTO) {
@@ -803,20 +966,24 @@ static void pto__emit_args(pto__emitter *E, int32_t s)
     int i;
     for (i = 0; i < st->nargs; i++) {
         const pto_operand *o = &m->operands[st->arg0 + i];
+        if (o->kind == PTO_O_PIPE) {   /* the flags' operands: text made once */
+            pto__emit_put(b, E->btext.data + E->pipe_off[o->ref], (size_t)E->pipe_len[o->ref]);
+            continue;
+        }
         pto__emit_put(b, ", ", 2);
         switch (o->kind) {
-        case PTO_O_TILE: pto__emit_puts(b, E->tile_name[o->ref]); break;
+        case PTO_O_TILE: pto__emit_put(b, E->tile_name[o->ref], (size_t)E->tile_len[o->ref]); break;
         case PTO_O_GM:
             if (o->e[2] >= 0) {
                 pto__emit_puts(b, "pto_k_gm_at(core, \"");
                 pto__emit_put(b, E->val[PTO__K_SRC], E->vlen[PTO__K_SRC]);
                 pto__emit_puts(b, "\", ");
-                pto__emit_puts(b, E->param_name[o->ref]);
+                pto__emit_put(b, E->param_name[o->ref], (size_t)E->param_len[o->ref]);
                 pto__emit_put(b, ", ", 2);
                 pto__emit_expr(E, b, o->e[2], PTO__EX_KERNEL, 0);
                 pto__emit_put(b, ")", 1);
             } else {
-                pto__emit_puts(b, E->param_name[o->ref]);
+                pto__emit_put(b, E->param_name[o->ref], (size_t)E->param_len[o->ref]);
             }
             pto__emit_put(b, ", ", 2);
             pto__emit_expr(E, b, o->e[0], PTO__EX_KERNEL, 0);
@@ -824,12 +991,8 @@ static void pto__emit_args(pto__emitter *E, int32_t s)
             pto__emit_expr(E, b, o->e[1], PTO__EX_KERNEL, 0);
             break;
         case PTO_O_FLOAT: pto__emit_float(E, b, o->f, PTO__EX_KERNEL); break;
-        case PTO_O_SCALAR: pto__emit_puts(b, E->var_name[o->ref]); break;
+        case PTO_O_SCALAR: pto__emit_put(b, E->var_name[o->ref], (size_t)E->var_len[o->ref]); break;
         case PTO_O_INT: pto__emit_expr(E, b, o->e[0], PTO__EX_KERNEL, 0); break;
-        case PTO_O_PIPE:
-            pto__emit_puts(b, "PTO_K_");
-            pto__emit_puts(b, pto_pipe_name((pto_pipe)o->ref));
-            break;
         case PTO_O_CMP: /* pto_k_wait(core, src, sig, r, c, cmp, value) */
             pto__emit_puts(b, pto__emit_cmp[o->ref >= 0 && o->ref <= PTO_GE ? o->ref : PTO_GE]);
             break;
@@ -883,8 +1046,15 @@ static int32_t pto__emit_note(pto__emitter *E, int32_t s)
         }
         pto__emit_vbuf(E, PTO__K_NOTE);
     }
-    pto__emit_v(E, PTO__K_PASS, pto__emit_origin[st->origin < 5 ? st->origin : 0]);
-    pto__emit_x(E, PTO__T_K_NOTE);
+    {
+        int pass = st->origin < 5 ? st->origin : 0;
+        if (E->bound_note[pass] < 0) {
+            pto__emit_v(E, PTO__K_PASS, pto__emit_origin[pass]);
+            E->bound_note[pass] = pto__emit_bind(E, PTO__T_K_NOTE, (uint64_t)1 << PTO__K_PASS);
+        }
+        pto__emit_v(E, PTO__K_PASS, pto__emit_origin[pass]);
+        pto__emit_xb(E, E->bound_note[pass], PTO__T_K_NOTE);
+    }
     return -1;
 }
 
@@ -937,15 +1107,20 @@ static void pto__emit_op(pto__emitter *E, int32_t s)
     pto__emit_srcline(E, s);
     if (pto__emit_cvpipe_op(E, s)) return;
     pto__emit_args(E, s);
-    pto__emit_v(E, PTO__K_OP, pto_opinfo_get((pto_op)st->op)->name);
+    if (E->bound_op[st->op] < 0) {   /* the op's name is fixed text of its lines */
+        pto__emit_v(E, PTO__K_OP, pto_opinfo_get((pto_op)st->op)->name);
+        E->bound_op[st->op] = pto__emit_bind(E, PTO__T_K_OP, (uint64_t)1 << PTO__K_OP);
+        E->bound_see[st->op] = pto__emit_bind(E, PTO__T_K_OP_SEE, (uint64_t)1 << PTO__K_OP | (uint64_t)1 << PTO__K_FILE);
+    }
     if (see < 0) {
-        pto__emit_x(E, PTO__T_K_OP);
+        pto__emit_xb(E, E->bound_op[st->op], PTO__T_K_OP);
         return;
     }
+    pto__emit_v(E, PTO__K_OP, pto_opinfo_get((pto_op)st->op)->name);
     pto__emit_v(E, PTO__K_FN, pto_opinfo_get((pto_op)E->m->stmts[see].op)->name);
     pto__emit_vi(E, PTO__K_N, E->m->stmts[see].loc.line);
     pto__emit_v(E, PTO__K_PASS, pto__emit_origin[st->origin < 5 ? st->origin : 0]);
-    pto__emit_x(E, PTO__T_K_OP_SEE);
+    pto__emit_xb(E, E->bound_see[st->op], PTO__T_K_OP_SEE);
 }
 
 /* The offset of an xN tile: slot ((i - start) / step) % N of its loop. */
@@ -981,7 +1156,7 @@ static void pto__emit_slot_index(pto__emitter *E, pto_buf *b, const pto_tile *t)
 static void pto__emit_tdecl(pto__emitter *E, int32_t ti)
 {
     E->last_note = 0;
-    pto__emit_v(E, PTO__K_NAME, E->tile_name[ti]);
+    pto__emit_vn(E, PTO__K_NAME, E->tile_name[ti], E->tile_len[ti]);
     pto__emit_srcline(E, E->m->tiles[ti].decl);
     pto__emit_x(E, PTO__T_K_TDECL);
 }
@@ -1123,7 +1298,7 @@ static void pto__emit_tile(pto__emitter *E, int32_t s)
     else pto__emit_vi(E, PTO__K_VR, t->rows);
     if (t->valid_c >= 0) { pto__emit_expr(E, pto__emit_sb(E, PTO__K_VC), t->valid_c, PTO__EX_KERNEL, 0); pto__emit_vbuf(E, PTO__K_VC); }
     else pto__emit_vi(E, PTO__K_VC, t->cols);
-    pto__emit_v(E, PTO__K_NAME, E->tile_name[ti]);
+    pto__emit_vn(E, PTO__K_NAME, E->tile_name[ti], E->tile_len[ti]);
     pto__emit_v(E, PTO__K_SPACE, pto__emit_space[t->space < PTO_NSPACE ? t->space : 0]);
     pto__emit_v(E, PTO__K_DTYPE, pto__emit_dtype[t->dtype < PTO_NDTYPE ? t->dtype : 0]);
     pto__emit_vi(E, PTO__K_ROWS, t->rows);
@@ -1410,46 +1585,78 @@ static const unsigned char pto__emit_plain[256] = {
     1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0,
 };
 
-/* Text as the inside of a C string literal. */
+/* Escapes one byte that pto__emit_plain refuses into d; returns its length. */
+static size_t pto__emit_esc(char *d, unsigned char c)
+{
+    d[0] = '\\';
+    if (c == '\n') { d[1] = 'n'; return 2; }
+    if (c == '\t') { d[1] = 't'; return 2; }
+    if (c == '"' || c == '\\' || c == '?') { d[1] = (char)c; return 2; }
+    d[1] = (char)('0' + (c >> 6));
+    d[2] = (char)('0' + ((c >> 3) & 7));
+    d[3] = (char)('0' + (c & 7));
+    return 4;
+}
+
+/* Text as the inside of a C string literal (the file name). */
 static void pto__emit_cstr(pto_buf *b, const char *s, size_t n)
 {
-    size_t i = 0, run = 0;
-    for (; i < n; i++) {
-        unsigned char c;
-        char esc[5];
-        size_t en = 2;
-        while (i < n && pto__emit_plain[(unsigned char)s[i]]) i++;
-        if (i == n) break;
-        c = (unsigned char)s[i];
-        pto__emit_put(b, s + run, i - run);     /* the plain run before c */
-        run = i + 1;
-        esc[0] = '\\';
-        if (c == '\n') esc[1] = 'n';
-        else if (c == '\t') esc[1] = 't';
-        else if (c == '"' || c == '\\' || c == '?') esc[1] = (char)c;
-        else {
-            esc[1] = (char)('0' + (c >> 6));
-            esc[2] = (char)('0' + ((c >> 3) & 7));
-            esc[3] = (char)('0' + (c & 7));
-            en = 4;
-        }
-        pto__emit_put(b, esc, en);
+    size_t i;
+    for (i = 0; i < n; i++) {
+        char esc[4];
+        if (pto__emit_plain[(unsigned char)s[i]]) pto_buf_putn(b, s + i, 1);
+        else pto_buf_putn(b, esc, pto__emit_esc(esc, (unsigned char)s[i]));
     }
-    pto__emit_put(b, s + run, n - run);
+}
+
+/* Whether any of the 8 bytes of w is one that pto__emit_plain refuses:
+   below 0x20, 0x7f and above, '"', '?' or '\\' (bit tricks on the word). */
+static int pto__emit_unplain8(uint64_t w)
+{
+    const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
+#define PTO__ZB(v) (((v) - ones) & ~(v) & high)
+    uint64_t lo = (w - ones * 0x20) & ~w & high;
+    return ((lo | (w & high) | PTO__ZB(w ^ (ones * 0x22)) | PTO__ZB(w ^ (ones * 0x3f)) | PTO__ZB(w ^ (ones * 0x5c)) |
+             PTO__ZB(w ^ (ones * 0x7f))) != 0);
+#undef PTO__ZB
 }
 
 /* The .pto text, one string per line (short literals keep C99 compilers'
-   4095-character limit). */
+   4095-character limit): the H_LINE and H_LINE_END templates (plain text)
+   around each line, the line escaped eight bytes at a time when they are
+   all plain, straight into the reserved output. */
 static void pto__emit_source(pto__emitter *E, const char *text, size_t len)
 {
-    size_t i = 0;
+    const char *open = pto__emit_tpl[PTO__T_H_LINE], *close = pto__emit_tpl[PTO__T_H_LINE_END];
+    size_t no = strlen(open), nc = strlen(close), i = 0;
+    pto_buf *b = E->out;
     while (i < len) {
         size_t j = len - i < 1000 ? len : i + 1000;   /* at most 1000 bytes and their newline */
         const char *nl = (const char *)memchr(text + i, '\n', j - i + (j < len));
+        const char *p, *e;
+        char *d;
         if (nl) j = (size_t)(nl - text) + 1;
-        pto__emit_x(E, PTO__T_H_LINE);
-        pto__emit_cstr(E->out, text + i, j - i);
-        pto__emit_x(E, PTO__T_H_LINE_END);
+        if (b->len + no + nc + 4 * (j - i) + 1 > b->cap) pto__emit_reserve(b, no + nc + 4 * (j - i) + b->len / 2 + 4096);
+        if (b->oom || !b->data || b->len + no + nc + 4 * (j - i) + 1 > b->cap) {   /* out of memory */
+            E->st = PTO_ERR_INTERNAL;
+            return;
+        }
+        d = b->data + b->len;
+        memcpy(d, open, no);
+        d += no;
+        for (p = text + i, e = text + j; p < e;) {
+            uint64_t w;
+            if (e - p >= 8) {
+                memcpy(&w, p, 8);
+                if (!pto__emit_unplain8(w)) { memcpy(d, p, 8); d += 8; p += 8; continue; }
+            }
+            if (pto__emit_plain[(unsigned char)*p]) *d++ = *p;
+            else d += pto__emit_esc(d, (unsigned char)*p);
+            p++;
+        }
+        memcpy(d, close, nc);
+        d += nc;
+        b->len = (size_t)(d - b->data);
         i = j;
     }
 }
@@ -1767,12 +1974,12 @@ static pto_status pto__emit_check(pto__emitter *E)
     int32_t s;
     for (s = 0; s < m->n_stmts; s++) {
         const pto_stmt *st = &m->stmts[s];
-        int i;
+        int i, cls;
         if (st->block < 0) continue;
         if (st->kind == PTO_ST_OP && st->op >= PTO_NOP)
             return pto_error(E->ctx, st->loc, "emit: unknown op %d", (int)st->op);
-        if (st->kind == PTO_ST_OP && (pto_opinfo_get((pto_op)st->op)->cls == PTO_OC_XFER ||
-                                      pto_opinfo_get((pto_op)st->op)->cls == PTO_OC_ALLREDUCE))
+        cls = st->kind == PTO_ST_OP ? (int)pto_opinfo_get((pto_op)st->op)->cls : -1;
+        if (cls == PTO_OC_XFER || cls == PTO_OC_ALLREDUCE)
             return pto_error(E->ctx, st->loc, "emit: %s is not lowered (run pto_lower after pto_verify)",
                              pto_opinfo_get((pto_op)st->op)->name);
         if (st->kind == PTO_ST_TILE && (st->ref < 0 || st->ref >= m->n_tiles))
@@ -1835,6 +2042,11 @@ static void pto__emit_free(pto__emitter *E, uint8_t *vo, uint8_t *to, uint8_t *p
     pto_free(E->ctx, E->tdecl_next);
     pto_free(E->ctx, E->note_first);
     pto_free(E->ctx, E->segs);
+    pto_free(E->ctx, E->var_len);
+    pto_free(E->ctx, E->tile_len);
+    pto_free(E->ctx, E->param_len);
+    pto_free(E->ctx, E->bsegs);
+    pto_buf_free(&E->btext);
     for (k = 0; k < PTO__NKEYS; k++) pto_buf_free(&E->scratch[k]);
 }
 
@@ -1904,6 +2116,7 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
     if (st == PTO_OK) st = pto__emit_names(E, PTO__NAMES_VAR, &E->var_name, &vo);
     if (st == PTO_OK) st = pto__emit_names(E, PTO__NAMES_TILE, &E->tile_name, &to);
     if (st == PTO_OK) st = pto__emit_names(E, PTO__NAMES_PARAM, &E->param_name, &po);
+    if (st == PTO_OK) st = pto__emit_lens(E);
     if (st == PTO_OK) {
         E->var_used = (uint8_t *)pto_alloc(ctx, (size_t)(m->n_vars ? m->n_vars : 1));
         E->param_used = (uint8_t *)pto_alloc(ctx, (size_t)(m->n_params ? m->n_params : 1));
@@ -1923,7 +2136,9 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
     }
     for (k = 0; k < PTO__NKEYS; k++)
         if (E->scratch[k].oom) st = PTO_ERR_INTERNAL;
-    if ((kernel_src && kernel_src->oom) || (host_src && host_src->oom)) st = PTO_ERR_INTERNAL;
+    if ((kernel_src && kernel_src->oom) || (host_src && host_src->oom) || E->btext.oom) st = PTO_ERR_INTERNAL;
+    pto__emit_nul(kernel_src);
+    pto__emit_nul(host_src);
     pto__emit_free(E, vo, to, po);
     pto_free(ctx, E);
     return st;

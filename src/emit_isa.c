@@ -558,6 +558,7 @@ PTODEF pto_status pto_emit_isa(pto_ctx *ctx, const pto_module *m, const pto_emit
     if (st == PTO_OK) st = pto__isa_rename(E, E->var_name, vo, m->n_vars);
     if (st == PTO_OK) st = pto__isa_rename(E, E->tile_name, to, m->n_tiles);
     if (st == PTO_OK) st = pto__isa_rename(E, E->param_name, po, m->n_params);
+    if (st == PTO_OK) st = pto__emit_lens(E);
     if (st == PTO_OK) {
         E->var_used = (uint8_t *)pto_alloc(ctx, (size_t)(m->n_vars ? m->n_vars : 1));
         E->param_used = (uint8_t *)pto_alloc(ctx, (size_t)(m->n_params ? m->n_params : 1));
@@ -578,6 +579,7 @@ PTODEF pto_status pto_emit_isa(pto_ctx *ctx, const pto_module *m, const pto_emit
     for (k = 0; k < PTO__NKEYS; k++)
         if (E->scratch[k].oom) st = PTO_ERR_INTERNAL;
     if (kernel_src->oom) st = PTO_ERR_INTERNAL;
+    pto__emit_nul(kernel_src);
     pto__emit_free(E, vo, to, po);
     pto_free(ctx, I);
     return st;
