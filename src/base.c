@@ -160,6 +160,30 @@ static size_t pto__str_len(const pto_ctx *ctx, int32_t id)
     return end - (size_t)ctx->str_off[id] - 1;
 }
 
+/* A new string in the pool, not entered in the table: text that is never
+   looked up (the sync pass's dependency notes, one per flag group), so
+   hashing it would only cost time. -1 when out of memory. */
+static int32_t pto__str_add(pto_ctx *ctx, const char *s, size_t len)
+{
+    int32_t id;
+    if (ctx->pool_len + len + 1 > ctx->pool_cap) {
+        size_t ncap = ctx->pool_cap ? ctx->pool_cap : 1024;
+        char *p;
+        while (ncap < ctx->pool_len + len + 1) ncap *= 2;
+        p = (char *)pto_realloc(ctx, ctx->pool, ncap);
+        if (!p) { pto__oom(ctx); return -1; }
+        ctx->pool = p;
+        ctx->pool_cap = ncap;
+    }
+    id = pto__grow(ctx, (void **)&ctx->str_off, &ctx->n_strs, &ctx->cap_strs, sizeof(int32_t));
+    if (id < 0) return -1;
+    ctx->str_off[id] = (int32_t)ctx->pool_len;
+    memcpy(ctx->pool + ctx->pool_len, s, len);
+    ctx->pool[ctx->pool_len + len] = 0;
+    ctx->pool_len += len + 1;
+    return id;
+}
+
 /* pto_intern with the hash of s already known (pto__hash(s, len)). */
 static int32_t pto__intern_hashed(pto_ctx *ctx, const char *s, size_t len, uint32_t hv)
 {
@@ -177,21 +201,8 @@ static int32_t pto__intern_hashed(pto_ctx *ctx, const char *s, size_t len, uint3
         }
         k = (k + 1) & (uint32_t)(ctx->hash_cap - 1);
     }
-    if (ctx->pool_len + len + 1 > ctx->pool_cap) {
-        size_t ncap = ctx->pool_cap ? ctx->pool_cap : 1024;
-        char *p;
-        while (ncap < ctx->pool_len + len + 1) ncap *= 2;
-        p = (char *)pto_realloc(ctx, ctx->pool, ncap);
-        if (!p) { pto__oom(ctx); return 0; }
-        ctx->pool = p;
-        ctx->pool_cap = ncap;
-    }
-    id = pto__grow(ctx, (void **)&ctx->str_off, &ctx->n_strs, &ctx->cap_strs, sizeof(int32_t));
+    id = pto__str_add(ctx, s, len);
     if (id < 0) return 0;
-    ctx->str_off[id] = (int32_t)ctx->pool_len;
-    memcpy(ctx->pool + ctx->pool_len, s, len);
-    ctx->pool[ctx->pool_len + len] = 0;
-    ctx->pool_len += len + 1;
     ctx->hash[k] = id;
     ctx->hash_val[k] = hv;
     return id;

@@ -177,6 +177,10 @@ typedef struct pto__sy_idc {   /* a sync statement's event id, decoded once per 
     uint8_t ok;                 /* 0 not yet, 1 decoded, 2 not analysable */
 } pto__sy_idc;
 
+typedef struct pto__sy_seen_e {
+    int32_t rec, next;
+} pto__sy_seen_e;
+
 typedef struct pto__sy {
     pto_ctx *ctx;
     pto_module *m;
@@ -187,6 +191,10 @@ typedef struct pto__sy {
     pto__sy_rec *recs;
     int32_t n_recs, cap_recs;
     int32_t *rec_of;            /* per operand: first record, or -1 */
+    int32_t base_file;          /* pto__sy_label: the file whose base name is */
+    const char *base_name;      /* base_name (-1 = none yet) */
+    uint32_t *mark_at, stamp;   /* per record: pto__sy_join's index of dst, valid */
+    int32_t *mark_k;            /* when mark_at[r] == stamp */
     int32_t *tile_loop;         /* per tile: the FOR that rotates its slots, or -1 */
     uint8_t *inert;             /* per param: its accesses can never be a dependency */
     int32_t *period, *phase, *pos, *ours;  /* per statement */
@@ -198,7 +206,9 @@ typedef struct pto__sy {
     int32_t n_grps, cap_grps;
     pto__sy_ent *ents;
     int32_t n_ents, cap_ents;
-    int64_t *seen;              /* hash set of dependencies placed: (record, operand) */
+    int32_t *seen_head;         /* per operand: its dependencies placed (a list in seen) */
+    int32_t cap_seen_head;
+    pto__sy_seen_e *seen;       /* (record, next); rec = -1 once the group is dropped */
     int32_t n_seen, cap_seen;
     int32_t nkeys;
     int32_t *progs, nprogs, cap_progs;     /* core programs: their blocks */
@@ -566,7 +576,9 @@ static pto_status pto__sy_build_records(pto__sy *sy)
         st = pto__sy_add_records(sy, s);
         if (st != PTO_OK) return st;
     }
-    return PTO_OK;
+    sy->mark_at = (uint32_t *)pto__sy_zalloc(sy, sizeof(uint32_t) * (size_t)(sy->n_recs + 1));
+    sy->mark_k = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * (size_t)(sy->n_recs + 1));
+    return sy->mark_at && sy->mark_k ? PTO_OK : PTO_ERR_INTERNAL;
 }
 
 /* The record an operand touches now (its tile's slot in the current phase). */
@@ -724,12 +736,12 @@ static int pto__sy_gm_covers(const pto_module *m, const pto__sy_rec *a, const pt
    that conflicts with b conflicts with a, and whatever orders a (a set or
    barrier on their pipe after a, or a chain starting there) orders b. So
    b can go: the hazard on a is found instead, and ordering it orders b. */
-static int pto__sy_dominates(const pto__sy *sy, const pto__sy_rec *a, const pto__sy_rec *b)
+static int pto__sy_dominates(const pto__sy *sy, const pto__sy_rec *a, const pto__sy_e *x)
 {
-    if (a->space != b->space || a->pipe != b->pipe) return 0;
-    if (!(a->rw & PTO__SY_WR) && (b->rw & PTO__SY_WR)) return 0;
-    if (a->space != PTO_GM) return a->lo <= b->lo && b->hi <= a->hi;
-    return pto__sy_gm_covers(sy->m, a, b);
+    if (x->pipe != a->pipe || x->space != a->space) return 0;
+    if (!(a->rw & PTO__SY_WR) && (x->rw & PTO__SY_WR)) return 0;
+    if (a->space != PTO_GM) return a->lo <= x->lo && x->hi <= a->hi;
+    return pto__sy_gm_covers(sy->m, a, &sy->recs[x->rid]);
 }
 
 /* A new instance of record r: issued now, happening before nothing yet;
@@ -738,22 +750,23 @@ static int pto__sy_dominates(const pto__sy *sy, const pto__sy_rec *a, const pto_
 static void pto__sy_touch(pto__sy *sy, pto__sy_st *st, int32_t r)
 {
     const pto__sy_rec *a = &sy->recs[r];
-    int32_t k, w = 0;
+    int64_t alo = a->space == PTO_GM ? INT64_MIN : a->lo, ahi = a->space == PTO_GM ? INT64_MAX : a->hi;
+    int32_t k;
     pto__sy_e *e;
-    for (k = 0; k < st->n; k++) {
+    for (k = 0; k < st->n;) {   /* unordered: the last entry fills a hole */
         const pto__sy_e *x = &st->e[k];
-        if (x->rid == r) continue;
-        if (x->pipe == a->pipe && x->space == a->space && pto__sy_dominates(sy, a, &sy->recs[x->rid])) continue;
-        if (w != k) st->e[w] = *x;
-        w++;
+        if ((x->lo >= alo && x->hi <= ahi) && (x->rid == r || pto__sy_dominates(sy, a, x))) {
+            if (k != --st->n) st->e[k] = st->e[st->n];
+        } else {
+            k++;
+        }
     }
-    st->n = w;
     if (!pto__sy_grow(sy, (void **)&st->e, sizeof(pto__sy_e), &st->cap_e, st->n + 1)) return;
     e = &st->e[st->n++];
     memset(e, 0, sizeof *e);
     e->rid = r;
-    e->lo = a->lo;
-    e->hi = a->hi;
+    e->lo = a->space == PTO_GM ? INT64_MIN : a->lo;   /* GM: every range test passes on */
+    e->hi = a->space == PTO_GM ? INT64_MAX : a->hi;   /* to the window test */
     e->pipe = a->pipe;
     e->space = a->space;
     e->rw = a->rw;
@@ -798,14 +811,22 @@ static int pto__sy_join(pto__sy *sy, pto__sy_st *dst, const pto__sy_st *src)
         if (dst->fval[j] != 2 && pto__sy_fslot(src, dst->fkey[j]) < 0) { dst->fval[j] = 2; changed = 1; }
     }
     n0 = dst->n;
+    if (++sy->stamp == 0) {   /* wrapped: clear the marks */
+        memset(sy->mark_at, 0, (size_t)sy->n_recs * sizeof(uint32_t));
+        sy->stamp = 1;
+    }
+    for (k = 0; k < n0; k++) {
+        sy->mark_at[dst->e[k].rid] = sy->stamp;
+        sy->mark_k[dst->e[k].rid] = k;
+    }
     for (i = 0; i < src->n; i++) {
         const pto__sy_e *f = &src->e[i];
         uint64_t mc = 0;
         int q;
         for (u = f->cap, q = 0; u; q++, u >>= 1)
             if ((u & 1u) && map[q] >= 0) mc |= (uint64_t)1 << map[q];
-        k = pto__sy_find(dst, f->rid);
-        if (k < 0 || k >= n0) {
+        k = sy->mark_at[f->rid] == sy->stamp ? sy->mark_k[f->rid] : -1;
+        if (k < 0) {
             pto__sy_e *e;
             if (!pto__sy_grow(sy, (void **)&dst->e, sizeof(pto__sy_e), &dst->cap_e, dst->n + 1)) return changed;
             e = &dst->e[dst->n++];
@@ -862,7 +883,7 @@ static void pto__sy_num(pto__sy_txt *t, unsigned long long v, unsigned base, int
 }
 
 /* "tload a (vadd.pto:8)": the op, its first operand, where it is. */
-static void pto__sy_label(const pto__sy *sy, int32_t s, pto__sy_txt *t)
+static void pto__sy_label(pto__sy *sy, int32_t s, pto__sy_txt *t)
 {
     const pto_module *m = sy->m;
     const pto_operand *o = pto_stmt_arg(m, s, 0);
@@ -870,10 +891,22 @@ static void pto__sy_label(const pto__sy *sy, int32_t s, pto__sy_txt *t)
     if (o && o->kind == PTO_O_TILE && o->ref >= 0) { pto__sy_cat(t, " "); pto__sy_cat(t, pto_str(sy->ctx, m->tiles[o->ref].name)); }
     if (o && o->kind == PTO_O_GM && o->ref >= 0) { pto__sy_cat(t, " "); pto__sy_cat(t, pto_str(sy->ctx, m->params[o->ref].name)); }
     pto__sy_cat(t, " (");
-    pto__sy_cat(t, pto__sy_base(pto_file_name(sy->ctx, m->stmts[s].loc.file)));
+    if (m->stmts[s].loc.file != sy->base_file) {   /* notes name one file, as a rule */
+        sy->base_file = m->stmts[s].loc.file;
+        sy->base_name = pto__sy_base(pto_file_name(sy->ctx, sy->base_file));
+    }
+    pto__sy_cat(t, sy->base_name);
     pto__sy_cat(t, ":");
     pto__sy_num(t, (unsigned long long)(m->stmts[s].loc.line > 0 ? m->stmts[s].loc.line : 0), 10, 0);
     pto__sy_cat(t, ")");
+}
+
+/* A note is made once per group and never looked up by its text: it goes
+   to the string pool without the intern table (pto__str_add). */
+static int32_t pto__sy_note(pto__sy *sy, const pto__sy_txt *t)
+{
+    int32_t id = pto__str_add(sy->ctx, t->d, t->n);
+    return id < 0 ? 0 : id;
 }
 
 static const char *pto__sy_kind(uint8_t arw, uint8_t brw)
@@ -905,7 +938,7 @@ static int32_t pto__sy_dep_note(pto__sy *sy, int32_t ra, int32_t rb, int carried
     pto__sy_label(sy, a->stmt, &t);
     pto__sy_cat(&t, carried ? " -> next " : " -> ");
     pto__sy_label(sy, b->stmt, &t);
-    return pto_intern(sy->ctx, t.d, t.n);
+    return pto__sy_note(sy, &t);
 }
 
 static int32_t pto__sy_prefixed(pto__sy *sy, const char *prefix, int32_t note)
@@ -915,7 +948,7 @@ static int32_t pto__sy_prefixed(pto__sy *sy, const char *prefix, int32_t note)
     t.n = 0;
     pto__sy_cat(&t, prefix);
     pto__sy_cat(&t, pto_str(sy->ctx, note));
-    return pto_intern(sy->ctx, t.d, t.n);
+    return pto__sy_note(sy, &t);
 }
 
 /* ---- the transfer functions ------------------------------------------------- */
@@ -1143,8 +1176,7 @@ static void pto__sy_collect(pto__sy *sy, pto__sy_st *st)
         const pto__sy_e *b = &st->e[kb];
         for (ka = 0; ka < n; ka++) {
             const pto__sy_e *a = &st->e[ka];
-            if (ka == kb || a->space != b->space) continue;
-            if (a->space != PTO_GM && !(a->lo <= b->lo && b->hi <= a->hi)) continue;
+            if (!(a->lo <= b->lo && b->hi <= a->hi) || ka == kb || a->space != b->space) continue;
             if (pto__sy_supersedes(sy, set1, &st->e[ka], &st->e[kb])) { drop[kb] = 1; break; }
         }
     }
@@ -1164,13 +1196,17 @@ static int32_t pto__sy_scan(pto__sy *sy, int32_t s, const pto__sy_st *st, int32_
     const pto_module *m = sy->m;
     int q = pto_stmt_pipe(m, s);
     int32_t i, o, r, k, nr = 0;
+    int64_t blo, bhi;
     for (i = 0; i < m->stmts[s].nargs; i++) {
         const pto__sy_rec *b;
         o = m->stmts[s].arg0 + i;
         if ((r = pto__sy_rec_now(sy, o)) < 0) continue;
         b = &sy->recs[r];
+        blo = b->space == PTO_GM ? INT64_MIN : b->lo;
+        bhi = b->space == PTO_GM ? INT64_MAX : b->hi;
         for (k = 0; k < st->n; k++) {
             const pto__sy_e *e = &st->e[k];
+            if (e->lo >= bhi || blo >= e->hi) continue;   /* first: it decides most */
             if (e->space != b->space || !((e->rw | b->rw) & PTO__SY_WR)) continue;
             if ((e->bits & (1u << q)) || (e->pipe == q && pto__sy_inorder(q))) continue;
             if (e->space != PTO_GM ? !(e->lo < b->hi && b->lo < e->hi)
@@ -2016,43 +2052,27 @@ static pto_status pto__sy_assign(pto__sy *sy)
    found twice means a placement did not order it. */
 static int pto__sy_seen(pto__sy *sy)
 {
-    int64_t key = ((int64_t)sy->h_rec << 32) | (int64_t)(uint32_t)sy->h_bopnd;
-    uint64_t h;
-    int32_t i;
-    if (2 * (sy->n_seen + 1) > sy->cap_seen) {
-        int32_t ncap = sy->cap_seen ? sy->cap_seen * 2 : 256, oldcap = sy->cap_seen;
-        int64_t *old = sy->seen, *t = (int64_t *)pto__sy_zalloc(sy, (size_t)ncap * sizeof(int64_t));
-        if (!t) return 0;
-        for (i = 0; i < ncap; i++) t[i] = -1;
-        sy->seen = t;
-        sy->cap_seen = ncap;
-        sy->n_seen = 0;
-        for (i = 0; i < oldcap; i++) {
-            int32_t j;
-            if (old[i] < 0) continue;
-            for (j = (int32_t)(((uint64_t)old[i] * 0x9E3779B97F4A7C15ull) >> 40) & (ncap - 1); t[j] >= 0; j = (j + 1) & (ncap - 1)) {}
-            t[j] = old[i];
-            sy->n_seen++;
-        }
-        pto_free(sy->ctx, old);
+    int32_t o = sy->h_bopnd, i, old = sy->cap_seen_head;
+    if (o >= sy->cap_seen_head) {
+        if (!pto__sy_grow(sy, (void **)&sy->seen_head, sizeof(int32_t), &sy->cap_seen_head, o + 1)) return 0;
+        for (i = old; i < sy->cap_seen_head; i++) sy->seen_head[i] = -1;
     }
-    h = ((uint64_t)key * 0x9E3779B97F4A7C15ull) >> 40;
-    for (i = (int32_t)h & (sy->cap_seen - 1); sy->seen[i] != -1; i = (i + 1) & (sy->cap_seen - 1))
-        if (sy->seen[i] == key) return 1;
-    sy->seen[i] = key;
-    sy->n_seen++;
+    for (i = sy->seen_head[o]; i >= 0; i = sy->seen[i].next)
+        if (sy->seen[i].rec == sy->h_rec) return 1;
+    if (!pto__sy_grow(sy, (void **)&sy->seen, sizeof(pto__sy_seen_e), &sy->cap_seen, sy->n_seen + 1)) return 0;
+    sy->seen[sy->n_seen].rec = sy->h_rec;
+    sy->seen[sy->n_seen].next = sy->seen_head[o];
+    sy->seen_head[o] = sy->n_seen++;
     return 0;
 }
 
 /* A dropped group's dependency may be found and placed again. */
 static void pto__sy_unseen(pto__sy *sy, int32_t rec, int32_t opnd)
 {
-    int64_t key = ((int64_t)rec << 32) | (int64_t)(uint32_t)opnd;
     int32_t i;
-    if (!sy->cap_seen) return;
-    i = (int32_t)(((uint64_t)key * 0x9E3779B97F4A7C15ull) >> 40) & (sy->cap_seen - 1);
-    for (; sy->seen[i] != -1; i = (i + 1) & (sy->cap_seen - 1))
-        if (sy->seen[i] == key) { sy->seen[i] = -2; return; }
+    if (opnd >= sy->cap_seen_head) return;
+    for (i = sy->seen_head[opnd]; i >= 0; i = sy->seen[i].next)
+        if (sy->seen[i].rec == rec) { sy->seen[i].rec = -1; return; }
 }
 
 /* Book-keeping for the group just placed. */
@@ -2097,6 +2117,8 @@ static void pto__sy_reset(pto__sy *sy)
     pto_free(ctx, sy->progs);
     pto_free(ctx, sy->recs);
     pto_free(ctx, sy->rec_of);
+    pto_free(ctx, sy->mark_at);
+    pto_free(ctx, sy->mark_k);
     pto_free(ctx, sy->tile_loop);
     pto_free(ctx, sy->inert);
     pto_free(ctx, sy->period);
@@ -2106,6 +2128,7 @@ static void pto__sy_reset(pto__sy *sy)
     pto_free(ctx, sy->grps);
     pto_free(ctx, sy->ents);
     pto_free(ctx, sy->seen);
+    pto_free(ctx, sy->seen_head);
     {
         pto_ctx *c = sy->ctx;
         pto_module *m = sy->m;
@@ -2118,6 +2141,7 @@ static void pto__sy_reset(pto__sy *sy)
         sy->kernel = k;
         sy->ids_per_pair = ids;
         sy->check = check;
+        sy->base_file = -1;
         sy->stats = stats;
         sy->status = status;
     }
@@ -2133,6 +2157,7 @@ PTODEF pto_status pto_sync(pto_ctx *ctx, pto_module *m, const pto_sync_desc *des
     sy.m = m;
     sy.ids_per_pair = desc && desc->ids_per_pair > 0 ? (desc->ids_per_pair > 8 ? 8 : desc->ids_per_pair) : 8;
     sy.check = desc && desc->check;
+    sy.base_file = -1;
     for (k = 0; k < m->n_kernels && st == PTO_OK; k++) {
         sy.kernel = k;
         sy.status = PTO_OK;
