@@ -230,6 +230,9 @@ typedef struct pto__emit_seg {
     int32_t key;          /* a placeholder (-1 = literal) */
 } pto__emit_seg;
 
+/* Depths whose indent is bound into the hot lines (deeper ones copy it). */
+#define PTO__EMIT_ND 8
+
 typedef struct pto__emitter {
     pto_ctx *ctx;
     const pto_module *m;
@@ -269,14 +272,17 @@ typedef struct pto__emitter {
     int depth;
     /* lengths of the C names (pto__emit_lens) */
     int32_t *var_len, *tile_len, *param_len;
+    char **tile_arg;      /* ", NAME" of each tile: an operand (tile_len[t] + 2 bytes) */
+    pto_buf argtext;      /* their text */
     /* bound templates (pto__emit_bind): segment runs in bsegs, each ended
-       by a key of -2; literal text in btext. Per op the K_OP and K_OP_SEE
-       lines with the op's name bound, per pass the K_NOTE line (-1 = not
-       bound yet). */
+       by a key of -2; literal text in btext. Per op and depth the K_OP and
+       K_OP_SEE lines with the op's name and the indent bound, per pass and
+       depth the K_NOTE line (-1 = not bound yet; depth slot 0: the indent
+       is not bound, for depths from PTO__EMIT_ND on). */
     pto__emit_seg *bsegs;
     int32_t nbsegs, bcap;
     pto_buf btext;
-    int32_t bound_op[PTO_NOP], bound_see[PTO_NOP], bound_note[5];
+    int32_t bound_op[PTO_NOP][PTO__EMIT_ND], bound_see[PTO_NOP][PTO__EMIT_ND], bound_note[5][PTO__EMIT_ND];
     /* ", PTO_K_V" ...: the argument text of each pipe, in btext */
     int32_t pipe_off[PTO_NPIPE], pipe_len[PTO_NPIPE];
     /* A second target (emit_isa.c) reuses this walk: it sets hooks for the
@@ -495,14 +501,6 @@ static int32_t pto__emit_bind(pto__emitter *E, int tpl, uint64_t known)
     return t->oom ? -1 : first;
 }
 
-/* Expands bound template `first` (pto__emit_bind), or tpl itself when it
-   could not be bound. */
-static void pto__emit_xb(pto__emitter *E, int32_t first, int tpl)
-{
-    if (first < 0) pto__emit_x(E, tpl);
-    else pto__emit_segs(E, E->bsegs + first, NULL, E->btext.data);
-}
-
 static void pto__emit_v(pto__emitter *E, int key, const char *s)
 {
     E->val[key] = s;
@@ -652,6 +650,7 @@ static pto_status pto__emit_lens(pto__emitter *E)
 {
     const pto_module *m = E->m;
     int32_t i, p;
+    size_t total;
     E->var_len = (int32_t *)pto_alloc(E->ctx, sizeof(int32_t) * (size_t)(m->n_vars ? m->n_vars : 1));
     E->tile_len = (int32_t *)pto_alloc(E->ctx, sizeof(int32_t) * (size_t)(m->n_tiles ? m->n_tiles : 1));
     E->param_len = (int32_t *)pto_alloc(E->ctx, sizeof(int32_t) * (size_t)(m->n_params ? m->n_params : 1));
@@ -659,8 +658,21 @@ static pto_status pto__emit_lens(pto__emitter *E)
     for (i = 0; i < m->n_vars; i++) E->var_len[i] = (int32_t)strlen(E->var_name[i]);
     for (i = 0; i < m->n_tiles; i++) E->tile_len[i] = (int32_t)strlen(E->tile_name[i]);
     for (i = 0; i < m->n_params; i++) E->param_len[i] = (int32_t)strlen(E->param_name[i]);
-    for (i = 0; i < PTO_NOP; i++) E->bound_op[i] = E->bound_see[i] = -1;
-    for (i = 0; i < 5; i++) E->bound_note[i] = -1;
+    E->tile_arg = (char **)pto_alloc(E->ctx, sizeof(char *) * (size_t)(m->n_tiles ? m->n_tiles : 1));
+    if (!E->tile_arg) return PTO_ERR_INTERNAL;
+    E->argtext.ctx = E->ctx;
+    for (i = 0, total = 0; i < m->n_tiles; i++) total += (size_t)E->tile_len[i] + 2;
+    pto__emit_reserve(&E->argtext, total);   /* all of it: the text does not move */
+    for (i = 0; i < m->n_tiles && E->argtext.cap > E->argtext.len + (size_t)E->tile_len[i] + 2; i++) {
+        E->tile_arg[i] = E->argtext.data + E->argtext.len;
+        pto__emit_put(&E->argtext, ", ", 2);
+        pto__emit_put(&E->argtext, E->tile_name[i], (size_t)E->tile_len[i]);
+    }
+    if (i < m->n_tiles) return PTO_ERR_INTERNAL;
+    for (i = 0; i < PTO_NOP; i++)
+        for (p = 0; p < PTO__EMIT_ND; p++) E->bound_op[i][p] = E->bound_see[i][p] = -1;
+    for (i = 0; i < 5; i++)
+        for (p = 0; p < PTO__EMIT_ND; p++) E->bound_note[i][p] = -1;
     E->btext.ctx = E->ctx;
     for (p = 0; p < PTO_NPIPE; p++) {
         E->pipe_off[p] = (int32_t)E->btext.len;
@@ -747,7 +759,10 @@ static int32_t pto__emit_ident(const pto_module *m, int32_t ex)
 
 static void pto__emit_int(pto_buf *b, int64_t v, int mode)
 {
-    if (v == INT64_MIN && mode != PTO__EX_PTO) pto__emit_puts(b, "(-9223372036854775807 - 1)");
+    if (v >= 0 && v < 10) {   /* most of them: an event id, a zero offset */
+        char c = (char)('0' + v);
+        pto__emit_put(b, &c, 1);
+    } else if (v == INT64_MIN && mode != PTO__EX_PTO) pto__emit_puts(b, "(-9223372036854775807 - 1)");
     else pto__emit_put_i64(b, v);
 }
 
@@ -777,6 +792,23 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
             pto__emit_puts(b, mode == PTO__EX_PTO ? pto_str(E->ctx, m->vars[e->a].name) : E->var_name[e->a]);
         }
         return;
+    }
+    if (mode != PTO__EX_PTO && ex >= 0 && ex < m->n_exprs && m->exprs[ex].kind >= PTO_E_ADD &&
+        m->exprs[ex].kind <= PTO_E_MOD) {   /* VAR op INT, INT > 1 (i % 2, i * 16): nothing folds */
+        const pto_expr *x = &m->exprs[ex];
+        const pto_expr *xa = x->a >= 0 && x->a < m->n_exprs ? &m->exprs[x->a] : NULL;
+        const pto_expr *xb = x->b >= 0 && x->b < m->n_exprs ? &m->exprs[x->b] : NULL;
+        if (xa && xb && xa->kind == PTO_E_VAR && xa->a >= 0 && xa->a < m->n_vars && xb->kind == PTO_E_INT &&
+            xb->value > 1 && mode == PTO__EX_KERNEL && E->var_len) {
+            static const char *const ops[] = {" + ", " - ", " * ", " / ", " % "};
+            paren = (x->kind <= PTO_E_SUB ? 1 : 2) < ctxprec;
+            if (paren) pto__emit_put(b, "(", 1);
+            pto__emit_put(b, E->var_name[xa->a], (size_t)E->var_len[xa->a]);
+            pto__emit_put(b, ops[x->kind - PTO_E_ADD], 3);
+            pto__emit_int(b, xb->value, mode);
+            if (paren) pto__emit_put(b, ")", 1);
+            return;
+        }
     }
     if (mode != PTO__EX_PTO) {
         if (pto__emit_const(m, ex, &cv)) {
@@ -878,36 +910,43 @@ static void pto__emit_use_expr(pto__emitter *E, int32_t ex)
     }
 }
 
+/* The names statement s reads (not those of its nested blocks). */
+static void pto__emit_use_stmt(pto__emitter *E, const pto_stmt *st)
+{
+    const pto_module *m = E->m;
+    int i;
+    switch (st->kind) {
+    case PTO_ST_OP:
+        for (i = 0; i < st->nargs; i++) {
+            const pto_operand *o = &m->operands[st->arg0 + i];
+            if (o->kind == PTO_O_GM && o->ref >= 0) E->param_used[o->ref] = 1;
+            if (o->kind == PTO_O_SCALAR && o->ref >= 0) E->var_used[o->ref] = 1;
+            if (o->kind == PTO_O_GM || o->kind == PTO_O_INT) {
+                pto__emit_use_expr(E, o->e[0]);
+                pto__emit_use_expr(E, o->e[1]);
+                if (o->kind == PTO_O_GM) pto__emit_use_expr(E, o->e[2]);
+            }
+        }
+        break;
+    case PTO_ST_TILE:
+        if (st->ref >= 0) {
+            pto__emit_use_expr(E, m->tiles[st->ref].valid_r);
+            pto__emit_use_expr(E, m->tiles[st->ref].valid_c);
+        }
+        break;
+    default:
+        for (i = 0; i < 3; i++) pto__emit_use_expr(E, st->e[i]);
+        break;
+    }
+}
+
 static void pto__emit_use_block(pto__emitter *E, int32_t block)
 {
     const pto_module *m = E->m;
     int32_t s;
     for (s = m->blocks[block].head; s >= 0; s = m->stmts[s].next) {
         const pto_stmt *st = &m->stmts[s];
-        int i;
-        switch (st->kind) {
-        case PTO_ST_OP:
-            for (i = 0; i < st->nargs; i++) {
-                const pto_operand *o = &m->operands[st->arg0 + i];
-                if (o->kind == PTO_O_GM && o->ref >= 0) E->param_used[o->ref] = 1;
-                if (o->kind == PTO_O_SCALAR && o->ref >= 0) E->var_used[o->ref] = 1;
-                if (o->kind == PTO_O_GM || o->kind == PTO_O_INT) {
-                    pto__emit_use_expr(E, o->e[0]);
-                    pto__emit_use_expr(E, o->e[1]);
-                    if (o->kind == PTO_O_GM) pto__emit_use_expr(E, o->e[2]);
-                }
-            }
-            break;
-        case PTO_ST_TILE:
-            if (st->ref >= 0) {
-                pto__emit_use_expr(E, m->tiles[st->ref].valid_r);
-                pto__emit_use_expr(E, m->tiles[st->ref].valid_c);
-            }
-            break;
-        default:
-            for (i = 0; i < 3; i++) pto__emit_use_expr(E, st->e[i]);
-            break;
-        }
+        pto__emit_use_stmt(E, st);
         if (st->body >= 0) pto__emit_use_block(E, st->body);
         if (st->orelse >= 0) pto__emit_use_block(E, st->orelse);
     }
@@ -957,22 +996,77 @@ static void pto__emit_srcline(pto__emitter *E, int32_t s)
     }
 }
 
-/* ", a, x, r, c" : the operands as device-call arguments. */
-static void pto__emit_args(pto__emitter *E, int32_t s)
+/* A write position in the output kept in locals (d, lim) while a line is
+   written: an append is a length test and a short copy. pto__wr_sync
+   stores the position back before anything appends to the pto_buf itself
+   (the expression printer), pto__wr_load picks it up again. */
+typedef struct pto__emit_wr {
+    char *d, *lim;
+    pto_buf *b;
+} pto__emit_wr;
+
+static inline void pto__wr_load(pto__emit_wr *w)
+{
+    w->d = w->b->data + w->b->len;
+    w->lim = w->b->data + w->b->cap;
+}
+
+static inline void pto__wr_sync(pto__emit_wr *w) { w->b->len = (size_t)(w->d - w->b->data); }
+
+static void pto__wr_slow(pto__emit_wr *w, const char *s, size_t n)
+{
+    pto__wr_sync(w);
+    pto_buf_putn(w->b, s, n);   /* grows it (or records out of memory) */
+    if (w->b->data) pto__wr_load(w);
+    else w->d = w->lim = NULL;
+}
+
+static inline void pto__wr(pto__emit_wr *w, const char *s, size_t n)
+{
+    if (n < (size_t)(w->lim - w->d)) {
+        pto__emit_cp(w->d, s, n);
+        w->d += n;
+    } else {
+        pto__wr_slow(w, s, n);
+    }
+}
+
+/* ", a, x, r, c" : the operands as device-call arguments, straight into
+   the output (no scratch copy): the names and pipes are texts made once,
+   the rest goes through the expression printer. */
+static void pto__emit_args_to(pto__emitter *E, pto__emit_wr *w, int32_t s)
 {
     const pto_module *m = E->m;
     const pto_stmt *st = &m->stmts[s];
-    pto_buf *b = pto__emit_sb(E, PTO__K_ARGS);
-    int i;
-    for (i = 0; i < st->nargs; i++) {
-        const pto_operand *o = &m->operands[st->arg0 + i];
-        if (o->kind == PTO_O_PIPE) {   /* the flags' operands: text made once */
-            pto__emit_put(b, E->btext.data + E->pipe_off[o->ref], (size_t)E->pipe_len[o->ref]);
-            continue;
-        }
-        pto__emit_put(b, ", ", 2);
+    const pto_operand *o = &m->operands[st->arg0], *end = o + st->nargs;
+    pto_buf *b = w->b;
+    for (; o < end; o++) {
         switch (o->kind) {
-        case PTO_O_TILE: pto__emit_put(b, E->tile_name[o->ref], (size_t)E->tile_len[o->ref]); break;
+        case PTO_O_PIPE:
+            pto__wr(w, E->btext.data + E->pipe_off[o->ref], (size_t)E->pipe_len[o->ref]);
+            continue;
+        case PTO_O_TILE: pto__wr(w, E->tile_arg[o->ref], (size_t)E->tile_len[o->ref] + 2); continue;
+        case PTO_O_SCALAR:
+            pto__wr(w, ", ", 2);
+            pto__wr(w, E->var_name[o->ref], (size_t)E->var_len[o->ref]);
+            continue;
+        case PTO_O_INT: {
+            const pto_expr *e = o->e[0] >= 0 && o->e[0] < m->n_exprs ? &m->exprs[o->e[0]] : NULL;
+            if (e && e->kind == PTO_E_INT && e->value >= 0 && e->value < 10) {   /* an event id */
+                char t[3];
+                t[0] = ',';
+                t[1] = ' ';
+                t[2] = (char)('0' + e->value);
+                pto__wr(w, t, 3);
+                continue;
+            }
+            break;
+        }
+        default: break;
+        }
+        pto__wr(w, ", ", 2);
+        pto__wr_sync(w);
+        switch (o->kind) {
         case PTO_O_GM:
             if (o->e[2] >= 0) {
                 pto__emit_puts(b, "pto_k_gm_at(core, \"");
@@ -991,7 +1085,6 @@ static void pto__emit_args(pto__emitter *E, int32_t s)
             pto__emit_expr(E, b, o->e[1], PTO__EX_KERNEL, 0);
             break;
         case PTO_O_FLOAT: pto__emit_float(E, b, o->f, PTO__EX_KERNEL); break;
-        case PTO_O_SCALAR: pto__emit_put(b, E->var_name[o->ref], (size_t)E->var_len[o->ref]); break;
         case PTO_O_INT: pto__emit_expr(E, b, o->e[0], PTO__EX_KERNEL, 0); break;
         case PTO_O_CMP: /* pto_k_wait(core, src, sig, r, c, cmp, value) */
             pto__emit_puts(b, pto__emit_cmp[o->ref >= 0 && o->ref <= PTO_GE ? o->ref : PTO_GE]);
@@ -1001,8 +1094,49 @@ static void pto__emit_args(pto__emitter *E, int32_t s)
             break;
         default: pto__emit_puts(b, "0"); break;
         }
+        if (b->data) pto__wr_load(w);
+        else w->d = w->lim = NULL;
     }
-    pto__emit_vbuf(E, PTO__K_ARGS);
+}
+
+/* Writes bound template g (pto__emit_bind) for statement s: its literal
+   pieces and values straight into the output, the ARGS key by writing the
+   operands in place (pto__emit_args_to). A line is then a handful of short
+   copies of known lengths. */
+static void pto__emit_line(pto__emitter *E, const pto__emit_seg *g, int32_t s)
+{
+    const char *text = E->btext.data;
+    pto__emit_wr w;
+    w.b = E->out;
+    if (!w.b->data) {   /* nothing reserved yet (or out of memory): take the checked path once */
+        pto_buf_putn(w.b, "", 0);
+        if (!w.b->data) return;
+    }
+    pto__wr_load(&w);
+    for (; g->key != -2; g++) {
+        if (g->key < 0) pto__wr(&w, text + g->off, (size_t)g->len);
+        else if (g->key == PTO__K_ARGS) pto__emit_args_to(E, &w, s);
+        else pto__wr(&w, E->val[g->key], E->vlen[g->key]);
+    }
+    if (w.d) pto__wr_sync(&w);
+}
+
+/* Whether the n bytes of s hold a newline or a '*' (which might close the
+   comment): eight bytes per step (bit tricks on the word). */
+static int pto__emit_has_nl_star(const char *s, size_t n)
+{
+    const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w, a, c;
+        memcpy(&w, s + i, 8);
+        a = w ^ (ones * 0x0a);
+        c = w ^ (ones * 0x2a);
+        if ((((a - ones) & ~a) | ((c - ones) & ~c)) & high) return 1;
+    }
+    for (; i < n; i++)
+        if (s[i] == '\n' || s[i] == '*') return 1;
+    return 0;
 }
 
 /* A comment before a statement a pass inserted, and before every flag and
@@ -1019,6 +1153,8 @@ static int32_t pto__emit_note(pto__emitter *E, int32_t s)
     const char *note = st->note ? pto_str(E->ctx, st->note) : NULL;
     pto_buf *b;
     const char *p;
+    size_t n;
+    int pass, dep;
     if (!note && oi->cls != PTO_OC_SYNC) { E->last_note = 0; return -1; }
     if (st->note > 0 && st->note < E->nnotes) {
         int32_t first = E->note_first[st->note];
@@ -1031,9 +1167,10 @@ static int32_t pto__emit_note(pto__emitter *E, int32_t s)
     }
     E->last_note = st->note;
     if (!note) note = st->origin == PTO_BY_USER ? "written in the source" : "(no note recorded)";
-    if (!strpbrk(note, "\n*")) {   /* the usual note: printed as it is */
+    n = st->note ? pto__str_len(E->ctx, st->note) : strlen(note);
+    if (!pto__emit_has_nl_star(note, n)) {   /* the usual note: printed as it is */
         E->val[PTO__K_NOTE] = note;
-        E->vlen[PTO__K_NOTE] = st->note ? pto__str_len(E->ctx, st->note) : strlen(note);
+        E->vlen[PTO__K_NOTE] = n;
     } else {
         b = pto__emit_sb(E, PTO__K_NOTE);
         for (p = note; *p;) {
@@ -1046,15 +1183,15 @@ static int32_t pto__emit_note(pto__emitter *E, int32_t s)
         }
         pto__emit_vbuf(E, PTO__K_NOTE);
     }
-    {
-        int pass = st->origin < 5 ? st->origin : 0;
-        if (E->bound_note[pass] < 0) {
-            pto__emit_v(E, PTO__K_PASS, pto__emit_origin[pass]);
-            E->bound_note[pass] = pto__emit_bind(E, PTO__T_K_NOTE, (uint64_t)1 << PTO__K_PASS);
-        }
+    pass = st->origin < 5 ? st->origin : 0;
+    dep = E->depth < PTO__EMIT_ND ? E->depth : 0;
+    if (E->bound_note[pass][dep] < 0) {   /* "/ * sync: " and the indent are fixed text of a pass's notes */
         pto__emit_v(E, PTO__K_PASS, pto__emit_origin[pass]);
-        pto__emit_xb(E, E->bound_note[pass], PTO__T_K_NOTE);
+        E->bound_note[pass][dep] = pto__emit_bind(E, PTO__T_K_NOTE, (uint64_t)1 << PTO__K_PASS |
+                                                                     (dep ? (uint64_t)1 << PTO__K_IND : 0));
+        if (E->bound_note[pass][dep] < 0) { E->st = PTO_ERR_INTERNAL; return -1; }
     }
+    pto__emit_line(E, E->bsegs + E->bound_note[pass][dep], s);
     return -1;
 }
 
@@ -1100,27 +1237,29 @@ static int pto__emit_is_popped(const pto_module *m, int32_t t)
     return 0;
 }
 
+/* One instruction: its note (if any), then its bound K_OP line, or the
+   K_OP_SEE line when its note was printed in full above another statement. */
 static void pto__emit_op(pto__emitter *E, int32_t s)
 {
     const pto_stmt *st = &E->m->stmts[s];
-    int32_t see = pto__emit_note(E, s);
+    int32_t see = pto__emit_note(E, s), op = st->op, dep = E->depth < PTO__EMIT_ND ? E->depth : 0;
     pto__emit_srcline(E, s);
-    if (pto__emit_cvpipe_op(E, s)) return;
-    pto__emit_args(E, s);
-    if (E->bound_op[st->op] < 0) {   /* the op's name is fixed text of its lines */
-        pto__emit_v(E, PTO__K_OP, pto_opinfo_get((pto_op)st->op)->name);
-        E->bound_op[st->op] = pto__emit_bind(E, PTO__T_K_OP, (uint64_t)1 << PTO__K_OP);
-        E->bound_see[st->op] = pto__emit_bind(E, PTO__T_K_OP_SEE, (uint64_t)1 << PTO__K_OP | (uint64_t)1 << PTO__K_FILE);
+    if ((op == PTO_OP_TPUSH || op == PTO_OP_TPOP || op == PTO_OP_TFREE) && pto__emit_cvpipe_op(E, s)) return;
+    if (E->bound_op[op][dep] < 0) {   /* the op's name and the indent are fixed text of its lines */
+        uint64_t known = (uint64_t)1 << PTO__K_OP | (dep ? (uint64_t)1 << PTO__K_IND : 0);
+        pto__emit_v(E, PTO__K_OP, pto_opinfo_get((pto_op)op)->name);
+        E->bound_op[op][dep] = pto__emit_bind(E, PTO__T_K_OP, known);
+        E->bound_see[op][dep] = pto__emit_bind(E, PTO__T_K_OP_SEE, known | (uint64_t)1 << PTO__K_FILE);
+        if (E->bound_op[op][dep] < 0 || E->bound_see[op][dep] < 0) { E->st = PTO_ERR_INTERNAL; return; }
     }
     if (see < 0) {
-        pto__emit_xb(E, E->bound_op[st->op], PTO__T_K_OP);
+        pto__emit_line(E, E->bsegs + E->bound_op[op][dep], s);
         return;
     }
-    pto__emit_v(E, PTO__K_OP, pto_opinfo_get((pto_op)st->op)->name);
     pto__emit_v(E, PTO__K_FN, pto_opinfo_get((pto_op)E->m->stmts[see].op)->name);
     pto__emit_vi(E, PTO__K_N, E->m->stmts[see].loc.line);
     pto__emit_v(E, PTO__K_PASS, pto__emit_origin[st->origin < 5 ? st->origin : 0]);
-    pto__emit_xb(E, E->bound_see[st->op], PTO__T_K_OP_SEE);
+    pto__emit_line(E, E->bsegs + E->bound_see[op][dep], s);
 }
 
 /* The offset of an xN tile: slot ((i - start) / step) % N of its loop. */
@@ -2045,6 +2184,8 @@ static void pto__emit_free(pto__emitter *E, uint8_t *vo, uint8_t *to, uint8_t *p
     pto_free(E->ctx, E->var_len);
     pto_free(E->ctx, E->tile_len);
     pto_free(E->ctx, E->param_len);
+    pto_free(E->ctx, E->tile_arg);
+    pto_buf_free(&E->argtext);
     pto_free(E->ctx, E->bsegs);
     pto_buf_free(&E->btext);
     for (k = 0; k < PTO__NKEYS; k++) pto_buf_free(&E->scratch[k]);
