@@ -232,6 +232,8 @@ typedef struct pto__emit_seg {
 
 /* Depths whose indent is bound into the hot lines (deeper ones copy it). */
 #define PTO__EMIT_ND 8
+/* Bytes readable past the end of the texts the emitter owns (pto__emit_pcp). */
+#define PTO__EMIT_PAD 32
 
 typedef struct pto__emitter {
     pto_ctx *ctx;
@@ -273,7 +275,8 @@ typedef struct pto__emitter {
     /* lengths of the C names (pto__emit_lens) */
     int32_t *var_len, *tile_len, *param_len;
     char **tile_arg;      /* ", NAME" of each tile: an operand (tile_len[t] + 2 bytes) */
-    pto_buf argtext;      /* their text */
+    char **var_arg;       /* ", NAME" of each var (var_len[v] + 2 bytes) */
+    pto_buf argtext;      /* their text, padded (PTO__EMIT_PAD) */
     /* bound templates (pto__emit_bind): segment runs in bsegs, each ended
        by a key of -2; literal text in btext. Per op and depth the K_OP and
        K_OP_SEE lines with the op's name and the indent bound, per pass and
@@ -498,7 +501,8 @@ static int32_t pto__emit_bind(pto__emitter *E, int tpl, uint64_t known)
     E->bsegs[E->nbsegs].key = -2;
     E->bsegs[E->nbsegs].off = E->bsegs[E->nbsegs].len = 0;
     E->nbsegs++;
-    return t->oom ? -1 : first;
+    pto__emit_reserve(t, PTO__EMIT_PAD);   /* (pto__emit_pcp reads past the last text) */
+    return t->oom || t->cap < t->len + PTO__EMIT_PAD ? -1 : first;
 }
 
 static void pto__emit_v(pto__emitter *E, int key, const char *s)
@@ -659,16 +663,24 @@ static pto_status pto__emit_lens(pto__emitter *E)
     for (i = 0; i < m->n_tiles; i++) E->tile_len[i] = (int32_t)strlen(E->tile_name[i]);
     for (i = 0; i < m->n_params; i++) E->param_len[i] = (int32_t)strlen(E->param_name[i]);
     E->tile_arg = (char **)pto_alloc(E->ctx, sizeof(char *) * (size_t)(m->n_tiles ? m->n_tiles : 1));
-    if (!E->tile_arg) return PTO_ERR_INTERNAL;
+    E->var_arg = (char **)pto_alloc(E->ctx, sizeof(char *) * (size_t)(m->n_vars ? m->n_vars : 1));
+    if (!E->tile_arg || !E->var_arg) return PTO_ERR_INTERNAL;
     E->argtext.ctx = E->ctx;
     for (i = 0, total = 0; i < m->n_tiles; i++) total += (size_t)E->tile_len[i] + 2;
-    pto__emit_reserve(&E->argtext, total);   /* all of it: the text does not move */
-    for (i = 0; i < m->n_tiles && E->argtext.cap > E->argtext.len + (size_t)E->tile_len[i] + 2; i++) {
-        E->tile_arg[i] = E->argtext.data + E->argtext.len;
-        pto__emit_put(&E->argtext, ", ", 2);
-        pto__emit_put(&E->argtext, E->tile_name[i], (size_t)E->tile_len[i]);
+    for (i = 0; i < m->n_vars; i++) total += (size_t)E->var_len[i] + 2;
+    pto__emit_reserve(&E->argtext, total + PTO__EMIT_PAD);   /* all of it: the text does not move */
+    if (!E->argtext.data || E->argtext.cap < total + PTO__EMIT_PAD) return PTO_ERR_INTERNAL;
+    memset(E->argtext.data, 0, E->argtext.cap);
+    for (i = 0; i < m->n_tiles + m->n_vars; i++) {
+        int tl = i < m->n_tiles;
+        const char *nm = tl ? E->tile_name[i] : E->var_name[i - m->n_tiles];
+        size_t n = (size_t)(tl ? E->tile_len[i] : E->var_len[i - m->n_tiles]);
+        if (tl) E->tile_arg[i] = E->argtext.data + E->argtext.len;
+        else E->var_arg[i - m->n_tiles] = E->argtext.data + E->argtext.len;
+        memcpy(E->argtext.data + E->argtext.len, ", ", 2);
+        memcpy(E->argtext.data + E->argtext.len + 2, nm, n);
+        E->argtext.len += n + 2;
     }
-    if (i < m->n_tiles) return PTO_ERR_INTERNAL;
     for (i = 0; i < PTO_NOP; i++)
         for (p = 0; p < PTO__EMIT_ND; p++) E->bound_op[i][p] = E->bound_see[i][p] = -1;
     for (i = 0; i < 5; i++)
@@ -680,7 +692,8 @@ static pto_status pto__emit_lens(pto__emitter *E)
         pto__emit_puts(&E->btext, pto_pipe_name((pto_pipe)p));
         E->pipe_len[p] = (int32_t)E->btext.len - E->pipe_off[p];
     }
-    return E->btext.oom ? PTO_ERR_INTERNAL : PTO_OK;
+    pto__emit_reserve(&E->btext, PTO__EMIT_PAD);   /* (pto__emit_pcp reads past the last text) */
+    return E->btext.oom || E->btext.cap < E->btext.len + PTO__EMIT_PAD ? PTO_ERR_INTERNAL : PTO_OK;
 }
 
 /* ---- expressions ----------------------------------------------------------
@@ -757,6 +770,28 @@ static int32_t pto__emit_ident(const pto_module *m, int32_t ex)
     }
 }
 
+/* pto__emit_ident restricted to literal operands (x + 0, 0 + x, x - 0,
+   x * 1, 1 * x, x / 1 with the 0 or 1 an INT node): no constant folding of
+   whole subtrees, so it is cheap enough to try first. Removing such an
+   identity keeps the value, the folding and the printed text the same. */
+static int32_t pto__emit_peel(const pto_module *m, int32_t ex)
+{
+    while (ex >= 0 && ex < m->n_exprs) {
+        const pto_expr *e = &m->exprs[ex];
+        const pto_expr *a, *b;
+        if (e->kind < PTO_E_ADD || e->kind > PTO_E_DIV || e->a < 0 || e->a >= m->n_exprs || e->b < 0 ||
+            e->b >= m->n_exprs)
+            return ex;
+        a = &m->exprs[e->a];
+        b = &m->exprs[e->b];
+        if (b->kind == PTO_E_INT && b->value == (e->kind == PTO_E_ADD || e->kind == PTO_E_SUB ? 0 : 1)) ex = e->a;
+        else if (a->kind == PTO_E_INT && (e->kind == PTO_E_ADD || e->kind == PTO_E_MUL) &&
+                 a->value == (e->kind == PTO_E_ADD ? 0 : 1)) ex = e->b;
+        else return ex;
+    }
+    return ex;
+}
+
 static void pto__emit_int(pto_buf *b, int64_t v, int mode)
 {
     if (v >= 0 && v < 10) {   /* most of them: an event id, a zero offset */
@@ -795,17 +830,18 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
     }
     if (mode != PTO__EX_PTO && ex >= 0 && ex < m->n_exprs && m->exprs[ex].kind >= PTO_E_ADD &&
         m->exprs[ex].kind <= PTO_E_MOD) {   /* VAR op INT, INT > 1 (i % 2, i * 16): nothing folds */
-        const pto_expr *x = &m->exprs[ex];
-        const pto_expr *xa = x->a >= 0 && x->a < m->n_exprs ? &m->exprs[x->a] : NULL;
-        const pto_expr *xb = x->b >= 0 && x->b < m->n_exprs ? &m->exprs[x->b] : NULL;
-        if (xa && xb && xa->kind == PTO_E_VAR && xa->a >= 0 && xa->a < m->n_vars && xb->kind == PTO_E_INT &&
-            xb->value > 1 && mode == PTO__EX_KERNEL && E->var_len) {
+        const pto_expr *x = &m->exprs[pto__emit_peel(m, ex)];
+        int32_t xa = x->kind >= PTO_E_ADD && x->kind <= PTO_E_MOD ? pto__emit_peel(m, x->a) : -1;
+        int32_t xb = xa >= 0 ? pto__emit_peel(m, x->b) : -1;
+        if (xa >= 0 && xb >= 0 && m->exprs[xa].kind == PTO_E_VAR && m->exprs[xa].a >= 0 && m->exprs[xa].a < m->n_vars &&
+            m->exprs[xb].kind == PTO_E_INT && m->exprs[xb].value > 1 && mode == PTO__EX_KERNEL && E->var_len) {
             static const char *const ops[] = {" + ", " - ", " * ", " / ", " % "};
+            int32_t v = m->exprs[xa].a;
             paren = (x->kind <= PTO_E_SUB ? 1 : 2) < ctxprec;
             if (paren) pto__emit_put(b, "(", 1);
-            pto__emit_put(b, E->var_name[xa->a], (size_t)E->var_len[xa->a]);
+            pto__emit_put(b, E->var_name[v], (size_t)E->var_len[v]);
             pto__emit_put(b, ops[x->kind - PTO_E_ADD], 3);
-            pto__emit_int(b, xb->value, mode);
+            pto__emit_int(b, m->exprs[xb].value, mode);
             if (paren) pto__emit_put(b, ")", 1);
             return;
         }
@@ -1021,6 +1057,27 @@ static void pto__wr_slow(pto__emit_wr *w, const char *s, size_t n)
     else w->d = w->lim = NULL;
 }
 
+/* As pto__emit_cp from a source that can be read 32 bytes past its start
+   (text the emitter owns and pads: PTO__EMIT_PAD): one or two 16-byte moves
+   whatever n is up to 32; the destination needs that much room too. */
+static inline void pto__emit_pcp(char *d, const char *s, size_t n)
+{
+    if (n <= 16) memcpy(d, s, 16);
+    else if (n <= 32) memcpy(d, s, 32);
+    else memcpy(d, s, n);
+}
+
+/* pto__wr from padded text. */
+static inline void pto__wrp(pto__emit_wr *w, const char *s, size_t n)
+{
+    if (n + PTO__EMIT_PAD <= (size_t)(w->lim - w->d)) {
+        pto__emit_pcp(w->d, s, n);
+        w->d += n;
+    } else {
+        pto__wr_slow(w, s, n);
+    }
+}
+
 static inline void pto__wr(pto__emit_wr *w, const char *s, size_t n)
 {
     if (n < (size_t)(w->lim - w->d)) {
@@ -1043,21 +1100,19 @@ static void pto__emit_args_to(pto__emitter *E, pto__emit_wr *w, int32_t s)
     for (; o < end; o++) {
         switch (o->kind) {
         case PTO_O_PIPE:
-            pto__wr(w, E->btext.data + E->pipe_off[o->ref], (size_t)E->pipe_len[o->ref]);
+            pto__wrp(w, E->btext.data + E->pipe_off[o->ref], (size_t)E->pipe_len[o->ref]);
             continue;
-        case PTO_O_TILE: pto__wr(w, E->tile_arg[o->ref], (size_t)E->tile_len[o->ref] + 2); continue;
-        case PTO_O_SCALAR:
-            pto__wr(w, ", ", 2);
-            pto__wr(w, E->var_name[o->ref], (size_t)E->var_len[o->ref]);
-            continue;
+        case PTO_O_TILE: pto__wrp(w, E->tile_arg[o->ref], (size_t)E->tile_len[o->ref] + 2); continue;
+        case PTO_O_SCALAR: pto__wrp(w, E->var_arg[o->ref], (size_t)E->var_len[o->ref] + 2); continue;
         case PTO_O_INT: {
             const pto_expr *e = o->e[0] >= 0 && o->e[0] < m->n_exprs ? &m->exprs[o->e[0]] : NULL;
             if (e && e->kind == PTO_E_INT && e->value >= 0 && e->value < 10) {   /* an event id */
-                char t[3];
+                char t[PTO__EMIT_PAD];
+                memset(t, 0, sizeof t);
                 t[0] = ',';
                 t[1] = ' ';
                 t[2] = (char)('0' + e->value);
-                pto__wr(w, t, 3);
+                pto__wrp(w, t, 3);
                 continue;
             }
             break;
@@ -1099,6 +1154,54 @@ static void pto__emit_args_to(pto__emitter *E, pto__emit_wr *w, int32_t s)
     }
 }
 
+/* The NOTE value as comment text: copied eight bytes at a time while
+   looking for a newline or a '*' in the same pass; a note that has one (a
+   rare, hand-written one) is rewritten: newlines become spaces and a '*'
+   before '/' gets a space, so that the comment stays closed. */
+static void pto__emit_note_to(pto__emitter *E, pto__emit_wr *w)
+{
+    const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
+    const char *note = E->val[PTO__K_NOTE], *p;
+    size_t n = E->vlen[PTO__K_NOTE], i = 0;
+    pto_buf *b;
+    if (n >= 8 && n + 8 < (size_t)(w->lim - w->d)) {
+        /* '\n' (0x0a) and '*' (0x2a) are the only bytes that OR 0x20 makes
+           0x2a: one zero-byte test per word; the last word overlaps */
+        uint64_t x, y, hit = 0;
+        for (; i + 8 <= n; i += 8) {
+            memcpy(&x, note + i, 8);
+            memcpy(w->d + i, &x, 8);
+            y = (x | ones * 0x20) ^ (ones * 0x2a);
+            hit |= (y - ones) & ~y & high;
+        }
+        memcpy(&x, note + n - 8, 8);
+        memcpy(w->d + n - 8, &x, 8);
+        y = (x | ones * 0x20) ^ (ones * 0x2a);
+        hit |= (y - ones) & ~y & high;
+        if (!hit) {
+            w->d += n;
+            return;
+        }
+    } else if (n < 8 && n + 8 < (size_t)(w->lim - w->d)) {
+        for (; i < n && note[i] != '\n' && note[i] != '*'; i++) w->d[i] = note[i];
+        if (i == n) {
+            w->d += n;
+            return;
+        }
+    }
+    b = pto__emit_sb(E, PTO__K_NOTE);   /* (the value stays the raw text) */
+    for (p = note; p < note + n;) {
+        const char *q = p;
+        while (q < note + n && *q != '\n' && !(q[0] == '*' && q[1] == '/')) q++;
+        pto__emit_put(b, p, (size_t)(q - p));
+        if (q == note + n) break;
+        if (*q == '\n') pto__emit_put(b, " ", 1);
+        else pto__emit_put(b, "* ", 2);    /* keep the comment closed */
+        p = q + 1;
+    }
+    pto__wr(w, b->data ? b->data : "", b->len);
+}
+
 /* Writes bound template g (pto__emit_bind) for statement s: its literal
    pieces and values straight into the output, the ARGS key by writing the
    operands in place (pto__emit_args_to). A line is then a handful of short
@@ -1114,29 +1217,13 @@ static void pto__emit_line(pto__emitter *E, const pto__emit_seg *g, int32_t s)
     }
     pto__wr_load(&w);
     for (; g->key != -2; g++) {
-        if (g->key < 0) pto__wr(&w, text + g->off, (size_t)g->len);
+        if (g->key < 0) pto__wrp(&w, text + g->off, (size_t)g->len);
         else if (g->key == PTO__K_ARGS) pto__emit_args_to(E, &w, s);
+        else if (g->key == PTO__K_NOTE) pto__emit_note_to(E, &w);
+        else if (g->key == PTO__K_SRC && E->val[g->key] == E->srcline) pto__wrp(&w, E->srcline, E->vlen[g->key]);
         else pto__wr(&w, E->val[g->key], E->vlen[g->key]);
     }
     if (w.d) pto__wr_sync(&w);
-}
-
-/* Whether the n bytes of s hold a newline or a '*' (which might close the
-   comment): eight bytes per step (bit tricks on the word). */
-static int pto__emit_has_nl_star(const char *s, size_t n)
-{
-    const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w, a, c;
-        memcpy(&w, s + i, 8);
-        a = w ^ (ones * 0x0a);
-        c = w ^ (ones * 0x2a);
-        if ((((a - ones) & ~a) | ((c - ones) & ~c)) & high) return 1;
-    }
-    for (; i < n; i++)
-        if (s[i] == '\n' || s[i] == '*') return 1;
-    return 0;
 }
 
 /* A comment before a statement a pass inserted, and before every flag and
@@ -1151,9 +1238,6 @@ static int32_t pto__emit_note(pto__emitter *E, int32_t s)
     const pto_stmt *st = &E->m->stmts[s];
     const pto_opinfo *oi = pto_opinfo_get((pto_op)st->op);
     const char *note = st->note ? pto_str(E->ctx, st->note) : NULL;
-    pto_buf *b;
-    const char *p;
-    size_t n;
     int pass, dep;
     if (!note && oi->cls != PTO_OC_SYNC) { E->last_note = 0; return -1; }
     if (st->note > 0 && st->note < E->nnotes) {
@@ -1167,22 +1251,8 @@ static int32_t pto__emit_note(pto__emitter *E, int32_t s)
     }
     E->last_note = st->note;
     if (!note) note = st->origin == PTO_BY_USER ? "written in the source" : "(no note recorded)";
-    n = st->note ? pto__str_len(E->ctx, st->note) : strlen(note);
-    if (!pto__emit_has_nl_star(note, n)) {   /* the usual note: printed as it is */
-        E->val[PTO__K_NOTE] = note;
-        E->vlen[PTO__K_NOTE] = n;
-    } else {
-        b = pto__emit_sb(E, PTO__K_NOTE);
-        for (p = note; *p;) {
-            const char *q = p;
-            while (*q && *q != '\n' && !(q[0] == '*' && q[1] == '/')) q++;
-            pto__emit_put(b, p, (size_t)(q - p));
-            if (!*q) break;
-            if (*q == '\n') { pto__emit_put(b, " ", 1); p = q + 1; }
-            else { pto__emit_put(b, "* ", 2); p = q + 1; }    /* keep the comment closed */
-        }
-        pto__emit_vbuf(E, PTO__K_NOTE);
-    }
+    E->val[PTO__K_NOTE] = note;   /* pto__emit_note_to writes it */
+    E->vlen[PTO__K_NOTE] = st->note ? pto__str_len(E->ctx, st->note) : strlen(note);
     pass = st->origin < 5 ? st->origin : 0;
     dep = E->depth < PTO__EMIT_ND ? E->depth : 0;
     if (E->bound_note[pass][dep] < 0) {   /* "/ * sync: " and the indent are fixed text of a pass's notes */
@@ -1750,20 +1820,22 @@ static void pto__emit_cstr(pto_buf *b, const char *s, size_t n)
 
 /* Whether any of the 8 bytes of w is one that pto__emit_plain refuses:
    below 0x20, 0x7f and above, '"', '?' or '\\' (bit tricks on the word). */
-static int pto__emit_unplain8(uint64_t w)
+static inline int pto__emit_unplain8(uint64_t w)
 {
     const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
-#define PTO__ZB(v) (((v) - ones) & ~(v) & high)
-    uint64_t lo = (w - ones * 0x20) & ~w & high;
-    return ((lo | (w & high) | PTO__ZB(w ^ (ones * 0x22)) | PTO__ZB(w ^ (ones * 0x3f)) | PTO__ZB(w ^ (ones * 0x5c)) |
-             PTO__ZB(w ^ (ones * 0x7f))) != 0);
+#define PTO__ZB(v) (((v) - ones) & ~(v))
+    /* below 0x20; 0x7f and up (w + 1 carries only out of a byte whose high bit w already has) */
+    uint64_t lo = (w - ones * 0x20) & ~w, hi = (w + ones) | w;
+    return (((lo | hi | PTO__ZB(w ^ (ones * 0x22)) | PTO__ZB(w ^ (ones * 0x3f)) | PTO__ZB(w ^ (ones * 0x5c))) & high) != 0);
 #undef PTO__ZB
 }
 
 /* The .pto text, one string per line (short literals keep C99 compilers'
    4095-character limit): the H_LINE and H_LINE_END templates (plain text)
    around each line, the line escaped eight bytes at a time when they are
-   all plain, straight into the reserved output. */
+   all plain, straight into the reserved output. A line's last bytes are one
+   more word that overlaps the one before (while the line has needed no
+   escape, the output is the input moved, so rewriting bytes is harmless). */
 static void pto__emit_source(pto__emitter *E, const char *text, size_t len)
 {
     const char *open = pto__emit_tpl[PTO__T_H_LINE], *close = pto__emit_tpl[PTO__T_H_LINE_END];
@@ -1772,8 +1844,9 @@ static void pto__emit_source(pto__emitter *E, const char *text, size_t len)
     while (i < len) {
         size_t j = len - i < 1000 ? len : i + 1000;   /* at most 1000 bytes and their newline */
         const char *nl = (const char *)memchr(text + i, '\n', j - i + (j < len));
-        const char *p, *e;
-        char *d;
+        const char *p, *e, *start = text + i;
+        char *d, *d0;
+        uint64_t w;
         if (nl) j = (size_t)(nl - text) + 1;
         if (b->len + no + nc + 4 * (j - i) + 1 > b->cap) pto__emit_reserve(b, no + nc + 4 * (j - i) + b->len / 2 + 4096);
         if (b->oom || !b->data || b->len + no + nc + 4 * (j - i) + 1 > b->cap) {   /* out of memory */
@@ -1781,19 +1854,28 @@ static void pto__emit_source(pto__emitter *E, const char *text, size_t len)
             return;
         }
         d = b->data + b->len;
-        memcpy(d, open, no);
-        d += no;
-        for (p = text + i, e = text + j; p < e;) {
-            uint64_t w;
-            if (e - p >= 8) {
-                memcpy(&w, p, 8);
-                if (!pto__emit_unplain8(w)) { memcpy(d, p, 8); d += 8; p += 8; continue; }
+        pto__emit_cp(d, open, no);
+        d0 = d += no;
+        e = text + j - (nl != NULL);   /* the newline is escaped below */
+        for (p = start; e - p >= 8; p += 8, d += 8) {
+            memcpy(&w, p, 8);
+            if (pto__emit_unplain8(w)) break;
+            memcpy(d, p, 8);
+        }
+        if (p < e && e - p < 8 && e - start >= 8) {   /* the last word, overlapping */
+            memcpy(&w, e - 8, 8);
+            if (!pto__emit_unplain8(w)) {
+                memcpy(d0 + (e - 8 - start), e - 8, 8);
+                d += e - p;
+                p = e;
             }
+        }
+        for (; p < e; p++) {
             if (pto__emit_plain[(unsigned char)*p]) *d++ = *p;
             else d += pto__emit_esc(d, (unsigned char)*p);
-            p++;
         }
-        memcpy(d, close, nc);
+        if (nl) { d[0] = '\\'; d[1] = 'n'; d += 2; }
+        pto__emit_cp(d, close, nc);
         d += nc;
         b->len = (size_t)(d - b->data);
         i = j;
@@ -2185,6 +2267,7 @@ static void pto__emit_free(pto__emitter *E, uint8_t *vo, uint8_t *to, uint8_t *p
     pto_free(E->ctx, E->tile_len);
     pto_free(E->ctx, E->param_len);
     pto_free(E->ctx, E->tile_arg);
+    pto_free(E->ctx, E->var_arg);
     pto_buf_free(&E->argtext);
     pto_free(E->ctx, E->bsegs);
     pto_buf_free(&E->btext);
