@@ -12609,6 +12609,17 @@ typedef struct pto__emit_seg {
     int32_t key;          /* a placeholder (-1 = literal) */
 } pto__emit_seg;
 
+/* A line plan (pto__emit_plan): a bound template as literal pieces
+   (offset, length in btext) around at most PTO__EMIT_PK keys, each with
+   how it is written (pto__emit_line). */
+#define PTO__EMIT_PK 16
+enum { PTO__HOW_VAL, PTO__HOW_SRC, PTO__HOW_ARGS, PTO__HOW_NOTE };
+typedef struct pto__emit_plan {
+    int32_t nk;
+    uint8_t key[PTO__EMIT_PK], how[PTO__EMIT_PK];
+    int32_t off[PTO__EMIT_PK + 1], len[PTO__EMIT_PK + 1];   /* literal before key i; [nk]: after the last */
+} pto__emit_plan;
+
 /* Depths whose indent is bound into the hot lines (deeper ones copy it). */
 #define PTO__EMIT_ND 8
 /* Bytes readable past the end of the texts the emitter owns (pto__emit_pcp). */
@@ -12665,6 +12676,9 @@ typedef struct pto__emitter {
     int32_t nbsegs, bcap;
     pto_buf btext;
     int32_t bound_op[PTO_NOP][PTO__EMIT_ND], bound_see[PTO_NOP][PTO__EMIT_ND], bound_note[5][PTO__EMIT_ND];
+    pto__emit_plan *plans;   /* what bound_* index */
+    int32_t tpl_plan[PTO__NTPL][PTO__EMIT_ND];   /* pto__emit_x: plan + 1 (0 = not made, -1 = failed) */
+    int32_t nplans, plancap;
     /* ", PTO_K_V" ...: the argument text of each pipe, in btext */
     int32_t pipe_off[PTO_NPIPE], pipe_len[PTO_NPIPE];
     /* A second target (emit_isa.c) reuses this walk: it sets hooks for the
@@ -12829,11 +12843,6 @@ static void pto__emit_segs(pto__emitter *E, const pto__emit_seg *g, const pto__e
     b->len = (size_t)(d - b->data);
 }
 
-/* Expands template tpl into E->out. */
-static void pto__emit_x(pto__emitter *E, int tpl)
-{
-    pto__emit_segs(E, E->segs + E->tpl_first[tpl], E->segs + E->tpl_first[tpl + 1], pto__emit_tpl[tpl]);
-}
 
 /* Binds the keys of `known` (a bit per key) of template tpl to their
    current values: the result is the template with each run of literal text
@@ -12882,6 +12891,43 @@ static int32_t pto__emit_bind(pto__emitter *E, int tpl, uint64_t known)
     E->nbsegs++;
     pto__emit_reserve(t, PTO__EMIT_PAD);   /* (pto__emit_pcp reads past the last text) */
     return t->oom || t->cap < t->len + PTO__EMIT_PAD ? -1 : first;
+}
+
+/* Template tpl bound (pto__emit_bind) and made a line plan for
+   pto__emit_line: the literal pieces between its remaining keys; with
+   `direct`, ARGS and NOTE are written from the statement (else from their
+   values, as every other key). -1 when out of memory or when it has more
+   keys than a plan holds. */
+static int32_t pto__emit_plan_make(pto__emitter *E, int tpl, uint64_t known, int direct)
+{
+    int32_t first = pto__emit_bind(E, tpl, known), nk = 0;
+    const pto__emit_seg *g;
+    pto__emit_plan *p;
+    if (first < 0) return -1;
+    if (E->nplans == E->plancap) {
+        int32_t ncap = E->plancap ? E->plancap * 2 : 16;
+        pto__emit_plan *q = (pto__emit_plan *)pto_realloc(E->ctx, E->plans, (size_t)ncap * sizeof *q);
+        if (!q) return -1;
+        E->plans = q;
+        E->plancap = ncap;
+    }
+    p = &E->plans[E->nplans];
+    memset(p, 0, sizeof *p);
+    for (g = E->bsegs + first; g->key != -2; g++) {
+        if (g->key < 0) {   /* bind merged literal runs: at most one before each key */
+            p->off[nk] = g->off;
+            p->len[nk] = g->len;
+            continue;
+        }
+        if (nk == PTO__EMIT_PK) return -1;
+        p->key[nk] = (uint8_t)g->key;
+        p->how[nk] = g->key == PTO__K_SRC ? PTO__HOW_SRC : direct && g->key == PTO__K_ARGS ? PTO__HOW_ARGS
+                   : direct && g->key == PTO__K_NOTE ? PTO__HOW_NOTE : PTO__HOW_VAL;
+        nk++;
+    }
+    p->nk = nk;
+    E->nbsegs = first;   /* the segments were only the way here */
+    return E->nplans++;
 }
 
 static void pto__emit_v(pto__emitter *E, int key, const char *s)
@@ -13400,15 +13446,24 @@ static void pto__emit_src(pto__emitter *E, int32_t s)
 static void pto__emit_srcline(pto__emitter *E, int32_t s)
 {
     int32_t line = E->m->stmts[s].loc.line;
-    if (line != E->srcline_line || !E->vlen[PTO__K_SRC] || E->val[PTO__K_SRC] != E->srcline) {
-        size_t n = E->file_len;
-        memcpy(E->srcline, E->file, n);
-        E->srcline[n++] = ':';
-        n += pto__emit_i64(E->srcline + n, line);
-        E->srcline_line = line;
-        E->val[PTO__K_SRC] = E->srcline;
-        E->vlen[PTO__K_SRC] = n;
+    size_t n = E->vlen[PTO__K_SRC];
+    if (line == E->srcline_line && n && E->val[PTO__K_SRC] == E->srcline) return;
+    if (line == E->srcline_line + 1 && line > 1 && n > E->file_len + 1 && E->val[PTO__K_SRC] == E->srcline) {
+        char *p = E->srcline + n - 1;   /* the next line: add one to the digits in place */
+        while (p > E->srcline + E->file_len + 1 && *p == '9') *p-- = '0';
+        if (*p != '9') {
+            (*p)++;
+            E->srcline_line = line;
+            return;
+        }
     }
+    n = E->file_len;
+    memcpy(E->srcline, E->file, n);
+    E->srcline[n++] = ':';
+    n += pto__emit_i64(E->srcline + n, line);
+    E->srcline_line = line;
+    E->val[PTO__K_SRC] = E->srcline;
+    E->vlen[PTO__K_SRC] = n;
 }
 
 /* A write position in the output kept in locals (d, lim) while a line is
@@ -13581,28 +13636,53 @@ static void pto__emit_note_to(pto__emitter *E, pto__emit_wr *w)
     pto__wr(w, b->data ? b->data : "", b->len);
 }
 
-/* Writes bound template g (pto__emit_bind) for statement s: its literal
-   pieces and values straight into the output, the ARGS key by writing the
-   operands in place (pto__emit_args_to). A line is then a handful of short
-   copies of known lengths. */
-static void pto__emit_line(pto__emitter *E, const pto__emit_seg *g, int32_t s)
+/* Writes line plan `plan` (pto__emit_plan_make) for statement s straight
+   into the output: its literal pieces from btext, the SRC value from
+   srcline, the ARGS key by writing the operands in place
+   (pto__emit_args_to), the NOTE key by pto__emit_note_to, other keys from
+   their current values. A line is then a handful of short moves. */
+static void pto__emit_line(pto__emitter *E, int32_t plan, int32_t s)
 {
+    const pto__emit_plan *p = &E->plans[plan];
     const char *text = E->btext.data;
     pto__emit_wr w;
+    int32_t i;
     w.b = E->out;
     if (!w.b->data) {   /* nothing reserved yet (or out of memory): take the checked path once */
         pto_buf_putn(w.b, "", 0);
         if (!w.b->data) return;
     }
     pto__wr_load(&w);
-    for (; g->key != -2; g++) {
-        if (g->key < 0) pto__wrp(&w, text + g->off, (size_t)g->len);
-        else if (g->key == PTO__K_ARGS) pto__emit_args_to(E, &w, s);
-        else if (g->key == PTO__K_NOTE) pto__emit_note_to(E, &w);
-        else if (g->key == PTO__K_SRC && E->val[g->key] == E->srcline) pto__wrp(&w, E->srcline, E->vlen[g->key]);
-        else pto__wr(&w, E->val[g->key], E->vlen[g->key]);
+    pto__wrp(&w, text + p->off[0], (size_t)p->len[0]);
+    for (i = 0; i < p->nk; i++) {
+        int k = p->key[i];
+        switch (p->how[i]) {
+        case PTO__HOW_SRC:
+            if (E->val[k] == E->srcline) { pto__wrp(&w, E->srcline, E->vlen[k]); break; }
+            pto__wr(&w, E->val[k], E->vlen[k]);
+            break;
+        case PTO__HOW_ARGS: pto__emit_args_to(E, &w, s); break;
+        case PTO__HOW_NOTE: pto__emit_note_to(E, &w); break;
+        default: pto__wr(&w, E->val[k], E->vlen[k]); break;
+        }
+        pto__wrp(&w, text + p->off[i + 1], (size_t)p->len[i + 1]);
     }
     if (w.d) pto__wr_sync(&w);
+}
+
+/* Expands template tpl into E->out: through its line plan, made on first
+   use, per depth with the indent bound (when the IND value is the depth's
+   indent); every key is written from its value. */
+static void pto__emit_x(pto__emitter *E, int tpl)
+{
+    int dep = E->depth > 0 && E->depth < PTO__EMIT_ND && E->vlen[PTO__K_IND] == (size_t)E->depth * 4 ? E->depth : 0;
+    int32_t *pl = &E->tpl_plan[tpl][dep];
+    if (*pl == 0) {
+        int32_t r = pto__emit_plan_make(E, tpl, dep ? (uint64_t)1 << PTO__K_IND : 0, 0);
+        *pl = r < 0 ? -1 : r + 1;
+    }
+    if (*pl > 0) pto__emit_line(E, *pl - 1, -1);
+    else pto__emit_segs(E, E->segs + E->tpl_first[tpl], E->segs + E->tpl_first[tpl + 1], pto__emit_tpl[tpl]);
 }
 
 /* A comment before a statement a pass inserted, and before every flag and
@@ -13636,11 +13716,11 @@ static int32_t pto__emit_note(pto__emitter *E, int32_t s)
     dep = E->depth < PTO__EMIT_ND ? E->depth : 0;
     if (E->bound_note[pass][dep] < 0) {   /* "/ * sync: " and the indent are fixed text of a pass's notes */
         pto__emit_v(E, PTO__K_PASS, pto__emit_origin[pass]);
-        E->bound_note[pass][dep] = pto__emit_bind(E, PTO__T_K_NOTE, (uint64_t)1 << PTO__K_PASS |
-                                                                     (dep ? (uint64_t)1 << PTO__K_IND : 0));
+        E->bound_note[pass][dep] = pto__emit_plan_make(E, PTO__T_K_NOTE, (uint64_t)1 << PTO__K_PASS |
+                                                                     (dep ? (uint64_t)1 << PTO__K_IND : 0), 1);
         if (E->bound_note[pass][dep] < 0) { E->st = PTO_ERR_INTERNAL; return -1; }
     }
-    pto__emit_line(E, E->bsegs + E->bound_note[pass][dep], s);
+    pto__emit_line(E, E->bound_note[pass][dep], s);
     return -1;
 }
 
@@ -13697,18 +13777,18 @@ static void pto__emit_op(pto__emitter *E, int32_t s)
     if (E->bound_op[op][dep] < 0) {   /* the op's name and the indent are fixed text of its lines */
         uint64_t known = (uint64_t)1 << PTO__K_OP | (dep ? (uint64_t)1 << PTO__K_IND : 0);
         pto__emit_v(E, PTO__K_OP, pto_opinfo_get((pto_op)op)->name);
-        E->bound_op[op][dep] = pto__emit_bind(E, PTO__T_K_OP, known);
-        E->bound_see[op][dep] = pto__emit_bind(E, PTO__T_K_OP_SEE, known | (uint64_t)1 << PTO__K_FILE);
+        E->bound_op[op][dep] = pto__emit_plan_make(E, PTO__T_K_OP, known, 1);
+        E->bound_see[op][dep] = pto__emit_plan_make(E, PTO__T_K_OP_SEE, known | (uint64_t)1 << PTO__K_FILE, 1);
         if (E->bound_op[op][dep] < 0 || E->bound_see[op][dep] < 0) { E->st = PTO_ERR_INTERNAL; return; }
     }
     if (see < 0) {
-        pto__emit_line(E, E->bsegs + E->bound_op[op][dep], s);
+        pto__emit_line(E, E->bound_op[op][dep], s);
         return;
     }
     pto__emit_v(E, PTO__K_FN, pto_opinfo_get((pto_op)E->m->stmts[see].op)->name);
     pto__emit_vi(E, PTO__K_N, E->m->stmts[see].loc.line);
     pto__emit_v(E, PTO__K_PASS, pto__emit_origin[st->origin < 5 ? st->origin : 0]);
-    pto__emit_line(E, E->bsegs + E->bound_see[op][dep], s);
+    pto__emit_line(E, E->bound_see[op][dep], s);
 }
 
 /* The offset of an xN tile: slot ((i - start) / step) % N of its loop. */
@@ -14649,6 +14729,7 @@ static void pto__emit_free(pto__emitter *E, uint8_t *vo, uint8_t *to, uint8_t *p
     pto_free(E->ctx, E->var_arg);
     pto_buf_free(&E->argtext);
     pto_free(E->ctx, E->bsegs);
+    pto_free(E->ctx, E->plans);
     pto_buf_free(&E->btext);
     for (k = 0; k < PTO__NKEYS; k++) pto_buf_free(&E->scratch[k]);
 }
