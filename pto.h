@@ -10904,7 +10904,10 @@ typedef struct pto__sy_txt {
 
 static void pto__sy_cat(pto__sy_txt *t, const char *s)
 {
-    while (*s && t->n + 1 < sizeof t->d) t->d[t->n++] = *s++;
+    size_t n = strlen(s);
+    if (n > sizeof t->d - 1 - t->n) n = sizeof t->d - 1 - t->n;
+    memcpy(t->d + t->n, s, n);
+    t->n += n;
 }
 
 static void pto__sy_num(pto__sy_txt *t, unsigned long long v, unsigned base, int width)
@@ -12010,11 +12013,26 @@ static int32_t pto__sy_first_free(const int32_t *busy, uint8_t used, int32_t lo,
     return -1;
 }
 
-static int pto__sy_ent_cmp(const void *a, const void *b)
+/* order[] = the flag groups (not barriers, not dropped) by the program
+   position of their first statement, creation order on a tie: a counting
+   sort on positions (each below n_stmts), stable in g. */
+static int pto__sy_by_first(pto__sy *sy, const int32_t *lo, int32_t *order, int32_t *n)
 {
-    const int32_t *x = (const int32_t *)a, *y = (const int32_t *)b;
-    if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
-    return x[1] < y[1] ? -1 : x[1] > y[1];
+    int32_t npos = sy->m->n_stmts + 1, g, i, *cnt = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)npos + 1));
+    if (!cnt) return 0;
+    *n = 0;
+#define PTO__SY_FIRST(g) (lo[g] < npos - 1 ? lo[g] : npos - 1)   /* no statement left: last */
+    for (g = 0; g < sy->n_grps; g++)
+        if (sy->grps[g].kind != PTO__SY_BAR && sy->grps[g].kind != PTO__SY_DEAD) cnt[PTO__SY_FIRST(g) + 1]++;
+    for (i = 0; i < npos; i++) cnt[i + 1] += cnt[i];
+    for (g = 0; g < sy->n_grps; g++)
+        if (sy->grps[g].kind != PTO__SY_BAR && sy->grps[g].kind != PTO__SY_DEAD) {
+            order[cnt[PTO__SY_FIRST(g)]++] = g;
+            (*n)++;
+        }
+    pto_free(sy->ctx, cnt);
+#undef PTO__SY_FIRST
+    return 1;
 }
 
 /* Colours the lifetimes of the flag groups of one kernel with hardware ids,
@@ -12022,7 +12040,7 @@ static int pto__sy_ent_cmp(const void *a, const void *b)
 static pto_status pto__sy_assign(pto__sy *sy)
 {
     pto_module *m = sy->m;
-    int32_t *lo, *hi, *order, *pairs, g, e, i, j, n = 0;
+    int32_t *lo, *hi, *order, g, e, i, j, n = 0;
     uint8_t used[8][8];
     int32_t busy[8][8][8];
     pto_status st = PTO_OK;
@@ -12032,8 +12050,7 @@ static pto_status pto__sy_assign(pto__sy *sy)
     lo = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)sy->n_grps + 1));
     hi = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)sy->n_grps + 1));
     order = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)sy->n_grps + 1));
-    pairs = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * 2 * ((size_t)sy->n_grps + 1));
-    if (!sy->ours || !lo || !hi || !order || !pairs) st = PTO_ERR_INTERNAL;
+    if (!sy->ours || !lo || !hi || !order) st = PTO_ERR_INTERNAL;
     for (g = 0; st == PTO_OK && g < sy->n_grps; g++) {
         lo[g] = 0x7fffffff;
         hi[g] = -1;
@@ -12045,15 +12062,8 @@ static pto_status pto__sy_assign(pto__sy *sy)
         if (sy->pos[s] < lo[g]) lo[g] = sy->pos[s];
         if (sy->pos[s] > hi[g]) hi[g] = sy->pos[s];
     }
-    for (g = 0; st == PTO_OK && g < sy->n_grps; g++) {
-        if (sy->grps[g].kind == PTO__SY_BAR || sy->grps[g].kind == PTO__SY_DEAD) continue;
-        pairs[2 * n] = lo[g];
-        pairs[2 * n + 1] = g;
-        n++;
-    }
     /* program order of the first statement; creation order on a tie */
-    if (st == PTO_OK) qsort(pairs, (size_t)n, 2 * sizeof(int32_t), pto__sy_ent_cmp);
-    for (i = 0; st == PTO_OK && i < n; i++) order[i] = pairs[2 * i + 1];
+    if (st == PTO_OK && !pto__sy_by_first(sy, lo, order, &n)) st = PTO_ERR_INTERNAL;
     if (st == PTO_OK) pto__sy_reserved(sy, used);
     for (i = 0; i < 8; i++)
         for (j = 0; j < 64; j++) busy[i][j / 8][j % 8] = -1;
@@ -12079,7 +12089,6 @@ static pto_status pto__sy_assign(pto__sy *sy)
     pto_free(sy->ctx, lo);
     pto_free(sy->ctx, hi);
     pto_free(sy->ctx, order);
-    pto_free(sy->ctx, pairs);
     return st;
 }
 
