@@ -69,6 +69,10 @@
       heads were computed without the pair and would be too pessimistic, so
       that loop is analysed again from its entry (pto__sy_loop): this is the
       case of every loop-carried pair (its prime becomes part of the entry).
+      The carried pairs of one visit share that re-analysis: after the
+      first, the visit goes on with an optimistic effect of the pair (see
+      pto__sy_defer) to find the others, and the loop is analysed again
+      when the visit ends.
       Forward pairs whose wait sits right before that loop, placed during
       its visit, are dropped then and placed again only if still needed: a
       carried pair's prime (through a chain of flags) often orders them.
