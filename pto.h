@@ -10232,6 +10232,7 @@ typedef struct pto__sy {
     pto__sy_rec *recs;
     int32_t n_recs, cap_recs;
     int32_t *rec_of;            /* per operand: first record, or -1 */
+    uint8_t acc_pipes[PTO_NSPACE], wr_pipes[PTO_NSPACE];  /* pipes that access / write a space */
     int32_t base_file;          /* pto__sy_label: the file whose base name is */
     const char *base_name;      /* base_name (-1 = none yet) */
     uint32_t *mark_at, stamp;   /* per record: pto__sy_join's index of dst, valid */
@@ -10617,6 +10618,13 @@ static pto_status pto__sy_build_records(pto__sy *sy)
         st = pto__sy_add_records(sy, s);
         if (st != PTO_OK) return st;
     }
+    memset(sy->acc_pipes, 0, sizeof sy->acc_pipes);
+    memset(sy->wr_pipes, 0, sizeof sy->wr_pipes);
+    for (s = 0; s < sy->n_recs; s++) {
+        const pto__sy_rec *rc = &sy->recs[s];
+        sy->acc_pipes[rc->space] = (uint8_t)(sy->acc_pipes[rc->space] | (1u << rc->pipe));
+        if (rc->rw & PTO__SY_WR) sy->wr_pipes[rc->space] = (uint8_t)(sy->wr_pipes[rc->space] | (1u << rc->pipe));
+    }
     sy->mark_at = (uint32_t *)pto__sy_zalloc(sy, sizeof(uint32_t) * (size_t)(sy->n_recs + 1));
     sy->mark_k = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * (size_t)(sy->n_recs + 1));
     return sy->mark_at && sy->mark_k ? PTO_OK : PTO_ERR_INTERNAL;
@@ -10785,6 +10793,21 @@ static int pto__sy_dominates(const pto__sy *sy, const pto__sy_rec *a, const pto_
     return pto__sy_gm_covers(sy->m, a, &sy->recs[x->rid]);
 }
 
+/* A local record ordered before every pipe that could conflict with it (a
+   writer of its space when it reads, any accessor when it writes; its own
+   pipe only when that is V or M) can never be a hazard again: bits only
+   grow along a path, and at a join the other path's instance stands. It
+   leaves the state (pto__sy_touch), which keeps loops' states small: most
+   records of earlier loops end up ordered before V, MTE2 and MTE3. */
+static int pto__sy_done(const pto__sy *sy, const pto__sy_e *x)
+{
+    unsigned need;
+    if (x->space == PTO_GM) return 0;
+    need = (x->rw & PTO__SY_WR) ? sy->acc_pipes[x->space] : sy->wr_pipes[x->space];
+    if (pto__sy_inorder(x->pipe)) need &= ~(1u << x->pipe);
+    return (need & ~(unsigned)x->bits) == 0;
+}
+
 /* A new instance of record r: issued now, happening before nothing yet;
    the records it supersedes leave the state, which keeps the state the
    size of what is in flight, not of the kernel. */
@@ -10796,7 +10819,7 @@ static void pto__sy_touch(pto__sy *sy, pto__sy_st *st, int32_t r)
     pto__sy_e *e;
     for (k = 0; k < st->n;) {   /* unordered: the last entry fills a hole */
         const pto__sy_e *x = &st->e[k];
-        if ((x->lo >= alo && x->hi <= ahi) && (x->rid == r || pto__sy_dominates(sy, a, x))) {
+        if (((x->lo >= alo && x->hi <= ahi) && (x->rid == r || pto__sy_dominates(sy, a, x))) || pto__sy_done(sy, x)) {
             if (k != --st->n) st->e[k] = st->e[st->n];
         } else {
             k++;
