@@ -10233,6 +10233,7 @@ typedef struct pto__sy {
     int32_t n_recs, cap_recs;
     int32_t *rec_of;            /* per operand: first record, or -1 */
     uint8_t acc_pipes[PTO_NSPACE], wr_pipes[PTO_NSPACE];  /* pipes that access / write a space */
+    int32_t *lab, *lab_len, n_lab;  /* per statement: its label (pto__sy_label_of), 0 = none yet */
     int32_t base_file;          /* pto__sy_label: the file whose base name is */
     const char *base_name;      /* base_name (-1 = none yet) */
     uint32_t *mark_at, stamp;   /* per record: pto__sy_join's index of dst, valid */
@@ -10625,6 +10626,10 @@ static pto_status pto__sy_build_records(pto__sy *sy)
         sy->acc_pipes[rc->space] = (uint8_t)(sy->acc_pipes[rc->space] | (1u << rc->pipe));
         if (rc->rw & PTO__SY_WR) sy->wr_pipes[rc->space] = (uint8_t)(sy->wr_pipes[rc->space] | (1u << rc->pipe));
     }
+    sy->n_lab = m->n_stmts;
+    sy->lab = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)sy->n_lab + 1));
+    sy->lab_len = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)sy->n_lab + 1));
+    if (!sy->lab || !sy->lab_len) return PTO_ERR_INTERNAL;
     sy->mark_at = (uint32_t *)pto__sy_zalloc(sy, sizeof(uint32_t) * (size_t)(sy->n_recs + 1));
     sy->mark_k = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * (size_t)(sy->n_recs + 1));
     return sy->mark_at && sy->mark_k ? PTO_OK : PTO_ERR_INTERNAL;
@@ -10797,8 +10802,9 @@ static int pto__sy_dominates(const pto__sy *sy, const pto__sy_rec *a, const pto_
    writer of its space when it reads, any accessor when it writes; its own
    pipe only when that is V or M) can never be a hazard again: bits only
    grow along a path, and at a join the other path's instance stands. It
-   leaves the state (pto__sy_touch), which keeps loops' states small: most
-   records of earlier loops end up ordered before V, MTE2 and MTE3. */
+   leaves the state when a wait or barrier completes it (pto__sy_keep),
+   which keeps loops' states small: most records of earlier loops end up
+   ordered before V, MTE2 and MTE3. */
 static int pto__sy_done(const pto__sy *sy, const pto__sy_e *x)
 {
     unsigned need;
@@ -10806,6 +10812,15 @@ static int pto__sy_done(const pto__sy *sy, const pto__sy_e *x)
     need = (x->rw & PTO__SY_WR) ? sy->acc_pipes[x->space] : sy->wr_pipes[x->space];
     if (pto__sy_inorder(x->pipe)) need &= ~(1u << x->pipe);
     return (need & ~(unsigned)x->bits) == 0;
+}
+
+/* After entry k gained bits: it goes if it is done (the last entry fills
+   its place); returns the index to look at next. */
+static int32_t pto__sy_keep(const pto__sy *sy, pto__sy_st *st, int32_t k)
+{
+    if (!pto__sy_done(sy, &st->e[k])) return k + 1;
+    if (k != --st->n) st->e[k] = st->e[st->n];
+    return k;
 }
 
 /* A new instance of record r: issued now, happening before nothing yet;
@@ -10819,7 +10834,7 @@ static void pto__sy_touch(pto__sy *sy, pto__sy_st *st, int32_t r)
     pto__sy_e *e;
     for (k = 0; k < st->n;) {   /* unordered: the last entry fills a hole */
         const pto__sy_e *x = &st->e[k];
-        if (((x->lo >= alo && x->hi <= ahi) && (x->rid == r || pto__sy_dominates(sy, a, x))) || pto__sy_done(sy, x)) {
+        if ((x->lo >= alo && x->hi <= ahi) && (x->rid == r || pto__sy_dominates(sy, a, x))) {
             if (k != --st->n) st->e[k] = st->e[st->n];
         } else {
             k++;
@@ -10976,6 +10991,25 @@ static int32_t pto__sy_note(pto__sy *sy, const pto__sy_txt *t)
     return id < 0 ? 0 : id;
 }
 
+/* pto__sy_label, made once per statement (a statement is in several
+   notes) and kept in the string pool. */
+static void pto__sy_label_of(pto__sy *sy, int32_t s, pto__sy_txt *t)
+{
+    size_t n;
+    if (s >= sy->n_lab) { pto__sy_label(sy, s, t); return; }
+    if (!sy->lab[s]) {
+        pto__sy_txt l;
+        l.n = 0;
+        pto__sy_label(sy, s, &l);
+        sy->lab[s] = pto__sy_note(sy, &l);
+        sy->lab_len[s] = (int32_t)l.n;
+    }
+    n = (size_t)sy->lab_len[s];
+    if (n > sizeof t->d - 1 - t->n) n = sizeof t->d - 1 - t->n;
+    memcpy(t->d + t->n, pto_str(sy->ctx, sy->lab[s]), n);
+    t->n += n;
+}
+
 static const char *pto__sy_kind(uint8_t arw, uint8_t brw)
 {
     if (arw & PTO__SY_WR) return (brw & PTO__SY_RD) ? "RAW" : "WAW";
@@ -11002,9 +11036,9 @@ static int32_t pto__sy_dep_note(pto__sy *sy, int32_t ra, int32_t rb, int carried
         pto__sy_cat(&t, ")");
     }
     pto__sy_cat(&t, " ");
-    pto__sy_label(sy, a->stmt, &t);
+    pto__sy_label_of(sy, a->stmt, &t);
     pto__sy_cat(&t, carried ? " -> next " : " -> ");
-    pto__sy_label(sy, b->stmt, &t);
+    pto__sy_label_of(sy, b->stmt, &t);
     return pto__sy_note(sy, &t);
 }
 
@@ -11089,13 +11123,14 @@ static void pto__sy_barrier(pto__sy *sy, int32_t s, pto__sy_st *st)
     const pto_operand *a = pto_stmt_arg(sy->m, s, 0);
     int P = a ? a->ref : -1, q;
     int32_t k;
-    for (k = 0; k < st->n; k++) {
+    for (k = 0; k < st->n;) {
         pto__sy_e *e = &st->e[k];
         if (P == PTO_PIPE_ALL) {
             for (q = 0; q < 7; q++) pto__sy_addbit(e, q, sy->now);
         } else if (e->pipe == P) {
             pto__sy_addbit(e, P, sy->now);
         }
+        k = pto__sy_keep(sy, st, k);
     }
 }
 
@@ -11129,10 +11164,12 @@ static void pto__sy_syncop(pto__sy *sy, int32_t s, pto__sy_st *st)
     }
     if (f < 0 || st->fval[f] != 1) { pto__sy_misuse(sy, s, "wait on an event id that may not be set"); return; }
     bit = (uint64_t)1 << f;
-    for (k = 0; k < st->n; k++) {
+    for (k = 0; k < st->n;) {
         pto__sy_e *e = &st->e[k];
-        if (e->cap & bit) pto__sy_addbit(e, q, sy->now);
+        if (!(e->cap & bit)) { k++; continue; }
         e->cap &= ~bit;
+        pto__sy_addbit(e, q, sy->now);
+        k = pto__sy_keep(sy, st, k);
     }
     st->fused &= ~bit;
 }
@@ -12192,6 +12229,8 @@ static void pto__sy_reset(pto__sy *sy)
     pto_free(ctx, sy->rec_of);
     pto_free(ctx, sy->mark_at);
     pto_free(ctx, sy->mark_k);
+    pto_free(ctx, sy->lab);
+    pto_free(ctx, sy->lab_len);
     pto_free(ctx, sy->tile_loop);
     pto_free(ctx, sy->inert);
     pto_free(ctx, sy->period);
