@@ -10215,6 +10215,7 @@ typedef struct pto__sy_fr {
 typedef struct pto__sy_idc {   /* a sync statement's event id, decoded once per analysis */
     int64_t base, mod;
     int32_t loop;
+    uint8_t p, q;               /* its pipes */
     uint8_t ok;                 /* 0 not yet, 1 decoded, 2 not analysable */
 } pto__sy_idc;
 
@@ -11092,25 +11093,31 @@ static int64_t pto__sy_key(const pto__sy *sy, int p, int q, int64_t id)
 static int32_t pto__sy_slot(pto__sy *sy, int32_t s, int *p, int *q)
 {
     const pto_module *m = sy->m;
-    const pto_operand *a = pto_stmt_arg(m, s, 0), *b = pto_stmt_arg(m, s, 1), *c = pto_stmt_arg(m, s, 2);
+    const pto_operand *a, *b, *c;
     int64_t base, mod, id;
     int32_t L;
-    if (!a || !b || !c || a->kind != PTO_O_PIPE || b->kind != PTO_O_PIPE || c->kind != PTO_O_INT) return -1;
-    *p = a->ref;
-    *q = b->ref;
-    if (*p < 0 || *p >= PTO_PIPE_ALL || *q < 0 || *q >= PTO_PIPE_ALL || *p == *q) return -1;
     if (s < sy->n_tt && sy->idc[s].ok) {   /* decoded on an earlier visit of this analysis */
         if (sy->idc[s].ok == 2) return -1;
         base = sy->idc[s].base;
         mod = sy->idc[s].mod;
         L = sy->idc[s].loop;
+        *p = sy->idc[s].p;
+        *q = sy->idc[s].q;
     } else {
-        int ok = pto__sy_idform(m, c->e[0], &base, &mod, &L);
+        int ok;
+        a = pto_stmt_arg(m, s, 0), b = pto_stmt_arg(m, s, 1), c = pto_stmt_arg(m, s, 2);
+        ok = a && b && c && a->kind == PTO_O_PIPE && b->kind == PTO_O_PIPE && c->kind == PTO_O_INT;
+        *p = ok ? a->ref : -1;
+        *q = ok ? b->ref : -1;
+        ok = ok && *p >= 0 && *p < PTO_PIPE_ALL && *q >= 0 && *q < PTO_PIPE_ALL && *p != *q;
+        ok = ok && pto__sy_idform(m, c->e[0], &base, &mod, &L);
         if (s < sy->n_tt) {
             sy->idc[s].ok = (uint8_t)(ok ? 1 : 2);
-            sy->idc[s].base = base;
-            sy->idc[s].mod = mod;
-            sy->idc[s].loop = L;
+            sy->idc[s].base = ok ? base : 0;
+            sy->idc[s].mod = ok ? mod : 1;
+            sy->idc[s].loop = ok ? L : -1;
+            sy->idc[s].p = (uint8_t)(ok ? *p : 0);
+            sy->idc[s].q = (uint8_t)(ok ? *q : 0);
         }
         if (!ok) return -1;
     }
@@ -11129,6 +11136,9 @@ static void pto__sy_barrier(pto__sy *sy, int32_t s, pto__sy_st *st)
             for (q = 0; q < 7; q++) pto__sy_addbit(e, q, sy->now);
         } else if (e->pipe == P) {
             pto__sy_addbit(e, P, sy->now);
+        } else {
+            k++;
+            continue;
         }
         k = pto__sy_keep(sy, st, k);
     }
