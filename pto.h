@@ -322,11 +322,11 @@ typedef enum pto_expr_kind {
     PTO_E_NEG       /* a */
 } pto_expr_kind;
 
-typedef struct pto_expr {
-    uint8_t kind;
-    int32_t a, b;         /* sub-expressions, or var id for PTO_E_VAR */
+typedef struct pto_expr {   /* fields ordered for size: 32 bytes */
     int64_t value;        /* PTO_E_INT */
+    int32_t a, b;         /* sub-expressions, or var id for PTO_E_VAR */
     pto_loc loc;
+    uint8_t kind;
 } pto_expr;
 
 typedef enum pto_var_kind {
@@ -404,12 +404,12 @@ typedef enum pto_operand_kind {
     PTO_O_NMODE     /* ref: pto_notify_mode (notify's set / add) */
 } pto_operand_kind;
 
-typedef struct pto_operand {
-    uint8_t kind;
+typedef struct pto_operand {   /* fields ordered for size: 40 bytes */
+    double f;
     int32_t ref;
     int32_t e[3];
-    double f;
     pto_loc loc;
+    uint8_t kind;
 } pto_operand;
 
 typedef enum pto_stmt_kind {
@@ -961,6 +961,13 @@ PTODEF pto_status pto_interp_host(pto_ctx *ctx, const pto_module *m, const pto_h
          ? (memset(&(m)->arr[(m)->n_##arr], 0, sizeof(*(m)->arr)), (m)->n_##arr++) \
          : PTO__PUSH(m, arr))
 
+/* One slot of the intern table: the string's full hash next to its id, so
+   a probe reads one cache line and touches the pool only on a likely match. */
+struct pto__hslot {
+    uint32_t hv;
+    int32_t id;
+};
+
 struct pto_ctx {
     pto_allocator al;
     int max_diags;
@@ -974,10 +981,9 @@ struct pto_ctx {
     /* interned strings: one byte pool, offsets, and an open-addressing hash */
     char *pool;
     size_t pool_len, pool_cap;
-    int32_t *str_off;
+    int32_t *str_off;       /* [n_strs + 1]: str_off[n_strs] == pool_len */
     int32_t n_strs, cap_strs;
-    int32_t *hash;          /* string ids, -1 = empty */
-    uint32_t *hash_val;     /* the full hash of each slot's string */
+    struct pto__hslot *hash; /* hash_cap slots; id -1 = empty */
     int32_t hash_cap;
 };
 /* ---- End file: src/internal.h ---- */
@@ -1226,7 +1232,6 @@ PTODEF void pto_ctx_destroy(pto_ctx *ctx)
     pto_free(ctx, ctx->pool);
     pto_free(ctx, ctx->str_off);
     pto_free(ctx, ctx->hash);
-    pto_free(ctx, ctx->hash_val);
     ctx->al.free(ctx, ctx->al.user);
 }
 
@@ -1310,45 +1315,35 @@ static uint32_t pto__hash(const char *s, size_t n)
     return h;
 }
 
-/* The table keeps each slot's full hash next to its id: a probe compares
-   hashes first and touches the pool only on a likely match, and growing the
-   table never rehashes a string. */
+/* The table keeps each slot's full hash next to its id (struct
+   pto__hslot): a probe compares hashes first and touches the pool only on a
+   likely match, and growing the table never rehashes a string. */
 static int pto__rehash(pto_ctx *ctx, int32_t ncap)
 {
-    int32_t *h = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * (size_t)ncap);
-    uint32_t *hv = (uint32_t *)pto_alloc(ctx, sizeof(uint32_t) * (size_t)ncap);
+    struct pto__hslot *h = (struct pto__hslot *)pto_alloc(ctx, sizeof *h * (size_t)ncap);
     int32_t i;
-    if (!h || !hv) { pto_free(ctx, h); pto_free(ctx, hv); pto__oom(ctx); return 0; }
-    for (i = 0; i < ncap; i++) h[i] = -1;
+    if (!h) { pto__oom(ctx); return 0; }
+    for (i = 0; i < ncap; i++) h[i].id = -1;
     for (i = 0; i < ctx->hash_cap; i++) {
         uint32_t k;
-        if (ctx->hash[i] < 0) continue;
-        k = ctx->hash_val[i] & (uint32_t)(ncap - 1);
-        while (h[k] >= 0) k = (k + 1) & (uint32_t)(ncap - 1);
+        if (ctx->hash[i].id < 0) continue;
+        k = ctx->hash[i].hv & (uint32_t)(ncap - 1);
+        while (h[k].id >= 0) k = (k + 1) & (uint32_t)(ncap - 1);
         h[k] = ctx->hash[i];
-        hv[k] = ctx->hash_val[i];
     }
     pto_free(ctx, ctx->hash);
-    pto_free(ctx, ctx->hash_val);
     ctx->hash = h;
-    ctx->hash_val = hv;
     ctx->hash_cap = ncap;
     return 1;
 }
 
-/* Length of interned string id (the pool holds them back to back). */
-static size_t pto__str_len(const pto_ctx *ctx, int32_t id)
-{
-    size_t end = id + 1 < ctx->n_strs ? (size_t)ctx->str_off[id + 1] : ctx->pool_len;
-    return end - (size_t)ctx->str_off[id] - 1;
-}
-
-/* A new string in the pool, not entered in the table: text that is never
-   looked up (the sync pass's dependency notes, one per flag group), so
-   hashing it would only cost time. -1 when out of memory. */
+/* Appends s to the pool as a new string id, not entered in the table:
+   pto__intern_add's first half, and on its own for text that is never
+   looked up (the sync pass's dependency notes, one per flag group), where
+   hashing would only cost time. -1 when out of memory. */
 static int32_t pto__str_add(pto_ctx *ctx, const char *s, size_t len)
 {
-    int32_t id;
+    int32_t id = ctx->n_strs;
     if (ctx->pool_len + len + 1 > ctx->pool_cap) {
         size_t ncap = ctx->pool_cap ? ctx->pool_cap : 1024;
         char *p;
@@ -1358,37 +1353,76 @@ static int32_t pto__str_add(pto_ctx *ctx, const char *s, size_t len)
         ctx->pool = p;
         ctx->pool_cap = ncap;
     }
-    id = pto__grow(ctx, (void **)&ctx->str_off, &ctx->n_strs, &ctx->cap_strs, sizeof(int32_t));
-    if (id < 0) return -1;
+    if (id + 2 > ctx->cap_strs) {   /* room for the id and the end sentinel */
+        int32_t ncap = ctx->cap_strs ? ctx->cap_strs * 2 : 64;
+        int32_t *o;
+        if (ctx->cap_strs > INT32_MAX / 2) { pto__oom(ctx); return -1; }
+        o = (int32_t *)pto_realloc(ctx, ctx->str_off, sizeof *o * (size_t)ncap);
+        if (!o) { pto__oom(ctx); return -1; }
+        ctx->str_off = o;
+        ctx->cap_strs = ncap;
+    }
     ctx->str_off[id] = (int32_t)ctx->pool_len;
     memcpy(ctx->pool + ctx->pool_len, s, len);
     ctx->pool[ctx->pool_len + len] = 0;
     ctx->pool_len += len + 1;
+    ctx->str_off[id + 1] = (int32_t)ctx->pool_len;
+    ctx->n_strs = id + 1;
     return id;
 }
 
-/* pto_intern with the hash of s already known (pto__hash(s, len)). */
-static int32_t pto__intern_hashed(pto_ctx *ctx, const char *s, size_t len, uint32_t hv)
+/* Adds s (not yet interned) to the pool and the table; returns its id. The
+   slow half of pto__intern_hashed, kept apart so that the lookup (every
+   name token of the parser) stays small. */
+static int32_t pto__intern_add(pto_ctx *ctx, const char *s, size_t len, uint32_t hv)
 {
     uint32_t k;
     int32_t id;
     if ((ctx->n_strs + 1) * 2 > ctx->hash_cap && !pto__rehash(ctx, ctx->hash_cap ? ctx->hash_cap * 2 : 64))
         return 0;
+    if ((id = pto__str_add(ctx, s, len)) < 0) return 0;
     k = hv & (uint32_t)(ctx->hash_cap - 1);
-    while ((id = ctx->hash[k]) >= 0) {
-        if (ctx->hash_val[k] == hv && pto__str_len(ctx, id) == len) {
-            const char *q = ctx->pool + ctx->str_off[id];
-            size_t i = 0;
-            while (i < len && q[i] == s[i]) i++;   /* names are short: no memcmp call */
-            if (i == len) return id;
-        }
-        k = (k + 1) & (uint32_t)(ctx->hash_cap - 1);
-    }
-    id = pto__str_add(ctx, s, len);
-    if (id < 0) return 0;
-    ctx->hash[k] = id;
-    ctx->hash_val[k] = hv;
+    while (ctx->hash[k].id >= 0) k = (k + 1) & (uint32_t)(ctx->hash_cap - 1);
+    ctx->hash[k].hv = hv;
+    ctx->hash[k].id = id;
     return id;
+}
+
+/* Length of interned string id (the pool holds them back to back). */
+static size_t pto__str_len(const pto_ctx *ctx, int32_t id)
+{
+    return (size_t)(ctx->str_off[id + 1] - ctx->str_off[id]) - 1;
+}
+
+/* memcmp(a, b, n) == 0 for short n without a call: four bytes at a time
+   (memcpy into a word is one load), then the tail. */
+static int pto__same_bytes(const char *a, const char *b, size_t n)
+{
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        uint32_t x, y;
+        memcpy(&x, a + i, 4);
+        memcpy(&y, b + i, 4);
+        if (x != y) return 0;
+    }
+    for (; i < n; i++)
+        if (a[i] != b[i]) return 0;
+    return 1;
+}
+
+/* pto_intern with the hash of s already known (pto__hash(s, len)). */
+static int32_t pto__intern_hashed(pto_ctx *ctx, const char *s, size_t len, uint32_t hv)
+{
+    uint32_t mask = (uint32_t)ctx->hash_cap - 1, k = hv & mask;
+    const struct pto__hslot *h = ctx->hash;
+    if (!h) return pto__intern_add(ctx, s, len, hv);
+    for (;; k = (k + 1) & mask) {
+        int32_t id = h[k].id;
+        if (id < 0) return pto__intern_add(ctx, s, len, hv);
+        if (h[k].hv == hv && (size_t)(ctx->str_off[id + 1] - ctx->str_off[id]) == len + 1) {
+            if (pto__same_bytes(ctx->pool + ctx->str_off[id], s, len)) return id;
+        }
+    }
 }
 
 PTODEF int32_t pto_intern(pto_ctx *ctx, const char *s, size_t len)
@@ -1697,6 +1731,35 @@ PTODEF void pto_module_destroy(pto_module *m)
     pto_free(ctx, m->hosts);
     pto_free(ctx, m->hstmts);
     pto_free(ctx, m);
+}
+
+/* Sets an empty PTO__ARRAY's capacity to `want` elements. Best effort: a
+   failed reservation is not an error (the array still grows on demand). */
+static void pto__reserve(pto_ctx *ctx, void **arr, int32_t n, int32_t *cap, size_t elem, size_t want)
+{
+    void *p;
+    if (n != 0 || *arr || want <= 16 || want > (size_t)INT32_MAX / 2) return;
+    p = pto_alloc(ctx, want * elem);
+    if (!p) return;
+    *arr = p;
+    *cap = (int32_t)want;
+}
+#define PTO__RESERVE(m, arr, want) \
+    pto__reserve((m)->ctx, (void **)&(m)->arr, (m)->n_##arr, &(m)->cap_##arr, sizeof(*(m)->arr), (want))
+
+/* Sizes a fresh module's node arrays for a source of `len` bytes, so that a
+   large file's arrays do not grow by doubling (each doubling copies the
+   array and touches fresh pages). The ratios are a little above those of
+   typical kernel text (about 32 bytes per statement, 23 per operand, 21 per
+   expression, 137 per tile); pages of an unused tail are never touched. */
+static void pto__module_reserve(pto_module *m, size_t len)
+{
+    PTO__RESERVE(m, stmts, len / 28);
+    PTO__RESERVE(m, operands, len / 20);
+    PTO__RESERVE(m, exprs, len / 18);
+    PTO__RESERVE(m, tiles, len / 112);
+    PTO__RESERVE(m, vars, len / 128);
+    PTO__RESERVE(m, blocks, len / 256);
 }
 
 static int32_t pto__name(pto_module *m, const char *s) { return pto_intern(m->ctx, s, strlen(s)); }
@@ -3732,6 +3795,7 @@ PTODEF pto_module *pto_parse(pto_ctx *ctx, const char *filename, const char *tex
     p.m = pto_module_create(ctx, PTO_ARCH_A2A3);
     if (!p.m) return NULL;
     p.m->file = p.file;
+    pto__module_reserve(p.m, p.len);
     for (i = 0; i < PTO__NKW; i++) {
         p.kw[i] = pto_intern(ctx, pto__ps_kw_text[i], strlen(pto__ps_kw_text[i]));
         if (p.kw[i] > p.kw_max) p.kw_max = p.kw[i];
@@ -4277,6 +4341,9 @@ static int pto__vadd(int64_t a, int64_t b, int64_t *r)
 
 static int pto__vmul(int64_t a, int64_t b, int64_t *r)
 {
+    /* the common case: both fit in 32 bits, so the product cannot overflow
+       (no division needed to check it) */
+    if (a >= -INT32_MAX && a <= INT32_MAX && b >= -INT32_MAX && b <= INT32_MAX) { *r = a * b; return 1; }
     if (a == 0 || b == 0) { *r = 0; return 1; }
     if (a == -1) { if (b == INT64_MIN) return 0; *r = -b; return 1; }
     if (b == -1) { if (a == INT64_MIN) return 0; *r = -a; return 1; }
@@ -8645,6 +8712,7 @@ typedef struct pto__live {
     int32_t *pt;       /* [n_stmts] program point, -1 outside every kernel */
     int32_t *end;      /* [n_stmts] last point of the statement's subtree */
     int32_t *at;       /* [npts] the statement at a point */
+    int32_t *loop;     /* [n_stmts] innermost FOR around a numbered statement, or -1 */
     int32_t *lo, *hi;  /* [n_tiles] the interval; hi < 0: no point at all */
     uint16_t *rd, *wr; /* [n_tiles] pipes that read / write the tile */
 } pto__live;
@@ -8714,6 +8782,7 @@ static void pto__live_free(pto_ctx *ctx, pto__live *lv)
     pto_free(ctx, lv->pt);
     pto_free(ctx, lv->end);
     pto_free(ctx, lv->at);
+    pto_free(ctx, lv->loop);
     pto_free(ctx, lv->lo);
     pto_free(ctx, lv->hi);
     pto_free(ctx, lv->rd);
@@ -8730,9 +8799,13 @@ static void pto__live_number(const pto_module *m, pto__live *lv)
     for (k = 0; k < m->n_kernels; k++) {
         int32_t first = n;
         for (s = pto__block_head(m, m->kernels[k].body); s >= 0; s = pto__plan_succ(m, s)) {
+            int32_t b = m->stmts[s].block, owner = b >= 0 ? m->blocks[b].owner : -1;
             if (lv->pt[s] >= 0) break; /* a cycle in the links: stop rather than loop */
             lv->at[n] = s;
             lv->pt[s] = n++;
+            /* pre-order: the owner is numbered (and its loop known) first */
+            lv->loop[s] = owner < 0 || lv->pt[owner] < 0 ? pto_stmt_loop(m, s)
+                          : m->stmts[owner].kind == PTO_ST_FOR ? owner : lv->loop[owner];
         }
         for (q = first; q < n; q++) {
             int32_t after = pto__plan_skip(m, lv->at[q]);
@@ -8748,12 +8821,18 @@ static int pto__contains(const pto__live *lv, int32_t loop, int32_t stmt)
     return p >= 0 && lv->pt[loop] <= p && p <= lv->end[loop];
 }
 
+/* pto_stmt_loop, looked up for the numbered statements. */
+static int32_t pto__loop_of(const pto_module *m, const pto__live *lv, int32_t s)
+{
+    return lv->pt[s] >= 0 ? lv->loop[s] : pto_stmt_loop(m, s);
+}
+
 /* Widens tile t's interval for a use at statement u: the outermost loop
    around u that does not contain the declaration is live throughout. */
 static void pto__live_use(const pto_module *m, pto__live *lv, int32_t t, int32_t u)
 {
-    int32_t l = pto_stmt_loop(m, u), outer = -1, p = lv->pt[u];
-    for (; l >= 0 && !pto__contains(lv, l, m->tiles[t].decl); l = pto_stmt_loop(m, l)) outer = l;
+    int32_t l = pto__loop_of(m, lv, u), outer = -1, p = lv->pt[u];
+    for (; l >= 0 && !pto__contains(lv, l, m->tiles[t].decl); l = pto__loop_of(m, lv, l)) outer = l;
     if (outer >= 0) {
         if (lv->pt[outer] < lv->lo[t]) lv->lo[t] = lv->pt[outer];
         if (lv->end[outer] > lv->hi[t]) lv->hi[t] = lv->end[outer];
@@ -8787,11 +8866,12 @@ static pto_status pto__live_build(pto_ctx *ctx, const pto_module *m, pto__live *
     lv->pt = (int32_t *)pto_alloc(ctx, ns * sizeof(int32_t));
     lv->end = (int32_t *)pto_alloc(ctx, ns * sizeof(int32_t));
     lv->at = (int32_t *)pto_alloc(ctx, ns * sizeof(int32_t));
+    lv->loop = (int32_t *)pto_alloc(ctx, ns * sizeof(int32_t));
     lv->lo = (int32_t *)pto_alloc(ctx, nt * sizeof(int32_t));
     lv->hi = (int32_t *)pto_alloc(ctx, nt * sizeof(int32_t));
     lv->rd = (uint16_t *)pto_alloc(ctx, nt * sizeof(uint16_t));
     lv->wr = (uint16_t *)pto_alloc(ctx, nt * sizeof(uint16_t));
-    if (!lv->pt || !lv->end || !lv->at || !lv->lo || !lv->hi || !lv->rd || !lv->wr) {
+    if (!lv->pt || !lv->end || !lv->at || !lv->loop || !lv->lo || !lv->hi || !lv->rd || !lv->wr) {
         pto__live_free(ctx, lv);
         pto__oom(ctx);
         return PTO_ERR_INTERNAL;
@@ -8808,7 +8888,7 @@ static pto_status pto__live_build(pto_ctx *ctx, const pto_module *m, pto__live *
         int32_t d = m->tiles[t].decl, l;
         int32_t dp = d >= 0 && d < m->n_stmts ? lv->pt[d] : -1;
         if (lv->hi[t] < 0) lv->lo[t] = lv->hi[t] = dp;  /* never used: live at its declaration */
-        l = dp >= 0 ? pto_stmt_loop(m, d) : -1;
+        l = dp >= 0 ? pto__loop_of(m, lv, d) : -1;
         if (m->tiles[t].nbuf > 1 && l >= 0) {
             if (lv->pt[l] < lv->lo[t] || lv->lo[t] < 0) lv->lo[t] = lv->pt[l];
             if (lv->end[l] > lv->hi[t]) lv->hi[t] = lv->end[l];
@@ -8886,56 +8966,75 @@ static int pto__conflict(const pto__item *a, const pto__item *b)
     return pto__conflict_dir(a, b) || pto__conflict_dir(b, a);
 }
 
+/* Sort scratch: n entries each. */
+typedef struct pto__sortbuf {
+    int32_t *tmp, *base;  /* radix scratch; the base order (pto__sort_base) */
+    int64_t *val;         /* the key values of the sort at hand */
+    uint64_t *key;        /* the same as radix keys */
+} pto__sortbuf;
+
 /* ---- sorting ---------------------------------------------------------------
-   A stable bottom-up merge sort of items under a total order: the keys of
-   each item are computed once (k1, then k2, then k3, larger first; then
-   `tie`, smaller first), so a comparison is a few integer compares, not a
-   call. The planner's orders break every tie by tile id, so the result is
-   the one the first versions got from an insertion sort, in n log n; an
-   input already in order (common for by-start) costs one pass. */
+   Every order the planner uses is a total order: keys compared in turn
+   (larger or smaller first), then the item index (items are in tile id
+   order, so that is the tile id). Such an order is built by stable LSD
+   radix sorts of the item indices, least significant key first, starting
+   from index order: linear in the items per key byte, and the same result
+   as any sort under that total order. A key byte that is equal in every
+   item costs nothing. */
 
-typedef struct pto__skey {
-    int64_t k1, k2, k3;
-    int32_t tie, item;
-} pto__skey;
-
-static int pto__skey_before(const pto__skey *x, const pto__skey *y)
+/* Sorts the n item indices v[] stably by key[item], smaller first. tmp:
+   n more entries. */
+static void pto__rsort(int32_t *v, int32_t *tmp, int32_t n, const uint64_t *key)
 {
-    if (x->k1 != y->k1) return x->k1 > y->k1;
-    if (x->k2 != y->k2) return x->k2 > y->k2;
-    if (x->k3 != y->k3) return x->k3 > y->k3;
-    return x->tie < y->tie;
+    uint64_t any = 0, all = ~(uint64_t)0, diff;
+    int32_t cnt[256], i, *src = v, *dst = tmp;
+    int shift;
+    for (i = 0; i < n; i++) { any |= key[i]; all &= key[i]; }
+    diff = any ^ all;
+    for (shift = 0; shift < 64; shift += 8) {
+        int32_t sum = 0, *t;
+        int d;
+        if (!((diff >> shift) & 0xff)) continue;
+        memset(cnt, 0, sizeof cnt);
+        for (i = 0; i < n; i++) cnt[(key[src[i]] >> shift) & 0xff]++;
+        for (d = 0; d < 256; d++) { int32_t c = cnt[d]; cnt[d] = sum; sum += c; }
+        for (i = 0; i < n; i++) dst[cnt[(key[src[i]] >> shift) & 0xff]++] = src[i];
+        t = src; src = dst; dst = t;
+    }
+    if (src != v) memcpy(v, src, (size_t)n * sizeof *v);
 }
 
-/* Sorts sk[0..n) (tmp: n more entries) and writes the items to v. */
-static void pto__ksort(pto__skey *sk, pto__skey *tmp, int32_t n, int32_t *v)
+/* key[i] = how far item i's value val[i] is from the first in the order:
+   val - min for smaller first, max - val for larger first (exact in
+   unsigned arithmetic for any two int64 values). */
+static void pto__rkey(uint64_t *key, const int64_t *val, int32_t n, int larger_first)
 {
-    int32_t w, i, sorted;
-    for (i = 1; i < n && !pto__skey_before(&sk[i], &sk[i - 1]); i++) {}
-    sorted = i >= n;
-    for (w = 1; !sorted && w < n; w *= 2) {
-        pto__skey *t;
-        for (i = 0; i < n; i += 2 * w) {
-            int32_t mid = i + w < n ? i + w : n, hi = i + 2 * w < n ? i + 2 * w : n, p = i, q = mid, k = i;
-            while (p < mid && q < hi) tmp[k++] = pto__skey_before(&sk[q], &sk[p]) ? sk[q++] : sk[p++];
-            while (p < mid) tmp[k++] = sk[p++];
-            while (q < hi) tmp[k++] = sk[q++];
-        }
-        t = sk; sk = tmp; tmp = t;
+    int64_t lo = 0, hi = 0;
+    int32_t i;
+    for (i = 0; i < n; i++) {
+        if (i == 0 || val[i] < lo) lo = val[i];
+        if (i == 0 || val[i] > hi) hi = val[i];
     }
-    for (i = 0; i < n; i++) v[i] = sk[i].item;
+    for (i = 0; i < n; i++) key[i] = larger_first ? (uint64_t)hi - (uint64_t)val[i] : (uint64_t)val[i] - (uint64_t)lo;
+}
+
+/* v = the items in index order, then stably sorted by val (larger first or
+   smaller first). */
+static void pto__sort_by(int32_t *v, int32_t *tmp, int32_t n, int64_t *val, uint64_t *key, int larger_first, int fresh)
+{
+    int32_t i;
+    if (fresh)
+        for (i = 0; i < n; i++) v[i] = i;
+    pto__rkey(key, val, n, larger_first);
+    pto__rsort(v, tmp, n, key);
 }
 
 /* The items by interval start (key 0) or end (key 1), ties in item order. */
-static void pto__sort_point(const pto__group *g, pto__skey *sk, pto__skey *tmp, int32_t *v, int key)
+static void pto__sort_point(const pto__group *g, pto__sortbuf *sb, int32_t *v, int key)
 {
     int32_t i;
-    for (i = 0; i < g->n; i++) {
-        sk[i].k1 = -(int64_t)(key ? g->it[i].hi : g->it[i].lo);
-        sk[i].k2 = sk[i].k3 = 0;
-        sk[i].tie = sk[i].item = i;
-    }
-    pto__ksort(sk, tmp, g->n, v);
+    for (i = 0; i < g->n; i++) sb->val[i] = key ? g->it[i].hi : g->it[i].lo;
+    pto__sort_by(v, sb->tmp, g->n, sb->val, sb->key, 0, 1);
 }
 
 /* The most bytes live at one point, and that point. The maximum of a sum of
@@ -8943,14 +9042,14 @@ static void pto__sort_point(const pto__group *g, pto__skey *sk, pto__skey *tmp, 
    and the ends (both sorted) visits every start once; the earliest point
    wins a tie. bylo and byhi receive the orders (n entries each); sk and
    tmp are sort scratch. */
-static void pto__group_live_max(pto__group *g, int32_t *bylo, int32_t *byhi, pto__skey *sk, pto__skey *tmp)
+static void pto__group_live_max(pto__group *g, int32_t *bylo, int32_t *byhi, pto__sortbuf *sb)
 {
     int32_t i, e = 0;
     int64_t sum = 0;
     g->live_max = 0;
     g->live_pt = -1;
-    pto__sort_point(g, sk, tmp, bylo, 0);
-    pto__sort_point(g, sk, tmp, byhi, 1);
+    pto__sort_point(g, sb, bylo, 0);
+    pto__sort_point(g, sb, byhi, 1);
     if (g->n) g->live_pt = g->it[bylo[0]].lo;
     for (i = 0; i < g->n;) {
         int32_t p = g->it[bylo[i]].lo;
@@ -8977,18 +9076,26 @@ static int64_t pto__order_key(const pto__item *a, int order)
     }
 }
 
-static void pto__sort_order(const pto__group *g, pto__skey *sk, pto__skey *tmp, int32_t *idx, int order)
+/* The items by size (larger first), then start (earlier first), then
+   index: the tail of every placement order's keys, sorted once per group. */
+static void pto__sort_base(const pto__group *g, pto__sortbuf *sb)
 {
     int32_t i;
-    for (i = 0; i < g->n; i++) {
-        const pto__item *a = &g->it[i];
-        sk[i].k1 = pto__order_key(a, order);
-        sk[i].k2 = a->size;
-        sk[i].k3 = -(int64_t)a->lo;
-        sk[i].tie = a->tile;
-        sk[i].item = i;
-    }
-    pto__ksort(sk, tmp, g->n, idx);
+    for (i = 0; i < g->n; i++) sb->val[i] = g->it[i].lo;
+    pto__sort_by(sb->base, sb->tmp, g->n, sb->val, sb->key, 0, 1);
+    for (i = 0; i < g->n; i++) sb->val[i] = g->it[i].size;
+    pto__sort_by(sb->base, sb->tmp, g->n, sb->val, sb->key, 1, 0);
+}
+
+/* idx = the items in placement order `order`: its own key (larger first),
+   then the base order. Largest-first's own key is the size: the base. */
+static void pto__sort_order(const pto__group *g, pto__sortbuf *sb, int32_t *idx, int order)
+{
+    int32_t i;
+    memcpy(idx, sb->base, (size_t)g->n * sizeof *idx);
+    if (order == PTO_ORDER_LARGEST) return;
+    for (i = 0; i < g->n; i++) sb->val[i] = pto__order_key(&g->it[i], order);
+    pto__sort_by(idx, sb->tmp, g->n, sb->val, sb->key, 1, 0);
 }
 
 /* What one placement attempt knows, built so that placing a tile costs the
@@ -9010,7 +9117,7 @@ typedef struct pto__cls {
 typedef struct pto__scratch {
     pto_ctx *ctx;
     int32_t *idx, *bylo, *byhi, *leaf, *tree, *hits;
-    pto__skey *sk, *sktmp;
+    pto__sortbuf sb;
     int64_t *off, *best, *obs;
     int32_t width, nobs, capobs, nhits;
     pto__cls *cls;
@@ -9256,7 +9363,7 @@ static int pto__search(const pto__group *g, const pto_plan_desc *d, pto__scratch
     for (level = d->tight ? PTO_PLAN_TIGHT : PTO_PLAN_SEPARATE; level <= PTO_PLAN_TIGHT; level++) {
         int64_t best_peak = -1;
         for (o = 0; o < d->norders; o++) {
-            pto__sort_order(g, s->sk, s->sktmp, s->idx, d->orders[o]);
+            pto__sort_order(g, &s->sb, s->idx, d->orders[o]);
             for (fit = 0; fit < PTO__NFITS && !s->oom; fit++) {
                 /* an attempt that reaches the best peak so far cannot win
                    (a tie keeps the first): stop it there */
@@ -9284,8 +9391,10 @@ static void pto__scratch_free(pto__scratch *s)
 {
     int32_t c;
     pto_free(s->ctx, s->idx);
-    pto_free(s->ctx, s->sk);
-    pto_free(s->ctx, s->sktmp);
+    pto_free(s->ctx, s->sb.tmp);
+    pto_free(s->ctx, s->sb.base);
+    pto_free(s->ctx, s->sb.val);
+    pto_free(s->ctx, s->sb.key);
     pto_free(s->ctx, s->bylo);
     pto_free(s->ctx, s->byhi);
     pto_free(s->ctx, s->leaf);
@@ -9305,8 +9414,10 @@ static int pto__scratch_init(pto_ctx *ctx, const pto__group *g, pto__scratch *s)
     s->ctx = ctx;
     for (s->width = 1; s->width < g->n; s->width *= 2) {}
     s->idx = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
-    s->sk = (pto__skey *)pto_alloc(ctx, n * sizeof(pto__skey));
-    s->sktmp = (pto__skey *)pto_alloc(ctx, n * sizeof(pto__skey));
+    s->sb.tmp = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
+    s->sb.base = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
+    s->sb.val = (int64_t *)pto_alloc(ctx, n * sizeof(int64_t));
+    s->sb.key = (uint64_t *)pto_alloc(ctx, n * sizeof(uint64_t));
     s->bylo = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
     s->byhi = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
     s->leaf = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
@@ -9314,7 +9425,7 @@ static int pto__scratch_init(pto_ctx *ctx, const pto__group *g, pto__scratch *s)
     s->tree = (int32_t *)pto_alloc(ctx, 2 * (size_t)s->width * sizeof(int32_t));
     s->off = (int64_t *)pto_alloc(ctx, n * sizeof(int64_t));
     s->best = (int64_t *)pto_alloc(ctx, n * sizeof(int64_t));
-    if (!s->idx || !s->sk || !s->sktmp || !s->bylo || !s->byhi || !s->leaf || !s->hits || !s->tree || !s->off || !s->best) return 0;
+    if (!s->idx || !s->sb.tmp || !s->sb.base || !s->sb.val || !s->sb.key || !s->bylo || !s->byhi || !s->leaf || !s->hits || !s->tree || !s->off || !s->best) return 0;
     return 1;
 }
 
@@ -9336,7 +9447,8 @@ static pto_status pto__plan_group(pto_ctx *ctx, pto_module *m, const pto__live *
         pto__oom(ctx);
         return PTO_ERR_INTERNAL;
     }
-    pto__group_live_max(g, s.bylo, s.byhi, s.sk, s.sktmp);
+    pto__group_live_max(g, s.bylo, s.byhi, &s.sb);
+    pto__sort_base(g, &s.sb);
     stat->live_max = g->live_max;
     stat->live_stmt = g->live_pt >= 0 ? lv->at[g->live_pt] : -1;
     for (i = 0; i < g->n; i++) s.leaf[s.bylo[i]] = i;
@@ -9368,11 +9480,30 @@ typedef struct pto__tkey {
     int32_t tile;
 } pto__tkey;
 
-static int pto__tkey_cmp(const void *a, const void *b)
+/* Sorts keys by group key; ties keep their order (tile order: the keys are
+   made in tile order): the groups in key order, each in tile order. */
+static int pto__sort_keys(pto_ctx *ctx, pto__tkey *keys, int32_t n)
 {
-    const pto__tkey *x = (const pto__tkey *)a, *y = (const pto__tkey *)b;
-    if (x->key != y->key) return x->key < y->key ? -1 : 1;
-    return x->tile < y->tile ? -1 : x->tile > y->tile;
+    size_t z = (size_t)n + 1;
+    int32_t *v = (int32_t *)pto_alloc(ctx, z * sizeof(int32_t)), *tmp = (int32_t *)pto_alloc(ctx, z * sizeof(int32_t)), i;
+    int64_t *val = (int64_t *)pto_alloc(ctx, z * sizeof(int64_t));
+    uint64_t *key = (uint64_t *)pto_alloc(ctx, z * sizeof(uint64_t));
+    pto__tkey *out = (pto__tkey *)pto_alloc(ctx, z * sizeof *out);
+    int ok = v && tmp && val && key && out;
+    if (ok) {
+        for (i = 0; i < n; i++) val[i] = keys[i].key;
+        pto__sort_by(v, tmp, n, val, key, 0, 1);
+        for (i = 0; i < n; i++) out[i] = keys[v[i]];
+        memcpy(keys, out, (size_t)n * sizeof *out);
+    } else {
+        pto__oom(ctx);
+    }
+    pto_free(ctx, v);
+    pto_free(ctx, tmp);
+    pto_free(ctx, val);
+    pto_free(ctx, key);
+    pto_free(ctx, out);
+    return ok;
 }
 
 static int64_t pto__group_key(const pto_tile *t) { return ((int64_t)t->kernel << 8) | (t->core << 4) | t->space; }
@@ -9516,7 +9647,7 @@ PTODEF pto_status pto_plan(pto_ctx *ctx, pto_module *m, const pto_plan_desc *des
         keys[nk].key = pto__group_key(&m->tiles[t]);
         keys[nk++].tile = t;
     }
-    qsort(keys, (size_t)nk, sizeof *keys, pto__tkey_cmp);
+    if (!pto__sort_keys(ctx, keys, nk)) { pto_free(ctx, keys); pto__live_free(ctx, &lv); return PTO_ERR_INTERNAL; }
     {
         pto_status gs = pto__plan_groups(ctx, m, &lv, keys, nk, &d);
         if (gs != PTO_OK) st = gs;
@@ -10106,6 +10237,10 @@ PTODEF pto_status pto_plan_check(pto_ctx *ctx, const pto_module *m)
       heads were computed without the pair and would be too pessimistic, so
       that loop is analysed again from its entry (pto__sy_loop): this is the
       case of every loop-carried pair (its prime becomes part of the entry).
+      The carried pairs of one visit share that re-analysis: after the
+      first, the visit goes on with an optimistic effect of the pair (see
+      pto__sy_defer) to find the others, and the loop is analysed again
+      when the visit ends.
       Forward pairs whose wait sits right before that loop, placed during
       its visit, are dropped then and placed again only if still needed: a
       carried pair's prime (through a chain of flags) often orders them.
@@ -10211,6 +10346,7 @@ typedef struct pto__sy_fr {
 typedef struct pto__sy_idc {   /* a sync statement's event id, decoded once per analysis */
     int64_t base, mod;
     int32_t loop;
+    uint8_t p, q;               /* its pipes */
     uint8_t ok;                 /* 0 not yet, 1 decoded, 2 not analysable */
 } pto__sy_idc;
 
@@ -10228,6 +10364,8 @@ typedef struct pto__sy {
     pto__sy_rec *recs;
     int32_t n_recs, cap_recs;
     int32_t *rec_of;            /* per operand: first record, or -1 */
+    uint8_t acc_pipes[PTO_NSPACE], wr_pipes[PTO_NSPACE];  /* pipes that access / write a space */
+    int32_t *lab, *lab_len, n_lab;  /* per statement: its label (pto__sy_label_of), 0 = none yet */
     int32_t base_file;          /* pto__sy_label: the file whose base name is */
     const char *base_name;      /* base_name (-1 = none yet) */
     uint32_t *mark_at, stamp;   /* per record: pto__sy_join's index of dst, valid */
@@ -10613,6 +10751,17 @@ static pto_status pto__sy_build_records(pto__sy *sy)
         st = pto__sy_add_records(sy, s);
         if (st != PTO_OK) return st;
     }
+    memset(sy->acc_pipes, 0, sizeof sy->acc_pipes);
+    memset(sy->wr_pipes, 0, sizeof sy->wr_pipes);
+    for (s = 0; s < sy->n_recs; s++) {
+        const pto__sy_rec *rc = &sy->recs[s];
+        sy->acc_pipes[rc->space] = (uint8_t)(sy->acc_pipes[rc->space] | (1u << rc->pipe));
+        if (rc->rw & PTO__SY_WR) sy->wr_pipes[rc->space] = (uint8_t)(sy->wr_pipes[rc->space] | (1u << rc->pipe));
+    }
+    sy->n_lab = m->n_stmts;
+    sy->lab = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)sy->n_lab + 1));
+    sy->lab_len = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)sy->n_lab + 1));
+    if (!sy->lab || !sy->lab_len) return PTO_ERR_INTERNAL;
     sy->mark_at = (uint32_t *)pto__sy_zalloc(sy, sizeof(uint32_t) * (size_t)(sy->n_recs + 1));
     sy->mark_k = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * (size_t)(sy->n_recs + 1));
     return sy->mark_at && sy->mark_k ? PTO_OK : PTO_ERR_INTERNAL;
@@ -10781,6 +10930,31 @@ static int pto__sy_dominates(const pto__sy *sy, const pto__sy_rec *a, const pto_
     return pto__sy_gm_covers(sy->m, a, &sy->recs[x->rid]);
 }
 
+/* A local record ordered before every pipe that could conflict with it (a
+   writer of its space when it reads, any accessor when it writes; its own
+   pipe only when that is V or M) can never be a hazard again: bits only
+   grow along a path, and at a join the other path's instance stands. It
+   leaves the state when a wait or barrier completes it (pto__sy_keep),
+   which keeps loops' states small: most records of earlier loops end up
+   ordered before V, MTE2 and MTE3. */
+static int pto__sy_done(const pto__sy *sy, const pto__sy_e *x)
+{
+    unsigned need;
+    if (x->space == PTO_GM) return 0;
+    need = (x->rw & PTO__SY_WR) ? sy->acc_pipes[x->space] : sy->wr_pipes[x->space];
+    if (pto__sy_inorder(x->pipe)) need &= ~(1u << x->pipe);
+    return (need & ~(unsigned)x->bits) == 0;
+}
+
+/* After entry k gained bits: it goes if it is done (the last entry fills
+   its place); returns the index to look at next. */
+static int32_t pto__sy_keep(const pto__sy *sy, pto__sy_st *st, int32_t k)
+{
+    if (!pto__sy_done(sy, &st->e[k])) return k + 1;
+    if (k != --st->n) st->e[k] = st->e[st->n];
+    return k;
+}
+
 /* A new instance of record r: issued now, happening before nothing yet;
    the records it supersedes leave the state, which keeps the state the
    size of what is in flight, not of the kernel. */
@@ -10904,7 +11078,10 @@ typedef struct pto__sy_txt {
 
 static void pto__sy_cat(pto__sy_txt *t, const char *s)
 {
-    while (*s && t->n + 1 < sizeof t->d) t->d[t->n++] = *s++;
+    size_t n = strlen(s);
+    if (n > sizeof t->d - 1 - t->n) n = sizeof t->d - 1 - t->n;
+    memcpy(t->d + t->n, s, n);
+    t->n += n;
 }
 
 static void pto__sy_num(pto__sy_txt *t, unsigned long long v, unsigned base, int width)
@@ -10946,6 +11123,25 @@ static int32_t pto__sy_note(pto__sy *sy, const pto__sy_txt *t)
     return id < 0 ? 0 : id;
 }
 
+/* pto__sy_label, made once per statement (a statement is in several
+   notes) and kept in the string pool. */
+static void pto__sy_label_of(pto__sy *sy, int32_t s, pto__sy_txt *t)
+{
+    size_t n;
+    if (s >= sy->n_lab) { pto__sy_label(sy, s, t); return; }
+    if (!sy->lab[s]) {
+        pto__sy_txt l;
+        l.n = 0;
+        pto__sy_label(sy, s, &l);
+        sy->lab[s] = pto__sy_note(sy, &l);
+        sy->lab_len[s] = (int32_t)l.n;
+    }
+    n = (size_t)sy->lab_len[s];
+    if (n > sizeof t->d - 1 - t->n) n = sizeof t->d - 1 - t->n;
+    memcpy(t->d + t->n, pto_str(sy->ctx, sy->lab[s]), n);
+    t->n += n;
+}
+
 static const char *pto__sy_kind(uint8_t arw, uint8_t brw)
 {
     if (arw & PTO__SY_WR) return (brw & PTO__SY_RD) ? "RAW" : "WAW";
@@ -10972,9 +11168,9 @@ static int32_t pto__sy_dep_note(pto__sy *sy, int32_t ra, int32_t rb, int carried
         pto__sy_cat(&t, ")");
     }
     pto__sy_cat(&t, " ");
-    pto__sy_label(sy, a->stmt, &t);
+    pto__sy_label_of(sy, a->stmt, &t);
     pto__sy_cat(&t, carried ? " -> next " : " -> ");
-    pto__sy_label(sy, b->stmt, &t);
+    pto__sy_label_of(sy, b->stmt, &t);
     return pto__sy_note(sy, &t);
 }
 
@@ -11028,25 +11224,31 @@ static int64_t pto__sy_key(const pto__sy *sy, int p, int q, int64_t id)
 static int32_t pto__sy_slot(pto__sy *sy, int32_t s, int *p, int *q)
 {
     const pto_module *m = sy->m;
-    const pto_operand *a = pto_stmt_arg(m, s, 0), *b = pto_stmt_arg(m, s, 1), *c = pto_stmt_arg(m, s, 2);
+    const pto_operand *a, *b, *c;
     int64_t base, mod, id;
     int32_t L;
-    if (!a || !b || !c || a->kind != PTO_O_PIPE || b->kind != PTO_O_PIPE || c->kind != PTO_O_INT) return -1;
-    *p = a->ref;
-    *q = b->ref;
-    if (*p < 0 || *p >= PTO_PIPE_ALL || *q < 0 || *q >= PTO_PIPE_ALL || *p == *q) return -1;
     if (s < sy->n_tt && sy->idc[s].ok) {   /* decoded on an earlier visit of this analysis */
         if (sy->idc[s].ok == 2) return -1;
         base = sy->idc[s].base;
         mod = sy->idc[s].mod;
         L = sy->idc[s].loop;
+        *p = sy->idc[s].p;
+        *q = sy->idc[s].q;
     } else {
-        int ok = pto__sy_idform(m, c->e[0], &base, &mod, &L);
+        int ok;
+        a = pto_stmt_arg(m, s, 0), b = pto_stmt_arg(m, s, 1), c = pto_stmt_arg(m, s, 2);
+        ok = a && b && c && a->kind == PTO_O_PIPE && b->kind == PTO_O_PIPE && c->kind == PTO_O_INT;
+        *p = ok ? a->ref : -1;
+        *q = ok ? b->ref : -1;
+        ok = ok && *p >= 0 && *p < PTO_PIPE_ALL && *q >= 0 && *q < PTO_PIPE_ALL && *p != *q;
+        ok = ok && pto__sy_idform(m, c->e[0], &base, &mod, &L);
         if (s < sy->n_tt) {
             sy->idc[s].ok = (uint8_t)(ok ? 1 : 2);
-            sy->idc[s].base = base;
-            sy->idc[s].mod = mod;
-            sy->idc[s].loop = L;
+            sy->idc[s].base = ok ? base : 0;
+            sy->idc[s].mod = ok ? mod : 1;
+            sy->idc[s].loop = ok ? L : -1;
+            sy->idc[s].p = (uint8_t)(ok ? *p : 0);
+            sy->idc[s].q = (uint8_t)(ok ? *q : 0);
         }
         if (!ok) return -1;
     }
@@ -11059,13 +11261,17 @@ static void pto__sy_barrier(pto__sy *sy, int32_t s, pto__sy_st *st)
     const pto_operand *a = pto_stmt_arg(sy->m, s, 0);
     int P = a ? a->ref : -1, q;
     int32_t k;
-    for (k = 0; k < st->n; k++) {
+    for (k = 0; k < st->n;) {
         pto__sy_e *e = &st->e[k];
         if (P == PTO_PIPE_ALL) {
             for (q = 0; q < 7; q++) pto__sy_addbit(e, q, sy->now);
         } else if (e->pipe == P) {
             pto__sy_addbit(e, P, sy->now);
+        } else {
+            k++;
+            continue;
         }
+        k = pto__sy_keep(sy, st, k);
     }
 }
 
@@ -11099,10 +11305,12 @@ static void pto__sy_syncop(pto__sy *sy, int32_t s, pto__sy_st *st)
     }
     if (f < 0 || st->fval[f] != 1) { pto__sy_misuse(sy, s, "wait on an event id that may not be set"); return; }
     bit = (uint64_t)1 << f;
-    for (k = 0; k < st->n; k++) {
+    for (k = 0; k < st->n;) {
         pto__sy_e *e = &st->e[k];
-        if (e->cap & bit) pto__sy_addbit(e, q, sy->now);
+        if (!(e->cap & bit)) { k++; continue; }
         e->cap &= ~bit;
+        pto__sy_addbit(e, q, sy->now);
+        k = pto__sy_keep(sy, st, k);
     }
     st->fused &= ~bit;
 }
@@ -12010,11 +12218,26 @@ static int32_t pto__sy_first_free(const int32_t *busy, uint8_t used, int32_t lo,
     return -1;
 }
 
-static int pto__sy_ent_cmp(const void *a, const void *b)
+/* order[] = the flag groups (not barriers, not dropped) by the program
+   position of their first statement, creation order on a tie: a counting
+   sort on positions (each below n_stmts), stable in g. */
+static int pto__sy_by_first(pto__sy *sy, const int32_t *lo, int32_t *order, int32_t *n)
 {
-    const int32_t *x = (const int32_t *)a, *y = (const int32_t *)b;
-    if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
-    return x[1] < y[1] ? -1 : x[1] > y[1];
+    int32_t npos = sy->m->n_stmts + 1, g, i, *cnt = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)npos + 1));
+    if (!cnt) return 0;
+    *n = 0;
+#define PTO__SY_FIRST(g) (lo[g] < npos - 1 ? lo[g] : npos - 1)   /* no statement left: last */
+    for (g = 0; g < sy->n_grps; g++)
+        if (sy->grps[g].kind != PTO__SY_BAR && sy->grps[g].kind != PTO__SY_DEAD) cnt[PTO__SY_FIRST(g) + 1]++;
+    for (i = 0; i < npos; i++) cnt[i + 1] += cnt[i];
+    for (g = 0; g < sy->n_grps; g++)
+        if (sy->grps[g].kind != PTO__SY_BAR && sy->grps[g].kind != PTO__SY_DEAD) {
+            order[cnt[PTO__SY_FIRST(g)]++] = g;
+            (*n)++;
+        }
+    pto_free(sy->ctx, cnt);
+#undef PTO__SY_FIRST
+    return 1;
 }
 
 /* Colours the lifetimes of the flag groups of one kernel with hardware ids,
@@ -12022,7 +12245,7 @@ static int pto__sy_ent_cmp(const void *a, const void *b)
 static pto_status pto__sy_assign(pto__sy *sy)
 {
     pto_module *m = sy->m;
-    int32_t *lo, *hi, *order, *pairs, g, e, i, j, n = 0;
+    int32_t *lo, *hi, *order, g, e, i, j, n = 0;
     uint8_t used[8][8];
     int32_t busy[8][8][8];
     pto_status st = PTO_OK;
@@ -12032,8 +12255,7 @@ static pto_status pto__sy_assign(pto__sy *sy)
     lo = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)sy->n_grps + 1));
     hi = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)sy->n_grps + 1));
     order = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)sy->n_grps + 1));
-    pairs = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * 2 * ((size_t)sy->n_grps + 1));
-    if (!sy->ours || !lo || !hi || !order || !pairs) st = PTO_ERR_INTERNAL;
+    if (!sy->ours || !lo || !hi || !order) st = PTO_ERR_INTERNAL;
     for (g = 0; st == PTO_OK && g < sy->n_grps; g++) {
         lo[g] = 0x7fffffff;
         hi[g] = -1;
@@ -12045,15 +12267,8 @@ static pto_status pto__sy_assign(pto__sy *sy)
         if (sy->pos[s] < lo[g]) lo[g] = sy->pos[s];
         if (sy->pos[s] > hi[g]) hi[g] = sy->pos[s];
     }
-    for (g = 0; st == PTO_OK && g < sy->n_grps; g++) {
-        if (sy->grps[g].kind == PTO__SY_BAR || sy->grps[g].kind == PTO__SY_DEAD) continue;
-        pairs[2 * n] = lo[g];
-        pairs[2 * n + 1] = g;
-        n++;
-    }
     /* program order of the first statement; creation order on a tie */
-    if (st == PTO_OK) qsort(pairs, (size_t)n, 2 * sizeof(int32_t), pto__sy_ent_cmp);
-    for (i = 0; st == PTO_OK && i < n; i++) order[i] = pairs[2 * i + 1];
+    if (st == PTO_OK && !pto__sy_by_first(sy, lo, order, &n)) st = PTO_ERR_INTERNAL;
     if (st == PTO_OK) pto__sy_reserved(sy, used);
     for (i = 0; i < 8; i++)
         for (j = 0; j < 64; j++) busy[i][j / 8][j % 8] = -1;
@@ -12079,7 +12294,6 @@ static pto_status pto__sy_assign(pto__sy *sy)
     pto_free(sy->ctx, lo);
     pto_free(sy->ctx, hi);
     pto_free(sy->ctx, order);
-    pto_free(sy->ctx, pairs);
     return st;
 }
 
@@ -12156,6 +12370,8 @@ static void pto__sy_reset(pto__sy *sy)
     pto_free(ctx, sy->rec_of);
     pto_free(ctx, sy->mark_at);
     pto_free(ctx, sy->mark_k);
+    pto_free(ctx, sy->lab);
+    pto_free(ctx, sy->lab_len);
     pto_free(ctx, sy->tile_loop);
     pto_free(ctx, sy->inert);
     pto_free(ctx, sy->period);

@@ -43,7 +43,6 @@ PTODEF void pto_ctx_destroy(pto_ctx *ctx)
     pto_free(ctx, ctx->pool);
     pto_free(ctx, ctx->str_off);
     pto_free(ctx, ctx->hash);
-    pto_free(ctx, ctx->hash_val);
     ctx->al.free(ctx, ctx->al.user);
 }
 
@@ -127,45 +126,35 @@ static uint32_t pto__hash(const char *s, size_t n)
     return h;
 }
 
-/* The table keeps each slot's full hash next to its id: a probe compares
-   hashes first and touches the pool only on a likely match, and growing the
-   table never rehashes a string. */
+/* The table keeps each slot's full hash next to its id (struct
+   pto__hslot): a probe compares hashes first and touches the pool only on a
+   likely match, and growing the table never rehashes a string. */
 static int pto__rehash(pto_ctx *ctx, int32_t ncap)
 {
-    int32_t *h = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * (size_t)ncap);
-    uint32_t *hv = (uint32_t *)pto_alloc(ctx, sizeof(uint32_t) * (size_t)ncap);
+    struct pto__hslot *h = (struct pto__hslot *)pto_alloc(ctx, sizeof *h * (size_t)ncap);
     int32_t i;
-    if (!h || !hv) { pto_free(ctx, h); pto_free(ctx, hv); pto__oom(ctx); return 0; }
-    for (i = 0; i < ncap; i++) h[i] = -1;
+    if (!h) { pto__oom(ctx); return 0; }
+    for (i = 0; i < ncap; i++) h[i].id = -1;
     for (i = 0; i < ctx->hash_cap; i++) {
         uint32_t k;
-        if (ctx->hash[i] < 0) continue;
-        k = ctx->hash_val[i] & (uint32_t)(ncap - 1);
-        while (h[k] >= 0) k = (k + 1) & (uint32_t)(ncap - 1);
+        if (ctx->hash[i].id < 0) continue;
+        k = ctx->hash[i].hv & (uint32_t)(ncap - 1);
+        while (h[k].id >= 0) k = (k + 1) & (uint32_t)(ncap - 1);
         h[k] = ctx->hash[i];
-        hv[k] = ctx->hash_val[i];
     }
     pto_free(ctx, ctx->hash);
-    pto_free(ctx, ctx->hash_val);
     ctx->hash = h;
-    ctx->hash_val = hv;
     ctx->hash_cap = ncap;
     return 1;
 }
 
-/* Length of interned string id (the pool holds them back to back). */
-static size_t pto__str_len(const pto_ctx *ctx, int32_t id)
-{
-    size_t end = id + 1 < ctx->n_strs ? (size_t)ctx->str_off[id + 1] : ctx->pool_len;
-    return end - (size_t)ctx->str_off[id] - 1;
-}
-
-/* A new string in the pool, not entered in the table: text that is never
-   looked up (the sync pass's dependency notes, one per flag group), so
-   hashing it would only cost time. -1 when out of memory. */
+/* Appends s to the pool as a new string id, not entered in the table:
+   pto__intern_add's first half, and on its own for text that is never
+   looked up (the sync pass's dependency notes, one per flag group), where
+   hashing would only cost time. -1 when out of memory. */
 static int32_t pto__str_add(pto_ctx *ctx, const char *s, size_t len)
 {
-    int32_t id;
+    int32_t id = ctx->n_strs;
     if (ctx->pool_len + len + 1 > ctx->pool_cap) {
         size_t ncap = ctx->pool_cap ? ctx->pool_cap : 1024;
         char *p;
@@ -175,37 +164,76 @@ static int32_t pto__str_add(pto_ctx *ctx, const char *s, size_t len)
         ctx->pool = p;
         ctx->pool_cap = ncap;
     }
-    id = pto__grow(ctx, (void **)&ctx->str_off, &ctx->n_strs, &ctx->cap_strs, sizeof(int32_t));
-    if (id < 0) return -1;
+    if (id + 2 > ctx->cap_strs) {   /* room for the id and the end sentinel */
+        int32_t ncap = ctx->cap_strs ? ctx->cap_strs * 2 : 64;
+        int32_t *o;
+        if (ctx->cap_strs > INT32_MAX / 2) { pto__oom(ctx); return -1; }
+        o = (int32_t *)pto_realloc(ctx, ctx->str_off, sizeof *o * (size_t)ncap);
+        if (!o) { pto__oom(ctx); return -1; }
+        ctx->str_off = o;
+        ctx->cap_strs = ncap;
+    }
     ctx->str_off[id] = (int32_t)ctx->pool_len;
     memcpy(ctx->pool + ctx->pool_len, s, len);
     ctx->pool[ctx->pool_len + len] = 0;
     ctx->pool_len += len + 1;
+    ctx->str_off[id + 1] = (int32_t)ctx->pool_len;
+    ctx->n_strs = id + 1;
     return id;
 }
 
-/* pto_intern with the hash of s already known (pto__hash(s, len)). */
-static int32_t pto__intern_hashed(pto_ctx *ctx, const char *s, size_t len, uint32_t hv)
+/* Adds s (not yet interned) to the pool and the table; returns its id. The
+   slow half of pto__intern_hashed, kept apart so that the lookup (every
+   name token of the parser) stays small. */
+static int32_t pto__intern_add(pto_ctx *ctx, const char *s, size_t len, uint32_t hv)
 {
     uint32_t k;
     int32_t id;
     if ((ctx->n_strs + 1) * 2 > ctx->hash_cap && !pto__rehash(ctx, ctx->hash_cap ? ctx->hash_cap * 2 : 64))
         return 0;
+    if ((id = pto__str_add(ctx, s, len)) < 0) return 0;
     k = hv & (uint32_t)(ctx->hash_cap - 1);
-    while ((id = ctx->hash[k]) >= 0) {
-        if (ctx->hash_val[k] == hv && pto__str_len(ctx, id) == len) {
-            const char *q = ctx->pool + ctx->str_off[id];
-            size_t i = 0;
-            while (i < len && q[i] == s[i]) i++;   /* names are short: no memcmp call */
-            if (i == len) return id;
-        }
-        k = (k + 1) & (uint32_t)(ctx->hash_cap - 1);
-    }
-    id = pto__str_add(ctx, s, len);
-    if (id < 0) return 0;
-    ctx->hash[k] = id;
-    ctx->hash_val[k] = hv;
+    while (ctx->hash[k].id >= 0) k = (k + 1) & (uint32_t)(ctx->hash_cap - 1);
+    ctx->hash[k].hv = hv;
+    ctx->hash[k].id = id;
     return id;
+}
+
+/* Length of interned string id (the pool holds them back to back). */
+static size_t pto__str_len(const pto_ctx *ctx, int32_t id)
+{
+    return (size_t)(ctx->str_off[id + 1] - ctx->str_off[id]) - 1;
+}
+
+/* memcmp(a, b, n) == 0 for short n without a call: four bytes at a time
+   (memcpy into a word is one load), then the tail. */
+static int pto__same_bytes(const char *a, const char *b, size_t n)
+{
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        uint32_t x, y;
+        memcpy(&x, a + i, 4);
+        memcpy(&y, b + i, 4);
+        if (x != y) return 0;
+    }
+    for (; i < n; i++)
+        if (a[i] != b[i]) return 0;
+    return 1;
+}
+
+/* pto_intern with the hash of s already known (pto__hash(s, len)). */
+static int32_t pto__intern_hashed(pto_ctx *ctx, const char *s, size_t len, uint32_t hv)
+{
+    uint32_t mask = (uint32_t)ctx->hash_cap - 1, k = hv & mask;
+    const struct pto__hslot *h = ctx->hash;
+    if (!h) return pto__intern_add(ctx, s, len, hv);
+    for (;; k = (k + 1) & mask) {
+        int32_t id = h[k].id;
+        if (id < 0) return pto__intern_add(ctx, s, len, hv);
+        if (h[k].hv == hv && (size_t)(ctx->str_off[id + 1] - ctx->str_off[id]) == len + 1) {
+            if (pto__same_bytes(ctx->pool + ctx->str_off[id], s, len)) return id;
+        }
+    }
 }
 
 PTODEF int32_t pto_intern(pto_ctx *ctx, const char *s, size_t len)

@@ -27,6 +27,13 @@
          ? (memset(&(m)->arr[(m)->n_##arr], 0, sizeof(*(m)->arr)), (m)->n_##arr++) \
          : PTO__PUSH(m, arr))
 
+/* One slot of the intern table: the string's full hash next to its id, so
+   a probe reads one cache line and touches the pool only on a likely match. */
+struct pto__hslot {
+    uint32_t hv;
+    int32_t id;
+};
+
 struct pto_ctx {
     pto_allocator al;
     int max_diags;
@@ -40,9 +47,8 @@ struct pto_ctx {
     /* interned strings: one byte pool, offsets, and an open-addressing hash */
     char *pool;
     size_t pool_len, pool_cap;
-    int32_t *str_off;
+    int32_t *str_off;       /* [n_strs + 1]: str_off[n_strs] == pool_len */
     int32_t n_strs, cap_strs;
-    int32_t *hash;          /* string ids, -1 = empty */
-    uint32_t *hash_val;     /* the full hash of each slot's string */
+    struct pto__hslot *hash; /* hash_cap slots; id -1 = empty */
     int32_t hash_cap;
 };

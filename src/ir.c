@@ -165,6 +165,35 @@ PTODEF void pto_module_destroy(pto_module *m)
     pto_free(ctx, m);
 }
 
+/* Sets an empty PTO__ARRAY's capacity to `want` elements. Best effort: a
+   failed reservation is not an error (the array still grows on demand). */
+static void pto__reserve(pto_ctx *ctx, void **arr, int32_t n, int32_t *cap, size_t elem, size_t want)
+{
+    void *p;
+    if (n != 0 || *arr || want <= 16 || want > (size_t)INT32_MAX / 2) return;
+    p = pto_alloc(ctx, want * elem);
+    if (!p) return;
+    *arr = p;
+    *cap = (int32_t)want;
+}
+#define PTO__RESERVE(m, arr, want) \
+    pto__reserve((m)->ctx, (void **)&(m)->arr, (m)->n_##arr, &(m)->cap_##arr, sizeof(*(m)->arr), (want))
+
+/* Sizes a fresh module's node arrays for a source of `len` bytes, so that a
+   large file's arrays do not grow by doubling (each doubling copies the
+   array and touches fresh pages). The ratios are a little above those of
+   typical kernel text (about 32 bytes per statement, 23 per operand, 21 per
+   expression, 137 per tile); pages of an unused tail are never touched. */
+static void pto__module_reserve(pto_module *m, size_t len)
+{
+    PTO__RESERVE(m, stmts, len / 28);
+    PTO__RESERVE(m, operands, len / 20);
+    PTO__RESERVE(m, exprs, len / 18);
+    PTO__RESERVE(m, tiles, len / 112);
+    PTO__RESERVE(m, vars, len / 128);
+    PTO__RESERVE(m, blocks, len / 256);
+}
+
 static int32_t pto__name(pto_module *m, const char *s) { return pto_intern(m->ctx, s, strlen(s)); }
 
 PTODEF int32_t pto_add_block(pto_module *m, int32_t kernel, int32_t owner)

@@ -175,11 +175,11 @@ typedef enum pto_expr_kind {
     PTO_E_NEG       /* a */
 } pto_expr_kind;
 
-typedef struct pto_expr {
-    uint8_t kind;
-    int32_t a, b;         /* sub-expressions, or var id for PTO_E_VAR */
+typedef struct pto_expr {   /* fields ordered for size: 32 bytes */
     int64_t value;        /* PTO_E_INT */
+    int32_t a, b;         /* sub-expressions, or var id for PTO_E_VAR */
     pto_loc loc;
+    uint8_t kind;
 } pto_expr;
 
 typedef enum pto_var_kind {
@@ -257,12 +257,12 @@ typedef enum pto_operand_kind {
     PTO_O_NMODE     /* ref: pto_notify_mode (notify's set / add) */
 } pto_operand_kind;
 
-typedef struct pto_operand {
-    uint8_t kind;
+typedef struct pto_operand {   /* fields ordered for size: 40 bytes */
+    double f;
     int32_t ref;
     int32_t e[3];
-    double f;
     pto_loc loc;
+    uint8_t kind;
 } pto_operand;
 
 typedef enum pto_stmt_kind {

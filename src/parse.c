@@ -1536,6 +1536,7 @@ PTODEF pto_module *pto_parse(pto_ctx *ctx, const char *filename, const char *tex
     p.m = pto_module_create(ctx, PTO_ARCH_A2A3);
     if (!p.m) return NULL;
     p.m->file = p.file;
+    pto__module_reserve(p.m, p.len);
     for (i = 0; i < PTO__NKW; i++) {
         p.kw[i] = pto_intern(ctx, pto__ps_kw_text[i], strlen(pto__ps_kw_text[i]));
         if (p.kw[i] > p.kw_max) p.kw_max = p.kw[i];

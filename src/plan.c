@@ -69,6 +69,7 @@ typedef struct pto__live {
     int32_t *pt;       /* [n_stmts] program point, -1 outside every kernel */
     int32_t *end;      /* [n_stmts] last point of the statement's subtree */
     int32_t *at;       /* [npts] the statement at a point */
+    int32_t *loop;     /* [n_stmts] innermost FOR around a numbered statement, or -1 */
     int32_t *lo, *hi;  /* [n_tiles] the interval; hi < 0: no point at all */
     uint16_t *rd, *wr; /* [n_tiles] pipes that read / write the tile */
 } pto__live;
@@ -138,6 +139,7 @@ static void pto__live_free(pto_ctx *ctx, pto__live *lv)
     pto_free(ctx, lv->pt);
     pto_free(ctx, lv->end);
     pto_free(ctx, lv->at);
+    pto_free(ctx, lv->loop);
     pto_free(ctx, lv->lo);
     pto_free(ctx, lv->hi);
     pto_free(ctx, lv->rd);
@@ -154,9 +156,13 @@ static void pto__live_number(const pto_module *m, pto__live *lv)
     for (k = 0; k < m->n_kernels; k++) {
         int32_t first = n;
         for (s = pto__block_head(m, m->kernels[k].body); s >= 0; s = pto__plan_succ(m, s)) {
+            int32_t b = m->stmts[s].block, owner = b >= 0 ? m->blocks[b].owner : -1;
             if (lv->pt[s] >= 0) break; /* a cycle in the links: stop rather than loop */
             lv->at[n] = s;
             lv->pt[s] = n++;
+            /* pre-order: the owner is numbered (and its loop known) first */
+            lv->loop[s] = owner < 0 || lv->pt[owner] < 0 ? pto_stmt_loop(m, s)
+                          : m->stmts[owner].kind == PTO_ST_FOR ? owner : lv->loop[owner];
         }
         for (q = first; q < n; q++) {
             int32_t after = pto__plan_skip(m, lv->at[q]);
@@ -172,12 +178,18 @@ static int pto__contains(const pto__live *lv, int32_t loop, int32_t stmt)
     return p >= 0 && lv->pt[loop] <= p && p <= lv->end[loop];
 }
 
+/* pto_stmt_loop, looked up for the numbered statements. */
+static int32_t pto__loop_of(const pto_module *m, const pto__live *lv, int32_t s)
+{
+    return lv->pt[s] >= 0 ? lv->loop[s] : pto_stmt_loop(m, s);
+}
+
 /* Widens tile t's interval for a use at statement u: the outermost loop
    around u that does not contain the declaration is live throughout. */
 static void pto__live_use(const pto_module *m, pto__live *lv, int32_t t, int32_t u)
 {
-    int32_t l = pto_stmt_loop(m, u), outer = -1, p = lv->pt[u];
-    for (; l >= 0 && !pto__contains(lv, l, m->tiles[t].decl); l = pto_stmt_loop(m, l)) outer = l;
+    int32_t l = pto__loop_of(m, lv, u), outer = -1, p = lv->pt[u];
+    for (; l >= 0 && !pto__contains(lv, l, m->tiles[t].decl); l = pto__loop_of(m, lv, l)) outer = l;
     if (outer >= 0) {
         if (lv->pt[outer] < lv->lo[t]) lv->lo[t] = lv->pt[outer];
         if (lv->end[outer] > lv->hi[t]) lv->hi[t] = lv->end[outer];
@@ -211,11 +223,12 @@ static pto_status pto__live_build(pto_ctx *ctx, const pto_module *m, pto__live *
     lv->pt = (int32_t *)pto_alloc(ctx, ns * sizeof(int32_t));
     lv->end = (int32_t *)pto_alloc(ctx, ns * sizeof(int32_t));
     lv->at = (int32_t *)pto_alloc(ctx, ns * sizeof(int32_t));
+    lv->loop = (int32_t *)pto_alloc(ctx, ns * sizeof(int32_t));
     lv->lo = (int32_t *)pto_alloc(ctx, nt * sizeof(int32_t));
     lv->hi = (int32_t *)pto_alloc(ctx, nt * sizeof(int32_t));
     lv->rd = (uint16_t *)pto_alloc(ctx, nt * sizeof(uint16_t));
     lv->wr = (uint16_t *)pto_alloc(ctx, nt * sizeof(uint16_t));
-    if (!lv->pt || !lv->end || !lv->at || !lv->lo || !lv->hi || !lv->rd || !lv->wr) {
+    if (!lv->pt || !lv->end || !lv->at || !lv->loop || !lv->lo || !lv->hi || !lv->rd || !lv->wr) {
         pto__live_free(ctx, lv);
         pto__oom(ctx);
         return PTO_ERR_INTERNAL;
@@ -232,7 +245,7 @@ static pto_status pto__live_build(pto_ctx *ctx, const pto_module *m, pto__live *
         int32_t d = m->tiles[t].decl, l;
         int32_t dp = d >= 0 && d < m->n_stmts ? lv->pt[d] : -1;
         if (lv->hi[t] < 0) lv->lo[t] = lv->hi[t] = dp;  /* never used: live at its declaration */
-        l = dp >= 0 ? pto_stmt_loop(m, d) : -1;
+        l = dp >= 0 ? pto__loop_of(m, lv, d) : -1;
         if (m->tiles[t].nbuf > 1 && l >= 0) {
             if (lv->pt[l] < lv->lo[t] || lv->lo[t] < 0) lv->lo[t] = lv->pt[l];
             if (lv->end[l] > lv->hi[t]) lv->hi[t] = lv->end[l];
@@ -310,56 +323,75 @@ static int pto__conflict(const pto__item *a, const pto__item *b)
     return pto__conflict_dir(a, b) || pto__conflict_dir(b, a);
 }
 
+/* Sort scratch: n entries each. */
+typedef struct pto__sortbuf {
+    int32_t *tmp, *base;  /* radix scratch; the base order (pto__sort_base) */
+    int64_t *val;         /* the key values of the sort at hand */
+    uint64_t *key;        /* the same as radix keys */
+} pto__sortbuf;
+
 /* ---- sorting ---------------------------------------------------------------
-   A stable bottom-up merge sort of items under a total order: the keys of
-   each item are computed once (k1, then k2, then k3, larger first; then
-   `tie`, smaller first), so a comparison is a few integer compares, not a
-   call. The planner's orders break every tie by tile id, so the result is
-   the one the first versions got from an insertion sort, in n log n; an
-   input already in order (common for by-start) costs one pass. */
+   Every order the planner uses is a total order: keys compared in turn
+   (larger or smaller first), then the item index (items are in tile id
+   order, so that is the tile id). Such an order is built by stable LSD
+   radix sorts of the item indices, least significant key first, starting
+   from index order: linear in the items per key byte, and the same result
+   as any sort under that total order. A key byte that is equal in every
+   item costs nothing. */
 
-typedef struct pto__skey {
-    int64_t k1, k2, k3;
-    int32_t tie, item;
-} pto__skey;
-
-static int pto__skey_before(const pto__skey *x, const pto__skey *y)
+/* Sorts the n item indices v[] stably by key[item], smaller first. tmp:
+   n more entries. */
+static void pto__rsort(int32_t *v, int32_t *tmp, int32_t n, const uint64_t *key)
 {
-    if (x->k1 != y->k1) return x->k1 > y->k1;
-    if (x->k2 != y->k2) return x->k2 > y->k2;
-    if (x->k3 != y->k3) return x->k3 > y->k3;
-    return x->tie < y->tie;
+    uint64_t any = 0, all = ~(uint64_t)0, diff;
+    int32_t cnt[256], i, *src = v, *dst = tmp;
+    int shift;
+    for (i = 0; i < n; i++) { any |= key[i]; all &= key[i]; }
+    diff = any ^ all;
+    for (shift = 0; shift < 64; shift += 8) {
+        int32_t sum = 0, *t;
+        int d;
+        if (!((diff >> shift) & 0xff)) continue;
+        memset(cnt, 0, sizeof cnt);
+        for (i = 0; i < n; i++) cnt[(key[src[i]] >> shift) & 0xff]++;
+        for (d = 0; d < 256; d++) { int32_t c = cnt[d]; cnt[d] = sum; sum += c; }
+        for (i = 0; i < n; i++) dst[cnt[(key[src[i]] >> shift) & 0xff]++] = src[i];
+        t = src; src = dst; dst = t;
+    }
+    if (src != v) memcpy(v, src, (size_t)n * sizeof *v);
 }
 
-/* Sorts sk[0..n) (tmp: n more entries) and writes the items to v. */
-static void pto__ksort(pto__skey *sk, pto__skey *tmp, int32_t n, int32_t *v)
+/* key[i] = how far item i's value val[i] is from the first in the order:
+   val - min for smaller first, max - val for larger first (exact in
+   unsigned arithmetic for any two int64 values). */
+static void pto__rkey(uint64_t *key, const int64_t *val, int32_t n, int larger_first)
 {
-    int32_t w, i, sorted;
-    for (i = 1; i < n && !pto__skey_before(&sk[i], &sk[i - 1]); i++) {}
-    sorted = i >= n;
-    for (w = 1; !sorted && w < n; w *= 2) {
-        pto__skey *t;
-        for (i = 0; i < n; i += 2 * w) {
-            int32_t mid = i + w < n ? i + w : n, hi = i + 2 * w < n ? i + 2 * w : n, p = i, q = mid, k = i;
-            while (p < mid && q < hi) tmp[k++] = pto__skey_before(&sk[q], &sk[p]) ? sk[q++] : sk[p++];
-            while (p < mid) tmp[k++] = sk[p++];
-            while (q < hi) tmp[k++] = sk[q++];
-        }
-        t = sk; sk = tmp; tmp = t;
+    int64_t lo = 0, hi = 0;
+    int32_t i;
+    for (i = 0; i < n; i++) {
+        if (i == 0 || val[i] < lo) lo = val[i];
+        if (i == 0 || val[i] > hi) hi = val[i];
     }
-    for (i = 0; i < n; i++) v[i] = sk[i].item;
+    for (i = 0; i < n; i++) key[i] = larger_first ? (uint64_t)hi - (uint64_t)val[i] : (uint64_t)val[i] - (uint64_t)lo;
+}
+
+/* v = the items in index order, then stably sorted by val (larger first or
+   smaller first). */
+static void pto__sort_by(int32_t *v, int32_t *tmp, int32_t n, int64_t *val, uint64_t *key, int larger_first, int fresh)
+{
+    int32_t i;
+    if (fresh)
+        for (i = 0; i < n; i++) v[i] = i;
+    pto__rkey(key, val, n, larger_first);
+    pto__rsort(v, tmp, n, key);
 }
 
 /* The items by interval start (key 0) or end (key 1), ties in item order. */
-static void pto__sort_point(const pto__group *g, pto__skey *sk, pto__skey *tmp, int32_t *v, int key)
+static void pto__sort_point(const pto__group *g, pto__sortbuf *sb, int32_t *v, int key)
 {
     int32_t i;
-    for (i = 0; i < g->n; i++) {
-        sk[i].k1 = -(int64_t)(key ? g->it[i].hi : g->it[i].lo);
-        sk[i].k2 = sk[i].k3 = 0;
-        sk[i].tie = sk[i].item = i;
-    }
-    pto__ksort(sk, tmp, g->n, v);
+    for (i = 0; i < g->n; i++) sb->val[i] = key ? g->it[i].hi : g->it[i].lo;
+    pto__sort_by(v, sb->tmp, g->n, sb->val, sb->key, 0, 1);
 }
 
 /* The most bytes live at one point, and that point. The maximum of a sum of
@@ -367,14 +399,14 @@ static void pto__sort_point(const pto__group *g, pto__skey *sk, pto__skey *tmp, 
    and the ends (both sorted) visits every start once; the earliest point
    wins a tie. bylo and byhi receive the orders (n entries each); sk and
    tmp are sort scratch. */
-static void pto__group_live_max(pto__group *g, int32_t *bylo, int32_t *byhi, pto__skey *sk, pto__skey *tmp)
+static void pto__group_live_max(pto__group *g, int32_t *bylo, int32_t *byhi, pto__sortbuf *sb)
 {
     int32_t i, e = 0;
     int64_t sum = 0;
     g->live_max = 0;
     g->live_pt = -1;
-    pto__sort_point(g, sk, tmp, bylo, 0);
-    pto__sort_point(g, sk, tmp, byhi, 1);
+    pto__sort_point(g, sb, bylo, 0);
+    pto__sort_point(g, sb, byhi, 1);
     if (g->n) g->live_pt = g->it[bylo[0]].lo;
     for (i = 0; i < g->n;) {
         int32_t p = g->it[bylo[i]].lo;
@@ -401,18 +433,26 @@ static int64_t pto__order_key(const pto__item *a, int order)
     }
 }
 
-static void pto__sort_order(const pto__group *g, pto__skey *sk, pto__skey *tmp, int32_t *idx, int order)
+/* The items by size (larger first), then start (earlier first), then
+   index: the tail of every placement order's keys, sorted once per group. */
+static void pto__sort_base(const pto__group *g, pto__sortbuf *sb)
 {
     int32_t i;
-    for (i = 0; i < g->n; i++) {
-        const pto__item *a = &g->it[i];
-        sk[i].k1 = pto__order_key(a, order);
-        sk[i].k2 = a->size;
-        sk[i].k3 = -(int64_t)a->lo;
-        sk[i].tie = a->tile;
-        sk[i].item = i;
-    }
-    pto__ksort(sk, tmp, g->n, idx);
+    for (i = 0; i < g->n; i++) sb->val[i] = g->it[i].lo;
+    pto__sort_by(sb->base, sb->tmp, g->n, sb->val, sb->key, 0, 1);
+    for (i = 0; i < g->n; i++) sb->val[i] = g->it[i].size;
+    pto__sort_by(sb->base, sb->tmp, g->n, sb->val, sb->key, 1, 0);
+}
+
+/* idx = the items in placement order `order`: its own key (larger first),
+   then the base order. Largest-first's own key is the size: the base. */
+static void pto__sort_order(const pto__group *g, pto__sortbuf *sb, int32_t *idx, int order)
+{
+    int32_t i;
+    memcpy(idx, sb->base, (size_t)g->n * sizeof *idx);
+    if (order == PTO_ORDER_LARGEST) return;
+    for (i = 0; i < g->n; i++) sb->val[i] = pto__order_key(&g->it[i], order);
+    pto__sort_by(idx, sb->tmp, g->n, sb->val, sb->key, 1, 0);
 }
 
 /* What one placement attempt knows, built so that placing a tile costs the
@@ -434,7 +474,7 @@ typedef struct pto__cls {
 typedef struct pto__scratch {
     pto_ctx *ctx;
     int32_t *idx, *bylo, *byhi, *leaf, *tree, *hits;
-    pto__skey *sk, *sktmp;
+    pto__sortbuf sb;
     int64_t *off, *best, *obs;
     int32_t width, nobs, capobs, nhits;
     pto__cls *cls;
@@ -680,7 +720,7 @@ static int pto__search(const pto__group *g, const pto_plan_desc *d, pto__scratch
     for (level = d->tight ? PTO_PLAN_TIGHT : PTO_PLAN_SEPARATE; level <= PTO_PLAN_TIGHT; level++) {
         int64_t best_peak = -1;
         for (o = 0; o < d->norders; o++) {
-            pto__sort_order(g, s->sk, s->sktmp, s->idx, d->orders[o]);
+            pto__sort_order(g, &s->sb, s->idx, d->orders[o]);
             for (fit = 0; fit < PTO__NFITS && !s->oom; fit++) {
                 /* an attempt that reaches the best peak so far cannot win
                    (a tie keeps the first): stop it there */
@@ -708,8 +748,10 @@ static void pto__scratch_free(pto__scratch *s)
 {
     int32_t c;
     pto_free(s->ctx, s->idx);
-    pto_free(s->ctx, s->sk);
-    pto_free(s->ctx, s->sktmp);
+    pto_free(s->ctx, s->sb.tmp);
+    pto_free(s->ctx, s->sb.base);
+    pto_free(s->ctx, s->sb.val);
+    pto_free(s->ctx, s->sb.key);
     pto_free(s->ctx, s->bylo);
     pto_free(s->ctx, s->byhi);
     pto_free(s->ctx, s->leaf);
@@ -729,8 +771,10 @@ static int pto__scratch_init(pto_ctx *ctx, const pto__group *g, pto__scratch *s)
     s->ctx = ctx;
     for (s->width = 1; s->width < g->n; s->width *= 2) {}
     s->idx = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
-    s->sk = (pto__skey *)pto_alloc(ctx, n * sizeof(pto__skey));
-    s->sktmp = (pto__skey *)pto_alloc(ctx, n * sizeof(pto__skey));
+    s->sb.tmp = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
+    s->sb.base = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
+    s->sb.val = (int64_t *)pto_alloc(ctx, n * sizeof(int64_t));
+    s->sb.key = (uint64_t *)pto_alloc(ctx, n * sizeof(uint64_t));
     s->bylo = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
     s->byhi = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
     s->leaf = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
@@ -738,7 +782,7 @@ static int pto__scratch_init(pto_ctx *ctx, const pto__group *g, pto__scratch *s)
     s->tree = (int32_t *)pto_alloc(ctx, 2 * (size_t)s->width * sizeof(int32_t));
     s->off = (int64_t *)pto_alloc(ctx, n * sizeof(int64_t));
     s->best = (int64_t *)pto_alloc(ctx, n * sizeof(int64_t));
-    if (!s->idx || !s->sk || !s->sktmp || !s->bylo || !s->byhi || !s->leaf || !s->hits || !s->tree || !s->off || !s->best) return 0;
+    if (!s->idx || !s->sb.tmp || !s->sb.base || !s->sb.val || !s->sb.key || !s->bylo || !s->byhi || !s->leaf || !s->hits || !s->tree || !s->off || !s->best) return 0;
     return 1;
 }
 
@@ -760,7 +804,8 @@ static pto_status pto__plan_group(pto_ctx *ctx, pto_module *m, const pto__live *
         pto__oom(ctx);
         return PTO_ERR_INTERNAL;
     }
-    pto__group_live_max(g, s.bylo, s.byhi, s.sk, s.sktmp);
+    pto__group_live_max(g, s.bylo, s.byhi, &s.sb);
+    pto__sort_base(g, &s.sb);
     stat->live_max = g->live_max;
     stat->live_stmt = g->live_pt >= 0 ? lv->at[g->live_pt] : -1;
     for (i = 0; i < g->n; i++) s.leaf[s.bylo[i]] = i;
@@ -792,11 +837,30 @@ typedef struct pto__tkey {
     int32_t tile;
 } pto__tkey;
 
-static int pto__tkey_cmp(const void *a, const void *b)
+/* Sorts keys by group key; ties keep their order (tile order: the keys are
+   made in tile order): the groups in key order, each in tile order. */
+static int pto__sort_keys(pto_ctx *ctx, pto__tkey *keys, int32_t n)
 {
-    const pto__tkey *x = (const pto__tkey *)a, *y = (const pto__tkey *)b;
-    if (x->key != y->key) return x->key < y->key ? -1 : 1;
-    return x->tile < y->tile ? -1 : x->tile > y->tile;
+    size_t z = (size_t)n + 1;
+    int32_t *v = (int32_t *)pto_alloc(ctx, z * sizeof(int32_t)), *tmp = (int32_t *)pto_alloc(ctx, z * sizeof(int32_t)), i;
+    int64_t *val = (int64_t *)pto_alloc(ctx, z * sizeof(int64_t));
+    uint64_t *key = (uint64_t *)pto_alloc(ctx, z * sizeof(uint64_t));
+    pto__tkey *out = (pto__tkey *)pto_alloc(ctx, z * sizeof *out);
+    int ok = v && tmp && val && key && out;
+    if (ok) {
+        for (i = 0; i < n; i++) val[i] = keys[i].key;
+        pto__sort_by(v, tmp, n, val, key, 0, 1);
+        for (i = 0; i < n; i++) out[i] = keys[v[i]];
+        memcpy(keys, out, (size_t)n * sizeof *out);
+    } else {
+        pto__oom(ctx);
+    }
+    pto_free(ctx, v);
+    pto_free(ctx, tmp);
+    pto_free(ctx, val);
+    pto_free(ctx, key);
+    pto_free(ctx, out);
+    return ok;
 }
 
 static int64_t pto__group_key(const pto_tile *t) { return ((int64_t)t->kernel << 8) | (t->core << 4) | t->space; }
@@ -940,7 +1004,7 @@ PTODEF pto_status pto_plan(pto_ctx *ctx, pto_module *m, const pto_plan_desc *des
         keys[nk].key = pto__group_key(&m->tiles[t]);
         keys[nk++].tile = t;
     }
-    qsort(keys, (size_t)nk, sizeof *keys, pto__tkey_cmp);
+    if (!pto__sort_keys(ctx, keys, nk)) { pto_free(ctx, keys); pto__live_free(ctx, &lv); return PTO_ERR_INTERNAL; }
     {
         pto_status gs = pto__plan_groups(ctx, m, &lv, keys, nk, &d);
         if (gs != PTO_OK) st = gs;

@@ -69,6 +69,10 @@
       heads were computed without the pair and would be too pessimistic, so
       that loop is analysed again from its entry (pto__sy_loop): this is the
       case of every loop-carried pair (its prime becomes part of the entry).
+      The carried pairs of one visit share that re-analysis: after the
+      first, the visit goes on with an optimistic effect of the pair (see
+      pto__sy_defer) to find the others, and the loop is analysed again
+      when the visit ends.
       Forward pairs whose wait sits right before that loop, placed during
       its visit, are dropped then and placed again only if still needed: a
       carried pair's prime (through a chain of flags) often orders them.
@@ -174,6 +178,7 @@ typedef struct pto__sy_fr {
 typedef struct pto__sy_idc {   /* a sync statement's event id, decoded once per analysis */
     int64_t base, mod;
     int32_t loop;
+    uint8_t p, q;               /* its pipes */
     uint8_t ok;                 /* 0 not yet, 1 decoded, 2 not analysable */
 } pto__sy_idc;
 
@@ -191,6 +196,8 @@ typedef struct pto__sy {
     pto__sy_rec *recs;
     int32_t n_recs, cap_recs;
     int32_t *rec_of;            /* per operand: first record, or -1 */
+    uint8_t acc_pipes[PTO_NSPACE], wr_pipes[PTO_NSPACE];  /* pipes that access / write a space */
+    int32_t *lab, *lab_len, n_lab;  /* per statement: its label (pto__sy_label_of), 0 = none yet */
     int32_t base_file;          /* pto__sy_label: the file whose base name is */
     const char *base_name;      /* base_name (-1 = none yet) */
     uint32_t *mark_at, stamp;   /* per record: pto__sy_join's index of dst, valid */
@@ -576,6 +583,17 @@ static pto_status pto__sy_build_records(pto__sy *sy)
         st = pto__sy_add_records(sy, s);
         if (st != PTO_OK) return st;
     }
+    memset(sy->acc_pipes, 0, sizeof sy->acc_pipes);
+    memset(sy->wr_pipes, 0, sizeof sy->wr_pipes);
+    for (s = 0; s < sy->n_recs; s++) {
+        const pto__sy_rec *rc = &sy->recs[s];
+        sy->acc_pipes[rc->space] = (uint8_t)(sy->acc_pipes[rc->space] | (1u << rc->pipe));
+        if (rc->rw & PTO__SY_WR) sy->wr_pipes[rc->space] = (uint8_t)(sy->wr_pipes[rc->space] | (1u << rc->pipe));
+    }
+    sy->n_lab = m->n_stmts;
+    sy->lab = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)sy->n_lab + 1));
+    sy->lab_len = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)sy->n_lab + 1));
+    if (!sy->lab || !sy->lab_len) return PTO_ERR_INTERNAL;
     sy->mark_at = (uint32_t *)pto__sy_zalloc(sy, sizeof(uint32_t) * (size_t)(sy->n_recs + 1));
     sy->mark_k = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * (size_t)(sy->n_recs + 1));
     return sy->mark_at && sy->mark_k ? PTO_OK : PTO_ERR_INTERNAL;
@@ -744,6 +762,31 @@ static int pto__sy_dominates(const pto__sy *sy, const pto__sy_rec *a, const pto_
     return pto__sy_gm_covers(sy->m, a, &sy->recs[x->rid]);
 }
 
+/* A local record ordered before every pipe that could conflict with it (a
+   writer of its space when it reads, any accessor when it writes; its own
+   pipe only when that is V or M) can never be a hazard again: bits only
+   grow along a path, and at a join the other path's instance stands. It
+   leaves the state when a wait or barrier completes it (pto__sy_keep),
+   which keeps loops' states small: most records of earlier loops end up
+   ordered before V, MTE2 and MTE3. */
+static int pto__sy_done(const pto__sy *sy, const pto__sy_e *x)
+{
+    unsigned need;
+    if (x->space == PTO_GM) return 0;
+    need = (x->rw & PTO__SY_WR) ? sy->acc_pipes[x->space] : sy->wr_pipes[x->space];
+    if (pto__sy_inorder(x->pipe)) need &= ~(1u << x->pipe);
+    return (need & ~(unsigned)x->bits) == 0;
+}
+
+/* After entry k gained bits: it goes if it is done (the last entry fills
+   its place); returns the index to look at next. */
+static int32_t pto__sy_keep(const pto__sy *sy, pto__sy_st *st, int32_t k)
+{
+    if (!pto__sy_done(sy, &st->e[k])) return k + 1;
+    if (k != --st->n) st->e[k] = st->e[st->n];
+    return k;
+}
+
 /* A new instance of record r: issued now, happening before nothing yet;
    the records it supersedes leave the state, which keeps the state the
    size of what is in flight, not of the kernel. */
@@ -867,7 +910,10 @@ typedef struct pto__sy_txt {
 
 static void pto__sy_cat(pto__sy_txt *t, const char *s)
 {
-    while (*s && t->n + 1 < sizeof t->d) t->d[t->n++] = *s++;
+    size_t n = strlen(s);
+    if (n > sizeof t->d - 1 - t->n) n = sizeof t->d - 1 - t->n;
+    memcpy(t->d + t->n, s, n);
+    t->n += n;
 }
 
 static void pto__sy_num(pto__sy_txt *t, unsigned long long v, unsigned base, int width)
@@ -909,6 +955,25 @@ static int32_t pto__sy_note(pto__sy *sy, const pto__sy_txt *t)
     return id < 0 ? 0 : id;
 }
 
+/* pto__sy_label, made once per statement (a statement is in several
+   notes) and kept in the string pool. */
+static void pto__sy_label_of(pto__sy *sy, int32_t s, pto__sy_txt *t)
+{
+    size_t n;
+    if (s >= sy->n_lab) { pto__sy_label(sy, s, t); return; }
+    if (!sy->lab[s]) {
+        pto__sy_txt l;
+        l.n = 0;
+        pto__sy_label(sy, s, &l);
+        sy->lab[s] = pto__sy_note(sy, &l);
+        sy->lab_len[s] = (int32_t)l.n;
+    }
+    n = (size_t)sy->lab_len[s];
+    if (n > sizeof t->d - 1 - t->n) n = sizeof t->d - 1 - t->n;
+    memcpy(t->d + t->n, pto_str(sy->ctx, sy->lab[s]), n);
+    t->n += n;
+}
+
 static const char *pto__sy_kind(uint8_t arw, uint8_t brw)
 {
     if (arw & PTO__SY_WR) return (brw & PTO__SY_RD) ? "RAW" : "WAW";
@@ -935,9 +1000,9 @@ static int32_t pto__sy_dep_note(pto__sy *sy, int32_t ra, int32_t rb, int carried
         pto__sy_cat(&t, ")");
     }
     pto__sy_cat(&t, " ");
-    pto__sy_label(sy, a->stmt, &t);
+    pto__sy_label_of(sy, a->stmt, &t);
     pto__sy_cat(&t, carried ? " -> next " : " -> ");
-    pto__sy_label(sy, b->stmt, &t);
+    pto__sy_label_of(sy, b->stmt, &t);
     return pto__sy_note(sy, &t);
 }
 
@@ -991,25 +1056,31 @@ static int64_t pto__sy_key(const pto__sy *sy, int p, int q, int64_t id)
 static int32_t pto__sy_slot(pto__sy *sy, int32_t s, int *p, int *q)
 {
     const pto_module *m = sy->m;
-    const pto_operand *a = pto_stmt_arg(m, s, 0), *b = pto_stmt_arg(m, s, 1), *c = pto_stmt_arg(m, s, 2);
+    const pto_operand *a, *b, *c;
     int64_t base, mod, id;
     int32_t L;
-    if (!a || !b || !c || a->kind != PTO_O_PIPE || b->kind != PTO_O_PIPE || c->kind != PTO_O_INT) return -1;
-    *p = a->ref;
-    *q = b->ref;
-    if (*p < 0 || *p >= PTO_PIPE_ALL || *q < 0 || *q >= PTO_PIPE_ALL || *p == *q) return -1;
     if (s < sy->n_tt && sy->idc[s].ok) {   /* decoded on an earlier visit of this analysis */
         if (sy->idc[s].ok == 2) return -1;
         base = sy->idc[s].base;
         mod = sy->idc[s].mod;
         L = sy->idc[s].loop;
+        *p = sy->idc[s].p;
+        *q = sy->idc[s].q;
     } else {
-        int ok = pto__sy_idform(m, c->e[0], &base, &mod, &L);
+        int ok;
+        a = pto_stmt_arg(m, s, 0), b = pto_stmt_arg(m, s, 1), c = pto_stmt_arg(m, s, 2);
+        ok = a && b && c && a->kind == PTO_O_PIPE && b->kind == PTO_O_PIPE && c->kind == PTO_O_INT;
+        *p = ok ? a->ref : -1;
+        *q = ok ? b->ref : -1;
+        ok = ok && *p >= 0 && *p < PTO_PIPE_ALL && *q >= 0 && *q < PTO_PIPE_ALL && *p != *q;
+        ok = ok && pto__sy_idform(m, c->e[0], &base, &mod, &L);
         if (s < sy->n_tt) {
             sy->idc[s].ok = (uint8_t)(ok ? 1 : 2);
-            sy->idc[s].base = base;
-            sy->idc[s].mod = mod;
-            sy->idc[s].loop = L;
+            sy->idc[s].base = ok ? base : 0;
+            sy->idc[s].mod = ok ? mod : 1;
+            sy->idc[s].loop = ok ? L : -1;
+            sy->idc[s].p = (uint8_t)(ok ? *p : 0);
+            sy->idc[s].q = (uint8_t)(ok ? *q : 0);
         }
         if (!ok) return -1;
     }
@@ -1022,13 +1093,17 @@ static void pto__sy_barrier(pto__sy *sy, int32_t s, pto__sy_st *st)
     const pto_operand *a = pto_stmt_arg(sy->m, s, 0);
     int P = a ? a->ref : -1, q;
     int32_t k;
-    for (k = 0; k < st->n; k++) {
+    for (k = 0; k < st->n;) {
         pto__sy_e *e = &st->e[k];
         if (P == PTO_PIPE_ALL) {
             for (q = 0; q < 7; q++) pto__sy_addbit(e, q, sy->now);
         } else if (e->pipe == P) {
             pto__sy_addbit(e, P, sy->now);
+        } else {
+            k++;
+            continue;
         }
+        k = pto__sy_keep(sy, st, k);
     }
 }
 
@@ -1062,10 +1137,12 @@ static void pto__sy_syncop(pto__sy *sy, int32_t s, pto__sy_st *st)
     }
     if (f < 0 || st->fval[f] != 1) { pto__sy_misuse(sy, s, "wait on an event id that may not be set"); return; }
     bit = (uint64_t)1 << f;
-    for (k = 0; k < st->n; k++) {
+    for (k = 0; k < st->n;) {
         pto__sy_e *e = &st->e[k];
-        if (e->cap & bit) pto__sy_addbit(e, q, sy->now);
+        if (!(e->cap & bit)) { k++; continue; }
         e->cap &= ~bit;
+        pto__sy_addbit(e, q, sy->now);
+        k = pto__sy_keep(sy, st, k);
     }
     st->fused &= ~bit;
 }
@@ -1973,11 +2050,26 @@ static int32_t pto__sy_first_free(const int32_t *busy, uint8_t used, int32_t lo,
     return -1;
 }
 
-static int pto__sy_ent_cmp(const void *a, const void *b)
+/* order[] = the flag groups (not barriers, not dropped) by the program
+   position of their first statement, creation order on a tie: a counting
+   sort on positions (each below n_stmts), stable in g. */
+static int pto__sy_by_first(pto__sy *sy, const int32_t *lo, int32_t *order, int32_t *n)
 {
-    const int32_t *x = (const int32_t *)a, *y = (const int32_t *)b;
-    if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
-    return x[1] < y[1] ? -1 : x[1] > y[1];
+    int32_t npos = sy->m->n_stmts + 1, g, i, *cnt = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)npos + 1));
+    if (!cnt) return 0;
+    *n = 0;
+#define PTO__SY_FIRST(g) (lo[g] < npos - 1 ? lo[g] : npos - 1)   /* no statement left: last */
+    for (g = 0; g < sy->n_grps; g++)
+        if (sy->grps[g].kind != PTO__SY_BAR && sy->grps[g].kind != PTO__SY_DEAD) cnt[PTO__SY_FIRST(g) + 1]++;
+    for (i = 0; i < npos; i++) cnt[i + 1] += cnt[i];
+    for (g = 0; g < sy->n_grps; g++)
+        if (sy->grps[g].kind != PTO__SY_BAR && sy->grps[g].kind != PTO__SY_DEAD) {
+            order[cnt[PTO__SY_FIRST(g)]++] = g;
+            (*n)++;
+        }
+    pto_free(sy->ctx, cnt);
+#undef PTO__SY_FIRST
+    return 1;
 }
 
 /* Colours the lifetimes of the flag groups of one kernel with hardware ids,
@@ -1985,7 +2077,7 @@ static int pto__sy_ent_cmp(const void *a, const void *b)
 static pto_status pto__sy_assign(pto__sy *sy)
 {
     pto_module *m = sy->m;
-    int32_t *lo, *hi, *order, *pairs, g, e, i, j, n = 0;
+    int32_t *lo, *hi, *order, g, e, i, j, n = 0;
     uint8_t used[8][8];
     int32_t busy[8][8][8];
     pto_status st = PTO_OK;
@@ -1995,8 +2087,7 @@ static pto_status pto__sy_assign(pto__sy *sy)
     lo = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)sy->n_grps + 1));
     hi = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)sy->n_grps + 1));
     order = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)sy->n_grps + 1));
-    pairs = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * 2 * ((size_t)sy->n_grps + 1));
-    if (!sy->ours || !lo || !hi || !order || !pairs) st = PTO_ERR_INTERNAL;
+    if (!sy->ours || !lo || !hi || !order) st = PTO_ERR_INTERNAL;
     for (g = 0; st == PTO_OK && g < sy->n_grps; g++) {
         lo[g] = 0x7fffffff;
         hi[g] = -1;
@@ -2008,15 +2099,8 @@ static pto_status pto__sy_assign(pto__sy *sy)
         if (sy->pos[s] < lo[g]) lo[g] = sy->pos[s];
         if (sy->pos[s] > hi[g]) hi[g] = sy->pos[s];
     }
-    for (g = 0; st == PTO_OK && g < sy->n_grps; g++) {
-        if (sy->grps[g].kind == PTO__SY_BAR || sy->grps[g].kind == PTO__SY_DEAD) continue;
-        pairs[2 * n] = lo[g];
-        pairs[2 * n + 1] = g;
-        n++;
-    }
     /* program order of the first statement; creation order on a tie */
-    if (st == PTO_OK) qsort(pairs, (size_t)n, 2 * sizeof(int32_t), pto__sy_ent_cmp);
-    for (i = 0; st == PTO_OK && i < n; i++) order[i] = pairs[2 * i + 1];
+    if (st == PTO_OK && !pto__sy_by_first(sy, lo, order, &n)) st = PTO_ERR_INTERNAL;
     if (st == PTO_OK) pto__sy_reserved(sy, used);
     for (i = 0; i < 8; i++)
         for (j = 0; j < 64; j++) busy[i][j / 8][j % 8] = -1;
@@ -2042,7 +2126,6 @@ static pto_status pto__sy_assign(pto__sy *sy)
     pto_free(sy->ctx, lo);
     pto_free(sy->ctx, hi);
     pto_free(sy->ctx, order);
-    pto_free(sy->ctx, pairs);
     return st;
 }
 
@@ -2119,6 +2202,8 @@ static void pto__sy_reset(pto__sy *sy)
     pto_free(ctx, sy->rec_of);
     pto_free(ctx, sy->mark_at);
     pto_free(ctx, sy->mark_k);
+    pto_free(ctx, sy->lab);
+    pto_free(ctx, sy->lab_len);
     pto_free(ctx, sy->tile_loop);
     pto_free(ctx, sy->inert);
     pto_free(ctx, sy->period);

@@ -136,6 +136,9 @@ static int pto__vadd(int64_t a, int64_t b, int64_t *r)
 
 static int pto__vmul(int64_t a, int64_t b, int64_t *r)
 {
+    /* the common case: both fit in 32 bits, so the product cannot overflow
+       (no division needed to check it) */
+    if (a >= -INT32_MAX && a <= INT32_MAX && b >= -INT32_MAX && b <= INT32_MAX) { *r = a * b; return 1; }
     if (a == 0 || b == 0) { *r = 0; return 1; }
     if (a == -1) { if (b == INT64_MIN) return 0; *r = -b; return 1; }
     if (b == -1) { if (a == INT64_MIN) return 0; *r = -a; return 1; }
