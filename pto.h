@@ -12631,10 +12631,11 @@ PTODEF pto_status pto_compile(pto_ctx *ctx, pto_module *m, const pto_compile_des
 
    All text comes from the template table below (one place); the code only
    chooses templates and fills their $(placeholders). Templates are split
-   into literal/placeholder segments once per call, and the hot lines are
-   bound once per op or pass (pto__emit_bind: "pto_k_tadds(core, \"" is one
-   segment), so expanding a line is a few short copies: emission is linear
-   in the size of the module.
+   into literal/placeholder segments once per call and bound into line
+   plans on first use, per op or pass and per depth (pto__emit_plan_make:
+   "    pto_k_tadds(core, \"" is one piece), so writing a line is a few
+   short moves, with an op's operands and a note written in place
+   (pto__emit_line): emission is linear in the size of the module.
 
    Names: a .pto name is used as is in C unless it could clash with C, C++,
    the headers or the emitter's own names (a keyword, `core`, `args`, or a
