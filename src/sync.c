@@ -1,3 +1,6 @@
+/* NOTE FROM THE LEAD TO THE SYNC HELPER: the rules, the output check (/tmp/same.sh), the deadline and
+   the report format are in /tmp/brief_common.md (a copy: HELPER_BRIEF.md in this worktree). Read it
+   now, then delete this comment and HELPER_BRIEF.md (do not commit them). */
 /* sync.c - the sync inserter: orders every dependency inside a core.
 
    Needs: a verified module whose local tiles are planned (planned = 1 and
@@ -206,7 +209,8 @@ typedef struct pto__sy {
     uint8_t *inert;             /* per param: its accesses can never be a dependency */
     int32_t *period, *phase, *pos, *ours;  /* per statement */
     uint32_t *tstart, *tend;    /* per statement of the original kernel: its latest visit */
-    pto__sy_idc *idc;           /* per statement of the original kernel */
+    pto__sy_idc *idc;           /* per statement (grows with the statements placed) */
+    int32_t n_idc;
     int32_t n_tt;
     uint32_t now;               /* analysis time */
     pto__sy_grp *grps;
@@ -1059,7 +1063,12 @@ static int32_t pto__sy_slot(pto__sy *sy, int32_t s, int *p, int *q)
     const pto_operand *a, *b, *c;
     int64_t base, mod, id;
     int32_t L;
-    if (s < sy->n_tt && sy->idc[s].ok) {   /* decoded on an earlier visit of this analysis */
+    if (s >= sy->n_idc) {   /* a statement placed during this analysis */
+        int32_t old = sy->n_idc;
+        if (!pto__sy_grow(sy, (void **)&sy->idc, sizeof(pto__sy_idc), &sy->n_idc, s + 1)) return -1;
+        memset(sy->idc + old, 0, sizeof(pto__sy_idc) * (size_t)(sy->n_idc - old));
+    }
+    if (sy->idc[s].ok) {   /* decoded on an earlier visit of this analysis */
         if (sy->idc[s].ok == 2) return -1;
         base = sy->idc[s].base;
         mod = sy->idc[s].mod;
@@ -1074,7 +1083,7 @@ static int32_t pto__sy_slot(pto__sy *sy, int32_t s, int *p, int *q)
         *q = ok ? b->ref : -1;
         ok = ok && *p >= 0 && *p < PTO_PIPE_ALL && *q >= 0 && *q < PTO_PIPE_ALL && *p != *q;
         ok = ok && pto__sy_idform(m, c->e[0], &base, &mod, &L);
-        if (s < sy->n_tt) {
+        {
             sy->idc[s].ok = (uint8_t)(ok ? 1 : 2);
             sy->idc[s].base = ok ? base : 0;
             sy->idc[s].mod = ok ? mod : 1;
@@ -1271,7 +1280,7 @@ static void pto__sy_counted(pto__sy *sy);
 static int32_t pto__sy_scan(pto__sy *sy, int32_t s, const pto__sy_st *st, int32_t *rs)
 {
     const pto_module *m = sy->m;
-    int q = pto_stmt_pipe(m, s);
+    int q;
     int32_t i, o, r, k, nr = 0;
     int64_t blo, bhi;
     for (i = 0; i < m->stmts[s].nargs; i++) {
@@ -1279,6 +1288,7 @@ static int32_t pto__sy_scan(pto__sy *sy, int32_t s, const pto__sy_st *st, int32_
         o = m->stmts[s].arg0 + i;
         if ((r = pto__sy_rec_now(sy, o)) < 0) continue;
         b = &sy->recs[r];
+        q = b->pipe;   /* the statement's pipe */
         blo = b->space == PTO_GM ? INT64_MIN : b->lo;
         bhi = b->space == PTO_GM ? INT64_MAX : b->hi;
         for (k = 0; k < st->n; k++) {
@@ -1773,6 +1783,7 @@ static void pto__sy_analyse(pto__sy *sy, int mode)
     sy->tend = (uint32_t *)pto__sy_zalloc(sy, sizeof(uint32_t) * ((size_t)sy->n_tt + 1));
     pto_free(sy->ctx, sy->idc);
     sy->idc = (pto__sy_idc *)pto__sy_zalloc(sy, sizeof(pto__sy_idc) * ((size_t)sy->n_tt + 1));
+    sy->n_idc = sy->idc ? sy->n_tt + 1 : 0;
     if (!sy->tstart || !sy->tend || !sy->idc) return;
     sy->mode = mode;
     sy->found = 0;
@@ -1801,8 +1812,11 @@ static int32_t pto__sy_idexpr(pto__sy *sy, int32_t L, int64_t base, int32_t nids
     return pto_expr_bin(m, PTO_E_ADD, *ebase, e, loc);
 }
 
-/* A new sync statement placed before (after = 0) or after `at`. */
-static int32_t pto__sy_emit(pto__sy *sy, int32_t g, uint8_t role, int32_t at, int after, int32_t k)
+/* A new sync statement placed before (after = 0) or after `at`. `like`: an
+   entry of the same group whose event id is the same expression (set and
+   wait; prime and drain of one id), shared rather than built again (the
+   colouring and a degraded rotation give both the same values). */
+static int32_t pto__sy_emit(pto__sy *sy, int32_t g, uint8_t role, int32_t at, int after, int32_t k, int32_t like)
 {
     pto_module *m = sy->m;
     pto__sy_grp *gr = &sy->grps[g];
@@ -1811,7 +1825,11 @@ static int32_t pto__sy_emit(pto__sy *sy, int32_t g, uint8_t role, int32_t at, in
     int32_t ebase = -1, emod = -1, expr = -1, s, en;
     pto_op op = barrier ? PTO_OP_PIPE_BARRIER : (role == PTO__SY_SET || role == PTO__SY_PRIME) ? PTO_OP_SET_FLAG : PTO_OP_WAIT_FLAG;
     static const char *const prefix[] = {"prime: ", NULL, NULL, "drain: ", NULL};
-    if (!barrier) {
+    if (!barrier && like >= 0) {
+        ebase = sy->ents[like].ebase;
+        emod = sy->ents[like].emod;
+        expr = m->operands[m->stmts[sy->ents[like].stmt].arg0 + 2].e[0];
+    } else if (!barrier) {
         int64_t vb = (int64_t)PTO__SY_VBASE + (int64_t)PTO__SY_MAXROT * g + (k > 0 ? k : 0);
         expr = pto__sy_idexpr(sy, rot ? gr->loop : -1, vb, rot ? gr->nids : 1, &ebase, &emod);
         if (expr < 0) return -1;
@@ -1904,7 +1922,7 @@ static int32_t pto__sy_new_group(pto__sy *sy, uint8_t kind, int src, int dst, in
 static pto_status pto__sy_place(pto__sy *sy)
 {
     pto_module *m = sy->m;
-    int32_t a = sy->recs[sy->h_rec].stmt, b = sy->h_bstmt, pa, pb, L = -1, as, bs, g, k, M = 1;
+    int32_t a = sy->recs[sy->h_rec].stmt, b = sy->h_bstmt, pa, pb, L = -1, as, bs, g, k, M = 1, kent[PTO__SY_MAXROT];
     int p = sy->recs[sy->h_rec].pipe, q = pto_stmt_pipe(m, b), ok = 1;
     pto__sy_lca(m, a, b, &pa, &pb);
     if (!sy->h_fwd) {
@@ -1918,18 +1936,24 @@ static pto_status pto__sy_place(pto__sy *sy)
     }
     if (p == q) {
         g = pto__sy_new_group(sy, PTO__SY_BAR, p, q, -1, 0, !sy->h_fwd);
-        if (g < 0 || pto__sy_emit(sy, g, PTO__SY_BARRIER, pb, 0, -1) < 0) return PTO_ERR_INTERNAL;
+        if (g < 0 || pto__sy_emit(sy, g, PTO__SY_BARRIER, pb, 0, -1, -1) < 0) return PTO_ERR_INTERNAL;
         sy->stats.barriers++;
         return PTO_OK;
     }
     if (!sy->h_fwd) M = pto__sy_rotation(sy, L, sy->h_rec, sy->h_brec);
     g = pto__sy_new_group(sy, sy->h_fwd ? PTO__SY_FWD : PTO__SY_LOOP, p, q, L, M, !sy->h_fwd);
     if (g < 0) return PTO_ERR_INTERNAL;
-    as = pto__sy_emit(sy, g, PTO__SY_SET, pa, 1, -1);
-    bs = pto__sy_emit(sy, g, PTO__SY_WAIT, pb, 0, -1);
+    as = pto__sy_emit(sy, g, PTO__SY_SET, pa, 1, -1, -1);
+    bs = as >= 0 ? pto__sy_emit(sy, g, PTO__SY_WAIT, pb, 0, -1, sy->n_ents - 1) : -1;
     ok = as >= 0 && bs >= 0;
-    for (k = 0; ok && L >= 0 && k < M; k++)
-        ok = pto__sy_emit(sy, g, PTO__SY_PRIME, L, 0, k) >= 0 && pto__sy_emit(sy, g, PTO__SY_DRAIN, L, 1, M - 1 - k) >= 0;
+    for (k = 0; k < PTO__SY_MAXROT; k++) kent[k] = -1;
+    for (k = 0; ok && L >= 0 && k < M; k++) {
+        int32_t kd = M - 1 - k;
+        ok = pto__sy_emit(sy, g, PTO__SY_PRIME, L, 0, k, k < PTO__SY_MAXROT ? kent[k] : -1) >= 0;
+        if (ok && k < PTO__SY_MAXROT && kent[k] < 0) kent[k] = sy->n_ents - 1;
+        ok = ok && pto__sy_emit(sy, g, PTO__SY_DRAIN, L, 1, kd, kd < PTO__SY_MAXROT ? kent[kd] : -1) >= 0;
+        if (ok && kd < PTO__SY_MAXROT && kent[kd] < 0) kent[kd] = sy->n_ents - 1;
+    }
     return ok ? PTO_OK : PTO_ERR_INTERNAL;
 }
 
@@ -2002,9 +2026,9 @@ static pto_status pto__sy_fallback(pto__sy *sy, int32_t g)
     for (e = 0; e < n; e++) {
         int32_t s = sy->ents[e].stmt;
         if (sy->ents[e].grp != g || s < 0) continue;
-        if (sy->ents[e].role == PTO__SY_WAIT && pto__sy_emit(sy, g, PTO__SY_BARRIER, s, 0, -1) < 0) return PTO_ERR_INTERNAL;
+        if (sy->ents[e].role == PTO__SY_WAIT && pto__sy_emit(sy, g, PTO__SY_BARRIER, s, 0, -1, -1) < 0) return PTO_ERR_INTERNAL;
         if (sy->ents[e].role == PTO__SY_DRAIN && sy->ents[e].k == 0
-            && pto__sy_emit(sy, g, PTO__SY_BARRIER, gr->loop, 1, -1) < 0)
+            && pto__sy_emit(sy, g, PTO__SY_BARRIER, gr->loop, 1, -1, -1) < 0)
             return PTO_ERR_INTERNAL;
     }
     for (e = 0; e < n; e++)   /* the pair's own statements, not the new barriers */
