@@ -203,6 +203,9 @@ typedef struct pto__sy {
     int32_t *lab, *lab_len, n_lab;  /* per statement: its label (pto__sy_label_of), 0 = none yet */
     int32_t base_file;          /* pto__sy_label: the file whose base name is */
     const char *base_name;      /* base_name (-1 = none yet) */
+    size_t base_len;
+    char *lbuf;                 /* the labels' text */
+    int32_t n_lbuf, cap_lbuf;
     uint32_t *mark_at, stamp;   /* per record: pto__sy_join's index of dst, valid */
     int32_t *mark_k;            /* when mark_at[r] == stamp */
     int32_t *tile_loop;         /* per tile: the FOR that rotates its slots, or -1 */
@@ -906,30 +909,53 @@ static const char *pto__sy_base(const char *path)
 }
 
 /* Notes are built in a fixed buffer (one per group, so this is on the
-   insertion's path: no printf). */
+   insertion's path: no printf, no strlen: every piece's length is known).
+   A note longer than the buffer is cut at 599 bytes. */
 typedef struct pto__sy_txt {
     char d[600];
     size_t n;
 } pto__sy_txt;
 
-static void pto__sy_cat(pto__sy_txt *t, const char *s)
+static void pto__sy_put(pto__sy_txt *t, const char *s, size_t n)
 {
-    size_t n = strlen(s);
-    if (n > sizeof t->d - 1 - t->n) n = sizeof t->d - 1 - t->n;
-    memcpy(t->d + t->n, s, n);
-    t->n += n;
+    size_t room = sizeof t->d - 1 - t->n;
+    if (n <= room) {
+        memcpy(t->d + t->n, s, n);
+        t->n += n;
+    } else {
+        memcpy(t->d + t->n, s, room);
+        t->n += room;
+    }
+}
+#define PTO__SY_LIT(t, lit) pto__sy_put((t), (lit), sizeof(lit) - 1)
+
+/* An interned string (its length is in the pool's offsets). */
+static void pto__sy_put_str(pto__sy *sy, pto__sy_txt *t, int32_t id)
+{
+    pto__sy_put(t, pto_str(sy->ctx, id), pto__str_len(sy->ctx, id));
 }
 
+static void pto__sy_cat(pto__sy_txt *t, const char *s) { pto__sy_put(t, s, strlen(s)); }
+
+/* v in base 10 or 16 (lower case), at least `width` digits. */
 static void pto__sy_num(pto__sy_txt *t, unsigned long long v, unsigned base, int width)
 {
     char tmp[24];
-    int k = 0;
-    do {
-        tmp[k++] = "0123456789abcdef"[v % base];
-        v /= base;
-    } while (v && k < 23);
-    while (k < width && k < 23) tmp[k++] = '0';
-    while (k > 0 && t->n + 1 < sizeof t->d) t->d[t->n++] = tmp[--k];
+    int k = 24, n;
+    if (base == 16) {
+        do {
+            tmp[--k] = "0123456789abcdef"[v & 15u];
+            v >>= 4;
+        } while (v);
+    } else {
+        do {
+            tmp[--k] = (char)('0' + v % 10u);
+            v /= 10u;
+        } while (v);
+    }
+    n = 24 - k;
+    while (n < width && n < 23) tmp[--k] = '0', n++;
+    pto__sy_put(t, tmp + k, (size_t)n);
 }
 
 /* "tload a (vadd.pto:8)": the op, its first operand, where it is. */
@@ -938,17 +964,18 @@ static void pto__sy_label(pto__sy *sy, int32_t s, pto__sy_txt *t)
     const pto_module *m = sy->m;
     const pto_operand *o = pto_stmt_arg(m, s, 0);
     pto__sy_cat(t, pto_opinfo_get((pto_op)m->stmts[s].op)->name);
-    if (o && o->kind == PTO_O_TILE && o->ref >= 0) { pto__sy_cat(t, " "); pto__sy_cat(t, pto_str(sy->ctx, m->tiles[o->ref].name)); }
-    if (o && o->kind == PTO_O_GM && o->ref >= 0) { pto__sy_cat(t, " "); pto__sy_cat(t, pto_str(sy->ctx, m->params[o->ref].name)); }
-    pto__sy_cat(t, " (");
+    if (o && o->kind == PTO_O_TILE && o->ref >= 0) { PTO__SY_LIT(t, " "); pto__sy_put_str(sy, t, m->tiles[o->ref].name); }
+    if (o && o->kind == PTO_O_GM && o->ref >= 0) { PTO__SY_LIT(t, " "); pto__sy_put_str(sy, t, m->params[o->ref].name); }
+    PTO__SY_LIT(t, " (");
     if (m->stmts[s].loc.file != sy->base_file) {   /* notes name one file, as a rule */
         sy->base_file = m->stmts[s].loc.file;
         sy->base_name = pto__sy_base(pto_file_name(sy->ctx, sy->base_file));
+        sy->base_len = strlen(sy->base_name);
     }
-    pto__sy_cat(t, sy->base_name);
-    pto__sy_cat(t, ":");
+    pto__sy_put(t, sy->base_name, sy->base_len);
+    PTO__SY_LIT(t, ":");
     pto__sy_num(t, (unsigned long long)(m->stmts[s].loc.line > 0 ? m->stmts[s].loc.line : 0), 10, 0);
-    pto__sy_cat(t, ")");
+    PTO__SY_LIT(t, ")");
 }
 
 /* A note is made once per group and never looked up by its text: it goes
@@ -960,28 +987,25 @@ static int32_t pto__sy_note(pto__sy *sy, const pto__sy_txt *t)
 }
 
 /* pto__sy_label, made once per statement (a statement is in several
-   notes) and kept in the string pool. */
+   notes) and kept in the pass's own text buffer (labels are never part of
+   the module). */
 static void pto__sy_label_of(pto__sy *sy, int32_t s, pto__sy_txt *t)
 {
-    size_t n;
     if (s >= sy->n_lab) { pto__sy_label(sy, s, t); return; }
     if (!sy->lab[s]) {
         pto__sy_txt l;
         l.n = 0;
         pto__sy_label(sy, s, &l);
-        sy->lab[s] = pto__sy_note(sy, &l);
+        if (!pto__sy_grow(sy, (void **)&sy->lbuf, 1, &sy->cap_lbuf, sy->n_lbuf + (int32_t)l.n)) {
+            pto__sy_put(t, l.d, l.n);
+            return;
+        }
+        memcpy(sy->lbuf + sy->n_lbuf, l.d, l.n);
+        sy->lab[s] = sy->n_lbuf + 1;
         sy->lab_len[s] = (int32_t)l.n;
+        sy->n_lbuf += (int32_t)l.n;
     }
-    n = (size_t)sy->lab_len[s];
-    if (n > sizeof t->d - 1 - t->n) n = sizeof t->d - 1 - t->n;
-    memcpy(t->d + t->n, pto_str(sy->ctx, sy->lab[s]), n);
-    t->n += n;
-}
-
-static const char *pto__sy_kind(uint8_t arw, uint8_t brw)
-{
-    if (arw & PTO__SY_WR) return (brw & PTO__SY_RD) ? "RAW" : "WAW";
-    return "WAR";
+    pto__sy_put(t, sy->lbuf + sy->lab[s] - 1, (size_t)sy->lab_len[s]);
 }
 
 /* "RAW vec[0x0000,0x2000) tload a (vadd.pto:8) -> tadd c (vadd.pto:10)" */
@@ -990,22 +1014,28 @@ static int32_t pto__sy_dep_note(pto__sy *sy, int32_t ra, int32_t rb, int carried
     const pto__sy_rec *a = &sy->recs[ra], *b = &sy->recs[rb];
     pto__sy_txt t;
     t.n = 0;
-    pto__sy_cat(&t, pto__sy_kind(a->rw, b->rw));
-    if (a->space == PTO_GM) {
-        pto__sy_cat(&t, " gm ");
-        pto__sy_cat(&t, pto_str(sy->ctx, sy->m->params[sy->m->operands[a->opnd].ref].name));
+    if (a->rw & PTO__SY_WR) {
+        if (b->rw & PTO__SY_RD) PTO__SY_LIT(&t, "RAW");
+        else PTO__SY_LIT(&t, "WAW");
     } else {
-        pto__sy_cat(&t, " ");
-        pto__sy_cat(&t, pto_space_name((pto_space)a->space));
-        pto__sy_cat(&t, "[0x");
-        pto__sy_num(&t, (unsigned long long)(a->lo > b->lo ? a->lo : b->lo), 16, 4);
-        pto__sy_cat(&t, ",0x");
-        pto__sy_num(&t, (unsigned long long)(a->hi < b->hi ? a->hi : b->hi), 16, 4);
-        pto__sy_cat(&t, ")");
+        PTO__SY_LIT(&t, "WAR");
     }
-    pto__sy_cat(&t, " ");
+    if (a->space == PTO_GM) {
+        PTO__SY_LIT(&t, " gm ");
+        pto__sy_put_str(sy, &t, sy->m->params[sy->m->operands[a->opnd].ref].name);
+    } else {
+        PTO__SY_LIT(&t, " ");
+        pto__sy_cat(&t, pto_space_name((pto_space)a->space));
+        PTO__SY_LIT(&t, "[0x");
+        pto__sy_num(&t, (unsigned long long)(a->lo > b->lo ? a->lo : b->lo), 16, 4);
+        PTO__SY_LIT(&t, ",0x");
+        pto__sy_num(&t, (unsigned long long)(a->hi < b->hi ? a->hi : b->hi), 16, 4);
+        PTO__SY_LIT(&t, ")");
+    }
+    PTO__SY_LIT(&t, " ");
     pto__sy_label_of(sy, a->stmt, &t);
-    pto__sy_cat(&t, carried ? " -> next " : " -> ");
+    if (carried) PTO__SY_LIT(&t, " -> next ");
+    else PTO__SY_LIT(&t, " -> ");
     pto__sy_label_of(sy, b->stmt, &t);
     return pto__sy_note(sy, &t);
 }
@@ -1016,7 +1046,7 @@ static int32_t pto__sy_prefixed(pto__sy *sy, const char *prefix, int32_t note)
     if (!prefix) return note;
     t.n = 0;
     pto__sy_cat(&t, prefix);
-    pto__sy_cat(&t, pto_str(sy->ctx, note));
+    pto__sy_put_str(sy, &t, note);
     return pto__sy_note(sy, &t);
 }
 
@@ -2228,6 +2258,7 @@ static void pto__sy_reset(pto__sy *sy)
     pto_free(ctx, sy->mark_k);
     pto_free(ctx, sy->lab);
     pto_free(ctx, sy->lab_len);
+    pto_free(ctx, sy->lbuf);
     pto_free(ctx, sy->tile_loop);
     pto_free(ctx, sy->inert);
     pto_free(ctx, sy->period);
