@@ -200,6 +200,9 @@ typedef struct pto__sy {
     int32_t n_recs, cap_recs;
     int32_t *rec_of;            /* per operand: first record, or -1 */
     uint8_t acc_pipes[PTO_NSPACE], wr_pipes[PTO_NSPACE];  /* pipes that access / write a space */
+    uint8_t need[PTO_NSPACE * 32];  /* pto__sy_done */
+    int32_t *op_loop;           /* per operand: the FOR that rotates its tile's slots, or -1 */
+    uint8_t *op_nbuf;           /* and the tile's N */
     int32_t *lab, *lab_len, n_lab;  /* per statement: its label (pto__sy_label_of), 0 = none yet */
     int32_t base_file;          /* pto__sy_label: the file whose base name is */
     const char *base_name;      /* base_name (-1 = none yet) */
@@ -235,7 +238,7 @@ typedef struct pto__sy {
     int32_t restart, restart_grp;          /* loop to analyse again, and the group that asked */
     int32_t pend;                          /* loop to analyse again once its body visit ends */
     int32_t *pendg, npendg, cap_pendg;     /* the carried groups that asked for it */
-    int mode, stop;
+    int mode, stop, halt;           /* halt: stop || restart >= 0 */
     pto_status status;
     /* the dependency found at the current statement */
     int found, h_fwd;
@@ -269,6 +272,7 @@ static void pto__sy_fail(pto__sy *sy, pto_status st)
 {
     if (sy->status == PTO_OK) sy->status = st;
     sy->stop = 1;
+    sy->halt = 1;
 }
 
 static void *pto__sy_zalloc(pto__sy *sy, size_t n)
@@ -573,6 +577,8 @@ static int pto__sy_find_inert(pto__sy *sy)
     return 1;
 }
 
+static void pto__sy_need_table(pto__sy *sy);
+
 static pto_status pto__sy_build_records(pto__sy *sy)
 {
     pto_module *m = sy->m;
@@ -597,6 +603,18 @@ static pto_status pto__sy_build_records(pto__sy *sy)
         sy->acc_pipes[rc->space] = (uint8_t)(sy->acc_pipes[rc->space] | (1u << rc->pipe));
         if (rc->rw & PTO__SY_WR) sy->wr_pipes[rc->space] = (uint8_t)(sy->wr_pipes[rc->space] | (1u << rc->pipe));
     }
+    pto__sy_need_table(sy);
+    sy->op_loop = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * (size_t)(m->n_operands + 1));
+    sy->op_nbuf = (uint8_t *)pto__sy_zalloc(sy, (size_t)m->n_operands + 1);
+    if (!sy->op_loop || !sy->op_nbuf) return PTO_ERR_INTERNAL;
+    for (s = 0; s < m->n_operands; s++) {
+        const pto_operand *op = &m->operands[s];
+        sy->op_loop[s] = -1;
+        if (sy->rec_of[s] >= 0 && op->kind == PTO_O_TILE && m->tiles[op->ref].nbuf > 1 && sy->tile_loop[op->ref] >= 0) {
+            sy->op_loop[s] = sy->tile_loop[op->ref];
+            sy->op_nbuf[s] = (uint8_t)m->tiles[op->ref].nbuf;
+        }
+    }
     sy->n_lab = m->n_stmts;
     sy->lab = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)sy->n_lab + 1));
     sy->lab_len = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)sy->n_lab + 1));
@@ -609,14 +627,9 @@ static pto_status pto__sy_build_records(pto__sy *sy)
 /* The record an operand touches now (its tile's slot in the current phase). */
 static int32_t pto__sy_rec_now(const pto__sy *sy, int32_t o)
 {
-    const pto_operand *op = &sy->m->operands[o];
-    int32_t r = sy->rec_of[o];
+    int32_t r = sy->rec_of[o], L;
     if (r < 0) return -1;
-    if (op->kind == PTO_O_TILE) {
-        const pto_tile *t = &sy->m->tiles[op->ref];
-        int32_t L = sy->tile_loop[op->ref];
-        if (t->nbuf > 1 && L >= 0) r += sy->phase[L] % t->nbuf;
-    }
+    if ((L = sy->op_loop[o]) >= 0) r += sy->phase[L] % sy->op_nbuf[o];
     return r;
 }
 
@@ -778,11 +791,21 @@ static int pto__sy_dominates(const pto__sy *sy, const pto__sy_rec *a, const pto_
    ordered before V, MTE2 and MTE3. */
 static int pto__sy_done(const pto__sy *sy, const pto__sy_e *x)
 {
-    unsigned need;
-    if (x->space == PTO_GM) return 0;
-    need = (x->rw & PTO__SY_WR) ? sy->acc_pipes[x->space] : sy->wr_pipes[x->space];
-    if (pto__sy_inorder(x->pipe)) need &= ~(1u << x->pipe);
-    return (need & ~(unsigned)x->bits) == 0;
+    return (sy->need[(x->space * 4u + x->rw) * 8u + x->pipe] & ~(unsigned)x->bits) == 0;
+}
+
+/* pto__sy_done's pipes per (space, rw, pipe); GM never (a bit no entry has). */
+static void pto__sy_need_table(pto__sy *sy)
+{
+    unsigned sp, rw, p, need;
+    for (sp = 0; sp < PTO_NSPACE; sp++)
+        for (rw = 0; rw < 4; rw++)
+            for (p = 0; p < 8; p++) {
+                need = (rw & PTO__SY_WR) ? sy->acc_pipes[sp] : sy->wr_pipes[sp];
+                if (pto__sy_inorder((int)p) && p < 7) need &= ~(1u << p);
+                if (sp == PTO_GM) need = 0x80;
+                sy->need[(sp * 4 + rw) * 8 + p] = (uint8_t)need;
+            }
 }
 
 /* After entry k gained bits: it goes if it is done (the last entry fills
@@ -1488,6 +1511,7 @@ static int pto__sy_resolve(pto__sy *sy, int32_t s, pto__sy_st *st)
         if (sy->pend >= 0 && pto__sy_frame_of(sy, sy->pend) < pto__sy_frame_of(sy, target)) target = sy->pend;
         sy->pend = -1;
         sy->restart = target;
+        sy->halt = 1;
         sy->restart_grp = sy->n_grps - 1;
         return 0;
     }
@@ -1518,7 +1542,7 @@ static void pto__sy_access(pto__sy *sy, int32_t s, pto__sy_st *st)
 
 static void pto__sy_block(pto__sy *sy, int32_t b, pto__sy_st *st);
 
-static int pto__sy_halted(const pto__sy *sy) { return sy->stop || sy->restart >= 0; }
+static int pto__sy_halted(const pto__sy *sy) { return sy->halt; }   /* stop || restart >= 0 */
 
 static pto__sy_fr *pto__sy_push(pto__sy *sy, int32_t s, int loop, pto__sy_st **sv, int32_t nsv)
 {
@@ -1622,6 +1646,7 @@ static int pto__sy_fixpoint(pto__sy *sy, int32_t L, int32_t fi, pto__sy_st *st, 
             if (sy->pend == L && !pto__sy_halted(sy)) {   /* pto__sy_defer */
                 sy->pend = -1;
                 sy->restart = L;
+                sy->halt = 1;
                 sy->restart_grp = -1;
             }
             if (!pto__sy_halted(sy) && pto__sy_join(sy, heads[(ph + 1) % P], work) && !dirty[(ph + 1) % P]) {
@@ -1660,6 +1685,7 @@ static void pto__sy_loop(pto__sy *sy, int32_t L, pto__sy_st *st)
         pto_free(sy->ctx, heads);
         if (!ok || sy->stop || sy->restart != L) break;
         sy->restart = -1;
+        sy->halt = sy->stop;
         pto__sy_reenter(sy, fi, st, entry0);
         sy->restart_grp = -1;
     }
@@ -1781,6 +1807,7 @@ static void pto__sy_run(pto__sy *sy, int32_t prog)
     st->reached = 1;
     sy->nfr = 0;
     sy->restart = sy->restart_grp = sy->pend = -1;
+    sy->halt = sy->stop;
     sy->npendg = 0;
     for (s = m->blocks[sy->progs[prog]].head; s >= 0 && !sy->stop; s = m->stmts[s].next) {
         if (!(m->stmts[s].kind == PTO_ST_OP && pto__sy_issync(m->stmts[s].op))) pto__sy_collect(sy, st);
@@ -2254,6 +2281,8 @@ static void pto__sy_reset(pto__sy *sy)
     pto_free(ctx, sy->progs);
     pto_free(ctx, sy->recs);
     pto_free(ctx, sy->rec_of);
+    pto_free(ctx, sy->op_loop);
+    pto_free(ctx, sy->op_nbuf);
     pto_free(ctx, sy->mark_at);
     pto_free(ctx, sy->mark_k);
     pto_free(ctx, sy->lab);
