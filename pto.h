@@ -10278,9 +10278,9 @@ enum { PTO__SY_PRIME, PTO__SY_WAIT, PTO__SY_SET, PTO__SY_DRAIN, PTO__SY_BARRIER 
 enum { PTO__SY_FIND, PTO__SY_CHECK };
 
 typedef struct pto__sy_rec {
-    int32_t stmt, opnd, slot;
-    uint8_t pipe, rw, space;
     int64_t lo, hi;             /* local: byte range, end rounded to the granule */
+    int32_t stmt, opnd;
+    uint8_t slot, pipe, rw, space;
 } pto__sy_rec;
 
 typedef struct pto__sy_grp {
@@ -10347,8 +10347,9 @@ typedef struct pto__sy_fr {
 } pto__sy_fr;
 
 typedef struct pto__sy_idc {   /* a sync statement's event id, decoded once per analysis */
-    int64_t base, mod;
+    int64_t base;
     int32_t loop;
+    uint8_t mod;                /* 1..PTO__SY_MAXROT */
     uint8_t p, q;               /* its pipes */
     uint8_t ok;                 /* 0 not yet, 1 decoded, 2 not analysable */
 } pto__sy_idc;
@@ -10384,7 +10385,7 @@ typedef struct pto__sy {
     int32_t *period, *phase, *pos, *ours;  /* per statement */
     uint32_t *tstart, *tend;    /* per statement of the original kernel: its latest visit */
     pto__sy_idc *idc;           /* per statement (grows with the statements placed) */
-    int32_t n_idc;
+    int32_t n_idc, cap_idc;     /* idc[0 .. n_idc) are initialised */
     int32_t n_tt;
     uint32_t now;               /* analysis time */
     pto__sy_grp *grps;
@@ -10698,7 +10699,7 @@ static pto_status pto__sy_add_records(pto__sy *sy, int32_t s)
             rc = &sy->recs[r];
             rc->stmt = s;
             rc->opnd = o;
-            rc->slot = k;
+            rc->slot = (uint8_t)k;
             rc->pipe = pipe;
             rc->rw = rw;
             rc->space = t ? t->space : (uint8_t)PTO_GM;
@@ -11284,10 +11285,10 @@ static int32_t pto__sy_slot(pto__sy *sy, int32_t s, int *p, int *q)
     const pto_operand *a, *b, *c;
     int64_t base, mod, id;
     int32_t L;
-    if (s >= sy->n_idc) {   /* a statement placed during this analysis */
-        int32_t old = sy->n_idc;
-        if (!pto__sy_grow(sy, (void **)&sy->idc, sizeof(pto__sy_idc), &sy->n_idc, s + 1)) return -1;
-        memset(sy->idc + old, 0, sizeof(pto__sy_idc) * (size_t)(sy->n_idc - old));
+    if (s >= sy->n_idc) {   /* first met (statements placed later have higher indices) */
+        if (!pto__sy_grow(sy, (void **)&sy->idc, sizeof(pto__sy_idc), &sy->cap_idc, s + 1)) return -1;
+        memset(sy->idc + sy->n_idc, 0, sizeof(pto__sy_idc) * (size_t)(s + 1 - sy->n_idc));
+        sy->n_idc = s + 1;
     }
     if (sy->idc[s].ok) {   /* decoded on an earlier visit of this analysis */
         if (sy->idc[s].ok == 2) return -1;
@@ -11307,7 +11308,7 @@ static int32_t pto__sy_slot(pto__sy *sy, int32_t s, int *p, int *q)
         {
             sy->idc[s].ok = (uint8_t)(ok ? 1 : 2);
             sy->idc[s].base = ok ? base : 0;
-            sy->idc[s].mod = ok ? mod : 1;
+            sy->idc[s].mod = (uint8_t)(ok ? mod : 1);
             sy->idc[s].loop = ok ? L : -1;
             sy->idc[s].p = (uint8_t)(ok ? *p : 0);
             sy->idc[s].q = (uint8_t)(ok ? *q : 0);
@@ -12007,9 +12008,9 @@ static void pto__sy_analyse(pto__sy *sy, int mode)
     sy->tstart = (uint32_t *)pto__sy_zalloc(sy, sizeof(uint32_t) * ((size_t)sy->n_tt + 1));
     sy->tend = (uint32_t *)pto__sy_zalloc(sy, sizeof(uint32_t) * ((size_t)sy->n_tt + 1));
     pto_free(sy->ctx, sy->idc);
-    sy->idc = (pto__sy_idc *)pto__sy_zalloc(sy, sizeof(pto__sy_idc) * ((size_t)sy->n_tt + 1));
-    sy->n_idc = sy->idc ? sy->n_tt + 1 : 0;
-    if (!sy->tstart || !sy->tend || !sy->idc) return;
+    sy->idc = NULL;   /* pto__sy_slot grows it */
+    sy->n_idc = sy->cap_idc = 0;
+    if (!sy->tstart || !sy->tend) return;
     sy->mode = mode;
     sy->found = 0;
     sy->now = 0;
