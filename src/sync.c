@@ -744,7 +744,7 @@ static int pto__sy_ffree(const pto__sy_st *st)
 
 /* Record entry e now happens before pipe q, since time t (the earliest
    acquisition is kept: a retroactive set asks "before when"). */
-static void pto__sy_addbit(pto__sy_e *e, int q, uint32_t t)
+static inline void pto__sy_addbit(pto__sy_e *e, int q, uint32_t t)
 {
     if (q < 0 || q >= 7) return;
     if (!(e->bits & (1u << q))) {
@@ -790,7 +790,7 @@ static int pto__sy_dominates(const pto__sy *sy, const pto__sy_rec *a, const pto_
    leaves the state when a wait or barrier completes it (pto__sy_keep),
    which keeps loops' states small: most records of earlier loops end up
    ordered before V, MTE2 and MTE3. */
-static int pto__sy_done(const pto__sy *sy, const pto__sy_e *x)
+static inline int pto__sy_done(const pto__sy *sy, const pto__sy_e *x)
 {
     return (sy->need[(x->space * 4u + x->rw) * 8u + x->pipe] & ~(unsigned)x->bits) == 0;
 }
@@ -811,7 +811,7 @@ static void pto__sy_need_table(pto__sy *sy)
 
 /* After entry k gained bits: it goes if it is done (the last entry fills
    its place); returns the index to look at next. */
-static int32_t pto__sy_keep(const pto__sy *sy, pto__sy_st *st, int32_t k)
+static inline int32_t pto__sy_keep(const pto__sy *sy, pto__sy_st *st, int32_t k)
 {
     if (!pto__sy_done(sy, &st->e[k])) return k + 1;
     if (k != --st->n) st->e[k] = st->e[st->n];
@@ -835,16 +835,17 @@ static void pto__sy_touch(pto__sy *sy, pto__sy_st *st, int32_t r)
             k++;
         }
     }
-    if (!pto__sy_grow(sy, (void **)&st->e, sizeof(pto__sy_e), &st->cap_e, st->n + 1)) return;
+    if (st->n >= st->cap_e && !pto__sy_grow(sy, (void **)&st->e, sizeof(pto__sy_e), &st->cap_e, st->n + 1)) return;
     e = &st->e[st->n++];
-    memset(e, 0, sizeof *e);
     e->rid = r;
-    e->lo = a->space == PTO_GM ? INT64_MIN : a->lo;   /* GM: every range test passes on */
-    e->hi = a->space == PTO_GM ? INT64_MAX : a->hi;   /* to the window test */
+    e->lo = alo;   /* GM: every range test passes on to the window test */
+    e->hi = ahi;
     e->pipe = a->pipe;
     e->space = a->space;
     e->rw = a->rw;
+    e->bits = 0;
     e->ts = sy->now;
+    e->cap = 0;   /* hts[q] is read only where bit q is set */
 }
 
 /* dst = dst joined with src (paths merging); returns whether dst changed
@@ -858,7 +859,7 @@ static void pto__sy_touch(pto__sy *sy, pto__sy_st *st, int32_t r)
 static int pto__sy_join(pto__sy *sy, pto__sy_st *dst, const pto__sy_st *src)
 {
     int map[PTO__SY_NFL];
-    uint64_t both = 0, u;
+    uint64_t both = 0, u, same = 0, moved = 0;   /* src slots mapped to the same / another dst slot */
     int32_t i, k, n0;
     int changed = 0, j;
     if (!src->reached) return 0;
@@ -872,6 +873,8 @@ static int pto__sy_join(pto__sy *sy, pto__sy_st *dst, const pto__sy_st *src)
             changed |= v != dst->fval[j];
             dst->fval[j] = v;
             map[i] = j;
+            if (j == i) same |= (uint64_t)1 << i;
+            else moved |= (uint64_t)1 << i;
             if (v == 1) both |= (uint64_t)1 << j;
         } else if ((j = pto__sy_ffree(dst)) >= 0) {
             dst->fused |= (uint64_t)1 << j;
@@ -895,10 +898,12 @@ static int pto__sy_join(pto__sy *sy, pto__sy_st *dst, const pto__sy_st *src)
     }
     for (i = 0; i < src->n; i++) {
         const pto__sy_e *f = &src->e[i];
-        uint64_t mc = 0;
+        uint64_t mc = f->cap & same;
         int q;
-        for (u = f->cap, q = 0; u; q++, u >>= 1)
-            if ((u & 1u) && map[q] >= 0) mc |= (uint64_t)1 << map[q];
+        for (u = f->cap & moved; u; u &= u - 1) {
+            q = pto__sy_ctz(u);
+            mc |= (uint64_t)1 << map[q];
+        }
         k = sy->mark_at[f->rid] == sy->stamp ? sy->mark_k[f->rid] : -1;
         if (k < 0) {
             pto__sy_e *e;
