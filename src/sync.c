@@ -525,7 +525,7 @@ static pto_status pto__sy_add_records(pto__sy *sy, int32_t s)
         }
         sy->rec_of[o] = sy->n_recs;
         for (k = 0; k < n; k++) {
-            int32_t r = PTO__PUSH(sy, recs);
+            int32_t r = PTO__PUSH_FAST(sy, recs);
             pto__sy_rec *rc;
             if (r < 0) return PTO_ERR_INTERNAL;
             rc = &sy->recs[r];
@@ -718,12 +718,16 @@ static int32_t pto__sy_find(const pto__sy_st *st, int32_t rid)
 
 static int pto__sy_ctz(uint64_t u)
 {
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_ctzll(u);
+#else
     int i = 0;
     if (!(u & 0xffffffffu)) { u >>= 32; i += 32; }
     if (!(u & 0xffffu)) { u >>= 16; i += 16; }
     if (!(u & 0xffu)) { u >>= 8; i += 8; }
     while (!(u & 1u)) { u >>= 1; i++; }
     return i;
+#endif
 }
 
 static int pto__sy_fslot(const pto__sy_st *st, int32_t key)
@@ -1920,7 +1924,7 @@ static int32_t pto__sy_emit(pto__sy *sy, int32_t g, uint8_t role, int32_t at, in
     }
     if (after) pto_insert_after(m, at, s);
     else pto_insert_before(m, at, s);
-    en = PTO__PUSH(sy, ents);
+    en = PTO__PUSH_FAST(sy, ents);
     if (en < 0) return -1;
     sy->ents[en].stmt = s;
     sy->ents[en].grp = g;
@@ -1960,7 +1964,7 @@ static int32_t pto__sy_rotation(pto__sy *sy, int32_t L, int32_t ra, int32_t rb)
 
 static int32_t pto__sy_new_group(pto__sy *sy, uint8_t kind, int src, int dst, int32_t L, int32_t nids, int carried)
 {
-    int32_t g = PTO__PUSH(sy, grps);
+    int32_t g = PTO__PUSH_FAST(sy, grps);
     pto__sy_grp *gr;
     if (g < 0) return -1;
     gr = &sy->grps[g];
