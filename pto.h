@@ -12340,7 +12340,12 @@ static pto_status pto__sy_assign(pto__sy *sy)
     uint8_t used[8][8];
     int32_t busy[8][8][8];
     pto_status st = PTO_OK;
-    if (!pto__sy_tables(sy)) return PTO_ERR_INTERNAL;
+    int32_t zero = 0;
+    /* program positions of the final statements (the periods are not needed here) */
+    pto_free(sy->ctx, sy->pos);
+    sy->pos = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)m->n_stmts + 1));
+    if (!sy->pos) return PTO_ERR_INTERNAL;
+    pto__sy_number(sy, m->kernels[sy->kernel].body, &zero);
     pto_free(sy->ctx, sy->ours);
     sy->ours = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)m->n_stmts + 1));
     lo = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)sy->n_grps + 1));
