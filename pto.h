@@ -10383,6 +10383,7 @@ typedef struct pto__sy {
     int32_t *tile_loop;         /* per tile: the FOR that rotates its slots, or -1 */
     uint8_t *inert;             /* per param: its accesses can never be a dependency */
     int32_t *period, *phase, *pos, *ours;  /* per statement */
+    int32_t *dep, n_dep;        /* per statement numbered by pto__sy_tables: its depth, or -1 */
     uint32_t *tstart, *tend;    /* per statement of the original kernel: its latest visit */
     pto__sy_idc *idc;           /* per statement (grows with the statements placed) */
     int32_t n_idc, cap_idc;     /* idc[0 .. n_idc) are initialised */
@@ -10470,10 +10471,14 @@ static int pto__sy_depth(const pto_module *m, int32_t s)
     return d;
 }
 
-/* The ancestors-or-selves of a and b that share a block. */
-static void pto__sy_lca(const pto_module *m, int32_t a, int32_t b, int32_t *pa, int32_t *pb)
+/* The ancestors-or-selves of a and b that share a block (depths from the
+   table pto__sy_tables numbered, where it has them: placing syncs never
+   moves a statement that was there then). */
+static void pto__sy_lca(const pto__sy *sy, int32_t a, int32_t b, int32_t *pa, int32_t *pb)
 {
-    int da = pto__sy_depth(m, a), db = pto__sy_depth(m, b);
+    const pto_module *m = sy->m;
+    int da = a < sy->n_dep && sy->dep[a] >= 0 ? sy->dep[a] : pto__sy_depth(m, a);
+    int db = b < sy->n_dep && sy->dep[b] >= 0 ? sy->dep[b] : pto__sy_depth(m, b);
     for (; da > db; da--) a = pto__sy_up(m, a);
     for (; db > da; db--) b = pto__sy_up(m, b);
     while (m->stmts[a].block != m->stmts[b].block) {
@@ -11390,7 +11395,7 @@ static void pto__sy_syncop(pto__sy *sy, int32_t s, pto__sy_st *st)
 static int pto__sy_is_forward(const pto__sy *sy, int32_t a, int32_t b)
 {
     int32_t pa, pb;
-    pto__sy_lca(sy->m, a, b, &pa, &pb);
+    pto__sy_lca(sy, a, b, &pa, &pb);
     return sy->pos[pa] < sy->pos[pb];
 }
 
@@ -11671,7 +11676,7 @@ static int pto__sy_resolve(pto__sy *sy, int32_t s, pto__sy_st *st)
         pto__sy_fail(sy, PTO_ERR_INTERNAL);
         return 0;
     }
-    pto__sy_lca(m, a, s, &pa, &pb);
+    pto__sy_lca(sy, a, s, &pa, &pb);
     if (!sy->h_fwd) {
         int32_t L = pto_stmt_loop(m, pa);
         if (L >= 0) pb = pto__sy_in_block(m, s, m->stmts[L].body);
@@ -11914,14 +11919,15 @@ static void pto__sy_block(pto__sy *sy, int32_t b, pto__sy_st *st)
    A core program is the kernel body (sections excluded) or one section's
    body; each is analysed from an empty state, once. */
 
-static void pto__sy_number(pto__sy *sy, int32_t b, int32_t *n)
+static void pto__sy_number(pto__sy *sy, int32_t b, int32_t *n, int32_t d)
 {
     const pto_module *m = sy->m;
     int32_t s;
     for (s = m->blocks[b].head; s >= 0; s = m->stmts[s].next) {
         sy->pos[s] = (*n)++;
-        if (m->stmts[s].body >= 0) pto__sy_number(sy, m->stmts[s].body, n);
-        if (m->stmts[s].orelse >= 0) pto__sy_number(sy, m->stmts[s].orelse, n);
+        if (s < sy->n_dep) sy->dep[s] = d;
+        if (m->stmts[s].body >= 0) pto__sy_number(sy, m->stmts[s].body, n, d + 1);
+        if (m->stmts[s].orelse >= 0) pto__sy_number(sy, m->stmts[s].orelse, n, d + 1);
     }
 }
 
@@ -11939,7 +11945,11 @@ static int pto__sy_tables(pto__sy *sy)
     sy->period = (int32_t *)pto__sy_zalloc(sy, n * sizeof(int32_t));
     sy->phase = (int32_t *)pto__sy_zalloc(sy, n * sizeof(int32_t));
     if (!sy->pos || !sy->period || !sy->phase) return 0;
-    pto__sy_number(sy, m->kernels[sy->kernel].body, &zero);
+    pto_free(sy->ctx, sy->dep);
+    sy->dep = (int32_t *)pto_alloc(sy->ctx, n * sizeof(int32_t));
+    sy->n_dep = sy->dep ? m->n_stmts : 0;
+    for (s = 0; s < sy->n_dep; s++) sy->dep[s] = -1;
+    pto__sy_number(sy, m->kernels[sy->kernel].body, &zero, 0);
     for (s = 0; s < m->n_stmts; s++) sy->period[s] = 1;
     for (t = 0; t < m->n_tiles; t++)
         if (sy->tile_loop[t] >= 0)
@@ -12159,7 +12169,7 @@ static pto_status pto__sy_place(pto__sy *sy)
     pto_module *m = sy->m;
     int32_t a = sy->recs[sy->h_rec].stmt, b = sy->h_bstmt, pa, pb, L = -1, as, bs, g, k, M = 1, kent[PTO__SY_MAXROT];
     int p = sy->recs[sy->h_rec].pipe, q = pto_stmt_pipe(m, b), ok = 1;
-    pto__sy_lca(m, a, b, &pa, &pb);
+    pto__sy_lca(sy, a, b, &pa, &pb);
     if (!sy->h_fwd) {
         L = pto_stmt_loop(m, pa);
         if (L < 0) {
@@ -12345,7 +12355,8 @@ static pto_status pto__sy_assign(pto__sy *sy)
     pto_free(sy->ctx, sy->pos);
     sy->pos = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)m->n_stmts + 1));
     if (!sy->pos) return PTO_ERR_INTERNAL;
-    pto__sy_number(sy, m->kernels[sy->kernel].body, &zero);
+    sy->n_dep = 0;   /* the depths are those of the analysis' statements */
+    pto__sy_number(sy, m->kernels[sy->kernel].body, &zero, 0);
     pto_free(sy->ctx, sy->ours);
     sy->ours = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)m->n_stmts + 1));
     lo = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)sy->n_grps + 1));
@@ -12476,6 +12487,7 @@ static void pto__sy_reset(pto__sy *sy)
     pto_free(ctx, sy->period);
     pto_free(ctx, sy->phase);
     pto_free(ctx, sy->pos);
+    pto_free(ctx, sy->dep);
     pto_free(ctx, sy->ours);
     pto_free(ctx, sy->grps);
     pto_free(ctx, sy->ents);
