@@ -929,8 +929,10 @@ static int pto__sy_join(pto__sy *sy, pto__sy_st *dst, const pto__sy_st *src)
             e->bits = nb;
             e->cap = nc;
             if (f->ts > e->ts) e->ts = f->ts;
-            for (q = 0; q < 7; q++)
-                if ((nb & (1u << q)) && f->hts[q] > e->hts[q]) e->hts[q] = f->hts[q];
+            for (u = nb; u; u &= u - 1) {
+                q = pto__sy_ctz(u);
+                if (f->hts[q] > e->hts[q]) e->hts[q] = f->hts[q];
+            }
         }
     }
     return changed;
@@ -993,6 +995,13 @@ static void pto__sy_num(pto__sy_txt *t, unsigned long long v, unsigned base, int
     }
     n = 24 - k;
     while (n < width && n < 23) tmp[--k] = '0', n++;
+    if (t->n + (size_t)n < sizeof t->d) {   /* room: no call */
+        char *d = t->d + t->n;
+        int i;
+        for (i = 0; i < n; i++) d[i] = tmp[k + i];
+        t->n += (size_t)n;
+        return;
+    }
     pto__sy_put(t, tmp + k, (size_t)n);
 }
 
@@ -2278,10 +2287,50 @@ static void pto__sy_counted(pto__sy *sy)
     sy->stats.rounds++;
 }
 
+/* Room for what insertion will probably add (typical kernels get about
+   three statements, eight operands, two expressions and a few hundred bytes
+   of notes per access statement), so that the module's arrays and the
+   string pool do not grow by doubling copies while placing. Best effort: a
+   failed reservation is no error (they still grow on demand), and the
+   untouched tail of a reservation costs no memory. */
+static void pto__sy_reserve(pto__sy *sy, size_t nacc)
+{
+    pto_module *m = sy->m;
+    pto_ctx *ctx = sy->ctx;
+    size_t want;
+    void *p;
+    if (nacc < 64) return;
+    want = (size_t)m->n_stmts + 3 * nacc;
+    if (want < (size_t)INT32_MAX / 2 && (size_t)m->cap_stmts < want && (p = pto_realloc(ctx, m->stmts, want * sizeof *m->stmts))) {
+        m->stmts = (pto_stmt *)p;
+        m->cap_stmts = (int32_t)want;
+    }
+    want = (size_t)m->n_operands + 8 * nacc;
+    if (want < (size_t)INT32_MAX / 2 && (size_t)m->cap_operands < want
+        && (p = pto_realloc(ctx, m->operands, want * sizeof *m->operands))) {
+        m->operands = (pto_operand *)p;
+        m->cap_operands = (int32_t)want;
+    }
+    want = (size_t)m->n_exprs + 2 * nacc;
+    if (want < (size_t)INT32_MAX / 2 && (size_t)m->cap_exprs < want && (p = pto_realloc(ctx, m->exprs, want * sizeof *m->exprs))) {
+        m->exprs = (pto_expr *)p;
+        m->cap_exprs = (int32_t)want;
+    }
+    want = ctx->pool_len + 320 * nacc;
+    if (ctx->pool_cap < want && (p = pto_realloc(ctx, ctx->pool, want))) {
+        ctx->pool = (char *)p;
+        ctx->pool_cap = want;
+    }
+}
+
 static pto_status pto__sy_kernel(pto__sy *sy)
 {
     pto_status st = pto__sy_build_records(sy);
+    int32_t s;
+    size_t nacc = 0;
     if (st != PTO_OK) return st;
+    for (s = 0; s < sy->n_recs; s++) nacc += s == 0 || sy->recs[s].stmt != sy->recs[s - 1].stmt;
+    pto__sy_reserve(sy, nacc);
     pto__sy_analyse(sy, PTO__SY_FIND);
     if (sy->status != PTO_OK) return sy->status;
     if ((st = pto__sy_assign(sy)) != PTO_OK) return st;
