@@ -121,7 +121,7 @@ typedef struct pto__sy_grp {
     int32_t loop;               /* LOOP: the FOR statement */
     int32_t base;               /* hardware id base; -1 = none yet / fallback */
     int32_t arec, bstmt, bopnd; /* the dependency that made it */
-    int32_t note;               /* interned dependency text */
+    int32_t note;               /* dependency text (string pool, pto__sy_note) */
     int32_t pb;                 /* forward: the statement its wait precedes */
     int32_t pnote, dnote;       /* "prime: " / "drain: " + note, once made */
     int32_t e0, ne;             /* its ents: ents[e0 .. e0 + ne) */
