@@ -10166,9 +10166,6 @@ PTODEF pto_status pto_plan_check(pto_ctx *ctx, const pto_module *m)
 /* ---- End file: src/plancheck.c ---- */
 
 /* ---- Begin file: src/sync.c ---- */
-/* NOTE FROM THE LEAD TO THE SYNC HELPER: the rules, the output check (/tmp/same.sh), the deadline and
-   the report format are in /tmp/brief_common.md (a copy: HELPER_BRIEF.md in this worktree). Read it
-   now, then delete this comment and HELPER_BRIEF.md (do not commit them). */
 /* sync.c - the sync inserter: orders every dependency inside a core.
 
    Needs: a verified module whose local tiles are planned (planned = 1 and

@@ -1,6 +1,3 @@
-/* NOTE FROM THE LEAD TO THE SYNC HELPER: the rules, the output check (/tmp/same.sh), the deadline and
-   the report format are in /tmp/brief_common.md (a copy: HELPER_BRIEF.md in this worktree). Read it
-   now, then delete this comment and HELPER_BRIEF.md (do not commit them). */
 /* sync.c - the sync inserter: orders every dependency inside a core.
 
    Needs: a verified module whose local tiles are planned (planned = 1 and
