@@ -84,6 +84,7 @@ static const char *const pto__ps_bind_word[] = {
 typedef struct pto__ps_pname {
     uint8_t kind;       /* PTO__B_* */
     uint8_t opc;        /* op lookup cache: 0 not looked up, 1 no op, 2 + op */
+    uint8_t dtc, spc;   /* the same for dtype and memory space names: 0 not looked up, 1 + value */
     int32_t ref;        /* param (tensor), var (scalar, dim, let, loop) or tile */
     int32_t depth;      /* scope depth of the declaration */
     int32_t kernel;     /* 1 + kernel id when a kernel has this name */
@@ -325,6 +326,14 @@ static int pto__ps_int_value(pto__ps_parser *p, const pto__ps_tok *t, int neg, i
     size_t i = 0;
     int base = 10;
     char q[200];
+    if (t->len <= 18 && s[0] != '0') {
+        /* at most 18 decimal digits: below 10^18 < 2^63, so no overflow check
+           is needed (a hex literal starts with 0, a decimal INT with 1-9
+           unless it is 0 itself) */
+        for (; i < t->len; i++) v = v * 10u + (uint64_t)(s[i] - '0');
+        *out = neg ? (int64_t)(0u - v) : (int64_t)v;
+        return 1;
+    }
     if (t->len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) { base = 16; i = 2; }
     for (; i < t->len; i++) {
         int c = (unsigned char)s[i];
@@ -340,10 +349,34 @@ static int pto__ps_int_value(pto__ps_parser *p, const pto__ps_tok *t, int neg, i
     return 1;
 }
 
+/* The value of a plain decimal DIGITS[.DIGITS] of at most 15 digits without
+   strtod: the digits as an integer (below 10^15 < 2^53) and 10^k (k <= 15)
+   are exact doubles, so one IEEE division rounds exactly as strtod does.
+   0 when the text has another form (exponent, hex, too many digits). */
+static int pto__ps_float_fast(const char *s, size_t len, double *out)
+{
+    static const double pow10[16] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7,
+                                     1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    uint64_t v = 0;
+    size_t i, digits = 0, frac = 0;
+    int dot = 0;
+    if (len > 16) return 0;
+    for (i = 0; i < len; i++) {
+        unsigned d = (unsigned)(unsigned char)s[i] - '0';
+        if (d < 10) { v = v * 10u + d; digits++; frac += (size_t)dot; }
+        else if (s[i] == '.' && !dot) dot = 1;
+        else return 0;
+    }
+    if (digits == 0 || digits > 15) return 0;
+    *out = (double)v / pow10[frac];
+    return 1;
+}
+
 /* Value of an INT or FLOAT token read as a double. */
 static int pto__ps_float_value(pto__ps_parser *p, const pto__ps_tok *t, double *out)
 {
     char small[64], *buf = small;
+    if (pto__ps_float_fast(p->src + t->pos, t->len, out)) return 1;
     if (t->kind == PTO__T_INT && t->len > 2 && (p->src[t->pos + 1] == 'x' || p->src[t->pos + 1] == 'X')) {
         int64_t v;
         if (!pto__ps_int_value(p, t, 0, &v)) return 0;
@@ -450,7 +483,7 @@ static void pto__ps_bind(pto__ps_parser *p, const pto__ps_tok *t, int kind, int3
 
 static const pto__ps_pname *pto__ps_lookup(pto__ps_parser *p, const pto__ps_tok *t)
 {
-    static const pto__ps_pname none = {0, 0, 0, 0, 0, {0, 0, 0}};
+    static const pto__ps_pname none = {0, 0, 0, 0, 0, 0, 0, {0, 0, 0}};
     pto__ps_pname *n = pto__ps_slot(p, t->id);
     return n ? n : &none;
 }
@@ -897,10 +930,28 @@ static void pto__ps_sub_block(pto__ps_parser *p, int32_t block, const pto__ps_to
     pto__ps_scope_close(p);
 }
 
+/* The dtype / memory space a name token spells, looked up once per
+   interned name (every tile statement names both). */
+static pto_dtype pto__ps_dtype_of(pto__ps_parser *p, const pto__ps_tok *t)
+{
+    pto__ps_pname *n = pto__ps_slot(p, t->id);
+    if (!n) return pto_dtype_lookup(p->src + t->pos, t->len);
+    if (n->dtc == 0) n->dtc = (uint8_t)(1 + (int)pto_dtype_lookup(p->src + t->pos, t->len));
+    return (pto_dtype)(n->dtc - 1);
+}
+
+static pto_space pto__ps_space_of(pto__ps_parser *p, const pto__ps_tok *t)
+{
+    pto__ps_pname *n = pto__ps_slot(p, t->id);
+    if (!n) return pto_space_lookup(p->src + t->pos, t->len);
+    if (n->spc == 0) n->spc = (uint8_t)(1 + (int)pto_space_lookup(p->src + t->pos, t->len));
+    return (pto_space)(n->spc - 1);
+}
+
 static int pto__ps_dtype(pto__ps_parser *p, pto_dtype *dt)
 {
     if (!pto__ps_is(p, PTO__T_NAME)) { pto__ps_expected(p, "a dtype"); return 0; }
-    *dt = pto_dtype_lookup(p->src + p->tok.pos, p->tok.len);
+    *dt = pto__ps_dtype_of(p, &p->tok);
     if (*dt == PTO_DT_NONE) {
         pto__ps_err(p, &p->tok, "unknown dtype '%s'", pto__ps_text(p, &p->tok));
         return 0;
@@ -940,7 +991,7 @@ static int pto__ps_tile_stmt(pto__ps_parser *p, int32_t block)
     ok = pto__ps_can_declare(p, &name);
     if (!pto__ps_expect(p, ':', "':' after the tile name")) return 0;
     if (!pto__ps_is(p, PTO__T_NAME)) { pto__ps_expected(p, "a memory space"); return 0; }
-    sp = pto_space_lookup(p->src + p->tok.pos, p->tok.len);
+    sp = pto__ps_space_of(p, &p->tok);
     if (sp == PTO_NSPACE) {
         pto__ps_err(p, &p->tok, "unknown memory space '%s' (expected vec, mat, left, right or acc)",
                  pto__ps_text(p, &p->tok));
@@ -953,7 +1004,7 @@ static int pto__ps_tile_stmt(pto__ps_parser *p, int32_t block)
     if (!pto__ps_expect(p, ',', "',' between the tile dimensions")) return 0;
     if (!pto__ps_small_int(p, INT32_MAX, "tile dimension", &c)) return 0;
     if (!pto__ps_expect(p, ']', "']' after the tile shape")) return 0;
-    t = pto_add_tile(p->m, block, pto__ps_text(p, &name), sp, dt, (int32_t)r, (int32_t)c, pto__ps_tloc(p, &kw));
+    t = pto__add_tile_id(p->m, block, name.id, sp, dt, (int32_t)r, (int32_t)c, pto__ps_tloc(p, &kw));
     if (t < 0) return 0;
     p->m->tiles[t].loc = pto__ps_tloc(p, &name);
     if (ok) pto__ps_bind(p, &name, PTO__B_TILE, t);
@@ -1013,7 +1064,7 @@ static int pto__ps_let_stmt(pto__ps_parser *p, int32_t block)
     ok = pto__ps_can_declare(p, &name);
     if (!pto__ps_expect(p, '=', "'=' after the let name")) return 0;
     if ((e = pto__ps_expr0(p)) < 0) return 0;
-    s = pto_add_let(p->m, block, pto__ps_text(p, &name), e, pto__ps_tloc(p, &kw));
+    s = pto__add_let_id(p->m, block, name.id, e, pto__ps_tloc(p, &kw));
     if (s < 0) return 0;
     p->m->vars[p->m->stmts[s].ref].loc = pto__ps_tloc(p, &name);
     if (ok) pto__ps_bind(p, &name, PTO__B_LET, p->m->stmts[s].ref);
@@ -1041,7 +1092,7 @@ static int pto__ps_for_stmt(pto__ps_parser *p, int32_t block)
     }
     open = p->tok;
     if (!pto__ps_expect(p, '{', "'{' after the loop header")) return 0;
-    s = pto_add_for(p->m, block, pto__ps_text(p, &name), a, b, st, pto__ps_tloc(p, &kw));
+    s = pto__add_for_id(p->m, block, name.id, a, b, st, pto__ps_tloc(p, &kw));
     if (s < 0) return 0;
     p->m->vars[p->m->stmts[s].ref].loc = pto__ps_tloc(p, &name);
     pto__ps_scope_open(p);
@@ -1295,7 +1346,7 @@ static int pto__ps_dim(pto__ps_parser *p, int32_t param, int d)
             v = n->ref;
         } else {
             if (!pto__ps_can_declare(p, &t)) return 1; /* reported; keep parsing */
-            v = pto_add_var(p->m, p->kernel, pto__ps_text(p, &t), PTO_V_DIM, param, pto__ps_tloc(p, &t));
+            v = pto__add_var_id(p->m, p->kernel, t.id, PTO_V_DIM, param, pto__ps_tloc(p, &t));
             if (v < 0) return 0;
             pto__ps_bind(p, &t, PTO__B_DIM, v);
         }
