@@ -104,21 +104,22 @@ static int pto__arg_space(const pto_module *m, int32_t stmt, int i)
 PTODEF pto_pipe pto_stmt_pipe(const pto_module *m, int32_t stmt)
 {
     const pto_stmt *s = &m->stmts[stmt];
-    int dst, src;
+    int src;
     if (s->kind != PTO_ST_OP) return PTO_PIPE_S;
-    dst = pto__arg_space(m, stmt, 0);
+    /* only these three depend on their operands' spaces: the others are
+       their table row (no operand lookups for them; every pass asks) */
+    if (s->op != PTO_OP_TSTORE && s->op != PTO_OP_TPUSH && s->op != PTO_OP_TMOV)
+        return pto_opinfo_get((pto_op)s->op)->pipe;
     src = pto__arg_space(m, stmt, 1);
     switch (s->op) {
     case PTO_OP_TSTORE:
         return src == PTO_ACC ? PTO_PIPE_FIX : PTO_PIPE_MTE3;
     case PTO_OP_TPUSH:   /* hardware.md section 3: FIX from L0C, MTE3 from UB */
         return src == PTO_ACC ? PTO_PIPE_FIX : PTO_PIPE_MTE3;
-    case PTO_OP_TMOV:
+    default:             /* tmov */
         if (src == PTO_ACC) return PTO_PIPE_FIX;
-        if (src == PTO_VEC && dst == PTO_VEC) return PTO_PIPE_V;
+        if (src == PTO_VEC && pto__arg_space(m, stmt, 0) == PTO_VEC) return PTO_PIPE_V;
         return PTO_PIPE_MTE1;
-    default:
-        return pto_opinfo_get((pto_op)s->op)->pipe;
     }
 }
 

@@ -217,20 +217,35 @@ static int pto__vvar_range(const pto__verifier *v, int32_t var, int64_t *lo, int
     return 1;
 }
 
+/* The extremes x[i] <= y[i] of each term k[i] * var[i] of an affine form;
+   0 when a var has no static range or a product overflows. */
+static int pto__fterms(const pto__verifier *v, const pto__vform *f, int64_t *x, int64_t *y)
+{
+    int i;
+    for (i = 0; i < f->n; i++) {
+        int64_t a, b;
+        if (!pto__vvar_range(v, f->var[i], &a, &b)) return 0;
+        if (!pto__vmul(f->k[i], a, &x[i]) || !pto__vmul(f->k[i], b, &y[i])) return 0;
+        if (x[i] > y[i]) { int64_t t = x[i]; x[i] = y[i]; y[i] = t; }
+    }
+    return 1;
+}
+
+/* c plus the terms' extremes, summed in term order; 0 on overflow. */
+static int pto__fsum(int64_t c, int n, const int64_t *x, const int64_t *y, int64_t *lo, int64_t *hi)
+{
+    int i;
+    *lo = *hi = c;
+    for (i = 0; i < n; i++)
+        if (!pto__vadd(*lo, x[i], lo) || !pto__vadd(*hi, y[i], hi)) return 0;
+    return 1;
+}
+
 /* Exact extremes of an affine form (its vars are independent). */
 static int pto__frange(const pto__verifier *v, const pto__vform *f, int64_t *lo, int64_t *hi)
 {
-    int i;
-    if (!f->ok) return 0;
-    *lo = *hi = f->c;
-    for (i = 0; i < f->n; i++) {
-        int64_t a, b, x, y;
-        if (!pto__vvar_range(v, f->var[i], &a, &b)) return 0;
-        if (!pto__vmul(f->k[i], a, &x) || !pto__vmul(f->k[i], b, &y)) return 0;
-        if (x > y) { int64_t t = x; x = y; y = t; }
-        if (!pto__vadd(*lo, x, lo) || !pto__vadd(*hi, y, hi)) return 0;
-    }
-    return 1;
+    int64_t x[PTO__VK], y[PTO__VK];
+    return f->ok && pto__fterms(v, f, x, y) && pto__fsum(f->c, f->n, x, y, lo, hi);
 }
 
 /* ---- expressions ------------------------------------------------------ */
@@ -789,16 +804,23 @@ static void pto__vfloat_only(pto__verifier *v, const pto__vop *op)
 static void pto__vwindow_dim(pto__verifier *v, const pto__vform *start, const pto__vform *extent,
                              int64_t limit, const char *prefix, const char *what, const char *name, pto_loc loc)
 {
-    pto__vform end = *start;
-    int64_t lo, hi;
-    if (!pto__frange(v, start, &lo, &hi)) return;
+    pto__vform end;
+    int64_t lo, hi, c, x[PTO__VK], y[PTO__VK];
+    if (!start->ok || !pto__fterms(v, start, x, y) || !pto__fsum(start->c, start->n, x, y, &lo, &hi)) return;
     if (lo < 0) {
         pto_error(v->ctx, loc, "%s of '%s' starts at %s %lld, out of bounds", prefix, name, what, (long long)lo);
         return;
     }
     if (limit < 0) return;
-    pto__fadd(&end, extent, 1);
-    if (!pto__frange(v, &end, &lo, &hi) || hi <= limit) return;
+    if (pto__fisconst(extent)) {
+        /* start + a constant has start's terms: only the constant moves,
+           so the terms' extremes are reused (what frange of the sum gives) */
+        if (!pto__vadd(start->c, extent->c, &c) || !pto__fsum(c, start->n, x, y, &lo, &hi) || hi <= limit) return;
+    } else {
+        end = *start;
+        pto__fadd(&end, extent, 1);
+        if (!pto__frange(v, &end, &lo, &hi) || hi <= limit) return;
+    }
     pto_error(v->ctx, loc, "%s of '%s' ends at %s %lld, out of bounds ('%s' has %lld %ss)", prefix, name, what,
               (long long)(hi - 1), name, (long long)limit, what);
 }
