@@ -110,6 +110,15 @@ static void *pto__vcalloc(pto__verifier *v, size_t n, size_t size)
     return p;
 }
 
+/* An array whose elements are all written before they are read (no
+   zeroing: these are the two arrays of 64-byte affine forms). */
+static void *pto__vuninit(pto__verifier *v, size_t n, size_t size)
+{
+    void *p = pto_alloc(v->ctx, n * size + 1);
+    if (!p) { v->internal = 1; pto__oom(v->ctx); }
+    return p;
+}
+
 static int pto__vdtype_float(int dt) { return dt == PTO_F32 || dt == PTO_F16 || dt == PTO_BF16; }
 
 /* Where an expression starts: its leftmost token (a binary node's own loc
@@ -1228,7 +1237,8 @@ static void pto__vcollect(pto__verifier *v, int32_t s)
         const pto_operand *o = &m->operands[st->arg0 + i];
         int32_t t = o->ref, w;
         if (!(info->arg[i] & PTO_A_WRITE) || o->kind != PTO_O_TILE || t < 0 || t >= m->n_tiles) continue;
-        w = pto__grow(v->ctx, (void **)&v->w, &v->n_w, &v->cap_w, sizeof(pto__vwrite));
+        /* room is usually there: pto__valloc reserves one write per operand */
+        w = v->n_w < v->cap_w ? v->n_w++ : pto__grow(v->ctx, (void **)&v->w, &v->n_w, &v->cap_w, sizeof(pto__vwrite));
         if (w < 0) { v->internal = 1; return; }
         v->w[w].pos = v->pos[s];
         v->w[w].next = -1;
@@ -1640,17 +1650,25 @@ static int pto__valloc(pto__verifier *v)
     v->wfirst = (int32_t *)pto__vcalloc(v, nt, sizeof(int32_t));
     v->wlast = (int32_t *)pto__vcalloc(v, nt, sizeof(int32_t));
     v->wcur = (int32_t *)pto__vcalloc(v, nt, sizeof(int32_t));
-    v->tvalid = (pto__vform *)pto__vcalloc(v, 2 * nt, sizeof(pto__vform));
+    /* a tile's forms are set when its declaration comes into scope (pto__vtile),
+       before any operand can name it */
+    v->tvalid = (pto__vform *)pto__vuninit(v, 2 * nt, sizeof(pto__vform));
     v->vlive = (uint8_t *)pto__vcalloc(v, nv, 1);
     v->vrange = (uint8_t *)pto__vcalloc(v, nv, 1);
     v->vifdepth = (int32_t *)pto__vcalloc(v, nv, sizeof(int32_t));
     v->vlo = (int64_t *)pto__vcalloc(v, nv, sizeof(int64_t));
     v->vhi = (int64_t *)pto__vcalloc(v, nv, sizeof(int64_t));
-    v->vform = (pto__vform *)pto__vcalloc(v, nv, sizeof(pto__vform));
+    /* a let's form is set before the let is live (pto__vlet) */
+    v->vform = (pto__vform *)pto__vuninit(v, nv, sizeof(pto__vform));
     v->nkind = (uint8_t *)pto__vcalloc(v, nn, 1);
     v->nid = (int32_t *)pto__vcalloc(v, nn, sizeof(int32_t));
     v->kname = (int32_t *)pto__vcalloc(v, nn, sizeof(int32_t));
     if (v->internal) return 0;
+    if (m->n_operands > 0) {   /* a tile write is an operand: one pto__grow for them all */
+        v->w = (pto__vwrite *)pto__vuninit(v, (size_t)m->n_operands, sizeof(pto__vwrite));
+        if (!v->w) return 0;
+        v->cap_w = m->n_operands;
+    }
     for (i = 0; i < m->n_tiles; i++) v->wfirst[i] = v->wlast[i] = v->wcur[i] = -1;
     return 1;
 }
