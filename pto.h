@@ -2455,11 +2455,16 @@ static void pto__ps_expected(pto__ps_parser *p, const char *what)
 
 /* Character classes, one table lookup per byte (the lexer's inner loops):
    1 letter or '_', 2 digit, 4 hex digit, 8 starts a punctuator, 16 blank
-   (space, \t, \v, \f, \r: not the newline, a token). */
-enum { PTO__CC_ALPHA = 1, PTO__CC_DIGIT = 2, PTO__CC_HEX = 4, PTO__CC_PUNCT = 8, PTO__CC_BLANK = 16 };
+   (space, \t, \v, \f, \r: not the newline, a token), 32 starts a comment,
+   64 may start a two-character operator. */
+enum {
+    PTO__CC_ALPHA = 1, PTO__CC_DIGIT = 2, PTO__CC_HEX = 4, PTO__CC_PUNCT = 8, PTO__CC_BLANK = 16,
+    PTO__CC_COMMENT = 32, /* '#' */
+    PTO__CC_OP2 = 64      /* '<' '>' '=' '!': may start a two-character operator */
+};
 static const unsigned char pto__ps_cc[256] = {
     0, 0, 0, 0, 0, 0, 0, 0, 0, 16, 0, 16, 16, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    16, 0, 0, 0, 0, 8, 0, 0, 8, 8, 8, 8, 8, 8, 0, 8, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 8, 0, 8, 8, 8, 0,
+    16, 64, 0, 32, 0, 8, 0, 0, 8, 8, 8, 8, 8, 8, 0, 8, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 8, 0, 72, 72, 72, 0,
     8, 5, 5, 5, 5, 5, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 8, 0, 8, 0, 1,
     0, 5, 5, 5, 5, 5, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 8, 0, 8, 0, 0,
     /* 128..255: no token starts or continues with a non-ASCII byte */
@@ -2512,60 +2517,76 @@ static int pto__ps_lex_number(pto__ps_parser *p)
     return kind;
 }
 
+/* A NAME token starting at i, hashed as it is scanned (interned without a
+   re-read). */
+static void pto__ps_lex_name(pto__ps_parser *p, size_t i)
+{
+    const unsigned char *s = (const unsigned char *)p->src;
+    size_t start = i, n = p->len;
+    uint32_t hv = pto__hash_step(PTO__HASH_SEED, s[i]);
+    for (i++; i < n && (pto__ps_cc[s[i]] & (PTO__CC_ALPHA | PTO__CC_DIGIT)); i++) hv = pto__hash_step(hv, s[i]);
+    p->tok.kind = PTO__T_NAME;
+    p->tok.len = i - start;
+    p->pos = i;
+    p->tok.id = pto__intern_hashed(p->ctx, p->src + start, i - start, hv);
+}
+
+/* A number token starting at i (INT, FLOAT or BADNUM). */
+static void pto__ps_lex_num(pto__ps_parser *p, size_t i)
+{
+    p->pos = i;
+    p->tok.kind = pto__ps_lex_number(p);
+    p->tok.len = p->pos - i;
+}
+
 /* The next token. The scan works on locals (the source pointer, position
-   and length stay in registers): this loop sees every byte of the file. */
+   and length stay in registers): this loop sees every byte of the file.
+   Names and numbers are finished by the two helpers above, called last so
+   that they are tail calls: the common path (blanks, punctuators, newlines)
+   then makes no call and needs no saved registers. */
 static void pto__ps_next(pto__ps_parser *p)
 {
     pto__ps_tok *t = &p->tok;
     const unsigned char *s = (const unsigned char *)p->src;
-    size_t i = p->pos, n = p->len;
-    int c = -1;
+    size_t i = p->pos, n = p->len, len = 1;
+    int c = -1, cls = 0, kind;
     while (i < n) {
         c = s[i];
-        if (pto__ps_cc[c] & PTO__CC_BLANK) {
-            i++;
-        } else if (c == '#') {
-            const char *nl = (const char *)memchr(s + i, '\n', n - i);
-            i = nl ? (size_t)((const unsigned char *)nl - s) : n;
-        } else {
-            break;
-        }
+        cls = pto__ps_cc[c];
+        if (!(cls & (PTO__CC_BLANK | PTO__CC_COMMENT))) break;
+        if (cls & PTO__CC_BLANK) i++;
+        else
+            while (i < n && s[i] != '\n') i++;   /* a comment runs up to its newline, a token */
     }
-    if (i >= n) c = -1;
     t->pos = i;
     t->line = p->line;
     t->col = (int32_t)(i - p->line_start + 1);
     t->id = 0;
-    if (c < 0) {
+    if (i >= n) {
         t->kind = PTO__T_EOF;
-        i = n;
-    } else if (c == '\n') {
-        t->kind = PTO__T_NL;
-        i++;
-        p->line++;
-        p->line_start = i;
-    } else if (pto__ps_cc[c] & PTO__CC_ALPHA) {
-        uint32_t hv = pto__hash_step(PTO__HASH_SEED, c);   /* hashed as scanned: interned without a re-read */
-        for (i++; i < n && (pto__ps_cc[s[i]] & (PTO__CC_ALPHA | PTO__CC_DIGIT)); i++) hv = pto__hash_step(hv, s[i]);
-        t->kind = PTO__T_NAME;
-        t->id = pto__intern_hashed(p->ctx, p->src + t->pos, i - t->pos, hv);
-    } else if (pto__ps_cc[c] & PTO__CC_DIGIT) {
-        p->pos = i;
-        t->kind = pto__ps_lex_number(p);
-        i = p->pos;
-    } else {
-        int d = i + 1 < n ? s[i + 1] : -1;
-        i++;
-        t->kind = c;
-        if (c == '<' && d == '=') t->kind = PTO__T_LE;
-        else if (c == '>' && d == '=') t->kind = PTO__T_GE;
-        else if (c == '=' && d == '=') t->kind = PTO__T_EQ;
-        else if (c == '!' && d == '=') t->kind = PTO__T_NE;
-        else if (!(pto__ps_cc[c] & PTO__CC_PUNCT)) t->kind = PTO__T_BADCHAR;
-        if (t->kind >= 256) i++;
+        t->len = 0;
+        p->pos = n;
+        return;
     }
-    p->pos = i;
-    t->len = i - t->pos;
+    if (c == '\n') {
+        t->kind = PTO__T_NL;
+        t->len = 1;
+        p->line++;
+        p->line_start = p->pos = i + 1;
+        return;
+    }
+    if (cls & PTO__CC_ALPHA) { pto__ps_lex_name(p, i); return; }
+    if (cls & PTO__CC_DIGIT) { pto__ps_lex_num(p, i); return; }
+    kind = c;
+    if ((cls & PTO__CC_OP2) && i + 1 < n && s[i + 1] == '=') {
+        kind = c == '<' ? PTO__T_LE : c == '>' ? PTO__T_GE : c == '=' ? PTO__T_EQ : PTO__T_NE;
+        len = 2;
+    } else if (!(cls & PTO__CC_PUNCT)) {
+        kind = PTO__T_BADCHAR;
+    }
+    t->kind = kind;
+    t->len = len;
+    p->pos = i + len;
 }
 
 /* One token of lookahead past the current one, without consuming it. */
