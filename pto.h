@@ -4363,6 +4363,7 @@ enum { PTO__N_NONE, PTO__N_PARAM, PTO__N_DIM, PTO__N_TILE, PTO__N_VAR };
 /* Per-tile flags. */
 #define PTO__T_SCOPE 1         /* declared and in scope now */
 #define PTO__T_UNINIT 2        /* an uninitialised read was reported already */
+#define PTO__T_VALID 4         /* tvalid holds its valid(...) forms; else its shape is its valid region */
 
 typedef struct pto__verifier {
     pto_ctx *ctx;
@@ -4383,7 +4384,7 @@ typedef struct pto__verifier {
     uint8_t *tflags;
     int32_t *tdepth;           /* loop depth at the declaration */
     int32_t *wfirst, *wlast, *wcur;
-    pto__vform *tvalid;        /* 2 per tile: the valid rows and cols */
+    pto__vform *tvalid;        /* 2 per tile with a valid(...) clause: the valid rows and cols */
     /* tile writes, in program order, chained per tile */
     pto__vwrite *w;
     int32_t n_w, cap_w;
@@ -4771,9 +4772,22 @@ static void pto__vtile_fit(pto__verifier *v, const pto_tile *t)
                   tn, (long long)t->pin, (long long)(t->pin + all), (long long)cap, sp, an);
 }
 
+/* The valid rows (d = 0) or cols (d = 1) of tile id as a form: its
+   valid(...) clause, or its shape (built in *tmp: most tiles have no
+   clause, so their two forms are never stored or touched). */
+static const pto__vform *pto__vvalid(pto__verifier *v, int32_t id, int d, pto__vform *tmp)
+{
+    const pto_tile *t = &v->m->tiles[id];
+    if (v->tflags[id] & PTO__T_VALID) return &v->tvalid[2 * id + d];
+    pto__fconst(tmp, d ? t->cols : t->rows);
+    return tmp;
+}
+
 static void pto__vtile_valid(pto__verifier *v, int32_t id, const pto_tile *t)
 {
     int d;
+    if (t->valid_r < 0 && t->valid_c < 0) return;
+    v->tflags[id] |= PTO__T_VALID;
     for (d = 0; d < 2; d++) {
         int32_t e = d ? t->valid_c : t->valid_r;
         int32_t extent = d ? t->cols : t->rows;
@@ -4803,8 +4817,7 @@ static void pto__vtile(pto__verifier *v, int32_t s)
     pto__vbind(v, t->name, PTO__N_TILE, st->ref, t->loc);
     v->tflags[st->ref] |= PTO__T_SCOPE;
     v->tdepth[st->ref] = v->nloops;
-    pto__fconst(&v->tvalid[2 * st->ref], t->rows);
-    pto__fconst(&v->tvalid[2 * st->ref + 1], t->cols);
+    v->tflags[st->ref] &= (uint8_t)~PTO__T_VALID;   /* its shape until pto__vtile_valid reads the clause */
     if (t->space == PTO_GM || t->space >= PTO_NSPACE) {
         pto_error(v->ctx, t->loc, "tile '%s' cannot live in '%s'", tn, pto_space_name((pto_space)t->space));
         return;
@@ -5147,14 +5160,14 @@ static void pto__vgm_op(pto__verifier *v, const pto__vop *op, int g, int t)
     int32_t tid = op->o[t]->ref;
     const char *pn = pto__vname(v, p->name), *tn = pto__vtn(v, x);
     const char *pd = pto_dtype_name((pto_dtype)p->dtype), *td = pto_dtype_name((pto_dtype)x->dtype);
-    pto__vform r, c;
+    pto__vform r, c, vr, vc;
     if (p->dtype != x->dtype)
         pto_error(v->ctx, op->o[1]->loc, "dtype mismatch: '%s' is %s but '%s' is %s", g ? tn : pn, g ? td : pd,
                   g ? pn : tn, g ? pd : td);
     pto__vexpr(v, o->e[0], 0, &r, 0);
     pto__vexpr(v, o->e[1], 0, &c, 0);
-    pto__vwindow_dim(v, &r, &v->tvalid[2 * tid], p->dim[0], "window", "row", pn, pto__vexpr_loc(v, o->e[0], o->loc));
-    pto__vwindow_dim(v, &c, &v->tvalid[2 * tid + 1], p->dim[1], "window", "col", pn, pto__vexpr_loc(v, o->e[1], o->loc));
+    pto__vwindow_dim(v, &r, pto__vvalid(v, tid, 0, &vr), p->dim[0], "window", "row", pn, pto__vexpr_loc(v, o->e[0], o->loc));
+    pto__vwindow_dim(v, &c, pto__vvalid(v, tid, 1, &vc), p->dim[1], "window", "col", pn, pto__vexpr_loc(v, o->e[1], o->loc));
 }
 
 /* tmov: mat -> left/right (MTE1), acc -> vec/mat (FIX, may narrow f32 to
@@ -5953,8 +5966,9 @@ static int pto__valloc(pto__verifier *v)
     v->wfirst = (int32_t *)pto__vcalloc(v, nt, sizeof(int32_t));
     v->wlast = (int32_t *)pto__vcalloc(v, nt, sizeof(int32_t));
     v->wcur = (int32_t *)pto__vcalloc(v, nt, sizeof(int32_t));
-    /* a tile's forms are set when its declaration comes into scope (pto__vtile),
-       before any operand can name it */
+    /* a tile's forms are set when its declaration comes into scope
+       (pto__vtile_valid, only for tiles with a valid(...) clause: see
+       pto__vvalid), before any operand can name it */
     v->tvalid = (pto__vform *)pto__vuninit(v, 2 * nt, sizeof(pto__vform));
     v->vlive = (uint8_t *)pto__vcalloc(v, nv, 1);
     v->vrange = (uint8_t *)pto__vcalloc(v, nv, 1);
