@@ -9284,13 +9284,41 @@ static void pto__tree_set(pto__scratch *s, int32_t item, int32_t v)
     for (n /= 2; n >= 1; n /= 2) s->tree[n] = s->tree[2 * n] > s->tree[2 * n + 1] ? s->tree[2 * n] : s->tree[2 * n + 1];
 }
 
-/* The placed items among the first `lim` by start whose end is >= qlo. */
-static void pto__tree_find(pto__scratch *s, int32_t node, int32_t l, int32_t r, int32_t lim, int32_t qlo)
+/* The leaves under `node` whose end is >= qlo, left to right (a node's
+   value is the largest end below it, so a subtree below qlo is skipped
+   whole). An explicit stack: at most one pending right sibling per level. */
+static void pto__tree_collect(pto__scratch *s, int32_t node, int32_t qlo)
 {
-    if (l >= lim || s->tree[node] < qlo) return;
-    if (r - l == 1) { s->hits[s->nhits++] = s->bylo[l]; return; }
-    pto__tree_find(s, 2 * node, l, (l + r) / 2, lim, qlo);
-    pto__tree_find(s, 2 * node + 1, (l + r) / 2, r, lim, qlo);
+    int32_t stack[66], sp = 0;
+    stack[sp++] = node;
+    while (sp > 0) {
+        int32_t n = stack[--sp];
+        if (n >= s->width) { s->hits[s->nhits++] = s->bylo[n - s->width]; continue; }
+        if (s->tree[2 * n + 1] >= qlo) stack[sp++] = 2 * n + 1;
+        if (s->tree[2 * n] >= qlo) stack[sp++] = 2 * n;
+    }
+}
+
+/* The placed items among the first `lim` by start whose end is >= qlo, in
+   start order: [0, lim) is covered left to right by the whole subtrees met
+   on one root-to-leaf path, each then searched by pto__tree_collect. */
+static void pto__tree_find(pto__scratch *s, int32_t lim, int32_t qlo)
+{
+    int32_t node = 1, l = 0, span = s->width;
+    while (l < lim) {
+        if (l + span <= lim) {              /* the node lies inside [0, lim) */
+            if (s->tree[node] >= qlo) pto__tree_collect(s, node, qlo);
+            return;
+        }
+        span /= 2;                          /* partly inside: look at its halves */
+        if (l + span <= lim) {              /* the left half is inside, the right partly */
+            if (s->tree[2 * node] >= qlo) pto__tree_collect(s, 2 * node, qlo);
+            node = 2 * node + 1;
+            l += span;
+        } else {
+            node = 2 * node;
+        }
+    }
 }
 
 static void pto__obs_add(pto__scratch *s, int64_t lo, int64_t hi)
@@ -9378,7 +9406,7 @@ static int64_t pto__find_gap(const pto__group *g, pto__scratch *s, int32_t i, in
     int32_t k, lo = 0, hi = g->n, c;
     while (lo < hi) { int32_t mid = (lo + hi) / 2; if (g->it[s->bylo[mid]].lo <= a->hi) lo = mid + 1; else hi = mid; }
     s->nhits = s->nobs = 0;
-    pto__tree_find(s, 1, 0, s->width, lo, a->lo);
+    pto__tree_find(s, lo, a->lo);
     for (k = 0; k < s->nhits; k++) pto__obs_add(s, s->off[s->hits[k]], s->off[s->hits[k]] + g->it[s->hits[k]].size);
     for (c = 0; separate && c < s->ncls; c++)
         if (pto__conflict(a, &s->cls[c].rep))
