@@ -1318,11 +1318,13 @@ static uint32_t pto__hash(const char *s, size_t n)
 /* The table keeps each slot's full hash next to its id (struct
    pto__hslot): a probe compares hashes first and touches the pool only on a
    likely match, and growing the table never rehashes a string. */
-static int pto__rehash(pto_ctx *ctx, int32_t ncap)
+/* Moves the table to ncap slots; 0 (nothing changed) when out of memory.
+   Quiet: pto__rehash reports, pto__intern_reserve need not. */
+static int pto__rehash_quiet(pto_ctx *ctx, int32_t ncap)
 {
     struct pto__hslot *h = (struct pto__hslot *)pto_alloc(ctx, sizeof *h * (size_t)ncap);
     int32_t i;
-    if (!h) { pto__oom(ctx); return 0; }
+    if (!h) return 0;
     for (i = 0; i < ncap; i++) h[i].id = -1;
     for (i = 0; i < ctx->hash_cap; i++) {
         uint32_t k;
@@ -1335,6 +1337,24 @@ static int pto__rehash(pto_ctx *ctx, int32_t ncap)
     ctx->hash = h;
     ctx->hash_cap = ncap;
     return 1;
+}
+
+static int pto__rehash(pto_ctx *ctx, int32_t ncap)
+{
+    if (pto__rehash_quiet(ctx, ncap)) return 1;
+    pto__oom(ctx);
+    return 0;
+}
+
+/* Best effort: sizes the table for n strings at once (the parser's estimate
+   for a large file), so that it is not rebuilt at every doubling on the way
+   (each rebuild touches a fresh table and rehashes every string). */
+static void pto__intern_reserve(pto_ctx *ctx, size_t n)
+{
+    int32_t ncap = ctx->hash_cap ? ctx->hash_cap : 64;
+    if (n > (size_t)INT32_MAX / 4) return;
+    while ((n + 1) * 2 > (size_t)ncap) ncap *= 2;
+    if (ncap > ctx->hash_cap) pto__rehash_quiet(ctx, ncap);
 }
 
 /* Appends s to the pool as a new string id, not entered in the table:
@@ -3873,6 +3893,24 @@ static void pto__ps_file(pto__ps_parser *p)
     }
 }
 
+/* Best effort, for a large file: the intern table and the binding table
+   sized for the names the text will likely add (about one per 80 bytes in
+   typical kernels; capped, as the binding table is zeroed) instead of
+   growing by doubling, each step a fresh table to fill or copy. */
+static void pto__ps_reserve_names(pto__ps_parser *p)
+{
+    size_t more = p->len / 80 < ((size_t)1 << 20) ? p->len / 80 : ((size_t)1 << 20);
+    size_t want = (size_t)p->ctx->n_strs + more;
+    pto__ps_pname *n;
+    if (more < 256) return;
+    pto__intern_reserve(p->ctx, want);
+    n = (pto__ps_pname *)pto_alloc(p->ctx, sizeof *n * want);
+    if (!n) return;
+    memset(n, 0, sizeof *n * want);
+    p->names = n;
+    p->cap_names = (int32_t)want;
+}
+
 PTODEF pto_module *pto_parse(pto_ctx *ctx, const char *filename, const char *text, size_t len)
 {
     pto__ps_parser p;
@@ -3896,6 +3934,7 @@ PTODEF pto_module *pto_parse(pto_ctx *ctx, const char *filename, const char *tex
     if (!p.m) return NULL;
     p.m->file = p.file;
     pto__module_reserve(p.m, p.len);
+    pto__ps_reserve_names(&p);
     for (i = 0; i < PTO__NKW; i++) {
         p.kw[i] = pto_intern(ctx, pto__ps_kw_text[i], strlen(pto__ps_kw_text[i]));
         if (p.kw[i] > p.kw_max) p.kw_max = p.kw[i];

@@ -1588,6 +1588,24 @@ static void pto__ps_file(pto__ps_parser *p)
     }
 }
 
+/* Best effort, for a large file: the intern table and the binding table
+   sized for the names the text will likely add (about one per 80 bytes in
+   typical kernels; capped, as the binding table is zeroed) instead of
+   growing by doubling, each step a fresh table to fill or copy. */
+static void pto__ps_reserve_names(pto__ps_parser *p)
+{
+    size_t more = p->len / 80 < ((size_t)1 << 20) ? p->len / 80 : ((size_t)1 << 20);
+    size_t want = (size_t)p->ctx->n_strs + more;
+    pto__ps_pname *n;
+    if (more < 256) return;
+    pto__intern_reserve(p->ctx, want);
+    n = (pto__ps_pname *)pto_alloc(p->ctx, sizeof *n * want);
+    if (!n) return;
+    memset(n, 0, sizeof *n * want);
+    p->names = n;
+    p->cap_names = (int32_t)want;
+}
+
 PTODEF pto_module *pto_parse(pto_ctx *ctx, const char *filename, const char *text, size_t len)
 {
     pto__ps_parser p;
@@ -1611,6 +1629,7 @@ PTODEF pto_module *pto_parse(pto_ctx *ctx, const char *filename, const char *tex
     if (!p.m) return NULL;
     p.m->file = p.file;
     pto__module_reserve(p.m, p.len);
+    pto__ps_reserve_names(&p);
     for (i = 0; i < PTO__NKW; i++) {
         p.kw[i] = pto_intern(ctx, pto__ps_kw_text[i], strlen(pto__ps_kw_text[i]));
         if (p.kw[i] > p.kw_max) p.kw_max = p.kw[i];
