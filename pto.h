@@ -9311,6 +9311,7 @@ typedef struct pto__cls {
 typedef struct pto__scratch {
     pto_ctx *ctx;
     int32_t *idx, *bylo, *byhi, *leaf, *tree, *hits;
+    int32_t *lim;       /* per item: how many items start at or before its end (a prefix of bylo) */
     pto__sortbuf sb;
     int64_t *off, *best, *obs;
     int32_t width, nobs, capobs, nhits;
@@ -9319,11 +9320,15 @@ typedef struct pto__scratch {
     int oom;
 } pto__scratch;
 
+/* Sets item's leaf (from -1: an item is placed once per attempt, and the
+   tree is reset before each). A node holds the largest end below it and
+   ends only grow, so the new value rises until a node already holds as
+   much: every node above holds at least that too. */
 static void pto__tree_set(pto__scratch *s, int32_t item, int32_t v)
 {
     int32_t n = s->width + s->leaf[item];
     s->tree[n] = v;
-    for (n /= 2; n >= 1; n /= 2) s->tree[n] = s->tree[2 * n] > s->tree[2 * n + 1] ? s->tree[2 * n] : s->tree[2 * n + 1];
+    for (n /= 2; n >= 1 && s->tree[n] < v; n /= 2) s->tree[n] = v;
 }
 
 /* The leaves under `node` whose end is >= qlo, left to right (a node's
@@ -9445,10 +9450,9 @@ static int64_t pto__find_gap(const pto__group *g, pto__scratch *s, int32_t i, in
 {
     const pto__item *a = &g->it[i];
     int64_t cur = 0, best = -1, best_gap = 0;
-    int32_t k, lo = 0, hi = g->n, c;
-    while (lo < hi) { int32_t mid = (lo + hi) / 2; if (g->it[s->bylo[mid]].lo <= a->hi) lo = mid + 1; else hi = mid; }
+    int32_t k, c;
     s->nhits = s->nobs = 0;
-    pto__tree_find(s, lo, a->lo);
+    pto__tree_find(s, s->lim[i], a->lo);
     for (k = 0; k < s->nhits; k++) pto__obs_add(s, s->off[s->hits[k]], s->off[s->hits[k]] + g->it[s->hits[k]].size);
     for (c = 0; separate && c < s->ncls; c++)
         if (pto__conflict(a, &s->cls[c].rep))
@@ -9622,6 +9626,7 @@ static void pto__scratch_free(pto__scratch *s)
     pto_free(s->ctx, s->leaf);
     pto_free(s->ctx, s->tree);
     pto_free(s->ctx, s->hits);
+    pto_free(s->ctx, s->lim);
     pto_free(s->ctx, s->off);
     pto_free(s->ctx, s->best);
     pto_free(s->ctx, s->obs);
@@ -9644,11 +9649,25 @@ static int pto__scratch_init(pto_ctx *ctx, const pto__group *g, pto__scratch *s)
     s->byhi = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
     s->leaf = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
     s->hits = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
+    s->lim = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
     s->tree = (int32_t *)pto_alloc(ctx, 2 * (size_t)s->width * sizeof(int32_t));
     s->off = (int64_t *)pto_alloc(ctx, n * sizeof(int64_t));
     s->best = (int64_t *)pto_alloc(ctx, n * sizeof(int64_t));
-    if (!s->idx || !s->sb.tmp || !s->sb.base || !s->sb.val || !s->sb.key || !s->bylo || !s->byhi || !s->leaf || !s->hits || !s->tree || !s->off || !s->best) return 0;
+    if (!s->idx || !s->sb.tmp || !s->sb.base || !s->sb.val || !s->sb.key || !s->bylo || !s->byhi || !s->leaf || !s->hits || !s->lim || !s->tree || !s->off || !s->best) return 0;
     return 1;
+}
+
+/* s->lim for every item, by one merge of the items by end (byhi) with the
+   items by start (bylo): the same counts as a binary search over bylo per
+   placement, computed once for all the attempts. */
+static void pto__prefix_limits(const pto__group *g, pto__scratch *s)
+{
+    int32_t e, j = 0;
+    for (e = 0; e < g->n; e++) {
+        int32_t i = s->byhi[e];
+        while (j < g->n && g->it[s->bylo[j]].lo <= g->it[i].hi) j++;
+        s->lim[i] = j;
+    }
 }
 
 static pto_status pto__plan_group(pto_ctx *ctx, pto_module *m, const pto__live *lv, pto__group *g,
@@ -9674,6 +9693,7 @@ static pto_status pto__plan_group(pto_ctx *ctx, pto_module *m, const pto__live *
     stat->live_max = g->live_max;
     stat->live_stmt = g->live_pt >= 0 ? lv->at[g->live_pt] : -1;
     for (i = 0; i < g->n; i++) s.leaf[s.bylo[i]] = i;
+    pto__prefix_limits(g, &s);
     st = pto__check_pins(ctx, m, g);
     if (st != PTO_OK) {
         pto__scratch_free(&s);
