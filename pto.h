@@ -9271,12 +9271,12 @@ static int64_t pto__order_key(const pto__item *a, int order)
 }
 
 /* The items by size (larger first), then start (earlier first), then
-   index: the tail of every placement order's keys, sorted once per group. */
-static void pto__sort_base(const pto__group *g, pto__sortbuf *sb)
+   index: the tail of every placement order's keys, sorted once per group.
+   bylo (pto__group_live_max) is already by start, then index. */
+static void pto__sort_base(const pto__group *g, pto__sortbuf *sb, const int32_t *bylo)
 {
     int32_t i;
-    for (i = 0; i < g->n; i++) sb->val[i] = g->it[i].lo;
-    pto__sort_by(sb->base, sb->tmp, g->n, sb->val, sb->key, 0, 1);
+    memcpy(sb->base, bylo, (size_t)g->n * sizeof *bylo);
     for (i = 0; i < g->n; i++) sb->val[i] = g->it[i].size;
     pto__sort_by(sb->base, sb->tmp, g->n, sb->val, sb->key, 1, 0);
 }
@@ -9689,7 +9689,7 @@ static pto_status pto__plan_group(pto_ctx *ctx, pto_module *m, const pto__live *
         return PTO_ERR_INTERNAL;
     }
     pto__group_live_max(g, s.bylo, s.byhi, &s.sb);
-    pto__sort_base(g, &s.sb);
+    pto__sort_base(g, &s.sb, s.bylo);
     stat->live_max = g->live_max;
     stat->live_stmt = g->live_pt >= 0 ? lv->at[g->live_pt] : -1;
     for (i = 0; i < g->n; i++) s.leaf[s.bylo[i]] = i;
