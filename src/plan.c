@@ -475,6 +475,10 @@ typedef struct pto__scratch {
     pto_ctx *ctx;
     int32_t *idx, *bylo, *byhi, *leaf, *tree, *hits;
     int32_t *lim;       /* per item: how many items start at or before its end (a prefix of bylo) */
+    int32_t *touched;   /* tree nodes set since the last reset (each once: values only rise from -1) */
+    int32_t ntouched;
+    int32_t *pins;      /* the pinned items, in index order */
+    int32_t npins;
     pto__sortbuf sb;
     int64_t *off, *best, *obs;
     int32_t width, nobs, capobs, nhits;
@@ -490,8 +494,21 @@ typedef struct pto__scratch {
 static void pto__tree_set(pto__scratch *s, int32_t item, int32_t v)
 {
     int32_t n = s->width + s->leaf[item];
+    s->touched[s->ntouched++] = n;      /* ends are >= 0: the leaf leaves -1 */
     s->tree[n] = v;
-    for (n /= 2; n >= 1 && s->tree[n] < v; n /= 2) s->tree[n] = v;
+    for (n /= 2; n >= 1 && s->tree[n] < v; n /= 2) {
+        if (s->tree[n] < 0) s->touched[s->ntouched++] = n;
+        s->tree[n] = v;
+    }
+}
+
+/* Back to an empty tree (all -1) by undoing the nodes set since the last
+   reset: an attempt stopped early has set few of them. */
+static void pto__tree_reset(pto__scratch *s)
+{
+    int32_t k;
+    for (k = 0; k < s->ntouched; k++) s->tree[s->touched[k]] = -1;
+    s->ntouched = 0;
 }
 
 /* The leaves under `node` whose end is >= qlo, left to right (a node's
@@ -639,11 +656,13 @@ static int64_t pto__place(const pto__group *g, pto__scratch *s, int bestfit, int
 {
     int32_t k, c;
     int64_t peak = 0;
-    for (k = 1; k < 2 * s->width; k++) s->tree[k] = -1;
+    pto__tree_reset(s);
     for (c = 0; c < s->ncls; c++) s->cls[c].n = 0;
-    for (k = 0; k < g->n; k++) {
+    /* an item's offset is read only once it is placed (the tree and the
+       classes hold placed items only; best[] copies a finished attempt) */
+    for (c = 0; c < s->npins; c++) {
+        k = s->pins[c];
         s->off[k] = g->it[k].pin;
-        if (g->it[k].pin < 0) continue;
         pto__mark_placed(g, s, k, separate);
         if (s->off[k] + g->it[k].size > peak) peak = s->off[k] + g->it[k].size;
     }
@@ -790,6 +809,8 @@ static void pto__scratch_free(pto__scratch *s)
     pto_free(s->ctx, s->tree);
     pto_free(s->ctx, s->hits);
     pto_free(s->ctx, s->lim);
+    pto_free(s->ctx, s->touched);
+    pto_free(s->ctx, s->pins);
     pto_free(s->ctx, s->off);
     pto_free(s->ctx, s->best);
     pto_free(s->ctx, s->obs);
@@ -800,6 +821,7 @@ static void pto__scratch_free(pto__scratch *s)
 static int pto__scratch_init(pto_ctx *ctx, const pto__group *g, pto__scratch *s)
 {
     size_t n = (size_t)g->n + 1;
+    int32_t k;
     memset(s, 0, sizeof *s);
     s->ctx = ctx;
     for (s->width = 1; s->width < g->n; s->width *= 2) {}
@@ -813,10 +835,15 @@ static int pto__scratch_init(pto_ctx *ctx, const pto__group *g, pto__scratch *s)
     s->leaf = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
     s->hits = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
     s->lim = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
+    s->pins = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
+    s->touched = (int32_t *)pto_alloc(ctx, 2 * (size_t)s->width * sizeof(int32_t));
     s->tree = (int32_t *)pto_alloc(ctx, 2 * (size_t)s->width * sizeof(int32_t));
     s->off = (int64_t *)pto_alloc(ctx, n * sizeof(int64_t));
     s->best = (int64_t *)pto_alloc(ctx, n * sizeof(int64_t));
-    if (!s->idx || !s->sb.tmp || !s->sb.base || !s->sb.val || !s->sb.key || !s->bylo || !s->byhi || !s->leaf || !s->hits || !s->lim || !s->tree || !s->off || !s->best) return 0;
+    if (!s->idx || !s->sb.tmp || !s->sb.base || !s->sb.val || !s->sb.key || !s->bylo || !s->byhi || !s->leaf || !s->hits || !s->lim || !s->pins || !s->touched || !s->tree || !s->off || !s->best) return 0;
+    for (k = 1; k < 2 * s->width; k++) s->tree[k] = -1;   /* empty; pto__tree_reset keeps it so */
+    for (k = 0; k < g->n; k++)
+        if (g->it[k].pin >= 0) s->pins[s->npins++] = k;
     return 1;
 }
 
