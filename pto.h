@@ -8968,7 +8968,7 @@ static int32_t pto__plan_succ(const pto_module *m, int32_t s)
     const pto_stmt *st = &m->stmts[s];
     if (pto__block_head(m, st->body) >= 0) return pto__block_head(m, st->body);
     if (pto__block_head(m, st->orelse) >= 0) return pto__block_head(m, st->orelse);
-    return pto__plan_skip(m, s);
+    return st->next >= 0 ? st->next : pto__plan_skip(m, s);   /* skip's first answer, without the call */
 }
 
 static void pto__live_free(pto_ctx *ctx, pto__live *lv)
@@ -9002,16 +9002,16 @@ static void pto__live_number(const pto_module *m, pto__live *lv)
                           : m->stmts[owner].kind == PTO_ST_FOR ? owner : lv->loop[owner];
         }
         for (q = first; q < n; q++) {
-            int32_t after = pto__plan_skip(m, lv->at[q]);
+            int32_t s_q = lv->at[q], after = m->stmts[s_q].next >= 0 ? m->stmts[s_q].next : pto__plan_skip(m, s_q);
             lv->end[lv->at[q]] = after >= 0 && lv->pt[after] > q ? lv->pt[after] - 1 : n - 1;
         }
     }
     lv->npts = n;
 }
 
-static int pto__contains(const pto__live *lv, int32_t loop, int32_t stmt)
+/* Whether point p (-1: none) lies in the numbered loop's subtree. */
+static int pto__contains(const pto__live *lv, int32_t loop, int32_t p)
 {
-    int32_t p = stmt >= 0 ? lv->pt[stmt] : -1;
     return p >= 0 && lv->pt[loop] <= p && p <= lv->end[loop];
 }
 
@@ -9021,12 +9021,13 @@ static int32_t pto__loop_of(const pto_module *m, const pto__live *lv, int32_t s)
     return lv->pt[s] >= 0 ? lv->loop[s] : pto_stmt_loop(m, s);
 }
 
-/* Widens tile t's interval for a use at statement u: the outermost loop
-   around u that does not contain the declaration is live throughout. */
-static void pto__live_use(const pto_module *m, pto__live *lv, int32_t t, int32_t u)
+/* Widens tile t's interval for a use at the numbered statement u (point
+   p): the outermost loop around u that does not contain the declaration
+   (at point dp, -1 for none) is live throughout. */
+static void pto__live_use(const pto_module *m, pto__live *lv, int32_t t, int32_t u, int32_t p, int32_t dp)
 {
-    int32_t l = pto__loop_of(m, lv, u), outer = -1, p = lv->pt[u];
-    for (; l >= 0 && !pto__contains(lv, l, m->tiles[t].decl); l = pto__loop_of(m, lv, l)) outer = l;
+    int32_t l = lv->loop[u], outer = -1;
+    for (; l >= 0 && !pto__contains(lv, l, dp); l = pto__loop_of(m, lv, l)) outer = l;
     if (outer >= 0) {
         if (lv->pt[outer] < lv->lo[t]) lv->lo[t] = lv->pt[outer];
         if (lv->end[outer] > lv->hi[t]) lv->hi[t] = lv->end[outer];
@@ -9035,17 +9036,21 @@ static void pto__live_use(const pto_module *m, pto__live *lv, int32_t t, int32_t
     if (p > lv->hi[t]) lv->hi[t] = p;
 }
 
-static void pto__live_op(const pto_module *m, pto__live *lv, int32_t s)
+/* The uses of op statement s (at point p); dpt[t] = tile t's declaration point. */
+static void pto__live_op(const pto_module *m, pto__live *lv, int32_t s, int32_t p, const int32_t *dpt)
 {
     const pto_stmt *st = &m->stmts[s];
     const pto_opinfo *oi = pto_opinfo_get((pto_op)st->op);
-    uint16_t pipe = (uint16_t)(1u << pto_stmt_pipe(m, s));
+    /* pto_stmt_pipe: the table's pipe but for the three ops whose pipe depends on their operands */
+    int pp = st->op == PTO_OP_TSTORE || st->op == PTO_OP_TPUSH || st->op == PTO_OP_TMOV ? (int)pto_stmt_pipe(m, s)
+                                                                                      : (int)oi->pipe;
+    uint16_t pipe = (uint16_t)(1u << pp);
     int i;
     for (i = 0; i < st->nargs; i++) {
         const pto_operand *o = &m->operands[st->arg0 + i];
         uint32_t mask = oi && i < oi->nargs ? oi->arg[i] : PTO_A_READ;
         if (o->kind != PTO_O_TILE || o->ref < 0 || o->ref >= m->n_tiles) continue;
-        pto__live_use(m, lv, o->ref, s);
+        pto__live_use(m, lv, o->ref, s, p, dpt[o->ref]);
         if (mask & PTO_A_WRITE) lv->wr[o->ref] |= pipe;
         if ((mask & PTO_A_READ) || !(mask & PTO_A_WRITE)) lv->rd[o->ref] |= pipe;
     }
@@ -9055,7 +9060,7 @@ static void pto__live_op(const pto_module *m, pto__live *lv, int32_t s)
 static pto_status pto__live_build(pto_ctx *ctx, const pto_module *m, pto__live *lv)
 {
     size_t ns = (size_t)m->n_stmts + 1, nt = (size_t)m->n_tiles + 1;
-    int32_t p, t;
+    int32_t p, t, *dpt;
     memset(lv, 0, sizeof *lv);
     lv->pt = (int32_t *)pto_alloc(ctx, ns * sizeof(int32_t));
     lv->end = (int32_t *)pto_alloc(ctx, ns * sizeof(int32_t));
@@ -9065,7 +9070,9 @@ static pto_status pto__live_build(pto_ctx *ctx, const pto_module *m, pto__live *
     lv->hi = (int32_t *)pto_alloc(ctx, nt * sizeof(int32_t));
     lv->rd = (uint16_t *)pto_alloc(ctx, nt * sizeof(uint16_t));
     lv->wr = (uint16_t *)pto_alloc(ctx, nt * sizeof(uint16_t));
-    if (!lv->pt || !lv->end || !lv->at || !lv->loop || !lv->lo || !lv->hi || !lv->rd || !lv->wr) {
+    dpt = (int32_t *)pto_alloc(ctx, nt * sizeof(int32_t));
+    if (!lv->pt || !lv->end || !lv->at || !lv->loop || !lv->lo || !lv->hi || !lv->rd || !lv->wr || !dpt) {
+        pto_free(ctx, dpt);
         pto__live_free(ctx, lv);
         pto__oom(ctx);
         return PTO_ERR_INTERNAL;
@@ -9076,8 +9083,13 @@ static pto_status pto__live_build(pto_ctx *ctx, const pto_module *m, pto__live *
         lv->hi[t] = -1;
         lv->rd[t] = lv->wr[t] = 0;
     }
+    for (t = 0; t < m->n_tiles; t++) {   /* declaration points, read at every use */
+        int32_t d = m->tiles[t].decl;
+        dpt[t] = d >= 0 && d < m->n_stmts ? lv->pt[d] : -1;
+    }
     for (p = 0; p < lv->npts; p++)
-        if (m->stmts[lv->at[p]].kind == PTO_ST_OP) pto__live_op(m, lv, lv->at[p]);
+        if (m->stmts[lv->at[p]].kind == PTO_ST_OP) pto__live_op(m, lv, lv->at[p], p, dpt);
+    pto_free(ctx, dpt);
     for (t = 0; t < m->n_tiles; t++) {
         int32_t d = m->tiles[t].decl, l;
         int32_t dp = d >= 0 && d < m->n_stmts ? lv->pt[d] : -1;
