@@ -323,21 +323,39 @@ static void pto__vfold(pto__verifier *v, const pto_expr *x, const pto__vform *a,
     }
 }
 
+/* pto__vexpr where an integer literal is common (operands of a binary
+   node, window coordinates): the literal is folded here, without the
+   recursive call; what pto__vexpr would check first (a valid id, the
+   depth) is checked the same way. */
+static void pto__vexpr_sub(pto__verifier *v, int32_t e, int where, pto__vform *out, int depth)
+{
+    if (e >= 0 && e < v->m->n_exprs && depth <= PTO__VDEPTH && v->m->exprs[e].kind == PTO_E_INT)
+        pto__fconst(out, v->m->exprs[e].value);
+    else
+        pto__vexpr(v, e, where, out, depth);
+}
+
 static void pto__vexpr_bin(pto__verifier *v, const pto_expr *x, int where, pto__vform *out, int depth)
 {
     pto__vform a, b;
-    pto__vexpr(v, x->a, where, &a, depth + 1);
-    if (x->kind == PTO_E_NEG) { *out = a; pto__fscale(out, -1); return; }
-    pto__vexpr(v, x->b, where, &b, depth + 1);
+    if (x->kind == PTO_E_DIV || x->kind == PTO_E_MOD || x->kind == PTO_E_MIN || x->kind == PTO_E_MAX) {
+        pto__vexpr_sub(v, x->a, where, &a, depth + 1);
+        pto__vexpr_sub(v, x->b, where, &b, depth + 1);
+        pto__vfold(v, x, &a, &b, out);
+        return;
+    }
+    /* the left operand is folded straight into out (no form copies) */
+    pto__vexpr_sub(v, x->a, where, out, depth + 1);
+    if (x->kind == PTO_E_NEG) { pto__fscale(out, -1); return; }
+    pto__vexpr_sub(v, x->b, where, &b, depth + 1);
     switch (x->kind) {
-    case PTO_E_ADD: *out = a; pto__fadd(out, &b, 1); break;
-    case PTO_E_SUB: *out = a; pto__fadd(out, &b, -1); break;
-    case PTO_E_MUL:
-        if (pto__fisconst(&a)) { *out = b; pto__fscale(out, a.c); }
-        else if (pto__fisconst(&b)) { *out = a; pto__fscale(out, b.c); }
+    case PTO_E_ADD: pto__fadd(out, &b, 1); break;
+    case PTO_E_SUB: pto__fadd(out, &b, -1); break;
+    default:   /* PTO_E_MUL */
+        if (pto__fisconst(out)) { int64_t c = out->c; *out = b; pto__fscale(out, c); }
+        else if (pto__fisconst(&b)) pto__fscale(out, b.c);
         else pto__fnone(out);
         break;
-    default: pto__vfold(v, x, &a, &b, out); break;
     }
 }
 
@@ -861,8 +879,8 @@ static void pto__vgm_op(pto__verifier *v, const pto__vop *op, int g, int t)
     if (p->dtype != x->dtype)
         pto_error(v->ctx, op->o[1]->loc, "dtype mismatch: '%s' is %s but '%s' is %s", g ? tn : pn, g ? td : pd,
                   g ? pn : tn, g ? pd : td);
-    pto__vexpr(v, o->e[0], 0, &r, 0);
-    pto__vexpr(v, o->e[1], 0, &c, 0);
+    pto__vexpr_sub(v, o->e[0], 0, &r, 0);
+    pto__vexpr_sub(v, o->e[1], 0, &c, 0);
     pto__vwindow_dim(v, &r, pto__vvalid(v, tid, 0, &vr), p->dim[0], "window", "row", pn, pto__vexpr_loc(v, o->e[0], o->loc));
     pto__vwindow_dim(v, &c, pto__vvalid(v, tid, 1, &vc), p->dim[1], "window", "col", pn, pto__vexpr_loc(v, o->e[1], o->loc));
 }
