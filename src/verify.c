@@ -841,14 +841,18 @@ static void pto__vfloat_only(pto__verifier *v, const pto__vop *op)
 /* One dimension of a window [start, start + extent) against [0, limit)
    (limit < 0: unknown), exact at the extremes of affine forms. `what` is
    "row" or "col". */
+/* The window's dimension [start, start + extent) inside [0, limit); errors
+   point at expression e (its leftmost token, else `at`), found only then. */
 static void pto__vwindow_dim(pto__verifier *v, const pto__vform *start, const pto__vform *extent,
-                             int64_t limit, const char *prefix, const char *what, const char *name, pto_loc loc)
+                             int64_t limit, const char *prefix, const char *what, const char *name, int32_t e,
+                             pto_loc at)
 {
     pto__vform end;
     int64_t lo, hi, c, x[PTO__VK], y[PTO__VK];
     if (!start->ok || !pto__fterms(v, start, x, y) || !pto__fsum(start->c, start->n, x, y, &lo, &hi)) return;
     if (lo < 0) {
-        pto_error(v->ctx, loc, "%s of '%s' starts at %s %lld, out of bounds", prefix, name, what, (long long)lo);
+        pto_error(v->ctx, pto__vexpr_loc(v, e, at), "%s of '%s' starts at %s %lld, out of bounds", prefix, name, what,
+                  (long long)lo);
         return;
     }
     if (limit < 0) return;
@@ -861,7 +865,7 @@ static void pto__vwindow_dim(pto__verifier *v, const pto__vform *start, const pt
         pto__fadd(&end, extent, 1);
         if (!pto__frange(v, &end, &lo, &hi) || hi <= limit) return;
     }
-    pto_error(v->ctx, loc, "%s of '%s' ends at %s %lld, out of bounds ('%s' has %lld %ss)", prefix, name, what,
+    pto_error(v->ctx, pto__vexpr_loc(v, e, at), "%s of '%s' ends at %s %lld, out of bounds ('%s' has %lld %ss)", prefix, name, what,
               (long long)(hi - 1), name, (long long)limit, what);
 }
 
@@ -873,16 +877,18 @@ static void pto__vgm_op(pto__verifier *v, const pto__vop *op, int g, int t)
     const pto_param *p = &v->m->params[o->ref];
     const pto_tile *x = op->t[t];
     int32_t tid = op->o[t]->ref;
-    const char *pn = pto__vname(v, p->name), *tn = pto__vtn(v, x);
-    const char *pd = pto_dtype_name((pto_dtype)p->dtype), *td = pto_dtype_name((pto_dtype)x->dtype);
+    const char *pn = pto__vname(v, p->name);
     pto__vform r, c, vr, vc;
-    if (p->dtype != x->dtype)
+    if (p->dtype != x->dtype) {
+        const char *tn = pto__vtn(v, x);
+        const char *pd = pto_dtype_name((pto_dtype)p->dtype), *td = pto_dtype_name((pto_dtype)x->dtype);
         pto_error(v->ctx, op->o[1]->loc, "dtype mismatch: '%s' is %s but '%s' is %s", g ? tn : pn, g ? td : pd,
                   g ? pn : tn, g ? pd : td);
+    }
     pto__vexpr_sub(v, o->e[0], 0, &r, 0);
     pto__vexpr_sub(v, o->e[1], 0, &c, 0);
-    pto__vwindow_dim(v, &r, pto__vvalid(v, tid, 0, &vr), p->dim[0], "window", "row", pn, pto__vexpr_loc(v, o->e[0], o->loc));
-    pto__vwindow_dim(v, &c, pto__vvalid(v, tid, 1, &vc), p->dim[1], "window", "col", pn, pto__vexpr_loc(v, o->e[1], o->loc));
+    pto__vwindow_dim(v, &r, pto__vvalid(v, tid, 0, &vr), p->dim[0], "window", "row", pn, o->e[0], o->loc);
+    pto__vwindow_dim(v, &c, pto__vvalid(v, tid, 1, &vc), p->dim[1], "window", "col", pn, o->e[1], o->loc);
 }
 
 /* tmov: mat -> left/right (MTE1), acc -> vec/mat (FIX, may narrow f32 to
@@ -914,9 +920,9 @@ static void pto__vextract(pto__verifier *v, const pto__vop *op)
     pto__fconst(&er, d->rows);
     pto__fconst(&ec, d->cols);
     pto__vwindow_dim(v, &r, &er, a->rows, "textract window", "row", pto__vtn(v, a),
-                     pto__vexpr_loc(v, op->o[2]->e[0], op->o[2]->loc));
+                     op->o[2]->e[0], op->o[2]->loc);
     pto__vwindow_dim(v, &c, &ec, a->cols, "textract window", "col", pto__vtn(v, a),
-                     pto__vexpr_loc(v, op->o[3]->e[0], op->o[3]->loc));
+                     op->o[3]->e[0], op->o[3]->loc);
 }
 
 /* c = a x b: [M, K] x [K, N] -> [M, N]; f16/bf16 -> f32, f32 -> f32, i8 -> i32. */
@@ -1031,8 +1037,8 @@ static void pto__vcomm_window(pto__verifier *v, const pto_operand *o, int64_t ro
     pto__vexpr(v, o->e[1], 0, &c, 0);
     pto__fconst(&er, rows);
     pto__fconst(&ec, cols);
-    pto__vwindow_dim(v, &r, &er, p->dim[0], "window", "row", pn, pto__vexpr_loc(v, o->e[0], o->loc));
-    pto__vwindow_dim(v, &c, &ec, p->dim[1], "window", "col", pn, pto__vexpr_loc(v, o->e[1], o->loc));
+    pto__vwindow_dim(v, &r, &er, p->dim[0], "window", "row", pn, o->e[0], o->loc);
+    pto__vwindow_dim(v, &c, &ec, p->dim[1], "window", "col", pn, o->e[1], o->loc);
 }
 
 /* A signal operand: an i32 tensor; one cell, or (allreduce) the whole tensor. */
