@@ -432,8 +432,10 @@ static int pto__vspace_core(int space) { return space == PTO_VEC ? PTO_CORE_VECT
 static void pto__vtile_core(pto__verifier *v, const pto_tile *t)
 {
     const pto_kernel *k = &v->m->kernels[v->kernel];
-    const char *sp = pto_space_name((pto_space)t->space), *kn = pto__vname(v, k->name);
+    const char *sp, *kn;
     if (v->core < 0 || pto__vspace_core(t->space) == v->core) return;
+    sp = pto_space_name((pto_space)t->space);
+    kn = pto__vname(v, k->name);
     if (k->kind == PTO_KK_VECTOR)
         pto_error(v->ctx, t->loc, "vector kernel '%s' cannot use a '%s' tile (the vector core has only vec)", kn, sp);
     else if (k->kind == PTO_KK_CUBE)
@@ -450,15 +452,15 @@ static void pto__vtile_core(pto__verifier *v, const pto_tile *t)
 static void pto__vtile_align(pto__verifier *v, const pto_tile *t)
 {
     int size = pto_dtype_size((pto_dtype)t->dtype);
-    const char *dn = pto_dtype_name((pto_dtype)t->dtype), *tn = pto__vname(v, t->name);
     if (t->space != PTO_VEC) return;
     if (t->cols == 1 && t->rows > 1) {
         if ((int64_t)t->rows * size % 32 != 0)
             pto_error(v->ctx, t->loc, "column tile '%s' is %lld bytes (%d x %s); a [R, 1] vec tile needs a multiple of 32 bytes",
-                      tn, (long long)t->rows * size, (int)t->rows, dn);
+                      pto__vname(v, t->name), (long long)t->rows * size, (int)t->rows,
+                      pto_dtype_name((pto_dtype)t->dtype));
     } else if ((int64_t)t->cols * size % 32 != 0) {
         pto_error(v->ctx, t->loc, "row of vec tile '%s' is %lld bytes (%d x %s); vec rows must be a multiple of 32 bytes",
-                  tn, (long long)t->cols * size, (int)t->cols, dn);
+                  pto__vname(v, t->name), (long long)t->cols * size, (int)t->cols, pto_dtype_name((pto_dtype)t->dtype));
     }
 }
 
@@ -466,8 +468,11 @@ static void pto__vtile_fit(pto__verifier *v, const pto_tile *t)
 {
     int64_t cap = pto_space_capacity(v->m->arch, (pto_space)t->space);
     int64_t one = pto_tile_bytes(t), all = one * t->nbuf;
-    const char *tn = pto__vname(v, t->name), *sp = pto_space_name((pto_space)t->space);
-    const char *an = pto_arch_name(v->m->arch);
+    const char *tn, *sp, *an;
+    if (all <= cap && t->pin == PTO_NO_ADDR) return;   /* fits, not pinned: the names are not needed */
+    tn = pto__vname(v, t->name);
+    sp = pto_space_name((pto_space)t->space);
+    an = pto_arch_name(v->m->arch);
     if (all > cap) {
         if (t->nbuf > 1)
             pto_error(v->ctx, t->loc, "tile '%s' needs %lld bytes (%d x %lld), more than the %lld bytes of '%s' on %s",
