@@ -437,7 +437,8 @@ static pto__ps_pname *pto__ps_slot(pto__ps_parser *p, int32_t id)
 
 static int pto__ps_push_i32(pto__ps_parser *p, int32_t **arr, int32_t *n, int32_t *cap, int32_t v)
 {
-    int32_t i = pto__grow(p->ctx, (void **)arr, n, cap, sizeof(int32_t));
+    /* room left: no call (the element is written below, no zeroing needed) */
+    int32_t i = *n < *cap ? (*n)++ : pto__grow(p->ctx, (void **)arr, n, cap, sizeof(int32_t));
     if (i < 0) return 0;
     (*arr)[i] = v;
     return 1;
