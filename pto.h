@@ -2571,6 +2571,7 @@ static void pto__ps_next(pto__ps_parser *p)
     const unsigned char *s = (const unsigned char *)p->src;
     size_t i = p->pos, n = p->len, len = 1;
     int c = -1, cls = 0, kind;
+    if (i + 1 < n && s[i] == ' ') i++;   /* the usual one space between tokens, without the loop's tests */
     while (i < n) {
         c = s[i];
         cls = pto__ps_cc[c];
