@@ -5016,7 +5016,6 @@ static void pto__vread_tile(pto__verifier *v, int32_t s, int32_t t, const pto_op
 /* A tile operand: in scope, in a space the op can use, written before read. */
 static int pto__vtile_arg(pto__verifier *v, int32_t s, const pto_operand *o, uint32_t mask)
 {
-    const pto_opinfo *info = pto_opinfo_get((pto_op)v->m->stmts[s].op);
     const pto_tile *t;
     char allowed[96];
     if (o->ref < 0 || o->ref >= v->m->n_tiles) { pto_error(v->ctx, o->loc, "operand names no tile"); return 0; }
@@ -5028,7 +5027,8 @@ static int pto__vtile_arg(pto__verifier *v, int32_t s, const pto_operand *o, uin
     if (t->space >= PTO_NSPACE || !(mask & PTO_A_SPACE(t->space))) {
         int w = (mask & PTO_A_WRITE) != 0;
         pto__vspaces(mask, allowed, sizeof allowed);
-        pto_error(v->ctx, o->loc, "%s cannot %s a tile in '%s' (it %s %s)", info->name, w ? "write" : "read",
+        pto_error(v->ctx, o->loc, "%s cannot %s a tile in '%s' (it %s %s)",
+                  pto_opinfo_get((pto_op)v->m->stmts[s].op)->name, w ? "write" : "read",
                   pto_space_name((pto_space)t->space), w ? "writes" : "reads", allowed);
         return 0;
     }
@@ -5114,11 +5114,12 @@ static int pto__vpipe_arg(pto__verifier *v, const pto_operand *o)
 
 static int pto__varg(pto__verifier *v, int32_t s, int i, const pto_operand *o, uint32_t mask)
 {
-    const pto_opinfo *info = pto_opinfo_get((pto_op)v->m->stmts[s].op);
+    const char *opname;   /* the op's name, looked up for a message only */
     char want[96];
     if (!pto__vkind_ok(v, o, mask)) {
         pto__vexpected(mask, want, sizeof want);
-        pto_error(v->ctx, o->loc, "operand %d of %s must be %s, got %s", i + 1, info->name, want,
+        opname = pto_opinfo_get((pto_op)v->m->stmts[s].op)->name;
+        pto_error(v->ctx, o->loc, "operand %d of %s must be %s, got %s", i + 1, opname, want,
                   pto__vkind_name(o->kind));
         return 0;
     }
@@ -5128,7 +5129,8 @@ static int pto__varg(pto__verifier *v, int32_t s, int i, const pto_operand *o, u
     case PTO_O_SCALAR:
         if (o->ref < 0 || o->ref >= v->m->n_vars || v->m->vars[o->ref].kind != PTO_V_SCALAR ||
             v->m->vars[o->ref].kernel != v->kernel) {
-            pto_error(v->ctx, o->loc, "operand %d of %s names no scalar parameter", i + 1, info->name);
+            opname = pto_opinfo_get((pto_op)v->m->stmts[s].op)->name;
+            pto_error(v->ctx, o->loc, "operand %d of %s names no scalar parameter", i + 1, opname);
             return 0;
         }
         return 1;
@@ -5136,7 +5138,8 @@ static int pto__varg(pto__verifier *v, int32_t s, int i, const pto_operand *o, u
     case PTO_O_PIPE: return pto__vpipe_arg(v, o);
     case PTO_O_CVPIPE:
         if (o->ref < 0 || o->ref >= v->m->n_cvpipes || v->m->cvpipes[o->ref].kernel != v->kernel) {
-            pto_error(v->ctx, o->loc, "operand %d of %s names no cube/vector pipe", i + 1, info->name);
+            opname = pto_opinfo_get((pto_op)v->m->stmts[s].op)->name;
+            pto_error(v->ctx, o->loc, "operand %d of %s names no cube/vector pipe", i + 1, opname);
             return 0;
         }
         return 1;
