@@ -359,14 +359,15 @@ typedef struct pto_tile {
     int32_t name;
     int32_t kernel;
     uint8_t space, dtype, core;
+    uint8_t planned;             /* planner: the offsets below are meaningful */
     int32_t rows, cols;
     int32_t valid_r, valid_c;    /* expr ids; -1 = the full shape */
     int32_t nbuf;                /* 1, or N for xN */
     int32_t decl;                /* the TILE stmt */
     int64_t pin;                 /* fixed address, or PTO_NO_ADDR */
-    /* Written by the planner. planned says the offsets are meaningful:
+    /* Written by the planner (planned, with the small fields above: 128
+       bytes, no padding hole). planned says the offsets are meaningful:
        offset 0 is a valid placement, never a "not yet planned" mark. */
-    uint8_t planned;
     int64_t offset[PTO_MAX_NBUF];  /* slot k's byte offset in its space */
     int32_t origin;              /* 0 = user; else the pass that made it */
     pto_loc loc;
@@ -1318,11 +1319,13 @@ static uint32_t pto__hash(const char *s, size_t n)
 /* The table keeps each slot's full hash next to its id (struct
    pto__hslot): a probe compares hashes first and touches the pool only on a
    likely match, and growing the table never rehashes a string. */
-static int pto__rehash(pto_ctx *ctx, int32_t ncap)
+/* Moves the table to ncap slots; 0 (nothing changed) when out of memory.
+   Quiet: pto__rehash reports, pto__intern_reserve need not. */
+static int pto__rehash_quiet(pto_ctx *ctx, int32_t ncap)
 {
     struct pto__hslot *h = (struct pto__hslot *)pto_alloc(ctx, sizeof *h * (size_t)ncap);
     int32_t i;
-    if (!h) { pto__oom(ctx); return 0; }
+    if (!h) return 0;
     for (i = 0; i < ncap; i++) h[i].id = -1;
     for (i = 0; i < ctx->hash_cap; i++) {
         uint32_t k;
@@ -1335,6 +1338,24 @@ static int pto__rehash(pto_ctx *ctx, int32_t ncap)
     ctx->hash = h;
     ctx->hash_cap = ncap;
     return 1;
+}
+
+static int pto__rehash(pto_ctx *ctx, int32_t ncap)
+{
+    if (pto__rehash_quiet(ctx, ncap)) return 1;
+    pto__oom(ctx);
+    return 0;
+}
+
+/* Best effort: sizes the table for n strings at once (the parser's estimate
+   for a large file), so that it is not rebuilt at every doubling on the way
+   (each rebuild touches a fresh table and rehashes every string). */
+static void pto__intern_reserve(pto_ctx *ctx, size_t n)
+{
+    int32_t ncap = ctx->hash_cap ? ctx->hash_cap : 64;
+    if (n > (size_t)INT32_MAX / 4) return;
+    while ((n + 1) * 2 > (size_t)ncap) ncap *= 2;
+    if (ncap > ctx->hash_cap) pto__rehash_quiet(ctx, ncap);
 }
 
 /* Appends s to the pool as a new string id, not entered in the table:
@@ -1672,21 +1693,22 @@ static int pto__arg_space(const pto_module *m, int32_t stmt, int i)
 PTODEF pto_pipe pto_stmt_pipe(const pto_module *m, int32_t stmt)
 {
     const pto_stmt *s = &m->stmts[stmt];
-    int dst, src;
+    int src;
     if (s->kind != PTO_ST_OP) return PTO_PIPE_S;
-    dst = pto__arg_space(m, stmt, 0);
+    /* only these three depend on their operands' spaces: the others are
+       their table row (no operand lookups for them; every pass asks) */
+    if (s->op != PTO_OP_TSTORE && s->op != PTO_OP_TPUSH && s->op != PTO_OP_TMOV)
+        return pto_opinfo_get((pto_op)s->op)->pipe;
     src = pto__arg_space(m, stmt, 1);
     switch (s->op) {
     case PTO_OP_TSTORE:
         return src == PTO_ACC ? PTO_PIPE_FIX : PTO_PIPE_MTE3;
     case PTO_OP_TPUSH:   /* hardware.md section 3: FIX from L0C, MTE3 from UB */
         return src == PTO_ACC ? PTO_PIPE_FIX : PTO_PIPE_MTE3;
-    case PTO_OP_TMOV:
+    default:             /* tmov */
         if (src == PTO_ACC) return PTO_PIPE_FIX;
-        if (src == PTO_VEC && dst == PTO_VEC) return PTO_PIPE_V;
+        if (src == PTO_VEC && pto__arg_space(m, stmt, 0) == PTO_VEC) return PTO_PIPE_V;
         return PTO_PIPE_MTE1;
-    default:
-        return pto_opinfo_get((pto_op)s->op)->pipe;
     }
 }
 
@@ -1863,17 +1885,25 @@ PTODEF int32_t pto_add_scalar_param(pto_module *m, int32_t kernel, const char *n
     return p;
 }
 
-PTODEF int32_t pto_add_var(pto_module *m, int32_t kernel, const char *name, pto_var_kind kind,
-                           int32_t def, pto_loc loc)
+/* The builders below with the name already interned (the parser has its
+   id from the lexer; re-interning the text would hash it again). */
+static int32_t pto__add_var_id(pto_module *m, int32_t kernel, int32_t name, pto_var_kind kind,
+                               int32_t def, pto_loc loc)
 {
     int32_t v = PTO__PUSH_FAST(m, vars);
     if (v < 0) return -1;
-    m->vars[v].name = pto__name(m, name);
+    m->vars[v].name = name;
     m->vars[v].kind = (uint8_t)kind;
     m->vars[v].kernel = kernel;
     m->vars[v].def = def;
     m->vars[v].loc = loc;
     return v;
+}
+
+PTODEF int32_t pto_add_var(pto_module *m, int32_t kernel, const char *name, pto_var_kind kind,
+                           int32_t def, pto_loc loc)
+{
+    return pto__add_var_id(m, kernel, pto__name(m, name), kind, def, loc);
 }
 
 /* ---- expressions ---- */
@@ -1986,8 +2016,8 @@ static int32_t pto__add_stmt(pto_module *m, int32_t block, pto_stmt_kind kind, p
     return s;
 }
 
-PTODEF int32_t pto_add_tile(pto_module *m, int32_t block, const char *name, pto_space space,
-                            pto_dtype dt, int32_t rows, int32_t cols, pto_loc loc)
+static int32_t pto__add_tile_id(pto_module *m, int32_t block, int32_t name, pto_space space,
+                                pto_dtype dt, int32_t rows, int32_t cols, pto_loc loc)
 {
     int32_t s = pto__add_stmt(m, block, PTO_ST_TILE, loc), t;
     pto_tile *tl;
@@ -1995,7 +2025,7 @@ PTODEF int32_t pto_add_tile(pto_module *m, int32_t block, const char *name, pto_
     t = PTO__PUSH_FAST(m, tiles);
     if (t < 0) return -1;
     tl = &m->tiles[t];
-    tl->name = pto__name(m, name);
+    tl->name = name;
     tl->kernel = m->blocks[block].kernel;
     tl->space = (uint8_t)space;
     tl->dtype = (uint8_t)dt;
@@ -2011,23 +2041,23 @@ PTODEF int32_t pto_add_tile(pto_module *m, int32_t block, const char *name, pto_
     return t;
 }
 
-PTODEF int32_t pto_add_let(pto_module *m, int32_t block, const char *name, int32_t value, pto_loc loc)
+static int32_t pto__add_let_id(pto_module *m, int32_t block, int32_t name, int32_t value, pto_loc loc)
 {
     int32_t s = pto__add_stmt(m, block, PTO_ST_LET, loc), v;
     if (s < 0) return -1;
-    v = pto_add_var(m, m->blocks[block].kernel, name, PTO_V_LET, s, loc);
+    v = pto__add_var_id(m, m->blocks[block].kernel, name, PTO_V_LET, s, loc);
     if (v < 0) return -1;
     m->stmts[s].ref = v;
     m->stmts[s].e[0] = value;
     return s;
 }
 
-PTODEF int32_t pto_add_for(pto_module *m, int32_t block, const char *var, int32_t start,
-                           int32_t end, int32_t step, pto_loc loc)
+static int32_t pto__add_for_id(pto_module *m, int32_t block, int32_t var, int32_t start,
+                               int32_t end, int32_t step, pto_loc loc)
 {
     int32_t s = pto__add_stmt(m, block, PTO_ST_FOR, loc), v, body;
     if (s < 0) return -1;
-    v = pto_add_var(m, m->blocks[block].kernel, var, PTO_V_LOOP, s, loc);
+    v = pto__add_var_id(m, m->blocks[block].kernel, var, PTO_V_LOOP, s, loc);
     body = pto_add_block(m, m->blocks[block].kernel, s);
     if (v < 0 || body < 0) return -1;
     m->stmts[s].ref = v;
@@ -2036,6 +2066,23 @@ PTODEF int32_t pto_add_for(pto_module *m, int32_t block, const char *var, int32_
     m->stmts[s].e[2] = step;
     m->stmts[s].body = body;
     return s;
+}
+
+PTODEF int32_t pto_add_tile(pto_module *m, int32_t block, const char *name, pto_space space,
+                            pto_dtype dt, int32_t rows, int32_t cols, pto_loc loc)
+{
+    return pto__add_tile_id(m, block, pto__name(m, name), space, dt, rows, cols, loc);
+}
+
+PTODEF int32_t pto_add_let(pto_module *m, int32_t block, const char *name, int32_t value, pto_loc loc)
+{
+    return pto__add_let_id(m, block, pto__name(m, name), value, loc);
+}
+
+PTODEF int32_t pto_add_for(pto_module *m, int32_t block, const char *var, int32_t start,
+                           int32_t end, int32_t step, pto_loc loc)
+{
+    return pto__add_for_id(m, block, pto__name(m, var), start, end, step, loc);
 }
 
 PTODEF int32_t pto_add_if(pto_module *m, int32_t block, int32_t lhs, pto_cmp cmp, int32_t rhs,
@@ -2343,6 +2390,7 @@ static const char *const pto__ps_bind_word[] = {
 typedef struct pto__ps_pname {
     uint8_t kind;       /* PTO__B_* */
     uint8_t opc;        /* op lookup cache: 0 not looked up, 1 no op, 2 + op */
+    uint8_t dtc, spc;   /* the same for dtype and memory space names: 0 not looked up, 1 + value */
     int32_t ref;        /* param (tensor), var (scalar, dim, let, loop) or tile */
     int32_t depth;      /* scope depth of the declaration */
     int32_t kernel;     /* 1 + kernel id when a kernel has this name */
@@ -2428,11 +2476,16 @@ static void pto__ps_expected(pto__ps_parser *p, const char *what)
 
 /* Character classes, one table lookup per byte (the lexer's inner loops):
    1 letter or '_', 2 digit, 4 hex digit, 8 starts a punctuator, 16 blank
-   (space, \t, \v, \f, \r: not the newline, a token). */
-enum { PTO__CC_ALPHA = 1, PTO__CC_DIGIT = 2, PTO__CC_HEX = 4, PTO__CC_PUNCT = 8, PTO__CC_BLANK = 16 };
+   (space, \t, \v, \f, \r: not the newline, a token), 32 starts a comment,
+   64 may start a two-character operator. */
+enum {
+    PTO__CC_ALPHA = 1, PTO__CC_DIGIT = 2, PTO__CC_HEX = 4, PTO__CC_PUNCT = 8, PTO__CC_BLANK = 16,
+    PTO__CC_COMMENT = 32, /* '#' */
+    PTO__CC_OP2 = 64      /* '<' '>' '=' '!': may start a two-character operator */
+};
 static const unsigned char pto__ps_cc[256] = {
     0, 0, 0, 0, 0, 0, 0, 0, 0, 16, 0, 16, 16, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    16, 0, 0, 0, 0, 8, 0, 0, 8, 8, 8, 8, 8, 8, 0, 8, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 8, 0, 8, 8, 8, 0,
+    16, 64, 0, 32, 0, 8, 0, 0, 8, 8, 8, 8, 8, 8, 0, 8, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 8, 0, 72, 72, 72, 0,
     8, 5, 5, 5, 5, 5, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 8, 0, 8, 0, 1,
     0, 5, 5, 5, 5, 5, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 8, 0, 8, 0, 0,
     /* 128..255: no token starts or continues with a non-ASCII byte */
@@ -2485,60 +2538,77 @@ static int pto__ps_lex_number(pto__ps_parser *p)
     return kind;
 }
 
+/* A NAME token starting at i, hashed as it is scanned (interned without a
+   re-read). */
+static void pto__ps_lex_name(pto__ps_parser *p, size_t i)
+{
+    const unsigned char *s = (const unsigned char *)p->src;
+    size_t start = i, n = p->len;
+    uint32_t hv = pto__hash_step(PTO__HASH_SEED, s[i]);
+    for (i++; i < n && (pto__ps_cc[s[i]] & (PTO__CC_ALPHA | PTO__CC_DIGIT)); i++) hv = pto__hash_step(hv, s[i]);
+    p->tok.kind = PTO__T_NAME;
+    p->tok.len = i - start;
+    p->pos = i;
+    p->tok.id = pto__intern_hashed(p->ctx, p->src + start, i - start, hv);
+}
+
+/* A number token starting at i (INT, FLOAT or BADNUM). */
+static void pto__ps_lex_num(pto__ps_parser *p, size_t i)
+{
+    p->pos = i;
+    p->tok.kind = pto__ps_lex_number(p);
+    p->tok.len = p->pos - i;
+}
+
 /* The next token. The scan works on locals (the source pointer, position
-   and length stay in registers): this loop sees every byte of the file. */
+   and length stay in registers): this loop sees every byte of the file.
+   Names and numbers are finished by the two helpers above, called last so
+   that they are tail calls: the common path (blanks, punctuators, newlines)
+   then makes no call and needs no saved registers. */
 static void pto__ps_next(pto__ps_parser *p)
 {
     pto__ps_tok *t = &p->tok;
     const unsigned char *s = (const unsigned char *)p->src;
-    size_t i = p->pos, n = p->len;
-    int c = -1;
+    size_t i = p->pos, n = p->len, len = 1;
+    int c = -1, cls = 0, kind;
+    if (i + 1 < n && s[i] == ' ') i++;   /* the usual one space between tokens, without the loop's tests */
     while (i < n) {
         c = s[i];
-        if (pto__ps_cc[c] & PTO__CC_BLANK) {
-            i++;
-        } else if (c == '#') {
-            const char *nl = (const char *)memchr(s + i, '\n', n - i);
-            i = nl ? (size_t)((const unsigned char *)nl - s) : n;
-        } else {
-            break;
-        }
+        cls = pto__ps_cc[c];
+        if (!(cls & (PTO__CC_BLANK | PTO__CC_COMMENT))) break;
+        if (cls & PTO__CC_BLANK) i++;
+        else
+            while (i < n && s[i] != '\n') i++;   /* a comment runs up to its newline, a token */
     }
-    if (i >= n) c = -1;
     t->pos = i;
     t->line = p->line;
     t->col = (int32_t)(i - p->line_start + 1);
     t->id = 0;
-    if (c < 0) {
+    if (i >= n) {
         t->kind = PTO__T_EOF;
-        i = n;
-    } else if (c == '\n') {
-        t->kind = PTO__T_NL;
-        i++;
-        p->line++;
-        p->line_start = i;
-    } else if (pto__ps_cc[c] & PTO__CC_ALPHA) {
-        uint32_t hv = pto__hash_step(PTO__HASH_SEED, c);   /* hashed as scanned: interned without a re-read */
-        for (i++; i < n && (pto__ps_cc[s[i]] & (PTO__CC_ALPHA | PTO__CC_DIGIT)); i++) hv = pto__hash_step(hv, s[i]);
-        t->kind = PTO__T_NAME;
-        t->id = pto__intern_hashed(p->ctx, p->src + t->pos, i - t->pos, hv);
-    } else if (pto__ps_cc[c] & PTO__CC_DIGIT) {
-        p->pos = i;
-        t->kind = pto__ps_lex_number(p);
-        i = p->pos;
-    } else {
-        int d = i + 1 < n ? s[i + 1] : -1;
-        i++;
-        t->kind = c;
-        if (c == '<' && d == '=') t->kind = PTO__T_LE;
-        else if (c == '>' && d == '=') t->kind = PTO__T_GE;
-        else if (c == '=' && d == '=') t->kind = PTO__T_EQ;
-        else if (c == '!' && d == '=') t->kind = PTO__T_NE;
-        else if (!(pto__ps_cc[c] & PTO__CC_PUNCT)) t->kind = PTO__T_BADCHAR;
-        if (t->kind >= 256) i++;
+        t->len = 0;
+        p->pos = n;
+        return;
     }
-    p->pos = i;
-    t->len = i - t->pos;
+    if (c == '\n') {
+        t->kind = PTO__T_NL;
+        t->len = 1;
+        p->line++;
+        p->line_start = p->pos = i + 1;
+        return;
+    }
+    if (cls & PTO__CC_ALPHA) { pto__ps_lex_name(p, i); return; }
+    if (cls & PTO__CC_DIGIT) { pto__ps_lex_num(p, i); return; }
+    kind = c;
+    if ((cls & PTO__CC_OP2) && i + 1 < n && s[i + 1] == '=') {
+        kind = c == '<' ? PTO__T_LE : c == '>' ? PTO__T_GE : c == '=' ? PTO__T_EQ : PTO__T_NE;
+        len = 2;
+    } else if (!(cls & PTO__CC_PUNCT)) {
+        kind = PTO__T_BADCHAR;
+    }
+    t->kind = kind;
+    t->len = len;
+    p->pos = i + len;
 }
 
 /* One token of lookahead past the current one, without consuming it. */
@@ -2584,6 +2654,14 @@ static int pto__ps_int_value(pto__ps_parser *p, const pto__ps_tok *t, int neg, i
     size_t i = 0;
     int base = 10;
     char q[200];
+    if (t->len <= 18 && s[0] != '0') {
+        /* at most 18 decimal digits: below 10^18 < 2^63, so no overflow check
+           is needed (a hex literal starts with 0, a decimal INT with 1-9
+           unless it is 0 itself) */
+        for (; i < t->len; i++) v = v * 10u + (uint64_t)(s[i] - '0');
+        *out = neg ? (int64_t)(0u - v) : (int64_t)v;
+        return 1;
+    }
     if (t->len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) { base = 16; i = 2; }
     for (; i < t->len; i++) {
         int c = (unsigned char)s[i];
@@ -2599,10 +2677,34 @@ static int pto__ps_int_value(pto__ps_parser *p, const pto__ps_tok *t, int neg, i
     return 1;
 }
 
+/* The value of a plain decimal DIGITS[.DIGITS] of at most 15 digits without
+   strtod: the digits as an integer (below 10^15 < 2^53) and 10^k (k <= 15)
+   are exact doubles, so one IEEE division rounds exactly as strtod does.
+   0 when the text has another form (exponent, hex, too many digits). */
+static int pto__ps_float_fast(const char *s, size_t len, double *out)
+{
+    static const double pow10[16] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7,
+                                     1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    uint64_t v = 0;
+    size_t i, digits = 0, frac = 0;
+    int dot = 0;
+    if (len > 16) return 0;
+    for (i = 0; i < len; i++) {
+        unsigned d = (unsigned)(unsigned char)s[i] - '0';
+        if (d < 10) { v = v * 10u + d; digits++; frac += (size_t)dot; }
+        else if (s[i] == '.' && !dot) dot = 1;
+        else return 0;
+    }
+    if (digits == 0 || digits > 15) return 0;
+    *out = (double)v / pow10[frac];
+    return 1;
+}
+
 /* Value of an INT or FLOAT token read as a double. */
 static int pto__ps_float_value(pto__ps_parser *p, const pto__ps_tok *t, double *out)
 {
     char small[64], *buf = small;
+    if (pto__ps_float_fast(p->src + t->pos, t->len, out)) return 1;
     if (t->kind == PTO__T_INT && t->len > 2 && (p->src[t->pos + 1] == 'x' || p->src[t->pos + 1] == 'X')) {
         int64_t v;
         if (!pto__ps_int_value(p, t, 0, &v)) return 0;
@@ -2623,7 +2725,8 @@ static int pto__ps_float_value(pto__ps_parser *p, const pto__ps_tok *t, double *
 /* ---- names and scopes ------------------------------------------------------ */
 
 /* The binding slot of interned id `id`; grows the table on demand. NULL only
-   when out of memory. */
+   when out of memory. The hot callers test `id < p->cap_names` themselves
+   and index the table: this function is too big to be inlined. */
 static pto__ps_pname *pto__ps_slot(pto__ps_parser *p, int32_t id)
 {
     if (id >= p->cap_names) {
@@ -2641,7 +2744,8 @@ static pto__ps_pname *pto__ps_slot(pto__ps_parser *p, int32_t id)
 
 static int pto__ps_push_i32(pto__ps_parser *p, int32_t **arr, int32_t *n, int32_t *cap, int32_t v)
 {
-    int32_t i = pto__grow(p->ctx, (void **)arr, n, cap, sizeof(int32_t));
+    /* room left: no call (the element is written below, no zeroing needed) */
+    int32_t i = *n < *cap ? (*n)++ : pto__grow(p->ctx, (void **)arr, n, cap, sizeof(int32_t));
     if (i < 0) return 0;
     (*arr)[i] = v;
     return 1;
@@ -2679,7 +2783,7 @@ static int pto__ps_reserved(const pto__ps_parser *p, int32_t id)
 /* Checks that the name token t may be declared here; reports why not. */
 static int pto__ps_can_declare(pto__ps_parser *p, const pto__ps_tok *t)
 {
-    pto__ps_pname *n = pto__ps_slot(p, t->id);
+    pto__ps_pname *n = t->id < p->cap_names ? &p->names[t->id] : pto__ps_slot(p, t->id);
     if (!n) return 0;
     if (pto__ps_reserved(p, t->id)) {
         pto__ps_err(p, t, "'%s' is a reserved word and cannot be declared", pto__ps_text(p, t));
@@ -2697,7 +2801,7 @@ static int pto__ps_can_declare(pto__ps_parser *p, const pto__ps_tok *t)
 
 static void pto__ps_bind(pto__ps_parser *p, const pto__ps_tok *t, int kind, int32_t ref)
 {
-    pto__ps_pname *n = pto__ps_slot(p, t->id);
+    pto__ps_pname *n = t->id < p->cap_names ? &p->names[t->id] : pto__ps_slot(p, t->id);
     if (!n || ref < 0) return;
     if (!pto__ps_push_i32(p, &p->decls, &p->n_decls, &p->cap_decls, t->id)) return;
     n = &p->names[t->id];
@@ -2709,8 +2813,9 @@ static void pto__ps_bind(pto__ps_parser *p, const pto__ps_tok *t, int kind, int3
 
 static const pto__ps_pname *pto__ps_lookup(pto__ps_parser *p, const pto__ps_tok *t)
 {
-    static const pto__ps_pname none = {0, 0, 0, 0, 0, {0, 0, 0}};
-    pto__ps_pname *n = pto__ps_slot(p, t->id);
+    static const pto__ps_pname none = {0, 0, 0, 0, 0, 0, 0, {0, 0, 0}};
+    /* every name operand comes here: the table is nearly always big enough */
+    pto__ps_pname *n = t->id < p->cap_names ? &p->names[t->id] : pto__ps_slot(p, t->id);
     return n ? n : &none;
 }
 
@@ -3156,10 +3261,28 @@ static void pto__ps_sub_block(pto__ps_parser *p, int32_t block, const pto__ps_to
     pto__ps_scope_close(p);
 }
 
+/* The dtype / memory space a name token spells, looked up once per
+   interned name (every tile statement names both). */
+static pto_dtype pto__ps_dtype_of(pto__ps_parser *p, const pto__ps_tok *t)
+{
+    pto__ps_pname *n = t->id < p->cap_names ? &p->names[t->id] : pto__ps_slot(p, t->id);
+    if (!n) return pto_dtype_lookup(p->src + t->pos, t->len);
+    if (n->dtc == 0) n->dtc = (uint8_t)(1 + (int)pto_dtype_lookup(p->src + t->pos, t->len));
+    return (pto_dtype)(n->dtc - 1);
+}
+
+static pto_space pto__ps_space_of(pto__ps_parser *p, const pto__ps_tok *t)
+{
+    pto__ps_pname *n = t->id < p->cap_names ? &p->names[t->id] : pto__ps_slot(p, t->id);
+    if (!n) return pto_space_lookup(p->src + t->pos, t->len);
+    if (n->spc == 0) n->spc = (uint8_t)(1 + (int)pto_space_lookup(p->src + t->pos, t->len));
+    return (pto_space)(n->spc - 1);
+}
+
 static int pto__ps_dtype(pto__ps_parser *p, pto_dtype *dt)
 {
     if (!pto__ps_is(p, PTO__T_NAME)) { pto__ps_expected(p, "a dtype"); return 0; }
-    *dt = pto_dtype_lookup(p->src + p->tok.pos, p->tok.len);
+    *dt = pto__ps_dtype_of(p, &p->tok);
     if (*dt == PTO_DT_NONE) {
         pto__ps_err(p, &p->tok, "unknown dtype '%s'", pto__ps_text(p, &p->tok));
         return 0;
@@ -3199,7 +3322,7 @@ static int pto__ps_tile_stmt(pto__ps_parser *p, int32_t block)
     ok = pto__ps_can_declare(p, &name);
     if (!pto__ps_expect(p, ':', "':' after the tile name")) return 0;
     if (!pto__ps_is(p, PTO__T_NAME)) { pto__ps_expected(p, "a memory space"); return 0; }
-    sp = pto_space_lookup(p->src + p->tok.pos, p->tok.len);
+    sp = pto__ps_space_of(p, &p->tok);
     if (sp == PTO_NSPACE) {
         pto__ps_err(p, &p->tok, "unknown memory space '%s' (expected vec, mat, left, right or acc)",
                  pto__ps_text(p, &p->tok));
@@ -3212,7 +3335,7 @@ static int pto__ps_tile_stmt(pto__ps_parser *p, int32_t block)
     if (!pto__ps_expect(p, ',', "',' between the tile dimensions")) return 0;
     if (!pto__ps_small_int(p, INT32_MAX, "tile dimension", &c)) return 0;
     if (!pto__ps_expect(p, ']', "']' after the tile shape")) return 0;
-    t = pto_add_tile(p->m, block, pto__ps_text(p, &name), sp, dt, (int32_t)r, (int32_t)c, pto__ps_tloc(p, &kw));
+    t = pto__add_tile_id(p->m, block, name.id, sp, dt, (int32_t)r, (int32_t)c, pto__ps_tloc(p, &kw));
     if (t < 0) return 0;
     p->m->tiles[t].loc = pto__ps_tloc(p, &name);
     if (ok) pto__ps_bind(p, &name, PTO__B_TILE, t);
@@ -3272,7 +3395,7 @@ static int pto__ps_let_stmt(pto__ps_parser *p, int32_t block)
     ok = pto__ps_can_declare(p, &name);
     if (!pto__ps_expect(p, '=', "'=' after the let name")) return 0;
     if ((e = pto__ps_expr0(p)) < 0) return 0;
-    s = pto_add_let(p->m, block, pto__ps_text(p, &name), e, pto__ps_tloc(p, &kw));
+    s = pto__add_let_id(p->m, block, name.id, e, pto__ps_tloc(p, &kw));
     if (s < 0) return 0;
     p->m->vars[p->m->stmts[s].ref].loc = pto__ps_tloc(p, &name);
     if (ok) pto__ps_bind(p, &name, PTO__B_LET, p->m->stmts[s].ref);
@@ -3300,7 +3423,7 @@ static int pto__ps_for_stmt(pto__ps_parser *p, int32_t block)
     }
     open = p->tok;
     if (!pto__ps_expect(p, '{', "'{' after the loop header")) return 0;
-    s = pto_add_for(p->m, block, pto__ps_text(p, &name), a, b, st, pto__ps_tloc(p, &kw));
+    s = pto__add_for_id(p->m, block, name.id, a, b, st, pto__ps_tloc(p, &kw));
     if (s < 0) return 0;
     p->m->vars[p->m->stmts[s].ref].loc = pto__ps_tloc(p, &name);
     pto__ps_scope_open(p);
@@ -3489,7 +3612,7 @@ static int pto__ps_tfree_tile(pto__ps_parser *p, int32_t s)
 
 static pto_op pto__ps_op_of(pto__ps_parser *p, const pto__ps_tok *t)
 {
-    pto__ps_pname *n = pto__ps_slot(p, t->id);
+    pto__ps_pname *n = t->id < p->cap_names ? &p->names[t->id] : pto__ps_slot(p, t->id);
     if (!n) return PTO_NOP;
     if (n->opc == 0) {
         pto_op op = pto_op_lookup(p->src + t->pos, t->len);
@@ -3554,7 +3677,7 @@ static int pto__ps_dim(pto__ps_parser *p, int32_t param, int d)
             v = n->ref;
         } else {
             if (!pto__ps_can_declare(p, &t)) return 1; /* reported; keep parsing */
-            v = pto_add_var(p->m, p->kernel, pto__ps_text(p, &t), PTO_V_DIM, param, pto__ps_tloc(p, &t));
+            v = pto__add_var_id(p->m, p->kernel, t.id, PTO_V_DIM, param, pto__ps_tloc(p, &t));
             if (v < 0) return 0;
             pto__ps_bind(p, &t, PTO__B_DIM, v);
         }
@@ -3773,6 +3896,24 @@ static void pto__ps_file(pto__ps_parser *p)
     }
 }
 
+/* Best effort, for a large file: the intern table and the binding table
+   sized for the names the text will likely add (about one per 80 bytes in
+   typical kernels; capped, as the binding table is zeroed) instead of
+   growing by doubling, each step a fresh table to fill or copy. */
+static void pto__ps_reserve_names(pto__ps_parser *p)
+{
+    size_t more = p->len / 80 < ((size_t)1 << 20) ? p->len / 80 : ((size_t)1 << 20);
+    size_t want = (size_t)p->ctx->n_strs + more;
+    pto__ps_pname *n;
+    if (more < 256) return;
+    pto__intern_reserve(p->ctx, want);
+    n = (pto__ps_pname *)pto_alloc(p->ctx, sizeof *n * want);
+    if (!n) return;
+    memset(n, 0, sizeof *n * want);
+    p->names = n;
+    p->cap_names = (int32_t)want;
+}
+
 PTODEF pto_module *pto_parse(pto_ctx *ctx, const char *filename, const char *text, size_t len)
 {
     pto__ps_parser p;
@@ -3796,6 +3937,7 @@ PTODEF pto_module *pto_parse(pto_ctx *ctx, const char *filename, const char *tex
     if (!p.m) return NULL;
     p.m->file = p.file;
     pto__module_reserve(p.m, p.len);
+    pto__ps_reserve_names(&p);
     for (i = 0; i < PTO__NKW; i++) {
         p.kw[i] = pto_intern(ctx, pto__ps_kw_text[i], strlen(pto__ps_kw_text[i]));
         if (p.kw[i] > p.kw_max) p.kw_max = p.kw[i];
@@ -4265,6 +4407,7 @@ enum { PTO__N_NONE, PTO__N_PARAM, PTO__N_DIM, PTO__N_TILE, PTO__N_VAR };
 /* Per-tile flags. */
 #define PTO__T_SCOPE 1         /* declared and in scope now */
 #define PTO__T_UNINIT 2        /* an uninitialised read was reported already */
+#define PTO__T_VALID 4         /* tvalid holds its valid(...) forms; else its shape is its valid region */
 
 typedef struct pto__verifier {
     pto_ctx *ctx;
@@ -4285,7 +4428,7 @@ typedef struct pto__verifier {
     uint8_t *tflags;
     int32_t *tdepth;           /* loop depth at the declaration */
     int32_t *wfirst, *wlast, *wcur;
-    pto__vform *tvalid;        /* 2 per tile: the valid rows and cols */
+    pto__vform *tvalid;        /* 2 per tile with a valid(...) clause: the valid rows and cols */
     /* tile writes, in program order, chained per tile */
     pto__vwrite *w;
     int32_t n_w, cap_w;
@@ -4312,6 +4455,15 @@ static void *pto__vcalloc(pto__verifier *v, size_t n, size_t size)
     void *p = pto_alloc(v->ctx, n * size + 1);
     if (!p) { v->internal = 1; pto__oom(v->ctx); return NULL; }
     memset(p, 0, n * size + 1);
+    return p;
+}
+
+/* An array whose elements are all written before they are read (no
+   zeroing: these are the two arrays of 64-byte affine forms). */
+static void *pto__vuninit(pto__verifier *v, size_t n, size_t size)
+{
+    void *p = pto_alloc(v->ctx, n * size + 1);
+    if (!p) { v->internal = 1; pto__oom(v->ctx); }
     return p;
 }
 
@@ -4422,20 +4574,35 @@ static int pto__vvar_range(const pto__verifier *v, int32_t var, int64_t *lo, int
     return 1;
 }
 
+/* The extremes x[i] <= y[i] of each term k[i] * var[i] of an affine form;
+   0 when a var has no static range or a product overflows. */
+static int pto__fterms(const pto__verifier *v, const pto__vform *f, int64_t *x, int64_t *y)
+{
+    int i;
+    for (i = 0; i < f->n; i++) {
+        int64_t a, b;
+        if (!pto__vvar_range(v, f->var[i], &a, &b)) return 0;
+        if (!pto__vmul(f->k[i], a, &x[i]) || !pto__vmul(f->k[i], b, &y[i])) return 0;
+        if (x[i] > y[i]) { int64_t t = x[i]; x[i] = y[i]; y[i] = t; }
+    }
+    return 1;
+}
+
+/* c plus the terms' extremes, summed in term order; 0 on overflow. */
+static int pto__fsum(int64_t c, int n, const int64_t *x, const int64_t *y, int64_t *lo, int64_t *hi)
+{
+    int i;
+    *lo = *hi = c;
+    for (i = 0; i < n; i++)
+        if (!pto__vadd(*lo, x[i], lo) || !pto__vadd(*hi, y[i], hi)) return 0;
+    return 1;
+}
+
 /* Exact extremes of an affine form (its vars are independent). */
 static int pto__frange(const pto__verifier *v, const pto__vform *f, int64_t *lo, int64_t *hi)
 {
-    int i;
-    if (!f->ok) return 0;
-    *lo = *hi = f->c;
-    for (i = 0; i < f->n; i++) {
-        int64_t a, b, x, y;
-        if (!pto__vvar_range(v, f->var[i], &a, &b)) return 0;
-        if (!pto__vmul(f->k[i], a, &x) || !pto__vmul(f->k[i], b, &y)) return 0;
-        if (x > y) { int64_t t = x; x = y; y = t; }
-        if (!pto__vadd(*lo, x, lo) || !pto__vadd(*hi, y, hi)) return 0;
-    }
-    return 1;
+    int64_t x[PTO__VK], y[PTO__VK];
+    return f->ok && pto__fterms(v, f, x, y) && pto__fsum(f->c, f->n, x, y, lo, hi);
 }
 
 /* ---- expressions ------------------------------------------------------ */
@@ -4503,21 +4670,39 @@ static void pto__vfold(pto__verifier *v, const pto_expr *x, const pto__vform *a,
     }
 }
 
+/* pto__vexpr where an integer literal is common (operands of a binary
+   node, window coordinates): the literal is folded here, without the
+   recursive call; what pto__vexpr would check first (a valid id, the
+   depth) is checked the same way. */
+static void pto__vexpr_sub(pto__verifier *v, int32_t e, int where, pto__vform *out, int depth)
+{
+    if (e >= 0 && e < v->m->n_exprs && depth <= PTO__VDEPTH && v->m->exprs[e].kind == PTO_E_INT)
+        pto__fconst(out, v->m->exprs[e].value);
+    else
+        pto__vexpr(v, e, where, out, depth);
+}
+
 static void pto__vexpr_bin(pto__verifier *v, const pto_expr *x, int where, pto__vform *out, int depth)
 {
     pto__vform a, b;
-    pto__vexpr(v, x->a, where, &a, depth + 1);
-    if (x->kind == PTO_E_NEG) { *out = a; pto__fscale(out, -1); return; }
-    pto__vexpr(v, x->b, where, &b, depth + 1);
+    if (x->kind == PTO_E_DIV || x->kind == PTO_E_MOD || x->kind == PTO_E_MIN || x->kind == PTO_E_MAX) {
+        pto__vexpr_sub(v, x->a, where, &a, depth + 1);
+        pto__vexpr_sub(v, x->b, where, &b, depth + 1);
+        pto__vfold(v, x, &a, &b, out);
+        return;
+    }
+    /* the left operand is folded straight into out (no form copies) */
+    pto__vexpr_sub(v, x->a, where, out, depth + 1);
+    if (x->kind == PTO_E_NEG) { pto__fscale(out, -1); return; }
+    pto__vexpr_sub(v, x->b, where, &b, depth + 1);
     switch (x->kind) {
-    case PTO_E_ADD: *out = a; pto__fadd(out, &b, 1); break;
-    case PTO_E_SUB: *out = a; pto__fadd(out, &b, -1); break;
-    case PTO_E_MUL:
-        if (pto__fisconst(&a)) { *out = b; pto__fscale(out, a.c); }
-        else if (pto__fisconst(&b)) { *out = a; pto__fscale(out, b.c); }
+    case PTO_E_ADD: pto__fadd(out, &b, 1); break;
+    case PTO_E_SUB: pto__fadd(out, &b, -1); break;
+    default:   /* PTO_E_MUL */
+        if (pto__fisconst(out)) { int64_t c = out->c; *out = b; pto__fscale(out, c); }
+        else if (pto__fisconst(&b)) pto__fscale(out, b.c);
         else pto__fnone(out);
         break;
-    default: pto__vfold(v, x, &a, &b, out); break;
     }
 }
 
@@ -4594,8 +4779,10 @@ static int pto__vspace_core(int space) { return space == PTO_VEC ? PTO_CORE_VECT
 static void pto__vtile_core(pto__verifier *v, const pto_tile *t)
 {
     const pto_kernel *k = &v->m->kernels[v->kernel];
-    const char *sp = pto_space_name((pto_space)t->space), *kn = pto__vname(v, k->name);
+    const char *sp, *kn;
     if (v->core < 0 || pto__vspace_core(t->space) == v->core) return;
+    sp = pto_space_name((pto_space)t->space);
+    kn = pto__vname(v, k->name);
     if (k->kind == PTO_KK_VECTOR)
         pto_error(v->ctx, t->loc, "vector kernel '%s' cannot use a '%s' tile (the vector core has only vec)", kn, sp);
     else if (k->kind == PTO_KK_CUBE)
@@ -4612,15 +4799,15 @@ static void pto__vtile_core(pto__verifier *v, const pto_tile *t)
 static void pto__vtile_align(pto__verifier *v, const pto_tile *t)
 {
     int size = pto_dtype_size((pto_dtype)t->dtype);
-    const char *dn = pto_dtype_name((pto_dtype)t->dtype), *tn = pto__vname(v, t->name);
     if (t->space != PTO_VEC) return;
     if (t->cols == 1 && t->rows > 1) {
         if ((int64_t)t->rows * size % 32 != 0)
             pto_error(v->ctx, t->loc, "column tile '%s' is %lld bytes (%d x %s); a [R, 1] vec tile needs a multiple of 32 bytes",
-                      tn, (long long)t->rows * size, (int)t->rows, dn);
+                      pto__vname(v, t->name), (long long)t->rows * size, (int)t->rows,
+                      pto_dtype_name((pto_dtype)t->dtype));
     } else if ((int64_t)t->cols * size % 32 != 0) {
         pto_error(v->ctx, t->loc, "row of vec tile '%s' is %lld bytes (%d x %s); vec rows must be a multiple of 32 bytes",
-                  tn, (long long)t->cols * size, (int)t->cols, dn);
+                  pto__vname(v, t->name), (long long)t->cols * size, (int)t->cols, pto_dtype_name((pto_dtype)t->dtype));
     }
 }
 
@@ -4628,8 +4815,11 @@ static void pto__vtile_fit(pto__verifier *v, const pto_tile *t)
 {
     int64_t cap = pto_space_capacity(v->m->arch, (pto_space)t->space);
     int64_t one = pto_tile_bytes(t), all = one * t->nbuf;
-    const char *tn = pto__vname(v, t->name), *sp = pto_space_name((pto_space)t->space);
-    const char *an = pto_arch_name(v->m->arch);
+    const char *tn, *sp, *an;
+    if (all <= cap && t->pin == PTO_NO_ADDR) return;   /* fits, not pinned: the names are not needed */
+    tn = pto__vname(v, t->name);
+    sp = pto_space_name((pto_space)t->space);
+    an = pto_arch_name(v->m->arch);
     if (all > cap) {
         if (t->nbuf > 1)
             pto_error(v->ctx, t->loc, "tile '%s' needs %lld bytes (%d x %lld), more than the %lld bytes of '%s' on %s",
@@ -4649,9 +4839,22 @@ static void pto__vtile_fit(pto__verifier *v, const pto_tile *t)
                   tn, (long long)t->pin, (long long)(t->pin + all), (long long)cap, sp, an);
 }
 
+/* The valid rows (d = 0) or cols (d = 1) of tile id as a form: its
+   valid(...) clause, or its shape (built in *tmp: most tiles have no
+   clause, so their two forms are never stored or touched). */
+static const pto__vform *pto__vvalid(pto__verifier *v, int32_t id, int d, pto__vform *tmp)
+{
+    const pto_tile *t = &v->m->tiles[id];
+    if (v->tflags[id] & PTO__T_VALID) return &v->tvalid[2 * id + d];
+    pto__fconst(tmp, d ? t->cols : t->rows);
+    return tmp;
+}
+
 static void pto__vtile_valid(pto__verifier *v, int32_t id, const pto_tile *t)
 {
     int d;
+    if (t->valid_r < 0 && t->valid_c < 0) return;
+    v->tflags[id] |= PTO__T_VALID;
     for (d = 0; d < 2; d++) {
         int32_t e = d ? t->valid_c : t->valid_r;
         int32_t extent = d ? t->cols : t->rows;
@@ -4681,8 +4884,7 @@ static void pto__vtile(pto__verifier *v, int32_t s)
     pto__vbind(v, t->name, PTO__N_TILE, st->ref, t->loc);
     v->tflags[st->ref] |= PTO__T_SCOPE;
     v->tdepth[st->ref] = v->nloops;
-    pto__fconst(&v->tvalid[2 * st->ref], t->rows);
-    pto__fconst(&v->tvalid[2 * st->ref + 1], t->cols);
+    v->tflags[st->ref] &= (uint8_t)~PTO__T_VALID;   /* its shape until pto__vtile_valid reads the clause */
     if (t->space == PTO_GM || t->space >= PTO_NSPACE) {
         pto_error(v->ctx, t->loc, "tile '%s' cannot live in '%s'", tn, pto_space_name((pto_space)t->space));
         return;
@@ -4814,7 +5016,6 @@ static void pto__vread_tile(pto__verifier *v, int32_t s, int32_t t, const pto_op
 /* A tile operand: in scope, in a space the op can use, written before read. */
 static int pto__vtile_arg(pto__verifier *v, int32_t s, const pto_operand *o, uint32_t mask)
 {
-    const pto_opinfo *info = pto_opinfo_get((pto_op)v->m->stmts[s].op);
     const pto_tile *t;
     char allowed[96];
     if (o->ref < 0 || o->ref >= v->m->n_tiles) { pto_error(v->ctx, o->loc, "operand names no tile"); return 0; }
@@ -4826,7 +5027,8 @@ static int pto__vtile_arg(pto__verifier *v, int32_t s, const pto_operand *o, uin
     if (t->space >= PTO_NSPACE || !(mask & PTO_A_SPACE(t->space))) {
         int w = (mask & PTO_A_WRITE) != 0;
         pto__vspaces(mask, allowed, sizeof allowed);
-        pto_error(v->ctx, o->loc, "%s cannot %s a tile in '%s' (it %s %s)", info->name, w ? "write" : "read",
+        pto_error(v->ctx, o->loc, "%s cannot %s a tile in '%s' (it %s %s)",
+                  pto_opinfo_get((pto_op)v->m->stmts[s].op)->name, w ? "write" : "read",
                   pto_space_name((pto_space)t->space), w ? "writes" : "reads", allowed);
         return 0;
     }
@@ -4912,11 +5114,12 @@ static int pto__vpipe_arg(pto__verifier *v, const pto_operand *o)
 
 static int pto__varg(pto__verifier *v, int32_t s, int i, const pto_operand *o, uint32_t mask)
 {
-    const pto_opinfo *info = pto_opinfo_get((pto_op)v->m->stmts[s].op);
+    const char *opname;   /* the op's name, looked up for a message only */
     char want[96];
     if (!pto__vkind_ok(v, o, mask)) {
         pto__vexpected(mask, want, sizeof want);
-        pto_error(v->ctx, o->loc, "operand %d of %s must be %s, got %s", i + 1, info->name, want,
+        opname = pto_opinfo_get((pto_op)v->m->stmts[s].op)->name;
+        pto_error(v->ctx, o->loc, "operand %d of %s must be %s, got %s", i + 1, opname, want,
                   pto__vkind_name(o->kind));
         return 0;
     }
@@ -4926,7 +5129,8 @@ static int pto__varg(pto__verifier *v, int32_t s, int i, const pto_operand *o, u
     case PTO_O_SCALAR:
         if (o->ref < 0 || o->ref >= v->m->n_vars || v->m->vars[o->ref].kind != PTO_V_SCALAR ||
             v->m->vars[o->ref].kernel != v->kernel) {
-            pto_error(v->ctx, o->loc, "operand %d of %s names no scalar parameter", i + 1, info->name);
+            opname = pto_opinfo_get((pto_op)v->m->stmts[s].op)->name;
+            pto_error(v->ctx, o->loc, "operand %d of %s names no scalar parameter", i + 1, opname);
             return 0;
         }
         return 1;
@@ -4934,7 +5138,8 @@ static int pto__varg(pto__verifier *v, int32_t s, int i, const pto_operand *o, u
     case PTO_O_PIPE: return pto__vpipe_arg(v, o);
     case PTO_O_CVPIPE:
         if (o->ref < 0 || o->ref >= v->m->n_cvpipes || v->m->cvpipes[o->ref].kernel != v->kernel) {
-            pto_error(v->ctx, o->loc, "operand %d of %s names no cube/vector pipe", i + 1, info->name);
+            opname = pto_opinfo_get((pto_op)v->m->stmts[s].op)->name;
+            pto_error(v->ctx, o->loc, "operand %d of %s names no cube/vector pipe", i + 1, opname);
             return 0;
         }
         return 1;
@@ -4991,20 +5196,31 @@ static void pto__vfloat_only(pto__verifier *v, const pto__vop *op)
 /* One dimension of a window [start, start + extent) against [0, limit)
    (limit < 0: unknown), exact at the extremes of affine forms. `what` is
    "row" or "col". */
+/* The window's dimension [start, start + extent) inside [0, limit); errors
+   point at expression e (its leftmost token, else `at`), found only then. */
 static void pto__vwindow_dim(pto__verifier *v, const pto__vform *start, const pto__vform *extent,
-                             int64_t limit, const char *prefix, const char *what, const char *name, pto_loc loc)
+                             int64_t limit, const char *prefix, const char *what, const char *name, int32_t e,
+                             pto_loc at)
 {
-    pto__vform end = *start;
-    int64_t lo, hi;
-    if (!pto__frange(v, start, &lo, &hi)) return;
+    pto__vform end;
+    int64_t lo, hi, c, x[PTO__VK], y[PTO__VK];
+    if (!start->ok || !pto__fterms(v, start, x, y) || !pto__fsum(start->c, start->n, x, y, &lo, &hi)) return;
     if (lo < 0) {
-        pto_error(v->ctx, loc, "%s of '%s' starts at %s %lld, out of bounds", prefix, name, what, (long long)lo);
+        pto_error(v->ctx, pto__vexpr_loc(v, e, at), "%s of '%s' starts at %s %lld, out of bounds", prefix, name, what,
+                  (long long)lo);
         return;
     }
     if (limit < 0) return;
-    pto__fadd(&end, extent, 1);
-    if (!pto__frange(v, &end, &lo, &hi) || hi <= limit) return;
-    pto_error(v->ctx, loc, "%s of '%s' ends at %s %lld, out of bounds ('%s' has %lld %ss)", prefix, name, what,
+    if (pto__fisconst(extent)) {
+        /* start + a constant has start's terms: only the constant moves,
+           so the terms' extremes are reused (what frange of the sum gives) */
+        if (!pto__vadd(start->c, extent->c, &c) || !pto__fsum(c, start->n, x, y, &lo, &hi) || hi <= limit) return;
+    } else {
+        end = *start;
+        pto__fadd(&end, extent, 1);
+        if (!pto__frange(v, &end, &lo, &hi) || hi <= limit) return;
+    }
+    pto_error(v->ctx, pto__vexpr_loc(v, e, at), "%s of '%s' ends at %s %lld, out of bounds ('%s' has %lld %ss)", prefix, name, what,
               (long long)(hi - 1), name, (long long)limit, what);
 }
 
@@ -5016,16 +5232,18 @@ static void pto__vgm_op(pto__verifier *v, const pto__vop *op, int g, int t)
     const pto_param *p = &v->m->params[o->ref];
     const pto_tile *x = op->t[t];
     int32_t tid = op->o[t]->ref;
-    const char *pn = pto__vname(v, p->name), *tn = pto__vtn(v, x);
-    const char *pd = pto_dtype_name((pto_dtype)p->dtype), *td = pto_dtype_name((pto_dtype)x->dtype);
-    pto__vform r, c;
-    if (p->dtype != x->dtype)
+    const char *pn = pto__vname(v, p->name);
+    pto__vform r, c, vr, vc;
+    if (p->dtype != x->dtype) {
+        const char *tn = pto__vtn(v, x);
+        const char *pd = pto_dtype_name((pto_dtype)p->dtype), *td = pto_dtype_name((pto_dtype)x->dtype);
         pto_error(v->ctx, op->o[1]->loc, "dtype mismatch: '%s' is %s but '%s' is %s", g ? tn : pn, g ? td : pd,
                   g ? pn : tn, g ? pd : td);
-    pto__vexpr(v, o->e[0], 0, &r, 0);
-    pto__vexpr(v, o->e[1], 0, &c, 0);
-    pto__vwindow_dim(v, &r, &v->tvalid[2 * tid], p->dim[0], "window", "row", pn, pto__vexpr_loc(v, o->e[0], o->loc));
-    pto__vwindow_dim(v, &c, &v->tvalid[2 * tid + 1], p->dim[1], "window", "col", pn, pto__vexpr_loc(v, o->e[1], o->loc));
+    }
+    pto__vexpr_sub(v, o->e[0], 0, &r, 0);
+    pto__vexpr_sub(v, o->e[1], 0, &c, 0);
+    pto__vwindow_dim(v, &r, pto__vvalid(v, tid, 0, &vr), p->dim[0], "window", "row", pn, o->e[0], o->loc);
+    pto__vwindow_dim(v, &c, pto__vvalid(v, tid, 1, &vc), p->dim[1], "window", "col", pn, o->e[1], o->loc);
 }
 
 /* tmov: mat -> left/right (MTE1), acc -> vec/mat (FIX, may narrow f32 to
@@ -5057,9 +5275,9 @@ static void pto__vextract(pto__verifier *v, const pto__vop *op)
     pto__fconst(&er, d->rows);
     pto__fconst(&ec, d->cols);
     pto__vwindow_dim(v, &r, &er, a->rows, "textract window", "row", pto__vtn(v, a),
-                     pto__vexpr_loc(v, op->o[2]->e[0], op->o[2]->loc));
+                     op->o[2]->e[0], op->o[2]->loc);
     pto__vwindow_dim(v, &c, &ec, a->cols, "textract window", "col", pto__vtn(v, a),
-                     pto__vexpr_loc(v, op->o[3]->e[0], op->o[3]->loc));
+                     op->o[3]->e[0], op->o[3]->loc);
 }
 
 /* c = a x b: [M, K] x [K, N] -> [M, N]; f16/bf16 -> f32, f32 -> f32, i8 -> i32. */
@@ -5174,8 +5392,8 @@ static void pto__vcomm_window(pto__verifier *v, const pto_operand *o, int64_t ro
     pto__vexpr(v, o->e[1], 0, &c, 0);
     pto__fconst(&er, rows);
     pto__fconst(&ec, cols);
-    pto__vwindow_dim(v, &r, &er, p->dim[0], "window", "row", pn, pto__vexpr_loc(v, o->e[0], o->loc));
-    pto__vwindow_dim(v, &c, &ec, p->dim[1], "window", "col", pn, pto__vexpr_loc(v, o->e[1], o->loc));
+    pto__vwindow_dim(v, &r, &er, p->dim[0], "window", "row", pn, o->e[0], o->loc);
+    pto__vwindow_dim(v, &c, &ec, p->dim[1], "window", "col", pn, o->e[1], o->loc);
 }
 
 /* A signal operand: an i32 tensor; one cell, or (allreduce) the whole tensor. */
@@ -5411,7 +5629,8 @@ static void pto__vcollect(pto__verifier *v, int32_t s)
         const pto_operand *o = &m->operands[st->arg0 + i];
         int32_t t = o->ref, w;
         if (!(info->arg[i] & PTO_A_WRITE) || o->kind != PTO_O_TILE || t < 0 || t >= m->n_tiles) continue;
-        w = pto__grow(v->ctx, (void **)&v->w, &v->n_w, &v->cap_w, sizeof(pto__vwrite));
+        /* room is usually there: pto__valloc reserves one write per operand */
+        w = v->n_w < v->cap_w ? v->n_w++ : pto__grow(v->ctx, (void **)&v->w, &v->n_w, &v->cap_w, sizeof(pto__vwrite));
         if (w < 0) { v->internal = 1; return; }
         v->w[w].pos = v->pos[s];
         v->w[w].next = -1;
@@ -5823,17 +6042,26 @@ static int pto__valloc(pto__verifier *v)
     v->wfirst = (int32_t *)pto__vcalloc(v, nt, sizeof(int32_t));
     v->wlast = (int32_t *)pto__vcalloc(v, nt, sizeof(int32_t));
     v->wcur = (int32_t *)pto__vcalloc(v, nt, sizeof(int32_t));
-    v->tvalid = (pto__vform *)pto__vcalloc(v, 2 * nt, sizeof(pto__vform));
+    /* a tile's forms are set when its declaration comes into scope
+       (pto__vtile_valid, only for tiles with a valid(...) clause: see
+       pto__vvalid), before any operand can name it */
+    v->tvalid = (pto__vform *)pto__vuninit(v, 2 * nt, sizeof(pto__vform));
     v->vlive = (uint8_t *)pto__vcalloc(v, nv, 1);
     v->vrange = (uint8_t *)pto__vcalloc(v, nv, 1);
     v->vifdepth = (int32_t *)pto__vcalloc(v, nv, sizeof(int32_t));
     v->vlo = (int64_t *)pto__vcalloc(v, nv, sizeof(int64_t));
     v->vhi = (int64_t *)pto__vcalloc(v, nv, sizeof(int64_t));
-    v->vform = (pto__vform *)pto__vcalloc(v, nv, sizeof(pto__vform));
+    /* a let's form is set before the let is live (pto__vlet) */
+    v->vform = (pto__vform *)pto__vuninit(v, nv, sizeof(pto__vform));
     v->nkind = (uint8_t *)pto__vcalloc(v, nn, 1);
     v->nid = (int32_t *)pto__vcalloc(v, nn, sizeof(int32_t));
     v->kname = (int32_t *)pto__vcalloc(v, nn, sizeof(int32_t));
     if (v->internal) return 0;
+    if (m->n_operands > 0) {   /* a tile write is an operand: one pto__grow for them all */
+        v->w = (pto__vwrite *)pto__vuninit(v, (size_t)m->n_operands, sizeof(pto__vwrite));
+        if (!v->w) return 0;
+        v->cap_w = m->n_operands;
+    }
     for (i = 0; i < m->n_tiles; i++) v->wfirst[i] = v->wlast[i] = v->wcur[i] = -1;
     return 1;
 }
@@ -8774,7 +9002,7 @@ static int32_t pto__plan_succ(const pto_module *m, int32_t s)
     const pto_stmt *st = &m->stmts[s];
     if (pto__block_head(m, st->body) >= 0) return pto__block_head(m, st->body);
     if (pto__block_head(m, st->orelse) >= 0) return pto__block_head(m, st->orelse);
-    return pto__plan_skip(m, s);
+    return st->next >= 0 ? st->next : pto__plan_skip(m, s);   /* skip's first answer, without the call */
 }
 
 static void pto__live_free(pto_ctx *ctx, pto__live *lv)
@@ -8808,16 +9036,16 @@ static void pto__live_number(const pto_module *m, pto__live *lv)
                           : m->stmts[owner].kind == PTO_ST_FOR ? owner : lv->loop[owner];
         }
         for (q = first; q < n; q++) {
-            int32_t after = pto__plan_skip(m, lv->at[q]);
+            int32_t s_q = lv->at[q], after = m->stmts[s_q].next >= 0 ? m->stmts[s_q].next : pto__plan_skip(m, s_q);
             lv->end[lv->at[q]] = after >= 0 && lv->pt[after] > q ? lv->pt[after] - 1 : n - 1;
         }
     }
     lv->npts = n;
 }
 
-static int pto__contains(const pto__live *lv, int32_t loop, int32_t stmt)
+/* Whether point p (-1: none) lies in the numbered loop's subtree. */
+static int pto__contains(const pto__live *lv, int32_t loop, int32_t p)
 {
-    int32_t p = stmt >= 0 ? lv->pt[stmt] : -1;
     return p >= 0 && lv->pt[loop] <= p && p <= lv->end[loop];
 }
 
@@ -8827,12 +9055,13 @@ static int32_t pto__loop_of(const pto_module *m, const pto__live *lv, int32_t s)
     return lv->pt[s] >= 0 ? lv->loop[s] : pto_stmt_loop(m, s);
 }
 
-/* Widens tile t's interval for a use at statement u: the outermost loop
-   around u that does not contain the declaration is live throughout. */
-static void pto__live_use(const pto_module *m, pto__live *lv, int32_t t, int32_t u)
+/* Widens tile t's interval for a use at the numbered statement u (point
+   p): the outermost loop around u that does not contain the declaration
+   (at point dp, -1 for none) is live throughout. */
+static void pto__live_use(const pto_module *m, pto__live *lv, int32_t t, int32_t u, int32_t p, int32_t dp)
 {
-    int32_t l = pto__loop_of(m, lv, u), outer = -1, p = lv->pt[u];
-    for (; l >= 0 && !pto__contains(lv, l, m->tiles[t].decl); l = pto__loop_of(m, lv, l)) outer = l;
+    int32_t l = lv->loop[u], outer = -1;
+    for (; l >= 0 && !pto__contains(lv, l, dp); l = pto__loop_of(m, lv, l)) outer = l;
     if (outer >= 0) {
         if (lv->pt[outer] < lv->lo[t]) lv->lo[t] = lv->pt[outer];
         if (lv->end[outer] > lv->hi[t]) lv->hi[t] = lv->end[outer];
@@ -8841,17 +9070,21 @@ static void pto__live_use(const pto_module *m, pto__live *lv, int32_t t, int32_t
     if (p > lv->hi[t]) lv->hi[t] = p;
 }
 
-static void pto__live_op(const pto_module *m, pto__live *lv, int32_t s)
+/* The uses of op statement s (at point p); dpt[t] = tile t's declaration point. */
+static void pto__live_op(const pto_module *m, pto__live *lv, int32_t s, int32_t p, const int32_t *dpt)
 {
     const pto_stmt *st = &m->stmts[s];
     const pto_opinfo *oi = pto_opinfo_get((pto_op)st->op);
-    uint16_t pipe = (uint16_t)(1u << pto_stmt_pipe(m, s));
+    /* pto_stmt_pipe: the table's pipe but for the three ops whose pipe depends on their operands */
+    int pp = st->op == PTO_OP_TSTORE || st->op == PTO_OP_TPUSH || st->op == PTO_OP_TMOV ? (int)pto_stmt_pipe(m, s)
+                                                                                      : (int)oi->pipe;
+    uint16_t pipe = (uint16_t)(1u << pp);
     int i;
     for (i = 0; i < st->nargs; i++) {
         const pto_operand *o = &m->operands[st->arg0 + i];
         uint32_t mask = oi && i < oi->nargs ? oi->arg[i] : PTO_A_READ;
         if (o->kind != PTO_O_TILE || o->ref < 0 || o->ref >= m->n_tiles) continue;
-        pto__live_use(m, lv, o->ref, s);
+        pto__live_use(m, lv, o->ref, s, p, dpt[o->ref]);
         if (mask & PTO_A_WRITE) lv->wr[o->ref] |= pipe;
         if ((mask & PTO_A_READ) || !(mask & PTO_A_WRITE)) lv->rd[o->ref] |= pipe;
     }
@@ -8861,7 +9094,7 @@ static void pto__live_op(const pto_module *m, pto__live *lv, int32_t s)
 static pto_status pto__live_build(pto_ctx *ctx, const pto_module *m, pto__live *lv)
 {
     size_t ns = (size_t)m->n_stmts + 1, nt = (size_t)m->n_tiles + 1;
-    int32_t p, t;
+    int32_t p, t, *dpt;
     memset(lv, 0, sizeof *lv);
     lv->pt = (int32_t *)pto_alloc(ctx, ns * sizeof(int32_t));
     lv->end = (int32_t *)pto_alloc(ctx, ns * sizeof(int32_t));
@@ -8871,7 +9104,9 @@ static pto_status pto__live_build(pto_ctx *ctx, const pto_module *m, pto__live *
     lv->hi = (int32_t *)pto_alloc(ctx, nt * sizeof(int32_t));
     lv->rd = (uint16_t *)pto_alloc(ctx, nt * sizeof(uint16_t));
     lv->wr = (uint16_t *)pto_alloc(ctx, nt * sizeof(uint16_t));
-    if (!lv->pt || !lv->end || !lv->at || !lv->loop || !lv->lo || !lv->hi || !lv->rd || !lv->wr) {
+    dpt = (int32_t *)pto_alloc(ctx, nt * sizeof(int32_t));
+    if (!lv->pt || !lv->end || !lv->at || !lv->loop || !lv->lo || !lv->hi || !lv->rd || !lv->wr || !dpt) {
+        pto_free(ctx, dpt);
         pto__live_free(ctx, lv);
         pto__oom(ctx);
         return PTO_ERR_INTERNAL;
@@ -8882,8 +9117,13 @@ static pto_status pto__live_build(pto_ctx *ctx, const pto_module *m, pto__live *
         lv->hi[t] = -1;
         lv->rd[t] = lv->wr[t] = 0;
     }
+    for (t = 0; t < m->n_tiles; t++) {   /* declaration points, read at every use */
+        int32_t d = m->tiles[t].decl;
+        dpt[t] = d >= 0 && d < m->n_stmts ? lv->pt[d] : -1;
+    }
     for (p = 0; p < lv->npts; p++)
-        if (m->stmts[lv->at[p]].kind == PTO_ST_OP) pto__live_op(m, lv, lv->at[p]);
+        if (m->stmts[lv->at[p]].kind == PTO_ST_OP) pto__live_op(m, lv, lv->at[p], p, dpt);
+    pto_free(ctx, dpt);
     for (t = 0; t < m->n_tiles; t++) {
         int32_t d = m->tiles[t].decl, l;
         int32_t dp = d >= 0 && d < m->n_stmts ? lv->pt[d] : -1;
@@ -9077,12 +9317,12 @@ static int64_t pto__order_key(const pto__item *a, int order)
 }
 
 /* The items by size (larger first), then start (earlier first), then
-   index: the tail of every placement order's keys, sorted once per group. */
-static void pto__sort_base(const pto__group *g, pto__sortbuf *sb)
+   index: the tail of every placement order's keys, sorted once per group.
+   bylo (pto__group_live_max) is already by start, then index. */
+static void pto__sort_base(const pto__group *g, pto__sortbuf *sb, const int32_t *bylo)
 {
     int32_t i;
-    for (i = 0; i < g->n; i++) sb->val[i] = g->it[i].lo;
-    pto__sort_by(sb->base, sb->tmp, g->n, sb->val, sb->key, 0, 1);
+    memcpy(sb->base, bylo, (size_t)g->n * sizeof *bylo);
     for (i = 0; i < g->n; i++) sb->val[i] = g->it[i].size;
     pto__sort_by(sb->base, sb->tmp, g->n, sb->val, sb->key, 1, 0);
 }
@@ -9117,6 +9357,11 @@ typedef struct pto__cls {
 typedef struct pto__scratch {
     pto_ctx *ctx;
     int32_t *idx, *bylo, *byhi, *leaf, *tree, *hits;
+    int32_t *lim;       /* per item: how many items start at or before its end (a prefix of bylo) */
+    int32_t *touched;   /* tree nodes set since the last reset (each once: values only rise from -1) */
+    int32_t ntouched;
+    int32_t *pins;      /* the pinned items, in index order */
+    int32_t npins;
     pto__sortbuf sb;
     int64_t *off, *best, *obs;
     int32_t width, nobs, capobs, nhits;
@@ -9125,20 +9370,65 @@ typedef struct pto__scratch {
     int oom;
 } pto__scratch;
 
+/* Sets item's leaf (from -1: an item is placed once per attempt, and the
+   tree is reset before each). A node holds the largest end below it and
+   ends only grow, so the new value rises until a node already holds as
+   much: every node above holds at least that too. */
 static void pto__tree_set(pto__scratch *s, int32_t item, int32_t v)
 {
     int32_t n = s->width + s->leaf[item];
+    s->touched[s->ntouched++] = n;      /* ends are >= 0: the leaf leaves -1 */
     s->tree[n] = v;
-    for (n /= 2; n >= 1; n /= 2) s->tree[n] = s->tree[2 * n] > s->tree[2 * n + 1] ? s->tree[2 * n] : s->tree[2 * n + 1];
+    for (n /= 2; n >= 1 && s->tree[n] < v; n /= 2) {
+        if (s->tree[n] < 0) s->touched[s->ntouched++] = n;
+        s->tree[n] = v;
+    }
 }
 
-/* The placed items among the first `lim` by start whose end is >= qlo. */
-static void pto__tree_find(pto__scratch *s, int32_t node, int32_t l, int32_t r, int32_t lim, int32_t qlo)
+/* Back to an empty tree (all -1) by undoing the nodes set since the last
+   reset: an attempt stopped early has set few of them. */
+static void pto__tree_reset(pto__scratch *s)
 {
-    if (l >= lim || s->tree[node] < qlo) return;
-    if (r - l == 1) { s->hits[s->nhits++] = s->bylo[l]; return; }
-    pto__tree_find(s, 2 * node, l, (l + r) / 2, lim, qlo);
-    pto__tree_find(s, 2 * node + 1, (l + r) / 2, r, lim, qlo);
+    int32_t k;
+    for (k = 0; k < s->ntouched; k++) s->tree[s->touched[k]] = -1;
+    s->ntouched = 0;
+}
+
+/* The leaves under `node` whose end is >= qlo, left to right (a node's
+   value is the largest end below it, so a subtree below qlo is skipped
+   whole). An explicit stack: at most one pending right sibling per level. */
+static void pto__tree_collect(pto__scratch *s, int32_t node, int32_t qlo)
+{
+    int32_t stack[66], sp = 0;
+    stack[sp++] = node;
+    while (sp > 0) {
+        int32_t n = stack[--sp];
+        if (n >= s->width) { s->hits[s->nhits++] = s->bylo[n - s->width]; continue; }
+        if (s->tree[2 * n + 1] >= qlo) stack[sp++] = 2 * n + 1;
+        if (s->tree[2 * n] >= qlo) stack[sp++] = 2 * n;
+    }
+}
+
+/* The placed items among the first `lim` by start whose end is >= qlo, in
+   start order: [0, lim) is covered left to right by the whole subtrees met
+   on one root-to-leaf path, each then searched by pto__tree_collect. */
+static void pto__tree_find(pto__scratch *s, int32_t lim, int32_t qlo)
+{
+    int32_t node = 1, l = 0, span = s->width;
+    while (l < lim) {
+        if (l + span <= lim) {              /* the node lies inside [0, lim) */
+            if (s->tree[node] >= qlo) pto__tree_collect(s, node, qlo);
+            return;
+        }
+        span /= 2;                          /* partly inside: look at its halves */
+        if (l + span <= lim) {              /* the left half is inside, the right partly */
+            if (s->tree[2 * node] >= qlo) pto__tree_collect(s, 2 * node, qlo);
+            node = 2 * node + 1;
+            l += span;
+        } else {
+            node = 2 * node;
+        }
+    }
 }
 
 static void pto__obs_add(pto__scratch *s, int64_t lo, int64_t hi)
@@ -9223,10 +9513,9 @@ static int64_t pto__find_gap(const pto__group *g, pto__scratch *s, int32_t i, in
 {
     const pto__item *a = &g->it[i];
     int64_t cur = 0, best = -1, best_gap = 0;
-    int32_t k, lo = 0, hi = g->n, c;
-    while (lo < hi) { int32_t mid = (lo + hi) / 2; if (g->it[s->bylo[mid]].lo <= a->hi) lo = mid + 1; else hi = mid; }
+    int32_t k, c;
     s->nhits = s->nobs = 0;
-    pto__tree_find(s, 1, 0, s->width, lo, a->lo);
+    pto__tree_find(s, s->lim[i], a->lo);
     for (k = 0; k < s->nhits; k++) pto__obs_add(s, s->off[s->hits[k]], s->off[s->hits[k]] + g->it[s->hits[k]].size);
     for (c = 0; separate && c < s->ncls; c++)
         if (pto__conflict(a, &s->cls[c].rep))
@@ -9250,11 +9539,13 @@ static int64_t pto__place(const pto__group *g, pto__scratch *s, int bestfit, int
 {
     int32_t k, c;
     int64_t peak = 0;
-    for (k = 1; k < 2 * s->width; k++) s->tree[k] = -1;
+    pto__tree_reset(s);
     for (c = 0; c < s->ncls; c++) s->cls[c].n = 0;
-    for (k = 0; k < g->n; k++) {
+    /* an item's offset is read only once it is placed (the tree and the
+       classes hold placed items only; best[] copies a finished attempt) */
+    for (c = 0; c < s->npins; c++) {
+        k = s->pins[c];
         s->off[k] = g->it[k].pin;
-        if (g->it[k].pin < 0) continue;
         pto__mark_placed(g, s, k, separate);
         if (s->off[k] + g->it[k].size > peak) peak = s->off[k] + g->it[k].size;
     }
@@ -9400,6 +9691,9 @@ static void pto__scratch_free(pto__scratch *s)
     pto_free(s->ctx, s->leaf);
     pto_free(s->ctx, s->tree);
     pto_free(s->ctx, s->hits);
+    pto_free(s->ctx, s->lim);
+    pto_free(s->ctx, s->touched);
+    pto_free(s->ctx, s->pins);
     pto_free(s->ctx, s->off);
     pto_free(s->ctx, s->best);
     pto_free(s->ctx, s->obs);
@@ -9410,6 +9704,7 @@ static void pto__scratch_free(pto__scratch *s)
 static int pto__scratch_init(pto_ctx *ctx, const pto__group *g, pto__scratch *s)
 {
     size_t n = (size_t)g->n + 1;
+    int32_t k;
     memset(s, 0, sizeof *s);
     s->ctx = ctx;
     for (s->width = 1; s->width < g->n; s->width *= 2) {}
@@ -9422,11 +9717,30 @@ static int pto__scratch_init(pto_ctx *ctx, const pto__group *g, pto__scratch *s)
     s->byhi = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
     s->leaf = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
     s->hits = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
+    s->lim = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
+    s->pins = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
+    s->touched = (int32_t *)pto_alloc(ctx, 2 * (size_t)s->width * sizeof(int32_t));
     s->tree = (int32_t *)pto_alloc(ctx, 2 * (size_t)s->width * sizeof(int32_t));
     s->off = (int64_t *)pto_alloc(ctx, n * sizeof(int64_t));
     s->best = (int64_t *)pto_alloc(ctx, n * sizeof(int64_t));
-    if (!s->idx || !s->sb.tmp || !s->sb.base || !s->sb.val || !s->sb.key || !s->bylo || !s->byhi || !s->leaf || !s->hits || !s->tree || !s->off || !s->best) return 0;
+    if (!s->idx || !s->sb.tmp || !s->sb.base || !s->sb.val || !s->sb.key || !s->bylo || !s->byhi || !s->leaf || !s->hits || !s->lim || !s->pins || !s->touched || !s->tree || !s->off || !s->best) return 0;
+    for (k = 1; k < 2 * s->width; k++) s->tree[k] = -1;   /* empty; pto__tree_reset keeps it so */
+    for (k = 0; k < g->n; k++)
+        if (g->it[k].pin >= 0) s->pins[s->npins++] = k;
     return 1;
+}
+
+/* s->lim for every item, by one merge of the items by end (byhi) with the
+   items by start (bylo): the same counts as a binary search over bylo per
+   placement, computed once for all the attempts. */
+static void pto__prefix_limits(const pto__group *g, pto__scratch *s)
+{
+    int32_t e, j = 0;
+    for (e = 0; e < g->n; e++) {
+        int32_t i = s->byhi[e];
+        while (j < g->n && g->it[s->bylo[j]].lo <= g->it[i].hi) j++;
+        s->lim[i] = j;
+    }
 }
 
 static pto_status pto__plan_group(pto_ctx *ctx, pto_module *m, const pto__live *lv, pto__group *g,
@@ -9448,10 +9762,11 @@ static pto_status pto__plan_group(pto_ctx *ctx, pto_module *m, const pto__live *
         return PTO_ERR_INTERNAL;
     }
     pto__group_live_max(g, s.bylo, s.byhi, &s.sb);
-    pto__sort_base(g, &s.sb);
+    pto__sort_base(g, &s.sb, s.bylo);
     stat->live_max = g->live_max;
     stat->live_stmt = g->live_pt >= 0 ? lv->at[g->live_pt] : -1;
     for (i = 0; i < g->n; i++) s.leaf[s.bylo[i]] = i;
+    pto__prefix_limits(g, &s);
     st = pto__check_pins(ctx, m, g);
     if (st != PTO_OK) {
         pto__scratch_free(&s);

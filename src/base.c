@@ -129,11 +129,13 @@ static uint32_t pto__hash(const char *s, size_t n)
 /* The table keeps each slot's full hash next to its id (struct
    pto__hslot): a probe compares hashes first and touches the pool only on a
    likely match, and growing the table never rehashes a string. */
-static int pto__rehash(pto_ctx *ctx, int32_t ncap)
+/* Moves the table to ncap slots; 0 (nothing changed) when out of memory.
+   Quiet: pto__rehash reports, pto__intern_reserve need not. */
+static int pto__rehash_quiet(pto_ctx *ctx, int32_t ncap)
 {
     struct pto__hslot *h = (struct pto__hslot *)pto_alloc(ctx, sizeof *h * (size_t)ncap);
     int32_t i;
-    if (!h) { pto__oom(ctx); return 0; }
+    if (!h) return 0;
     for (i = 0; i < ncap; i++) h[i].id = -1;
     for (i = 0; i < ctx->hash_cap; i++) {
         uint32_t k;
@@ -146,6 +148,24 @@ static int pto__rehash(pto_ctx *ctx, int32_t ncap)
     ctx->hash = h;
     ctx->hash_cap = ncap;
     return 1;
+}
+
+static int pto__rehash(pto_ctx *ctx, int32_t ncap)
+{
+    if (pto__rehash_quiet(ctx, ncap)) return 1;
+    pto__oom(ctx);
+    return 0;
+}
+
+/* Best effort: sizes the table for n strings at once (the parser's estimate
+   for a large file), so that it is not rebuilt at every doubling on the way
+   (each rebuild touches a fresh table and rehashes every string). */
+static void pto__intern_reserve(pto_ctx *ctx, size_t n)
+{
+    int32_t ncap = ctx->hash_cap ? ctx->hash_cap : 64;
+    if (n > (size_t)INT32_MAX / 4) return;
+    while ((n + 1) * 2 > (size_t)ncap) ncap *= 2;
+    if (ncap > ctx->hash_cap) pto__rehash_quiet(ctx, ncap);
 }
 
 /* Appends s to the pool as a new string id, not entered in the table:

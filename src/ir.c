@@ -104,21 +104,22 @@ static int pto__arg_space(const pto_module *m, int32_t stmt, int i)
 PTODEF pto_pipe pto_stmt_pipe(const pto_module *m, int32_t stmt)
 {
     const pto_stmt *s = &m->stmts[stmt];
-    int dst, src;
+    int src;
     if (s->kind != PTO_ST_OP) return PTO_PIPE_S;
-    dst = pto__arg_space(m, stmt, 0);
+    /* only these three depend on their operands' spaces: the others are
+       their table row (no operand lookups for them; every pass asks) */
+    if (s->op != PTO_OP_TSTORE && s->op != PTO_OP_TPUSH && s->op != PTO_OP_TMOV)
+        return pto_opinfo_get((pto_op)s->op)->pipe;
     src = pto__arg_space(m, stmt, 1);
     switch (s->op) {
     case PTO_OP_TSTORE:
         return src == PTO_ACC ? PTO_PIPE_FIX : PTO_PIPE_MTE3;
     case PTO_OP_TPUSH:   /* hardware.md section 3: FIX from L0C, MTE3 from UB */
         return src == PTO_ACC ? PTO_PIPE_FIX : PTO_PIPE_MTE3;
-    case PTO_OP_TMOV:
+    default:             /* tmov */
         if (src == PTO_ACC) return PTO_PIPE_FIX;
-        if (src == PTO_VEC && dst == PTO_VEC) return PTO_PIPE_V;
+        if (src == PTO_VEC && pto__arg_space(m, stmt, 0) == PTO_VEC) return PTO_PIPE_V;
         return PTO_PIPE_MTE1;
-    default:
-        return pto_opinfo_get((pto_op)s->op)->pipe;
     }
 }
 
@@ -295,17 +296,25 @@ PTODEF int32_t pto_add_scalar_param(pto_module *m, int32_t kernel, const char *n
     return p;
 }
 
-PTODEF int32_t pto_add_var(pto_module *m, int32_t kernel, const char *name, pto_var_kind kind,
-                           int32_t def, pto_loc loc)
+/* The builders below with the name already interned (the parser has its
+   id from the lexer; re-interning the text would hash it again). */
+static int32_t pto__add_var_id(pto_module *m, int32_t kernel, int32_t name, pto_var_kind kind,
+                               int32_t def, pto_loc loc)
 {
     int32_t v = PTO__PUSH_FAST(m, vars);
     if (v < 0) return -1;
-    m->vars[v].name = pto__name(m, name);
+    m->vars[v].name = name;
     m->vars[v].kind = (uint8_t)kind;
     m->vars[v].kernel = kernel;
     m->vars[v].def = def;
     m->vars[v].loc = loc;
     return v;
+}
+
+PTODEF int32_t pto_add_var(pto_module *m, int32_t kernel, const char *name, pto_var_kind kind,
+                           int32_t def, pto_loc loc)
+{
+    return pto__add_var_id(m, kernel, pto__name(m, name), kind, def, loc);
 }
 
 /* ---- expressions ---- */
@@ -418,8 +427,8 @@ static int32_t pto__add_stmt(pto_module *m, int32_t block, pto_stmt_kind kind, p
     return s;
 }
 
-PTODEF int32_t pto_add_tile(pto_module *m, int32_t block, const char *name, pto_space space,
-                            pto_dtype dt, int32_t rows, int32_t cols, pto_loc loc)
+static int32_t pto__add_tile_id(pto_module *m, int32_t block, int32_t name, pto_space space,
+                                pto_dtype dt, int32_t rows, int32_t cols, pto_loc loc)
 {
     int32_t s = pto__add_stmt(m, block, PTO_ST_TILE, loc), t;
     pto_tile *tl;
@@ -427,7 +436,7 @@ PTODEF int32_t pto_add_tile(pto_module *m, int32_t block, const char *name, pto_
     t = PTO__PUSH_FAST(m, tiles);
     if (t < 0) return -1;
     tl = &m->tiles[t];
-    tl->name = pto__name(m, name);
+    tl->name = name;
     tl->kernel = m->blocks[block].kernel;
     tl->space = (uint8_t)space;
     tl->dtype = (uint8_t)dt;
@@ -443,23 +452,23 @@ PTODEF int32_t pto_add_tile(pto_module *m, int32_t block, const char *name, pto_
     return t;
 }
 
-PTODEF int32_t pto_add_let(pto_module *m, int32_t block, const char *name, int32_t value, pto_loc loc)
+static int32_t pto__add_let_id(pto_module *m, int32_t block, int32_t name, int32_t value, pto_loc loc)
 {
     int32_t s = pto__add_stmt(m, block, PTO_ST_LET, loc), v;
     if (s < 0) return -1;
-    v = pto_add_var(m, m->blocks[block].kernel, name, PTO_V_LET, s, loc);
+    v = pto__add_var_id(m, m->blocks[block].kernel, name, PTO_V_LET, s, loc);
     if (v < 0) return -1;
     m->stmts[s].ref = v;
     m->stmts[s].e[0] = value;
     return s;
 }
 
-PTODEF int32_t pto_add_for(pto_module *m, int32_t block, const char *var, int32_t start,
-                           int32_t end, int32_t step, pto_loc loc)
+static int32_t pto__add_for_id(pto_module *m, int32_t block, int32_t var, int32_t start,
+                               int32_t end, int32_t step, pto_loc loc)
 {
     int32_t s = pto__add_stmt(m, block, PTO_ST_FOR, loc), v, body;
     if (s < 0) return -1;
-    v = pto_add_var(m, m->blocks[block].kernel, var, PTO_V_LOOP, s, loc);
+    v = pto__add_var_id(m, m->blocks[block].kernel, var, PTO_V_LOOP, s, loc);
     body = pto_add_block(m, m->blocks[block].kernel, s);
     if (v < 0 || body < 0) return -1;
     m->stmts[s].ref = v;
@@ -468,6 +477,23 @@ PTODEF int32_t pto_add_for(pto_module *m, int32_t block, const char *var, int32_
     m->stmts[s].e[2] = step;
     m->stmts[s].body = body;
     return s;
+}
+
+PTODEF int32_t pto_add_tile(pto_module *m, int32_t block, const char *name, pto_space space,
+                            pto_dtype dt, int32_t rows, int32_t cols, pto_loc loc)
+{
+    return pto__add_tile_id(m, block, pto__name(m, name), space, dt, rows, cols, loc);
+}
+
+PTODEF int32_t pto_add_let(pto_module *m, int32_t block, const char *name, int32_t value, pto_loc loc)
+{
+    return pto__add_let_id(m, block, pto__name(m, name), value, loc);
+}
+
+PTODEF int32_t pto_add_for(pto_module *m, int32_t block, const char *var, int32_t start,
+                           int32_t end, int32_t step, pto_loc loc)
+{
+    return pto__add_for_id(m, block, pto__name(m, var), start, end, step, loc);
 }
 
 PTODEF int32_t pto_add_if(pto_module *m, int32_t block, int32_t lhs, pto_cmp cmp, int32_t rhs,

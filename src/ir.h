@@ -212,14 +212,15 @@ typedef struct pto_tile {
     int32_t name;
     int32_t kernel;
     uint8_t space, dtype, core;
+    uint8_t planned;             /* planner: the offsets below are meaningful */
     int32_t rows, cols;
     int32_t valid_r, valid_c;    /* expr ids; -1 = the full shape */
     int32_t nbuf;                /* 1, or N for xN */
     int32_t decl;                /* the TILE stmt */
     int64_t pin;                 /* fixed address, or PTO_NO_ADDR */
-    /* Written by the planner. planned says the offsets are meaningful:
+    /* Written by the planner (planned, with the small fields above: 128
+       bytes, no padding hole). planned says the offsets are meaningful:
        offset 0 is a valid placement, never a "not yet planned" mark. */
-    uint8_t planned;
     int64_t offset[PTO_MAX_NBUF];  /* slot k's byte offset in its space */
     int32_t origin;              /* 0 = user; else the pass that made it */
     pto_loc loc;

@@ -84,6 +84,7 @@ static const char *const pto__ps_bind_word[] = {
 typedef struct pto__ps_pname {
     uint8_t kind;       /* PTO__B_* */
     uint8_t opc;        /* op lookup cache: 0 not looked up, 1 no op, 2 + op */
+    uint8_t dtc, spc;   /* the same for dtype and memory space names: 0 not looked up, 1 + value */
     int32_t ref;        /* param (tensor), var (scalar, dim, let, loop) or tile */
     int32_t depth;      /* scope depth of the declaration */
     int32_t kernel;     /* 1 + kernel id when a kernel has this name */
@@ -169,11 +170,16 @@ static void pto__ps_expected(pto__ps_parser *p, const char *what)
 
 /* Character classes, one table lookup per byte (the lexer's inner loops):
    1 letter or '_', 2 digit, 4 hex digit, 8 starts a punctuator, 16 blank
-   (space, \t, \v, \f, \r: not the newline, a token). */
-enum { PTO__CC_ALPHA = 1, PTO__CC_DIGIT = 2, PTO__CC_HEX = 4, PTO__CC_PUNCT = 8, PTO__CC_BLANK = 16 };
+   (space, \t, \v, \f, \r: not the newline, a token), 32 starts a comment,
+   64 may start a two-character operator. */
+enum {
+    PTO__CC_ALPHA = 1, PTO__CC_DIGIT = 2, PTO__CC_HEX = 4, PTO__CC_PUNCT = 8, PTO__CC_BLANK = 16,
+    PTO__CC_COMMENT = 32, /* '#' */
+    PTO__CC_OP2 = 64      /* '<' '>' '=' '!': may start a two-character operator */
+};
 static const unsigned char pto__ps_cc[256] = {
     0, 0, 0, 0, 0, 0, 0, 0, 0, 16, 0, 16, 16, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    16, 0, 0, 0, 0, 8, 0, 0, 8, 8, 8, 8, 8, 8, 0, 8, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 8, 0, 8, 8, 8, 0,
+    16, 64, 0, 32, 0, 8, 0, 0, 8, 8, 8, 8, 8, 8, 0, 8, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 8, 0, 72, 72, 72, 0,
     8, 5, 5, 5, 5, 5, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 8, 0, 8, 0, 1,
     0, 5, 5, 5, 5, 5, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 8, 0, 8, 0, 0,
     /* 128..255: no token starts or continues with a non-ASCII byte */
@@ -226,60 +232,77 @@ static int pto__ps_lex_number(pto__ps_parser *p)
     return kind;
 }
 
+/* A NAME token starting at i, hashed as it is scanned (interned without a
+   re-read). */
+static void pto__ps_lex_name(pto__ps_parser *p, size_t i)
+{
+    const unsigned char *s = (const unsigned char *)p->src;
+    size_t start = i, n = p->len;
+    uint32_t hv = pto__hash_step(PTO__HASH_SEED, s[i]);
+    for (i++; i < n && (pto__ps_cc[s[i]] & (PTO__CC_ALPHA | PTO__CC_DIGIT)); i++) hv = pto__hash_step(hv, s[i]);
+    p->tok.kind = PTO__T_NAME;
+    p->tok.len = i - start;
+    p->pos = i;
+    p->tok.id = pto__intern_hashed(p->ctx, p->src + start, i - start, hv);
+}
+
+/* A number token starting at i (INT, FLOAT or BADNUM). */
+static void pto__ps_lex_num(pto__ps_parser *p, size_t i)
+{
+    p->pos = i;
+    p->tok.kind = pto__ps_lex_number(p);
+    p->tok.len = p->pos - i;
+}
+
 /* The next token. The scan works on locals (the source pointer, position
-   and length stay in registers): this loop sees every byte of the file. */
+   and length stay in registers): this loop sees every byte of the file.
+   Names and numbers are finished by the two helpers above, called last so
+   that they are tail calls: the common path (blanks, punctuators, newlines)
+   then makes no call and needs no saved registers. */
 static void pto__ps_next(pto__ps_parser *p)
 {
     pto__ps_tok *t = &p->tok;
     const unsigned char *s = (const unsigned char *)p->src;
-    size_t i = p->pos, n = p->len;
-    int c = -1;
+    size_t i = p->pos, n = p->len, len = 1;
+    int c = -1, cls = 0, kind;
+    if (i + 1 < n && s[i] == ' ') i++;   /* the usual one space between tokens, without the loop's tests */
     while (i < n) {
         c = s[i];
-        if (pto__ps_cc[c] & PTO__CC_BLANK) {
-            i++;
-        } else if (c == '#') {
-            const char *nl = (const char *)memchr(s + i, '\n', n - i);
-            i = nl ? (size_t)((const unsigned char *)nl - s) : n;
-        } else {
-            break;
-        }
+        cls = pto__ps_cc[c];
+        if (!(cls & (PTO__CC_BLANK | PTO__CC_COMMENT))) break;
+        if (cls & PTO__CC_BLANK) i++;
+        else
+            while (i < n && s[i] != '\n') i++;   /* a comment runs up to its newline, a token */
     }
-    if (i >= n) c = -1;
     t->pos = i;
     t->line = p->line;
     t->col = (int32_t)(i - p->line_start + 1);
     t->id = 0;
-    if (c < 0) {
+    if (i >= n) {
         t->kind = PTO__T_EOF;
-        i = n;
-    } else if (c == '\n') {
-        t->kind = PTO__T_NL;
-        i++;
-        p->line++;
-        p->line_start = i;
-    } else if (pto__ps_cc[c] & PTO__CC_ALPHA) {
-        uint32_t hv = pto__hash_step(PTO__HASH_SEED, c);   /* hashed as scanned: interned without a re-read */
-        for (i++; i < n && (pto__ps_cc[s[i]] & (PTO__CC_ALPHA | PTO__CC_DIGIT)); i++) hv = pto__hash_step(hv, s[i]);
-        t->kind = PTO__T_NAME;
-        t->id = pto__intern_hashed(p->ctx, p->src + t->pos, i - t->pos, hv);
-    } else if (pto__ps_cc[c] & PTO__CC_DIGIT) {
-        p->pos = i;
-        t->kind = pto__ps_lex_number(p);
-        i = p->pos;
-    } else {
-        int d = i + 1 < n ? s[i + 1] : -1;
-        i++;
-        t->kind = c;
-        if (c == '<' && d == '=') t->kind = PTO__T_LE;
-        else if (c == '>' && d == '=') t->kind = PTO__T_GE;
-        else if (c == '=' && d == '=') t->kind = PTO__T_EQ;
-        else if (c == '!' && d == '=') t->kind = PTO__T_NE;
-        else if (!(pto__ps_cc[c] & PTO__CC_PUNCT)) t->kind = PTO__T_BADCHAR;
-        if (t->kind >= 256) i++;
+        t->len = 0;
+        p->pos = n;
+        return;
     }
-    p->pos = i;
-    t->len = i - t->pos;
+    if (c == '\n') {
+        t->kind = PTO__T_NL;
+        t->len = 1;
+        p->line++;
+        p->line_start = p->pos = i + 1;
+        return;
+    }
+    if (cls & PTO__CC_ALPHA) { pto__ps_lex_name(p, i); return; }
+    if (cls & PTO__CC_DIGIT) { pto__ps_lex_num(p, i); return; }
+    kind = c;
+    if ((cls & PTO__CC_OP2) && i + 1 < n && s[i + 1] == '=') {
+        kind = c == '<' ? PTO__T_LE : c == '>' ? PTO__T_GE : c == '=' ? PTO__T_EQ : PTO__T_NE;
+        len = 2;
+    } else if (!(cls & PTO__CC_PUNCT)) {
+        kind = PTO__T_BADCHAR;
+    }
+    t->kind = kind;
+    t->len = len;
+    p->pos = i + len;
 }
 
 /* One token of lookahead past the current one, without consuming it. */
@@ -325,6 +348,14 @@ static int pto__ps_int_value(pto__ps_parser *p, const pto__ps_tok *t, int neg, i
     size_t i = 0;
     int base = 10;
     char q[200];
+    if (t->len <= 18 && s[0] != '0') {
+        /* at most 18 decimal digits: below 10^18 < 2^63, so no overflow check
+           is needed (a hex literal starts with 0, a decimal INT with 1-9
+           unless it is 0 itself) */
+        for (; i < t->len; i++) v = v * 10u + (uint64_t)(s[i] - '0');
+        *out = neg ? (int64_t)(0u - v) : (int64_t)v;
+        return 1;
+    }
     if (t->len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) { base = 16; i = 2; }
     for (; i < t->len; i++) {
         int c = (unsigned char)s[i];
@@ -340,10 +371,34 @@ static int pto__ps_int_value(pto__ps_parser *p, const pto__ps_tok *t, int neg, i
     return 1;
 }
 
+/* The value of a plain decimal DIGITS[.DIGITS] of at most 15 digits without
+   strtod: the digits as an integer (below 10^15 < 2^53) and 10^k (k <= 15)
+   are exact doubles, so one IEEE division rounds exactly as strtod does.
+   0 when the text has another form (exponent, hex, too many digits). */
+static int pto__ps_float_fast(const char *s, size_t len, double *out)
+{
+    static const double pow10[16] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7,
+                                     1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    uint64_t v = 0;
+    size_t i, digits = 0, frac = 0;
+    int dot = 0;
+    if (len > 16) return 0;
+    for (i = 0; i < len; i++) {
+        unsigned d = (unsigned)(unsigned char)s[i] - '0';
+        if (d < 10) { v = v * 10u + d; digits++; frac += (size_t)dot; }
+        else if (s[i] == '.' && !dot) dot = 1;
+        else return 0;
+    }
+    if (digits == 0 || digits > 15) return 0;
+    *out = (double)v / pow10[frac];
+    return 1;
+}
+
 /* Value of an INT or FLOAT token read as a double. */
 static int pto__ps_float_value(pto__ps_parser *p, const pto__ps_tok *t, double *out)
 {
     char small[64], *buf = small;
+    if (pto__ps_float_fast(p->src + t->pos, t->len, out)) return 1;
     if (t->kind == PTO__T_INT && t->len > 2 && (p->src[t->pos + 1] == 'x' || p->src[t->pos + 1] == 'X')) {
         int64_t v;
         if (!pto__ps_int_value(p, t, 0, &v)) return 0;
@@ -364,7 +419,8 @@ static int pto__ps_float_value(pto__ps_parser *p, const pto__ps_tok *t, double *
 /* ---- names and scopes ------------------------------------------------------ */
 
 /* The binding slot of interned id `id`; grows the table on demand. NULL only
-   when out of memory. */
+   when out of memory. The hot callers test `id < p->cap_names` themselves
+   and index the table: this function is too big to be inlined. */
 static pto__ps_pname *pto__ps_slot(pto__ps_parser *p, int32_t id)
 {
     if (id >= p->cap_names) {
@@ -382,7 +438,8 @@ static pto__ps_pname *pto__ps_slot(pto__ps_parser *p, int32_t id)
 
 static int pto__ps_push_i32(pto__ps_parser *p, int32_t **arr, int32_t *n, int32_t *cap, int32_t v)
 {
-    int32_t i = pto__grow(p->ctx, (void **)arr, n, cap, sizeof(int32_t));
+    /* room left: no call (the element is written below, no zeroing needed) */
+    int32_t i = *n < *cap ? (*n)++ : pto__grow(p->ctx, (void **)arr, n, cap, sizeof(int32_t));
     if (i < 0) return 0;
     (*arr)[i] = v;
     return 1;
@@ -420,7 +477,7 @@ static int pto__ps_reserved(const pto__ps_parser *p, int32_t id)
 /* Checks that the name token t may be declared here; reports why not. */
 static int pto__ps_can_declare(pto__ps_parser *p, const pto__ps_tok *t)
 {
-    pto__ps_pname *n = pto__ps_slot(p, t->id);
+    pto__ps_pname *n = t->id < p->cap_names ? &p->names[t->id] : pto__ps_slot(p, t->id);
     if (!n) return 0;
     if (pto__ps_reserved(p, t->id)) {
         pto__ps_err(p, t, "'%s' is a reserved word and cannot be declared", pto__ps_text(p, t));
@@ -438,7 +495,7 @@ static int pto__ps_can_declare(pto__ps_parser *p, const pto__ps_tok *t)
 
 static void pto__ps_bind(pto__ps_parser *p, const pto__ps_tok *t, int kind, int32_t ref)
 {
-    pto__ps_pname *n = pto__ps_slot(p, t->id);
+    pto__ps_pname *n = t->id < p->cap_names ? &p->names[t->id] : pto__ps_slot(p, t->id);
     if (!n || ref < 0) return;
     if (!pto__ps_push_i32(p, &p->decls, &p->n_decls, &p->cap_decls, t->id)) return;
     n = &p->names[t->id];
@@ -450,8 +507,9 @@ static void pto__ps_bind(pto__ps_parser *p, const pto__ps_tok *t, int kind, int3
 
 static const pto__ps_pname *pto__ps_lookup(pto__ps_parser *p, const pto__ps_tok *t)
 {
-    static const pto__ps_pname none = {0, 0, 0, 0, 0, {0, 0, 0}};
-    pto__ps_pname *n = pto__ps_slot(p, t->id);
+    static const pto__ps_pname none = {0, 0, 0, 0, 0, 0, 0, {0, 0, 0}};
+    /* every name operand comes here: the table is nearly always big enough */
+    pto__ps_pname *n = t->id < p->cap_names ? &p->names[t->id] : pto__ps_slot(p, t->id);
     return n ? n : &none;
 }
 
@@ -897,10 +955,28 @@ static void pto__ps_sub_block(pto__ps_parser *p, int32_t block, const pto__ps_to
     pto__ps_scope_close(p);
 }
 
+/* The dtype / memory space a name token spells, looked up once per
+   interned name (every tile statement names both). */
+static pto_dtype pto__ps_dtype_of(pto__ps_parser *p, const pto__ps_tok *t)
+{
+    pto__ps_pname *n = t->id < p->cap_names ? &p->names[t->id] : pto__ps_slot(p, t->id);
+    if (!n) return pto_dtype_lookup(p->src + t->pos, t->len);
+    if (n->dtc == 0) n->dtc = (uint8_t)(1 + (int)pto_dtype_lookup(p->src + t->pos, t->len));
+    return (pto_dtype)(n->dtc - 1);
+}
+
+static pto_space pto__ps_space_of(pto__ps_parser *p, const pto__ps_tok *t)
+{
+    pto__ps_pname *n = t->id < p->cap_names ? &p->names[t->id] : pto__ps_slot(p, t->id);
+    if (!n) return pto_space_lookup(p->src + t->pos, t->len);
+    if (n->spc == 0) n->spc = (uint8_t)(1 + (int)pto_space_lookup(p->src + t->pos, t->len));
+    return (pto_space)(n->spc - 1);
+}
+
 static int pto__ps_dtype(pto__ps_parser *p, pto_dtype *dt)
 {
     if (!pto__ps_is(p, PTO__T_NAME)) { pto__ps_expected(p, "a dtype"); return 0; }
-    *dt = pto_dtype_lookup(p->src + p->tok.pos, p->tok.len);
+    *dt = pto__ps_dtype_of(p, &p->tok);
     if (*dt == PTO_DT_NONE) {
         pto__ps_err(p, &p->tok, "unknown dtype '%s'", pto__ps_text(p, &p->tok));
         return 0;
@@ -940,7 +1016,7 @@ static int pto__ps_tile_stmt(pto__ps_parser *p, int32_t block)
     ok = pto__ps_can_declare(p, &name);
     if (!pto__ps_expect(p, ':', "':' after the tile name")) return 0;
     if (!pto__ps_is(p, PTO__T_NAME)) { pto__ps_expected(p, "a memory space"); return 0; }
-    sp = pto_space_lookup(p->src + p->tok.pos, p->tok.len);
+    sp = pto__ps_space_of(p, &p->tok);
     if (sp == PTO_NSPACE) {
         pto__ps_err(p, &p->tok, "unknown memory space '%s' (expected vec, mat, left, right or acc)",
                  pto__ps_text(p, &p->tok));
@@ -953,7 +1029,7 @@ static int pto__ps_tile_stmt(pto__ps_parser *p, int32_t block)
     if (!pto__ps_expect(p, ',', "',' between the tile dimensions")) return 0;
     if (!pto__ps_small_int(p, INT32_MAX, "tile dimension", &c)) return 0;
     if (!pto__ps_expect(p, ']', "']' after the tile shape")) return 0;
-    t = pto_add_tile(p->m, block, pto__ps_text(p, &name), sp, dt, (int32_t)r, (int32_t)c, pto__ps_tloc(p, &kw));
+    t = pto__add_tile_id(p->m, block, name.id, sp, dt, (int32_t)r, (int32_t)c, pto__ps_tloc(p, &kw));
     if (t < 0) return 0;
     p->m->tiles[t].loc = pto__ps_tloc(p, &name);
     if (ok) pto__ps_bind(p, &name, PTO__B_TILE, t);
@@ -1013,7 +1089,7 @@ static int pto__ps_let_stmt(pto__ps_parser *p, int32_t block)
     ok = pto__ps_can_declare(p, &name);
     if (!pto__ps_expect(p, '=', "'=' after the let name")) return 0;
     if ((e = pto__ps_expr0(p)) < 0) return 0;
-    s = pto_add_let(p->m, block, pto__ps_text(p, &name), e, pto__ps_tloc(p, &kw));
+    s = pto__add_let_id(p->m, block, name.id, e, pto__ps_tloc(p, &kw));
     if (s < 0) return 0;
     p->m->vars[p->m->stmts[s].ref].loc = pto__ps_tloc(p, &name);
     if (ok) pto__ps_bind(p, &name, PTO__B_LET, p->m->stmts[s].ref);
@@ -1041,7 +1117,7 @@ static int pto__ps_for_stmt(pto__ps_parser *p, int32_t block)
     }
     open = p->tok;
     if (!pto__ps_expect(p, '{', "'{' after the loop header")) return 0;
-    s = pto_add_for(p->m, block, pto__ps_text(p, &name), a, b, st, pto__ps_tloc(p, &kw));
+    s = pto__add_for_id(p->m, block, name.id, a, b, st, pto__ps_tloc(p, &kw));
     if (s < 0) return 0;
     p->m->vars[p->m->stmts[s].ref].loc = pto__ps_tloc(p, &name);
     pto__ps_scope_open(p);
@@ -1230,7 +1306,7 @@ static int pto__ps_tfree_tile(pto__ps_parser *p, int32_t s)
 
 static pto_op pto__ps_op_of(pto__ps_parser *p, const pto__ps_tok *t)
 {
-    pto__ps_pname *n = pto__ps_slot(p, t->id);
+    pto__ps_pname *n = t->id < p->cap_names ? &p->names[t->id] : pto__ps_slot(p, t->id);
     if (!n) return PTO_NOP;
     if (n->opc == 0) {
         pto_op op = pto_op_lookup(p->src + t->pos, t->len);
@@ -1295,7 +1371,7 @@ static int pto__ps_dim(pto__ps_parser *p, int32_t param, int d)
             v = n->ref;
         } else {
             if (!pto__ps_can_declare(p, &t)) return 1; /* reported; keep parsing */
-            v = pto_add_var(p->m, p->kernel, pto__ps_text(p, &t), PTO_V_DIM, param, pto__ps_tloc(p, &t));
+            v = pto__add_var_id(p->m, p->kernel, t.id, PTO_V_DIM, param, pto__ps_tloc(p, &t));
             if (v < 0) return 0;
             pto__ps_bind(p, &t, PTO__B_DIM, v);
         }
@@ -1514,6 +1590,24 @@ static void pto__ps_file(pto__ps_parser *p)
     }
 }
 
+/* Best effort, for a large file: the intern table and the binding table
+   sized for the names the text will likely add (about one per 80 bytes in
+   typical kernels; capped, as the binding table is zeroed) instead of
+   growing by doubling, each step a fresh table to fill or copy. */
+static void pto__ps_reserve_names(pto__ps_parser *p)
+{
+    size_t more = p->len / 80 < ((size_t)1 << 20) ? p->len / 80 : ((size_t)1 << 20);
+    size_t want = (size_t)p->ctx->n_strs + more;
+    pto__ps_pname *n;
+    if (more < 256) return;
+    pto__intern_reserve(p->ctx, want);
+    n = (pto__ps_pname *)pto_alloc(p->ctx, sizeof *n * want);
+    if (!n) return;
+    memset(n, 0, sizeof *n * want);
+    p->names = n;
+    p->cap_names = (int32_t)want;
+}
+
 PTODEF pto_module *pto_parse(pto_ctx *ctx, const char *filename, const char *text, size_t len)
 {
     pto__ps_parser p;
@@ -1537,6 +1631,7 @@ PTODEF pto_module *pto_parse(pto_ctx *ctx, const char *filename, const char *tex
     if (!p.m) return NULL;
     p.m->file = p.file;
     pto__module_reserve(p.m, p.len);
+    pto__ps_reserve_names(&p);
     for (i = 0; i < PTO__NKW; i++) {
         p.kw[i] = pto_intern(ctx, pto__ps_kw_text[i], strlen(pto__ps_kw_text[i]));
         if (p.kw[i] > p.kw_max) p.kw_max = p.kw[i];

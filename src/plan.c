@@ -131,7 +131,7 @@ static int32_t pto__plan_succ(const pto_module *m, int32_t s)
     const pto_stmt *st = &m->stmts[s];
     if (pto__block_head(m, st->body) >= 0) return pto__block_head(m, st->body);
     if (pto__block_head(m, st->orelse) >= 0) return pto__block_head(m, st->orelse);
-    return pto__plan_skip(m, s);
+    return st->next >= 0 ? st->next : pto__plan_skip(m, s);   /* skip's first answer, without the call */
 }
 
 static void pto__live_free(pto_ctx *ctx, pto__live *lv)
@@ -165,16 +165,16 @@ static void pto__live_number(const pto_module *m, pto__live *lv)
                           : m->stmts[owner].kind == PTO_ST_FOR ? owner : lv->loop[owner];
         }
         for (q = first; q < n; q++) {
-            int32_t after = pto__plan_skip(m, lv->at[q]);
+            int32_t s_q = lv->at[q], after = m->stmts[s_q].next >= 0 ? m->stmts[s_q].next : pto__plan_skip(m, s_q);
             lv->end[lv->at[q]] = after >= 0 && lv->pt[after] > q ? lv->pt[after] - 1 : n - 1;
         }
     }
     lv->npts = n;
 }
 
-static int pto__contains(const pto__live *lv, int32_t loop, int32_t stmt)
+/* Whether point p (-1: none) lies in the numbered loop's subtree. */
+static int pto__contains(const pto__live *lv, int32_t loop, int32_t p)
 {
-    int32_t p = stmt >= 0 ? lv->pt[stmt] : -1;
     return p >= 0 && lv->pt[loop] <= p && p <= lv->end[loop];
 }
 
@@ -184,12 +184,13 @@ static int32_t pto__loop_of(const pto_module *m, const pto__live *lv, int32_t s)
     return lv->pt[s] >= 0 ? lv->loop[s] : pto_stmt_loop(m, s);
 }
 
-/* Widens tile t's interval for a use at statement u: the outermost loop
-   around u that does not contain the declaration is live throughout. */
-static void pto__live_use(const pto_module *m, pto__live *lv, int32_t t, int32_t u)
+/* Widens tile t's interval for a use at the numbered statement u (point
+   p): the outermost loop around u that does not contain the declaration
+   (at point dp, -1 for none) is live throughout. */
+static void pto__live_use(const pto_module *m, pto__live *lv, int32_t t, int32_t u, int32_t p, int32_t dp)
 {
-    int32_t l = pto__loop_of(m, lv, u), outer = -1, p = lv->pt[u];
-    for (; l >= 0 && !pto__contains(lv, l, m->tiles[t].decl); l = pto__loop_of(m, lv, l)) outer = l;
+    int32_t l = lv->loop[u], outer = -1;
+    for (; l >= 0 && !pto__contains(lv, l, dp); l = pto__loop_of(m, lv, l)) outer = l;
     if (outer >= 0) {
         if (lv->pt[outer] < lv->lo[t]) lv->lo[t] = lv->pt[outer];
         if (lv->end[outer] > lv->hi[t]) lv->hi[t] = lv->end[outer];
@@ -198,17 +199,21 @@ static void pto__live_use(const pto_module *m, pto__live *lv, int32_t t, int32_t
     if (p > lv->hi[t]) lv->hi[t] = p;
 }
 
-static void pto__live_op(const pto_module *m, pto__live *lv, int32_t s)
+/* The uses of op statement s (at point p); dpt[t] = tile t's declaration point. */
+static void pto__live_op(const pto_module *m, pto__live *lv, int32_t s, int32_t p, const int32_t *dpt)
 {
     const pto_stmt *st = &m->stmts[s];
     const pto_opinfo *oi = pto_opinfo_get((pto_op)st->op);
-    uint16_t pipe = (uint16_t)(1u << pto_stmt_pipe(m, s));
+    /* pto_stmt_pipe: the table's pipe but for the three ops whose pipe depends on their operands */
+    int pp = st->op == PTO_OP_TSTORE || st->op == PTO_OP_TPUSH || st->op == PTO_OP_TMOV ? (int)pto_stmt_pipe(m, s)
+                                                                                      : (int)oi->pipe;
+    uint16_t pipe = (uint16_t)(1u << pp);
     int i;
     for (i = 0; i < st->nargs; i++) {
         const pto_operand *o = &m->operands[st->arg0 + i];
         uint32_t mask = oi && i < oi->nargs ? oi->arg[i] : PTO_A_READ;
         if (o->kind != PTO_O_TILE || o->ref < 0 || o->ref >= m->n_tiles) continue;
-        pto__live_use(m, lv, o->ref, s);
+        pto__live_use(m, lv, o->ref, s, p, dpt[o->ref]);
         if (mask & PTO_A_WRITE) lv->wr[o->ref] |= pipe;
         if ((mask & PTO_A_READ) || !(mask & PTO_A_WRITE)) lv->rd[o->ref] |= pipe;
     }
@@ -218,7 +223,7 @@ static void pto__live_op(const pto_module *m, pto__live *lv, int32_t s)
 static pto_status pto__live_build(pto_ctx *ctx, const pto_module *m, pto__live *lv)
 {
     size_t ns = (size_t)m->n_stmts + 1, nt = (size_t)m->n_tiles + 1;
-    int32_t p, t;
+    int32_t p, t, *dpt;
     memset(lv, 0, sizeof *lv);
     lv->pt = (int32_t *)pto_alloc(ctx, ns * sizeof(int32_t));
     lv->end = (int32_t *)pto_alloc(ctx, ns * sizeof(int32_t));
@@ -228,7 +233,9 @@ static pto_status pto__live_build(pto_ctx *ctx, const pto_module *m, pto__live *
     lv->hi = (int32_t *)pto_alloc(ctx, nt * sizeof(int32_t));
     lv->rd = (uint16_t *)pto_alloc(ctx, nt * sizeof(uint16_t));
     lv->wr = (uint16_t *)pto_alloc(ctx, nt * sizeof(uint16_t));
-    if (!lv->pt || !lv->end || !lv->at || !lv->loop || !lv->lo || !lv->hi || !lv->rd || !lv->wr) {
+    dpt = (int32_t *)pto_alloc(ctx, nt * sizeof(int32_t));
+    if (!lv->pt || !lv->end || !lv->at || !lv->loop || !lv->lo || !lv->hi || !lv->rd || !lv->wr || !dpt) {
+        pto_free(ctx, dpt);
         pto__live_free(ctx, lv);
         pto__oom(ctx);
         return PTO_ERR_INTERNAL;
@@ -239,8 +246,13 @@ static pto_status pto__live_build(pto_ctx *ctx, const pto_module *m, pto__live *
         lv->hi[t] = -1;
         lv->rd[t] = lv->wr[t] = 0;
     }
+    for (t = 0; t < m->n_tiles; t++) {   /* declaration points, read at every use */
+        int32_t d = m->tiles[t].decl;
+        dpt[t] = d >= 0 && d < m->n_stmts ? lv->pt[d] : -1;
+    }
     for (p = 0; p < lv->npts; p++)
-        if (m->stmts[lv->at[p]].kind == PTO_ST_OP) pto__live_op(m, lv, lv->at[p]);
+        if (m->stmts[lv->at[p]].kind == PTO_ST_OP) pto__live_op(m, lv, lv->at[p], p, dpt);
+    pto_free(ctx, dpt);
     for (t = 0; t < m->n_tiles; t++) {
         int32_t d = m->tiles[t].decl, l;
         int32_t dp = d >= 0 && d < m->n_stmts ? lv->pt[d] : -1;
@@ -434,12 +446,12 @@ static int64_t pto__order_key(const pto__item *a, int order)
 }
 
 /* The items by size (larger first), then start (earlier first), then
-   index: the tail of every placement order's keys, sorted once per group. */
-static void pto__sort_base(const pto__group *g, pto__sortbuf *sb)
+   index: the tail of every placement order's keys, sorted once per group.
+   bylo (pto__group_live_max) is already by start, then index. */
+static void pto__sort_base(const pto__group *g, pto__sortbuf *sb, const int32_t *bylo)
 {
     int32_t i;
-    for (i = 0; i < g->n; i++) sb->val[i] = g->it[i].lo;
-    pto__sort_by(sb->base, sb->tmp, g->n, sb->val, sb->key, 0, 1);
+    memcpy(sb->base, bylo, (size_t)g->n * sizeof *bylo);
     for (i = 0; i < g->n; i++) sb->val[i] = g->it[i].size;
     pto__sort_by(sb->base, sb->tmp, g->n, sb->val, sb->key, 1, 0);
 }
@@ -474,6 +486,11 @@ typedef struct pto__cls {
 typedef struct pto__scratch {
     pto_ctx *ctx;
     int32_t *idx, *bylo, *byhi, *leaf, *tree, *hits;
+    int32_t *lim;       /* per item: how many items start at or before its end (a prefix of bylo) */
+    int32_t *touched;   /* tree nodes set since the last reset (each once: values only rise from -1) */
+    int32_t ntouched;
+    int32_t *pins;      /* the pinned items, in index order */
+    int32_t npins;
     pto__sortbuf sb;
     int64_t *off, *best, *obs;
     int32_t width, nobs, capobs, nhits;
@@ -482,20 +499,65 @@ typedef struct pto__scratch {
     int oom;
 } pto__scratch;
 
+/* Sets item's leaf (from -1: an item is placed once per attempt, and the
+   tree is reset before each). A node holds the largest end below it and
+   ends only grow, so the new value rises until a node already holds as
+   much: every node above holds at least that too. */
 static void pto__tree_set(pto__scratch *s, int32_t item, int32_t v)
 {
     int32_t n = s->width + s->leaf[item];
+    s->touched[s->ntouched++] = n;      /* ends are >= 0: the leaf leaves -1 */
     s->tree[n] = v;
-    for (n /= 2; n >= 1; n /= 2) s->tree[n] = s->tree[2 * n] > s->tree[2 * n + 1] ? s->tree[2 * n] : s->tree[2 * n + 1];
+    for (n /= 2; n >= 1 && s->tree[n] < v; n /= 2) {
+        if (s->tree[n] < 0) s->touched[s->ntouched++] = n;
+        s->tree[n] = v;
+    }
 }
 
-/* The placed items among the first `lim` by start whose end is >= qlo. */
-static void pto__tree_find(pto__scratch *s, int32_t node, int32_t l, int32_t r, int32_t lim, int32_t qlo)
+/* Back to an empty tree (all -1) by undoing the nodes set since the last
+   reset: an attempt stopped early has set few of them. */
+static void pto__tree_reset(pto__scratch *s)
 {
-    if (l >= lim || s->tree[node] < qlo) return;
-    if (r - l == 1) { s->hits[s->nhits++] = s->bylo[l]; return; }
-    pto__tree_find(s, 2 * node, l, (l + r) / 2, lim, qlo);
-    pto__tree_find(s, 2 * node + 1, (l + r) / 2, r, lim, qlo);
+    int32_t k;
+    for (k = 0; k < s->ntouched; k++) s->tree[s->touched[k]] = -1;
+    s->ntouched = 0;
+}
+
+/* The leaves under `node` whose end is >= qlo, left to right (a node's
+   value is the largest end below it, so a subtree below qlo is skipped
+   whole). An explicit stack: at most one pending right sibling per level. */
+static void pto__tree_collect(pto__scratch *s, int32_t node, int32_t qlo)
+{
+    int32_t stack[66], sp = 0;
+    stack[sp++] = node;
+    while (sp > 0) {
+        int32_t n = stack[--sp];
+        if (n >= s->width) { s->hits[s->nhits++] = s->bylo[n - s->width]; continue; }
+        if (s->tree[2 * n + 1] >= qlo) stack[sp++] = 2 * n + 1;
+        if (s->tree[2 * n] >= qlo) stack[sp++] = 2 * n;
+    }
+}
+
+/* The placed items among the first `lim` by start whose end is >= qlo, in
+   start order: [0, lim) is covered left to right by the whole subtrees met
+   on one root-to-leaf path, each then searched by pto__tree_collect. */
+static void pto__tree_find(pto__scratch *s, int32_t lim, int32_t qlo)
+{
+    int32_t node = 1, l = 0, span = s->width;
+    while (l < lim) {
+        if (l + span <= lim) {              /* the node lies inside [0, lim) */
+            if (s->tree[node] >= qlo) pto__tree_collect(s, node, qlo);
+            return;
+        }
+        span /= 2;                          /* partly inside: look at its halves */
+        if (l + span <= lim) {              /* the left half is inside, the right partly */
+            if (s->tree[2 * node] >= qlo) pto__tree_collect(s, 2 * node, qlo);
+            node = 2 * node + 1;
+            l += span;
+        } else {
+            node = 2 * node;
+        }
+    }
 }
 
 static void pto__obs_add(pto__scratch *s, int64_t lo, int64_t hi)
@@ -580,10 +642,9 @@ static int64_t pto__find_gap(const pto__group *g, pto__scratch *s, int32_t i, in
 {
     const pto__item *a = &g->it[i];
     int64_t cur = 0, best = -1, best_gap = 0;
-    int32_t k, lo = 0, hi = g->n, c;
-    while (lo < hi) { int32_t mid = (lo + hi) / 2; if (g->it[s->bylo[mid]].lo <= a->hi) lo = mid + 1; else hi = mid; }
+    int32_t k, c;
     s->nhits = s->nobs = 0;
-    pto__tree_find(s, 1, 0, s->width, lo, a->lo);
+    pto__tree_find(s, s->lim[i], a->lo);
     for (k = 0; k < s->nhits; k++) pto__obs_add(s, s->off[s->hits[k]], s->off[s->hits[k]] + g->it[s->hits[k]].size);
     for (c = 0; separate && c < s->ncls; c++)
         if (pto__conflict(a, &s->cls[c].rep))
@@ -607,11 +668,13 @@ static int64_t pto__place(const pto__group *g, pto__scratch *s, int bestfit, int
 {
     int32_t k, c;
     int64_t peak = 0;
-    for (k = 1; k < 2 * s->width; k++) s->tree[k] = -1;
+    pto__tree_reset(s);
     for (c = 0; c < s->ncls; c++) s->cls[c].n = 0;
-    for (k = 0; k < g->n; k++) {
+    /* an item's offset is read only once it is placed (the tree and the
+       classes hold placed items only; best[] copies a finished attempt) */
+    for (c = 0; c < s->npins; c++) {
+        k = s->pins[c];
         s->off[k] = g->it[k].pin;
-        if (g->it[k].pin < 0) continue;
         pto__mark_placed(g, s, k, separate);
         if (s->off[k] + g->it[k].size > peak) peak = s->off[k] + g->it[k].size;
     }
@@ -757,6 +820,9 @@ static void pto__scratch_free(pto__scratch *s)
     pto_free(s->ctx, s->leaf);
     pto_free(s->ctx, s->tree);
     pto_free(s->ctx, s->hits);
+    pto_free(s->ctx, s->lim);
+    pto_free(s->ctx, s->touched);
+    pto_free(s->ctx, s->pins);
     pto_free(s->ctx, s->off);
     pto_free(s->ctx, s->best);
     pto_free(s->ctx, s->obs);
@@ -767,6 +833,7 @@ static void pto__scratch_free(pto__scratch *s)
 static int pto__scratch_init(pto_ctx *ctx, const pto__group *g, pto__scratch *s)
 {
     size_t n = (size_t)g->n + 1;
+    int32_t k;
     memset(s, 0, sizeof *s);
     s->ctx = ctx;
     for (s->width = 1; s->width < g->n; s->width *= 2) {}
@@ -779,11 +846,30 @@ static int pto__scratch_init(pto_ctx *ctx, const pto__group *g, pto__scratch *s)
     s->byhi = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
     s->leaf = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
     s->hits = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
+    s->lim = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
+    s->pins = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
+    s->touched = (int32_t *)pto_alloc(ctx, 2 * (size_t)s->width * sizeof(int32_t));
     s->tree = (int32_t *)pto_alloc(ctx, 2 * (size_t)s->width * sizeof(int32_t));
     s->off = (int64_t *)pto_alloc(ctx, n * sizeof(int64_t));
     s->best = (int64_t *)pto_alloc(ctx, n * sizeof(int64_t));
-    if (!s->idx || !s->sb.tmp || !s->sb.base || !s->sb.val || !s->sb.key || !s->bylo || !s->byhi || !s->leaf || !s->hits || !s->tree || !s->off || !s->best) return 0;
+    if (!s->idx || !s->sb.tmp || !s->sb.base || !s->sb.val || !s->sb.key || !s->bylo || !s->byhi || !s->leaf || !s->hits || !s->lim || !s->pins || !s->touched || !s->tree || !s->off || !s->best) return 0;
+    for (k = 1; k < 2 * s->width; k++) s->tree[k] = -1;   /* empty; pto__tree_reset keeps it so */
+    for (k = 0; k < g->n; k++)
+        if (g->it[k].pin >= 0) s->pins[s->npins++] = k;
     return 1;
+}
+
+/* s->lim for every item, by one merge of the items by end (byhi) with the
+   items by start (bylo): the same counts as a binary search over bylo per
+   placement, computed once for all the attempts. */
+static void pto__prefix_limits(const pto__group *g, pto__scratch *s)
+{
+    int32_t e, j = 0;
+    for (e = 0; e < g->n; e++) {
+        int32_t i = s->byhi[e];
+        while (j < g->n && g->it[s->bylo[j]].lo <= g->it[i].hi) j++;
+        s->lim[i] = j;
+    }
 }
 
 static pto_status pto__plan_group(pto_ctx *ctx, pto_module *m, const pto__live *lv, pto__group *g,
@@ -805,10 +891,11 @@ static pto_status pto__plan_group(pto_ctx *ctx, pto_module *m, const pto__live *
         return PTO_ERR_INTERNAL;
     }
     pto__group_live_max(g, s.bylo, s.byhi, &s.sb);
-    pto__sort_base(g, &s.sb);
+    pto__sort_base(g, &s.sb, s.bylo);
     stat->live_max = g->live_max;
     stat->live_stmt = g->live_pt >= 0 ? lv->at[g->live_pt] : -1;
     for (i = 0; i < g->n; i++) s.leaf[s.bylo[i]] = i;
+    pto__prefix_limits(g, &s);
     st = pto__check_pins(ctx, m, g);
     if (st != PTO_OK) {
         pto__scratch_free(&s);

@@ -60,6 +60,7 @@ enum { PTO__N_NONE, PTO__N_PARAM, PTO__N_DIM, PTO__N_TILE, PTO__N_VAR };
 /* Per-tile flags. */
 #define PTO__T_SCOPE 1         /* declared and in scope now */
 #define PTO__T_UNINIT 2        /* an uninitialised read was reported already */
+#define PTO__T_VALID 4         /* tvalid holds its valid(...) forms; else its shape is its valid region */
 
 typedef struct pto__verifier {
     pto_ctx *ctx;
@@ -80,7 +81,7 @@ typedef struct pto__verifier {
     uint8_t *tflags;
     int32_t *tdepth;           /* loop depth at the declaration */
     int32_t *wfirst, *wlast, *wcur;
-    pto__vform *tvalid;        /* 2 per tile: the valid rows and cols */
+    pto__vform *tvalid;        /* 2 per tile with a valid(...) clause: the valid rows and cols */
     /* tile writes, in program order, chained per tile */
     pto__vwrite *w;
     int32_t n_w, cap_w;
@@ -107,6 +108,15 @@ static void *pto__vcalloc(pto__verifier *v, size_t n, size_t size)
     void *p = pto_alloc(v->ctx, n * size + 1);
     if (!p) { v->internal = 1; pto__oom(v->ctx); return NULL; }
     memset(p, 0, n * size + 1);
+    return p;
+}
+
+/* An array whose elements are all written before they are read (no
+   zeroing: these are the two arrays of 64-byte affine forms). */
+static void *pto__vuninit(pto__verifier *v, size_t n, size_t size)
+{
+    void *p = pto_alloc(v->ctx, n * size + 1);
+    if (!p) { v->internal = 1; pto__oom(v->ctx); }
     return p;
 }
 
@@ -217,20 +227,35 @@ static int pto__vvar_range(const pto__verifier *v, int32_t var, int64_t *lo, int
     return 1;
 }
 
+/* The extremes x[i] <= y[i] of each term k[i] * var[i] of an affine form;
+   0 when a var has no static range or a product overflows. */
+static int pto__fterms(const pto__verifier *v, const pto__vform *f, int64_t *x, int64_t *y)
+{
+    int i;
+    for (i = 0; i < f->n; i++) {
+        int64_t a, b;
+        if (!pto__vvar_range(v, f->var[i], &a, &b)) return 0;
+        if (!pto__vmul(f->k[i], a, &x[i]) || !pto__vmul(f->k[i], b, &y[i])) return 0;
+        if (x[i] > y[i]) { int64_t t = x[i]; x[i] = y[i]; y[i] = t; }
+    }
+    return 1;
+}
+
+/* c plus the terms' extremes, summed in term order; 0 on overflow. */
+static int pto__fsum(int64_t c, int n, const int64_t *x, const int64_t *y, int64_t *lo, int64_t *hi)
+{
+    int i;
+    *lo = *hi = c;
+    for (i = 0; i < n; i++)
+        if (!pto__vadd(*lo, x[i], lo) || !pto__vadd(*hi, y[i], hi)) return 0;
+    return 1;
+}
+
 /* Exact extremes of an affine form (its vars are independent). */
 static int pto__frange(const pto__verifier *v, const pto__vform *f, int64_t *lo, int64_t *hi)
 {
-    int i;
-    if (!f->ok) return 0;
-    *lo = *hi = f->c;
-    for (i = 0; i < f->n; i++) {
-        int64_t a, b, x, y;
-        if (!pto__vvar_range(v, f->var[i], &a, &b)) return 0;
-        if (!pto__vmul(f->k[i], a, &x) || !pto__vmul(f->k[i], b, &y)) return 0;
-        if (x > y) { int64_t t = x; x = y; y = t; }
-        if (!pto__vadd(*lo, x, lo) || !pto__vadd(*hi, y, hi)) return 0;
-    }
-    return 1;
+    int64_t x[PTO__VK], y[PTO__VK];
+    return f->ok && pto__fterms(v, f, x, y) && pto__fsum(f->c, f->n, x, y, lo, hi);
 }
 
 /* ---- expressions ------------------------------------------------------ */
@@ -298,21 +323,39 @@ static void pto__vfold(pto__verifier *v, const pto_expr *x, const pto__vform *a,
     }
 }
 
+/* pto__vexpr where an integer literal is common (operands of a binary
+   node, window coordinates): the literal is folded here, without the
+   recursive call; what pto__vexpr would check first (a valid id, the
+   depth) is checked the same way. */
+static void pto__vexpr_sub(pto__verifier *v, int32_t e, int where, pto__vform *out, int depth)
+{
+    if (e >= 0 && e < v->m->n_exprs && depth <= PTO__VDEPTH && v->m->exprs[e].kind == PTO_E_INT)
+        pto__fconst(out, v->m->exprs[e].value);
+    else
+        pto__vexpr(v, e, where, out, depth);
+}
+
 static void pto__vexpr_bin(pto__verifier *v, const pto_expr *x, int where, pto__vform *out, int depth)
 {
     pto__vform a, b;
-    pto__vexpr(v, x->a, where, &a, depth + 1);
-    if (x->kind == PTO_E_NEG) { *out = a; pto__fscale(out, -1); return; }
-    pto__vexpr(v, x->b, where, &b, depth + 1);
+    if (x->kind == PTO_E_DIV || x->kind == PTO_E_MOD || x->kind == PTO_E_MIN || x->kind == PTO_E_MAX) {
+        pto__vexpr_sub(v, x->a, where, &a, depth + 1);
+        pto__vexpr_sub(v, x->b, where, &b, depth + 1);
+        pto__vfold(v, x, &a, &b, out);
+        return;
+    }
+    /* the left operand is folded straight into out (no form copies) */
+    pto__vexpr_sub(v, x->a, where, out, depth + 1);
+    if (x->kind == PTO_E_NEG) { pto__fscale(out, -1); return; }
+    pto__vexpr_sub(v, x->b, where, &b, depth + 1);
     switch (x->kind) {
-    case PTO_E_ADD: *out = a; pto__fadd(out, &b, 1); break;
-    case PTO_E_SUB: *out = a; pto__fadd(out, &b, -1); break;
-    case PTO_E_MUL:
-        if (pto__fisconst(&a)) { *out = b; pto__fscale(out, a.c); }
-        else if (pto__fisconst(&b)) { *out = a; pto__fscale(out, b.c); }
+    case PTO_E_ADD: pto__fadd(out, &b, 1); break;
+    case PTO_E_SUB: pto__fadd(out, &b, -1); break;
+    default:   /* PTO_E_MUL */
+        if (pto__fisconst(out)) { int64_t c = out->c; *out = b; pto__fscale(out, c); }
+        else if (pto__fisconst(&b)) pto__fscale(out, b.c);
         else pto__fnone(out);
         break;
-    default: pto__vfold(v, x, &a, &b, out); break;
     }
 }
 
@@ -389,8 +432,10 @@ static int pto__vspace_core(int space) { return space == PTO_VEC ? PTO_CORE_VECT
 static void pto__vtile_core(pto__verifier *v, const pto_tile *t)
 {
     const pto_kernel *k = &v->m->kernels[v->kernel];
-    const char *sp = pto_space_name((pto_space)t->space), *kn = pto__vname(v, k->name);
+    const char *sp, *kn;
     if (v->core < 0 || pto__vspace_core(t->space) == v->core) return;
+    sp = pto_space_name((pto_space)t->space);
+    kn = pto__vname(v, k->name);
     if (k->kind == PTO_KK_VECTOR)
         pto_error(v->ctx, t->loc, "vector kernel '%s' cannot use a '%s' tile (the vector core has only vec)", kn, sp);
     else if (k->kind == PTO_KK_CUBE)
@@ -407,15 +452,15 @@ static void pto__vtile_core(pto__verifier *v, const pto_tile *t)
 static void pto__vtile_align(pto__verifier *v, const pto_tile *t)
 {
     int size = pto_dtype_size((pto_dtype)t->dtype);
-    const char *dn = pto_dtype_name((pto_dtype)t->dtype), *tn = pto__vname(v, t->name);
     if (t->space != PTO_VEC) return;
     if (t->cols == 1 && t->rows > 1) {
         if ((int64_t)t->rows * size % 32 != 0)
             pto_error(v->ctx, t->loc, "column tile '%s' is %lld bytes (%d x %s); a [R, 1] vec tile needs a multiple of 32 bytes",
-                      tn, (long long)t->rows * size, (int)t->rows, dn);
+                      pto__vname(v, t->name), (long long)t->rows * size, (int)t->rows,
+                      pto_dtype_name((pto_dtype)t->dtype));
     } else if ((int64_t)t->cols * size % 32 != 0) {
         pto_error(v->ctx, t->loc, "row of vec tile '%s' is %lld bytes (%d x %s); vec rows must be a multiple of 32 bytes",
-                  tn, (long long)t->cols * size, (int)t->cols, dn);
+                  pto__vname(v, t->name), (long long)t->cols * size, (int)t->cols, pto_dtype_name((pto_dtype)t->dtype));
     }
 }
 
@@ -423,8 +468,11 @@ static void pto__vtile_fit(pto__verifier *v, const pto_tile *t)
 {
     int64_t cap = pto_space_capacity(v->m->arch, (pto_space)t->space);
     int64_t one = pto_tile_bytes(t), all = one * t->nbuf;
-    const char *tn = pto__vname(v, t->name), *sp = pto_space_name((pto_space)t->space);
-    const char *an = pto_arch_name(v->m->arch);
+    const char *tn, *sp, *an;
+    if (all <= cap && t->pin == PTO_NO_ADDR) return;   /* fits, not pinned: the names are not needed */
+    tn = pto__vname(v, t->name);
+    sp = pto_space_name((pto_space)t->space);
+    an = pto_arch_name(v->m->arch);
     if (all > cap) {
         if (t->nbuf > 1)
             pto_error(v->ctx, t->loc, "tile '%s' needs %lld bytes (%d x %lld), more than the %lld bytes of '%s' on %s",
@@ -444,9 +492,22 @@ static void pto__vtile_fit(pto__verifier *v, const pto_tile *t)
                   tn, (long long)t->pin, (long long)(t->pin + all), (long long)cap, sp, an);
 }
 
+/* The valid rows (d = 0) or cols (d = 1) of tile id as a form: its
+   valid(...) clause, or its shape (built in *tmp: most tiles have no
+   clause, so their two forms are never stored or touched). */
+static const pto__vform *pto__vvalid(pto__verifier *v, int32_t id, int d, pto__vform *tmp)
+{
+    const pto_tile *t = &v->m->tiles[id];
+    if (v->tflags[id] & PTO__T_VALID) return &v->tvalid[2 * id + d];
+    pto__fconst(tmp, d ? t->cols : t->rows);
+    return tmp;
+}
+
 static void pto__vtile_valid(pto__verifier *v, int32_t id, const pto_tile *t)
 {
     int d;
+    if (t->valid_r < 0 && t->valid_c < 0) return;
+    v->tflags[id] |= PTO__T_VALID;
     for (d = 0; d < 2; d++) {
         int32_t e = d ? t->valid_c : t->valid_r;
         int32_t extent = d ? t->cols : t->rows;
@@ -476,8 +537,7 @@ static void pto__vtile(pto__verifier *v, int32_t s)
     pto__vbind(v, t->name, PTO__N_TILE, st->ref, t->loc);
     v->tflags[st->ref] |= PTO__T_SCOPE;
     v->tdepth[st->ref] = v->nloops;
-    pto__fconst(&v->tvalid[2 * st->ref], t->rows);
-    pto__fconst(&v->tvalid[2 * st->ref + 1], t->cols);
+    v->tflags[st->ref] &= (uint8_t)~PTO__T_VALID;   /* its shape until pto__vtile_valid reads the clause */
     if (t->space == PTO_GM || t->space >= PTO_NSPACE) {
         pto_error(v->ctx, t->loc, "tile '%s' cannot live in '%s'", tn, pto_space_name((pto_space)t->space));
         return;
@@ -609,7 +669,6 @@ static void pto__vread_tile(pto__verifier *v, int32_t s, int32_t t, const pto_op
 /* A tile operand: in scope, in a space the op can use, written before read. */
 static int pto__vtile_arg(pto__verifier *v, int32_t s, const pto_operand *o, uint32_t mask)
 {
-    const pto_opinfo *info = pto_opinfo_get((pto_op)v->m->stmts[s].op);
     const pto_tile *t;
     char allowed[96];
     if (o->ref < 0 || o->ref >= v->m->n_tiles) { pto_error(v->ctx, o->loc, "operand names no tile"); return 0; }
@@ -621,7 +680,8 @@ static int pto__vtile_arg(pto__verifier *v, int32_t s, const pto_operand *o, uin
     if (t->space >= PTO_NSPACE || !(mask & PTO_A_SPACE(t->space))) {
         int w = (mask & PTO_A_WRITE) != 0;
         pto__vspaces(mask, allowed, sizeof allowed);
-        pto_error(v->ctx, o->loc, "%s cannot %s a tile in '%s' (it %s %s)", info->name, w ? "write" : "read",
+        pto_error(v->ctx, o->loc, "%s cannot %s a tile in '%s' (it %s %s)",
+                  pto_opinfo_get((pto_op)v->m->stmts[s].op)->name, w ? "write" : "read",
                   pto_space_name((pto_space)t->space), w ? "writes" : "reads", allowed);
         return 0;
     }
@@ -707,11 +767,12 @@ static int pto__vpipe_arg(pto__verifier *v, const pto_operand *o)
 
 static int pto__varg(pto__verifier *v, int32_t s, int i, const pto_operand *o, uint32_t mask)
 {
-    const pto_opinfo *info = pto_opinfo_get((pto_op)v->m->stmts[s].op);
+    const char *opname;   /* the op's name, looked up for a message only */
     char want[96];
     if (!pto__vkind_ok(v, o, mask)) {
         pto__vexpected(mask, want, sizeof want);
-        pto_error(v->ctx, o->loc, "operand %d of %s must be %s, got %s", i + 1, info->name, want,
+        opname = pto_opinfo_get((pto_op)v->m->stmts[s].op)->name;
+        pto_error(v->ctx, o->loc, "operand %d of %s must be %s, got %s", i + 1, opname, want,
                   pto__vkind_name(o->kind));
         return 0;
     }
@@ -721,7 +782,8 @@ static int pto__varg(pto__verifier *v, int32_t s, int i, const pto_operand *o, u
     case PTO_O_SCALAR:
         if (o->ref < 0 || o->ref >= v->m->n_vars || v->m->vars[o->ref].kind != PTO_V_SCALAR ||
             v->m->vars[o->ref].kernel != v->kernel) {
-            pto_error(v->ctx, o->loc, "operand %d of %s names no scalar parameter", i + 1, info->name);
+            opname = pto_opinfo_get((pto_op)v->m->stmts[s].op)->name;
+            pto_error(v->ctx, o->loc, "operand %d of %s names no scalar parameter", i + 1, opname);
             return 0;
         }
         return 1;
@@ -729,7 +791,8 @@ static int pto__varg(pto__verifier *v, int32_t s, int i, const pto_operand *o, u
     case PTO_O_PIPE: return pto__vpipe_arg(v, o);
     case PTO_O_CVPIPE:
         if (o->ref < 0 || o->ref >= v->m->n_cvpipes || v->m->cvpipes[o->ref].kernel != v->kernel) {
-            pto_error(v->ctx, o->loc, "operand %d of %s names no cube/vector pipe", i + 1, info->name);
+            opname = pto_opinfo_get((pto_op)v->m->stmts[s].op)->name;
+            pto_error(v->ctx, o->loc, "operand %d of %s names no cube/vector pipe", i + 1, opname);
             return 0;
         }
         return 1;
@@ -786,20 +849,31 @@ static void pto__vfloat_only(pto__verifier *v, const pto__vop *op)
 /* One dimension of a window [start, start + extent) against [0, limit)
    (limit < 0: unknown), exact at the extremes of affine forms. `what` is
    "row" or "col". */
+/* The window's dimension [start, start + extent) inside [0, limit); errors
+   point at expression e (its leftmost token, else `at`), found only then. */
 static void pto__vwindow_dim(pto__verifier *v, const pto__vform *start, const pto__vform *extent,
-                             int64_t limit, const char *prefix, const char *what, const char *name, pto_loc loc)
+                             int64_t limit, const char *prefix, const char *what, const char *name, int32_t e,
+                             pto_loc at)
 {
-    pto__vform end = *start;
-    int64_t lo, hi;
-    if (!pto__frange(v, start, &lo, &hi)) return;
+    pto__vform end;
+    int64_t lo, hi, c, x[PTO__VK], y[PTO__VK];
+    if (!start->ok || !pto__fterms(v, start, x, y) || !pto__fsum(start->c, start->n, x, y, &lo, &hi)) return;
     if (lo < 0) {
-        pto_error(v->ctx, loc, "%s of '%s' starts at %s %lld, out of bounds", prefix, name, what, (long long)lo);
+        pto_error(v->ctx, pto__vexpr_loc(v, e, at), "%s of '%s' starts at %s %lld, out of bounds", prefix, name, what,
+                  (long long)lo);
         return;
     }
     if (limit < 0) return;
-    pto__fadd(&end, extent, 1);
-    if (!pto__frange(v, &end, &lo, &hi) || hi <= limit) return;
-    pto_error(v->ctx, loc, "%s of '%s' ends at %s %lld, out of bounds ('%s' has %lld %ss)", prefix, name, what,
+    if (pto__fisconst(extent)) {
+        /* start + a constant has start's terms: only the constant moves,
+           so the terms' extremes are reused (what frange of the sum gives) */
+        if (!pto__vadd(start->c, extent->c, &c) || !pto__fsum(c, start->n, x, y, &lo, &hi) || hi <= limit) return;
+    } else {
+        end = *start;
+        pto__fadd(&end, extent, 1);
+        if (!pto__frange(v, &end, &lo, &hi) || hi <= limit) return;
+    }
+    pto_error(v->ctx, pto__vexpr_loc(v, e, at), "%s of '%s' ends at %s %lld, out of bounds ('%s' has %lld %ss)", prefix, name, what,
               (long long)(hi - 1), name, (long long)limit, what);
 }
 
@@ -811,16 +885,18 @@ static void pto__vgm_op(pto__verifier *v, const pto__vop *op, int g, int t)
     const pto_param *p = &v->m->params[o->ref];
     const pto_tile *x = op->t[t];
     int32_t tid = op->o[t]->ref;
-    const char *pn = pto__vname(v, p->name), *tn = pto__vtn(v, x);
-    const char *pd = pto_dtype_name((pto_dtype)p->dtype), *td = pto_dtype_name((pto_dtype)x->dtype);
-    pto__vform r, c;
-    if (p->dtype != x->dtype)
+    const char *pn = pto__vname(v, p->name);
+    pto__vform r, c, vr, vc;
+    if (p->dtype != x->dtype) {
+        const char *tn = pto__vtn(v, x);
+        const char *pd = pto_dtype_name((pto_dtype)p->dtype), *td = pto_dtype_name((pto_dtype)x->dtype);
         pto_error(v->ctx, op->o[1]->loc, "dtype mismatch: '%s' is %s but '%s' is %s", g ? tn : pn, g ? td : pd,
                   g ? pn : tn, g ? pd : td);
-    pto__vexpr(v, o->e[0], 0, &r, 0);
-    pto__vexpr(v, o->e[1], 0, &c, 0);
-    pto__vwindow_dim(v, &r, &v->tvalid[2 * tid], p->dim[0], "window", "row", pn, pto__vexpr_loc(v, o->e[0], o->loc));
-    pto__vwindow_dim(v, &c, &v->tvalid[2 * tid + 1], p->dim[1], "window", "col", pn, pto__vexpr_loc(v, o->e[1], o->loc));
+    }
+    pto__vexpr_sub(v, o->e[0], 0, &r, 0);
+    pto__vexpr_sub(v, o->e[1], 0, &c, 0);
+    pto__vwindow_dim(v, &r, pto__vvalid(v, tid, 0, &vr), p->dim[0], "window", "row", pn, o->e[0], o->loc);
+    pto__vwindow_dim(v, &c, pto__vvalid(v, tid, 1, &vc), p->dim[1], "window", "col", pn, o->e[1], o->loc);
 }
 
 /* tmov: mat -> left/right (MTE1), acc -> vec/mat (FIX, may narrow f32 to
@@ -852,9 +928,9 @@ static void pto__vextract(pto__verifier *v, const pto__vop *op)
     pto__fconst(&er, d->rows);
     pto__fconst(&ec, d->cols);
     pto__vwindow_dim(v, &r, &er, a->rows, "textract window", "row", pto__vtn(v, a),
-                     pto__vexpr_loc(v, op->o[2]->e[0], op->o[2]->loc));
+                     op->o[2]->e[0], op->o[2]->loc);
     pto__vwindow_dim(v, &c, &ec, a->cols, "textract window", "col", pto__vtn(v, a),
-                     pto__vexpr_loc(v, op->o[3]->e[0], op->o[3]->loc));
+                     op->o[3]->e[0], op->o[3]->loc);
 }
 
 /* c = a x b: [M, K] x [K, N] -> [M, N]; f16/bf16 -> f32, f32 -> f32, i8 -> i32. */
@@ -969,8 +1045,8 @@ static void pto__vcomm_window(pto__verifier *v, const pto_operand *o, int64_t ro
     pto__vexpr(v, o->e[1], 0, &c, 0);
     pto__fconst(&er, rows);
     pto__fconst(&ec, cols);
-    pto__vwindow_dim(v, &r, &er, p->dim[0], "window", "row", pn, pto__vexpr_loc(v, o->e[0], o->loc));
-    pto__vwindow_dim(v, &c, &ec, p->dim[1], "window", "col", pn, pto__vexpr_loc(v, o->e[1], o->loc));
+    pto__vwindow_dim(v, &r, &er, p->dim[0], "window", "row", pn, o->e[0], o->loc);
+    pto__vwindow_dim(v, &c, &ec, p->dim[1], "window", "col", pn, o->e[1], o->loc);
 }
 
 /* A signal operand: an i32 tensor; one cell, or (allreduce) the whole tensor. */
@@ -1206,7 +1282,8 @@ static void pto__vcollect(pto__verifier *v, int32_t s)
         const pto_operand *o = &m->operands[st->arg0 + i];
         int32_t t = o->ref, w;
         if (!(info->arg[i] & PTO_A_WRITE) || o->kind != PTO_O_TILE || t < 0 || t >= m->n_tiles) continue;
-        w = pto__grow(v->ctx, (void **)&v->w, &v->n_w, &v->cap_w, sizeof(pto__vwrite));
+        /* room is usually there: pto__valloc reserves one write per operand */
+        w = v->n_w < v->cap_w ? v->n_w++ : pto__grow(v->ctx, (void **)&v->w, &v->n_w, &v->cap_w, sizeof(pto__vwrite));
         if (w < 0) { v->internal = 1; return; }
         v->w[w].pos = v->pos[s];
         v->w[w].next = -1;
@@ -1618,17 +1695,26 @@ static int pto__valloc(pto__verifier *v)
     v->wfirst = (int32_t *)pto__vcalloc(v, nt, sizeof(int32_t));
     v->wlast = (int32_t *)pto__vcalloc(v, nt, sizeof(int32_t));
     v->wcur = (int32_t *)pto__vcalloc(v, nt, sizeof(int32_t));
-    v->tvalid = (pto__vform *)pto__vcalloc(v, 2 * nt, sizeof(pto__vform));
+    /* a tile's forms are set when its declaration comes into scope
+       (pto__vtile_valid, only for tiles with a valid(...) clause: see
+       pto__vvalid), before any operand can name it */
+    v->tvalid = (pto__vform *)pto__vuninit(v, 2 * nt, sizeof(pto__vform));
     v->vlive = (uint8_t *)pto__vcalloc(v, nv, 1);
     v->vrange = (uint8_t *)pto__vcalloc(v, nv, 1);
     v->vifdepth = (int32_t *)pto__vcalloc(v, nv, sizeof(int32_t));
     v->vlo = (int64_t *)pto__vcalloc(v, nv, sizeof(int64_t));
     v->vhi = (int64_t *)pto__vcalloc(v, nv, sizeof(int64_t));
-    v->vform = (pto__vform *)pto__vcalloc(v, nv, sizeof(pto__vform));
+    /* a let's form is set before the let is live (pto__vlet) */
+    v->vform = (pto__vform *)pto__vuninit(v, nv, sizeof(pto__vform));
     v->nkind = (uint8_t *)pto__vcalloc(v, nn, 1);
     v->nid = (int32_t *)pto__vcalloc(v, nn, sizeof(int32_t));
     v->kname = (int32_t *)pto__vcalloc(v, nn, sizeof(int32_t));
     if (v->internal) return 0;
+    if (m->n_operands > 0) {   /* a tile write is an operand: one pto__grow for them all */
+        v->w = (pto__vwrite *)pto__vuninit(v, (size_t)m->n_operands, sizeof(pto__vwrite));
+        if (!v->w) return 0;
+        v->cap_w = m->n_operands;
+    }
     for (i = 0; i < m->n_tiles; i++) v->wfirst[i] = v->wlast[i] = v->wcur[i] = -1;
     return 1;
 }
