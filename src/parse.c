@@ -1218,6 +1218,37 @@ static int pto__ps_paren_count(pto__ps_parser *p, const char *what, int64_t *v)
     return pto__ps_expect(p, ')', "')'");
 }
 
+/* The attributes after a pipe's shape: [slots(N)] [local_slots(N)]
+   [split(up_down | left_right)], each at most once. Returns 0 after
+   reporting the first bad one; the caller still declares the pipe with what
+   was read, so its uses resolve and report nothing more. */
+static int pto__ps_pipe_attrs(pto__ps_parser *p, int64_t *slots, int64_t *local, int *split, int *seen_s,
+                              int *seen_l)
+{
+    int seen_sp = 0;
+    while (!pto__ps_at_eol(p)) {
+        if (pto__ps_word(p, "slots") && !(*seen_s)++) {
+            pto__ps_next(p);
+            if (!pto__ps_paren_count(p, "slot count", slots)) return 0;
+        } else if (pto__ps_word(p, "local_slots") && !(*seen_l)++) {
+            pto__ps_next(p);
+            if (!pto__ps_paren_count(p, "local slot count", local)) return 0;
+        } else if (pto__ps_word(p, "split") && !seen_sp++) {
+            pto__ps_next(p);
+            if (!pto__ps_expect(p, '(', "'(' after 'split'")) return 0;
+            if (pto__ps_word(p, "up_down")) *split = PTO_SPLIT_UP_DOWN;
+            else if (pto__ps_word(p, "left_right")) *split = PTO_SPLIT_LEFT_RIGHT;
+            else { pto__ps_expected(p, "'up_down' or 'left_right'"); return 0; }
+            pto__ps_next(p);
+            if (!pto__ps_expect(p, ')', "')' after the split mode")) return 0;
+        } else {
+            pto__ps_expected(p, "'slots(N)', 'local_slots(N)', 'split(...)' or end of line after the pipe");
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* pipe NAME: (c2v | v2c | both) DTYPE[R, C] [slots(N)] [local_slots(N)]
               [split(up_down | left_right)]
    A cube <-> vector pipe, declared at the top level of a mix kernel. The
@@ -1228,7 +1259,7 @@ static int pto__ps_pipe_stmt(pto__ps_parser *p, int32_t block)
     pto_cvdir dir;
     pto_dtype dt;
     int64_t r, c, slots = 0, local = 0;
-    int split = PTO_SPLIT_NONE, seen_s = 0, seen_l = 0, seen_sp = 0, ok;
+    int split = PTO_SPLIT_NONE, seen_s = 0, seen_l = 0, ok, attrs_ok;
     int32_t id;
     if (p->m->kernels[p->kernel].kind != PTO_KK_MIX || block != p->m->kernels[p->kernel].body) {
         pto__ps_err(p, &kw, "a pipe is declared at the top level of a mix kernel, before its sections");
@@ -1250,35 +1281,16 @@ static int pto__ps_pipe_stmt(pto__ps_parser *p, int32_t block)
     if (!pto__ps_expect(p, ',', "',' between the tile dimensions")) return 0;
     if (!pto__ps_small_int(p, 65536, "pipe tile dimension", &c)) return 0;
     if (!pto__ps_expect(p, ']', "']' after the pipe's tile shape")) return 0;
-    while (!pto__ps_at_eol(p)) {
-        if (pto__ps_word(p, "slots") && !seen_s++) {
-            pto__ps_next(p);
-            if (!pto__ps_paren_count(p, "slot count", &slots)) return 0;
-        } else if (pto__ps_word(p, "local_slots") && !seen_l++) {
-            pto__ps_next(p);
-            if (!pto__ps_paren_count(p, "local slot count", &local)) return 0;
-        } else if (pto__ps_word(p, "split") && !seen_sp++) {
-            pto__ps_next(p);
-            if (!pto__ps_expect(p, '(', "'(' after 'split'")) return 0;
-            if (pto__ps_word(p, "up_down")) split = PTO_SPLIT_UP_DOWN;
-            else if (pto__ps_word(p, "left_right")) split = PTO_SPLIT_LEFT_RIGHT;
-            else { pto__ps_expected(p, "'up_down' or 'left_right'"); return 0; }
-            pto__ps_next(p);
-            if (!pto__ps_expect(p, ')', "')' after the split mode")) return 0;
-        } else {
-            pto__ps_expected(p, "'slots(N)', 'local_slots(N)', 'split(...)' or end of line after the pipe");
-            return 0;
-        }
-    }
+    attrs_ok = pto__ps_pipe_attrs(p, &slots, &local, &split, &seen_s, &seen_l);
     /* 0 is how an omitted count is passed on: an explicit 0 is out of range */
-    if ((seen_s && slots == 0) || (seen_l && local == 0))   /* still declared: its uses resolve */
+    if (attrs_ok && ((seen_s && slots == 0) || (seen_l && local == 0)))   /* still declared: its uses resolve */
         pto__ps_err(p, &kw, "pipe '%s': %s must be > 0", pto__ps_text(p, &name),
                     seen_s && slots == 0 ? "slots" : "local_slots");
     id = pto_add_cvpipe(p->m, p->kernel, pto__ps_text(p, &name), dir, dt, (int32_t)r, (int32_t)c, (int32_t)slots,
                         (int32_t)local, (pto_cvsplit)split, pto__ps_tloc(p, &name));
     if (id < 0) return 0;
     if (ok) pto__ps_bind(p, &name, PTO__B_PIPE, id);
-    return pto__ps_end_stmt(p, "the pipe");
+    return attrs_ok && pto__ps_end_stmt(p, "the pipe");
 }
 
 /* tfree q names no tile in the text; its IR statement also holds the tile

@@ -291,6 +291,29 @@ static void test_many_errors(void)
     }
 }
 
+/* A declaration with a bad attribute still declares its name (a tile's and a
+   pipe's alike), so its uses report nothing more: one error, not one per use. */
+static void test_declared_despite_bad_attribute(void)
+{
+    static const char *const decl[] = {"  tile t: vec f32[32, 64] y2\n", "  pipe q: c2v f32[64, 64] x2 split(up_down)\n",
+                                       "  pipe q: c2v f32[64, 64] slots(2 split(up_down)\n"};
+    static const char *const body[] = {
+        "  pipe q: c2v f32[64, 64] split(up_down)\n", "  tile t: vec f32[32, 64]\n", "  tile t: vec f32[32, 64]\n"};
+    char text[1024];
+    int i;
+    for (i = 0; i < 3; i++) {
+        pto_module *m;
+        snprintf(text, sizeof text,
+                 "kernel k(in a: f32[64, 64], out c: f32[64, 64]) mix {\n%s"
+                 "  cube {\n    tile acc: acc f32[64, 64]\n    tpush q, acc\n  }\n"
+                 "  vector {\n%s    tpop t, q\n    tstore c[subblock * 32, 0], t\n    tfree q\n  }\n}\n",
+                 i == 0 ? body[0] : decl[i], i == 0 ? decl[0] : body[i]);
+        m = parse(text);
+        CHECK(m == NULL);
+        CHECK_MSG(pto_diag_count(ctx) == 1, "case %d: %d diagnostics, expected 1", i, pto_diag_count(ctx));
+    }
+}
+
 /* Hostile input: rejected with a diagnostic, never a crash. */
 static void test_hostile(void)
 {
@@ -363,6 +386,7 @@ int main(void)
     test_free_operands();
     test_scopes();
     test_many_errors();
+    test_declared_despite_bad_attribute();
     test_hostile();
     test_speed();
     pto_ctx_destroy(ctx);
