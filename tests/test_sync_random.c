@@ -5,7 +5,10 @@
    reuse (tiles placed on a few shared offsets), GM read-after-write through
    an inout tensor, vector and cube kernels. Also checks determinism (the
    same kernel gives the same dump) and idempotence (a second run adds
-   nothing). */
+   nothing), and pins the result: a fingerprint of every kernel's sync dump
+   (the default 2,000 kernels) must equal tests/golden/sync_pin.txt, so a
+   speed-up of the pass cannot move, add or drop a flag unnoticed;
+   PTO_UPDATE_GOLDEN=1 rewrites it when a change is intended. */
 
 #include "tests/check.h"
 #define PTO_IMPLEMENTATION
@@ -177,8 +180,42 @@ static pto_module *g_kernel(pto_ctx *ctx, uint64_t seed, int32_t *nvar, int32_t 
     return g.m;
 }
 
+#define PIN_PATH "tests/golden/sync_pin.txt"
+#define PIN_KERNELS 2000
+
+/* FNV-1a over the dump texts, in kernel order. */
+static void pin_text(uint64_t *h, const char *s)
+{
+    for (; *s; s++) {
+        *h ^= (unsigned char)*s;
+        *h *= 1099511628211ull;
+    }
+}
+
+static void pin_check(uint64_t h)
+{
+    char got[64], *want;
+    const char *upd = getenv("PTO_UPDATE_GOLDEN");
+    snprintf(got, sizeof got, "%016llx\n", (unsigned long long)h);
+    printf("sync pin over %d kernels: %s", PIN_KERNELS, got);
+    if (upd && strcmp(upd, "1") == 0) {
+        FILE *f = fopen(PIN_PATH, "wb");
+        CHECK_MSG(f != NULL, "cannot write %s", PIN_PATH);
+        if (f) { fputs(got, f); fclose(f); }
+        printf("updated %s\n", PIN_PATH);
+        return;
+    }
+    want = t_slurp(PIN_PATH, NULL);
+    CHECK_MSG(want != NULL, "missing %s (run PTO_UPDATE_GOLDEN=1 make test)", PIN_PATH);
+    CHECK_MSG(!want || strcmp(want, got) == 0,
+              "the inserted syncs changed: expected %s (PTO_UPDATE_GOLDEN=1 make test accepts it if intended)",
+              want ? want : "?");
+    free(want);
+}
+
 int main(int argc, char **argv)
 {
+    uint64_t pin = 1469598103934665603ull;
     int n = argc > 1 ? atoi(argv[1]) : 2000, i, bad = 0, warned = 0, fallbacks = 0, nondet = 0, notidem = 0;
     long syncs = 0, instrs = 0, runs = 0, pairs = 0, barriers = 0, rotating = 0;
     static const int64_t ns[] = {0, 1, 2, 3, 4, 7};
@@ -232,6 +269,7 @@ int main(int argc, char **argv)
             pto_sync_dump(m, &b1);
             pto_sync_dump(m2, &b2);
             if (strcmp(b1.data, b2.data) != 0) nondet++;
+            pin_text(&pin, b1.data);
             {
                 int32_t before = m2->n_stmts;
                 pto_sync(ctx, m2, &checked);
@@ -250,5 +288,6 @@ int main(int argc, char **argv)
     CHECK_MSG(bad == 0, "%d kernels failed", bad);
     CHECK_MSG(nondet == 0, "%d kernels synchronised differently twice", nondet);
     CHECK_MSG(notidem == 0, "%d kernels gained syncs on a second run", notidem);
+    if (n == PIN_KERNELS) pin_check(pin);
     return TEST_END();
 }
