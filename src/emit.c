@@ -276,6 +276,8 @@ typedef struct pto__emitter {
        comment right above the current line (0 = none) */
     int32_t *note_first;
     int32_t nnotes, last_note, kernel;
+    uint8_t *cstate;      /* pto__emit_const's answers, per expression (NULL: not kept) */
+    int64_t *cval;
     double fval[16];      /* float literals printed (fnum), by a hash of their bits */
     char fnum[16][48];
     uint8_t fvalid[16];
@@ -635,11 +637,13 @@ static int pto__emit_is_reserved(const char *s)
     if ((s[0] == 'p' && strncmp(s, "pto", 3) == 0) || (s[0] == 'u' && strncmp(s, "user_", 5) == 0) ||
         (s[0] == 'k' && strncmp(s, "kernel_", 7) == 0) || (s[0] == 'h' && strncmp(s, "host_", 5) == 0))
         return 1;
-    while (lo <= hi) {   /* the first byte decides most steps without a call */
-        int mid = (lo + hi) / 2, c = (unsigned char)s[0] - (unsigned char)pto__emit_reserved[mid][0];
-        if (c == 0) c = strcmp(s, pto__emit_reserved[mid]);
+    while (lo <= hi) {   /* the first two bytes decide most steps without a call */
+        const char *r = pto__emit_reserved[(lo + hi) / 2];
+        int c = (unsigned char)s[0] - (unsigned char)r[0];
+        if (c == 0) c = (unsigned char)s[1] - (unsigned char)r[1];
+        if (c == 0 && s[1]) c = strcmp(s + 2, r + 2);
         if (c == 0) return 1;
-        if (c < 0) hi = mid - 1; else lo = mid + 1;
+        if (c < 0) hi = (lo + hi) / 2 - 1; else lo = (lo + hi) / 2 + 1;
     }
     return 0;
 }
@@ -766,21 +770,23 @@ static int pto__emit_expr_prec(const pto_expr *e)
 
 /* Whether expression ex has a constant value (*v) without overflow: the
    integer literals combined by + - * and negation (never / or %, which can
-   fail at run time). */
-static int pto__emit_const(const pto_module *m, int32_t ex, int64_t *v)
+   fail at run time). The printer asks this of every node and again of its
+   operands (pto__emit_ident), which made a let's expression quadratic in
+   its depth: each node's answer is kept (cstate: 0 = not asked yet, 1 =
+   constant cval[ex], 2 = not constant), so every node is evaluated once. */
+static int pto__emit_const(pto__emitter *E, int32_t ex, int64_t *v);
+
+static int pto__emit_const_eval(pto__emitter *E, const pto_expr *e, int64_t *v)
 {
-    const pto_expr *e;
     int64_t a, b;
-    if (ex < 0 || ex >= m->n_exprs) return 0;
-    e = &m->exprs[ex];
     switch (e->kind) {
     case PTO_E_INT: *v = e->value; return 1;
     case PTO_E_NEG:
-        if (!pto__emit_const(m, e->a, &a) || a == INT64_MIN) return 0;
+        if (!pto__emit_const(E, e->a, &a) || a == INT64_MIN) return 0;
         *v = -a;
         return 1;
     case PTO_E_ADD: case PTO_E_SUB: case PTO_E_MUL:
-        if (!pto__emit_const(m, e->a, &a) || !pto__emit_const(m, e->b, &b)) return 0;
+        if (!pto__emit_const(E, e->a, &a) || !pto__emit_const(E, e->b, &b)) return 0;
         if (e->kind == PTO_E_ADD) {
             if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return 0;
             *v = a + b;
@@ -798,10 +804,30 @@ static int pto__emit_const(const pto_module *m, int32_t ex, int64_t *v)
     }
 }
 
+static int pto__emit_const(pto__emitter *E, int32_t ex, int64_t *v)
+{
+    const pto_module *m = E->m;
+    int r;
+    if (ex < 0 || ex >= m->n_exprs) return 0;
+    if (m->exprs[ex].kind == PTO_E_INT) { *v = m->exprs[ex].value; return 1; }
+    if (E->cstate && E->cstate[ex]) {
+        if (E->cstate[ex] == 2) return 0;
+        *v = E->cval[ex];
+        return 1;
+    }
+    r = pto__emit_const_eval(E, &m->exprs[ex], v);
+    if (E->cstate) {
+        E->cstate[ex] = (uint8_t)(r ? 1 : 2);
+        if (r) E->cval[ex] = *v;
+    }
+    return r;
+}
+
 /* The operand that an identity (x + 0, 0 + x, x - 0, x * 1, 1 * x, x / 1)
    reduces ex to, repeatedly; ex itself when it is none. */
-static int32_t pto__emit_ident(const pto_module *m, int32_t ex)
+static int32_t pto__emit_ident(pto__emitter *E, int32_t ex)
 {
+    const pto_module *m = E->m;
     for (;;) {
         const pto_expr *e;
         int64_t a, b;
@@ -809,8 +835,8 @@ static int32_t pto__emit_ident(const pto_module *m, int32_t ex)
         if (ex < 0 || ex >= m->n_exprs) return ex;
         e = &m->exprs[ex];
         if (e->kind != PTO_E_ADD && e->kind != PTO_E_SUB && e->kind != PTO_E_MUL && e->kind != PTO_E_DIV) return ex;
-        ka = pto__emit_const(m, e->a, &a);
-        kb = pto__emit_const(m, e->b, &b);
+        ka = pto__emit_const(E, e->a, &a);
+        kb = pto__emit_const(E, e->b, &b);
         if (kb && b == (e->kind == PTO_E_ADD || e->kind == PTO_E_SUB ? 0 : 1)) ex = e->a;
         else if (ka && a == (e->kind == PTO_E_ADD ? 0 : 1) && (e->kind == PTO_E_ADD || e->kind == PTO_E_MUL)) ex = e->b;
         else return ex;
@@ -894,14 +920,14 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
         }
     }
     if (mode != PTO__EX_PTO) {
-        if (pto__emit_const(m, ex, &cv)) {
+        if (pto__emit_const(E, ex, &cv)) {
             paren = cv < 0 && ctxprec > 3;
             if (paren) pto__emit_put(b, "(", 1);
             pto__emit_int(b, cv, mode);
             if (paren) pto__emit_put(b, ")", 1);
             return;
         }
-        ex = pto__emit_ident(m, ex);
+        ex = pto__emit_ident(E, ex);
     }
     if (ex < 0 || ex >= m->n_exprs) {
         pto__emit_puts(b, "0");
@@ -2343,6 +2369,8 @@ static void pto__emit_free(pto__emitter *E, uint8_t *vo, uint8_t *to, uint8_t *p
     pto_free(E->ctx, E->tile_popped);
     pto_free(E->ctx, E->tdecl_next);
     pto_free(E->ctx, E->note_first);
+    pto_free(E->ctx, E->cstate);
+    pto_free(E->ctx, E->cval);
     pto_free(E->ctx, E->segs);
     pto_free(E->ctx, E->var_len);
     pto_free(E->ctx, E->tile_len);
@@ -2429,6 +2457,12 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
         if (!E->var_used || !E->param_used) st = PTO_ERR_INTERNAL;
     }
     if (st == PTO_OK) st = pto__emit_tdecls(E);
+    if (st == PTO_OK && m->n_exprs > 0) {   /* (without them the printer still works, only slower) */
+        E->cstate = (uint8_t *)pto_alloc(ctx, (size_t)m->n_exprs);
+        E->cval = (int64_t *)pto_alloc(ctx, sizeof(int64_t) * (size_t)m->n_exprs);
+        if (E->cstate && E->cval) memset(E->cstate, 0, (size_t)m->n_exprs);
+        else { pto_free(ctx, E->cstate); pto_free(ctx, E->cval); E->cstate = NULL; E->cval = NULL; }
+    }
     if (st == PTO_OK) {
         int32_t i;
         E->nnotes = ctx->n_strs;
