@@ -12839,8 +12839,10 @@ typedef struct pto__emit_plan {
 
 /* Depths whose indent is bound into the hot lines (deeper ones copy it). */
 #define PTO__EMIT_ND 8
-/* Bytes readable past the end of the texts the emitter owns (pto__emit_pcp). */
+/* Bytes readable past the end of the texts the emitter owns (pto__emit_pcp);
+   the bound literals (btext) have twice that (pto__emit_pcp64). */
 #define PTO__EMIT_PAD 32
+#define PTO__EMIT_BPAD 64
 
 typedef struct pto__emitter {
     pto_ctx *ctx;
@@ -12898,8 +12900,11 @@ typedef struct pto__emitter {
     pto__emit_plan *plans;   /* what bound_* index */
     int32_t tpl_plan[PTO__NTPL][PTO__EMIT_ND];   /* pto__emit_x: plan + 1 (0 = not made, -1 = failed) */
     int32_t nplans, plancap;
-    /* ", PTO_K_V" ...: the argument text of each pipe, in btext */
+    /* ", PTO_K_V" ...: the argument text of each pipe, in btext; of each
+       pair of pipes (a flag's two operands: pair index a * PTO_NPIPE + b) */
     int32_t pipe_off[PTO_NPIPE], pipe_len[PTO_NPIPE];
+    int32_t pair_off[PTO_NPIPE * PTO_NPIPE], pair_len[PTO_NPIPE * PTO_NPIPE];
+    size_t argmax;        /* the longest of those and of tile_arg / var_arg */
     /* A second target (emit_isa.c) reuses this walk: it sets hooks for the
        statements it spells differently (NULL: the C spelling below) and
        isa for the spelling of the builtins in kernel expressions. */
@@ -13108,8 +13113,8 @@ static int32_t pto__emit_bind(pto__emitter *E, int tpl, uint64_t known)
     E->bsegs[E->nbsegs].key = -2;
     E->bsegs[E->nbsegs].off = E->bsegs[E->nbsegs].len = 0;
     E->nbsegs++;
-    pto__emit_reserve(t, PTO__EMIT_PAD);   /* (pto__emit_pcp reads past the last text) */
-    return t->oom || t->cap < t->len + PTO__EMIT_PAD ? -1 : first;
+    pto__emit_reserve(t, PTO__EMIT_BPAD);   /* (pto__emit_pcp64 reads past the last text) */
+    return t->oom || t->cap < t->len + PTO__EMIT_BPAD ? -1 : first;
 }
 
 /* Template tpl bound (pto__emit_bind) and made a line plan for
@@ -13338,8 +13343,24 @@ static pto_status pto__emit_lens(pto__emitter *E)
         pto__emit_puts(&E->btext, pto_pipe_name((pto_pipe)p));
         E->pipe_len[p] = (int32_t)E->btext.len - E->pipe_off[p];
     }
-    pto__emit_reserve(&E->btext, PTO__EMIT_PAD);   /* (pto__emit_pcp reads past the last text) */
-    return E->btext.oom || E->btext.cap < E->btext.len + PTO__EMIT_PAD ? PTO_ERR_INTERNAL : PTO_OK;
+    for (p = 0; p < PTO_NPIPE * PTO_NPIPE; p++) {   /* every flag names two pipes */
+        char pair[64];   /* (btext may move while it grows) */
+        size_t na = (size_t)E->pipe_len[p / PTO_NPIPE], nb = (size_t)E->pipe_len[p % PTO_NPIPE];
+        if (!E->btext.data || na + nb > sizeof pair) return PTO_ERR_INTERNAL;
+        memcpy(pair, E->btext.data + E->pipe_off[p / PTO_NPIPE], na);
+        memcpy(pair + na, E->btext.data + E->pipe_off[p % PTO_NPIPE], nb);
+        E->pair_off[p] = (int32_t)E->btext.len;
+        pto__emit_put(&E->btext, pair, na + nb);
+        E->pair_len[p] = (int32_t)(na + nb);
+    }
+    for (i = 0, E->argmax = 3; i < m->n_tiles + m->n_vars; i++) {
+        size_t n = (size_t)(i < m->n_tiles ? E->tile_len[i] : E->var_len[i - m->n_tiles]) + 2;
+        if (n > E->argmax) E->argmax = n;
+    }
+    for (p = 0; p < PTO_NPIPE * PTO_NPIPE; p++)
+        if ((size_t)E->pair_len[p] > E->argmax) E->argmax = (size_t)E->pair_len[p];
+    pto__emit_reserve(&E->btext, PTO__EMIT_BPAD);   /* (pto__emit_pcp64 reads past the last text) */
+    return E->btext.oom || E->btext.cap < E->btext.len + PTO__EMIT_BPAD ? PTO_ERR_INTERNAL : PTO_OK;
 }
 
 /* ---- expressions ----------------------------------------------------------
@@ -13768,11 +13789,9 @@ static inline void pto__wr(pto__emit_wr *w, const char *s, size_t n)
 /* ", a, x, r, c" : the operands as device-call arguments, straight into
    the output (no scratch copy): the names and pipes are texts made once,
    the rest goes through the expression printer. */
-static void pto__emit_args_to(pto__emitter *E, pto__emit_wr *w, int32_t s)
+static void pto__emit_args_to(pto__emitter *E, pto__emit_wr *w, const pto_operand *o, const pto_operand *end)
 {
     const pto_module *m = E->m;
-    const pto_stmt *st = &m->stmts[s];
-    const pto_operand *o = &m->operands[st->arg0], *end = o + st->nargs;
     pto_buf *b = w->b;
     for (; o < end; o++) {
         switch (o->kind) {
@@ -13904,12 +13923,144 @@ static void pto__emit_line(pto__emitter *E, int32_t plan, int32_t s)
             if (E->val[k] == E->srcline) { pto__wrp(&w, E->srcline, E->vlen[k]); break; }
             pto__wr(&w, E->val[k], E->vlen[k]);
             break;
-        case PTO__HOW_ARGS: pto__emit_args_to(E, &w, s); break;
+        case PTO__HOW_ARGS:
+            pto__emit_args_to(E, &w, &E->m->operands[E->m->stmts[s].arg0],
+                              &E->m->operands[E->m->stmts[s].arg0] + E->m->stmts[s].nargs);
+            break;
         case PTO__HOW_NOTE: pto__emit_note_to(E, &w); break;
         default: pto__wr(&w, E->val[k], E->vlen[k]); break;
         }
         pto__wrp(&w, text + p->off[i + 1], (size_t)p->len[i + 1]);
     }
+    if (w.d) pto__wr_sync(&w);
+}
+
+/* Makes room for `need` more bytes at the write position (growing the
+   output by half again, so that growing stays amortised); 0 when out of
+   memory, the caller then takes the checked path that reports it. */
+static int pto__wr_room(pto__emit_wr *w, size_t need)
+{
+    if ((size_t)(w->lim - w->d) >= need) return 1;
+    pto__wr_sync(w);
+    pto__emit_reserve(w->b, need + w->b->len / 2);
+    if (!w->b->data) return 0;
+    pto__wr_load(w);
+    return (size_t)(w->lim - w->d) >= need;
+}
+
+/* pto__emit_pcp for the bound literals (btext is padded by
+   PTO__EMIT_BPAD): an indent and an op name are one or two 32-byte moves. */
+static inline void pto__emit_pcp64(char *d, const char *s, size_t n)
+{
+    if (n <= 32) memcpy(d, s, 32);
+    else if (n <= 64) memcpy(d, s, 64);
+    else memcpy(d, s, n);
+}
+
+/* An op's K_OP line (plan: literal, SRC, literal, ARGS, literal), the most
+   written line: one room test for all of it, then only moves. Names and
+   pipes come from their padded texts, the two pipes of a flag as one text,
+   event ids 0-9 as a literal; from the first operand that needs the
+   expression printer on, the rest goes through pto__emit_args_to, whose
+   writes test room themselves. */
+static void pto__emit_opline(pto__emitter *E, int32_t plan, int32_t s)
+{
+    const pto__emit_plan *p = &E->plans[plan];
+    const pto_module *m = E->m;
+    const pto_stmt *st = &m->stmts[s];
+    const pto_operand *o = &m->operands[st->arg0], *end = o + st->nargs;
+    const char *text = E->btext.data;
+    size_t nsrc = E->vlen[PTO__K_SRC];
+    pto__emit_wr w;
+    char *d;
+    w.b = E->out;
+    if (p->nk != 2 || p->how[0] != PTO__HOW_SRC || p->how[1] != PTO__HOW_ARGS || E->val[PTO__K_SRC] != E->srcline ||
+        !w.b->data || w.b->oom) {
+        pto__emit_line(E, plan, s);
+        return;
+    }
+    pto__wr_load(&w);
+    if (!pto__wr_room(&w, (size_t)p->len[0] + nsrc + (size_t)p->len[1] + (size_t)st->nargs * E->argmax +
+                              (size_t)p->len[2] + PTO__EMIT_BPAD)) {
+        pto__emit_line(E, plan, s);
+        return;
+    }
+    d = w.d;
+    pto__emit_pcp64(d, text + p->off[0], (size_t)p->len[0]);
+    d += p->len[0];
+    pto__emit_pcp(d, E->srcline, nsrc);
+    d += nsrc;
+    pto__emit_pcp64(d, text + p->off[1], (size_t)p->len[1]);
+    d += p->len[1];
+    for (; o < end; o++) {
+        const pto_expr *e;
+        switch (o->kind) {
+        case PTO_O_PIPE:
+            if (o + 1 < end && o[1].kind == PTO_O_PIPE) {
+                int32_t k = o->ref * PTO_NPIPE + o[1].ref;
+                pto__emit_pcp(d, text + E->pair_off[k], (size_t)E->pair_len[k]);
+                d += E->pair_len[k];
+                o++;
+                continue;
+            }
+            pto__emit_pcp(d, text + E->pipe_off[o->ref], (size_t)E->pipe_len[o->ref]);
+            d += E->pipe_len[o->ref];
+            continue;
+        case PTO_O_TILE:
+            pto__emit_pcp(d, E->tile_arg[o->ref], (size_t)E->tile_len[o->ref] + 2);
+            d += E->tile_len[o->ref] + 2;
+            continue;
+        case PTO_O_SCALAR:
+            pto__emit_pcp(d, E->var_arg[o->ref], (size_t)E->var_len[o->ref] + 2);
+            d += E->var_len[o->ref] + 2;
+            continue;
+        case PTO_O_INT:
+            e = o->e[0] >= 0 && o->e[0] < m->n_exprs ? &m->exprs[o->e[0]] : NULL;
+            if (e && e->kind == PTO_E_INT && e->value >= 0 && e->value < 10) {   /* an event id */
+                d[0] = ',';
+                d[1] = ' ';
+                d[2] = (char)('0' + e->value);
+                d += 3;
+                continue;
+            }
+            break;
+        default: break;
+        }
+        break;
+    }
+    w.d = d;
+    if (o < end) {   /* the printer's part: checked writes from here on */
+        pto__emit_args_to(E, &w, o, end);
+        pto__wrp(&w, text + p->off[2], (size_t)p->len[2]);
+    } else {
+        pto__emit_pcp64(w.d, text + p->off[2], (size_t)p->len[2]);
+        w.d += p->len[2];
+    }
+    if (w.d) pto__wr_sync(&w);
+}
+
+/* A note's K_NOTE line (plan: literal, NOTE, literal): as pto__emit_opline,
+   one room test and the note copied by pto__emit_note_to. */
+static void pto__emit_noteline(pto__emitter *E, int32_t plan, int32_t s)
+{
+    const pto__emit_plan *p = &E->plans[plan];
+    const char *text = E->btext.data;
+    pto__emit_wr w;
+    w.b = E->out;
+    if (p->nk != 1 || p->how[0] != PTO__HOW_NOTE || !w.b->data || w.b->oom) {
+        pto__emit_line(E, plan, s);
+        return;
+    }
+    pto__wr_load(&w);
+    if (!pto__wr_room(&w, (size_t)p->len[0] + E->vlen[PTO__K_NOTE] + (size_t)p->len[1] + PTO__EMIT_BPAD)) {
+        pto__emit_line(E, plan, s);
+        return;
+    }
+    pto__emit_pcp64(w.d, text + p->off[0], (size_t)p->len[0]);
+    w.d += p->len[0];
+    pto__emit_note_to(E, &w);
+    if (!w.d) return;
+    pto__wrp(&w, text + p->off[1], (size_t)p->len[1]);
     if (w.d) pto__wr_sync(&w);
 }
 
@@ -13963,7 +14114,7 @@ static int32_t pto__emit_note(pto__emitter *E, int32_t s)
                                                                      (dep ? (uint64_t)1 << PTO__K_IND : 0), 1);
         if (E->bound_note[pass][dep] < 0) { E->st = PTO_ERR_INTERNAL; return -1; }
     }
-    pto__emit_line(E, E->bound_note[pass][dep], s);
+    pto__emit_noteline(E, E->bound_note[pass][dep], s);
     return -1;
 }
 
@@ -14025,7 +14176,7 @@ static void pto__emit_op(pto__emitter *E, int32_t s)
         if (E->bound_op[op][dep] < 0 || E->bound_see[op][dep] < 0) { E->st = PTO_ERR_INTERNAL; return; }
     }
     if (see < 0) {
-        pto__emit_line(E, E->bound_op[op][dep], s);
+        pto__emit_opline(E, E->bound_op[op][dep], s);
         return;
     }
     pto__emit_v(E, PTO__K_FN, pto_opinfo_get((pto_op)E->m->stmts[see].op)->name);
