@@ -276,7 +276,7 @@ typedef struct pto__emitter {
        nodes, each naming a tile whose tdecl goes right before it */
     int32_t *tdecl_head, *tdecl_tile, *tdecl_next;
     int32_t ntdecl;
-    uint8_t *tile_unused;  /* no op names it: (void)NAME, no tdecl */
+    uint8_t *tile_unused;  /* no op names it: (void)NAME, no tdecl (2: not worked out yet, pto__emit_place) */
     uint8_t *tile_popped;  /* a tpop fills it: it lives in a pipe's local slots */
     /* dependency notes (pto__emit_note): per interned note, the statement
        whose comment printed it in full (-1 = none yet); the note of the
@@ -1703,9 +1703,11 @@ static void pto__emit_place_tdecl(pto__emitter *E, int32_t from, int32_t t)
             pto__emit_place_tdecl(E, m->blocks[m->stmts[s].body].head, t);
             if (m->stmts[s].orelse >= 0) pto__emit_place_tdecl(E, m->blocks[m->stmts[s].orelse].head, t);
         } else if (E->ntdecl < m->n_operands) {  /* one node per use at most */
+            int32_t *at = &E->tdecl_head[s];   /* tiles in falling index order (see pto__emit_tdecls) */
+            while (*at >= 0 && E->tdecl_tile[*at] > t) at = &E->tdecl_next[*at];
             E->tdecl_tile[E->ntdecl] = t;
-            E->tdecl_next[E->ntdecl] = E->tdecl_head[s];
-            E->tdecl_head[s] = E->ntdecl++;
+            E->tdecl_next[E->ntdecl] = *at;
+            *at = E->ntdecl++;
         }
         return;
     }
@@ -1719,7 +1721,12 @@ static void pto__emit_place_tdecl(pto__emitter *E, int32_t from, int32_t t)
    the first use (or the loop or branch holding it, as above). A tile used
    in both branches of an if gets a tdecl in each (one runs); a tile never
    used gets none. An xN tile keeps its tdecl at the declaration: it holds
-   its slots for the whole loop. */
+   its slots for the whole loop.
+   A tile whose declaration is a TILE statement naming it is placed when
+   that statement is emitted (tile_unused 2 until then, pto__emit_place):
+   the search then reads the statements the emission is about to write,
+   rather than a pass of its own through memory that is not in cache.
+   Either way a statement's list holds its tiles in falling index order. */
 static pto_status pto__emit_tdecls(pto__emitter *E)
 {
     const pto_module *m = E->m;
@@ -1738,10 +1745,19 @@ static pto_status pto__emit_tdecls(pto__emitter *E)
         E->tile_popped[t] = (uint8_t)pto__emit_is_popped(m, t);
         /* a popped tile: tpop writes all of its slot, the ring rotates it */
         if (E->tile_popped[t] || m->tiles[t].nbuf > 1 || d < 0 || m->stmts[d].block < 0) continue;
+        if (m->stmts[d].kind == PTO_ST_TILE && m->stmts[d].ref == t) { E->tile_unused[t] = 2; continue; }
         pto__emit_place_tdecl(E, m->stmts[d].next, t);
         E->tile_unused[t] = E->ntdecl == before;
     }
     return PTO_OK;
+}
+
+/* The deferred half of pto__emit_tdecls for tile t, at its declaration. */
+static void pto__emit_place(pto__emitter *E, int32_t t)
+{
+    int32_t before = E->ntdecl;
+    pto__emit_place_tdecl(E, E->m->stmts[E->m->tiles[t].decl].next, t);
+    E->tile_unused[t] = E->ntdecl == before;
 }
 
 /* The planned offset of the tile that statement s declares, as C text in
@@ -1803,6 +1819,7 @@ static void pto__emit_tile(pto__emitter *E, int32_t s)
     const pto_module *m = E->m;
     int32_t ti = m->stmts[s].ref;
     const pto_tile *t = &m->tiles[ti];
+    if (E->tile_unused[ti] == 2) pto__emit_place(E, ti);
     if (!pto__emit_offset(E, s)) return;
     if (t->valid_r >= 0) { pto__emit_expr(E, pto__emit_sb(E, PTO__K_VR), t->valid_r, PTO__EX_KERNEL, 0); pto__emit_vbuf(E, PTO__K_VR); }
     else pto__emit_vi(E, PTO__K_VR, t->rows);
