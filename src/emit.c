@@ -2149,54 +2149,85 @@ static inline int pto__emit_unplain8(uint64_t w)
 }
 
 /* The .pto text, one string per line (short literals keep C99 compilers'
-   4095-character limit): the H_LINE and H_LINE_END templates (plain text)
-   around each line, the line escaped eight bytes at a time when they are
-   all plain, straight into the reserved output. A line's last bytes are one
-   more word that overlaps the one before (while the line has needed no
-   escape, the output is the input moved, so rewriting bytes is harmless). */
+   4095-character limit; a line longer than 1000 bytes goes on in the next
+   string): the H_LINE and H_LINE_END templates (plain text) around each
+   line, straight into the output. One pass over the text, eight bytes at a
+   time while they are all plain and the line has room for them, byte by
+   byte around a newline or a byte to escape; the room for each piece of
+   the text is made once, for its worst case. */
+#define PTO__EMIT_SRC_PIECE 512
+#define PTO__EMIT_SRC_SPLIT 1000
+
 static void pto__emit_source(pto__emitter *E, const char *text, size_t len)
 {
     const char *open = pto__emit_tpl[PTO__T_H_LINE], *close = pto__emit_tpl[PTO__T_H_LINE_END];
-    size_t no = strlen(open), nc = strlen(close), i = 0;
+    size_t no = strlen(open), nc = strlen(close), col = 0;
+    const char *p = text, *end = text + len;
+    int in_line = 0;   /* a string is open, col bytes of the line in it */
     pto_buf *b = E->out;
-    while (i < len) {
-        size_t j = len - i < 1000 ? len : i + 1000;   /* at most 1000 bytes and their newline */
-        const char *nl = (const char *)memchr(text + i, '\n', j - i + (j < len));
-        const char *p, *e, *start = text + i;
-        char *d, *d0;
-        uint64_t w;
-        if (nl) j = (size_t)(nl - text) + 1;
-        if (b->len + no + nc + 4 * (j - i) + 1 > b->cap) pto__emit_reserve(b, no + nc + 4 * (j - i) + b->len / 2 + 4096);
-        if (b->oom || !b->data || b->len + no + nc + 4 * (j - i) + 1 > b->cap) {   /* out of memory */
+    while (p < end) {
+        size_t n = (size_t)(end - p) < PTO__EMIT_SRC_PIECE ? (size_t)(end - p) : PTO__EMIT_SRC_PIECE;
+        size_t need = n * (no + nc + 4) + no + nc + 16;   /* every byte a newline, or escaped */
+        const char *stop = p + n;
+        char *d;
+        if (b->len + need + 1 > b->cap) pto__emit_reserve(b, need + b->len / 2 + 4096);
+        if (b->oom || !b->data || b->len + need + 1 > b->cap) {   /* out of memory */
             E->st = PTO_ERR_INTERNAL;
             return;
         }
         d = b->data + b->len;
-        pto__emit_cp(d, open, no);
-        d0 = d += no;
-        e = text + j - (nl != NULL);   /* the newline is escaped below */
-        for (p = start; e - p >= 8; p += 8, d += 8) {
-            memcpy(&w, p, 8);
-            if (pto__emit_unplain8(w)) break;
-            memcpy(d, p, 8);
+        if (!in_line) {   /* the first line */
+            pto__emit_cp(d, open, no);
+            d += no;
+            in_line = 1;
         }
-        if (p < e && e - p < 8 && e - start >= 8) {   /* the last word, overlapping */
-            memcpy(&w, e - 8, 8);
-            if (!pto__emit_unplain8(w)) {
-                memcpy(d0 + (e - 8 - start), e - 8, 8);
-                d += e - p;
-                p = e;
+        while (p < stop) {
+            unsigned char c;
+            if (stop - p >= 8 && col + 8 <= PTO__EMIT_SRC_SPLIT) {
+                uint64_t w;
+                memcpy(&w, p, 8);
+                if (!pto__emit_unplain8(w)) {
+                    memcpy(d, &w, 8);
+                    d += 8;
+                    p += 8;
+                    col += 8;
+                    continue;
+                }
+                while (pto__emit_plain[(unsigned char)*p]) {   /* up to the byte that is not (in these 8) */
+                    *d++ = *p++;
+                    col++;
+                }
             }
+            c = (unsigned char)*p++;
+            if (c == '\n') {
+                d[0] = '\\';
+                d[1] = 'n';
+                pto__emit_cp(d + 2, close, nc);
+                d += 2 + nc;
+                col = 0;
+                if (p < end) {
+                    pto__emit_cp(d, open, no);
+                    d += no;
+                } else {
+                    in_line = 0;
+                }
+                continue;
+            }
+            if (col == PTO__EMIT_SRC_SPLIT) {   /* a long line: on in the next string */
+                pto__emit_cp(d, close, nc);
+                pto__emit_cp(d + nc, open, no);
+                d += nc + no;
+                col = 0;
+            }
+            if (pto__emit_plain[c]) *d++ = (char)c;
+            else d += pto__emit_esc(d, c);
+            col++;
         }
-        for (; p < e; p++) {
-            if (pto__emit_plain[(unsigned char)*p]) *d++ = *p;
-            else d += pto__emit_esc(d, (unsigned char)*p);
+        if (p == end && in_line) {   /* the text does not end with a newline */
+            pto__emit_cp(d, close, nc);
+            d += nc;
         }
-        if (nl) { d[0] = '\\'; d[1] = 'n'; d += 2; }
-        pto__emit_cp(d, close, nc);
-        d += nc;
         b->len = (size_t)(d - b->data);
-        i = j;
     }
 }
 
