@@ -13628,14 +13628,16 @@ static void pto__emit_float(pto__emitter *E, pto_buf *b, double v, int mode)
 
 static void pto__emit_use_expr(pto__emitter *E, int32_t ex)
 {
-    while (ex >= 0 && ex < E->m->n_exprs) {
-        const pto_expr *e = &E->m->exprs[ex];
+    const pto_module *m = E->m;
+    while (ex >= 0 && ex < m->n_exprs) {
+        const pto_expr *e = &m->exprs[ex];
         if (e->kind == PTO_E_VAR) {
-            if (e->a >= 0 && e->a < E->m->n_vars) E->var_used[e->a] = 1;
+            if (e->a >= 0 && e->a < m->n_vars) E->var_used[e->a] = 1;
             return;
         }
-        if (e->kind >= PTO_E_ADD && e->kind <= PTO_E_MAX) pto__emit_use_expr(E, e->b);
         if (e->kind < PTO_E_ADD) return;
+        if (e->kind <= PTO_E_MAX && e->b >= 0 && e->b < m->n_exprs && m->exprs[e->b].kind != PTO_E_INT)
+            pto__emit_use_expr(E, e->b);   /* (a literal operand, the common case, names nothing) */
         ex = e->a;
     }
 }
@@ -15139,28 +15141,47 @@ static pto_status pto__emit_check(pto__emitter *E)
     int32_t s;
     for (s = 0; s < m->n_stmts; s++) {
         const pto_stmt *st = &m->stmts[s];
-        int i, cls;
+        int i, cls, reached;
         if (st->block < 0) continue;
-        if (st->kind == PTO_ST_OP && st->op >= PTO_NOP)
-            return pto_error(E->ctx, st->loc, "emit: unknown op %d", (int)st->op);
-        cls = st->kind == PTO_ST_OP ? (int)pto_opinfo_get((pto_op)st->op)->cls : -1;
+        reached = E->reach && st->block < m->n_blocks && E->reach[st->block] == 1;
+        if (st->kind != PTO_ST_OP) {
+            if (st->kind == PTO_ST_TILE && (st->ref < 0 || st->ref >= m->n_tiles))
+                return pto_error(E->ctx, st->loc, "emit: tile statement without a tile");
+            if ((st->kind == PTO_ST_LET || st->kind == PTO_ST_FOR) && (st->ref < 0 || st->ref >= m->n_vars))
+                return pto_error(E->ctx, st->loc, "emit: statement without its variable");
+            if (reached) pto__emit_use_stmt(E, st);
+            continue;
+        }
+        if (st->op >= PTO_NOP) return pto_error(E->ctx, st->loc, "emit: unknown op %d", (int)st->op);
+        cls = (int)pto_opinfo_get((pto_op)st->op)->cls;
         if (cls == PTO_OC_XFER || cls == PTO_OC_ALLREDUCE)
             return pto_error(E->ctx, st->loc, "emit: %s is not lowered (run pto_lower after pto_verify)",
                              pto_opinfo_get((pto_op)st->op)->name);
-        if (st->kind == PTO_ST_TILE && (st->ref < 0 || st->ref >= m->n_tiles))
-            return pto_error(E->ctx, st->loc, "emit: tile statement without a tile");
-        if ((st->kind == PTO_ST_LET || st->kind == PTO_ST_FOR) && (st->ref < 0 || st->ref >= m->n_vars))
-            return pto_error(E->ctx, st->loc, "emit: statement without its variable");
-        for (i = 0; st->kind == PTO_ST_OP && i < st->nargs; i++) {
+        for (i = 0; i < st->nargs; i++) {   /* checked, and the names it reads marked (pto__emit_use_stmt) */
             const pto_operand *o = &m->operands[st->arg0 + i];
             int bad = 0;
             switch (o->kind) {
             case PTO_O_TILE: bad = o->ref < 0 || o->ref >= m->n_tiles; break;
-            case PTO_O_GM: bad = o->ref < 0 || o->ref >= m->n_params; break;
-            case PTO_O_SCALAR: bad = o->ref < 0 || o->ref >= m->n_vars; break;
+            case PTO_O_GM:
+                bad = o->ref < 0 || o->ref >= m->n_params;
+                if (bad || !reached) break;
+                E->param_used[o->ref] = 1;
+                pto__emit_use_expr(E, o->e[0]);
+                pto__emit_use_expr(E, o->e[1]);
+                pto__emit_use_expr(E, o->e[2]);
+                break;
+            case PTO_O_SCALAR:
+                bad = o->ref < 0 || o->ref >= m->n_vars;
+                if (!bad && reached) E->var_used[o->ref] = 1;
+                break;
             case PTO_O_PIPE: bad = o->ref < 0 || o->ref >= PTO_NPIPE; break;
             case PTO_O_CVPIPE: bad = o->ref < 0 || o->ref >= m->n_cvpipes; break;
-            case PTO_O_FLOAT: case PTO_O_INT: break;
+            case PTO_O_FLOAT: break;
+            case PTO_O_INT:
+                if (!reached) break;
+                pto__emit_use_expr(E, o->e[0]);
+                pto__emit_use_expr(E, o->e[1]);
+                break;
             case PTO_O_CMP: bad = o->ref < 0 || o->ref > PTO_GE; break;
             case PTO_O_NMODE: bad = o->ref != PTO_NOTIFY_SET && o->ref != PTO_NOTIFY_ADD; break;
             default:
@@ -15170,7 +15191,6 @@ static pto_status pto__emit_check(pto__emitter *E)
             if (bad) return pto_error(E->ctx, o->loc, "emit: operand %d of %s refers to nothing", i,
                                       pto_opinfo_get((pto_op)st->op)->name);
         }
-        if (E->reach && st->block < m->n_blocks && E->reach[st->block] == 1) pto__emit_use_stmt(E, st);
     }
     return PTO_OK;
 }
