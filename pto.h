@@ -12877,6 +12877,7 @@ typedef struct pto__emitter {
        whose comment printed it in full (-1 = none yet); the note of the
        comment right above the current line (0 = none) */
     int32_t *note_first;
+    int32_t *note_kernel;   /* the kernel of note_first's block (kept: the statement is far by then) */
     int32_t nnotes, last_note, kernel;
     uint8_t *cstate;      /* pto__emit_const's answers, per expression (NULL: not kept) */
     int64_t *cval;
@@ -14133,20 +14134,22 @@ static void pto__emit_x(pto__emitter *E, int tpl)
    it. Returns that statement (-1: the call needs no reference). */
 static int32_t pto__emit_note(pto__emitter *E, int32_t s)
 {
-    const pto_stmt *st = &E->m->stmts[s];
-    const pto_opinfo *oi = pto_opinfo_get((pto_op)st->op);
-    const char *note = st->note ? pto_str(E->ctx, st->note) : NULL;
+    const pto_module *m = E->m;
+    const pto_stmt *st = &m->stmts[s];
+    const char *note;
     int pass, dep;
-    if (!note && oi->cls != PTO_OC_SYNC) { E->last_note = 0; return -1; }
+    if (!st->note && pto_opinfo_get((pto_op)st->op)->cls != PTO_OC_SYNC) { E->last_note = 0; return -1; }
     if (st->note > 0 && st->note < E->nnotes) {
         int32_t first = E->note_first[st->note];
         if (st->note == E->last_note) return -1;
-        if (first >= 0 && E->m->blocks[E->m->stmts[first].block].kernel == E->kernel) {
+        if (first >= 0 && E->note_kernel[st->note] == E->kernel) {
             E->last_note = 0;
             return first;
         }
         E->note_first[st->note] = s;
+        E->note_kernel[st->note] = st->block >= 0 && st->block < m->n_blocks ? m->blocks[st->block].kernel : -1;
     }
+    note = st->note ? pto_str(E->ctx, st->note) : NULL;
     E->last_note = st->note;
     if (!note) note = st->origin == PTO_BY_USER ? "written in the source" : "(no note recorded)";
     E->val[PTO__K_NOTE] = note;   /* pto__emit_note_to writes it */
@@ -15228,6 +15231,7 @@ static void pto__emit_free(pto__emitter *E, uint8_t *vo, uint8_t *to, uint8_t *p
     pto_free(E->ctx, E->tile_popped);
     pto_free(E->ctx, E->tdecl_next);
     pto_free(E->ctx, E->note_first);
+    pto_free(E->ctx, E->note_kernel);
     pto_free(E->ctx, E->cstate);
     pto_free(E->ctx, E->cval);
     pto_free(E->ctx, E->segs);
@@ -15332,7 +15336,8 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
         int32_t i;
         E->nnotes = ctx->n_strs;
         E->note_first = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * (size_t)(E->nnotes ? E->nnotes : 1));
-        if (!E->note_first) st = PTO_ERR_INTERNAL;
+        E->note_kernel = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * (size_t)(E->nnotes ? E->nnotes : 1));
+        if (!E->note_first || !E->note_kernel) st = PTO_ERR_INTERNAL;
         for (i = 0; st == PTO_OK && i < E->nnotes; i++) E->note_first[i] = -1;
     }
     if (st == PTO_OK) {
