@@ -238,6 +238,8 @@ typedef struct pto__emit_seg {
 enum { PTO__HOW_VAL, PTO__HOW_SRC, PTO__HOW_ARGS, PTO__HOW_NOTE };
 typedef struct pto__emit_plan {
     int32_t nk;
+    int32_t lit;          /* the length of all the literal pieces */
+    int simple;           /* every key written from its value (no ARGS, NOTE) */
     uint8_t key[PTO__EMIT_PK], how[PTO__EMIT_PK];
     int32_t off[PTO__EMIT_PK + 1], len[PTO__EMIT_PK + 1];   /* literal before key i; [nk]: after the last */
 } pto__emit_plan;
@@ -561,6 +563,11 @@ static int32_t pto__emit_plan_make(pto__emitter *E, int tpl, uint64_t known, int
         nk++;
     }
     p->nk = nk;
+    p->simple = 1;
+    for (nk = 0; nk <= p->nk; nk++) {
+        p->lit += p->len[nk];
+        if (nk < p->nk && (p->how[nk] == PTO__HOW_ARGS || p->how[nk] == PTO__HOW_NOTE)) p->simple = 0;
+    }
     E->nbsegs = first;   /* the segments were only the way here */
     return E->nplans++;
 }
@@ -1349,6 +1356,59 @@ static void pto__emit_note_to(pto__emitter *E, pto__emit_wr *w)
     pto__wr(w, b->data ? b->data : "", b->len);
 }
 
+/* Makes room for `need` more bytes at the write position (growing the
+   output by half again, so that growing stays amortised); 0 when out of
+   memory, the caller then takes the checked path that reports it. */
+static int pto__wr_grow(pto__emit_wr *w, size_t need)
+{
+    pto__wr_sync(w);
+    pto__emit_reserve(w->b, need + w->b->len / 2);
+    if (!w->b->data) return 0;
+    pto__wr_load(w);
+    return (size_t)(w->lim - w->d) >= need;
+}
+
+static inline int pto__wr_room(pto__emit_wr *w, size_t need)
+{
+    return (size_t)(w->lim - w->d) >= need || pto__wr_grow(w, need);
+}
+
+/* pto__emit_pcp for the bound literals (btext is padded by
+   PTO__EMIT_BPAD): an indent and an op name are one or two 32-byte moves. */
+static inline void pto__emit_pcp64(char *d, const char *s, size_t n)
+{
+    if (n <= 32) memcpy(d, s, 32);
+    else if (n <= 64) memcpy(d, s, 64);
+    else memcpy(d, s, n);
+}
+
+/* A line whose keys are all written from their values: one room test for
+   all of it (its length is known), then only moves: the literal pieces
+   from the padded btext, the values as they are. 0 when out of memory
+   (nothing written). */
+static int pto__emit_line_simple(pto__emitter *E, const pto__emit_plan *p, pto__emit_wr *w)
+{
+    const char *text = E->btext.data;
+    size_t need = (size_t)p->lit + PTO__EMIT_BPAD;
+    char *d;
+    int32_t i;
+    for (i = 0; i < p->nk; i++) need += E->vlen[p->key[i]];
+    if (!pto__wr_room(w, need)) return 0;
+    d = w->d;
+    pto__emit_pcp64(d, text + p->off[0], (size_t)p->len[0]);
+    d += p->len[0];
+    for (i = 0; i < p->nk; i++) {
+        int k = p->key[i];
+        pto__emit_cp(d, E->val[k], E->vlen[k]);
+        d += E->vlen[k];
+        pto__emit_pcp64(d, text + p->off[i + 1], (size_t)p->len[i + 1]);
+        d += p->len[i + 1];
+    }
+    w->d = d;
+    pto__wr_sync(w);
+    return 1;
+}
+
 /* Writes line plan `plan` (pto__emit_plan_make) for statement s straight
    into the output: its literal pieces from btext, the SRC value from
    srcline, the ARGS key by writing the operands in place
@@ -1366,6 +1426,7 @@ static void pto__emit_line(pto__emitter *E, int32_t plan, int32_t s)
         if (!w.b->data) return;
     }
     pto__wr_load(&w);
+    if (p->simple && pto__emit_line_simple(E, p, &w)) return;
     pto__wrp(&w, text + p->off[0], (size_t)p->len[0]);
     for (i = 0; i < p->nk; i++) {
         int k = p->key[i];
@@ -1384,28 +1445,6 @@ static void pto__emit_line(pto__emitter *E, int32_t plan, int32_t s)
         pto__wrp(&w, text + p->off[i + 1], (size_t)p->len[i + 1]);
     }
     if (w.d) pto__wr_sync(&w);
-}
-
-/* Makes room for `need` more bytes at the write position (growing the
-   output by half again, so that growing stays amortised); 0 when out of
-   memory, the caller then takes the checked path that reports it. */
-static int pto__wr_room(pto__emit_wr *w, size_t need)
-{
-    if ((size_t)(w->lim - w->d) >= need) return 1;
-    pto__wr_sync(w);
-    pto__emit_reserve(w->b, need + w->b->len / 2);
-    if (!w->b->data) return 0;
-    pto__wr_load(w);
-    return (size_t)(w->lim - w->d) >= need;
-}
-
-/* pto__emit_pcp for the bound literals (btext is padded by
-   PTO__EMIT_BPAD): an indent and an op name are one or two 32-byte moves. */
-static inline void pto__emit_pcp64(char *d, const char *s, size_t n)
-{
-    if (n <= 32) memcpy(d, s, 32);
-    else if (n <= 64) memcpy(d, s, 64);
-    else memcpy(d, s, n);
 }
 
 /* An op's K_OP line (plan: literal, SRC, literal, ARGS, literal), the most
