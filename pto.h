@@ -13195,6 +13195,17 @@ static size_t pto__emit_i64(char *buf, int64_t v)
     char tmp[48], *p = tmp + 24;
     size_t n;
     uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    if (v >= 0 && v < 10000) {   /* most numbers (line numbers, shapes, offsets' parts): straight into buf */
+        unsigned hi = (unsigned)v / 100, lo = (unsigned)v % 100;
+        n = v >= 1000 ? 4 : v >= 100 ? 3 : v >= 10 ? 2 : 1;
+        p = buf + n;
+        *p = 0;
+        p[-1] = pairs[2 * lo + 1];
+        if (n >= 2) p[-2] = pairs[2 * lo];
+        if (n >= 3) p[-3] = pairs[2 * hi + 1];
+        if (n == 4) p[-4] = pairs[2 * hi];
+        return n;
+    }
     while (u >= 100) {
         unsigned r = (unsigned)(u % 100);
         u /= 100;
@@ -13916,18 +13927,27 @@ static void pto__emit_note_to(pto__emitter *E, pto__emit_wr *w)
     if (n >= 8 && n + 8 < (size_t)(w->lim - w->d)) {
         /* '\n' (0x0a) and '*' (0x2a) are the only bytes that OR 0x20 makes
            0x2a: one zero-byte test per word; the last word overlaps */
-        uint64_t x, y, hit = 0;
+        uint64_t x, y, x2, y2, hit = 0;
+        for (; i + 16 <= n; i += 16) {   /* (the high bits are kept once, after the loop) */
+            memcpy(&x, note + i, 8);
+            memcpy(&x2, note + i + 8, 8);
+            memcpy(w->d + i, &x, 8);
+            memcpy(w->d + i + 8, &x2, 8);
+            y = (x | ones * 0x20) ^ (ones * 0x2a);
+            y2 = (x2 | ones * 0x20) ^ (ones * 0x2a);
+            hit |= ((y - ones) & ~y) | ((y2 - ones) & ~y2);
+        }
         for (; i + 8 <= n; i += 8) {
             memcpy(&x, note + i, 8);
             memcpy(w->d + i, &x, 8);
             y = (x | ones * 0x20) ^ (ones * 0x2a);
-            hit |= (y - ones) & ~y & high;
+            hit |= (y - ones) & ~y;
         }
         memcpy(&x, note + n - 8, 8);
         memcpy(w->d + n - 8, &x, 8);
         y = (x | ones * 0x20) ^ (ones * 0x2a);
-        hit |= (y - ones) & ~y & high;
-        if (!hit) {
+        hit |= (y - ones) & ~y;
+        if (!(hit & high)) {
             w->d += n;
             return;
         }
