@@ -14320,6 +14320,41 @@ static void pto__emit_slot_index(pto__emitter *E, pto_buf *b, const pto_tile *t)
     pto__emit_put(b, ")", 1);
 }
 
+/* The common offset of an xN tile, "[OFF + ](i % N) * STRIDE" for a loop
+   from 0 by 1, written in one go into b (empty); 0 when the loop is
+   another (pto__emit_slot_index spells it then) or out of memory. */
+static int pto__emit_slot_fast(pto__emitter *E, pto_buf *b, const pto_tile *t, int64_t stride)
+{
+    const pto_module *m = E->m;
+    int32_t loop = pto_stmt_loop(m, t->decl);
+    const pto_stmt *f = loop >= 0 ? &m->stmts[loop] : NULL;
+    size_t n;
+    char *d;
+    if (!f || f->e[0] < 0 || m->exprs[f->e[0]].kind != PTO_E_INT || m->exprs[f->e[0]].value != 0 ||
+        (f->e[2] >= 0 && (m->exprs[f->e[2]].kind != PTO_E_INT || m->exprs[f->e[2]].value != 1)))
+        return 0;
+    n = (size_t)E->var_len[f->ref];
+    pto__emit_reserve(b, n + 128);   /* three numbers (pto__emit_i64 writes up to 25 bytes each) */
+    if (!b->data || b->cap < b->len + n + 128) return 0;
+    d = b->data + b->len;
+    if (t->offset[0]) {
+        d += pto__emit_i64(d, t->offset[0]);
+        memcpy(d, " + ", 3);
+        d += 3;
+    }
+    *d++ = '(';
+    memcpy(d, E->var_name[f->ref], n);
+    d += n;
+    memcpy(d, " % ", 3);
+    d += 3;
+    d += pto__emit_i64(d, t->nbuf);
+    memcpy(d, ") * ", 4);
+    d += 4;
+    d += pto__emit_i64(d, stride);
+    b->len = (size_t)(d - b->data);
+    return 1;
+}
+
 /* pto_k_tdecl(core, "FILE:LINE", NAME): from here on the
    simulator treats the tile's bytes as unwritten (a new tenant). */
 static void pto__emit_tdecl(pto__emitter *E, int32_t ti)
@@ -14447,7 +14482,9 @@ static int pto__emit_offset(pto__emitter *E, int32_t s)
         int64_t stride = t->offset[1] - t->offset[0];
         int ap = 1;
         for (k = 2; k < t->nbuf; k++) ap &= t->offset[k] - t->offset[k - 1] == stride;
-        if (ap) {
+        if (ap && pto__emit_slot_fast(E, b, t, stride)) {
+            /* written */
+        } else if (ap) {
             if (t->offset[0]) { pto__emit_put_i64(b, t->offset[0]); pto__emit_puts(b, " + "); }
             pto__emit_slot_index(E, b, t);
             pto__emit_puts(b, " * ");
