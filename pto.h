@@ -13487,7 +13487,7 @@ static int32_t pto__emit_ident(pto__emitter *E, int32_t ex)
    x * 1, 1 * x, x / 1 with the 0 or 1 an INT node): no constant folding of
    whole subtrees, so it is cheap enough to try first. Removing such an
    identity keeps the value, the folding and the printed text the same. */
-static int32_t pto__emit_peel(const pto_module *m, int32_t ex)
+static int32_t pto__emit_peel_loop(const pto_module *m, int32_t ex)
 {
     while (ex >= 0 && ex < m->n_exprs) {
         const pto_expr *e = &m->exprs[ex];
@@ -13503,6 +13503,40 @@ static int32_t pto__emit_peel(const pto_module *m, int32_t ex)
         else return ex;
     }
     return ex;
+}
+
+/* pto__emit_peel_loop, with the usual case (not + - * /: nothing to peel)
+   decided without a call. */
+static inline int32_t pto__emit_peel(const pto_module *m, int32_t ex)
+{
+    if (ex < 0 || ex >= m->n_exprs || m->exprs[ex].kind < PTO_E_ADD || m->exprs[ex].kind > PTO_E_DIV) return ex;
+    return pto__emit_peel_loop(m, ex);
+}
+
+static const char *const pto__emit_ops[] = {" + ", " - ", " * ", " / ", " % "};
+
+/* Whether kernel expression ex is, once the literal identities are peeled
+   (pto__emit_peel), VAR op INT with op one of + - * / % and INT > 1: then
+   nothing folds and it prints as "NAME op INT" (the rotating event ids
+   `0 + (i - 0) % 2`, i * 16). */
+static inline int pto__emit_varop(pto__emitter *E, int32_t ex, int32_t *v, int32_t *kind, int64_t *val)
+{
+    const pto_module *m = E->m;
+    const pto_expr *x;
+    int32_t xa, xb;
+    if (ex < 0 || ex >= m->n_exprs || m->exprs[ex].kind < PTO_E_ADD || m->exprs[ex].kind > PTO_E_MOD || !E->var_len)
+        return 0;
+    x = &m->exprs[pto__emit_peel(m, ex)];
+    if (x->kind < PTO_E_ADD || x->kind > PTO_E_MOD) return 0;
+    xa = pto__emit_peel(m, x->a);
+    if (xa < 0 || xa >= m->n_exprs || m->exprs[xa].kind != PTO_E_VAR || m->exprs[xa].a < 0 || m->exprs[xa].a >= m->n_vars)
+        return 0;
+    xb = pto__emit_peel(m, x->b);
+    if (xb < 0 || xb >= m->n_exprs || m->exprs[xb].kind != PTO_E_INT || m->exprs[xb].value <= 1) return 0;
+    *v = m->exprs[xa].a;
+    *kind = x->kind;
+    *val = m->exprs[xb].value;
+    return 1;
 }
 
 static void pto__emit_int(pto_buf *b, int64_t v, int mode)
@@ -13541,20 +13575,15 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
         }
         return;
     }
-    if (mode != PTO__EX_PTO && ex >= 0 && ex < m->n_exprs && m->exprs[ex].kind >= PTO_E_ADD &&
-        m->exprs[ex].kind <= PTO_E_MOD) {   /* VAR op INT, INT > 1 (i % 2, i * 16): nothing folds */
-        const pto_expr *x = &m->exprs[pto__emit_peel(m, ex)];
-        int32_t xa = x->kind >= PTO_E_ADD && x->kind <= PTO_E_MOD ? pto__emit_peel(m, x->a) : -1;
-        int32_t xb = xa >= 0 ? pto__emit_peel(m, x->b) : -1;
-        if (xa >= 0 && xb >= 0 && m->exprs[xa].kind == PTO_E_VAR && m->exprs[xa].a >= 0 && m->exprs[xa].a < m->n_vars &&
-            m->exprs[xb].kind == PTO_E_INT && m->exprs[xb].value > 1 && mode == PTO__EX_KERNEL && E->var_len) {
-            static const char *const ops[] = {" + ", " - ", " * ", " / ", " % "};
-            int32_t v = m->exprs[xa].a;
-            paren = (x->kind <= PTO_E_SUB ? 1 : 2) < ctxprec;
+    if (mode == PTO__EX_KERNEL) {   /* VAR op INT, INT > 1 (i % 2, i * 16): nothing folds */
+        int32_t v, kind;
+        int64_t val;
+        if (pto__emit_varop(E, ex, &v, &kind, &val)) {
+            paren = (kind <= PTO_E_SUB ? 1 : 2) < ctxprec;
             if (paren) pto__emit_put(b, "(", 1);
             pto__emit_put(b, E->var_name[v], (size_t)E->var_len[v]);
-            pto__emit_put(b, ops[x->kind - PTO_E_ADD], 3);
-            pto__emit_int(b, m->exprs[xb].value, mode);
+            pto__emit_put(b, pto__emit_ops[kind - PTO_E_ADD], 3);
+            pto__emit_int(b, val, mode);
             if (paren) pto__emit_put(b, ")", 1);
             return;
         }
@@ -14085,7 +14114,7 @@ static void pto__emit_opline(pto__emitter *E, int32_t plan, int32_t s)
         return;
     }
     pto__wr_load(&w);
-    if (!pto__wr_room(&w, (size_t)p->len[0] + nsrc + (size_t)p->len[1] + (size_t)st->nargs * E->argmax +
+    if (!pto__wr_room(&w, (size_t)p->len[0] + nsrc + (size_t)p->len[1] + (size_t)st->nargs * (E->argmax + 32) +
                               (size_t)p->len[2] + PTO__EMIT_BPAD)) {
         pto__emit_line(E, plan, s);
         return;
@@ -14127,8 +14156,18 @@ static void pto__emit_opline(pto__emitter *E, int32_t plan, int32_t s)
                 d[2] = (char)('0' + e->value);
                 d += 3;
                 continue;
+            } else {   /* a rotating one, "i % 2" (as pto__emit_expr prints it) */
+                int32_t v, kind;
+                int64_t val;
+                if (!pto__emit_varop(E, o->e[0], &v, &kind, &val)) break;
+                d[0] = ',';
+                d[1] = ' ';
+                pto__emit_pcp(d + 2, E->var_arg[v] + 2, (size_t)E->var_len[v]);
+                d += 2 + E->var_len[v];
+                memcpy(d, pto__emit_ops[kind - PTO_E_ADD], 3);
+                d += 3 + pto__emit_i64(d + 3, val);
+                continue;
             }
-            break;
         default: break;
         }
         break;
