@@ -226,6 +226,9 @@ static const char *const pto__emit_reserved[] = {
 
 /* ---- the emitter state --------------------------------------------------- */
 
+/* A hash of a name's first two bytes (the second is its NUL for one byte). */
+#define PTO__EMIT_RKEY(s) (((unsigned)(unsigned char)(s)[0] * 7u + (unsigned char)(s)[1]) & 255u)
+
 typedef struct pto__emit_seg {
     int32_t off, len;     /* literal text of the template, or */
     int32_t key;          /* a placeholder (-1 = literal) */
@@ -274,6 +277,7 @@ typedef struct pto__emitter {
        param_used were filled by pto__emit_check's pass in index order */
     uint8_t *reach;
     int uses_known;
+    uint32_t rlen[256];   /* by PTO__EMIT_RKEY, a bit per length of the reserved names (pto__emit_cname) */
     /* pto_k_tdecl placement (pto__emit_tdecls): per statement a list of
        nodes, each naming a tile whose tdecl goes right before it */
     int32_t *tdecl_head, *tdecl_tile, *tdecl_next;
@@ -685,6 +689,11 @@ static char *pto__emit_cname(pto__emitter *E, int32_t name, int *owned)
     char *c;
     size_t n;
     *owned = 0;
+    if (name > 0 && name < E->ctx->n_strs && s[0] != 'p' && s[0] != 'u' && s[0] != 'k' && s[0] != 'h') {
+        /* most names: no reserved name has these first two bytes and length */
+        n = pto__str_len(E->ctx, name);
+        if (n >= 32 || (n && !(E->rlen[PTO__EMIT_RKEY(s)] >> n & 1))) return (char *)s;
+    }
     if (!pto__emit_is_reserved(s)) return (char *)s;
     n = strlen(s);
     c = (char *)pto_alloc(E->ctx, n + 6);
@@ -703,6 +712,10 @@ static pto_status pto__emit_names(pto__emitter *E, int which, char ***names, uin
 {
     const pto_module *m = E->m;
     int32_t i, n = which == PTO__NAMES_VAR ? m->n_vars : which == PTO__NAMES_TILE ? m->n_tiles : m->n_params;
+    for (i = 0; i < (int32_t)(sizeof pto__emit_reserved / sizeof pto__emit_reserved[0]); i++) {
+        size_t len = strlen(pto__emit_reserved[i]);   /* (all shorter than 32) */
+        E->rlen[PTO__EMIT_RKEY(pto__emit_reserved[i])] |= (uint32_t)1 << len;
+    }
     *names = (char **)pto_alloc(E->ctx, (size_t)(n ? n : 1) * sizeof(char *));
     *owned = (uint8_t *)pto_alloc(E->ctx, (size_t)(n ? n : 1));
     if (!*names || !*owned) return PTO_ERR_INTERNAL;
