@@ -14118,17 +14118,25 @@ static void pto__emit_opline(pto__emitter *E, int32_t plan, int32_t s)
     const pto_operand *o = &m->operands[st->arg0], *end = o + st->nargs;
     const char *text = E->btext.data;
     size_t nsrc = E->vlen[PTO__K_SRC];
+    size_t vals = 0;
     pto__emit_wr w;
     char *d;
+    int32_t i;
     w.b = E->out;
-    if (p->nk != 2 || p->how[0] != PTO__HOW_SRC || p->how[1] != PTO__HOW_ARGS || E->val[PTO__K_SRC] != E->srcline ||
+    if (p->nk < 2 || p->how[0] != PTO__HOW_SRC || p->how[1] != PTO__HOW_ARGS || E->val[PTO__K_SRC] != E->srcline ||
         !w.b->data || w.b->oom) {
         pto__emit_line(E, plan, s);
         return;
     }
+    for (i = 2; i < p->nk; i++) {   /* K_OP_SEE: the reference after the call */
+        if (p->how[i] != PTO__HOW_VAL) {
+            pto__emit_line(E, plan, s);
+            return;
+        }
+        vals += E->vlen[p->key[i]];
+    }
     pto__wr_load(&w);
-    if (!pto__wr_room(&w, (size_t)p->len[0] + nsrc + (size_t)p->len[1] + (size_t)st->nargs * (E->argmax + 32) +
-                              (size_t)p->len[2] + PTO__EMIT_BPAD)) {
+    if (!pto__wr_room(&w, (size_t)p->lit + nsrc + (size_t)st->nargs * (E->argmax + 32) + vals + PTO__EMIT_BPAD)) {
         pto__emit_line(E, plan, s);
         return;
     }
@@ -14189,9 +14197,19 @@ static void pto__emit_opline(pto__emitter *E, int32_t plan, int32_t s)
     if (o < end) {   /* the printer's part: checked writes from here on */
         pto__emit_args_to(E, &w, o, end);
         pto__wrp(&w, text + p->off[2], (size_t)p->len[2]);
+        for (i = 2; i < p->nk && w.d; i++) {
+            pto__wr(&w, E->val[p->key[i]], E->vlen[p->key[i]]);
+            pto__wrp(&w, text + p->off[i + 1], (size_t)p->len[i + 1]);
+        }
     } else {
         pto__emit_pcp64(w.d, text + p->off[2], (size_t)p->len[2]);
         w.d += p->len[2];
+        for (i = 2; i < p->nk; i++) {
+            pto__emit_cp(w.d, E->val[p->key[i]], E->vlen[p->key[i]]);
+            w.d += E->vlen[p->key[i]];
+            pto__emit_pcp64(w.d, text + p->off[i + 1], (size_t)p->len[i + 1]);
+            w.d += p->len[i + 1];
+        }
     }
     if (w.d) pto__wr_sync(&w);
 }
@@ -14341,7 +14359,7 @@ static void pto__emit_op(pto__emitter *E, int32_t s)
     pto__emit_v(E, PTO__K_FN, pto_opinfo_get((pto_op)E->m->stmts[see].op)->name);
     pto__emit_vi(E, PTO__K_N, E->m->stmts[see].loc.line);
     pto__emit_v(E, PTO__K_PASS, pto__emit_origin[st->origin < 5 ? st->origin : 0]);
-    pto__emit_line(E, E->bound_see[op][dep], s);
+    pto__emit_opline(E, E->bound_see[op][dep], s);
 }
 
 /* The offset of an xN tile: slot ((i - start) / step) % N of its loop. */
