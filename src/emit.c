@@ -2309,14 +2309,24 @@ static void pto__emit_cstr(pto_buf *b, const char *s, size_t n)
 
 /* Whether any of the 8 bytes of w is one that pto__emit_plain refuses:
    below 0x20, 0x7f and above, '"', '?' or '\\' (bit tricks on the word). */
-static inline int pto__emit_unplain8(uint64_t w)
+static inline uint64_t pto__emit_unplain8(uint64_t w)
 {
     const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
 #define PTO__ZB(v) (((v) - ones) & ~(v))
-    /* below 0x20; 0x7f and up (w + 1 carries only out of a byte whose high bit w already has) */
+    /* below 0x20; 0x7f and up (w + 1 carries only out of a byte whose high bit w already has).
+       Each test can also flag bytes above one it rightly flags (a borrow or carry), never
+       below: the lowest bit set is the first byte to escape. */
     uint64_t lo = (w - ones * 0x20) & ~w, hi = (w + ones) | w;
-    return (((lo | hi | PTO__ZB(w ^ (ones * 0x22)) | PTO__ZB(w ^ (ones * 0x3f)) | PTO__ZB(w ^ (ones * 0x5c))) & high) != 0);
+    return (lo | hi | PTO__ZB(w ^ (ones * 0x22)) | PTO__ZB(w ^ (ones * 0x3f)) | PTO__ZB(w ^ (ones * 0x5c))) & high;
 #undef PTO__ZB
+}
+
+/* The index of the first byte pto__emit_unplain8 flags in its (non-zero)
+   result, for a word loaded from memory on a little-endian machine: the
+   lowest bit set, 8k + 7, picks byte k of the multiplier. */
+static inline size_t pto__emit_first_flagged(uint64_t hit)
+{
+    return (size_t)((((hit & (0 - hit)) >> 7) * 0x0001020304050607u) >> 56);
 }
 
 /* The .pto text, one string per line (short literals keep C99 compilers'
@@ -2335,6 +2345,8 @@ static void pto__emit_source(pto__emitter *E, const char *text, size_t len)
     size_t no = strlen(open), nc = strlen(close), col = 0;
     const char *p = text, *end = text + len;
     int in_line = 0;   /* a string is open, col bytes of the line in it */
+    const uint64_t one = 1;
+    int little = *(const unsigned char *)&one == 1;   /* (a constant to the compiler) */
     pto_buf *b = E->out;
     while (p < end) {
         size_t n = (size_t)(end - p) < PTO__EMIT_SRC_PIECE ? (size_t)(end - p) : PTO__EMIT_SRC_PIECE;
@@ -2355,18 +2367,26 @@ static void pto__emit_source(pto__emitter *E, const char *text, size_t len)
         while (p < stop) {
             unsigned char c;
             if (stop - p >= 8 && col + 8 <= PTO__EMIT_SRC_SPLIT) {
-                uint64_t w;
+                uint64_t w, hit;
                 memcpy(&w, p, 8);
-                if (!pto__emit_unplain8(w)) {
-                    memcpy(d, &w, 8);
+                hit = pto__emit_unplain8(w);
+                memcpy(d, &w, 8);   /* (bytes from the flagged one on are written again) */
+                if (!hit) {
                     d += 8;
                     p += 8;
                     col += 8;
                     continue;
                 }
-                while (pto__emit_plain[(unsigned char)*p]) {   /* up to the byte that is not (in these 8) */
-                    *d++ = *p++;
-                    col++;
+                if (little) {   /* up to the first byte to escape (in these 8) */
+                    size_t k = pto__emit_first_flagged(hit);
+                    d += k;
+                    p += k;
+                    col += k;
+                } else {
+                    while (pto__emit_plain[(unsigned char)*p]) {
+                        *d++ = *p++;
+                        col++;
+                    }
                 }
             }
             c = (unsigned char)*p++;
