@@ -14342,7 +14342,15 @@ static int pto__emit_is_popped(const pto_module *m, int32_t t)
 static void pto__emit_op(pto__emitter *E, int32_t s)
 {
     const pto_stmt *st = &E->m->stmts[s];
-    int32_t see = pto__emit_note(E, s), op = st->op, dep = E->depth < PTO__EMIT_ND ? E->depth : 0;
+    int32_t see, op = st->op, dep = E->depth < PTO__EMIT_ND ? E->depth : 0;
+    if (!st->note && pto_opinfo_get((pto_op)op)->cls != PTO_OC_SYNC) {   /* pto__emit_note's quick answers */
+        E->last_note = 0;
+        see = -1;
+    } else if (st->note > 0 && st->note < E->nnotes && st->note == E->last_note) {
+        see = -1;
+    } else {
+        see = pto__emit_note(E, s);
+    }
     pto__emit_srcline(E, s);
     if ((op == PTO_OP_TPUSH || op == PTO_OP_TPOP || op == PTO_OP_TFREE) && pto__emit_cvpipe_op(E, s)) return;
     if (E->bound_op[op][dep] < 0) {   /* the op's name and the indent are fixed text of its lines */
