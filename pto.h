@@ -13813,11 +13813,9 @@ static void pto__emit_src(pto__emitter *E, int32_t s)
    instruction (and the simulator's reports name it too), so the string only
    says where it comes from. Consecutive statements often share a line (a
    flag and the op it guards): the text is kept from one to the next. */
-static void pto__emit_srcline(pto__emitter *E, int32_t s)
+static void pto__emit_srcline_set(pto__emitter *E, int32_t line)
 {
-    int32_t line = E->m->stmts[s].loc.line;
     size_t n = E->vlen[PTO__K_SRC];
-    if (line == E->srcline_line && n && E->val[PTO__K_SRC] == E->srcline) return;
     if (line == E->srcline_line + 1 && line > 1 && n > E->file_len + 1 && E->val[PTO__K_SRC] == E->srcline) {
         char *p = E->srcline + n - 1;   /* the next line: add one to the digits in place */
         while (p > E->srcline + E->file_len + 1 && *p == '9') *p-- = '0';
@@ -13834,6 +13832,15 @@ static void pto__emit_srcline(pto__emitter *E, int32_t s)
     E->srcline_line = line;
     E->val[PTO__K_SRC] = E->srcline;
     E->vlen[PTO__K_SRC] = n;
+}
+
+/* The same line as the statement before (a flag and the op it guards)
+   keeps the text, without a call. */
+static inline void pto__emit_srcline(pto__emitter *E, int32_t s)
+{
+    int32_t line = E->m->stmts[s].loc.line;
+    if (line == E->srcline_line && E->vlen[PTO__K_SRC] && E->val[PTO__K_SRC] == E->srcline) return;
+    pto__emit_srcline_set(E, line);
 }
 
 /* A write position in the output kept in locals (d, lim) while a line is
