@@ -12635,7 +12635,14 @@ PTODEF pto_status pto_compile(pto_ctx *ctx, pto_module *m, const pto_compile_des
    plans on first use, per op or pass and per depth (pto__emit_plan_make:
    "    pto_k_tadds(core, \"" is one piece), so writing a line is a few
    short moves, with an op's operands and a note written in place
-   (pto__emit_line): emission is linear in the size of the module.
+   (pto__emit_line): emission is linear in the size of the module. The
+   lines written most (ops, notes, lines of values only) make room once
+   for the whole line and then only move text (pto__emit_opline).
+   Memory, not instructions, is most of the cost on large modules: the
+   statements sit wherever the passes added them, so the few walks in
+   block order are the emission itself and the tdecl search, done as the
+   TILE statement is emitted; a one-kernel module's uses (which names get
+   a (void)) are gathered in pto__emit_check's pass in index order.
 
    Names: a .pto name is used as is in C unless it could clash with C, C++,
    the headers or the emitter's own names (a keyword, `core`, `args`, or a
