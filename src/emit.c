@@ -1115,6 +1115,13 @@ static void pto__emit_use_expr(pto__emitter *E, int32_t ex)
     }
 }
 
+/* pto__emit_use_expr where there is something to walk: no call for a
+   missing expression (-1) or a literal (an event id). */
+static inline void pto__emit_use(pto__emitter *E, int32_t ex)
+{
+    if (ex >= 0 && ex < E->m->n_exprs && E->m->exprs[ex].kind != PTO_E_INT) pto__emit_use_expr(E, ex);
+}
+
 /* The names statement s reads (not those of its nested blocks). */
 static void pto__emit_use_stmt(pto__emitter *E, const pto_stmt *st)
 {
@@ -1127,20 +1134,20 @@ static void pto__emit_use_stmt(pto__emitter *E, const pto_stmt *st)
             if (o->kind == PTO_O_GM && o->ref >= 0) E->param_used[o->ref] = 1;
             if (o->kind == PTO_O_SCALAR && o->ref >= 0) E->var_used[o->ref] = 1;
             if (o->kind == PTO_O_GM || o->kind == PTO_O_INT) {
-                pto__emit_use_expr(E, o->e[0]);
-                pto__emit_use_expr(E, o->e[1]);
-                if (o->kind == PTO_O_GM) pto__emit_use_expr(E, o->e[2]);
+                pto__emit_use(E, o->e[0]);
+                pto__emit_use(E, o->e[1]);
+                if (o->kind == PTO_O_GM) pto__emit_use(E, o->e[2]);
             }
         }
         break;
     case PTO_ST_TILE:
         if (st->ref >= 0) {
-            pto__emit_use_expr(E, m->tiles[st->ref].valid_r);
-            pto__emit_use_expr(E, m->tiles[st->ref].valid_c);
+            pto__emit_use(E, m->tiles[st->ref].valid_r);
+            pto__emit_use(E, m->tiles[st->ref].valid_c);
         }
         break;
     default:
-        for (i = 0; i < 3; i++) pto__emit_use_expr(E, st->e[i]);
+        for (i = 0; i < 3; i++) pto__emit_use(E, st->e[i]);
         break;
     }
 }
@@ -2782,9 +2789,9 @@ static pto_status pto__emit_check(pto__emitter *E)
                 bad = o->ref < 0 || o->ref >= m->n_params;
                 if (bad || !reached) break;
                 E->param_used[o->ref] = 1;
-                pto__emit_use_expr(E, o->e[0]);
-                pto__emit_use_expr(E, o->e[1]);
-                pto__emit_use_expr(E, o->e[2]);
+                pto__emit_use(E, o->e[0]);
+                pto__emit_use(E, o->e[1]);
+                pto__emit_use(E, o->e[2]);
                 break;
             case PTO_O_SCALAR:
                 bad = o->ref < 0 || o->ref >= m->n_vars;
@@ -2795,8 +2802,8 @@ static pto_status pto__emit_check(pto__emitter *E)
             case PTO_O_FLOAT: break;
             case PTO_O_INT:
                 if (!reached) break;
-                pto__emit_use_expr(E, o->e[0]);
-                pto__emit_use_expr(E, o->e[1]);
+                pto__emit_use(E, o->e[0]);
+                pto__emit_use(E, o->e[1]);
                 break;
             case PTO_O_CMP: bad = o->ref < 0 || o->ref > PTO_GE; break;
             case PTO_O_NMODE: bad = o->ref != PTO_NOTIFY_SET && o->ref != PTO_NOTIFY_ADD; break;
