@@ -12869,6 +12869,8 @@ typedef struct pto__emitter {
     const char *val[PTO__NKEYS];
     size_t vlen[PTO__NKEYS];
     char num[PTO__NKEYS][32];
+    int64_t numv[PTO__NKEYS];    /* the number num[key] holds, when numlen[key] > 0 */
+    size_t numlen[PTO__NKEYS];
     /* scratch text for values that are built (one buffer per key) */
     pto_buf scratch[PTO__NKEYS];
     /* per-module names (C spelling) and uses */
@@ -13235,7 +13237,11 @@ static size_t pto__emit_i64(char *buf, int64_t v)
 
 static void pto__emit_vi(pto__emitter *E, int key, int64_t v)
 {
-    E->vlen[key] = pto__emit_i64(E->num[key], v);
+    if (!E->numlen[key] || E->numv[key] != v) {   /* (shapes repeat from tile to tile) */
+        E->numlen[key] = pto__emit_i64(E->num[key], v);
+        E->numv[key] = v;
+    }
+    E->vlen[key] = E->numlen[key];
     E->val[key] = E->num[key];
 }
 
