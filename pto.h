@@ -13119,7 +13119,14 @@ PTODEF pto_status pto_compile(pto_ctx *ctx, pto_module *m, const pto_compile_des
    plans on first use, per op or pass and per depth (pto__emit_plan_make:
    "    pto_k_tadds(core, \"" is one piece), so writing a line is a few
    short moves, with an op's operands and a note written in place
-   (pto__emit_line): emission is linear in the size of the module.
+   (pto__emit_line): emission is linear in the size of the module. The
+   lines written most (ops, notes, lines of values only) make room once
+   for the whole line and then only move text (pto__emit_opline).
+   Memory, not instructions, is most of the cost on large modules: the
+   statements sit wherever the passes added them, so the few walks in
+   block order are the emission itself and the tdecl search, done as the
+   TILE statement is emitted; a one-kernel module's uses (which names get
+   a (void)) are gathered in pto__emit_check's pass in index order.
 
    Names: a .pto name is used as is in C unless it could clash with C, C++,
    the headers or the emitter's own names (a keyword, `core`, `args`, or a
@@ -13305,6 +13312,9 @@ static const char *const pto__emit_reserved[] = {
 
 /* ---- the emitter state --------------------------------------------------- */
 
+/* A hash of a name's first two bytes (the second is its NUL for one byte). */
+#define PTO__EMIT_RKEY(s) (((unsigned)(unsigned char)(s)[0] * 7u + (unsigned char)(s)[1]) & 255u)
+
 typedef struct pto__emit_seg {
     int32_t off, len;     /* literal text of the template, or */
     int32_t key;          /* a placeholder (-1 = literal) */
@@ -13317,14 +13327,18 @@ typedef struct pto__emit_seg {
 enum { PTO__HOW_VAL, PTO__HOW_SRC, PTO__HOW_ARGS, PTO__HOW_NOTE };
 typedef struct pto__emit_plan {
     int32_t nk;
+    int32_t lit;          /* the length of all the literal pieces */
+    int simple;           /* every key written from its value (no ARGS, NOTE) */
     uint8_t key[PTO__EMIT_PK], how[PTO__EMIT_PK];
     int32_t off[PTO__EMIT_PK + 1], len[PTO__EMIT_PK + 1];   /* literal before key i; [nk]: after the last */
 } pto__emit_plan;
 
 /* Depths whose indent is bound into the hot lines (deeper ones copy it). */
 #define PTO__EMIT_ND 8
-/* Bytes readable past the end of the texts the emitter owns (pto__emit_pcp). */
+/* Bytes readable past the end of the texts the emitter owns (pto__emit_pcp);
+   the bound literals (btext) have twice that (pto__emit_pcp64). */
 #define PTO__EMIT_PAD 32
+#define PTO__EMIT_BPAD 64
 
 typedef struct pto__emitter {
     pto_ctx *ctx;
@@ -13339,22 +13353,33 @@ typedef struct pto__emitter {
     const char *val[PTO__NKEYS];
     size_t vlen[PTO__NKEYS];
     char num[PTO__NKEYS][32];
+    int64_t numv[PTO__NKEYS];    /* the number num[key] holds, when numlen[key] > 0 */
+    size_t numlen[PTO__NKEYS];
     /* scratch text for values that are built (one buffer per key) */
     pto_buf scratch[PTO__NKEYS];
     /* per-module names (C spelling) and uses */
     char **var_name, **tile_name, **param_name;
     uint8_t *var_used, *param_used;
+    /* a one-kernel module: per block, 1 when the walk from the kernel's body
+       reaches it, 2 when not (pto__emit_reach); uses_known: var_used and
+       param_used were filled by pto__emit_check's pass in index order */
+    uint8_t *reach;
+    int uses_known;
+    uint32_t rlen[256];   /* by PTO__EMIT_RKEY, a bit per length of the reserved names (pto__emit_cname) */
     /* pto_k_tdecl placement (pto__emit_tdecls): per statement a list of
        nodes, each naming a tile whose tdecl goes right before it */
     int32_t *tdecl_head, *tdecl_tile, *tdecl_next;
     int32_t ntdecl;
-    uint8_t *tile_unused;  /* no op names it: (void)NAME, no tdecl */
+    uint8_t *tile_unused;  /* no op names it: (void)NAME, no tdecl (2: not worked out yet, pto__emit_place) */
     uint8_t *tile_popped;  /* a tpop fills it: it lives in a pipe's local slots */
     /* dependency notes (pto__emit_note): per interned note, the statement
        whose comment printed it in full (-1 = none yet); the note of the
        comment right above the current line (0 = none) */
     int32_t *note_first;
+    int32_t *note_kernel;   /* the kernel of note_first's block (kept: the statement is far by then) */
     int32_t nnotes, last_note, kernel;
+    uint8_t *cstate;      /* pto__emit_const's answers, per expression (NULL: not kept) */
+    int64_t *cval;
     double fval[16];      /* float literals printed (fnum), by a hash of their bits */
     char fnum[16][48];
     uint8_t fvalid[16];
@@ -13380,8 +13405,11 @@ typedef struct pto__emitter {
     pto__emit_plan *plans;   /* what bound_* index */
     int32_t tpl_plan[PTO__NTPL][PTO__EMIT_ND];   /* pto__emit_x: plan + 1 (0 = not made, -1 = failed) */
     int32_t nplans, plancap;
-    /* ", PTO_K_V" ...: the argument text of each pipe, in btext */
+    /* ", PTO_K_V" ...: the argument text of each pipe, in btext; of each
+       pair of pipes (a flag's two operands: pair index a * PTO_NPIPE + b) */
     int32_t pipe_off[PTO_NPIPE], pipe_len[PTO_NPIPE];
+    int32_t pair_off[PTO_NPIPE * PTO_NPIPE], pair_len[PTO_NPIPE * PTO_NPIPE];
+    size_t argmax;        /* the longest of those and of tile_arg / var_arg */
     /* A second target (emit_isa.c) reuses this walk: it sets hooks for the
        statements it spells differently (NULL: the C spelling below) and
        isa for the spelling of the builtins in kernel expressions. */
@@ -13590,8 +13618,8 @@ static int32_t pto__emit_bind(pto__emitter *E, int tpl, uint64_t known)
     E->bsegs[E->nbsegs].key = -2;
     E->bsegs[E->nbsegs].off = E->bsegs[E->nbsegs].len = 0;
     E->nbsegs++;
-    pto__emit_reserve(t, PTO__EMIT_PAD);   /* (pto__emit_pcp reads past the last text) */
-    return t->oom || t->cap < t->len + PTO__EMIT_PAD ? -1 : first;
+    pto__emit_reserve(t, PTO__EMIT_BPAD);   /* (pto__emit_pcp64 reads past the last text) */
+    return t->oom || t->cap < t->len + PTO__EMIT_BPAD ? -1 : first;
 }
 
 /* Template tpl bound (pto__emit_bind) and made a line plan for
@@ -13627,6 +13655,11 @@ static int32_t pto__emit_plan_make(pto__emitter *E, int tpl, uint64_t known, int
         nk++;
     }
     p->nk = nk;
+    p->simple = 1;
+    for (nk = 0; nk <= p->nk; nk++) {
+        p->lit += p->len[nk];
+        if (nk < p->nk && (p->how[nk] == PTO__HOW_ARGS || p->how[nk] == PTO__HOW_NOTE)) p->simple = 0;
+    }
     E->nbsegs = first;   /* the segments were only the way here */
     return E->nplans++;
 }
@@ -13659,6 +13692,17 @@ static size_t pto__emit_i64(char *buf, int64_t v)
     char tmp[48], *p = tmp + 24;
     size_t n;
     uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    if (v >= 0 && v < 10000) {   /* most numbers (line numbers, shapes, offsets' parts): straight into buf */
+        unsigned hi = (unsigned)v / 100, lo = (unsigned)v % 100;
+        n = v >= 1000 ? 4 : v >= 100 ? 3 : v >= 10 ? 2 : 1;
+        p = buf + n;
+        *p = 0;
+        p[-1] = pairs[2 * lo + 1];
+        if (n >= 2) p[-2] = pairs[2 * lo];
+        if (n >= 3) p[-3] = pairs[2 * hi + 1];
+        if (n == 4) p[-4] = pairs[2 * hi];
+        return n;
+    }
     while (u >= 100) {
         unsigned r = (unsigned)(u % 100);
         u /= 100;
@@ -13677,7 +13721,11 @@ static size_t pto__emit_i64(char *buf, int64_t v)
 
 static void pto__emit_vi(pto__emitter *E, int key, int64_t v)
 {
-    E->vlen[key] = pto__emit_i64(E->num[key], v);
+    if (!E->numlen[key] || E->numv[key] != v) {   /* (shapes repeat from tile to tile) */
+        E->numlen[key] = pto__emit_i64(E->num[key], v);
+        E->numv[key] = v;
+    }
+    E->vlen[key] = E->numlen[key];
     E->val[key] = E->num[key];
 }
 
@@ -13714,11 +13762,13 @@ static int pto__emit_is_reserved(const char *s)
     if ((s[0] == 'p' && strncmp(s, "pto", 3) == 0) || (s[0] == 'u' && strncmp(s, "user_", 5) == 0) ||
         (s[0] == 'k' && strncmp(s, "kernel_", 7) == 0) || (s[0] == 'h' && strncmp(s, "host_", 5) == 0))
         return 1;
-    while (lo <= hi) {   /* the first byte decides most steps without a call */
-        int mid = (lo + hi) / 2, c = (unsigned char)s[0] - (unsigned char)pto__emit_reserved[mid][0];
-        if (c == 0) c = strcmp(s, pto__emit_reserved[mid]);
+    while (lo <= hi) {   /* the first two bytes decide most steps without a call */
+        const char *r = pto__emit_reserved[(lo + hi) / 2];
+        int c = (unsigned char)s[0] - (unsigned char)r[0];
+        if (c == 0) c = (unsigned char)s[1] - (unsigned char)r[1];
+        if (c == 0 && s[1]) c = strcmp(s + 2, r + 2);
         if (c == 0) return 1;
-        if (c < 0) hi = mid - 1; else lo = mid + 1;
+        if (c < 0) hi = (lo + hi) / 2 - 1; else lo = (lo + hi) / 2 + 1;
     }
     return 0;
 }
@@ -13731,6 +13781,11 @@ static char *pto__emit_cname(pto__emitter *E, int32_t name, int *owned)
     char *c;
     size_t n;
     *owned = 0;
+    if (name > 0 && name < E->ctx->n_strs && s[0] != 'p' && s[0] != 'u' && s[0] != 'k' && s[0] != 'h') {
+        /* most names: no reserved name has these first two bytes and length */
+        n = pto__str_len(E->ctx, name);
+        if (n >= 32 || (n && !(E->rlen[PTO__EMIT_RKEY(s)] >> n & 1))) return (char *)s;
+    }
     if (!pto__emit_is_reserved(s)) return (char *)s;
     n = strlen(s);
     c = (char *)pto_alloc(E->ctx, n + 6);
@@ -13749,6 +13804,10 @@ static pto_status pto__emit_names(pto__emitter *E, int which, char ***names, uin
 {
     const pto_module *m = E->m;
     int32_t i, n = which == PTO__NAMES_VAR ? m->n_vars : which == PTO__NAMES_TILE ? m->n_tiles : m->n_params;
+    for (i = 0; i < (int32_t)(sizeof pto__emit_reserved / sizeof pto__emit_reserved[0]); i++) {
+        size_t len = strlen(pto__emit_reserved[i]);   /* (all shorter than 32) */
+        E->rlen[PTO__EMIT_RKEY(pto__emit_reserved[i])] |= (uint32_t)1 << len;
+    }
     *names = (char **)pto_alloc(E->ctx, (size_t)(n ? n : 1) * sizeof(char *));
     *owned = (uint8_t *)pto_alloc(E->ctx, (size_t)(n ? n : 1));
     if (!*names || !*owned) return PTO_ERR_INTERNAL;
@@ -13818,8 +13877,24 @@ static pto_status pto__emit_lens(pto__emitter *E)
         pto__emit_puts(&E->btext, pto_pipe_name((pto_pipe)p));
         E->pipe_len[p] = (int32_t)E->btext.len - E->pipe_off[p];
     }
-    pto__emit_reserve(&E->btext, PTO__EMIT_PAD);   /* (pto__emit_pcp reads past the last text) */
-    return E->btext.oom || E->btext.cap < E->btext.len + PTO__EMIT_PAD ? PTO_ERR_INTERNAL : PTO_OK;
+    for (p = 0; p < PTO_NPIPE * PTO_NPIPE; p++) {   /* every flag names two pipes */
+        char pair[64];   /* (btext may move while it grows) */
+        size_t na = (size_t)E->pipe_len[p / PTO_NPIPE], nb = (size_t)E->pipe_len[p % PTO_NPIPE];
+        if (!E->btext.data || na + nb > sizeof pair) return PTO_ERR_INTERNAL;
+        memcpy(pair, E->btext.data + E->pipe_off[p / PTO_NPIPE], na);
+        memcpy(pair + na, E->btext.data + E->pipe_off[p % PTO_NPIPE], nb);
+        E->pair_off[p] = (int32_t)E->btext.len;
+        pto__emit_put(&E->btext, pair, na + nb);
+        E->pair_len[p] = (int32_t)(na + nb);
+    }
+    for (i = 0, E->argmax = 3; i < m->n_tiles + m->n_vars; i++) {
+        size_t n = (size_t)(i < m->n_tiles ? E->tile_len[i] : E->var_len[i - m->n_tiles]) + 2;
+        if (n > E->argmax) E->argmax = n;
+    }
+    for (p = 0; p < PTO_NPIPE * PTO_NPIPE; p++)
+        if ((size_t)E->pair_len[p] > E->argmax) E->argmax = (size_t)E->pair_len[p];
+    pto__emit_reserve(&E->btext, PTO__EMIT_BPAD);   /* (pto__emit_pcp64 reads past the last text) */
+    return E->btext.oom || E->btext.cap < E->btext.len + PTO__EMIT_BPAD ? PTO_ERR_INTERNAL : PTO_OK;
 }
 
 /* ---- expressions ----------------------------------------------------------
@@ -13845,21 +13920,23 @@ static int pto__emit_expr_prec(const pto_expr *e)
 
 /* Whether expression ex has a constant value (*v) without overflow: the
    integer literals combined by + - * and negation (never / or %, which can
-   fail at run time). */
-static int pto__emit_const(const pto_module *m, int32_t ex, int64_t *v)
+   fail at run time). The printer asks this of every node and again of its
+   operands (pto__emit_ident), which made a let's expression quadratic in
+   its depth: each node's answer is kept (cstate: 0 = not asked yet, 1 =
+   constant cval[ex], 2 = not constant), so every node is evaluated once. */
+static int pto__emit_const(pto__emitter *E, int32_t ex, int64_t *v);
+
+static int pto__emit_const_eval(pto__emitter *E, const pto_expr *e, int64_t *v)
 {
-    const pto_expr *e;
     int64_t a, b;
-    if (ex < 0 || ex >= m->n_exprs) return 0;
-    e = &m->exprs[ex];
     switch (e->kind) {
     case PTO_E_INT: *v = e->value; return 1;
     case PTO_E_NEG:
-        if (!pto__emit_const(m, e->a, &a) || a == INT64_MIN) return 0;
+        if (!pto__emit_const(E, e->a, &a) || a == INT64_MIN) return 0;
         *v = -a;
         return 1;
     case PTO_E_ADD: case PTO_E_SUB: case PTO_E_MUL:
-        if (!pto__emit_const(m, e->a, &a) || !pto__emit_const(m, e->b, &b)) return 0;
+        if (!pto__emit_const(E, e->a, &a) || !pto__emit_const(E, e->b, &b)) return 0;
         if (e->kind == PTO_E_ADD) {
             if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return 0;
             *v = a + b;
@@ -13877,10 +13954,30 @@ static int pto__emit_const(const pto_module *m, int32_t ex, int64_t *v)
     }
 }
 
+static int pto__emit_const(pto__emitter *E, int32_t ex, int64_t *v)
+{
+    const pto_module *m = E->m;
+    int r;
+    if (ex < 0 || ex >= m->n_exprs) return 0;
+    if (m->exprs[ex].kind == PTO_E_INT) { *v = m->exprs[ex].value; return 1; }
+    if (E->cstate && E->cstate[ex]) {
+        if (E->cstate[ex] == 2) return 0;
+        *v = E->cval[ex];
+        return 1;
+    }
+    r = pto__emit_const_eval(E, &m->exprs[ex], v);
+    if (E->cstate) {
+        E->cstate[ex] = (uint8_t)(r ? 1 : 2);
+        if (r) E->cval[ex] = *v;
+    }
+    return r;
+}
+
 /* The operand that an identity (x + 0, 0 + x, x - 0, x * 1, 1 * x, x / 1)
    reduces ex to, repeatedly; ex itself when it is none. */
-static int32_t pto__emit_ident(const pto_module *m, int32_t ex)
+static int32_t pto__emit_ident(pto__emitter *E, int32_t ex)
 {
+    const pto_module *m = E->m;
     for (;;) {
         const pto_expr *e;
         int64_t a, b;
@@ -13888,8 +13985,8 @@ static int32_t pto__emit_ident(const pto_module *m, int32_t ex)
         if (ex < 0 || ex >= m->n_exprs) return ex;
         e = &m->exprs[ex];
         if (e->kind != PTO_E_ADD && e->kind != PTO_E_SUB && e->kind != PTO_E_MUL && e->kind != PTO_E_DIV) return ex;
-        ka = pto__emit_const(m, e->a, &a);
-        kb = pto__emit_const(m, e->b, &b);
+        ka = pto__emit_const(E, e->a, &a);
+        kb = pto__emit_const(E, e->b, &b);
         if (kb && b == (e->kind == PTO_E_ADD || e->kind == PTO_E_SUB ? 0 : 1)) ex = e->a;
         else if (ka && a == (e->kind == PTO_E_ADD ? 0 : 1) && (e->kind == PTO_E_ADD || e->kind == PTO_E_MUL)) ex = e->b;
         else return ex;
@@ -13900,7 +13997,7 @@ static int32_t pto__emit_ident(const pto_module *m, int32_t ex)
    x * 1, 1 * x, x / 1 with the 0 or 1 an INT node): no constant folding of
    whole subtrees, so it is cheap enough to try first. Removing such an
    identity keeps the value, the folding and the printed text the same. */
-static int32_t pto__emit_peel(const pto_module *m, int32_t ex)
+static int32_t pto__emit_peel_loop(const pto_module *m, int32_t ex)
 {
     while (ex >= 0 && ex < m->n_exprs) {
         const pto_expr *e = &m->exprs[ex];
@@ -13916,6 +14013,40 @@ static int32_t pto__emit_peel(const pto_module *m, int32_t ex)
         else return ex;
     }
     return ex;
+}
+
+/* pto__emit_peel_loop, with the usual case (not + - * /: nothing to peel)
+   decided without a call. */
+static inline int32_t pto__emit_peel(const pto_module *m, int32_t ex)
+{
+    if (ex < 0 || ex >= m->n_exprs || m->exprs[ex].kind < PTO_E_ADD || m->exprs[ex].kind > PTO_E_DIV) return ex;
+    return pto__emit_peel_loop(m, ex);
+}
+
+static const char *const pto__emit_ops[] = {" + ", " - ", " * ", " / ", " % "};
+
+/* Whether kernel expression ex is, once the literal identities are peeled
+   (pto__emit_peel), VAR op INT with op one of + - * / % and INT > 1: then
+   nothing folds and it prints as "NAME op INT" (the rotating event ids
+   `0 + (i - 0) % 2`, i * 16). */
+static inline int pto__emit_varop(pto__emitter *E, int32_t ex, int32_t *v, int32_t *kind, int64_t *val)
+{
+    const pto_module *m = E->m;
+    const pto_expr *x;
+    int32_t xa, xb;
+    if (ex < 0 || ex >= m->n_exprs || m->exprs[ex].kind < PTO_E_ADD || m->exprs[ex].kind > PTO_E_MOD || !E->var_len)
+        return 0;
+    x = &m->exprs[pto__emit_peel(m, ex)];
+    if (x->kind < PTO_E_ADD || x->kind > PTO_E_MOD) return 0;
+    xa = pto__emit_peel(m, x->a);
+    if (xa < 0 || xa >= m->n_exprs || m->exprs[xa].kind != PTO_E_VAR || m->exprs[xa].a < 0 || m->exprs[xa].a >= m->n_vars)
+        return 0;
+    xb = pto__emit_peel(m, x->b);
+    if (xb < 0 || xb >= m->n_exprs || m->exprs[xb].kind != PTO_E_INT || m->exprs[xb].value <= 1) return 0;
+    *v = m->exprs[xa].a;
+    *kind = x->kind;
+    *val = m->exprs[xb].value;
+    return 1;
 }
 
 static void pto__emit_int(pto_buf *b, int64_t v, int mode)
@@ -13954,33 +14085,28 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
         }
         return;
     }
-    if (mode != PTO__EX_PTO && ex >= 0 && ex < m->n_exprs && m->exprs[ex].kind >= PTO_E_ADD &&
-        m->exprs[ex].kind <= PTO_E_MOD) {   /* VAR op INT, INT > 1 (i % 2, i * 16): nothing folds */
-        const pto_expr *x = &m->exprs[pto__emit_peel(m, ex)];
-        int32_t xa = x->kind >= PTO_E_ADD && x->kind <= PTO_E_MOD ? pto__emit_peel(m, x->a) : -1;
-        int32_t xb = xa >= 0 ? pto__emit_peel(m, x->b) : -1;
-        if (xa >= 0 && xb >= 0 && m->exprs[xa].kind == PTO_E_VAR && m->exprs[xa].a >= 0 && m->exprs[xa].a < m->n_vars &&
-            m->exprs[xb].kind == PTO_E_INT && m->exprs[xb].value > 1 && mode == PTO__EX_KERNEL && E->var_len) {
-            static const char *const ops[] = {" + ", " - ", " * ", " / ", " % "};
-            int32_t v = m->exprs[xa].a;
-            paren = (x->kind <= PTO_E_SUB ? 1 : 2) < ctxprec;
+    if (mode == PTO__EX_KERNEL) {   /* VAR op INT, INT > 1 (i % 2, i * 16): nothing folds */
+        int32_t v, kind;
+        int64_t val;
+        if (pto__emit_varop(E, ex, &v, &kind, &val)) {
+            paren = (kind <= PTO_E_SUB ? 1 : 2) < ctxprec;
             if (paren) pto__emit_put(b, "(", 1);
             pto__emit_put(b, E->var_name[v], (size_t)E->var_len[v]);
-            pto__emit_put(b, ops[x->kind - PTO_E_ADD], 3);
-            pto__emit_int(b, m->exprs[xb].value, mode);
+            pto__emit_put(b, pto__emit_ops[kind - PTO_E_ADD], 3);
+            pto__emit_int(b, val, mode);
             if (paren) pto__emit_put(b, ")", 1);
             return;
         }
     }
     if (mode != PTO__EX_PTO) {
-        if (pto__emit_const(m, ex, &cv)) {
+        if (pto__emit_const(E, ex, &cv)) {
             paren = cv < 0 && ctxprec > 3;
             if (paren) pto__emit_put(b, "(", 1);
             pto__emit_int(b, cv, mode);
             if (paren) pto__emit_put(b, ")", 1);
             return;
         }
-        ex = pto__emit_ident(m, ex);
+        ex = pto__emit_ident(E, ex);
     }
     if (ex < 0 || ex >= m->n_exprs) {
         pto__emit_puts(b, "0");
@@ -14060,16 +14186,25 @@ static void pto__emit_float(pto__emitter *E, pto_buf *b, double v, int mode)
 
 static void pto__emit_use_expr(pto__emitter *E, int32_t ex)
 {
-    while (ex >= 0 && ex < E->m->n_exprs) {
-        const pto_expr *e = &E->m->exprs[ex];
+    const pto_module *m = E->m;
+    while (ex >= 0 && ex < m->n_exprs) {
+        const pto_expr *e = &m->exprs[ex];
         if (e->kind == PTO_E_VAR) {
-            if (e->a >= 0 && e->a < E->m->n_vars) E->var_used[e->a] = 1;
+            if (e->a >= 0 && e->a < m->n_vars) E->var_used[e->a] = 1;
             return;
         }
-        if (e->kind >= PTO_E_ADD && e->kind <= PTO_E_MAX) pto__emit_use_expr(E, e->b);
         if (e->kind < PTO_E_ADD) return;
+        if (e->kind <= PTO_E_MAX && e->b >= 0 && e->b < m->n_exprs && m->exprs[e->b].kind != PTO_E_INT)
+            pto__emit_use_expr(E, e->b);   /* (a literal operand, the common case, names nothing) */
         ex = e->a;
     }
+}
+
+/* pto__emit_use_expr where there is something to walk: no call for a
+   missing expression (-1) or a literal (an event id). */
+static inline void pto__emit_use(pto__emitter *E, int32_t ex)
+{
+    if (ex >= 0 && ex < E->m->n_exprs && E->m->exprs[ex].kind != PTO_E_INT) pto__emit_use_expr(E, ex);
 }
 
 /* The names statement s reads (not those of its nested blocks). */
@@ -14084,20 +14219,20 @@ static void pto__emit_use_stmt(pto__emitter *E, const pto_stmt *st)
             if (o->kind == PTO_O_GM && o->ref >= 0) E->param_used[o->ref] = 1;
             if (o->kind == PTO_O_SCALAR && o->ref >= 0) E->var_used[o->ref] = 1;
             if (o->kind == PTO_O_GM || o->kind == PTO_O_INT) {
-                pto__emit_use_expr(E, o->e[0]);
-                pto__emit_use_expr(E, o->e[1]);
-                if (o->kind == PTO_O_GM) pto__emit_use_expr(E, o->e[2]);
+                pto__emit_use(E, o->e[0]);
+                pto__emit_use(E, o->e[1]);
+                if (o->kind == PTO_O_GM) pto__emit_use(E, o->e[2]);
             }
         }
         break;
     case PTO_ST_TILE:
         if (st->ref >= 0) {
-            pto__emit_use_expr(E, m->tiles[st->ref].valid_r);
-            pto__emit_use_expr(E, m->tiles[st->ref].valid_c);
+            pto__emit_use(E, m->tiles[st->ref].valid_r);
+            pto__emit_use(E, m->tiles[st->ref].valid_c);
         }
         break;
     default:
-        for (i = 0; i < 3; i++) pto__emit_use_expr(E, st->e[i]);
+        for (i = 0; i < 3; i++) pto__emit_use(E, st->e[i]);
         break;
     }
 }
@@ -14112,6 +14247,44 @@ static void pto__emit_use_block(pto__emitter *E, int32_t block)
         if (st->body >= 0) pto__emit_use_block(E, st->body);
         if (st->orelse >= 0) pto__emit_use_block(E, st->orelse);
     }
+}
+
+/* Which blocks the walk from kernel 0's body reaches (a one-kernel
+   module): up the owners of each block (a FOR / IF / SECTION that is itself
+   in a reached block and has the block as its body or else) to the body;
+   the answers along the way are kept, so each block is climbed once. With
+   it the uses are gathered in index order during pto__emit_check's pass:
+   the walk in block order chases `next` from statement to statement, one
+   memory latency after another, and was a fifth of emit's time at 100k. */
+static pto_status pto__emit_reach(pto__emitter *E)
+{
+    const pto_module *m = E->m;
+    int32_t b, body = m->n_kernels == 1 ? m->kernels[0].body : -1;
+    E->reach = (uint8_t *)pto_alloc(E->ctx, (size_t)(m->n_blocks ? m->n_blocks : 1));
+    if (!E->reach) return PTO_ERR_INTERNAL;
+    memset(E->reach, 0, (size_t)(m->n_blocks ? m->n_blocks : 1));
+    if (body >= 0 && body < m->n_blocks) E->reach[body] = 1;
+    for (b = 0; b < m->n_blocks; b++) {
+        int32_t cur = b, n = 0, i;
+        uint8_t r;
+        for (;;) {   /* up to a block whose answer is known */
+            int32_t o = m->blocks[cur].owner;
+            const pto_stmt *os;
+            if (E->reach[cur]) { r = E->reach[cur]; break; }
+            n++;
+            if (o < 0 || o >= m->n_stmts || n > m->n_blocks) { r = 2; break; }   /* not the body; a cycle */
+            os = &m->stmts[o];
+            if (os->block < 0 || os->block >= m->n_blocks || (os->body != cur && os->orelse != cur)) { r = 2; break; }
+            cur = os->block;
+        }
+        for (cur = b, i = 0; i < n && i < m->n_blocks; i++) {   /* the same way again, keeping it */
+            E->reach[cur] = r;
+            if (m->blocks[cur].owner < 0 || m->blocks[cur].owner >= m->n_stmts) break;
+            cur = m->stmts[m->blocks[cur].owner].block;
+            if (cur < 0 || cur >= m->n_blocks || E->reach[cur]) break;
+        }
+    }
+    return PTO_OK;
 }
 
 /* ---- kernel statements ---------------------------------------------------- */
@@ -14144,11 +14317,9 @@ static void pto__emit_src(pto__emitter *E, int32_t s)
    instruction (and the simulator's reports name it too), so the string only
    says where it comes from. Consecutive statements often share a line (a
    flag and the op it guards): the text is kept from one to the next. */
-static void pto__emit_srcline(pto__emitter *E, int32_t s)
+static void pto__emit_srcline_set(pto__emitter *E, int32_t line)
 {
-    int32_t line = E->m->stmts[s].loc.line;
     size_t n = E->vlen[PTO__K_SRC];
-    if (line == E->srcline_line && n && E->val[PTO__K_SRC] == E->srcline) return;
     if (line == E->srcline_line + 1 && line > 1 && n > E->file_len + 1 && E->val[PTO__K_SRC] == E->srcline) {
         char *p = E->srcline + n - 1;   /* the next line: add one to the digits in place */
         while (p > E->srcline + E->file_len + 1 && *p == '9') *p-- = '0';
@@ -14165,6 +14336,15 @@ static void pto__emit_srcline(pto__emitter *E, int32_t s)
     E->srcline_line = line;
     E->val[PTO__K_SRC] = E->srcline;
     E->vlen[PTO__K_SRC] = n;
+}
+
+/* The same line as the statement before (a flag and the op it guards)
+   keeps the text, without a call. */
+static inline void pto__emit_srcline(pto__emitter *E, int32_t s)
+{
+    int32_t line = E->m->stmts[s].loc.line;
+    if (line == E->srcline_line && E->vlen[PTO__K_SRC] && E->val[PTO__K_SRC] == E->srcline) return;
+    pto__emit_srcline_set(E, line);
 }
 
 /* A write position in the output kept in locals (d, lim) while a line is
@@ -14226,11 +14406,9 @@ static inline void pto__wr(pto__emit_wr *w, const char *s, size_t n)
 /* ", a, x, r, c" : the operands as device-call arguments, straight into
    the output (no scratch copy): the names and pipes are texts made once,
    the rest goes through the expression printer. */
-static void pto__emit_args_to(pto__emitter *E, pto__emit_wr *w, int32_t s)
+static void pto__emit_args_to(pto__emitter *E, pto__emit_wr *w, const pto_operand *o, const pto_operand *end)
 {
     const pto_module *m = E->m;
-    const pto_stmt *st = &m->stmts[s];
-    const pto_operand *o = &m->operands[st->arg0], *end = o + st->nargs;
     pto_buf *b = w->b;
     for (; o < end; o++) {
         switch (o->kind) {
@@ -14302,18 +14480,27 @@ static void pto__emit_note_to(pto__emitter *E, pto__emit_wr *w)
     if (n >= 8 && n + 8 < (size_t)(w->lim - w->d)) {
         /* '\n' (0x0a) and '*' (0x2a) are the only bytes that OR 0x20 makes
            0x2a: one zero-byte test per word; the last word overlaps */
-        uint64_t x, y, hit = 0;
+        uint64_t x, y, x2, y2, hit = 0;
+        for (; i + 16 <= n; i += 16) {   /* (the high bits are kept once, after the loop) */
+            memcpy(&x, note + i, 8);
+            memcpy(&x2, note + i + 8, 8);
+            memcpy(w->d + i, &x, 8);
+            memcpy(w->d + i + 8, &x2, 8);
+            y = (x | ones * 0x20) ^ (ones * 0x2a);
+            y2 = (x2 | ones * 0x20) ^ (ones * 0x2a);
+            hit |= ((y - ones) & ~y) | ((y2 - ones) & ~y2);
+        }
         for (; i + 8 <= n; i += 8) {
             memcpy(&x, note + i, 8);
             memcpy(w->d + i, &x, 8);
             y = (x | ones * 0x20) ^ (ones * 0x2a);
-            hit |= (y - ones) & ~y & high;
+            hit |= (y - ones) & ~y;
         }
         memcpy(&x, note + n - 8, 8);
         memcpy(w->d + n - 8, &x, 8);
         y = (x | ones * 0x20) ^ (ones * 0x2a);
-        hit |= (y - ones) & ~y & high;
-        if (!hit) {
+        hit |= (y - ones) & ~y;
+        if (!(hit & high)) {
             w->d += n;
             return;
         }
@@ -14337,6 +14524,59 @@ static void pto__emit_note_to(pto__emitter *E, pto__emit_wr *w)
     pto__wr(w, b->data ? b->data : "", b->len);
 }
 
+/* Makes room for `need` more bytes at the write position (growing the
+   output by half again, so that growing stays amortised); 0 when out of
+   memory, the caller then takes the checked path that reports it. */
+static int pto__wr_grow(pto__emit_wr *w, size_t need)
+{
+    pto__wr_sync(w);
+    pto__emit_reserve(w->b, need + w->b->len / 2);
+    if (!w->b->data) return 0;
+    pto__wr_load(w);
+    return (size_t)(w->lim - w->d) >= need;
+}
+
+static inline int pto__wr_room(pto__emit_wr *w, size_t need)
+{
+    return (size_t)(w->lim - w->d) >= need || pto__wr_grow(w, need);
+}
+
+/* pto__emit_pcp for the bound literals (btext is padded by
+   PTO__EMIT_BPAD): an indent and an op name are one or two 32-byte moves. */
+static inline void pto__emit_pcp64(char *d, const char *s, size_t n)
+{
+    if (n <= 32) memcpy(d, s, 32);
+    else if (n <= 64) memcpy(d, s, 64);
+    else memcpy(d, s, n);
+}
+
+/* A line whose keys are all written from their values: one room test for
+   all of it (its length is known), then only moves: the literal pieces
+   from the padded btext, the values as they are. 0 when out of memory
+   (nothing written). */
+static int pto__emit_line_simple(pto__emitter *E, const pto__emit_plan *p, pto__emit_wr *w)
+{
+    const char *text = E->btext.data;
+    size_t need = (size_t)p->lit + PTO__EMIT_BPAD;
+    char *d;
+    int32_t i;
+    for (i = 0; i < p->nk; i++) need += E->vlen[p->key[i]];
+    if (!pto__wr_room(w, need)) return 0;
+    d = w->d;
+    pto__emit_pcp64(d, text + p->off[0], (size_t)p->len[0]);
+    d += p->len[0];
+    for (i = 0; i < p->nk; i++) {
+        int k = p->key[i];
+        pto__emit_cp(d, E->val[k], E->vlen[k]);
+        d += E->vlen[k];
+        pto__emit_pcp64(d, text + p->off[i + 1], (size_t)p->len[i + 1]);
+        d += p->len[i + 1];
+    }
+    w->d = d;
+    pto__wr_sync(w);
+    return 1;
+}
+
 /* Writes line plan `plan` (pto__emit_plan_make) for statement s straight
    into the output: its literal pieces from btext, the SRC value from
    srcline, the ARGS key by writing the operands in place
@@ -14354,6 +14594,7 @@ static void pto__emit_line(pto__emitter *E, int32_t plan, int32_t s)
         if (!w.b->data) return;
     }
     pto__wr_load(&w);
+    if (p->simple && pto__emit_line_simple(E, p, &w)) return;
     pto__wrp(&w, text + p->off[0], (size_t)p->len[0]);
     for (i = 0; i < p->nk; i++) {
         int k = p->key[i];
@@ -14362,12 +14603,150 @@ static void pto__emit_line(pto__emitter *E, int32_t plan, int32_t s)
             if (E->val[k] == E->srcline) { pto__wrp(&w, E->srcline, E->vlen[k]); break; }
             pto__wr(&w, E->val[k], E->vlen[k]);
             break;
-        case PTO__HOW_ARGS: pto__emit_args_to(E, &w, s); break;
+        case PTO__HOW_ARGS:
+            pto__emit_args_to(E, &w, &E->m->operands[E->m->stmts[s].arg0],
+                              &E->m->operands[E->m->stmts[s].arg0] + E->m->stmts[s].nargs);
+            break;
         case PTO__HOW_NOTE: pto__emit_note_to(E, &w); break;
         default: pto__wr(&w, E->val[k], E->vlen[k]); break;
         }
         pto__wrp(&w, text + p->off[i + 1], (size_t)p->len[i + 1]);
     }
+    if (w.d) pto__wr_sync(&w);
+}
+
+/* An op's K_OP line (plan: literal, SRC, literal, ARGS, literal), the most
+   written line: one room test for all of it, then only moves. Names and
+   pipes come from their padded texts, the two pipes of a flag as one text,
+   event ids 0-9 as a literal; from the first operand that needs the
+   expression printer on, the rest goes through pto__emit_args_to, whose
+   writes test room themselves. */
+static void pto__emit_opline(pto__emitter *E, int32_t plan, int32_t s)
+{
+    const pto__emit_plan *p = &E->plans[plan];
+    const pto_module *m = E->m;
+    const pto_stmt *st = &m->stmts[s];
+    const pto_operand *o = &m->operands[st->arg0], *end = o + st->nargs;
+    const char *text = E->btext.data;
+    size_t nsrc = E->vlen[PTO__K_SRC];
+    size_t vals = 0;
+    pto__emit_wr w;
+    char *d;
+    int32_t i;
+    w.b = E->out;
+    if (p->nk < 2 || p->how[0] != PTO__HOW_SRC || p->how[1] != PTO__HOW_ARGS || E->val[PTO__K_SRC] != E->srcline ||
+        !w.b->data || w.b->oom) {
+        pto__emit_line(E, plan, s);
+        return;
+    }
+    for (i = 2; i < p->nk; i++) {   /* K_OP_SEE: the reference after the call */
+        if (p->how[i] != PTO__HOW_VAL) {
+            pto__emit_line(E, plan, s);
+            return;
+        }
+        vals += E->vlen[p->key[i]];
+    }
+    pto__wr_load(&w);
+    if (!pto__wr_room(&w, (size_t)p->lit + nsrc + (size_t)st->nargs * (E->argmax + 32) + vals + PTO__EMIT_BPAD)) {
+        pto__emit_line(E, plan, s);
+        return;
+    }
+    d = w.d;
+    pto__emit_pcp64(d, text + p->off[0], (size_t)p->len[0]);
+    d += p->len[0];
+    pto__emit_pcp(d, E->srcline, nsrc);
+    d += nsrc;
+    pto__emit_pcp64(d, text + p->off[1], (size_t)p->len[1]);
+    d += p->len[1];
+    for (; o < end; o++) {
+        const pto_expr *e;
+        switch (o->kind) {
+        case PTO_O_PIPE:
+            if (o + 1 < end && o[1].kind == PTO_O_PIPE) {
+                int32_t k = o->ref * PTO_NPIPE + o[1].ref;
+                pto__emit_pcp(d, text + E->pair_off[k], (size_t)E->pair_len[k]);
+                d += E->pair_len[k];
+                o++;
+                continue;
+            }
+            pto__emit_pcp(d, text + E->pipe_off[o->ref], (size_t)E->pipe_len[o->ref]);
+            d += E->pipe_len[o->ref];
+            continue;
+        case PTO_O_TILE:
+            pto__emit_pcp(d, E->tile_arg[o->ref], (size_t)E->tile_len[o->ref] + 2);
+            d += E->tile_len[o->ref] + 2;
+            continue;
+        case PTO_O_SCALAR:
+            pto__emit_pcp(d, E->var_arg[o->ref], (size_t)E->var_len[o->ref] + 2);
+            d += E->var_len[o->ref] + 2;
+            continue;
+        case PTO_O_INT:
+            e = o->e[0] >= 0 && o->e[0] < m->n_exprs ? &m->exprs[o->e[0]] : NULL;
+            if (e && e->kind == PTO_E_INT && e->value >= 0 && e->value < 10) {   /* an event id */
+                d[0] = ',';
+                d[1] = ' ';
+                d[2] = (char)('0' + e->value);
+                d += 3;
+                continue;
+            } else {   /* a rotating one, "i % 2" (as pto__emit_expr prints it) */
+                int32_t v, kind;
+                int64_t val;
+                if (!pto__emit_varop(E, o->e[0], &v, &kind, &val)) break;
+                d[0] = ',';
+                d[1] = ' ';
+                pto__emit_pcp(d + 2, E->var_arg[v] + 2, (size_t)E->var_len[v]);
+                d += 2 + E->var_len[v];
+                memcpy(d, pto__emit_ops[kind - PTO_E_ADD], 3);
+                d += 3 + pto__emit_i64(d + 3, val);
+                continue;
+            }
+        default: break;
+        }
+        break;
+    }
+    w.d = d;
+    if (o < end) {   /* the printer's part: checked writes from here on */
+        pto__emit_args_to(E, &w, o, end);
+        pto__wrp(&w, text + p->off[2], (size_t)p->len[2]);
+        for (i = 2; i < p->nk && w.d; i++) {
+            pto__wr(&w, E->val[p->key[i]], E->vlen[p->key[i]]);
+            pto__wrp(&w, text + p->off[i + 1], (size_t)p->len[i + 1]);
+        }
+    } else {
+        pto__emit_pcp64(w.d, text + p->off[2], (size_t)p->len[2]);
+        w.d += p->len[2];
+        for (i = 2; i < p->nk; i++) {
+            pto__emit_cp(w.d, E->val[p->key[i]], E->vlen[p->key[i]]);
+            w.d += E->vlen[p->key[i]];
+            pto__emit_pcp64(w.d, text + p->off[i + 1], (size_t)p->len[i + 1]);
+            w.d += p->len[i + 1];
+        }
+    }
+    if (w.d) pto__wr_sync(&w);
+}
+
+/* A note's K_NOTE line (plan: literal, NOTE, literal): as pto__emit_opline,
+   one room test and the note copied by pto__emit_note_to. */
+static void pto__emit_noteline(pto__emitter *E, int32_t plan, int32_t s)
+{
+    const pto__emit_plan *p = &E->plans[plan];
+    const char *text = E->btext.data;
+    pto__emit_wr w;
+    w.b = E->out;
+    if (p->nk != 1 || p->how[0] != PTO__HOW_NOTE || !w.b->data || w.b->oom) {
+        pto__emit_line(E, plan, s);
+        return;
+    }
+    pto__wr_load(&w);
+    if (!pto__wr_room(&w, (size_t)p->len[0] + E->vlen[PTO__K_NOTE] + (size_t)p->len[1] + PTO__EMIT_BPAD)) {
+        pto__emit_line(E, plan, s);
+        return;
+    }
+    pto__emit_pcp64(w.d, text + p->off[0], (size_t)p->len[0]);
+    w.d += p->len[0];
+    pto__emit_note_to(E, &w);
+    if (!w.d) return;
+    pto__wrp(&w, text + p->off[1], (size_t)p->len[1]);
     if (w.d) pto__wr_sync(&w);
 }
 
@@ -14395,20 +14774,22 @@ static void pto__emit_x(pto__emitter *E, int tpl)
    it. Returns that statement (-1: the call needs no reference). */
 static int32_t pto__emit_note(pto__emitter *E, int32_t s)
 {
-    const pto_stmt *st = &E->m->stmts[s];
-    const pto_opinfo *oi = pto_opinfo_get((pto_op)st->op);
-    const char *note = st->note ? pto_str(E->ctx, st->note) : NULL;
+    const pto_module *m = E->m;
+    const pto_stmt *st = &m->stmts[s];
+    const char *note;
     int pass, dep;
-    if (!note && oi->cls != PTO_OC_SYNC) { E->last_note = 0; return -1; }
+    if (!st->note && pto_opinfo_get((pto_op)st->op)->cls != PTO_OC_SYNC) { E->last_note = 0; return -1; }
     if (st->note > 0 && st->note < E->nnotes) {
         int32_t first = E->note_first[st->note];
         if (st->note == E->last_note) return -1;
-        if (first >= 0 && E->m->blocks[E->m->stmts[first].block].kernel == E->kernel) {
+        if (first >= 0 && E->note_kernel[st->note] == E->kernel) {
             E->last_note = 0;
             return first;
         }
         E->note_first[st->note] = s;
+        E->note_kernel[st->note] = st->block >= 0 && st->block < m->n_blocks ? m->blocks[st->block].kernel : -1;
     }
+    note = st->note ? pto_str(E->ctx, st->note) : NULL;
     E->last_note = st->note;
     if (!note) note = st->origin == PTO_BY_USER ? "written in the source" : "(no note recorded)";
     E->val[PTO__K_NOTE] = note;   /* pto__emit_note_to writes it */
@@ -14421,7 +14802,7 @@ static int32_t pto__emit_note(pto__emitter *E, int32_t s)
                                                                      (dep ? (uint64_t)1 << PTO__K_IND : 0), 1);
         if (E->bound_note[pass][dep] < 0) { E->st = PTO_ERR_INTERNAL; return -1; }
     }
-    pto__emit_line(E, E->bound_note[pass][dep], s);
+    pto__emit_noteline(E, E->bound_note[pass][dep], s);
     return -1;
 }
 
@@ -14472,7 +14853,15 @@ static int pto__emit_is_popped(const pto_module *m, int32_t t)
 static void pto__emit_op(pto__emitter *E, int32_t s)
 {
     const pto_stmt *st = &E->m->stmts[s];
-    int32_t see = pto__emit_note(E, s), op = st->op, dep = E->depth < PTO__EMIT_ND ? E->depth : 0;
+    int32_t see, op = st->op, dep = E->depth < PTO__EMIT_ND ? E->depth : 0;
+    if (!st->note && pto_opinfo_get((pto_op)op)->cls != PTO_OC_SYNC) {   /* pto__emit_note's quick answers */
+        E->last_note = 0;
+        see = -1;
+    } else if (st->note > 0 && st->note < E->nnotes && st->note == E->last_note) {
+        see = -1;
+    } else {
+        see = pto__emit_note(E, s);
+    }
     pto__emit_srcline(E, s);
     if ((op == PTO_OP_TPUSH || op == PTO_OP_TPOP || op == PTO_OP_TFREE) && pto__emit_cvpipe_op(E, s)) return;
     if (E->bound_op[op][dep] < 0) {   /* the op's name and the indent are fixed text of its lines */
@@ -14483,13 +14872,13 @@ static void pto__emit_op(pto__emitter *E, int32_t s)
         if (E->bound_op[op][dep] < 0 || E->bound_see[op][dep] < 0) { E->st = PTO_ERR_INTERNAL; return; }
     }
     if (see < 0) {
-        pto__emit_line(E, E->bound_op[op][dep], s);
+        pto__emit_opline(E, E->bound_op[op][dep], s);
         return;
     }
     pto__emit_v(E, PTO__K_FN, pto_opinfo_get((pto_op)E->m->stmts[see].op)->name);
     pto__emit_vi(E, PTO__K_N, E->m->stmts[see].loc.line);
     pto__emit_v(E, PTO__K_PASS, pto__emit_origin[st->origin < 5 ? st->origin : 0]);
-    pto__emit_line(E, E->bound_see[op][dep], s);
+    pto__emit_opline(E, E->bound_see[op][dep], s);
 }
 
 /* The offset of an xN tile: slot ((i - start) / step) % N of its loop. */
@@ -14518,6 +14907,41 @@ static void pto__emit_slot_index(pto__emitter *E, pto_buf *b, const pto_tile *t)
     pto__emit_puts(b, " % ");
     pto__emit_put_i64(b, t->nbuf);
     pto__emit_put(b, ")", 1);
+}
+
+/* The common offset of an xN tile, "[OFF + ](i % N) * STRIDE" for a loop
+   from 0 by 1, written in one go into b (empty); 0 when the loop is
+   another (pto__emit_slot_index spells it then) or out of memory. */
+static int pto__emit_slot_fast(pto__emitter *E, pto_buf *b, const pto_tile *t, int64_t stride)
+{
+    const pto_module *m = E->m;
+    int32_t loop = pto_stmt_loop(m, t->decl);
+    const pto_stmt *f = loop >= 0 ? &m->stmts[loop] : NULL;
+    size_t n;
+    char *d;
+    if (!f || f->e[0] < 0 || m->exprs[f->e[0]].kind != PTO_E_INT || m->exprs[f->e[0]].value != 0 ||
+        (f->e[2] >= 0 && (m->exprs[f->e[2]].kind != PTO_E_INT || m->exprs[f->e[2]].value != 1)))
+        return 0;
+    n = (size_t)E->var_len[f->ref];
+    pto__emit_reserve(b, n + 128);   /* three numbers (pto__emit_i64 writes up to 25 bytes each) */
+    if (!b->data || b->cap < b->len + n + 128) return 0;
+    d = b->data + b->len;
+    if (t->offset[0]) {
+        d += pto__emit_i64(d, t->offset[0]);
+        memcpy(d, " + ", 3);
+        d += 3;
+    }
+    *d++ = '(';
+    memcpy(d, E->var_name[f->ref], n);
+    d += n;
+    memcpy(d, " % ", 3);
+    d += 3;
+    d += pto__emit_i64(d, t->nbuf);
+    memcpy(d, ") * ", 4);
+    d += 4;
+    d += pto__emit_i64(d, stride);
+    b->len = (size_t)(d - b->data);
+    return 1;
 }
 
 /* pto_k_tdecl(core, "FILE:LINE", NAME): from here on the
@@ -14562,9 +14986,11 @@ static void pto__emit_place_tdecl(pto__emitter *E, int32_t from, int32_t t)
             pto__emit_place_tdecl(E, m->blocks[m->stmts[s].body].head, t);
             if (m->stmts[s].orelse >= 0) pto__emit_place_tdecl(E, m->blocks[m->stmts[s].orelse].head, t);
         } else if (E->ntdecl < m->n_operands) {  /* one node per use at most */
+            int32_t *at = &E->tdecl_head[s];   /* tiles in falling index order (see pto__emit_tdecls) */
+            while (*at >= 0 && E->tdecl_tile[*at] > t) at = &E->tdecl_next[*at];
             E->tdecl_tile[E->ntdecl] = t;
-            E->tdecl_next[E->ntdecl] = E->tdecl_head[s];
-            E->tdecl_head[s] = E->ntdecl++;
+            E->tdecl_next[E->ntdecl] = *at;
+            *at = E->ntdecl++;
         }
         return;
     }
@@ -14578,7 +15004,12 @@ static void pto__emit_place_tdecl(pto__emitter *E, int32_t from, int32_t t)
    the first use (or the loop or branch holding it, as above). A tile used
    in both branches of an if gets a tdecl in each (one runs); a tile never
    used gets none. An xN tile keeps its tdecl at the declaration: it holds
-   its slots for the whole loop. */
+   its slots for the whole loop.
+   A tile whose declaration is a TILE statement naming it is placed when
+   that statement is emitted (tile_unused 2 until then, pto__emit_place):
+   the search then reads the statements the emission is about to write,
+   rather than a pass of its own through memory that is not in cache.
+   Either way a statement's list holds its tiles in falling index order. */
 static pto_status pto__emit_tdecls(pto__emitter *E)
 {
     const pto_module *m = E->m;
@@ -14597,10 +15028,19 @@ static pto_status pto__emit_tdecls(pto__emitter *E)
         E->tile_popped[t] = (uint8_t)pto__emit_is_popped(m, t);
         /* a popped tile: tpop writes all of its slot, the ring rotates it */
         if (E->tile_popped[t] || m->tiles[t].nbuf > 1 || d < 0 || m->stmts[d].block < 0) continue;
+        if (m->stmts[d].kind == PTO_ST_TILE && m->stmts[d].ref == t) { E->tile_unused[t] = 2; continue; }
         pto__emit_place_tdecl(E, m->stmts[d].next, t);
         E->tile_unused[t] = E->ntdecl == before;
     }
     return PTO_OK;
+}
+
+/* The deferred half of pto__emit_tdecls for tile t, at its declaration. */
+static void pto__emit_place(pto__emitter *E, int32_t t)
+{
+    int32_t before = E->ntdecl;
+    pto__emit_place_tdecl(E, E->m->stmts[E->m->tiles[t].decl].next, t);
+    E->tile_unused[t] = E->ntdecl == before;
 }
 
 /* The planned offset of the tile that statement s declares, as C text in
@@ -14631,7 +15071,9 @@ static int pto__emit_offset(pto__emitter *E, int32_t s)
         int64_t stride = t->offset[1] - t->offset[0];
         int ap = 1;
         for (k = 2; k < t->nbuf; k++) ap &= t->offset[k] - t->offset[k - 1] == stride;
-        if (ap) {
+        if (ap && pto__emit_slot_fast(E, b, t, stride)) {
+            /* written */
+        } else if (ap) {
             if (t->offset[0]) { pto__emit_put_i64(b, t->offset[0]); pto__emit_puts(b, " + "); }
             pto__emit_slot_index(E, b, t);
             pto__emit_puts(b, " * ");
@@ -14662,6 +15104,7 @@ static void pto__emit_tile(pto__emitter *E, int32_t s)
     const pto_module *m = E->m;
     int32_t ti = m->stmts[s].ref;
     const pto_tile *t = &m->tiles[ti];
+    if (E->tile_unused[ti] == 2) pto__emit_place(E, ti);
     if (!pto__emit_offset(E, s)) return;
     if (t->valid_r >= 0) { pto__emit_expr(E, pto__emit_sb(E, PTO__K_VR), t->valid_r, PTO__EX_KERNEL, 0); pto__emit_vbuf(E, PTO__K_VR); }
     else pto__emit_vi(E, PTO__K_VR, t->rows);
@@ -14882,7 +15325,7 @@ static void pto__emit_kernel(pto__emitter *E, int32_t k)
     const pto_kernel *kn = &m->kernels[k];
     int32_t p, v, idx = 0;
     int pass;
-    pto__emit_use_block(E, kn->body);
+    if (!E->uses_known) pto__emit_use_block(E, kn->body);
     for (v = 0; v < m->n_vars; v++)   /* a used dim reads its tensor */
         if (m->vars[v].kernel == k && m->vars[v].kind == PTO_V_DIM && E->var_used[v] && m->vars[v].def >= 0)
             E->param_used[m->vars[v].def] = 1;
@@ -14980,65 +15423,116 @@ static void pto__emit_cstr(pto_buf *b, const char *s, size_t n)
 
 /* Whether any of the 8 bytes of w is one that pto__emit_plain refuses:
    below 0x20, 0x7f and above, '"', '?' or '\\' (bit tricks on the word). */
-static inline int pto__emit_unplain8(uint64_t w)
+static inline uint64_t pto__emit_unplain8(uint64_t w)
 {
     const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
 #define PTO__ZB(v) (((v) - ones) & ~(v))
-    /* below 0x20; 0x7f and up (w + 1 carries only out of a byte whose high bit w already has) */
+    /* below 0x20; 0x7f and up (w + 1 carries only out of a byte whose high bit w already has).
+       Each test can also flag bytes above one it rightly flags (a borrow or carry), never
+       below: the lowest bit set is the first byte to escape. */
     uint64_t lo = (w - ones * 0x20) & ~w, hi = (w + ones) | w;
-    return (((lo | hi | PTO__ZB(w ^ (ones * 0x22)) | PTO__ZB(w ^ (ones * 0x3f)) | PTO__ZB(w ^ (ones * 0x5c))) & high) != 0);
+    return (lo | hi | PTO__ZB(w ^ (ones * 0x22)) | PTO__ZB(w ^ (ones * 0x3f)) | PTO__ZB(w ^ (ones * 0x5c))) & high;
 #undef PTO__ZB
 }
 
+/* The index of the first byte pto__emit_unplain8 flags in its (non-zero)
+   result, for a word loaded from memory on a little-endian machine: the
+   lowest bit set, 8k + 7, picks byte k of the multiplier. */
+static inline size_t pto__emit_first_flagged(uint64_t hit)
+{
+    return (size_t)((((hit & (0 - hit)) >> 7) * 0x0001020304050607u) >> 56);
+}
+
 /* The .pto text, one string per line (short literals keep C99 compilers'
-   4095-character limit): the H_LINE and H_LINE_END templates (plain text)
-   around each line, the line escaped eight bytes at a time when they are
-   all plain, straight into the reserved output. A line's last bytes are one
-   more word that overlaps the one before (while the line has needed no
-   escape, the output is the input moved, so rewriting bytes is harmless). */
+   4095-character limit; a line longer than 1000 bytes goes on in the next
+   string): the H_LINE and H_LINE_END templates (plain text) around each
+   line, straight into the output. One pass over the text, eight bytes at a
+   time while they are all plain and the line has room for them, byte by
+   byte around a newline or a byte to escape; the room for each piece of
+   the text is made once, for its worst case. */
+#define PTO__EMIT_SRC_PIECE 512
+#define PTO__EMIT_SRC_SPLIT 1000
+
 static void pto__emit_source(pto__emitter *E, const char *text, size_t len)
 {
     const char *open = pto__emit_tpl[PTO__T_H_LINE], *close = pto__emit_tpl[PTO__T_H_LINE_END];
-    size_t no = strlen(open), nc = strlen(close), i = 0;
+    size_t no = strlen(open), nc = strlen(close), col = 0;
+    const char *p = text, *end = text + len;
+    int in_line = 0;   /* a string is open, col bytes of the line in it */
+    const uint64_t one = 1;
+    int little = *(const unsigned char *)&one == 1;   /* (a constant to the compiler) */
     pto_buf *b = E->out;
-    while (i < len) {
-        size_t j = len - i < 1000 ? len : i + 1000;   /* at most 1000 bytes and their newline */
-        const char *nl = (const char *)memchr(text + i, '\n', j - i + (j < len));
-        const char *p, *e, *start = text + i;
-        char *d, *d0;
-        uint64_t w;
-        if (nl) j = (size_t)(nl - text) + 1;
-        if (b->len + no + nc + 4 * (j - i) + 1 > b->cap) pto__emit_reserve(b, no + nc + 4 * (j - i) + b->len / 2 + 4096);
-        if (b->oom || !b->data || b->len + no + nc + 4 * (j - i) + 1 > b->cap) {   /* out of memory */
+    while (p < end) {
+        size_t n = (size_t)(end - p) < PTO__EMIT_SRC_PIECE ? (size_t)(end - p) : PTO__EMIT_SRC_PIECE;
+        size_t need = n * (no + nc + 4) + no + nc + 16;   /* every byte a newline, or escaped */
+        const char *stop = p + n;
+        char *d;
+        if (b->len + need + 1 > b->cap) pto__emit_reserve(b, need + b->len / 2 + 4096);
+        if (b->oom || !b->data || b->len + need + 1 > b->cap) {   /* out of memory */
             E->st = PTO_ERR_INTERNAL;
             return;
         }
         d = b->data + b->len;
-        pto__emit_cp(d, open, no);
-        d0 = d += no;
-        e = text + j - (nl != NULL);   /* the newline is escaped below */
-        for (p = start; e - p >= 8; p += 8, d += 8) {
-            memcpy(&w, p, 8);
-            if (pto__emit_unplain8(w)) break;
-            memcpy(d, p, 8);
+        if (!in_line) {   /* the first line */
+            pto__emit_cp(d, open, no);
+            d += no;
+            in_line = 1;
         }
-        if (p < e && e - p < 8 && e - start >= 8) {   /* the last word, overlapping */
-            memcpy(&w, e - 8, 8);
-            if (!pto__emit_unplain8(w)) {
-                memcpy(d0 + (e - 8 - start), e - 8, 8);
-                d += e - p;
-                p = e;
+        while (p < stop) {
+            unsigned char c;
+            if (stop - p >= 8 && col + 8 <= PTO__EMIT_SRC_SPLIT) {
+                uint64_t w, hit;
+                memcpy(&w, p, 8);
+                hit = pto__emit_unplain8(w);
+                memcpy(d, &w, 8);   /* (bytes from the flagged one on are written again) */
+                if (!hit) {
+                    d += 8;
+                    p += 8;
+                    col += 8;
+                    continue;
+                }
+                if (little) {   /* up to the first byte to escape (in these 8) */
+                    size_t k = pto__emit_first_flagged(hit);
+                    d += k;
+                    p += k;
+                    col += k;
+                } else {
+                    while (pto__emit_plain[(unsigned char)*p]) {
+                        *d++ = *p++;
+                        col++;
+                    }
+                }
             }
+            c = (unsigned char)*p++;
+            if (c == '\n') {
+                d[0] = '\\';
+                d[1] = 'n';
+                pto__emit_cp(d + 2, close, nc);
+                d += 2 + nc;
+                col = 0;
+                if (p < end) {
+                    pto__emit_cp(d, open, no);
+                    d += no;
+                } else {
+                    in_line = 0;
+                }
+                continue;
+            }
+            if (col == PTO__EMIT_SRC_SPLIT) {   /* a long line: on in the next string */
+                pto__emit_cp(d, close, nc);
+                pto__emit_cp(d + nc, open, no);
+                d += nc + no;
+                col = 0;
+            }
+            if (pto__emit_plain[c]) *d++ = (char)c;
+            else d += pto__emit_esc(d, c);
+            col++;
         }
-        for (; p < e; p++) {
-            if (pto__emit_plain[(unsigned char)*p]) *d++ = *p;
-            else d += pto__emit_esc(d, (unsigned char)*p);
+        if (p == end && in_line) {   /* the text does not end with a newline */
+            pto__emit_cp(d, close, nc);
+            d += nc;
         }
-        if (nl) { d[0] = '\\'; d[1] = 'n'; d += 2; }
-        pto__emit_cp(d, close, nc);
-        d += nc;
         b->len = (size_t)(d - b->data);
-        i = j;
     }
 }
 
@@ -15355,28 +15849,47 @@ static pto_status pto__emit_check(pto__emitter *E)
     int32_t s;
     for (s = 0; s < m->n_stmts; s++) {
         const pto_stmt *st = &m->stmts[s];
-        int i, cls;
+        int i, cls, reached;
         if (st->block < 0) continue;
-        if (st->kind == PTO_ST_OP && st->op >= PTO_NOP)
-            return pto_error(E->ctx, st->loc, "emit: unknown op %d", (int)st->op);
-        cls = st->kind == PTO_ST_OP ? (int)pto_opinfo_get((pto_op)st->op)->cls : -1;
+        reached = E->reach && st->block < m->n_blocks && E->reach[st->block] == 1;
+        if (st->kind != PTO_ST_OP) {
+            if (st->kind == PTO_ST_TILE && (st->ref < 0 || st->ref >= m->n_tiles))
+                return pto_error(E->ctx, st->loc, "emit: tile statement without a tile");
+            if ((st->kind == PTO_ST_LET || st->kind == PTO_ST_FOR) && (st->ref < 0 || st->ref >= m->n_vars))
+                return pto_error(E->ctx, st->loc, "emit: statement without its variable");
+            if (reached) pto__emit_use_stmt(E, st);
+            continue;
+        }
+        if (st->op >= PTO_NOP) return pto_error(E->ctx, st->loc, "emit: unknown op %d", (int)st->op);
+        cls = (int)pto_opinfo_get((pto_op)st->op)->cls;
         if (cls == PTO_OC_XFER || cls == PTO_OC_ALLREDUCE)
             return pto_error(E->ctx, st->loc, "emit: %s is not lowered (run pto_lower after pto_verify)",
                              pto_opinfo_get((pto_op)st->op)->name);
-        if (st->kind == PTO_ST_TILE && (st->ref < 0 || st->ref >= m->n_tiles))
-            return pto_error(E->ctx, st->loc, "emit: tile statement without a tile");
-        if ((st->kind == PTO_ST_LET || st->kind == PTO_ST_FOR) && (st->ref < 0 || st->ref >= m->n_vars))
-            return pto_error(E->ctx, st->loc, "emit: statement without its variable");
-        for (i = 0; st->kind == PTO_ST_OP && i < st->nargs; i++) {
+        for (i = 0; i < st->nargs; i++) {   /* checked, and the names it reads marked (pto__emit_use_stmt) */
             const pto_operand *o = &m->operands[st->arg0 + i];
             int bad = 0;
             switch (o->kind) {
             case PTO_O_TILE: bad = o->ref < 0 || o->ref >= m->n_tiles; break;
-            case PTO_O_GM: bad = o->ref < 0 || o->ref >= m->n_params; break;
-            case PTO_O_SCALAR: bad = o->ref < 0 || o->ref >= m->n_vars; break;
+            case PTO_O_GM:
+                bad = o->ref < 0 || o->ref >= m->n_params;
+                if (bad || !reached) break;
+                E->param_used[o->ref] = 1;
+                pto__emit_use(E, o->e[0]);
+                pto__emit_use(E, o->e[1]);
+                pto__emit_use(E, o->e[2]);
+                break;
+            case PTO_O_SCALAR:
+                bad = o->ref < 0 || o->ref >= m->n_vars;
+                if (!bad && reached) E->var_used[o->ref] = 1;
+                break;
             case PTO_O_PIPE: bad = o->ref < 0 || o->ref >= PTO_NPIPE; break;
             case PTO_O_CVPIPE: bad = o->ref < 0 || o->ref >= m->n_cvpipes; break;
-            case PTO_O_FLOAT: case PTO_O_INT: break;
+            case PTO_O_FLOAT: break;
+            case PTO_O_INT:
+                if (!reached) break;
+                pto__emit_use(E, o->e[0]);
+                pto__emit_use(E, o->e[1]);
+                break;
             case PTO_O_CMP: bad = o->ref < 0 || o->ref > PTO_GE; break;
             case PTO_O_NMODE: bad = o->ref != PTO_NOTIFY_SET && o->ref != PTO_NOTIFY_ADD; break;
             default:
@@ -15416,12 +15929,16 @@ static void pto__emit_free(pto__emitter *E, uint8_t *vo, uint8_t *to, uint8_t *p
     pto__emit_free_names(E, E->param_name, po, E->m->n_params);
     pto_free(E->ctx, E->var_used);
     pto_free(E->ctx, E->param_used);
+    pto_free(E->ctx, E->reach);
     pto_free(E->ctx, E->tdecl_head);
     pto_free(E->ctx, E->tdecl_tile);
     pto_free(E->ctx, E->tile_unused);
     pto_free(E->ctx, E->tile_popped);
     pto_free(E->ctx, E->tdecl_next);
     pto_free(E->ctx, E->note_first);
+    pto_free(E->ctx, E->note_kernel);
+    pto_free(E->ctx, E->cstate);
+    pto_free(E->ctx, E->cval);
     pto_free(E->ctx, E->segs);
     pto_free(E->ctx, E->var_len);
     pto_free(E->ctx, E->tile_len);
@@ -15446,8 +15963,10 @@ static void pto__emit_all(pto__emitter *E, const pto_emit_desc *desc, pto_buf *k
         pto__emit_reserve(ksrc, (size_t)m->n_stmts * 200 + 4096);
         pto__emit_x(E, PTO__T_K_FILE);
         for (k = 0; k < m->n_kernels && E->st == PTO_OK; k++) {
-            memset(E->var_used, 0, (size_t)(m->n_vars ? m->n_vars : 1));
-            memset(E->param_used, 0, (size_t)(m->n_params ? m->n_params : 1));
+            if (!E->uses_known) {
+                memset(E->var_used, 0, (size_t)(m->n_vars ? m->n_vars : 1));
+                memset(E->param_used, 0, (size_t)(m->n_params ? m->n_params : 1));
+            }
             pto__emit_kernel(E, k);
         }
     }
@@ -15496,23 +16015,34 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
     for (k = 0; k < PTO__NKEYS; k++) E->scratch[k].ctx = ctx;
     pto__emit_file_name(E, desc && desc->filename ? desc->filename
                                                   : pto_file_name(ctx, m->n_kernels ? m->kernels[0].loc.file : m->file));
-    st = pto__emit_check(E);
+    E->var_used = (uint8_t *)pto_alloc(ctx, (size_t)(m->n_vars ? m->n_vars : 1));
+    E->param_used = (uint8_t *)pto_alloc(ctx, (size_t)(m->n_params ? m->n_params : 1));
+    st = E->var_used && E->param_used ? PTO_OK : PTO_ERR_INTERNAL;
+    if (st == PTO_OK) {   /* one kernel: its uses are gathered by the check's pass */
+        memset(E->var_used, 0, (size_t)(m->n_vars ? m->n_vars : 1));
+        memset(E->param_used, 0, (size_t)(m->n_params ? m->n_params : 1));
+        if (m->n_kernels == 1) st = pto__emit_reach(E);
+    }
+    if (st == PTO_OK) st = pto__emit_check(E);
+    E->uses_known = E->reach != NULL;
     if (st == PTO_OK) st = pto__emit_compile(E);
     if (st == PTO_OK) st = pto__emit_names(E, PTO__NAMES_VAR, &E->var_name, &vo);
     if (st == PTO_OK) st = pto__emit_names(E, PTO__NAMES_TILE, &E->tile_name, &to);
     if (st == PTO_OK) st = pto__emit_names(E, PTO__NAMES_PARAM, &E->param_name, &po);
     if (st == PTO_OK) st = pto__emit_lens(E);
-    if (st == PTO_OK) {
-        E->var_used = (uint8_t *)pto_alloc(ctx, (size_t)(m->n_vars ? m->n_vars : 1));
-        E->param_used = (uint8_t *)pto_alloc(ctx, (size_t)(m->n_params ? m->n_params : 1));
-        if (!E->var_used || !E->param_used) st = PTO_ERR_INTERNAL;
-    }
     if (st == PTO_OK) st = pto__emit_tdecls(E);
+    if (st == PTO_OK && m->n_exprs > 0) {   /* (without them the printer still works, only slower) */
+        E->cstate = (uint8_t *)pto_alloc(ctx, (size_t)m->n_exprs);
+        E->cval = (int64_t *)pto_alloc(ctx, sizeof(int64_t) * (size_t)m->n_exprs);
+        if (E->cstate && E->cval) memset(E->cstate, 0, (size_t)m->n_exprs);
+        else { pto_free(ctx, E->cstate); pto_free(ctx, E->cval); E->cstate = NULL; E->cval = NULL; }
+    }
     if (st == PTO_OK) {
         int32_t i;
         E->nnotes = ctx->n_strs;
         E->note_first = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * (size_t)(E->nnotes ? E->nnotes : 1));
-        if (!E->note_first) st = PTO_ERR_INTERNAL;
+        E->note_kernel = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * (size_t)(E->nnotes ? E->nnotes : 1));
+        if (!E->note_first || !E->note_kernel) st = PTO_ERR_INTERNAL;
         for (i = 0; st == PTO_OK && i < E->nnotes; i++) E->note_first[i] = -1;
     }
     if (st == PTO_OK) {
