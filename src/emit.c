@@ -1714,7 +1714,8 @@ static int32_t pto__emit_note(pto__emitter *E, int32_t s)
     E->last_note = st->note;
     if (!note) note = st->origin == PTO_BY_USER ? "written in the source" : "(no note recorded)";
     E->val[PTO__K_NOTE] = note;   /* pto__emit_note_to writes it */
-    E->vlen[PTO__K_NOTE] = st->note ? pto__str_len(E->ctx, st->note) : strlen(note);
+    /* a note id from the C API may be out of range: pto_str gave "" then */
+    E->vlen[PTO__K_NOTE] = st->note > 0 && st->note < E->ctx->n_strs ? pto__str_len(E->ctx, st->note) : strlen(note);
     pass = st->origin < 5 ? st->origin : 0;
     dep = E->depth < PTO__EMIT_ND ? E->depth : 0;
     if (E->bound_note[pass][dep] < 0) {   /* "/ * sync: " and the indent are fixed text of a pass's notes */

@@ -408,6 +408,18 @@ static void test_errors(void)
         CHECK_STR(msg, "gmm.pto:2:3: error: emit: tile 'acc' has 2 slots but is not declared in a loop");
     }
     pto_module_destroy(m);
+    /* note ids out of the string pool (a module built through the C API):
+       the flags are emitted without their text, nothing is read past it */
+    m = build_gvadd(ctx);
+    {
+        int32_t s, bad = 0;
+        for (s = 0; s < m->n_stmts; s++)
+            if (m->stmts[s].note) m->stmts[s].note = bad++ % 2 ? -7 : 1 << 28;
+        CHECK(bad > 0);
+    }
+    k.len = 0;
+    CHECK(pto_emit(ctx, m, NULL, &k, NULL) == PTO_OK);
+    pto_module_destroy(m);
     pto_buf_free(&k);
     pto_ctx_destroy(ctx);
 }
