@@ -159,7 +159,7 @@ static int pto__rehash(pto_ctx *ctx, int32_t ncap)
 
 /* Best effort: sizes the table for n strings at once (the parser's estimate
    for a large file), so that it is not rebuilt at every doubling on the way
-   (each rebuild touches a fresh table and rehashes every string). */
+   (each rebuild touches a fresh table and re-inserts every slot). */
 static void pto__intern_reserve(pto_ctx *ctx, size_t n)
 {
     int32_t ncap = ctx->hash_cap ? ctx->hash_cap : 64;

@@ -901,7 +901,7 @@ static int32_t pto__emit_ident(pto__emitter *E, int32_t ex)
     const pto_module *m = E->m;
     for (;;) {
         const pto_expr *e;
-        int64_t a, b;
+        int64_t a = 0, b = 0;   /* read only when ka / kb say they were set */
         int ka, kb;
         if (ex < 0 || ex >= m->n_exprs) return ex;
         e = &m->exprs[ex];

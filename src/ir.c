@@ -704,7 +704,7 @@ PTODEF int pto_cmp_word_lookup(const char *name, size_t len)
         if (pto__streq(pto__cmp_words[i], name, len)) return i;
     return -1;
 }
-PTODEF const char *pto_nmode_name(pto_notify_mode mode) { return (mode >= 0 && mode < 2) ? pto__nmode_names[mode] : "?"; }
+PTODEF const char *pto_nmode_name(pto_notify_mode mode) { int i = (int)mode; return i >= 0 && i < 2 ? pto__nmode_names[i] : "?"; }
 PTODEF int pto_nmode_lookup(const char *name, size_t len)
 {
     int i;

@@ -847,10 +847,9 @@ static void pto__vfloat_only(pto__verifier *v, const pto__vop *op)
 }
 
 /* One dimension of a window [start, start + extent) against [0, limit)
-   (limit < 0: unknown), exact at the extremes of affine forms. `what` is
-   "row" or "col". */
-/* The window's dimension [start, start + extent) inside [0, limit); errors
-   point at expression e (its leftmost token, else `at`), found only then. */
+   (limit < 0: unknown), exact at the extremes of affine forms; `what` is
+   "row" or "col". Errors point at expression e (its leftmost token, else
+   `at`), found only then. */
 static void pto__vwindow_dim(pto__verifier *v, const pto__vform *start, const pto__vform *extent,
                              int64_t limit, const char *prefix, const char *what, const char *name, int32_t e,
                              pto_loc at)
