@@ -203,7 +203,7 @@ typedef struct pto__sy {
     uint8_t *op_nbuf;           /* and the tile's N */
     int32_t *lab, *lab_len, n_lab;  /* per statement: its label (pto__sy_label_of), 0 = none yet */
     int32_t base_file;          /* pto__sy_label: the file whose base name is */
-    const char *base_name;      /* base_name (-1 = none yet) */
+    const char *base_name;      /* its base name (NULL = none yet) */
     size_t base_len;
     char *lbuf;                 /* the labels' text */
     int32_t n_lbuf, cap_lbuf;
@@ -969,6 +969,7 @@ static void pto__sy_put(pto__sy_txt *t, const char *s, size_t n)
 /* An interned string (its length is in the pool's offsets). */
 static void pto__sy_put_str(pto__sy *sy, pto__sy_txt *t, int32_t id)
 {
+    if (id < 0 || id >= sy->ctx->n_strs) return;   /* a malformed id from the C API: pto_str's "" */
     pto__sy_put(t, pto_str(sy->ctx, id), pto__str_len(sy->ctx, id));
 }
 
@@ -1011,7 +1012,7 @@ static void pto__sy_label(pto__sy *sy, int32_t s, pto__sy_txt *t)
     if (o && o->kind == PTO_O_TILE && o->ref >= 0) { PTO__SY_LIT(t, " "); pto__sy_put_str(sy, t, m->tiles[o->ref].name); }
     if (o && o->kind == PTO_O_GM && o->ref >= 0) { PTO__SY_LIT(t, " "); pto__sy_put_str(sy, t, m->params[o->ref].name); }
     PTO__SY_LIT(t, " (");
-    if (m->stmts[s].loc.file != sy->base_file) {   /* notes name one file, as a rule */
+    if (m->stmts[s].loc.file != sy->base_file || !sy->base_name) {   /* notes name one file, as a rule */
         sy->base_file = m->stmts[s].loc.file;
         sy->base_name = pto__sy_base(pto_file_name(sy->ctx, sy->base_file));
         sy->base_len = strlen(sy->base_name);

@@ -684,6 +684,31 @@ static void test_unplanned(void)
     pto_ctx_destroy(ctx);
 }
 
+/* Malformed ids from the C API (names out of the string pool, statements
+   without a file) reach the notes: they read as "" / no file, never past
+   the pool (the sanitizer build of this test is what proves it). */
+static void test_malformed_ids(void)
+{
+    static const int32_t bad[3] = {-1, 1 << 20, 0};
+    int i;
+    for (i = 0; i < 3; i++) {
+        pto_ctx *ctx = new_ctx();
+        pto_module *m = k_chain(ctx);
+        int32_t s;
+        if (bad[i]) {
+            m->tiles[0].name = bad[i];
+            m->params[0].name = bad[i];
+            m->params[1].name = bad[i];
+        } else {
+            for (s = 0; s < m->n_stmts; s++) m->stmts[s].loc.file = -1;
+        }
+        CHECK_MSG(pto_sync(ctx, m, &checked) == PTO_OK, "case %d", i);
+        CHECK(m->n_stmts > 4);
+        pto_module_destroy(m);
+        pto_ctx_destroy(ctx);
+    }
+}
+
 /* The dump lists every sync with its dependency. */
 static void test_dump(void)
 {
@@ -884,6 +909,7 @@ int main(void)
     test_gm();
     test_nested();
     test_unplanned();
+    test_malformed_ids();
     test_dump();
     test_checker_catches();
     test_necessity();
