@@ -10717,6 +10717,7 @@ typedef struct pto__sy {
     int32_t n_grps, cap_grps;
     pto__sy_ent *ents;
     int32_t n_ents, cap_ents;
+    int32_t bar_arg[PTO_NPIPE]; /* per pipe: a barrier's operand + 1 (0 = none yet) */
     int32_t *seen_head;         /* per operand: its dependencies placed (a list in seen) */
     int32_t cap_seen_head;
     pto__sy_seen_e *seen;       /* (record, next); rec = -1 once the group is dropped */
@@ -12426,8 +12427,18 @@ static int32_t pto__sy_emit(pto__sy *sy, int32_t g, uint8_t role, int32_t at, in
     } else {
         m->stmts[s].note = gr->note;
     }
-    if (barrier) {
+    /* Statements with the same operands share them (nothing writes an
+       operand after this pass, and every reader goes through arg0): a
+       barrier those of its pipe, a wait its set's, a drain its prime's. */
+    if (barrier && sy->bar_arg[gr->dst]) {
+        m->stmts[s].arg0 = sy->bar_arg[gr->dst] - 1;
+        m->stmts[s].nargs = 1;
+    } else if (barrier) {
         if (pto_arg_pipe(m, s, (pto_pipe)gr->dst, m->stmts[at].loc) < 0) return -1;
+        sy->bar_arg[gr->dst] = m->stmts[s].arg0 + 1;
+    } else if (like >= 0) {
+        m->stmts[s].arg0 = m->stmts[sy->ents[like].stmt].arg0;
+        m->stmts[s].nargs = 3;
     } else if (pto_arg_pipe(m, s, (pto_pipe)gr->src, m->stmts[at].loc) < 0
                || pto_arg_pipe(m, s, (pto_pipe)gr->dst, m->stmts[at].loc) < 0
                || pto_arg_int(m, s, expr, m->stmts[at].loc) < 0) {
@@ -12525,6 +12536,9 @@ static pto_status pto__sy_place(pto__sy *sy)
     bs = as >= 0 ? pto__sy_emit(sy, g, PTO__SY_WAIT, pb, 0, -1, sy->n_ents - 1) : -1;
     ok = as >= 0 && bs >= 0;
     for (k = 0; k < PTO__SY_MAXROT; k++) kent[k] = -1;
+    /* one id: the prime and drain use the set's id expression (the same
+       virtual id, the same colour, and no rotation to degrade) */
+    if (ok && M == 1) kent[0] = sy->n_ents - 2;
     for (k = 0; ok && L >= 0 && k < M; k++) {
         int32_t kd = M - 1 - k;
         ok = pto__sy_emit(sy, g, PTO__SY_PRIME, L, 0, k, k < PTO__SY_MAXROT ? kent[k] : -1) >= 0;
