@@ -10718,6 +10718,7 @@ typedef struct pto__sy {
     pto__sy_ent *ents;
     int32_t n_ents, cap_ents;
     int32_t bar_arg[PTO_NPIPE]; /* per pipe: a barrier's operand + 1 (0 = none yet) */
+    int32_t iter_loop[16], iter_e[16];  /* pto__sy_idexpr: a loop's iteration index expr + 1 */
     int32_t *seen_head;         /* per operand: its dependencies placed (a list in seen) */
     int32_t cap_seen_head;
     pto__sy_seen_e *seen;       /* (record, next); rec = -1 once the group is dropped */
@@ -12382,10 +12383,20 @@ static int32_t pto__sy_idexpr(pto__sy *sy, int32_t L, int64_t base, int32_t nids
     *ebase = pto_expr_int(m, base, loc);
     *emod = -1;
     if (L < 0 || nids <= 1 || *ebase < 0) return *ebase;
-    v = pto_expr_var(m, m->stmts[L].ref, loc);
-    e = pto_expr_bin(m, PTO_E_SUB, v, m->stmts[L].e[0], loc);
-    step = m->stmts[L].e[2];
-    if (step >= 0 && !pto__sy_is_int(m, step, 1)) e = pto_expr_bin(m, PTO_E_DIV, e, step, loc);
+    /* (i - start) / step is the same tree for every group of the loop and
+       nothing writes it (the colouring changes only base and M): it is
+       built once per loop and shared, as the loop's start already is */
+    if (sy->iter_loop[L & 15] == L + 1) {
+        e = sy->iter_e[L & 15] - 1;
+    } else {
+        v = pto_expr_var(m, m->stmts[L].ref, loc);
+        e = pto_expr_bin(m, PTO_E_SUB, v, m->stmts[L].e[0], loc);
+        step = m->stmts[L].e[2];
+        if (step >= 0 && !pto__sy_is_int(m, step, 1)) e = pto_expr_bin(m, PTO_E_DIV, e, step, loc);
+        if (e < 0) return -1;
+        sy->iter_loop[L & 15] = L + 1;
+        sy->iter_e[L & 15] = e + 1;
+    }
     *emod = pto_expr_int(m, nids, loc);
     e = pto_expr_bin(m, PTO_E_MOD, e, *emod, loc);
     return pto_expr_bin(m, PTO_E_ADD, *ebase, e, loc);
