@@ -10783,6 +10783,19 @@ static void *pto__sy_zalloc(pto__sy *sy, size_t n)
     return p;
 }
 
+/* Raises an array's capacity to `want` elements of `esz` bytes, in one
+   step instead of doublings that copy it. Best effort: a failed reservation is not an error (the array
+   still grows on demand). */
+static void pto__sy_prealloc(pto__sy *sy, void **p, size_t esz, int32_t *cap, size_t want)
+{
+    void *q;
+    if (want <= (size_t)*cap || want > (size_t)INT32_MAX / 2 || want > (size_t)-1 / esz) return;
+    q = pto_realloc(sy->ctx, *p, want * esz);
+    if (!q) return;
+    *p = q;
+    *cap = (int32_t)want;
+}
+
 /* The parent statement (FOR/IF/SECTION) of a statement, or -1. */
 static int32_t pto__sy_up(const pto_module *m, int32_t s)
 {
@@ -11082,13 +11095,19 @@ static void pto__sy_need_table(pto__sy *sy);
 static pto_status pto__sy_build_records(pto__sy *sy)
 {
     pto_module *m = sy->m;
-    int32_t s, t;
+    int32_t s, t, nmax = 1;
     sy->rec_of = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * (size_t)(m->n_operands + 1));
     sy->tile_loop = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * (size_t)(m->n_tiles + 1));
     if (!sy->rec_of || !sy->tile_loop || !pto__sy_find_inert(sy)) return PTO_ERR_INTERNAL;
     for (s = 0; s < m->n_operands; s++) sy->rec_of[s] = -1;
-    for (t = 0; t < m->n_tiles; t++)
+    for (t = 0; t < m->n_tiles; t++) {
         sy->tile_loop[t] = (m->tiles[t].nbuf > 1 && m->tiles[t].decl >= 0) ? pto_stmt_loop(m, m->tiles[t].decl) : -1;
+        if (m->tiles[t].nbuf > nmax) nmax = m->tiles[t].nbuf;
+    }
+    /* at most one record per slot of an operand: reserved once, so the
+       array is not copied while it grows (pages past the end stay untouched) */
+    pto__sy_prealloc(sy, (void **)&sy->recs, sizeof *sy->recs, &sy->cap_recs,
+                     (size_t)m->n_operands * (size_t)(nmax > PTO_MAX_NBUF ? PTO_MAX_NBUF : nmax) + 16);
     for (s = 0; s < m->n_stmts; s++) {
         pto_status st;
         if (m->stmts[s].kind != PTO_ST_OP || m->stmts[s].block < 0 || pto__sy_issync(m->stmts[s].op)) continue;
@@ -12838,6 +12857,11 @@ static void pto__sy_reserve(pto__sy *sy, size_t nacc)
         ctx->pool = (char *)p;
         ctx->pool_cap = want;
     }
+    /* the pass's own arrays that grow with the placements (about 1.2
+       groups and 2.8 entries per access on the bench kernels). Not the
+       labels' text: reserved, it cost more page faults than its doublings */
+    pto__sy_prealloc(sy, (void **)&sy->grps, sizeof *sy->grps, &sy->cap_grps, nacc + nacc / 2);
+    pto__sy_prealloc(sy, (void **)&sy->ents, sizeof *sy->ents, &sy->cap_ents, 4 * nacc);
 }
 
 static pto_status pto__sy_kernel(pto__sy *sy)
