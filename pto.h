@@ -11490,32 +11490,24 @@ static void pto__sy_put_str(pto__sy *sy, pto__sy_txt *t, int32_t id)
 
 static void pto__sy_cat(pto__sy_txt *t, const char *s) { pto__sy_put(t, s, strlen(s)); }
 
-/* v in base 10 or 16 (lower case), at least `width` digits. */
+/* v in base 10 or 16 (lower case), at least `width` (< 24) digits. The
+   digits are counted first and written in place from the last one, so a
+   short number (every one a note has) costs no scratch copy. */
 static void pto__sy_num(pto__sy_txt *t, unsigned long long v, unsigned base, int width)
 {
-    char tmp[24];
-    int k = 24, n;
-    if (base == 16) {
-        do {
-            tmp[--k] = "0123456789abcdef"[v & 15u];
-            v >>= 4;
-        } while (v);
-    } else {
-        do {
-            tmp[--k] = (char)('0' + v % 10u);
-            v /= 10u;
-        } while (v);
-    }
-    n = 24 - k;
-    while (n < width && n < 23) tmp[--k] = '0', n++;
-    if (t->n + (size_t)n < sizeof t->d) {   /* room: no call */
-        char *d = t->d + t->n;
-        int i;
-        for (i = 0; i < n; i++) d[i] = tmp[k + i];
-        t->n += (size_t)n;
-        return;
-    }
-    pto__sy_put(t, tmp + k, (size_t)n);
+    char tmp[24], *d;
+    unsigned long long x;
+    int n = 1, i;
+    if (base == 16) for (x = v >> 4; x; x >>= 4) n++;
+    else for (x = v / 10u; x; x /= 10u) n++;
+    if (n < width) n = width < 24 ? width : 23;
+    d = t->n + (size_t)n < sizeof t->d ? t->d + t->n : tmp;   /* room: in place */
+    if (base == 16)
+        for (i = n; i > 0; v >>= 4) d[--i] = "0123456789abcdef"[v & 15u];
+    else
+        for (i = n; i > 0; v /= 10u) d[--i] = (char)('0' + v % 10u);
+    if (d == tmp) pto__sy_put(t, tmp, (size_t)n);
+    else t->n += (size_t)n;
 }
 
 /* "tload a (vadd.pto:8)": the op, its first operand, where it is. */
