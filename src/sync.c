@@ -211,11 +211,13 @@ typedef struct pto__sy {
     int32_t *mark_k;            /* when mark_at[r] == stamp */
     int32_t *tile_loop;         /* per tile: the FOR that rotates its slots, or -1 */
     uint8_t *inert;             /* per param: its accesses can never be a dependency */
-    int32_t *period, *phase, *pos, *ours;  /* per statement */
+    int32_t *period, *phase, *pos;  /* per statement */
+    int32_t s0;                 /* statements from s0 on are this kernel's placements */
     int32_t *dep, n_dep;        /* per statement numbered by pto__sy_tables: its depth, or -1 */
     uint32_t *tstart, *tend;    /* per statement of the original kernel: its latest visit */
-    pto__sy_idc *idc;           /* per statement (grows with the statements placed) */
+    pto__sy_idc *idc;           /* per placed statement s: idc[s - s0] (grows with them) */
     int32_t n_idc, cap_idc;     /* idc[0 .. n_idc) are initialised */
+    pto__sy_idc *uidc;          /* per statement before s0, made when a user's flag is met */
     int32_t n_tt;
     uint32_t now;               /* analysis time */
     pto__sy_grp *grps;
@@ -1143,6 +1145,25 @@ static int64_t pto__sy_key(const pto__sy *sy, int p, int q, int64_t id)
     return (p * 8 + q) * 8 + id;
 }
 
+/* The decoded-id slot of sync statement s, zeroed when first met; NULL
+   when out of memory. Placed statements (the many) are numbered from s0 up,
+   so their slots start there: the kernel's own statements cost nothing
+   unless it has hand-written flags. */
+static pto__sy_idc *pto__sy_idc_of(pto__sy *sy, int32_t s)
+{
+    int32_t i = s - sy->s0;
+    if (s < sy->s0) {
+        if (!sy->uidc) sy->uidc = (pto__sy_idc *)pto__sy_zalloc(sy, sizeof(pto__sy_idc) * ((size_t)sy->s0 + 1));
+        return sy->uidc ? &sy->uidc[s] : NULL;
+    }
+    if (i >= sy->n_idc) {   /* first met (statements placed later have higher indices) */
+        if (!pto__sy_grow(sy, (void **)&sy->idc, sizeof(pto__sy_idc), &sy->cap_idc, i + 1)) return NULL;
+        memset(sy->idc + sy->n_idc, 0, sizeof(pto__sy_idc) * (size_t)(i + 1 - sy->n_idc));
+        sy->n_idc = i + 1;
+    }
+    return &sy->idc[i];
+}
+
 /* The key of a set/wait in the current phase, or -1. */
 static int32_t pto__sy_slot(pto__sy *sy, int32_t s, int *p, int *q)
 {
@@ -1150,18 +1171,15 @@ static int32_t pto__sy_slot(pto__sy *sy, int32_t s, int *p, int *q)
     const pto_operand *a, *b, *c;
     int64_t base, mod, id;
     int32_t L;
-    if (s >= sy->n_idc) {   /* first met (statements placed later have higher indices) */
-        if (!pto__sy_grow(sy, (void **)&sy->idc, sizeof(pto__sy_idc), &sy->cap_idc, s + 1)) return -1;
-        memset(sy->idc + sy->n_idc, 0, sizeof(pto__sy_idc) * (size_t)(s + 1 - sy->n_idc));
-        sy->n_idc = s + 1;
-    }
-    if (sy->idc[s].ok) {   /* decoded on an earlier visit of this analysis */
-        if (sy->idc[s].ok == 2) return -1;
-        base = sy->idc[s].base;
-        mod = sy->idc[s].mod;
-        L = sy->idc[s].loop;
-        *p = sy->idc[s].p;
-        *q = sy->idc[s].q;
+    pto__sy_idc *ic = pto__sy_idc_of(sy, s);
+    if (!ic) return -1;
+    if (ic->ok) {   /* decoded on an earlier visit of this analysis */
+        if (ic->ok == 2) return -1;
+        base = ic->base;
+        mod = ic->mod;
+        L = ic->loop;
+        *p = ic->p;
+        *q = ic->q;
     } else {
         int ok;
         a = pto_stmt_arg(m, s, 0), b = pto_stmt_arg(m, s, 1), c = pto_stmt_arg(m, s, 2);
@@ -1170,14 +1188,12 @@ static int32_t pto__sy_slot(pto__sy *sy, int32_t s, int *p, int *q)
         *q = ok ? b->ref : -1;
         ok = ok && *p >= 0 && *p < PTO_PIPE_ALL && *q >= 0 && *q < PTO_PIPE_ALL && *p != *q;
         ok = ok && pto__sy_idform(m, c->e[0], &base, &mod, &L);
-        {
-            sy->idc[s].ok = (uint8_t)(ok ? 1 : 2);
-            sy->idc[s].base = ok ? base : 0;
-            sy->idc[s].mod = (uint8_t)(ok ? mod : 1);
-            sy->idc[s].loop = ok ? L : -1;
-            sy->idc[s].p = (uint8_t)(ok ? *p : 0);
-            sy->idc[s].q = (uint8_t)(ok ? *q : 0);
-        }
+        ic->ok = (uint8_t)(ok ? 1 : 2);
+        ic->base = ok ? base : 0;
+        ic->mod = (uint8_t)(ok ? mod : 1);
+        ic->loop = ok ? L : -1;
+        ic->p = (uint8_t)(ok ? *p : 0);
+        ic->q = (uint8_t)(ok ? *q : 0);
         if (!ok) return -1;
     }
     id = base + (L >= 0 ? sy->phase[L] % mod : 0);
@@ -1878,7 +1894,8 @@ static void pto__sy_analyse(pto__sy *sy, int mode)
     sy->tstart = (uint32_t *)pto__sy_zalloc(sy, sizeof(uint32_t) * ((size_t)sy->n_tt + 1));
     sy->tend = (uint32_t *)pto__sy_zalloc(sy, sizeof(uint32_t) * ((size_t)sy->n_tt + 1));
     pto_free(sy->ctx, sy->idc);
-    sy->idc = NULL;   /* pto__sy_slot grows it */
+    pto_free(sy->ctx, sy->uidc);
+    sy->idc = sy->uidc = NULL;   /* pto__sy_idc_of makes them */
     sy->n_idc = sy->cap_idc = 0;
     if (!sy->tstart || !sy->tend) return;
     sy->mode = mode;
@@ -2161,15 +2178,13 @@ static pto_status pto__sy_fallback(pto__sy *sy, int32_t g)
 static void pto__sy_reserved(pto__sy *sy, uint8_t used[8][8])
 {
     const pto_module *m = sy->m;
-    int32_t s, e;
+    int32_t s;
     memset(used, 0, 64);
-    for (e = 0; e < sy->n_ents; e++)
-        if (sy->ents[e].stmt >= 0) sy->ours[sy->ents[e].stmt] = 1;
-    for (s = 0; s < m->n_stmts; s++) {
+    for (s = 0; s < sy->s0 && s < m->n_stmts; s++) {   /* from s0 on: this run's */
         const pto_operand *a, *b, *c;
         int64_t base, mod, i;
         int32_t L;
-        if (m->stmts[s].kind != PTO_ST_OP || m->stmts[s].block < 0 || sy->ours[s]) continue;
+        if (m->stmts[s].kind != PTO_ST_OP || m->stmts[s].block < 0) continue;
         if (m->blocks[m->stmts[s].block].kernel != sy->kernel) continue;
         if (m->stmts[s].op != PTO_OP_SET_FLAG && m->stmts[s].op != PTO_OP_WAIT_FLAG) continue;
         a = pto_stmt_arg(m, s, 0);
@@ -2231,12 +2246,10 @@ static pto_status pto__sy_assign(pto__sy *sy)
     if (!sy->pos) return PTO_ERR_INTERNAL;
     sy->n_dep = 0;   /* the depths are those of the analysis' statements */
     pto__sy_number(sy, m->kernels[sy->kernel].body, &zero, 0);
-    pto_free(sy->ctx, sy->ours);
-    sy->ours = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)m->n_stmts + 1));
     lo = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)sy->n_grps + 1));
     hi = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)sy->n_grps + 1));
     order = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)sy->n_grps + 1));
-    if (!sy->ours || !lo || !hi || !order) st = PTO_ERR_INTERNAL;
+    if (!lo || !hi || !order) st = PTO_ERR_INTERNAL;
     for (g = 0; st == PTO_OK && g < sy->n_grps; g++) {
         lo[g] = 0x7fffffff;
         hi[g] = -1;
@@ -2369,6 +2382,7 @@ static pto_status pto__sy_kernel(pto__sy *sy)
     if (st != PTO_OK) return st;
     for (s = 0; s < sy->n_recs; s++) nacc += s == 0 || sy->recs[s].stmt != sy->recs[s - 1].stmt;
     pto__sy_reserve(sy, nacc);
+    sy->s0 = sy->m->n_stmts;   /* every statement made from here on is a placement */
     pto__sy_analyse(sy, PTO__SY_FIND);
     if (sy->status != PTO_OK) return sy->status;
     if ((st = pto__sy_assign(sy)) != PTO_OK) return st;
@@ -2391,6 +2405,7 @@ static void pto__sy_reset(pto__sy *sy)
     pto_free(ctx, sy->tstart);
     pto_free(ctx, sy->tend);
     pto_free(ctx, sy->idc);
+    pto_free(ctx, sy->uidc);
     pto_free(ctx, sy->progs);
     pto_free(ctx, sy->recs);
     pto_free(ctx, sy->rec_of);
@@ -2407,7 +2422,6 @@ static void pto__sy_reset(pto__sy *sy)
     pto_free(ctx, sy->phase);
     pto_free(ctx, sy->pos);
     pto_free(ctx, sy->dep);
-    pto_free(ctx, sy->ours);
     pto_free(ctx, sy->grps);
     pto_free(ctx, sy->ents);
     pto_free(ctx, sy->seen);
