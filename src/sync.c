@@ -1983,9 +1983,7 @@ static int32_t pto__sy_emit(pto__sy *sy, int32_t g, uint8_t role, int32_t at, in
     } else if (like >= 0) {
         m->stmts[s].arg0 = m->stmts[sy->ents[like].stmt].arg0;
         m->stmts[s].nargs = 3;
-    } else if (pto_arg_pipe(m, s, (pto_pipe)gr->src, m->stmts[at].loc) < 0
-               || pto_arg_pipe(m, s, (pto_pipe)gr->dst, m->stmts[at].loc) < 0
-               || pto_arg_int(m, s, expr, m->stmts[at].loc) < 0) {
+    } else if (pto__arg_flag(m, s, (pto_pipe)gr->src, (pto_pipe)gr->dst, expr, m->stmts[at].loc) < 0) {
         return -1;
     }
     if (after) pto_insert_after(m, at, s);
