@@ -211,17 +211,21 @@ typedef struct pto__sy {
     int32_t *mark_k;            /* when mark_at[r] == stamp */
     int32_t *tile_loop;         /* per tile: the FOR that rotates its slots, or -1 */
     uint8_t *inert;             /* per param: its accesses can never be a dependency */
-    int32_t *period, *phase, *pos, *ours;  /* per statement */
+    int32_t *period, *phase, *pos;  /* per statement */
+    int32_t s0;                 /* statements from s0 on are this kernel's placements */
     int32_t *dep, n_dep;        /* per statement numbered by pto__sy_tables: its depth, or -1 */
     uint32_t *tstart, *tend;    /* per statement of the original kernel: its latest visit */
-    pto__sy_idc *idc;           /* per statement (grows with the statements placed) */
+    pto__sy_idc *idc;           /* per placed statement s: idc[s - s0] (grows with them) */
     int32_t n_idc, cap_idc;     /* idc[0 .. n_idc) are initialised */
+    pto__sy_idc *uidc;          /* per statement before s0, made when a user's flag is met */
     int32_t n_tt;
     uint32_t now;               /* analysis time */
     pto__sy_grp *grps;
     int32_t n_grps, cap_grps;
     pto__sy_ent *ents;
     int32_t n_ents, cap_ents;
+    int32_t bar_arg[PTO_NPIPE]; /* per pipe: a barrier's operand + 1 (0 = none yet) */
+    int32_t iter_loop[16], iter_e[16];  /* pto__sy_idexpr: a loop's iteration index expr + 1 */
     int32_t *seen_head;         /* per operand: its dependencies placed (a list in seen) */
     int32_t cap_seen_head;
     pto__sy_seen_e *seen;       /* (record, next); rec = -1 once the group is dropped */
@@ -284,6 +288,19 @@ static void *pto__sy_zalloc(pto__sy *sy, size_t n)
     }
     memset(p, 0, n);
     return p;
+}
+
+/* Raises an array's capacity to `want` elements of `esz` bytes, in one
+   step instead of doublings that copy it. Best effort: a failed reservation is not an error (the array
+   still grows on demand). */
+static void pto__sy_prealloc(pto__sy *sy, void **p, size_t esz, int32_t *cap, size_t want)
+{
+    void *q;
+    if (want <= (size_t)*cap || want > (size_t)INT32_MAX / 2 || want > (size_t)-1 / esz) return;
+    q = pto_realloc(sy->ctx, *p, want * esz);
+    if (!q) return;
+    *p = q;
+    *cap = (int32_t)want;
 }
 
 /* The parent statement (FOR/IF/SECTION) of a statement, or -1. */
@@ -585,13 +602,19 @@ static void pto__sy_need_table(pto__sy *sy);
 static pto_status pto__sy_build_records(pto__sy *sy)
 {
     pto_module *m = sy->m;
-    int32_t s, t;
+    int32_t s, t, nmax = 1;
     sy->rec_of = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * (size_t)(m->n_operands + 1));
     sy->tile_loop = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * (size_t)(m->n_tiles + 1));
     if (!sy->rec_of || !sy->tile_loop || !pto__sy_find_inert(sy)) return PTO_ERR_INTERNAL;
     for (s = 0; s < m->n_operands; s++) sy->rec_of[s] = -1;
-    for (t = 0; t < m->n_tiles; t++)
+    for (t = 0; t < m->n_tiles; t++) {
         sy->tile_loop[t] = (m->tiles[t].nbuf > 1 && m->tiles[t].decl >= 0) ? pto_stmt_loop(m, m->tiles[t].decl) : -1;
+        if (m->tiles[t].nbuf > nmax) nmax = m->tiles[t].nbuf;
+    }
+    /* at most one record per slot of an operand: reserved once, so the
+       array is not copied while it grows (pages past the end stay untouched) */
+    pto__sy_prealloc(sy, (void **)&sy->recs, sizeof *sy->recs, &sy->cap_recs,
+                     (size_t)m->n_operands * (size_t)(nmax > PTO_MAX_NBUF ? PTO_MAX_NBUF : nmax) + 16);
     for (s = 0; s < m->n_stmts; s++) {
         pto_status st;
         if (m->stmts[s].kind != PTO_ST_OP || m->stmts[s].block < 0 || pto__sy_issync(m->stmts[s].op)) continue;
@@ -975,32 +998,24 @@ static void pto__sy_put_str(pto__sy *sy, pto__sy_txt *t, int32_t id)
 
 static void pto__sy_cat(pto__sy_txt *t, const char *s) { pto__sy_put(t, s, strlen(s)); }
 
-/* v in base 10 or 16 (lower case), at least `width` digits. */
+/* v in base 10 or 16 (lower case), at least `width` (< 24) digits. The
+   digits are counted first and written in place from the last one, so a
+   short number (every one a note has) costs no scratch copy. */
 static void pto__sy_num(pto__sy_txt *t, unsigned long long v, unsigned base, int width)
 {
-    char tmp[24];
-    int k = 24, n;
-    if (base == 16) {
-        do {
-            tmp[--k] = "0123456789abcdef"[v & 15u];
-            v >>= 4;
-        } while (v);
-    } else {
-        do {
-            tmp[--k] = (char)('0' + v % 10u);
-            v /= 10u;
-        } while (v);
-    }
-    n = 24 - k;
-    while (n < width && n < 23) tmp[--k] = '0', n++;
-    if (t->n + (size_t)n < sizeof t->d) {   /* room: no call */
-        char *d = t->d + t->n;
-        int i;
-        for (i = 0; i < n; i++) d[i] = tmp[k + i];
-        t->n += (size_t)n;
-        return;
-    }
-    pto__sy_put(t, tmp + k, (size_t)n);
+    char tmp[24], *d;
+    unsigned long long x;
+    int n = 1, i;
+    if (base == 16) for (x = v >> 4; x; x >>= 4) n++;
+    else for (x = v / 10u; x; x /= 10u) n++;
+    if (n < width) n = width < 24 ? width : 23;
+    d = t->n + (size_t)n < sizeof t->d ? t->d + t->n : tmp;   /* room: in place */
+    if (base == 16)
+        for (i = n; i > 0; v >>= 4) d[--i] = "0123456789abcdef"[v & 15u];
+    else
+        for (i = n; i > 0; v /= 10u) d[--i] = (char)('0' + v % 10u);
+    if (d == tmp) pto__sy_put(t, tmp, (size_t)n);
+    else t->n += (size_t)n;
 }
 
 /* "tload a (vadd.pto:8)": the op, its first operand, where it is. */
@@ -1131,6 +1146,25 @@ static int64_t pto__sy_key(const pto__sy *sy, int p, int q, int64_t id)
     return (p * 8 + q) * 8 + id;
 }
 
+/* The decoded-id slot of sync statement s, zeroed when first met; NULL
+   when out of memory. Placed statements (the many) are numbered from s0 up,
+   so their slots start there: the kernel's own statements cost nothing
+   unless it has hand-written flags. */
+static pto__sy_idc *pto__sy_idc_of(pto__sy *sy, int32_t s)
+{
+    int32_t i = s - sy->s0;
+    if (s < sy->s0) {
+        if (!sy->uidc) sy->uidc = (pto__sy_idc *)pto__sy_zalloc(sy, sizeof(pto__sy_idc) * ((size_t)sy->s0 + 1));
+        return sy->uidc ? &sy->uidc[s] : NULL;
+    }
+    if (i >= sy->n_idc) {   /* first met (statements placed later have higher indices) */
+        if (!pto__sy_grow(sy, (void **)&sy->idc, sizeof(pto__sy_idc), &sy->cap_idc, i + 1)) return NULL;
+        memset(sy->idc + sy->n_idc, 0, sizeof(pto__sy_idc) * (size_t)(i + 1 - sy->n_idc));
+        sy->n_idc = i + 1;
+    }
+    return &sy->idc[i];
+}
+
 /* The key of a set/wait in the current phase, or -1. */
 static int32_t pto__sy_slot(pto__sy *sy, int32_t s, int *p, int *q)
 {
@@ -1138,18 +1172,15 @@ static int32_t pto__sy_slot(pto__sy *sy, int32_t s, int *p, int *q)
     const pto_operand *a, *b, *c;
     int64_t base, mod, id;
     int32_t L;
-    if (s >= sy->n_idc) {   /* first met (statements placed later have higher indices) */
-        if (!pto__sy_grow(sy, (void **)&sy->idc, sizeof(pto__sy_idc), &sy->cap_idc, s + 1)) return -1;
-        memset(sy->idc + sy->n_idc, 0, sizeof(pto__sy_idc) * (size_t)(s + 1 - sy->n_idc));
-        sy->n_idc = s + 1;
-    }
-    if (sy->idc[s].ok) {   /* decoded on an earlier visit of this analysis */
-        if (sy->idc[s].ok == 2) return -1;
-        base = sy->idc[s].base;
-        mod = sy->idc[s].mod;
-        L = sy->idc[s].loop;
-        *p = sy->idc[s].p;
-        *q = sy->idc[s].q;
+    pto__sy_idc *ic = pto__sy_idc_of(sy, s);
+    if (!ic) return -1;
+    if (ic->ok) {   /* decoded on an earlier visit of this analysis */
+        if (ic->ok == 2) return -1;
+        base = ic->base;
+        mod = ic->mod;
+        L = ic->loop;
+        *p = ic->p;
+        *q = ic->q;
     } else {
         int ok;
         a = pto_stmt_arg(m, s, 0), b = pto_stmt_arg(m, s, 1), c = pto_stmt_arg(m, s, 2);
@@ -1158,14 +1189,12 @@ static int32_t pto__sy_slot(pto__sy *sy, int32_t s, int *p, int *q)
         *q = ok ? b->ref : -1;
         ok = ok && *p >= 0 && *p < PTO_PIPE_ALL && *q >= 0 && *q < PTO_PIPE_ALL && *p != *q;
         ok = ok && pto__sy_idform(m, c->e[0], &base, &mod, &L);
-        {
-            sy->idc[s].ok = (uint8_t)(ok ? 1 : 2);
-            sy->idc[s].base = ok ? base : 0;
-            sy->idc[s].mod = (uint8_t)(ok ? mod : 1);
-            sy->idc[s].loop = ok ? L : -1;
-            sy->idc[s].p = (uint8_t)(ok ? *p : 0);
-            sy->idc[s].q = (uint8_t)(ok ? *q : 0);
-        }
+        ic->ok = (uint8_t)(ok ? 1 : 2);
+        ic->base = ok ? base : 0;
+        ic->mod = (uint8_t)(ok ? mod : 1);
+        ic->loop = ok ? L : -1;
+        ic->p = (uint8_t)(ok ? *p : 0);
+        ic->q = (uint8_t)(ok ? *q : 0);
         if (!ok) return -1;
     }
     id = base + (L >= 0 ? sy->phase[L] % mod : 0);
@@ -1866,7 +1895,8 @@ static void pto__sy_analyse(pto__sy *sy, int mode)
     sy->tstart = (uint32_t *)pto__sy_zalloc(sy, sizeof(uint32_t) * ((size_t)sy->n_tt + 1));
     sy->tend = (uint32_t *)pto__sy_zalloc(sy, sizeof(uint32_t) * ((size_t)sy->n_tt + 1));
     pto_free(sy->ctx, sy->idc);
-    sy->idc = NULL;   /* pto__sy_slot grows it */
+    pto_free(sy->ctx, sy->uidc);
+    sy->idc = sy->uidc = NULL;   /* pto__sy_idc_of makes them */
     sy->n_idc = sy->cap_idc = 0;
     if (!sy->tstart || !sy->tend) return;
     sy->mode = mode;
@@ -1887,10 +1917,20 @@ static int32_t pto__sy_idexpr(pto__sy *sy, int32_t L, int64_t base, int32_t nids
     *ebase = pto_expr_int(m, base, loc);
     *emod = -1;
     if (L < 0 || nids <= 1 || *ebase < 0) return *ebase;
-    v = pto_expr_var(m, m->stmts[L].ref, loc);
-    e = pto_expr_bin(m, PTO_E_SUB, v, m->stmts[L].e[0], loc);
-    step = m->stmts[L].e[2];
-    if (step >= 0 && !pto__sy_is_int(m, step, 1)) e = pto_expr_bin(m, PTO_E_DIV, e, step, loc);
+    /* (i - start) / step is the same tree for every group of the loop and
+       nothing writes it (the colouring changes only base and M): it is
+       built once per loop and shared, as the loop's start already is */
+    if (sy->iter_loop[L & 15] == L + 1) {
+        e = sy->iter_e[L & 15] - 1;
+    } else {
+        v = pto_expr_var(m, m->stmts[L].ref, loc);
+        e = pto_expr_bin(m, PTO_E_SUB, v, m->stmts[L].e[0], loc);
+        step = m->stmts[L].e[2];
+        if (step >= 0 && !pto__sy_is_int(m, step, 1)) e = pto_expr_bin(m, PTO_E_DIV, e, step, loc);
+        if (e < 0) return -1;
+        sy->iter_loop[L & 15] = L + 1;
+        sy->iter_e[L & 15] = e + 1;
+    }
     *emod = pto_expr_int(m, nids, loc);
     e = pto_expr_bin(m, PTO_E_MOD, e, *emod, loc);
     return pto_expr_bin(m, PTO_E_ADD, *ebase, e, loc);
@@ -1932,11 +1972,19 @@ static int32_t pto__sy_emit(pto__sy *sy, int32_t g, uint8_t role, int32_t at, in
     } else {
         m->stmts[s].note = gr->note;
     }
-    if (barrier) {
+    /* Statements with the same operands share them (nothing writes an
+       operand after this pass, and every reader goes through arg0): a
+       barrier those of its pipe, a wait its set's, a drain its prime's. */
+    if (barrier && sy->bar_arg[gr->dst]) {
+        m->stmts[s].arg0 = sy->bar_arg[gr->dst] - 1;
+        m->stmts[s].nargs = 1;
+    } else if (barrier) {
         if (pto_arg_pipe(m, s, (pto_pipe)gr->dst, m->stmts[at].loc) < 0) return -1;
-    } else if (pto_arg_pipe(m, s, (pto_pipe)gr->src, m->stmts[at].loc) < 0
-               || pto_arg_pipe(m, s, (pto_pipe)gr->dst, m->stmts[at].loc) < 0
-               || pto_arg_int(m, s, expr, m->stmts[at].loc) < 0) {
+        sy->bar_arg[gr->dst] = m->stmts[s].arg0 + 1;
+    } else if (like >= 0) {
+        m->stmts[s].arg0 = m->stmts[sy->ents[like].stmt].arg0;
+        m->stmts[s].nargs = 3;
+    } else if (pto__arg_flag(m, s, (pto_pipe)gr->src, (pto_pipe)gr->dst, expr, m->stmts[at].loc) < 0) {
         return -1;
     }
     if (after) pto_insert_after(m, at, s);
@@ -2031,6 +2079,9 @@ static pto_status pto__sy_place(pto__sy *sy)
     bs = as >= 0 ? pto__sy_emit(sy, g, PTO__SY_WAIT, pb, 0, -1, sy->n_ents - 1) : -1;
     ok = as >= 0 && bs >= 0;
     for (k = 0; k < PTO__SY_MAXROT; k++) kent[k] = -1;
+    /* one id: the prime and drain use the set's id expression (the same
+       virtual id, the same colour, and no rotation to degrade) */
+    if (ok && M == 1) kent[0] = sy->n_ents - 2;
     for (k = 0; ok && L >= 0 && k < M; k++) {
         int32_t kd = M - 1 - k;
         ok = pto__sy_emit(sy, g, PTO__SY_PRIME, L, 0, k, k < PTO__SY_MAXROT ? kent[k] : -1) >= 0;
@@ -2126,15 +2177,13 @@ static pto_status pto__sy_fallback(pto__sy *sy, int32_t g)
 static void pto__sy_reserved(pto__sy *sy, uint8_t used[8][8])
 {
     const pto_module *m = sy->m;
-    int32_t s, e;
+    int32_t s;
     memset(used, 0, 64);
-    for (e = 0; e < sy->n_ents; e++)
-        if (sy->ents[e].stmt >= 0) sy->ours[sy->ents[e].stmt] = 1;
-    for (s = 0; s < m->n_stmts; s++) {
+    for (s = 0; s < sy->s0 && s < m->n_stmts; s++) {   /* from s0 on: this run's */
         const pto_operand *a, *b, *c;
         int64_t base, mod, i;
         int32_t L;
-        if (m->stmts[s].kind != PTO_ST_OP || m->stmts[s].block < 0 || sy->ours[s]) continue;
+        if (m->stmts[s].kind != PTO_ST_OP || m->stmts[s].block < 0) continue;
         if (m->blocks[m->stmts[s].block].kernel != sy->kernel) continue;
         if (m->stmts[s].op != PTO_OP_SET_FLAG && m->stmts[s].op != PTO_OP_WAIT_FLAG) continue;
         a = pto_stmt_arg(m, s, 0);
@@ -2196,12 +2245,10 @@ static pto_status pto__sy_assign(pto__sy *sy)
     if (!sy->pos) return PTO_ERR_INTERNAL;
     sy->n_dep = 0;   /* the depths are those of the analysis' statements */
     pto__sy_number(sy, m->kernels[sy->kernel].body, &zero, 0);
-    pto_free(sy->ctx, sy->ours);
-    sy->ours = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)m->n_stmts + 1));
     lo = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)sy->n_grps + 1));
     hi = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)sy->n_grps + 1));
     order = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)sy->n_grps + 1));
-    if (!sy->ours || !lo || !hi || !order) st = PTO_ERR_INTERNAL;
+    if (!lo || !hi || !order) st = PTO_ERR_INTERNAL;
     for (g = 0; st == PTO_OK && g < sy->n_grps; g++) {
         lo[g] = 0x7fffffff;
         hi[g] = -1;
@@ -2319,6 +2366,11 @@ static void pto__sy_reserve(pto__sy *sy, size_t nacc)
         ctx->pool = (char *)p;
         ctx->pool_cap = want;
     }
+    /* the pass's own arrays that grow with the placements (about 1.2
+       groups and 2.8 entries per access on the bench kernels). Not the
+       labels' text: reserved, it cost more page faults than its doublings */
+    pto__sy_prealloc(sy, (void **)&sy->grps, sizeof *sy->grps, &sy->cap_grps, nacc + nacc / 2);
+    pto__sy_prealloc(sy, (void **)&sy->ents, sizeof *sy->ents, &sy->cap_ents, 4 * nacc);
 }
 
 static pto_status pto__sy_kernel(pto__sy *sy)
@@ -2329,6 +2381,7 @@ static pto_status pto__sy_kernel(pto__sy *sy)
     if (st != PTO_OK) return st;
     for (s = 0; s < sy->n_recs; s++) nacc += s == 0 || sy->recs[s].stmt != sy->recs[s - 1].stmt;
     pto__sy_reserve(sy, nacc);
+    sy->s0 = sy->m->n_stmts;   /* every statement made from here on is a placement */
     pto__sy_analyse(sy, PTO__SY_FIND);
     if (sy->status != PTO_OK) return sy->status;
     if ((st = pto__sy_assign(sy)) != PTO_OK) return st;
@@ -2351,6 +2404,7 @@ static void pto__sy_reset(pto__sy *sy)
     pto_free(ctx, sy->tstart);
     pto_free(ctx, sy->tend);
     pto_free(ctx, sy->idc);
+    pto_free(ctx, sy->uidc);
     pto_free(ctx, sy->progs);
     pto_free(ctx, sy->recs);
     pto_free(ctx, sy->rec_of);
@@ -2367,7 +2421,6 @@ static void pto__sy_reset(pto__sy *sy)
     pto_free(ctx, sy->phase);
     pto_free(ctx, sy->pos);
     pto_free(ctx, sy->dep);
-    pto_free(ctx, sy->ours);
     pto_free(ctx, sy->grps);
     pto_free(ctx, sy->ents);
     pto_free(ctx, sy->seen);
