@@ -286,7 +286,7 @@ typedef struct pto_stmt {
     int32_t ref;           /* TILE: tile; LET/FOR: var; SECTION: pto_core */
     int32_t e[3];          /* FOR: start, end, step (-1 = 1); IF: lhs, rhs; LET: value */
     int32_t body, orelse;  /* FOR/IF/SECTION: blocks (-1 = none) */
-    int32_t arg0, nargs;   /* OP: operands [arg0, arg0 + nargs) */
+    int32_t arg0, nargs;   /* OP: operands [arg0, arg0 + nargs) (read-only: may be shared, see sync) */
     int32_t note;          /* interned: why a pass put it here (0 = none) */
     pto_loc loc;
 } pto_stmt;

@@ -51,6 +51,26 @@ static inline char *t_slurp(const char *path, size_t *len)
     return d;
 }
 
+/* A pinned fingerprint: `got` (one line) must equal the file at path;
+   PTO_UPDATE_GOLDEN=1 rewrites the file instead. `what` says what changed. */
+static inline void t_pin(const char *path, const char *got, const char *what)
+{
+    const char *upd = getenv("PTO_UPDATE_GOLDEN");
+    char *want;
+    if (upd && strcmp(upd, "1") == 0) {
+        FILE *f = fopen(path, "wb");
+        CHECK_MSG(f != NULL, "cannot write %s", path);
+        if (f) { fputs(got, f); fclose(f); }
+        printf("updated %s\n", path);
+        return;
+    }
+    want = t_slurp(path, NULL);
+    CHECK_MSG(want != NULL, "missing %s (run PTO_UPDATE_GOLDEN=1 make test)", path);
+    CHECK_MSG(!want || strcmp(want, got) == 0, "%s: expected %s (PTO_UPDATE_GOLDEN=1 make test accepts it if intended)",
+              what, want ? want : "?");
+    free(want);
+}
+
 #define TEST_END() (printf("%d passed, %d failed\n", t_pass, t_fail), t_fail != 0)
 
 #endif
