@@ -3322,7 +3322,7 @@ static int pto__ps_dtype(pto__ps_parser *p, pto_dtype *dt)
     if (!pto__ps_is(p, PTO__T_NAME)) { pto__ps_expected(p, "a dtype"); return 0; }
     *dt = pto__ps_dtype_of(p, &p->tok);
     if (*dt == PTO_DT_NONE) {
-        pto__ps_err(p, &p->tok, "unknown dtype '%s'", pto__ps_text(p, &p->tok));
+        pto__ps_err(p, &p->tok, "unknown dtype '%s' (expected f32, f16, bf16, i32 or i8)", pto__ps_text(p, &p->tok));
         return 0;
     }
     pto__ps_next(p);
@@ -11656,13 +11656,16 @@ static void pto__sy_misuse(pto__sy *sy, int32_t s, const char *what)
     memset(&e, 0, sizeof e);
     e.ctx = sy->ctx;
     if (id && id->kind == PTO_O_INT) pto_print_expr(m, id->e[0], &e);
+    /* the pass keeps written flags as they are, so an unbalanced pair is the author's to fix */
     pto_error(sy->ctx, m->stmts[s].loc, "sync: %s (%s %s, %s, %s)%s", what, pto_opinfo_get((pto_op)m->stmts[s].op)->name,
               a && a->kind == PTO_O_PIPE ? pto_pipe_name((pto_pipe)a->ref) : "?",
               b && b->kind == PTO_O_PIPE ? pto_pipe_name((pto_pipe)b->ref) : "?", e.data ? e.data : "?",
-              user && strncmp(what, "cannot", 6) == 0
+              !user ? ""
+              : strncmp(what, "cannot", 6) == 0
                   ? ": an event id is an integer, or INT + ((i - start) / step) % N with i, start and step those of an "
                     "enclosing loop (i / step or i when it starts at 0), N <= 8"
-                  : "");
+                  : ": written flags are kept as written, so every set_flag needs its wait_flag on every path "
+                    "(add the missing one, or drop both and let the pass insert them)");
     pto_buf_free(&e);
     pto__sy_fail(sy, user ? PTO_ERR_USER : PTO_ERR_INTERNAL);
 }
@@ -16796,6 +16799,7 @@ typedef struct pto_h_run {
     const char *def_name[PTO_H_MAX]; /* -D NAME=VALUE */
     size_t def_len[PTO_H_MAX];
     double def_val[PTO_H_MAX];
+    unsigned char def_used[PTO_H_MAX];  /* a dim or scalar took it (pto_h_end reports the others) */
     int ndefs;
     pto_ctx *ctx;
     pto_module *m;
@@ -16856,6 +16860,14 @@ PTO_K_FN char *pto_h_read(const char *path)
     return data;
 }
 
+/* A whole -D value as a number: "64x", "abc" or "" are mistakes, not 64 or 0. */
+PTO_K_FN int pto_h_number(const char *text, double *out)
+{
+    char *end;
+    *out = strtod(text, &end);
+    return end != text && *end == 0;
+}
+
 PTO_K_FN int pto_h_args(pto_h_run *run, int argc, char **argv)
 {
     int i;
@@ -16878,7 +16890,10 @@ PTO_K_FN int pto_h_args(pto_h_run *run, int argc, char **argv)
         if (!eq || eq == v || run->ndefs == PTO_H_MAX) { pto_h_fail(run, 1, "bad -D '%s' (want NAME=VALUE)", v); return 1; }
         run->def_name[run->ndefs] = v;
         run->def_len[run->ndefs] = (size_t)(eq - v);
-        run->def_val[run->ndefs] = strtod(eq + 1, NULL);
+        if (!pto_h_number(eq + 1, &run->def_val[run->ndefs])) {
+            pto_h_fail(run, 1, "bad -D '%s': the value is not a number", v);
+            return 1;
+        }
         run->ndefs++;
     }
     return 0;
@@ -16940,6 +16955,7 @@ PTO_K_FN double pto_h_def(pto_h_run *run, const char *name, const char *what)
     int i;
     for (i = 0; i < run->ndefs; i++)
         if (run->def_len[i] == strlen(name) && strncmp(run->def_name[i], name, run->def_len[i]) == 0) {
+            run->def_used[i] = 1;
             if (run->nbind < PTO_H_MAX) {
                 run->bind[run->nbind].name = name;
                 run->bind[run->nbind].value = run->def_val[i];
@@ -17187,8 +17203,10 @@ PTO_K_FN void pto_h_report(pto_h_run *run, const char *name, const pto_k_report 
     }
     printf("  planned     %s\n", planned);
     if (!r->nerrors) printf("  simulator   no reports\n");
-    else printf("  simulator   %d report%s%s\n", r->nerrors, r->nerrors == 1 ? "" : "s",
-                r->suppressed ? " (more suppressed)" : "");
+    else if (!r->suppressed) printf("  simulator   %d report%s\n", r->nerrors, r->nerrors == 1 ? "" : "s");
+    else   /* a race repeated by a loop is reported once; past max_errors, none is kept */
+        printf("  simulator   %d report%s (and %d repeats or further reports not kept)\n", r->nerrors,
+               r->nerrors == 1 ? "" : "s", r->suppressed);
     pto_h_print_distinct(r);
 }
 
@@ -17312,9 +17330,23 @@ PTO_K_FN void pto_h_host_end(pto_h_run *run, const char *name)
     pto_h_reset(run);
 }
 
+/* A -D nothing took is likely a typo: a warning, not an error, so that one
+   set of -D options can serve several kernels (said only when the run got
+   through, so that it is not noise after another error). */
+PTO_K_FN void pto_h_unused_defs(const pto_h_run *run)
+{
+    int i;
+    for (i = 0; i < run->ndefs && run->status == 0 && run->m; i++)
+        if (!run->def_used[i])
+            fprintf(stderr, "warning: -D %s: %s has no dynamic dim or scalar param named '%.*s'\n", run->def_name[i],
+                    run->file, (int)run->def_len[i], run->def_name[i]);
+}
+
 PTO_K_FN int pto_h_end(pto_h_run *run)
 {
-    int status = run->status ? run->status : run->failed;
+    int status;
+    pto_h_unused_defs(run);
+    status = run->status ? run->status : run->failed;
     if (run->nkernels > 1) printf("total         %lld cycles over %d kernels\n", (long long)run->cycles, run->nkernels);
     pto_h_reset(run);
     if (run->dev) pto_k_device_destroy(run->dev);

@@ -52,6 +52,7 @@ typedef struct pto_h_run {
     const char *def_name[PTO_H_MAX]; /* -D NAME=VALUE */
     size_t def_len[PTO_H_MAX];
     double def_val[PTO_H_MAX];
+    unsigned char def_used[PTO_H_MAX];  /* a dim or scalar took it (pto_h_end reports the others) */
     int ndefs;
     pto_ctx *ctx;
     pto_module *m;
@@ -112,6 +113,14 @@ PTO_K_FN char *pto_h_read(const char *path)
     return data;
 }
 
+/* A whole -D value as a number: "64x", "abc" or "" are mistakes, not 64 or 0. */
+PTO_K_FN int pto_h_number(const char *text, double *out)
+{
+    char *end;
+    *out = strtod(text, &end);
+    return end != text && *end == 0;
+}
+
 PTO_K_FN int pto_h_args(pto_h_run *run, int argc, char **argv)
 {
     int i;
@@ -134,7 +143,10 @@ PTO_K_FN int pto_h_args(pto_h_run *run, int argc, char **argv)
         if (!eq || eq == v || run->ndefs == PTO_H_MAX) { pto_h_fail(run, 1, "bad -D '%s' (want NAME=VALUE)", v); return 1; }
         run->def_name[run->ndefs] = v;
         run->def_len[run->ndefs] = (size_t)(eq - v);
-        run->def_val[run->ndefs] = strtod(eq + 1, NULL);
+        if (!pto_h_number(eq + 1, &run->def_val[run->ndefs])) {
+            pto_h_fail(run, 1, "bad -D '%s': the value is not a number", v);
+            return 1;
+        }
         run->ndefs++;
     }
     return 0;
@@ -196,6 +208,7 @@ PTO_K_FN double pto_h_def(pto_h_run *run, const char *name, const char *what)
     int i;
     for (i = 0; i < run->ndefs; i++)
         if (run->def_len[i] == strlen(name) && strncmp(run->def_name[i], name, run->def_len[i]) == 0) {
+            run->def_used[i] = 1;
             if (run->nbind < PTO_H_MAX) {
                 run->bind[run->nbind].name = name;
                 run->bind[run->nbind].value = run->def_val[i];
@@ -443,8 +456,10 @@ PTO_K_FN void pto_h_report(pto_h_run *run, const char *name, const pto_k_report 
     }
     printf("  planned     %s\n", planned);
     if (!r->nerrors) printf("  simulator   no reports\n");
-    else printf("  simulator   %d report%s%s\n", r->nerrors, r->nerrors == 1 ? "" : "s",
-                r->suppressed ? " (more suppressed)" : "");
+    else if (!r->suppressed) printf("  simulator   %d report%s\n", r->nerrors, r->nerrors == 1 ? "" : "s");
+    else   /* a race repeated by a loop is reported once; past max_errors, none is kept */
+        printf("  simulator   %d report%s (and %d repeats or further reports not kept)\n", r->nerrors,
+               r->nerrors == 1 ? "" : "s", r->suppressed);
     pto_h_print_distinct(r);
 }
 
@@ -568,9 +583,23 @@ PTO_K_FN void pto_h_host_end(pto_h_run *run, const char *name)
     pto_h_reset(run);
 }
 
+/* A -D nothing took is likely a typo: a warning, not an error, so that one
+   set of -D options can serve several kernels (said only when the run got
+   through, so that it is not noise after another error). */
+PTO_K_FN void pto_h_unused_defs(const pto_h_run *run)
+{
+    int i;
+    for (i = 0; i < run->ndefs && run->status == 0 && run->m; i++)
+        if (!run->def_used[i])
+            fprintf(stderr, "warning: -D %s: %s has no dynamic dim or scalar param named '%.*s'\n", run->def_name[i],
+                    run->file, (int)run->def_len[i], run->def_name[i]);
+}
+
 PTO_K_FN int pto_h_end(pto_h_run *run)
 {
-    int status = run->status ? run->status : run->failed;
+    int status;
+    pto_h_unused_defs(run);
+    status = run->status ? run->status : run->failed;
     if (run->nkernels > 1) printf("total         %lld cycles over %d kernels\n", (long long)run->cycles, run->nkernels);
     pto_h_reset(run);
     if (run->dev) pto_k_device_destroy(run->dev);

@@ -987,7 +987,7 @@ static int pto__ps_dtype(pto__ps_parser *p, pto_dtype *dt)
     if (!pto__ps_is(p, PTO__T_NAME)) { pto__ps_expected(p, "a dtype"); return 0; }
     *dt = pto__ps_dtype_of(p, &p->tok);
     if (*dt == PTO_DT_NONE) {
-        pto__ps_err(p, &p->tok, "unknown dtype '%s'", pto__ps_text(p, &p->tok));
+        pto__ps_err(p, &p->tok, "unknown dtype '%s' (expected f32, f16, bf16, i32 or i8)", pto__ps_text(p, &p->tok));
         return 0;
     }
     pto__ps_next(p);

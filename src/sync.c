@@ -1124,13 +1124,16 @@ static void pto__sy_misuse(pto__sy *sy, int32_t s, const char *what)
     memset(&e, 0, sizeof e);
     e.ctx = sy->ctx;
     if (id && id->kind == PTO_O_INT) pto_print_expr(m, id->e[0], &e);
+    /* the pass keeps written flags as they are, so an unbalanced pair is the author's to fix */
     pto_error(sy->ctx, m->stmts[s].loc, "sync: %s (%s %s, %s, %s)%s", what, pto_opinfo_get((pto_op)m->stmts[s].op)->name,
               a && a->kind == PTO_O_PIPE ? pto_pipe_name((pto_pipe)a->ref) : "?",
               b && b->kind == PTO_O_PIPE ? pto_pipe_name((pto_pipe)b->ref) : "?", e.data ? e.data : "?",
-              user && strncmp(what, "cannot", 6) == 0
+              !user ? ""
+              : strncmp(what, "cannot", 6) == 0
                   ? ": an event id is an integer, or INT + ((i - start) / step) % N with i, start and step those of an "
                     "enclosing loop (i / step or i when it starts at 0), N <= 8"
-                  : "");
+                  : ": written flags are kept as written, so every set_flag needs its wait_flag on every path "
+                    "(add the missing one, or drop both and let the pass insert them)");
     pto_buf_free(&e);
     pto__sy_fail(sy, user ? PTO_ERR_USER : PTO_ERR_INTERNAL);
 }

@@ -6,8 +6,9 @@
 #     no simulator report; the golden sources of test_emit compile cleanly
 #     with gcc, clang, g++ and tcc in strict mode, and the two runnable ones
 #     match on the simulator; a flag deleted by hand from an emitted kernel
-#     is caught (`ptoc run DIR` exits 1 naming a race); a missing -D is a
-#     user error (exit 1).
+#     is caught (`ptoc run DIR` exits 1 naming a race); a missing or
+#     malformed -D is a user error (exit 1), an unused one a warning; the
+#     file's "# run:" defaults hold for FILE and for an emitted DIR.
 # PTO_INCLUDE may point at another pto.h / pto_kernels.h pair.
 cd "$(dirname "$0")/.." || exit 1
 ptoc=./build/ptoc
@@ -78,6 +79,19 @@ $ptoc run examples/softmax.pto >$out/log 2>&1; rc=$?
 if [ $rc = 0 ] && grep -q "kernel softmax (4 blocks)" $out/log; then ok "# run: defaults"; else bad "# run: defaults (rc $rc)"; fi
 $ptoc run examples/softmax.pto -D N=32 >$out/log 2>&1; rc=$?
 if [ $rc = 0 ] && grep -q "kernel softmax (2 blocks)" $out/log; then ok "-D overrides # run:"; else bad "-D overrides # run: (rc $rc)"; fi
+# an emitted directory keeps the defaults: host.c embeds the "# run:" line
+$ptoc emit examples/softmax.pto -o $out/smx >$out/log 2>&1
+$ptoc run $out/smx >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "kernel softmax (4 blocks)" $out/log; then ok "run DIR: # run: defaults"; else bad "run DIR: # run: defaults (rc $rc)"; fi
+$ptoc run $out/smx -D N=32 >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "kernel softmax (2 blocks)" $out/log; then ok "run DIR: -D overrides"; else bad "run DIR: -D overrides (rc $rc)"; fi
+# a -D value must be a whole number; a -D no param takes is a warning
+for v in N=64x N=abc N=; do
+    $ptoc run examples/softmax.pto -D $v >$out/log 2>&1; rc=$?
+    if [ $rc = 1 ] && grep -q "bad -D '$v': the value is not a number" $out/log; then ok "-D $v is an error"; else bad "-D $v is an error (rc $rc)"; fi
+done
+$ptoc run examples/softmax.pto -D M=3 >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "warning: -D M=3: softmax.pto has no dynamic dim or scalar param named 'M'" $out/log; then ok "unused -D warns"; else bad "unused -D warns (rc $rc)"; fi
 $ptoc run examples/vadd.pto --trace $out/t.json >$out/log 2>&1; rc=$?
 if [ $rc = 0 ] && [ -s $out/t.json ]; then ok "--trace writes a trace"; else bad "--trace writes a trace (rc $rc)"; fi
 

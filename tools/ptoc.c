@@ -411,21 +411,52 @@ static int cli_has(int argc, char **argv, const char *opt, const char *dname, si
     return 0;
 }
 
-/* A .pto file's own launch defaults: its first `# run: -D N=64 --ranks 4`
-   line. Each option there is added unless the command line gives it too,
-   so `ptoc run examples/softmax.pto` works as the demo runs it. */
-static void file_defaults(const char *path, int argc, char **argv, char *cmd, size_t size)
+/* The `# run:` line of a .pto text (NULL: none); cuts the text at its end. */
+static char *run_line_pto(char *text)
 {
-    size_t len = 0;
-    char *text = read_all(path, &len), *line, *end, *tok[64];
-    int n = 0, i;
-    if (!text) return;
+    char *line, *end;
     for (line = text; line && *line; line = end ? end + 1 : NULL) {
         end = strchr(line, '\n');
         if (end) *end = 0;
-        if (strncmp(line, "# run:", 6) == 0) break;
+        if (strncmp(line, "# run:", 6) == 0) return line;
     }
-    if (line && *line) {
+    return NULL;
+}
+
+/* The same line in an emitted host.c, where the .pto text is embedded one
+   C string per line: `    "# run: -D N=64\n",`. A line with other escapes
+   is not guessed at (NULL). */
+static char *run_line_host(char *text)
+{
+    char *line, *end, *q;
+    for (line = text; line && *line; line = end ? end + 1 : NULL) {
+        end = strchr(line, '\n');
+        if (end) *end = 0;
+        while (*line == ' ') line++;
+        if (strncmp(line, "\"# run:", 7) != 0) continue;
+        q = strstr(line, "\\n\",");
+        if (!q) return NULL;
+        *q = 0;
+        return strchr(line + 1, '\\') ? NULL : line + 1;
+    }
+    return NULL;
+}
+
+/* A .pto file's own launch defaults: its first `# run: -D N=64 --ranks 4`
+   line (for an emitted DIR, the line embedded in DIR/host.c). Each option
+   there is added unless the command line gives it too, so
+   `ptoc run examples/softmax.pto` works as the demo runs it, and so does
+   `ptoc run DIR` on what `ptoc emit` made of it. */
+static void file_defaults(const char *path, int is_dir, int argc, char **argv, char *cmd, size_t size)
+{
+    size_t len = 0;
+    char hpath[4200], *text, *line, *tok[64];
+    int n = 0, i;
+    if (is_dir) snprintf(hpath, sizeof hpath, "%s/host.c", path);
+    text = read_all(is_dir ? hpath : path, &len);
+    if (!text) return;
+    line = is_dir ? run_line_host(text) : run_line_pto(text);
+    if (line) {
         char *p = line + 6;
         while (n < 64) {
             while (*p == ' ' || *p == '\t') p++;
@@ -481,10 +512,11 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
         dir = target;
         rc = file_exists(dir, "host.c") ? 0 : 1;
         if (rc) fprintf(stderr, "ptoc: error: '%s' has no host.c (make it with ptoc emit)\n", dir);
+        else file_defaults(dir, 1, argc, argv, cmd, sizeof cmd);
     } else {
         dir = tmp;
         rc = emit_to(ctx, target, dir, opts);
-        file_defaults(target, argc, argv, cmd, sizeof cmd);
+        file_defaults(target, 0, argc, argv, cmd, sizeof cmd);
     }
     snprintf(bin, sizeof bin, "%s/run", tmp);
     if (rc == 0 && compile_dir(cc, inc, dir, bin) != 0) {
