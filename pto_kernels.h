@@ -672,7 +672,7 @@ typedef struct pto_k__ring1 {  /* one direction of a ring */
     int64_t pushed[2], popped[2], freed[2];  /* per AIV (index 0 for the AIC) */
     int producers, consumers;  /* bit masks of AIV subblocks taking part (C2V consumers / V2C producers) */
     pto_k__sync *slot;         /* per GM slot: the push's clock */
-    pto_k__sync freesync;      /* the latest tfree's clock */
+    pto_k__sync *freeslot;     /* per GM slot: the tfrees of the data it last held (every consumer's) */
     int *slot_dtype;
     int32_t *slot_rows, *slot_cols;
     const char *pop_src[2];
@@ -2301,7 +2301,12 @@ PTO_K_FN int pto_k_arch(const pto_k_core *c) { return c->dev->desc.arch; }
    forever on a full ring. Split modes: C2V UP_DOWN / LEFT_RIGHT give AIV s
    the s-th half of the cube tile; C2V NONE gives each AIV the whole tile;
    V2C UP_DOWN / LEFT_RIGHT make each AIV push its half; V2C NONE has only
-   AIV 0 push. */
+   AIV 0 push.
+   Ring time and order are per slot: push n joins the tfrees of push
+   n - slot_num (every consumer's; nothing if n < slot_num), pop n joins
+   push n (every producer's). Whichever core the seed ran first, these are
+   the same events, so a race-free kernel's cycles do not depend on the
+   seed; joining whatever tfree ran last would (and would hide races). */
 
 /* ---- cross-core flags -------------------------------------------------------- */
 
@@ -2491,10 +2496,11 @@ PTO_K_FN void pto_k_ring_init(pto_k_core *c, const char *src, int ring, int dir,
         pto_k__ring1 *r1 = &rg->d[k];
         r1->used = (dir & (1 << k)) != 0;
         r1->slot = (pto_k__sync *)calloc((size_t)slot_num, sizeof *r1->slot);
+        r1->freeslot = (pto_k__sync *)calloc((size_t)slot_num, sizeof *r1->freeslot);
         r1->slot_dtype = (int *)calloc((size_t)slot_num, sizeof(int));
         r1->slot_rows = (int32_t *)calloc((size_t)slot_num, sizeof(int32_t));
         r1->slot_cols = (int32_t *)calloc((size_t)slot_num, sizeof(int32_t));
-        if (!r1->slot || !r1->slot_dtype || !r1->slot_rows || !r1->slot_cols) c->dev->oom = 1;
+        if (!r1->slot || !r1->freeslot || !r1->slot_dtype || !r1->slot_rows || !r1->slot_cols) c->dev->oom = 1;
     }
     rg->inited |= pto_k__role_bit(c);
 }
@@ -2634,10 +2640,14 @@ PTO_K_FN void pto_k_tpush(pto_k_core *c, const char *src, int ring, pto_k_tile a
     w.src = src;
     pto_k__block(c, &w);
     if (c->dead) return;
-    if (r1->freesync.vc) pto_k__join_all(c, &r1->freesync, PTO_K__XLAT);
+    n = r1->pushed[me];
+    /* Wait for this slot's own release: the tfrees of slot n - slot_num. A
+       later tfree that the interleaving happened to run already is no part
+       of this push's condition (it would make time and order depend on the
+       seed, and hide races the hardware does not order). */
+    if (r1->freeslot[n % rg->slot_num].vc) pto_k__join_all(c, &r1->freeslot[n % rg->slot_num], PTO_K__XLAT);
     ins.disp = c->disp++;
     ins.seq = ++c->seq;
-    n = r1->pushed[me];
     off = pto_k__slot_at(rg, kd, n);
     pto_k__begin(&k, c, &ins, pipe);
     k.cur.op = ins.name = "tpush";
@@ -2742,9 +2752,10 @@ PTO_K_FN void pto_k_tfree(pto_k_core *c, const char *src, int ring)
     ins.disp = c->disp++;
     t = pto_k__timed(c, PTO_K_PIPE_S, ins.disp, 1, "tfree", src);
     if (c->free_at[PTO_K_PIPE_MTE2] > t) t = c->free_at[PTO_K_PIPE_MTE2];
-    /* the freed slot was read by the pop on MTE2: publish that it is done */
-    pto_k__publish(c, PTO_K_PIPE_MTE2, &r1->freesync, t, src);
-    pto_k__publish(c, PTO_K_PIPE_S, &r1->freesync, t, src);
+    /* the freed slot (this core's oldest popped one) was read by the pop on
+       MTE2: publish that it is done, on that slot only */
+    pto_k__publish(c, PTO_K_PIPE_MTE2, &r1->freeslot[r1->freed[me] % rg->slot_num], t, src);
+    pto_k__publish(c, PTO_K_PIPE_S, &r1->freeslot[r1->freed[me] % rg->slot_num], t, src);
     r1->freed[me]++;
     pto_k__yield(c);
 }
@@ -3031,11 +3042,13 @@ PTO_K_FN void pto_k__free_launch(pto_k_device *dev)
                 pto_k__ring1 *r1 = &rg->d[k];
                 if (r1->slot)
                     for (p = 0; p < rg->slot_num; p++) free(r1->slot[p].vc);
+                if (r1->freeslot)
+                    for (p = 0; p < rg->slot_num; p++) free(r1->freeslot[p].vc);
                 free(r1->slot);
+                free(r1->freeslot);
                 free(r1->slot_dtype);
                 free(r1->slot_rows);
                 free(r1->slot_cols);
-                free(r1->freesync.vc);
             }
         }
     }

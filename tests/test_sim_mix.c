@@ -95,19 +95,21 @@ typedef struct mixcfg {
     int tfree;          /* the consumer frees slots */
     int per_block;      /* ring buffer offset uses the block index */
     int local;          /* local_slot_num passed by the AIVs (0 = default 2) */
+    int nslot;          /* GM slots of the ring (0 = NSLOT) */
 } mixcfg;
 
 static void k_mix(pto_k_core *c, const int64_t *args, const mixcfg *m)
 {
     pto_k_gm *a = pto_k_arg_gm(args, 0), *z = pto_k_arg_gm(args, 1), *pb = pto_k_arg_gm(args, 2);
-    int64_t b = pto_k_block_idx(c), off = m->per_block ? b * NSLOT * SLOT : 0;
+    int nslot = m->nslot ? m->nslot : NSLOT;
+    int64_t b = pto_k_block_idx(c), off = m->per_block ? b * nslot * SLOT : 0;
     int i;
     if (pto_k_core_kind(c) == PTO_K_CORE_CUBE) {
         pto_k_tile A1 = pto_k_t(PTO_K_MAT, PTO_K_F16, 32, 32, 32, 32, 0);
         pto_k_tile A0 = pto_k_t(PTO_K_LEFT, PTO_K_F16, 32, 32, 32, 32, 0);
         pto_k_tile B0 = pto_k_t(PTO_K_RIGHT, PTO_K_F16, 32, 32, 32, 32, 0);
         pto_k_tile ACC = pto_k_t(PTO_K_ACC, PTO_K_F32, 32, 32, 32, 32, 0);
-        pto_k_ring_init(c, "mix.pto:2: pipe r: c2v f32[32, 32] slots(2) up_down", 0, PTO_K_C2V, SLOT, NSLOT, 2, 0,
+        pto_k_ring_init(c, "mix.pto:2: pipe r: c2v f32[32, 32] slots(2) up_down", 0, PTO_K_C2V, SLOT, nslot, 2, 0,
                         PTO_K_SPLIT_UP_DOWN, pb, off);
         pto_k_set_flag(c, "mix.pto:4", PTO_K_PIPE_MTE1, PTO_K_PIPE_MTE2, 0);
         pto_k_set_flag(c, "mix.pto:5", PTO_K_PIPE_M, PTO_K_PIPE_MTE1, 0);
@@ -138,7 +140,7 @@ static void k_mix(pto_k_core *c, const int64_t *args, const mixcfg *m)
         pto_k_tile base = pto_k_t(PTO_K_VEC, PTO_K_F32, 16, 32, 16, 32, 0);
         int64_t sb = pto_k_subblock(c);
         int s;
-        pto_k_ring_init(c, "mix.pto:31: pipe r (vector side)", 0, PTO_K_C2V, SLOT, NSLOT, m->local, 0,
+        pto_k_ring_init(c, "mix.pto:31: pipe r (vector side)", 0, PTO_K_C2V, SLOT, nslot, m->local, 0,
                         PTO_K_SPLIT_UP_DOWN, pb, off);
         for (s = 0; s < 2; s++) {
             pto_k_set_flag(c, "mix.pto:33", PTO_K_PIPE_V, PTO_K_PIPE_MTE2, s);
@@ -168,13 +170,14 @@ static void k_mix(pto_k_core *c, const int64_t *args, const mixcfg *m)
     }
 }
 
-static const mixcfg CFG_OK = {1, 1, 0}, CFG_NOFREE = {0, 1, 0}, CFG_SHARED = {1, 0, 0}, CFG_LOCAL2 = {1, 1, 2},
-                    CFG_LOCAL1 = {1, 1, 1};
+static const mixcfg CFG_OK = {1, 1, 0, 0}, CFG_NOFREE = {0, 1, 0, 0}, CFG_SHARED = {1, 0, 0, 0},
+                    CFG_LOCAL2 = {1, 1, 2, 0}, CFG_LOCAL1 = {1, 1, 1, 0}, CFG_WIDE = {1, 1, 0, NT};
 static void k_mix_ok(pto_k_core *c, const int64_t *a) { k_mix(c, a, &CFG_OK); }
 static void k_mix_nofree(pto_k_core *c, const int64_t *a) { k_mix(c, a, &CFG_NOFREE); }
 static void k_mix_shared(pto_k_core *c, const int64_t *a) { k_mix(c, a, &CFG_SHARED); }
 static void k_mix_local2(pto_k_core *c, const int64_t *a) { k_mix(c, a, &CFG_LOCAL2); }
 static void k_mix_local1(pto_k_core *c, const int64_t *a) { k_mix(c, a, &CFG_LOCAL1); }
+static void k_mix_wide(pto_k_core *c, const int64_t *a) { k_mix(c, a, &CFG_WIDE); }
 
 static void test_mix(void)
 {
@@ -243,6 +246,44 @@ static void test_mix(void)
     CHECK(count(r, PTO_K_E_RACE) >= 1);
     CHECK(pto_k_report_find(r, PTO_K_E_RACE, "race on gm pipebuf (ring 0) bytes ["));
     pto_k_device_destroy(dev);
+}
+
+/* A race-free mix kernel's cycles are a function of the program, not of the
+   seed (which only picks the interleaving of cores): every seed gives the
+   same makespan, and the identical blocks end at the same time, core for
+   core. With 2 slots each push past the second waits for its own slot's
+   tfree; with NT slots no push waits at all, so a push must not join a
+   tfree the interleaving happened to run earlier (the consumer's latest). */
+static void test_mix_seeds(pto_k_kernel_fn fn, const char *what)
+{
+    enum { NB = 3 };
+    int64_t mk = -1, end[NB * 3], args[3];
+    int seed, i, b, bad = 0;
+    for (seed = 1; seed <= 8; seed++) {
+        pto_k_device *dev = dev_new((uint64_t)seed);
+        pto_k_gm *a = pto_k_gm_create(dev, "a", PTO_K_F16, NB * NT * 32, 32);
+        pto_k_gm *z = pto_k_gm_create(dev, "z", PTO_K_F32, NB * NT * 32, 32);
+        pto_k_gm *pb = pto_k_gm_create(dev, "pipebuf", PTO_K_F32, NB, NT * SLOT / 4);
+        const pto_k_report *r;
+        args[0] = pto_k_gm_arg(a), args[1] = pto_k_gm_arg(z), args[2] = pto_k_gm_arg(pb);
+        r = run(dev, fn, PTO_K_KIND_MIX, NB, args);
+        CHECK(clean(r) && r->ncores == 3 * NB);
+        if (mk < 0) {
+            mk = r->makespan;
+            for (i = 0; i < 3 * NB; i++) end[i] = r->cores[i].end;
+        }
+        if (r->makespan != mk) printf("%s: seed %d: makespan %lld, seed 1: %lld\n", what, seed,
+                                      (long long)r->makespan, (long long)mk);
+        bad += r->makespan != mk;
+        for (i = 0; i < 3 * NB && r->ncores == 3 * NB; i++) {
+            bad += r->cores[i].end != end[i];
+            /* block b's core i % 3 is the same core as block 0's */
+            b = (int)r->cores[i].block;
+            bad += r->cores[i].end != r->cores[i % 3].end || b != i / 3;
+        }
+        pto_k_device_destroy(dev);
+    }
+    CHECK(bad == 0);
 }
 
 /* ---- cross-core flags ----------------------------------------------------------- */
@@ -332,6 +373,8 @@ int main(void)
 {
     test_spmd();
     test_mix();
+    test_mix_seeds(k_mix_ok, "mix, 2 slots");
+    test_mix_seeds(k_mix_wide, "mix, 4 slots");
     test_cross();
     return TEST_END();
 }

@@ -132,11 +132,13 @@ PTO_K_FN void pto_k__free_launch(pto_k_device *dev)
                 pto_k__ring1 *r1 = &rg->d[k];
                 if (r1->slot)
                     for (p = 0; p < rg->slot_num; p++) free(r1->slot[p].vc);
+                if (r1->freeslot)
+                    for (p = 0; p < rg->slot_num; p++) free(r1->freeslot[p].vc);
                 free(r1->slot);
+                free(r1->freeslot);
                 free(r1->slot_dtype);
                 free(r1->slot_rows);
                 free(r1->slot_cols);
-                free(r1->freesync.vc);
             }
         }
     }

@@ -108,7 +108,7 @@ typedef struct pto_k__ring1 {  /* one direction of a ring */
     int64_t pushed[2], popped[2], freed[2];  /* per AIV (index 0 for the AIC) */
     int producers, consumers;  /* bit masks of AIV subblocks taking part (C2V consumers / V2C producers) */
     pto_k__sync *slot;         /* per GM slot: the push's clock */
-    pto_k__sync freesync;      /* the latest tfree's clock */
+    pto_k__sync *freeslot;     /* per GM slot: the tfrees of the data it last held (every consumer's) */
     int *slot_dtype;
     int32_t *slot_rows, *slot_cols;
     const char *pop_src[2];
