@@ -772,6 +772,10 @@ PTODEF int64_t pto_plan_granule(pto_space s);
    C2V, mat for V2C), or -1 when s does not consume that pipe. The buffers
    are stacked down from the top of the space in pipe order. */
 PTODEF int64_t pto_plan_pipe_base(const pto_module *m, int32_t cvpipe, pto_space s);
+/* Bytes of one of a pipe's local slots in space s (0 when s does not
+   consume the pipe): the tile this core pops, so half the cube-side tile on
+   an AIV of a split pipe, the whole tile otherwise. */
+PTODEF int64_t pto_plan_pipe_slot_bytes(const pto_cvpipe *p, pto_space s);
 /* The plan of a planned module as text: per kernel a table (tile, space,
    offset, size, slots, lifetime as source lines), then per space the level
    used and a memory map (address across, program order down). r may be NULL. */
@@ -8979,8 +8983,10 @@ PTODEF pto_status pto_lower(pto_ctx *ctx, pto_module *m)
 
    Cube/vector pipe consumer buffers (m->cvpipes) are reserved at the top of
    the consumer's space (vec for C2V, mat for V2C, both for BOTH):
-   local_slot_num * slot_size bytes each, rounded to the granule, stacked
-   downwards in pipe order; pto_plan_pipe_base gives a pipe's base. */
+   local_slot_num slots of what that core pops (pto_plan_pipe_slot_bytes:
+   half the cube tile on an AIV of a split pipe) each, rounded to the
+   granule, stacked downwards in pipe order; pto_plan_pipe_base gives a
+   pipe's base. */
 
 #define PTO__NFITS 2
 
@@ -9195,16 +9201,26 @@ static int64_t pto__tile_stride(const pto_tile *t)
     return pto__align_up(pto_tile_bytes(t), pto_plan_granule((pto_space)t->space));
 }
 
-static int64_t pto__pipe_room(const pto_cvpipe *p, pto_space s)
-{
-    return pto__align_up((int64_t)p->local_slot_num * p->slot_size, pto_plan_granule(s));
-}
-
 static int pto__pipe_consumes(const pto_cvpipe *p, pto_space s)
 {
     if (s == PTO_VEC) return (p->dir & PTO_C2V) != 0;
     if (s == PTO_MAT) return (p->dir & PTO_V2C) != 0;
     return 0;
+}
+
+/* A local slot holds what this core pops, not the cube-side tile: a split
+   pipe gives each AIV half of the tile, and pto-isa's TPOP steps the local
+   slots by the popped tile's bytes. The cube always pops the whole tile
+   (a split v2c pipe's two halves land in one slot). */
+PTODEF int64_t pto_plan_pipe_slot_bytes(const pto_cvpipe *p, pto_space s)
+{
+    if (!pto__pipe_consumes(p, s)) return 0;
+    return s == PTO_VEC && p->split != PTO_SPLIT_NONE ? (int64_t)p->slot_size / 2 : (int64_t)p->slot_size;
+}
+
+static int64_t pto__pipe_room(const pto_cvpipe *p, pto_space s)
+{
+    return pto__align_up((int64_t)p->local_slot_num * pto_plan_pipe_slot_bytes(p, s), pto_plan_granule(s));
 }
 
 PTODEF int64_t pto_plan_pipe_base(const pto_module *m, int32_t cvpipe, pto_space s)
@@ -9228,6 +9244,26 @@ static int64_t pto__reserved(const pto_module *m, int32_t kernel, pto_space s)
         if (m->cvpipes[i].kernel == kernel && pto__pipe_consumes(&m->cvpipes[i], s))
             r += pto__pipe_room(&m->cvpipes[i], s);
     return r;
+}
+
+/* Appends "pipe 'q' reserves 6 local slots x 16384 B on each vector core"
+   for the pipes of kernel that s consumes (b may be NULL); returns the one
+   with the largest reservation, which an error caused by the reservation
+   points at, or -1. */
+static int32_t pto__pipe_desc(const pto_module *m, int32_t kernel, pto_space s, pto_buf *b)
+{
+    int32_t i, big = -1;
+    int64_t most = 0;
+    for (i = 0; i < m->n_cvpipes; i++) {
+        const pto_cvpipe *p = &m->cvpipes[i];
+        if (p->kernel != kernel || !pto__pipe_consumes(p, s)) continue;
+        if (b)
+            pto_buf_printf(b, "%spipe '%s' reserves %d local slots x %lld B", big >= 0 ? ", " : "",
+                           pto_str(m->ctx, p->name), (int)p->local_slot_num, (long long)pto_plan_pipe_slot_bytes(p, s));
+        if (big < 0 || pto__pipe_room(p, s) > most) big = i, most = pto__pipe_room(p, s);
+    }
+    if (b && big >= 0) pto_buf_puts(b, s == PTO_VEC ? " on each vector core" : " on the cube core");
+    return big;
 }
 
 static int pto__overlap_time(const pto__item *a, const pto__item *b)
@@ -9630,16 +9666,25 @@ static pto_status pto__plan_overflow(pto_ctx *ctx, const pto_module *m, const pt
                                 const pto__group *g, int64_t peak, const pto_plan_desc *d)
 {
     pto_buf b;
-    pto_loc loc = pto__pt_loc(m, lv, g->live_pt);
-    int32_t i, nlive = 0, k;
+    pto_loc live = pto__pt_loc(m, lv, g->live_pt), loc = live;
+    int32_t i, nlive = 0, k, q = -1;
     pto_status st;
     memset(&b, 0, sizeof b);
     b.ctx = ctx;
+    /* the pipe buffers take at least as much as the tiles: the fix is in the
+       pipe declaration (fewer local slots), so the error names it there */
+    if (g->reserved && g->reserved >= peak) q = pto__pipe_desc(m, g->kernel, (pto_space)g->space, NULL);
+    if (q >= 0) loc = m->cvpipes[q].loc;
     for (i = 0; i < g->n; i++) nlive += g->it[i].lo <= g->live_pt && g->live_pt <= g->it[i].hi;
     pto_buf_printf(&b, "kernel '%s': %s overflows: needs %lld bytes, capacity %lld", pto__kname(m, g->kernel),
                    pto_space_name((pto_space)g->space), (long long)(peak + g->reserved), (long long)g->cap);
-    if (g->reserved) pto_buf_printf(&b, " (%lld reserved for cube/vector pipe buffers)", (long long)g->reserved);
-    pto_buf_printf(&b, "; at line %d, %d tiles are live:", (int)loc.line, (int)nlive);
+    if (g->reserved) pto_buf_printf(&b, " (%lld reserved for cube/vector pipe buffers", (long long)g->reserved);
+    if (q >= 0) {
+        pto_buf_puts(&b, ": ");
+        pto__pipe_desc(m, g->kernel, (pto_space)g->space, &b);
+    }
+    if (g->reserved) pto_buf_puts(&b, ")");
+    pto_buf_printf(&b, "; at line %d, %d tiles are live:", (int)live.line, (int)nlive);
     for (i = 0, k = 0; i < g->n; i++) {
         if (!(g->it[i].lo <= g->live_pt && g->live_pt <= g->it[i].hi)) continue;
         pto_buf_puts(&b, k++ ? ", " : " ");
@@ -9954,6 +9999,25 @@ static const pto_plan_order pto__default_orders[PTO_NORDER] = {
     PTO_ORDER_LARGEST, PTO_ORDER_START, PTO_ORDER_LONGEST, PTO_ORDER_AREA
 };
 
+/* The local slots of pipe q (with the pipes before it) pass the top of
+   space s; the error points at the pipe's declaration. */
+static pto_status pto__pipe_nofit(pto_ctx *ctx, const pto_module *m, int32_t q, pto_space s)
+{
+    pto_buf b;
+    pto_status st;
+    const pto_cvpipe *p = &m->cvpipes[q];
+    memset(&b, 0, sizeof b);
+    b.ctx = ctx;
+    pto_buf_printf(&b, "kernel '%s': the local slots of pipe '%s' do not fit %s: needs %lld bytes, capacity %lld (",
+                   pto__kname(m, p->kernel), pto_str(ctx, p->name), pto_space_name(s),
+                   (long long)pto__reserved(m, p->kernel, s), (long long)pto_space_capacity(m->arch, s));
+    pto__pipe_desc(m, p->kernel, s, &b);
+    pto_buf_puts(&b, ")");
+    st = b.oom ? PTO_ERR_INTERNAL : pto_error(ctx, p->loc, "%s", b.data);
+    pto_buf_free(&b);
+    return st;
+}
+
 /* A tile that a tpop fills lives in its pipe's reserved consumer slots:
    offset[0] is the pipe's base and its pops rotate through local_slot_num
    slots from there (the emitter and the simulator compute the slot), so
@@ -9973,10 +10037,7 @@ static int pto__pipe_dest(pto_ctx *ctx, pto_module *m, int32_t t, pto_status *st
         if (o->kind != PTO_O_TILE || o->ref != t || m->operands[x->arg0 + 1].kind != PTO_O_CVPIPE) continue;
         base = pto_plan_pipe_base(m, m->operands[x->arg0 + 1].ref, (pto_space)m->tiles[t].space);
         if (base < 0) {
-            *st = pto_error(ctx, m->tiles[t].loc, "plan: the %s slots of pipe '%s' do not fit %s",
-                            pto_space_name((pto_space)m->tiles[t].space),
-                            pto_str(ctx, m->cvpipes[m->operands[x->arg0 + 1].ref].name),
-                            pto_space_name((pto_space)m->tiles[t].space));
+            *st = pto__pipe_nofit(ctx, m, m->operands[x->arg0 + 1].ref, (pto_space)m->tiles[t].space);
             return 1;
         }
         memset(m->tiles[t].offset, 0, sizeof m->tiles[t].offset);
@@ -10364,7 +10425,8 @@ static void pto__pc_ranges(pto__pc *c)
 }
 
 /* Bytes at the top of (kernel, space) held by cube/vector pipe consumer
-   buffers: C2V pipes land in vec, V2C in mat, each 32-byte rounded. */
+   buffers: C2V pipes land in vec, V2C in mat, each 32-byte rounded. A slot
+   holds what the core pops: half the cube tile on an AIV of a split pipe. */
 static int64_t pto__pc_pipe_room(const pto_module *m, int32_t k, int space)
 {
     int64_t r = 0;
@@ -10372,7 +10434,8 @@ static int64_t pto__pc_pipe_room(const pto_module *m, int32_t k, int space)
     for (i = 0; i < m->n_cvpipes; i++) {
         const pto_cvpipe *p = &m->cvpipes[i];
         int here = (space == PTO_VEC && (p->dir & 1)) || (space == PTO_MAT && (p->dir & 2));
-        if (p->kernel == k && here) r += ((int64_t)p->local_slot_num * p->slot_size + 31) / 32 * 32;
+        int64_t slot = space == PTO_VEC && p->split != PTO_SPLIT_NONE ? p->slot_size / 2 : p->slot_size;
+        if (p->kernel == k && here) r += ((int64_t)p->local_slot_num * slot + 31) / 32 * 32;
     }
     return r;
 }

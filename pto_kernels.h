@@ -474,7 +474,8 @@ PTO_K_FN void pto_k_cross_wait(pto_k_core *c, const char *src, int pipe, int id)
    first slot_num slots and V2C the next.
    tpush (producer) waits for a free slot, stores tile a, signals data-ready.
    tpop (consumer) waits for data, loads it into the local slot
-   base.offset + (i % local_slot_num) * slot_size and returns that tile.
+   base.offset + (i % local_slot_num) * (base's bytes: half of slot_size on
+   an AIV of a split pipe) and returns that tile.
    With SPLIT_UP_DOWN / LEFT_RIGHT the two AIVs each push or pop their half
    of the cube tile (base is the half-shaped tile). tfree releases the
    oldest popped slot. */
@@ -2295,7 +2296,8 @@ PTO_K_FN int pto_k_arch(const pto_k_core *c) { return c->dev->desc.arch; }
    per taking-part core. The producer may push slot n when n - freed < slot
    num (freed counts slots every consumer has freed); a consumer pops slot i
    when every producer has pushed it. The consumer's local copy of slot i is
-   at base + (i % local_slot_num) * slot_size, so popping while
+   at base + (i % local_slot_num) * (bytes of the popped tile: half the slot
+   on an AIV of a split pipe), so popping while
    local_slot_num slots are popped and not yet freed would overwrite data in
    use: that is reported (a missing TFREE), as is a producer that waits
    forever on a full ring. Split modes: C2V UP_DOWN / LEFT_RIGHT give AIV s
@@ -2689,7 +2691,9 @@ PTO_K_FN pto_k_tile pto_k_tpop(pto_k_core *c, const char *src, int ring, pto_k_t
         return t;
     }
     n = r1->popped[me];
-    t.offset = base.offset + (n % rg->local_slot_num) * rg->slot_size;
+    /* as pto-isa's TPOP: local slots step by the popped tile's bytes (half a
+       ring slot on an AIV of a split pipe), which is what the planner reserves */
+    t.offset = base.offset + (n % rg->local_slot_num) * pto_k__tbytes(base);
     if (!pto_k__tile_ok(c, &ins, t, mask, "destination") || !pto_k__pipe_free(c, &ins, PTO_K_PIPE_MTE2)) return t;
     if (r1->popped[me] - r1->freed[me] >= rg->local_slot_num) {
         pto_k__ierr(c, &ins, PTO_K_E_RING,

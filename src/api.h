@@ -136,6 +136,10 @@ PTODEF int64_t pto_plan_granule(pto_space s);
    C2V, mat for V2C), or -1 when s does not consume that pipe. The buffers
    are stacked down from the top of the space in pipe order. */
 PTODEF int64_t pto_plan_pipe_base(const pto_module *m, int32_t cvpipe, pto_space s);
+/* Bytes of one of a pipe's local slots in space s (0 when s does not
+   consume the pipe): the tile this core pops, so half the cube-side tile on
+   an AIV of a split pipe, the whole tile otherwise. */
+PTODEF int64_t pto_plan_pipe_slot_bytes(const pto_cvpipe *p, pto_space s);
 /* The plan of a planned module as text: per kernel a table (tile, space,
    offset, size, slots, lifetime as source lines), then per space the level
    used and a memory map (address across, program order down). r may be NULL. */

@@ -110,7 +110,8 @@ static void pto__pc_ranges(pto__pc *c)
 }
 
 /* Bytes at the top of (kernel, space) held by cube/vector pipe consumer
-   buffers: C2V pipes land in vec, V2C in mat, each 32-byte rounded. */
+   buffers: C2V pipes land in vec, V2C in mat, each 32-byte rounded. A slot
+   holds what the core pops: half the cube tile on an AIV of a split pipe. */
 static int64_t pto__pc_pipe_room(const pto_module *m, int32_t k, int space)
 {
     int64_t r = 0;
@@ -118,7 +119,8 @@ static int64_t pto__pc_pipe_room(const pto_module *m, int32_t k, int space)
     for (i = 0; i < m->n_cvpipes; i++) {
         const pto_cvpipe *p = &m->cvpipes[i];
         int here = (space == PTO_VEC && (p->dir & 1)) || (space == PTO_MAT && (p->dir & 2));
-        if (p->kernel == k && here) r += ((int64_t)p->local_slot_num * p->slot_size + 31) / 32 * 32;
+        int64_t slot = space == PTO_VEC && p->split != PTO_SPLIT_NONE ? p->slot_size / 2 : p->slot_size;
+        if (p->kernel == k && here) r += ((int64_t)p->local_slot_num * slot + 31) / 32 * 32;
     }
     return r;
 }

@@ -106,6 +106,40 @@ $ptoc run $out/hmix.pto >$out/log 2>&1 && grep -q "result      match" $out/log &
 for f in examples/mixmm.pto examples/mixv2c.pto $out/both.pto; do
     $ptoc plan $f >/dev/null 2>&1 && ok || bad "ptoc plan $f"
 done
+# a local slot is the tile the core pops: half the cube tile on each AIV of a split pipe
+# (6 x 16 KiB; 6 x 32 KiB would fill the UB), the whole tile unsplit
+clean tests/ok/split_slots.pto "split(up_down) local_slots(6): 6 x 16 KiB per AIV"
+cat >$out/slots.pto <<'PTO'
+kernel k(in x: f32[96, 64], out y: f32[96, 64]) mix {
+  pipe q: c2v f32[96, 64] split(up_down) local_slots(8)
+  cube {
+    tile m: mat f32[96, 64]
+    tile n: mat f32[64, 64]
+    tile l: left f32[96, 64]
+    tile r: right f32[64, 64]
+    tile acc: acc f32[96, 64]
+    tload m, x[0, 0]
+    tload n, x[0, 0]
+    tmov l, m
+    tmov r, n
+    tmatmul acc, l, r
+    tpush q, acc
+  }
+  vector {
+    tile t: vec f32[48, 64]
+    tile u: vec f32[48, 64]
+    tpop t, q
+    tadds u, t, 1.0
+    tfree q
+    tstore y[subblock * 48, 0], u
+  }
+}
+PTO
+clean $out/slots.pto "split: 8 local slots x 12 KiB beside a 12 KiB tile"
+sed 's/ split(up_down)//; s/vec f32\[48, 64\]/vec f32[96, 64]/; s/subblock \* 48/0/' $out/slots.pto >$out/slots1.pto
+$ptoc plan $out/slots1.pto >$out/log 2>&1; rc=$?
+if [ $rc = 1 ] && grep -q "^$out/slots1.pto:2:8: error: kernel 'k': vec overflows: needs 221184 bytes, capacity 196608 (196608 reserved for cube/vector pipe buffers: pipe 'q' reserves 8 local slots x 24576 B on each vector core)" $out/log; then ok
+else bad "unsplit: 8 x 24 KiB fill the UB, the error names the pipe at its line (rc $rc)"; cat $out/log; fi
 # sharding matters: every block at offset 0 of the buffer must be caught
 $ptoc emit examples/mixmm.pto -o $out/dir >$out/log 2>&1 || bad "emit mixmm"
 grep -q "pto_k_block_idx(core) \* 262144 + 0" $out/dir/kernel.c && ok || bad "kernel.c offsets each block by its share"

@@ -516,6 +516,94 @@ static void test_pipe_room(pto_ctx *ctx, int n)
     pto_module_destroy(b.m);
 }
 
+/* tpop t, pipe q in block blk. */
+static void pop(kb *b, int32_t blk, int32_t t, int32_t q, int line)
+{
+    int32_t s = pto_add_op(b->m, blk, PTO_OP_TPOP, at(line));
+    pto_arg_tile(b->m, s, t, at(line));
+    pto_arg_cvpipe(b->m, s, q, at(line));
+}
+
+/* A local slot is the tile the core pops (pto-isa's TPOP steps its local
+   slots by it): half the cube tile on an AIV of a split pipe, the whole tile
+   unsplit, and always the whole tile on the cube. */
+static void test_pipe_split_room(pto_ctx *ctx)
+{
+    kb b = kernel(ctx, PTO_ARCH_A2A3, PTO_KK_MIX);
+    int32_t ud = pto_add_cvpipe(b.m, b.k, "ud", PTO_C2V, PTO_F32, 64, 128, 0, 6, PTO_SPLIT_UP_DOWN, at(2));
+    int32_t lr = pto_add_cvpipe(b.m, b.k, "lr", PTO_C2V, PTO_F32, 64, 128, 0, 0, PTO_SPLIT_LEFT_RIGHT, at(3));
+    int32_t wh = pto_add_cvpipe(b.m, b.k, "wh", PTO_C2V, PTO_F32, 16, 128, 0, 0, PTO_SPLIT_NONE, at(4));
+    int32_t up = pto_add_cvpipe(b.m, b.k, "up", PTO_V2C, PTO_F32, 16, 128, 0, 3, PTO_SPLIT_UP_DOWN, at(5));
+    int32_t bo = pto_add_cvpipe(b.m, b.k, "bo", PTO_BOTH, PTO_F32, 16, 128, 0, 1, PTO_SPLIT_UP_DOWN, at(6));
+    const pto_cvpipe *p = b.m->cvpipes;
+    CHECK(pto_plan_pipe_slot_bytes(&p[ud], PTO_VEC) == 16384 && pto_plan_pipe_slot_bytes(&p[ud], PTO_MAT) == 0);
+    CHECK(pto_plan_pipe_slot_bytes(&p[lr], PTO_VEC) == 16384);
+    CHECK(pto_plan_pipe_slot_bytes(&p[wh], PTO_VEC) == 8192);
+    CHECK(pto_plan_pipe_slot_bytes(&p[up], PTO_VEC) == 0 && pto_plan_pipe_slot_bytes(&p[up], PTO_MAT) == 8192);
+    CHECK(pto_plan_pipe_slot_bytes(&p[bo], PTO_VEC) == 4096 && pto_plan_pipe_slot_bytes(&p[bo], PTO_MAT) == 8192);
+    CHECK(pto_plan_pipe_base(b.m, ud, PTO_VEC) == 196608 - 6 * 16384);
+    CHECK(pto_plan_pipe_base(b.m, lr, PTO_VEC) == 196608 - 6 * 16384 - 2 * 16384);
+    CHECK(pto_plan_pipe_base(b.m, wh, PTO_VEC) == 196608 - 6 * 16384 - 2 * 16384 - 2 * 8192);
+    CHECK(pto_plan_pipe_base(b.m, bo, PTO_VEC) == 196608 - 6 * 16384 - 2 * 16384 - 2 * 8192 - 4096);
+    CHECK(pto_plan_pipe_base(b.m, up, PTO_MAT) == 524288 - 3 * 8192);
+    CHECK(pto_plan_pipe_base(b.m, bo, PTO_MAT) == 524288 - 3 * 8192 - 8192);
+    pto_module_destroy(b.m);
+}
+
+/* The user's kernel: c2v f32[64, 128] split(up_down) local_slots(6) and
+   32 KiB of vec tiles beside it fit (6 x 16 KiB reserved, not 6 x 32 KiB). */
+static void test_pipe_split_fits(pto_ctx *ctx)
+{
+    kb b = kernel(ctx, PTO_ARCH_A2A3, PTO_KK_MIX);
+    int32_t q = pto_add_cvpipe(b.m, b.k, "q", PTO_C2V, PTO_F32, 64, 128, 0, 6, PTO_SPLIT_UP_DOWN, at(4));
+    int32_t vec = pto_add_section(b.m, b.body, PTO_CORE_VECTOR, at(26));
+    int32_t vb = b.m->stmts[vec].body, t, o;
+    pto_plan_result r;
+    memset(&r, 0, sizeof r);
+    t = tile(&b, vb, "t", PTO_VEC, 32, 128, 31);
+    o = tile(&b, vb, "o", PTO_VEC, 64, 128, 32);
+    pop(&b, vb, t, q, 33);
+    op3(&b, vb, PTO_OP_TADD, o, o, o, 34);
+    store(&b, vb, o, 36);
+    CHECK_MSG(plan(&b, 0, &r) == PTO_OK, "%s", err0(ctx));
+    CHECK(b.m->tiles[t].offset[0] == 196608 - 6 * 16384);
+    CHECK(r.n == 1 && r.stats[0].reserved == 6 * 16384);
+    pto_plan_result_free(ctx, &r);
+    pto_module_destroy(b.m);
+}
+
+/* When the pipe buffers take most of the space the error points at the pipe
+   and names its reservation; past the capacity on their own, too. */
+static void test_pipe_overflow_names_pipe(pto_ctx *ctx, int local)
+{
+    kb b = kernel(ctx, PTO_ARCH_A2A3, PTO_KK_MIX);
+    int32_t q = pto_add_cvpipe(b.m, b.k, "w", PTO_C2V, PTO_F32, 64, 128, 0, local, PTO_SPLIT_NONE, at(4));
+    int32_t vec = pto_add_section(b.m, b.body, PTO_CORE_VECTOR, at(10));
+    int32_t vb = b.m->stmts[vec].body, t, ts[5];
+    int i;
+    t = tile(&b, vb, "t", PTO_VEC, 64, 128, 11);
+    pop(&b, vb, t, q, 12);
+    for (i = 0; i < 5; i++) {
+        char name[16];
+        sprintf(name, "v%d", i);
+        ts[i] = t8k(&b, vb, name, 13 + i);
+    }
+    for (i = 0; i < 5; i++) load(&b, vb, ts[i], 20 + i);
+    for (i = 0; i < 5; i++) store(&b, vb, ts[i], 30 + i);
+    CHECK(plan(&b, 0, NULL) == PTO_ERR_USER);
+    CHECK(line0(ctx) == 4);
+    if (local == 5)
+        CHECK_STR(err0(ctx), "kernel 'k': vec overflows: needs 204800 bytes, capacity 196608 (163840 reserved for "
+                             "cube/vector pipe buffers: pipe 'w' reserves 5 local slots x 32768 B on each vector core); "
+                             "at line 24, 5 tiles are live: v0 8192, v1 8192, v2 8192, v3 8192, v4 8192 (40960 bytes); "
+                             "tried 4 placement orders (largest-first, by-start, longest-first, by-area), first-fit and "
+                             "best-fit each");
+    else
+        CHECK_STR(err0(ctx), "kernel 'k': the local slots of pipe 'w' do not fit vec: needs 229376 bytes, capacity "
+                             "196608 (pipe 'w' reserves 7 local slots x 32768 B on each vector core)");
+    pto_module_destroy(b.m);
+}
+
 static void test_granules(pto_ctx *ctx)
 {
     kb b = kernel(ctx, PTO_ARCH_A5, PTO_KK_CUBE);
@@ -618,6 +706,10 @@ int main(void)
     test_pins(ctx);
     test_pipe_room(ctx, 19);
     test_pipe_room(ctx, 20);
+    test_pipe_split_room(ctx);
+    test_pipe_split_fits(ctx);
+    test_pipe_overflow_names_pipe(ctx, 5);
+    test_pipe_overflow_names_pipe(ctx, 7);
     test_granules(ctx);
     test_checker_plants(ctx);
     test_report(ctx);

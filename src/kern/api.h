@@ -245,7 +245,8 @@ PTO_K_FN void pto_k_cross_wait(pto_k_core *c, const char *src, int pipe, int id)
    first slot_num slots and V2C the next.
    tpush (producer) waits for a free slot, stores tile a, signals data-ready.
    tpop (consumer) waits for data, loads it into the local slot
-   base.offset + (i % local_slot_num) * slot_size and returns that tile.
+   base.offset + (i % local_slot_num) * (base's bytes: half of slot_size on
+   an AIV of a split pipe) and returns that tile.
    With SPLIT_UP_DOWN / LEFT_RIGHT the two AIVs each push or pop their half
    of the cube tile (base is the half-shaped tile). tfree releases the
    oldest popped slot. */

@@ -13,7 +13,8 @@
    per taking-part core. The producer may push slot n when n - freed < slot
    num (freed counts slots every consumer has freed); a consumer pops slot i
    when every producer has pushed it. The consumer's local copy of slot i is
-   at base + (i % local_slot_num) * slot_size, so popping while
+   at base + (i % local_slot_num) * (bytes of the popped tile: half the slot
+   on an AIV of a split pipe), so popping while
    local_slot_num slots are popped and not yet freed would overwrite data in
    use: that is reported (a missing TFREE), as is a producer that waits
    forever on a full ring. Split modes: C2V UP_DOWN / LEFT_RIGHT give AIV s
@@ -407,7 +408,9 @@ PTO_K_FN pto_k_tile pto_k_tpop(pto_k_core *c, const char *src, int ring, pto_k_t
         return t;
     }
     n = r1->popped[me];
-    t.offset = base.offset + (n % rg->local_slot_num) * rg->slot_size;
+    /* as pto-isa's TPOP: local slots step by the popped tile's bytes (half a
+       ring slot on an AIV of a split pipe), which is what the planner reserves */
+    t.offset = base.offset + (n % rg->local_slot_num) * pto_k__tbytes(base);
     if (!pto_k__tile_ok(c, &ins, t, mask, "destination") || !pto_k__pipe_free(c, &ins, PTO_K_PIPE_MTE2)) return t;
     if (r1->popped[me] - r1->freed[me] >= rg->local_slot_num) {
         pto_k__ierr(c, &ins, PTO_K_E_RING,
