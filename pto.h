@@ -14995,16 +14995,21 @@ static int pto__emit_cvpipe_op(pto__emitter *E, int32_t s)
 }
 
 /* The tile a tpop of this kernel fills, or 0. */
-static int pto__emit_is_popped(const pto_module *m, int32_t t)
+/* The pipe a tpop fills tile t from, or -1 (t is an ordinary tile). */
+static int32_t pto__emit_popped_from(const pto_module *m, int32_t t)
 {
     int32_t s;
-    if (m->n_cvpipes == 0) return 0;
+    if (m->n_cvpipes == 0) return -1;
     for (s = 0; s < m->n_stmts; s++)
         if (m->stmts[s].kind == PTO_ST_OP && m->stmts[s].op == PTO_OP_TPOP && m->stmts[s].nargs == 2 &&
-            m->operands[m->stmts[s].arg0].kind == PTO_O_TILE && m->operands[m->stmts[s].arg0].ref == t)
-            return 1;
-    return 0;
+            m->operands[m->stmts[s].arg0].kind == PTO_O_TILE && m->operands[m->stmts[s].arg0].ref == t) {
+            const pto_operand *q = &m->operands[m->stmts[s].arg0 + 1];
+            return q->kind == PTO_O_CVPIPE && q->ref >= 0 && q->ref < m->n_cvpipes ? q->ref : -1;
+        }
+    return -1;
 }
+
+static int pto__emit_is_popped(const pto_module *m, int32_t t) { return pto__emit_popped_from(m, t) >= 0; }
 
 /* One instruction: its note (if any), then its bound K_OP line, or the
    K_OP_SEE line when its note was printed in full above another statement. */
@@ -15450,7 +15455,9 @@ static void pto__emit_sig(pto__emitter *E, int32_t k)
     }
 }
 
-/* "vec 98304 B, mat 0 B": the highest planned byte of each space in use. */
+/* "vec 98304 B, mat 0 B": the highest planned byte of each space in use;
+   a popped tile counts with all its pipe's local slots (it moves through
+   them), so a mix kernel's figure includes the pipe reservation. */
 static void pto__emit_planned(pto__emitter *E, int32_t k)
 {
     const pto_module *m = E->m;
@@ -15468,6 +15475,13 @@ static void pto__emit_planned(pto__emitter *E, int32_t k)
         used[tl->space] = 1;
         for (j = 0; j < (tl->nbuf > 1 ? tl->nbuf : 1) && j < PTO_MAX_NBUF; j++)
             if (tl->offset[j] + pto_tile_bytes(tl) > hi[tl->space]) hi[tl->space] = tl->offset[j] + pto_tile_bytes(tl);
+        if (E->tile_popped && E->tile_popped[t]) {
+            int32_t q = pto__emit_popped_from(m, t);
+            int64_t end = q < 0 ? 0
+                                : tl->offset[0] + (int64_t)m->cvpipes[q].local_slot_num *
+                                                      pto_plan_pipe_slot_bytes(&m->cvpipes[q], (pto_space)tl->space);
+            if (end > hi[tl->space]) hi[tl->space] = end;
+        }
     }
     for (s = 1; s < PTO_NSPACE; s++) {
         if (!used[s]) continue;
