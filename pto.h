@@ -4411,10 +4411,12 @@ PTODEF void pto_dump(const pto_module *m, pto_buf *out) { pto__pr_pmodule(m, out
        loop) can have filled, and never reads an `out` or writes an `in`
        tensor;
      - every tile fits its space (times its xN slots), keeps 32-byte rows (or
-       32-byte columns for [R,1] vectors) in vec, has a sane pin, a valid
-       region inside its shape, and xN only inside a loop;
+       32-byte columns for [R,1] vectors) in vec, is whole fractals in
+       mat/left/right/acc, has a sane pin, a valid region inside its shape,
+       and xN only inside a loop;
      - GM windows, textract windows, valid regions, loop steps, block counts
-       and event ids that are known statically are in range;
+       and event ids that are known statically are in range; textract
+       offsets known statically are whole fractals of the mat tile;
      - mix kernels are exactly a cube section and a vector section, each using
        only its own core's memories and pipes;
      - cube <-> vector pipes have counts in range (after normalisation), flag
@@ -5351,16 +5353,20 @@ static void pto__vmov(pto__verifier *v, const pto__vop *op)
 }
 
 /* The values a var of an affine form takes: first, first + step, ...;
-   more = 0 when it takes one value at most. 0: not known statically. */
+   more = 0 when it takes one value at most. 0: not known statically, as
+   under an `if` inside its loop (a guard may skip the bad values, as for
+   pto__vvar_range). */
 static int pto__vvar_steps(const pto__verifier *v, int32_t var, int64_t *first, int64_t *step, int *more)
 {
     if (var == PTO__VBLOCK) {   /* 0, 1, .. blocks - 1 */
+        if (v->ifdepth > 0) return 0;
         *first = 0;
         *step = 1;
         *more = v->nblocks != 1;
         return 1;
     }
-    if (var < 0 || var >= v->m->n_vars || !v->vlive[var] || v->vstep[var] <= 0) return 0;
+    if (var < 0 || var >= v->m->n_vars || !v->vlive[var] || v->vstep[var] <= 0 || v->ifdepth > v->vifdepth[var])
+        return 0;
     *first = v->vstart[var];
     *step = v->vstep[var];
     *more = !(v->vrange[var] && v->vlo[var] == v->vhi[var]);

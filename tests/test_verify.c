@@ -1029,6 +1029,10 @@ static void test_extract_fractal(void)
         {"for k = 8 to 48 step 16 {", "f16", "k + 8, 0", ""},
         {"for k = 8 to 48 step 16 {", "f16", "k, 0", "t.pto:6:20: error: textract row offset into 'm' can be 8, not a multiple of 16: offsets into a mat tile are whole 16 x 16 fractals for f16"},
         {"for k = 0 to 1 {", "f16", "0, 8 * k", ""},
+        /* a guard inside the loop may skip the odd values: not checked */
+        {"for k = 0 to 48 step 8 {\n    if k % 16 == 0 {", "f16", "0, k\n    }", ""},
+        {"for k = 0 to 3 {\n    if k == 0 {", "f16", "block * 8, 0\n    }", ""},
+        {"for k = 0 to 3 {\n    if k == 0 {", "f16", "block * 16 + 8, 0\n    }", "t.pto:7:20: error: textract row offset into 'm' is not always a multiple of 16: offsets into a mat tile are whole 16 x 16 fractals for f16"},
         {"for k = 0 to 2 {", "f16", "0, 16 + 8 * k", "t.pto:6:23: error: textract col offset into 'm' can be 24, not a multiple of 16: offsets into a mat tile are whole 16 x 16 fractals for f16"},
         {"for k = 0 to 3 {", "f16", "block * 16, 0", ""},
         {"for k = 0 to 3 {", "f16", "block * 8, 0", "t.pto:6:20: error: textract row offset into 'm' can be 8, not a multiple of 16: offsets into a mat tile are whole 16 x 16 fractals for f16"},
