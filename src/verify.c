@@ -14,10 +14,12 @@
        loop) can have filled, and never reads an `out` or writes an `in`
        tensor;
      - every tile fits its space (times its xN slots), keeps 32-byte rows (or
-       32-byte columns for [R,1] vectors) in vec, has a sane pin, a valid
-       region inside its shape, and xN only inside a loop;
+       32-byte columns for [R,1] vectors) in vec, is whole fractals in
+       mat/left/right/acc, has a sane pin, a valid region inside its shape,
+       and xN only inside a loop;
      - GM windows, textract windows, valid regions, loop steps, block counts
-       and event ids that are known statically are in range;
+       and event ids that are known statically are in range; textract
+       offsets known statically are whole fractals of the mat tile;
      - mix kernels are exactly a cube section and a vector section, each using
        only its own core's memories and pipes;
      - cube <-> vector pipes have counts in range (after normalisation), flag
@@ -89,6 +91,7 @@ typedef struct pto__verifier {
     uint8_t *vlive, *vrange;   /* in scope; has a static range (loop vars) */
     int32_t *vifdepth;         /* loop vars: if depth at the loop */
     int64_t *vlo, *vhi;
+    int64_t *vstart, *vstep;   /* loop vars: constant start and step (step 0: not constant) */
     pto__vform *vform;         /* let vars: their value */
     /* per interned name */
     uint8_t *nkind;
@@ -464,6 +467,41 @@ static void pto__vtile_align(pto__verifier *v, const pto_tile *t)
     }
 }
 
+/* The fractal a cube tile is built of, as pto-isa lays it out (the isa
+   target's types; tests/isa/pto_isa_stub.hpp asserts "whole fractals"):
+   512 bytes as 16 rows of 32 bytes in mat (NZ) and left, its transpose
+   (32 bytes of rows x 16 cols) in right, 16 x 16 (1 KiB of f32) in acc
+   whatever the dtype. 0 for the other spaces (vec has its 32-byte rows)
+   and a malformed dtype (already reported at the tile). */
+static int pto__vfractal(int space, int dtype, int *fr, int *fc)
+{
+    int size = pto_dtype_size((pto_dtype)dtype), w = size > 0 ? 32 / size : 0;
+    if (w == 0) return 0;
+    switch (space) {
+    case PTO_MAT: case PTO_LEFT: *fr = 16; *fc = w; return 1;
+    case PTO_RIGHT: *fr = w; *fc = 16; return 1;
+    case PTO_ACC: *fr = *fc = 16; return 1;
+    default: return 0;
+    }
+}
+
+/* A cube tile's stored shape is whole fractals (its valid region need not
+   be: the cube reads the valid rows and cols of whole fractals). */
+static void pto__vtile_fractal(pto__verifier *v, const pto_tile *t)
+{
+    int fr, fc;
+    const char *sp, *dt;
+    if (!pto__vfractal(t->space, t->dtype, &fr, &fc) || (t->rows % fr == 0 && t->cols % fc == 0)) return;
+    sp = pto_space_name((pto_space)t->space);
+    dt = pto_dtype_name((pto_dtype)t->dtype);
+    if (fr == fc)
+        pto_error(v->ctx, t->loc, "%s tile '%s' is %s[%d, %d]: %s tiles are whole %d x %d fractals for %s, so rows and cols must be multiples of %d",
+                  sp, pto__vname(v, t->name), dt, (int)t->rows, (int)t->cols, sp, fr, fc, dt, fr);
+    else
+        pto_error(v->ctx, t->loc, "%s tile '%s' is %s[%d, %d]: %s tiles are whole %d x %d fractals for %s, so rows must be a multiple of %d and cols of %d",
+                  sp, pto__vname(v, t->name), dt, (int)t->rows, (int)t->cols, sp, fr, fc, dt, fr, fc);
+}
+
 static void pto__vtile_fit(pto__verifier *v, const pto_tile *t)
 {
     int64_t cap = pto_space_capacity(v->m->arch, (pto_space)t->space);
@@ -555,6 +593,7 @@ static void pto__vtile(pto__verifier *v, int32_t s)
         pto_error(v->ctx, t->loc, "tile '%s' is x%d outside any loop (its slots rotate per iteration)", tn, (int)t->nbuf);
     pto__vtile_core(v, t);
     pto__vtile_align(v, t);
+    pto__vtile_fractal(v, t);
     if (t->nbuf >= 1 && t->nbuf <= PTO_MAX_NBUF) pto__vtile_fit(v, t);
     pto__vtile_valid(v, st->ref, t);
 }
@@ -916,7 +955,86 @@ static void pto__vmov(pto__verifier *v, const pto__vop *op)
     pto__vsame_dtype(v, op, 0, 1);
 }
 
-/* textract d, a, r, c: the [d.rows, d.cols] window of a at (r, c) lies in a. */
+/* The values a var of an affine form takes: first, first + step, ...;
+   more = 0 when it takes one value at most. 0: not known statically, as
+   under an `if` inside its loop (a guard may skip the bad values, as for
+   pto__vvar_range). */
+static int pto__vvar_steps(const pto__verifier *v, int32_t var, int64_t *first, int64_t *step, int *more)
+{
+    if (var == PTO__VBLOCK) {   /* 0, 1, .. blocks - 1 */
+        if (v->ifdepth > 0) return 0;
+        *first = 0;
+        *step = 1;
+        *more = v->nblocks != 1;
+        return 1;
+    }
+    if (var < 0 || var >= v->m->n_vars || !v->vlive[var] || v->vstep[var] <= 0 || v->ifdepth > v->vifdepth[var])
+        return 0;
+    *first = v->vstart[var];
+    *step = v->vstep[var];
+    *more = !(v->vrange[var] && v->vlo[var] == v->vhi[var]);
+    return 1;
+}
+
+static int64_t pto__vmod(int64_t x, int64_t m) { return (x % m + m) % m; }
+
+/* Whether affine form f can be a value that is not a multiple of m, and
+   one such value in *bad (exact = 0 when some var's first value is not
+   known). With every var at its first value f is f0; a var that takes
+   more values moves f by k * step each time; so f is always a multiple of
+   m iff f0 is and every such move is. A term whose var is not known
+   statically is fine only when k is a multiple of m: otherwise nothing is
+   said (no false alarm). */
+static int pto__vmisaligned(const pto__verifier *v, const pto__vform *f, int64_t m, int64_t *bad, int *exact)
+{
+    int64_t val = f->c, res = pto__vmod(f->c, m), move = 0;
+    int i;
+    *exact = 1;
+    if (!f->ok) return 0;
+    for (i = 0; i < f->n; i++) {
+        int64_t first, step, kf, ks;
+        int more, known = pto__vvar_steps(v, f->var[i], &first, &step, &more);
+        if (!known && f->k[i] % m != 0) return 0;
+        if (!known) { *exact = 0; continue; }
+        if (!pto__vmul(f->k[i], first, &kf) || !pto__vadd(val, kf, &val)) return 0;
+        res = pto__vmod(res + pto__vmod(kf, m), m);
+        if (!more || move != 0) continue;
+        if (!pto__vmul(f->k[i], step, &ks)) return 0;
+        if (ks % m != 0) move = ks;
+    }
+    if (res == 0 && move == 0) return 0;
+    *bad = val;
+    if (res == 0 && !pto__vadd(val, move, bad)) *exact = 0;
+    return 1;
+}
+
+/* A textract offset into mat tile a (d = 0: row, 1: col) is whole
+   fractals of a: TEXTRACT copies whole fractals out of the NZ layout. */
+static void pto__vextract_align(pto__verifier *v, const pto_tile *a, const pto__vform *f, int d, const pto_operand *o)
+{
+    int fr, fc, exact;
+    int64_t m, bad;
+    const char *what = d ? "col" : "row", *dt, *an;
+    pto_loc at;
+    if (!pto__vfractal(a->space, a->dtype, &fr, &fc)) return;
+    m = d ? fc : fr;
+    if (!pto__vmisaligned(v, f, m, &bad, &exact)) return;
+    dt = pto_dtype_name((pto_dtype)a->dtype);
+    an = pto__vtn(v, a);
+    at = pto__vexpr_loc(v, o->e[0], o->loc);
+    if (pto__fisconst(f))
+        pto_error(v->ctx, at, "textract %s offset %lld into '%s' is not a multiple of %d: offsets into a mat tile are whole %d x %d fractals for %s",
+                  what, (long long)bad, an, (int)m, fr, fc, dt);
+    else if (exact)
+        pto_error(v->ctx, at, "textract %s offset into '%s' can be %lld, not a multiple of %d: offsets into a mat tile are whole %d x %d fractals for %s",
+                  what, an, (long long)bad, (int)m, fr, fc, dt);
+    else
+        pto_error(v->ctx, at, "textract %s offset into '%s' is not always a multiple of %d: offsets into a mat tile are whole %d x %d fractals for %s",
+                  what, an, (int)m, fr, fc, dt);
+}
+
+/* textract d, a, r, c: the [d.rows, d.cols] window of a at (r, c) lies in
+   a and starts on a fractal of a. */
 static void pto__vextract(pto__verifier *v, const pto__vop *op)
 {
     const pto_tile *d = op->t[0], *a = op->t[1];
@@ -930,6 +1048,8 @@ static void pto__vextract(pto__verifier *v, const pto__vop *op)
                      op->o[2]->e[0], op->o[2]->loc);
     pto__vwindow_dim(v, &c, &ec, a->cols, "textract window", "col", pto__vtn(v, a),
                      op->o[3]->e[0], op->o[3]->loc);
+    pto__vextract_align(v, a, &r, 0, op->o[2]);
+    pto__vextract_align(v, a, &c, 1, op->o[3]);
 }
 
 /* c = a x b: [M, K] x [K, N] -> [M, N]; f16/bf16 -> f32, f32 -> f32, i8 -> i32. */
@@ -1237,6 +1357,11 @@ static void pto__vfor(pto__verifier *v, int32_t s)
     v->vlive[var] = 1;
     v->vrange[var] = 0;
     v->vifdepth[var] = v->ifdepth;
+    v->vstep[var] = 0;
+    if (pto__fisconst(&a) && pto__fisconst(&c) && c.c > 0) {   /* its values, even with an unknown end */
+        v->vstart[var] = a.c;
+        v->vstep[var] = c.c;
+    }
     if (pto__fisconst(&a) && pto__fisconst(&b) && pto__fisconst(&c) && c.c > 0 && a.c < b.c &&
         pto__vadd(b.c - 1, -a.c, &span)) {
         v->vrange[var] = 1;
@@ -1674,7 +1799,7 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
 static void pto__vfree(pto__verifier *v)
 {
     void *ps[] = {v->pos, v->endpos, v->tflags, v->tdepth, v->wfirst, v->wlast, v->wcur, v->tvalid, v->w,
-                  v->vlive, v->vrange, v->vifdepth, v->vlo, v->vhi, v->vform, v->nkind, v->nid,
+                  v->vlive, v->vrange, v->vifdepth, v->vlo, v->vhi, v->vstart, v->vstep, v->vform, v->nkind, v->nid,
                   v->kname, v->loops};
     size_t i;
     for (i = 0; i < sizeof ps / sizeof ps[0]; i++) pto_free(v->ctx, ps[i]);
@@ -1703,6 +1828,8 @@ static int pto__valloc(pto__verifier *v)
     v->vifdepth = (int32_t *)pto__vcalloc(v, nv, sizeof(int32_t));
     v->vlo = (int64_t *)pto__vcalloc(v, nv, sizeof(int64_t));
     v->vhi = (int64_t *)pto__vcalloc(v, nv, sizeof(int64_t));
+    v->vstart = (int64_t *)pto__vcalloc(v, nv, sizeof(int64_t));
+    v->vstep = (int64_t *)pto__vcalloc(v, nv, sizeof(int64_t));
     /* a let's form is set before the let is live (pto__vlet) */
     v->vform = (pto__vform *)pto__vuninit(v, nv, sizeof(pto__vform));
     v->nkind = (uint8_t *)pto__vcalloc(v, nn, 1);
