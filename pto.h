@@ -1320,11 +1320,11 @@ static uint32_t pto__hash(const char *s, size_t n)
     return h;
 }
 
-/* The table keeps each slot's full hash next to its id (struct
-   pto__hslot): a probe compares hashes first and touches the pool only on a
-   likely match, and growing the table never rehashes a string. */
 /* Moves the table to ncap slots; 0 (nothing changed) when out of memory.
-   Quiet: pto__rehash reports, pto__intern_reserve need not. */
+   Quiet: pto__rehash reports, pto__intern_reserve need not. The table
+   keeps each slot's full hash next to its id (struct pto__hslot): a probe
+   compares hashes first and touches the pool only on a likely match, and
+   growing the table never rehashes a string. */
 static int pto__rehash_quiet(pto_ctx *ctx, int32_t ncap)
 {
     struct pto__hslot *h = (struct pto__hslot *)pto_alloc(ctx, sizeof *h * (size_t)ncap);
@@ -2197,35 +2197,6 @@ PTODEF int32_t pto_arg_pipe(pto_module *m, int32_t stmt, pto_pipe p, pto_loc loc
     return pto__arg(m, stmt, PTO_O_PIPE, (int32_t)p, loc);
 }
 
-/* The operands of a set_flag / wait_flag, exactly what pto_arg_pipe (p),
-   pto_arg_pipe (q) and pto_arg_int (id) give, made with one room test and
-   each field written once: the sync pass adds them by the ten thousand. */
-static int32_t pto__arg_flag(pto_module *m, int32_t stmt, pto_pipe p, pto_pipe q, int32_t id, pto_loc loc)
-{
-    pto_operand *o;
-    int32_t i, n = m->n_operands;
-    if (m->cap_operands - n < 3) {   /* growing: the general path */
-        if (pto_arg_pipe(m, stmt, p, loc) < 0 || pto_arg_pipe(m, stmt, q, loc) < 0 || pto_arg_int(m, stmt, id, loc) < 0)
-            return -1;
-        return n;
-    }
-    PTO_ASSERT(m->stmts[stmt].arg0 + m->stmts[stmt].nargs == n);
-    o = &m->operands[n];
-    memset(o, 0, 3 * sizeof *o);
-    for (i = 0; i < 3; i++) {
-        o[i].kind = (uint8_t)(i < 2 ? PTO_O_PIPE : PTO_O_INT);
-        o[i].e[0] = o[i].e[1] = o[i].e[2] = -1;
-        o[i].loc = loc;
-    }
-    o[0].ref = (int32_t)p;
-    o[1].ref = (int32_t)q;
-    o[2].ref = -1;
-    o[2].e[0] = id;
-    m->n_operands = n + 3;
-    m->stmts[stmt].nargs += 3;
-    return n;
-}
-
 /* ---- cube <-> vector pipes ----------------------------------------------- */
 
 PTODEF int32_t pto_arg_cvpipe(pto_module *m, int32_t stmt, int32_t cvpipe, pto_loc loc)
@@ -2767,9 +2738,10 @@ static int pto__ps_float_value(pto__ps_parser *p, const pto__ps_tok *t, double *
 /* ---- names and scopes ------------------------------------------------------ */
 
 /* The binding slot of interned id `id`; grows the table on demand. NULL only
-   when out of memory. The hot callers test `id < p->cap_names` themselves
-   and index the table: this function is too big to be inlined. */
-static pto__ps_pname *pto__ps_slot(pto__ps_parser *p, int32_t id)
+   when out of memory. Callers go through pto__ps_name_slot, which indexes
+   the table without a call when it is big enough (this one is too big to be
+   inlined, and every name operand asks). */
+static pto__ps_pname *pto__ps_slot_grow(pto__ps_parser *p, int32_t id)
 {
     if (id >= p->cap_names) {
         int32_t ncap = p->cap_names ? p->cap_names : 256;
@@ -2782,6 +2754,11 @@ static pto__ps_pname *pto__ps_slot(pto__ps_parser *p, int32_t id)
         p->cap_names = ncap;
     }
     return &p->names[id];
+}
+
+static inline pto__ps_pname *pto__ps_name_slot(pto__ps_parser *p, int32_t id)
+{
+    return id < p->cap_names ? &p->names[id] : pto__ps_slot_grow(p, id);
 }
 
 static int pto__ps_push_i32(pto__ps_parser *p, int32_t **arr, int32_t *n, int32_t *cap, int32_t v)
@@ -2825,7 +2802,7 @@ static int pto__ps_reserved(const pto__ps_parser *p, int32_t id)
 /* Checks that the name token t may be declared here; reports why not. */
 static int pto__ps_can_declare(pto__ps_parser *p, const pto__ps_tok *t)
 {
-    pto__ps_pname *n = t->id < p->cap_names ? &p->names[t->id] : pto__ps_slot(p, t->id);
+    pto__ps_pname *n = pto__ps_name_slot(p, t->id);
     if (!n) return 0;
     if (pto__ps_reserved(p, t->id)) {
         pto__ps_err(p, t, "'%s' is a reserved word and cannot be declared", pto__ps_text(p, t));
@@ -2843,7 +2820,7 @@ static int pto__ps_can_declare(pto__ps_parser *p, const pto__ps_tok *t)
 
 static void pto__ps_bind(pto__ps_parser *p, const pto__ps_tok *t, int kind, int32_t ref)
 {
-    pto__ps_pname *n = t->id < p->cap_names ? &p->names[t->id] : pto__ps_slot(p, t->id);
+    pto__ps_pname *n = pto__ps_name_slot(p, t->id);
     if (!n || ref < 0) return;
     if (!pto__ps_push_i32(p, &p->decls, &p->n_decls, &p->cap_decls, t->id)) return;
     n = &p->names[t->id];
@@ -2857,7 +2834,7 @@ static const pto__ps_pname *pto__ps_lookup(pto__ps_parser *p, const pto__ps_tok 
 {
     static const pto__ps_pname none = {0, 0, 0, 0, 0, 0, 0, {0, 0, 0}};
     /* every name operand comes here: the table is nearly always big enough */
-    pto__ps_pname *n = t->id < p->cap_names ? &p->names[t->id] : pto__ps_slot(p, t->id);
+    pto__ps_pname *n = pto__ps_name_slot(p, t->id);
     return n ? n : &none;
 }
 
@@ -3307,7 +3284,7 @@ static void pto__ps_sub_block(pto__ps_parser *p, int32_t block, const pto__ps_to
    interned name (every tile statement names both). */
 static pto_dtype pto__ps_dtype_of(pto__ps_parser *p, const pto__ps_tok *t)
 {
-    pto__ps_pname *n = t->id < p->cap_names ? &p->names[t->id] : pto__ps_slot(p, t->id);
+    pto__ps_pname *n = pto__ps_name_slot(p, t->id);
     if (!n) return pto_dtype_lookup(p->src + t->pos, t->len);
     if (n->dtc == 0) n->dtc = (uint8_t)(1 + (int)pto_dtype_lookup(p->src + t->pos, t->len));
     return (pto_dtype)(n->dtc - 1);
@@ -3315,7 +3292,7 @@ static pto_dtype pto__ps_dtype_of(pto__ps_parser *p, const pto__ps_tok *t)
 
 static pto_space pto__ps_space_of(pto__ps_parser *p, const pto__ps_tok *t)
 {
-    pto__ps_pname *n = t->id < p->cap_names ? &p->names[t->id] : pto__ps_slot(p, t->id);
+    pto__ps_pname *n = pto__ps_name_slot(p, t->id);
     if (!n) return pto_space_lookup(p->src + t->pos, t->len);
     if (n->spc == 0) n->spc = (uint8_t)(1 + (int)pto_space_lookup(p->src + t->pos, t->len));
     return (pto_space)(n->spc - 1);
@@ -3666,7 +3643,7 @@ static int pto__ps_tfree_tile(pto__ps_parser *p, int32_t s)
 
 static pto_op pto__ps_op_of(pto__ps_parser *p, const pto__ps_tok *t)
 {
-    pto__ps_pname *n = t->id < p->cap_names ? &p->names[t->id] : pto__ps_slot(p, t->id);
+    pto__ps_pname *n = pto__ps_name_slot(p, t->id);
     if (!n) return PTO_NOP;
     if (n->opc == 0) {
         pto_op op = pto_op_lookup(p->src + t->pos, t->len);
@@ -3880,7 +3857,7 @@ static void pto__ps_kernel(pto__ps_parser *p)
     pto__ps_next(p);
     name = p->tok;
     if (!pto__ps_expect(p, PTO__T_NAME, "a kernel name")) { pto__ps_skip_to_top(p); return; }
-    n = pto__ps_slot(p, name.id);
+    n = pto__ps_name_slot(p, name.id);
     if (!n) return;
     if (n->kernel) {
         const pto_kernel *o = &p->m->kernels[n->kernel - 1];
@@ -10963,7 +10940,7 @@ typedef struct pto__sy {
     int32_t restart, restart_grp;          /* loop to analyse again, and the group that asked */
     int32_t pend;                          /* loop to analyse again once its body visit ends */
     int32_t *pendg, npendg, cap_pendg;     /* the carried groups that asked for it */
-    int mode, stop, halt;           /* halt: stop || restart >= 0 */
+    int mode, stop;
     pto_status status;
     /* the dependency found at the current statement */
     int found, h_fwd;
@@ -10997,7 +10974,6 @@ static void pto__sy_fail(pto__sy *sy, pto_status st)
 {
     if (sy->status == PTO_OK) sy->status = st;
     sy->stop = 1;
-    sy->halt = 1;
 }
 
 static void *pto__sy_zalloc(pto__sy *sy, size_t n)
@@ -11701,6 +11677,8 @@ typedef struct pto__sy_txt {
 static void pto__sy_put(pto__sy_txt *t, const char *s, size_t n)
 {
     size_t room = sizeof t->d - 1 - t->n;
+    /* two memcpy calls, not one after clamping n: with a literal's constant
+       n (PTO__SY_LIT) the first becomes a few moves (1% of the pass) */
     if (n <= room) {
         memcpy(t->d + t->n, s, n);
         t->n += n;
@@ -12287,7 +12265,6 @@ static int pto__sy_resolve(pto__sy *sy, int32_t s, pto__sy_st *st)
         if (sy->pend >= 0 && pto__sy_frame_of(sy, sy->pend) < pto__sy_frame_of(sy, target)) target = sy->pend;
         sy->pend = -1;
         sy->restart = target;
-        sy->halt = 1;
         sy->restart_grp = sy->n_grps - 1;
         return 0;
     }
@@ -12318,7 +12295,7 @@ static void pto__sy_access(pto__sy *sy, int32_t s, pto__sy_st *st)
 
 static void pto__sy_block(pto__sy *sy, int32_t b, pto__sy_st *st);
 
-static int pto__sy_halted(const pto__sy *sy) { return sy->halt; }   /* stop || restart >= 0 */
+static int pto__sy_halted(const pto__sy *sy) { return sy->stop || sy->restart >= 0; }
 
 static pto__sy_fr *pto__sy_push(pto__sy *sy, int32_t s, int loop, pto__sy_st **sv, int32_t nsv)
 {
@@ -12422,7 +12399,6 @@ static int pto__sy_fixpoint(pto__sy *sy, int32_t L, int32_t fi, pto__sy_st *st, 
             if (sy->pend == L && !pto__sy_halted(sy)) {   /* pto__sy_defer */
                 sy->pend = -1;
                 sy->restart = L;
-                sy->halt = 1;
                 sy->restart_grp = -1;
             }
             if (!pto__sy_halted(sy) && pto__sy_join(sy, heads[(ph + 1) % P], work) && !dirty[(ph + 1) % P]) {
@@ -12461,7 +12437,6 @@ static void pto__sy_loop(pto__sy *sy, int32_t L, pto__sy_st *st)
         pto_free(sy->ctx, heads);
         if (!ok || sy->stop || sy->restart != L) break;
         sy->restart = -1;
-        sy->halt = sy->stop;
         pto__sy_reenter(sy, fi, st, entry0);
         sy->restart_grp = -1;
     }
@@ -12588,7 +12563,6 @@ static void pto__sy_run(pto__sy *sy, int32_t prog)
     st->reached = 1;
     sy->nfr = 0;
     sy->restart = sy->restart_grp = sy->pend = -1;
-    sy->halt = sy->stop;
     sy->npendg = 0;
     for (s = m->blocks[sy->progs[prog]].head; s >= 0 && !sy->stop; s = m->stmts[s].next) {
         if (!(m->stmts[s].kind == PTO_ST_OP && pto__sy_issync(m->stmts[s].op))) pto__sy_collect(sy, st);
@@ -12709,7 +12683,9 @@ static int32_t pto__sy_emit(pto__sy *sy, int32_t g, uint8_t role, int32_t at, in
     } else if (like >= 0) {
         m->stmts[s].arg0 = m->stmts[sy->ents[like].stmt].arg0;
         m->stmts[s].nargs = 3;
-    } else if (pto__arg_flag(m, s, (pto_pipe)gr->src, (pto_pipe)gr->dst, expr, m->stmts[at].loc) < 0) {
+    } else if (pto_arg_pipe(m, s, (pto_pipe)gr->src, m->stmts[at].loc) < 0
+               || pto_arg_pipe(m, s, (pto_pipe)gr->dst, m->stmts[at].loc) < 0
+               || pto_arg_int(m, s, expr, m->stmts[at].loc) < 0) {
         return -1;
     }
     if (after) pto_insert_after(m, at, s);
@@ -17540,7 +17516,8 @@ PTO_K_FN void pto_h_host_end(pto_h_run *run, const char *name)
 PTO_K_FN void pto_h_unused_defs(const pto_h_run *run)
 {
     int i;
-    for (i = 0; i < run->ndefs && run->status == 0 && run->m; i++)
+    if (run->status || !run->m) return;
+    for (i = 0; i < run->ndefs; i++)
         if (!run->def_used[i])
             fprintf(stderr, "warning: -D %s: %s has no dynamic dim or scalar param named '%.*s'\n", run->def_name[i],
                     run->file, (int)run->def_len[i], run->def_name[i]);

@@ -126,11 +126,11 @@ static uint32_t pto__hash(const char *s, size_t n)
     return h;
 }
 
-/* The table keeps each slot's full hash next to its id (struct
-   pto__hslot): a probe compares hashes first and touches the pool only on a
-   likely match, and growing the table never rehashes a string. */
 /* Moves the table to ncap slots; 0 (nothing changed) when out of memory.
-   Quiet: pto__rehash reports, pto__intern_reserve need not. */
+   Quiet: pto__rehash reports, pto__intern_reserve need not. The table
+   keeps each slot's full hash next to its id (struct pto__hslot): a probe
+   compares hashes first and touches the pool only on a likely match, and
+   growing the table never rehashes a string. */
 static int pto__rehash_quiet(pto_ctx *ctx, int32_t ncap)
 {
     struct pto__hslot *h = (struct pto__hslot *)pto_alloc(ctx, sizeof *h * (size_t)ncap);

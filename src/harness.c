@@ -589,7 +589,8 @@ PTO_K_FN void pto_h_host_end(pto_h_run *run, const char *name)
 PTO_K_FN void pto_h_unused_defs(const pto_h_run *run)
 {
     int i;
-    for (i = 0; i < run->ndefs && run->status == 0 && run->m; i++)
+    if (run->status || !run->m) return;
+    for (i = 0; i < run->ndefs; i++)
         if (!run->def_used[i])
             fprintf(stderr, "warning: -D %s: %s has no dynamic dim or scalar param named '%.*s'\n", run->def_name[i],
                     run->file, (int)run->def_len[i], run->def_name[i]);

@@ -604,35 +604,6 @@ PTODEF int32_t pto_arg_pipe(pto_module *m, int32_t stmt, pto_pipe p, pto_loc loc
     return pto__arg(m, stmt, PTO_O_PIPE, (int32_t)p, loc);
 }
 
-/* The operands of a set_flag / wait_flag, exactly what pto_arg_pipe (p),
-   pto_arg_pipe (q) and pto_arg_int (id) give, made with one room test and
-   each field written once: the sync pass adds them by the ten thousand. */
-static int32_t pto__arg_flag(pto_module *m, int32_t stmt, pto_pipe p, pto_pipe q, int32_t id, pto_loc loc)
-{
-    pto_operand *o;
-    int32_t i, n = m->n_operands;
-    if (m->cap_operands - n < 3) {   /* growing: the general path */
-        if (pto_arg_pipe(m, stmt, p, loc) < 0 || pto_arg_pipe(m, stmt, q, loc) < 0 || pto_arg_int(m, stmt, id, loc) < 0)
-            return -1;
-        return n;
-    }
-    PTO_ASSERT(m->stmts[stmt].arg0 + m->stmts[stmt].nargs == n);
-    o = &m->operands[n];
-    memset(o, 0, 3 * sizeof *o);
-    for (i = 0; i < 3; i++) {
-        o[i].kind = (uint8_t)(i < 2 ? PTO_O_PIPE : PTO_O_INT);
-        o[i].e[0] = o[i].e[1] = o[i].e[2] = -1;
-        o[i].loc = loc;
-    }
-    o[0].ref = (int32_t)p;
-    o[1].ref = (int32_t)q;
-    o[2].ref = -1;
-    o[2].e[0] = id;
-    m->n_operands = n + 3;
-    m->stmts[stmt].nargs += 3;
-    return n;
-}
-
 /* ---- cube <-> vector pipes ----------------------------------------------- */
 
 PTODEF int32_t pto_arg_cvpipe(pto_module *m, int32_t stmt, int32_t cvpipe, pto_loc loc)

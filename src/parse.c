@@ -428,9 +428,10 @@ static int pto__ps_float_value(pto__ps_parser *p, const pto__ps_tok *t, double *
 /* ---- names and scopes ------------------------------------------------------ */
 
 /* The binding slot of interned id `id`; grows the table on demand. NULL only
-   when out of memory. The hot callers test `id < p->cap_names` themselves
-   and index the table: this function is too big to be inlined. */
-static pto__ps_pname *pto__ps_slot(pto__ps_parser *p, int32_t id)
+   when out of memory. Callers go through pto__ps_name_slot, which indexes
+   the table without a call when it is big enough (this one is too big to be
+   inlined, and every name operand asks). */
+static pto__ps_pname *pto__ps_slot_grow(pto__ps_parser *p, int32_t id)
 {
     if (id >= p->cap_names) {
         int32_t ncap = p->cap_names ? p->cap_names : 256;
@@ -443,6 +444,11 @@ static pto__ps_pname *pto__ps_slot(pto__ps_parser *p, int32_t id)
         p->cap_names = ncap;
     }
     return &p->names[id];
+}
+
+static inline pto__ps_pname *pto__ps_name_slot(pto__ps_parser *p, int32_t id)
+{
+    return id < p->cap_names ? &p->names[id] : pto__ps_slot_grow(p, id);
 }
 
 static int pto__ps_push_i32(pto__ps_parser *p, int32_t **arr, int32_t *n, int32_t *cap, int32_t v)
@@ -486,7 +492,7 @@ static int pto__ps_reserved(const pto__ps_parser *p, int32_t id)
 /* Checks that the name token t may be declared here; reports why not. */
 static int pto__ps_can_declare(pto__ps_parser *p, const pto__ps_tok *t)
 {
-    pto__ps_pname *n = t->id < p->cap_names ? &p->names[t->id] : pto__ps_slot(p, t->id);
+    pto__ps_pname *n = pto__ps_name_slot(p, t->id);
     if (!n) return 0;
     if (pto__ps_reserved(p, t->id)) {
         pto__ps_err(p, t, "'%s' is a reserved word and cannot be declared", pto__ps_text(p, t));
@@ -504,7 +510,7 @@ static int pto__ps_can_declare(pto__ps_parser *p, const pto__ps_tok *t)
 
 static void pto__ps_bind(pto__ps_parser *p, const pto__ps_tok *t, int kind, int32_t ref)
 {
-    pto__ps_pname *n = t->id < p->cap_names ? &p->names[t->id] : pto__ps_slot(p, t->id);
+    pto__ps_pname *n = pto__ps_name_slot(p, t->id);
     if (!n || ref < 0) return;
     if (!pto__ps_push_i32(p, &p->decls, &p->n_decls, &p->cap_decls, t->id)) return;
     n = &p->names[t->id];
@@ -518,7 +524,7 @@ static const pto__ps_pname *pto__ps_lookup(pto__ps_parser *p, const pto__ps_tok 
 {
     static const pto__ps_pname none = {0, 0, 0, 0, 0, 0, 0, {0, 0, 0}};
     /* every name operand comes here: the table is nearly always big enough */
-    pto__ps_pname *n = t->id < p->cap_names ? &p->names[t->id] : pto__ps_slot(p, t->id);
+    pto__ps_pname *n = pto__ps_name_slot(p, t->id);
     return n ? n : &none;
 }
 
@@ -968,7 +974,7 @@ static void pto__ps_sub_block(pto__ps_parser *p, int32_t block, const pto__ps_to
    interned name (every tile statement names both). */
 static pto_dtype pto__ps_dtype_of(pto__ps_parser *p, const pto__ps_tok *t)
 {
-    pto__ps_pname *n = t->id < p->cap_names ? &p->names[t->id] : pto__ps_slot(p, t->id);
+    pto__ps_pname *n = pto__ps_name_slot(p, t->id);
     if (!n) return pto_dtype_lookup(p->src + t->pos, t->len);
     if (n->dtc == 0) n->dtc = (uint8_t)(1 + (int)pto_dtype_lookup(p->src + t->pos, t->len));
     return (pto_dtype)(n->dtc - 1);
@@ -976,7 +982,7 @@ static pto_dtype pto__ps_dtype_of(pto__ps_parser *p, const pto__ps_tok *t)
 
 static pto_space pto__ps_space_of(pto__ps_parser *p, const pto__ps_tok *t)
 {
-    pto__ps_pname *n = t->id < p->cap_names ? &p->names[t->id] : pto__ps_slot(p, t->id);
+    pto__ps_pname *n = pto__ps_name_slot(p, t->id);
     if (!n) return pto_space_lookup(p->src + t->pos, t->len);
     if (n->spc == 0) n->spc = (uint8_t)(1 + (int)pto_space_lookup(p->src + t->pos, t->len));
     return (pto_space)(n->spc - 1);
@@ -1327,7 +1333,7 @@ static int pto__ps_tfree_tile(pto__ps_parser *p, int32_t s)
 
 static pto_op pto__ps_op_of(pto__ps_parser *p, const pto__ps_tok *t)
 {
-    pto__ps_pname *n = t->id < p->cap_names ? &p->names[t->id] : pto__ps_slot(p, t->id);
+    pto__ps_pname *n = pto__ps_name_slot(p, t->id);
     if (!n) return PTO_NOP;
     if (n->opc == 0) {
         pto_op op = pto_op_lookup(p->src + t->pos, t->len);
@@ -1541,7 +1547,7 @@ static void pto__ps_kernel(pto__ps_parser *p)
     pto__ps_next(p);
     name = p->tok;
     if (!pto__ps_expect(p, PTO__T_NAME, "a kernel name")) { pto__ps_skip_to_top(p); return; }
-    n = pto__ps_slot(p, name.id);
+    n = pto__ps_name_slot(p, name.id);
     if (!n) return;
     if (n->kernel) {
         const pto_kernel *o = &p->m->kernels[n->kernel - 1];

@@ -241,7 +241,7 @@ typedef struct pto__sy {
     int32_t restart, restart_grp;          /* loop to analyse again, and the group that asked */
     int32_t pend;                          /* loop to analyse again once its body visit ends */
     int32_t *pendg, npendg, cap_pendg;     /* the carried groups that asked for it */
-    int mode, stop, halt;           /* halt: stop || restart >= 0 */
+    int mode, stop;
     pto_status status;
     /* the dependency found at the current statement */
     int found, h_fwd;
@@ -275,7 +275,6 @@ static void pto__sy_fail(pto__sy *sy, pto_status st)
 {
     if (sy->status == PTO_OK) sy->status = st;
     sy->stop = 1;
-    sy->halt = 1;
 }
 
 static void *pto__sy_zalloc(pto__sy *sy, size_t n)
@@ -979,6 +978,8 @@ typedef struct pto__sy_txt {
 static void pto__sy_put(pto__sy_txt *t, const char *s, size_t n)
 {
     size_t room = sizeof t->d - 1 - t->n;
+    /* two memcpy calls, not one after clamping n: with a literal's constant
+       n (PTO__SY_LIT) the first becomes a few moves (1% of the pass) */
     if (n <= room) {
         memcpy(t->d + t->n, s, n);
         t->n += n;
@@ -1565,7 +1566,6 @@ static int pto__sy_resolve(pto__sy *sy, int32_t s, pto__sy_st *st)
         if (sy->pend >= 0 && pto__sy_frame_of(sy, sy->pend) < pto__sy_frame_of(sy, target)) target = sy->pend;
         sy->pend = -1;
         sy->restart = target;
-        sy->halt = 1;
         sy->restart_grp = sy->n_grps - 1;
         return 0;
     }
@@ -1596,7 +1596,7 @@ static void pto__sy_access(pto__sy *sy, int32_t s, pto__sy_st *st)
 
 static void pto__sy_block(pto__sy *sy, int32_t b, pto__sy_st *st);
 
-static int pto__sy_halted(const pto__sy *sy) { return sy->halt; }   /* stop || restart >= 0 */
+static int pto__sy_halted(const pto__sy *sy) { return sy->stop || sy->restart >= 0; }
 
 static pto__sy_fr *pto__sy_push(pto__sy *sy, int32_t s, int loop, pto__sy_st **sv, int32_t nsv)
 {
@@ -1700,7 +1700,6 @@ static int pto__sy_fixpoint(pto__sy *sy, int32_t L, int32_t fi, pto__sy_st *st, 
             if (sy->pend == L && !pto__sy_halted(sy)) {   /* pto__sy_defer */
                 sy->pend = -1;
                 sy->restart = L;
-                sy->halt = 1;
                 sy->restart_grp = -1;
             }
             if (!pto__sy_halted(sy) && pto__sy_join(sy, heads[(ph + 1) % P], work) && !dirty[(ph + 1) % P]) {
@@ -1739,7 +1738,6 @@ static void pto__sy_loop(pto__sy *sy, int32_t L, pto__sy_st *st)
         pto_free(sy->ctx, heads);
         if (!ok || sy->stop || sy->restart != L) break;
         sy->restart = -1;
-        sy->halt = sy->stop;
         pto__sy_reenter(sy, fi, st, entry0);
         sy->restart_grp = -1;
     }
@@ -1866,7 +1864,6 @@ static void pto__sy_run(pto__sy *sy, int32_t prog)
     st->reached = 1;
     sy->nfr = 0;
     sy->restart = sy->restart_grp = sy->pend = -1;
-    sy->halt = sy->stop;
     sy->npendg = 0;
     for (s = m->blocks[sy->progs[prog]].head; s >= 0 && !sy->stop; s = m->stmts[s].next) {
         if (!(m->stmts[s].kind == PTO_ST_OP && pto__sy_issync(m->stmts[s].op))) pto__sy_collect(sy, st);
@@ -1987,7 +1984,9 @@ static int32_t pto__sy_emit(pto__sy *sy, int32_t g, uint8_t role, int32_t at, in
     } else if (like >= 0) {
         m->stmts[s].arg0 = m->stmts[sy->ents[like].stmt].arg0;
         m->stmts[s].nargs = 3;
-    } else if (pto__arg_flag(m, s, (pto_pipe)gr->src, (pto_pipe)gr->dst, expr, m->stmts[at].loc) < 0) {
+    } else if (pto_arg_pipe(m, s, (pto_pipe)gr->src, m->stmts[at].loc) < 0
+               || pto_arg_pipe(m, s, (pto_pipe)gr->dst, m->stmts[at].loc) < 0
+               || pto_arg_int(m, s, expr, m->stmts[at].loc) < 0) {
         return -1;
     }
     if (after) pto_insert_after(m, at, s);

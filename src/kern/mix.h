@@ -328,6 +328,7 @@ PTO_K_FN void pto_k_tpush(pto_k_core *c, const char *src, int ring, pto_k_tile a
     pto_k__ins ins = pto_k__mk(PTO_K__TSTORE, pipe, src);
     pto_k__ring *rg;
     pto_k__ring1 *r1;
+    pto_k__sync *fs;   /* the slot's release: the tfrees of its previous data */
     pto_k__rwait rw;
     pto_k__waiter w;
     pto_k__check k;
@@ -364,7 +365,8 @@ PTO_K_FN void pto_k_tpush(pto_k_core *c, const char *src, int ring, pto_k_tile a
        later tfree that the interleaving happened to run already is no part
        of this push's condition (it would make time and order depend on the
        seed, and hide races the hardware does not order). */
-    if (r1->freeslot[n % rg->slot_num].vc) pto_k__join_all(c, &r1->freeslot[n % rg->slot_num], PTO_K__XLAT);
+    fs = &r1->freeslot[n % rg->slot_num];
+    if (fs->vc) pto_k__join_all(c, fs, PTO_K__XLAT);
     ins.disp = c->disp++;
     ins.seq = ++c->seq;
     off = pto_k__slot_at(rg, kd, n);
@@ -460,6 +462,7 @@ PTO_K_FN void pto_k_tfree(pto_k_core *c, const char *src, int ring)
     pto_k__ins ins = pto_k__mk(PTO_K__SET_FLAG, PTO_K_PIPE_S, src);
     pto_k__ring *rg;
     pto_k__ring1 *r1;
+    pto_k__sync *fs;   /* the slot this core frees */
     int kd, me;
     int64_t t;
     if (c->dead || !(rg = pto_k__ring_get(c, &ins, ring))) return;
@@ -475,8 +478,9 @@ PTO_K_FN void pto_k_tfree(pto_k_core *c, const char *src, int ring)
     if (c->free_at[PTO_K_PIPE_MTE2] > t) t = c->free_at[PTO_K_PIPE_MTE2];
     /* the freed slot (this core's oldest popped one) was read by the pop on
        MTE2: publish that it is done, on that slot only */
-    pto_k__publish(c, PTO_K_PIPE_MTE2, &r1->freeslot[r1->freed[me] % rg->slot_num], t, src);
-    pto_k__publish(c, PTO_K_PIPE_S, &r1->freeslot[r1->freed[me] % rg->slot_num], t, src);
+    fs = &r1->freeslot[r1->freed[me] % rg->slot_num];
+    pto_k__publish(c, PTO_K_PIPE_MTE2, fs, t, src);
+    pto_k__publish(c, PTO_K_PIPE_S, fs, t, src);
     r1->freed[me]++;
     pto_k__yield(c);
 }
