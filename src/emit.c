@@ -2219,13 +2219,15 @@ static void pto__emit_sig(pto__emitter *E, int32_t k)
     }
 }
 
-/* "vec 98304 B, mat 0 B": the highest planned byte of each space in use;
-   a popped tile counts with all its pipe's local slots (it moves through
-   them), so a mix kernel's figure includes the pipe reservation. */
+/* "vec 98304 B, mat 0 B": the highest planned byte of each space in use.
+   A mix kernel's cube/vector pipe buffers sit at the top of their space
+   (plan.c), so the highest byte would always read "all of it": tiles a
+   tpop fills live there and are left out, and the reservation is named
+   apart ("vec 32896 B + 32768 B pipe buffers"). */
 static void pto__emit_planned(pto__emitter *E, int32_t k)
 {
     const pto_module *m = E->m;
-    int64_t hi[PTO_NSPACE];
+    int64_t hi[PTO_NSPACE], res;
     int used[PTO_NSPACE];
     pto_buf *b = pto__emit_sb(E, PTO__K_PLANNED);
     int32_t t;
@@ -2237,19 +2239,14 @@ static void pto__emit_planned(pto__emitter *E, int32_t k)
         int j;
         if (tl->kernel != k || tl->space == PTO_GM || tl->space >= PTO_NSPACE || !tl->planned) continue;
         used[tl->space] = 1;
+        if (E->tile_popped && E->tile_popped[t] && pto__emit_popped_from(m, t) >= 0) continue;
         for (j = 0; j < (tl->nbuf > 1 ? tl->nbuf : 1) && j < PTO_MAX_NBUF; j++)
             if (tl->offset[j] + pto_tile_bytes(tl) > hi[tl->space]) hi[tl->space] = tl->offset[j] + pto_tile_bytes(tl);
-        if (E->tile_popped && E->tile_popped[t]) {
-            int32_t q = pto__emit_popped_from(m, t);
-            int64_t end = q < 0 ? 0
-                                : tl->offset[0] + (int64_t)m->cvpipes[q].local_slot_num *
-                                                      pto_plan_pipe_slot_bytes(&m->cvpipes[q], (pto_space)tl->space);
-            if (end > hi[tl->space]) hi[tl->space] = end;
-        }
     }
     for (s = 1; s < PTO_NSPACE; s++) {
         if (!used[s]) continue;
         pto_buf_printf(b, "%s%s %lld B", n++ ? ", " : "", pto_space_name((pto_space)s), (long long)hi[s]);
+        if ((res = pto__reserved(m, k, (pto_space)s)) > 0) pto_buf_printf(b, " + %lld B pipe buffers", (long long)res);
     }
     if (!n) pto__emit_puts(b, "nothing");
     pto__emit_vbuf(E, PTO__K_PLANNED);

@@ -18,6 +18,9 @@ clean() { # FILE/DIR, description, args...
 clean examples/mixmm.pto "mixmm, 4 blocks from M" -D M=256
 clean examples/mixmm.pto "mixmm, 1 block" -D M=64
 clean examples/mixv2c.pto "mixv2c, v2c and c2v in a loop" -D N=256
+# the pipe buffers (top of UB / L1) are named apart from the tiles' highest byte
+if grep -q "planned     vec 16384 B + 16384 B pipe buffers, mat 16384 B + 32768 B pipe buffers," $out/log; then ok
+else bad "mixv2c: planned names the pipe buffers apart"; grep planned $out/log; fi
 if command -v tcc >/dev/null 2>&1; then
     clean examples/mixmm.pto "mixmm under tcc" --cc tcc -D M=256
     clean examples/mixv2c.pto "mixv2c under tcc" --cc tcc -D N=256
