@@ -15682,17 +15682,6 @@ static size_t pto__emit_esc(char *d, unsigned char c)
     return 4;
 }
 
-/* Text as the inside of a C string literal (the file name). */
-static void pto__emit_cstr(pto_buf *b, const char *s, size_t n)
-{
-    size_t i;
-    for (i = 0; i < n; i++) {
-        char esc[4];
-        if (pto__emit_plain[(unsigned char)s[i]]) pto_buf_putn(b, s + i, 1);
-        else pto_buf_putn(b, esc, pto__emit_esc(esc, (unsigned char)s[i]));
-    }
-}
-
 /* Whether any of the 8 bytes of w is one that pto__emit_plain refuses:
    below 0x20, 0x7f and above, '"', '?' or '\\' (bit tricks on the word). */
 static inline uint64_t pto__emit_unplain8(uint64_t w)
@@ -16175,22 +16164,25 @@ static pto_status pto__emit_check(pto__emitter *E)
     return PTO_OK;
 }
 
+/* The base name of the source, escaped for a C string; a name whose escaped
+   form does not fit is cut between two escapes, never inside one (a lone
+   backslash at the end would swallow the closing quote). */
 static void pto__emit_file_name(pto__emitter *E, const char *name)
 {
     const char *base = name, *p;
-    pto_buf b;
+    size_t n = 0, k;
     for (p = name; *p; p++)
         if (*p == '/' || *p == '\\') base = p + 1;
-    memset(&b, 0, sizeof b);
-    b.ctx = E->ctx;
-    pto__emit_cstr(&b, base, strlen(base));
-    if (b.data) {
-        size_t n = b.len < sizeof E->file - 1 ? b.len : sizeof E->file - 1;
-        memcpy(E->file, b.data, n);
-        E->file[n] = 0;
-        E->file_len = n;
+    for (p = base; *p; p++) {
+        char esc[4];
+        if (pto__emit_plain[(unsigned char)*p]) esc[0] = *p, k = 1;
+        else k = pto__emit_esc(esc, (unsigned char)*p);
+        if (n + k > sizeof E->file - 1) break;
+        memcpy(E->file + n, esc, k);
+        n += k;
     }
-    pto_buf_free(&b);
+    E->file[n] = 0;
+    E->file_len = n;
 }
 
 static void pto__emit_free(pto__emitter *E, uint8_t *vo, uint8_t *to, uint8_t *po)

@@ -95,5 +95,12 @@ if [ $rc = 0 ] && grep -q "warning: -D M=3: softmax.pto has no dynamic dim or sc
 $ptoc run examples/vadd.pto --trace $out/t.json >$out/log 2>&1; rc=$?
 if [ $rc = 0 ] && [ -s $out/t.json ]; then ok "--trace writes a trace"; else bad "--trace writes a trace (rc $rc)"; fi
 
+# a file name whose escaped form is longer than the emitter keeps (quotes become \"): it is cut
+# between two escapes, never inside one (a lone backslash swallowed the closing quote)
+qname=$(printf '%0130d' 0 | tr 0 '"').pto
+cp examples/vadd.pto "$out/$qname"
+$ptoc run "$out/$qname" >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "simulator   no reports" $out/log; then ok "run a file named with 130 quotes"; else bad "run a file named with 130 quotes (rc $rc)"; tail -3 $out/log; fi
+
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
