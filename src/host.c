@@ -289,6 +289,20 @@ static int pto__hs_tensor_stmt(pto__ps_parser *p, int32_t h)
 
 /* One call argument: a host tensor, a float, a host scalar or an integer
    expression over the host's dims and integer scalars. */
+static void pto__hs_unknown_kernel(pto__ps_parser *p, const pto__ps_tok *t)
+{
+    pto__ps_near n;
+    char hint[80];
+    int32_t k;
+    pto__ps_near_init(p, &n, pto__ps_text(p, t), t->len);
+    for (k = 0; k < p->m->n_kernels; k++) {
+        int32_t id = p->m->kernels[k].name;
+        pto__ps_near_try(&n, pto_str(p->ctx, id), pto__str_len(p->ctx, id));
+    }
+    pto__ps_err(p, t, "unknown kernel '%s'%s", pto__ps_text(p, t),
+                pto__ps_near_hint(&n, hint, sizeof hint, " (a host calls kernels defined above it)"));
+}
+
 static int pto__hs_arg_parse(pto__ps_parser *p, int32_t call)
 {
     pto__ps_tok t = p->tok, n = pto__ps_peek(p);
@@ -313,6 +327,11 @@ static int pto__hs_arg_parse(pto__ps_parser *p, int32_t call)
         if (b->kind == PTO__B_SCALAR && (n.kind == ',' || n.kind == ')')) {
             pto__ps_next(p);
             return pto_call_arg_scalar(p->m, call, b->ref, loc) >= 0;
+        }
+        if (b->kind == PTO__B_NONE && (n.kind == ',' || n.kind == ')')) {  /* any name may be meant */
+            pto__ps_unknown_name(p, &t, ~(1u << PTO__B_NONE), 1);
+            pto__ps_next(p);
+            return pto_call_arg_int(p->m, call, pto_expr_int(p->m, 0, loc), loc) >= 0;   /* placeholder */
         }
     }
     if (t.kind != PTO__T_NAME && t.kind != PTO__T_INT && t.kind != '(' && t.kind != '-') {
@@ -341,8 +360,7 @@ static int pto__hs_call_stmt(pto__ps_parser *p, int32_t h)
         if (i < p->m->n_hosts)
             pto__ps_err(p, &name, "'%s' is a host; a host calls kernels", pto__ps_text(p, &name));
         else
-            pto__ps_err(p, &name, "unknown kernel '%s' (a host calls kernels defined above it)",
-                        pto__ps_text(p, &name));
+            pto__hs_unknown_kernel(p, &name);
         return 0;
     }
     call = pto_add_host_call(p->m, h, k, pto__ps_tloc(p, &name));
