@@ -5066,11 +5066,11 @@ static void pto__vtile_fit(pto__verifier *v, const pto_tile *t)
     if (t->pin == PTO_NO_ADDR) return;
     if (t->pin < 0)
         pto_error(v->ctx, t->loc, "pinned address %lld of tile '%s' is negative", (long long)t->pin, tn);
-    else if (t->pin % 32 != 0)
-        pto_error(v->ctx, t->loc, "pinned address %lld of tile '%s' is not 32-byte aligned", (long long)t->pin, tn);
+    else if (t->pin % 32 != 0)   /* addresses in hex, as `ptoc plan` and the printed .pto show them */
+        pto_error(v->ctx, t->loc, "pinned address 0x%llx of tile '%s' is not 32-byte aligned", (long long)t->pin, tn);
     else if (t->pin > cap - all)
-        pto_error(v->ctx, t->loc, "tile '%s' pinned at %lld ends at %lld, past the %lld bytes of '%s' on %s",
-                  tn, (long long)t->pin, (long long)(t->pin + all), (long long)cap, sp, an);
+        pto_error(v->ctx, t->loc, "tile '%s' pinned at 0x%llx ends at 0x%llx, past the end of '%s' (0x%llx, %lld bytes on %s)",
+                  tn, (long long)t->pin, (long long)(t->pin + all), sp, (long long)cap, (long long)cap, an);
 }
 
 /* The valid rows (d = 0) or cols (d = 1) of tile id as a form: its

@@ -585,8 +585,8 @@ static void test_pin(void)
     f.m->tiles[b].pin = 196608 - 2048;
     run(&f);
     CHECK(pto_error_count(f.ctx) == 2);
-    CHECK(has(&f, "t.pto:2:8: error: pinned address 48 of tile 'a' is not 32-byte aligned"));
-    CHECK(has(&f, "t.pto:3:8: error: tile 'b' pinned at 194560 ends at 198656, past the 196608 bytes of 'vec' on a2a3"));
+    CHECK(has(&f, "t.pto:2:8: error: pinned address 0x30 of tile 'a' is not 32-byte aligned"));
+    CHECK(has(&f, "t.pto:3:8: error: tile 'b' pinned at 0x2f800 ends at 0x30800, past the end of 'vec' (0x30000, 196608 bytes on a2a3)"));
     end(&f);
 }
 
