@@ -2,7 +2,9 @@
 # diag_test.sh - what ptoc tells a user when something is wrong, end to end:
 #   - a mismatch in ptoc run is reported per output tensor: how many
 #     elements differ of how many, the largest errors, the first positions
-#     with both values; a correct output is not named; exit status 1.
+#     with both values; a correct output is not named; exit status 1;
+#   - ptoc check plans and synchronises too: tiles that do not fit are an
+#     error there, named largest first with their sizes and lines.
 cd "$(dirname "$0")/.." || exit 1
 ptoc=./build/ptoc
 out=build/diag_test
@@ -47,6 +49,14 @@ if cmp -s $out/good/host.c $out/blocks/host.c; then bad "the block count is emit
     expect "too few blocks: z reported too" 1 "^  result      mismatch: z differs in [0-9]+ of 2048 elements" $ptoc run $out/blocks
     expect "too few blocks: the first unwritten row" 1 "^    y\[16, 0\] = 0 on the simulator" $ptoc run $out/blocks
 fi
+
+# ---- ptoc check: the planner's errors ----
+$ptoc check examples/vadd.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && [ ! -s $out/log ]; then ok "check passes a good kernel, silently"; else bad "check passes a good kernel, silently (exit $rc)"; fi
+expect "check plans: an overflow is an error" 1 \
+    "^tests/plan/overflow.pto:10:3: error: kernel 'big': vec overflows: needs 262144 bytes, capacity 196608; at line 10, 4 tiles are live \(262144 bytes\), largest first: a 65536 \(line 3\), " \
+    $ptoc check tests/plan/overflow.pto
+expect "fmt still only verifies" 0 "^kernel big" $ptoc fmt tests/plan/overflow.pto
 
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

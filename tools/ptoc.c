@@ -1,6 +1,6 @@
 /* ptoc.c - the pto command-line compiler.
 
-   ptoc check FILE       parse and verify; print diagnostics
+   ptoc check FILE       parse, verify, plan and synchronise; print diagnostics
    ptoc fmt FILE         print the canonical .pto text of FILE
    ptoc dump STAGE FILE  print the IR after a stage (parse, verify, ...)
    ptoc plan [--tight] [--svg OUT.svg] FILE
@@ -28,7 +28,8 @@ static const char *usage =
     "usage: ptoc COMMAND [OPTIONS] FILE\n"
     "\n"
     "commands:\n"
-    "  check FILE          parse and verify FILE; print every error\n"
+    "  check FILE          parse, verify, plan memory and place syncs: every error\n"
+    "                      emit would report (tiles that do not fit too); writes nothing\n"
     "  fmt FILE            print FILE in canonical .pto form\n"
     "  dump STAGE FILE     print the IR after STAGE (parse | verify | lower | plan | sync)\n"
     "  plan [--tight] [--svg OUT.svg] FILE\n"
@@ -113,12 +114,22 @@ static pto_status write_text(pto_ctx *ctx, const pto_module *m, void (*printer)(
     return st;
 }
 
+/* check runs every pass that can find an error in the input (a kernel whose
+   tiles do not fit is as wrong as one with a typo); fmt only verifies: it
+   prints the text as written, before lowering adds staging tiles. */
 static int cmd_check(pto_ctx *ctx, const char *path, int print)
 {
     int status;
     pto_module *m = load(ctx, path, &status);
     pto_status st = PTO_OK;
-    if (m) st = pto_verify(ctx, m);
+    if (m && print) {
+        st = pto_verify(ctx, m);
+    } else if (m) {
+        pto_compile_desc cd;
+        memset(&cd, 0, sizeof cd);
+        cd.sync.check = 1;   /* as emit and run compile */
+        st = pto_compile(ctx, m, &cd);
+    }
     pto_diag_print(ctx, stderr);
     if (m && st == PTO_OK && print) st = write_text(ctx, m, pto_print);
     pto_module_destroy(m);
