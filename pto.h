@@ -4568,8 +4568,10 @@ PTODEF void pto_dump(const pto_module *m, pto_buf *out) { pto__pr_pmodule(m, out
      - cube <-> vector pipes have counts in range (after normalisation), flag
        ids and a ring left; each tpush / tpop runs on the producer / consumer
        core of the pipe's direction with the pipe's dtype and this core's
-       shape; a pipe pops into one tile per section; and on every path a
-       tpop is followed by its tfree before the next tpop or the end.
+       shape; a pipe pops into one tile per section; a tpush into a v2c
+       pipe without a split is guarded from AIV 1 (subblock 1) by an
+       enclosing if; and on every path a tpop is followed by its tfree
+       before the next tpop or the end.
 
    How: one pass per kernel numbers the statements in program order and lists
    every tile write (phase 0); a second pass checks (phase 1). Both walk the

@@ -4,7 +4,10 @@
 #     elements differ of how many, the largest errors, the first positions
 #     with both values; a correct output is not named; exit status 1;
 #   - ptoc check plans and synchronises too: tiles that do not fit are an
-#     error there, named largest first with their sizes and lines.
+#     error there, named largest first with their sizes and lines;
+#   - a tpush into a v2c pipe without a split that AIV 1 reaches: the
+#     verifier rejects it in the .pto; in a hand-edited kernel.c the
+#     simulator names the ring, its pipe and the guard to write.
 cd "$(dirname "$0")/.." || exit 1
 ptoc=./build/ptoc
 out=build/diag_test
@@ -57,6 +60,19 @@ expect "check plans: an overflow is an error" 1 \
     "^tests/plan/overflow.pto:10:3: error: kernel 'big': vec overflows: needs 262144 bytes, capacity 196608; at line 10, 4 tiles are live \(262144 bytes\), largest first: a 65536 \(line 3\), " \
     $ptoc check tests/plan/overflow.pto
 expect "fmt still only verifies" 0 "^kernel big" $ptoc fmt tests/plan/overflow.pto
+
+# ---- unguarded tpush into an unsplit v2c pipe ----
+expect "a guarded v2c push runs clean" 0 "^  simulator   no reports" $ptoc run tests/diag/v2c_guarded.pto
+expect "an unguarded one is rejected by check" 1 "tpush into pipe 'up' \(v2c, no split\) can run on AIV 1" \
+    $ptoc check tests/bad/pipe_v2c_unguarded.pto
+$ptoc emit tests/diag/v2c_guarded.pto -o $out/v2c >$out/log 2>&1 || bad "emit v2c_guarded"
+cp -r $out/v2c $out/v2c_edit
+sed 's/if (pto_k_subblock(core) == 0) {/if (1) {/' $out/v2c/kernel.c >$out/v2c_edit/kernel.c
+if cmp -s $out/v2c/kernel.c $out/v2c_edit/kernel.c; then bad "the guard is emitted as pto_k_subblock(core) == 0"; else
+    expect "the guard edited out: the simulator says which ring, pipe and what to do" 1 \
+        "^    v2c_guarded.pto:22: error: tpush: AIV 1 \(subblock 1\) pushes into ring 0 \(\"v2c_guarded.pto:3: pipe up\"\), a V2C ring with no split: only AIV 0 may push into it; guard the push with .if subblock == 0. \(in C: pto_k_subblock\(core\) == 0\) or split the pipe" \
+        $ptoc run $out/v2c_edit
+fi
 
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
