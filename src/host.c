@@ -446,10 +446,13 @@ static void pto__hs_print_tensor(const pto_module *m, const pto_param *p, pto_bu
     pto_buf_puts(b, "]");
 }
 
-static void pto__hs_print_one(const pto_module *m, const pto_host *h, pto_buf *b)
+static void pto__hs_print_one(const pto__pr_printer *pr, const pto_host *h)
 {
     static const char *const dirs[] = {"in", "out", "inout"};
+    const pto_module *m = pr->m;
+    pto_buf *b = pr->b;
     int32_t i, s, a;
+    pto__pr_comments_before(pr, h->loc.line, 0);
     pto_buf_printf(b, "host %s(", pto_str(m->ctx, h->name));
     for (i = 0; i < h->nparams; i++) {
         const pto_param *p = &m->params[h->param0 + i];
@@ -464,6 +467,7 @@ static void pto__hs_print_one(const pto_module *m, const pto_host *h, pto_buf *b
     pto_buf_puts(b, ") {\n");
     for (s = h->stmt0; s < h->stmt0 + h->nstmts && s < m->n_hstmts; s++) {
         const pto_hstmt *st = &m->hstmts[s];
+        pto__pr_comments_before(pr, st->loc.line, 1);
         if (st->kind == PTO_HS_TENSOR) {
             pto_buf_puts(b, "  tensor ");
             if (st->ref >= 0 && st->ref < m->n_params) pto__hs_print_tensor(m, &m->params[st->ref], b);
@@ -486,12 +490,13 @@ static void pto__hs_print_one(const pto_module *m, const pto_host *h, pto_buf *b
 }
 
 /* The host sections after the kernels, each after a blank line. */
-static void pto__hs_print(const pto_module *m, pto_buf *out)
+static void pto__hs_print(const pto__pr_printer *pr)
 {
+    const pto_module *m = pr->m;
     int32_t h;
     for (h = 0; h < m->n_hosts; h++) {
-        if (h || m->n_kernels) pto_buf_puts(out, "\n");
-        pto__hs_print_one(m, &m->hosts[h], out);
+        if (h || m->n_kernels) pto_buf_puts(pr->b, "\n");
+        pto__hs_print_one(pr, &m->hosts[h]);
     }
 }
 
