@@ -22,7 +22,9 @@
    Errors: a syntax error skips to the end of the line (a `{` skipped on that
    line still opens a block, parsed into a detached block, so the matching
    `}` does not close the wrong block); a name error reports and carries on
-   with a placeholder. Nesting (blocks, parentheses, expression trees) is
+   with a placeholder. An unknown op, name, dtype, space, pipe or top-level
+   word gets the closest known one of its kind suggested when one is close
+   ("did you mean", below). Nesting (blocks, parentheses, expression trees) is
    capped so that neither this parser nor any later recursive pass can run
    out of stack. */
 
@@ -201,9 +203,9 @@ static int pto__ps_edits(const char *a, size_t la, const char *b, size_t lb, int
         cur[0] = (int)i;
         for (j = 1; j <= lb; j++) {
             int cb = pto__ps_lower(b[j - 1]), d = back[j - 1] + (ca != cb);
+            int swap = i > 1 && j > 1 && ca == pto__ps_lower(b[j - 2]) && pto__ps_lower(a[i - 2]) == cb;
             if (back[j] + 1 < d) d = back[j] + 1;
             if (cur[j - 1] + 1 < d) d = cur[j - 1] + 1;
-            int swap = i > 1 && j > 1 && ca == pto__ps_lower(b[j - 2]) && pto__ps_lower(a[i - 2]) == cb;
             if (swap && back2[j - 2] + 1 < d) d = back2[j - 2] + 1;
             cur[j] = d;
         }
@@ -1102,19 +1104,24 @@ static pto_space pto__ps_space_of(pto__ps_parser *p, const pto__ps_tok *t)
     return (pto_space)(n->spc - 1);
 }
 
+static void pto__ps_unknown_dtype(pto__ps_parser *p, const pto__ps_tok *t)
+{
+    pto__ps_near n;
+    char hint[80];
+    int d;
+    pto__ps_near_init(p, &n, pto__ps_text(p, t), t->len);
+    for (d = 1; d < PTO_NDTYPE; d++)
+        pto__ps_near_try(&n, pto_dtype_name((pto_dtype)d), strlen(pto_dtype_name((pto_dtype)d)));
+    pto__ps_err(p, t, "unknown dtype '%s'%s", pto__ps_text(p, t),
+                pto__ps_near_hint(&n, hint, sizeof hint, " (expected f32, f16, bf16, i32 or i8)"));
+}
+
 static int pto__ps_dtype(pto__ps_parser *p, pto_dtype *dt)
 {
     if (!pto__ps_is(p, PTO__T_NAME)) { pto__ps_expected(p, "a dtype"); return 0; }
     *dt = pto__ps_dtype_of(p, &p->tok);
     if (*dt == PTO_DT_NONE) {
-        pto__ps_near n;
-        char hint[80];
-        int d;
-        pto__ps_near_init(p, &n, pto__ps_text(p, &p->tok), p->tok.len);
-        for (d = 1; d < PTO_NDTYPE; d++)
-            pto__ps_near_try(&n, pto_dtype_name((pto_dtype)d), strlen(pto_dtype_name((pto_dtype)d)));
-        pto__ps_err(p, &p->tok, "unknown dtype '%s'%s", pto__ps_text(p, &p->tok),
-                    pto__ps_near_hint(&n, hint, sizeof hint, " (expected f32, f16, bf16, i32 or i8)"));
+        pto__ps_unknown_dtype(p, &p->tok);
         return 0;
     }
     pto__ps_next(p);
