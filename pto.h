@@ -8156,8 +8156,13 @@ static int pto__hs_dim(pto__ps_parser *p, int32_t h, int32_t param, int d, int i
         return 1;
     }
     if (intermediate) {
-        pto__ps_err(p, &t, "unknown dim '%s': a host tensor's dims are integers or dims of the host's params",
-                    pto__ps_text(p, &t));
+        pto__ps_near near;
+        char hint[80];
+        pto__ps_near_init(p, &near, pto__ps_text(p, &t), t.len);
+        pto__ps_near_names(p, &near, 1u << PTO__B_DIM);
+        pto__ps_err(p, &t, "unknown dim '%s'%s", pto__ps_text(p, &t),
+                    pto__ps_near_hint(&near, hint, sizeof hint,
+                                      ": a host tensor's dims are integers or dims of the host's params"));
         return 1;
     }
     if (!pto__ps_can_declare(p, &t)) return 1;
