@@ -670,6 +670,11 @@ PTODEF pto_module *pto_parse(pto_ctx *ctx, const char *filename, const char *tex
 
 /* Canonical .pto text of a module. print(parse(print(x))) == print(x). */
 PTODEF void pto_print(const pto_module *m, pto_buf *out);
+/* pto_print keeping the full-line `#` comments of `text`, the text m was
+   parsed from (unchanged since): each is printed, indented, before the
+   statement, pipe, kernel or host that follows it, the rest at the end;
+   comments after code on a line are dropped. What ptoc fmt prints. */
+PTODEF void pto_print_commented(const pto_module *m, const char *text, size_t len, pto_buf *out);
 PTODEF void pto_print_expr(const pto_module *m, int32_t expr, pto_buf *out);
 
 /* ---- verify -------------------------------------------------------------- */
@@ -2332,7 +2337,9 @@ PTODEF int pto_nmode_lookup(const char *name, size_t len)
    Errors: a syntax error skips to the end of the line (a `{` skipped on that
    line still opens a block, parsed into a detached block, so the matching
    `}` does not close the wrong block); a name error reports and carries on
-   with a placeholder. Nesting (blocks, parentheses, expression trees) is
+   with a placeholder. An unknown op, name, dtype, space, pipe or top-level
+   word gets the closest known one of its kind suggested when one is close
+   ("did you mean", below). Nesting (blocks, parentheses, expression trees) is
    capped so that neither this parser nor any later recursive pass can run
    out of stack. */
 
@@ -2475,6 +2482,82 @@ static void pto__ps_expected(pto__ps_parser *p, const char *what)
         else
             pto__ps_err(p, &p->tok, "bad number %s", q);
     } else pto__ps_err(p, &p->tok, "expected %s, got %s", what, q);
+}
+
+/* ---- "did you mean" ---------------------------------------------------------
+   An unknown word gets the closest known word of its kind suggested when one
+   is close: at most one edit for words of up to 5 characters, two up to 8,
+   three beyond (an edit inserts, deletes or changes a character or swaps two
+   neighbours; case is free, so `mte2` finds MTE2), and never more edits than
+   the word keeps characters (`q` does not suggest `x`). Ties go to the first
+   candidate offered, so callers offer the likeliest first. Only while
+   diagnostics are still kept: a file of a thousand typos costs no more. */
+
+#define PTO__NEAR_MAX 32    /* longer words are not compared */
+
+typedef struct pto__ps_near {
+    const char *word;       /* the unknown word */
+    size_t len;
+    int limit;              /* most edits a suggestion may be away; -1: none wanted */
+    const char *best;       /* the closest candidate so far, NULL while none */
+    size_t best_len;
+    int dist;
+} pto__ps_near;
+
+static int pto__ps_lower(char c) { return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : (unsigned char)c; }
+
+/* Edits between a and b (optimal string alignment), or cap + 1 when more. */
+static int pto__ps_edits(const char *a, size_t la, const char *b, size_t lb, int cap)
+{
+    int rows[3][PTO__NEAR_MAX + 1], *back2 = rows[0], *back = rows[1], *cur = rows[2], *spare;
+    size_t i, j;
+    if (la > PTO__NEAR_MAX || lb > PTO__NEAR_MAX || (la > lb ? la - lb : lb - la) > (size_t)cap) return cap + 1;
+    for (j = 0; j <= lb; j++) back[j] = (int)j;
+    for (i = 1; i <= la; i++) {
+        int ca = pto__ps_lower(a[i - 1]);
+        cur[0] = (int)i;
+        for (j = 1; j <= lb; j++) {
+            int cb = pto__ps_lower(b[j - 1]), d = back[j - 1] + (ca != cb);
+            int swap = i > 1 && j > 1 && ca == pto__ps_lower(b[j - 2]) && pto__ps_lower(a[i - 2]) == cb;
+            if (back[j] + 1 < d) d = back[j] + 1;
+            if (cur[j - 1] + 1 < d) d = cur[j - 1] + 1;
+            if (swap && back2[j - 2] + 1 < d) d = back2[j - 2] + 1;
+            cur[j] = d;
+        }
+        spare = back2; back2 = back; back = cur; cur = spare;
+    }
+    return back[lb] > cap ? cap + 1 : back[lb];
+}
+
+static void pto__ps_near_init(pto__ps_parser *p, pto__ps_near *n, const char *word, size_t len)
+{
+    n->word = word;
+    n->len = len;
+    n->limit = len <= 5 ? 1 : len <= 8 ? 2 : 3;
+    if (pto_diag_count(p->ctx) >= p->ctx->max_diags) n->limit = -1;
+    n->best = NULL;
+    n->best_len = 0;
+    n->dist = n->limit + 1;
+}
+
+static void pto__ps_near_try(pto__ps_near *n, const char *cand, size_t len)
+{
+    int d;
+    if (n->limit < 0 || len == 0) return;
+    d = pto__ps_edits(n->word, n->len, cand, len, n->dist - 1);
+    if (d < n->dist && (size_t)d < n->len) {
+        n->best = cand;
+        n->best_len = len;
+        n->dist = d;
+    }
+}
+
+/* " (did you mean 'X'?)" when a candidate was close, else `otherwise`. */
+static const char *pto__ps_near_hint(const pto__ps_near *n, char *out, size_t size, const char *otherwise)
+{
+    if (!n->best) return otherwise;
+    snprintf(out, size, " (did you mean '%.*s'?)", (int)n->best_len, n->best);
+    return out;
 }
 
 /* ---- lexer ---------------------------------------------------------------- */
@@ -2838,6 +2921,32 @@ static const pto__ps_pname *pto__ps_lookup(pto__ps_parser *p, const pto__ps_tok 
     return n ? n : &none;
 }
 
+/* Offers the names the open scopes declared, innermost first, of the kinds
+   in `kinds` (bits 1 << PTO__B_*); a few thousand at most. */
+static void pto__ps_near_names(pto__ps_parser *p, pto__ps_near *n, unsigned kinds)
+{
+    int32_t i, stop = p->n_decls > 4096 ? p->n_decls - 4096 : 0;
+    for (i = p->n_decls - 1; i >= stop && n->limit >= 0; i--) {
+        int32_t id = p->decls[i];
+        if (id < p->cap_names && (kinds >> p->names[id].kind & 1u))
+            pto__ps_near_try(n, pto_str(p->ctx, id), pto__str_len(p->ctx, id));
+    }
+}
+
+/* "unknown name 'X'" with the closest name of the kinds that fit. */
+static void pto__ps_unknown_name(pto__ps_parser *p, const pto__ps_tok *t, unsigned kinds, int builtins)
+{
+    static const int words[] = {PTO__KW_BLOCK, PTO__KW_SUBBLOCK, PTO__KW_RANK, PTO__KW_NRANKS};
+    pto__ps_near n;
+    char hint[80];
+    size_t i;
+    pto__ps_near_init(p, &n, pto__ps_text(p, t), t->len);
+    pto__ps_near_names(p, &n, kinds);
+    for (i = 0; builtins && i < sizeof words / sizeof words[0]; i++)
+        pto__ps_near_try(&n, pto__ps_kw_text[words[i]], strlen(pto__ps_kw_text[words[i]]));
+    pto__ps_err(p, t, "unknown name '%s'%s", pto__ps_text(p, t), pto__ps_near_hint(&n, hint, sizeof hint, ""));
+}
+
 /* ---- expressions ------------------------------------------------------------
    expr  := term (('+' | '-') term)*
    term  := unary (('*' | '/' | '%') unary)*
@@ -2869,7 +2978,7 @@ static int32_t pto__ps_name_expr(pto__ps_parser *p)
     case PTO__B_SCALAR: case PTO__B_DIM: case PTO__B_LET: case PTO__B_LOOP:
         return pto_expr_var(p->m, n->ref, loc);
     case PTO__B_NONE:
-        pto__ps_err(p, &t, "unknown name '%s'", pto__ps_text(p, &t));
+        pto__ps_unknown_name(p, &t, 1u << PTO__B_SCALAR | 1u << PTO__B_DIM | 1u << PTO__B_LET | 1u << PTO__B_LOOP, 1);
         break;
     default:
         pto__ps_err(p, &t, "'%s' is a %s, not an integer", pto__ps_text(p, &t), pto__ps_bind_word[n->kind]);
@@ -3095,6 +3204,18 @@ static int pto__ps_word_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
     return pto_arg_nmode(p->m, s, (pto_notify_mode)w, pto__ps_tloc(p, &t)) >= 0;
 }
 
+static void pto__ps_unknown_pipe(pto__ps_parser *p, const pto__ps_tok *t)
+{
+    pto__ps_near n;
+    char hint[80];
+    int pp;
+    pto__ps_near_init(p, &n, pto__ps_text(p, t), t->len);
+    for (pp = 0; pp < PTO_NPIPE; pp++)
+        pto__ps_near_try(&n, pto_pipe_name((pto_pipe)pp), strlen(pto_pipe_name((pto_pipe)pp)));
+    pto__ps_err(p, t, "unknown pipe '%s'%s", pto__ps_text(p, t),
+                pto__ps_near_hint(&n, hint, sizeof hint, " (expected S, V, M, MTE1, MTE2, MTE3, FIX or ALL)"));
+}
+
 /* One operand of op statement s; `mask` is the op table mask of its
    position (0 past the table's arity: classified by its form alone). */
 static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
@@ -3105,7 +3226,7 @@ static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
     if ((mask & PTO_A_PIPE) && t.kind == PTO__T_NAME) {
         pto_pipe pp = pto_pipe_lookup(p->src + t.pos, t.len);
         if (pp != PTO_NPIPE) { pto__ps_next(p); return pto_arg_pipe(p->m, s, pp, loc) >= 0; }
-        if (!(mask & other)) { pto__ps_err(p, &t, "unknown pipe '%s'", pto__ps_text(p, &t)); return 0; }
+        if (!(mask & other)) { pto__ps_unknown_pipe(p, &t); return 0; }
     }
     if ((mask & PTO_A_PIPE) && !(mask & other)) { pto__ps_expected(p, "a pipe name"); return 0; }
     if (mask & (PTO_A_CMP | PTO_A_NMODE)) return pto__ps_word_operand(p, s, mask);
@@ -3143,7 +3264,7 @@ static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
                 pto__ps_next(p);
                 return pto_arg_pipe(p->m, s, pto_pipe_lookup(p->src + t.pos, t.len), loc) >= 0;
             }
-            pto__ps_err(p, &t, "unknown name '%s'", pto__ps_text(p, &t));
+            pto__ps_unknown_name(p, &t, ~(1u << PTO__B_NONE), (mask & PTO_A_INT) != 0);
             pto__ps_next(p);
             if (pto__ps_is(p, '[') || pto__ps_is(p, '@')) { /* a window of an unknown tensor: skip it */
                 while (!pto__ps_at_eol(p) && !pto__ps_is(p, ']')) pto__ps_next(p);
@@ -3298,12 +3419,24 @@ static pto_space pto__ps_space_of(pto__ps_parser *p, const pto__ps_tok *t)
     return (pto_space)(n->spc - 1);
 }
 
+static void pto__ps_unknown_dtype(pto__ps_parser *p, const pto__ps_tok *t)
+{
+    pto__ps_near n;
+    char hint[80];
+    int d;
+    pto__ps_near_init(p, &n, pto__ps_text(p, t), t->len);
+    for (d = 1; d < PTO_NDTYPE; d++)
+        pto__ps_near_try(&n, pto_dtype_name((pto_dtype)d), strlen(pto_dtype_name((pto_dtype)d)));
+    pto__ps_err(p, t, "unknown dtype '%s'%s", pto__ps_text(p, t),
+                pto__ps_near_hint(&n, hint, sizeof hint, " (expected f32, f16, bf16, i32 or i8)"));
+}
+
 static int pto__ps_dtype(pto__ps_parser *p, pto_dtype *dt)
 {
     if (!pto__ps_is(p, PTO__T_NAME)) { pto__ps_expected(p, "a dtype"); return 0; }
     *dt = pto__ps_dtype_of(p, &p->tok);
     if (*dt == PTO_DT_NONE) {
-        pto__ps_err(p, &p->tok, "unknown dtype '%s' (expected f32, f16, bf16, i32 or i8)", pto__ps_text(p, &p->tok));
+        pto__ps_unknown_dtype(p, &p->tok);
         return 0;
     }
     pto__ps_next(p);
@@ -3326,6 +3459,18 @@ static int pto__ps_small_int(pto__ps_parser *p, int64_t max, const char *what, i
     return 1;
 }
 
+static void pto__ps_unknown_space(pto__ps_parser *p, const pto__ps_tok *t)
+{
+    pto__ps_near n;
+    char hint[80];
+    int sp;
+    pto__ps_near_init(p, &n, pto__ps_text(p, t), t->len);
+    for (sp = PTO_VEC; sp <= PTO_ACC; sp++)
+        pto__ps_near_try(&n, pto_space_name((pto_space)sp), strlen(pto_space_name((pto_space)sp)));
+    pto__ps_err(p, t, "unknown memory space '%s'%s", pto__ps_text(p, t),
+                pto__ps_near_hint(&n, hint, sizeof hint, " (expected vec, mat, left, right or acc)"));
+}
+
 /* tile NAME: SPACE DTYPE[R, C] [valid(E, E)] [xN] [at ADDR] */
 static int pto__ps_tile_stmt(pto__ps_parser *p, int32_t block)
 {
@@ -3343,8 +3488,7 @@ static int pto__ps_tile_stmt(pto__ps_parser *p, int32_t block)
     if (!pto__ps_is(p, PTO__T_NAME)) { pto__ps_expected(p, "a memory space"); return 0; }
     sp = pto__ps_space_of(p, &p->tok);
     if (sp == PTO_NSPACE) {
-        pto__ps_err(p, &p->tok, "unknown memory space '%s' (expected vec, mat, left, right or acc)",
-                 pto__ps_text(p, &p->tok));
+        pto__ps_unknown_space(p, &p->tok);
         return 0;
     }
     pto__ps_next(p);
@@ -3652,6 +3796,25 @@ static pto_op pto__ps_op_of(pto__ps_parser *p, const pto__ps_tok *t)
     return n->opc == 1 ? PTO_NOP : (pto_op)(n->opc - 2);
 }
 
+/* "unknown op 'X'" with the closest op or statement keyword. */
+static void pto__ps_unknown_op(pto__ps_parser *p, const pto__ps_tok *t)
+{
+    static const int words[] = {PTO__KW_TILE, PTO__KW_LET, PTO__KW_FOR, PTO__KW_IF, PTO__KW_PIPE,
+                                PTO__KW_VECTOR, PTO__KW_CUBE};
+    pto__ps_near n;
+    char hint[80];
+    size_t i;
+    int op;
+    pto__ps_near_init(p, &n, pto__ps_text(p, t), t->len);
+    for (op = 0; op < PTO_NOP; op++) {
+        const char *name = pto_opinfo_get((pto_op)op)->name;
+        pto__ps_near_try(&n, name, strlen(name));
+    }
+    for (i = 0; i < sizeof words / sizeof words[0]; i++)
+        pto__ps_near_try(&n, pto__ps_kw_text[words[i]], strlen(pto__ps_kw_text[words[i]]));
+    pto__ps_err(p, t, "unknown op '%s'%s", pto__ps_text(p, t), pto__ps_near_hint(&n, hint, sizeof hint, ""));
+}
+
 /* One statement; returns 0 after a syntax error (the caller skips the line). */
 static int pto__ps_stmt(pto__ps_parser *p, int32_t block)
 {
@@ -3671,7 +3834,7 @@ static int pto__ps_stmt(pto__ps_parser *p, int32_t block)
     }
     op = pto__ps_op_of(p, &t);
     if (op == PTO_NOP) {
-        pto__ps_err(p, &t, "unknown op '%s'", pto__ps_text(p, &t));
+        pto__ps_unknown_op(p, &t);
         return 0;
     }
     pto__ps_next(p);
@@ -3911,6 +4074,20 @@ static void pto__ps_arch(pto__ps_parser *p)
     if (!pto__ps_end_stmt(p, "the arch")) pto__ps_skip_to_top(p);
 }
 
+/* What may start a top-level item, with the closest of the words to a word. */
+static void pto__ps_top_unknown(pto__ps_parser *p)
+{
+    static const char *const words[] = {"kernel", "host", "arch"};
+    pto__ps_near n;
+    char q[200], hint[80];
+    size_t i;
+    if (p->tok.kind != PTO__T_NAME) { pto__ps_expected(p, "'kernel', 'host' or 'arch'"); return; }
+    pto__ps_near_init(p, &n, pto__ps_text(p, &p->tok), p->tok.len);
+    for (i = 0; i < sizeof words / sizeof words[0]; i++) pto__ps_near_try(&n, words[i], strlen(words[i]));
+    pto__ps_tokstr(p, &p->tok, q, sizeof q);
+    pto__ps_err(p, &p->tok, "expected 'kernel', 'host' or 'arch', got %s%s", q, pto__ps_near_hint(&n, hint, sizeof hint, ""));
+}
+
 static void pto__ps_file(pto__ps_parser *p)
 {
     pto__ps_next(p);
@@ -3921,7 +4098,7 @@ static void pto__ps_file(pto__ps_parser *p)
         else if (pto__ps_is_kw(p, PTO__KW_ARCH)) pto__ps_arch(p);
         else if (pto__hs_word(p, "host")) pto__hs_host(p);
         else {
-            pto__ps_expected(p, "'kernel' or 'arch'");
+            pto__ps_top_unknown(p);
             pto__ps_skip_to_top(p);
         }
     }
@@ -3993,7 +4170,9 @@ PTODEF pto_module *pto_parse(pto_ctx *ctx, const char *filename, const char *tex
    print(parse(print(x))) == print(x): 2-space indentation, params on one
    line, the fewest parentheses that keep each expression tree, floats in the
    shortest form that reads back to the same double and still reads as a
-   float, `} else {` on one line. Comments are not kept.
+   float, `} else {` on one line. pto_print drops comments;
+   pto_print_commented keeps the full-line ones of the source text, each
+   before the item that follows it (end-of-line comments are dropped).
 
    pto_dump prints the same text plus `#` comments with what later passes
    computed: planned tile offsets and why a pass created a statement. */
@@ -4169,11 +4348,45 @@ static void pto__pr_operand(const pto_module *m, const pto_operand *o, uint32_t 
     }
 }
 
+/* The full-line comments of the text a module was parsed from, for
+   pto_print_commented: a cursor over its lines that only moves forward. */
+typedef struct pto__pr_comments {
+    const char *src;
+    size_t len, pos;       /* pos: where line `line` starts */
+    int32_t line;
+} pto__pr_comments;
+
 typedef struct pto__pr_printer {
     const pto_module *m;
     pto_buf *b;
     int dump;
+    pto__pr_comments *cm;  /* NULL: comments are not kept */
 } pto__pr_printer;
+
+static int pto__pr_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+/* Prints, indented to `depth`, the full-line comments of the source above
+   `line` not printed yet (line <= 0: every one left): a comment goes with
+   the statement, pipe, kernel or host that follows it. */
+static void pto__pr_comments_before(const pto__pr_printer *pr, int32_t line, int depth)
+{
+    pto__pr_comments *c = pr->cm;
+    if (!c) return;
+    while (c->pos < c->len && (line <= 0 || c->line < line)) {
+        const char *s = c->src;
+        size_t i = c->pos, end, e;
+        while (i < c->len && pto__pr_blank(s[i])) i++;
+        for (end = i; end < c->len && s[end] != '\n'; end++) {}
+        if (i < end && s[i] == '#') {
+            for (e = end; e > i && pto__pr_blank(s[e - 1]); e--) {}
+            pto__pr_indent(pr->b, depth);
+            pto_buf_putn(pr->b, s + i, e - i);
+            pto_buf_puts(pr->b, "\n");
+        }
+        c->pos = end < c->len ? end + 1 : c->len;
+        c->line++;
+    }
+}
 
 /* The trailing `# ...` of a dumped statement: who made it, planned offsets. */
 static void pto__pr_dump_note(const pto__pr_printer *pr, int32_t s)
@@ -4234,6 +4447,7 @@ static void pto__pr_pstmt(const pto__pr_printer *pr, int32_t s, int depth)
     pto_buf *b = pr->b;
     const pto_opinfo *info;
     int i;
+    pto__pr_comments_before(pr, st->loc.line, depth);
     pto__pr_indent(b, depth);
     switch (st->kind) {
     case PTO_ST_OP:
@@ -4308,6 +4522,7 @@ static void pto__pr_pipes(const pto__pr_printer *pr, int32_t k)
     for (i = 0; i < m->n_cvpipes; i++) {
         const pto_cvpipe *p = &m->cvpipes[i];
         if (p->kernel != k) continue;
+        pto__pr_comments_before(pr, p->loc.line, 1);
         pto_buf_printf(pr->b, "  pipe %s: %s %s[%d, %d] slots(%d) local_slots(%d)%s\n", pto_str(m->ctx, p->name),
                        dirs[p->dir & 3], pto_dtype_name((pto_dtype)p->dtype), (int)p->rows, (int)p->cols,
                        (int)p->slot_num, (int)p->local_slot_num, splits[p->split < 3 ? p->split : 0]);
@@ -4322,6 +4537,7 @@ static void pto__pr_pkernel(const pto__pr_printer *pr, const pto_kernel *k)
     pto_buf *b = pr->b;
     int32_t i;
     int d;
+    pto__pr_comments_before(pr, k->loc.line, 0);
     pto_buf_printf(b, "kernel %s(", pto_str(m->ctx, k->name));
     for (i = 0; i < k->nparams; i++) {
         const pto_param *p = &m->params[k->param0 + i];
@@ -4353,26 +4569,42 @@ static void pto__pr_pkernel(const pto__pr_printer *pr, const pto_kernel *k)
 }
 
 /* host sections are printed by host.c */
-static void pto__hs_print(const pto_module *m, pto_buf *out);
+static void pto__hs_print(const pto__pr_printer *pr);
 
-static void pto__pr_pmodule(const pto_module *m, pto_buf *out, int dump)
+static void pto__pr_pmodule(const pto_module *m, pto_buf *out, int dump, pto__pr_comments *cm)
 {
     pto__pr_printer pr;
     int32_t k;
     pr.m = m;
     pr.b = out;
     pr.dump = dump;
-    if (m->arch != PTO_ARCH_A2A3) pto_buf_printf(out, "arch %s\n\n", pto_arch_name(m->arch));
+    pr.cm = cm;
+    if (m->arch != PTO_ARCH_A2A3) {
+        /* the comments above the first kernel stay first: a `# run:` line must */
+        pto__pr_comments_before(&pr, m->n_kernels ? m->kernels[0].loc.line : m->n_hosts ? m->hosts[0].loc.line : 0, 0);
+        pto_buf_printf(out, "arch %s\n\n", pto_arch_name(m->arch));
+    }
     for (k = 0; k < m->n_kernels; k++) {
         if (k) pto_buf_puts(out, "\n");
         pto__pr_pkernel(&pr, &m->kernels[k]);
     }
-    pto__hs_print(m, out);
+    pto__hs_print(&pr);
+    pto__pr_comments_before(&pr, 0, 0);   /* the comments after the last item */
 }
 
-PTODEF void pto_print(const pto_module *m, pto_buf *out) { pto__pr_pmodule(m, out, 0); }
+PTODEF void pto_print(const pto_module *m, pto_buf *out) { pto__pr_pmodule(m, out, 0, NULL); }
 
-PTODEF void pto_dump(const pto_module *m, pto_buf *out) { pto__pr_pmodule(m, out, 1); }
+PTODEF void pto_print_commented(const pto_module *m, const char *text, size_t len, pto_buf *out)
+{
+    pto__pr_comments cm;
+    cm.src = text ? text : "";
+    cm.len = text ? len : 0;
+    cm.pos = 0;
+    cm.line = 1;
+    pto__pr_pmodule(m, out, 0, &cm);
+}
+
+PTODEF void pto_dump(const pto_module *m, pto_buf *out) { pto__pr_pmodule(m, out, 1, NULL); }
 /* ---- End file: src/print.c ---- */
 
 /* ---- Begin file: src/verify.c ---- */
@@ -4403,8 +4635,10 @@ PTODEF void pto_dump(const pto_module *m, pto_buf *out) { pto__pr_pmodule(m, out
      - cube <-> vector pipes have counts in range (after normalisation), flag
        ids and a ring left; each tpush / tpop runs on the producer / consumer
        core of the pipe's direction with the pipe's dtype and this core's
-       shape; a pipe pops into one tile per section; and on every path a
-       tpop is followed by its tfree before the next tpop or the end.
+       shape; a pipe pops into one tile per section; a tpush into a v2c
+       pipe without a split is guarded from AIV 1 (subblock 1) by an
+       enclosing if; and on every path a tpop is followed by its tfree
+       before the next tpop or the end.
 
    How: one pass per kernel numbers the statements in program order and lists
    every tile write (phase 0); a second pass checks (phase 1). Both walk the
@@ -4901,11 +5135,11 @@ static void pto__vtile_fit(pto__verifier *v, const pto_tile *t)
     if (t->pin == PTO_NO_ADDR) return;
     if (t->pin < 0)
         pto_error(v->ctx, t->loc, "pinned address %lld of tile '%s' is negative", (long long)t->pin, tn);
-    else if (t->pin % 32 != 0)
-        pto_error(v->ctx, t->loc, "pinned address %lld of tile '%s' is not 32-byte aligned", (long long)t->pin, tn);
+    else if (t->pin % 32 != 0)   /* addresses in hex, as `ptoc plan` and the printed .pto show them */
+        pto_error(v->ctx, t->loc, "pinned address 0x%llx of tile '%s' is not 32-byte aligned", (long long)t->pin, tn);
     else if (t->pin > cap - all)
-        pto_error(v->ctx, t->loc, "tile '%s' pinned at %lld ends at %lld, past the %lld bytes of '%s' on %s",
-                  tn, (long long)t->pin, (long long)(t->pin + all), (long long)cap, sp, an);
+        pto_error(v->ctx, t->loc, "tile '%s' pinned at 0x%llx ends at 0x%llx, past the end of '%s' (0x%llx, %lld bytes on %s)",
+                  tn, (long long)t->pin, (long long)(t->pin + all), sp, (long long)cap, (long long)cap, an);
 }
 
 /* The valid rows (d = 0) or cols (d = 1) of tile id as a form: its
@@ -5485,6 +5719,80 @@ static void pto__vsync(pto__verifier *v, const pto__vop *op)
 
 static const char *pto__vdir_word(int d) { return d == PTO_C2V ? "c2v" : d == PTO_V2C ? "v2c" : "both"; }
 
+/* The value of integer expression e on AIV 1 (subblock = 1) when it
+   depends on nothing but subblock and constants (through lets too);
+   0 when it depends on anything else or does not fold. */
+static int pto__vat_aiv1(const pto__verifier *v, int32_t e, int64_t *out, int depth)
+{
+    const pto_module *m = v->m;
+    const pto_expr *x;
+    int64_t a, b;
+    if (e < 0 || e >= m->n_exprs || depth > PTO__VDEPTH) return 0;
+    x = &m->exprs[e];
+    switch (x->kind) {
+    case PTO_E_INT: *out = x->value; return 1;
+    case PTO_E_SUBBLOCK: *out = 1; return 1;
+    case PTO_E_VAR: {
+        const pto_var *var = x->a >= 0 && x->a < m->n_vars ? &m->vars[x->a] : NULL;
+        if (!var || var->kind != PTO_V_LET || var->def < 0 || var->def >= m->n_stmts) return 0;
+        return pto__vat_aiv1(v, m->stmts[var->def].e[0], out, depth + 1);
+    }
+    case PTO_E_NEG:
+        if (!pto__vat_aiv1(v, x->a, &a, depth + 1) || a == INT64_MIN) return 0;
+        *out = -a;
+        return 1;
+    case PTO_E_ADD: case PTO_E_SUB: case PTO_E_MUL: case PTO_E_DIV: case PTO_E_MOD: case PTO_E_MIN: case PTO_E_MAX:
+        if (!pto__vat_aiv1(v, x->a, &a, depth + 1) || !pto__vat_aiv1(v, x->b, &b, depth + 1)) return 0;
+        switch (x->kind) {
+        case PTO_E_ADD: return pto__vadd(a, b, out);
+        case PTO_E_SUB: return b != INT64_MIN && pto__vadd(a, -b, out);
+        case PTO_E_MUL: return pto__vmul(a, b, out);
+        case PTO_E_MIN: *out = a < b ? a : b; return 1;
+        case PTO_E_MAX: *out = a > b ? a : b; return 1;
+        default:
+            if (b == 0 || (a == INT64_MIN && b == -1)) return 0;
+            *out = x->kind == PTO_E_DIV ? a / b : a % b;
+            return 1;
+        }
+    default: return 0;
+    }
+}
+
+static int pto__vcmp_holds(int cmp, int64_t a, int64_t b)
+{
+    switch (cmp) {
+    case PTO_EQ: return a == b;
+    case PTO_NE: return a != b;
+    case PTO_LT: return a < b;
+    case PTO_LE: return a <= b;
+    case PTO_GT: return a > b;
+    default: return a >= b;
+    }
+}
+
+/* Whether AIV 1 never runs the statements of `block`: an enclosing `if` of
+   the section takes the branch that holds them only when subblock is not 1,
+   judged by evaluating its condition at subblock = 1 (a condition that
+   depends on anything else is no guard: it lets both AIVs in alike). */
+static int pto__vaiv1_skips(const pto__verifier *v, int32_t block)
+{
+    const pto_module *m = v->m;
+    int32_t steps = 0;
+    while (block >= 0 && block < m->n_blocks && steps++ <= m->n_blocks) {
+        int32_t owner = m->blocks[block].owner;
+        const pto_stmt *ow;
+        int64_t a, b;
+        if (owner < 0 || owner >= m->n_stmts) return 0;
+        ow = &m->stmts[owner];
+        if (ow->kind == PTO_ST_SECTION) return 0;
+        if (ow->kind == PTO_ST_IF && pto__vat_aiv1(v, ow->e[0], &a, 0) && pto__vat_aiv1(v, ow->e[1], &b, 0) &&
+            pto__vcmp_holds(ow->cmp, a, b) != (block == ow->body))
+            return 1;
+        block = ow->block;
+    }
+    return 0;
+}
+
 /* tpush / tpop: the section's core is the producer (tpush) or consumer
    (tpop) of the pipe's direction, and the tile has the pipe's dtype and the
    shape this core sees: the whole tile on the cube, the half its split
@@ -5516,6 +5824,12 @@ static void pto__vcvpipe_op(pto__verifier *v, const pto__vop *op)
                   name, pto__vtn(v, t), r, c, qn, (int)q->rows, (int)q->cols,
                   cube || q->split == PTO_SPLIT_NONE ? "" : q->split == PTO_SPLIT_UP_DOWN ? " split up_down" : " split left_right",
                   (int)t->rows, (int)t->cols);
+    /* without a split the slot holds one whole tile: AIV 0 fills it, and a
+       push from AIV 1 as well would have no ring direction to go to */
+    if (st->op == PTO_OP_TPUSH && !cube && q->split == PTO_SPLIT_NONE && !pto__vaiv1_skips(v, st->block))
+        pto_error(v->ctx, st->loc, "tpush into pipe '%s' (v2c, no split) can run on AIV 1 (subblock 1), but only "
+                  "AIV 0 pushes into an unsplit v2c pipe: guard it with 'if subblock == 0 { ... }', or split the "
+                  "pipe (each AIV then pushes half the tile)", qn);
     if (st->op == PTO_OP_TPOP && (t->nbuf > 1 || t->pin != PTO_NO_ADDR))
         pto_error(v->ctx, op->o[0]->loc, "tpop: tile '%s' lives in pipe '%s''s local slots: it cannot be %s", pto__vtn(v, t),
                   qn, t->nbuf > 1 ? "multi-buffered (the slots rotate by themselves)" : "pinned with 'at'");
@@ -7842,8 +8156,13 @@ static int pto__hs_dim(pto__ps_parser *p, int32_t h, int32_t param, int d, int i
         return 1;
     }
     if (intermediate) {
-        pto__ps_err(p, &t, "unknown dim '%s': a host tensor's dims are integers or dims of the host's params",
-                    pto__ps_text(p, &t));
+        pto__ps_near near;
+        char hint[80];
+        pto__ps_near_init(p, &near, pto__ps_text(p, &t), t.len);
+        pto__ps_near_names(p, &near, 1u << PTO__B_DIM);
+        pto__ps_err(p, &t, "unknown dim '%s'%s", pto__ps_text(p, &t),
+                    pto__ps_near_hint(&near, hint, sizeof hint,
+                                      ": a host tensor's dims are integers or dims of the host's params"));
         return 1;
     }
     if (!pto__ps_can_declare(p, &t)) return 1;
@@ -7928,6 +8247,20 @@ static int pto__hs_tensor_stmt(pto__ps_parser *p, int32_t h)
 
 /* One call argument: a host tensor, a float, a host scalar or an integer
    expression over the host's dims and integer scalars. */
+static void pto__hs_unknown_kernel(pto__ps_parser *p, const pto__ps_tok *t)
+{
+    pto__ps_near n;
+    char hint[80];
+    int32_t k;
+    pto__ps_near_init(p, &n, pto__ps_text(p, t), t->len);
+    for (k = 0; k < p->m->n_kernels; k++) {
+        int32_t id = p->m->kernels[k].name;
+        pto__ps_near_try(&n, pto_str(p->ctx, id), pto__str_len(p->ctx, id));
+    }
+    pto__ps_err(p, t, "unknown kernel '%s'%s", pto__ps_text(p, t),
+                pto__ps_near_hint(&n, hint, sizeof hint, " (a host calls kernels defined above it)"));
+}
+
 static int pto__hs_arg_parse(pto__ps_parser *p, int32_t call)
 {
     pto__ps_tok t = p->tok, n = pto__ps_peek(p);
@@ -7952,6 +8285,11 @@ static int pto__hs_arg_parse(pto__ps_parser *p, int32_t call)
         if (b->kind == PTO__B_SCALAR && (n.kind == ',' || n.kind == ')')) {
             pto__ps_next(p);
             return pto_call_arg_scalar(p->m, call, b->ref, loc) >= 0;
+        }
+        if (b->kind == PTO__B_NONE && (n.kind == ',' || n.kind == ')')) {  /* any name may be meant */
+            pto__ps_unknown_name(p, &t, ~(1u << PTO__B_NONE), 1);
+            pto__ps_next(p);
+            return pto_call_arg_int(p->m, call, pto_expr_int(p->m, 0, loc), loc) >= 0;   /* placeholder */
         }
     }
     if (t.kind != PTO__T_NAME && t.kind != PTO__T_INT && t.kind != '(' && t.kind != '-') {
@@ -7980,8 +8318,7 @@ static int pto__hs_call_stmt(pto__ps_parser *p, int32_t h)
         if (i < p->m->n_hosts)
             pto__ps_err(p, &name, "'%s' is a host; a host calls kernels", pto__ps_text(p, &name));
         else
-            pto__ps_err(p, &name, "unknown kernel '%s' (a host calls kernels defined above it)",
-                        pto__ps_text(p, &name));
+            pto__hs_unknown_kernel(p, &name);
         return 0;
     }
     call = pto_add_host_call(p->m, h, k, pto__ps_tloc(p, &name));
@@ -8067,10 +8404,13 @@ static void pto__hs_print_tensor(const pto_module *m, const pto_param *p, pto_bu
     pto_buf_puts(b, "]");
 }
 
-static void pto__hs_print_one(const pto_module *m, const pto_host *h, pto_buf *b)
+static void pto__hs_print_one(const pto__pr_printer *pr, const pto_host *h)
 {
     static const char *const dirs[] = {"in", "out", "inout"};
+    const pto_module *m = pr->m;
+    pto_buf *b = pr->b;
     int32_t i, s, a;
+    pto__pr_comments_before(pr, h->loc.line, 0);
     pto_buf_printf(b, "host %s(", pto_str(m->ctx, h->name));
     for (i = 0; i < h->nparams; i++) {
         const pto_param *p = &m->params[h->param0 + i];
@@ -8085,6 +8425,7 @@ static void pto__hs_print_one(const pto_module *m, const pto_host *h, pto_buf *b
     pto_buf_puts(b, ") {\n");
     for (s = h->stmt0; s < h->stmt0 + h->nstmts && s < m->n_hstmts; s++) {
         const pto_hstmt *st = &m->hstmts[s];
+        pto__pr_comments_before(pr, st->loc.line, 1);
         if (st->kind == PTO_HS_TENSOR) {
             pto_buf_puts(b, "  tensor ");
             if (st->ref >= 0 && st->ref < m->n_params) pto__hs_print_tensor(m, &m->params[st->ref], b);
@@ -8107,12 +8448,13 @@ static void pto__hs_print_one(const pto_module *m, const pto_host *h, pto_buf *b
 }
 
 /* The host sections after the kernels, each after a blank line. */
-static void pto__hs_print(const pto_module *m, pto_buf *out)
+static void pto__hs_print(const pto__pr_printer *pr)
 {
+    const pto_module *m = pr->m;
     int32_t h;
     for (h = 0; h < m->n_hosts; h++) {
-        if (h || m->n_kernels) pto_buf_puts(out, "\n");
-        pto__hs_print_one(m, &m->hosts[h], out);
+        if (h || m->n_kernels) pto_buf_puts(pr->b, "\n");
+        pto__hs_print_one(pr, &m->hosts[h]);
     }
 }
 
@@ -9753,11 +10095,31 @@ static int64_t pto__place(const pto__group *g, pto__scratch *s, int bestfit, int
 static const char *pto__plan_tname(const pto_module *m, int32_t t) { return pto_str(m->ctx, m->tiles[t].name); }
 static const char *pto__kname(const pto_module *m, int32_t k) { return pto_str(m->ctx, m->kernels[k].name); }
 
+/* "a 65536 (line 3)", "b 2x32768 (line 4)": a tile, its bytes, where it is declared. */
 static void pto__item_desc(const pto_module *m, const pto__item *it, pto_buf *b)
 {
     int nbuf = m->tiles[it->tile].nbuf;
     if (nbuf > 1) pto_buf_printf(b, "%s %dx%lld", pto__plan_tname(m, it->tile), nbuf, (long long)it->stride);
     else pto_buf_printf(b, "%s %lld", pto__plan_tname(m, it->tile), (long long)it->size);
+    pto_buf_printf(b, " (line %d)", (int)m->tiles[it->tile].loc.line);
+}
+
+#define PTO__OVERFLOW_SHOWN 5   /* live tiles an overflow message names (4 and "N more" past 5) */
+
+/* The live item at point pt that comes next after item `prev` (-1: the
+   first) in the order largest first, then declaration order; -1 if none.
+   Repeated selection rather than a sort: only a few are named, and an
+   error path should not allocate. */
+static int32_t pto__next_largest(const pto__group *g, int32_t pt, int32_t prev)
+{
+    int32_t i, best = -1;
+    for (i = 0; i < g->n; i++) {
+        const pto__item *it = &g->it[i];
+        if (!(it->lo <= pt && pt <= it->hi)) continue;
+        if (prev >= 0 && !(it->size < g->it[prev].size || (it->size == g->it[prev].size && i > prev))) continue;
+        if (best < 0 || it->size > g->it[best].size) best = i;
+    }
+    return best;
 }
 
 static pto_loc pto__pt_loc(const pto_module *m, const pto__live *lv, int32_t p)
@@ -9771,7 +10133,7 @@ static pto_status pto__plan_overflow(pto_ctx *ctx, const pto_module *m, const pt
 {
     pto_buf b;
     pto_loc live = pto__pt_loc(m, lv, g->live_pt), loc = live;
-    int32_t i, nlive = 0, k, q = -1;
+    int32_t i, nlive = 0, k, q = -1, shown;
     pto_status st;
     memset(&b, 0, sizeof b);
     b.ctx = ctx;
@@ -9788,18 +10150,21 @@ static pto_status pto__plan_overflow(pto_ctx *ctx, const pto_module *m, const pt
         pto__pipe_desc(m, g->kernel, (pto_space)g->space, &b);
     }
     if (g->reserved) pto_buf_puts(&b, ")");
-    pto_buf_printf(&b, "; at line %d, %d tiles are live:", (int)live.line, (int)nlive);
-    for (i = 0, k = 0; i < g->n; i++) {
-        if (!(g->it[i].lo <= g->live_pt && g->live_pt <= g->it[i].hi)) continue;
-        pto_buf_puts(&b, k++ ? ", " : " ");
+    /* what to shrink: the biggest tiles live where the need peaks */
+    pto_buf_printf(&b, "; at line %d, %d tile%s live (%lld bytes), largest first:", (int)live.line, (int)nlive,
+                   nlive == 1 ? " is" : "s are", (long long)g->live_max);
+    shown = nlive <= PTO__OVERFLOW_SHOWN ? nlive : PTO__OVERFLOW_SHOWN - 1;
+    for (k = 0, i = -1; k < shown && (i = pto__next_largest(g, g->live_pt, i)) >= 0; k++) {
+        pto_buf_puts(&b, k ? ", " : " ");
         pto__item_desc(m, &g->it[i], &b);
     }
-    pto_buf_printf(&b, " (%lld bytes)", (long long)g->live_max);
-    if (g->live_max < peak) pto_buf_puts(&b, ", the rest is fragmentation");
-    pto_buf_printf(&b, "; tried %d placement orders (", d->norders);
-    for (i = 0; i < d->norders; i++)
-        pto_buf_printf(&b, "%s%s", i ? ", " : "", pto__order_names[d->orders[i]]);
-    pto_buf_puts(&b, "), first-fit and best-fit each");
+    if (nlive > k) pto_buf_printf(&b, " and %d more", (int)(nlive - k));
+    if (g->live_max + g->reserved <= g->cap) {   /* they would fit: the placement is what failed */
+        pto_buf_printf(&b, "; the rest is fragmentation: tried %d placement orders (", d->norders);
+        for (i = 0; i < d->norders; i++)
+            pto_buf_printf(&b, "%s%s", i ? ", " : "", pto__order_names[d->orders[i]]);
+        pto_buf_puts(&b, "), first-fit and best-fit each");
+    }
     st = b.oom ? PTO_ERR_INTERNAL : pto_error(ctx, loc, "%s", b.data);
     pto_buf_free(&b);
     return st;
@@ -16934,8 +17299,9 @@ PTODEF pto_status pto_emit_isa(pto_ctx *ctx, const pto_module *m, const pto_emit
      pto_h_launch  runs the kernel on the simulator, then the reference
                   interpreter on the host copies, and compares every tensor
                   (inputs too: a kernel must not write them; every rank's copy)
-                  bit for bit,
-                  NaN equal to NaN; prints result, cycles, bound, efficiency,
+                  bit for bit, NaN equal to NaN (a tensor that differs: how
+                  many elements, the largest errors, the first few
+                  positions); prints result, cycles, bound, efficiency,
                   flags and barriers (counted in kernel.c as it is on disk,
                   hand edits included), planned bytes and simulator reports
      pto_h_end     exit status: 0 all match and the simulator reported
@@ -17272,31 +17638,68 @@ PTO_K_FN void pto_h_count_syncs(const char *s, const char *name, int *flags, int
     }
 }
 
-/* The first element where device and reference differ; returns 1 if any.
-   A ranks kernel's tensor is compared on every rank (named x@r). */
+#define PTO_H_SHOW 5        /* differing elements listed per output */
+
+/* How far apart one differing pair is: the absolute error, NaN or an
+   infinity against a number counting as infinitely far (so that it tops the
+   maximum rather than vanishing from it); and the relative error, -1 where
+   the reference is 0 (there only the absolute error means something). */
+PTO_K_FN void pto_h_error(float got, float want, double *abs_err, double *rel_err)
+{
+    double d = fabs((double)got - (double)want);
+    if (d != d) d = HUGE_VAL;
+    *abs_err = d;
+    *rel_err = want != 0 ? d / fabs((double)want) : -1;
+}
+
+/* Compares one copy of a tensor with the reference, bit for bit (NaN equal
+   to NaN). When they differ, says how many elements differ, the largest
+   errors (to tell rounding noise from a wrong kernel) and the first few
+   positions with both values (the shape of the damage: a row, a column, a
+   block). Returns 1 if any element differs. */
+PTO_K_FN int pto_h_compare_copy(const pto_k_gm *g, const void *host, const char *name)
+{
+    int size = pto_dtype_size((pto_dtype)g->dtype);
+    int64_t i, n = g->rows * g->cols, ndiff = 0, first[PTO_H_SHOW];
+    double max_abs = 0, max_rel = -1, a, r;
+    char rel[48] = "";
+    for (i = 0; i < n; i++) {
+        float x, y;
+        if (memcmp((const char *)g->data + i * size, (const char *)host + i * size, (size_t)size) == 0) continue;
+        x = pto_elem_get(g->data, g->dtype, i);
+        y = pto_elem_get(host, g->dtype, i);
+        if (x != x && y != y) continue;
+        if (ndiff < PTO_H_SHOW) first[ndiff] = i;
+        ndiff++;
+        pto_h_error(x, y, &a, &r);
+        if (a > max_abs) max_abs = a;
+        if (r > max_rel) max_rel = r;
+    }
+    if (!ndiff) return 0;
+    if (max_rel >= 0) snprintf(rel, sizeof rel, ", max rel error %.3g", max_rel);
+    printf("  result      mismatch: %s differs in %lld of %lld elements (max abs error %.3g%s)\n", name,
+           (long long)ndiff, (long long)n, max_abs, rel);
+    for (i = 0; i < ndiff && i < PTO_H_SHOW; i++)
+        printf("    %s[%lld, %lld] = %.9g on the simulator, %.9g in the reference\n", name,
+               (long long)(first[i] / g->cols), (long long)(first[i] % g->cols),
+               (double)pto_elem_get(g->data, g->dtype, first[i]), (double)pto_elem_get(host, g->dtype, first[i]));
+    if (ndiff > PTO_H_SHOW) printf("    ... and %lld more\n", (long long)(ndiff - PTO_H_SHOW));
+    return 1;
+}
+
+/* Compares tensor p; a ranks kernel's tensor on every rank (named x@r).
+   Returns 1 if any copy differs. */
 PTO_K_FN int pto_h_compare(pto_h_run *run, int p, const char *name)
 {
-    int r, nr = run->kranks ? run->kranks : 1;
+    int r, nr = run->kranks ? run->kranks : 1, bad = 0;
     for (r = 0; r < nr; r++) {
         pto_k_gm *g = run->kranks ? pto_k_gm_peer(run->gm[p], r) : run->gm[p];
-        const void *host = run->rhost[r][p];
-        int size = pto_dtype_size((pto_dtype)g->dtype);
-        int64_t i, n = g->rows * g->cols;
-        char rk[16] = "";
-        if (run->kranks) snprintf(rk, sizeof rk, "@%d", r);
-        for (i = 0; i < n; i++) {
-            const char *a = (const char *)g->data + i * size, *b = (const char *)host + i * size;
-            float x, y;
-            if (memcmp(a, b, (size_t)size) == 0) continue;
-            x = pto_elem_get(g->data, g->dtype, i);
-            y = pto_elem_get(host, g->dtype, i);
-            if (x != x && y != y) continue;
-            printf("  result      mismatch: %s%s[%lld, %lld] = %.9g on the simulator, %.9g in the reference\n", name,
-                   rk, (long long)(i / g->cols), (long long)(i % g->cols), (double)x, (double)y);
-            return 1;
-        }
+        char label[80];
+        if (run->kranks) snprintf(label, sizeof label, "%.60s@%d", name, r);
+        else snprintf(label, sizeof label, "%.70s", name);
+        bad |= pto_h_compare_copy(g, run->rhost[r][p], label);
     }
-    return 0;
+    return bad;
 }
 
 PTO_K_FN const char *pto_h_bound_pipe(const pto_k_report *r)
@@ -17425,10 +17828,10 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
         printf("  result      no reference: the interpreter failed\n");
         bad = 1;
     } else {
-        for (p = 0; p < run->ntensors && !bad; p++) {
+        for (p = 0; p < run->ntensors; p++) {   /* every tensor: each wrong one is reported */
             if (!run->gm[p]) continue;
             nout += run->dir[p] != PTO_H_IN;
-            bad = pto_h_compare(run, p, run->gm[p]->name);
+            bad |= pto_h_compare(run, p, run->gm[p]->name);
         }
         if (!bad) printf("  result      match (%d output%s)\n", nout, nout == 1 ? "" : "s");
     }

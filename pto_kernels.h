@@ -2623,9 +2623,15 @@ PTO_K_FN void pto_k_tpush(pto_k_core *c, const char *src, int ring, pto_k_tile a
     kd = c->kind == PTO_K_CORE_CUBE ? 0 : 1;
     me = c->kind == PTO_K_CORE_CUBE ? 0 : (int)c->subblock;
     r1 = &rg->d[kd];
-    if (!r1->used || (kd == 1 && rg->split == PTO_K_SPLIT_NONE && me == 1)) {
+    if (!r1->used) {
         pto_k__ierr(c, &ins, PTO_K_E_RING, "tpush: ring %d (%s) has no %s direction for this core", ring,
                     pto_k__dir_name(rg->dir), kd == 0 ? "C2V" : "V2C");
+        return;
+    }
+    if (kd == 1 && rg->split == PTO_K_SPLIT_NONE && me == 1) {   /* the slot holds AIV 0's whole tile */
+        pto_k__ierr(c, &ins, PTO_K_E_RING, "tpush: AIV 1 (subblock 1) pushes into ring %d (\"%s\"), a V2C ring "
+                    "with no split: only AIV 0 may push into it; guard the push with `if subblock == 0` (in C: "
+                    "pto_k_subblock(core) == 0) or split the pipe", ring, rg->init_src ? rg->init_src : "?");
         return;
     }
     if (!pto_k__tile_ok(c, &ins, a, mask, "source") || !pto_k__pipe_free(c, &ins, pipe)) return;

@@ -34,6 +34,11 @@ PTODEF pto_module *pto_parse(pto_ctx *ctx, const char *filename, const char *tex
 
 /* Canonical .pto text of a module. print(parse(print(x))) == print(x). */
 PTODEF void pto_print(const pto_module *m, pto_buf *out);
+/* pto_print keeping the full-line `#` comments of `text`, the text m was
+   parsed from (unchanged since): each is printed, indented, before the
+   statement, pipe, kernel or host that follows it, the rest at the end;
+   comments after code on a line are dropped. What ptoc fmt prints. */
+PTODEF void pto_print_commented(const pto_module *m, const char *text, size_t len, pto_buf *out);
 PTODEF void pto_print_expr(const pto_module *m, int32_t expr, pto_buf *out);
 
 /* ---- verify -------------------------------------------------------------- */

@@ -18,8 +18,9 @@
      pto_h_launch  runs the kernel on the simulator, then the reference
                   interpreter on the host copies, and compares every tensor
                   (inputs too: a kernel must not write them; every rank's copy)
-                  bit for bit,
-                  NaN equal to NaN; prints result, cycles, bound, efficiency,
+                  bit for bit, NaN equal to NaN (a tensor that differs: how
+                  many elements, the largest errors, the first few
+                  positions); prints result, cycles, bound, efficiency,
                   flags and barriers (counted in kernel.c as it is on disk,
                   hand edits included), planned bytes and simulator reports
      pto_h_end     exit status: 0 all match and the simulator reported
@@ -356,31 +357,68 @@ PTO_K_FN void pto_h_count_syncs(const char *s, const char *name, int *flags, int
     }
 }
 
-/* The first element where device and reference differ; returns 1 if any.
-   A ranks kernel's tensor is compared on every rank (named x@r). */
+#define PTO_H_SHOW 5        /* differing elements listed per output */
+
+/* How far apart one differing pair is: the absolute error, NaN or an
+   infinity against a number counting as infinitely far (so that it tops the
+   maximum rather than vanishing from it); and the relative error, -1 where
+   the reference is 0 (there only the absolute error means something). */
+PTO_K_FN void pto_h_error(float got, float want, double *abs_err, double *rel_err)
+{
+    double d = fabs((double)got - (double)want);
+    if (d != d) d = HUGE_VAL;
+    *abs_err = d;
+    *rel_err = want != 0 ? d / fabs((double)want) : -1;
+}
+
+/* Compares one copy of a tensor with the reference, bit for bit (NaN equal
+   to NaN). When they differ, says how many elements differ, the largest
+   errors (to tell rounding noise from a wrong kernel) and the first few
+   positions with both values (the shape of the damage: a row, a column, a
+   block). Returns 1 if any element differs. */
+PTO_K_FN int pto_h_compare_copy(const pto_k_gm *g, const void *host, const char *name)
+{
+    int size = pto_dtype_size((pto_dtype)g->dtype);
+    int64_t i, n = g->rows * g->cols, ndiff = 0, first[PTO_H_SHOW];
+    double max_abs = 0, max_rel = -1, a, r;
+    char rel[48] = "";
+    for (i = 0; i < n; i++) {
+        float x, y;
+        if (memcmp((const char *)g->data + i * size, (const char *)host + i * size, (size_t)size) == 0) continue;
+        x = pto_elem_get(g->data, g->dtype, i);
+        y = pto_elem_get(host, g->dtype, i);
+        if (x != x && y != y) continue;
+        if (ndiff < PTO_H_SHOW) first[ndiff] = i;
+        ndiff++;
+        pto_h_error(x, y, &a, &r);
+        if (a > max_abs) max_abs = a;
+        if (r > max_rel) max_rel = r;
+    }
+    if (!ndiff) return 0;
+    if (max_rel >= 0) snprintf(rel, sizeof rel, ", max rel error %.3g", max_rel);
+    printf("  result      mismatch: %s differs in %lld of %lld elements (max abs error %.3g%s)\n", name,
+           (long long)ndiff, (long long)n, max_abs, rel);
+    for (i = 0; i < ndiff && i < PTO_H_SHOW; i++)
+        printf("    %s[%lld, %lld] = %.9g on the simulator, %.9g in the reference\n", name,
+               (long long)(first[i] / g->cols), (long long)(first[i] % g->cols),
+               (double)pto_elem_get(g->data, g->dtype, first[i]), (double)pto_elem_get(host, g->dtype, first[i]));
+    if (ndiff > PTO_H_SHOW) printf("    ... and %lld more\n", (long long)(ndiff - PTO_H_SHOW));
+    return 1;
+}
+
+/* Compares tensor p; a ranks kernel's tensor on every rank (named x@r).
+   Returns 1 if any copy differs. */
 PTO_K_FN int pto_h_compare(pto_h_run *run, int p, const char *name)
 {
-    int r, nr = run->kranks ? run->kranks : 1;
+    int r, nr = run->kranks ? run->kranks : 1, bad = 0;
     for (r = 0; r < nr; r++) {
         pto_k_gm *g = run->kranks ? pto_k_gm_peer(run->gm[p], r) : run->gm[p];
-        const void *host = run->rhost[r][p];
-        int size = pto_dtype_size((pto_dtype)g->dtype);
-        int64_t i, n = g->rows * g->cols;
-        char rk[16] = "";
-        if (run->kranks) snprintf(rk, sizeof rk, "@%d", r);
-        for (i = 0; i < n; i++) {
-            const char *a = (const char *)g->data + i * size, *b = (const char *)host + i * size;
-            float x, y;
-            if (memcmp(a, b, (size_t)size) == 0) continue;
-            x = pto_elem_get(g->data, g->dtype, i);
-            y = pto_elem_get(host, g->dtype, i);
-            if (x != x && y != y) continue;
-            printf("  result      mismatch: %s%s[%lld, %lld] = %.9g on the simulator, %.9g in the reference\n", name,
-                   rk, (long long)(i / g->cols), (long long)(i % g->cols), (double)x, (double)y);
-            return 1;
-        }
+        char label[80];
+        if (run->kranks) snprintf(label, sizeof label, "%.60s@%d", name, r);
+        else snprintf(label, sizeof label, "%.70s", name);
+        bad |= pto_h_compare_copy(g, run->rhost[r][p], label);
     }
-    return 0;
+    return bad;
 }
 
 PTO_K_FN const char *pto_h_bound_pipe(const pto_k_report *r)
@@ -509,10 +547,10 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
         printf("  result      no reference: the interpreter failed\n");
         bad = 1;
     } else {
-        for (p = 0; p < run->ntensors && !bad; p++) {
+        for (p = 0; p < run->ntensors; p++) {   /* every tensor: each wrong one is reported */
             if (!run->gm[p]) continue;
             nout += run->dir[p] != PTO_H_IN;
-            bad = pto_h_compare(run, p, run->gm[p]->name);
+            bad |= pto_h_compare(run, p, run->gm[p]->name);
         }
         if (!bad) printf("  result      match (%d output%s)\n", nout, nout == 1 ? "" : "s");
     }

@@ -203,8 +203,13 @@ static int pto__hs_dim(pto__ps_parser *p, int32_t h, int32_t param, int d, int i
         return 1;
     }
     if (intermediate) {
-        pto__ps_err(p, &t, "unknown dim '%s': a host tensor's dims are integers or dims of the host's params",
-                    pto__ps_text(p, &t));
+        pto__ps_near near;
+        char hint[80];
+        pto__ps_near_init(p, &near, pto__ps_text(p, &t), t.len);
+        pto__ps_near_names(p, &near, 1u << PTO__B_DIM);
+        pto__ps_err(p, &t, "unknown dim '%s'%s", pto__ps_text(p, &t),
+                    pto__ps_near_hint(&near, hint, sizeof hint,
+                                      ": a host tensor's dims are integers or dims of the host's params"));
         return 1;
     }
     if (!pto__ps_can_declare(p, &t)) return 1;
@@ -289,6 +294,20 @@ static int pto__hs_tensor_stmt(pto__ps_parser *p, int32_t h)
 
 /* One call argument: a host tensor, a float, a host scalar or an integer
    expression over the host's dims and integer scalars. */
+static void pto__hs_unknown_kernel(pto__ps_parser *p, const pto__ps_tok *t)
+{
+    pto__ps_near n;
+    char hint[80];
+    int32_t k;
+    pto__ps_near_init(p, &n, pto__ps_text(p, t), t->len);
+    for (k = 0; k < p->m->n_kernels; k++) {
+        int32_t id = p->m->kernels[k].name;
+        pto__ps_near_try(&n, pto_str(p->ctx, id), pto__str_len(p->ctx, id));
+    }
+    pto__ps_err(p, t, "unknown kernel '%s'%s", pto__ps_text(p, t),
+                pto__ps_near_hint(&n, hint, sizeof hint, " (a host calls kernels defined above it)"));
+}
+
 static int pto__hs_arg_parse(pto__ps_parser *p, int32_t call)
 {
     pto__ps_tok t = p->tok, n = pto__ps_peek(p);
@@ -313,6 +332,11 @@ static int pto__hs_arg_parse(pto__ps_parser *p, int32_t call)
         if (b->kind == PTO__B_SCALAR && (n.kind == ',' || n.kind == ')')) {
             pto__ps_next(p);
             return pto_call_arg_scalar(p->m, call, b->ref, loc) >= 0;
+        }
+        if (b->kind == PTO__B_NONE && (n.kind == ',' || n.kind == ')')) {  /* any name may be meant */
+            pto__ps_unknown_name(p, &t, ~(1u << PTO__B_NONE), 1);
+            pto__ps_next(p);
+            return pto_call_arg_int(p->m, call, pto_expr_int(p->m, 0, loc), loc) >= 0;   /* placeholder */
         }
     }
     if (t.kind != PTO__T_NAME && t.kind != PTO__T_INT && t.kind != '(' && t.kind != '-') {
@@ -341,8 +365,7 @@ static int pto__hs_call_stmt(pto__ps_parser *p, int32_t h)
         if (i < p->m->n_hosts)
             pto__ps_err(p, &name, "'%s' is a host; a host calls kernels", pto__ps_text(p, &name));
         else
-            pto__ps_err(p, &name, "unknown kernel '%s' (a host calls kernels defined above it)",
-                        pto__ps_text(p, &name));
+            pto__hs_unknown_kernel(p, &name);
         return 0;
     }
     call = pto_add_host_call(p->m, h, k, pto__ps_tloc(p, &name));
@@ -428,10 +451,13 @@ static void pto__hs_print_tensor(const pto_module *m, const pto_param *p, pto_bu
     pto_buf_puts(b, "]");
 }
 
-static void pto__hs_print_one(const pto_module *m, const pto_host *h, pto_buf *b)
+static void pto__hs_print_one(const pto__pr_printer *pr, const pto_host *h)
 {
     static const char *const dirs[] = {"in", "out", "inout"};
+    const pto_module *m = pr->m;
+    pto_buf *b = pr->b;
     int32_t i, s, a;
+    pto__pr_comments_before(pr, h->loc.line, 0);
     pto_buf_printf(b, "host %s(", pto_str(m->ctx, h->name));
     for (i = 0; i < h->nparams; i++) {
         const pto_param *p = &m->params[h->param0 + i];
@@ -446,6 +472,7 @@ static void pto__hs_print_one(const pto_module *m, const pto_host *h, pto_buf *b
     pto_buf_puts(b, ") {\n");
     for (s = h->stmt0; s < h->stmt0 + h->nstmts && s < m->n_hstmts; s++) {
         const pto_hstmt *st = &m->hstmts[s];
+        pto__pr_comments_before(pr, st->loc.line, 1);
         if (st->kind == PTO_HS_TENSOR) {
             pto_buf_puts(b, "  tensor ");
             if (st->ref >= 0 && st->ref < m->n_params) pto__hs_print_tensor(m, &m->params[st->ref], b);
@@ -468,12 +495,13 @@ static void pto__hs_print_one(const pto_module *m, const pto_host *h, pto_buf *b
 }
 
 /* The host sections after the kernels, each after a blank line. */
-static void pto__hs_print(const pto_module *m, pto_buf *out)
+static void pto__hs_print(const pto__pr_printer *pr)
 {
+    const pto_module *m = pr->m;
     int32_t h;
     for (h = 0; h < m->n_hosts; h++) {
-        if (h || m->n_kernels) pto_buf_puts(out, "\n");
-        pto__hs_print_one(m, &m->hosts[h], out);
+        if (h || m->n_kernels) pto_buf_puts(pr->b, "\n");
+        pto__hs_print_one(pr, &m->hosts[h]);
     }
 }
 

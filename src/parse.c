@@ -22,7 +22,9 @@
    Errors: a syntax error skips to the end of the line (a `{` skipped on that
    line still opens a block, parsed into a detached block, so the matching
    `}` does not close the wrong block); a name error reports and carries on
-   with a placeholder. Nesting (blocks, parentheses, expression trees) is
+   with a placeholder. An unknown op, name, dtype, space, pipe or top-level
+   word gets the closest known one of its kind suggested when one is close
+   ("did you mean", below). Nesting (blocks, parentheses, expression trees) is
    capped so that neither this parser nor any later recursive pass can run
    out of stack. */
 
@@ -165,6 +167,82 @@ static void pto__ps_expected(pto__ps_parser *p, const char *what)
         else
             pto__ps_err(p, &p->tok, "bad number %s", q);
     } else pto__ps_err(p, &p->tok, "expected %s, got %s", what, q);
+}
+
+/* ---- "did you mean" ---------------------------------------------------------
+   An unknown word gets the closest known word of its kind suggested when one
+   is close: at most one edit for words of up to 5 characters, two up to 8,
+   three beyond (an edit inserts, deletes or changes a character or swaps two
+   neighbours; case is free, so `mte2` finds MTE2), and never more edits than
+   the word keeps characters (`q` does not suggest `x`). Ties go to the first
+   candidate offered, so callers offer the likeliest first. Only while
+   diagnostics are still kept: a file of a thousand typos costs no more. */
+
+#define PTO__NEAR_MAX 32    /* longer words are not compared */
+
+typedef struct pto__ps_near {
+    const char *word;       /* the unknown word */
+    size_t len;
+    int limit;              /* most edits a suggestion may be away; -1: none wanted */
+    const char *best;       /* the closest candidate so far, NULL while none */
+    size_t best_len;
+    int dist;
+} pto__ps_near;
+
+static int pto__ps_lower(char c) { return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : (unsigned char)c; }
+
+/* Edits between a and b (optimal string alignment), or cap + 1 when more. */
+static int pto__ps_edits(const char *a, size_t la, const char *b, size_t lb, int cap)
+{
+    int rows[3][PTO__NEAR_MAX + 1], *back2 = rows[0], *back = rows[1], *cur = rows[2], *spare;
+    size_t i, j;
+    if (la > PTO__NEAR_MAX || lb > PTO__NEAR_MAX || (la > lb ? la - lb : lb - la) > (size_t)cap) return cap + 1;
+    for (j = 0; j <= lb; j++) back[j] = (int)j;
+    for (i = 1; i <= la; i++) {
+        int ca = pto__ps_lower(a[i - 1]);
+        cur[0] = (int)i;
+        for (j = 1; j <= lb; j++) {
+            int cb = pto__ps_lower(b[j - 1]), d = back[j - 1] + (ca != cb);
+            int swap = i > 1 && j > 1 && ca == pto__ps_lower(b[j - 2]) && pto__ps_lower(a[i - 2]) == cb;
+            if (back[j] + 1 < d) d = back[j] + 1;
+            if (cur[j - 1] + 1 < d) d = cur[j - 1] + 1;
+            if (swap && back2[j - 2] + 1 < d) d = back2[j - 2] + 1;
+            cur[j] = d;
+        }
+        spare = back2; back2 = back; back = cur; cur = spare;
+    }
+    return back[lb] > cap ? cap + 1 : back[lb];
+}
+
+static void pto__ps_near_init(pto__ps_parser *p, pto__ps_near *n, const char *word, size_t len)
+{
+    n->word = word;
+    n->len = len;
+    n->limit = len <= 5 ? 1 : len <= 8 ? 2 : 3;
+    if (pto_diag_count(p->ctx) >= p->ctx->max_diags) n->limit = -1;
+    n->best = NULL;
+    n->best_len = 0;
+    n->dist = n->limit + 1;
+}
+
+static void pto__ps_near_try(pto__ps_near *n, const char *cand, size_t len)
+{
+    int d;
+    if (n->limit < 0 || len == 0) return;
+    d = pto__ps_edits(n->word, n->len, cand, len, n->dist - 1);
+    if (d < n->dist && (size_t)d < n->len) {
+        n->best = cand;
+        n->best_len = len;
+        n->dist = d;
+    }
+}
+
+/* " (did you mean 'X'?)" when a candidate was close, else `otherwise`. */
+static const char *pto__ps_near_hint(const pto__ps_near *n, char *out, size_t size, const char *otherwise)
+{
+    if (!n->best) return otherwise;
+    snprintf(out, size, " (did you mean '%.*s'?)", (int)n->best_len, n->best);
+    return out;
 }
 
 /* ---- lexer ---------------------------------------------------------------- */
@@ -528,6 +606,32 @@ static const pto__ps_pname *pto__ps_lookup(pto__ps_parser *p, const pto__ps_tok 
     return n ? n : &none;
 }
 
+/* Offers the names the open scopes declared, innermost first, of the kinds
+   in `kinds` (bits 1 << PTO__B_*); a few thousand at most. */
+static void pto__ps_near_names(pto__ps_parser *p, pto__ps_near *n, unsigned kinds)
+{
+    int32_t i, stop = p->n_decls > 4096 ? p->n_decls - 4096 : 0;
+    for (i = p->n_decls - 1; i >= stop && n->limit >= 0; i--) {
+        int32_t id = p->decls[i];
+        if (id < p->cap_names && (kinds >> p->names[id].kind & 1u))
+            pto__ps_near_try(n, pto_str(p->ctx, id), pto__str_len(p->ctx, id));
+    }
+}
+
+/* "unknown name 'X'" with the closest name of the kinds that fit. */
+static void pto__ps_unknown_name(pto__ps_parser *p, const pto__ps_tok *t, unsigned kinds, int builtins)
+{
+    static const int words[] = {PTO__KW_BLOCK, PTO__KW_SUBBLOCK, PTO__KW_RANK, PTO__KW_NRANKS};
+    pto__ps_near n;
+    char hint[80];
+    size_t i;
+    pto__ps_near_init(p, &n, pto__ps_text(p, t), t->len);
+    pto__ps_near_names(p, &n, kinds);
+    for (i = 0; builtins && i < sizeof words / sizeof words[0]; i++)
+        pto__ps_near_try(&n, pto__ps_kw_text[words[i]], strlen(pto__ps_kw_text[words[i]]));
+    pto__ps_err(p, t, "unknown name '%s'%s", pto__ps_text(p, t), pto__ps_near_hint(&n, hint, sizeof hint, ""));
+}
+
 /* ---- expressions ------------------------------------------------------------
    expr  := term (('+' | '-') term)*
    term  := unary (('*' | '/' | '%') unary)*
@@ -559,7 +663,7 @@ static int32_t pto__ps_name_expr(pto__ps_parser *p)
     case PTO__B_SCALAR: case PTO__B_DIM: case PTO__B_LET: case PTO__B_LOOP:
         return pto_expr_var(p->m, n->ref, loc);
     case PTO__B_NONE:
-        pto__ps_err(p, &t, "unknown name '%s'", pto__ps_text(p, &t));
+        pto__ps_unknown_name(p, &t, 1u << PTO__B_SCALAR | 1u << PTO__B_DIM | 1u << PTO__B_LET | 1u << PTO__B_LOOP, 1);
         break;
     default:
         pto__ps_err(p, &t, "'%s' is a %s, not an integer", pto__ps_text(p, &t), pto__ps_bind_word[n->kind]);
@@ -785,6 +889,18 @@ static int pto__ps_word_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
     return pto_arg_nmode(p->m, s, (pto_notify_mode)w, pto__ps_tloc(p, &t)) >= 0;
 }
 
+static void pto__ps_unknown_pipe(pto__ps_parser *p, const pto__ps_tok *t)
+{
+    pto__ps_near n;
+    char hint[80];
+    int pp;
+    pto__ps_near_init(p, &n, pto__ps_text(p, t), t->len);
+    for (pp = 0; pp < PTO_NPIPE; pp++)
+        pto__ps_near_try(&n, pto_pipe_name((pto_pipe)pp), strlen(pto_pipe_name((pto_pipe)pp)));
+    pto__ps_err(p, t, "unknown pipe '%s'%s", pto__ps_text(p, t),
+                pto__ps_near_hint(&n, hint, sizeof hint, " (expected S, V, M, MTE1, MTE2, MTE3, FIX or ALL)"));
+}
+
 /* One operand of op statement s; `mask` is the op table mask of its
    position (0 past the table's arity: classified by its form alone). */
 static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
@@ -795,7 +911,7 @@ static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
     if ((mask & PTO_A_PIPE) && t.kind == PTO__T_NAME) {
         pto_pipe pp = pto_pipe_lookup(p->src + t.pos, t.len);
         if (pp != PTO_NPIPE) { pto__ps_next(p); return pto_arg_pipe(p->m, s, pp, loc) >= 0; }
-        if (!(mask & other)) { pto__ps_err(p, &t, "unknown pipe '%s'", pto__ps_text(p, &t)); return 0; }
+        if (!(mask & other)) { pto__ps_unknown_pipe(p, &t); return 0; }
     }
     if ((mask & PTO_A_PIPE) && !(mask & other)) { pto__ps_expected(p, "a pipe name"); return 0; }
     if (mask & (PTO_A_CMP | PTO_A_NMODE)) return pto__ps_word_operand(p, s, mask);
@@ -833,7 +949,7 @@ static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
                 pto__ps_next(p);
                 return pto_arg_pipe(p->m, s, pto_pipe_lookup(p->src + t.pos, t.len), loc) >= 0;
             }
-            pto__ps_err(p, &t, "unknown name '%s'", pto__ps_text(p, &t));
+            pto__ps_unknown_name(p, &t, ~(1u << PTO__B_NONE), (mask & PTO_A_INT) != 0);
             pto__ps_next(p);
             if (pto__ps_is(p, '[') || pto__ps_is(p, '@')) { /* a window of an unknown tensor: skip it */
                 while (!pto__ps_at_eol(p) && !pto__ps_is(p, ']')) pto__ps_next(p);
@@ -988,12 +1104,24 @@ static pto_space pto__ps_space_of(pto__ps_parser *p, const pto__ps_tok *t)
     return (pto_space)(n->spc - 1);
 }
 
+static void pto__ps_unknown_dtype(pto__ps_parser *p, const pto__ps_tok *t)
+{
+    pto__ps_near n;
+    char hint[80];
+    int d;
+    pto__ps_near_init(p, &n, pto__ps_text(p, t), t->len);
+    for (d = 1; d < PTO_NDTYPE; d++)
+        pto__ps_near_try(&n, pto_dtype_name((pto_dtype)d), strlen(pto_dtype_name((pto_dtype)d)));
+    pto__ps_err(p, t, "unknown dtype '%s'%s", pto__ps_text(p, t),
+                pto__ps_near_hint(&n, hint, sizeof hint, " (expected f32, f16, bf16, i32 or i8)"));
+}
+
 static int pto__ps_dtype(pto__ps_parser *p, pto_dtype *dt)
 {
     if (!pto__ps_is(p, PTO__T_NAME)) { pto__ps_expected(p, "a dtype"); return 0; }
     *dt = pto__ps_dtype_of(p, &p->tok);
     if (*dt == PTO_DT_NONE) {
-        pto__ps_err(p, &p->tok, "unknown dtype '%s' (expected f32, f16, bf16, i32 or i8)", pto__ps_text(p, &p->tok));
+        pto__ps_unknown_dtype(p, &p->tok);
         return 0;
     }
     pto__ps_next(p);
@@ -1016,6 +1144,18 @@ static int pto__ps_small_int(pto__ps_parser *p, int64_t max, const char *what, i
     return 1;
 }
 
+static void pto__ps_unknown_space(pto__ps_parser *p, const pto__ps_tok *t)
+{
+    pto__ps_near n;
+    char hint[80];
+    int sp;
+    pto__ps_near_init(p, &n, pto__ps_text(p, t), t->len);
+    for (sp = PTO_VEC; sp <= PTO_ACC; sp++)
+        pto__ps_near_try(&n, pto_space_name((pto_space)sp), strlen(pto_space_name((pto_space)sp)));
+    pto__ps_err(p, t, "unknown memory space '%s'%s", pto__ps_text(p, t),
+                pto__ps_near_hint(&n, hint, sizeof hint, " (expected vec, mat, left, right or acc)"));
+}
+
 /* tile NAME: SPACE DTYPE[R, C] [valid(E, E)] [xN] [at ADDR] */
 static int pto__ps_tile_stmt(pto__ps_parser *p, int32_t block)
 {
@@ -1033,8 +1173,7 @@ static int pto__ps_tile_stmt(pto__ps_parser *p, int32_t block)
     if (!pto__ps_is(p, PTO__T_NAME)) { pto__ps_expected(p, "a memory space"); return 0; }
     sp = pto__ps_space_of(p, &p->tok);
     if (sp == PTO_NSPACE) {
-        pto__ps_err(p, &p->tok, "unknown memory space '%s' (expected vec, mat, left, right or acc)",
-                 pto__ps_text(p, &p->tok));
+        pto__ps_unknown_space(p, &p->tok);
         return 0;
     }
     pto__ps_next(p);
@@ -1342,6 +1481,25 @@ static pto_op pto__ps_op_of(pto__ps_parser *p, const pto__ps_tok *t)
     return n->opc == 1 ? PTO_NOP : (pto_op)(n->opc - 2);
 }
 
+/* "unknown op 'X'" with the closest op or statement keyword. */
+static void pto__ps_unknown_op(pto__ps_parser *p, const pto__ps_tok *t)
+{
+    static const int words[] = {PTO__KW_TILE, PTO__KW_LET, PTO__KW_FOR, PTO__KW_IF, PTO__KW_PIPE,
+                                PTO__KW_VECTOR, PTO__KW_CUBE};
+    pto__ps_near n;
+    char hint[80];
+    size_t i;
+    int op;
+    pto__ps_near_init(p, &n, pto__ps_text(p, t), t->len);
+    for (op = 0; op < PTO_NOP; op++) {
+        const char *name = pto_opinfo_get((pto_op)op)->name;
+        pto__ps_near_try(&n, name, strlen(name));
+    }
+    for (i = 0; i < sizeof words / sizeof words[0]; i++)
+        pto__ps_near_try(&n, pto__ps_kw_text[words[i]], strlen(pto__ps_kw_text[words[i]]));
+    pto__ps_err(p, t, "unknown op '%s'%s", pto__ps_text(p, t), pto__ps_near_hint(&n, hint, sizeof hint, ""));
+}
+
 /* One statement; returns 0 after a syntax error (the caller skips the line). */
 static int pto__ps_stmt(pto__ps_parser *p, int32_t block)
 {
@@ -1361,7 +1519,7 @@ static int pto__ps_stmt(pto__ps_parser *p, int32_t block)
     }
     op = pto__ps_op_of(p, &t);
     if (op == PTO_NOP) {
-        pto__ps_err(p, &t, "unknown op '%s'", pto__ps_text(p, &t));
+        pto__ps_unknown_op(p, &t);
         return 0;
     }
     pto__ps_next(p);
@@ -1601,6 +1759,20 @@ static void pto__ps_arch(pto__ps_parser *p)
     if (!pto__ps_end_stmt(p, "the arch")) pto__ps_skip_to_top(p);
 }
 
+/* What may start a top-level item, with the closest of the words to a word. */
+static void pto__ps_top_unknown(pto__ps_parser *p)
+{
+    static const char *const words[] = {"kernel", "host", "arch"};
+    pto__ps_near n;
+    char q[200], hint[80];
+    size_t i;
+    if (p->tok.kind != PTO__T_NAME) { pto__ps_expected(p, "'kernel', 'host' or 'arch'"); return; }
+    pto__ps_near_init(p, &n, pto__ps_text(p, &p->tok), p->tok.len);
+    for (i = 0; i < sizeof words / sizeof words[0]; i++) pto__ps_near_try(&n, words[i], strlen(words[i]));
+    pto__ps_tokstr(p, &p->tok, q, sizeof q);
+    pto__ps_err(p, &p->tok, "expected 'kernel', 'host' or 'arch', got %s%s", q, pto__ps_near_hint(&n, hint, sizeof hint, ""));
+}
+
 static void pto__ps_file(pto__ps_parser *p)
 {
     pto__ps_next(p);
@@ -1611,7 +1783,7 @@ static void pto__ps_file(pto__ps_parser *p)
         else if (pto__ps_is_kw(p, PTO__KW_ARCH)) pto__ps_arch(p);
         else if (pto__hs_word(p, "host")) pto__hs_host(p);
         else {
-            pto__ps_expected(p, "'kernel' or 'arch'");
+            pto__ps_top_unknown(p);
             pto__ps_skip_to_top(p);
         }
     }

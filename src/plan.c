@@ -725,11 +725,31 @@ static int64_t pto__place(const pto__group *g, pto__scratch *s, int bestfit, int
 static const char *pto__plan_tname(const pto_module *m, int32_t t) { return pto_str(m->ctx, m->tiles[t].name); }
 static const char *pto__kname(const pto_module *m, int32_t k) { return pto_str(m->ctx, m->kernels[k].name); }
 
+/* "a 65536 (line 3)", "b 2x32768 (line 4)": a tile, its bytes, where it is declared. */
 static void pto__item_desc(const pto_module *m, const pto__item *it, pto_buf *b)
 {
     int nbuf = m->tiles[it->tile].nbuf;
     if (nbuf > 1) pto_buf_printf(b, "%s %dx%lld", pto__plan_tname(m, it->tile), nbuf, (long long)it->stride);
     else pto_buf_printf(b, "%s %lld", pto__plan_tname(m, it->tile), (long long)it->size);
+    pto_buf_printf(b, " (line %d)", (int)m->tiles[it->tile].loc.line);
+}
+
+#define PTO__OVERFLOW_SHOWN 5   /* live tiles an overflow message names (4 and "N more" past 5) */
+
+/* The live item at point pt that comes next after item `prev` (-1: the
+   first) in the order largest first, then declaration order; -1 if none.
+   Repeated selection rather than a sort: only a few are named, and an
+   error path should not allocate. */
+static int32_t pto__next_largest(const pto__group *g, int32_t pt, int32_t prev)
+{
+    int32_t i, best = -1;
+    for (i = 0; i < g->n; i++) {
+        const pto__item *it = &g->it[i];
+        if (!(it->lo <= pt && pt <= it->hi)) continue;
+        if (prev >= 0 && !(it->size < g->it[prev].size || (it->size == g->it[prev].size && i > prev))) continue;
+        if (best < 0 || it->size > g->it[best].size) best = i;
+    }
+    return best;
 }
 
 static pto_loc pto__pt_loc(const pto_module *m, const pto__live *lv, int32_t p)
@@ -743,7 +763,7 @@ static pto_status pto__plan_overflow(pto_ctx *ctx, const pto_module *m, const pt
 {
     pto_buf b;
     pto_loc live = pto__pt_loc(m, lv, g->live_pt), loc = live;
-    int32_t i, nlive = 0, k, q = -1;
+    int32_t i, nlive = 0, k, q = -1, shown;
     pto_status st;
     memset(&b, 0, sizeof b);
     b.ctx = ctx;
@@ -760,18 +780,21 @@ static pto_status pto__plan_overflow(pto_ctx *ctx, const pto_module *m, const pt
         pto__pipe_desc(m, g->kernel, (pto_space)g->space, &b);
     }
     if (g->reserved) pto_buf_puts(&b, ")");
-    pto_buf_printf(&b, "; at line %d, %d tiles are live:", (int)live.line, (int)nlive);
-    for (i = 0, k = 0; i < g->n; i++) {
-        if (!(g->it[i].lo <= g->live_pt && g->live_pt <= g->it[i].hi)) continue;
-        pto_buf_puts(&b, k++ ? ", " : " ");
+    /* what to shrink: the biggest tiles live where the need peaks */
+    pto_buf_printf(&b, "; at line %d, %d tile%s live (%lld bytes), largest first:", (int)live.line, (int)nlive,
+                   nlive == 1 ? " is" : "s are", (long long)g->live_max);
+    shown = nlive <= PTO__OVERFLOW_SHOWN ? nlive : PTO__OVERFLOW_SHOWN - 1;
+    for (k = 0, i = -1; k < shown && (i = pto__next_largest(g, g->live_pt, i)) >= 0; k++) {
+        pto_buf_puts(&b, k ? ", " : " ");
         pto__item_desc(m, &g->it[i], &b);
     }
-    pto_buf_printf(&b, " (%lld bytes)", (long long)g->live_max);
-    if (g->live_max < peak) pto_buf_puts(&b, ", the rest is fragmentation");
-    pto_buf_printf(&b, "; tried %d placement orders (", d->norders);
-    for (i = 0; i < d->norders; i++)
-        pto_buf_printf(&b, "%s%s", i ? ", " : "", pto__order_names[d->orders[i]]);
-    pto_buf_puts(&b, "), first-fit and best-fit each");
+    if (nlive > k) pto_buf_printf(&b, " and %d more", (int)(nlive - k));
+    if (g->live_max + g->reserved <= g->cap) {   /* they would fit: the placement is what failed */
+        pto_buf_printf(&b, "; the rest is fragmentation: tried %d placement orders (", d->norders);
+        for (i = 0; i < d->norders; i++)
+            pto_buf_printf(&b, "%s%s", i ? ", " : "", pto__order_names[d->orders[i]]);
+        pto_buf_puts(&b, "), first-fit and best-fit each");
+    }
     st = b.oom ? PTO_ERR_INTERNAL : pto_error(ctx, loc, "%s", b.data);
     pto_buf_free(&b);
     return st;

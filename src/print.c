@@ -5,7 +5,9 @@
    print(parse(print(x))) == print(x): 2-space indentation, params on one
    line, the fewest parentheses that keep each expression tree, floats in the
    shortest form that reads back to the same double and still reads as a
-   float, `} else {` on one line. Comments are not kept.
+   float, `} else {` on one line. pto_print drops comments;
+   pto_print_commented keeps the full-line ones of the source text, each
+   before the item that follows it (end-of-line comments are dropped).
 
    pto_dump prints the same text plus `#` comments with what later passes
    computed: planned tile offsets and why a pass created a statement. */
@@ -181,11 +183,45 @@ static void pto__pr_operand(const pto_module *m, const pto_operand *o, uint32_t 
     }
 }
 
+/* The full-line comments of the text a module was parsed from, for
+   pto_print_commented: a cursor over its lines that only moves forward. */
+typedef struct pto__pr_comments {
+    const char *src;
+    size_t len, pos;       /* pos: where line `line` starts */
+    int32_t line;
+} pto__pr_comments;
+
 typedef struct pto__pr_printer {
     const pto_module *m;
     pto_buf *b;
     int dump;
+    pto__pr_comments *cm;  /* NULL: comments are not kept */
 } pto__pr_printer;
+
+static int pto__pr_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+/* Prints, indented to `depth`, the full-line comments of the source above
+   `line` not printed yet (line <= 0: every one left): a comment goes with
+   the statement, pipe, kernel or host that follows it. */
+static void pto__pr_comments_before(const pto__pr_printer *pr, int32_t line, int depth)
+{
+    pto__pr_comments *c = pr->cm;
+    if (!c) return;
+    while (c->pos < c->len && (line <= 0 || c->line < line)) {
+        const char *s = c->src;
+        size_t i = c->pos, end, e;
+        while (i < c->len && pto__pr_blank(s[i])) i++;
+        for (end = i; end < c->len && s[end] != '\n'; end++) {}
+        if (i < end && s[i] == '#') {
+            for (e = end; e > i && pto__pr_blank(s[e - 1]); e--) {}
+            pto__pr_indent(pr->b, depth);
+            pto_buf_putn(pr->b, s + i, e - i);
+            pto_buf_puts(pr->b, "\n");
+        }
+        c->pos = end < c->len ? end + 1 : c->len;
+        c->line++;
+    }
+}
 
 /* The trailing `# ...` of a dumped statement: who made it, planned offsets. */
 static void pto__pr_dump_note(const pto__pr_printer *pr, int32_t s)
@@ -246,6 +282,7 @@ static void pto__pr_pstmt(const pto__pr_printer *pr, int32_t s, int depth)
     pto_buf *b = pr->b;
     const pto_opinfo *info;
     int i;
+    pto__pr_comments_before(pr, st->loc.line, depth);
     pto__pr_indent(b, depth);
     switch (st->kind) {
     case PTO_ST_OP:
@@ -320,6 +357,7 @@ static void pto__pr_pipes(const pto__pr_printer *pr, int32_t k)
     for (i = 0; i < m->n_cvpipes; i++) {
         const pto_cvpipe *p = &m->cvpipes[i];
         if (p->kernel != k) continue;
+        pto__pr_comments_before(pr, p->loc.line, 1);
         pto_buf_printf(pr->b, "  pipe %s: %s %s[%d, %d] slots(%d) local_slots(%d)%s\n", pto_str(m->ctx, p->name),
                        dirs[p->dir & 3], pto_dtype_name((pto_dtype)p->dtype), (int)p->rows, (int)p->cols,
                        (int)p->slot_num, (int)p->local_slot_num, splits[p->split < 3 ? p->split : 0]);
@@ -334,6 +372,7 @@ static void pto__pr_pkernel(const pto__pr_printer *pr, const pto_kernel *k)
     pto_buf *b = pr->b;
     int32_t i;
     int d;
+    pto__pr_comments_before(pr, k->loc.line, 0);
     pto_buf_printf(b, "kernel %s(", pto_str(m->ctx, k->name));
     for (i = 0; i < k->nparams; i++) {
         const pto_param *p = &m->params[k->param0 + i];
@@ -365,23 +404,39 @@ static void pto__pr_pkernel(const pto__pr_printer *pr, const pto_kernel *k)
 }
 
 /* host sections are printed by host.c */
-static void pto__hs_print(const pto_module *m, pto_buf *out);
+static void pto__hs_print(const pto__pr_printer *pr);
 
-static void pto__pr_pmodule(const pto_module *m, pto_buf *out, int dump)
+static void pto__pr_pmodule(const pto_module *m, pto_buf *out, int dump, pto__pr_comments *cm)
 {
     pto__pr_printer pr;
     int32_t k;
     pr.m = m;
     pr.b = out;
     pr.dump = dump;
-    if (m->arch != PTO_ARCH_A2A3) pto_buf_printf(out, "arch %s\n\n", pto_arch_name(m->arch));
+    pr.cm = cm;
+    if (m->arch != PTO_ARCH_A2A3) {
+        /* the comments above the first kernel stay first: a `# run:` line must */
+        pto__pr_comments_before(&pr, m->n_kernels ? m->kernels[0].loc.line : m->n_hosts ? m->hosts[0].loc.line : 0, 0);
+        pto_buf_printf(out, "arch %s\n\n", pto_arch_name(m->arch));
+    }
     for (k = 0; k < m->n_kernels; k++) {
         if (k) pto_buf_puts(out, "\n");
         pto__pr_pkernel(&pr, &m->kernels[k]);
     }
-    pto__hs_print(m, out);
+    pto__hs_print(&pr);
+    pto__pr_comments_before(&pr, 0, 0);   /* the comments after the last item */
 }
 
-PTODEF void pto_print(const pto_module *m, pto_buf *out) { pto__pr_pmodule(m, out, 0); }
+PTODEF void pto_print(const pto_module *m, pto_buf *out) { pto__pr_pmodule(m, out, 0, NULL); }
 
-PTODEF void pto_dump(const pto_module *m, pto_buf *out) { pto__pr_pmodule(m, out, 1); }
+PTODEF void pto_print_commented(const pto_module *m, const char *text, size_t len, pto_buf *out)
+{
+    pto__pr_comments cm;
+    cm.src = text ? text : "";
+    cm.len = text ? len : 0;
+    cm.pos = 0;
+    cm.line = 1;
+    pto__pr_pmodule(m, out, 0, &cm);
+}
+
+PTODEF void pto_dump(const pto_module *m, pto_buf *out) { pto__pr_pmodule(m, out, 1, NULL); }

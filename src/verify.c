@@ -25,8 +25,10 @@
      - cube <-> vector pipes have counts in range (after normalisation), flag
        ids and a ring left; each tpush / tpop runs on the producer / consumer
        core of the pipe's direction with the pipe's dtype and this core's
-       shape; a pipe pops into one tile per section; and on every path a
-       tpop is followed by its tfree before the next tpop or the end.
+       shape; a pipe pops into one tile per section; a tpush into a v2c
+       pipe without a split is guarded from AIV 1 (subblock 1) by an
+       enclosing if; and on every path a tpop is followed by its tfree
+       before the next tpop or the end.
 
    How: one pass per kernel numbers the statements in program order and lists
    every tile write (phase 0); a second pass checks (phase 1). Both walk the
@@ -523,11 +525,11 @@ static void pto__vtile_fit(pto__verifier *v, const pto_tile *t)
     if (t->pin == PTO_NO_ADDR) return;
     if (t->pin < 0)
         pto_error(v->ctx, t->loc, "pinned address %lld of tile '%s' is negative", (long long)t->pin, tn);
-    else if (t->pin % 32 != 0)
-        pto_error(v->ctx, t->loc, "pinned address %lld of tile '%s' is not 32-byte aligned", (long long)t->pin, tn);
+    else if (t->pin % 32 != 0)   /* addresses in hex, as `ptoc plan` and the printed .pto show them */
+        pto_error(v->ctx, t->loc, "pinned address 0x%llx of tile '%s' is not 32-byte aligned", (long long)t->pin, tn);
     else if (t->pin > cap - all)
-        pto_error(v->ctx, t->loc, "tile '%s' pinned at %lld ends at %lld, past the %lld bytes of '%s' on %s",
-                  tn, (long long)t->pin, (long long)(t->pin + all), (long long)cap, sp, an);
+        pto_error(v->ctx, t->loc, "tile '%s' pinned at 0x%llx ends at 0x%llx, past the end of '%s' (0x%llx, %lld bytes on %s)",
+                  tn, (long long)t->pin, (long long)(t->pin + all), sp, (long long)cap, (long long)cap, an);
 }
 
 /* The valid rows (d = 0) or cols (d = 1) of tile id as a form: its
@@ -1107,6 +1109,80 @@ static void pto__vsync(pto__verifier *v, const pto__vop *op)
 
 static const char *pto__vdir_word(int d) { return d == PTO_C2V ? "c2v" : d == PTO_V2C ? "v2c" : "both"; }
 
+/* The value of integer expression e on AIV 1 (subblock = 1) when it
+   depends on nothing but subblock and constants (through lets too);
+   0 when it depends on anything else or does not fold. */
+static int pto__vat_aiv1(const pto__verifier *v, int32_t e, int64_t *out, int depth)
+{
+    const pto_module *m = v->m;
+    const pto_expr *x;
+    int64_t a, b;
+    if (e < 0 || e >= m->n_exprs || depth > PTO__VDEPTH) return 0;
+    x = &m->exprs[e];
+    switch (x->kind) {
+    case PTO_E_INT: *out = x->value; return 1;
+    case PTO_E_SUBBLOCK: *out = 1; return 1;
+    case PTO_E_VAR: {
+        const pto_var *var = x->a >= 0 && x->a < m->n_vars ? &m->vars[x->a] : NULL;
+        if (!var || var->kind != PTO_V_LET || var->def < 0 || var->def >= m->n_stmts) return 0;
+        return pto__vat_aiv1(v, m->stmts[var->def].e[0], out, depth + 1);
+    }
+    case PTO_E_NEG:
+        if (!pto__vat_aiv1(v, x->a, &a, depth + 1) || a == INT64_MIN) return 0;
+        *out = -a;
+        return 1;
+    case PTO_E_ADD: case PTO_E_SUB: case PTO_E_MUL: case PTO_E_DIV: case PTO_E_MOD: case PTO_E_MIN: case PTO_E_MAX:
+        if (!pto__vat_aiv1(v, x->a, &a, depth + 1) || !pto__vat_aiv1(v, x->b, &b, depth + 1)) return 0;
+        switch (x->kind) {
+        case PTO_E_ADD: return pto__vadd(a, b, out);
+        case PTO_E_SUB: return b != INT64_MIN && pto__vadd(a, -b, out);
+        case PTO_E_MUL: return pto__vmul(a, b, out);
+        case PTO_E_MIN: *out = a < b ? a : b; return 1;
+        case PTO_E_MAX: *out = a > b ? a : b; return 1;
+        default:
+            if (b == 0 || (a == INT64_MIN && b == -1)) return 0;
+            *out = x->kind == PTO_E_DIV ? a / b : a % b;
+            return 1;
+        }
+    default: return 0;
+    }
+}
+
+static int pto__vcmp_holds(int cmp, int64_t a, int64_t b)
+{
+    switch (cmp) {
+    case PTO_EQ: return a == b;
+    case PTO_NE: return a != b;
+    case PTO_LT: return a < b;
+    case PTO_LE: return a <= b;
+    case PTO_GT: return a > b;
+    default: return a >= b;
+    }
+}
+
+/* Whether AIV 1 never runs the statements of `block`: an enclosing `if` of
+   the section takes the branch that holds them only when subblock is not 1,
+   judged by evaluating its condition at subblock = 1 (a condition that
+   depends on anything else is no guard: it lets both AIVs in alike). */
+static int pto__vaiv1_skips(const pto__verifier *v, int32_t block)
+{
+    const pto_module *m = v->m;
+    int32_t steps = 0;
+    while (block >= 0 && block < m->n_blocks && steps++ <= m->n_blocks) {
+        int32_t owner = m->blocks[block].owner;
+        const pto_stmt *ow;
+        int64_t a, b;
+        if (owner < 0 || owner >= m->n_stmts) return 0;
+        ow = &m->stmts[owner];
+        if (ow->kind == PTO_ST_SECTION) return 0;
+        if (ow->kind == PTO_ST_IF && pto__vat_aiv1(v, ow->e[0], &a, 0) && pto__vat_aiv1(v, ow->e[1], &b, 0) &&
+            pto__vcmp_holds(ow->cmp, a, b) != (block == ow->body))
+            return 1;
+        block = ow->block;
+    }
+    return 0;
+}
+
 /* tpush / tpop: the section's core is the producer (tpush) or consumer
    (tpop) of the pipe's direction, and the tile has the pipe's dtype and the
    shape this core sees: the whole tile on the cube, the half its split
@@ -1138,6 +1214,12 @@ static void pto__vcvpipe_op(pto__verifier *v, const pto__vop *op)
                   name, pto__vtn(v, t), r, c, qn, (int)q->rows, (int)q->cols,
                   cube || q->split == PTO_SPLIT_NONE ? "" : q->split == PTO_SPLIT_UP_DOWN ? " split up_down" : " split left_right",
                   (int)t->rows, (int)t->cols);
+    /* without a split the slot holds one whole tile: AIV 0 fills it, and a
+       push from AIV 1 as well would have no ring direction to go to */
+    if (st->op == PTO_OP_TPUSH && !cube && q->split == PTO_SPLIT_NONE && !pto__vaiv1_skips(v, st->block))
+        pto_error(v->ctx, st->loc, "tpush into pipe '%s' (v2c, no split) can run on AIV 1 (subblock 1), but only "
+                  "AIV 0 pushes into an unsplit v2c pipe: guard it with 'if subblock == 0 { ... }', or split the "
+                  "pipe (each AIV then pushes half the tile)", qn);
     if (st->op == PTO_OP_TPOP && (t->nbuf > 1 || t->pin != PTO_NO_ADDR))
         pto_error(v->ctx, op->o[0]->loc, "tpop: tile '%s' lives in pipe '%s''s local slots: it cannot be %s", pto__vtn(v, t),
                   qn, t->nbuf > 1 ? "multi-buffered (the slots rotate by themselves)" : "pinned with 'at'");

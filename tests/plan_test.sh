@@ -32,7 +32,7 @@ has "pin honoured" $out/pins.txt "  a p            vec    0x001000     8192  x1 
 has "planned around the pin" $out/pins.txt "  b q            vec    0x003000     8192  x1  lines 7-8"
 
 $ptoc plan tests/plan/overflow.pto >$out/overflow.txt 2>&1; rc "overflow exit" $? 1
-has "overflow message" $out/overflow.txt "tests/plan/overflow.pto:10:3: error: kernel 'big': vec overflows: needs 262144 bytes, capacity 196608; at line 10, 4 tiles are live: a 65536, b 65536, c 65536, d 65536 (262144 bytes); tried 4 placement orders (largest-first, by-start, longest-first, by-area), first-fit and best-fit each"
+has "overflow message" $out/overflow.txt "tests/plan/overflow.pto:10:3: error: kernel 'big': vec overflows: needs 262144 bytes, capacity 196608; at line 10, 4 tiles are live (262144 bytes), largest first: a 65536 (line 3), b 65536 (line 4), c 65536 (line 5), d 65536 (line 6)"
 
 $ptoc plan tests/plan/pin_overlap.pto >$out/overlap.txt 2>&1; rc "pin overlap exit" $? 1
 has "pin overlap message" $out/overlap.txt "tests/plan/pin_overlap.pto:4:8: error: pinned tiles 'p' and 'q' overlap at vec bytes [0x2000, 0x3000) while both live"

@@ -153,17 +153,38 @@ static void test_overflow_message(pto_ctx *ctx)
     int32_t ts[25];
     char want[2048];
     int i;
-    size_t n;
     kb b = all_live(ctx, 25, ts);
-    n = (size_t)sprintf(want, "kernel 'k': vec overflows: needs 204800 bytes, capacity 196608; at line 51, 25 tiles are live:");
-    for (i = 0; i < 25; i++) n += (size_t)sprintf(want + n, "%s t%d 8192", i ? "," : "", i);
-    sprintf(want + n, " (204800 bytes); tried 4 placement orders (largest-first, by-start, longest-first, by-area), "
-                      "first-fit and best-fit each");
+    /* every tile would fit alone: the user must shrink; the placement orders tried are not news */
+    sprintf(want, "kernel 'k': vec overflows: needs 204800 bytes, capacity 196608; at line 51, 25 tiles are live "
+                  "(204800 bytes), largest first: t0 8192 (line 2), t1 8192 (line 3), t2 8192 (line 4), "
+                  "t3 8192 (line 5) and 21 more");
     CHECK(plan(&b, 0, NULL) == PTO_ERR_USER);
     CHECK(pto_error_count(ctx) == 1);
     CHECK_STR(err0(ctx), want);
     CHECK(line0(ctx) == 51);
     for (i = 0; i < 25; i++) CHECK(!b.m->tiles[ts[i]].planned);
+    pto_module_destroy(b.m);
+}
+
+/* The overflow names the tiles to shrink: the largest live ones first
+   (ties in declaration order), four of them and a count past five. */
+static void test_overflow_largest_first(pto_ctx *ctx)
+{
+    static const int rows[7] = {16, 64, 32, 128, 16, 96, 48};   /* 8, 32, 16, 64, 8, 48, 24 KiB */
+    kb b = kernel(ctx, PTO_ARCH_A2A3, PTO_KK_VECTOR);
+    int32_t ts[7];
+    char name[16];
+    int i;
+    for (i = 0; i < 7; i++) {
+        sprintf(name, "s%d", i);
+        ts[i] = tile(&b, b.body, name, PTO_VEC, rows[i], 128, 2 + i);
+    }
+    for (i = 0; i < 7; i++) load(&b, b.body, ts[i], 10 + i);
+    for (i = 0; i < 7; i++) store(&b, b.body, ts[i], 20 + i);
+    CHECK(plan(&b, 0, NULL) == PTO_ERR_USER);
+    CHECK_STR(err0(ctx), "kernel 'k': vec overflows: needs 204800 bytes, capacity 196608; at line 16, 7 tiles are live "
+                         "(204800 bytes), largest first: s3 65536 (line 5), s5 49152 (line 7), s1 32768 (line 3), "
+                         "s6 24576 (line 8) and 3 more");
     pto_module_destroy(b.m);
 }
 
@@ -179,9 +200,10 @@ static void test_overflow_fragmentation(pto_ctx *ctx)
     store(&b, b.body, p, 6);
     store(&b, b.body, q, 7);
     CHECK(plan(&b, 0, NULL) == PTO_ERR_USER);
-    CHECK_STR(err0(ctx), "kernel 'k': vec overflows: needs 202752 bytes, capacity 196608; at line 5, 2 tiles are live: "
-                         "p 8192, q 98304 (106496 bytes), the rest is fragmentation; tried 4 placement orders "
-                         "(largest-first, by-start, longest-first, by-area), first-fit and best-fit each");
+    CHECK_STR(err0(ctx), "kernel 'k': vec overflows: needs 202752 bytes, capacity 196608; at line 5, 2 tiles are live "
+                         "(106496 bytes), largest first: q 98304 (line 3), p 8192 (line 2); the rest is fragmentation: "
+                         "tried 4 placement orders (largest-first, by-start, longest-first, by-area), first-fit and "
+                         "best-fit each");
     pto_module_destroy(b.m);
 }
 
@@ -595,9 +617,8 @@ static void test_pipe_overflow_names_pipe(pto_ctx *ctx, int local)
     if (local == 5)
         CHECK_STR(err0(ctx), "kernel 'k': vec overflows: needs 204800 bytes, capacity 196608 (163840 reserved for "
                              "cube/vector pipe buffers: pipe 'w' reserves 5 local slots x 32768 B on each vector core); "
-                             "at line 24, 5 tiles are live: v0 8192, v1 8192, v2 8192, v3 8192, v4 8192 (40960 bytes); "
-                             "tried 4 placement orders (largest-first, by-start, longest-first, by-area), first-fit and "
-                             "best-fit each");
+                             "at line 24, 5 tiles are live (40960 bytes), largest first: v0 8192 (line 13), "
+                             "v1 8192 (line 14), v2 8192 (line 15), v3 8192 (line 16), v4 8192 (line 17)");
     else
         CHECK_STR(err0(ctx), "kernel 'k': the local slots of pipe 'w' do not fit vec: needs 229376 bytes, capacity "
                              "196608 (pipe 'w' reserves 7 local slots x 32768 B on each vector core)");
@@ -695,6 +716,7 @@ int main(void)
     g_file = pto_file_add(ctx, "t.pto");
     test_fill_ub_exactly(ctx);
     test_overflow_message(ctx);
+    test_overflow_largest_first(ctx);
     test_overflow_fragmentation(ctx);
     test_offset0_next_to_multibuffer(ctx);
     test_sequential_reuse(ctx);

@@ -5,7 +5,11 @@
    2. Every input kept in tests/fuzz/regress/ (inputs that once crashed or
       broke the round trip) runs through the fuzz target's steps again.
    3. Hand-written pieces pin the exact canonical text of tricky expressions
-      and floats, computed by hand. */
+      and floats, computed by hand.
+   4. pto_print_commented (ptoc fmt) on every file of 1. and 2.: it keeps
+      every full-line comment, changes nothing else (the text parses to what
+      pto_print prints) and is idempotent; a hand-written file pins where
+      the comments go. */
 
 #define PTO_IMPLEMENTATION
 #include "pto.h"
@@ -36,6 +40,62 @@ static char *fmt(pto_ctx *ctx, const char *name, const char *text, size_t len)
 
 static int n_files;
 
+/* pto_print_commented of text (NULL when it does not parse); *n its length
+   (a comment may hold any byte, NUL too). Caller frees. */
+static char *fmt_commented(pto_ctx *ctx, const char *text, size_t len, size_t *n)
+{
+    pto_module *m = pto_parse(ctx, "c.pto", text, len);
+    pto_buf b;
+    char *out;
+    if (!m) return NULL;
+    memset(&b, 0, sizeof b);
+    b.ctx = ctx;
+    pto_print_commented(m, text, len, &b);
+    out = (char *)malloc(b.len + 1);
+    memcpy(out, b.data ? b.data : "", b.len);
+    out[b.len] = 0;
+    *n = b.len;
+    pto_buf_free(&b);
+    pto_module_destroy(m);
+    return out;
+}
+
+/* Lines whose first non-blank byte is '#'. */
+static int count_comment_lines(const char *s, size_t n)
+{
+    size_t i = 0;
+    int count = 0;
+    while (i < n) {
+        while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\v' || s[i] == '\f')) i++;
+        count += i < n && s[i] == '#';
+        while (i < n && s[i] != '\n') i++;
+        i++;
+    }
+    return count;
+}
+
+/* 4.: text parses and pto_print gives `plain`. */
+static void check_commented(const char *path, const char *text, size_t len, const char *plain)
+{
+    pto_ctx *ctx = pto_ctx_create(NULL);
+    size_t n1 = 0, n2 = 0;
+    char *c1 = fmt_commented(ctx, text, len, &n1), *c2 = NULL, *p;
+    CHECK_MSG(c1 != NULL, "%s: pto_print_commented failed", path);
+    if (c1) {
+        CHECK_MSG(count_comment_lines(c1, n1) == count_comment_lines(text, len), "%s: %d comment lines, not %d", path,
+                  count_comment_lines(c1, n1), count_comment_lines(text, len));
+        p = fmt(ctx, "c1", c1, n1);
+        CHECK_MSG(p && strcmp(p, plain) == 0, "%s: the commented text is another module:\n%s", path, c1);
+        free(p);
+        c2 = fmt_commented(ctx, c1, n1, &n2);
+        CHECK_MSG(c2 && n2 == n1 && memcmp(c1, c2, n1) == 0, "%s: fmt is not idempotent:\n%s---\n%s", path, c1,
+                  c2 ? c2 : "(no parse)");
+    }
+    free(c1);
+    free(c2);
+    pto_ctx_destroy(ctx);
+}
+
 /* must_parse: examples must parse; other files are round-tripped only when
    they parse (tests/ may hold files that are meant to fail later stages). */
 static void roundtrip_file(const char *path, int must_parse)
@@ -52,6 +112,7 @@ static void roundtrip_file(const char *path, int must_parse)
         CHECK_MSG(p2 != NULL, "%s: printed text does not parse:\n%s", path, p1);
         if (p2) CHECK_MSG(strcmp(p1, p2) == 0, "%s: round trip differs:\n%s---\n%s", path, p1, p2);
         free(p2);
+        check_commented(path, text, len, p1);
     }
     if (!p1 && !must_parse && pto_diag_count(ctx) == 0) CHECK_MSG(0, "%s failed without a diagnostic", path);
     free(p1);
@@ -193,6 +254,100 @@ static void check_dump(void)
     pto_ctx_destroy(ctx);
 }
 
+/* Where ptoc fmt puts comments: each full-line comment before what follows
+   it (statement, pipe, kernel, host, host statement), indented as that;
+   those above an `arch` line stay first; the last ones at the end; a
+   comment after code is dropped. */
+static void check_comment_places(void)
+{
+    static const char *const in =
+        "# run: -D N=32\n"
+        "arch a5   # after code: dropped\n"
+        "\n"
+        "   # about k\n"
+        "kernel k(in x: f32[N, 64], out y: f32[N, 64]) mix blocks(N / 32) {\n"
+        "# the pipe\n"
+        "  pipe q: c2v f32[32, 64]\n"
+        "  cube {\n"
+        "    tile m: mat f32[32, 64]\n"
+        "    tile l: left f32[32, 64]\n"
+        "    tile r: right f32[64, 64]\n"
+        "    tile a: acc f32[32, 64]\n"
+        "    tload m, x[block * 32, 0]\n"
+        "    tmov l, m\n"
+        "    tmov r, m\n"
+        "    tmatmul a, l, r\n"
+        "    tpush q, a\n"
+        "  }\n"
+        "  vector {\n"
+        "    tile t: vec f32[32, 64]\n"
+        "    if subblock == 0 {\n"
+        "          # inside the if\t \n"
+        "      tpop t, q\n"
+        "    } else {\n"
+        "      # inside the else\n"
+        "      tpop t, q\n"
+        "      # at the end of a block: goes with what follows\n"
+        "    }\n"
+        "    tstore y[block * 32, 0], t\n"
+        "    tfree q\n"
+        "  }\n"
+        "}\n"
+        "# the host\n"
+        "host h(in x: f32[64, 64], out y: f32[64, 64]) {\n"
+        "  # one call\n"
+        "  call k(x, y)\n"
+        "}\n"
+        "# the end\n";
+    static const char *const want =
+        "# run: -D N=32\n"
+        "# about k\n"
+        "arch a5\n"
+        "\n"
+        "kernel k(in x: f32[N, 64], out y: f32[N, 64]) mix blocks(N / 32) {\n"
+        "  # the pipe\n"
+        "  pipe q: c2v f32[32, 64] slots(8) local_slots(2)\n"
+        "  cube {\n"
+        "    tile m: mat f32[32, 64]\n"
+        "    tile l: left f32[32, 64]\n"
+        "    tile r: right f32[64, 64]\n"
+        "    tile a: acc f32[32, 64]\n"
+        "    tload m, x[block * 32, 0]\n"
+        "    tmov l, m\n"
+        "    tmov r, m\n"
+        "    tmatmul a, l, r\n"
+        "    tpush q, a\n"
+        "  }\n"
+        "  vector {\n"
+        "    tile t: vec f32[32, 64]\n"
+        "    if subblock == 0 {\n"
+        "      # inside the if\n"
+        "      tpop t, q\n"
+        "    } else {\n"
+        "      # inside the else\n"
+        "      tpop t, q\n"
+        "    }\n"
+        "    # at the end of a block: goes with what follows\n"
+        "    tstore y[block * 32, 0], t\n"
+        "    tfree q\n"
+        "  }\n"
+        "}\n"
+        "\n"
+        "# the host\n"
+        "host h(in x: f32[64, 64], out y: f32[64, 64]) {\n"
+        "  # one call\n"
+        "  call k(x, y)\n"
+        "}\n"
+        "# the end\n";
+    pto_ctx *ctx = pto_ctx_create(NULL);
+    size_t n = 0;
+    char *out = fmt_commented(ctx, in, strlen(in), &n);
+    CHECK_MSG(out != NULL, "%s", "the commented file does not parse");
+    if (out) CHECK_STR(out, want);
+    free(out);
+    pto_ctx_destroy(ctx);
+}
+
 int main(void)
 {
     walk("examples", 1, 0);
@@ -238,6 +393,7 @@ int main(void)
     check_float("1.7976931348623157e308", "1.7976931348623157e+308");
 
     check_api_module();
+    check_comment_places();
     check_dump();
     return TEST_END();
 }

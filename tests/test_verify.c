@@ -585,8 +585,8 @@ static void test_pin(void)
     f.m->tiles[b].pin = 196608 - 2048;
     run(&f);
     CHECK(pto_error_count(f.ctx) == 2);
-    CHECK(has(&f, "t.pto:2:8: error: pinned address 48 of tile 'a' is not 32-byte aligned"));
-    CHECK(has(&f, "t.pto:3:8: error: tile 'b' pinned at 194560 ends at 198656, past the 196608 bytes of 'vec' on a2a3"));
+    CHECK(has(&f, "t.pto:2:8: error: pinned address 0x30 of tile 'a' is not 32-byte aligned"));
+    CHECK(has(&f, "t.pto:3:8: error: tile 'b' pinned at 0x2f800 ends at 0x30800, past the end of 'vec' (0x30000, 196608 bytes on a2a3)"));
     end(&f);
 }
 
@@ -1056,6 +1056,48 @@ static void test_extract_fractal(void)
     }
 }
 
+/* Only AIV 0 pushes into a v2c pipe without a split: a tpush AIV 1 can
+   reach is an error, unless an enclosing if (evaluated at subblock = 1,
+   through lets) sends AIV 1 elsewhere; a split pipe takes both pushes. */
+static void test_v2c_push_guard(void)
+{
+    static const char *const err = "error: tpush into pipe 'up' (v2c, no split) can run on AIV 1 (subblock 1), but "
+                                   "only AIV 0 pushes into an unsplit v2c pipe: guard it with 'if subblock == 0 { ... }', "
+                                   "or split the pipe (each AIV then pushes half the tile)";
+    static const struct { const char *split, *body; int line, col; } cases[] = {
+        {"", "tpush up, xv", 16, 5},
+        {"", "if subblock == 0 {\n      tpush up, xv\n    }", 0, 0},
+        {"", "if 0 == subblock {\n      tpush up, xv\n    }", 0, 0},
+        {"", "if subblock < 1 {\n      tpush up, xv\n    }", 0, 0},
+        {"", "if subblock != 1 {\n      tpush up, xv\n    }", 0, 0},
+        {"", "let s = subblock * 32\n    if s == 0 {\n      tpush up, xv\n    }", 0, 0},
+        {"", "if subblock == 1 {\n    } else {\n      tpush up, xv\n    }", 0, 0},
+        {"", "if subblock == 0 {\n      for i = 0 to 2 {\n        tpush up, xv\n      }\n    }", 0, 0},
+        {"", "if subblock == 1 {\n      tpush up, xv\n    }", 17, 7},                    /* AIV 1 only */
+        {"", "if subblock == 0 {\n    } else {\n      tpush up, xv\n    }", 18, 7},
+        {"", "if block == 0 {\n      tpush up, xv\n    }", 17, 7},                       /* no guard: both */
+        {"", "if subblock * n == 0 {\n      tpush up, xv\n    }", 17, 7},               /* not decided statically */
+        {" split(up_down)", "tpush up, xh", 0, 0},
+    };
+    char text[1400], first[600], want[600];
+    size_t i;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(text, sizeof text,
+                 "kernel k(in x: f32[64, 64], out y: f32[64, 64], scalar n: i32) mix {\n"
+                 "  pipe up: v2c f32[64, 64]%s\n"
+                 "  cube {\n    tile xm: mat f32[64, 64]\n    tile xl: left f32[64, 64]\n    tile xr: right f32[64, 64]\n"
+                 "    tile acc: acc f32[64, 64]\n    tpop xm, up\n    tmov xl, xm\n    tmov xr, xm\n    tfree up\n"
+                 "    tmatmul acc, xl, xr\n    tstore y[0, 0], acc\n  }\n"
+                 "  vector {\n    tile xv: vec f32[64, 64]\n    tile xh: vec f32[32, 64]\n    tload xv, x[0, 0]\n"
+                 "    tload xh, x[subblock * 32, 0]\n    %s\n  }\n}\n",
+                 cases[i].split, cases[i].body);
+        verify_text(text, first, sizeof first);
+        if (cases[i].line) snprintf(want, sizeof want, "t.pto:%d:%d: %s", cases[i].line + 4, cases[i].col, err);
+        else want[0] = 0;
+        CHECK_MSG(strcmp(first, want) == 0, "%s:\n  got  %s\n  want %s", cases[i].body, first, want);
+    }
+}
+
 /* Every .pto file in tests/ok (tricky but legal) parses and verifies with no diagnostic. */
 static void check_ok_file(const char *path)
 {
@@ -1106,6 +1148,7 @@ static void test_ok_files(void)
 int main(void)
 {
     test_ok_files();
+    test_v2c_push_guard();
     test_good_vadd();
     test_window_affine_oob();
     test_window_guarded_ok();

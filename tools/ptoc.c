@@ -1,7 +1,7 @@
 /* ptoc.c - the pto command-line compiler.
 
-   ptoc check FILE       parse and verify; print diagnostics
-   ptoc fmt FILE         print the canonical .pto text of FILE
+   ptoc check FILE       parse, verify, plan and synchronise; print diagnostics
+   ptoc fmt FILE         print the canonical .pto text of FILE, full-line comments kept
    ptoc dump STAGE FILE  print the IR after a stage (parse, verify, ...)
    ptoc plan [--tight] [--svg OUT.svg] FILE
                          plan memory; print the plan table and memory maps
@@ -28,8 +28,10 @@ static const char *usage =
     "usage: ptoc COMMAND [OPTIONS] FILE\n"
     "\n"
     "commands:\n"
-    "  check FILE          parse and verify FILE; print every error\n"
-    "  fmt FILE            print FILE in canonical .pto form\n"
+    "  check FILE          parse, verify, plan memory and place syncs: every error\n"
+    "                      emit would report (tiles that do not fit too); writes nothing\n"
+    "  fmt FILE            print FILE in canonical .pto form; full-line comments are kept\n"
+    "                      (each before what follows it), comments after code dropped\n"
     "  dump STAGE FILE     print the IR after STAGE (parse | verify | lower | plan | sync)\n"
     "  plan [--tight] [--svg OUT.svg] FILE\n"
     "                      plan memory: per kernel a table of tiles and a memory map\n"
@@ -82,21 +84,26 @@ static char *read_all(const char *path, size_t *len)
    diagnostics are internal. */
 static int exit_code(pto_status st) { return st == PTO_ERR_INTERNAL ? 2 : st == PTO_OK ? 0 : 1; }
 
-static pto_module *load(pto_ctx *ctx, const char *path, int *status)
+/* Parses the file at path; its text stays in *text when text is not NULL
+   (the caller frees it). */
+static pto_module *load_text(pto_ctx *ctx, const char *path, int *status, char **text, size_t *len)
 {
-    size_t len = 0;
-    char *text = read_all(path, &len);
+    size_t n = 0;
+    char *data = read_all(path, &n);
     pto_module *m;
-    if (!text) {
+    if (text) *text = NULL;
+    if (!data) {
         fprintf(stderr, "ptoc: error: cannot read '%s'\n", path);
         *status = 1;
         return NULL;
     }
-    m = pto_parse(ctx, path, text, len);
-    free(text);
+    m = pto_parse(ctx, path, data, n);
+    if (text) { *text = data; *len = n; } else free(data);
     *status = m ? 0 : 1;
     return m;
 }
+
+static pto_module *load(pto_ctx *ctx, const char *path, int *status) { return load_text(ctx, path, status, NULL, NULL); }
 
 /* Writes a printer's text for m to stdout; PTO_ERR_INTERNAL when the text
    could not be built (out of memory). */
@@ -113,14 +120,45 @@ static pto_status write_text(pto_ctx *ctx, const pto_module *m, void (*printer)(
     return st;
 }
 
-static int cmd_check(pto_ctx *ctx, const char *path, int print)
+/* check runs every pass that can find an error in the input: a kernel whose
+   tiles do not fit is as wrong as one with a typo. */
+static int cmd_check(pto_ctx *ctx, const char *path)
 {
     int status;
     pto_module *m = load(ctx, path, &status);
     pto_status st = PTO_OK;
+    if (m) {
+        pto_compile_desc cd;
+        memset(&cd, 0, sizeof cd);
+        cd.sync.check = 1;   /* as emit and run compile */
+        st = pto_compile(ctx, m, &cd);
+    }
+    pto_diag_print(ctx, stderr);
+    pto_module_destroy(m);
+    return m ? exit_code(st) : status;
+}
+
+/* fmt verifies only (it prints the text as written, before lowering adds
+   staging tiles) and keeps the file's full-line comments, `# run:` too. */
+static int cmd_fmt(pto_ctx *ctx, const char *path)
+{
+    int status;
+    char *text = NULL;
+    size_t len = 0;
+    pto_module *m = load_text(ctx, path, &status, &text, &len);
+    pto_status st = PTO_OK;
     if (m) st = pto_verify(ctx, m);
     pto_diag_print(ctx, stderr);
-    if (m && st == PTO_OK && print) st = write_text(ctx, m, pto_print);
+    if (m && st == PTO_OK) {
+        pto_buf out;
+        memset(&out, 0, sizeof out);
+        out.ctx = ctx;
+        pto_print_commented(m, text, len, &out);
+        if (out.oom) st = PTO_ERR_INTERNAL;
+        else fputs(out.data ? out.data : "", stdout);
+        pto_buf_free(&out);
+    }
+    free(text);
     pto_module_destroy(m);
     return m ? exit_code(st) : status;
 }
@@ -560,9 +598,9 @@ int main(int argc, char **argv)
         return 2;
     }
     if (strcmp(argv[1], "check") == 0 && argc == 3) {
-        rc = cmd_check(ctx, argv[2], 0);
+        rc = cmd_check(ctx, argv[2]);
     } else if (strcmp(argv[1], "fmt") == 0 && argc == 3) {
-        rc = cmd_check(ctx, argv[2], 1);
+        rc = cmd_fmt(ctx, argv[2]);
     } else if (strcmp(argv[1], "dump") == 0 && argc == 4) {
         rc = cmd_dump(ctx, argv[2], argv[3]);
     } else if (strcmp(argv[1], "sync") == 0 && argc == 3) {

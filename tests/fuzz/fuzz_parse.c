@@ -2,8 +2,9 @@
 
    For any input: parse must not crash; when it succeeds, verify must not
    crash, and the printed text must parse again and print identically
-   (print(parse(print(x))) == print(x)). A broken round trip aborts, so the
-   fuzzer keeps the input.
+   (print(parse(print(x))) == print(x)); the text with its comments kept
+   (pto_print_commented, ptoc fmt) must parse to that module too. A broken
+   round trip aborts, so the fuzzer keeps the input.
 
    Built with -DPTO_FUZZ_MAIN (no libFuzzer) it replays the files or
    directories given on the command line, for regression runs. */
@@ -49,6 +50,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!p2 || n1 != n2 || memcmp(p1, p2, n1) != 0) {
         fprintf(stderr, "round trip differs:\n%s\n---\n%s\n", p1, p2 ? p2 : "(null)");
         abort();
+    }
+    {   /* the comments kept: the same module */
+        pto_buf c;
+        pto_module *m3;
+        char *p3;
+        size_t n3 = 0;
+        memset(&c, 0, sizeof c);
+        c.ctx = ctx;
+        pto_print_commented(m, (const char *)data, size, &c);
+        if (c.oom) abort();
+        m3 = pto_parse(ctx, "commented.pto", c.data ? c.data : "", c.len);
+        p3 = m3 ? print_module(ctx, m3, &n3) : NULL;
+        if (!p3 || n3 != n1 || memcmp(p1, p3, n1) != 0) {
+            fprintf(stderr, "the commented text differs:\n%s\n", c.data ? c.data : "");
+            abort();
+        }
+        pto_free(ctx, p3);
+        pto_module_destroy(m3);
+        pto_buf_free(&c);
     }
     pto_free(ctx, p1);
     pto_free(ctx, p2);

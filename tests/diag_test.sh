@@ -1,0 +1,78 @@
+#!/bin/sh
+# diag_test.sh - what ptoc tells a user when something is wrong, end to end:
+#   - a mismatch in ptoc run is reported per output tensor: how many
+#     elements differ of how many, the largest errors, the first positions
+#     with both values; a correct output is not named; exit status 1;
+#   - ptoc check plans and synchronises too: tiles that do not fit are an
+#     error there, named largest first with their sizes and lines;
+#   - a tpush into a v2c pipe without a split that AIV 1 reaches: the
+#     verifier rejects it in the .pto; in a hand-edited kernel.c the
+#     simulator names the ring, its pipe and the guard to write.
+cd "$(dirname "$0")/.." || exit 1
+ptoc=./build/ptoc
+out=build/diag_test
+rm -rf $out
+mkdir -p $out
+pass=0; fail=0
+ok()  { pass=$((pass + 1)); echo "ok $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; [ -f $out/log ] && tail -20 $out/log; }
+# expect NAME RC PATTERN CMD...: exit status RC and PATTERN (grep -E) in the output
+expect() {
+    name=$1; want=$2; pat=$3; shift 3
+    "$@" >$out/log 2>&1; rc=$?
+    if [ $rc = "$want" ] && grep -Eq -- "$pat" $out/log; then ok "$name"; else bad "$name (exit $rc, want $want, /$pat/)"; fi
+}
+# lacks NAME PATTERN: the last command's output does not contain PATTERN
+lacks() { if grep -Eq -- "$2" $out/log; then bad "$1 (/$2/ found)"; else ok "$1"; fi; }
+
+# ---- ptoc run: mismatch reports ----
+$ptoc emit tests/diag/two_outputs.pto -o $out/good >$out/log 2>&1 || bad "emit two_outputs"
+expect "two_outputs as emitted" 0 "^  result      match \(2 outputs\)" $ptoc run $out/good
+
+# z = x + 0.5 edited to x + 2.5: every z element is off by exactly 2, y is right
+cp -r $out/good $out/const
+sed 's/b, a, 0.5);/b, a, 2.5);/' $out/good/kernel.c >$out/const/kernel.c
+expect "an edited constant: count and max abs error" 1 \
+    "^  result      mismatch: z differs in 2048 of 2048 elements \(max abs error 2, max rel error [0-9.e+]+\)$" \
+    $ptoc run $out/const
+lacks "the right output is not named" "y differs|^    y\["
+for c in 0 1 2 3 4; do
+    if grep -Eq "^    z\[0, $c\] = [-0-9.e]+ on the simulator, [-0-9.e]+ in the reference$" $out/log; then
+        ok "first differing position [0, $c] listed"
+    else bad "first differing position [0, $c] listed"; fi
+done
+lacks "only the first 5 positions" "^    z\[0, 5\]"
+if grep -q "^    \.\.\. and 2043 more$" $out/log; then ok "the rest counted"; else bad "the rest counted"; fi
+
+# one block of two: rows 16..31 of both outputs are never written
+cp -r $out/good $out/blocks
+sed 's/"two", PTO_K_KIND_VECTOR, 2,/"two", PTO_K_KIND_VECTOR, 1,/' $out/good/host.c >$out/blocks/host.c
+if cmp -s $out/good/host.c $out/blocks/host.c; then bad "the block count is emitted as 2"; else
+    expect "too few blocks: y reported" 1 "^  result      mismatch: y differs in [0-9]+ of 2048 elements" $ptoc run $out/blocks
+    expect "too few blocks: z reported too" 1 "^  result      mismatch: z differs in [0-9]+ of 2048 elements" $ptoc run $out/blocks
+    expect "too few blocks: the first unwritten row" 1 "^    y\[16, 0\] = 0 on the simulator" $ptoc run $out/blocks
+fi
+
+# ---- ptoc check: the planner's errors ----
+$ptoc check examples/vadd.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && [ ! -s $out/log ]; then ok "check passes a good kernel, silently"; else bad "check passes a good kernel, silently (exit $rc)"; fi
+expect "check plans: an overflow is an error" 1 \
+    "^tests/plan/overflow.pto:10:3: error: kernel 'big': vec overflows: needs 262144 bytes, capacity 196608; at line 10, 4 tiles are live \(262144 bytes\), largest first: a 65536 \(line 3\), " \
+    $ptoc check tests/plan/overflow.pto
+expect "fmt still only verifies" 0 "^kernel big" $ptoc fmt tests/plan/overflow.pto
+
+# ---- unguarded tpush into an unsplit v2c pipe ----
+expect "a guarded v2c push runs clean" 0 "^  simulator   no reports" $ptoc run tests/diag/v2c_guarded.pto
+expect "an unguarded one is rejected by check" 1 "tpush into pipe 'up' \(v2c, no split\) can run on AIV 1" \
+    $ptoc check tests/bad/pipe_v2c_unguarded.pto
+$ptoc emit tests/diag/v2c_guarded.pto -o $out/v2c >$out/log 2>&1 || bad "emit v2c_guarded"
+cp -r $out/v2c $out/v2c_edit
+sed 's/if (pto_k_subblock(core) == 0) {/if (1) {/' $out/v2c/kernel.c >$out/v2c_edit/kernel.c
+if cmp -s $out/v2c/kernel.c $out/v2c_edit/kernel.c; then bad "the guard is emitted as pto_k_subblock(core) == 0"; else
+    expect "the guard edited out: the simulator says which ring, pipe and what to do" 1 \
+        "^    v2c_guarded.pto:22: error: tpush: AIV 1 \(subblock 1\) pushes into ring 0 \(\"v2c_guarded.pto:3: pipe up\"\), a V2C ring with no split: only AIV 0 may push into it; guard the push with .if subblock == 0. \(in C: pto_k_subblock\(core\) == 0\) or split the pipe" \
+        $ptoc run $out/v2c_edit
+fi
+
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
