@@ -691,17 +691,48 @@ typedef struct pto_k__ring {
     pto_k__ring1 d[2];         /* [0] C2V, [1] V2C */
 } pto_k__ring;
 
+#define PTO_K__XDEPTH 16 /* pending sets a cross-core counter can hold (4 bits) + 1 */
+
 typedef struct pto_k__cluster {
     int cnt[2][2][PTO_K_NCROSS];          /* [0 = to AIV, 1 = to AIC][subblock][id] */
-    pto_k__sync cross[2][2][PTO_K_NCROSS];
+    int head[2][2][PTO_K_NCROSS];         /* the oldest pending set in xq */
+    pto_k__sync *xq[2][2][PTO_K_NCROSS];  /* PTO_K__XDEPTH pending sets, oldest at head (NULL until one) */
     pto_k__ring ring[PTO_K_NRING];
 } pto_k__cluster;
 
+/* One notify that reached a signal cell. */
+typedef struct pto_k__swrite {
+    int64_t vis;           /* when the cell shows it: the notify's end + PTO_K__XLAT */
+    int core;              /* with seq: the order of writes visible in the same cycle */
+    uint32_t seq;
+    int add;               /* PTO_K_NOTIFY_ADD (else a set) */
+    int32_t value;
+    uint32_t *vc;          /* what the notifying core had ordered before it */
+    const char *src;
+} pto_k__swrite;
+
+/* A signal cell's history in simulated time. The cell's bytes in GM change
+   in the order the cores happen to run; waits read this history instead, so
+   what they see and when does not depend on that order. */
 typedef struct pto_k__signal {
     pto_k_gm *g;
     int64_t idx;
-    pto_k__sync s;
+    int32_t init;          /* the cell when the launch first used it */
+    pto_k__swrite *w;      /* sorted by (vis, core, seq) */
+    int nw, capw;
 } pto_k__signal;
+
+/* A wait that returned: checked again at the end of the launch against the
+   writes that came after it (pto_k__sig_end). */
+typedef struct pto_k__sdone {
+    int sig;               /* index into dev->sigs */
+    int at;                /* the last write the wait saw (-1: none) */
+    int core, cmp;
+    int32_t value;
+    uint32_t stamp;        /* the wait's clock on the waiting core's S pipe */
+    int64_t time;          /* when it returned */
+    const char *src;
+} pto_k__sdone;
 
 typedef struct pto_k__event {
     int core, pipe;
@@ -729,7 +760,8 @@ struct pto_k_core {
     /* scheduling */
     int state;                 /* PTO_K__NEW, RUN, DONE */
     int dead;
-    int (*pred)(pto_k_core *c, const void *arg);
+    int can_run;               /* set by pto_k__pick */
+    int64_t wake;              /* a timed wait: when the scheduler released it (-1: not yet) */
     const void *parg;
     char waitmsg[400];
     pthread_t th;
@@ -752,6 +784,8 @@ struct pto_k_device {
     int64_t *rargs;            /* per-rank args: nranks x nargs */
     pto_k__signal *sigs;
     int nsigs, capsigs;
+    pto_k__sdone *sdone;
+    int nsdone, capsdone;
     pto_k__read *rp;
     int32_t nrp, caprp, rfree;
     pthread_mutex_t mu;
@@ -942,16 +976,22 @@ PTO_K_FN void pto_k__publish(pto_k_core *c, int p, pto_k__sync *s, int64_t time,
     s->src = src;
 }
 
-/* The scalar unit waited for s: every later instruction of c is after it. */
-PTO_K_FN void pto_k__join_all(pto_k_core *c, const pto_k__sync *s, int64_t latency)
+/* The scalar unit waited until t for what vc describes: every later
+   instruction of c is after it, in order and in time. */
+PTO_K_FN void pto_k__join_at(pto_k_core *c, const uint32_t *vc, int64_t t)
 {
     int p;
-    int64_t t = s->time + latency;
     for (p = 0; p < PTO_K_PIPE_ALL; p++) {
-        pto_k__vc_join(c->dev, c->vc[p], s->vc);
+        pto_k__vc_join(c->dev, c->vc[p], vc);
         if (c->free_at[p] < t) c->free_at[p] = t;
     }
     if (c->disp < t) c->disp = t;
+}
+
+/* ... for the event s, which reaches c `latency` cycles after it fired. */
+PTO_K_FN void pto_k__join_all(pto_k_core *c, const pto_k__sync *s, int64_t latency)
+{
+    pto_k__join_at(c, s->vc, s->time + latency);
 }
 
 /* Is `prev` ordered before the current instruction on pipe p of c? */
@@ -1183,19 +1223,73 @@ PTO_K_FN void pto_k__stall(pto_k_core *c, int pipe, int64_t disp, int64_t t, con
 
 /* ---- the scheduler ---------------------------------------------------------- */
 
-/* What a blocked core waits for. */
+/* What a blocked core waits for. An event wait (a cross-core flag, a ring
+   slot) waits for one particular event: `ready` says whether it happened.
+   A timed wait (a signal) waits for a condition on a cell: `when` says at
+   which simulated time the writes known so far first make it hold (-1:
+   they do not), and the scheduler releases it only once no write still to
+   come can land before that (pto_k__mark_runnable). */
 typedef struct pto_k__waiter {
     int (*ready)(pto_k_core *c, const void *arg);
+    int64_t (*when)(pto_k_core *c, const void *arg);
     void (*describe)(pto_k_core *c, const void *arg, char *out, size_t n);
     const void *arg;
     const char *src;
 } pto_k__waiter;
 
-PTO_K_FN int pto_k__runnable(pto_k_core *c)
+/* The earliest time a write that c has not made yet can become visible on
+   another core: it is issued at c->disp or later (after a released timed
+   wait, at its time or later), lasts a cycle and travels PTO_K__XLAT. */
+PTO_K_FN int64_t pto_k__next_write(const pto_k_core *c)
 {
-    const pto_k__waiter *w = (const pto_k__waiter *)c->parg;
-    if (c->state == PTO_K__DONE) return 0;
-    return c->dead || !w || w->ready(c, w->arg);
+    int64_t t = c->parg && c->wake > c->disp ? c->wake : c->disp;
+    return t + 1 + PTO_K__XLAT;
+}
+
+/* Sets c->can_run for every core and returns how many may run.
+
+   Event waits are ready when their event exists: its time is fixed, so the
+   order in which the cores ran cannot change what they join. A timed wait
+   is different: a write that lands before the time `when` found may still
+   come from a core that has not run far enough. Let F be the earliest time
+   a write not yet made can land. Only three kinds of core can make one: a
+   core that can run now (from pto_k__next_write of it), a timed wait after
+   it returns (no earlier than `when` + 1 + PTO_K__XLAT: until one of them
+   returns the history before its `when` is complete), and a core blocked on
+   an event, which resumes no earlier than the core that makes the event (so
+   it is covered by the other two). A timed wait whose `when` is below F is
+   final: it is released with that time. The earliest timed wait is always
+   below F when no other core can run, so the scheduler never stalls on a
+   wait that something can satisfy. */
+PTO_K_FN int pto_k__mark_runnable(pto_k_device *dev)
+{
+    int i, n = 0;
+    int64_t first = -1, land = -1; /* the earliest timed wait; F (-1: no bound yet) */
+    for (i = 0; i < dev->ncores; i++) {
+        pto_k_core *c = &dev->cores[i];
+        const pto_k__waiter *w = (const pto_k__waiter *)c->parg;
+        c->can_run = 0;
+        if (c->state == PTO_K__DONE) continue;
+        if (!c->dead && w && w->when && c->wake < 0) {
+            int64_t t = w->when(c, w->arg);
+            if (t >= 0 && (first < 0 || t < first)) first = t;
+            continue;
+        }
+        c->can_run = c->dead || !w || w->when || w->ready(c, w->arg);
+        if (c->can_run && !c->dead && (land < 0 || pto_k__next_write(c) < land)) land = pto_k__next_write(c);
+    }
+    if (first >= 0 && (land < 0 || first + 1 + PTO_K__XLAT < land)) land = first + 1 + PTO_K__XLAT;
+    for (i = 0; i < dev->ncores; i++) {
+        pto_k_core *c = &dev->cores[i];
+        const pto_k__waiter *w = (const pto_k__waiter *)c->parg;
+        if (c->state != PTO_K__DONE && !c->dead && w && w->when && c->wake < 0) {
+            int64_t t = w->when(c, w->arg);
+            if (t >= 0 && t < land) c->wake = t;
+            c->can_run = c->wake >= 0;
+        }
+        n += c->can_run;
+    }
+    return n;
 }
 
 PTO_K_FN void *pto_k__thread(void *arg);
@@ -1203,8 +1297,8 @@ PTO_K_FN void *pto_k__thread(void *arg);
 /* Chooses the next core to run (the caller holds dev->mu). */
 PTO_K_FN void pto_k__pick(pto_k_device *dev)
 {
-    int i, n = 0, k;
-    for (i = 0; i < dev->ncores; i++) n += pto_k__runnable(&dev->cores[i]);
+    int i, n, k;
+    n = pto_k__mark_runnable(dev);
     if (n == 0 && dev->ndone < dev->ncores) {
         /* every live core waits: a deadlock. Name each wait, then let the
            cores run to their end in dead mode. */
@@ -1217,6 +1311,7 @@ PTO_K_FN void pto_k__pick(pto_k_device *dev)
             pto_k__core_name(c, who, sizeof who);
             pto_k__err(dev, PTO_K_E_DEADLOCK, "%s: error: deadlock: %s (%s)", w->src ? w->src : "?", what, who);
             c->dead = 1;
+            c->can_run = 1;
             n++;
         }
     }
@@ -1228,7 +1323,7 @@ PTO_K_FN void pto_k__pick(pto_k_device *dev)
     k = (int)(pto_k__rand(dev) % (uint64_t)n);
     for (i = 0; i < dev->ncores; i++) {
         pto_k_core *c = &dev->cores[i];
-        if (!pto_k__runnable(c)) continue;
+        if (!c->can_run) continue;
         if (k-- > 0) continue;
         if (c->state == PTO_K__NEW) {
             pthread_attr_t at;
@@ -1268,6 +1363,7 @@ PTO_K_FN void pto_k__block(pto_k_core *c, const pto_k__waiter *w)
 {
     if (c->dead) return;
     c->parg = w;
+    c->wake = -1;
     pto_k__yield(c);
     c->parg = NULL;
 }
@@ -2354,10 +2450,29 @@ PTO_K_FN int pto_k__xargs_ok(pto_k_core *c, const pto_k__ins *ins, int pipe, int
     return pto_k__pipe_free(c, ins, pipe);
 }
 
+/* The pending set k places after the oldest (0 = the one a wait takes next). */
+PTO_K_FN pto_k__sync *pto_k__xpending(pto_k_core *c, int dir, int sub, int id, int k)
+{
+    pto_k__cluster *cl = pto_k__cl(c);
+    if (!cl->xq[dir][sub][id]) {
+        cl->xq[dir][sub][id] = (pto_k__sync *)calloc(PTO_K__XDEPTH, sizeof(pto_k__sync));
+        if (!cl->xq[dir][sub][id]) {
+            c->dev->oom = 1;
+            return NULL;
+        }
+    }
+    return &cl->xq[dir][sub][id][(cl->head[dir][sub][id] + k) % PTO_K__XDEPTH];
+}
+
+/* Each set is its own record, and a wait joins the oldest pending one: the
+   counter pairs the k-th wait with the k-th set of its source core, whatever
+   order the cores ran in (merging every set into one record would let the
+   k-th wait see the time and clock of a later set). */
 PTO_K_FN void pto_k_cross_set(pto_k_core *c, const char *src, int pipe, int id)
 {
     pto_k__ins ins = pto_k__mk(PTO_K__SET_FLAG, pipe, src);
     pto_k__cluster *cl;
+    pto_k__sync *e;
     int s;
     int64_t t;
     if (c->dead || !pto_k__xargs_ok(c, &ins, pipe, id)) return;
@@ -2372,9 +2487,23 @@ PTO_K_FN void pto_k_cross_set(pto_k_core *c, const char *src, int pipe, int id)
             pto_k__ierr(c, &ins, PTO_K_E_USAGE, "cross-core flag %d overflows its 4-bit counter (16 sets not waited for)", id);
             cl->cnt[dir][sub][id] = 15;
         }
-        pto_k__publish(c, pipe, &cl->cross[dir][sub][id], t, src);
+        e = pto_k__xpending(c, dir, sub, id, cl->cnt[dir][sub][id] - 1);
+        if (!e) continue;
+        if (e->vc) memset(e->vc, 0, sizeof(uint32_t) * (size_t)c->dev->ngp);
+        e->time = 0;
+        pto_k__publish(c, pipe, e, t, src);
     }
     pto_k__yield(c);
+}
+
+/* Takes the oldest pending set of (dir, sub, id) and joins it. */
+PTO_K_FN void pto_k__xtake(pto_k_core *c, int dir, int sub, int id)
+{
+    pto_k__cluster *cl = pto_k__cl(c);
+    pto_k__sync *e = pto_k__xpending(c, dir, sub, id, 0);
+    cl->cnt[dir][sub][id]--;
+    cl->head[dir][sub][id] = (cl->head[dir][sub][id] + 1) % PTO_K__XDEPTH;
+    if (e) pto_k__join_all(c, e, PTO_K__XLAT);
 }
 
 PTO_K_FN void pto_k_cross_wait(pto_k_core *c, const char *src, int pipe, int id)
@@ -2382,24 +2511,20 @@ PTO_K_FN void pto_k_cross_wait(pto_k_core *c, const char *src, int pipe, int id)
     pto_k__ins ins = pto_k__mk(PTO_K__WAIT_FLAG, pipe, src);
     pto_k__xwait xw;
     pto_k__waiter w;
-    pto_k__cluster *cl;
     if (c->dead || !pto_k__xargs_ok(c, &ins, pipe, id)) return;
     xw.id = id;
+    memset(&w, 0, sizeof w);
     w.ready = pto_k__xready;
     w.describe = pto_k__xdesc;
     w.arg = &xw;
     w.src = src;
     pto_k__block(c, &w);
     if (c->dead) return;
-    cl = pto_k__cl(c);
     if (c->kind == PTO_K_CORE_VECTOR) {
-        cl->cnt[0][c->subblock][id]--;
-        pto_k__join_all(c, &cl->cross[0][c->subblock][id], PTO_K__XLAT);
+        pto_k__xtake(c, 0, (int)c->subblock, id);
     } else {
-        cl->cnt[1][0][id]--;
-        cl->cnt[1][1][id]--;
-        pto_k__join_all(c, &cl->cross[1][0][id], PTO_K__XLAT);
-        pto_k__join_all(c, &cl->cross[1][1][id], PTO_K__XLAT);
+        pto_k__xtake(c, 1, 0, id);
+        pto_k__xtake(c, 1, 1, id);
     }
 }
 
@@ -2637,6 +2762,7 @@ PTO_K_FN void pto_k_tpush(pto_k_core *c, const char *src, int ring, pto_k_tile a
         return;
     }
     rw.rg = rg, rw.ring = ring, rw.k = kd, rw.me = me;
+    memset(&w, 0, sizeof w);
     w.ready = pto_k__push_ready;
     w.describe = pto_k__push_desc;
     w.arg = &rw;
@@ -2704,6 +2830,7 @@ PTO_K_FN pto_k_tile pto_k_tpop(pto_k_core *c, const char *src, int ring, pto_k_t
                     r1->pop_src[me] ? r1->pop_src[me] : "?");
     }
     rw.rg = rg, rw.ring = ring, rw.k = kd, rw.me = me;
+    memset(&w, 0, sizeof w);
     w.ready = pto_k__pop_ready;
     w.describe = pto_k__pop_desc;
     w.arg = &rw;
@@ -2817,6 +2944,7 @@ PTO_K_FN pto_k__signal *pto_k__sig(pto_k_device *dev, pto_k_gm *g, int64_t idx)
     memset(&dev->sigs[dev->nsigs], 0, sizeof *dev->sigs);
     dev->sigs[dev->nsigs].g = g;
     dev->sigs[dev->nsigs].idx = idx;
+    dev->sigs[dev->nsigs].init = ((const int32_t *)g->data)[idx];
     return &dev->sigs[dev->nsigs++];
 }
 
@@ -2829,21 +2957,54 @@ PTO_K_FN int pto_k__sig_ok(pto_k_core *c, const pto_k__ins *ins, pto_k_gm *g, in
     return pto_k__window_ok(c, ins, g, r, col, 1, 1) && pto_k__pipe_free(c, ins, PTO_K_PIPE_S);
 }
 
+PTO_K_FN int pto_k__swrite_before(const pto_k__swrite *a, const pto_k__swrite *b)
+{
+    if (a->vis != b->vis) return a->vis < b->vis;
+    if (a->core != b->core) return a->core < b->core;
+    return a->seq < b->seq;
+}
+
+/* Adds a write to the cell's history at its place in time. */
+PTO_K_FN void pto_k__sig_record(pto_k_core *c, pto_k__signal *s, const pto_k__swrite *nw)
+{
+    int cap = s->capw, j;
+    s->w = (pto_k__swrite *)pto_k__grow(c->dev, s->w, &cap, s->nw + 1, sizeof *s->w);
+    s->capw = cap;
+    if (s->nw + 1 > cap) return;
+    for (j = s->nw; j > 0 && pto_k__swrite_before(nw, &s->w[j - 1]); j--) s->w[j] = s->w[j - 1];
+    s->w[j] = *nw;
+    s->nw++;
+}
+
 PTO_K_FN void pto_k_notify(pto_k_core *c, const char *src, pto_k_gm *sig, int64_t row, int64_t col, int32_t value, int op)
 {
     pto_k__ins ins = pto_k__mk(PTO_K__SET_FLAG, PTO_K_PIPE_S, src);
     pto_k__signal *s;
+    pto_k__swrite nw;
     int32_t *cell;
     int64_t t;
     if (c->dead || !pto_k__sig_ok(c, &ins, sig, row, col)) return;
-    s = pto_k__sig(c->dev, sig, row * sig->cols + col);
-    if (!s) return;
+    if (!pto_k__sig(c->dev, sig, row * sig->cols + col)) return;
     pto_k__yield(c); /* any peer may move first */
     ins.disp = c->disp++;
     c->clk[PTO_K_PIPE_S]++;
     c->ninstr++;
     t = pto_k__timed(c, PTO_K_PIPE_S, ins.disp, 1, op == PTO_K_NOTIFY_ADD ? "notify add" : "notify set", src);
-    pto_k__publish(c, PTO_K_PIPE_S, &s->s, t, src);
+    s = pto_k__sig(c->dev, sig, row * sig->cols + col); /* the yield may have moved dev->sigs */
+    memset(&nw, 0, sizeof nw);
+    nw.vis = t + PTO_K__XLAT;
+    nw.core = c->index;
+    nw.seq = c->clk[PTO_K_PIPE_S];
+    nw.add = op == PTO_K_NOTIFY_ADD;
+    nw.value = value;
+    nw.src = src;
+    nw.vc = pto_k__vc_new(c->dev);
+    if (nw.vc) {
+        pto_k__vc_join(c->dev, nw.vc, c->vc[PTO_K_PIPE_S]);
+        nw.vc[c->index * 8 + PTO_K_PIPE_S] = c->clk[PTO_K_PIPE_S];
+    }
+    if (s) pto_k__sig_record(c, s, &nw);
+    else free(nw.vc);
     cell = (int32_t *)sig->data + row * sig->cols + col;
     if (op == PTO_K_NOTIFY_ADD)
         *cell = (int32_t)((uint32_t)*cell + (uint32_t)value);
@@ -2855,8 +3016,10 @@ PTO_K_FN void pto_k_notify(pto_k_core *c, const char *src, pto_k_gm *sig, int64_
 typedef struct pto_k__swait {
     pto_k_gm *g;
     int64_t r, col;
+    int sig;               /* index into dev->sigs */
     int cmp;
     int32_t value;
+    int64_t t0;            /* when the waiting core starts polling */
 } pto_k__swait;
 
 PTO_K_FN const char *pto_k__cmp_name(int cmp)
@@ -2865,19 +3028,48 @@ PTO_K_FN const char *pto_k__cmp_name(int cmp)
     return cmp >= 0 && cmp <= 5 ? n[cmp] : "?";
 }
 
-PTO_K_FN int pto_k__sig_ready(pto_k_core *c, const void *arg)
+PTO_K_FN int pto_k__cmp_holds(int32_t v, int cmp, int32_t value)
+{
+    switch (cmp) {
+    case PTO_K_EQ: return v == value;
+    case PTO_K_NE: return v != value;
+    case PTO_K_LT: return v < value;
+    case PTO_K_LE: return v <= value;
+    case PTO_K_GT: return v > value;
+    default: return v >= value;
+    }
+}
+
+PTO_K_FN int32_t pto_k__swrite_apply(int32_t v, const pto_k__swrite *w)
+{
+    return w->add ? (int32_t)((uint32_t)v + (uint32_t)w->value) : w->value;
+}
+
+/* When a wait that starts polling at t0 first sees `cell cmp value` in the
+   writes known so far (-1: it does not), and the last write it has seen
+   then (*at; -1: none). */
+PTO_K_FN int64_t pto_k__sig_when(const pto_k__signal *s, int64_t t0, int cmp, int32_t value, int *at)
+{
+    int32_t v = s->init;
+    int i;
+    for (i = 0; i < s->nw && s->w[i].vis <= t0; i++) v = pto_k__swrite_apply(v, &s->w[i]);
+    *at = i - 1;
+    if (pto_k__cmp_holds(v, cmp, value)) return t0;
+    for (; i < s->nw; i++) {
+        v = pto_k__swrite_apply(v, &s->w[i]);
+        if (pto_k__cmp_holds(v, cmp, value)) {
+            *at = i;
+            return s->w[i].vis;
+        }
+    }
+    return -1;
+}
+
+PTO_K_FN int64_t pto_k__sig_waiter_when(pto_k_core *c, const void *arg)
 {
     const pto_k__swait *w = (const pto_k__swait *)arg;
-    int32_t v = ((const int32_t *)w->g->data)[w->r * w->g->cols + w->col];
-    (void)c;
-    switch (w->cmp) {
-    case PTO_K_EQ: return v == w->value;
-    case PTO_K_NE: return v != w->value;
-    case PTO_K_LT: return v < w->value;
-    case PTO_K_LE: return v <= w->value;
-    case PTO_K_GT: return v > w->value;
-    default: return v >= w->value;
-    }
+    int at;
+    return pto_k__sig_when(&c->dev->sigs[w->sig], w->t0, w->cmp, w->value, &at);
 }
 
 PTO_K_FN void pto_k__sig_desc(pto_k_core *c, const void *arg, char *out, size_t n)
@@ -2890,28 +3082,109 @@ PTO_K_FN void pto_k__sig_desc(pto_k_core *c, const void *arg, char *out, size_t 
              (int)((const int32_t *)w->g->data)[w->r * w->g->cols + w->col]);
 }
 
+/* The wait saw write `at`: it is ordered after that write and, when that
+   write is an atomic add (which read the value before it), after the
+   writes the add read, back to the latest set. */
+PTO_K_FN void pto_k__sig_join(pto_k_core *c, const pto_k__signal *s, int at, int64_t t)
+{
+    int j;
+    for (j = at; j >= 0; j--) {
+        pto_k__join_at(c, s->w[j].vc, t);
+        if (!s->w[j].add) break;
+    }
+    pto_k__join_at(c, NULL, t);
+}
+
+PTO_K_FN void pto_k__sig_done(pto_k_core *c, const pto_k__swait *sw, int at, int64_t t, const char *src)
+{
+    pto_k_device *dev = c->dev;
+    int cap = dev->capsdone;
+    pto_k__sdone *d;
+    dev->sdone = (pto_k__sdone *)pto_k__grow(dev, dev->sdone, &cap, dev->nsdone + 1, sizeof *dev->sdone);
+    dev->capsdone = cap;
+    if (dev->nsdone + 1 > cap) return;
+    d = &dev->sdone[dev->nsdone++];
+    d->sig = sw->sig, d->at = at, d->core = c->index, d->cmp = sw->cmp, d->value = sw->value;
+    d->stamp = c->clk[PTO_K_PIPE_S], d->time = t, d->src = src;
+}
+
+/* A wait returns at the first simulated time at or after it starts polling
+   when the cell's history meets the condition (the scheduler releases it
+   only once no write still to come can land earlier), and is ordered after
+   the writes it saw: neither depends on the order the cores ran in. */
 PTO_K_FN void pto_k_wait(pto_k_core *c, const char *src, pto_k_gm *sig, int64_t row, int64_t col, int cmp, int32_t value)
 {
     pto_k__ins ins = pto_k__mk(PTO_K__WAIT_FLAG, PTO_K_PIPE_S, src);
     pto_k__swait sw;
     pto_k__waiter w;
     pto_k__signal *s;
+    int at, p;
+    int64_t t;
     if (c->dead || !pto_k__sig_ok(c, &ins, sig, row, col)) return;
     if (cmp < 0 || cmp > 5) {
         pto_k__ierr(c, &ins, PTO_K_E_USAGE, "wait: no comparison %d", cmp);
         return;
     }
+    s = pto_k__sig(c->dev, sig, row * sig->cols + col);
+    if (!s) return;
     sw.g = sig, sw.r = row, sw.col = col, sw.cmp = cmp, sw.value = value;
-    w.ready = pto_k__sig_ready;
+    sw.sig = (int)(s - c->dev->sigs);
+    sw.t0 = c->free_at[PTO_K_PIPE_S] > c->disp ? c->free_at[PTO_K_PIPE_S] : c->disp;
+    memset(&w, 0, sizeof w);
+    w.when = pto_k__sig_waiter_when;
     w.describe = pto_k__sig_desc;
     w.arg = &sw;
     w.src = src;
     pto_k__block(c, &w);
     if (c->dead) return;
-    s = pto_k__sig(c->dev, sig, row * sig->cols + col);
+    s = &c->dev->sigs[sw.sig];
+    t = pto_k__sig_when(s, sw.t0, cmp, value, &at); /* = c->wake: later writes land after it */
+    if (t < 0) return;
     ins.disp = c->disp++;
-    if (s && s->s.vc) pto_k__join_all(c, &s->s, PTO_K__XLAT);
+    pto_k__stall(c, PTO_K_PIPE_S, sw.t0, t, src);
+    pto_k__sig_join(c, s, at, t);
+    /* the scalar unit stalled: everything c issues later is after the wait */
+    c->clk[PTO_K_PIPE_S]++;
+    for (p = 0; p < PTO_K_PIPE_ALL; p++)
+        if (c->vc[p]) c->vc[p][c->index * 8 + PTO_K_PIPE_S] = c->clk[PTO_K_PIPE_S];
+    pto_k__sig_done(c, &sw, at, t, src);
     pto_k__timed(c, PTO_K_PIPE_S, c->disp, 1, "wait", src);
+}
+
+/* At the end of a launch: a wait whose condition a later write undid, when
+   nothing orders that write after the wait. The wait returned because it
+   polled in time; with the notify a little earlier or the poll a little
+   later (another timing, or the hardware) it would never return. Typical:
+   EQ on a counter that a fast peer moves on (wait for GE instead). */
+PTO_K_FN void pto_k__sig_end(pto_k_device *dev)
+{
+    int i, j;
+    for (i = 0; i < dev->nsdone; i++) {
+        const pto_k__sdone *d = &dev->sdone[i];
+        const pto_k__signal *s = &dev->sigs[d->sig];
+        pto_k_core *c = &dev->cores[d->core];
+        int32_t v = s->init;
+        for (j = 0; j <= d->at && j < s->nw; j++) v = pto_k__swrite_apply(v, &s->w[j]);
+        for (; j < s->nw; j++) {
+            const pto_k__swrite *x = &s->w[j];
+            char nm[80], who[64], them[64];
+            v = pto_k__swrite_apply(v, x);
+            if (pto_k__cmp_holds(v, d->cmp, d->value)) continue;
+            if (x->vc && x->vc[d->core * 8 + PTO_K_PIPE_S] >= d->stamp) break; /* after the wait: fine */
+            if (!pto_k__first_report(dev, d->src, x->src, 64)) break;
+            pto_k__gm_label(c, s->g, nm, sizeof nm);
+            pto_k__core_name(c, who, sizeof who);
+            pto_k__core_name(&dev->cores[x->core], them, sizeof them);
+            pto_k__err(dev, PTO_K_E_DEADLOCK,
+                       "%s: error: deadlock: wait(%s[%lld, %lld] %s %d) may never return: the cell met it at cycle %lld "
+                       "only until \"%s\" (%s) made it %d at cycle %lld, and nothing orders that notify after this "
+                       "wait, so a poll a little later misses it; wait for a bound the cell keeps (GE on a counter) (%s)",
+                       d->src, nm, (long long)(s->idx / s->g->cols), (long long)(s->idx % s->g->cols),
+                       pto_k__cmp_name(d->cmp), (int)d->value, (long long)d->time, x->src, them, (int)v,
+                       (long long)x->vis, who);
+            break;
+        }
+    }
 }
 /* ---- End file: src/kern/mix.h ---- */
 
@@ -3042,7 +3315,11 @@ PTO_K_FN void pto_k__free_launch(pto_k_device *dev)
         pto_k__cluster *cl = &dev->clusters[i];
         for (p = 0; p < 2; p++)
             for (q = 0; q < 2; q++)
-                for (id = 0; id < PTO_K_NCROSS; id++) free(cl->cross[p][q][id].vc);
+                for (id = 0; id < PTO_K_NCROSS; id++) {
+                    if (!cl->xq[p][q][id]) continue;
+                    for (k = 0; k < PTO_K__XDEPTH; k++) free(cl->xq[p][q][id][k].vc);
+                    free(cl->xq[p][q][id]);
+                }
         for (r = 0; r < PTO_K_NRING; r++) {
             pto_k__ring *rg = &cl->ring[r];
             free(rg->own);
@@ -3063,8 +3340,12 @@ PTO_K_FN void pto_k__free_launch(pto_k_device *dev)
     free(dev->clusters);
     dev->clusters = NULL;
     dev->nclusters = 0;
-    for (i = 0; i < dev->nsigs; i++) free(dev->sigs[i].s.vc);
+    for (i = 0; i < dev->nsigs; i++) {
+        for (k = 0; k < dev->sigs[i].nw; k++) free(dev->sigs[i].w[k].vc);
+        free(dev->sigs[i].w);
+    }
     dev->nsigs = 0;
+    dev->nsdone = 0;
     for (i = 0; i < dev->ngms; i++) {
         free(dev->gsh[i].g);
         dev->gsh[i].g = NULL;
@@ -3099,6 +3380,7 @@ PTO_K_FN void pto_k_device_destroy(pto_k_device *dev)
     free(dev->gms);
     free(dev->gsh);
     free(dev->sigs);
+    free(dev->sdone);
     free(dev->rp);
     free(dev->pairs);
     free(dev->ev);
@@ -3138,10 +3420,12 @@ PTO_K_FN void pto_k__core_end(pto_k_core *c)
     }
 }
 
-/* Whole-launch checks: ring slots pushed and never popped. */
+/* Whole-launch checks: ring slots pushed and never popped; waits that a
+   later write could have made miss their condition. */
 PTO_K_FN void pto_k__launch_end(pto_k_device *dev)
 {
     int i, r, k, s;
+    pto_k__sig_end(dev);
     for (i = 0; i < dev->nclusters; i++)
         for (r = 0; r < PTO_K_NRING; r++) {
             pto_k__ring *rg = &dev->clusters[i].ring[r];

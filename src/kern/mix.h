@@ -71,10 +71,29 @@ PTO_K_FN int pto_k__xargs_ok(pto_k_core *c, const pto_k__ins *ins, int pipe, int
     return pto_k__pipe_free(c, ins, pipe);
 }
 
+/* The pending set k places after the oldest (0 = the one a wait takes next). */
+PTO_K_FN pto_k__sync *pto_k__xpending(pto_k_core *c, int dir, int sub, int id, int k)
+{
+    pto_k__cluster *cl = pto_k__cl(c);
+    if (!cl->xq[dir][sub][id]) {
+        cl->xq[dir][sub][id] = (pto_k__sync *)calloc(PTO_K__XDEPTH, sizeof(pto_k__sync));
+        if (!cl->xq[dir][sub][id]) {
+            c->dev->oom = 1;
+            return NULL;
+        }
+    }
+    return &cl->xq[dir][sub][id][(cl->head[dir][sub][id] + k) % PTO_K__XDEPTH];
+}
+
+/* Each set is its own record, and a wait joins the oldest pending one: the
+   counter pairs the k-th wait with the k-th set of its source core, whatever
+   order the cores ran in (merging every set into one record would let the
+   k-th wait see the time and clock of a later set). */
 PTO_K_FN void pto_k_cross_set(pto_k_core *c, const char *src, int pipe, int id)
 {
     pto_k__ins ins = pto_k__mk(PTO_K__SET_FLAG, pipe, src);
     pto_k__cluster *cl;
+    pto_k__sync *e;
     int s;
     int64_t t;
     if (c->dead || !pto_k__xargs_ok(c, &ins, pipe, id)) return;
@@ -89,9 +108,23 @@ PTO_K_FN void pto_k_cross_set(pto_k_core *c, const char *src, int pipe, int id)
             pto_k__ierr(c, &ins, PTO_K_E_USAGE, "cross-core flag %d overflows its 4-bit counter (16 sets not waited for)", id);
             cl->cnt[dir][sub][id] = 15;
         }
-        pto_k__publish(c, pipe, &cl->cross[dir][sub][id], t, src);
+        e = pto_k__xpending(c, dir, sub, id, cl->cnt[dir][sub][id] - 1);
+        if (!e) continue;
+        if (e->vc) memset(e->vc, 0, sizeof(uint32_t) * (size_t)c->dev->ngp);
+        e->time = 0;
+        pto_k__publish(c, pipe, e, t, src);
     }
     pto_k__yield(c);
+}
+
+/* Takes the oldest pending set of (dir, sub, id) and joins it. */
+PTO_K_FN void pto_k__xtake(pto_k_core *c, int dir, int sub, int id)
+{
+    pto_k__cluster *cl = pto_k__cl(c);
+    pto_k__sync *e = pto_k__xpending(c, dir, sub, id, 0);
+    cl->cnt[dir][sub][id]--;
+    cl->head[dir][sub][id] = (cl->head[dir][sub][id] + 1) % PTO_K__XDEPTH;
+    if (e) pto_k__join_all(c, e, PTO_K__XLAT);
 }
 
 PTO_K_FN void pto_k_cross_wait(pto_k_core *c, const char *src, int pipe, int id)
@@ -99,24 +132,20 @@ PTO_K_FN void pto_k_cross_wait(pto_k_core *c, const char *src, int pipe, int id)
     pto_k__ins ins = pto_k__mk(PTO_K__WAIT_FLAG, pipe, src);
     pto_k__xwait xw;
     pto_k__waiter w;
-    pto_k__cluster *cl;
     if (c->dead || !pto_k__xargs_ok(c, &ins, pipe, id)) return;
     xw.id = id;
+    memset(&w, 0, sizeof w);
     w.ready = pto_k__xready;
     w.describe = pto_k__xdesc;
     w.arg = &xw;
     w.src = src;
     pto_k__block(c, &w);
     if (c->dead) return;
-    cl = pto_k__cl(c);
     if (c->kind == PTO_K_CORE_VECTOR) {
-        cl->cnt[0][c->subblock][id]--;
-        pto_k__join_all(c, &cl->cross[0][c->subblock][id], PTO_K__XLAT);
+        pto_k__xtake(c, 0, (int)c->subblock, id);
     } else {
-        cl->cnt[1][0][id]--;
-        cl->cnt[1][1][id]--;
-        pto_k__join_all(c, &cl->cross[1][0][id], PTO_K__XLAT);
-        pto_k__join_all(c, &cl->cross[1][1][id], PTO_K__XLAT);
+        pto_k__xtake(c, 1, 0, id);
+        pto_k__xtake(c, 1, 1, id);
     }
 }
 
@@ -354,6 +383,7 @@ PTO_K_FN void pto_k_tpush(pto_k_core *c, const char *src, int ring, pto_k_tile a
         return;
     }
     rw.rg = rg, rw.ring = ring, rw.k = kd, rw.me = me;
+    memset(&w, 0, sizeof w);
     w.ready = pto_k__push_ready;
     w.describe = pto_k__push_desc;
     w.arg = &rw;
@@ -421,6 +451,7 @@ PTO_K_FN pto_k_tile pto_k_tpop(pto_k_core *c, const char *src, int ring, pto_k_t
                     r1->pop_src[me] ? r1->pop_src[me] : "?");
     }
     rw.rg = rg, rw.ring = ring, rw.k = kd, rw.me = me;
+    memset(&w, 0, sizeof w);
     w.ready = pto_k__pop_ready;
     w.describe = pto_k__pop_desc;
     w.arg = &rw;
@@ -534,6 +565,7 @@ PTO_K_FN pto_k__signal *pto_k__sig(pto_k_device *dev, pto_k_gm *g, int64_t idx)
     memset(&dev->sigs[dev->nsigs], 0, sizeof *dev->sigs);
     dev->sigs[dev->nsigs].g = g;
     dev->sigs[dev->nsigs].idx = idx;
+    dev->sigs[dev->nsigs].init = ((const int32_t *)g->data)[idx];
     return &dev->sigs[dev->nsigs++];
 }
 
@@ -546,21 +578,54 @@ PTO_K_FN int pto_k__sig_ok(pto_k_core *c, const pto_k__ins *ins, pto_k_gm *g, in
     return pto_k__window_ok(c, ins, g, r, col, 1, 1) && pto_k__pipe_free(c, ins, PTO_K_PIPE_S);
 }
 
+PTO_K_FN int pto_k__swrite_before(const pto_k__swrite *a, const pto_k__swrite *b)
+{
+    if (a->vis != b->vis) return a->vis < b->vis;
+    if (a->core != b->core) return a->core < b->core;
+    return a->seq < b->seq;
+}
+
+/* Adds a write to the cell's history at its place in time. */
+PTO_K_FN void pto_k__sig_record(pto_k_core *c, pto_k__signal *s, const pto_k__swrite *nw)
+{
+    int cap = s->capw, j;
+    s->w = (pto_k__swrite *)pto_k__grow(c->dev, s->w, &cap, s->nw + 1, sizeof *s->w);
+    s->capw = cap;
+    if (s->nw + 1 > cap) return;
+    for (j = s->nw; j > 0 && pto_k__swrite_before(nw, &s->w[j - 1]); j--) s->w[j] = s->w[j - 1];
+    s->w[j] = *nw;
+    s->nw++;
+}
+
 PTO_K_FN void pto_k_notify(pto_k_core *c, const char *src, pto_k_gm *sig, int64_t row, int64_t col, int32_t value, int op)
 {
     pto_k__ins ins = pto_k__mk(PTO_K__SET_FLAG, PTO_K_PIPE_S, src);
     pto_k__signal *s;
+    pto_k__swrite nw;
     int32_t *cell;
     int64_t t;
     if (c->dead || !pto_k__sig_ok(c, &ins, sig, row, col)) return;
-    s = pto_k__sig(c->dev, sig, row * sig->cols + col);
-    if (!s) return;
+    if (!pto_k__sig(c->dev, sig, row * sig->cols + col)) return;
     pto_k__yield(c); /* any peer may move first */
     ins.disp = c->disp++;
     c->clk[PTO_K_PIPE_S]++;
     c->ninstr++;
     t = pto_k__timed(c, PTO_K_PIPE_S, ins.disp, 1, op == PTO_K_NOTIFY_ADD ? "notify add" : "notify set", src);
-    pto_k__publish(c, PTO_K_PIPE_S, &s->s, t, src);
+    s = pto_k__sig(c->dev, sig, row * sig->cols + col); /* the yield may have moved dev->sigs */
+    memset(&nw, 0, sizeof nw);
+    nw.vis = t + PTO_K__XLAT;
+    nw.core = c->index;
+    nw.seq = c->clk[PTO_K_PIPE_S];
+    nw.add = op == PTO_K_NOTIFY_ADD;
+    nw.value = value;
+    nw.src = src;
+    nw.vc = pto_k__vc_new(c->dev);
+    if (nw.vc) {
+        pto_k__vc_join(c->dev, nw.vc, c->vc[PTO_K_PIPE_S]);
+        nw.vc[c->index * 8 + PTO_K_PIPE_S] = c->clk[PTO_K_PIPE_S];
+    }
+    if (s) pto_k__sig_record(c, s, &nw);
+    else free(nw.vc);
     cell = (int32_t *)sig->data + row * sig->cols + col;
     if (op == PTO_K_NOTIFY_ADD)
         *cell = (int32_t)((uint32_t)*cell + (uint32_t)value);
@@ -572,8 +637,10 @@ PTO_K_FN void pto_k_notify(pto_k_core *c, const char *src, pto_k_gm *sig, int64_
 typedef struct pto_k__swait {
     pto_k_gm *g;
     int64_t r, col;
+    int sig;               /* index into dev->sigs */
     int cmp;
     int32_t value;
+    int64_t t0;            /* when the waiting core starts polling */
 } pto_k__swait;
 
 PTO_K_FN const char *pto_k__cmp_name(int cmp)
@@ -582,19 +649,48 @@ PTO_K_FN const char *pto_k__cmp_name(int cmp)
     return cmp >= 0 && cmp <= 5 ? n[cmp] : "?";
 }
 
-PTO_K_FN int pto_k__sig_ready(pto_k_core *c, const void *arg)
+PTO_K_FN int pto_k__cmp_holds(int32_t v, int cmp, int32_t value)
+{
+    switch (cmp) {
+    case PTO_K_EQ: return v == value;
+    case PTO_K_NE: return v != value;
+    case PTO_K_LT: return v < value;
+    case PTO_K_LE: return v <= value;
+    case PTO_K_GT: return v > value;
+    default: return v >= value;
+    }
+}
+
+PTO_K_FN int32_t pto_k__swrite_apply(int32_t v, const pto_k__swrite *w)
+{
+    return w->add ? (int32_t)((uint32_t)v + (uint32_t)w->value) : w->value;
+}
+
+/* When a wait that starts polling at t0 first sees `cell cmp value` in the
+   writes known so far (-1: it does not), and the last write it has seen
+   then (*at; -1: none). */
+PTO_K_FN int64_t pto_k__sig_when(const pto_k__signal *s, int64_t t0, int cmp, int32_t value, int *at)
+{
+    int32_t v = s->init;
+    int i;
+    for (i = 0; i < s->nw && s->w[i].vis <= t0; i++) v = pto_k__swrite_apply(v, &s->w[i]);
+    *at = i - 1;
+    if (pto_k__cmp_holds(v, cmp, value)) return t0;
+    for (; i < s->nw; i++) {
+        v = pto_k__swrite_apply(v, &s->w[i]);
+        if (pto_k__cmp_holds(v, cmp, value)) {
+            *at = i;
+            return s->w[i].vis;
+        }
+    }
+    return -1;
+}
+
+PTO_K_FN int64_t pto_k__sig_waiter_when(pto_k_core *c, const void *arg)
 {
     const pto_k__swait *w = (const pto_k__swait *)arg;
-    int32_t v = ((const int32_t *)w->g->data)[w->r * w->g->cols + w->col];
-    (void)c;
-    switch (w->cmp) {
-    case PTO_K_EQ: return v == w->value;
-    case PTO_K_NE: return v != w->value;
-    case PTO_K_LT: return v < w->value;
-    case PTO_K_LE: return v <= w->value;
-    case PTO_K_GT: return v > w->value;
-    default: return v >= w->value;
-    }
+    int at;
+    return pto_k__sig_when(&c->dev->sigs[w->sig], w->t0, w->cmp, w->value, &at);
 }
 
 PTO_K_FN void pto_k__sig_desc(pto_k_core *c, const void *arg, char *out, size_t n)
@@ -607,26 +703,107 @@ PTO_K_FN void pto_k__sig_desc(pto_k_core *c, const void *arg, char *out, size_t 
              (int)((const int32_t *)w->g->data)[w->r * w->g->cols + w->col]);
 }
 
+/* The wait saw write `at`: it is ordered after that write and, when that
+   write is an atomic add (which read the value before it), after the
+   writes the add read, back to the latest set. */
+PTO_K_FN void pto_k__sig_join(pto_k_core *c, const pto_k__signal *s, int at, int64_t t)
+{
+    int j;
+    for (j = at; j >= 0; j--) {
+        pto_k__join_at(c, s->w[j].vc, t);
+        if (!s->w[j].add) break;
+    }
+    pto_k__join_at(c, NULL, t);
+}
+
+PTO_K_FN void pto_k__sig_done(pto_k_core *c, const pto_k__swait *sw, int at, int64_t t, const char *src)
+{
+    pto_k_device *dev = c->dev;
+    int cap = dev->capsdone;
+    pto_k__sdone *d;
+    dev->sdone = (pto_k__sdone *)pto_k__grow(dev, dev->sdone, &cap, dev->nsdone + 1, sizeof *dev->sdone);
+    dev->capsdone = cap;
+    if (dev->nsdone + 1 > cap) return;
+    d = &dev->sdone[dev->nsdone++];
+    d->sig = sw->sig, d->at = at, d->core = c->index, d->cmp = sw->cmp, d->value = sw->value;
+    d->stamp = c->clk[PTO_K_PIPE_S], d->time = t, d->src = src;
+}
+
+/* A wait returns at the first simulated time at or after it starts polling
+   when the cell's history meets the condition (the scheduler releases it
+   only once no write still to come can land earlier), and is ordered after
+   the writes it saw: neither depends on the order the cores ran in. */
 PTO_K_FN void pto_k_wait(pto_k_core *c, const char *src, pto_k_gm *sig, int64_t row, int64_t col, int cmp, int32_t value)
 {
     pto_k__ins ins = pto_k__mk(PTO_K__WAIT_FLAG, PTO_K_PIPE_S, src);
     pto_k__swait sw;
     pto_k__waiter w;
     pto_k__signal *s;
+    int at, p;
+    int64_t t;
     if (c->dead || !pto_k__sig_ok(c, &ins, sig, row, col)) return;
     if (cmp < 0 || cmp > 5) {
         pto_k__ierr(c, &ins, PTO_K_E_USAGE, "wait: no comparison %d", cmp);
         return;
     }
+    s = pto_k__sig(c->dev, sig, row * sig->cols + col);
+    if (!s) return;
     sw.g = sig, sw.r = row, sw.col = col, sw.cmp = cmp, sw.value = value;
-    w.ready = pto_k__sig_ready;
+    sw.sig = (int)(s - c->dev->sigs);
+    sw.t0 = c->free_at[PTO_K_PIPE_S] > c->disp ? c->free_at[PTO_K_PIPE_S] : c->disp;
+    memset(&w, 0, sizeof w);
+    w.when = pto_k__sig_waiter_when;
     w.describe = pto_k__sig_desc;
     w.arg = &sw;
     w.src = src;
     pto_k__block(c, &w);
     if (c->dead) return;
-    s = pto_k__sig(c->dev, sig, row * sig->cols + col);
+    s = &c->dev->sigs[sw.sig];
+    t = pto_k__sig_when(s, sw.t0, cmp, value, &at); /* = c->wake: later writes land after it */
+    if (t < 0) return;
     ins.disp = c->disp++;
-    if (s && s->s.vc) pto_k__join_all(c, &s->s, PTO_K__XLAT);
+    pto_k__stall(c, PTO_K_PIPE_S, sw.t0, t, src);
+    pto_k__sig_join(c, s, at, t);
+    /* the scalar unit stalled: everything c issues later is after the wait */
+    c->clk[PTO_K_PIPE_S]++;
+    for (p = 0; p < PTO_K_PIPE_ALL; p++)
+        if (c->vc[p]) c->vc[p][c->index * 8 + PTO_K_PIPE_S] = c->clk[PTO_K_PIPE_S];
+    pto_k__sig_done(c, &sw, at, t, src);
     pto_k__timed(c, PTO_K_PIPE_S, c->disp, 1, "wait", src);
+}
+
+/* At the end of a launch: a wait whose condition a later write undid, when
+   nothing orders that write after the wait. The wait returned because it
+   polled in time; with the notify a little earlier or the poll a little
+   later (another timing, or the hardware) it would never return. Typical:
+   EQ on a counter that a fast peer moves on (wait for GE instead). */
+PTO_K_FN void pto_k__sig_end(pto_k_device *dev)
+{
+    int i, j;
+    for (i = 0; i < dev->nsdone; i++) {
+        const pto_k__sdone *d = &dev->sdone[i];
+        const pto_k__signal *s = &dev->sigs[d->sig];
+        pto_k_core *c = &dev->cores[d->core];
+        int32_t v = s->init;
+        for (j = 0; j <= d->at && j < s->nw; j++) v = pto_k__swrite_apply(v, &s->w[j]);
+        for (; j < s->nw; j++) {
+            const pto_k__swrite *x = &s->w[j];
+            char nm[80], who[64], them[64];
+            v = pto_k__swrite_apply(v, x);
+            if (pto_k__cmp_holds(v, d->cmp, d->value)) continue;
+            if (x->vc && x->vc[d->core * 8 + PTO_K_PIPE_S] >= d->stamp) break; /* after the wait: fine */
+            if (!pto_k__first_report(dev, d->src, x->src, 64)) break;
+            pto_k__gm_label(c, s->g, nm, sizeof nm);
+            pto_k__core_name(c, who, sizeof who);
+            pto_k__core_name(&dev->cores[x->core], them, sizeof them);
+            pto_k__err(dev, PTO_K_E_DEADLOCK,
+                       "%s: error: deadlock: wait(%s[%lld, %lld] %s %d) may never return: the cell met it at cycle %lld "
+                       "only until \"%s\" (%s) made it %d at cycle %lld, and nothing orders that notify after this "
+                       "wait, so a poll a little later misses it; wait for a bound the cell keeps (GE on a counter) (%s)",
+                       d->src, nm, (long long)(s->idx / s->g->cols), (long long)(s->idx % s->g->cols),
+                       pto_k__cmp_name(d->cmp), (int)d->value, (long long)d->time, x->src, them, (int)v,
+                       (long long)x->vis, who);
+            break;
+        }
+    }
 }
