@@ -709,17 +709,24 @@ typedef struct pto_k__swrite {
     int32_t value;
     uint32_t *vc;          /* what the notifying core had ordered before it */
     const char *src;
+    /* derived from the writes up to this one (valid below nval / ncum): */
+    int32_t after;         /* the cell's value once this write landed */
+    uint32_t *cum;         /* what a wait that saw this write is ordered after */
 } pto_k__swrite;
 
 /* A signal cell's history in simulated time. The cell's bytes in GM change
    in the order the cores happen to run; waits read this history instead, so
-   what they see and when does not depend on that order. */
+   what they see and when does not depend on that order. Writes mostly
+   arrive in time order; one that lands before others already recorded
+   invalidates the derived fields from its place on. */
 typedef struct pto_k__signal {
     pto_k_gm *g;
     int64_t idx;
     int32_t init;          /* the cell when the launch first used it */
     pto_k__swrite *w;      /* sorted by (vis, core, seq) */
     int nw, capw;
+    int nval, ncum;        /* w[i].after is valid for i < nval, w[i].cum for i < ncum */
+    uint32_t ver;          /* counts the writes recorded (waits cache on it) */
 } pto_k__signal;
 
 /* A wait that returned: checked again at the end of the launch against the
@@ -1231,9 +1238,9 @@ PTO_K_FN void pto_k__stall(pto_k_core *c, int pipe, int64_t disp, int64_t t, con
    come can land before that (pto_k__mark_runnable). */
 typedef struct pto_k__waiter {
     int (*ready)(pto_k_core *c, const void *arg);
-    int64_t (*when)(pto_k_core *c, const void *arg);
+    int64_t (*when)(pto_k_core *c, void *arg);  /* may cache in arg */
     void (*describe)(pto_k_core *c, const void *arg, char *out, size_t n);
-    const void *arg;
+    void *arg;
     const char *src;
 } pto_k__waiter;
 
@@ -2970,10 +2977,48 @@ PTO_K_FN void pto_k__sig_record(pto_k_core *c, pto_k__signal *s, const pto_k__sw
     int cap = s->capw, j;
     s->w = (pto_k__swrite *)pto_k__grow(c->dev, s->w, &cap, s->nw + 1, sizeof *s->w);
     s->capw = cap;
-    if (s->nw + 1 > cap) return;
+    if (s->nw + 1 > cap) {
+        free(nw->vc);
+        return;
+    }
     for (j = s->nw; j > 0 && pto_k__swrite_before(nw, &s->w[j - 1]); j--) s->w[j] = s->w[j - 1];
     s->w[j] = *nw;
+    s->w[j].cum = NULL;
     s->nw++;
+    if (s->nval > j) s->nval = j;
+    if (s->ncum > j) s->ncum = j;
+    s->ver++;
+}
+
+PTO_K_FN int32_t pto_k__swrite_apply(int32_t v, const pto_k__swrite *w)
+{
+    return w->add ? (int32_t)((uint32_t)v + (uint32_t)w->value) : w->value;
+}
+
+/* The cell's value after write i (i = -1: before any). */
+PTO_K_FN int32_t pto_k__sig_value(pto_k__signal *s, int i)
+{
+    for (; s->nval <= i; s->nval++) {
+        int k = s->nval;
+        s->w[k].after = pto_k__swrite_apply(k > 0 ? s->w[k - 1].after : s->init, &s->w[k]);
+    }
+    return i < 0 ? s->init : s->w[i].after;
+}
+
+/* What a wait that saw write i is ordered after: the write and, when it is
+   an atomic add (which read the value before it), what that value was
+   ordered after, back to the latest set. NULL when out of memory. */
+PTO_K_FN const uint32_t *pto_k__sig_cum(pto_k_device *dev, pto_k__signal *s, int i)
+{
+    for (; s->ncum <= i; s->ncum++) {
+        pto_k__swrite *x = &s->w[s->ncum];
+        if (!x->cum) x->cum = pto_k__vc_new(dev);
+        if (!x->cum) return NULL;
+        memset(x->cum, 0, sizeof(uint32_t) * (size_t)dev->ngp);
+        pto_k__vc_join(dev, x->cum, x->vc);
+        if (x->add && s->ncum > 0) pto_k__vc_join(dev, x->cum, s->w[s->ncum - 1].cum);
+    }
+    return s->w[i].cum;
 }
 
 PTO_K_FN void pto_k_notify(pto_k_core *c, const char *src, pto_k_gm *sig, int64_t row, int64_t col, int32_t value, int op)
@@ -3020,6 +3065,9 @@ typedef struct pto_k__swait {
     int cmp;
     int32_t value;
     int64_t t0;            /* when the waiting core starts polling */
+    uint32_t ver;          /* the history `when` was computed for (+1; 0: none) */
+    int64_t when;
+    int at;
 } pto_k__swait;
 
 PTO_K_FN const char *pto_k__cmp_name(int cmp)
@@ -3040,36 +3088,37 @@ PTO_K_FN int pto_k__cmp_holds(int32_t v, int cmp, int32_t value)
     }
 }
 
-PTO_K_FN int32_t pto_k__swrite_apply(int32_t v, const pto_k__swrite *w)
-{
-    return w->add ? (int32_t)((uint32_t)v + (uint32_t)w->value) : w->value;
-}
-
 /* When a wait that starts polling at t0 first sees `cell cmp value` in the
    writes known so far (-1: it does not), and the last write it has seen
    then (*at; -1: none). */
-PTO_K_FN int64_t pto_k__sig_when(const pto_k__signal *s, int64_t t0, int cmp, int32_t value, int *at)
+PTO_K_FN int64_t pto_k__sig_when(pto_k__signal *s, int64_t t0, int cmp, int32_t value, int *at)
 {
-    int32_t v = s->init;
-    int i;
-    for (i = 0; i < s->nw && s->w[i].vis <= t0; i++) v = pto_k__swrite_apply(v, &s->w[i]);
-    *at = i - 1;
-    if (pto_k__cmp_holds(v, cmp, value)) return t0;
-    for (; i < s->nw; i++) {
-        v = pto_k__swrite_apply(v, &s->w[i]);
-        if (pto_k__cmp_holds(v, cmp, value)) {
+    int lo = 0, hi = s->nw, i;
+    while (lo < hi) { /* the first write that lands after t0 */
+        int mid = lo + (hi - lo) / 2;
+        if (s->w[mid].vis <= t0) lo = mid + 1;
+        else hi = mid;
+    }
+    *at = lo - 1;
+    if (pto_k__cmp_holds(pto_k__sig_value(s, lo - 1), cmp, value)) return t0;
+    for (i = lo; i < s->nw; i++)
+        if (pto_k__cmp_holds(pto_k__sig_value(s, i), cmp, value)) {
             *at = i;
             return s->w[i].vis;
         }
-    }
     return -1;
 }
 
-PTO_K_FN int64_t pto_k__sig_waiter_when(pto_k_core *c, const void *arg)
+/* The scheduler asks at every pick: recomputed only when the cell changed. */
+PTO_K_FN int64_t pto_k__sig_waiter_when(pto_k_core *c, void *arg)
 {
-    const pto_k__swait *w = (const pto_k__swait *)arg;
-    int at;
-    return pto_k__sig_when(&c->dev->sigs[w->sig], w->t0, w->cmp, w->value, &at);
+    pto_k__swait *w = (pto_k__swait *)arg;
+    pto_k__signal *s = &c->dev->sigs[w->sig];
+    if (w->ver != s->ver + 1) {
+        w->when = pto_k__sig_when(s, w->t0, w->cmp, w->value, &w->at);
+        w->ver = s->ver + 1;
+    }
+    return w->when;
 }
 
 PTO_K_FN void pto_k__sig_desc(pto_k_core *c, const void *arg, char *out, size_t n)
@@ -3080,19 +3129,6 @@ PTO_K_FN void pto_k__sig_desc(pto_k_core *c, const void *arg, char *out, size_t 
     snprintf(out, n, "wait(%s[%lld, %lld] %s %d) can never be satisfied: the cell holds %d and no running core changes it",
              nm, (long long)w->r, (long long)w->col, pto_k__cmp_name(w->cmp), (int)w->value,
              (int)((const int32_t *)w->g->data)[w->r * w->g->cols + w->col]);
-}
-
-/* The wait saw write `at`: it is ordered after that write and, when that
-   write is an atomic add (which read the value before it), after the
-   writes the add read, back to the latest set. */
-PTO_K_FN void pto_k__sig_join(pto_k_core *c, const pto_k__signal *s, int at, int64_t t)
-{
-    int j;
-    for (j = at; j >= 0; j--) {
-        pto_k__join_at(c, s->w[j].vc, t);
-        if (!s->w[j].add) break;
-    }
-    pto_k__join_at(c, NULL, t);
 }
 
 PTO_K_FN void pto_k__sig_done(pto_k_core *c, const pto_k__swait *sw, int at, int64_t t, const char *src)
@@ -3118,8 +3154,7 @@ PTO_K_FN void pto_k_wait(pto_k_core *c, const char *src, pto_k_gm *sig, int64_t 
     pto_k__swait sw;
     pto_k__waiter w;
     pto_k__signal *s;
-    int at, p;
-    int64_t t;
+    int p;
     if (c->dead || !pto_k__sig_ok(c, &ins, sig, row, col)) return;
     if (cmp < 0 || cmp > 5) {
         pto_k__ierr(c, &ins, PTO_K_E_USAGE, "wait: no comparison %d", cmp);
@@ -3127,6 +3162,7 @@ PTO_K_FN void pto_k_wait(pto_k_core *c, const char *src, pto_k_gm *sig, int64_t 
     }
     s = pto_k__sig(c->dev, sig, row * sig->cols + col);
     if (!s) return;
+    memset(&sw, 0, sizeof sw);
     sw.g = sig, sw.r = row, sw.col = col, sw.cmp = cmp, sw.value = value;
     sw.sig = (int)(s - c->dev->sigs);
     sw.t0 = c->free_at[PTO_K_PIPE_S] > c->disp ? c->free_at[PTO_K_PIPE_S] : c->disp;
@@ -3138,53 +3174,96 @@ PTO_K_FN void pto_k_wait(pto_k_core *c, const char *src, pto_k_gm *sig, int64_t 
     pto_k__block(c, &w);
     if (c->dead) return;
     s = &c->dev->sigs[sw.sig];
-    t = pto_k__sig_when(s, sw.t0, cmp, value, &at); /* = c->wake: later writes land after it */
-    if (t < 0) return;
+    /* = c->wake, and the same write: every write recorded since lands later */
+    if (pto_k__sig_waiter_when(c, &sw) < 0) return;
     ins.disp = c->disp++;
-    pto_k__stall(c, PTO_K_PIPE_S, sw.t0, t, src);
-    pto_k__sig_join(c, s, at, t);
+    pto_k__stall(c, PTO_K_PIPE_S, sw.t0, sw.when, src);
+    pto_k__join_at(c, sw.at >= 0 ? pto_k__sig_cum(c->dev, s, sw.at) : NULL, sw.when);
     /* the scalar unit stalled: everything c issues later is after the wait */
     c->clk[PTO_K_PIPE_S]++;
     for (p = 0; p < PTO_K_PIPE_ALL; p++)
         if (c->vc[p]) c->vc[p][c->index * 8 + PTO_K_PIPE_S] = c->clk[PTO_K_PIPE_S];
-    pto_k__sig_done(c, &sw, at, t, src);
+    pto_k__sig_done(c, &sw, sw.at, sw.when, src);
     pto_k__timed(c, PTO_K_PIPE_S, c->disp, 1, "wait", src);
 }
 
-/* At the end of a launch: a wait whose condition a later write undid, when
-   nothing orders that write after the wait. The wait returned because it
-   polled in time; with the notify a little earlier or the poll a little
-   later (another timing, or the hardware) it would never return. Typical:
-   EQ on a counter that a fast peer moves on (wait for GE instead). */
+/* Could a later write undo what wait d saw before it polls? The writes
+   after the one it saw, one at a time, that nothing orders after the wait
+   (on hardware they may land first): if one of them, applied to the value
+   the wait saw, breaks the condition, a wait that polls a little later
+   than here never returns. Typical: EQ on a counter that a fast peer moves
+   on (wait for GE instead). Returns the index of such a write, or -1. Once
+   a core has made a write ordered after the wait, its later writes are too
+   (program order): the scan stops when every writer of the cell has. */
+PTO_K_FN int pto_k__sig_undone(pto_k__signal *s, const pto_k__sdone *d, unsigned char *after,
+                               int nwriters)
+{
+    int32_t v = pto_k__sig_value(s, d->at);
+    int j, nafter = 0, hit = -1;
+    for (j = d->at + 1; j < s->nw && nafter < nwriters && hit < 0; j++) {
+        const pto_k__swrite *x = &s->w[j];
+        if (after[x->core]) continue;
+        if (x->vc && x->vc[d->core * 8 + PTO_K_PIPE_S] >= d->stamp) {
+            after[x->core] = 1;
+            nafter++;
+        } else if (!pto_k__cmp_holds(pto_k__swrite_apply(v, x), d->cmp, d->value)) {
+            hit = j;
+        }
+    }
+    for (j = d->at + 1; j < s->nw; j++) after[s->w[j].core] = 0;
+    return hit;
+}
+
+/* Waits in simulated time (the order they ran in is the seed's). */
+PTO_K_FN int pto_k__sdone_cmp(const void *a, const void *b)
+{
+    const pto_k__sdone *x = (const pto_k__sdone *)a, *y = (const pto_k__sdone *)b;
+    if (x->time != y->time) return x->time < y->time ? -1 : 1;
+    if (x->core != y->core) return x->core < y->core ? -1 : 1;
+    return x->stamp < y->stamp ? -1 : x->stamp > y->stamp;
+}
+
+/* At the end of a launch: every wait that a write could have undone (see
+   pto_k__sig_undone), reported once per pair of source lines. */
 PTO_K_FN void pto_k__sig_end(pto_k_device *dev)
 {
-    int i, j;
-    for (i = 0; i < dev->nsdone; i++) {
-        const pto_k__sdone *d = &dev->sdone[i];
-        const pto_k__signal *s = &dev->sigs[d->sig];
-        pto_k_core *c = &dev->cores[d->core];
-        int32_t v = s->init;
-        for (j = 0; j <= d->at && j < s->nw; j++) v = pto_k__swrite_apply(v, &s->w[j]);
-        for (; j < s->nw; j++) {
-            const pto_k__swrite *x = &s->w[j];
+    unsigned char *mark;
+    int i, j, k;
+    if (dev->nsdone == 0) return;
+    qsort(dev->sdone, (size_t)dev->nsdone, sizeof *dev->sdone, pto_k__sdone_cmp);
+    mark = (unsigned char *)calloc((size_t)dev->ncores, 1);
+    if (!mark) {
+        dev->oom = 1;
+        return;
+    }
+    for (i = 0; i < dev->nsigs; i++) {
+        pto_k__signal *s = &dev->sigs[i];
+        int nwriters = 0;
+        for (j = 0; j < s->nw; j++)
+            if (!mark[s->w[j].core]) mark[s->w[j].core] = 1, nwriters++;
+        for (j = 0; j < s->nw; j++) mark[s->w[j].core] = 0;
+        for (k = 0; k < dev->nsdone; k++) {
+            const pto_k__sdone *d = &dev->sdone[k];
+            pto_k_core *c = &dev->cores[d->core];
+            const pto_k__swrite *x;
             char nm[80], who[64], them[64];
-            v = pto_k__swrite_apply(v, x);
-            if (pto_k__cmp_holds(v, d->cmp, d->value)) continue;
-            if (x->vc && x->vc[d->core * 8 + PTO_K_PIPE_S] >= d->stamp) break; /* after the wait: fine */
-            if (!pto_k__first_report(dev, d->src, x->src, 64)) break;
+            if (d->sig != i || (j = pto_k__sig_undone(s, d, mark, nwriters)) < 0) continue;
+            x = &s->w[j];
+            if (!pto_k__first_report(dev, d->src, x->src, 64)) continue;
             pto_k__gm_label(c, s->g, nm, sizeof nm);
             pto_k__core_name(c, who, sizeof who);
             pto_k__core_name(&dev->cores[x->core], them, sizeof them);
             pto_k__err(dev, PTO_K_E_DEADLOCK,
-                       "%s: error: deadlock: wait(%s[%lld, %lld] %s %d) may never return: the cell met it at cycle %lld "
-                       "only until \"%s\" (%s) made it %d at cycle %lld, and nothing orders that notify after this "
-                       "wait, so a poll a little later misses it; wait for a bound the cell keeps (GE on a counter) (%s)",
+                       "%s: error: deadlock: wait(%s[%lld, %lld] %s %d) may never return: it saw the cell hold %d at "
+                       "cycle %lld, but \"%s\" (%s), which nothing orders after this wait, makes it %d; landing a "
+                       "little earlier (another timing), it leaves the wait polling forever; wait for a bound the cell "
+                       "keeps (GE on a counter) (%s)",
                        d->src, nm, (long long)(s->idx / s->g->cols), (long long)(s->idx % s->g->cols),
-                       pto_k__cmp_name(d->cmp), (int)d->value, (long long)d->time, x->src, them, (int)v,
-                       (long long)x->vis, who);
-            break;
+                       pto_k__cmp_name(d->cmp), (int)d->value, (int)pto_k__sig_value(s, d->at), (long long)d->time,
+                       x->src, them, (int)pto_k__swrite_apply(pto_k__sig_value(s, d->at), x), who);
         }
     }
+    free(mark);
 }
 /* ---- End file: src/kern/mix.h ---- */
 
@@ -3341,7 +3420,10 @@ PTO_K_FN void pto_k__free_launch(pto_k_device *dev)
     dev->clusters = NULL;
     dev->nclusters = 0;
     for (i = 0; i < dev->nsigs; i++) {
-        for (k = 0; k < dev->sigs[i].nw; k++) free(dev->sigs[i].w[k].vc);
+        for (k = 0; k < dev->sigs[i].nw; k++) {
+            free(dev->sigs[i].w[k].vc);
+            free(dev->sigs[i].w[k].cum);
+        }
         free(dev->sigs[i].w);
     }
     dev->nsigs = 0;

@@ -258,7 +258,10 @@ static int rounds_run(uint64_t seed, pto_k_kernel_fn fn, int print)
     dl = count(rep, PTO_K_E_DEADLOCK);
     if (print && dl) pto_k_report_print(rep, stdout);
     if (dl) CHECK(pto_k_report_find(rep, PTO_K_E_DEADLOCK, "rd.pto:5: wait sig@0[0, 0] == nranks * round: error: "
-                                                          "deadlock: wait(sig@0[0, 0] EQ ") != NULL);
+                                                          "deadlock: wait(sig[0, 0] EQ 2) may never return: it saw the "
+                                                          "cell hold 2 at cycle 1001, but \"rd.pto:4: notify sig@0[0, 0] "
+                                                          "+= 1\" (rank 1 block 0 aiv0), which nothing orders after this "
+                                                          "wait, makes it 3;") != NULL);
     dl = dl > 0 ? 1 : rep->nerrors > 0 ? 2 : 0;
     pto_k_device_destroy(dev);
     return dl;

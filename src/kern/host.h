@@ -150,7 +150,10 @@ PTO_K_FN void pto_k__free_launch(pto_k_device *dev)
     dev->clusters = NULL;
     dev->nclusters = 0;
     for (i = 0; i < dev->nsigs; i++) {
-        for (k = 0; k < dev->sigs[i].nw; k++) free(dev->sigs[i].w[k].vc);
+        for (k = 0; k < dev->sigs[i].nw; k++) {
+            free(dev->sigs[i].w[k].vc);
+            free(dev->sigs[i].w[k].cum);
+        }
         free(dev->sigs[i].w);
     }
     dev->nsigs = 0;

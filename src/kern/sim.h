@@ -144,17 +144,24 @@ typedef struct pto_k__swrite {
     int32_t value;
     uint32_t *vc;          /* what the notifying core had ordered before it */
     const char *src;
+    /* derived from the writes up to this one (valid below nval / ncum): */
+    int32_t after;         /* the cell's value once this write landed */
+    uint32_t *cum;         /* what a wait that saw this write is ordered after */
 } pto_k__swrite;
 
 /* A signal cell's history in simulated time. The cell's bytes in GM change
    in the order the cores happen to run; waits read this history instead, so
-   what they see and when does not depend on that order. */
+   what they see and when does not depend on that order. Writes mostly
+   arrive in time order; one that lands before others already recorded
+   invalidates the derived fields from its place on. */
 typedef struct pto_k__signal {
     pto_k_gm *g;
     int64_t idx;
     int32_t init;          /* the cell when the launch first used it */
     pto_k__swrite *w;      /* sorted by (vis, core, seq) */
     int nw, capw;
+    int nval, ncum;        /* w[i].after is valid for i < nval, w[i].cum for i < ncum */
+    uint32_t ver;          /* counts the writes recorded (waits cache on it) */
 } pto_k__signal;
 
 /* A wait that returned: checked again at the end of the launch against the
@@ -666,9 +673,9 @@ PTO_K_FN void pto_k__stall(pto_k_core *c, int pipe, int64_t disp, int64_t t, con
    come can land before that (pto_k__mark_runnable). */
 typedef struct pto_k__waiter {
     int (*ready)(pto_k_core *c, const void *arg);
-    int64_t (*when)(pto_k_core *c, const void *arg);
+    int64_t (*when)(pto_k_core *c, void *arg);  /* may cache in arg */
     void (*describe)(pto_k_core *c, const void *arg, char *out, size_t n);
-    const void *arg;
+    void *arg;
     const char *src;
 } pto_k__waiter;
 
