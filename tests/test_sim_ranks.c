@@ -350,6 +350,57 @@ static void test_wait_first_write(void)
     CHECK(caught == 30);
 }
 
+/* Rank 0 loads for ~5000 cycles, writes rank 2's buf and counts into rank 2's
+   cell; rank 1 counts at once. Rank 2 waits for one count and (racy) reads
+   buf. Whichever rank the seed runs first, the wait returns with rank 1's
+   count (it lands at 1001; rank 0's at ~6000), so it is ordered after rank
+   1 only: the read races with rank 0's store in every seed. */
+static void k_early(pto_k_core *c, const int64_t *args, int racy)
+{
+    pto_k_gm *buf = pto_k_arg_gm(args, 0), *sig = pto_k_arg_gm(args, 1);
+    int i;
+    if (pto_k_rank(c) == 0) {
+        for (i = 0; i < 20; i++) pto_k_tload(c, "er.pto:3: tload t, buf[0, 0]", T(0), buf, 0, 0);
+        pto_k_set_flag(c, "er.pto:4", PTO_K_PIPE_MTE2, PTO_K_PIPE_MTE3, 0);
+        pto_k_wait_flag(c, "er.pto:5", PTO_K_PIPE_MTE2, PTO_K_PIPE_MTE3, 0);
+        pto_k_tstore(c, "er.pto:6: tstore buf@2[0, 0], t", pto_k_gm_at(c, "er.pto:6", buf, 2), 0, 0, T(0));
+        pto_k_pipe_barrier(c, "er.pto:7: pipe_barrier ALL", PTO_K_PIPE_ALL);
+    }
+    if (pto_k_rank(c) < 2) {
+        pto_k_notify(c, "er.pto:9: notify sig@2[0, 0] += 1", pto_k_gm_at(c, "er.pto:9", sig, 2), 0, 0, 1, PTO_K_NOTIFY_ADD);
+    } else {
+        pto_k_wait(c, "er.pto:11: wait sig[0, 0] >= 1", sig, 0, 0, PTO_K_GE, 1);
+        pto_k_tload(c, "er.pto:12: tload u, buf[0, 0]", T(4096), racy ? buf : pto_k_arg_gm(args, 2), 0, 0);
+    }
+}
+static void k_early_ok(pto_k_core *c, const int64_t *a) { k_early(c, a, 0); }
+static void k_early_racy(pto_k_core *c, const int64_t *a) { k_early(c, a, 1); }
+
+static void test_wait_earliest_write(void)
+{
+    int seed, k, ok = 0, caught = 0;
+    for (seed = 1; seed <= 30; seed++)
+        for (k = 0; k < 2; k++) {
+            pto_k_device *dev = dev_new((uint64_t)seed, 3);
+            int64_t args[3];
+            const pto_k_report *rep;
+            args[0] = pto_k_gm_arg(pto_k_gm_create_window(dev, "buf", PTO_K_F32, 16, 64));
+            args[1] = pto_k_gm_arg(pto_k_gm_create_window(dev, "sig", PTO_K_I32, 1, 8));
+            args[2] = pto_k_gm_arg(pto_k_gm_create_window(dev, "other", PTO_K_F32, 16, 64));
+            rep = run(dev, k == 0 ? k_early_ok : k_early_racy, args, 3);
+            /* rank 1: notify 0-1, lands at 1001; rank 2: tload 1001-1249 */
+            if (k == 0) ok += clean(rep) && rep->ncores == 3 && rep->cores[2].end == 1249 && rep->cores[1].end == 1;
+            else caught += count(rep, PTO_K_E_RACE) == 1 && rep->nerrors == 1 &&
+                           pto_k_report_find(rep, PTO_K_E_RACE, "er.pto:12") && pto_k_report_find(rep, PTO_K_E_RACE, "er.pto:6");
+            if (seed == 1) pto_k_report_print(rep, stdout);
+            pto_k_device_destroy(dev);
+        }
+    printf("wait met by the earlier of two counts that ran later: right cycles in %d of 30 seeds, race caught in %d\n",
+           ok, caught);
+    CHECK(ok == 30);
+    CHECK(caught == 30);
+}
+
 /* ---- cycle figures are a function of the seed ------------------------------------- */
 
 /* Everything the report says about time, folded into one signature. */
@@ -417,5 +468,6 @@ int main(void)
     test_cmp();
     test_interleavings();
     test_wait_first_write();
+    test_wait_earliest_write();
     return TEST_END();
 }
