@@ -354,7 +354,7 @@ enum { PTO_K_SPLIT_NONE = 0, PTO_K_SPLIT_UP_DOWN = 1, PTO_K_SPLIT_LEFT_RIGHT = 2
 enum {
     PTO_K_E_RACE = 1,       /* two accesses not ordered by flags/barriers */
     PTO_K_E_DOUBLE_SET,     /* set_flag of an id that is still set */
-    PTO_K_E_DEADLOCK,       /* a wait that can never be satisfied */
+    PTO_K_E_DEADLOCK,       /* a wait that can never be satisfied (or may not be, on hardware) */
     PTO_K_E_LEFT_SET,       /* an id still set when the kernel ends */
     PTO_K_E_CAPACITY,       /* a tile past its space's capacity */
     PTO_K_E_ALIGN,          /* a local address (or vec row) not 32-byte aligned */
@@ -489,8 +489,11 @@ PTO_K_FN void pto_k_tfree(pto_k_core *c, const char *src, int ring);
 /* Ranks (hardware.md section 8). pto_k_gm_at: rank p's copy of window
    tensor g (for T@p[r, c]). Signals are i32 cells of a GM tensor. notify is
    an S instruction: it publishes only what pipe S has seen, so data must be
-   fenced with pipe_barrier(ALL) first. wait blocks the core until
-   `cell CMP value` holds. */
+   fenced with pipe_barrier(ALL) first; it reaches the cell 1000 cycles
+   after it ran. wait blocks the core until `cell CMP value` holds, at the
+   simulated time the notifies make it hold (whatever order the simulator
+   ran the ranks in); a wait whose condition a later, unordered notify would
+   break (EQ on a counter) is reported as a deadlock that may happen. */
 PTO_K_FN pto_k_gm *pto_k_gm_at(pto_k_core *c, const char *src, pto_k_gm *g, int64_t rank);
 PTO_K_FN void pto_k_notify(pto_k_core *c, const char *src, pto_k_gm *sig, int64_t row, int64_t col,
                            int32_t value, int op);
@@ -599,13 +602,18 @@ PTO_K_FN const char *pto_k_report_find(const pto_k_report *r, int kind, const ch
    its dispatch time) and lasts its cost (the table in ops.h, from
    hardware.md section 9). A wait starts the waiting pipe no earlier than
    the set fired (plus 1000 cycles across cores); pipe_barrier(ALL) aligns
-   every pipe. Busy cycles per pipe feed the report.
+   every pipe. Busy cycles per pipe feed the report. Time never depends on
+   the order the cores happened to run in: every wait joins the event the
+   hardware waits for (mix.h says which), at its simulated time.
 
    Scheduler. Each core runs on its own thread, but only the holder of the
    baton runs. The baton passes at blocking points (cross-core wait, ring
    push/pop, signal wait, signals sent, core end) to a runnable core chosen
    by a seeded xorshift generator, so a seed reproduces a run and different
-   seeds explore different interleavings. No runnable core while some are
+   seeds explore different interleavings. A wait for a particular event (a
+   flag, a ring slot) can run once the event exists; a wait on a signal
+   cell only once no write still to come can land before the time it would
+   return (pto_k__mark_runnable). No runnable core while some are
    blocked is a deadlock: each blocked wait is reported and its core is put
    in `dead` mode, where every instruction returns at once (kernels have no
    data-dependent control flow, so they still run to their end).
@@ -2393,7 +2401,13 @@ PTO_K_FN int pto_k_arch(const pto_k_core *c) { return c->dev->desc.arch; }
    signal that may release another core yields, so that different seeds try
    different interleavings. A satisfied wait joins the publisher's vector
    clock into every pipe of the waiting core and starts no earlier than the
-   publisher's time plus the cross-core latency.
+   publisher's time plus the cross-core latency. Which publisher is fixed
+   by the program, never by the interleaving (joining whatever ran last
+   would make cycles depend on the seed and hide races):
+
+   Cross-core flags. Each set is kept as its own record in a queue per
+   (direction, subblock, id); the k-th wait takes the k-th set of its
+   source core (the AIC's wait: the k-th of each AIV).
 
    Ring model. A ring has per-direction counters: pushed, popped and freed
    per taking-part core. The producer may push slot n when n - freed < slot
@@ -2411,7 +2425,22 @@ PTO_K_FN int pto_k_arch(const pto_k_core *c) { return c->dev->desc.arch; }
    n - slot_num (every consumer's; nothing if n < slot_num), pop n joins
    push n (every producer's). Whichever core the seed ran first, these are
    the same events, so a race-free kernel's cycles do not depend on the
-   seed; joining whatever tfree ran last would (and would hide races). */
+   seed; joining whatever tfree ran last would (and would hide races).
+
+   Signals. A wait is a condition on a cell, not an event: which notify
+   meets it depends on when each lands. Every notify is kept in the cell's
+   history at the simulated time it lands (its end + the latency; ties by
+   core, then program order), and a wait that starts polling at t0 returns
+   at the first time >= t0 when the history meets its condition, ordered
+   after the write that met it (and, for an atomic add, the writes that add
+   read, back to the latest set). The scheduler releases the wait only when
+   no write still to come can land before that time, so the history it
+   reads is complete there. A wait whose condition a later write, which
+   nothing orders after the wait, would break (EQ on a counter a fast peer
+   moves on) returned here only because it polled in time; it is reported
+   at the end of the launch as a wait that may never return. The cell's
+   bytes in GM still change in the order the cores ran (what a tload of it
+   would see). */
 
 /* ---- cross-core flags -------------------------------------------------------- */
 

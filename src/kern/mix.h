@@ -7,7 +7,13 @@
    signal that may release another core yields, so that different seeds try
    different interleavings. A satisfied wait joins the publisher's vector
    clock into every pipe of the waiting core and starts no earlier than the
-   publisher's time plus the cross-core latency.
+   publisher's time plus the cross-core latency. Which publisher is fixed
+   by the program, never by the interleaving (joining whatever ran last
+   would make cycles depend on the seed and hide races):
+
+   Cross-core flags. Each set is kept as its own record in a queue per
+   (direction, subblock, id); the k-th wait takes the k-th set of its
+   source core (the AIC's wait: the k-th of each AIV).
 
    Ring model. A ring has per-direction counters: pushed, popped and freed
    per taking-part core. The producer may push slot n when n - freed < slot
@@ -25,7 +31,22 @@
    n - slot_num (every consumer's; nothing if n < slot_num), pop n joins
    push n (every producer's). Whichever core the seed ran first, these are
    the same events, so a race-free kernel's cycles do not depend on the
-   seed; joining whatever tfree ran last would (and would hide races). */
+   seed; joining whatever tfree ran last would (and would hide races).
+
+   Signals. A wait is a condition on a cell, not an event: which notify
+   meets it depends on when each lands. Every notify is kept in the cell's
+   history at the simulated time it lands (its end + the latency; ties by
+   core, then program order), and a wait that starts polling at t0 returns
+   at the first time >= t0 when the history meets its condition, ordered
+   after the write that met it (and, for an atomic add, the writes that add
+   read, back to the latest set). The scheduler releases the wait only when
+   no write still to come can land before that time, so the history it
+   reads is complete there. A wait whose condition a later write, which
+   nothing orders after the wait, would break (EQ on a counter a fast peer
+   moves on) returned here only because it polled in time; it is reported
+   at the end of the launch as a wait that may never return. The cell's
+   bytes in GM still change in the order the cores ran (what a tload of it
+   would see). */
 
 /* ---- cross-core flags -------------------------------------------------------- */
 

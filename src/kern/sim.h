@@ -34,13 +34,18 @@
    its dispatch time) and lasts its cost (the table in ops.h, from
    hardware.md section 9). A wait starts the waiting pipe no earlier than
    the set fired (plus 1000 cycles across cores); pipe_barrier(ALL) aligns
-   every pipe. Busy cycles per pipe feed the report.
+   every pipe. Busy cycles per pipe feed the report. Time never depends on
+   the order the cores happened to run in: every wait joins the event the
+   hardware waits for (mix.h says which), at its simulated time.
 
    Scheduler. Each core runs on its own thread, but only the holder of the
    baton runs. The baton passes at blocking points (cross-core wait, ring
    push/pop, signal wait, signals sent, core end) to a runnable core chosen
    by a seeded xorshift generator, so a seed reproduces a run and different
-   seeds explore different interleavings. No runnable core while some are
+   seeds explore different interleavings. A wait for a particular event (a
+   flag, a ring slot) can run once the event exists; a wait on a signal
+   cell only once no write still to come can land before the time it would
+   return (pto_k__mark_runnable). No runnable core while some are
    blocked is a deadlock: each blocked wait is reported and its core is put
    in `dead` mode, where every instruction returns at once (kernels have no
    data-dependent control flow, so they still run to their end).
