@@ -354,7 +354,7 @@ enum { PTO_K_SPLIT_NONE = 0, PTO_K_SPLIT_UP_DOWN = 1, PTO_K_SPLIT_LEFT_RIGHT = 2
 enum {
     PTO_K_E_RACE = 1,       /* two accesses not ordered by flags/barriers */
     PTO_K_E_DOUBLE_SET,     /* set_flag of an id that is still set */
-    PTO_K_E_DEADLOCK,       /* a wait that can never be satisfied */
+    PTO_K_E_DEADLOCK,       /* a wait that can never be satisfied (or may not be, on hardware) */
     PTO_K_E_LEFT_SET,       /* an id still set when the kernel ends */
     PTO_K_E_CAPACITY,       /* a tile past its space's capacity */
     PTO_K_E_ALIGN,          /* a local address (or vec row) not 32-byte aligned */
@@ -489,8 +489,11 @@ PTO_K_FN void pto_k_tfree(pto_k_core *c, const char *src, int ring);
 /* Ranks (hardware.md section 8). pto_k_gm_at: rank p's copy of window
    tensor g (for T@p[r, c]). Signals are i32 cells of a GM tensor. notify is
    an S instruction: it publishes only what pipe S has seen, so data must be
-   fenced with pipe_barrier(ALL) first. wait blocks the core until
-   `cell CMP value` holds. */
+   fenced with pipe_barrier(ALL) first; it reaches the cell 1000 cycles
+   after it ran. wait blocks the core until `cell CMP value` holds, at the
+   simulated time the notifies make it hold (whatever order the simulator
+   ran the ranks in); a wait whose condition a later, unordered notify would
+   break (EQ on a counter) is reported as a deadlock that may happen. */
 PTO_K_FN pto_k_gm *pto_k_gm_at(pto_k_core *c, const char *src, pto_k_gm *g, int64_t rank);
 PTO_K_FN void pto_k_notify(pto_k_core *c, const char *src, pto_k_gm *sig, int64_t row, int64_t col,
                            int32_t value, int op);
@@ -599,13 +602,18 @@ PTO_K_FN const char *pto_k_report_find(const pto_k_report *r, int kind, const ch
    its dispatch time) and lasts its cost (the table in ops.h, from
    hardware.md section 9). A wait starts the waiting pipe no earlier than
    the set fired (plus 1000 cycles across cores); pipe_barrier(ALL) aligns
-   every pipe. Busy cycles per pipe feed the report.
+   every pipe. Busy cycles per pipe feed the report. Time never depends on
+   the order the cores happened to run in: every wait joins the event the
+   hardware waits for (mix.h says which), at its simulated time.
 
    Scheduler. Each core runs on its own thread, but only the holder of the
    baton runs. The baton passes at blocking points (cross-core wait, ring
    push/pop, signal wait, signals sent, core end) to a runnable core chosen
    by a seeded xorshift generator, so a seed reproduces a run and different
-   seeds explore different interleavings. No runnable core while some are
+   seeds explore different interleavings. A wait for a particular event (a
+   flag, a ring slot) can run once the event exists; a wait on a signal
+   cell only once no write still to come can land before the time it would
+   return (pto_k__mark_runnable). No runnable core while some are
    blocked is a deadlock: each blocked wait is reported and its core is put
    in `dead` mode, where every instruction returns at once (kernels have no
    data-dependent control flow, so they still run to their end).
@@ -691,17 +699,55 @@ typedef struct pto_k__ring {
     pto_k__ring1 d[2];         /* [0] C2V, [1] V2C */
 } pto_k__ring;
 
+#define PTO_K__XDEPTH 16 /* pending sets a cross-core counter can hold (4 bits) + 1 */
+
 typedef struct pto_k__cluster {
     int cnt[2][2][PTO_K_NCROSS];          /* [0 = to AIV, 1 = to AIC][subblock][id] */
-    pto_k__sync cross[2][2][PTO_K_NCROSS];
+    int head[2][2][PTO_K_NCROSS];         /* the oldest pending set in xq */
+    pto_k__sync *xq[2][2][PTO_K_NCROSS];  /* PTO_K__XDEPTH pending sets, oldest at head (NULL until one) */
     pto_k__ring ring[PTO_K_NRING];
 } pto_k__cluster;
 
+/* One notify that reached a signal cell. */
+typedef struct pto_k__swrite {
+    int64_t vis;           /* when the cell shows it: the notify's end + PTO_K__XLAT */
+    int core;              /* with seq: the order of writes visible in the same cycle */
+    uint32_t seq;
+    int add;               /* PTO_K_NOTIFY_ADD (else a set) */
+    int32_t value;
+    uint32_t *vc;          /* what the notifying core had ordered before it */
+    const char *src;
+    /* derived from the writes up to this one (valid below nval / ncum): */
+    int32_t after;         /* the cell's value once this write landed */
+    uint32_t *cum;         /* what a wait that saw this write is ordered after */
+} pto_k__swrite;
+
+/* A signal cell's history in simulated time. The cell's bytes in GM change
+   in the order the cores happen to run; waits read this history instead, so
+   what they see and when does not depend on that order. Writes mostly
+   arrive in time order; one that lands before others already recorded
+   invalidates the derived fields from its place on. */
 typedef struct pto_k__signal {
     pto_k_gm *g;
     int64_t idx;
-    pto_k__sync s;
+    int32_t init;          /* the cell when the launch first used it */
+    pto_k__swrite *w;      /* sorted by (vis, core, seq) */
+    int nw, capw;
+    int nval, ncum;        /* w[i].after is valid for i < nval, w[i].cum for i < ncum */
+    uint32_t ver;          /* counts the writes recorded (waits cache on it) */
 } pto_k__signal;
+
+/* A wait that returned: checked again at the end of the launch against the
+   writes that came after it (pto_k__sig_end). */
+typedef struct pto_k__sdone {
+    int sig;               /* index into dev->sigs */
+    int at;                /* the last write the wait saw (-1: none) */
+    int core, cmp;
+    int32_t value;
+    uint32_t stamp;        /* the wait's clock on the waiting core's S pipe */
+    int64_t time;          /* when it returned */
+    const char *src;
+} pto_k__sdone;
 
 typedef struct pto_k__event {
     int core, pipe;
@@ -729,7 +775,8 @@ struct pto_k_core {
     /* scheduling */
     int state;                 /* PTO_K__NEW, RUN, DONE */
     int dead;
-    int (*pred)(pto_k_core *c, const void *arg);
+    int can_run;               /* set by pto_k__pick */
+    int64_t wake;              /* a timed wait: when the scheduler released it (-1: not yet) */
     const void *parg;
     char waitmsg[400];
     pthread_t th;
@@ -752,6 +799,8 @@ struct pto_k_device {
     int64_t *rargs;            /* per-rank args: nranks x nargs */
     pto_k__signal *sigs;
     int nsigs, capsigs;
+    pto_k__sdone *sdone;
+    int nsdone, capsdone;
     pto_k__read *rp;
     int32_t nrp, caprp, rfree;
     pthread_mutex_t mu;
@@ -942,16 +991,22 @@ PTO_K_FN void pto_k__publish(pto_k_core *c, int p, pto_k__sync *s, int64_t time,
     s->src = src;
 }
 
-/* The scalar unit waited for s: every later instruction of c is after it. */
-PTO_K_FN void pto_k__join_all(pto_k_core *c, const pto_k__sync *s, int64_t latency)
+/* The scalar unit waited until t for what vc describes: every later
+   instruction of c is after it, in order and in time. */
+PTO_K_FN void pto_k__join_at(pto_k_core *c, const uint32_t *vc, int64_t t)
 {
     int p;
-    int64_t t = s->time + latency;
     for (p = 0; p < PTO_K_PIPE_ALL; p++) {
-        pto_k__vc_join(c->dev, c->vc[p], s->vc);
+        pto_k__vc_join(c->dev, c->vc[p], vc);
         if (c->free_at[p] < t) c->free_at[p] = t;
     }
     if (c->disp < t) c->disp = t;
+}
+
+/* ... for the event s, which reaches c `latency` cycles after it fired. */
+PTO_K_FN void pto_k__join_all(pto_k_core *c, const pto_k__sync *s, int64_t latency)
+{
+    pto_k__join_at(c, s->vc, s->time + latency);
 }
 
 /* Is `prev` ordered before the current instruction on pipe p of c? */
@@ -1183,19 +1238,73 @@ PTO_K_FN void pto_k__stall(pto_k_core *c, int pipe, int64_t disp, int64_t t, con
 
 /* ---- the scheduler ---------------------------------------------------------- */
 
-/* What a blocked core waits for. */
+/* What a blocked core waits for. An event wait (a cross-core flag, a ring
+   slot) waits for one particular event: `ready` says whether it happened.
+   A timed wait (a signal) waits for a condition on a cell: `when` says at
+   which simulated time the writes known so far first make it hold (-1:
+   they do not), and the scheduler releases it only once no write still to
+   come can land before that (pto_k__mark_runnable). */
 typedef struct pto_k__waiter {
     int (*ready)(pto_k_core *c, const void *arg);
+    int64_t (*when)(pto_k_core *c, void *arg);  /* may cache in arg */
     void (*describe)(pto_k_core *c, const void *arg, char *out, size_t n);
-    const void *arg;
+    void *arg;
     const char *src;
 } pto_k__waiter;
 
-PTO_K_FN int pto_k__runnable(pto_k_core *c)
+/* The earliest time a write that c has not made yet can become visible on
+   another core: it is issued at c->disp or later (after a released timed
+   wait, at its time or later), lasts a cycle and travels PTO_K__XLAT. */
+PTO_K_FN int64_t pto_k__next_write(const pto_k_core *c)
 {
-    const pto_k__waiter *w = (const pto_k__waiter *)c->parg;
-    if (c->state == PTO_K__DONE) return 0;
-    return c->dead || !w || w->ready(c, w->arg);
+    int64_t t = c->parg && c->wake > c->disp ? c->wake : c->disp;
+    return t + 1 + PTO_K__XLAT;
+}
+
+/* Sets c->can_run for every core and returns how many may run.
+
+   Event waits are ready when their event exists: its time is fixed, so the
+   order in which the cores ran cannot change what they join. A timed wait
+   is different: a write that lands before the time `when` found may still
+   come from a core that has not run far enough. Let F be the earliest time
+   a write not yet made can land. Only three kinds of core can make one: a
+   core that can run now (from pto_k__next_write of it), a timed wait after
+   it returns (no earlier than `when` + 1 + PTO_K__XLAT: until one of them
+   returns the history before its `when` is complete), and a core blocked on
+   an event, which resumes no earlier than the core that makes the event (so
+   it is covered by the other two). A timed wait whose `when` is below F is
+   final: it is released with that time. The earliest timed wait is always
+   below F when no other core can run, so the scheduler never stalls on a
+   wait that something can satisfy. */
+PTO_K_FN int pto_k__mark_runnable(pto_k_device *dev)
+{
+    int i, n = 0;
+    int64_t first = -1, land = -1; /* the earliest timed wait; F (-1: no bound yet) */
+    for (i = 0; i < dev->ncores; i++) {
+        pto_k_core *c = &dev->cores[i];
+        const pto_k__waiter *w = (const pto_k__waiter *)c->parg;
+        c->can_run = 0;
+        if (c->state == PTO_K__DONE) continue;
+        if (!c->dead && w && w->when && c->wake < 0) {
+            int64_t t = w->when(c, w->arg);
+            if (t >= 0 && (first < 0 || t < first)) first = t;
+            continue;
+        }
+        c->can_run = c->dead || !w || w->when || w->ready(c, w->arg);
+        if (c->can_run && !c->dead && (land < 0 || pto_k__next_write(c) < land)) land = pto_k__next_write(c);
+    }
+    if (first >= 0 && (land < 0 || first + 1 + PTO_K__XLAT < land)) land = first + 1 + PTO_K__XLAT;
+    for (i = 0; i < dev->ncores; i++) {
+        pto_k_core *c = &dev->cores[i];
+        const pto_k__waiter *w = (const pto_k__waiter *)c->parg;
+        if (c->state != PTO_K__DONE && !c->dead && w && w->when && c->wake < 0) {
+            int64_t t = w->when(c, w->arg);
+            if (t >= 0 && t < land) c->wake = t;
+            c->can_run = c->wake >= 0;
+        }
+        n += c->can_run;
+    }
+    return n;
 }
 
 PTO_K_FN void *pto_k__thread(void *arg);
@@ -1203,8 +1312,8 @@ PTO_K_FN void *pto_k__thread(void *arg);
 /* Chooses the next core to run (the caller holds dev->mu). */
 PTO_K_FN void pto_k__pick(pto_k_device *dev)
 {
-    int i, n = 0, k;
-    for (i = 0; i < dev->ncores; i++) n += pto_k__runnable(&dev->cores[i]);
+    int i, n, k;
+    n = pto_k__mark_runnable(dev);
     if (n == 0 && dev->ndone < dev->ncores) {
         /* every live core waits: a deadlock. Name each wait, then let the
            cores run to their end in dead mode. */
@@ -1217,6 +1326,7 @@ PTO_K_FN void pto_k__pick(pto_k_device *dev)
             pto_k__core_name(c, who, sizeof who);
             pto_k__err(dev, PTO_K_E_DEADLOCK, "%s: error: deadlock: %s (%s)", w->src ? w->src : "?", what, who);
             c->dead = 1;
+            c->can_run = 1;
             n++;
         }
     }
@@ -1228,7 +1338,7 @@ PTO_K_FN void pto_k__pick(pto_k_device *dev)
     k = (int)(pto_k__rand(dev) % (uint64_t)n);
     for (i = 0; i < dev->ncores; i++) {
         pto_k_core *c = &dev->cores[i];
-        if (!pto_k__runnable(c)) continue;
+        if (!c->can_run) continue;
         if (k-- > 0) continue;
         if (c->state == PTO_K__NEW) {
             pthread_attr_t at;
@@ -1268,6 +1378,7 @@ PTO_K_FN void pto_k__block(pto_k_core *c, const pto_k__waiter *w)
 {
     if (c->dead) return;
     c->parg = w;
+    c->wake = -1;
     pto_k__yield(c);
     c->parg = NULL;
 }
@@ -2290,7 +2401,13 @@ PTO_K_FN int pto_k_arch(const pto_k_core *c) { return c->dev->desc.arch; }
    signal that may release another core yields, so that different seeds try
    different interleavings. A satisfied wait joins the publisher's vector
    clock into every pipe of the waiting core and starts no earlier than the
-   publisher's time plus the cross-core latency.
+   publisher's time plus the cross-core latency. Which publisher is fixed
+   by the program, never by the interleaving (joining whatever ran last
+   would make cycles depend on the seed and hide races):
+
+   Cross-core flags. Each set is kept as its own record in a queue per
+   (direction, subblock, id); the k-th wait takes the k-th set of its
+   source core (the AIC's wait: the k-th of each AIV).
 
    Ring model. A ring has per-direction counters: pushed, popped and freed
    per taking-part core. The producer may push slot n when n - freed < slot
@@ -2308,7 +2425,22 @@ PTO_K_FN int pto_k_arch(const pto_k_core *c) { return c->dev->desc.arch; }
    n - slot_num (every consumer's; nothing if n < slot_num), pop n joins
    push n (every producer's). Whichever core the seed ran first, these are
    the same events, so a race-free kernel's cycles do not depend on the
-   seed; joining whatever tfree ran last would (and would hide races). */
+   seed; joining whatever tfree ran last would (and would hide races).
+
+   Signals. A wait is a condition on a cell, not an event: which notify
+   meets it depends on when each lands. Every notify is kept in the cell's
+   history at the simulated time it lands (its end + the latency; ties by
+   core, then program order), and a wait that starts polling at t0 returns
+   at the first time >= t0 when the history meets its condition, ordered
+   after the write that met it (and, for an atomic add, the writes that add
+   read, back to the latest set). The scheduler releases the wait only when
+   no write still to come can land before that time, so the history it
+   reads is complete there. A wait whose condition a later write, which
+   nothing orders after the wait, would break (EQ on a counter a fast peer
+   moves on) returned here only because it polled in time; it is reported
+   at the end of the launch as a wait that may never return. The cell's
+   bytes in GM still change in the order the cores ran (what a tload of it
+   would see). */
 
 /* ---- cross-core flags -------------------------------------------------------- */
 
@@ -2354,10 +2486,29 @@ PTO_K_FN int pto_k__xargs_ok(pto_k_core *c, const pto_k__ins *ins, int pipe, int
     return pto_k__pipe_free(c, ins, pipe);
 }
 
+/* The pending set k places after the oldest (0 = the one a wait takes next). */
+PTO_K_FN pto_k__sync *pto_k__xpending(pto_k_core *c, int dir, int sub, int id, int k)
+{
+    pto_k__cluster *cl = pto_k__cl(c);
+    if (!cl->xq[dir][sub][id]) {
+        cl->xq[dir][sub][id] = (pto_k__sync *)calloc(PTO_K__XDEPTH, sizeof(pto_k__sync));
+        if (!cl->xq[dir][sub][id]) {
+            c->dev->oom = 1;
+            return NULL;
+        }
+    }
+    return &cl->xq[dir][sub][id][(cl->head[dir][sub][id] + k) % PTO_K__XDEPTH];
+}
+
+/* Each set is its own record, and a wait joins the oldest pending one: the
+   counter pairs the k-th wait with the k-th set of its source core, whatever
+   order the cores ran in (merging every set into one record would let the
+   k-th wait see the time and clock of a later set). */
 PTO_K_FN void pto_k_cross_set(pto_k_core *c, const char *src, int pipe, int id)
 {
     pto_k__ins ins = pto_k__mk(PTO_K__SET_FLAG, pipe, src);
     pto_k__cluster *cl;
+    pto_k__sync *e;
     int s;
     int64_t t;
     if (c->dead || !pto_k__xargs_ok(c, &ins, pipe, id)) return;
@@ -2372,9 +2523,23 @@ PTO_K_FN void pto_k_cross_set(pto_k_core *c, const char *src, int pipe, int id)
             pto_k__ierr(c, &ins, PTO_K_E_USAGE, "cross-core flag %d overflows its 4-bit counter (16 sets not waited for)", id);
             cl->cnt[dir][sub][id] = 15;
         }
-        pto_k__publish(c, pipe, &cl->cross[dir][sub][id], t, src);
+        e = pto_k__xpending(c, dir, sub, id, cl->cnt[dir][sub][id] - 1);
+        if (!e) continue;
+        if (e->vc) memset(e->vc, 0, sizeof(uint32_t) * (size_t)c->dev->ngp);
+        e->time = 0;
+        pto_k__publish(c, pipe, e, t, src);
     }
     pto_k__yield(c);
+}
+
+/* Takes the oldest pending set of (dir, sub, id) and joins it. */
+PTO_K_FN void pto_k__xtake(pto_k_core *c, int dir, int sub, int id)
+{
+    pto_k__cluster *cl = pto_k__cl(c);
+    pto_k__sync *e = pto_k__xpending(c, dir, sub, id, 0);
+    cl->cnt[dir][sub][id]--;
+    cl->head[dir][sub][id] = (cl->head[dir][sub][id] + 1) % PTO_K__XDEPTH;
+    if (e) pto_k__join_all(c, e, PTO_K__XLAT);
 }
 
 PTO_K_FN void pto_k_cross_wait(pto_k_core *c, const char *src, int pipe, int id)
@@ -2382,24 +2547,20 @@ PTO_K_FN void pto_k_cross_wait(pto_k_core *c, const char *src, int pipe, int id)
     pto_k__ins ins = pto_k__mk(PTO_K__WAIT_FLAG, pipe, src);
     pto_k__xwait xw;
     pto_k__waiter w;
-    pto_k__cluster *cl;
     if (c->dead || !pto_k__xargs_ok(c, &ins, pipe, id)) return;
     xw.id = id;
+    memset(&w, 0, sizeof w);
     w.ready = pto_k__xready;
     w.describe = pto_k__xdesc;
     w.arg = &xw;
     w.src = src;
     pto_k__block(c, &w);
     if (c->dead) return;
-    cl = pto_k__cl(c);
     if (c->kind == PTO_K_CORE_VECTOR) {
-        cl->cnt[0][c->subblock][id]--;
-        pto_k__join_all(c, &cl->cross[0][c->subblock][id], PTO_K__XLAT);
+        pto_k__xtake(c, 0, (int)c->subblock, id);
     } else {
-        cl->cnt[1][0][id]--;
-        cl->cnt[1][1][id]--;
-        pto_k__join_all(c, &cl->cross[1][0][id], PTO_K__XLAT);
-        pto_k__join_all(c, &cl->cross[1][1][id], PTO_K__XLAT);
+        pto_k__xtake(c, 1, 0, id);
+        pto_k__xtake(c, 1, 1, id);
     }
 }
 
@@ -2643,6 +2804,7 @@ PTO_K_FN void pto_k_tpush(pto_k_core *c, const char *src, int ring, pto_k_tile a
         return;
     }
     rw.rg = rg, rw.ring = ring, rw.k = kd, rw.me = me;
+    memset(&w, 0, sizeof w);
     w.ready = pto_k__push_ready;
     w.describe = pto_k__push_desc;
     w.arg = &rw;
@@ -2710,6 +2872,7 @@ PTO_K_FN pto_k_tile pto_k_tpop(pto_k_core *c, const char *src, int ring, pto_k_t
                     r1->pop_src[me] ? r1->pop_src[me] : "?");
     }
     rw.rg = rg, rw.ring = ring, rw.k = kd, rw.me = me;
+    memset(&w, 0, sizeof w);
     w.ready = pto_k__pop_ready;
     w.describe = pto_k__pop_desc;
     w.arg = &rw;
@@ -2823,6 +2986,7 @@ PTO_K_FN pto_k__signal *pto_k__sig(pto_k_device *dev, pto_k_gm *g, int64_t idx)
     memset(&dev->sigs[dev->nsigs], 0, sizeof *dev->sigs);
     dev->sigs[dev->nsigs].g = g;
     dev->sigs[dev->nsigs].idx = idx;
+    dev->sigs[dev->nsigs].init = ((const int32_t *)g->data)[idx];
     return &dev->sigs[dev->nsigs++];
 }
 
@@ -2835,21 +2999,92 @@ PTO_K_FN int pto_k__sig_ok(pto_k_core *c, const pto_k__ins *ins, pto_k_gm *g, in
     return pto_k__window_ok(c, ins, g, r, col, 1, 1) && pto_k__pipe_free(c, ins, PTO_K_PIPE_S);
 }
 
+PTO_K_FN int pto_k__swrite_before(const pto_k__swrite *a, const pto_k__swrite *b)
+{
+    if (a->vis != b->vis) return a->vis < b->vis;
+    if (a->core != b->core) return a->core < b->core;
+    return a->seq < b->seq;
+}
+
+/* Adds a write to the cell's history at its place in time. */
+PTO_K_FN void pto_k__sig_record(pto_k_core *c, pto_k__signal *s, const pto_k__swrite *nw)
+{
+    int cap = s->capw, j;
+    s->w = (pto_k__swrite *)pto_k__grow(c->dev, s->w, &cap, s->nw + 1, sizeof *s->w);
+    s->capw = cap;
+    if (s->nw + 1 > cap) {
+        free(nw->vc);
+        return;
+    }
+    for (j = s->nw; j > 0 && pto_k__swrite_before(nw, &s->w[j - 1]); j--) s->w[j] = s->w[j - 1];
+    s->w[j] = *nw;
+    s->w[j].cum = NULL;
+    s->nw++;
+    if (s->nval > j) s->nval = j;
+    if (s->ncum > j) s->ncum = j;
+    s->ver++;
+}
+
+PTO_K_FN int32_t pto_k__swrite_apply(int32_t v, const pto_k__swrite *w)
+{
+    return w->add ? (int32_t)((uint32_t)v + (uint32_t)w->value) : w->value;
+}
+
+/* The cell's value after write i (i = -1: before any). */
+PTO_K_FN int32_t pto_k__sig_value(pto_k__signal *s, int i)
+{
+    for (; s->nval <= i; s->nval++) {
+        int k = s->nval;
+        s->w[k].after = pto_k__swrite_apply(k > 0 ? s->w[k - 1].after : s->init, &s->w[k]);
+    }
+    return i < 0 ? s->init : s->w[i].after;
+}
+
+/* What a wait that saw write i is ordered after: the write and, when it is
+   an atomic add (which read the value before it), what that value was
+   ordered after, back to the latest set. NULL when out of memory. */
+PTO_K_FN const uint32_t *pto_k__sig_cum(pto_k_device *dev, pto_k__signal *s, int i)
+{
+    for (; s->ncum <= i; s->ncum++) {
+        pto_k__swrite *x = &s->w[s->ncum];
+        if (!x->cum) x->cum = pto_k__vc_new(dev);
+        if (!x->cum) return NULL;
+        memset(x->cum, 0, sizeof(uint32_t) * (size_t)dev->ngp);
+        pto_k__vc_join(dev, x->cum, x->vc);
+        if (x->add && s->ncum > 0) pto_k__vc_join(dev, x->cum, s->w[s->ncum - 1].cum);
+    }
+    return s->w[i].cum;
+}
+
 PTO_K_FN void pto_k_notify(pto_k_core *c, const char *src, pto_k_gm *sig, int64_t row, int64_t col, int32_t value, int op)
 {
     pto_k__ins ins = pto_k__mk(PTO_K__SET_FLAG, PTO_K_PIPE_S, src);
     pto_k__signal *s;
+    pto_k__swrite nw;
     int32_t *cell;
     int64_t t;
     if (c->dead || !pto_k__sig_ok(c, &ins, sig, row, col)) return;
-    s = pto_k__sig(c->dev, sig, row * sig->cols + col);
-    if (!s) return;
+    if (!pto_k__sig(c->dev, sig, row * sig->cols + col)) return;
     pto_k__yield(c); /* any peer may move first */
     ins.disp = c->disp++;
     c->clk[PTO_K_PIPE_S]++;
     c->ninstr++;
     t = pto_k__timed(c, PTO_K_PIPE_S, ins.disp, 1, op == PTO_K_NOTIFY_ADD ? "notify add" : "notify set", src);
-    pto_k__publish(c, PTO_K_PIPE_S, &s->s, t, src);
+    s = pto_k__sig(c->dev, sig, row * sig->cols + col); /* the yield may have moved dev->sigs */
+    memset(&nw, 0, sizeof nw);
+    nw.vis = t + PTO_K__XLAT;
+    nw.core = c->index;
+    nw.seq = c->clk[PTO_K_PIPE_S];
+    nw.add = op == PTO_K_NOTIFY_ADD;
+    nw.value = value;
+    nw.src = src;
+    nw.vc = pto_k__vc_new(c->dev);
+    if (nw.vc) {
+        pto_k__vc_join(c->dev, nw.vc, c->vc[PTO_K_PIPE_S]);
+        nw.vc[c->index * 8 + PTO_K_PIPE_S] = c->clk[PTO_K_PIPE_S];
+    }
+    if (s) pto_k__sig_record(c, s, &nw);
+    else free(nw.vc);
     cell = (int32_t *)sig->data + row * sig->cols + col;
     if (op == PTO_K_NOTIFY_ADD)
         *cell = (int32_t)((uint32_t)*cell + (uint32_t)value);
@@ -2861,8 +3096,13 @@ PTO_K_FN void pto_k_notify(pto_k_core *c, const char *src, pto_k_gm *sig, int64_
 typedef struct pto_k__swait {
     pto_k_gm *g;
     int64_t r, col;
+    int sig;               /* index into dev->sigs */
     int cmp;
     int32_t value;
+    int64_t t0;            /* when the waiting core starts polling */
+    uint32_t ver;          /* the history `when` was computed for (+1; 0: none) */
+    int64_t when;
+    int at;
 } pto_k__swait;
 
 PTO_K_FN const char *pto_k__cmp_name(int cmp)
@@ -2871,19 +3111,49 @@ PTO_K_FN const char *pto_k__cmp_name(int cmp)
     return cmp >= 0 && cmp <= 5 ? n[cmp] : "?";
 }
 
-PTO_K_FN int pto_k__sig_ready(pto_k_core *c, const void *arg)
+PTO_K_FN int pto_k__cmp_holds(int32_t v, int cmp, int32_t value)
 {
-    const pto_k__swait *w = (const pto_k__swait *)arg;
-    int32_t v = ((const int32_t *)w->g->data)[w->r * w->g->cols + w->col];
-    (void)c;
-    switch (w->cmp) {
-    case PTO_K_EQ: return v == w->value;
-    case PTO_K_NE: return v != w->value;
-    case PTO_K_LT: return v < w->value;
-    case PTO_K_LE: return v <= w->value;
-    case PTO_K_GT: return v > w->value;
-    default: return v >= w->value;
+    switch (cmp) {
+    case PTO_K_EQ: return v == value;
+    case PTO_K_NE: return v != value;
+    case PTO_K_LT: return v < value;
+    case PTO_K_LE: return v <= value;
+    case PTO_K_GT: return v > value;
+    default: return v >= value;
     }
+}
+
+/* When a wait that starts polling at t0 first sees `cell cmp value` in the
+   writes known so far (-1: it does not), and the last write it has seen
+   then (*at; -1: none). */
+PTO_K_FN int64_t pto_k__sig_when(pto_k__signal *s, int64_t t0, int cmp, int32_t value, int *at)
+{
+    int lo = 0, hi = s->nw, i;
+    while (lo < hi) { /* the first write that lands after t0 */
+        int mid = lo + (hi - lo) / 2;
+        if (s->w[mid].vis <= t0) lo = mid + 1;
+        else hi = mid;
+    }
+    *at = lo - 1;
+    if (pto_k__cmp_holds(pto_k__sig_value(s, lo - 1), cmp, value)) return t0;
+    for (i = lo; i < s->nw; i++)
+        if (pto_k__cmp_holds(pto_k__sig_value(s, i), cmp, value)) {
+            *at = i;
+            return s->w[i].vis;
+        }
+    return -1;
+}
+
+/* The scheduler asks at every pick: recomputed only when the cell changed. */
+PTO_K_FN int64_t pto_k__sig_waiter_when(pto_k_core *c, void *arg)
+{
+    pto_k__swait *w = (pto_k__swait *)arg;
+    pto_k__signal *s = &c->dev->sigs[w->sig];
+    if (w->ver != s->ver + 1) {
+        w->when = pto_k__sig_when(s, w->t0, w->cmp, w->value, &w->at);
+        w->ver = s->ver + 1;
+    }
+    return w->when;
 }
 
 PTO_K_FN void pto_k__sig_desc(pto_k_core *c, const void *arg, char *out, size_t n)
@@ -2896,28 +3166,139 @@ PTO_K_FN void pto_k__sig_desc(pto_k_core *c, const void *arg, char *out, size_t 
              (int)((const int32_t *)w->g->data)[w->r * w->g->cols + w->col]);
 }
 
+PTO_K_FN void pto_k__sig_done(pto_k_core *c, const pto_k__swait *sw, int at, int64_t t, const char *src)
+{
+    pto_k_device *dev = c->dev;
+    int cap = dev->capsdone;
+    pto_k__sdone *d;
+    dev->sdone = (pto_k__sdone *)pto_k__grow(dev, dev->sdone, &cap, dev->nsdone + 1, sizeof *dev->sdone);
+    dev->capsdone = cap;
+    if (dev->nsdone + 1 > cap) return;
+    d = &dev->sdone[dev->nsdone++];
+    d->sig = sw->sig, d->at = at, d->core = c->index, d->cmp = sw->cmp, d->value = sw->value;
+    d->stamp = c->clk[PTO_K_PIPE_S], d->time = t, d->src = src;
+}
+
+/* A wait returns at the first simulated time at or after it starts polling
+   when the cell's history meets the condition (the scheduler releases it
+   only once no write still to come can land earlier), and is ordered after
+   the writes it saw: neither depends on the order the cores ran in. */
 PTO_K_FN void pto_k_wait(pto_k_core *c, const char *src, pto_k_gm *sig, int64_t row, int64_t col, int cmp, int32_t value)
 {
     pto_k__ins ins = pto_k__mk(PTO_K__WAIT_FLAG, PTO_K_PIPE_S, src);
     pto_k__swait sw;
     pto_k__waiter w;
     pto_k__signal *s;
+    int p;
     if (c->dead || !pto_k__sig_ok(c, &ins, sig, row, col)) return;
     if (cmp < 0 || cmp > 5) {
         pto_k__ierr(c, &ins, PTO_K_E_USAGE, "wait: no comparison %d", cmp);
         return;
     }
+    s = pto_k__sig(c->dev, sig, row * sig->cols + col);
+    if (!s) return;
+    memset(&sw, 0, sizeof sw);
     sw.g = sig, sw.r = row, sw.col = col, sw.cmp = cmp, sw.value = value;
-    w.ready = pto_k__sig_ready;
+    sw.sig = (int)(s - c->dev->sigs);
+    sw.t0 = c->free_at[PTO_K_PIPE_S] > c->disp ? c->free_at[PTO_K_PIPE_S] : c->disp;
+    memset(&w, 0, sizeof w);
+    w.when = pto_k__sig_waiter_when;
     w.describe = pto_k__sig_desc;
     w.arg = &sw;
     w.src = src;
     pto_k__block(c, &w);
     if (c->dead) return;
-    s = pto_k__sig(c->dev, sig, row * sig->cols + col);
+    s = &c->dev->sigs[sw.sig];
+    /* = c->wake, and the same write: every write recorded since lands later */
+    if (pto_k__sig_waiter_when(c, &sw) < 0) return;
     ins.disp = c->disp++;
-    if (s && s->s.vc) pto_k__join_all(c, &s->s, PTO_K__XLAT);
+    pto_k__stall(c, PTO_K_PIPE_S, sw.t0, sw.when, src);
+    pto_k__join_at(c, sw.at >= 0 ? pto_k__sig_cum(c->dev, s, sw.at) : NULL, sw.when);
+    /* the scalar unit stalled: everything c issues later is after the wait */
+    c->clk[PTO_K_PIPE_S]++;
+    for (p = 0; p < PTO_K_PIPE_ALL; p++)
+        if (c->vc[p]) c->vc[p][c->index * 8 + PTO_K_PIPE_S] = c->clk[PTO_K_PIPE_S];
+    pto_k__sig_done(c, &sw, sw.at, sw.when, src);
     pto_k__timed(c, PTO_K_PIPE_S, c->disp, 1, "wait", src);
+}
+
+/* Could a later write undo what wait d saw before it polls? The writes
+   after the one it saw, one at a time, that nothing orders after the wait
+   (on hardware they may land first): if one of them, applied to the value
+   the wait saw, breaks the condition, a wait that polls a little later
+   than here never returns. Typical: EQ on a counter that a fast peer moves
+   on (wait for GE instead). Returns the index of such a write, or -1. Once
+   a core has made a write ordered after the wait, its later writes are too
+   (program order): the scan stops when every writer of the cell has. */
+PTO_K_FN int pto_k__sig_undone(pto_k__signal *s, const pto_k__sdone *d, unsigned char *after,
+                               int nwriters)
+{
+    int32_t v = pto_k__sig_value(s, d->at);
+    int j, nafter = 0, hit = -1;
+    for (j = d->at + 1; j < s->nw && nafter < nwriters && hit < 0; j++) {
+        const pto_k__swrite *x = &s->w[j];
+        if (after[x->core]) continue;
+        if (x->vc && x->vc[d->core * 8 + PTO_K_PIPE_S] >= d->stamp) {
+            after[x->core] = 1;
+            nafter++;
+        } else if (!pto_k__cmp_holds(pto_k__swrite_apply(v, x), d->cmp, d->value)) {
+            hit = j;
+        }
+    }
+    for (j = d->at + 1; j < s->nw; j++) after[s->w[j].core] = 0;
+    return hit;
+}
+
+/* Waits in simulated time (the order they ran in is the seed's). */
+PTO_K_FN int pto_k__sdone_cmp(const void *a, const void *b)
+{
+    const pto_k__sdone *x = (const pto_k__sdone *)a, *y = (const pto_k__sdone *)b;
+    if (x->time != y->time) return x->time < y->time ? -1 : 1;
+    if (x->core != y->core) return x->core < y->core ? -1 : 1;
+    return x->stamp < y->stamp ? -1 : x->stamp > y->stamp;
+}
+
+/* At the end of a launch: every wait that a write could have undone (see
+   pto_k__sig_undone), reported once per pair of source lines. */
+PTO_K_FN void pto_k__sig_end(pto_k_device *dev)
+{
+    unsigned char *mark;
+    int i, j, k;
+    if (dev->nsdone == 0) return;
+    qsort(dev->sdone, (size_t)dev->nsdone, sizeof *dev->sdone, pto_k__sdone_cmp);
+    mark = (unsigned char *)calloc((size_t)dev->ncores, 1);
+    if (!mark) {
+        dev->oom = 1;
+        return;
+    }
+    for (i = 0; i < dev->nsigs; i++) {
+        pto_k__signal *s = &dev->sigs[i];
+        int nwriters = 0;
+        for (j = 0; j < s->nw; j++)
+            if (!mark[s->w[j].core]) mark[s->w[j].core] = 1, nwriters++;
+        for (j = 0; j < s->nw; j++) mark[s->w[j].core] = 0;
+        for (k = 0; k < dev->nsdone; k++) {
+            const pto_k__sdone *d = &dev->sdone[k];
+            pto_k_core *c = &dev->cores[d->core];
+            const pto_k__swrite *x;
+            char nm[80], who[64], them[64];
+            if (d->sig != i || (j = pto_k__sig_undone(s, d, mark, nwriters)) < 0) continue;
+            x = &s->w[j];
+            if (!pto_k__first_report(dev, d->src, x->src, 64)) continue;
+            pto_k__gm_label(c, s->g, nm, sizeof nm);
+            pto_k__core_name(c, who, sizeof who);
+            pto_k__core_name(&dev->cores[x->core], them, sizeof them);
+            pto_k__err(dev, PTO_K_E_DEADLOCK,
+                       "%s: error: deadlock: wait(%s[%lld, %lld] %s %d) may never return: it saw the cell hold %d at "
+                       "cycle %lld, but \"%s\" (%s), which nothing orders after this wait, makes it %d; landing a "
+                       "little earlier (another timing), it leaves the wait polling forever; wait for a bound the cell "
+                       "keeps (GE on a counter) (%s)",
+                       d->src, nm, (long long)(s->idx / s->g->cols), (long long)(s->idx % s->g->cols),
+                       pto_k__cmp_name(d->cmp), (int)d->value, (int)pto_k__sig_value(s, d->at), (long long)d->time,
+                       x->src, them, (int)pto_k__swrite_apply(pto_k__sig_value(s, d->at), x), who);
+        }
+    }
+    free(mark);
 }
 /* ---- End file: src/kern/mix.h ---- */
 
@@ -3048,7 +3429,11 @@ PTO_K_FN void pto_k__free_launch(pto_k_device *dev)
         pto_k__cluster *cl = &dev->clusters[i];
         for (p = 0; p < 2; p++)
             for (q = 0; q < 2; q++)
-                for (id = 0; id < PTO_K_NCROSS; id++) free(cl->cross[p][q][id].vc);
+                for (id = 0; id < PTO_K_NCROSS; id++) {
+                    if (!cl->xq[p][q][id]) continue;
+                    for (k = 0; k < PTO_K__XDEPTH; k++) free(cl->xq[p][q][id][k].vc);
+                    free(cl->xq[p][q][id]);
+                }
         for (r = 0; r < PTO_K_NRING; r++) {
             pto_k__ring *rg = &cl->ring[r];
             free(rg->own);
@@ -3069,8 +3454,15 @@ PTO_K_FN void pto_k__free_launch(pto_k_device *dev)
     free(dev->clusters);
     dev->clusters = NULL;
     dev->nclusters = 0;
-    for (i = 0; i < dev->nsigs; i++) free(dev->sigs[i].s.vc);
+    for (i = 0; i < dev->nsigs; i++) {
+        for (k = 0; k < dev->sigs[i].nw; k++) {
+            free(dev->sigs[i].w[k].vc);
+            free(dev->sigs[i].w[k].cum);
+        }
+        free(dev->sigs[i].w);
+    }
     dev->nsigs = 0;
+    dev->nsdone = 0;
     for (i = 0; i < dev->ngms; i++) {
         free(dev->gsh[i].g);
         dev->gsh[i].g = NULL;
@@ -3105,6 +3497,7 @@ PTO_K_FN void pto_k_device_destroy(pto_k_device *dev)
     free(dev->gms);
     free(dev->gsh);
     free(dev->sigs);
+    free(dev->sdone);
     free(dev->rp);
     free(dev->pairs);
     free(dev->ev);
@@ -3144,10 +3537,12 @@ PTO_K_FN void pto_k__core_end(pto_k_core *c)
     }
 }
 
-/* Whole-launch checks: ring slots pushed and never popped. */
+/* Whole-launch checks: ring slots pushed and never popped; waits that a
+   later write could have made miss their condition. */
 PTO_K_FN void pto_k__launch_end(pto_k_device *dev)
 {
     int i, r, k, s;
+    pto_k__sig_end(dev);
     for (i = 0; i < dev->nclusters; i++)
         for (r = 0; r < PTO_K_NRING; r++) {
             pto_k__ring *rg = &dev->clusters[i].ring[r];

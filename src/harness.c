@@ -249,6 +249,7 @@ PTO_K_FN void pto_h_ranks(pto_h_run *run, const char *name)
     dd.arch = run->m->arch == PTO_ARCH_A5 ? PTO_K_A5 : PTO_K_A2A3;
     dd.seed = run->seed;
     dd.nranks = run->nranks;
+    dd.trace_path = run->trace;
     run->rdev = pto_k_device_create(&dd);
     if (!run->rdev) pto_h_fail(run, 2, "%s", "cannot create the simulated device");
 }

@@ -369,6 +369,81 @@ static void test_cross(void)
     CHECK(caught == 10);
 }
 
+/* The AIC sets flag 5 at once, then computes and stores w and sets it again;
+   each AIV waits for the first set, reads a (racy: w), waits for the
+   second and reads w. The k-th wait takes the k-th set: the first returns 1000
+   cycles after cycle 0 and orders nothing of the store, whichever core a
+   seed ran first (one record for both sets let the first wait see the
+   second's time and clock when the AIC had run ahead: a late AIV, and the
+   race hidden). */
+static void k_cross2(pto_k_core *c, const int64_t *args, int racy)
+{
+    pto_k_gm *a = pto_k_arg_gm(args, 0), *w = pto_k_arg_gm(args, 1);
+    if (pto_k_core_kind(c) == PTO_K_CORE_CUBE) {
+        pto_k_tile M1 = pto_k_t(PTO_K_MAT, PTO_K_F32, 16, 16, 16, 16, 0);
+        pto_k_tile L = pto_k_t(PTO_K_LEFT, PTO_K_F32, 16, 16, 16, 16, 0);
+        pto_k_tile Rt = pto_k_t(PTO_K_RIGHT, PTO_K_F32, 16, 16, 16, 16, 0);
+        pto_k_tile ACC = pto_k_t(PTO_K_ACC, PTO_K_F32, 16, 16, 16, 16, 0);
+        pto_k_cross_set(c, "x2.pto:2: cross_set MTE2, 5", PTO_K_PIPE_MTE2, 5);
+        pto_k_tload(c, "x2.pto:3: tload m, a[0, 0]", M1, a, 0, 0);
+        pto_k_set_flag(c, "x2.pto:4", PTO_K_PIPE_MTE2, PTO_K_PIPE_MTE1, 0);
+        pto_k_wait_flag(c, "x2.pto:5", PTO_K_PIPE_MTE2, PTO_K_PIPE_MTE1, 0);
+        pto_k_tmov(c, "x2.pto:6", L, M1);
+        pto_k_tmov(c, "x2.pto:7", Rt, M1);
+        pto_k_set_flag(c, "x2.pto:8", PTO_K_PIPE_MTE1, PTO_K_PIPE_M, 0);
+        pto_k_wait_flag(c, "x2.pto:9", PTO_K_PIPE_MTE1, PTO_K_PIPE_M, 0);
+        pto_k_tmatmul(c, "x2.pto:10: tmatmul acc, l, r", ACC, L, Rt);
+        pto_k_set_flag(c, "x2.pto:11", PTO_K_PIPE_M, PTO_K_PIPE_FIX, 0);
+        pto_k_wait_flag(c, "x2.pto:12", PTO_K_PIPE_M, PTO_K_PIPE_FIX, 0);
+        pto_k_tstore(c, "x2.pto:13: tstore w[0, 0], acc", w, 0, 0, ACC);
+        pto_k_cross_set(c, "x2.pto:14: cross_set FIX, 5", PTO_K_PIPE_FIX, 5);
+    } else {
+        pto_k_tile T = pto_k_t(PTO_K_VEC, PTO_K_F32, 8, 16, 8, 16, 0);
+        int64_t sb = pto_k_subblock(c);
+        pto_k_cross_wait(c, "x2.pto:16: cross_wait MTE2, 5", PTO_K_PIPE_MTE2, 5);
+        /* busy MTE2 from the first set on: the end shows when that was */
+        pto_k_tload(c, "x2.pto:17: tload u, w[subblock * 8, 0]", pto_k_t(PTO_K_VEC, PTO_K_F32, 8, 16, 8, 16, 512),
+                    racy ? w : a, sb * 8, 0);
+        pto_k_cross_wait(c, "x2.pto:18: cross_wait MTE2, 5", PTO_K_PIPE_MTE2, 5);
+        pto_k_tload(c, "x2.pto:19: tload t, w[subblock * 8, 0]", T, w, sb * 8, 0);
+    }
+}
+static void k_cross2_ok(pto_k_core *c, const int64_t *a) { k_cross2(c, a, 0); }
+static void k_cross2_racy(pto_k_core *c, const int64_t *a) { k_cross2(c, a, 1); }
+
+static void test_cross_order(void)
+{
+    int seed, k, same = 0, caught = 0;
+    int64_t end[3] = {0, 0, 0};
+    for (seed = 1; seed <= 30; seed++)
+        for (k = 0; k < 2; k++) {
+            pto_k_device *dev = dev_new((uint64_t)seed);
+            pto_k_gm *a = pto_k_gm_create(dev, "a", PTO_K_F32, 16, 16), *w = pto_k_gm_create(dev, "w", PTO_K_F32, 16, 16);
+            const pto_k_report *r;
+            int64_t args[2];
+            args[0] = pto_k_gm_arg(a), args[1] = pto_k_gm_arg(w);
+            r = run(dev, k == 0 ? k_cross2_ok : k_cross2_racy, PTO_K_KIND_MIX, 1, args);
+            if (k == 0 && clean(r) && r->ncores == 3) {
+                if (seed == 1) {
+                    pto_k_report_print(r, stdout);
+                    end[0] = r->cores[0].end, end[1] = r->cores[1].end, end[2] = r->cores[2].end;
+                }
+                same += r->cores[0].end == end[0] && r->cores[1].end == end[1] && r->cores[2].end == end[2];
+            }
+            if (k == 1) caught += count(r, PTO_K_E_RACE) >= 1 && count(r, PTO_K_E_RACE) == r->nerrors &&
+                                  pto_k_report_find(r, PTO_K_E_RACE, "x2.pto:17") &&
+                                  pto_k_report_find(r, PTO_K_E_RACE, "x2.pto:13");
+            pto_k_device_destroy(dev);
+        }
+    printf("cross-core flag set twice: same core ends in %d of 30 seeds, race before the second set caught in %d\n",
+           same, caught);
+    /* AIV: first set at cycle 0 arrives at 1000, tload u 1000-1223 (512 B:
+       223); the second set (FIX, after the store: cycle 65) arrives at 1065,
+       tload t waits for MTE2: 1223-1446 */
+    CHECK(same == 30 && end[0] == 65 && end[1] == 1446 && end[2] == 1446);
+    CHECK(caught == 30);
+}
+
 int main(void)
 {
     test_spmd();
@@ -376,5 +451,6 @@ int main(void)
     test_mix_seeds(k_mix_ok, "mix, 2 slots");
     test_mix_seeds(k_mix_wide, "mix, 4 slots");
     test_cross();
+    test_cross_order();
     return TEST_END();
 }

@@ -1,9 +1,10 @@
 /* test_sim_ranks.c - ranks on the simulated device: window tensors, remote
    loads and stores, atomic add, notify / wait with all six comparisons, a
-   cross-rank wait that can never be satisfied, races between ranks, and the
-   bug that shows only in some interleavings (an EQ wait on a counter that a
-   fast peer may already have moved past) found within 100 seeds, and cycle
-   figures reproduced exactly by their seed. */
+   cross-rank wait that can never be satisfied, races between ranks, an EQ
+   wait on a counter that a fast peer may move past (reported in every
+   seed), and time that does not depend on the seed: a wait returns at the
+   simulated time of the write that first met its condition, and is ordered
+   after the writes it saw, not after whatever the interleaving ran. */
 
 #include "tests/check.h"
 #include "pto_kernels.h"
@@ -257,28 +258,147 @@ static int rounds_run(uint64_t seed, pto_k_kernel_fn fn, int print)
     dl = count(rep, PTO_K_E_DEADLOCK);
     if (print && dl) pto_k_report_print(rep, stdout);
     if (dl) CHECK(pto_k_report_find(rep, PTO_K_E_DEADLOCK, "rd.pto:5: wait sig@0[0, 0] == nranks * round: error: "
-                                                          "deadlock: wait(sig@0[0, 0] EQ ") != NULL);
+                                                          "deadlock: wait(sig[0, 0] EQ 2) may never return: it saw the "
+                                                          "cell hold 2 at cycle 1001, but \"rd.pto:4: notify sig@0[0, 0] "
+                                                          "+= 1\" (rank 1 block 0 aiv0), which nothing orders after this "
+                                                          "wait, makes it 3;") != NULL);
     dl = dl > 0 ? 1 : rep->nerrors > 0 ? 2 : 0;
     pto_k_device_destroy(dev);
     return dl;
 }
 
+/* The EQ wait is met only until the peer's next count, which nothing orders
+   after it: on hardware a wait that polls later never returns. The check
+   reads the cell's history in simulated time, so every seed finds it. */
 static void test_interleavings(void)
 {
-    int seed, first = 0, eq_caught = 0, ge_bad = 0;
-    for (seed = 1; seed <= 100; seed++) {
-        int got = rounds_run((uint64_t)seed, k_rounds_eq, first == 0);
-        if (got == 1 && !first) first = seed;
-        eq_caught += got == 1;
+    int seed, eq_caught = 0, ge_bad = 0;
+    for (seed = 1; seed <= 20; seed++) {
+        eq_caught += rounds_run((uint64_t)seed, k_rounds_eq, seed == 1) == 1;
         ge_bad += rounds_run((uint64_t)seed, k_rounds_ge, 0) != 0;
     }
-    printf("EQ counter bug: first caught at seed %d, caught by %d of 100 seeds; GE version failed %d times\n", first,
-           eq_caught, ge_bad);
-    CHECK(first >= 1 && first <= 100);
-    CHECK(eq_caught < 100); /* it shows only in some interleavings */
+    printf("EQ counter bug caught by %d of 20 seeds; GE version failed %d times\n", eq_caught, ge_bad);
+    CHECK(eq_caught == 20);
     CHECK(ge_bad == 0);
-    /* a seed reproduces its run */
-    if (first) CHECK(rounds_run((uint64_t)first, k_rounds_eq, 0) == 1);
+}
+
+/* ---- a wait takes the time and order of the write that met it --------------------- */
+
+/* Rank 0 counts twice into rank 1's cell, and between the two counts writes
+   rank 1's buf. Rank 1 waits for the first count, then (racy) reads buf,
+   which only the second count publishes, then waits for the second. */
+static void k_twice(pto_k_core *c, const int64_t *args, int racy)
+{
+    pto_k_gm *buf = pto_k_arg_gm(args, 0), *sig = pto_k_arg_gm(args, 1);
+    if (pto_k_rank(c) == 0) {
+        pto_k_gm *s1 = pto_k_gm_at(c, "tw.pto:2", sig, 1);
+        pto_k_notify(c, "tw.pto:3: notify sig@1[0, 0] += 1", s1, 0, 0, 1, PTO_K_NOTIFY_ADD);
+        pto_k_tload(c, "tw.pto:4: tload t, buf[0, 0]", T(0), buf, 0, 0);
+        pto_k_set_flag(c, "tw.pto:5", PTO_K_PIPE_MTE2, PTO_K_PIPE_MTE3, 0);
+        pto_k_wait_flag(c, "tw.pto:6", PTO_K_PIPE_MTE2, PTO_K_PIPE_MTE3, 0);
+        pto_k_tstore(c, "tw.pto:7: tstore buf@1[0, 0], t", pto_k_gm_at(c, "tw.pto:7", buf, 1), 0, 0, T(0));
+        pto_k_pipe_barrier(c, "tw.pto:8: pipe_barrier ALL", PTO_K_PIPE_ALL);
+        pto_k_notify(c, "tw.pto:9: notify sig@1[0, 0] += 1", s1, 0, 0, 1, PTO_K_NOTIFY_ADD);
+    } else {
+        pto_k_wait(c, "tw.pto:11: wait sig[0, 0] >= 1", sig, 0, 0, PTO_K_GE, 1);
+        if (racy) pto_k_tload(c, "tw.pto:12: tload u, buf[0, 0]", T(4096), buf, 0, 0);
+        pto_k_wait(c, "tw.pto:13: wait sig[0, 0] >= 2", sig, 0, 0, PTO_K_GE, 2);
+        pto_k_tload(c, "tw.pto:14: tload t, buf[0, 0]", T(0), buf, 0, 0);
+    }
+}
+static void k_twice_ok(pto_k_core *c, const int64_t *a) { k_twice(c, a, 0); }
+static void k_twice_racy(pto_k_core *c, const int64_t *a) { k_twice(c, a, 1); }
+
+static const pto_k_report *twice_run(pto_k_device *dev, pto_k_kernel_fn fn)
+{
+    pto_k_gm *buf = pto_k_gm_create_window(dev, "buf", PTO_K_F32, 16, 64);
+    pto_k_gm *sig = pto_k_gm_create_window(dev, "sig", PTO_K_I32, 1, 8);
+    int64_t args[2];
+    args[0] = pto_k_gm_arg(buf), args[1] = pto_k_gm_arg(sig);
+    return run(dev, fn, args, 2);
+}
+
+/* Rank 1's first wait returns when rank 0's first count lands (it ends at
+   cycle 1, + 1000 latency = 1001), not when the second does, whichever of
+   the two the interleaving ran first; the read between the waits races with
+   rank 0's tstore in every seed (joining the latest count would order it). */
+static void test_wait_first_write(void)
+{
+    int seed, ok = 0, caught = 0;
+    for (seed = 1; seed <= 30; seed++) {
+        pto_k_device *dev = dev_new((uint64_t)seed, 2);
+        const pto_k_report *rep = twice_run(dev, k_twice_ok);
+        /* rank 0: notify 0-1 (lands at 1001), tload 1-249 (4096 B: 248),
+           tstore 249-287 (38), notify 287-288 (lands at 1288). Rank 1: the
+           first wait returns at 1001, the second at 1288, and the tload
+           dispatched then ends at 1288 + 248 = 1536. */
+        if (clean(rep) && rep->ncores == 2) ok += rep->cores[1].end == 1536 && rep->cores[0].end == 288;
+        if (seed == 1) pto_k_report_print(rep, stdout);
+        pto_k_device_destroy(dev);
+        dev = dev_new((uint64_t)seed, 2);
+        rep = twice_run(dev, k_twice_racy);
+        /* whichever of the two ran second on the host reports it */
+        caught += count(rep, PTO_K_E_RACE) == 1 && rep->nerrors == 1 &&
+                  (pto_k_report_find(rep, PTO_K_E_RACE, "tw.pto:12: tload u, buf[0, 0]: error: race on gm buf bytes [0, 4096)") ||
+                   pto_k_report_find(rep, PTO_K_E_RACE, "tw.pto:7: tstore buf@1[0, 0], t: error: race on gm buf@1 bytes [0, 4096)")) &&
+                  pto_k_report_find(rep, PTO_K_E_RACE, "tw.pto:12") && pto_k_report_find(rep, PTO_K_E_RACE, "tw.pto:7");
+        if (seed == 1) pto_k_report_print(rep, stdout);
+        pto_k_device_destroy(dev);
+    }
+    printf("wait on the first of two counts: right cycles in %d of 30 seeds, race caught in %d of 30\n", ok, caught);
+    CHECK(ok == 30);
+    CHECK(caught == 30);
+}
+
+/* Rank 0 loads for ~5000 cycles, writes rank 2's buf and counts into rank 2's
+   cell; rank 1 counts at once. Rank 2 waits for one count and (racy) reads
+   buf. Whichever rank the seed runs first, the wait returns with rank 1's
+   count (it lands at 1001; rank 0's at ~6000), so it is ordered after rank
+   1 only: the read races with rank 0's store in every seed. */
+static void k_early(pto_k_core *c, const int64_t *args, int racy)
+{
+    pto_k_gm *buf = pto_k_arg_gm(args, 0), *sig = pto_k_arg_gm(args, 1);
+    int i;
+    if (pto_k_rank(c) == 0) {
+        for (i = 0; i < 20; i++) pto_k_tload(c, "er.pto:3: tload t, buf[0, 0]", T(0), buf, 0, 0);
+        pto_k_set_flag(c, "er.pto:4", PTO_K_PIPE_MTE2, PTO_K_PIPE_MTE3, 0);
+        pto_k_wait_flag(c, "er.pto:5", PTO_K_PIPE_MTE2, PTO_K_PIPE_MTE3, 0);
+        pto_k_tstore(c, "er.pto:6: tstore buf@2[0, 0], t", pto_k_gm_at(c, "er.pto:6", buf, 2), 0, 0, T(0));
+        pto_k_pipe_barrier(c, "er.pto:7: pipe_barrier ALL", PTO_K_PIPE_ALL);
+    }
+    if (pto_k_rank(c) < 2) {
+        pto_k_notify(c, "er.pto:9: notify sig@2[0, 0] += 1", pto_k_gm_at(c, "er.pto:9", sig, 2), 0, 0, 1, PTO_K_NOTIFY_ADD);
+    } else {
+        pto_k_wait(c, "er.pto:11: wait sig[0, 0] >= 1", sig, 0, 0, PTO_K_GE, 1);
+        pto_k_tload(c, "er.pto:12: tload u, buf[0, 0]", T(4096), racy ? buf : pto_k_arg_gm(args, 2), 0, 0);
+    }
+}
+static void k_early_ok(pto_k_core *c, const int64_t *a) { k_early(c, a, 0); }
+static void k_early_racy(pto_k_core *c, const int64_t *a) { k_early(c, a, 1); }
+
+static void test_wait_earliest_write(void)
+{
+    int seed, k, ok = 0, caught = 0;
+    for (seed = 1; seed <= 30; seed++)
+        for (k = 0; k < 2; k++) {
+            pto_k_device *dev = dev_new((uint64_t)seed, 3);
+            int64_t args[3];
+            const pto_k_report *rep;
+            args[0] = pto_k_gm_arg(pto_k_gm_create_window(dev, "buf", PTO_K_F32, 16, 64));
+            args[1] = pto_k_gm_arg(pto_k_gm_create_window(dev, "sig", PTO_K_I32, 1, 8));
+            args[2] = pto_k_gm_arg(pto_k_gm_create_window(dev, "other", PTO_K_F32, 16, 64));
+            rep = run(dev, k == 0 ? k_early_ok : k_early_racy, args, 3);
+            /* rank 1: notify 0-1, lands at 1001; rank 2: tload 1001-1249 */
+            if (k == 0) ok += clean(rep) && rep->ncores == 3 && rep->cores[2].end == 1249 && rep->cores[1].end == 1;
+            else caught += count(rep, PTO_K_E_RACE) == 1 && rep->nerrors == 1 &&
+                           pto_k_report_find(rep, PTO_K_E_RACE, "er.pto:12") && pto_k_report_find(rep, PTO_K_E_RACE, "er.pto:6");
+            if (seed == 1) pto_k_report_print(rep, stdout);
+            pto_k_device_destroy(dev);
+        }
+    printf("wait met by the earlier of two counts that ran later: right cycles in %d of 30 seeds, race caught in %d\n",
+           ok, caught);
+    CHECK(ok == 30);
+    CHECK(caught == 30);
 }
 
 /* ---- cycle figures are a function of the seed ------------------------------------- */
@@ -298,49 +418,46 @@ static uint64_t cycles_sig(const pto_k_report *r)
     return h;
 }
 
-static uint64_t ar_cycles(uint64_t seed)
+/* The report figures of one kernel of this file under one seed. */
+enum { K_AR, K_ROUNDS_GE, K_ROUNDS_EQ, K_TWICE, K_TWICE_RACY, K_NKERN };
+
+static uint64_t kern_cycles(int which, uint64_t seed)
 {
-    pto_k_device *dev = dev_new(seed, NR);
+    static const char *const names[K_NKERN] = {"allreduce", "GE rounds", "EQ rounds (bug)", "two counts",
+                                               "two counts, racy"};
+    pto_k_device *dev = dev_new(seed, which == K_AR ? NR : 2);
     int64_t args[2];
     const pto_k_report *rep;
     uint64_t h;
-    ar_setup(dev, args);
-    rep = run(dev, k_ar_ok, args, 2);
-    h = clean(rep) ? cycles_sig(rep) : 0;
+    if (which == K_AR) {
+        ar_setup(dev, args);
+        rep = run(dev, k_ar_ok, args, 2);
+    } else if (which == K_TWICE || which == K_TWICE_RACY) {
+        rep = twice_run(dev, which == K_TWICE ? k_twice_ok : k_twice_racy);
+    } else {
+        args[0] = pto_k_gm_arg(pto_k_gm_create_window(dev, "sig", PTO_K_I32, 1, 8));
+        rep = run(dev, which == K_ROUNDS_GE ? k_rounds_ge : k_rounds_eq, args, 1);
+    }
+    h = cycles_sig(rep);
+    if (seed == 1) printf("%s: makespan %lld, %d report(s)\n", names[which], (long long)rep->makespan, rep->nerrors);
     pto_k_device_destroy(dev);
     return h;
 }
 
-static uint64_t eq_cycles(uint64_t seed)
-{
-    pto_k_device *dev = dev_new(seed, 2);
-    pto_k_gm *sig = pto_k_gm_create_window(dev, "sig", PTO_K_I32, 1, 8);
-    int64_t args[1];
-    uint64_t h;
-    args[0] = pto_k_gm_arg(sig);
-    h = cycles_sig(run(dev, k_rounds_eq, args, 1));
-    pto_k_device_destroy(dev);
-    return h;
-}
-
-/* Each seed, run twice on fresh devices, gives the same report figures. The
-   race-free allreduce takes the same cycles whatever the seed (time is a
-   property of the program, not of the simulator's interleaving); the EQ
-   counter bug deadlocks under some seeds only, so its figures vary by seed
-   but never between two runs of one seed. */
+/* Time is a property of the program, not of the simulator's interleaving:
+   every kernel here, racy and buggy ones included, gives the same report
+   figures under every seed. (With a wait that joined the latest notify of
+   its cell, the rounds and the two counts varied with the seed.) */
 static void test_seed_cycles(void)
 {
-    int seed, same_ar = 0, same_eq = 0, varies = 0;
-    uint64_t ar1 = ar_cycles(1), eq1 = eq_cycles(1);
-    for (seed = 1; seed <= 30; seed++) {
-        uint64_t a = ar_cycles((uint64_t)seed), e = eq_cycles((uint64_t)seed);
-        same_ar += a != 0 && a == ar_cycles((uint64_t)seed) && a == ar1;
-        same_eq += e == eq_cycles((uint64_t)seed);
-        varies += e != eq1;
+    int k, seed, same[K_NKERN] = {0};
+    for (k = 0; k < K_NKERN; k++) {
+        uint64_t first = kern_cycles(k, 1);
+        for (seed = 1; seed <= 30; seed++) same[k] += kern_cycles(k, (uint64_t)seed) == first;
     }
-    printf("30 seeds, each run twice: allreduce cycles identical %d/30 (and across seeds); EQ-bug figures "
-           "reproduced %d/30, differing from seed 1's in %d seeds\n", same_ar, same_eq, varies);
-    CHECK(same_ar == 30 && same_eq == 30 && varies > 0);
+    printf("30 seeds: identical figures for allreduce %d, GE rounds %d, EQ rounds %d, two counts %d, racy %d\n",
+           same[K_AR], same[K_ROUNDS_GE], same[K_ROUNDS_EQ], same[K_TWICE], same[K_TWICE_RACY]);
+    for (k = 0; k < K_NKERN; k++) CHECK_MSG(same[k] == 30, "kernel %d: %d of 30 seeds agree with seed 1", k, same[k]);
 }
 
 int main(void)
@@ -350,5 +467,7 @@ int main(void)
     test_atomic();
     test_cmp();
     test_interleavings();
+    test_wait_first_write();
+    test_wait_earliest_write();
     return TEST_END();
 }

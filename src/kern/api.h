@@ -125,7 +125,7 @@ enum { PTO_K_SPLIT_NONE = 0, PTO_K_SPLIT_UP_DOWN = 1, PTO_K_SPLIT_LEFT_RIGHT = 2
 enum {
     PTO_K_E_RACE = 1,       /* two accesses not ordered by flags/barriers */
     PTO_K_E_DOUBLE_SET,     /* set_flag of an id that is still set */
-    PTO_K_E_DEADLOCK,       /* a wait that can never be satisfied */
+    PTO_K_E_DEADLOCK,       /* a wait that can never be satisfied (or may not be, on hardware) */
     PTO_K_E_LEFT_SET,       /* an id still set when the kernel ends */
     PTO_K_E_CAPACITY,       /* a tile past its space's capacity */
     PTO_K_E_ALIGN,          /* a local address (or vec row) not 32-byte aligned */
@@ -260,8 +260,11 @@ PTO_K_FN void pto_k_tfree(pto_k_core *c, const char *src, int ring);
 /* Ranks (hardware.md section 8). pto_k_gm_at: rank p's copy of window
    tensor g (for T@p[r, c]). Signals are i32 cells of a GM tensor. notify is
    an S instruction: it publishes only what pipe S has seen, so data must be
-   fenced with pipe_barrier(ALL) first. wait blocks the core until
-   `cell CMP value` holds. */
+   fenced with pipe_barrier(ALL) first; it reaches the cell 1000 cycles
+   after it ran. wait blocks the core until `cell CMP value` holds, at the
+   simulated time the notifies make it hold (whatever order the simulator
+   ran the ranks in); a wait whose condition a later, unordered notify would
+   break (EQ on a counter) is reported as a deadlock that may happen. */
 PTO_K_FN pto_k_gm *pto_k_gm_at(pto_k_core *c, const char *src, pto_k_gm *g, int64_t rank);
 PTO_K_FN void pto_k_notify(pto_k_core *c, const char *src, pto_k_gm *sig, int64_t row, int64_t col,
                            int32_t value, int op);

@@ -124,7 +124,11 @@ PTO_K_FN void pto_k__free_launch(pto_k_device *dev)
         pto_k__cluster *cl = &dev->clusters[i];
         for (p = 0; p < 2; p++)
             for (q = 0; q < 2; q++)
-                for (id = 0; id < PTO_K_NCROSS; id++) free(cl->cross[p][q][id].vc);
+                for (id = 0; id < PTO_K_NCROSS; id++) {
+                    if (!cl->xq[p][q][id]) continue;
+                    for (k = 0; k < PTO_K__XDEPTH; k++) free(cl->xq[p][q][id][k].vc);
+                    free(cl->xq[p][q][id]);
+                }
         for (r = 0; r < PTO_K_NRING; r++) {
             pto_k__ring *rg = &cl->ring[r];
             free(rg->own);
@@ -145,8 +149,15 @@ PTO_K_FN void pto_k__free_launch(pto_k_device *dev)
     free(dev->clusters);
     dev->clusters = NULL;
     dev->nclusters = 0;
-    for (i = 0; i < dev->nsigs; i++) free(dev->sigs[i].s.vc);
+    for (i = 0; i < dev->nsigs; i++) {
+        for (k = 0; k < dev->sigs[i].nw; k++) {
+            free(dev->sigs[i].w[k].vc);
+            free(dev->sigs[i].w[k].cum);
+        }
+        free(dev->sigs[i].w);
+    }
     dev->nsigs = 0;
+    dev->nsdone = 0;
     for (i = 0; i < dev->ngms; i++) {
         free(dev->gsh[i].g);
         dev->gsh[i].g = NULL;
@@ -181,6 +192,7 @@ PTO_K_FN void pto_k_device_destroy(pto_k_device *dev)
     free(dev->gms);
     free(dev->gsh);
     free(dev->sigs);
+    free(dev->sdone);
     free(dev->rp);
     free(dev->pairs);
     free(dev->ev);
@@ -220,10 +232,12 @@ PTO_K_FN void pto_k__core_end(pto_k_core *c)
     }
 }
 
-/* Whole-launch checks: ring slots pushed and never popped. */
+/* Whole-launch checks: ring slots pushed and never popped; waits that a
+   later write could have made miss their condition. */
 PTO_K_FN void pto_k__launch_end(pto_k_device *dev)
 {
     int i, r, k, s;
+    pto_k__sig_end(dev);
     for (i = 0; i < dev->nclusters; i++)
         for (r = 0; r < PTO_K_NRING; r++) {
             pto_k__ring *rg = &dev->clusters[i].ring[r];

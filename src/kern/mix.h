@@ -7,7 +7,13 @@
    signal that may release another core yields, so that different seeds try
    different interleavings. A satisfied wait joins the publisher's vector
    clock into every pipe of the waiting core and starts no earlier than the
-   publisher's time plus the cross-core latency.
+   publisher's time plus the cross-core latency. Which publisher is fixed
+   by the program, never by the interleaving (joining whatever ran last
+   would make cycles depend on the seed and hide races):
+
+   Cross-core flags. Each set is kept as its own record in a queue per
+   (direction, subblock, id); the k-th wait takes the k-th set of its
+   source core (the AIC's wait: the k-th of each AIV).
 
    Ring model. A ring has per-direction counters: pushed, popped and freed
    per taking-part core. The producer may push slot n when n - freed < slot
@@ -25,7 +31,22 @@
    n - slot_num (every consumer's; nothing if n < slot_num), pop n joins
    push n (every producer's). Whichever core the seed ran first, these are
    the same events, so a race-free kernel's cycles do not depend on the
-   seed; joining whatever tfree ran last would (and would hide races). */
+   seed; joining whatever tfree ran last would (and would hide races).
+
+   Signals. A wait is a condition on a cell, not an event: which notify
+   meets it depends on when each lands. Every notify is kept in the cell's
+   history at the simulated time it lands (its end + the latency; ties by
+   core, then program order), and a wait that starts polling at t0 returns
+   at the first time >= t0 when the history meets its condition, ordered
+   after the write that met it (and, for an atomic add, the writes that add
+   read, back to the latest set). The scheduler releases the wait only when
+   no write still to come can land before that time, so the history it
+   reads is complete there. A wait whose condition a later write, which
+   nothing orders after the wait, would break (EQ on a counter a fast peer
+   moves on) returned here only because it polled in time; it is reported
+   at the end of the launch as a wait that may never return. The cell's
+   bytes in GM still change in the order the cores ran (what a tload of it
+   would see). */
 
 /* ---- cross-core flags -------------------------------------------------------- */
 
@@ -71,10 +92,29 @@ PTO_K_FN int pto_k__xargs_ok(pto_k_core *c, const pto_k__ins *ins, int pipe, int
     return pto_k__pipe_free(c, ins, pipe);
 }
 
+/* The pending set k places after the oldest (0 = the one a wait takes next). */
+PTO_K_FN pto_k__sync *pto_k__xpending(pto_k_core *c, int dir, int sub, int id, int k)
+{
+    pto_k__cluster *cl = pto_k__cl(c);
+    if (!cl->xq[dir][sub][id]) {
+        cl->xq[dir][sub][id] = (pto_k__sync *)calloc(PTO_K__XDEPTH, sizeof(pto_k__sync));
+        if (!cl->xq[dir][sub][id]) {
+            c->dev->oom = 1;
+            return NULL;
+        }
+    }
+    return &cl->xq[dir][sub][id][(cl->head[dir][sub][id] + k) % PTO_K__XDEPTH];
+}
+
+/* Each set is its own record, and a wait joins the oldest pending one: the
+   counter pairs the k-th wait with the k-th set of its source core, whatever
+   order the cores ran in (merging every set into one record would let the
+   k-th wait see the time and clock of a later set). */
 PTO_K_FN void pto_k_cross_set(pto_k_core *c, const char *src, int pipe, int id)
 {
     pto_k__ins ins = pto_k__mk(PTO_K__SET_FLAG, pipe, src);
     pto_k__cluster *cl;
+    pto_k__sync *e;
     int s;
     int64_t t;
     if (c->dead || !pto_k__xargs_ok(c, &ins, pipe, id)) return;
@@ -89,9 +129,23 @@ PTO_K_FN void pto_k_cross_set(pto_k_core *c, const char *src, int pipe, int id)
             pto_k__ierr(c, &ins, PTO_K_E_USAGE, "cross-core flag %d overflows its 4-bit counter (16 sets not waited for)", id);
             cl->cnt[dir][sub][id] = 15;
         }
-        pto_k__publish(c, pipe, &cl->cross[dir][sub][id], t, src);
+        e = pto_k__xpending(c, dir, sub, id, cl->cnt[dir][sub][id] - 1);
+        if (!e) continue;
+        if (e->vc) memset(e->vc, 0, sizeof(uint32_t) * (size_t)c->dev->ngp);
+        e->time = 0;
+        pto_k__publish(c, pipe, e, t, src);
     }
     pto_k__yield(c);
+}
+
+/* Takes the oldest pending set of (dir, sub, id) and joins it. */
+PTO_K_FN void pto_k__xtake(pto_k_core *c, int dir, int sub, int id)
+{
+    pto_k__cluster *cl = pto_k__cl(c);
+    pto_k__sync *e = pto_k__xpending(c, dir, sub, id, 0);
+    cl->cnt[dir][sub][id]--;
+    cl->head[dir][sub][id] = (cl->head[dir][sub][id] + 1) % PTO_K__XDEPTH;
+    if (e) pto_k__join_all(c, e, PTO_K__XLAT);
 }
 
 PTO_K_FN void pto_k_cross_wait(pto_k_core *c, const char *src, int pipe, int id)
@@ -99,24 +153,20 @@ PTO_K_FN void pto_k_cross_wait(pto_k_core *c, const char *src, int pipe, int id)
     pto_k__ins ins = pto_k__mk(PTO_K__WAIT_FLAG, pipe, src);
     pto_k__xwait xw;
     pto_k__waiter w;
-    pto_k__cluster *cl;
     if (c->dead || !pto_k__xargs_ok(c, &ins, pipe, id)) return;
     xw.id = id;
+    memset(&w, 0, sizeof w);
     w.ready = pto_k__xready;
     w.describe = pto_k__xdesc;
     w.arg = &xw;
     w.src = src;
     pto_k__block(c, &w);
     if (c->dead) return;
-    cl = pto_k__cl(c);
     if (c->kind == PTO_K_CORE_VECTOR) {
-        cl->cnt[0][c->subblock][id]--;
-        pto_k__join_all(c, &cl->cross[0][c->subblock][id], PTO_K__XLAT);
+        pto_k__xtake(c, 0, (int)c->subblock, id);
     } else {
-        cl->cnt[1][0][id]--;
-        cl->cnt[1][1][id]--;
-        pto_k__join_all(c, &cl->cross[1][0][id], PTO_K__XLAT);
-        pto_k__join_all(c, &cl->cross[1][1][id], PTO_K__XLAT);
+        pto_k__xtake(c, 1, 0, id);
+        pto_k__xtake(c, 1, 1, id);
     }
 }
 
@@ -360,6 +410,7 @@ PTO_K_FN void pto_k_tpush(pto_k_core *c, const char *src, int ring, pto_k_tile a
         return;
     }
     rw.rg = rg, rw.ring = ring, rw.k = kd, rw.me = me;
+    memset(&w, 0, sizeof w);
     w.ready = pto_k__push_ready;
     w.describe = pto_k__push_desc;
     w.arg = &rw;
@@ -427,6 +478,7 @@ PTO_K_FN pto_k_tile pto_k_tpop(pto_k_core *c, const char *src, int ring, pto_k_t
                     r1->pop_src[me] ? r1->pop_src[me] : "?");
     }
     rw.rg = rg, rw.ring = ring, rw.k = kd, rw.me = me;
+    memset(&w, 0, sizeof w);
     w.ready = pto_k__pop_ready;
     w.describe = pto_k__pop_desc;
     w.arg = &rw;
@@ -540,6 +592,7 @@ PTO_K_FN pto_k__signal *pto_k__sig(pto_k_device *dev, pto_k_gm *g, int64_t idx)
     memset(&dev->sigs[dev->nsigs], 0, sizeof *dev->sigs);
     dev->sigs[dev->nsigs].g = g;
     dev->sigs[dev->nsigs].idx = idx;
+    dev->sigs[dev->nsigs].init = ((const int32_t *)g->data)[idx];
     return &dev->sigs[dev->nsigs++];
 }
 
@@ -552,21 +605,92 @@ PTO_K_FN int pto_k__sig_ok(pto_k_core *c, const pto_k__ins *ins, pto_k_gm *g, in
     return pto_k__window_ok(c, ins, g, r, col, 1, 1) && pto_k__pipe_free(c, ins, PTO_K_PIPE_S);
 }
 
+PTO_K_FN int pto_k__swrite_before(const pto_k__swrite *a, const pto_k__swrite *b)
+{
+    if (a->vis != b->vis) return a->vis < b->vis;
+    if (a->core != b->core) return a->core < b->core;
+    return a->seq < b->seq;
+}
+
+/* Adds a write to the cell's history at its place in time. */
+PTO_K_FN void pto_k__sig_record(pto_k_core *c, pto_k__signal *s, const pto_k__swrite *nw)
+{
+    int cap = s->capw, j;
+    s->w = (pto_k__swrite *)pto_k__grow(c->dev, s->w, &cap, s->nw + 1, sizeof *s->w);
+    s->capw = cap;
+    if (s->nw + 1 > cap) {
+        free(nw->vc);
+        return;
+    }
+    for (j = s->nw; j > 0 && pto_k__swrite_before(nw, &s->w[j - 1]); j--) s->w[j] = s->w[j - 1];
+    s->w[j] = *nw;
+    s->w[j].cum = NULL;
+    s->nw++;
+    if (s->nval > j) s->nval = j;
+    if (s->ncum > j) s->ncum = j;
+    s->ver++;
+}
+
+PTO_K_FN int32_t pto_k__swrite_apply(int32_t v, const pto_k__swrite *w)
+{
+    return w->add ? (int32_t)((uint32_t)v + (uint32_t)w->value) : w->value;
+}
+
+/* The cell's value after write i (i = -1: before any). */
+PTO_K_FN int32_t pto_k__sig_value(pto_k__signal *s, int i)
+{
+    for (; s->nval <= i; s->nval++) {
+        int k = s->nval;
+        s->w[k].after = pto_k__swrite_apply(k > 0 ? s->w[k - 1].after : s->init, &s->w[k]);
+    }
+    return i < 0 ? s->init : s->w[i].after;
+}
+
+/* What a wait that saw write i is ordered after: the write and, when it is
+   an atomic add (which read the value before it), what that value was
+   ordered after, back to the latest set. NULL when out of memory. */
+PTO_K_FN const uint32_t *pto_k__sig_cum(pto_k_device *dev, pto_k__signal *s, int i)
+{
+    for (; s->ncum <= i; s->ncum++) {
+        pto_k__swrite *x = &s->w[s->ncum];
+        if (!x->cum) x->cum = pto_k__vc_new(dev);
+        if (!x->cum) return NULL;
+        memset(x->cum, 0, sizeof(uint32_t) * (size_t)dev->ngp);
+        pto_k__vc_join(dev, x->cum, x->vc);
+        if (x->add && s->ncum > 0) pto_k__vc_join(dev, x->cum, s->w[s->ncum - 1].cum);
+    }
+    return s->w[i].cum;
+}
+
 PTO_K_FN void pto_k_notify(pto_k_core *c, const char *src, pto_k_gm *sig, int64_t row, int64_t col, int32_t value, int op)
 {
     pto_k__ins ins = pto_k__mk(PTO_K__SET_FLAG, PTO_K_PIPE_S, src);
     pto_k__signal *s;
+    pto_k__swrite nw;
     int32_t *cell;
     int64_t t;
     if (c->dead || !pto_k__sig_ok(c, &ins, sig, row, col)) return;
-    s = pto_k__sig(c->dev, sig, row * sig->cols + col);
-    if (!s) return;
+    if (!pto_k__sig(c->dev, sig, row * sig->cols + col)) return;
     pto_k__yield(c); /* any peer may move first */
     ins.disp = c->disp++;
     c->clk[PTO_K_PIPE_S]++;
     c->ninstr++;
     t = pto_k__timed(c, PTO_K_PIPE_S, ins.disp, 1, op == PTO_K_NOTIFY_ADD ? "notify add" : "notify set", src);
-    pto_k__publish(c, PTO_K_PIPE_S, &s->s, t, src);
+    s = pto_k__sig(c->dev, sig, row * sig->cols + col); /* the yield may have moved dev->sigs */
+    memset(&nw, 0, sizeof nw);
+    nw.vis = t + PTO_K__XLAT;
+    nw.core = c->index;
+    nw.seq = c->clk[PTO_K_PIPE_S];
+    nw.add = op == PTO_K_NOTIFY_ADD;
+    nw.value = value;
+    nw.src = src;
+    nw.vc = pto_k__vc_new(c->dev);
+    if (nw.vc) {
+        pto_k__vc_join(c->dev, nw.vc, c->vc[PTO_K_PIPE_S]);
+        nw.vc[c->index * 8 + PTO_K_PIPE_S] = c->clk[PTO_K_PIPE_S];
+    }
+    if (s) pto_k__sig_record(c, s, &nw);
+    else free(nw.vc);
     cell = (int32_t *)sig->data + row * sig->cols + col;
     if (op == PTO_K_NOTIFY_ADD)
         *cell = (int32_t)((uint32_t)*cell + (uint32_t)value);
@@ -578,8 +702,13 @@ PTO_K_FN void pto_k_notify(pto_k_core *c, const char *src, pto_k_gm *sig, int64_
 typedef struct pto_k__swait {
     pto_k_gm *g;
     int64_t r, col;
+    int sig;               /* index into dev->sigs */
     int cmp;
     int32_t value;
+    int64_t t0;            /* when the waiting core starts polling */
+    uint32_t ver;          /* the history `when` was computed for (+1; 0: none) */
+    int64_t when;
+    int at;
 } pto_k__swait;
 
 PTO_K_FN const char *pto_k__cmp_name(int cmp)
@@ -588,19 +717,49 @@ PTO_K_FN const char *pto_k__cmp_name(int cmp)
     return cmp >= 0 && cmp <= 5 ? n[cmp] : "?";
 }
 
-PTO_K_FN int pto_k__sig_ready(pto_k_core *c, const void *arg)
+PTO_K_FN int pto_k__cmp_holds(int32_t v, int cmp, int32_t value)
 {
-    const pto_k__swait *w = (const pto_k__swait *)arg;
-    int32_t v = ((const int32_t *)w->g->data)[w->r * w->g->cols + w->col];
-    (void)c;
-    switch (w->cmp) {
-    case PTO_K_EQ: return v == w->value;
-    case PTO_K_NE: return v != w->value;
-    case PTO_K_LT: return v < w->value;
-    case PTO_K_LE: return v <= w->value;
-    case PTO_K_GT: return v > w->value;
-    default: return v >= w->value;
+    switch (cmp) {
+    case PTO_K_EQ: return v == value;
+    case PTO_K_NE: return v != value;
+    case PTO_K_LT: return v < value;
+    case PTO_K_LE: return v <= value;
+    case PTO_K_GT: return v > value;
+    default: return v >= value;
     }
+}
+
+/* When a wait that starts polling at t0 first sees `cell cmp value` in the
+   writes known so far (-1: it does not), and the last write it has seen
+   then (*at; -1: none). */
+PTO_K_FN int64_t pto_k__sig_when(pto_k__signal *s, int64_t t0, int cmp, int32_t value, int *at)
+{
+    int lo = 0, hi = s->nw, i;
+    while (lo < hi) { /* the first write that lands after t0 */
+        int mid = lo + (hi - lo) / 2;
+        if (s->w[mid].vis <= t0) lo = mid + 1;
+        else hi = mid;
+    }
+    *at = lo - 1;
+    if (pto_k__cmp_holds(pto_k__sig_value(s, lo - 1), cmp, value)) return t0;
+    for (i = lo; i < s->nw; i++)
+        if (pto_k__cmp_holds(pto_k__sig_value(s, i), cmp, value)) {
+            *at = i;
+            return s->w[i].vis;
+        }
+    return -1;
+}
+
+/* The scheduler asks at every pick: recomputed only when the cell changed. */
+PTO_K_FN int64_t pto_k__sig_waiter_when(pto_k_core *c, void *arg)
+{
+    pto_k__swait *w = (pto_k__swait *)arg;
+    pto_k__signal *s = &c->dev->sigs[w->sig];
+    if (w->ver != s->ver + 1) {
+        w->when = pto_k__sig_when(s, w->t0, w->cmp, w->value, &w->at);
+        w->ver = s->ver + 1;
+    }
+    return w->when;
 }
 
 PTO_K_FN void pto_k__sig_desc(pto_k_core *c, const void *arg, char *out, size_t n)
@@ -613,26 +772,137 @@ PTO_K_FN void pto_k__sig_desc(pto_k_core *c, const void *arg, char *out, size_t 
              (int)((const int32_t *)w->g->data)[w->r * w->g->cols + w->col]);
 }
 
+PTO_K_FN void pto_k__sig_done(pto_k_core *c, const pto_k__swait *sw, int at, int64_t t, const char *src)
+{
+    pto_k_device *dev = c->dev;
+    int cap = dev->capsdone;
+    pto_k__sdone *d;
+    dev->sdone = (pto_k__sdone *)pto_k__grow(dev, dev->sdone, &cap, dev->nsdone + 1, sizeof *dev->sdone);
+    dev->capsdone = cap;
+    if (dev->nsdone + 1 > cap) return;
+    d = &dev->sdone[dev->nsdone++];
+    d->sig = sw->sig, d->at = at, d->core = c->index, d->cmp = sw->cmp, d->value = sw->value;
+    d->stamp = c->clk[PTO_K_PIPE_S], d->time = t, d->src = src;
+}
+
+/* A wait returns at the first simulated time at or after it starts polling
+   when the cell's history meets the condition (the scheduler releases it
+   only once no write still to come can land earlier), and is ordered after
+   the writes it saw: neither depends on the order the cores ran in. */
 PTO_K_FN void pto_k_wait(pto_k_core *c, const char *src, pto_k_gm *sig, int64_t row, int64_t col, int cmp, int32_t value)
 {
     pto_k__ins ins = pto_k__mk(PTO_K__WAIT_FLAG, PTO_K_PIPE_S, src);
     pto_k__swait sw;
     pto_k__waiter w;
     pto_k__signal *s;
+    int p;
     if (c->dead || !pto_k__sig_ok(c, &ins, sig, row, col)) return;
     if (cmp < 0 || cmp > 5) {
         pto_k__ierr(c, &ins, PTO_K_E_USAGE, "wait: no comparison %d", cmp);
         return;
     }
+    s = pto_k__sig(c->dev, sig, row * sig->cols + col);
+    if (!s) return;
+    memset(&sw, 0, sizeof sw);
     sw.g = sig, sw.r = row, sw.col = col, sw.cmp = cmp, sw.value = value;
-    w.ready = pto_k__sig_ready;
+    sw.sig = (int)(s - c->dev->sigs);
+    sw.t0 = c->free_at[PTO_K_PIPE_S] > c->disp ? c->free_at[PTO_K_PIPE_S] : c->disp;
+    memset(&w, 0, sizeof w);
+    w.when = pto_k__sig_waiter_when;
     w.describe = pto_k__sig_desc;
     w.arg = &sw;
     w.src = src;
     pto_k__block(c, &w);
     if (c->dead) return;
-    s = pto_k__sig(c->dev, sig, row * sig->cols + col);
+    s = &c->dev->sigs[sw.sig];
+    /* = c->wake, and the same write: every write recorded since lands later */
+    if (pto_k__sig_waiter_when(c, &sw) < 0) return;
     ins.disp = c->disp++;
-    if (s && s->s.vc) pto_k__join_all(c, &s->s, PTO_K__XLAT);
+    pto_k__stall(c, PTO_K_PIPE_S, sw.t0, sw.when, src);
+    pto_k__join_at(c, sw.at >= 0 ? pto_k__sig_cum(c->dev, s, sw.at) : NULL, sw.when);
+    /* the scalar unit stalled: everything c issues later is after the wait */
+    c->clk[PTO_K_PIPE_S]++;
+    for (p = 0; p < PTO_K_PIPE_ALL; p++)
+        if (c->vc[p]) c->vc[p][c->index * 8 + PTO_K_PIPE_S] = c->clk[PTO_K_PIPE_S];
+    pto_k__sig_done(c, &sw, sw.at, sw.when, src);
     pto_k__timed(c, PTO_K_PIPE_S, c->disp, 1, "wait", src);
+}
+
+/* Could a later write undo what wait d saw before it polls? The writes
+   after the one it saw, one at a time, that nothing orders after the wait
+   (on hardware they may land first): if one of them, applied to the value
+   the wait saw, breaks the condition, a wait that polls a little later
+   than here never returns. Typical: EQ on a counter that a fast peer moves
+   on (wait for GE instead). Returns the index of such a write, or -1. Once
+   a core has made a write ordered after the wait, its later writes are too
+   (program order): the scan stops when every writer of the cell has. */
+PTO_K_FN int pto_k__sig_undone(pto_k__signal *s, const pto_k__sdone *d, unsigned char *after,
+                               int nwriters)
+{
+    int32_t v = pto_k__sig_value(s, d->at);
+    int j, nafter = 0, hit = -1;
+    for (j = d->at + 1; j < s->nw && nafter < nwriters && hit < 0; j++) {
+        const pto_k__swrite *x = &s->w[j];
+        if (after[x->core]) continue;
+        if (x->vc && x->vc[d->core * 8 + PTO_K_PIPE_S] >= d->stamp) {
+            after[x->core] = 1;
+            nafter++;
+        } else if (!pto_k__cmp_holds(pto_k__swrite_apply(v, x), d->cmp, d->value)) {
+            hit = j;
+        }
+    }
+    for (j = d->at + 1; j < s->nw; j++) after[s->w[j].core] = 0;
+    return hit;
+}
+
+/* Waits in simulated time (the order they ran in is the seed's). */
+PTO_K_FN int pto_k__sdone_cmp(const void *a, const void *b)
+{
+    const pto_k__sdone *x = (const pto_k__sdone *)a, *y = (const pto_k__sdone *)b;
+    if (x->time != y->time) return x->time < y->time ? -1 : 1;
+    if (x->core != y->core) return x->core < y->core ? -1 : 1;
+    return x->stamp < y->stamp ? -1 : x->stamp > y->stamp;
+}
+
+/* At the end of a launch: every wait that a write could have undone (see
+   pto_k__sig_undone), reported once per pair of source lines. */
+PTO_K_FN void pto_k__sig_end(pto_k_device *dev)
+{
+    unsigned char *mark;
+    int i, j, k;
+    if (dev->nsdone == 0) return;
+    qsort(dev->sdone, (size_t)dev->nsdone, sizeof *dev->sdone, pto_k__sdone_cmp);
+    mark = (unsigned char *)calloc((size_t)dev->ncores, 1);
+    if (!mark) {
+        dev->oom = 1;
+        return;
+    }
+    for (i = 0; i < dev->nsigs; i++) {
+        pto_k__signal *s = &dev->sigs[i];
+        int nwriters = 0;
+        for (j = 0; j < s->nw; j++)
+            if (!mark[s->w[j].core]) mark[s->w[j].core] = 1, nwriters++;
+        for (j = 0; j < s->nw; j++) mark[s->w[j].core] = 0;
+        for (k = 0; k < dev->nsdone; k++) {
+            const pto_k__sdone *d = &dev->sdone[k];
+            pto_k_core *c = &dev->cores[d->core];
+            const pto_k__swrite *x;
+            char nm[80], who[64], them[64];
+            if (d->sig != i || (j = pto_k__sig_undone(s, d, mark, nwriters)) < 0) continue;
+            x = &s->w[j];
+            if (!pto_k__first_report(dev, d->src, x->src, 64)) continue;
+            pto_k__gm_label(c, s->g, nm, sizeof nm);
+            pto_k__core_name(c, who, sizeof who);
+            pto_k__core_name(&dev->cores[x->core], them, sizeof them);
+            pto_k__err(dev, PTO_K_E_DEADLOCK,
+                       "%s: error: deadlock: wait(%s[%lld, %lld] %s %d) may never return: it saw the cell hold %d at "
+                       "cycle %lld, but \"%s\" (%s), which nothing orders after this wait, makes it %d; landing a "
+                       "little earlier (another timing), it leaves the wait polling forever; wait for a bound the cell "
+                       "keeps (GE on a counter) (%s)",
+                       d->src, nm, (long long)(s->idx / s->g->cols), (long long)(s->idx % s->g->cols),
+                       pto_k__cmp_name(d->cmp), (int)d->value, (int)pto_k__sig_value(s, d->at), (long long)d->time,
+                       x->src, them, (int)pto_k__swrite_apply(pto_k__sig_value(s, d->at), x), who);
+        }
+    }
+    free(mark);
 }

@@ -34,13 +34,18 @@
    its dispatch time) and lasts its cost (the table in ops.h, from
    hardware.md section 9). A wait starts the waiting pipe no earlier than
    the set fired (plus 1000 cycles across cores); pipe_barrier(ALL) aligns
-   every pipe. Busy cycles per pipe feed the report.
+   every pipe. Busy cycles per pipe feed the report. Time never depends on
+   the order the cores happened to run in: every wait joins the event the
+   hardware waits for (mix.h says which), at its simulated time.
 
    Scheduler. Each core runs on its own thread, but only the holder of the
    baton runs. The baton passes at blocking points (cross-core wait, ring
    push/pop, signal wait, signals sent, core end) to a runnable core chosen
    by a seeded xorshift generator, so a seed reproduces a run and different
-   seeds explore different interleavings. No runnable core while some are
+   seeds explore different interleavings. A wait for a particular event (a
+   flag, a ring slot) can run once the event exists; a wait on a signal
+   cell only once no write still to come can land before the time it would
+   return (pto_k__mark_runnable). No runnable core while some are
    blocked is a deadlock: each blocked wait is reported and its core is put
    in `dead` mode, where every instruction returns at once (kernels have no
    data-dependent control flow, so they still run to their end).
@@ -126,17 +131,55 @@ typedef struct pto_k__ring {
     pto_k__ring1 d[2];         /* [0] C2V, [1] V2C */
 } pto_k__ring;
 
+#define PTO_K__XDEPTH 16 /* pending sets a cross-core counter can hold (4 bits) + 1 */
+
 typedef struct pto_k__cluster {
     int cnt[2][2][PTO_K_NCROSS];          /* [0 = to AIV, 1 = to AIC][subblock][id] */
-    pto_k__sync cross[2][2][PTO_K_NCROSS];
+    int head[2][2][PTO_K_NCROSS];         /* the oldest pending set in xq */
+    pto_k__sync *xq[2][2][PTO_K_NCROSS];  /* PTO_K__XDEPTH pending sets, oldest at head (NULL until one) */
     pto_k__ring ring[PTO_K_NRING];
 } pto_k__cluster;
 
+/* One notify that reached a signal cell. */
+typedef struct pto_k__swrite {
+    int64_t vis;           /* when the cell shows it: the notify's end + PTO_K__XLAT */
+    int core;              /* with seq: the order of writes visible in the same cycle */
+    uint32_t seq;
+    int add;               /* PTO_K_NOTIFY_ADD (else a set) */
+    int32_t value;
+    uint32_t *vc;          /* what the notifying core had ordered before it */
+    const char *src;
+    /* derived from the writes up to this one (valid below nval / ncum): */
+    int32_t after;         /* the cell's value once this write landed */
+    uint32_t *cum;         /* what a wait that saw this write is ordered after */
+} pto_k__swrite;
+
+/* A signal cell's history in simulated time. The cell's bytes in GM change
+   in the order the cores happen to run; waits read this history instead, so
+   what they see and when does not depend on that order. Writes mostly
+   arrive in time order; one that lands before others already recorded
+   invalidates the derived fields from its place on. */
 typedef struct pto_k__signal {
     pto_k_gm *g;
     int64_t idx;
-    pto_k__sync s;
+    int32_t init;          /* the cell when the launch first used it */
+    pto_k__swrite *w;      /* sorted by (vis, core, seq) */
+    int nw, capw;
+    int nval, ncum;        /* w[i].after is valid for i < nval, w[i].cum for i < ncum */
+    uint32_t ver;          /* counts the writes recorded (waits cache on it) */
 } pto_k__signal;
+
+/* A wait that returned: checked again at the end of the launch against the
+   writes that came after it (pto_k__sig_end). */
+typedef struct pto_k__sdone {
+    int sig;               /* index into dev->sigs */
+    int at;                /* the last write the wait saw (-1: none) */
+    int core, cmp;
+    int32_t value;
+    uint32_t stamp;        /* the wait's clock on the waiting core's S pipe */
+    int64_t time;          /* when it returned */
+    const char *src;
+} pto_k__sdone;
 
 typedef struct pto_k__event {
     int core, pipe;
@@ -164,7 +207,8 @@ struct pto_k_core {
     /* scheduling */
     int state;                 /* PTO_K__NEW, RUN, DONE */
     int dead;
-    int (*pred)(pto_k_core *c, const void *arg);
+    int can_run;               /* set by pto_k__pick */
+    int64_t wake;              /* a timed wait: when the scheduler released it (-1: not yet) */
     const void *parg;
     char waitmsg[400];
     pthread_t th;
@@ -187,6 +231,8 @@ struct pto_k_device {
     int64_t *rargs;            /* per-rank args: nranks x nargs */
     pto_k__signal *sigs;
     int nsigs, capsigs;
+    pto_k__sdone *sdone;
+    int nsdone, capsdone;
     pto_k__read *rp;
     int32_t nrp, caprp, rfree;
     pthread_mutex_t mu;
@@ -377,16 +423,22 @@ PTO_K_FN void pto_k__publish(pto_k_core *c, int p, pto_k__sync *s, int64_t time,
     s->src = src;
 }
 
-/* The scalar unit waited for s: every later instruction of c is after it. */
-PTO_K_FN void pto_k__join_all(pto_k_core *c, const pto_k__sync *s, int64_t latency)
+/* The scalar unit waited until t for what vc describes: every later
+   instruction of c is after it, in order and in time. */
+PTO_K_FN void pto_k__join_at(pto_k_core *c, const uint32_t *vc, int64_t t)
 {
     int p;
-    int64_t t = s->time + latency;
     for (p = 0; p < PTO_K_PIPE_ALL; p++) {
-        pto_k__vc_join(c->dev, c->vc[p], s->vc);
+        pto_k__vc_join(c->dev, c->vc[p], vc);
         if (c->free_at[p] < t) c->free_at[p] = t;
     }
     if (c->disp < t) c->disp = t;
+}
+
+/* ... for the event s, which reaches c `latency` cycles after it fired. */
+PTO_K_FN void pto_k__join_all(pto_k_core *c, const pto_k__sync *s, int64_t latency)
+{
+    pto_k__join_at(c, s->vc, s->time + latency);
 }
 
 /* Is `prev` ordered before the current instruction on pipe p of c? */
@@ -618,19 +670,73 @@ PTO_K_FN void pto_k__stall(pto_k_core *c, int pipe, int64_t disp, int64_t t, con
 
 /* ---- the scheduler ---------------------------------------------------------- */
 
-/* What a blocked core waits for. */
+/* What a blocked core waits for. An event wait (a cross-core flag, a ring
+   slot) waits for one particular event: `ready` says whether it happened.
+   A timed wait (a signal) waits for a condition on a cell: `when` says at
+   which simulated time the writes known so far first make it hold (-1:
+   they do not), and the scheduler releases it only once no write still to
+   come can land before that (pto_k__mark_runnable). */
 typedef struct pto_k__waiter {
     int (*ready)(pto_k_core *c, const void *arg);
+    int64_t (*when)(pto_k_core *c, void *arg);  /* may cache in arg */
     void (*describe)(pto_k_core *c, const void *arg, char *out, size_t n);
-    const void *arg;
+    void *arg;
     const char *src;
 } pto_k__waiter;
 
-PTO_K_FN int pto_k__runnable(pto_k_core *c)
+/* The earliest time a write that c has not made yet can become visible on
+   another core: it is issued at c->disp or later (after a released timed
+   wait, at its time or later), lasts a cycle and travels PTO_K__XLAT. */
+PTO_K_FN int64_t pto_k__next_write(const pto_k_core *c)
 {
-    const pto_k__waiter *w = (const pto_k__waiter *)c->parg;
-    if (c->state == PTO_K__DONE) return 0;
-    return c->dead || !w || w->ready(c, w->arg);
+    int64_t t = c->parg && c->wake > c->disp ? c->wake : c->disp;
+    return t + 1 + PTO_K__XLAT;
+}
+
+/* Sets c->can_run for every core and returns how many may run.
+
+   Event waits are ready when their event exists: its time is fixed, so the
+   order in which the cores ran cannot change what they join. A timed wait
+   is different: a write that lands before the time `when` found may still
+   come from a core that has not run far enough. Let F be the earliest time
+   a write not yet made can land. Only three kinds of core can make one: a
+   core that can run now (from pto_k__next_write of it), a timed wait after
+   it returns (no earlier than `when` + 1 + PTO_K__XLAT: until one of them
+   returns the history before its `when` is complete), and a core blocked on
+   an event, which resumes no earlier than the core that makes the event (so
+   it is covered by the other two). A timed wait whose `when` is below F is
+   final: it is released with that time. The earliest timed wait is always
+   below F when no other core can run, so the scheduler never stalls on a
+   wait that something can satisfy. */
+PTO_K_FN int pto_k__mark_runnable(pto_k_device *dev)
+{
+    int i, n = 0;
+    int64_t first = -1, land = -1; /* the earliest timed wait; F (-1: no bound yet) */
+    for (i = 0; i < dev->ncores; i++) {
+        pto_k_core *c = &dev->cores[i];
+        const pto_k__waiter *w = (const pto_k__waiter *)c->parg;
+        c->can_run = 0;
+        if (c->state == PTO_K__DONE) continue;
+        if (!c->dead && w && w->when && c->wake < 0) {
+            int64_t t = w->when(c, w->arg);
+            if (t >= 0 && (first < 0 || t < first)) first = t;
+            continue;
+        }
+        c->can_run = c->dead || !w || w->when || w->ready(c, w->arg);
+        if (c->can_run && !c->dead && (land < 0 || pto_k__next_write(c) < land)) land = pto_k__next_write(c);
+    }
+    if (first >= 0 && (land < 0 || first + 1 + PTO_K__XLAT < land)) land = first + 1 + PTO_K__XLAT;
+    for (i = 0; i < dev->ncores; i++) {
+        pto_k_core *c = &dev->cores[i];
+        const pto_k__waiter *w = (const pto_k__waiter *)c->parg;
+        if (c->state != PTO_K__DONE && !c->dead && w && w->when && c->wake < 0) {
+            int64_t t = w->when(c, w->arg);
+            if (t >= 0 && t < land) c->wake = t;
+            c->can_run = c->wake >= 0;
+        }
+        n += c->can_run;
+    }
+    return n;
 }
 
 PTO_K_FN void *pto_k__thread(void *arg);
@@ -638,8 +744,8 @@ PTO_K_FN void *pto_k__thread(void *arg);
 /* Chooses the next core to run (the caller holds dev->mu). */
 PTO_K_FN void pto_k__pick(pto_k_device *dev)
 {
-    int i, n = 0, k;
-    for (i = 0; i < dev->ncores; i++) n += pto_k__runnable(&dev->cores[i]);
+    int i, n, k;
+    n = pto_k__mark_runnable(dev);
     if (n == 0 && dev->ndone < dev->ncores) {
         /* every live core waits: a deadlock. Name each wait, then let the
            cores run to their end in dead mode. */
@@ -652,6 +758,7 @@ PTO_K_FN void pto_k__pick(pto_k_device *dev)
             pto_k__core_name(c, who, sizeof who);
             pto_k__err(dev, PTO_K_E_DEADLOCK, "%s: error: deadlock: %s (%s)", w->src ? w->src : "?", what, who);
             c->dead = 1;
+            c->can_run = 1;
             n++;
         }
     }
@@ -663,7 +770,7 @@ PTO_K_FN void pto_k__pick(pto_k_device *dev)
     k = (int)(pto_k__rand(dev) % (uint64_t)n);
     for (i = 0; i < dev->ncores; i++) {
         pto_k_core *c = &dev->cores[i];
-        if (!pto_k__runnable(c)) continue;
+        if (!c->can_run) continue;
         if (k-- > 0) continue;
         if (c->state == PTO_K__NEW) {
             pthread_attr_t at;
@@ -703,6 +810,7 @@ PTO_K_FN void pto_k__block(pto_k_core *c, const pto_k__waiter *w)
 {
     if (c->dead) return;
     c->parg = w;
+    c->wake = -1;
     pto_k__yield(c);
     c->parg = NULL;
 }
