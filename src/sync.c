@@ -1669,6 +1669,16 @@ static void pto__sy_reenter(pto__sy *sy, int32_t fi, pto__sy_st *st, const pto__
     sy->npendg = 0;
 }
 
+/* The groups deferred so far are all barriers (no event id whose set a
+   later visit would miss). */
+static int pto__sy_only_barriers(const pto__sy *sy)
+{
+    int32_t i;
+    for (i = 0; i < sy->npendg; i++)
+        if (sy->grps[sy->pendg[i]].kind != PTO__SY_BAR) return 0;
+    return 1;
+}
+
 /* Chaotic iteration over the phases (iteration index mod the period): a
    phase is analysed again only when its head changed since its last visit
    (the same fixpoint, and the same dependencies found, as full rounds). */
@@ -1697,7 +1707,7 @@ static int pto__sy_fixpoint(pto__sy *sy, int32_t L, int32_t fi, pto__sy_st *st, 
             pto__sy_st_copy(sy, work, heads[ph]);
             sy->fr[fi].vstart = sy->now;
             pto__sy_block(sy, sy->m->stmts[L].body, work);
-            if (sy->pend == L && !pto__sy_halted(sy)) {   /* pto__sy_defer */
+            if (sy->pend == L && !pto__sy_halted(sy) && (visits > P || !pto__sy_only_barriers(sy))) {   /* pto__sy_defer */
                 sy->pend = -1;
                 sy->restart = L;
                 sy->restart_grp = -1;
@@ -1708,6 +1718,11 @@ static int pto__sy_fixpoint(pto__sy *sy, int32_t L, int32_t fi, pto__sy_st *st, 
             }
         }
         ph = (ph + 1) % P;
+    }
+    if (sy->pend == L && !pto__sy_halted(sy)) {   /* converged before a deferred barrier's restart */
+        sy->pend = -1;
+        sy->restart = L;
+        sy->restart_grp = -1;
     }
     sy->fr[fi].sv = NULL;
     sy->fr[fi].nsv = 0;
