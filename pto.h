@@ -12495,7 +12495,10 @@ static void pto__sy_block(pto__sy *sy, int32_t b, pto__sy_st *st)
 {
     const pto_module *m = sy->m;
     int32_t s;
-    for (s = m->blocks[b].head; s >= 0 && !pto__sy_halted(sy); s = m->stmts[s].next) pto__sy_stmt(sy, s, st);
+    /* tiles and lets change nothing (their analysis times are never read:
+       skipping them keeps every other time in the same order) */
+    for (s = m->blocks[b].head; s >= 0 && !pto__sy_halted(sy); s = m->stmts[s].next)
+        if (m->stmts[s].kind != PTO_ST_TILE && m->stmts[s].kind != PTO_ST_LET) pto__sy_stmt(sy, s, st);
 }
 
 /* ---- analysis driver ------------------------------------------------------------
