@@ -857,7 +857,11 @@ static void pto__sy_touch(pto__sy *sy, pto__sy_st *st, int32_t r)
     pto__sy_e *e;
     for (k = 0; k < st->n;) {   /* unordered: the last entry fills a hole */
         const pto__sy_e *x = &st->e[k];
-        if ((x->lo >= alo && x->hi <= ahi) && (x->rid == r || pto__sy_dominates(sy, a, x))) {
+        /* the range test is pto__sy_dominates' own for local bytes */
+        if ((x->lo >= alo && x->hi <= ahi)
+            && (x->rid == r
+                || (x->pipe == a->pipe && x->space == a->space && ((a->rw & PTO__SY_WR) || !(x->rw & PTO__SY_WR))
+                    && (a->space != PTO_GM || pto__sy_dominates(sy, a, x))))) {
             if (k != --st->n) st->e[k] = st->e[st->n];
         } else {
             k++;
@@ -1389,7 +1393,7 @@ static int32_t pto__sy_scan(pto__sy *sy, int32_t s, const pto__sy_st *st, int32_
 {
     const pto_module *m = sy->m;
     int q;
-    int32_t i, o, r, k, nr = 0;
+    int32_t i, o, r, k, n = st->n, nr = 0;   /* n: nothing here changes the state */
     int64_t blo, bhi;
     for (i = 0; i < m->stmts[s].nargs; i++) {
         const pto__sy_rec *b;
@@ -1399,13 +1403,12 @@ static int32_t pto__sy_scan(pto__sy *sy, int32_t s, const pto__sy_st *st, int32_
         q = b->pipe;   /* the statement's pipe */
         blo = b->space == PTO_GM ? INT64_MIN : b->lo;
         bhi = b->space == PTO_GM ? INT64_MAX : b->hi;
-        for (k = 0; k < st->n; k++) {
+        for (k = 0; k < n; k++) {
             const pto__sy_e *e = &st->e[k];
-            if (e->lo >= bhi || blo >= e->hi) continue;   /* first: it decides most */
+            if (e->lo >= bhi || blo >= e->hi) continue;   /* first: it decides most (and all for local bytes) */
             if (e->space != b->space || !((e->rw | b->rw) & PTO__SY_WR)) continue;
             if ((e->bits & (1u << q)) || (e->pipe == q && pto__sy_inorder(q))) continue;
-            if (e->space != PTO_GM ? !(e->lo < b->hi && b->lo < e->hi)
-                                   : !pto__sy_gm_overlap(m, &sy->recs[e->rid], b)) continue;
+            if (e->space == PTO_GM && !pto__sy_gm_overlap(m, &sy->recs[e->rid], b)) continue;
             pto__sy_hazard(sy, e->rid, s, o, r);
             if (sy->stop) return nr;
         }
