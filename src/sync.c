@@ -664,11 +664,10 @@ static int32_t pto__sy_rec_now(const pto__sy *sy, int32_t o)
    record's `cap` says the pending set captured it. Copies happen only at
    loops and ifs. */
 
-static int pto__sy_grow(pto__sy *sy, void **p, size_t esz, int32_t *cap, int32_t need)
+static int pto__sy_grow_to(pto__sy *sy, void **p, size_t esz, int32_t *cap, int32_t need)
 {
     void *q;
     int32_t ncap;
-    if (need <= *cap) return 1;
     ncap = *cap * 2 > need ? *cap * 2 : need + 8;
     q = pto_realloc(sy->ctx, *p, (size_t)ncap * esz);
     if (!q) {
@@ -679,6 +678,12 @@ static int pto__sy_grow(pto__sy *sy, void **p, size_t esz, int32_t *cap, int32_t
     *p = q;
     *cap = ncap;
     return 1;
+}
+
+/* The test inline, the growth not: most calls have room. */
+static inline int pto__sy_grow(pto__sy *sy, void **p, size_t esz, int32_t *cap, int32_t need)
+{
+    return need <= *cap || pto__sy_grow_to(sy, p, esz, cap, need);
 }
 
 static void pto__sy_st_free(pto__sy *sy, pto__sy_st *st)
