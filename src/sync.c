@@ -1219,16 +1219,17 @@ static void pto__sy_barrier(pto__sy *sy, int32_t s, pto__sy_st *st)
     const pto_operand *a = pto_stmt_arg(sy->m, s, 0);
     int P = a ? a->ref : -1, q;
     int32_t k;
+    if (P == PTO_PIPE_ALL) {
+        for (k = 0; k < st->n;) {
+            for (q = 0; q < 7; q++) pto__sy_addbit(&st->e[k], q, sy->now);
+            k = pto__sy_keep(sy, st, k);
+        }
+        return;
+    }
     for (k = 0; k < st->n;) {
         pto__sy_e *e = &st->e[k];
-        if (P == PTO_PIPE_ALL) {
-            for (q = 0; q < 7; q++) pto__sy_addbit(e, q, sy->now);
-        } else if (e->pipe == P) {
-            pto__sy_addbit(e, P, sy->now);
-        } else {
-            k++;
-            continue;
-        }
+        if (e->pipe != P) { k++; continue; }
+        pto__sy_addbit(e, P, sy->now);
         k = pto__sy_keep(sy, st, k);
     }
 }
