@@ -729,15 +729,33 @@ static void pto__sy_st_put(pto__sy *sy, pto__sy_st *st)
     sy->freel[sy->nfree++] = st;
 }
 
+static int pto__sy_ctz(uint64_t u)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_ctzll(u);
+#else
+    int i = 0;
+    if (!(u & 0xffffffffu)) { u >>= 32; i += 32; }
+    if (!(u & 0xffffu)) { u >>= 16; i += 16; }
+    if (!(u & 0xffu)) { u >>= 8; i += 8; }
+    while (!(u & 1u)) { u >>= 1; i++; }
+    return i;
+#endif
+}
+
 static void pto__sy_st_copy(pto__sy *sy, pto__sy_st *dst, const pto__sy_st *src)
 {
+    uint64_t u;
     if (dst == src || !pto__sy_grow(sy, (void **)&dst->e, sizeof(pto__sy_e), &dst->cap_e, src->n)) return;
     dst->reached = src->reached;
     dst->n = src->n;
     if (src->n) memcpy(dst->e, src->e, (size_t)src->n * sizeof(pto__sy_e));
     dst->fused = src->fused;
-    memcpy(dst->fkey, src->fkey, sizeof dst->fkey);
-    memcpy(dst->fval, src->fval, sizeof dst->fval);
+    for (u = src->fused; u; u &= u - 1) {   /* only the slots in use are ever read */
+        int f = pto__sy_ctz(u);
+        dst->fkey[f] = src->fkey[f];
+        dst->fval[f] = src->fval[f];
+    }
 }
 
 static pto__sy_st *pto__sy_st_dup(pto__sy *sy, const pto__sy_st *src)
@@ -753,20 +771,6 @@ static int32_t pto__sy_find(const pto__sy_st *st, int32_t rid)
     for (k = 0; k < st->n; k++)
         if (st->e[k].rid == rid) return k;
     return -1;
-}
-
-static int pto__sy_ctz(uint64_t u)
-{
-#if defined(__GNUC__) || defined(__clang__)
-    return __builtin_ctzll(u);
-#else
-    int i = 0;
-    if (!(u & 0xffffffffu)) { u >>= 32; i += 32; }
-    if (!(u & 0xffffu)) { u >>= 16; i += 16; }
-    if (!(u & 0xffu)) { u >>= 8; i += 8; }
-    while (!(u & 1u)) { u >>= 1; i++; }
-    return i;
-#endif
 }
 
 static int pto__sy_fslot(const pto__sy_st *st, int32_t key)
@@ -1026,6 +1030,12 @@ static void pto__sy_num(pto__sy_txt *t, unsigned long long v, unsigned base, int
     char tmp[24], *d;
     unsigned long long x;
     int n = 1, i;
+    if (base == 16 && width == 4 && v < 0x10000u && t->n + 4 < sizeof t->d) {   /* most byte offsets */
+        d = t->d + t->n;
+        for (i = 3; i >= 0; i--, v >>= 4) d[i] = "0123456789abcdef"[v & 15u];
+        t->n += 4;
+        return;
+    }
     if (base == 16) for (x = v >> 4; x; x >>= 4) n++;
     else for (x = v / 10u; x; x /= 10u) n++;
     if (n < width) n = width < 24 ? width : 23;
