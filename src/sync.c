@@ -82,7 +82,7 @@
       barrier existed, so they could in principle place a pair that the
       exact re-analysis would not need (never miss one: that re-analysis
       still follows); on the repo's kernels, the bench's and 40,000 random
-      ones the output is the same as with a restart after the first visit.
+      ones the output is the same as with the re-analysis at once.
       Forward pairs whose wait sits right before that loop, placed during
       its visit, are dropped then and placed again only if still needed: a
       carried pair's prime (through a chain of flags) often orders them.
