@@ -233,6 +233,8 @@ typedef enum pto_opclass {
     PTO_OC_FILL,     /* d = scalar */
     PTO_OC_ROWRED,   /* d[r, 0] = reduce over a[r, :] */
     PTO_OC_ROWEXP,   /* d[r, c] = a[r, c] op v[r, 0] */
+    PTO_OC_COLRED,   /* d[0, c] = reduce over a[:, c] */
+    PTO_OC_COLEXP,   /* d[r, c] = a[r, c] op v[0, c] */
     PTO_OC_CVT,      /* d = (dtype of d) a */
     PTO_OC_MOV,      /* copy between spaces */
     PTO_OC_EXTRACT,  /* d = window of a at (r, c) */
@@ -280,6 +282,13 @@ typedef enum pto_notify_mode { PTO_NOTIFY_SET, PTO_NOTIFY_ADD } pto_notify_mode;
     X(TROWEXPANDSUB, "trowexpandsub", PTO_PIPE_V,    PTO_OC_ROWEXP, 3, PTO_W(PTO_A_VEC), PTO_R(PTO_A_VEC), PTO_R(PTO_A_VEC), 0) \
     X(TROWEXPANDMUL, "trowexpandmul", PTO_PIPE_V,    PTO_OC_ROWEXP, 3, PTO_W(PTO_A_VEC), PTO_R(PTO_A_VEC), PTO_R(PTO_A_VEC), 0) \
     X(TROWEXPANDDIV, "trowexpanddiv", PTO_PIPE_V,    PTO_OC_ROWEXP, 3, PTO_W(PTO_A_VEC), PTO_R(PTO_A_VEC), PTO_R(PTO_A_VEC), 0) \
+    X(TCOLSUM,       "tcolsum",       PTO_PIPE_V,    PTO_OC_COLRED, 2, PTO_W(PTO_A_VEC), PTO_R(PTO_A_VEC), 0, 0) \
+    X(TCOLMAX,       "tcolmax",       PTO_PIPE_V,    PTO_OC_COLRED, 2, PTO_W(PTO_A_VEC), PTO_R(PTO_A_VEC), 0, 0) \
+    X(TCOLMIN,       "tcolmin",       PTO_PIPE_V,    PTO_OC_COLRED, 2, PTO_W(PTO_A_VEC), PTO_R(PTO_A_VEC), 0, 0) \
+    X(TCOLEXPANDADD, "tcolexpandadd", PTO_PIPE_V,    PTO_OC_COLEXP, 3, PTO_W(PTO_A_VEC), PTO_R(PTO_A_VEC), PTO_R(PTO_A_VEC), 0) \
+    X(TCOLEXPANDSUB, "tcolexpandsub", PTO_PIPE_V,    PTO_OC_COLEXP, 3, PTO_W(PTO_A_VEC), PTO_R(PTO_A_VEC), PTO_R(PTO_A_VEC), 0) \
+    X(TCOLEXPANDMUL, "tcolexpandmul", PTO_PIPE_V,    PTO_OC_COLEXP, 3, PTO_W(PTO_A_VEC), PTO_R(PTO_A_VEC), PTO_R(PTO_A_VEC), 0) \
+    X(TCOLEXPANDDIV, "tcolexpanddiv", PTO_PIPE_V,    PTO_OC_COLEXP, 3, PTO_W(PTO_A_VEC), PTO_R(PTO_A_VEC), PTO_R(PTO_A_VEC), 0) \
     X(TCVT,          "tcvt",          PTO_PIPE_V,    PTO_OC_CVT,    2, PTO_W(PTO_A_VEC), PTO_R(PTO_A_VEC), 0, 0) \
     X(TMOV,          "tmov",          PTO_PIPE_MTE1, PTO_OC_MOV,    2, PTO_W(PTO_A_LEFT|PTO_A_RIGHT|PTO_A_VEC|PTO_A_MAT), PTO_R(PTO_A_MAT|PTO_A_ACC|PTO_A_VEC), 0, 0) \
     X(TEXTRACT,      "textract",      PTO_PIPE_MTE1, PTO_OC_EXTRACT,4, PTO_W(PTO_A_LEFT|PTO_A_RIGHT), PTO_R(PTO_A_MAT), PTO_A_INT, PTO_A_INT) \
@@ -869,8 +878,8 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
    the mapping): kernel_src gets one extern "C" entry per kernel taking the
    runtime's int64_t *args. desc as for pto_emit (its source is not used).
    Deterministic. What the target cannot express yet (ranks kernels, peer
-   windows, no vec room for a row reduction's scratch tile) is an error with
-   its location. */
+   windows, no vec room for a reduction's scratch tile, a column op on a
+   dtype pto-isa's a2a3 TCOL* do not take) is an error with its location. */
 PTODEF pto_status pto_emit_isa(pto_ctx *ctx, const pto_module *m, const pto_emit_desc *desc, pto_buf *kernel_src);
 
 
@@ -4619,7 +4628,9 @@ PTODEF void pto_dump(const pto_module *m, pto_buf *out) { pto__pr_pmodule(m, out
        are in scope, in their own kernel; no name shadows another;
      - every op has the operand count, kinds, spaces, dtypes and shapes its
        row of the op table and its class demand (matmul [M,K]x[K,N]->[M,N],
-       row reductions to [R,1], ...), reads only tiles some earlier write (or
+       row reductions to [R,1], column reductions to [1,C] with the
+       valid cols of their source, column broadcasts of a [1,C] row that
+       covers the valid cols, ...), reads only tiles some earlier write (or
        a write later in an enclosing loop, for a tile declared outside that
        loop) can have filled, and never reads an `out` or writes an `in`
        tensor;
@@ -5479,13 +5490,94 @@ static int pto__vsame_shape(pto__verifier *v, const pto__vop *op, int a, int b)
     return 0;
 }
 
+/* The op of the other direction: trowsum <-> tcolsum, trowexpandmul <->
+   tcolexpandmul, ...; PTO_NOP for the others. */
+static pto_op pto__vtwin(int op)
+{
+    if (op >= PTO_OP_TROWSUM && op <= PTO_OP_TROWMIN) return (pto_op)(op - PTO_OP_TROWSUM + PTO_OP_TCOLSUM);
+    if (op >= PTO_OP_TCOLSUM && op <= PTO_OP_TCOLMIN) return (pto_op)(op - PTO_OP_TCOLSUM + PTO_OP_TROWSUM);
+    if (op >= PTO_OP_TROWEXPANDADD && op <= PTO_OP_TROWEXPANDDIV)
+        return (pto_op)(op - PTO_OP_TROWEXPANDADD + PTO_OP_TCOLEXPANDADD);
+    if (op >= PTO_OP_TCOLEXPANDADD && op <= PTO_OP_TCOLEXPANDDIV)
+        return (pto_op)(op - PTO_OP_TCOLEXPANDADD + PTO_OP_TROWEXPANDADD);
+    return PTO_NOP;
+}
+
+/* x is not the vector the op wants; when it is the other direction's
+   vector ([1, C] for a row op, [R, 1] for a column op), the message names
+   the op that takes it. */
+static void pto__vvector_error(pto__verifier *v, const pto__vop *op, int d, int of, int percol)
+{
+    const pto_tile *x = op->t[d], *a = op->t[of];
+    const char *tn = pto__vtn(v, x), *an = pto__vtn(v, a);
+    int twin = percol ? x->rows == a->rows && x->cols == 1 : x->rows == 1 && x->cols == a->cols;
+    char hint[96] = "";
+    if (twin && pto__vtwin(v->m->stmts[op->s].op) != PTO_NOP)
+        snprintf(hint, sizeof hint, " (one value per %s: that is %s)", percol ? "row" : "column",
+                 pto_opinfo_get(pto__vtwin(v->m->stmts[op->s].op))->name);
+    if (percol)
+        pto_error(v->ctx, op->o[d]->loc, "'%s' must be [1, %d] (one value per column of '%s'), got [%d, %d]%s", tn,
+                  (int)a->cols, an, (int)x->rows, (int)x->cols, hint);
+    else
+        pto_error(v->ctx, op->o[d]->loc, "'%s' must be [%d, 1] (one value per row of '%s'), got [%d, %d]%s", tn,
+                  (int)a->rows, an, (int)x->rows, (int)x->cols, hint);
+}
+
 /* d is [R, 1] where R is the row count of the tile `of`. */
 static void pto__vcolumn(pto__verifier *v, const pto__vop *op, int d, int of)
 {
     const pto_tile *x = op->t[d], *a = op->t[of];
     if (x->rows == a->rows && x->cols == 1) return;
-    pto_error(v->ctx, op->o[d]->loc, "'%s' must be [%d, 1] (one value per row of '%s'), got [%d, %d]",
-              pto__vtn(v, x), (int)a->rows, pto__vtn(v, a), (int)x->rows, (int)x->cols);
+    pto__vvector_error(v, op, d, of, 0);
+}
+
+/* d is [1, C] where C is the column count of the tile `of`. */
+static int pto__vrowvec(pto__verifier *v, const pto__vop *op, int d, int of)
+{
+    const pto_tile *x = op->t[d], *a = op->t[of];
+    if (x->rows == 1 && x->cols == a->cols) return 1;
+    pto__vvector_error(v, op, d, of, 1);
+    return 0;
+}
+
+/* The valid columns of the column ops, where they are known statically
+   (the difference of the two affine forms has a static range):
+   - tcolsum / tcolmax / tcolmin d, a: d's valid cols equal a's: each valid
+     column of a is reduced into the same column of d (pto-isa's TCOL*
+     assert src.GetValidCol() == dst.GetValidCol());
+   - tcolexpand* d, a, v: v's valid cols cover d's: every valid column c of
+     d reads v[0, c]. */
+static void pto__vcolvalid(pto__verifier *v, const pto__vop *op)
+{
+    int cls = pto_opinfo_get((pto_op)v->m->stmts[op->s].op)->cls;
+    const char *name = pto_opinfo_get((pto_op)v->m->stmts[op->s].op)->name;
+    int x = cls == PTO_OC_COLRED ? 0 : 2, y = cls == PTO_OC_COLRED ? 1 : 0;   /* x - y is checked */
+    pto__vform fx, fy, diff;
+    const pto__vform *px = pto__vvalid(v, op->o[x]->ref, 1, &fx), *py = pto__vvalid(v, op->o[y]->ref, 1, &fy);
+    const char *xn = pto__vtn(v, op->t[x]), *yn = pto__vtn(v, op->t[y]);
+    int64_t lo, hi;
+    diff = *px;
+    pto__fadd(&diff, py, -1);
+    if (!pto__frange(v, &diff, &lo, &hi)) return;
+    if (cls == PTO_OC_COLRED) {
+        if (lo == 0 && hi == 0) return;
+        if (pto__fisconst(px) && pto__fisconst(py))
+            pto_error(v->ctx, op->o[x]->loc, "'%s' has %lld valid cols but '%s' has %lld; %s reduces each valid column "
+                      "of '%s' into the same column of '%s', so they must be equal", xn, (long long)px->c, yn,
+                      (long long)py->c, name, yn, xn);
+        else
+            pto_error(v->ctx, op->o[x]->loc, "the valid cols of '%s' and '%s' can differ ('%s' minus '%s' is %lld to "
+                      "%lld); %s reduces each valid column of '%s' into the same column of '%s', so they must be "
+                      "equal", xn, yn, xn, yn, (long long)lo, (long long)hi, name, yn, xn);
+        return;
+    }
+    if (lo >= 0) return;
+    if (pto__fisconst(px) && pto__fisconst(py))
+        pto_error(v->ctx, op->o[x]->loc, "'%s' has %lld valid cols but '%s' has %lld; %s reads %s[0, c] for every "
+                  "valid column c of '%s'", xn, (long long)px->c, yn, (long long)py->c, name, xn, yn);
+    else
+        pto_error(v->ctx, op->o[x]->loc, "the valid cols of '%s' can be %lld fewer than those of '%s'; %s reads "
+                  "%s[0, c] for every valid column c of '%s'", xn, (long long)-lo, yn, name, xn, yn);
 }
 
 static void pto__vfloat_only(pto__verifier *v, const pto__vop *op)
@@ -5957,6 +6049,7 @@ static void pto__vcomm(pto__verifier *v, const pto__vop *op)
 static void pto__vclass(pto__verifier *v, const pto__vop *op)
 {
     const pto_opinfo *info = pto_opinfo_get((pto_op)v->m->stmts[op->s].op);
+    int ok;
     switch (info->cls) {
     case PTO_OC_LOAD: pto__vgm_op(v, op, 1, 0); break;
     case PTO_OC_STORE: pto__vgm_op(v, op, 0, 1); break;
@@ -5977,6 +6070,15 @@ static void pto__vclass(pto__verifier *v, const pto__vop *op)
         if (pto__vsame_dtype(v, op, 0, 1)) pto__vsame_dtype(v, op, 0, 2);
         pto__vsame_shape(v, op, 0, 1);
         pto__vcolumn(v, op, 2, 1);
+        break;
+    case PTO_OC_COLRED:
+        ok = pto__vsame_dtype(v, op, 0, 1);
+        if (pto__vrowvec(v, op, 0, 1) && ok) pto__vcolvalid(v, op);
+        break;
+    case PTO_OC_COLEXP:
+        ok = pto__vsame_dtype(v, op, 0, 1) && pto__vsame_dtype(v, op, 0, 2);
+        if (!pto__vsame_shape(v, op, 0, 1)) ok = 0;
+        if (pto__vrowvec(v, op, 2, 1) && ok) pto__vcolvalid(v, op);
         break;
     case PTO_OC_CVT: pto__vsame_shape(v, op, 0, 1); break;
     case PTO_OC_MOV: pto__vmov(v, op); break;
@@ -6624,10 +6726,10 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
    Element values. Every element is read as f32 (pto_elem_get) and written
    with pto_elem_set: f16/bf16 round to nearest even, f32 -> i32/i8 rounds to
    nearest even and saturates (NaN -> 0). An arithmetic result that is NaN
-   (+ - * /, texp tlog tsqrt trsqrt trecip, trowsum, matmul) is the canonical
-   NaN 0x7fc00000 (pto_nan_canon: C does not fix a NaN result's sign or
-   payload); tmax/tmin/trowmax/trowmin select an operand and tabs/tneg touch
-   only the sign, so they keep NaN bits. Arithmetic is f32 with no fused
+   (+ - * /, texp tlog tsqrt trsqrt trecip, trowsum, tcolsum, matmul) is the
+   canonical NaN 0x7fc00000 (pto_nan_canon: C does not fix a NaN result's
+   sign or payload); tmax/tmin and the row and column max/min select an
+   operand and tabs/tneg touch only the sign, so they keep NaN bits. Arithmetic is f32 with no fused
    multiply-add: each product is its own statement, so contraction within an
    expression (clang's default) cannot apply; build with -ffp-contract=off
    where the compiler contracts across statements (gcc in GNU mode).
@@ -6652,6 +6754,15 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
      empty row gives -inf for max, +inf for min). Like every vector op it
      writes only d's valid region: nothing when d has valid(R, 0).
    - trowexpand{add,sub,mul,div} d, a, v: d[r, c] = a[r, c] op v[r, 0].
+   - tcolsum/tcolmax/tcolmin d, a: d is [1, C]; for each valid column c of
+     d (when d's valid rows are not 0), reduce a[0 .. a.valid_r, c] top to
+     bottom in f32, the order of pto-isa's sequential TCOLSUM / TCOLMAX /
+     TCOLMIN (the first row, then each next row combined into it): the sum
+     is ((a[0][c] + a[1][c]) + a[2][c]) + ... and a NaN sum is the
+     canonical NaN; max/min apply tmax/tmin down the rows. No valid rows
+     give 0.0f for the sum, -inf for max, +inf for min.
+   - tcolexpand{add,sub,mul,div} d, a, v: d[r, c] = a[r, c] op v[0, c]
+     (v is [1, C]; the verifier wants v's valid cols to cover d's).
    - tcvt d, a: read as f32, write with d's rounding.
    - tmov d, a: copies d's valid region from the same positions of a (any
      spaces; acc -> vec rounds f32 to d's dtype).
@@ -7059,6 +7170,53 @@ static int pto__exec_rowexp(pto__interp *I, int32_t s)
     return 1;
 }
 
+static int pto__exec_colred(pto__interp *I, int32_t s)
+{
+    const pto_stmt *st = &I->m->stmts[s];
+    pto__top d, a;
+    int64_t r, c, n, cols;
+    if (!pto__tile_arg(I, s, 0, &d) || !pto__tile_arg(I, s, 1, &a) ||
+        !pto__same_shape(I, s, &a, &d, 1, a.t->cols))
+        return 0;
+    n = a.it->vr;
+    cols = a.t->cols;
+    for (c = 0; c < d.it->vc && d.it->vr > 0; c++) {
+        const void *src = a.it->data;
+        float acc;
+        if (n == 0) {
+            acc = st->op == PTO_OP_TCOLSUM ? 0.0f : st->op == PTO_OP_TCOLMAX ? -INFINITY : INFINITY;
+        } else {
+            acc = pto_elem_get(src, a.t->dtype, c);
+            for (r = 1; r < n; r++) {
+                float x = pto_elem_get(src, a.t->dtype, r * cols + c);
+                acc = st->op == PTO_OP_TCOLSUM ? acc + x
+                                               : pto__binop(st->op == PTO_OP_TCOLMAX ? PTO_OP_TMAX : PTO_OP_TMIN, acc, x);
+            }
+            if (st->op == PTO_OP_TCOLSUM) acc = pto_nan_canon(acc);
+        }
+        pto_elem_set(d.it->data, d.t->dtype, c, acc);
+    }
+    return 1;
+}
+
+static int pto__exec_colexp(pto__interp *I, int32_t s)
+{
+    const pto_stmt *st = &I->m->stmts[s];
+    pto__top d, a, v;
+    int op = PTO_OP_TADD + (st->op - PTO_OP_TCOLEXPANDADD);
+    int64_t r, c;
+    if (!pto__tile_arg(I, s, 0, &d) || !pto__tile_arg(I, s, 1, &a) || !pto__tile_arg(I, s, 2, &v) ||
+        !pto__same_shape(I, s, &d, &a, d.t->rows, d.t->cols) || !pto__same_shape(I, s, &d, &v, 1, d.t->cols))
+        return 0;
+    for (r = 0; r < d.it->vr; r++)
+        for (c = 0; c < d.it->vc; c++) {
+            int64_t i = r * d.t->cols + c;
+            pto_elem_set(d.it->data, d.t->dtype, i,
+                         pto__binop(op, pto_elem_get(a.it->data, a.t->dtype, i), pto_elem_get(v.it->data, v.t->dtype, c)));
+        }
+    return 1;
+}
+
 static int pto__exec_extract(pto__interp *I, int32_t s)
 {
     const pto_stmt *st = &I->m->stmts[s];
@@ -7321,6 +7479,8 @@ static int pto__exec_op(pto__interp *I, int32_t s)
     case PTO_OC_MOV: return pto__exec_mov(I, s);
     case PTO_OC_ROWRED: return pto__exec_rowred(I, s);
     case PTO_OC_ROWEXP: return pto__exec_rowexp(I, s);
+    case PTO_OC_COLRED: return pto__exec_colred(I, s);
+    case PTO_OC_COLEXP: return pto__exec_colexp(I, s);
     case PTO_OC_EXTRACT: return pto__exec_extract(I, s);
     case PTO_OC_MATMUL: return pto__exec_matmul(I, s);
     case PTO_OC_SYNC: return 1;
@@ -16795,7 +16955,11 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
    its planned vec peak (sized for its largest reduced tile, an error if the
    space is full), and a pipe_barrier(PIPE_V) orders every row reduction
    after the V work before it (the scratch is shared), unless a V barrier
-   is already the statement just before. */
+   is already the statement just before. TCOLSUM takes a tmp tile too:
+   it gets a [1, C] tile at the same place, and isBinary = false, the
+   sequential sum (the interpreter's order), which never touches tmp, so it
+   needs no barrier. The column ops are f16 / f32 (and i32 for TCOLSUM /
+   TCOLMAX / TCOLMIN) on a2a3; other dtypes are refused. */
 
 typedef struct pto__isa {
     pto__emitter e;          /* first member: the hooks get &I->e */
@@ -17049,6 +17213,20 @@ static void pto__isa_scratch(pto__isa *I, int32_t s, const pto_tile *src)
                    (long long)I->scratch_off);
 }
 
+/* TCOLSUM's tmp operand: a tile of d's type ([1, C]) at the scratch offset.
+   The sequential form (isBinary = false) never reads or writes it. */
+static void pto__isa_colsum_tmp(pto__isa *I, int32_t s, const pto_tile *d)
+{
+    pto__emitter *E = &I->e;
+    pto_buf *b = E->out;
+    pto__isa_ind(E);
+    pto__isa_tile_type(E, b, d, 1);
+    pto_buf_printf(b, " pto_tmp_%ld;\n", (long)s);
+    pto__isa_ind(E);
+    pto_buf_printf(b, "pto::TASSIGN(pto_tmp_%ld, %lld); /* vec scratch above the planned peak; the sequential "
+                   "TCOLSUM (isBinary = false) leaves it untouched */\n", (long)s, (long long)I->scratch_off);
+}
+
 static void pto__isa_op(pto__emitter *E, int32_t s)
 {
     pto__isa *I = (pto__isa *)E;
@@ -17064,6 +17242,7 @@ static void pto__isa_op(pto__emitter *E, int32_t s)
         view = pto__isa_view(I, &m->operands[st->arg0 + gm], &m->tiles[m->operands[st->arg0 + 1 - gm].ref]);
     }
     if (oi->cls == PTO_OC_ROWRED) pto__isa_scratch(I, s, &m->tiles[m->operands[st->arg0 + 1].ref]);
+    if (st->op == PTO_OP_TCOLSUM) pto__isa_colsum_tmp(I, s, &m->tiles[m->operands[st->arg0].ref]);
     pto__isa_ind(E);
     if (oi->cls == PTO_OC_SYNC) {
         pto__emit_puts(b, st->op == PTO_OP_SET_FLAG ? "set_flag(" : st->op == PTO_OP_WAIT_FLAG ? "wait_flag("
@@ -17092,6 +17271,7 @@ static void pto__isa_op(pto__emitter *E, int32_t s)
         }
     }
     if (oi->cls == PTO_OC_ROWRED) pto_buf_printf(b, ", pto_tmp_%ld", (long)s);
+    if (st->op == PTO_OP_TCOLSUM) pto_buf_printf(b, ", pto_tmp_%ld, false", (long)s);
     if (oi->cls == PTO_OC_CVT) pto__emit_puts(b, ", pto::RoundMode::CAST_RINT");
     pto__emit_puts(b, "); /* ");
     pto__emit_put(b, E->val[PTO__K_SRC], E->vlen[PTO__K_SRC]);
@@ -17133,8 +17313,18 @@ static pto_status pto__isa_check(pto__emitter *E)
                          pto_str(E->ctx, m->cvpipes[k].name));
     for (s = 0; s < m->n_stmts; s++) {
         const pto_stmt *st = &m->stmts[s];
-        int i;
+        int i, cls;
         if (st->block < 0 || st->kind != PTO_ST_OP) continue;
+        cls = pto_opinfo_get((pto_op)st->op)->cls;
+        if (cls == PTO_OC_COLRED || cls == PTO_OC_COLEXP) {   /* pto-isa's a2a3 TCOL* dtypes */
+            const pto_operand *o = &m->operands[st->arg0];
+            int dt = m->tiles[o->ref].dtype;
+            if (dt != PTO_F32 && dt != PTO_F16 && (cls == PTO_OC_COLEXP || dt != PTO_I32))
+                return pto_error(E->ctx, st->loc, "emit (isa): %s on %s tiles: pto-isa's a2a3 %s takes %s tiles only",
+                                 pto_opinfo_get((pto_op)st->op)->name, pto_dtype_name((pto_dtype)dt),
+                                 cls == PTO_OC_COLEXP ? "TCOLEXPAND*" : "TCOLSUM / TCOLMAX / TCOLMIN",
+                                 cls == PTO_OC_COLEXP ? "f16 or f32" : "f16, f32 or i32");
+        }
         for (i = 0; i < st->nargs; i++) {
             const pto_operand *o = &m->operands[st->arg0 + i];
             if (o->kind == PTO_O_GM && o->e[2] >= 0)
@@ -17145,8 +17335,9 @@ static pto_status pto__isa_check(pto__emitter *E)
     return PTO_OK;
 }
 
-/* The kernel's row-reduction scratch: right above its highest planned vec
-   byte, 32-byte aligned, big enough for its largest reduced tile. */
+/* The kernel's reduction scratch: right above its highest planned vec
+   byte, 32-byte aligned, big enough for its largest reduced tile (and
+   TCOLSUM's [1, C] tmp tiles). */
 static pto_status pto__isa_plan_scratch(pto__isa *I, int32_t k)
 {
     const pto_module *m = I->e.m;
@@ -17162,8 +17353,11 @@ static pto_status pto__isa_plan_scratch(pto__isa *I, int32_t k)
     for (s = 0; s < m->n_stmts; s++) {
         const pto_stmt *st = &m->stmts[s];
         const pto_tile *src;
-        if (st->block < 0 || st->kind != PTO_ST_OP || pto_opinfo_get((pto_op)st->op)->cls != PTO_OC_ROWRED) continue;
-        src = &m->tiles[m->operands[st->arg0 + 1].ref];
+        if (st->block < 0 || st->kind != PTO_ST_OP ||
+            (pto_opinfo_get((pto_op)st->op)->cls != PTO_OC_ROWRED && st->op != PTO_OP_TCOLSUM))
+            continue;
+        /* a row reduction's scratch has its source's type, TCOLSUM's tmp its result's */
+        src = &m->tiles[m->operands[st->arg0 + (st->op == PTO_OP_TCOLSUM ? 0 : 1)].ref];
         if (src->kernel != k) continue;
         if (first < 0) first = s;
         if (pto_tile_bytes(src) > need) need = pto_tile_bytes(src);

@@ -441,6 +441,16 @@ PTO_K_FN void pto_k_trowexpandadd(pto_k_core *c, const char *src, pto_k_tile d, 
 PTO_K_FN void pto_k_trowexpandsub(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile v);
 PTO_K_FN void pto_k_trowexpandmul(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile v);
 PTO_K_FN void pto_k_trowexpanddiv(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile v);
+/* Column reductions: d is [1, C]; each valid column of d gets the sum / max /
+   min of a's valid rows in that column, top to bottom. */
+PTO_K_FN void pto_k_tcolsum(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a);
+PTO_K_FN void pto_k_tcolmax(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a);
+PTO_K_FN void pto_k_tcolmin(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a);
+/* Column broadcasts: d[r, c] = a[r, c] op v[0, c], v is [1, C]. */
+PTO_K_FN void pto_k_tcolexpandadd(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile v);
+PTO_K_FN void pto_k_tcolexpandsub(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile v);
+PTO_K_FN void pto_k_tcolexpandmul(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile v);
+PTO_K_FN void pto_k_tcolexpanddiv(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile v);
 PTO_K_FN void pto_k_tcvt(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a);
 /* vec->vec (V), mat->left/right (MTE1), acc->vec or acc->mat (FIX). */
 PTO_K_FN void pto_k_tmov(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a);
@@ -1420,7 +1430,13 @@ PTO_K_FN void *pto_k__thread(void *arg)
        tadd tsub 2.11/24 (tsub est.), tmul 2.3/25, tdiv 4.03/31, tmax tmin 2.0/23 (tmin est.),
        t*s scalar forms 1/26, texp 2.0/31, tlog 2.0/33, tsqrt trsqrt trecip 4.03/31 (est.),
        tabs tneg trelu 2.0/23 (est.), texpands 1/26 (est.), trow* reductions 7/46 (max/min est.),
-       trowexpand* as the binary op (est.), tcvt and vec tmov 2.0/24 (est.)
+       trowexpand* as the binary op (est.), tcvt and vec tmov 2.0/24 (est.),
+       tcolexpand* as the binary op (est.);
+       tcolsum tcolmax tcolmin (est.) as pto-isa's sequential TCOL* run them
+                             (isBinary = false for TCOLSUM): a copy of the first row
+                             (vec tmov cost) plus, per further valid row, one tadd / tmax /
+                             tmin over one row (d's valid cols), each after a V barrier,
+                             so each pays its fixed cost: tmov(B) + (rows - 1) x op(B)
      tmatmul (M)             M*N*K / (4096 f16/bf16, 1024 f32, 8192 i8) + 6
      set_flag, wait_flag, barriers: 0 (a wait only moves its pipe's clock)
      cross-core flag, ring slot, rank signal: +1000 cycles latency
@@ -1439,6 +1455,9 @@ PTO_K_FN void *pto_k__thread(void *arg)
     X(TROWSUM, "trowsum", 7, 46) X(TROWMAX, "trowmax", 7, 46) X(TROWMIN, "trowmin", 7, 46) \
     X(TROWEXPANDADD, "trowexpandadd", 2.11, 24) X(TROWEXPANDSUB, "trowexpandsub", 2.11, 24) \
     X(TROWEXPANDMUL, "trowexpandmul", 2.3, 25) X(TROWEXPANDDIV, "trowexpanddiv", 4.03, 31) \
+    X(TCOLSUM, "tcolsum", 2.11, 24) X(TCOLMAX, "tcolmax", 2.0, 23) X(TCOLMIN, "tcolmin", 2.0, 23) \
+    X(TCOLEXPANDADD, "tcolexpandadd", 2.11, 24) X(TCOLEXPANDSUB, "tcolexpandsub", 2.11, 24) \
+    X(TCOLEXPANDMUL, "tcolexpandmul", 2.3, 25) X(TCOLEXPANDDIV, "tcolexpanddiv", 4.03, 31) \
     X(TCVT, "tcvt", 2.0, 24) X(TMOV, "tmov", 2.0, 24) X(TEXTRACT, "textract", 0, 0) \
     X(TMATMUL, "tmatmul", 0, 0) X(TMATMUL_ACC, "tmatmul_acc", 0, 0) \
     X(SET_FLAG, "set_flag", 0, 0) X(WAIT_FLAG, "wait_flag", 0, 0) X(PIPE_BARRIER, "pipe_barrier", 0, 0) \
@@ -1476,6 +1495,13 @@ PTO_K_FN int64_t pto_k__vec_cost(int op, int64_t bytes)
     int64_t rep = (bytes + 255) / 256;
     double cyc = slope[op] * (double)rep + fixed[op] + (bytes % 256 ? 16.0 : 0.0);
     return (int64_t)ceil(cyc);
+}
+
+/* A column reduction over `rows` rows of `row_bytes` each (the cost table's
+   note): the first row copied, then one op per further row. */
+PTO_K_FN int64_t pto_k__colred_cost(int op, int64_t rows, int64_t row_bytes)
+{
+    return pto_k__vec_cost(PTO_K__TMOV, row_bytes) + (rows > 1 ? (rows - 1) * pto_k__vec_cost(op, row_bytes) : 0);
 }
 
 PTO_K_FN int64_t pto_k__bw_cost(double bytes, double per_cycle) { return (int64_t)ceil(bytes / per_cycle); }
@@ -1640,7 +1666,9 @@ PTO_K_FN unsigned char *pto_k__tptr(pto_k_core *c, pto_k_tile t) { return c->mem
    late because its pipe was blocked in a wait): it is neither checked nor
    recorded. Only the bytes an op really touches count: a vector op reads and
    writes d's valid region, a row reduction reads the source's valid columns,
-   tload writes the whole tile (it zeroes what is outside the valid region),
+   a column reduction the source's valid rows in d's valid columns, a column
+   broadcast reads its [1, C] row in d's valid columns, tload writes the
+   whole tile (it zeroes what is outside the valid region),
    textract / tmatmul / tpush read whole tiles. GM is the host's and always
    initialised. */
 
@@ -1914,6 +1942,76 @@ PTO_K_FN void pto_k__x_rowexp(pto_k_core *c, const pto_k__ins *ins)
                  pto_k__op_name(ins->op), ins->src);
 }
 
+/* tcolsum / tcolmax / tcolmin d, a: d is [1, C]; each valid column c of d
+   reduces a[0 .. a.valid_r, c] top to bottom (the interpreter's order). */
+PTO_K_FN void pto_k__x_colred(pto_k_core *c, const pto_k__ins *ins)
+{
+    pto_k_tile d = ins->d, a = ins->a;
+    unsigned vm = PTO_K__M(PTO_K_VEC);
+    pto_k__check k;
+    int64_t r, col, n, run;
+    if (!pto_k__tile_ok(c, ins, d, vm, "destination") || !pto_k__tile_ok(c, ins, a, vm, "source") ||
+        !pto_k__same_shape(c, ins, d, 1, a.cols, "destination"))
+        return;
+    run = d.valid_r > 0 && d.valid_c > 0;
+    n = run ? a.valid_r : 0;
+    pto_k__begin(&k, c, ins, PTO_K_PIPE_V);
+    pto_k__tacc(&k, a, 0, n * a.cols * pto_k__dsize(a.dtype), PTO_K__RD);
+    pto_k__tacc(&k, d, 0, pto_k__vspan(d, d.valid_r), PTO_K__WR);
+    if (run) {
+        pto_k__init_read(c, ins, a, n, d.valid_c, "source");
+        pto_k__init_write(c, ins, d, d.valid_r, d.valid_c);
+    }
+    for (col = 0; col < d.valid_c && run; col++) {
+        const unsigned char *src = pto_k__tptr(c, a);
+        float acc;
+        if (n == 0) {
+            acc = ins->op == PTO_K__TCOLSUM ? 0.0f : ins->op == PTO_K__TCOLMAX ? -INFINITY : INFINITY;
+        } else {
+            acc = pto_elem_get(src, a.dtype, col);
+            for (r = 1; r < n; r++) {
+                float x = pto_elem_get(src, a.dtype, r * a.cols + col);
+                acc = ins->op == PTO_K__TCOLSUM ? acc + x
+                                                : pto_k__bin(ins->op == PTO_K__TCOLMAX ? PTO_K__TMAX : PTO_K__TMIN, acc, x);
+            }
+            if (ins->op == PTO_K__TCOLSUM) acc = pto_nan_canon(acc);
+        }
+        pto_elem_set(pto_k__tptr(c, d), d.dtype, col, acc);
+    }
+    pto_k__timed(c, PTO_K_PIPE_V, ins->disp, pto_k__colred_cost(ins->op, n, d.valid_c * pto_k__dsize(a.dtype)),
+                 pto_k__op_name(ins->op), ins->src);
+}
+
+/* tcolexpand{add,sub,mul,div} d, a, v: d[r, c] = a[r, c] op v[0, c] over d's
+   valid region; v is [1, C] (the broadcast row). */
+PTO_K_FN void pto_k__x_colexp(pto_k_core *c, const pto_k__ins *ins)
+{
+    pto_k_tile d = ins->d, a = ins->a, v = ins->b;
+    unsigned vm = PTO_K__M(PTO_K_VEC);
+    int op = PTO_K__TADD + (ins->op - PTO_K__TCOLEXPANDADD);
+    pto_k__check k;
+    int64_t r, col;
+    if (!pto_k__tile_ok(c, ins, d, vm, "destination") || !pto_k__tile_ok(c, ins, a, vm, "source") ||
+        !pto_k__tile_ok(c, ins, v, vm, "broadcast row") || !pto_k__same_shape(c, ins, a, d.rows, d.cols, "source") ||
+        !pto_k__same_shape(c, ins, v, 1, d.cols, "broadcast row"))
+        return;
+    pto_k__begin(&k, c, ins, PTO_K_PIPE_V);
+    pto_k__tacc(&k, a, 0, pto_k__vspan(a, d.valid_r), PTO_K__RD);
+    pto_k__tacc(&k, v, 0, d.valid_r > 0 && d.valid_c > 0 ? d.valid_c * pto_k__dsize(v.dtype) : 0, PTO_K__RD);
+    pto_k__tacc(&k, d, 0, pto_k__vspan(d, d.valid_r), PTO_K__WR);
+    pto_k__init_read(c, ins, a, d.valid_r, d.valid_c, "source");
+    if (d.valid_r > 0) pto_k__init_read(c, ins, v, 1, d.valid_c, "broadcast row");
+    pto_k__init_write(c, ins, d, d.valid_r, d.valid_c);
+    for (r = 0; r < d.valid_r; r++)
+        for (col = 0; col < d.valid_c; col++) {
+            int64_t i = r * d.cols + col;
+            float y = pto_elem_get(pto_k__tptr(c, v), v.dtype, col);
+            pto_elem_set(pto_k__tptr(c, d), d.dtype, i, pto_k__bin(op, pto_elem_get(pto_k__tptr(c, a), a.dtype, i), y));
+        }
+    pto_k__timed(c, PTO_K_PIPE_V, ins->disp, pto_k__vec_cost(ins->op, d.valid_r * d.valid_c * pto_k__dsize(d.dtype)),
+                 pto_k__op_name(ins->op), ins->src);
+}
+
 /* The pipe of tmov from its spaces (hardware.md section 3), or -1. */
 PTO_K_FN int pto_k__mov_pipe(int ds, int as)
 {
@@ -2089,6 +2187,13 @@ PTO_K_FN void pto_k__exec(pto_k_core *c, const pto_k__ins *ins)
     case PTO_K__TROWEXPANDSUB:
     case PTO_K__TROWEXPANDMUL:
     case PTO_K__TROWEXPANDDIV: pto_k__x_rowexp(c, ins); break;
+    case PTO_K__TCOLSUM:
+    case PTO_K__TCOLMAX:
+    case PTO_K__TCOLMIN: pto_k__x_colred(c, ins); break;
+    case PTO_K__TCOLEXPANDADD:
+    case PTO_K__TCOLEXPANDSUB:
+    case PTO_K__TCOLEXPANDMUL:
+    case PTO_K__TCOLEXPANDDIV: pto_k__x_colexp(c, ins); break;
     case PTO_K__TMOV: pto_k__x_mov(c, ins); break;
     case PTO_K__TEXTRACT: pto_k__x_extract(c, ins); break;
     case PTO_K__TMATMUL:
@@ -2287,6 +2392,13 @@ PTO_K__BIN_API(trowexpandadd, TROWEXPANDADD)
 PTO_K__BIN_API(trowexpandsub, TROWEXPANDSUB)
 PTO_K__BIN_API(trowexpandmul, TROWEXPANDMUL)
 PTO_K__BIN_API(trowexpanddiv, TROWEXPANDDIV)
+PTO_K__UN_API(tcolsum, TCOLSUM)
+PTO_K__UN_API(tcolmax, TCOLMAX)
+PTO_K__UN_API(tcolmin, TCOLMIN)
+PTO_K__BIN_API(tcolexpandadd, TCOLEXPANDADD)
+PTO_K__BIN_API(tcolexpandsub, TCOLEXPANDSUB)
+PTO_K__BIN_API(tcolexpandmul, TCOLEXPANDMUL)
+PTO_K__BIN_API(tcolexpanddiv, TCOLEXPANDDIV)
 PTO_K__UN_API(tcvt, TCVT)
 
 PTO_K_FN void pto_k_texpands(pto_k_core *c, const char *src, pto_k_tile d, double s)

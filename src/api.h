@@ -233,8 +233,8 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
    the mapping): kernel_src gets one extern "C" entry per kernel taking the
    runtime's int64_t *args. desc as for pto_emit (its source is not used).
    Deterministic. What the target cannot express yet (ranks kernels, peer
-   windows, no vec room for a row reduction's scratch tile) is an error with
-   its location. */
+   windows, no vec room for a reduction's scratch tile, a column op on a
+   dtype pto-isa's a2a3 TCOL* do not take) is an error with its location. */
 PTODEF pto_status pto_emit_isa(pto_ctx *ctx, const pto_module *m, const pto_emit_desc *desc, pto_buf *kernel_src);
 
 

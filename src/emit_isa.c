@@ -36,7 +36,11 @@
    its planned vec peak (sized for its largest reduced tile, an error if the
    space is full), and a pipe_barrier(PIPE_V) orders every row reduction
    after the V work before it (the scratch is shared), unless a V barrier
-   is already the statement just before. */
+   is already the statement just before. TCOLSUM takes a tmp tile too:
+   it gets a [1, C] tile at the same place, and isBinary = false, the
+   sequential sum (the interpreter's order), which never touches tmp, so it
+   needs no barrier. The column ops are f16 / f32 (and i32 for TCOLSUM /
+   TCOLMAX / TCOLMIN) on a2a3; other dtypes are refused. */
 
 typedef struct pto__isa {
     pto__emitter e;          /* first member: the hooks get &I->e */
@@ -290,6 +294,20 @@ static void pto__isa_scratch(pto__isa *I, int32_t s, const pto_tile *src)
                    (long long)I->scratch_off);
 }
 
+/* TCOLSUM's tmp operand: a tile of d's type ([1, C]) at the scratch offset.
+   The sequential form (isBinary = false) never reads or writes it. */
+static void pto__isa_colsum_tmp(pto__isa *I, int32_t s, const pto_tile *d)
+{
+    pto__emitter *E = &I->e;
+    pto_buf *b = E->out;
+    pto__isa_ind(E);
+    pto__isa_tile_type(E, b, d, 1);
+    pto_buf_printf(b, " pto_tmp_%ld;\n", (long)s);
+    pto__isa_ind(E);
+    pto_buf_printf(b, "pto::TASSIGN(pto_tmp_%ld, %lld); /* vec scratch above the planned peak; the sequential "
+                   "TCOLSUM (isBinary = false) leaves it untouched */\n", (long)s, (long long)I->scratch_off);
+}
+
 static void pto__isa_op(pto__emitter *E, int32_t s)
 {
     pto__isa *I = (pto__isa *)E;
@@ -305,6 +323,7 @@ static void pto__isa_op(pto__emitter *E, int32_t s)
         view = pto__isa_view(I, &m->operands[st->arg0 + gm], &m->tiles[m->operands[st->arg0 + 1 - gm].ref]);
     }
     if (oi->cls == PTO_OC_ROWRED) pto__isa_scratch(I, s, &m->tiles[m->operands[st->arg0 + 1].ref]);
+    if (st->op == PTO_OP_TCOLSUM) pto__isa_colsum_tmp(I, s, &m->tiles[m->operands[st->arg0].ref]);
     pto__isa_ind(E);
     if (oi->cls == PTO_OC_SYNC) {
         pto__emit_puts(b, st->op == PTO_OP_SET_FLAG ? "set_flag(" : st->op == PTO_OP_WAIT_FLAG ? "wait_flag("
@@ -333,6 +352,7 @@ static void pto__isa_op(pto__emitter *E, int32_t s)
         }
     }
     if (oi->cls == PTO_OC_ROWRED) pto_buf_printf(b, ", pto_tmp_%ld", (long)s);
+    if (st->op == PTO_OP_TCOLSUM) pto_buf_printf(b, ", pto_tmp_%ld, false", (long)s);
     if (oi->cls == PTO_OC_CVT) pto__emit_puts(b, ", pto::RoundMode::CAST_RINT");
     pto__emit_puts(b, "); /* ");
     pto__emit_put(b, E->val[PTO__K_SRC], E->vlen[PTO__K_SRC]);
@@ -374,8 +394,18 @@ static pto_status pto__isa_check(pto__emitter *E)
                          pto_str(E->ctx, m->cvpipes[k].name));
     for (s = 0; s < m->n_stmts; s++) {
         const pto_stmt *st = &m->stmts[s];
-        int i;
+        int i, cls;
         if (st->block < 0 || st->kind != PTO_ST_OP) continue;
+        cls = pto_opinfo_get((pto_op)st->op)->cls;
+        if (cls == PTO_OC_COLRED || cls == PTO_OC_COLEXP) {   /* pto-isa's a2a3 TCOL* dtypes */
+            const pto_operand *o = &m->operands[st->arg0];
+            int dt = m->tiles[o->ref].dtype;
+            if (dt != PTO_F32 && dt != PTO_F16 && (cls == PTO_OC_COLEXP || dt != PTO_I32))
+                return pto_error(E->ctx, st->loc, "emit (isa): %s on %s tiles: pto-isa's a2a3 %s takes %s tiles only",
+                                 pto_opinfo_get((pto_op)st->op)->name, pto_dtype_name((pto_dtype)dt),
+                                 cls == PTO_OC_COLEXP ? "TCOLEXPAND*" : "TCOLSUM / TCOLMAX / TCOLMIN",
+                                 cls == PTO_OC_COLEXP ? "f16 or f32" : "f16, f32 or i32");
+        }
         for (i = 0; i < st->nargs; i++) {
             const pto_operand *o = &m->operands[st->arg0 + i];
             if (o->kind == PTO_O_GM && o->e[2] >= 0)
@@ -386,8 +416,9 @@ static pto_status pto__isa_check(pto__emitter *E)
     return PTO_OK;
 }
 
-/* The kernel's row-reduction scratch: right above its highest planned vec
-   byte, 32-byte aligned, big enough for its largest reduced tile. */
+/* The kernel's reduction scratch: right above its highest planned vec
+   byte, 32-byte aligned, big enough for its largest reduced tile (and
+   TCOLSUM's [1, C] tmp tiles). */
 static pto_status pto__isa_plan_scratch(pto__isa *I, int32_t k)
 {
     const pto_module *m = I->e.m;
@@ -403,8 +434,11 @@ static pto_status pto__isa_plan_scratch(pto__isa *I, int32_t k)
     for (s = 0; s < m->n_stmts; s++) {
         const pto_stmt *st = &m->stmts[s];
         const pto_tile *src;
-        if (st->block < 0 || st->kind != PTO_ST_OP || pto_opinfo_get((pto_op)st->op)->cls != PTO_OC_ROWRED) continue;
-        src = &m->tiles[m->operands[st->arg0 + 1].ref];
+        if (st->block < 0 || st->kind != PTO_ST_OP ||
+            (pto_opinfo_get((pto_op)st->op)->cls != PTO_OC_ROWRED && st->op != PTO_OP_TCOLSUM))
+            continue;
+        /* a row reduction's scratch has its source's type, TCOLSUM's tmp its result's */
+        src = &m->tiles[m->operands[st->arg0 + (st->op == PTO_OP_TCOLSUM ? 0 : 1)].ref];
         if (src->kernel != k) continue;
         if (first < 0) first = s;
         if (pto_tile_bytes(src) > need) need = pto_tile_bytes(src);

@@ -58,10 +58,10 @@
    Element values. Every element is read as f32 (pto_elem_get) and written
    with pto_elem_set: f16/bf16 round to nearest even, f32 -> i32/i8 rounds to
    nearest even and saturates (NaN -> 0). An arithmetic result that is NaN
-   (+ - * /, texp tlog tsqrt trsqrt trecip, trowsum, matmul) is the canonical
-   NaN 0x7fc00000 (pto_nan_canon: C does not fix a NaN result's sign or
-   payload); tmax/tmin/trowmax/trowmin select an operand and tabs/tneg touch
-   only the sign, so they keep NaN bits. Arithmetic is f32 with no fused
+   (+ - * /, texp tlog tsqrt trsqrt trecip, trowsum, tcolsum, matmul) is the
+   canonical NaN 0x7fc00000 (pto_nan_canon: C does not fix a NaN result's
+   sign or payload); tmax/tmin and the row and column max/min select an
+   operand and tabs/tneg touch only the sign, so they keep NaN bits. Arithmetic is f32 with no fused
    multiply-add: each product is its own statement, so contraction within an
    expression (clang's default) cannot apply; build with -ffp-contract=off
    where the compiler contracts across statements (gcc in GNU mode).
@@ -86,6 +86,15 @@
      empty row gives -inf for max, +inf for min). Like every vector op it
      writes only d's valid region: nothing when d has valid(R, 0).
    - trowexpand{add,sub,mul,div} d, a, v: d[r, c] = a[r, c] op v[r, 0].
+   - tcolsum/tcolmax/tcolmin d, a: d is [1, C]; for each valid column c of
+     d (when d's valid rows are not 0), reduce a[0 .. a.valid_r, c] top to
+     bottom in f32, the order of pto-isa's sequential TCOLSUM / TCOLMAX /
+     TCOLMIN (the first row, then each next row combined into it): the sum
+     is ((a[0][c] + a[1][c]) + a[2][c]) + ... and a NaN sum is the
+     canonical NaN; max/min apply tmax/tmin down the rows. No valid rows
+     give 0.0f for the sum, -inf for max, +inf for min.
+   - tcolexpand{add,sub,mul,div} d, a, v: d[r, c] = a[r, c] op v[0, c]
+     (v is [1, C]; the verifier wants v's valid cols to cover d's).
    - tcvt d, a: read as f32, write with d's rounding.
    - tmov d, a: copies d's valid region from the same positions of a (any
      spaces; acc -> vec rounds f32 to d's dtype).
@@ -493,6 +502,53 @@ static int pto__exec_rowexp(pto__interp *I, int32_t s)
     return 1;
 }
 
+static int pto__exec_colred(pto__interp *I, int32_t s)
+{
+    const pto_stmt *st = &I->m->stmts[s];
+    pto__top d, a;
+    int64_t r, c, n, cols;
+    if (!pto__tile_arg(I, s, 0, &d) || !pto__tile_arg(I, s, 1, &a) ||
+        !pto__same_shape(I, s, &a, &d, 1, a.t->cols))
+        return 0;
+    n = a.it->vr;
+    cols = a.t->cols;
+    for (c = 0; c < d.it->vc && d.it->vr > 0; c++) {
+        const void *src = a.it->data;
+        float acc;
+        if (n == 0) {
+            acc = st->op == PTO_OP_TCOLSUM ? 0.0f : st->op == PTO_OP_TCOLMAX ? -INFINITY : INFINITY;
+        } else {
+            acc = pto_elem_get(src, a.t->dtype, c);
+            for (r = 1; r < n; r++) {
+                float x = pto_elem_get(src, a.t->dtype, r * cols + c);
+                acc = st->op == PTO_OP_TCOLSUM ? acc + x
+                                               : pto__binop(st->op == PTO_OP_TCOLMAX ? PTO_OP_TMAX : PTO_OP_TMIN, acc, x);
+            }
+            if (st->op == PTO_OP_TCOLSUM) acc = pto_nan_canon(acc);
+        }
+        pto_elem_set(d.it->data, d.t->dtype, c, acc);
+    }
+    return 1;
+}
+
+static int pto__exec_colexp(pto__interp *I, int32_t s)
+{
+    const pto_stmt *st = &I->m->stmts[s];
+    pto__top d, a, v;
+    int op = PTO_OP_TADD + (st->op - PTO_OP_TCOLEXPANDADD);
+    int64_t r, c;
+    if (!pto__tile_arg(I, s, 0, &d) || !pto__tile_arg(I, s, 1, &a) || !pto__tile_arg(I, s, 2, &v) ||
+        !pto__same_shape(I, s, &d, &a, d.t->rows, d.t->cols) || !pto__same_shape(I, s, &d, &v, 1, d.t->cols))
+        return 0;
+    for (r = 0; r < d.it->vr; r++)
+        for (c = 0; c < d.it->vc; c++) {
+            int64_t i = r * d.t->cols + c;
+            pto_elem_set(d.it->data, d.t->dtype, i,
+                         pto__binop(op, pto_elem_get(a.it->data, a.t->dtype, i), pto_elem_get(v.it->data, v.t->dtype, c)));
+        }
+    return 1;
+}
+
 static int pto__exec_extract(pto__interp *I, int32_t s)
 {
     const pto_stmt *st = &I->m->stmts[s];
@@ -755,6 +811,8 @@ static int pto__exec_op(pto__interp *I, int32_t s)
     case PTO_OC_MOV: return pto__exec_mov(I, s);
     case PTO_OC_ROWRED: return pto__exec_rowred(I, s);
     case PTO_OC_ROWEXP: return pto__exec_rowexp(I, s);
+    case PTO_OC_COLRED: return pto__exec_colred(I, s);
+    case PTO_OC_COLEXP: return pto__exec_colexp(I, s);
     case PTO_OC_EXTRACT: return pto__exec_extract(I, s);
     case PTO_OC_MATMUL: return pto__exec_matmul(I, s);
     case PTO_OC_SYNC: return 1;

@@ -86,6 +86,8 @@ typedef enum pto_opclass {
     PTO_OC_FILL,     /* d = scalar */
     PTO_OC_ROWRED,   /* d[r, 0] = reduce over a[r, :] */
     PTO_OC_ROWEXP,   /* d[r, c] = a[r, c] op v[r, 0] */
+    PTO_OC_COLRED,   /* d[0, c] = reduce over a[:, c] */
+    PTO_OC_COLEXP,   /* d[r, c] = a[r, c] op v[0, c] */
     PTO_OC_CVT,      /* d = (dtype of d) a */
     PTO_OC_MOV,      /* copy between spaces */
     PTO_OC_EXTRACT,  /* d = window of a at (r, c) */
@@ -133,6 +135,13 @@ typedef enum pto_notify_mode { PTO_NOTIFY_SET, PTO_NOTIFY_ADD } pto_notify_mode;
     X(TROWEXPANDSUB, "trowexpandsub", PTO_PIPE_V,    PTO_OC_ROWEXP, 3, PTO_W(PTO_A_VEC), PTO_R(PTO_A_VEC), PTO_R(PTO_A_VEC), 0) \
     X(TROWEXPANDMUL, "trowexpandmul", PTO_PIPE_V,    PTO_OC_ROWEXP, 3, PTO_W(PTO_A_VEC), PTO_R(PTO_A_VEC), PTO_R(PTO_A_VEC), 0) \
     X(TROWEXPANDDIV, "trowexpanddiv", PTO_PIPE_V,    PTO_OC_ROWEXP, 3, PTO_W(PTO_A_VEC), PTO_R(PTO_A_VEC), PTO_R(PTO_A_VEC), 0) \
+    X(TCOLSUM,       "tcolsum",       PTO_PIPE_V,    PTO_OC_COLRED, 2, PTO_W(PTO_A_VEC), PTO_R(PTO_A_VEC), 0, 0) \
+    X(TCOLMAX,       "tcolmax",       PTO_PIPE_V,    PTO_OC_COLRED, 2, PTO_W(PTO_A_VEC), PTO_R(PTO_A_VEC), 0, 0) \
+    X(TCOLMIN,       "tcolmin",       PTO_PIPE_V,    PTO_OC_COLRED, 2, PTO_W(PTO_A_VEC), PTO_R(PTO_A_VEC), 0, 0) \
+    X(TCOLEXPANDADD, "tcolexpandadd", PTO_PIPE_V,    PTO_OC_COLEXP, 3, PTO_W(PTO_A_VEC), PTO_R(PTO_A_VEC), PTO_R(PTO_A_VEC), 0) \
+    X(TCOLEXPANDSUB, "tcolexpandsub", PTO_PIPE_V,    PTO_OC_COLEXP, 3, PTO_W(PTO_A_VEC), PTO_R(PTO_A_VEC), PTO_R(PTO_A_VEC), 0) \
+    X(TCOLEXPANDMUL, "tcolexpandmul", PTO_PIPE_V,    PTO_OC_COLEXP, 3, PTO_W(PTO_A_VEC), PTO_R(PTO_A_VEC), PTO_R(PTO_A_VEC), 0) \
+    X(TCOLEXPANDDIV, "tcolexpanddiv", PTO_PIPE_V,    PTO_OC_COLEXP, 3, PTO_W(PTO_A_VEC), PTO_R(PTO_A_VEC), PTO_R(PTO_A_VEC), 0) \
     X(TCVT,          "tcvt",          PTO_PIPE_V,    PTO_OC_CVT,    2, PTO_W(PTO_A_VEC), PTO_R(PTO_A_VEC), 0, 0) \
     X(TMOV,          "tmov",          PTO_PIPE_MTE1, PTO_OC_MOV,    2, PTO_W(PTO_A_LEFT|PTO_A_RIGHT|PTO_A_VEC|PTO_A_MAT), PTO_R(PTO_A_MAT|PTO_A_ACC|PTO_A_VEC), 0, 0) \
     X(TEXTRACT,      "textract",      PTO_PIPE_MTE1, PTO_OC_EXTRACT,4, PTO_W(PTO_A_LEFT|PTO_A_RIGHT), PTO_R(PTO_A_MAT), PTO_A_INT, PTO_A_INT) \

@@ -9,7 +9,9 @@
        are in scope, in their own kernel; no name shadows another;
      - every op has the operand count, kinds, spaces, dtypes and shapes its
        row of the op table and its class demand (matmul [M,K]x[K,N]->[M,N],
-       row reductions to [R,1], ...), reads only tiles some earlier write (or
+       row reductions to [R,1], column reductions to [1,C] with the
+       valid cols of their source, column broadcasts of a [1,C] row that
+       covers the valid cols, ...), reads only tiles some earlier write (or
        a write later in an enclosing loop, for a tile declared outside that
        loop) can have filled, and never reads an `out` or writes an `in`
        tensor;
@@ -869,13 +871,94 @@ static int pto__vsame_shape(pto__verifier *v, const pto__vop *op, int a, int b)
     return 0;
 }
 
+/* The op of the other direction: trowsum <-> tcolsum, trowexpandmul <->
+   tcolexpandmul, ...; PTO_NOP for the others. */
+static pto_op pto__vtwin(int op)
+{
+    if (op >= PTO_OP_TROWSUM && op <= PTO_OP_TROWMIN) return (pto_op)(op - PTO_OP_TROWSUM + PTO_OP_TCOLSUM);
+    if (op >= PTO_OP_TCOLSUM && op <= PTO_OP_TCOLMIN) return (pto_op)(op - PTO_OP_TCOLSUM + PTO_OP_TROWSUM);
+    if (op >= PTO_OP_TROWEXPANDADD && op <= PTO_OP_TROWEXPANDDIV)
+        return (pto_op)(op - PTO_OP_TROWEXPANDADD + PTO_OP_TCOLEXPANDADD);
+    if (op >= PTO_OP_TCOLEXPANDADD && op <= PTO_OP_TCOLEXPANDDIV)
+        return (pto_op)(op - PTO_OP_TCOLEXPANDADD + PTO_OP_TROWEXPANDADD);
+    return PTO_NOP;
+}
+
+/* x is not the vector the op wants; when it is the other direction's
+   vector ([1, C] for a row op, [R, 1] for a column op), the message names
+   the op that takes it. */
+static void pto__vvector_error(pto__verifier *v, const pto__vop *op, int d, int of, int percol)
+{
+    const pto_tile *x = op->t[d], *a = op->t[of];
+    const char *tn = pto__vtn(v, x), *an = pto__vtn(v, a);
+    int twin = percol ? x->rows == a->rows && x->cols == 1 : x->rows == 1 && x->cols == a->cols;
+    char hint[96] = "";
+    if (twin && pto__vtwin(v->m->stmts[op->s].op) != PTO_NOP)
+        snprintf(hint, sizeof hint, " (one value per %s: that is %s)", percol ? "row" : "column",
+                 pto_opinfo_get(pto__vtwin(v->m->stmts[op->s].op))->name);
+    if (percol)
+        pto_error(v->ctx, op->o[d]->loc, "'%s' must be [1, %d] (one value per column of '%s'), got [%d, %d]%s", tn,
+                  (int)a->cols, an, (int)x->rows, (int)x->cols, hint);
+    else
+        pto_error(v->ctx, op->o[d]->loc, "'%s' must be [%d, 1] (one value per row of '%s'), got [%d, %d]%s", tn,
+                  (int)a->rows, an, (int)x->rows, (int)x->cols, hint);
+}
+
 /* d is [R, 1] where R is the row count of the tile `of`. */
 static void pto__vcolumn(pto__verifier *v, const pto__vop *op, int d, int of)
 {
     const pto_tile *x = op->t[d], *a = op->t[of];
     if (x->rows == a->rows && x->cols == 1) return;
-    pto_error(v->ctx, op->o[d]->loc, "'%s' must be [%d, 1] (one value per row of '%s'), got [%d, %d]",
-              pto__vtn(v, x), (int)a->rows, pto__vtn(v, a), (int)x->rows, (int)x->cols);
+    pto__vvector_error(v, op, d, of, 0);
+}
+
+/* d is [1, C] where C is the column count of the tile `of`. */
+static int pto__vrowvec(pto__verifier *v, const pto__vop *op, int d, int of)
+{
+    const pto_tile *x = op->t[d], *a = op->t[of];
+    if (x->rows == 1 && x->cols == a->cols) return 1;
+    pto__vvector_error(v, op, d, of, 1);
+    return 0;
+}
+
+/* The valid columns of the column ops, where they are known statically
+   (the difference of the two affine forms has a static range):
+   - tcolsum / tcolmax / tcolmin d, a: d's valid cols equal a's: each valid
+     column of a is reduced into the same column of d (pto-isa's TCOL*
+     assert src.GetValidCol() == dst.GetValidCol());
+   - tcolexpand* d, a, v: v's valid cols cover d's: every valid column c of
+     d reads v[0, c]. */
+static void pto__vcolvalid(pto__verifier *v, const pto__vop *op)
+{
+    int cls = pto_opinfo_get((pto_op)v->m->stmts[op->s].op)->cls;
+    const char *name = pto_opinfo_get((pto_op)v->m->stmts[op->s].op)->name;
+    int x = cls == PTO_OC_COLRED ? 0 : 2, y = cls == PTO_OC_COLRED ? 1 : 0;   /* x - y is checked */
+    pto__vform fx, fy, diff;
+    const pto__vform *px = pto__vvalid(v, op->o[x]->ref, 1, &fx), *py = pto__vvalid(v, op->o[y]->ref, 1, &fy);
+    const char *xn = pto__vtn(v, op->t[x]), *yn = pto__vtn(v, op->t[y]);
+    int64_t lo, hi;
+    diff = *px;
+    pto__fadd(&diff, py, -1);
+    if (!pto__frange(v, &diff, &lo, &hi)) return;
+    if (cls == PTO_OC_COLRED) {
+        if (lo == 0 && hi == 0) return;
+        if (pto__fisconst(px) && pto__fisconst(py))
+            pto_error(v->ctx, op->o[x]->loc, "'%s' has %lld valid cols but '%s' has %lld; %s reduces each valid column "
+                      "of '%s' into the same column of '%s', so they must be equal", xn, (long long)px->c, yn,
+                      (long long)py->c, name, yn, xn);
+        else
+            pto_error(v->ctx, op->o[x]->loc, "the valid cols of '%s' and '%s' can differ ('%s' minus '%s' is %lld to "
+                      "%lld); %s reduces each valid column of '%s' into the same column of '%s', so they must be "
+                      "equal", xn, yn, xn, yn, (long long)lo, (long long)hi, name, yn, xn);
+        return;
+    }
+    if (lo >= 0) return;
+    if (pto__fisconst(px) && pto__fisconst(py))
+        pto_error(v->ctx, op->o[x]->loc, "'%s' has %lld valid cols but '%s' has %lld; %s reads %s[0, c] for every "
+                  "valid column c of '%s'", xn, (long long)px->c, yn, (long long)py->c, name, xn, yn);
+    else
+        pto_error(v->ctx, op->o[x]->loc, "the valid cols of '%s' can be %lld fewer than those of '%s'; %s reads "
+                  "%s[0, c] for every valid column c of '%s'", xn, (long long)-lo, yn, name, xn, yn);
 }
 
 static void pto__vfloat_only(pto__verifier *v, const pto__vop *op)
@@ -1347,6 +1430,7 @@ static void pto__vcomm(pto__verifier *v, const pto__vop *op)
 static void pto__vclass(pto__verifier *v, const pto__vop *op)
 {
     const pto_opinfo *info = pto_opinfo_get((pto_op)v->m->stmts[op->s].op);
+    int ok;
     switch (info->cls) {
     case PTO_OC_LOAD: pto__vgm_op(v, op, 1, 0); break;
     case PTO_OC_STORE: pto__vgm_op(v, op, 0, 1); break;
@@ -1367,6 +1451,15 @@ static void pto__vclass(pto__verifier *v, const pto__vop *op)
         if (pto__vsame_dtype(v, op, 0, 1)) pto__vsame_dtype(v, op, 0, 2);
         pto__vsame_shape(v, op, 0, 1);
         pto__vcolumn(v, op, 2, 1);
+        break;
+    case PTO_OC_COLRED:
+        ok = pto__vsame_dtype(v, op, 0, 1);
+        if (pto__vrowvec(v, op, 0, 1) && ok) pto__vcolvalid(v, op);
+        break;
+    case PTO_OC_COLEXP:
+        ok = pto__vsame_dtype(v, op, 0, 1) && pto__vsame_dtype(v, op, 0, 2);
+        if (!pto__vsame_shape(v, op, 0, 1)) ok = 0;
+        if (pto__vrowvec(v, op, 2, 1) && ok) pto__vcolvalid(v, op);
         break;
     case PTO_OC_CVT: pto__vsame_shape(v, op, 0, 1); break;
     case PTO_OC_MOV: pto__vmov(v, op); break;

@@ -11,9 +11,10 @@
    - ifs on the scalar k, a loop variable or the block index, with and
      without else;
    - xN tiles (N = 2..4) declared in loops, single tiles anywhere;
-   - vector kernels (one tile shape [R, 32] f32 plus [R, 1] column tiles:
-     loads, stores, elementwise, scalar, unary, row reductions and row
-     broadcasts, vec->vec tmov) and cube kernels ([32, 32] f32 mat, left,
+   - vector kernels (one tile shape [R, 32] f32 plus [R, 1] column tiles
+     and [1, 32] row tiles: loads, stores, elementwise, scalar, unary, row
+     and column reductions, row and column broadcasts, vec->vec tmov) and
+     cube kernels ([32, 32] f32 mat, left,
      right, acc: loads, mat->left/right and acc->mat moves, matmul with
      and without accumulation, fixpipe stores);
    - capacity pressure: half the vector kernels hold a large tile for the
@@ -42,11 +43,11 @@
 #define MAXT 64
 #define MAXL 8
 
-enum { K_VEC, K_COL, K_MAT, K_LEFT, K_RIGHT, K_ACC };
+enum { K_VEC, K_COL, K_MAT, K_LEFT, K_RIGHT, K_ACC, K_ROW };
 enum { S_VEC, S_MAT, S_LEFT, S_RIGHT, S_ACC, NSPACE };
 
-static const int kind_space[] = {S_VEC, S_VEC, S_MAT, S_LEFT, S_RIGHT, S_ACC};
-static const char *const kind_space_name[] = {"vec", "vec", "mat", "left", "right", "acc"};
+static const int kind_space[] = {S_VEC, S_VEC, S_MAT, S_LEFT, S_RIGHT, S_ACC, S_VEC};
+static const char *const kind_space_name[] = {"vec", "vec", "mat", "left", "right", "acc", "vec"};
 
 typedef struct tile {
     int id, kind, nbuf;
@@ -78,7 +79,13 @@ static int pick(gen *g, int n) { return (int)(rnd(g) % (uint32_t)n); }
 
 static void indent(gen *g) { fprintf(g->out, "%*s", 2 * (g->depth + 1), ""); }
 
-static int tile_rows(const gen *g, int kind) { return kind == K_VEC || kind == K_COL ? g->rows : 32; }
+static int tile_rows(const gen *g, int kind)
+{
+    return kind == K_VEC || kind == K_COL ? g->rows : kind == K_ROW ? 1 : 32;
+}
+
+/* The vector kinds: mostly [R, 32], else a [R, 1] column or a [1, 32] row. */
+static int vec_kind(gen *g) { return pick(g, 4) ? K_VEC : pick(g, 2) ? K_COL : K_ROW; }
 
 /* A random tile of one of the kinds in `mask` (1 << kind); written = 1: only
    surely written ones. -1 when there is none. */
@@ -94,7 +101,8 @@ static void decl(gen *g, int kind)
 {
     tile *t;
     int nbuf = g->nloops && pick(g, 2) ? 2 + pick(g, 3) : 1, sp = kind_space[kind], l;
-    long one = kind == K_VEC ? (long)g->rows * 32 * 4 : kind == K_COL ? (long)g->rows * 4 : 32 * 32 * 4;
+    long one = kind == K_VEC ? (long)g->rows * 32 * 4 : kind == K_COL ? (long)g->rows * 4 : kind == K_ROW ? 32 * 4
+                                                                                                       : 32 * 32 * 4;
     one = (one + 31) / 32 * 32;
     if (g->nt == MAXT) return;
     /* an xN tile is live in the whole body of its loop, before its
@@ -124,7 +132,7 @@ static void decl(gen *g, int kind)
 static void decl_random(gen *g)
 {
     static const int cube_kinds[] = {K_MAT, K_LEFT, K_RIGHT, K_ACC, K_LEFT, K_RIGHT};
-    decl(g, g->cube ? cube_kinds[pick(g, 6)] : pick(g, 4) ? K_VEC : K_COL);
+    decl(g, g->cube ? cube_kinds[pick(g, 6)] : vec_kind(g));
 }
 
 /* Drops the tiles declared since `nt` (their scope ended). */
@@ -163,10 +171,10 @@ static int vec_op(gen *g)
     static const char *const bin[] = {"tadd", "tsub", "tmul", "tmax", "tmin"};
     static const char *const bins[] = {"tadds", "tmuls", "tmaxs", "tmins"};
     static const char *const un[] = {"texp", "tabs", "tneg", "trelu", "tsqrt", "trecip"};
-    int c = pick(g, 10), kmask = pick(g, 4) ? 1 << K_VEC : 1 << K_COL;
+    int c = pick(g, 10), kmask = 1 << vec_kind(g);
     int d = any_tile(g, kmask, 0), a = any_tile(g, kmask, 1), b = any_tile(g, kmask, 1);
     int vd = any_tile(g, 1 << K_VEC, 0), va = any_tile(g, 1 << K_VEC, 1), cc = any_tile(g, 1 << K_COL, 1);
-    int cd = any_tile(g, 1 << K_COL, 0);
+    int cd = any_tile(g, 1 << K_COL, 0), rd = any_tile(g, 1 << K_ROW, 0), rr = any_tile(g, 1 << K_ROW, 1);
     switch (c) {
     case 0: case 1:
         if (d < 0) return 0;
@@ -203,12 +211,28 @@ static int vec_op(gen *g)
         set_written(g, d);
         return 1;
     case 7:
+        if (pick(g, 2)) {   /* a column reduction */
+            static const char *const colred[] = {"tcolsum", "tcolmax", "tcolmin"};
+            if (rd < 0 || va < 0) return 0;
+            indent(g);
+            fprintf(g->out, "%s t%d, t%d\n", colred[pick(g, 3)], g->t[rd].id, g->t[va].id);
+            set_written(g, rd);
+            return 1;
+        }
         if (cd < 0 || va < 0) return 0;
         indent(g);
         fprintf(g->out, "%s t%d, t%d\n", pick(g, 2) ? "trowmax" : "trowsum", g->t[cd].id, g->t[va].id);
         set_written(g, cd);
         return 1;
     case 8:
+        if (pick(g, 2)) {   /* a column broadcast */
+            if (vd < 0 || va < 0 || rr < 0) return 0;
+            indent(g);
+            fprintf(g->out, "%s t%d, t%d, t%d\n", pick(g, 2) ? "tcolexpandadd" : "tcolexpandmul", g->t[vd].id,
+                    g->t[va].id, g->t[rr].id);
+            set_written(g, vd);
+            return 1;
+        }
         if (vd < 0 || va < 0 || cc < 0) return 0;
         indent(g);
         fprintf(g->out, "%s t%d, t%d, t%d\n", pick(g, 2) ? "trowexpandsub" : "trowexpandmul", g->t[vd].id,
@@ -277,7 +301,7 @@ static int cube_op(gen *g)
    or right, a matmul), so that kernels do not stay empty. */
 static void load_any(gen *g)
 {
-    int d = any_tile(g, g->cube ? 1 << K_MAT : (1 << K_VEC) | (1 << K_COL), 0);
+    int d = any_tile(g, g->cube ? 1 << K_MAT : (1 << K_VEC) | (1 << K_COL) | (1 << K_ROW), 0);
     if (g->cube && any_tile(g, 1 << K_MAT, 1) >= 0) {
         int wmat = any_tile(g, 1 << K_MAT, 1), l = any_tile(g, 1 << K_LEFT, 1), r = any_tile(g, 1 << K_RIGHT, 1);
         int lr = l < 0 ? any_tile(g, 1 << K_LEFT, 0) : r < 0 ? any_tile(g, 1 << K_RIGHT, 0) : -1;

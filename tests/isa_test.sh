@@ -9,8 +9,9 @@
 #   - what the target cannot express yet is an error with its location;
 #   - planted emitter slips (TMATMUL operands swapped, a vec tile on the cube,
 #     TLOAD / TSTORE operands swapped, an int where an event id goes, a
-#     misaligned vec tile) must NOT compile: the stub is strict enough;
-#   - golden sources of vadd and mm (PTO_UPDATE_GOLDEN=1 rewrites them);
+#     misaligned vec tile, a column op given a [R, 1] column or TCOLSUM
+#     without its tmp) must NOT compile: the stub is strict enough;
+#   - golden sources of vadd, mm and layernorm (PTO_UPDATE_GOLDEN=1 rewrites them);
 #   - re-emission is byte-identical; --target sim is still the default.
 cd "$(dirname "$0")/.." || exit 1
 ptoc=./build/ptoc
@@ -69,6 +70,11 @@ try "tail: a float scalar after the tensors" grep -q 'const float alpha = pto_is
 try "mm: TMATMUL_ACC reads and writes acc" grep -q 'pto::TMATMUL_ACC(acc, acc, a0, b0);' $out/mm/kernel.cpp
 try "softmax: row reductions get the scratch tile" grep -q 'pto::TROWSUM(s, t, pto_tmp_' $out/softmax/kernel.cpp
 try "mix: subblock index" grep -q 'get_subblockid()' $out/mix/kernel.cpp
+try "layernorm: gamma and beta by column broadcasts" grep -q 'pto::TCOLEXPANDMUL(t, t, g);' $out/layernorm/kernel.cpp
+try "layernorm: ... [1, C] row tiles are row major" grep -q 'pto::Tile<pto::TileType::Vec, float, 1, 256, pto::BLayout::RowMajor, 1, 256> g;' $out/layernorm/kernel.cpp
+try "columns: TCOLSUM gets a tmp tile and the sequential sum" grep -q 'pto::TCOLSUM(csum, a, pto_tmp_[0-9]*, false);' $out/columns/kernel.cpp
+try "columns: ... a [1, C] tmp above the planned peak" grep -q 'pto::Tile<pto::TileType::Vec, float, 1, 64, pto::BLayout::RowMajor, 1, 64> pto_tmp_' $out/columns/kernel.cpp
+try "columns: TCOLMAX / TCOLMIN take no tmp" grep -q 'pto::TCOLMAX(cmax, a);' $out/columns/kernel.cpp
 
 # planted slips must not compile
 plant() {   # NAME SRCDIR SED
@@ -86,6 +92,9 @@ plant "a misaligned vec row" vadd 's/float, 16, 256, pto::BLayout::RowMajor, 16,
 plant "a tile element type unlike the tensor's" vadd 's/pto::GlobalTensor<float, pto::Shape<1, 1, 1, 16, 256>, pto::Stride<1, 1, 1, 256, 1>> pto_gm_0/pto::GlobalTensor<int32_t, pto::Shape<1, 1, 1, 16, 256>, pto::Stride<1, 1, 1, 256, 1>> pto_gm_0/'
 plant "a dynamic valid row without its value" tail 's/t(static_cast<unsigned>(pto_emit_min(16, N - r)));/t;/'
 plant "a row reduction without its scratch" softmax 's/pto::TROWSUM(s, t, pto_tmp_[0-9]*)/pto::TROWSUM(s, t)/'
+plant "a column sum without its tmp and isBinary" columns 's/pto::TCOLSUM(csum, a, pto_tmp_[0-9]*, false)/pto::TCOLSUM(csum, a)/'
+plant "a column reduction into a [R, 1] column" columns 's/pto::TCOLMAX(cmax, a)/pto::TCOLMAX(m, a)/'
+plant "a column broadcast of a [R, 1] column" layernorm 's/pto::TCOLEXPANDMUL(t, t, g)/pto::TCOLEXPANDMUL(t, t, var)/'
 
 # what the target cannot express yet: an error with its location
 cat > $out/full.pto <<'PTO'
@@ -101,8 +110,23 @@ fails "no vec room for the scratch tile is refused" $ptoc emit --target isa $out
 try "... at the row reduction, saying why" grep -q "^$out/full.pto:5:3: error: emit (isa): trowsum needs a 131072-byte vec scratch tile, but the plan uses 131328 of 196608 bytes" $out/err
 try "... and the simulator target still takes it" $ptoc emit $out/full.pto -o $out/full_sim
 
+# pto-isa's a2a3 column ops take f16 / f32 (and i32 for the reductions)
+cat > $out/colbf.pto <<'PTO'
+kernel colbf(in x: bf16[16, 32], in b: bf16[1, 32], out y: bf16[16, 32]) vector {
+  tile t: vec bf16[16, 32]
+  tile v: vec bf16[1, 32]
+  tload t, x[0, 0]
+  tload v, b[0, 0]
+  tcolexpandadd t, t, v
+  tstore y[0, 0], t
+}
+PTO
+fails "a bf16 column broadcast is refused" $ptoc emit --target isa $out/colbf.pto -o $out/colbf
+try "... at the op, saying which dtypes pto-isa takes" grep -q "^$out/colbf.pto:6:3: error: emit (isa): tcolexpandadd on bf16 tiles: pto-isa's a2a3 TCOLEXPAND\* takes f16 or f32 tiles only" $out/err
+try "... and the simulator target runs it" $ptoc run $out/colbf.pto
+
 # golden sources
-for g in vadd mm; do
+for g in vadd mm layernorm; do
     if [ "$PTO_UPDATE_GOLDEN" = 1 ]; then cp $out/$g/kernel.cpp tests/golden/isa_$g.kernel.cpp; fi
     try "golden isa_$g.kernel.cpp" cmp tests/golden/isa_$g.kernel.cpp $out/$g/kernel.cpp
 done

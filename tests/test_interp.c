@@ -314,6 +314,128 @@ static void test_rowexpand(void)
     }
 }
 
+/* Column reductions over a [4, 8] tile whose valid region is 3 x 5 (row 3
+   and columns 5..7 hold 7s that must not take part), into d [1, 8] with
+   valid(1, 5): top to bottom in f32, starting from row 0. Then no valid
+   rows at all. */
+static void test_cols(void)
+{
+    float x[32], out[3][8], want[3][8];
+    void *t[4];
+    int32_t xp, op[3], a, d, i, j;
+    static const pto_op ops[3] = {PTO_OP_TCOLSUM, PTO_OP_TCOLMAX, PTO_OP_TCOLMIN};
+    const float rows[3][5] = {{1e8f, -0.0f, 2.0f, 3.0f, 0.5f},
+                              {1.0f, -0.0f, 0.0f, -2.0f, 0.25f},
+                              {-1e8f, -0.0f, 0.0f /* a NaN, below */, 5.0f, -1.0f}};
+    for (i = 0; i < 32; i++) x[i] = 7.0f;
+    for (i = 0; i < 3; i++)
+        for (j = 0; j < 5; j++) x[i * 8 + j] = rows[i][j];
+    x[2 * 8 + 2] = pto_f32_from_bits(0x7fc00001u);  /* a NaN whose payload max/min keep */
+    begin("cols", PTO_KK_VECTOR);
+    xp = tensor("x", PTO_IN, PTO_F32, 4, 8);
+    for (i = 0; i < 3; i++) {
+        const char *nm[3] = {"s", "mx", "mn"};
+        op[i] = tensor(nm[i], PTO_OUT, PTO_F32, 1, 8);
+    }
+    a = tile(body(), "a", PTO_VEC, PTO_F32, 4, 8);
+    m->tiles[a].valid_r = num(3);
+    m->tiles[a].valid_c = num(5);
+    d = tile(body(), "d", PTO_VEC, PTO_F32, 1, 8);
+    m->tiles[d].valid_r = num(1);
+    m->tiles[d].valid_c = num(5);
+    load(body(), a, xp, num(0), num(0));
+    for (i = 0; i < 3; i++) {
+        op_t(body(), ops[i], d, a, -1);
+        store(body(), op[i], num(0), num(0), d);
+    }
+    for (i = 0; i < 3; i++)
+        for (j = 0; j < 8; j++) out[i][j] = want[i][j] = -99.0f;  /* columns 5..7: not stored */
+    t[0] = x;
+    t[1] = out[0];
+    t[2] = out[1];
+    t[3] = out[2];
+    CHECK(run(t, NULL, 0) == PTO_OK);
+    /* column 0: (1e8 + 1) is 1e8 in f32, then - 1e8 = 0 (bottom to top would give 1) */
+    want[0][0] = 0.0f, want[1][0] = 1e8f, want[2][0] = -1e8f;
+    /* column 1: three -0.0: the sum starts from row 0, so it stays -0.0 */
+    want[0][1] = -0.0f, want[1][1] = -0.0f, want[2][1] = -0.0f;
+    /* column 2: a NaN in row 2: the sum is the canonical NaN; max / min keep
+       the NaN operand's bits (the first NaN wins) */
+    want[0][2] = pto_f32_from_bits(0x7fc00000u);
+    want[1][2] = want[2][2] = pto_f32_from_bits(0x7fc00001u);
+    want[0][3] = 6.0f, want[1][3] = 5.0f, want[2][3] = -2.0f;
+    want[0][4] = -0.25f, want[1][4] = 0.5f, want[2][4] = -1.0f;
+    for (i = 0; i < 3; i++) {
+        CHECK_MSG(all_same(out[i], want[i], 8), "%s", pto_opinfo_get(ops[i])->name);
+        CHECK_MSG(bits(out[i][2]) == bits(want[i][2]), "%s: NaN bits %08x", pto_opinfo_get(ops[i])->name,
+                  bits(out[i][2]));
+    }
+    CHECK(bits(out[0][1]) == 0x80000000u);
+    end();
+
+    /* a source with no valid rows: 0, -inf, +inf in d's valid columns */
+    for (i = 0; i < 3; i++) {
+        void *t2[2];
+        float o[8];
+        begin("cols0", PTO_KK_VECTOR);
+        xp = tensor("x", PTO_IN, PTO_F32, 4, 8);
+        op[0] = tensor("z", PTO_OUT, PTO_F32, 1, 8);
+        a = tile(body(), "a", PTO_VEC, PTO_F32, 4, 8);
+        m->tiles[a].valid_r = num(0);
+        d = tile(body(), "d", PTO_VEC, PTO_F32, 1, 8);
+        load(body(), a, xp, num(0), num(0));
+        op_t(body(), ops[i], d, a, -1);
+        store(body(), op[0], num(0), num(0), d);
+        t2[0] = x;
+        t2[1] = o;
+        CHECK(run(t2, NULL, 0) == PTO_OK);
+        for (j = 0; j < 8; j++) CHECK(same(o[j], i == 0 ? 0.0f : i == 1 ? -INFINITY : INFINITY));
+        CHECK(bits(o[0]) == (i == 0 ? 0u : i == 1 ? 0xff800000u : 0x7f800000u));
+        end();
+    }
+}
+
+/* Column broadcasts: d[r, c] = a[r, c] op v[0, c]; over d's valid region
+   only (d valid(2, 3): column 3 of z keeps its bytes). */
+static void test_colexpand(void)
+{
+    static const float x[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    static const float v[4] = {2.0f, -4.0f, 0.5f, 8.0f};
+    static const pto_op ops[4] = {PTO_OP_TCOLEXPANDADD, PTO_OP_TCOLEXPANDSUB, PTO_OP_TCOLEXPANDMUL,
+                                  PTO_OP_TCOLEXPANDDIV};
+    static const float want[4][8] = {
+        {3, -2, 3.5f, 99, 7, 2, 7.5f, 99},
+        {-1, 6, 2.5f, 99, 3, 10, 6.5f, 99},
+        {2, -8, 1.5f, 99, 10, -24, 3.5f, 99},
+        {0.5f, -0.5f, 6, 99, 2.5f, -1.5f, 14, 99}};
+    int i, j;
+    for (i = 0; i < 4; i++) {
+        float z[8];
+        void *t[3];
+        int32_t xp, vp, zp, a, vt, d;
+        begin("colexp", PTO_KK_VECTOR);
+        xp = tensor("x", PTO_IN, PTO_F32, 2, 4);
+        vp = tensor("v", PTO_IN, PTO_F32, 1, 4);
+        zp = tensor("z", PTO_OUT, PTO_F32, 2, 4);
+        a = tile(body(), "a", PTO_VEC, PTO_F32, 2, 4);
+        vt = tile(body(), "vt", PTO_VEC, PTO_F32, 1, 4);
+        d = tile(body(), "d", PTO_VEC, PTO_F32, 2, 4);
+        m->tiles[d].valid_r = num(2);
+        m->tiles[d].valid_c = num(3);
+        load(body(), a, xp, num(0), num(0));
+        load(body(), vt, vp, num(0), num(0));
+        op_t(body(), ops[i], d, a, vt);
+        store(body(), zp, num(0), num(0), d);
+        for (j = 0; j < 8; j++) z[j] = 99.0f;
+        t[0] = (void *)x;
+        t[1] = (void *)v;
+        t[2] = z;
+        CHECK(run(t, NULL, 0) == PTO_OK);
+        CHECK_MSG(all_same(z, want[i], 8), "%s", pto_opinfo_get(ops[i])->name);
+        end();
+    }
+}
+
 /* tcvt f32 -> f16 / bf16 / i32 and f16 -> f32; tmov vec -> vec keeps bits. */
 static void test_cvt(void)
 {
@@ -1168,6 +1290,8 @@ int main(void)
     test_unary_ops();
     test_rows();
     test_rowexpand();
+    test_cols();
+    test_colexpand();
     test_cvt();
     test_fill_valid();
     test_matmul();

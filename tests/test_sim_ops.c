@@ -13,8 +13,9 @@
 
 static pto_k_tile vt(int slot) { return pto_k_t(PTO_K_VEC, PTO_K_F32, R, C, R, C, (int64_t)slot * TB); }
 static pto_k_tile colv(int slot) { return pto_k_t(PTO_K_VEC, PTO_K_F32, R, 1, R, 1, (int64_t)slot * TB); }
+static pto_k_tile rowv(int slot) { return pto_k_t(PTO_K_VEC, PTO_K_F32, 1, C, 1, C, (int64_t)slot * TB); }
 
-enum { NOUT = 31 };
+enum { NOUT = 38 };
 
 /* Loads x, y; computes one result per op into out[k]; stores every result. */
 static void k_vec_ops(pto_k_core *c, const int64_t *args)
@@ -59,15 +60,25 @@ static void k_vec_ops(pto_k_core *c, const int64_t *args)
     pto_k_trowexpandsub(c, "ops.pto:35: trowexpandsub", vt(28), A, colv(25));
     pto_k_trowexpandmul(c, "ops.pto:36: trowexpandmul", vt(29), A, colv(26));
     pto_k_trowexpanddiv(c, "ops.pto:37: trowexpanddiv", vt(30), B, colv(24));
-    pto_k_set_flag(c, "ops.pto:38: set_flag V, MTE3, 0", PTO_K_PIPE_V, PTO_K_PIPE_MTE3, 0);
-    pto_k_wait_flag(c, "ops.pto:39: wait_flag V, MTE3, 0", PTO_K_PIPE_V, PTO_K_PIPE_MTE3, 0);
+    pto_k_tcolsum(c, "ops.pto:38: tcolsum", rowv(31), A);
+    pto_k_tcolmax(c, "ops.pto:39: tcolmax", rowv(32), A);
+    pto_k_tcolmin(c, "ops.pto:40: tcolmin", rowv(33), A);
+    pto_k_pipe_barrier(c, "ops.pto:41: pipe_barrier V", PTO_K_PIPE_V);
+    pto_k_tcolexpandadd(c, "ops.pto:42: tcolexpandadd", vt(34), A, rowv(31));
+    pto_k_tcolexpandsub(c, "ops.pto:43: tcolexpandsub", vt(35), A, rowv(32));
+    pto_k_tcolexpandmul(c, "ops.pto:44: tcolexpandmul", vt(36), A, rowv(33));
+    pto_k_tcolexpanddiv(c, "ops.pto:45: tcolexpanddiv", vt(37), B, rowv(31));
+    pto_k_set_flag(c, "ops.pto:46: set_flag V, MTE3, 0", PTO_K_PIPE_V, PTO_K_PIPE_MTE3, 0);
+    pto_k_wait_flag(c, "ops.pto:47: wait_flag V, MTE3, 0", PTO_K_PIPE_V, PTO_K_PIPE_MTE3, 0);
     for (k = 2; k < NOUT; k++) {
         if (k >= 24 && k <= 26)
-            pto_k_tstore(c, "ops.pto:40: tstore col", out, (int64_t)k * R, 0, colv(k));
+            pto_k_tstore(c, "ops.pto:48: tstore col", out, (int64_t)k * R, 0, colv(k));
+        else if (k >= 31 && k <= 33)
+            pto_k_tstore(c, "ops.pto:49: tstore row", out, (int64_t)k * R, 0, rowv(k));
         else
-            pto_k_tstore(c, "ops.pto:41: tstore out", out, (int64_t)k * R, 0, vt(k));
+            pto_k_tstore(c, "ops.pto:50: tstore out", out, (int64_t)k * R, 0, vt(k));
     }
-    pto_k_tstore(c, "ops.pto:42: tstore h", h, 0, 0, H);
+    pto_k_tstore(c, "ops.pto:51: tstore h", h, 0, 0, H);
 }
 
 static float xin(int i) { return (float)((i % 7) - 3) * 0.37f + 0.1f; }
@@ -115,7 +126,19 @@ static float golden(int k, int r, int col, float s)
     case 27: t = a + golden(24, r, 0, s); return t;
     case 28: t = a - golden(25, r, 0, s); return t;
     case 29: t = a * golden(26, r, 0, s); return t;
-    default: t = b / golden(24, r, 0, s); return t;
+    case 30: t = b / golden(24, r, 0, s); return t;
+    case 31: case 32: case 33: /* down the column from row 0 */
+        if (r != 0) return 0.0f;
+        acc = xin(col);
+        for (j = 1; j < R; j++) {
+            float v = xin(j * C + col);
+            acc = k == 31 ? acc + v : k == 32 ? gmax(acc, v) : gmin(acc, v);
+        }
+        return acc;
+    case 34: t = a + golden(31, 0, col, s); return t;
+    case 35: t = a - golden(32, 0, col, s); return t;
+    case 36: t = a * golden(33, 0, col, s); return t;
+    default: t = b / golden(31, 0, col, s); return t;
     }
 }
 
@@ -148,7 +171,7 @@ static void test_vector_ops(void)
     CHECK(rep->nerrors == 0);
     for (k = 2; k < NOUT; k++)
         for (r = 0; r < R; r++)
-            for (col = 0; col < ((k >= 24 && k <= 26) ? 1 : C); col++) {
+            for (col = 0; col < ((k >= 24 && k <= 26) ? 1 : C) && (r == 0 || k < 31 || k > 33); col++) {
                 float got = pto_k_gm_get(out, (int64_t)k * R + r, col), want = golden(k, r, col, s);
                 if (memcmp(&got, &want, 4) != 0 && bad++ < 5)
                     printf("op %d (%d, %d): got %.9g want %.9g\n", k, r, col, got, want);
@@ -169,6 +192,14 @@ static void test_vector_ops(void)
     /* a tadd of 4096 bytes: 16 repeats x 2.11 + 24 = 57.76 -> 58 cycles */
     CHECK(pto_k__vec_cost(PTO_K__TADD, 4096) == 58);
     CHECK(pto_k__vec_cost(PTO_K__TROWSUM, 4096 + 8) == (int64_t)ceil(7.0 * 17 + 46 + 16));
+    /* a column reduction of 16 rows of 256 bytes: a row copy (vec tmov: 2.0 + 24) and
+       15 row adds (2.11 + 24 -> 27 each); a column broadcast costs its binary op */
+    CHECK(pto_k__colred_cost(PTO_K__TCOLSUM, 16, 256) == 26 + 15 * 27);
+    CHECK(pto_k__colred_cost(PTO_K__TCOLMAX, 16, 256 + 4) == (int64_t)ceil(2.0 * 2 + 24 + 16) +
+                                                              15 * (int64_t)ceil(2.0 * 2 + 23 + 16));
+    CHECK(pto_k__colred_cost(PTO_K__TCOLMIN, 1, 256) == 26 && pto_k__colred_cost(PTO_K__TCOLSUM, 0, 0) == 24);
+    CHECK(pto_k__vec_cost(PTO_K__TCOLEXPANDMUL, 4096) == pto_k__vec_cost(PTO_K__TMUL, 4096));
+    CHECK(pto_k__vec_cost(PTO_K__TCOLEXPANDDIV, 4096) == pto_k__vec_cost(PTO_K__TROWEXPANDDIV, 4096));
     CHECK(rep->makespan >= rep->bound && rep->bound > 0 && rep->efficiency > 0.0 && rep->efficiency <= 1.0);
     pto_k_device_destroy(dev);
 }
@@ -226,6 +257,69 @@ static void test_valid_regions(void)
             bad += pto_k_gm_get(z, 8 + r, col) != want;
         }
     CHECK(bad == 0);
+    pto_k_device_destroy(dev);
+}
+
+/* Column ops over valid regions: a [8, 16] tile loaded with valid(5, 9);
+   tcolsum into d [1, 16] valid(1, 9) sums rows 0..4 of columns 0..8;
+   tcolexpandsub e [8, 16] valid(6, 9) = a - d down 6 rows (row 5 of a is a
+   zero tload wrote). Cycles: the cost table's column rules. */
+static void k_cols(pto_k_core *c, const int64_t *args)
+{
+    pto_k_gm *x = pto_k_arg_gm(args, 0), *z = pto_k_arg_gm(args, 1), *s = pto_k_arg_gm(args, 2);
+    pto_k_tile a = pto_k_t(PTO_K_VEC, PTO_K_F32, 8, 16, 5, 9, 0);
+    pto_k_tile d = pto_k_t(PTO_K_VEC, PTO_K_F32, 1, 16, 1, 9, 512);
+    pto_k_tile e = pto_k_t(PTO_K_VEC, PTO_K_F32, 8, 16, 6, 9, 1024);
+    pto_k_tload(c, "c.pto:1: tload a, x[0, 0]", a, x, 0, 0);
+    pto_k_set_flag(c, "c.pto:2", PTO_K_PIPE_MTE2, PTO_K_PIPE_V, 0);
+    pto_k_wait_flag(c, "c.pto:3", PTO_K_PIPE_MTE2, PTO_K_PIPE_V, 0);
+    pto_k_tcolsum(c, "c.pto:4: tcolsum d, a", d, a);
+    pto_k_pipe_barrier(c, "c.pto:5", PTO_K_PIPE_V);
+    pto_k_tcolexpandsub(c, "c.pto:6: tcolexpandsub e, a, d", e, a, d);
+    pto_k_set_flag(c, "c.pto:7", PTO_K_PIPE_V, PTO_K_PIPE_MTE3, 0);
+    pto_k_wait_flag(c, "c.pto:8", PTO_K_PIPE_V, PTO_K_PIPE_MTE3, 0);
+    pto_k_tstore(c, "c.pto:9: tstore z[0, 0], e", z, 0, 0, e);
+    pto_k_tstore(c, "c.pto:10: tstore s[0, 0], d", s, 0, 0, d);
+}
+
+static void test_cols(void)
+{
+    pto_k_device_desc dd;
+    pto_k_launch_desc ld;
+    pto_k_device *dev;
+    pto_k_gm *x, *z, *s;
+    const pto_k_report *rep;
+    int64_t args[3];
+    int r, col, bad = 0;
+    memset(&dd, 0, sizeof dd);
+    dev = pto_k_device_create(&dd);
+    x = pto_k_gm_create(dev, "x", PTO_K_F32, 8, 16);
+    z = pto_k_gm_create(dev, "z", PTO_K_F32, 8, 16);
+    s = pto_k_gm_create(dev, "s", PTO_K_F32, 1, 16);
+    for (r = 0; r < 8; r++)
+        for (col = 0; col < 16; col++) {
+            pto_k_gm_set(x, r, col, (float)(r * 100 + col));
+            pto_k_gm_set(z, r, col, -1.0f);
+        }
+    for (col = 0; col < 16; col++) pto_k_gm_set(s, 0, col, -1.0f);
+    args[0] = pto_k_gm_arg(x), args[1] = pto_k_gm_arg(z), args[2] = pto_k_gm_arg(s);
+    memset(&ld, 0, sizeof ld);
+    ld.fn = k_cols, ld.kind = PTO_K_KIND_VECTOR, ld.args = args;
+    rep = pto_k_launch(dev, &ld);
+    if (rep->nerrors) pto_k_report_print(rep, stdout);
+    CHECK(rep->nerrors == 0);
+    /* column c of rows 0..4: 5c + (0 + 100 + 200 + 300 + 400) = 5c + 1000 */
+    for (col = 0; col < 16; col++) bad += pto_k_gm_get(s, 0, col) != (col < 9 ? (float)(5 * col + 1000) : -1.0f);
+    for (r = 0; r < 8; r++)
+        for (col = 0; col < 16; col++) {
+            float in = r < 5 ? (float)(r * 100 + col) : 0.0f, want = (float)(5 * col + 1000);
+            want = in - want;
+            bad += pto_k_gm_get(z, r, col) != (r < 6 && col < 9 ? want : -1.0f);
+        }
+    CHECK(bad == 0);
+    CHECK(rep->cores[0].busy[PTO_K_PIPE_V] ==
+          pto_k__colred_cost(PTO_K__TCOLSUM, 5, 9 * 4) + pto_k__vec_cost(PTO_K__TCOLEXPANDSUB, 6 * 9 * 4));
+    CHECK(pto_k__colred_cost(PTO_K__TCOLSUM, 5, 9 * 4) == 42 + 4 * 43);
     pto_k_device_destroy(dev);
 }
 
@@ -367,6 +461,7 @@ int main(void)
 {
     test_vector_ops();
     test_valid_regions();
+    test_cols();
     test_cube();
     test_cube2();
     return TEST_END();

@@ -9,8 +9,8 @@
    i32 values above 2^24 - and every host array must come out with the same
    bytes (memcmp), with a clean simulator report. Valid regions smaller than
    the tile are exercised on destinations and sources, row reductions run
-   over valid columns (and over none), GM outside a stored window must keep
-   its bytes.
+   over valid columns (and over none), column reductions over valid rows
+   (and over none), GM outside a stored window must keep its bytes.
 
    Then the uninitialised-read reports: a planted read of never-written
    bytes (the interpreter's fresh zeros) is caught with an exact message,
@@ -477,6 +477,114 @@ static void test_row_ops(void)
     CHECK(good == n);
 }
 
+/* ---- column reductions and column broadcasts ------------------------------------------
+   The same configs as the row ops, transposed: d is [1, C] for the reductions,
+   v is [1, C] for the broadcasts. */
+
+static void k_colred(pto_k_core *c, const int64_t *args)
+{
+    const rcfg *k = (const rcfg *)(intptr_t)args[2];
+    pto_k_gm *x = pto_k_arg_gm(args, 0), *z = pto_k_arg_gm(args, 1);
+    pto_k_tile A = vtile(k->dt, k->R, k->C, k->vra, k->vca, 0);
+    pto_k_tile D = vtile(k->dt, 1, k->C, k->vr, k->vc, 8192);
+    pto_k_tload(c, "cred:4: tload a, x[0, 0]", A, x, 0, 0);
+    pto_k_set_flag(c, "cred", PTO_K_PIPE_MTE2, PTO_K_PIPE_V, 0);
+    pto_k_wait_flag(c, "cred", PTO_K_PIPE_MTE2, PTO_K_PIPE_V, 0);
+    if (k->op == PTO_OP_TCOLSUM) pto_k_tcolsum(c, "cred:5", D, A);
+    else if (k->op == PTO_OP_TCOLMAX) pto_k_tcolmax(c, "cred:5", D, A);
+    else pto_k_tcolmin(c, "cred:5", D, A);
+    pto_k_set_flag(c, "cred", PTO_K_PIPE_V, PTO_K_PIPE_MTE3, 0);
+    pto_k_wait_flag(c, "cred", PTO_K_PIPE_V, PTO_K_PIPE_MTE3, 0);
+    pto_k_tstore(c, "cred:6: tstore z[0, 0], d", z, 0, 0, D);
+}
+
+static int run_colred(const rcfg *k, uint64_t seed)
+{
+    char text[800], label[120];
+    dcase dc;
+    const char *name = pto_opinfo_get((pto_op)k->op)->name, *t = dtn(k->dt);
+    snprintf(text, sizeof text,
+             "kernel k(in x: %s[%d, %d], inout z: %s[1, %d]) vector {\n"
+             "  tile a: vec %s[%d, %d] valid(%d, %d)\n  tile d: vec %s[1, %d] valid(%d, %d)\n"
+             "  tload a, x[0, 0]\n  %s d, a\n  tstore z[0, 0], d\n}\n",
+             t, k->R, k->C, t, k->C, t, k->R, k->C, k->vra, k->vca, t, k->C, k->vr, k->vc, name);
+    snprintf(label, sizeof label, "%s %s d(%d,%d) a(%d,%d)", name, t, k->vr, k->vc, k->vra, k->vca);
+    memset(&dc, 0, sizeof dc);
+    dc.label = label, dc.text = text, dc.fn = k_colred, dc.kind = PTO_K_KIND_VECTOR, dc.extra = k, dc.seed = seed;
+    return differ(&dc);
+}
+
+static void k_colexp(pto_k_core *c, const int64_t *args)
+{
+    const rcfg *k = (const rcfg *)(intptr_t)args[3];
+    pto_k_gm *x = pto_k_arg_gm(args, 0), *v = pto_k_arg_gm(args, 1), *z = pto_k_arg_gm(args, 2);
+    pto_k_tile A = vtile(k->dt, k->R, k->C, k->vra, k->vca, 0);
+    pto_k_tile V = vtile(k->dt, 1, k->C, 1, k->C, 8192);
+    pto_k_tile D = vtile(k->dt, k->R, k->C, k->vr, k->vc, 16384);
+    pto_k_tload(c, "cexp:5: tload a, x[0, 0]", A, x, 0, 0);
+    pto_k_tload(c, "cexp:6: tload v, w[0, 0]", V, v, 0, 0);
+    pto_k_set_flag(c, "cexp", PTO_K_PIPE_MTE2, PTO_K_PIPE_V, 0);
+    pto_k_wait_flag(c, "cexp", PTO_K_PIPE_MTE2, PTO_K_PIPE_V, 0);
+    switch (k->op) {
+    case PTO_OP_TCOLEXPANDADD: pto_k_tcolexpandadd(c, "cexp:7", D, A, V); break;
+    case PTO_OP_TCOLEXPANDSUB: pto_k_tcolexpandsub(c, "cexp:7", D, A, V); break;
+    case PTO_OP_TCOLEXPANDMUL: pto_k_tcolexpandmul(c, "cexp:7", D, A, V); break;
+    default: pto_k_tcolexpanddiv(c, "cexp:7", D, A, V); break;
+    }
+    pto_k_set_flag(c, "cexp", PTO_K_PIPE_V, PTO_K_PIPE_MTE3, 0);
+    pto_k_wait_flag(c, "cexp", PTO_K_PIPE_V, PTO_K_PIPE_MTE3, 0);
+    pto_k_tstore(c, "cexp:8: tstore z[0, 0], d", z, 0, 0, D);
+}
+
+static int run_colexp(const rcfg *k, uint64_t seed)
+{
+    char text[900], label[120];
+    dcase dc;
+    const char *name = pto_opinfo_get((pto_op)k->op)->name, *t = dtn(k->dt);
+    snprintf(text, sizeof text,
+             "kernel k(in x: %s[%d, %d], in w: %s[1, %d], inout z: %s[%d, %d]) vector {\n"
+             "  tile a: vec %s[%d, %d] valid(%d, %d)\n  tile v: vec %s[1, %d]\n"
+             "  tile d: vec %s[%d, %d] valid(%d, %d)\n"
+             "  tload a, x[0, 0]\n  tload v, w[0, 0]\n  %s d, a, v\n  tstore z[0, 0], d\n}\n",
+             t, k->R, k->C, t, k->C, t, k->R, k->C, t, k->R, k->C, k->vra, k->vca, t, k->C, t, k->R, k->C, k->vr,
+             k->vc, name);
+    snprintf(label, sizeof label, "%s %s d(%d,%d) a(%d,%d)", name, t, k->vr, k->vc, k->vra, k->vca);
+    memset(&dc, 0, sizeof dc);
+    dc.label = label, dc.text = text, dc.fn = k_colexp, dc.kind = PTO_K_KIND_VECTOR, dc.extra = k, dc.seed = seed;
+    return differ(&dc);
+}
+
+static void test_col_ops(void)
+{
+    /* C = 32 keeps a [1, C] row of every dtype whole 32-byte granules (i8 aside);
+       the reductions' valid cols equal their source's (the verifier's rule) */
+    static const int red[][4] = {{1, 32, 16, 32}, {1, 13, 16, 13}, {1, 32, 9, 32}, {1, 5, 11, 5}, {1, 32, 0, 32},
+                                 {0, 32, 16, 32}, {1, 32, 1, 32}};
+    static const int cex[][4] = {{16, 32, 16, 32}, {11, 19, 16, 32}, {16, 32, 7, 9}, {0, 32, 16, 32}, {1, 7, 1, 7}};
+    static const int dts[] = {PTO_F32, PTO_F16, PTO_BF16, PTO_I32};
+    int op, d, g, n = 0, good = 0;
+    rcfg k;
+    for (op = PTO_OP_TCOLSUM; op <= PTO_OP_TCOLMIN; op++)
+        for (d = 0; d < 4; d++)
+            for (g = 0; g < 7; g++) {
+                k.op = op, k.dt = dts[d], k.R = 16, k.C = 32;
+                k.vr = red[g][0], k.vc = red[g][1], k.vra = red[g][2], k.vca = red[g][3];
+                n++;
+                good += run_colred(&k, (uint64_t)(op * 83 + d * 11 + g));
+            }
+    for (op = PTO_OP_TCOLEXPANDADD; op <= PTO_OP_TCOLEXPANDDIV; op++)
+        for (d = 0; d < 4; d++)
+            for (g = 0; g < 5; g++) {
+                k.op = op, k.dt = dts[d], k.R = 16, k.C = 32;
+                k.vr = cex[g][0], k.vc = cex[g][1], k.vra = cex[g][2], k.vca = cex[g][3];
+                n++;
+                good += run_colexp(&k, (uint64_t)(op * 79 + d * 13 + g));
+            }
+    printf("column reductions and broadcasts: %d of %d cases agree bit for bit\n", good, n);
+    CHECK(n == 3 * 4 * 7 + 4 * 4 * 5);
+    CHECK(good == n);
+}
+
 /* ---- cube: tload to mat, textract / tmov to left and right, tmatmul(_acc),
         tmov acc -> mat, tstore from acc -------------------------------------------- */
 
@@ -716,6 +824,25 @@ static void k_rowred_empty(pto_k_core *c, const int64_t *args)
     pto_k_tstore(c, "re.pto:9: tstore z[0, 0], e", z, 0, 0, E);
 }
 
+/* The same for a column reduction into a destination with no valid row,
+   read by a column broadcast. */
+static void k_colred_empty(pto_k_core *c, const int64_t *args)
+{
+    pto_k_gm *x = pto_k_arg_gm(args, 0), *z = pto_k_arg_gm(args, 1);
+    pto_k_tile A = pto_k_t(PTO_K_VEC, PTO_K_F32, 16, 32, 16, 32, 0);
+    pto_k_tile D = pto_k_t(PTO_K_VEC, PTO_K_F32, 1, 32, 0, 32, 4096);
+    pto_k_tile E = pto_k_t(PTO_K_VEC, PTO_K_F32, 16, 32, 16, 32, 8192);
+    pto_k_tload(c, "ce.pto:6: tload a, x[0, 0]", A, x, 0, 0);
+    pto_k_set_flag(c, "ce.pto", PTO_K_PIPE_MTE2, PTO_K_PIPE_V, 0);
+    pto_k_wait_flag(c, "ce.pto", PTO_K_PIPE_MTE2, PTO_K_PIPE_V, 0);
+    pto_k_tcolsum(c, "ce.pto:7: tcolsum d, a", D, A);
+    pto_k_pipe_barrier(c, "ce.pto", PTO_K_PIPE_V);
+    pto_k_tcolexpandadd(c, "ce.pto:8: tcolexpandadd e, a, d", E, A, D);
+    pto_k_set_flag(c, "ce.pto", PTO_K_PIPE_V, PTO_K_PIPE_MTE3, 0);
+    pto_k_wait_flag(c, "ce.pto", PTO_K_PIPE_V, PTO_K_PIPE_MTE3, 0);
+    pto_k_tstore(c, "ce.pto:9: tstore z[0, 0], e", z, 0, 0, E);
+}
+
 static int only_uninit(const pto_k_report *r, int n)
 {
     int i, k = 0;
@@ -768,6 +895,12 @@ static void test_uninit(void)
     CHECK(pto_k_report_find(r, PTO_K_E_UNINIT, "re.pto:8: trowexpandadd e, a, d: error: uninitialised read: "
                                                 "trowexpandadd (V) reads 64 unwritten byte(s) of its row vector tile "
                                                 "[16, 1] f32 at vec byte 4096, in vec bytes [4096, 4160)") != NULL);
+
+    r = launch1(dev, k_colred_empty, PTO_K_KIND_VECTOR, args);
+    CHECK(only_uninit(r, 1));
+    CHECK(pto_k_report_find(r, PTO_K_E_UNINIT, "ce.pto:8: tcolexpandadd e, a, d: error: uninitialised read: "
+                                                "tcolexpandadd (V) reads 128 unwritten byte(s) of its broadcast row "
+                                                "tile [1, 32] f32 at vec byte 4096, in vec bytes [4096, 4224)") != NULL);
     (void)bad;
     pto_k_device_destroy(dev);
 }
@@ -800,6 +933,38 @@ static void test_interp_rowred_empty(void)
     CHECK(bad == 0);
     CHECK(pto_f32_bits(z[12]) == 0u); /* -0 + +0 = +0 */
     show_diags(ctx, "re.pto");
+    pto_module_destroy(m);
+    pto_ctx_destroy(ctx);
+}
+
+/* ... and of the column kernel: tcolsum into a destination with no valid
+   row writes nothing, so e = a + 0. */
+static void test_interp_colred_empty(void)
+{
+    static const char *text =
+        "kernel ce(in x: f32[16, 32], inout z: f32[16, 32]) vector {\n"
+        "  tile a: vec f32[16, 32]\n  tile d: vec f32[1, 32] valid(0, 32)\n  tile e: vec f32[16, 32]\n"
+        "  tload a, x[0, 0]\n  tcolsum d, a\n  tcolexpandadd e, a, d\n  tstore z[0, 0], e\n}\n";
+    pto_ctx *ctx = pto_ctx_create(NULL);
+    pto_module *m = pto_parse(ctx, "ce.pto", text, strlen(text));
+    float x[512], z[512];
+    void *t[2];
+    pto_launch L;
+    int i, bad = 0;
+    CHECK(m && pto_verify(ctx, m) == PTO_OK);
+    for (i = 0; i < 512; i++) x[i] = (float)i * 0.25f - 3.0f, z[i] = -1.0f;
+    x[12] = -0.0f;
+    t[0] = x, t[1] = z;
+    memset(&L, 0, sizeof L);
+    L.tensors = t;
+    CHECK(m && pto_interp(ctx, m, &L) == PTO_OK);
+    for (i = 0; i < 512; i++) {
+        float want = x[i] + 0.0f;
+        bad += memcmp(&want, &z[i], 4) != 0;
+    }
+    CHECK(bad == 0);
+    CHECK(pto_f32_bits(z[12]) == 0u);
+    show_diags(ctx, "ce.pto");
     pto_module_destroy(m);
     pto_ctx_destroy(ctx);
 }
@@ -873,9 +1038,11 @@ int main(void)
     test_nan_rules();
     test_map_ops();
     test_row_ops();
+    test_col_ops();
     test_cube_ops();
     test_fixed_bug_kernels();
     test_uninit();
     test_interp_rowred_empty();
+    test_interp_colred_empty();
     return TEST_END();
 }

@@ -372,6 +372,156 @@ static void test_rowexp(void)
     end(&f);
 }
 
+/* tcolsum / tcolmax / tcolmin: d is [1, C] of a's columns, a's dtype, and
+   a's valid cols (exactly, when both are known statically). */
+static void test_colred(void)
+{
+    fx f;
+    int32_t x, a, s, h, w, p, q, loop, lb, n, t;
+    begin(&f, PTO_KK_VECTOR);
+    x = vin(&f, "x", PTO_F32, 16, 64);
+    a = loaded(&f, f.body, "a", x, 2);
+    s = tile(&f, f.body, "s", PTO_VEC, PTO_F32, 2, 64, 4);
+    op_t(&f, f.body, PTO_OP_TCOLSUM, 5, 2, s, a, -1);
+    EXPECT(&f, "t.pto:5:10: error: 's' must be [1, 64] (one value per column of 'a'), got [2, 64]");
+
+    begin(&f, PTO_KK_VECTOR);
+    x = vin(&f, "x", PTO_F32, 16, 64);
+    a = loaded(&f, f.body, "a", x, 2);
+    w = tile(&f, f.body, "w", PTO_VEC, PTO_F32, 1, 32, 4);
+    op_t(&f, f.body, PTO_OP_TCOLMIN, 5, 2, w, a, -1);
+    EXPECT(&f, "t.pto:5:10: error: 'w' must be [1, 64] (one value per column of 'a'), got [1, 32]");
+
+    begin(&f, PTO_KK_VECTOR);
+    x = vin(&f, "x", PTO_F32, 16, 64);
+    a = loaded(&f, f.body, "a", x, 2);
+    h = tile(&f, f.body, "h", PTO_VEC, PTO_F16, 1, 64, 4);
+    op_t(&f, f.body, PTO_OP_TCOLMAX, 5, 2, h, a, -1);
+    EXPECT(&f, "t.pto:5:20: error: dtype mismatch: 'h' is f16 but 'a' is f32");
+
+    /* valid cols: 48 against the 64 of a; a [1, 64] with valid(1, 64) is fine */
+    begin(&f, PTO_KK_VECTOR);
+    x = vin(&f, "x", PTO_F32, 16, 64);
+    a = loaded(&f, f.body, "a", x, 2);
+    p = tile(&f, f.body, "p", PTO_VEC, PTO_F32, 1, 64, 4);
+    f.m->tiles[p].valid_r = I(&f, 1);
+    f.m->tiles[p].valid_c = I(&f, 48);
+    q = tile(&f, f.body, "q", PTO_VEC, PTO_F32, 1, 64, 5);
+    f.m->tiles[q].valid_r = I(&f, 1);
+    f.m->tiles[q].valid_c = I(&f, 64);
+    op_t(&f, f.body, PTO_OP_TCOLSUM, 6, 2, q, a, -1);
+    op_t(&f, f.body, PTO_OP_TCOLSUM, 7, 2, p, a, -1);
+    EXPECT(&f, "t.pto:7:10: error: 'p' has 48 valid cols but 'a' has 64; tcolsum reduces each valid column of 'a' "
+               "into the same column of 'p', so they must be equal");
+
+    /* valid cols that are loop forms: n and n agree; n and 64 can differ */
+    begin(&f, PTO_KK_VECTOR);
+    x = vin(&f, "x", PTO_F32, 16, 64);
+    loop = pto_add_for(f.m, f.body, "n", I(&f, 8), I(&f, 65), I(&f, 8), L(2, 3));
+    lb = f.m->stmts[loop].body;
+    n = pto_find_var(f.m, f.k, "n");
+    a = tile(&f, lb, "a", PTO_VEC, PTO_F32, 16, 64, 3);
+    f.m->tiles[a].valid_c = pto_expr_var(f.m, n, L(3, 30));
+    load(&f, lb, a, x, I(&f, 0), I(&f, 0), 4);
+    s = tile(&f, lb, "s", PTO_VEC, PTO_F32, 1, 64, 5);
+    f.m->tiles[s].valid_c = pto_expr_var(f.m, n, L(5, 30));
+    t = tile(&f, lb, "t", PTO_VEC, PTO_F32, 1, 64, 6);
+    op_t(&f, lb, PTO_OP_TCOLSUM, 7, 2, s, a, -1);
+    op_t(&f, lb, PTO_OP_TCOLMAX, 8, 2, t, a, -1);
+    EXPECT(&f, "t.pto:8:10: error: the valid cols of 't' and 'a' can differ ('t' minus 'a' is 0 to 56); tcolmax "
+               "reduces each valid column of 'a' into the same column of 't', so they must be equal");
+
+    /* legal: f16 and i32 too, a partial valid region of rows */
+    begin(&f, PTO_KK_VECTOR);
+    x = vin(&f, "x", PTO_I32, 16, 64);
+    a = tile(&f, f.body, "a", PTO_VEC, PTO_I32, 16, 64, 2);
+    f.m->tiles[a].valid_r = I(&f, 5);
+    load(&f, f.body, a, x, I(&f, 0), I(&f, 0), 3);
+    s = tile(&f, f.body, "s", PTO_VEC, PTO_I32, 1, 64, 4);
+    op_t(&f, f.body, PTO_OP_TCOLSUM, 5, 2, s, a, -1);
+    h = tile(&f, f.body, "h", PTO_VEC, PTO_F16, 16, 16, 6);
+    w = tile(&f, f.body, "w", PTO_VEC, PTO_F16, 1, 16, 7);
+    load(&f, f.body, h, vin(&f, "y", PTO_F16, 16, 16), I(&f, 0), I(&f, 0), 8);
+    op_t(&f, f.body, PTO_OP_TCOLMIN, 9, 2, w, h, -1);
+    EXPECT_OK(&f);
+}
+
+/* tcolexpand*: d and a the same shape and dtype, v [1, C] of that dtype
+   whose valid cols cover d's. */
+static void test_colexp(void)
+{
+    fx f;
+    int32_t x, a, v, d, w, loop, lb, n;
+    begin(&f, PTO_KK_VECTOR);
+    x = vin(&f, "x", PTO_F32, 16, 64);
+    a = loaded(&f, f.body, "a", x, 2);
+    v = tile(&f, f.body, "v", PTO_VEC, PTO_F32, 16, 1, 4);
+    op_t(&f, f.body, PTO_OP_TROWMAX, 5, 2, v, a, -1);
+    d = tile(&f, f.body, "d", PTO_VEC, PTO_F32, 16, 64, 6);
+    op_t(&f, f.body, PTO_OP_TCOLEXPANDADD, 7, 3, d, a, v);
+    EXPECT(&f, "t.pto:7:30: error: 'v' must be [1, 64] (one value per column of 'a'), got [16, 1] (one value per "
+               "row: that is trowexpandadd)");
+
+    /* ... and the other way round: a row op given a [1, C] row names the column op */
+    begin(&f, PTO_KK_VECTOR);
+    x = vin(&f, "x", PTO_F32, 16, 64);
+    a = loaded(&f, f.body, "a", x, 2);
+    v = tile(&f, f.body, "v", PTO_VEC, PTO_F32, 1, 64, 4);
+    op_t(&f, f.body, PTO_OP_TROWSUM, 5, 2, v, a, -1);
+    d = tile(&f, f.body, "d", PTO_VEC, PTO_F32, 16, 64, 6);
+    op_t(&f, f.body, PTO_OP_TROWEXPANDMUL, 7, 3, d, a, v);
+    run(&f);
+    CHECK(f.st == PTO_ERR_USER && pto_error_count(f.ctx) == 2);
+    CHECK(has(&f, "t.pto:5:10: error: 'v' must be [16, 1] (one value per row of 'a'), got [1, 64] (one value per "
+                  "column: that is tcolsum)"));
+    CHECK(has(&f, "t.pto:7:30: error: 'v' must be [16, 1] (one value per row of 'a'), got [1, 64] (one value per "
+                  "column: that is tcolexpandmul)"));
+    end(&f);
+
+    begin(&f, PTO_KK_VECTOR);
+    x = vin(&f, "x", PTO_F32, 16, 64);
+    a = loaded(&f, f.body, "a", x, 2);
+    v = tile(&f, f.body, "v", PTO_VEC, PTO_F16, 1, 64, 4);
+    load(&f, f.body, v, vin(&f, "g", PTO_F16, 1, 64), I(&f, 0), I(&f, 0), 5);
+    d = tile(&f, f.body, "d", PTO_VEC, PTO_F32, 8, 64, 6);
+    op_t(&f, f.body, PTO_OP_TCOLEXPANDMUL, 7, 3, d, a, v);
+    run(&f);
+    CHECK(f.st == PTO_ERR_USER && pto_error_count(f.ctx) == 2);
+    CHECK(has(&f, "t.pto:7:30: error: dtype mismatch: 'd' is f32 but 'v' is f16"));
+    CHECK(has(&f, "t.pto:7:20: error: shape mismatch: 'd' is [8, 64] but 'a' is [16, 64]"));
+    end(&f);
+
+    /* v's valid cols must cover d's: 48 < 64; with d valid(16, 40) it is fine */
+    begin(&f, PTO_KK_VECTOR);
+    x = vin(&f, "x", PTO_F32, 16, 64);
+    a = loaded(&f, f.body, "a", x, 2);
+    v = tile(&f, f.body, "v", PTO_VEC, PTO_F32, 1, 64, 4);
+    f.m->tiles[v].valid_c = I(&f, 48);
+    load(&f, f.body, v, vin(&f, "g", PTO_F32, 1, 64), I(&f, 0), I(&f, 0), 5);
+    d = tile(&f, f.body, "d", PTO_VEC, PTO_F32, 16, 64, 6);
+    f.m->tiles[d].valid_c = I(&f, 40);
+    op_t(&f, f.body, PTO_OP_TCOLEXPANDDIV, 7, 3, d, a, v);
+    op_t(&f, f.body, PTO_OP_TCOLEXPANDSUB, 8, 3, a, a, v);
+    EXPECT(&f, "t.pto:8:30: error: 'v' has 48 valid cols but 'a' has 64; tcolexpandsub reads v[0, c] for every "
+               "valid column c of 'a'");
+
+    /* loop forms: v valid(1, 72 - n) against d valid(16, n) */
+    begin(&f, PTO_KK_VECTOR);
+    x = vin(&f, "x", PTO_F32, 16, 64);
+    loop = pto_add_for(f.m, f.body, "n", I(&f, 8), I(&f, 65), I(&f, 8), L(2, 3));
+    lb = f.m->stmts[loop].body;
+    n = pto_find_var(f.m, f.k, "n");
+    a = loaded(&f, lb, "a", x, 3);
+    w = tile(&f, lb, "w", PTO_VEC, PTO_F32, 1, 64, 5);
+    f.m->tiles[w].valid_c = pto_expr_bin(f.m, PTO_E_SUB, I(&f, 72), pto_expr_var(f.m, n, L(5, 34)), L(5, 33));
+    load(&f, lb, w, vin(&f, "g", PTO_F32, 1, 64), I(&f, 0), I(&f, 0), 6);
+    d = tile(&f, lb, "d", PTO_VEC, PTO_F32, 16, 64, 7);
+    f.m->tiles[d].valid_c = pto_expr_var(f.m, n, L(7, 30));
+    op_t(&f, lb, PTO_OP_TCOLEXPANDADD, 8, 3, d, a, w);
+    EXPECT(&f, "t.pto:8:30: error: the valid cols of 'w' can be 56 fewer than those of 'd'; tcolexpandadd reads "
+               "w[0, c] for every valid column c of 'd'");
+}
+
 static void test_float_only(void)
 {
     fx f;
@@ -1164,6 +1314,8 @@ int main(void)
     test_shape();
     test_rowred();
     test_rowexp();
+    test_colred();
+    test_colexp();
     test_float_only();
     test_matmul_good();
     test_matmul_inner();

@@ -212,6 +212,16 @@ PTO_K_FN void pto_k_trowexpandadd(pto_k_core *c, const char *src, pto_k_tile d, 
 PTO_K_FN void pto_k_trowexpandsub(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile v);
 PTO_K_FN void pto_k_trowexpandmul(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile v);
 PTO_K_FN void pto_k_trowexpanddiv(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile v);
+/* Column reductions: d is [1, C]; each valid column of d gets the sum / max /
+   min of a's valid rows in that column, top to bottom. */
+PTO_K_FN void pto_k_tcolsum(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a);
+PTO_K_FN void pto_k_tcolmax(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a);
+PTO_K_FN void pto_k_tcolmin(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a);
+/* Column broadcasts: d[r, c] = a[r, c] op v[0, c], v is [1, C]. */
+PTO_K_FN void pto_k_tcolexpandadd(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile v);
+PTO_K_FN void pto_k_tcolexpandsub(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile v);
+PTO_K_FN void pto_k_tcolexpandmul(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile v);
+PTO_K_FN void pto_k_tcolexpanddiv(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile v);
 PTO_K_FN void pto_k_tcvt(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a);
 /* vec->vec (V), mat->left/right (MTE1), acc->vec or acc->mat (FIX). */
 PTO_K_FN void pto_k_tmov(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a);

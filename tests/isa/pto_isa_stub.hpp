@@ -190,6 +190,43 @@ PTO_STUB_ROWRED(TROWSUM) PTO_STUB_ROWRED(TROWMAX) PTO_STUB_ROWRED(TROWMIN)
 PTO_STUB_ROWEXP(TROWEXPANDADD) PTO_STUB_ROWEXP(TROWEXPANDSUB) PTO_STUB_ROWEXP(TROWEXPANDMUL)
 PTO_STUB_ROWEXP(TROWEXPANDDIV)
 
+/* column reductions (pto-isa docs/isa/TCOLSUM.md, a2a3 TColSum.hpp / TColReduceOps.hpp): ND
+   (row-major) vec tiles, dst a row [1, C] of src's columns; a2a3 takes half, float, int16_t,
+   int32_t; TCOLSUM takes a tmp tile and isBinary (false: the sequential sum) */
+template <typename D, typename S> constexpr bool pto_stub_colred()
+{
+    return pto_stub_vec<D, S>() && pto_stub_same<D, S>() && D::Rows == 1 && D::Cols == S::Cols &&
+           D::BFractal == BLayout::RowMajor && S::BFractal == BLayout::RowMajor &&
+           (std::is_same<typename S::DType, half>::value || std::is_same<typename S::DType, float>::value ||
+            std::is_same<typename S::DType, int16_t>::value || std::is_same<typename S::DType, int32_t>::value);
+}
+template <typename D, typename S, typename T>
+void TCOLSUM(D &dst, S &src, T &tmp, bool isBinary)
+{
+    static_assert(pto_stub_colred<D, S>(), "TCOLSUM: a row-major vec [1, C] result of src's columns, half/float/int16/int32");
+    static_assert(pto_stub_vec<T>() && pto_stub_same<T, S>() && T::BFractal == BLayout::RowMajor,
+                  "TCOLSUM: tmp is a row-major vec tile of src's type");
+    (void)dst; (void)src; (void)tmp; (void)isBinary;
+}
+#define PTO_STUB_COLRED(NAME) \
+    template <typename D, typename S> void NAME(D &dst, S &src) \
+    { static_assert(pto_stub_colred<D, S>(), #NAME ": a row-major vec [1, C] result of src's columns, half/float/int16/int32"); \
+      (void)dst; (void)src; }
+PTO_STUB_COLRED(TCOLMAX) PTO_STUB_COLRED(TCOLMIN)
+
+/* column broadcasts (a2a3 TColExpandBinOp.hpp): dst[i, j] = src0[i, j] op src1[0, j]; row-major,
+   half or float */
+#define PTO_STUB_COLEXP(NAME) \
+    template <typename D, typename A, typename V> void NAME(D &dst, A &src0, V &src1) \
+    { static_assert(pto_stub_vec<D, A, V>() && pto_stub_same<D, A, V>(), #NAME ": vec tiles of one type"); \
+      static_assert(D::BFractal == BLayout::RowMajor && V::Rows == 1 && V::Cols == D::Cols, \
+                    #NAME ": src1 is a row of dst's columns, dst row major"); \
+      static_assert(std::is_same<typename D::DType, half>::value || std::is_same<typename D::DType, float>::value, \
+                    #NAME ": half or float"); \
+      (void)dst; (void)src0; (void)src1; }
+PTO_STUB_COLEXP(TCOLEXPANDADD) PTO_STUB_COLEXP(TCOLEXPANDSUB) PTO_STUB_COLEXP(TCOLEXPANDMUL)
+PTO_STUB_COLEXP(TCOLEXPANDDIV)
+
 template <typename D, typename S>
 void TCVT(D &dst, S &src, RoundMode mode)
 { static_assert(pto_stub_vec<D, S>(), "TCVT: vec tiles"); (void)dst; (void)src; (void)mode; }
