@@ -4703,7 +4703,7 @@ typedef struct pto__verifier {
     uint8_t *vlive, *vrange;   /* in scope; has a static range (loop vars) */
     int32_t *vifdepth;         /* loop vars: if depth at the loop */
     int64_t *vlo, *vhi;
-    int64_t *vstart, *vstep;   /* loop vars: constant start and step (step 0: not constant) */
+    int64_t *vstart, *vstep;   /* loop vars: constant start and step (step 0: not constant, -1: zero-trip) */
     pto__vform *vform;         /* let vars: their value */
     /* per interned name */
     uint8_t *nkind;
@@ -5570,7 +5570,7 @@ static void pto__vmov(pto__verifier *v, const pto__vop *op)
 /* The values a var of an affine form takes: first, first + step, ...;
    more = 0 when it takes one value at most. 0: not known statically, as
    under an `if` inside its loop (a guard may skip the bad values, as for
-   pto__vvar_range). */
+   pto__vvar_range); -1: it takes none (a zero-trip loop). */
 static int pto__vvar_steps(const pto__verifier *v, int32_t var, int64_t *first, int64_t *step, int *more)
 {
     if (var == PTO__VBLOCK) {   /* 0, 1, .. blocks - 1 */
@@ -5580,8 +5580,9 @@ static int pto__vvar_steps(const pto__verifier *v, int32_t var, int64_t *first, 
         *more = v->nblocks != 1;
         return 1;
     }
-    if (var < 0 || var >= v->m->n_vars || !v->vlive[var] || v->vstep[var] <= 0 || v->ifdepth > v->vifdepth[var])
-        return 0;
+    if (var < 0 || var >= v->m->n_vars || !v->vlive[var]) return 0;
+    if (v->vstep[var] < 0) return -1;
+    if (v->vstep[var] == 0 || v->ifdepth > v->vifdepth[var]) return 0;
     *first = v->vstart[var];
     *step = v->vstep[var];
     *more = !(v->vrange[var] && v->vlo[var] == v->vhi[var]);
@@ -5606,6 +5607,7 @@ static int pto__vmisaligned(const pto__verifier *v, const pto__vform *f, int64_t
     for (i = 0; i < f->n; i++) {
         int64_t first, step, kf, ks;
         int more, known = pto__vvar_steps(v, f->var[i], &first, &step, &more);
+        if (known < 0) return 0;   /* in a zero-trip loop: never a value at all */
         if (!known && f->k[i] % m != 0) return 0;
         if (!known) { *exact = 0; continue; }
         if (!pto__vmul(f->k[i], first, &kf) || !pto__vadd(val, kf, &val)) return 0;
@@ -6049,8 +6051,11 @@ static void pto__vfor(pto__verifier *v, int32_t s)
     v->vlive[var] = 1;
     v->vrange[var] = 0;
     v->vifdepth[var] = v->ifdepth;
+    pto__fnone(&v->vform[var]);   /* (vform is not zeroed: a let var a malformed loop names is read through it) */
     v->vstep[var] = 0;
-    if (pto__fisconst(&a) && pto__fisconst(&c) && c.c > 0) {   /* its values, even with an unknown end */
+    if (pto__fisconst(&a) && pto__fisconst(&b) && pto__fisconst(&c) && c.c > 0 && a.c >= b.c)
+        v->vstep[var] = -1;   /* a zero-trip loop: its var takes no value, its body never runs */
+    else if (pto__fisconst(&a) && pto__fisconst(&c) && c.c > 0) {   /* its values, even with an unknown end */
         v->vstart[var] = a.c;
         v->vstep[var] = c.c;
     }
