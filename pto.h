@@ -13826,8 +13826,9 @@ PTODEF pto_status pto_compile(pto_ctx *ctx, pto_module *m, const pto_compile_des
    a (void)) are gathered in pto__emit_check's pass in index order.
 
    Names: a .pto name is used as is in C unless it could clash with C, C++,
-   the headers or the emitter's own names (a keyword, `core`, `args`, or a
-   name starting with pto, user_, kernel_ or host_); such a name becomes
+   the headers or the emitter's own names (a keyword, a header's macro,
+   `core`, `args`, or a name starting with pto, PTO, user_, kernel_ or
+   host_); such a name becomes
    user_NAME. The emitter's own names are core, args, run, kernel_K,
    host_K, pto_emit_min/max and pto_slots_N, none of which a renamed user
    name can produce. */
@@ -13991,21 +13992,51 @@ static const char *const pto__emit_cmp[6] = {"PTO_K_EQ", "PTO_K_NE", "PTO_K_LT",
 static const char *const pto__emit_origin[5] = {"user", "lower", "plan", "sync", "emit"};
 
 /* C, C++ and header names a .pto name must not take over (sorted: searched
-   by bisection), plus the emitter's own plain names. */
+   by bisection), plus the emitter's own plain names. The header names are
+   the object-like macros the headers of the generated code define (math.h,
+   pthread.h, stddef.h, stdint.h, stdio.h, stdlib.h, string.h; with glibc,
+   gcc and clang, strict and GNU modes: as `gcc -dM -E` lists them): a
+   local named EXIT_SUCCESS or linux would be a macro's number. Names
+   starting with PTO are the headers' own (pto__emit_is_reserved). All are
+   shorter than 32 bytes (pto__emit_names). */
 static const char *const pto__emit_reserved[] = {
-    "EOF", "FILE", "HUGE_VAL", "INFINITY", "NAN", "NULL", "_Bool", "_Complex", "_Imaginary", "alignas",
+    "BIG_ENDIAN", "BUFSIZ", "BYTE_ORDER", "CLOCKS_PER_SEC", "CLOCK_BOOTTIME", "CLOCK_BOOTTIME_ALARM",
+    "CLOCK_MONOTONIC", "CLOCK_MONOTONIC_COARSE", "CLOCK_MONOTONIC_RAW", "CLOCK_PROCESS_CPUTIME_ID",
+    "CLOCK_REALTIME", "CLOCK_REALTIME_ALARM", "CLOCK_REALTIME_COARSE", "CLOCK_TAI", "CLOCK_THREAD_CPUTIME_ID",
+    "EOF", "EXIT_FAILURE", "EXIT_SUCCESS", "FD_SETSIZE", "FILE", "FILENAME_MAX", "FOPEN_MAX", "FP_ILOGB0",
+    "FP_ILOGBNAN", "FP_INFINITE", "FP_NAN", "FP_NORMAL", "FP_SUBNORMAL", "FP_ZERO", "HUGE_VAL", "HUGE_VALF",
+    "HUGE_VALL", "INFINITY", "INT16_MAX", "INT16_MIN", "INT32_MAX", "INT32_MIN", "INT64_MAX", "INT64_MIN",
+    "INT8_MAX", "INT8_MIN", "INTMAX_MAX", "INTMAX_MIN", "INTPTR_MAX", "INTPTR_MIN", "INT_FAST16_MAX",
+    "INT_FAST16_MIN", "INT_FAST32_MAX", "INT_FAST32_MIN", "INT_FAST64_MAX", "INT_FAST64_MIN", "INT_FAST8_MAX",
+    "INT_FAST8_MIN", "INT_LEAST16_MAX", "INT_LEAST16_MIN", "INT_LEAST32_MAX", "INT_LEAST32_MIN",
+    "INT_LEAST64_MAX", "INT_LEAST64_MIN", "INT_LEAST8_MAX", "INT_LEAST8_MIN", "LITTLE_ENDIAN", "L_ctermid",
+    "L_tmpnam", "MATH_ERREXCEPT", "MATH_ERRNO", "MB_CUR_MAX", "M_1_PI", "M_2_PI", "M_2_SQRTPI", "M_E",
+    "M_LN10", "M_LN2", "M_LOG10E", "M_LOG2E", "M_PI", "M_PI_2", "M_PI_4", "M_SQRT1_2", "M_SQRT2", "NAN",
+    "NFDBITS", "NULL", "PDP_ENDIAN", "PTHREAD_BARRIER_SERIAL_THREAD", "PTHREAD_CANCELED",
+    "PTHREAD_CANCEL_ASYNCHRONOUS", "PTHREAD_CANCEL_DEFERRED", "PTHREAD_CANCEL_DISABLE",
+    "PTHREAD_CANCEL_ENABLE", "PTHREAD_COND_INITIALIZER", "PTHREAD_CREATE_DETACHED", "PTHREAD_CREATE_JOINABLE",
+    "PTHREAD_EXPLICIT_SCHED", "PTHREAD_INHERIT_SCHED", "PTHREAD_MUTEX_INITIALIZER", "PTHREAD_ONCE_INIT",
+    "PTHREAD_PROCESS_PRIVATE", "PTHREAD_PROCESS_SHARED", "PTHREAD_RWLOCK_INITIALIZER",
+    "PTHREAD_SCOPE_PROCESS", "PTHREAD_SCOPE_SYSTEM", "PTHREAD_STACK_MIN", "PTRDIFF_MAX", "PTRDIFF_MIN",
+    "P_tmpdir", "RAND_MAX", "SCHED_FIFO", "SCHED_OTHER", "SCHED_RR", "SEEK_CUR", "SEEK_END", "SEEK_SET",
+    "SIG_ATOMIC_MAX", "SIG_ATOMIC_MIN", "SIZE_MAX", "TIMER_ABSTIME", "TIME_UTC", "TMP_MAX", "UINT16_MAX",
+    "UINT32_MAX", "UINT64_MAX", "UINT8_MAX", "UINTMAX_MAX", "UINTPTR_MAX", "UINT_FAST16_MAX",
+    "UINT_FAST32_MAX", "UINT_FAST64_MAX", "UINT_FAST8_MAX", "UINT_LEAST16_MAX", "UINT_LEAST32_MAX",
+    "UINT_LEAST64_MAX", "UINT_LEAST8_MAX", "WCHAR_MAX", "WCHAR_MIN", "WCONTINUED", "WEXITED", "WINT_MAX",
+    "WINT_MIN", "WNOHANG", "WNOWAIT", "WSTOPPED", "WUNTRACED", "_Bool", "_Complex", "_Imaginary", "alignas",
     "alignof", "and", "and_eq", "args", "asm", "assert", "auto", "bitand", "bitor", "bool", "break", "case",
     "catch", "char", "char16_t", "char32_t", "class", "compl", "complex", "const", "const_cast", "constexpr",
     "continue", "core", "decltype", "default", "delete", "do", "double", "dynamic_cast", "else", "enum",
     "errno", "explicit", "export", "extern", "false", "float", "for", "fpclassify", "friend", "goto", "if",
-    "imaginary", "inline", "int", "int16_t", "int32_t", "int64_t", "int8_t", "intptr_t", "isfinite",
-    "isinf", "isnan", "isnormal", "long", "main", "memcpy", "memset", "mutable", "namespace", "new",
-    "noexcept", "not", "not_eq", "nullptr", "offsetof", "operator", "or", "or_eq", "private", "protected",
-    "pthread_t", "ptrdiff_t", "public", "register", "reinterpret_cast", "restrict", "return", "run",
-    "short", "signbit", "signed", "size_t", "sizeof", "static", "static_assert", "static_cast", "stderr",
-    "stdin", "stdout", "struct", "switch", "template", "this", "thread_local", "throw", "true", "try",
-    "typedef", "typeid", "typename", "uint16_t", "uint32_t", "uint64_t", "uint8_t", "uintptr_t", "union",
-    "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq"};
+    "imaginary", "inline", "int", "int16_t", "int32_t", "int64_t", "int8_t", "intptr_t", "isfinite", "isinf",
+    "isnan", "isnormal", "linux", "long", "main", "math_errhandling", "memcpy", "memset", "mutable",
+    "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "offsetof", "operator", "or", "or_eq",
+    "private", "protected", "pthread_t", "ptrdiff_t", "public", "register", "reinterpret_cast", "restrict",
+    "return", "run", "sched_priority", "short", "signbit", "signed", "size_t", "sizeof", "static",
+    "static_assert", "static_cast", "stderr", "stdin", "stdout", "struct", "switch", "template", "this",
+    "thread_local", "throw", "true", "try", "typedef", "typeid", "typename", "uint16_t", "uint32_t",
+    "uint64_t", "uint8_t", "uintptr_t", "union", "unix", "unsigned", "using", "virtual", "void", "volatile",
+    "wchar_t", "while", "xor", "xor_eq"};
 
 /* ---- the emitter state --------------------------------------------------- */
 
@@ -14456,7 +14487,8 @@ static void pto__emit_indent(pto__emitter *E)
 static int pto__emit_is_reserved(const char *s)
 {
     int lo = 0, hi = (int)(sizeof pto__emit_reserved / sizeof pto__emit_reserved[0]) - 1;
-    if ((s[0] == 'p' && strncmp(s, "pto", 3) == 0) || (s[0] == 'u' && strncmp(s, "user_", 5) == 0) ||
+    if ((s[0] == 'p' && strncmp(s, "pto", 3) == 0) || (s[0] == 'P' && strncmp(s, "PTO", 3) == 0) ||
+        (s[0] == 'u' && strncmp(s, "user_", 5) == 0) ||
         (s[0] == 'k' && strncmp(s, "kernel_", 7) == 0) || (s[0] == 'h' && strncmp(s, "host_", 5) == 0))
         return 1;
     while (lo <= hi) {   /* the first two bytes decide most steps without a call */
@@ -14478,7 +14510,7 @@ static char *pto__emit_cname(pto__emitter *E, int32_t name, int *owned)
     char *c;
     size_t n;
     *owned = 0;
-    if (name > 0 && name < E->ctx->n_strs && s[0] != 'p' && s[0] != 'u' && s[0] != 'k' && s[0] != 'h') {
+    if (name > 0 && name < E->ctx->n_strs && s[0] != 'p' && s[0] != 'P' && s[0] != 'u' && s[0] != 'k' && s[0] != 'h') {
         /* most names: no reserved name has these first two bytes and length */
         n = pto__str_len(E->ctx, name);
         if (n >= 32 || (n && !(E->rlen[PTO__EMIT_RKEY(s)] >> n & 1))) return (char *)s;
