@@ -1273,7 +1273,7 @@ static void pto__emit_src(pto__emitter *E, int32_t s)
 static void pto__emit_srcline_set(pto__emitter *E, int32_t line)
 {
     size_t n = E->vlen[PTO__K_SRC];
-    if (line == E->srcline_line + 1 && line > 1 && n > E->file_len + 1 && E->val[PTO__K_SRC] == E->srcline) {
+    if (line > 1 && line - 1 == E->srcline_line && n > E->file_len + 1 && E->val[PTO__K_SRC] == E->srcline) {
         char *p = E->srcline + n - 1;   /* the next line: add one to the digits in place */
         while (p > E->srcline + E->file_len + 1 && *p == '9') *p-- = '0';
         if (*p != '9') {
