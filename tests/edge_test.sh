@@ -30,7 +30,7 @@ done
 
 # header macros: renamed, and the kernel compiles in GNU mode too
 $ptoc emit tests/edge/names_macros.pto -o $out/nm >$out/log 2>&1 || bad "emit names_macros"
-for n in SEEK_SET EXIT_SUCCESS INT32_MAX PTO_K_VEC linux M_PI; do
+for n in SEEK_SET EXIT_SUCCESS INT32_MAX PTO_K_VEC linux M_PI FLT_MAX; do
     if grep -q "user_$n\b" $out/nm/kernel.c; then ok "$n renamed"; else bad "$n renamed"; fi
 done
 if cc -std=gnu11 -c -I. -o $out/nm.o $out/nm/kernel.c >$out/log 2>&1; then ok "names_macros compiles in GNU mode"; else bad "names_macros compiles in GNU mode"; fi
