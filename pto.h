@@ -5117,8 +5117,19 @@ static void pto__vtile_fractal(pto__verifier *v, const pto_tile *t)
 static void pto__vtile_fit(pto__verifier *v, const pto_tile *t)
 {
     int64_t cap = pto_space_capacity(v->m->arch, (pto_space)t->space);
-    int64_t one = pto_tile_bytes(t), all = one * t->nbuf;
+    int64_t one, all, size = pto_dtype_size((pto_dtype)t->dtype);
     const char *tn, *sp, *an;
+    /* rows and cols are positive int32s here: their product fits, but its
+       bytes times the slots need not (f32[2147483647, 2147483647]) */
+    if (size <= 0 || (int64_t)t->rows * t->cols > INT64_MAX / size / t->nbuf) {
+        pto_error(v->ctx, t->loc, "tile '%s' is %s[%d, %d]%s, far more than the %lld bytes of '%s' on %s",
+                  pto__vname(v, t->name), pto_dtype_name((pto_dtype)t->dtype), (int)t->rows, (int)t->cols,
+                  t->nbuf > 1 ? " with slots" : "", (long long)cap, pto_space_name((pto_space)t->space),
+                  pto_arch_name(v->m->arch));
+        return;
+    }
+    one = pto_tile_bytes(t);
+    all = one * t->nbuf;
     if (all <= cap && t->pin == PTO_NO_ADDR) return;   /* fits, not pinned: the names are not needed */
     tn = pto__vname(v, t->name);
     sp = pto_space_name((pto_space)t->space);
