@@ -99,6 +99,10 @@
     X(K_SLOTS,     "$(ind)static const int64_t pto_slots_$(idx)[$(n)] = {$(list)};\n") \
     X(K_LET,       "$(ind)const int64_t $(name) = $(expr);\n") \
     X(K_FOR,       "$(ind)for (int64_t $(name) = $(start); $(name) < $(end); $(name) += $(step)) {\n") \
+    /* a loop whose last value plus step passes INT64_MAX: the next value is
+       computed only below end (as the interpreter does) */ \
+    X(K_FOR_WRAP,  "$(ind)for (int64_t $(name) = $(start); $(name) < $(end); " \
+                   "$(name) = (uint64_t)$(end) - (uint64_t)$(name) > (uint64_t)$(step) ? $(name) + $(step) : $(end)) {\n") \
     X(K_IF,        "$(ind)if ($(lhs) $(cmp) $(rhs)) {\n") \
     X(K_ELSE,      "$(ind)} else {\n") \
     X(K_CLOSE,     "$(ind)}\n") \
@@ -2158,16 +2162,22 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
         pto__emit_x(E, PTO__T_K_LET);
         if (!E->var_used[st->ref]) pto__emit_x(E, PTO__T_K_VOID);
         break;
-    case PTO_ST_FOR:
+    case PTO_ST_FOR: {
+        int64_t end, step = 1;
+        /* `i += step` would overflow past end (for i = 0 to 2^63 - 1 step 2^62):
+           known only for constants; a dim or an i32 scalar is far from it */
+        int wrap = pto__emit_const(E, st->e[1], &end) && (st->e[2] < 0 || pto__emit_const(E, st->e[2], &step)) &&
+                   step > 0 && end > INT64_MIN && end - 1 > INT64_MAX - step;
         pto__emit_v(E, PTO__K_NAME, E->var_name[st->ref]);
         pto__emit_exprval(E, PTO__K_START, st->e[0], 0);
         pto__emit_exprval(E, PTO__K_END, st->e[1], 0);
         pto__emit_exprval(E, PTO__K_STEP, st->e[2], 1);
-        pto__emit_x(E, PTO__T_K_FOR);
+        pto__emit_x(E, wrap ? PTO__T_K_FOR_WRAP : PTO__T_K_FOR);
         pto__emit_block(E, st->body);
         pto__emit_indent(E);
         pto__emit_x(E, PTO__T_K_CLOSE);
         break;
+    }
     case PTO_ST_IF:
         pto__emit_exprval(E, PTO__K_LHS, st->e[0], 0);
         pto__emit_exprval(E, PTO__K_RHS, st->e[1], 0);

@@ -4,6 +4,8 @@
 # the emitted text for a few of them:
 #   - names that are the headers' macros or names are renamed user_NAME;
 #     the kernel also compiles in GNU mode (where linux is a macro);
+#   - a loop whose step would overflow past INT64_MAX ends (timeout), and its
+#     kernel compiles cleanly in strict mode (gcc, clang, g++, tcc).
 cd "$(dirname "$0")/.." || exit 1
 ptoc=./build/ptoc
 out=build/edge_test
@@ -25,8 +27,18 @@ if ! grep -q "pto_k_launch(pto_k_device" pto_kernels.h 2>/dev/null; then
 fi
 
 for f in tests/edge/*.pto; do
-    expect "run $f" "^  result      match" $ptoc run $f
+    expect "run $f" "^  result      match" timeout 120 $ptoc run $f
 done
+
+W="-Wall -Wextra -Werror"
+$ptoc emit tests/edge/big_step_loop.pto -o $out/bs >$out/log 2>&1 || bad "emit big_step_loop"
+if grep -q "(uint64_t)9223372036854775807 - (uint64_t)i > (uint64_t)4611686018427387904" $out/bs/kernel.c; then
+    ok "big step: the next value is computed below end"; else bad "big step: the next value is computed below end"; fi
+try() { name=$1; shift; if "$@" >$out/log 2>&1; then ok "$name"; else bad "$name"; fi; }
+try "big step: gcc -std=c99 -pedantic" gcc -std=c99 -pedantic $W -I. -o $out/bs/gcc $out/bs/host.c -lm -lpthread
+command -v clang >/dev/null && try "big step: clang -std=c99 -pedantic" clang -std=c99 -pedantic $W -I. -o $out/bs/clang $out/bs/host.c -lm -lpthread
+command -v g++ >/dev/null && try "big step: g++" g++ -x c++ $W -I. -o $out/bs/gxx $out/bs/host.c -lm -lpthread
+command -v tcc >/dev/null && try "big step: tcc" tcc -I. -o $out/bs/tcc $out/bs/host.c -lm -lpthread
 
 # header macros: renamed, and the kernel compiles in GNU mode too
 $ptoc emit tests/edge/names_macros.pto -o $out/nm >$out/log 2>&1 || bad "emit names_macros"
