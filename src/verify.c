@@ -510,8 +510,10 @@ static void pto__vtile_fit(pto__verifier *v, const pto_tile *t)
     int64_t one, all, size = pto_dtype_size((pto_dtype)t->dtype);
     const char *tn, *sp, *an;
     /* rows and cols are positive int32s here: their product fits, but its
-       bytes times the slots need not (f32[2147483647, 2147483647]) */
-    if (size <= 0 || (int64_t)t->rows * t->cols > INT64_MAX / size / t->nbuf) {
+       bytes times the slots need not (f32[2147483647, 2147483647]); below
+       2^56 elements it does (dtype size <= 8, nbuf <= 8), without the divisions */
+    if ((int64_t)t->rows * t->cols >= (int64_t)1 << 56 &&
+        (size <= 0 || (int64_t)t->rows * t->cols > INT64_MAX / size / t->nbuf)) {
         pto_error(v->ctx, t->loc, "tile '%s' is %s[%d, %d]%s, far more than the %lld bytes of '%s' on %s",
                   pto__vname(v, t->name), pto_dtype_name((pto_dtype)t->dtype), (int)t->rows, (int)t->cols,
                   t->nbuf > 1 ? " with slots" : "", (long long)cap, pto_space_name((pto_space)t->space),
