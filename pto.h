@@ -6072,8 +6072,8 @@ static void pto__vfor(pto__verifier *v, int32_t s)
         v->vstart[var] = a.c;
         v->vstep[var] = c.c;
     }
-    if (pto__fisconst(&a) && pto__fisconst(&b) && pto__fisconst(&c) && c.c > 0 && a.c < b.c &&
-        pto__vadd(b.c - 1, -a.c, &span)) {
+    if (pto__fisconst(&a) && pto__fisconst(&b) && pto__fisconst(&c) && c.c > 0 && a.c < b.c && a.c > INT64_MIN &&
+        pto__vadd(b.c - 1, -a.c, &span)) {   /* (-a.c: not from INT64_MIN) */
         v->vrange[var] = 1;
         v->vlo[var] = a.c;
         v->vhi[var] = a.c + span / c.c * c.c;
