@@ -50,8 +50,9 @@
    a (void)) are gathered in pto__emit_check's pass in index order.
 
    Names: a .pto name is used as is in C unless it could clash with C, C++,
-   the headers or the emitter's own names (a keyword, `core`, `args`, or a
-   name starting with pto, user_, kernel_ or host_); such a name becomes
+   the headers or the emitter's own names (a keyword, a header's macro,
+   `core`, `args`, or a name starting with pto, PTO, user_, kernel_ or
+   host_); such a name becomes
    user_NAME. The emitter's own names are core, args, run, kernel_K,
    host_K, pto_emit_min/max and pto_slots_N, none of which a renamed user
    name can produce. */
@@ -98,6 +99,10 @@
     X(K_SLOTS,     "$(ind)static const int64_t pto_slots_$(idx)[$(n)] = {$(list)};\n") \
     X(K_LET,       "$(ind)const int64_t $(name) = $(expr);\n") \
     X(K_FOR,       "$(ind)for (int64_t $(name) = $(start); $(name) < $(end); $(name) += $(step)) {\n") \
+    /* a loop whose last value plus step passes INT64_MAX: the next value is
+       computed only below end (as the interpreter does) */ \
+    X(K_FOR_WRAP,  "$(ind)for (int64_t $(name) = $(start); $(name) < $(end); " \
+                   "$(name) = (uint64_t)$(end) - (uint64_t)$(name) > (uint64_t)$(step) ? $(name) + $(step) : $(end)) {\n") \
     X(K_IF,        "$(ind)if ($(lhs) $(cmp) $(rhs)) {\n") \
     X(K_ELSE,      "$(ind)} else {\n") \
     X(K_CLOSE,     "$(ind)}\n") \
@@ -215,20 +220,57 @@ static const char *const pto__emit_cmp[6] = {"PTO_K_EQ", "PTO_K_NE", "PTO_K_LT",
 static const char *const pto__emit_origin[5] = {"user", "lower", "plan", "sync", "emit"};
 
 /* C, C++ and header names a .pto name must not take over (sorted: searched
-   by bisection), plus the emitter's own plain names. */
+   by bisection), plus the emitter's own plain names. The header names are
+   the object-like macros the headers of the generated code define (assert.h,
+   float.h, math.h, pthread.h, stddef.h, stdint.h, stdio.h, stdlib.h,
+   string.h: host.c includes kernel.c after pto.h's own headers; with glibc,
+   gcc and clang, strict and GNU modes: as `gcc -dM -E` lists them): a
+   local named EXIT_SUCCESS or linux would be a macro's number. Names
+   starting with PTO are the headers' own (pto__emit_is_reserved). All are
+   shorter than 32 bytes (pto__emit_names). */
 static const char *const pto__emit_reserved[] = {
-    "EOF", "FILE", "HUGE_VAL", "INFINITY", "NAN", "NULL", "_Bool", "_Complex", "_Imaginary", "alignas",
-    "alignof", "and", "and_eq", "args", "asm", "assert", "auto", "bitand", "bitor", "bool", "break", "case",
-    "catch", "char", "char16_t", "char32_t", "class", "compl", "complex", "const", "const_cast", "constexpr",
-    "continue", "core", "decltype", "default", "delete", "do", "double", "dynamic_cast", "else", "enum",
-    "errno", "explicit", "export", "extern", "false", "float", "for", "fpclassify", "friend", "goto", "if",
-    "imaginary", "inline", "int", "int16_t", "int32_t", "int64_t", "int8_t", "intptr_t", "isfinite",
-    "isinf", "isnan", "isnormal", "long", "main", "memcpy", "memset", "mutable", "namespace", "new",
-    "noexcept", "not", "not_eq", "nullptr", "offsetof", "operator", "or", "or_eq", "private", "protected",
-    "pthread_t", "ptrdiff_t", "public", "register", "reinterpret_cast", "restrict", "return", "run",
-    "short", "signbit", "signed", "size_t", "sizeof", "static", "static_assert", "static_cast", "stderr",
-    "stdin", "stdout", "struct", "switch", "template", "this", "thread_local", "throw", "true", "try",
-    "typedef", "typeid", "typename", "uint16_t", "uint32_t", "uint64_t", "uint8_t", "uintptr_t", "union",
+    "BIG_ENDIAN", "BUFSIZ", "BYTE_ORDER", "CLOCKS_PER_SEC", "CLOCK_BOOTTIME", "CLOCK_BOOTTIME_ALARM",
+    "CLOCK_MONOTONIC", "CLOCK_MONOTONIC_COARSE", "CLOCK_MONOTONIC_RAW", "CLOCK_PROCESS_CPUTIME_ID",
+    "CLOCK_REALTIME", "CLOCK_REALTIME_ALARM", "CLOCK_REALTIME_COARSE", "CLOCK_TAI", "CLOCK_THREAD_CPUTIME_ID",
+    "DBL_DECIMAL_DIG", "DBL_DIG", "DBL_EPSILON", "DBL_HAS_SUBNORM", "DBL_MANT_DIG", "DBL_MAX",
+    "DBL_MAX_10_EXP", "DBL_MAX_EXP", "DBL_MIN", "DBL_MIN_10_EXP", "DBL_MIN_EXP", "DBL_TRUE_MIN",
+    "DECIMAL_DIG", "EOF", "EXIT_FAILURE", "EXIT_SUCCESS", "FD_SETSIZE", "FILE", "FILENAME_MAX",
+    "FLT_DECIMAL_DIG", "FLT_DIG", "FLT_EPSILON", "FLT_EVAL_METHOD", "FLT_HAS_SUBNORM", "FLT_MANT_DIG",
+    "FLT_MAX", "FLT_MAX_10_EXP", "FLT_MAX_EXP", "FLT_MIN", "FLT_MIN_10_EXP", "FLT_MIN_EXP", "FLT_RADIX",
+    "FLT_ROUNDS", "FLT_TRUE_MIN", "FOPEN_MAX", "FP_ILOGB0", "FP_ILOGBNAN", "FP_INFINITE", "FP_NAN",
+    "FP_NORMAL", "FP_SUBNORMAL", "FP_ZERO", "HUGE_VAL", "HUGE_VALF", "HUGE_VALL", "INFINITY", "INT16_MAX",
+    "INT16_MIN", "INT32_MAX", "INT32_MIN", "INT64_MAX", "INT64_MIN", "INT8_MAX", "INT8_MIN", "INTMAX_MAX",
+    "INTMAX_MIN", "INTPTR_MAX", "INTPTR_MIN", "INT_FAST16_MAX", "INT_FAST16_MIN", "INT_FAST32_MAX",
+    "INT_FAST32_MIN", "INT_FAST64_MAX", "INT_FAST64_MIN", "INT_FAST8_MAX", "INT_FAST8_MIN", "INT_LEAST16_MAX",
+    "INT_LEAST16_MIN", "INT_LEAST32_MAX", "INT_LEAST32_MIN", "INT_LEAST64_MAX", "INT_LEAST64_MIN",
+    "INT_LEAST8_MAX", "INT_LEAST8_MIN", "LDBL_DECIMAL_DIG", "LDBL_DIG", "LDBL_EPSILON", "LDBL_HAS_SUBNORM",
+    "LDBL_MANT_DIG", "LDBL_MAX", "LDBL_MAX_10_EXP", "LDBL_MAX_EXP", "LDBL_MIN", "LDBL_MIN_10_EXP",
+    "LDBL_MIN_EXP", "LDBL_TRUE_MIN", "LITTLE_ENDIAN", "L_ctermid", "L_tmpnam", "MATH_ERREXCEPT", "MATH_ERRNO",
+    "MB_CUR_MAX", "M_1_PI", "M_2_PI", "M_2_SQRTPI", "M_E", "M_LN10", "M_LN2", "M_LOG10E", "M_LOG2E", "M_PI",
+    "M_PI_2", "M_PI_4", "M_SQRT1_2", "M_SQRT2", "NAN", "NFDBITS", "NULL", "PDP_ENDIAN",
+    "PTHREAD_BARRIER_SERIAL_THREAD", "PTHREAD_CANCELED", "PTHREAD_CANCEL_ASYNCHRONOUS",
+    "PTHREAD_CANCEL_DEFERRED", "PTHREAD_CANCEL_DISABLE", "PTHREAD_CANCEL_ENABLE", "PTHREAD_COND_INITIALIZER",
+    "PTHREAD_CREATE_DETACHED", "PTHREAD_CREATE_JOINABLE", "PTHREAD_EXPLICIT_SCHED", "PTHREAD_INHERIT_SCHED",
+    "PTHREAD_MUTEX_INITIALIZER", "PTHREAD_ONCE_INIT", "PTHREAD_PROCESS_PRIVATE", "PTHREAD_PROCESS_SHARED",
+    "PTHREAD_RWLOCK_INITIALIZER", "PTHREAD_SCOPE_PROCESS", "PTHREAD_SCOPE_SYSTEM", "PTHREAD_STACK_MIN",
+    "PTRDIFF_MAX", "PTRDIFF_MIN", "P_tmpdir", "RAND_MAX", "SCHED_FIFO", "SCHED_OTHER", "SCHED_RR", "SEEK_CUR",
+    "SEEK_END", "SEEK_SET", "SIG_ATOMIC_MAX", "SIG_ATOMIC_MIN", "SIZE_MAX", "TIMER_ABSTIME", "TIME_UTC",
+    "TMP_MAX", "UINT16_MAX", "UINT32_MAX", "UINT64_MAX", "UINT8_MAX", "UINTMAX_MAX", "UINTPTR_MAX",
+    "UINT_FAST16_MAX", "UINT_FAST32_MAX", "UINT_FAST64_MAX", "UINT_FAST8_MAX", "UINT_LEAST16_MAX",
+    "UINT_LEAST32_MAX", "UINT_LEAST64_MAX", "UINT_LEAST8_MAX", "WCHAR_MAX", "WCHAR_MIN", "WCONTINUED",
+    "WEXITED", "WINT_MAX", "WINT_MIN", "WNOHANG", "WNOWAIT", "WSTOPPED", "WUNTRACED", "_Bool", "_Complex",
+    "_Imaginary", "alignas", "alignof", "and", "and_eq", "args", "asm", "assert", "auto", "bitand", "bitor",
+    "bool", "break", "case", "catch", "char", "char16_t", "char32_t", "class", "compl", "complex", "const",
+    "const_cast", "constexpr", "continue", "core", "decltype", "default", "delete", "do", "double",
+    "dynamic_cast", "else", "enum", "errno", "explicit", "export", "extern", "false", "float", "for",
+    "fpclassify", "friend", "goto", "if", "imaginary", "inline", "int", "int16_t", "int32_t", "int64_t",
+    "int8_t", "intptr_t", "isfinite", "isinf", "isnan", "isnormal", "linux", "long", "main",
+    "math_errhandling", "memcpy", "memset", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
+    "nullptr", "offsetof", "operator", "or", "or_eq", "private", "protected", "pthread_t", "ptrdiff_t",
+    "public", "register", "reinterpret_cast", "restrict", "return", "run", "sched_priority", "short",
+    "signbit", "signed", "size_t", "sizeof", "static", "static_assert", "static_cast", "stderr", "stdin",
+    "stdout", "struct", "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef",
+    "typeid", "typename", "uint16_t", "uint32_t", "uint64_t", "uint8_t", "uintptr_t", "union", "unix",
     "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq"};
 
 /* ---- the emitter state --------------------------------------------------- */
@@ -680,7 +722,8 @@ static void pto__emit_indent(pto__emitter *E)
 static int pto__emit_is_reserved(const char *s)
 {
     int lo = 0, hi = (int)(sizeof pto__emit_reserved / sizeof pto__emit_reserved[0]) - 1;
-    if ((s[0] == 'p' && strncmp(s, "pto", 3) == 0) || (s[0] == 'u' && strncmp(s, "user_", 5) == 0) ||
+    if ((s[0] == 'p' && strncmp(s, "pto", 3) == 0) || (s[0] == 'P' && strncmp(s, "PTO", 3) == 0) ||
+        (s[0] == 'u' && strncmp(s, "user_", 5) == 0) ||
         (s[0] == 'k' && strncmp(s, "kernel_", 7) == 0) || (s[0] == 'h' && strncmp(s, "host_", 5) == 0))
         return 1;
     while (lo <= hi) {   /* the first two bytes decide most steps without a call */
@@ -702,7 +745,7 @@ static char *pto__emit_cname(pto__emitter *E, int32_t name, int *owned)
     char *c;
     size_t n;
     *owned = 0;
-    if (name > 0 && name < E->ctx->n_strs && s[0] != 'p' && s[0] != 'u' && s[0] != 'k' && s[0] != 'h') {
+    if (name > 0 && name < E->ctx->n_strs && s[0] != 'p' && s[0] != 'P' && s[0] != 'u' && s[0] != 'k' && s[0] != 'h') {
         /* most names: no reserved name has these first two bytes and length */
         n = pto__str_len(E->ctx, name);
         if (n >= 32 || (n && !(E->rlen[PTO__EMIT_RKEY(s)] >> n & 1))) return (char *)s;
@@ -1241,7 +1284,7 @@ static void pto__emit_src(pto__emitter *E, int32_t s)
 static void pto__emit_srcline_set(pto__emitter *E, int32_t line)
 {
     size_t n = E->vlen[PTO__K_SRC];
-    if (line == E->srcline_line + 1 && line > 1 && n > E->file_len + 1 && E->val[PTO__K_SRC] == E->srcline) {
+    if (line > 1 && line - 1 == E->srcline_line && n > E->file_len + 1 && E->val[PTO__K_SRC] == E->srcline) {
         char *p = E->srcline + n - 1;   /* the next line: add one to the digits in place */
         while (p > E->srcline + E->file_len + 1 && *p == '9') *p-- = '0';
         if (*p != '9') {
@@ -2119,16 +2162,22 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
         pto__emit_x(E, PTO__T_K_LET);
         if (!E->var_used[st->ref]) pto__emit_x(E, PTO__T_K_VOID);
         break;
-    case PTO_ST_FOR:
+    case PTO_ST_FOR: {
+        int64_t end, step = 1;
+        /* `i += step` would overflow past end (for i = 0 to 2^63 - 1 step 2^62):
+           known only for constants; a dim or an i32 scalar is far from it */
+        int wrap = pto__emit_const(E, st->e[1], &end) && (st->e[2] < 0 || pto__emit_const(E, st->e[2], &step)) &&
+                   step > 0 && end > INT64_MIN && end - 1 > INT64_MAX - step;
         pto__emit_v(E, PTO__K_NAME, E->var_name[st->ref]);
         pto__emit_exprval(E, PTO__K_START, st->e[0], 0);
         pto__emit_exprval(E, PTO__K_END, st->e[1], 0);
         pto__emit_exprval(E, PTO__K_STEP, st->e[2], 1);
-        pto__emit_x(E, PTO__T_K_FOR);
+        pto__emit_x(E, wrap ? PTO__T_K_FOR_WRAP : PTO__T_K_FOR);
         pto__emit_block(E, st->body);
         pto__emit_indent(E);
         pto__emit_x(E, PTO__T_K_CLOSE);
         break;
+    }
     case PTO_ST_IF:
         pto__emit_exprval(E, PTO__K_LHS, st->e[0], 0);
         pto__emit_exprval(E, PTO__K_RHS, st->e[1], 0);

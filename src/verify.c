@@ -95,7 +95,7 @@ typedef struct pto__verifier {
     uint8_t *vlive, *vrange;   /* in scope; has a static range (loop vars) */
     int32_t *vifdepth;         /* loop vars: if depth at the loop */
     int64_t *vlo, *vhi;
-    int64_t *vstart, *vstep;   /* loop vars: constant start and step (step 0: not constant) */
+    int64_t *vstart, *vstep;   /* loop vars: constant start and step (step 0: not constant, -1: zero-trip) */
     pto__vform *vform;         /* let vars: their value */
     /* per interned name */
     uint8_t *nkind;
@@ -509,8 +509,21 @@ static void pto__vtile_fractal(pto__verifier *v, const pto_tile *t)
 static void pto__vtile_fit(pto__verifier *v, const pto_tile *t)
 {
     int64_t cap = pto_space_capacity(v->m->arch, (pto_space)t->space);
-    int64_t one = pto_tile_bytes(t), all = one * t->nbuf;
+    int64_t one, all, size = pto_dtype_size((pto_dtype)t->dtype);
     const char *tn, *sp, *an;
+    /* rows and cols are positive int32s here: their product fits, but its
+       bytes times the slots need not (f32[2147483647, 2147483647]); below
+       2^56 elements it does (dtype size <= 8, nbuf <= 8), without the divisions */
+    if ((int64_t)t->rows * t->cols >= (int64_t)1 << 56 &&
+        (size <= 0 || (int64_t)t->rows * t->cols > INT64_MAX / size / t->nbuf)) {
+        pto_error(v->ctx, t->loc, "tile '%s' is %s[%d, %d]%s, far more than the %lld bytes of '%s' on %s",
+                  pto__vname(v, t->name), pto_dtype_name((pto_dtype)t->dtype), (int)t->rows, (int)t->cols,
+                  t->nbuf > 1 ? " with slots" : "", (long long)cap, pto_space_name((pto_space)t->space),
+                  pto_arch_name(v->m->arch));
+        return;
+    }
+    one = pto_tile_bytes(t);
+    all = one * t->nbuf;
     if (all <= cap && t->pin == PTO_NO_ADDR) return;   /* fits, not pinned: the names are not needed */
     tn = pto__vname(v, t->name);
     sp = pto_space_name((pto_space)t->space);
@@ -1043,7 +1056,7 @@ static void pto__vmov(pto__verifier *v, const pto__vop *op)
 /* The values a var of an affine form takes: first, first + step, ...;
    more = 0 when it takes one value at most. 0: not known statically, as
    under an `if` inside its loop (a guard may skip the bad values, as for
-   pto__vvar_range). */
+   pto__vvar_range); -1: it takes none (a zero-trip loop). */
 static int pto__vvar_steps(const pto__verifier *v, int32_t var, int64_t *first, int64_t *step, int *more)
 {
     if (var == PTO__VBLOCK) {   /* 0, 1, .. blocks - 1 */
@@ -1053,8 +1066,9 @@ static int pto__vvar_steps(const pto__verifier *v, int32_t var, int64_t *first, 
         *more = v->nblocks != 1;
         return 1;
     }
-    if (var < 0 || var >= v->m->n_vars || !v->vlive[var] || v->vstep[var] <= 0 || v->ifdepth > v->vifdepth[var])
-        return 0;
+    if (var < 0 || var >= v->m->n_vars || !v->vlive[var]) return 0;
+    if (v->vstep[var] < 0) return -1;
+    if (v->vstep[var] == 0 || v->ifdepth > v->vifdepth[var]) return 0;
     *first = v->vstart[var];
     *step = v->vstep[var];
     *more = !(v->vrange[var] && v->vlo[var] == v->vhi[var]);
@@ -1079,6 +1093,7 @@ static int pto__vmisaligned(const pto__verifier *v, const pto__vform *f, int64_t
     for (i = 0; i < f->n; i++) {
         int64_t first, step, kf, ks;
         int more, known = pto__vvar_steps(v, f->var[i], &first, &step, &more);
+        if (known < 0) return 0;   /* in a zero-trip loop: never a value at all */
         if (!known && f->k[i] % m != 0) return 0;
         if (!known) { *exact = 0; continue; }
         if (!pto__vmul(f->k[i], first, &kf) || !pto__vadd(val, kf, &val)) return 0;
@@ -1532,13 +1547,16 @@ static void pto__vfor(pto__verifier *v, int32_t s)
     v->vlive[var] = 1;
     v->vrange[var] = 0;
     v->vifdepth[var] = v->ifdepth;
+    pto__fnone(&v->vform[var]);   /* (vform is not zeroed: a let var a malformed loop names is read through it) */
     v->vstep[var] = 0;
-    if (pto__fisconst(&a) && pto__fisconst(&c) && c.c > 0) {   /* its values, even with an unknown end */
+    if (pto__fisconst(&a) && pto__fisconst(&b) && pto__fisconst(&c) && c.c > 0 && a.c >= b.c)
+        v->vstep[var] = -1;   /* a zero-trip loop: its var takes no value, its body never runs */
+    else if (pto__fisconst(&a) && pto__fisconst(&c) && c.c > 0) {   /* its values, even with an unknown end */
         v->vstart[var] = a.c;
         v->vstep[var] = c.c;
     }
-    if (pto__fisconst(&a) && pto__fisconst(&b) && pto__fisconst(&c) && c.c > 0 && a.c < b.c &&
-        pto__vadd(b.c - 1, -a.c, &span)) {
+    if (pto__fisconst(&a) && pto__fisconst(&b) && pto__fisconst(&c) && c.c > 0 && a.c < b.c && a.c > INT64_MIN &&
+        pto__vadd(b.c - 1, -a.c, &span)) {   /* (-a.c: not from INT64_MIN) */
         v->vrange[var] = 1;
         v->vlo[var] = a.c;
         v->vhi[var] = a.c + span / c.c * c.c;

@@ -488,6 +488,39 @@ static void test_pipeline(void)
     pto_ctx_destroy(ctx);
 }
 
+/* Statements at line INT32_MAX (from the C API): the test for "the line
+   after the one quoted last" added one to INT32_MAX (signed overflow,
+   caught by -fsanitize=undefined); the lines are quoted as they are. */
+static void test_line_max(void)
+{
+    const char *text =
+        "kernel k(in a: f32[16, 64], out y: f32[16, 64]) vector {\n"
+        "  tile t: vec f32[16, 64]\n"
+        "  tload t, a[0, 0]\n"
+        "  tadds t, t, 1.0\n"
+        "  tstore y[0, 0], t\n"
+        "}\n";
+    pto_ctx *ctx = pto_ctx_create(NULL);
+    pto_module *m = pto_parse(ctx, "t.pto", text, strlen(text));
+    pto_buf k, h;
+    int32_t s;
+    memset(&k, 0, sizeof k);
+    memset(&h, 0, sizeof h);
+    k.ctx = h.ctx = ctx;
+    CHECK(m != NULL);
+    if (m && pto_compile(ctx, m, NULL) == PTO_OK) {
+        for (s = 0; s < m->n_stmts; s++) m->stmts[s].loc.line = s % 2 ? INT32_MAX : 7;
+        CHECK(pto_emit(ctx, m, NULL, &k, &h) == PTO_OK);
+        CHECK(k.data && strstr(k.data, "\"t.pto:2147483647\"") && strstr(k.data, "\"t.pto:7\""));
+    } else {
+        CHECK(0);
+    }
+    pto_buf_free(&k);
+    pto_buf_free(&h);
+    pto_module_destroy(m);
+    pto_ctx_destroy(ctx);
+}
+
 int main(void)
 {
     test_goldens();
@@ -495,5 +528,6 @@ int main(void)
     test_lines();
     test_errors();
     test_pipeline();
+    test_line_max();
     return TEST_END();
 }
