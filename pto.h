@@ -13824,7 +13824,7 @@ PTODEF pto_status pto_compile(pto_ctx *ctx, pto_module *m, const pto_compile_des
    the headers or the emitter's own names (a keyword, `core`, `args`, or a
    name starting with pto, user_, kernel_ or host_); such a name becomes
    user_NAME. The emitter's own names are core, args, run, kernel_K,
-   host_K, pto_emit_min/max and pto_slots_N, none of which a renamed user
+   host_K, pto_emit_min/max/div/mod and pto_slots_N, none of which a renamed user
    name can produce. */
 
 /* ---- the templates -------------------------------------------------------
@@ -13852,7 +13852,11 @@ PTODEF pto_status pto_compile(pto_ctx *ctx, pto_module *m, const pto_compile_des
       "\n" \
       "/* min and max of the .pto integer expressions */\n" \
       "PTO_K_FN int64_t pto_emit_min(int64_t a, int64_t b) { return a < b ? a : b; }\n" \
-      "PTO_K_FN int64_t pto_emit_max(int64_t a, int64_t b) { return a > b ? a : b; }\n") \
+      "PTO_K_FN int64_t pto_emit_max(int64_t a, int64_t b) { return a > b ? a : b; }\n" \
+      "/* / and % by a value known only at launch: a zero divisor (or INT64_MIN / -1) gives 0\n" \
+      "   instead of trapping; the reference interpreter reports it at its .pto line */\n" \
+      "PTO_K_FN int64_t pto_emit_div(int64_t a, int64_t b) { return b == 0 || (b == -1 && a == INT64_MIN) ? 0 : a / b; }\n" \
+      "PTO_K_FN int64_t pto_emit_mod(int64_t a, int64_t b) { return b == 0 || b == -1 ? 0 : a % b; }\n") \
     X(K_FN_BEGIN, \
       "\n" \
       "/* $(file):$(n): $(kind) kernel $(name)($(sig)), blocks($(blocks))\n" \
@@ -13869,6 +13873,7 @@ PTODEF pto_status pto_compile(pto_ctx *ctx, pto_module *m, const pto_compile_des
     X(K_SLOTS,     "$(ind)static const int64_t pto_slots_$(idx)[$(n)] = {$(list)};\n") \
     X(K_LET,       "$(ind)const int64_t $(name) = $(expr);\n") \
     X(K_FOR,       "$(ind)for (int64_t $(name) = $(start); $(name) < $(end); $(name) += $(step)) {\n") \
+    X(K_FOR_DYN,   "$(ind)for (int64_t $(name) = $(start); $(name) < $(end) && $(step) > 0; $(name) += $(step)) {\n") \
     X(K_IF,        "$(ind)if ($(lhs) $(cmp) $(rhs)) {\n") \
     X(K_ELSE,      "$(ind)} else {\n") \
     X(K_CLOSE,     "$(ind)}\n") \
@@ -14750,6 +14755,18 @@ static void pto__emit_int(pto_buf *b, int64_t v, int mode)
     else pto__emit_put_i64(b, v);
 }
 
+/* Whether a / or % goes through pto_emit_div / pto_emit_mod: in the C of
+   the simulator (kernel and host, not the isa target) when the divisor is
+   not a constant other than 0 and -1. A divisor from a launch value (-D S=0)
+   would otherwise trap the whole run (SIGFPE) before the interpreter could
+   name the .pto line at fault. */
+static int pto__emit_safediv(pto__emitter *E, const pto_expr *e, int mode)
+{
+    int64_t d;
+    if (mode == PTO__EX_PTO || E->isa || (e->kind != PTO_E_DIV && e->kind != PTO_E_MOD)) return 0;
+    return !pto__emit_const(E, e->b, &d) || d == 0 || d == -1;
+}
+
 static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, int ctxprec)
 {
     static const char *const builtin_c[] = {"pto_k_block_idx(core)", "pto_k_block_num(core)",
@@ -14805,7 +14822,7 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
         return;
     }
     e = &m->exprs[ex];
-    prec = pto__emit_expr_prec(e);
+    prec = pto__emit_safediv(E, e, mode) ? 4 : pto__emit_expr_prec(e);   /* a call needs no parentheses */
     paren = prec < ctxprec;
     if (paren) pto__emit_put(b, "(", 1);
     switch (e->kind) {
@@ -14836,6 +14853,14 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
         break;
     default: {
         static const char *const ops[] = {" + ", " - ", " * ", " / ", " % "};
+        if (pto__emit_safediv(E, e, mode)) {
+            pto__emit_puts(b, e->kind == PTO_E_DIV ? "pto_emit_div(" : "pto_emit_mod(");
+            pto__emit_expr(E, b, e->a, mode, 0);
+            pto__emit_put(b, ", ", 2);
+            pto__emit_expr(E, b, e->b, mode, 0);
+            pto__emit_put(b, ")", 1);
+            break;
+        }
         pto__emit_expr(E, b, e->a, mode, prec);
         pto__emit_put(b, ops[e->kind - PTO_E_ADD], 3);
         pto__emit_expr(E, b, e->b, mode, prec + 1);
@@ -15871,6 +15896,16 @@ static int pto__emit_has_pipebuf(const pto_module *m, int32_t k)
     return m->arch == PTO_ARCH_A2A3 && m->kernels[k].kind == PTO_KK_MIX && pto_kernel_pipe_bytes(m, k) > 0;
 }
 
+/* Whether a loop step is a positive constant. One known only at launch
+   gets a `step > 0` test in the loop condition: a step of 0 (-D S=0) would
+   spin forever and a negative one run until i wraps; the loop runs zero
+   times instead and the reference interpreter reports the bad step. */
+static int pto__emit_step_known(pto__emitter *E, int32_t step)
+{
+    int64_t v;
+    return step < 0 || (pto__emit_const(E, step, &v) && v > 0);
+}
+
 static void pto__emit_stmt(pto__emitter *E, int32_t s)
 {
     const pto_module *m = E->m;
@@ -15895,7 +15930,7 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
         pto__emit_exprval(E, PTO__K_START, st->e[0], 0);
         pto__emit_exprval(E, PTO__K_END, st->e[1], 0);
         pto__emit_exprval(E, PTO__K_STEP, st->e[2], 1);
-        pto__emit_x(E, PTO__T_K_FOR);
+        pto__emit_x(E, pto__emit_step_known(E, st->e[2]) ? PTO__T_K_FOR : PTO__T_K_FOR_DYN);
         pto__emit_block(E, st->body);
         pto__emit_indent(E);
         pto__emit_x(E, PTO__T_K_CLOSE);
