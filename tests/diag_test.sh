@@ -74,5 +74,27 @@ if cmp -s $out/v2c/kernel.c $out/v2c_edit/kernel.c; then bad "the guard is emitt
         $ptoc run $out/v2c_edit
 fi
 
+# ---- a command line ptoc cannot use: say what is wrong, then the usage, exit 1 ----
+v=examples/vadd.pto
+for c in "emit needs -o DIR|emit $v" \
+         "emit: a value must follow '-o'|emit $v -o" \
+         "--target is sim or isa, not 'gpu'|emit --target gpu $v -o $out/x" \
+         "emit takes one FILE; a second one is '$v'|emit $v $v -o $out/x" \
+         "run: a value must follow '--seed'|run $v --seed" \
+         "run: a value must follow '-D'|run $v -D" \
+         "run: unknown option '--sede'|run --sede 3 $v" \
+         "run takes one FILE or DIR; a second one is '$v'|run $v $v" \
+         "one FILE must follow 'run'|run" \
+         "one FILE must follow 'check'|check $v $v" \
+         "a STAGE and a FILE must follow 'dump'|dump $v" \
+         "--svg needs a file to write|plan $v --svg" \
+         "plan: unknown option '--tigth'|plan --tigth $v" \
+         "unknown command 'chek'|chek $v"; do
+    msg=${c%%|*}; args=${c#*|}
+    $ptoc $args >$out/log 2>&1; rc=$?
+    if [ $rc = 1 ] && grep -qF -- "ptoc: error: $msg" $out/log && grep -q "^usage: ptoc" $out/log; then ok "ptoc $args: $msg"
+    else bad "ptoc $args: $msg (exit $rc)"; fi
+done
+
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
