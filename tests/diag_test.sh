@@ -74,6 +74,23 @@ if cmp -s $out/v2c/kernel.c $out/v2c_edit/kernel.c; then bad "the guard is emitt
         $ptoc run $out/v2c_edit
 fi
 
+# ---- an out tensor nothing writes: a warning at the parameter, not an error ----
+cat > $out/unwritten.pto <<'EOF2'
+kernel w1(in x: f32[16, 64], out y: f32[16, 64], out never: f32[16, 64]) vector {
+  tile t: vec f32[16, 64]
+  tload t, x[0, 0]
+  tstore y[0, 0], t
+}
+kernel w2(in x: f32[16, 64] window, out z: f32[16, 64], inout s: i32[1, 8] window) vector ranks {
+  tget z[0, 0], x@0[0, 0], 16, 64
+  notify s[0, 0], 1, set
+}
+EOF2
+expect "an out tensor nothing writes is a warning" 0 \
+    "^$out/unwritten.pto:1:54: warning: 'never' is an 'out' tensor of kernel 'w1' but nothing writes it$" \
+    $ptoc check $out/unwritten.pto
+lacks "tstore, tget and notify count as writes" "'(y|z|s)' is an 'out' tensor"
+
 # ---- a command line ptoc cannot use: say what is wrong, then the usage, exit 1 ----
 v=examples/vadd.pto
 for c in "emit needs -o DIR|emit $v" \
