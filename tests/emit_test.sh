@@ -94,6 +94,13 @@ $ptoc run examples/softmax.pto -D M=3 >$out/log 2>&1; rc=$?
 if [ $rc = 0 ] && grep -q "warning: -D M=3: softmax.pto has no dynamic dim or scalar param named 'M'" $out/log; then ok "unused -D warns"; else bad "unused -D warns (rc $rc)"; fi
 $ptoc run examples/vadd.pto --trace $out/t.json >$out/log 2>&1; rc=$?
 if [ $rc = 0 ] && [ -s $out/t.json ]; then ok "--trace writes a trace"; else bad "--trace writes a trace (rc $rc)"; fi
+# a host's calls share one trace, one after the other (each call used to overwrite the file)
+$ptoc run examples/host_mm_norm.pto --trace $out/h.json >$out/log 2>&1; rc=$?
+total=$(sed -n 's/^total *\([0-9]*\) cycles.*/\1/p' $out/log)
+if [ $rc = 0 ] && grep -q '"launches":2' $out/h.json && grep -q '"name":"1 mm: block 0 aic"' $out/h.json &&
+   grep -q '"name":"2 rmsnorm: block 0 aiv0"' $out/h.json && grep -q '"name":"tmatmul"' $out/h.json &&
+   grep -q '"name":"trowsum"' $out/h.json && grep -q "\"name\":\"end\",.*\"ts\":$total}" $out/h.json
+then ok "--trace of a host: every call, ending at the total"; else bad "--trace of a host: every call, ending at the total (rc $rc)"; fi
 
 # a zero divisor or loop step that comes from -D: the simulator must not trap (SIGFPE, exit 2)
 # nor spin; the run exits 1 with the interpreter's error at the .pto line
