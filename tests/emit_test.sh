@@ -127,6 +127,19 @@ timeout 60 $ptoc run $out/dz2.pto -D S=16 -D D=0 >$out/log 2>&1; rc=$?
 if [ $rc = 1 ] && grep -q "dz2.pto:4:15: error: division by zero" $out/log; then ok "let i / 0: a user error"; else bad "let i / 0: a user error (rc $rc)"; fi
 timeout 60 $ptoc run $out/dz2.pto -D S=16 -D D=1 >$out/log 2>&1; rc=$?
 if [ $rc = 0 ] && grep -q "result      match" $out/log; then ok "dynamic step and divisor run clean"; else bad "dynamic step and divisor run clean (rc $rc)"; fi
+cat > $out/hdz.pto <<'EOF2'
+kernel acc(inout z: f32[M, 64], scalar n: i32) vector blocks(M / 16) {
+  tile t: vec f32[16, 64]
+  tload t, z[block * 16, 0]
+  tadds t, t, n
+  tstore z[block * 16, 0], t
+}
+host h(inout z: f32[M, 64]) {
+  call acc(z, 10 / (M - 32))
+}
+EOF2
+timeout 60 $ptoc run $out/hdz.pto -D M=32 >$out/log 2>&1; rc=$?
+if [ $rc = 1 ] && grep -q "hdz.pto:8:18: error: division by 0 in a host expression" $out/log; then ok "host call argument / 0: a user error"; else bad "host call argument / 0: a user error (rc $rc)"; fi
 $ptoc emit $out/dz2.pto -o $out/dz2 >$out/log 2>&1
 if grep -q "for (int64_t i = 0; i < 64 && S > 0; i += S) {" $out/dz2/kernel.c &&
    grep -q "const int64_t q = pto_emit_div(i, D) % 4;" $out/dz2/kernel.c; then ok "guarded step and divisor"; else bad "guarded step and divisor"; fi
