@@ -5438,6 +5438,16 @@ static int pto__varg(pto__verifier *v, int32_t s, int i, const pto_operand *o, u
             return 0;
         }
         return 1;
+    case PTO_O_FLOAT:
+        /* the value is rounded to f32 where it is used: a finite literal
+           that rounds to inf there (1e39, 1e400 reads as inf already) is
+           almost surely a typo. 2^128 - 2^103, half-way past FLT_MAX, is
+           the least magnitude that rounds to inf (ties to even). */
+        if (o->f - o->f == 0.0 && (o->f >= 340282356779733661637539395458142568448.0 ||
+                                   o->f <= -340282356779733661637539395458142568448.0))
+            pto_warning(v->ctx, o->loc, "float %g rounds to %sinf in f32 (write %sinf if that is meant)", o->f,
+                        o->f < 0 ? "-" : "", o->f < 0 ? "-" : "");
+        return 1;
     case PTO_O_INT: return (mask & PTO_A_INT) ? pto__vint_arg(v, o) : 1;
     case PTO_O_PIPE: return pto__vpipe_arg(v, o);
     case PTO_O_CVPIPE:

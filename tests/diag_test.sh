@@ -91,6 +91,24 @@ expect "an out tensor nothing writes is a warning" 0 \
     $ptoc check $out/unwritten.pto
 lacks "tstore, tget and notify count as writes" "'(y|z|s)' is an 'out' tensor"
 
+# ---- a float literal that rounds to inf in f32: a warning at the literal ----
+cat > $out/bigfloat.pto <<'EOF2'
+kernel f(in x: f32[16, 64], out y: f32[16, 64]) vector {
+  tile a: vec f32[16, 64]
+  tload a, x[0, 0]
+  tmuls a, a, 3.5e38
+  tadds a, a, -1e300
+  tmaxs a, a, 3.4028234e38
+  tmins a, a, inf
+  tstore y[0, 0], a
+}
+EOF2
+expect "3.5e38 rounds to inf in f32" 0 "^$out/bigfloat.pto:4:15: warning: float 3.5e\+38 rounds to inf in f32" \
+    $ptoc check $out/bigfloat.pto
+if grep -q "bigfloat.pto:5:15: warning: float -1e+300 rounds to -inf in f32 (write -inf if that is meant)" $out/log; then
+    ok "-1e300 rounds to -inf in f32"; else bad "-1e300 rounds to -inf in f32"; fi
+lacks "FLT_MAX and inf itself are no warning" "bigfloat.pto:[67]:"
+
 # ---- a command line ptoc cannot use: say what is wrong, then the usage, exit 1 ----
 v=examples/vadd.pto
 for c in "emit needs -o DIR|emit $v" \
