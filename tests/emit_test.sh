@@ -144,6 +144,9 @@ $ptoc emit $out/dz2.pto -o $out/dz2 >$out/log 2>&1
 if grep -q "for (int64_t i = 0; i < 64 && S > 0; i += S) {" $out/dz2/kernel.c &&
    grep -q "const int64_t q = pto_emit_div(i, D) % 4;" $out/dz2/kernel.c; then ok "guarded step and divisor"; else bad "guarded step and divisor"; fi
 
+$ptoc run examples/ring.pto --ranks 1 >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "^kernel ring (1 block x 1 rank)$" $out/log; then ok "one rank is 'x 1 rank'"; else bad "one rank is 'x 1 rank' (rc $rc)"; fi
+
 # a file name whose escaped form is longer than the emitter keeps (quotes become \"): it is cut
 # between two escapes, never inside one (a lone backslash swallowed the closing quote)
 qname=$(printf '%0130d' 0 | tr 0 '"').pto
