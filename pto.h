@@ -5462,6 +5462,16 @@ static int pto__varg(pto__verifier *v, int32_t s, int i, const pto_operand *o, u
             return 0;
         }
         return 1;
+    case PTO_O_FLOAT:
+        /* the value is rounded to f32 where it is used: a finite literal
+           that rounds to inf there (1e39, 1e400 reads as inf already) is
+           almost surely a typo. 2^128 - 2^103, half-way past FLT_MAX, is
+           the least magnitude that rounds to inf (ties to even). */
+        if (o->f - o->f == 0.0 && (o->f >= 340282356779733661637539395458142568448.0 ||
+                                   o->f <= -340282356779733661637539395458142568448.0))
+            pto_warning(v->ctx, o->loc, "float %g rounds to %sinf in f32 (write %sinf if that is meant)", o->f,
+                        o->f < 0 ? "-" : "", o->f < 0 ? "-" : "");
+        return 1;
     case PTO_O_INT: return (mask & PTO_A_INT) ? pto__vint_arg(v, o) : 1;
     case PTO_O_PIPE: return pto__vpipe_arg(v, o);
     case PTO_O_CVPIPE:
@@ -6657,6 +6667,34 @@ static int pto__valloc(pto__verifier *v)
     return 1;
 }
 
+/* An `out` tensor that no statement of its kernel writes keeps whatever the
+   launch left in it, and `ptoc run` still says "match" (both sides keep the
+   same bytes): nearly always a forgotten or misdirected tstore. A warning
+   at the parameter, once the kernels verified clean. */
+static void pto__vunwritten(pto__verifier *v)
+{
+    const pto_module *m = v->m;
+    uint8_t *w;
+    int32_t s, k, p;
+    int i;
+    if (m->n_params <= 0 || !(w = (uint8_t *)pto__vcalloc(v, (size_t)m->n_params, 1))) return;
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_stmt *st = &m->stmts[s];
+        const pto_opinfo *oi = pto_opinfo_get((pto_op)st->op);
+        for (i = 0; st->kind == PTO_ST_OP && i < st->nargs && i < oi->nargs && i < 4; i++) {
+            const pto_operand *o = pto_stmt_arg(m, s, i);
+            if (o && o->kind == PTO_O_GM && (oi->arg[i] & PTO_A_WRITE) && o->ref >= 0 && o->ref < m->n_params)
+                w[o->ref] = 1;
+        }
+    }
+    for (k = 0; k < m->n_kernels; k++)
+        for (p = m->kernels[k].param0; p < m->kernels[k].param0 + m->kernels[k].nparams; p++)
+            if (m->params[p].kind == PTO_P_TENSOR && m->params[p].dir == PTO_OUT && !w[p])
+                pto_warning(v->ctx, m->params[p].loc, "'%s' is an 'out' tensor of kernel '%s' but nothing writes it",
+                            pto__vname(v, m->params[p].name), pto__vname(v, m->kernels[k].name));
+    pto_free(v->ctx, w);
+}
+
 /* host sections are checked by host.c */
 static pto_status pto__hs_verify(pto_ctx *ctx, const pto_module *m);
 
@@ -6676,6 +6714,7 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
     }
     if (pto__valloc(&v))
         for (k = 0; k < m->n_kernels && !v.internal; k++) pto__vkernel(&v, k);
+    if (!v.internal && pto_error_count(ctx) == before) pto__vunwritten(&v);
     pto__vfree(&v);
     if (v.internal) return PTO_ERR_INTERNAL;
     if (pto__hs_verify(ctx, m) == PTO_ERR_INTERNAL) return PTO_ERR_INTERNAL;
@@ -14003,7 +14042,7 @@ PTODEF pto_status pto_compile(pto_ctx *ctx, pto_module *m, const pto_compile_des
    `core`, `args`, or a name starting with pto, PTO, user_, kernel_ or
    host_); such a name becomes
    user_NAME. The emitter's own names are core, args, run, kernel_K,
-   host_K, pto_emit_min/max and pto_slots_N, none of which a renamed user
+   host_K, pto_emit_min/max/div/mod and pto_slots_N, none of which a renamed user
    name can produce. */
 
 /* ---- the templates -------------------------------------------------------
@@ -14031,7 +14070,11 @@ PTODEF pto_status pto_compile(pto_ctx *ctx, pto_module *m, const pto_compile_des
       "\n" \
       "/* min and max of the .pto integer expressions */\n" \
       "PTO_K_FN int64_t pto_emit_min(int64_t a, int64_t b) { return a < b ? a : b; }\n" \
-      "PTO_K_FN int64_t pto_emit_max(int64_t a, int64_t b) { return a > b ? a : b; }\n") \
+      "PTO_K_FN int64_t pto_emit_max(int64_t a, int64_t b) { return a > b ? a : b; }\n" \
+      "/* / and % by a value known only at launch: a zero divisor (or INT64_MIN / -1) gives 0\n" \
+      "   instead of trapping; the reference interpreter reports it at its .pto line */\n" \
+      "PTO_K_FN int64_t pto_emit_div(int64_t a, int64_t b) { return b == 0 || (b == -1 && a == INT64_MIN) ? 0 : a / b; }\n" \
+      "PTO_K_FN int64_t pto_emit_mod(int64_t a, int64_t b) { return b == 0 || b == -1 ? 0 : a % b; }\n") \
     X(K_FN_BEGIN, \
       "\n" \
       "/* $(file):$(n): $(kind) kernel $(name)($(sig)), blocks($(blocks))\n" \
@@ -14052,6 +14095,7 @@ PTODEF pto_status pto_compile(pto_ctx *ctx, pto_module *m, const pto_compile_des
        computed only below end (as the interpreter does) */ \
     X(K_FOR_WRAP,  "$(ind)for (int64_t $(name) = $(start); $(name) < $(end); " \
                    "$(name) = (uint64_t)$(end) - (uint64_t)$(name) > (uint64_t)$(step) ? $(name) + $(step) : $(end)) {\n") \
+    X(K_FOR_DYN,   "$(ind)for (int64_t $(name) = $(start); $(name) < $(end) && $(step) > 0; $(name) += $(step)) {\n") \
     X(K_IF,        "$(ind)if ($(lhs) $(cmp) $(rhs)) {\n") \
     X(K_ELSE,      "$(ind)} else {\n") \
     X(K_CLOSE,     "$(ind)}\n") \
@@ -14971,6 +15015,18 @@ static void pto__emit_int(pto_buf *b, int64_t v, int mode)
     else pto__emit_put_i64(b, v);
 }
 
+/* Whether a / or % goes through pto_emit_div / pto_emit_mod: in the C of
+   the simulator (kernel and host, not the isa target) when the divisor is
+   not a constant other than 0 and -1. A divisor from a launch value (-D S=0)
+   would otherwise trap the whole run (SIGFPE) before the interpreter could
+   name the .pto line at fault. */
+static int pto__emit_safediv(pto__emitter *E, const pto_expr *e, int mode)
+{
+    int64_t d;
+    if (mode == PTO__EX_PTO || E->isa || (e->kind != PTO_E_DIV && e->kind != PTO_E_MOD)) return 0;
+    return !pto__emit_const(E, e->b, &d) || d == 0 || d == -1;
+}
+
 static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, int ctxprec)
 {
     static const char *const builtin_c[] = {"pto_k_block_idx(core)", "pto_k_block_num(core)",
@@ -15026,7 +15082,7 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
         return;
     }
     e = &m->exprs[ex];
-    prec = pto__emit_expr_prec(e);
+    prec = pto__emit_safediv(E, e, mode) ? 4 : pto__emit_expr_prec(e);   /* a call needs no parentheses */
     paren = prec < ctxprec;
     if (paren) pto__emit_put(b, "(", 1);
     switch (e->kind) {
@@ -15057,6 +15113,14 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
         break;
     default: {
         static const char *const ops[] = {" + ", " - ", " * ", " / ", " % "};
+        if (pto__emit_safediv(E, e, mode)) {
+            pto__emit_puts(b, e->kind == PTO_E_DIV ? "pto_emit_div(" : "pto_emit_mod(");
+            pto__emit_expr(E, b, e->a, mode, 0);
+            pto__emit_put(b, ", ", 2);
+            pto__emit_expr(E, b, e->b, mode, 0);
+            pto__emit_put(b, ")", 1);
+            break;
+        }
         pto__emit_expr(E, b, e->a, mode, prec);
         pto__emit_put(b, ops[e->kind - PTO_E_ADD], 3);
         pto__emit_expr(E, b, e->b, mode, prec + 1);
@@ -16092,6 +16156,16 @@ static int pto__emit_has_pipebuf(const pto_module *m, int32_t k)
     return m->arch == PTO_ARCH_A2A3 && m->kernels[k].kind == PTO_KK_MIX && pto_kernel_pipe_bytes(m, k) > 0;
 }
 
+/* Whether a loop step is a positive constant. One known only at launch
+   gets a `step > 0` test in the loop condition: a step of 0 (-D S=0) would
+   spin forever and a negative one run until i wraps; the loop runs zero
+   times instead and the reference interpreter reports the bad step. */
+static int pto__emit_step_known(pto__emitter *E, int32_t step)
+{
+    int64_t v;
+    return step < 0 || (pto__emit_const(E, step, &v) && v > 0);
+}
+
 static void pto__emit_stmt(pto__emitter *E, int32_t s)
 {
     const pto_module *m = E->m;
@@ -16121,7 +16195,7 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
         pto__emit_exprval(E, PTO__K_START, st->e[0], 0);
         pto__emit_exprval(E, PTO__K_END, st->e[1], 0);
         pto__emit_exprval(E, PTO__K_STEP, st->e[2], 1);
-        pto__emit_x(E, wrap ? PTO__T_K_FOR_WRAP : PTO__T_K_FOR);
+        pto__emit_x(E, !pto__emit_step_known(E, st->e[2]) ? PTO__T_K_FOR_DYN : wrap ? PTO__T_K_FOR_WRAP : PTO__T_K_FOR);
         pto__emit_block(E, st->body);
         pto__emit_indent(E);
         pto__emit_x(E, PTO__T_K_CLOSE);
@@ -18148,7 +18222,8 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
     }
     rep = pto_k_launch(run->kranks ? run->rdev : run->dev, &ld);
     if (run->kranks)
-        printf("kernel %s (%lld block%s x %d ranks)\n", name, (long long)blocks, blocks == 1 ? "" : "s", run->kranks);
+        printf("kernel %s (%lld block%s x %d rank%s)\n", name, (long long)blocks, blocks == 1 ? "" : "s", run->kranks,
+               run->kranks == 1 ? "" : "s");
     else
         printf("kernel %s (%lld block%s)\n", name, (long long)blocks, blocks == 1 ? "" : "s");
     if (k == run->m->n_kernels || pto_interp(run->ctx, run->m, &L) != PTO_OK) {

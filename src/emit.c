@@ -54,7 +54,7 @@
    `core`, `args`, or a name starting with pto, PTO, user_, kernel_ or
    host_); such a name becomes
    user_NAME. The emitter's own names are core, args, run, kernel_K,
-   host_K, pto_emit_min/max and pto_slots_N, none of which a renamed user
+   host_K, pto_emit_min/max/div/mod and pto_slots_N, none of which a renamed user
    name can produce. */
 
 /* ---- the templates -------------------------------------------------------
@@ -82,7 +82,11 @@
       "\n" \
       "/* min and max of the .pto integer expressions */\n" \
       "PTO_K_FN int64_t pto_emit_min(int64_t a, int64_t b) { return a < b ? a : b; }\n" \
-      "PTO_K_FN int64_t pto_emit_max(int64_t a, int64_t b) { return a > b ? a : b; }\n") \
+      "PTO_K_FN int64_t pto_emit_max(int64_t a, int64_t b) { return a > b ? a : b; }\n" \
+      "/* / and % by a value known only at launch: a zero divisor (or INT64_MIN / -1) gives 0\n" \
+      "   instead of trapping; the reference interpreter reports it at its .pto line */\n" \
+      "PTO_K_FN int64_t pto_emit_div(int64_t a, int64_t b) { return b == 0 || (b == -1 && a == INT64_MIN) ? 0 : a / b; }\n" \
+      "PTO_K_FN int64_t pto_emit_mod(int64_t a, int64_t b) { return b == 0 || b == -1 ? 0 : a % b; }\n") \
     X(K_FN_BEGIN, \
       "\n" \
       "/* $(file):$(n): $(kind) kernel $(name)($(sig)), blocks($(blocks))\n" \
@@ -103,6 +107,7 @@
        computed only below end (as the interpreter does) */ \
     X(K_FOR_WRAP,  "$(ind)for (int64_t $(name) = $(start); $(name) < $(end); " \
                    "$(name) = (uint64_t)$(end) - (uint64_t)$(name) > (uint64_t)$(step) ? $(name) + $(step) : $(end)) {\n") \
+    X(K_FOR_DYN,   "$(ind)for (int64_t $(name) = $(start); $(name) < $(end) && $(step) > 0; $(name) += $(step)) {\n") \
     X(K_IF,        "$(ind)if ($(lhs) $(cmp) $(rhs)) {\n") \
     X(K_ELSE,      "$(ind)} else {\n") \
     X(K_CLOSE,     "$(ind)}\n") \
@@ -1022,6 +1027,18 @@ static void pto__emit_int(pto_buf *b, int64_t v, int mode)
     else pto__emit_put_i64(b, v);
 }
 
+/* Whether a / or % goes through pto_emit_div / pto_emit_mod: in the C of
+   the simulator (kernel and host, not the isa target) when the divisor is
+   not a constant other than 0 and -1. A divisor from a launch value (-D S=0)
+   would otherwise trap the whole run (SIGFPE) before the interpreter could
+   name the .pto line at fault. */
+static int pto__emit_safediv(pto__emitter *E, const pto_expr *e, int mode)
+{
+    int64_t d;
+    if (mode == PTO__EX_PTO || E->isa || (e->kind != PTO_E_DIV && e->kind != PTO_E_MOD)) return 0;
+    return !pto__emit_const(E, e->b, &d) || d == 0 || d == -1;
+}
+
 static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, int ctxprec)
 {
     static const char *const builtin_c[] = {"pto_k_block_idx(core)", "pto_k_block_num(core)",
@@ -1077,7 +1094,7 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
         return;
     }
     e = &m->exprs[ex];
-    prec = pto__emit_expr_prec(e);
+    prec = pto__emit_safediv(E, e, mode) ? 4 : pto__emit_expr_prec(e);   /* a call needs no parentheses */
     paren = prec < ctxprec;
     if (paren) pto__emit_put(b, "(", 1);
     switch (e->kind) {
@@ -1108,6 +1125,14 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
         break;
     default: {
         static const char *const ops[] = {" + ", " - ", " * ", " / ", " % "};
+        if (pto__emit_safediv(E, e, mode)) {
+            pto__emit_puts(b, e->kind == PTO_E_DIV ? "pto_emit_div(" : "pto_emit_mod(");
+            pto__emit_expr(E, b, e->a, mode, 0);
+            pto__emit_put(b, ", ", 2);
+            pto__emit_expr(E, b, e->b, mode, 0);
+            pto__emit_put(b, ")", 1);
+            break;
+        }
         pto__emit_expr(E, b, e->a, mode, prec);
         pto__emit_put(b, ops[e->kind - PTO_E_ADD], 3);
         pto__emit_expr(E, b, e->b, mode, prec + 1);
@@ -2143,6 +2168,16 @@ static int pto__emit_has_pipebuf(const pto_module *m, int32_t k)
     return m->arch == PTO_ARCH_A2A3 && m->kernels[k].kind == PTO_KK_MIX && pto_kernel_pipe_bytes(m, k) > 0;
 }
 
+/* Whether a loop step is a positive constant. One known only at launch
+   gets a `step > 0` test in the loop condition: a step of 0 (-D S=0) would
+   spin forever and a negative one run until i wraps; the loop runs zero
+   times instead and the reference interpreter reports the bad step. */
+static int pto__emit_step_known(pto__emitter *E, int32_t step)
+{
+    int64_t v;
+    return step < 0 || (pto__emit_const(E, step, &v) && v > 0);
+}
+
 static void pto__emit_stmt(pto__emitter *E, int32_t s)
 {
     const pto_module *m = E->m;
@@ -2172,7 +2207,7 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
         pto__emit_exprval(E, PTO__K_START, st->e[0], 0);
         pto__emit_exprval(E, PTO__K_END, st->e[1], 0);
         pto__emit_exprval(E, PTO__K_STEP, st->e[2], 1);
-        pto__emit_x(E, wrap ? PTO__T_K_FOR_WRAP : PTO__T_K_FOR);
+        pto__emit_x(E, !pto__emit_step_known(E, st->e[2]) ? PTO__T_K_FOR_DYN : wrap ? PTO__T_K_FOR_WRAP : PTO__T_K_FOR);
         pto__emit_block(E, st->body);
         pto__emit_indent(E);
         pto__emit_x(E, PTO__T_K_CLOSE);

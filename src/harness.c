@@ -539,7 +539,8 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
     }
     rep = pto_k_launch(run->kranks ? run->rdev : run->dev, &ld);
     if (run->kranks)
-        printf("kernel %s (%lld block%s x %d ranks)\n", name, (long long)blocks, blocks == 1 ? "" : "s", run->kranks);
+        printf("kernel %s (%lld block%s x %d rank%s)\n", name, (long long)blocks, blocks == 1 ? "" : "s", run->kranks,
+               run->kranks == 1 ? "" : "s");
     else
         printf("kernel %s (%lld block%s)\n", name, (long long)blocks, blocks == 1 ? "" : "s");
     if (k == run->m->n_kernels || pto_interp(run->ctx, run->m, &L) != PTO_OK) {

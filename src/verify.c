@@ -843,6 +843,16 @@ static int pto__varg(pto__verifier *v, int32_t s, int i, const pto_operand *o, u
             return 0;
         }
         return 1;
+    case PTO_O_FLOAT:
+        /* the value is rounded to f32 where it is used: a finite literal
+           that rounds to inf there (1e39, 1e400 reads as inf already) is
+           almost surely a typo. 2^128 - 2^103, half-way past FLT_MAX, is
+           the least magnitude that rounds to inf (ties to even). */
+        if (o->f - o->f == 0.0 && (o->f >= 340282356779733661637539395458142568448.0 ||
+                                   o->f <= -340282356779733661637539395458142568448.0))
+            pto_warning(v->ctx, o->loc, "float %g rounds to %sinf in f32 (write %sinf if that is meant)", o->f,
+                        o->f < 0 ? "-" : "", o->f < 0 ? "-" : "");
+        return 1;
     case PTO_O_INT: return (mask & PTO_A_INT) ? pto__vint_arg(v, o) : 1;
     case PTO_O_PIPE: return pto__vpipe_arg(v, o);
     case PTO_O_CVPIPE:
@@ -2038,6 +2048,34 @@ static int pto__valloc(pto__verifier *v)
     return 1;
 }
 
+/* An `out` tensor that no statement of its kernel writes keeps whatever the
+   launch left in it, and `ptoc run` still says "match" (both sides keep the
+   same bytes): nearly always a forgotten or misdirected tstore. A warning
+   at the parameter, once the kernels verified clean. */
+static void pto__vunwritten(pto__verifier *v)
+{
+    const pto_module *m = v->m;
+    uint8_t *w;
+    int32_t s, k, p;
+    int i;
+    if (m->n_params <= 0 || !(w = (uint8_t *)pto__vcalloc(v, (size_t)m->n_params, 1))) return;
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_stmt *st = &m->stmts[s];
+        const pto_opinfo *oi = pto_opinfo_get((pto_op)st->op);
+        for (i = 0; st->kind == PTO_ST_OP && i < st->nargs && i < oi->nargs && i < 4; i++) {
+            const pto_operand *o = pto_stmt_arg(m, s, i);
+            if (o && o->kind == PTO_O_GM && (oi->arg[i] & PTO_A_WRITE) && o->ref >= 0 && o->ref < m->n_params)
+                w[o->ref] = 1;
+        }
+    }
+    for (k = 0; k < m->n_kernels; k++)
+        for (p = m->kernels[k].param0; p < m->kernels[k].param0 + m->kernels[k].nparams; p++)
+            if (m->params[p].kind == PTO_P_TENSOR && m->params[p].dir == PTO_OUT && !w[p])
+                pto_warning(v->ctx, m->params[p].loc, "'%s' is an 'out' tensor of kernel '%s' but nothing writes it",
+                            pto__vname(v, m->params[p].name), pto__vname(v, m->kernels[k].name));
+    pto_free(v->ctx, w);
+}
+
 /* host sections are checked by host.c */
 static pto_status pto__hs_verify(pto_ctx *ctx, const pto_module *m);
 
@@ -2057,6 +2095,7 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
     }
     if (pto__valloc(&v))
         for (k = 0; k < m->n_kernels && !v.internal; k++) pto__vkernel(&v, k);
+    if (!v.internal && pto_error_count(ctx) == before) pto__vunwritten(&v);
     pto__vfree(&v);
     if (v.internal) return PTO_ERR_INTERNAL;
     if (pto__hs_verify(ctx, m) == PTO_ERR_INTERNAL) return PTO_ERR_INTERNAL;

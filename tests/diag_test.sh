@@ -74,5 +74,62 @@ if cmp -s $out/v2c/kernel.c $out/v2c_edit/kernel.c; then bad "the guard is emitt
         $ptoc run $out/v2c_edit
 fi
 
+# ---- an out tensor nothing writes: a warning at the parameter, not an error ----
+cat > $out/unwritten.pto <<'EOF2'
+kernel w1(in x: f32[16, 64], out y: f32[16, 64], out never: f32[16, 64]) vector {
+  tile t: vec f32[16, 64]
+  tload t, x[0, 0]
+  tstore y[0, 0], t
+}
+kernel w2(in x: f32[16, 64] window, out z: f32[16, 64], inout s: i32[1, 8] window) vector ranks {
+  tget z[0, 0], x@0[0, 0], 16, 64
+  notify s[0, 0], 1, set
+}
+EOF2
+expect "an out tensor nothing writes is a warning" 0 \
+    "^$out/unwritten.pto:1:54: warning: 'never' is an 'out' tensor of kernel 'w1' but nothing writes it$" \
+    $ptoc check $out/unwritten.pto
+lacks "tstore, tget and notify count as writes" "'(y|z|s)' is an 'out' tensor"
+
+# ---- a float literal that rounds to inf in f32: a warning at the literal ----
+cat > $out/bigfloat.pto <<'EOF2'
+kernel f(in x: f32[16, 64], out y: f32[16, 64]) vector {
+  tile a: vec f32[16, 64]
+  tload a, x[0, 0]
+  tmuls a, a, 3.5e38
+  tadds a, a, -1e300
+  tmaxs a, a, 3.4028234e38
+  tmins a, a, inf
+  tstore y[0, 0], a
+}
+EOF2
+expect "3.5e38 rounds to inf in f32" 0 "^$out/bigfloat.pto:4:15: warning: float 3.5e\+38 rounds to inf in f32" \
+    $ptoc check $out/bigfloat.pto
+if grep -q "bigfloat.pto:5:15: warning: float -1e+300 rounds to -inf in f32 (write -inf if that is meant)" $out/log; then
+    ok "-1e300 rounds to -inf in f32"; else bad "-1e300 rounds to -inf in f32"; fi
+lacks "FLT_MAX and inf itself are no warning" "bigfloat.pto:[67]:"
+
+# ---- a command line ptoc cannot use: say what is wrong, then the usage, exit 1 ----
+v=examples/vadd.pto
+for c in "emit needs -o DIR|emit $v" \
+         "emit: a value must follow '-o'|emit $v -o" \
+         "--target is sim or isa, not 'gpu'|emit --target gpu $v -o $out/x" \
+         "emit takes one FILE; a second one is '$v'|emit $v $v -o $out/x" \
+         "run: a value must follow '--seed'|run $v --seed" \
+         "run: a value must follow '-D'|run $v -D" \
+         "run: unknown option '--sede'|run --sede 3 $v" \
+         "run takes one FILE or DIR; a second one is '$v'|run $v $v" \
+         "one FILE must follow 'run'|run" \
+         "one FILE must follow 'check'|check $v $v" \
+         "a STAGE and a FILE must follow 'dump'|dump $v" \
+         "--svg needs a file to write|plan $v --svg" \
+         "plan: unknown option '--tigth'|plan --tigth $v" \
+         "unknown command 'chek'|chek $v"; do
+    msg=${c%%|*}; args=${c#*|}
+    $ptoc $args >$out/log 2>&1; rc=$?
+    if [ $rc = 1 ] && grep -qF -- "ptoc: error: $msg" $out/log && grep -q "^usage: ptoc" $out/log; then ok "ptoc $args: $msg"
+    else bad "ptoc $args: $msg (exit $rc)"; fi
+done
+
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

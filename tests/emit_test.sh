@@ -95,6 +95,58 @@ $ptoc run examples/softmax.pto -D M=3 >$out/log 2>&1; rc=$?
 if [ $rc = 0 ] && grep -q "warning: -D M=3: softmax.pto has no dynamic dim or scalar param named 'M'" $out/log; then ok "unused -D warns"; else bad "unused -D warns (rc $rc)"; fi
 $ptoc run examples/vadd.pto --trace $out/t.json >$out/log 2>&1; rc=$?
 if [ $rc = 0 ] && [ -s $out/t.json ]; then ok "--trace writes a trace"; else bad "--trace writes a trace (rc $rc)"; fi
+# a host's calls share one trace, one after the other (each call used to overwrite the file)
+$ptoc run examples/host_mm_norm.pto --trace $out/h.json >$out/log 2>&1; rc=$?
+total=$(sed -n 's/^total *\([0-9]*\) cycles.*/\1/p' $out/log)
+if [ $rc = 0 ] && grep -q '"launches":2' $out/h.json && grep -q '"name":"1 mm: block 0 aic"' $out/h.json &&
+   grep -q '"name":"2 rmsnorm: block 0 aiv0"' $out/h.json && grep -q '"name":"tmatmul"' $out/h.json &&
+   grep -q '"name":"trowsum"' $out/h.json && grep -q "\"name\":\"end\",.*\"ts\":$total}" $out/h.json
+then ok "--trace of a host: every call, ending at the total"; else bad "--trace of a host: every call, ending at the total (rc $rc)"; fi
+
+# a zero divisor or loop step that comes from -D: the simulator must not trap (SIGFPE, exit 2)
+# nor spin; the run exits 1 with the interpreter's error at the .pto line
+cat > $out/dz.pto <<'EOF2'
+kernel dz(in x: f32[64, 64], out y: f32[64, 64], scalar S: i32, scalar D: i32) vector blocks(4 / D) {
+  for i = 0 to 64 step S {
+    tile a: vec f32[16, 64] x2
+    let q = i / D % 4
+    tload a, x[i, 0]
+    tstore y[q * 16, 0], a
+  }
+}
+EOF2
+for c in "S=0 D=1 dz.pto:2:3: error: loop step must be positive, got 0" \
+         "S=-16 D=1 dz.pto:2:3: error: loop step must be positive, got -16" \
+         "S=16 D=0 error: kernel dz would launch no block"; do
+    set -- $c
+    s=$1; d=$2; shift 2
+    timeout 60 $ptoc run $out/dz.pto -D $s -D $d >$out/log 2>&1; rc=$?
+    if [ $rc = 1 ] && grep -qF "$*" $out/log; then ok "-D $s -D $d: a user error"; else bad "-D $s -D $d: a user error (rc $rc)"; fi
+done
+sed "s|blocks(4 / D)|blocks(1)|" $out/dz.pto > $out/dz2.pto
+timeout 60 $ptoc run $out/dz2.pto -D S=16 -D D=0 >$out/log 2>&1; rc=$?
+if [ $rc = 1 ] && grep -q "dz2.pto:4:15: error: division by zero" $out/log; then ok "let i / 0: a user error"; else bad "let i / 0: a user error (rc $rc)"; fi
+timeout 60 $ptoc run $out/dz2.pto -D S=16 -D D=1 >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "result      match" $out/log; then ok "dynamic step and divisor run clean"; else bad "dynamic step and divisor run clean (rc $rc)"; fi
+cat > $out/hdz.pto <<'EOF2'
+kernel acc(inout z: f32[M, 64], scalar n: i32) vector blocks(M / 16) {
+  tile t: vec f32[16, 64]
+  tload t, z[block * 16, 0]
+  tadds t, t, n
+  tstore z[block * 16, 0], t
+}
+host h(inout z: f32[M, 64]) {
+  call acc(z, 10 / (M - 32))
+}
+EOF2
+timeout 60 $ptoc run $out/hdz.pto -D M=32 >$out/log 2>&1; rc=$?
+if [ $rc = 1 ] && grep -q "hdz.pto:8:18: error: division by 0 in a host expression" $out/log; then ok "host call argument / 0: a user error"; else bad "host call argument / 0: a user error (rc $rc)"; fi
+$ptoc emit $out/dz2.pto -o $out/dz2 >$out/log 2>&1
+if grep -q "for (int64_t i = 0; i < 64 && S > 0; i += S) {" $out/dz2/kernel.c &&
+   grep -q "const int64_t q = pto_emit_div(i, D) % 4;" $out/dz2/kernel.c; then ok "guarded step and divisor"; else bad "guarded step and divisor"; fi
+
+$ptoc run examples/ring.pto --ranks 1 >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "^kernel ring (1 block x 1 rank)$" $out/log; then ok "one rank is 'x 1 rank'"; else bad "one rank is 'x 1 rank' (rc $rc)"; fi
 
 # a file name whose escaped form is longer than the emitter keeps (quotes become \"): it is cut
 # between two escapes, never inside one (a lone backslash swallowed the closing quote)

@@ -187,7 +187,9 @@ static void divide_by_zero_and_emit(void)
     CHECK(h.data && strstr(h.data, "static void host_h(pto_h_run *run)") != NULL);
     CHECK(h.data && strstr(h.data, "host_acc") == NULL);
     CHECK(h.data && strstr(h.data, "pto_h_call(run, kernel_acc, \"acc\", PTO_K_KIND_VECTOR, M / 16, args,") != NULL);
-    CHECK(h.data && strstr(h.data, "args[1] = 10 / (M - 32);") != NULL);
+    /* a divisor known only at launch goes through pto_emit_div: -D M=32 gives 0 there
+       instead of a SIGFPE, and the interpreter reports the division by 0 */
+    CHECK(h.data && strstr(h.data, "args[1] = pto_emit_div(10, M - 32);") != NULL);
     pto_buf_free(&k);
     pto_buf_free(&h);
     pto_module_destroy(m);

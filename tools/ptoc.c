@@ -13,6 +13,9 @@
                          simulator, compare with the reference interpreter
    ptoc --help
 
+   A command line it cannot use gets "ptoc: error: WHAT" (a missing value,
+   an unknown option, a second FILE) before the usage, exit status 1.
+
    Exit status: 0 on success, 1 when the input is wrong (a user error),
    2 when pto itself failed (an internal error: out of memory, a bug). */
 
@@ -54,6 +57,32 @@ static const char *usage =
     "  --version           the version\n"
     "\n"
     "exit status: 0 success, 1 error in the input, 2 internal error\n";
+
+/* A command line ptoc cannot use: what is wrong with it, then the usage. */
+static int usage_error(const char *what, const char *arg)
+{
+    fprintf(stderr, "ptoc: error: %s%s%s%s\n%s", what, arg ? " '" : "", arg ? arg : "", arg ? "'" : "", usage);
+    return 1;
+}
+
+/* What is wrong when command `cmd` got the wrong number of arguments. */
+static const char *wrong_args(const char *cmd)
+{
+    static const char *const one[] = {"check", "fmt", "sync", "emit", "run", "plan", NULL};
+    const char *const *c;
+    if (strcmp(cmd, "dump") == 0) return "a STAGE and a FILE must follow";
+    for (c = one; *c; c++)
+        if (strcmp(cmd, *c) == 0) return "one FILE must follow";
+    return "unknown command";
+}
+
+/* Whether argv[i] is an option that wants a value and has none (it is last). */
+static int missing_value(int argc, char **argv, int i, const char *const *opts)
+{
+    for (; *opts; opts++)
+        if (strcmp(argv[i], *opts) == 0) return i + 1 >= argc;
+    return 0;
+}
 
 static char *read_all(const char *path, size_t *len)
 {
@@ -209,9 +238,12 @@ static int cmd_plan(pto_ctx *ctx, int argc, char **argv)
     for (i = 2; i < argc; i++) {
         if (strcmp(argv[i], "--tight") == 0) d.tight = 1;
         else if (strcmp(argv[i], "--svg") == 0 && i + 1 < argc) svg = argv[++i];
+        else if (strcmp(argv[i], "--svg") == 0) return usage_error("--svg needs a file to write", NULL);
+        else if (argv[i][0] == '-' && argv[i][1]) return usage_error("plan: unknown option", argv[i]);
+        else if (path) return usage_error("plan takes one FILE; a second one is", argv[i]);
         else path = argv[i];
     }
-    if (!path) { fputs(usage, stderr); return 1; }
+    if (!path) return usage_error("plan needs a FILE", NULL);
     m = load(ctx, path, &status);
     if (!m) { pto_diag_print(ctx, stderr); return status; }
     d.result = &r;
@@ -341,16 +373,21 @@ static int cmd_emit(pto_ctx *ctx, int argc, char **argv)
 {
     const char *path = NULL, *dir = NULL;
     int i, opts = 0;
+    static const char *const valued[] = {"-o", "--target", NULL};
     for (i = 2; i < argc; i++) {
-        if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) dir = argv[++i];
+        if (missing_value(argc, argv, i, valued)) return usage_error("emit: a value must follow", argv[i]);
+        if (strcmp(argv[i], "-o") == 0) dir = argv[++i];
         else if (strcmp(argv[i], "--no-sync") == 0) opts |= EMIT_NO_SYNC;
         else if (strcmp(argv[i], "--tight") == 0) opts |= EMIT_TIGHT;
-        else if (strcmp(argv[i], "--target") == 0 && i + 1 < argc && strcmp(argv[i + 1], "isa") == 0) opts |= EMIT_ISA, i++;
-        else if (strcmp(argv[i], "--target") == 0 && i + 1 < argc && strcmp(argv[i + 1], "sim") == 0) opts &= ~EMIT_ISA, i++;
-        else if (!path) path = argv[i];
-        else path = NULL, i = argc;
+        else if (strcmp(argv[i], "--target") == 0 && strcmp(argv[i + 1], "isa") == 0) opts |= EMIT_ISA, i++;
+        else if (strcmp(argv[i], "--target") == 0 && strcmp(argv[i + 1], "sim") == 0) opts &= ~EMIT_ISA, i++;
+        else if (strcmp(argv[i], "--target") == 0) return usage_error("--target is sim or isa, not", argv[i + 1]);
+        else if (argv[i][0] == '-' && argv[i][1]) return usage_error("emit: unknown option", argv[i]);
+        else if (path) return usage_error("emit takes one FILE; a second one is", argv[i]);
+        else path = argv[i];
     }
-    if (!path || !dir) { fputs(usage, stderr); return 1; }
+    if (!path) return usage_error("emit needs a FILE", NULL);
+    if (!dir) return usage_error("emit needs -o DIR: the directory for kernel.c and host.c", NULL);
     return emit_to(ctx, path, dir, opts);
 }
 
@@ -524,8 +561,10 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
     int i, rc, opts = 0;
     cmd[0] = 0;
     if (!cc || !*cc) cc = "cc";
+    static const char *const valued[] = {"--cc", "-D", "--seed", "--trace", "--ranks", NULL};
     for (i = 2; i < argc; i++) {
-        if (strcmp(argv[i], "--cc") == 0 && i + 1 < argc) cc = argv[++i];
+        if (missing_value(argc, argv, i, valued)) return usage_error("run: a value must follow", argv[i]);
+        if (strcmp(argv[i], "--cc") == 0) cc = argv[++i];
         else if (strcmp(argv[i], "--no-sync") == 0) opts |= EMIT_NO_SYNC;
         else if (strcmp(argv[i], "--tight") == 0) opts |= EMIT_TIGHT;
         else if ((strcmp(argv[i], "-D") == 0 || strcmp(argv[i], "--seed") == 0 || strcmp(argv[i], "--trace") == 0 ||
@@ -534,10 +573,11 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
             shell_add(cmd, sizeof cmd, " ", argv[i]);
             shell_add(cmd, sizeof cmd, " ", argv[++i]);
         } else if (strncmp(argv[i], "-D", 2) == 0) shell_add(cmd, sizeof cmd, " ", argv[i]);
-        else if (!target) target = argv[i];
-        else { fputs(usage, stderr); return 1; }
+        else if (argv[i][0] == '-' && argv[i][1]) return usage_error("run: unknown option", argv[i]);
+        else if (target) return usage_error("run takes one FILE or DIR; a second one is", argv[i]);
+        else target = argv[i];
     }
-    if (!target) { fputs(usage, stderr); return 1; }
+    if (!target) return usage_error("run needs a FILE or an emitted DIR", NULL);
     if (!find_include(argv[0], inc, sizeof inc)) {
         fprintf(stderr, "ptoc: error: cannot find pto.h and pto_kernels.h (set PTO_INCLUDE)\n");
         return 1;
@@ -612,8 +652,7 @@ int main(int argc, char **argv)
     } else if (strcmp(argv[1], "plan") == 0 && argc >= 3) {
         rc = cmd_plan(ctx, argc, argv);
     } else {
-        fprintf(stderr, "ptoc: error: unknown command or wrong arguments: '%s'\n%s", argv[1], usage);
-        rc = 1;
+        rc = usage_error(wrong_args(argv[1]), argv[1]);
     }
     pto_ctx_destroy(ctx);
     return rc;

@@ -173,8 +173,7 @@ PTO_K_FN void pto_k__free_launch(pto_k_device *dev)
         memset(&dev->rep, 0, sizeof dev->rep);
         dev->rep.errors = e;
     }
-    dev->npairs = 0;
-    dev->nev = 0;
+    dev->npairs = 0;   /* trace events stay: the trace covers every launch */
 }
 
 PTO_K_FN void pto_k_device_destroy(pto_k_device *dev)
@@ -196,6 +195,7 @@ PTO_K_FN void pto_k_device_destroy(pto_k_device *dev)
     free(dev->rp);
     free(dev->pairs);
     free(dev->ev);
+    free(dev->tproc);
     free(dev->rargs);
     pthread_mutex_destroy(&dev->mu);
     pthread_cond_destroy(&dev->cv);
@@ -269,27 +269,22 @@ PTO_K_FN void pto_k__json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* Chrome trace / Perfetto JSON: one process per core, one thread per pipe,
-   ts and dur in cycles (shown as microseconds by the viewers). */
-PTO_K_FN void pto_k__write_trace(pto_k_device *dev)
+PTO_K_FN void pto_k__write_trace_to(pto_k_device *dev, FILE *f, int nproc)
 {
-    FILE *f;
     int i, p;
-    char who[64];
-    if (!dev->desc.trace_path) return;
-    f = fopen(dev->desc.trace_path, "w");
-    if (!f) {
-        pto_k__err(dev, PTO_K_E_USAGE, "error: cannot write trace '%s'", dev->desc.trace_path);
-        return;
-    }
+    char who[160];
     fprintf(f, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"time unit\":\"cycles\",\"kernel\":");
     pto_k__json_str(f, dev->ld->name ? dev->ld->name : "kernel");
+    if (dev->ntlaunch > 0) fprintf(f, ",\"launches\":%d", dev->ntlaunch + 1);
     fprintf(f, "},\"traceEvents\":[\n");
-    for (i = 0; i < dev->ncores; i++) {
-        pto_k__core_name(&dev->cores[i], who, sizeof who);
+    for (i = 0; i < nproc; i++) {
+        const pto_k__tproc *t = &dev->tproc[i];
+        if (dev->ntlaunch > 0) snprintf(who, sizeof who, "%d %s: %s", t->launch + 1, t->kernel, t->who);
+        else snprintf(who, sizeof who, "%s", t->who);
         fprintf(f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":", i);
         pto_k__json_str(f, who);
         fprintf(f, "}},\n");
+        fprintf(f, "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"sort_index\":%d}},\n", i, i);
         for (p = 0; p < PTO_K_PIPE_ALL; p++)
             fprintf(f, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":\"%s\"}},\n", i, p,
                     pto_k__pipe_name(p));
@@ -304,8 +299,42 @@ PTO_K_FN void pto_k__write_trace(pto_k_device *dev)
         fprintf(f, "}},\n");
     }
     fprintf(f, "{\"name\":\"end\",\"ph\":\"i\",\"s\":\"g\",\"pid\":0,\"tid\":0,\"ts\":%lld}\n]}\n",
-            (long long)dev->rep.makespan);
+            (long long)(dev->trace_t0 + dev->rep.makespan));
     fclose(f);
+}
+
+/* The launch's cores become trace processes after those of earlier launches. */
+PTO_K_FN int pto_k__trace_procs(pto_k_device *dev)
+{
+    int i, cap = dev->captproc;
+    dev->tproc = (pto_k__tproc *)pto_k__grow(dev, dev->tproc, &cap, dev->ntproc + dev->ncores, sizeof *dev->tproc);
+    dev->captproc = cap;
+    if (dev->ntproc + dev->ncores > cap) return 0;
+    for (i = 0; i < dev->ncores; i++) {
+        pto_k__tproc *t = &dev->tproc[dev->ntproc + i];
+        pto_k__core_name(&dev->cores[i], t->who, sizeof t->who);
+        snprintf(t->kernel, sizeof t->kernel, "%s", dev->ld->name ? dev->ld->name : "kernel");
+        t->launch = dev->ntlaunch;
+    }
+    return 1;
+}
+
+/* Chrome trace / Perfetto JSON: one process per core, one thread per pipe,
+   ts and dur in cycles (shown as microseconds by the viewers). Every launch
+   on the device rewrites the file with all launches so far, one after the
+   other ("2 rmsn: block 0 aiv0" when there are several). */
+PTO_K_FN void pto_k__write_trace(pto_k_device *dev)
+{
+    FILE *f;
+    int nproc;
+    if (!dev->desc.trace_path || !pto_k__trace_procs(dev)) return;
+    nproc = dev->ntproc + dev->ncores;
+    f = fopen(dev->desc.trace_path, "w");
+    if (!f) pto_k__err(dev, PTO_K_E_USAGE, "error: cannot write trace '%s'", dev->desc.trace_path);
+    else pto_k__write_trace_to(dev, f, nproc);
+    dev->ntproc = nproc;   /* the next launch follows this one */
+    dev->trace_t0 += dev->rep.makespan;
+    dev->ntlaunch++;
 }
 
 PTO_K_FN void pto_k__fill_report(pto_k_device *dev)

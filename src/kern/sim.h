@@ -182,10 +182,18 @@ typedef struct pto_k__sdone {
 } pto_k__sdone;
 
 typedef struct pto_k__event {
-    int core, pipe;
+    int core, pipe;            /* core: the trace process (pto_k__tproc index) */
     const char *name, *src;
     int64_t start, dur;
 } pto_k__event;
+
+/* A core of one launch in the trace: a host runs several kernels on one
+   device, each launch's cores get processes of their own and its events
+   follow the previous launch's end, so one file shows the whole run. */
+typedef struct pto_k__tproc {
+    char who[64], kernel[64];  /* the core ("block 0 aiv0") and its launch's kernel name */
+    int launch;
+} pto_k__tproc;
 
 struct pto_k_core {
     pto_k_device *dev;
@@ -244,8 +252,11 @@ struct pto_k_device {
     int caperr;
     const void **pairs;        /* reported (src, src, kind) triples */
     int npairs, cappairs;
-    pto_k__event *ev;
+    pto_k__event *ev;          /* trace events of every launch so far (see pto_k__write_trace) */
     int nev, capev;
+    pto_k__tproc *tproc;       /* trace processes (cores) of every launch so far */
+    int ntproc, captproc, ntlaunch;
+    int64_t trace_t0;          /* where this launch starts on the trace's time axis */
     int oom;
 };
 
@@ -640,11 +651,11 @@ PTO_K_FN void pto_k__trace_ev(pto_k_core *c, int pipe, const char *name, const c
     dev->ev = (pto_k__event *)pto_k__grow(dev, dev->ev, &cap, dev->nev + 1, sizeof *dev->ev);
     dev->capev = cap;
     if (dev->nev + 1 > cap) return;
-    dev->ev[dev->nev].core = c->index;
+    dev->ev[dev->nev].core = dev->ntproc + c->index;
     dev->ev[dev->nev].pipe = pipe;
     dev->ev[dev->nev].name = name;
     dev->ev[dev->nev].src = src;
-    dev->ev[dev->nev].start = start;
+    dev->ev[dev->nev].start = dev->trace_t0 + start;
     dev->ev[dev->nev].dur = dur;
     dev->nev++;
 }

@@ -8,6 +8,10 @@
 /* min and max of the .pto integer expressions */
 PTO_K_FN int64_t pto_emit_min(int64_t a, int64_t b) { return a < b ? a : b; }
 PTO_K_FN int64_t pto_emit_max(int64_t a, int64_t b) { return a > b ? a : b; }
+/* / and % by a value known only at launch: a zero divisor (or INT64_MIN / -1) gives 0
+   instead of trapping; the reference interpreter reports it at its .pto line */
+PTO_K_FN int64_t pto_emit_div(int64_t a, int64_t b) { return b == 0 || (b == -1 && a == INT64_MIN) ? 0 : a / b; }
+PTO_K_FN int64_t pto_emit_mod(int64_t a, int64_t b) { return b == 0 || b == -1 ? 0 : a % b; }
 
 /* gmix.pto:1: mix kernel gmix(in int: f32[64, 128], out core: f32[64, 128], in unused: f32[64, 128], scalar count: i32), blocks(2)
    planned: vec 73728 B */

@@ -8,6 +8,10 @@
 /* min and max of the .pto integer expressions */
 PTO_K_FN int64_t pto_emit_min(int64_t a, int64_t b) { return a < b ? a : b; }
 PTO_K_FN int64_t pto_emit_max(int64_t a, int64_t b) { return a > b ? a : b; }
+/* / and % by a value known only at launch: a zero divisor (or INT64_MIN / -1) gives 0
+   instead of trapping; the reference interpreter reports it at its .pto line */
+PTO_K_FN int64_t pto_emit_div(int64_t a, int64_t b) { return b == 0 || (b == -1 && a == INT64_MIN) ? 0 : a / b; }
+PTO_K_FN int64_t pto_emit_mod(int64_t a, int64_t b) { return b == 0 || b == -1 ? 0 : a % b; }
 
 /* gvadd.pto:1: vector kernel gvadd(in x: f32[N, 256], out z: f32[N, 256], scalar alpha: f32), blocks(N / 16)
    planned: vec 24576 B */
