@@ -225,6 +225,13 @@ PTO_K_FN double pto_h_def(pto_h_run *run, const char *name, const char *what)
 PTO_K_FN int64_t pto_h_dim(pto_h_run *run, const char *name)
 {
     double v = pto_h_def(run, name, "dynamic dim");
+    /* (a double at or past 2^62 is refused before the cast, which would be undefined past 2^63) */
+    if (run->status == 0 && v >= 4611686018427387904.0) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "dynamic dim %.60s = %.17g is too large (at most 2^62)", name, v);
+        pto_h_fail(run, 1, "%s", msg);
+        return 1;
+    }
     if (run->status == 0 && (v < 1 || v != (double)(int64_t)v)) {
         pto_h_fail(run, 1, "dynamic dim %s must be a positive integer", name);
         return 1;
@@ -292,6 +299,15 @@ PTO_K_FN pto_k_gm *pto_h_tensor(pto_h_run *run, int param, const char *name, int
     if (run->status) return NULL;
     if (param >= PTO_H_MAX) { pto_h_fail(run, 1, "tensor %s: too many tensors for the harness", name); return NULL; }
     if (rows < 1 || cols < 1) { pto_h_fail(run, 1, "tensor %s has an empty shape", name); return NULL; }
+    /* a shape from -D can be larger than this machine can hold: the user's to fix (exit 1), said
+       with the size, before rows * cols * size can overflow */
+    if (rows > (int64_t)(SIZE_MAX / 2) / cols / 8) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "tensor %.60s [%lld, %lld] is too large for the simulator", name, (long long)rows,
+                 (long long)cols);
+        pto_h_fail(run, 1, "%s", msg);
+        return NULL;
+    }
     bytes = (size_t)(rows * cols * pto_dtype_size((pto_dtype)dtype));
     g = run->kranks ? pto_k_gm_create_window(run->rdev, name, dtype, rows, cols)
                     : pto_k_gm_create(run->dev, name, dtype, rows, cols);
@@ -299,7 +315,13 @@ PTO_K_FN pto_k_gm *pto_h_tensor(pto_h_run *run, int param, const char *name, int
     for (r = 0; r < nr; r++) {
         pto_k_gm *gr = run->kranks && g ? pto_k_gm_peer(g, r) : g;
         run->rhost[r][param] = calloc(bytes ? bytes : 1, 1);
-        if (!gr || !run->rhost[r][param]) { pto_h_fail(run, 2, "cannot allocate tensor %s", name); return NULL; }
+        if (!gr || !run->rhost[r][param]) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "cannot allocate tensor %.60s [%lld, %lld]: %.3g bytes (a smaller -D?)", name,
+                     (long long)rows, (long long)cols, (double)bytes);
+            pto_h_fail(run, 1, "%s", msg);
+            return NULL;
+        }
         if (!fill) continue;
         pto_h_fill(run, run->rhost[r][param], dtype, rows * cols);
         memcpy(gr->data, run->rhost[r][param], bytes);

@@ -444,7 +444,8 @@ static void pto__vtile_core(pto__verifier *v, const pto_tile *t)
     sp = pto_space_name((pto_space)t->space);
     kn = pto__vname(v, k->name);
     if (k->kind == PTO_KK_VECTOR)
-        pto_error(v->ctx, t->loc, "vector kernel '%s' cannot use a '%s' tile (the vector core has only vec)", kn, sp);
+        pto_error(v->ctx, t->loc, "vector kernel '%s' cannot use a%s '%s' tile (the vector core has only vec)", kn,
+                  sp[0] == 'a' ? "n" : "", sp);
     else if (k->kind == PTO_KK_CUBE)
         pto_error(v->ctx, t->loc, "cube kernel '%s' cannot use a 'vec' tile (vec belongs to the vector core)", kn);
     else if (t->space == PTO_VEC)

@@ -131,5 +131,11 @@ for c in "emit needs -o DIR|emit $v" \
     else bad "ptoc $args: $msg (exit $rc)"; fi
 done
 
+# ---- a -D too large for the machine is the user's to fix (exit 1, with the size), not exit 2 ----
+expect "-D N=10^12: cannot allocate, with the size" 1 "cannot allocate tensor x \[1000000000000, 256\]" \
+    $ptoc run examples/rmsnorm.pto -D N=1000000000000
+expect "-D N=10^20: too large, not 'positive integer'" 1 "dynamic dim N = 1e\+20 is too large" \
+    $ptoc run examples/rmsnorm.pto -D N=99999999999999999999
+
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
