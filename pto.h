@@ -17705,9 +17705,9 @@ PTODEF pto_status pto_emit_isa(pto_ctx *ctx, const pto_module *m, const pto_emit
                   many elements, the largest errors, the first few
                   positions); warns about out tensors the simulated kernel
                   left partly unwritten (every rank's copy); prints result,
-                  cycles, bound, efficiency,
-                  flags and barriers (counted in kernel.c as it is on disk,
-                  hand edits included), planned bytes and simulator reports
+                  cycles, bound, efficiency, flags and barriers (counted in
+                  kernel.c as it is on disk, hand edits included), planned
+                  bytes and simulator reports
      pto_h_end     exit status: 0 all match and the simulator reported
                   nothing, 1 mismatch / report / bad input, 2 internal
 
@@ -18143,11 +18143,14 @@ PTO_K_FN int pto_h_unwritten_copy(const pto_k_gm *g, const char *name)
             nfc++;
         }
     }
-    if (nfr * C == n && fr1 - fr0 + 1 == nfr)
-        snprintf(where, sizeof where, fr0 == fr1 ? "row %lld" : "rows %lld..%lld", (long long)fr0, (long long)fr1);
+    if (nfr * C == n && fr1 - fr0 + 1 == nfr && fr0 == fr1)
+        snprintf(where, sizeof where, "row %lld", (long long)fr0);
+    else if (nfr * C == n && fr1 - fr0 + 1 == nfr)
+        snprintf(where, sizeof where, "rows %lld..%lld", (long long)fr0, (long long)fr1);
+    else if (nfc * R == n && fc1 - fc0 + 1 == nfc && fc0 == fc1)
+        snprintf(where, sizeof where, "column %lld", (long long)fc0);
     else if (nfc * R == n && fc1 - fc0 + 1 == nfc)
-        snprintf(where, sizeof where, fc0 == fc1 ? "column %lld" : "columns %lld..%lld", (long long)fc0,
-                 (long long)fc1);
+        snprintf(where, sizeof where, "columns %lld..%lld", (long long)fc0, (long long)fc1);
     else
         snprintf(where, sizeof where, "first at [%lld, %lld]", (long long)(first / C), (long long)(first % C));
     printf("  warning     %s: %lld of %lld elements never written (%s)\n", name, (long long)n, (long long)(R * C),

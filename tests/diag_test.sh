@@ -75,6 +75,22 @@ if [ "$(grep -c '^  warning' $out/log)" = 5 ]; then ok "five warnings in all"; e
 expect "M = 96: every row written, no warning" 0 "^  result      match" \
     $ptoc run -D M=96 -D N=96 --ranks 1 tests/diag/unwritten.pto
 if [ "$(grep -c '^  warning' $out/log)" = 1 ]; then ok "only the corner warns"; else bad "only the corner warns"; fi
+# a host section: its out tensor over all its calls; not its intermediate t
+cat > $out/host_half.pto <<'EOF2'
+kernel half(in x: f32[64, 64], out y: f32[64, 64]) vector blocks(1) {
+  tile t: vec f32[32, 64]
+  tload t, x[0, 0]
+  tstore y[0, 0], t
+}
+host main(in x: f32[64, 64], out y: f32[64, 64]) {
+  tensor t: f32[64, 64]
+  call half(x, t)
+  call half(t, y)
+}
+EOF2
+expect "a host section's out tensor" 0 "^  warning     y: 2048 of 4096 elements never written \(rows 32\.\.63\)$" \
+    $ptoc run $out/host_half.pto
+lacks "a host section's intermediate: no warning" "warning     t:"
 # tail.pto's last block has a run-time valid region: it writes every row
 expect "tail.pto with N = 100: no warning" 0 "^  result      match" $ptoc run -D N=100 -D alpha=1.5 examples/tail.pto
 lacks "tail.pto with N = 100: no warning" "warning"
