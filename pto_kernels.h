@@ -382,6 +382,8 @@ typedef struct pto_k_gm {
     struct pto_k_gm **peers;   /* window tensors: the copy of every rank; else NULL */
     int npeers;
     int id;                    /* index in the device's tensor list */
+    unsigned char *written;    /* per element: 1 once a kernel stored to it (tstore, atomic
+                                  tstore_add, a remote put); NULL until the first store */
 } pto_k_gm;
 
 typedef struct pto_k_core pto_k_core;
@@ -566,6 +568,10 @@ PTO_K_FN pto_k_gm *pto_k_gm_create_window(pto_k_device *dev, const char *name, i
 PTO_K_FN pto_k_gm *pto_k_gm_peer(pto_k_gm *g, int rank);
 PTO_K_FN float pto_k_gm_get(const pto_k_gm *g, int64_t row, int64_t col);
 PTO_K_FN void pto_k_gm_set(pto_k_gm *g, int64_t row, int64_t col, float v);
+/* 1 if some kernel launched on the device stored to element (row, col) of
+   this copy since it was created (pto_k_gm_set does not count): the host
+   harness warns about outputs a kernel leaves partly unwritten. */
+PTO_K_FN int pto_k_gm_written(const pto_k_gm *g, int64_t row, int64_t col);
 PTO_K_FN int64_t pto_k_gm_arg(pto_k_gm *g);
 PTO_K_FN int64_t pto_k_f_arg(double v);
 /* Runs a kernel to completion; the report lives until the next launch. */
@@ -1807,6 +1813,23 @@ PTO_K_FN void pto_k__x_load(pto_k_core *c, const pto_k__ins *ins)
                  "tload", ins->src);
 }
 
+/* Notes the elements of a GM window as stored to: one byte per element,
+   allocated on the first store, so that the host harness can tell an output
+   the kernel left partly unwritten (which the reference, leaving the same
+   elements alone, cannot). A byte, not a bit: a row is one memset. */
+PTO_K_FN void pto_k__mark_written(pto_k_core *c, pto_k_gm *g, int64_t r, int64_t col, int64_t vr, int64_t vc)
+{
+    int64_t i;
+    if (!g->written) {
+        g->written = (unsigned char *)calloc((size_t)(g->rows * g->cols > 0 ? g->rows * g->cols : 1), 1);
+        if (!g->written) {
+            c->dev->oom = 1;
+            return;
+        }
+    }
+    for (i = 0; i < vr; i++) memset(g->written + (r + i) * g->cols + col, 1, (size_t)vc);
+}
+
 PTO_K_FN void pto_k__x_store(pto_k_core *c, const pto_k__ins *ins)
 {
     pto_k_tile a = ins->a;
@@ -1823,6 +1846,7 @@ PTO_K_FN void pto_k__x_store(pto_k_core *c, const pto_k__ins *ins)
     pto_k__init_read(c, ins, a, a.valid_r, a.valid_c, "source");
     if (a.valid_r > 0 && a.valid_c > 0)
         pto_k__gacc(&k, g, ins->r, ins->col, a.valid_r, a.valid_c, add ? PTO_K__AT : PTO_K__WR);
+    if (a.valid_r > 0 && a.valid_c > 0) pto_k__mark_written(c, g, ins->r, ins->col, a.valid_r, a.valid_c);
     if (a.valid_r > 0 && a.valid_c > 0) {
         unsigned char *base = (unsigned char *)g->data + (size_t)((ins->r * g->cols + ins->col) * pto_k__dsize(g->dtype));
         if (!add)
@@ -3208,6 +3232,7 @@ PTO_K_FN void pto_k_notify(pto_k_core *c, const char *src, pto_k_gm *sig, int64_
     }
     if (s) pto_k__sig_record(c, s, &nw);
     else free(nw.vc);
+    pto_k__mark_written(c, sig, row, col, 1, 1);   /* an out signal is written by notify */
     cell = (int32_t *)sig->data + row * sig->cols + col;
     if (op == PTO_K_NOTIFY_ADD)
         *cell = (int32_t)((uint32_t)*cell + (uint32_t)value);
@@ -3518,6 +3543,11 @@ PTO_K_FN void pto_k_gm_set(pto_k_gm *g, int64_t row, int64_t col, float v)
     pto_elem_set(g->data, g->dtype, row * g->cols + col, v);
 }
 
+PTO_K_FN int pto_k_gm_written(const pto_k_gm *g, int64_t row, int64_t col)
+{
+    return g->written && g->written[row * g->cols + col];
+}
+
 PTO_K_FN int64_t pto_k_gm_arg(pto_k_gm *g) { return (int64_t)(intptr_t)g; }
 
 PTO_K_FN int64_t pto_k_f_arg(double v)
@@ -3614,6 +3644,7 @@ PTO_K_FN void pto_k_device_destroy(pto_k_device *dev)
         pto_k_gm *g = dev->gms[i];
         if (g->peers && g->rank == 0) free(g->peers);
         free(g->data);
+        free(g->written);
         free(g);
     }
     free(dev->gms);

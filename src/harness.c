@@ -20,9 +20,11 @@
                   (inputs too: a kernel must not write them; every rank's copy)
                   bit for bit, NaN equal to NaN (a tensor that differs: how
                   many elements, the largest errors, the first few
-                  positions); prints result, cycles, bound, efficiency,
-                  flags and barriers (counted in kernel.c as it is on disk,
-                  hand edits included), planned bytes and simulator reports
+                  positions); warns about out tensors the simulated kernel
+                  left partly unwritten (every rank's copy); prints result,
+                  cycles, bound, efficiency, flags and barriers (counted in
+                  kernel.c as it is on disk, hand edits included), planned
+                  bytes and simulator reports
      pto_h_end     exit status: 0 all match and the simulator reported
                   nothing, 1 mismatch / report / bad input, 2 internal
 
@@ -444,6 +446,73 @@ PTO_K_FN int pto_h_compare(pto_h_run *run, int p, const char *name)
     return bad;
 }
 
+/* Warns when the kernels left elements of one copy of an out tensor
+   unwritten. The reference leaves the same elements alone (both keep the
+   zeros they started with), so the comparison matches and cannot tell: a
+   launch of blocks(M / 32) with M = 100 leaves rows 96..99 of the output
+   to nobody. Described compactly: the rows (or columns) when whole ones are
+   missing and they are consecutive, else a count and the first position.
+   A warning, not a failure: a kernel may mean it (the README says how to
+   read it). Returns 1 if it warned. */
+PTO_K_FN int pto_h_unwritten_copy(const pto_k_gm *g, const char *name)
+{
+    int64_t R = g->rows, C = g->cols, i, j, n = 0, first = -1;
+    int64_t fr0 = -1, fr1 = -1, nfr = 0, fc0 = -1, fc1 = -1, nfc = 0;
+    char where[96];
+    for (i = 0; i < R; i++) {
+        int64_t nr = 0;
+        for (j = 0; j < C; j++)
+            if (!pto_k_gm_written(g, i, j)) {
+                if (first < 0) first = i * C + j;
+                nr++;
+            }
+        n += nr;
+        if (nr == C) {      /* a whole row */
+            if (fr0 < 0) fr0 = i;
+            fr1 = i;
+            nfr++;
+        }
+    }
+    if (!n) return 0;
+    for (j = 0; j < C && nfr * C != n; j++) {   /* whole columns, when not whole rows */
+        for (i = 0; i < R && !pto_k_gm_written(g, i, j); i++) {}
+        if (i == R) {
+            if (fc0 < 0) fc0 = j;
+            fc1 = j;
+            nfc++;
+        }
+    }
+    if (nfr * C == n && fr1 - fr0 + 1 == nfr && fr0 == fr1)
+        snprintf(where, sizeof where, "row %lld", (long long)fr0);
+    else if (nfr * C == n && fr1 - fr0 + 1 == nfr)
+        snprintf(where, sizeof where, "rows %lld..%lld", (long long)fr0, (long long)fr1);
+    else if (nfc * R == n && fc1 - fc0 + 1 == nfc && fc0 == fc1)
+        snprintf(where, sizeof where, "column %lld", (long long)fc0);
+    else if (nfc * R == n && fc1 - fc0 + 1 == nfc)
+        snprintf(where, sizeof where, "columns %lld..%lld", (long long)fc0, (long long)fc1);
+    else
+        snprintf(where, sizeof where, "first at [%lld, %lld]", (long long)(first / C), (long long)(first % C));
+    printf("  warning     %s: %lld of %lld elements never written (%s)\n", name, (long long)n, (long long)(R * C),
+           where);
+    return 1;
+}
+
+/* The unwritten-elements warning for tensor p when it is an out tensor
+   (an inout one keeps what the kernel leaves alone by design); a ranks
+   kernel's on every rank (named x@r). */
+PTO_K_FN void pto_h_unwritten(pto_h_run *run, int p, const char *name)
+{
+    int r, nr = run->kranks ? run->kranks : 1;
+    if (run->dir[p] != PTO_H_OUT) return;
+    for (r = 0; r < nr; r++) {
+        pto_k_gm *g = run->kranks ? pto_k_gm_peer(run->gm[p], r) : run->gm[p];
+        char label[80];
+        if (run->kranks) snprintf(label, sizeof label, "%.60s@%d", name, r);
+        else snprintf(label, sizeof label, "%.70s", name);
+        pto_h_unwritten_copy(g, label);
+    }
+}
+
 PTO_K_FN const char *pto_h_bound_pipe(const pto_k_report *r)
 {
     static const char *const names[PTO_K_NPIPE] = {"S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX", "ALL"};
@@ -577,6 +646,8 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
             bad |= pto_h_compare(run, p, run->gm[p]->name);
         }
         if (!bad) printf("  result      match (%d output%s)\n", nout, nout == 1 ? "" : "s");
+        for (p = 0; p < run->ntensors; p++)
+            if (run->gm[p]) pto_h_unwritten(run, p, run->gm[p]->name);
     }
     pto_h_report(run, name, rep, planned);
     if (bad || rep->nerrors) run->failed = 1;
@@ -640,6 +711,8 @@ PTO_K_FN void pto_h_host_end(pto_h_run *run, const char *name)
             bad |= pto_h_compare(run, p, run->gm[p]->name);
         }
         if (!bad) printf("  result      match (%d output%s)\n", nout, nout == 1 ? "" : "s");
+        for (p = 0; p < run->ntensors; p++)   /* the host's out tensors, over all its calls */
+            if (run->gm[p]) pto_h_unwritten(run, p, run->gm[p]->name);
     }
     if (bad) run->failed = 1;
     pto_h_reset(run);

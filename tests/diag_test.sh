@@ -3,6 +3,10 @@
 #   - a mismatch in ptoc run is reported per output tensor: how many
 #     elements differ of how many, the largest errors, the first positions
 #     with both values; a correct output is not named; exit status 1;
+#   - an out tensor the kernel leaves partly unwritten (both sides leave
+#     the same elements alone, so they match) draws a warning naming the
+#     rows, the columns or a count and the first position, per rank; an
+#     inout tensor does not; exit status 0; no example draws one;
 #   - ptoc check plans and synchronises too: tiles that do not fit are an
 #     error there, named largest first with their sizes and lines;
 #   - a tpush into a v2c pipe without a split that AIV 1 reaches: the
@@ -51,7 +55,51 @@ if cmp -s $out/good/host.c $out/blocks/host.c; then bad "the block count is emit
     expect "too few blocks: y reported" 1 "^  result      mismatch: y differs in [0-9]+ of 2048 elements" $ptoc run $out/blocks
     expect "too few blocks: z reported too" 1 "^  result      mismatch: z differs in [0-9]+ of 2048 elements" $ptoc run $out/blocks
     expect "too few blocks: the first unwritten row" 1 "^    y\[16, 0\] = 0 on the simulator" $ptoc run $out/blocks
+    expect "too few blocks: the rows never written" 1 \
+        "^  warning     z: 1024 of 2048 elements never written \(rows 16\.\.31\)$" $ptoc run $out/blocks
 fi
+
+# ---- ptoc run: an out tensor the kernel leaves partly unwritten ----
+# Both sides leave the elements alone, so they match: a warning, exit 0.
+expect "blocks(M / 32) with M = 100: rows 96..99 never written" 0 \
+    "^  warning     y: 256 of 6400 elements never written \(rows 96\.\.99\)$" \
+    $ptoc run -D M=100 -D N=104 --ranks 3 tests/diag/unwritten.pto
+w() { if grep -Eq -- "$2" $out/log; then ok "$1"; else bad "$1 (/$2/ not found)"; fi; }
+w "whole columns never written" "^  warning     y: 128 of 1664 elements never written \(columns 96\.\.103\)$"
+w "a corner: count and first position" "^  warning     y: 1536 of 2048 elements never written \(first at \[0, 32\]\)$"
+lacks "an inout tensor written in part: no warning" "warning     z"
+w "ranks: each rank's copy (rank 1)" "^  warning     y@1: 2048 of 4096 elements never written \(rows 32\.\.63\)$"
+w "ranks: each rank's copy (rank 2)" "^  warning     y@2: 2048 of 4096 elements never written \(rows 32\.\.63\)$"
+lacks "ranks: rank 0 wrote all of it" "warning     y@0"
+if [ "$(grep -c '^  warning' $out/log)" = 5 ]; then ok "five warnings in all"; else bad "five warnings in all"; fi
+expect "M = 96: every row written, no warning" 0 "^  result      match" \
+    $ptoc run -D M=96 -D N=96 --ranks 1 tests/diag/unwritten.pto
+if [ "$(grep -c '^  warning' $out/log)" = 1 ]; then ok "only the corner warns"; else bad "only the corner warns"; fi
+# a host section: its out tensor over all its calls; not its intermediate t
+cat > $out/host_half.pto <<'EOF2'
+kernel half(in x: f32[64, 64], out y: f32[64, 64]) vector blocks(1) {
+  tile t: vec f32[32, 64]
+  tload t, x[0, 0]
+  tstore y[0, 0], t
+}
+host main(in x: f32[64, 64], out y: f32[64, 64]) {
+  tensor t: f32[64, 64]
+  call half(x, t)
+  call half(t, y)
+}
+EOF2
+expect "a host section's out tensor" 0 "^  warning     y: 2048 of 4096 elements never written \(rows 32\.\.63\)$" \
+    $ptoc run $out/host_half.pto
+lacks "a host section's intermediate: no warning" "warning     t:"
+# tail.pto's last block has a run-time valid region: it writes every row
+expect "tail.pto with N = 100: no warning" 0 "^  result      match" $ptoc run -D N=100 -D alpha=1.5 examples/tail.pto
+lacks "tail.pto with N = 100: no warning" "warning"
+for f in examples/*.pto; do
+    defs=$(sed -n 's/^# run: //p' "$f" | head -1)
+    # shellcheck disable=SC2086
+    expect "$f as in its run line" 0 "^  result      match" $ptoc run "$f" $defs
+    lacks "$f: no unwritten warning" "warning"
+done
 
 # ---- ptoc check: the planner's errors ----
 $ptoc check examples/vadd.pto >$out/log 2>&1; rc=$?

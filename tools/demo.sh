@@ -17,6 +17,8 @@ row() {
         /^  cycles/ { c += $2 } /^  bound/ { b = $2 " " $3 } /^  efficiency/ { e = $2 }
         /^  syncs/ { s += $2 + $4 }
         END { printf "%-16s %-10s %10s %18s %10s %8s\n", ex, r, c, b, e, s }' build/demo.out
+    # a match can still leave part of an output unwritten: show the warning under the row
+    if [ "$1" = 0 ]; then grep '^  warning' build/demo.out; fi
 }
 for f in examples/*.pto; do
     [ -f "$f" ] || continue

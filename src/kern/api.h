@@ -153,6 +153,8 @@ typedef struct pto_k_gm {
     struct pto_k_gm **peers;   /* window tensors: the copy of every rank; else NULL */
     int npeers;
     int id;                    /* index in the device's tensor list */
+    unsigned char *written;    /* per element: 1 once a kernel stored to it (tstore, atomic
+                                  tstore_add, a remote put); NULL until the first store */
 } pto_k_gm;
 
 typedef struct pto_k_core pto_k_core;
@@ -337,6 +339,10 @@ PTO_K_FN pto_k_gm *pto_k_gm_create_window(pto_k_device *dev, const char *name, i
 PTO_K_FN pto_k_gm *pto_k_gm_peer(pto_k_gm *g, int rank);
 PTO_K_FN float pto_k_gm_get(const pto_k_gm *g, int64_t row, int64_t col);
 PTO_K_FN void pto_k_gm_set(pto_k_gm *g, int64_t row, int64_t col, float v);
+/* 1 if some kernel launched on the device stored to element (row, col) of
+   this copy since it was created (pto_k_gm_set does not count): the host
+   harness warns about outputs a kernel leaves partly unwritten. */
+PTO_K_FN int pto_k_gm_written(const pto_k_gm *g, int64_t row, int64_t col);
 PTO_K_FN int64_t pto_k_gm_arg(pto_k_gm *g);
 PTO_K_FN int64_t pto_k_f_arg(double v);
 /* Runs a kernel to completion; the report lives until the next launch. */

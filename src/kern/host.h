@@ -90,6 +90,11 @@ PTO_K_FN void pto_k_gm_set(pto_k_gm *g, int64_t row, int64_t col, float v)
     pto_elem_set(g->data, g->dtype, row * g->cols + col, v);
 }
 
+PTO_K_FN int pto_k_gm_written(const pto_k_gm *g, int64_t row, int64_t col)
+{
+    return g->written && g->written[row * g->cols + col];
+}
+
 PTO_K_FN int64_t pto_k_gm_arg(pto_k_gm *g) { return (int64_t)(intptr_t)g; }
 
 PTO_K_FN int64_t pto_k_f_arg(double v)
@@ -186,6 +191,7 @@ PTO_K_FN void pto_k_device_destroy(pto_k_device *dev)
         pto_k_gm *g = dev->gms[i];
         if (g->peers && g->rank == 0) free(g->peers);
         free(g->data);
+        free(g->written);
         free(g);
     }
     free(dev->gms);

@@ -691,6 +691,7 @@ PTO_K_FN void pto_k_notify(pto_k_core *c, const char *src, pto_k_gm *sig, int64_
     }
     if (s) pto_k__sig_record(c, s, &nw);
     else free(nw.vc);
+    pto_k__mark_written(c, sig, row, col, 1, 1);   /* an out signal is written by notify */
     cell = (int32_t *)sig->data + row * sig->cols + col;
     if (op == PTO_K_NOTIFY_ADD)
         *cell = (int32_t)((uint32_t)*cell + (uint32_t)value);

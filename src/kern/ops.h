@@ -380,6 +380,23 @@ PTO_K_FN void pto_k__x_load(pto_k_core *c, const pto_k__ins *ins)
                  "tload", ins->src);
 }
 
+/* Notes the elements of a GM window as stored to: one byte per element,
+   allocated on the first store, so that the host harness can tell an output
+   the kernel left partly unwritten (which the reference, leaving the same
+   elements alone, cannot). A byte, not a bit: a row is one memset. */
+PTO_K_FN void pto_k__mark_written(pto_k_core *c, pto_k_gm *g, int64_t r, int64_t col, int64_t vr, int64_t vc)
+{
+    int64_t i;
+    if (!g->written) {
+        g->written = (unsigned char *)calloc((size_t)(g->rows * g->cols > 0 ? g->rows * g->cols : 1), 1);
+        if (!g->written) {
+            c->dev->oom = 1;
+            return;
+        }
+    }
+    for (i = 0; i < vr; i++) memset(g->written + (r + i) * g->cols + col, 1, (size_t)vc);
+}
+
 PTO_K_FN void pto_k__x_store(pto_k_core *c, const pto_k__ins *ins)
 {
     pto_k_tile a = ins->a;
@@ -396,6 +413,7 @@ PTO_K_FN void pto_k__x_store(pto_k_core *c, const pto_k__ins *ins)
     pto_k__init_read(c, ins, a, a.valid_r, a.valid_c, "source");
     if (a.valid_r > 0 && a.valid_c > 0)
         pto_k__gacc(&k, g, ins->r, ins->col, a.valid_r, a.valid_c, add ? PTO_K__AT : PTO_K__WR);
+    if (a.valid_r > 0 && a.valid_c > 0) pto_k__mark_written(c, g, ins->r, ins->col, a.valid_r, a.valid_c);
     if (a.valid_r > 0 && a.valid_c > 0) {
         unsigned char *base = (unsigned char *)g->data + (size_t)((ins->r * g->cols + ins->col) * pto_k__dsize(g->dtype));
         if (!add)
