@@ -1849,6 +1849,9 @@ PTO_K_FN void pto_k__x_store(pto_k_core *c, const pto_k__ins *ins)
     if (a.valid_r > 0 && a.valid_c > 0) pto_k__mark_written(c, g, ins->r, ins->col, a.valid_r, a.valid_c);
     if (a.valid_r > 0 && a.valid_c > 0) {
         unsigned char *base = (unsigned char *)g->data + (size_t)((ins->r * g->cols + ins->col) * pto_k__dsize(g->dtype));
+        /* an f32 acc into an f16 / bf16 tensor is the fixpipe's cast (the
+           verifier allows only that mismatch): pto_k__copy rounds to nearest
+           even as tcvt does; the cost below stays the acc's bytes */
         if (!add)
             pto_k__copy(base, g->dtype, g->cols, pto_k__tptr(c, a), a.dtype, a.cols, a.valid_r, a.valid_c);
         else

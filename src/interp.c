@@ -53,7 +53,8 @@
    - tload t, X[r, c]: t's valid region gets the window; every other element
      of t becomes 0.  tstore X[r, c], t: writes the valid region only.
    - tload, tstore, tmov and textract copy bits when the dtypes are equal
-     (so i32 above 2^24 survives); otherwise the value goes through f32.
+     (so i32 above 2^24 survives); otherwise the value goes through f32
+     (tstore of an f32 acc to an f16 / bf16 tensor: the fixpipe's cast).
 
    Element values. Every element is read as f32 (pto_elem_get) and written
    with pto_elem_set: f16/bf16 round to nearest even, f32 -> i32/i8 rounds to

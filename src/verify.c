@@ -1024,8 +1024,12 @@ static void pto__vwindow_dim(pto__verifier *v, const pto__vform *start, const pt
               (long long)(hi - 1), name, (long long)limit, what);
 }
 
-/* tload / tstore: same dtype as the tensor; the window (the tile's valid
-   region) inside the tensor when that is known statically. */
+/* tload / tstore: same dtype as the tensor, except that a tstore from an f32
+   acc tile may narrow to an f16 / bf16 tensor (the fixpipe's F322F16 /
+   F322BF16 cast, as pto-isa's TSTORE picks for an Acc tile and a half /
+   bfloat16_t GlobalTensor; an i32 acc has no such cast without quant
+   parameters); the window (the tile's valid region) inside the tensor when
+   that is known statically. */
 static void pto__vgm_op(pto__verifier *v, const pto__vop *op, int g, int t)
 {
     const pto_operand *o = op->o[g];
@@ -1034,7 +1038,8 @@ static void pto__vgm_op(pto__verifier *v, const pto__vop *op, int g, int t)
     int32_t tid = op->o[t]->ref;
     const char *pn = pto__vname(v, p->name);
     pto__vform r, c, vr, vc;
-    if (p->dtype != x->dtype) {
+    int narrow = !g && x->space == PTO_ACC && x->dtype == PTO_F32 && (p->dtype == PTO_F16 || p->dtype == PTO_BF16);
+    if (p->dtype != x->dtype && !narrow) {
         const char *tn = pto__vtn(v, x);
         const char *pd = pto_dtype_name((pto_dtype)p->dtype), *td = pto_dtype_name((pto_dtype)x->dtype);
         pto_error(v->ctx, op->o[1]->loc, "dtype mismatch: '%s' is %s but '%s' is %s", g ? tn : pn, g ? td : pd,

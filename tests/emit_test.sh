@@ -2,7 +2,8 @@
 # emit_test.sh - ptoc emit / ptoc run end to end.
 #   - emission through the CLI is deterministic (two runs, cmp);
 #   - once pto_kernels.h has the simulator: every example (and
-#     tests/ok/columns.pto, the column ops) runs through `ptoc run` under cc
+#     tests/ok/columns.pto, the column ops, and tests/ok/mm_f16out.pto, tstore
+#     from an f32 acc to f16 / bf16 tensors) runs through `ptoc run` under cc
 #     and tcc and matches the reference interpreter with no simulator report; the golden sources of test_emit compile cleanly
 #     with gcc, clang, g++ and tcc in strict mode, and the two runnable ones
 #     match on the simulator; a flag deleted by hand from an emitted kernel
@@ -37,8 +38,9 @@ if ! grep -q "pto_k_launch(pto_k_device" "$inc/pto_kernels.h" 2>/dev/null; then
     exit
 fi
 
-# the examples, and tests/ok/columns.pto: every column reduction and broadcast, f32 and f16
-for f in examples/*.pto tests/ok/columns.pto; do
+# the examples, tests/ok/columns.pto: every column reduction and broadcast, f32 and f16,
+# and tests/ok/mm_f16out.pto: the fixpipe's cast on tstore acc f32 -> f16 / bf16
+for f in examples/*.pto tests/ok/columns.pto tests/ok/mm_f16out.pto; do
     for cc in cc tcc; do
         name="run $(basename $f) with $cc"
         if $ptoc run $f $(defs $f) --cc $cc >$out/log 2>&1 && grep -q "result      match" $out/log &&

@@ -10,7 +10,8 @@
 #   - planted emitter slips (TMATMUL operands swapped, a vec tile on the cube,
 #     TLOAD / TSTORE operands swapped, an int where an event id goes, a
 #     misaligned vec tile, a column op given a [R, 1] column or TCOLSUM
-#     without its tmp) must NOT compile: the stub is strict enough;
+#     without its tmp, TSTORE of an acc to a tensor the fixpipe cannot cast
+#     to) must NOT compile: the stub is strict enough;
 #   - golden sources of vadd, mm and layernorm (PTO_UPDATE_GOLDEN=1 rewrites them);
 #   - re-emission is byte-identical; --target sim is still the default.
 cd "$(dirname "$0")/.." || exit 1
@@ -74,6 +75,8 @@ try "layernorm: gamma and beta by column broadcasts" grep -q 'pto::TCOLEXPANDMUL
 try "layernorm: ... [1, C] row tiles are row major" grep -q 'pto::Tile<pto::TileType::Vec, float, 1, 256, pto::BLayout::RowMajor, 1, 256> g;' $out/layernorm/kernel.cpp
 try "columns: TCOLSUM gets a tmp tile and the sequential sum" grep -q 'pto::TCOLSUM(csum, a, pto_tmp_[0-9]*, false);' $out/columns/kernel.cpp
 try "columns: ... a [1, C] tmp above the planned peak" grep -q 'pto::Tile<pto::TileType::Vec, float, 1, 64, pto::BLayout::RowMajor, 1, 64> pto_tmp_' $out/columns/kernel.cpp
+try "mm_f16out: TSTORE from the f32 acc to a half tensor" grep -q 'pto::GlobalTensor<half, pto::Shape<1, 1, 1, 64, 64>, pto::Stride<1, 1, 1, 64, 1>> pto_gm_2(c + 0 \* 64 + 0);' $out/mm_f16out/kernel.cpp
+try "mm_f16out: ... and to a bfloat16_t tensor" grep -q 'pto::GlobalTensor<bfloat16_t, pto::Shape<1, 1, 1, 64, 64>, pto::Stride<1, 1, 1, 64, 1>> pto_gm_3(cb + 0 \* 64 + 0);' $out/mm_f16out/kernel.cpp
 try "columns: TCOLMAX / TCOLMIN take no tmp" grep -q 'pto::TCOLMAX(cmax, a);' $out/columns/kernel.cpp
 
 # planted slips must not compile
@@ -90,6 +93,9 @@ plant "TSTORE with its operands swapped" vadd 's/pto::TSTORE(pto_gm_2, c)/pto::T
 plant "an int as an event id" vadd 's/set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0)/set_flag(PIPE_MTE2, PIPE_V, 0)/'
 plant "a misaligned vec row" vadd 's/float, 16, 256, pto::BLayout::RowMajor, 16, 256> a;/float, 16, 3, pto::BLayout::RowMajor, 16, 3> a;/'
 plant "a tile element type unlike the tensor's" vadd 's/pto::GlobalTensor<float, pto::Shape<1, 1, 1, 16, 256>, pto::Stride<1, 1, 1, 256, 1>> pto_gm_0/pto::GlobalTensor<int32_t, pto::Shape<1, 1, 1, 16, 256>, pto::Stride<1, 1, 1, 256, 1>> pto_gm_0/'
+plant "TSTORE from a float acc to an int8_t tensor" mm_f16out 's/pto::GlobalTensor<half, \(.*\) pto_gm_2(c/pto::GlobalTensor<int8_t, \1 pto_gm_2((int8_t *)c/'
+plant "TSTORE from an int32_t acc to a half tensor" mm_f16out 's/pto::TileAcc<float,/pto::TileAcc<int32_t,/'
+plant "TSTORE from a vec float tile to a half tensor" vadd 's/pto::GlobalTensor<float, \(.*\) pto_gm_2(\([a-z]*\)/pto::GlobalTensor<half, \1 pto_gm_2((half *)\2/'
 plant "a dynamic valid row without its value" tail 's/t(static_cast<unsigned>(pto_emit_min(16, N - r)));/t;/'
 plant "a row reduction without its scratch" softmax 's/pto::TROWSUM(s, t, pto_tmp_[0-9]*)/pto::TROWSUM(s, t)/'
 plant "a column sum without its tmp and isBinary" columns 's/pto::TCOLSUM(csum, a, pto_tmp_[0-9]*, false)/pto::TCOLSUM(csum, a)/'

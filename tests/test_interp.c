@@ -657,6 +657,77 @@ static void test_matmul_f32(void)
     end();
 }
 
+/* tstore from an f32 acc to an f16 / bf16 tensor: the fixpipe's cast, round
+   to nearest even (ties to even), overflow to inf, NaN stays NaN. acc = a x I,
+   so acc holds a exactly; rows 0..7 of a's diagonal test f16, rows 8..15 bf16. */
+static void test_store_cast(void)
+{
+    enum { N = 16 };
+    static const uint32_t in[N] = {
+        0x3f801000u, /* 1 + 2^-11: f16 tie -> 1.0 (even) */
+        0x3f803000u, /* 1 + 3 * 2^-11: f16 tie -> 1 + 2^-9 (even) */
+        0x477ff000u, /* 65520: f16 tie between 65504 and 2^16 -> inf */
+        0x477fefffu, /* just below: 65504 */
+        0xd01502f9u, /* -1e10: -inf */
+        0x33000000u, /* 2^-25: tie between 0 and the smallest subnormal -> 0 */
+        0x33c00000u, /* 3 * 2^-25: tie -> 2^-23 (even) */
+        0x7fc00000u, /* NaN */
+        0x3f808000u, /* 1 + 2^-8: bf16 tie -> 1.0 */
+        0x3f818000u, /* 1 + 3 * 2^-8: bf16 tie -> 1 + 2^-6 */
+        0x7f7fffffu, /* FLT_MAX: bf16 inf */
+        0xff7fffffu, /* -FLT_MAX: bf16 -inf */
+        0x501502f9u, /* 1e10: down to 0x5015 */
+        0x3f808001u, /* just above the tie: up */
+        0x80000000u, /* -0 + 0 products = +0 */
+        0x7fc00000u, /* NaN */
+    };
+    static const uint16_t want16[8] = {0x3c00, 0x3c02, 0x7c00, 0x7bff, 0xfc00, 0x0000, 0x0002, 0x7e00};
+    static const uint16_t wantb[8] = {0x3f80, 0x3f82, 0x7f80, 0xff80, 0x5015, 0x3f81, 0x0000, 0x7fc0};
+    static float a[N * N], b[N * N], c32[N * N];
+    static uint16_t c16[N * N], cb[N * N];
+    void *t[5];
+    int32_t ap, bp, cp, c16p, cbp, am, bm, l, r, acc;
+    int i;
+    memset(a, 0, sizeof a);
+    memset(b, 0, sizeof b);
+    for (i = 0; i < N; i++) {
+        memcpy(&a[i * N + i], &in[i], 4);
+        b[i * N + i] = 1.0f;
+    }
+    begin("storecast", PTO_KK_CUBE);
+    ap = tensor("a", PTO_IN, PTO_F32, N, N);
+    bp = tensor("b", PTO_IN, PTO_F32, N, N);
+    cp = tensor("c", PTO_OUT, PTO_F32, N, N);
+    c16p = tensor("c16", PTO_OUT, PTO_F16, N, N);
+    cbp = tensor("cb", PTO_OUT, PTO_BF16, N, N);
+    am = tile(body(), "am", PTO_MAT, PTO_F32, N, N);
+    bm = tile(body(), "bm", PTO_MAT, PTO_F32, N, N);
+    l = tile(body(), "l", PTO_LEFT, PTO_F32, N, N);
+    r = tile(body(), "r", PTO_RIGHT, PTO_F32, N, N);
+    acc = tile(body(), "acc", PTO_ACC, PTO_F32, N, N);
+    load(body(), am, ap, num(0), num(0));
+    load(body(), bm, bp, num(0), num(0));
+    op_t(body(), PTO_OP_TMOV, l, am, -1);
+    op_t(body(), PTO_OP_TMOV, r, bm, -1);
+    op_t(body(), PTO_OP_TMATMUL, acc, l, r);
+    store(body(), cp, num(0), num(0), acc);
+    store(body(), c16p, num(0), num(0), acc);
+    store(body(), cbp, num(0), num(0), acc);
+    t[0] = a;
+    t[1] = b;
+    t[2] = c32;
+    t[3] = c16;
+    t[4] = cb;
+    CHECK(run(t, NULL, 0) == PTO_OK);
+    CHECK(pto_verify(ctx, m) == PTO_OK); /* the verifier takes the narrowing stores */
+    for (i = 0; i < 8; i++) {
+        CHECK(c16[i * N + i] == want16[i]);
+        CHECK(cb[(i + 8) * N + i + 8] == wantb[i]);
+    }
+    CHECK(c16[1] == 0 && cb[1] == 0); /* +0 off the diagonal */
+    end();
+}
+
 /* Equal dtypes copy bits: i32 values above 2^24 survive tload/tmov/tstore. */
 static void test_i32_copy(void)
 {
@@ -1296,6 +1367,7 @@ int main(void)
     test_fill_valid();
     test_matmul();
     test_matmul_f32();
+    test_store_cast();
     test_i32_copy();
     test_softmax();
     test_spmd();

@@ -585,6 +585,47 @@ static void test_matmul_result(void)
     EXPECT(&f, "t.pto:11:10: error: 'c' must be [32, 16] for [32, 64] x [64, 16], got [32, 32]");
 }
 
+/* tstore from an f32 acc tile may narrow to an f16 / bf16 tensor (the
+   fixpipe's cast on the way out); every other dtype mismatch of a tstore
+   stays an error: f32 acc -> i32, i32 acc -> f16 (pto-isa casts an i32 acc
+   only with quant parameters), vec f32 -> f16 (MTE3 copies bytes). */
+static void test_store_acc_narrow(void)
+{
+    fx f;
+    int32_t l, r, c, o, x, a;
+    pto_dtype ok[2] = { PTO_F16, PTO_BF16 };
+    int i;
+    for (i = 0; i < 2; i++) {
+        mm_setup(&f, 32, 64, 64, 16, PTO_F16, PTO_F16, &l, &r);
+        o = vout(&f, "o", ok[i], 32, 16);
+        c = tile(&f, f.body, "c", PTO_ACC, PTO_F32, 32, 16, 10);
+        op_t(&f, f.body, PTO_OP_TMATMUL, 11, 3, c, l, r);
+        store(&f, f.body, o, I(&f, 0), I(&f, 0), c, 12);
+        EXPECT_OK(&f);
+    }
+
+    mm_setup(&f, 32, 64, 64, 16, PTO_F16, PTO_F16, &l, &r);
+    o = vout(&f, "o", PTO_I32, 32, 16);
+    c = tile(&f, f.body, "c", PTO_ACC, PTO_F32, 32, 16, 10);
+    op_t(&f, f.body, PTO_OP_TMATMUL, 11, 3, c, l, r);
+    store(&f, f.body, o, I(&f, 0), I(&f, 0), c, 12);
+    EXPECT(&f, "t.pto:12:20: error: dtype mismatch: 'o' is i32 but 'c' is f32");
+
+    mm_setup(&f, 32, 64, 64, 32, PTO_I8, PTO_I8, &l, &r);
+    o = vout(&f, "o", PTO_F16, 32, 32);
+    c = tile(&f, f.body, "c", PTO_ACC, PTO_I32, 32, 32, 10);
+    op_t(&f, f.body, PTO_OP_TMATMUL, 11, 3, c, l, r);
+    store(&f, f.body, o, I(&f, 0), I(&f, 0), c, 12);
+    EXPECT(&f, "t.pto:12:20: error: dtype mismatch: 'o' is f16 but 'c' is i32");
+
+    begin(&f, PTO_KK_VECTOR);
+    x = vin(&f, "x", PTO_F32, 16, 64);
+    o = vout(&f, "o", PTO_F16, 16, 64);
+    a = loaded(&f, f.body, "a", x, 2);
+    store(&f, f.body, o, I(&f, 0), I(&f, 0), a, 4);
+    EXPECT(&f, "t.pto:4:20: error: dtype mismatch: 'o' is f16 but 'a' is f32");
+}
+
 static void test_matmul_accdtype(void)
 {
     fx f;
@@ -1348,6 +1389,7 @@ int main(void)
     test_matmul_inner();
     test_matmul_result();
     test_matmul_accdtype();
+    test_store_acc_narrow();
     test_matmul_acc_uninit();
     test_matmul_acc_self_loop();
     test_matmul_if_idiom_ok();

@@ -143,12 +143,26 @@ void TLOAD(TileData &dst, GlobalData &src)
     (void)dst; (void)src;
 }
 
+/* TSTORE from an Acc tile without quant parameters (a2a3 CheckAcc2gm and
+   GetCastPreQuantMode): a float acc is cast on the way out by the fixpipe
+   (F322F16 / F322BF16) or copied; an int32_t acc is copied. pto-isa's
+   static check would also take float -> int32_t and int32_t -> half with no
+   cast; we never emit those. */
+template <typename A, typename G> constexpr bool pto_stub_acc_out()
+{
+    return (std::is_same<A, float>::value &&
+            (std::is_same<G, float>::value || std::is_same<G, half>::value || std::is_same<G, bfloat16_t>::value)) ||
+           (std::is_same<A, int32_t>::value && std::is_same<G, int32_t>::value);
+}
+
 template <typename GlobalData, typename TileData>
 void TSTORE(GlobalData &dst, TileData &src)
 {
     static_assert(is_global<GlobalData>::value && is_tile<TileData>::value, "TSTORE(global, tile)");
     static_assert(TileData::Loc == TileType::Vec || TileData::Loc == TileType::Acc, "TSTORE: from vec or acc");
     static_assert(TileData::Loc == TileType::Acc || pto_stub_same<TileData, GlobalData>(), "TSTORE: same element type");
+    static_assert(TileData::Loc != TileType::Acc || pto_stub_acc_out<typename TileData::DType, typename GlobalData::DType>(),
+                  "TSTORE: an acc tile stores float to float / half / bfloat16_t, int32_t to int32_t");
     (void)dst; (void)src;
 }
 
