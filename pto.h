@@ -1681,6 +1681,20 @@ PTODEF pto_pipe pto_pipe_lookup(const char *name, size_t len)
 PTODEF const char *pto_arch_name(pto_arch a) { return (a >= 0 && a < PTO_NARCH) ? pto__arch_names[a] : "?"; }
 PTODEF const char *pto_cmp_name(pto_cmp c) { return (c >= 0 && c <= PTO_GE) ? pto__cmp_names[c] : "?"; }
 
+/* Whether `a cmp b` holds (an if's condition, a wait's test): the verifier
+   and the interpreter decide it the same way. */
+static int pto__cmp_holds(int cmp, int64_t a, int64_t b)
+{
+    switch (cmp) {
+    case PTO_EQ: return a == b;
+    case PTO_NE: return a != b;
+    case PTO_LT: return a < b;
+    case PTO_LE: return a <= b;
+    case PTO_GT: return a > b;
+    default: return a >= b;
+    }
+}
+
 PTODEF int64_t pto_space_capacity(pto_arch arch, pto_space s)
 {
     if (arch < 0 || arch >= PTO_NARCH || s < 0 || s >= PTO_NSPACE) return 0;
@@ -5881,18 +5895,6 @@ static int pto__vat_aiv1(const pto__verifier *v, int32_t e, int64_t *out, int de
     }
 }
 
-static int pto__vcmp_holds(int cmp, int64_t a, int64_t b)
-{
-    switch (cmp) {
-    case PTO_EQ: return a == b;
-    case PTO_NE: return a != b;
-    case PTO_LT: return a < b;
-    case PTO_LE: return a <= b;
-    case PTO_GT: return a > b;
-    default: return a >= b;
-    }
-}
-
 /* Whether AIV 1 never runs the statements of `block`: an enclosing `if` of
    the section takes the branch that holds them only when subblock is not 1,
    judged by evaluating its condition at subblock = 1 (a condition that
@@ -5909,7 +5911,7 @@ static int pto__vaiv1_skips(const pto__verifier *v, int32_t block)
         ow = &m->stmts[owner];
         if (ow->kind == PTO_ST_SECTION) return 0;
         if (ow->kind == PTO_ST_IF && pto__vat_aiv1(v, ow->e[0], &a, 0) && pto__vat_aiv1(v, ow->e[1], &b, 0) &&
-            pto__vcmp_holds(ow->cmp, a, b) != (block == ow->body))
+            pto__cmp_holds(ow->cmp, a, b) != (block == ow->body))
             return 1;
         block = ow->block;
     }
@@ -7215,22 +7217,26 @@ static int pto__exec_rowred(pto__interp *I, int32_t s)
     return 1;
 }
 
-static int pto__exec_rowexp(pto__interp *I, int32_t s)
+/* trowexpand* (by_col 0: v is [R, 1], one value per row) and tcolexpand*
+   (by_col 1: v is [1, C], one value per column): d = a op v broadcast
+   over d's valid region; `first` is the op's ADD, so op - first picks
+   add, sub, mul or div. */
+static int pto__exec_expand(pto__interp *I, int32_t s, int first, int by_col)
 {
     const pto_stmt *st = &I->m->stmts[s];
     pto__top d, a, v;
-    int op = PTO_OP_TADD + (st->op - PTO_OP_TROWEXPANDADD);
+    int op = PTO_OP_TADD + (st->op - first);
     int64_t r, c;
     if (!pto__tile_arg(I, s, 0, &d) || !pto__tile_arg(I, s, 1, &a) || !pto__tile_arg(I, s, 2, &v) ||
-        !pto__same_shape(I, s, &d, &a, d.t->rows, d.t->cols) || !pto__same_shape(I, s, &d, &v, d.t->rows, 1))
+        !pto__same_shape(I, s, &d, &a, d.t->rows, d.t->cols) ||
+        !pto__same_shape(I, s, &d, &v, by_col ? 1 : d.t->rows, by_col ? d.t->cols : 1))
         return 0;
-    for (r = 0; r < d.it->vr; r++) {
-        float y = pto_elem_get(v.it->data, v.t->dtype, r);
+    for (r = 0; r < d.it->vr; r++)
         for (c = 0; c < d.it->vc; c++) {
             int64_t i = r * d.t->cols + c;
+            float y = pto_elem_get(v.it->data, v.t->dtype, by_col ? c : r);
             pto_elem_set(d.it->data, d.t->dtype, i, pto__binop(op, pto_elem_get(a.it->data, a.t->dtype, i), y));
         }
-    }
     return 1;
 }
 
@@ -7260,24 +7266,6 @@ static int pto__exec_colred(pto__interp *I, int32_t s)
         }
         pto_elem_set(d.it->data, d.t->dtype, c, acc);
     }
-    return 1;
-}
-
-static int pto__exec_colexp(pto__interp *I, int32_t s)
-{
-    const pto_stmt *st = &I->m->stmts[s];
-    pto__top d, a, v;
-    int op = PTO_OP_TADD + (st->op - PTO_OP_TCOLEXPANDADD);
-    int64_t r, c;
-    if (!pto__tile_arg(I, s, 0, &d) || !pto__tile_arg(I, s, 1, &a) || !pto__tile_arg(I, s, 2, &v) ||
-        !pto__same_shape(I, s, &d, &a, d.t->rows, d.t->cols) || !pto__same_shape(I, s, &d, &v, 1, d.t->cols))
-        return 0;
-    for (r = 0; r < d.it->vr; r++)
-        for (c = 0; c < d.it->vc; c++) {
-            int64_t i = r * d.t->cols + c;
-            pto_elem_set(d.it->data, d.t->dtype, i,
-                         pto__binop(op, pto_elem_get(a.it->data, a.t->dtype, i), pto_elem_get(v.it->data, v.t->dtype, c)));
-        }
     return 1;
 }
 
@@ -7469,18 +7457,6 @@ static int pto__in_notify(pto__interp *I, int32_t s)
     return 1;
 }
 
-static int pto__in_cmp(int cmp, int64_t a, int64_t b)
-{
-    switch (cmp) {
-    case PTO_EQ: return a == b;
-    case PTO_NE: return a != b;
-    case PTO_LT: return a < b;
-    case PTO_LE: return a <= b;
-    case PTO_GT: return a > b;
-    default: return a >= b;
-    }
-}
-
 static int pto__in_wait(pto__interp *I, int32_t s)
 {
     const pto_operand *co = pto_stmt_arg(I->m, s, 1), *vo = pto_stmt_arg(I->m, s, 2);
@@ -7488,7 +7464,7 @@ static int pto__in_wait(pto__interp *I, int32_t s)
     int32_t cell;
     int64_t v;
     if (!pto__in_cell(I, s, &cell, &at) || !pto__eval(I, vo->e[0], &v, 0)) return 0;
-    if (pto__in_cmp(co->ref, cell, v)) return 1;
+    if (pto__cmp_holds(co->ref, cell, v)) return 1;
     if (!I->stepping) return pto__fail(I, I->m->stmts[s].loc, "wait never returns: nothing else runs (not a ranks kernel)");
     I->blocked = 1;
     return 1;
@@ -7542,9 +7518,9 @@ static int pto__exec_op(pto__interp *I, int32_t s)
     case PTO_OC_CVT: return pto__exec_map(I, s, info->cls);
     case PTO_OC_MOV: return pto__exec_mov(I, s);
     case PTO_OC_ROWRED: return pto__exec_rowred(I, s);
-    case PTO_OC_ROWEXP: return pto__exec_rowexp(I, s);
+    case PTO_OC_ROWEXP: return pto__exec_expand(I, s, PTO_OP_TROWEXPANDADD, 0);
     case PTO_OC_COLRED: return pto__exec_colred(I, s);
-    case PTO_OC_COLEXP: return pto__exec_colexp(I, s);
+    case PTO_OC_COLEXP: return pto__exec_expand(I, s, PTO_OP_TCOLEXPANDADD, 1);
     case PTO_OC_EXTRACT: return pto__exec_extract(I, s);
     case PTO_OC_MATMUL: return pto__exec_matmul(I, s);
     case PTO_OC_SYNC: return 1;
@@ -7599,7 +7575,7 @@ static int pto__run_if(pto__interp *I, const pto_stmt *st)
 {
     int64_t a, b;
     if (!pto__eval(I, st->e[0], &a, 0) || !pto__eval(I, st->e[1], &b, 0)) return 0;
-    if (pto__in_cmp(st->cmp, a, b)) return pto__run_list(I, st->body);
+    if (pto__cmp_holds(st->cmp, a, b)) return pto__run_list(I, st->body);
     return st->orelse >= 0 ? pto__run_list(I, st->orelse) : 1;
 }
 
@@ -7975,7 +7951,7 @@ static int pto__in_step(pto__in_rank *R, int32_t s)
     case PTO_ST_IF:
         if (!pto__eval(I, st->e[0], &a, 0) || !pto__eval(I, st->e[1], &b, 0)) return 0;
         R->fr[R->nfr - 1].next = st->next;
-        if (pto__in_cmp(st->cmp, a, b)) return pto__in_push(R, st->body, -1, 0, 0, 0);
+        if (pto__cmp_holds(st->cmp, a, b)) return pto__in_push(R, st->body, -1, 0, 0, 0);
         return st->orelse >= 0 ? pto__in_push(R, st->orelse, -1, 0, 0, 0) : 1;
     case PTO_ST_SECTION:
         R->fr[R->nfr - 1].next = st->next;

@@ -74,6 +74,20 @@ PTODEF pto_pipe pto_pipe_lookup(const char *name, size_t len)
 PTODEF const char *pto_arch_name(pto_arch a) { return (a >= 0 && a < PTO_NARCH) ? pto__arch_names[a] : "?"; }
 PTODEF const char *pto_cmp_name(pto_cmp c) { return (c >= 0 && c <= PTO_GE) ? pto__cmp_names[c] : "?"; }
 
+/* Whether `a cmp b` holds (an if's condition, a wait's test): the verifier
+   and the interpreter decide it the same way. */
+static int pto__cmp_holds(int cmp, int64_t a, int64_t b)
+{
+    switch (cmp) {
+    case PTO_EQ: return a == b;
+    case PTO_NE: return a != b;
+    case PTO_LT: return a < b;
+    case PTO_LE: return a <= b;
+    case PTO_GT: return a > b;
+    default: return a >= b;
+    }
+}
+
 PTODEF int64_t pto_space_capacity(pto_arch arch, pto_space s)
 {
     if (arch < 0 || arch >= PTO_NARCH || s < 0 || s >= PTO_NSPACE) return 0;

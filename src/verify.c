@@ -1262,18 +1262,6 @@ static int pto__vat_aiv1(const pto__verifier *v, int32_t e, int64_t *out, int de
     }
 }
 
-static int pto__vcmp_holds(int cmp, int64_t a, int64_t b)
-{
-    switch (cmp) {
-    case PTO_EQ: return a == b;
-    case PTO_NE: return a != b;
-    case PTO_LT: return a < b;
-    case PTO_LE: return a <= b;
-    case PTO_GT: return a > b;
-    default: return a >= b;
-    }
-}
-
 /* Whether AIV 1 never runs the statements of `block`: an enclosing `if` of
    the section takes the branch that holds them only when subblock is not 1,
    judged by evaluating its condition at subblock = 1 (a condition that
@@ -1290,7 +1278,7 @@ static int pto__vaiv1_skips(const pto__verifier *v, int32_t block)
         ow = &m->stmts[owner];
         if (ow->kind == PTO_ST_SECTION) return 0;
         if (ow->kind == PTO_ST_IF && pto__vat_aiv1(v, ow->e[0], &a, 0) && pto__vat_aiv1(v, ow->e[1], &b, 0) &&
-            pto__vcmp_holds(ow->cmp, a, b) != (block == ow->body))
+            pto__cmp_holds(ow->cmp, a, b) != (block == ow->body))
             return 1;
         block = ow->block;
     }
