@@ -17745,10 +17745,13 @@ typedef struct pto_h_run {
     int64_t cycles;
 } pto_h_run;
 
-PTO_K_FN void pto_h_fail(pto_h_run *run, int status, const char *fmt, const char *arg)
+PTO_K_FN void pto_h_fail(pto_h_run *run, int status, const char *fmt, ...)
 {
+    va_list ap;
     fprintf(stderr, "error: ");
-    fprintf(stderr, fmt, arg);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
     fprintf(stderr, "\n");
     if (run->status < status) run->status = status;
 }
@@ -17859,14 +17862,14 @@ PTO_K_FN int pto_h_begin(pto_h_run *run, int argc, char **argv, const char *file
     if (pto_h_args(run, argc, argv)) return 1;
     run->rng = run->seed;
     run->ctx = pto_ctx_create(NULL);
-    if (!run->ctx) { pto_h_fail(run, 2, "%s", "out of memory"); return 2; }
+    if (!run->ctx) { pto_h_fail(run, 2, "out of memory"); return 2; }
     if (pto_h_load(run, lines)) return run->status;
     memset(&dd, 0, sizeof dd);
     dd.arch = run->m->arch == PTO_ARCH_A5 ? PTO_K_A5 : PTO_K_A2A3;
     dd.seed = run->seed;
     dd.trace_path = run->trace;
     run->dev = pto_k_device_create(&dd);
-    if (!run->dev) { pto_h_fail(run, 2, "%s", "cannot create the simulated device"); return 2; }
+    if (!run->dev) { pto_h_fail(run, 2, "cannot create the simulated device"); return 2; }
     snprintf(path, sizeof path, "%.*skernel.c", slash ? (int)(slash - host_path + 1) : 0, host_path);
     run->ksrc = pto_h_read(path);
     return 0;
@@ -17895,9 +17898,7 @@ PTO_K_FN int64_t pto_h_dim(pto_h_run *run, const char *name)
     double v = pto_h_def(run, name, "dynamic dim");
     /* (a double at or past 2^62 is refused before the cast, which would be undefined past 2^63) */
     if (run->status == 0 && v >= 4611686018427387904.0) {
-        char msg[160];
-        snprintf(msg, sizeof msg, "dynamic dim %.60s = %.17g is too large (at most 2^62)", name, v);
-        pto_h_fail(run, 1, "%s", msg);
+        pto_h_fail(run, 1, "dynamic dim %s = %.17g is too large (at most 2^62)", name, v);
         return 1;
     }
     if (run->status == 0 && (v < 1 || v != (double)(int64_t)v)) {
@@ -17926,7 +17927,7 @@ PTO_K_FN void pto_h_ranks(pto_h_run *run, const char *name)
     dd.nranks = run->nranks;
     dd.trace_path = run->trace;
     run->rdev = pto_k_device_create(&dd);
-    if (!run->rdev) pto_h_fail(run, 2, "%s", "cannot create the simulated device");
+    if (!run->rdev) pto_h_fail(run, 2, "cannot create the simulated device");
 }
 
 /* Is param (an index in the current ranks kernel) a signal: the tensor of
@@ -17970,10 +17971,8 @@ PTO_K_FN pto_k_gm *pto_h_tensor(pto_h_run *run, int param, const char *name, int
     /* a shape from -D can be larger than this machine can hold: the user's to fix (exit 1), said
        with the size, before rows * cols * size can overflow */
     if (rows > (int64_t)(SIZE_MAX / 2) / cols / 8) {
-        char msg[200];
-        snprintf(msg, sizeof msg, "tensor %.60s [%lld, %lld] is too large for the simulator", name, (long long)rows,
-                 (long long)cols);
-        pto_h_fail(run, 1, "%s", msg);
+        pto_h_fail(run, 1, "tensor %s [%lld, %lld] is too large for the simulator", name, (long long)rows,
+                   (long long)cols);
         return NULL;
     }
     bytes = (size_t)(rows * cols * pto_dtype_size((pto_dtype)dtype));
@@ -17984,10 +17983,8 @@ PTO_K_FN pto_k_gm *pto_h_tensor(pto_h_run *run, int param, const char *name, int
         pto_k_gm *gr = run->kranks && g ? pto_k_gm_peer(g, r) : g;
         run->rhost[r][param] = calloc(bytes ? bytes : 1, 1);
         if (!gr || !run->rhost[r][param]) {
-            char msg[200];
-            snprintf(msg, sizeof msg, "cannot allocate tensor %.60s [%lld, %lld]: %.3g bytes (a smaller -D?)", name,
-                     (long long)rows, (long long)cols, (double)bytes);
-            pto_h_fail(run, 1, "%s", msg);
+            pto_h_fail(run, 1, "cannot allocate tensor %s [%lld, %lld]: %.3g bytes (a smaller -D?)", name,
+                       (long long)rows, (long long)cols, (double)bytes);
             return NULL;
         }
         if (!fill) continue;
@@ -18012,7 +18009,7 @@ PTO_K_FN pto_k_gm *pto_h_pipe_buffer(pto_h_run *run, int64_t blocks, int64_t per
     pto_k_gm *g;
     if (run->status || blocks < 1) return NULL;   /* pto_h_launch reports the count */
     g = pto_k_gm_create(run->dev, "gm_pipe_buffer", PTO_K_I8, blocks, per_block);
-    if (!g) pto_h_fail(run, 2, "%s", "cannot allocate the GM pipe buffer");
+    if (!g) pto_h_fail(run, 2, "cannot allocate the GM pipe buffer");
     return g;
 }
 
@@ -18097,16 +18094,23 @@ PTO_K_FN int pto_h_compare_copy(const pto_k_gm *g, const void *host, const char 
     return 1;
 }
 
+/* Copy r of tensor p (a ranks kernel's tensor has one per rank) and its
+   name in the run's report: x, or x@r for a ranks kernel. */
+PTO_K_FN pto_k_gm *pto_h_copy(const pto_h_run *run, int p, int r, const char *name, char *label, size_t n)
+{
+    if (run->kranks) snprintf(label, n, "%.60s@%d", name, r);
+    else snprintf(label, n, "%.70s", name);
+    return run->kranks ? pto_k_gm_peer(run->gm[p], r) : run->gm[p];
+}
+
 /* Compares tensor p; a ranks kernel's tensor on every rank (named x@r).
    Returns 1 if any copy differs. */
 PTO_K_FN int pto_h_compare(pto_h_run *run, int p, const char *name)
 {
     int r, nr = run->kranks ? run->kranks : 1, bad = 0;
     for (r = 0; r < nr; r++) {
-        pto_k_gm *g = run->kranks ? pto_k_gm_peer(run->gm[p], r) : run->gm[p];
         char label[80];
-        if (run->kranks) snprintf(label, sizeof label, "%.60s@%d", name, r);
-        else snprintf(label, sizeof label, "%.70s", name);
+        pto_k_gm *g = pto_h_copy(run, p, r, name, label, sizeof label);
         bad |= pto_h_compare_copy(g, run->rhost[r][p], label);
     }
     return bad;
@@ -18171,11 +18175,8 @@ PTO_K_FN void pto_h_unwritten(pto_h_run *run, int p, const char *name)
     int r, nr = run->kranks ? run->kranks : 1;
     if (run->dir[p] != PTO_H_OUT) return;
     for (r = 0; r < nr; r++) {
-        pto_k_gm *g = run->kranks ? pto_k_gm_peer(run->gm[p], r) : run->gm[p];
         char label[80];
-        if (run->kranks) snprintf(label, sizeof label, "%.60s@%d", name, r);
-        else snprintf(label, sizeof label, "%.70s", name);
-        pto_h_unwritten_copy(g, label);
+        pto_h_unwritten_copy(pto_h_copy(run, p, r, name, label, sizeof label), label);
     }
 }
 
@@ -18288,7 +18289,7 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
         int np = run->m->kernels[k].nparams;
         ld.nargs = np;
         tensors = (void **)calloc((size_t)(run->kranks * (np > 0 ? np : 1)), sizeof *tensors);
-        if (!tensors) { pto_h_fail(run, 2, "%s", "out of memory"); pto_h_reset(run); return; }
+        if (!tensors) { pto_h_fail(run, 2, "out of memory"); pto_h_reset(run); return; }
         for (r = 0; r < run->kranks; r++)
             for (p = 0; p < np && p < PTO_H_MAX; p++) tensors[r * np + p] = run->rhost[r][p];
         L.tensors = tensors;
