@@ -132,6 +132,8 @@ typedef struct pto__sy_grp {
     int32_t pb;                 /* forward: the statement its wait precedes */
     int32_t pnote, dnote;       /* "prime: " / "drain: " + note, once made */
     int32_t e0, ne;             /* its ents: ents[e0 .. e0 + ne) */
+    int32_t brec;               /* the dependency's second record (its note) */
+    uint8_t carried;            /* ... is loop-carried */
 } pto__sy_grp;
 
 typedef struct pto__sy_ent {
@@ -211,12 +213,10 @@ typedef struct pto__sy {
     uint8_t need[PTO_NSPACE * 32];  /* pto__sy_done */
     int32_t *op_loop;           /* per operand: the FOR that rotates its tile's slots, or -1 */
     uint8_t *op_nbuf;           /* and the tile's N */
-    int32_t *lab, *lab_len, n_lab;  /* per statement: its label (pto__sy_label_of), 0 = none yet */
+    int32_t *lab, *lab_len, n_lab;  /* pto__sy_notes, per statement: its label (pto__sy_label_buf) */
     int32_t base_file;          /* pto__sy_label: the file whose base name is */
     const char *base_name;      /* its base name (NULL = none yet) */
     size_t base_len;
-    char *lbuf;                 /* the labels' text */
-    int32_t n_lbuf, cap_lbuf;
     uint32_t *mark_at, stamp;   /* per record: pto__sy_join's index of dst, valid */
     int32_t *mark_k;            /* when mark_at[r] == stamp */
     int32_t *tile_loop;         /* per tile: the FOR that rotates its slots, or -1 */
@@ -256,6 +256,10 @@ typedef struct pto__sy {
     /* the dependency found at the current statement */
     int found, h_fwd;
     int32_t h_rec, h_bstmt, h_bopnd, h_brec, h_apos;
+    int noted;                  /* pto__sy_notes has made the notes */
+    char *lbuf;                 /* pto__sy_notes: the labels' text */
+    int32_t n_lbuf, cap_lbuf;
+    uint8_t splen[PTO_NSPACE];  /* strlen(pto_space_name(space)) */
 } pto__sy;
 
 /* ---- small helpers ------------------------------------------------------- */
@@ -650,10 +654,6 @@ static pto_status pto__sy_build_records(pto__sy *sy)
             sy->op_nbuf[s] = (uint8_t)m->tiles[op->ref].nbuf;
         }
     }
-    sy->n_lab = m->n_stmts;
-    sy->lab = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)sy->n_lab + 1));
-    sy->lab_len = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)sy->n_lab + 1));
-    if (!sy->lab || !sy->lab_len) return PTO_ERR_INTERNAL;
     sy->mark_at = (uint32_t *)pto__sy_zalloc(sy, sizeof(uint32_t) * (size_t)(sy->n_recs + 1));
     sy->mark_k = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * (size_t)(sy->n_recs + 1));
     return sy->mark_at && sy->mark_k ? PTO_OK : PTO_ERR_INTERNAL;
@@ -990,11 +990,16 @@ static const char *pto__sy_base(const char *path)
     return s;
 }
 
-/* Notes are built in a fixed buffer (one per group, so this is on the
-   insertion's path: no printf, no strlen: every piece's length is known).
-   A note longer than the buffer is cut at 599 bytes. */
+/* Notes are made after the analysis, all at once (pto__sy_notes): their
+   lengths are counted first (pto__sy_dep_len), so the string pool grows
+   once, then each is written in place at the pool's free end by plain
+   copies of known lengths (pto__sy_dep_w), its prime / drain forms right
+   after it. A note longer than 599 bytes is cut there: such a note and
+   those of messages are built in a pto__sy_txt, whose writes check the
+   room. No printf on the way, and strlen only for op and space names. */
+#define PTO__SY_NOTEMAX 599
 typedef struct pto__sy_txt {
-    char d[600];
+    char d[PTO__SY_NOTEMAX + 1];
     size_t n;
 } pto__sy_txt;
 
@@ -1002,7 +1007,7 @@ static void pto__sy_put(pto__sy_txt *t, const char *s, size_t n)
 {
     size_t room = sizeof t->d - 1 - t->n;
     /* two memcpy calls, not one after clamping n: with a literal's constant
-       n (PTO__SY_LIT) the first becomes a few moves (1% of the pass) */
+       n (PTO__SY_LIT) the first becomes a few moves */
     if (n <= room) {
         memcpy(t->d + t->n, s, n);
         t->n += n;
@@ -1013,127 +1018,215 @@ static void pto__sy_put(pto__sy_txt *t, const char *s, size_t n)
 }
 #define PTO__SY_LIT(t, lit) pto__sy_put((t), (lit), sizeof(lit) - 1)
 
-/* An interned string (its length is in the pool's offsets). */
+/* An interned string's length; 0 for a malformed id from the C API (pto_str's ""). */
+static size_t pto__sy_str_len(const pto__sy *sy, int32_t id)
+{
+    return id < 0 || id >= sy->ctx->n_strs ? 0 : pto__str_len(sy->ctx, id);
+}
+
 static void pto__sy_put_str(pto__sy *sy, pto__sy_txt *t, int32_t id)
 {
-    if (id < 0 || id >= sy->ctx->n_strs) return;   /* a malformed id from the C API: pto_str's "" */
-    pto__sy_put(t, pto_str(sy->ctx, id), pto__str_len(sy->ctx, id));
+    pto__sy_put(t, pto_str(sy->ctx, id), pto__sy_str_len(sy, id));
 }
 
 static void pto__sy_cat(pto__sy_txt *t, const char *s) { pto__sy_put(t, s, strlen(s)); }
 
-/* v in base 10 or 16 (lower case), at least `width` (< 24) digits. The
-   digits are counted first and written in place from the last one, so a
-   short number (every one a note has) costs no scratch copy. */
+/* Digits of v in base 10 or 16, at least `width` (< 24). */
+static int pto__sy_ndig(unsigned long long v, unsigned base, int width)
+{
+    int n = 1;
+    if (base == 16) for (v >>= 4; v; v >>= 4) n++;
+    else for (v /= 10u; v; v /= 10u) n++;
+    return n < width ? (width < 24 ? width : 23) : n;
+}
+
+/* v in base 10 or 16 (lower case), at least `width` (< 24) digits at w,
+   from the last one; returns the end. */
+static char *pto__sy_wnum(char *w, unsigned long long v, unsigned base, int width)
+{
+    int n, i;
+    if (base == 16 && width == 4 && v < 0x10000u) n = 4;   /* most byte offsets */
+    else n = pto__sy_ndig(v, base, width);
+    if (base == 16)
+        for (i = n; i > 0; v >>= 4) w[--i] = "0123456789abcdef"[v & 15u];
+    else
+        for (i = n; i > 0; v /= 10u) w[--i] = (char)('0' + v % 10u);
+    return w + n;
+}
+
 static void pto__sy_num(pto__sy_txt *t, unsigned long long v, unsigned base, int width)
 {
-    char tmp[24], *d;
-    unsigned long long x;
-    int n = 1, i;
-    if (base == 16 && width == 4 && v < 0x10000u && t->n + 4 < sizeof t->d) {   /* most byte offsets */
-        d = t->d + t->n;
-        for (i = 3; i >= 0; i--, v >>= 4) d[i] = "0123456789abcdef"[v & 15u];
-        t->n += 4;
-        return;
+    char tmp[24];
+    pto__sy_put(t, tmp, (size_t)(pto__sy_wnum(tmp, v, base, width) - tmp));
+}
+
+/* Unchecked writes, where the room was counted. */
+static inline char *pto__sy_w(char *w, const char *s, size_t n)
+{
+    memcpy(w, s, n);
+    return w + n;
+}
+#define PTO__SY_WLIT(w, lit) ((w) = pto__sy_w((w), (lit), sizeof(lit) - 1))
+
+/* The base name of the file of statement s (notes name one file, as a rule). */
+static void pto__sy_base_of(pto__sy *sy, int32_t s)
+{
+    if (sy->m->stmts[s].loc.file != sy->base_file || !sy->base_name) {
+        sy->base_file = sy->m->stmts[s].loc.file;
+        sy->base_name = pto__sy_base(pto_file_name(sy->ctx, sy->base_file));
+        sy->base_len = strlen(sy->base_name);
     }
-    if (base == 16) for (x = v >> 4; x; x >>= 4) n++;
-    else for (x = v / 10u; x; x /= 10u) n++;
-    if (n < width) n = width < 24 ? width : 23;
-    d = t->n + (size_t)n < sizeof t->d ? t->d + t->n : tmp;   /* room: in place */
-    if (base == 16)
-        for (i = n; i > 0; v >>= 4) d[--i] = "0123456789abcdef"[v & 15u];
-    else
-        for (i = n; i > 0; v /= 10u) d[--i] = (char)('0' + v % 10u);
-    if (d == tmp) pto__sy_put(t, tmp, (size_t)n);
-    else t->n += (size_t)n;
+}
+
+/* The name a label gives after the op: its first operand's tile or tensor, or -1. */
+static int32_t pto__sy_label_name(const pto__sy *sy, int32_t s)
+{
+    const pto_module *m = sy->m;
+    const pto_operand *o = pto_stmt_arg(m, s, 0);
+    if (o && o->kind == PTO_O_TILE && o->ref >= 0) return m->tiles[o->ref].name;
+    if (o && o->kind == PTO_O_GM && o->ref >= 0) return m->params[o->ref].name;
+    return -1;
+}
+
+static unsigned long long pto__sy_line(const pto__sy *sy, int32_t s)
+{
+    return (unsigned long long)(sy->m->stmts[s].loc.line > 0 ? sy->m->stmts[s].loc.line : 0);
 }
 
 /* "tload a (vadd.pto:8)": the op, its first operand, where it is. */
 static void pto__sy_label(pto__sy *sy, int32_t s, pto__sy_txt *t)
 {
-    const pto_module *m = sy->m;
-    const pto_operand *o = pto_stmt_arg(m, s, 0);
-    pto__sy_cat(t, pto_opinfo_get((pto_op)m->stmts[s].op)->name);
-    if (o && o->kind == PTO_O_TILE && o->ref >= 0) { PTO__SY_LIT(t, " "); pto__sy_put_str(sy, t, m->tiles[o->ref].name); }
-    if (o && o->kind == PTO_O_GM && o->ref >= 0) { PTO__SY_LIT(t, " "); pto__sy_put_str(sy, t, m->params[o->ref].name); }
+    int32_t name = pto__sy_label_name(sy, s);
+    pto__sy_cat(t, pto_opinfo_get((pto_op)sy->m->stmts[s].op)->name);
+    if (name != -1) { PTO__SY_LIT(t, " "); pto__sy_put_str(sy, t, name); }
     PTO__SY_LIT(t, " (");
-    if (m->stmts[s].loc.file != sy->base_file || !sy->base_name) {   /* notes name one file, as a rule */
-        sy->base_file = m->stmts[s].loc.file;
-        sy->base_name = pto__sy_base(pto_file_name(sy->ctx, sy->base_file));
-        sy->base_len = strlen(sy->base_name);
-    }
+    pto__sy_base_of(sy, s);
     pto__sy_put(t, sy->base_name, sy->base_len);
     PTO__SY_LIT(t, ":");
-    pto__sy_num(t, (unsigned long long)(m->stmts[s].loc.line > 0 ? m->stmts[s].loc.line : 0), 10, 0);
+    pto__sy_num(t, pto__sy_line(sy, s), 10, 0);
     PTO__SY_LIT(t, ")");
 }
 
-/* A note is made once per group and never looked up by its text: it goes
-   to the string pool without the intern table (pto__str_add). */
+/* The label of statement s < n_lab, made once (pto__sy_notes): its text
+   in lbuf at lab[s], its length lab_len[s] - 1 (0 = not made yet). */
+static int pto__sy_label_buf(pto__sy *sy, int32_t s)
+{
+    const char *op;
+    char *w;
+    int32_t name;
+    size_t nl, ol, want;
+    if (sy->lab_len[s]) return 1;
+    op = pto_opinfo_get((pto_op)sy->m->stmts[s].op)->name;
+    ol = strlen(op);
+    name = pto__sy_label_name(sy, s);
+    nl = name != -1 ? pto__sy_str_len(sy, name) : 0;
+    pto__sy_base_of(sy, s);
+    want = (size_t)sy->n_lbuf + ol + 1 + nl + 2 + sy->base_len + 1 + 20 + 1;
+    if (want > (size_t)INT32_MAX / 2) return 0;
+    if (!pto__sy_grow(sy, (void **)&sy->lbuf, 1, &sy->cap_lbuf, (int32_t)want)) return 0;
+    w = sy->lbuf + sy->n_lbuf;
+    w = pto__sy_w(w, op, ol);
+    if (name != -1) {
+        *w++ = ' ';
+        w = pto__sy_w(w, pto_str(sy->ctx, name), nl);
+    }
+    PTO__SY_WLIT(w, " (");
+    w = pto__sy_w(w, sy->base_name, sy->base_len);
+    *w++ = ':';
+    w = pto__sy_wnum(w, pto__sy_line(sy, s), 10, 0);
+    *w++ = ')';
+    sy->lab[s] = sy->n_lbuf;
+    sy->lab_len[s] = (int32_t)(w - (sy->lbuf + sy->n_lbuf)) + 1;
+    sy->n_lbuf = (int32_t)(w - sy->lbuf);
+    return 1;
+}
+
+/* A dependency's note: "RAW vec[0x0000,0x2000) tload a (vadd.pto:8) ->
+   tadd c (vadd.pto:10)" ("-> next" when carried): its length uncut (the
+   labels made), the note at w when that length is at most 599, or in t. */
+static size_t pto__sy_dep_len(pto__sy *sy, int32_t ra, int32_t rb, int carried)
+{
+    const pto__sy_rec *a = &sy->recs[ra], *b = &sy->recs[rb];
+    size_t n = 3 + 1 + (size_t)sy->lab_len[a->stmt] - 1 + (carried ? 9 : 4) + (size_t)sy->lab_len[b->stmt] - 1;
+    unsigned long long lo = (unsigned long long)(a->lo > b->lo ? a->lo : b->lo);
+    unsigned long long hi = (unsigned long long)(a->hi < b->hi ? a->hi : b->hi);
+    if (a->space == PTO_GM) return n + 4 + pto__sy_str_len(sy, sy->m->params[sy->m->operands[a->opnd].ref].name);
+    return n + 1 + sy->splen[a->space] + 3 + (lo < 0x10000u ? 4 : (size_t)pto__sy_ndig(lo, 16, 4)) + 3
+           + (hi < 0x10000u ? 4 : (size_t)pto__sy_ndig(hi, 16, 4)) + 1;
+}
+
+static const char *pto__sy_kind3(const pto__sy_rec *a, const pto__sy_rec *b)
+{
+    return (a->rw & PTO__SY_WR) ? ((b->rw & PTO__SY_RD) ? "RAW" : "WAW") : "WAR";
+}
+
+static char *pto__sy_dep_w(pto__sy *sy, int32_t ra, int32_t rb, int carried, char *w)
+{
+    const pto__sy_rec *a = &sy->recs[ra], *b = &sy->recs[rb];
+    w = pto__sy_w(w, pto__sy_kind3(a, b), 3);
+    if (a->space == PTO_GM) {
+        int32_t name = sy->m->params[sy->m->operands[a->opnd].ref].name;
+        PTO__SY_WLIT(w, " gm ");
+        w = pto__sy_w(w, pto_str(sy->ctx, name), pto__sy_str_len(sy, name));
+    } else {
+        *w++ = ' ';
+        w = pto__sy_w(w, pto_space_name((pto_space)a->space), sy->splen[a->space]);
+        PTO__SY_WLIT(w, "[0x");
+        w = pto__sy_wnum(w, (unsigned long long)(a->lo > b->lo ? a->lo : b->lo), 16, 4);
+        PTO__SY_WLIT(w, ",0x");
+        w = pto__sy_wnum(w, (unsigned long long)(a->hi < b->hi ? a->hi : b->hi), 16, 4);
+        *w++ = ')';
+    }
+    *w++ = ' ';
+    w = pto__sy_w(w, sy->lbuf + sy->lab[a->stmt], (size_t)sy->lab_len[a->stmt] - 1);
+    if (carried) PTO__SY_WLIT(w, " -> next ");
+    else PTO__SY_WLIT(w, " -> ");
+    return pto__sy_w(w, sy->lbuf + sy->lab[b->stmt], (size_t)sy->lab_len[b->stmt] - 1);
+}
+
+static void pto__sy_dep_text(pto__sy *sy, int32_t ra, int32_t rb, int carried, pto__sy_txt *t)
+{
+    const pto__sy_rec *a = &sy->recs[ra], *b = &sy->recs[rb];
+    pto__sy_put(t, pto__sy_kind3(a, b), 3);
+    if (a->space == PTO_GM) {
+        PTO__SY_LIT(t, " gm ");
+        pto__sy_put_str(sy, t, sy->m->params[sy->m->operands[a->opnd].ref].name);
+    } else {
+        PTO__SY_LIT(t, " ");
+        pto__sy_cat(t, pto_space_name((pto_space)a->space));
+        PTO__SY_LIT(t, "[0x");
+        pto__sy_num(t, (unsigned long long)(a->lo > b->lo ? a->lo : b->lo), 16, 4);
+        PTO__SY_LIT(t, ",0x");
+        pto__sy_num(t, (unsigned long long)(a->hi < b->hi ? a->hi : b->hi), 16, 4);
+        PTO__SY_LIT(t, ")");
+    }
+    PTO__SY_LIT(t, " ");
+    pto__sy_label(sy, a->stmt, t);
+    if (carried) PTO__SY_LIT(t, " -> next ");
+    else PTO__SY_LIT(t, " -> ");
+    pto__sy_label(sy, b->stmt, t);
+}
+
+/* A note made on its own (messages, the fallback's): built in a txt and
+   added to the pool without the intern table (pto__str_add: it is never
+   looked up by its text). */
 static int32_t pto__sy_note(pto__sy *sy, const pto__sy_txt *t)
 {
     int32_t id = pto__str_add(sy->ctx, t->d, t->n);
     return id < 0 ? 0 : id;
 }
 
-/* pto__sy_label, made once per statement (a statement is in several
-   notes) and kept in the pass's own text buffer (labels are never part of
-   the module). */
-static void pto__sy_label_of(pto__sy *sy, int32_t s, pto__sy_txt *t)
-{
-    if (s >= sy->n_lab) { pto__sy_label(sy, s, t); return; }
-    if (!sy->lab[s]) {
-        pto__sy_txt l;
-        l.n = 0;
-        pto__sy_label(sy, s, &l);
-        if (!pto__sy_grow(sy, (void **)&sy->lbuf, 1, &sy->cap_lbuf, sy->n_lbuf + (int32_t)l.n)) {
-            pto__sy_put(t, l.d, l.n);
-            return;
-        }
-        memcpy(sy->lbuf + sy->n_lbuf, l.d, l.n);
-        sy->lab[s] = sy->n_lbuf + 1;
-        sy->lab_len[s] = (int32_t)l.n;
-        sy->n_lbuf += (int32_t)l.n;
-    }
-    pto__sy_put(t, sy->lbuf + sy->lab[s] - 1, (size_t)sy->lab_len[s]);
-}
-
-/* "RAW vec[0x0000,0x2000) tload a (vadd.pto:8) -> tadd c (vadd.pto:10)" */
 static int32_t pto__sy_dep_note(pto__sy *sy, int32_t ra, int32_t rb, int carried)
 {
-    const pto__sy_rec *a = &sy->recs[ra], *b = &sy->recs[rb];
     pto__sy_txt t;
     t.n = 0;
-    if (a->rw & PTO__SY_WR) {
-        if (b->rw & PTO__SY_RD) PTO__SY_LIT(&t, "RAW");
-        else PTO__SY_LIT(&t, "WAW");
-    } else {
-        PTO__SY_LIT(&t, "WAR");
-    }
-    if (a->space == PTO_GM) {
-        PTO__SY_LIT(&t, " gm ");
-        pto__sy_put_str(sy, &t, sy->m->params[sy->m->operands[a->opnd].ref].name);
-    } else {
-        PTO__SY_LIT(&t, " ");
-        pto__sy_cat(&t, pto_space_name((pto_space)a->space));
-        PTO__SY_LIT(&t, "[0x");
-        pto__sy_num(&t, (unsigned long long)(a->lo > b->lo ? a->lo : b->lo), 16, 4);
-        PTO__SY_LIT(&t, ",0x");
-        pto__sy_num(&t, (unsigned long long)(a->hi < b->hi ? a->hi : b->hi), 16, 4);
-        PTO__SY_LIT(&t, ")");
-    }
-    PTO__SY_LIT(&t, " ");
-    pto__sy_label_of(sy, a->stmt, &t);
-    if (carried) PTO__SY_LIT(&t, " -> next ");
-    else PTO__SY_LIT(&t, " -> ");
-    pto__sy_label_of(sy, b->stmt, &t);
+    pto__sy_dep_text(sy, ra, rb, carried, &t);
     return pto__sy_note(sy, &t);
 }
 
 static int32_t pto__sy_prefixed(pto__sy *sy, const char *prefix, int32_t note)
 {
     pto__sy_txt t;
-    if (!prefix) return note;
     t.n = 0;
     pto__sy_cat(&t, prefix);
     pto__sy_put_str(sy, &t, note);
@@ -2015,7 +2108,6 @@ static int32_t pto__sy_emit(pto__sy *sy, int32_t g, uint8_t role, int32_t at, in
     int rot = (role == PTO__SY_WAIT || role == PTO__SY_SET) && gr->kind == PTO__SY_LOOP;
     int32_t ebase = -1, emod = -1, expr = -1, s, en;
     pto_op op = barrier ? PTO_OP_PIPE_BARRIER : (role == PTO__SY_SET || role == PTO__SY_PRIME) ? PTO_OP_SET_FLAG : PTO_OP_WAIT_FLAG;
-    static const char *const prefix[] = {"prime: ", NULL, NULL, "drain: ", NULL};
     if (!barrier && like >= 0) {
         ebase = sy->ents[like].ebase;
         emod = sy->ents[like].emod;
@@ -2030,15 +2122,9 @@ static int32_t pto__sy_emit(pto__sy *sy, int32_t g, uint8_t role, int32_t at, in
     m->stmts[s].op = (uint16_t)op;
     m->stmts[s].origin = PTO_BY_SYNC;
     m->stmts[s].core = m->stmts[at].core;
-    if (role == PTO__SY_PRIME) {
-        if (!gr->pnote) gr->pnote = pto__sy_prefixed(sy, prefix[role], gr->note);
-        m->stmts[s].note = gr->pnote;
-    } else if (role == PTO__SY_DRAIN) {
-        if (!gr->dnote) gr->dnote = pto__sy_prefixed(sy, prefix[role], gr->note);
-        m->stmts[s].note = gr->dnote;
-    } else {
-        m->stmts[s].note = gr->note;
-    }
+    /* the notes come after the analysis (pto__sy_notes), but for the
+       fallback's barriers */
+    m->stmts[s].note = !sy->noted ? 0 : role == PTO__SY_PRIME ? gr->pnote : role == PTO__SY_DRAIN ? gr->dnote : gr->note;
     /* Statements with the same operands share them (nothing writes an
        operand after this pass, and every reader goes through arg0): a
        barrier those of its pipe, a wait its set's, a drain its prime's. */
@@ -2111,11 +2197,13 @@ static int32_t pto__sy_new_group(pto__sy *sy, uint8_t kind, int src, int dst, in
     gr->arec = sy->h_rec;
     gr->bstmt = sy->h_bstmt;
     gr->bopnd = sy->h_bopnd;
-    gr->note = pto__sy_dep_note(sy, sy->h_rec, sy->h_brec, carried);
+    gr->note = 0;   /* pto__sy_notes */
     gr->pb = -1;
     gr->pnote = gr->dnote = 0;
     gr->e0 = sy->n_ents;
     gr->ne = 0;
+    gr->brec = sy->h_brec;
+    gr->carried = (uint8_t)carried;
     return g;
 }
 
@@ -2359,6 +2447,115 @@ static pto_status pto__sy_assign(pto__sy *sy)
     return st;
 }
 
+/* The notes of every group the analysis placed and kept, and those of
+   their statements: the lengths first (labels counted once per statement;
+   a group's is kept in its pnote meanwhile), then one reservation of the
+   string pool and its offsets, then each note written in place at the
+   pool's end and its prime / drain forms copied from it. */
+static int32_t pto__sy_commit(pto__sy *sy, size_t n)
+{
+    pto_ctx *ctx = sy->ctx;   /* pto__str_add's tail: the text is in place */
+    int32_t id = ctx->n_strs;
+    ctx->str_off[id] = (int32_t)ctx->pool_len;
+    ctx->pool[ctx->pool_len + n] = 0;
+    ctx->pool_len += n + 1;
+    ctx->str_off[id + 1] = (int32_t)ctx->pool_len;
+    ctx->n_strs = id + 1;
+    return id;
+}
+
+static pto_status pto__sy_notes(pto__sy *sy)
+{
+    pto_ctx *ctx = sy->ctx;
+    size_t total = 0, n, want;
+    int32_t g, e, nstr = 0;
+    int k;
+    static const char prefix[2][8] = {"prime: ", "drain: "};
+    void *p;
+    for (k = 0; k < PTO_NSPACE; k++) sy->splen[k] = (uint8_t)strlen(pto_space_name((pto_space)k));
+    sy->n_lab = sy->s0;
+    sy->lab_len = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)sy->n_lab + 1));
+    sy->lab = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * ((size_t)sy->n_lab + 1));
+    if (!sy->lab_len || !sy->lab) goto oom;
+    /* labels: about 30 bytes each, a few groups per labelled statement */
+    pto__sy_prealloc(sy, (void **)&sy->lbuf, 1, &sy->cap_lbuf, (size_t)sy->n_grps * 24 + 64);
+    for (g = 0; g < sy->n_grps; g++) {
+        pto__sy_grp *gr = &sy->grps[g];
+        if (gr->kind == PTO__SY_DEAD) continue;
+        if (!pto__sy_label_buf(sy, sy->recs[gr->arec].stmt) || !pto__sy_label_buf(sy, sy->recs[gr->brec].stmt)) goto oom;
+        n = pto__sy_dep_len(sy, gr->arec, gr->brec, gr->carried);
+        gr->pnote = n > PTO__SY_NOTEMAX ? -1 : (int32_t)n;
+        if (n > PTO__SY_NOTEMAX) n = PTO__SY_NOTEMAX;
+        total += n + 1;
+        nstr++;
+        if (gr->kind == PTO__SY_LOOP) {
+            n = n + 7 > PTO__SY_NOTEMAX ? PTO__SY_NOTEMAX : n + 7;
+            total += 2 * (n + 1);
+            nstr += 2;
+        }
+    }
+    want = ctx->pool_len + total + 1;
+    if (ctx->pool_cap < want) {
+        if (!(p = pto_realloc(ctx, ctx->pool, want))) goto oom;
+        ctx->pool = (char *)p;
+        ctx->pool_cap = want;
+    }
+    if (ctx->cap_strs < ctx->n_strs + nstr + 2) {
+        if (ctx->n_strs + (size_t)nstr + 2 > (size_t)INT32_MAX / 2
+            || !(p = pto_realloc(ctx, ctx->str_off, sizeof(int32_t) * (size_t)(ctx->n_strs + nstr + 2))))
+            goto oom;
+        ctx->str_off = (int32_t *)p;
+        ctx->cap_strs = ctx->n_strs + nstr + 2;
+    }
+    for (g = 0; g < sy->n_grps; g++) {
+        pto__sy_grp *gr = &sy->grps[g];
+        char *w = ctx->pool + ctx->pool_len;
+        if (gr->kind == PTO__SY_DEAD) continue;
+        if (gr->pnote >= 0) {
+            n = (size_t)(pto__sy_dep_w(sy, gr->arec, gr->brec, gr->carried, w) - w);
+            if (n != (size_t)gr->pnote) {   /* the count was wrong: the pool may be overrun */
+                pto_error(ctx, pto__sy_noloc(), "sync: internal: a note of %d bytes counted as %d", (int)n, (int)gr->pnote);
+                pto__sy_fail(sy, PTO_ERR_INTERNAL);
+                return PTO_ERR_INTERNAL;
+            }
+        } else {   /* cut at 599 bytes */
+            pto__sy_txt t;
+            t.n = 0;
+            pto__sy_dep_text(sy, gr->arec, gr->brec, gr->carried, &t);
+            n = t.n;
+            memcpy(w, t.d, n);
+        }
+        gr->note = pto__sy_commit(sy, n);
+        if (gr->kind != PTO__SY_LOOP) continue;
+        if (n > PTO__SY_NOTEMAX - 7) n = PTO__SY_NOTEMAX - 7;
+        for (k = 0; k < 2; k++) {
+            w = ctx->pool + ctx->pool_len;
+            memcpy(w, prefix[k], 7);
+            memcpy(w + 7, ctx->pool + ctx->str_off[gr->note], n);
+            if (k == 0) gr->pnote = pto__sy_commit(sy, n + 7);
+            else gr->dnote = pto__sy_commit(sy, n + 7);
+        }
+    }
+    sy->noted = 1;
+    for (e = 0; e < sy->n_ents; e++) {
+        const pto__sy_ent *en = &sy->ents[e];
+        const pto__sy_grp *gr = &sy->grps[en->grp];
+        if (en->stmt < 0) continue;
+        sy->m->stmts[en->stmt].note = en->role == PTO__SY_PRIME ? gr->pnote : en->role == PTO__SY_DRAIN ? gr->dnote : gr->note;
+    }
+    pto_free(ctx, sy->lab);
+    pto_free(ctx, sy->lab_len);
+    pto_free(ctx, sy->lbuf);
+    sy->lab = sy->lab_len = NULL;
+    sy->lbuf = NULL;
+    sy->n_lab = sy->n_lbuf = sy->cap_lbuf = 0;
+    return PTO_OK;
+oom:
+    pto_error(ctx, pto__sy_noloc(), "out of memory in the sync inserter");
+    pto__sy_fail(sy, PTO_ERR_INTERNAL);
+    return PTO_ERR_INTERNAL;
+}
+
 /* ---- driver ----------------------------------------------------------------------- */
 
 /* Dependencies placed so far, (record, operand) pairs in a hash set: one
@@ -2430,11 +2627,6 @@ static void pto__sy_reserve(pto__sy *sy, size_t nacc)
         m->exprs = (pto_expr *)p;
         m->cap_exprs = (int32_t)want;
     }
-    want = ctx->pool_len + 320 * nacc;
-    if (ctx->pool_cap < want && (p = pto_realloc(ctx, ctx->pool, want))) {
-        ctx->pool = (char *)p;
-        ctx->pool_cap = want;
-    }
     /* the pass's own arrays that grow with the placements (about 1.2
        groups and 2.8 entries per access on the bench kernels). Not the
        labels' text: reserved, it cost more page faults than its doublings */
@@ -2452,6 +2644,7 @@ static pto_status pto__sy_kernel(pto__sy *sy)
     pto__sy_reserve(sy, nacc);
     sy->s0 = sy->m->n_stmts;   /* every statement made from here on is a placement */
     pto__sy_analyse(sy, PTO__SY_FIND);
+    if (pto__sy_notes(sy) != PTO_OK) return PTO_ERR_INTERNAL;
     if (sy->status != PTO_OK) return sy->status;
     if ((st = pto__sy_assign(sy)) != PTO_OK) return st;
     if (sy->check) pto__sy_analyse(sy, PTO__SY_CHECK);
