@@ -139,7 +139,7 @@ typedef struct pto__sy_grp {
 typedef struct pto__sy_ent {
     int32_t stmt;               /* -1 once removed */
     int32_t grp;
-    int32_t ebase, emod;        /* INT exprs: id base (+k), rotation */
+    int32_t ebase, emod;        /* exprs: the INT id base (+k), the ADD base + rotation (or -1) */
     int32_t k;                  /* prime/drain: which id of the rotation */
     uint8_t role;
 } pto__sy_ent;
@@ -235,7 +235,7 @@ typedef struct pto__sy {
     pto__sy_ent *ents;
     int32_t n_ents, cap_ents;
     int32_t bar_arg[PTO_NPIPE]; /* per pipe: a barrier's operand + 1 (0 = none yet) */
-    int32_t iter_loop[16], iter_e[16];  /* pto__sy_idexpr: a loop's iteration index expr + 1 */
+    int32_t iter_loop[16], iter_e[16];  /* pto__sy_rotexpr: a loop's iteration index expr + 1 */
     int32_t *seen_head;         /* per operand: its dependencies placed (a list in seen) */
     int32_t cap_seen_head;
     pto__sy_seen_e *seen;       /* (record, next); rec = -1 once the group is dropped */
@@ -260,6 +260,7 @@ typedef struct pto__sy {
     char *lbuf;                 /* pto__sy_notes: the labels' text */
     int32_t n_lbuf, cap_lbuf;
     uint8_t splen[PTO_NSPACE];  /* strlen(pto_space_name(space)) */
+    int32_t iter_mod[16][PTO__SY_MAXROT + 1];  /* pto__sy_rotexpr: its rotation by M + 1 */
 } pto__sy;
 
 /* ---- small helpers ------------------------------------------------------- */
@@ -2069,87 +2070,160 @@ static void pto__sy_analyse(pto__sy *sy, int mode)
 
 /* ---- insertion ------------------------------------------------------------------- */
 
-static int32_t pto__sy_idexpr(pto__sy *sy, int32_t L, int64_t base, int32_t nids, int32_t *ebase, int32_t *emod)
+/* Placed statements, their operands and their id expressions are written
+   straight into the module's arrays (each grows by doubling, as
+   PTO__PUSH does): the builders of ir.c would zero each element and then
+   set it field by field, and a kernel gets a few of them per access. */
+static int pto__sy_room(pto__sy *sy, void **p, size_t esz, int32_t n, int32_t *cap, int32_t more)
+{
+    void *q;
+    int32_t ncap;
+    if (n + more <= *cap) return 1;
+    if (*cap > INT32_MAX / 2 - more) return 0;
+    ncap = *cap * 2 > n + more ? *cap * 2 : n + more + 16;
+    if (!(q = pto_realloc(sy->ctx, *p, (size_t)ncap * esz))) return 0;
+    *p = q;
+    *cap = ncap;
+    return 1;
+}
+
+static int32_t pto__sy_new_expr(pto__sy *sy, uint8_t kind, int32_t a, int32_t b, int64_t v, pto_loc loc)
 {
     pto_module *m = sy->m;
-    pto_loc loc = L >= 0 ? m->stmts[L].loc : pto__sy_noloc();
-    int32_t v, e, step;
-    *ebase = pto_expr_int(m, base, loc);
-    *emod = -1;
-    if (L < 0 || nids <= 1 || *ebase < 0) return *ebase;
-    /* (i - start) / step is the same tree for every group of the loop and
-       nothing writes it (the colouring changes only base and M): it is
-       built once per loop and shared, as the loop's start already is */
-    if (sy->iter_loop[L & 15] == L + 1) {
-        e = sy->iter_e[L & 15] - 1;
-    } else {
-        v = pto_expr_var(m, m->stmts[L].ref, loc);
-        e = pto_expr_bin(m, PTO_E_SUB, v, m->stmts[L].e[0], loc);
-        step = m->stmts[L].e[2];
-        if (step >= 0 && !pto__sy_is_int(m, step, 1)) e = pto_expr_bin(m, PTO_E_DIV, e, step, loc);
-        if (e < 0) return -1;
-        sy->iter_loop[L & 15] = L + 1;
-        sy->iter_e[L & 15] = e + 1;
+    pto_expr *x;
+    if (!pto__sy_room(sy, (void **)&m->exprs, sizeof *m->exprs, m->n_exprs, &m->cap_exprs, 1)) return -1;
+    x = &m->exprs[m->n_exprs];
+    memset(x, 0, sizeof *x);   /* padding too: the module's arrays are zeroed where they grow */
+    x->kind = kind;
+    x->a = a;
+    x->b = b;
+    x->value = v;
+    x->loc = loc;
+    return m->n_exprs++;
+}
+
+/* Operands [pipe p, pipe q, INT e] (q < 0: only [pipe p]); returns the first. */
+static int32_t pto__sy_operands(pto__sy *sy, int p, int q, int32_t e, pto_loc loc)
+{
+    pto_module *m = sy->m;
+    pto_operand *o;
+    int32_t n = q < 0 ? 1 : 3, i;
+    if (!pto__sy_room(sy, (void **)&m->operands, sizeof *m->operands, m->n_operands, &m->cap_operands, n)) return -1;
+    o = &m->operands[m->n_operands];
+    memset(o, 0, sizeof *o * (size_t)n);
+    for (i = 0; i < n; i++) {
+        o[i].kind = (uint8_t)(i < 2 ? PTO_O_PIPE : PTO_O_INT);
+        o[i].ref = i == 0 ? p : i == 1 ? q : -1;
+        o[i].e[0] = i == 2 ? e : -1;
+        o[i].e[1] = o[i].e[2] = -1;
+        o[i].loc = loc;
     }
-    *emod = pto_expr_int(m, nids, loc);
-    e = pto_expr_bin(m, PTO_E_MOD, e, *emod, loc);
-    return pto_expr_bin(m, PTO_E_ADD, *ebase, e, loc);
+    m->n_operands += n;
+    return m->n_operands - n;
+}
+
+/* ((i - start) / step) % M of loop L (the division only when step is not
+   1): the same tree for every group of the loop that rotates M ids, built
+   once and shared (nothing writes it: the colouring changes only each
+   group's base, and a degraded rotation gets the tree of its new M). */
+static int32_t pto__sy_rotexpr(pto__sy *sy, int32_t L, int32_t M)
+{
+    pto_module *m = sy->m;
+    pto_loc loc = m->stmts[L].loc;
+    int32_t c = L & 15, e, step;
+    if (sy->iter_loop[c] != L + 1) {
+        e = pto__sy_new_expr(sy, PTO_E_VAR, m->stmts[L].ref, -1, 0, loc);
+        e = e < 0 ? -1 : pto__sy_new_expr(sy, PTO_E_SUB, e, m->stmts[L].e[0], 0, loc);
+        step = m->stmts[L].e[2];
+        if (e >= 0 && step >= 0 && !pto__sy_is_int(m, step, 1)) e = pto__sy_new_expr(sy, PTO_E_DIV, e, step, 0, loc);
+        if (e < 0) return -1;
+        sy->iter_loop[c] = L + 1;
+        sy->iter_e[c] = e + 1;
+        memset(sy->iter_mod[c], 0, sizeof sy->iter_mod[c]);
+    }
+    if (M < 1 || M > PTO__SY_MAXROT) return -1;
+    if (!sy->iter_mod[c][M]) {
+        e = pto__sy_new_expr(sy, PTO_E_INT, -1, -1, M, loc);
+        e = e < 0 ? -1 : pto__sy_new_expr(sy, PTO_E_MOD, sy->iter_e[c] - 1, e, 0, loc);
+        if (e < 0) return -1;
+        sy->iter_mod[c][M] = e + 1;
+    }
+    return sy->iter_mod[c][M] - 1;
+}
+
+/* A group's event id: INT base, or base + rotation (*erot: that ADD node,
+   whose rotation a degrade replaces; *ebase: the INT the colouring sets). */
+static int32_t pto__sy_idexpr(pto__sy *sy, int32_t L, int64_t base, int32_t nids, int32_t *ebase, int32_t *erot)
+{
+    int32_t r;
+    *erot = -1;
+    *ebase = pto__sy_new_expr(sy, PTO_E_INT, -1, -1, base, L >= 0 ? sy->m->stmts[L].loc : pto__sy_noloc());
+    if (L < 0 || nids <= 1 || *ebase < 0) return *ebase;
+    if ((r = pto__sy_rotexpr(sy, L, nids)) < 0) return -1;
+    *erot = pto__sy_new_expr(sy, PTO_E_ADD, *ebase, r, 0, sy->m->stmts[L].loc);
+    return *erot;
 }
 
 /* A new sync statement placed before (after = 0) or after `at`. `like`: an
    entry of the same group whose event id is the same expression (set and
-   wait; prime and drain of one id), shared rather than built again (the
-   colouring and a degraded rotation give both the same values). */
-static int32_t pto__sy_emit(pto__sy *sy, int32_t g, uint8_t role, int32_t at, int after, int32_t k, int32_t like)
+   wait; prime and drain of one id): its operands are shared (nothing
+   writes an operand after this pass, and every reader goes through arg0),
+   as are those of the barriers of one pipe. `ebase` >= 0: the id is that
+   INT (a rotating group's prime of id 0 is its base). */
+static int32_t pto__sy_emit(pto__sy *sy, int32_t g, uint8_t role, int32_t at, int after, int32_t k, int32_t like,
+                            int32_t ebase)
 {
     pto_module *m = sy->m;
-    pto__sy_grp *gr = &sy->grps[g];
-    int barrier = role == PTO__SY_BARRIER;
-    int rot = (role == PTO__SY_WAIT || role == PTO__SY_SET) && gr->kind == PTO__SY_LOOP;
-    int32_t ebase = -1, emod = -1, expr = -1, s, en;
-    pto_op op = barrier ? PTO_OP_PIPE_BARRIER : (role == PTO__SY_SET || role == PTO__SY_PRIME) ? PTO_OP_SET_FLAG : PTO_OP_WAIT_FLAG;
-    if (!barrier && like >= 0) {
+    const pto__sy_grp *gr = &sy->grps[g];
+    int32_t erot = -1, arg0, nargs = 3, s, en;
+    pto_stmt *st;
+    pto_loc loc = m->stmts[at].loc;
+    if (role == PTO__SY_BARRIER) {
+        nargs = 1;
+        if (!sy->bar_arg[gr->dst]) {
+            if ((arg0 = pto__sy_operands(sy, gr->dst, -1, -1, loc)) < 0) return -1;
+            sy->bar_arg[gr->dst] = arg0 + 1;
+        }
+        arg0 = sy->bar_arg[gr->dst] - 1;
+    } else if (like >= 0) {
         ebase = sy->ents[like].ebase;
-        emod = sy->ents[like].emod;
-        expr = m->operands[m->stmts[sy->ents[like].stmt].arg0 + 2].e[0];
-    } else if (!barrier) {
-        int64_t vb = (int64_t)PTO__SY_VBASE + (int64_t)PTO__SY_MAXROT * g + (k > 0 ? k : 0);
-        expr = pto__sy_idexpr(sy, rot ? gr->loop : -1, vb, rot ? gr->nids : 1, &ebase, &emod);
-        if (expr < 0) return -1;
+        erot = sy->ents[like].emod;
+        arg0 = m->stmts[sy->ents[like].stmt].arg0;
+    } else {
+        int rot = (role == PTO__SY_WAIT || role == PTO__SY_SET) && gr->kind == PTO__SY_LOOP;
+        int32_t expr = ebase;
+        if (expr < 0)
+            expr = pto__sy_idexpr(sy, rot ? gr->loop : -1,
+                                  (int64_t)PTO__SY_VBASE + (int64_t)PTO__SY_MAXROT * g + (k > 0 ? k : 0),
+                                  rot ? gr->nids : 1, &ebase, &erot);
+        if (expr < 0 || (arg0 = pto__sy_operands(sy, gr->src, gr->dst, expr, loc)) < 0) return -1;
     }
-    s = pto_new_stmt(m, PTO_ST_OP, m->stmts[at].loc);
-    if (s < 0) return -1;
-    m->stmts[s].op = (uint16_t)op;
-    m->stmts[s].origin = PTO_BY_SYNC;
-    m->stmts[s].core = m->stmts[at].core;
+    if (!pto__sy_room(sy, (void **)&m->stmts, sizeof *m->stmts, m->n_stmts, &m->cap_stmts, 1)) return -1;
+    s = m->n_stmts++;
+    st = &m->stmts[s];
+    memset(st, 0, sizeof *st);
+    st->kind = PTO_ST_OP;
+    st->op = (uint16_t)(role == PTO__SY_BARRIER ? PTO_OP_PIPE_BARRIER
+                        : role == PTO__SY_SET || role == PTO__SY_PRIME ? PTO_OP_SET_FLAG : PTO_OP_WAIT_FLAG);
+    st->origin = PTO_BY_SYNC;
+    st->core = m->stmts[at].core;
+    st->ref = -1;
+    st->e[0] = st->e[1] = st->e[2] = -1;
+    st->body = st->orelse = -1;
+    st->arg0 = arg0;
+    st->nargs = nargs;
     /* the notes come after the analysis (pto__sy_notes), but for the
        fallback's barriers */
-    m->stmts[s].note = !sy->noted ? 0 : role == PTO__SY_PRIME ? gr->pnote : role == PTO__SY_DRAIN ? gr->dnote : gr->note;
-    /* Statements with the same operands share them (nothing writes an
-       operand after this pass, and every reader goes through arg0): a
-       barrier those of its pipe, a wait its set's, a drain its prime's. */
-    if (barrier && sy->bar_arg[gr->dst]) {
-        m->stmts[s].arg0 = sy->bar_arg[gr->dst] - 1;
-        m->stmts[s].nargs = 1;
-    } else if (barrier) {
-        if (pto_arg_pipe(m, s, (pto_pipe)gr->dst, m->stmts[at].loc) < 0) return -1;
-        sy->bar_arg[gr->dst] = m->stmts[s].arg0 + 1;
-    } else if (like >= 0) {
-        m->stmts[s].arg0 = m->stmts[sy->ents[like].stmt].arg0;
-        m->stmts[s].nargs = 3;
-    } else if (pto_arg_pipe(m, s, (pto_pipe)gr->src, m->stmts[at].loc) < 0
-               || pto_arg_pipe(m, s, (pto_pipe)gr->dst, m->stmts[at].loc) < 0
-               || pto_arg_int(m, s, expr, m->stmts[at].loc) < 0) {
-        return -1;
-    }
+    st->note = !sy->noted ? 0 : role == PTO__SY_PRIME ? gr->pnote : role == PTO__SY_DRAIN ? gr->dnote : gr->note;
+    st->loc = loc;
     if (after) pto_insert_after(m, at, s);
     else pto_insert_before(m, at, s);
-    en = PTO__PUSH_FAST(sy, ents);
-    if (en < 0) return -1;
+    if (!pto__sy_grow(sy, (void **)&sy->ents, sizeof *sy->ents, &sy->cap_ents, sy->n_ents + 1)) return -1;
+    en = sy->n_ents++;
     sy->ents[en].stmt = s;
     sy->ents[en].grp = g;
     sy->ents[en].ebase = ebase;
-    sy->ents[en].emod = emod;
+    sy->ents[en].emod = erot;
     sy->ents[en].k = k;
     sy->ents[en].role = role;
     return s;
@@ -2225,15 +2299,15 @@ static pto_status pto__sy_place(pto__sy *sy)
     }
     if (p == q) {
         g = pto__sy_new_group(sy, PTO__SY_BAR, p, q, -1, 0, !sy->h_fwd);
-        if (g < 0 || pto__sy_emit(sy, g, PTO__SY_BARRIER, pb, 0, -1, -1) < 0) return PTO_ERR_INTERNAL;
+        if (g < 0 || pto__sy_emit(sy, g, PTO__SY_BARRIER, pb, 0, -1, -1, -1) < 0) return PTO_ERR_INTERNAL;
         sy->stats.barriers++;
         return PTO_OK;
     }
     if (!sy->h_fwd) M = pto__sy_rotation(sy, L, sy->h_rec, sy->h_brec);
     g = pto__sy_new_group(sy, sy->h_fwd ? PTO__SY_FWD : PTO__SY_LOOP, p, q, L, M, !sy->h_fwd);
     if (g < 0) return PTO_ERR_INTERNAL;
-    as = pto__sy_emit(sy, g, PTO__SY_SET, pa, 1, -1, -1);
-    bs = as >= 0 ? pto__sy_emit(sy, g, PTO__SY_WAIT, pb, 0, -1, sy->n_ents - 1) : -1;
+    as = pto__sy_emit(sy, g, PTO__SY_SET, pa, 1, -1, -1, -1);
+    bs = as >= 0 ? pto__sy_emit(sy, g, PTO__SY_WAIT, pb, 0, -1, sy->n_ents - 1, -1) : -1;
     ok = as >= 0 && bs >= 0;
     for (k = 0; k < PTO__SY_MAXROT; k++) kent[k] = -1;
     /* one id: the prime and drain use the set's id expression (the same
@@ -2241,9 +2315,12 @@ static pto_status pto__sy_place(pto__sy *sy)
     if (ok && M == 1) kent[0] = sy->n_ents - 2;
     for (k = 0; ok && L >= 0 && k < M; k++) {
         int32_t kd = M - 1 - k;
-        ok = pto__sy_emit(sy, g, PTO__SY_PRIME, L, 0, k, k < PTO__SY_MAXROT ? kent[k] : -1) >= 0;
+        /* a rotation's id 0 is its base: the set's INT */
+        ok = pto__sy_emit(sy, g, PTO__SY_PRIME, L, 0, k, k < PTO__SY_MAXROT ? kent[k] : -1,
+                          k == 0 && M > 1 ? sy->ents[sy->grps[g].e0].ebase : -1) >= 0;
         if (ok && k < PTO__SY_MAXROT && kent[k] < 0) kent[k] = sy->n_ents - 1;
-        ok = ok && pto__sy_emit(sy, g, PTO__SY_DRAIN, L, 1, kd, kd < PTO__SY_MAXROT ? kent[kd] : -1) >= 0;
+        ok = ok && pto__sy_emit(sy, g, PTO__SY_DRAIN, L, 1, kd, kd < PTO__SY_MAXROT ? kent[kd] : -1,
+                                kd == 0 && M > 1 ? sy->ents[sy->grps[g].e0].ebase : -1) >= 0;
         if (ok && kd < PTO__SY_MAXROT && kent[kd] < 0) kent[kd] = sy->n_ents - 1;
     }
     return ok ? PTO_OK : PTO_ERR_INTERNAL;
@@ -2286,7 +2363,7 @@ static void pto__sy_tiles(const pto__sy *sy, const pto__sy_grp *gr, char *buf, s
 static void pto__sy_degrade(pto__sy *sy, int32_t g, int32_t M)
 {
     pto__sy_grp *gr = &sy->grps[g];
-    int32_t e;
+    int32_t e, rot = -1;
     char tiles[160];
     pto__sy_tiles(sy, gr, tiles, sizeof tiles);
     pto_warning(sy->ctx, sy->m->stmts[gr->bstmt].loc,
@@ -2295,7 +2372,13 @@ static void pto__sy_degrade(pto__sy *sy, int32_t g, int32_t M)
                 pto_str(sy->ctx, gr->note));
     for (e = 0; e < sy->n_ents; e++) {
         if (sy->ents[e].grp != g || sy->ents[e].stmt < 0) continue;
-        if (sy->ents[e].emod >= 0) sy->m->exprs[sy->ents[e].emod].value = M;
+        if (sy->ents[e].emod >= 0) {   /* base + the loop's rotation by M (the old one is shared) */
+            if (rot < 0 && (rot = pto__sy_rotexpr(sy, gr->loop, M)) < 0) {
+                pto__sy_fail(sy, PTO_ERR_INTERNAL);
+                return;
+            }
+            sy->m->exprs[sy->ents[e].emod].b = rot;
+        }
         if (sy->ents[e].k >= M) pto__sy_unlink_ent(sy, e);
     }
     gr->nids = M;
@@ -2318,9 +2401,10 @@ static pto_status pto__sy_fallback(pto__sy *sy, int32_t g)
     for (e = 0; e < n; e++) {
         int32_t s = sy->ents[e].stmt;
         if (sy->ents[e].grp != g || s < 0) continue;
-        if (sy->ents[e].role == PTO__SY_WAIT && pto__sy_emit(sy, g, PTO__SY_BARRIER, s, 0, -1, -1) < 0) return PTO_ERR_INTERNAL;
+        if (sy->ents[e].role == PTO__SY_WAIT && pto__sy_emit(sy, g, PTO__SY_BARRIER, s, 0, -1, -1, -1) < 0)
+            return PTO_ERR_INTERNAL;
         if (sy->ents[e].role == PTO__SY_DRAIN && sy->ents[e].k == 0
-            && pto__sy_emit(sy, g, PTO__SY_BARRIER, gr->loop, 1, -1, -1) < 0)
+            && pto__sy_emit(sy, g, PTO__SY_BARRIER, gr->loop, 1, -1, -1, -1) < 0)
             return PTO_ERR_INTERNAL;
     }
     for (e = 0; e < n; e++)   /* the pair's own statements, not the new barriers */
