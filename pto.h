@@ -11525,6 +11525,7 @@ typedef struct pto__sy {
     int32_t n_lbuf, cap_lbuf;
     uint8_t splen[PTO_NSPACE];  /* strlen(pto_space_name(space)) */
     int32_t iter_mod[16][PTO__SY_MAXROT + 1];  /* pto__sy_rotexpr: its rotation by M + 1 */
+    int user_flags;             /* the kernel has set/wait statements of its own (pto__sy_reserved) */
 } pto__sy;
 
 /* ---- small helpers ------------------------------------------------------- */
@@ -11895,8 +11896,12 @@ static pto_status pto__sy_build_records(pto__sy *sy)
                      (size_t)m->n_operands * (size_t)(nmax > PTO_MAX_NBUF ? PTO_MAX_NBUF : nmax) + 16);
     for (s = 0; s < m->n_stmts; s++) {
         pto_status st;
-        if (m->stmts[s].kind != PTO_ST_OP || m->stmts[s].block < 0 || pto__sy_issync(m->stmts[s].op)) continue;
+        if (m->stmts[s].kind != PTO_ST_OP || m->stmts[s].block < 0) continue;
         if (m->blocks[m->stmts[s].block].kernel != sy->kernel) continue;
+        if (pto__sy_issync(m->stmts[s].op)) {
+            sy->user_flags |= m->stmts[s].op != PTO_OP_PIPE_BARRIER;
+            continue;
+        }
         st = pto__sy_add_records(sy, s);
         if (st != PTO_OK) return st;
     }
@@ -13684,7 +13689,7 @@ static void pto__sy_reserved(pto__sy *sy, uint8_t used[8][8])
     const pto_module *m = sy->m;
     int32_t s;
     memset(used, 0, 64);
-    for (s = 0; s < sy->s0 && s < m->n_stmts; s++) {   /* from s0 on: this run's */
+    for (s = 0; sy->user_flags && s < sy->s0 && s < m->n_stmts; s++) {   /* from s0 on: this run's */
         const pto_operand *a, *b, *c;
         int64_t base, mod, i;
         int32_t L;
@@ -13712,62 +13717,53 @@ static int32_t pto__sy_first_free(const int32_t *busy, uint8_t used, int32_t lo,
     return -1;
 }
 
-/* order[] = the flag groups (not barriers, not dropped) by the program
-   position of their first statement, creation order on a tie: a counting
-   sort on positions (each below n_stmts), stable in g. */
-static int pto__sy_by_first(pto__sy *sy, const int32_t *lo, int32_t *order, int32_t *n)
+/* One walk of block b in program order (preorder, as pto__sy_number
+   counts): each flag group's first and last statement positions (lo, hi),
+   and order[] gets the groups as their first statement is met. A placed
+   statement s is entry s - s0 (pto__sy_emit makes one of each, in step). */
+static void pto__sy_walk(pto__sy *sy, int32_t b, int32_t *n, int32_t *lo, int32_t *hi, int32_t *order, int32_t *no)
 {
-    int32_t npos = sy->m->n_stmts + 1, g, i, *cnt = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)npos + 1));
-    if (!cnt) return 0;
-    *n = 0;
-#define PTO__SY_FIRST(g) (lo[g] < npos - 1 ? lo[g] : npos - 1)   /* no statement left: last */
-    for (g = 0; g < sy->n_grps; g++)
-        if (sy->grps[g].kind != PTO__SY_BAR && sy->grps[g].kind != PTO__SY_DEAD) cnt[PTO__SY_FIRST(g) + 1]++;
-    for (i = 0; i < npos; i++) cnt[i + 1] += cnt[i];
-    for (g = 0; g < sy->n_grps; g++)
-        if (sy->grps[g].kind != PTO__SY_BAR && sy->grps[g].kind != PTO__SY_DEAD) {
-            order[cnt[PTO__SY_FIRST(g)]++] = g;
-            (*n)++;
+    const pto_module *m = sy->m;
+    int32_t s;
+    for (s = m->blocks[b].head; s >= 0; s = m->stmts[s].next) {
+        int32_t p = (*n)++, e = s - sy->s0, g;
+        if (e >= 0 && e < sy->n_ents && sy->ents[e].stmt == s) {
+            g = sy->ents[e].grp;
+            if (sy->grps[g].kind != PTO__SY_BAR && sy->grps[g].kind != PTO__SY_DEAD) {
+                if (hi[g] < 0) { lo[g] = p; order[(*no)++] = g; }
+                hi[g] = p;
+            }
         }
-    pto_free(sy->ctx, cnt);
-#undef PTO__SY_FIRST
-    return 1;
+        if (m->stmts[s].body >= 0) pto__sy_walk(sy, m->stmts[s].body, n, lo, hi, order, no);
+        if (m->stmts[s].orelse >= 0) pto__sy_walk(sy, m->stmts[s].orelse, n, lo, hi, order, no);
+    }
 }
 
 /* Colours the lifetimes of the flag groups of one kernel with hardware ids,
-   pair by pair, greedily in program order (optimal for intervals). */
+   pair by pair, greedily in program order of their first statements
+   (optimal for intervals; creation order for a group with none left). */
 static pto_status pto__sy_assign(pto__sy *sy)
 {
     pto_module *m = sy->m;
-    int32_t *lo, *hi, *order, g, e, i, j, n = 0;
+    int32_t *lo, *hi, *order, g, e, i, j, n = 0, npos = 0;
     uint8_t used[8][8];
     int32_t busy[8][8][8];
     pto_status st = PTO_OK;
-    int32_t zero = 0;
-    /* program positions of the final statements (the periods are not needed here) */
-    pto_free(sy->ctx, sy->pos);
-    sy->pos = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)m->n_stmts + 1));
-    if (!sy->pos) return PTO_ERR_INTERNAL;
-    sy->n_dep = 0;   /* the depths are those of the analysis' statements */
-    pto__sy_number(sy, m->kernels[sy->kernel].body, &zero, 0);
-    lo = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)sy->n_grps + 1));
-    hi = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)sy->n_grps + 1));
-    order = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)sy->n_grps + 1));
-    if (!lo || !hi || !order) st = PTO_ERR_INTERNAL;
-    for (g = 0; st == PTO_OK && g < sy->n_grps; g++) {
-        lo[g] = 0x7fffffff;
-        hi[g] = -1;
+    lo = (int32_t *)pto_alloc(sy->ctx, sizeof(int32_t) * ((size_t)sy->n_grps + 1) * 3);
+    if (!lo) {
+        pto_error(sy->ctx, pto__sy_noloc(), "out of memory in the sync inserter");
+        return PTO_ERR_INTERNAL;
     }
-    for (e = 0; st == PTO_OK && e < sy->n_ents; e++) {
-        int32_t s = sy->ents[e].stmt;
-        g = sy->ents[e].grp;
-        if (s < 0) continue;
-        if (sy->pos[s] < lo[g]) lo[g] = sy->pos[s];
-        if (sy->pos[s] > hi[g]) hi[g] = sy->pos[s];
-    }
-    /* program order of the first statement; creation order on a tie */
-    if (st == PTO_OK && !pto__sy_by_first(sy, lo, order, &n)) st = PTO_ERR_INTERNAL;
-    if (st == PTO_OK) pto__sy_reserved(sy, used);
+    hi = lo + sy->n_grps + 1;
+    order = hi + sy->n_grps + 1;
+    for (g = 0; g < sy->n_grps; g++) hi[g] = -1;
+    pto__sy_walk(sy, m->kernels[sy->kernel].body, &npos, lo, hi, order, &n);
+    for (g = 0; g < sy->n_grps; g++)
+        if (hi[g] < 0 && sy->grps[g].kind != PTO__SY_BAR && sy->grps[g].kind != PTO__SY_DEAD) {
+            lo[g] = 0x7fffffff;
+            order[n++] = g;
+        }
+    pto__sy_reserved(sy, used);
     for (i = 0; i < 8; i++)
         for (j = 0; j < 64; j++) busy[i][j / 8][j % 8] = -1;
     for (i = 0; st == PTO_OK && i < n; i++) {
@@ -13790,8 +13786,6 @@ static pto_status pto__sy_assign(pto__sy *sy)
             m->exprs[en->ebase].value = sy->grps[en->grp].base + (en->k > 0 ? en->k : 0);
     }
     pto_free(sy->ctx, lo);
-    pto_free(sy->ctx, hi);
-    pto_free(sy->ctx, order);
     return st;
 }
 
