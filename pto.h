@@ -11800,17 +11800,23 @@ static int pto__sy_conflict(const pto__sy *sy, int32_t ra, int32_t rb)
 
 /* ---- records ---------------------------------------------------------------- */
 
+static inline int pto__sy_grow(pto__sy *sy, void **p, size_t esz, int32_t *cap, int32_t need);
+
+/* The records of op statement s, into room reserved by
+   pto__sy_build_records (grown here only if that count was short). */
 static pto_status pto__sy_add_records(pto__sy *sy, int32_t s)
 {
     pto_module *m = sy->m;
     const pto_opinfo *oi = pto_opinfo_get((pto_op)m->stmts[s].op);
     uint8_t pipe = (uint8_t)pto_stmt_pipe(m, s);
-    int i;
-    for (i = 0; i < m->stmts[s].nargs && i < 4; i++) {
+    int i, nargs = m->stmts[s].nargs < 4 ? m->stmts[s].nargs : 4;
+    for (i = 0; i < nargs; i++) {
         int32_t o = m->stmts[s].arg0 + i, k, n = 1;
         const pto_operand *op = &m->operands[o];
         const pto_tile *t = NULL;
         uint8_t rw = (uint8_t)(((oi->arg[i] & PTO_A_READ) ? PTO__SY_RD : 0) | ((oi->arg[i] & PTO_A_WRITE) ? PTO__SY_WR : 0));
+        int64_t bytes = 0;
+        pto__sy_rec *rc;
         if (!rw || (op->kind != PTO_O_TILE && op->kind != PTO_O_GM)) continue;
         if (op->kind == PTO_O_GM && op->ref >= 0 && op->ref < m->n_params && sy->inert[op->ref]) continue;
         if (op->kind == PTO_O_TILE) {
@@ -11820,13 +11826,18 @@ static pto_status pto__sy_add_records(pto__sy *sy, int32_t s)
                 return pto_error(sy->ctx, op->loc, "sync: tile '%s' is not planned (run the planner first)",
                                  pto_str(sy->ctx, t->name));
             n = t->nbuf < 1 ? 1 : t->nbuf > PTO_MAX_NBUF ? PTO_MAX_NBUF : t->nbuf;
+            bytes = pto_tile_bytes(t);
+            if (t->nbuf > 1 && sy->tile_loop[op->ref] >= 0) {   /* its slot rotates with that loop */
+                sy->op_loop[o] = sy->tile_loop[op->ref];
+                sy->op_nbuf[o] = (uint8_t)t->nbuf;
+            }
         }
+        if (!pto__sy_grow(sy, (void **)&sy->recs, sizeof *sy->recs, &sy->cap_recs, sy->n_recs + n)) return PTO_ERR_INTERNAL;
         sy->rec_of[o] = sy->n_recs;
-        for (k = 0; k < n; k++) {
-            int32_t r = PTO__PUSH_FAST(sy, recs);
-            pto__sy_rec *rc;
-            if (r < 0) return PTO_ERR_INTERNAL;
-            rc = &sy->recs[r];
+        rc = &sy->recs[sy->n_recs];
+        sy->n_recs += n;
+        for (k = 0; k < n; k++, rc++) {
+            memset(rc, 0, sizeof *rc);   /* padding too */
             rc->stmt = s;
             rc->opnd = o;
             rc->slot = (uint8_t)k;
@@ -11834,7 +11845,7 @@ static pto_status pto__sy_add_records(pto__sy *sy, int32_t s)
             rc->rw = rw;
             rc->space = t ? t->space : (uint8_t)PTO_GM;
             rc->lo = t ? t->offset[k] : 0;
-            rc->hi = t ? (t->offset[k] + pto_tile_bytes(t) + PTO__SY_GRAN - 1) / PTO__SY_GRAN * PTO__SY_GRAN : 0;
+            rc->hi = t ? (t->offset[k] + bytes + PTO__SY_GRAN - 1) / PTO__SY_GRAN * PTO__SY_GRAN : 0;
         }
     }
     return PTO_OK;
@@ -11843,65 +11854,73 @@ static pto_status pto__sy_add_records(pto__sy *sy, int32_t s)
 static int pto__sy_kernel_op(const pto__sy *sy, int32_t s)
 {
     const pto_module *m = sy->m;
-    return m->stmts[s].kind == PTO_ST_OP && m->stmts[s].block >= 0 && !pto__sy_issync(m->stmts[s].op)
-           && m->blocks[m->stmts[s].block].kernel == sy->kernel;
+    return m->stmts[s].kind == PTO_ST_OP && m->stmts[s].block >= 0 && m->blocks[m->stmts[s].block].kernel == sy->kernel;
 }
 
-/* A tensor that this kernel only reads, or only accesses from one in-order
-   pipe, can never be part of a dependency: its accesses get no records (a
-   long kernel stores to its outputs thousands of times, all on MTE3). */
-static int pto__sy_find_inert(pto__sy *sy)
+static void pto__sy_need_table(pto__sy *sy);
+
+/* One look at the kernel's op statements first: a tensor that this kernel
+   only reads, or only accesses from one in-order pipe, can never be part
+   of a dependency and its accesses get no records (a long kernel stores
+   to its outputs thousands of times, all on MTE3); and the records to
+   come are counted, so that their array is sized once. */
+static pto_status pto__sy_build_records(pto__sy *sy)
 {
     pto_module *m = sy->m;
-    uint16_t *pipes = (uint16_t *)pto__sy_zalloc(sy, sizeof(uint16_t) * (size_t)(m->n_params + 1));
-    int32_t s, i;
+    int32_t s, t, i;
+    size_t nrec = 16;
+    uint16_t *pipes;
+    int32_t *gm;
+    sy->rec_of = (int32_t *)pto_alloc(sy->ctx, sizeof(int32_t) * (size_t)(m->n_operands + 1));
+    sy->op_loop = (int32_t *)pto_alloc(sy->ctx, sizeof(int32_t) * (size_t)(m->n_operands + 1));
+    sy->op_nbuf = (uint8_t *)pto_alloc(sy->ctx, (size_t)m->n_operands + 1);
+    sy->tile_loop = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * (size_t)(m->n_tiles + 1));
     sy->inert = (uint8_t *)pto__sy_zalloc(sy, (size_t)m->n_params + 1);
-    if (!pipes || !sy->inert) { pto_free(sy->ctx, pipes); return 0; }
+    pipes = (uint16_t *)pto__sy_zalloc(sy, sizeof(uint16_t) * (size_t)(m->n_params + 1));
+    gm = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * (size_t)(m->n_params + 1));   /* GM accesses per param */
+    if (!sy->rec_of || !sy->op_loop || !sy->op_nbuf || !sy->tile_loop || !sy->inert || !pipes || !gm) {
+        pto_free(sy->ctx, pipes);
+        pto_free(sy->ctx, gm);
+        pto_error(sy->ctx, pto__sy_noloc(), "out of memory in the sync inserter");
+        return PTO_ERR_INTERNAL;
+    }
+    for (s = 0; s < m->n_operands; s++) sy->rec_of[s] = sy->op_loop[s] = -1;
+    for (t = 0; t < m->n_tiles; t++)
+        sy->tile_loop[t] = (m->tiles[t].nbuf > 1 && m->tiles[t].decl >= 0) ? pto_stmt_loop(m, m->tiles[t].decl) : -1;
     for (s = 0; s < m->n_stmts; s++) {
         const pto_opinfo *oi;
+        int nargs;
         if (!pto__sy_kernel_op(sy, s)) continue;
+        if (pto__sy_issync(m->stmts[s].op)) {
+            sy->user_flags |= m->stmts[s].op != PTO_OP_PIPE_BARRIER;
+            continue;
+        }
         oi = pto_opinfo_get((pto_op)m->stmts[s].op);
-        for (i = 0; i < m->stmts[s].nargs && i < 4; i++) {
+        nargs = m->stmts[s].nargs < 4 ? m->stmts[s].nargs : 4;
+        for (i = 0; i < nargs; i++) {
             const pto_operand *op = &m->operands[m->stmts[s].arg0 + i];
-            if (op->kind != PTO_O_GM || op->ref < 0 || op->ref >= m->n_params) continue;
+            if (!(oi->arg[i] & (PTO_A_READ | PTO_A_WRITE))) continue;
+            if (op->kind == PTO_O_TILE && op->ref >= 0 && op->ref < m->n_tiles)
+                nrec += (size_t)(m->tiles[op->ref].nbuf < 1 ? 1 : m->tiles[op->ref].nbuf > PTO_MAX_NBUF ? PTO_MAX_NBUF
+                                                                                                   : m->tiles[op->ref].nbuf);
+            if (op->kind != PTO_O_GM) continue;
+            if (op->ref < 0 || op->ref >= m->n_params) { nrec++; continue; }
             pipes[op->ref] |= (uint16_t)(1u << pto_stmt_pipe(m, s));
             if (oi->arg[i] & PTO_A_WRITE) pipes[op->ref] |= 0x8000;
+            gm[op->ref]++;
         }
     }
     for (i = 0; i < m->n_params; i++) {
         unsigned p = pipes[i] & 0x7fffu;
         sy->inert[i] = !(pipes[i] & 0x8000) || ((p & (p - 1)) == 0 && pto__sy_inorder(pto__sy_lowbit(p)));
+        if (!sy->inert[i]) nrec += (size_t)gm[i];
     }
     pto_free(sy->ctx, pipes);
-    return 1;
-}
-
-static void pto__sy_need_table(pto__sy *sy);
-
-static pto_status pto__sy_build_records(pto__sy *sy)
-{
-    pto_module *m = sy->m;
-    int32_t s, t, nmax = 1;
-    sy->rec_of = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * (size_t)(m->n_operands + 1));
-    sy->tile_loop = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * (size_t)(m->n_tiles + 1));
-    if (!sy->rec_of || !sy->tile_loop || !pto__sy_find_inert(sy)) return PTO_ERR_INTERNAL;
-    for (s = 0; s < m->n_operands; s++) sy->rec_of[s] = -1;
-    for (t = 0; t < m->n_tiles; t++) {
-        sy->tile_loop[t] = (m->tiles[t].nbuf > 1 && m->tiles[t].decl >= 0) ? pto_stmt_loop(m, m->tiles[t].decl) : -1;
-        if (m->tiles[t].nbuf > nmax) nmax = m->tiles[t].nbuf;
-    }
-    /* at most one record per slot of an operand: reserved once, so the
-       array is not copied while it grows (pages past the end stay untouched) */
-    pto__sy_prealloc(sy, (void **)&sy->recs, sizeof *sy->recs, &sy->cap_recs,
-                     (size_t)m->n_operands * (size_t)(nmax > PTO_MAX_NBUF ? PTO_MAX_NBUF : nmax) + 16);
+    pto_free(sy->ctx, gm);
+    pto__sy_prealloc(sy, (void **)&sy->recs, sizeof *sy->recs, &sy->cap_recs, nrec);
     for (s = 0; s < m->n_stmts; s++) {
         pto_status st;
-        if (m->stmts[s].kind != PTO_ST_OP || m->stmts[s].block < 0) continue;
-        if (m->blocks[m->stmts[s].block].kernel != sy->kernel) continue;
-        if (pto__sy_issync(m->stmts[s].op)) {
-            sy->user_flags |= m->stmts[s].op != PTO_OP_PIPE_BARRIER;
-            continue;
-        }
+        if (!pto__sy_kernel_op(sy, s) || pto__sy_issync(m->stmts[s].op)) continue;
         st = pto__sy_add_records(sy, s);
         if (st != PTO_OK) return st;
     }
@@ -11913,19 +11932,9 @@ static pto_status pto__sy_build_records(pto__sy *sy)
         if (rc->rw & PTO__SY_WR) sy->wr_pipes[rc->space] = (uint8_t)(sy->wr_pipes[rc->space] | (1u << rc->pipe));
     }
     pto__sy_need_table(sy);
-    sy->op_loop = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * (size_t)(m->n_operands + 1));
-    sy->op_nbuf = (uint8_t *)pto__sy_zalloc(sy, (size_t)m->n_operands + 1);
-    if (!sy->op_loop || !sy->op_nbuf) return PTO_ERR_INTERNAL;
-    for (s = 0; s < m->n_operands; s++) {
-        const pto_operand *op = &m->operands[s];
-        sy->op_loop[s] = -1;
-        if (sy->rec_of[s] >= 0 && op->kind == PTO_O_TILE && m->tiles[op->ref].nbuf > 1 && sy->tile_loop[op->ref] >= 0) {
-            sy->op_loop[s] = sy->tile_loop[op->ref];
-            sy->op_nbuf[s] = (uint8_t)m->tiles[op->ref].nbuf;
-        }
-    }
+    /* mark_k is read only where mark_at says it was written */
     sy->mark_at = (uint32_t *)pto__sy_zalloc(sy, sizeof(uint32_t) * (size_t)(sy->n_recs + 1));
-    sy->mark_k = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * (size_t)(sy->n_recs + 1));
+    sy->mark_k = (int32_t *)pto_alloc(sy->ctx, sizeof(int32_t) * (size_t)(sy->n_recs + 1));
     return sy->mark_at && sy->mark_k ? PTO_OK : PTO_ERR_INTERNAL;
 }
 
