@@ -13949,12 +13949,14 @@ static void pto__sy_counted(pto__sy *sy)
     sy->stats.rounds++;
 }
 
-/* Room for what insertion will probably add (typical kernels get about
-   three statements, eight operands, two expressions and a few hundred bytes
-   of notes per access statement), so that the module's arrays and the
-   string pool do not grow by doubling copies while placing. Best effort: a
-   failed reservation is no error (they still grow on demand), and the
-   untouched tail of a reservation costs no memory. */
+/* Room for what insertion will probably add, so that the module's arrays
+   do not grow by doubling copies while placing: per access statement the
+   bench kernels get 2.8 statements, 3.3 operands (3 per flag pair and id,
+   the pairs' waits and drains share them), 1.7 expressions, 1.2 groups and
+   2.8 entries; a little more is reserved. Best effort: a failed
+   reservation is no error (they still grow on demand), and the untouched
+   tail of a reservation costs no page faults, though it is requested. The
+   notes have their own exact reservation (pto__sy_notes). */
 static void pto__sy_reserve(pto__sy *sy, size_t nacc)
 {
     pto_module *m = sy->m;
@@ -13967,22 +13969,19 @@ static void pto__sy_reserve(pto__sy *sy, size_t nacc)
         m->stmts = (pto_stmt *)p;
         m->cap_stmts = (int32_t)want;
     }
-    want = (size_t)m->n_operands + 8 * nacc;
+    want = (size_t)m->n_operands + 3 * nacc + nacc / 2;
     if (want < (size_t)INT32_MAX / 2 && (size_t)m->cap_operands < want
         && (p = pto_realloc(ctx, m->operands, want * sizeof *m->operands))) {
         m->operands = (pto_operand *)p;
         m->cap_operands = (int32_t)want;
     }
-    want = (size_t)m->n_exprs + 2 * nacc;
+    want = (size_t)m->n_exprs + 2 * nacc - nacc / 5;
     if (want < (size_t)INT32_MAX / 2 && (size_t)m->cap_exprs < want && (p = pto_realloc(ctx, m->exprs, want * sizeof *m->exprs))) {
         m->exprs = (pto_expr *)p;
         m->cap_exprs = (int32_t)want;
     }
-    /* the pass's own arrays that grow with the placements (about 1.2
-       groups and 2.8 entries per access on the bench kernels). Not the
-       labels' text: reserved, it cost more page faults than its doublings */
-    pto__sy_prealloc(sy, (void **)&sy->grps, sizeof *sy->grps, &sy->cap_grps, nacc + nacc / 2);
-    pto__sy_prealloc(sy, (void **)&sy->ents, sizeof *sy->ents, &sy->cap_ents, 4 * nacc);
+    pto__sy_prealloc(sy, (void **)&sy->grps, sizeof *sy->grps, &sy->cap_grps, nacc + nacc / 4);
+    pto__sy_prealloc(sy, (void **)&sy->ents, sizeof *sy->ents, &sy->cap_ents, 3 * nacc);
 }
 
 static pto_status pto__sy_kernel(pto__sy *sy)
