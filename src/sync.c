@@ -262,6 +262,8 @@ typedef struct pto__sy {
     uint8_t splen[PTO_NSPACE];  /* strlen(pto_space_name(space)) */
     int32_t iter_mod[16][PTO__SY_MAXROT + 1];  /* pto__sy_rotexpr: its rotation by M + 1 */
     int user_flags;             /* the kernel has set/wait statements of its own (pto__sy_reserved) */
+    pto_stmt stmt_tpl;          /* pto__sy_emit: a placed statement before its fields */
+    pto_operand opnd_tpl;       /* pto__sy_operands: an operand before its fields */
 } pto__sy;
 
 /* ---- small helpers ------------------------------------------------------- */
@@ -1059,11 +1061,23 @@ static int pto__sy_ndig(unsigned long long v, unsigned base, int width)
    from the last one; returns the end. */
 static char *pto__sy_wnum(char *w, unsigned long long v, unsigned base, int width)
 {
+    static const char hex[] = "0123456789abcdef";
     int n, i;
-    if (base == 16 && width == 4 && v < 0x10000u) n = 4;   /* most byte offsets */
-    else n = pto__sy_ndig(v, base, width);
+    if (base == 16 && width == 4 && v < 0x10000u) {   /* most byte offsets */
+        w[0] = hex[v >> 12];
+        w[1] = hex[(v >> 8) & 15u];
+        w[2] = hex[(v >> 4) & 15u];
+        w[3] = hex[v & 15u];
+        return w + 4;
+    }
+    if (base == 10 && width <= 1 && v < 100000u) {   /* line numbers */
+        n = v < 10u ? 1 : v < 100u ? 2 : v < 1000u ? 3 : v < 10000u ? 4 : 5;
+        for (i = n; i > 0; v /= 10u) w[--i] = (char)('0' + v % 10u);
+        return w + n;
+    }
+    n = pto__sy_ndig(v, base, width);
     if (base == 16)
-        for (i = n; i > 0; v >>= 4) w[--i] = "0123456789abcdef"[v & 15u];
+        for (i = n; i > 0; v >>= 4) w[--i] = hex[v & 15u];
     else
         for (i = n; i > 0; v /= 10u) w[--i] = (char)('0' + v % 10u);
     return w + n;
@@ -2088,17 +2102,21 @@ static void pto__sy_analyse(pto__sy *sy, int mode)
    straight into the module's arrays (each grows by doubling, as
    PTO__PUSH does): the builders of ir.c would zero each element and then
    set it field by field, and a kernel gets a few of them per access. */
-static int pto__sy_room(pto__sy *sy, void **p, size_t esz, int32_t n, int32_t *cap, int32_t more)
+static int pto__sy_room_to(pto__sy *sy, void **p, size_t esz, int32_t n, int32_t *cap, int32_t more)
 {
     void *q;
     int32_t ncap;
-    if (n + more <= *cap) return 1;
     if (*cap > INT32_MAX / 2 - more) return 0;
     ncap = *cap * 2 > n + more ? *cap * 2 : n + more + 16;
     if (!(q = pto_realloc(sy->ctx, *p, (size_t)ncap * esz))) return 0;
     *p = q;
     *cap = ncap;
     return 1;
+}
+
+static inline int pto__sy_room(pto__sy *sy, void **p, size_t esz, int32_t n, int32_t *cap, int32_t more)
+{
+    return n + more <= *cap || pto__sy_room_to(sy, p, esz, n, cap, more);
 }
 
 static int32_t pto__sy_new_expr(pto__sy *sy, uint8_t kind, int32_t a, int32_t b, int64_t v, pto_loc loc)
@@ -2121,16 +2139,20 @@ static int32_t pto__sy_operands(pto__sy *sy, int p, int q, int32_t e, pto_loc lo
 {
     pto_module *m = sy->m;
     pto_operand *o;
-    int32_t n = q < 0 ? 1 : 3, i;
+    int32_t n = q < 0 ? 1 : 3;
     if (!pto__sy_room(sy, (void **)&m->operands, sizeof *m->operands, m->n_operands, &m->cap_operands, n)) return -1;
     o = &m->operands[m->n_operands];
-    memset(o, 0, sizeof *o * (size_t)n);
-    for (i = 0; i < n; i++) {
-        o[i].kind = (uint8_t)(i < 2 ? PTO_O_PIPE : PTO_O_INT);
-        o[i].ref = i == 0 ? p : i == 1 ? q : -1;
-        o[i].e[0] = i == 2 ? e : -1;
-        o[i].e[1] = o[i].e[2] = -1;
-        o[i].loc = loc;
+    o[0] = sy->opnd_tpl;   /* zero but for the -1s, padding too */
+    o[0].kind = PTO_O_PIPE;
+    o[0].ref = p;
+    o[0].loc = loc;
+    if (n == 3) {
+        o[1] = o[0];
+        o[1].ref = q;
+        o[2] = o[0];
+        o[2].kind = PTO_O_INT;
+        o[2].ref = -1;
+        o[2].e[0] = e;
     }
     m->n_operands += n;
     return m->n_operands - n;
@@ -2191,7 +2213,7 @@ static int32_t pto__sy_emit(pto__sy *sy, int32_t g, uint8_t role, int32_t at, in
     const pto__sy_grp *gr = &sy->grps[g];
     int32_t erot = -1, arg0, nargs = 3, s, en;
     pto_stmt *st;
-    pto_loc loc = m->stmts[at].loc;
+    const pto_loc loc = m->stmts[at].loc;
     if (role == PTO__SY_BARRIER) {
         nargs = 1;
         if (!sy->bar_arg[gr->dst]) {
@@ -2215,15 +2237,10 @@ static int32_t pto__sy_emit(pto__sy *sy, int32_t g, uint8_t role, int32_t at, in
     if (!pto__sy_room(sy, (void **)&m->stmts, sizeof *m->stmts, m->n_stmts, &m->cap_stmts, 1)) return -1;
     s = m->n_stmts++;
     st = &m->stmts[s];
-    memset(st, 0, sizeof *st);
-    st->kind = PTO_ST_OP;
+    *st = sy->stmt_tpl;   /* an op of this pass, no links yet; padding zero */
     st->op = (uint16_t)(role == PTO__SY_BARRIER ? PTO_OP_PIPE_BARRIER
                         : role == PTO__SY_SET || role == PTO__SY_PRIME ? PTO_OP_SET_FLAG : PTO_OP_WAIT_FLAG);
-    st->origin = PTO_BY_SYNC;
     st->core = m->stmts[at].core;
-    st->ref = -1;
-    st->e[0] = st->e[1] = st->e[2] = -1;
-    st->body = st->orelse = -1;
     st->arg0 = arg0;
     st->nargs = nargs;
     /* the notes come after the analysis (pto__sy_notes), but for the
@@ -2624,11 +2641,15 @@ static pto_status pto__sy_notes(pto__sy *sy)
         }
     }
     sy->noted = 1;
-    for (e = 0; e < sy->n_ents; e++) {
-        const pto__sy_ent *en = &sy->ents[e];
-        const pto__sy_grp *gr = &sy->grps[en->grp];
-        if (en->stmt < 0) continue;
-        sy->m->stmts[en->stmt].note = en->role == PTO__SY_PRIME ? gr->pnote : en->role == PTO__SY_DRAIN ? gr->dnote : gr->note;
+    for (g = 0; g < sy->n_grps; g++) {   /* a group's entries are ents[e0 .. e0 + ne) */
+        const pto__sy_grp *gr = &sy->grps[g];
+        if (gr->kind == PTO__SY_DEAD) continue;
+        for (e = gr->e0; e < gr->e0 + gr->ne; e++) {
+            const pto__sy_ent *en = &sy->ents[e];
+            if (en->stmt >= 0)
+                sy->m->stmts[en->stmt].note = en->role == PTO__SY_PRIME ? gr->pnote
+                                              : en->role == PTO__SY_DRAIN ? gr->dnote : gr->note;
+        }
     }
     pto_free(ctx, sy->lab);
     pto_free(ctx, sy->lab_len);
@@ -2728,6 +2749,13 @@ static pto_status pto__sy_kernel(pto__sy *sy)
     if (st != PTO_OK) return st;
     for (s = 0; s < sy->n_recs; s++) nacc += s == 0 || sy->recs[s].stmt != sy->recs[s - 1].stmt;
     pto__sy_reserve(sy, nacc);
+    memset(&sy->stmt_tpl, 0, sizeof sy->stmt_tpl);
+    sy->stmt_tpl.kind = PTO_ST_OP;
+    sy->stmt_tpl.origin = PTO_BY_SYNC;
+    sy->stmt_tpl.next = sy->stmt_tpl.prev = sy->stmt_tpl.block = sy->stmt_tpl.ref = -1;
+    sy->stmt_tpl.e[0] = sy->stmt_tpl.e[1] = sy->stmt_tpl.e[2] = sy->stmt_tpl.body = sy->stmt_tpl.orelse = -1;
+    memset(&sy->opnd_tpl, 0, sizeof sy->opnd_tpl);
+    sy->opnd_tpl.e[0] = sy->opnd_tpl.e[1] = sy->opnd_tpl.e[2] = -1;
     sy->s0 = sy->m->n_stmts;   /* every statement made from here on is a placement */
     pto__sy_analyse(sy, PTO__SY_FIND);
     if (pto__sy_notes(sy) != PTO_OK) return PTO_ERR_INTERNAL;
