@@ -11477,7 +11477,7 @@ typedef struct pto__sy {
     uint8_t need[PTO_NSPACE * 32];  /* pto__sy_done */
     int32_t *op_loop;           /* per operand: the FOR that rotates its tile's slots, or -1 */
     uint8_t *op_nbuf;           /* and the tile's N */
-    int32_t *lab, *lab_len, n_lab;  /* pto__sy_notes, per statement: its label (pto__sy_label_buf) */
+    int32_t *lab, *lab_len, n_lab;  /* pto__sy_notes, per statement: its label (pto__sy_label_len) */
     int32_t base_file;          /* pto__sy_label: the file whose base name is */
     const char *base_name;      /* its base name (NULL = none yet) */
     size_t base_len;
@@ -11521,8 +11521,7 @@ typedef struct pto__sy {
     int found, h_fwd;
     int32_t h_rec, h_bstmt, h_bopnd, h_brec, h_apos;
     int noted;                  /* pto__sy_notes has made the notes */
-    char *lbuf;                 /* pto__sy_notes: the labels' text */
-    int32_t n_lbuf, cap_lbuf;
+    uint8_t oplen[PTO_NOP];     /* strlen(pto_opinfo_get(op)->name), 0 = not yet */
     uint8_t splen[PTO_NSPACE];  /* strlen(pto_space_name(space)) */
     int32_t iter_mod[16][PTO__SY_MAXROT + 1];  /* pto__sy_rotexpr: its rotation by M + 1 */
     int user_flags;             /* the kernel has set/wait statements of its own (pto__sy_reserved) */
@@ -12334,9 +12333,15 @@ static char *pto__sy_wnum(char *w, unsigned long long v, unsigned base, int widt
         w[3] = hex[v & 15u];
         return w + 4;
     }
-    if (base == 10 && width <= 1 && v < 100000u) {   /* line numbers */
-        n = v < 10u ? 1 : v < 100u ? 2 : v < 1000u ? 3 : v < 10000u ? 4 : 5;
-        for (i = n; i > 0; v /= 10u) w[--i] = (char)('0' + v % 10u);
+    if (base == 10 && width <= 1 && v < 1000000u) {   /* line numbers: two digits at a time */
+        static const char d2[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                 "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                 "8081828384858687888990919293949596979899";
+        uint32_t x = (uint32_t)v;
+        n = x < 10u ? 1 : x < 100u ? 2 : x < 1000u ? 3 : x < 10000u ? 4 : x < 100000u ? 5 : 6;
+        for (i = n; x >= 100u; x /= 100u, i -= 2) memcpy(w + i - 2, d2 + 2 * (x % 100u), 2);
+        if (x >= 10u) memcpy(w + i - 2, d2 + 2 * x, 2);
+        else w[i - 1] = (char)('0' + x);
         return w + n;
     }
     n = pto__sy_ndig(v, base, width);
@@ -12400,38 +12405,50 @@ static void pto__sy_label(pto__sy *sy, int32_t s, pto__sy_txt *t)
     PTO__SY_LIT(t, ")");
 }
 
-/* The label of statement s < n_lab, made once (pto__sy_notes): its text
-   in lbuf at lab[s], its length lab_len[s] - 1 (0 = not made yet). */
-static int pto__sy_label_buf(pto__sy *sy, int32_t s)
+/* Labels of statements s < n_lab (those of records): lab_len[s] is the
+   length + 1 once counted (0 = not yet), and -(length + 1) once the text
+   is in the pool at offset lab[s], in the first note that has it; later
+   notes copy it from there. */
+static size_t pto__sy_oplen(pto__sy *sy, int32_t op)
 {
-    const char *op;
-    char *w;
-    int32_t name;
-    size_t nl, ol, want;
-    if (sy->lab_len[s]) return 1;
-    op = pto_opinfo_get((pto_op)sy->m->stmts[s].op)->name;
-    ol = strlen(op);
+    if (op < 0 || op >= PTO_NOP) return strlen(pto_opinfo_get((pto_op)op)->name);
+    if (!sy->oplen[op]) sy->oplen[op] = (uint8_t)strlen(pto_opinfo_get((pto_op)op)->name);
+    return sy->oplen[op];
+}
+
+static size_t pto__sy_label_len(pto__sy *sy, int32_t s)
+{
+    int32_t name, op = sy->m->stmts[s].op;
+    unsigned long long line;
+    size_t n;
+    if (sy->lab_len[s]) return (size_t)(sy->lab_len[s] < 0 ? -sy->lab_len[s] : sy->lab_len[s]) - 1;
     name = pto__sy_label_name(sy, s);
-    nl = name != -1 ? pto__sy_str_len(sy, name) : 0;
     pto__sy_base_of(sy, s);
-    want = (size_t)sy->n_lbuf + ol + 1 + nl + 2 + sy->base_len + 1 + 20 + 1;
-    if (want > (size_t)INT32_MAX / 2) return 0;
-    if (!pto__sy_grow(sy, (void **)&sy->lbuf, 1, &sy->cap_lbuf, (int32_t)want)) return 0;
-    w = sy->lbuf + sy->n_lbuf;
-    w = pto__sy_w(w, op, ol);
-    if (name != -1) {
+    line = pto__sy_line(sy, s);
+    n = pto__sy_oplen(sy, op) + (name != -1 ? 1 + pto__sy_str_len(sy, name) : 0) + 2 + sy->base_len + 1
+        + (line < 10u ? 1 : line < 100u ? 2 : line < 1000u ? 3 : line < 10000u ? 4 : (size_t)pto__sy_ndig(line, 10, 0)) + 1;
+    sy->lab_len[s] = (int32_t)n + 1;
+    return n;
+}
+
+static char *pto__sy_label_w(pto__sy *sy, int32_t s, char *w)
+{
+    int32_t name, op = sy->m->stmts[s].op;
+    if (sy->lab_len[s] < 0) return pto__sy_w(w, sy->ctx->pool + sy->lab[s], (size_t)-sy->lab_len[s] - 1);
+    sy->lab[s] = (int32_t)(w - sy->ctx->pool);
+    sy->lab_len[s] = -sy->lab_len[s];
+    w = pto__sy_w(w, pto_opinfo_get((pto_op)op)->name, pto__sy_oplen(sy, op));
+    if ((name = pto__sy_label_name(sy, s)) != -1) {
         *w++ = ' ';
-        w = pto__sy_w(w, pto_str(sy->ctx, name), nl);
+        w = pto__sy_w(w, pto_str(sy->ctx, name), pto__sy_str_len(sy, name));
     }
     PTO__SY_WLIT(w, " (");
+    pto__sy_base_of(sy, s);
     w = pto__sy_w(w, sy->base_name, sy->base_len);
     *w++ = ':';
     w = pto__sy_wnum(w, pto__sy_line(sy, s), 10, 0);
     *w++ = ')';
-    sy->lab[s] = sy->n_lbuf;
-    sy->lab_len[s] = (int32_t)(w - (sy->lbuf + sy->n_lbuf)) + 1;
-    sy->n_lbuf = (int32_t)(w - sy->lbuf);
-    return 1;
+    return w;
 }
 
 /* A dependency's note: "RAW vec[0x0000,0x2000) tload a (vadd.pto:8) ->
@@ -12440,7 +12457,7 @@ static int pto__sy_label_buf(pto__sy *sy, int32_t s)
 static size_t pto__sy_dep_len(pto__sy *sy, int32_t ra, int32_t rb, int carried)
 {
     const pto__sy_rec *a = &sy->recs[ra], *b = &sy->recs[rb];
-    size_t n = 3 + 1 + (size_t)sy->lab_len[a->stmt] - 1 + (carried ? 9 : 4) + (size_t)sy->lab_len[b->stmt] - 1;
+    size_t n = 3 + 1 + pto__sy_label_len(sy, a->stmt) + (carried ? 9 : 4) + pto__sy_label_len(sy, b->stmt);
     unsigned long long lo = (unsigned long long)(a->lo > b->lo ? a->lo : b->lo);
     unsigned long long hi = (unsigned long long)(a->hi < b->hi ? a->hi : b->hi);
     if (a->space == PTO_GM) return n + 4 + pto__sy_str_len(sy, sy->m->params[sy->m->operands[a->opnd].ref].name);
@@ -12471,10 +12488,10 @@ static char *pto__sy_dep_w(pto__sy *sy, int32_t ra, int32_t rb, int carried, cha
         *w++ = ')';
     }
     *w++ = ' ';
-    w = pto__sy_w(w, sy->lbuf + sy->lab[a->stmt], (size_t)sy->lab_len[a->stmt] - 1);
+    w = pto__sy_label_w(sy, a->stmt, w);
     if (carried) PTO__SY_WLIT(w, " -> next ");
     else PTO__SY_WLIT(w, " -> ");
-    return pto__sy_w(w, sy->lbuf + sy->lab[b->stmt], (size_t)sy->lab_len[b->stmt] - 1);
+    return pto__sy_label_w(sy, b->stmt, w);
 }
 
 static void pto__sy_dep_text(pto__sy *sy, int32_t ra, int32_t rb, int carried, pto__sy_txt *t)
@@ -13845,12 +13862,9 @@ static pto_status pto__sy_notes(pto__sy *sy)
     sy->lab_len = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)sy->n_lab + 1));
     sy->lab = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * ((size_t)sy->n_lab + 1));
     if (!sy->lab_len || !sy->lab) goto oom;
-    /* labels: about 30 bytes each, a few groups per labelled statement */
-    pto__sy_prealloc(sy, (void **)&sy->lbuf, 1, &sy->cap_lbuf, (size_t)sy->n_grps * 24 + 64);
     for (g = 0; g < sy->n_grps; g++) {
         pto__sy_grp *gr = &sy->grps[g];
         if (gr->kind == PTO__SY_DEAD) continue;
-        if (!pto__sy_label_buf(sy, sy->recs[gr->arec].stmt) || !pto__sy_label_buf(sy, sy->recs[gr->brec].stmt)) goto oom;
         n = pto__sy_dep_len(sy, gr->arec, gr->brec, gr->carried);
         gr->pnote = n > PTO__SY_NOTEMAX ? -1 : (int32_t)n;
         if (n > PTO__SY_NOTEMAX) n = PTO__SY_NOTEMAX;
@@ -13917,10 +13931,8 @@ static pto_status pto__sy_notes(pto__sy *sy)
     }
     pto_free(ctx, sy->lab);
     pto_free(ctx, sy->lab_len);
-    pto_free(ctx, sy->lbuf);
     sy->lab = sy->lab_len = NULL;
-    sy->lbuf = NULL;
-    sy->n_lab = sy->n_lbuf = sy->cap_lbuf = 0;
+    sy->n_lab = 0;
     return PTO_OK;
 oom:
     pto_error(ctx, pto__sy_noloc(), "out of memory in the sync inserter");
@@ -14054,7 +14066,6 @@ static void pto__sy_reset(pto__sy *sy)
     pto_free(ctx, sy->mark_k);
     pto_free(ctx, sy->lab);
     pto_free(ctx, sy->lab_len);
-    pto_free(ctx, sy->lbuf);
     pto_free(ctx, sy->tile_loop);
     pto_free(ctx, sy->inert);
     pto_free(ctx, sy->period);
