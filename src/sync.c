@@ -116,8 +116,8 @@ enum { PTO__SY_FWD, PTO__SY_LOOP, PTO__SY_BAR, PTO__SY_DEAD };
 enum { PTO__SY_PRIME, PTO__SY_WAIT, PTO__SY_SET, PTO__SY_DRAIN, PTO__SY_BARRIER };
 enum { PTO__SY_FIND, PTO__SY_CHECK };
 
-typedef struct pto__sy_rec {
-    int64_t lo, hi;             /* local: byte range, end rounded to the granule */
+typedef struct pto__sy_rec {   /* 20 bytes: a long kernel has hundreds of thousands */
+    int32_t lo, hi;             /* local: byte range, end rounded to the granule (< 2 GB: planned) */
     int32_t stmt, opnd;
     uint8_t slot, pipe, rw, space;
 } pto__sy_rec;
@@ -581,8 +581,8 @@ static pto_status pto__sy_add_records(pto__sy *sy, int32_t s)
             rc->pipe = pipe;
             rc->rw = rw;
             rc->space = t ? t->space : (uint8_t)PTO_GM;
-            rc->lo = t ? t->offset[k] : 0;
-            rc->hi = t ? (t->offset[k] + bytes + PTO__SY_GRAN - 1) / PTO__SY_GRAN * PTO__SY_GRAN : 0;
+            rc->lo = t ? (int32_t)t->offset[k] : 0;
+            rc->hi = t ? (int32_t)((t->offset[k] + bytes + PTO__SY_GRAN - 1) / PTO__SY_GRAN * PTO__SY_GRAN) : 0;
         }
     }
     return PTO_OK;
@@ -622,8 +622,15 @@ static pto_status pto__sy_build_records(pto__sy *sy)
         return PTO_ERR_INTERNAL;
     }
     for (s = 0; s < m->n_operands; s++) sy->rec_of[s] = sy->op_loop[s] = -1;
-    for (t = 0; t < m->n_tiles; t++)
-        sy->tile_loop[t] = (m->tiles[t].nbuf > 1 && m->tiles[t].decl >= 0) ? pto_stmt_loop(m, m->tiles[t].decl) : -1;
+    for (t = 0; t < m->n_tiles; t++) {
+        const pto_tile *tl = &m->tiles[t];
+        int k;
+        sy->tile_loop[t] = (tl->nbuf > 1 && tl->decl >= 0) ? pto_stmt_loop(m, tl->decl) : -1;
+        for (k = 0; tl->planned && k < tl->nbuf && k < PTO_MAX_NBUF; k++)   /* records keep 32-bit ranges */
+            if (tl->offset[k] < 0 || pto_tile_bytes(tl) < 0 || tl->offset[k] + pto_tile_bytes(tl) > (int64_t)INT32_MAX - PTO__SY_GRAN)
+                return pto_error(sy->ctx, tl->decl >= 0 ? m->stmts[tl->decl].loc : pto__sy_noloc(),
+                                 "sync: tile '%s' lies beyond 2 GB", pto_str(sy->ctx, tl->name));
+    }
     for (s = 0; s < m->n_stmts; s++) {
         const pto_opinfo *oi;
         int nargs;
