@@ -2507,22 +2507,26 @@ static int32_t pto__sy_first_free(const int32_t *busy, uint8_t used, int32_t lo,
    counts): each flag group's first and last statement positions (lo, hi),
    and order[] gets the groups as their first statement is met. A placed
    statement s is entry s - s0 (pto__sy_emit makes one of each, in step). */
-static void pto__sy_walk(pto__sy *sy, int32_t b, int32_t *n, int32_t *lo, int32_t *hi, int32_t *order, int32_t *no)
+static int32_t pto__sy_walk(const pto__sy *sy, int32_t b, int32_t p, int32_t *lo, int32_t *hi, int32_t *order, int32_t *no)
 {
-    const pto_module *m = sy->m;
+    const pto_stmt *st = sy->m->stmts;
+    const pto__sy_ent *ents = sy->ents;
+    const pto__sy_grp *grps = sy->grps;
+    uint32_t s0 = (uint32_t)sy->s0, ne = (uint32_t)sy->n_ents;
     int32_t s;
-    for (s = m->blocks[b].head; s >= 0; s = m->stmts[s].next) {
-        int32_t p = (*n)++, e = s - sy->s0, g;
-        if (e >= 0 && e < sy->n_ents && sy->ents[e].stmt == s) {
-            g = sy->ents[e].grp;
-            if (sy->grps[g].kind != PTO__SY_BAR && sy->grps[g].kind != PTO__SY_DEAD) {
+    for (s = sy->m->blocks[b].head; s >= 0; s = st[s].next, p++) {
+        uint32_t e = (uint32_t)s - s0;   /* wraps for the kernel's own statements */
+        if (e < ne && ents[e].stmt == s) {
+            int32_t g = ents[e].grp;
+            if (grps[g].kind != PTO__SY_BAR && grps[g].kind != PTO__SY_DEAD) {
                 if (hi[g] < 0) { lo[g] = p; order[(*no)++] = g; }
                 hi[g] = p;
             }
         }
-        if (m->stmts[s].body >= 0) pto__sy_walk(sy, m->stmts[s].body, n, lo, hi, order, no);
-        if (m->stmts[s].orelse >= 0) pto__sy_walk(sy, m->stmts[s].orelse, n, lo, hi, order, no);
+        if (st[s].body >= 0) p = pto__sy_walk(sy, st[s].body, p + 1, lo, hi, order, no) - 1;
+        if (st[s].orelse >= 0) p = pto__sy_walk(sy, st[s].orelse, p + 1, lo, hi, order, no) - 1;
     }
+    return p;
 }
 
 /* Colours the lifetimes of the flag groups of one kernel with hardware ids,
@@ -2531,7 +2535,7 @@ static void pto__sy_walk(pto__sy *sy, int32_t b, int32_t *n, int32_t *lo, int32_
 static pto_status pto__sy_assign(pto__sy *sy)
 {
     pto_module *m = sy->m;
-    int32_t *lo, *hi, *order, g, e, i, j, n = 0, npos = 0;
+    int32_t *lo, *hi, *order, g, e, i, j, n = 0;
     uint8_t used[8][8];
     int32_t busy[8][8][8];
     pto_status st = PTO_OK;
@@ -2543,7 +2547,7 @@ static pto_status pto__sy_assign(pto__sy *sy)
     hi = lo + sy->n_grps + 1;
     order = hi + sy->n_grps + 1;
     for (g = 0; g < sy->n_grps; g++) hi[g] = -1;
-    pto__sy_walk(sy, m->kernels[sy->kernel].body, &npos, lo, hi, order, &n);
+    pto__sy_walk(sy, m->kernels[sy->kernel].body, 0, lo, hi, order, &n);
     for (g = 0; g < sy->n_grps; g++)
         if (hi[g] < 0 && sy->grps[g].kind != PTO__SY_BAR && sy->grps[g].kind != PTO__SY_DEAD) {
             lo[g] = 0x7fffffff;
