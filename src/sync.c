@@ -2349,7 +2349,7 @@ static pto_status pto__sy_place(pto__sy *sy)
 {
     pto_module *m = sy->m;
     int32_t a = sy->recs[sy->h_rec].stmt, b = sy->h_bstmt, pa, pb, L = -1, as, bs, g, k, M = 1, kent[PTO__SY_MAXROT];
-    int p = sy->recs[sy->h_rec].pipe, q = pto_stmt_pipe(m, b), ok = 1;
+    int p = sy->recs[sy->h_rec].pipe, q = sy->recs[sy->h_brec].pipe, ok = 1;   /* h_brec is b's */
     pto__sy_lca(sy, a, b, &pa, &pb);
     if (!sy->h_fwd) {
         L = pto_stmt_loop(m, pa);
