@@ -11533,6 +11533,7 @@ typedef struct pto__sy {
     int32_t iter_mod[16][PTO__SY_MAXROT + 1];  /* pto__sy_rotexpr: its rotation by M + 1 */
     int user_flags;             /* the kernel has set/wait statements of its own (pto__sy_reserved) */
     pto_stmt stmt_tpl;          /* pto__sy_emit: a placed statement before its fields */
+    size_t nacc;                /* statements with records (accesses) */
     pto_operand opnd_tpl;       /* pto__sy_operands: an operand before its fields */
 } pto__sy;
 
@@ -11935,9 +11936,11 @@ static pto_status pto__sy_build_records(pto__sy *sy)
     pto__sy_prealloc(sy, (void **)&sy->recs, sizeof *sy->recs, &sy->cap_recs, nrec);
     for (s = 0; s < m->n_stmts; s++) {
         pto_status st;
+        int32_t n0 = sy->n_recs;
         if (!pto__sy_kernel_op(sy, s) || pto__sy_issync(m->stmts[s].op)) continue;
         st = pto__sy_add_records(sy, s);
         if (st != PTO_OK) return st;
+        sy->nacc += sy->n_recs > n0;
     }
     memset(sy->acc_pipes, 0, sizeof sy->acc_pipes);
     memset(sy->wr_pipes, 0, sizeof sy->wr_pipes);
@@ -14039,11 +14042,8 @@ static void pto__sy_reserve(pto__sy *sy, size_t nacc)
 static pto_status pto__sy_kernel(pto__sy *sy)
 {
     pto_status st = pto__sy_build_records(sy);
-    int32_t s;
-    size_t nacc = 0;
     if (st != PTO_OK) return st;
-    for (s = 0; s < sy->n_recs; s++) nacc += s == 0 || sy->recs[s].stmt != sy->recs[s - 1].stmt;
-    pto__sy_reserve(sy, nacc);
+    pto__sy_reserve(sy, sy->nacc);
     memset(&sy->stmt_tpl, 0, sizeof sy->stmt_tpl);
     sy->stmt_tpl.kind = PTO_ST_OP;
     sy->stmt_tpl.origin = PTO_BY_SYNC;
