@@ -2312,13 +2312,15 @@ static int32_t pto__sy_rotation(pto__sy *sy, int32_t L, int32_t ra, int32_t rb)
     if (nmax == 1) return 1;
     per = pto__sy_lcm(rota ? na : 1, rotb ? nb : 1);
     for (d = 1; d < nmax; d++)
-        for (ph = 0; ph < per; ph++)
-            for (i = 0; i < na; i++)
-                for (j = 0; j < nb; j++) {
-                    if (rota && i != ph % na) continue;
-                    if (rotb && j != (ph + d) % nb) continue;
+        for (ph = 0; ph < per; ph++) {
+            /* a rotating side is in one slot at phase ph (the other side d
+               iterations later); the other is in any */
+            int32_t i0 = rota ? ph % na : 0, i1 = rota ? i0 + 1 : na;
+            int32_t j0 = rotb ? (ph + d) % nb : 0, j1 = rotb ? j0 + 1 : nb;
+            for (i = i0; i < i1; i++)
+                for (j = j0; j < j1; j++)
                     if (pto__sy_conflict(sy, r0a + i, r0b + j)) return d;
-                }
+        }
     return nmax;
 }
 
