@@ -74,6 +74,7 @@ typedef struct pto_k__gran {
     int32_t reads;         /* list in the device's read pool, -1 = none */
     uint32_t init;         /* local spaces: bit i = byte i of the granule holds a written value */
     uint32_t decl;         /* issue number of the latest pto_k_tdecl covering it (0 = none) */
+    const char *dsrc;      /* and its source location (reports name the tile by it) */
 } pto_k__gran;
 
 typedef struct pto_k__shadow {
