@@ -108,6 +108,13 @@ expect "check plans: an overflow is an error" 1 \
     "^tests/plan/overflow.pto:10:3: error: kernel 'big': vec overflows: needs 262144 bytes, capacity 196608; at line 10, 4 tiles are live \(262144 bytes\), largest first: a 65536 \(line 3\), " \
     $ptoc check tests/plan/overflow.pto
 expect "fmt still only verifies" 0 "^kernel big" $ptoc fmt tests/plan/overflow.pto
+expect "check --target isa: what the pto-isa target cannot express is an error" 1 \
+    "^examples/mixmm.pto:7:8: error: emit \(isa\): pipe 'q': cube/vector pipes are not supported by the isa target yet" \
+    $ptoc check --target isa examples/mixmm.pto
+$ptoc check --target sim examples/mixmm.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && [ ! -s $out/log ]; then ok "check --target sim passes it"; else bad "check --target sim passes it (exit $rc)"; fi
+expect "check: an unknown target is a usage error" 1 "^ptoc: error: --target is sim or isa, not 'gpu'" \
+    $ptoc check --target gpu examples/vadd.pto
 
 # ---- unguarded tpush into an unsplit v2c pipe ----
 expect "a guarded v2c push runs clean" 0 "^  simulator   no reports" $ptoc run tests/diag/v2c_guarded.pto
@@ -168,7 +175,7 @@ for c in "emit needs -o DIR|emit $v" \
          "run: unknown option '--sede'|run --sede 3 $v" \
          "run takes one FILE or DIR; a second one is '$v'|run $v $v" \
          "one FILE must follow 'run'|run" \
-         "one FILE must follow 'check'|check $v $v" \
+         "check takes one FILE; a second one is|check $v $v" \
          "a STAGE and a FILE must follow 'dump'|dump $v" \
          "--svg needs a file to write|plan $v --svg" \
          "plan: unknown option '--tigth'|plan --tigth $v" \

@@ -1,6 +1,6 @@
 /* ptoc.c - the pto command-line compiler.
 
-   ptoc check FILE       parse, verify, plan and synchronise; print diagnostics
+   ptoc check FILE       every pass and the emitter; print diagnostics, write nothing
    ptoc fmt FILE         print the canonical .pto text of FILE, full-line comments kept
    ptoc dump STAGE FILE  print the IR after a stage (parse, verify, ...)
    ptoc plan [--tight] [--svg OUT.svg] FILE
@@ -31,8 +31,10 @@ static const char *usage =
     "usage: ptoc COMMAND [OPTIONS] FILE\n"
     "\n"
     "commands:\n"
-    "  check FILE          parse, verify, plan memory and place syncs: every error\n"
-    "                      emit would report (tiles that do not fit too); writes nothing\n"
+    "  check [--tight] [--target sim|isa] FILE\n"
+    "                      parse, verify, plan memory, place syncs and emit for the\n"
+    "                      target (default sim): every error emit would report (tiles\n"
+    "                      that do not fit too); writes nothing\n"
     "  fmt FILE            print FILE in canonical .pto form; full-line comments are kept\n"
     "                      (each before what follows it), comments after code dropped\n"
     "  dump STAGE FILE     print the IR after STAGE (parse | verify | lower | plan | sync)\n"
@@ -149,23 +151,6 @@ static pto_status write_text(pto_ctx *ctx, const pto_module *m, void (*printer)(
     return st;
 }
 
-/* check runs every pass that can find an error in the input: a kernel whose
-   tiles do not fit is as wrong as one with a typo. */
-static int cmd_check(pto_ctx *ctx, const char *path)
-{
-    int status;
-    pto_module *m = load(ctx, path, &status);
-    pto_status st = PTO_OK;
-    if (m) {
-        pto_compile_desc cd;
-        memset(&cd, 0, sizeof cd);
-        cd.sync.check = 1;   /* as emit and run compile */
-        st = pto_compile(ctx, m, &cd);
-    }
-    pto_diag_print(ctx, stderr);
-    pto_module_destroy(m);
-    return m ? exit_code(st) : status;
-}
 
 /* fmt verifies only (it prints the text as written, before lowering adds
    staging tiles) and keeps the file's full-line comments, `# run:` too. */
@@ -367,6 +352,37 @@ static int emit_to(pto_ctx *ctx, const char *path, const char *dir, int opts)
     pto_buf_free(&k);
     pto_buf_free(&h);
     return rc;
+}
+
+/* check runs every pass that can find an error in the input, the emitter
+   of the chosen target included, and writes nothing: a kernel whose tiles do
+   not fit, or that the pto-isa target cannot express, is as wrong as one
+   with a typo. */
+static int cmd_check(pto_ctx *ctx, int argc, char **argv)
+{
+    const char *path = NULL;
+    int i, opts = 0;
+    pto_buf k, h;
+    pto_status st;
+    static const char *const valued[] = {"--target", NULL};
+    for (i = 2; i < argc; i++) {
+        if (missing_value(argc, argv, i, valued)) return usage_error("check: a value must follow", argv[i]);
+        if (strcmp(argv[i], "--tight") == 0) opts |= EMIT_TIGHT;
+        else if (strcmp(argv[i], "--target") == 0 && strcmp(argv[i + 1], "isa") == 0) opts |= EMIT_ISA, i++;
+        else if (strcmp(argv[i], "--target") == 0 && strcmp(argv[i + 1], "sim") == 0) opts &= ~EMIT_ISA, i++;
+        else if (strcmp(argv[i], "--target") == 0) return usage_error("--target is sim or isa, not", argv[i + 1]);
+        else if (argv[i][0] == '-' && argv[i][1]) return usage_error("check: unknown option", argv[i]);
+        else if (path) return usage_error("check takes one FILE; a second one is", argv[i]);
+        else path = argv[i];
+    }
+    if (!path) return usage_error("check needs a FILE", NULL);
+    memset(&k, 0, sizeof k);
+    memset(&h, 0, sizeof h);
+    k.ctx = h.ctx = ctx;
+    st = compile_file(ctx, path, opts, &k, &h);
+    pto_buf_free(&k);
+    pto_buf_free(&h);
+    return exit_code(st);
 }
 
 static int cmd_emit(pto_ctx *ctx, int argc, char **argv)
@@ -637,8 +653,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "ptoc: error: out of memory\n");
         return 2;
     }
-    if (strcmp(argv[1], "check") == 0 && argc == 3) {
-        rc = cmd_check(ctx, argv[2]);
+    if (strcmp(argv[1], "check") == 0 && argc >= 3) {
+        rc = cmd_check(ctx, argc, argv);
     } else if (strcmp(argv[1], "fmt") == 0 && argc == 3) {
         rc = cmd_fmt(ctx, argv[2]);
     } else if (strcmp(argv[1], "dump") == 0 && argc == 4) {
