@@ -116,6 +116,14 @@ if [ $rc = 0 ] && [ ! -s $out/log ]; then ok "check --target sim passes it"; els
 expect "check: an unknown target is a usage error" 1 "^ptoc: error: --target is sim or isa, not 'gpu'" \
     $ptoc check --target gpu examples/vadd.pto
 
+# ---- a GM race between blocks that write different bytes of one 32-byte block ----
+expect "a race on a shared 32-byte block of GM says why it is one" 1 \
+    "race on gm y bytes \[400, 416\).*\(the two touch different bytes of the same 32-byte block: memory moves whole 32-byte blocks, so unordered writers of one block can undo each other; align each core's part of the tensor to 32 bytes, or order them\)" \
+    $ptoc run tests/diag/gm_shared_block.pto
+sed 's/tstore y\[block, 0\]/tstore y[0, 0]/' tests/diag/gm_shared_block.pto > $out/gm_same.pto
+expect "every block writes the same bytes: a race" 1 "race on gm y bytes" $ptoc run $out/gm_same.pto
+lacks "that race does not speak of different bytes" "different bytes"
+
 # ---- unguarded tpush into an unsplit v2c pipe ----
 expect "a guarded v2c push runs clean" 0 "^  simulator   no reports" $ptoc run tests/diag/v2c_guarded.pto
 expect "an unguarded one is rejected by check" 1 "tpush into pipe 'up' \(v2c, no split\) can run on AIV 1" \

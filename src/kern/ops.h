@@ -261,12 +261,6 @@ typedef struct pto_k__uninit {
     const char *dsrc;      /* the declaration of the tile that holds the first one, or NULL */
 } pto_k__uninit;
 
-PTO_K_FN uint32_t pto_k__byte_mask(int64_t from, int64_t to) /* bits [from, to) of 32 */
-{
-    uint32_t w = to - from >= 32 ? 0xffffffffu : ((1u << (to - from)) - 1u);
-    return w << from;
-}
-
 /* Bytes [lo, hi) of local space `space`: mark them written, or check that
    they are (accumulating unwritten ones in u). seq: the access's issue number. */
 PTO_K_FN void pto_k__init_span(pto_k_core *c, uint32_t seq, int space, int64_t lo, int64_t hi, int write,
