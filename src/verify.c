@@ -1921,6 +1921,69 @@ static void pto__vpf_block(pto__verifier *v, int32_t block, pto__vpf *f, int rep
     for (s = v->m->blocks[block].head; s >= 0; s = v->m->stmts[s].next) pto__vpf_stmt(v, s, f, report);
 }
 
+/* How many times one run of block b executes `op` on pipe qi: -1 when that
+   is not known before the run (a loop whose trip count is not a literal, or
+   an if whose branches differ). */
+static int64_t pto__vpipe_count(const pto_module *m, int32_t b, int32_t qi, int op)
+{
+    int64_t n = 0, c;
+    int32_t s;
+    if (b < 0 || b >= m->n_blocks) return 0;
+    for (s = m->blocks[b].head; s >= 0; s = m->stmts[s].next) {
+        const pto_stmt *st = &m->stmts[s];
+        c = 0;
+        if (st->kind == PTO_ST_OP && st->op == op && st->nargs == 2) {
+            const pto_operand *o = &m->operands[st->arg0 + (op == PTO_OP_TPOP ? 1 : 0)];
+            c = o->kind == PTO_O_CVPIPE && o->ref == qi;
+        } else if (st->kind == PTO_ST_IF) {
+            int64_t e = st->orelse >= 0 ? pto__vpipe_count(m, st->orelse, qi, op) : 0;
+            c = pto__vpipe_count(m, st->body, qi, op);
+            if (c != e) c = -1;
+        } else if (st->kind == PTO_ST_FOR) {
+            const pto_expr *x0 = st->e[0] >= 0 ? &m->exprs[st->e[0]] : NULL, *x1 = st->e[1] >= 0 ? &m->exprs[st->e[1]] : NULL;
+            const pto_expr *x2 = st->e[2] >= 0 ? &m->exprs[st->e[2]] : NULL;
+            c = pto__vpipe_count(m, st->body, qi, op);
+            if (c > 0) {
+                int64_t step = x2 ? (x2->kind == PTO_E_INT ? x2->value : -1) : 1, trips;
+                if (!x0 || !x1 || x0->kind != PTO_E_INT || x1->kind != PTO_E_INT || step <= 0) return -1;
+                trips = x1->value <= x0->value ? 0 : (x1->value - x0->value - 1) / step + 1;
+                if (trips > ((int64_t)1 << 40) / c) return -1;
+                c *= trips;
+            }
+        }
+        if (c < 0) return -1;
+        n += c;
+        if (n > ((int64_t)1 << 40)) return -1;
+    }
+    return n;
+}
+
+/* Every tile pushed into a pipe is popped on the other side: when both
+   counts are known before the run, they must agree (otherwise the run ends
+   with slots nobody pops, or a tpop waits forever). */
+static void pto__vpipe_balance(pto__verifier *v, const pto_kernel *k)
+{
+    const pto_module *m = v->m;
+    int32_t sec[2] = {-1, -1}, s, i;
+    for (s = m->blocks[k->body].head; s >= 0; s = m->stmts[s].next)
+        if (m->stmts[s].kind == PTO_ST_SECTION && (m->stmts[s].ref == PTO_CORE_CUBE || m->stmts[s].ref == PTO_CORE_VECTOR))
+            sec[m->stmts[s].ref == PTO_CORE_CUBE] = m->stmts[s].body;
+    for (i = 0; i < m->n_cvpipes; i++) {
+        const pto_cvpipe *q = &m->cvpipes[i];
+        int c2v = q->dir == PTO_C2V;
+        int64_t push, pop;
+        if (q->kernel != v->kernel) continue;
+        push = pto__vpipe_count(m, sec[c2v ? 1 : 0], i, PTO_OP_TPUSH);
+        pop = pto__vpipe_count(m, sec[c2v ? 0 : 1], i, PTO_OP_TPOP);
+        if (push < 0 || pop < 0 || push == pop) continue;
+        pto_error(v->ctx, q->loc,
+                  "pipe '%s': the %s section pushes %lld tile%s per run and the %s section pops %lld: every tpush "
+                  "needs its tpop on the other side",
+                  pto__vname(v, q->name), c2v ? "cube" : "vector", (long long)push, push == 1 ? "" : "s",
+                  c2v ? "vector" : "cube", (long long)pop);
+    }
+}
+
 static void pto__vpipes(pto__verifier *v, const pto_kernel *k)
 {
     const pto_module *m = v->m;
@@ -1931,6 +1994,7 @@ static void pto__vpipes(pto__verifier *v, const pto_kernel *k)
             pto__vpop_tiles(v, i);
         }
     if (k->kind != PTO_KK_MIX) return;
+    pto__vpipe_balance(v, k);
     for (s = m->blocks[k->body].head; s >= 0; s = m->stmts[s].next) {
         pto__vpf f;
         if (m->stmts[s].kind != PTO_ST_SECTION) continue;
