@@ -1972,7 +1972,7 @@ static void pto__vpipe_balance(pto__verifier *v, const pto_kernel *k)
         const pto_cvpipe *q = &m->cvpipes[i];
         int c2v = q->dir == PTO_C2V;
         int64_t push, pop;
-        if (q->kernel != v->kernel) continue;
+        if (q->kernel != v->kernel || (q->dir != PTO_C2V && q->dir != PTO_V2C)) continue;   /* both: two rings */
         push = pto__vpipe_count(m, sec[c2v ? 1 : 0], i, PTO_OP_TPUSH);
         pop = pto__vpipe_count(m, sec[c2v ? 0 : 1], i, PTO_OP_TPOP);
         if (push < 0 || pop < 0 || push == pop) continue;
