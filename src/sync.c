@@ -2536,64 +2536,6 @@ PTODEF pto_status pto_sync(pto_ctx *ctx, pto_module *m, const pto_sync_desc *des
 
 /* ---- dump ------------------------------------------------------------------------------ */
 
-static void pto__sy_expr(const pto_module *m, int32_t e, pto_buf *b)
-{
-    static const char *const ops[] = {"+", "-", "*", "/", "%"};
-    const pto_expr *x;
-    if (e < 0 || e >= m->n_exprs) { pto_buf_puts(b, "?"); return; }
-    x = &m->exprs[e];
-    switch (x->kind) {
-    case PTO_E_INT: pto_buf_printf(b, "%lld", (long long)x->value); return;
-    case PTO_E_VAR: pto_buf_puts(b, pto_str(m->ctx, m->vars[x->a].name)); return;
-    case PTO_E_BLOCK: pto_buf_puts(b, "block"); return;
-    case PTO_E_BLOCKS: pto_buf_puts(b, "blocks"); return;
-    case PTO_E_SUBBLOCK: pto_buf_puts(b, "subblock"); return;
-    case PTO_E_RANK: pto_buf_puts(b, "rank"); return;
-    case PTO_E_NRANKS: pto_buf_puts(b, "nranks"); return;
-    case PTO_E_NEG: pto_buf_puts(b, "-("); pto__sy_expr(m, x->a, b); pto_buf_puts(b, ")"); return;
-    case PTO_E_MIN: case PTO_E_MAX:
-        pto_buf_puts(b, x->kind == PTO_E_MIN ? "min(" : "max(");
-        pto__sy_expr(m, x->a, b);
-        pto_buf_puts(b, ", ");
-        pto__sy_expr(m, x->b, b);
-        pto_buf_puts(b, ")");
-        return;
-    default:
-        pto_buf_puts(b, "(");
-        pto__sy_expr(m, x->a, b);
-        pto_buf_printf(b, " %s ", ops[x->kind - PTO_E_ADD]);
-        pto__sy_expr(m, x->b, b);
-        pto_buf_puts(b, ")");
-        return;
-    }
-}
-
-static void pto__sy_dump_op(const pto_module *m, int32_t s, pto_buf *b)
-{
-    int i;
-    pto_buf_puts(b, pto_opinfo_get((pto_op)m->stmts[s].op)->name);
-    for (i = 0; i < m->stmts[s].nargs; i++) {
-        const pto_operand *o = pto_stmt_arg(m, s, i);
-        pto_buf_puts(b, i ? ", " : " ");
-        switch (o->kind) {
-        case PTO_O_TILE: pto_buf_puts(b, pto_str(m->ctx, m->tiles[o->ref].name)); break;
-        case PTO_O_GM:
-            pto_buf_printf(b, "%s[", pto_str(m->ctx, m->params[o->ref].name));
-            pto__sy_expr(m, o->e[0], b);
-            pto_buf_puts(b, ", ");
-            pto__sy_expr(m, o->e[1], b);
-            pto_buf_puts(b, "]");
-            break;
-        case PTO_O_FLOAT: pto_buf_printf(b, "%g", o->f); break;
-        case PTO_O_SCALAR: pto_buf_puts(b, pto_str(m->ctx, m->vars[o->ref].name)); break;
-        case PTO_O_INT: pto__sy_expr(m, o->e[0], b); break;
-        case PTO_O_PIPE: pto_buf_puts(b, pto_pipe_name((pto_pipe)o->ref)); break;
-        case PTO_O_CVPIPE: pto_buf_puts(b, pto_str(m->ctx, m->cvpipes[o->ref].name)); break;
-        default: pto_buf_puts(b, "?"); break;
-        }
-    }
-}
-
 static void pto__sy_dump_block(const pto_module *m, int32_t blk, int depth, pto_buf *b)
 {
     int32_t s;
@@ -2602,7 +2544,7 @@ static void pto__sy_dump_block(const pto_module *m, int32_t blk, int depth, pto_
         if (st->note) pto_buf_printf(b, "%*s# %s\n", 2 * depth, "", pto_str(m->ctx, st->note));
         pto_buf_printf(b, "%*s", 2 * depth, "");
         switch (st->kind) {
-        case PTO_ST_OP: pto__sy_dump_op(m, s, b); break;
+        case PTO_ST_OP: pto__pr_op(m, s, b); break;   /* print.c's: the same .pto text */
         case PTO_ST_TILE: {
             const pto_tile *t = &m->tiles[st->ref];
             int k;
@@ -2615,20 +2557,20 @@ static void pto__sy_dump_block(const pto_module *m, int32_t blk, int depth, pto_
         }
         case PTO_ST_LET:
             pto_buf_printf(b, "let %s = ", pto_str(m->ctx, m->vars[st->ref].name));
-            pto__sy_expr(m, st->e[0], b);
+            pto_print_expr(m, st->e[0], b);
             break;
         case PTO_ST_FOR:
             pto_buf_printf(b, "for %s = ", pto_str(m->ctx, m->vars[st->ref].name));
-            pto__sy_expr(m, st->e[0], b);
+            pto_print_expr(m, st->e[0], b);
             pto_buf_puts(b, " to ");
-            pto__sy_expr(m, st->e[1], b);
-            if (st->e[2] >= 0) { pto_buf_puts(b, " step "); pto__sy_expr(m, st->e[2], b); }
+            pto_print_expr(m, st->e[1], b);
+            if (st->e[2] >= 0) { pto_buf_puts(b, " step "); pto_print_expr(m, st->e[2], b); }
             break;
         case PTO_ST_IF:
             pto_buf_puts(b, "if ");
-            pto__sy_expr(m, st->e[0], b);
+            pto_print_expr(m, st->e[0], b);
             pto_buf_printf(b, " %s ", pto_cmp_name((pto_cmp)st->cmp));
-            pto__sy_expr(m, st->e[1], b);
+            pto_print_expr(m, st->e[1], b);
             break;
         case PTO_ST_SECTION: pto_buf_puts(b, st->ref == PTO_CORE_CUBE ? "cube" : "vector"); break;
         default: break;
