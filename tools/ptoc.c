@@ -354,28 +354,53 @@ static int emit_to(pto_ctx *ctx, const char *path, const char *dir, int opts)
     return rc;
 }
 
+/* The arguments of check and emit: FILE, --tight, --target sim|isa, and for
+   emit (dir != NULL) -o DIR and --no-sync. Returns -1 when they are fine,
+   else the exit status of the usage error it printed. */
+static int compile_args(const char *cmd, int argc, char **argv, const char **path, const char **dir, int *opts)
+{
+    static const char *const valued[] = {"-o", "--target", NULL};
+    char what[64];
+    int i;
+    *path = NULL;
+    *opts = 0;
+    for (i = 2; i < argc; i++) {
+        snprintf(what, sizeof what, "%s: a value must follow", cmd);
+        if (missing_value(argc, argv, i, valued)) return usage_error(what, argv[i]);
+        if (dir && strcmp(argv[i], "-o") == 0) *dir = argv[++i];
+        else if (dir && strcmp(argv[i], "--no-sync") == 0) *opts |= EMIT_NO_SYNC;
+        else if (strcmp(argv[i], "--tight") == 0) *opts |= EMIT_TIGHT;
+        else if (strcmp(argv[i], "--target") == 0 && strcmp(argv[i + 1], "isa") == 0) *opts |= EMIT_ISA, i++;
+        else if (strcmp(argv[i], "--target") == 0 && strcmp(argv[i + 1], "sim") == 0) *opts &= ~EMIT_ISA, i++;
+        else if (strcmp(argv[i], "--target") == 0) return usage_error("--target is sim or isa, not", argv[i + 1]);
+        else if (argv[i][0] == '-' && argv[i][1]) {
+            snprintf(what, sizeof what, "%s: unknown option", cmd);
+            return usage_error(what, argv[i]);
+        } else if (*path) {
+            snprintf(what, sizeof what, "%s takes one FILE; a second one is", cmd);
+            return usage_error(what, argv[i]);
+        } else {
+            *path = argv[i];
+        }
+    }
+    if (!*path) {
+        snprintf(what, sizeof what, "%s needs a FILE", cmd);
+        return usage_error(what, NULL);
+    }
+    return -1;
+}
+
 /* check runs every pass that can find an error in the input, the emitter
    of the chosen target included, and writes nothing: a kernel whose tiles do
    not fit, or that the pto-isa target cannot express, is as wrong as one
    with a typo. */
 static int cmd_check(pto_ctx *ctx, int argc, char **argv)
 {
-    const char *path = NULL;
-    int i, opts = 0;
+    const char *path;
+    int opts, rc = compile_args("check", argc, argv, &path, NULL, &opts);
     pto_buf k, h;
     pto_status st;
-    static const char *const valued[] = {"--target", NULL};
-    for (i = 2; i < argc; i++) {
-        if (missing_value(argc, argv, i, valued)) return usage_error("check: a value must follow", argv[i]);
-        if (strcmp(argv[i], "--tight") == 0) opts |= EMIT_TIGHT;
-        else if (strcmp(argv[i], "--target") == 0 && strcmp(argv[i + 1], "isa") == 0) opts |= EMIT_ISA, i++;
-        else if (strcmp(argv[i], "--target") == 0 && strcmp(argv[i + 1], "sim") == 0) opts &= ~EMIT_ISA, i++;
-        else if (strcmp(argv[i], "--target") == 0) return usage_error("--target is sim or isa, not", argv[i + 1]);
-        else if (argv[i][0] == '-' && argv[i][1]) return usage_error("check: unknown option", argv[i]);
-        else if (path) return usage_error("check takes one FILE; a second one is", argv[i]);
-        else path = argv[i];
-    }
-    if (!path) return usage_error("check needs a FILE", NULL);
+    if (rc >= 0) return rc;
     memset(&k, 0, sizeof k);
     memset(&h, 0, sizeof h);
     k.ctx = h.ctx = ctx;
@@ -387,22 +412,9 @@ static int cmd_check(pto_ctx *ctx, int argc, char **argv)
 
 static int cmd_emit(pto_ctx *ctx, int argc, char **argv)
 {
-    const char *path = NULL, *dir = NULL;
-    int i, opts = 0;
-    static const char *const valued[] = {"-o", "--target", NULL};
-    for (i = 2; i < argc; i++) {
-        if (missing_value(argc, argv, i, valued)) return usage_error("emit: a value must follow", argv[i]);
-        if (strcmp(argv[i], "-o") == 0) dir = argv[++i];
-        else if (strcmp(argv[i], "--no-sync") == 0) opts |= EMIT_NO_SYNC;
-        else if (strcmp(argv[i], "--tight") == 0) opts |= EMIT_TIGHT;
-        else if (strcmp(argv[i], "--target") == 0 && strcmp(argv[i + 1], "isa") == 0) opts |= EMIT_ISA, i++;
-        else if (strcmp(argv[i], "--target") == 0 && strcmp(argv[i + 1], "sim") == 0) opts &= ~EMIT_ISA, i++;
-        else if (strcmp(argv[i], "--target") == 0) return usage_error("--target is sim or isa, not", argv[i + 1]);
-        else if (argv[i][0] == '-' && argv[i][1]) return usage_error("emit: unknown option", argv[i]);
-        else if (path) return usage_error("emit takes one FILE; a second one is", argv[i]);
-        else path = argv[i];
-    }
-    if (!path) return usage_error("emit needs a FILE", NULL);
+    const char *path, *dir = NULL;
+    int opts, rc = compile_args("emit", argc, argv, &path, &dir, &opts);
+    if (rc >= 0) return rc;
     if (!dir) return usage_error("emit needs -o DIR: the directory for kernel.c and host.c", NULL);
     return emit_to(ctx, path, dir, opts);
 }
