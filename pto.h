@@ -820,6 +820,8 @@ typedef struct pto_sync_stats {
     int barriers;          /* pipe_barrier(V/M) inserted */
     int degraded;          /* groups whose rotation was cut (N -> 2 -> 1) for lack of ids */
     int fallbacks;         /* groups replaced by a PIPE_ALL barrier for lack of ids */
+    int delayed;           /* groups whose set_flag moved later, to where an id was free */
+    int shared;            /* groups that share an earlier pair of their pipes (its set moved after theirs) */
     int rounds;            /* analysis rounds (one per dependency found, plus checks) */
 } pto_sync_stats;
 
@@ -11434,9 +11436,13 @@ PTODEF pto_status pto_plan_check(pto_ctx *ctx, const pto_module *m)
       afterwards each ordered pipe pair colours its groups' lifetimes
       (set..wait, or prime..drain of a loop) greedily in program order with
       the lowest free ids. When ids run out a group's rotation degrades
-      N -> 2 -> 1, and then the group becomes a PIPE_ALL barrier (which
-      orders at least as much); each is reported as a warning naming the
-      tiles and pipes.
+      N -> 2 -> 1 (a warning); then a forward group's set_flag moves later
+      in its block, before its wait, to where an id is free (the wait does
+      not move: nothing is lost, no warning); then a one-id group shares the
+      pair of an earlier group of its pipes whose set moves after its own
+      (pto__sy_share, a warning); and only then the group becomes a PIPE_ALL
+      barrier (which orders at least as much; a warning naming the tiles and
+      pipes).
 
    5. Check (pto_sync_desc.check, on in ptoc and the tests). The analysis
       runs once more with the hardware ids: any unordered dependency or flag
@@ -13582,6 +13588,19 @@ static pto_status pto__sy_fallback(pto__sy *sy, int32_t g)
     return PTO_OK;
 }
 
+/* The set and wait statements of a one-id group (-1 when it has none left). */
+static void pto__sy_ends(const pto__sy *sy, int32_t g, int32_t *set, int32_t *wait)
+{
+    const pto__sy_grp *gr = &sy->grps[g];
+    int32_t e;
+    *set = *wait = -1;
+    for (e = gr->e0; e < gr->e0 + gr->ne; e++) {
+        if (sy->ents[e].stmt < 0) continue;
+        if (sy->ents[e].role == PTO__SY_SET) *set = sy->ents[e].stmt;
+        if (sy->ents[e].role == PTO__SY_WAIT) *wait = sy->ents[e].stmt;
+    }
+}
+
 /* Ids already used by sync statements this run did not make are reserved
    for the whole kernel. */
 static void pto__sy_reserved(pto__sy *sy, uint8_t used[8][8])
@@ -13615,6 +13634,89 @@ static int32_t pto__sy_first_free(const int32_t *busy, uint8_t used, int32_t lo,
         if (i == b + M) return b;
     }
     return -1;
+}
+
+/* No id is free for forward group g where its set is: the set may move
+   later in its block, up to its wait, and an id may free up on the way (a
+   wait of another pair of the same pipes ends that pair's lifetime). The
+   set then goes right before the first statement where one is free: a set
+   on p captures everything issued on p before it (and what is known to
+   happen before p), so a later set still orders g's source and captures
+   only more; g's wait, where the consumer blocks, does not move. The usual case: more loads in
+   flight than ids, each with its own consumer further down. Returns the id
+   base, or -1 when none frees up before the wait. */
+static int32_t pto__sy_delay_set(pto__sy *sy, int32_t g, const int32_t *busy, uint8_t used, int32_t lim)
+{
+    pto_module *m = sy->m;
+    const pto__sy_grp *gr = &sy->grps[g];
+    int32_t sg, wg, s, base;
+    if (gr->kind != PTO__SY_FWD || gr->nids != 1) return -1;
+    pto__sy_ends(sy, g, &sg, &wg);
+    if (sg < 0 || wg < 0 || m->stmts[sg].block != m->stmts[wg].block) return -1;
+    for (s = m->stmts[sg].next; s >= 0 && s != wg; s = m->stmts[s].next) {
+        if ((base = pto__sy_first_free(busy, used, sy->pos[s], 1, lim)) < 0) continue;
+        pto_unlink(m, sg);
+        pto_insert_before(m, s, sg);
+        sy->stats.delayed++;
+        return base;
+    }
+    return -1;
+}
+
+/* Statement a comes before statement b in their block. */
+static int pto__sy_before(const pto_module *m, int32_t a, int32_t b)
+{
+    int32_t s;
+    for (s = m->stmts[a].next; s >= 0; s = m->stmts[s].next)
+        if (s == b) return 1;
+    return 0;
+}
+
+/* Still no id for one-id group g (forward, or carried by a loop): rather
+   than a PIPE_ALL barrier, it shares the pair of an earlier group h of the
+   same pipes (and loop) whose set and wait come before g's, each pair in one
+   block: h's set moves right after g's, so it captures g's source too, and
+   g's consumer comes after h's wait on the destination pipe (in the same
+   iteration for a forward pair, the next one for a carried pair, as g's own
+   wait would). A set moved later captures only more, so what h ordered
+   stays ordered, and h's id lifetime does not grow. Of the candidates, the
+   one whose wait is latest: its consumer loses least by waiting for more.
+   Returns 0 when none fits. */
+static int pto__sy_share(pto__sy *sy, int32_t g)
+{
+    pto_module *m = sy->m;
+    const pto__sy_grp *gr = &sy->grps[g];
+    int32_t sg, wg, h, best = -1, bset = -1, bwait = -1, e;
+    if ((gr->kind != PTO__SY_FWD && gr->kind != PTO__SY_LOOP) || gr->nids != 1) return 0;
+    pto__sy_ends(sy, g, &sg, &wg);
+    if (sg < 0 || wg < 0) return 0;
+    for (h = 0; h < sy->n_grps; h++) {
+        const pto__sy_grp *hr = &sy->grps[h];
+        int32_t sh, wh;
+        if (h == g || hr->kind != gr->kind || hr->nids != 1 || hr->base < 0 || hr->src != gr->src || hr->dst != gr->dst
+            || (gr->kind == PTO__SY_LOOP && hr->loop != gr->loop))
+            continue;
+        pto__sy_ends(sy, h, &sh, &wh);
+        if (sh < 0 || wh < 0 || m->stmts[sh].block != m->stmts[sg].block || m->stmts[wh].block != m->stmts[wg].block)
+            continue;
+        if (!pto__sy_before(m, sh, sg) || !pto__sy_before(m, wh, wg)) continue;
+        if (gr->kind == PTO__SY_FWD && !pto__sy_before(m, sg, wh)) continue;   /* h's set must stay before its wait */
+        if (best >= 0 && !pto__sy_before(m, bwait, wh)) continue;
+        best = h, bset = sh, bwait = wh;
+    }
+    if (best < 0) return 0;
+    pto_warning(sy->ctx, m->stmts[gr->bstmt].loc,
+                "sync: out of event ids for %s -> %s: %s shares the flag pair of %s (its set_flag moves after this "
+                "one's source)",
+                pto_pipe_name((pto_pipe)gr->src), pto_pipe_name((pto_pipe)gr->dst), pto_str(sy->ctx, gr->note),
+                pto_str(sy->ctx, sy->grps[best].note));
+    pto_unlink(m, bset);
+    pto_insert_after(m, sg, bset);
+    for (e = gr->e0; e < gr->e0 + gr->ne; e++) pto__sy_unlink_ent(sy, e);
+    sy->grps[g].kind = PTO__SY_DEAD;
+    sy->stats.flag_pairs--;
+    sy->stats.shared++;
+    return 1;
 }
 
 /* order[] = the flag groups (not barriers, not dropped) by the program
@@ -13684,6 +13786,8 @@ static pto_status pto__sy_assign(pto__sy *sy)
             M = M > 2 ? 2 : 1;
             base = pto__sy_first_free(bz, used[gr->src][gr->dst], lo[order[i]], M, lim);
         }
+        if (base < 0 && M == 1) base = pto__sy_delay_set(sy, order[i], bz, used[gr->src][gr->dst], lim);
+        if (base < 0 && M == 1 && gr->nids == 1 && pto__sy_share(sy, order[i])) continue;
         if (base < 0) { st = pto__sy_fallback(sy, order[i]); continue; }
         if (M < gr->nids) pto__sy_degrade(sy, order[i], M);
         gr->base = base;
