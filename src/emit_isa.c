@@ -23,12 +23,20 @@
    - set_flag / wait_flag / pipe_barrier with the comment of the pass that
      put them there; for / if / let as written; a mix kernel's sections
      under #if defined(__DAV_CUBE__) / __DAV_VEC__ (each core type is
-     compiled on its own).
+     compiled on its own), with its pipes declared at the top.
    The statement walk, expressions, names, notes and slot offsets are
    emit.c's (this file is later in the same translation unit and plugs its
    spellings in through the emitter's hooks). An op or operand this target
    cannot express yet is an error with the statement's location, never
    silently different code.
+
+   Cube/vector pipes (a2a3): a kernel with pipes takes the hidden GM pipe
+   buffer after its tensors, as in the simulator target, and shards it by
+   block (get_block_idx() x the kernel's per-block pipe bytes); each section
+   declares one pto::TPipe per pipe of the kernel, and tpush / tpop / tfree
+   become TPUSH / TPOP / TFREE (see "cube/vector pipes" below). Pipes the
+   device protocol cannot carry (a V2C ring without a split, a5) are
+   refused.
 
    The one thing the target adds: the row reductions (TROWSUM, TROWMAX,
    TROWMIN) take a scratch tile in the C++ API. The planner does not
