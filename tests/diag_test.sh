@@ -109,9 +109,9 @@ expect "check plans: an overflow is an error" 1 \
     $ptoc check tests/plan/overflow.pto
 expect "fmt still only verifies" 0 "^kernel big" $ptoc fmt tests/plan/overflow.pto
 expect "check --target isa: what the pto-isa target cannot express is an error" 1 \
-    "^examples/mixmm.pto:7:8: error: emit \(isa\): pipe 'q': cube/vector pipes are not supported by the isa target yet" \
-    $ptoc check --target isa examples/mixmm.pto
-$ptoc check --target sim examples/mixmm.pto >$out/log 2>&1; rc=$?
+    "^examples/ring.pto:6:8: error: emit \(isa\): kernel 'ring' is a ranks kernel; communication is not supported by the isa target yet" \
+    $ptoc check --target isa examples/ring.pto
+$ptoc check --target sim examples/ring.pto >$out/log 2>&1; rc=$?
 if [ $rc = 0 ] && [ ! -s $out/log ]; then ok "check --target sim passes it"; else bad "check --target sim passes it (exit $rc)"; fi
 expect "check: an unknown target is a usage error" 1 "^ptoc: error: --target is sim or isa, not 'gpu'" \
     $ptoc check --target gpu examples/vadd.pto
