@@ -163,9 +163,18 @@ static int pto__rehash(pto_ctx *ctx, int32_t ncap)
 static void pto__intern_reserve(pto_ctx *ctx, size_t n)
 {
     int32_t ncap = ctx->hash_cap ? ctx->hash_cap : 64;
-    if (n > (size_t)INT32_MAX / 4) return;
+    if (n > (size_t)INT32_MAX / 16) return;
     while ((n + 1) * 2 > (size_t)ncap) ncap *= 2;
     if (ncap > ctx->hash_cap) pto__rehash_quiet(ctx, ncap);
+    /* the offsets and the pool too (8 bytes a name): their doublings copy */
+    if (n + 2 > (size_t)ctx->cap_strs) {
+        int32_t *o = (int32_t *)pto_realloc(ctx, ctx->str_off, sizeof *o * (n + 2));
+        if (o) { ctx->str_off = o; ctx->cap_strs = (int32_t)(n + 2); }
+    }
+    if (ctx->pool_len + n * 8 > ctx->pool_cap) {
+        char *q = (char *)pto_realloc(ctx, ctx->pool, ctx->pool_len + n * 8);
+        if (q) { ctx->pool = q; ctx->pool_cap = ctx->pool_len + n * 8; }
+    }
 }
 
 /* Appends s to the pool as a new string id, not entered in the table:
