@@ -325,6 +325,15 @@ PTODEF const pto_diag *pto_diag_get(const pto_ctx *ctx, int i)
     return (i >= 0 && i < ctx->n_diags) ? &ctx->diags[i] : NULL;
 }
 
+/* Drops the diagnostics recorded after the first n, and counts nerr
+   errors: a pass that finds its input malformed part way through reports
+   that alone. */
+static void pto__diag_truncate(pto_ctx *ctx, int32_t n, int32_t nerr)
+{
+    while (ctx->n_diags > n) pto_free(ctx, ctx->diags[--ctx->n_diags].msg);
+    ctx->n_errors = nerr;
+}
+
 PTODEF void pto_diag_clear(pto_ctx *ctx)
 {
     int32_t i;
