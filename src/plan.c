@@ -1161,6 +1161,12 @@ PTODEF pto_status pto_plan(pto_ctx *ctx, pto_module *m, const pto_plan_desc *des
     if (d.norders <= 0 || !d.orders) { d.orders = pto__default_orders; d.norders = PTO_NORDER; }
     if (d.result) d.result->n = 0;
     if (pto__live_build(ctx, m, &lv) != PTO_OK) return PTO_ERR_INTERNAL;
+    /* the groups need the intervals and at[] only: the per-statement arrays
+       go now, so that what the groups allocate can reuse their pages */
+    pto_free(ctx, lv.pt);
+    pto_free(ctx, lv.end);
+    pto_free(ctx, lv.loop);
+    lv.pt = lv.end = lv.loop = NULL;
     keys = (pto__tkey *)pto_alloc(ctx, ((size_t)m->n_tiles + 1) * sizeof *keys);
     if (!keys) { pto__live_free(ctx, &lv); pto__oom(ctx); return PTO_ERR_INTERNAL; }
     for (t = 0; t < m->n_tiles; t++) {
