@@ -2782,22 +2782,15 @@ static const char *pto__ps_text(const pto__ps_parser *p, const pto__ps_tok *t) {
 
 /* ---- literal values -------------------------------------------------------- */
 
-/* Integer value of an INT token; `neg` allows -2^63. */
-static int pto__ps_int_value(pto__ps_parser *p, const pto__ps_tok *t, int neg, int64_t *out)
+/* pto__ps_int_value's general path: hex, a leading 0, long literals, with
+   the overflow check (and the message buffer the fast path does without). */
+static int pto__ps_int_value_long(pto__ps_parser *p, const pto__ps_tok *t, int neg, int64_t *out)
 {
     const char *s = p->src + t->pos;
     uint64_t v = 0, lim = neg ? (uint64_t)INT64_MAX + 1u : (uint64_t)INT64_MAX;
     size_t i = 0;
     int base = 10;
     char q[200];
-    if (t->len <= 18 && s[0] != '0') {
-        /* at most 18 decimal digits: below 10^18 < 2^63, so no overflow check
-           is needed; a literal starting with 0 (hex, 0 itself, 007) takes
-           the general path below) */
-        for (; i < t->len; i++) v = v * 10u + (uint64_t)(s[i] - '0');
-        *out = neg ? (int64_t)(0u - v) : (int64_t)v;
-        return 1;
-    }
     if (t->len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) { base = 16; i = 2; }
     for (; i < t->len; i++) {
         int c = (unsigned char)s[i];
@@ -2809,6 +2802,21 @@ static int pto__ps_int_value(pto__ps_parser *p, const pto__ps_tok *t, int neg, i
         }
         v = v * (uint64_t)base + d;
     }
+    *out = neg ? (int64_t)(0u - v) : (int64_t)v;
+    return 1;
+}
+
+/* Integer value of an INT token; `neg` allows -2^63. */
+static inline int pto__ps_int_value(pto__ps_parser *p, const pto__ps_tok *t, int neg, int64_t *out)
+{
+    const char *s = p->src + t->pos;
+    uint64_t v = 0;
+    size_t i;
+    if (t->len > 18 || s[0] == '0') return pto__ps_int_value_long(p, t, neg, out);
+    /* at most 18 decimal digits: below 10^18 < 2^63, so no overflow check
+       is needed; a literal starting with 0 (hex, 0 itself, 007) takes the
+       general path) */
+    for (i = 0; i < t->len; i++) v = v * 10u + (uint64_t)(s[i] - '0');
     *out = neg ? (int64_t)(0u - v) : (int64_t)v;
     return 1;
 }
