@@ -1373,9 +1373,18 @@ static int pto__rehash(pto_ctx *ctx, int32_t ncap)
 static void pto__intern_reserve(pto_ctx *ctx, size_t n)
 {
     int32_t ncap = ctx->hash_cap ? ctx->hash_cap : 64;
-    if (n > (size_t)INT32_MAX / 4) return;
+    if (n > (size_t)INT32_MAX / 16) return;
     while ((n + 1) * 2 > (size_t)ncap) ncap *= 2;
     if (ncap > ctx->hash_cap) pto__rehash_quiet(ctx, ncap);
+    /* the offsets and the pool too (8 bytes a name): their doublings copy */
+    if (n + 2 > (size_t)ctx->cap_strs) {
+        int32_t *o = (int32_t *)pto_realloc(ctx, ctx->str_off, sizeof *o * (n + 2));
+        if (o) { ctx->str_off = o; ctx->cap_strs = (int32_t)(n + 2); }
+    }
+    if (ctx->pool_len + n * 8 > ctx->pool_cap) {
+        char *q = (char *)pto_realloc(ctx, ctx->pool, ctx->pool_len + n * 8);
+        if (q) { ctx->pool = q; ctx->pool_cap = ctx->pool_len + n * 8; }
+    }
 }
 
 /* Appends s to the pool as a new string id, not entered in the table:
@@ -1524,6 +1533,15 @@ PTODEF int pto_error_count(const pto_ctx *ctx) { return ctx->n_errors; }
 PTODEF const pto_diag *pto_diag_get(const pto_ctx *ctx, int i)
 {
     return (i >= 0 && i < ctx->n_diags) ? &ctx->diags[i] : NULL;
+}
+
+/* Drops the diagnostics recorded after the first n, and counts nerr
+   errors: a pass that finds its input malformed part way through reports
+   that alone. */
+static void pto__diag_truncate(pto_ctx *ctx, int32_t n, int32_t nerr)
+{
+    while (ctx->n_diags > n) pto_free(ctx, ctx->diags[--ctx->n_diags].msg);
+    ctx->n_errors = nerr;
 }
 
 PTODEF void pto_diag_clear(pto_ctx *ctx)
@@ -1942,7 +1960,7 @@ PTODEF int32_t pto_add_var(pto_module *m, int32_t kernel, const char *name, pto_
 
 /* ---- expressions ---- */
 
-static int32_t pto__expr(pto_module *m, pto_expr_kind k, int32_t a, int32_t b, int64_t v, pto_loc loc)
+static inline int32_t pto__expr(pto_module *m, pto_expr_kind k, int32_t a, int32_t b, int64_t v, pto_loc loc)
 {
     int32_t e = PTO__PUSH_FAST(m, exprs);
     if (e < 0) return -1;
@@ -1965,7 +1983,9 @@ PTODEF int32_t pto_expr_bin(pto_module *m, pto_expr_kind k, int32_t a, int32_t b
 
 /* ---- statements ---- */
 
-PTODEF int32_t pto_new_stmt(pto_module *m, pto_stmt_kind kind, pto_loc loc)
+/* pto_new_stmt and pto_append, inline for the builders (the parser makes
+   a statement per line). */
+static inline int32_t pto__new_stmt(pto_module *m, pto_stmt_kind kind, pto_loc loc)
 {
     int32_t s = PTO__PUSH_FAST(m, stmts);
     pto_stmt *st;
@@ -1981,6 +2001,8 @@ PTODEF int32_t pto_new_stmt(pto_module *m, pto_stmt_kind kind, pto_loc loc)
     return s;
 }
 
+PTODEF int32_t pto_new_stmt(pto_module *m, pto_stmt_kind kind, pto_loc loc) { return pto__new_stmt(m, kind, loc); }
+
 /* The core of a new statement follows its block: a section sets it, a kernel
    of kind cube makes it the cube core. */
 static uint8_t pto__block_core(const pto_module *m, int32_t block)
@@ -1990,7 +2012,7 @@ static uint8_t pto__block_core(const pto_module *m, int32_t block)
     return m->kernels[m->blocks[block].kernel].kind == PTO_KK_CUBE ? PTO_CORE_CUBE : PTO_CORE_VECTOR;
 }
 
-PTODEF void pto_append(pto_module *m, int32_t block, int32_t s)
+static inline void pto__append(pto_module *m, int32_t block, int32_t s)
 {
     pto_block *b = &m->blocks[block];
     pto_stmt *st = &m->stmts[s];
@@ -2000,6 +2022,8 @@ PTODEF void pto_append(pto_module *m, int32_t block, int32_t s)
     if (b->tail >= 0) m->stmts[b->tail].next = s; else b->head = s;
     b->tail = s;
 }
+
+PTODEF void pto_append(pto_module *m, int32_t block, int32_t s) { pto__append(m, block, s); }
 
 PTODEF void pto_prepend(pto_module *m, int32_t block, int32_t s)
 {
@@ -2043,10 +2067,10 @@ PTODEF void pto_unlink(pto_module *m, int32_t s)
 
 static int32_t pto__add_stmt(pto_module *m, int32_t block, pto_stmt_kind kind, pto_loc loc)
 {
-    int32_t s = pto_new_stmt(m, kind, loc);
+    int32_t s = pto__new_stmt(m, kind, loc);
     if (s < 0) return -1;
     m->stmts[s].core = pto__block_core(m, block);
-    pto_append(m, block, s);
+    pto__append(m, block, s);
     return s;
 }
 
@@ -2166,7 +2190,7 @@ PTODEF int32_t pto_add_op(pto_module *m, int32_t block, pto_op op, pto_loc loc)
    after the statement, before any other statement's operands. */
 /* A new zeroed operand at the end of the operand array (no expressions
    yet); the statement or host call that owns it counts it in nargs. */
-static int32_t pto__operand_new(pto_module *m, pto_operand_kind kind, int32_t ref, pto_loc loc)
+static inline int32_t pto__operand_new(pto_module *m, pto_operand_kind kind, int32_t ref, pto_loc loc)
 {
     int32_t o = PTO__PUSH_FAST(m, operands);
     if (o < 0) return -1;
@@ -2177,7 +2201,7 @@ static int32_t pto__operand_new(pto_module *m, pto_operand_kind kind, int32_t re
     return o;
 }
 
-static int32_t pto__arg(pto_module *m, int32_t stmt, pto_operand_kind kind, int32_t ref, pto_loc loc)
+static inline int32_t pto__arg(pto_module *m, int32_t stmt, pto_operand_kind kind, int32_t ref, pto_loc loc)
 {
     int32_t o;
     pto_stmt *s = &m->stmts[stmt];
@@ -2446,7 +2470,8 @@ typedef struct pto__ps_parser {
     int nest;                /* open blocks */
     int rec;                 /* expression recursion */
     pto__ps_pname *names;       /* indexed by interned id */
-    int32_t cap_names;
+    int32_t cap_names;       /* slots zeroed so far (usable) */
+    int32_t alloc_names;     /* slots allocated */
     int32_t *decls;          /* names declared by the open scopes, innermost last */
     int32_t n_decls, cap_decls;
     int32_t *marks;          /* n_decls when each open scope began */
@@ -2759,22 +2784,15 @@ static const char *pto__ps_text(const pto__ps_parser *p, const pto__ps_tok *t) {
 
 /* ---- literal values -------------------------------------------------------- */
 
-/* Integer value of an INT token; `neg` allows -2^63. */
-static int pto__ps_int_value(pto__ps_parser *p, const pto__ps_tok *t, int neg, int64_t *out)
+/* pto__ps_int_value's general path: hex, a leading 0, long literals, with
+   the overflow check (and the message buffer the fast path does without). */
+static int pto__ps_int_value_long(pto__ps_parser *p, const pto__ps_tok *t, int neg, int64_t *out)
 {
     const char *s = p->src + t->pos;
     uint64_t v = 0, lim = neg ? (uint64_t)INT64_MAX + 1u : (uint64_t)INT64_MAX;
     size_t i = 0;
     int base = 10;
     char q[200];
-    if (t->len <= 18 && s[0] != '0') {
-        /* at most 18 decimal digits: below 10^18 < 2^63, so no overflow check
-           is needed; a literal starting with 0 (hex, 0 itself, 007) takes
-           the general path below) */
-        for (; i < t->len; i++) v = v * 10u + (uint64_t)(s[i] - '0');
-        *out = neg ? (int64_t)(0u - v) : (int64_t)v;
-        return 1;
-    }
     if (t->len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) { base = 16; i = 2; }
     for (; i < t->len; i++) {
         int c = (unsigned char)s[i];
@@ -2786,6 +2804,21 @@ static int pto__ps_int_value(pto__ps_parser *p, const pto__ps_tok *t, int neg, i
         }
         v = v * (uint64_t)base + d;
     }
+    *out = neg ? (int64_t)(0u - v) : (int64_t)v;
+    return 1;
+}
+
+/* Integer value of an INT token; `neg` allows -2^63. */
+static inline int pto__ps_int_value(pto__ps_parser *p, const pto__ps_tok *t, int neg, int64_t *out)
+{
+    const char *s = p->src + t->pos;
+    uint64_t v = 0;
+    size_t i;
+    if (t->len > 18 || s[0] == '0') return pto__ps_int_value_long(p, t, neg, out);
+    /* at most 18 decimal digits: below 10^18 < 2^63, so no overflow check
+       is needed; a literal starting with 0 (hex, 0 itself, 007) takes the
+       general path) */
+    for (i = 0; i < t->len; i++) v = v * 10u + (uint64_t)(s[i] - '0');
     *out = neg ? (int64_t)(0u - v) : (int64_t)v;
     return 1;
 }
@@ -2848,18 +2881,24 @@ static int pto__ps_float_value(pto__ps_parser *p, const pto__ps_tok *t, double *
 /* The binding slot of interned id `id`; grows the table on demand. NULL only
    when out of memory. Callers go through pto__ps_name_slot, which indexes
    the table without a call when it is big enough (this one is too big to be
-   inlined, and every name operand asks). */
+   inlined, and every name operand asks). The table is allocated for
+   alloc_names slots but only its first cap_names are zeroed (usable): a
+   generous reservation then costs no page that no name reaches. */
 static pto__ps_pname *pto__ps_slot_grow(pto__ps_parser *p, int32_t id)
 {
-    if (id >= p->cap_names) {
-        int32_t ncap = p->cap_names ? p->cap_names : 256;
+    if (id >= p->alloc_names) {
+        int32_t ncap = p->alloc_names ? p->alloc_names : 256;
         pto__ps_pname *n;
         while (ncap <= id) ncap *= 2;
         n = (pto__ps_pname *)pto_realloc(p->ctx, p->names, sizeof *n * (size_t)ncap);
         if (!n) { pto__oom(p->ctx); return NULL; }
-        memset(n + p->cap_names, 0, sizeof *n * (size_t)(ncap - p->cap_names));
         p->names = n;
-        p->cap_names = ncap;
+        p->alloc_names = ncap;
+    }
+    {   /* zero a chunk past id: ids arrive one by one, in order */
+        int32_t upto = id + 1024 < p->alloc_names ? id + 1024 : p->alloc_names;
+        memset(p->names + p->cap_names, 0, sizeof *p->names * (size_t)(upto - p->cap_names));
+        p->cap_names = upto;
     }
     return &p->names[id];
 }
@@ -4131,20 +4170,21 @@ static void pto__ps_file(pto__ps_parser *p)
 
 /* Best effort, for a large file: the intern table and the binding table
    sized for the names the text will likely add (about one per 80 bytes in
-   typical kernels; capped, as the binding table is zeroed) instead of
-   growing by doubling, each step a fresh table to fill or copy. */
+   typical kernels, one per 78 in the bench's; reserved for one per 48, as
+   neither table touches the pages of an unused tail: the binding table is
+   zeroed as ids arrive) instead of growing by doubling, each step a fresh
+   table to fill or copy. */
 static void pto__ps_reserve_names(pto__ps_parser *p)
 {
-    size_t more = p->len / 80 < ((size_t)1 << 20) ? p->len / 80 : ((size_t)1 << 20);
+    size_t more = p->len / 48 < ((size_t)1 << 22) ? p->len / 48 : ((size_t)1 << 22);
     size_t want = (size_t)p->ctx->n_strs + more;
     pto__ps_pname *n;
     if (more < 256) return;
     pto__intern_reserve(p->ctx, want);
     n = (pto__ps_pname *)pto_alloc(p->ctx, sizeof *n * want);
     if (!n) return;
-    memset(n, 0, sizeof *n * want);
     p->names = n;
-    p->cap_names = (int32_t)want;
+    p->alloc_names = (int32_t)want;
 }
 
 PTODEF pto_module *pto_parse(pto_ctx *ctx, const char *filename, const char *text, size_t len)
@@ -4672,10 +4712,16 @@ PTODEF void pto_dump(const pto_module *m, pto_buf *out) { pto__pr_pmodule(m, out
        enclosing if; and on every path a tpop is followed by its tfree
        before the next tpop or the end.
 
-   How: one pass per kernel numbers the statements in program order and lists
-   every tile write (phase 0); a second pass checks (phase 1). Both walk the
-   statement lists iteratively (no recursion on nesting depth), so the cost is
-   linear in the size of the module. Integer expressions are folded into
+   How: one pass per kernel checks the statements in program order (phase 1),
+   numbering them as it goes and noting which tiles some earlier statement
+   writes. A read with no earlier write inside a loop that its tile is
+   declared outside of may still be filled by a write later in that loop:
+   only then, once per kernel, a first pass (phase 0) lists every tile write
+   with its position. Correct kernels rarely need it (a tile read before any
+   write in program order is an accumulator or a mistake), so the module is
+   usually walked once. Both walk the statement lists iteratively (no
+   recursion on nesting depth), so the cost is linear in the size of the
+   module. Integer expressions are folded into
    affine forms (const + sum k * var) over loop vars with static bounds and
    `block` with a static block count; the extremes of such a form are exact,
    so a window indexed by `block * 128 + i * 16` is checked at both ends
@@ -4707,22 +4753,28 @@ enum { PTO__N_NONE, PTO__N_PARAM, PTO__N_DIM, PTO__N_TILE, PTO__N_VAR };
 #define PTO__T_SCOPE 1         /* declared and in scope now */
 #define PTO__T_UNINIT 2        /* an uninitialised read was reported already */
 #define PTO__T_VALID 4         /* tvalid holds its valid(...) forms; else its shape is its valid region */
+#define PTO__T_WRITTEN 8       /* a statement already checked writes it (phase 1) */
 
 typedef struct pto__verifier {
     pto_ctx *ctx;
     pto_module *m;
     int phase;                 /* 0: number + collect writes; 1: check */
+    int collected;             /* phase 0 ran for this kernel */
     int internal;              /* an internal failure (oom, malformed lists) */
+    int malformed;             /* ... the statement lists are malformed */
     int32_t kernel;
     int core;                  /* core of the statements being checked, -1 none */
     int64_t nblocks;           /* static block count, or -1 */
     int32_t counter;           /* program-order position */
+    int64_t nvisited;          /* statements phase 1 visited, over every kernel */
+    uint8_t *pwritten;         /* per param: a GM window of it is written (phase 1) */
+    int32_t here_pos;          /* phase 1: the position of the statement being checked */
     int32_t here_stmt;         /* the op statement whose operands are checked */
     pto_loc here;              /* the statement being checked */
     int32_t ifdepth;
     int sections[2];           /* sections seen per core in this mix kernel */
-    /* per statement */
-    int32_t *pos, *endpos;     /* position; FOR: position of its last body stmt */
+    /* per statement (phase 0) */
+    int32_t *endpos;           /* FOR: position of its last body stmt */
     /* per tile */
     uint8_t *tflags;
     int32_t *tdepth;           /* loop depth at the declaration */
@@ -5339,9 +5391,15 @@ static int pto__vkind_ok(pto__verifier *v, const pto_operand *o, uint32_t mask)
    later (or at p) in the outermost loop around p that the tile is declared
    outside of, which reaches p's next iteration. A write at p itself never
    precedes p's first run. */
+static int pto__vcollect_kernel(pto__verifier *v);
+
 static int pto__vwritten(pto__verifier *v, int32_t t, int32_t p)
 {
-    int32_t c = v->wcur[t], loop;
+    int32_t c, loop;
+    if (v->tflags[t] & PTO__T_WRITTEN) return 1;   /* by a statement before p */
+    if (v->tdepth[t] >= v->nloops) return 0;       /* no loop to bring a later write round */
+    if (!v->collected && !pto__vcollect_kernel(v)) return 1;
+    c = v->wcur[t];
     if (v->wfirst[t] >= 0 && v->w[v->wfirst[t]].pos < p) return 1;
     while (c >= 0 && v->w[c].pos <= p) c = v->w[c].next;
     v->wcur[t] = c;
@@ -5354,7 +5412,7 @@ static void pto__vread_tile(pto__verifier *v, int32_t s, int32_t t, const pto_op
 {
     const pto_stmt *st = &v->m->stmts[s];
     if (v->tflags[t] & PTO__T_UNINIT) return;
-    if (pto__vwritten(v, t, v->pos[s])) return;
+    if (pto__vwritten(v, t, v->here_pos)) return;
     v->tflags[t] |= PTO__T_UNINIT;
     if (st->op == PTO_OP_TMATMUL_ACC)
         pto_error(v->ctx, o->loc, "'%s' is accumulated into before anything writes it (start with tmatmul)",
@@ -6234,8 +6292,8 @@ static void pto__vcollect(pto__verifier *v, int32_t s)
     const pto_module *m = v->m;
     const pto_stmt *st = &m->stmts[s];
     const pto_opinfo *info;
+    int32_t pos = v->counter++;
     int i;
-    v->pos[s] = v->counter++;
     if (st->kind != PTO_ST_OP || st->op >= PTO_NOP) return;
     info = pto_opinfo_get((pto_op)st->op);
     if (st->nargs != info->nargs || st->arg0 < 0 || st->arg0 + st->nargs > m->n_operands) return;
@@ -6246,10 +6304,29 @@ static void pto__vcollect(pto__verifier *v, int32_t s)
         /* room is usually there: pto__valloc reserves one write per operand */
         w = v->n_w < v->cap_w ? v->n_w++ : pto__grow(v->ctx, (void **)&v->w, &v->n_w, &v->cap_w, sizeof(pto__vwrite));
         if (w < 0) { v->internal = 1; return; }
-        v->w[w].pos = v->pos[s];
+        v->w[w].pos = pos;
         v->w[w].next = -1;
         if (v->wlast[t] >= 0) v->w[v->wlast[t]].next = w; else v->wfirst[t] = v->wcur[t] = w;
         v->wlast[t] = w;
+    }
+}
+
+/* After checking an op statement: the tiles it writes, as phase 0 lists
+   them (whether or not the checks passed), are written for what follows;
+   the tensors it writes, for pto__vunwritten. */
+static void pto__vnote_writes(pto__verifier *v, const pto_stmt *st)
+{
+    const pto_module *m = v->m;
+    const pto_opinfo *info;
+    int i;
+    if (st->op >= PTO_NOP) return;
+    info = pto_opinfo_get((pto_op)st->op);
+    if (st->nargs != info->nargs || st->arg0 < 0 || st->arg0 + st->nargs > m->n_operands) return;
+    for (i = 0; i < st->nargs; i++) {
+        const pto_operand *o = &m->operands[st->arg0 + i];
+        if (!(info->arg[i] & PTO_A_WRITE) || o->ref < 0) continue;
+        if (o->kind == PTO_O_TILE && o->ref < m->n_tiles) v->tflags[o->ref] |= PTO__T_WRITTEN;
+        else if (o->kind == PTO_O_GM && o->ref < m->n_params && i < 4) v->pwritten[o->ref] = 1;
     }
 }
 
@@ -6259,11 +6336,13 @@ static void pto__vcheck(pto__verifier *v, int32_t s)
     const pto_stmt *st = &v->m->stmts[s];
     const pto_kernel *k = &v->m->kernels[v->kernel];
     v->here = st->loc;
+    v->here_pos = v->counter++;
+    v->nvisited++;
     if (k->kind == PTO_KK_MIX && st->block == k->body && st->kind != PTO_ST_SECTION)
         pto_error(v->ctx, st->loc, "statement outside the cube and vector sections of mix kernel '%s'",
                   pto__vname(v, k->name));
     switch (st->kind) {
-    case PTO_ST_OP: pto__vop_stmt(v, s); break;
+    case PTO_ST_OP: pto__vop_stmt(v, s); pto__vnote_writes(v, st); break;
     case PTO_ST_TILE: pto__vtile(v, s); break;
     case PTO_ST_LET: pto__vlet(v, s); break;
     case PTO_ST_FOR: pto__vfor(v, s); break;
@@ -6362,7 +6441,7 @@ static void pto__vwalk(pto__verifier *v, int32_t body)
         }
         if (s >= m->n_stmts || ++guard > limit) {
             pto_error(v->ctx, none, "internal error: malformed statement lists");
-            v->internal = 1;
+            v->internal = v->malformed = 1;
             return;
         }
         if (v->phase == 0) pto__vcollect(v, s); else pto__vcheck(v, s);
@@ -6650,6 +6729,34 @@ static void pto__vpipes(pto__verifier *v, const pto_kernel *k)
     }
 }
 
+/* Phase 0 for the current kernel, from the middle of phase 1 (the first
+   read that needs it): every tile write with its position, and each loop's
+   last position. 0 after an internal failure. */
+static int pto__vcollect_kernel(pto__verifier *v)
+{
+    const pto_module *m = v->m;
+    int32_t counter = v->counter, i;
+    v->collected = 1;
+    if (!v->endpos) {   /* the first kernel that needs it: the arrays, once */
+        size_t ns = (size_t)m->n_stmts, nt = (size_t)m->n_tiles;
+        v->endpos = (int32_t *)pto__vuninit(v, ns, sizeof(int32_t));
+        v->wfirst = (int32_t *)pto__vuninit(v, nt, sizeof(int32_t));
+        v->wlast = (int32_t *)pto__vuninit(v, nt, sizeof(int32_t));
+        v->wcur = (int32_t *)pto__vuninit(v, nt, sizeof(int32_t));
+        /* a tile write is an operand: one pto__grow for them all */
+        if (m->n_operands > 0) v->w = (pto__vwrite *)pto__vuninit(v, (size_t)m->n_operands, sizeof(pto__vwrite));
+        if (v->internal) return 0;
+        v->cap_w = m->n_operands;
+        for (i = 0; i < m->n_tiles; i++) v->wfirst[i] = v->wlast[i] = v->wcur[i] = -1;
+    }
+    v->phase = 0;
+    v->counter = 0;
+    pto__vwalk(v, m->kernels[v->kernel].body);
+    v->phase = 1;
+    v->counter = counter;
+    return !v->internal;
+}
+
 static void pto__vkernel(pto__verifier *v, int32_t ki)
 {
     const pto_kernel *k = &v->m->kernels[ki];
@@ -6686,20 +6793,27 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
             v->nblocks = -1;
         }
     }
-    v->phase = 0;
+    v->collected = 0;
+    v->phase = 1;
     v->counter = 0;
-    pto__vwalk(v, k->body);
-    if (!v->internal) {
-        v->phase = 1;
+    {
+        int32_t nd = v->ctx->n_diags, ne = v->ctx->n_errors;
         pto__vwalk(v, k->body);
-        pto__vpipes(v, k);
+        if (v->malformed) {
+            /* phase 0 would have found it before checking anything: that
+               error alone, as then */
+            pto_loc none = {0, 0, 0};
+            pto__diag_truncate(v->ctx, nd, ne);
+            pto_error(v->ctx, none, "internal error: malformed statement lists");
+        }
     }
+    if (!v->internal) pto__vpipes(v, k);
     pto__vparams(v, k, 0);
 }
 
 static void pto__vfree(pto__verifier *v)
 {
-    void *ps[] = {v->pos, v->endpos, v->tflags, v->tdepth, v->wfirst, v->wlast, v->wcur, v->tvalid, v->w,
+    void *ps[] = {v->endpos, v->pwritten, v->tflags, v->tdepth, v->wfirst, v->wlast, v->wcur, v->tvalid, v->w,
                   v->vlive, v->vrange, v->vifdepth, v->vlo, v->vhi, v->vstart, v->vstep, v->vform, v->nkind, v->nid,
                   v->kname, v->loops};
     size_t i;
@@ -6709,17 +6823,13 @@ static void pto__vfree(pto__verifier *v)
 static int pto__valloc(pto__verifier *v)
 {
     const pto_module *m = v->m;
-    size_t ns = (size_t)m->n_stmts, nt = (size_t)m->n_tiles, nv = (size_t)m->n_vars, nn;
-    int32_t i;
+    size_t nt = (size_t)m->n_tiles, nv = (size_t)m->n_vars, nn;
     v->n_names = v->ctx->n_strs;
     nn = (size_t)v->n_names;
-    v->pos = (int32_t *)pto__vcalloc(v, ns, sizeof(int32_t));
-    v->endpos = (int32_t *)pto__vcalloc(v, ns, sizeof(int32_t));
+    /* (phase 0's arrays: pto__vcollect_kernel, when first needed) */
+    v->pwritten = (uint8_t *)pto__vcalloc(v, (size_t)m->n_params, 1);
     v->tflags = (uint8_t *)pto__vcalloc(v, nt, 1);
     v->tdepth = (int32_t *)pto__vcalloc(v, nt, sizeof(int32_t));
-    v->wfirst = (int32_t *)pto__vcalloc(v, nt, sizeof(int32_t));
-    v->wlast = (int32_t *)pto__vcalloc(v, nt, sizeof(int32_t));
-    v->wcur = (int32_t *)pto__vcalloc(v, nt, sizeof(int32_t));
     /* a tile's forms are set when its declaration comes into scope
        (pto__vtile_valid, only for tiles with a valid(...) clause: see
        pto__vvalid), before any operand can name it */
@@ -6736,14 +6846,7 @@ static int pto__valloc(pto__verifier *v)
     v->nkind = (uint8_t *)pto__vcalloc(v, nn, 1);
     v->nid = (int32_t *)pto__vcalloc(v, nn, sizeof(int32_t));
     v->kname = (int32_t *)pto__vcalloc(v, nn, sizeof(int32_t));
-    if (v->internal) return 0;
-    if (m->n_operands > 0) {   /* a tile write is an operand: one pto__grow for them all */
-        v->w = (pto__vwrite *)pto__vuninit(v, (size_t)m->n_operands, sizeof(pto__vwrite));
-        if (!v->w) return 0;
-        v->cap_w = m->n_operands;
-    }
-    for (i = 0; i < m->n_tiles; i++) v->wfirst[i] = v->wlast[i] = v->wcur[i] = -1;
-    return 1;
+    return !v->internal;
 }
 
 /* An `out` tensor that no statement of its kernel writes keeps whatever the
@@ -6756,8 +6859,11 @@ static void pto__vunwritten(pto__verifier *v)
     uint8_t *w;
     int32_t s, k, p;
     int i;
-    if (m->n_params <= 0 || !(w = (uint8_t *)pto__vcalloc(v, (size_t)m->n_params, 1))) return;
-    for (s = 0; s < m->n_stmts; s++) {
+    if (m->n_params <= 0) return;
+    /* phase 1 noted them when it saw every statement (none is detached) */
+    if (v->nvisited == m->n_stmts) w = v->pwritten;
+    else if (!(w = (uint8_t *)pto__vcalloc(v, (size_t)m->n_params, 1))) return;
+    for (s = 0; s < m->n_stmts && w != v->pwritten; s++) {
         const pto_stmt *st = &m->stmts[s];
         const pto_opinfo *oi = pto_opinfo_get((pto_op)st->op);
         for (i = 0; st->kind == PTO_ST_OP && i < st->nargs && i < oi->nargs && i < 4; i++) {
@@ -6771,7 +6877,7 @@ static void pto__vunwritten(pto__verifier *v)
             if (m->params[p].kind == PTO_P_TENSOR && m->params[p].dir == PTO_OUT && !w[p])
                 pto_warning(v->ctx, m->params[p].loc, "'%s' is an 'out' tensor of kernel '%s' but nothing writes it",
                             pto__vname(v, m->params[p].name), pto__vname(v, m->kernels[k].name));
-    pto_free(v->ctx, w);
+    if (w != v->pwritten) pto_free(v->ctx, w);
 }
 
 /* host sections are checked by host.c */
@@ -9717,10 +9823,7 @@ PTODEF pto_status pto_lower(pto_ctx *ctx, pto_module *m)
 
 typedef struct pto__live {
     int32_t npts;
-    int32_t *pt;       /* [n_stmts] program point, -1 outside every kernel */
-    int32_t *end;      /* [n_stmts] last point of the statement's subtree */
     int32_t *at;       /* [npts] the statement at a point */
-    int32_t *loop;     /* [n_stmts] innermost FOR around a numbered statement, or -1 */
     int32_t *lo, *hi;  /* [n_tiles] the interval; hi < 0: no point at all */
     uint16_t *rd, *wr; /* [n_tiles] pipes that read / write the tile */
 } pto__live;
@@ -9759,38 +9862,9 @@ static int64_t pto__align_up(int64_t v, int64_t a) { return (v + a - 1) / a * a;
 
 static int32_t pto__block_head(const pto_module *m, int32_t b) { return b >= 0 ? m->blocks[b].head : -1; }
 
-/* The statement after s's whole subtree in pre-order, or -1 at the end of
-   the kernel. Iterative, so deep nesting cannot exhaust the stack. */
-static int32_t pto__plan_skip(const pto_module *m, int32_t s)
-{
-    while (s >= 0) {
-        const pto_stmt *st = &m->stmts[s];
-        int32_t owner;
-        if (st->next >= 0) return st->next;
-        if (st->block < 0) return -1;
-        owner = m->blocks[st->block].owner;
-        if (owner < 0) return -1;
-        if (st->block == m->stmts[owner].body && pto__block_head(m, m->stmts[owner].orelse) >= 0)
-            return pto__block_head(m, m->stmts[owner].orelse);
-        s = owner;
-    }
-    return -1;
-}
-
-static int32_t pto__plan_succ(const pto_module *m, int32_t s)
-{
-    const pto_stmt *st = &m->stmts[s];
-    if (pto__block_head(m, st->body) >= 0) return pto__block_head(m, st->body);
-    if (pto__block_head(m, st->orelse) >= 0) return pto__block_head(m, st->orelse);
-    return st->next >= 0 ? st->next : pto__plan_skip(m, s);   /* skip's first answer, without the call */
-}
-
 static void pto__live_free(pto_ctx *ctx, pto__live *lv)
 {
-    pto_free(ctx, lv->pt);
-    pto_free(ctx, lv->end);
     pto_free(ctx, lv->at);
-    pto_free(ctx, lv->loop);
     pto_free(ctx, lv->lo);
     pto_free(ctx, lv->hi);
     pto_free(ctx, lv->rd);
@@ -9798,60 +9872,33 @@ static void pto__live_free(pto_ctx *ctx, pto__live *lv)
     memset(lv, 0, sizeof *lv);
 }
 
-/* Numbers every kernel's statements; kernels get consecutive ranges, so a
-   subtree that runs to the end of its kernel ends at the kernel's last point. */
-static void pto__live_number(const pto_module *m, pto__live *lv)
+/* The walk's state. Loops are numbered in the order they open (li); a tile
+   used in a loop that does not contain its declaration is live to the end
+   of the outermost such loop, which is known only when it closes: the tile
+   remembers that loop (pend) and takes its end after the walk. In program
+   order the outermost loops of a tile's uses are the same or later
+   siblings (each holds the uses, none the declaration), so the last one
+   has the largest end. */
+typedef struct pto__lwalk {
+    int32_t *lpt, *lend;    /* [loops] first and last point */
+    int32_t nl, capl;
+    int32_t *fors;          /* the open loops, outermost first */
+    int32_t nf, capf;
+    int32_t *frames;        /* the open compound statements: stmt, then 1 while in its body */
+    int32_t nfr, capfr;
+    int32_t *dpt, *dloop, *pend;   /* [tiles] declaration point, its innermost loop, pending loop */
+    int oom;
+} pto__lwalk;
+
+static void pto__lw_push(pto_ctx *ctx, pto__lwalk *w, int32_t **arr, int32_t *n, int32_t *cap, int32_t v)
 {
-    int32_t k, s, n = 0, q;
-    for (s = 0; s < m->n_stmts; s++) lv->pt[s] = lv->end[s] = -1;
-    for (k = 0; k < m->n_kernels; k++) {
-        int32_t first = n;
-        for (s = pto__block_head(m, m->kernels[k].body); s >= 0; s = pto__plan_succ(m, s)) {
-            int32_t b = m->stmts[s].block, owner = b >= 0 ? m->blocks[b].owner : -1;
-            if (lv->pt[s] >= 0) break; /* a cycle in the links: stop rather than loop */
-            lv->at[n] = s;
-            lv->pt[s] = n++;
-            /* pre-order: the owner is numbered (and its loop known) first */
-            lv->loop[s] = owner < 0 || lv->pt[owner] < 0 ? pto_stmt_loop(m, s)
-                          : m->stmts[owner].kind == PTO_ST_FOR ? owner : lv->loop[owner];
-        }
-        for (q = first; q < n; q++) {
-            int32_t s_q = lv->at[q], after = m->stmts[s_q].next >= 0 ? m->stmts[s_q].next : pto__plan_skip(m, s_q);
-            lv->end[lv->at[q]] = after >= 0 && lv->pt[after] > q ? lv->pt[after] - 1 : n - 1;
-        }
-    }
-    lv->npts = n;
+    int32_t i = *n < *cap ? (*n)++ : pto__grow(ctx, (void **)arr, n, cap, sizeof(int32_t));
+    if (i < 0) { w->oom = 1; return; }
+    (*arr)[i] = v;
 }
 
-/* Whether point p (-1: none) lies in the numbered loop's subtree. */
-static int pto__contains(const pto__live *lv, int32_t loop, int32_t p)
-{
-    return p >= 0 && lv->pt[loop] <= p && p <= lv->end[loop];
-}
-
-/* pto_stmt_loop, looked up for the numbered statements. */
-static int32_t pto__loop_of(const pto_module *m, const pto__live *lv, int32_t s)
-{
-    return lv->pt[s] >= 0 ? lv->loop[s] : pto_stmt_loop(m, s);
-}
-
-/* Widens tile t's interval for a use at the numbered statement u (point
-   p): the outermost loop around u that does not contain the declaration
-   (at point dp, -1 for none) is live throughout. */
-static void pto__live_use(const pto_module *m, pto__live *lv, int32_t t, int32_t u, int32_t p, int32_t dp)
-{
-    int32_t l = lv->loop[u], outer = -1;
-    for (; l >= 0 && !pto__contains(lv, l, dp); l = pto__loop_of(m, lv, l)) outer = l;
-    if (outer >= 0) {
-        if (lv->pt[outer] < lv->lo[t]) lv->lo[t] = lv->pt[outer];
-        if (lv->end[outer] > lv->hi[t]) lv->hi[t] = lv->end[outer];
-    }
-    if (p < lv->lo[t]) lv->lo[t] = p;
-    if (p > lv->hi[t]) lv->hi[t] = p;
-}
-
-/* The uses of op statement s (at point p); dpt[t] = tile t's declaration point. */
-static void pto__live_op(const pto_module *m, pto__live *lv, int32_t s, int32_t p, const int32_t *dpt)
+/* The uses of op statement s at point p. */
+static void pto__live_op(const pto_module *m, pto__live *lv, const pto__lwalk *w, int32_t s, int32_t p)
 {
     const pto_stmt *st = &m->stmts[s];
     const pto_opinfo *oi = pto_opinfo_get((pto_op)st->op);
@@ -9863,56 +9910,138 @@ static void pto__live_op(const pto_module *m, pto__live *lv, int32_t s, int32_t 
     for (i = 0; i < st->nargs; i++) {
         const pto_operand *o = &m->operands[st->arg0 + i];
         uint32_t mask = oi && i < oi->nargs ? oi->arg[i] : PTO_A_READ;
-        if (o->kind != PTO_O_TILE || o->ref < 0 || o->ref >= m->n_tiles) continue;
-        pto__live_use(m, lv, o->ref, s, p, dpt[o->ref]);
-        if (mask & PTO_A_WRITE) lv->wr[o->ref] |= pipe;
-        if ((mask & PTO_A_READ) || !(mask & PTO_A_WRITE)) lv->rd[o->ref] |= pipe;
+        int32_t t = o->ref, dp, j, outer = -1;
+        if (o->kind != PTO_O_TILE || t < 0 || t >= m->n_tiles) continue;
+        /* the outermost open loop that does not contain the declaration
+           (every open loop contains p, after the declaration) */
+        dp = w->dpt[t];
+        for (j = w->nf - 1; j >= 0 && !(dp >= 0 && w->lpt[w->fors[j]] <= dp); j--) outer = w->fors[j];
+        if (outer >= 0) {
+            if (w->lpt[outer] < lv->lo[t]) lv->lo[t] = w->lpt[outer];
+            w->pend[t] = outer;
+        }
+        if (p < lv->lo[t]) lv->lo[t] = p;
+        if (p > lv->hi[t]) lv->hi[t] = p;
+        if (mask & PTO_A_WRITE) lv->wr[t] |= pipe;
+        if ((mask & PTO_A_READ) || !(mask & PTO_A_WRITE)) lv->rd[t] |= pipe;
     }
 }
 
-/* Intervals of every tile. */
+/* A new loop opening at point p (its end is p until its body closes). */
+static void pto__lw_loop(pto_ctx *ctx, pto__lwalk *w, int32_t p)
+{
+    if (w->nl == w->capl) {
+        int32_t ncap = w->capl ? w->capl * 2 : 64;
+        int32_t *a = (int32_t *)pto_realloc(ctx, w->lpt, (size_t)ncap * sizeof(int32_t)), *e;
+        if (a) w->lpt = a;
+        e = a ? (int32_t *)pto_realloc(ctx, w->lend, (size_t)ncap * sizeof(int32_t)) : NULL;
+        if (!e) { w->oom = 1; return; }
+        w->lend = e;
+        w->capl = ncap;
+    }
+    w->lpt[w->nl] = w->lend[w->nl] = p;
+    w->nl++;
+}
+
+/* Numbers one kernel's statements from point n in pre-order (a FOR or IF
+   before its body, an else branch after the then branch) and takes their
+   uses; returns the next point. At most `budget` statements: a cycle in
+   malformed links stops there rather than looping. */
+static int32_t pto__live_kernel(pto_ctx *ctx, const pto_module *m, pto__live *lv, pto__lwalk *w, int32_t k,
+                                int32_t n, int32_t budget)
+{
+    int32_t s = pto__block_head(m, m->kernels[k].body);
+    w->nf = w->nfr = 0;
+    while (s >= 0 && budget-- > 0 && !w->oom) {
+        const pto_stmt *st = &m->stmts[s];
+        int32_t p = n++;
+        lv->at[p] = s;
+        if (st->kind == PTO_ST_OP) pto__live_op(m, lv, w, s, p);
+        else if (st->kind == PTO_ST_TILE && st->ref >= 0 && st->ref < m->n_tiles && m->tiles[st->ref].decl == s) {
+            w->dpt[st->ref] = p;
+            w->dloop[st->ref] = w->nf > 0 ? w->fors[w->nf - 1] : -1;
+        } else if (st->kind == PTO_ST_FOR) {
+            pto__lw_loop(ctx, w, p);
+        }
+        if (pto__block_head(m, st->body) >= 0 || pto__block_head(m, st->orelse) >= 0) {
+            int body = pto__block_head(m, st->body) >= 0;
+            pto__lw_push(ctx, w, &w->frames, &w->nfr, &w->capfr, s);
+            pto__lw_push(ctx, w, &w->frames, &w->nfr, &w->capfr, body);
+            if (st->kind == PTO_ST_FOR) pto__lw_push(ctx, w, &w->fors, &w->nf, &w->capf, w->nl - 1);
+            s = pto__block_head(m, body ? st->body : st->orelse);
+            continue;
+        }
+        /* s's subtree is done: the statement after it, closing the compound
+           statements whose last statement it was */
+        for (;;) {
+            int32_t f;
+            if (m->stmts[s].next >= 0) { s = m->stmts[s].next; break; }
+            if (w->nfr < 2) { s = -1; break; }
+            f = w->frames[w->nfr - 2];
+            if (w->frames[w->nfr - 1] && pto__block_head(m, m->stmts[f].orelse) >= 0) {
+                w->frames[w->nfr - 1] = 0;   /* the then branch is done: the else branch */
+                s = pto__block_head(m, m->stmts[f].orelse);
+                break;
+            }
+            w->nfr -= 2;
+            if (m->stmts[f].kind == PTO_ST_FOR && w->nf > 0) w->lend[w->fors[--w->nf]] = n - 1;
+            s = f;
+        }
+    }
+    return n;
+}
+
+/* Intervals of every tile: a tile's interval is [first use, last use]
+   over the op statements that name it, widened as the file's top says. */
 static pto_status pto__live_build(pto_ctx *ctx, const pto_module *m, pto__live *lv)
 {
     size_t ns = (size_t)m->n_stmts + 1, nt = (size_t)m->n_tiles + 1;
-    int32_t p, t, *dpt;
+    int32_t t, k, n = 0;
+    pto__lwalk w;
     memset(lv, 0, sizeof *lv);
-    lv->pt = (int32_t *)pto_alloc(ctx, ns * sizeof(int32_t));
-    lv->end = (int32_t *)pto_alloc(ctx, ns * sizeof(int32_t));
+    memset(&w, 0, sizeof w);
     lv->at = (int32_t *)pto_alloc(ctx, ns * sizeof(int32_t));
-    lv->loop = (int32_t *)pto_alloc(ctx, ns * sizeof(int32_t));
     lv->lo = (int32_t *)pto_alloc(ctx, nt * sizeof(int32_t));
     lv->hi = (int32_t *)pto_alloc(ctx, nt * sizeof(int32_t));
     lv->rd = (uint16_t *)pto_alloc(ctx, nt * sizeof(uint16_t));
     lv->wr = (uint16_t *)pto_alloc(ctx, nt * sizeof(uint16_t));
-    dpt = (int32_t *)pto_alloc(ctx, nt * sizeof(int32_t));
-    if (!lv->pt || !lv->end || !lv->at || !lv->loop || !lv->lo || !lv->hi || !lv->rd || !lv->wr || !dpt) {
-        pto_free(ctx, dpt);
+    w.dpt = (int32_t *)pto_alloc(ctx, nt * sizeof(int32_t));
+    w.dloop = (int32_t *)pto_alloc(ctx, nt * sizeof(int32_t));
+    w.pend = (int32_t *)pto_alloc(ctx, nt * sizeof(int32_t));
+    if (lv->at && lv->lo && lv->hi && lv->rd && lv->wr && w.dpt && w.dloop && w.pend) {
+        for (t = 0; t < m->n_tiles; t++) {
+            lv->lo[t] = INT32_MAX;
+            lv->hi[t] = -1;
+            lv->rd[t] = lv->wr[t] = 0;
+            w.dpt[t] = w.dloop[t] = w.pend[t] = -1;
+        }
+        for (k = 0; k < m->n_kernels && !w.oom; k++) n = pto__live_kernel(ctx, m, lv, &w, k, n, m->n_stmts - n);
+    } else {
+        w.oom = 1;
+    }
+    lv->npts = n;
+    if (!w.oom) {
+        for (t = 0; t < m->n_tiles; t++) {
+            int32_t l = w.dloop[t];
+            if (w.pend[t] >= 0 && w.lend[w.pend[t]] > lv->hi[t]) lv->hi[t] = w.lend[w.pend[t]];
+            if (lv->hi[t] < 0) lv->lo[t] = lv->hi[t] = w.dpt[t];  /* never used: live at its declaration */
+            if (m->tiles[t].nbuf > 1 && l >= 0) {
+                if (w.lpt[l] < lv->lo[t] || lv->lo[t] < 0) lv->lo[t] = w.lpt[l];
+                if (w.lend[l] > lv->hi[t]) lv->hi[t] = w.lend[l];
+            }
+        }
+    }
+    pto_free(ctx, w.lpt);
+    pto_free(ctx, w.lend);
+    pto_free(ctx, w.fors);
+    pto_free(ctx, w.frames);
+    pto_free(ctx, w.dpt);
+    pto_free(ctx, w.dloop);
+    pto_free(ctx, w.pend);
+    if (w.oom) {
         pto__live_free(ctx, lv);
         pto__oom(ctx);
         return PTO_ERR_INTERNAL;
-    }
-    pto__live_number(m, lv);
-    for (t = 0; t < m->n_tiles; t++) {
-        lv->lo[t] = INT32_MAX;
-        lv->hi[t] = -1;
-        lv->rd[t] = lv->wr[t] = 0;
-    }
-    for (t = 0; t < m->n_tiles; t++) {   /* declaration points, read at every use */
-        int32_t d = m->tiles[t].decl;
-        dpt[t] = d >= 0 && d < m->n_stmts ? lv->pt[d] : -1;
-    }
-    for (p = 0; p < lv->npts; p++)
-        if (m->stmts[lv->at[p]].kind == PTO_ST_OP) pto__live_op(m, lv, lv->at[p], p, dpt);
-    pto_free(ctx, dpt);
-    for (t = 0; t < m->n_tiles; t++) {
-        int32_t d = m->tiles[t].decl, l;
-        int32_t dp = d >= 0 && d < m->n_stmts ? lv->pt[d] : -1;
-        if (lv->hi[t] < 0) lv->lo[t] = lv->hi[t] = dp;  /* never used: live at its declaration */
-        l = dp >= 0 ? pto__loop_of(m, lv, d) : -1;
-        if (m->tiles[t].nbuf > 1 && l >= 0) {
-            if (lv->pt[l] < lv->lo[t] || lv->lo[t] < 0) lv->lo[t] = lv->pt[l];
-            if (lv->end[l] > lv->hi[t]) lv->hi[t] = lv->end[l];
-        }
     }
     return PTO_OK;
 }
@@ -10861,6 +10990,15 @@ static void pto__lines(const pto_module *m, const pto__live *lv, int32_t lo, int
     }
 }
 
+/* Whether statement s has a point (the report's statements only: a scan). */
+static int pto__numbered(const pto__live *lv, int32_t s)
+{
+    int32_t p;
+    for (p = 0; p < lv->npts; p++)
+        if (lv->at[p] == s) return 1;
+    return 0;
+}
+
 static const pto_plan_stat *pto__find_stat(const pto_plan_result *r, int32_t k, int core, int space)
 {
     int32_t i;
@@ -10908,7 +11046,7 @@ static void pto__report_summary(const pto_module *m, const pto__live *lv, const 
     pto_buf_printf(b, "  %s: peak %lld of %lld bytes (%.1f%%), lower bound %lld", pto_space_name(sp),
                    (long long)s->peak, (long long)cap, cap ? 100.0 * (double)s->peak / (double)cap : 0.0,
                    (long long)s->live_max);
-    if (s->live_stmt >= 0 && lv->pt[s->live_stmt] >= 0)
+    if (s->live_stmt >= 0 && pto__numbered(lv, s->live_stmt))
         pto_buf_printf(b, " (live at line %d)", (int)m->stmts[s->live_stmt].loc.line);
     if (s->reserved) pto_buf_printf(b, ", %lld reserved for pipe buffers", (long long)s->reserved);
     pto_buf_printf(b, "\n    level %s, order %s, %s\n", level_names[s->level ? 1 : 0],
