@@ -47,7 +47,9 @@
    statements sit wherever the passes added them, so the few walks in
    block order are the emission itself and the tdecl search, done as the
    TILE statement is emitted; a one-kernel module's uses (which names get
-   a (void)) are gathered in pto__emit_check's pass in index order.
+   a (void)) are gathered in pto__emit_check's pass in index order, and so
+   is each statement's successor in block order, along which a prefetch
+   cursor runs ahead of the emission on large modules (pto__emit_ahead).
 
    Names: a .pto name is used as is in C unless it could clash with C, C++,
    the headers or the emitter's own names (a keyword, a header's macro,
@@ -301,6 +303,18 @@ typedef struct pto__emit_plan {
     int32_t off[PTO__EMIT_PK + 1], len[PTO__EMIT_PK + 1];   /* literal before key i; [nk]: after the last */
 } pto__emit_plan;
 
+/* How many statements ahead of the walk the prefetch cursor runs
+   (pto__emit_ahead); a power of two. */
+#define PTO__EMIT_AHEAD 16
+/* The cursor runs when the statements alone outgrow this (smaller modules
+   stay in cache and it only costs instructions). */
+#define PTO__EMIT_AHEAD_MIN ((size_t)4 << 20)
+#if defined(__GNUC__) || defined(__clang__)
+#define PTO__EMIT_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PTO__EMIT_PREFETCH(p) ((void)(p))
+#endif
+
 /* Depths whose indent is bound into the hot lines (deeper ones copy it). */
 #define PTO__EMIT_ND 8
 /* Bytes readable past the end of the texts the emitter owns (pto__emit_pcp);
@@ -333,6 +347,13 @@ typedef struct pto__emitter {
        param_used were filled by pto__emit_check's pass in index order */
     uint8_t *reach;
     int uses_known;
+    /* the prefetch cursor (pto__emit_ahead): per statement its successor in
+       the walk's order (a block's end: -2 - block, resolved by
+       pto__emit_after), per block the statement after it (-2: not known
+       yet, -3: being worked out), the cursor and the statements it passed
+       (by step, modulo PTO__EMIT_AHEAD) */
+    int32_t *succ, *after;
+    int32_t pf, pfstep, pfring[PTO__EMIT_AHEAD];
     uint32_t rlen[256];   /* by PTO__EMIT_RKEY, a bit per length of the reserved names (pto__emit_cname) */
     /* pto_k_tdecl placement (pto__emit_tdecls): per statement a list of
        nodes, each naming a tile whose tdecl goes right before it */
@@ -1274,6 +1295,131 @@ static pto_status pto__emit_reach(pto__emitter *E)
         }
     }
     return PTO_OK;
+}
+
+/* ---- the prefetch cursor ---------------------------------------------------
+   The walk follows `next` from statement to statement, and the statements
+   sit wherever the passes added them (sync appends its flags at the end of
+   the array): at 100k instructions each step was a cache miss, a third of
+   emit's time. pto__emit_check's pass (in index order) files each
+   statement's successor in the walk's order (succ), a cursor runs
+   PTO__EMIT_AHEAD statements ahead of the walk along it and asks for the
+   memory of the statement it reaches; half way, the statement's operands
+   and note; a quarter of the way, its expressions and the note's text.
+   Only a hint: the output never depends on it. Measured at 100k
+   instructions (450k statements): emit 42.0 -> 37.8 ms with warm output
+   buffers; off below PTO__EMIT_AHEAD_MIN. */
+
+/* The successor of statement st in the walk: the head of its body (or of
+   its else when it has no body), else its next; -2 - block for the end
+   of a block (resolved when the cursor gets there, pto__emit_after). */
+static int32_t pto__emit_succ(const pto_module *m, const pto_stmt *st)
+{
+    int32_t b = -1;
+    if (st->kind == PTO_ST_FOR || st->kind == PTO_ST_IF || st->kind == PTO_ST_SECTION)
+        b = st->body >= 0 ? st->body : st->kind == PTO_ST_IF ? st->orelse : -1;
+    if (b >= 0 && b < m->n_blocks) return m->blocks[b].head >= 0 ? m->blocks[b].head : -2 - b;
+    if (st->next >= 0) return st->next;
+    return st->block >= 0 && st->block < m->n_blocks ? -2 - st->block : -1;
+}
+
+/* The statement the walk reaches after block b ends (-1: none). */
+static int32_t pto__emit_after(pto__emitter *E, int32_t b)
+{
+    const pto_module *m = E->m;
+    const pto_stmt *os;
+    int32_t o, r = -1;
+    if (b < 0 || b >= m->n_blocks) return -1;
+    if (E->after[b] != -2) return E->after[b] == -3 ? -1 : E->after[b];
+    E->after[b] = -3;   /* (a malformed module's cycle ends here) */
+    o = m->blocks[b].owner;
+    if (o >= 0 && o < m->n_stmts) {
+        os = &m->stmts[o];
+        if (os->kind == PTO_ST_IF && os->body == b && os->orelse >= 0 && os->orelse < m->n_blocks)
+            r = m->blocks[os->orelse].head >= 0 ? m->blocks[os->orelse].head : pto__emit_after(E, os->orelse);
+        else if (os->body == b || os->orelse == b)
+            r = os->next >= 0 ? os->next : pto__emit_after(E, os->block);
+    }
+    E->after[b] = r >= 0 && r < m->n_stmts ? r : -1;
+    return E->after[b];
+}
+
+/* The expressions statement st reads, asked for (their root nodes; a
+   node's operands were made just before it, so they are mostly near). */
+static void pto__emit_ahead_exprs(const pto_module *m, const pto_stmt *st)
+{
+    int32_t i, e;
+    if (st->kind == PTO_ST_OP) {
+        const pto_operand *o;
+        if (st->arg0 < 0 || st->nargs <= 0 || st->arg0 > m->n_operands - st->nargs) return;
+        for (o = &m->operands[st->arg0], i = 0; i < st->nargs && i < 8; i++, o++) {
+            if (o->kind != PTO_O_INT && o->kind != PTO_O_GM) continue;
+            e = o->e[0];
+            if (e >= 0 && e < m->n_exprs) PTO__EMIT_PREFETCH(&m->exprs[e]);
+            e = o->e[1];
+            if (e >= 0 && e < m->n_exprs) PTO__EMIT_PREFETCH(&m->exprs[e]);
+        }
+        return;
+    }
+    for (i = 0; i < 3; i++) {
+        e = st->e[i];
+        if (e >= 0 && e < m->n_exprs) PTO__EMIT_PREFETCH(&m->exprs[e]);
+    }
+}
+
+/* One step of the cursor: the statement it reaches (and the successor
+   entry it reads next) is asked for; the one it reached half the distance
+   ago (in cache by now) has its operands and note's offset asked for, and
+   the one of three quarters ago its expressions and note's text. */
+static void pto__emit_ahead(pto__emitter *E)
+{
+    const pto_module *m = E->m;
+    int32_t c = E->pf, h, n;
+    h = E->pfring[(E->pfstep - PTO__EMIT_AHEAD / 2) & (PTO__EMIT_AHEAD - 1)];
+    if (h >= 0) {
+        const pto_stmt *st = &m->stmts[h];
+        if (st->nargs > 0 && st->arg0 >= 0 && st->arg0 < m->n_operands) {
+            PTO__EMIT_PREFETCH(&m->operands[st->arg0]);
+            PTO__EMIT_PREFETCH((const char *)&m->operands[st->arg0] + 64);
+            PTO__EMIT_PREFETCH((const char *)&m->operands[st->arg0] + 128);
+        }
+        if (st->note > 0 && st->note < E->nnotes) {
+            PTO__EMIT_PREFETCH(&E->note_first[st->note]);
+            PTO__EMIT_PREFETCH(&E->ctx->str_off[st->note]);
+        }
+    }
+    h = E->pfring[(E->pfstep - PTO__EMIT_AHEAD * 3 / 4) & (PTO__EMIT_AHEAD - 1)];
+    if (h >= 0) {
+        const pto_stmt *st = &m->stmts[h];
+        pto__emit_ahead_exprs(m, st);
+        if (st->note > 0 && st->note < E->nnotes) {
+            const char *t = E->ctx->pool + E->ctx->str_off[st->note];
+            PTO__EMIT_PREFETCH(t);
+            PTO__EMIT_PREFETCH(t + 64);
+        }
+    }
+    E->pfring[E->pfstep++ & (PTO__EMIT_AHEAD - 1)] = c;
+    if (c < 0) return;
+    PTO__EMIT_PREFETCH(&m->stmts[c]);
+    PTO__EMIT_PREFETCH((const char *)&m->stmts[c] + sizeof(pto_stmt) - 1);
+    PTO__EMIT_PREFETCH(&E->tdecl_head[c]);
+    n = E->succ[c];
+    if (n < -1) n = pto__emit_after(E, -2 - n);
+    E->pf = n >= 0 && n < E->m->n_stmts ? n : -1;
+    if (E->pf >= 0) PTO__EMIT_PREFETCH(&E->succ[E->pf]);
+}
+
+/* Puts the cursor on the first statement of block b, PTO__EMIT_AHEAD
+   steps ahead of the walk that starts there. */
+static void pto__emit_ahead_start(pto__emitter *E, int32_t b)
+{
+    int i;
+    E->pf = -1;
+    for (i = 0; i < PTO__EMIT_AHEAD; i++) E->pfring[i] = -1;
+    if (!E->succ || b < 0 || b >= E->m->n_blocks) return;
+    E->pf = E->m->blocks[b].head;
+    if (E->pf < 0 || E->pf >= E->m->n_stmts) E->pf = -1;
+    for (i = 0; i < PTO__EMIT_AHEAD; i++) pto__emit_ahead(E);
 }
 
 /* ---- kernel statements ---------------------------------------------------- */
@@ -2250,6 +2396,7 @@ static void pto__emit_block(pto__emitter *E, int32_t block)
     if (block < 0) return;
     E->depth++;
     for (s = E->m->blocks[block].head; s >= 0 && E->st == PTO_OK; s = E->m->stmts[s].next) {
+        if (E->succ) pto__emit_ahead(E);
         for (t = E->tdecl_head[s]; t >= 0; t = E->tdecl_next[t]) {
             pto__emit_indent(E);
             pto__emit_tdecl(E, E->tdecl_tile[t]);
@@ -2399,6 +2546,7 @@ static void pto__emit_kernel(pto__emitter *E, int32_t k)
     E->depth = 0;
     E->kernel = k;
     E->last_note = 0;
+    pto__emit_ahead_start(E, kn->body);
     pto__emit_block(E, kn->body);
     pto__emit_x(E, PTO__T_K_FN_END);
 }
@@ -2856,6 +3004,7 @@ static pto_status pto__emit_check(pto__emitter *E)
     for (s = 0; s < m->n_stmts; s++) {
         const pto_stmt *st = &m->stmts[s];
         int i, cls, reached;
+        if (E->succ) E->succ[s] = st->block < 0 ? -1 : pto__emit_succ(m, st);
         if (st->block < 0) continue;
         reached = E->reach && st->block < m->n_blocks && E->reach[st->block] == 1;
         if (st->kind != PTO_ST_OP) {
@@ -2939,6 +3088,8 @@ static void pto__emit_free(pto__emitter *E, uint8_t *vo, uint8_t *to, uint8_t *p
     pto_free(E->ctx, E->var_used);
     pto_free(E->ctx, E->param_used);
     pto_free(E->ctx, E->reach);
+    pto_free(E->ctx, E->succ);
+    pto_free(E->ctx, E->after);
     pto_free(E->ctx, E->tdecl_head);
     pto_free(E->ctx, E->tdecl_tile);
     pto_free(E->ctx, E->tile_unused);
@@ -3031,6 +3182,19 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
         memset(E->var_used, 0, (size_t)(m->n_vars ? m->n_vars : 1));
         memset(E->param_used, 0, (size_t)(m->n_params ? m->n_params : 1));
         if (m->n_kernels == 1) st = pto__emit_reach(E);
+    }
+    if (st == PTO_OK && (size_t)m->n_stmts * sizeof(pto_stmt) > PTO__EMIT_AHEAD_MIN) {
+        /* (without them there is no prefetching: the same output) */
+        E->succ = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * (size_t)(m->n_stmts ? m->n_stmts : 1));
+        E->after = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * (size_t)(m->n_blocks ? m->n_blocks : 1));
+        if (E->succ && E->after) {
+            int32_t b;
+            for (b = 0; b < m->n_blocks; b++) E->after[b] = -2;
+        } else {
+            pto_free(ctx, E->succ);
+            pto_free(ctx, E->after);
+            E->succ = E->after = NULL;
+        }
     }
     if (st == PTO_OK) st = pto__emit_check(E);
     E->uses_known = E->reach != NULL;
