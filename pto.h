@@ -14335,8 +14335,8 @@ typedef struct pto__emitter {
     /* dependency notes (pto__emit_note): per interned note, the statement
        whose comment printed it in full (-1 = none yet); the note of the
        comment right above the current line (0 = none) */
-    int32_t *note_first;
-    int32_t *note_kernel;   /* the kernel of note_first's block (kept: the statement is far by then) */
+    int32_t (*note_first)[2];   /* [0]: the statement; [1]: the kernel of its block (kept: the statement is
+                                   far by then); one pair, one cache line per note */
     int32_t nnotes, last_note, kernel;
     uint8_t *cstate;      /* pto__emit_const's answers, per expression (NULL: not kept) */
     int64_t *cval;
@@ -14934,6 +14934,19 @@ static int pto__emit_const(pto__emitter *E, int32_t ex, int64_t *v)
     return r;
 }
 
+/* pto__emit_const with the answers it kept (and literals) read in place:
+   the printer asks for them at every node and again at its parent. */
+static inline int pto__emit_cq(pto__emitter *E, int32_t ex, int64_t *v)
+{
+    const pto_module *m = E->m;
+    if (ex >= 0 && ex < m->n_exprs) {
+        if (m->exprs[ex].kind == PTO_E_INT) { *v = m->exprs[ex].value; return 1; }
+        if (E->cstate && E->cstate[ex] == 2) return 0;
+        if (E->cstate && E->cstate[ex] == 1) { *v = E->cval[ex]; return 1; }
+    }
+    return pto__emit_const(E, ex, v);
+}
+
 /* The operand that an identity (x + 0, 0 + x, x - 0, x * 1, 1 * x, x / 1)
    reduces ex to, repeatedly; ex itself when it is none. */
 static int32_t pto__emit_ident(pto__emitter *E, int32_t ex)
@@ -14946,8 +14959,8 @@ static int32_t pto__emit_ident(pto__emitter *E, int32_t ex)
         if (ex < 0 || ex >= m->n_exprs) return ex;
         e = &m->exprs[ex];
         if (e->kind != PTO_E_ADD && e->kind != PTO_E_SUB && e->kind != PTO_E_MUL && e->kind != PTO_E_DIV) return ex;
-        ka = pto__emit_const(E, e->a, &a);
-        kb = pto__emit_const(E, e->b, &b);
+        ka = pto__emit_cq(E, e->a, &a);
+        kb = pto__emit_cq(E, e->b, &b);
         if (kb && b == (e->kind == PTO_E_ADD || e->kind == PTO_E_SUB ? 0 : 1)) ex = e->a;
         else if (ka && a == (e->kind == PTO_E_ADD ? 0 : 1) && (e->kind == PTO_E_ADD || e->kind == PTO_E_MUL)) ex = e->b;
         else return ex;
@@ -15028,7 +15041,7 @@ static int pto__emit_safediv(pto__emitter *E, const pto_expr *e, int mode)
 {
     int64_t d;
     if (mode == PTO__EX_PTO || E->isa || (e->kind != PTO_E_DIV && e->kind != PTO_E_MOD)) return 0;
-    return !pto__emit_const(E, e->b, &d) || d == 0 || d == -1;
+    return !pto__emit_cq(E, e->b, &d) || d == 0 || d == -1;
 }
 
 static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, int ctxprec)
@@ -15072,7 +15085,7 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
         }
     }
     if (mode != PTO__EX_PTO) {
-        if (pto__emit_const(E, ex, &cv)) {
+        if (pto__emit_cq(E, ex, &cv)) {
             paren = cv < 0 && ctxprec > 3;
             if (paren) pto__emit_put(b, "(", 1);
             pto__emit_int(b, cv, mode);
@@ -15355,7 +15368,7 @@ static void pto__emit_ahead(pto__emitter *E)
             PTO__EMIT_PREFETCH((const char *)&m->operands[st->arg0] + 128);
         }
         if (st->note > 0 && st->note < E->nnotes) {
-            PTO__EMIT_PREFETCH(&E->note_first[st->note]);
+            PTO__EMIT_PREFETCH(E->note_first[st->note]);
             PTO__EMIT_PREFETCH(&E->ctx->str_off[st->note]);
         }
     }
@@ -15886,14 +15899,14 @@ static int32_t pto__emit_note(pto__emitter *E, int32_t s)
     int pass, dep;
     if (!st->note && pto_opinfo_get((pto_op)st->op)->cls != PTO_OC_SYNC) { E->last_note = 0; return -1; }
     if (st->note > 0 && st->note < E->nnotes) {
-        int32_t first = E->note_first[st->note];
+        int32_t first = E->note_first[st->note][0];
         if (st->note == E->last_note) return -1;
-        if (first >= 0 && E->note_kernel[st->note] == E->kernel) {
+        if (first >= 0 && E->note_first[st->note][1] == E->kernel) {
             E->last_note = 0;
             return first;
         }
-        E->note_first[st->note] = s;
-        E->note_kernel[st->note] = st->block >= 0 && st->block < m->n_blocks ? m->blocks[st->block].kernel : -1;
+        E->note_first[st->note][0] = s;
+        E->note_first[st->note][1] = st->block >= 0 && st->block < m->n_blocks ? m->blocks[st->block].kernel : -1;
     }
     note = st->note ? pto_str(E->ctx, st->note) : NULL;
     E->last_note = st->note;
@@ -16309,7 +16322,7 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
         if (E->hook_tile) E->hook_tile(E, s); else pto__emit_tile(E, s);
         break;
     case PTO_ST_LET:
-        pto__emit_v(E, PTO__K_NAME, E->var_name[st->ref]);
+        pto__emit_vn(E, PTO__K_NAME, E->var_name[st->ref], E->var_len[st->ref]);
         pto__emit_exprval(E, PTO__K_EXPR, st->e[0], 0);
         pto__emit_x(E, PTO__T_K_LET);
         if (!E->var_used[st->ref]) pto__emit_x(E, PTO__T_K_VOID);
@@ -16320,7 +16333,7 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
            known only for constants; a dim or an i32 scalar is far from it */
         int wrap = pto__emit_const(E, st->e[1], &end) && (st->e[2] < 0 || pto__emit_const(E, st->e[2], &step)) &&
                    step > 0 && end > INT64_MIN && end - 1 > INT64_MAX - step;
-        pto__emit_v(E, PTO__K_NAME, E->var_name[st->ref]);
+        pto__emit_vn(E, PTO__K_NAME, E->var_name[st->ref], E->var_len[st->ref]);
         pto__emit_exprval(E, PTO__K_START, st->e[0], 0);
         pto__emit_exprval(E, PTO__K_END, st->e[1], 0);
         pto__emit_exprval(E, PTO__K_STEP, st->e[2], 1);
@@ -17067,7 +17080,6 @@ static void pto__emit_free(pto__emitter *E, uint8_t *vo, uint8_t *to, uint8_t *p
     pto_free(E->ctx, E->tile_popped);
     pto_free(E->ctx, E->tdecl_next);
     pto_free(E->ctx, E->note_first);
-    pto_free(E->ctx, E->note_kernel);
     pto_free(E->ctx, E->cstate);
     pto_free(E->ctx, E->cval);
     pto_free(E->ctx, E->segs);
@@ -17184,10 +17196,9 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
     if (st == PTO_OK) {
         int32_t i;
         E->nnotes = ctx->n_strs;
-        E->note_first = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * (size_t)(E->nnotes ? E->nnotes : 1));
-        E->note_kernel = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * (size_t)(E->nnotes ? E->nnotes : 1));
-        if (!E->note_first || !E->note_kernel) st = PTO_ERR_INTERNAL;
-        for (i = 0; st == PTO_OK && i < E->nnotes; i++) E->note_first[i] = -1;
+        E->note_first = (int32_t(*)[2])pto_alloc(ctx, sizeof(int32_t[2]) * (size_t)(E->nnotes ? E->nnotes : 1));
+        if (!E->note_first) st = PTO_ERR_INTERNAL;
+        for (i = 0; st == PTO_OK && i < E->nnotes; i++) E->note_first[i][0] = -1;
     }
     if (st == PTO_OK) {
         pto__emit_all(E, desc, kernel_src, host_src);
