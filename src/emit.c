@@ -1000,7 +1000,7 @@ static int32_t pto__emit_ident(pto__emitter *E, int32_t ex)
    x * 1, 1 * x, x / 1 with the 0 or 1 an INT node): no constant folding of
    whole subtrees, so it is cheap enough to try first. Removing such an
    identity keeps the value, the folding and the printed text the same. */
-static int32_t pto__emit_peel_loop(const pto_module *m, int32_t ex)
+static inline int32_t pto__emit_peel_loop(const pto_module *m, int32_t ex)
 {
     while (ex >= 0 && ex < m->n_exprs) {
         const pto_expr *e = &m->exprs[ex];
@@ -1052,7 +1052,7 @@ static inline int pto__emit_varop(pto__emitter *E, int32_t ex, int32_t *v, int32
     return 1;
 }
 
-static void pto__emit_int(pto_buf *b, int64_t v, int mode)
+static inline void pto__emit_int(pto_buf *b, int64_t v, int mode)
 {
     if (v >= 0 && v < 10) {   /* most of them: an event id, a zero offset */
         char c = (char)('0' + v);
@@ -1066,7 +1066,7 @@ static void pto__emit_int(pto_buf *b, int64_t v, int mode)
    not a constant other than 0 and -1. A divisor from a launch value (-D S=0)
    would otherwise trap the whole run (SIGFPE) before the interpreter could
    name the .pto line at fault. */
-static int pto__emit_safediv(pto__emitter *E, const pto_expr *e, int mode)
+static inline int pto__emit_safediv(pto__emitter *E, const pto_expr *e, int mode)
 {
     int64_t d;
     if (mode == PTO__EX_PTO || E->isa || (e->kind != PTO_E_DIV && e->kind != PTO_E_MOD)) return 0;
