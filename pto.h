@@ -14338,7 +14338,8 @@ typedef struct pto__emitter {
     int32_t (*note_first)[2];   /* [0]: the statement; [1]: the kernel of its block (kept: the statement is
                                    far by then); one pair, one cache line per note */
     int32_t nnotes, last_note, kernel;
-    uint8_t *cstate;      /* pto__emit_const's answers, per expression (NULL: not kept) */
+    uint8_t *cstate;      /* per expression: pto__emit_const's answer (bits 0-1, NULL: not kept);
+                             bit 2: its names were marked used (pto__emit_use_once) */
     int64_t *cval;
     double fval[16];      /* float literals printed (fnum), by a hash of their bits */
     char fnum[16][48];
@@ -14883,8 +14884,9 @@ static int pto__emit_expr_prec(const pto_expr *e)
    integer literals combined by + - * and negation (never / or %, which can
    fail at run time). The printer asks this of every node and again of its
    operands (pto__emit_ident), which made a let's expression quadratic in
-   its depth: each node's answer is kept (cstate: 0 = not asked yet, 1 =
-   constant cval[ex], 2 = not constant), so every node is evaluated once. */
+   its depth: each node's answer is kept (cstate bits 0-1: 0 = not asked
+   yet, 1 = constant cval[ex], 2 = not constant), so every node is
+   evaluated once. */
 static int pto__emit_const(pto__emitter *E, int32_t ex, int64_t *v);
 
 static int pto__emit_const_eval(pto__emitter *E, const pto_expr *e, int64_t *v)
@@ -14921,14 +14923,14 @@ static int pto__emit_const(pto__emitter *E, int32_t ex, int64_t *v)
     int r;
     if (ex < 0 || ex >= m->n_exprs) return 0;
     if (m->exprs[ex].kind == PTO_E_INT) { *v = m->exprs[ex].value; return 1; }
-    if (E->cstate && E->cstate[ex]) {
-        if (E->cstate[ex] == 2) return 0;
+    if (E->cstate && (E->cstate[ex] & 3)) {
+        if ((E->cstate[ex] & 3) == 2) return 0;
         *v = E->cval[ex];
         return 1;
     }
     r = pto__emit_const_eval(E, &m->exprs[ex], v);
     if (E->cstate) {
-        E->cstate[ex] = (uint8_t)(r ? 1 : 2);
+        E->cstate[ex] |= (uint8_t)(r ? 1 : 2);
         if (r) E->cval[ex] = *v;
     }
     return r;
@@ -14941,8 +14943,8 @@ static inline int pto__emit_cq(pto__emitter *E, int32_t ex, int64_t *v)
     const pto_module *m = E->m;
     if (ex >= 0 && ex < m->n_exprs) {
         if (m->exprs[ex].kind == PTO_E_INT) { *v = m->exprs[ex].value; return 1; }
-        if (E->cstate && E->cstate[ex] == 2) return 0;
-        if (E->cstate && E->cstate[ex] == 1) { *v = E->cval[ex]; return 1; }
+        if (E->cstate && (E->cstate[ex] & 3) == 2) return 0;
+        if (E->cstate && (E->cstate[ex] & 3) == 1) { *v = E->cval[ex]; return 1; }
     }
     return pto__emit_const(E, ex, v);
 }
@@ -15199,6 +15201,19 @@ static void pto__emit_use_expr(pto__emitter *E, int32_t ex)
 static inline void pto__emit_use(pto__emitter *E, int32_t ex)
 {
     if (ex >= 0 && ex < E->m->n_exprs && E->m->exprs[ex].kind != PTO_E_INT) pto__emit_use_expr(E, ex);
+}
+
+/* pto__emit_use for pto__emit_check's pass (one kernel, the uses kept
+   for the whole module): an expression is walked once, however many
+   statements name it (a set_flag and its wait_flag share their event id). */
+static inline void pto__emit_use_once(pto__emitter *E, int32_t ex)
+{
+    if (ex < 0 || ex >= E->m->n_exprs || E->m->exprs[ex].kind == PTO_E_INT) return;
+    if (E->cstate) {
+        if (E->cstate[ex] & 4) return;
+        E->cstate[ex] |= 4;
+    }
+    pto__emit_use_expr(E, ex);
 }
 
 /* The names statement s reads (not those of its nested blocks). */
@@ -17013,9 +17028,9 @@ static pto_status pto__emit_check(pto__emitter *E)
                 bad = o->ref < 0 || o->ref >= m->n_params;
                 if (bad || !reached) break;
                 E->param_used[o->ref] = 1;
-                pto__emit_use(E, o->e[0]);
-                pto__emit_use(E, o->e[1]);
-                pto__emit_use(E, o->e[2]);
+                pto__emit_use_once(E, o->e[0]);
+                pto__emit_use_once(E, o->e[1]);
+                pto__emit_use_once(E, o->e[2]);
                 break;
             case PTO_O_SCALAR:
                 bad = o->ref < 0 || o->ref >= m->n_vars;
@@ -17026,8 +17041,8 @@ static pto_status pto__emit_check(pto__emitter *E)
             case PTO_O_FLOAT: break;
             case PTO_O_INT:
                 if (!reached) break;
-                pto__emit_use(E, o->e[0]);
-                pto__emit_use(E, o->e[1]);
+                pto__emit_use_once(E, o->e[0]);
+                pto__emit_use_once(E, o->e[1]);
                 break;
             case PTO_O_CMP: bad = o->ref < 0 || o->ref > PTO_GE; break;
             case PTO_O_NMODE: bad = o->ref != PTO_NOTIFY_SET && o->ref != PTO_NOTIFY_ADD; break;
@@ -17179,6 +17194,12 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
             E->succ = E->after = NULL;
         }
     }
+    if (st == PTO_OK && m->n_exprs > 0) {   /* (without them the printer still works, only slower) */
+        E->cstate = (uint8_t *)pto_alloc(ctx, (size_t)m->n_exprs);
+        E->cval = (int64_t *)pto_alloc(ctx, sizeof(int64_t) * (size_t)m->n_exprs);
+        if (E->cstate && E->cval) memset(E->cstate, 0, (size_t)m->n_exprs);
+        else { pto_free(ctx, E->cstate); pto_free(ctx, E->cval); E->cstate = NULL; E->cval = NULL; }
+    }
     if (st == PTO_OK) st = pto__emit_check(E);
     E->uses_known = E->reach != NULL;
     if (st == PTO_OK) st = pto__emit_compile(E);
@@ -17187,12 +17208,6 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
     if (st == PTO_OK) st = pto__emit_names(E, PTO__NAMES_PARAM, &E->param_name, &po);
     if (st == PTO_OK) st = pto__emit_lens(E);
     if (st == PTO_OK) st = pto__emit_tdecls(E);
-    if (st == PTO_OK && m->n_exprs > 0) {   /* (without them the printer still works, only slower) */
-        E->cstate = (uint8_t *)pto_alloc(ctx, (size_t)m->n_exprs);
-        E->cval = (int64_t *)pto_alloc(ctx, sizeof(int64_t) * (size_t)m->n_exprs);
-        if (E->cstate && E->cval) memset(E->cstate, 0, (size_t)m->n_exprs);
-        else { pto_free(ctx, E->cstate); pto_free(ctx, E->cval); E->cstate = NULL; E->cval = NULL; }
-    }
     if (st == PTO_OK) {
         int32_t i;
         E->nnotes = ctx->n_strs;
