@@ -14325,6 +14325,10 @@ typedef struct pto__emitter {
        (by step, modulo PTO__EMIT_AHEAD) */
     int32_t *succ, *after;
     int32_t pf, pfstep, pfring[PTO__EMIT_AHEAD];
+    /* pto__emit_varop's last answers for event ids, by expression (+ 1; 0:
+       empty): a set_flag and its wait_flag name the same one */
+    int32_t vo_ex[8], vo_v[8], vo_kind[8];
+    int64_t vo_val[8];
     uint32_t rlen[256];   /* by PTO__EMIT_RKEY, a bit per length of the reserved names (pto__emit_cname) */
     /* pto_k_tdecl placement (pto__emit_tdecls): per statement a list of
        nodes, each naming a tile whose tdecl goes right before it */
@@ -15023,6 +15027,24 @@ static inline int pto__emit_varop(pto__emitter *E, int32_t ex, int32_t *v, int32
     *kind = x->kind;
     *val = m->exprs[xb].value;
     return 1;
+}
+
+/* pto__emit_varop through the small cache above. */
+static int pto__emit_varop_c(pto__emitter *E, int32_t ex, int32_t *v, int32_t *kind, int64_t *val)
+{
+    int h = ex & 7, r;
+    if (E->vo_ex[h] == ex + 1) {
+        *v = E->vo_v[h];
+        *kind = E->vo_kind[h];
+        *val = E->vo_val[h];
+        return *kind != 0;
+    }
+    r = pto__emit_varop(E, ex, v, kind, val);
+    E->vo_ex[h] = ex + 1;
+    E->vo_v[h] = r ? *v : 0;
+    E->vo_kind[h] = r ? *kind : 0;
+    E->vo_val[h] = r ? *val : 0;
+    return r;
 }
 
 static inline void pto__emit_int(pto_buf *b, int64_t v, int mode)
@@ -15825,7 +15847,7 @@ static void pto__emit_opline(pto__emitter *E, int32_t plan, int32_t s)
             } else {   /* a rotating one, "i % 2" (as pto__emit_expr prints it) */
                 int32_t v, kind;
                 int64_t val;
-                if (!pto__emit_varop(E, o->e[0], &v, &kind, &val)) break;
+                if (!pto__emit_varop_c(E, o->e[0], &v, &kind, &val)) break;
                 d[0] = ',';
                 d[1] = ' ';
                 pto__emit_pcp(d + 2, E->var_arg[v] + 2, (size_t)E->var_len[v]);
