@@ -1664,7 +1664,10 @@ static void pto__emit_note_to(pto__emitter *E, pto__emit_wr *w)
     pto_buf *b;
     if (n >= 8 && n + 8 < (size_t)(w->lim - w->d)) {
         /* '\n' (0x0a) and '*' (0x2a) are the only bytes that OR 0x20 makes
-           0x2a: one zero-byte test per word; the last word overlaps */
+           0x2a: one zero-byte test per word (y - 1 borrows into the high bit
+           of a zero byte; a byte from 0x80 up sets it too and takes the
+           exact path below, as a note with a newline does); the last word
+           overlaps */
         uint64_t x, y, x2, y2, hit = 0;
         for (; i + 16 <= n; i += 16) {   /* (the high bits are kept once, after the loop) */
             memcpy(&x, note + i, 8);
@@ -1673,18 +1676,18 @@ static void pto__emit_note_to(pto__emitter *E, pto__emit_wr *w)
             memcpy(w->d + i + 8, &x2, 8);
             y = (x | ones * 0x20) ^ (ones * 0x2a);
             y2 = (x2 | ones * 0x20) ^ (ones * 0x2a);
-            hit |= ((y - ones) & ~y) | ((y2 - ones) & ~y2);
+            hit |= (y - ones) | (y2 - ones);
         }
         for (; i + 8 <= n; i += 8) {
             memcpy(&x, note + i, 8);
             memcpy(w->d + i, &x, 8);
             y = (x | ones * 0x20) ^ (ones * 0x2a);
-            hit |= (y - ones) & ~y;
+            hit |= y - ones;
         }
         memcpy(&x, note + n - 8, 8);
         memcpy(w->d + n - 8, &x, 8);
         y = (x | ones * 0x20) ^ (ones * 0x2a);
-        hit |= (y - ones) & ~y;
+        hit |= y - ones;
         if (!(hit & high)) {
             w->d += n;
             return;
