@@ -2633,13 +2633,14 @@ static size_t pto__emit_esc(char *d, unsigned char c)
 static inline uint64_t pto__emit_unplain8(uint64_t w)
 {
     const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
-#define PTO__ZB(v) (((v) - ones) & ~(v))
-    /* below 0x20; 0x7f and up (w + 1 carries only out of a byte whose high bit w already has).
+    /* below 0x20 (w - 0x20 borrows); 0x7f and up (w + 1 carries only out of a byte whose high
+       bit w already has); '"', '?', '\\' (the byte xor the character is 0: minus 1 borrows).
        Each test can also flag bytes above one it rightly flags (a borrow or carry), never
-       below: the lowest bit set is the first byte to escape. */
-    uint64_t lo = (w - ones * 0x20) & ~w, hi = (w + ones) | w;
-    return (lo | hi | PTO__ZB(w ^ (ones * 0x22)) | PTO__ZB(w ^ (ones * 0x3f)) | PTO__ZB(w ^ (ones * 0x5c))) & high;
-#undef PTO__ZB
+       below, and bytes from 0x80 up, which are to escape anyway: the lowest bit set is the
+       first byte to escape. */
+    uint64_t lo = w - ones * 0x20, hi = (w + ones) | w;
+    return (lo | hi | ((w ^ (ones * 0x22)) - ones) | ((w ^ (ones * 0x3f)) - ones) | ((w ^ (ones * 0x5c)) - ones)) &
+           high;
 }
 
 /* The index of the first byte pto__emit_unplain8 flags in its (non-zero)
