@@ -2654,10 +2654,11 @@ static inline size_t pto__emit_first_flagged(uint64_t hit)
 /* The .pto text, one string per line (short literals keep C99 compilers'
    4095-character limit; a line longer than 1000 bytes goes on in the next
    string): the H_LINE and H_LINE_END templates (plain text) around each
-   line, straight into the output. One pass over the text, eight bytes at a
-   time while they are all plain and the line has room for them, byte by
-   byte around a newline or a byte to escape; the room for each piece of
-   the text is made once, for its worst case. */
+   line, straight into the output. One pass over the text, sixteen (on a
+   big-endian machine eight) bytes at a time while they are all plain and
+   the line has room for them, byte by byte around a newline or a byte to
+   escape; the room for each piece of the text is made once, for its worst
+   case. */
 #define PTO__EMIT_SRC_PIECE 512
 #define PTO__EMIT_SRC_SPLIT 1000
 
@@ -2688,7 +2689,26 @@ static void pto__emit_source(pto__emitter *E, const char *text, size_t len)
         }
         while (p < stop) {
             unsigned char c;
-            if (stop - p >= 8 && col + 8 <= PTO__EMIT_SRC_SPLIT) {
+            if (little && stop - p >= 16 && col + 16 <= PTO__EMIT_SRC_SPLIT) {   /* two words a step */
+                uint64_t w, w2, hit, hit2;
+                size_t k;
+                memcpy(&w, p, 8);
+                memcpy(&w2, p + 8, 8);
+                hit = pto__emit_unplain8(w);
+                hit2 = pto__emit_unplain8(w2);
+                memcpy(d, &w, 8);
+                memcpy(d + 8, &w2, 8);
+                if (!(hit | hit2)) {
+                    d += 16;
+                    p += 16;
+                    col += 16;
+                    continue;
+                }
+                k = hit ? pto__emit_first_flagged(hit) : 8 + pto__emit_first_flagged(hit2);
+                d += k;
+                p += k;
+                col += k;
+            } else if (stop - p >= 8 && col + 8 <= PTO__EMIT_SRC_SPLIT) {
                 uint64_t w, hit;
                 memcpy(&w, p, 8);
                 hit = pto__emit_unplain8(w);
