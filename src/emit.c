@@ -299,6 +299,7 @@ typedef struct pto__emit_plan {
     int32_t nk;
     int32_t lit;          /* the length of all the literal pieces */
     int simple;           /* every key written from its value (no ARGS, NOTE) */
+    int opline;           /* SRC, ARGS, then keys written from their values: pto__emit_opline's shape */
     uint8_t key[PTO__EMIT_PK], how[PTO__EMIT_PK];
     int32_t off[PTO__EMIT_PK + 1], len[PTO__EMIT_PK + 1];   /* literal before key i; [nk]: after the last */
 } pto__emit_plan;
@@ -650,9 +651,11 @@ static int32_t pto__emit_plan_make(pto__emitter *E, int tpl, uint64_t known, int
     }
     p->nk = nk;
     p->simple = 1;
+    p->opline = nk >= 2 && p->how[0] == PTO__HOW_SRC && p->how[1] == PTO__HOW_ARGS;
     for (nk = 0; nk <= p->nk; nk++) {
         p->lit += p->len[nk];
         if (nk < p->nk && (p->how[nk] == PTO__HOW_ARGS || p->how[nk] == PTO__HOW_NOTE)) p->simple = 0;
+        if (nk >= 2 && nk < p->nk && p->how[nk] != PTO__HOW_VAL) p->opline = 0;
     }
     E->nbsegs = first;   /* the segments were only the way here */
     return E->nplans++;
@@ -1822,18 +1825,11 @@ static void pto__emit_opline(pto__emitter *E, int32_t plan, int32_t s)
     char *d;
     int32_t i;
     w.b = E->out;
-    if (p->nk < 2 || p->how[0] != PTO__HOW_SRC || p->how[1] != PTO__HOW_ARGS || E->val[PTO__K_SRC] != E->srcline ||
-        !w.b->data || w.b->oom) {
+    if (!p->opline || E->val[PTO__K_SRC] != E->srcline || !w.b->data || w.b->oom) {
         pto__emit_line(E, plan, s);
         return;
     }
-    for (i = 2; i < p->nk; i++) {   /* K_OP_SEE: the reference after the call */
-        if (p->how[i] != PTO__HOW_VAL) {
-            pto__emit_line(E, plan, s);
-            return;
-        }
-        vals += E->vlen[p->key[i]];
-    }
+    for (i = 2; i < p->nk; i++) vals += E->vlen[p->key[i]];   /* K_OP_SEE: the reference after the call */
     pto__wr_load(&w);
     if (!pto__wr_room(&w, (size_t)p->lit + nsrc + (size_t)st->nargs * (E->argmax + 32) + vals + PTO__EMIT_BPAD)) {
         pto__emit_line(E, plan, s);
@@ -1885,7 +1881,12 @@ static void pto__emit_opline(pto__emitter *E, int32_t plan, int32_t s)
                 pto__emit_pcp(d + 2, E->var_arg[v] + 2, (size_t)E->var_len[v]);
                 d += 2 + E->var_len[v];
                 memcpy(d, pto__emit_ops[kind - PTO_E_ADD], 3);
-                d += 3 + pto__emit_i64(d + 3, val);
+                if (val < 10) {   /* (val > 1: the rotation's id count, mostly) */
+                    d[3] = (char)('0' + val);
+                    d += 4;
+                } else {
+                    d += 3 + pto__emit_i64(d + 3, val);
+                }
                 continue;
             }
         default: break;
