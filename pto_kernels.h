@@ -646,6 +646,7 @@ typedef struct pto_k__acc {
     int32_t gp;            /* core * 8 + pipe */
     uint32_t clk;          /* stamp on its pipe */
     int atomic;            /* an atomic add (commutes with other atomics) */
+    uint32_t bytes;        /* kept in a granule: the bytes of it the access touched (bit i = byte i) */
 } pto_k__acc;
 
 typedef struct pto_k__read {
@@ -658,6 +659,7 @@ typedef struct pto_k__gran {
     int32_t reads;         /* list in the device's read pool, -1 = none */
     uint32_t init;         /* local spaces: bit i = byte i of the granule holds a written value */
     uint32_t decl;         /* issue number of the latest pto_k_tdecl covering it (0 = none) */
+    const char *dsrc;      /* and its source location (reports name the tile by it) */
 } pto_k__gran;
 
 typedef struct pto_k__shadow {
@@ -1052,6 +1054,7 @@ typedef struct pto_k__conflict {
     pto_k__acc prev;
     int prevkind;          /* what prev did: PTO_K__RD / WR / AT */
     int64_t lo, hi;
+    int apart;             /* in every granule they share, the two touch different bytes */
 } pto_k__conflict;
 
 #define PTO_K__MAXCONF 8
@@ -1065,9 +1068,15 @@ typedef struct pto_k__check {
     int nconf;
 } pto_k__check;
 
-PTO_K_FN void pto_k__note(pto_k__check *k, const pto_k__acc *prev, int prevkind, int64_t lo, int64_t hi)
+PTO_K_FN uint32_t pto_k__byte_mask(int64_t from, int64_t to) /* bits [from, to) of 32 */
 {
-    int i;
+    uint32_t w = to - from >= 32 ? 0xffffffffu : ((1u << (to - from)) - 1u);
+    return w << from;
+}
+
+PTO_K_FN void pto_k__note(pto_k__check *k, const pto_k__acc *prev, int prevkind, int64_t lo, int64_t hi, uint32_t bytes)
+{
+    int i, apart = (prev->bytes & bytes) == 0;
     if (prev->gp == k->cur.gp && prev->clk == k->cur.clk) return; /* the same instruction */
     if (pto_k__ordered(k->c, k->pipe, prev)) return;
     for (i = 0; i < k->nconf; i++) {
@@ -1075,6 +1084,7 @@ PTO_K_FN void pto_k__note(pto_k__check *k, const pto_k__acc *prev, int prevkind,
         if (f->prev.src == prev->src && f->prev.gp == prev->gp && f->prevkind == prevkind) {
             if (lo < f->lo) f->lo = lo;
             if (hi > f->hi) f->hi = hi;
+            f->apart &= apart;
             return;
         }
     }
@@ -1083,6 +1093,7 @@ PTO_K_FN void pto_k__note(pto_k__check *k, const pto_k__acc *prev, int prevkind,
     k->conf[k->nconf].prevkind = prevkind;
     k->conf[k->nconf].lo = lo;
     k->conf[k->nconf].hi = hi;
+    k->conf[k->nconf].apart = apart;
     k->nconf++;
 }
 
@@ -1103,7 +1114,9 @@ PTO_K_FN void pto_k__add_read(pto_k_device *dev, pto_k__gran *g, const pto_k__ac
     int32_t i;
     for (i = g->reads; i >= 0; i = dev->rp[i].next)
         if (dev->rp[i].a.gp == a->gp && dev->rp[i].a.atomic == a->atomic) {
+            uint32_t bytes = dev->rp[i].a.bytes | a->bytes;   /* the bytes both touched */
             dev->rp[i].a = *a; /* a later access of the same pipe supersedes */
+            dev->rp[i].a.bytes = bytes;
             return;
         }
     if (dev->rfree >= 0) {
@@ -1135,12 +1148,13 @@ PTO_K_FN void pto_k__access(pto_k__check *k, pto_k__shadow *sh, int64_t lo, int6
         int64_t a = gi * PTO_K__GRAN > lo ? gi * PTO_K__GRAN : lo;
         int64_t b = (gi + 1) * PTO_K__GRAN < hi ? (gi + 1) * PTO_K__GRAN : hi;
         int32_t i;
-        if (g->w.src) pto_k__note(k, &g->w, PTO_K__WR, a, b);
+        cur.bytes = pto_k__byte_mask(a - gi * PTO_K__GRAN, b - gi * PTO_K__GRAN);
+        if (g->w.src) pto_k__note(k, &g->w, PTO_K__WR, a, b, cur.bytes);
         for (i = g->reads; i >= 0; i = dev->rp[i].next) {
             const pto_k__acc *r = &dev->rp[i].a;
             if (kind == PTO_K__RD && !r->atomic) continue;        /* read after read */
             if (kind == PTO_K__AT && r->atomic) continue;         /* atomics commute */
-            pto_k__note(k, r, r->atomic ? PTO_K__AT : PTO_K__RD, a, b);
+            pto_k__note(k, r, r->atomic ? PTO_K__AT : PTO_K__RD, a, b, cur.bytes);
         }
         if (kind == PTO_K__WR) {
             pto_k__free_reads(dev, g);
@@ -1166,7 +1180,7 @@ PTO_K_FN void pto_k__report_conf(pto_k__check *k, int kind, const char *what)
         pto_k__conflict *f = &k->conf[i];
         pto_k_core *pc = &dev->cores[f->prev.gp / 8];
         int pp = f->prev.gp % 8;
-        char me[64], them[64], hint[256];
+        char me[64], them[64], hint[400];
         if (!pto_k__first_report(dev, k->cur.src, f->prev.src, kind * 4 + f->prevkind)) continue;
         pto_k__core_name(c, me, sizeof me);
         pto_k__core_name(pc, them, sizeof them);
@@ -1179,6 +1193,14 @@ PTO_K_FN void pto_k__report_conf(pto_k__check *k, int kind, const char *what)
             snprintf(hint, sizeof hint, "missing set_flag(%s, %s, id) / wait_flag(%s, %s, id)",
                      pto_k__pipe_name(pp), pto_k__pipe_name(k->pipe), pto_k__pipe_name(pp),
                      pto_k__pipe_name(k->pipe));
+        if (f->apart) {   /* different bytes of one granule: say why that is a race at all */
+            size_t n = strlen(hint);
+            snprintf(hint + n, sizeof hint - n,
+                     " (the two touch different bytes of the same 32-byte block%s: memory moves whole 32-byte "
+                     "blocks, so unordered writers of one block can undo each other%s)",
+                     f->lo / PTO_K__GRAN == (f->hi - 1) / PTO_K__GRAN ? "" : "s",
+                     pc != c ? "; align each core's part of the tensor to 32 bytes, or order them" : "");
+        }
         pto_k__err(dev, PTO_K_E_RACE,
                    "%s: error: race on %s bytes [%lld, %lld): %s (%s, %s) %s them while \"%s\" %s (%s, %s) "
                    "%s them unordered; %s",
@@ -1691,13 +1713,8 @@ PTO_K_FN unsigned char *pto_k__tptr(pto_k_core *c, pto_k_tile t) { return c->mem
 
 typedef struct pto_k__uninit {
     int64_t n, lo, hi;     /* unwritten bytes read, and the span from the first to the last */
+    const char *dsrc;      /* the declaration of the tile that holds the first one, or NULL */
 } pto_k__uninit;
-
-PTO_K_FN uint32_t pto_k__byte_mask(int64_t from, int64_t to) /* bits [from, to) of 32 */
-{
-    uint32_t w = to - from >= 32 ? 0xffffffffu : ((1u << (to - from)) - 1u);
-    return w << from;
-}
 
 /* Bytes [lo, hi) of local space `space`: mark them written, or check that
    they are (accumulating unwritten ones in u). seq: the access's issue number. */
@@ -1718,7 +1735,7 @@ PTO_K_FN void pto_k__init_span(pto_k_core *c, uint32_t seq, int space, int64_t l
         } else if (miss) {
             for (i = 0; i < PTO_K__GRAN; i++)
                 if (miss & (1u << i)) {
-                    if (u->n == 0 || base + i < u->lo) u->lo = base + i;
+                    if (u->n == 0 || base + i < u->lo) { u->lo = base + i; u->dsrc = g->dsrc; }
                     if (u->n == 0 || base + i + 1 > u->hi) u->hi = base + i + 1;
                     u->n++;
                 }
@@ -1735,6 +1752,7 @@ PTO_K_FN void pto_k__init_region(pto_k_core *c, const pto_k__ins *ins, pto_k_til
     int64_t es = pto_k__dsize(t.dtype), i;
     pto_k__uninit u;
     u.n = u.lo = u.hi = 0;
+    u.dsrc = NULL;
     if (nr <= 0 || nc <= 0) return;
     for (i = 0; i < nr; i++) {
         int64_t lo = t.offset + ((r0 + i) * t.cols + c0) * es;
@@ -1743,10 +1761,11 @@ PTO_K_FN void pto_k__init_region(pto_k_core *c, const pto_k__ins *ins, pto_k_til
     if (u.n == 0 || !pto_k__first_report(c->dev, ins->src, role, 1000 + PTO_K_E_UNINIT)) return;
     pto_k__ierr(c, ins, PTO_K_E_UNINIT,
                 "uninitialised read: %s (%s) reads %lld unwritten byte(s) of its %s tile [%d, %d] %s at %s byte "
-                "%lld, in %s bytes [%lld, %lld): nothing wrote them since the launch began or the tile's tdecl "
+                "%lld%s%s%s, in %s bytes [%lld, %lld): nothing wrote them since the launch began or the tile's tdecl "
                 "(the reference interpreter reads zeros there)",
                 ins->name ? ins->name : pto_k__op_name(ins->op), pto_k__pipe_name(ins->pipe), (long long)u.n, role, (int)t.rows,
                 (int)t.cols, pto_k__dtype_name(t.dtype), pto_k__space_name(t.space), (long long)t.offset,
+                u.dsrc ? " (declared at " : "", u.dsrc ? u.dsrc : "", u.dsrc ? ")" : "",
                 pto_k__space_name(t.space), (long long)u.lo, (long long)u.hi);
 }
 
@@ -2127,28 +2146,37 @@ PTO_K_FN void pto_k__x_matmul(pto_k_core *c, const pto_k__ins *ins)
         !pto_k__tile_ok(c, ins, a, PTO_K__M(PTO_K_LEFT), "left") || !pto_k__tile_ok(c, ins, b, PTO_K__M(PTO_K_RIGHT), "right") ||
         !pto_k__same_shape(c, ins, a, d.rows, a.cols, "left") || !pto_k__same_shape(c, ins, b, a.cols, d.cols, "right"))
         return;
-    M = d.rows, N = d.cols, K = a.cols;
+    /* pto-isa's TMATMUL: m, k, n are a's valid rows and cols and b's valid
+       cols; the rest of d keeps its bytes (and their written state) */
+    M = a.valid_r < d.rows ? a.valid_r : d.rows;
+    K = a.valid_c < b.rows ? a.valid_c : b.rows;
+    N = b.valid_c < d.cols ? b.valid_c : d.cols;
+    if (M < 0) M = 0;
+    if (K < 0) K = 0;
+    if (N < 0) N = 0;
     pto_k__begin(&k, c, ins, PTO_K_PIPE_M);
     pto_k__tacc(&k, a, 0, pto_k__tbytes(a), PTO_K__RD);
     pto_k__tacc(&k, b, 0, pto_k__tbytes(b), PTO_K__RD);
     if (acc) pto_k__tacc(&k, d, 0, pto_k__tbytes(d), PTO_K__RD);
     pto_k__tacc(&k, d, 0, pto_k__tbytes(d), PTO_K__WR);
-    pto_k__init_read(c, ins, a, a.rows, a.cols, "left");
-    pto_k__init_read(c, ins, b, b.rows, b.cols, "right");
-    if (acc) pto_k__init_read(c, ins, d, d.rows, d.cols, "accumulator");
-    pto_k__init_write(c, ins, d, d.rows, d.cols);
+    pto_k__init_read(c, ins, a, M, K, "left");
+    pto_k__init_read(c, ins, b, K, N, "right");
+    if (acc) pto_k__init_read(c, ins, d, M, N, "accumulator");
+    pto_k__init_write(c, ins, d, M, N);
     for (i = 0; i < M; i++)
         for (j = 0; j < N; j++) {
-            float s = acc ? pto_elem_get(pto_k__tptr(c, d), d.dtype, i * N + j) : 0.0f;
+            float s = acc ? pto_elem_get(pto_k__tptr(c, d), d.dtype, i * d.cols + j) : 0.0f;
             for (kk = 0; kk < K; kk++) {
-                float p = pto_elem_get(pto_k__tptr(c, a), a.dtype, i * K + kk) *
-                          pto_elem_get(pto_k__tptr(c, b), b.dtype, kk * N + j);
+                float p = pto_elem_get(pto_k__tptr(c, a), a.dtype, i * a.cols + kk) *
+                          pto_elem_get(pto_k__tptr(c, b), b.dtype, kk * b.cols + j);
                 s = s + p;
             }
-            pto_elem_set(pto_k__tptr(c, d), d.dtype, i * N + j, pto_nan_canon(s));
+            pto_elem_set(pto_k__tptr(c, d), d.dtype, i * d.cols + j, pto_nan_canon(s));
         }
     rate = a.dtype == PTO_K_F32 ? 1024 : a.dtype == PTO_K_I8 ? 8192 : 4096;
-    pto_k__timed(c, PTO_K_PIPE_M, ins->disp, (M * N * K + rate - 1) / rate + 6, pto_k__op_name(ins->op), ins->src);
+    /* the cube works in whole 16-row, 16-column fractals */
+    pto_k__timed(c, PTO_K_PIPE_M, ins->disp, ((M + 15) / 16 * 16 * ((N + 15) / 16 * 16) * K + rate - 1) / rate + 6,
+                 pto_k__op_name(ins->op), ins->src);
 }
 
 /* ---- flags and barriers inside a core ------------------------------------------ */
@@ -2516,6 +2544,7 @@ PTO_K_FN void pto_k_tdecl(pto_k_core *c, const char *src, pto_k_tile t)
         int64_t base = (gi = b / PTO_K__GRAN) * PTO_K__GRAN, to = base + PTO_K__GRAN < e ? base + PTO_K__GRAN : e;
         sh->g[gi].init &= ~pto_k__byte_mask(b - base, to - base);
         sh->g[gi].decl = i.seq;
+        sh->g[gi].dsrc = src;
         b = to;
     }
 }

@@ -175,6 +175,8 @@ typedef struct pto_sync_stats {
     int barriers;          /* pipe_barrier(V/M) inserted */
     int degraded;          /* groups whose rotation was cut (N -> 2 -> 1) for lack of ids */
     int fallbacks;         /* groups replaced by a PIPE_ALL barrier for lack of ids */
+    int delayed;           /* groups whose set_flag moved later, to where an id was free */
+    int shared;            /* groups that share an earlier pair of their pipes (its set moved after theirs) */
     int rounds;            /* analysis rounds (one per dependency found, plus checks) */
 } pto_sync_stats;
 

@@ -163,9 +163,18 @@ static int pto__rehash(pto_ctx *ctx, int32_t ncap)
 static void pto__intern_reserve(pto_ctx *ctx, size_t n)
 {
     int32_t ncap = ctx->hash_cap ? ctx->hash_cap : 64;
-    if (n > (size_t)INT32_MAX / 4) return;
+    if (n > (size_t)INT32_MAX / 16) return;
     while ((n + 1) * 2 > (size_t)ncap) ncap *= 2;
     if (ncap > ctx->hash_cap) pto__rehash_quiet(ctx, ncap);
+    /* the offsets and the pool too (8 bytes a name): their doublings copy */
+    if (n + 2 > (size_t)ctx->cap_strs) {
+        int32_t *o = (int32_t *)pto_realloc(ctx, ctx->str_off, sizeof *o * (n + 2));
+        if (o) { ctx->str_off = o; ctx->cap_strs = (int32_t)(n + 2); }
+    }
+    if (ctx->pool_len + n * 8 > ctx->pool_cap) {
+        char *q = (char *)pto_realloc(ctx, ctx->pool, ctx->pool_len + n * 8);
+        if (q) { ctx->pool = q; ctx->pool_cap = ctx->pool_len + n * 8; }
+    }
 }
 
 /* Appends s to the pool as a new string id, not entered in the table:
@@ -314,6 +323,15 @@ PTODEF int pto_error_count(const pto_ctx *ctx) { return ctx->n_errors; }
 PTODEF const pto_diag *pto_diag_get(const pto_ctx *ctx, int i)
 {
     return (i >= 0 && i < ctx->n_diags) ? &ctx->diags[i] : NULL;
+}
+
+/* Drops the diagnostics recorded after the first n, and counts nerr
+   errors: a pass that finds its input malformed part way through reports
+   that alone. */
+static void pto__diag_truncate(pto_ctx *ctx, int32_t n, int32_t nerr)
+{
+    while (ctx->n_diags > n) pto_free(ctx, ctx->diags[--ctx->n_diags].msg);
+    ctx->n_errors = nerr;
 }
 
 PTODEF void pto_diag_clear(pto_ctx *ctx)

@@ -23,12 +23,20 @@
    - set_flag / wait_flag / pipe_barrier with the comment of the pass that
      put them there; for / if / let as written; a mix kernel's sections
      under #if defined(__DAV_CUBE__) / __DAV_VEC__ (each core type is
-     compiled on its own).
+     compiled on its own), with its pipes declared at the top.
    The statement walk, expressions, names, notes and slot offsets are
    emit.c's (this file is later in the same translation unit and plugs its
    spellings in through the emitter's hooks). An op or operand this target
    cannot express yet is an error with the statement's location, never
    silently different code.
+
+   Cube/vector pipes (a2a3): a kernel with pipes takes the hidden GM pipe
+   buffer after its tensors, as in the simulator target, and shards it by
+   block (get_block_idx() x the kernel's per-block pipe bytes); each section
+   declares one pto::TPipe per pipe of the kernel, and tpush / tpop / tfree
+   become TPUSH / TPOP / TFREE (see "cube/vector pipes" below). Pipes the
+   device protocol cannot carry (a V2C ring without a split, a5) are
+   refused.
 
    The one thing the target adds: the row reductions (TROWSUM, TROWMAX,
    TROWMIN) take a scratch tile in the C++ API. The planner does not
@@ -46,6 +54,7 @@ typedef struct pto__isa {
     pto__emitter e;          /* first member: the hooks get &I->e */
     int64_t scratch_off;     /* vec byte offset of the row-reduction scratch */
     int32_t ngm;             /* GM views named so far in this kernel */
+    int32_t kernel;          /* the kernel being written */
 } pto__isa;
 
 /* Names the device headers or the CCE compiler own (sorted). A .pto name
@@ -170,6 +179,12 @@ static void pto__isa_tile(pto__emitter *E, int32_t s)
         }
         pto__emit_put(b, ")", 1);
     }
+    if (E->tile_popped && E->tile_popped[ti]) {   /* TPOP binds it to a local slot of its pipe */
+        pto_buf_printf(b, "; /* %s, a local slot of pipe '%s': each TPOP binds it */\n",
+                       pto_space_name((pto_space)t->space),
+                       pto_str(E->ctx, m->cvpipes[pto__emit_popped_from(m, ti)].name));
+        return;
+    }
     pto__emit_puts(b, ";\n");
     pto__isa_ind(E);
     pto__emit_puts(b, "pto::TASSIGN(");
@@ -177,6 +192,128 @@ static void pto__isa_tile(pto__emitter *E, int32_t s)
     pto__emit_put(b, ", ", 2);
     pto__emit_put(b, E->val[PTO__K_OFF], E->vlen[PTO__K_OFF]);
     pto_buf_printf(b, "); /* %s, planned */\n", pto_space_name((pto_space)t->space));
+}
+
+/* ---- cube/vector pipes ---------------------------------------------------------
+   A pipe is one pto::TPipe object per section: every pipe of the kernel is
+   declared at the top of both sections (the sim target's pto_k_ring_init
+   does the same), so its constructor and destructor run on the AIC and on
+   both AIVs; pto-isa's destructor drains the free-space credits a producer
+   has not waited for, which is why the object lives in the section's scope.
+   TPipe<FlagID, DirType, SlotSize, SlotNum, LocalSlotNum, IsNoSplit>:
+   - FlagID: the pipe's first cross-core flag (pto_cvpipe.flag_id); a
+     one-way pipe uses FlagID and FlagID + 1, a `both` pipe FlagID..+3;
+   - DirType: Direction::DIR_C2V / DIR_V2C / DIR_BOTH;
+   - SlotSize, SlotNum: the normalised slot bytes and count (the GM ring);
+   - LocalSlotNum: the consumer's local copies; on an AIV of a split pipe
+     see pto__isa_local_slots;
+   - IsNoSplit: true when the pipe has no split (both AIVs pop the tile).
+   The constructor takes the GM slot buffer (this block's part of the
+   hidden pipe buffer plus the pipe's offset in it; a `both` pipe's V2C
+   ring follows its C2V ring there, as in the simulator) and the local
+   bases the planner reserved for the consumers (vec for C2V, mat for V2C).
+   tpush / tpop / tfree become TPUSH / TPOP / TFREE<Pipe, Tile, Split>
+   (TFREE<Pipe, Split>); see pto__isa_cvpipe_op. */
+
+static const char *const pto__isa_split[] = {"pto::TileSplitAxis::TILE_NO_SPLIT", "pto::TileSplitAxis::TILE_UP_DOWN",
+                                             "pto::TileSplitAxis::TILE_LEFT_RIGHT"};
+static const char *const pto__isa_dir[] = {"pto::Direction::UNDEFINED", "pto::Direction::DIR_C2V",
+                                           "pto::Direction::DIR_V2C", "pto::Direction::DIR_BOTH"};
+
+/* The LocalSlotNum of pipe q in a section of the cube (cube) or vector core.
+   The planner reserves local_slots x the popped tile: on an AIV of a split
+   pipe half the slot. pto-isa's TPOP binds the popped tile to base + (pop
+   index % LocalSlotNum) x a step that is the popped tile's bytes in older
+   trees but SlotSize (the whole cube tile) in recent ones, which would put
+   the second local slot past the reservation. On that AIV the TPipe gets
+   (local_slots + 1) / 2 local slots, which fit in the reservation with
+   either step. Nothing else depends on the count: a section holds at most
+   one popped tile of a pipe at a time (the verifier's TPOP then TFREE rule)
+   and the sync pass orders every tpop after the tfree of the pop before it
+   over the whole reservation. */
+static int32_t pto__isa_local_slots(const pto_cvpipe *q, int cube)
+{
+    if (!cube && q->split != PTO_SPLIT_NONE && (q->dir & PTO_C2V)) return (q->local_slot_num + 1) / 2;
+    return q->local_slot_num;
+}
+
+/* The TPipe declarations at the top of a cube (cube) or vector section. */
+static void pto__isa_pipes(pto__isa *I, int cube)
+{
+    pto__emitter *E = &I->e;
+    const pto_module *m = E->m;
+    pto_buf *b = E->out;
+    int ind = (E->depth + 1) * 4;
+    int32_t i;
+    for (i = 0; i < m->n_cvpipes; i++) {
+        const pto_cvpipe *q = &m->cvpipes[i];
+        int64_t vb = pto_plan_pipe_base(m, i, PTO_VEC), mb = pto_plan_pipe_base(m, i, PTO_MAT);
+        int32_t local = pto__isa_local_slots(q, cube);
+        if (q->kernel != I->kernel) continue;
+        pto_buf_printf(b, "%*s/* pipe %s (%s:%d): %s %s[%d, %d]%s, %d slots of %d B at +%lld of this block's pipe "
+                       "buffer%s; cross-core flags %d..%d */\n", ind, "", pto_str(E->ctx, q->name), E->file,
+                       (int)q->loc.line, q->dir == PTO_C2V ? "c2v" : q->dir == PTO_V2C ? "v2c" : "both",
+                       pto_dtype_name((pto_dtype)q->dtype), (int)q->rows, (int)q->cols,
+                       q->split == PTO_SPLIT_UP_DOWN ? " split(up_down)" : q->split == PTO_SPLIT_LEFT_RIGHT
+                                                                              ? " split(left_right)" : "",
+                       (int)q->slot_num, (int)q->slot_size, (long long)pto_cvpipe_gm_offset(m, i),
+                       q->dir == PTO_BOTH ? " (C2V ring, then V2C ring)" : "", (int)q->flag_id,
+                       (int)q->flag_id + (q->dir == PTO_BOTH ? 3 : 1));
+        if (local != q->local_slot_num)
+            pto_buf_printf(b, "%*s/* LocalSlotNum (local_slots(%d) + 1) / 2 = %d: the plan reserves %d x %d B of vec "
+                           "(half a slot per pop) and recent pto-isa steps local slots by SlotSize (emit_isa.c, "
+                           "pto__isa_local_slots) */\n", ind, "", (int)q->local_slot_num, (int)local,
+                           (int)q->local_slot_num, (int)(q->slot_size / 2));
+        pto_buf_printf(b, "%*susing pto_pipe_%d_t = pto::TPipe<%d, %s, %d, %d, %d, %s>;\n", ind, "", (int)q->ring,
+                       (int)q->flag_id, pto__isa_dir[q->dir & 3], (int)q->slot_size, (int)q->slot_num, (int)local,
+                       q->split == PTO_SPLIT_NONE ? "true" : "false");
+        pto_buf_printf(b, "%*spto_pipe_%d_t pto_pipe_%d(pto_gm_pipe_buffer + %lld, %lld, %lld); /* GM slots; local "
+                       "consumer bases: vec (C2V), mat (V2C), as planned */\n", ind, "", (int)q->ring, (int)q->ring,
+                       (long long)pto_cvpipe_gm_offset(m, i), (long long)(vb > 0 ? vb : 0),
+                       (long long)(mb > 0 ? mb : 0));
+    }
+}
+
+/* tpush q, t -> TPUSH<Pipe, Tile, Split>(pipe, t): waits for a free slot
+   (sparsely: pto-isa waits for free-space credits every SyncPeriod pushes),
+   stores t into the slot (the acc through the fixpipe on the AIC, MTE3 from
+   vec on an AIV, at its half of the slot on a split pipe) and records
+   data-ready on that pipe. tpop t, q -> TPOP<Pipe, Tile, Split>(pipe, t):
+   waits for data-ready, binds t to its local slot (TASSIGN inside TPOP:
+   the declaration has none), loads the slot (MTE2) and notifies free space
+   on MTE2, after the load. tfree q -> TFREE<Pipe, Split>(pipe): for tile
+   pops pto-isa's a2a3 TFREE is empty (TPOP has already freed the GM slot,
+   whose data is in the local copy by then); it is emitted for the API's
+   pairing (on a5 it is the free). What our tfree also orders, the reuse of
+   the local copy by the next TPOP, the sync pass's flags before the tfree
+   still order on the device: the scalar unit waits there before it issues
+   the next TPOP. The flags and barriers the sync pass put around these ops
+   (M -> FIX before a cube push, MTE2 -> V after a pop, V -> S before a
+   tfree, ...) are the ones the pipes of the inner calls need. */
+static void pto__isa_cvpipe_op(pto__isa *I, int32_t s)
+{
+    pto__emitter *E = &I->e;
+    const pto_module *m = E->m;
+    const pto_stmt *st = &m->stmts[s];
+    const pto_operand *q = &m->operands[st->arg0 + (st->op == PTO_OP_TPOP ? 1 : 0)];
+    const pto_cvpipe *p = &m->cvpipes[q->ref];
+    pto_buf *b = E->out;
+    pto__isa_ind(E);
+    if (st->op == PTO_OP_TFREE) {
+        pto_buf_printf(b, "pto::TFREE<pto_pipe_%d_t, %s>(pto_pipe_%d); /* ", (int)p->ring,
+                       pto__isa_split[p->split < 3 ? p->split : 0], (int)p->ring);
+        pto__emit_put(b, E->val[PTO__K_SRC], E->vlen[PTO__K_SRC]);
+        pto__emit_puts(b, "; a2a3: TPOP freed the slot */\n");
+        return;
+    }
+    {
+        const char *t = E->tile_name[m->operands[st->arg0 + (st->op == PTO_OP_TPOP ? 0 : 1)].ref];
+        pto_buf_printf(b, "pto::%s<pto_pipe_%d_t, decltype(%s), %s>(pto_pipe_%d, %s); /* ",
+                       st->op == PTO_OP_TPUSH ? "TPUSH" : "TPOP", (int)p->ring, t,
+                       pto__isa_split[p->split < 3 ? p->split : 0], (int)p->ring, t);
+    }
+    pto__emit_put(b, E->val[PTO__K_SRC], E->vlen[PTO__K_SRC]);
+    pto__emit_puts(b, " */\n");
 }
 
 /* ---- instructions ------------------------------------------------------------ */
@@ -318,6 +455,10 @@ static void pto__isa_op(pto__emitter *E, int32_t s)
     int i, gm = -1, view = -1;
     (void)pto__emit_note(E, s);   /* full note each time: E->nnotes is 0 here */
     pto__emit_src(E, s);
+    if (oi->cls == PTO_OC_CVPIPE) {
+        pto__isa_cvpipe_op(I, s);
+        return;
+    }
     if (oi->cls == PTO_OC_LOAD || oi->cls == PTO_OC_STORE) {
         gm = oi->cls == PTO_OC_LOAD ? 1 : 0;
         view = pto__isa_view(I, &m->operands[st->arg0 + gm], &m->tiles[m->operands[st->arg0 + 1 - gm].ref]);
@@ -369,6 +510,7 @@ static void pto__isa_section(pto__emitter *E, int32_t s)
                    cube ? "__DAV_CUBE__" : "__DAV_VEC__", cube ? "cube" : "vector", cube ? "AIC" : "AIV");
     pto__isa_ind(E);
     pto__emit_puts(E->out, "{\n");
+    pto__isa_pipes((pto__isa *)E, cube);
     pto__emit_block(E, st->body);
     pto__emit_indent(E);
     pto__emit_x(E, PTO__T_K_CLOSE);
@@ -388,10 +530,22 @@ static pto_status pto__isa_check(pto__emitter *E)
             return pto_error(E->ctx, m->kernels[k].loc,
                              "emit (isa): kernel '%s' is a ranks kernel; communication is not supported by the "
                              "isa target yet", pto_str(E->ctx, m->kernels[k].name));
-    for (k = 0; k < m->n_cvpipes; k++)   /* needs TPipe<...> instances and the GM pipe buffer */
-        return pto_error(E->ctx, m->cvpipes[k].loc,
-                         "emit (isa): pipe '%s': cube/vector pipes are not supported by the isa target yet",
-                         pto_str(E->ctx, m->cvpipes[k].name));
+    for (k = 0; k < m->n_cvpipes; k++) {
+        const pto_cvpipe *q = &m->cvpipes[k];
+        if (m->arch != PTO_ARCH_A2A3)   /* a5's TPipe is core to core, with another template */
+            return pto_error(E->ctx, q->loc, "emit (isa): pipe '%s': cube/vector pipes are supported by the isa "
+                             "target on a2a3 only (GM slot rings)", pto_str(E->ctx, q->name));
+        if (q->flag_id < 0)
+            return pto_error(E->ctx, q->loc, "emit (isa): pipe '%s' has no cross-core flag",
+                             pto_str(E->ctx, q->name));
+        /* cross-core mode 2: the AIC's wait returns once BOTH AIVs have set the
+           flag, but only AIV 0 pushes into an unsplit V2C ring */
+        if ((q->dir & PTO_V2C) && q->split == PTO_SPLIT_NONE)
+            return pto_error(E->ctx, q->loc, "emit (isa): pipe '%s': a %s pipe without a split is not supported by "
+                             "the isa target: only AIV 0 pushes, but on a2a3 the AIC's wait for a cross-core flag "
+                             "returns once both AIVs have set it (give it split(up_down) or split(left_right))",
+                             pto_str(E->ctx, q->name), q->dir == PTO_BOTH ? "both" : "v2c");
+    }
     for (s = 0; s < m->n_stmts; s++) {
         const pto_stmt *st = &m->stmts[s];
         int i, cls;
@@ -422,12 +576,13 @@ static pto_status pto__isa_check(pto__emitter *E)
 static pto_status pto__isa_plan_scratch(pto__isa *I, int32_t k)
 {
     const pto_module *m = I->e.m;
-    int64_t hi = 0, need = 0, cap = pto_space_capacity(m->arch, PTO_VEC);
+    int64_t hi = 0, need = 0, cap = pto_space_capacity(m->arch, PTO_VEC) - pto__reserved(m, k, PTO_VEC);
     int32_t t, s, first = -1;
     for (t = 0; t < m->n_tiles; t++) {
         const pto_tile *tl = &m->tiles[t];
         int j;
         if (tl->kernel != k || tl->space != PTO_VEC || !tl->planned) continue;
+        if (I->e.tile_popped && I->e.tile_popped[t]) continue;   /* in the pipe reservation, at the top */
         for (j = 0; j < (tl->nbuf > 1 ? tl->nbuf : 1) && j < PTO_MAX_NBUF; j++)
             if (tl->offset[j] + pto_tile_bytes(tl) > hi) hi = tl->offset[j] + pto_tile_bytes(tl);
     }
@@ -462,6 +617,7 @@ static void pto__isa_kernel(pto__isa *I, int32_t k)
     int32_t p, v, idx = 0;
     int pass;
     I->ngm = 0;
+    I->kernel = k;
     E->st = pto__isa_plan_scratch(I, k);
     if (E->st != PTO_OK) return;
     pto__emit_use_block(E, kn->body);
@@ -508,6 +664,22 @@ static void pto__isa_kernel(pto__isa *I, int32_t k)
             idx++;
             /* a mix kernel compiles each section alone: any name may go unused */
             if (!used || kn->kind == PTO_KK_MIX) pto_buf_printf(b, "    (void)%s;\n", name);
+        }
+        if (pass == 0 && pto__emit_has_pipebuf(m, k)) {
+            /* The hidden GM pipe buffer, after the tensors (the simulator
+               target's order): blocks x per_block bytes, block b's rings at
+               b x per_block. Sharded by the block index, never by subblock:
+               the AIC and both AIVs of a block share its rings. per_block is
+               a constant, so each block's part is where the host sized it
+               whatever blocks(...) is and whether or not `block` is read. */
+            int64_t per_block = pto_kernel_pipe_bytes(m, k);
+            pto_buf_printf(b, "    /* hidden argument %d: the GM pipe buffer, blocks x %lld bytes; this block's rings "
+                           "are its part [block * %lld, (block + 1) * %lld), shared by the block's AIC and AIVs */\n",
+                           (int)idx, (long long)per_block, (long long)per_block, (long long)per_block);
+            pto_buf_printf(b, "    __gm__ uint8_t *pto_gm_pipe_buffer = pto_isa_gm<uint8_t>(args, %d) + "
+                           "static_cast<int64_t>(get_block_idx()) * %lld;\n", (int)idx, (long long)per_block);
+            pto_buf_printf(b, "    (void)pto_gm_pipe_buffer;\n");
+            idx++;
         }
     }
     for (v = 0; v < m->n_vars; v++) {
@@ -600,6 +772,18 @@ PTODEF pto_status pto_emit_isa(pto_ctx *ctx, const pto_module *m, const pto_emit
         E->tdecl_head = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * (size_t)(m->n_stmts ? m->n_stmts : 1));
         if (!E->var_used || !E->param_used || !E->tdecl_head) st = PTO_ERR_INTERNAL;
         for (s = 0; st == PTO_OK && s < m->n_stmts; s++) E->tdecl_head[s] = -1;
+    }
+    if (st == PTO_OK && m->n_cvpipes > 0) {   /* the tiles a tpop fills: no TASSIGN, not in the peak */
+        E->tile_popped = (uint8_t *)pto_alloc(ctx, (size_t)(m->n_tiles ? m->n_tiles : 1));
+        if (!E->tile_popped) st = PTO_ERR_INTERNAL;
+        for (k = 0; st == PTO_OK && k < m->n_tiles; k++) E->tile_popped[k] = 0;
+        for (s = 0; st == PTO_OK && s < m->n_stmts; s++) {
+            const pto_stmt *ps = &m->stmts[s];
+            if (ps->kind == PTO_ST_OP && ps->op == PTO_OP_TPOP && ps->nargs == 2 &&
+                m->operands[ps->arg0].kind == PTO_O_TILE && m->operands[ps->arg0].ref >= 0 &&
+                m->operands[ps->arg0].ref < m->n_tiles && m->operands[ps->arg0 + 1].kind == PTO_O_CVPIPE)
+                E->tile_popped[m->operands[ps->arg0].ref] = 1;
+        }
     }
     if (st == PTO_OK) {
         pto_buf_printf(kernel_src, pto__isa_head, PTO_VERSION_STRING, E->file);

@@ -594,6 +594,24 @@ PTO_K_FN void pto_h_report(pto_h_run *run, const char *name, const pto_k_report 
     pto_h_print_distinct(r);
 }
 
+/* A launch of no block is the user's input: say which expression gave it. */
+PTO_K_FN void pto_h_no_block(pto_h_run *run, const char *name, int64_t blocks)
+{
+    int32_t k;
+    pto_buf b;
+    memset(&b, 0, sizeof b);
+    b.ctx = run->ctx;
+    for (k = 0; k < run->m->n_kernels; k++)
+        if (strcmp(pto_str(run->ctx, run->m->kernels[k].name), name) == 0) break;
+    if (k < run->m->n_kernels && run->m->kernels[k].blocks >= 0) pto_print_expr(run->m, run->m->kernels[k].blocks, &b);
+    if (b.data)
+        pto_h_fail(run, 1, "kernel %s would launch no block: blocks(%s) is %lld with these -D values", name, b.data,
+                   (long long)blocks);
+    else
+        pto_h_fail(run, 1, "kernel %s would launch no block", name);
+    pto_buf_free(&b);
+}
+
 PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name, int kind, int64_t blocks,
                           const int64_t *args, const char *planned)
 {
@@ -604,7 +622,7 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
     int p, r, bad = 0, nout = 0;
     void **tensors = NULL;
     if (run->status) { pto_h_reset(run); return; }
-    if (blocks < 1) { pto_h_fail(run, 1, "kernel %s would launch no block", name); pto_h_reset(run); return; }
+    if (blocks < 1) { pto_h_no_block(run, name, blocks); pto_h_reset(run); return; }
     memset(&ld, 0, sizeof ld);
     ld.fn = fn;
     ld.name = name;
@@ -671,7 +689,7 @@ PTO_K_FN void pto_h_call(pto_h_run *run, pto_k_kernel_fn fn, const char *name, i
     pto_k_launch_desc ld;
     const pto_k_report *r;
     if (run->status) return;
-    if (blocks < 1) { pto_h_fail(run, 1, "kernel %s would launch no block", name); return; }
+    if (blocks < 1) { pto_h_no_block(run, name, blocks); return; }
     memset(&ld, 0, sizeof ld);
     ld.fn = fn;
     ld.name = name;

@@ -101,10 +101,13 @@
      spaces; acc -> vec rounds f32 to d's dtype).
    - textract d, a, r, c: d[i][j] = a[r + i][c + j] over the full shape of d;
      the window must lie inside a.
-   - tmatmul c, a, b (a [M, K], b [K, N], c [M, N], full shapes): for each
-     c[i][j], acc = 0.0f (tmatmul_acc: c's current value), then for k
-     ascending: p = a[i][k] * b[k][j]; acc = acc + p; in f32; then c[i][j] =
-     acc, rounded to c's dtype.
+   - tmatmul c, a, b (shapes a [R, C], b [C, N'], c [R, N']): pto-isa's
+     TMATMUL domain, M = a's valid rows, K = a's valid cols, N = b's valid
+     cols: for each c[i][j] with i < M, j < N, acc = 0.0f (tmatmul_acc: c's
+     current value), then for k < K ascending: p = a[i][k] * b[k][j]; acc =
+     acc + p; in f32; then c[i][j] = acc, rounded to c's dtype. The rest of
+     c keeps its values (the device's cube works in whole fractals there:
+     store only c's M x N).
 
    Errors are pto_error diagnostics at the statement (or, inside an
    expression, at the expression), followed by a note naming the block (and
@@ -568,30 +571,35 @@ static int pto__exec_matmul(pto__interp *I, int32_t s)
 {
     const pto_stmt *st = &I->m->stmts[s];
     pto__top c, a, b;
-    int64_t M, K, N, i, j, k;
+    int64_t M, K, N, SA, SB, SC, i, j, k;
     float *fa, *fb, *row;
     if (!pto__tile_arg(I, s, 0, &c) || !pto__tile_arg(I, s, 1, &a) || !pto__tile_arg(I, s, 2, &b) ||
         !pto__same_shape(I, s, &c, &a, c.t->rows, -1) || !pto__same_shape(I, s, &a, &b, a.t->cols, c.t->cols))
         return 0;
-    M = c.t->rows, K = a.t->cols, N = c.t->cols;
+    /* strides are the stored shapes; the domain is the valid one (pto-isa:
+       m, k, n from a's valid rows and cols and b's valid cols) */
+    SA = a.t->cols, SB = b.t->cols, SC = c.t->cols;
+    M = a.it->vr < c.t->rows ? a.it->vr : c.t->rows;
+    K = a.it->vc < b.t->rows ? a.it->vc : b.t->rows;
+    N = b.it->vc < c.t->cols ? b.it->vc : c.t->cols;
     fa = I->scratch;
-    fb = fa + M * K;
-    row = fb + K * N;
+    fb = fa + (int64_t)a.t->rows * SA;
+    row = fb + (int64_t)b.t->rows * SB;
     pto__to_f32(fa, &a);
     pto__to_f32(fb, &b);
     for (i = 0; i < M; i++) {
         /* i-k-j order: every c[i][j] still sums over k ascending */
         for (j = 0; j < N; j++)
-            row[j] = st->op == PTO_OP_TMATMUL_ACC ? pto_elem_get(c.it->data, c.t->dtype, i * N + j) : 0.0f;
+            row[j] = st->op == PTO_OP_TMATMUL_ACC ? pto_elem_get(c.it->data, c.t->dtype, i * SC + j) : 0.0f;
         for (k = 0; k < K; k++) {
-            float x = fa[i * K + k];
-            const float *bk = fb + k * N;
+            float x = fa[i * SA + k];
+            const float *bk = fb + k * SB;
             for (j = 0; j < N; j++) {
                 float p = x * bk[j];
                 row[j] = row[j] + p;
             }
         }
-        for (j = 0; j < N; j++) pto_elem_set(c.it->data, c.t->dtype, i * N + j, pto_nan_canon(row[j]));
+        for (j = 0; j < N; j++) pto_elem_set(c.it->data, c.t->dtype, i * SC + j, pto_nan_canon(row[j]));
     }
     return 1;
 }

@@ -333,7 +333,7 @@ PTODEF int32_t pto_add_var(pto_module *m, int32_t kernel, const char *name, pto_
 
 /* ---- expressions ---- */
 
-static int32_t pto__expr(pto_module *m, pto_expr_kind k, int32_t a, int32_t b, int64_t v, pto_loc loc)
+static inline int32_t pto__expr(pto_module *m, pto_expr_kind k, int32_t a, int32_t b, int64_t v, pto_loc loc)
 {
     int32_t e = PTO__PUSH_FAST(m, exprs);
     if (e < 0) return -1;
@@ -356,7 +356,9 @@ PTODEF int32_t pto_expr_bin(pto_module *m, pto_expr_kind k, int32_t a, int32_t b
 
 /* ---- statements ---- */
 
-PTODEF int32_t pto_new_stmt(pto_module *m, pto_stmt_kind kind, pto_loc loc)
+/* pto_new_stmt and pto_append, inline for the builders (the parser makes
+   a statement per line). */
+static inline int32_t pto__new_stmt(pto_module *m, pto_stmt_kind kind, pto_loc loc)
 {
     int32_t s = PTO__PUSH_FAST(m, stmts);
     pto_stmt *st;
@@ -372,6 +374,8 @@ PTODEF int32_t pto_new_stmt(pto_module *m, pto_stmt_kind kind, pto_loc loc)
     return s;
 }
 
+PTODEF int32_t pto_new_stmt(pto_module *m, pto_stmt_kind kind, pto_loc loc) { return pto__new_stmt(m, kind, loc); }
+
 /* The core of a new statement follows its block: a section sets it, a kernel
    of kind cube makes it the cube core. */
 static uint8_t pto__block_core(const pto_module *m, int32_t block)
@@ -381,7 +385,7 @@ static uint8_t pto__block_core(const pto_module *m, int32_t block)
     return m->kernels[m->blocks[block].kernel].kind == PTO_KK_CUBE ? PTO_CORE_CUBE : PTO_CORE_VECTOR;
 }
 
-PTODEF void pto_append(pto_module *m, int32_t block, int32_t s)
+static inline void pto__append(pto_module *m, int32_t block, int32_t s)
 {
     pto_block *b = &m->blocks[block];
     pto_stmt *st = &m->stmts[s];
@@ -391,6 +395,8 @@ PTODEF void pto_append(pto_module *m, int32_t block, int32_t s)
     if (b->tail >= 0) m->stmts[b->tail].next = s; else b->head = s;
     b->tail = s;
 }
+
+PTODEF void pto_append(pto_module *m, int32_t block, int32_t s) { pto__append(m, block, s); }
 
 PTODEF void pto_prepend(pto_module *m, int32_t block, int32_t s)
 {
@@ -434,10 +440,10 @@ PTODEF void pto_unlink(pto_module *m, int32_t s)
 
 static int32_t pto__add_stmt(pto_module *m, int32_t block, pto_stmt_kind kind, pto_loc loc)
 {
-    int32_t s = pto_new_stmt(m, kind, loc);
+    int32_t s = pto__new_stmt(m, kind, loc);
     if (s < 0) return -1;
     m->stmts[s].core = pto__block_core(m, block);
-    pto_append(m, block, s);
+    pto__append(m, block, s);
     return s;
 }
 
@@ -557,7 +563,7 @@ PTODEF int32_t pto_add_op(pto_module *m, int32_t block, pto_op op, pto_loc loc)
    after the statement, before any other statement's operands. */
 /* A new zeroed operand at the end of the operand array (no expressions
    yet); the statement or host call that owns it counts it in nargs. */
-static int32_t pto__operand_new(pto_module *m, pto_operand_kind kind, int32_t ref, pto_loc loc)
+static inline int32_t pto__operand_new(pto_module *m, pto_operand_kind kind, int32_t ref, pto_loc loc)
 {
     int32_t o = PTO__PUSH_FAST(m, operands);
     if (o < 0) return -1;
@@ -568,7 +574,7 @@ static int32_t pto__operand_new(pto_module *m, pto_operand_kind kind, int32_t re
     return o;
 }
 
-static int32_t pto__arg(pto_module *m, int32_t stmt, pto_operand_kind kind, int32_t ref, pto_loc loc)
+static inline int32_t pto__arg(pto_module *m, int32_t stmt, pto_operand_kind kind, int32_t ref, pto_loc loc)
 {
     int32_t o;
     pto_stmt *s = &m->stmts[stmt];

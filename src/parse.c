@@ -106,7 +106,8 @@ typedef struct pto__ps_parser {
     int nest;                /* open blocks */
     int rec;                 /* expression recursion */
     pto__ps_pname *names;       /* indexed by interned id */
-    int32_t cap_names;
+    int32_t cap_names;       /* slots zeroed so far (usable) */
+    int32_t alloc_names;     /* slots allocated */
     int32_t *decls;          /* names declared by the open scopes, innermost last */
     int32_t n_decls, cap_decls;
     int32_t *marks;          /* n_decls when each open scope began */
@@ -419,22 +420,15 @@ static const char *pto__ps_text(const pto__ps_parser *p, const pto__ps_tok *t) {
 
 /* ---- literal values -------------------------------------------------------- */
 
-/* Integer value of an INT token; `neg` allows -2^63. */
-static int pto__ps_int_value(pto__ps_parser *p, const pto__ps_tok *t, int neg, int64_t *out)
+/* pto__ps_int_value's general path: hex, a leading 0, long literals, with
+   the overflow check (and the message buffer the fast path does without). */
+static int pto__ps_int_value_long(pto__ps_parser *p, const pto__ps_tok *t, int neg, int64_t *out)
 {
     const char *s = p->src + t->pos;
     uint64_t v = 0, lim = neg ? (uint64_t)INT64_MAX + 1u : (uint64_t)INT64_MAX;
     size_t i = 0;
     int base = 10;
     char q[200];
-    if (t->len <= 18 && s[0] != '0') {
-        /* at most 18 decimal digits: below 10^18 < 2^63, so no overflow check
-           is needed; a literal starting with 0 (hex, 0 itself, 007) takes
-           the general path below) */
-        for (; i < t->len; i++) v = v * 10u + (uint64_t)(s[i] - '0');
-        *out = neg ? (int64_t)(0u - v) : (int64_t)v;
-        return 1;
-    }
     if (t->len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) { base = 16; i = 2; }
     for (; i < t->len; i++) {
         int c = (unsigned char)s[i];
@@ -446,6 +440,21 @@ static int pto__ps_int_value(pto__ps_parser *p, const pto__ps_tok *t, int neg, i
         }
         v = v * (uint64_t)base + d;
     }
+    *out = neg ? (int64_t)(0u - v) : (int64_t)v;
+    return 1;
+}
+
+/* Integer value of an INT token; `neg` allows -2^63. */
+static inline int pto__ps_int_value(pto__ps_parser *p, const pto__ps_tok *t, int neg, int64_t *out)
+{
+    const char *s = p->src + t->pos;
+    uint64_t v = 0;
+    size_t i;
+    if (t->len > 18 || s[0] == '0') return pto__ps_int_value_long(p, t, neg, out);
+    /* at most 18 decimal digits: below 10^18 < 2^63, so no overflow check
+       is needed; a literal starting with 0 (hex, 0 itself, 007) takes the
+       general path) */
+    for (i = 0; i < t->len; i++) v = v * 10u + (uint64_t)(s[i] - '0');
     *out = neg ? (int64_t)(0u - v) : (int64_t)v;
     return 1;
 }
@@ -508,18 +517,24 @@ static int pto__ps_float_value(pto__ps_parser *p, const pto__ps_tok *t, double *
 /* The binding slot of interned id `id`; grows the table on demand. NULL only
    when out of memory. Callers go through pto__ps_name_slot, which indexes
    the table without a call when it is big enough (this one is too big to be
-   inlined, and every name operand asks). */
+   inlined, and every name operand asks). The table is allocated for
+   alloc_names slots but only its first cap_names are zeroed (usable): a
+   generous reservation then costs no page that no name reaches. */
 static pto__ps_pname *pto__ps_slot_grow(pto__ps_parser *p, int32_t id)
 {
-    if (id >= p->cap_names) {
-        int32_t ncap = p->cap_names ? p->cap_names : 256;
+    if (id >= p->alloc_names) {
+        int32_t ncap = p->alloc_names ? p->alloc_names : 256;
         pto__ps_pname *n;
         while (ncap <= id) ncap *= 2;
         n = (pto__ps_pname *)pto_realloc(p->ctx, p->names, sizeof *n * (size_t)ncap);
         if (!n) { pto__oom(p->ctx); return NULL; }
-        memset(n + p->cap_names, 0, sizeof *n * (size_t)(ncap - p->cap_names));
         p->names = n;
-        p->cap_names = ncap;
+        p->alloc_names = ncap;
+    }
+    {   /* zero a chunk past id: ids arrive one by one, in order */
+        int32_t upto = id + 1024 < p->alloc_names ? id + 1024 : p->alloc_names;
+        memset(p->names + p->cap_names, 0, sizeof *p->names * (size_t)(upto - p->cap_names));
+        p->cap_names = upto;
     }
     return &p->names[id];
 }
@@ -1791,20 +1806,21 @@ static void pto__ps_file(pto__ps_parser *p)
 
 /* Best effort, for a large file: the intern table and the binding table
    sized for the names the text will likely add (about one per 80 bytes in
-   typical kernels; capped, as the binding table is zeroed) instead of
-   growing by doubling, each step a fresh table to fill or copy. */
+   typical kernels, one per 78 in the bench's; reserved for one per 48, as
+   neither table touches the pages of an unused tail: the binding table is
+   zeroed as ids arrive) instead of growing by doubling, each step a fresh
+   table to fill or copy. */
 static void pto__ps_reserve_names(pto__ps_parser *p)
 {
-    size_t more = p->len / 80 < ((size_t)1 << 20) ? p->len / 80 : ((size_t)1 << 20);
+    size_t more = p->len / 48 < ((size_t)1 << 22) ? p->len / 48 : ((size_t)1 << 22);
     size_t want = (size_t)p->ctx->n_strs + more;
     pto__ps_pname *n;
     if (more < 256) return;
     pto__intern_reserve(p->ctx, want);
     n = (pto__ps_pname *)pto_alloc(p->ctx, sizeof *n * want);
     if (!n) return;
-    memset(n, 0, sizeof *n * want);
     p->names = n;
-    p->cap_names = (int32_t)want;
+    p->alloc_names = (int32_t)want;
 }
 
 PTODEF pto_module *pto_parse(pto_ctx *ctx, const char *filename, const char *text, size_t len)

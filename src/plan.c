@@ -68,10 +68,7 @@
 
 typedef struct pto__live {
     int32_t npts;
-    int32_t *pt;       /* [n_stmts] program point, -1 outside every kernel */
-    int32_t *end;      /* [n_stmts] last point of the statement's subtree */
     int32_t *at;       /* [npts] the statement at a point */
-    int32_t *loop;     /* [n_stmts] innermost FOR around a numbered statement, or -1 */
     int32_t *lo, *hi;  /* [n_tiles] the interval; hi < 0: no point at all */
     uint16_t *rd, *wr; /* [n_tiles] pipes that read / write the tile */
 } pto__live;
@@ -110,38 +107,9 @@ static int64_t pto__align_up(int64_t v, int64_t a) { return (v + a - 1) / a * a;
 
 static int32_t pto__block_head(const pto_module *m, int32_t b) { return b >= 0 ? m->blocks[b].head : -1; }
 
-/* The statement after s's whole subtree in pre-order, or -1 at the end of
-   the kernel. Iterative, so deep nesting cannot exhaust the stack. */
-static int32_t pto__plan_skip(const pto_module *m, int32_t s)
-{
-    while (s >= 0) {
-        const pto_stmt *st = &m->stmts[s];
-        int32_t owner;
-        if (st->next >= 0) return st->next;
-        if (st->block < 0) return -1;
-        owner = m->blocks[st->block].owner;
-        if (owner < 0) return -1;
-        if (st->block == m->stmts[owner].body && pto__block_head(m, m->stmts[owner].orelse) >= 0)
-            return pto__block_head(m, m->stmts[owner].orelse);
-        s = owner;
-    }
-    return -1;
-}
-
-static int32_t pto__plan_succ(const pto_module *m, int32_t s)
-{
-    const pto_stmt *st = &m->stmts[s];
-    if (pto__block_head(m, st->body) >= 0) return pto__block_head(m, st->body);
-    if (pto__block_head(m, st->orelse) >= 0) return pto__block_head(m, st->orelse);
-    return st->next >= 0 ? st->next : pto__plan_skip(m, s);   /* skip's first answer, without the call */
-}
-
 static void pto__live_free(pto_ctx *ctx, pto__live *lv)
 {
-    pto_free(ctx, lv->pt);
-    pto_free(ctx, lv->end);
     pto_free(ctx, lv->at);
-    pto_free(ctx, lv->loop);
     pto_free(ctx, lv->lo);
     pto_free(ctx, lv->hi);
     pto_free(ctx, lv->rd);
@@ -149,60 +117,33 @@ static void pto__live_free(pto_ctx *ctx, pto__live *lv)
     memset(lv, 0, sizeof *lv);
 }
 
-/* Numbers every kernel's statements; kernels get consecutive ranges, so a
-   subtree that runs to the end of its kernel ends at the kernel's last point. */
-static void pto__live_number(const pto_module *m, pto__live *lv)
+/* The walk's state. Loops are numbered in the order they open (li); a tile
+   used in a loop that does not contain its declaration is live to the end
+   of the outermost such loop, which is known only when it closes: the tile
+   remembers that loop (pend) and takes its end after the walk. In program
+   order the outermost loops of a tile's uses are the same or later
+   siblings (each holds the uses, none the declaration), so the last one
+   has the largest end. */
+typedef struct pto__lwalk {
+    int32_t *lpt, *lend;    /* [loops] first and last point */
+    int32_t nl, capl;
+    int32_t *fors;          /* the open loops, outermost first */
+    int32_t nf, capf;
+    int32_t *frames;        /* the open compound statements: stmt, then 1 while in its body */
+    int32_t nfr, capfr;
+    int32_t *dpt, *dloop, *pend;   /* [tiles] declaration point, its innermost loop, pending loop */
+    int oom;
+} pto__lwalk;
+
+static void pto__lw_push(pto_ctx *ctx, pto__lwalk *w, int32_t **arr, int32_t *n, int32_t *cap, int32_t v)
 {
-    int32_t k, s, n = 0, q;
-    for (s = 0; s < m->n_stmts; s++) lv->pt[s] = lv->end[s] = -1;
-    for (k = 0; k < m->n_kernels; k++) {
-        int32_t first = n;
-        for (s = pto__block_head(m, m->kernels[k].body); s >= 0; s = pto__plan_succ(m, s)) {
-            int32_t b = m->stmts[s].block, owner = b >= 0 ? m->blocks[b].owner : -1;
-            if (lv->pt[s] >= 0) break; /* a cycle in the links: stop rather than loop */
-            lv->at[n] = s;
-            lv->pt[s] = n++;
-            /* pre-order: the owner is numbered (and its loop known) first */
-            lv->loop[s] = owner < 0 || lv->pt[owner] < 0 ? pto_stmt_loop(m, s)
-                          : m->stmts[owner].kind == PTO_ST_FOR ? owner : lv->loop[owner];
-        }
-        for (q = first; q < n; q++) {
-            int32_t s_q = lv->at[q], after = m->stmts[s_q].next >= 0 ? m->stmts[s_q].next : pto__plan_skip(m, s_q);
-            lv->end[lv->at[q]] = after >= 0 && lv->pt[after] > q ? lv->pt[after] - 1 : n - 1;
-        }
-    }
-    lv->npts = n;
+    int32_t i = *n < *cap ? (*n)++ : pto__grow(ctx, (void **)arr, n, cap, sizeof(int32_t));
+    if (i < 0) { w->oom = 1; return; }
+    (*arr)[i] = v;
 }
 
-/* Whether point p (-1: none) lies in the numbered loop's subtree. */
-static int pto__contains(const pto__live *lv, int32_t loop, int32_t p)
-{
-    return p >= 0 && lv->pt[loop] <= p && p <= lv->end[loop];
-}
-
-/* pto_stmt_loop, looked up for the numbered statements. */
-static int32_t pto__loop_of(const pto_module *m, const pto__live *lv, int32_t s)
-{
-    return lv->pt[s] >= 0 ? lv->loop[s] : pto_stmt_loop(m, s);
-}
-
-/* Widens tile t's interval for a use at the numbered statement u (point
-   p): the outermost loop around u that does not contain the declaration
-   (at point dp, -1 for none) is live throughout. */
-static void pto__live_use(const pto_module *m, pto__live *lv, int32_t t, int32_t u, int32_t p, int32_t dp)
-{
-    int32_t l = lv->loop[u], outer = -1;
-    for (; l >= 0 && !pto__contains(lv, l, dp); l = pto__loop_of(m, lv, l)) outer = l;
-    if (outer >= 0) {
-        if (lv->pt[outer] < lv->lo[t]) lv->lo[t] = lv->pt[outer];
-        if (lv->end[outer] > lv->hi[t]) lv->hi[t] = lv->end[outer];
-    }
-    if (p < lv->lo[t]) lv->lo[t] = p;
-    if (p > lv->hi[t]) lv->hi[t] = p;
-}
-
-/* The uses of op statement s (at point p); dpt[t] = tile t's declaration point. */
-static void pto__live_op(const pto_module *m, pto__live *lv, int32_t s, int32_t p, const int32_t *dpt)
+/* The uses of op statement s at point p. */
+static void pto__live_op(const pto_module *m, pto__live *lv, const pto__lwalk *w, int32_t s, int32_t p)
 {
     const pto_stmt *st = &m->stmts[s];
     const pto_opinfo *oi = pto_opinfo_get((pto_op)st->op);
@@ -214,56 +155,138 @@ static void pto__live_op(const pto_module *m, pto__live *lv, int32_t s, int32_t 
     for (i = 0; i < st->nargs; i++) {
         const pto_operand *o = &m->operands[st->arg0 + i];
         uint32_t mask = oi && i < oi->nargs ? oi->arg[i] : PTO_A_READ;
-        if (o->kind != PTO_O_TILE || o->ref < 0 || o->ref >= m->n_tiles) continue;
-        pto__live_use(m, lv, o->ref, s, p, dpt[o->ref]);
-        if (mask & PTO_A_WRITE) lv->wr[o->ref] |= pipe;
-        if ((mask & PTO_A_READ) || !(mask & PTO_A_WRITE)) lv->rd[o->ref] |= pipe;
+        int32_t t = o->ref, dp, j, outer = -1;
+        if (o->kind != PTO_O_TILE || t < 0 || t >= m->n_tiles) continue;
+        /* the outermost open loop that does not contain the declaration
+           (every open loop contains p, after the declaration) */
+        dp = w->dpt[t];
+        for (j = w->nf - 1; j >= 0 && !(dp >= 0 && w->lpt[w->fors[j]] <= dp); j--) outer = w->fors[j];
+        if (outer >= 0) {
+            if (w->lpt[outer] < lv->lo[t]) lv->lo[t] = w->lpt[outer];
+            w->pend[t] = outer;
+        }
+        if (p < lv->lo[t]) lv->lo[t] = p;
+        if (p > lv->hi[t]) lv->hi[t] = p;
+        if (mask & PTO_A_WRITE) lv->wr[t] |= pipe;
+        if ((mask & PTO_A_READ) || !(mask & PTO_A_WRITE)) lv->rd[t] |= pipe;
     }
 }
 
-/* Intervals of every tile. */
+/* A new loop opening at point p (its end is p until its body closes). */
+static void pto__lw_loop(pto_ctx *ctx, pto__lwalk *w, int32_t p)
+{
+    if (w->nl == w->capl) {
+        int32_t ncap = w->capl ? w->capl * 2 : 64;
+        int32_t *a = (int32_t *)pto_realloc(ctx, w->lpt, (size_t)ncap * sizeof(int32_t)), *e;
+        if (a) w->lpt = a;
+        e = a ? (int32_t *)pto_realloc(ctx, w->lend, (size_t)ncap * sizeof(int32_t)) : NULL;
+        if (!e) { w->oom = 1; return; }
+        w->lend = e;
+        w->capl = ncap;
+    }
+    w->lpt[w->nl] = w->lend[w->nl] = p;
+    w->nl++;
+}
+
+/* Numbers one kernel's statements from point n in pre-order (a FOR or IF
+   before its body, an else branch after the then branch) and takes their
+   uses; returns the next point. At most `budget` statements: a cycle in
+   malformed links stops there rather than looping. */
+static int32_t pto__live_kernel(pto_ctx *ctx, const pto_module *m, pto__live *lv, pto__lwalk *w, int32_t k,
+                                int32_t n, int32_t budget)
+{
+    int32_t s = pto__block_head(m, m->kernels[k].body);
+    w->nf = w->nfr = 0;
+    while (s >= 0 && budget-- > 0 && !w->oom) {
+        const pto_stmt *st = &m->stmts[s];
+        int32_t p = n++;
+        lv->at[p] = s;
+        if (st->kind == PTO_ST_OP) pto__live_op(m, lv, w, s, p);
+        else if (st->kind == PTO_ST_TILE && st->ref >= 0 && st->ref < m->n_tiles && m->tiles[st->ref].decl == s) {
+            w->dpt[st->ref] = p;
+            w->dloop[st->ref] = w->nf > 0 ? w->fors[w->nf - 1] : -1;
+        } else if (st->kind == PTO_ST_FOR) {
+            pto__lw_loop(ctx, w, p);
+        }
+        if (pto__block_head(m, st->body) >= 0 || pto__block_head(m, st->orelse) >= 0) {
+            int body = pto__block_head(m, st->body) >= 0;
+            pto__lw_push(ctx, w, &w->frames, &w->nfr, &w->capfr, s);
+            pto__lw_push(ctx, w, &w->frames, &w->nfr, &w->capfr, body);
+            if (st->kind == PTO_ST_FOR) pto__lw_push(ctx, w, &w->fors, &w->nf, &w->capf, w->nl - 1);
+            s = pto__block_head(m, body ? st->body : st->orelse);
+            continue;
+        }
+        /* s's subtree is done: the statement after it, closing the compound
+           statements whose last statement it was */
+        for (;;) {
+            int32_t f;
+            if (m->stmts[s].next >= 0) { s = m->stmts[s].next; break; }
+            if (w->nfr < 2) { s = -1; break; }
+            f = w->frames[w->nfr - 2];
+            if (w->frames[w->nfr - 1] && pto__block_head(m, m->stmts[f].orelse) >= 0) {
+                w->frames[w->nfr - 1] = 0;   /* the then branch is done: the else branch */
+                s = pto__block_head(m, m->stmts[f].orelse);
+                break;
+            }
+            w->nfr -= 2;
+            if (m->stmts[f].kind == PTO_ST_FOR && w->nf > 0) w->lend[w->fors[--w->nf]] = n - 1;
+            s = f;
+        }
+    }
+    return n;
+}
+
+/* Intervals of every tile: a tile's interval is [first use, last use]
+   over the op statements that name it, widened as the file's top says. */
 static pto_status pto__live_build(pto_ctx *ctx, const pto_module *m, pto__live *lv)
 {
     size_t ns = (size_t)m->n_stmts + 1, nt = (size_t)m->n_tiles + 1;
-    int32_t p, t, *dpt;
+    int32_t t, k, n = 0;
+    pto__lwalk w;
     memset(lv, 0, sizeof *lv);
-    lv->pt = (int32_t *)pto_alloc(ctx, ns * sizeof(int32_t));
-    lv->end = (int32_t *)pto_alloc(ctx, ns * sizeof(int32_t));
+    memset(&w, 0, sizeof w);
     lv->at = (int32_t *)pto_alloc(ctx, ns * sizeof(int32_t));
-    lv->loop = (int32_t *)pto_alloc(ctx, ns * sizeof(int32_t));
     lv->lo = (int32_t *)pto_alloc(ctx, nt * sizeof(int32_t));
     lv->hi = (int32_t *)pto_alloc(ctx, nt * sizeof(int32_t));
     lv->rd = (uint16_t *)pto_alloc(ctx, nt * sizeof(uint16_t));
     lv->wr = (uint16_t *)pto_alloc(ctx, nt * sizeof(uint16_t));
-    dpt = (int32_t *)pto_alloc(ctx, nt * sizeof(int32_t));
-    if (!lv->pt || !lv->end || !lv->at || !lv->loop || !lv->lo || !lv->hi || !lv->rd || !lv->wr || !dpt) {
-        pto_free(ctx, dpt);
+    w.dpt = (int32_t *)pto_alloc(ctx, nt * sizeof(int32_t));
+    w.dloop = (int32_t *)pto_alloc(ctx, nt * sizeof(int32_t));
+    w.pend = (int32_t *)pto_alloc(ctx, nt * sizeof(int32_t));
+    if (lv->at && lv->lo && lv->hi && lv->rd && lv->wr && w.dpt && w.dloop && w.pend) {
+        for (t = 0; t < m->n_tiles; t++) {
+            lv->lo[t] = INT32_MAX;
+            lv->hi[t] = -1;
+            lv->rd[t] = lv->wr[t] = 0;
+            w.dpt[t] = w.dloop[t] = w.pend[t] = -1;
+        }
+        for (k = 0; k < m->n_kernels && !w.oom; k++) n = pto__live_kernel(ctx, m, lv, &w, k, n, m->n_stmts - n);
+    } else {
+        w.oom = 1;
+    }
+    lv->npts = n;
+    if (!w.oom) {
+        for (t = 0; t < m->n_tiles; t++) {
+            int32_t l = w.dloop[t];
+            if (w.pend[t] >= 0 && w.lend[w.pend[t]] > lv->hi[t]) lv->hi[t] = w.lend[w.pend[t]];
+            if (lv->hi[t] < 0) lv->lo[t] = lv->hi[t] = w.dpt[t];  /* never used: live at its declaration */
+            if (m->tiles[t].nbuf > 1 && l >= 0) {
+                if (w.lpt[l] < lv->lo[t] || lv->lo[t] < 0) lv->lo[t] = w.lpt[l];
+                if (w.lend[l] > lv->hi[t]) lv->hi[t] = w.lend[l];
+            }
+        }
+    }
+    pto_free(ctx, w.lpt);
+    pto_free(ctx, w.lend);
+    pto_free(ctx, w.fors);
+    pto_free(ctx, w.frames);
+    pto_free(ctx, w.dpt);
+    pto_free(ctx, w.dloop);
+    pto_free(ctx, w.pend);
+    if (w.oom) {
         pto__live_free(ctx, lv);
         pto__oom(ctx);
         return PTO_ERR_INTERNAL;
-    }
-    pto__live_number(m, lv);
-    for (t = 0; t < m->n_tiles; t++) {
-        lv->lo[t] = INT32_MAX;
-        lv->hi[t] = -1;
-        lv->rd[t] = lv->wr[t] = 0;
-    }
-    for (t = 0; t < m->n_tiles; t++) {   /* declaration points, read at every use */
-        int32_t d = m->tiles[t].decl;
-        dpt[t] = d >= 0 && d < m->n_stmts ? lv->pt[d] : -1;
-    }
-    for (p = 0; p < lv->npts; p++)
-        if (m->stmts[lv->at[p]].kind == PTO_ST_OP) pto__live_op(m, lv, lv->at[p], p, dpt);
-    pto_free(ctx, dpt);
-    for (t = 0; t < m->n_tiles; t++) {
-        int32_t d = m->tiles[t].decl, l;
-        int32_t dp = d >= 0 && d < m->n_stmts ? lv->pt[d] : -1;
-        if (lv->hi[t] < 0) lv->lo[t] = lv->hi[t] = dp;  /* never used: live at its declaration */
-        l = dp >= 0 ? pto__loop_of(m, lv, d) : -1;
-        if (m->tiles[t].nbuf > 1 && l >= 0) {
-            if (lv->pt[l] < lv->lo[t] || lv->lo[t] < 0) lv->lo[t] = lv->pt[l];
-            if (lv->end[l] > lv->hi[t]) lv->hi[t] = lv->end[l];
-        }
     }
     return PTO_OK;
 }
@@ -1212,6 +1235,15 @@ static void pto__lines(const pto_module *m, const pto__live *lv, int32_t lo, int
     }
 }
 
+/* Whether statement s has a point (the report's statements only: a scan). */
+static int pto__numbered(const pto__live *lv, int32_t s)
+{
+    int32_t p;
+    for (p = 0; p < lv->npts; p++)
+        if (lv->at[p] == s) return 1;
+    return 0;
+}
+
 static const pto_plan_stat *pto__find_stat(const pto_plan_result *r, int32_t k, int core, int space)
 {
     int32_t i;
@@ -1259,7 +1291,7 @@ static void pto__report_summary(const pto_module *m, const pto__live *lv, const 
     pto_buf_printf(b, "  %s: peak %lld of %lld bytes (%.1f%%), lower bound %lld", pto_space_name(sp),
                    (long long)s->peak, (long long)cap, cap ? 100.0 * (double)s->peak / (double)cap : 0.0,
                    (long long)s->live_max);
-    if (s->live_stmt >= 0 && lv->pt[s->live_stmt] >= 0)
+    if (s->live_stmt >= 0 && pto__numbered(lv, s->live_stmt))
         pto_buf_printf(b, " (live at line %d)", (int)m->stmts[s->live_stmt].loc.line);
     if (s->reserved) pto_buf_printf(b, ", %lld reserved for pipe buffers", (long long)s->reserved);
     pto_buf_printf(b, "\n    level %s, order %s, %s\n", level_names[s->level ? 1 : 0],

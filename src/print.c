@@ -275,25 +275,30 @@ static void pto__pr_pbody(const pto__pr_printer *pr, int32_t s, int32_t body, in
     pto_buf_puts(pr->b, "}");
 }
 
+/* An op statement as its .pto line (no indent, no newline): also the sync
+   pass's dump (pto_sync_dump), so both print the same text. */
+static void pto__pr_op(const pto_module *m, int32_t s, pto_buf *b)
+{
+    const pto_stmt *st = &m->stmts[s];
+    const pto_opinfo *info = pto_opinfo_get((pto_op)st->op);
+    int i;
+    pto_buf_puts(b, info->name);
+    for (i = 0; i < st->nargs; i++) {
+        if (i < info->nargs && i < 4 && (info->arg[i] & PTO_A_IMPLICIT)) continue; /* not in the text */
+        pto_buf_puts(b, i ? ", " : " ");
+        pto__pr_operand(m, &m->operands[st->arg0 + i], i < info->nargs && i < 4 ? info->arg[i] : 0, b);
+    }
+}
+
 static void pto__pr_pstmt(const pto__pr_printer *pr, int32_t s, int depth)
 {
     const pto_module *m = pr->m;
     const pto_stmt *st = &m->stmts[s];
     pto_buf *b = pr->b;
-    const pto_opinfo *info;
-    int i;
     pto__pr_comments_before(pr, st->loc.line, depth);
     pto__pr_indent(b, depth);
     switch (st->kind) {
-    case PTO_ST_OP:
-        info = pto_opinfo_get((pto_op)st->op);
-        pto_buf_puts(b, info->name);
-        for (i = 0; i < st->nargs; i++) {
-            if (i < info->nargs && i < 4 && (info->arg[i] & PTO_A_IMPLICIT)) continue; /* not in the text */
-            pto_buf_puts(b, i ? ", " : " ");
-            pto__pr_operand(m, &m->operands[st->arg0 + i], i < info->nargs && i < 4 ? info->arg[i] : 0, b);
-        }
-        break;
+    case PTO_ST_OP: pto__pr_op(m, s, b); break;
     case PTO_ST_TILE:
         if (st->ref >= 0 && st->ref < m->n_tiles) pto__pr_ptile(pr, &m->tiles[st->ref]);
         break;

@@ -93,10 +93,14 @@
       afterwards each ordered pipe pair colours its groups' lifetimes
       (set..wait, or prime..drain of a loop) greedily in program order with
       the lowest free ids. When ids run out a group's rotation degrades
-      N -> 2 -> 1, and then the group becomes a PIPE_ALL barrier (which
-      orders at least as much); each is reported as a warning naming the
-      tiles and pipes. The notes are written between the analysis and the
-      colouring, all at once: one exact reservation of the string pool.
+      N -> 2 -> 1 (a warning); then a forward group's set_flag moves later
+      in its block, before its wait, to where an id is free (the wait does
+      not move: nothing is lost, no warning); then a one-id group shares the
+      pair of an earlier group of its pipes whose set moves after its own
+      (pto__sy_share, a warning); and only then the group becomes a PIPE_ALL
+      barrier (which orders at least as much; a warning naming the tiles and
+      pipes). The notes are written between the analysis and the colouring,
+      all at once: one exact reservation of the string pool.
 
    Memory: a placed statement is written straight into the module (wait
    shares its set's operands, drain its prime's, barriers their pipe's; a
@@ -2481,6 +2485,19 @@ static pto_status pto__sy_fallback(pto__sy *sy, int32_t g)
     return PTO_OK;
 }
 
+/* The set and wait statements of a one-id group (-1 when it has none left). */
+static void pto__sy_ends(const pto__sy *sy, int32_t g, int32_t *set, int32_t *wait)
+{
+    const pto__sy_grp *gr = &sy->grps[g];
+    int32_t e;
+    *set = *wait = -1;
+    for (e = gr->e0; e < gr->e0 + gr->ne; e++) {
+        if (sy->ents[e].stmt < 0) continue;
+        if (sy->ents[e].role == PTO__SY_SET) *set = sy->ents[e].stmt;
+        if (sy->ents[e].role == PTO__SY_WAIT) *wait = sy->ents[e].stmt;
+    }
+}
+
 /* Ids already used by sync statements this run did not make are reserved
    for the whole kernel. */
 static void pto__sy_reserved(pto__sy *sy, uint8_t used[8][8])
@@ -2516,19 +2533,105 @@ static int32_t pto__sy_first_free(const int32_t *busy, uint8_t used, int32_t lo,
     return -1;
 }
 
-/* One walk of block b in program order (preorder, as pto__sy_number
-   counts): each flag group's first and last statement positions (lo, hi),
-   and order[] gets the groups as their first statement is met. A placed
-   statement s is entry s - s0 (pto__sy_emit makes one of each, in step). */
+/* No id is free for forward group g where its set is: the set may move
+   later in its block, up to its wait, and an id may free up on the way (a
+   wait of another pair of the same pipes ends that pair's lifetime). The
+   set then goes right before the first statement where one is free: a set
+   on p captures everything issued on p before it (and what is known to
+   happen before p), so a later set still orders g's source and captures
+   only more; g's wait, where the consumer blocks, does not move. The usual case: more loads in
+   flight than ids, each with its own consumer further down. Returns the id
+   base, or -1 when none frees up before the wait. */
+static int32_t pto__sy_delay_set(pto__sy *sy, int32_t g, const int32_t *busy, uint8_t used, int32_t lim)
+{
+    pto_module *m = sy->m;
+    const pto__sy_grp *gr = &sy->grps[g];
+    int32_t sg, wg, s, base;
+    if (gr->kind != PTO__SY_FWD || gr->nids != 1) return -1;
+    pto__sy_ends(sy, g, &sg, &wg);
+    if (sg < 0 || wg < 0 || m->stmts[sg].block != m->stmts[wg].block) return -1;
+    for (s = m->stmts[sg].next; s >= 0 && s != wg; s = m->stmts[s].next) {
+        if ((base = pto__sy_first_free(busy, used, sy->pos[s], 1, lim)) < 0) continue;
+        pto_unlink(m, sg);
+        pto_insert_before(m, s, sg);
+        sy->stats.delayed++;
+        return base;
+    }
+    return -1;
+}
+
+/* Statement a comes before statement b in their block. */
+static int pto__sy_before(const pto_module *m, int32_t a, int32_t b)
+{
+    int32_t s;
+    for (s = m->stmts[a].next; s >= 0; s = m->stmts[s].next)
+        if (s == b) return 1;
+    return 0;
+}
+
+/* Still no id for one-id group g (forward, or carried by a loop): rather
+   than a PIPE_ALL barrier, it shares the pair of an earlier group h of the
+   same pipes (and loop) whose set and wait come before g's, each pair in one
+   block: h's set moves right after g's, so it captures g's source too, and
+   g's consumer comes after h's wait on the destination pipe (in the same
+   iteration for a forward pair, the next one for a carried pair, as g's own
+   wait would). A set moved later captures only more, so what h ordered
+   stays ordered, and h's id lifetime does not grow. Of the candidates, the
+   one whose wait is latest: its consumer loses least by waiting for more.
+   Returns 0 when none fits. */
+static int pto__sy_share(pto__sy *sy, int32_t g)
+{
+    pto_module *m = sy->m;
+    const pto__sy_grp *gr = &sy->grps[g];
+    int32_t sg, wg, h, best = -1, bset = -1, bwait = -1, e;
+    if ((gr->kind != PTO__SY_FWD && gr->kind != PTO__SY_LOOP) || gr->nids != 1) return 0;
+    pto__sy_ends(sy, g, &sg, &wg);
+    if (sg < 0 || wg < 0) return 0;
+    for (h = 0; h < sy->n_grps; h++) {
+        const pto__sy_grp *hr = &sy->grps[h];
+        int32_t sh, wh;
+        if (h == g || hr->kind != gr->kind || hr->nids != 1 || hr->base < 0 || hr->src != gr->src || hr->dst != gr->dst
+            || (gr->kind == PTO__SY_LOOP && hr->loop != gr->loop))
+            continue;
+        pto__sy_ends(sy, h, &sh, &wh);
+        if (sh < 0 || wh < 0 || m->stmts[sh].block != m->stmts[sg].block || m->stmts[wh].block != m->stmts[wg].block)
+            continue;
+        if (!pto__sy_before(m, sh, sg) || !pto__sy_before(m, wh, wg)) continue;
+        if (gr->kind == PTO__SY_FWD && !pto__sy_before(m, sg, wh)) continue;   /* h's set must stay before its wait */
+        if (best >= 0 && !pto__sy_before(m, bwait, wh)) continue;
+        best = h, bset = sh, bwait = wh;
+    }
+    if (best < 0) return 0;
+    pto_warning(sy->ctx, m->stmts[gr->bstmt].loc,
+                "sync: out of event ids for %s -> %s: %s shares the flag pair of %s (its set_flag moves after this "
+                "one's source)",
+                pto_pipe_name((pto_pipe)gr->src), pto_pipe_name((pto_pipe)gr->dst), pto_str(sy->ctx, gr->note),
+                pto_str(sy->ctx, sy->grps[best].note));
+    pto_unlink(m, bset);
+    pto_insert_after(m, sg, bset);
+    for (e = gr->e0; e < gr->e0 + gr->ne; e++) pto__sy_unlink_ent(sy, e);
+    sy->grps[g].kind = PTO__SY_DEAD;
+    sy->stats.flag_pairs--;
+    sy->stats.shared++;
+    return 1;
+}
+
+/* One walk of block b in program order: the positions of the final
+   statements (pos, as pto__sy_number counts; pto__sy_delay_set reads
+   them), each flag group's first and last position (lo, hi), and order[]
+   gets the groups as their first statement is met. A placed statement s is
+   entry s - s0 (pto__sy_emit makes one of each, in step). */
 static int32_t pto__sy_walk(const pto__sy *sy, int32_t b, int32_t p, int32_t *lo, int32_t *hi, int32_t *order, int32_t *no)
 {
     const pto_stmt *st = sy->m->stmts;
+    int32_t *pos = sy->pos;
     const pto__sy_ent *ents = sy->ents;
     const pto__sy_grp *grps = sy->grps;
     uint32_t s0 = (uint32_t)sy->s0, ne = (uint32_t)sy->n_ents;
     int32_t s;
     for (s = sy->m->blocks[b].head; s >= 0; s = st[s].next, p++) {
         uint32_t e = (uint32_t)s - s0;   /* wraps for the kernel's own statements */
+        pos[s] = p;
         if (e < ne && ents[e].stmt == s) {
             int32_t g = ents[e].grp;
             if (grps[g].kind != PTO__SY_BAR && grps[g].kind != PTO__SY_DEAD) {
@@ -2552,8 +2655,12 @@ static pto_status pto__sy_assign(pto__sy *sy)
     uint8_t used[8][8];
     int32_t busy[8][8][8];
     pto_status st = PTO_OK;
+    pto_free(sy->ctx, sy->pos);
+    sy->pos = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)m->n_stmts + 1));
+    sy->n_dep = 0;   /* the depths are those of the analysis' statements */
     lo = (int32_t *)pto_alloc(sy->ctx, sizeof(int32_t) * ((size_t)sy->n_grps + 1) * 3);
-    if (!lo) {
+    if (!lo || !sy->pos) {
+        pto_free(sy->ctx, lo);
         pto_error(sy->ctx, pto__sy_noloc(), "out of memory in the sync inserter");
         return PTO_ERR_INTERNAL;
     }
@@ -2578,6 +2685,8 @@ static pto_status pto__sy_assign(pto__sy *sy)
             M = M > 2 ? 2 : 1;
             base = pto__sy_first_free(bz, used[gr->src][gr->dst], lo[order[i]], M, lim);
         }
+        if (base < 0 && M == 1) base = pto__sy_delay_set(sy, order[i], bz, used[gr->src][gr->dst], lim);
+        if (base < 0 && M == 1 && gr->nids == 1 && pto__sy_share(sy, order[i])) continue;
         if (base < 0) { st = pto__sy_fallback(sy, order[i]); continue; }
         if (M < gr->nids) pto__sy_degrade(sy, order[i], M);
         gr->base = base;
@@ -2875,64 +2984,6 @@ PTODEF pto_status pto_sync(pto_ctx *ctx, pto_module *m, const pto_sync_desc *des
 
 /* ---- dump ------------------------------------------------------------------------------ */
 
-static void pto__sy_expr(const pto_module *m, int32_t e, pto_buf *b)
-{
-    static const char *const ops[] = {"+", "-", "*", "/", "%"};
-    const pto_expr *x;
-    if (e < 0 || e >= m->n_exprs) { pto_buf_puts(b, "?"); return; }
-    x = &m->exprs[e];
-    switch (x->kind) {
-    case PTO_E_INT: pto_buf_printf(b, "%lld", (long long)x->value); return;
-    case PTO_E_VAR: pto_buf_puts(b, pto_str(m->ctx, m->vars[x->a].name)); return;
-    case PTO_E_BLOCK: pto_buf_puts(b, "block"); return;
-    case PTO_E_BLOCKS: pto_buf_puts(b, "blocks"); return;
-    case PTO_E_SUBBLOCK: pto_buf_puts(b, "subblock"); return;
-    case PTO_E_RANK: pto_buf_puts(b, "rank"); return;
-    case PTO_E_NRANKS: pto_buf_puts(b, "nranks"); return;
-    case PTO_E_NEG: pto_buf_puts(b, "-("); pto__sy_expr(m, x->a, b); pto_buf_puts(b, ")"); return;
-    case PTO_E_MIN: case PTO_E_MAX:
-        pto_buf_puts(b, x->kind == PTO_E_MIN ? "min(" : "max(");
-        pto__sy_expr(m, x->a, b);
-        pto_buf_puts(b, ", ");
-        pto__sy_expr(m, x->b, b);
-        pto_buf_puts(b, ")");
-        return;
-    default:
-        pto_buf_puts(b, "(");
-        pto__sy_expr(m, x->a, b);
-        pto_buf_printf(b, " %s ", ops[x->kind - PTO_E_ADD]);
-        pto__sy_expr(m, x->b, b);
-        pto_buf_puts(b, ")");
-        return;
-    }
-}
-
-static void pto__sy_dump_op(const pto_module *m, int32_t s, pto_buf *b)
-{
-    int i;
-    pto_buf_puts(b, pto_opinfo_get((pto_op)m->stmts[s].op)->name);
-    for (i = 0; i < m->stmts[s].nargs; i++) {
-        const pto_operand *o = pto_stmt_arg(m, s, i);
-        pto_buf_puts(b, i ? ", " : " ");
-        switch (o->kind) {
-        case PTO_O_TILE: pto_buf_puts(b, pto_str(m->ctx, m->tiles[o->ref].name)); break;
-        case PTO_O_GM:
-            pto_buf_printf(b, "%s[", pto_str(m->ctx, m->params[o->ref].name));
-            pto__sy_expr(m, o->e[0], b);
-            pto_buf_puts(b, ", ");
-            pto__sy_expr(m, o->e[1], b);
-            pto_buf_puts(b, "]");
-            break;
-        case PTO_O_FLOAT: pto_buf_printf(b, "%g", o->f); break;
-        case PTO_O_SCALAR: pto_buf_puts(b, pto_str(m->ctx, m->vars[o->ref].name)); break;
-        case PTO_O_INT: pto__sy_expr(m, o->e[0], b); break;
-        case PTO_O_PIPE: pto_buf_puts(b, pto_pipe_name((pto_pipe)o->ref)); break;
-        case PTO_O_CVPIPE: pto_buf_puts(b, pto_str(m->ctx, m->cvpipes[o->ref].name)); break;
-        default: pto_buf_puts(b, "?"); break;
-        }
-    }
-}
-
 static void pto__sy_dump_block(const pto_module *m, int32_t blk, int depth, pto_buf *b)
 {
     int32_t s;
@@ -2941,7 +2992,7 @@ static void pto__sy_dump_block(const pto_module *m, int32_t blk, int depth, pto_
         if (st->note) pto_buf_printf(b, "%*s# %s\n", 2 * depth, "", pto_str(m->ctx, st->note));
         pto_buf_printf(b, "%*s", 2 * depth, "");
         switch (st->kind) {
-        case PTO_ST_OP: pto__sy_dump_op(m, s, b); break;
+        case PTO_ST_OP: pto__pr_op(m, s, b); break;   /* print.c's: the same .pto text */
         case PTO_ST_TILE: {
             const pto_tile *t = &m->tiles[st->ref];
             int k;
@@ -2954,20 +3005,20 @@ static void pto__sy_dump_block(const pto_module *m, int32_t blk, int depth, pto_
         }
         case PTO_ST_LET:
             pto_buf_printf(b, "let %s = ", pto_str(m->ctx, m->vars[st->ref].name));
-            pto__sy_expr(m, st->e[0], b);
+            pto_print_expr(m, st->e[0], b);
             break;
         case PTO_ST_FOR:
             pto_buf_printf(b, "for %s = ", pto_str(m->ctx, m->vars[st->ref].name));
-            pto__sy_expr(m, st->e[0], b);
+            pto_print_expr(m, st->e[0], b);
             pto_buf_puts(b, " to ");
-            pto__sy_expr(m, st->e[1], b);
-            if (st->e[2] >= 0) { pto_buf_puts(b, " step "); pto__sy_expr(m, st->e[2], b); }
+            pto_print_expr(m, st->e[1], b);
+            if (st->e[2] >= 0) { pto_buf_puts(b, " step "); pto_print_expr(m, st->e[2], b); }
             break;
         case PTO_ST_IF:
             pto_buf_puts(b, "if ");
-            pto__sy_expr(m, st->e[0], b);
+            pto_print_expr(m, st->e[0], b);
             pto_buf_printf(b, " %s ", pto_cmp_name((pto_cmp)st->cmp));
-            pto__sy_expr(m, st->e[1], b);
+            pto_print_expr(m, st->e[1], b);
             break;
         case PTO_ST_SECTION: pto_buf_puts(b, st->ref == PTO_CORE_CUBE ? "cube" : "vector"); break;
         default: break;

@@ -32,10 +32,16 @@
        enclosing if; and on every path a tpop is followed by its tfree
        before the next tpop or the end.
 
-   How: one pass per kernel numbers the statements in program order and lists
-   every tile write (phase 0); a second pass checks (phase 1). Both walk the
-   statement lists iteratively (no recursion on nesting depth), so the cost is
-   linear in the size of the module. Integer expressions are folded into
+   How: one pass per kernel checks the statements in program order (phase 1),
+   numbering them as it goes and noting which tiles some earlier statement
+   writes. A read with no earlier write inside a loop that its tile is
+   declared outside of may still be filled by a write later in that loop:
+   only then, once per kernel, a first pass (phase 0) lists every tile write
+   with its position. Correct kernels rarely need it (a tile read before any
+   write in program order is an accumulator or a mistake), so the module is
+   usually walked once. Both walk the statement lists iteratively (no
+   recursion on nesting depth), so the cost is linear in the size of the
+   module. Integer expressions are folded into
    affine forms (const + sum k * var) over loop vars with static bounds and
    `block` with a static block count; the extremes of such a form are exact,
    so a window indexed by `block * 128 + i * 16` is checked at both ends
@@ -67,22 +73,28 @@ enum { PTO__N_NONE, PTO__N_PARAM, PTO__N_DIM, PTO__N_TILE, PTO__N_VAR };
 #define PTO__T_SCOPE 1         /* declared and in scope now */
 #define PTO__T_UNINIT 2        /* an uninitialised read was reported already */
 #define PTO__T_VALID 4         /* tvalid holds its valid(...) forms; else its shape is its valid region */
+#define PTO__T_WRITTEN 8       /* a statement already checked writes it (phase 1) */
 
 typedef struct pto__verifier {
     pto_ctx *ctx;
     pto_module *m;
     int phase;                 /* 0: number + collect writes; 1: check */
+    int collected;             /* phase 0 ran for this kernel */
     int internal;              /* an internal failure (oom, malformed lists) */
+    int malformed;             /* ... the statement lists are malformed */
     int32_t kernel;
     int core;                  /* core of the statements being checked, -1 none */
     int64_t nblocks;           /* static block count, or -1 */
     int32_t counter;           /* program-order position */
+    int64_t nvisited;          /* statements phase 1 visited, over every kernel */
+    uint8_t *pwritten;         /* per param: a GM window of it is written (phase 1) */
+    int32_t here_pos;          /* phase 1: the position of the statement being checked */
     int32_t here_stmt;         /* the op statement whose operands are checked */
     pto_loc here;              /* the statement being checked */
     int32_t ifdepth;
     int sections[2];           /* sections seen per core in this mix kernel */
-    /* per statement */
-    int32_t *pos, *endpos;     /* position; FOR: position of its last body stmt */
+    /* per statement (phase 0) */
+    int32_t *endpos;           /* FOR: position of its last body stmt */
     /* per tile */
     uint8_t *tflags;
     int32_t *tdepth;           /* loop depth at the declaration */
@@ -699,9 +711,15 @@ static int pto__vkind_ok(pto__verifier *v, const pto_operand *o, uint32_t mask)
    later (or at p) in the outermost loop around p that the tile is declared
    outside of, which reaches p's next iteration. A write at p itself never
    precedes p's first run. */
+static int pto__vcollect_kernel(pto__verifier *v);
+
 static int pto__vwritten(pto__verifier *v, int32_t t, int32_t p)
 {
-    int32_t c = v->wcur[t], loop;
+    int32_t c, loop;
+    if (v->tflags[t] & PTO__T_WRITTEN) return 1;   /* by a statement before p */
+    if (v->tdepth[t] >= v->nloops) return 0;       /* no loop to bring a later write round */
+    if (!v->collected && !pto__vcollect_kernel(v)) return 1;
+    c = v->wcur[t];
     if (v->wfirst[t] >= 0 && v->w[v->wfirst[t]].pos < p) return 1;
     while (c >= 0 && v->w[c].pos <= p) c = v->w[c].next;
     v->wcur[t] = c;
@@ -714,7 +732,7 @@ static void pto__vread_tile(pto__verifier *v, int32_t s, int32_t t, const pto_op
 {
     const pto_stmt *st = &v->m->stmts[s];
     if (v->tflags[t] & PTO__T_UNINIT) return;
-    if (pto__vwritten(v, t, v->pos[s])) return;
+    if (pto__vwritten(v, t, v->here_pos)) return;
     v->tflags[t] |= PTO__T_UNINIT;
     if (st->op == PTO_OP_TMATMUL_ACC)
         pto_error(v->ctx, o->loc, "'%s' is accumulated into before anything writes it (start with tmatmul)",
@@ -1594,8 +1612,8 @@ static void pto__vcollect(pto__verifier *v, int32_t s)
     const pto_module *m = v->m;
     const pto_stmt *st = &m->stmts[s];
     const pto_opinfo *info;
+    int32_t pos = v->counter++;
     int i;
-    v->pos[s] = v->counter++;
     if (st->kind != PTO_ST_OP || st->op >= PTO_NOP) return;
     info = pto_opinfo_get((pto_op)st->op);
     if (st->nargs != info->nargs || st->arg0 < 0 || st->arg0 + st->nargs > m->n_operands) return;
@@ -1606,10 +1624,29 @@ static void pto__vcollect(pto__verifier *v, int32_t s)
         /* room is usually there: pto__valloc reserves one write per operand */
         w = v->n_w < v->cap_w ? v->n_w++ : pto__grow(v->ctx, (void **)&v->w, &v->n_w, &v->cap_w, sizeof(pto__vwrite));
         if (w < 0) { v->internal = 1; return; }
-        v->w[w].pos = v->pos[s];
+        v->w[w].pos = pos;
         v->w[w].next = -1;
         if (v->wlast[t] >= 0) v->w[v->wlast[t]].next = w; else v->wfirst[t] = v->wcur[t] = w;
         v->wlast[t] = w;
+    }
+}
+
+/* After checking an op statement: the tiles it writes, as phase 0 lists
+   them (whether or not the checks passed), are written for what follows;
+   the tensors it writes, for pto__vunwritten. */
+static void pto__vnote_writes(pto__verifier *v, const pto_stmt *st)
+{
+    const pto_module *m = v->m;
+    const pto_opinfo *info;
+    int i;
+    if (st->op >= PTO_NOP) return;
+    info = pto_opinfo_get((pto_op)st->op);
+    if (st->nargs != info->nargs || st->arg0 < 0 || st->arg0 + st->nargs > m->n_operands) return;
+    for (i = 0; i < st->nargs; i++) {
+        const pto_operand *o = &m->operands[st->arg0 + i];
+        if (!(info->arg[i] & PTO_A_WRITE) || o->ref < 0) continue;
+        if (o->kind == PTO_O_TILE && o->ref < m->n_tiles) v->tflags[o->ref] |= PTO__T_WRITTEN;
+        else if (o->kind == PTO_O_GM && o->ref < m->n_params && i < 4) v->pwritten[o->ref] = 1;
     }
 }
 
@@ -1619,11 +1656,13 @@ static void pto__vcheck(pto__verifier *v, int32_t s)
     const pto_stmt *st = &v->m->stmts[s];
     const pto_kernel *k = &v->m->kernels[v->kernel];
     v->here = st->loc;
+    v->here_pos = v->counter++;
+    v->nvisited++;
     if (k->kind == PTO_KK_MIX && st->block == k->body && st->kind != PTO_ST_SECTION)
         pto_error(v->ctx, st->loc, "statement outside the cube and vector sections of mix kernel '%s'",
                   pto__vname(v, k->name));
     switch (st->kind) {
-    case PTO_ST_OP: pto__vop_stmt(v, s); break;
+    case PTO_ST_OP: pto__vop_stmt(v, s); pto__vnote_writes(v, st); break;
     case PTO_ST_TILE: pto__vtile(v, s); break;
     case PTO_ST_LET: pto__vlet(v, s); break;
     case PTO_ST_FOR: pto__vfor(v, s); break;
@@ -1722,7 +1761,7 @@ static void pto__vwalk(pto__verifier *v, int32_t body)
         }
         if (s >= m->n_stmts || ++guard > limit) {
             pto_error(v->ctx, none, "internal error: malformed statement lists");
-            v->internal = 1;
+            v->internal = v->malformed = 1;
             return;
         }
         if (v->phase == 0) pto__vcollect(v, s); else pto__vcheck(v, s);
@@ -1921,6 +1960,69 @@ static void pto__vpf_block(pto__verifier *v, int32_t block, pto__vpf *f, int rep
     for (s = v->m->blocks[block].head; s >= 0; s = v->m->stmts[s].next) pto__vpf_stmt(v, s, f, report);
 }
 
+/* How many times one run of block b executes `op` on pipe qi: -1 when that
+   is not known before the run (a loop whose trip count is not a literal, or
+   an if whose branches differ). */
+static int64_t pto__vpipe_count(const pto_module *m, int32_t b, int32_t qi, int op)
+{
+    int64_t n = 0, c;
+    int32_t s;
+    if (b < 0 || b >= m->n_blocks) return 0;
+    for (s = m->blocks[b].head; s >= 0; s = m->stmts[s].next) {
+        const pto_stmt *st = &m->stmts[s];
+        c = 0;
+        if (st->kind == PTO_ST_OP && st->op == op && st->nargs == 2) {
+            const pto_operand *o = &m->operands[st->arg0 + (op == PTO_OP_TPOP ? 1 : 0)];
+            c = o->kind == PTO_O_CVPIPE && o->ref == qi;
+        } else if (st->kind == PTO_ST_IF) {
+            int64_t e = st->orelse >= 0 ? pto__vpipe_count(m, st->orelse, qi, op) : 0;
+            c = pto__vpipe_count(m, st->body, qi, op);
+            if (c != e) c = -1;
+        } else if (st->kind == PTO_ST_FOR) {
+            const pto_expr *x0 = st->e[0] >= 0 ? &m->exprs[st->e[0]] : NULL, *x1 = st->e[1] >= 0 ? &m->exprs[st->e[1]] : NULL;
+            const pto_expr *x2 = st->e[2] >= 0 ? &m->exprs[st->e[2]] : NULL;
+            c = pto__vpipe_count(m, st->body, qi, op);
+            if (c > 0) {
+                int64_t step = x2 ? (x2->kind == PTO_E_INT ? x2->value : -1) : 1, trips;
+                if (!x0 || !x1 || x0->kind != PTO_E_INT || x1->kind != PTO_E_INT || step <= 0) return -1;
+                trips = x1->value <= x0->value ? 0 : (x1->value - x0->value - 1) / step + 1;
+                if (trips > ((int64_t)1 << 40) / c) return -1;
+                c *= trips;
+            }
+        }
+        if (c < 0) return -1;
+        n += c;
+        if (n > ((int64_t)1 << 40)) return -1;
+    }
+    return n;
+}
+
+/* Every tile pushed into a pipe is popped on the other side: when both
+   counts are known before the run, they must agree (otherwise the run ends
+   with slots nobody pops, or a tpop waits forever). */
+static void pto__vpipe_balance(pto__verifier *v, const pto_kernel *k)
+{
+    const pto_module *m = v->m;
+    int32_t sec[2] = {-1, -1}, s, i;
+    for (s = m->blocks[k->body].head; s >= 0; s = m->stmts[s].next)
+        if (m->stmts[s].kind == PTO_ST_SECTION && (m->stmts[s].ref == PTO_CORE_CUBE || m->stmts[s].ref == PTO_CORE_VECTOR))
+            sec[m->stmts[s].ref == PTO_CORE_CUBE] = m->stmts[s].body;
+    for (i = 0; i < m->n_cvpipes; i++) {
+        const pto_cvpipe *q = &m->cvpipes[i];
+        int c2v = q->dir == PTO_C2V;
+        int64_t push, pop;
+        if (q->kernel != v->kernel || (q->dir != PTO_C2V && q->dir != PTO_V2C)) continue;   /* both: two rings */
+        push = pto__vpipe_count(m, sec[c2v ? 1 : 0], i, PTO_OP_TPUSH);
+        pop = pto__vpipe_count(m, sec[c2v ? 0 : 1], i, PTO_OP_TPOP);
+        if (push < 0 || pop < 0 || push == pop) continue;
+        pto_error(v->ctx, q->loc,
+                  "pipe '%s': the %s section pushes %lld tile%s per run and the %s section pops %lld: every tpush "
+                  "needs its tpop on the other side",
+                  pto__vname(v, q->name), c2v ? "cube" : "vector", (long long)push, push == 1 ? "" : "s",
+                  c2v ? "vector" : "cube", (long long)pop);
+    }
+}
+
 static void pto__vpipes(pto__verifier *v, const pto_kernel *k)
 {
     const pto_module *m = v->m;
@@ -1931,6 +2033,7 @@ static void pto__vpipes(pto__verifier *v, const pto_kernel *k)
             pto__vpop_tiles(v, i);
         }
     if (k->kind != PTO_KK_MIX) return;
+    pto__vpipe_balance(v, k);
     for (s = m->blocks[k->body].head; s >= 0; s = m->stmts[s].next) {
         pto__vpf f;
         if (m->stmts[s].kind != PTO_ST_SECTION) continue;
@@ -1944,6 +2047,34 @@ static void pto__vpipes(pto__verifier *v, const pto_kernel *k)
                       pto__vname(v, q->name), m->stmts[s].ref == PTO_CORE_CUBE ? "cube" : "vector");
         }
     }
+}
+
+/* Phase 0 for the current kernel, from the middle of phase 1 (the first
+   read that needs it): every tile write with its position, and each loop's
+   last position. 0 after an internal failure. */
+static int pto__vcollect_kernel(pto__verifier *v)
+{
+    const pto_module *m = v->m;
+    int32_t counter = v->counter, i;
+    v->collected = 1;
+    if (!v->endpos) {   /* the first kernel that needs it: the arrays, once */
+        size_t ns = (size_t)m->n_stmts, nt = (size_t)m->n_tiles;
+        v->endpos = (int32_t *)pto__vuninit(v, ns, sizeof(int32_t));
+        v->wfirst = (int32_t *)pto__vuninit(v, nt, sizeof(int32_t));
+        v->wlast = (int32_t *)pto__vuninit(v, nt, sizeof(int32_t));
+        v->wcur = (int32_t *)pto__vuninit(v, nt, sizeof(int32_t));
+        /* a tile write is an operand: one pto__grow for them all */
+        if (m->n_operands > 0) v->w = (pto__vwrite *)pto__vuninit(v, (size_t)m->n_operands, sizeof(pto__vwrite));
+        if (v->internal) return 0;
+        v->cap_w = m->n_operands;
+        for (i = 0; i < m->n_tiles; i++) v->wfirst[i] = v->wlast[i] = v->wcur[i] = -1;
+    }
+    v->phase = 0;
+    v->counter = 0;
+    pto__vwalk(v, m->kernels[v->kernel].body);
+    v->phase = 1;
+    v->counter = counter;
+    return !v->internal;
 }
 
 static void pto__vkernel(pto__verifier *v, int32_t ki)
@@ -1982,20 +2113,27 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
             v->nblocks = -1;
         }
     }
-    v->phase = 0;
+    v->collected = 0;
+    v->phase = 1;
     v->counter = 0;
-    pto__vwalk(v, k->body);
-    if (!v->internal) {
-        v->phase = 1;
+    {
+        int32_t nd = v->ctx->n_diags, ne = v->ctx->n_errors;
         pto__vwalk(v, k->body);
-        pto__vpipes(v, k);
+        if (v->malformed) {
+            /* phase 0 would have found it before checking anything: that
+               error alone, as then */
+            pto_loc none = {0, 0, 0};
+            pto__diag_truncate(v->ctx, nd, ne);
+            pto_error(v->ctx, none, "internal error: malformed statement lists");
+        }
     }
+    if (!v->internal) pto__vpipes(v, k);
     pto__vparams(v, k, 0);
 }
 
 static void pto__vfree(pto__verifier *v)
 {
-    void *ps[] = {v->pos, v->endpos, v->tflags, v->tdepth, v->wfirst, v->wlast, v->wcur, v->tvalid, v->w,
+    void *ps[] = {v->endpos, v->pwritten, v->tflags, v->tdepth, v->wfirst, v->wlast, v->wcur, v->tvalid, v->w,
                   v->vlive, v->vrange, v->vifdepth, v->vlo, v->vhi, v->vstart, v->vstep, v->vform, v->nkind, v->nid,
                   v->kname, v->loops};
     size_t i;
@@ -2005,17 +2143,13 @@ static void pto__vfree(pto__verifier *v)
 static int pto__valloc(pto__verifier *v)
 {
     const pto_module *m = v->m;
-    size_t ns = (size_t)m->n_stmts, nt = (size_t)m->n_tiles, nv = (size_t)m->n_vars, nn;
-    int32_t i;
+    size_t nt = (size_t)m->n_tiles, nv = (size_t)m->n_vars, nn;
     v->n_names = v->ctx->n_strs;
     nn = (size_t)v->n_names;
-    v->pos = (int32_t *)pto__vcalloc(v, ns, sizeof(int32_t));
-    v->endpos = (int32_t *)pto__vcalloc(v, ns, sizeof(int32_t));
+    /* (phase 0's arrays: pto__vcollect_kernel, when first needed) */
+    v->pwritten = (uint8_t *)pto__vcalloc(v, (size_t)m->n_params, 1);
     v->tflags = (uint8_t *)pto__vcalloc(v, nt, 1);
     v->tdepth = (int32_t *)pto__vcalloc(v, nt, sizeof(int32_t));
-    v->wfirst = (int32_t *)pto__vcalloc(v, nt, sizeof(int32_t));
-    v->wlast = (int32_t *)pto__vcalloc(v, nt, sizeof(int32_t));
-    v->wcur = (int32_t *)pto__vcalloc(v, nt, sizeof(int32_t));
     /* a tile's forms are set when its declaration comes into scope
        (pto__vtile_valid, only for tiles with a valid(...) clause: see
        pto__vvalid), before any operand can name it */
@@ -2032,14 +2166,7 @@ static int pto__valloc(pto__verifier *v)
     v->nkind = (uint8_t *)pto__vcalloc(v, nn, 1);
     v->nid = (int32_t *)pto__vcalloc(v, nn, sizeof(int32_t));
     v->kname = (int32_t *)pto__vcalloc(v, nn, sizeof(int32_t));
-    if (v->internal) return 0;
-    if (m->n_operands > 0) {   /* a tile write is an operand: one pto__grow for them all */
-        v->w = (pto__vwrite *)pto__vuninit(v, (size_t)m->n_operands, sizeof(pto__vwrite));
-        if (!v->w) return 0;
-        v->cap_w = m->n_operands;
-    }
-    for (i = 0; i < m->n_tiles; i++) v->wfirst[i] = v->wlast[i] = v->wcur[i] = -1;
-    return 1;
+    return !v->internal;
 }
 
 /* An `out` tensor that no statement of its kernel writes keeps whatever the
@@ -2052,8 +2179,11 @@ static void pto__vunwritten(pto__verifier *v)
     uint8_t *w;
     int32_t s, k, p;
     int i;
-    if (m->n_params <= 0 || !(w = (uint8_t *)pto__vcalloc(v, (size_t)m->n_params, 1))) return;
-    for (s = 0; s < m->n_stmts; s++) {
+    if (m->n_params <= 0) return;
+    /* phase 1 noted them when it saw every statement (none is detached) */
+    if (v->nvisited == m->n_stmts) w = v->pwritten;
+    else if (!(w = (uint8_t *)pto__vcalloc(v, (size_t)m->n_params, 1))) return;
+    for (s = 0; s < m->n_stmts && w != v->pwritten; s++) {
         const pto_stmt *st = &m->stmts[s];
         const pto_opinfo *oi = pto_opinfo_get((pto_op)st->op);
         for (i = 0; st->kind == PTO_ST_OP && i < st->nargs && i < oi->nargs && i < 4; i++) {
@@ -2067,7 +2197,7 @@ static void pto__vunwritten(pto__verifier *v)
             if (m->params[p].kind == PTO_P_TENSOR && m->params[p].dir == PTO_OUT && !w[p])
                 pto_warning(v->ctx, m->params[p].loc, "'%s' is an 'out' tensor of kernel '%s' but nothing writes it",
                             pto__vname(v, m->params[p].name), pto__vname(v, m->kernels[k].name));
-    pto_free(v->ctx, w);
+    if (w != v->pwritten) pto_free(v->ctx, w);
 }
 
 /* host sections are checked by host.c */

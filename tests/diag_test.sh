@@ -108,6 +108,21 @@ expect "check plans: an overflow is an error" 1 \
     "^tests/plan/overflow.pto:10:3: error: kernel 'big': vec overflows: needs 262144 bytes, capacity 196608; at line 10, 4 tiles are live \(262144 bytes\), largest first: a 65536 \(line 3\), " \
     $ptoc check tests/plan/overflow.pto
 expect "fmt still only verifies" 0 "^kernel big" $ptoc fmt tests/plan/overflow.pto
+expect "check --target isa: what the pto-isa target cannot express is an error" 1 \
+    "^examples/ring.pto:6:8: error: emit \(isa\): kernel 'ring' is a ranks kernel; communication is not supported by the isa target yet" \
+    $ptoc check --target isa examples/ring.pto
+$ptoc check --target sim examples/ring.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && [ ! -s $out/log ]; then ok "check --target sim passes it"; else bad "check --target sim passes it (exit $rc)"; fi
+expect "check: an unknown target is a usage error" 1 "^ptoc: error: --target is sim or isa, not 'gpu'" \
+    $ptoc check --target gpu examples/vadd.pto
+
+# ---- a GM race between blocks that write different bytes of one 32-byte block ----
+expect "a race on a shared 32-byte block of GM says why it is one" 1 \
+    "race on gm y bytes \[400, 416\).*\(the two touch different bytes of the same 32-byte block: memory moves whole 32-byte blocks, so unordered writers of one block can undo each other; align each core's part of the tensor to 32 bytes, or order them\)" \
+    $ptoc run tests/diag/gm_shared_block.pto
+sed 's/tstore y\[block, 0\]/tstore y[0, 0]/' tests/diag/gm_shared_block.pto > $out/gm_same.pto
+expect "every block writes the same bytes: a race" 1 "race on gm y bytes" $ptoc run $out/gm_same.pto
+lacks "that race does not speak of different bytes" "different bytes"
 
 # ---- unguarded tpush into an unsplit v2c pipe ----
 expect "a guarded v2c push runs clean" 0 "^  simulator   no reports" $ptoc run tests/diag/v2c_guarded.pto
@@ -168,7 +183,7 @@ for c in "emit needs -o DIR|emit $v" \
          "run: unknown option '--sede'|run --sede 3 $v" \
          "run takes one FILE or DIR; a second one is '$v'|run $v $v" \
          "one FILE must follow 'run'|run" \
-         "one FILE must follow 'check'|check $v $v" \
+         "check takes one FILE; a second one is|check $v $v" \
          "a STAGE and a FILE must follow 'dump'|dump $v" \
          "--svg needs a file to write|plan $v --svg" \
          "plan: unknown option '--tigth'|plan --tigth $v" \

@@ -39,8 +39,9 @@ if ! grep -q "pto_k_launch(pto_k_device" "$inc/pto_kernels.h" 2>/dev/null; then
 fi
 
 # the examples, tests/ok/columns.pto: every column reduction and broadcast, f32 and f16,
-# and tests/ok/mm_f16out.pto: the fixpipe's cast on tstore acc f32 -> f16 / bf16
-for f in examples/*.pto tests/ok/columns.pto tests/ok/mm_f16out.pto; do
+# tests/ok/mm_f16out.pto: the fixpipe's cast on tstore acc f32 -> f16 / bf16, and
+# tests/ok/mm_lefttail.pto: a matmul row tail on the left tile (TMATMUL's m = its valid rows)
+for f in examples/*.pto tests/ok/columns.pto tests/ok/mm_f16out.pto tests/ok/mm_lefttail.pto; do
     for cc in cc tcc; do
         name="run $(basename $f) with $cc"
         if $ptoc run $f $(defs $f) --cc $cc >$out/log 2>&1 && grep -q "result      match" $out/log &&
@@ -119,7 +120,7 @@ kernel dz(in x: f32[64, 64], out y: f32[64, 64], scalar S: i32, scalar D: i32) v
 EOF2
 for c in "S=0 D=1 dz.pto:2:3: error: loop step must be positive, got 0" \
          "S=-16 D=1 dz.pto:2:3: error: loop step must be positive, got -16" \
-         "S=16 D=0 error: kernel dz would launch no block"; do
+         "S=16 D=0 error: kernel dz would launch no block: blocks(4 / D) is 0 with these -D values"; do
     set -- $c
     s=$1; d=$2; shift 2
     timeout 60 $ptoc run $out/dz.pto -D $s -D $d >$out/log 2>&1; rc=$?

@@ -12,7 +12,10 @@
 #     misaligned vec tile, a column op given a [R, 1] column or TCOLSUM
 #     without its tmp, TSTORE of an acc to a tensor the fixpipe cannot cast
 #     to) must NOT compile: the stub is strict enough;
-#   - golden sources of vadd, mm and layernorm (PTO_UPDATE_GOLDEN=1 rewrites them);
+#   - mix kernels with cube/vector pipes (c2v, v2c, both; split up_down, left_right,
+#     none): TPipe per pipe and section, TPUSH / TPOP / TFREE, the hidden GM pipe
+#     buffer sharded per block; a slip in a pipe call must not compile either;
+#   - golden sources of vadd, mm, layernorm and mixmm (PTO_UPDATE_GOLDEN=1 rewrites them);
 #   - re-emission is byte-identical; --target sim is still the default.
 cd "$(dirname "$0")/.." || exit 1
 ptoc=./build/ptoc
@@ -40,11 +43,6 @@ for f in examples/*.pto tests/ok/*.pto $out/src/*.pto; do
     case $f in $out/*) $ptoc check "$f" >/dev/null 2>&1 || continue;; esac  # grammar, not a kernel
     b=$(basename "$f" .pto)
     d=$out/$b
-    if grep -q '^ *pipe ' "$f"; then
-        fails "$b: a kernel with pipes is refused" $ptoc emit --target isa "$f" -o $d
-        try "$b: ... with its location" grep -q "^$f:[0-9]*:[0-9]*: error: emit (isa): pipe '[a-z]*': cube/vector pipes" $out/err
-        continue
-    fi
     if grep -q ' ranks' "$f"; then
         fails "$b: a ranks kernel is refused" $ptoc emit --target isa "$f" -o $d
         try "$b: ... with its location" grep -q "^$f:[0-9]*:[0-9]*: error: emit (isa): kernel '[a-z]*' is a ranks kernel" $out/err
@@ -59,6 +57,134 @@ for f in examples/*.pto tests/ok/*.pto $out/src/*.pto; do
     n=$((n + 1))
 done
 try "at least the six examples compiled" test $n -ge 6
+
+# cube/vector pipes: every direction and split kind the target takes, each built for the AIC
+# and the AIV (a kernel's .pto is here; mixmm, mixv2c and split_slots come from above)
+cat > $out/src_both.pto <<'PTO'
+kernel both(in x: f32[128, 64], in e: f32[64, 64], out y: f32[128, 64]) mix blocks(2) {
+  pipe p: both f32[64, 64] split(up_down)
+  cube {
+    tile em: mat f32[64, 64]
+    tile er: right f32[64, 64]
+    tile xm: mat f32[64, 64]
+    tile xl: left f32[64, 64]
+    tile acc: acc f32[64, 64]
+    tile back: mat f32[64, 64]
+    tile bl: left f32[64, 64]
+    tile acc2: acc f32[64, 64]
+    tload em, e[0, 0]
+    tmov er, em
+    tload xm, x[block * 64, 0]
+    tmov xl, xm
+    tmatmul acc, xl, er
+    tpush p, acc
+    tpop back, p
+    tmov bl, back
+    tfree p
+    tmatmul acc2, bl, er
+    tstore y[block * 64, 0], acc2
+  }
+  vector {
+    tile t: vec f32[32, 64]
+    tile u: vec f32[32, 64]
+    tpop t, p
+    tadds u, t, 1.0
+    tfree p
+    tpush p, u
+  }
+}
+PTO
+cat > $out/src_lr.pto <<'PTO'
+kernel lr(in x: f32[64, 64], in w: f32[64, 64], out y: f32[64, 64]) mix {
+  pipe up: v2c f32[64, 64] split(left_right)
+  pipe down: c2v f32[64, 64] split(left_right) local_slots(3)
+  cube {
+    tile wm: mat f32[64, 64]
+    tile wr: right f32[64, 64]
+    tile xm: mat f32[64, 64]
+    tile xl: left f32[64, 64]
+    tile acc: acc f32[64, 64]
+    tload wm, w[0, 0]
+    tmov wr, wm
+    tpop xm, up
+    tmov xl, xm
+    tfree up
+    tmatmul acc, xl, wr
+    tpush down, acc
+  }
+  vector {
+    tile xv: vec f32[64, 32]
+    tile p: vec f32[64, 32]
+    tload xv, x[0, subblock * 32]
+    tpush up, xv
+    tpop p, down
+    tstore y[0, subblock * 32], p
+    tfree down
+  }
+}
+PTO
+cat > $out/src_whole.pto <<'PTO'
+kernel whole(in a: f16[64, 64], in b: f16[64, 64], out c: f32[128, 64]) mix {
+  pipe q: c2v f32[64, 64] slots(2) local_slots(1)
+  cube {
+    tile a1: mat f16[64, 64]
+    tile b1: mat f16[64, 64]
+    tile a0: left f16[64, 64]
+    tile b0: right f16[64, 64]
+    tile acc: acc f32[64, 64]
+    tload a1, a[0, 0]
+    tload b1, b[0, 0]
+    tmov a0, a1
+    tmov b0, b1
+    tmatmul acc, a0, b0
+    tpush q, acc
+  }
+  vector {
+    tile t: vec f32[64, 64]
+    tile o: vec f32[64, 64]
+    tpop t, q
+    tmuls o, t, 2.0
+    tfree q
+    tstore c[subblock * 64, 0], o
+  }
+}
+PTO
+for b in both lr whole; do
+    try "$b: the simulator runs it clean" sh -c "$ptoc run $out/src_$b.pto > $out/log 2>&1 && grep -q 'result      match' $out/log && grep -q 'simulator   no reports' $out/log"
+    try "$b: emit --target isa" $ptoc emit --target isa $out/src_$b.pto -o $out/$b
+    try "$b: g++ -fsyntax-only -Wall -Werror" $CXX $out/$b/kernel.cpp
+    try "$b: ... built for the AIC" $CXX -D__DAV_CUBE__ $out/$b/kernel.cpp
+    try "$b: ... built for the AIV" $CXX -D__DAV_VEC__ $out/$b/kernel.cpp
+done
+m=$out/mixmm/kernel.cpp
+try "mixmm: the GM pipe buffer follows the tensors, sharded by block" grep -q '__gm__ uint8_t \*pto_gm_pipe_buffer = pto_isa_gm<uint8_t>(args, 3) + static_cast<int64_t>(get_block_idx()) \* 262144;' $m
+try "mixmm: ... never by subblock" sh -c "! grep 'pto_gm_pipe_buffer.*get_subblockid' $m"
+try "mixmm: one TPipe per section" test "$(grep -c 'using pto_pipe_0_t = pto::TPipe<0, pto::Direction::DIR_C2V, 32768, 8, [12], false>;' $m)" = 2
+try "mixmm: ... on this block's part of the buffer, the consumer's planned UB base" test "$(grep -c 'pto_pipe_0_t pto_pipe_0(pto_gm_pipe_buffer + 0, 163840, 0);' $m)" = 2
+try "mixmm: the AIV's TPipe keeps its local slots inside the reservation" grep -q 'TPipe<0, pto::Direction::DIR_C2V, 32768, 8, 1, false>' $m
+try "mixmm: TPUSH of the acc" grep -q 'pto::TPUSH<pto_pipe_0_t, decltype(acc), pto::TileSplitAxis::TILE_UP_DOWN>(pto_pipe_0, acc);' $m
+try "mixmm: TPOP binds the popped tile" grep -q 'pto::TPOP<pto_pipe_0_t, decltype(t), pto::TileSplitAxis::TILE_UP_DOWN>(pto_pipe_0, t);' $m
+try "mixmm: ... which has no TASSIGN" sh -c "! grep -q 'TASSIGN(t,' $m"
+try "mixmm: TFREE (empty on a2a3)" grep -q 'pto::TFREE<pto_pipe_0_t, pto::TileSplitAxis::TILE_UP_DOWN>(pto_pipe_0);' $m
+try "mixv2c: the second pipe's ring and flags follow the first's" grep -q 'using pto_pipe_1_t = pto::TPipe<2, pto::Direction::DIR_C2V, 16384, 4, [12], false>;' $out/mixv2c/kernel.cpp
+try "mixv2c: ... at +65536 of the block's part" grep -q 'pto_pipe_1(pto_gm_pipe_buffer + 65536, 180224, 0);' $out/mixv2c/kernel.cpp
+try "mixv2c: the cube pops into mat" grep -q 'pto::TPOP<pto_pipe_0_t, decltype(xm), pto::TileSplitAxis::TILE_UP_DOWN>(pto_pipe_0, xm);' $out/mixv2c/kernel.cpp
+try "both: DIR_BOTH, four flags, 2 rings x 4 slots per block" grep -q 'using pto_pipe_0_t = pto::TPipe<0, pto::Direction::DIR_BOTH, 16384, 4, 2, false>;' $out/both/kernel.cpp
+try "both: ... the buffer is 131072 bytes per block" grep -q 'get_block_idx()) \* 131072;' $out/both/kernel.cpp
+try "lr: left_right" grep -q 'pto::TPUSH<pto_pipe_0_t, decltype(xv), pto::TileSplitAxis::TILE_LEFT_RIGHT>(pto_pipe_0, xv);' $out/lr/kernel.cpp
+try "lr: 3 local slots of half a slot: 2 on the AIV" grep -q 'using pto_pipe_1_t = pto::TPipe<2, pto::Direction::DIR_C2V, 16384, 8, 2, false>;' $out/lr/kernel.cpp
+try "whole: no split, IsNoSplit" grep -q 'using pto_pipe_0_t = pto::TPipe<0, pto::Direction::DIR_C2V, 16384, 2, 1, true>;' $out/whole/kernel.cpp
+try "whole: ... TILE_NO_SPLIT" grep -q 'pto::TPOP<pto_pipe_0_t, decltype(t), pto::TileSplitAxis::TILE_NO_SPLIT>(pto_pipe_0, t);' $out/whole/kernel.cpp
+# unsupported pipes: an error at the pipe
+fails "a v2c pipe without a split is refused" $ptoc emit --target isa tests/diag/v2c_guarded.pto -o $out/v2cns
+try "... at the pipe, saying why" grep -q "^tests/diag/v2c_guarded.pto:3:8: error: emit (isa): pipe 'up': a v2c pipe without a split is not supported by the isa target: only AIV 0 pushes" $out/err
+sed 's/ split(up_down)//; s/vec f32\[32, 64\]/vec f32[64, 64]/g; s/    tpush p, u/    if subblock == 0 {\n      tpush p, u\n    }/' $out/src_both.pto > $out/src_bothns.pto
+try "(an unsplit both pipe runs on the simulator)" $ptoc check $out/src_bothns.pto
+fails "... and is refused" $ptoc emit --target isa $out/src_bothns.pto -o $out/bothns
+try "... at the pipe" grep -q "^$out/src_bothns.pto:2:8: error: emit (isa): pipe 'p': a both pipe without a split" $out/err
+( echo "arch a5"; cat examples/mixmm.pto ) > $out/src_a5.pto
+fails "an a5 pipe is refused" $ptoc emit --target isa $out/src_a5.pto -o $out/a5
+try "... at the pipe" grep -q "^$out/src_a5.pto:8:8: error: emit (isa): pipe 'q': cube/vector pipes are supported by the isa target on a2a3 only" $out/err
 
 # the output says what the simulator target says
 try "vadd: an xN tile's slot comes from the loop index" grep -q 'pto::TASSIGN(b, 32768 + (i % 2) \* 16384);' $out/vadd/kernel.cpp
@@ -80,10 +206,10 @@ try "mm_f16out: ... and to a bfloat16_t tensor" grep -q 'pto::GlobalTensor<bfloa
 try "columns: TCOLMAX / TCOLMIN take no tmp" grep -q 'pto::TCOLMAX(cmax, a);' $out/columns/kernel.cpp
 
 # planted slips must not compile
-plant() {   # NAME SRCDIR SED
+plant() {   # NAME SRCDIR SED [CXX FLAGS]
     sed "$3" $out/$2/kernel.cpp > $out/planted.cpp
     if cmp -s $out/planted.cpp $out/$2/kernel.cpp; then bad "$1 (the plant did not apply)"; return; fi
-    fails "$1 is rejected" $CXX $out/planted.cpp
+    fails "$1 is rejected" $CXX $4 $out/planted.cpp
 }
 plant "TMATMUL with left and right swapped" mm 's/pto::TMATMUL(acc, a0, b0)/pto::TMATMUL(acc, b0, a0)/'
 plant "TMATMUL into a vec tile" mm 's/pto::TileAcc<float, 128, 128, 128, 128> acc;/pto::Tile<pto::TileType::Vec, float, 128, 128> acc;/'
@@ -101,6 +227,16 @@ plant "a row reduction without its scratch" softmax 's/pto::TROWSUM(s, t, pto_tm
 plant "a column sum without its tmp and isBinary" columns 's/pto::TCOLSUM(csum, a, pto_tmp_[0-9]*, false)/pto::TCOLSUM(csum, a)/'
 plant "a column reduction into a [R, 1] column" columns 's/pto::TCOLMAX(cmax, a)/pto::TCOLMAX(m, a)/'
 plant "a column broadcast of a [R, 1] column" layernorm 's/pto::TCOLEXPANDMUL(t, t, g)/pto::TCOLEXPANDMUL(t, t, var)/'
+plant "TPUSH of a mat tile on the AIC" mixv2c 's/TPUSH<pto_pipe_1_t, decltype(acc), \(.*\)(pto_pipe_1, acc)/TPUSH<pto_pipe_1_t, decltype(xm), \1(pto_pipe_1, xm)/' -D__DAV_CUBE__
+try "... by the acc check" grep -q "TPUSH on the AIC: an acc tile" $out/err
+plant "TPOP on an AIV without the pipe's split" mixmm 's/TPOP<pto_pipe_0_t, decltype(t), pto::TileSplitAxis::TILE_UP_DOWN>/TPOP<pto_pipe_0_t, decltype(t), pto::TileSplitAxis::TILE_NO_SPLIT>/' -D__DAV_VEC__
+plant "TPOP into a tile of another dtype" mixmm 's/float, 32, 128, pto::BLayout::RowMajor, 32, 128> t;/half, 32, 128, pto::BLayout::RowMajor, 32, 128> t;/' -D__DAV_VEC__
+try "... by the slot check" grep -q "TPOP: the tile is the part of a slot" $out/err
+plant "a TPipe whose slot is not the AIC's tile" mixmm '0,/TPipe<0, pto::Direction::DIR_C2V, 32768/s//TPipe<0, pto::Direction::DIR_C2V, 16384/' -D__DAV_CUBE__
+plant "TPOP on the AIC into a left tile" mixv2c 's/TPOP<pto_pipe_0_t, decltype(xm), \(.*\)(pto_pipe_0, xm)/TPOP<pto_pipe_0_t, decltype(xl), \1(pto_pipe_0, xl)/' -D__DAV_CUBE__
+plant "TPOP on an AIV from a V2C pipe" mixv2c 's/TPOP<pto_pipe_1_t, decltype(p), \(.*\)(pto_pipe_1, p)/TPOP<pto_pipe_0_t, decltype(p), \1(pto_pipe_0, p)/' -D__DAV_VEC__
+plant "a both pipe whose flags run past 15" both 's/TPipe<0, pto::Direction::DIR_BOTH/TPipe<13, pto::Direction::DIR_BOTH/' -D__DAV_VEC__
+plant "more local slots than slots" whole 's/TPipe<0, pto::Direction::DIR_C2V, 16384, 2, 1, true>/TPipe<0, pto::Direction::DIR_C2V, 16384, 2, 3, true>/' -D__DAV_VEC__
 
 # what the target cannot express yet: an error with its location
 cat > $out/full.pto <<'PTO'
@@ -132,7 +268,7 @@ try "... at the op, saying which dtypes pto-isa takes" grep -q "^$out/colbf.pto:
 try "... and the simulator target runs it" $ptoc run $out/colbf.pto
 
 # golden sources
-for g in vadd mm layernorm; do
+for g in vadd mm layernorm mixmm; do
     if [ "$PTO_UPDATE_GOLDEN" = 1 ]; then cp $out/$g/kernel.cpp tests/golden/isa_$g.kernel.cpp; fi
     try "golden isa_$g.kernel.cpp" cmp tests/golden/isa_$g.kernel.cpp $out/$g/kernel.cpp
 done

@@ -73,7 +73,10 @@ static void test_c2v(void)
     pto_module_destroy(m);
 }
 
-/* A consumer whose producer never pushes: a deadlock at the tpop. */
+/* A consumer whose producer never pushes: a deadlock at the tpop. The pop
+   sits under `if block == 0`, so how many there are is known only at run
+   time and the verifier lets it through (counts known before the run that
+   differ are its error: tests/bad/pipe_unbalanced.pto). */
 static void test_deadlock(void)
 {
     static float x[64 * 64], y[64 * 64];
@@ -85,9 +88,11 @@ static void test_deadlock(void)
         "  }\n"
         "  vector {\n"
         "    tile t: vec f32[32, 64]\n"
-        "    tpop t, q\n"
-        "    tfree q\n"
-        "    tstore y[subblock * 32, 0], t\n"
+        "    if block == 0 {\n"
+        "      tpop t, q\n"
+        "      tfree q\n"
+        "      tstore y[subblock * 32, 0], t\n"
+        "    }\n"
         "  }\n"
         "}\n";
     pto_module *m = parse(src);
@@ -98,7 +103,7 @@ static void test_deadlock(void)
     {
         char buf[300] = "";
         if (pto_diag_count(ctx) > 0) pto_diag_format(ctx, pto_diag_get(ctx, 0), buf, sizeof buf);
-        CHECK_STR(buf, "t.pto:7:5: error: deadlock: this tpop on AIV 0 (subblock 0) waits forever");
+        CHECK_STR(buf, "t.pto:8:7: error: deadlock: this tpop on AIV 0 (subblock 0) waits forever");
     }
     pto_module_destroy(m);
 }

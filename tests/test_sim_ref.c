@@ -812,8 +812,8 @@ static void k_uninit_cube(pto_k_core *c, const int64_t *args)
 {
     pto_k_gm *a = pto_k_arg_gm(args, 0), *o = pto_k_arg_gm(args, 1);
     pto_k_tile A1 = pto_k_t(PTO_K_MAT, PTO_K_F16, 16, 16, 16, 16, 0);
-    pto_k_tile A0 = pto_k_t(PTO_K_LEFT, PTO_K_F16, 16, 16, 16, 12, 0);
-    pto_k_tile B0 = pto_k_t(PTO_K_RIGHT, PTO_K_F16, 16, 16, 16, 16, 0);
+    pto_k_tile A0 = pto_k_t(PTO_K_LEFT, PTO_K_F16, 16, 16, 16, (int64_t)args[2], 0);
+    pto_k_tile B0 = pto_k_t(PTO_K_RIGHT, PTO_K_F16, 16, 16, (int64_t)args[3], 16, 0);
     pto_k_tile ACC = pto_k_t(PTO_K_ACC, PTO_K_F32, 16, 16, 16, 16, 0);
     pto_k_tload(c, "uc.pto:6: tload a1, a[0, 0]", A1, a, 0, 0);
     pto_k_set_flag(c, "uc.pto:7", PTO_K_PIPE_MTE2, PTO_K_PIPE_MTE1, 0);
@@ -910,8 +910,8 @@ static void test_uninit(void)
     pto_k_device *dev;
     pto_k_gm *a, *o, *x, *z;
     const pto_k_report *r;
-    int64_t args[2];
-    int i, bad = 0;
+    int64_t args[4];
+    int i, j, k, bad = 0;
     memset(&dd, 0, sizeof dd);
     dev = pto_k_device_create(&dd);
     a = pto_k_gm_create(dev, "a", PTO_K_F16, 16, 16);
@@ -921,20 +921,36 @@ static void test_uninit(void)
     for (i = 0; i < 256; i++) pto_k_gm_set(a, i / 16, i % 16, (float)(i % 9) - 4.0f);
     for (i = 0; i < 512; i++) pto_k_gm_set(x, i / 32, i % 32, (float)i * 0.25f - 3.0f);
 
-    args[0] = pto_k_gm_arg(a), args[1] = pto_k_gm_arg(o);
+    /* K = the left tile's valid cols (pto-isa's TMATMUL): a left tile with
+       valid(16, 12) filled by tmov is read over 12 columns only, and so is
+       the right tile over 12 rows */
+    args[0] = pto_k_gm_arg(a), args[1] = pto_k_gm_arg(o), args[2] = 12, args[3] = 16;
+    r = launch1(dev, k_uninit_cube, PTO_K_KIND_CUBE, args);
+    CHECK(r->nerrors == 0);
+    for (i = 0; i < 16; i++)
+        for (j = 0; j < 16; j++) {
+            float s = 0.0f;
+            for (k = 0; k < 12; k++) s = s + pto_k_gm_get(a, i, k) * pto_k_gm_get(a, k, j);
+            bad |= pto_k_gm_get(o, i, j) != s;
+        }
+    CHECK(!bad);
+    /* a right tile whose valid rows (12) are fewer than K (16): rows 12..15 unwritten */
+    args[2] = 16, args[3] = 12;
     r = launch1(dev, k_uninit_cube, PTO_K_KIND_CUBE, args);
     CHECK(only_uninit(r, 1));
-    CHECK_STR(r->errors[0].msg,
-              "uc.pto:13: tmatmul acc, a0, b0: error: uninitialised read: tmatmul (M) reads 128 unwritten byte(s) of "
-              "its left tile [16, 16] f16 at left byte 0, in left bytes [24, 512): nothing wrote them since the "
-              "launch began or the tile's tdecl (the reference interpreter reads zeros there) (block 0 aic)");
+    if (r->nerrors > 0)
+        CHECK_STR(r->errors[0].msg,
+                  "uc.pto:13: tmatmul acc, a0, b0: error: uninitialised read: tmatmul (M) reads 128 unwritten byte(s) "
+                  "of its right tile [16, 16] f16 at right byte 0, in right bytes [384, 512): nothing wrote them since "
+                  "the launch began or the tile's tdecl (the reference interpreter reads zeros there) (block 0 aic)");
 
     args[0] = pto_k_gm_arg(x), args[1] = pto_k_gm_arg(z);
     r = launch1(dev, k_reuse_decl, PTO_K_KIND_VECTOR, args);
     CHECK(only_uninit(r, 1));
     CHECK_STR(r->errors[0].msg,
               "ur.pto:12: tadds e, d, 1.0: error: uninitialised read: tadds (V) reads 192 unwritten byte(s) of its "
-              "source tile [8, 8] f32 at vec byte 0, in vec bytes [16, 256): nothing wrote them since the launch "
+              "source tile [8, 8] f32 at vec byte 0 (declared at ur.pto:6: tile d: vec f32[8, 8] valid(4, 4)), in vec "
+              "bytes [16, 256): nothing wrote them since the launch "
               "began or the tile's tdecl (the reference interpreter reads zeros there) (block 0 aiv0)");
     CHECK(pto_k_gm_get(z, 0, 0) == 5.0f && pto_k_gm_get(z, 7, 7) == 5.0f); /* the late tstore saw p */
     /* without the declaration the stale 5.0 of p is read silently */

@@ -1,6 +1,6 @@
 /* ptoc.c - the pto command-line compiler.
 
-   ptoc check FILE       parse, verify, plan and synchronise; print diagnostics
+   ptoc check FILE       every pass and the emitter; print diagnostics, write nothing
    ptoc fmt FILE         print the canonical .pto text of FILE, full-line comments kept
    ptoc dump STAGE FILE  print the IR after a stage (parse, verify, ...)
    ptoc plan [--tight] [--svg OUT.svg] FILE
@@ -31,8 +31,10 @@ static const char *usage =
     "usage: ptoc COMMAND [OPTIONS] FILE\n"
     "\n"
     "commands:\n"
-    "  check FILE          parse, verify, plan memory and place syncs: every error\n"
-    "                      emit would report (tiles that do not fit too); writes nothing\n"
+    "  check [--tight] [--target sim|isa] FILE\n"
+    "                      parse, verify, plan memory, place syncs and emit for the\n"
+    "                      target (default sim): every error emit would report (tiles\n"
+    "                      that do not fit too); writes nothing\n"
     "  fmt FILE            print FILE in canonical .pto form; full-line comments are kept\n"
     "                      (each before what follows it), comments after code dropped\n"
     "  dump STAGE FILE     print the IR after STAGE (parse | verify | lower | plan | sync)\n"
@@ -149,23 +151,6 @@ static pto_status write_text(pto_ctx *ctx, const pto_module *m, void (*printer)(
     return st;
 }
 
-/* check runs every pass that can find an error in the input: a kernel whose
-   tiles do not fit is as wrong as one with a typo. */
-static int cmd_check(pto_ctx *ctx, const char *path)
-{
-    int status;
-    pto_module *m = load(ctx, path, &status);
-    pto_status st = PTO_OK;
-    if (m) {
-        pto_compile_desc cd;
-        memset(&cd, 0, sizeof cd);
-        cd.sync.check = 1;   /* as emit and run compile */
-        st = pto_compile(ctx, m, &cd);
-    }
-    pto_diag_print(ctx, stderr);
-    pto_module_destroy(m);
-    return m ? exit_code(st) : status;
-}
 
 /* fmt verifies only (it prints the text as written, before lowering adds
    staging tiles) and keeps the file's full-line comments, `# run:` too. */
@@ -369,24 +354,67 @@ static int emit_to(pto_ctx *ctx, const char *path, const char *dir, int opts)
     return rc;
 }
 
+/* The arguments of check and emit: FILE, --tight, --target sim|isa, and for
+   emit (dir != NULL) -o DIR and --no-sync. Returns -1 when they are fine,
+   else the exit status of the usage error it printed. */
+static int compile_args(const char *cmd, int argc, char **argv, const char **path, const char **dir, int *opts)
+{
+    static const char *const valued[] = {"-o", "--target", NULL};
+    char what[64];
+    int i;
+    *path = NULL;
+    *opts = 0;
+    for (i = 2; i < argc; i++) {
+        snprintf(what, sizeof what, "%s: a value must follow", cmd);
+        if (missing_value(argc, argv, i, valued)) return usage_error(what, argv[i]);
+        if (dir && strcmp(argv[i], "-o") == 0) *dir = argv[++i];
+        else if (dir && strcmp(argv[i], "--no-sync") == 0) *opts |= EMIT_NO_SYNC;
+        else if (strcmp(argv[i], "--tight") == 0) *opts |= EMIT_TIGHT;
+        else if (strcmp(argv[i], "--target") == 0 && strcmp(argv[i + 1], "isa") == 0) *opts |= EMIT_ISA, i++;
+        else if (strcmp(argv[i], "--target") == 0 && strcmp(argv[i + 1], "sim") == 0) *opts &= ~EMIT_ISA, i++;
+        else if (strcmp(argv[i], "--target") == 0) return usage_error("--target is sim or isa, not", argv[i + 1]);
+        else if (argv[i][0] == '-' && argv[i][1]) {
+            snprintf(what, sizeof what, "%s: unknown option", cmd);
+            return usage_error(what, argv[i]);
+        } else if (*path) {
+            snprintf(what, sizeof what, "%s takes one FILE; a second one is", cmd);
+            return usage_error(what, argv[i]);
+        } else {
+            *path = argv[i];
+        }
+    }
+    if (!*path) {
+        snprintf(what, sizeof what, "%s needs a FILE", cmd);
+        return usage_error(what, NULL);
+    }
+    return -1;
+}
+
+/* check runs every pass that can find an error in the input, the emitter
+   of the chosen target included, and writes nothing: a kernel whose tiles do
+   not fit, or that the pto-isa target cannot express, is as wrong as one
+   with a typo. */
+static int cmd_check(pto_ctx *ctx, int argc, char **argv)
+{
+    const char *path;
+    int opts, rc = compile_args("check", argc, argv, &path, NULL, &opts);
+    pto_buf k, h;
+    pto_status st;
+    if (rc >= 0) return rc;
+    memset(&k, 0, sizeof k);
+    memset(&h, 0, sizeof h);
+    k.ctx = h.ctx = ctx;
+    st = compile_file(ctx, path, opts, &k, &h);
+    pto_buf_free(&k);
+    pto_buf_free(&h);
+    return exit_code(st);
+}
+
 static int cmd_emit(pto_ctx *ctx, int argc, char **argv)
 {
-    const char *path = NULL, *dir = NULL;
-    int i, opts = 0;
-    static const char *const valued[] = {"-o", "--target", NULL};
-    for (i = 2; i < argc; i++) {
-        if (missing_value(argc, argv, i, valued)) return usage_error("emit: a value must follow", argv[i]);
-        if (strcmp(argv[i], "-o") == 0) dir = argv[++i];
-        else if (strcmp(argv[i], "--no-sync") == 0) opts |= EMIT_NO_SYNC;
-        else if (strcmp(argv[i], "--tight") == 0) opts |= EMIT_TIGHT;
-        else if (strcmp(argv[i], "--target") == 0 && strcmp(argv[i + 1], "isa") == 0) opts |= EMIT_ISA, i++;
-        else if (strcmp(argv[i], "--target") == 0 && strcmp(argv[i + 1], "sim") == 0) opts &= ~EMIT_ISA, i++;
-        else if (strcmp(argv[i], "--target") == 0) return usage_error("--target is sim or isa, not", argv[i + 1]);
-        else if (argv[i][0] == '-' && argv[i][1]) return usage_error("emit: unknown option", argv[i]);
-        else if (path) return usage_error("emit takes one FILE; a second one is", argv[i]);
-        else path = argv[i];
-    }
-    if (!path) return usage_error("emit needs a FILE", NULL);
+    const char *path, *dir = NULL;
+    int opts, rc = compile_args("emit", argc, argv, &path, &dir, &opts);
+    if (rc >= 0) return rc;
     if (!dir) return usage_error("emit needs -o DIR: the directory for kernel.c and host.c", NULL);
     return emit_to(ctx, path, dir, opts);
 }
@@ -637,8 +665,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "ptoc: error: out of memory\n");
         return 2;
     }
-    if (strcmp(argv[1], "check") == 0 && argc == 3) {
-        rc = cmd_check(ctx, argv[2]);
+    if (strcmp(argv[1], "check") == 0 && argc >= 3) {
+        rc = cmd_check(ctx, argc, argv);
     } else if (strcmp(argv[1], "fmt") == 0 && argc == 3) {
         rc = cmd_fmt(ctx, argv[2]);
     } else if (strcmp(argv[1], "dump") == 0 && argc == 4) {

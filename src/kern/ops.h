@@ -258,13 +258,8 @@ PTO_K_FN unsigned char *pto_k__tptr(pto_k_core *c, pto_k_tile t) { return c->mem
 
 typedef struct pto_k__uninit {
     int64_t n, lo, hi;     /* unwritten bytes read, and the span from the first to the last */
+    const char *dsrc;      /* the declaration of the tile that holds the first one, or NULL */
 } pto_k__uninit;
-
-PTO_K_FN uint32_t pto_k__byte_mask(int64_t from, int64_t to) /* bits [from, to) of 32 */
-{
-    uint32_t w = to - from >= 32 ? 0xffffffffu : ((1u << (to - from)) - 1u);
-    return w << from;
-}
 
 /* Bytes [lo, hi) of local space `space`: mark them written, or check that
    they are (accumulating unwritten ones in u). seq: the access's issue number. */
@@ -285,7 +280,7 @@ PTO_K_FN void pto_k__init_span(pto_k_core *c, uint32_t seq, int space, int64_t l
         } else if (miss) {
             for (i = 0; i < PTO_K__GRAN; i++)
                 if (miss & (1u << i)) {
-                    if (u->n == 0 || base + i < u->lo) u->lo = base + i;
+                    if (u->n == 0 || base + i < u->lo) { u->lo = base + i; u->dsrc = g->dsrc; }
                     if (u->n == 0 || base + i + 1 > u->hi) u->hi = base + i + 1;
                     u->n++;
                 }
@@ -302,6 +297,7 @@ PTO_K_FN void pto_k__init_region(pto_k_core *c, const pto_k__ins *ins, pto_k_til
     int64_t es = pto_k__dsize(t.dtype), i;
     pto_k__uninit u;
     u.n = u.lo = u.hi = 0;
+    u.dsrc = NULL;
     if (nr <= 0 || nc <= 0) return;
     for (i = 0; i < nr; i++) {
         int64_t lo = t.offset + ((r0 + i) * t.cols + c0) * es;
@@ -310,10 +306,11 @@ PTO_K_FN void pto_k__init_region(pto_k_core *c, const pto_k__ins *ins, pto_k_til
     if (u.n == 0 || !pto_k__first_report(c->dev, ins->src, role, 1000 + PTO_K_E_UNINIT)) return;
     pto_k__ierr(c, ins, PTO_K_E_UNINIT,
                 "uninitialised read: %s (%s) reads %lld unwritten byte(s) of its %s tile [%d, %d] %s at %s byte "
-                "%lld, in %s bytes [%lld, %lld): nothing wrote them since the launch began or the tile's tdecl "
+                "%lld%s%s%s, in %s bytes [%lld, %lld): nothing wrote them since the launch began or the tile's tdecl "
                 "(the reference interpreter reads zeros there)",
                 ins->name ? ins->name : pto_k__op_name(ins->op), pto_k__pipe_name(ins->pipe), (long long)u.n, role, (int)t.rows,
                 (int)t.cols, pto_k__dtype_name(t.dtype), pto_k__space_name(t.space), (long long)t.offset,
+                u.dsrc ? " (declared at " : "", u.dsrc ? u.dsrc : "", u.dsrc ? ")" : "",
                 pto_k__space_name(t.space), (long long)u.lo, (long long)u.hi);
 }
 
@@ -694,28 +691,37 @@ PTO_K_FN void pto_k__x_matmul(pto_k_core *c, const pto_k__ins *ins)
         !pto_k__tile_ok(c, ins, a, PTO_K__M(PTO_K_LEFT), "left") || !pto_k__tile_ok(c, ins, b, PTO_K__M(PTO_K_RIGHT), "right") ||
         !pto_k__same_shape(c, ins, a, d.rows, a.cols, "left") || !pto_k__same_shape(c, ins, b, a.cols, d.cols, "right"))
         return;
-    M = d.rows, N = d.cols, K = a.cols;
+    /* pto-isa's TMATMUL: m, k, n are a's valid rows and cols and b's valid
+       cols; the rest of d keeps its bytes (and their written state) */
+    M = a.valid_r < d.rows ? a.valid_r : d.rows;
+    K = a.valid_c < b.rows ? a.valid_c : b.rows;
+    N = b.valid_c < d.cols ? b.valid_c : d.cols;
+    if (M < 0) M = 0;
+    if (K < 0) K = 0;
+    if (N < 0) N = 0;
     pto_k__begin(&k, c, ins, PTO_K_PIPE_M);
     pto_k__tacc(&k, a, 0, pto_k__tbytes(a), PTO_K__RD);
     pto_k__tacc(&k, b, 0, pto_k__tbytes(b), PTO_K__RD);
     if (acc) pto_k__tacc(&k, d, 0, pto_k__tbytes(d), PTO_K__RD);
     pto_k__tacc(&k, d, 0, pto_k__tbytes(d), PTO_K__WR);
-    pto_k__init_read(c, ins, a, a.rows, a.cols, "left");
-    pto_k__init_read(c, ins, b, b.rows, b.cols, "right");
-    if (acc) pto_k__init_read(c, ins, d, d.rows, d.cols, "accumulator");
-    pto_k__init_write(c, ins, d, d.rows, d.cols);
+    pto_k__init_read(c, ins, a, M, K, "left");
+    pto_k__init_read(c, ins, b, K, N, "right");
+    if (acc) pto_k__init_read(c, ins, d, M, N, "accumulator");
+    pto_k__init_write(c, ins, d, M, N);
     for (i = 0; i < M; i++)
         for (j = 0; j < N; j++) {
-            float s = acc ? pto_elem_get(pto_k__tptr(c, d), d.dtype, i * N + j) : 0.0f;
+            float s = acc ? pto_elem_get(pto_k__tptr(c, d), d.dtype, i * d.cols + j) : 0.0f;
             for (kk = 0; kk < K; kk++) {
-                float p = pto_elem_get(pto_k__tptr(c, a), a.dtype, i * K + kk) *
-                          pto_elem_get(pto_k__tptr(c, b), b.dtype, kk * N + j);
+                float p = pto_elem_get(pto_k__tptr(c, a), a.dtype, i * a.cols + kk) *
+                          pto_elem_get(pto_k__tptr(c, b), b.dtype, kk * b.cols + j);
                 s = s + p;
             }
-            pto_elem_set(pto_k__tptr(c, d), d.dtype, i * N + j, pto_nan_canon(s));
+            pto_elem_set(pto_k__tptr(c, d), d.dtype, i * d.cols + j, pto_nan_canon(s));
         }
     rate = a.dtype == PTO_K_F32 ? 1024 : a.dtype == PTO_K_I8 ? 8192 : 4096;
-    pto_k__timed(c, PTO_K_PIPE_M, ins->disp, (M * N * K + rate - 1) / rate + 6, pto_k__op_name(ins->op), ins->src);
+    /* the cube works in whole 16-row, 16-column fractals */
+    pto_k__timed(c, PTO_K_PIPE_M, ins->disp, ((M + 15) / 16 * 16 * ((N + 15) / 16 * 16) * K + rate - 1) / rate + 6,
+                 pto_k__op_name(ins->op), ins->src);
 }
 
 /* ---- flags and barriers inside a core ------------------------------------------ */
@@ -1083,6 +1089,7 @@ PTO_K_FN void pto_k_tdecl(pto_k_core *c, const char *src, pto_k_tile t)
         int64_t base = (gi = b / PTO_K__GRAN) * PTO_K__GRAN, to = base + PTO_K__GRAN < e ? base + PTO_K__GRAN : e;
         sh->g[gi].init &= ~pto_k__byte_mask(b - base, to - base);
         sh->g[gi].decl = i.seq;
+        sh->g[gi].dsrc = src;
         b = to;
     }
 }

@@ -62,6 +62,7 @@ typedef struct pto_k__acc {
     int32_t gp;            /* core * 8 + pipe */
     uint32_t clk;          /* stamp on its pipe */
     int atomic;            /* an atomic add (commutes with other atomics) */
+    uint32_t bytes;        /* kept in a granule: the bytes of it the access touched (bit i = byte i) */
 } pto_k__acc;
 
 typedef struct pto_k__read {
@@ -74,6 +75,7 @@ typedef struct pto_k__gran {
     int32_t reads;         /* list in the device's read pool, -1 = none */
     uint32_t init;         /* local spaces: bit i = byte i of the granule holds a written value */
     uint32_t decl;         /* issue number of the latest pto_k_tdecl covering it (0 = none) */
+    const char *dsrc;      /* and its source location (reports name the tile by it) */
 } pto_k__gran;
 
 typedef struct pto_k__shadow {
@@ -468,6 +470,7 @@ typedef struct pto_k__conflict {
     pto_k__acc prev;
     int prevkind;          /* what prev did: PTO_K__RD / WR / AT */
     int64_t lo, hi;
+    int apart;             /* in every granule they share, the two touch different bytes */
 } pto_k__conflict;
 
 #define PTO_K__MAXCONF 8
@@ -481,9 +484,15 @@ typedef struct pto_k__check {
     int nconf;
 } pto_k__check;
 
-PTO_K_FN void pto_k__note(pto_k__check *k, const pto_k__acc *prev, int prevkind, int64_t lo, int64_t hi)
+PTO_K_FN uint32_t pto_k__byte_mask(int64_t from, int64_t to) /* bits [from, to) of 32 */
 {
-    int i;
+    uint32_t w = to - from >= 32 ? 0xffffffffu : ((1u << (to - from)) - 1u);
+    return w << from;
+}
+
+PTO_K_FN void pto_k__note(pto_k__check *k, const pto_k__acc *prev, int prevkind, int64_t lo, int64_t hi, uint32_t bytes)
+{
+    int i, apart = (prev->bytes & bytes) == 0;
     if (prev->gp == k->cur.gp && prev->clk == k->cur.clk) return; /* the same instruction */
     if (pto_k__ordered(k->c, k->pipe, prev)) return;
     for (i = 0; i < k->nconf; i++) {
@@ -491,6 +500,7 @@ PTO_K_FN void pto_k__note(pto_k__check *k, const pto_k__acc *prev, int prevkind,
         if (f->prev.src == prev->src && f->prev.gp == prev->gp && f->prevkind == prevkind) {
             if (lo < f->lo) f->lo = lo;
             if (hi > f->hi) f->hi = hi;
+            f->apart &= apart;
             return;
         }
     }
@@ -499,6 +509,7 @@ PTO_K_FN void pto_k__note(pto_k__check *k, const pto_k__acc *prev, int prevkind,
     k->conf[k->nconf].prevkind = prevkind;
     k->conf[k->nconf].lo = lo;
     k->conf[k->nconf].hi = hi;
+    k->conf[k->nconf].apart = apart;
     k->nconf++;
 }
 
@@ -519,7 +530,9 @@ PTO_K_FN void pto_k__add_read(pto_k_device *dev, pto_k__gran *g, const pto_k__ac
     int32_t i;
     for (i = g->reads; i >= 0; i = dev->rp[i].next)
         if (dev->rp[i].a.gp == a->gp && dev->rp[i].a.atomic == a->atomic) {
+            uint32_t bytes = dev->rp[i].a.bytes | a->bytes;   /* the bytes both touched */
             dev->rp[i].a = *a; /* a later access of the same pipe supersedes */
+            dev->rp[i].a.bytes = bytes;
             return;
         }
     if (dev->rfree >= 0) {
@@ -551,12 +564,13 @@ PTO_K_FN void pto_k__access(pto_k__check *k, pto_k__shadow *sh, int64_t lo, int6
         int64_t a = gi * PTO_K__GRAN > lo ? gi * PTO_K__GRAN : lo;
         int64_t b = (gi + 1) * PTO_K__GRAN < hi ? (gi + 1) * PTO_K__GRAN : hi;
         int32_t i;
-        if (g->w.src) pto_k__note(k, &g->w, PTO_K__WR, a, b);
+        cur.bytes = pto_k__byte_mask(a - gi * PTO_K__GRAN, b - gi * PTO_K__GRAN);
+        if (g->w.src) pto_k__note(k, &g->w, PTO_K__WR, a, b, cur.bytes);
         for (i = g->reads; i >= 0; i = dev->rp[i].next) {
             const pto_k__acc *r = &dev->rp[i].a;
             if (kind == PTO_K__RD && !r->atomic) continue;        /* read after read */
             if (kind == PTO_K__AT && r->atomic) continue;         /* atomics commute */
-            pto_k__note(k, r, r->atomic ? PTO_K__AT : PTO_K__RD, a, b);
+            pto_k__note(k, r, r->atomic ? PTO_K__AT : PTO_K__RD, a, b, cur.bytes);
         }
         if (kind == PTO_K__WR) {
             pto_k__free_reads(dev, g);
@@ -582,7 +596,7 @@ PTO_K_FN void pto_k__report_conf(pto_k__check *k, int kind, const char *what)
         pto_k__conflict *f = &k->conf[i];
         pto_k_core *pc = &dev->cores[f->prev.gp / 8];
         int pp = f->prev.gp % 8;
-        char me[64], them[64], hint[256];
+        char me[64], them[64], hint[400];
         if (!pto_k__first_report(dev, k->cur.src, f->prev.src, kind * 4 + f->prevkind)) continue;
         pto_k__core_name(c, me, sizeof me);
         pto_k__core_name(pc, them, sizeof them);
@@ -595,6 +609,14 @@ PTO_K_FN void pto_k__report_conf(pto_k__check *k, int kind, const char *what)
             snprintf(hint, sizeof hint, "missing set_flag(%s, %s, id) / wait_flag(%s, %s, id)",
                      pto_k__pipe_name(pp), pto_k__pipe_name(k->pipe), pto_k__pipe_name(pp),
                      pto_k__pipe_name(k->pipe));
+        if (f->apart) {   /* different bytes of one granule: say why that is a race at all */
+            size_t n = strlen(hint);
+            snprintf(hint + n, sizeof hint - n,
+                     " (the two touch different bytes of the same 32-byte block%s: memory moves whole 32-byte "
+                     "blocks, so unordered writers of one block can undo each other%s)",
+                     f->lo / PTO_K__GRAN == (f->hi - 1) / PTO_K__GRAN ? "" : "s",
+                     pc != c ? "; align each core's part of the tensor to 32 bytes, or order them" : "");
+        }
         pto_k__err(dev, PTO_K_E_RACE,
                    "%s: error: race on %s bytes [%lld, %lld): %s (%s, %s) %s them while \"%s\" %s (%s, %s) "
                    "%s them unordered; %s",

@@ -281,6 +281,92 @@ void TMATMUL_ACC(TileRes &cOutMatrix, TileRes &cInMatrix, TileLeft_ &aMatrix, Ti
     (void)cOutMatrix; (void)cInMatrix; (void)aMatrix; (void)bMatrix;
 }
 
+/* cube <-> vector pipes (pto-isa include/pto/common/fifo.hpp, include/pto/npu/a2a3/TPush.hpp /
+   TPop.hpp, docs/isa/TPUSH.md, TPOP.md, TFREE.md). TPipe's template is the real one; the checks
+   below are what the a2a3 implementation needs of its arguments. Which core a call runs on is
+   the section it is compiled in (-D__DAV_CUBE__ / -D__DAV_VEC__). */
+enum TileSplitAxis : uint8_t { TILE_NO_SPLIT = 0, TILE_UP_DOWN = 1, TILE_LEFT_RIGHT = 2 };
+enum Direction : uint8_t { UNDEFINED = 0, DIR_C2V = 1, DIR_V2C = 2, DIR_BOTH = DIR_C2V | DIR_V2C, DIR_V2C_CTRL = 4 };
+
+template <uint8_t FlagID, uint8_t DirType, uint32_t SlotSize, uint32_t SlotNum, uint32_t LocalSlotNum = 2,
+          bool IsNoSplit = false, bool EN_UNIT_FLAG = false>
+struct TPipe {
+    static constexpr bool is_c2v = (DirType & 7) == DIR_C2V, is_v2c = (DirType & 7) == DIR_V2C,
+                          is_both = (DirType & 7) == DIR_BOTH;
+    static constexpr uint32_t slot_size = SlotSize;
+    static constexpr bool no_split = IsNoSplit;
+    static_assert(is_c2v || is_v2c || is_both, "TPipe: DIR_C2V, DIR_V2C or DIR_BOTH");
+    static_assert(SlotNum >= 1 && LocalSlotNum >= 1 && LocalSlotNum <= SlotNum, "TPipe: 1 <= LocalSlotNum <= SlotNum");
+    static_assert(SlotSize > 0 && SlotSize % 32 == 0, "TPipe: a slot is a whole number of 32-byte blocks");
+    /* a one-way pipe uses flags FlagID and FlagID + 1, a both pipe FlagID..FlagID + 3; a2a3 has
+       16 cross-core flags */
+    static_assert(FlagID + (is_both ? 3 : 1) < 16, "TPipe: its cross-core flags past the hardware's 16");
+    TPipe(__gm__ void *GM_SLOT_BUFFER, uint32_t C2V_CONSUMER_BUF, uint32_t V2C_CONSUMER_BUF)
+    { (void)GM_SLOT_BUFFER; (void)C2V_CONSUMER_BUF; (void)V2C_CONSUMER_BUF; }
+};
+
+template <typename T> struct is_tpipe : std::false_type {};
+template <uint8_t F, uint8_t D, uint32_t S, uint32_t N, uint32_t L, bool X, bool U>
+struct is_tpipe<TPipe<F, D, S, N, L, X, U>> : std::true_type {};
+
+/* The bytes of the tile a core pushes or pops: the whole slot on the AIC, half of it on an AIV
+   of a split pipe, the whole slot on an AIV of an unsplit one; the split agrees with the pipe's
+   IsNoSplit. */
+template <typename Pipe, typename Tile_, TileSplitAxis Split, bool Cube> constexpr bool pto_stub_pipe_tile()
+{
+    return Tile_::Rows * Tile_::Cols * sizeof(typename Tile_::DType) ==
+               (Cube || Split == TILE_NO_SPLIT ? Pipe::slot_size : Pipe::slot_size / 2) &&
+           (Split == TILE_NO_SPLIT) == Pipe::no_split && Tile_::ValidRow == Tile_::Rows &&
+           Tile_::ValidCol == Tile_::Cols;
+}
+
+#if defined(__DAV_CUBE__)
+constexpr bool pto_stub_cube = true;
+#else
+constexpr bool pto_stub_cube = false;
+#endif
+
+template <typename Pipe, typename TileProd, TileSplitAxis Split>
+void TPUSH(Pipe &pipe, TileProd &tile)
+{
+    static_assert(is_tpipe<Pipe>::value && is_tile<TileProd>::value, "TPUSH<Pipe, Tile, Split>(pipe, tile)");
+#if defined(__DAV_CUBE__)
+    static_assert(TileProd::Loc == TileType::Acc && (Pipe::is_c2v || Pipe::is_both),
+                  "TPUSH on the AIC: an acc tile into a C2V (or both) pipe");
+#elif defined(__DAV_VEC__)
+    static_assert(TileProd::Loc == TileType::Vec && (Pipe::is_v2c || Pipe::is_both),
+                  "TPUSH on an AIV: a vec tile into a V2C (or both) pipe");
+#endif
+    static_assert(pto_stub_pipe_tile<Pipe, TileProd, Split, pto_stub_cube>(),
+                  "TPUSH: the tile is the part of a slot this core sees (its split), of the slot's bytes");
+    (void)pipe; (void)tile;
+}
+
+template <typename Pipe, typename TileCons, TileSplitAxis Split>
+void TPOP(Pipe &pipe, TileCons &tile)
+{
+    static_assert(is_tpipe<Pipe>::value && is_tile<TileCons>::value, "TPOP<Pipe, Tile, Split>(pipe, tile)");
+#if defined(__DAV_CUBE__)
+    static_assert(TileCons::Loc == TileType::Mat && (Pipe::is_v2c || Pipe::is_both),
+                  "TPOP on the AIC: a mat tile from a V2C (or both) pipe");
+#elif defined(__DAV_VEC__)
+    static_assert(TileCons::Loc == TileType::Vec && (Pipe::is_c2v || Pipe::is_both),
+                  "TPOP on an AIV: a vec tile from a C2V (or both) pipe");
+#endif
+    static_assert(pto_stub_pipe_tile<Pipe, TileCons, Split, pto_stub_cube>(),
+                  "TPOP: the tile is the part of a slot this core sees (its split), of the slot's bytes");
+    (void)pipe; (void)tile;
+}
+
+/* the tile flow's TFREE: empty on a2a3 (TPOP has freed the slot) */
+template <typename Pipe, TileSplitAxis Split>
+void TFREE(Pipe &pipe)
+{
+    static_assert(is_tpipe<Pipe>::value, "TFREE<Pipe, Split>(pipe)");
+    static_assert((Split == TILE_NO_SPLIT) == Pipe::no_split, "TFREE: the pipe's split");
+    (void)pipe;
+}
+
 } /* namespace pto */
 
 #endif
