@@ -11756,6 +11756,7 @@ typedef struct pto__sy {
     pto_stmt stmt_tpl;          /* pto__sy_emit: a placed statement before its fields */
     size_t nacc;                /* statements with records (accesses) */
     pto_operand opnd_tpl;       /* pto__sy_operands: an operand before its fields */
+    int32_t n_pos;                         /* pos[] covers statements [0, n_pos) (pto__sy_assign) */
 } pto__sy;
 
 /* ---- small helpers ------------------------------------------------------- */
@@ -14032,6 +14033,7 @@ static int32_t pto__sy_delay_set(pto__sy *sy, int32_t g, const int32_t *busy, ui
     pto__sy_ends(sy, g, &sg, &wg);
     if (sg < 0 || wg < 0 || m->stmts[sg].block != m->stmts[wg].block) return -1;
     for (s = m->stmts[sg].next; s >= 0 && s != wg; s = m->stmts[s].next) {
+        if (s >= sy->n_pos) continue;   /* a fallback's barrier, added after the numbering */
         if ((base = pto__sy_first_free(busy, used, sy->pos[s], 1, lim)) < 0) continue;
         pto_unlink(m, sg);
         pto_insert_before(m, s, sg);
@@ -14138,6 +14140,7 @@ static pto_status pto__sy_assign(pto__sy *sy)
     pto_status st = PTO_OK;
     pto_free(sy->ctx, sy->pos);
     sy->pos = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)m->n_stmts + 1));
+    sy->n_pos = m->n_stmts;   /* statements a fallback adds later have no position */
     sy->n_dep = 0;   /* the depths are those of the analysis' statements */
     lo = (int32_t *)pto_alloc(sy->ctx, sizeof(int32_t) * ((size_t)sy->n_grps + 1) * 3);
     if (!lo || !sy->pos) {
