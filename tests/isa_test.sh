@@ -59,99 +59,10 @@ done
 try "at least the six examples compiled" test $n -ge 6
 
 # cube/vector pipes: every direction and split kind the target takes, each built for the AIC
-# and the AIV (a kernel's .pto is here; mixmm, mixv2c and split_slots come from above)
-cat > $out/src_both.pto <<'PTO'
-kernel both(in x: f32[128, 64], in e: f32[64, 64], out y: f32[128, 64]) mix blocks(2) {
-  pipe p: both f32[64, 64] split(up_down)
-  cube {
-    tile em: mat f32[64, 64]
-    tile er: right f32[64, 64]
-    tile xm: mat f32[64, 64]
-    tile xl: left f32[64, 64]
-    tile acc: acc f32[64, 64]
-    tile back: mat f32[64, 64]
-    tile bl: left f32[64, 64]
-    tile acc2: acc f32[64, 64]
-    tload em, e[0, 0]
-    tmov er, em
-    tload xm, x[block * 64, 0]
-    tmov xl, xm
-    tmatmul acc, xl, er
-    tpush p, acc
-    tpop back, p
-    tmov bl, back
-    tfree p
-    tmatmul acc2, bl, er
-    tstore y[block * 64, 0], acc2
-  }
-  vector {
-    tile t: vec f32[32, 64]
-    tile u: vec f32[32, 64]
-    tpop t, p
-    tadds u, t, 1.0
-    tfree p
-    tpush p, u
-  }
-}
-PTO
-cat > $out/src_lr.pto <<'PTO'
-kernel lr(in x: f32[64, 64], in w: f32[64, 64], out y: f32[64, 64]) mix {
-  pipe up: v2c f32[64, 64] split(left_right)
-  pipe down: c2v f32[64, 64] split(left_right) local_slots(3)
-  cube {
-    tile wm: mat f32[64, 64]
-    tile wr: right f32[64, 64]
-    tile xm: mat f32[64, 64]
-    tile xl: left f32[64, 64]
-    tile acc: acc f32[64, 64]
-    tload wm, w[0, 0]
-    tmov wr, wm
-    tpop xm, up
-    tmov xl, xm
-    tfree up
-    tmatmul acc, xl, wr
-    tpush down, acc
-  }
-  vector {
-    tile xv: vec f32[64, 32]
-    tile p: vec f32[64, 32]
-    tload xv, x[0, subblock * 32]
-    tpush up, xv
-    tpop p, down
-    tstore y[0, subblock * 32], p
-    tfree down
-  }
-}
-PTO
-cat > $out/src_whole.pto <<'PTO'
-kernel whole(in a: f16[64, 64], in b: f16[64, 64], out c: f32[128, 64]) mix {
-  pipe q: c2v f32[64, 64] slots(2) local_slots(1)
-  cube {
-    tile a1: mat f16[64, 64]
-    tile b1: mat f16[64, 64]
-    tile a0: left f16[64, 64]
-    tile b0: right f16[64, 64]
-    tile acc: acc f32[64, 64]
-    tload a1, a[0, 0]
-    tload b1, b[0, 0]
-    tmov a0, a1
-    tmov b0, b1
-    tmatmul acc, a0, b0
-    tpush q, acc
-  }
-  vector {
-    tile t: vec f32[64, 64]
-    tile o: vec f32[64, 64]
-    tpop t, q
-    tmuls o, t, 2.0
-    tfree q
-    tstore c[subblock * 64, 0], o
-  }
-}
-PTO
+# and the AIV (tests/ok/pipe_*.pto; mixmm, mixv2c and split_slots come from above)
 for b in both lr whole; do
-    try "$b: the simulator runs it clean" sh -c "$ptoc run $out/src_$b.pto > $out/log 2>&1 && grep -q 'result      match' $out/log && grep -q 'simulator   no reports' $out/log"
-    try "$b: emit --target isa" $ptoc emit --target isa $out/src_$b.pto -o $out/$b
+    try "$b: the simulator runs it clean" sh -c "$ptoc run tests/ok/pipe_$b.pto > $out/log 2>&1 && grep -q 'result      match' $out/log && grep -q 'simulator   no reports' $out/log"
+    try "$b: emit --target isa" $ptoc emit --target isa tests/ok/pipe_$b.pto -o $out/$b
     try "$b: g++ -fsyntax-only -Wall -Werror" $CXX $out/$b/kernel.cpp
     try "$b: ... built for the AIC" $CXX -D__DAV_CUBE__ $out/$b/kernel.cpp
     try "$b: ... built for the AIV" $CXX -D__DAV_VEC__ $out/$b/kernel.cpp
@@ -178,7 +89,7 @@ try "whole: ... TILE_NO_SPLIT" grep -q 'pto::TPOP<pto_pipe_0_t, decltype(t), pto
 # unsupported pipes: an error at the pipe
 fails "a v2c pipe without a split is refused" $ptoc emit --target isa tests/diag/v2c_guarded.pto -o $out/v2cns
 try "... at the pipe, saying why" grep -q "^tests/diag/v2c_guarded.pto:3:8: error: emit (isa): pipe 'up': a v2c pipe without a split is not supported by the isa target: only AIV 0 pushes" $out/err
-sed 's/ split(up_down)//; s/vec f32\[32, 64\]/vec f32[64, 64]/g; s/    tpush p, u/    if subblock == 0 {\n      tpush p, u\n    }/' $out/src_both.pto > $out/src_bothns.pto
+sed 's/ split(up_down)//; s/vec f32\[32, 64\]/vec f32[64, 64]/g; s/    tpush p, u/    if subblock == 0 {\n      tpush p, u\n    }/' tests/ok/pipe_both.pto > $out/src_bothns.pto
 try "(an unsplit both pipe runs on the simulator)" $ptoc check $out/src_bothns.pto
 fails "... and is refused" $ptoc emit --target isa $out/src_bothns.pto -o $out/bothns
 try "... at the pipe" grep -q "^$out/src_bothns.pto:2:8: error: emit (isa): pipe 'p': a both pipe without a split" $out/err

@@ -53,42 +53,8 @@ kernel k(in x: f32[64, 64], inout y: f32[64, 64]) mix blocks(3) {
 PTO
 clean $out/noblock.pto "blocks(3), block never read"
 # a both pipe: the cube sends, the AIVs answer on the same pipe's second ring
-cat >$out/both.pto <<'PTO'
-kernel k(in x: f32[128, 64], in e: f32[64, 64], out y: f32[128, 64]) mix blocks(2) {
-  pipe p: both f32[64, 64] split(up_down)
-  cube {
-    tile em: mat f32[64, 64]
-    tile er: right f32[64, 64]
-    tile xm: mat f32[64, 64]
-    tile xl: left f32[64, 64]
-    tile acc: acc f32[64, 64]
-    tile back: mat f32[64, 64]
-    tile bl: left f32[64, 64]
-    tile acc2: acc f32[64, 64]
-    tload em, e[0, 0]
-    tmov er, em
-    tload xm, x[block * 64, 0]
-    tmov xl, xm
-    tmatmul acc, xl, er
-    tpush p, acc
-    tpop back, p
-    tmov bl, back
-    tfree p
-    tmatmul acc2, bl, er
-    tstore y[block * 64, 0], acc2
-  }
-  vector {
-    tile t: vec f32[32, 64]
-    tile u: vec f32[32, 64]
-    tpop t, p
-    tadds u, t, 1.0
-    tfree p
-    tpush p, u
-  }
-}
-PTO
-clean $out/both.pto "a both pipe, 2 blocks"
-grep -q "PTO_K_BOTH" $out/both.pto 2>/dev/null; $ptoc emit $out/both.pto -o $out/bothdir >/dev/null 2>&1
+clean tests/ok/pipe_both.pto "a both pipe, 2 blocks"
+$ptoc emit tests/ok/pipe_both.pto -o $out/bothdir >/dev/null 2>&1
 grep -q "pto_h_pipe_buffer(run, 2, 131072)" $out/bothdir/host.c && ok || bad "both: 2 rings x 4 slots x 16384 bytes per block"
 # an omitted count means exactly its default: the same kernel.c either way
 mkdir -p $out/d1 $out/d2
@@ -106,7 +72,7 @@ grep -c "pto_k_ring_init(core, \"mixmm.pto:7: pipe q\", 0, PTO_K_C2V, 32768, 8, 
 $ptoc run $out/hmix.pto >$out/log 2>&1 && grep -q "result      match" $out/log && grep -q "simulator   no reports" $out/log && ok \
     || { bad "host call of a mix kernel"; cat $out/log; }
 # ptoc plan checks its plan independently (popped tiles sit at their pipe's base)
-for f in examples/mixmm.pto examples/mixv2c.pto $out/both.pto; do
+for f in examples/mixmm.pto examples/mixv2c.pto tests/ok/pipe_both.pto; do
     $ptoc plan $f >/dev/null 2>&1 && ok || bad "ptoc plan $f"
 done
 # a local slot is the tile the core pops: half the cube tile on each AIV of a split pipe
