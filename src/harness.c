@@ -244,14 +244,22 @@ PTO_K_FN int64_t pto_h_dim(pto_h_run *run, const char *name)
 
 PTO_K_FN double pto_h_scalar(pto_h_run *run, const char *name) { return pto_h_def(run, name, "scalar"); }
 
+/* The module's kernel called `name` (n_kernels when there is none). */
+PTO_K_FN int32_t pto_h_kernel_index(const pto_h_run *run, const char *name)
+{
+    int32_t k;
+    for (k = 0; k < run->m->n_kernels; k++)
+        if (strcmp(pto_str(run->ctx, run->m->kernels[k].name), name) == 0) break;
+    return k;
+}
+
 /* The next kernel is a ranks kernel: its tensors go to the device of
    run->nranks ranks, one window copy per rank. */
 PTO_K_FN void pto_h_ranks(pto_h_run *run, const char *name)
 {
     pto_k_device_desc dd;
     if (run->status) return;
-    for (run->kernel = 0; run->kernel < run->m->n_kernels; run->kernel++)
-        if (strcmp(pto_str(run->ctx, run->m->kernels[run->kernel].name), name) == 0) break;
+    run->kernel = pto_h_kernel_index(run, name);
     if (run->kernel == run->m->n_kernels) { pto_h_fail(run, 2, "no kernel %s in the embedded text", name); return; }
     run->kranks = run->nranks;
     if (run->rdev) return;
@@ -597,12 +605,10 @@ PTO_K_FN void pto_h_report(pto_h_run *run, const char *name, const pto_k_report 
 /* A launch of no block is the user's input: say which expression gave it. */
 PTO_K_FN void pto_h_no_block(pto_h_run *run, const char *name, int64_t blocks)
 {
-    int32_t k;
+    int32_t k = pto_h_kernel_index(run, name);
     pto_buf b;
     memset(&b, 0, sizeof b);
     b.ctx = run->ctx;
-    for (k = 0; k < run->m->n_kernels; k++)
-        if (strcmp(pto_str(run->ctx, run->m->kernels[k].name), name) == 0) break;
     if (k < run->m->n_kernels && run->m->kernels[k].blocks >= 0) pto_print_expr(run->m, run->m->kernels[k].blocks, &b);
     if (b.data)
         pto_h_fail(run, 1, "kernel %s would launch no block: blocks(%s) is %lld with these -D values", name, b.data,
@@ -629,8 +635,7 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
     ld.kind = kind;
     ld.block_num = blocks;
     ld.args = args;
-    for (k = 0; k < run->m->n_kernels; k++)
-        if (strcmp(pto_str(run->ctx, run->m->kernels[k].name), name) == 0) break;
+    k = pto_h_kernel_index(run, name);
     memset(&L, 0, sizeof L);
     L.kernel = k;
     L.tensors = run->host;
