@@ -1983,9 +1983,11 @@ static int64_t pto__vpipe_count(const pto_module *m, int32_t b, int32_t qi, int 
             const pto_expr *x2 = st->e[2] >= 0 ? &m->exprs[st->e[2]] : NULL;
             c = pto__vpipe_count(m, st->body, qi, op);
             if (c > 0) {
-                int64_t step = x2 ? (x2->kind == PTO_E_INT ? x2->value : -1) : 1, trips;
+                int64_t step = x2 ? (x2->kind == PTO_E_INT ? x2->value : -1) : 1, trips, span = 0;
                 if (!x0 || !x1 || x0->kind != PTO_E_INT || x1->kind != PTO_E_INT || step <= 0) return -1;
-                trips = x1->value <= x0->value ? 0 : (x1->value - x0->value - 1) / step + 1;
+                /* end - start without overflow (pto__vfor's rule): a span past int64 is not counted */
+                if (x1->value > x0->value && (x0->value == INT64_MIN || !pto__vadd(x1->value, -x0->value, &span))) return -1;
+                trips = x1->value <= x0->value ? 0 : (span - 1) / step + 1;
                 if (trips > ((int64_t)1 << 40) / c) return -1;
                 c *= trips;
             }
