@@ -365,8 +365,10 @@ static int compile_args(const char *cmd, int argc, char **argv, const char **pat
     *path = NULL;
     *opts = 0;
     for (i = 2; i < argc; i++) {
-        snprintf(what, sizeof what, "%s: a value must follow", cmd);
-        if (missing_value(argc, argv, i, valued)) return usage_error(what, argv[i]);
+        if (missing_value(argc, argv, i, dir ? valued : valued + 1)) {   /* -o: emit's only */
+            snprintf(what, sizeof what, "%s: a value must follow", cmd);
+            return usage_error(what, argv[i]);
+        }
         if (dir && strcmp(argv[i], "-o") == 0) *dir = argv[++i];
         else if (dir && strcmp(argv[i], "--no-sync") == 0) *opts |= EMIT_NO_SYNC;
         else if (strcmp(argv[i], "--tight") == 0) *opts |= EMIT_TIGHT;
