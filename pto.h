@@ -2478,17 +2478,22 @@ typedef struct pto__ps_parser {
     int32_t n_marks, cap_marks;
     int32_t kw[PTO__NKW];
     int32_t kw_max;   /* the highest keyword id: a name above it is no keyword */
+    pto_loc tloc;     /* pto__ps_tloc's result */
 } pto__ps_parser;
 
 /* ---- diagnostics ------------------------------------------------------- */
 
-static pto_loc pto__ps_tloc(const pto__ps_parser *p, const pto__ps_tok *t)
+/* Token t's location, as *pto__ps_tloc(p, t) (one per statement: the
+   parser holds it). Not a pto_loc returned by value: tcc 0.9.27 on x86-64
+   stores a 12-byte struct returned in registers as 16 bytes, over the
+   caller's neighbouring local (a tcc-built ptoc refused `tile ... at ADDR`:
+   the tile statement's seen_at was overwritten). */
+static const pto_loc *pto__ps_tloc(pto__ps_parser *p, const pto__ps_tok *t)
 {
-    pto_loc l;
-    l.file = p->file;
-    l.line = t->line;
-    l.col = t->col;
-    return l;
+    p->tloc.file = p->file;
+    p->tloc.line = t->line;
+    p->tloc.col = t->col;
+    return &p->tloc;
 }
 
 /* Quotes a token for a message: 'text' (shortened, non-printables as \xNN),
@@ -2516,7 +2521,7 @@ static void pto__ps_err(pto__ps_parser *p, const pto__ps_tok *t, const char *fmt
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    pto_error(p->ctx, pto__ps_tloc(p, t), "%s", msg);
+    pto_error(p->ctx, *pto__ps_tloc(p, t), "%s", msg);
 }
 
 /* "expected WHAT, got 'X'"; a malformed token is reported for what it is. */
@@ -2974,7 +2979,7 @@ static void pto__ps_bind(pto__ps_parser *p, const pto__ps_tok *t, int kind, int3
     n->kind = (uint8_t)kind;
     n->ref = ref;
     n->depth = p->depth;
-    n->loc = pto__ps_tloc(p, t);
+    n->loc = *pto__ps_tloc(p, t);
 }
 
 static const pto__ps_pname *pto__ps_lookup(pto__ps_parser *p, const pto__ps_tok *t)
@@ -3029,14 +3034,14 @@ static int32_t pto__ps_bin(pto__ps_parser *p, pto_expr_kind k, int32_t a, int ha
         pto__ps_err(p, op, "expression is too deeply nested (more than %d levels)", PTO__MAX_EXPR_DEPTH);
         return -1;
     }
-    return pto_expr_bin(p->m, k, a, b, pto__ps_tloc(p, op));
+    return pto_expr_bin(p->m, k, a, b, *pto__ps_tloc(p, op));
 }
 
 static int32_t pto__ps_name_expr(pto__ps_parser *p)
 {
     pto__ps_tok t = p->tok;
     const pto__ps_pname *n = pto__ps_lookup(p, &t);
-    pto_loc loc = pto__ps_tloc(p, &t);
+    pto_loc loc = *pto__ps_tloc(p, &t);
     pto__ps_next(p);
     switch (n->kind) {
     case PTO__B_SCALAR: case PTO__B_DIM: case PTO__B_LET: case PTO__B_LOOP:
@@ -3075,7 +3080,7 @@ static int32_t pto__ps_minmax(pto__ps_parser *p, pto_expr_kind k, int *h)
 static int32_t pto__ps_primary(pto__ps_parser *p, int *h)
 {
     pto__ps_tok t = p->tok;
-    pto_loc loc = pto__ps_tloc(p, &t);
+    pto_loc loc = *pto__ps_tloc(p, &t);
     *h = 1;
     if (t.kind == PTO__T_INT) {
         int64_t v;
@@ -3139,7 +3144,7 @@ static int32_t pto__ps_unary(pto__ps_parser *p, int *h)
             int64_t v;
             pto__ps_next(p);
             *h = 1;
-            e = pto__ps_int_value(p, &t, 1, &v) ? pto_expr_int(p->m, v, pto__ps_tloc(p, &op)) : -1;
+            e = pto__ps_int_value(p, &t, 1, &v) ? pto_expr_int(p->m, v, *pto__ps_tloc(p, &op)) : -1;
         } else {
             int ha;
             e = pto__ps_unary(p, &ha);
@@ -3197,7 +3202,7 @@ static int pto__ps_gm_operand(pto__ps_parser *p, int32_t s, int32_t param, uint3
     int32_t r, c, rank = -1;
     pto__ps_next(p);
     if ((mask & PTO_A_WHOLE) && (pto__ps_at_eol(p) || pto__ps_is(p, ',')))
-        return pto_arg_gm(p->m, s, param, -1, -1, -1, pto__ps_tloc(p, &t)) >= 0;
+        return pto_arg_gm(p->m, s, param, -1, -1, -1, *pto__ps_tloc(p, &t)) >= 0;
     if (pto__ps_is(p, '@')) {
         pto__ps_next(p);
         if ((rank = pto__ps_expr0(p)) < 0) return 0;
@@ -3220,7 +3225,7 @@ static int pto__ps_gm_operand(pto__ps_parser *p, int32_t s, int32_t param, uint3
         return 0;
     }
     pto__ps_next(p);
-    return pto_arg_gm(p->m, s, param, r, c, rank, pto__ps_tloc(p, &t)) >= 0;
+    return pto_arg_gm(p->m, s, param, r, c, rank, *pto__ps_tloc(p, &t)) >= 0;
 }
 
 /* A float operand: [-] (FLOAT | INT | inf | nan). */
@@ -3239,7 +3244,7 @@ static int pto__ps_float_operand(pto__ps_parser *p, int32_t s)
         return 0;
     }
     pto__ps_next(p);
-    return pto_arg_float(p->m, s, neg ? -v : v, pto__ps_tloc(p, &start)) >= 0;
+    return pto_arg_float(p->m, s, neg ? -v : v, *pto__ps_tloc(p, &start)) >= 0;
 }
 
 static int pto__ps_is_floaty(const pto__ps_parser *p, const pto__ps_tok *t)
@@ -3264,8 +3269,8 @@ static int pto__ps_word_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
         return 0;
     }
     pto__ps_next(p);
-    if (cmp) return pto_arg_cmp(p->m, s, (pto_cmp)w, pto__ps_tloc(p, &t)) >= 0;
-    return pto_arg_nmode(p->m, s, (pto_notify_mode)w, pto__ps_tloc(p, &t)) >= 0;
+    if (cmp) return pto_arg_cmp(p->m, s, (pto_cmp)w, *pto__ps_tloc(p, &t)) >= 0;
+    return pto_arg_nmode(p->m, s, (pto_notify_mode)w, *pto__ps_tloc(p, &t)) >= 0;
 }
 
 static void pto__ps_unknown_pipe(pto__ps_parser *p, const pto__ps_tok *t)
@@ -3285,7 +3290,7 @@ static void pto__ps_unknown_pipe(pto__ps_parser *p, const pto__ps_tok *t)
 static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
 {
     pto__ps_tok t = p->tok;
-    pto_loc loc = pto__ps_tloc(p, &t);
+    pto_loc loc = *pto__ps_tloc(p, &t);
     const uint32_t other = PTO_A_SCALAR | PTO_A_INT | PTO_A_TILES | PTO_A_GM | PTO_A_CVPIPE;
     if ((mask & PTO_A_PIPE) && t.kind == PTO__T_NAME) {
         pto_pipe pp = pto_pipe_lookup(p->src + t.pos, t.len);
@@ -3562,9 +3567,9 @@ static int pto__ps_tile_stmt(pto__ps_parser *p, int32_t block)
     if (!pto__ps_expect(p, ',', "',' between the tile dimensions")) return 0;
     if (!pto__ps_small_int(p, INT32_MAX, "tile dimension", &c)) return 0;
     if (!pto__ps_expect(p, ']', "']' after the tile shape")) return 0;
-    t = pto__add_tile_id(p->m, block, name.id, sp, dt, (int32_t)r, (int32_t)c, pto__ps_tloc(p, &kw));
+    t = pto__add_tile_id(p->m, block, name.id, sp, dt, (int32_t)r, (int32_t)c, *pto__ps_tloc(p, &kw));
     if (t < 0) return 0;
-    p->m->tiles[t].loc = pto__ps_tloc(p, &name);
+    p->m->tiles[t].loc = *pto__ps_tloc(p, &name);
     if (ok) pto__ps_bind(p, &name, PTO__B_TILE, t);
     while (!pto__ps_at_eol(p)) {
         pto__ps_tok a = p->tok;
@@ -3622,9 +3627,9 @@ static int pto__ps_let_stmt(pto__ps_parser *p, int32_t block)
     ok = pto__ps_can_declare(p, &name);
     if (!pto__ps_expect(p, '=', "'=' after the let name")) return 0;
     if ((e = pto__ps_expr0(p)) < 0) return 0;
-    s = pto__add_let_id(p->m, block, name.id, e, pto__ps_tloc(p, &kw));
+    s = pto__add_let_id(p->m, block, name.id, e, *pto__ps_tloc(p, &kw));
     if (s < 0) return 0;
-    p->m->vars[p->m->stmts[s].ref].loc = pto__ps_tloc(p, &name);
+    p->m->vars[p->m->stmts[s].ref].loc = *pto__ps_tloc(p, &name);
     if (ok) pto__ps_bind(p, &name, PTO__B_LET, p->m->stmts[s].ref);
     return pto__ps_end_stmt(p, "the let");
 }
@@ -3650,9 +3655,9 @@ static int pto__ps_for_stmt(pto__ps_parser *p, int32_t block)
     }
     open = p->tok;
     if (!pto__ps_expect(p, '{', "'{' after the loop header")) return 0;
-    s = pto__add_for_id(p->m, block, name.id, a, b, st, pto__ps_tloc(p, &kw));
+    s = pto__add_for_id(p->m, block, name.id, a, b, st, *pto__ps_tloc(p, &kw));
     if (s < 0) return 0;
-    p->m->vars[p->m->stmts[s].ref].loc = pto__ps_tloc(p, &name);
+    p->m->vars[p->m->stmts[s].ref].loc = *pto__ps_tloc(p, &name);
     pto__ps_scope_open(p);
     if (ok) pto__ps_bind(p, &name, PTO__B_LOOP, p->m->stmts[s].ref);
     pto__ps_block(p, p->m->stmts[s].body, &open);
@@ -3689,7 +3694,7 @@ static int pto__ps_if_stmt(pto__ps_parser *p, int32_t block)
     if ((b = pto__ps_expr0(p)) < 0) return 0;
     open = p->tok;
     if (!pto__ps_expect(p, '{', "'{' after the condition")) return 0;
-    s = pto_add_if(p->m, block, a, c, b, pto__ps_tloc(p, &kw));
+    s = pto_add_if(p->m, block, a, c, b, *pto__ps_tloc(p, &kw));
     if (s < 0) return 0;
     pto__ps_sub_block(p, p->m->stmts[s].body, &open);
     if (!pto__ps_is_kw(p, PTO__KW_ELSE)) return pto__ps_end_stmt(p, "'}'");
@@ -3730,7 +3735,7 @@ static int pto__ps_section_stmt(pto__ps_parser *p, int32_t block)
     pto__ps_next(p);
     open = p->tok;
     if (!pto__ps_expect(p, '{', "'{' after the section name")) return 0;
-    s = pto_add_section(p->m, block, core, pto__ps_tloc(p, &kw));
+    s = pto_add_section(p->m, block, core, *pto__ps_tloc(p, &kw));
     if (s < 0) return 0;
     pto__ps_sub_block(p, p->m->stmts[s].body, &open);
     return pto__ps_end_stmt(p, "'}'");
@@ -3820,7 +3825,7 @@ static int pto__ps_pipe_stmt(pto__ps_parser *p, int32_t block)
         pto__ps_err(p, &kw, "pipe '%s': %s must be > 0", pto__ps_text(p, &name),
                     seen_s && slots == 0 ? "slots" : "local_slots");
     id = pto_add_cvpipe(p->m, p->kernel, pto__ps_text(p, &name), dir, dt, (int32_t)r, (int32_t)c, (int32_t)slots,
-                        (int32_t)local, (pto_cvsplit)split, pto__ps_tloc(p, &name));
+                        (int32_t)local, (pto_cvsplit)split, *pto__ps_tloc(p, &name));
     if (id < 0) return 0;
     if (ok) pto__ps_bind(p, &name, PTO__B_PIPE, id);
     return attrs_ok && pto__ps_end_stmt(p, "the pipe");
@@ -3902,7 +3907,7 @@ static int pto__ps_stmt(pto__ps_parser *p, int32_t block)
         return 0;
     }
     pto__ps_next(p);
-    s = pto_add_op(p->m, block, op, pto__ps_tloc(p, &t));
+    s = pto_add_op(p->m, block, op, *pto__ps_tloc(p, &t));
     if (s < 0 || !pto__ps_operands(p, s, op)) return 0;
     if (op == PTO_OP_TFREE && !pto__ps_tfree_tile(p, s)) return 0;
     return pto__ps_end_stmt(p, "the operands");
@@ -3935,7 +3940,7 @@ static int pto__ps_dim(pto__ps_parser *p, int32_t param, int d)
             v = n->ref;
         } else {
             if (!pto__ps_can_declare(p, &t)) return 1; /* reported; keep parsing */
-            v = pto__add_var_id(p->m, p->kernel, t.id, PTO_V_DIM, param, pto__ps_tloc(p, &t));
+            v = pto__add_var_id(p->m, p->kernel, t.id, PTO_V_DIM, param, *pto__ps_tloc(p, &t));
             if (v < 0) return 0;
             pto__ps_bind(p, &t, PTO__B_DIM, v);
         }
@@ -3978,12 +3983,12 @@ static int pto__ps_param(pto__ps_parser *p)
     int ok, scalar;
     if (!pto__ps_param_head(p, &scalar, &dir, &name, &ok, &dt)) return 0;
     if (scalar) {
-        prm = pto_add_scalar_param(p->m, p->kernel, pto__ps_text(p, &name), dt, pto__ps_tloc(p, &name));
+        prm = pto_add_scalar_param(p->m, p->kernel, pto__ps_text(p, &name), dt, *pto__ps_tloc(p, &name));
         if (prm < 0) return 0;
         if (ok) pto__ps_bind(p, &name, PTO__B_SCALAR, p->m->params[prm].var);
         return 1;
     }
-    prm = pto_add_tensor_param(p->m, p->kernel, pto__ps_text(p, &name), dir, dt, 0, 0, pto__ps_tloc(p, &name));
+    prm = pto_add_tensor_param(p->m, p->kernel, pto__ps_text(p, &name), dir, dt, 0, 0, *pto__ps_tloc(p, &name));
     if (prm < 0) return 0;
     if (ok) pto__ps_bind(p, &name, PTO__B_TENSOR, prm);
     if (!pto__ps_expect(p, '[', "'[' before the tensor shape")) return 0;
@@ -4091,7 +4096,7 @@ static void pto__ps_kernel(pto__ps_parser *p)
         pto__ps_err(p, &name, "kernel '%s' is already defined at %d:%d", pto__ps_text(p, &name),
                  (int)o->loc.line, (int)o->loc.col);
     }
-    k = pto_add_kernel(p->m, pto__ps_text(p, &name), PTO_KK_VECTOR, pto__ps_tloc(p, &name));
+    k = pto_add_kernel(p->m, pto__ps_text(p, &name), PTO_KK_VECTOR, *pto__ps_tloc(p, &name));
     if (k < 0) return;
     if (!p->names[name.id].kernel) p->names[name.id].kernel = k + 1;
     p->kernel = k;
@@ -4823,13 +4828,14 @@ static int pto__vdtype_float(int dt) { return dt == PTO_F32 || dt == PTO_F16 || 
 
 /* Where an expression starts: its leftmost token (a binary node's own loc
    is its operator), or the fallback when it has none. */
-static pto_loc pto__vexpr_loc(const pto__verifier *v, int32_t e, pto_loc fallback)
+/* (A pointer, not a pto_loc by value: see pto__ps_tloc on tcc.) */
+static const pto_loc *pto__vexpr_loc(const pto__verifier *v, int32_t e, const pto_loc *fallback)
 {
     int depth = 0;
     while (e >= 0 && e < v->m->n_exprs && depth++ < PTO__VDEPTH) {
         const pto_expr *x = &v->m->exprs[e];
         if (x->kind < PTO_E_ADD || x->kind > PTO_E_MOD || x->a < 0 || x->a >= v->m->n_exprs)
-            return x->loc.line > 0 ? x->loc : fallback;
+            return x->loc.line > 0 ? &x->loc : fallback;
         e = x->a;
     }
     return fallback;
@@ -5007,7 +5013,7 @@ static void pto__vfold(pto__verifier *v, const pto_expr *x, const pto__vform *a,
     int64_t p, q;
     pto__fnone(out);
     if ((x->kind == PTO_E_DIV || x->kind == PTO_E_MOD) && pto__fisconst(b) && b->c == 0) {
-        pto_error(v->ctx, pto__vexpr_loc(v, x->b, x->loc), "%s by zero",
+        pto_error(v->ctx, *pto__vexpr_loc(v, x->b, &x->loc), "%s by zero",
                   x->kind == PTO_E_DIV ? "division" : "modulo");
         return;
     }
@@ -5083,12 +5089,12 @@ static void pto__vexpr(pto__verifier *v, int32_t e, int where, pto__vform *out, 
 
 /* ---- names ------------------------------------------------------------ */
 
-static pto_loc pto__vname_loc(const pto__verifier *v, int kind, int32_t id)
+static const pto_loc *pto__vname_loc(const pto__verifier *v, int kind, int32_t id)
 {
     switch (kind) {
-    case PTO__N_PARAM: return v->m->params[id].loc;
-    case PTO__N_TILE: return v->m->tiles[id].loc;
-    default: return v->m->vars[id].loc;
+    case PTO__N_PARAM: return &v->m->params[id].loc;
+    case PTO__N_TILE: return &v->m->tiles[id].loc;
+    default: return &v->m->vars[id].loc;
     }
 }
 
@@ -5107,10 +5113,10 @@ static void pto__vbind(pto__verifier *v, int32_t name, int kind, int32_t id, pto
 {
     if (name <= 0 || name >= v->n_names) return;
     if (v->nkind[name] != PTO__N_NONE) {
-        pto_loc prev = pto__vname_loc(v, v->nkind[name], v->nid[name]);
+        const pto_loc *prev = pto__vname_loc(v, v->nkind[name], v->nid[name]);
         pto_error(v->ctx, loc, "'%s' shadows the %s declared at %d:%d (shadowing is not allowed)",
-                  pto__vname(v, name), pto__vbind_word(v, v->nkind[name], v->nid[name]), (int)prev.line,
-                  (int)prev.col);
+                  pto__vname(v, name), pto__vbind_word(v, v->nkind[name], v->nid[name]), (int)prev->line,
+                  (int)prev->col);
         return;
     }
     v->nkind[name] = (uint8_t)kind;
@@ -5266,10 +5272,10 @@ static void pto__vtile_valid(pto__verifier *v, int32_t id, const pto_tile *t)
         pto__vexpr(v, e, 0, f, 0);
         if (!pto__frange(v, f, &lo, &hi)) continue;
         if (lo < 0)
-            pto_error(v->ctx, pto__vexpr_loc(v, e, t->loc), "valid %s of '%s' can be %lld, below 0",
+            pto_error(v->ctx, *pto__vexpr_loc(v, e, &t->loc), "valid %s of '%s' can be %lld, below 0",
                       what, pto__vname(v, t->name), (long long)lo);
         else if (hi > extent)
-            pto_error(v->ctx, pto__vexpr_loc(v, e, t->loc), "valid %s of '%s' can be %lld, more than its %d %s",
+            pto_error(v->ctx, *pto__vexpr_loc(v, e, &t->loc), "valid %s of '%s' can be %lld, more than its %d %s",
                       what, pto__vname(v, t->name), (long long)hi, (int)extent, what);
     }
 }
@@ -5492,7 +5498,7 @@ static int pto__vgm_arg(pto__verifier *v, const pto_operand *o, uint32_t mask)
         }
         pto__vexpr(v, o->e[2], 0, &f, 0);
         if (pto__frange(v, &f, &lo, &hi) && lo < 0)
-            pto_error(v->ctx, pto__vexpr_loc(v, o->e[2], o->loc), "rank %lld of '%s' is negative", (long long)lo, pn);
+            pto_error(v->ctx, *pto__vexpr_loc(v, o->e[2], &o->loc), "rank %lld of '%s' is negative", (long long)lo, pn);
     }
     return ok;
 }
@@ -5704,7 +5710,7 @@ static void pto__vwindow_dim(pto__verifier *v, const pto__vform *start, const pt
     int64_t lo, hi, c, x[PTO__VK], y[PTO__VK];
     if (!start->ok || !pto__fterms(v, start, x, y) || !pto__fsum(start->c, start->n, x, y, &lo, &hi)) return;
     if (lo < 0) {
-        pto_error(v->ctx, pto__vexpr_loc(v, e, at), "%s of '%s' starts at %s %lld, out of bounds", prefix, name, what,
+        pto_error(v->ctx, *pto__vexpr_loc(v, e, &at), "%s of '%s' starts at %s %lld, out of bounds", prefix, name, what,
                   (long long)lo);
         return;
     }
@@ -5718,7 +5724,7 @@ static void pto__vwindow_dim(pto__verifier *v, const pto__vform *start, const pt
         pto__fadd(&end, extent, 1);
         if (!pto__frange(v, &end, &lo, &hi) || hi <= limit) return;
     }
-    pto_error(v->ctx, pto__vexpr_loc(v, e, at), "%s of '%s' ends at %s %lld, out of bounds ('%s' has %lld %ss)", prefix, name, what,
+    pto_error(v->ctx, *pto__vexpr_loc(v, e, &at), "%s of '%s' ends at %s %lld, out of bounds ('%s' has %lld %ss)", prefix, name, what,
               (long long)(hi - 1), name, (long long)limit, what);
 }
 
@@ -5835,7 +5841,7 @@ static void pto__vextract_align(pto__verifier *v, const pto_tile *a, const pto__
     if (!pto__vmisaligned(v, f, m, &bad, &exact)) return;
     dt = pto_dtype_name((pto_dtype)a->dtype);
     an = pto__vtn(v, a);
-    at = pto__vexpr_loc(v, o->e[0], o->loc);
+    at = *pto__vexpr_loc(v, o->e[0], &o->loc);
     if (pto__fisconst(f))
         pto_error(v->ctx, at, "textract %s offset %lld into '%s' is not a multiple of %d: offsets into a mat tile are whole %d x %d fractals for %s",
                   what, (long long)bad, an, (int)m, fr, fc, dt);
@@ -5913,7 +5919,7 @@ static void pto__vsync(pto__verifier *v, const pto__vop *op)
     }
     pto__vexpr(v, op->o[2]->e[0], 0, &f, 0);
     if (pto__frange(v, &f, &lo, &hi) && (lo < 0 || hi > 7))
-        pto_error(v->ctx, pto__vexpr_loc(v, op->o[2]->e[0], op->o[2]->loc), "event id %lld is out of range 0..7",
+        pto_error(v->ctx, *pto__vexpr_loc(v, op->o[2]->e[0], &op->o[2]->loc), "event id %lld is out of range 0..7",
                   (long long)(lo < 0 ? lo : hi));
 }
 
@@ -6243,7 +6249,7 @@ static void pto__vfor(pto__verifier *v, int32_t s)
     if (st->e[2] >= 0) pto__vexpr(v, st->e[2], 0, &c, 0);
     else pto__fconst(&c, 1);
     if (st->e[2] >= 0 && pto__frange(v, &c, &lo, &hi) && lo <= 0)
-        pto_error(v->ctx, pto__vexpr_loc(v, st->e[2], st->loc), "loop step must be positive, got %lld", (long long)lo);
+        pto_error(v->ctx, *pto__vexpr_loc(v, st->e[2], &st->loc), "loop step must be positive, got %lld", (long long)lo);
     if (var < 0 || var >= v->m->n_vars) { pto_error(v->ctx, st->loc, "loop names no variable"); return; }
     pto__vbind(v, v->m->vars[var].name, PTO__N_VAR, var, v->m->vars[var].loc);
     v->vlive[var] = 1;
@@ -6790,7 +6796,7 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
         pto__vexpr(v, k->blocks, PTO__IN_BLOCKS, &f, 0);
         v->nblocks = pto__fisconst(&f) ? f.c : -1;
         if (pto__fisconst(&f) && f.c <= 0) {
-            pto_error(v->ctx, pto__vexpr_loc(v, k->blocks, k->loc), "blocks(...) must be positive, got %lld",
+            pto_error(v->ctx, *pto__vexpr_loc(v, k->blocks, &k->loc), "blocks(...) must be positive, got %lld",
                       (long long)f.c);
             v->nblocks = -1;
         }
@@ -8555,7 +8561,7 @@ static int pto__hs_dim(pto__ps_parser *p, int32_t h, int32_t param, int d, int i
     if (!pto__ps_can_declare(p, &t)) return 1;
     v = pto_set_host_dim(p->m, h, param, d, pto__ps_text(p, &t));
     if (v < 0) return 0;
-    p->m->vars[v].loc = pto__ps_tloc(p, &t);
+    p->m->vars[v].loc = *pto__ps_tloc(p, &t);
     pto__ps_bind(p, &t, PTO__B_DIM, v);
     return 1;
 }
@@ -8580,12 +8586,12 @@ static int pto__hs_param(pto__ps_parser *p, int32_t h)
     int ok, scalar;
     if (!pto__ps_param_head(p, &scalar, &dir, &name, &ok, &dt)) return 0;
     if (scalar) {
-        prm = pto_add_host_scalar_param(p->m, h, pto__ps_text(p, &name), dt, pto__ps_tloc(p, &name));
+        prm = pto_add_host_scalar_param(p->m, h, pto__ps_text(p, &name), dt, *pto__ps_tloc(p, &name));
         if (prm < 0) return 0;
         if (ok) pto__ps_bind(p, &name, PTO__B_SCALAR, p->m->params[prm].var);
         return 1;
     }
-    prm = pto_add_host_tensor_param(p->m, h, pto__ps_text(p, &name), dir, dt, 0, 0, pto__ps_tloc(p, &name));
+    prm = pto_add_host_tensor_param(p->m, h, pto__ps_text(p, &name), dir, dt, 0, 0, *pto__ps_tloc(p, &name));
     if (prm < 0) return 0;
     if (ok) pto__ps_bind(p, &name, PTO__B_TENSOR, prm);
     return pto__hs_shape(p, h, prm, 0);
@@ -8626,7 +8632,7 @@ static int pto__hs_tensor_stmt(pto__ps_parser *p, int32_t h)
     ok = pto__ps_can_declare(p, &name);
     if (!pto__ps_expect(p, ':', "':' after the tensor name")) return 0;
     if (!pto__ps_dtype(p, &dt)) return 0;
-    prm = pto_add_host_tensor(p->m, h, pto__ps_text(p, &name), dt, 0, 0, pto__ps_tloc(p, &name));
+    prm = pto_add_host_tensor(p->m, h, pto__ps_text(p, &name), dt, 0, 0, *pto__ps_tloc(p, &name));
     if (prm < 0) return 0;
     if (ok) pto__ps_bind(p, &name, PTO__B_TENSOR, prm);
     return pto__hs_shape(p, h, prm, 1) && pto__ps_end_stmt(p, "the tensor");
@@ -8651,7 +8657,7 @@ static void pto__hs_unknown_kernel(pto__ps_parser *p, const pto__ps_tok *t)
 static int pto__hs_arg_parse(pto__ps_parser *p, int32_t call)
 {
     pto__ps_tok t = p->tok, n = pto__ps_peek(p);
-    pto_loc loc = pto__ps_tloc(p, &t);
+    pto_loc loc = *pto__ps_tloc(p, &t);
     int neg = t.kind == '-';
     int32_t e;
     if (pto__ps_is_floaty(p, &t) || (neg && pto__ps_is_floaty(p, &n))) {
@@ -8708,7 +8714,7 @@ static int pto__hs_call_stmt(pto__ps_parser *p, int32_t h)
             pto__hs_unknown_kernel(p, &name);
         return 0;
     }
-    call = pto_add_host_call(p->m, h, k, pto__ps_tloc(p, &name));
+    call = pto_add_host_call(p->m, h, k, *pto__ps_tloc(p, &name));
     if (call < 0) return 0;
     if (!pto__ps_expect(p, '(', "'(' after the kernel name")) return 0;
     if (!pto__ps_is(p, ')')) {
@@ -8764,7 +8770,7 @@ static void pto__hs_host(pto__ps_parser *p)
         if (p->m->hosts[i].name == name.id)
             pto__ps_err(p, &name, "host '%s' is already defined at %d:%d", pto__ps_text(p, &name),
                         (int)p->m->hosts[i].loc.line, (int)p->m->hosts[i].loc.col);
-    h = pto_add_host(p->m, pto__ps_text(p, &name), pto__ps_tloc(p, &name));
+    h = pto_add_host(p->m, pto__ps_text(p, &name), *pto__ps_tloc(p, &name));
     if (h < 0) return;
     pto__ps_scope_open(p);
     ok = pto__hs_params(p, h);
@@ -10532,17 +10538,18 @@ static int32_t pto__next_largest(const pto__group *g, int32_t pt, int32_t prev)
     return best;
 }
 
-static pto_loc pto__pt_loc(const pto_module *m, const pto__live *lv, int32_t p)
+/* (A pointer, not a pto_loc by value: see pto__ps_tloc on tcc.) */
+static const pto_loc *pto__pt_loc(const pto_module *m, const pto__live *lv, int32_t p)
 {
-    pto_loc none = {0, 0, 0};
-    return p >= 0 && p < lv->npts ? m->stmts[lv->at[p]].loc : none;
+    static const pto_loc none = {0, 0, 0};
+    return p >= 0 && p < lv->npts ? &m->stmts[lv->at[p]].loc : &none;
 }
 
 static pto_status pto__plan_overflow(pto_ctx *ctx, const pto_module *m, const pto__live *lv,
                                 const pto__group *g, int64_t peak, const pto_plan_desc *d)
 {
     pto_buf b;
-    pto_loc live = pto__pt_loc(m, lv, g->live_pt), loc = live;
+    pto_loc live = *pto__pt_loc(m, lv, g->live_pt), loc = live;
     int32_t i, nlive = 0, k, q = -1, shown;
     pto_status st;
     memset(&b, 0, sizeof b);
@@ -11575,7 +11582,10 @@ PTODEF pto_status pto_plan_check(pto_ctx *ctx, const pto_module *m)
    4. Event ids. During insertion every group has private virtual ids;
       afterwards each ordered pipe pair colours its groups' lifetimes
       (set..wait, or prime..drain of a loop) greedily in program order with
-      the lowest free ids. When ids run out a group's rotation degrades
+      the lowest free ids. When ids run out, a rotating carried group
+      first shares the pair of an earlier group of its loop, pipes and
+      rotation whose set then moves after its own (pto__sy_share: it keeps
+      its buffering; one warning per shared pair); else its rotation degrades
       N -> 2 -> 1 (a warning); then a forward group's set_flag moves later
       in its block, before its wait, to where an id is free (the wait does
       not move: nothing is lost, no warning); then a one-id group shares the
@@ -11759,6 +11769,7 @@ typedef struct pto__sy {
     size_t nacc;                /* statements with records (accesses) */
     pto_operand opnd_tpl;       /* pto__sy_operands: an operand before its fields */
     int32_t n_pos;                         /* pos[] covers statements [0, n_pos) (pto__sy_assign) */
+    int32_t *shr, n_shr, cap_shr;          /* pto__sy_share: (group, the group whose pair it shares) */
 } pto__sy;
 
 /* ---- small helpers ------------------------------------------------------- */
@@ -11777,11 +11788,11 @@ static int pto__sy_issync(int op)
 static int64_t pto__sy_gcd(int64_t a, int64_t b) { while (b) { int64_t t = a % b; a = b; b = t; } return a; }
 static int64_t pto__sy_lcm(int64_t a, int64_t b) { return a / pto__sy_gcd(a, b) * b; }
 
-static pto_loc pto__sy_noloc(void)
+/* (A pointer, not a pto_loc by value: see pto__ps_tloc on tcc.) */
+static const pto_loc *pto__sy_noloc(void)
 {
-    pto_loc l;
-    l.file = l.line = l.col = 0;
-    return l;
+    static const pto_loc none = {0, 0, 0};
+    return &none;
 }
 
 static void pto__sy_fail(pto__sy *sy, pto_status st)
@@ -11794,7 +11805,7 @@ static void *pto__sy_zalloc(pto__sy *sy, size_t n)
 {
     void *p = pto_alloc(sy->ctx, n);
     if (!p) {
-        pto_error(sy->ctx, pto__sy_noloc(), "out of memory in the sync inserter");
+        pto_error(sy->ctx, *pto__sy_noloc(), "out of memory in the sync inserter");
         pto__sy_fail(sy, PTO_ERR_INTERNAL);
         return NULL;
     }
@@ -12114,7 +12125,7 @@ static pto_status pto__sy_build_records(pto__sy *sy)
     if (!sy->rec_of || !sy->op_loop || !sy->op_nbuf || !sy->tile_loop || !sy->inert || !pipes || !gm) {
         pto_free(sy->ctx, pipes);
         pto_free(sy->ctx, gm);
-        pto_error(sy->ctx, pto__sy_noloc(), "out of memory in the sync inserter");
+        pto_error(sy->ctx, *pto__sy_noloc(), "out of memory in the sync inserter");
         return PTO_ERR_INTERNAL;
     }
     for (s = 0; s < m->n_operands; s++) sy->rec_of[s] = sy->op_loop[s] = -1;
@@ -12124,7 +12135,7 @@ static pto_status pto__sy_build_records(pto__sy *sy)
         sy->tile_loop[t] = (tl->nbuf > 1 && tl->decl >= 0) ? pto_stmt_loop(m, tl->decl) : -1;
         for (k = 0; tl->planned && k < tl->nbuf && k < PTO_MAX_NBUF; k++)   /* records keep 32-bit ranges */
             if (tl->offset[k] < 0 || pto_tile_bytes(tl) < 0 || tl->offset[k] + pto_tile_bytes(tl) > (int64_t)INT32_MAX - PTO__SY_GRAN)
-                return pto_error(sy->ctx, tl->decl >= 0 ? m->stmts[tl->decl].loc : pto__sy_noloc(),
+                return pto_error(sy->ctx, tl->decl >= 0 ? m->stmts[tl->decl].loc : *pto__sy_noloc(),
                                  "sync: tile '%s' lies beyond 2 GB", pto_str(sy->ctx, tl->name));
     }
     for (s = 0; s < m->n_stmts; s++) {
@@ -12202,7 +12213,7 @@ static int pto__sy_grow_to(pto__sy *sy, void **p, size_t esz, int32_t *cap, int3
     ncap = *cap * 2 > need ? *cap * 2 : need + 8;
     q = pto_realloc(sy->ctx, *p, (size_t)ncap * esz);
     if (!q) {
-        pto_error(sy->ctx, pto__sy_noloc(), "out of memory in the sync inserter");
+        pto_error(sy->ctx, *pto__sy_noloc(), "out of memory in the sync inserter");
         pto__sy_fail(sy, PTO_ERR_INTERNAL);
         return 0;
     }
@@ -13715,7 +13726,7 @@ static int32_t pto__sy_idexpr(pto__sy *sy, int32_t L, int64_t base, int32_t nids
 {
     int32_t r;
     *erot = -1;
-    *ebase = pto__sy_new_expr(sy, PTO_E_INT, -1, -1, base, L >= 0 ? sy->m->stmts[L].loc : pto__sy_noloc());
+    *ebase = pto__sy_new_expr(sy, PTO_E_INT, -1, -1, base, L >= 0 ? sy->m->stmts[L].loc : *pto__sy_noloc());
     if (L < 0 || nids <= 1 || *ebase < 0) return *ebase;
     if ((r = pto__sy_rotexpr(sy, L, nids)) < 0) return -1;
     *erot = pto__sy_new_expr(sy, PTO_E_ADD, *ebase, r, 0, sy->m->stmts[L].loc);
@@ -14054,28 +14065,33 @@ static int pto__sy_before(const pto_module *m, int32_t a, int32_t b)
     return 0;
 }
 
-/* Still no id for one-id group g (forward, or carried by a loop): rather
+/* No id for group g (forward with one id, or carried by a loop): rather
    than a PIPE_ALL barrier, it shares the pair of an earlier group h of the
-   same pipes (and loop) whose set and wait come before g's, each pair in one
-   block: h's set moves right after g's, so it captures g's source too, and
-   g's consumer comes after h's wait on the destination pipe (in the same
-   iteration for a forward pair, the next one for a carried pair, as g's own
-   wait would). A set moved later captures only more, so what h ordered
-   stays ordered, and h's id lifetime does not grow. Of the candidates, the
-   one whose wait is latest: its consumer loses least by waiting for more.
-   Returns 0 when none fits. */
+   same pipes (and loop, and rotation M) whose set and wait come before
+   g's, each pair in one block: h's set moves right after g's, so it
+   captures g's source too, and g's consumer comes after h's wait on the
+   destination pipe (in the same iteration for a forward pair; for a
+   carried pair M iterations later, as g's own wait would: h's set of
+   iteration i - M now follows g's source of that iteration, and its prime
+   and drain sit where g's did). A set moved later captures only more, so
+   what h ordered stays ordered, and h's id lifetime does not grow. Of the
+   candidates, the one whose wait is latest: its consumer loses least by
+   waiting for more. A rotating carried group tries this before its
+   rotation degrades: the fused kernel that loads more x2 inputs than a
+   pipe pair has ids for keeps its double buffering. Returns 0 when none
+   fits. */
 static int pto__sy_share(pto__sy *sy, int32_t g)
 {
     pto_module *m = sy->m;
     const pto__sy_grp *gr = &sy->grps[g];
     int32_t sg, wg, h, best = -1, bset = -1, bwait = -1, e;
-    if ((gr->kind != PTO__SY_FWD && gr->kind != PTO__SY_LOOP) || gr->nids != 1) return 0;
+    if (gr->kind != PTO__SY_LOOP && (gr->kind != PTO__SY_FWD || gr->nids != 1)) return 0;
     pto__sy_ends(sy, g, &sg, &wg);
     if (sg < 0 || wg < 0) return 0;
     for (h = 0; h < sy->n_grps; h++) {
         const pto__sy_grp *hr = &sy->grps[h];
         int32_t sh, wh;
-        if (h == g || hr->kind != gr->kind || hr->nids != 1 || hr->base < 0 || hr->src != gr->src || hr->dst != gr->dst
+        if (h == g || hr->kind != gr->kind || hr->nids != gr->nids || hr->base < 0 || hr->src != gr->src || hr->dst != gr->dst
             || (gr->kind == PTO__SY_LOOP && hr->loop != gr->loop))
             continue;
         pto__sy_ends(sy, h, &sh, &wh);
@@ -14086,19 +14102,59 @@ static int pto__sy_share(pto__sy *sy, int32_t g)
         if (best >= 0 && !pto__sy_before(m, bwait, wh)) continue;
         best = h, bset = sh, bwait = wh;
     }
-    if (best < 0) return 0;
-    pto_warning(sy->ctx, m->stmts[gr->bstmt].loc,
-                "sync: out of event ids for %s -> %s: %s shares the flag pair of %s (its set_flag moves after this "
-                "one's source)",
-                pto_pipe_name((pto_pipe)gr->src), pto_pipe_name((pto_pipe)gr->dst), pto_str(sy->ctx, gr->note),
-                pto_str(sy->ctx, sy->grps[best].note));
+    if (best < 0 || !pto__sy_grow(sy, (void **)&sy->shr, sizeof(int32_t), &sy->cap_shr, sy->n_shr + 2)) return 0;
+    sy->shr[sy->n_shr++] = g;   /* reported by pto__sy_report_shares */
+    sy->shr[sy->n_shr++] = best;
     pto_unlink(m, bset);
     pto_insert_after(m, sg, bset);
     for (e = gr->e0; e < gr->e0 + gr->ne; e++) pto__sy_unlink_ent(sy, e);
+    if (sy->grps[g].nids > 1) sy->stats.rotating--;
     sy->grps[g].kind = PTO__SY_DEAD;
     sy->stats.flag_pairs--;
     sy->stats.shared++;
     return 1;
+}
+
+/* One warning per pair that others share (pto__sy_share), at the first
+   of them: a fused kernel with many x2 inputs would otherwise get one line
+   per input and pipe pair. */
+static void pto__sy_report_shares(pto__sy *sy)
+{
+    int32_t i, j, n;
+    for (i = 0; i < sy->n_shr; i += 2) {
+        const pto__sy_grp *gr = &sy->grps[sy->shr[i]], *hr;
+        int32_t h = sy->shr[i + 1];
+        char names[200];
+        size_t len = 0;
+        int cut = 0;
+        if (h < 0) continue;   /* reported with an earlier one */
+        hr = &sy->grps[h];
+        names[0] = 0;
+        for (n = 0, j = i; j < sy->n_shr; j += 2) {
+            const char *t;
+            if (sy->shr[j + 1] != h) continue;
+            t = pto__sy_opname(sy, sy->grps[sy->shr[j]].bopnd);
+            if (!cut && len + strlen(t) + 8 < sizeof names)
+                len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", n ? ", " : "", t);
+            else if (!cut && (cut = 1))
+                len += (size_t)snprintf(names + len, sizeof names - len, "%s...", n ? ", " : "");
+            if (j > i) sy->shr[j + 1] = -1;
+            n++;
+        }
+        if (n == 1)
+            pto_warning(sy->ctx, sy->m->stmts[gr->bstmt].loc,
+                        "sync: out of event ids for %s -> %s: %s shares the flag pair of %s (its set_flag moves "
+                        "after this one's source)",
+                        pto_pipe_name((pto_pipe)gr->src), pto_pipe_name((pto_pipe)gr->dst), pto_str(sy->ctx, gr->note),
+                        pto_str(sy->ctx, hr->note));
+        else
+            pto_warning(sy->ctx, sy->m->stmts[gr->bstmt].loc,
+                        "sync: out of event ids for %s -> %s: %d flag pairs (for %s) share the flag pair of %s (its "
+                        "set_flag moves after their sources)",
+                        pto_pipe_name((pto_pipe)gr->src), pto_pipe_name((pto_pipe)gr->dst), (int)n, names,
+                        pto_str(sy->ctx, hr->note));
+    }
+    sy->n_shr = 0;
 }
 
 /* One walk of block b in program order: the positions of the final
@@ -14147,7 +14203,7 @@ static pto_status pto__sy_assign(pto__sy *sy)
     lo = (int32_t *)pto_alloc(sy->ctx, sizeof(int32_t) * ((size_t)sy->n_grps + 1) * 3);
     if (!lo || !sy->pos) {
         pto_free(sy->ctx, lo);
-        pto_error(sy->ctx, pto__sy_noloc(), "out of memory in the sync inserter");
+        pto_error(sy->ctx, *pto__sy_noloc(), "out of memory in the sync inserter");
         return PTO_ERR_INTERNAL;
     }
     hi = lo + sy->n_grps + 1;
@@ -14167,6 +14223,7 @@ static pto_status pto__sy_assign(pto__sy *sy)
         int32_t lim = pto__sy_limit(sy, gr->src, gr->dst), M = gr->nids, base;
         int32_t *bz = busy[gr->src][gr->dst];
         base = pto__sy_first_free(bz, used[gr->src][gr->dst], lo[order[i]], M, lim);
+        if (base < 0 && M > 1 && pto__sy_share(sy, order[i])) continue;
         while (base < 0 && M > 1) {
             M = M > 2 ? 2 : 1;
             base = pto__sy_first_free(bz, used[gr->src][gr->dst], lo[order[i]], M, lim);
@@ -14178,6 +14235,7 @@ static pto_status pto__sy_assign(pto__sy *sy)
         gr->base = base;
         for (j = base; j < base + M; j++) bz[j] = hi[order[i]];
     }
+    pto__sy_report_shares(sy);
     for (e = 0; st == PTO_OK && e < sy->n_ents; e++) {
         pto__sy_ent *en = &sy->ents[e];
         if (en->stmt >= 0 && en->ebase >= 0 && sy->grps[en->grp].base >= 0)
@@ -14251,7 +14309,7 @@ static pto_status pto__sy_notes(pto__sy *sy)
         if (gr->pnote >= 0) {
             n = (size_t)(pto__sy_dep_w(sy, gr->arec, gr->brec, gr->carried, w) - w);
             if (n != (size_t)gr->pnote) {   /* the count was wrong: the pool may be overrun */
-                pto_error(ctx, pto__sy_noloc(), "sync: internal: a note of %d bytes counted as %d", (int)n, (int)gr->pnote);
+                pto_error(ctx, *pto__sy_noloc(), "sync: internal: a note of %d bytes counted as %d", (int)n, (int)gr->pnote);
                 pto__sy_fail(sy, PTO_ERR_INTERNAL);
                 return PTO_ERR_INTERNAL;
             }
@@ -14290,7 +14348,7 @@ static pto_status pto__sy_notes(pto__sy *sy)
     sy->n_lab = 0;
     return PTO_OK;
 oom:
-    pto_error(ctx, pto__sy_noloc(), "out of memory in the sync inserter");
+    pto_error(ctx, *pto__sy_noloc(), "out of memory in the sync inserter");
     pto__sy_fail(sy, PTO_ERR_INTERNAL);
     return PTO_ERR_INTERNAL;
 }
@@ -14428,6 +14486,7 @@ static void pto__sy_reset(pto__sy *sy)
     pto_free(ctx, sy->ents);
     pto_free(ctx, sy->seen);
     pto_free(ctx, sy->seen_head);
+    pto_free(ctx, sy->shr);
     {
         pto_ctx *c = sy->ctx;
         pto_module *m = sy->m;

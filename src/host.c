@@ -215,7 +215,7 @@ static int pto__hs_dim(pto__ps_parser *p, int32_t h, int32_t param, int d, int i
     if (!pto__ps_can_declare(p, &t)) return 1;
     v = pto_set_host_dim(p->m, h, param, d, pto__ps_text(p, &t));
     if (v < 0) return 0;
-    p->m->vars[v].loc = pto__ps_tloc(p, &t);
+    p->m->vars[v].loc = *pto__ps_tloc(p, &t);
     pto__ps_bind(p, &t, PTO__B_DIM, v);
     return 1;
 }
@@ -240,12 +240,12 @@ static int pto__hs_param(pto__ps_parser *p, int32_t h)
     int ok, scalar;
     if (!pto__ps_param_head(p, &scalar, &dir, &name, &ok, &dt)) return 0;
     if (scalar) {
-        prm = pto_add_host_scalar_param(p->m, h, pto__ps_text(p, &name), dt, pto__ps_tloc(p, &name));
+        prm = pto_add_host_scalar_param(p->m, h, pto__ps_text(p, &name), dt, *pto__ps_tloc(p, &name));
         if (prm < 0) return 0;
         if (ok) pto__ps_bind(p, &name, PTO__B_SCALAR, p->m->params[prm].var);
         return 1;
     }
-    prm = pto_add_host_tensor_param(p->m, h, pto__ps_text(p, &name), dir, dt, 0, 0, pto__ps_tloc(p, &name));
+    prm = pto_add_host_tensor_param(p->m, h, pto__ps_text(p, &name), dir, dt, 0, 0, *pto__ps_tloc(p, &name));
     if (prm < 0) return 0;
     if (ok) pto__ps_bind(p, &name, PTO__B_TENSOR, prm);
     return pto__hs_shape(p, h, prm, 0);
@@ -286,7 +286,7 @@ static int pto__hs_tensor_stmt(pto__ps_parser *p, int32_t h)
     ok = pto__ps_can_declare(p, &name);
     if (!pto__ps_expect(p, ':', "':' after the tensor name")) return 0;
     if (!pto__ps_dtype(p, &dt)) return 0;
-    prm = pto_add_host_tensor(p->m, h, pto__ps_text(p, &name), dt, 0, 0, pto__ps_tloc(p, &name));
+    prm = pto_add_host_tensor(p->m, h, pto__ps_text(p, &name), dt, 0, 0, *pto__ps_tloc(p, &name));
     if (prm < 0) return 0;
     if (ok) pto__ps_bind(p, &name, PTO__B_TENSOR, prm);
     return pto__hs_shape(p, h, prm, 1) && pto__ps_end_stmt(p, "the tensor");
@@ -311,7 +311,7 @@ static void pto__hs_unknown_kernel(pto__ps_parser *p, const pto__ps_tok *t)
 static int pto__hs_arg_parse(pto__ps_parser *p, int32_t call)
 {
     pto__ps_tok t = p->tok, n = pto__ps_peek(p);
-    pto_loc loc = pto__ps_tloc(p, &t);
+    pto_loc loc = *pto__ps_tloc(p, &t);
     int neg = t.kind == '-';
     int32_t e;
     if (pto__ps_is_floaty(p, &t) || (neg && pto__ps_is_floaty(p, &n))) {
@@ -368,7 +368,7 @@ static int pto__hs_call_stmt(pto__ps_parser *p, int32_t h)
             pto__hs_unknown_kernel(p, &name);
         return 0;
     }
-    call = pto_add_host_call(p->m, h, k, pto__ps_tloc(p, &name));
+    call = pto_add_host_call(p->m, h, k, *pto__ps_tloc(p, &name));
     if (call < 0) return 0;
     if (!pto__ps_expect(p, '(', "'(' after the kernel name")) return 0;
     if (!pto__ps_is(p, ')')) {
@@ -424,7 +424,7 @@ static void pto__hs_host(pto__ps_parser *p)
         if (p->m->hosts[i].name == name.id)
             pto__ps_err(p, &name, "host '%s' is already defined at %d:%d", pto__ps_text(p, &name),
                         (int)p->m->hosts[i].loc.line, (int)p->m->hosts[i].loc.col);
-    h = pto_add_host(p->m, pto__ps_text(p, &name), pto__ps_tloc(p, &name));
+    h = pto_add_host(p->m, pto__ps_text(p, &name), *pto__ps_tloc(p, &name));
     if (h < 0) return;
     pto__ps_scope_open(p);
     ok = pto__hs_params(p, h);

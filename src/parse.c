@@ -114,17 +114,22 @@ typedef struct pto__ps_parser {
     int32_t n_marks, cap_marks;
     int32_t kw[PTO__NKW];
     int32_t kw_max;   /* the highest keyword id: a name above it is no keyword */
+    pto_loc tloc;     /* pto__ps_tloc's result */
 } pto__ps_parser;
 
 /* ---- diagnostics ------------------------------------------------------- */
 
-static pto_loc pto__ps_tloc(const pto__ps_parser *p, const pto__ps_tok *t)
+/* Token t's location, as *pto__ps_tloc(p, t) (one per statement: the
+   parser holds it). Not a pto_loc returned by value: tcc 0.9.27 on x86-64
+   stores a 12-byte struct returned in registers as 16 bytes, over the
+   caller's neighbouring local (a tcc-built ptoc refused `tile ... at ADDR`:
+   the tile statement's seen_at was overwritten). */
+static const pto_loc *pto__ps_tloc(pto__ps_parser *p, const pto__ps_tok *t)
 {
-    pto_loc l;
-    l.file = p->file;
-    l.line = t->line;
-    l.col = t->col;
-    return l;
+    p->tloc.file = p->file;
+    p->tloc.line = t->line;
+    p->tloc.col = t->col;
+    return &p->tloc;
 }
 
 /* Quotes a token for a message: 'text' (shortened, non-printables as \xNN),
@@ -152,7 +157,7 @@ static void pto__ps_err(pto__ps_parser *p, const pto__ps_tok *t, const char *fmt
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    pto_error(p->ctx, pto__ps_tloc(p, t), "%s", msg);
+    pto_error(p->ctx, *pto__ps_tloc(p, t), "%s", msg);
 }
 
 /* "expected WHAT, got 'X'"; a malformed token is reported for what it is. */
@@ -610,7 +615,7 @@ static void pto__ps_bind(pto__ps_parser *p, const pto__ps_tok *t, int kind, int3
     n->kind = (uint8_t)kind;
     n->ref = ref;
     n->depth = p->depth;
-    n->loc = pto__ps_tloc(p, t);
+    n->loc = *pto__ps_tloc(p, t);
 }
 
 static const pto__ps_pname *pto__ps_lookup(pto__ps_parser *p, const pto__ps_tok *t)
@@ -665,14 +670,14 @@ static int32_t pto__ps_bin(pto__ps_parser *p, pto_expr_kind k, int32_t a, int ha
         pto__ps_err(p, op, "expression is too deeply nested (more than %d levels)", PTO__MAX_EXPR_DEPTH);
         return -1;
     }
-    return pto_expr_bin(p->m, k, a, b, pto__ps_tloc(p, op));
+    return pto_expr_bin(p->m, k, a, b, *pto__ps_tloc(p, op));
 }
 
 static int32_t pto__ps_name_expr(pto__ps_parser *p)
 {
     pto__ps_tok t = p->tok;
     const pto__ps_pname *n = pto__ps_lookup(p, &t);
-    pto_loc loc = pto__ps_tloc(p, &t);
+    pto_loc loc = *pto__ps_tloc(p, &t);
     pto__ps_next(p);
     switch (n->kind) {
     case PTO__B_SCALAR: case PTO__B_DIM: case PTO__B_LET: case PTO__B_LOOP:
@@ -711,7 +716,7 @@ static int32_t pto__ps_minmax(pto__ps_parser *p, pto_expr_kind k, int *h)
 static int32_t pto__ps_primary(pto__ps_parser *p, int *h)
 {
     pto__ps_tok t = p->tok;
-    pto_loc loc = pto__ps_tloc(p, &t);
+    pto_loc loc = *pto__ps_tloc(p, &t);
     *h = 1;
     if (t.kind == PTO__T_INT) {
         int64_t v;
@@ -775,7 +780,7 @@ static int32_t pto__ps_unary(pto__ps_parser *p, int *h)
             int64_t v;
             pto__ps_next(p);
             *h = 1;
-            e = pto__ps_int_value(p, &t, 1, &v) ? pto_expr_int(p->m, v, pto__ps_tloc(p, &op)) : -1;
+            e = pto__ps_int_value(p, &t, 1, &v) ? pto_expr_int(p->m, v, *pto__ps_tloc(p, &op)) : -1;
         } else {
             int ha;
             e = pto__ps_unary(p, &ha);
@@ -833,7 +838,7 @@ static int pto__ps_gm_operand(pto__ps_parser *p, int32_t s, int32_t param, uint3
     int32_t r, c, rank = -1;
     pto__ps_next(p);
     if ((mask & PTO_A_WHOLE) && (pto__ps_at_eol(p) || pto__ps_is(p, ',')))
-        return pto_arg_gm(p->m, s, param, -1, -1, -1, pto__ps_tloc(p, &t)) >= 0;
+        return pto_arg_gm(p->m, s, param, -1, -1, -1, *pto__ps_tloc(p, &t)) >= 0;
     if (pto__ps_is(p, '@')) {
         pto__ps_next(p);
         if ((rank = pto__ps_expr0(p)) < 0) return 0;
@@ -856,7 +861,7 @@ static int pto__ps_gm_operand(pto__ps_parser *p, int32_t s, int32_t param, uint3
         return 0;
     }
     pto__ps_next(p);
-    return pto_arg_gm(p->m, s, param, r, c, rank, pto__ps_tloc(p, &t)) >= 0;
+    return pto_arg_gm(p->m, s, param, r, c, rank, *pto__ps_tloc(p, &t)) >= 0;
 }
 
 /* A float operand: [-] (FLOAT | INT | inf | nan). */
@@ -875,7 +880,7 @@ static int pto__ps_float_operand(pto__ps_parser *p, int32_t s)
         return 0;
     }
     pto__ps_next(p);
-    return pto_arg_float(p->m, s, neg ? -v : v, pto__ps_tloc(p, &start)) >= 0;
+    return pto_arg_float(p->m, s, neg ? -v : v, *pto__ps_tloc(p, &start)) >= 0;
 }
 
 static int pto__ps_is_floaty(const pto__ps_parser *p, const pto__ps_tok *t)
@@ -900,8 +905,8 @@ static int pto__ps_word_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
         return 0;
     }
     pto__ps_next(p);
-    if (cmp) return pto_arg_cmp(p->m, s, (pto_cmp)w, pto__ps_tloc(p, &t)) >= 0;
-    return pto_arg_nmode(p->m, s, (pto_notify_mode)w, pto__ps_tloc(p, &t)) >= 0;
+    if (cmp) return pto_arg_cmp(p->m, s, (pto_cmp)w, *pto__ps_tloc(p, &t)) >= 0;
+    return pto_arg_nmode(p->m, s, (pto_notify_mode)w, *pto__ps_tloc(p, &t)) >= 0;
 }
 
 static void pto__ps_unknown_pipe(pto__ps_parser *p, const pto__ps_tok *t)
@@ -921,7 +926,7 @@ static void pto__ps_unknown_pipe(pto__ps_parser *p, const pto__ps_tok *t)
 static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
 {
     pto__ps_tok t = p->tok;
-    pto_loc loc = pto__ps_tloc(p, &t);
+    pto_loc loc = *pto__ps_tloc(p, &t);
     const uint32_t other = PTO_A_SCALAR | PTO_A_INT | PTO_A_TILES | PTO_A_GM | PTO_A_CVPIPE;
     if ((mask & PTO_A_PIPE) && t.kind == PTO__T_NAME) {
         pto_pipe pp = pto_pipe_lookup(p->src + t.pos, t.len);
@@ -1198,9 +1203,9 @@ static int pto__ps_tile_stmt(pto__ps_parser *p, int32_t block)
     if (!pto__ps_expect(p, ',', "',' between the tile dimensions")) return 0;
     if (!pto__ps_small_int(p, INT32_MAX, "tile dimension", &c)) return 0;
     if (!pto__ps_expect(p, ']', "']' after the tile shape")) return 0;
-    t = pto__add_tile_id(p->m, block, name.id, sp, dt, (int32_t)r, (int32_t)c, pto__ps_tloc(p, &kw));
+    t = pto__add_tile_id(p->m, block, name.id, sp, dt, (int32_t)r, (int32_t)c, *pto__ps_tloc(p, &kw));
     if (t < 0) return 0;
-    p->m->tiles[t].loc = pto__ps_tloc(p, &name);
+    p->m->tiles[t].loc = *pto__ps_tloc(p, &name);
     if (ok) pto__ps_bind(p, &name, PTO__B_TILE, t);
     while (!pto__ps_at_eol(p)) {
         pto__ps_tok a = p->tok;
@@ -1258,9 +1263,9 @@ static int pto__ps_let_stmt(pto__ps_parser *p, int32_t block)
     ok = pto__ps_can_declare(p, &name);
     if (!pto__ps_expect(p, '=', "'=' after the let name")) return 0;
     if ((e = pto__ps_expr0(p)) < 0) return 0;
-    s = pto__add_let_id(p->m, block, name.id, e, pto__ps_tloc(p, &kw));
+    s = pto__add_let_id(p->m, block, name.id, e, *pto__ps_tloc(p, &kw));
     if (s < 0) return 0;
-    p->m->vars[p->m->stmts[s].ref].loc = pto__ps_tloc(p, &name);
+    p->m->vars[p->m->stmts[s].ref].loc = *pto__ps_tloc(p, &name);
     if (ok) pto__ps_bind(p, &name, PTO__B_LET, p->m->stmts[s].ref);
     return pto__ps_end_stmt(p, "the let");
 }
@@ -1286,9 +1291,9 @@ static int pto__ps_for_stmt(pto__ps_parser *p, int32_t block)
     }
     open = p->tok;
     if (!pto__ps_expect(p, '{', "'{' after the loop header")) return 0;
-    s = pto__add_for_id(p->m, block, name.id, a, b, st, pto__ps_tloc(p, &kw));
+    s = pto__add_for_id(p->m, block, name.id, a, b, st, *pto__ps_tloc(p, &kw));
     if (s < 0) return 0;
-    p->m->vars[p->m->stmts[s].ref].loc = pto__ps_tloc(p, &name);
+    p->m->vars[p->m->stmts[s].ref].loc = *pto__ps_tloc(p, &name);
     pto__ps_scope_open(p);
     if (ok) pto__ps_bind(p, &name, PTO__B_LOOP, p->m->stmts[s].ref);
     pto__ps_block(p, p->m->stmts[s].body, &open);
@@ -1325,7 +1330,7 @@ static int pto__ps_if_stmt(pto__ps_parser *p, int32_t block)
     if ((b = pto__ps_expr0(p)) < 0) return 0;
     open = p->tok;
     if (!pto__ps_expect(p, '{', "'{' after the condition")) return 0;
-    s = pto_add_if(p->m, block, a, c, b, pto__ps_tloc(p, &kw));
+    s = pto_add_if(p->m, block, a, c, b, *pto__ps_tloc(p, &kw));
     if (s < 0) return 0;
     pto__ps_sub_block(p, p->m->stmts[s].body, &open);
     if (!pto__ps_is_kw(p, PTO__KW_ELSE)) return pto__ps_end_stmt(p, "'}'");
@@ -1366,7 +1371,7 @@ static int pto__ps_section_stmt(pto__ps_parser *p, int32_t block)
     pto__ps_next(p);
     open = p->tok;
     if (!pto__ps_expect(p, '{', "'{' after the section name")) return 0;
-    s = pto_add_section(p->m, block, core, pto__ps_tloc(p, &kw));
+    s = pto_add_section(p->m, block, core, *pto__ps_tloc(p, &kw));
     if (s < 0) return 0;
     pto__ps_sub_block(p, p->m->stmts[s].body, &open);
     return pto__ps_end_stmt(p, "'}'");
@@ -1456,7 +1461,7 @@ static int pto__ps_pipe_stmt(pto__ps_parser *p, int32_t block)
         pto__ps_err(p, &kw, "pipe '%s': %s must be > 0", pto__ps_text(p, &name),
                     seen_s && slots == 0 ? "slots" : "local_slots");
     id = pto_add_cvpipe(p->m, p->kernel, pto__ps_text(p, &name), dir, dt, (int32_t)r, (int32_t)c, (int32_t)slots,
-                        (int32_t)local, (pto_cvsplit)split, pto__ps_tloc(p, &name));
+                        (int32_t)local, (pto_cvsplit)split, *pto__ps_tloc(p, &name));
     if (id < 0) return 0;
     if (ok) pto__ps_bind(p, &name, PTO__B_PIPE, id);
     return attrs_ok && pto__ps_end_stmt(p, "the pipe");
@@ -1538,7 +1543,7 @@ static int pto__ps_stmt(pto__ps_parser *p, int32_t block)
         return 0;
     }
     pto__ps_next(p);
-    s = pto_add_op(p->m, block, op, pto__ps_tloc(p, &t));
+    s = pto_add_op(p->m, block, op, *pto__ps_tloc(p, &t));
     if (s < 0 || !pto__ps_operands(p, s, op)) return 0;
     if (op == PTO_OP_TFREE && !pto__ps_tfree_tile(p, s)) return 0;
     return pto__ps_end_stmt(p, "the operands");
@@ -1571,7 +1576,7 @@ static int pto__ps_dim(pto__ps_parser *p, int32_t param, int d)
             v = n->ref;
         } else {
             if (!pto__ps_can_declare(p, &t)) return 1; /* reported; keep parsing */
-            v = pto__add_var_id(p->m, p->kernel, t.id, PTO_V_DIM, param, pto__ps_tloc(p, &t));
+            v = pto__add_var_id(p->m, p->kernel, t.id, PTO_V_DIM, param, *pto__ps_tloc(p, &t));
             if (v < 0) return 0;
             pto__ps_bind(p, &t, PTO__B_DIM, v);
         }
@@ -1614,12 +1619,12 @@ static int pto__ps_param(pto__ps_parser *p)
     int ok, scalar;
     if (!pto__ps_param_head(p, &scalar, &dir, &name, &ok, &dt)) return 0;
     if (scalar) {
-        prm = pto_add_scalar_param(p->m, p->kernel, pto__ps_text(p, &name), dt, pto__ps_tloc(p, &name));
+        prm = pto_add_scalar_param(p->m, p->kernel, pto__ps_text(p, &name), dt, *pto__ps_tloc(p, &name));
         if (prm < 0) return 0;
         if (ok) pto__ps_bind(p, &name, PTO__B_SCALAR, p->m->params[prm].var);
         return 1;
     }
-    prm = pto_add_tensor_param(p->m, p->kernel, pto__ps_text(p, &name), dir, dt, 0, 0, pto__ps_tloc(p, &name));
+    prm = pto_add_tensor_param(p->m, p->kernel, pto__ps_text(p, &name), dir, dt, 0, 0, *pto__ps_tloc(p, &name));
     if (prm < 0) return 0;
     if (ok) pto__ps_bind(p, &name, PTO__B_TENSOR, prm);
     if (!pto__ps_expect(p, '[', "'[' before the tensor shape")) return 0;
@@ -1727,7 +1732,7 @@ static void pto__ps_kernel(pto__ps_parser *p)
         pto__ps_err(p, &name, "kernel '%s' is already defined at %d:%d", pto__ps_text(p, &name),
                  (int)o->loc.line, (int)o->loc.col);
     }
-    k = pto_add_kernel(p->m, pto__ps_text(p, &name), PTO_KK_VECTOR, pto__ps_tloc(p, &name));
+    k = pto_add_kernel(p->m, pto__ps_text(p, &name), PTO_KK_VECTOR, *pto__ps_tloc(p, &name));
     if (k < 0) return;
     if (!p->names[name.id].kernel) p->names[name.id].kernel = k + 1;
     p->kernel = k;

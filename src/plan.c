@@ -775,17 +775,18 @@ static int32_t pto__next_largest(const pto__group *g, int32_t pt, int32_t prev)
     return best;
 }
 
-static pto_loc pto__pt_loc(const pto_module *m, const pto__live *lv, int32_t p)
+/* (A pointer, not a pto_loc by value: see pto__ps_tloc on tcc.) */
+static const pto_loc *pto__pt_loc(const pto_module *m, const pto__live *lv, int32_t p)
 {
-    pto_loc none = {0, 0, 0};
-    return p >= 0 && p < lv->npts ? m->stmts[lv->at[p]].loc : none;
+    static const pto_loc none = {0, 0, 0};
+    return p >= 0 && p < lv->npts ? &m->stmts[lv->at[p]].loc : &none;
 }
 
 static pto_status pto__plan_overflow(pto_ctx *ctx, const pto_module *m, const pto__live *lv,
                                 const pto__group *g, int64_t peak, const pto_plan_desc *d)
 {
     pto_buf b;
-    pto_loc live = pto__pt_loc(m, lv, g->live_pt), loc = live;
+    pto_loc live = *pto__pt_loc(m, lv, g->live_pt), loc = live;
     int32_t i, nlive = 0, k, q = -1, shown;
     pto_status st;
     memset(&b, 0, sizeof b);

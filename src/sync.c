@@ -92,7 +92,10 @@
    4. Event ids. During insertion every group has private virtual ids;
       afterwards each ordered pipe pair colours its groups' lifetimes
       (set..wait, or prime..drain of a loop) greedily in program order with
-      the lowest free ids. When ids run out a group's rotation degrades
+      the lowest free ids. When ids run out, a rotating carried group
+      first shares the pair of an earlier group of its loop, pipes and
+      rotation whose set then moves after its own (pto__sy_share: it keeps
+      its buffering; one warning per shared pair); else its rotation degrades
       N -> 2 -> 1 (a warning); then a forward group's set_flag moves later
       in its block, before its wait, to where an id is free (the wait does
       not move: nothing is lost, no warning); then a one-id group shares the
@@ -276,6 +279,7 @@ typedef struct pto__sy {
     size_t nacc;                /* statements with records (accesses) */
     pto_operand opnd_tpl;       /* pto__sy_operands: an operand before its fields */
     int32_t n_pos;                         /* pos[] covers statements [0, n_pos) (pto__sy_assign) */
+    int32_t *shr, n_shr, cap_shr;          /* pto__sy_share: (group, the group whose pair it shares) */
 } pto__sy;
 
 /* ---- small helpers ------------------------------------------------------- */
@@ -294,11 +298,11 @@ static int pto__sy_issync(int op)
 static int64_t pto__sy_gcd(int64_t a, int64_t b) { while (b) { int64_t t = a % b; a = b; b = t; } return a; }
 static int64_t pto__sy_lcm(int64_t a, int64_t b) { return a / pto__sy_gcd(a, b) * b; }
 
-static pto_loc pto__sy_noloc(void)
+/* (A pointer, not a pto_loc by value: see pto__ps_tloc on tcc.) */
+static const pto_loc *pto__sy_noloc(void)
 {
-    pto_loc l;
-    l.file = l.line = l.col = 0;
-    return l;
+    static const pto_loc none = {0, 0, 0};
+    return &none;
 }
 
 static void pto__sy_fail(pto__sy *sy, pto_status st)
@@ -311,7 +315,7 @@ static void *pto__sy_zalloc(pto__sy *sy, size_t n)
 {
     void *p = pto_alloc(sy->ctx, n);
     if (!p) {
-        pto_error(sy->ctx, pto__sy_noloc(), "out of memory in the sync inserter");
+        pto_error(sy->ctx, *pto__sy_noloc(), "out of memory in the sync inserter");
         pto__sy_fail(sy, PTO_ERR_INTERNAL);
         return NULL;
     }
@@ -631,7 +635,7 @@ static pto_status pto__sy_build_records(pto__sy *sy)
     if (!sy->rec_of || !sy->op_loop || !sy->op_nbuf || !sy->tile_loop || !sy->inert || !pipes || !gm) {
         pto_free(sy->ctx, pipes);
         pto_free(sy->ctx, gm);
-        pto_error(sy->ctx, pto__sy_noloc(), "out of memory in the sync inserter");
+        pto_error(sy->ctx, *pto__sy_noloc(), "out of memory in the sync inserter");
         return PTO_ERR_INTERNAL;
     }
     for (s = 0; s < m->n_operands; s++) sy->rec_of[s] = sy->op_loop[s] = -1;
@@ -641,7 +645,7 @@ static pto_status pto__sy_build_records(pto__sy *sy)
         sy->tile_loop[t] = (tl->nbuf > 1 && tl->decl >= 0) ? pto_stmt_loop(m, tl->decl) : -1;
         for (k = 0; tl->planned && k < tl->nbuf && k < PTO_MAX_NBUF; k++)   /* records keep 32-bit ranges */
             if (tl->offset[k] < 0 || pto_tile_bytes(tl) < 0 || tl->offset[k] + pto_tile_bytes(tl) > (int64_t)INT32_MAX - PTO__SY_GRAN)
-                return pto_error(sy->ctx, tl->decl >= 0 ? m->stmts[tl->decl].loc : pto__sy_noloc(),
+                return pto_error(sy->ctx, tl->decl >= 0 ? m->stmts[tl->decl].loc : *pto__sy_noloc(),
                                  "sync: tile '%s' lies beyond 2 GB", pto_str(sy->ctx, tl->name));
     }
     for (s = 0; s < m->n_stmts; s++) {
@@ -719,7 +723,7 @@ static int pto__sy_grow_to(pto__sy *sy, void **p, size_t esz, int32_t *cap, int3
     ncap = *cap * 2 > need ? *cap * 2 : need + 8;
     q = pto_realloc(sy->ctx, *p, (size_t)ncap * esz);
     if (!q) {
-        pto_error(sy->ctx, pto__sy_noloc(), "out of memory in the sync inserter");
+        pto_error(sy->ctx, *pto__sy_noloc(), "out of memory in the sync inserter");
         pto__sy_fail(sy, PTO_ERR_INTERNAL);
         return 0;
     }
@@ -2232,7 +2236,7 @@ static int32_t pto__sy_idexpr(pto__sy *sy, int32_t L, int64_t base, int32_t nids
 {
     int32_t r;
     *erot = -1;
-    *ebase = pto__sy_new_expr(sy, PTO_E_INT, -1, -1, base, L >= 0 ? sy->m->stmts[L].loc : pto__sy_noloc());
+    *ebase = pto__sy_new_expr(sy, PTO_E_INT, -1, -1, base, L >= 0 ? sy->m->stmts[L].loc : *pto__sy_noloc());
     if (L < 0 || nids <= 1 || *ebase < 0) return *ebase;
     if ((r = pto__sy_rotexpr(sy, L, nids)) < 0) return -1;
     *erot = pto__sy_new_expr(sy, PTO_E_ADD, *ebase, r, 0, sy->m->stmts[L].loc);
@@ -2571,28 +2575,33 @@ static int pto__sy_before(const pto_module *m, int32_t a, int32_t b)
     return 0;
 }
 
-/* Still no id for one-id group g (forward, or carried by a loop): rather
+/* No id for group g (forward with one id, or carried by a loop): rather
    than a PIPE_ALL barrier, it shares the pair of an earlier group h of the
-   same pipes (and loop) whose set and wait come before g's, each pair in one
-   block: h's set moves right after g's, so it captures g's source too, and
-   g's consumer comes after h's wait on the destination pipe (in the same
-   iteration for a forward pair, the next one for a carried pair, as g's own
-   wait would). A set moved later captures only more, so what h ordered
-   stays ordered, and h's id lifetime does not grow. Of the candidates, the
-   one whose wait is latest: its consumer loses least by waiting for more.
-   Returns 0 when none fits. */
+   same pipes (and loop, and rotation M) whose set and wait come before
+   g's, each pair in one block: h's set moves right after g's, so it
+   captures g's source too, and g's consumer comes after h's wait on the
+   destination pipe (in the same iteration for a forward pair; for a
+   carried pair M iterations later, as g's own wait would: h's set of
+   iteration i - M now follows g's source of that iteration, and its prime
+   and drain sit where g's did). A set moved later captures only more, so
+   what h ordered stays ordered, and h's id lifetime does not grow. Of the
+   candidates, the one whose wait is latest: its consumer loses least by
+   waiting for more. A rotating carried group tries this before its
+   rotation degrades: the fused kernel that loads more x2 inputs than a
+   pipe pair has ids for keeps its double buffering. Returns 0 when none
+   fits. */
 static int pto__sy_share(pto__sy *sy, int32_t g)
 {
     pto_module *m = sy->m;
     const pto__sy_grp *gr = &sy->grps[g];
     int32_t sg, wg, h, best = -1, bset = -1, bwait = -1, e;
-    if ((gr->kind != PTO__SY_FWD && gr->kind != PTO__SY_LOOP) || gr->nids != 1) return 0;
+    if (gr->kind != PTO__SY_LOOP && (gr->kind != PTO__SY_FWD || gr->nids != 1)) return 0;
     pto__sy_ends(sy, g, &sg, &wg);
     if (sg < 0 || wg < 0) return 0;
     for (h = 0; h < sy->n_grps; h++) {
         const pto__sy_grp *hr = &sy->grps[h];
         int32_t sh, wh;
-        if (h == g || hr->kind != gr->kind || hr->nids != 1 || hr->base < 0 || hr->src != gr->src || hr->dst != gr->dst
+        if (h == g || hr->kind != gr->kind || hr->nids != gr->nids || hr->base < 0 || hr->src != gr->src || hr->dst != gr->dst
             || (gr->kind == PTO__SY_LOOP && hr->loop != gr->loop))
             continue;
         pto__sy_ends(sy, h, &sh, &wh);
@@ -2603,19 +2612,59 @@ static int pto__sy_share(pto__sy *sy, int32_t g)
         if (best >= 0 && !pto__sy_before(m, bwait, wh)) continue;
         best = h, bset = sh, bwait = wh;
     }
-    if (best < 0) return 0;
-    pto_warning(sy->ctx, m->stmts[gr->bstmt].loc,
-                "sync: out of event ids for %s -> %s: %s shares the flag pair of %s (its set_flag moves after this "
-                "one's source)",
-                pto_pipe_name((pto_pipe)gr->src), pto_pipe_name((pto_pipe)gr->dst), pto_str(sy->ctx, gr->note),
-                pto_str(sy->ctx, sy->grps[best].note));
+    if (best < 0 || !pto__sy_grow(sy, (void **)&sy->shr, sizeof(int32_t), &sy->cap_shr, sy->n_shr + 2)) return 0;
+    sy->shr[sy->n_shr++] = g;   /* reported by pto__sy_report_shares */
+    sy->shr[sy->n_shr++] = best;
     pto_unlink(m, bset);
     pto_insert_after(m, sg, bset);
     for (e = gr->e0; e < gr->e0 + gr->ne; e++) pto__sy_unlink_ent(sy, e);
+    if (sy->grps[g].nids > 1) sy->stats.rotating--;
     sy->grps[g].kind = PTO__SY_DEAD;
     sy->stats.flag_pairs--;
     sy->stats.shared++;
     return 1;
+}
+
+/* One warning per pair that others share (pto__sy_share), at the first
+   of them: a fused kernel with many x2 inputs would otherwise get one line
+   per input and pipe pair. */
+static void pto__sy_report_shares(pto__sy *sy)
+{
+    int32_t i, j, n;
+    for (i = 0; i < sy->n_shr; i += 2) {
+        const pto__sy_grp *gr = &sy->grps[sy->shr[i]], *hr;
+        int32_t h = sy->shr[i + 1];
+        char names[200];
+        size_t len = 0;
+        int cut = 0;
+        if (h < 0) continue;   /* reported with an earlier one */
+        hr = &sy->grps[h];
+        names[0] = 0;
+        for (n = 0, j = i; j < sy->n_shr; j += 2) {
+            const char *t;
+            if (sy->shr[j + 1] != h) continue;
+            t = pto__sy_opname(sy, sy->grps[sy->shr[j]].bopnd);
+            if (!cut && len + strlen(t) + 8 < sizeof names)
+                len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", n ? ", " : "", t);
+            else if (!cut && (cut = 1))
+                len += (size_t)snprintf(names + len, sizeof names - len, "%s...", n ? ", " : "");
+            if (j > i) sy->shr[j + 1] = -1;
+            n++;
+        }
+        if (n == 1)
+            pto_warning(sy->ctx, sy->m->stmts[gr->bstmt].loc,
+                        "sync: out of event ids for %s -> %s: %s shares the flag pair of %s (its set_flag moves "
+                        "after this one's source)",
+                        pto_pipe_name((pto_pipe)gr->src), pto_pipe_name((pto_pipe)gr->dst), pto_str(sy->ctx, gr->note),
+                        pto_str(sy->ctx, hr->note));
+        else
+            pto_warning(sy->ctx, sy->m->stmts[gr->bstmt].loc,
+                        "sync: out of event ids for %s -> %s: %d flag pairs (for %s) share the flag pair of %s (its "
+                        "set_flag moves after their sources)",
+                        pto_pipe_name((pto_pipe)gr->src), pto_pipe_name((pto_pipe)gr->dst), (int)n, names,
+                        pto_str(sy->ctx, hr->note));
+    }
+    sy->n_shr = 0;
 }
 
 /* One walk of block b in program order: the positions of the final
@@ -2664,7 +2713,7 @@ static pto_status pto__sy_assign(pto__sy *sy)
     lo = (int32_t *)pto_alloc(sy->ctx, sizeof(int32_t) * ((size_t)sy->n_grps + 1) * 3);
     if (!lo || !sy->pos) {
         pto_free(sy->ctx, lo);
-        pto_error(sy->ctx, pto__sy_noloc(), "out of memory in the sync inserter");
+        pto_error(sy->ctx, *pto__sy_noloc(), "out of memory in the sync inserter");
         return PTO_ERR_INTERNAL;
     }
     hi = lo + sy->n_grps + 1;
@@ -2684,6 +2733,7 @@ static pto_status pto__sy_assign(pto__sy *sy)
         int32_t lim = pto__sy_limit(sy, gr->src, gr->dst), M = gr->nids, base;
         int32_t *bz = busy[gr->src][gr->dst];
         base = pto__sy_first_free(bz, used[gr->src][gr->dst], lo[order[i]], M, lim);
+        if (base < 0 && M > 1 && pto__sy_share(sy, order[i])) continue;
         while (base < 0 && M > 1) {
             M = M > 2 ? 2 : 1;
             base = pto__sy_first_free(bz, used[gr->src][gr->dst], lo[order[i]], M, lim);
@@ -2695,6 +2745,7 @@ static pto_status pto__sy_assign(pto__sy *sy)
         gr->base = base;
         for (j = base; j < base + M; j++) bz[j] = hi[order[i]];
     }
+    pto__sy_report_shares(sy);
     for (e = 0; st == PTO_OK && e < sy->n_ents; e++) {
         pto__sy_ent *en = &sy->ents[e];
         if (en->stmt >= 0 && en->ebase >= 0 && sy->grps[en->grp].base >= 0)
@@ -2768,7 +2819,7 @@ static pto_status pto__sy_notes(pto__sy *sy)
         if (gr->pnote >= 0) {
             n = (size_t)(pto__sy_dep_w(sy, gr->arec, gr->brec, gr->carried, w) - w);
             if (n != (size_t)gr->pnote) {   /* the count was wrong: the pool may be overrun */
-                pto_error(ctx, pto__sy_noloc(), "sync: internal: a note of %d bytes counted as %d", (int)n, (int)gr->pnote);
+                pto_error(ctx, *pto__sy_noloc(), "sync: internal: a note of %d bytes counted as %d", (int)n, (int)gr->pnote);
                 pto__sy_fail(sy, PTO_ERR_INTERNAL);
                 return PTO_ERR_INTERNAL;
             }
@@ -2807,7 +2858,7 @@ static pto_status pto__sy_notes(pto__sy *sy)
     sy->n_lab = 0;
     return PTO_OK;
 oom:
-    pto_error(ctx, pto__sy_noloc(), "out of memory in the sync inserter");
+    pto_error(ctx, *pto__sy_noloc(), "out of memory in the sync inserter");
     pto__sy_fail(sy, PTO_ERR_INTERNAL);
     return PTO_ERR_INTERNAL;
 }
@@ -2945,6 +2996,7 @@ static void pto__sy_reset(pto__sy *sy)
     pto_free(ctx, sy->ents);
     pto_free(ctx, sy->seen);
     pto_free(ctx, sy->seen_head);
+    pto_free(ctx, sy->shr);
     {
         pto_ctx *c = sy->ctx;
         pto_module *m = sy->m;

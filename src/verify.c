@@ -143,13 +143,14 @@ static int pto__vdtype_float(int dt) { return dt == PTO_F32 || dt == PTO_F16 || 
 
 /* Where an expression starts: its leftmost token (a binary node's own loc
    is its operator), or the fallback when it has none. */
-static pto_loc pto__vexpr_loc(const pto__verifier *v, int32_t e, pto_loc fallback)
+/* (A pointer, not a pto_loc by value: see pto__ps_tloc on tcc.) */
+static const pto_loc *pto__vexpr_loc(const pto__verifier *v, int32_t e, const pto_loc *fallback)
 {
     int depth = 0;
     while (e >= 0 && e < v->m->n_exprs && depth++ < PTO__VDEPTH) {
         const pto_expr *x = &v->m->exprs[e];
         if (x->kind < PTO_E_ADD || x->kind > PTO_E_MOD || x->a < 0 || x->a >= v->m->n_exprs)
-            return x->loc.line > 0 ? x->loc : fallback;
+            return x->loc.line > 0 ? &x->loc : fallback;
         e = x->a;
     }
     return fallback;
@@ -327,7 +328,7 @@ static void pto__vfold(pto__verifier *v, const pto_expr *x, const pto__vform *a,
     int64_t p, q;
     pto__fnone(out);
     if ((x->kind == PTO_E_DIV || x->kind == PTO_E_MOD) && pto__fisconst(b) && b->c == 0) {
-        pto_error(v->ctx, pto__vexpr_loc(v, x->b, x->loc), "%s by zero",
+        pto_error(v->ctx, *pto__vexpr_loc(v, x->b, &x->loc), "%s by zero",
                   x->kind == PTO_E_DIV ? "division" : "modulo");
         return;
     }
@@ -403,12 +404,12 @@ static void pto__vexpr(pto__verifier *v, int32_t e, int where, pto__vform *out, 
 
 /* ---- names ------------------------------------------------------------ */
 
-static pto_loc pto__vname_loc(const pto__verifier *v, int kind, int32_t id)
+static const pto_loc *pto__vname_loc(const pto__verifier *v, int kind, int32_t id)
 {
     switch (kind) {
-    case PTO__N_PARAM: return v->m->params[id].loc;
-    case PTO__N_TILE: return v->m->tiles[id].loc;
-    default: return v->m->vars[id].loc;
+    case PTO__N_PARAM: return &v->m->params[id].loc;
+    case PTO__N_TILE: return &v->m->tiles[id].loc;
+    default: return &v->m->vars[id].loc;
     }
 }
 
@@ -427,10 +428,10 @@ static void pto__vbind(pto__verifier *v, int32_t name, int kind, int32_t id, pto
 {
     if (name <= 0 || name >= v->n_names) return;
     if (v->nkind[name] != PTO__N_NONE) {
-        pto_loc prev = pto__vname_loc(v, v->nkind[name], v->nid[name]);
+        const pto_loc *prev = pto__vname_loc(v, v->nkind[name], v->nid[name]);
         pto_error(v->ctx, loc, "'%s' shadows the %s declared at %d:%d (shadowing is not allowed)",
-                  pto__vname(v, name), pto__vbind_word(v, v->nkind[name], v->nid[name]), (int)prev.line,
-                  (int)prev.col);
+                  pto__vname(v, name), pto__vbind_word(v, v->nkind[name], v->nid[name]), (int)prev->line,
+                  (int)prev->col);
         return;
     }
     v->nkind[name] = (uint8_t)kind;
@@ -586,10 +587,10 @@ static void pto__vtile_valid(pto__verifier *v, int32_t id, const pto_tile *t)
         pto__vexpr(v, e, 0, f, 0);
         if (!pto__frange(v, f, &lo, &hi)) continue;
         if (lo < 0)
-            pto_error(v->ctx, pto__vexpr_loc(v, e, t->loc), "valid %s of '%s' can be %lld, below 0",
+            pto_error(v->ctx, *pto__vexpr_loc(v, e, &t->loc), "valid %s of '%s' can be %lld, below 0",
                       what, pto__vname(v, t->name), (long long)lo);
         else if (hi > extent)
-            pto_error(v->ctx, pto__vexpr_loc(v, e, t->loc), "valid %s of '%s' can be %lld, more than its %d %s",
+            pto_error(v->ctx, *pto__vexpr_loc(v, e, &t->loc), "valid %s of '%s' can be %lld, more than its %d %s",
                       what, pto__vname(v, t->name), (long long)hi, (int)extent, what);
     }
 }
@@ -812,7 +813,7 @@ static int pto__vgm_arg(pto__verifier *v, const pto_operand *o, uint32_t mask)
         }
         pto__vexpr(v, o->e[2], 0, &f, 0);
         if (pto__frange(v, &f, &lo, &hi) && lo < 0)
-            pto_error(v->ctx, pto__vexpr_loc(v, o->e[2], o->loc), "rank %lld of '%s' is negative", (long long)lo, pn);
+            pto_error(v->ctx, *pto__vexpr_loc(v, o->e[2], &o->loc), "rank %lld of '%s' is negative", (long long)lo, pn);
     }
     return ok;
 }
@@ -1024,7 +1025,7 @@ static void pto__vwindow_dim(pto__verifier *v, const pto__vform *start, const pt
     int64_t lo, hi, c, x[PTO__VK], y[PTO__VK];
     if (!start->ok || !pto__fterms(v, start, x, y) || !pto__fsum(start->c, start->n, x, y, &lo, &hi)) return;
     if (lo < 0) {
-        pto_error(v->ctx, pto__vexpr_loc(v, e, at), "%s of '%s' starts at %s %lld, out of bounds", prefix, name, what,
+        pto_error(v->ctx, *pto__vexpr_loc(v, e, &at), "%s of '%s' starts at %s %lld, out of bounds", prefix, name, what,
                   (long long)lo);
         return;
     }
@@ -1038,7 +1039,7 @@ static void pto__vwindow_dim(pto__verifier *v, const pto__vform *start, const pt
         pto__fadd(&end, extent, 1);
         if (!pto__frange(v, &end, &lo, &hi) || hi <= limit) return;
     }
-    pto_error(v->ctx, pto__vexpr_loc(v, e, at), "%s of '%s' ends at %s %lld, out of bounds ('%s' has %lld %ss)", prefix, name, what,
+    pto_error(v->ctx, *pto__vexpr_loc(v, e, &at), "%s of '%s' ends at %s %lld, out of bounds ('%s' has %lld %ss)", prefix, name, what,
               (long long)(hi - 1), name, (long long)limit, what);
 }
 
@@ -1155,7 +1156,7 @@ static void pto__vextract_align(pto__verifier *v, const pto_tile *a, const pto__
     if (!pto__vmisaligned(v, f, m, &bad, &exact)) return;
     dt = pto_dtype_name((pto_dtype)a->dtype);
     an = pto__vtn(v, a);
-    at = pto__vexpr_loc(v, o->e[0], o->loc);
+    at = *pto__vexpr_loc(v, o->e[0], &o->loc);
     if (pto__fisconst(f))
         pto_error(v->ctx, at, "textract %s offset %lld into '%s' is not a multiple of %d: offsets into a mat tile are whole %d x %d fractals for %s",
                   what, (long long)bad, an, (int)m, fr, fc, dt);
@@ -1233,7 +1234,7 @@ static void pto__vsync(pto__verifier *v, const pto__vop *op)
     }
     pto__vexpr(v, op->o[2]->e[0], 0, &f, 0);
     if (pto__frange(v, &f, &lo, &hi) && (lo < 0 || hi > 7))
-        pto_error(v->ctx, pto__vexpr_loc(v, op->o[2]->e[0], op->o[2]->loc), "event id %lld is out of range 0..7",
+        pto_error(v->ctx, *pto__vexpr_loc(v, op->o[2]->e[0], &op->o[2]->loc), "event id %lld is out of range 0..7",
                   (long long)(lo < 0 ? lo : hi));
 }
 
@@ -1563,7 +1564,7 @@ static void pto__vfor(pto__verifier *v, int32_t s)
     if (st->e[2] >= 0) pto__vexpr(v, st->e[2], 0, &c, 0);
     else pto__fconst(&c, 1);
     if (st->e[2] >= 0 && pto__frange(v, &c, &lo, &hi) && lo <= 0)
-        pto_error(v->ctx, pto__vexpr_loc(v, st->e[2], st->loc), "loop step must be positive, got %lld", (long long)lo);
+        pto_error(v->ctx, *pto__vexpr_loc(v, st->e[2], &st->loc), "loop step must be positive, got %lld", (long long)lo);
     if (var < 0 || var >= v->m->n_vars) { pto_error(v->ctx, st->loc, "loop names no variable"); return; }
     pto__vbind(v, v->m->vars[var].name, PTO__N_VAR, var, v->m->vars[var].loc);
     v->vlive[var] = 1;
@@ -2110,7 +2111,7 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
         pto__vexpr(v, k->blocks, PTO__IN_BLOCKS, &f, 0);
         v->nblocks = pto__fisconst(&f) ? f.c : -1;
         if (pto__fisconst(&f) && f.c <= 0) {
-            pto_error(v->ctx, pto__vexpr_loc(v, k->blocks, k->loc), "blocks(...) must be positive, got %lld",
+            pto_error(v->ctx, *pto__vexpr_loc(v, k->blocks, &k->loc), "blocks(...) must be positive, got %lld",
                       (long long)f.c);
             v->nblocks = -1;
         }

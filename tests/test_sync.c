@@ -543,6 +543,53 @@ static void test_nine_ids(void)
     pto_ctx_destroy(ctx);
 }
 
+/* Rotating carried pairs out of ids share an earlier rotating pair of the
+   same loop and pipes (its set moves after their sources) before any
+   rotation degrades or falls back to PIPE_ALL: five x2 inputs summed, with
+   4 ids per pair, keep two ids and their double buffering. */
+static void test_share_rotating(void)
+{
+    static const char text[] =
+        "kernel five(in a: f32[64, 64], in b: f32[64, 64], in c: f32[64, 64], in d: f32[64, 64],\n"
+        "            in e: f32[64, 64], out z: f32[64, 64], scalar n: i32) vector {\n"
+        "  for i = 0 to n {\n"
+        "    tile ta: vec f32[8, 64] x2\n    tile tb: vec f32[8, 64] x2\n    tile tc: vec f32[8, 64] x2\n"
+        "    tile td: vec f32[8, 64] x2\n    tile te: vec f32[8, 64] x2\n    tile acc: vec f32[8, 64] x2\n"
+        "    tload ta, a[0, 0]\n    tload tb, b[0, 0]\n    tload tc, c[0, 0]\n    tload td, d[0, 0]\n"
+        "    tload te, e[0, 0]\n"
+        "    tadd acc, ta, tb\n    tadd acc, acc, tc\n    tadd acc, acc, td\n    tadd acc, acc, te\n"
+        "    tstore z[0, 0], acc\n"
+        "  }\n"
+        "}\n";
+    pto_ctx *ctx = pto_ctx_create(NULL);
+    pto_module *m = pto_parse(ctx, "five.pto", text, sizeof text - 1);
+    pto_sync_stats st;
+    pto_sync_desc d;
+    int64_t ns[] = {0, 1, 2, 3, 7};
+    int32_t p, nv = -1;
+    char why[600], buf[600];
+    CHECK(m && pto_verify(ctx, m) == PTO_OK && pto_plan(ctx, m, NULL) == PTO_OK);
+    if (!m) { pto_ctx_destroy(ctx); return; }
+    memset(&d, 0, sizeof d);
+    d.stats = &st;
+    d.check = 1;
+    d.ids_per_pair = 4;
+    CHECK(pto_sync(ctx, m, &d) == PTO_OK);
+    CHECK_MSG(st.shared == 2 && st.degraded == 0 && st.fallbacks == 0 && st.rotating == 3, "shared %d degraded %d "
+              "fallbacks %d rotating %d", st.shared, st.degraded, st.fallbacks, st.rotating);
+    CHECK(find_sync(m, m->kernels[0].body, PTO_OP_PIPE_BARRIER, PTO_PIPE_ALL, 0) < 0);
+    CHECK_STR(first_diag(ctx, buf, sizeof buf),
+              "five.pto:13:5: warning: sync: out of event ids for V -> MTE2: 2 flag pairs (for td, te) share the "
+              "flag pair of WAR vec[0x2000,0x2800) tadd acc (five.pto:16) -> next tload tc (five.pto:12) (its "
+              "set_flag moves after their sources)");
+    CHECK(pto_diag_count(ctx) == 1);
+    for (p = 0; p < m->n_params; p++)
+        if (strcmp(pto_str(ctx, m->params[p].name), "n") == 0) nv = m->params[p].var;
+    CHECK_MSG(check_runs(m, nv, ns, 5, why, sizeof why) == 0, "%s", why);
+    pto_module_destroy(m);
+    pto_ctx_destroy(ctx);
+}
+
 /* A rotation that cannot get its ids degrades N -> 2 -> 1 before any PIPE_ALL. */
 static void test_degrade(void)
 {
@@ -902,6 +949,7 @@ int main(void)
     test_branch();
     test_eight_ids();
     test_nine_ids();
+    test_share_rotating();
     test_degrade();
     test_chain();
     test_vv();
