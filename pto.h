@@ -657,17 +657,39 @@ PTODEF int32_t pto_call_arg_scalar(pto_module *m, int32_t call, int32_t var, pto
 /* ---- text output --------------------------------------------------------- */
 
 /* A growable byte buffer; every printer writes into one. Zero-initialise it
-   and set ctx; free it with pto_buf_free. data is always NUL-terminated. */
+   and set ctx; free it with pto_buf_free. data is always NUL-terminated.
+
+   Streaming (optional): with `sink` set, the buffer is a bounded staging
+   area instead of the whole text, so a large output (pto_emit's) never sits
+   in memory. An append that would not fit sends the pending bytes to the
+   sink, in order, and len starts again from 0; an append longer than the
+   staging area goes to the sink as it is. data[0, len) is then only the
+   pending tail, and flushed + len is everything appended. pto_buf_flush
+   sends the pending tail; pto_emit and pto_emit_isa send it when they
+   succeed (when they fail, part of the text may have reached the sink). The
+   sink cannot fail: a writer that can (a full disk) records the error for
+   its caller to report after emission. Nothing else changes: oom, the
+   printers, pto_buf_free (which does not flush). */
 typedef struct pto_buf {
     pto_ctx *ctx;
     char *data;
     size_t len, cap;
     int oom;               /* set when an append failed; the text is truncated */
+    /* the sink (NULL: the buffer holds everything) and its argument */
+    void (*sink)(const char *data, size_t len, void *user);
+    void *sink_user;
+    size_t stage;          /* bytes of the staging area (0: PTO_BUF_STAGE); it grows past
+                              that only when the emitter makes room for more at once */
+    size_t flushed;        /* bytes sent to the sink so far */
 } pto_buf;
+
+#define PTO_BUF_STAGE ((size_t)64 << 10)
 
 PTODEF void pto_buf_puts(pto_buf *b, const char *s);
 PTODEF void pto_buf_putn(pto_buf *b, const char *s, size_t n);
 PTODEF void pto_buf_printf(pto_buf *b, const char *fmt, ...);
+/* Sends the pending bytes to the sink; nothing without one. */
+PTODEF void pto_buf_flush(pto_buf *b);
 PTODEF void pto_buf_free(pto_buf *b);
 
 /* ---- parse / print ------------------------------------------------------- */
@@ -1575,18 +1597,63 @@ PTODEF void pto_diag_print(const pto_ctx *ctx, FILE *out)
 
 /* ---- pto_buf ---- */
 
+PTODEF void pto_buf_flush(pto_buf *b)
+{
+    if (!b->sink || !b->len) return;
+    b->sink(b->data, b->len, b->sink_user);
+    b->flushed += b->len;
+    b->len = 0;
+    b->data[0] = 0;
+}
+
+/* The staging area of a buffer with a sink, made (or grown) to hold n more
+   bytes; it is allocated once and reused, so streaming touches the same
+   memory over and over. 0 when out of memory. */
+static int pto__buf_stage(pto_buf *b, size_t n)
+{
+    size_t size = b->stage ? b->stage : PTO_BUF_STAGE;
+    char *p;
+    if (size < b->len + n + 1) size = b->len + n + 1;
+    if (b->cap >= size) return 1;
+    p = (char *)pto_realloc(b->ctx, b->data, size);
+    if (!p) { b->oom = 1; pto__oom(b->ctx); return 0; }
+    b->data = p;
+    b->cap = size;
+    b->data[b->len] = 0;
+    return 1;
+}
+
+/* An append of n bytes that does not fit a buffer with a sink: the pending
+   bytes go first; s too when it is longer than the staging area (1: done,
+   or out of memory), else it is copied there (0). */
+static int pto__buf_spill(pto_buf *b, const char *s, size_t n)
+{
+    pto_buf_flush(b);
+    if (!pto__buf_stage(b, 0)) return 1;
+    if (n + 1 <= b->cap) return 0;
+    b->sink(s, n, b->sink_user);
+    b->flushed += n;
+    return 1;
+}
+
+/* Grows a buffer without a sink to hold n more bytes (doubling); 0 when
+   out of memory. */
+static int pto__buf_grow(pto_buf *b, size_t n)
+{
+    size_t ncap = b->cap ? b->cap : 256;
+    char *p;
+    while (ncap < b->len + n + 1) ncap *= 2;
+    p = (char *)pto_realloc(b->ctx, b->data, ncap);
+    if (!p) { b->oom = 1; pto__oom(b->ctx); return 0; }
+    b->data = p;
+    b->cap = ncap;
+    return 1;
+}
+
 PTODEF void pto_buf_putn(pto_buf *b, const char *s, size_t n)
 {
     if (b->oom) return;
-    if (b->len + n + 1 > b->cap) {
-        size_t ncap = b->cap ? b->cap : 256;
-        char *p;
-        while (ncap < b->len + n + 1) ncap *= 2;
-        p = (char *)pto_realloc(b->ctx, b->data, ncap);
-        if (!p) { b->oom = 1; pto__oom(b->ctx); return; }
-        b->data = p;
-        b->cap = ncap;
-    }
+    if (b->len + n + 1 > b->cap && (b->sink ? pto__buf_spill(b, s, n) : !pto__buf_grow(b, n))) return;
     memcpy(b->data + b->len, s, n);
     b->len += n;
     b->data[b->len] = 0;
@@ -14685,6 +14752,15 @@ PTODEF pto_status pto_compile(pto_ctx *ctx, pto_module *m, const pto_compile_des
    (pto__emit_line): emission is linear in the size of the module. The
    lines written most (ops, notes, lines of values only) make room once
    for the whole line and then only move text (pto__emit_opline).
+   The output is only ever appended to, never read back or patched, so it
+   can be streamed: with pto_buf.sink set, each buffer is a staging area
+   the fast paths write into as they would into a whole file (their room
+   tests make room by sending what is pending, pto__emit_reserve), the
+   kernel source is flushed before the host source starts, and pto_emit
+   flushes both when it succeeds. A module the passes made fails, if at
+   all, before the first byte (pto__emit_check); the errors of one built
+   by hand that skipped the planner (a tile without an offset) come during
+   the walk, when part of the text may have gone (the caller drops it).
    Memory, not instructions, is most of the cost on large modules: the
    statements sit wherever the passes added them, so the few walks in
    block order are the emission itself and the tdecl search, done as the
@@ -15163,12 +15239,25 @@ static void pto__emit_nul(pto_buf *b)
 
 static void pto__emit_puts(pto_buf *b, const char *s) { pto__emit_put(b, s, strlen(s)); }
 
+/* What a growing output reserves on top of what it needs: half of what it
+   holds again, so that growing stays amortised; nothing with a sink, which
+   reuses its staging area instead. */
+static size_t pto__emit_slack(const pto_buf *b, size_t more) { return b->sink ? 0 : b->len / 2 + more; }
+
 /* Grows b once to hold n more bytes, so that the appends of a whole file
-   take the fast path (an estimate: a short one only costs a regrowth). */
+   take the fast path (an estimate: a short one only costs a regrowth). A
+   buffer with a sink sends what is pending instead and reuses its staging
+   area, which grows only for a single reservation larger than it (a line
+   longer than 64 KB). */
 static void pto__emit_reserve(pto_buf *b, size_t n)
 {
     char *p;
     if (b->oom || b->len + n + 1 <= b->cap) return;
+    if (b->sink) {
+        pto_buf_flush(b);
+        pto__buf_stage(b, n);
+        return;
+    }
     p = (char *)pto_realloc(b->ctx, b->data, b->len + n + 1);
     if (!p) return;   /* pto_buf_putn reports it on the next append */
     b->data = p;
@@ -16358,12 +16447,13 @@ static void pto__emit_note_to(pto__emitter *E, pto__emit_wr *w)
 }
 
 /* Makes room for `need` more bytes at the write position (growing the
-   output by half again, so that growing stays amortised); 0 when out of
-   memory, the caller then takes the checked path that reports it. */
+   output by half again, so that growing stays amortised; with a sink,
+   sending what is pending); 0 when out of memory, the caller then takes
+   the checked path that reports it. */
 static int pto__wr_grow(pto__emit_wr *w, size_t need)
 {
     pto__wr_sync(w);
-    pto__emit_reserve(w->b, need + w->b->len / 2);
+    pto__emit_reserve(w->b, need + pto__emit_slack(w->b, 0));
     if (!w->b->data) return 0;
     pto__wr_load(w);
     return (size_t)(w->lim - w->d) >= need;
@@ -17319,7 +17409,7 @@ static void pto__emit_source(pto__emitter *E, const char *text, size_t len)
         size_t need = n * (no + nc + 4) + no + nc + 16;   /* every byte a newline, or escaped */
         const char *stop = p + n;
         char *d;
-        if (b->len + need + 1 > b->cap) pto__emit_reserve(b, need + b->len / 2 + 4096);
+        if (b->len + need + 1 > b->cap) pto__emit_reserve(b, need + pto__emit_slack(b, 4096));
         if (b->oom || !b->data || b->len + need + 1 > b->cap) {   /* out of memory */
             E->st = PTO_ERR_INTERNAL;
             return;
@@ -17836,7 +17926,7 @@ static void pto__emit_all(pto__emitter *E, const pto_emit_desc *desc, pto_buf *k
     pto__emit_v(E, PTO__K_VERSION, PTO_VERSION_STRING);
     if (ksrc) {
         E->out = ksrc;
-        pto__emit_reserve(ksrc, (size_t)m->n_stmts * 200 + 4096);
+        pto__emit_reserve(ksrc, ksrc->sink ? 0 : (size_t)m->n_stmts * 200 + 4096);
         pto__emit_x(E, PTO__T_K_FILE);
         for (k = 0; k < m->n_kernels && E->st == PTO_OK; k++) {
             if (!E->uses_known) {
@@ -17845,10 +17935,14 @@ static void pto__emit_all(pto__emitter *E, const pto_emit_desc *desc, pto_buf *k
             }
             pto__emit_kernel(E, k);
         }
+        /* with sinks, a writer sees the kernel source end before the host source begins */
+        if (E->st == PTO_OK) pto_buf_flush(ksrc);
     }
     if (hsrc && E->st == PTO_OK) {
         E->out = hsrc;
-        pto__emit_reserve(hsrc, (desc && desc->source ? desc->source_len : (size_t)m->n_stmts * 32) * 3 / 2 + 8192);
+        pto__emit_reserve(hsrc, hsrc->sink ? 0
+                                           : (desc && desc->source ? desc->source_len : (size_t)m->n_stmts * 32) * 3 / 2 +
+                                                 8192);
         pto__emit_v(E, PTO__K_FILE, E->file);
         pto__emit_x(E, PTO__T_H_FILE);
         if (desc && desc->source) {
@@ -17942,6 +18036,8 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
     if ((kernel_src && kernel_src->oom) || (host_src && host_src->oom) || E->btext.oom) st = PTO_ERR_INTERNAL;
     pto__emit_nul(kernel_src);
     pto__emit_nul(host_src);
+    if (st == PTO_OK && kernel_src) pto_buf_flush(kernel_src);
+    if (st == PTO_OK && host_src) pto_buf_flush(host_src);
     pto__emit_free(E, vo, to, po);
     pto_free(ctx, E);
     return st;
@@ -18736,6 +18832,10 @@ PTODEF pto_status pto_emit_isa(pto_ctx *ctx, const pto_module *m, const pto_emit
                 E->tile_popped[m->operands[ps->arg0].ref] = 1;
         }
     }
+    /* every kernel's scratch room before the first byte: with a sink, text
+       written is text sent, so the errors come first (pto__isa_kernel
+       places each scratch again) */
+    for (k = 0; st == PTO_OK && k < m->n_kernels; k++) st = pto__isa_plan_scratch(I, k);
     if (st == PTO_OK) {
         pto_buf_printf(kernel_src, pto__isa_head, PTO_VERSION_STRING, E->file);
         for (k = 0; k < m->n_kernels && E->st == PTO_OK; k++) {
@@ -18749,6 +18849,7 @@ PTODEF pto_status pto_emit_isa(pto_ctx *ctx, const pto_module *m, const pto_emit
         if (E->scratch[k].oom) st = PTO_ERR_INTERNAL;
     if (kernel_src->oom) st = PTO_ERR_INTERNAL;
     pto__emit_nul(kernel_src);
+    if (st == PTO_OK) pto_buf_flush(kernel_src);
     pto__emit_free(E, vo, to, po);
     pto_free(ctx, I);
     return st;

@@ -12,17 +12,39 @@
 /* ---- text output --------------------------------------------------------- */
 
 /* A growable byte buffer; every printer writes into one. Zero-initialise it
-   and set ctx; free it with pto_buf_free. data is always NUL-terminated. */
+   and set ctx; free it with pto_buf_free. data is always NUL-terminated.
+
+   Streaming (optional): with `sink` set, the buffer is a bounded staging
+   area instead of the whole text, so a large output (pto_emit's) never sits
+   in memory. An append that would not fit sends the pending bytes to the
+   sink, in order, and len starts again from 0; an append longer than the
+   staging area goes to the sink as it is. data[0, len) is then only the
+   pending tail, and flushed + len is everything appended. pto_buf_flush
+   sends the pending tail; pto_emit and pto_emit_isa send it when they
+   succeed (when they fail, part of the text may have reached the sink). The
+   sink cannot fail: a writer that can (a full disk) records the error for
+   its caller to report after emission. Nothing else changes: oom, the
+   printers, pto_buf_free (which does not flush). */
 typedef struct pto_buf {
     pto_ctx *ctx;
     char *data;
     size_t len, cap;
     int oom;               /* set when an append failed; the text is truncated */
+    /* the sink (NULL: the buffer holds everything) and its argument */
+    void (*sink)(const char *data, size_t len, void *user);
+    void *sink_user;
+    size_t stage;          /* bytes of the staging area (0: PTO_BUF_STAGE); it grows past
+                              that only when the emitter makes room for more at once */
+    size_t flushed;        /* bytes sent to the sink so far */
 } pto_buf;
+
+#define PTO_BUF_STAGE ((size_t)64 << 10)
 
 PTODEF void pto_buf_puts(pto_buf *b, const char *s);
 PTODEF void pto_buf_putn(pto_buf *b, const char *s, size_t n);
 PTODEF void pto_buf_printf(pto_buf *b, const char *fmt, ...);
+/* Sends the pending bytes to the sink; nothing without one. */
+PTODEF void pto_buf_flush(pto_buf *b);
 PTODEF void pto_buf_free(pto_buf *b);
 
 /* ---- parse / print ------------------------------------------------------- */

@@ -365,18 +365,63 @@ PTODEF void pto_diag_print(const pto_ctx *ctx, FILE *out)
 
 /* ---- pto_buf ---- */
 
+PTODEF void pto_buf_flush(pto_buf *b)
+{
+    if (!b->sink || !b->len) return;
+    b->sink(b->data, b->len, b->sink_user);
+    b->flushed += b->len;
+    b->len = 0;
+    b->data[0] = 0;
+}
+
+/* The staging area of a buffer with a sink, made (or grown) to hold n more
+   bytes; it is allocated once and reused, so streaming touches the same
+   memory over and over. 0 when out of memory. */
+static int pto__buf_stage(pto_buf *b, size_t n)
+{
+    size_t size = b->stage ? b->stage : PTO_BUF_STAGE;
+    char *p;
+    if (size < b->len + n + 1) size = b->len + n + 1;
+    if (b->cap >= size) return 1;
+    p = (char *)pto_realloc(b->ctx, b->data, size);
+    if (!p) { b->oom = 1; pto__oom(b->ctx); return 0; }
+    b->data = p;
+    b->cap = size;
+    b->data[b->len] = 0;
+    return 1;
+}
+
+/* An append of n bytes that does not fit a buffer with a sink: the pending
+   bytes go first; s too when it is longer than the staging area (1: done,
+   or out of memory), else it is copied there (0). */
+static int pto__buf_spill(pto_buf *b, const char *s, size_t n)
+{
+    pto_buf_flush(b);
+    if (!pto__buf_stage(b, 0)) return 1;
+    if (n + 1 <= b->cap) return 0;
+    b->sink(s, n, b->sink_user);
+    b->flushed += n;
+    return 1;
+}
+
+/* Grows a buffer without a sink to hold n more bytes (doubling); 0 when
+   out of memory. */
+static int pto__buf_grow(pto_buf *b, size_t n)
+{
+    size_t ncap = b->cap ? b->cap : 256;
+    char *p;
+    while (ncap < b->len + n + 1) ncap *= 2;
+    p = (char *)pto_realloc(b->ctx, b->data, ncap);
+    if (!p) { b->oom = 1; pto__oom(b->ctx); return 0; }
+    b->data = p;
+    b->cap = ncap;
+    return 1;
+}
+
 PTODEF void pto_buf_putn(pto_buf *b, const char *s, size_t n)
 {
     if (b->oom) return;
-    if (b->len + n + 1 > b->cap) {
-        size_t ncap = b->cap ? b->cap : 256;
-        char *p;
-        while (ncap < b->len + n + 1) ncap *= 2;
-        p = (char *)pto_realloc(b->ctx, b->data, ncap);
-        if (!p) { b->oom = 1; pto__oom(b->ctx); return; }
-        b->data = p;
-        b->cap = ncap;
-    }
+    if (b->len + n + 1 > b->cap && (b->sink ? pto__buf_spill(b, s, n) : !pto__buf_grow(b, n))) return;
     memcpy(b->data + b->len, s, n);
     b->len += n;
     b->data[b->len] = 0;

@@ -43,6 +43,15 @@
    (pto__emit_line): emission is linear in the size of the module. The
    lines written most (ops, notes, lines of values only) make room once
    for the whole line and then only move text (pto__emit_opline).
+   The output is only ever appended to, never read back or patched, so it
+   can be streamed: with pto_buf.sink set, each buffer is a staging area
+   the fast paths write into as they would into a whole file (their room
+   tests make room by sending what is pending, pto__emit_reserve), the
+   kernel source is flushed before the host source starts, and pto_emit
+   flushes both when it succeeds. A module the passes made fails, if at
+   all, before the first byte (pto__emit_check); the errors of one built
+   by hand that skipped the planner (a tile without an offset) come during
+   the walk, when part of the text may have gone (the caller drops it).
    Memory, not instructions, is most of the cost on large modules: the
    statements sit wherever the passes added them, so the few walks in
    block order are the emission itself and the tdecl search, done as the
@@ -521,12 +530,25 @@ static void pto__emit_nul(pto_buf *b)
 
 static void pto__emit_puts(pto_buf *b, const char *s) { pto__emit_put(b, s, strlen(s)); }
 
+/* What a growing output reserves on top of what it needs: half of what it
+   holds again, so that growing stays amortised; nothing with a sink, which
+   reuses its staging area instead. */
+static size_t pto__emit_slack(const pto_buf *b, size_t more) { return b->sink ? 0 : b->len / 2 + more; }
+
 /* Grows b once to hold n more bytes, so that the appends of a whole file
-   take the fast path (an estimate: a short one only costs a regrowth). */
+   take the fast path (an estimate: a short one only costs a regrowth). A
+   buffer with a sink sends what is pending instead and reuses its staging
+   area, which grows only for a single reservation larger than it (a line
+   longer than 64 KB). */
 static void pto__emit_reserve(pto_buf *b, size_t n)
 {
     char *p;
     if (b->oom || b->len + n + 1 <= b->cap) return;
+    if (b->sink) {
+        pto_buf_flush(b);
+        pto__buf_stage(b, n);
+        return;
+    }
     p = (char *)pto_realloc(b->ctx, b->data, b->len + n + 1);
     if (!p) return;   /* pto_buf_putn reports it on the next append */
     b->data = p;
@@ -1716,12 +1738,13 @@ static void pto__emit_note_to(pto__emitter *E, pto__emit_wr *w)
 }
 
 /* Makes room for `need` more bytes at the write position (growing the
-   output by half again, so that growing stays amortised); 0 when out of
-   memory, the caller then takes the checked path that reports it. */
+   output by half again, so that growing stays amortised; with a sink,
+   sending what is pending); 0 when out of memory, the caller then takes
+   the checked path that reports it. */
 static int pto__wr_grow(pto__emit_wr *w, size_t need)
 {
     pto__wr_sync(w);
-    pto__emit_reserve(w->b, need + w->b->len / 2);
+    pto__emit_reserve(w->b, need + pto__emit_slack(w->b, 0));
     if (!w->b->data) return 0;
     pto__wr_load(w);
     return (size_t)(w->lim - w->d) >= need;
@@ -2677,7 +2700,7 @@ static void pto__emit_source(pto__emitter *E, const char *text, size_t len)
         size_t need = n * (no + nc + 4) + no + nc + 16;   /* every byte a newline, or escaped */
         const char *stop = p + n;
         char *d;
-        if (b->len + need + 1 > b->cap) pto__emit_reserve(b, need + b->len / 2 + 4096);
+        if (b->len + need + 1 > b->cap) pto__emit_reserve(b, need + pto__emit_slack(b, 4096));
         if (b->oom || !b->data || b->len + need + 1 > b->cap) {   /* out of memory */
             E->st = PTO_ERR_INTERNAL;
             return;
@@ -3194,7 +3217,7 @@ static void pto__emit_all(pto__emitter *E, const pto_emit_desc *desc, pto_buf *k
     pto__emit_v(E, PTO__K_VERSION, PTO_VERSION_STRING);
     if (ksrc) {
         E->out = ksrc;
-        pto__emit_reserve(ksrc, (size_t)m->n_stmts * 200 + 4096);
+        pto__emit_reserve(ksrc, ksrc->sink ? 0 : (size_t)m->n_stmts * 200 + 4096);
         pto__emit_x(E, PTO__T_K_FILE);
         for (k = 0; k < m->n_kernels && E->st == PTO_OK; k++) {
             if (!E->uses_known) {
@@ -3203,10 +3226,14 @@ static void pto__emit_all(pto__emitter *E, const pto_emit_desc *desc, pto_buf *k
             }
             pto__emit_kernel(E, k);
         }
+        /* with sinks, a writer sees the kernel source end before the host source begins */
+        if (E->st == PTO_OK) pto_buf_flush(ksrc);
     }
     if (hsrc && E->st == PTO_OK) {
         E->out = hsrc;
-        pto__emit_reserve(hsrc, (desc && desc->source ? desc->source_len : (size_t)m->n_stmts * 32) * 3 / 2 + 8192);
+        pto__emit_reserve(hsrc, hsrc->sink ? 0
+                                           : (desc && desc->source ? desc->source_len : (size_t)m->n_stmts * 32) * 3 / 2 +
+                                                 8192);
         pto__emit_v(E, PTO__K_FILE, E->file);
         pto__emit_x(E, PTO__T_H_FILE);
         if (desc && desc->source) {
@@ -3300,6 +3327,8 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
     if ((kernel_src && kernel_src->oom) || (host_src && host_src->oom) || E->btext.oom) st = PTO_ERR_INTERNAL;
     pto__emit_nul(kernel_src);
     pto__emit_nul(host_src);
+    if (st == PTO_OK && kernel_src) pto_buf_flush(kernel_src);
+    if (st == PTO_OK && host_src) pto_buf_flush(host_src);
     pto__emit_free(E, vo, to, po);
     pto_free(ctx, E);
     return st;

@@ -785,6 +785,10 @@ PTODEF pto_status pto_emit_isa(pto_ctx *ctx, const pto_module *m, const pto_emit
                 E->tile_popped[m->operands[ps->arg0].ref] = 1;
         }
     }
+    /* every kernel's scratch room before the first byte: with a sink, text
+       written is text sent, so the errors come first (pto__isa_kernel
+       places each scratch again) */
+    for (k = 0; st == PTO_OK && k < m->n_kernels; k++) st = pto__isa_plan_scratch(I, k);
     if (st == PTO_OK) {
         pto_buf_printf(kernel_src, pto__isa_head, PTO_VERSION_STRING, E->file);
         for (k = 0; k < m->n_kernels && E->st == PTO_OK; k++) {
@@ -798,6 +802,7 @@ PTODEF pto_status pto_emit_isa(pto_ctx *ctx, const pto_module *m, const pto_emit
         if (E->scratch[k].oom) st = PTO_ERR_INTERNAL;
     if (kernel_src->oom) st = PTO_ERR_INTERNAL;
     pto__emit_nul(kernel_src);
+    if (st == PTO_OK) pto_buf_flush(kernel_src);
     pto__emit_free(E, vo, to, po);
     pto_free(ctx, I);
     return st;

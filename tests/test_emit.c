@@ -9,7 +9,11 @@
    - exact lines for src strings, slots, names, notes, literals;
    - errors: an unplanned tile, a multi-slot tile outside a loop;
    - the full pipeline from .pto text: every flag and barrier is preceded by
-     the sync pass's comment. */
+     the sync pass's comment;
+   - streaming (pto_buf.sink): pto_buf's staging across its boundaries, and
+     every example (and a kernel whose text is many staging areas long)
+     emitted through sinks of several staging sizes gives the text that one
+     whole buffer gets, for both targets. */
 
 #define PTO_IMPLEMENTATION
 #include "pto.h"
@@ -521,6 +525,191 @@ static void test_line_max(void)
     pto_ctx_destroy(ctx);
 }
 
+/* ---- streaming ---- */
+
+/* A sink that appends what it gets to a buffer without one (user), and
+   counts its calls; an empty call would be a pointless one. */
+typedef struct collect {
+    pto_buf all;
+    int calls, empty;
+} collect;
+
+static void collect_sink(const char *data, size_t len, void *user)
+{
+    collect *c = (collect *)user;
+    pto_buf_putn(&c->all, data, len);
+    c->calls++;
+    c->empty += len == 0;
+}
+
+static void collect_init(collect *c, pto_ctx *ctx, pto_buf *b, size_t stage)
+{
+    memset(c, 0, sizeof *c);
+    c->all.ctx = ctx;
+    memset(b, 0, sizeof *b);
+    b->ctx = ctx;
+    b->sink = collect_sink;
+    b->sink_user = c;
+    b->stage = stage;
+}
+
+/* The same text through a plain buffer and a staged one: small appends, one
+   that fills the staging area exactly, ones longer than it, printf's long
+   path; the staging area never grows, each byte arrives once, in order. */
+static void test_buf_sink(void)
+{
+    pto_ctx *ctx = pto_ctx_create(NULL);
+    pto_buf plain, b;
+    collect c;
+    char big[700];
+    int i;
+    memset(&plain, 0, sizeof plain);
+    plain.ctx = ctx;
+    collect_init(&c, ctx, &b, 16);
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    for (i = 0; i < 2; i++) {
+        pto_buf *o = i ? &b : &plain;
+        int j;
+        for (j = 0; j < 100; j++) pto_buf_printf(o, "%d,", j);
+        pto_buf_puts(o, "0123456789abcde");   /* (15 bytes and the NUL: a full staging area) */
+        pto_buf_putn(o, "", 0);
+        pto_buf_puts(o, "<long>");
+        pto_buf_putn(o, big, 40);
+        pto_buf_printf(o, "[%s]", big);      /* longer than printf's 256-byte buffer */
+        pto_buf_puts(o, "end");
+    }
+    CHECK(b.cap == 16);
+    CHECK(c.empty == 0 && c.calls > 20);
+    CHECK(b.len > 0 && b.len < 16 && b.data[b.len] == 0);   /* "end": the pending tail, NUL-terminated */
+    CHECK(b.flushed + b.len == plain.len);
+    pto_buf_flush(&b);
+    CHECK(b.len == 0 && b.data[0] == 0 && b.flushed == plain.len);
+    CHECK(c.all.len == plain.len && memcmp(c.all.data, plain.data, plain.len) == 0);
+    i = c.calls;
+    pto_buf_flush(&b);   /* nothing pending: no call */
+    CHECK(c.calls == i && !b.oom);
+    /* no sink: flushing changes nothing, with text or without any */
+    pto_buf_flush(&plain);
+    CHECK(plain.len == c.all.len && plain.flushed == 0 && memcmp(c.all.data, plain.data, plain.len) == 0);
+    pto_buf_free(&plain);
+    pto_buf_flush(&plain);
+    CHECK(plain.data == NULL && plain.len == 0);
+    /* a sink and nothing appended: nothing sent, nothing allocated */
+    pto_buf_free(&b);
+    pto_buf_free(&c.all);
+    collect_init(&c, ctx, &b, 0);
+    pto_buf_flush(&b);
+    CHECK(c.calls == 0 && b.data == NULL);
+    pto_buf_puts(&b, "x");
+    CHECK(b.cap == PTO_BUF_STAGE && c.calls == 0);
+    pto_buf_free(&b);
+    pto_buf_free(&c.all);
+    pto_ctx_destroy(ctx);
+}
+
+/* A vector kernel of `loops` double-buffered loops (about 8 instructions
+   each) after a comment line of 3000 bytes (the host source splits it). */
+static char *stream_kernel(int loops)
+{
+    pto_ctx *ctx = pto_ctx_create(NULL);
+    pto_buf b;
+    char *text;
+    int l;
+    memset(&b, 0, sizeof b);
+    b.ctx = ctx;
+    pto_buf_puts(&b, "# ");
+    for (l = 0; l < 300; l++) pto_buf_puts(&b, "long line");
+    pto_buf_puts(&b, " \"*/ \\ \t end\n");
+    pto_buf_puts(&b, "kernel big(in x: f32[1024, 128], out z: f32[1024, 128], scalar alpha: f32) vector blocks(8) {\n");
+    for (l = 0; l < loops; l++) {
+        pto_buf_printf(&b, "  for i%d = 0 to 4 {\n    let r%d = block * 128 + i%d * 16\n", l, l, l);
+        pto_buf_printf(&b, "    tile a%d: vec f32[16, 128] x2\n    tile b%d: vec f32[16, 128] x2\n", l, l);
+        pto_buf_printf(&b, "    tload a%d, x[r%d, 0]\n    tadds b%d, a%d, 1.5\n    tmuls b%d, b%d, alpha\n", l, l, l, l, l, l);
+        pto_buf_printf(&b, "    texp b%d, b%d\n    tmul b%d, b%d, a%d\n    tstore z[r%d, 0], b%d\n  }\n", l, l, l, l, l, l, l);
+    }
+    pto_buf_puts(&b, "}\n");
+    text = (char *)malloc(b.len + 1);
+    if (text) memcpy(text, b.data, b.len + 1);
+    pto_buf_free(&b);
+    pto_ctx_destroy(ctx);
+    return text;
+}
+
+/* Emits text (both targets) once into whole buffers and once through sinks
+   with each staging size: the same bytes, each staged buffer empty after a
+   successful emission, its flushed count the length. */
+static void stream_compare(const char *name, const char *text)
+{
+    static const size_t stages[] = {0, 1, 7, 100, 4096};
+    pto_ctx *ctx = pto_ctx_create(NULL);
+    pto_module *m = pto_parse(ctx, name, text, strlen(text));
+    pto_emit_desc ed;
+    pto_buf k, h, ki;
+    size_t i;
+    memset(&ed, 0, sizeof ed);
+    ed.source = text;
+    ed.source_len = strlen(text);
+    memset(&k, 0, sizeof k);
+    memset(&h, 0, sizeof h);
+    memset(&ki, 0, sizeof ki);
+    k.ctx = h.ctx = ki.ctx = ctx;
+    CHECK_MSG(m && pto_compile(ctx, m, NULL) == PTO_OK, "%s compiles", name);
+    if (m && pto_emit(ctx, m, &ed, &k, &h) == PTO_OK) {
+        int isa = pto_emit_isa(ctx, m, &ed, &ki) == PTO_OK;   /* (some examples are not isa's) */
+        pto_diag_clear(ctx);
+        for (i = 0; i < sizeof stages / sizeof stages[0]; i++) {
+            pto_buf sk, sh, ski;
+            collect ck, ch, cki;
+            collect_init(&ck, ctx, &sk, stages[i]);
+            collect_init(&ch, ctx, &sh, stages[i]);
+            collect_init(&cki, ctx, &ski, stages[i]);
+            CHECK_MSG(pto_emit(ctx, m, &ed, &sk, &sh) == PTO_OK, "%s: stage %d", name, (int)stages[i]);
+            CHECK_MSG(ck.all.len == k.len && memcmp(ck.all.data, k.data, k.len) == 0, "%s: kernel, stage %d", name,
+                      (int)stages[i]);
+            CHECK_MSG(ch.all.len == h.len && memcmp(ch.all.data, h.data, h.len) == 0, "%s: host, stage %d", name,
+                      (int)stages[i]);
+            CHECK(sk.len == 0 && sh.len == 0 && sk.flushed == k.len && sh.flushed == h.len);
+            CHECK(ck.empty == 0 && ch.empty == 0);
+            CHECK(stages[i] || ck.calls >= 1 + (int)(k.len / PTO_BUF_STAGE));   /* (the large one: several) */
+            if (isa) {
+                CHECK(pto_emit_isa(ctx, m, &ed, &ski) == PTO_OK);
+                CHECK_MSG(cki.all.len == ki.len && memcmp(cki.all.data, ki.data, ki.len) == 0, "%s: isa, stage %d",
+                          name, (int)stages[i]);
+                CHECK(ski.len == 0 && ski.flushed == ki.len);
+            }
+            pto_buf_free(&sk); pto_buf_free(&sh); pto_buf_free(&ski);
+            pto_buf_free(&ck.all); pto_buf_free(&ch.all); pto_buf_free(&cki.all);
+        }
+    } else {
+        CHECK_MSG(0, "%s emits", name);
+    }
+    pto_buf_free(&k);
+    pto_buf_free(&h);
+    pto_buf_free(&ki);
+    pto_module_destroy(m);
+    pto_ctx_destroy(ctx);
+}
+
+static void test_stream(void)
+{
+    static const char *const examples[] = {"allreduce", "host_mm_norm", "layernorm", "mixmm", "mixv2c", "mm",
+                                           "ring", "rmsnorm", "softmax", "swiglu", "tail", "vadd"};
+    char path[64], *text;
+    size_t i;
+    for (i = 0; i < sizeof examples / sizeof examples[0]; i++) {
+        snprintf(path, sizeof path, "examples/%s.pto", examples[i]);
+        text = t_slurp(path, NULL);
+        CHECK_MSG(text != NULL, "read %s", path);
+        if (text) stream_compare(path, text);
+        free(text);
+    }
+    text = stream_kernel(400);   /* ~230 KB of kernel source: several default staging areas */
+    CHECK(text != NULL);
+    if (text) stream_compare("big.pto", text);
+    free(text);
+}
+
 int main(void)
 {
     test_goldens();
@@ -529,5 +718,7 @@ int main(void)
     test_errors();
     test_pipeline();
     test_line_max();
+    test_buf_sink();
+    test_stream();
     return TEST_END();
 }

@@ -319,35 +319,107 @@ static pto_status compile_file(pto_ctx *ctx, const char *path, int opts, pto_buf
     return st;
 }
 
-static int write_file(const char *dir, const char *name, const pto_buf *b)
-{
-    char path[4096];
+/* A file the emitter streams into (pto_buf.sink): it is opened on its
+   first bytes, so a compile that fails before emitting leaves DIR as it
+   was, and kernel.c is closed before host.c opens (pto_emit finishes one
+   before it starts the other), so a kernel.c that cannot be written means
+   no host.c, as when the files were written after emission. Write errors
+   are kept for emit_to to report once the diagnostics are out. */
+typedef struct out_file {
+    char path[4200];
+    const char *dir;
     FILE *f;
-    int ok;
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    f = fopen(path, "wb");
-    ok = f && fwrite(b->data ? b->data : "", 1, b->len, f) == b->len;
-    if (f && fclose(f) != 0) ok = 0;
-    if (!ok) fprintf(stderr, "ptoc: error: cannot write '%s'\n", path);
-    return ok;
+    int state;               /* OUT_* */
+    int opened;              /* fopen made (or emptied) the file */
+    int made_dir;            /* the open created DIR (removed again if emission fails) */
+    struct out_file *prev;   /* the file written before this one */
+} out_file;
+
+enum { OUT_NEW, OUT_OPEN, OUT_DONE, OUT_FAILED, OUT_SKIPPED };
+
+static void out_init(out_file *o, const char *dir, const char *name, out_file *prev)
+{
+    memset(o, 0, sizeof *o);
+    snprintf(o->path, sizeof o->path, "%s/%s", dir, name);
+    o->dir = dir;
+    o->prev = prev;
 }
 
-/* Emits FILE into DIR (created if missing). EMIT_NO_SYNC: without the sync
-   pass (the flags and barriers written in FILE are all the kernel gets). */
+static void out_finish(out_file *o);
+
+static void out_open(out_file *o)
+{
+    if (o->prev) out_finish(o->prev);
+    if (o->prev && o->prev->state != OUT_DONE) {
+        o->state = OUT_SKIPPED;
+        return;
+    }
+    if (!o->prev) o->made_dir = mkdir(o->dir, 0777) == 0;
+    o->f = fopen(o->path, "wb");
+    o->opened = o->f != NULL;
+    o->state = o->f ? OUT_OPEN : OUT_FAILED;
+}
+
+static void out_write(const char *data, size_t len, void *user)
+{
+    out_file *o = (out_file *)user;
+    if (o->state == OUT_NEW) out_open(o);
+    if (o->state == OUT_OPEN && fwrite(data, 1, len, o->f) != len) o->state = OUT_FAILED;
+}
+
+/* Opens the file if no byte came (an empty file is still written), closes it. */
+static void out_finish(out_file *o)
+{
+    if (o->state == OUT_NEW) out_open(o);
+    if (o->f && fclose(o->f) != 0) o->state = OUT_FAILED;
+    o->f = NULL;
+    if (o->state == OUT_OPEN) o->state = OUT_DONE;
+}
+
+/* A failed emission: what was streamed goes again, so nothing half written stays. */
+static void out_discard(out_file *o)
+{
+    if (o->f) fclose(o->f);
+    o->f = NULL;
+    if (o->opened) remove(o->path);
+    if (o->made_dir) rmdir(o->dir);
+    o->state = OUT_SKIPPED;
+}
+
+static void out_sink(pto_buf *b, out_file *o)
+{
+    b->sink = out_write;
+    b->sink_user = o;
+}
+
+/* Emits FILE into DIR (created if missing), streaming the text to the
+   files as it is made. EMIT_NO_SYNC: without the sync pass (the flags and
+   barriers written in FILE are all the kernel gets). */
 static int emit_to(pto_ctx *ctx, const char *path, const char *dir, int opts)
 {
     pto_buf k, h;
+    out_file kf, hf;
     pto_status st;
-    int rc;
+    int rc, isa = (opts & EMIT_ISA) != 0;
     memset(&k, 0, sizeof k);
     memset(&h, 0, sizeof h);
     k.ctx = h.ctx = ctx;
+    out_init(&kf, dir, isa ? "kernel.cpp" : "kernel.c", NULL);
+    out_init(&hf, dir, "host.c", &kf);
+    out_sink(&k, &kf);
+    out_sink(&h, &hf);
     st = compile_file(ctx, path, opts, &k, &h);
     rc = exit_code(st);
     if (st == PTO_OK) {
-        mkdir(dir, 0777);
-        if (opts & EMIT_ISA) rc = write_file(dir, "kernel.cpp", &k) ? rc : 1;
-        else if (!write_file(dir, "kernel.c", &k) || !write_file(dir, "host.c", &h)) rc = 1;
+        out_finish(&kf);
+        if (!isa) out_finish(&hf);
+        if (kf.state != OUT_DONE || (!isa && hf.state != OUT_DONE)) {
+            fprintf(stderr, "ptoc: error: cannot write '%s'\n", kf.state != OUT_DONE ? kf.path : hf.path);
+            rc = 1;
+        }
+    } else {
+        out_discard(&hf);
+        out_discard(&kf);
     }
     pto_buf_free(&k);
     pto_buf_free(&h);
@@ -392,6 +464,13 @@ static int compile_args(const char *cmd, int argc, char **argv, const char **pat
     return -1;
 }
 
+static void discard(const char *data, size_t len, void *user)
+{
+    (void)data;
+    (void)len;
+    (void)user;
+}
+
 /* check runs every pass that can find an error in the input, the emitter
    of the chosen target included, and writes nothing: a kernel whose tiles do
    not fit, or that the pto-isa target cannot express, is as wrong as one
@@ -406,6 +485,7 @@ static int cmd_check(pto_ctx *ctx, int argc, char **argv)
     memset(&k, 0, sizeof k);
     memset(&h, 0, sizeof h);
     k.ctx = h.ctx = ctx;
+    k.sink = h.sink = discard;   /* the text is not kept: only the staging areas are allocated */
     st = compile_file(ctx, path, opts, &k, &h);
     pto_buf_free(&k);
     pto_buf_free(&h);
