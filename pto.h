@@ -18513,6 +18513,11 @@ static void pto__isa_kernel(pto__isa *I, int32_t k)
     E->st = pto__isa_plan_scratch(I, k);
     if (E->st != PTO_OK) return;
     pto__emit_use_block(E, kn->body);
+    /* a GM view's row stride is its tensor's column count (pto__isa_view):
+       a dynamic one is read even when no expression names it */
+    for (p = kn->param0; p < kn->param0 + kn->nparams; p++)
+        if (E->param_used[p] && m->params[p].kind == PTO_P_TENSOR && m->params[p].dim_var[1] >= 0)
+            E->var_used[m->params[p].dim_var[1]] = 1;
     for (v = 0; v < m->n_vars; v++)
         if (m->vars[v].kernel == k && m->vars[v].kind == PTO_V_DIM && E->var_used[v] && m->vars[v].def >= 0)
             E->param_used[m->vars[v].def] = 1;
