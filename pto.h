@@ -6770,6 +6770,11 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
     v->sections[0] = v->sections[1] = 0;
     v->core = k->kind == PTO_KK_CUBE ? PTO_CORE_CUBE : k->kind == PTO_KK_VECTOR ? PTO_CORE_VECTOR : -1;
     if (k->kind > PTO_KK_MIX) pto_error(v->ctx, k->loc, "kernel '%s' has no valid kind", kn);
+    if (k->kind == PTO_KK_MIX && k->ranks)
+        pto_error(v->ctx, k->loc,
+                  "kernel '%s' is a mix kernel with 'ranks': a mix kernel cannot run on several ranks yet "
+                  "(its cube and vector sections are not run per rank); put the communication in a vector "
+                  "ranks kernel of its own", kn);
     if (k->name > 0 && k->name < v->n_names) {
         if (v->kname[k->name])
             pto_error(v->ctx, k->loc, "kernel '%s' is already defined at %d:%d", kn,
