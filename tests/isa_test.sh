@@ -106,6 +106,11 @@ try "tail: a run-time valid region" grep -q 'pto::DYNAMIC, 64> t(static_cast<uns
 try "tail: a dynamic dim from the descriptor" grep -q 'const int64_t N = pto_isa_dim(args, 0, 0);' $out/tail/kernel.cpp
 try "tail: a float scalar after the tensors" grep -q 'const float alpha = pto_isa_f32(args, 2);' $out/tail/kernel.cpp
 try "mm: TMATMUL_ACC reads and writes acc" grep -q 'pto::TMATMUL_ACC(acc, acc, a0, b0);' $out/mm/kernel.cpp
+# a row tail (valid rows known at run time): mad writes ceil16(m) rows per 16-column block of the
+# acc, so TMATMUL gets all-rows views of the left and acc tiles (the stub asserts it)
+try "mm_lefttail: TMATMUL on all-rows views of the left and acc tiles" grep -q 'pto::TMATMUL_ACC(pto_mm_[0-9]*, pto_mm_[0-9]*, pto_mm_[0-9]*, b0);' $out/mm_lefttail/kernel.cpp
+try "mm_lefttail: ... the acc view keeps the valid cols" grep -q 'pto::TileAcc<float, 64, 64, 64, 64> pto_mm_' $out/mm_lefttail/kernel.cpp
+try "mm_lefttail: ... TSTORE still takes the acc's valid region" grep -q 'pto::TileAcc<float, 64, 64, pto::DYNAMIC, 64> acc(' $out/mm_lefttail/kernel.cpp
 try "softmax: row reductions get the scratch tile" grep -q 'pto::TROWSUM(s, t, pto_tmp_' $out/softmax/kernel.cpp
 try "mix: subblock index" grep -q 'get_subblockid()' $out/mix/kernel.cpp
 try "layernorm: gamma and beta by column broadcasts" grep -q 'pto::TCOLEXPANDMUL(t, t, g);' $out/layernorm/kernel.cpp
@@ -125,6 +130,8 @@ plant() {   # NAME SRCDIR SED [CXX FLAGS]
 plant "TMATMUL with left and right swapped" mm 's/pto::TMATMUL(acc, a0, b0)/pto::TMATMUL(acc, b0, a0)/'
 plant "TMATMUL into a vec tile" mm 's/pto::TileAcc<float, 128, 128, 128, 128> acc;/pto::Tile<pto::TileType::Vec, float, 128, 128> acc;/'
 plant "a left tile declared as vec" mm 's/pto::TileLeft<half, 128, 64, 128, 64>/pto::Tile<pto::TileType::Vec, half, 128, 64>/'
+plant "TMATMUL on the row-tail tiles themselves (mad would lay the acc out with ceil16(nr) rows)" mm_lefttail 's/pto::TMATMUL(pto_mm_[0-9]*, pto_mm_[0-9]*, b0)/pto::TMATMUL(acc, a0, b0)/'
+try "... by the mad stride check" grep -q "mad writes ceil16(m) rows per block column" $out/err
 plant "TLOAD with its operands swapped" vadd 's/pto::TLOAD(a, pto_gm_0)/pto::TLOAD(pto_gm_0, a)/'
 plant "TSTORE with its operands swapped" vadd 's/pto::TSTORE(pto_gm_2, c)/pto::TSTORE(c, pto_gm_2)/'
 plant "an int as an event id" vadd 's/set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0)/set_flag(PIPE_MTE2, PIPE_V, 0)/'
