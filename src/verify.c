@@ -1329,11 +1329,19 @@ static void pto__vcvpipe_op(pto__verifier *v, const pto__vop *op)
     if (t->dtype != q->dtype)
         pto_error(v->ctx, op->o[ti]->loc, "%s: tile '%s' is %s but pipe '%s' carries %s", name, pto__vtn(v, t),
                   pto_dtype_name((pto_dtype)t->dtype), qn, pto_dtype_name((pto_dtype)q->dtype));
-    else if (t->rows != r || t->cols != c)
-        pto_error(v->ctx, op->o[ti]->loc, "%s: tile '%s' must be [%d, %d] for pipe '%s' of [%d, %d]%s, got [%d, %d]",
+    else if (t->rows != r || t->cols != c) {
+        /* a vector core's half tile on an unsplit pipe: name the split that gives it */
+        const char *hint = "";
+        if (!cube && q->split == PTO_SPLIT_NONE && t->rows * 2 == r && t->cols == c)
+            hint = " (without a split each vector core sees the whole tile; split(up_down) gives each half the rows)";
+        else if (!cube && q->split == PTO_SPLIT_NONE && t->rows == r && t->cols * 2 == c)
+            hint = " (without a split each vector core sees the whole tile; split(left_right) gives each half the "
+                   "columns)";
+        pto_error(v->ctx, op->o[ti]->loc, "%s: tile '%s' must be [%d, %d] for pipe '%s' of [%d, %d]%s, got [%d, %d]%s",
                   name, pto__vtn(v, t), r, c, qn, (int)q->rows, (int)q->cols,
                   cube || q->split == PTO_SPLIT_NONE ? "" : q->split == PTO_SPLIT_UP_DOWN ? " split up_down" : " split left_right",
-                  (int)t->rows, (int)t->cols);
+                  (int)t->rows, (int)t->cols, hint);
+    }
     /* without a split the slot holds one whole tile: AIV 0 fills it, and a
        push from AIV 1 as well would have no ring direction to go to */
     if (st->op == PTO_OP_TPUSH && !cube && q->split == PTO_SPLIT_NONE && !pto__vaiv1_skips(v, st->block))
