@@ -194,7 +194,18 @@ static void pto__isa_tile(pto__emitter *E, int32_t s)
     pto__emit_put(b, ", ", 2);
     pto__emit_put(b, E->val[PTO__K_OFF], E->vlen[PTO__K_OFF]);
     pto_buf_printf(b, "); /* %s, planned */\n", pto_space_name((pto_space)t->space));
-    if (((pto__isa *)E)->mm_view && ((pto__isa *)E)->mm_view[ti]) {
+    if (((pto__isa *)E)->mm_view && (((pto__isa *)E)->mm_view[ti] & 2)) {
+        /* the whole tile, for TPUSH (pto__isa_mm_views) */
+        pto__isa_ind(E);
+        pto__isa_tile_type(E, b, t, 1);
+        pto_buf_printf(b, " pto_whole_%ld;\n", (long)ti);
+        pto__isa_ind(E);
+        pto_buf_printf(b, "pto::TASSIGN(pto_whole_%ld, ", (long)ti);
+        pto__emit_put(b, E->val[PTO__K_OFF], E->vlen[PTO__K_OFF]);
+        pto_buf_printf(b, "); /* '%s' whole: TPUSH moves whole tiles, whatever the valid region */\n",
+                       pto_str(E->ctx, t->name));
+    }
+    if (((pto__isa *)E)->mm_view && (((pto__isa *)E)->mm_view[ti] & 1)) {
         /* the same bytes with all rows valid, for TMATMUL (pto__isa_mm_views) */
         pto__isa_ind(E);
         pto__isa_tile_type(E, b, t, 2);
@@ -224,7 +235,17 @@ static void pto__isa_tile(pto__emitter *E, int32_t s)
    view of all its rows: m = the acc's rows. Rows past the valid ones are
    computed from whatever the left tile holds there; each row of c depends
    only on the same row of a, and the acc's valid region still decides what
-   a TSTORE writes. Marks those tiles in I->mm_view. */
+   a TSTORE writes. Marks those tiles in I->mm_view (bit 1).
+   A tpush reads the whole tile (docs/pto-format.md), and pto-isa's TPUSH
+   takes a tile of exactly the slot's part with full valid regions: a pushed
+   tile with a valid region is pushed through a whole-tile view pto_whole_N
+   (bit 2). */
+static int pto__isa_valid_full(const pto_module *m, const pto_tile *t)
+{
+    return pto__isa_static_valid(m, t->valid_r, t->rows) == t->rows &&
+           pto__isa_static_valid(m, t->valid_c, t->cols) == t->cols;
+}
+
 static int pto__isa_rows_partial(const pto_module *m, const pto_tile *t)
 {
     int64_t vr = pto__isa_static_valid(m, t->valid_r, t->rows);
@@ -252,8 +273,16 @@ static pto_status pto__isa_mm_views(pto__isa *I)
         if (i < 3 || m->tiles[m->operands[st->arg0].ref].cols <= 16) continue;
         for (i = 0; i < 2; i++) {
             int32_t t = m->operands[st->arg0 + i].ref;
-            if (pto__isa_rows_partial(m, &m->tiles[t])) I->mm_view[t] = 1;
+            if (pto__isa_rows_partial(m, &m->tiles[t])) I->mm_view[t] |= 1;
         }
+    }
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_stmt *st = &m->stmts[s];
+        const pto_operand *o;
+        if (st->block < 0 || st->kind != PTO_ST_OP || st->op != PTO_OP_TPUSH || st->nargs != 2) continue;
+        o = &m->operands[st->arg0 + 1];
+        if (o->kind != PTO_O_TILE || o->ref < 0 || o->ref >= m->n_tiles) continue;
+        if (!pto__isa_valid_full(m, &m->tiles[o->ref])) I->mm_view[o->ref] |= 2;
     }
     return PTO_OK;
 }
@@ -371,7 +400,13 @@ static void pto__isa_cvpipe_op(pto__isa *I, int32_t s)
         return;
     }
     {
-        const char *t = E->tile_name[m->operands[st->arg0 + (st->op == PTO_OP_TPOP ? 0 : 1)].ref];
+        int32_t ti = m->operands[st->arg0 + (st->op == PTO_OP_TPOP ? 0 : 1)].ref;
+        char whole[32];
+        const char *t = E->tile_name[ti];
+        if (st->op == PTO_OP_TPUSH && (I->mm_view[ti] & 2)) {
+            snprintf(whole, sizeof whole, "pto_whole_%ld", (long)ti);
+            t = whole;
+        }
         pto_buf_printf(b, "pto::%s<pto_pipe_%d_t, decltype(%s), %s>(pto_pipe_%d, %s); /* ",
                        st->op == PTO_OP_TPUSH ? "TPUSH" : "TPOP", (int)p->ring, t,
                        pto__isa_split[p->split < 3 ? p->split : 0], (int)p->ring, t);
@@ -547,7 +582,7 @@ static void pto__isa_op(pto__emitter *E, int32_t s)
             pto__emit_puts(b, "static_cast<uint16_t>(");
             pto__isa_name(E, b, o);
             pto__emit_put(b, ")", 1);
-        } else if (oi->cls == PTO_OC_MATMUL && i < 2 && o->kind == PTO_O_TILE && I->mm_view[o->ref]) {
+        } else if (oi->cls == PTO_OC_MATMUL && i < 2 && o->kind == PTO_O_TILE && (I->mm_view[o->ref] & 1)) {
             pto_buf_printf(b, "pto_mm_%ld", (long)o->ref);
         } else {
             pto__isa_name(E, b, o);
@@ -555,7 +590,7 @@ static void pto__isa_op(pto__emitter *E, int32_t s)
         /* the accumulator is both input and output of TMATMUL_ACC */
         if (i == 0 && st->op == PTO_OP_TMATMUL_ACC) {
             pto__emit_put(b, ", ", 2);
-            if (o->kind == PTO_O_TILE && I->mm_view[o->ref]) pto_buf_printf(b, "pto_mm_%ld", (long)o->ref);
+            if (o->kind == PTO_O_TILE && (I->mm_view[o->ref] & 1)) pto_buf_printf(b, "pto_mm_%ld", (long)o->ref);
             else pto__isa_name(E, b, o);
         }
     }
@@ -618,6 +653,14 @@ static pto_status pto__isa_check(pto__emitter *E)
         int i, cls;
         if (st->block < 0 || st->kind != PTO_ST_OP) continue;
         cls = pto_opinfo_get((pto_op)st->op)->cls;
+        if (st->op == PTO_OP_TPOP && st->nargs == 2 && m->operands[st->arg0].kind == PTO_O_TILE &&
+            m->operands[st->arg0].ref >= 0 && m->operands[st->arg0].ref < m->n_tiles &&
+            !pto__isa_valid_full(m, &m->tiles[m->operands[st->arg0].ref]))
+            return pto_error(E->ctx, st->loc,
+                             "emit (isa): tpop into tile '%s', which has a valid region: pto-isa's TPOP fills a "
+                             "whole tile and binds it to a local slot itself, so the popped tile cannot carry one "
+                             "(pop into a tile without valid(...) and give the region to the tiles computed from it)",
+                             pto_str(E->ctx, m->tiles[m->operands[st->arg0].ref].name));
         if (cls == PTO_OC_COLRED || cls == PTO_OC_COLEXP) {   /* pto-isa's a2a3 TCOL* dtypes */
             const pto_operand *o = &m->operands[st->arg0];
             int dt = m->tiles[o->ref].dtype;
