@@ -316,6 +316,9 @@ static void pto__vexpr_builtin(pto__verifier *v, const pto_expr *x, int where, p
         pto_error(v->ctx, x->loc, "'%s' cannot be used in blocks(...)", name);
         return;
     }
+    if (x->kind == PTO_E_SUBBLOCK && v->core == PTO_CORE_CUBE)   /* a slip copied from a vector section */
+        pto_warning(v->ctx, x->loc, "'subblock' is always 0 on the cube core (only the two vector cores of a "
+                    "cluster have subblocks)");
     if (x->kind == PTO_E_BLOCK) { pto__fconst(out, 0); pto__fterm(out, PTO__VBLOCK, 1); }
     else if (x->kind == PTO_E_BLOCKS && v->nblocks > 0) pto__fconst(out, v->nblocks);
 }
