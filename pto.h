@@ -3989,6 +3989,19 @@ static void pto__ps_skip_nl(pto__ps_parser *p)
 
 /* One dim of a tensor param: an integer, or a name (a dynamic dim shared by
    every param of the kernel that uses it). */
+/* After a dimension: an operator there is an expression, which a shape
+   cannot hold (`f16[B * 64, 96]`). */
+static int pto__ps_dim_end(pto__ps_parser *p)
+{
+    int k = p->tok.kind;
+    if (k == '+' || k == '-' || k == '*' || k == '/' || k == '%' || k == '(') {
+        pto__ps_err(p, &p->tok, "a tensor dimension is an integer or a name, not an expression (give the "
+                    "extent a name of its own, e.g. 'BM', and compute with it in the body)");
+        return 0;
+    }
+    return 1;
+}
+
 static int pto__ps_dim(pto__ps_parser *p, int32_t param, int d)
 {
     pto__ps_tok t = p->tok;
@@ -3997,7 +4010,7 @@ static int pto__ps_dim(pto__ps_parser *p, int32_t param, int d)
         pto__ps_next(p);
         if (!pto__ps_int_value(p, &t, 0, &v)) return 0;
         p->m->params[param].dim[d] = v;
-        return 1;
+        return pto__ps_dim_end(p);
     }
     if (t.kind == PTO__T_NAME) {
         const pto__ps_pname *n = pto__ps_lookup(p, &t);
@@ -4013,7 +4026,7 @@ static int pto__ps_dim(pto__ps_parser *p, int32_t param, int d)
         }
         p->m->params[param].dim[d] = -1;
         p->m->params[param].dim_var[d] = v;
-        return 1;
+        return pto__ps_dim_end(p);
     }
     pto__ps_expected(p, "a dimension (an integer or a name)");
     return 0;
@@ -4059,9 +4072,13 @@ static int pto__ps_param(pto__ps_parser *p)
     if (prm < 0) return 0;
     if (ok) pto__ps_bind(p, &name, PTO__B_TENSOR, prm);
     if (!pto__ps_expect(p, '[', "'[' before the tensor shape")) return 0;
+    pto__ps_skip_nl(p);   /* the list may span lines, shapes too */
     if (!pto__ps_dim(p, prm, 0)) return 0;
+    pto__ps_skip_nl(p);
     if (!pto__ps_expect(p, ',', "',' between the tensor dimensions")) return 0;
+    pto__ps_skip_nl(p);
     if (!pto__ps_dim(p, prm, 1)) return 0;
+    pto__ps_skip_nl(p);
     if (!pto__ps_expect(p, ']', "']' after the tensor shape")) return 0;
     if (pto__ps_is_kw(p, PTO__KW_WINDOW)) {
         p->m->params[prm].window = 1;
@@ -4072,6 +4089,13 @@ static int pto__ps_param(pto__ps_parser *p)
 
 /* (PARAM, ...) possibly over several lines. After an error, skips to the
    closing `)` so that the rest of the header still parses. */
+/* Whether t starts a parameter (in, out, inout, scalar). */
+static int pto__ps_param_word(const pto__ps_parser *p, const pto__ps_tok *t)
+{
+    return t->kind == PTO__T_NAME && (t->id == p->kw[PTO__KW_IN] || t->id == p->kw[PTO__KW_OUT] ||
+                                      t->id == p->kw[PTO__KW_INOUT] || t->id == p->kw[PTO__KW_SCALAR]);
+}
+
 static int pto__ps_params(pto__ps_parser *p)
 {
     pto__ps_tok open = p->tok;
@@ -4080,7 +4104,25 @@ static int pto__ps_params(pto__ps_parser *p)
     if (pto__ps_is(p, ')')) { pto__ps_next(p); return 1; }
     for (;;) {
         pto__ps_skip_nl(p);
-        if (!pto__ps_param(p)) break;
+        if (!pto__ps_param(p)) {
+            /* resume at the next parameter, a ',' followed by a direction (a ','
+               inside the broken shape is not one): the ones after a broken
+               parameter are still declared, so their uses are not errors too */
+            int resumed = 0;
+            while (!pto__ps_is(p, ')') && !pto__ps_is(p, '{') && !pto__ps_is(p, PTO__T_EOF)) {
+                if (pto__ps_is(p, ',')) {
+                    pto__ps_tok n = pto__ps_peek(p);
+                    if (pto__ps_param_word(p, &n)) {
+                        resumed = 1;
+                        pto__ps_next(p);
+                        break;
+                    }
+                }
+                pto__ps_next(p);
+            }
+            if (resumed) continue;
+            break;
+        }
         pto__ps_skip_nl(p);
         if (pto__ps_is(p, ',')) { pto__ps_next(p); continue; }
         if (pto__ps_is(p, ')')) { pto__ps_next(p); return 1; }
@@ -4089,6 +4131,7 @@ static int pto__ps_params(pto__ps_parser *p)
             return 0;
         }
         pto__ps_expected(p, "',' or ')' after a parameter");
+        if (pto__ps_param_word(p, &p->tok)) continue;   /* a missing ',': go on with the next one */
         break;
     }
     while (!pto__ps_is(p, ')') && !pto__ps_is(p, '{') && !pto__ps_is(p, PTO__T_EOF)) pto__ps_next(p);
@@ -5069,6 +5112,9 @@ static void pto__vexpr_builtin(pto__verifier *v, const pto_expr *x, int where, p
         pto_error(v->ctx, x->loc, "'%s' cannot be used in blocks(...)", name);
         return;
     }
+    if (x->kind == PTO_E_SUBBLOCK && v->core == PTO_CORE_CUBE)   /* a slip copied from a vector section */
+        pto_warning(v->ctx, x->loc, "'subblock' is always 0 on the cube core (only the two vector cores of a "
+                    "cluster have subblocks)");
     if (x->kind == PTO_E_BLOCK) { pto__fconst(out, 0); pto__fterm(out, PTO__VBLOCK, 1); }
     else if (x->kind == PTO_E_BLOCKS && v->nblocks > 0) pto__fconst(out, v->nblocks);
 }
@@ -6082,11 +6128,19 @@ static void pto__vcvpipe_op(pto__verifier *v, const pto__vop *op)
     if (t->dtype != q->dtype)
         pto_error(v->ctx, op->o[ti]->loc, "%s: tile '%s' is %s but pipe '%s' carries %s", name, pto__vtn(v, t),
                   pto_dtype_name((pto_dtype)t->dtype), qn, pto_dtype_name((pto_dtype)q->dtype));
-    else if (t->rows != r || t->cols != c)
-        pto_error(v->ctx, op->o[ti]->loc, "%s: tile '%s' must be [%d, %d] for pipe '%s' of [%d, %d]%s, got [%d, %d]",
+    else if (t->rows != r || t->cols != c) {
+        /* a vector core's half tile on an unsplit pipe: name the split that gives it */
+        const char *hint = "";
+        if (!cube && q->split == PTO_SPLIT_NONE && t->rows * 2 == r && t->cols == c)
+            hint = " (without a split each vector core sees the whole tile; split(up_down) gives each half the rows)";
+        else if (!cube && q->split == PTO_SPLIT_NONE && t->rows == r && t->cols * 2 == c)
+            hint = " (without a split each vector core sees the whole tile; split(left_right) gives each half the "
+                   "columns)";
+        pto_error(v->ctx, op->o[ti]->loc, "%s: tile '%s' must be [%d, %d] for pipe '%s' of [%d, %d]%s, got [%d, %d]%s",
                   name, pto__vtn(v, t), r, c, qn, (int)q->rows, (int)q->cols,
                   cube || q->split == PTO_SPLIT_NONE ? "" : q->split == PTO_SPLIT_UP_DOWN ? " split up_down" : " split left_right",
-                  (int)t->rows, (int)t->cols);
+                  (int)t->rows, (int)t->cols, hint);
+    }
     /* without a split the slot holds one whole tile: AIV 0 fills it, and a
        push from AIV 1 as well would have no ring direction to go to */
     if (st->op == PTO_OP_TPUSH && !cube && q->split == PTO_SPLIT_NONE && !pto__vaiv1_skips(v, st->block))
@@ -6843,6 +6897,11 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
     v->sections[0] = v->sections[1] = 0;
     v->core = k->kind == PTO_KK_CUBE ? PTO_CORE_CUBE : k->kind == PTO_KK_VECTOR ? PTO_CORE_VECTOR : -1;
     if (k->kind > PTO_KK_MIX) pto_error(v->ctx, k->loc, "kernel '%s' has no valid kind", kn);
+    if (k->kind == PTO_KK_MIX && k->ranks)
+        pto_error(v->ctx, k->loc,
+                  "kernel '%s' is a mix kernel with 'ranks': a mix kernel cannot run on several ranks yet "
+                  "(its cube and vector sections are not run per rank); put the communication in a vector "
+                  "ranks kernel of its own", kn);
     if (k->name > 0 && k->name < v->n_names) {
         if (v->kname[k->name])
             pto_error(v->ctx, k->loc, "kernel '%s' is already defined at %d:%d", kn,
@@ -7135,6 +7194,7 @@ typedef struct pto__interp {
     struct pto__iring *rings; /* per cvpipe id */
     int64_t step, done;    /* ops and tile decls passed / already run by earlier visits */
     int32_t cvblocked;     /* the pipe op that could not go on, or -1 */
+    int fail_core;         /* the cluster core (0 cube, 1 AIV 0, 2 AIV 1) an error stopped, or -1 */
     /* ranks kernels run as resumable steps (pto__in_ranks): */
     int stepping;          /* set: wait and allreduce may block */
     int blocked;           /* the op just run could not go on (the step stays on it) */
@@ -8043,6 +8103,7 @@ static int pto__run_mix(pto__interp *I)
     int32_t sec[2] = {-1, -1}, s, wait_at[3] = {-1, -1, -1};
     int64_t done[3] = {0, 0, 0};
     int fin[3] = {0, 0, 0}, c, progress;
+    I->fail_core = -1;
     for (s = I->m->blocks[I->k->body].head; s >= 0; s = I->m->stmts[s].next)
         if (I->m->stmts[s].kind == PTO_ST_SECTION && I->m->stmts[s].body >= 0)
             sec[I->m->stmts[s].ref == PTO_CORE_CUBE ? 0 : 1] = I->m->stmts[s].body;
@@ -8062,7 +8123,10 @@ static int pto__run_mix(pto__interp *I)
                 fin[c] = progress = 1;
                 continue;
             }
-            if (I->cvblocked < 0) return 0;
+            if (I->cvblocked < 0) {
+                I->fail_core = c;
+                return 0;
+            }
             if (I->step > done[c]) progress = 1;
             done[c] = I->step;
             wait_at[c] = I->cvblocked;
@@ -8102,6 +8166,10 @@ static int pto__run_kernel(pto__interp *I)
             if (I->k->ranks)
                 pto_note(I->ctx, I->k->loc, "in block %lld of rank %lld of kernel '%s'", (long long)b,
                          (long long)r, kname);
+            else if (I->k->kind == PTO_KK_MIX && I->fail_core >= 0)   /* which core of the cluster */
+                pto_note(I->ctx, I->k->loc, "in block %lld (%s) of kernel '%s'", (long long)b,
+                         I->fail_core == 0 ? "the cube core" : I->fail_core == 1 ? "AIV 0, subblock 0"
+                                                                                 : "AIV 1, subblock 1", kname);
             else
                 pto_note(I->ctx, I->k->loc, "in block %lld of kernel '%s'", (long long)b, kname);
             return 0;
@@ -18102,6 +18170,7 @@ typedef struct pto__isa {
     int64_t scratch_off;     /* vec byte offset of the row-reduction scratch */
     int32_t ngm;             /* GM views named so far in this kernel */
     int32_t kernel;          /* the kernel being written */
+    uint8_t *mm_view;        /* per tile: TMATMUL takes its all-rows view pto_mm_N (pto__isa_mm_views) */
 } pto__isa;
 
 /* Names the device headers or the CCE compiler own (sorted). A .pto name
@@ -18163,11 +18232,12 @@ static void pto__isa_dim(pto_buf *b, int64_t v)
    mat tiles are NZ (column-major boxes of row-major 512-byte fractals), the
    layout TMOV / TEXTRACT feed the cube from; left, right and acc use the
    API's own aliases, whose layout follows the arch. */
+/* full: 0 the tile's valid region, 1 the whole tile, 2 all rows and the valid cols */
 static void pto__isa_tile_type(pto__emitter *E, pto_buf *b, const pto_tile *t, int full)
 {
     const pto_module *m = E->m;
     int64_t vr = full ? t->rows : pto__isa_static_valid(m, t->valid_r, t->rows);
-    int64_t vc = full ? t->cols : pto__isa_static_valid(m, t->valid_c, t->cols);
+    int64_t vc = full == 1 ? t->cols : pto__isa_static_valid(m, t->valid_c, t->cols);
     const char *ct = pto__isa_ctype[t->dtype < PTO_NDTYPE ? t->dtype : 0];
     switch (t->space) {
     case PTO_LEFT: case PTO_RIGHT: case PTO_ACC:
@@ -18239,6 +18309,97 @@ static void pto__isa_tile(pto__emitter *E, int32_t s)
     pto__emit_put(b, ", ", 2);
     pto__emit_put(b, E->val[PTO__K_OFF], E->vlen[PTO__K_OFF]);
     pto_buf_printf(b, "); /* %s, planned */\n", pto_space_name((pto_space)t->space));
+    if (((pto__isa *)E)->mm_view && (((pto__isa *)E)->mm_view[ti] & 2)) {
+        /* the whole tile, for TPUSH (pto__isa_mm_views) */
+        pto__isa_ind(E);
+        pto__isa_tile_type(E, b, t, 1);
+        pto_buf_printf(b, " pto_whole_%ld;\n", (long)ti);
+        pto__isa_ind(E);
+        pto_buf_printf(b, "pto::TASSIGN(pto_whole_%ld, ", (long)ti);
+        pto__emit_put(b, E->val[PTO__K_OFF], E->vlen[PTO__K_OFF]);
+        pto_buf_printf(b, "); /* '%s' whole: TPUSH moves whole tiles, whatever the valid region */\n",
+                       pto_str(E->ctx, t->name));
+    }
+    if (((pto__isa *)E)->mm_view && (((pto__isa *)E)->mm_view[ti] & 1)) {
+        /* the same bytes with all rows valid, for TMATMUL (pto__isa_mm_views) */
+        pto__isa_ind(E);
+        pto__isa_tile_type(E, b, t, 2);
+        pto_buf_printf(b, " pto_mm_%ld", (long)ti);
+        if (dyn_c) {
+            pto__emit_puts(b, "(static_cast<unsigned>(");
+            pto__emit_expr(E, b, t->valid_c, PTO__EX_KERNEL, 0);
+            pto__emit_puts(b, "))");
+        }
+        pto__emit_puts(b, ";\n");
+        pto__isa_ind(E);
+        pto_buf_printf(b, "pto::TASSIGN(pto_mm_%ld, ", (long)ti);
+        pto__emit_put(b, E->val[PTO__K_OFF], E->vlen[PTO__K_OFF]);
+        pto_buf_printf(b, "); /* '%s' with all %lld rows valid: TMATMUL's m is the left tile's valid rows, and mad "
+                       "writes the accumulator with ceil16(m) rows per 16-column block, which must be the acc's "
+                       "rows */\n", pto_str(E->ctx, t->name), (long long)t->rows);
+    }
+}
+
+/* mad (under TMATMUL / TMATMUL_ACC) has no destination stride: it writes the
+   accumulator as ceil16(m) rows per 16-column block, m = the left tile's
+   valid rows, while the acc tile is laid out with its Rows per block
+   (pto-isa TMatmul.hpp, MadAccStrideCompatible: recent trees refuse an acc
+   of more than 16 cols whose ValidRow is DYNAMIC or rounds up below Rows).
+   So when the acc has more than 16 cols, a left or acc tile whose valid
+   rows are not a constant rounding up to its rows is given to TMATMUL as a
+   view of all its rows: m = the acc's rows. Rows past the valid ones are
+   computed from whatever the left tile holds there; each row of c depends
+   only on the same row of a, and the acc's valid region still decides what
+   a TSTORE writes. Marks those tiles in I->mm_view (bit 1).
+   A tpush reads the whole tile (docs/pto-format.md), and pto-isa's TPUSH
+   takes a tile of exactly the slot's part with full valid regions: a pushed
+   tile with a valid region is pushed through a whole-tile view pto_whole_N
+   (bit 2). */
+static int pto__isa_valid_full(const pto_module *m, const pto_tile *t)
+{
+    return pto__isa_static_valid(m, t->valid_r, t->rows) == t->rows &&
+           pto__isa_static_valid(m, t->valid_c, t->cols) == t->cols;
+}
+
+static int pto__isa_rows_partial(const pto_module *m, const pto_tile *t)
+{
+    int64_t vr = pto__isa_static_valid(m, t->valid_r, t->rows);
+    return vr < 0 || (vr + 15) / 16 * 16 != t->rows;
+}
+
+static pto_status pto__isa_mm_views(pto__isa *I)
+{
+    pto__emitter *E = &I->e;
+    const pto_module *m = E->m;
+    int32_t s;
+    I->mm_view = (uint8_t *)pto_alloc(E->ctx, (size_t)(m->n_tiles ? m->n_tiles : 1));
+    if (!I->mm_view) return PTO_ERR_INTERNAL;
+    memset(I->mm_view, 0, (size_t)(m->n_tiles ? m->n_tiles : 1));
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_stmt *st = &m->stmts[s];
+        int i;
+        if (st->block < 0 || st->kind != PTO_ST_OP || (st->op != PTO_OP_TMATMUL && st->op != PTO_OP_TMATMUL_ACC) ||
+            st->nargs != 3)
+            continue;
+        for (i = 0; i < 3; i++) {
+            const pto_operand *o = &m->operands[st->arg0 + i];
+            if (o->kind != PTO_O_TILE || o->ref < 0 || o->ref >= m->n_tiles) break;
+        }
+        if (i < 3 || m->tiles[m->operands[st->arg0].ref].cols <= 16) continue;
+        for (i = 0; i < 2; i++) {
+            int32_t t = m->operands[st->arg0 + i].ref;
+            if (pto__isa_rows_partial(m, &m->tiles[t])) I->mm_view[t] |= 1;
+        }
+    }
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_stmt *st = &m->stmts[s];
+        const pto_operand *o;
+        if (st->block < 0 || st->kind != PTO_ST_OP || st->op != PTO_OP_TPUSH || st->nargs != 2) continue;
+        o = &m->operands[st->arg0 + 1];
+        if (o->kind != PTO_O_TILE || o->ref < 0 || o->ref >= m->n_tiles) continue;
+        if (!pto__isa_valid_full(m, &m->tiles[o->ref])) I->mm_view[o->ref] |= 2;
+    }
+    return PTO_OK;
 }
 
 /* ---- cube/vector pipes ---------------------------------------------------------
@@ -18354,7 +18515,13 @@ static void pto__isa_cvpipe_op(pto__isa *I, int32_t s)
         return;
     }
     {
-        const char *t = E->tile_name[m->operands[st->arg0 + (st->op == PTO_OP_TPOP ? 0 : 1)].ref];
+        int32_t ti = m->operands[st->arg0 + (st->op == PTO_OP_TPOP ? 0 : 1)].ref;
+        char whole[32];
+        const char *t = E->tile_name[ti];
+        if (st->op == PTO_OP_TPUSH && (I->mm_view[ti] & 2)) {
+            snprintf(whole, sizeof whole, "pto_whole_%ld", (long)ti);
+            t = whole;
+        }
         pto_buf_printf(b, "pto::%s<pto_pipe_%d_t, decltype(%s), %s>(pto_pipe_%d, %s); /* ",
                        st->op == PTO_OP_TPUSH ? "TPUSH" : "TPOP", (int)p->ring, t,
                        pto__isa_split[p->split < 3 ? p->split : 0], (int)p->ring, t);
@@ -18530,13 +18697,16 @@ static void pto__isa_op(pto__emitter *E, int32_t s)
             pto__emit_puts(b, "static_cast<uint16_t>(");
             pto__isa_name(E, b, o);
             pto__emit_put(b, ")", 1);
+        } else if (oi->cls == PTO_OC_MATMUL && i < 2 && o->kind == PTO_O_TILE && (I->mm_view[o->ref] & 1)) {
+            pto_buf_printf(b, "pto_mm_%ld", (long)o->ref);
         } else {
             pto__isa_name(E, b, o);
         }
         /* the accumulator is both input and output of TMATMUL_ACC */
         if (i == 0 && st->op == PTO_OP_TMATMUL_ACC) {
             pto__emit_put(b, ", ", 2);
-            pto__isa_name(E, b, o);
+            if (o->kind == PTO_O_TILE && (I->mm_view[o->ref] & 1)) pto_buf_printf(b, "pto_mm_%ld", (long)o->ref);
+            else pto__isa_name(E, b, o);
         }
     }
     if (oi->cls == PTO_OC_ROWRED) pto_buf_printf(b, ", pto_tmp_%ld", (long)s);
@@ -18598,6 +18768,14 @@ static pto_status pto__isa_check(pto__emitter *E)
         int i, cls;
         if (st->block < 0 || st->kind != PTO_ST_OP) continue;
         cls = pto_opinfo_get((pto_op)st->op)->cls;
+        if (st->op == PTO_OP_TPOP && st->nargs == 2 && m->operands[st->arg0].kind == PTO_O_TILE &&
+            m->operands[st->arg0].ref >= 0 && m->operands[st->arg0].ref < m->n_tiles &&
+            !pto__isa_valid_full(m, &m->tiles[m->operands[st->arg0].ref]))
+            return pto_error(E->ctx, st->loc,
+                             "emit (isa): tpop into tile '%s', which has a valid region: pto-isa's TPOP fills a "
+                             "whole tile and binds it to a local slot itself, so the popped tile cannot carry one "
+                             "(pop into a tile without valid(...) and give the region to the tiles computed from it)",
+                             pto_str(E->ctx, m->tiles[m->operands[st->arg0].ref].name));
         if (cls == PTO_OC_COLRED || cls == PTO_OC_COLEXP) {   /* pto-isa's a2a3 TCOL* dtypes */
             const pto_operand *o = &m->operands[st->arg0];
             int dt = m->tiles[o->ref].dtype;
@@ -18668,6 +18846,11 @@ static void pto__isa_kernel(pto__isa *I, int32_t k)
     E->st = pto__isa_plan_scratch(I, k);
     if (E->st != PTO_OK) return;
     pto__emit_use_block(E, kn->body);
+    /* a GM view's row stride is its tensor's column count (pto__isa_view):
+       a dynamic one is read even when no expression names it */
+    for (p = kn->param0; p < kn->param0 + kn->nparams; p++)
+        if (E->param_used[p] && m->params[p].kind == PTO_P_TENSOR && m->params[p].dim_var[1] >= 0)
+            E->var_used[m->params[p].dim_var[1]] = 1;
     for (v = 0; v < m->n_vars; v++)
         if (m->vars[v].kernel == k && m->vars[v].kind == PTO_V_DIM && E->var_used[v] && m->vars[v].def >= 0)
             E->param_used[m->vars[v].def] = 1;
@@ -18820,6 +19003,7 @@ PTODEF pto_status pto_emit_isa(pto_ctx *ctx, const pto_module *m, const pto_emit
         if (!E->var_used || !E->param_used || !E->tdecl_head) st = PTO_ERR_INTERNAL;
         for (s = 0; st == PTO_OK && s < m->n_stmts; s++) E->tdecl_head[s] = -1;
     }
+    if (st == PTO_OK) st = pto__isa_mm_views(I);
     if (st == PTO_OK && m->n_cvpipes > 0) {   /* the tiles a tpop fills: no TASSIGN, not in the peak */
         E->tile_popped = (uint8_t *)pto_alloc(ctx, (size_t)(m->n_tiles ? m->n_tiles : 1));
         if (!E->tile_popped) st = PTO_ERR_INTERNAL;
@@ -18851,6 +19035,7 @@ PTODEF pto_status pto_emit_isa(pto_ctx *ctx, const pto_module *m, const pto_emit
     pto__emit_nul(kernel_src);
     if (st == PTO_OK) pto_buf_flush(kernel_src);
     pto__emit_free(E, vo, to, po);
+    pto_free(ctx, I->mm_view);
     pto_free(ctx, I);
     return st;
 }

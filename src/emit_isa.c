@@ -55,6 +55,7 @@ typedef struct pto__isa {
     int64_t scratch_off;     /* vec byte offset of the row-reduction scratch */
     int32_t ngm;             /* GM views named so far in this kernel */
     int32_t kernel;          /* the kernel being written */
+    uint8_t *mm_view;        /* per tile: TMATMUL takes its all-rows view pto_mm_N (pto__isa_mm_views) */
 } pto__isa;
 
 /* Names the device headers or the CCE compiler own (sorted). A .pto name
@@ -116,11 +117,12 @@ static void pto__isa_dim(pto_buf *b, int64_t v)
    mat tiles are NZ (column-major boxes of row-major 512-byte fractals), the
    layout TMOV / TEXTRACT feed the cube from; left, right and acc use the
    API's own aliases, whose layout follows the arch. */
+/* full: 0 the tile's valid region, 1 the whole tile, 2 all rows and the valid cols */
 static void pto__isa_tile_type(pto__emitter *E, pto_buf *b, const pto_tile *t, int full)
 {
     const pto_module *m = E->m;
     int64_t vr = full ? t->rows : pto__isa_static_valid(m, t->valid_r, t->rows);
-    int64_t vc = full ? t->cols : pto__isa_static_valid(m, t->valid_c, t->cols);
+    int64_t vc = full == 1 ? t->cols : pto__isa_static_valid(m, t->valid_c, t->cols);
     const char *ct = pto__isa_ctype[t->dtype < PTO_NDTYPE ? t->dtype : 0];
     switch (t->space) {
     case PTO_LEFT: case PTO_RIGHT: case PTO_ACC:
@@ -192,6 +194,97 @@ static void pto__isa_tile(pto__emitter *E, int32_t s)
     pto__emit_put(b, ", ", 2);
     pto__emit_put(b, E->val[PTO__K_OFF], E->vlen[PTO__K_OFF]);
     pto_buf_printf(b, "); /* %s, planned */\n", pto_space_name((pto_space)t->space));
+    if (((pto__isa *)E)->mm_view && (((pto__isa *)E)->mm_view[ti] & 2)) {
+        /* the whole tile, for TPUSH (pto__isa_mm_views) */
+        pto__isa_ind(E);
+        pto__isa_tile_type(E, b, t, 1);
+        pto_buf_printf(b, " pto_whole_%ld;\n", (long)ti);
+        pto__isa_ind(E);
+        pto_buf_printf(b, "pto::TASSIGN(pto_whole_%ld, ", (long)ti);
+        pto__emit_put(b, E->val[PTO__K_OFF], E->vlen[PTO__K_OFF]);
+        pto_buf_printf(b, "); /* '%s' whole: TPUSH moves whole tiles, whatever the valid region */\n",
+                       pto_str(E->ctx, t->name));
+    }
+    if (((pto__isa *)E)->mm_view && (((pto__isa *)E)->mm_view[ti] & 1)) {
+        /* the same bytes with all rows valid, for TMATMUL (pto__isa_mm_views) */
+        pto__isa_ind(E);
+        pto__isa_tile_type(E, b, t, 2);
+        pto_buf_printf(b, " pto_mm_%ld", (long)ti);
+        if (dyn_c) {
+            pto__emit_puts(b, "(static_cast<unsigned>(");
+            pto__emit_expr(E, b, t->valid_c, PTO__EX_KERNEL, 0);
+            pto__emit_puts(b, "))");
+        }
+        pto__emit_puts(b, ";\n");
+        pto__isa_ind(E);
+        pto_buf_printf(b, "pto::TASSIGN(pto_mm_%ld, ", (long)ti);
+        pto__emit_put(b, E->val[PTO__K_OFF], E->vlen[PTO__K_OFF]);
+        pto_buf_printf(b, "); /* '%s' with all %lld rows valid: TMATMUL's m is the left tile's valid rows, and mad "
+                       "writes the accumulator with ceil16(m) rows per 16-column block, which must be the acc's "
+                       "rows */\n", pto_str(E->ctx, t->name), (long long)t->rows);
+    }
+}
+
+/* mad (under TMATMUL / TMATMUL_ACC) has no destination stride: it writes the
+   accumulator as ceil16(m) rows per 16-column block, m = the left tile's
+   valid rows, while the acc tile is laid out with its Rows per block
+   (pto-isa TMatmul.hpp, MadAccStrideCompatible: recent trees refuse an acc
+   of more than 16 cols whose ValidRow is DYNAMIC or rounds up below Rows).
+   So when the acc has more than 16 cols, a left or acc tile whose valid
+   rows are not a constant rounding up to its rows is given to TMATMUL as a
+   view of all its rows: m = the acc's rows. Rows past the valid ones are
+   computed from whatever the left tile holds there; each row of c depends
+   only on the same row of a, and the acc's valid region still decides what
+   a TSTORE writes. Marks those tiles in I->mm_view (bit 1).
+   A tpush reads the whole tile (docs/pto-format.md), and pto-isa's TPUSH
+   takes a tile of exactly the slot's part with full valid regions: a pushed
+   tile with a valid region is pushed through a whole-tile view pto_whole_N
+   (bit 2). */
+static int pto__isa_valid_full(const pto_module *m, const pto_tile *t)
+{
+    return pto__isa_static_valid(m, t->valid_r, t->rows) == t->rows &&
+           pto__isa_static_valid(m, t->valid_c, t->cols) == t->cols;
+}
+
+static int pto__isa_rows_partial(const pto_module *m, const pto_tile *t)
+{
+    int64_t vr = pto__isa_static_valid(m, t->valid_r, t->rows);
+    return vr < 0 || (vr + 15) / 16 * 16 != t->rows;
+}
+
+static pto_status pto__isa_mm_views(pto__isa *I)
+{
+    pto__emitter *E = &I->e;
+    const pto_module *m = E->m;
+    int32_t s;
+    I->mm_view = (uint8_t *)pto_alloc(E->ctx, (size_t)(m->n_tiles ? m->n_tiles : 1));
+    if (!I->mm_view) return PTO_ERR_INTERNAL;
+    memset(I->mm_view, 0, (size_t)(m->n_tiles ? m->n_tiles : 1));
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_stmt *st = &m->stmts[s];
+        int i;
+        if (st->block < 0 || st->kind != PTO_ST_OP || (st->op != PTO_OP_TMATMUL && st->op != PTO_OP_TMATMUL_ACC) ||
+            st->nargs != 3)
+            continue;
+        for (i = 0; i < 3; i++) {
+            const pto_operand *o = &m->operands[st->arg0 + i];
+            if (o->kind != PTO_O_TILE || o->ref < 0 || o->ref >= m->n_tiles) break;
+        }
+        if (i < 3 || m->tiles[m->operands[st->arg0].ref].cols <= 16) continue;
+        for (i = 0; i < 2; i++) {
+            int32_t t = m->operands[st->arg0 + i].ref;
+            if (pto__isa_rows_partial(m, &m->tiles[t])) I->mm_view[t] |= 1;
+        }
+    }
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_stmt *st = &m->stmts[s];
+        const pto_operand *o;
+        if (st->block < 0 || st->kind != PTO_ST_OP || st->op != PTO_OP_TPUSH || st->nargs != 2) continue;
+        o = &m->operands[st->arg0 + 1];
+        if (o->kind != PTO_O_TILE || o->ref < 0 || o->ref >= m->n_tiles) continue;
+        if (!pto__isa_valid_full(m, &m->tiles[o->ref])) I->mm_view[o->ref] |= 2;
+    }
+    return PTO_OK;
 }
 
 /* ---- cube/vector pipes ---------------------------------------------------------
@@ -307,7 +400,13 @@ static void pto__isa_cvpipe_op(pto__isa *I, int32_t s)
         return;
     }
     {
-        const char *t = E->tile_name[m->operands[st->arg0 + (st->op == PTO_OP_TPOP ? 0 : 1)].ref];
+        int32_t ti = m->operands[st->arg0 + (st->op == PTO_OP_TPOP ? 0 : 1)].ref;
+        char whole[32];
+        const char *t = E->tile_name[ti];
+        if (st->op == PTO_OP_TPUSH && (I->mm_view[ti] & 2)) {
+            snprintf(whole, sizeof whole, "pto_whole_%ld", (long)ti);
+            t = whole;
+        }
         pto_buf_printf(b, "pto::%s<pto_pipe_%d_t, decltype(%s), %s>(pto_pipe_%d, %s); /* ",
                        st->op == PTO_OP_TPUSH ? "TPUSH" : "TPOP", (int)p->ring, t,
                        pto__isa_split[p->split < 3 ? p->split : 0], (int)p->ring, t);
@@ -483,13 +582,16 @@ static void pto__isa_op(pto__emitter *E, int32_t s)
             pto__emit_puts(b, "static_cast<uint16_t>(");
             pto__isa_name(E, b, o);
             pto__emit_put(b, ")", 1);
+        } else if (oi->cls == PTO_OC_MATMUL && i < 2 && o->kind == PTO_O_TILE && (I->mm_view[o->ref] & 1)) {
+            pto_buf_printf(b, "pto_mm_%ld", (long)o->ref);
         } else {
             pto__isa_name(E, b, o);
         }
         /* the accumulator is both input and output of TMATMUL_ACC */
         if (i == 0 && st->op == PTO_OP_TMATMUL_ACC) {
             pto__emit_put(b, ", ", 2);
-            pto__isa_name(E, b, o);
+            if (o->kind == PTO_O_TILE && (I->mm_view[o->ref] & 1)) pto_buf_printf(b, "pto_mm_%ld", (long)o->ref);
+            else pto__isa_name(E, b, o);
         }
     }
     if (oi->cls == PTO_OC_ROWRED) pto_buf_printf(b, ", pto_tmp_%ld", (long)s);
@@ -551,6 +653,14 @@ static pto_status pto__isa_check(pto__emitter *E)
         int i, cls;
         if (st->block < 0 || st->kind != PTO_ST_OP) continue;
         cls = pto_opinfo_get((pto_op)st->op)->cls;
+        if (st->op == PTO_OP_TPOP && st->nargs == 2 && m->operands[st->arg0].kind == PTO_O_TILE &&
+            m->operands[st->arg0].ref >= 0 && m->operands[st->arg0].ref < m->n_tiles &&
+            !pto__isa_valid_full(m, &m->tiles[m->operands[st->arg0].ref]))
+            return pto_error(E->ctx, st->loc,
+                             "emit (isa): tpop into tile '%s', which has a valid region: pto-isa's TPOP fills a "
+                             "whole tile and binds it to a local slot itself, so the popped tile cannot carry one "
+                             "(pop into a tile without valid(...) and give the region to the tiles computed from it)",
+                             pto_str(E->ctx, m->tiles[m->operands[st->arg0].ref].name));
         if (cls == PTO_OC_COLRED || cls == PTO_OC_COLEXP) {   /* pto-isa's a2a3 TCOL* dtypes */
             const pto_operand *o = &m->operands[st->arg0];
             int dt = m->tiles[o->ref].dtype;
@@ -621,6 +731,11 @@ static void pto__isa_kernel(pto__isa *I, int32_t k)
     E->st = pto__isa_plan_scratch(I, k);
     if (E->st != PTO_OK) return;
     pto__emit_use_block(E, kn->body);
+    /* a GM view's row stride is its tensor's column count (pto__isa_view):
+       a dynamic one is read even when no expression names it */
+    for (p = kn->param0; p < kn->param0 + kn->nparams; p++)
+        if (E->param_used[p] && m->params[p].kind == PTO_P_TENSOR && m->params[p].dim_var[1] >= 0)
+            E->var_used[m->params[p].dim_var[1]] = 1;
     for (v = 0; v < m->n_vars; v++)
         if (m->vars[v].kernel == k && m->vars[v].kind == PTO_V_DIM && E->var_used[v] && m->vars[v].def >= 0)
             E->param_used[m->vars[v].def] = 1;
@@ -773,6 +888,7 @@ PTODEF pto_status pto_emit_isa(pto_ctx *ctx, const pto_module *m, const pto_emit
         if (!E->var_used || !E->param_used || !E->tdecl_head) st = PTO_ERR_INTERNAL;
         for (s = 0; st == PTO_OK && s < m->n_stmts; s++) E->tdecl_head[s] = -1;
     }
+    if (st == PTO_OK) st = pto__isa_mm_views(I);
     if (st == PTO_OK && m->n_cvpipes > 0) {   /* the tiles a tpop fills: no TASSIGN, not in the peak */
         E->tile_popped = (uint8_t *)pto_alloc(ctx, (size_t)(m->n_tiles ? m->n_tiles : 1));
         if (!E->tile_popped) st = PTO_ERR_INTERNAL;
@@ -804,6 +920,7 @@ PTODEF pto_status pto_emit_isa(pto_ctx *ctx, const pto_module *m, const pto_emit
     pto__emit_nul(kernel_src);
     if (st == PTO_OK) pto_buf_flush(kernel_src);
     pto__emit_free(E, vo, to, po);
+    pto_free(ctx, I->mm_view);
     pto_free(ctx, I);
     return st;
 }

@@ -150,6 +150,7 @@ typedef struct pto__interp {
     struct pto__iring *rings; /* per cvpipe id */
     int64_t step, done;    /* ops and tile decls passed / already run by earlier visits */
     int32_t cvblocked;     /* the pipe op that could not go on, or -1 */
+    int fail_core;         /* the cluster core (0 cube, 1 AIV 0, 2 AIV 1) an error stopped, or -1 */
     /* ranks kernels run as resumable steps (pto__in_ranks): */
     int stepping;          /* set: wait and allreduce may block */
     int blocked;           /* the op just run could not go on (the step stays on it) */
@@ -1058,6 +1059,7 @@ static int pto__run_mix(pto__interp *I)
     int32_t sec[2] = {-1, -1}, s, wait_at[3] = {-1, -1, -1};
     int64_t done[3] = {0, 0, 0};
     int fin[3] = {0, 0, 0}, c, progress;
+    I->fail_core = -1;
     for (s = I->m->blocks[I->k->body].head; s >= 0; s = I->m->stmts[s].next)
         if (I->m->stmts[s].kind == PTO_ST_SECTION && I->m->stmts[s].body >= 0)
             sec[I->m->stmts[s].ref == PTO_CORE_CUBE ? 0 : 1] = I->m->stmts[s].body;
@@ -1077,7 +1079,10 @@ static int pto__run_mix(pto__interp *I)
                 fin[c] = progress = 1;
                 continue;
             }
-            if (I->cvblocked < 0) return 0;
+            if (I->cvblocked < 0) {
+                I->fail_core = c;
+                return 0;
+            }
             if (I->step > done[c]) progress = 1;
             done[c] = I->step;
             wait_at[c] = I->cvblocked;
@@ -1117,6 +1122,10 @@ static int pto__run_kernel(pto__interp *I)
             if (I->k->ranks)
                 pto_note(I->ctx, I->k->loc, "in block %lld of rank %lld of kernel '%s'", (long long)b,
                          (long long)r, kname);
+            else if (I->k->kind == PTO_KK_MIX && I->fail_core >= 0)   /* which core of the cluster */
+                pto_note(I->ctx, I->k->loc, "in block %lld (%s) of kernel '%s'", (long long)b,
+                         I->fail_core == 0 ? "the cube core" : I->fail_core == 1 ? "AIV 0, subblock 0"
+                                                                                 : "AIV 1, subblock 1", kname);
             else
                 pto_note(I->ctx, I->k->loc, "in block %lld of kernel '%s'", (long long)b, kname);
             return 0;

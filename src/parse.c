@@ -1558,6 +1558,19 @@ static void pto__ps_skip_nl(pto__ps_parser *p)
 
 /* One dim of a tensor param: an integer, or a name (a dynamic dim shared by
    every param of the kernel that uses it). */
+/* After a dimension: an operator there is an expression, which a shape
+   cannot hold (`f16[B * 64, 96]`). */
+static int pto__ps_dim_end(pto__ps_parser *p)
+{
+    int k = p->tok.kind;
+    if (k == '+' || k == '-' || k == '*' || k == '/' || k == '%' || k == '(') {
+        pto__ps_err(p, &p->tok, "a tensor dimension is an integer or a name, not an expression (give the "
+                    "extent a name of its own, e.g. 'BM', and compute with it in the body)");
+        return 0;
+    }
+    return 1;
+}
+
 static int pto__ps_dim(pto__ps_parser *p, int32_t param, int d)
 {
     pto__ps_tok t = p->tok;
@@ -1566,7 +1579,7 @@ static int pto__ps_dim(pto__ps_parser *p, int32_t param, int d)
         pto__ps_next(p);
         if (!pto__ps_int_value(p, &t, 0, &v)) return 0;
         p->m->params[param].dim[d] = v;
-        return 1;
+        return pto__ps_dim_end(p);
     }
     if (t.kind == PTO__T_NAME) {
         const pto__ps_pname *n = pto__ps_lookup(p, &t);
@@ -1582,7 +1595,7 @@ static int pto__ps_dim(pto__ps_parser *p, int32_t param, int d)
         }
         p->m->params[param].dim[d] = -1;
         p->m->params[param].dim_var[d] = v;
-        return 1;
+        return pto__ps_dim_end(p);
     }
     pto__ps_expected(p, "a dimension (an integer or a name)");
     return 0;
@@ -1628,9 +1641,13 @@ static int pto__ps_param(pto__ps_parser *p)
     if (prm < 0) return 0;
     if (ok) pto__ps_bind(p, &name, PTO__B_TENSOR, prm);
     if (!pto__ps_expect(p, '[', "'[' before the tensor shape")) return 0;
+    pto__ps_skip_nl(p);   /* the list may span lines, shapes too */
     if (!pto__ps_dim(p, prm, 0)) return 0;
+    pto__ps_skip_nl(p);
     if (!pto__ps_expect(p, ',', "',' between the tensor dimensions")) return 0;
+    pto__ps_skip_nl(p);
     if (!pto__ps_dim(p, prm, 1)) return 0;
+    pto__ps_skip_nl(p);
     if (!pto__ps_expect(p, ']', "']' after the tensor shape")) return 0;
     if (pto__ps_is_kw(p, PTO__KW_WINDOW)) {
         p->m->params[prm].window = 1;
@@ -1641,6 +1658,13 @@ static int pto__ps_param(pto__ps_parser *p)
 
 /* (PARAM, ...) possibly over several lines. After an error, skips to the
    closing `)` so that the rest of the header still parses. */
+/* Whether t starts a parameter (in, out, inout, scalar). */
+static int pto__ps_param_word(const pto__ps_parser *p, const pto__ps_tok *t)
+{
+    return t->kind == PTO__T_NAME && (t->id == p->kw[PTO__KW_IN] || t->id == p->kw[PTO__KW_OUT] ||
+                                      t->id == p->kw[PTO__KW_INOUT] || t->id == p->kw[PTO__KW_SCALAR]);
+}
+
 static int pto__ps_params(pto__ps_parser *p)
 {
     pto__ps_tok open = p->tok;
@@ -1649,7 +1673,25 @@ static int pto__ps_params(pto__ps_parser *p)
     if (pto__ps_is(p, ')')) { pto__ps_next(p); return 1; }
     for (;;) {
         pto__ps_skip_nl(p);
-        if (!pto__ps_param(p)) break;
+        if (!pto__ps_param(p)) {
+            /* resume at the next parameter, a ',' followed by a direction (a ','
+               inside the broken shape is not one): the ones after a broken
+               parameter are still declared, so their uses are not errors too */
+            int resumed = 0;
+            while (!pto__ps_is(p, ')') && !pto__ps_is(p, '{') && !pto__ps_is(p, PTO__T_EOF)) {
+                if (pto__ps_is(p, ',')) {
+                    pto__ps_tok n = pto__ps_peek(p);
+                    if (pto__ps_param_word(p, &n)) {
+                        resumed = 1;
+                        pto__ps_next(p);
+                        break;
+                    }
+                }
+                pto__ps_next(p);
+            }
+            if (resumed) continue;
+            break;
+        }
         pto__ps_skip_nl(p);
         if (pto__ps_is(p, ',')) { pto__ps_next(p); continue; }
         if (pto__ps_is(p, ')')) { pto__ps_next(p); return 1; }
@@ -1658,6 +1700,7 @@ static int pto__ps_params(pto__ps_parser *p)
             return 0;
         }
         pto__ps_expected(p, "',' or ')' after a parameter");
+        if (pto__ps_param_word(p, &p->tok)) continue;   /* a missing ',': go on with the next one */
         break;
     }
     while (!pto__ps_is(p, ')') && !pto__ps_is(p, '{') && !pto__ps_is(p, PTO__T_EOF)) pto__ps_next(p);

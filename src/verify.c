@@ -317,6 +317,9 @@ static void pto__vexpr_builtin(pto__verifier *v, const pto_expr *x, int where, p
         pto_error(v->ctx, x->loc, "'%s' cannot be used in blocks(...)", name);
         return;
     }
+    if (x->kind == PTO_E_SUBBLOCK && v->core == PTO_CORE_CUBE)   /* a slip copied from a vector section */
+        pto_warning(v->ctx, x->loc, "'subblock' is always 0 on the cube core (only the two vector cores of a "
+                    "cluster have subblocks)");
     if (x->kind == PTO_E_BLOCK) { pto__fconst(out, 0); pto__fterm(out, PTO__VBLOCK, 1); }
     else if (x->kind == PTO_E_BLOCKS && v->nblocks > 0) pto__fconst(out, v->nblocks);
 }
@@ -1330,11 +1333,19 @@ static void pto__vcvpipe_op(pto__verifier *v, const pto__vop *op)
     if (t->dtype != q->dtype)
         pto_error(v->ctx, op->o[ti]->loc, "%s: tile '%s' is %s but pipe '%s' carries %s", name, pto__vtn(v, t),
                   pto_dtype_name((pto_dtype)t->dtype), qn, pto_dtype_name((pto_dtype)q->dtype));
-    else if (t->rows != r || t->cols != c)
-        pto_error(v->ctx, op->o[ti]->loc, "%s: tile '%s' must be [%d, %d] for pipe '%s' of [%d, %d]%s, got [%d, %d]",
+    else if (t->rows != r || t->cols != c) {
+        /* a vector core's half tile on an unsplit pipe: name the split that gives it */
+        const char *hint = "";
+        if (!cube && q->split == PTO_SPLIT_NONE && t->rows * 2 == r && t->cols == c)
+            hint = " (without a split each vector core sees the whole tile; split(up_down) gives each half the rows)";
+        else if (!cube && q->split == PTO_SPLIT_NONE && t->rows == r && t->cols * 2 == c)
+            hint = " (without a split each vector core sees the whole tile; split(left_right) gives each half the "
+                   "columns)";
+        pto_error(v->ctx, op->o[ti]->loc, "%s: tile '%s' must be [%d, %d] for pipe '%s' of [%d, %d]%s, got [%d, %d]%s",
                   name, pto__vtn(v, t), r, c, qn, (int)q->rows, (int)q->cols,
                   cube || q->split == PTO_SPLIT_NONE ? "" : q->split == PTO_SPLIT_UP_DOWN ? " split up_down" : " split left_right",
-                  (int)t->rows, (int)t->cols);
+                  (int)t->rows, (int)t->cols, hint);
+    }
     /* without a split the slot holds one whole tile: AIV 0 fills it, and a
        push from AIV 1 as well would have no ring direction to go to */
     if (st->op == PTO_OP_TPUSH && !cube && q->split == PTO_SPLIT_NONE && !pto__vaiv1_skips(v, st->block))
@@ -2091,6 +2102,11 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
     v->sections[0] = v->sections[1] = 0;
     v->core = k->kind == PTO_KK_CUBE ? PTO_CORE_CUBE : k->kind == PTO_KK_VECTOR ? PTO_CORE_VECTOR : -1;
     if (k->kind > PTO_KK_MIX) pto_error(v->ctx, k->loc, "kernel '%s' has no valid kind", kn);
+    if (k->kind == PTO_KK_MIX && k->ranks)
+        pto_error(v->ctx, k->loc,
+                  "kernel '%s' is a mix kernel with 'ranks': a mix kernel cannot run on several ranks yet "
+                  "(its cube and vector sections are not run per rank); put the communication in a vector "
+                  "ranks kernel of its own", kn);
     if (k->name > 0 && k->name < v->n_names) {
         if (v->kname[k->name])
             pto_error(v->ctx, k->loc, "kernel '%s' is already defined at %d:%d", kn,

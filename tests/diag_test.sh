@@ -154,6 +154,35 @@ expect "an out tensor nothing writes is a warning" 0 \
     $ptoc check $out/unwritten.pto
 lacks "tstore, tget and notify count as writes" "'(y|z|s)' is an 'out' tensor"
 
+# ---- 'subblock' on the cube core (a slip copied from a vector section): a warning ----
+cat > $out/cubesub.pto <<'EOF2'
+kernel k(in a: f16[64, 64], out c: f32[64, 64]) mix {
+  pipe q: c2v f32[64, 64] split(up_down)
+  cube {
+    tile am: mat f16[64, 64]
+    tile al: left f16[64, 64]
+    tile br: right f16[64, 64]
+    tile acc: acc f32[64, 64]
+    tload am, a[subblock * 32, 0]
+    tmov al, am
+    tmov br, am
+    tmatmul acc, al, br
+    tpush q, acc
+  }
+  vector {
+    tile t: vec f32[32, 64]
+    tpop t, q
+    tstore c[subblock * 32, 0], t
+    tfree q
+  }
+}
+EOF2
+expect "subblock on the cube core is a warning there" 0 \
+    "^$out/cubesub.pto:8:17: warning: 'subblock' is always 0 on the cube core \(only the two vector cores of a cluster have subblocks\)$" \
+    $ptoc check $out/cubesub.pto
+lacks "... and not in the vector section" "cubesub.pto:17:"
+expect "... only once" 0 "^1$" sh -c "$ptoc check $out/cubesub.pto 2>&1 | grep -c subblock"
+
 # ---- a float literal that rounds to inf in f32: a warning at the literal ----
 cat > $out/bigfloat.pto <<'EOF2'
 kernel f(in x: f32[16, 64], out y: f32[16, 64]) vector {

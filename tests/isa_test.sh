@@ -86,6 +86,14 @@ try "lr: left_right" grep -q 'pto::TPUSH<pto_pipe_0_t, decltype(xv), pto::TileSp
 try "lr: 3 local slots of half a slot: 2 on the AIV" grep -q 'using pto_pipe_1_t = pto::TPipe<2, pto::Direction::DIR_C2V, 16384, 8, 2, false>;' $out/lr/kernel.cpp
 try "whole: no split, IsNoSplit" grep -q 'using pto_pipe_0_t = pto::TPipe<0, pto::Direction::DIR_C2V, 16384, 2, 1, true>;' $out/whole/kernel.cpp
 try "whole: ... TILE_NO_SPLIT" grep -q 'pto::TPOP<pto_pipe_0_t, decltype(t), pto::TileSplitAxis::TILE_NO_SPLIT>(pto_pipe_0, t);' $out/whole/kernel.cpp
+# a pushed tile with a valid region: TPUSH moves the whole tile, through a whole-tile view
+try "push_tail: TPUSH of a whole-tile view of the row-tail acc" grep -q 'pto::TPUSH<pto_pipe_0_t, decltype(pto_whole_[0-9]*), pto::TileSplitAxis::TILE_UP_DOWN>(pto_pipe_0, pto_whole_[0-9]*);' $out/push_tail/kernel.cpp
+try "push_tail: ... a view of the acc's bytes with no valid region" grep -q 'pto::TileAcc<float, 64, 128, 64, 128> pto_whole_' $out/push_tail/kernel.cpp
+# a popped tile with a valid region: TPOP binds the tile itself, so it cannot carry one
+sed 's/    tile t: vec f32\[32, 128\]$/    tile t: vec f32[32, 128] valid(nr, 128)/' tests/ok/push_tail.pto > $out/src_popvalid.pto
+try "(a popped tile with a valid region runs on the simulator)" $ptoc check $out/src_popvalid.pto
+fails "... and is refused by the isa target" $ptoc emit --target isa $out/src_popvalid.pto -o $out/popvalid
+try "... at the tpop, saying why" grep -q "^$out/src_popvalid.pto:29:5: error: emit (isa): tpop into tile 't', which has a valid region: pto-isa's TPOP fills a whole tile" $out/err
 # unsupported pipes: an error at the pipe
 fails "a v2c pipe without a split is refused" $ptoc emit --target isa tests/diag/v2c_guarded.pto -o $out/v2cns
 try "... at the pipe, saying why" grep -q "^tests/diag/v2c_guarded.pto:3:8: error: emit (isa): pipe 'up': a v2c pipe without a split is not supported by the isa target: only AIV 0 pushes" $out/err
@@ -106,6 +114,11 @@ try "tail: a run-time valid region" grep -q 'pto::DYNAMIC, 64> t(static_cast<uns
 try "tail: a dynamic dim from the descriptor" grep -q 'const int64_t N = pto_isa_dim(args, 0, 0);' $out/tail/kernel.cpp
 try "tail: a float scalar after the tensors" grep -q 'const float alpha = pto_isa_f32(args, 2);' $out/tail/kernel.cpp
 try "mm: TMATMUL_ACC reads and writes acc" grep -q 'pto::TMATMUL_ACC(acc, acc, a0, b0);' $out/mm/kernel.cpp
+# a row tail (valid rows known at run time): mad writes ceil16(m) rows per 16-column block of the
+# acc, so TMATMUL gets all-rows views of the left and acc tiles (the stub asserts it)
+try "mm_lefttail: TMATMUL on all-rows views of the left and acc tiles" grep -q 'pto::TMATMUL_ACC(pto_mm_[0-9]*, pto_mm_[0-9]*, pto_mm_[0-9]*, b0);' $out/mm_lefttail/kernel.cpp
+try "mm_lefttail: ... the acc view keeps the valid cols" grep -q 'pto::TileAcc<float, 64, 64, 64, 64> pto_mm_' $out/mm_lefttail/kernel.cpp
+try "mm_lefttail: ... TSTORE still takes the acc's valid region" grep -q 'pto::TileAcc<float, 64, 64, pto::DYNAMIC, 64> acc(' $out/mm_lefttail/kernel.cpp
 try "softmax: row reductions get the scratch tile" grep -q 'pto::TROWSUM(s, t, pto_tmp_' $out/softmax/kernel.cpp
 try "mix: subblock index" grep -q 'get_subblockid()' $out/mix/kernel.cpp
 try "layernorm: gamma and beta by column broadcasts" grep -q 'pto::TCOLEXPANDMUL(t, t, g);' $out/layernorm/kernel.cpp
@@ -125,6 +138,9 @@ plant() {   # NAME SRCDIR SED [CXX FLAGS]
 plant "TMATMUL with left and right swapped" mm 's/pto::TMATMUL(acc, a0, b0)/pto::TMATMUL(acc, b0, a0)/'
 plant "TMATMUL into a vec tile" mm 's/pto::TileAcc<float, 128, 128, 128, 128> acc;/pto::Tile<pto::TileType::Vec, float, 128, 128> acc;/'
 plant "a left tile declared as vec" mm 's/pto::TileLeft<half, 128, 64, 128, 64>/pto::Tile<pto::TileType::Vec, half, 128, 64>/'
+plant "TMATMUL on the row-tail tiles themselves (mad would lay the acc out with ceil16(nr) rows)" mm_lefttail 's/pto::TMATMUL(pto_mm_[0-9]*, pto_mm_[0-9]*, b0)/pto::TMATMUL(acc, a0, b0)/'
+try "... by the mad stride check" grep -q "mad writes ceil16(m) rows per block column" $out/err
+plant "TPUSH of the row-tail acc itself" push_tail 's/TPUSH<pto_pipe_0_t, decltype(pto_whole_[0-9]*), \(.*\)(pto_pipe_0, pto_whole_[0-9]*)/TPUSH<pto_pipe_0_t, decltype(acc), \1(pto_pipe_0, acc)/' -D__DAV_CUBE__
 plant "TLOAD with its operands swapped" vadd 's/pto::TLOAD(a, pto_gm_0)/pto::TLOAD(pto_gm_0, a)/'
 plant "TSTORE with its operands swapped" vadd 's/pto::TSTORE(pto_gm_2, c)/pto::TSTORE(c, pto_gm_2)/'
 plant "an int as an event id" vadd 's/set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0)/set_flag(PIPE_MTE2, PIPE_V, 0)/'

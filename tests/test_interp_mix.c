@@ -108,6 +108,45 @@ static void test_deadlock(void)
     pto_module_destroy(m);
 }
 
+/* An error on one core of a cluster names that core in its note: here AIV 1,
+   whose valid row count is negative (rows 32 - 40 of a 40-row tensor). */
+static void test_error_names_core(void)
+{
+    static float x[40 * 64], y[40 * 64];
+    void *t[3];
+    const char *src =
+        "kernel k(in x: f32[40, 64], out y: f32[40, 64], scalar n: i32) mix {\n"
+        "  cube {\n"
+        "  }\n"
+        "  vector {\n"
+        "    tile v: vec f32[32, 64] valid(min(32, n - 48 * subblock), 64)\n"
+        "    tload v, x[0, 0]\n"
+        "    tstore y[0, 0], v\n"
+        "  }\n"
+        "}\n";
+    pto_module *m = parse(src);
+    pto_binding bind = {"n", 40.0};
+    int nd = pto_diag_count(ctx);   /* the context keeps earlier tests' diagnostics */
+    CHECK(m != NULL);
+    if (!m) return;
+    t[0] = x, t[1] = y, t[2] = NULL;
+    {
+        pto_launch L;
+        memset(&L, 0, sizeof L);
+        L.kernel = 0;
+        L.tensors = t;
+        L.bindings = &bind;
+        L.nbindings = 1;
+        CHECK(pto_interp(ctx, m, &L) == PTO_ERR_USER);
+    }
+    {
+        char buf[300] = "";
+        if (pto_diag_count(ctx) > nd + 1) pto_diag_format(ctx, pto_diag_get(ctx, nd + 1), buf, sizeof buf);
+        CHECK_STR(buf, "t.pto:1:8: note: in block 0 (AIV 1, subblock 1) of kernel 'k'");
+    }
+    pto_module_destroy(m);
+}
+
 /* The ring is bounded: with slots(2) the cube's third push waits until an
    AIV frees; a producer of 6 tiles still completes, in order. */
 static void test_bounded(void)
@@ -198,6 +237,7 @@ int main(void)
     pto_ctx_destroy(ctx);
     ctx = pto_ctx_create(NULL);
     test_deadlock();
+    test_error_names_core();
     pto_ctx_destroy(ctx);
     ctx = pto_ctx_create(NULL);
     test_bounded();

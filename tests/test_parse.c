@@ -314,6 +314,36 @@ static void test_declared_despite_bad_attribute(void)
     }
 }
 
+/* A broken parameter does not lose the ones after it: an expression in a
+   shape, a ',' missing between two params, a shape over two lines; each is
+   one error, and the later params' uses report nothing more. */
+static void test_params_after_a_broken_one(void)
+{
+    static const char *const head[] = {
+        "kernel k(in a: bf16[B * 64, 96], in w: f32[16, 16], out c: f32[16, 16]) vector {\n",
+        "kernel k(in a: f32[16, 16] in w: f32[16, 16], out c: f32[16, 16]) vector {\n",
+        "kernel k(in a: f32[16,\n   16], in w: f32[16, 16], out c: f32[16, 16]) vector {\n"};
+    static const char *const msg[] = {
+        "a tensor dimension is an integer or a name, not an expression (give the extent a name of its own, "
+        "e.g. 'BM', and compute with it in the body)",
+        "expected ',' or ')' after a parameter, got 'in'", NULL};
+    char text[1024];
+    int i;
+    for (i = 0; i < 3; i++) {
+        pto_module *m;
+        snprintf(text, sizeof text, "%s  tile t: vec f32[16, 16]\n  tload t, w[0, 0]\n  tstore c[0, 0], t\n}\n",
+                 head[i]);
+        m = parse(text);
+        if (!msg[i]) {
+            CHECK_MSG(m != NULL && pto_diag_count(ctx) == 0, "case %d: a shape over two lines", i);
+            continue;
+        }
+        CHECK(m == NULL);
+        CHECK_MSG(pto_diag_count(ctx) == 1, "case %d: %d diagnostics, expected 1", i, pto_diag_count(ctx));
+        if (pto_diag_count(ctx) > 0) CHECK_STR(pto_diag_get(ctx, 0)->msg, msg[i]);
+    }
+}
+
 /* Hostile input: rejected with a diagnostic, never a crash. */
 static void test_hostile(void)
 {
@@ -387,6 +417,7 @@ int main(void)
     test_scopes();
     test_many_errors();
     test_declared_despite_bad_attribute();
+    test_params_after_a_broken_one();
     test_hostile();
     test_speed();
     pto_ctx_destroy(ctx);

@@ -265,11 +265,24 @@ void TEXTRACT(D &dst, S &src, uint16_t indexRow = 0, uint16_t indexCol = 0)
     (void)dst; (void)src; (void)indexRow; (void)indexCol;
 }
 
+/* mad has no destination stride: it writes the accumulator as ceil16(m) rows per 16-column block,
+   m = the left tile's valid rows (pto-isa TMatmul.hpp, MadAccStrideCompatible, which recent trees
+   assert on the acc: ValidRow static and rounding up to Rows when Cols > 16). The stub also holds
+   the left tile to it, since its valid rows are m. */
+template <typename TileRes, typename TileLeft_>
+constexpr bool pto_stub_mad_stride()
+{
+    return TileRes::Cols <= 16 ||
+           (TileRes::ValidRow != DYNAMIC && (TileRes::ValidRow + 15) / 16 * 16 == TileRes::Rows &&
+            TileLeft_::ValidRow != DYNAMIC && (TileLeft_::ValidRow + 15) / 16 * 16 == TileRes::Rows);
+}
+
 template <typename TileRes, typename TileLeft_, typename TileRight_>
 void TMATMUL(TileRes &cMatrix, TileLeft_ &aMatrix, TileRight_ &bMatrix)
 {
     static_assert(pto_stub_at<TileRes, TileType::Acc>() && pto_stub_at<TileLeft_, TileType::Left>() &&
                   pto_stub_at<TileRight_, TileType::Right>(), "TMATMUL(acc, left, right)");
+    static_assert(pto_stub_mad_stride<TileRes, TileLeft_>(), "TMATMUL: mad writes ceil16(m) rows per block column");
     (void)cMatrix; (void)aMatrix; (void)bMatrix;
 }
 
@@ -278,6 +291,7 @@ void TMATMUL_ACC(TileRes &cOutMatrix, TileRes &cInMatrix, TileLeft_ &aMatrix, Ti
 {
     static_assert(pto_stub_at<TileRes, TileType::Acc>() && pto_stub_at<TileLeft_, TileType::Left>() &&
                   pto_stub_at<TileRight_, TileType::Right>(), "TMATMUL_ACC(acc, acc, left, right)");
+    static_assert(pto_stub_mad_stride<TileRes, TileLeft_>(), "TMATMUL_ACC: mad writes ceil16(m) rows per block column");
     (void)cOutMatrix; (void)cInMatrix; (void)aMatrix; (void)bMatrix;
 }
 
