@@ -7825,6 +7825,14 @@ static int pto__bind(pto__interp *I, int32_t kernel)
             continue;
         }
         I->sval[v] = b->value;
+        if (var->kind == PTO_V_SCALAR && var->def >= 0 && var->def < I->m->n_params) {
+            /* an integer scalar holds an integer of its dtype: the device gets one (2.5 would be 2) */
+            int dt = I->m->params[var->def].dtype;
+            double lo = dt == PTO_I8 ? -128.0 : -2147483648.0, hi = dt == PTO_I8 ? 127.0 : 2147483647.0;
+            if ((dt == PTO_I32 || dt == PTO_I8) && !(b->value >= lo && b->value <= hi && b->value == floor(b->value)))
+                return pto__fail(I, var->loc, "scalar '%s' is %s and is bound to %g, not an integer in %.0f..%.0f",
+                                 pto__in_vname(I, v), pto_dtype_name((pto_dtype)dt), b->value, lo, hi);
+        }
         if (var->kind == PTO_V_DIM && !(b->value >= 0 && b->value < 2147483648.0 && b->value == floor(b->value)))
             return pto__fail(I, var->loc, "dynamic dim '%s' is bound to %g, not an integer in [0, 2^31)",
                              pto__in_vname(I, v), b->value);
@@ -14736,7 +14744,7 @@ PTODEF pto_status pto_compile(pto_ctx *ctx, pto_module *m, const pto_compile_des
     X(H_RANKS,     "    pto_h_ranks(run, \"$(text)\"); /* a ranks kernel: every tensor once per rank */\n") \
     X(H_DIM,       "    const int64_t $(name) = pto_h_dim(run, \"$(text)\");\n") \
     X(H_SCALAR_F,  "    const double $(name) = pto_h_scalar(run, \"$(text)\");\n") \
-    X(H_SCALAR_I,  "    const int64_t $(name) = (int64_t)pto_h_scalar(run, \"$(text)\");\n") \
+    X(H_SCALAR_I,  "    const int64_t $(name) = pto_h_iscalar(run, \"$(text)\", $(dtype));\n") \
     X(H_TENSOR,    "    pto_k_gm *$(name) = pto_h_tensor(run, $(idx), \"$(text)\", $(dtype), $(rows), $(cols), $(dir));\n") \
     X(H_ARGS,      "    int64_t args[$(n)];\n    if (!pto_h_ready(run)) return;\n") \
     X(H_ARG_GM,    "    args[$(idx)] = pto_k_gm_arg($(name));\n") \
@@ -17376,6 +17384,7 @@ static void pto__emit_host_kernel(pto__emitter *E, int32_t k)
             if (pa->var < 0) continue;
             pto__emit_v(E, PTO__K_NAME, E->var_name[pa->var]);
             pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, pa->name));
+            pto__emit_v(E, PTO__K_DTYPE, pto__emit_dtype[pa->dtype < PTO_NDTYPE ? pa->dtype : 0]);
             pto__emit_x(E, fl ? PTO__T_H_SCALAR_F : PTO__T_H_SCALAR_I);
             continue;
         }
@@ -17592,6 +17601,7 @@ static void pto__emit_hs_decls(pto__emitter *E, int32_t h)
         pa = va->def >= 0 ? &m->params[va->def] : NULL;
         pto__emit_v(E, PTO__K_NAME, E->var_name[v]);
         pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, va->name));
+        pto__emit_v(E, PTO__K_DTYPE, pa && pa->dtype < PTO_NDTYPE ? pto__emit_dtype[pa->dtype] : "PTO_K_I32");
         if (va->kind == PTO_V_DIM) pto__emit_x(E, PTO__T_H_DIM);
         else pto__emit_x(E, pa && (pa->dtype == PTO_F32 || pa->dtype == PTO_F16 || pa->dtype == PTO_BF16)
                                 ? PTO__T_H_SCALAR_F : PTO__T_H_SCALAR_I);
@@ -18712,6 +18722,8 @@ PTODEF pto_status pto_emit_isa(pto_ctx *ctx, const pto_module *m, const pto_emit
                   with its own inputs), and a tensor the kernel uses as a
                   signal (notify, wait, allreduce) starts at zero
      pto_h_dim / pto_h_scalar    a dynamic dim / scalar param from -D
+     pto_h_iscalar an integer scalar param from -D: an integer its dtype
+                  holds, else a user error (exit 1)
      pto_h_tensor  a device tensor plus a host copy for the interpreter;
                   inputs get seeded random values (the same in both)
      pto_h_launch  runs the kernel on the simulator, then the reference
@@ -18942,6 +18954,25 @@ PTO_K_FN int64_t pto_h_dim(pto_h_run *run, const char *name)
 }
 
 PTO_K_FN double pto_h_scalar(pto_h_run *run, const char *name) { return pto_h_def(run, name, "scalar"); }
+
+/* An integer scalar param (dtype PTO_K_I32 or PTO_K_I8) from -D: the value
+   must be an integer the dtype holds. The kernel takes an int64_t, so 2.5
+   would reach it as 2 while the reference computed with 2.5 (and a value past
+   int64 has no conversion at all): said here, as the user's mistake. */
+PTO_K_FN int64_t pto_h_iscalar(pto_h_run *run, const char *name, int dtype)
+{
+    double v = pto_h_def(run, name, "scalar"), lo = dtype == PTO_K_I8 ? -128.0 : -2147483648.0,
+           hi = dtype == PTO_K_I8 ? 127.0 : 2147483647.0;
+    int i;
+    if (!(v >= lo && v <= hi && v == floor(v))) {
+        for (i = 0; i < run->ndefs && run->status == 0; i++)
+            if (run->def_len[i] == strlen(name) && strncmp(run->def_name[i], name, run->def_len[i]) == 0)
+                pto_h_fail(run, 1, "-D %s: scalar %s is %s and takes an integer in %.0f..%.0f", run->def_name[i],
+                           name, dtype == PTO_K_I8 ? "i8" : "i32", lo, hi);
+        return 0;
+    }
+    return (int64_t)v;
+}
 
 /* The module's kernel called `name` (n_kernels when there is none). */
 PTO_K_FN int32_t pto_h_kernel_index(const pto_h_run *run, const char *name)

@@ -94,6 +94,14 @@ for v in N=64x N=abc N=; do
     $ptoc run examples/softmax.pto -D $v >$out/log 2>&1; rc=$?
     if [ $rc = 1 ] && grep -q "bad -D '$v': the value is not a number" $out/log; then ok "-D $v is an error"; else bad "-D $v is an error (rc $rc)"; fi
 done
+# an integer scalar takes an integer its dtype holds: the kernel gets an int64_t (2.5 arrived
+# as 2, 1e30 through an undefined conversion) while the reference computed with the double
+for v in k=2.5 k=1e30 k=2147483648 q=200 q=nan; do
+    $ptoc run tests/edge/int_scalars.pto -D $v >$out/log 2>&1; rc=$?
+    if [ $rc = 1 ] && grep -q "^error: -D $v: scalar ${v%%=*} is i[38][2]* and takes an integer in" $out/log &&
+       ! grep -q "mismatch" $out/log; then ok "-D $v for an integer scalar is an error"
+    else bad "-D $v for an integer scalar is an error (rc $rc)"; fi
+done
 $ptoc run examples/softmax.pto -D M=3 >$out/log 2>&1; rc=$?
 if [ $rc = 0 ] && grep -q "warning: -D M=3: softmax.pto has no dynamic dim or scalar param named 'M'" $out/log; then ok "unused -D warns"; else bad "unused -D warns (rc $rc)"; fi
 $ptoc run examples/vadd.pto --trace $out/t.json >$out/log 2>&1; rc=$?

@@ -1280,6 +1280,33 @@ static void test_err_bindings(void)
     CHECK(run(t, &bnd, 1) == PTO_OK);
     CHECK(x[3] == 3.0f);
     end();
+    /* an integer scalar bound to what its dtype cannot hold: the device would get another value */
+    begin("badint", PTO_KK_VECTOR);
+    xp = tensor("x", PTO_INOUT, PTO_F32, 16, 8);
+    g_loc = at(2, 7);
+    sp = pto_add_scalar_param(m, K, "k", PTO_I8, g_loc);
+    a = tile(body(), "a", PTO_VEC, PTO_F32, 16, 8);
+    load(body(), a, xp, num(0), num(0));
+    s = pto_add_op(m, body(), PTO_OP_TADDS, g_loc);
+    pto_arg_tile(m, s, a, g_loc);
+    pto_arg_tile(m, s, a, g_loc);
+    pto_arg_scalar(m, s, m->params[sp].var, g_loc);
+    store(body(), xp, num(0), num(0), a);
+    t[0] = x;
+    bnd.name = "k";
+    bnd.value = 2.5;
+    CHECK(run(t, &bnd, 1) == PTO_ERR_USER);
+    CHECK_STR(diag(0), "t.pto:2:7: error: scalar 'k' is i8 and is bound to 2.5, not an integer in -128..127");
+    pto_diag_clear(ctx);
+    bnd.value = 128;
+    CHECK(run(t, &bnd, 1) == PTO_ERR_USER);
+    CHECK_STR(diag(0), "t.pto:2:7: error: scalar 'k' is i8 and is bound to 128, not an integer in -128..127");
+    pto_diag_clear(ctx);
+    x[3] = 6.0f;
+    bnd.value = -128;
+    CHECK(run(t, &bnd, 1) == PTO_OK);
+    CHECK(x[3] == -122.0f);
+    end();
     /* a tensor with no host array */
     begin("noarray", PTO_KK_VECTOR);
     tensor("x", PTO_IN, PTO_F32, 16, 8);
