@@ -83,6 +83,13 @@ $ptoc run examples/softmax.pto >$out/log 2>&1; rc=$?
 if [ $rc = 0 ] && grep -q "kernel softmax (4 blocks)" $out/log; then ok "# run: defaults"; else bad "# run: defaults (rc $rc)"; fi
 $ptoc run examples/softmax.pto -D N=32 >$out/log 2>&1; rc=$?
 if [ $rc = 0 ] && grep -q "kernel softmax (2 blocks)" $out/log; then ok "-D overrides # run:"; else bad "-D overrides # run: (rc $rc)"; fi
+# the "# run:" line takes -DN=64 as the command line does, and an option it does not take is
+# said: both used to shift the pairs after them, silently dropping every later default
+{ echo "# run: -DN=32 --tight -D eps=0.00001"; grep -v '^# run:' examples/rmsnorm.pto; } > $out/runline.pto
+$ptoc run $out/runline.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "kernel rmsnorm (2 blocks)" $out/log &&
+   grep -q "warning: $out/runline.pto: '# run:' option '--tight' is ignored" $out/log
+then ok "# run: -DN=V and an ignored option"; else bad "# run: -DN=V and an ignored option (rc $rc)"; fi
 # an emitted directory keeps the defaults: host.c embeds the "# run:" line
 $ptoc emit examples/softmax.pto -o $out/smx >$out/log 2>&1
 $ptoc run $out/smx >$out/log 2>&1; rc=$?
