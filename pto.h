@@ -18899,7 +18899,17 @@ PTO_K_FN int pto_h_args(pto_h_run *run, int argc, char **argv)
         const char *a = argv[i], *v = NULL, *eq;
         if (strcmp(a, "-D") == 0 && i + 1 < argc) v = argv[++i];
         else if (strncmp(a, "-D", 2) == 0 && a[2]) v = a + 2;
-        else if (strcmp(a, "--seed") == 0 && i + 1 < argc) { run->seed = strtoull(argv[++i], NULL, 0); continue; }
+        else if (strcmp(a, "--seed") == 0 && i + 1 < argc) {
+            /* "abc" or "5x" are mistakes, not seed 0 or 5 */
+            char *end;
+            const char *sv = argv[++i];
+            run->seed = strtoull(sv, &end, 0);
+            if (end == sv || *end || sv[0] == '-') {
+                pto_h_fail(run, 1, "--seed %s: want a non-negative integer", sv);
+                return 1;
+            }
+            continue;
+        }
         else if (strcmp(a, "--trace") == 0 && i + 1 < argc) { run->trace = argv[++i]; continue; }
         else if (strcmp(a, "--ranks") == 0 && i + 1 < argc) {
             run->nranks = atoi(argv[++i]);

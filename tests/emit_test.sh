@@ -109,6 +109,11 @@ for v in k=2.5 k=1e30 k=2147483648 q=200 q=nan; do
        ! grep -q "mismatch" $out/log; then ok "-D $v for an integer scalar is an error"
     else bad "-D $v for an integer scalar is an error (rc $rc)"; fi
 done
+for v in abc 5x -1; do
+    $ptoc run examples/vadd.pto --seed $v >$out/log 2>&1; rc=$?
+    if [ $rc = 1 ] && grep -q -- "--seed $v: want a non-negative integer" $out/log; then ok "--seed $v is an error"
+    else bad "--seed $v is an error (rc $rc)"; fi
+done
 $ptoc run examples/softmax.pto -D M=3 >$out/log 2>&1; rc=$?
 if [ $rc = 0 ] && grep -q "warning: -D M=3: softmax.pto has no dynamic dim or scalar param named 'M'" $out/log; then ok "unused -D warns"; else bad "unused -D warns (rc $rc)"; fi
 $ptoc run examples/vadd.pto --trace $out/t.json >$out/log 2>&1; rc=$?
