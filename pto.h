@@ -1126,6 +1126,30 @@ PTO_NUMFN float pto_round_to(int dtype, float v)
     }
 }
 
+/* A scalar operand as the vector unit takes it. pto-isa's TADDS .. TMINS
+   and TEXPANDS take the scalar as the tile's element type (`typename
+   TileData::DType scalar`), so the device converts it to the destination
+   tile's dtype before any arithmetic: f16 and bf16 round to nearest even
+   (through f32), i32 and i8 truncate toward zero as C++ converts a float
+   to an integer (saturated here, NaN as 0, where the device's conversion
+   is undefined). So tmuls on an f16 tile by 0.1 multiplies by
+   0.0999755859375, and tadds on an i32 tile of 2.5 adds 2. */
+PTO_NUMFN float pto_scalar_as(int dtype, double s)
+{
+    switch (dtype) {
+    case 2:
+    case 3: return pto_round_to(dtype, (float)s);
+    case 4:
+    case 5: {
+        double lo = dtype == 4 ? -2147483648.0 : -128.0, hi = dtype == 4 ? 2147483647.0 : 127.0;
+        if (s != s) return 0.0f;
+        s = s < lo ? lo : s > hi ? hi : s;
+        return (float)(s < 0 ? ceil(s) : floor(s));
+    }
+    default: return (float)s;
+    }
+}
+
 PTO_NUMFN float pto_elem_get(const void *base, int dtype, int64_t i)
 {
     switch (dtype) {
@@ -7038,7 +7062,9 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
    keep their values. Sources are read at the same (r, c) and must have the
    destination's shape.
    - tadd tsub tmul tdiv: a + b, a - b, a * b, a / b.  The *s forms use the
-     scalar, rounded to f32 first ((float)value), as b.
+     scalar as b, converted to the destination's dtype first, as pto-isa's
+     TADDS .. TMINS take it (pto_scalar_as: f32 rounds, f16/bf16 round to
+     nearest even, i32/i8 truncate toward zero); texpands fills with the same.
    - tmax(a, b) = a if a is NaN, else b if b is NaN, else (a >= b ? a : b);
      tmin the same with <=. So a NaN operand propagates (the first NaN wins)
      and equal values (+0 and -0 too) give a.
@@ -7046,7 +7072,7 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
      trecip = 1.0f / x. tabs = fabsf. tneg = -x as a sign-bit flip
      (pto_fneg: it flips the sign of 0 and NaN whatever the compiler).
      trelu = x > 0 ? x : +0.0f, so trelu(-0.0) = +0.0 and trelu(NaN) = +0.0.
-   - texpands d, s: every valid element of d = (float)s.
+   - texpands d, s: every valid element of d = s as the *s forms convert it.
    - trowsum/trowmax/trowmin d, a: d is [R, 1]; for each valid row r of d,
      reduce a[r, 0 .. a.valid_c) left to right in f32: the sum starts at 0.0f
      and adds; max/min start at the first element and apply tmax/tmin (an
@@ -7271,24 +7297,26 @@ static int pto__same_shape(pto__interp *I, int32_t s, const pto__top *d, const p
                      (int)b->t->cols, (int)rows, (int)(cols < 0 ? b->t->cols : cols), pto__in_tname(I, d));
 }
 
-static int pto__scalar_arg(pto__interp *I, int32_t s, int i, float *out)
+/* Operand i of statement s, a scalar, as the destination's dtype takes it
+   (pto_scalar_as: the device converts it to the tile's element type). */
+static int pto__scalar_arg(pto__interp *I, int32_t s, int i, int dtype, float *out)
 {
     const pto_operand *o = pto_stmt_arg(I->m, s, i);
     const pto_stmt *st = &I->m->stmts[s];
     int64_t v;
     if (o && o->kind == PTO_O_FLOAT) {
-        *out = (float)o->f;
+        *out = pto_scalar_as(dtype, o->f);
         return 1;
     }
     if (o && o->kind == PTO_O_INT) {
         if (!pto__eval(I, o->e[0], &v, 0)) return 0;
-        *out = (float)v;
+        *out = pto_scalar_as(dtype, (double)v);
         return 1;
     }
     if (o && o->kind == PTO_O_SCALAR && o->ref >= 0 && o->ref < I->m->n_vars) {
         if (I->state[o->ref] == PTO__UNBOUND)
             return pto__fail(I, o->loc, "'%s' has no binding in the launch", pto__in_vname(I, o->ref));
-        *out = (float)I->sval[o->ref];
+        *out = pto_scalar_as(dtype, I->sval[o->ref]);
         return 1;
     }
     return pto__fail(I, st->loc, "%s: operand %d must be a scalar", pto_opinfo_get((pto_op)st->op)->name, i + 1);
@@ -7392,8 +7420,8 @@ static int pto__exec_map(pto__interp *I, int32_t s, pto_opclass cls)
         return 0;
     if (cls == PTO_OC_BIN && (!pto__tile_arg(I, s, 2, &b) || !pto__same_shape(I, s, &d, &b, d.t->rows, d.t->cols)))
         return 0;
-    if (cls == PTO_OC_BINS && !pto__scalar_arg(I, s, 2, &sc)) return 0;
-    if (cls == PTO_OC_FILL && !pto__scalar_arg(I, s, 1, &sc)) return 0;
+    if (cls == PTO_OC_BINS && !pto__scalar_arg(I, s, 2, d.t->dtype, &sc)) return 0;
+    if (cls == PTO_OC_FILL && !pto__scalar_arg(I, s, 1, d.t->dtype, &sc)) return 0;
     if (cls == PTO_OC_BINS) op -= PTO_OP_TADDS - PTO_OP_TADD;
     cols = d.t->cols;
     for (r = 0; r < d.it->vr; r++) {

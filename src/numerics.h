@@ -114,6 +114,30 @@ PTO_NUMFN float pto_round_to(int dtype, float v)
     }
 }
 
+/* A scalar operand as the vector unit takes it. pto-isa's TADDS .. TMINS
+   and TEXPANDS take the scalar as the tile's element type (`typename
+   TileData::DType scalar`), so the device converts it to the destination
+   tile's dtype before any arithmetic: f16 and bf16 round to nearest even
+   (through f32), i32 and i8 truncate toward zero as C++ converts a float
+   to an integer (saturated here, NaN as 0, where the device's conversion
+   is undefined). So tmuls on an f16 tile by 0.1 multiplies by
+   0.0999755859375, and tadds on an i32 tile of 2.5 adds 2. */
+PTO_NUMFN float pto_scalar_as(int dtype, double s)
+{
+    switch (dtype) {
+    case 2:
+    case 3: return pto_round_to(dtype, (float)s);
+    case 4:
+    case 5: {
+        double lo = dtype == 4 ? -2147483648.0 : -128.0, hi = dtype == 4 ? 2147483647.0 : 127.0;
+        if (s != s) return 0.0f;
+        s = s < lo ? lo : s > hi ? hi : s;
+        return (float)(s < 0 ? ceil(s) : floor(s));
+    }
+    default: return (float)s;
+    }
+}
+
 PTO_NUMFN float pto_elem_get(const void *base, int dtype, int64_t i)
 {
     switch (dtype) {

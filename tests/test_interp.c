@@ -211,6 +211,54 @@ static void test_scalar_ops(void)
     run_unary(PTO_OP_TMINS, 1, -1.0, in, mins);
 }
 
+/* The scalar of tadds .. tmins and texpands is converted to the destination
+   tile's dtype first, as pto-isa's TMULS(dst, src, TileData::DType scalar)
+   takes it: on an f16 tile 0.1 is half(0.1) = 0.0999755859375 (x * 0.1f
+   rounded to f16 gives another f16 for some of the x below), on an i32 tile
+   2.5 is 2 and -2.7 is -2. */
+static void test_scalar_dtype(void)
+{
+    static uint16_t h[16], hy[16];
+    static int32_t iv[8], iy[8], iz[8];
+    void *t[5];
+    int32_t xp, yp, ip, jp, kp, a, b, c;
+    int i, bad = 0;
+    begin("scalar_dtype", PTO_KK_VECTOR);
+    xp = tensor("x", PTO_IN, PTO_F16, 1, 16);
+    yp = tensor("y", PTO_OUT, PTO_F16, 1, 16);
+    ip = tensor("i", PTO_IN, PTO_I32, 1, 8);
+    jp = tensor("j", PTO_OUT, PTO_I32, 1, 8);
+    kp = tensor("k", PTO_OUT, PTO_I32, 1, 8);
+    a = tile(body(), "a", PTO_VEC, PTO_F16, 1, 16);
+    b = tile(body(), "b", PTO_VEC, PTO_I32, 1, 8);
+    c = tile(body(), "c", PTO_VEC, PTO_I32, 1, 8);
+    load(body(), a, xp, num(0), num(0));
+    op_s(body(), PTO_OP_TMULS, a, a, 0.1);
+    store(body(), yp, num(0), num(0), a);
+    load(body(), b, ip, num(0), num(0));
+    op_s(body(), PTO_OP_TADDS, b, b, 2.5);
+    store(body(), jp, num(0), num(0), b);
+    op_s(body(), PTO_OP_TEXPANDS, c, -1, -2.7);
+    store(body(), kp, num(0), num(0), c);
+    for (i = 0; i < 16; i++) h[i] = pto_f32_to_f16((float)(i * 187 + 1));
+    for (i = 0; i < 8; i++) iv[i] = i * 3 - 10;
+    t[0] = h, t[1] = hy, t[2] = iv, t[3] = iy, t[4] = iz;
+    CHECK(run(t, NULL, 0) == PTO_OK);
+    for (i = 0; i < 16; i++) {
+        float x = pto_f16_to_f32(h[i]);
+        float want = pto_f16_to_f32(pto_f32_to_f16(x * pto_f16_to_f32(pto_f32_to_f16(0.1f))));
+        if (!same(pto_f16_to_f32(hy[i]), want) && bad++ < 4)
+            printf("  y[%d] = %.9g, want %.9g\n", i, pto_f16_to_f32(hy[i]), want);
+    }
+    CHECK(bad == 0);
+    /* and the unrounded scalar would have given another result somewhere */
+    for (bad = 0, i = 0; i < 16; i++)
+        bad += pto_f32_to_f16(pto_f16_to_f32(h[i]) * 0.1f) != hy[i];
+    CHECK(bad > 0);
+    for (i = 0; i < 8; i++) CHECK(iy[i] == iv[i] + 2 && iz[i] == -2);
+    end();
+}
+
 static void test_unary_ops(void)
 {
     static const float in[8] = {4.0f, 1.0f, 0.25f, -0.0f, NAN, -2.0f, 0.0f, INFINITY};
@@ -1385,6 +1433,7 @@ int main(void)
 {
     test_binary();
     test_scalar_ops();
+    test_scalar_dtype();
     test_unary_ops();
     test_rows();
     test_rowexpand();

@@ -440,7 +440,7 @@ PTO_K_FN void pto_k__x_map(pto_k_core *c, const pto_k__ins *ins)
     int fill = op == PTO_K__TEXPANDS, bin = op >= PTO_K__TADD && op <= PTO_K__TMIN;
     int bins = op >= PTO_K__TADDS && op <= PTO_K__TMINS;
     unsigned vm = PTO_K__M(PTO_K_VEC);
-    float sc = (float)ins->s;
+    float sc = pto_scalar_as(d.dtype, ins->s);   /* as the device takes it: the tile's dtype */
     pto_k__check k;
     int64_t r, col;
     unsigned char *dp, *ap = NULL, *bp = NULL;
