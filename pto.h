@@ -1228,6 +1228,67 @@ PTO_NUMFN float pto_el_un(int op, float x)
     }
 }
 
+/* ---- integer tiles --------------------------------------------------------
+   On an i32 / i8 tile the vector unit's add, sub, mul, max, min (and their
+   scalar forms), abs, neg, relu and the fill are integer operations
+   (pto-isa's int32_t TADD ...), not f32 ones: 16777217 + 0 must not round to
+   16777216. They are computed exactly in int64 and stored saturated (as
+   every integer store here; the device's overflow wraps, a difference only
+   for results the dtype cannot hold). tdiv and the row / column reductions
+   still compute in f32. pto_el_int_op says which ops take this path:
+   bop a binary op (PTO_EL_ADD ..), or -1 - uop for a unary one (PTO_EL_EXP ..),
+   or -100 for the fill. */
+PTO_NUMFN int pto_el_int_op(int dtype, int op)
+{
+    if (dtype != 4 && dtype != 5) return 0;
+    if (op == -100) return 1;
+    if (op >= 0) return op != PTO_EL_DIV;
+    op = -1 - op;
+    return op == PTO_EL_ABS || op == PTO_EL_NEG || op == PTO_EL_RELU;
+}
+
+PTO_NUMFN int64_t pto_elem_geti(const void *base, int dtype, int64_t i)
+{
+    return dtype == 4 ? (int64_t)((const int32_t *)base)[i] : (int64_t)((const int8_t *)base)[i];
+}
+
+PTO_NUMFN void pto_elem_seti(void *base, int dtype, int64_t i, int64_t v)
+{
+    if (dtype == 4) ((int32_t *)base)[i] = (int32_t)(v > 2147483647 ? 2147483647 : v < -2147483647 - 1 ? -2147483647 - 1 : v);
+    else ((int8_t *)base)[i] = (int8_t)(v > 127 ? 127 : v < -128 ? -128 : v);
+}
+
+/* The scalar of an integer tile's op: pto_scalar_as's truncation, as an
+   integer (a float would round 16777217). */
+PTO_NUMFN int64_t pto_scalar_asi(int dtype, double s)
+{
+    double lo = dtype == 4 ? -2147483648.0 : -128.0, hi = dtype == 4 ? 2147483647.0 : 127.0;
+    if (s != s) return 0;
+    s = s < lo ? lo : s > hi ? hi : s;
+    return (int64_t)(s < 0 ? ceil(s) : floor(s));
+}
+
+/* Operands are i32 or i8 values, so neither the product nor a sum leaves int64. */
+PTO_NUMFN int64_t pto_el_bin_i(int op, int64_t a, int64_t b)
+{
+    switch (op) {
+    case PTO_EL_ADD: return a + b;
+    case PTO_EL_SUB: return a - b;
+    case PTO_EL_MUL: return a * b;
+    case PTO_EL_MAX: return a >= b ? a : b;
+    default: return a <= b ? a : b;
+    }
+}
+
+PTO_NUMFN int64_t pto_el_un_i(int op, int64_t x)
+{
+    switch (op) {
+    case PTO_EL_ABS: return x < 0 ? -x : x;
+    case PTO_EL_NEG: return -x;
+    default: return x > 0 ? x : 0;
+    }
+}
+
 #endif /* PTO_NUMERICS_H */
 /* ---- End file: src/numerics.h ---- */
 
@@ -7056,7 +7117,10 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
    multiply-add: each product is its own statement, so contraction within an
    expression (clang's default) cannot apply; build with -ffp-contract=off
    where the compiler contracts across statements (gcc in GNU mode).
-   Arithmetic on i32/i8 tiles goes through f32 too (exact below 2^24).
+   On i32/i8 tiles tadd tsub tmul tmax tmin, their scalar forms, tabs tneg
+   trelu and texpands are exact integer operations (numerics.h: in int64,
+   stored saturated); tdiv, the reductions and the broadcasts go through f32
+   (exact below 2^24).
 
    Vector ops compute over the DESTINATION's valid region; elements outside it
    keep their values. Sources are read at the same (r, c) and must have the
@@ -7424,6 +7488,31 @@ static int pto__exec_map(pto__interp *I, int32_t s, pto_opclass cls)
     if (cls == PTO_OC_FILL && !pto__scalar_arg(I, s, 1, d.t->dtype, &sc)) return 0;
     if (cls == PTO_OC_BINS) op -= PTO_OP_TADDS - PTO_OP_TADD;
     cols = d.t->cols;
+    if (pto_el_int_op(d.t->dtype, cls == PTO_OC_FILL ? -100 : cls == PTO_OC_UN ? -1 - (op - PTO_OP_TEXP)
+                                   : cls == PTO_OC_BIN || cls == PTO_OC_BINS ? op - PTO_OP_TADD : -50)
+        && (cls == PTO_OC_FILL || a.t->dtype == d.t->dtype) && (cls != PTO_OC_BIN || b.t->dtype == d.t->dtype)) {
+        /* an integer tile: exact integer arithmetic (numerics.h) */
+        int64_t si = 0;
+        if (cls == PTO_OC_BINS || cls == PTO_OC_FILL) {
+            const pto_operand *o = pto_stmt_arg(I->m, s, cls == PTO_OC_FILL ? 1 : 2);
+            int64_t v;
+            if (o->kind == PTO_O_FLOAT) si = pto_scalar_asi(d.t->dtype, o->f);
+            else if (o->kind == PTO_O_INT) {
+                if (!pto__eval(I, o->e[0], &v, 0)) return 0;
+                si = pto_scalar_asi(d.t->dtype, (double)v);
+            } else si = pto_scalar_asi(d.t->dtype, I->sval[o->ref]);   /* bound: pto__scalar_arg checked */
+        }
+        for (r = 0; r < d.it->vr; r++)
+            for (c = 0; c < d.it->vc; c++) {
+                int64_t i = r * cols + c, x = cls == PTO_OC_FILL ? si : pto_elem_geti(a.it->data, a.t->dtype, i), y;
+                if (cls == PTO_OC_BIN) y = pto_el_bin_i(op - PTO_OP_TADD, x, pto_elem_geti(b.it->data, b.t->dtype, i));
+                else if (cls == PTO_OC_BINS) y = pto_el_bin_i(op - PTO_OP_TADD, x, si);
+                else if (cls == PTO_OC_UN) y = pto_el_un_i(op - PTO_OP_TEXP, x);
+                else y = x;
+                pto_elem_seti(d.it->data, d.t->dtype, i, y);
+            }
+        return 1;
+    }
     for (r = 0; r < d.it->vr; r++) {
         for (c = 0; c < d.it->vc; c++) {
             int64_t i = r * cols + c;

@@ -66,7 +66,10 @@
    multiply-add: each product is its own statement, so contraction within an
    expression (clang's default) cannot apply; build with -ffp-contract=off
    where the compiler contracts across statements (gcc in GNU mode).
-   Arithmetic on i32/i8 tiles goes through f32 too (exact below 2^24).
+   On i32/i8 tiles tadd tsub tmul tmax tmin, their scalar forms, tabs tneg
+   trelu and texpands are exact integer operations (numerics.h: in int64,
+   stored saturated); tdiv, the reductions and the broadcasts go through f32
+   (exact below 2^24).
 
    Vector ops compute over the DESTINATION's valid region; elements outside it
    keep their values. Sources are read at the same (r, c) and must have the
@@ -434,6 +437,31 @@ static int pto__exec_map(pto__interp *I, int32_t s, pto_opclass cls)
     if (cls == PTO_OC_FILL && !pto__scalar_arg(I, s, 1, d.t->dtype, &sc)) return 0;
     if (cls == PTO_OC_BINS) op -= PTO_OP_TADDS - PTO_OP_TADD;
     cols = d.t->cols;
+    if (pto_el_int_op(d.t->dtype, cls == PTO_OC_FILL ? -100 : cls == PTO_OC_UN ? -1 - (op - PTO_OP_TEXP)
+                                   : cls == PTO_OC_BIN || cls == PTO_OC_BINS ? op - PTO_OP_TADD : -50)
+        && (cls == PTO_OC_FILL || a.t->dtype == d.t->dtype) && (cls != PTO_OC_BIN || b.t->dtype == d.t->dtype)) {
+        /* an integer tile: exact integer arithmetic (numerics.h) */
+        int64_t si = 0;
+        if (cls == PTO_OC_BINS || cls == PTO_OC_FILL) {
+            const pto_operand *o = pto_stmt_arg(I->m, s, cls == PTO_OC_FILL ? 1 : 2);
+            int64_t v;
+            if (o->kind == PTO_O_FLOAT) si = pto_scalar_asi(d.t->dtype, o->f);
+            else if (o->kind == PTO_O_INT) {
+                if (!pto__eval(I, o->e[0], &v, 0)) return 0;
+                si = pto_scalar_asi(d.t->dtype, (double)v);
+            } else si = pto_scalar_asi(d.t->dtype, I->sval[o->ref]);   /* bound: pto__scalar_arg checked */
+        }
+        for (r = 0; r < d.it->vr; r++)
+            for (c = 0; c < d.it->vc; c++) {
+                int64_t i = r * cols + c, x = cls == PTO_OC_FILL ? si : pto_elem_geti(a.it->data, a.t->dtype, i), y;
+                if (cls == PTO_OC_BIN) y = pto_el_bin_i(op - PTO_OP_TADD, x, pto_elem_geti(b.it->data, b.t->dtype, i));
+                else if (cls == PTO_OC_BINS) y = pto_el_bin_i(op - PTO_OP_TADD, x, si);
+                else if (cls == PTO_OC_UN) y = pto_el_un_i(op - PTO_OP_TEXP, x);
+                else y = x;
+                pto_elem_seti(d.it->data, d.t->dtype, i, y);
+            }
+        return 1;
+    }
     for (r = 0; r < d.it->vr; r++) {
         for (c = 0; c < d.it->vc; c++) {
             int64_t i = r * cols + c;

@@ -259,6 +259,48 @@ static void test_scalar_dtype(void)
     end();
 }
 
+/* i32 tiles add, multiply, compare and negate as integers (pto-isa's
+   int32_t TADD ...): through f32, 16777217 + 2 was 16777220 and
+   16777217 * 3 was 50331648 (f32 has 24 bits). */
+static void test_int_exact(void)
+{
+    static int32_t x[8] = {16777217, -16777219, 2147483640, 123456789, -7, 0, 99999999, -2147483647};
+    static int32_t y[8], z[8], w[8];
+    void *t[4];
+    int32_t xp, yp, zp, wp, a, b, c;
+    int i;
+    begin("int_exact", PTO_KK_VECTOR);
+    xp = tensor("x", PTO_IN, PTO_I32, 1, 8);
+    yp = tensor("y", PTO_OUT, PTO_I32, 1, 8);
+    zp = tensor("z", PTO_OUT, PTO_I32, 1, 8);
+    wp = tensor("w", PTO_OUT, PTO_I32, 1, 8);
+    a = tile(body(), "a", PTO_VEC, PTO_I32, 1, 8);
+    b = tile(body(), "b", PTO_VEC, PTO_I32, 1, 8);
+    c = tile(body(), "c", PTO_VEC, PTO_I32, 1, 8);
+    load(body(), a, xp, num(0), num(0));
+    op_s(body(), PTO_OP_TADDS, b, a, 2.0);
+    store(body(), yp, num(0), num(0), b);
+    op_s(body(), PTO_OP_TEXPANDS, c, -1, 3.0);
+    op_t(body(), PTO_OP_TMUL, c, a, c);
+    store(body(), zp, num(0), num(0), c);
+    op_t(body(), PTO_OP_TSUB, b, b, a);
+    op_t(body(), PTO_OP_TNEG, c, a, -1);
+    op_t(body(), PTO_OP_TMAX, c, c, b);
+    op_t(body(), PTO_OP_TADD, c, c, a);
+    store(body(), wp, num(0), num(0), c);
+    t[0] = x, t[1] = y, t[2] = z, t[3] = w;
+    CHECK(run(t, NULL, 0) == PTO_OK);
+    for (i = 0; i < 8; i++) {
+        int64_t want_y = (int64_t)x[i] + 2, want_z = (int64_t)x[i] * 3, nx = -(int64_t)x[i];
+        int64_t want_w = (nx > 2 ? nx : 2) + x[i];
+        want_y = want_y > 2147483647 ? 2147483647 : want_y;
+        want_z = want_z > 2147483647 ? 2147483647 : want_z < -2147483647 - 1 ? -2147483647 - 1 : want_z;
+        CHECK_MSG(y[i] == want_y && z[i] == want_z && w[i] == want_w, "[%d] %d %d %d, want %lld %lld %lld", i,
+                  (int)y[i], (int)z[i], (int)w[i], (long long)want_y, (long long)want_z, (long long)want_w);
+    }
+    end();
+}
+
 static void test_unary_ops(void)
 {
     static const float in[8] = {4.0f, 1.0f, 0.25f, -0.0f, NAN, -2.0f, 0.0f, INFINITY};
@@ -1434,6 +1476,7 @@ int main(void)
     test_binary();
     test_scalar_ops();
     test_scalar_dtype();
+    test_int_exact();
     test_unary_ops();
     test_rows();
     test_rowexpand();
