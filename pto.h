@@ -1148,6 +1148,30 @@ PTO_NUMFN float pto_round_to(int dtype, float v)
     }
 }
 
+/* A scalar operand as the vector unit takes it. pto-isa's TADDS .. TMINS
+   and TEXPANDS take the scalar as the tile's element type (`typename
+   TileData::DType scalar`), so the device converts it to the destination
+   tile's dtype before any arithmetic: f16 and bf16 round to nearest even
+   (through f32), i32 and i8 truncate toward zero as C++ converts a float
+   to an integer (saturated here, NaN as 0, where the device's conversion
+   is undefined). So tmuls on an f16 tile by 0.1 multiplies by
+   0.0999755859375, and tadds on an i32 tile of 2.5 adds 2. */
+PTO_NUMFN float pto_scalar_as(int dtype, double s)
+{
+    switch (dtype) {
+    case 2:
+    case 3: return pto_round_to(dtype, (float)s);
+    case 4:
+    case 5: {
+        double lo = dtype == 4 ? -2147483648.0 : -128.0, hi = dtype == 4 ? 2147483647.0 : 127.0;
+        if (s != s) return 0.0f;
+        s = s < lo ? lo : s > hi ? hi : s;
+        return (float)(s < 0 ? ceil(s) : floor(s));
+    }
+    default: return (float)s;
+    }
+}
+
 PTO_NUMFN float pto_elem_get(const void *base, int dtype, int64_t i)
 {
     switch (dtype) {
@@ -1223,6 +1247,67 @@ PTO_NUMFN float pto_el_un(int op, float x)
     case PTO_EL_ABS: return fabsf(x);
     case PTO_EL_NEG: return pto_fneg(x);
     default: return x > 0.0f ? x : 0.0f;
+    }
+}
+
+/* ---- integer tiles --------------------------------------------------------
+   On an i32 / i8 tile the vector unit's add, sub, mul, max, min (and their
+   scalar forms), abs, neg, relu and the fill are integer operations
+   (pto-isa's int32_t TADD ...), not f32 ones: 16777217 + 0 must not round to
+   16777216. They are computed exactly in int64 and stored saturated (as
+   every integer store here; the device's overflow wraps, a difference only
+   for results the dtype cannot hold). tdiv and the row / column reductions
+   still compute in f32. pto_el_int_op says which ops take this path:
+   bop a binary op (PTO_EL_ADD ..), or -1 - uop for a unary one (PTO_EL_EXP ..),
+   or -100 for the fill. */
+PTO_NUMFN int pto_el_int_op(int dtype, int op)
+{
+    if (dtype != 4 && dtype != 5) return 0;
+    if (op == -100) return 1;
+    if (op >= 0) return op != PTO_EL_DIV;
+    op = -1 - op;
+    return op == PTO_EL_ABS || op == PTO_EL_NEG || op == PTO_EL_RELU;
+}
+
+PTO_NUMFN int64_t pto_elem_geti(const void *base, int dtype, int64_t i)
+{
+    return dtype == 4 ? (int64_t)((const int32_t *)base)[i] : (int64_t)((const int8_t *)base)[i];
+}
+
+PTO_NUMFN void pto_elem_seti(void *base, int dtype, int64_t i, int64_t v)
+{
+    if (dtype == 4) ((int32_t *)base)[i] = (int32_t)(v > 2147483647 ? 2147483647 : v < -2147483647 - 1 ? -2147483647 - 1 : v);
+    else ((int8_t *)base)[i] = (int8_t)(v > 127 ? 127 : v < -128 ? -128 : v);
+}
+
+/* The scalar of an integer tile's op: pto_scalar_as's truncation, as an
+   integer (a float would round 16777217). */
+PTO_NUMFN int64_t pto_scalar_asi(int dtype, double s)
+{
+    double lo = dtype == 4 ? -2147483648.0 : -128.0, hi = dtype == 4 ? 2147483647.0 : 127.0;
+    if (s != s) return 0;
+    s = s < lo ? lo : s > hi ? hi : s;
+    return (int64_t)(s < 0 ? ceil(s) : floor(s));
+}
+
+/* Operands are i32 or i8 values, so neither the product nor a sum leaves int64. */
+PTO_NUMFN int64_t pto_el_bin_i(int op, int64_t a, int64_t b)
+{
+    switch (op) {
+    case PTO_EL_ADD: return a + b;
+    case PTO_EL_SUB: return a - b;
+    case PTO_EL_MUL: return a * b;
+    case PTO_EL_MAX: return a >= b ? a : b;
+    default: return a <= b ? a : b;
+    }
+}
+
+PTO_NUMFN int64_t pto_el_un_i(int op, int64_t x)
+{
+    switch (op) {
+    case PTO_EL_ABS: return x < 0 ? -x : x;
+    case PTO_EL_NEG: return -x;
+    default: return x > 0 ? x : 0;
     }
 }
 
@@ -2523,6 +2608,8 @@ typedef struct pto__ps_pname {
     int32_t depth;      /* scope depth of the declaration */
     int32_t kernel;     /* 1 + kernel id when a kernel has this name */
     pto_loc loc;        /* the declaring name token */
+    uint8_t gone;       /* the kind it had when its scope closed (PTO__B_NONE: none) */
+    int32_t gone_kernel;   /* and the kernel it was declared in */
 } pto__ps_pname;
 
 typedef struct pto__ps_parser {
@@ -2591,19 +2678,30 @@ static void pto__ps_err(pto__ps_parser *p, const pto__ps_tok *t, const char *fmt
     pto_error(p->ctx, *pto__ps_tloc(p, t), "%s", msg);
 }
 
+/* What a token from another language means here: C's comments and
+   statement ends ("" for any other token). */
+static const char *pto__ps_foreign_hint(const pto__ps_parser *p, const pto__ps_tok *t)
+{
+    const char *s = p->src + t->pos;
+    size_t left = p->len - t->pos;
+    if (left >= 1 && s[0] == ';') return " (a statement ends at the end of its line: no ';')";
+    if (left >= 2 && s[0] == '/' && (s[1] == '/' || s[1] == '*')) return " (comments start with '#')";
+    return "";
+}
+
 /* "expected WHAT, got 'X'"; a malformed token is reported for what it is. */
 static void pto__ps_expected(pto__ps_parser *p, const char *what)
 {
     char q[200];
     pto__ps_tokstr(p, &p->tok, q, sizeof q);
-    if (p->tok.kind == PTO__T_BADCHAR) pto__ps_err(p, &p->tok, "unexpected character %s", q);
+    if (p->tok.kind == PTO__T_BADCHAR) pto__ps_err(p, &p->tok, "unexpected character %s%s", q, pto__ps_foreign_hint(p, &p->tok));
     else if (p->tok.kind == PTO__T_BADNUM) {
         const char *s = p->src + p->tok.pos;
         if (p->tok.len >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
             pto__ps_err(p, &p->tok, "bad hex literal %s", q);
         else
             pto__ps_err(p, &p->tok, "bad number %s", q);
-    } else pto__ps_err(p, &p->tok, "expected %s, got %s", what, q);
+    } else pto__ps_err(p, &p->tok, "expected %s, got %s%s", what, q, pto__ps_foreign_hint(p, &p->tok));
 }
 
 /* ---- "did you mean" ---------------------------------------------------------
@@ -3002,7 +3100,11 @@ static void pto__ps_scope_close(pto__ps_parser *p)
     mark = p->marks[--p->n_marks];
     while (p->n_decls > mark) {
         int32_t id = p->decls[--p->n_decls];
-        if (id < p->cap_names) p->names[id].kind = PTO__B_NONE;
+        if (id < p->cap_names) {   /* kept for "unknown name": the name is out of scope, not misspelt */
+            p->names[id].gone = p->names[id].kind;
+            p->names[id].gone_kernel = p->kernel;
+            p->names[id].kind = PTO__B_NONE;
+        }
     }
     p->depth--;
 }
@@ -3051,7 +3153,7 @@ static void pto__ps_bind(pto__ps_parser *p, const pto__ps_tok *t, int kind, int3
 
 static const pto__ps_pname *pto__ps_lookup(pto__ps_parser *p, const pto__ps_tok *t)
 {
-    static const pto__ps_pname none = {0, 0, 0, 0, 0, 0, 0, {0, 0, 0}};
+    static const pto__ps_pname none = {0, 0, 0, 0, 0, 0, 0, {0, 0, 0}, 0, 0};
     /* every name operand comes here: the table is nearly always big enough */
     pto__ps_pname *n = pto__ps_name_slot(p, t->id);
     return n ? n : &none;
@@ -3078,8 +3180,21 @@ static void pto__ps_unknown_name(pto__ps_parser *p, const pto__ps_tok *t, unsign
     size_t i;
     pto__ps_near_init(p, &n, pto__ps_text(p, t), t->len);
     pto__ps_near_names(p, &n, kinds);
+    const pto__ps_pname *was = t->id < p->cap_names ? &p->names[t->id] : NULL;
     for (i = 0; builtins && i < sizeof words / sizeof words[0]; i++)
         pto__ps_near_try(&n, pto__ps_kw_text[words[i]], strlen(pto__ps_kw_text[words[i]]));
+    if (was && was->kind == PTO__B_NONE && was->gone != PTO__B_NONE && was->gone_kernel == p->kernel
+        && (kinds >> was->gone & 1u)) {
+        /* declared in a block that has closed: a use after its loop or if */
+        if (was->gone == PTO__B_LOOP)
+            pto__ps_err(p, t, "unknown name '%s': the loop variable '%s' (%d:%d) is visible in its loop's body only",
+                        pto__ps_text(p, t), pto__ps_text(p, t), (int)was->loc.line, (int)was->loc.col);
+        else
+            pto__ps_err(p, t, "unknown name '%s': the %s '%s' declared at %d:%d is out of scope here, its block has "
+                        "ended (declare it before that block to use it after)", pto__ps_text(p, t),
+                        pto__ps_bind_word[was->gone], pto__ps_text(p, t), (int)was->loc.line, (int)was->loc.col);
+        return;
+    }
     pto__ps_err(p, t, "unknown name '%s'%s", pto__ps_text(p, t), pto__ps_near_hint(&n, hint, sizeof hint, ""));
 }
 
@@ -3595,6 +3710,22 @@ static int pto__ps_small_int(pto__ps_parser *p, int64_t max, const char *what, i
     return 1;
 }
 
+/* A tile's row or column count: an integer literal. A name (a dim, a
+   scalar, a let) is the usual mistake: a shape that changes at run time is
+   a fixed shape with a run-time valid region. */
+static int pto__ps_tile_dim(pto__ps_parser *p, int64_t *v)
+{
+    if (pto__ps_is(p, PTO__T_NAME) || pto__ps_is(p, '(')) {
+        char q[200];
+        pto__ps_tokstr(p, &p->tok, q, sizeof q);
+        pto__ps_err(p, &p->tok,
+                    "tile dimensions are integer literals, got %s: give the tile the largest shape it takes "
+                    "and its run-time extent as valid(ROWS, COLS)", q);
+        return 0;
+    }
+    return pto__ps_small_int(p, INT32_MAX, "tile dimension", v);
+}
+
 static void pto__ps_unknown_space(pto__ps_parser *p, const pto__ps_tok *t)
 {
     pto__ps_near n;
@@ -3630,9 +3761,9 @@ static int pto__ps_tile_stmt(pto__ps_parser *p, int32_t block)
     pto__ps_next(p);
     if (!pto__ps_dtype(p, &dt)) return 0;
     if (!pto__ps_expect(p, '[', "'[' before the tile shape")) return 0;
-    if (!pto__ps_small_int(p, INT32_MAX, "tile dimension", &r)) return 0;
+    if (!pto__ps_tile_dim(p, &r)) return 0;
     if (!pto__ps_expect(p, ',', "',' between the tile dimensions")) return 0;
-    if (!pto__ps_small_int(p, INT32_MAX, "tile dimension", &c)) return 0;
+    if (!pto__ps_tile_dim(p, &c)) return 0;
     if (!pto__ps_expect(p, ']', "']' after the tile shape")) return 0;
     t = pto__add_tile_id(p->m, block, name.id, sp, dt, (int32_t)r, (int32_t)c, *pto__ps_tloc(p, &kw));
     if (t < 0) return 0;
@@ -5644,10 +5775,18 @@ static int pto__varg(pto__verifier *v, int32_t s, int i, const pto_operand *o, u
     const char *opname;   /* the op's name, looked up for a message only */
     char want[96];
     if (!pto__vkind_ok(v, o, mask)) {
+        int op = v->m->stmts[s].op, scalar = o->kind == PTO_O_FLOAT || o->kind == PTO_O_SCALAR || o->kind == PTO_O_INT;
+        char other[48];
+        other[0] = 0;
+        /* the binary op and its scalar form, swapped: name the other one */
+        if (i == 2 && scalar && op >= PTO_OP_TADD && op <= PTO_OP_TMIN)
+            snprintf(other, sizeof other, " (%s takes a scalar)", pto_opinfo_get((pto_op)(op + PTO_OP_TADDS - PTO_OP_TADD))->name);
+        else if (i == 2 && o->kind == PTO_O_TILE && op >= PTO_OP_TADDS && op <= PTO_OP_TMINS)
+            snprintf(other, sizeof other, " (%s takes a tile)", pto_opinfo_get((pto_op)(op - PTO_OP_TADDS + PTO_OP_TADD))->name);
         pto__vexpected(mask, want, sizeof want);
-        opname = pto_opinfo_get((pto_op)v->m->stmts[s].op)->name;
-        pto_error(v->ctx, o->loc, "operand %d of %s must be %s, got %s", i + 1, opname, want,
-                  pto__vkind_name(o->kind));
+        opname = pto_opinfo_get((pto_op)op)->name;
+        pto_error(v->ctx, o->loc, "operand %d of %s must be %s, got %s%s", i + 1, opname, want,
+                  pto__vkind_name(o->kind), other);
         return 0;
     }
     switch (o->kind) {
@@ -7110,13 +7249,18 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
    multiply-add: each product is its own statement, so contraction within an
    expression (clang's default) cannot apply; build with -ffp-contract=off
    where the compiler contracts across statements (gcc in GNU mode).
-   Arithmetic on i32/i8 tiles goes through f32 too (exact below 2^24).
+   On i32/i8 tiles tadd tsub tmul tmax tmin, their scalar forms, tabs tneg
+   trelu and texpands are exact integer operations (numerics.h: in int64,
+   stored saturated); tdiv, the reductions and the broadcasts go through f32
+   (exact below 2^24).
 
    Vector ops compute over the DESTINATION's valid region; elements outside it
    keep their values. Sources are read at the same (r, c) and must have the
    destination's shape.
    - tadd tsub tmul tdiv: a + b, a - b, a * b, a / b.  The *s forms use the
-     scalar, rounded to f32 first ((float)value), as b.
+     scalar as b, converted to the destination's dtype first, as pto-isa's
+     TADDS .. TMINS take it (pto_scalar_as: f32 rounds, f16/bf16 round to
+     nearest even, i32/i8 truncate toward zero); texpands fills with the same.
    - tmax(a, b) = a if a is NaN, else b if b is NaN, else (a >= b ? a : b);
      tmin the same with <=. So a NaN operand propagates (the first NaN wins)
      and equal values (+0 and -0 too) give a.
@@ -7124,7 +7268,7 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
      trecip = 1.0f / x. tabs = fabsf. tneg = -x as a sign-bit flip
      (pto_fneg: it flips the sign of 0 and NaN whatever the compiler).
      trelu = x > 0 ? x : +0.0f, so trelu(-0.0) = +0.0 and trelu(NaN) = +0.0.
-   - texpands d, s: every valid element of d = (float)s.
+   - texpands d, s: every valid element of d = s as the *s forms convert it.
    - trowsum/trowmax/trowmin d, a: d is [R, 1]; for each valid row r of d,
      reduce a[r, 0 .. a.valid_c) left to right in f32: the sum starts at 0.0f
      and adds; max/min start at the first element and apply tmax/tmin (an
@@ -7350,24 +7494,26 @@ static int pto__same_shape(pto__interp *I, int32_t s, const pto__top *d, const p
                      (int)b->t->cols, (int)rows, (int)(cols < 0 ? b->t->cols : cols), pto__in_tname(I, d));
 }
 
-static int pto__scalar_arg(pto__interp *I, int32_t s, int i, float *out)
+/* Operand i of statement s, a scalar, as the destination's dtype takes it
+   (pto_scalar_as: the device converts it to the tile's element type). */
+static int pto__scalar_arg(pto__interp *I, int32_t s, int i, int dtype, float *out)
 {
     const pto_operand *o = pto_stmt_arg(I->m, s, i);
     const pto_stmt *st = &I->m->stmts[s];
     int64_t v;
     if (o && o->kind == PTO_O_FLOAT) {
-        *out = (float)o->f;
+        *out = pto_scalar_as(dtype, o->f);
         return 1;
     }
     if (o && o->kind == PTO_O_INT) {
         if (!pto__eval(I, o->e[0], &v, 0)) return 0;
-        *out = (float)v;
+        *out = pto_scalar_as(dtype, (double)v);
         return 1;
     }
     if (o && o->kind == PTO_O_SCALAR && o->ref >= 0 && o->ref < I->m->n_vars) {
         if (I->state[o->ref] == PTO__UNBOUND)
             return pto__fail(I, o->loc, "'%s' has no binding in the launch", pto__in_vname(I, o->ref));
-        *out = (float)I->sval[o->ref];
+        *out = pto_scalar_as(dtype, I->sval[o->ref]);
         return 1;
     }
     return pto__fail(I, st->loc, "%s: operand %d must be a scalar", pto_opinfo_get((pto_op)st->op)->name, i + 1);
@@ -7471,10 +7617,35 @@ static int pto__exec_map(pto__interp *I, int32_t s, pto_opclass cls)
         return 0;
     if (cls == PTO_OC_BIN && (!pto__tile_arg(I, s, 2, &b) || !pto__same_shape(I, s, &d, &b, d.t->rows, d.t->cols)))
         return 0;
-    if (cls == PTO_OC_BINS && !pto__scalar_arg(I, s, 2, &sc)) return 0;
-    if (cls == PTO_OC_FILL && !pto__scalar_arg(I, s, 1, &sc)) return 0;
+    if (cls == PTO_OC_BINS && !pto__scalar_arg(I, s, 2, d.t->dtype, &sc)) return 0;
+    if (cls == PTO_OC_FILL && !pto__scalar_arg(I, s, 1, d.t->dtype, &sc)) return 0;
     if (cls == PTO_OC_BINS) op -= PTO_OP_TADDS - PTO_OP_TADD;
     cols = d.t->cols;
+    if (pto_el_int_op(d.t->dtype, cls == PTO_OC_FILL ? -100 : cls == PTO_OC_UN ? -1 - (op - PTO_OP_TEXP)
+                                   : cls == PTO_OC_BIN || cls == PTO_OC_BINS ? op - PTO_OP_TADD : -50)
+        && (cls == PTO_OC_FILL || a.t->dtype == d.t->dtype) && (cls != PTO_OC_BIN || b.t->dtype == d.t->dtype)) {
+        /* an integer tile: exact integer arithmetic (numerics.h) */
+        int64_t si = 0;
+        if (cls == PTO_OC_BINS || cls == PTO_OC_FILL) {
+            const pto_operand *o = pto_stmt_arg(I->m, s, cls == PTO_OC_FILL ? 1 : 2);
+            int64_t v;
+            if (o->kind == PTO_O_FLOAT) si = pto_scalar_asi(d.t->dtype, o->f);
+            else if (o->kind == PTO_O_INT) {
+                if (!pto__eval(I, o->e[0], &v, 0)) return 0;
+                si = pto_scalar_asi(d.t->dtype, (double)v);
+            } else si = pto_scalar_asi(d.t->dtype, I->sval[o->ref]);   /* bound: pto__scalar_arg checked */
+        }
+        for (r = 0; r < d.it->vr; r++)
+            for (c = 0; c < d.it->vc; c++) {
+                int64_t i = r * cols + c, x = cls == PTO_OC_FILL ? si : pto_elem_geti(a.it->data, a.t->dtype, i), y;
+                if (cls == PTO_OC_BIN) y = pto_el_bin_i(op - PTO_OP_TADD, x, pto_elem_geti(b.it->data, b.t->dtype, i));
+                else if (cls == PTO_OC_BINS) y = pto_el_bin_i(op - PTO_OP_TADD, x, si);
+                else if (cls == PTO_OC_UN) y = pto_el_un_i(op - PTO_OP_TEXP, x);
+                else y = x;
+                pto_elem_seti(d.it->data, d.t->dtype, i, y);
+            }
+        return 1;
+    }
     for (r = 0; r < d.it->vr; r++) {
         for (c = 0; c < d.it->vc; c++) {
             int64_t i = r * cols + c;
@@ -7958,6 +8129,14 @@ static int pto__bind(pto__interp *I, int32_t kernel)
             continue;
         }
         I->sval[v] = b->value;
+        if (var->kind == PTO_V_SCALAR && var->def >= 0 && var->def < I->m->n_params) {
+            /* an integer scalar holds an integer of its dtype: the device gets one (2.5 would be 2) */
+            int dt = I->m->params[var->def].dtype;
+            double lo = dt == PTO_I8 ? -128.0 : -2147483648.0, hi = dt == PTO_I8 ? 127.0 : 2147483647.0;
+            if ((dt == PTO_I32 || dt == PTO_I8) && !(b->value >= lo && b->value <= hi && b->value == floor(b->value)))
+                return pto__fail(I, var->loc, "scalar '%s' is %s and is bound to %g, not an integer in %.0f..%.0f",
+                                 pto__in_vname(I, v), pto_dtype_name((pto_dtype)dt), b->value, lo, hi);
+        }
         if (var->kind == PTO_V_DIM && !(b->value >= 0 && b->value < 2147483648.0 && b->value == floor(b->value)))
             return pto__fail(I, var->loc, "dynamic dim '%s' is bound to %g, not an integer in [0, 2^31)",
                              pto__in_vname(I, v), b->value);
@@ -14939,7 +15118,7 @@ PTODEF pto_status pto_compile(pto_ctx *ctx, pto_module *m, const pto_compile_des
     X(H_RANKS,     "    pto_h_ranks(run, \"$(text)\"); /* a ranks kernel: every tensor once per rank */\n") \
     X(H_DIM,       "    const int64_t $(name) = pto_h_dim(run, \"$(text)\");\n") \
     X(H_SCALAR_F,  "    const double $(name) = pto_h_scalar(run, \"$(text)\");\n") \
-    X(H_SCALAR_I,  "    const int64_t $(name) = (int64_t)pto_h_scalar(run, \"$(text)\");\n") \
+    X(H_SCALAR_I,  "    const int64_t $(name) = pto_h_iscalar(run, \"$(text)\", $(dtype));\n") \
     X(H_TENSOR,    "    pto_k_gm *$(name) = pto_h_tensor(run, $(idx), \"$(text)\", $(dtype), $(rows), $(cols), $(dir));\n") \
     X(H_ARGS,      "    int64_t args[$(n)];\n    if (!pto_h_ready(run)) return;\n") \
     X(H_ARG_GM,    "    args[$(idx)] = pto_k_gm_arg($(name));\n") \
@@ -17593,6 +17772,7 @@ static void pto__emit_host_kernel(pto__emitter *E, int32_t k)
             if (pa->var < 0) continue;
             pto__emit_v(E, PTO__K_NAME, E->var_name[pa->var]);
             pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, pa->name));
+            pto__emit_v(E, PTO__K_DTYPE, pto__emit_dtype[pa->dtype < PTO_NDTYPE ? pa->dtype : 0]);
             pto__emit_x(E, fl ? PTO__T_H_SCALAR_F : PTO__T_H_SCALAR_I);
             continue;
         }
@@ -17809,6 +17989,7 @@ static void pto__emit_hs_decls(pto__emitter *E, int32_t h)
         pa = va->def >= 0 ? &m->params[va->def] : NULL;
         pto__emit_v(E, PTO__K_NAME, E->var_name[v]);
         pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, va->name));
+        pto__emit_v(E, PTO__K_DTYPE, pa && pa->dtype < PTO_NDTYPE ? pto__emit_dtype[pa->dtype] : "PTO_K_I32");
         if (va->kind == PTO_V_DIM) pto__emit_x(E, PTO__T_H_DIM);
         else pto__emit_x(E, pa && (pa->dtype == PTO_F32 || pa->dtype == PTO_F16 || pa->dtype == PTO_BF16)
                                 ? PTO__T_H_SCALAR_F : PTO__T_H_SCALAR_I);
@@ -19057,6 +19238,8 @@ PTODEF pto_status pto_emit_isa(pto_ctx *ctx, const pto_module *m, const pto_emit
                   with its own inputs), and a tensor the kernel uses as a
                   signal (notify, wait, allreduce) starts at zero
      pto_h_dim / pto_h_scalar    a dynamic dim / scalar param from -D
+     pto_h_iscalar an integer scalar param from -D: an integer its dtype
+                  holds, else a user error (exit 1)
      pto_h_tensor  a device tensor plus a host copy for the interpreter;
                   inputs get seeded random values (the same in both)
      pto_h_launch  runs the kernel on the simulator, then the reference
@@ -19178,7 +19361,17 @@ PTO_K_FN int pto_h_args(pto_h_run *run, int argc, char **argv)
         const char *a = argv[i], *v = NULL, *eq;
         if (strcmp(a, "-D") == 0 && i + 1 < argc) v = argv[++i];
         else if (strncmp(a, "-D", 2) == 0 && a[2]) v = a + 2;
-        else if (strcmp(a, "--seed") == 0 && i + 1 < argc) { run->seed = strtoull(argv[++i], NULL, 0); continue; }
+        else if (strcmp(a, "--seed") == 0 && i + 1 < argc) {
+            /* "abc" or "5x" are mistakes, not seed 0 or 5 */
+            char *end;
+            const char *sv = argv[++i];
+            run->seed = strtoull(sv, &end, 0);
+            if (end == sv || *end || sv[0] == '-') {
+                pto_h_fail(run, 1, "--seed %s: want a non-negative integer", sv);
+                return 1;
+            }
+            continue;
+        }
         else if (strcmp(a, "--trace") == 0 && i + 1 < argc) { run->trace = argv[++i]; continue; }
         else if (strcmp(a, "--ranks") == 0 && i + 1 < argc) {
             run->nranks = atoi(argv[++i]);
@@ -19287,6 +19480,25 @@ PTO_K_FN int64_t pto_h_dim(pto_h_run *run, const char *name)
 }
 
 PTO_K_FN double pto_h_scalar(pto_h_run *run, const char *name) { return pto_h_def(run, name, "scalar"); }
+
+/* An integer scalar param (dtype PTO_K_I32 or PTO_K_I8) from -D: the value
+   must be an integer the dtype holds. The kernel takes an int64_t, so 2.5
+   would reach it as 2 while the reference computed with 2.5 (and a value past
+   int64 has no conversion at all): said here, as the user's mistake. */
+PTO_K_FN int64_t pto_h_iscalar(pto_h_run *run, const char *name, int dtype)
+{
+    double v = pto_h_def(run, name, "scalar"), lo = dtype == PTO_K_I8 ? -128.0 : -2147483648.0,
+           hi = dtype == PTO_K_I8 ? 127.0 : 2147483647.0;
+    int i;
+    if (!(v >= lo && v <= hi && v == floor(v))) {
+        for (i = 0; i < run->ndefs && run->status == 0; i++)
+            if (run->def_len[i] == strlen(name) && strncmp(run->def_name[i], name, run->def_len[i]) == 0)
+                pto_h_fail(run, 1, "-D %s: scalar %s is %s and takes an integer in %.0f..%.0f", run->def_name[i],
+                           name, dtype == PTO_K_I8 ? "i8" : "i32", lo, hi);
+        return 0;
+    }
+    return (int64_t)v;
+}
 
 /* The module's kernel called `name` (n_kernels when there is none). */
 PTO_K_FN int32_t pto_h_kernel_index(const pto_h_run *run, const char *name)

@@ -145,6 +145,30 @@ PTO_NUMFN float pto_round_to(int dtype, float v)
     }
 }
 
+/* A scalar operand as the vector unit takes it. pto-isa's TADDS .. TMINS
+   and TEXPANDS take the scalar as the tile's element type (`typename
+   TileData::DType scalar`), so the device converts it to the destination
+   tile's dtype before any arithmetic: f16 and bf16 round to nearest even
+   (through f32), i32 and i8 truncate toward zero as C++ converts a float
+   to an integer (saturated here, NaN as 0, where the device's conversion
+   is undefined). So tmuls on an f16 tile by 0.1 multiplies by
+   0.0999755859375, and tadds on an i32 tile of 2.5 adds 2. */
+PTO_NUMFN float pto_scalar_as(int dtype, double s)
+{
+    switch (dtype) {
+    case 2:
+    case 3: return pto_round_to(dtype, (float)s);
+    case 4:
+    case 5: {
+        double lo = dtype == 4 ? -2147483648.0 : -128.0, hi = dtype == 4 ? 2147483647.0 : 127.0;
+        if (s != s) return 0.0f;
+        s = s < lo ? lo : s > hi ? hi : s;
+        return (float)(s < 0 ? ceil(s) : floor(s));
+    }
+    default: return (float)s;
+    }
+}
+
 PTO_NUMFN float pto_elem_get(const void *base, int dtype, int64_t i)
 {
     switch (dtype) {
@@ -220,6 +244,67 @@ PTO_NUMFN float pto_el_un(int op, float x)
     case PTO_EL_ABS: return fabsf(x);
     case PTO_EL_NEG: return pto_fneg(x);
     default: return x > 0.0f ? x : 0.0f;
+    }
+}
+
+/* ---- integer tiles --------------------------------------------------------
+   On an i32 / i8 tile the vector unit's add, sub, mul, max, min (and their
+   scalar forms), abs, neg, relu and the fill are integer operations
+   (pto-isa's int32_t TADD ...), not f32 ones: 16777217 + 0 must not round to
+   16777216. They are computed exactly in int64 and stored saturated (as
+   every integer store here; the device's overflow wraps, a difference only
+   for results the dtype cannot hold). tdiv and the row / column reductions
+   still compute in f32. pto_el_int_op says which ops take this path:
+   bop a binary op (PTO_EL_ADD ..), or -1 - uop for a unary one (PTO_EL_EXP ..),
+   or -100 for the fill. */
+PTO_NUMFN int pto_el_int_op(int dtype, int op)
+{
+    if (dtype != 4 && dtype != 5) return 0;
+    if (op == -100) return 1;
+    if (op >= 0) return op != PTO_EL_DIV;
+    op = -1 - op;
+    return op == PTO_EL_ABS || op == PTO_EL_NEG || op == PTO_EL_RELU;
+}
+
+PTO_NUMFN int64_t pto_elem_geti(const void *base, int dtype, int64_t i)
+{
+    return dtype == 4 ? (int64_t)((const int32_t *)base)[i] : (int64_t)((const int8_t *)base)[i];
+}
+
+PTO_NUMFN void pto_elem_seti(void *base, int dtype, int64_t i, int64_t v)
+{
+    if (dtype == 4) ((int32_t *)base)[i] = (int32_t)(v > 2147483647 ? 2147483647 : v < -2147483647 - 1 ? -2147483647 - 1 : v);
+    else ((int8_t *)base)[i] = (int8_t)(v > 127 ? 127 : v < -128 ? -128 : v);
+}
+
+/* The scalar of an integer tile's op: pto_scalar_as's truncation, as an
+   integer (a float would round 16777217). */
+PTO_NUMFN int64_t pto_scalar_asi(int dtype, double s)
+{
+    double lo = dtype == 4 ? -2147483648.0 : -128.0, hi = dtype == 4 ? 2147483647.0 : 127.0;
+    if (s != s) return 0;
+    s = s < lo ? lo : s > hi ? hi : s;
+    return (int64_t)(s < 0 ? ceil(s) : floor(s));
+}
+
+/* Operands are i32 or i8 values, so neither the product nor a sum leaves int64. */
+PTO_NUMFN int64_t pto_el_bin_i(int op, int64_t a, int64_t b)
+{
+    switch (op) {
+    case PTO_EL_ADD: return a + b;
+    case PTO_EL_SUB: return a - b;
+    case PTO_EL_MUL: return a * b;
+    case PTO_EL_MAX: return a >= b ? a : b;
+    default: return a <= b ? a : b;
+    }
+}
+
+PTO_NUMFN int64_t pto_el_un_i(int op, int64_t x)
+{
+    switch (op) {
+    case PTO_EL_ABS: return x < 0 ? -x : x;
+    case PTO_EL_NEG: return -x;
+    default: return x > 0 ? x : 0;
     }
 }
 
@@ -1895,7 +1980,7 @@ PTO_K_FN void pto_k__x_map(pto_k_core *c, const pto_k__ins *ins)
     int fill = op == PTO_K__TEXPANDS, bin = op >= PTO_K__TADD && op <= PTO_K__TMIN;
     int bins = op >= PTO_K__TADDS && op <= PTO_K__TMINS;
     unsigned vm = PTO_K__M(PTO_K_VEC);
-    float sc = (float)ins->s;
+    float sc = pto_scalar_as(d.dtype, ins->s);   /* as the device takes it: the tile's dtype */
     pto_k__check k;
     int64_t r, col;
     unsigned char *dp, *ap = NULL, *bp = NULL;
@@ -1917,7 +2002,21 @@ PTO_K_FN void pto_k__x_map(pto_k_core *c, const pto_k__ins *ins)
     if (bin) bp = pto_k__tptr(c, b);
     if (op == PTO_K__TMOV && d.dtype == a.dtype) /* copies bits (i32 above 2^24), as the interpreter does */
         pto_k__copy(dp, d.dtype, d.cols, ap, a.dtype, a.cols, d.valid_r, d.valid_c);
-    else for (r = 0; r < d.valid_r; r++)
+    else if (pto_el_int_op(d.dtype, fill ? -100 : bin ? op - PTO_K__TADD : bins ? op - PTO_K__TADDS
+                                    : op >= PTO_K__TEXP && op <= PTO_K__TRELU ? -1 - (op - PTO_K__TEXP) : -50)
+             && (fill || a.dtype == d.dtype) && (!bin || b.dtype == d.dtype)) {
+        /* an integer tile: exact integer arithmetic, as the interpreter (numerics.h) */
+        int64_t si = pto_scalar_asi(d.dtype, ins->s);
+        for (r = 0; r < d.valid_r; r++)
+            for (col = 0; col < d.valid_c; col++) {
+                int64_t i = r * d.cols + col, x = fill ? si : pto_elem_geti(ap, a.dtype, i), y;
+                if (bin) y = pto_el_bin_i(op - PTO_K__TADD, x, pto_elem_geti(bp, b.dtype, i));
+                else if (bins) y = pto_el_bin_i(op - PTO_K__TADDS, x, si);
+                else if (!fill) y = pto_el_un_i(op - PTO_K__TEXP, x);
+                else y = x;
+                pto_elem_seti(dp, d.dtype, i, y);
+            }
+    } else for (r = 0; r < d.valid_r; r++)
         for (col = 0; col < d.valid_c; col++) {
             int64_t i = r * d.cols + col;
             float x = fill ? sc : pto_elem_get(ap, a.dtype, i), y;

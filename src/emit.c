@@ -162,7 +162,7 @@
     X(H_RANKS,     "    pto_h_ranks(run, \"$(text)\"); /* a ranks kernel: every tensor once per rank */\n") \
     X(H_DIM,       "    const int64_t $(name) = pto_h_dim(run, \"$(text)\");\n") \
     X(H_SCALAR_F,  "    const double $(name) = pto_h_scalar(run, \"$(text)\");\n") \
-    X(H_SCALAR_I,  "    const int64_t $(name) = (int64_t)pto_h_scalar(run, \"$(text)\");\n") \
+    X(H_SCALAR_I,  "    const int64_t $(name) = pto_h_iscalar(run, \"$(text)\", $(dtype));\n") \
     X(H_TENSOR,    "    pto_k_gm *$(name) = pto_h_tensor(run, $(idx), \"$(text)\", $(dtype), $(rows), $(cols), $(dir));\n") \
     X(H_ARGS,      "    int64_t args[$(n)];\n    if (!pto_h_ready(run)) return;\n") \
     X(H_ARG_GM,    "    args[$(idx)] = pto_k_gm_arg($(name));\n") \
@@ -2816,6 +2816,7 @@ static void pto__emit_host_kernel(pto__emitter *E, int32_t k)
             if (pa->var < 0) continue;
             pto__emit_v(E, PTO__K_NAME, E->var_name[pa->var]);
             pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, pa->name));
+            pto__emit_v(E, PTO__K_DTYPE, pto__emit_dtype[pa->dtype < PTO_NDTYPE ? pa->dtype : 0]);
             pto__emit_x(E, fl ? PTO__T_H_SCALAR_F : PTO__T_H_SCALAR_I);
             continue;
         }
@@ -3032,6 +3033,7 @@ static void pto__emit_hs_decls(pto__emitter *E, int32_t h)
         pa = va->def >= 0 ? &m->params[va->def] : NULL;
         pto__emit_v(E, PTO__K_NAME, E->var_name[v]);
         pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, va->name));
+        pto__emit_v(E, PTO__K_DTYPE, pa && pa->dtype < PTO_NDTYPE ? pto__emit_dtype[pa->dtype] : "PTO_K_I32");
         if (va->kind == PTO_V_DIM) pto__emit_x(E, PTO__T_H_DIM);
         else pto__emit_x(E, pa && (pa->dtype == PTO_F32 || pa->dtype == PTO_F16 || pa->dtype == PTO_BF16)
                                 ? PTO__T_H_SCALAR_F : PTO__T_H_SCALAR_I);

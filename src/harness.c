@@ -13,6 +13,8 @@
                   with its own inputs), and a tensor the kernel uses as a
                   signal (notify, wait, allreduce) starts at zero
      pto_h_dim / pto_h_scalar    a dynamic dim / scalar param from -D
+     pto_h_iscalar an integer scalar param from -D: an integer its dtype
+                  holds, else a user error (exit 1)
      pto_h_tensor  a device tensor plus a host copy for the interpreter;
                   inputs get seeded random values (the same in both)
      pto_h_launch  runs the kernel on the simulator, then the reference
@@ -134,7 +136,17 @@ PTO_K_FN int pto_h_args(pto_h_run *run, int argc, char **argv)
         const char *a = argv[i], *v = NULL, *eq;
         if (strcmp(a, "-D") == 0 && i + 1 < argc) v = argv[++i];
         else if (strncmp(a, "-D", 2) == 0 && a[2]) v = a + 2;
-        else if (strcmp(a, "--seed") == 0 && i + 1 < argc) { run->seed = strtoull(argv[++i], NULL, 0); continue; }
+        else if (strcmp(a, "--seed") == 0 && i + 1 < argc) {
+            /* "abc" or "5x" are mistakes, not seed 0 or 5 */
+            char *end;
+            const char *sv = argv[++i];
+            run->seed = strtoull(sv, &end, 0);
+            if (end == sv || *end || sv[0] == '-') {
+                pto_h_fail(run, 1, "--seed %s: want a non-negative integer", sv);
+                return 1;
+            }
+            continue;
+        }
         else if (strcmp(a, "--trace") == 0 && i + 1 < argc) { run->trace = argv[++i]; continue; }
         else if (strcmp(a, "--ranks") == 0 && i + 1 < argc) {
             run->nranks = atoi(argv[++i]);
@@ -243,6 +255,25 @@ PTO_K_FN int64_t pto_h_dim(pto_h_run *run, const char *name)
 }
 
 PTO_K_FN double pto_h_scalar(pto_h_run *run, const char *name) { return pto_h_def(run, name, "scalar"); }
+
+/* An integer scalar param (dtype PTO_K_I32 or PTO_K_I8) from -D: the value
+   must be an integer the dtype holds. The kernel takes an int64_t, so 2.5
+   would reach it as 2 while the reference computed with 2.5 (and a value past
+   int64 has no conversion at all): said here, as the user's mistake. */
+PTO_K_FN int64_t pto_h_iscalar(pto_h_run *run, const char *name, int dtype)
+{
+    double v = pto_h_def(run, name, "scalar"), lo = dtype == PTO_K_I8 ? -128.0 : -2147483648.0,
+           hi = dtype == PTO_K_I8 ? 127.0 : 2147483647.0;
+    int i;
+    if (!(v >= lo && v <= hi && v == floor(v))) {
+        for (i = 0; i < run->ndefs && run->status == 0; i++)
+            if (run->def_len[i] == strlen(name) && strncmp(run->def_name[i], name, run->def_len[i]) == 0)
+                pto_h_fail(run, 1, "-D %s: scalar %s is %s and takes an integer in %.0f..%.0f", run->def_name[i],
+                           name, dtype == PTO_K_I8 ? "i8" : "i32", lo, hi);
+        return 0;
+    }
+    return (int64_t)v;
+}
 
 /* The module's kernel called `name` (n_kernels when there is none). */
 PTO_K_FN int32_t pto_h_kernel_index(const pto_h_run *run, const char *name)

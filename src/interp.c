@@ -66,13 +66,18 @@
    multiply-add: each product is its own statement, so contraction within an
    expression (clang's default) cannot apply; build with -ffp-contract=off
    where the compiler contracts across statements (gcc in GNU mode).
-   Arithmetic on i32/i8 tiles goes through f32 too (exact below 2^24).
+   On i32/i8 tiles tadd tsub tmul tmax tmin, their scalar forms, tabs tneg
+   trelu and texpands are exact integer operations (numerics.h: in int64,
+   stored saturated); tdiv, the reductions and the broadcasts go through f32
+   (exact below 2^24).
 
    Vector ops compute over the DESTINATION's valid region; elements outside it
    keep their values. Sources are read at the same (r, c) and must have the
    destination's shape.
    - tadd tsub tmul tdiv: a + b, a - b, a * b, a / b.  The *s forms use the
-     scalar, rounded to f32 first ((float)value), as b.
+     scalar as b, converted to the destination's dtype first, as pto-isa's
+     TADDS .. TMINS take it (pto_scalar_as: f32 rounds, f16/bf16 round to
+     nearest even, i32/i8 truncate toward zero); texpands fills with the same.
    - tmax(a, b) = a if a is NaN, else b if b is NaN, else (a >= b ? a : b);
      tmin the same with <=. So a NaN operand propagates (the first NaN wins)
      and equal values (+0 and -0 too) give a.
@@ -80,7 +85,7 @@
      trecip = 1.0f / x. tabs = fabsf. tneg = -x as a sign-bit flip
      (pto_fneg: it flips the sign of 0 and NaN whatever the compiler).
      trelu = x > 0 ? x : +0.0f, so trelu(-0.0) = +0.0 and trelu(NaN) = +0.0.
-   - texpands d, s: every valid element of d = (float)s.
+   - texpands d, s: every valid element of d = s as the *s forms convert it.
    - trowsum/trowmax/trowmin d, a: d is [R, 1]; for each valid row r of d,
      reduce a[r, 0 .. a.valid_c) left to right in f32: the sum starts at 0.0f
      and adds; max/min start at the first element and apply tmax/tmin (an
@@ -306,24 +311,26 @@ static int pto__same_shape(pto__interp *I, int32_t s, const pto__top *d, const p
                      (int)b->t->cols, (int)rows, (int)(cols < 0 ? b->t->cols : cols), pto__in_tname(I, d));
 }
 
-static int pto__scalar_arg(pto__interp *I, int32_t s, int i, float *out)
+/* Operand i of statement s, a scalar, as the destination's dtype takes it
+   (pto_scalar_as: the device converts it to the tile's element type). */
+static int pto__scalar_arg(pto__interp *I, int32_t s, int i, int dtype, float *out)
 {
     const pto_operand *o = pto_stmt_arg(I->m, s, i);
     const pto_stmt *st = &I->m->stmts[s];
     int64_t v;
     if (o && o->kind == PTO_O_FLOAT) {
-        *out = (float)o->f;
+        *out = pto_scalar_as(dtype, o->f);
         return 1;
     }
     if (o && o->kind == PTO_O_INT) {
         if (!pto__eval(I, o->e[0], &v, 0)) return 0;
-        *out = (float)v;
+        *out = pto_scalar_as(dtype, (double)v);
         return 1;
     }
     if (o && o->kind == PTO_O_SCALAR && o->ref >= 0 && o->ref < I->m->n_vars) {
         if (I->state[o->ref] == PTO__UNBOUND)
             return pto__fail(I, o->loc, "'%s' has no binding in the launch", pto__in_vname(I, o->ref));
-        *out = (float)I->sval[o->ref];
+        *out = pto_scalar_as(dtype, I->sval[o->ref]);
         return 1;
     }
     return pto__fail(I, st->loc, "%s: operand %d must be a scalar", pto_opinfo_get((pto_op)st->op)->name, i + 1);
@@ -427,10 +434,35 @@ static int pto__exec_map(pto__interp *I, int32_t s, pto_opclass cls)
         return 0;
     if (cls == PTO_OC_BIN && (!pto__tile_arg(I, s, 2, &b) || !pto__same_shape(I, s, &d, &b, d.t->rows, d.t->cols)))
         return 0;
-    if (cls == PTO_OC_BINS && !pto__scalar_arg(I, s, 2, &sc)) return 0;
-    if (cls == PTO_OC_FILL && !pto__scalar_arg(I, s, 1, &sc)) return 0;
+    if (cls == PTO_OC_BINS && !pto__scalar_arg(I, s, 2, d.t->dtype, &sc)) return 0;
+    if (cls == PTO_OC_FILL && !pto__scalar_arg(I, s, 1, d.t->dtype, &sc)) return 0;
     if (cls == PTO_OC_BINS) op -= PTO_OP_TADDS - PTO_OP_TADD;
     cols = d.t->cols;
+    if (pto_el_int_op(d.t->dtype, cls == PTO_OC_FILL ? -100 : cls == PTO_OC_UN ? -1 - (op - PTO_OP_TEXP)
+                                   : cls == PTO_OC_BIN || cls == PTO_OC_BINS ? op - PTO_OP_TADD : -50)
+        && (cls == PTO_OC_FILL || a.t->dtype == d.t->dtype) && (cls != PTO_OC_BIN || b.t->dtype == d.t->dtype)) {
+        /* an integer tile: exact integer arithmetic (numerics.h) */
+        int64_t si = 0;
+        if (cls == PTO_OC_BINS || cls == PTO_OC_FILL) {
+            const pto_operand *o = pto_stmt_arg(I->m, s, cls == PTO_OC_FILL ? 1 : 2);
+            int64_t v;
+            if (o->kind == PTO_O_FLOAT) si = pto_scalar_asi(d.t->dtype, o->f);
+            else if (o->kind == PTO_O_INT) {
+                if (!pto__eval(I, o->e[0], &v, 0)) return 0;
+                si = pto_scalar_asi(d.t->dtype, (double)v);
+            } else si = pto_scalar_asi(d.t->dtype, I->sval[o->ref]);   /* bound: pto__scalar_arg checked */
+        }
+        for (r = 0; r < d.it->vr; r++)
+            for (c = 0; c < d.it->vc; c++) {
+                int64_t i = r * cols + c, x = cls == PTO_OC_FILL ? si : pto_elem_geti(a.it->data, a.t->dtype, i), y;
+                if (cls == PTO_OC_BIN) y = pto_el_bin_i(op - PTO_OP_TADD, x, pto_elem_geti(b.it->data, b.t->dtype, i));
+                else if (cls == PTO_OC_BINS) y = pto_el_bin_i(op - PTO_OP_TADD, x, si);
+                else if (cls == PTO_OC_UN) y = pto_el_un_i(op - PTO_OP_TEXP, x);
+                else y = x;
+                pto_elem_seti(d.it->data, d.t->dtype, i, y);
+            }
+        return 1;
+    }
     for (r = 0; r < d.it->vr; r++) {
         for (c = 0; c < d.it->vc; c++) {
             int64_t i = r * cols + c;
@@ -914,6 +946,14 @@ static int pto__bind(pto__interp *I, int32_t kernel)
             continue;
         }
         I->sval[v] = b->value;
+        if (var->kind == PTO_V_SCALAR && var->def >= 0 && var->def < I->m->n_params) {
+            /* an integer scalar holds an integer of its dtype: the device gets one (2.5 would be 2) */
+            int dt = I->m->params[var->def].dtype;
+            double lo = dt == PTO_I8 ? -128.0 : -2147483648.0, hi = dt == PTO_I8 ? 127.0 : 2147483647.0;
+            if ((dt == PTO_I32 || dt == PTO_I8) && !(b->value >= lo && b->value <= hi && b->value == floor(b->value)))
+                return pto__fail(I, var->loc, "scalar '%s' is %s and is bound to %g, not an integer in %.0f..%.0f",
+                                 pto__in_vname(I, v), pto_dtype_name((pto_dtype)dt), b->value, lo, hi);
+        }
         if (var->kind == PTO_V_DIM && !(b->value >= 0 && b->value < 2147483648.0 && b->value == floor(b->value)))
             return pto__fail(I, var->loc, "dynamic dim '%s' is bound to %g, not an integer in [0, 2^31)",
                              pto__in_vname(I, v), b->value);

@@ -92,6 +92,8 @@ typedef struct pto__ps_pname {
     int32_t depth;      /* scope depth of the declaration */
     int32_t kernel;     /* 1 + kernel id when a kernel has this name */
     pto_loc loc;        /* the declaring name token */
+    uint8_t gone;       /* the kind it had when its scope closed (PTO__B_NONE: none) */
+    int32_t gone_kernel;   /* and the kernel it was declared in */
 } pto__ps_pname;
 
 typedef struct pto__ps_parser {
@@ -160,19 +162,30 @@ static void pto__ps_err(pto__ps_parser *p, const pto__ps_tok *t, const char *fmt
     pto_error(p->ctx, *pto__ps_tloc(p, t), "%s", msg);
 }
 
+/* What a token from another language means here: C's comments and
+   statement ends ("" for any other token). */
+static const char *pto__ps_foreign_hint(const pto__ps_parser *p, const pto__ps_tok *t)
+{
+    const char *s = p->src + t->pos;
+    size_t left = p->len - t->pos;
+    if (left >= 1 && s[0] == ';') return " (a statement ends at the end of its line: no ';')";
+    if (left >= 2 && s[0] == '/' && (s[1] == '/' || s[1] == '*')) return " (comments start with '#')";
+    return "";
+}
+
 /* "expected WHAT, got 'X'"; a malformed token is reported for what it is. */
 static void pto__ps_expected(pto__ps_parser *p, const char *what)
 {
     char q[200];
     pto__ps_tokstr(p, &p->tok, q, sizeof q);
-    if (p->tok.kind == PTO__T_BADCHAR) pto__ps_err(p, &p->tok, "unexpected character %s", q);
+    if (p->tok.kind == PTO__T_BADCHAR) pto__ps_err(p, &p->tok, "unexpected character %s%s", q, pto__ps_foreign_hint(p, &p->tok));
     else if (p->tok.kind == PTO__T_BADNUM) {
         const char *s = p->src + p->tok.pos;
         if (p->tok.len >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
             pto__ps_err(p, &p->tok, "bad hex literal %s", q);
         else
             pto__ps_err(p, &p->tok, "bad number %s", q);
-    } else pto__ps_err(p, &p->tok, "expected %s, got %s", what, q);
+    } else pto__ps_err(p, &p->tok, "expected %s, got %s%s", what, q, pto__ps_foreign_hint(p, &p->tok));
 }
 
 /* ---- "did you mean" ---------------------------------------------------------
@@ -571,7 +584,11 @@ static void pto__ps_scope_close(pto__ps_parser *p)
     mark = p->marks[--p->n_marks];
     while (p->n_decls > mark) {
         int32_t id = p->decls[--p->n_decls];
-        if (id < p->cap_names) p->names[id].kind = PTO__B_NONE;
+        if (id < p->cap_names) {   /* kept for "unknown name": the name is out of scope, not misspelt */
+            p->names[id].gone = p->names[id].kind;
+            p->names[id].gone_kernel = p->kernel;
+            p->names[id].kind = PTO__B_NONE;
+        }
     }
     p->depth--;
 }
@@ -620,7 +637,7 @@ static void pto__ps_bind(pto__ps_parser *p, const pto__ps_tok *t, int kind, int3
 
 static const pto__ps_pname *pto__ps_lookup(pto__ps_parser *p, const pto__ps_tok *t)
 {
-    static const pto__ps_pname none = {0, 0, 0, 0, 0, 0, 0, {0, 0, 0}};
+    static const pto__ps_pname none = {0, 0, 0, 0, 0, 0, 0, {0, 0, 0}, 0, 0};
     /* every name operand comes here: the table is nearly always big enough */
     pto__ps_pname *n = pto__ps_name_slot(p, t->id);
     return n ? n : &none;
@@ -647,8 +664,21 @@ static void pto__ps_unknown_name(pto__ps_parser *p, const pto__ps_tok *t, unsign
     size_t i;
     pto__ps_near_init(p, &n, pto__ps_text(p, t), t->len);
     pto__ps_near_names(p, &n, kinds);
+    const pto__ps_pname *was = t->id < p->cap_names ? &p->names[t->id] : NULL;
     for (i = 0; builtins && i < sizeof words / sizeof words[0]; i++)
         pto__ps_near_try(&n, pto__ps_kw_text[words[i]], strlen(pto__ps_kw_text[words[i]]));
+    if (was && was->kind == PTO__B_NONE && was->gone != PTO__B_NONE && was->gone_kernel == p->kernel
+        && (kinds >> was->gone & 1u)) {
+        /* declared in a block that has closed: a use after its loop or if */
+        if (was->gone == PTO__B_LOOP)
+            pto__ps_err(p, t, "unknown name '%s': the loop variable '%s' (%d:%d) is visible in its loop's body only",
+                        pto__ps_text(p, t), pto__ps_text(p, t), (int)was->loc.line, (int)was->loc.col);
+        else
+            pto__ps_err(p, t, "unknown name '%s': the %s '%s' declared at %d:%d is out of scope here, its block has "
+                        "ended (declare it before that block to use it after)", pto__ps_text(p, t),
+                        pto__ps_bind_word[was->gone], pto__ps_text(p, t), (int)was->loc.line, (int)was->loc.col);
+        return;
+    }
     pto__ps_err(p, t, "unknown name '%s'%s", pto__ps_text(p, t), pto__ps_near_hint(&n, hint, sizeof hint, ""));
 }
 
@@ -1164,6 +1194,22 @@ static int pto__ps_small_int(pto__ps_parser *p, int64_t max, const char *what, i
     return 1;
 }
 
+/* A tile's row or column count: an integer literal. A name (a dim, a
+   scalar, a let) is the usual mistake: a shape that changes at run time is
+   a fixed shape with a run-time valid region. */
+static int pto__ps_tile_dim(pto__ps_parser *p, int64_t *v)
+{
+    if (pto__ps_is(p, PTO__T_NAME) || pto__ps_is(p, '(')) {
+        char q[200];
+        pto__ps_tokstr(p, &p->tok, q, sizeof q);
+        pto__ps_err(p, &p->tok,
+                    "tile dimensions are integer literals, got %s: give the tile the largest shape it takes "
+                    "and its run-time extent as valid(ROWS, COLS)", q);
+        return 0;
+    }
+    return pto__ps_small_int(p, INT32_MAX, "tile dimension", v);
+}
+
 static void pto__ps_unknown_space(pto__ps_parser *p, const pto__ps_tok *t)
 {
     pto__ps_near n;
@@ -1199,9 +1245,9 @@ static int pto__ps_tile_stmt(pto__ps_parser *p, int32_t block)
     pto__ps_next(p);
     if (!pto__ps_dtype(p, &dt)) return 0;
     if (!pto__ps_expect(p, '[', "'[' before the tile shape")) return 0;
-    if (!pto__ps_small_int(p, INT32_MAX, "tile dimension", &r)) return 0;
+    if (!pto__ps_tile_dim(p, &r)) return 0;
     if (!pto__ps_expect(p, ',', "',' between the tile dimensions")) return 0;
-    if (!pto__ps_small_int(p, INT32_MAX, "tile dimension", &c)) return 0;
+    if (!pto__ps_tile_dim(p, &c)) return 0;
     if (!pto__ps_expect(p, ']', "']' after the tile shape")) return 0;
     t = pto__add_tile_id(p->m, block, name.id, sp, dt, (int32_t)r, (int32_t)c, *pto__ps_tloc(p, &kw));
     if (t < 0) return 0;

@@ -849,10 +849,18 @@ static int pto__varg(pto__verifier *v, int32_t s, int i, const pto_operand *o, u
     const char *opname;   /* the op's name, looked up for a message only */
     char want[96];
     if (!pto__vkind_ok(v, o, mask)) {
+        int op = v->m->stmts[s].op, scalar = o->kind == PTO_O_FLOAT || o->kind == PTO_O_SCALAR || o->kind == PTO_O_INT;
+        char other[48];
+        other[0] = 0;
+        /* the binary op and its scalar form, swapped: name the other one */
+        if (i == 2 && scalar && op >= PTO_OP_TADD && op <= PTO_OP_TMIN)
+            snprintf(other, sizeof other, " (%s takes a scalar)", pto_opinfo_get((pto_op)(op + PTO_OP_TADDS - PTO_OP_TADD))->name);
+        else if (i == 2 && o->kind == PTO_O_TILE && op >= PTO_OP_TADDS && op <= PTO_OP_TMINS)
+            snprintf(other, sizeof other, " (%s takes a tile)", pto_opinfo_get((pto_op)(op - PTO_OP_TADDS + PTO_OP_TADD))->name);
         pto__vexpected(mask, want, sizeof want);
-        opname = pto_opinfo_get((pto_op)v->m->stmts[s].op)->name;
-        pto_error(v->ctx, o->loc, "operand %d of %s must be %s, got %s", i + 1, opname, want,
-                  pto__vkind_name(o->kind));
+        opname = pto_opinfo_get((pto_op)op)->name;
+        pto_error(v->ctx, o->loc, "operand %d of %s must be %s, got %s%s", i + 1, opname, want,
+                  pto__vkind_name(o->kind), other);
         return 0;
     }
     switch (o->kind) {

@@ -83,6 +83,13 @@ $ptoc run examples/softmax.pto >$out/log 2>&1; rc=$?
 if [ $rc = 0 ] && grep -q "kernel softmax (4 blocks)" $out/log; then ok "# run: defaults"; else bad "# run: defaults (rc $rc)"; fi
 $ptoc run examples/softmax.pto -D N=32 >$out/log 2>&1; rc=$?
 if [ $rc = 0 ] && grep -q "kernel softmax (2 blocks)" $out/log; then ok "-D overrides # run:"; else bad "-D overrides # run: (rc $rc)"; fi
+# the "# run:" line takes -DN=64 as the command line does, and an option it does not take is
+# said: both used to shift the pairs after them, silently dropping every later default
+{ echo "# run: -DN=32 --tight -D eps=0.00001"; grep -v '^# run:' examples/rmsnorm.pto; } > $out/runline.pto
+$ptoc run $out/runline.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "kernel rmsnorm (2 blocks)" $out/log &&
+   grep -q "warning: $out/runline.pto: '# run:' option '--tight' is ignored" $out/log
+then ok "# run: -DN=V and an ignored option"; else bad "# run: -DN=V and an ignored option (rc $rc)"; fi
 # an emitted directory keeps the defaults: host.c embeds the "# run:" line
 $ptoc emit examples/softmax.pto -o $out/smx >$out/log 2>&1
 $ptoc run $out/smx >$out/log 2>&1; rc=$?
@@ -93,6 +100,19 @@ if [ $rc = 0 ] && grep -q "kernel softmax (2 blocks)" $out/log; then ok "run DIR
 for v in N=64x N=abc N=; do
     $ptoc run examples/softmax.pto -D $v >$out/log 2>&1; rc=$?
     if [ $rc = 1 ] && grep -q "bad -D '$v': the value is not a number" $out/log; then ok "-D $v is an error"; else bad "-D $v is an error (rc $rc)"; fi
+done
+# an integer scalar takes an integer its dtype holds: the kernel gets an int64_t (2.5 arrived
+# as 2, 1e30 through an undefined conversion) while the reference computed with the double
+for v in k=2.5 k=1e30 k=2147483648 q=200 q=nan; do
+    $ptoc run tests/edge/int_scalars.pto -D $v >$out/log 2>&1; rc=$?
+    if [ $rc = 1 ] && grep -q "^error: -D $v: scalar ${v%%=*} is i[38][2]* and takes an integer in" $out/log &&
+       ! grep -q "mismatch" $out/log; then ok "-D $v for an integer scalar is an error"
+    else bad "-D $v for an integer scalar is an error (rc $rc)"; fi
+done
+for v in abc 5x -1; do
+    $ptoc run examples/vadd.pto --seed $v >$out/log 2>&1; rc=$?
+    if [ $rc = 1 ] && grep -q -- "--seed $v: want a non-negative integer" $out/log; then ok "--seed $v is an error"
+    else bad "--seed $v is an error (rc $rc)"; fi
 done
 $ptoc run examples/softmax.pto -D M=3 >$out/log 2>&1; rc=$?
 if [ $rc = 0 ] && grep -q "warning: -D M=3: softmax.pto has no dynamic dim or scalar param named 'M'" $out/log; then ok "unused -D warns"; else bad "unused -D warns (rc $rc)"; fi

@@ -374,7 +374,7 @@ static void test_lines(void)
                   "            pto_k_pipe_barrier(core, \"gmix.pto:12\", PTO_K_ALL);\n"));
     CHECK(has(&k, "        /* sync: nothing to order at all */\n"));
     CHECK(has(&k, "   planned: vec 73728 B */\n"));
-    CHECK(has(&h, "    const int64_t count = (int64_t)pto_h_scalar(run, \"count\");\n"));
+    CHECK(has(&h, "    const int64_t count = pto_h_iscalar(run, \"count\", PTO_K_I32);\n"));
     CHECK(has(&h, "    args[3] = count;\n"));
     CHECK(has(&h, "PTO_K_KIND_MIX, 2, args,"));
     pto_buf_free(&k); pto_buf_free(&h);

@@ -206,6 +206,96 @@ static void test_scalar_ops(void)
     run_unary(PTO_OP_TMINS, 1, -1.0, in, mins);
 }
 
+/* The scalar of tadds .. tmins and texpands is converted to the destination
+   tile's dtype first, as pto-isa's TMULS(dst, src, TileData::DType scalar)
+   takes it: on an f16 tile 0.1 is half(0.1) = 0.0999755859375 (x * 0.1f
+   rounded to f16 gives another f16 for some of the x below), on an i32 tile
+   2.5 is 2 and -2.7 is -2. */
+static void test_scalar_dtype(void)
+{
+    static uint16_t h[16], hy[16];
+    static int32_t iv[8], iy[8], iz[8];
+    void *t[5];
+    int32_t xp, yp, ip, jp, kp, a, b, c;
+    int i, bad = 0;
+    begin("scalar_dtype", PTO_KK_VECTOR);
+    xp = tensor("x", PTO_IN, PTO_F16, 1, 16);
+    yp = tensor("y", PTO_OUT, PTO_F16, 1, 16);
+    ip = tensor("i", PTO_IN, PTO_I32, 1, 8);
+    jp = tensor("j", PTO_OUT, PTO_I32, 1, 8);
+    kp = tensor("k", PTO_OUT, PTO_I32, 1, 8);
+    a = tile(body(), "a", PTO_VEC, PTO_F16, 1, 16);
+    b = tile(body(), "b", PTO_VEC, PTO_I32, 1, 8);
+    c = tile(body(), "c", PTO_VEC, PTO_I32, 1, 8);
+    load(body(), a, xp, num(0), num(0));
+    op_s(body(), PTO_OP_TMULS, a, a, 0.1);
+    store(body(), yp, num(0), num(0), a);
+    load(body(), b, ip, num(0), num(0));
+    op_s(body(), PTO_OP_TADDS, b, b, 2.5);
+    store(body(), jp, num(0), num(0), b);
+    op_s(body(), PTO_OP_TEXPANDS, c, -1, -2.7);
+    store(body(), kp, num(0), num(0), c);
+    for (i = 0; i < 16; i++) h[i] = pto_f32_to_f16((float)(i * 187 + 1));
+    for (i = 0; i < 8; i++) iv[i] = i * 3 - 10;
+    t[0] = h, t[1] = hy, t[2] = iv, t[3] = iy, t[4] = iz;
+    CHECK(run(t, NULL, 0) == PTO_OK);
+    for (i = 0; i < 16; i++) {
+        float x = pto_f16_to_f32(h[i]);
+        float want = pto_f16_to_f32(pto_f32_to_f16(x * pto_f16_to_f32(pto_f32_to_f16(0.1f))));
+        if (!same(pto_f16_to_f32(hy[i]), want) && bad++ < 4)
+            printf("  y[%d] = %.9g, want %.9g\n", i, pto_f16_to_f32(hy[i]), want);
+    }
+    CHECK(bad == 0);
+    /* and the unrounded scalar would have given another result somewhere */
+    for (bad = 0, i = 0; i < 16; i++)
+        bad += pto_f32_to_f16(pto_f16_to_f32(h[i]) * 0.1f) != hy[i];
+    CHECK(bad > 0);
+    for (i = 0; i < 8; i++) CHECK(iy[i] == iv[i] + 2 && iz[i] == -2);
+    end();
+}
+
+/* i32 tiles add, multiply, compare and negate as integers (pto-isa's
+   int32_t TADD ...): through f32, 16777217 + 2 was 16777220 and
+   16777217 * 3 was 50331648 (f32 has 24 bits). */
+static void test_int_exact(void)
+{
+    static int32_t x[8] = {16777217, -16777219, 2147483640, 123456789, -7, 0, 99999999, -2147483647};
+    static int32_t y[8], z[8], w[8];
+    void *t[4];
+    int32_t xp, yp, zp, wp, a, b, c;
+    int i;
+    begin("int_exact", PTO_KK_VECTOR);
+    xp = tensor("x", PTO_IN, PTO_I32, 1, 8);
+    yp = tensor("y", PTO_OUT, PTO_I32, 1, 8);
+    zp = tensor("z", PTO_OUT, PTO_I32, 1, 8);
+    wp = tensor("w", PTO_OUT, PTO_I32, 1, 8);
+    a = tile(body(), "a", PTO_VEC, PTO_I32, 1, 8);
+    b = tile(body(), "b", PTO_VEC, PTO_I32, 1, 8);
+    c = tile(body(), "c", PTO_VEC, PTO_I32, 1, 8);
+    load(body(), a, xp, num(0), num(0));
+    op_s(body(), PTO_OP_TADDS, b, a, 2.0);
+    store(body(), yp, num(0), num(0), b);
+    op_s(body(), PTO_OP_TEXPANDS, c, -1, 3.0);
+    op_t(body(), PTO_OP_TMUL, c, a, c);
+    store(body(), zp, num(0), num(0), c);
+    op_t(body(), PTO_OP_TSUB, b, b, a);
+    op_t(body(), PTO_OP_TNEG, c, a, -1);
+    op_t(body(), PTO_OP_TMAX, c, c, b);
+    op_t(body(), PTO_OP_TADD, c, c, a);
+    store(body(), wp, num(0), num(0), c);
+    t[0] = x, t[1] = y, t[2] = z, t[3] = w;
+    CHECK(run(t, NULL, 0) == PTO_OK);
+    for (i = 0; i < 8; i++) {
+        int64_t want_y = (int64_t)x[i] + 2, want_z = (int64_t)x[i] * 3, nx = -(int64_t)x[i];
+        int64_t want_w = (nx > 2 ? nx : 2) + x[i];
+        want_y = want_y > 2147483647 ? 2147483647 : want_y;
+        want_z = want_z > 2147483647 ? 2147483647 : want_z < -2147483647 - 1 ? -2147483647 - 1 : want_z;
+        CHECK_MSG(y[i] == want_y && z[i] == want_z && w[i] == want_w, "[%d] %d %d %d, want %lld %lld %lld", i,
+                  (int)y[i], (int)z[i], (int)w[i], (long long)want_y, (long long)want_z, (long long)want_w);
+    }
+    end();
+}
+
 static void test_unary_ops(void)
 {
     static const float in[8] = {4.0f, 1.0f, 0.25f, -0.0f, NAN, -2.0f, 0.0f, INFINITY};
@@ -1275,6 +1365,33 @@ static void test_err_bindings(void)
     CHECK(run(t, &bnd, 1) == PTO_OK);
     CHECK(x[3] == 3.0f);
     end();
+    /* an integer scalar bound to what its dtype cannot hold: the device would get another value */
+    begin("badint", PTO_KK_VECTOR);
+    xp = tensor("x", PTO_INOUT, PTO_F32, 16, 8);
+    g_loc = at(2, 7);
+    sp = pto_add_scalar_param(m, K, "k", PTO_I8, g_loc);
+    a = tile(body(), "a", PTO_VEC, PTO_F32, 16, 8);
+    load(body(), a, xp, num(0), num(0));
+    s = pto_add_op(m, body(), PTO_OP_TADDS, g_loc);
+    pto_arg_tile(m, s, a, g_loc);
+    pto_arg_tile(m, s, a, g_loc);
+    pto_arg_scalar(m, s, m->params[sp].var, g_loc);
+    store(body(), xp, num(0), num(0), a);
+    t[0] = x;
+    bnd.name = "k";
+    bnd.value = 2.5;
+    CHECK(run(t, &bnd, 1) == PTO_ERR_USER);
+    CHECK_STR(diag(0), "t.pto:2:7: error: scalar 'k' is i8 and is bound to 2.5, not an integer in -128..127");
+    pto_diag_clear(ctx);
+    bnd.value = 128;
+    CHECK(run(t, &bnd, 1) == PTO_ERR_USER);
+    CHECK_STR(diag(0), "t.pto:2:7: error: scalar 'k' is i8 and is bound to 128, not an integer in -128..127");
+    pto_diag_clear(ctx);
+    x[3] = 6.0f;
+    bnd.value = -128;
+    CHECK(run(t, &bnd, 1) == PTO_OK);
+    CHECK(x[3] == -122.0f);
+    end();
     /* a tensor with no host array */
     begin("noarray", PTO_KK_VECTOR);
     tensor("x", PTO_IN, PTO_F32, 16, 8);
@@ -1353,6 +1470,8 @@ int main(void)
 {
     test_binary();
     test_scalar_ops();
+    test_scalar_dtype();
+    test_int_exact();
     test_unary_ops();
     test_rows();
     test_rowexpand();

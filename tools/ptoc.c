@@ -651,13 +651,33 @@ static void file_defaults(const char *path, int is_dir, int argc, char **argv, c
             if (*p) *p++ = 0;
         }
     }
-    for (i = 0; i + 1 < n; i += 2) {
-        const char *eq = strchr(tok[i + 1], '=');
-        int given = strcmp(tok[i], "-D") == 0 ? eq && cli_has(argc, argv, "-D", tok[i + 1], (size_t)(eq - tok[i + 1]))
-                                              : cli_has(argc, argv, tok[i], NULL, 0);
-        if (given || (strcmp(tok[i], "-D") && strcmp(tok[i], "--ranks") && strcmp(tok[i], "--seed"))) continue;
-        shell_add(cmd, size, " ", tok[i]);
-        shell_add(cmd, size, " ", tok[i + 1]);
+    /* -D NAME=V (or -DNAME=V, as on the command line), --seed S, --ranks N;
+       anything else is said, not skipped in pairs: a flag without a value
+       (--tight) or the glued -DN=64 shifted every option after it, so the
+       defaults after it were silently lost */
+    for (i = 0; i < n; i++) {
+        const char *opt = tok[i], *val, *eq;
+        int given;
+        if (strcmp(opt, "-D") == 0 || strcmp(opt, "--seed") == 0 || strcmp(opt, "--ranks") == 0) {
+            if (i + 1 >= n) {
+                fprintf(stderr, "ptoc: warning: %s: '# run:' option '%s' has no value\n", path, opt);
+                break;
+            }
+            val = tok[++i];
+        } else if (strncmp(opt, "-D", 2) == 0) {
+            val = opt + 2;
+            opt = "-D";
+        } else {
+            fprintf(stderr, "ptoc: warning: %s: '# run:' option '%s' is ignored (the line takes -D NAME=VALUE, "
+                    "--seed S and --ranks N)\n", path, opt);
+            continue;
+        }
+        eq = strchr(val, '=');
+        given = strcmp(opt, "-D") == 0 ? eq && cli_has(argc, argv, "-D", val, (size_t)(eq - val))
+                                       : cli_has(argc, argv, opt, NULL, 0);
+        if (given) continue;
+        shell_add(cmd, size, " ", opt);
+        shell_add(cmd, size, " ", val);
     }
     free(text);
 }

@@ -440,7 +440,7 @@ PTO_K_FN void pto_k__x_map(pto_k_core *c, const pto_k__ins *ins)
     int fill = op == PTO_K__TEXPANDS, bin = op >= PTO_K__TADD && op <= PTO_K__TMIN;
     int bins = op >= PTO_K__TADDS && op <= PTO_K__TMINS;
     unsigned vm = PTO_K__M(PTO_K_VEC);
-    float sc = (float)ins->s;
+    float sc = pto_scalar_as(d.dtype, ins->s);   /* as the device takes it: the tile's dtype */
     pto_k__check k;
     int64_t r, col;
     unsigned char *dp, *ap = NULL, *bp = NULL;
@@ -462,7 +462,21 @@ PTO_K_FN void pto_k__x_map(pto_k_core *c, const pto_k__ins *ins)
     if (bin) bp = pto_k__tptr(c, b);
     if (op == PTO_K__TMOV && d.dtype == a.dtype) /* copies bits (i32 above 2^24), as the interpreter does */
         pto_k__copy(dp, d.dtype, d.cols, ap, a.dtype, a.cols, d.valid_r, d.valid_c);
-    else for (r = 0; r < d.valid_r; r++)
+    else if (pto_el_int_op(d.dtype, fill ? -100 : bin ? op - PTO_K__TADD : bins ? op - PTO_K__TADDS
+                                    : op >= PTO_K__TEXP && op <= PTO_K__TRELU ? -1 - (op - PTO_K__TEXP) : -50)
+             && (fill || a.dtype == d.dtype) && (!bin || b.dtype == d.dtype)) {
+        /* an integer tile: exact integer arithmetic, as the interpreter (numerics.h) */
+        int64_t si = pto_scalar_asi(d.dtype, ins->s);
+        for (r = 0; r < d.valid_r; r++)
+            for (col = 0; col < d.valid_c; col++) {
+                int64_t i = r * d.cols + col, x = fill ? si : pto_elem_geti(ap, a.dtype, i), y;
+                if (bin) y = pto_el_bin_i(op - PTO_K__TADD, x, pto_elem_geti(bp, b.dtype, i));
+                else if (bins) y = pto_el_bin_i(op - PTO_K__TADDS, x, si);
+                else if (!fill) y = pto_el_un_i(op - PTO_K__TEXP, x);
+                else y = x;
+                pto_elem_seti(dp, d.dtype, i, y);
+            }
+    } else for (r = 0; r < d.valid_r; r++)
         for (col = 0; col < d.valid_c; col++) {
             int64_t i = r * d.cols + col;
             float x = fill ? sc : pto_elem_get(ap, a.dtype, i), y;

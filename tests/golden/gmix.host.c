@@ -39,7 +39,7 @@ static const char *const pto_h_source[] = {
 /* mix kernel gmix(in int: f32[64, 128], out core: f32[64, 128], in unused: f32[64, 128], scalar count: i32), blocks(2) */
 static void host_gmix(pto_h_run *run)
 {
-    const int64_t count = (int64_t)pto_h_scalar(run, "count");
+    const int64_t count = pto_h_iscalar(run, "count", PTO_K_I32);
     pto_k_gm *user_int = pto_h_tensor(run, 0, "int", PTO_K_F32, 64, 128, PTO_H_IN);
     pto_k_gm *user_core = pto_h_tensor(run, 1, "core", PTO_K_F32, 64, 128, PTO_H_OUT);
     pto_k_gm *unused = pto_h_tensor(run, 2, "unused", PTO_K_F32, 64, 128, PTO_H_IN);
