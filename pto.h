@@ -1256,8 +1256,10 @@ PTO_NUMFN float pto_el_un(int op, float x)
    (pto-isa's int32_t TADD ...), not f32 ones: 16777217 + 0 must not round to
    16777216. They are computed exactly in int64 and stored saturated (as
    every integer store here; the device's overflow wraps, a difference only
-   for results the dtype cannot hold). tdiv and the row / column reductions
-   still compute in f32. pto_el_int_op says which ops take this path:
+   for results the dtype cannot hold). So are the row / column reductions
+   (pto_el_red_i: the sum in int64) and the row / column broadcasts' add,
+   sub, mul (the binary ops). tdiv and its broadcast forms still compute in
+   f32. pto_el_int_op says which ops take this path:
    bop a binary op (PTO_EL_ADD ..), or -1 - uop for a unary one (PTO_EL_EXP ..),
    or -100 for the fill. */
 PTO_NUMFN int pto_el_int_op(int dtype, int op)
@@ -1309,6 +1311,22 @@ PTO_NUMFN int64_t pto_el_un_i(int op, int64_t x)
     case PTO_EL_NEG: return -x;
     default: return x > 0 ? x : 0;
     }
+}
+
+/* A row or column reduction of an integer tile: n elements of base from
+   index i0, step apart, combined in order by op (PTO_EL_ADD: the sum, exact
+   in int64 since n < 2^32 i32 values cannot leave it; PTO_EL_MAX, PTO_EL_MIN:
+   exact). No elements give 0 for the sum and, for max / min, a value below /
+   above every element of the dtype, which the saturated store makes the
+   dtype's least / greatest value (what -inf / +inf store as on the f32
+   path). */
+PTO_NUMFN int64_t pto_el_red_i(int op, const void *base, int dtype, int64_t i0, int64_t step, int64_t n)
+{
+    int64_t k, acc;
+    if (n == 0) return op == PTO_EL_ADD ? 0 : op == PTO_EL_MAX ? -((int64_t)1 << 40) : (int64_t)1 << 40;
+    acc = pto_elem_geti(base, dtype, i0);
+    for (k = 1; k < n; k++) acc = pto_el_bin_i(op, acc, pto_elem_geti(base, dtype, i0 + k * step));
+    return acc;
 }
 
 #endif /* PTO_NUMERICS_H */
@@ -7250,9 +7268,10 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
    expression (clang's default) cannot apply; build with -ffp-contract=off
    where the compiler contracts across statements (gcc in GNU mode).
    On i32/i8 tiles tadd tsub tmul tmax tmin, their scalar forms, tabs tneg
-   trelu and texpands are exact integer operations (numerics.h: in int64,
-   stored saturated); tdiv, the reductions and the broadcasts go through f32
-   (exact below 2^24).
+   trelu, texpands, the row / column reductions (the sums in int64) and the
+   row / column broadcasts but the div ones are exact integer operations
+   (numerics.h: in int64, stored saturated); tdiv and trowexpanddiv /
+   tcolexpanddiv go through f32 (exact below 2^24).
 
    Vector ops compute over the DESTINATION's valid region; elements outside it
    keep their values. Sources are read at the same (r, c) and must have the
@@ -7273,7 +7292,9 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
      reduce a[r, 0 .. a.valid_c) left to right in f32: the sum starts at 0.0f
      and adds; max/min start at the first element and apply tmax/tmin (an
      empty row gives -inf for max, +inf for min). Like every vector op it
-     writes only d's valid region: nothing when d has valid(R, 0).
+     writes only d's valid region: nothing when d has valid(R, 0). On an
+     i32 / i8 tile the same in int64, exactly, stored saturated (an empty
+     row's max / min: the dtype's least / greatest value).
    - trowexpand{add,sub,mul,div} d, a, v: d[r, c] = a[r, c] op v[r, 0].
    - tcolsum/tcolmax/tcolmin d, a: d is [1, C]; for each valid column c of
      d (when d's valid rows are not 0), reduce a[0 .. a.valid_r, c] top to
@@ -7281,7 +7302,8 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
      TCOLMIN (the first row, then each next row combined into it): the sum
      is ((a[0][c] + a[1][c]) + a[2][c]) + ... and a NaN sum is the
      canonical NaN; max/min apply tmax/tmin down the rows. No valid rows
-     give 0.0f for the sum, -inf for max, +inf for min.
+     give 0.0f for the sum, -inf for max, +inf for min. i32 / i8 tiles:
+     exact in int64, stored saturated, as trowsum.
    - tcolexpand{add,sub,mul,div} d, a, v: d[r, c] = a[r, c] op v[0, c]
      (v is [1, C]; the verifier wants v's valid cols to cover d's).
    - tcvt d, a: read as f32, write with d's rounding.
@@ -7678,10 +7700,17 @@ static int pto__exec_rowred(pto__interp *I, int32_t s)
     const pto_stmt *st = &I->m->stmts[s];
     pto__top d, a;
     int64_t r, c, n;
+    int eop = st->op == PTO_OP_TROWSUM ? PTO_EL_ADD : st->op == PTO_OP_TROWMAX ? PTO_EL_MAX : PTO_EL_MIN;
     if (!pto__tile_arg(I, s, 0, &d) || !pto__tile_arg(I, s, 1, &a) ||
         !pto__same_shape(I, s, &a, &d, a.t->rows, 1))
         return 0;
     n = a.it->vc;
+    if (pto_el_int_op(d.t->dtype, eop) && a.t->dtype == d.t->dtype) {
+        /* an integer tile: exact (numerics.h) */
+        for (r = 0; r < d.it->vr && d.it->vc > 0; r++)
+            pto_elem_seti(d.it->data, d.t->dtype, r, pto_el_red_i(eop, a.it->data, a.t->dtype, r * a.t->cols, 1, n));
+        return 1;
+    }
     for (r = 0; r < d.it->vr && d.it->vc > 0; r++) {
         const void *row = a.it->data;
         int64_t base = r * a.t->cols;
@@ -7717,6 +7746,16 @@ static int pto__exec_expand(pto__interp *I, int32_t s, int first, int by_col)
         !pto__same_shape(I, s, &d, &a, d.t->rows, d.t->cols) ||
         !pto__same_shape(I, s, &d, &v, by_col ? 1 : d.t->rows, by_col ? d.t->cols : 1))
         return 0;
+    if (pto_el_int_op(d.t->dtype, op - PTO_OP_TADD) && a.t->dtype == d.t->dtype && v.t->dtype == d.t->dtype) {
+        /* an integer tile: exact (numerics.h) */
+        for (r = 0; r < d.it->vr; r++)
+            for (c = 0; c < d.it->vc; c++) {
+                int64_t i = r * d.t->cols + c, y = pto_elem_geti(v.it->data, v.t->dtype, by_col ? c : r);
+                pto_elem_seti(d.it->data, d.t->dtype, i,
+                              pto_el_bin_i(op - PTO_OP_TADD, pto_elem_geti(a.it->data, a.t->dtype, i), y));
+            }
+        return 1;
+    }
     for (r = 0; r < d.it->vr; r++)
         for (c = 0; c < d.it->vc; c++) {
             int64_t i = r * d.t->cols + c;
@@ -7731,11 +7770,18 @@ static int pto__exec_colred(pto__interp *I, int32_t s)
     const pto_stmt *st = &I->m->stmts[s];
     pto__top d, a;
     int64_t r, c, n, cols;
+    int eop = st->op == PTO_OP_TCOLSUM ? PTO_EL_ADD : st->op == PTO_OP_TCOLMAX ? PTO_EL_MAX : PTO_EL_MIN;
     if (!pto__tile_arg(I, s, 0, &d) || !pto__tile_arg(I, s, 1, &a) ||
         !pto__same_shape(I, s, &a, &d, 1, a.t->cols))
         return 0;
     n = a.it->vr;
     cols = a.t->cols;
+    if (pto_el_int_op(d.t->dtype, eop) && a.t->dtype == d.t->dtype) {
+        /* an integer tile: exact (numerics.h) */
+        for (c = 0; c < d.it->vc && d.it->vr > 0; c++)
+            pto_elem_seti(d.it->data, d.t->dtype, c, pto_el_red_i(eop, a.it->data, a.t->dtype, c, cols, n));
+        return 1;
+    }
     for (c = 0; c < d.it->vc && d.it->vr > 0; c++) {
         const void *src = a.it->data;
         float acc;
@@ -18343,8 +18389,12 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
    is already the statement just before. TCOLSUM takes a tmp tile too:
    it gets a [1, C] tile at the same place, and isBinary = false, the
    sequential sum (the interpreter's order), which never touches tmp, so it
-   needs no barrier. The column ops are f16 / f32 (and i32 for TCOLSUM /
-   TCOLMAX / TCOLMIN) on a2a3; other dtypes are refused. */
+   needs no barrier.
+
+   Element types: on a2a3 each vector op takes the dtypes pto-isa's a2a3
+   headers take (pto__isa_dtypes, one table: f16 / f32, and i32 for the
+   integer ones); any other is refused at the op, naming the op, the dtype
+   and what it takes. */
 
 typedef struct pto__isa {
     pto__emitter e;          /* first member: the hooks get &I->e */
@@ -18917,6 +18967,68 @@ static void pto__isa_section(pto__emitter *E, int32_t s)
 
 /* ---- kernels ----------------------------------------------------------------- */
 
+/* The element types pto-isa's a2a3 headers take for each vector op we emit,
+   as a mask of (1 << dtype): the static_asserts of include/pto/npu/a2a3
+   (TAdd.hpp .. TMin.hpp and TAddS.hpp .., TDiv.hpp, TUnaryOp.hpp,
+   TExpandS.hpp, TRowExpand*.hpp, TColSum/Max/Min.hpp, TColExpand*.hpp) and
+   the target-profile notes of pto-isa's docs/isa pages (TSUBS, TMAXS, TMINS,
+   TRELU, TROWSUM; the row reductions take int32 in recent trees, half / float
+   in older ones). Of our dtypes: f16 and f32 everywhere, i32 where the
+   integer vector unit computes it, never bf16 or i8 (int16 and the unsigned
+   types have no pto dtype). TNEG is taken as TMULS by -1 (pto-isa's a5
+   spelling; the a2a3 headers give no assert). An op not listed (tload,
+   tstore, tcvt, tmov, textract, tmatmul, the pipes) is not checked here. */
+#define PTO__ISA_F ((1u << PTO_F16) | (1u << PTO_F32))
+#define PTO__ISA_FI (PTO__ISA_F | (1u << PTO_I32))
+static const struct {
+    uint8_t op, dtypes;
+} pto__isa_dtypes[] = {
+    {PTO_OP_TADD, PTO__ISA_FI},          {PTO_OP_TSUB, PTO__ISA_FI},          {PTO_OP_TMUL, PTO__ISA_FI},
+    {PTO_OP_TDIV, PTO__ISA_F},           {PTO_OP_TMAX, PTO__ISA_FI},          {PTO_OP_TMIN, PTO__ISA_FI},
+    {PTO_OP_TADDS, PTO__ISA_FI},         {PTO_OP_TSUBS, PTO__ISA_FI},         {PTO_OP_TMULS, PTO__ISA_FI},
+    {PTO_OP_TDIVS, PTO__ISA_FI},         {PTO_OP_TMAXS, PTO__ISA_FI},         {PTO_OP_TMINS, PTO__ISA_FI},
+    {PTO_OP_TEXP, PTO__ISA_F},           {PTO_OP_TLOG, PTO__ISA_F},           {PTO_OP_TSQRT, PTO__ISA_F},
+    {PTO_OP_TRSQRT, PTO__ISA_F},         {PTO_OP_TRECIP, PTO__ISA_F},         {PTO_OP_TABS, PTO__ISA_F},
+    {PTO_OP_TNEG, PTO__ISA_FI},          {PTO_OP_TRELU, PTO__ISA_FI},         {PTO_OP_TEXPANDS, PTO__ISA_FI},
+    {PTO_OP_TROWSUM, PTO__ISA_FI},       {PTO_OP_TROWMAX, PTO__ISA_FI},       {PTO_OP_TROWMIN, PTO__ISA_FI},
+    {PTO_OP_TROWEXPANDADD, PTO__ISA_F},  {PTO_OP_TROWEXPANDSUB, PTO__ISA_F},  {PTO_OP_TROWEXPANDMUL, PTO__ISA_F},
+    {PTO_OP_TROWEXPANDDIV, PTO__ISA_F},  {PTO_OP_TCOLSUM, PTO__ISA_FI},       {PTO_OP_TCOLMAX, PTO__ISA_FI},
+    {PTO_OP_TCOLMIN, PTO__ISA_FI},       {PTO_OP_TCOLEXPANDADD, PTO__ISA_F},  {PTO_OP_TCOLEXPANDSUB, PTO__ISA_F},
+    {PTO_OP_TCOLEXPANDMUL, PTO__ISA_F},  {PTO_OP_TCOLEXPANDDIV, PTO__ISA_F}};
+
+/* Statement s's op on a dtype pto-isa's a2a3 headers refuse: an error at
+   the op naming the op, the dtype and what the op takes; PTO_OK otherwise. */
+static pto_status pto__isa_check_dtype(pto__emitter *E, int32_t s)
+{
+    static const uint8_t order[] = {PTO_F16, PTO_F32, PTO_BF16, PTO_I32, PTO_I8};
+    const pto_module *m = E->m;
+    const pto_stmt *st = &m->stmts[s];
+    const pto_operand *o = &m->operands[st->arg0];
+    const char *n = pto_opinfo_get((pto_op)st->op)->name;
+    char api[32], list[64];
+    size_t i, k, len = 0, nk = 0, seen = 0;
+    unsigned mask = 0;
+    int dt;
+    for (i = 0; i < sizeof pto__isa_dtypes / sizeof pto__isa_dtypes[0]; i++)
+        if (pto__isa_dtypes[i].op == st->op) mask = pto__isa_dtypes[i].dtypes;
+    if (!mask || st->nargs < 1 || o->kind != PTO_O_TILE || o->ref < 0 || o->ref >= m->n_tiles) return PTO_OK;
+    dt = m->tiles[o->ref].dtype;
+    if (dt <= PTO_DT_NONE || dt >= PTO_NDTYPE || (mask >> dt & 1u)) return PTO_OK;
+    for (i = 0; n[i] && i + 1 < sizeof api; i++) api[i] = n[i] >= 'a' && n[i] <= 'z' ? (char)(n[i] - 'a' + 'A') : n[i];
+    api[i] = 0;
+    for (k = 0; k < sizeof order; k++) nk += mask >> order[k] & 1u;
+    list[0] = 0;
+    for (k = 0; k < sizeof order; k++) {
+        const char *dn = pto_dtype_name((pto_dtype)order[k]);
+        if (!(mask >> order[k] & 1u)) continue;
+        seen++;
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", seen == 1 ? "" : seen == nk ? " or " : ", ", dn);
+        if (len >= sizeof list) break;
+    }
+    return pto_error(E->ctx, st->loc, "emit (isa): %s on %s tiles: pto-isa's a2a3 %s takes %s tiles only", n,
+                     pto_dtype_name((pto_dtype)dt), api, list);
+}
+
 /* What this target cannot express yet, refused with the place that needs
    it. Also finds each kernel's scratch need (checked in pto__isa_kernel). */
 static pto_status pto__isa_check(pto__emitter *E)
@@ -18946,9 +19058,8 @@ static pto_status pto__isa_check(pto__emitter *E)
     }
     for (s = 0; s < m->n_stmts; s++) {
         const pto_stmt *st = &m->stmts[s];
-        int i, cls;
+        int i;
         if (st->block < 0 || st->kind != PTO_ST_OP) continue;
-        cls = pto_opinfo_get((pto_op)st->op)->cls;
         if (st->op == PTO_OP_TPOP && st->nargs == 2 && m->operands[st->arg0].kind == PTO_O_TILE &&
             m->operands[st->arg0].ref >= 0 && m->operands[st->arg0].ref < m->n_tiles &&
             !pto__isa_valid_full(m, &m->tiles[m->operands[st->arg0].ref]))
@@ -18957,14 +19068,9 @@ static pto_status pto__isa_check(pto__emitter *E)
                              "whole tile and binds it to a local slot itself, so the popped tile cannot carry one "
                              "(pop into a tile without valid(...) and give the region to the tiles computed from it)",
                              pto_str(E->ctx, m->tiles[m->operands[st->arg0].ref].name));
-        if (cls == PTO_OC_COLRED || cls == PTO_OC_COLEXP) {   /* pto-isa's a2a3 TCOL* dtypes */
-            const pto_operand *o = &m->operands[st->arg0];
-            int dt = m->tiles[o->ref].dtype;
-            if (dt != PTO_F32 && dt != PTO_F16 && (cls == PTO_OC_COLEXP || dt != PTO_I32))
-                return pto_error(E->ctx, st->loc, "emit (isa): %s on %s tiles: pto-isa's a2a3 %s takes %s tiles only",
-                                 pto_opinfo_get((pto_op)st->op)->name, pto_dtype_name((pto_dtype)dt),
-                                 cls == PTO_OC_COLEXP ? "TCOLEXPAND*" : "TCOLSUM / TCOLMAX / TCOLMIN",
-                                 cls == PTO_OC_COLEXP ? "f16 or f32" : "f16, f32 or i32");
+        if (m->arch == PTO_ARCH_A2A3) {   /* pto-isa's a2a3 dtypes (the table above) */
+            pto_status r = pto__isa_check_dtype(E, s);
+            if (r != PTO_OK) return r;
         }
         for (i = 0; i < st->nargs; i++) {
             const pto_operand *o = &m->operands[st->arg0 + i];
@@ -19649,12 +19755,19 @@ PTO_K_FN void pto_h_count_syncs(const char *s, const char *name, int *flags, int
    infinity against a number counting as infinitely far (so that it tops the
    maximum rather than vanishing from it); and the relative error, -1 where
    the reference is 0 (there only the absolute error means something). */
-PTO_K_FN void pto_h_error(float got, float want, double *abs_err, double *rel_err)
+PTO_K_FN void pto_h_error(double got, double want, double *abs_err, double *rel_err)
 {
-    double d = fabs((double)got - (double)want);
+    double d = fabs(got - want);
     if (d != d) d = HUGE_VAL;
     *abs_err = d;
-    *rel_err = want != 0 ? d / fabs((double)want) : -1;
+    *rel_err = want != 0 ? d / fabs(want) : -1;
+}
+
+/* Element i as a double: an i32 / i8 element exactly (through f32, two i32
+   values past 2^24 that differ could print alike). */
+PTO_K_FN double pto_h_value(const void *base, int dtype, int64_t i)
+{
+    return dtype == 4 || dtype == 5 ? (double)pto_elem_geti(base, dtype, i) : (double)pto_elem_get(base, dtype, i);
 }
 
 /* Compares one copy of a tensor with the reference, bit for bit (NaN equal
@@ -19669,10 +19782,10 @@ PTO_K_FN int pto_h_compare_copy(const pto_k_gm *g, const void *host, const char 
     double max_abs = 0, max_rel = -1, a, r;
     char rel[48] = "";
     for (i = 0; i < n; i++) {
-        float x, y;
+        double x, y;
         if (memcmp((const char *)g->data + i * size, (const char *)host + i * size, (size_t)size) == 0) continue;
-        x = pto_elem_get(g->data, g->dtype, i);
-        y = pto_elem_get(host, g->dtype, i);
+        x = pto_h_value(g->data, g->dtype, i);
+        y = pto_h_value(host, g->dtype, i);
         if (x != x && y != y) continue;
         if (ndiff < PTO_H_SHOW) first[ndiff] = i;
         ndiff++;
@@ -19687,7 +19800,7 @@ PTO_K_FN int pto_h_compare_copy(const pto_k_gm *g, const void *host, const char 
     for (i = 0; i < ndiff && i < PTO_H_SHOW; i++)
         printf("    %s[%lld, %lld] = %.9g on the simulator, %.9g in the reference\n", name,
                (long long)(first[i] / g->cols), (long long)(first[i] % g->cols),
-               (double)pto_elem_get(g->data, g->dtype, first[i]), (double)pto_elem_get(host, g->dtype, first[i]));
+               pto_h_value(g->data, g->dtype, first[i]), pto_h_value(host, g->dtype, first[i]));
     if (ndiff > PTO_H_SHOW) printf("    ... and %lld more\n", (long long)(ndiff - PTO_H_SHOW));
     return 1;
 }

@@ -253,8 +253,10 @@ PTO_NUMFN float pto_el_un(int op, float x)
    (pto-isa's int32_t TADD ...), not f32 ones: 16777217 + 0 must not round to
    16777216. They are computed exactly in int64 and stored saturated (as
    every integer store here; the device's overflow wraps, a difference only
-   for results the dtype cannot hold). tdiv and the row / column reductions
-   still compute in f32. pto_el_int_op says which ops take this path:
+   for results the dtype cannot hold). So are the row / column reductions
+   (pto_el_red_i: the sum in int64) and the row / column broadcasts' add,
+   sub, mul (the binary ops). tdiv and its broadcast forms still compute in
+   f32. pto_el_int_op says which ops take this path:
    bop a binary op (PTO_EL_ADD ..), or -1 - uop for a unary one (PTO_EL_EXP ..),
    or -100 for the fill. */
 PTO_NUMFN int pto_el_int_op(int dtype, int op)
@@ -306,6 +308,22 @@ PTO_NUMFN int64_t pto_el_un_i(int op, int64_t x)
     case PTO_EL_NEG: return -x;
     default: return x > 0 ? x : 0;
     }
+}
+
+/* A row or column reduction of an integer tile: n elements of base from
+   index i0, step apart, combined in order by op (PTO_EL_ADD: the sum, exact
+   in int64 since n < 2^32 i32 values cannot leave it; PTO_EL_MAX, PTO_EL_MIN:
+   exact). No elements give 0 for the sum and, for max / min, a value below /
+   above every element of the dtype, which the saturated store makes the
+   dtype's least / greatest value (what -inf / +inf store as on the f32
+   path). */
+PTO_NUMFN int64_t pto_el_red_i(int op, const void *base, int dtype, int64_t i0, int64_t step, int64_t n)
+{
+    int64_t k, acc;
+    if (n == 0) return op == PTO_EL_ADD ? 0 : op == PTO_EL_MAX ? -((int64_t)1 << 40) : (int64_t)1 << 40;
+    acc = pto_elem_geti(base, dtype, i0);
+    for (k = 1; k < n; k++) acc = pto_el_bin_i(op, acc, pto_elem_geti(base, dtype, i0 + k * step));
+    return acc;
 }
 
 #endif /* PTO_NUMERICS_H */
@@ -2036,6 +2054,7 @@ PTO_K_FN void pto_k__x_rowred(pto_k_core *c, const pto_k__ins *ins)
     unsigned vm = PTO_K__M(PTO_K_VEC);
     pto_k__check k;
     int64_t r, col, n;
+    int eop = ins->op == PTO_K__TROWSUM ? PTO_EL_ADD : ins->op == PTO_K__TROWMAX ? PTO_EL_MAX : PTO_EL_MIN;
     if (!pto_k__tile_ok(c, ins, d, vm, "destination") || !pto_k__tile_ok(c, ins, a, vm, "source") ||
         !pto_k__same_shape(c, ins, d, a.rows, 1, "destination"))
         return;
@@ -2047,7 +2066,11 @@ PTO_K_FN void pto_k__x_rowred(pto_k_core *c, const pto_k__ins *ins)
         pto_k__init_read(c, ins, a, d.valid_r, n, "source");
         pto_k__init_write(c, ins, d, d.valid_r, 1);
     }
-    for (r = 0; r < d.valid_r && d.valid_c > 0; r++) {
+    if (pto_el_int_op(d.dtype, eop) && a.dtype == d.dtype) {
+        /* an integer tile: exact, as the interpreter (numerics.h) */
+        for (r = 0; r < d.valid_r && d.valid_c > 0; r++)
+            pto_elem_seti(pto_k__tptr(c, d), d.dtype, r, pto_el_red_i(eop, pto_k__tptr(c, a), a.dtype, r * a.cols, 1, n));
+    } else for (r = 0; r < d.valid_r && d.valid_c > 0; r++) {
         const unsigned char *row = pto_k__tptr(c, a);
         int64_t base = r * a.cols;
         float acc;
@@ -2087,7 +2110,15 @@ PTO_K_FN void pto_k__x_rowexp(pto_k_core *c, const pto_k__ins *ins)
     pto_k__init_read(c, ins, a, d.valid_r, d.valid_c, "source");
     if (d.valid_c > 0) pto_k__init_read(c, ins, v, d.valid_r, 1, "row vector");
     pto_k__init_write(c, ins, d, d.valid_r, d.valid_c);
-    for (r = 0; r < d.valid_r; r++) {
+    if (pto_el_int_op(d.dtype, op - PTO_K__TADD) && a.dtype == d.dtype && v.dtype == d.dtype) {
+        /* an integer tile: exact, as the interpreter (numerics.h) */
+        for (r = 0; r < d.valid_r; r++)
+            for (col = 0; col < d.valid_c; col++) {
+                int64_t i = r * d.cols + col, y = pto_elem_geti(pto_k__tptr(c, v), v.dtype, r);
+                pto_elem_seti(pto_k__tptr(c, d), d.dtype, i,
+                              pto_el_bin_i(op - PTO_K__TADD, pto_elem_geti(pto_k__tptr(c, a), a.dtype, i), y));
+            }
+    } else for (r = 0; r < d.valid_r; r++) {
         float y = pto_elem_get(pto_k__tptr(c, v), v.dtype, r);
         for (col = 0; col < d.valid_c; col++) {
             int64_t i = r * d.cols + col;
@@ -2106,6 +2137,7 @@ PTO_K_FN void pto_k__x_colred(pto_k_core *c, const pto_k__ins *ins)
     unsigned vm = PTO_K__M(PTO_K_VEC);
     pto_k__check k;
     int64_t r, col, n, run;
+    int eop = ins->op == PTO_K__TCOLSUM ? PTO_EL_ADD : ins->op == PTO_K__TCOLMAX ? PTO_EL_MAX : PTO_EL_MIN;
     if (!pto_k__tile_ok(c, ins, d, vm, "destination") || !pto_k__tile_ok(c, ins, a, vm, "source") ||
         !pto_k__same_shape(c, ins, d, 1, a.cols, "destination"))
         return;
@@ -2118,7 +2150,11 @@ PTO_K_FN void pto_k__x_colred(pto_k_core *c, const pto_k__ins *ins)
         pto_k__init_read(c, ins, a, n, d.valid_c, "source");
         pto_k__init_write(c, ins, d, d.valid_r, d.valid_c);
     }
-    for (col = 0; col < d.valid_c && run; col++) {
+    if (pto_el_int_op(d.dtype, eop) && a.dtype == d.dtype) {
+        /* an integer tile: exact, as the interpreter (numerics.h) */
+        for (col = 0; col < d.valid_c && run; col++)
+            pto_elem_seti(pto_k__tptr(c, d), d.dtype, col, pto_el_red_i(eop, pto_k__tptr(c, a), a.dtype, col, a.cols, n));
+    } else for (col = 0; col < d.valid_c && run; col++) {
         const unsigned char *src = pto_k__tptr(c, a);
         float acc;
         if (n == 0) {
@@ -2158,7 +2194,15 @@ PTO_K_FN void pto_k__x_colexp(pto_k_core *c, const pto_k__ins *ins)
     pto_k__init_read(c, ins, a, d.valid_r, d.valid_c, "source");
     if (d.valid_r > 0) pto_k__init_read(c, ins, v, 1, d.valid_c, "broadcast row");
     pto_k__init_write(c, ins, d, d.valid_r, d.valid_c);
-    for (r = 0; r < d.valid_r; r++)
+    if (pto_el_int_op(d.dtype, op - PTO_K__TADD) && a.dtype == d.dtype && v.dtype == d.dtype) {
+        /* an integer tile: exact, as the interpreter (numerics.h) */
+        for (r = 0; r < d.valid_r; r++)
+            for (col = 0; col < d.valid_c; col++) {
+                int64_t i = r * d.cols + col, y = pto_elem_geti(pto_k__tptr(c, v), v.dtype, col);
+                pto_elem_seti(pto_k__tptr(c, d), d.dtype, i,
+                              pto_el_bin_i(op - PTO_K__TADD, pto_elem_geti(pto_k__tptr(c, a), a.dtype, i), y));
+            }
+    } else for (r = 0; r < d.valid_r; r++)
         for (col = 0; col < d.valid_c; col++) {
             int64_t i = r * d.cols + col;
             float y = pto_elem_get(pto_k__tptr(c, v), v.dtype, col);

@@ -47,8 +47,12 @@
    is already the statement just before. TCOLSUM takes a tmp tile too:
    it gets a [1, C] tile at the same place, and isBinary = false, the
    sequential sum (the interpreter's order), which never touches tmp, so it
-   needs no barrier. The column ops are f16 / f32 (and i32 for TCOLSUM /
-   TCOLMAX / TCOLMIN) on a2a3; other dtypes are refused. */
+   needs no barrier.
+
+   Element types: on a2a3 each vector op takes the dtypes pto-isa's a2a3
+   headers take (pto__isa_dtypes, one table: f16 / f32, and i32 for the
+   integer ones); any other is refused at the op, naming the op, the dtype
+   and what it takes. */
 
 typedef struct pto__isa {
     pto__emitter e;          /* first member: the hooks get &I->e */
@@ -621,6 +625,68 @@ static void pto__isa_section(pto__emitter *E, int32_t s)
 
 /* ---- kernels ----------------------------------------------------------------- */
 
+/* The element types pto-isa's a2a3 headers take for each vector op we emit,
+   as a mask of (1 << dtype): the static_asserts of include/pto/npu/a2a3
+   (TAdd.hpp .. TMin.hpp and TAddS.hpp .., TDiv.hpp, TUnaryOp.hpp,
+   TExpandS.hpp, TRowExpand*.hpp, TColSum/Max/Min.hpp, TColExpand*.hpp) and
+   the target-profile notes of pto-isa's docs/isa pages (TSUBS, TMAXS, TMINS,
+   TRELU, TROWSUM; the row reductions take int32 in recent trees, half / float
+   in older ones). Of our dtypes: f16 and f32 everywhere, i32 where the
+   integer vector unit computes it, never bf16 or i8 (int16 and the unsigned
+   types have no pto dtype). TNEG is taken as TMULS by -1 (pto-isa's a5
+   spelling; the a2a3 headers give no assert). An op not listed (tload,
+   tstore, tcvt, tmov, textract, tmatmul, the pipes) is not checked here. */
+#define PTO__ISA_F ((1u << PTO_F16) | (1u << PTO_F32))
+#define PTO__ISA_FI (PTO__ISA_F | (1u << PTO_I32))
+static const struct {
+    uint8_t op, dtypes;
+} pto__isa_dtypes[] = {
+    {PTO_OP_TADD, PTO__ISA_FI},          {PTO_OP_TSUB, PTO__ISA_FI},          {PTO_OP_TMUL, PTO__ISA_FI},
+    {PTO_OP_TDIV, PTO__ISA_F},           {PTO_OP_TMAX, PTO__ISA_FI},          {PTO_OP_TMIN, PTO__ISA_FI},
+    {PTO_OP_TADDS, PTO__ISA_FI},         {PTO_OP_TSUBS, PTO__ISA_FI},         {PTO_OP_TMULS, PTO__ISA_FI},
+    {PTO_OP_TDIVS, PTO__ISA_FI},         {PTO_OP_TMAXS, PTO__ISA_FI},         {PTO_OP_TMINS, PTO__ISA_FI},
+    {PTO_OP_TEXP, PTO__ISA_F},           {PTO_OP_TLOG, PTO__ISA_F},           {PTO_OP_TSQRT, PTO__ISA_F},
+    {PTO_OP_TRSQRT, PTO__ISA_F},         {PTO_OP_TRECIP, PTO__ISA_F},         {PTO_OP_TABS, PTO__ISA_F},
+    {PTO_OP_TNEG, PTO__ISA_FI},          {PTO_OP_TRELU, PTO__ISA_FI},         {PTO_OP_TEXPANDS, PTO__ISA_FI},
+    {PTO_OP_TROWSUM, PTO__ISA_FI},       {PTO_OP_TROWMAX, PTO__ISA_FI},       {PTO_OP_TROWMIN, PTO__ISA_FI},
+    {PTO_OP_TROWEXPANDADD, PTO__ISA_F},  {PTO_OP_TROWEXPANDSUB, PTO__ISA_F},  {PTO_OP_TROWEXPANDMUL, PTO__ISA_F},
+    {PTO_OP_TROWEXPANDDIV, PTO__ISA_F},  {PTO_OP_TCOLSUM, PTO__ISA_FI},       {PTO_OP_TCOLMAX, PTO__ISA_FI},
+    {PTO_OP_TCOLMIN, PTO__ISA_FI},       {PTO_OP_TCOLEXPANDADD, PTO__ISA_F},  {PTO_OP_TCOLEXPANDSUB, PTO__ISA_F},
+    {PTO_OP_TCOLEXPANDMUL, PTO__ISA_F},  {PTO_OP_TCOLEXPANDDIV, PTO__ISA_F}};
+
+/* Statement s's op on a dtype pto-isa's a2a3 headers refuse: an error at
+   the op naming the op, the dtype and what the op takes; PTO_OK otherwise. */
+static pto_status pto__isa_check_dtype(pto__emitter *E, int32_t s)
+{
+    static const uint8_t order[] = {PTO_F16, PTO_F32, PTO_BF16, PTO_I32, PTO_I8};
+    const pto_module *m = E->m;
+    const pto_stmt *st = &m->stmts[s];
+    const pto_operand *o = &m->operands[st->arg0];
+    const char *n = pto_opinfo_get((pto_op)st->op)->name;
+    char api[32], list[64];
+    size_t i, k, len = 0, nk = 0, seen = 0;
+    unsigned mask = 0;
+    int dt;
+    for (i = 0; i < sizeof pto__isa_dtypes / sizeof pto__isa_dtypes[0]; i++)
+        if (pto__isa_dtypes[i].op == st->op) mask = pto__isa_dtypes[i].dtypes;
+    if (!mask || st->nargs < 1 || o->kind != PTO_O_TILE || o->ref < 0 || o->ref >= m->n_tiles) return PTO_OK;
+    dt = m->tiles[o->ref].dtype;
+    if (dt <= PTO_DT_NONE || dt >= PTO_NDTYPE || (mask >> dt & 1u)) return PTO_OK;
+    for (i = 0; n[i] && i + 1 < sizeof api; i++) api[i] = n[i] >= 'a' && n[i] <= 'z' ? (char)(n[i] - 'a' + 'A') : n[i];
+    api[i] = 0;
+    for (k = 0; k < sizeof order; k++) nk += mask >> order[k] & 1u;
+    list[0] = 0;
+    for (k = 0; k < sizeof order; k++) {
+        const char *dn = pto_dtype_name((pto_dtype)order[k]);
+        if (!(mask >> order[k] & 1u)) continue;
+        seen++;
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", seen == 1 ? "" : seen == nk ? " or " : ", ", dn);
+        if (len >= sizeof list) break;
+    }
+    return pto_error(E->ctx, st->loc, "emit (isa): %s on %s tiles: pto-isa's a2a3 %s takes %s tiles only", n,
+                     pto_dtype_name((pto_dtype)dt), api, list);
+}
+
 /* What this target cannot express yet, refused with the place that needs
    it. Also finds each kernel's scratch need (checked in pto__isa_kernel). */
 static pto_status pto__isa_check(pto__emitter *E)
@@ -650,9 +716,8 @@ static pto_status pto__isa_check(pto__emitter *E)
     }
     for (s = 0; s < m->n_stmts; s++) {
         const pto_stmt *st = &m->stmts[s];
-        int i, cls;
+        int i;
         if (st->block < 0 || st->kind != PTO_ST_OP) continue;
-        cls = pto_opinfo_get((pto_op)st->op)->cls;
         if (st->op == PTO_OP_TPOP && st->nargs == 2 && m->operands[st->arg0].kind == PTO_O_TILE &&
             m->operands[st->arg0].ref >= 0 && m->operands[st->arg0].ref < m->n_tiles &&
             !pto__isa_valid_full(m, &m->tiles[m->operands[st->arg0].ref]))
@@ -661,14 +726,9 @@ static pto_status pto__isa_check(pto__emitter *E)
                              "whole tile and binds it to a local slot itself, so the popped tile cannot carry one "
                              "(pop into a tile without valid(...) and give the region to the tiles computed from it)",
                              pto_str(E->ctx, m->tiles[m->operands[st->arg0].ref].name));
-        if (cls == PTO_OC_COLRED || cls == PTO_OC_COLEXP) {   /* pto-isa's a2a3 TCOL* dtypes */
-            const pto_operand *o = &m->operands[st->arg0];
-            int dt = m->tiles[o->ref].dtype;
-            if (dt != PTO_F32 && dt != PTO_F16 && (cls == PTO_OC_COLEXP || dt != PTO_I32))
-                return pto_error(E->ctx, st->loc, "emit (isa): %s on %s tiles: pto-isa's a2a3 %s takes %s tiles only",
-                                 pto_opinfo_get((pto_op)st->op)->name, pto_dtype_name((pto_dtype)dt),
-                                 cls == PTO_OC_COLEXP ? "TCOLEXPAND*" : "TCOLSUM / TCOLMAX / TCOLMIN",
-                                 cls == PTO_OC_COLEXP ? "f16 or f32" : "f16, f32 or i32");
+        if (m->arch == PTO_ARCH_A2A3) {   /* pto-isa's a2a3 dtypes (the table above) */
+            pto_status r = pto__isa_check_dtype(E, s);
+            if (r != PTO_OK) return r;
         }
         for (i = 0; i < st->nargs; i++) {
             const pto_operand *o = &m->operands[st->arg0 + i];

@@ -424,12 +424,19 @@ PTO_K_FN void pto_h_count_syncs(const char *s, const char *name, int *flags, int
    infinity against a number counting as infinitely far (so that it tops the
    maximum rather than vanishing from it); and the relative error, -1 where
    the reference is 0 (there only the absolute error means something). */
-PTO_K_FN void pto_h_error(float got, float want, double *abs_err, double *rel_err)
+PTO_K_FN void pto_h_error(double got, double want, double *abs_err, double *rel_err)
 {
-    double d = fabs((double)got - (double)want);
+    double d = fabs(got - want);
     if (d != d) d = HUGE_VAL;
     *abs_err = d;
-    *rel_err = want != 0 ? d / fabs((double)want) : -1;
+    *rel_err = want != 0 ? d / fabs(want) : -1;
+}
+
+/* Element i as a double: an i32 / i8 element exactly (through f32, two i32
+   values past 2^24 that differ could print alike). */
+PTO_K_FN double pto_h_value(const void *base, int dtype, int64_t i)
+{
+    return dtype == 4 || dtype == 5 ? (double)pto_elem_geti(base, dtype, i) : (double)pto_elem_get(base, dtype, i);
 }
 
 /* Compares one copy of a tensor with the reference, bit for bit (NaN equal
@@ -444,10 +451,10 @@ PTO_K_FN int pto_h_compare_copy(const pto_k_gm *g, const void *host, const char 
     double max_abs = 0, max_rel = -1, a, r;
     char rel[48] = "";
     for (i = 0; i < n; i++) {
-        float x, y;
+        double x, y;
         if (memcmp((const char *)g->data + i * size, (const char *)host + i * size, (size_t)size) == 0) continue;
-        x = pto_elem_get(g->data, g->dtype, i);
-        y = pto_elem_get(host, g->dtype, i);
+        x = pto_h_value(g->data, g->dtype, i);
+        y = pto_h_value(host, g->dtype, i);
         if (x != x && y != y) continue;
         if (ndiff < PTO_H_SHOW) first[ndiff] = i;
         ndiff++;
@@ -462,7 +469,7 @@ PTO_K_FN int pto_h_compare_copy(const pto_k_gm *g, const void *host, const char 
     for (i = 0; i < ndiff && i < PTO_H_SHOW; i++)
         printf("    %s[%lld, %lld] = %.9g on the simulator, %.9g in the reference\n", name,
                (long long)(first[i] / g->cols), (long long)(first[i] % g->cols),
-               (double)pto_elem_get(g->data, g->dtype, first[i]), (double)pto_elem_get(host, g->dtype, first[i]));
+               pto_h_value(g->data, g->dtype, first[i]), pto_h_value(host, g->dtype, first[i]));
     if (ndiff > PTO_H_SHOW) printf("    ... and %lld more\n", (long long)(ndiff - PTO_H_SHOW));
     return 1;
 }

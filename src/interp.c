@@ -67,9 +67,10 @@
    expression (clang's default) cannot apply; build with -ffp-contract=off
    where the compiler contracts across statements (gcc in GNU mode).
    On i32/i8 tiles tadd tsub tmul tmax tmin, their scalar forms, tabs tneg
-   trelu and texpands are exact integer operations (numerics.h: in int64,
-   stored saturated); tdiv, the reductions and the broadcasts go through f32
-   (exact below 2^24).
+   trelu, texpands, the row / column reductions (the sums in int64) and the
+   row / column broadcasts but the div ones are exact integer operations
+   (numerics.h: in int64, stored saturated); tdiv and trowexpanddiv /
+   tcolexpanddiv go through f32 (exact below 2^24).
 
    Vector ops compute over the DESTINATION's valid region; elements outside it
    keep their values. Sources are read at the same (r, c) and must have the
@@ -90,7 +91,9 @@
      reduce a[r, 0 .. a.valid_c) left to right in f32: the sum starts at 0.0f
      and adds; max/min start at the first element and apply tmax/tmin (an
      empty row gives -inf for max, +inf for min). Like every vector op it
-     writes only d's valid region: nothing when d has valid(R, 0).
+     writes only d's valid region: nothing when d has valid(R, 0). On an
+     i32 / i8 tile the same in int64, exactly, stored saturated (an empty
+     row's max / min: the dtype's least / greatest value).
    - trowexpand{add,sub,mul,div} d, a, v: d[r, c] = a[r, c] op v[r, 0].
    - tcolsum/tcolmax/tcolmin d, a: d is [1, C]; for each valid column c of
      d (when d's valid rows are not 0), reduce a[0 .. a.valid_r, c] top to
@@ -98,7 +101,8 @@
      TCOLMIN (the first row, then each next row combined into it): the sum
      is ((a[0][c] + a[1][c]) + a[2][c]) + ... and a NaN sum is the
      canonical NaN; max/min apply tmax/tmin down the rows. No valid rows
-     give 0.0f for the sum, -inf for max, +inf for min.
+     give 0.0f for the sum, -inf for max, +inf for min. i32 / i8 tiles:
+     exact in int64, stored saturated, as trowsum.
    - tcolexpand{add,sub,mul,div} d, a, v: d[r, c] = a[r, c] op v[0, c]
      (v is [1, C]; the verifier wants v's valid cols to cover d's).
    - tcvt d, a: read as f32, write with d's rounding.
@@ -495,10 +499,17 @@ static int pto__exec_rowred(pto__interp *I, int32_t s)
     const pto_stmt *st = &I->m->stmts[s];
     pto__top d, a;
     int64_t r, c, n;
+    int eop = st->op == PTO_OP_TROWSUM ? PTO_EL_ADD : st->op == PTO_OP_TROWMAX ? PTO_EL_MAX : PTO_EL_MIN;
     if (!pto__tile_arg(I, s, 0, &d) || !pto__tile_arg(I, s, 1, &a) ||
         !pto__same_shape(I, s, &a, &d, a.t->rows, 1))
         return 0;
     n = a.it->vc;
+    if (pto_el_int_op(d.t->dtype, eop) && a.t->dtype == d.t->dtype) {
+        /* an integer tile: exact (numerics.h) */
+        for (r = 0; r < d.it->vr && d.it->vc > 0; r++)
+            pto_elem_seti(d.it->data, d.t->dtype, r, pto_el_red_i(eop, a.it->data, a.t->dtype, r * a.t->cols, 1, n));
+        return 1;
+    }
     for (r = 0; r < d.it->vr && d.it->vc > 0; r++) {
         const void *row = a.it->data;
         int64_t base = r * a.t->cols;
@@ -534,6 +545,16 @@ static int pto__exec_expand(pto__interp *I, int32_t s, int first, int by_col)
         !pto__same_shape(I, s, &d, &a, d.t->rows, d.t->cols) ||
         !pto__same_shape(I, s, &d, &v, by_col ? 1 : d.t->rows, by_col ? d.t->cols : 1))
         return 0;
+    if (pto_el_int_op(d.t->dtype, op - PTO_OP_TADD) && a.t->dtype == d.t->dtype && v.t->dtype == d.t->dtype) {
+        /* an integer tile: exact (numerics.h) */
+        for (r = 0; r < d.it->vr; r++)
+            for (c = 0; c < d.it->vc; c++) {
+                int64_t i = r * d.t->cols + c, y = pto_elem_geti(v.it->data, v.t->dtype, by_col ? c : r);
+                pto_elem_seti(d.it->data, d.t->dtype, i,
+                              pto_el_bin_i(op - PTO_OP_TADD, pto_elem_geti(a.it->data, a.t->dtype, i), y));
+            }
+        return 1;
+    }
     for (r = 0; r < d.it->vr; r++)
         for (c = 0; c < d.it->vc; c++) {
             int64_t i = r * d.t->cols + c;
@@ -548,11 +569,18 @@ static int pto__exec_colred(pto__interp *I, int32_t s)
     const pto_stmt *st = &I->m->stmts[s];
     pto__top d, a;
     int64_t r, c, n, cols;
+    int eop = st->op == PTO_OP_TCOLSUM ? PTO_EL_ADD : st->op == PTO_OP_TCOLMAX ? PTO_EL_MAX : PTO_EL_MIN;
     if (!pto__tile_arg(I, s, 0, &d) || !pto__tile_arg(I, s, 1, &a) ||
         !pto__same_shape(I, s, &a, &d, 1, a.t->cols))
         return 0;
     n = a.it->vr;
     cols = a.t->cols;
+    if (pto_el_int_op(d.t->dtype, eop) && a.t->dtype == d.t->dtype) {
+        /* an integer tile: exact (numerics.h) */
+        for (c = 0; c < d.it->vc && d.it->vr > 0; c++)
+            pto_elem_seti(d.it->data, d.t->dtype, c, pto_el_red_i(eop, a.it->data, a.t->dtype, c, cols, n));
+        return 1;
+    }
     for (c = 0; c < d.it->vc && d.it->vr > 0; c++) {
         const void *src = a.it->data;
         float acc;

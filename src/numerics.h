@@ -222,8 +222,10 @@ PTO_NUMFN float pto_el_un(int op, float x)
    (pto-isa's int32_t TADD ...), not f32 ones: 16777217 + 0 must not round to
    16777216. They are computed exactly in int64 and stored saturated (as
    every integer store here; the device's overflow wraps, a difference only
-   for results the dtype cannot hold). tdiv and the row / column reductions
-   still compute in f32. pto_el_int_op says which ops take this path:
+   for results the dtype cannot hold). So are the row / column reductions
+   (pto_el_red_i: the sum in int64) and the row / column broadcasts' add,
+   sub, mul (the binary ops). tdiv and its broadcast forms still compute in
+   f32. pto_el_int_op says which ops take this path:
    bop a binary op (PTO_EL_ADD ..), or -1 - uop for a unary one (PTO_EL_EXP ..),
    or -100 for the fill. */
 PTO_NUMFN int pto_el_int_op(int dtype, int op)
@@ -275,6 +277,22 @@ PTO_NUMFN int64_t pto_el_un_i(int op, int64_t x)
     case PTO_EL_NEG: return -x;
     default: return x > 0 ? x : 0;
     }
+}
+
+/* A row or column reduction of an integer tile: n elements of base from
+   index i0, step apart, combined in order by op (PTO_EL_ADD: the sum, exact
+   in int64 since n < 2^32 i32 values cannot leave it; PTO_EL_MAX, PTO_EL_MIN:
+   exact). No elements give 0 for the sum and, for max / min, a value below /
+   above every element of the dtype, which the saturated store makes the
+   dtype's least / greatest value (what -inf / +inf store as on the f32
+   path). */
+PTO_NUMFN int64_t pto_el_red_i(int op, const void *base, int dtype, int64_t i0, int64_t step, int64_t n)
+{
+    int64_t k, acc;
+    if (n == 0) return op == PTO_EL_ADD ? 0 : op == PTO_EL_MAX ? -((int64_t)1 << 40) : (int64_t)1 << 40;
+    acc = pto_elem_geti(base, dtype, i0);
+    for (k = 1; k < n; k++) acc = pto_el_bin_i(op, acc, pto_elem_geti(base, dtype, i0 + k * step));
+    return acc;
 }
 
 #endif /* PTO_NUMERICS_H */

@@ -48,6 +48,17 @@ done
 lacks "only the first 5 positions" "^    z\[0, 5\]"
 if grep -q "^    \.\.\. and 2043 more$" $out/log; then ok "the rest counted"; else bad "the rest counted"; fi
 
+# i32 values past 2^24 are reported exactly: the fill of 16777217 edited to
+# 16777218 (through f32 both printed 16777216, "max abs error 0")
+$ptoc emit tests/edge/int_exact.pto -o $out/igood >$out/log 2>&1 || bad "emit int_exact"
+cp -r $out/igood $out/iedit
+sed 's/s, 16777217\.0);/s, 16777218.0);/' $out/igood/kernel.c >$out/iedit/kernel.c
+expect "i32 past 2^24: the error is 1" 1 "^  result      mismatch: z differs in 16 of 16 elements \(max abs error 1, " \
+    $ptoc run $out/iedit
+w0() { if grep -Eq -- "$2" $out/log; then ok "$1"; else bad "$1 (/$2/ not found)"; fi; }
+w0 "i32 past 2^24: both values exact" "^    z\[0, 0\] = 16777218 on the simulator, 16777217 in the reference$"
+lacks "i32 past 2^24: y is right" "y differs"
+
 # one block of two: rows 16..31 of both outputs are never written
 cp -r $out/good $out/blocks
 sed 's/"two", PTO_K_KIND_VECTOR, 2,/"two", PTO_K_KIND_VECTOR, 1,/' $out/good/host.c >$out/blocks/host.c

@@ -6,7 +6,8 @@
 #     and compiled by g++ -std=c++17 -fsyntax-only -Wall -Werror against
 #     tests/isa/pto_isa_stub.hpp (the API surface we emit, with the real names,
 #     template shapes and tile-type rules); a mix kernel once per core type;
-#   - what the target cannot express yet is an error with its location;
+#   - what the target cannot express yet is an error with its location, and so
+#     is a vector op on a dtype pto-isa's a2a3 headers refuse (one table);
 #   - planted emitter slips (TMATMUL operands swapped, a vec tile on the cube,
 #     TLOAD / TSTORE operands swapped, an int where an event id goes, a
 #     misaligned vec tile, a column op given a [R, 1] column or TCOLSUM
@@ -191,8 +192,65 @@ kernel colbf(in x: bf16[16, 32], in b: bf16[1, 32], out y: bf16[16, 32]) vector 
 }
 PTO
 fails "a bf16 column broadcast is refused" $ptoc emit --target isa $out/colbf.pto -o $out/colbf
-try "... at the op, saying which dtypes pto-isa takes" grep -q "^$out/colbf.pto:6:3: error: emit (isa): tcolexpandadd on bf16 tiles: pto-isa's a2a3 TCOLEXPAND\* takes f16 or f32 tiles only" $out/err
+try "... at the op, saying which dtypes pto-isa takes" grep -q "^$out/colbf.pto:6:3: error: emit (isa): tcolexpandadd on bf16 tiles: pto-isa's a2a3 TCOLEXPANDADD takes f16 or f32 tiles only" $out/err
 try "... and the simulator target runs it" $ptoc run $out/colbf.pto
+
+# every vector op's dtypes, from one table (emit_isa.c, pto__isa_dtypes: pto-isa's a2a3
+# static_asserts): NAME|DTYPE|OP|TAKES is refused at the op, naming the op, the dtype and
+# what it takes; NAME|DTYPE|OP is emitted and compiles
+dtk() {   # dtk NAME DTYPE OP: a kernel whose line 6 is OP on DTYPE tiles t [32, 32] and v [32, 1]
+    cat > $out/$1.pto <<PTO
+kernel $1(in x: $2[32, 32], out y: $2[32, 32]) vector {
+  tile t: vec $2[32, 32]
+  tile v: vec $2[32, 1]
+  tload t, x[0, 0]
+  tload v, x[0, 0]
+  $3
+  tstore y[0, 0], t
+}
+PTO
+}
+while IFS='|' read -r nm dt op takes; do
+    o=${op%% *}; api=$(echo "$o" | tr a-z A-Z)
+    dtk "$nm" "$dt" "$op"
+    fails "$o on $dt is refused" $ptoc emit --target isa $out/$nm.pto -o $out/$nm
+    try "... at the op: $o, $dt and what $api takes" grep -q \
+        "^$out/$nm.pto:6:3: error: emit (isa): $o on $dt tiles: pto-isa's a2a3 $api takes $takes tiles only\$" $out/err
+done <<'TABLE'
+dt_muls_bf|bf16|tmuls t, t, 0.5|f16, f32 or i32
+dt_adds_i8|i8|tadds t, t, 1|f16, f32 or i32
+dt_add_bf|bf16|tadd t, t, t|f16, f32 or i32
+dt_max_i8|i8|tmax t, t, t|f16, f32 or i32
+dt_div_i32|i32|tdiv t, t, t|f16 or f32
+dt_divs_i8|i8|tdivs t, t, 2|f16, f32 or i32
+dt_abs_i32|i32|tabs t, t|f16 or f32
+dt_neg_bf|bf16|tneg t, t|f16, f32 or i32
+dt_exp_bf|bf16|texp t, t|f16 or f32
+dt_fill_i8|i8|texpands t, 3|f16, f32 or i32
+dt_rsum_bf|bf16|trowsum v, t|f16, f32 or i32
+dt_rexp_i32|i32|trowexpandmul t, t, v|f16 or f32
+TABLE
+dtk dt_check_bf bf16 "tmuls t, t, 0.5"
+fails "ptoc check --target isa refuses it too" $ptoc check --target isa $out/dt_check_bf.pto
+try "... with the same message" grep -q "^$out/dt_check_bf.pto:6:3: error: emit (isa): tmuls on bf16 tiles: pto-isa's a2a3 TMULS takes f16, f32 or i32 tiles only" $out/err
+try "... while the simulator target runs it" $ptoc run $out/dt_check_bf.pto
+( echo "arch a5"; cat $out/dt_check_bf.pto ) > $out/dt_a5.pto
+try "on a5 the a2a3 table does not apply" $ptoc emit --target isa $out/dt_a5.pto -o $out/dt_a5
+while IFS='|' read -r nm dt op; do
+    dtk "$nm" "$dt" "$op"
+    try "$op on $dt is emitted" $ptoc emit --target isa $out/$nm.pto -o $out/$nm
+    try "... and compiles" $CXX $out/$nm/kernel.cpp
+done <<'TABLE'
+dt_ok_adds|i32|tadds t, t, 16777217
+dt_ok_muls|f16|tmuls t, t, 0.5
+dt_ok_mul|i32|tmul t, t, t
+dt_ok_div|f16|tdiv t, t, t
+dt_ok_relu|i32|trelu t, t
+dt_ok_neg|i32|tneg t, t
+dt_ok_fill|i32|texpands t, 3
+dt_ok_rsum|i32|trowsum v, t
+dt_ok_rexp|f16|trowexpandsub t, t, v
+TABLE
 
 # golden sources
 for g in vadd mm layernorm mixmm; do

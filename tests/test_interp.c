@@ -296,6 +296,86 @@ static void test_int_exact(void)
     end();
 }
 
+static int64_t sat32(int64_t v) { return v > 2147483647 ? 2147483647 : v < -2147483647 - 1 ? -2147483647 - 1 : v; }
+
+/* i32 row / column reductions and broadcasts are integer operations too
+   (pto-isa's int32_t TROWSUM ...): through f32, 16777217 + 1 + 1 + 1 summed
+   to 16777216 and the max of 16777221 was 16777220. Sums accumulate in
+   int64 and are stored saturated. */
+static void test_int_rowcol(void)
+{
+    static int32_t x[12] = {16777217, 1, 1, 1,
+                            2147483640, 100, -5, 3,
+                            -16777219, -33554435, 7, 16777221};
+    static int32_t rv[3] = {3, -16777219, 1}, cv[4] = {16777217, -1, 2, 1000003};
+    static const pto_op red[6] = {PTO_OP_TROWSUM, PTO_OP_TROWMAX, PTO_OP_TROWMIN,
+                                  PTO_OP_TCOLSUM, PTO_OP_TCOLMAX, PTO_OP_TCOLMIN};
+    static const pto_op exps[6] = {PTO_OP_TROWEXPANDADD, PTO_OP_TROWEXPANDSUB, PTO_OP_TROWEXPANDMUL,
+                                   PTO_OP_TCOLEXPANDADD, PTO_OP_TCOLEXPANDSUB, PTO_OP_TCOLEXPANDMUL};
+    int32_t out[6][4], z[12];
+    void *t[7];
+    int32_t xp, op[6], a, dr, dc, i, r, c;
+    begin("int_red", PTO_KK_VECTOR);
+    xp = tensor("x", PTO_IN, PTO_I32, 3, 4);
+    for (i = 0; i < 6; i++) {
+        static const char *nm[6] = {"rs", "rmx", "rmn", "cs", "cmx", "cmn"};
+        op[i] = i < 3 ? tensor(nm[i], PTO_OUT, PTO_I32, 3, 1) : tensor(nm[i], PTO_OUT, PTO_I32, 1, 4);
+    }
+    a = tile(body(), "a", PTO_VEC, PTO_I32, 3, 4);
+    dr = tile(body(), "dr", PTO_VEC, PTO_I32, 3, 1);
+    dc = tile(body(), "dc", PTO_VEC, PTO_I32, 1, 4);
+    load(body(), a, xp, num(0), num(0));
+    for (i = 0; i < 6; i++) {
+        op_t(body(), red[i], i < 3 ? dr : dc, a, -1);
+        store(body(), op[i], num(0), num(0), i < 3 ? dr : dc);
+    }
+    t[0] = x;
+    for (i = 0; i < 6; i++) t[1 + i] = out[i];
+    CHECK(run(t, NULL, 0) == PTO_OK);
+    for (i = 0; i < 6; i++) {
+        int n = i < 3 ? 3 : 4;
+        for (r = 0; r < n; r++) {
+            int64_t acc = i < 3 ? x[r * 4] : x[r], want;
+            for (c = 1; c < (i < 3 ? 4 : 3); c++) {
+                int64_t e = i < 3 ? x[r * 4 + c] : x[c * 4 + r];
+                acc = i % 3 == 0 ? acc + e : i % 3 == 1 ? (e > acc ? e : acc) : (e < acc ? e : acc);
+            }
+            want = sat32(acc);
+            CHECK_MSG(out[i][r] == want, "%s [%d] %d, want %lld", pto_opinfo_get(red[i])->name, (int)r,
+                      (int)out[i][r], (long long)want);
+        }
+    }
+    end();
+    CHECK(out[0][0] == 16777220 && out[0][1] == 2147483647 && out[3][0] == 2147483638 && out[4][3] == 16777221);
+    for (i = 0; i < 6; i++) {
+        int32_t vp, zp, vt, d;
+        int by_col = i >= 3;
+        begin("int_exp", PTO_KK_VECTOR);
+        xp = tensor("x", PTO_IN, PTO_I32, 3, 4);
+        vp = by_col ? tensor("v", PTO_IN, PTO_I32, 1, 4) : tensor("v", PTO_IN, PTO_I32, 3, 1);
+        zp = tensor("z", PTO_OUT, PTO_I32, 3, 4);
+        a = tile(body(), "a", PTO_VEC, PTO_I32, 3, 4);
+        vt = by_col ? tile(body(), "vt", PTO_VEC, PTO_I32, 1, 4) : tile(body(), "vt", PTO_VEC, PTO_I32, 3, 1);
+        d = tile(body(), "d", PTO_VEC, PTO_I32, 3, 4);
+        load(body(), a, xp, num(0), num(0));
+        load(body(), vt, vp, num(0), num(0));
+        op_t(body(), exps[i], d, a, vt);
+        store(body(), zp, num(0), num(0), d);
+        t[0] = x;
+        t[1] = by_col ? cv : rv;
+        t[2] = z;
+        CHECK(run(t, NULL, 0) == PTO_OK);
+        for (r = 0; r < 3; r++)
+            for (c = 0; c < 4; c++) {
+                int64_t e = x[r * 4 + c], v = by_col ? cv[c] : rv[r];
+                int64_t want = sat32(i % 3 == 0 ? e + v : i % 3 == 1 ? e - v : e * v);
+                CHECK_MSG(z[r * 4 + c] == want, "%s [%d, %d] %d, want %lld", pto_opinfo_get(exps[i])->name, (int)r,
+                          (int)c, (int)z[r * 4 + c], (long long)want);
+            }
+        end();
+    }
+}
+
 static void test_unary_ops(void)
 {
     static const float in[8] = {4.0f, 1.0f, 0.25f, -0.0f, NAN, -2.0f, 0.0f, INFINITY};
@@ -1472,6 +1552,7 @@ int main(void)
     test_scalar_ops();
     test_scalar_dtype();
     test_int_exact();
+    test_int_rowcol();
     test_unary_ops();
     test_rows();
     test_rowexpand();

@@ -496,6 +496,7 @@ PTO_K_FN void pto_k__x_rowred(pto_k_core *c, const pto_k__ins *ins)
     unsigned vm = PTO_K__M(PTO_K_VEC);
     pto_k__check k;
     int64_t r, col, n;
+    int eop = ins->op == PTO_K__TROWSUM ? PTO_EL_ADD : ins->op == PTO_K__TROWMAX ? PTO_EL_MAX : PTO_EL_MIN;
     if (!pto_k__tile_ok(c, ins, d, vm, "destination") || !pto_k__tile_ok(c, ins, a, vm, "source") ||
         !pto_k__same_shape(c, ins, d, a.rows, 1, "destination"))
         return;
@@ -507,7 +508,11 @@ PTO_K_FN void pto_k__x_rowred(pto_k_core *c, const pto_k__ins *ins)
         pto_k__init_read(c, ins, a, d.valid_r, n, "source");
         pto_k__init_write(c, ins, d, d.valid_r, 1);
     }
-    for (r = 0; r < d.valid_r && d.valid_c > 0; r++) {
+    if (pto_el_int_op(d.dtype, eop) && a.dtype == d.dtype) {
+        /* an integer tile: exact, as the interpreter (numerics.h) */
+        for (r = 0; r < d.valid_r && d.valid_c > 0; r++)
+            pto_elem_seti(pto_k__tptr(c, d), d.dtype, r, pto_el_red_i(eop, pto_k__tptr(c, a), a.dtype, r * a.cols, 1, n));
+    } else for (r = 0; r < d.valid_r && d.valid_c > 0; r++) {
         const unsigned char *row = pto_k__tptr(c, a);
         int64_t base = r * a.cols;
         float acc;
@@ -547,7 +552,15 @@ PTO_K_FN void pto_k__x_rowexp(pto_k_core *c, const pto_k__ins *ins)
     pto_k__init_read(c, ins, a, d.valid_r, d.valid_c, "source");
     if (d.valid_c > 0) pto_k__init_read(c, ins, v, d.valid_r, 1, "row vector");
     pto_k__init_write(c, ins, d, d.valid_r, d.valid_c);
-    for (r = 0; r < d.valid_r; r++) {
+    if (pto_el_int_op(d.dtype, op - PTO_K__TADD) && a.dtype == d.dtype && v.dtype == d.dtype) {
+        /* an integer tile: exact, as the interpreter (numerics.h) */
+        for (r = 0; r < d.valid_r; r++)
+            for (col = 0; col < d.valid_c; col++) {
+                int64_t i = r * d.cols + col, y = pto_elem_geti(pto_k__tptr(c, v), v.dtype, r);
+                pto_elem_seti(pto_k__tptr(c, d), d.dtype, i,
+                              pto_el_bin_i(op - PTO_K__TADD, pto_elem_geti(pto_k__tptr(c, a), a.dtype, i), y));
+            }
+    } else for (r = 0; r < d.valid_r; r++) {
         float y = pto_elem_get(pto_k__tptr(c, v), v.dtype, r);
         for (col = 0; col < d.valid_c; col++) {
             int64_t i = r * d.cols + col;
@@ -566,6 +579,7 @@ PTO_K_FN void pto_k__x_colred(pto_k_core *c, const pto_k__ins *ins)
     unsigned vm = PTO_K__M(PTO_K_VEC);
     pto_k__check k;
     int64_t r, col, n, run;
+    int eop = ins->op == PTO_K__TCOLSUM ? PTO_EL_ADD : ins->op == PTO_K__TCOLMAX ? PTO_EL_MAX : PTO_EL_MIN;
     if (!pto_k__tile_ok(c, ins, d, vm, "destination") || !pto_k__tile_ok(c, ins, a, vm, "source") ||
         !pto_k__same_shape(c, ins, d, 1, a.cols, "destination"))
         return;
@@ -578,7 +592,11 @@ PTO_K_FN void pto_k__x_colred(pto_k_core *c, const pto_k__ins *ins)
         pto_k__init_read(c, ins, a, n, d.valid_c, "source");
         pto_k__init_write(c, ins, d, d.valid_r, d.valid_c);
     }
-    for (col = 0; col < d.valid_c && run; col++) {
+    if (pto_el_int_op(d.dtype, eop) && a.dtype == d.dtype) {
+        /* an integer tile: exact, as the interpreter (numerics.h) */
+        for (col = 0; col < d.valid_c && run; col++)
+            pto_elem_seti(pto_k__tptr(c, d), d.dtype, col, pto_el_red_i(eop, pto_k__tptr(c, a), a.dtype, col, a.cols, n));
+    } else for (col = 0; col < d.valid_c && run; col++) {
         const unsigned char *src = pto_k__tptr(c, a);
         float acc;
         if (n == 0) {
@@ -618,7 +636,15 @@ PTO_K_FN void pto_k__x_colexp(pto_k_core *c, const pto_k__ins *ins)
     pto_k__init_read(c, ins, a, d.valid_r, d.valid_c, "source");
     if (d.valid_r > 0) pto_k__init_read(c, ins, v, 1, d.valid_c, "broadcast row");
     pto_k__init_write(c, ins, d, d.valid_r, d.valid_c);
-    for (r = 0; r < d.valid_r; r++)
+    if (pto_el_int_op(d.dtype, op - PTO_K__TADD) && a.dtype == d.dtype && v.dtype == d.dtype) {
+        /* an integer tile: exact, as the interpreter (numerics.h) */
+        for (r = 0; r < d.valid_r; r++)
+            for (col = 0; col < d.valid_c; col++) {
+                int64_t i = r * d.cols + col, y = pto_elem_geti(pto_k__tptr(c, v), v.dtype, col);
+                pto_elem_seti(pto_k__tptr(c, d), d.dtype, i,
+                              pto_el_bin_i(op - PTO_K__TADD, pto_elem_geti(pto_k__tptr(c, a), a.dtype, i), y));
+            }
+    } else for (r = 0; r < d.valid_r; r++)
         for (col = 0; col < d.valid_c; col++) {
             int64_t i = r * d.cols + col;
             float y = pto_elem_get(pto_k__tptr(c, v), v.dtype, col);
