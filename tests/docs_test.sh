@@ -1,0 +1,95 @@
+#!/bin/sh
+# docs_test.sh - every .pto example in README.md and docs/*.md does what the
+# page says it does. The docs fence their examples so that this script can
+# find them:
+#   ```pto     a whole .pto file: `ptoc check` passes with no diagnostic and
+#              `ptoc run` matches the interpreter (its "# run:" line, if any,
+#              gives -D / --ranks), unless an ```error block follows it
+#   ```error   right after a ```pto block (blank lines between only): each
+#              line is a diagnostic that `ptoc check` of that block prints
+#              (or, when check passes, `ptoc run`); the block is written to
+#              the FILE named by the first line's FILE:LINE:COL, and check
+#              must exit 1 when a line says "error:"
+# Other fences (```text for grammar and command lines, ```c, ```cpp, bare
+# ``` for output) are not run. Snippets that are not whole files are shown
+# as ```text; every ```pto block is a complete file.
+cd "$(dirname "$0")/.." || exit 1
+ptoc=$(pwd)/build/ptoc
+out=build/docs_test
+rm -rf $out
+mkdir -p $out
+pass=0; fail=0
+ok()  { pass=$((pass + 1)); echo "ok $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; [ -f $out/log ] && tail -20 $out/log; }
+
+# split every page into numbered blocks: $out/N.LANG holds the body,
+# $out/N.where "PAGE:LINE"; an ```error block right after a ```pto block
+# becomes $out/M.error with M the pto block's number
+for page in README.md docs/*.md; do
+    awk -v out="$out" -v page="$page" '
+        BEGIN { n = 0; while ((getline l < (out "/count")) > 0) n = l + 0 }
+        /^```/ {
+            if (!inb) {
+                lang = substr($0, 4); gsub(/[ \t]/, "", lang)
+                inb = 1; start = NR
+                if (lang == "error" && lastpto && gap == 0) { file = out "/" lastn ".error" }
+                else if (lang == "pto") { n++; file = out "/" n ".pto"; print page ":" NR > (out "/" n ".where"); lastn = n }
+                else file = ""
+                if (file != "") printf "" > file
+                next
+            } else {
+                inb = 0; if (file != "") close(file)
+                lastpto = (lang == "pto"); gap = 0; next
+            }
+        }
+        inb && file != "" { print > file; next }
+        !inb && $0 !~ /^[ \t]*$/ { gap = 1 }
+        END { print n > (out "/count") }
+    ' "$page"
+done
+
+n=$(cat $out/count)
+i=1
+while [ $i -le "$n" ]; do
+    src=$out/$i.pto
+    where=$(cat $out/$i.where)
+    d=$out/k$i; mkdir -p $d
+    if [ -f $out/$i.error ]; then
+        name=$(sed -n '1s/^\([^:]*\):.*/\1/p' $out/$i.error)
+        [ -n "$name" ] || name=k.pto
+        cp $src $d/$name
+        (cd $d && "$ptoc" check $name) >$d/out 2>&1; rc=$?
+        if [ $rc = 0 ]; then
+            (cd $d && "$ptoc" run $name) >>$d/out 2>&1
+        fi
+        missing=0
+        while IFS= read -r line; do
+            [ -z "$line" ] && continue
+            if ! grep -qxF -- "$line" $d/out; then
+                missing=1; echo "  not printed: $line" >>$d/out
+            fi
+        done <$out/$i.error
+        if grep -q ': error: ' $out/$i.error && [ $rc = 0 ] && ! grep -q 'deadlock\|never returns' $out/$i.error; then
+            missing=1; echo "  check exited 0" >>$d/out
+        fi
+        cp $d/out $out/log
+        if [ $missing = 0 ]; then ok "$where: the error shown"; else bad "$where: the error shown"; fi
+    else
+        cp $src $d/k.pto
+        if (cd $d && "$ptoc" check k.pto) >$out/log 2>&1 && [ ! -s $out/log ]; then
+            ok "$where: check"
+        else
+            bad "$where: check"
+        fi
+        if (cd $d && "$ptoc" run k.pto) >$out/log 2>&1 && grep -q '^  result      match' $out/log; then
+            ok "$where: run matches"
+        else
+            bad "$where: run matches"
+        fi
+    fi
+    i=$((i + 1))
+done
+
+[ "$n" -ge 10 ] && ok "the docs hold $n .pto examples" || bad "the docs hold $n .pto examples (fences lost?)"
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
