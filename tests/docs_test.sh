@@ -90,6 +90,18 @@ while [ $i -le "$n" ]; do
     i=$((i + 1))
 done
 
+rm -f $out/log
+# every op of the op table (PTO_OPS in src/ir.h) has a row in
+# docs/pto-format.md's op tables and is used by one of its ```pto examples
+for op in $(sed -n 's/^ *X([A-Z_]*, *"\([a-z_]*\)".*/\1/p' src/ir.h); do
+    if grep -q "^| \([a-z_]* \)*$op[ |]" docs/pto-format.md; then
+        ok "op $op: in the op tables"
+    else
+        bad "op $op: in the op tables"
+    fi
+    if cat $out/*.pto | grep -q "^ *$op "; then ok "op $op: in an example"; else bad "op $op: in an example"; fi
+done
+
 [ "$n" -ge 10 ] && ok "the docs hold $n .pto examples" || bad "the docs hold $n .pto examples (fences lost?)"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
