@@ -90,6 +90,48 @@ while [ $i -le "$n" ]; do
     i=$((i + 1))
 done
 
+# output shown in the docs: a fenced block right after a line
+#   <!-- docs_test: COMMAND -->
+# is (part of) what COMMAND, run by sh from the top of the repository,
+# prints: every line of the block but "..." lines is a line of the output
+for page in README.md docs/*.md; do
+    awk -v out="$out" -v page="$page" '
+        /^<!-- docs_test: .* -->$/ { cmd = substr($0, 17, length($0) - 20); want = NR; next }
+        /^```/ {
+            if (!inb) {
+                inb = 1
+                if (cmd != "" && want == NR - 1) {
+                    c++; file = out "/c" c ".expect"; printf "" > file
+                    print cmd > (out "/c" c ".cmd"); close(out "/c" c ".cmd")
+                    print page ":" NR > (out "/c" c ".where"); close(out "/c" c ".where")
+                } else file = ""
+                cmd = ""; next
+            }
+            inb = 0; if (file != "") close(file); file = ""; next
+        }
+        inb && file != "" { print > file }
+    ' "$page"
+    for e in $out/c*.expect; do
+        [ -f "$e" ] || continue
+        b=${e%.expect}; mv $e $b.$(basename "$page" .md).want; mv $b.cmd $b.$(basename "$page" .md).cmd
+        mv $b.where $b.$(basename "$page" .md).where
+    done
+done
+for want in $out/c*.want; do
+    [ -f "$want" ] || continue
+    b=${want%.want}
+    where=$(cat $b.where)
+    sh -c "$(cat $b.cmd)" >$b.got 2>&1
+    missing=0
+    while IFS= read -r line; do
+        t=$(printf '%s' "$line" | sed 's/^ *//')
+        case "$t" in ""|...*) continue ;; esac
+        if ! grep -qxF -- "$line" $b.got; then missing=1; echo "  not printed: $line" >>$b.got; fi
+    done <$want
+    cp $b.got $out/log
+    if [ $missing = 0 ]; then ok "$where: the output shown"; else bad "$where: the output shown"; fi
+done
+
 rm -f $out/log
 # every op of the op table (PTO_OPS in src/ir.h) has a row in
 # docs/pto-format.md's op tables and is used by one of its ```pto examples
