@@ -9,7 +9,8 @@
 #              line is a diagnostic that `ptoc check` of that block prints
 #              (or, when check passes, `ptoc run`); the block is written to
 #              the FILE named by the first line's FILE:LINE:COL, and check
-#              must exit 1 when a line says "error:"
+#              must exit 1 when a line says "error:", 0 when none does
+#              (warnings only)
 # Other fences (```text for grammar and command lines, ```c, ```cpp, bare
 # ``` for output) are not run. Snippets that are not whole files are shown
 # as ```text; every ```pto block is a complete file.
@@ -71,6 +72,9 @@ while [ $i -le "$n" ]; do
         done <$out/$i.error
         if grep -q ': error: ' $out/$i.error && [ $rc = 0 ] && ! grep -q 'deadlock\|never returns' $out/$i.error; then
             missing=1; echo "  check exited 0" >>$d/out
+        fi
+        if ! grep -q ': error: ' $out/$i.error && [ $rc != 0 ]; then
+            missing=1; echo "  check exited $rc on warnings only" >>$d/out
         fi
         cp $d/out $out/log
         if [ $missing = 0 ]; then ok "$where: the error shown"; else bad "$where: the error shown"; fi
