@@ -11,9 +11,11 @@
 #              the FILE named by the first line's FILE:LINE:COL, and check
 #              must exit 1 when a line says "error:", 0 when none does
 #              (warnings only)
-# Other fences (```text for grammar and command lines, ```c, ```cpp, bare
-# ``` for output) are not run. Snippets that are not whole files are shown
-# as ```text; every ```pto block is a complete file.
+# Other fences (```text for grammar and fragments, ```c, ```cpp, bare ```
+# for commands and output) are not run; but any block right after a line
+# <!-- docs_test: COMMAND --> must be (part of) what COMMAND prints (below).
+# Last, every op of src/ir.h's PTO_OPS must have a row in pto-format.md's op
+# tables and appear in one of its ```pto examples.
 cd "$(dirname "$0")/.." || exit 1
 ptoc=$(pwd)/build/ptoc
 out=build/docs_test
