@@ -46,23 +46,40 @@ PTODEF void pto_ctx_destroy(pto_ctx *ctx)
     ctx->al.free(ctx, ctx->al.user);
 }
 
-PTODEF void *pto_alloc(pto_ctx *ctx, size_t size) { return ctx->al.alloc(size ? size : 1, ctx->al.user); }
-PTODEF void *pto_realloc(pto_ctx *ctx, void *p, size_t size)
-{
-    if (!p) return pto_alloc(ctx, size);
-    return ctx->al.realloc(p, size ? size : 1, ctx->al.user);
-}
-PTODEF void pto_free(pto_ctx *ctx, void *p)
-{
-    if (p) ctx->al.free(p, ctx->al.user);
-}
-
 static void pto__oom(pto_ctx *ctx)
 {
     pto_loc none = {0, 0, 0};
     if (ctx->oom_reported) return;
     ctx->oom_reported = 1;
     pto_error(ctx, none, "out of memory");
+}
+
+/* Quiet allocation, for best-effort reservations whose failure is no error
+   (the array still grows on demand): NULL without a diagnostic. */
+static void *pto__alloc_quiet(pto_ctx *ctx, size_t size) { return ctx->al.alloc(size ? size : 1, ctx->al.user); }
+static void *pto__realloc_quiet(pto_ctx *ctx, void *p, size_t size)
+{
+    if (!p) return pto__alloc_quiet(ctx, size);
+    return ctx->al.realloc(p, size ? size : 1, ctx->al.user);
+}
+
+/* A failure is reported here ("out of memory", once per context until
+   pto_diag_clear), so that no caller can fail without an error recorded. */
+PTODEF void *pto_alloc(pto_ctx *ctx, size_t size)
+{
+    void *p = pto__alloc_quiet(ctx, size);
+    if (!p) pto__oom(ctx);
+    return p;
+}
+PTODEF void *pto_realloc(pto_ctx *ctx, void *p, size_t size)
+{
+    void *q = pto__realloc_quiet(ctx, p, size);
+    if (!q) pto__oom(ctx);
+    return q;
+}
+PTODEF void pto_free(pto_ctx *ctx, void *p)
+{
+    if (p) ctx->al.free(p, ctx->al.user);
 }
 
 /* Makes room for one more element of `elem` bytes; returns its index or -1. */
@@ -133,7 +150,7 @@ static uint32_t pto__hash(const char *s, size_t n)
    growing the table never rehashes a string. */
 static int pto__rehash_quiet(pto_ctx *ctx, int32_t ncap)
 {
-    struct pto__hslot *h = (struct pto__hslot *)pto_alloc(ctx, sizeof *h * (size_t)ncap);
+    struct pto__hslot *h = (struct pto__hslot *)pto__alloc_quiet(ctx, sizeof *h * (size_t)ncap);
     int32_t i;
     if (!h) return 0;
     for (i = 0; i < ncap; i++) h[i].id = -1;
@@ -168,11 +185,11 @@ static void pto__intern_reserve(pto_ctx *ctx, size_t n)
     if (ncap > ctx->hash_cap) pto__rehash_quiet(ctx, ncap);
     /* the offsets and the pool too (8 bytes a name): their doublings copy */
     if (n + 2 > (size_t)ctx->cap_strs) {
-        int32_t *o = (int32_t *)pto_realloc(ctx, ctx->str_off, sizeof *o * (n + 2));
+        int32_t *o = (int32_t *)pto__realloc_quiet(ctx, ctx->str_off, sizeof *o * (n + 2));
         if (o) { ctx->str_off = o; ctx->cap_strs = (int32_t)(n + 2); }
     }
     if (ctx->pool_len + n * 8 > ctx->pool_cap) {
-        char *q = (char *)pto_realloc(ctx, ctx->pool, ctx->pool_len + n * 8);
+        char *q = (char *)pto__realloc_quiet(ctx, ctx->pool, ctx->pool_len + n * 8);
         if (q) { ctx->pool = q; ctx->pool_cap = ctx->pool_len + n * 8; }
     }
 }

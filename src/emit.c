@@ -1970,7 +1970,15 @@ static void pto__emit_x(pto__emitter *E, int tpl)
     int dep = E->depth > 0 && E->depth < PTO__EMIT_ND && E->vlen[PTO__K_IND] == (size_t)E->depth * 4 ? E->depth : 0;
     int32_t *pl = &E->tpl_plan[tpl][dep];
     if (*pl == 0) {
+        /* a plan is an optimisation: when it cannot be made (out of memory,
+           too many keys) the template is expanded directly, so a failure
+           here is no error (its diagnostic is dropped) */
+        int32_t nd = E->ctx->n_diags, ne = E->ctx->n_errors, oomr = E->ctx->oom_reported;
         int32_t r = pto__emit_plan_make(E, tpl, dep ? (uint64_t)1 << PTO__K_IND : 0, 0);
+        if (r < 0) {
+            pto__diag_truncate(E->ctx, nd, ne);
+            E->ctx->oom_reported = oomr;
+        }
         *pl = r < 0 ? -1 : r + 1;
     }
     if (*pl > 0) pto__emit_line(E, *pl - 1, -1);

@@ -186,7 +186,7 @@ static void pto__reserve(pto_ctx *ctx, void **arr, int32_t n, int32_t *cap, size
 {
     void *p;
     if (n != 0 || *arr || want <= 16 || want > (size_t)INT32_MAX / 2) return;
-    p = pto_alloc(ctx, want * elem);
+    p = pto__alloc_quiet(ctx, want * elem);
     if (!p) return;
     *arr = p;
     *cap = (int32_t)want;
