@@ -333,6 +333,9 @@ typedef struct pto_module {
     PTO__ARRAY(pto_cvpipe, cvpipes);
     PTO__ARRAY(struct pto_host, hosts);     /* host sections (below) */
     PTO__ARRAY(struct pto_hstmt, hstmts);
+    /* builder calls refused (a bad argument) or out of memory: the module
+       misses what they would have added, and pto_verify fails on it */
+    int32_t broken;
 } pto_module;
 
 /* ---- queries -------------------------------------------------------------- */

@@ -2238,7 +2238,16 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
     memset(&v, 0, sizeof v);
     v.ctx = ctx;
     v.m = m;
-    if (!m) return PTO_ERR_INTERNAL;
+    if (!m) {
+        pto_loc none = {0, 0, 0};
+        return pto_error(ctx, none, "pto_verify: the module is NULL");
+    }
+    if (m->broken) {
+        pto_loc none = {m->file, 0, 0};
+        pto_error(ctx, none, "the module is incomplete: %ld builder call(s) were refused or ran out of memory "
+                  "(the errors they recorded say which)", (long)m->broken);
+        return PTO_ERR_USER;
+    }
     if (m->arch >= PTO_NARCH) {
         pto_loc none = {m->file, 0, 0};
         pto_error(ctx, none, "unknown arch %d", (int)m->arch);
