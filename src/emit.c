@@ -549,6 +549,7 @@ static void pto__emit_reserve(pto_buf *b, size_t n)
         pto__buf_stage(b, n);
         return;
     }
+    if (!b->ctx) return;   /* pto_buf_putn sets oom on the next append */
     p = (char *)pto_realloc(b->ctx, b->data, b->len + n + 1);
     if (!p) return;   /* pto_buf_putn reports it on the next append */
     b->data = p;

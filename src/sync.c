@@ -3095,6 +3095,7 @@ static void pto__sy_dump_block(const pto_module *m, int32_t blk, int depth, pto_
 PTODEF void pto_sync_dump(const pto_module *m, pto_buf *out)
 {
     int32_t k, s;
+    if (!m || !out) return;
     for (k = 0; k < m->n_kernels; k++) {
         int nset = 0, nwait = 0, nbar = 0, nall = 0;
         for (s = 0; s < m->n_stmts; s++) {
