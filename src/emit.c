@@ -3278,7 +3278,14 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
     pto__emitter *E;
     uint8_t *vo = NULL, *to = NULL, *po = NULL;
     pto_status st;
-    int k;
+    int k, before = pto_error_count(ctx);
+    if (!m) {
+        pto_loc none = {0, 0, 0};
+        return pto_error(ctx, none, "pto_emit: the module is NULL");
+    }
+    /* a zeroed buffer whose ctx the caller did not set writes through ours */
+    if (kernel_src && !kernel_src->ctx) kernel_src->ctx = ctx;
+    if (host_src && !host_src->ctx) host_src->ctx = ctx;
     E = (pto__emitter *)pto_alloc(ctx, sizeof *E);
     if (!E) return PTO_ERR_INTERNAL;
     memset(E, 0, sizeof *E);
@@ -3342,5 +3349,8 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
     if (st == PTO_OK && host_src) pto_buf_flush(host_src);
     pto__emit_free(E, vo, to, po);
     pto_free(ctx, E);
+    /* every internal failure of emit is an allocation that failed: some
+       were allowed to fail quietly (line plans) before a later one gave up */
+    if (st == PTO_ERR_INTERNAL && pto_error_count(ctx) == before) pto__oom(ctx);
     return st;
 }
