@@ -370,6 +370,24 @@ static void test_null_and_zeroed(void)
     pto_ctx_destroy(ctx);
 }
 
+/* A tensor whose bytes overflow int64 offsets is an error (was accepted). */
+static void test_huge_tensor(void)
+{
+    kit q;
+    q.ctx = pto_ctx_create(NULL);
+    q.m = pto_module_create(q.ctx, PTO_ARCH_A2A3);
+    q.k = pto_add_kernel(q.m, "k", PTO_KK_VECTOR, LOC(1));
+    q.x = pto_add_tensor_param(q.m, q.k, "x", PTO_IN, PTO_F32, (int64_t)1 << 40, (int64_t)1 << 40, LOC(1));
+    q.z = pto_add_tensor_param(q.m, q.k, "z", PTO_OUT, PTO_F32, 16, 64, LOC(1));
+    q.body = q.m->kernels[q.k].body;
+    q.t = pto_add_tile(q.m, q.body, "t", PTO_VEC, PTO_F32, 16, 64, LOC(2));
+    kit_body(&q);
+    CHECK(pto_compile(q.ctx, q.m, NULL) == PTO_ERR_USER);
+    CHECK(has_diag(q.ctx, "tensor 'x' is f32[1099511627776, 1099511627776]: more than 2^61 bytes"));
+    pto_module_destroy(q.m);
+    pto_ctx_destroy(q.ctx);
+}
+
 /* Passes out of order: errors, never crashes; running one twice is harmless. */
 static void test_pass_order(void)
 {
@@ -405,5 +423,6 @@ int main(void)
     test_builder_misuse();
     test_null_and_zeroed();
     test_pass_order();
+    test_huge_tensor();
     return TEST_END();
 }
