@@ -115,7 +115,9 @@ typedef struct pto_ctx pto_ctx;
 PTODEF pto_ctx *pto_ctx_create(const pto_ctx_desc *desc);
 PTODEF void pto_ctx_destroy(pto_ctx *ctx);
 
-/* Diagnostics recorded so far, in order. */
+/* Diagnostics recorded so far, in order. pto_diag_get returns NULL for i
+   out of range; a NULL ctx has none. pto_diag_format truncates to `size`
+   bytes (NUL included; nothing for a NULL buf or size 0; "" for a NULL d). */
 PTODEF int pto_diag_count(const pto_ctx *ctx);
 PTODEF const pto_diag *pto_diag_get(const pto_ctx *ctx, int i);
 PTODEF int pto_error_count(const pto_ctx *ctx);
@@ -138,7 +140,8 @@ PTODEF const char *pto_file_name(const pto_ctx *ctx, int32_t file);
 PTODEF int32_t pto_intern(pto_ctx *ctx, const char *s, size_t len);
 PTODEF const char *pto_str(const pto_ctx *ctx, int32_t id);
 
-/* Memory through the context's allocator. */
+/* Memory through the context's allocator. A failure (NULL) records "out of
+   memory" in the context, once until pto_diag_clear. */
 PTODEF void *pto_alloc(pto_ctx *ctx, size_t size);
 PTODEF void *pto_realloc(pto_ctx *ctx, void *p, size_t size);
 PTODEF void pto_free(pto_ctx *ctx, void *p);
@@ -480,6 +483,9 @@ typedef struct pto_module {
     PTO__ARRAY(pto_cvpipe, cvpipes);
     PTO__ARRAY(struct pto_host, hosts);     /* host sections (below) */
     PTO__ARRAY(struct pto_hstmt, hstmts);
+    /* builder calls refused (a bad argument) or out of memory: the module
+       misses what they would have added, and pto_verify fails on it */
+    int32_t broken;
 } pto_module;
 
 /* ---- queries -------------------------------------------------------------- */
@@ -499,15 +505,29 @@ PTODEF const char *pto_cmp_name(pto_cmp c);
 PTODEF int64_t pto_space_capacity(pto_arch arch, pto_space s);
 /* Bytes of one slot of a tile (rows * cols * dtype size). */
 PTODEF int64_t pto_tile_bytes(const pto_tile *t);
-/* The pipe an op statement runs on, resolved from its operand spaces. */
+/* The pipe an op statement runs on, resolved from its operand spaces
+   (PTO_NPIPE for a statement id out of range; these queries return NULL,
+   -1 or 0 for ids out of range). */
 PTODEF pto_pipe pto_stmt_pipe(const pto_module *m, int32_t stmt);
 PTODEF const pto_operand *pto_stmt_arg(const pto_module *m, int32_t stmt, int i);
 /* Innermost enclosing FOR statement of a statement, or -1. */
 PTODEF int32_t pto_stmt_loop(const pto_module *m, int32_t stmt);
 
 /* ---- building IR (the C API; the parser uses it too) ----------------------
-   All builders return the new id, or -1 when out of memory (a diagnostic is
-   recorded). Statements are appended to the block given. */
+   All builders return the new id, or -1 when out of memory or when an
+   argument is wrong: a kernel, block, statement, param or host id out of
+   range, a NULL name, a param added to a kernel that is not the newest, an
+   operand added to a statement that is not an op or not the newest one with
+   operands (a statement's operands go right after its pto_add_op). Each
+   refusal records an error naming the builder ("pto_add_op: block id 9 is
+   out of range ...") at the location given, and marks the module
+   incomplete (pto_module.broken), so that pto_verify / pto_compile fail on
+   it instead of compiling a module that silently lacks a node. A -1 passed
+   on from a builder that failed is refused without a second error. Ids
+   stored in a node (a tile, an expression, a var of an operand) are checked
+   by pto_verify. m must be a module of pto_module_create (never NULL);
+   pto_module_destroy(NULL) does nothing. Statements are appended to the
+   block given. */
 
 PTODEF pto_module *pto_module_create(pto_ctx *ctx, pto_arch arch);
 PTODEF void pto_module_destroy(pto_module *m);
@@ -669,7 +689,11 @@ PTODEF int32_t pto_call_arg_scalar(pto_module *m, int32_t call, int32_t var, pto
    succeed (when they fail, part of the text may have reached the sink). The
    sink cannot fail: a writer that can (a full disk) records the error for
    its caller to report after emission. Nothing else changes: oom, the
-   printers, pto_buf_free (which does not flush). */
+   printers, pto_buf_free (which does not flush).
+
+   A buffer whose ctx is NULL cannot allocate: appends set oom and are
+   dropped (pto_emit and pto_emit_isa set a NULL ctx to theirs). The
+   printers below do nothing given a NULL module or buffer. */
 typedef struct pto_buf {
     pto_ctx *ctx;
     char *data;
@@ -711,7 +735,9 @@ PTODEF void pto_print_expr(const pto_module *m, int32_t expr, pto_buf *out);
 /* ---- verify -------------------------------------------------------------- */
 
 /* Checks every rule of the IR a user can break, with a diagnostic at the
-   offending FILE:LINE:COL. PTO_OK means the later passes may rely on it. */
+   offending FILE:LINE:COL. PTO_OK means the later passes may rely on it.
+   A NULL module, or one whose builders refused a call or ran out of memory
+   (pto_module.broken), is PTO_ERR_USER. */
 PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m);
 
 /* ---- interp -------------------------------------------------------------- */
@@ -1003,6 +1029,16 @@ PTODEF pto_status pto_interp_host(pto_ctx *ctx, const pto_module *m, const pto_h
     ((m)->n_##arr < (m)->cap_##arr \
          ? (memset(&(m)->arr[(m)->n_##arr], 0, sizeof(*(m)->arr)), (m)->n_##arr++) \
          : PTO__PUSH(m, arr))
+
+/* The builders' pushes (ir.c, host.c): a module whose array could not grow
+   misses a node, so it is marked incomplete and pto_verify refuses it. */
+static int32_t pto__pushed(pto_module *m, int32_t i)
+{
+    if (i < 0) m->broken++;
+    return i;
+}
+#define PTO__MPUSH(m, arr) pto__pushed((m), PTO__PUSH(m, arr))
+#define PTO__MPUSH_FAST(m, arr) pto__pushed((m), PTO__PUSH_FAST(m, arr))
 
 /* One slot of the intern table: the string's full hash next to its id, so
    a probe reads one cache line and touches the pool only on a likely match. */
@@ -1381,23 +1417,40 @@ PTODEF void pto_ctx_destroy(pto_ctx *ctx)
     ctx->al.free(ctx, ctx->al.user);
 }
 
-PTODEF void *pto_alloc(pto_ctx *ctx, size_t size) { return ctx->al.alloc(size ? size : 1, ctx->al.user); }
-PTODEF void *pto_realloc(pto_ctx *ctx, void *p, size_t size)
-{
-    if (!p) return pto_alloc(ctx, size);
-    return ctx->al.realloc(p, size ? size : 1, ctx->al.user);
-}
-PTODEF void pto_free(pto_ctx *ctx, void *p)
-{
-    if (p) ctx->al.free(p, ctx->al.user);
-}
-
 static void pto__oom(pto_ctx *ctx)
 {
     pto_loc none = {0, 0, 0};
     if (ctx->oom_reported) return;
     ctx->oom_reported = 1;
     pto_error(ctx, none, "out of memory");
+}
+
+/* Quiet allocation, for best-effort reservations whose failure is no error
+   (the array still grows on demand): NULL without a diagnostic. */
+static void *pto__alloc_quiet(pto_ctx *ctx, size_t size) { return ctx->al.alloc(size ? size : 1, ctx->al.user); }
+static void *pto__realloc_quiet(pto_ctx *ctx, void *p, size_t size)
+{
+    if (!p) return pto__alloc_quiet(ctx, size);
+    return ctx->al.realloc(p, size ? size : 1, ctx->al.user);
+}
+
+/* A failure is reported here ("out of memory", once per context until
+   pto_diag_clear), so that no caller can fail without an error recorded. */
+PTODEF void *pto_alloc(pto_ctx *ctx, size_t size)
+{
+    void *p = pto__alloc_quiet(ctx, size);
+    if (!p) pto__oom(ctx);
+    return p;
+}
+PTODEF void *pto_realloc(pto_ctx *ctx, void *p, size_t size)
+{
+    void *q = pto__realloc_quiet(ctx, p, size);
+    if (!q) pto__oom(ctx);
+    return q;
+}
+PTODEF void pto_free(pto_ctx *ctx, void *p)
+{
+    if (p) ctx->al.free(p, ctx->al.user);
 }
 
 /* Makes room for one more element of `elem` bytes; returns its index or -1. */
@@ -1431,6 +1484,7 @@ PTODEF int32_t pto_file_add(pto_ctx *ctx, const char *name)
 {
     int32_t i;
     char *copy;
+    if (!name) name = "<input>";
     for (i = 0; i < ctx->n_files; i++)
         if (strcmp(ctx->files[i], name) == 0) return i;
     copy = pto__strndup(ctx, name, strlen(name));
@@ -1468,7 +1522,7 @@ static uint32_t pto__hash(const char *s, size_t n)
    growing the table never rehashes a string. */
 static int pto__rehash_quiet(pto_ctx *ctx, int32_t ncap)
 {
-    struct pto__hslot *h = (struct pto__hslot *)pto_alloc(ctx, sizeof *h * (size_t)ncap);
+    struct pto__hslot *h = (struct pto__hslot *)pto__alloc_quiet(ctx, sizeof *h * (size_t)ncap);
     int32_t i;
     if (!h) return 0;
     for (i = 0; i < ncap; i++) h[i].id = -1;
@@ -1503,11 +1557,11 @@ static void pto__intern_reserve(pto_ctx *ctx, size_t n)
     if (ncap > ctx->hash_cap) pto__rehash_quiet(ctx, ncap);
     /* the offsets and the pool too (8 bytes a name): their doublings copy */
     if (n + 2 > (size_t)ctx->cap_strs) {
-        int32_t *o = (int32_t *)pto_realloc(ctx, ctx->str_off, sizeof *o * (n + 2));
+        int32_t *o = (int32_t *)pto__realloc_quiet(ctx, ctx->str_off, sizeof *o * (n + 2));
         if (o) { ctx->str_off = o; ctx->cap_strs = (int32_t)(n + 2); }
     }
     if (ctx->pool_len + n * 8 > ctx->pool_cap) {
-        char *q = (char *)pto_realloc(ctx, ctx->pool, ctx->pool_len + n * 8);
+        char *q = (char *)pto__realloc_quiet(ctx, ctx->pool, ctx->pool_len + n * 8);
         if (q) { ctx->pool = q; ctx->pool_cap = ctx->pool_len + n * 8; }
     }
 }
@@ -1602,6 +1656,7 @@ static int32_t pto__intern_hashed(pto_ctx *ctx, const char *s, size_t len, uint3
 
 PTODEF int32_t pto_intern(pto_ctx *ctx, const char *s, size_t len)
 {
+    if (!s) len = 0, s = "";
     return pto__intern_hashed(ctx, s, len, pto__hash(s, len));
 }
 
@@ -1653,11 +1708,11 @@ PTODEF void pto_note(pto_ctx *ctx, pto_loc loc, const char *fmt, ...)
     va_end(ap);
 }
 
-PTODEF int pto_diag_count(const pto_ctx *ctx) { return ctx->n_diags; }
-PTODEF int pto_error_count(const pto_ctx *ctx) { return ctx->n_errors; }
+PTODEF int pto_diag_count(const pto_ctx *ctx) { return ctx ? ctx->n_diags : 0; }
+PTODEF int pto_error_count(const pto_ctx *ctx) { return ctx ? ctx->n_errors : 0; }
 PTODEF const pto_diag *pto_diag_get(const pto_ctx *ctx, int i)
 {
-    return (i >= 0 && i < ctx->n_diags) ? &ctx->diags[i] : NULL;
+    return (ctx && i >= 0 && i < ctx->n_diags) ? &ctx->diags[i] : NULL;
 }
 
 /* Drops the diagnostics recorded after the first n, and counts nerr
@@ -1681,6 +1736,8 @@ PTODEF void pto_diag_clear(pto_ctx *ctx)
 PTODEF void pto_diag_format(const pto_ctx *ctx, const pto_diag *d, char *buf, size_t size)
 {
     static const char *const sev[] = {"error", "warning", "note"};
+    if (!buf || size == 0) return;
+    if (!ctx || !d || (unsigned)d->severity > PTO_SEV_NOTE) { buf[0] = 0; return; }
     if (d->loc.line > 0)
         snprintf(buf, size, "%s:%d:%d: %s: %s", pto_file_name(ctx, d->loc.file), (int)d->loc.line,
                  (int)d->loc.col, sev[d->severity], d->msg);
@@ -1692,6 +1749,7 @@ PTODEF void pto_diag_print(const pto_ctx *ctx, FILE *out)
 {
     int32_t i;
     char line[700];
+    if (!ctx || !out) return;
     for (i = 0; i < ctx->n_diags; i++) {
         pto_diag_format(ctx, &ctx->diags[i], line, sizeof line);
         fprintf(out, "%s\n", line);
@@ -1702,7 +1760,7 @@ PTODEF void pto_diag_print(const pto_ctx *ctx, FILE *out)
 
 PTODEF void pto_buf_flush(pto_buf *b)
 {
-    if (!b->sink || !b->len) return;
+    if (!b || !b->sink || !b->len) return;
     b->sink(b->data, b->len, b->sink_user);
     b->flushed += b->len;
     b->len = 0;
@@ -1718,6 +1776,7 @@ static int pto__buf_stage(pto_buf *b, size_t n)
     char *p;
     if (size < b->len + n + 1) size = b->len + n + 1;
     if (b->cap >= size) return 1;
+    if (!b->ctx) { b->oom = 1; return 0; }   /* no context set: nothing to allocate with */
     p = (char *)pto_realloc(b->ctx, b->data, size);
     if (!p) { b->oom = 1; pto__oom(b->ctx); return 0; }
     b->data = p;
@@ -1746,6 +1805,7 @@ static int pto__buf_grow(pto_buf *b, size_t n)
     size_t ncap = b->cap ? b->cap : 256;
     char *p;
     while (ncap < b->len + n + 1) ncap *= 2;
+    if (!b->ctx) { b->oom = 1; return 0; }   /* no context set: nothing to allocate with */
     p = (char *)pto_realloc(b->ctx, b->data, ncap);
     if (!p) { b->oom = 1; pto__oom(b->ctx); return 0; }
     b->data = p;
@@ -1755,20 +1815,21 @@ static int pto__buf_grow(pto_buf *b, size_t n)
 
 PTODEF void pto_buf_putn(pto_buf *b, const char *s, size_t n)
 {
-    if (b->oom) return;
+    if (!b || b->oom || (!s && n)) return;
     if (b->len + n + 1 > b->cap && (b->sink ? pto__buf_spill(b, s, n) : !pto__buf_grow(b, n))) return;
     memcpy(b->data + b->len, s, n);
     b->len += n;
     b->data[b->len] = 0;
 }
 
-PTODEF void pto_buf_puts(pto_buf *b, const char *s) { pto_buf_putn(b, s, strlen(s)); }
+PTODEF void pto_buf_puts(pto_buf *b, const char *s) { if (s) pto_buf_putn(b, s, strlen(s)); }
 
 PTODEF void pto_buf_printf(pto_buf *b, const char *fmt, ...)
 {
     char small[256];
     va_list ap;
     int n;
+    if (!b || !fmt || b->oom) return;
     va_start(ap, fmt);
     n = vsnprintf(small, sizeof small, fmt, ap);
     va_end(ap);
@@ -1776,8 +1837,8 @@ PTODEF void pto_buf_printf(pto_buf *b, const char *fmt, ...)
     if ((size_t)n < sizeof small) {
         pto_buf_putn(b, small, (size_t)n);
     } else {
-        char *big = (char *)pto_alloc(b->ctx, (size_t)n + 1);
-        if (!big) { b->oom = 1; pto__oom(b->ctx); return; }
+        char *big = b->ctx ? (char *)pto_alloc(b->ctx, (size_t)n + 1) : NULL;
+        if (!big) { b->oom = 1; return; }
         va_start(ap, fmt);
         vsnprintf(big, (size_t)n + 1, fmt, ap);
         va_end(ap);
@@ -1788,7 +1849,8 @@ PTODEF void pto_buf_printf(pto_buf *b, const char *fmt, ...)
 
 PTODEF void pto_buf_free(pto_buf *b)
 {
-    if (b->data) pto_free(b->ctx, b->data);
+    if (!b) return;
+    if (b->data && b->ctx) pto_free(b->ctx, b->data);
     b->data = NULL;
     b->len = b->cap = 0;
 }
@@ -1898,7 +1960,9 @@ PTODEF int64_t pto_tile_bytes(const pto_tile *t)
 
 PTODEF const pto_operand *pto_stmt_arg(const pto_module *m, int32_t stmt, int i)
 {
-    const pto_stmt *s = &m->stmts[stmt];
+    const pto_stmt *s;
+    if (stmt < 0 || stmt >= m->n_stmts) return NULL;
+    s = &m->stmts[stmt];
     if (i < 0 || i >= s->nargs) return NULL;
     return &m->operands[s->arg0 + i];
 }
@@ -1914,8 +1978,10 @@ static int pto__arg_space(const pto_module *m, int32_t stmt, int i)
 
 PTODEF pto_pipe pto_stmt_pipe(const pto_module *m, int32_t stmt)
 {
-    const pto_stmt *s = &m->stmts[stmt];
+    const pto_stmt *s;
     int src;
+    if (stmt < 0 || stmt >= m->n_stmts) return PTO_NPIPE;
+    s = &m->stmts[stmt];
     if (s->kind != PTO_ST_OP) return PTO_PIPE_S;
     /* only these three depend on their operands' spaces: the others are
        their table row (no operand lookups for them; every pass asks) */
@@ -1936,7 +2002,7 @@ PTODEF pto_pipe pto_stmt_pipe(const pto_module *m, int32_t stmt)
 
 PTODEF int32_t pto_stmt_loop(const pto_module *m, int32_t stmt)
 {
-    int32_t b = m->stmts[stmt].block;
+    int32_t b = stmt >= 0 && stmt < m->n_stmts ? m->stmts[stmt].block : -1;
     while (b >= 0) {
         int32_t owner = m->blocks[b].owner;
         if (owner < 0) return -1;
@@ -1983,7 +2049,7 @@ static void pto__reserve(pto_ctx *ctx, void **arr, int32_t n, int32_t *cap, size
 {
     void *p;
     if (n != 0 || *arr || want <= 16 || want > (size_t)INT32_MAX / 2) return;
-    p = pto_alloc(ctx, want * elem);
+    p = pto__alloc_quiet(ctx, want * elem);
     if (!p) return;
     *arr = p;
     *cap = (int32_t)want;
@@ -2008,9 +2074,52 @@ static void pto__module_reserve(pto_module *m, size_t len)
 
 static int32_t pto__name(pto_module *m, const char *s) { return pto_intern(m->ctx, s, strlen(s)); }
 
+/* A refused builder call: the error, and the module marked incomplete. */
+static pto_status pto__api_error(pto_module *m, pto_loc loc, const char *fmt, ...)
+{
+    va_list ap;
+    m->broken++;
+    va_start(ap, fmt);
+    pto__vdiag(m->ctx, PTO_SEV_ERROR, loc, fmt, ap);
+    va_end(ap);
+    return PTO_ERR_USER;
+}
+
+/* Checks of the C API's arguments: an id out of range, a NULL name, a
+   statement of the wrong kind are a caller's mistake, reported as an error
+   naming the builder, at the location given, and the builder returns -1
+   without touching the module. An id of -1 (the result of a builder that
+   failed before, which reported) is refused without a second error. */
+static int pto__api_id(pto_module *m, const char *fn, const char *what, int32_t id, int32_t n, pto_loc loc)
+{
+    if (id >= 0 && id < n) return 1;
+    if (id != -1 || pto_error_count(m->ctx) == 0)
+        pto__api_error(m, loc, "%s: %s id %ld is out of range (the module has %ld)", fn, what, (long)id, (long)n);
+    else
+        m->broken++;
+    return 0;
+}
+
+static int pto__api_name(pto_module *m, const char *fn, const char *name, pto_loc loc)
+{
+    if (name) return 1;
+    pto__api_error(m, loc, "%s: the name is NULL", fn);
+    return 0;
+}
+
+static int pto__api_block(pto_module *m, const char *fn, int32_t block, pto_loc loc)
+{
+    if (!pto__api_id(m, fn, "block", block, m->n_blocks, loc)) return 0;
+    return pto__api_id(m, fn, "kernel of the block", m->blocks[block].kernel, m->n_kernels, loc);
+}
+
 PTODEF int32_t pto_add_block(pto_module *m, int32_t kernel, int32_t owner)
 {
-    int32_t b = PTO__PUSH_FAST(m, blocks);
+    pto_loc none = {0, 0, 0};
+    int32_t b;
+    if (!pto__api_id(m, "pto_add_block", "kernel", kernel, m->n_kernels, none)) return -1;
+    if (owner != -1 && !pto__api_id(m, "pto_add_block", "owner statement", owner, m->n_stmts, none)) return -1;
+    b = PTO__MPUSH_FAST(m, blocks);
     if (b < 0) return -1;
     m->blocks[b].head = m->blocks[b].tail = -1;
     m->blocks[b].owner = owner;
@@ -2020,7 +2129,9 @@ PTODEF int32_t pto_add_block(pto_module *m, int32_t kernel, int32_t owner)
 
 PTODEF int32_t pto_add_kernel(pto_module *m, const char *name, pto_kernel_kind kind, pto_loc loc)
 {
-    int32_t k = PTO__PUSH(m, kernels);
+    int32_t k;
+    if (!pto__api_name(m, "pto_add_kernel", name, loc)) return -1;
+    k = PTO__MPUSH(m, kernels);
     if (k < 0) return -1;
     m->kernels[k].name = pto__name(m, name);
     m->kernels[k].kind = (uint8_t)kind;
@@ -2032,12 +2143,18 @@ PTODEF int32_t pto_add_kernel(pto_module *m, const char *name, pto_kernel_kind k
 }
 
 /* Params of a kernel are contiguous: only the newest kernel takes new ones. */
-static int32_t pto__add_param(pto_module *m, int32_t kernel, const char *name, pto_loc loc)
+static int32_t pto__add_param(pto_module *m, const char *fn, int32_t kernel, const char *name, pto_loc loc)
 {
     int32_t p;
-    pto_kernel *k = &m->kernels[kernel];
-    PTO_ASSERT(kernel == m->n_kernels - 1 && k->param0 + k->nparams == m->n_params);
-    p = PTO__PUSH(m, params);
+    pto_kernel *k;
+    if (!pto__api_id(m, fn, "kernel", kernel, m->n_kernels, loc) || !pto__api_name(m, fn, name, loc)) return -1;
+    k = &m->kernels[kernel];
+    if (kernel != m->n_kernels - 1 || k->param0 + k->nparams != m->n_params) {
+        pto__api_error(m, loc, "%s: params of kernel '%s' must be added while it is the newest kernel and before "
+                  "any other kernel's or host's params", fn, pto_str(m->ctx, k->name));
+        return -1;
+    }
+    p = PTO__MPUSH(m, params);
     if (p < 0) return -1;
     m->kernels[kernel].nparams++;
     m->params[p].name = pto__name(m, name);
@@ -2050,7 +2167,7 @@ static int32_t pto__add_param(pto_module *m, int32_t kernel, const char *name, p
 PTODEF int32_t pto_add_tensor_param(pto_module *m, int32_t kernel, const char *name, pto_dir dir,
                                     pto_dtype dt, int64_t d0, int64_t d1, pto_loc loc)
 {
-    int32_t p = pto__add_param(m, kernel, name, loc);
+    int32_t p = pto__add_param(m, "pto_add_tensor_param", kernel, name, loc);
     if (p < 0) return -1;
     m->params[p].kind = PTO_P_TENSOR;
     m->params[p].dir = (uint8_t)dir;
@@ -2063,6 +2180,7 @@ PTODEF int32_t pto_add_tensor_param(pto_module *m, int32_t kernel, const char *n
 PTODEF int32_t pto_find_var(const pto_module *m, int32_t kernel, const char *name)
 {
     int32_t i;
+    if (!name) return -1;
     for (i = m->n_vars - 1; i >= 0; i--)
         if (m->vars[i].kernel == kernel && strcmp(pto_str(m->ctx, m->vars[i].name), name) == 0) return i;
     return -1;
@@ -2070,8 +2188,10 @@ PTODEF int32_t pto_find_var(const pto_module *m, int32_t kernel, const char *nam
 
 PTODEF int32_t pto_find_param(const pto_module *m, int32_t kernel, const char *name)
 {
-    const pto_kernel *k = &m->kernels[kernel];
+    const pto_kernel *k;
     int32_t i;
+    if (!name || kernel < 0 || kernel >= m->n_kernels) return -1;
+    k = &m->kernels[kernel];
     for (i = k->param0; i < k->param0 + k->nparams; i++)
         if (strcmp(pto_str(m->ctx, m->params[i].name), name) == 0) return i;
     return -1;
@@ -2079,8 +2199,19 @@ PTODEF int32_t pto_find_param(const pto_module *m, int32_t kernel, const char *n
 
 PTODEF int32_t pto_set_dynamic_dim(pto_module *m, int32_t param, int d, const char *name)
 {
-    pto_param *p = &m->params[param];
+    pto_param *p;
+    pto_loc none = {0, 0, 0};
     int32_t kernel = m->n_kernels - 1, v = -1, i;
+    const char *fn = "pto_set_dynamic_dim";
+    if (!pto__api_id(m, fn, "param", param, m->n_params, none)) return -1;
+    p = &m->params[param];
+    if (!pto__api_name(m, fn, name, p->loc)) return -1;
+    if (d != 0 && d != 1) return pto__api_error(m, p->loc, "%s: dim %d of '%s' (a tensor has dims 0 and 1)", fn, d,
+                                           pto_str(m->ctx, p->name)), -1;
+    if (p->kind != PTO_P_TENSOR || kernel < 0 || param < m->kernels[kernel].param0 ||
+        param >= m->kernels[kernel].param0 + m->kernels[kernel].nparams)
+        return pto__api_error(m, p->loc, "%s: '%s' is not a tensor param of the newest kernel", fn,
+                         pto_str(m->ctx, p->name)), -1;
     for (i = 0; i < m->n_vars; i++)
         if (m->vars[i].kernel == kernel && m->vars[i].kind == PTO_V_DIM &&
             strcmp(pto_str(m->ctx, m->vars[i].name), name) == 0) v = i;
@@ -2095,7 +2226,7 @@ PTODEF int32_t pto_set_dynamic_dim(pto_module *m, int32_t param, int d, const ch
 PTODEF int32_t pto_add_scalar_param(pto_module *m, int32_t kernel, const char *name, pto_dtype dt,
                                     pto_loc loc)
 {
-    int32_t p = pto__add_param(m, kernel, name, loc), v;
+    int32_t p = pto__add_param(m, "pto_add_scalar_param", kernel, name, loc), v;
     if (p < 0) return -1;
     m->params[p].kind = PTO_P_SCALAR;
     m->params[p].dir = PTO_IN;
@@ -2112,7 +2243,7 @@ PTODEF int32_t pto_add_scalar_param(pto_module *m, int32_t kernel, const char *n
 static int32_t pto__add_var_id(pto_module *m, int32_t kernel, int32_t name, pto_var_kind kind,
                                int32_t def, pto_loc loc)
 {
-    int32_t v = PTO__PUSH_FAST(m, vars);
+    int32_t v = PTO__MPUSH_FAST(m, vars);
     if (v < 0) return -1;
     m->vars[v].name = name;
     m->vars[v].kind = (uint8_t)kind;
@@ -2125,6 +2256,7 @@ static int32_t pto__add_var_id(pto_module *m, int32_t kernel, int32_t name, pto_
 PTODEF int32_t pto_add_var(pto_module *m, int32_t kernel, const char *name, pto_var_kind kind,
                            int32_t def, pto_loc loc)
 {
+    if (!pto__api_name(m, "pto_add_var", name, loc)) return -1;
     return pto__add_var_id(m, kernel, pto__name(m, name), kind, def, loc);
 }
 
@@ -2132,7 +2264,7 @@ PTODEF int32_t pto_add_var(pto_module *m, int32_t kernel, const char *name, pto_
 
 static inline int32_t pto__expr(pto_module *m, pto_expr_kind k, int32_t a, int32_t b, int64_t v, pto_loc loc)
 {
-    int32_t e = PTO__PUSH_FAST(m, exprs);
+    int32_t e = PTO__MPUSH_FAST(m, exprs);
     if (e < 0) return -1;
     m->exprs[e].kind = (uint8_t)k;
     m->exprs[e].a = a;
@@ -2157,7 +2289,7 @@ PTODEF int32_t pto_expr_bin(pto_module *m, pto_expr_kind k, int32_t a, int32_t b
    a statement per line). */
 static inline int32_t pto__new_stmt(pto_module *m, pto_stmt_kind kind, pto_loc loc)
 {
-    int32_t s = PTO__PUSH_FAST(m, stmts);
+    int32_t s = PTO__MPUSH_FAST(m, stmts);
     pto_stmt *st;
     if (s < 0) return -1;
     st = &m->stmts[s];
@@ -2250,7 +2382,7 @@ static int32_t pto__add_tile_id(pto_module *m, int32_t block, int32_t name, pto_
     int32_t s = pto__add_stmt(m, block, PTO_ST_TILE, loc), t;
     pto_tile *tl;
     if (s < 0) return -1;
-    t = PTO__PUSH_FAST(m, tiles);
+    t = PTO__MPUSH_FAST(m, tiles);
     if (t < 0) return -1;
     tl = &m->tiles[t];
     tl->name = name;
@@ -2299,24 +2431,29 @@ static int32_t pto__add_for_id(pto_module *m, int32_t block, int32_t var, int32_
 PTODEF int32_t pto_add_tile(pto_module *m, int32_t block, const char *name, pto_space space,
                             pto_dtype dt, int32_t rows, int32_t cols, pto_loc loc)
 {
+    if (!pto__api_block(m, "pto_add_tile", block, loc) || !pto__api_name(m, "pto_add_tile", name, loc)) return -1;
     return pto__add_tile_id(m, block, pto__name(m, name), space, dt, rows, cols, loc);
 }
 
 PTODEF int32_t pto_add_let(pto_module *m, int32_t block, const char *name, int32_t value, pto_loc loc)
 {
+    if (!pto__api_block(m, "pto_add_let", block, loc) || !pto__api_name(m, "pto_add_let", name, loc)) return -1;
     return pto__add_let_id(m, block, pto__name(m, name), value, loc);
 }
 
 PTODEF int32_t pto_add_for(pto_module *m, int32_t block, const char *var, int32_t start,
                            int32_t end, int32_t step, pto_loc loc)
 {
+    if (!pto__api_block(m, "pto_add_for", block, loc) || !pto__api_name(m, "pto_add_for", var, loc)) return -1;
     return pto__add_for_id(m, block, pto__name(m, var), start, end, step, loc);
 }
 
 PTODEF int32_t pto_add_if(pto_module *m, int32_t block, int32_t lhs, pto_cmp cmp, int32_t rhs,
                           pto_loc loc)
 {
-    int32_t s = pto__add_stmt(m, block, PTO_ST_IF, loc), body;
+    int32_t s, body;
+    if (!pto__api_block(m, "pto_add_if", block, loc)) return -1;
+    s = pto__add_stmt(m, block, PTO_ST_IF, loc);
     if (s < 0) return -1;
     body = pto_add_block(m, m->blocks[block].kernel, s);
     if (body < 0) return -1;
@@ -2330,6 +2467,11 @@ PTODEF int32_t pto_add_if(pto_module *m, int32_t block, int32_t lhs, pto_cmp cmp
 PTODEF int32_t pto_if_else(pto_module *m, int32_t ifstmt)
 {
     int32_t b;
+    pto_loc none = {0, 0, 0};
+    if (!pto__api_id(m, "pto_if_else", "statement", ifstmt, m->n_stmts, none)) return -1;
+    if (m->stmts[ifstmt].kind != PTO_ST_IF || m->stmts[ifstmt].block < 0)
+        return pto__api_error(m, m->stmts[ifstmt].loc, "pto_if_else: statement %ld is not an if placed in a block",
+                         (long)ifstmt), -1;
     if (m->stmts[ifstmt].orelse >= 0) return m->stmts[ifstmt].orelse;
     b = pto_add_block(m, m->blocks[m->stmts[ifstmt].block].kernel, ifstmt);
     if (b >= 0) m->stmts[ifstmt].orelse = b;
@@ -2338,7 +2480,9 @@ PTODEF int32_t pto_if_else(pto_module *m, int32_t ifstmt)
 
 PTODEF int32_t pto_add_section(pto_module *m, int32_t block, pto_core core, pto_loc loc)
 {
-    int32_t s = pto__add_stmt(m, block, PTO_ST_SECTION, loc), body;
+    int32_t s, body;
+    if (!pto__api_block(m, "pto_add_section", block, loc)) return -1;
+    s = pto__add_stmt(m, block, PTO_ST_SECTION, loc);
     if (s < 0) return -1;
     m->stmts[s].core = (uint8_t)core;
     m->stmts[s].ref = (int32_t)core;
@@ -2350,7 +2494,9 @@ PTODEF int32_t pto_add_section(pto_module *m, int32_t block, pto_core core, pto_
 
 PTODEF int32_t pto_add_op(pto_module *m, int32_t block, pto_op op, pto_loc loc)
 {
-    int32_t s = pto__add_stmt(m, block, PTO_ST_OP, loc);
+    int32_t s;
+    if (!pto__api_block(m, "pto_add_op", block, loc)) return -1;
+    s = pto__add_stmt(m, block, PTO_ST_OP, loc);
     if (s < 0) return -1;
     m->stmts[s].op = (uint16_t)op;
     return s;
@@ -2362,7 +2508,7 @@ PTODEF int32_t pto_add_op(pto_module *m, int32_t block, pto_op op, pto_loc loc)
    yet); the statement or host call that owns it counts it in nargs. */
 static inline int32_t pto__operand_new(pto_module *m, pto_operand_kind kind, int32_t ref, pto_loc loc)
 {
-    int32_t o = PTO__PUSH_FAST(m, operands);
+    int32_t o = PTO__MPUSH_FAST(m, operands);
     if (o < 0) return -1;
     m->operands[o].kind = (uint8_t)kind;
     m->operands[o].ref = ref;
@@ -2374,8 +2520,17 @@ static inline int32_t pto__operand_new(pto_module *m, pto_operand_kind kind, int
 static inline int32_t pto__arg(pto_module *m, int32_t stmt, pto_operand_kind kind, int32_t ref, pto_loc loc)
 {
     int32_t o;
-    pto_stmt *s = &m->stmts[stmt];
-    PTO_ASSERT(s->arg0 + s->nargs == m->n_operands);
+    pto_stmt *s;
+    if (!pto__api_id(m, "pto_arg_*", "statement", stmt, m->n_stmts, loc)) return -1;
+    s = &m->stmts[stmt];
+    if (s->kind != PTO_ST_OP)
+        return pto__api_error(m, loc, "pto_arg_*: statement %ld is not an op statement (pto_add_op makes one)",
+                         (long)stmt), -1;
+    if (s->arg0 + s->nargs != m->n_operands)
+        return pto__api_error(m, loc, "pto_arg_*: an operand of statement %ld (%s, line %ld) added after another "
+                         "statement's operands: add a statement's operands right after pto_add_op, before "
+                         "the next statement's", (long)stmt, pto_opinfo_get((pto_op)s->op)->name,
+                         (long)s->loc.line), -1;
     o = pto__operand_new(m, kind, ref, loc);
     if (o >= 0) m->stmts[stmt].nargs++;
     return o;
@@ -2445,8 +2600,11 @@ PTODEF int32_t pto_add_cvpipe(pto_module *m, int32_t kernel, const char *name, p
                               int32_t rows, int32_t cols, int32_t slot_num, int32_t local_slot_num,
                               pto_cvsplit split, pto_loc loc)
 {
-    int32_t i, ring = 0, id = PTO__PUSH(m, cvpipes);
+    int32_t i, ring = 0, id;
     pto_cvpipe *p;
+    if (!pto__api_id(m, "pto_add_cvpipe", "kernel", kernel, m->n_kernels, loc) ||
+        !pto__api_name(m, "pto_add_cvpipe", name, loc)) return -1;
+    id = PTO__MPUSH(m, cvpipes);
     if (id < 0) return -1;
     for (i = 0; i < id; i++) ring += m->cvpipes[i].kernel == kernel;
     p = &m->cvpipes[id];
@@ -2472,6 +2630,7 @@ PTODEF int32_t pto_add_cvpipe(pto_module *m, int32_t kernel, const char *name, p
 PTODEF int32_t pto_find_cvpipe(const pto_module *m, int32_t kernel, const char *name)
 {
     int32_t i;
+    if (!name) return -1;
     for (i = 0; i < m->n_cvpipes; i++)
         if (m->cvpipes[i].kernel == kernel && strcmp(pto_str(m->ctx, m->cvpipes[i].name), name) == 0) return i;
     return -1;
@@ -2486,6 +2645,7 @@ PTODEF int64_t pto_cvpipe_gm_offset(const pto_module *m, int32_t cvpipe)
 {
     int64_t off = 0;
     int32_t i;
+    if (cvpipe < 0 || cvpipe >= m->n_cvpipes) return 0;
     for (i = 0; i < cvpipe; i++)
         if (m->cvpipes[i].kernel == m->cvpipes[cvpipe].kernel) off += pto_cvpipe_gm_bytes(&m->cvpipes[i]);
     return off;
@@ -4445,7 +4605,7 @@ static void pto__ps_reserve_names(pto__ps_parser *p)
     pto__ps_pname *n;
     if (more < 256) return;
     pto__intern_reserve(p->ctx, want);
-    n = (pto__ps_pname *)pto_alloc(p->ctx, sizeof *n * want);
+    n = (pto__ps_pname *)pto__alloc_quiet(p->ctx, sizeof *n * want);
     if (!n) return;
     p->names = n;
     p->alloc_names = (int32_t)want;
@@ -4576,7 +4736,7 @@ static void pto__pr_pexpr(const pto_module *m, int32_t e, int min, pto_buf *b)
 
 PTODEF void pto_print_expr(const pto_module *m, int32_t expr, pto_buf *out)
 {
-    pto__pr_pexpr(m, expr, 0, out);
+    if (m && out) pto__pr_pexpr(m, expr, 0, out);
 }
 
 /* The shortest %g form that reads back to the same double, with a '.',
@@ -4926,11 +5086,12 @@ static void pto__pr_pmodule(const pto_module *m, pto_buf *out, int dump, pto__pr
     pto__pr_comments_before(&pr, 0, 0);   /* the comments after the last item */
 }
 
-PTODEF void pto_print(const pto_module *m, pto_buf *out) { pto__pr_pmodule(m, out, 0, NULL); }
+PTODEF void pto_print(const pto_module *m, pto_buf *out) { if (m && out) pto__pr_pmodule(m, out, 0, NULL); }
 
 PTODEF void pto_print_commented(const pto_module *m, const char *text, size_t len, pto_buf *out)
 {
     pto__pr_comments cm;
+    if (!m || !out) return;
     cm.src = text ? text : "";
     cm.len = text ? len : 0;
     cm.pos = 0;
@@ -4938,7 +5099,7 @@ PTODEF void pto_print_commented(const pto_module *m, const char *text, size_t le
     pto__pr_pmodule(m, out, 0, &cm);
 }
 
-PTODEF void pto_dump(const pto_module *m, pto_buf *out) { pto__pr_pmodule(m, out, 1, NULL); }
+PTODEF void pto_dump(const pto_module *m, pto_buf *out) { if (m && out) pto__pr_pmodule(m, out, 1, NULL); }
 /* ---- End file: src/print.c ---- */
 
 /* ---- Begin file: src/verify.c ---- */
@@ -6772,6 +6933,13 @@ static void pto__vparams(pto__verifier *v, const pto_kernel *k, int bind)
                 pto_error(v->ctx, p->loc, "dim %d of '%s' must be positive, got %lld", d, pn, (long long)p->dim[d]);
             }
         }
+        /* byte offsets into a tensor are int64 everywhere (the interpreter,
+           the emitted kernels and host): its bytes must fit one */
+        if (p->dim_var[0] < 0 && p->dim_var[1] < 0 && p->dim[0] > 0 && p->dim[1] > 0 && p->dtype < PTO_NDTYPE &&
+            pto_dtype_size((pto_dtype)p->dtype) > 0 &&
+            p->dim[0] > INT64_MAX / 4 / p->dim[1] / pto_dtype_size((pto_dtype)p->dtype))
+            pto_error(v->ctx, p->loc, "tensor '%s' is %s[%lld, %lld]: more than 2^61 bytes, too large for 64-bit offsets", pn,
+                      pto_dtype_name((pto_dtype)p->dtype), (long long)p->dim[0], (long long)p->dim[1]);
     }
 }
 
@@ -7182,7 +7350,16 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
     memset(&v, 0, sizeof v);
     v.ctx = ctx;
     v.m = m;
-    if (!m) return PTO_ERR_INTERNAL;
+    if (!m) {
+        pto_loc none = {0, 0, 0};
+        return pto_error(ctx, none, "pto_verify: the module is NULL");
+    }
+    if (m->broken) {
+        pto_loc none = {m->file, 0, 0};
+        pto_error(ctx, none, "the module is incomplete: %ld builder call(s) were refused or ran out of memory "
+                  "(the errors they recorded say which)", (long)m->broken);
+        return PTO_ERR_USER;
+    }
     if (m->arch >= PTO_NARCH) {
         pto_loc none = {m->file, 0, 0};
         pto_error(ctx, none, "unknown arch %d", (int)m->arch);
@@ -8737,7 +8914,9 @@ PTODEF pto_status pto_interp(pto_ctx *ctx, const pto_module *m, const pto_launch
 
 PTODEF int32_t pto_add_host(pto_module *m, const char *name, pto_loc loc)
 {
-    int32_t h = PTO__PUSH(m, hosts);
+    int32_t h;
+    if (!pto__api_name(m, "pto_add_host", name, loc)) return -1;
+    h = PTO__MPUSH(m, hosts);
     if (h < 0) return -1;
     memset(&m->hosts[h], 0, sizeof m->hosts[h]);
     m->hosts[h].name = pto__name(m, name);
@@ -8750,11 +8929,22 @@ PTODEF int32_t pto_add_host(pto_module *m, const char *name, pto_loc loc)
 /* A param slot of host h: params first, then intermediates (tensor = 1). */
 static int32_t pto__hs_add_param(pto_module *m, int32_t h, const char *name, int tensor, pto_loc loc)
 {
-    pto_host *ho = &m->hosts[h];
+    pto_host *ho;
     int32_t p;
-    PTO_ASSERT(h == m->n_hosts - 1 && ho->param0 + ho->nparams + ho->ntensors == m->n_params);
-    PTO_ASSERT(tensor || ho->ntensors == 0);
-    p = PTO__PUSH(m, params);
+    const char *fn = tensor ? "pto_add_host_tensor" : "pto_add_host_*_param";
+    if (!pto__api_id(m, fn, "host", h, m->n_hosts, loc) || !pto__api_name(m, fn, name, loc)) return -1;
+    ho = &m->hosts[h];
+    if (h != m->n_hosts - 1 || ho->param0 + ho->nparams + ho->ntensors != m->n_params) {
+        pto__api_error(m, loc, "%s: params of host '%s' must be added while it is the newest host and before any "
+                  "kernel's params", fn, pto_str(m->ctx, ho->name));
+        return -1;
+    }
+    if (!tensor && ho->ntensors != 0) {
+        pto__api_error(m, loc, "%s: host '%s' has intermediate tensors already: its params come first", fn,
+                  pto_str(m->ctx, ho->name));
+        return -1;
+    }
+    p = PTO__MPUSH(m, params);
     if (p < 0) return -1;
     if (tensor) m->hosts[h].ntensors++;
     else m->hosts[h].nparams++;
@@ -8802,7 +8992,21 @@ PTODEF int32_t pto_add_host_scalar_param(pto_module *m, int32_t host, const char
 
 PTODEF int32_t pto_set_host_dim(pto_module *m, int32_t host, int32_t param, int d, const char *name)
 {
-    int32_t v = -1, i, id = pto__name(m, name);
+    int32_t v = -1, i, id;
+    pto_loc none = {0, 0, 0};
+    const char *fn = "pto_set_host_dim";
+    pto_param *p;
+    if (!pto__api_id(m, fn, "host", host, m->n_hosts, none) || !pto__api_id(m, fn, "param", param, m->n_params, none))
+        return -1;
+    p = &m->params[param];
+    if (!pto__api_name(m, fn, name, p->loc)) return -1;
+    if (d != 0 && d != 1) return pto__api_error(m, p->loc, "%s: dim %d of '%s' (a tensor has dims 0 and 1)", fn, d,
+                                           pto_str(m->ctx, p->name)), -1;
+    if (p->kind != PTO_P_TENSOR || param < m->hosts[host].param0 ||
+        param >= m->hosts[host].param0 + m->hosts[host].nparams + m->hosts[host].ntensors)
+        return pto__api_error(m, p->loc, "%s: '%s' is not a tensor of host '%s'", fn, pto_str(m->ctx, p->name),
+                         pto_str(m->ctx, m->hosts[host].name)), -1;
+    id = pto__name(m, name);
     for (i = 0; i < m->n_vars && v < 0; i++)
         if (m->vars[i].kernel == PTO_HOST_SCOPE(host) && m->vars[i].kind == PTO_V_DIM && m->vars[i].name == id) v = i;
     if (v < 0) v = pto_add_var(m, PTO_HOST_SCOPE(host), name, PTO_V_DIM, param, m->params[param].loc);
@@ -8814,10 +9018,14 @@ PTODEF int32_t pto_set_host_dim(pto_module *m, int32_t host, int32_t param, int 
 
 static int32_t pto__hs_stmt(pto_module *m, int32_t host, pto_hstmt_kind kind, int32_t ref, pto_loc loc)
 {
-    pto_host *ho = &m->hosts[host];
+    pto_host *ho;
     int32_t s;
-    PTO_ASSERT(host == m->n_hosts - 1 && ho->stmt0 + ho->nstmts == m->n_hstmts);
-    s = PTO__PUSH(m, hstmts);
+    if (!pto__api_id(m, "pto_add_host_call", "host", host, m->n_hosts, loc)) return -1;
+    ho = &m->hosts[host];
+    if (host != m->n_hosts - 1 || ho->stmt0 + ho->nstmts != m->n_hstmts)
+        return pto__api_error(m, loc, "pto_add_host_call: statements of host '%s' must be added while it is the "
+                         "newest host", pto_str(m->ctx, ho->name)), -1;
+    s = PTO__MPUSH(m, hstmts);
     if (s < 0) return -1;
     m->hosts[host].nstmts++;
     m->hstmts[s].kind = (uint8_t)kind;
@@ -8844,7 +9052,12 @@ PTODEF int32_t pto_add_host_call(pto_module *m, int32_t host, int32_t kernel, pt
 static int32_t pto__hs_arg(pto_module *m, int32_t call, pto_operand_kind kind, int32_t ref, pto_loc loc)
 {
     int32_t o;
-    PTO_ASSERT(m->hstmts[call].arg0 + m->hstmts[call].nargs == m->n_operands);
+    if (!pto__api_id(m, "pto_call_arg_*", "host call", call, m->n_hstmts, loc)) return -1;
+    if (m->hstmts[call].kind != PTO_HS_CALL)
+        return pto__api_error(m, loc, "pto_call_arg_*: host statement %ld is not a call", (long)call), -1;
+    if (m->hstmts[call].arg0 + m->hstmts[call].nargs != m->n_operands)
+        return pto__api_error(m, loc, "pto_call_arg_*: an argument of host call %ld added after another "
+                         "statement's operands: add a call's arguments right after pto_add_host_call", (long)call), -1;
     o = pto__operand_new(m, kind, ref, loc);
     if (o >= 0) m->hstmts[call].nargs++;
     return o;
@@ -11485,6 +11698,7 @@ PTODEF void pto_plan_report(const pto_module *m, const pto_plan_result *r, pto_b
     pto__live lv;
     int32_t *ts, k;
     int core, sp;
+    if (!m || !out) return;
     if (pto__live_build(m->ctx, m, &lv) != PTO_OK) { out->oom = 1; return; }
     ts = (int32_t *)pto_alloc(m->ctx, ((size_t)m->n_tiles + 1) * sizeof(int32_t));
     if (!ts) { pto__live_free(m->ctx, &lv); out->oom = 1; return; }
@@ -11546,6 +11760,7 @@ PTODEF void pto_plan_svg(const pto_module *m, pto_buf *out)
     pto__live lv;
     int32_t *ts, k, panels = 0;
     int core, sp;
+    if (!m || !out) return;
     if (pto__live_build(m->ctx, m, &lv) != PTO_OK) { out->oom = 1; return; }
     ts = (int32_t *)pto_alloc(m->ctx, ((size_t)m->n_tiles + 1) * sizeof(int32_t));
     if (!ts) { pto__live_free(m->ctx, &lv); out->oom = 1; return; }
@@ -12180,7 +12395,7 @@ static void pto__sy_prealloc(pto__sy *sy, void **p, size_t esz, int32_t *cap, si
 {
     void *q;
     if (want <= (size_t)*cap || want > (size_t)INT32_MAX / 2 || want > (size_t)-1 / esz) return;
-    q = pto_realloc(sy->ctx, *p, want * esz);
+    q = pto__realloc_quiet(sy->ctx, *p, want * esz);
     if (!q) return;
     *p = q;
     *cap = (int32_t)want;
@@ -14771,18 +14986,18 @@ static void pto__sy_reserve(pto__sy *sy, size_t nacc)
     void *p;
     if (nacc < 64) return;
     want = (size_t)m->n_stmts + 3 * nacc;
-    if (want < (size_t)INT32_MAX / 2 && (size_t)m->cap_stmts < want && (p = pto_realloc(ctx, m->stmts, want * sizeof *m->stmts))) {
+    if (want < (size_t)INT32_MAX / 2 && (size_t)m->cap_stmts < want && (p = pto__realloc_quiet(ctx, m->stmts, want * sizeof *m->stmts))) {
         m->stmts = (pto_stmt *)p;
         m->cap_stmts = (int32_t)want;
     }
     want = (size_t)m->n_operands + 3 * nacc + nacc / 2;
     if (want < (size_t)INT32_MAX / 2 && (size_t)m->cap_operands < want
-        && (p = pto_realloc(ctx, m->operands, want * sizeof *m->operands))) {
+        && (p = pto__realloc_quiet(ctx, m->operands, want * sizeof *m->operands))) {
         m->operands = (pto_operand *)p;
         m->cap_operands = (int32_t)want;
     }
     want = (size_t)m->n_exprs + 2 * nacc - nacc / 5;
-    if (want < (size_t)INT32_MAX / 2 && (size_t)m->cap_exprs < want && (p = pto_realloc(ctx, m->exprs, want * sizeof *m->exprs))) {
+    if (want < (size_t)INT32_MAX / 2 && (size_t)m->cap_exprs < want && (p = pto__realloc_quiet(ctx, m->exprs, want * sizeof *m->exprs))) {
         m->exprs = (pto_expr *)p;
         m->cap_exprs = (int32_t)want;
     }
@@ -14945,6 +15160,7 @@ static void pto__sy_dump_block(const pto_module *m, int32_t blk, int depth, pto_
 PTODEF void pto_sync_dump(const pto_module *m, pto_buf *out)
 {
     int32_t k, s;
+    if (!m || !out) return;
     for (k = 0; k < m->n_kernels; k++) {
         int nset = 0, nwait = 0, nbar = 0, nall = 0;
         for (s = 0; s < m->n_stmts; s++) {
@@ -15551,6 +15767,7 @@ static void pto__emit_reserve(pto_buf *b, size_t n)
         pto__buf_stage(b, n);
         return;
     }
+    if (!b->ctx) return;   /* pto_buf_putn sets oom on the next append */
     p = (char *)pto_realloc(b->ctx, b->data, b->len + n + 1);
     if (!p) return;   /* pto_buf_putn reports it on the next append */
     b->data = p;
@@ -16972,7 +17189,15 @@ static void pto__emit_x(pto__emitter *E, int tpl)
     int dep = E->depth > 0 && E->depth < PTO__EMIT_ND && E->vlen[PTO__K_IND] == (size_t)E->depth * 4 ? E->depth : 0;
     int32_t *pl = &E->tpl_plan[tpl][dep];
     if (*pl == 0) {
+        /* a plan is an optimisation: when it cannot be made (out of memory,
+           too many keys) the template is expanded directly, so a failure
+           here is no error (its diagnostic is dropped) */
+        int32_t nd = E->ctx->n_diags, ne = E->ctx->n_errors, oomr = E->ctx->oom_reported;
         int32_t r = pto__emit_plan_make(E, tpl, dep ? (uint64_t)1 << PTO__K_IND : 0, 0);
+        if (r < 0) {
+            pto__diag_truncate(E->ctx, nd, ne);
+            E->ctx->oom_reported = oomr;
+        }
         *pl = r < 0 ? -1 : r + 1;
     }
     if (*pl > 0) pto__emit_line(E, *pl - 1, -1);
@@ -18271,7 +18496,14 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
     pto__emitter *E;
     uint8_t *vo = NULL, *to = NULL, *po = NULL;
     pto_status st;
-    int k;
+    int k, before = pto_error_count(ctx);
+    if (!m) {
+        pto_loc none = {0, 0, 0};
+        return pto_error(ctx, none, "pto_emit: the module is NULL");
+    }
+    /* a zeroed buffer whose ctx the caller did not set writes through ours */
+    if (kernel_src && !kernel_src->ctx) kernel_src->ctx = ctx;
+    if (host_src && !host_src->ctx) host_src->ctx = ctx;
     E = (pto__emitter *)pto_alloc(ctx, sizeof *E);
     if (!E) return PTO_ERR_INTERNAL;
     memset(E, 0, sizeof *E);
@@ -18335,6 +18567,9 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
     if (st == PTO_OK && host_src) pto_buf_flush(host_src);
     pto__emit_free(E, vo, to, po);
     pto_free(ctx, E);
+    /* every internal failure of emit is an allocation that failed: some
+       were allowed to fail quietly (line plans) before a later one gave up */
+    if (st == PTO_ERR_INTERNAL && pto_error_count(ctx) == before) pto__oom(ctx);
     return st;
 }
 /* ---- End file: src/emit.c ---- */
@@ -19256,8 +19491,13 @@ PTODEF pto_status pto_emit_isa(pto_ctx *ctx, const pto_module *m, const pto_emit
     pto__emitter *E;
     uint8_t *vo = NULL, *to = NULL, *po = NULL;
     pto_status st;
-    int32_t k, s;
+    int32_t k, s, before = pto_error_count(ctx);
     if (!kernel_src) return PTO_OK;
+    if (!m) {
+        pto_loc none = {0, 0, 0};
+        return pto_error(ctx, none, "pto_emit_isa: the module is NULL");
+    }
+    if (!kernel_src->ctx) kernel_src->ctx = ctx;
     I = (pto__isa *)pto_alloc(ctx, sizeof *I);
     if (!I) return PTO_ERR_INTERNAL;
     memset(I, 0, sizeof *I);
@@ -19324,6 +19564,7 @@ PTODEF pto_status pto_emit_isa(pto_ctx *ctx, const pto_module *m, const pto_emit
     pto__emit_free(E, vo, to, po);
     pto_free(ctx, I->mm_view);
     pto_free(ctx, I);
+    if (st == PTO_ERR_INTERNAL && pto_error_count(ctx) == before) pto__oom(ctx);   /* as in pto_emit */
     return st;
 }
 /* ---- End file: src/emit_isa.c ---- */

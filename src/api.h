@@ -24,7 +24,11 @@
    succeed (when they fail, part of the text may have reached the sink). The
    sink cannot fail: a writer that can (a full disk) records the error for
    its caller to report after emission. Nothing else changes: oom, the
-   printers, pto_buf_free (which does not flush). */
+   printers, pto_buf_free (which does not flush).
+
+   A buffer whose ctx is NULL cannot allocate: appends set oom and are
+   dropped (pto_emit and pto_emit_isa set a NULL ctx to theirs). The
+   printers below do nothing given a NULL module or buffer. */
 typedef struct pto_buf {
     pto_ctx *ctx;
     char *data;
@@ -66,7 +70,9 @@ PTODEF void pto_print_expr(const pto_module *m, int32_t expr, pto_buf *out);
 /* ---- verify -------------------------------------------------------------- */
 
 /* Checks every rule of the IR a user can break, with a diagnostic at the
-   offending FILE:LINE:COL. PTO_OK means the later passes may rely on it. */
+   offending FILE:LINE:COL. PTO_OK means the later passes may rely on it.
+   A NULL module, or one whose builders refused a call or ran out of memory
+   (pto_module.broken), is PTO_ERR_USER. */
 PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m);
 
 /* ---- interp -------------------------------------------------------------- */

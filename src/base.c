@@ -46,23 +46,40 @@ PTODEF void pto_ctx_destroy(pto_ctx *ctx)
     ctx->al.free(ctx, ctx->al.user);
 }
 
-PTODEF void *pto_alloc(pto_ctx *ctx, size_t size) { return ctx->al.alloc(size ? size : 1, ctx->al.user); }
-PTODEF void *pto_realloc(pto_ctx *ctx, void *p, size_t size)
-{
-    if (!p) return pto_alloc(ctx, size);
-    return ctx->al.realloc(p, size ? size : 1, ctx->al.user);
-}
-PTODEF void pto_free(pto_ctx *ctx, void *p)
-{
-    if (p) ctx->al.free(p, ctx->al.user);
-}
-
 static void pto__oom(pto_ctx *ctx)
 {
     pto_loc none = {0, 0, 0};
     if (ctx->oom_reported) return;
     ctx->oom_reported = 1;
     pto_error(ctx, none, "out of memory");
+}
+
+/* Quiet allocation, for best-effort reservations whose failure is no error
+   (the array still grows on demand): NULL without a diagnostic. */
+static void *pto__alloc_quiet(pto_ctx *ctx, size_t size) { return ctx->al.alloc(size ? size : 1, ctx->al.user); }
+static void *pto__realloc_quiet(pto_ctx *ctx, void *p, size_t size)
+{
+    if (!p) return pto__alloc_quiet(ctx, size);
+    return ctx->al.realloc(p, size ? size : 1, ctx->al.user);
+}
+
+/* A failure is reported here ("out of memory", once per context until
+   pto_diag_clear), so that no caller can fail without an error recorded. */
+PTODEF void *pto_alloc(pto_ctx *ctx, size_t size)
+{
+    void *p = pto__alloc_quiet(ctx, size);
+    if (!p) pto__oom(ctx);
+    return p;
+}
+PTODEF void *pto_realloc(pto_ctx *ctx, void *p, size_t size)
+{
+    void *q = pto__realloc_quiet(ctx, p, size);
+    if (!q) pto__oom(ctx);
+    return q;
+}
+PTODEF void pto_free(pto_ctx *ctx, void *p)
+{
+    if (p) ctx->al.free(p, ctx->al.user);
 }
 
 /* Makes room for one more element of `elem` bytes; returns its index or -1. */
@@ -96,6 +113,7 @@ PTODEF int32_t pto_file_add(pto_ctx *ctx, const char *name)
 {
     int32_t i;
     char *copy;
+    if (!name) name = "<input>";
     for (i = 0; i < ctx->n_files; i++)
         if (strcmp(ctx->files[i], name) == 0) return i;
     copy = pto__strndup(ctx, name, strlen(name));
@@ -133,7 +151,7 @@ static uint32_t pto__hash(const char *s, size_t n)
    growing the table never rehashes a string. */
 static int pto__rehash_quiet(pto_ctx *ctx, int32_t ncap)
 {
-    struct pto__hslot *h = (struct pto__hslot *)pto_alloc(ctx, sizeof *h * (size_t)ncap);
+    struct pto__hslot *h = (struct pto__hslot *)pto__alloc_quiet(ctx, sizeof *h * (size_t)ncap);
     int32_t i;
     if (!h) return 0;
     for (i = 0; i < ncap; i++) h[i].id = -1;
@@ -168,11 +186,11 @@ static void pto__intern_reserve(pto_ctx *ctx, size_t n)
     if (ncap > ctx->hash_cap) pto__rehash_quiet(ctx, ncap);
     /* the offsets and the pool too (8 bytes a name): their doublings copy */
     if (n + 2 > (size_t)ctx->cap_strs) {
-        int32_t *o = (int32_t *)pto_realloc(ctx, ctx->str_off, sizeof *o * (n + 2));
+        int32_t *o = (int32_t *)pto__realloc_quiet(ctx, ctx->str_off, sizeof *o * (n + 2));
         if (o) { ctx->str_off = o; ctx->cap_strs = (int32_t)(n + 2); }
     }
     if (ctx->pool_len + n * 8 > ctx->pool_cap) {
-        char *q = (char *)pto_realloc(ctx, ctx->pool, ctx->pool_len + n * 8);
+        char *q = (char *)pto__realloc_quiet(ctx, ctx->pool, ctx->pool_len + n * 8);
         if (q) { ctx->pool = q; ctx->pool_cap = ctx->pool_len + n * 8; }
     }
 }
@@ -267,6 +285,7 @@ static int32_t pto__intern_hashed(pto_ctx *ctx, const char *s, size_t len, uint3
 
 PTODEF int32_t pto_intern(pto_ctx *ctx, const char *s, size_t len)
 {
+    if (!s) len = 0, s = "";
     return pto__intern_hashed(ctx, s, len, pto__hash(s, len));
 }
 
@@ -318,11 +337,11 @@ PTODEF void pto_note(pto_ctx *ctx, pto_loc loc, const char *fmt, ...)
     va_end(ap);
 }
 
-PTODEF int pto_diag_count(const pto_ctx *ctx) { return ctx->n_diags; }
-PTODEF int pto_error_count(const pto_ctx *ctx) { return ctx->n_errors; }
+PTODEF int pto_diag_count(const pto_ctx *ctx) { return ctx ? ctx->n_diags : 0; }
+PTODEF int pto_error_count(const pto_ctx *ctx) { return ctx ? ctx->n_errors : 0; }
 PTODEF const pto_diag *pto_diag_get(const pto_ctx *ctx, int i)
 {
-    return (i >= 0 && i < ctx->n_diags) ? &ctx->diags[i] : NULL;
+    return (ctx && i >= 0 && i < ctx->n_diags) ? &ctx->diags[i] : NULL;
 }
 
 /* Drops the diagnostics recorded after the first n, and counts nerr
@@ -346,6 +365,8 @@ PTODEF void pto_diag_clear(pto_ctx *ctx)
 PTODEF void pto_diag_format(const pto_ctx *ctx, const pto_diag *d, char *buf, size_t size)
 {
     static const char *const sev[] = {"error", "warning", "note"};
+    if (!buf || size == 0) return;
+    if (!ctx || !d || (unsigned)d->severity > PTO_SEV_NOTE) { buf[0] = 0; return; }
     if (d->loc.line > 0)
         snprintf(buf, size, "%s:%d:%d: %s: %s", pto_file_name(ctx, d->loc.file), (int)d->loc.line,
                  (int)d->loc.col, sev[d->severity], d->msg);
@@ -357,6 +378,7 @@ PTODEF void pto_diag_print(const pto_ctx *ctx, FILE *out)
 {
     int32_t i;
     char line[700];
+    if (!ctx || !out) return;
     for (i = 0; i < ctx->n_diags; i++) {
         pto_diag_format(ctx, &ctx->diags[i], line, sizeof line);
         fprintf(out, "%s\n", line);
@@ -367,7 +389,7 @@ PTODEF void pto_diag_print(const pto_ctx *ctx, FILE *out)
 
 PTODEF void pto_buf_flush(pto_buf *b)
 {
-    if (!b->sink || !b->len) return;
+    if (!b || !b->sink || !b->len) return;
     b->sink(b->data, b->len, b->sink_user);
     b->flushed += b->len;
     b->len = 0;
@@ -383,6 +405,7 @@ static int pto__buf_stage(pto_buf *b, size_t n)
     char *p;
     if (size < b->len + n + 1) size = b->len + n + 1;
     if (b->cap >= size) return 1;
+    if (!b->ctx) { b->oom = 1; return 0; }   /* no context set: nothing to allocate with */
     p = (char *)pto_realloc(b->ctx, b->data, size);
     if (!p) { b->oom = 1; pto__oom(b->ctx); return 0; }
     b->data = p;
@@ -411,6 +434,7 @@ static int pto__buf_grow(pto_buf *b, size_t n)
     size_t ncap = b->cap ? b->cap : 256;
     char *p;
     while (ncap < b->len + n + 1) ncap *= 2;
+    if (!b->ctx) { b->oom = 1; return 0; }   /* no context set: nothing to allocate with */
     p = (char *)pto_realloc(b->ctx, b->data, ncap);
     if (!p) { b->oom = 1; pto__oom(b->ctx); return 0; }
     b->data = p;
@@ -420,20 +444,21 @@ static int pto__buf_grow(pto_buf *b, size_t n)
 
 PTODEF void pto_buf_putn(pto_buf *b, const char *s, size_t n)
 {
-    if (b->oom) return;
+    if (!b || b->oom || (!s && n)) return;
     if (b->len + n + 1 > b->cap && (b->sink ? pto__buf_spill(b, s, n) : !pto__buf_grow(b, n))) return;
     memcpy(b->data + b->len, s, n);
     b->len += n;
     b->data[b->len] = 0;
 }
 
-PTODEF void pto_buf_puts(pto_buf *b, const char *s) { pto_buf_putn(b, s, strlen(s)); }
+PTODEF void pto_buf_puts(pto_buf *b, const char *s) { if (s) pto_buf_putn(b, s, strlen(s)); }
 
 PTODEF void pto_buf_printf(pto_buf *b, const char *fmt, ...)
 {
     char small[256];
     va_list ap;
     int n;
+    if (!b || !fmt || b->oom) return;
     va_start(ap, fmt);
     n = vsnprintf(small, sizeof small, fmt, ap);
     va_end(ap);
@@ -441,8 +466,8 @@ PTODEF void pto_buf_printf(pto_buf *b, const char *fmt, ...)
     if ((size_t)n < sizeof small) {
         pto_buf_putn(b, small, (size_t)n);
     } else {
-        char *big = (char *)pto_alloc(b->ctx, (size_t)n + 1);
-        if (!big) { b->oom = 1; pto__oom(b->ctx); return; }
+        char *big = b->ctx ? (char *)pto_alloc(b->ctx, (size_t)n + 1) : NULL;
+        if (!big) { b->oom = 1; return; }
         va_start(ap, fmt);
         vsnprintf(big, (size_t)n + 1, fmt, ap);
         va_end(ap);
@@ -453,7 +478,8 @@ PTODEF void pto_buf_printf(pto_buf *b, const char *fmt, ...)
 
 PTODEF void pto_buf_free(pto_buf *b)
 {
-    if (b->data) pto_free(b->ctx, b->data);
+    if (!b) return;
+    if (b->data && b->ctx) pto_free(b->ctx, b->data);
     b->data = NULL;
     b->len = b->cap = 0;
 }

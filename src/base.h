@@ -71,7 +71,9 @@ typedef struct pto_ctx pto_ctx;
 PTODEF pto_ctx *pto_ctx_create(const pto_ctx_desc *desc);
 PTODEF void pto_ctx_destroy(pto_ctx *ctx);
 
-/* Diagnostics recorded so far, in order. */
+/* Diagnostics recorded so far, in order. pto_diag_get returns NULL for i
+   out of range; a NULL ctx has none. pto_diag_format truncates to `size`
+   bytes (NUL included; nothing for a NULL buf or size 0; "" for a NULL d). */
 PTODEF int pto_diag_count(const pto_ctx *ctx);
 PTODEF const pto_diag *pto_diag_get(const pto_ctx *ctx, int i);
 PTODEF int pto_error_count(const pto_ctx *ctx);
@@ -94,7 +96,8 @@ PTODEF const char *pto_file_name(const pto_ctx *ctx, int32_t file);
 PTODEF int32_t pto_intern(pto_ctx *ctx, const char *s, size_t len);
 PTODEF const char *pto_str(const pto_ctx *ctx, int32_t id);
 
-/* Memory through the context's allocator. */
+/* Memory through the context's allocator. A failure (NULL) records "out of
+   memory" in the context, once until pto_diag_clear. */
 PTODEF void *pto_alloc(pto_ctx *ctx, size_t size);
 PTODEF void *pto_realloc(pto_ctx *ctx, void *p, size_t size);
 PTODEF void pto_free(pto_ctx *ctx, void *p);

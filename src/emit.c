@@ -549,6 +549,7 @@ static void pto__emit_reserve(pto_buf *b, size_t n)
         pto__buf_stage(b, n);
         return;
     }
+    if (!b->ctx) return;   /* pto_buf_putn sets oom on the next append */
     p = (char *)pto_realloc(b->ctx, b->data, b->len + n + 1);
     if (!p) return;   /* pto_buf_putn reports it on the next append */
     b->data = p;
@@ -1970,7 +1971,15 @@ static void pto__emit_x(pto__emitter *E, int tpl)
     int dep = E->depth > 0 && E->depth < PTO__EMIT_ND && E->vlen[PTO__K_IND] == (size_t)E->depth * 4 ? E->depth : 0;
     int32_t *pl = &E->tpl_plan[tpl][dep];
     if (*pl == 0) {
+        /* a plan is an optimisation: when it cannot be made (out of memory,
+           too many keys) the template is expanded directly, so a failure
+           here is no error (its diagnostic is dropped) */
+        int32_t nd = E->ctx->n_diags, ne = E->ctx->n_errors, oomr = E->ctx->oom_reported;
         int32_t r = pto__emit_plan_make(E, tpl, dep ? (uint64_t)1 << PTO__K_IND : 0, 0);
+        if (r < 0) {
+            pto__diag_truncate(E->ctx, nd, ne);
+            E->ctx->oom_reported = oomr;
+        }
         *pl = r < 0 ? -1 : r + 1;
     }
     if (*pl > 0) pto__emit_line(E, *pl - 1, -1);
@@ -3269,7 +3278,14 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
     pto__emitter *E;
     uint8_t *vo = NULL, *to = NULL, *po = NULL;
     pto_status st;
-    int k;
+    int k, before = pto_error_count(ctx);
+    if (!m) {
+        pto_loc none = {0, 0, 0};
+        return pto_error(ctx, none, "pto_emit: the module is NULL");
+    }
+    /* a zeroed buffer whose ctx the caller did not set writes through ours */
+    if (kernel_src && !kernel_src->ctx) kernel_src->ctx = ctx;
+    if (host_src && !host_src->ctx) host_src->ctx = ctx;
     E = (pto__emitter *)pto_alloc(ctx, sizeof *E);
     if (!E) return PTO_ERR_INTERNAL;
     memset(E, 0, sizeof *E);
@@ -3333,5 +3349,8 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
     if (st == PTO_OK && host_src) pto_buf_flush(host_src);
     pto__emit_free(E, vo, to, po);
     pto_free(ctx, E);
+    /* every internal failure of emit is an allocation that failed: some
+       were allowed to fail quietly (line plans) before a later one gave up */
+    if (st == PTO_ERR_INTERNAL && pto_error_count(ctx) == before) pto__oom(ctx);
     return st;
 }

@@ -914,8 +914,13 @@ PTODEF pto_status pto_emit_isa(pto_ctx *ctx, const pto_module *m, const pto_emit
     pto__emitter *E;
     uint8_t *vo = NULL, *to = NULL, *po = NULL;
     pto_status st;
-    int32_t k, s;
+    int32_t k, s, before = pto_error_count(ctx);
     if (!kernel_src) return PTO_OK;
+    if (!m) {
+        pto_loc none = {0, 0, 0};
+        return pto_error(ctx, none, "pto_emit_isa: the module is NULL");
+    }
+    if (!kernel_src->ctx) kernel_src->ctx = ctx;
     I = (pto__isa *)pto_alloc(ctx, sizeof *I);
     if (!I) return PTO_ERR_INTERNAL;
     memset(I, 0, sizeof *I);
@@ -982,5 +987,6 @@ PTODEF pto_status pto_emit_isa(pto_ctx *ctx, const pto_module *m, const pto_emit
     pto__emit_free(E, vo, to, po);
     pto_free(ctx, I->mm_view);
     pto_free(ctx, I);
+    if (st == PTO_ERR_INTERNAL && pto_error_count(ctx) == before) pto__oom(ctx);   /* as in pto_emit */
     return st;
 }

@@ -31,7 +31,9 @@
 
 PTODEF int32_t pto_add_host(pto_module *m, const char *name, pto_loc loc)
 {
-    int32_t h = PTO__PUSH(m, hosts);
+    int32_t h;
+    if (!pto__api_name(m, "pto_add_host", name, loc)) return -1;
+    h = PTO__MPUSH(m, hosts);
     if (h < 0) return -1;
     memset(&m->hosts[h], 0, sizeof m->hosts[h]);
     m->hosts[h].name = pto__name(m, name);
@@ -44,11 +46,22 @@ PTODEF int32_t pto_add_host(pto_module *m, const char *name, pto_loc loc)
 /* A param slot of host h: params first, then intermediates (tensor = 1). */
 static int32_t pto__hs_add_param(pto_module *m, int32_t h, const char *name, int tensor, pto_loc loc)
 {
-    pto_host *ho = &m->hosts[h];
+    pto_host *ho;
     int32_t p;
-    PTO_ASSERT(h == m->n_hosts - 1 && ho->param0 + ho->nparams + ho->ntensors == m->n_params);
-    PTO_ASSERT(tensor || ho->ntensors == 0);
-    p = PTO__PUSH(m, params);
+    const char *fn = tensor ? "pto_add_host_tensor" : "pto_add_host_*_param";
+    if (!pto__api_id(m, fn, "host", h, m->n_hosts, loc) || !pto__api_name(m, fn, name, loc)) return -1;
+    ho = &m->hosts[h];
+    if (h != m->n_hosts - 1 || ho->param0 + ho->nparams + ho->ntensors != m->n_params) {
+        pto__api_error(m, loc, "%s: params of host '%s' must be added while it is the newest host and before any "
+                  "kernel's params", fn, pto_str(m->ctx, ho->name));
+        return -1;
+    }
+    if (!tensor && ho->ntensors != 0) {
+        pto__api_error(m, loc, "%s: host '%s' has intermediate tensors already: its params come first", fn,
+                  pto_str(m->ctx, ho->name));
+        return -1;
+    }
+    p = PTO__MPUSH(m, params);
     if (p < 0) return -1;
     if (tensor) m->hosts[h].ntensors++;
     else m->hosts[h].nparams++;
@@ -96,7 +109,21 @@ PTODEF int32_t pto_add_host_scalar_param(pto_module *m, int32_t host, const char
 
 PTODEF int32_t pto_set_host_dim(pto_module *m, int32_t host, int32_t param, int d, const char *name)
 {
-    int32_t v = -1, i, id = pto__name(m, name);
+    int32_t v = -1, i, id;
+    pto_loc none = {0, 0, 0};
+    const char *fn = "pto_set_host_dim";
+    pto_param *p;
+    if (!pto__api_id(m, fn, "host", host, m->n_hosts, none) || !pto__api_id(m, fn, "param", param, m->n_params, none))
+        return -1;
+    p = &m->params[param];
+    if (!pto__api_name(m, fn, name, p->loc)) return -1;
+    if (d != 0 && d != 1) return pto__api_error(m, p->loc, "%s: dim %d of '%s' (a tensor has dims 0 and 1)", fn, d,
+                                           pto_str(m->ctx, p->name)), -1;
+    if (p->kind != PTO_P_TENSOR || param < m->hosts[host].param0 ||
+        param >= m->hosts[host].param0 + m->hosts[host].nparams + m->hosts[host].ntensors)
+        return pto__api_error(m, p->loc, "%s: '%s' is not a tensor of host '%s'", fn, pto_str(m->ctx, p->name),
+                         pto_str(m->ctx, m->hosts[host].name)), -1;
+    id = pto__name(m, name);
     for (i = 0; i < m->n_vars && v < 0; i++)
         if (m->vars[i].kernel == PTO_HOST_SCOPE(host) && m->vars[i].kind == PTO_V_DIM && m->vars[i].name == id) v = i;
     if (v < 0) v = pto_add_var(m, PTO_HOST_SCOPE(host), name, PTO_V_DIM, param, m->params[param].loc);
@@ -108,10 +135,14 @@ PTODEF int32_t pto_set_host_dim(pto_module *m, int32_t host, int32_t param, int 
 
 static int32_t pto__hs_stmt(pto_module *m, int32_t host, pto_hstmt_kind kind, int32_t ref, pto_loc loc)
 {
-    pto_host *ho = &m->hosts[host];
+    pto_host *ho;
     int32_t s;
-    PTO_ASSERT(host == m->n_hosts - 1 && ho->stmt0 + ho->nstmts == m->n_hstmts);
-    s = PTO__PUSH(m, hstmts);
+    if (!pto__api_id(m, "pto_add_host_call", "host", host, m->n_hosts, loc)) return -1;
+    ho = &m->hosts[host];
+    if (host != m->n_hosts - 1 || ho->stmt0 + ho->nstmts != m->n_hstmts)
+        return pto__api_error(m, loc, "pto_add_host_call: statements of host '%s' must be added while it is the "
+                         "newest host", pto_str(m->ctx, ho->name)), -1;
+    s = PTO__MPUSH(m, hstmts);
     if (s < 0) return -1;
     m->hosts[host].nstmts++;
     m->hstmts[s].kind = (uint8_t)kind;
@@ -138,7 +169,12 @@ PTODEF int32_t pto_add_host_call(pto_module *m, int32_t host, int32_t kernel, pt
 static int32_t pto__hs_arg(pto_module *m, int32_t call, pto_operand_kind kind, int32_t ref, pto_loc loc)
 {
     int32_t o;
-    PTO_ASSERT(m->hstmts[call].arg0 + m->hstmts[call].nargs == m->n_operands);
+    if (!pto__api_id(m, "pto_call_arg_*", "host call", call, m->n_hstmts, loc)) return -1;
+    if (m->hstmts[call].kind != PTO_HS_CALL)
+        return pto__api_error(m, loc, "pto_call_arg_*: host statement %ld is not a call", (long)call), -1;
+    if (m->hstmts[call].arg0 + m->hstmts[call].nargs != m->n_operands)
+        return pto__api_error(m, loc, "pto_call_arg_*: an argument of host call %ld added after another "
+                         "statement's operands: add a call's arguments right after pto_add_host_call", (long)call), -1;
     o = pto__operand_new(m, kind, ref, loc);
     if (o >= 0) m->hstmts[call].nargs++;
     return o;

@@ -27,6 +27,16 @@
          ? (memset(&(m)->arr[(m)->n_##arr], 0, sizeof(*(m)->arr)), (m)->n_##arr++) \
          : PTO__PUSH(m, arr))
 
+/* The builders' pushes (ir.c, host.c): a module whose array could not grow
+   misses a node, so it is marked incomplete and pto_verify refuses it. */
+static int32_t pto__pushed(pto_module *m, int32_t i)
+{
+    if (i < 0) m->broken++;
+    return i;
+}
+#define PTO__MPUSH(m, arr) pto__pushed((m), PTO__PUSH(m, arr))
+#define PTO__MPUSH_FAST(m, arr) pto__pushed((m), PTO__PUSH_FAST(m, arr))
+
 /* One slot of the intern table: the string's full hash next to its id, so
    a probe reads one cache line and touches the pool only on a likely match. */
 struct pto__hslot {

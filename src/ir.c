@@ -101,7 +101,9 @@ PTODEF int64_t pto_tile_bytes(const pto_tile *t)
 
 PTODEF const pto_operand *pto_stmt_arg(const pto_module *m, int32_t stmt, int i)
 {
-    const pto_stmt *s = &m->stmts[stmt];
+    const pto_stmt *s;
+    if (stmt < 0 || stmt >= m->n_stmts) return NULL;
+    s = &m->stmts[stmt];
     if (i < 0 || i >= s->nargs) return NULL;
     return &m->operands[s->arg0 + i];
 }
@@ -117,8 +119,10 @@ static int pto__arg_space(const pto_module *m, int32_t stmt, int i)
 
 PTODEF pto_pipe pto_stmt_pipe(const pto_module *m, int32_t stmt)
 {
-    const pto_stmt *s = &m->stmts[stmt];
+    const pto_stmt *s;
     int src;
+    if (stmt < 0 || stmt >= m->n_stmts) return PTO_NPIPE;
+    s = &m->stmts[stmt];
     if (s->kind != PTO_ST_OP) return PTO_PIPE_S;
     /* only these three depend on their operands' spaces: the others are
        their table row (no operand lookups for them; every pass asks) */
@@ -139,7 +143,7 @@ PTODEF pto_pipe pto_stmt_pipe(const pto_module *m, int32_t stmt)
 
 PTODEF int32_t pto_stmt_loop(const pto_module *m, int32_t stmt)
 {
-    int32_t b = m->stmts[stmt].block;
+    int32_t b = stmt >= 0 && stmt < m->n_stmts ? m->stmts[stmt].block : -1;
     while (b >= 0) {
         int32_t owner = m->blocks[b].owner;
         if (owner < 0) return -1;
@@ -186,7 +190,7 @@ static void pto__reserve(pto_ctx *ctx, void **arr, int32_t n, int32_t *cap, size
 {
     void *p;
     if (n != 0 || *arr || want <= 16 || want > (size_t)INT32_MAX / 2) return;
-    p = pto_alloc(ctx, want * elem);
+    p = pto__alloc_quiet(ctx, want * elem);
     if (!p) return;
     *arr = p;
     *cap = (int32_t)want;
@@ -211,9 +215,52 @@ static void pto__module_reserve(pto_module *m, size_t len)
 
 static int32_t pto__name(pto_module *m, const char *s) { return pto_intern(m->ctx, s, strlen(s)); }
 
+/* A refused builder call: the error, and the module marked incomplete. */
+static pto_status pto__api_error(pto_module *m, pto_loc loc, const char *fmt, ...)
+{
+    va_list ap;
+    m->broken++;
+    va_start(ap, fmt);
+    pto__vdiag(m->ctx, PTO_SEV_ERROR, loc, fmt, ap);
+    va_end(ap);
+    return PTO_ERR_USER;
+}
+
+/* Checks of the C API's arguments: an id out of range, a NULL name, a
+   statement of the wrong kind are a caller's mistake, reported as an error
+   naming the builder, at the location given, and the builder returns -1
+   without touching the module. An id of -1 (the result of a builder that
+   failed before, which reported) is refused without a second error. */
+static int pto__api_id(pto_module *m, const char *fn, const char *what, int32_t id, int32_t n, pto_loc loc)
+{
+    if (id >= 0 && id < n) return 1;
+    if (id != -1 || pto_error_count(m->ctx) == 0)
+        pto__api_error(m, loc, "%s: %s id %ld is out of range (the module has %ld)", fn, what, (long)id, (long)n);
+    else
+        m->broken++;
+    return 0;
+}
+
+static int pto__api_name(pto_module *m, const char *fn, const char *name, pto_loc loc)
+{
+    if (name) return 1;
+    pto__api_error(m, loc, "%s: the name is NULL", fn);
+    return 0;
+}
+
+static int pto__api_block(pto_module *m, const char *fn, int32_t block, pto_loc loc)
+{
+    if (!pto__api_id(m, fn, "block", block, m->n_blocks, loc)) return 0;
+    return pto__api_id(m, fn, "kernel of the block", m->blocks[block].kernel, m->n_kernels, loc);
+}
+
 PTODEF int32_t pto_add_block(pto_module *m, int32_t kernel, int32_t owner)
 {
-    int32_t b = PTO__PUSH_FAST(m, blocks);
+    pto_loc none = {0, 0, 0};
+    int32_t b;
+    if (!pto__api_id(m, "pto_add_block", "kernel", kernel, m->n_kernels, none)) return -1;
+    if (owner != -1 && !pto__api_id(m, "pto_add_block", "owner statement", owner, m->n_stmts, none)) return -1;
+    b = PTO__MPUSH_FAST(m, blocks);
     if (b < 0) return -1;
     m->blocks[b].head = m->blocks[b].tail = -1;
     m->blocks[b].owner = owner;
@@ -223,7 +270,9 @@ PTODEF int32_t pto_add_block(pto_module *m, int32_t kernel, int32_t owner)
 
 PTODEF int32_t pto_add_kernel(pto_module *m, const char *name, pto_kernel_kind kind, pto_loc loc)
 {
-    int32_t k = PTO__PUSH(m, kernels);
+    int32_t k;
+    if (!pto__api_name(m, "pto_add_kernel", name, loc)) return -1;
+    k = PTO__MPUSH(m, kernels);
     if (k < 0) return -1;
     m->kernels[k].name = pto__name(m, name);
     m->kernels[k].kind = (uint8_t)kind;
@@ -235,12 +284,18 @@ PTODEF int32_t pto_add_kernel(pto_module *m, const char *name, pto_kernel_kind k
 }
 
 /* Params of a kernel are contiguous: only the newest kernel takes new ones. */
-static int32_t pto__add_param(pto_module *m, int32_t kernel, const char *name, pto_loc loc)
+static int32_t pto__add_param(pto_module *m, const char *fn, int32_t kernel, const char *name, pto_loc loc)
 {
     int32_t p;
-    pto_kernel *k = &m->kernels[kernel];
-    PTO_ASSERT(kernel == m->n_kernels - 1 && k->param0 + k->nparams == m->n_params);
-    p = PTO__PUSH(m, params);
+    pto_kernel *k;
+    if (!pto__api_id(m, fn, "kernel", kernel, m->n_kernels, loc) || !pto__api_name(m, fn, name, loc)) return -1;
+    k = &m->kernels[kernel];
+    if (kernel != m->n_kernels - 1 || k->param0 + k->nparams != m->n_params) {
+        pto__api_error(m, loc, "%s: params of kernel '%s' must be added while it is the newest kernel and before "
+                  "any other kernel's or host's params", fn, pto_str(m->ctx, k->name));
+        return -1;
+    }
+    p = PTO__MPUSH(m, params);
     if (p < 0) return -1;
     m->kernels[kernel].nparams++;
     m->params[p].name = pto__name(m, name);
@@ -253,7 +308,7 @@ static int32_t pto__add_param(pto_module *m, int32_t kernel, const char *name, p
 PTODEF int32_t pto_add_tensor_param(pto_module *m, int32_t kernel, const char *name, pto_dir dir,
                                     pto_dtype dt, int64_t d0, int64_t d1, pto_loc loc)
 {
-    int32_t p = pto__add_param(m, kernel, name, loc);
+    int32_t p = pto__add_param(m, "pto_add_tensor_param", kernel, name, loc);
     if (p < 0) return -1;
     m->params[p].kind = PTO_P_TENSOR;
     m->params[p].dir = (uint8_t)dir;
@@ -266,6 +321,7 @@ PTODEF int32_t pto_add_tensor_param(pto_module *m, int32_t kernel, const char *n
 PTODEF int32_t pto_find_var(const pto_module *m, int32_t kernel, const char *name)
 {
     int32_t i;
+    if (!name) return -1;
     for (i = m->n_vars - 1; i >= 0; i--)
         if (m->vars[i].kernel == kernel && strcmp(pto_str(m->ctx, m->vars[i].name), name) == 0) return i;
     return -1;
@@ -273,8 +329,10 @@ PTODEF int32_t pto_find_var(const pto_module *m, int32_t kernel, const char *nam
 
 PTODEF int32_t pto_find_param(const pto_module *m, int32_t kernel, const char *name)
 {
-    const pto_kernel *k = &m->kernels[kernel];
+    const pto_kernel *k;
     int32_t i;
+    if (!name || kernel < 0 || kernel >= m->n_kernels) return -1;
+    k = &m->kernels[kernel];
     for (i = k->param0; i < k->param0 + k->nparams; i++)
         if (strcmp(pto_str(m->ctx, m->params[i].name), name) == 0) return i;
     return -1;
@@ -282,8 +340,19 @@ PTODEF int32_t pto_find_param(const pto_module *m, int32_t kernel, const char *n
 
 PTODEF int32_t pto_set_dynamic_dim(pto_module *m, int32_t param, int d, const char *name)
 {
-    pto_param *p = &m->params[param];
+    pto_param *p;
+    pto_loc none = {0, 0, 0};
     int32_t kernel = m->n_kernels - 1, v = -1, i;
+    const char *fn = "pto_set_dynamic_dim";
+    if (!pto__api_id(m, fn, "param", param, m->n_params, none)) return -1;
+    p = &m->params[param];
+    if (!pto__api_name(m, fn, name, p->loc)) return -1;
+    if (d != 0 && d != 1) return pto__api_error(m, p->loc, "%s: dim %d of '%s' (a tensor has dims 0 and 1)", fn, d,
+                                           pto_str(m->ctx, p->name)), -1;
+    if (p->kind != PTO_P_TENSOR || kernel < 0 || param < m->kernels[kernel].param0 ||
+        param >= m->kernels[kernel].param0 + m->kernels[kernel].nparams)
+        return pto__api_error(m, p->loc, "%s: '%s' is not a tensor param of the newest kernel", fn,
+                         pto_str(m->ctx, p->name)), -1;
     for (i = 0; i < m->n_vars; i++)
         if (m->vars[i].kernel == kernel && m->vars[i].kind == PTO_V_DIM &&
             strcmp(pto_str(m->ctx, m->vars[i].name), name) == 0) v = i;
@@ -298,7 +367,7 @@ PTODEF int32_t pto_set_dynamic_dim(pto_module *m, int32_t param, int d, const ch
 PTODEF int32_t pto_add_scalar_param(pto_module *m, int32_t kernel, const char *name, pto_dtype dt,
                                     pto_loc loc)
 {
-    int32_t p = pto__add_param(m, kernel, name, loc), v;
+    int32_t p = pto__add_param(m, "pto_add_scalar_param", kernel, name, loc), v;
     if (p < 0) return -1;
     m->params[p].kind = PTO_P_SCALAR;
     m->params[p].dir = PTO_IN;
@@ -315,7 +384,7 @@ PTODEF int32_t pto_add_scalar_param(pto_module *m, int32_t kernel, const char *n
 static int32_t pto__add_var_id(pto_module *m, int32_t kernel, int32_t name, pto_var_kind kind,
                                int32_t def, pto_loc loc)
 {
-    int32_t v = PTO__PUSH_FAST(m, vars);
+    int32_t v = PTO__MPUSH_FAST(m, vars);
     if (v < 0) return -1;
     m->vars[v].name = name;
     m->vars[v].kind = (uint8_t)kind;
@@ -328,6 +397,7 @@ static int32_t pto__add_var_id(pto_module *m, int32_t kernel, int32_t name, pto_
 PTODEF int32_t pto_add_var(pto_module *m, int32_t kernel, const char *name, pto_var_kind kind,
                            int32_t def, pto_loc loc)
 {
+    if (!pto__api_name(m, "pto_add_var", name, loc)) return -1;
     return pto__add_var_id(m, kernel, pto__name(m, name), kind, def, loc);
 }
 
@@ -335,7 +405,7 @@ PTODEF int32_t pto_add_var(pto_module *m, int32_t kernel, const char *name, pto_
 
 static inline int32_t pto__expr(pto_module *m, pto_expr_kind k, int32_t a, int32_t b, int64_t v, pto_loc loc)
 {
-    int32_t e = PTO__PUSH_FAST(m, exprs);
+    int32_t e = PTO__MPUSH_FAST(m, exprs);
     if (e < 0) return -1;
     m->exprs[e].kind = (uint8_t)k;
     m->exprs[e].a = a;
@@ -360,7 +430,7 @@ PTODEF int32_t pto_expr_bin(pto_module *m, pto_expr_kind k, int32_t a, int32_t b
    a statement per line). */
 static inline int32_t pto__new_stmt(pto_module *m, pto_stmt_kind kind, pto_loc loc)
 {
-    int32_t s = PTO__PUSH_FAST(m, stmts);
+    int32_t s = PTO__MPUSH_FAST(m, stmts);
     pto_stmt *st;
     if (s < 0) return -1;
     st = &m->stmts[s];
@@ -453,7 +523,7 @@ static int32_t pto__add_tile_id(pto_module *m, int32_t block, int32_t name, pto_
     int32_t s = pto__add_stmt(m, block, PTO_ST_TILE, loc), t;
     pto_tile *tl;
     if (s < 0) return -1;
-    t = PTO__PUSH_FAST(m, tiles);
+    t = PTO__MPUSH_FAST(m, tiles);
     if (t < 0) return -1;
     tl = &m->tiles[t];
     tl->name = name;
@@ -502,24 +572,29 @@ static int32_t pto__add_for_id(pto_module *m, int32_t block, int32_t var, int32_
 PTODEF int32_t pto_add_tile(pto_module *m, int32_t block, const char *name, pto_space space,
                             pto_dtype dt, int32_t rows, int32_t cols, pto_loc loc)
 {
+    if (!pto__api_block(m, "pto_add_tile", block, loc) || !pto__api_name(m, "pto_add_tile", name, loc)) return -1;
     return pto__add_tile_id(m, block, pto__name(m, name), space, dt, rows, cols, loc);
 }
 
 PTODEF int32_t pto_add_let(pto_module *m, int32_t block, const char *name, int32_t value, pto_loc loc)
 {
+    if (!pto__api_block(m, "pto_add_let", block, loc) || !pto__api_name(m, "pto_add_let", name, loc)) return -1;
     return pto__add_let_id(m, block, pto__name(m, name), value, loc);
 }
 
 PTODEF int32_t pto_add_for(pto_module *m, int32_t block, const char *var, int32_t start,
                            int32_t end, int32_t step, pto_loc loc)
 {
+    if (!pto__api_block(m, "pto_add_for", block, loc) || !pto__api_name(m, "pto_add_for", var, loc)) return -1;
     return pto__add_for_id(m, block, pto__name(m, var), start, end, step, loc);
 }
 
 PTODEF int32_t pto_add_if(pto_module *m, int32_t block, int32_t lhs, pto_cmp cmp, int32_t rhs,
                           pto_loc loc)
 {
-    int32_t s = pto__add_stmt(m, block, PTO_ST_IF, loc), body;
+    int32_t s, body;
+    if (!pto__api_block(m, "pto_add_if", block, loc)) return -1;
+    s = pto__add_stmt(m, block, PTO_ST_IF, loc);
     if (s < 0) return -1;
     body = pto_add_block(m, m->blocks[block].kernel, s);
     if (body < 0) return -1;
@@ -533,6 +608,11 @@ PTODEF int32_t pto_add_if(pto_module *m, int32_t block, int32_t lhs, pto_cmp cmp
 PTODEF int32_t pto_if_else(pto_module *m, int32_t ifstmt)
 {
     int32_t b;
+    pto_loc none = {0, 0, 0};
+    if (!pto__api_id(m, "pto_if_else", "statement", ifstmt, m->n_stmts, none)) return -1;
+    if (m->stmts[ifstmt].kind != PTO_ST_IF || m->stmts[ifstmt].block < 0)
+        return pto__api_error(m, m->stmts[ifstmt].loc, "pto_if_else: statement %ld is not an if placed in a block",
+                         (long)ifstmt), -1;
     if (m->stmts[ifstmt].orelse >= 0) return m->stmts[ifstmt].orelse;
     b = pto_add_block(m, m->blocks[m->stmts[ifstmt].block].kernel, ifstmt);
     if (b >= 0) m->stmts[ifstmt].orelse = b;
@@ -541,7 +621,9 @@ PTODEF int32_t pto_if_else(pto_module *m, int32_t ifstmt)
 
 PTODEF int32_t pto_add_section(pto_module *m, int32_t block, pto_core core, pto_loc loc)
 {
-    int32_t s = pto__add_stmt(m, block, PTO_ST_SECTION, loc), body;
+    int32_t s, body;
+    if (!pto__api_block(m, "pto_add_section", block, loc)) return -1;
+    s = pto__add_stmt(m, block, PTO_ST_SECTION, loc);
     if (s < 0) return -1;
     m->stmts[s].core = (uint8_t)core;
     m->stmts[s].ref = (int32_t)core;
@@ -553,7 +635,9 @@ PTODEF int32_t pto_add_section(pto_module *m, int32_t block, pto_core core, pto_
 
 PTODEF int32_t pto_add_op(pto_module *m, int32_t block, pto_op op, pto_loc loc)
 {
-    int32_t s = pto__add_stmt(m, block, PTO_ST_OP, loc);
+    int32_t s;
+    if (!pto__api_block(m, "pto_add_op", block, loc)) return -1;
+    s = pto__add_stmt(m, block, PTO_ST_OP, loc);
     if (s < 0) return -1;
     m->stmts[s].op = (uint16_t)op;
     return s;
@@ -565,7 +649,7 @@ PTODEF int32_t pto_add_op(pto_module *m, int32_t block, pto_op op, pto_loc loc)
    yet); the statement or host call that owns it counts it in nargs. */
 static inline int32_t pto__operand_new(pto_module *m, pto_operand_kind kind, int32_t ref, pto_loc loc)
 {
-    int32_t o = PTO__PUSH_FAST(m, operands);
+    int32_t o = PTO__MPUSH_FAST(m, operands);
     if (o < 0) return -1;
     m->operands[o].kind = (uint8_t)kind;
     m->operands[o].ref = ref;
@@ -577,8 +661,17 @@ static inline int32_t pto__operand_new(pto_module *m, pto_operand_kind kind, int
 static inline int32_t pto__arg(pto_module *m, int32_t stmt, pto_operand_kind kind, int32_t ref, pto_loc loc)
 {
     int32_t o;
-    pto_stmt *s = &m->stmts[stmt];
-    PTO_ASSERT(s->arg0 + s->nargs == m->n_operands);
+    pto_stmt *s;
+    if (!pto__api_id(m, "pto_arg_*", "statement", stmt, m->n_stmts, loc)) return -1;
+    s = &m->stmts[stmt];
+    if (s->kind != PTO_ST_OP)
+        return pto__api_error(m, loc, "pto_arg_*: statement %ld is not an op statement (pto_add_op makes one)",
+                         (long)stmt), -1;
+    if (s->arg0 + s->nargs != m->n_operands)
+        return pto__api_error(m, loc, "pto_arg_*: an operand of statement %ld (%s, line %ld) added after another "
+                         "statement's operands: add a statement's operands right after pto_add_op, before "
+                         "the next statement's", (long)stmt, pto_opinfo_get((pto_op)s->op)->name,
+                         (long)s->loc.line), -1;
     o = pto__operand_new(m, kind, ref, loc);
     if (o >= 0) m->stmts[stmt].nargs++;
     return o;
@@ -648,8 +741,11 @@ PTODEF int32_t pto_add_cvpipe(pto_module *m, int32_t kernel, const char *name, p
                               int32_t rows, int32_t cols, int32_t slot_num, int32_t local_slot_num,
                               pto_cvsplit split, pto_loc loc)
 {
-    int32_t i, ring = 0, id = PTO__PUSH(m, cvpipes);
+    int32_t i, ring = 0, id;
     pto_cvpipe *p;
+    if (!pto__api_id(m, "pto_add_cvpipe", "kernel", kernel, m->n_kernels, loc) ||
+        !pto__api_name(m, "pto_add_cvpipe", name, loc)) return -1;
+    id = PTO__MPUSH(m, cvpipes);
     if (id < 0) return -1;
     for (i = 0; i < id; i++) ring += m->cvpipes[i].kernel == kernel;
     p = &m->cvpipes[id];
@@ -675,6 +771,7 @@ PTODEF int32_t pto_add_cvpipe(pto_module *m, int32_t kernel, const char *name, p
 PTODEF int32_t pto_find_cvpipe(const pto_module *m, int32_t kernel, const char *name)
 {
     int32_t i;
+    if (!name) return -1;
     for (i = 0; i < m->n_cvpipes; i++)
         if (m->cvpipes[i].kernel == kernel && strcmp(pto_str(m->ctx, m->cvpipes[i].name), name) == 0) return i;
     return -1;
@@ -689,6 +786,7 @@ PTODEF int64_t pto_cvpipe_gm_offset(const pto_module *m, int32_t cvpipe)
 {
     int64_t off = 0;
     int32_t i;
+    if (cvpipe < 0 || cvpipe >= m->n_cvpipes) return 0;
     for (i = 0; i < cvpipe; i++)
         if (m->cvpipes[i].kernel == m->cvpipes[cvpipe].kernel) off += pto_cvpipe_gm_bytes(&m->cvpipes[i]);
     return off;

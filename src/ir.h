@@ -333,6 +333,9 @@ typedef struct pto_module {
     PTO__ARRAY(pto_cvpipe, cvpipes);
     PTO__ARRAY(struct pto_host, hosts);     /* host sections (below) */
     PTO__ARRAY(struct pto_hstmt, hstmts);
+    /* builder calls refused (a bad argument) or out of memory: the module
+       misses what they would have added, and pto_verify fails on it */
+    int32_t broken;
 } pto_module;
 
 /* ---- queries -------------------------------------------------------------- */
@@ -352,15 +355,29 @@ PTODEF const char *pto_cmp_name(pto_cmp c);
 PTODEF int64_t pto_space_capacity(pto_arch arch, pto_space s);
 /* Bytes of one slot of a tile (rows * cols * dtype size). */
 PTODEF int64_t pto_tile_bytes(const pto_tile *t);
-/* The pipe an op statement runs on, resolved from its operand spaces. */
+/* The pipe an op statement runs on, resolved from its operand spaces
+   (PTO_NPIPE for a statement id out of range; these queries return NULL,
+   -1 or 0 for ids out of range). */
 PTODEF pto_pipe pto_stmt_pipe(const pto_module *m, int32_t stmt);
 PTODEF const pto_operand *pto_stmt_arg(const pto_module *m, int32_t stmt, int i);
 /* Innermost enclosing FOR statement of a statement, or -1. */
 PTODEF int32_t pto_stmt_loop(const pto_module *m, int32_t stmt);
 
 /* ---- building IR (the C API; the parser uses it too) ----------------------
-   All builders return the new id, or -1 when out of memory (a diagnostic is
-   recorded). Statements are appended to the block given. */
+   All builders return the new id, or -1 when out of memory or when an
+   argument is wrong: a kernel, block, statement, param or host id out of
+   range, a NULL name, a param added to a kernel that is not the newest, an
+   operand added to a statement that is not an op or not the newest one with
+   operands (a statement's operands go right after its pto_add_op). Each
+   refusal records an error naming the builder ("pto_add_op: block id 9 is
+   out of range ...") at the location given, and marks the module
+   incomplete (pto_module.broken), so that pto_verify / pto_compile fail on
+   it instead of compiling a module that silently lacks a node. A -1 passed
+   on from a builder that failed is refused without a second error. Ids
+   stored in a node (a tile, an expression, a var of an operand) are checked
+   by pto_verify. m must be a module of pto_module_create (never NULL);
+   pto_module_destroy(NULL) does nothing. Statements are appended to the
+   block given. */
 
 PTODEF pto_module *pto_module_create(pto_ctx *ctx, pto_arch arch);
 PTODEF void pto_module_destroy(pto_module *m);

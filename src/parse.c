@@ -1911,7 +1911,7 @@ static void pto__ps_reserve_names(pto__ps_parser *p)
     pto__ps_pname *n;
     if (more < 256) return;
     pto__intern_reserve(p->ctx, want);
-    n = (pto__ps_pname *)pto_alloc(p->ctx, sizeof *n * want);
+    n = (pto__ps_pname *)pto__alloc_quiet(p->ctx, sizeof *n * want);
     if (!n) return;
     p->names = n;
     p->alloc_names = (int32_t)want;

@@ -1362,6 +1362,7 @@ PTODEF void pto_plan_report(const pto_module *m, const pto_plan_result *r, pto_b
     pto__live lv;
     int32_t *ts, k;
     int core, sp;
+    if (!m || !out) return;
     if (pto__live_build(m->ctx, m, &lv) != PTO_OK) { out->oom = 1; return; }
     ts = (int32_t *)pto_alloc(m->ctx, ((size_t)m->n_tiles + 1) * sizeof(int32_t));
     if (!ts) { pto__live_free(m->ctx, &lv); out->oom = 1; return; }
@@ -1423,6 +1424,7 @@ PTODEF void pto_plan_svg(const pto_module *m, pto_buf *out)
     pto__live lv;
     int32_t *ts, k, panels = 0;
     int core, sp;
+    if (!m || !out) return;
     if (pto__live_build(m->ctx, m, &lv) != PTO_OK) { out->oom = 1; return; }
     ts = (int32_t *)pto_alloc(m->ctx, ((size_t)m->n_tiles + 1) * sizeof(int32_t));
     if (!ts) { pto__live_free(m->ctx, &lv); out->oom = 1; return; }

@@ -82,7 +82,7 @@ static void pto__pr_pexpr(const pto_module *m, int32_t e, int min, pto_buf *b)
 
 PTODEF void pto_print_expr(const pto_module *m, int32_t expr, pto_buf *out)
 {
-    pto__pr_pexpr(m, expr, 0, out);
+    if (m && out) pto__pr_pexpr(m, expr, 0, out);
 }
 
 /* The shortest %g form that reads back to the same double, with a '.',
@@ -432,11 +432,12 @@ static void pto__pr_pmodule(const pto_module *m, pto_buf *out, int dump, pto__pr
     pto__pr_comments_before(&pr, 0, 0);   /* the comments after the last item */
 }
 
-PTODEF void pto_print(const pto_module *m, pto_buf *out) { pto__pr_pmodule(m, out, 0, NULL); }
+PTODEF void pto_print(const pto_module *m, pto_buf *out) { if (m && out) pto__pr_pmodule(m, out, 0, NULL); }
 
 PTODEF void pto_print_commented(const pto_module *m, const char *text, size_t len, pto_buf *out)
 {
     pto__pr_comments cm;
+    if (!m || !out) return;
     cm.src = text ? text : "";
     cm.len = text ? len : 0;
     cm.pos = 0;
@@ -444,4 +445,4 @@ PTODEF void pto_print_commented(const pto_module *m, const char *text, size_t le
     pto__pr_pmodule(m, out, 0, &cm);
 }
 
-PTODEF void pto_dump(const pto_module *m, pto_buf *out) { pto__pr_pmodule(m, out, 1, NULL); }
+PTODEF void pto_dump(const pto_module *m, pto_buf *out) { if (m && out) pto__pr_pmodule(m, out, 1, NULL); }

@@ -330,7 +330,7 @@ static void pto__sy_prealloc(pto__sy *sy, void **p, size_t esz, int32_t *cap, si
 {
     void *q;
     if (want <= (size_t)*cap || want > (size_t)INT32_MAX / 2 || want > (size_t)-1 / esz) return;
-    q = pto_realloc(sy->ctx, *p, want * esz);
+    q = pto__realloc_quiet(sy->ctx, *p, want * esz);
     if (!q) return;
     *p = q;
     *cap = (int32_t)want;
@@ -2921,18 +2921,18 @@ static void pto__sy_reserve(pto__sy *sy, size_t nacc)
     void *p;
     if (nacc < 64) return;
     want = (size_t)m->n_stmts + 3 * nacc;
-    if (want < (size_t)INT32_MAX / 2 && (size_t)m->cap_stmts < want && (p = pto_realloc(ctx, m->stmts, want * sizeof *m->stmts))) {
+    if (want < (size_t)INT32_MAX / 2 && (size_t)m->cap_stmts < want && (p = pto__realloc_quiet(ctx, m->stmts, want * sizeof *m->stmts))) {
         m->stmts = (pto_stmt *)p;
         m->cap_stmts = (int32_t)want;
     }
     want = (size_t)m->n_operands + 3 * nacc + nacc / 2;
     if (want < (size_t)INT32_MAX / 2 && (size_t)m->cap_operands < want
-        && (p = pto_realloc(ctx, m->operands, want * sizeof *m->operands))) {
+        && (p = pto__realloc_quiet(ctx, m->operands, want * sizeof *m->operands))) {
         m->operands = (pto_operand *)p;
         m->cap_operands = (int32_t)want;
     }
     want = (size_t)m->n_exprs + 2 * nacc - nacc / 5;
-    if (want < (size_t)INT32_MAX / 2 && (size_t)m->cap_exprs < want && (p = pto_realloc(ctx, m->exprs, want * sizeof *m->exprs))) {
+    if (want < (size_t)INT32_MAX / 2 && (size_t)m->cap_exprs < want && (p = pto__realloc_quiet(ctx, m->exprs, want * sizeof *m->exprs))) {
         m->exprs = (pto_expr *)p;
         m->cap_exprs = (int32_t)want;
     }
@@ -3095,6 +3095,7 @@ static void pto__sy_dump_block(const pto_module *m, int32_t blk, int depth, pto_
 PTODEF void pto_sync_dump(const pto_module *m, pto_buf *out)
 {
     int32_t k, s;
+    if (!m || !out) return;
     for (k = 0; k < m->n_kernels; k++) {
         int nset = 0, nwait = 0, nbar = 0, nall = 0;
         for (s = 0; s < m->n_stmts; s++) {

@@ -1828,6 +1828,13 @@ static void pto__vparams(pto__verifier *v, const pto_kernel *k, int bind)
                 pto_error(v->ctx, p->loc, "dim %d of '%s' must be positive, got %lld", d, pn, (long long)p->dim[d]);
             }
         }
+        /* byte offsets into a tensor are int64 everywhere (the interpreter,
+           the emitted kernels and host): its bytes must fit one */
+        if (p->dim_var[0] < 0 && p->dim_var[1] < 0 && p->dim[0] > 0 && p->dim[1] > 0 && p->dtype < PTO_NDTYPE &&
+            pto_dtype_size((pto_dtype)p->dtype) > 0 &&
+            p->dim[0] > INT64_MAX / 4 / p->dim[1] / pto_dtype_size((pto_dtype)p->dtype))
+            pto_error(v->ctx, p->loc, "tensor '%s' is %s[%lld, %lld]: more than 2^61 bytes, too large for 64-bit offsets", pn,
+                      pto_dtype_name((pto_dtype)p->dtype), (long long)p->dim[0], (long long)p->dim[1]);
     }
 }
 
@@ -2238,7 +2245,16 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
     memset(&v, 0, sizeof v);
     v.ctx = ctx;
     v.m = m;
-    if (!m) return PTO_ERR_INTERNAL;
+    if (!m) {
+        pto_loc none = {0, 0, 0};
+        return pto_error(ctx, none, "pto_verify: the module is NULL");
+    }
+    if (m->broken) {
+        pto_loc none = {m->file, 0, 0};
+        pto_error(ctx, none, "the module is incomplete: %ld builder call(s) were refused or ran out of memory "
+                  "(the errors they recorded say which)", (long)m->broken);
+        return PTO_ERR_USER;
+    }
     if (m->arch >= PTO_NARCH) {
         pto_loc none = {m->file, 0, 0};
         pto_error(ctx, none, "unknown arch %d", (int)m->arch);

@@ -1,0 +1,428 @@
+/* test_api.c - the C API misused the way a real user does by mistake:
+   builder ids out of range or -1, NULL names, operands added to an older
+   statement, NULL and zeroed buffers, the diag API at its edges, and an
+   allocator that fails after N allocations for every N through the whole
+   pipeline (parse -> verify -> lower -> plan -> sync -> emit -> interp, and a
+   module built through the builders). Each must be an error with a message
+   (or harmless), never a crash, an abort or a leak. */
+
+#define PTO_IMPLEMENTATION
+#include "pto.h"
+#include "tests/check.h"
+
+#define LOC(line) ((pto_loc){0, (line), 1})
+
+/* Whether some diagnostic's message contains `part`. */
+static int has_diag(const pto_ctx *ctx, const char *part)
+{
+    int i;
+    for (i = 0; i < pto_diag_count(ctx); i++)
+        if (strstr(pto_diag_get(ctx, i)->msg, part)) return 1;
+    return 0;
+}
+
+/* ---- a counting allocator that fails after `left` calls ---- */
+typedef struct fail_alloc {
+    long left, live;
+    int failed;
+} fail_alloc;
+static void *fa_alloc(size_t n, void *u)
+{
+    fail_alloc *f = (fail_alloc *)u;
+    void *p;
+    if (f->left-- <= 0) { f->failed = 1; return NULL; }
+    p = malloc(n);
+    if (p) f->live++;
+    return p;
+}
+static void *fa_realloc(void *q, size_t n, void *u)
+{
+    fail_alloc *f = (fail_alloc *)u;
+    if (f->left-- <= 0) { f->failed = 1; return NULL; }
+    return realloc(q, n);
+}
+static void fa_free(void *p, void *u)
+{
+    fail_alloc *f = (fail_alloc *)u;
+    if (p) { f->live--; free(p); }
+}
+static pto_ctx *fa_ctx(fail_alloc *f, long left)
+{
+    pto_ctx_desc d;
+    memset(f, 0, sizeof *f);
+    f->left = left;
+    memset(&d, 0, sizeof d);
+    d.allocator.alloc = fa_alloc;
+    d.allocator.realloc = fa_realloc;
+    d.allocator.free = fa_free;
+    d.allocator.user = f;
+    return pto_ctx_create(&d);
+}
+
+static const char *vsrc =
+    "kernel k(in x: f32[64, 64], out z: f32[64, 64]) vector blocks(2) {\n"
+    "  for i = 0 to 2 {\n"
+    "    tile a: vec f32[16, 64] x2\n"
+    "    let r = block * 32 + i * 16\n"
+    "    tload a, x[r, 0]\n"
+    "    tadds a, a, 1.0\n"
+    "    tstore z[r, 0], a\n"
+    "  }\n"
+    "}\n";
+
+/* One run of the whole pipeline with the allocator failing after `left`
+   calls; 1 when no allocation failed (the sweep is over). */
+static int sweep_once(const char *text, long left, int *bad)
+{
+    fail_alloc f;
+    pto_ctx *ctx = fa_ctx(&f, left);
+    pto_module *m;
+    pto_compile_desc cd;
+    pto_emit_desc ed;
+    pto_buf k, h, d;
+    pto_status st = PTO_ERR_INTERNAL;
+    static float x[64 * 64], z[64 * 64];
+    void *tens[2];
+    pto_launch l;
+    if (!ctx) {
+        if (f.live) { (*bad)++; printf("N=%ld: pto_ctx_create leaked\n", left); }
+        return 0;
+    }
+    memset(&k, 0, sizeof k);
+    memset(&h, 0, sizeof h);
+    memset(&d, 0, sizeof d);
+    k.ctx = h.ctx = d.ctx = ctx;
+    m = pto_parse(ctx, "sweep.pto", text, strlen(text));
+    if (m) {
+        memset(&cd, 0, sizeof cd);
+        cd.check_plan = 1;
+        cd.sync.check = 1;
+        st = pto_compile(ctx, m, &cd);
+        memset(&ed, 0, sizeof ed);
+        if (st == PTO_OK) st = pto_emit(ctx, m, &ed, &k, &h);
+        if (st == PTO_OK) st = pto_emit_isa(ctx, m, &ed, &d);
+        if (st == PTO_OK) {
+            pto_dump(m, &d);
+            pto_sync_dump(m, &d);
+            tens[0] = x;
+            tens[1] = z;
+            memset(&l, 0, sizeof l);
+            l.tensors = tens;
+            st = pto_interp(ctx, m, &l);
+        }
+    }
+    if ((!m || st != PTO_OK) && (!f.failed || pto_error_count(ctx) == 0)) {
+        (*bad)++;
+        printf("N=%ld: failed (status %d) with %s\n", left, (int)st,
+               f.failed ? "no error recorded" : "no allocation failure");
+    }
+    if (m && st == PTO_OK && pto_error_count(ctx) != 0) {
+        (*bad)++;
+        printf("N=%ld: succeeded with an error recorded\n", left);
+    }
+    pto_buf_free(&k);
+    pto_buf_free(&h);
+    pto_buf_free(&d);
+    pto_module_destroy(m);
+    pto_ctx_destroy(ctx);
+    if (f.live) { (*bad)++; printf("N=%ld: %ld blocks leaked\n", left, f.live); }
+    return !f.failed;
+}
+
+static void test_alloc_sweep(void)
+{
+    long n;
+    int bad = 0;
+    for (n = 0; n < 100000 && !sweep_once(vsrc, n, &bad); n++) {}
+    CHECK_MSG(n > 20 && n < 100000, "sweep ended after %ld steps", n);
+    CHECK_MSG(bad == 0, "%d bad steps", bad);
+}
+
+/* The builders under the failing allocator: every failure is -1 with an
+   error, and pto_verify refuses the incomplete module. */
+static void test_alloc_sweep_builders(void)
+{
+    long n;
+    int bad = 0, done = 0;
+    for (n = 0; n < 100000 && !done; n++) {
+        fail_alloc f;
+        pto_ctx *ctx = fa_ctx(&f, n);
+        pto_module *m;
+        int32_t k, x, z, b, loop, t, s;
+        pto_status st;
+        if (!ctx) continue;
+        m = pto_module_create(ctx, PTO_ARCH_A2A3);
+        if (m) {
+            k = pto_add_kernel(m, "k", PTO_KK_VECTOR, LOC(1));
+            x = pto_add_tensor_param(m, k, "x", PTO_IN, PTO_F32, 16, 64, LOC(1));
+            z = pto_add_tensor_param(m, k, "z", PTO_OUT, PTO_F32, 16, 64, LOC(1));
+            b = k >= 0 ? m->kernels[k].body : -1;
+            loop = pto_add_for(m, b, "i", pto_expr_int(m, 0, LOC(2)), pto_expr_int(m, 1, LOC(2)), -1, LOC(2));
+            b = loop >= 0 ? m->stmts[loop].body : -1;
+            t = pto_add_tile(m, b, "t", PTO_VEC, PTO_F32, 16, 64, LOC(3));
+            s = pto_add_op(m, b, PTO_OP_TLOAD, LOC(4));
+            pto_arg_tile(m, s, t, LOC(4));
+            pto_arg_gm(m, s, x, pto_expr_int(m, 0, LOC(4)), pto_expr_int(m, 0, LOC(4)), -1, LOC(4));
+            s = pto_add_op(m, b, PTO_OP_TSTORE, LOC(5));
+            pto_arg_gm(m, s, z, pto_expr_int(m, 0, LOC(5)), pto_expr_int(m, 0, LOC(5)), -1, LOC(5));
+            pto_arg_tile(m, s, t, LOC(5));
+            st = pto_compile(ctx, m, NULL);
+            if (st == PTO_OK && f.failed && m->n_stmts < 4) { bad++; printf("builders N=%ld: incomplete module compiled\n", n); }
+            if (st != PTO_OK && pto_error_count(ctx) == 0) { bad++; printf("builders N=%ld: no error\n", n); }
+        }
+        done = !f.failed;
+        pto_module_destroy(m);
+        pto_ctx_destroy(ctx);
+        if (f.live) { bad++; printf("builders N=%ld: %ld blocks leaked\n", n, f.live); }
+    }
+    CHECK_MSG(done, "builder sweep did not finish");
+    CHECK_MSG(bad == 0, "%d bad steps", bad);
+}
+
+/* ---- builder misuse ---- */
+
+typedef struct kit {
+    pto_ctx *ctx;
+    pto_module *m;
+    int32_t k, x, z, body, t;
+} kit;
+
+static void kit_open(kit *q)
+{
+    q->ctx = pto_ctx_create(NULL);
+    q->m = pto_module_create(q->ctx, PTO_ARCH_A2A3);
+    q->k = pto_add_kernel(q->m, "k", PTO_KK_VECTOR, LOC(1));
+    q->x = pto_add_tensor_param(q->m, q->k, "x", PTO_IN, PTO_F32, 16, 64, LOC(1));
+    q->z = pto_add_tensor_param(q->m, q->k, "z", PTO_OUT, PTO_F32, 16, 64, LOC(1));
+    q->body = q->m->kernels[q->k].body;
+    q->t = pto_add_tile(q->m, q->body, "t", PTO_VEC, PTO_F32, 16, 64, LOC(2));
+}
+
+/* A tload and a tstore of t, so that the module is otherwise valid. */
+static void kit_body(kit *q)
+{
+    pto_module *m = q->m;
+    int32_t s = pto_add_op(m, q->body, PTO_OP_TLOAD, LOC(3));
+    pto_arg_tile(m, s, q->t, LOC(3));
+    pto_arg_gm(m, s, q->x, pto_expr_int(m, 0, LOC(3)), pto_expr_int(m, 0, LOC(3)), -1, LOC(3));
+    s = pto_add_op(m, q->body, PTO_OP_TSTORE, LOC(4));
+    pto_arg_gm(m, s, q->z, pto_expr_int(m, 0, LOC(4)), pto_expr_int(m, 0, LOC(4)), -1, LOC(4));
+    pto_arg_tile(m, s, q->t, LOC(4));
+}
+
+/* The refusal left a message with `part` and pto_compile fails. */
+static void kit_close(kit *q, const char *part, int line)
+{
+    pto_status st = pto_compile(q->ctx, q->m, NULL);
+    CHECK_MSG(has_diag(q->ctx, part), "line %d: no diagnostic with \"%s\"", line, part);
+    CHECK_MSG(st == PTO_ERR_USER, "line %d: pto_compile gave %d", line, (int)st);
+    CHECK_MSG(has_diag(q->ctx, "the module is incomplete"), "line %d: no 'incomplete' error", line);
+    pto_module_destroy(q->m);
+    pto_ctx_destroy(q->ctx);
+}
+
+static void test_builder_misuse(void)
+{
+    kit q;
+    int32_t s1, s2;
+
+    /* operands of an older statement: was an assertion failure (abort) */
+    kit_open(&q);
+    s1 = pto_add_op(q.m, q.body, PTO_OP_TLOAD, LOC(10));
+    s2 = pto_add_op(q.m, q.body, PTO_OP_TSTORE, LOC(11));
+    pto_arg_gm(q.m, s2, q.z, pto_expr_int(q.m, 0, LOC(11)), pto_expr_int(q.m, 0, LOC(11)), -1, LOC(11));
+    pto_arg_tile(q.m, s2, q.t, LOC(11));
+    CHECK(pto_arg_tile(q.m, s1, q.t, LOC(12)) == -1);
+    kit_close(&q, "added after another statement's operands", __LINE__);
+
+    /* a -1 statement (from a failed pto_add_op) and one out of range */
+    kit_open(&q);
+    CHECK(pto_arg_tile(q.m, -1, q.t, LOC(13)) == -1);
+    CHECK(pto_arg_float(q.m, 12345, 1.0, LOC(13)) == -1);
+    kit_body(&q);
+    kit_close(&q, "pto_arg_*: statement id -1 is out of range", __LINE__);
+
+    /* an operand on a statement that is not an op */
+    kit_open(&q);
+    CHECK(pto_arg_tile(q.m, q.m->tiles[q.t].decl, q.t, LOC(14)) == -1);
+    kit_body(&q);
+    kit_close(&q, "is not an op statement", __LINE__);
+
+    /* blocks out of range */
+    kit_open(&q);
+    CHECK(pto_add_op(q.m, 999, PTO_OP_TLOAD, LOC(15)) == -1);
+    CHECK(pto_add_tile(q.m, -7, "u", PTO_VEC, PTO_F32, 16, 16, LOC(15)) == -1);
+    CHECK(pto_add_for(q.m, 999, "i", -1, -1, -1, LOC(15)) == -1);
+    CHECK(pto_add_let(q.m, 999, "r", -1, LOC(15)) == -1);
+    CHECK(pto_add_if(q.m, 999, -1, PTO_EQ, -1, LOC(15)) == -1);
+    CHECK(pto_add_section(q.m, 999, PTO_CORE_CUBE, LOC(15)) == -1);
+    CHECK(pto_add_block(q.m, 999, -1) == -1);
+    kit_body(&q);
+    kit_close(&q, "pto_add_op: block id 999 is out of range", __LINE__);
+
+    /* params: another kernel, after another kernel, kernel out of range */
+    kit_open(&q);
+    CHECK(pto_add_tensor_param(q.m, 5, "p", PTO_IN, PTO_F32, 1, 1, LOC(16)) == -1);
+    kit_body(&q);
+    kit_close(&q, "pto_add_tensor_param: kernel id 5 is out of range", __LINE__);
+    kit_open(&q);
+    kit_body(&q);
+    CHECK(pto_add_kernel(q.m, "k2", PTO_KK_VECTOR, LOC(17)) == 1);
+    CHECK(pto_add_scalar_param(q.m, q.k, "late", PTO_F32, LOC(17)) == -1);
+    kit_close(&q, "must be added while it is the newest kernel", __LINE__);
+
+    /* NULL names */
+    kit_open(&q);
+    CHECK(pto_add_kernel(q.m, NULL, PTO_KK_VECTOR, LOC(18)) == -1);
+    CHECK(pto_add_tile(q.m, q.body, NULL, PTO_VEC, PTO_F32, 16, 16, LOC(18)) == -1);
+    CHECK(pto_find_var(q.m, q.k, NULL) == -1);
+    CHECK(pto_find_param(q.m, q.k, NULL) == -1);
+    CHECK(pto_find_param(q.m, 99, "x") == -1);
+    CHECK(pto_find_cvpipe(q.m, q.k, NULL) == -1);
+    kit_body(&q);
+    kit_close(&q, "pto_add_kernel: the name is NULL", __LINE__);
+
+    /* dynamic dims: param out of range, dim not 0/1 */
+    kit_open(&q);
+    CHECK(pto_set_dynamic_dim(q.m, 999, 0, "N") == -1);
+    CHECK(pto_set_dynamic_dim(q.m, q.x, 7, "N") == -1);
+    kit_body(&q);
+    kit_close(&q, "dim 7 of 'x'", __LINE__);
+
+    /* pto_if_else of a statement that is no if */
+    kit_open(&q);
+    CHECK(pto_if_else(q.m, 999) == -1);
+    CHECK(pto_if_else(q.m, q.m->tiles[q.t].decl) == -1);
+    kit_body(&q);
+    kit_close(&q, "is not an if", __LINE__);
+
+    /* queries with ids out of range */
+    kit_open(&q);
+    kit_body(&q);
+    CHECK(pto_stmt_arg(q.m, 999, 0) == NULL);
+    CHECK(pto_stmt_arg(q.m, -1, 0) == NULL);
+    CHECK(pto_stmt_pipe(q.m, 999) == PTO_NPIPE);
+    CHECK(pto_stmt_loop(q.m, -3) == -1);
+    CHECK(pto_cvpipe_gm_offset(q.m, 999) == 0);
+    CHECK(pto_compile(q.ctx, q.m, NULL) == PTO_OK);
+    pto_module_destroy(q.m);
+    pto_ctx_destroy(q.ctx);
+
+    /* host builders */
+    kit_open(&q);
+    kit_body(&q);
+    CHECK(pto_add_host(q.m, NULL, LOC(20)) == -1);
+    CHECK(pto_add_host_tensor_param(q.m, 3, "a", PTO_IN, PTO_F32, 1, 1, LOC(20)) == -1);
+    CHECK(pto_add_host_call(q.m, 3, q.k, LOC(20)) == -1);
+    CHECK(pto_call_arg_float(q.m, 7, 1.0, LOC(20)) == -1);
+    CHECK(pto_set_host_dim(q.m, 0, 0, 0, "N") == -1);
+    kit_close(&q, "pto_add_host: the name is NULL", __LINE__);
+}
+
+/* ---- NULL and zeroed arguments, the diag API ---- */
+
+static void test_null_and_zeroed(void)
+{
+    pto_ctx *ctx = pto_ctx_create(NULL);
+    pto_buf z;
+    char tiny[4];
+    const pto_diag *d;
+    pto_module_destroy(NULL);
+    pto_ctx_destroy(NULL);
+    /* a zeroed buffer with no ctx: appends are dropped (oom), no crash */
+    memset(&z, 0, sizeof z);
+    pto_buf_puts(&z, "text");
+    pto_buf_printf(&z, "%d", 42);
+    pto_buf_putn(&z, NULL, 0);
+    pto_buf_flush(&z);
+    CHECK(z.oom == 1 && z.len == 0);
+    pto_buf_free(&z);
+    pto_buf_free(NULL);
+    pto_buf_puts(NULL, "x");
+    /* printers given NULL */
+    pto_print(NULL, NULL);
+    pto_dump(NULL, NULL);
+    pto_sync_dump(NULL, NULL);
+    pto_plan_report(NULL, NULL, NULL);
+    pto_plan_svg(NULL, NULL);
+    /* the diag API at its edges */
+    CHECK(pto_diag_get(ctx, -1) == NULL);
+    CHECK(pto_diag_get(ctx, 1000) == NULL);
+    CHECK(pto_diag_count(NULL) == 0 && pto_error_count(NULL) == 0 && pto_diag_get(NULL, 0) == NULL);
+    pto_error(ctx, LOC(3), "boom");
+    d = pto_diag_get(ctx, 0);
+    pto_diag_format(ctx, d, tiny, sizeof tiny);
+    CHECK_STR(tiny, "<in");
+    pto_diag_format(ctx, d, tiny, 0);
+    pto_diag_format(ctx, d, NULL, 0);
+    pto_diag_format(ctx, NULL, tiny, sizeof tiny);
+    CHECK_STR(tiny, "");
+    pto_diag_print(ctx, NULL);
+    CHECK(pto_intern(ctx, NULL, 5) == 0);
+    CHECK_STR(pto_file_name(ctx, pto_file_add(ctx, NULL)), "<input>");
+    CHECK_STR(pto_file_name(ctx, -5), "<input>");
+    CHECK_STR(pto_str(ctx, -3), "");
+    /* passes given NULL */
+    pto_diag_clear(ctx);
+    CHECK(pto_verify(ctx, NULL) == PTO_ERR_USER);
+    CHECK(has_diag(ctx, "the module is NULL"));
+    CHECK(pto_compile(ctx, NULL, NULL) == PTO_ERR_USER);
+    pto_ctx_destroy(ctx);
+}
+
+/* A tensor whose bytes overflow int64 offsets is an error (was accepted). */
+static void test_huge_tensor(void)
+{
+    kit q;
+    q.ctx = pto_ctx_create(NULL);
+    q.m = pto_module_create(q.ctx, PTO_ARCH_A2A3);
+    q.k = pto_add_kernel(q.m, "k", PTO_KK_VECTOR, LOC(1));
+    q.x = pto_add_tensor_param(q.m, q.k, "x", PTO_IN, PTO_F32, (int64_t)1 << 40, (int64_t)1 << 40, LOC(1));
+    q.z = pto_add_tensor_param(q.m, q.k, "z", PTO_OUT, PTO_F32, 16, 64, LOC(1));
+    q.body = q.m->kernels[q.k].body;
+    q.t = pto_add_tile(q.m, q.body, "t", PTO_VEC, PTO_F32, 16, 64, LOC(2));
+    kit_body(&q);
+    CHECK(pto_compile(q.ctx, q.m, NULL) == PTO_ERR_USER);
+    CHECK(has_diag(q.ctx, "tensor 'x' is f32[1099511627776, 1099511627776]: more than 2^61 bytes"));
+    pto_module_destroy(q.m);
+    pto_ctx_destroy(q.ctx);
+}
+
+/* Passes out of order: errors, never crashes; running one twice is harmless. */
+static void test_pass_order(void)
+{
+    pto_ctx *ctx = pto_ctx_create(NULL);
+    pto_module *m = pto_parse(ctx, "o.pto", vsrc, strlen(vsrc));
+    pto_buf b;
+    int32_t n;
+    memset(&b, 0, sizeof b);
+    b.ctx = ctx;
+    CHECK(pto_emit(ctx, m, NULL, &b, NULL) == PTO_ERR_USER);
+    CHECK(has_diag(ctx, "no planned offset"));
+    pto_diag_clear(ctx);
+    CHECK(pto_verify(ctx, m) == PTO_OK);
+    CHECK(pto_sync(ctx, m, NULL) == PTO_ERR_USER);
+    CHECK(has_diag(ctx, "not planned"));
+    pto_diag_clear(ctx);
+    CHECK(pto_compile(ctx, m, NULL) == PTO_OK);
+    n = m->n_stmts;
+    CHECK(pto_sync(ctx, m, NULL) == PTO_OK);
+    CHECK(pto_plan(ctx, m, NULL) == PTO_OK);
+    CHECK(pto_compile(ctx, m, NULL) == PTO_OK);
+    CHECK(m->n_stmts == n);
+    CHECK(pto_emit(ctx, m, NULL, NULL, NULL) == PTO_OK);
+    pto_buf_free(&b);
+    pto_module_destroy(m);
+    pto_ctx_destroy(ctx);
+}
+
+int main(void)
+{
+    test_alloc_sweep();
+    test_alloc_sweep_builders();
+    test_builder_misuse();
+    test_null_and_zeroed();
+    test_pass_order();
+    test_huge_tensor();
+    return TEST_END();
+}
