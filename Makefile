@@ -51,8 +51,9 @@ $(B)/tests/%: tests/%.c pto.h pto_kernels.h $(wildcard tests/*.h)
 	@mkdir -p $(B)/tests
 	$(CC) $(TESTFLAGS) $(CFLAGS) -o $@ $< -lm
 
+# The scripts run this build's ptoc (the sanitized one under test-sanitize).
 test: headers $(B)/ptoc $(TEST_BIN)
-	@sh tests/run.sh $(TEST_BIN) $(TEST_SH)
+	@PTOC=$(CURDIR)/$(B)/ptoc AMALGAMATE=$(CURDIR)/$(B)/amalgamate sh tests/run.sh $(TEST_BIN) $(TEST_SH)
 
 # The same suite under AddressSanitizer and UndefinedBehaviorSanitizer.
 test-sanitize: headers

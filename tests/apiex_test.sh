@@ -12,7 +12,7 @@
 #     (tight puts c on a's bytes), both plans match on the simulator and the
 #     separate plan takes fewer cycles.
 cd "$(dirname "$0")/.." || exit 1
-ptoc=./build/ptoc
+ptoc=${PTOC:-./build/ptoc}
 out=build/apiex_test
 rm -rf $out
 mkdir -p $out

@@ -10,7 +10,7 @@
 # - a staging tile the planner did not place (moved onto the live tile a):
 #   a mismatch or a report.
 cd "$(dirname "$0")/.." || exit 1
-ptoc=./build/ptoc
+ptoc=${PTOC:-./build/ptoc}
 out=build/comm_sim
 rm -rf $out
 mkdir -p $out

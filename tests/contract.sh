@@ -31,7 +31,7 @@ cat > $out/other.c <<'C'
 int pto_other(void) { return pto_dtype_size(PTO_F16); }
 C
 W="-Wall -Wextra -pedantic -Werror"
-try "amalgamation is fresh" ./build/amalgamate --check
+try "amalgamation is fresh" ${AMALGAMATE:-./build/amalgamate} --check
 try "gcc -std=c99" sh -c "gcc -std=c99 $W -I. $out/use.c $out/other.c -lm -o $out/a && $out/a"
 try "clang -std=c99" sh -c "clang -std=c99 $W -I. $out/use.c $out/other.c -lm -o $out/b && $out/b"
 try "g++ as C++" sh -c "g++ -x c++ -std=c++11 -Wall -Wextra -Werror -I. $out/use.c -o $out/c && $out/c"

@@ -13,7 +13,7 @@
 #     verifier rejects it in the .pto; in a hand-edited kernel.c the
 #     simulator names the ring, its pipe and the guard to write.
 cd "$(dirname "$0")/.." || exit 1
-ptoc=./build/ptoc
+ptoc=${PTOC:-./build/ptoc}
 out=build/diag_test
 rm -rf $out
 mkdir -p $out

@@ -17,7 +17,7 @@
 # Last, every op of src/ir.h's PTO_OPS must have a row in pto-format.md's op
 # tables and appear in one of its ```pto examples.
 cd "$(dirname "$0")/.." || exit 1
-ptoc=$(pwd)/build/ptoc
+ptoc=${PTOC:-$(pwd)/build/ptoc}
 out=build/docs_test
 rm -rf $out
 mkdir -p $out

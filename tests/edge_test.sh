@@ -7,7 +7,7 @@
 #   - a loop whose step would overflow past INT64_MAX ends (timeout), and its
 #     kernel compiles cleanly in strict mode (gcc, clang, g++, tcc).
 cd "$(dirname "$0")/.." || exit 1
-ptoc=./build/ptoc
+ptoc=${PTOC:-./build/ptoc}
 out=build/edge_test
 rm -rf $out
 mkdir -p $out

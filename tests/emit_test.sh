@@ -12,7 +12,7 @@
 #     file's "# run:" defaults hold for FILE and for an emitted DIR.
 # PTO_INCLUDE may point at another pto.h / pto_kernels.h pair.
 cd "$(dirname "$0")/.." || exit 1
-ptoc=./build/ptoc
+ptoc=${PTOC:-./build/ptoc}
 out=build/emit_test
 inc=${PTO_INCLUDE:-.}
 rm -rf $out

@@ -9,7 +9,7 @@
 #     (rows left unwritten mismatch);
 #   - a missing -D for a host dim is a user error (exit 1) naming the dim.
 cd "$(dirname "$0")/.." || exit 1
-ptoc=./build/ptoc
+ptoc=${PTOC:-./build/ptoc}
 out=build/host_test
 rm -rf $out
 mkdir -p $out

@@ -19,7 +19,7 @@
 #   - golden sources of vadd, mm, layernorm and mixmm (PTO_UPDATE_GOLDEN=1 rewrites them);
 #   - re-emission is byte-identical; --target sim is still the default.
 cd "$(dirname "$0")/.." || exit 1
-ptoc=./build/ptoc
+ptoc=${PTOC:-./build/ptoc}
 out=build/isa_test
 rm -rf $out
 mkdir -p $out

@@ -4,7 +4,7 @@
 # count fixed or computed at launch, a kernel that never reads `block`); the GM pipe buffer
 # is sharded per block (forcing every block onto offset 0 must make the simulator object);
 # a5 has no GM pipe buffer.
-ptoc=${1:-./build/ptoc}
+ptoc=${1:-${PTOC:-./build/ptoc}}
 pass=0; fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $1"; }

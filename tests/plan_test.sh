@@ -3,7 +3,7 @@
 # pins from .pto text, the overflow and pin errors with exact text and exit
 # status, --tight and --svg.
 cd "$(dirname "$0")/.." || exit 1
-ptoc=./build/ptoc
+ptoc=${PTOC:-./build/ptoc}
 out=build/plan_test
 mkdir -p $out
 pass=0; fail=0

@@ -12,7 +12,7 @@
 # ids: `i % 2` in a loop from 0 is understood (vadd_hand needs nothing
 # more), in a loop of step 2 it is refused with a message.
 cd "$(dirname "$0")/.." || exit 1
-ptoc=./build/ptoc
+ptoc=${PTOC:-./build/ptoc}
 out=build/sync_bugs
 cc=cc
 command -v tcc >/dev/null 2>&1 && cc=tcc

@@ -13,7 +13,7 @@
 # A group is the inserted statements that share a pipe pair and a note (the
 # dependency the sync pass wrote in the comment above each call).
 cd "$(dirname "$0")/.." || exit 1
-ptoc=./build/ptoc
+ptoc=${PTOC:-./build/ptoc}
 out=build/necessity
 cc=cc
 command -v tcc >/dev/null 2>&1 && cc=tcc

@@ -23,7 +23,7 @@ cd "$(dirname "$0")/.." || exit 1
 out=${SYNC_SIM_OUT:-build/sync_sim}
 FIRST=${SYNC_SIM_FIRST:-0}
 gen=$out/gen_random_kernels
-ptoc=./build/ptoc
+ptoc=${PTOC:-./build/ptoc}
 PROGRAMS=${SYNC_SIM_PROGRAMS:-16}
 PER=${SYNC_SIM_KERNELS:-150}
 JOBS=${SYNC_SIM_JOBS:-2}

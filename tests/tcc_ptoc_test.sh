@@ -25,7 +25,7 @@ fi
 for f in $(find examples tests -name '*.pto' | sort); do
     for target in sim isa; do
         for which in ref tcc; do
-            p=./build/ptoc
+            p=${PTOC:-./build/ptoc}
             [ $which = tcc ] && p=$out/ptoc
             rm -rf $out/$which
             mkdir -p $out/$which

@@ -336,6 +336,7 @@ static void test_params_after_a_broken_one(void)
         m = parse(text);
         if (!msg[i]) {
             CHECK_MSG(m != NULL && pto_diag_count(ctx) == 0, "case %d: a shape over two lines", i);
+            if (m) pto_module_destroy(m);
             continue;
         }
         CHECK(m == NULL);
