@@ -1953,6 +1953,16 @@ PTODEF int64_t pto_space_capacity(pto_arch arch, pto_space s)
     return pto__capacity[arch][s];
 }
 
+/* Byte offsets into a tensor are int64 everywhere (the interpreter, the
+   emitted kernels and host code): a tensor of static dims d0 x d1 must stay
+   under 2^61 bytes so that offset arithmetic has headroom. 0 when it does
+   (or when a dim is not a positive static one: reported elsewhere). */
+static int pto__tensor_too_big(int dtype, int64_t d0, int64_t d1)
+{
+    int64_t es = (dtype >= 0 && dtype < PTO_NDTYPE) ? pto_dtype_size((pto_dtype)dtype) : 0;
+    return d0 > 0 && d1 > 0 && es > 0 && d0 > INT64_MAX / 4 / d1 / es;
+}
+
 PTODEF int64_t pto_tile_bytes(const pto_tile *t)
 {
     return (int64_t)t->rows * t->cols * pto_dtype_size((pto_dtype)t->dtype);
@@ -6933,11 +6943,7 @@ static void pto__vparams(pto__verifier *v, const pto_kernel *k, int bind)
                 pto_error(v->ctx, p->loc, "dim %d of '%s' must be positive, got %lld", d, pn, (long long)p->dim[d]);
             }
         }
-        /* byte offsets into a tensor are int64 everywhere (the interpreter,
-           the emitted kernels and host): its bytes must fit one */
-        if (p->dim_var[0] < 0 && p->dim_var[1] < 0 && p->dim[0] > 0 && p->dim[1] > 0 && p->dtype < PTO_NDTYPE &&
-            pto_dtype_size((pto_dtype)p->dtype) > 0 &&
-            p->dim[0] > INT64_MAX / 4 / p->dim[1] / pto_dtype_size((pto_dtype)p->dtype))
+        if (p->dim_var[0] < 0 && p->dim_var[1] < 0 && pto__tensor_too_big(p->dtype, p->dim[0], p->dim[1]))
             pto_error(v->ctx, p->loc, "tensor '%s' is %s[%lld, %lld]: more than 2^61 bytes, too large for 64-bit offsets", pn,
                       pto_dtype_name((pto_dtype)p->dtype), (long long)p->dim[0], (long long)p->dim[1]);
     }
@@ -9668,6 +9674,10 @@ static void pto__hs_vtensors(pto__hs_ver *V)
                             m->vars[dv].kind != PTO_V_DIM || m->vars[dv].def - h->param0 >= h->nparams))
                 pto_error(V->ctx, p->loc, "dim %d of '%s' is not a dim of the params of host '%s'", d, pn, V->hname);
         }
+        if (p->dim_var[0] < 0 && p->dim_var[1] < 0 && pto__tensor_too_big(p->dtype, p->dim[0], p->dim[1]))
+            pto_error(V->ctx, p->loc, "tensor '%s' of host '%s' is %s[%lld, %lld]: more than 2^61 bytes, too large for "
+                      "64-bit offsets", pn, V->hname, pto_dtype_name((pto_dtype)p->dtype), (long long)p->dim[0],
+                      (long long)p->dim[1]);
     }
 }
 

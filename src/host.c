@@ -785,6 +785,10 @@ static void pto__hs_vtensors(pto__hs_ver *V)
                             m->vars[dv].kind != PTO_V_DIM || m->vars[dv].def - h->param0 >= h->nparams))
                 pto_error(V->ctx, p->loc, "dim %d of '%s' is not a dim of the params of host '%s'", d, pn, V->hname);
         }
+        if (p->dim_var[0] < 0 && p->dim_var[1] < 0 && pto__tensor_too_big(p->dtype, p->dim[0], p->dim[1]))
+            pto_error(V->ctx, p->loc, "tensor '%s' of host '%s' is %s[%lld, %lld]: more than 2^61 bytes, too large for "
+                      "64-bit offsets", pn, V->hname, pto_dtype_name((pto_dtype)p->dtype), (long long)p->dim[0],
+                      (long long)p->dim[1]);
     }
 }
 

@@ -94,6 +94,16 @@ PTODEF int64_t pto_space_capacity(pto_arch arch, pto_space s)
     return pto__capacity[arch][s];
 }
 
+/* Byte offsets into a tensor are int64 everywhere (the interpreter, the
+   emitted kernels and host code): a tensor of static dims d0 x d1 must stay
+   under 2^61 bytes so that offset arithmetic has headroom. 0 when it does
+   (or when a dim is not a positive static one: reported elsewhere). */
+static int pto__tensor_too_big(int dtype, int64_t d0, int64_t d1)
+{
+    int64_t es = (dtype >= 0 && dtype < PTO_NDTYPE) ? pto_dtype_size((pto_dtype)dtype) : 0;
+    return d0 > 0 && d1 > 0 && es > 0 && d0 > INT64_MAX / 4 / d1 / es;
+}
+
 PTODEF int64_t pto_tile_bytes(const pto_tile *t)
 {
     return (int64_t)t->rows * t->cols * pto_dtype_size((pto_dtype)t->dtype);

@@ -1828,11 +1828,7 @@ static void pto__vparams(pto__verifier *v, const pto_kernel *k, int bind)
                 pto_error(v->ctx, p->loc, "dim %d of '%s' must be positive, got %lld", d, pn, (long long)p->dim[d]);
             }
         }
-        /* byte offsets into a tensor are int64 everywhere (the interpreter,
-           the emitted kernels and host): its bytes must fit one */
-        if (p->dim_var[0] < 0 && p->dim_var[1] < 0 && p->dim[0] > 0 && p->dim[1] > 0 && p->dtype < PTO_NDTYPE &&
-            pto_dtype_size((pto_dtype)p->dtype) > 0 &&
-            p->dim[0] > INT64_MAX / 4 / p->dim[1] / pto_dtype_size((pto_dtype)p->dtype))
+        if (p->dim_var[0] < 0 && p->dim_var[1] < 0 && pto__tensor_too_big(p->dtype, p->dim[0], p->dim[1]))
             pto_error(v->ctx, p->loc, "tensor '%s' is %s[%lld, %lld]: more than 2^61 bytes, too large for 64-bit offsets", pn,
                       pto_dtype_name((pto_dtype)p->dtype), (long long)p->dim[0], (long long)p->dim[1]);
     }

@@ -388,6 +388,32 @@ static void test_huge_tensor(void)
     pto_ctx_destroy(q.ctx);
 }
 
+/* The same limit on a host's tensors (params and intermediates). */
+static void test_huge_host_tensor(void)
+{
+    static const char src[] =
+        "kernel k(in x: f32[N, 64], out z: f32[N, 64]) vector blocks(N / 16) {\n"
+        "  let r = block * 16\n"
+        "  tile t: vec f32[16, 64]\n"
+        "  tload t, x[r, 0]\n"
+        "  tstore z[r, 0], t\n"
+        "}\n"
+        "host h(in x: f32[1099511627776, 1099511627776], out z: f32[32, 64]) {\n"
+        "  tensor y: f32[1099511627776, 1099511627776]\n"
+        "  call k(x, z)\n"
+        "}\n";
+    pto_ctx *ctx = pto_ctx_create(NULL);
+    pto_module *m = pto_parse(ctx, "h.pto", src, strlen(src));
+    CHECK(m != NULL);
+    if (m) {
+        CHECK(pto_verify(ctx, m) == PTO_ERR_USER);
+        CHECK(has_diag(ctx, "tensor 'x' of host 'h' is f32[1099511627776, 1099511627776]: more than 2^61 bytes"));
+        CHECK(has_diag(ctx, "tensor 'y' of host 'h' is f32[1099511627776, 1099511627776]: more than 2^61 bytes"));
+        pto_module_destroy(m);
+    }
+    pto_ctx_destroy(ctx);
+}
+
 /* Passes out of order: errors, never crashes; running one twice is harmless. */
 static void test_pass_order(void)
 {
@@ -424,5 +450,6 @@ int main(void)
     test_null_and_zeroed();
     test_pass_order();
     test_huge_tensor();
+    test_huge_host_tensor();
     return TEST_END();
 }
