@@ -736,10 +736,8 @@ static void pto__hs_vcall(pto__hs_ver *V, const pto_hstmt *st, int32_t *order)
         return;
     }
     if (k->param0 < 0 || k->nparams < 0 || k->param0 + k->nparams > m->n_params) return; /* reported with the kernel */
-    if (k->ranks) {
+    if (k->ranks)   /* reported, then checked as any call (its writes count: no cascade of "no call writes") */
         pto_error(V->ctx, st->loc, "'%s' is a ranks kernel; a host cannot call one yet", kn);
-        return;
-    }
     n = pto__hs_abi(m, k, order);
     if (st->nargs != n) {
         pto_error(V->ctx, st->loc, "'%s' takes %d argument%s (its tensors, then its scalars), got %d", kn, (int)n,
