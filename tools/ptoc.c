@@ -510,9 +510,12 @@ static int file_exists(const char *dir, const char *name)
 }
 
 /* Where pto.h and pto_kernels.h are: $PTO_INCLUDE, else the ptoc binary's
-   ../ or ../include, else the current directory. */
+   ../ (build/ptoc in the source tree), ../include (PREFIX/bin/ptoc after
+   make install) or ../../ (a build made with B=build/NAME, like
+   test-sanitize's build/san/ptoc), else the current directory. */
 static int find_include(const char *argv0, char *out, size_t size)
 {
+    static const char *const up[] = {"..", "../include", "../.."};
     char self[2048], cand[2100];
     const char *env = getenv("PTO_INCLUDE");
     ssize_t n;
@@ -528,8 +531,8 @@ static int find_include(const char *argv0, char *out, size_t size)
     slash = strrchr(self, '/');
     if (slash) {
         *slash = 0;
-        for (i = 0; i < 2; i++) {
-            snprintf(cand, sizeof cand, "%s/%s", self, i ? "../include" : "..");
+        for (i = 0; i < 3; i++) {
+            snprintf(cand, sizeof cand, "%s/%s", self, up[i]);
             if (file_exists(cand, "pto.h") && file_exists(cand, "pto_kernels.h")) {
                 snprintf(out, size, "%s", cand);
                 return 1;
