@@ -10416,48 +10416,52 @@ static int pto__lw_reads_pad(const pto_module *m, int32_t s, int i, const pto_ti
            !pto__lw_within(m, d->valid_c, d->cols, t->valid_c, t->cols);
 }
 
-/* Whether tile ti has a padding some op of the module may read. */
-static int pto__lw_pad_read(const pto_module *m, int32_t ti)
+/* Per tile of the module, 1 when it has a padding (a valid region that may
+   be smaller than its shape) that some op may read: one pass over the
+   statements. NULL when out of memory; the caller frees it. */
+static uint8_t *pto__lw_pad_reads(pto_ctx *ctx, const pto_module *m)
 {
-    const pto_tile *t = &m->tiles[ti];
-    int32_t s;
-    if (pto__lw_within(m, -1, t->rows, t->valid_r, t->rows) && pto__lw_within(m, -1, t->cols, t->valid_c, t->cols))
-        return 0;   /* no padding */
+    uint8_t *pad = (uint8_t *)pto_alloc(ctx, (size_t)m->n_tiles + 1);   /* 2: a padding, 1: read too */
+    int32_t s, ti;
+    if (!pad) return NULL;
+    for (ti = 0; ti < m->n_tiles; ti++) {
+        const pto_tile *t = &m->tiles[ti];
+        pad[ti] = pto__lw_within(m, -1, t->rows, t->valid_r, t->rows) &&
+                  pto__lw_within(m, -1, t->cols, t->valid_c, t->cols) ? 0 : 2;
+    }
     for (s = 0; s < m->n_stmts; s++) {
         const pto_stmt *st = &m->stmts[s];
         int i;
         if (st->kind != PTO_ST_OP || st->block < 0 || st->op >= PTO_NOP) continue;
         for (i = 0; i < st->nargs && i < 4; i++) {
             const pto_operand *o = &m->operands[st->arg0 + i];
-            if (o->kind == PTO_O_TILE && o->ref == ti && (pto_opinfo_get((pto_op)st->op)->arg[i] & PTO_A_READ) &&
-                pto__lw_reads_pad(m, s, i, t))
-                return 1;
+            if (o->kind == PTO_O_TILE && o->ref >= 0 && o->ref < m->n_tiles && pad[o->ref] == 2 &&
+                (pto_opinfo_get((pto_op)st->op)->arg[i] & PTO_A_READ) && pto__lw_reads_pad(m, s, i, &m->tiles[o->ref]))
+                pad[o->ref] = 1;
         }
     }
-    return 0;
+    for (ti = 0; ti < m->n_tiles; ti++) pad[ti] = pad[ti] == 1;
+    return pad;
 }
 
 /* A tfillpad of its tile after every tload whose padding may be read. */
 static void pto__lw_fillpads(pto_ctx *ctx, pto_module *m)
 {
     int32_t s, n = m->n_stmts, ti;
-    uint8_t *need = (uint8_t *)pto_alloc(ctx, (size_t)m->n_tiles + 1);
+    uint8_t *need = pto__lw_pad_reads(ctx, m);
     if (!need) {
         pto_loc none;
         memset(&none, 0, sizeof none);
         pto_error(ctx, none, "out of memory in the lower pass");
         return;
     }
-    for (ti = 0; ti < m->n_tiles; ti++) need[ti] = 2;   /* 2: not decided yet */
     for (s = 0; s < n; s++) {
         const pto_stmt *st = &m->stmts[s];
         const pto_operand *o = st->kind == PTO_ST_OP && st->block >= 0 && st->op == PTO_OP_TLOAD ? pto_stmt_arg(m, s, 0) : NULL;
         int32_t f;
         char note[200];
-        if (!o || o->kind != PTO_O_TILE || o->ref < 0 || o->ref >= m->n_tiles) continue;
+        if (!o || o->kind != PTO_O_TILE || o->ref < 0 || o->ref >= m->n_tiles || !need[o->ref]) continue;
         ti = o->ref;
-        if (need[ti] == 2) need[ti] = (uint8_t)pto__lw_pad_read(m, ti);
-        if (!need[ti]) continue;
         f = pto_add_op(m, m->stmts[s].block, PTO_OP_TFILLPAD, m->stmts[s].loc);
         if (f < 0 || pto_arg_tile(m, f, ti, m->stmts[s].loc) < 0) break;
         pto_unlink(m, f);
@@ -19492,8 +19496,8 @@ static pto_status pto__isa_check_dtype(pto__emitter *E, int32_t s)
                      pto_dtype_name((pto_dtype)dt), api, list);
 }
 
-/* tload s into tile ti: when an op may read ti's padding (lower.c,
-   pto__lw_pad_read) a tfillpad of ti must follow it, with only flags and
+/* tload s into tile ti, whose padding an op may read (lower.c,
+   pto__lw_pad_reads): a tfillpad of ti must follow it, with only flags and
    barriers between (pto_lower_for(..., PTO_TARGET_ISA) puts it there); a
    column [R, 1] cannot be padded yet: pto-isa's vec TFILLPAD pads row-major
    tiles (its pad starts after the 32-byte block of a row's valid columns,
@@ -19503,7 +19507,6 @@ static pto_status pto__isa_check_fill(pto__emitter *E, int32_t s, int32_t ti)
     const pto_module *m = E->m;
     const pto_tile *t = &m->tiles[ti];
     int32_t f;
-    if (!pto__lw_pad_read(m, ti)) return PTO_OK;
     if (t->space == PTO_VEC && t->cols == 1 && t->rows > 1)
         return pto_error(E->ctx, m->stmts[s].loc, "emit (isa): tload into column tile '%s' [%ld, 1], whose rows past "
                          "its valid region an op reads: the isa target cannot zero a column's padding yet (pto-isa's "
@@ -19526,6 +19529,7 @@ static pto_status pto__isa_check(pto__emitter *E)
 {
     const pto_module *m = E->m;
     int32_t k, s;
+    uint8_t *pad_read;
     for (k = 0; k < m->n_kernels; k++)
         if (m->kernels[k].ranks)
             return pto_error(E->ctx, m->kernels[k].loc,
@@ -19559,11 +19563,6 @@ static pto_status pto__isa_check(pto__emitter *E)
                              "whole tile and binds it to a local slot itself, so the popped tile cannot carry one "
                              "(pop into a tile without valid(...) and give the region to the tiles computed from it)",
                              pto_str(E->ctx, m->tiles[m->operands[st->arg0].ref].name));
-        if (st->op == PTO_OP_TLOAD && st->nargs == 2 && m->operands[st->arg0].kind == PTO_O_TILE &&
-            m->operands[st->arg0].ref >= 0 && m->operands[st->arg0].ref < m->n_tiles) {
-            pto_status r = pto__isa_check_fill(E, s, m->operands[st->arg0].ref);
-            if (r != PTO_OK) return r;
-        }
         if (m->arch == PTO_ARCH_A2A3) {   /* pto-isa's a2a3 dtypes (the table above) */
             pto_status r = pto__isa_check_dtype(E, s);
             if (r != PTO_OK) return r;
@@ -19575,6 +19574,22 @@ static pto_status pto__isa_check(pto__emitter *E)
                                  "supported by the isa target yet", pto_opinfo_get((pto_op)st->op)->name);
         }
     }
+    pad_read = pto__lw_pad_reads(E->ctx, m);   /* the tiles whose padding an op reads (lower.c) */
+    if (!pad_read) return PTO_ERR_INTERNAL;
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_stmt *st = &m->stmts[s];
+        pto_status r;
+        if (st->block < 0 || st->kind != PTO_ST_OP || st->op != PTO_OP_TLOAD || st->nargs != 2 ||
+            m->operands[st->arg0].kind != PTO_O_TILE || m->operands[st->arg0].ref < 0 ||
+            m->operands[st->arg0].ref >= m->n_tiles || !pad_read[m->operands[st->arg0].ref])
+            continue;
+        r = pto__isa_check_fill(E, s, m->operands[st->arg0].ref);
+        if (r != PTO_OK) {
+            pto_free(E->ctx, pad_read);
+            return r;
+        }
+    }
+    pto_free(E->ctx, pad_read);
     return PTO_OK;
 }
 

@@ -754,8 +754,8 @@ static pto_status pto__isa_check_dtype(pto__emitter *E, int32_t s)
                      pto_dtype_name((pto_dtype)dt), api, list);
 }
 
-/* tload s into tile ti: when an op may read ti's padding (lower.c,
-   pto__lw_pad_read) a tfillpad of ti must follow it, with only flags and
+/* tload s into tile ti, whose padding an op may read (lower.c,
+   pto__lw_pad_reads): a tfillpad of ti must follow it, with only flags and
    barriers between (pto_lower_for(..., PTO_TARGET_ISA) puts it there); a
    column [R, 1] cannot be padded yet: pto-isa's vec TFILLPAD pads row-major
    tiles (its pad starts after the 32-byte block of a row's valid columns,
@@ -765,7 +765,6 @@ static pto_status pto__isa_check_fill(pto__emitter *E, int32_t s, int32_t ti)
     const pto_module *m = E->m;
     const pto_tile *t = &m->tiles[ti];
     int32_t f;
-    if (!pto__lw_pad_read(m, ti)) return PTO_OK;
     if (t->space == PTO_VEC && t->cols == 1 && t->rows > 1)
         return pto_error(E->ctx, m->stmts[s].loc, "emit (isa): tload into column tile '%s' [%ld, 1], whose rows past "
                          "its valid region an op reads: the isa target cannot zero a column's padding yet (pto-isa's "
@@ -788,6 +787,7 @@ static pto_status pto__isa_check(pto__emitter *E)
 {
     const pto_module *m = E->m;
     int32_t k, s;
+    uint8_t *pad_read;
     for (k = 0; k < m->n_kernels; k++)
         if (m->kernels[k].ranks)
             return pto_error(E->ctx, m->kernels[k].loc,
@@ -821,11 +821,6 @@ static pto_status pto__isa_check(pto__emitter *E)
                              "whole tile and binds it to a local slot itself, so the popped tile cannot carry one "
                              "(pop into a tile without valid(...) and give the region to the tiles computed from it)",
                              pto_str(E->ctx, m->tiles[m->operands[st->arg0].ref].name));
-        if (st->op == PTO_OP_TLOAD && st->nargs == 2 && m->operands[st->arg0].kind == PTO_O_TILE &&
-            m->operands[st->arg0].ref >= 0 && m->operands[st->arg0].ref < m->n_tiles) {
-            pto_status r = pto__isa_check_fill(E, s, m->operands[st->arg0].ref);
-            if (r != PTO_OK) return r;
-        }
         if (m->arch == PTO_ARCH_A2A3) {   /* pto-isa's a2a3 dtypes (the table above) */
             pto_status r = pto__isa_check_dtype(E, s);
             if (r != PTO_OK) return r;
@@ -837,6 +832,22 @@ static pto_status pto__isa_check(pto__emitter *E)
                                  "supported by the isa target yet", pto_opinfo_get((pto_op)st->op)->name);
         }
     }
+    pad_read = pto__lw_pad_reads(E->ctx, m);   /* the tiles whose padding an op reads (lower.c) */
+    if (!pad_read) return PTO_ERR_INTERNAL;
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_stmt *st = &m->stmts[s];
+        pto_status r;
+        if (st->block < 0 || st->kind != PTO_ST_OP || st->op != PTO_OP_TLOAD || st->nargs != 2 ||
+            m->operands[st->arg0].kind != PTO_O_TILE || m->operands[st->arg0].ref < 0 ||
+            m->operands[st->arg0].ref >= m->n_tiles || !pad_read[m->operands[st->arg0].ref])
+            continue;
+        r = pto__isa_check_fill(E, s, m->operands[st->arg0].ref);
+        if (r != PTO_OK) {
+            pto_free(E->ctx, pad_read);
+            return r;
+        }
+    }
+    pto_free(E->ctx, pad_read);
     return PTO_OK;
 }
 

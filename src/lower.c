@@ -454,48 +454,52 @@ static int pto__lw_reads_pad(const pto_module *m, int32_t s, int i, const pto_ti
            !pto__lw_within(m, d->valid_c, d->cols, t->valid_c, t->cols);
 }
 
-/* Whether tile ti has a padding some op of the module may read. */
-static int pto__lw_pad_read(const pto_module *m, int32_t ti)
+/* Per tile of the module, 1 when it has a padding (a valid region that may
+   be smaller than its shape) that some op may read: one pass over the
+   statements. NULL when out of memory; the caller frees it. */
+static uint8_t *pto__lw_pad_reads(pto_ctx *ctx, const pto_module *m)
 {
-    const pto_tile *t = &m->tiles[ti];
-    int32_t s;
-    if (pto__lw_within(m, -1, t->rows, t->valid_r, t->rows) && pto__lw_within(m, -1, t->cols, t->valid_c, t->cols))
-        return 0;   /* no padding */
+    uint8_t *pad = (uint8_t *)pto_alloc(ctx, (size_t)m->n_tiles + 1);   /* 2: a padding, 1: read too */
+    int32_t s, ti;
+    if (!pad) return NULL;
+    for (ti = 0; ti < m->n_tiles; ti++) {
+        const pto_tile *t = &m->tiles[ti];
+        pad[ti] = pto__lw_within(m, -1, t->rows, t->valid_r, t->rows) &&
+                  pto__lw_within(m, -1, t->cols, t->valid_c, t->cols) ? 0 : 2;
+    }
     for (s = 0; s < m->n_stmts; s++) {
         const pto_stmt *st = &m->stmts[s];
         int i;
         if (st->kind != PTO_ST_OP || st->block < 0 || st->op >= PTO_NOP) continue;
         for (i = 0; i < st->nargs && i < 4; i++) {
             const pto_operand *o = &m->operands[st->arg0 + i];
-            if (o->kind == PTO_O_TILE && o->ref == ti && (pto_opinfo_get((pto_op)st->op)->arg[i] & PTO_A_READ) &&
-                pto__lw_reads_pad(m, s, i, t))
-                return 1;
+            if (o->kind == PTO_O_TILE && o->ref >= 0 && o->ref < m->n_tiles && pad[o->ref] == 2 &&
+                (pto_opinfo_get((pto_op)st->op)->arg[i] & PTO_A_READ) && pto__lw_reads_pad(m, s, i, &m->tiles[o->ref]))
+                pad[o->ref] = 1;
         }
     }
-    return 0;
+    for (ti = 0; ti < m->n_tiles; ti++) pad[ti] = pad[ti] == 1;
+    return pad;
 }
 
 /* A tfillpad of its tile after every tload whose padding may be read. */
 static void pto__lw_fillpads(pto_ctx *ctx, pto_module *m)
 {
     int32_t s, n = m->n_stmts, ti;
-    uint8_t *need = (uint8_t *)pto_alloc(ctx, (size_t)m->n_tiles + 1);
+    uint8_t *need = pto__lw_pad_reads(ctx, m);
     if (!need) {
         pto_loc none;
         memset(&none, 0, sizeof none);
         pto_error(ctx, none, "out of memory in the lower pass");
         return;
     }
-    for (ti = 0; ti < m->n_tiles; ti++) need[ti] = 2;   /* 2: not decided yet */
     for (s = 0; s < n; s++) {
         const pto_stmt *st = &m->stmts[s];
         const pto_operand *o = st->kind == PTO_ST_OP && st->block >= 0 && st->op == PTO_OP_TLOAD ? pto_stmt_arg(m, s, 0) : NULL;
         int32_t f;
         char note[200];
-        if (!o || o->kind != PTO_O_TILE || o->ref < 0 || o->ref >= m->n_tiles) continue;
+        if (!o || o->kind != PTO_O_TILE || o->ref < 0 || o->ref >= m->n_tiles || !need[o->ref]) continue;
         ti = o->ref;
-        if (need[ti] == 2) need[ti] = (uint8_t)pto__lw_pad_read(m, ti);
-        if (!need[ti]) continue;
         f = pto_add_op(m, m->stmts[s].block, PTO_OP_TFILLPAD, m->stmts[s].loc);
         if (f < 0 || pto_arg_tile(m, f, ti, m->stmts[s].loc) < 0) break;
         pto_unlink(m, f);
