@@ -247,7 +247,10 @@ typedef enum pto_opclass {
     PTO_OC_NOTIFY,   /* signal cell (=|+=) value, on S (hardware.md s8) */
     PTO_OC_WAIT,     /* block until signal cell CMP value, on S */
     PTO_OC_XFER,     /* GM window -> GM window (tput / tget); lowered to a staging tile */
-    PTO_OC_ALLREDUCE /* in-place sum over ranks of a window tensor; lowered (lower.c) */
+    PTO_OC_ALLREDUCE, /* in-place sum over ranks of a window tensor; lowered (lower.c) */
+    PTO_OC_FILLPAD   /* zero a loaded tile outside its valid region: made by pto_lower for the isa
+                        target only (pto-isa's TLOAD moves the valid region alone; the simulator's
+                        tload zeroes the rest itself), never written in a kernel */
 } pto_opclass;
 
 /* notify's second word. */
@@ -307,7 +310,8 @@ typedef enum pto_notify_mode { PTO_NOTIFY_SET, PTO_NOTIFY_ADD } pto_notify_mode;
     X(WAIT,          "wait",          PTO_PIPE_S,    PTO_OC_WAIT,   3, PTO_R(PTO_A_GM), PTO_A_CMP, PTO_A_INT, 0) \
     X(TPUT,          "tput",          PTO_PIPE_MTE2, PTO_OC_XFER,   4, PTO_W(PTO_A_GM), PTO_R(PTO_A_GM), PTO_A_INT, PTO_A_INT) \
     X(TGET,          "tget",          PTO_PIPE_MTE2, PTO_OC_XFER,   4, PTO_W(PTO_A_GM), PTO_R(PTO_A_GM), PTO_A_INT, PTO_A_INT) \
-    X(ALLREDUCE,     "allreduce",     PTO_PIPE_S,    PTO_OC_ALLREDUCE, 2, PTO_RW(PTO_A_GM | PTO_A_WHOLE), PTO_RW(PTO_A_GM | PTO_A_WHOLE), 0, 0)
+    X(ALLREDUCE,     "allreduce",     PTO_PIPE_S,    PTO_OC_ALLREDUCE, 2, PTO_RW(PTO_A_GM | PTO_A_WHOLE), PTO_RW(PTO_A_GM | PTO_A_WHOLE), 0, 0) \
+    X(TFILLPAD,      "tfillpad",      PTO_PIPE_V,    PTO_OC_FILLPAD, 1, PTO_W(PTO_A_VEC|PTO_A_MAT), 0, 0, 0)
 
 typedef enum pto_op {
 #define PTO__OP_ENUM(e, name, pipe, cls, n, a0, a1, a2, a3) PTO_OP_##e,
@@ -766,12 +770,23 @@ PTODEF pto_status pto_interp(pto_ctx *ctx, const pto_module *m, const pto_launch
 /* ---- lower ------------------------------------------------------------
    (declarations of this stage go below this banner) */
 
+/* What a module is compiled for: the emitter that will write it. */
+typedef enum pto_target {
+    PTO_TARGET_SIM = 0,  /* pto_emit: C against pto_kernels.h (the simulator) */
+    PTO_TARGET_ISA       /* pto_emit_isa: C++ against the pto-isa API, for devices */
+} pto_target;
+
 /* Runs after pto_verify, before pto_plan (lower.c states what it
    guarantees): tput / tget become a planned-like-any staging tile + tload +
    tstore, allreduce the notify / wait / remote-load recipe of hardware.md
    section 8, and every notify gets its pipe_barrier ALL fence. New
-   statements and tiles have origin PTO_BY_LOWER. */
+   statements and tiles have origin PTO_BY_LOWER. pto_lower lowers for
+   PTO_TARGET_SIM; pto_lower_for(..., PTO_TARGET_ISA) also puts a tfillpad
+   after every tload whose tile's padding (outside its valid region) some op
+   may read: pto-isa's TLOAD does not zero it, as the simulator's does, and
+   pto_emit_isa refuses a module without those fills. */
 PTODEF pto_status pto_lower(pto_ctx *ctx, pto_module *m);
+PTODEF pto_status pto_lower_for(pto_ctx *ctx, pto_module *m, pto_target target);
 
 
 
@@ -929,7 +944,10 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
    runtime's int64_t *args. desc as for pto_emit (its source is not used).
    Deterministic. What the target cannot express yet (ranks kernels, peer
    windows, no vec room for a reduction's scratch tile, a column op on a
-   dtype pto-isa's a2a3 TCOL* do not take) is an error with its location. */
+   dtype pto-isa's a2a3 TCOL* do not take, a [R, 1] column whose padding
+   an op reads) is an error with its location, and so is a module that was
+   not lowered for PTO_TARGET_ISA where a tile's padding is read (its
+   TFILLPADs would be missing). */
 PTODEF pto_status pto_emit_isa(pto_ctx *ctx, const pto_module *m, const pto_emit_desc *desc, pto_buf *kernel_src);
 
 
@@ -962,6 +980,7 @@ typedef struct pto_compile_desc {
     pto_stage stop_after;  /* the last pass to run; 0 = all of them */
     int no_sync;           /* leave the sync pass out: hand-written syncs only (ptoc --no-sync) */
     int check_plan;        /* run pto_plan_check after plan; a violation is PTO_ERR_INTERNAL */
+    pto_target target;     /* the emitter the module is for (pto_lower_for); 0 = PTO_TARGET_SIM */
     pto_plan_desc plan;    /* options of pto_plan (tight, orders, result) */
     pto_sync_desc sync;    /* options of pto_sync (ids per pipe pair, stats) */
 } pto_compile_desc;
@@ -1993,10 +2012,14 @@ PTODEF pto_pipe pto_stmt_pipe(const pto_module *m, int32_t stmt)
     if (stmt < 0 || stmt >= m->n_stmts) return PTO_NPIPE;
     s = &m->stmts[stmt];
     if (s->kind != PTO_ST_OP) return PTO_PIPE_S;
-    /* only these three depend on their operands' spaces: the others are
+    /* only these four depend on their operands' spaces: the others are
        their table row (no operand lookups for them; every pass asks) */
-    if (s->op != PTO_OP_TSTORE && s->op != PTO_OP_TPUSH && s->op != PTO_OP_TMOV)
+    if (s->op != PTO_OP_TSTORE && s->op != PTO_OP_TPUSH && s->op != PTO_OP_TMOV && s->op != PTO_OP_TFILLPAD)
         return pto_opinfo_get((pto_op)s->op)->pipe;
+    /* pto-isa's TFILLPAD: the vector unit pads a UB tile; an L1 tile is
+       padded by create_cbuf_matrix, an MTE2 instruction (after the load,
+       in the same in-order queue) */
+    if (s->op == PTO_OP_TFILLPAD) return pto__arg_space(m, stmt, 0) == PTO_MAT ? PTO_PIPE_MTE2 : PTO_PIPE_V;
     src = pto__arg_space(m, stmt, 1);
     switch (s->op) {
     case PTO_OP_TSTORE:
@@ -6640,6 +6663,12 @@ static void pto__vclass(pto__verifier *v, const pto__vop *op)
     case PTO_OC_SYNC: pto__vsync(v, op); break;
     case PTO_OC_CVPIPE: pto__vcvpipe_op(v, op); break;
     case PTO_OC_NOTIFY: case PTO_OC_WAIT: case PTO_OC_XFER: case PTO_OC_ALLREDUCE: pto__vcomm(v, op); break;
+    case PTO_OC_FILLPAD:   /* the padding fill of the isa target (lower.c) */
+        if (v->m->stmts[op->s].origin == PTO_BY_USER)
+            pto_error(v->ctx, v->m->stmts[op->s].loc, "tfillpad is not written in a kernel: tload already zeroes a "
+                      "tile outside its valid region (pto_lower adds tfillpad for the isa target, where TLOAD does "
+                      "not)");
+        break;
     default: break;
     }
 }
@@ -8249,6 +8278,7 @@ static int pto__exec_op(pto__interp *I, int32_t s)
     case PTO_OC_WAIT: return pto__in_wait(I, s);
     case PTO_OC_XFER: return pto__in_xfer(I, s);
     case PTO_OC_ALLREDUCE: return pto__in_allreduce(I, s);
+    case PTO_OC_FILLPAD: return 1;   /* the isa target's padding fill: tload has zeroed the padding already */
     }
     return pto__fail(I, st->loc, "the interpreter cannot run %s", info->name);
 }
@@ -9976,6 +10006,13 @@ PTODEF pto_status pto_interp_host(pto_ctx *ctx, const pto_module *m, const pto_h
      publishes only what every pipe has finished. The pass puts the fence
      there (note "fence: ... inserted by lower") unless the source already
      has one right before the notify.
+   - for the isa target only (pto_lower_for(..., PTO_TARGET_ISA)): every
+     tload into a tile whose padding (the part outside its valid region)
+     some op may read is directly followed by `tfillpad t` (origin lower,
+     with a note): pto-isa's TLOAD leaves the padding as it was, and the
+     fill is an instruction on another pipe that the sync pass must order
+     (see "the isa target's padding fills" below). The simulator target
+     gets none: its tload zeroes the padding itself.
    Names the pass makes start with "__" and the op and statement id
    (__ar12_ch), so they do not meet the names of a normal kernel. */
 
@@ -10323,7 +10360,131 @@ static int pto__lw_stmt(pto_ctx *ctx, pto_module *m, int32_t s)
     return ok;
 }
 
-PTODEF pto_status pto_lower(pto_ctx *ctx, pto_module *m)
+/* ---- the isa target's padding fills ----
+   tload zeroes a tile outside its valid region (the contract, the
+   interpreter, the simulator); pto-isa's TLOAD moves the valid region
+   only (its pad value reaches at most the rest of a row's last 32-byte
+   block), and zeroing the rest is TFILLPAD's job, an instruction of its
+   own on its own pipe (V for a vec tile, MTE2 for a mat tile). So for the
+   isa target every tload whose padding some op may read is followed by a
+   tfillpad of its tile: the sync pass then orders it after the load and
+   before every reader like any op, which the emitter alone could not do. */
+
+/* Whether expressions a and b are the same text (lets by identity). */
+static int pto__lw_same(const pto_module *m, int32_t a, int32_t b, int depth)
+{
+    const pto_expr *x, *y;
+    if (a == b) return 1;
+    if (a < 0 || b < 0 || a >= m->n_exprs || b >= m->n_exprs || depth > 200) return 0;
+    x = &m->exprs[a], y = &m->exprs[b];
+    if (x->kind != y->kind) return 0;
+    switch (x->kind) {
+    case PTO_E_INT: return x->value == y->value;
+    case PTO_E_VAR: return x->a == y->a;
+    case PTO_E_BLOCK: case PTO_E_BLOCKS: case PTO_E_SUBBLOCK: case PTO_E_RANK: case PTO_E_NRANKS: return 1;
+    case PTO_E_NEG: return pto__lw_same(m, x->a, y->a, depth + 1);
+    default: return pto__lw_same(m, x->a, y->a, depth + 1) && pto__lw_same(m, x->b, y->b, depth + 1);
+    }
+}
+
+/* Whether the extent ed of a tile dimension of size nd (ed -1: all of it)
+   is known to lie within the extent et of t's dimension of size nt. */
+static int pto__lw_within(const pto_module *m, int32_t ed, int64_t nd, int32_t et, int64_t nt)
+{
+    int64_t a = nd, b = nt;
+    if (nd > nt) return 0;
+    if (et < 0 || (pto__lw_const(m, et, &b, 0) && b >= nt)) return 1;   /* t's whole dimension */
+    if (pto__lw_same(m, ed, et, 0)) return 1;
+    return (ed < 0 || pto__lw_const(m, ed, &a, 0)) && pto__lw_const(m, et, &b, 0) && a <= b;
+}
+
+/* Whether statement s may read tile t (its operand i) outside t's valid
+   region (docs/pto-format.md, "tile": vector ops and tmov read their
+   sources over the DESTINATION's valid region, a row reduction the valid
+   columns of its source on the valid rows of its result, a column op its
+   source's own valid region; textract and tpush read whole tiles). */
+static int pto__lw_reads_pad(const pto_module *m, int32_t s, int i, const pto_tile *t)
+{
+    const pto_stmt *st = &m->stmts[s];
+    int cls = pto_opinfo_get((pto_op)st->op)->cls;
+    const pto_operand *o0 = pto_stmt_arg(m, s, 0);
+    const pto_tile *d;
+    if (cls == PTO_OC_STORE || cls == PTO_OC_COLRED || cls == PTO_OC_SYNC) return 0;
+    if (cls != PTO_OC_BIN && cls != PTO_OC_BINS && cls != PTO_OC_UN && cls != PTO_OC_CVT && cls != PTO_OC_MOV &&
+        cls != PTO_OC_ROWRED && cls != PTO_OC_ROWEXP && cls != PTO_OC_COLEXP)
+        return 1;
+    if (!o0 || o0->kind != PTO_O_TILE || o0->ref < 0 || o0->ref >= m->n_tiles) return 1;
+    d = &m->tiles[o0->ref];
+    if (d == t) return 0;   /* in place: t's own valid region */
+    if (cls == PTO_OC_ROWRED || (cls == PTO_OC_ROWEXP && i == 2))   /* rows of d, t's own columns (or column 0) */
+        return !pto__lw_within(m, d->valid_r, d->rows, t->valid_r, t->rows);
+    if (cls == PTO_OC_COLEXP && i == 2)   /* the [1, C] row: columns of d */
+        return !pto__lw_within(m, d->valid_c, d->cols, t->valid_c, t->cols);
+    return !pto__lw_within(m, d->valid_r, d->rows, t->valid_r, t->rows) ||
+           !pto__lw_within(m, d->valid_c, d->cols, t->valid_c, t->cols);
+}
+
+/* Per tile of the module, 1 when it has a padding (a valid region that may
+   be smaller than its shape) that some op may read: one pass over the
+   statements. NULL when out of memory; the caller frees it. */
+static uint8_t *pto__lw_pad_reads(pto_ctx *ctx, const pto_module *m)
+{
+    uint8_t *pad = (uint8_t *)pto_alloc(ctx, (size_t)m->n_tiles + 1);   /* 2: a padding, 1: read too */
+    int32_t s, ti;
+    if (!pad) return NULL;
+    for (ti = 0; ti < m->n_tiles; ti++) {
+        const pto_tile *t = &m->tiles[ti];
+        pad[ti] = pto__lw_within(m, -1, t->rows, t->valid_r, t->rows) &&
+                  pto__lw_within(m, -1, t->cols, t->valid_c, t->cols) ? 0 : 2;
+    }
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_stmt *st = &m->stmts[s];
+        int i;
+        if (st->kind != PTO_ST_OP || st->block < 0 || st->op >= PTO_NOP) continue;
+        for (i = 0; i < st->nargs && i < 4; i++) {
+            const pto_operand *o = &m->operands[st->arg0 + i];
+            if (o->kind == PTO_O_TILE && o->ref >= 0 && o->ref < m->n_tiles && pad[o->ref] == 2 &&
+                (pto_opinfo_get((pto_op)st->op)->arg[i] & PTO_A_READ) && pto__lw_reads_pad(m, s, i, &m->tiles[o->ref]))
+                pad[o->ref] = 1;
+        }
+    }
+    for (ti = 0; ti < m->n_tiles; ti++) pad[ti] = pad[ti] == 1;
+    return pad;
+}
+
+/* A tfillpad of its tile after every tload whose padding may be read. */
+static void pto__lw_fillpads(pto_ctx *ctx, pto_module *m)
+{
+    int32_t s, n = m->n_stmts, ti;
+    uint8_t *need = pto__lw_pad_reads(ctx, m);
+    if (!need) {
+        pto_loc none;
+        memset(&none, 0, sizeof none);
+        pto_error(ctx, none, "out of memory in the lower pass");
+        return;
+    }
+    for (s = 0; s < n; s++) {
+        const pto_stmt *st = &m->stmts[s];
+        const pto_operand *o = st->kind == PTO_ST_OP && st->block >= 0 && st->op == PTO_OP_TLOAD ? pto_stmt_arg(m, s, 0) : NULL;
+        int32_t f;
+        char note[200];
+        if (!o || o->kind != PTO_O_TILE || o->ref < 0 || o->ref >= m->n_tiles || !need[o->ref]) continue;
+        ti = o->ref;
+        f = pto_add_op(m, m->stmts[s].block, PTO_OP_TFILLPAD, m->stmts[s].loc);
+        if (f < 0 || pto_arg_tile(m, f, ti, m->stmts[s].loc) < 0) break;
+        pto_unlink(m, f);
+        pto_insert_after(m, s, f);
+        m->stmts[f].origin = PTO_BY_LOWER;
+        snprintf(note, sizeof note, "fill: zero '%s' outside its valid region, which an op reads; pto-isa's TLOAD "
+                 "moves the valid region only (inserted by lower for the isa target)", pto_str(ctx, m->tiles[ti].name));
+        m->stmts[f].note = pto_intern(ctx, note, strlen(note));
+    }
+    pto_free(ctx, need);
+}
+
+PTODEF pto_status pto_lower(pto_ctx *ctx, pto_module *m) { return pto_lower_for(ctx, m, PTO_TARGET_SIM); }
+
+PTODEF pto_status pto_lower_for(pto_ctx *ctx, pto_module *m, pto_target target)
 {
     int32_t s, n = m->n_stmts, s0 = m->n_stmts, t0 = m->n_tiles, t;
     int errors = pto_error_count(ctx);
@@ -10337,6 +10498,7 @@ PTODEF pto_status pto_lower(pto_ctx *ctx, pto_module *m)
     }
     for (s = s0; s < m->n_stmts; s++) m->stmts[s].origin = PTO_BY_LOWER;
     for (t = t0; t < m->n_tiles; t++) m->tiles[t].origin = PTO_BY_LOWER;
+    if (target == PTO_TARGET_ISA && pto_error_count(ctx) == errors) pto__lw_fillpads(ctx, m);
     return pto_error_count(ctx) != errors ? PTO_ERR_INTERNAL : PTO_OK;
 }
 /* ---- End file: src/lower.c ---- */
@@ -15213,7 +15375,7 @@ PTODEF pto_status pto_compile(pto_ctx *ctx, pto_module *m, const pto_compile_des
     if (!m) return PTO_ERR_USER;   /* a parse that failed: its diagnostics are recorded */
     st = pto_verify(ctx, m);
     if (st != PTO_OK || last == PTO_STAGE_VERIFY) return st;
-    st = pto_lower(ctx, m);
+    st = pto_lower_for(ctx, m, desc->target);
     if (st != PTO_OK || last == PTO_STAGE_LOWER) return st;
     st = pto_plan(ctx, m, &desc->plan);
     /* the checker shares no code with the planner: a violation is pto's bug */
@@ -18355,6 +18517,9 @@ static pto_status pto__emit_check(pto__emitter *E)
         if (cls == PTO_OC_XFER || cls == PTO_OC_ALLREDUCE)
             return pto_error(E->ctx, st->loc, "emit: %s is not lowered (run pto_lower after pto_verify)",
                              pto_opinfo_get((pto_op)st->op)->name);
+        if (cls == PTO_OC_FILLPAD && !E->hook_op)   /* pto_kernels.h's tload zeroes the padding itself */
+            return pto_error(E->ctx, st->loc, "emit: tfillpad is for the isa target (pto_compile_desc.target "
+                             "PTO_TARGET_ISA); lower the module for PTO_TARGET_SIM to emit it for the simulator");
         for (i = 0; i < st->nargs; i++) {   /* checked, and the names it reads marked (pto__emit_use_stmt) */
             const pto_operand *o = &m->operands[st->arg0 + i];
             int bad = 0;
@@ -18634,6 +18799,14 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
    sequential sum (the interpreter's order), which never touches tmp, so it
    needs no barrier.
 
+   Padding: tload zeroes a tile outside its valid region, pto-isa's TLOAD
+   does not. Where an op reads that padding, pto_lower_for(..., ISA) has put
+   a tfillpad after the tload, which the sync pass ordered like any op; it
+   becomes TFILLPAD_INPLACE (vec, through a whole-tile view with pad value
+   Zero) or TFILLPAD (mat): see pto__isa_fillpad. A module lowered without
+   those fills, and a [R, 1] column whose padding is read (pto-isa pads
+   rows), are refused at the tload.
+
    Element types: on a2a3 each vector op takes the dtypes pto-isa's a2a3
    headers take (pto__isa_dtypes, one table: f16 / f32, and i32 for the
    integer ones); any other is refused at the op, naming the op, the dtype
@@ -18706,12 +18879,13 @@ static void pto__isa_dim(pto_buf *b, int64_t v)
    mat tiles are NZ (column-major boxes of row-major 512-byte fractals), the
    layout TMOV / TEXTRACT feed the cube from; left, right and acc use the
    API's own aliases, whose layout follows the arch. */
-/* full: 0 the tile's valid region, 1 the whole tile, 2 all rows and the valid cols */
+/* full: 0 the tile's valid region, 1 the whole tile, 2 all rows and the valid cols,
+   3 the whole vec tile with pad value Zero (TFILLPAD's dst) */
 static void pto__isa_tile_type(pto__emitter *E, pto_buf *b, const pto_tile *t, int full)
 {
     const pto_module *m = E->m;
     int64_t vr = full ? t->rows : pto__isa_static_valid(m, t->valid_r, t->rows);
-    int64_t vc = full == 1 ? t->cols : pto__isa_static_valid(m, t->valid_c, t->cols);
+    int64_t vc = full == 1 || full == 3 ? t->cols : pto__isa_static_valid(m, t->valid_c, t->cols);
     const char *ct = pto__isa_ctype[t->dtype < PTO_NDTYPE ? t->dtype : 0];
     switch (t->space) {
     case PTO_LEFT: case PTO_RIGHT: case PTO_ACC:
@@ -18737,6 +18911,7 @@ static void pto__isa_tile_type(pto__emitter *E, pto_buf *b, const pto_tile *t, i
     pto__emit_put(b, ", ", 2);
     pto__isa_dim(b, vc);
     if (t->space == PTO_MAT) pto__emit_puts(b, ", pto::SLayout::RowMajor, 512");
+    if (full == 3) pto__emit_puts(b, ", pto::SLayout::NoneBox, 512, pto::PadValue::Zero");
     pto__emit_put(b, ">", 1);
 }
 
@@ -18793,6 +18968,17 @@ static void pto__isa_tile(pto__emitter *E, int32_t s)
         pto__emit_put(b, E->val[PTO__K_OFF], E->vlen[PTO__K_OFF]);
         pto_buf_printf(b, "); /* '%s' whole: TPUSH moves whole tiles, whatever the valid region */\n",
                        pto_str(E->ctx, t->name));
+    }
+    if (((pto__isa *)E)->mm_view && (((pto__isa *)E)->mm_view[ti] & 4)) {
+        /* the whole tile with pad value Zero, TFILLPAD_INPLACE's dst (pto__isa_fillpad) */
+        pto__isa_ind(E);
+        pto__isa_tile_type(E, b, t, 3);
+        pto_buf_printf(b, " pto_pad_%ld;\n", (long)ti);
+        pto__isa_ind(E);
+        pto_buf_printf(b, "pto::TASSIGN(pto_pad_%ld, ", (long)ti);
+        pto__emit_put(b, E->val[PTO__K_OFF], E->vlen[PTO__K_OFF]);
+        pto_buf_printf(b, "); /* '%s' whole, pad value zero: TFILLPAD_INPLACE zeroes what its TLOAD leaves "
+                       "outside the valid region */\n", pto_str(E->ctx, t->name));
     }
     if (((pto__isa *)E)->mm_view && (((pto__isa *)E)->mm_view[ti] & 1)) {
         /* the same bytes with all rows valid, for TMATMUL (pto__isa_mm_views) */
@@ -18872,6 +19058,14 @@ static pto_status pto__isa_mm_views(pto__isa *I)
         o = &m->operands[st->arg0 + 1];
         if (o->kind != PTO_O_TILE || o->ref < 0 || o->ref >= m->n_tiles) continue;
         if (!pto__isa_valid_full(m, &m->tiles[o->ref])) I->mm_view[o->ref] |= 2;
+    }
+    for (s = 0; s < m->n_stmts; s++) {   /* a vec tile lower gave a padding fill (pto__isa_fillpad) */
+        const pto_stmt *st = &m->stmts[s];
+        const pto_operand *o;
+        if (st->block < 0 || st->kind != PTO_ST_OP || st->op != PTO_OP_TFILLPAD || st->nargs != 1) continue;
+        o = &m->operands[st->arg0];
+        if (o->kind == PTO_O_TILE && o->ref >= 0 && o->ref < m->n_tiles && m->tiles[o->ref].space == PTO_VEC)
+            I->mm_view[o->ref] |= 4;
     }
     return PTO_OK;
 }
@@ -19133,6 +19327,40 @@ static void pto__isa_colsum_tmp(pto__isa *I, int32_t s, const pto_tile *d)
                    "TCOLSUM (isBinary = false) leaves it untouched */\n", (long)s, (long long)I->scratch_off);
 }
 
+/* tfillpad t (lower.c, for this target only): pto-isa's TLOAD moved t's
+   valid region; TFILLPAD zeroes the rest. A vec tile: TFILLPAD_INPLACE from
+   t into the whole-tile view pto_pad_N at t's bytes, whose pad value is Zero
+   (pto-isa's dst; its PadVal differing from t's Null is what makes it also
+   fill the rest of each row's last 32-byte block), on V. A mat tile:
+   TFILLPAD(t, t), the NZ form, which zeroes the rows past the valid ones and
+   the 32-byte column blocks past the valid columns with create_cbuf_matrix
+   on MTE2 (the ND2NZ load has zeroed the rest of the last column block).
+   The sync pass ordered it after the TLOAD and before every reader. With a
+   valid region known only at run time the call is skipped when the region
+   is the whole tile, where pto-isa's vector form would run with a zero
+   count. */
+static void pto__isa_fillpad(pto__emitter *E, int32_t s)
+{
+    const pto_module *m = E->m;
+    int32_t ti = m->operands[m->stmts[s].arg0].ref;
+    const pto_tile *t = &m->tiles[ti];
+    pto_buf *b = E->out;
+    const char *n = E->tile_name[ti];
+    int dyn_r = pto__isa_static_valid(m, t->valid_r, t->rows) < 0, dyn_c = pto__isa_static_valid(m, t->valid_c, t->cols) < 0;
+    pto__isa_ind(E);
+    if (dyn_r || dyn_c) {
+        pto__emit_puts(b, "if (");
+        if (dyn_r) pto_buf_printf(b, "%s.GetValidRow() < %ld", n, (long)t->rows);
+        if (dyn_r && dyn_c) pto__emit_puts(b, " || ");
+        if (dyn_c) pto_buf_printf(b, "%s.GetValidCol() < %ld", n, (long)t->cols);
+        pto__emit_puts(b, ") ");
+    }
+    if (t->space == PTO_VEC) pto_buf_printf(b, "pto::TFILLPAD_INPLACE(pto_pad_%ld, %s); /* ", (long)ti, n);
+    else pto_buf_printf(b, "pto::TFILLPAD(%s, %s); /* ", n, n);
+    pto__emit_put(b, E->val[PTO__K_SRC], E->vlen[PTO__K_SRC]);
+    pto__emit_puts(b, ": zero the padding */\n");
+}
+
 static void pto__isa_op(pto__emitter *E, int32_t s)
 {
     pto__isa *I = (pto__isa *)E;
@@ -19145,6 +19373,10 @@ static void pto__isa_op(pto__emitter *E, int32_t s)
     pto__emit_src(E, s);
     if (oi->cls == PTO_OC_CVPIPE) {
         pto__isa_cvpipe_op(I, s);
+        return;
+    }
+    if (oi->cls == PTO_OC_FILLPAD) {
+        pto__isa_fillpad(E, s);
         return;
     }
     if (oi->cls == PTO_OC_LOAD || oi->cls == PTO_OC_STORE) {
@@ -19272,12 +19504,40 @@ static pto_status pto__isa_check_dtype(pto__emitter *E, int32_t s)
                      pto_dtype_name((pto_dtype)dt), api, list);
 }
 
+/* tload s into tile ti, whose padding an op may read (lower.c,
+   pto__lw_pad_reads): a tfillpad of ti must follow it, with only flags and
+   barriers between (pto_lower_for(..., PTO_TARGET_ISA) puts it there); a
+   column [R, 1] cannot be padded yet: pto-isa's vec TFILLPAD pads row-major
+   tiles (its pad starts after the 32-byte block of a row's valid columns,
+   past a column's only element). */
+static pto_status pto__isa_check_fill(pto__emitter *E, int32_t s, int32_t ti)
+{
+    const pto_module *m = E->m;
+    const pto_tile *t = &m->tiles[ti];
+    int32_t f;
+    if (t->space == PTO_VEC && t->cols == 1 && t->rows > 1)
+        return pto_error(E->ctx, m->stmts[s].loc, "emit (isa): tload into column tile '%s' [%ld, 1], whose rows past "
+                         "its valid region an op reads: the isa target cannot zero a column's padding yet (pto-isa's "
+                         "TFILLPAD pads row-major tiles); give the reading ops the column's valid region, or load a "
+                         "tile without valid(...)", pto_str(E->ctx, t->name), (long)t->rows);
+    for (f = m->stmts[s].next; f >= 0; f = m->stmts[f].next) {
+        const pto_stmt *x = &m->stmts[f];
+        if (x->kind == PTO_ST_OP && x->op == PTO_OP_TFILLPAD && x->nargs == 1 && m->operands[x->arg0].ref == ti)
+            return PTO_OK;
+        if (x->kind != PTO_ST_OP || pto_opinfo_get((pto_op)x->op)->cls != PTO_OC_SYNC) break;
+    }
+    return pto_error(E->ctx, m->stmts[s].loc, "emit (isa): tload into '%s' is not followed by the fill of its padding, "
+                     "which an op reads: pto-isa's TLOAD moves the valid region only (compile the module for the isa "
+                     "target: pto_compile_desc.target = PTO_TARGET_ISA)", pto_str(E->ctx, t->name));
+}
+
 /* What this target cannot express yet, refused with the place that needs
    it. Also finds each kernel's scratch need (checked in pto__isa_kernel). */
 static pto_status pto__isa_check(pto__emitter *E)
 {
     const pto_module *m = E->m;
     int32_t k, s;
+    uint8_t *pad_read;
     for (k = 0; k < m->n_kernels; k++)
         if (m->kernels[k].ranks)
             return pto_error(E->ctx, m->kernels[k].loc,
@@ -19322,6 +19582,22 @@ static pto_status pto__isa_check(pto__emitter *E)
                                  "supported by the isa target yet", pto_opinfo_get((pto_op)st->op)->name);
         }
     }
+    pad_read = pto__lw_pad_reads(E->ctx, m);   /* the tiles whose padding an op reads (lower.c) */
+    if (!pad_read) return PTO_ERR_INTERNAL;
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_stmt *st = &m->stmts[s];
+        pto_status r;
+        if (st->block < 0 || st->kind != PTO_ST_OP || st->op != PTO_OP_TLOAD || st->nargs != 2 ||
+            m->operands[st->arg0].kind != PTO_O_TILE || m->operands[st->arg0].ref < 0 ||
+            m->operands[st->arg0].ref >= m->n_tiles || !pad_read[m->operands[st->arg0].ref])
+            continue;
+        r = pto__isa_check_fill(E, s, m->operands[st->arg0].ref);
+        if (r != PTO_OK) {
+            pto_free(E->ctx, pad_read);
+            return r;
+        }
+    }
+    pto_free(E->ctx, pad_read);
     return PTO_OK;
 }
 

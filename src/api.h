@@ -101,12 +101,23 @@ PTODEF pto_status pto_interp(pto_ctx *ctx, const pto_module *m, const pto_launch
 /* ---- lower ------------------------------------------------------------
    (declarations of this stage go below this banner) */
 
+/* What a module is compiled for: the emitter that will write it. */
+typedef enum pto_target {
+    PTO_TARGET_SIM = 0,  /* pto_emit: C against pto_kernels.h (the simulator) */
+    PTO_TARGET_ISA       /* pto_emit_isa: C++ against the pto-isa API, for devices */
+} pto_target;
+
 /* Runs after pto_verify, before pto_plan (lower.c states what it
    guarantees): tput / tget become a planned-like-any staging tile + tload +
    tstore, allreduce the notify / wait / remote-load recipe of hardware.md
    section 8, and every notify gets its pipe_barrier ALL fence. New
-   statements and tiles have origin PTO_BY_LOWER. */
+   statements and tiles have origin PTO_BY_LOWER. pto_lower lowers for
+   PTO_TARGET_SIM; pto_lower_for(..., PTO_TARGET_ISA) also puts a tfillpad
+   after every tload whose tile's padding (outside its valid region) some op
+   may read: pto-isa's TLOAD does not zero it, as the simulator's does, and
+   pto_emit_isa refuses a module without those fills. */
 PTODEF pto_status pto_lower(pto_ctx *ctx, pto_module *m);
+PTODEF pto_status pto_lower_for(pto_ctx *ctx, pto_module *m, pto_target target);
 
 
 
@@ -264,7 +275,10 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
    runtime's int64_t *args. desc as for pto_emit (its source is not used).
    Deterministic. What the target cannot express yet (ranks kernels, peer
    windows, no vec room for a reduction's scratch tile, a column op on a
-   dtype pto-isa's a2a3 TCOL* do not take) is an error with its location. */
+   dtype pto-isa's a2a3 TCOL* do not take, a [R, 1] column whose padding
+   an op reads) is an error with its location, and so is a module that was
+   not lowered for PTO_TARGET_ISA where a tile's padding is read (its
+   TFILLPADs would be missing). */
 PTODEF pto_status pto_emit_isa(pto_ctx *ctx, const pto_module *m, const pto_emit_desc *desc, pto_buf *kernel_src);
 
 
@@ -297,6 +311,7 @@ typedef struct pto_compile_desc {
     pto_stage stop_after;  /* the last pass to run; 0 = all of them */
     int no_sync;           /* leave the sync pass out: hand-written syncs only (ptoc --no-sync) */
     int check_plan;        /* run pto_plan_check after plan; a violation is PTO_ERR_INTERNAL */
+    pto_target target;     /* the emitter the module is for (pto_lower_for); 0 = PTO_TARGET_SIM */
     pto_plan_desc plan;    /* options of pto_plan (tight, orders, result) */
     pto_sync_desc sync;    /* options of pto_sync (ids per pipe pair, stats) */
 } pto_compile_desc;

@@ -21,7 +21,7 @@ PTODEF pto_status pto_compile(pto_ctx *ctx, pto_module *m, const pto_compile_des
     if (!m) return PTO_ERR_USER;   /* a parse that failed: its diagnostics are recorded */
     st = pto_verify(ctx, m);
     if (st != PTO_OK || last == PTO_STAGE_VERIFY) return st;
-    st = pto_lower(ctx, m);
+    st = pto_lower_for(ctx, m, desc->target);
     if (st != PTO_OK || last == PTO_STAGE_LOWER) return st;
     st = pto_plan(ctx, m, &desc->plan);
     /* the checker shares no code with the planner: a violation is pto's bug */

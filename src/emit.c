@@ -3129,6 +3129,9 @@ static pto_status pto__emit_check(pto__emitter *E)
         if (cls == PTO_OC_XFER || cls == PTO_OC_ALLREDUCE)
             return pto_error(E->ctx, st->loc, "emit: %s is not lowered (run pto_lower after pto_verify)",
                              pto_opinfo_get((pto_op)st->op)->name);
+        if (cls == PTO_OC_FILLPAD && !E->hook_op)   /* pto_kernels.h's tload zeroes the padding itself */
+            return pto_error(E->ctx, st->loc, "emit: tfillpad is for the isa target (pto_compile_desc.target "
+                             "PTO_TARGET_ISA); lower the module for PTO_TARGET_SIM to emit it for the simulator");
         for (i = 0; i < st->nargs; i++) {   /* checked, and the names it reads marked (pto__emit_use_stmt) */
             const pto_operand *o = &m->operands[st->arg0 + i];
             int bad = 0;

@@ -49,6 +49,14 @@
    sequential sum (the interpreter's order), which never touches tmp, so it
    needs no barrier.
 
+   Padding: tload zeroes a tile outside its valid region, pto-isa's TLOAD
+   does not. Where an op reads that padding, pto_lower_for(..., ISA) has put
+   a tfillpad after the tload, which the sync pass ordered like any op; it
+   becomes TFILLPAD_INPLACE (vec, through a whole-tile view with pad value
+   Zero) or TFILLPAD (mat): see pto__isa_fillpad. A module lowered without
+   those fills, and a [R, 1] column whose padding is read (pto-isa pads
+   rows), are refused at the tload.
+
    Element types: on a2a3 each vector op takes the dtypes pto-isa's a2a3
    headers take (pto__isa_dtypes, one table: f16 / f32, and i32 for the
    integer ones); any other is refused at the op, naming the op, the dtype
@@ -121,12 +129,13 @@ static void pto__isa_dim(pto_buf *b, int64_t v)
    mat tiles are NZ (column-major boxes of row-major 512-byte fractals), the
    layout TMOV / TEXTRACT feed the cube from; left, right and acc use the
    API's own aliases, whose layout follows the arch. */
-/* full: 0 the tile's valid region, 1 the whole tile, 2 all rows and the valid cols */
+/* full: 0 the tile's valid region, 1 the whole tile, 2 all rows and the valid cols,
+   3 the whole vec tile with pad value Zero (TFILLPAD's dst) */
 static void pto__isa_tile_type(pto__emitter *E, pto_buf *b, const pto_tile *t, int full)
 {
     const pto_module *m = E->m;
     int64_t vr = full ? t->rows : pto__isa_static_valid(m, t->valid_r, t->rows);
-    int64_t vc = full == 1 ? t->cols : pto__isa_static_valid(m, t->valid_c, t->cols);
+    int64_t vc = full == 1 || full == 3 ? t->cols : pto__isa_static_valid(m, t->valid_c, t->cols);
     const char *ct = pto__isa_ctype[t->dtype < PTO_NDTYPE ? t->dtype : 0];
     switch (t->space) {
     case PTO_LEFT: case PTO_RIGHT: case PTO_ACC:
@@ -152,6 +161,7 @@ static void pto__isa_tile_type(pto__emitter *E, pto_buf *b, const pto_tile *t, i
     pto__emit_put(b, ", ", 2);
     pto__isa_dim(b, vc);
     if (t->space == PTO_MAT) pto__emit_puts(b, ", pto::SLayout::RowMajor, 512");
+    if (full == 3) pto__emit_puts(b, ", pto::SLayout::NoneBox, 512, pto::PadValue::Zero");
     pto__emit_put(b, ">", 1);
 }
 
@@ -208,6 +218,17 @@ static void pto__isa_tile(pto__emitter *E, int32_t s)
         pto__emit_put(b, E->val[PTO__K_OFF], E->vlen[PTO__K_OFF]);
         pto_buf_printf(b, "); /* '%s' whole: TPUSH moves whole tiles, whatever the valid region */\n",
                        pto_str(E->ctx, t->name));
+    }
+    if (((pto__isa *)E)->mm_view && (((pto__isa *)E)->mm_view[ti] & 4)) {
+        /* the whole tile with pad value Zero, TFILLPAD_INPLACE's dst (pto__isa_fillpad) */
+        pto__isa_ind(E);
+        pto__isa_tile_type(E, b, t, 3);
+        pto_buf_printf(b, " pto_pad_%ld;\n", (long)ti);
+        pto__isa_ind(E);
+        pto_buf_printf(b, "pto::TASSIGN(pto_pad_%ld, ", (long)ti);
+        pto__emit_put(b, E->val[PTO__K_OFF], E->vlen[PTO__K_OFF]);
+        pto_buf_printf(b, "); /* '%s' whole, pad value zero: TFILLPAD_INPLACE zeroes what its TLOAD leaves "
+                       "outside the valid region */\n", pto_str(E->ctx, t->name));
     }
     if (((pto__isa *)E)->mm_view && (((pto__isa *)E)->mm_view[ti] & 1)) {
         /* the same bytes with all rows valid, for TMATMUL (pto__isa_mm_views) */
@@ -287,6 +308,14 @@ static pto_status pto__isa_mm_views(pto__isa *I)
         o = &m->operands[st->arg0 + 1];
         if (o->kind != PTO_O_TILE || o->ref < 0 || o->ref >= m->n_tiles) continue;
         if (!pto__isa_valid_full(m, &m->tiles[o->ref])) I->mm_view[o->ref] |= 2;
+    }
+    for (s = 0; s < m->n_stmts; s++) {   /* a vec tile lower gave a padding fill (pto__isa_fillpad) */
+        const pto_stmt *st = &m->stmts[s];
+        const pto_operand *o;
+        if (st->block < 0 || st->kind != PTO_ST_OP || st->op != PTO_OP_TFILLPAD || st->nargs != 1) continue;
+        o = &m->operands[st->arg0];
+        if (o->kind == PTO_O_TILE && o->ref >= 0 && o->ref < m->n_tiles && m->tiles[o->ref].space == PTO_VEC)
+            I->mm_view[o->ref] |= 4;
     }
     return PTO_OK;
 }
@@ -548,6 +577,40 @@ static void pto__isa_colsum_tmp(pto__isa *I, int32_t s, const pto_tile *d)
                    "TCOLSUM (isBinary = false) leaves it untouched */\n", (long)s, (long long)I->scratch_off);
 }
 
+/* tfillpad t (lower.c, for this target only): pto-isa's TLOAD moved t's
+   valid region; TFILLPAD zeroes the rest. A vec tile: TFILLPAD_INPLACE from
+   t into the whole-tile view pto_pad_N at t's bytes, whose pad value is Zero
+   (pto-isa's dst; its PadVal differing from t's Null is what makes it also
+   fill the rest of each row's last 32-byte block), on V. A mat tile:
+   TFILLPAD(t, t), the NZ form, which zeroes the rows past the valid ones and
+   the 32-byte column blocks past the valid columns with create_cbuf_matrix
+   on MTE2 (the ND2NZ load has zeroed the rest of the last column block).
+   The sync pass ordered it after the TLOAD and before every reader. With a
+   valid region known only at run time the call is skipped when the region
+   is the whole tile, where pto-isa's vector form would run with a zero
+   count. */
+static void pto__isa_fillpad(pto__emitter *E, int32_t s)
+{
+    const pto_module *m = E->m;
+    int32_t ti = m->operands[m->stmts[s].arg0].ref;
+    const pto_tile *t = &m->tiles[ti];
+    pto_buf *b = E->out;
+    const char *n = E->tile_name[ti];
+    int dyn_r = pto__isa_static_valid(m, t->valid_r, t->rows) < 0, dyn_c = pto__isa_static_valid(m, t->valid_c, t->cols) < 0;
+    pto__isa_ind(E);
+    if (dyn_r || dyn_c) {
+        pto__emit_puts(b, "if (");
+        if (dyn_r) pto_buf_printf(b, "%s.GetValidRow() < %ld", n, (long)t->rows);
+        if (dyn_r && dyn_c) pto__emit_puts(b, " || ");
+        if (dyn_c) pto_buf_printf(b, "%s.GetValidCol() < %ld", n, (long)t->cols);
+        pto__emit_puts(b, ") ");
+    }
+    if (t->space == PTO_VEC) pto_buf_printf(b, "pto::TFILLPAD_INPLACE(pto_pad_%ld, %s); /* ", (long)ti, n);
+    else pto_buf_printf(b, "pto::TFILLPAD(%s, %s); /* ", n, n);
+    pto__emit_put(b, E->val[PTO__K_SRC], E->vlen[PTO__K_SRC]);
+    pto__emit_puts(b, ": zero the padding */\n");
+}
+
 static void pto__isa_op(pto__emitter *E, int32_t s)
 {
     pto__isa *I = (pto__isa *)E;
@@ -560,6 +623,10 @@ static void pto__isa_op(pto__emitter *E, int32_t s)
     pto__emit_src(E, s);
     if (oi->cls == PTO_OC_CVPIPE) {
         pto__isa_cvpipe_op(I, s);
+        return;
+    }
+    if (oi->cls == PTO_OC_FILLPAD) {
+        pto__isa_fillpad(E, s);
         return;
     }
     if (oi->cls == PTO_OC_LOAD || oi->cls == PTO_OC_STORE) {
@@ -687,12 +754,40 @@ static pto_status pto__isa_check_dtype(pto__emitter *E, int32_t s)
                      pto_dtype_name((pto_dtype)dt), api, list);
 }
 
+/* tload s into tile ti, whose padding an op may read (lower.c,
+   pto__lw_pad_reads): a tfillpad of ti must follow it, with only flags and
+   barriers between (pto_lower_for(..., PTO_TARGET_ISA) puts it there); a
+   column [R, 1] cannot be padded yet: pto-isa's vec TFILLPAD pads row-major
+   tiles (its pad starts after the 32-byte block of a row's valid columns,
+   past a column's only element). */
+static pto_status pto__isa_check_fill(pto__emitter *E, int32_t s, int32_t ti)
+{
+    const pto_module *m = E->m;
+    const pto_tile *t = &m->tiles[ti];
+    int32_t f;
+    if (t->space == PTO_VEC && t->cols == 1 && t->rows > 1)
+        return pto_error(E->ctx, m->stmts[s].loc, "emit (isa): tload into column tile '%s' [%ld, 1], whose rows past "
+                         "its valid region an op reads: the isa target cannot zero a column's padding yet (pto-isa's "
+                         "TFILLPAD pads row-major tiles); give the reading ops the column's valid region, or load a "
+                         "tile without valid(...)", pto_str(E->ctx, t->name), (long)t->rows);
+    for (f = m->stmts[s].next; f >= 0; f = m->stmts[f].next) {
+        const pto_stmt *x = &m->stmts[f];
+        if (x->kind == PTO_ST_OP && x->op == PTO_OP_TFILLPAD && x->nargs == 1 && m->operands[x->arg0].ref == ti)
+            return PTO_OK;
+        if (x->kind != PTO_ST_OP || pto_opinfo_get((pto_op)x->op)->cls != PTO_OC_SYNC) break;
+    }
+    return pto_error(E->ctx, m->stmts[s].loc, "emit (isa): tload into '%s' is not followed by the fill of its padding, "
+                     "which an op reads: pto-isa's TLOAD moves the valid region only (compile the module for the isa "
+                     "target: pto_compile_desc.target = PTO_TARGET_ISA)", pto_str(E->ctx, t->name));
+}
+
 /* What this target cannot express yet, refused with the place that needs
    it. Also finds each kernel's scratch need (checked in pto__isa_kernel). */
 static pto_status pto__isa_check(pto__emitter *E)
 {
     const pto_module *m = E->m;
     int32_t k, s;
+    uint8_t *pad_read;
     for (k = 0; k < m->n_kernels; k++)
         if (m->kernels[k].ranks)
             return pto_error(E->ctx, m->kernels[k].loc,
@@ -737,6 +832,22 @@ static pto_status pto__isa_check(pto__emitter *E)
                                  "supported by the isa target yet", pto_opinfo_get((pto_op)st->op)->name);
         }
     }
+    pad_read = pto__lw_pad_reads(E->ctx, m);   /* the tiles whose padding an op reads (lower.c) */
+    if (!pad_read) return PTO_ERR_INTERNAL;
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_stmt *st = &m->stmts[s];
+        pto_status r;
+        if (st->block < 0 || st->kind != PTO_ST_OP || st->op != PTO_OP_TLOAD || st->nargs != 2 ||
+            m->operands[st->arg0].kind != PTO_O_TILE || m->operands[st->arg0].ref < 0 ||
+            m->operands[st->arg0].ref >= m->n_tiles || !pad_read[m->operands[st->arg0].ref])
+            continue;
+        r = pto__isa_check_fill(E, s, m->operands[st->arg0].ref);
+        if (r != PTO_OK) {
+            pto_free(E->ctx, pad_read);
+            return r;
+        }
+    }
+    pto_free(E->ctx, pad_read);
     return PTO_OK;
 }
 

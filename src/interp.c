@@ -865,6 +865,7 @@ static int pto__exec_op(pto__interp *I, int32_t s)
     case PTO_OC_WAIT: return pto__in_wait(I, s);
     case PTO_OC_XFER: return pto__in_xfer(I, s);
     case PTO_OC_ALLREDUCE: return pto__in_allreduce(I, s);
+    case PTO_OC_FILLPAD: return 1;   /* the isa target's padding fill: tload has zeroed the padding already */
     }
     return pto__fail(I, st->loc, "the interpreter cannot run %s", info->name);
 }

@@ -134,10 +134,14 @@ PTODEF pto_pipe pto_stmt_pipe(const pto_module *m, int32_t stmt)
     if (stmt < 0 || stmt >= m->n_stmts) return PTO_NPIPE;
     s = &m->stmts[stmt];
     if (s->kind != PTO_ST_OP) return PTO_PIPE_S;
-    /* only these three depend on their operands' spaces: the others are
+    /* only these four depend on their operands' spaces: the others are
        their table row (no operand lookups for them; every pass asks) */
-    if (s->op != PTO_OP_TSTORE && s->op != PTO_OP_TPUSH && s->op != PTO_OP_TMOV)
+    if (s->op != PTO_OP_TSTORE && s->op != PTO_OP_TPUSH && s->op != PTO_OP_TMOV && s->op != PTO_OP_TFILLPAD)
         return pto_opinfo_get((pto_op)s->op)->pipe;
+    /* pto-isa's TFILLPAD: the vector unit pads a UB tile; an L1 tile is
+       padded by create_cbuf_matrix, an MTE2 instruction (after the load,
+       in the same in-order queue) */
+    if (s->op == PTO_OP_TFILLPAD) return pto__arg_space(m, stmt, 0) == PTO_MAT ? PTO_PIPE_MTE2 : PTO_PIPE_V;
     src = pto__arg_space(m, stmt, 1);
     switch (s->op) {
     case PTO_OP_TSTORE:

@@ -36,6 +36,13 @@
      publishes only what every pipe has finished. The pass puts the fence
      there (note "fence: ... inserted by lower") unless the source already
      has one right before the notify.
+   - for the isa target only (pto_lower_for(..., PTO_TARGET_ISA)): every
+     tload into a tile whose padding (the part outside its valid region)
+     some op may read is directly followed by `tfillpad t` (origin lower,
+     with a note): pto-isa's TLOAD leaves the padding as it was, and the
+     fill is an instruction on another pipe that the sync pass must order
+     (see "the isa target's padding fills" below). The simulator target
+     gets none: its tload zeroes the padding itself.
    Names the pass makes start with "__" and the op and statement id
    (__ar12_ch), so they do not meet the names of a normal kernel. */
 
@@ -383,7 +390,131 @@ static int pto__lw_stmt(pto_ctx *ctx, pto_module *m, int32_t s)
     return ok;
 }
 
-PTODEF pto_status pto_lower(pto_ctx *ctx, pto_module *m)
+/* ---- the isa target's padding fills ----
+   tload zeroes a tile outside its valid region (the contract, the
+   interpreter, the simulator); pto-isa's TLOAD moves the valid region
+   only (its pad value reaches at most the rest of a row's last 32-byte
+   block), and zeroing the rest is TFILLPAD's job, an instruction of its
+   own on its own pipe (V for a vec tile, MTE2 for a mat tile). So for the
+   isa target every tload whose padding some op may read is followed by a
+   tfillpad of its tile: the sync pass then orders it after the load and
+   before every reader like any op, which the emitter alone could not do. */
+
+/* Whether expressions a and b are the same text (lets by identity). */
+static int pto__lw_same(const pto_module *m, int32_t a, int32_t b, int depth)
+{
+    const pto_expr *x, *y;
+    if (a == b) return 1;
+    if (a < 0 || b < 0 || a >= m->n_exprs || b >= m->n_exprs || depth > 200) return 0;
+    x = &m->exprs[a], y = &m->exprs[b];
+    if (x->kind != y->kind) return 0;
+    switch (x->kind) {
+    case PTO_E_INT: return x->value == y->value;
+    case PTO_E_VAR: return x->a == y->a;
+    case PTO_E_BLOCK: case PTO_E_BLOCKS: case PTO_E_SUBBLOCK: case PTO_E_RANK: case PTO_E_NRANKS: return 1;
+    case PTO_E_NEG: return pto__lw_same(m, x->a, y->a, depth + 1);
+    default: return pto__lw_same(m, x->a, y->a, depth + 1) && pto__lw_same(m, x->b, y->b, depth + 1);
+    }
+}
+
+/* Whether the extent ed of a tile dimension of size nd (ed -1: all of it)
+   is known to lie within the extent et of t's dimension of size nt. */
+static int pto__lw_within(const pto_module *m, int32_t ed, int64_t nd, int32_t et, int64_t nt)
+{
+    int64_t a = nd, b = nt;
+    if (nd > nt) return 0;
+    if (et < 0 || (pto__lw_const(m, et, &b, 0) && b >= nt)) return 1;   /* t's whole dimension */
+    if (pto__lw_same(m, ed, et, 0)) return 1;
+    return (ed < 0 || pto__lw_const(m, ed, &a, 0)) && pto__lw_const(m, et, &b, 0) && a <= b;
+}
+
+/* Whether statement s may read tile t (its operand i) outside t's valid
+   region (docs/pto-format.md, "tile": vector ops and tmov read their
+   sources over the DESTINATION's valid region, a row reduction the valid
+   columns of its source on the valid rows of its result, a column op its
+   source's own valid region; textract and tpush read whole tiles). */
+static int pto__lw_reads_pad(const pto_module *m, int32_t s, int i, const pto_tile *t)
+{
+    const pto_stmt *st = &m->stmts[s];
+    int cls = pto_opinfo_get((pto_op)st->op)->cls;
+    const pto_operand *o0 = pto_stmt_arg(m, s, 0);
+    const pto_tile *d;
+    if (cls == PTO_OC_STORE || cls == PTO_OC_COLRED || cls == PTO_OC_SYNC) return 0;
+    if (cls != PTO_OC_BIN && cls != PTO_OC_BINS && cls != PTO_OC_UN && cls != PTO_OC_CVT && cls != PTO_OC_MOV &&
+        cls != PTO_OC_ROWRED && cls != PTO_OC_ROWEXP && cls != PTO_OC_COLEXP)
+        return 1;
+    if (!o0 || o0->kind != PTO_O_TILE || o0->ref < 0 || o0->ref >= m->n_tiles) return 1;
+    d = &m->tiles[o0->ref];
+    if (d == t) return 0;   /* in place: t's own valid region */
+    if (cls == PTO_OC_ROWRED || (cls == PTO_OC_ROWEXP && i == 2))   /* rows of d, t's own columns (or column 0) */
+        return !pto__lw_within(m, d->valid_r, d->rows, t->valid_r, t->rows);
+    if (cls == PTO_OC_COLEXP && i == 2)   /* the [1, C] row: columns of d */
+        return !pto__lw_within(m, d->valid_c, d->cols, t->valid_c, t->cols);
+    return !pto__lw_within(m, d->valid_r, d->rows, t->valid_r, t->rows) ||
+           !pto__lw_within(m, d->valid_c, d->cols, t->valid_c, t->cols);
+}
+
+/* Per tile of the module, 1 when it has a padding (a valid region that may
+   be smaller than its shape) that some op may read: one pass over the
+   statements. NULL when out of memory; the caller frees it. */
+static uint8_t *pto__lw_pad_reads(pto_ctx *ctx, const pto_module *m)
+{
+    uint8_t *pad = (uint8_t *)pto_alloc(ctx, (size_t)m->n_tiles + 1);   /* 2: a padding, 1: read too */
+    int32_t s, ti;
+    if (!pad) return NULL;
+    for (ti = 0; ti < m->n_tiles; ti++) {
+        const pto_tile *t = &m->tiles[ti];
+        pad[ti] = pto__lw_within(m, -1, t->rows, t->valid_r, t->rows) &&
+                  pto__lw_within(m, -1, t->cols, t->valid_c, t->cols) ? 0 : 2;
+    }
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_stmt *st = &m->stmts[s];
+        int i;
+        if (st->kind != PTO_ST_OP || st->block < 0 || st->op >= PTO_NOP) continue;
+        for (i = 0; i < st->nargs && i < 4; i++) {
+            const pto_operand *o = &m->operands[st->arg0 + i];
+            if (o->kind == PTO_O_TILE && o->ref >= 0 && o->ref < m->n_tiles && pad[o->ref] == 2 &&
+                (pto_opinfo_get((pto_op)st->op)->arg[i] & PTO_A_READ) && pto__lw_reads_pad(m, s, i, &m->tiles[o->ref]))
+                pad[o->ref] = 1;
+        }
+    }
+    for (ti = 0; ti < m->n_tiles; ti++) pad[ti] = pad[ti] == 1;
+    return pad;
+}
+
+/* A tfillpad of its tile after every tload whose padding may be read. */
+static void pto__lw_fillpads(pto_ctx *ctx, pto_module *m)
+{
+    int32_t s, n = m->n_stmts, ti;
+    uint8_t *need = pto__lw_pad_reads(ctx, m);
+    if (!need) {
+        pto_loc none;
+        memset(&none, 0, sizeof none);
+        pto_error(ctx, none, "out of memory in the lower pass");
+        return;
+    }
+    for (s = 0; s < n; s++) {
+        const pto_stmt *st = &m->stmts[s];
+        const pto_operand *o = st->kind == PTO_ST_OP && st->block >= 0 && st->op == PTO_OP_TLOAD ? pto_stmt_arg(m, s, 0) : NULL;
+        int32_t f;
+        char note[200];
+        if (!o || o->kind != PTO_O_TILE || o->ref < 0 || o->ref >= m->n_tiles || !need[o->ref]) continue;
+        ti = o->ref;
+        f = pto_add_op(m, m->stmts[s].block, PTO_OP_TFILLPAD, m->stmts[s].loc);
+        if (f < 0 || pto_arg_tile(m, f, ti, m->stmts[s].loc) < 0) break;
+        pto_unlink(m, f);
+        pto_insert_after(m, s, f);
+        m->stmts[f].origin = PTO_BY_LOWER;
+        snprintf(note, sizeof note, "fill: zero '%s' outside its valid region, which an op reads; pto-isa's TLOAD "
+                 "moves the valid region only (inserted by lower for the isa target)", pto_str(ctx, m->tiles[ti].name));
+        m->stmts[f].note = pto_intern(ctx, note, strlen(note));
+    }
+    pto_free(ctx, need);
+}
+
+PTODEF pto_status pto_lower(pto_ctx *ctx, pto_module *m) { return pto_lower_for(ctx, m, PTO_TARGET_SIM); }
+
+PTODEF pto_status pto_lower_for(pto_ctx *ctx, pto_module *m, pto_target target)
 {
     int32_t s, n = m->n_stmts, s0 = m->n_stmts, t0 = m->n_tiles, t;
     int errors = pto_error_count(ctx);
@@ -397,5 +528,6 @@ PTODEF pto_status pto_lower(pto_ctx *ctx, pto_module *m)
     }
     for (s = s0; s < m->n_stmts; s++) m->stmts[s].origin = PTO_BY_LOWER;
     for (t = t0; t < m->n_tiles; t++) m->tiles[t].origin = PTO_BY_LOWER;
+    if (target == PTO_TARGET_ISA && pto_error_count(ctx) == errors) pto__lw_fillpads(ctx, m);
     return pto_error_count(ctx) != errors ? PTO_ERR_INTERNAL : PTO_OK;
 }

@@ -40,8 +40,11 @@ fi
 
 # the examples, tests/ok/columns.pto: every column reduction and broadcast, f32 and f16,
 # tests/ok/mm_f16out.pto: the fixpipe's cast on tstore acc f32 -> f16 / bf16, and
-# tests/ok/mm_lefttail.pto: a matmul row tail on the left tile (TMATMUL's m = its valid rows)
-for f in examples/*.pto tests/ok/columns.pto tests/ok/mm_f16out.pto tests/ok/mm_lefttail.pto; do
+# tests/ok/mm_lefttail.pto: a matmul row tail on the left tile (TMATMUL's m = its valid rows),
+# tests/ok/pad_ktail.pto and pad_rows.pto: ops that read tload's zero padding (a K tail on the
+# mat tiles only, a row sum past a tile's valid rows; the isa target adds TFILLPAD for them)
+for f in examples/*.pto tests/ok/columns.pto tests/ok/mm_f16out.pto tests/ok/mm_lefttail.pto tests/ok/pad_ktail.pto \
+         tests/ok/pad_rows.pto; do
     for cc in cc tcc; do
         name="run $(basename $f) with $cc"
         if $ptoc run $f $(defs $f) --cc $cc >$out/log 2>&1 && grep -q "result      match" $out/log &&

@@ -6,6 +6,9 @@
 #     and compiled by g++ -std=c++17 -fsyntax-only -Wall -Werror against
 #     tests/isa/pto_isa_stub.hpp (the API surface we emit, with the real names,
 #     template shapes and tile-type rules); a mix kernel once per core type;
+#   - a tload whose tile's padding an op reads is followed by pto-isa's TFILLPAD
+#     (TFILLPAD_INPLACE for vec, the NZ form for mat), ordered by the sync pass's
+#     flags after the load and before the reader; none where nothing reads it;
 #   - what the target cannot express yet is an error with its location, and so
 #     is a vector op on a dtype pto-isa's a2a3 headers refuse (one table);
 #   - planted emitter slips (TMATMUL operands swapped, a vec tile on the cube,
@@ -90,6 +93,45 @@ try "whole: ... TILE_NO_SPLIT" grep -q 'pto::TPOP<pto_pipe_0_t, decltype(t), pto
 # a pushed tile with a valid region: TPUSH moves the whole tile, through a whole-tile view
 try "push_tail: TPUSH of a whole-tile view of the row-tail acc" grep -q 'pto::TPUSH<pto_pipe_0_t, decltype(pto_whole_[0-9]*), pto::TileSplitAxis::TILE_UP_DOWN>(pto_pipe_0, pto_whole_[0-9]*);' $out/push_tail/kernel.cpp
 try "push_tail: ... a view of the acc's bytes with no valid region" grep -q 'pto::TileAcc<float, 64, 128, 64, 128> pto_whole_' $out/push_tail/kernel.cpp
+# the padding of a tile with a valid region: tload zeroes it on the simulator, pto-isa's TLOAD
+# does not, so an op that reads it gets pto-isa's TFILLPAD after the load, synchronised like
+# any op (lower.c puts a tfillpad there for the isa target). inorder FILE RE...: each RE
+# matches a line after the line the one before it matched.
+inorder() { f=$1; shift; awk 'BEGIN { n = ARGC - 1; for (i = 2; i <= n; i++) re[i - 1] = ARGV[i]; ARGC = 2; k = 1 }
+    k < n && $0 ~ re[k] { k++ } END { exit k < n }' "$f" "$@"; }
+p=$out/pad_rows/kernel.cpp
+try "pad_rows: the row-tail tile read past its valid rows gets TFILLPAD_INPLACE into a pad-zero whole view" grep -q 'pto::Tile<pto::TileType::Vec, float, 16, 64, pto::BLayout::RowMajor, 16, 64, pto::SLayout::NoneBox, 512, pto::PadValue::Zero> pto_pad_[0-9]*;' $p
+try "pad_rows: ... after the load, MTE2 -> V, then a V barrier before the row sum" inorder $p 'pto::TLOAD\(t, ' 'wait_flag\(PIPE_MTE2, PIPE_V, ' 'if \(t.GetValidRow\(\) < 16 \|\| t.GetValidCol\(\) < 64\) pto::TFILLPAD_INPLACE\(pto_pad_[0-9]*, t\);' 'pipe_barrier\(PIPE_V\)' 'pto::TROWSUM\(rs, t, '
+try "pad_rows: ... the sync pass's note names the fill as the source of the barrier" grep -q 'sync: RAW vec\[0x0000,0x1000) tfillpad t (pad_rows.pto:14) -> trowsum rs' $p
+try "pad_rows: a tile whose padding no op reads gets no fill" sh -c "! grep -q 'TFILLPAD.*x2' $p"
+try "tail: the scaled tail tile is read in place only: no fill" sh -c "! grep -q TFILLPAD $out/tail/kernel.cpp"
+k=$out/pad_ktail/kernel.cpp
+try "pad_ktail: a K tail on mat tiles: TFILLPAD(mat, mat) after each TLOAD" test "$(grep -c 'pto::TFILLPAD(\([ab]1\), \1);' $k)" = 2
+try "pad_ktail: ... on MTE2 after the load, before the MTE2 -> MTE1 flag of the TMOV" inorder $k 'pto::TLOAD\(a1, ' 'if \(a1.GetValidCol\(\) < 64\) pto::TFILLPAD\(a1, a1\);' 'set_flag\(PIPE_MTE2, PIPE_MTE1, ' 'wait_flag\(PIPE_MTE2, PIPE_MTE1, ' 'pto::TMOV\(a0, a1\);'
+try "pad_ktail: ... b1's too" inorder $k 'pto::TLOAD\(b1, ' 'if \(b1.GetValidRow\(\) < 64\) pto::TFILLPAD\(b1, b1\);' 'set_flag\(PIPE_MTE2, PIPE_MTE1, ' 'wait_flag\(PIPE_MTE2, PIPE_MTE1, ' 'pto::TMOV\(b0, b1\);'
+$ptoc dump --target isa lower tests/ok/pad_rows.pto > $out/dump_isa 2>&1
+try "ptoc dump --target isa lower shows the fill after its tload" inorder $out/dump_isa '^ *tload t, x\[r, 0\]' '^ *tfillpad t  *# by lower: fill: zero .t. outside its valid region'
+$ptoc dump lower tests/ok/pad_rows.pto > $out/dump_sim 2>&1
+try "... and ptoc dump lower (the simulator target) none" sh -c "grep -q 'tload t' $out/dump_sim && ! grep -q tfillpad $out/dump_sim"
+fails "(inorder fails when the lines come in another order)" inorder $k 'pto::TMOV\(a0, a1\);' 'pto::TLOAD\(a1, '
+# a column [R, 1] read past its valid rows: pto-isa's TFILLPAD pads rows, so it is refused
+cat > $out/padcol.pto <<'PTO'
+kernel padcol(in x: f32[16, 1], out y: f32[16, 1]) vector {
+  tile v: vec f32[16, 1] valid(12, 1)
+  tile w: vec f32[16, 1]
+  tload v, x[0, 0]
+  tadd w, v, v
+  tstore y[0, 0], w
+}
+PTO
+try "(a column read past its valid rows runs on the simulator)" $ptoc run $out/padcol.pto
+fails "... and is refused by the isa target" $ptoc emit --target isa $out/padcol.pto -o $out/padcol
+try "... at the tload, naming the tile and why" grep -q "^$out/padcol.pto:4:3: error: emit (isa): tload into column tile 'v' \[16, 1\], whose rows past its valid region an op reads: the isa target cannot zero a column's padding yet (pto-isa's TFILLPAD pads row-major tiles)" $out/err
+fails "ptoc check --target isa refuses it too" $ptoc check --target isa $out/padcol.pto
+try "... with the same message" grep -q "^$out/padcol.pto:4:3: error: emit (isa): tload into column tile 'v'" $out/err
+sed 's/  tile w: vec f32\[16, 1\]$/  tile w: vec f32[16, 1] valid(12, 1)/' $out/padcol.pto > $out/padcol2.pto
+try "... unless no op reads past the column's valid rows" $ptoc emit --target isa $out/padcol2.pto -o $out/padcol2
+try "... (then it has no fill)" sh -c "! grep -q TFILLPAD $out/padcol2/kernel.cpp"
 # a popped tile with a valid region: TPOP binds the tile itself, so it cannot carry one
 sed 's/    tile t: vec f32\[32, 128\]$/    tile t: vec f32[32, 128] valid(nr, 128)/' tests/ok/push_tail.pto > $out/src_popvalid.pto
 try "(a popped tile with a valid region runs on the simulator)" $ptoc check $out/src_popvalid.pto
@@ -160,6 +202,10 @@ try "... by the acc check" grep -q "TPUSH on the AIC: an acc tile" $out/err
 plant "TPOP on an AIV without the pipe's split" mixmm 's/TPOP<pto_pipe_0_t, decltype(t), pto::TileSplitAxis::TILE_UP_DOWN>/TPOP<pto_pipe_0_t, decltype(t), pto::TileSplitAxis::TILE_NO_SPLIT>/' -D__DAV_VEC__
 plant "TPOP into a tile of another dtype" mixmm 's/float, 32, 128, pto::BLayout::RowMajor, 32, 128> t;/half, 32, 128, pto::BLayout::RowMajor, 32, 128> t;/' -D__DAV_VEC__
 try "... by the slot check" grep -q "TPOP: the tile is the part of a slot" $out/err
+plant "TFILLPAD_INPLACE into a view whose pad value is Null" pad_rows 's/pto::PadValue::Zero> pto_pad_/pto::PadValue::Null> pto_pad_/'
+plant "TFILLPAD_INPLACE into a view with the tile's valid region" pad_rows 's/RowMajor, 16, 64, pto::SLayout::NoneBox, 512, pto::PadValue::Zero> pto_pad_/RowMajor, 8, 64, pto::SLayout::NoneBox, 512, pto::PadValue::Zero> pto_pad_/'
+plant "the mat form of TFILLPAD on a vec tile" pad_rows 's/pto::TFILLPAD_INPLACE(pto_pad_[0-9]*, t)/pto::TFILLPAD(t, t)/'
+plant "TFILLPAD_INPLACE on a mat tile" pad_ktail 's/pto::TFILLPAD(a1, a1)/pto::TFILLPAD_INPLACE(a1, a1)/'
 plant "a TPipe whose slot is not the AIC's tile" mixmm '0,/TPipe<0, pto::Direction::DIR_C2V, 32768/s//TPipe<0, pto::Direction::DIR_C2V, 16384/' -D__DAV_CUBE__
 plant "TPOP on the AIC into a left tile" mixv2c 's/TPOP<pto_pipe_0_t, decltype(xm), \(.*\)(pto_pipe_0, xm)/TPOP<pto_pipe_0_t, decltype(xl), \1(pto_pipe_0, xl)/' -D__DAV_CUBE__
 plant "TPOP on an AIV from a V2C pipe" mixv2c 's/TPOP<pto_pipe_1_t, decltype(p), \(.*\)(pto_pipe_1, p)/TPOP<pto_pipe_0_t, decltype(p), \1(pto_pipe_0, p)/' -D__DAV_VEC__

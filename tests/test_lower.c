@@ -282,10 +282,118 @@ static void test_signals(void)
     pto_ctx_destroy(ctx);
 }
 
+/* The isa target's padding fills (lower.c, "the isa target's padding
+   fills"): a tfillpad right after each tload whose padding an op reads, on
+   V for a vec tile and MTE2 for a mat tile, none for the simulator target,
+   none where no op reads past the valid region; pto_emit_isa refuses a
+   module lowered without them, pto_emit one lowered with them, and a
+   kernel may not write tfillpad itself. */
+static void test_fillpad(void)
+{
+    static const char *src =
+        "kernel k(in x: f32[40, 64], out s: f32[16, 1], out y: f32[40, 64]) vector {\n"
+        "  let nr = 40 - 32\n"
+        "  tile t: vec f32[16, 64] valid(nr, 64)\n"
+        "  tile rs: vec f32[16, 1]\n"
+        "  tload t, x[32, 0]\n"
+        "  trowsum rs, t\n"
+        "  tstore s[0, 0], rs\n"
+        "  tile u: vec f32[16, 64] valid(nr, 64)\n"
+        "  tile w: vec f32[16, 64] valid(40 - 32, 64)\n"
+        "  tload u, x[32, 0]\n"
+        "  tadds w, u, 1.0\n"
+        "  tstore y[32, 0], w\n"
+        "}\n"
+        "kernel c(in a: f16[64, 40], in b: f16[40, 64], out z: f32[64, 64]) cube {\n"
+        "  tile a1: mat f16[64, 64] valid(64, 40)\n"
+        "  tile b1: mat f16[64, 64] valid(40, 64)\n"
+        "  tile a0: left f16[64, 64]\n"
+        "  tile b0: right f16[64, 64]\n"
+        "  tile acc: acc f32[64, 64]\n"
+        "  tload a1, a[0, 0]\n"
+        "  tload b1, b[0, 0]\n"
+        "  tmov a0, a1\n"
+        "  tmov b0, b1\n"
+        "  tmatmul acc, a0, b0\n"
+        "  tstore z[0, 0], acc\n"
+        "}\n";
+    static const char *user = "kernel k(in x: f32[16, 64]) vector {\n  tile t: vec f32[16, 64]\n  tload t, x[0, 0]\n"
+                              "  tfillpad t\n}\n";
+    pto_ctx *ctx = pto_ctx_create(NULL);
+    pto_module *m = build(ctx, src);
+    pto_compile_desc cd;
+    pto_emit_desc ed;
+    pto_buf kc;
+    char msg[512];
+    int32_t s, fills = 0, after_load = 1, pipes = 0;
+    CHECK(m && pto_lower(ctx, m) == PTO_OK && count_op(m, PTO_OP_TFILLPAD) == 0);
+    pto_module_destroy(m);
+    m = build(ctx, src);
+    CHECK(m && pto_lower_for(ctx, m, PTO_TARGET_ISA) == PTO_OK);
+    for (s = 0; m && s < m->n_stmts; s++) {
+        const pto_stmt *st = &m->stmts[s];
+        const pto_tile *t;
+        int32_t p;
+        if (st->block < 0 || st->kind != PTO_ST_OP || st->op != PTO_OP_TFILLPAD) continue;
+        fills++;
+        t = &m->tiles[pto_stmt_arg(m, s, 0)->ref];
+        p = st->prev;
+        after_load &= p >= 0 && m->stmts[p].op == PTO_OP_TLOAD && pto_stmt_arg(m, p, 0)->ref == pto_stmt_arg(m, s, 0)->ref &&
+                      st->origin == PTO_BY_LOWER && st->note > 0;
+        CHECK_MSG(strcmp(pto_str(ctx, t->name), "u") != 0, "u's padding is never read (tadds into w, rows nr = 8)");
+        pipes |= 1 << pto_stmt_pipe(m, s);
+        CHECK(pto_stmt_pipe(m, s) == (t->space == PTO_MAT ? PTO_PIPE_MTE2 : PTO_PIPE_V));
+    }
+    CHECK(fills == 3 && after_load);   /* t, a1, b1 */
+    CHECK(pipes == (1 << PTO_PIPE_V | 1 << PTO_PIPE_MTE2));
+    pto_module_destroy(m);
+
+    /* compiled for the simulator, the isa emitter refuses it; for the isa
+       target, the simulator emitter does */
+    memset(&cd, 0, sizeof cd);
+    memset(&ed, 0, sizeof ed);
+    memset(&kc, 0, sizeof kc);
+    cd.sync.check = 1;
+    m = build(ctx, src);
+    pto_diag_clear(ctx);
+    CHECK(m && pto_compile(ctx, m, &cd) == PTO_OK);
+    CHECK(m && pto_emit_isa(ctx, m, &ed, &kc) == PTO_ERR_USER);
+    CHECK_STR(first_diag(ctx, msg, sizeof msg),
+              "t.pto:5:3: error: emit (isa): tload into 't' is not followed by the fill of its padding, which an op "
+              "reads: pto-isa's TLOAD moves the valid region only (compile the module for the isa target: "
+              "pto_compile_desc.target = PTO_TARGET_ISA)");
+    pto_module_destroy(m);
+    pto_buf_free(&kc);
+    cd.target = PTO_TARGET_ISA;
+    m = build(ctx, src);
+    pto_diag_clear(ctx);
+    CHECK(m && pto_compile(ctx, m, &cd) == PTO_OK);
+    CHECK(m && pto_emit_isa(ctx, m, &ed, &kc) == PTO_OK);
+    CHECK(kc.data && strstr(kc.data, "pto::TFILLPAD_INPLACE(pto_pad_") && strstr(kc.data, "pto::TFILLPAD(a1, a1);"));
+    pto_buf_free(&kc);
+    CHECK(m && pto_emit(ctx, m, &ed, &kc, NULL) == PTO_ERR_USER);
+    CHECK_STR(first_diag(ctx, msg, sizeof msg),
+              "t.pto:5:3: error: emit: tfillpad is for the isa target (pto_compile_desc.target PTO_TARGET_ISA); "
+              "lower the module for PTO_TARGET_SIM to emit it for the simulator");
+    pto_buf_free(&kc);
+    pto_module_destroy(m);
+
+    /* a kernel does not write it */
+    pto_diag_clear(ctx);
+    m = pto_parse(ctx, "t.pto", user, strlen(user));
+    CHECK(m && pto_verify(ctx, m) == PTO_ERR_USER);
+    CHECK_STR(first_diag(ctx, msg, sizeof msg),
+              "t.pto:4:3: error: tfillpad is not written in a kernel: tload already zeroes a tile outside its valid "
+              "region (pto_lower adds tfillpad for the isa target, where TLOAD does not)");
+    pto_module_destroy(m);
+    pto_ctx_destroy(ctx);
+}
+
 int main(void)
 {
     test_shape();
     test_differential();
     test_signals();
+    test_fillpad();
     return TEST_END();
 }

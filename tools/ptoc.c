@@ -2,7 +2,8 @@
 
    ptoc check FILE       every pass and the emitter; print diagnostics, write nothing
    ptoc fmt FILE         print the canonical .pto text of FILE, full-line comments kept
-   ptoc dump STAGE FILE  print the IR after a stage (parse, verify, ...)
+   ptoc dump [--target sim|isa] STAGE FILE
+                         print the IR after a stage (parse, verify, ...)
    ptoc plan [--tight] [--svg OUT.svg] FILE
                          plan memory; print the plan table and memory maps
    ptoc sync FILE        the IR after sync, each inserted sync with its dependency
@@ -37,7 +38,9 @@ static const char *usage =
     "                      that do not fit too); writes nothing\n"
     "  fmt FILE            print FILE in canonical .pto form; full-line comments are kept\n"
     "                      (each before what follows it), comments after code dropped\n"
-    "  dump STAGE FILE     print the IR after STAGE (parse | verify | lower | plan | sync)\n"
+    "  dump [--target sim|isa] STAGE FILE\n"
+    "                      print the IR after STAGE (parse | verify | lower | plan | sync);\n"
+    "                      --target isa: as compiled for the isa target (its padding fills)\n"
     "  plan [--tight] [--svg OUT.svg] FILE\n"
     "                      plan memory: per kernel a table of tiles and a memory map\n"
     "                      per space; --tight ignores pipe conflicts; --svg draws the maps\n"
@@ -182,7 +185,7 @@ static const char *const dump_stages[] = {"parse", "verify", "lower", "plan", "s
 
 /* Runs the passes up to `stage` and prints the IR with what they computed
    (pto_dump: planned offsets per slot, the note of every inserted statement). */
-static int cmd_dump(pto_ctx *ctx, const char *stage, const char *path)
+static int cmd_dump(pto_ctx *ctx, const char *stage, const char *path, int isa)
 {
     int status, last = -1, i;
     pto_module *m;
@@ -200,6 +203,7 @@ static int cmd_dump(pto_ctx *ctx, const char *stage, const char *path)
         cd.stop_after = last == 1 ? PTO_STAGE_VERIFY : last == 2 ? PTO_STAGE_LOWER : last == 3 ? PTO_STAGE_PLAN
                                                                                    : PTO_STAGE_SYNC;
         cd.sync.check = 1;
+        cd.target = isa ? PTO_TARGET_ISA : PTO_TARGET_SIM;
         st = pto_compile(ctx, m, &cd);
     }
     pto_diag_print(ctx, stderr);
@@ -304,6 +308,7 @@ static pto_status compile_file(pto_ctx *ctx, const char *path, int opts, pto_buf
     memset(&cd, 0, sizeof cd);
     cd.plan.tight = (opts & EMIT_TIGHT) != 0;
     cd.no_sync = (opts & EMIT_NO_SYNC) != 0;
+    cd.target = (opts & EMIT_ISA) ? PTO_TARGET_ISA : PTO_TARGET_SIM;   /* isa: lower adds the padding fills */
     cd.sync.check = 1;   /* the sync self-check costs little next to compiling the C */
     st = pto_compile(ctx, m, &cd);
     if (st == PTO_OK) {
@@ -775,7 +780,10 @@ int main(int argc, char **argv)
     } else if (strcmp(argv[1], "fmt") == 0 && argc == 3) {
         rc = cmd_fmt(ctx, argv[2]);
     } else if (strcmp(argv[1], "dump") == 0 && argc == 4) {
-        rc = cmd_dump(ctx, argv[2], argv[3]);
+        rc = cmd_dump(ctx, argv[2], argv[3], 0);
+    } else if (strcmp(argv[1], "dump") == 0 && argc == 6 && strcmp(argv[2], "--target") == 0) {
+        if (strcmp(argv[3], "isa") != 0 && strcmp(argv[3], "sim") != 0) rc = usage_error("--target is sim or isa, not", argv[3]);
+        else rc = cmd_dump(ctx, argv[4], argv[5], strcmp(argv[3], "isa") == 0);
     } else if (strcmp(argv[1], "sync") == 0 && argc == 3) {
         rc = cmd_sync(ctx, argv[2]);
     } else if (strcmp(argv[1], "emit") == 0 && argc >= 3) {

@@ -76,6 +76,7 @@ struct Tile {
     static constexpr int Rows = Rows_, Cols = Cols_, ValidRow = RowValid_, ValidCol = ColValid_;
     static constexpr BLayout BFractal = BFractal_;
     static constexpr SLayout SFractal = SFractal_;
+    static constexpr PadValue PadVal = PadVal_;
     static constexpr bool boxed = SFractal_ != SLayout::NoneBox;
     static constexpr int InnerRows = SFractalSize_ == 1024 ? 16 : !boxed ? 1
                                    : SFractal_ == SLayout::RowMajor ? 16 : int(32 / sizeof(Element_));
@@ -92,6 +93,8 @@ struct Tile {
     static_assert(Loc_ != TileType::Vec || !boxed, "Tile: vec tiles are not boxed");
     static_assert(Loc_ == TileType::Vec || boxed, "Tile: cube tiles are boxed (fractal layouts)");
 
+    unsigned GetValidRow() const;
+    unsigned GetValidCol() const;
     template <int R = RowValid_, int C = ColValid_, std::enable_if_t<(R > 0) && (C > 0), int> = 0>
     Tile() {}
     template <int R = RowValid_, int C = ColValid_, std::enable_if_t<R == DYNAMIC && C == DYNAMIC, int> = 0>
@@ -189,6 +192,34 @@ PTO_STUB_UN(TNEG) PTO_STUB_UN(TRELU)
 template <typename D>
 void TEXPANDS(D &dst, typename D::DType scalar)
 { static_assert(pto_stub_vec<D>(), "TEXPANDS: a vec tile"); (void)dst; (void)scalar; }
+
+/* The padding fills (include/pto/npu/a2a3/TFillPad.hpp). A vec tile:
+   TFILLPAD_INPLACE(dst, src) over the same bytes, src the loaded tile with its
+   valid region, dst the whole tile (its valid region full, or the rows past
+   src's are not padded) with a pad value other than Null and other than src's
+   (or the rest of a row's last 32-byte block is not padded); both row major
+   (the pad runs along rows) and of one element size. A mat tile: TFILLPAD(t,
+   t), NZ, pad value Zero or Null. */
+template <typename D, typename S>
+void TFILLPAD_INPLACE(D &dst, S &src)
+{
+    static_assert(pto_stub_vec<D, S>() && sizeof(typename D::DType) == sizeof(typename S::DType),
+                  "TFILLPAD_INPLACE: vec tiles of one element size");
+    static_assert(D::Rows == S::Rows && D::Cols == S::Cols, "TFILLPAD_INPLACE: one shape");
+    static_assert(D::BFractal == BLayout::RowMajor && S::BFractal == BLayout::RowMajor, "TFILLPAD_INPLACE: row major");
+    static_assert(D::ValidRow == D::Rows && D::ValidCol == D::Cols, "TFILLPAD_INPLACE: dst is the whole tile");
+    static_assert(D::PadVal != PadValue::Null && D::PadVal != S::PadVal,
+                  "TFILLPAD_INPLACE: dst has a pad value, unlike src");
+    (void)dst; (void)src;
+}
+template <typename T>
+void TFILLPAD(T &dst, T &src)
+{
+    static_assert(pto_stub_at<T, TileType::Mat>(), "TFILLPAD(t, t): the mat form (a vec tile: TFILLPAD_INPLACE)");
+    static_assert(T::BFractal == BLayout::ColMajor && T::SFractal == SLayout::RowMajor, "TFILLPAD: an NZ mat tile");
+    static_assert(T::PadVal == PadValue::Null || T::PadVal == PadValue::Zero, "TFILLPAD: mat pad value Zero or Null");
+    (void)dst; (void)src;
+}
 
 #define PTO_STUB_ROWRED(NAME) \
     template <typename D, typename S, typename T> void NAME(D &dst, S &src, T &tmp) \
