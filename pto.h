@@ -980,9 +980,10 @@ typedef struct pto_compile_desc {
     pto_stage stop_after;  /* the last pass to run; 0 = all of them */
     int no_sync;           /* leave the sync pass out: hand-written syncs only (ptoc --no-sync) */
     int check_plan;        /* run pto_plan_check after plan; a violation is PTO_ERR_INTERNAL */
-    pto_target target;     /* the emitter the module is for (pto_lower_for); 0 = PTO_TARGET_SIM */
     pto_plan_desc plan;    /* options of pto_plan (tight, orders, result) */
     pto_sync_desc sync;    /* options of pto_sync (ids per pipe pair, stats) */
+    pto_target target;     /* the emitter the module is for (pto_lower_for); 0 = PTO_TARGET_SIM
+                              (last: positional initialisers of the fields above keep working) */
 } pto_compile_desc;
 
 /* Runs the passes on a parsed or built module in their fixed order,
