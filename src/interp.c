@@ -69,7 +69,8 @@
    On i32/i8 tiles tadd tsub tmul tmax tmin, their scalar forms, tabs tneg
    trelu, texpands, the row / column reductions (the sums in int64) and the
    row / column broadcasts but the div ones are exact integer operations
-   (numerics.h: in int64, stored saturated); tdiv and trowexpanddiv /
+   (numerics.h: in int64, stored wrapped to the dtype, two's complement,
+   as the device's integer overflow wraps); tdiv and trowexpanddiv /
    tcolexpanddiv go through f32 (exact below 2^24).
 
    Vector ops compute over the DESTINATION's valid region; elements outside it
@@ -92,7 +93,7 @@
      and adds; max/min start at the first element and apply tmax/tmin (an
      empty row gives -inf for max, +inf for min). Like every vector op it
      writes only d's valid region: nothing when d has valid(R, 0). On an
-     i32 / i8 tile the same in int64, exactly, stored saturated (an empty
+     i32 / i8 tile the same in int64, exactly, stored wrapped (an empty
      row's max / min: the dtype's least / greatest value).
    - trowexpand{add,sub,mul,div} d, a, v: d[r, c] = a[r, c] op v[r, 0].
    - tcolsum/tcolmax/tcolmin d, a: d is [1, C]; for each valid column c of
@@ -102,7 +103,7 @@
      is ((a[0][c] + a[1][c]) + a[2][c]) + ... and a NaN sum is the
      canonical NaN; max/min apply tmax/tmin down the rows. No valid rows
      give 0.0f for the sum, -inf for max, +inf for min. i32 / i8 tiles:
-     exact in int64, stored saturated, as trowsum.
+     exact in int64, stored wrapped, as trowsum.
    - tcolexpand{add,sub,mul,div} d, a, v: d[r, c] = a[r, c] op v[0, c]
      (v is [1, C]; the verifier wants v's valid cols to cover d's).
    - tcvt d, a: read as f32, write with d's rounding.
