@@ -7517,7 +7517,8 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
      the window must lie inside a.
    - tmatmul c, a, b (shapes a [R, C], b [C, N'], c [R, N']): pto-isa's
      TMATMUL domain, M = a's valid rows, K = a's valid cols, N = b's valid
-     cols: for each c[i][j] with i < M, j < N, acc = 0.0f (tmatmul_acc: c's
+     cols (each in 1..4095, which the device asserts: else an error, as in
+     the simulator): for each c[i][j] with i < M, j < N, acc = 0.0f (tmatmul_acc: c's
      current value), then for k < K ascending: p = a[i][k] * b[k][j]; acc =
      acc + p; in f32; then c[i][j] = acc, rounded to c's dtype. The rest of
      c keeps its values (the device's cube works in whole fractals there:
@@ -8042,6 +8043,16 @@ static int pto__exec_matmul(pto__interp *I, int32_t s)
     if (!pto__tile_arg(I, s, 0, &c) || !pto__tile_arg(I, s, 1, &a) || !pto__tile_arg(I, s, 2, &b) ||
         !pto__same_shape(I, s, &c, &a, c.t->rows, -1) || !pto__same_shape(I, s, &a, &b, a.t->cols, c.t->cols))
         return 0;
+    /* pto-isa's TMATMUL asserts m, k, n (below) in 1..4095 on the device:
+       an empty valid region is an error, as in the simulator */
+    if (a.it->vr < 1 || a.it->vr > 4095 || a.it->vc < 1 || a.it->vc > 4095 || b.it->vc < 1 || b.it->vc > 4095) {
+        int which = a.it->vr < 1 || a.it->vr > 4095 ? 0 : a.it->vc < 1 || a.it->vc > 4095 ? 1 : 2;
+        return pto__fail(I, st->loc, "%s: %s (the valid %s of '%s') is %lld; pto-isa's TMATMUL takes m, k and n in "
+                         "1..4095 (the device asserts it)", pto_opinfo_get((pto_op)st->op)->name,
+                         which == 0 ? "m" : which == 1 ? "k" : "n", which == 0 ? "rows" : "columns",
+                         pto__in_tname(I, which == 2 ? &b : &a),
+                         (long long)(which == 0 ? a.it->vr : which == 1 ? a.it->vc : b.it->vc));
+    }
     /* strides are the stored shapes; the domain is the valid one (pto-isa:
        m, k, n from a's valid rows and cols and b's valid cols) */
     SA = a.t->cols, SB = b.t->cols, SC = c.t->cols;

@@ -2316,7 +2316,18 @@ PTO_K_FN void pto_k__x_matmul(pto_k_core *c, const pto_k__ins *ins)
         !pto_k__same_shape(c, ins, a, d.rows, a.cols, "left") || !pto_k__same_shape(c, ins, b, a.cols, d.cols, "right"))
         return;
     /* pto-isa's TMATMUL: m, k, n are a's valid rows and cols and b's valid
-       cols; the rest of d keeps its bytes (and their written state) */
+       cols, and the device asserts each in 1..4095 (CheckDynamicMad): an
+       empty valid region is refused here as there, not computed as a no-op;
+       the rest of d keeps its bytes (and their written state) */
+    if (a.valid_r < 1 || a.valid_r > 4095 || a.valid_c < 1 || a.valid_c > 4095 || b.valid_c < 1 || b.valid_c > 4095) {
+        int which = a.valid_r < 1 || a.valid_r > 4095 ? 0 : a.valid_c < 1 || a.valid_c > 4095 ? 1 : 2;
+        static const char *const what[3] = {"m (the left tile's valid rows)", "k (the left tile's valid columns)",
+                                             "n (the right tile's valid columns)"};
+        pto_k__ierr(c, ins, PTO_K_E_USAGE, "%s: %s is %lld; pto-isa's TMATMUL takes m, k and n in 1..4095 (the device asserts it)",
+                    pto_k__op_name(ins->op), what[which],
+                    (long long)(which == 0 ? a.valid_r : which == 1 ? a.valid_c : b.valid_c));
+        return;
+    }
     M = a.valid_r < d.rows ? a.valid_r : d.rows;
     K = a.valid_c < b.rows ? a.valid_c : b.rows;
     N = b.valid_c < d.cols ? b.valid_c : d.cols;

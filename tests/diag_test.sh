@@ -234,6 +234,30 @@ for c in "emit needs -o DIR|emit $v" \
     else bad "ptoc $args: $msg (exit $rc)"; fi
 done
 
+# ---- tmatmul of an empty valid region: pto-isa asserts m, k, n >= 1 on the device, so the
+#      simulator reports it at the line and the interpreter refuses it too (exit 1) ----
+cat > $out/mm0.pto <<'EOF2'
+kernel mm0(in a: f16[16, 32], in b: f16[32, 16], out c: f32[16, 16], scalar kc: i32) cube {
+  tile a1: mat f16[16, 32]
+  tile b1: mat f16[32, 16]
+  tile a0: left f16[16, 32] valid(16, kc)
+  tile b0: right f16[32, 16]
+  tile acc: acc f32[16, 16]
+  tload a1, a[0, 0]
+  tload b1, b[0, 0]
+  tmov a0, a1
+  tmov b0, b1
+  tmatmul acc, a0, b0
+  tstore c[0, 0], acc
+}
+EOF2
+expect "tmatmul with k = 0: the simulator names the line" 1 \
+    "^    mm0.pto:11: error: tmatmul: k \(the left tile's valid columns\) is 0; pto-isa's TMATMUL takes m, k and n in 1..4095 \(the device asserts it\) \(block 0 aic\)$" \
+    $ptoc run $out/mm0.pto -D kc=0
+if grep -Eq "^mm0.pto:11:3: error: tmatmul: k \(the valid columns of 'a0'\) is 0" $out/log; then
+    ok "tmatmul with k = 0: the interpreter refuses it too"; else bad "tmatmul with k = 0: the interpreter refuses it too"; fi
+expect "tmatmul with k = 32 runs" 0 "^  result      match" $ptoc run $out/mm0.pto -D kc=32
+
 # ---- a -D too large for the machine is the user's to fix (exit 1, with the size), not exit 2 ----
 expect "-D N=10^12: cannot allocate, with the size" 1 "cannot allocate tensor x \[1000000000000, 256\]" \
     $ptoc run examples/rmsnorm.pto -D N=1000000000000

@@ -1656,6 +1656,38 @@ static void test_err_misc(void)
     CHECK(run(t, NULL, 0) == PTO_ERR_USER);
     CHECK_STR(diag(0), "t.pto:6:3: error: tload: rank 1 of x@1 is outside [0, 1)");
     end();
+    /* tmatmul of an empty valid region: the device asserts m, k, n >= 1
+       (pto-isa's CheckDynamicMad), so it is an error, not a no-op; m, k and
+       n are each named, and 16 x 16 x 16 runs */
+    for (s = 0; s < 4; s++) {
+        int32_t acc, rt;
+        pto_binding bd;
+        static const char *const want[3] = {
+            "t.pto:7:3: error: tmatmul: m (the valid rows of 'l') is 0; pto-isa's TMATMUL takes m, k and n in 1..4095 "
+            "(the device asserts it)",
+            "t.pto:7:3: error: tmatmul: k (the valid columns of 'l') is 0; pto-isa's TMATMUL takes m, k and n in 1..4095 "
+            "(the device asserts it)",
+            "t.pto:7:3: error: tmatmul: n (the valid columns of 'r') is 0; pto-isa's TMATMUL takes m, k and n in 1..4095 "
+            "(the device asserts it)"};
+        begin("mm0", PTO_KK_CUBE);
+        g_loc = at(2, 3);
+        pto_add_scalar_param(m, K, "kc", PTO_I32, g_loc);
+        lt = tile(body(), "l", PTO_LEFT, PTO_F16, 16, 16);
+        rt = tile(body(), "r", PTO_RIGHT, PTO_F16, 16, 16);
+        acc = tile(body(), "acc", PTO_ACC, PTO_F32, 16, 16);
+        if (s == 0) m->tiles[lt].valid_r = var("kc");
+        if (s == 1) m->tiles[lt].valid_c = var("kc");
+        if (s == 2) m->tiles[rt].valid_c = var("kc");
+        g_loc = at(7, 3);
+        op_t(body(), PTO_OP_TMATMUL, acc, lt, rt);
+        bd.name = "kc";
+        bd.value = 0;
+        if (s < 3) {
+            CHECK(run(NULL, &bd, 1) == PTO_ERR_USER);
+            CHECK_STR(diag(0), want[s]);
+        } else CHECK(run(NULL, &bd, 1) == PTO_OK);
+        end();
+    }
 }
 
 int main(void)
