@@ -7374,18 +7374,20 @@ static int pto__valloc(pto__verifier *v)
 /* An `out` tensor that no statement of its kernel writes keeps whatever the
    launch left in it, and `ptoc run` still says "match" (both sides keep the
    same bytes): nearly always a forgotten or misdirected tstore. A warning
-   at the parameter, once the kernels verified clean. */
+   at the parameter, once the kernels verified clean. A kernel that writes
+   no tensor at all (no out, no inout, on any path: nothing it computes
+   leaves the core) draws one warning at the kernel instead. */
 static void pto__vunwritten(pto__verifier *v)
 {
     const pto_module *m = v->m;
     uint8_t *w;
     int32_t s, k, p;
     int i;
-    if (m->n_params <= 0) return;
     /* phase 1 noted them when it saw every statement (none is detached) */
-    if (v->nvisited == m->n_stmts) w = v->pwritten;
+    if (m->n_params <= 0) w = NULL;   /* kernels without params: nothing to write */
+    else if (v->nvisited == m->n_stmts) w = v->pwritten;
     else if (!(w = (uint8_t *)pto__vcalloc(v, (size_t)m->n_params, 1))) return;
-    for (s = 0; s < m->n_stmts && w != v->pwritten; s++) {
+    for (s = 0; s < m->n_stmts && w && w != v->pwritten; s++) {
         const pto_stmt *st = &m->stmts[s];
         const pto_opinfo *oi = pto_opinfo_get((pto_op)st->op);
         for (i = 0; st->kind == PTO_ST_OP && i < st->nargs && i < oi->nargs && i < 4; i++) {
@@ -7394,12 +7396,23 @@ static void pto__vunwritten(pto__verifier *v)
                 w[o->ref] = 1;
         }
     }
-    for (k = 0; k < m->n_kernels; k++)
-        for (p = m->kernels[k].param0; p < m->kernels[k].param0 + m->kernels[k].nparams; p++)
+    for (k = 0; k < m->n_kernels; k++) {
+        const pto_kernel *kk = &m->kernels[k];
+        int any = 0;
+        for (p = kk->param0; w && p < kk->param0 + kk->nparams; p++) any |= w[p];
+        if (!any) {
+            /* nothing reaches GM at all: one warning at the kernel (the
+               out tensors' own would only repeat it) */
+            pto_warning(v->ctx, kk->loc, "kernel '%s' writes no output: no tstore, tput, tget, notify or allreduce "
+                        "writes any of its tensors, so running it changes nothing", pto__vname(v, kk->name));
+            continue;
+        }
+        for (p = kk->param0; p < kk->param0 + kk->nparams; p++)
             if (m->params[p].kind == PTO_P_TENSOR && m->params[p].dir == PTO_OUT && !w[p])
                 pto_warning(v->ctx, m->params[p].loc, "'%s' is an 'out' tensor of kernel '%s' but nothing writes it",
-                            pto__vname(v, m->params[p].name), pto__vname(v, m->kernels[k].name));
-    if (w != v->pwritten) pto_free(v->ctx, w);
+                            pto__vname(v, m->params[p].name), pto__vname(v, kk->name));
+    }
+    if (w && w != v->pwritten) pto_free(v->ctx, w);
 }
 
 /* host sections are checked by host.c */
