@@ -1483,6 +1483,46 @@ static void pto__vcomm(pto__verifier *v, const pto__vop *op)
     }
 }
 
+/* The scalar of tadds .. tmins or texpands on an i32 / i8 tile: the device
+   takes it in the tile's dtype (pto-isa's `TileData::DType scalar`), so a
+   fractional value is truncated toward zero and one out of the dtype's
+   range has no defined conversion (pto_scalar_as saturates it, NaN to 0).
+   A literal or constant that changes on the way is warned about here, with
+   the value that will be used; a scalar param's value is known only at
+   run time (the host harness says it then). */
+static void pto__vint_scalar(pto__verifier *v, const pto__vop *op, int si)
+{
+    const pto_operand *o = op->o[si];
+    const pto_tile *d = op->t[0];
+    const char *name = pto_opinfo_get((pto_op)v->m->stmts[op->s].op)->name, *dt;
+    double x, used;
+    char xs[40];
+    if (!d || (d->dtype != PTO_I32 && d->dtype != PTO_I8) || !o) return;
+    if (o->kind == PTO_O_FLOAT) {
+        x = o->f;
+        snprintf(xs, sizeof xs, "%g", x);
+        if (strtod(xs, NULL) != x) snprintf(xs, sizeof xs, "%.17g", x);
+    } else if (o->kind == PTO_O_INT) {
+        int known;
+        int64_t c = pto__vconst_int(v, o, &known);
+        if (!known) return;
+        x = (double)c;
+        snprintf(xs, sizeof xs, "%lld", (long long)c);
+    } else return;
+    used = (double)pto_scalar_asi(d->dtype, x);
+    if (used == x) return;
+    dt = pto_dtype_name((pto_dtype)d->dtype);
+    if (x != x)
+        pto_warning(v->ctx, o->loc, "%s on the %s tile '%s': the scalar nan has no %s value; the simulator and the "
+                    "reference use 0", name, dt, pto__vtn(v, d), dt);
+    else if (x < (d->dtype == PTO_I32 ? -2147483648.0 : -128.0) || x > (d->dtype == PTO_I32 ? 2147483647.0 : 127.0))
+        pto_warning(v->ctx, o->loc, "%s on the %s tile '%s': the scalar %s does not fit %s (the device's conversion "
+                    "is undefined); the simulator and the reference use %.0f", name, dt, pto__vtn(v, d), xs, dt, used);
+    else
+        pto_warning(v->ctx, o->loc, "%s on the %s tile '%s': the scalar %s is taken as %.0f (the device converts it "
+                    "to the tile's dtype, truncating toward zero)", name, dt, pto__vtn(v, d), xs, used);
+}
+
 /* The class rules, once every operand has the right kind and space. */
 static void pto__vclass(pto__verifier *v, const pto__vop *op)
 {
@@ -1499,7 +1539,9 @@ static void pto__vclass(pto__verifier *v, const pto__vop *op)
         pto__vsame_dtype(v, op, 0, 1);
         pto__vsame_shape(v, op, 0, 1);
         if (info->cls == PTO_OC_UN) pto__vfloat_only(v, op);
+        else pto__vint_scalar(v, op, 2);
         break;
+    case PTO_OC_FILL: pto__vint_scalar(v, op, 1); break;
     case PTO_OC_ROWRED:
         pto__vsame_dtype(v, op, 0, 1);
         pto__vcolumn(v, op, 0, 1);

@@ -1390,6 +1390,54 @@ static void test_no_output(void)
     }
 }
 
+/* A literal scalar of tadds .. tmins / texpands on an i32 / i8 tile that the
+   conversion to the tile's dtype changes (truncated, out of range, nan) is
+   a warning at the scalar naming the op, the tile, its dtype and the value
+   used; exact values, float tiles and scalar params (known only at run
+   time) are not. */
+static void test_int_scalar(void)
+{
+    const char *text =
+        "kernel k(in x: i32[16, 32], out y: i32[16, 32], in b: i8[32, 32], out c: i8[32, 32],\n"
+        "         in f: f32[16, 32], out g: f32[16, 32], scalar s: f32) vector {\n"
+        "  tile t: vec i32[16, 32]\n"
+        "  tile u: vec i8[32, 32]\n"
+        "  tile w: vec f32[16, 32]\n"
+        "  tload t, x[0, 0]\n"
+        "  tadds t, t, 1.5\n"
+        "  tmuls t, t, -2.75\n"
+        "  tadds t, t, 3.0\n"
+        "  tmins t, t, -2147483648\n"
+        "  tmaxs t, t, 1e10\n"
+        "  tadds t, t, s\n"
+        "  texpands u, 300\n"
+        "  tadds u, u, nan\n"
+        "  tdivs u, u, 0.1\n"
+        "  tsubs u, u, -128\n"
+        "  tload w, f[0, 0]\n"
+        "  tadds w, w, 1.5\n"
+        "  tstore y[0, 0], t\n"
+        "  tstore c[0, 0], u\n"
+        "  tstore g[0, 0], w\n"
+        "}\n";
+    const char *want =
+        "t.pto:7:15: warning: tadds on the i32 tile 't': the scalar 1.5 is taken as 1 (the device converts it to the "
+        "tile's dtype, truncating toward zero)\n"
+        "t.pto:8:15: warning: tmuls on the i32 tile 't': the scalar -2.75 is taken as -2 (the device converts it to the "
+        "tile's dtype, truncating toward zero)\n"
+        "t.pto:11:15: warning: tmaxs on the i32 tile 't': the scalar 1e+10 does not fit i32 (the device's conversion is "
+        "undefined); the simulator and the reference use 2147483647\n"
+        "t.pto:13:15: warning: texpands on the i8 tile 'u': the scalar 300 does not fit i8 (the device's conversion is "
+        "undefined); the simulator and the reference use 127\n"
+        "t.pto:14:15: warning: tadds on the i8 tile 'u': the scalar nan has no i8 value; the simulator and the reference "
+        "use 0\n"
+        "t.pto:15:15: warning: tdivs on the i8 tile 'u': the scalar 0.1 is taken as 0 (the device converts it to the "
+        "tile's dtype, truncating toward zero)\n";
+    char got[3000];
+    all_diags(text, got, sizeof got);
+    CHECK_MSG(strcmp(got, want) == 0, "\n  got  %s\n  want %s", got, want);
+}
+
 /* Every .pto file in tests/ok (tricky but legal) parses and verifies with no diagnostic. */
 static void check_ok_file(const char *path)
 {
@@ -1441,6 +1489,7 @@ int main(void)
 {
     test_ok_files();
     test_no_output();
+    test_int_scalar();
     test_loop_var_let_kind();
     test_v2c_push_guard();
     test_good_vadd();
