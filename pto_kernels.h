@@ -352,6 +352,21 @@ PTO_NUMFN int64_t pto_el_red_i(int op, const void *base, int dtype, int64_t i0, 
     return acc;
 }
 
+/* c[i][j] of an i8 x i8 -> i32 tmatmul: c0 (0, or the accumulator for
+   tmatmul_acc) plus a[i][k] * b[k][j] over k < K, ascending, a and b row
+   major with row strides sa and sb. The cube multiplies and accumulates
+   integers exactly (f32 would round past 2^24: 127 * 127 * 1041 is
+   already there), so this is int64 (|each product| <= 2^14, K <= 4095),
+   and the store wraps to i32 like every integer result. */
+PTO_NUMFN int64_t pto_el_mm_i8(const void *a, int64_t sa, const void *b, int64_t sb, int64_t i, int64_t j, int64_t K,
+                               int64_t c0)
+{
+    const int8_t *pa = (const int8_t *)a + i * sa, *pb = (const int8_t *)b + j;
+    int64_t k, acc = c0;
+    for (k = 0; k < K; k++) acc += (int64_t)pa[k] * (int64_t)pb[k * sb];
+    return acc;
+}
+
 #endif /* PTO_NUMERICS_H */
 /* ---- End file: src/numerics.h ---- */
 
@@ -2343,7 +2358,14 @@ PTO_K_FN void pto_k__x_matmul(pto_k_core *c, const pto_k__ins *ins)
     pto_k__init_read(c, ins, b, K, N, "right");
     if (acc) pto_k__init_read(c, ins, d, M, N, "accumulator");
     pto_k__init_write(c, ins, d, M, N);
-    for (i = 0; i < M; i++)
+    if (a.dtype == PTO_K_I8 && b.dtype == PTO_K_I8 && d.dtype == PTO_K_I32) {
+        /* integers, exactly, as the interpreter (numerics.h) */
+        for (i = 0; i < M; i++)
+            for (j = 0; j < N; j++)
+                pto_elem_seti(pto_k__tptr(c, d), d.dtype, i * d.cols + j,
+                              pto_el_mm_i8(pto_k__tptr(c, a), a.cols, pto_k__tptr(c, b), b.cols, i, j, K,
+                                           acc ? pto_elem_geti(pto_k__tptr(c, d), d.dtype, i * d.cols + j) : 0));
+    } else for (i = 0; i < M; i++)
         for (j = 0; j < N; j++) {
             float s = acc ? pto_elem_get(pto_k__tptr(c, d), d.dtype, i * d.cols + j) : 0.0f;
             for (kk = 0; kk < K; kk++) {

@@ -116,7 +116,9 @@
      cols (each in 1..4095, which the device asserts: else an error, as in
      the simulator): for each c[i][j] with i < M, j < N, acc = 0.0f (tmatmul_acc: c's
      current value), then for k < K ascending: p = a[i][k] * b[k][j]; acc =
-     acc + p; in f32; then c[i][j] = acc, rounded to c's dtype. The rest of
+     acc + p; in f32; then c[i][j] = acc, rounded to c's dtype (i8 x i8 -> i32:
+     the same in int64, exactly, stored wrapped, as the cube's integer
+     MACs; numerics.h pto_el_mm_i8). The rest of
      c keeps its values (the device's cube works in whole fractals there:
      store only c's M x N).
 
@@ -655,6 +657,16 @@ static int pto__exec_matmul(pto__interp *I, int32_t s)
     M = a.it->vr < c.t->rows ? a.it->vr : c.t->rows;
     K = a.it->vc < b.t->rows ? a.it->vc : b.t->rows;
     N = b.it->vc < c.t->cols ? b.it->vc : c.t->cols;
+    if (a.t->dtype == PTO_I8 && b.t->dtype == PTO_I8 && c.t->dtype == PTO_I32) {
+        /* the cube's integer products and sums are exact (numerics.h) */
+        for (i = 0; i < M; i++)
+            for (j = 0; j < N; j++)
+                pto_elem_seti(c.it->data, c.t->dtype, i * SC + j,
+                              pto_el_mm_i8(a.it->data, SA, b.it->data, SB, i, j, K,
+                                           st->op == PTO_OP_TMATMUL_ACC ? pto_elem_geti(c.it->data, c.t->dtype, i * SC + j)
+                                                                        : 0));
+        return 1;
+    }
     fa = I->scratch;
     fb = fa + (int64_t)a.t->rows * SA;
     row = fb + (int64_t)b.t->rows * SB;

@@ -888,6 +888,61 @@ static void test_matmul(void)
 
 /* f32 x f32 -> f32: products are not exact, so an FMA or a wider
    accumulator would show. */
+/* i8 x i8 -> i32 is exact, as the cube's integer MACs: with 127 * 127
+   products over K = 1056 the running sum passes 2^24, where f32 would round
+   (checked below: the f32 sum differs), and tmatmul_acc adds on exactly. */
+static void test_matmul_i8(void)
+{
+    enum { M = 16, KK = 1056, N = 16 };
+    static int8_t a[M * KK], b[KK * N];
+    static int32_t c[M * N], c2[M * N];
+    void *t[4];
+    int32_t ap, bp, cp, c2p, am, bm, al, br, acc;
+    int i, j, k, bad = 0;
+    float f = 0.0f;
+    int64_t exact = 0;
+    for (i = 0; i < M * KK; i++) a[i] = (int8_t)(i % 7 == 3 ? 126 : 127);
+    for (i = 0; i < KK * N; i++) b[i] = (int8_t)(i % 5 == 0 ? 125 : 127);
+    for (k = 0; k < KK; k++) {
+        float p = (float)a[k] * (float)b[k * N];
+        f = f + p;
+        exact += (int64_t)a[k] * b[k * N];
+    }
+    CHECK_MSG((double)f != (double)exact, "the f32 sum %.1f equals the exact one: the case shows nothing", (double)f);
+    begin("mm8", PTO_KK_CUBE);
+    ap = tensor("a", PTO_IN, PTO_I8, M, KK);
+    bp = tensor("b", PTO_IN, PTO_I8, KK, N);
+    cp = tensor("c", PTO_OUT, PTO_I32, M, N);
+    c2p = tensor("c2", PTO_OUT, PTO_I32, M, N);
+    am = tile(body(), "am", PTO_MAT, PTO_I8, M, KK);
+    bm = tile(body(), "bm", PTO_MAT, PTO_I8, KK, N);
+    al = tile(body(), "al", PTO_LEFT, PTO_I8, M, KK);
+    br = tile(body(), "br", PTO_RIGHT, PTO_I8, KK, N);
+    acc = tile(body(), "acc", PTO_ACC, PTO_I32, M, N);
+    load(body(), am, ap, num(0), num(0));
+    load(body(), bm, bp, num(0), num(0));
+    op_t(body(), PTO_OP_TMOV, al, am, -1);
+    op_t(body(), PTO_OP_TMOV, br, bm, -1);
+    op_t(body(), PTO_OP_TMATMUL, acc, al, br);
+    store(body(), cp, num(0), num(0), acc);
+    op_t(body(), PTO_OP_TMATMUL_ACC, acc, al, br);
+    store(body(), c2p, num(0), num(0), acc);
+    t[0] = a, t[1] = b, t[2] = c, t[3] = c2;
+    CHECK_MSG(run(t, NULL, 0) == PTO_OK, "%s", diag(0));
+    for (i = 0; i < M; i++)
+        for (j = 0; j < N; j++) {
+            int64_t want = 0;
+            for (k = 0; k < KK; k++) want += (int64_t)a[i * KK + k] * b[k * N + j];
+            if (c[i * N + j] != want || c2[i * N + j] != 2 * want) {
+                if (bad++ < 3) printf("  c[%d][%d] = %d, c2 %d, want %lld\n", i, j, (int)c[i * N + j], (int)c2[i * N + j],
+                                      (long long)want);
+            }
+        }
+    CHECK(bad == 0);
+    CHECK(c[0] == exact);
+    end();
+}
+
 static void test_matmul_f32(void)
 {
     enum { M = 8, KK = 24, N = 8 };
@@ -1707,6 +1762,7 @@ int main(void)
     test_fill_valid();
     test_matmul();
     test_matmul_f32();
+    test_matmul_i8();
     test_store_cast();
     test_i32_copy();
     test_softmax();

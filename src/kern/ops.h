@@ -759,7 +759,14 @@ PTO_K_FN void pto_k__x_matmul(pto_k_core *c, const pto_k__ins *ins)
     pto_k__init_read(c, ins, b, K, N, "right");
     if (acc) pto_k__init_read(c, ins, d, M, N, "accumulator");
     pto_k__init_write(c, ins, d, M, N);
-    for (i = 0; i < M; i++)
+    if (a.dtype == PTO_K_I8 && b.dtype == PTO_K_I8 && d.dtype == PTO_K_I32) {
+        /* integers, exactly, as the interpreter (numerics.h) */
+        for (i = 0; i < M; i++)
+            for (j = 0; j < N; j++)
+                pto_elem_seti(pto_k__tptr(c, d), d.dtype, i * d.cols + j,
+                              pto_el_mm_i8(pto_k__tptr(c, a), a.cols, pto_k__tptr(c, b), b.cols, i, j, K,
+                                           acc ? pto_elem_geti(pto_k__tptr(c, d), d.dtype, i * d.cols + j) : 0));
+    } else for (i = 0; i < M; i++)
         for (j = 0; j < N; j++) {
             float s = acc ? pto_elem_get(pto_k__tptr(c, d), d.dtype, i * d.cols + j) : 0.0f;
             for (kk = 0; kk < K; kk++) {
