@@ -106,7 +106,9 @@
      exact in int64, stored wrapped, as trowsum.
    - tcolexpand{add,sub,mul,div} d, a, v: d[r, c] = a[r, c] op v[0, c]
      (v is [1, C]; the verifier wants v's valid cols to cover d's).
-   - tcvt d, a: read as f32, write with d's rounding.
+   - tcvt d, a: read as f32, write with d's rounding (pto_cvt_set: f16 ->
+     i8 keeps the low 8 bits of the rounded value, as the device's default
+     non-saturating narrowing does; other pairs saturate).
    - tmov d, a: copies d's valid region from the same positions of a (any
      spaces; acc -> vec rounds f32 to d's dtype).
    - textract d, a, r, c: d[i][j] = a[r + i][c + j] over the full shape of d;
@@ -481,7 +483,8 @@ static int pto__exec_map(pto__interp *I, int32_t s, pto_opclass cls)
             case PTO_OC_UN: y = pto__unop(op, x); break;
             default: y = x; break; /* fill, cvt, mov */
             }
-            pto_elem_set(d.it->data, d.t->dtype, i, y);
+            if (cls == PTO_OC_CVT) pto_cvt_set(d.it->data, d.t->dtype, a.t->dtype, i, y);
+            else pto_elem_set(d.it->data, d.t->dtype, i, y);
         }
     }
     return 1;

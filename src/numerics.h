@@ -177,6 +177,25 @@ PTO_NUMFN void pto_elem_set(void *base, int dtype, int64_t i, float v)
     }
 }
 
+/* tcvt's store: f16 -> i8 is one of the narrowing conversions pto-isa's
+   a2a3 TCVT runs with saturation OFF by default (kIsNarrowingCvt, "PyTorch
+   semantics"), where the hardware keeps the low 8 bits of the rounded
+   integer (300.0 -> 44, 200.0 -> -56) and, whatever the mode, +-inf give
+   127 / -128 and NaN 0 (asc-devkit SetSaturationFlag). Every other pair
+   tcvt takes saturates, as its default (SaturationMode ON) does: f32 ->
+   i32 of 3e9 is INT32_MAX. sdt is the source dtype. */
+PTO_NUMFN void pto_cvt_set(void *base, int ddt, int sdt, int64_t i, float v)
+{
+    if (ddt == 5 && sdt == 2 && v == v && v - v == 0.0f) {
+        /* finite f16: |v| <= 65504, the rounded value fits int32 */
+        int32_t r = (int32_t)nearbyintf(v);
+        uint32_t u = (uint32_t)r & 0xffu;
+        ((int8_t *)base)[i] = (int8_t)(u < 0x80u ? (int)u : (int)u - 256);
+    } else {
+        pto_elem_set(base, ddt, i, v);
+    }
+}
+
 /* ---- element arithmetic -------------------------------------------------
    One definition for both sides, so the interpreter and the simulator cannot
    drift apart. Binary ops in op-table order (add sub mul div max min), unary

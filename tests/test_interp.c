@@ -762,6 +762,33 @@ static void test_cvt(void)
 
 /* texpands fills the valid region only; a binary op into a tile with a
    smaller valid region leaves the rest unchanged (zero here); tmov copies. */
+/* tcvt f16 -> i8 keeps the low 8 bits of the rounded value (pto-isa's a2a3
+   TCVT runs that narrowing with saturation off by default), inf gives
+   127 / -128 and NaN 0; f32 -> i32 (test_cvt) saturates. */
+static void test_cvt_f16_i8(void)
+{
+    static const float xs[16] = {300.0f, 200.0f, -129.0f, 127.5f, -128.5f, INFINITY, -INFINITY, NAN,
+                                 2.5f,   -2.5f,  65504.0f, 256.0f, -1.0f,  100.0f,   383.0f,    384.0f};
+    static const int8_t want[16] = {44, -56, 127, -128, -128, 127, -128, 0, 2, -2, -32, 0, -1, 100, 127, -128};
+    uint16_t h[16];
+    int8_t q[16];
+    void *t[2];
+    int32_t hp, qp, th, tq, i;
+    for (i = 0; i < 16; i++) h[i] = pto_f32_to_f16(xs[i]);
+    begin("cvt8", PTO_KK_VECTOR);
+    hp = tensor("h", PTO_IN, PTO_F16, 1, 16);
+    qp = tensor("q", PTO_OUT, PTO_I8, 1, 16);
+    th = tile(body(), "th", PTO_VEC, PTO_F16, 1, 16);
+    tq = tile(body(), "tq", PTO_VEC, PTO_I8, 1, 16);
+    load(body(), th, hp, num(0), num(0));
+    op_t(body(), PTO_OP_TCVT, tq, th, -1);
+    store(body(), qp, num(0), num(0), tq);
+    t[0] = h, t[1] = q;
+    CHECK(run(t, NULL, 0) == PTO_OK);
+    for (i = 0; i < 16; i++) CHECK_MSG(q[i] == want[i], "tcvt f16 %g -> i8: %d, want %d", (double)xs[i], q[i], want[i]);
+    end();
+}
+
 static void test_fill_valid(void)
 {
     uint16_t z[2 * 16];
@@ -1759,6 +1786,7 @@ int main(void)
     test_cols();
     test_colexpand();
     test_cvt();
+    test_cvt_f16_i8();
     test_fill_valid();
     test_matmul();
     test_matmul_f32();

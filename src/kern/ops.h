@@ -484,7 +484,8 @@ PTO_K_FN void pto_k__x_map(pto_k_core *c, const pto_k__ins *ins)
             else if (bins) y = pto_k__bin(op - (PTO_K__TADDS - PTO_K__TADD), x, sc);
             else if (op >= PTO_K__TEXP && op <= PTO_K__TRELU) y = pto_k__un(op, x);
             else y = x;
-            pto_elem_set(dp, d.dtype, i, y);
+            if (op == PTO_K__TCVT) pto_cvt_set(dp, d.dtype, a.dtype, i, y);
+            else pto_elem_set(dp, d.dtype, i, y);
         }
     pto_k__timed(c, PTO_K_PIPE_V, ins->disp, pto_k__vec_cost(op, d.valid_r * d.valid_c * pto_k__dsize(d.dtype)),
                  pto_k__op_name(op), ins->src);
