@@ -1267,6 +1267,25 @@ PTO_NUMFN void pto_elem_set(void *base, int dtype, int64_t i, float v)
     }
 }
 
+/* tcvt's store: f16 -> i8 is one of the narrowing conversions pto-isa's
+   a2a3 TCVT runs with saturation OFF by default (kIsNarrowingCvt, "PyTorch
+   semantics"), where the hardware keeps the low 8 bits of the rounded
+   integer (300.0 -> 44, 200.0 -> -56) and, whatever the mode, +-inf give
+   127 / -128 and NaN 0 (asc-devkit SetSaturationFlag). Every other pair
+   tcvt takes saturates, as its default (SaturationMode ON) does: f32 ->
+   i32 of 3e9 is INT32_MAX. sdt is the source dtype. */
+PTO_NUMFN void pto_cvt_set(void *base, int ddt, int sdt, int64_t i, float v)
+{
+    if (ddt == 5 && sdt == 2 && v == v && v - v == 0.0f) {
+        /* finite f16: |v| <= 65504, the rounded value fits int32 */
+        int32_t r = (int32_t)nearbyintf(v);
+        uint32_t u = (uint32_t)r & 0xffu;
+        ((int8_t *)base)[i] = (int8_t)(u < 0x80u ? (int)u : (int)u - 256);
+    } else {
+        pto_elem_set(base, ddt, i, v);
+    }
+}
+
 /* ---- element arithmetic -------------------------------------------------
    One definition for both sides, so the interpreter and the simulator cannot
    drift apart. Binary ops in op-table order (add sub mul div max min), unary
@@ -1310,12 +1329,19 @@ PTO_NUMFN float pto_el_un(int op, float x)
    On an i32 / i8 tile the vector unit's add, sub, mul, max, min (and their
    scalar forms), abs, neg, relu and the fill are integer operations
    (pto-isa's int32_t TADD ...), not f32 ones: 16777217 + 0 must not round to
-   16777216. They are computed exactly in int64 and stored saturated (as
-   every integer store here; the device's overflow wraps, a difference only
-   for results the dtype cannot hold). So are the row / column reductions
-   (pto_el_red_i: the sum in int64) and the row / column broadcasts' add,
-   sub, mul (the binary ops). tdiv and its broadcast forms still compute in
-   f32. pto_el_int_op says which ops take this path:
+   16777216. They are computed exactly in int64 and stored WRAPPED to the
+   dtype (two's complement: the low 32 / 8 bits), as the device does: its
+   integer saturation mode (Ascend C SaturationMode::INT, CTRL bit 53) is off
+   by default, and "an overflowing integer result keeps its low bits"
+   (asc-devkit SetSaturationFlag). So INT32_MAX + 1 is INT32_MIN, 100 * 3 on
+   i8 is 44, and abs / neg of INT32_MIN (-128 on i8) are INT32_MIN (-128).
+   Wrapping the exact result equals wrapping every step (arithmetic mod 2^n),
+   so the row / column reductions (pto_el_red_i: the sum in int64) and the
+   row / column broadcasts' add, sub, mul (the binary ops) wrap the same way.
+   tdiv and its broadcast forms still compute in f32, and conversions (tcvt,
+   a tload from another dtype) still saturate (pto_elem_set): the device's
+   float -> int conversion saturation (SaturationMode::CAST) is on by
+   default. pto_el_int_op says which ops take this path:
    bop a binary op (PTO_EL_ADD ..), or -1 - uop for a unary one (PTO_EL_EXP ..),
    or -100 for the fill. */
 PTO_NUMFN int pto_el_int_op(int dtype, int op)
@@ -1332,10 +1358,26 @@ PTO_NUMFN int64_t pto_elem_geti(const void *base, int dtype, int64_t i)
     return dtype == 4 ? (int64_t)((const int32_t *)base)[i] : (int64_t)((const int8_t *)base)[i];
 }
 
+/* v modulo 2^32 / 2^8 as a two's complement i32 / i8. Only unsigned
+   arithmetic and in-range conversions: C leaves the conversion of an
+   out-of-range value to a signed type to the implementation (and signed
+   overflow undefined), so neither is relied on. */
+PTO_NUMFN int32_t pto_wrap_i32(int64_t v)
+{
+    uint32_t u = (uint32_t)((uint64_t)v & 0xffffffffu);
+    return u < 0x80000000u ? (int32_t)u : (int32_t)(u - 0x80000000u) - 2147483647 - 1;
+}
+
+PTO_NUMFN int8_t pto_wrap_i8(int64_t v)
+{
+    unsigned u = (unsigned)((uint64_t)v & 0xffu);
+    return (int8_t)(u < 0x80u ? (int)u : (int)u - 256);
+}
+
 PTO_NUMFN void pto_elem_seti(void *base, int dtype, int64_t i, int64_t v)
 {
-    if (dtype == 4) ((int32_t *)base)[i] = (int32_t)(v > 2147483647 ? 2147483647 : v < -2147483647 - 1 ? -2147483647 - 1 : v);
-    else ((int8_t *)base)[i] = (int8_t)(v > 127 ? 127 : v < -128 ? -128 : v);
+    if (dtype == 4) ((int32_t *)base)[i] = pto_wrap_i32(v);
+    else ((int8_t *)base)[i] = pto_wrap_i8(v);
 }
 
 /* The scalar of an integer tile's op: pto_scalar_as's truncation, as an
@@ -1348,7 +1390,9 @@ PTO_NUMFN int64_t pto_scalar_asi(int dtype, double s)
     return (int64_t)(s < 0 ? ceil(s) : floor(s));
 }
 
-/* Operands are i32 or i8 values, so neither the product nor a sum leaves int64. */
+/* Operands are i32 or i8 values (or a reduction's running sum of fewer than
+   2^31 of them), so neither the product nor a sum leaves int64: exact, no
+   signed overflow; the store wraps (pto_elem_seti). */
 PTO_NUMFN int64_t pto_el_bin_i(int op, int64_t a, int64_t b)
 {
     switch (op) {
@@ -1363,7 +1407,7 @@ PTO_NUMFN int64_t pto_el_bin_i(int op, int64_t a, int64_t b)
 PTO_NUMFN int64_t pto_el_un_i(int op, int64_t x)
 {
     switch (op) {
-    case PTO_EL_ABS: return x < 0 ? -x : x;
+    case PTO_EL_ABS: return x < 0 ? -x : x;   /* -INT32_MIN is 2^31 here; stored, INT32_MIN */
     case PTO_EL_NEG: return -x;
     default: return x > 0 ? x : 0;
     }
@@ -1371,17 +1415,33 @@ PTO_NUMFN int64_t pto_el_un_i(int op, int64_t x)
 
 /* A row or column reduction of an integer tile: n elements of base from
    index i0, step apart, combined in order by op (PTO_EL_ADD: the sum, exact
-   in int64 since n < 2^32 i32 values cannot leave it; PTO_EL_MAX, PTO_EL_MIN:
-   exact). No elements give 0 for the sum and, for max / min, a value below /
-   above every element of the dtype, which the saturated store makes the
-   dtype's least / greatest value (what -inf / +inf store as on the f32
-   path). */
+   in int64 since n < 2^32 i32 values cannot leave it, wrapped when stored;
+   PTO_EL_MAX, PTO_EL_MIN: exact). No elements give 0 for the sum and, for
+   max / min, the dtype's least / greatest value (what -inf / +inf store as
+   on the f32 path). */
 PTO_NUMFN int64_t pto_el_red_i(int op, const void *base, int dtype, int64_t i0, int64_t step, int64_t n)
 {
     int64_t k, acc;
-    if (n == 0) return op == PTO_EL_ADD ? 0 : op == PTO_EL_MAX ? -((int64_t)1 << 40) : (int64_t)1 << 40;
+    if (n == 0)
+        return op == PTO_EL_ADD ? 0 : op == PTO_EL_MAX ? (dtype == 4 ? -2147483647 - 1 : -128)
+                                                       : (dtype == 4 ? 2147483647 : 127);
     acc = pto_elem_geti(base, dtype, i0);
     for (k = 1; k < n; k++) acc = pto_el_bin_i(op, acc, pto_elem_geti(base, dtype, i0 + k * step));
+    return acc;
+}
+
+/* c[i][j] of an i8 x i8 -> i32 tmatmul: c0 (0, or the accumulator for
+   tmatmul_acc) plus a[i][k] * b[k][j] over k < K, ascending, a and b row
+   major with row strides sa and sb. The cube multiplies and accumulates
+   integers exactly (f32 would round past 2^24: 127 * 127 * 1041 is
+   already there), so this is int64 (|each product| <= 2^14, K <= 4095),
+   and the store wraps to i32 like every integer result. */
+PTO_NUMFN int64_t pto_el_mm_i8(const void *a, int64_t sa, const void *b, int64_t sb, int64_t i, int64_t j, int64_t K,
+                               int64_t c0)
+{
+    const int8_t *pa = (const int8_t *)a + i * sa, *pb = (const int8_t *)b + j;
+    int64_t k, acc = c0;
+    for (k = 0; k < K; k++) acc += (int64_t)pa[k] * (int64_t)pb[k * sb];
     return acc;
 }
 
@@ -4596,17 +4656,54 @@ static void pto__ps_arch(pto__ps_parser *p)
     if (!pto__ps_end_stmt(p, "the arch")) pto__ps_skip_to_top(p);
 }
 
-/* What may start a top-level item, with the closest of the words to a word. */
+/* The kernel or host section the parser finished last (the one above the
+   top-level token at hand), as "kernel 'k'" / "host 'h'"; "" when none. */
+static void pto__ps_last_item(const pto__ps_parser *p, char *out, size_t size)
+{
+    const pto_module *m = p->m;
+    const pto_kernel *k = m->n_kernels > 0 ? &m->kernels[m->n_kernels - 1] : NULL;
+    const pto_host *h = m->n_hosts > 0 ? &m->hosts[m->n_hosts - 1] : NULL;
+    out[0] = 0;
+    if (h && (!k || h->loc.line > k->loc.line))
+        snprintf(out, size, "host '%s'", pto_str(p->ctx, h->name));
+    else if (k)
+        snprintf(out, size, "kernel '%s'", pto_str(p->ctx, k->name));
+}
+
+/* What may start a top-level item, with the closest of the words to a word.
+   A '}' here closes nothing: said as such (an extra '}' after a kernel read
+   as "expected 'kernel'", which hid what happened). */
 static void pto__ps_top_unknown(pto__ps_parser *p)
 {
     static const char *const words[] = {"kernel", "host", "arch"};
     pto__ps_near n;
     char q[200], hint[80];
     size_t i;
+    if (p->tok.kind == '}') {
+        char last[160];
+        pto__ps_last_item(p, last, sizeof last);
+        if (last[0])
+            pto__ps_err(p, &p->tok, "unmatched '}': no block is open here (%s above is already closed by an earlier '}')",
+                        last);
+        else
+            pto__ps_err(p, &p->tok, "unmatched '}': no block is open here");
+        return;
+    }
     if (p->tok.kind != PTO__T_NAME) { pto__ps_expected(p, "'kernel', 'host' or 'arch'"); return; }
     pto__ps_near_init(p, &n, pto__ps_text(p, &p->tok), p->tok.len);
     for (i = 0; i < sizeof words / sizeof words[0]; i++) pto__ps_near_try(&n, words[i], strlen(words[i]));
     pto__ps_tokstr(p, &p->tok, q, sizeof q);
+    if (pto_op_lookup(pto__ps_text(p, &p->tok), p->tok.len) != PTO_NOP || pto__ps_is_kw(p, PTO__KW_TILE) ||
+        pto__ps_is_kw(p, PTO__KW_LET) || pto__ps_is_kw(p, PTO__KW_FOR) || pto__ps_is_kw(p, PTO__KW_IF)) {
+        /* a statement out here: most likely a '}' above closed its kernel early */
+        char last[160];
+        pto__ps_last_item(p, last, sizeof last);
+        if (last[0]) {
+            pto__ps_err(p, &p->tok, "expected 'kernel', 'host' or 'arch', got %s: a statement outside any kernel "
+                        "(did a '}' above close %s early?)", q, last);
+            return;
+        }
+    }
     pto__ps_err(p, &p->tok, "expected 'kernel', 'host' or 'arch', got %s%s", q, pto__ps_near_hint(&n, hint, sizeof hint, ""));
 }
 
@@ -6622,6 +6719,46 @@ static void pto__vcomm(pto__verifier *v, const pto__vop *op)
     }
 }
 
+/* The scalar of tadds .. tmins or texpands on an i32 / i8 tile: the device
+   takes it in the tile's dtype (pto-isa's `TileData::DType scalar`), so a
+   fractional value is truncated toward zero and one out of the dtype's
+   range has no defined conversion (pto_scalar_as saturates it, NaN to 0).
+   A literal or constant that changes on the way is warned about here, with
+   the value that will be used; a scalar param's value is known only at
+   run time (the host harness says it then). */
+static void pto__vint_scalar(pto__verifier *v, const pto__vop *op, int si)
+{
+    const pto_operand *o = op->o[si];
+    const pto_tile *d = op->t[0];
+    const char *name = pto_opinfo_get((pto_op)v->m->stmts[op->s].op)->name, *dt;
+    double x, used;
+    char xs[40];
+    if (!d || (d->dtype != PTO_I32 && d->dtype != PTO_I8) || !o) return;
+    if (o->kind == PTO_O_FLOAT) {
+        x = o->f;
+        snprintf(xs, sizeof xs, "%g", x);
+        if (strtod(xs, NULL) != x) snprintf(xs, sizeof xs, "%.17g", x);
+    } else if (o->kind == PTO_O_INT) {
+        int known;
+        int64_t c = pto__vconst_int(v, o, &known);
+        if (!known) return;
+        x = (double)c;
+        snprintf(xs, sizeof xs, "%lld", (long long)c);
+    } else return;
+    used = (double)pto_scalar_asi(d->dtype, x);
+    if (used == x) return;
+    dt = pto_dtype_name((pto_dtype)d->dtype);
+    if (x != x)
+        pto_warning(v->ctx, o->loc, "%s on the %s tile '%s': the scalar nan has no %s value; the simulator and the "
+                    "reference use 0", name, dt, pto__vtn(v, d), dt);
+    else if (x < (d->dtype == PTO_I32 ? -2147483648.0 : -128.0) || x > (d->dtype == PTO_I32 ? 2147483647.0 : 127.0))
+        pto_warning(v->ctx, o->loc, "%s on the %s tile '%s': the scalar %s does not fit %s (the device's conversion "
+                    "is undefined); the simulator and the reference use %.0f", name, dt, pto__vtn(v, d), xs, dt, used);
+    else
+        pto_warning(v->ctx, o->loc, "%s on the %s tile '%s': the scalar %s is taken as %.0f (the device converts it "
+                    "to the tile's dtype, truncating toward zero)", name, dt, pto__vtn(v, d), xs, used);
+}
+
 /* The class rules, once every operand has the right kind and space. */
 static void pto__vclass(pto__verifier *v, const pto__vop *op)
 {
@@ -6638,7 +6775,9 @@ static void pto__vclass(pto__verifier *v, const pto__vop *op)
         pto__vsame_dtype(v, op, 0, 1);
         pto__vsame_shape(v, op, 0, 1);
         if (info->cls == PTO_OC_UN) pto__vfloat_only(v, op);
+        else pto__vint_scalar(v, op, 2);
         break;
+    case PTO_OC_FILL: pto__vint_scalar(v, op, 1); break;
     case PTO_OC_ROWRED:
         pto__vsame_dtype(v, op, 0, 1);
         pto__vcolumn(v, op, 0, 1);
@@ -7347,18 +7486,20 @@ static int pto__valloc(pto__verifier *v)
 /* An `out` tensor that no statement of its kernel writes keeps whatever the
    launch left in it, and `ptoc run` still says "match" (both sides keep the
    same bytes): nearly always a forgotten or misdirected tstore. A warning
-   at the parameter, once the kernels verified clean. */
+   at the parameter, once the kernels verified clean. A kernel that writes
+   no tensor at all (no out, no inout, on any path: nothing it computes
+   leaves the core) draws one warning at the kernel instead. */
 static void pto__vunwritten(pto__verifier *v)
 {
     const pto_module *m = v->m;
     uint8_t *w;
     int32_t s, k, p;
     int i;
-    if (m->n_params <= 0) return;
     /* phase 1 noted them when it saw every statement (none is detached) */
-    if (v->nvisited == m->n_stmts) w = v->pwritten;
+    if (m->n_params <= 0) w = NULL;   /* kernels without params: nothing to write */
+    else if (v->nvisited == m->n_stmts) w = v->pwritten;
     else if (!(w = (uint8_t *)pto__vcalloc(v, (size_t)m->n_params, 1))) return;
-    for (s = 0; s < m->n_stmts && w != v->pwritten; s++) {
+    for (s = 0; s < m->n_stmts && w && w != v->pwritten; s++) {
         const pto_stmt *st = &m->stmts[s];
         const pto_opinfo *oi = pto_opinfo_get((pto_op)st->op);
         for (i = 0; st->kind == PTO_ST_OP && i < st->nargs && i < oi->nargs && i < 4; i++) {
@@ -7367,12 +7508,23 @@ static void pto__vunwritten(pto__verifier *v)
                 w[o->ref] = 1;
         }
     }
-    for (k = 0; k < m->n_kernels; k++)
-        for (p = m->kernels[k].param0; p < m->kernels[k].param0 + m->kernels[k].nparams; p++)
+    for (k = 0; k < m->n_kernels; k++) {
+        const pto_kernel *kk = &m->kernels[k];
+        int any = 0;
+        for (p = kk->param0; w && p < kk->param0 + kk->nparams; p++) any |= w[p];
+        if (!any) {
+            /* nothing reaches GM at all: one warning at the kernel (the
+               out tensors' own would only repeat it) */
+            pto_warning(v->ctx, kk->loc, "kernel '%s' writes no output: no tstore, tput, tget, notify or allreduce "
+                        "writes any of its tensors, so running it changes nothing", pto__vname(v, kk->name));
+            continue;
+        }
+        for (p = kk->param0; p < kk->param0 + kk->nparams; p++)
             if (m->params[p].kind == PTO_P_TENSOR && m->params[p].dir == PTO_OUT && !w[p])
                 pto_warning(v->ctx, m->params[p].loc, "'%s' is an 'out' tensor of kernel '%s' but nothing writes it",
-                            pto__vname(v, m->params[p].name), pto__vname(v, m->kernels[k].name));
-    if (w != v->pwritten) pto_free(v->ctx, w);
+                            pto__vname(v, m->params[p].name), pto__vname(v, kk->name));
+    }
+    if (w && w != v->pwritten) pto_free(v->ctx, w);
 }
 
 /* host sections are checked by host.c */
@@ -7483,7 +7635,8 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
    On i32/i8 tiles tadd tsub tmul tmax tmin, their scalar forms, tabs tneg
    trelu, texpands, the row / column reductions (the sums in int64) and the
    row / column broadcasts but the div ones are exact integer operations
-   (numerics.h: in int64, stored saturated); tdiv and trowexpanddiv /
+   (numerics.h: in int64, stored wrapped to the dtype, two's complement,
+   as the device's integer overflow wraps); tdiv and trowexpanddiv /
    tcolexpanddiv go through f32 (exact below 2^24).
 
    Vector ops compute over the DESTINATION's valid region; elements outside it
@@ -7506,7 +7659,7 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
      and adds; max/min start at the first element and apply tmax/tmin (an
      empty row gives -inf for max, +inf for min). Like every vector op it
      writes only d's valid region: nothing when d has valid(R, 0). On an
-     i32 / i8 tile the same in int64, exactly, stored saturated (an empty
+     i32 / i8 tile the same in int64, exactly, stored wrapped (an empty
      row's max / min: the dtype's least / greatest value).
    - trowexpand{add,sub,mul,div} d, a, v: d[r, c] = a[r, c] op v[r, 0].
    - tcolsum/tcolmax/tcolmin d, a: d is [1, C]; for each valid column c of
@@ -7516,19 +7669,24 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
      is ((a[0][c] + a[1][c]) + a[2][c]) + ... and a NaN sum is the
      canonical NaN; max/min apply tmax/tmin down the rows. No valid rows
      give 0.0f for the sum, -inf for max, +inf for min. i32 / i8 tiles:
-     exact in int64, stored saturated, as trowsum.
+     exact in int64, stored wrapped, as trowsum.
    - tcolexpand{add,sub,mul,div} d, a, v: d[r, c] = a[r, c] op v[0, c]
      (v is [1, C]; the verifier wants v's valid cols to cover d's).
-   - tcvt d, a: read as f32, write with d's rounding.
+   - tcvt d, a: read as f32, write with d's rounding (pto_cvt_set: f16 ->
+     i8 keeps the low 8 bits of the rounded value, as the device's default
+     non-saturating narrowing does; other pairs saturate).
    - tmov d, a: copies d's valid region from the same positions of a (any
      spaces; acc -> vec rounds f32 to d's dtype).
    - textract d, a, r, c: d[i][j] = a[r + i][c + j] over the full shape of d;
      the window must lie inside a.
    - tmatmul c, a, b (shapes a [R, C], b [C, N'], c [R, N']): pto-isa's
      TMATMUL domain, M = a's valid rows, K = a's valid cols, N = b's valid
-     cols: for each c[i][j] with i < M, j < N, acc = 0.0f (tmatmul_acc: c's
+     cols (each in 1..4095, which the device asserts: else an error, as in
+     the simulator): for each c[i][j] with i < M, j < N, acc = 0.0f (tmatmul_acc: c's
      current value), then for k < K ascending: p = a[i][k] * b[k][j]; acc =
-     acc + p; in f32; then c[i][j] = acc, rounded to c's dtype. The rest of
+     acc + p; in f32; then c[i][j] = acc, rounded to c's dtype (i8 x i8 -> i32:
+     the same in int64, exactly, stored wrapped, as the cube's integer
+     MACs; numerics.h pto_el_mm_i8). The rest of
      c keeps its values (the device's cube works in whole fractals there:
      store only c's M x N).
 
@@ -7891,7 +8049,8 @@ static int pto__exec_map(pto__interp *I, int32_t s, pto_opclass cls)
             case PTO_OC_UN: y = pto__unop(op, x); break;
             default: y = x; break; /* fill, cvt, mov */
             }
-            pto_elem_set(d.it->data, d.t->dtype, i, y);
+            if (cls == PTO_OC_CVT) pto_cvt_set(d.it->data, d.t->dtype, a.t->dtype, i, y);
+            else pto_elem_set(d.it->data, d.t->dtype, i, y);
         }
     }
     return 1;
@@ -8051,12 +8210,32 @@ static int pto__exec_matmul(pto__interp *I, int32_t s)
     if (!pto__tile_arg(I, s, 0, &c) || !pto__tile_arg(I, s, 1, &a) || !pto__tile_arg(I, s, 2, &b) ||
         !pto__same_shape(I, s, &c, &a, c.t->rows, -1) || !pto__same_shape(I, s, &a, &b, a.t->cols, c.t->cols))
         return 0;
+    /* pto-isa's TMATMUL asserts m, k, n (below) in 1..4095 on the device:
+       an empty valid region is an error, as in the simulator */
+    if (a.it->vr < 1 || a.it->vr > 4095 || a.it->vc < 1 || a.it->vc > 4095 || b.it->vc < 1 || b.it->vc > 4095) {
+        int which = a.it->vr < 1 || a.it->vr > 4095 ? 0 : a.it->vc < 1 || a.it->vc > 4095 ? 1 : 2;
+        return pto__fail(I, st->loc, "%s: %s (the valid %s of '%s') is %lld; pto-isa's TMATMUL takes m, k and n in "
+                         "1..4095 (the device asserts it)", pto_opinfo_get((pto_op)st->op)->name,
+                         which == 0 ? "m" : which == 1 ? "k" : "n", which == 0 ? "rows" : "columns",
+                         pto__in_tname(I, which == 2 ? &b : &a),
+                         (long long)(which == 0 ? a.it->vr : which == 1 ? a.it->vc : b.it->vc));
+    }
     /* strides are the stored shapes; the domain is the valid one (pto-isa:
        m, k, n from a's valid rows and cols and b's valid cols) */
     SA = a.t->cols, SB = b.t->cols, SC = c.t->cols;
     M = a.it->vr < c.t->rows ? a.it->vr : c.t->rows;
     K = a.it->vc < b.t->rows ? a.it->vc : b.t->rows;
     N = b.it->vc < c.t->cols ? b.it->vc : c.t->cols;
+    if (a.t->dtype == PTO_I8 && b.t->dtype == PTO_I8 && c.t->dtype == PTO_I32) {
+        /* the cube's integer products and sums are exact (numerics.h) */
+        for (i = 0; i < M; i++)
+            for (j = 0; j < N; j++)
+                pto_elem_seti(c.it->data, c.t->dtype, i * SC + j,
+                              pto_el_mm_i8(a.it->data, SA, b.it->data, SB, i, j, K,
+                                           st->op == PTO_OP_TMATMUL_ACC ? pto_elem_geti(c.it->data, c.t->dtype, i * SC + j)
+                                                                        : 0));
+        return 1;
+    }
     fa = I->scratch;
     fb = fa + (int64_t)a.t->rows * SA;
     row = fb + (int64_t)b.t->rows * SB;
@@ -19871,7 +20050,9 @@ PTODEF pto_status pto_emit_isa(pto_ctx *ctx, const pto_module *m, const pto_emit
                   signal (notify, wait, allreduce) starts at zero
      pto_h_dim / pto_h_scalar    a dynamic dim / scalar param from -D
      pto_h_iscalar an integer scalar param from -D: an integer its dtype
-                  holds, else a user error (exit 1)
+                  holds, else a user error (exit 1); a scalar whose value an
+                  op on an integer tile changes (-D alpha=0.5 for tadds on
+                  i32: truncated to 0) draws a warning at the launch
      pto_h_tensor  a device tensor plus a host copy for the interpreter;
                   inputs get seeded random values (the same in both)
      pto_h_launch  runs the kernel on the simulator, then the reference
@@ -20497,6 +20678,59 @@ PTO_K_FN void pto_h_report(pto_h_run *run, const char *name, const pto_k_report 
     pto_h_print_distinct(r);
 }
 
+/* A scalar param used by tadds .. tmins / texpands on an i32 / i8 tile: the
+   device takes the value in the tile's dtype (truncated toward zero; one
+   out of range has no defined conversion), and so do the simulator and the
+   reference, so both agree on a value the user did not write: a -D that
+   changes on the way (-D alpha=0.5 for an integer op) is said, once per
+   param, with the op, the tile, its line and the value used. The verifier
+   says the same of literals. */
+PTO_K_FN void pto_h_int_scalars(pto_h_run *run, int32_t k)
+{
+    const pto_module *m = run->m;
+    int32_t s, warned[PTO_H_MAX];
+    int nwarned = 0, b, i;
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_stmt *st = &m->stmts[s];
+        const pto_operand *d, *o;
+        const pto_tile *t;
+        const char *vn, *dt;
+        double x, used;
+        int cls, dup = 0;
+        if (st->kind != PTO_ST_OP || st->op >= PTO_NOP || st->block < 0 || m->blocks[st->block].kernel != k) continue;
+        cls = pto_opinfo_get((pto_op)st->op)->cls;
+        if (cls != PTO_OC_BINS && cls != PTO_OC_FILL) continue;
+        d = pto_stmt_arg(m, s, 0);
+        o = pto_stmt_arg(m, s, cls == PTO_OC_FILL ? 1 : 2);
+        if (!d || !o || d->kind != PTO_O_TILE || d->ref < 0 || d->ref >= m->n_tiles || o->kind != PTO_O_SCALAR ||
+            o->ref < 0 || o->ref >= m->n_vars)
+            continue;
+        t = &m->tiles[d->ref];
+        if (t->dtype != PTO_I32 && t->dtype != PTO_I8) continue;
+        for (i = 0; i < nwarned; i++) dup |= warned[i] == o->ref;
+        vn = pto_str(run->ctx, m->vars[o->ref].name);
+        for (b = 0; b < run->nbind && strcmp(run->bind[b].name, vn) != 0; b++) {}
+        if (dup || b == run->nbind) continue;
+        x = run->bind[b].value;
+        used = (double)pto_scalar_asi(t->dtype, x);
+        if (used == x) continue;
+        if (nwarned < PTO_H_MAX) warned[nwarned++] = o->ref;
+        dt = pto_dtype_name((pto_dtype)t->dtype);
+        for (i = 0; i < run->ndefs; i++)
+            if (run->def_len[i] == strlen(vn) && strncmp(run->def_name[i], vn, run->def_len[i]) == 0) break;
+        fprintf(stderr, "warning: -D %s: %s on the %s tile '%s' (%s:%d) %s %.0f%s\n",
+                i < run->ndefs ? run->def_name[i] : vn, pto_opinfo_get((pto_op)st->op)->name, dt,
+                pto_str(run->ctx, t->name), run->file, (int)st->loc.line,
+                x != x ? "has no value for nan; the simulator and the reference use"
+                : x < (t->dtype == PTO_I32 ? -2147483648.0 : -128.0) || x > (t->dtype == PTO_I32 ? 2147483647.0 : 127.0)
+                    ? "cannot take it (out of range: the device's conversion is undefined); the simulator and the "
+                      "reference use"
+                    : "takes the scalar as",
+                used, x == x && used != x && used == (x < 0 ? ceil(x) : floor(x))
+                    ? " (the device converts it to the tile's dtype, truncating toward zero)" : "");
+    }
+}
+
 /* A launch of no block is the user's input: say which expression gave it. */
 PTO_K_FN void pto_h_no_block(pto_h_run *run, const char *name, int64_t blocks)
 {
@@ -20531,6 +20765,7 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
     ld.block_num = blocks;
     ld.args = args;
     k = pto_h_kernel_index(run, name);
+    if (k < run->m->n_kernels) pto_h_int_scalars(run, k);
     memset(&L, 0, sizeof L);
     L.kernel = k;
     L.tensors = run->host;

@@ -14,7 +14,9 @@
                   signal (notify, wait, allreduce) starts at zero
      pto_h_dim / pto_h_scalar    a dynamic dim / scalar param from -D
      pto_h_iscalar an integer scalar param from -D: an integer its dtype
-                  holds, else a user error (exit 1)
+                  holds, else a user error (exit 1); a scalar whose value an
+                  op on an integer tile changes (-D alpha=0.5 for tadds on
+                  i32: truncated to 0) draws a warning at the launch
      pto_h_tensor  a device tensor plus a host copy for the interpreter;
                   inputs get seeded random values (the same in both)
      pto_h_launch  runs the kernel on the simulator, then the reference
@@ -640,6 +642,59 @@ PTO_K_FN void pto_h_report(pto_h_run *run, const char *name, const pto_k_report 
     pto_h_print_distinct(r);
 }
 
+/* A scalar param used by tadds .. tmins / texpands on an i32 / i8 tile: the
+   device takes the value in the tile's dtype (truncated toward zero; one
+   out of range has no defined conversion), and so do the simulator and the
+   reference, so both agree on a value the user did not write: a -D that
+   changes on the way (-D alpha=0.5 for an integer op) is said, once per
+   param, with the op, the tile, its line and the value used. The verifier
+   says the same of literals. */
+PTO_K_FN void pto_h_int_scalars(pto_h_run *run, int32_t k)
+{
+    const pto_module *m = run->m;
+    int32_t s, warned[PTO_H_MAX];
+    int nwarned = 0, b, i;
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_stmt *st = &m->stmts[s];
+        const pto_operand *d, *o;
+        const pto_tile *t;
+        const char *vn, *dt;
+        double x, used;
+        int cls, dup = 0;
+        if (st->kind != PTO_ST_OP || st->op >= PTO_NOP || st->block < 0 || m->blocks[st->block].kernel != k) continue;
+        cls = pto_opinfo_get((pto_op)st->op)->cls;
+        if (cls != PTO_OC_BINS && cls != PTO_OC_FILL) continue;
+        d = pto_stmt_arg(m, s, 0);
+        o = pto_stmt_arg(m, s, cls == PTO_OC_FILL ? 1 : 2);
+        if (!d || !o || d->kind != PTO_O_TILE || d->ref < 0 || d->ref >= m->n_tiles || o->kind != PTO_O_SCALAR ||
+            o->ref < 0 || o->ref >= m->n_vars)
+            continue;
+        t = &m->tiles[d->ref];
+        if (t->dtype != PTO_I32 && t->dtype != PTO_I8) continue;
+        for (i = 0; i < nwarned; i++) dup |= warned[i] == o->ref;
+        vn = pto_str(run->ctx, m->vars[o->ref].name);
+        for (b = 0; b < run->nbind && strcmp(run->bind[b].name, vn) != 0; b++) {}
+        if (dup || b == run->nbind) continue;
+        x = run->bind[b].value;
+        used = (double)pto_scalar_asi(t->dtype, x);
+        if (used == x) continue;
+        if (nwarned < PTO_H_MAX) warned[nwarned++] = o->ref;
+        dt = pto_dtype_name((pto_dtype)t->dtype);
+        for (i = 0; i < run->ndefs; i++)
+            if (run->def_len[i] == strlen(vn) && strncmp(run->def_name[i], vn, run->def_len[i]) == 0) break;
+        fprintf(stderr, "warning: -D %s: %s on the %s tile '%s' (%s:%d) %s %.0f%s\n",
+                i < run->ndefs ? run->def_name[i] : vn, pto_opinfo_get((pto_op)st->op)->name, dt,
+                pto_str(run->ctx, t->name), run->file, (int)st->loc.line,
+                x != x ? "has no value for nan; the simulator and the reference use"
+                : x < (t->dtype == PTO_I32 ? -2147483648.0 : -128.0) || x > (t->dtype == PTO_I32 ? 2147483647.0 : 127.0)
+                    ? "cannot take it (out of range: the device's conversion is undefined); the simulator and the "
+                      "reference use"
+                    : "takes the scalar as",
+                used, x == x && used != x && used == (x < 0 ? ceil(x) : floor(x))
+                    ? " (the device converts it to the tile's dtype, truncating toward zero)" : "");
+    }
+}
+
 /* A launch of no block is the user's input: say which expression gave it. */
 PTO_K_FN void pto_h_no_block(pto_h_run *run, const char *name, int64_t blocks)
 {
@@ -674,6 +729,7 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
     ld.block_num = blocks;
     ld.args = args;
     k = pto_h_kernel_index(run, name);
+    if (k < run->m->n_kernels) pto_h_int_scalars(run, k);
     memset(&L, 0, sizeof L);
     L.kernel = k;
     L.tensors = run->host;

@@ -69,7 +69,8 @@
    On i32/i8 tiles tadd tsub tmul tmax tmin, their scalar forms, tabs tneg
    trelu, texpands, the row / column reductions (the sums in int64) and the
    row / column broadcasts but the div ones are exact integer operations
-   (numerics.h: in int64, stored saturated); tdiv and trowexpanddiv /
+   (numerics.h: in int64, stored wrapped to the dtype, two's complement,
+   as the device's integer overflow wraps); tdiv and trowexpanddiv /
    tcolexpanddiv go through f32 (exact below 2^24).
 
    Vector ops compute over the DESTINATION's valid region; elements outside it
@@ -92,7 +93,7 @@
      and adds; max/min start at the first element and apply tmax/tmin (an
      empty row gives -inf for max, +inf for min). Like every vector op it
      writes only d's valid region: nothing when d has valid(R, 0). On an
-     i32 / i8 tile the same in int64, exactly, stored saturated (an empty
+     i32 / i8 tile the same in int64, exactly, stored wrapped (an empty
      row's max / min: the dtype's least / greatest value).
    - trowexpand{add,sub,mul,div} d, a, v: d[r, c] = a[r, c] op v[r, 0].
    - tcolsum/tcolmax/tcolmin d, a: d is [1, C]; for each valid column c of
@@ -102,19 +103,24 @@
      is ((a[0][c] + a[1][c]) + a[2][c]) + ... and a NaN sum is the
      canonical NaN; max/min apply tmax/tmin down the rows. No valid rows
      give 0.0f for the sum, -inf for max, +inf for min. i32 / i8 tiles:
-     exact in int64, stored saturated, as trowsum.
+     exact in int64, stored wrapped, as trowsum.
    - tcolexpand{add,sub,mul,div} d, a, v: d[r, c] = a[r, c] op v[0, c]
      (v is [1, C]; the verifier wants v's valid cols to cover d's).
-   - tcvt d, a: read as f32, write with d's rounding.
+   - tcvt d, a: read as f32, write with d's rounding (pto_cvt_set: f16 ->
+     i8 keeps the low 8 bits of the rounded value, as the device's default
+     non-saturating narrowing does; other pairs saturate).
    - tmov d, a: copies d's valid region from the same positions of a (any
      spaces; acc -> vec rounds f32 to d's dtype).
    - textract d, a, r, c: d[i][j] = a[r + i][c + j] over the full shape of d;
      the window must lie inside a.
    - tmatmul c, a, b (shapes a [R, C], b [C, N'], c [R, N']): pto-isa's
      TMATMUL domain, M = a's valid rows, K = a's valid cols, N = b's valid
-     cols: for each c[i][j] with i < M, j < N, acc = 0.0f (tmatmul_acc: c's
+     cols (each in 1..4095, which the device asserts: else an error, as in
+     the simulator): for each c[i][j] with i < M, j < N, acc = 0.0f (tmatmul_acc: c's
      current value), then for k < K ascending: p = a[i][k] * b[k][j]; acc =
-     acc + p; in f32; then c[i][j] = acc, rounded to c's dtype. The rest of
+     acc + p; in f32; then c[i][j] = acc, rounded to c's dtype (i8 x i8 -> i32:
+     the same in int64, exactly, stored wrapped, as the cube's integer
+     MACs; numerics.h pto_el_mm_i8). The rest of
      c keeps its values (the device's cube works in whole fractals there:
      store only c's M x N).
 
@@ -477,7 +483,8 @@ static int pto__exec_map(pto__interp *I, int32_t s, pto_opclass cls)
             case PTO_OC_UN: y = pto__unop(op, x); break;
             default: y = x; break; /* fill, cvt, mov */
             }
-            pto_elem_set(d.it->data, d.t->dtype, i, y);
+            if (cls == PTO_OC_CVT) pto_cvt_set(d.it->data, d.t->dtype, a.t->dtype, i, y);
+            else pto_elem_set(d.it->data, d.t->dtype, i, y);
         }
     }
     return 1;
@@ -637,12 +644,32 @@ static int pto__exec_matmul(pto__interp *I, int32_t s)
     if (!pto__tile_arg(I, s, 0, &c) || !pto__tile_arg(I, s, 1, &a) || !pto__tile_arg(I, s, 2, &b) ||
         !pto__same_shape(I, s, &c, &a, c.t->rows, -1) || !pto__same_shape(I, s, &a, &b, a.t->cols, c.t->cols))
         return 0;
+    /* pto-isa's TMATMUL asserts m, k, n (below) in 1..4095 on the device:
+       an empty valid region is an error, as in the simulator */
+    if (a.it->vr < 1 || a.it->vr > 4095 || a.it->vc < 1 || a.it->vc > 4095 || b.it->vc < 1 || b.it->vc > 4095) {
+        int which = a.it->vr < 1 || a.it->vr > 4095 ? 0 : a.it->vc < 1 || a.it->vc > 4095 ? 1 : 2;
+        return pto__fail(I, st->loc, "%s: %s (the valid %s of '%s') is %lld; pto-isa's TMATMUL takes m, k and n in "
+                         "1..4095 (the device asserts it)", pto_opinfo_get((pto_op)st->op)->name,
+                         which == 0 ? "m" : which == 1 ? "k" : "n", which == 0 ? "rows" : "columns",
+                         pto__in_tname(I, which == 2 ? &b : &a),
+                         (long long)(which == 0 ? a.it->vr : which == 1 ? a.it->vc : b.it->vc));
+    }
     /* strides are the stored shapes; the domain is the valid one (pto-isa:
        m, k, n from a's valid rows and cols and b's valid cols) */
     SA = a.t->cols, SB = b.t->cols, SC = c.t->cols;
     M = a.it->vr < c.t->rows ? a.it->vr : c.t->rows;
     K = a.it->vc < b.t->rows ? a.it->vc : b.t->rows;
     N = b.it->vc < c.t->cols ? b.it->vc : c.t->cols;
+    if (a.t->dtype == PTO_I8 && b.t->dtype == PTO_I8 && c.t->dtype == PTO_I32) {
+        /* the cube's integer products and sums are exact (numerics.h) */
+        for (i = 0; i < M; i++)
+            for (j = 0; j < N; j++)
+                pto_elem_seti(c.it->data, c.t->dtype, i * SC + j,
+                              pto_el_mm_i8(a.it->data, SA, b.it->data, SB, i, j, K,
+                                           st->op == PTO_OP_TMATMUL_ACC ? pto_elem_geti(c.it->data, c.t->dtype, i * SC + j)
+                                                                        : 0));
+        return 1;
+    }
     fa = I->scratch;
     fb = fa + (int64_t)a.t->rows * SA;
     row = fb + (int64_t)b.t->rows * SB;

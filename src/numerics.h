@@ -177,6 +177,25 @@ PTO_NUMFN void pto_elem_set(void *base, int dtype, int64_t i, float v)
     }
 }
 
+/* tcvt's store: f16 -> i8 is one of the narrowing conversions pto-isa's
+   a2a3 TCVT runs with saturation OFF by default (kIsNarrowingCvt, "PyTorch
+   semantics"), where the hardware keeps the low 8 bits of the rounded
+   integer (300.0 -> 44, 200.0 -> -56) and, whatever the mode, +-inf give
+   127 / -128 and NaN 0 (asc-devkit SetSaturationFlag). Every other pair
+   tcvt takes saturates, as its default (SaturationMode ON) does: f32 ->
+   i32 of 3e9 is INT32_MAX. sdt is the source dtype. */
+PTO_NUMFN void pto_cvt_set(void *base, int ddt, int sdt, int64_t i, float v)
+{
+    if (ddt == 5 && sdt == 2 && v == v && v - v == 0.0f) {
+        /* finite f16: |v| <= 65504, the rounded value fits int32 */
+        int32_t r = (int32_t)nearbyintf(v);
+        uint32_t u = (uint32_t)r & 0xffu;
+        ((int8_t *)base)[i] = (int8_t)(u < 0x80u ? (int)u : (int)u - 256);
+    } else {
+        pto_elem_set(base, ddt, i, v);
+    }
+}
+
 /* ---- element arithmetic -------------------------------------------------
    One definition for both sides, so the interpreter and the simulator cannot
    drift apart. Binary ops in op-table order (add sub mul div max min), unary
@@ -220,12 +239,19 @@ PTO_NUMFN float pto_el_un(int op, float x)
    On an i32 / i8 tile the vector unit's add, sub, mul, max, min (and their
    scalar forms), abs, neg, relu and the fill are integer operations
    (pto-isa's int32_t TADD ...), not f32 ones: 16777217 + 0 must not round to
-   16777216. They are computed exactly in int64 and stored saturated (as
-   every integer store here; the device's overflow wraps, a difference only
-   for results the dtype cannot hold). So are the row / column reductions
-   (pto_el_red_i: the sum in int64) and the row / column broadcasts' add,
-   sub, mul (the binary ops). tdiv and its broadcast forms still compute in
-   f32. pto_el_int_op says which ops take this path:
+   16777216. They are computed exactly in int64 and stored WRAPPED to the
+   dtype (two's complement: the low 32 / 8 bits), as the device does: its
+   integer saturation mode (Ascend C SaturationMode::INT, CTRL bit 53) is off
+   by default, and "an overflowing integer result keeps its low bits"
+   (asc-devkit SetSaturationFlag). So INT32_MAX + 1 is INT32_MIN, 100 * 3 on
+   i8 is 44, and abs / neg of INT32_MIN (-128 on i8) are INT32_MIN (-128).
+   Wrapping the exact result equals wrapping every step (arithmetic mod 2^n),
+   so the row / column reductions (pto_el_red_i: the sum in int64) and the
+   row / column broadcasts' add, sub, mul (the binary ops) wrap the same way.
+   tdiv and its broadcast forms still compute in f32, and conversions (tcvt,
+   a tload from another dtype) still saturate (pto_elem_set): the device's
+   float -> int conversion saturation (SaturationMode::CAST) is on by
+   default. pto_el_int_op says which ops take this path:
    bop a binary op (PTO_EL_ADD ..), or -1 - uop for a unary one (PTO_EL_EXP ..),
    or -100 for the fill. */
 PTO_NUMFN int pto_el_int_op(int dtype, int op)
@@ -242,10 +268,26 @@ PTO_NUMFN int64_t pto_elem_geti(const void *base, int dtype, int64_t i)
     return dtype == 4 ? (int64_t)((const int32_t *)base)[i] : (int64_t)((const int8_t *)base)[i];
 }
 
+/* v modulo 2^32 / 2^8 as a two's complement i32 / i8. Only unsigned
+   arithmetic and in-range conversions: C leaves the conversion of an
+   out-of-range value to a signed type to the implementation (and signed
+   overflow undefined), so neither is relied on. */
+PTO_NUMFN int32_t pto_wrap_i32(int64_t v)
+{
+    uint32_t u = (uint32_t)((uint64_t)v & 0xffffffffu);
+    return u < 0x80000000u ? (int32_t)u : (int32_t)(u - 0x80000000u) - 2147483647 - 1;
+}
+
+PTO_NUMFN int8_t pto_wrap_i8(int64_t v)
+{
+    unsigned u = (unsigned)((uint64_t)v & 0xffu);
+    return (int8_t)(u < 0x80u ? (int)u : (int)u - 256);
+}
+
 PTO_NUMFN void pto_elem_seti(void *base, int dtype, int64_t i, int64_t v)
 {
-    if (dtype == 4) ((int32_t *)base)[i] = (int32_t)(v > 2147483647 ? 2147483647 : v < -2147483647 - 1 ? -2147483647 - 1 : v);
-    else ((int8_t *)base)[i] = (int8_t)(v > 127 ? 127 : v < -128 ? -128 : v);
+    if (dtype == 4) ((int32_t *)base)[i] = pto_wrap_i32(v);
+    else ((int8_t *)base)[i] = pto_wrap_i8(v);
 }
 
 /* The scalar of an integer tile's op: pto_scalar_as's truncation, as an
@@ -258,7 +300,9 @@ PTO_NUMFN int64_t pto_scalar_asi(int dtype, double s)
     return (int64_t)(s < 0 ? ceil(s) : floor(s));
 }
 
-/* Operands are i32 or i8 values, so neither the product nor a sum leaves int64. */
+/* Operands are i32 or i8 values (or a reduction's running sum of fewer than
+   2^31 of them), so neither the product nor a sum leaves int64: exact, no
+   signed overflow; the store wraps (pto_elem_seti). */
 PTO_NUMFN int64_t pto_el_bin_i(int op, int64_t a, int64_t b)
 {
     switch (op) {
@@ -273,7 +317,7 @@ PTO_NUMFN int64_t pto_el_bin_i(int op, int64_t a, int64_t b)
 PTO_NUMFN int64_t pto_el_un_i(int op, int64_t x)
 {
     switch (op) {
-    case PTO_EL_ABS: return x < 0 ? -x : x;
+    case PTO_EL_ABS: return x < 0 ? -x : x;   /* -INT32_MIN is 2^31 here; stored, INT32_MIN */
     case PTO_EL_NEG: return -x;
     default: return x > 0 ? x : 0;
     }
@@ -281,17 +325,33 @@ PTO_NUMFN int64_t pto_el_un_i(int op, int64_t x)
 
 /* A row or column reduction of an integer tile: n elements of base from
    index i0, step apart, combined in order by op (PTO_EL_ADD: the sum, exact
-   in int64 since n < 2^32 i32 values cannot leave it; PTO_EL_MAX, PTO_EL_MIN:
-   exact). No elements give 0 for the sum and, for max / min, a value below /
-   above every element of the dtype, which the saturated store makes the
-   dtype's least / greatest value (what -inf / +inf store as on the f32
-   path). */
+   in int64 since n < 2^32 i32 values cannot leave it, wrapped when stored;
+   PTO_EL_MAX, PTO_EL_MIN: exact). No elements give 0 for the sum and, for
+   max / min, the dtype's least / greatest value (what -inf / +inf store as
+   on the f32 path). */
 PTO_NUMFN int64_t pto_el_red_i(int op, const void *base, int dtype, int64_t i0, int64_t step, int64_t n)
 {
     int64_t k, acc;
-    if (n == 0) return op == PTO_EL_ADD ? 0 : op == PTO_EL_MAX ? -((int64_t)1 << 40) : (int64_t)1 << 40;
+    if (n == 0)
+        return op == PTO_EL_ADD ? 0 : op == PTO_EL_MAX ? (dtype == 4 ? -2147483647 - 1 : -128)
+                                                       : (dtype == 4 ? 2147483647 : 127);
     acc = pto_elem_geti(base, dtype, i0);
     for (k = 1; k < n; k++) acc = pto_el_bin_i(op, acc, pto_elem_geti(base, dtype, i0 + k * step));
+    return acc;
+}
+
+/* c[i][j] of an i8 x i8 -> i32 tmatmul: c0 (0, or the accumulator for
+   tmatmul_acc) plus a[i][k] * b[k][j] over k < K, ascending, a and b row
+   major with row strides sa and sb. The cube multiplies and accumulates
+   integers exactly (f32 would round past 2^24: 127 * 127 * 1041 is
+   already there), so this is int64 (|each product| <= 2^14, K <= 4095),
+   and the store wraps to i32 like every integer result. */
+PTO_NUMFN int64_t pto_el_mm_i8(const void *a, int64_t sa, const void *b, int64_t sb, int64_t i, int64_t j, int64_t K,
+                               int64_t c0)
+{
+    const int8_t *pa = (const int8_t *)a + i * sa, *pb = (const int8_t *)b + j;
+    int64_t k, acc = c0;
+    for (k = 0; k < K; k++) acc += (int64_t)pa[k] * (int64_t)pb[k * sb];
     return acc;
 }
 

@@ -1868,17 +1868,54 @@ static void pto__ps_arch(pto__ps_parser *p)
     if (!pto__ps_end_stmt(p, "the arch")) pto__ps_skip_to_top(p);
 }
 
-/* What may start a top-level item, with the closest of the words to a word. */
+/* The kernel or host section the parser finished last (the one above the
+   top-level token at hand), as "kernel 'k'" / "host 'h'"; "" when none. */
+static void pto__ps_last_item(const pto__ps_parser *p, char *out, size_t size)
+{
+    const pto_module *m = p->m;
+    const pto_kernel *k = m->n_kernels > 0 ? &m->kernels[m->n_kernels - 1] : NULL;
+    const pto_host *h = m->n_hosts > 0 ? &m->hosts[m->n_hosts - 1] : NULL;
+    out[0] = 0;
+    if (h && (!k || h->loc.line > k->loc.line))
+        snprintf(out, size, "host '%s'", pto_str(p->ctx, h->name));
+    else if (k)
+        snprintf(out, size, "kernel '%s'", pto_str(p->ctx, k->name));
+}
+
+/* What may start a top-level item, with the closest of the words to a word.
+   A '}' here closes nothing: said as such (an extra '}' after a kernel read
+   as "expected 'kernel'", which hid what happened). */
 static void pto__ps_top_unknown(pto__ps_parser *p)
 {
     static const char *const words[] = {"kernel", "host", "arch"};
     pto__ps_near n;
     char q[200], hint[80];
     size_t i;
+    if (p->tok.kind == '}') {
+        char last[160];
+        pto__ps_last_item(p, last, sizeof last);
+        if (last[0])
+            pto__ps_err(p, &p->tok, "unmatched '}': no block is open here (%s above is already closed by an earlier '}')",
+                        last);
+        else
+            pto__ps_err(p, &p->tok, "unmatched '}': no block is open here");
+        return;
+    }
     if (p->tok.kind != PTO__T_NAME) { pto__ps_expected(p, "'kernel', 'host' or 'arch'"); return; }
     pto__ps_near_init(p, &n, pto__ps_text(p, &p->tok), p->tok.len);
     for (i = 0; i < sizeof words / sizeof words[0]; i++) pto__ps_near_try(&n, words[i], strlen(words[i]));
     pto__ps_tokstr(p, &p->tok, q, sizeof q);
+    if (pto_op_lookup(pto__ps_text(p, &p->tok), p->tok.len) != PTO_NOP || pto__ps_is_kw(p, PTO__KW_TILE) ||
+        pto__ps_is_kw(p, PTO__KW_LET) || pto__ps_is_kw(p, PTO__KW_FOR) || pto__ps_is_kw(p, PTO__KW_IF)) {
+        /* a statement out here: most likely a '}' above closed its kernel early */
+        char last[160];
+        pto__ps_last_item(p, last, sizeof last);
+        if (last[0]) {
+            pto__ps_err(p, &p->tok, "expected 'kernel', 'host' or 'arch', got %s: a statement outside any kernel "
+                        "(did a '}' above close %s early?)", q, last);
+            return;
+        }
+    }
     pto__ps_err(p, &p->tok, "expected 'kernel', 'host' or 'arch', got %s%s", q, pto__ps_near_hint(&n, hint, sizeof hint, ""));
 }
 

@@ -1483,6 +1483,46 @@ static void pto__vcomm(pto__verifier *v, const pto__vop *op)
     }
 }
 
+/* The scalar of tadds .. tmins or texpands on an i32 / i8 tile: the device
+   takes it in the tile's dtype (pto-isa's `TileData::DType scalar`), so a
+   fractional value is truncated toward zero and one out of the dtype's
+   range has no defined conversion (pto_scalar_as saturates it, NaN to 0).
+   A literal or constant that changes on the way is warned about here, with
+   the value that will be used; a scalar param's value is known only at
+   run time (the host harness says it then). */
+static void pto__vint_scalar(pto__verifier *v, const pto__vop *op, int si)
+{
+    const pto_operand *o = op->o[si];
+    const pto_tile *d = op->t[0];
+    const char *name = pto_opinfo_get((pto_op)v->m->stmts[op->s].op)->name, *dt;
+    double x, used;
+    char xs[40];
+    if (!d || (d->dtype != PTO_I32 && d->dtype != PTO_I8) || !o) return;
+    if (o->kind == PTO_O_FLOAT) {
+        x = o->f;
+        snprintf(xs, sizeof xs, "%g", x);
+        if (strtod(xs, NULL) != x) snprintf(xs, sizeof xs, "%.17g", x);
+    } else if (o->kind == PTO_O_INT) {
+        int known;
+        int64_t c = pto__vconst_int(v, o, &known);
+        if (!known) return;
+        x = (double)c;
+        snprintf(xs, sizeof xs, "%lld", (long long)c);
+    } else return;
+    used = (double)pto_scalar_asi(d->dtype, x);
+    if (used == x) return;
+    dt = pto_dtype_name((pto_dtype)d->dtype);
+    if (x != x)
+        pto_warning(v->ctx, o->loc, "%s on the %s tile '%s': the scalar nan has no %s value; the simulator and the "
+                    "reference use 0", name, dt, pto__vtn(v, d), dt);
+    else if (x < (d->dtype == PTO_I32 ? -2147483648.0 : -128.0) || x > (d->dtype == PTO_I32 ? 2147483647.0 : 127.0))
+        pto_warning(v->ctx, o->loc, "%s on the %s tile '%s': the scalar %s does not fit %s (the device's conversion "
+                    "is undefined); the simulator and the reference use %.0f", name, dt, pto__vtn(v, d), xs, dt, used);
+    else
+        pto_warning(v->ctx, o->loc, "%s on the %s tile '%s': the scalar %s is taken as %.0f (the device converts it "
+                    "to the tile's dtype, truncating toward zero)", name, dt, pto__vtn(v, d), xs, used);
+}
+
 /* The class rules, once every operand has the right kind and space. */
 static void pto__vclass(pto__verifier *v, const pto__vop *op)
 {
@@ -1499,7 +1539,9 @@ static void pto__vclass(pto__verifier *v, const pto__vop *op)
         pto__vsame_dtype(v, op, 0, 1);
         pto__vsame_shape(v, op, 0, 1);
         if (info->cls == PTO_OC_UN) pto__vfloat_only(v, op);
+        else pto__vint_scalar(v, op, 2);
         break;
+    case PTO_OC_FILL: pto__vint_scalar(v, op, 1); break;
     case PTO_OC_ROWRED:
         pto__vsame_dtype(v, op, 0, 1);
         pto__vcolumn(v, op, 0, 1);
@@ -2208,18 +2250,20 @@ static int pto__valloc(pto__verifier *v)
 /* An `out` tensor that no statement of its kernel writes keeps whatever the
    launch left in it, and `ptoc run` still says "match" (both sides keep the
    same bytes): nearly always a forgotten or misdirected tstore. A warning
-   at the parameter, once the kernels verified clean. */
+   at the parameter, once the kernels verified clean. A kernel that writes
+   no tensor at all (no out, no inout, on any path: nothing it computes
+   leaves the core) draws one warning at the kernel instead. */
 static void pto__vunwritten(pto__verifier *v)
 {
     const pto_module *m = v->m;
     uint8_t *w;
     int32_t s, k, p;
     int i;
-    if (m->n_params <= 0) return;
     /* phase 1 noted them when it saw every statement (none is detached) */
-    if (v->nvisited == m->n_stmts) w = v->pwritten;
+    if (m->n_params <= 0) w = NULL;   /* kernels without params: nothing to write */
+    else if (v->nvisited == m->n_stmts) w = v->pwritten;
     else if (!(w = (uint8_t *)pto__vcalloc(v, (size_t)m->n_params, 1))) return;
-    for (s = 0; s < m->n_stmts && w != v->pwritten; s++) {
+    for (s = 0; s < m->n_stmts && w && w != v->pwritten; s++) {
         const pto_stmt *st = &m->stmts[s];
         const pto_opinfo *oi = pto_opinfo_get((pto_op)st->op);
         for (i = 0; st->kind == PTO_ST_OP && i < st->nargs && i < oi->nargs && i < 4; i++) {
@@ -2228,12 +2272,23 @@ static void pto__vunwritten(pto__verifier *v)
                 w[o->ref] = 1;
         }
     }
-    for (k = 0; k < m->n_kernels; k++)
-        for (p = m->kernels[k].param0; p < m->kernels[k].param0 + m->kernels[k].nparams; p++)
+    for (k = 0; k < m->n_kernels; k++) {
+        const pto_kernel *kk = &m->kernels[k];
+        int any = 0;
+        for (p = kk->param0; w && p < kk->param0 + kk->nparams; p++) any |= w[p];
+        if (!any) {
+            /* nothing reaches GM at all: one warning at the kernel (the
+               out tensors' own would only repeat it) */
+            pto_warning(v->ctx, kk->loc, "kernel '%s' writes no output: no tstore, tput, tget, notify or allreduce "
+                        "writes any of its tensors, so running it changes nothing", pto__vname(v, kk->name));
+            continue;
+        }
+        for (p = kk->param0; p < kk->param0 + kk->nparams; p++)
             if (m->params[p].kind == PTO_P_TENSOR && m->params[p].dir == PTO_OUT && !w[p])
                 pto_warning(v->ctx, m->params[p].loc, "'%s' is an 'out' tensor of kernel '%s' but nothing writes it",
-                            pto__vname(v, m->params[p].name), pto__vname(v, m->kernels[k].name));
-    if (w != v->pwritten) pto_free(v->ctx, w);
+                            pto__vname(v, m->params[p].name), pto__vname(v, kk->name));
+    }
+    if (w && w != v->pwritten) pto_free(v->ctx, w);
 }
 
 /* host sections are checked by host.c */

@@ -234,6 +234,59 @@ for c in "emit needs -o DIR|emit $v" \
     else bad "ptoc $args: $msg (exit $rc)"; fi
 done
 
+# ---- tmatmul of an empty valid region: pto-isa asserts m, k, n >= 1 on the device, so the
+#      simulator reports it at the line and the interpreter refuses it too (exit 1) ----
+cat > $out/mm0.pto <<'EOF2'
+kernel mm0(in a: f16[16, 32], in b: f16[32, 16], out c: f32[16, 16], scalar kc: i32) cube {
+  tile a1: mat f16[16, 32]
+  tile b1: mat f16[32, 16]
+  tile a0: left f16[16, 32] valid(16, kc)
+  tile b0: right f16[32, 16]
+  tile acc: acc f32[16, 16]
+  tload a1, a[0, 0]
+  tload b1, b[0, 0]
+  tmov a0, a1
+  tmov b0, b1
+  tmatmul acc, a0, b0
+  tstore c[0, 0], acc
+}
+EOF2
+expect "tmatmul with k = 0: the simulator names the line" 1 \
+    "^    mm0.pto:11: error: tmatmul: k \(the left tile's valid columns\) is 0; pto-isa's TMATMUL takes m, k and n in 1..4095 \(the device asserts it\) \(block 0 aic\)$" \
+    $ptoc run $out/mm0.pto -D kc=0
+if grep -Eq "^mm0.pto:11:3: error: tmatmul: k \(the valid columns of 'a0'\) is 0" $out/log; then
+    ok "tmatmul with k = 0: the interpreter refuses it too"; else bad "tmatmul with k = 0: the interpreter refuses it too"; fi
+expect "tmatmul with k = 32 runs" 0 "^  result      match" $ptoc run $out/mm0.pto -D kc=32
+
+# ---- a fractional scalar for an integer tile: a literal draws a warning from the verifier,
+#      a -D value one at the launch (the device truncates it: the run still matches, exit 0) ----
+cat > $out/iscal.pto <<'EOF2'
+kernel iscal(in x: i32[16, 32], out y: i32[16, 32], in b: i8[32, 32], out c: i8[32, 32], scalar a: f32, scalar q: i32) vector {
+  tile t: vec i32[16, 32]
+  tile u: vec i8[32, 32]
+  tload t, x[0, 0]
+  tadds t, t, a
+  tmuls t, t, a
+  tstore y[0, 0], t
+  tload u, b[0, 0]
+  tadds u, u, q
+  tmaxs u, u, 1.5
+  tstore c[0, 0], u
+}
+EOF2
+expect "a fractional literal on an i8 tile: a warning at the scalar with the value used" 0 \
+    "^$out/iscal.pto:10:15: warning: tmaxs on the i8 tile 'u': the scalar 1.5 is taken as 1 \(the device converts it to the tile's dtype, truncating toward zero\)$" \
+    $ptoc check $out/iscal.pto
+expect "-D a=0.5 for tadds on an i32 tile: a warning naming the op, the tile and the value used" 0 \
+    "^warning: -D a=0.5: tadds on the i32 tile 't' \(iscal.pto:5\) takes the scalar as 0 \(the device converts it to the tile's dtype, truncating toward zero\)$" \
+    $ptoc run $out/iscal.pto -D a=0.5 -D q=3
+if [ "$(grep -c "^warning: -D a=0.5" $out/log)" = 1 ] && grep -q "^  result      match" $out/log; then
+    ok "-D a=0.5: one warning for the param (not one per op), and the run matches"; else bad "-D a=0.5: one warning, a match"; fi
+expect "-D q=200 for tadds on an i8 tile: out of range, the value used" 0 \
+    "^warning: -D q=200: tadds on the i8 tile 'u' \(iscal.pto:9\) cannot take it \(out of range: the device's conversion is undefined\); the simulator and the reference use 127$" \
+    $ptoc run $out/iscal.pto -D a=2 -D q=200
+lacks "-D a=2: an integer value draws no warning" "^warning: -D a="
+
 # ---- a -D too large for the machine is the user's to fix (exit 1, with the size), not exit 2 ----
 expect "-D N=10^12: cannot allocate, with the size" 1 "cannot allocate tensor x \[1000000000000, 256\]" \
     $ptoc run examples/rmsnorm.pto -D N=1000000000000

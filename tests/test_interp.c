@@ -254,9 +254,24 @@ static void test_scalar_dtype(void)
     end();
 }
 
+/* The two's complement wrap of v to 32 bits, written with unsigned
+   arithmetic only (not numerics.h's pto_wrap_i32). */
+static int64_t wrap32(int64_t v)
+{
+    uint64_t u = (uint64_t)v & 0xffffffffu;
+    return u >= 0x80000000u ? (int64_t)u - 4294967296LL : (int64_t)u;
+}
+
+static int64_t wrap8(int64_t v)
+{
+    uint64_t u = (uint64_t)v & 0xffu;
+    return u >= 0x80u ? (int64_t)u - 256 : (int64_t)u;
+}
+
 /* i32 tiles add, multiply, compare and negate as integers (pto-isa's
    int32_t TADD ...): through f32, 16777217 + 2 was 16777220 and
-   16777217 * 3 was 50331648 (f32 has 24 bits). */
+   16777217 * 3 was 50331648 (f32 has 24 bits). An overflow wraps, as the
+   device's (2147483640 * 3 is 2147483576, not INT32_MAX). */
 static void test_int_exact(void)
 {
     static int32_t x[8] = {16777217, -16777219, 2147483640, 123456789, -7, 0, 99999999, -2147483647};
@@ -288,20 +303,18 @@ static void test_int_exact(void)
     for (i = 0; i < 8; i++) {
         int64_t want_y = (int64_t)x[i] + 2, want_z = (int64_t)x[i] * 3, nx = -(int64_t)x[i];
         int64_t want_w = (nx > 2 ? nx : 2) + x[i];
-        want_y = want_y > 2147483647 ? 2147483647 : want_y;
-        want_z = want_z > 2147483647 ? 2147483647 : want_z < -2147483647 - 1 ? -2147483647 - 1 : want_z;
+        want_y = wrap32(want_y);
+        want_z = wrap32(want_z);
         CHECK_MSG(y[i] == want_y && z[i] == want_z && w[i] == want_w, "[%d] %d %d %d, want %lld %lld %lld", i,
                   (int)y[i], (int)z[i], (int)w[i], (long long)want_y, (long long)want_z, (long long)want_w);
     }
     end();
 }
 
-static int64_t sat32(int64_t v) { return v > 2147483647 ? 2147483647 : v < -2147483647 - 1 ? -2147483647 - 1 : v; }
-
 /* i32 row / column reductions and broadcasts are integer operations too
    (pto-isa's int32_t TROWSUM ...): through f32, 16777217 + 1 + 1 + 1 summed
    to 16777216 and the max of 16777221 was 16777220. Sums accumulate in
-   int64 and are stored saturated. */
+   int64 and are stored wrapped, as the device's int32 adds wrap. */
 static void test_int_rowcol(void)
 {
     static int32_t x[12] = {16777217, 1, 1, 1,
@@ -340,13 +353,13 @@ static void test_int_rowcol(void)
                 int64_t e = i < 3 ? x[r * 4 + c] : x[c * 4 + r];
                 acc = i % 3 == 0 ? acc + e : i % 3 == 1 ? (e > acc ? e : acc) : (e < acc ? e : acc);
             }
-            want = sat32(acc);
+            want = wrap32(acc);
             CHECK_MSG(out[i][r] == want, "%s [%d] %d, want %lld", pto_opinfo_get(red[i])->name, (int)r,
                       (int)out[i][r], (long long)want);
         }
     }
     end();
-    CHECK(out[0][0] == 16777220 && out[0][1] == 2147483647 && out[3][0] == 2147483638 && out[4][3] == 16777221);
+    CHECK(out[0][0] == 16777220 && out[0][1] == -2147483558 && out[3][0] == 2147483638 && out[4][3] == 16777221);
     for (i = 0; i < 6; i++) {
         int32_t vp, zp, vt, d;
         int by_col = i >= 3;
@@ -368,10 +381,109 @@ static void test_int_rowcol(void)
         for (r = 0; r < 3; r++)
             for (c = 0; c < 4; c++) {
                 int64_t e = x[r * 4 + c], v = by_col ? cv[c] : rv[r];
-                int64_t want = sat32(i % 3 == 0 ? e + v : i % 3 == 1 ? e - v : e * v);
+                int64_t want = wrap32(i % 3 == 0 ? e + v : i % 3 == 1 ? e - v : e * v);
                 CHECK_MSG(z[r * 4 + c] == want, "%s [%d, %d] %d, want %lld", pto_opinfo_get(exps[i])->name, (int)r,
                           (int)c, (int)z[r * 4 + c], (long long)want);
             }
+        end();
+    }
+}
+
+/* Overflow at the edges of i32 and i8 wraps (two's complement), as the
+   device's integer vector ops do (their saturation mode is off by
+   default): add, sub, mul, the scalar forms, neg and abs of the least
+   value, a row sum, and the row max / min of no elements (the dtype's
+   least / greatest value). */
+static void test_int_wrap(void)
+{
+    static const int64_t x32[8] = {2147483647, -2147483647 - 1, -2147483647 - 1, -1, 65536, 46341, 0, 1};
+    static const int64_t y32[8] = {1, -1, -2147483647 - 1, -2147483647 - 1, 65536, 46341, -2147483647 - 1, 2147483647};
+    static const pto_op bops[3] = {PTO_OP_TADD, PTO_OP_TSUB, PTO_OP_TMUL};
+    int d;
+    for (d = 0; d < 2; d++) {
+        pto_dtype dt = d == 0 ? PTO_I32 : PTO_I8;
+        int n = d == 0 ? 8 : 32, i, k;
+        int64_t xv[32], yv[32], want[9][32];
+        unsigned char xb[128], yb[128], out[9][128];
+        void *t[11];
+        int32_t xp, yp, op[9], a, b, c, r, e;
+        for (i = 0; i < n; i++) {
+            if (d == 0) xv[i] = x32[i], yv[i] = y32[i];
+            else {
+                static const int64_t x8[8] = {127, -128, -128, 100, -100, 64, 0, 1};
+                static const int64_t y8[8] = {1, -1, -128, 3, 3, 64, -128, 127};
+                xv[i] = x8[i % 8] - (i >= 8 && x8[i % 8] > -128 ? i / 8 : 0);
+                yv[i] = y8[i % 8];
+            }
+            if (d == 0) { int32_t v = (int32_t)xv[i], w = (int32_t)yv[i]; memcpy(xb + 4 * i, &v, 4); memcpy(yb + 4 * i, &w, 4); }
+            else { int8_t v = (int8_t)xv[i], w = (int8_t)yv[i]; memcpy(xb + i, &v, 1); memcpy(yb + i, &w, 1); }
+        }
+        begin("int_wrap", PTO_KK_VECTOR);
+        xp = tensor("x", PTO_IN, dt, 1, n);
+        yp = tensor("y", PTO_IN, dt, 1, n);
+        for (k = 0; k < 9; k++) {
+            static const char *nm[9] = {"add", "sub", "mul", "adds", "muls", "neg", "abs", "rsum", "rmax"};
+            op[k] = tensor(nm[k], PTO_OUT, dt, 1, k < 7 ? n : 1);
+        }
+        a = tile(body(), "a", PTO_VEC, dt, 1, n);
+        b = tile(body(), "b", PTO_VEC, dt, 1, n);
+        c = tile(body(), "c", PTO_VEC, dt, 1, n);
+        /* the interpreter does not verify: [1, 1] row vectors stand for the
+           32-byte-column [R, 1] ones a checked kernel would use */
+        r = tile(body(), "r", PTO_VEC, dt, 1, 1);
+        e = tile(body(), "e", PTO_VEC, dt, 1, n);
+        m->tiles[e].valid_r = num(1);
+        m->tiles[e].valid_c = num(0);
+        load(body(), a, xp, num(0), num(0));
+        load(body(), b, yp, num(0), num(0));
+        for (k = 0; k < 3; k++) {
+            op_t(body(), bops[k], c, a, b);
+            store(body(), op[k], num(0), num(0), c);
+        }
+        op_s(body(), PTO_OP_TADDS, c, a, 1.0);
+        store(body(), op[3], num(0), num(0), c);
+        op_s(body(), PTO_OP_TMULS, c, a, d == 0 ? 2.0 : 3.0);
+        store(body(), op[4], num(0), num(0), c);
+        op_t(body(), PTO_OP_TNEG, c, a, -1);
+        store(body(), op[5], num(0), num(0), c);
+        op_t(body(), PTO_OP_TABS, c, a, -1);
+        store(body(), op[6], num(0), num(0), c);
+        op_t(body(), PTO_OP_TROWSUM, r, a, -1);
+        store(body(), op[7], num(0), num(0), r);
+        op_t(body(), PTO_OP_TROWMAX, r, e, -1);
+        store(body(), op[8], num(0), num(0), r);
+        for (i = 0; i < n; i++) {
+            want[0][i] = xv[i] + yv[i];
+            want[1][i] = xv[i] - yv[i];
+            want[2][i] = xv[i] * yv[i];
+            want[3][i] = xv[i] + 1;
+            want[4][i] = xv[i] * (d == 0 ? 2 : 3);
+            want[5][i] = -xv[i];
+            want[6][i] = xv[i] < 0 ? -xv[i] : xv[i];
+        }
+        t[0] = xb, t[1] = yb;
+        for (k = 0; k < 9; k++) t[2 + k] = out[k];
+        memset(out, 0x55, sizeof out);
+        CHECK_MSG(run(t, NULL, 0) == PTO_OK, "%s", diag(0));
+        want[7][0] = 0;
+        for (i = 0; i < n; i++) want[7][0] += xv[i];
+        want[8][0] = d == 0 ? -2147483647 - 1 : -128;
+        for (k = 0; k < 9; k++)
+            for (i = 0; i < (k < 7 ? n : 1); i++) {
+                int64_t got = d == 0 ? (int64_t)((int32_t *)(void *)out[k])[i] : (int64_t)((int8_t *)(void *)out[k])[i];
+                int64_t w = d == 0 ? wrap32(want[k][i]) : wrap8(want[k][i]);
+                CHECK_MSG(got == w, "%s op %d [%d]: %lld, want %lld", pto_dtype_name(dt), k, i, (long long)got, (long long)w);
+            }
+        if (d == 0) {   /* by hand: INT32_MAX + 1, INT32_MIN * INT32_MIN, -INT32_MIN, |INT32_MIN| */
+            const int32_t *o[9];
+            for (k = 0; k < 9; k++) o[k] = (const int32_t *)(const void *)out[k];
+            CHECK(o[0][0] == -2147483647 - 1 && o[1][1] == -2147483647 && o[2][2] == 0 && o[3][0] == -2147483647 - 1);
+            CHECK(o[5][1] == -2147483647 - 1 && o[6][1] == -2147483647 - 1 && o[6][3] == 1 && o[4][0] == -2);
+        } else {        /* 127 + 1, 100 * 3 = 300 = 256 + 44, |-128| */
+            const int8_t *o[9];
+            for (k = 0; k < 9; k++) o[k] = (const int8_t *)(const void *)out[k];
+            CHECK(o[0][0] == -128 && o[2][3] == 44 && o[6][1] == -128 && o[5][1] == -128 && o[4][0] == 125);
+        }
         end();
     }
 }
@@ -650,6 +762,33 @@ static void test_cvt(void)
 
 /* texpands fills the valid region only; a binary op into a tile with a
    smaller valid region leaves the rest unchanged (zero here); tmov copies. */
+/* tcvt f16 -> i8 keeps the low 8 bits of the rounded value (pto-isa's a2a3
+   TCVT runs that narrowing with saturation off by default), inf gives
+   127 / -128 and NaN 0; f32 -> i32 (test_cvt) saturates. */
+static void test_cvt_f16_i8(void)
+{
+    static const float xs[16] = {300.0f, 200.0f, -129.0f, 127.5f, -128.5f, INFINITY, -INFINITY, NAN,
+                                 2.5f,   -2.5f,  65504.0f, 256.0f, -1.0f,  100.0f,   383.0f,    384.0f};
+    static const int8_t want[16] = {44, -56, 127, -128, -128, 127, -128, 0, 2, -2, -32, 0, -1, 100, 127, -128};
+    uint16_t h[16];
+    int8_t q[16];
+    void *t[2];
+    int32_t hp, qp, th, tq, i;
+    for (i = 0; i < 16; i++) h[i] = pto_f32_to_f16(xs[i]);
+    begin("cvt8", PTO_KK_VECTOR);
+    hp = tensor("h", PTO_IN, PTO_F16, 1, 16);
+    qp = tensor("q", PTO_OUT, PTO_I8, 1, 16);
+    th = tile(body(), "th", PTO_VEC, PTO_F16, 1, 16);
+    tq = tile(body(), "tq", PTO_VEC, PTO_I8, 1, 16);
+    load(body(), th, hp, num(0), num(0));
+    op_t(body(), PTO_OP_TCVT, tq, th, -1);
+    store(body(), qp, num(0), num(0), tq);
+    t[0] = h, t[1] = q;
+    CHECK(run(t, NULL, 0) == PTO_OK);
+    for (i = 0; i < 16; i++) CHECK_MSG(q[i] == want[i], "tcvt f16 %g -> i8: %d, want %d", (double)xs[i], q[i], want[i]);
+    end();
+}
+
 static void test_fill_valid(void)
 {
     uint16_t z[2 * 16];
@@ -776,6 +915,61 @@ static void test_matmul(void)
 
 /* f32 x f32 -> f32: products are not exact, so an FMA or a wider
    accumulator would show. */
+/* i8 x i8 -> i32 is exact, as the cube's integer MACs: with 127 * 127
+   products over K = 1056 the running sum passes 2^24, where f32 would round
+   (checked below: the f32 sum differs), and tmatmul_acc adds on exactly. */
+static void test_matmul_i8(void)
+{
+    enum { M = 16, KK = 1056, N = 16 };
+    static int8_t a[M * KK], b[KK * N];
+    static int32_t c[M * N], c2[M * N];
+    void *t[4];
+    int32_t ap, bp, cp, c2p, am, bm, al, br, acc;
+    int i, j, k, bad = 0;
+    float f = 0.0f;
+    int64_t exact = 0;
+    for (i = 0; i < M * KK; i++) a[i] = (int8_t)(i % 7 == 3 ? 126 : 127);
+    for (i = 0; i < KK * N; i++) b[i] = (int8_t)(i % 5 == 0 ? 125 : 127);
+    for (k = 0; k < KK; k++) {
+        float p = (float)a[k] * (float)b[k * N];
+        f = f + p;
+        exact += (int64_t)a[k] * b[k * N];
+    }
+    CHECK_MSG((double)f != (double)exact, "the f32 sum %.1f equals the exact one: the case shows nothing", (double)f);
+    begin("mm8", PTO_KK_CUBE);
+    ap = tensor("a", PTO_IN, PTO_I8, M, KK);
+    bp = tensor("b", PTO_IN, PTO_I8, KK, N);
+    cp = tensor("c", PTO_OUT, PTO_I32, M, N);
+    c2p = tensor("c2", PTO_OUT, PTO_I32, M, N);
+    am = tile(body(), "am", PTO_MAT, PTO_I8, M, KK);
+    bm = tile(body(), "bm", PTO_MAT, PTO_I8, KK, N);
+    al = tile(body(), "al", PTO_LEFT, PTO_I8, M, KK);
+    br = tile(body(), "br", PTO_RIGHT, PTO_I8, KK, N);
+    acc = tile(body(), "acc", PTO_ACC, PTO_I32, M, N);
+    load(body(), am, ap, num(0), num(0));
+    load(body(), bm, bp, num(0), num(0));
+    op_t(body(), PTO_OP_TMOV, al, am, -1);
+    op_t(body(), PTO_OP_TMOV, br, bm, -1);
+    op_t(body(), PTO_OP_TMATMUL, acc, al, br);
+    store(body(), cp, num(0), num(0), acc);
+    op_t(body(), PTO_OP_TMATMUL_ACC, acc, al, br);
+    store(body(), c2p, num(0), num(0), acc);
+    t[0] = a, t[1] = b, t[2] = c, t[3] = c2;
+    CHECK_MSG(run(t, NULL, 0) == PTO_OK, "%s", diag(0));
+    for (i = 0; i < M; i++)
+        for (j = 0; j < N; j++) {
+            int64_t want = 0;
+            for (k = 0; k < KK; k++) want += (int64_t)a[i * KK + k] * b[k * N + j];
+            if (c[i * N + j] != want || c2[i * N + j] != 2 * want) {
+                if (bad++ < 3) printf("  c[%d][%d] = %d, c2 %d, want %lld\n", i, j, (int)c[i * N + j], (int)c2[i * N + j],
+                                      (long long)want);
+            }
+        }
+    CHECK(bad == 0);
+    CHECK(c[0] == exact);
+    end();
+}
+
 static void test_matmul_f32(void)
 {
     enum { M = 8, KK = 24, N = 8 };
@@ -1544,6 +1738,38 @@ static void test_err_misc(void)
     CHECK(run(t, NULL, 0) == PTO_ERR_USER);
     CHECK_STR(diag(0), "t.pto:6:3: error: tload: rank 1 of x@1 is outside [0, 1)");
     end();
+    /* tmatmul of an empty valid region: the device asserts m, k, n >= 1
+       (pto-isa's CheckDynamicMad), so it is an error, not a no-op; m, k and
+       n are each named, and 16 x 16 x 16 runs */
+    for (s = 0; s < 4; s++) {
+        int32_t acc, rt;
+        pto_binding bd;
+        static const char *const want[3] = {
+            "t.pto:7:3: error: tmatmul: m (the valid rows of 'l') is 0; pto-isa's TMATMUL takes m, k and n in 1..4095 "
+            "(the device asserts it)",
+            "t.pto:7:3: error: tmatmul: k (the valid columns of 'l') is 0; pto-isa's TMATMUL takes m, k and n in 1..4095 "
+            "(the device asserts it)",
+            "t.pto:7:3: error: tmatmul: n (the valid columns of 'r') is 0; pto-isa's TMATMUL takes m, k and n in 1..4095 "
+            "(the device asserts it)"};
+        begin("mm0", PTO_KK_CUBE);
+        g_loc = at(2, 3);
+        pto_add_scalar_param(m, K, "kc", PTO_I32, g_loc);
+        lt = tile(body(), "l", PTO_LEFT, PTO_F16, 16, 16);
+        rt = tile(body(), "r", PTO_RIGHT, PTO_F16, 16, 16);
+        acc = tile(body(), "acc", PTO_ACC, PTO_F32, 16, 16);
+        if (s == 0) m->tiles[lt].valid_r = var("kc");
+        if (s == 1) m->tiles[lt].valid_c = var("kc");
+        if (s == 2) m->tiles[rt].valid_c = var("kc");
+        g_loc = at(7, 3);
+        op_t(body(), PTO_OP_TMATMUL, acc, lt, rt);
+        bd.name = "kc";
+        bd.value = 0;
+        if (s < 3) {
+            CHECK(run(NULL, &bd, 1) == PTO_ERR_USER);
+            CHECK_STR(diag(0), want[s]);
+        } else CHECK(run(NULL, &bd, 1) == PTO_OK);
+        end();
+    }
 }
 
 int main(void)
@@ -1553,15 +1779,18 @@ int main(void)
     test_scalar_dtype();
     test_int_exact();
     test_int_rowcol();
+    test_int_wrap();
     test_unary_ops();
     test_rows();
     test_rowexpand();
     test_cols();
     test_colexpand();
     test_cvt();
+    test_cvt_f16_i8();
     test_fill_valid();
     test_matmul();
     test_matmul_f32();
+    test_matmul_i8();
     test_store_cast();
     test_i32_copy();
     test_softmax();

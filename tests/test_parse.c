@@ -291,6 +291,31 @@ static void test_many_errors(void)
     }
 }
 
+/* A '}' with nothing open says so (it read as "expected 'kernel', got '}'"),
+   naming the kernel or host above; a statement after a kernel closed early
+   asks whether a '}' above closed it; either is the only error. */
+static void test_unmatched_brace(void)
+{
+    static const char *const body =
+        "kernel k(in x: f32[16, 64], out y: f32[16, 64]) vector {\n"
+        "  tile a: vec f32[16, 64]\n"
+        "  tload a, x[0, 0]\n";
+    char src[600];
+    snprintf(src, sizeof src, "%s  tstore y[0, 0], a\n}\n}\n", body);
+    CHECK_STR(first_error(src),
+              "t.pto:6:1: error: unmatched '}': no block is open here (kernel 'k' above is already closed by an earlier '}')");
+    CHECK(pto_diag_count(ctx) == 1);
+    CHECK_STR(first_error("\n  }\n"), "t.pto:2:3: error: unmatched '}': no block is open here");
+    CHECK_STR(first_error("kernel k() vector {\n}\nhost h() {\n}\n}\n"),
+              "t.pto:5:1: error: unmatched '}': no block is open here (host 'h' above is already closed by an earlier '}')");
+    snprintf(src, sizeof src, "%s}\n  tstore y[0, 0], a\n}\n", body);
+    CHECK_STR(first_error(src), "t.pto:5:3: error: expected 'kernel', 'host' or 'arch', got 'tstore': a statement "
+                                "outside any kernel (did a '}' above close kernel 'k' early?)");
+    CHECK(pto_diag_count(ctx) == 1);
+    /* a word that is no statement keeps the near-miss hint */
+    CHECK_STR(first_error("kernl k() vector {\n}\n"), "t.pto:1:1: error: expected 'kernel', 'host' or 'arch', got 'kernl' (did you mean 'kernel'?)");
+}
+
 /* A declaration with a bad attribute still declares its name (a tile's and a
    pipe's alike), so its uses report nothing more: one error, not one per use. */
 static void test_declared_despite_bad_attribute(void)
@@ -417,6 +442,7 @@ int main(void)
     test_free_operands();
     test_scopes();
     test_many_errors();
+    test_unmatched_brace();
     test_declared_despite_bad_attribute();
     test_params_after_a_broken_one();
     test_hostile();

@@ -484,7 +484,8 @@ PTO_K_FN void pto_k__x_map(pto_k_core *c, const pto_k__ins *ins)
             else if (bins) y = pto_k__bin(op - (PTO_K__TADDS - PTO_K__TADD), x, sc);
             else if (op >= PTO_K__TEXP && op <= PTO_K__TRELU) y = pto_k__un(op, x);
             else y = x;
-            pto_elem_set(dp, d.dtype, i, y);
+            if (op == PTO_K__TCVT) pto_cvt_set(dp, d.dtype, a.dtype, i, y);
+            else pto_elem_set(dp, d.dtype, i, y);
         }
     pto_k__timed(c, PTO_K_PIPE_V, ins->disp, pto_k__vec_cost(op, d.valid_r * d.valid_c * pto_k__dsize(d.dtype)),
                  pto_k__op_name(op), ins->src);
@@ -732,7 +733,18 @@ PTO_K_FN void pto_k__x_matmul(pto_k_core *c, const pto_k__ins *ins)
         !pto_k__same_shape(c, ins, a, d.rows, a.cols, "left") || !pto_k__same_shape(c, ins, b, a.cols, d.cols, "right"))
         return;
     /* pto-isa's TMATMUL: m, k, n are a's valid rows and cols and b's valid
-       cols; the rest of d keeps its bytes (and their written state) */
+       cols, and the device asserts each in 1..4095 (CheckDynamicMad): an
+       empty valid region is refused here as there, not computed as a no-op;
+       the rest of d keeps its bytes (and their written state) */
+    if (a.valid_r < 1 || a.valid_r > 4095 || a.valid_c < 1 || a.valid_c > 4095 || b.valid_c < 1 || b.valid_c > 4095) {
+        int which = a.valid_r < 1 || a.valid_r > 4095 ? 0 : a.valid_c < 1 || a.valid_c > 4095 ? 1 : 2;
+        static const char *const what[3] = {"m (the left tile's valid rows)", "k (the left tile's valid columns)",
+                                             "n (the right tile's valid columns)"};
+        pto_k__ierr(c, ins, PTO_K_E_USAGE, "%s: %s is %lld; pto-isa's TMATMUL takes m, k and n in 1..4095 (the device asserts it)",
+                    pto_k__op_name(ins->op), what[which],
+                    (long long)(which == 0 ? a.valid_r : which == 1 ? a.valid_c : b.valid_c));
+        return;
+    }
     M = a.valid_r < d.rows ? a.valid_r : d.rows;
     K = a.valid_c < b.rows ? a.valid_c : b.rows;
     N = b.valid_c < d.cols ? b.valid_c : d.cols;
@@ -748,7 +760,14 @@ PTO_K_FN void pto_k__x_matmul(pto_k_core *c, const pto_k__ins *ins)
     pto_k__init_read(c, ins, b, K, N, "right");
     if (acc) pto_k__init_read(c, ins, d, M, N, "accumulator");
     pto_k__init_write(c, ins, d, M, N);
-    for (i = 0; i < M; i++)
+    if (a.dtype == PTO_K_I8 && b.dtype == PTO_K_I8 && d.dtype == PTO_K_I32) {
+        /* integers, exactly, as the interpreter (numerics.h) */
+        for (i = 0; i < M; i++)
+            for (j = 0; j < N; j++)
+                pto_elem_seti(pto_k__tptr(c, d), d.dtype, i * d.cols + j,
+                              pto_el_mm_i8(pto_k__tptr(c, a), a.cols, pto_k__tptr(c, b), b.cols, i, j, K,
+                                           acc ? pto_elem_geti(pto_k__tptr(c, d), d.dtype, i * d.cols + j) : 0));
+    } else for (i = 0; i < M; i++)
         for (j = 0; j < N; j++) {
             float s = acc ? pto_elem_get(pto_k__tptr(c, d), d.dtype, i * d.cols + j) : 0.0f;
             for (kk = 0; kk < K; kk++) {
