@@ -6551,6 +6551,19 @@ static void pto__vallreduce(pto__verifier *v, const pto__vop *op)
     if (op->o[0]->ref == op->o[1]->ref)
         pto_error(v->ctx, op->o[1]->loc, "allreduce: the signal must be another tensor than the data");
     pto__vsignal(v, "allreduce", op->o[1]);
+    /* allreduce is one collective per rank over the whole tensor: in a kernel
+       of several blocks each block would run it (the lowering's barrier
+       counts and chunk stores assume one participant per rank), so the
+       blocks race on X and on the signal count. A count known only at
+       launch may be more than 1, so it is refused too. */
+    if (v->nblocks != 1) {
+        char n[48] = "a block count known only at launch";
+        if (v->nblocks > 1) snprintf(n, sizeof n, "%lld blocks", (long long)v->nblocks);
+        pto_error(v->ctx, v->m->stmts[op->s].loc,
+                  "allreduce needs a kernel of one block per rank; '%s' has %s, and each block would reduce the "
+                  "whole of '%s' (drop blocks(...) from the kernel)",
+                  pto__vname(v, v->m->kernels[v->kernel].name), n, pto__vname(v, x->name));
+    }
 }
 
 /* notify / wait / tput / tget / allreduce: a ranks kernel; the staging
@@ -8793,6 +8806,14 @@ static int pto__in_deadlock(pto__in_rank *R, int64_t n)
     for (r = 0; r < n; r++)
         if (!R[r].done && r != first)
             pto_note(R[0].I.ctx, m->stmts[R[r].at].loc, "rank %lld waits here", (long long)r);
+    /* "no rank can change it" reads false when a later block of some rank
+       holds the notify: say why it cannot run */
+    if (R[first].I.blocks > 1)
+        pto_note(R[0].I.ctx, R[0].I.k->loc,
+                 "the reference runs the blocks of a rank one after another (block %lld of rank %lld is running), "
+                 "so a wait cannot count on a notify of a later block; on the device, blocks beyond the cores run "
+                 "in waves too",
+                 (long long)R[first].block, (long long)first);
     return 0;
 }
 

@@ -1446,6 +1446,19 @@ static void pto__vallreduce(pto__verifier *v, const pto__vop *op)
     if (op->o[0]->ref == op->o[1]->ref)
         pto_error(v->ctx, op->o[1]->loc, "allreduce: the signal must be another tensor than the data");
     pto__vsignal(v, "allreduce", op->o[1]);
+    /* allreduce is one collective per rank over the whole tensor: in a kernel
+       of several blocks each block would run it (the lowering's barrier
+       counts and chunk stores assume one participant per rank), so the
+       blocks race on X and on the signal count. A count known only at
+       launch may be more than 1, so it is refused too. */
+    if (v->nblocks != 1) {
+        char n[48] = "a block count known only at launch";
+        if (v->nblocks > 1) snprintf(n, sizeof n, "%lld blocks", (long long)v->nblocks);
+        pto_error(v->ctx, v->m->stmts[op->s].loc,
+                  "allreduce needs a kernel of one block per rank; '%s' has %s, and each block would reduce the "
+                  "whole of '%s' (drop blocks(...) from the kernel)",
+                  pto__vname(v, v->m->kernels[v->kernel].name), n, pto__vname(v, x->name));
+    }
 }
 
 /* notify / wait / tput / tget / allreduce: a ranks kernel; the staging
