@@ -221,6 +221,16 @@ PTO_K_FN int pto_h_begin(pto_h_run *run, int argc, char **argv, const char *file
     return 0;
 }
 
+/* How close a -D name is to a name of the module, by the parser's rule for
+   "did you mean" (case free; at most 1 edit up to 5 characters, 2 up to 8,
+   3 beyond, and fewer edits than the word has characters); -1 when not. */
+PTO_K_FN int pto_h_near(const char *word, size_t len, const char *cand)
+{
+    int limit = len <= 5 ? 1 : len <= 8 ? 2 : 3;
+    int d = pto__ps_edits(word, len, cand, strlen(cand), limit);
+    return d <= limit && (size_t)d < len ? d : -1;
+}
+
 PTO_K_FN double pto_h_def(pto_h_run *run, const char *name, const char *what)
 {
     int i;
@@ -234,7 +244,14 @@ PTO_K_FN double pto_h_def(pto_h_run *run, const char *name, const char *what)
             }
             return run->def_val[i];
         }
-    fprintf(stderr, "error: %s %s needs a value: -D %s=VALUE\n", what, name, name);
+    /* a -D that names nothing and is close to this name is likely its typo */
+    for (i = 0; i < run->ndefs; i++)
+        if (!run->def_used[i] && pto_h_near(run->def_name[i], run->def_len[i], name) >= 0) break;
+    if (i < run->ndefs)
+        fprintf(stderr, "error: %s %s needs a value: -D %s=VALUE (-D %s names nothing: did you mean %s?)\n", what,
+                name, name, run->def_name[i], name);
+    else
+        fprintf(stderr, "error: %s %s needs a value: -D %s=VALUE\n", what, name, name);
     if (run->status < 1) run->status = 1;
     return 0;
 }
@@ -785,12 +802,29 @@ PTO_K_FN void pto_h_host_end(pto_h_run *run, const char *name)
    through, so that it is not noise after another error). */
 PTO_K_FN void pto_h_unused_defs(const pto_h_run *run)
 {
-    int i;
+    int i, v, d, best;
+    const char *near;
     if (run->status || !run->m) return;
-    for (i = 0; i < run->ndefs; i++)
-        if (!run->def_used[i])
-            fprintf(stderr, "warning: -D %s: %s has no dynamic dim or scalar param named '%.*s'\n", run->def_name[i],
-                    run->file, (int)run->def_len[i], run->def_name[i]);
+    for (i = 0; i < run->ndefs; i++) {
+        if (run->def_used[i]) continue;
+        near = NULL;   /* the closest dim or scalar of a kernel or host */
+        best = 99;
+        for (v = 0; v < run->m->n_vars; v++) {
+            const char *cand = pto_str(run->ctx, run->m->vars[v].name);
+            if (run->m->vars[v].kind != PTO_V_DIM && run->m->vars[v].kind != PTO_V_SCALAR) continue;
+            d = pto_h_near(run->def_name[i], run->def_len[i], cand);
+            if (d >= 0 && d < best) best = d, near = cand;
+        }
+        for (v = 0; v < run->m->n_params; v++) {
+            const char *cand = pto_str(run->ctx, run->m->params[v].name);
+            if (run->m->params[v].kind != PTO_P_SCALAR) continue;
+            d = pto_h_near(run->def_name[i], run->def_len[i], cand);
+            if (d >= 0 && d < best) best = d, near = cand;
+        }
+        fprintf(stderr, "warning: -D %s: %s has no dynamic dim or scalar param named '%.*s'%s%s%s\n",
+                run->def_name[i], run->file, (int)run->def_len[i], run->def_name[i], near ? " (did you mean '" : "",
+                near ? near : "", near ? "'?)" : "");
+    }
 }
 
 PTO_K_FN int pto_h_end(pto_h_run *run)

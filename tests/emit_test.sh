@@ -116,6 +116,13 @@ for v in abc 5x -1; do
 done
 $ptoc run examples/softmax.pto -D M=3 >$out/log 2>&1; rc=$?
 if [ $rc = 0 ] && grep -q "warning: -D M=3: softmax.pto has no dynamic dim or scalar param named 'M'" $out/log; then ok "unused -D warns"; else bad "unused -D warns (rc $rc)"; fi
+# a -D close to a name of the file is likely its typo: the warning, or the missing value's error, names it
+$ptoc run examples/layernorm.pto -D esp=0.1 >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "warning: -D esp=0.1: layernorm.pto has no dynamic dim or scalar param named 'esp' (did you mean 'eps'?)" $out/log
+then ok "unused -D suggests a name"; else bad "unused -D suggests a name (rc $rc)"; fi
+$ptoc run $out/nodefaults.pto -D n=64 >$out/log 2>&1; rc=$?
+if [ $rc = 1 ] && grep -q "error: dynamic dim N needs a value: -D N=VALUE (-D n=64 names nothing: did you mean N?)" $out/log
+then ok "a missing -D names the likely typo"; else bad "a missing -D names the likely typo (rc $rc)"; fi
 $ptoc run examples/vadd.pto --trace $out/t.json >$out/log 2>&1; rc=$?
 if [ $rc = 0 ] && [ -s $out/t.json ]; then ok "--trace writes a trace"; else bad "--trace writes a trace (rc $rc)"; fi
 # a host's calls share one trace, one after the other (each call used to overwrite the file)
