@@ -483,8 +483,16 @@ static void pto__vtile_align(pto__verifier *v, const pto_tile *t)
                       pto__vname(v, t->name), (long long)t->rows * size, (int)t->rows,
                       pto_dtype_name((pto_dtype)t->dtype));
     } else if ((int64_t)t->cols * size % 32 != 0) {
-        pto_error(v->ctx, t->loc, "row of vec tile '%s' is %lld bytes (%d x %s); vec rows must be a multiple of 32 bytes",
-                  pto__vname(v, t->name), (long long)t->cols * size, (int)t->cols, pto_dtype_name((pto_dtype)t->dtype));
+        /* the usual intent is a ragged width: say how to write it */
+        int64_t up = ((int64_t)t->cols * size + 31) / 32 * 32 / size;
+        char rows[24] = "...";
+        if (t->valid_r < 0) snprintf(rows, sizeof rows, "%d", (int)t->rows);
+        pto_error(v->ctx, t->loc,
+                  "row of vec tile '%s' is %lld bytes (%d x %s); vec rows must be a multiple of 32 bytes (for a width "
+                  "of %d, declare %s[%d, %lld] valid(%s, %d): loads and stores then move %d columns)",
+                  pto__vname(v, t->name), (long long)t->cols * size, (int)t->cols, pto_dtype_name((pto_dtype)t->dtype),
+                  (int)t->cols, pto_dtype_name((pto_dtype)t->dtype), (int)t->rows, (long long)up, rows, (int)t->cols,
+                  (int)t->cols);
     }
 }
 
