@@ -6032,9 +6032,21 @@ static int pto__vsame_dtype(pto__verifier *v, const pto__vop *op, int a, int b)
 static int pto__vsame_shape(pto__verifier *v, const pto__vop *op, int a, int b)
 {
     const pto_tile *x = op->t[a], *y = op->t[b];
+    int o = v->m->stmts[op->s].op;
+    char hint[96] = "";
     if (x->rows == y->rows && x->cols == y->cols) return 1;
-    pto_error(v->ctx, op->o[b]->loc, "shape mismatch: '%s' is [%d, %d] but '%s' is [%d, %d]", pto__vtn(v, x),
-              (int)x->rows, (int)x->cols, pto__vtn(v, y), (int)y->rows, (int)y->cols);
+    /* tadd .. tdiv with a row or column vector is usually meant as the
+       broadcast (its vector is the last operand, so only add and mul may
+       have it first) */
+    if (o >= PTO_OP_TADD && o <= PTO_OP_TDIV && (b == 2 || o == PTO_OP_TADD || o == PTO_OP_TMUL)) {
+        int per_row = y->cols == 1 && y->rows == x->rows && x->cols > 1;
+        int per_col = y->rows == 1 && y->cols == x->cols && x->rows > 1;
+        if (per_row || per_col)
+            snprintf(hint, sizeof hint, " (one value per %s: that is %s)", per_row ? "row" : "column",
+                     pto_opinfo_get((pto_op)(o - PTO_OP_TADD + (per_row ? PTO_OP_TROWEXPANDADD : PTO_OP_TCOLEXPANDADD)))->name);
+    }
+    pto_error(v->ctx, op->o[b]->loc, "shape mismatch: '%s' is [%d, %d] but '%s' is [%d, %d]%s", pto__vtn(v, x),
+              (int)x->rows, (int)x->cols, pto__vtn(v, y), (int)y->rows, (int)y->cols, hint);
     return 0;
 }
 
