@@ -603,13 +603,15 @@ PTO_K_FN void pto_h_reset(pto_h_run *run)
     run->nbind = 0;
 }
 
-/* Length of a report without its "(block N ...)" suffix: the same error in
-   every block of an SPMD launch is one finding, printed once with a count. */
+/* Length of a report without its "(block N ...)" suffix ("(rank R block N
+   ...)" on a ranks launch): the same error in every block or rank is one
+   finding, printed once with a count. */
 PTO_K_FN size_t pto_h_msg_core_len(const char *msg)
 {
-    const char *p = strstr(msg, " (block ");
+    const char *p = strstr(msg, " (");
     const char *last = NULL;
-    while (p) { last = p; p = strstr(p + 1, " (block "); }
+    for (; p; p = strstr(p + 1, " ("))
+        if (strncmp(p + 2, "block ", 6) == 0 || strncmp(p + 2, "rank ", 5) == 0) last = p;
     return last && strchr(last, ')') && strchr(last, ')')[1] == 0 ? (size_t)(last - msg) : strlen(msg);
 }
 
