@@ -967,9 +967,15 @@ static void pto__vvector_error(pto__verifier *v, const pto__vop *op, int d, int 
     const char *tn = pto__vtn(v, x), *an = pto__vtn(v, a);
     int twin = percol ? x->rows == a->rows && x->cols == 1 : x->rows == 1 && x->cols == a->cols;
     char hint[96] = "";
-    if (twin && pto__vtwin(v->m->stmts[op->s].op) != PTO_NOP)
+    int o = v->m->stmts[op->s].op;
+    int reduction = (o >= PTO_OP_TROWSUM && o <= PTO_OP_TROWMIN) || (o >= PTO_OP_TCOLSUM && o <= PTO_OP_TCOLMIN);
+    if (twin && pto__vtwin(o) != PTO_NOP)
         snprintf(hint, sizeof hint, " (one value per %s: that is %s)", percol ? "row" : "column",
-                 pto_opinfo_get(pto__vtwin(v->m->stmts[op->s].op))->name);
+                 pto_opinfo_get(pto__vtwin(o))->name);
+    else if (reduction && d == 0 && of == 1 &&
+             (percol ? a->rows == 1 && a->cols == x->cols : a->cols == 1 && a->rows == x->rows))
+        /* `trowsum a, s`: the source is the vector the result should be */
+        snprintf(hint, sizeof hint, " (the operands look swapped: %s %s, %s)", pto_opinfo_get((pto_op)o)->name, an, tn);
     if (percol)
         pto_error(v->ctx, op->o[d]->loc, "'%s' must be [1, %d] (one value per column of '%s'), got [%d, %d]%s", tn,
                   (int)a->cols, an, (int)x->rows, (int)x->cols, hint);
