@@ -30,6 +30,10 @@ try "emit vadd again" $ptoc emit examples/vadd.pto -o $out/b
 try "emit is deterministic (kernel.c)" cmp $out/a/kernel.c $out/b/kernel.c
 try "emit is deterministic (host.c)" cmp $out/a/host.c $out/b/host.c
 if $ptoc emit $out/none.pto -o $out/c >$out/log 2>&1; then bad "emit of a missing file fails"; else ok "emit of a missing file fails"; fi
+# -o DIR whose parent is missing: the error says why ("cannot write" alone left it to guess)
+$ptoc emit examples/vadd.pto -o $out/no/such >$out/log 2>&1; rc=$?
+if [ $rc = 1 ] && grep -q "^ptoc: error: cannot write '$out/no/such/kernel.c': No such file or directory (ptoc creates DIR, not its parents)$" $out/log
+then ok "emit into a missing parent says why"; else bad "emit into a missing parent says why (rc $rc)"; fi
 
 if ! grep -q "pto_k_launch(pto_k_device" "$inc/pto_kernels.h" 2>/dev/null; then
     echo "skip: $inc/pto_kernels.h has no simulator yet; run tests need it"
