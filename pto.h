@@ -19884,7 +19884,7 @@ PTO_K_FN int64_t pto_h_dim(pto_h_run *run, const char *name)
         return 1;
     }
     if (run->status == 0 && (v < 1 || v != (double)(int64_t)v)) {
-        pto_h_fail(run, 1, "dynamic dim %s must be a positive integer", name);
+        pto_h_fail(run, 1, "-D %s=%.17g: dynamic dim %s must be a positive integer", name, v, name);
         return 1;
     }
     return (int64_t)v;

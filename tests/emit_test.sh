@@ -105,6 +105,9 @@ for v in N=64x N=abc N=; do
     $ptoc run examples/softmax.pto -D $v >$out/log 2>&1; rc=$?
     if [ $rc = 1 ] && grep -q "bad -D '$v': the value is not a number" $out/log; then ok "-D $v is an error"; else bad "-D $v is an error (rc $rc)"; fi
 done
+# a dim that is not a positive integer: the value is quoted
+$ptoc run examples/softmax.pto -D N=64.5 >$out/log 2>&1; rc=$?
+if [ $rc = 1 ] && grep -q "^error: -D N=64.5: dynamic dim N must be a positive integer$" $out/log; then ok "-D N=64.5 is quoted"; else bad "-D N=64.5 is quoted (rc $rc)"; fi
 # an integer scalar takes an integer its dtype holds: the kernel gets an int64_t (2.5 arrived
 # as 2, 1e30 through an undefined conversion) while the reference computed with the double
 for v in k=2.5 k=1e30 k=2147483648 q=200 q=nan; do
