@@ -4257,6 +4257,29 @@ static void pto__ps_unknown_op(pto__ps_parser *p, const pto__ps_tok *t)
     }
     for (i = 0; i < sizeof words / sizeof words[0]; i++)
         pto__ps_near_try(&n, pto__ps_kw_text[words[i]], strlen(pto__ps_kw_text[words[i]]));
+    if (!n.best) {
+        /* names of other tile languages (pto-isa's own spellings differ
+           only in case, which the near match already takes): what pto
+           calls it, or that it has no such op */
+        static const char *const other[][2] = {
+            {"tcast", " (pto calls it 'tcvt')"}, {"tconvert", " (pto calls it 'tcvt')"},
+            {"tfill", " (pto calls it 'texpands')"}, {"tduplicate", " (pto calls it 'texpands')"},
+            {"tcopy", " (pto calls it 'tmov')"}, {"tassign", " (pto calls it 'tmov')"},
+            {"ttranspose", " (pto has no transpose: load the tile from a transposed tensor)"},
+            {"treshape", " (pto has no reshape: declare a tile of the shape you want and tload it)"},
+            {"tmma", " (pto calls it 'tmatmul', or 'tmatmul_acc' to accumulate)"},
+            {"tgemm", " (pto calls it 'tmatmul', or 'tmatmul_acc' to accumulate)"},
+            {"tstore_add", " (pto has no atomic store: accumulate in a tile, or allreduce across ranks)"},
+            {"tatomic_add", " (pto has no atomic store: accumulate in a tile, or allreduce across ranks)"},
+            {"tsel", " (pto has no select: tmax / tmin, or trelu, cover clamps)"},
+            {"tselect", " (pto has no select: tmax / tmin, or trelu, cover clamps)"}};
+        const char *w = pto__ps_text(p, t);
+        for (i = 0; i < sizeof other / sizeof other[0]; i++)
+            if (pto__ps_edits(w, strlen(w), other[i][0], strlen(other[i][0]), 0) == 0) {
+                pto__ps_err(p, t, "unknown op '%s'%s", w, other[i][1]);
+                return;
+            }
+    }
     pto__ps_err(p, t, "unknown op '%s'%s", pto__ps_text(p, t), pto__ps_near_hint(&n, hint, sizeof hint, ""));
 }
 
