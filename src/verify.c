@@ -765,11 +765,17 @@ static int pto__vtile_arg(pto__verifier *v, int32_t s, const pto_operand *o, uin
         return 0;
     }
     if (t->space >= PTO_NSPACE || !(mask & PTO_A_SPACE(t->space))) {
-        int w = (mask & PTO_A_WRITE) != 0;
+        int w = (mask & PTO_A_WRITE) != 0, op = v->m->stmts[s].op;
+        const char *how = "";
         pto__vspaces(mask, allowed, sizeof allowed);
-        pto_error(v->ctx, o->loc, "%s cannot %s a tile in '%s' (it %s %s)",
-                  pto_opinfo_get((pto_op)v->m->stmts[s].op)->name, w ? "write" : "read",
-                  pto_space_name((pto_space)t->space), w ? "writes" : "reads", allowed);
+        /* the cube's data path (GM -> mat -> left / right -> acc) is the
+           usual thing missed: name the step */
+        if (op == PTO_OP_TLOAD && (t->space == PTO_LEFT || t->space == PTO_RIGHT))
+            how = "; load a mat tile, then tmov or textract it into this one";
+        else if ((op == PTO_OP_TMATMUL || op == PTO_OP_TMATMUL_ACC) && !w && t->space == PTO_MAT)
+            how = "; tmov or textract it into one first";
+        pto_error(v->ctx, o->loc, "%s cannot %s a tile in '%s' (it %s %s%s)", pto_opinfo_get((pto_op)op)->name,
+                  w ? "write" : "read", pto_space_name((pto_space)t->space), w ? "writes" : "reads", allowed, how);
         return 0;
     }
     if (mask & PTO_A_READ) pto__vread_tile(v, s, o->ref, o);
