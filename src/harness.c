@@ -675,6 +675,20 @@ PTO_K_FN void pto_h_no_block(pto_h_run *run, const char *name, int64_t blocks)
     pto_buf_free(&b);
 }
 
+/* The simulator gives every block its own core, so all blocks run at once;
+   the device has 24 clusters (a2a3, 910B1/B2: 24 AIC, 48 AIV; a5: 36 / 72,
+   hardware.md section 1) and runs more blocks than cores in waves. Said
+   when it applies, so that cycles is not read as the device's time. */
+PTO_K_FN void pto_h_waves(const pto_h_run *run, int kind, int64_t blocks)
+{
+    int a5 = run->m && run->m->arch == PTO_ARCH_A5;
+    int64_t cores = kind == PTO_K_KIND_VECTOR ? (a5 ? 72 : 48) : (a5 ? 36 : 24);
+    const char *what = kind == PTO_K_KIND_VECTOR ? "vector cores" : kind == PTO_K_KIND_CUBE ? "cube cores" : "clusters";
+    if (blocks <= cores) return;
+    printf("  note        %lld blocks on %lld %s (%s): the device runs %lld waves; cycles counts the blocks at once\n",
+           (long long)blocks, (long long)cores, what, a5 ? "a5" : "a2a3, 910B", (long long)((blocks + cores - 1) / cores));
+}
+
 PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name, int kind, int64_t blocks,
                           const int64_t *args, const char *planned)
 {
@@ -731,6 +745,7 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
             if (run->gm[p]) pto_h_unwritten(run, p, run->gm[p]->name);
     }
     pto_h_report(run, name, rep, planned);
+    pto_h_waves(run, kind, blocks);
     if (bad || rep->nerrors) run->failed = 1;
     run->cycles += rep->makespan;
     run->nkernels++;
@@ -761,6 +776,7 @@ PTO_K_FN void pto_h_call(pto_h_run *run, pto_k_kernel_fn fn, const char *name, i
     r = pto_k_launch(run->dev, &ld);
     printf("call %s (%lld block%s)\n", name, (long long)blocks, blocks == 1 ? "" : "s");
     pto_h_report(run, name, r, planned);
+    pto_h_waves(run, kind, blocks);
     if (r->nerrors) run->failed = 1;
     run->cycles += r->makespan;
     run->nkernels++;

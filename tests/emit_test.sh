@@ -105,6 +105,12 @@ for v in N=64x N=abc N=; do
     $ptoc run examples/softmax.pto -D $v >$out/log 2>&1; rc=$?
     if [ $rc = 1 ] && grep -q "bad -D '$v': the value is not a number" $out/log; then ok "-D $v is an error"; else bad "-D $v is an error (rc $rc)"; fi
 done
+# more blocks than the device has cores: the run says the device would need waves
+$ptoc run examples/softmax.pto -D N=1024 >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "^  note        64 blocks on 48 vector cores (a2a3, 910B): the device runs 2 waves; cycles counts the blocks at once$" $out/log
+then ok "blocks past the cores: waves noted"; else bad "blocks past the cores: waves noted (rc $rc)"; fi
+$ptoc run examples/softmax.pto -D N=768 >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && ! grep -q "note        .*waves" $out/log; then ok "48 blocks: no waves note"; else bad "48 blocks: no waves note (rc $rc)"; fi
 # a dim that is not a positive integer: the value is quoted
 $ptoc run examples/softmax.pto -D N=64.5 >$out/log 2>&1; rc=$?
 if [ $rc = 1 ] && grep -q "^error: -D N=64.5: dynamic dim N must be a positive integer$" $out/log; then ok "-D N=64.5 is quoted"; else bad "-D N=64.5 is quoted (rc $rc)"; fi
