@@ -3942,16 +3942,32 @@ static pto_space pto__ps_space_of(pto__ps_parser *p, const pto__ps_tok *t)
     return (pto_space)(n->spc - 1);
 }
 
+/* The word other stacks use for a dtype or memory space ("half", "UB"),
+   as " (pto calls it 'f16')", or NULL: table holds pairs, NULL-ended. */
+static const char *pto__ps_alias(const char *word, const char *const *table, char *out, size_t size)
+{
+    for (; *table; table += 2)
+        if (pto__ps_edits(word, strlen(word), table[0], strlen(table[0]), 0) == 0) {
+            snprintf(out, size, " (pto calls it '%s')", table[1]);
+            return out;
+        }
+    return NULL;
+}
+
 static void pto__ps_unknown_dtype(pto__ps_parser *p, const pto__ps_tok *t)
 {
+    static const char *const alias[] = {"float", "f32", "float32", "f32", "half", "f16", "float16", "f16",
+                                        "bfloat16", "bf16", "int", "i32", "int32", "i32", "int32_t", "i32",
+                                        "int8", "i8", "int8_t", "i8", NULL};
     pto__ps_near n;
     char hint[80];
+    const char *a = pto__ps_alias(pto__ps_text(p, t), alias, hint, sizeof hint);
     int d;
     pto__ps_near_init(p, &n, pto__ps_text(p, t), t->len);
     for (d = 1; d < PTO_NDTYPE; d++)
         pto__ps_near_try(&n, pto_dtype_name((pto_dtype)d), strlen(pto_dtype_name((pto_dtype)d)));
     pto__ps_err(p, t, "unknown dtype '%s'%s", pto__ps_text(p, t),
-                pto__ps_near_hint(&n, hint, sizeof hint, " (expected f32, f16, bf16, i32 or i8)"));
+                a ? a : pto__ps_near_hint(&n, hint, sizeof hint, " (expected f32, f16, bf16, i32 or i8)"));
 }
 
 static int pto__ps_dtype(pto__ps_parser *p, pto_dtype *dt)
@@ -4000,14 +4016,18 @@ static int pto__ps_tile_dim(pto__ps_parser *p, int64_t *v)
 
 static void pto__ps_unknown_space(pto__ps_parser *p, const pto__ps_tok *t)
 {
+    /* the hardware's names (hardware.md section 2) */
+    static const char *const alias[] = {"ub", "vec", "l1", "mat", "cbuf", "mat", "l0a", "left", "l0b", "right",
+                                        "l0c", "acc", NULL};
     pto__ps_near n;
     char hint[80];
+    const char *a = pto__ps_alias(pto__ps_text(p, t), alias, hint, sizeof hint);
     int sp;
     pto__ps_near_init(p, &n, pto__ps_text(p, t), t->len);
     for (sp = PTO_VEC; sp <= PTO_ACC; sp++)
         pto__ps_near_try(&n, pto_space_name((pto_space)sp), strlen(pto_space_name((pto_space)sp)));
     pto__ps_err(p, t, "unknown memory space '%s'%s", pto__ps_text(p, t),
-                pto__ps_near_hint(&n, hint, sizeof hint, " (expected vec, mat, left, right or acc)"));
+                a ? a : pto__ps_near_hint(&n, hint, sizeof hint, " (expected vec, mat, left, right or acc)"));
 }
 
 /* tile NAME: SPACE DTYPE[R, C] [valid(E, E)] [xN] [at ADDR] */
@@ -4351,6 +4371,29 @@ static void pto__ps_unknown_op(pto__ps_parser *p, const pto__ps_tok *t)
     }
     for (i = 0; i < sizeof words / sizeof words[0]; i++)
         pto__ps_near_try(&n, pto__ps_kw_text[words[i]], strlen(pto__ps_kw_text[words[i]]));
+    if (!n.best) {
+        /* names of other tile languages (pto-isa's own spellings differ
+           only in case, which the near match already takes): what pto
+           calls it, or that it has no such op */
+        static const char *const other[][2] = {
+            {"tcast", " (pto calls it 'tcvt')"}, {"tconvert", " (pto calls it 'tcvt')"},
+            {"tfill", " (pto calls it 'texpands')"}, {"tduplicate", " (pto calls it 'texpands')"},
+            {"tcopy", " (pto calls it 'tmov')"}, {"tassign", " (pto calls it 'tmov')"},
+            {"ttranspose", " (pto has no transpose: load the tile from a transposed tensor)"},
+            {"treshape", " (pto has no reshape: declare a tile of the shape you want and tload it)"},
+            {"tmma", " (pto calls it 'tmatmul', or 'tmatmul_acc' to accumulate)"},
+            {"tgemm", " (pto calls it 'tmatmul', or 'tmatmul_acc' to accumulate)"},
+            {"tstore_add", " (pto has no atomic store: accumulate in a tile, or allreduce across ranks)"},
+            {"tatomic_add", " (pto has no atomic store: accumulate in a tile, or allreduce across ranks)"},
+            {"tsel", " (pto has no select: tmax / tmin, or trelu, cover clamps)"},
+            {"tselect", " (pto has no select: tmax / tmin, or trelu, cover clamps)"}};
+        const char *w = pto__ps_text(p, t);
+        for (i = 0; i < sizeof other / sizeof other[0]; i++)
+            if (pto__ps_edits(w, strlen(w), other[i][0], strlen(other[i][0]), 0) == 0) {
+                pto__ps_err(p, t, "unknown op '%s'%s", w, other[i][1]);
+                return;
+            }
+    }
     pto__ps_err(p, t, "unknown op '%s'%s", pto__ps_text(p, t), pto__ps_near_hint(&n, hint, sizeof hint, ""));
 }
 
@@ -5719,8 +5762,16 @@ static void pto__vtile_align(pto__verifier *v, const pto_tile *t)
                       pto__vname(v, t->name), (long long)t->rows * size, (int)t->rows,
                       pto_dtype_name((pto_dtype)t->dtype));
     } else if ((int64_t)t->cols * size % 32 != 0) {
-        pto_error(v->ctx, t->loc, "row of vec tile '%s' is %lld bytes (%d x %s); vec rows must be a multiple of 32 bytes",
-                  pto__vname(v, t->name), (long long)t->cols * size, (int)t->cols, pto_dtype_name((pto_dtype)t->dtype));
+        /* the usual intent is a ragged width: say how to write it */
+        int64_t up = ((int64_t)t->cols * size + 31) / 32 * 32 / size;
+        char rows[24] = "...";
+        if (t->valid_r < 0) snprintf(rows, sizeof rows, "%d", (int)t->rows);
+        pto_error(v->ctx, t->loc,
+                  "row of vec tile '%s' is %lld bytes (%d x %s); vec rows must be a multiple of 32 bytes (for a width "
+                  "of %d, declare %s[%d, %lld] valid(%s, %d): loads and stores then move %d columns)",
+                  pto__vname(v, t->name), (long long)t->cols * size, (int)t->cols, pto_dtype_name((pto_dtype)t->dtype),
+                  (int)t->cols, pto_dtype_name((pto_dtype)t->dtype), (int)t->rows, (long long)up, rows, (int)t->cols,
+                  (int)t->cols);
     }
 }
 
@@ -5993,11 +6044,17 @@ static int pto__vtile_arg(pto__verifier *v, int32_t s, const pto_operand *o, uin
         return 0;
     }
     if (t->space >= PTO_NSPACE || !(mask & PTO_A_SPACE(t->space))) {
-        int w = (mask & PTO_A_WRITE) != 0;
+        int w = (mask & PTO_A_WRITE) != 0, op = v->m->stmts[s].op;
+        const char *how = "";
         pto__vspaces(mask, allowed, sizeof allowed);
-        pto_error(v->ctx, o->loc, "%s cannot %s a tile in '%s' (it %s %s)",
-                  pto_opinfo_get((pto_op)v->m->stmts[s].op)->name, w ? "write" : "read",
-                  pto_space_name((pto_space)t->space), w ? "writes" : "reads", allowed);
+        /* the cube's data path (GM -> mat -> left / right -> acc) is the
+           usual thing missed: name the step */
+        if (op == PTO_OP_TLOAD && (t->space == PTO_LEFT || t->space == PTO_RIGHT))
+            how = "; load a mat tile, then tmov or textract it into this one";
+        else if ((op == PTO_OP_TMATMUL || op == PTO_OP_TMATMUL_ACC) && !w && t->space == PTO_MAT)
+            how = "; tmov or textract it into one first";
+        pto_error(v->ctx, o->loc, "%s cannot %s a tile in '%s' (it %s %s%s)", pto_opinfo_get((pto_op)op)->name,
+                  w ? "write" : "read", pto_space_name((pto_space)t->space), w ? "writes" : "reads", allowed, how);
         return 0;
     }
     if (mask & PTO_A_READ) pto__vread_tile(v, s, o->ref, o);
@@ -6155,9 +6212,21 @@ static int pto__vsame_dtype(pto__verifier *v, const pto__vop *op, int a, int b)
 static int pto__vsame_shape(pto__verifier *v, const pto__vop *op, int a, int b)
 {
     const pto_tile *x = op->t[a], *y = op->t[b];
+    int o = v->m->stmts[op->s].op;
+    char hint[96] = "";
     if (x->rows == y->rows && x->cols == y->cols) return 1;
-    pto_error(v->ctx, op->o[b]->loc, "shape mismatch: '%s' is [%d, %d] but '%s' is [%d, %d]", pto__vtn(v, x),
-              (int)x->rows, (int)x->cols, pto__vtn(v, y), (int)y->rows, (int)y->cols);
+    /* tadd .. tdiv with a row or column vector is usually meant as the
+       broadcast (its vector is the last operand, so only add and mul may
+       have it first) */
+    if (o >= PTO_OP_TADD && o <= PTO_OP_TDIV && (b == 2 || o == PTO_OP_TADD || o == PTO_OP_TMUL)) {
+        int per_row = y->cols == 1 && y->rows == x->rows && x->cols > 1;
+        int per_col = y->rows == 1 && y->cols == x->cols && x->rows > 1;
+        if (per_row || per_col)
+            snprintf(hint, sizeof hint, " (one value per %s: that is %s)", per_row ? "row" : "column",
+                     pto_opinfo_get((pto_op)(o - PTO_OP_TADD + (per_row ? PTO_OP_TROWEXPANDADD : PTO_OP_TCOLEXPANDADD)))->name);
+    }
+    pto_error(v->ctx, op->o[b]->loc, "shape mismatch: '%s' is [%d, %d] but '%s' is [%d, %d]%s", pto__vtn(v, x),
+              (int)x->rows, (int)x->cols, pto__vtn(v, y), (int)y->rows, (int)y->cols, hint);
     return 0;
 }
 
@@ -6183,9 +6252,15 @@ static void pto__vvector_error(pto__verifier *v, const pto__vop *op, int d, int 
     const char *tn = pto__vtn(v, x), *an = pto__vtn(v, a);
     int twin = percol ? x->rows == a->rows && x->cols == 1 : x->rows == 1 && x->cols == a->cols;
     char hint[96] = "";
-    if (twin && pto__vtwin(v->m->stmts[op->s].op) != PTO_NOP)
+    int o = v->m->stmts[op->s].op;
+    int reduction = (o >= PTO_OP_TROWSUM && o <= PTO_OP_TROWMIN) || (o >= PTO_OP_TCOLSUM && o <= PTO_OP_TCOLMIN);
+    if (twin && pto__vtwin(o) != PTO_NOP)
         snprintf(hint, sizeof hint, " (one value per %s: that is %s)", percol ? "row" : "column",
-                 pto_opinfo_get(pto__vtwin(v->m->stmts[op->s].op))->name);
+                 pto_opinfo_get(pto__vtwin(o))->name);
+    else if (reduction && d == 0 && of == 1 &&
+             (percol ? a->rows == 1 && a->cols == x->cols : a->cols == 1 && a->rows == x->rows))
+        /* `trowsum a, s`: the source is the vector the result should be */
+        snprintf(hint, sizeof hint, " (the operands look swapped: %s %s, %s)", pto_opinfo_get((pto_op)o)->name, an, tn);
     if (percol)
         pto_error(v->ctx, op->o[d]->loc, "'%s' must be [1, %d] (one value per column of '%s'), got [%d, %d]%s", tn,
                   (int)a->cols, an, (int)x->rows, (int)x->cols, hint);
@@ -6682,6 +6757,19 @@ static void pto__vallreduce(pto__verifier *v, const pto__vop *op)
     if (op->o[0]->ref == op->o[1]->ref)
         pto_error(v->ctx, op->o[1]->loc, "allreduce: the signal must be another tensor than the data");
     pto__vsignal(v, "allreduce", op->o[1]);
+    /* allreduce is one collective per rank over the whole tensor: in a kernel
+       of several blocks each block would run it (the lowering's barrier
+       counts and chunk stores assume one participant per rank), so the
+       blocks race on X and on the signal count. A count known only at
+       launch may be more than 1, so it is refused too. */
+    if (v->nblocks != 1) {
+        char n[48] = "a block count known only at launch";
+        if (v->nblocks > 1) snprintf(n, sizeof n, "%lld blocks", (long long)v->nblocks);
+        pto_error(v->ctx, v->m->stmts[op->s].loc,
+                  "allreduce needs a kernel of one block per rank; '%s' has %s, and each block would reduce the "
+                  "whole of '%s' (drop blocks(...) from the kernel)",
+                  pto__vname(v, v->m->kernels[v->kernel].name), n, pto__vname(v, x->name));
+    }
 }
 
 /* notify / wait / tput / tget / allreduce: a ranks kernel; the staging
@@ -9009,6 +9097,14 @@ static int pto__in_deadlock(pto__in_rank *R, int64_t n)
     for (r = 0; r < n; r++)
         if (!R[r].done && r != first)
             pto_note(R[0].I.ctx, m->stmts[R[r].at].loc, "rank %lld waits here", (long long)r);
+    /* "no rank can change it" reads false when a later block of some rank
+       holds the notify: say why it cannot run */
+    if (R[first].I.blocks > 1)
+        pto_note(R[0].I.ctx, R[0].I.k->loc,
+                 "the reference runs the blocks of a rank one after another (block %lld of rank %lld is running), "
+                 "so a wait cannot count on a notify of a later block; on the device, blocks beyond the cores run "
+                 "in waves too",
+                 (long long)R[first].block, (long long)first);
     return 0;
 }
 
@@ -20259,6 +20355,16 @@ PTO_K_FN int pto_h_begin(pto_h_run *run, int argc, char **argv, const char *file
     return 0;
 }
 
+/* How close a -D name is to a name of the module, by the parser's rule for
+   "did you mean" (case free; at most 1 edit up to 5 characters, 2 up to 8,
+   3 beyond, and fewer edits than the word has characters); -1 when not. */
+PTO_K_FN int pto_h_near(const char *word, size_t len, const char *cand)
+{
+    int limit = len <= 5 ? 1 : len <= 8 ? 2 : 3;
+    int d = pto__ps_edits(word, len, cand, strlen(cand), limit);
+    return d <= limit && (size_t)d < len ? d : -1;
+}
+
 PTO_K_FN double pto_h_def(pto_h_run *run, const char *name, const char *what)
 {
     int i;
@@ -20272,7 +20378,14 @@ PTO_K_FN double pto_h_def(pto_h_run *run, const char *name, const char *what)
             }
             return run->def_val[i];
         }
-    fprintf(stderr, "error: %s %s needs a value: -D %s=VALUE\n", what, name, name);
+    /* a -D that names nothing and is close to this name is likely its typo */
+    for (i = 0; i < run->ndefs; i++)
+        if (!run->def_used[i] && pto_h_near(run->def_name[i], run->def_len[i], name) >= 0) break;
+    if (i < run->ndefs)
+        fprintf(stderr, "error: %s %s needs a value: -D %s=VALUE (-D %s names nothing: did you mean %s?)\n", what,
+                name, name, run->def_name[i], name);
+    else
+        fprintf(stderr, "error: %s %s needs a value: -D %s=VALUE\n", what, name, name);
     if (run->status < 1) run->status = 1;
     return 0;
 }
@@ -20286,7 +20399,7 @@ PTO_K_FN int64_t pto_h_dim(pto_h_run *run, const char *name)
         return 1;
     }
     if (run->status == 0 && (v < 1 || v != (double)(int64_t)v)) {
-        pto_h_fail(run, 1, "dynamic dim %s must be a positive integer", name);
+        pto_h_fail(run, 1, "-D %s=%.17g: dynamic dim %s must be a positive integer", name, v, name);
         return 1;
     }
     return (int64_t)v;
@@ -20624,13 +20737,15 @@ PTO_K_FN void pto_h_reset(pto_h_run *run)
     run->nbind = 0;
 }
 
-/* Length of a report without its "(block N ...)" suffix: the same error in
-   every block of an SPMD launch is one finding, printed once with a count. */
+/* Length of a report without its "(block N ...)" suffix ("(rank R block N
+   ...)" on a ranks launch): the same error in every block or rank is one
+   finding, printed once with a count. */
 PTO_K_FN size_t pto_h_msg_core_len(const char *msg)
 {
-    const char *p = strstr(msg, " (block ");
+    const char *p = strstr(msg, " (");
     const char *last = NULL;
-    while (p) { last = p; p = strstr(p + 1, " (block "); }
+    for (; p; p = strstr(p + 1, " ("))
+        if (strncmp(p + 2, "block ", 6) == 0 || strncmp(p + 2, "rank ", 5) == 0) last = p;
     return last && strchr(last, ')') && strchr(last, ')')[1] == 0 ? (size_t)(last - msg) : strlen(msg);
 }
 
@@ -20747,6 +20862,20 @@ PTO_K_FN void pto_h_no_block(pto_h_run *run, const char *name, int64_t blocks)
     pto_buf_free(&b);
 }
 
+/* The simulator gives every block its own core, so all blocks run at once;
+   the device has 24 clusters (a2a3, 910B1/B2: 24 AIC, 48 AIV; a5: 36 / 72,
+   hardware.md section 1) and runs more blocks than cores in waves. Said
+   when it applies, so that cycles is not read as the device's time. */
+PTO_K_FN void pto_h_waves(const pto_h_run *run, int kind, int64_t blocks)
+{
+    int a5 = run->m && run->m->arch == PTO_ARCH_A5;
+    int64_t cores = kind == PTO_K_KIND_VECTOR ? (a5 ? 72 : 48) : (a5 ? 36 : 24);
+    const char *what = kind == PTO_K_KIND_VECTOR ? "vector cores" : kind == PTO_K_KIND_CUBE ? "cube cores" : "clusters";
+    if (blocks <= cores) return;
+    printf("  note        %lld blocks on %lld %s (%s): the device runs %lld waves; cycles counts the blocks at once\n",
+           (long long)blocks, (long long)cores, what, a5 ? "a5" : "a2a3, 910B", (long long)((blocks + cores - 1) / cores));
+}
+
 PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name, int kind, int64_t blocks,
                           const int64_t *args, const char *planned)
 {
@@ -20804,6 +20933,7 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
             if (run->gm[p]) pto_h_unwritten(run, p, run->gm[p]->name);
     }
     pto_h_report(run, name, rep, planned);
+    pto_h_waves(run, kind, blocks);
     if (bad || rep->nerrors) run->failed = 1;
     run->cycles += rep->makespan;
     run->nkernels++;
@@ -20834,6 +20964,7 @@ PTO_K_FN void pto_h_call(pto_h_run *run, pto_k_kernel_fn fn, const char *name, i
     r = pto_k_launch(run->dev, &ld);
     printf("call %s (%lld block%s)\n", name, (long long)blocks, blocks == 1 ? "" : "s");
     pto_h_report(run, name, r, planned);
+    pto_h_waves(run, kind, blocks);
     if (r->nerrors) run->failed = 1;
     run->cycles += r->makespan;
     run->nkernels++;
@@ -20877,12 +21008,29 @@ PTO_K_FN void pto_h_host_end(pto_h_run *run, const char *name)
    through, so that it is not noise after another error). */
 PTO_K_FN void pto_h_unused_defs(const pto_h_run *run)
 {
-    int i;
+    int i, v, d, best;
+    const char *near;
     if (run->status || !run->m) return;
-    for (i = 0; i < run->ndefs; i++)
-        if (!run->def_used[i])
-            fprintf(stderr, "warning: -D %s: %s has no dynamic dim or scalar param named '%.*s'\n", run->def_name[i],
-                    run->file, (int)run->def_len[i], run->def_name[i]);
+    for (i = 0; i < run->ndefs; i++) {
+        if (run->def_used[i]) continue;
+        near = NULL;   /* the closest dim or scalar of a kernel or host */
+        best = 99;
+        for (v = 0; v < run->m->n_vars; v++) {
+            const char *cand = pto_str(run->ctx, run->m->vars[v].name);
+            if (run->m->vars[v].kind != PTO_V_DIM && run->m->vars[v].kind != PTO_V_SCALAR) continue;
+            d = pto_h_near(run->def_name[i], run->def_len[i], cand);
+            if (d >= 0 && d < best) best = d, near = cand;
+        }
+        for (v = 0; v < run->m->n_params; v++) {
+            const char *cand = pto_str(run->ctx, run->m->params[v].name);
+            if (run->m->params[v].kind != PTO_P_SCALAR) continue;
+            d = pto_h_near(run->def_name[i], run->def_len[i], cand);
+            if (d >= 0 && d < best) best = d, near = cand;
+        }
+        fprintf(stderr, "warning: -D %s: %s has no dynamic dim or scalar param named '%.*s'%s%s%s\n",
+                run->def_name[i], run->file, (int)run->def_len[i], run->def_name[i], near ? " (did you mean '" : "",
+                near ? near : "", near ? "'?)" : "");
+    }
 }
 
 PTO_K_FN int pto_h_end(pto_h_run *run)

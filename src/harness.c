@@ -223,6 +223,16 @@ PTO_K_FN int pto_h_begin(pto_h_run *run, int argc, char **argv, const char *file
     return 0;
 }
 
+/* How close a -D name is to a name of the module, by the parser's rule for
+   "did you mean" (case free; at most 1 edit up to 5 characters, 2 up to 8,
+   3 beyond, and fewer edits than the word has characters); -1 when not. */
+PTO_K_FN int pto_h_near(const char *word, size_t len, const char *cand)
+{
+    int limit = len <= 5 ? 1 : len <= 8 ? 2 : 3;
+    int d = pto__ps_edits(word, len, cand, strlen(cand), limit);
+    return d <= limit && (size_t)d < len ? d : -1;
+}
+
 PTO_K_FN double pto_h_def(pto_h_run *run, const char *name, const char *what)
 {
     int i;
@@ -236,7 +246,14 @@ PTO_K_FN double pto_h_def(pto_h_run *run, const char *name, const char *what)
             }
             return run->def_val[i];
         }
-    fprintf(stderr, "error: %s %s needs a value: -D %s=VALUE\n", what, name, name);
+    /* a -D that names nothing and is close to this name is likely its typo */
+    for (i = 0; i < run->ndefs; i++)
+        if (!run->def_used[i] && pto_h_near(run->def_name[i], run->def_len[i], name) >= 0) break;
+    if (i < run->ndefs)
+        fprintf(stderr, "error: %s %s needs a value: -D %s=VALUE (-D %s names nothing: did you mean %s?)\n", what,
+                name, name, run->def_name[i], name);
+    else
+        fprintf(stderr, "error: %s %s needs a value: -D %s=VALUE\n", what, name, name);
     if (run->status < 1) run->status = 1;
     return 0;
 }
@@ -250,7 +267,7 @@ PTO_K_FN int64_t pto_h_dim(pto_h_run *run, const char *name)
         return 1;
     }
     if (run->status == 0 && (v < 1 || v != (double)(int64_t)v)) {
-        pto_h_fail(run, 1, "dynamic dim %s must be a positive integer", name);
+        pto_h_fail(run, 1, "-D %s=%.17g: dynamic dim %s must be a positive integer", name, v, name);
         return 1;
     }
     return (int64_t)v;
@@ -588,13 +605,15 @@ PTO_K_FN void pto_h_reset(pto_h_run *run)
     run->nbind = 0;
 }
 
-/* Length of a report without its "(block N ...)" suffix: the same error in
-   every block of an SPMD launch is one finding, printed once with a count. */
+/* Length of a report without its "(block N ...)" suffix ("(rank R block N
+   ...)" on a ranks launch): the same error in every block or rank is one
+   finding, printed once with a count. */
 PTO_K_FN size_t pto_h_msg_core_len(const char *msg)
 {
-    const char *p = strstr(msg, " (block ");
+    const char *p = strstr(msg, " (");
     const char *last = NULL;
-    while (p) { last = p; p = strstr(p + 1, " (block "); }
+    for (; p; p = strstr(p + 1, " ("))
+        if (strncmp(p + 2, "block ", 6) == 0 || strncmp(p + 2, "rank ", 5) == 0) last = p;
     return last && strchr(last, ')') && strchr(last, ')')[1] == 0 ? (size_t)(last - msg) : strlen(msg);
 }
 
@@ -711,6 +730,20 @@ PTO_K_FN void pto_h_no_block(pto_h_run *run, const char *name, int64_t blocks)
     pto_buf_free(&b);
 }
 
+/* The simulator gives every block its own core, so all blocks run at once;
+   the device has 24 clusters (a2a3, 910B1/B2: 24 AIC, 48 AIV; a5: 36 / 72,
+   hardware.md section 1) and runs more blocks than cores in waves. Said
+   when it applies, so that cycles is not read as the device's time. */
+PTO_K_FN void pto_h_waves(const pto_h_run *run, int kind, int64_t blocks)
+{
+    int a5 = run->m && run->m->arch == PTO_ARCH_A5;
+    int64_t cores = kind == PTO_K_KIND_VECTOR ? (a5 ? 72 : 48) : (a5 ? 36 : 24);
+    const char *what = kind == PTO_K_KIND_VECTOR ? "vector cores" : kind == PTO_K_KIND_CUBE ? "cube cores" : "clusters";
+    if (blocks <= cores) return;
+    printf("  note        %lld blocks on %lld %s (%s): the device runs %lld waves; cycles counts the blocks at once\n",
+           (long long)blocks, (long long)cores, what, a5 ? "a5" : "a2a3, 910B", (long long)((blocks + cores - 1) / cores));
+}
+
 PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name, int kind, int64_t blocks,
                           const int64_t *args, const char *planned)
 {
@@ -768,6 +801,7 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
             if (run->gm[p]) pto_h_unwritten(run, p, run->gm[p]->name);
     }
     pto_h_report(run, name, rep, planned);
+    pto_h_waves(run, kind, blocks);
     if (bad || rep->nerrors) run->failed = 1;
     run->cycles += rep->makespan;
     run->nkernels++;
@@ -798,6 +832,7 @@ PTO_K_FN void pto_h_call(pto_h_run *run, pto_k_kernel_fn fn, const char *name, i
     r = pto_k_launch(run->dev, &ld);
     printf("call %s (%lld block%s)\n", name, (long long)blocks, blocks == 1 ? "" : "s");
     pto_h_report(run, name, r, planned);
+    pto_h_waves(run, kind, blocks);
     if (r->nerrors) run->failed = 1;
     run->cycles += r->makespan;
     run->nkernels++;
@@ -841,12 +876,29 @@ PTO_K_FN void pto_h_host_end(pto_h_run *run, const char *name)
    through, so that it is not noise after another error). */
 PTO_K_FN void pto_h_unused_defs(const pto_h_run *run)
 {
-    int i;
+    int i, v, d, best;
+    const char *near;
     if (run->status || !run->m) return;
-    for (i = 0; i < run->ndefs; i++)
-        if (!run->def_used[i])
-            fprintf(stderr, "warning: -D %s: %s has no dynamic dim or scalar param named '%.*s'\n", run->def_name[i],
-                    run->file, (int)run->def_len[i], run->def_name[i]);
+    for (i = 0; i < run->ndefs; i++) {
+        if (run->def_used[i]) continue;
+        near = NULL;   /* the closest dim or scalar of a kernel or host */
+        best = 99;
+        for (v = 0; v < run->m->n_vars; v++) {
+            const char *cand = pto_str(run->ctx, run->m->vars[v].name);
+            if (run->m->vars[v].kind != PTO_V_DIM && run->m->vars[v].kind != PTO_V_SCALAR) continue;
+            d = pto_h_near(run->def_name[i], run->def_len[i], cand);
+            if (d >= 0 && d < best) best = d, near = cand;
+        }
+        for (v = 0; v < run->m->n_params; v++) {
+            const char *cand = pto_str(run->ctx, run->m->params[v].name);
+            if (run->m->params[v].kind != PTO_P_SCALAR) continue;
+            d = pto_h_near(run->def_name[i], run->def_len[i], cand);
+            if (d >= 0 && d < best) best = d, near = cand;
+        }
+        fprintf(stderr, "warning: -D %s: %s has no dynamic dim or scalar param named '%.*s'%s%s%s\n",
+                run->def_name[i], run->file, (int)run->def_len[i], run->def_name[i], near ? " (did you mean '" : "",
+                near ? near : "", near ? "'?)" : "");
+    }
 }
 
 PTO_K_FN int pto_h_end(pto_h_run *run)

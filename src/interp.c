@@ -1443,6 +1443,14 @@ static int pto__in_deadlock(pto__in_rank *R, int64_t n)
     for (r = 0; r < n; r++)
         if (!R[r].done && r != first)
             pto_note(R[0].I.ctx, m->stmts[R[r].at].loc, "rank %lld waits here", (long long)r);
+    /* "no rank can change it" reads false when a later block of some rank
+       holds the notify: say why it cannot run */
+    if (R[first].I.blocks > 1)
+        pto_note(R[0].I.ctx, R[0].I.k->loc,
+                 "the reference runs the blocks of a rank one after another (block %lld of rank %lld is running), "
+                 "so a wait cannot count on a notify of a later block; on the device, blocks beyond the cores run "
+                 "in waves too",
+                 (long long)R[first].block, (long long)first);
     return 0;
 }
 

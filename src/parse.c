@@ -1154,16 +1154,32 @@ static pto_space pto__ps_space_of(pto__ps_parser *p, const pto__ps_tok *t)
     return (pto_space)(n->spc - 1);
 }
 
+/* The word other stacks use for a dtype or memory space ("half", "UB"),
+   as " (pto calls it 'f16')", or NULL: table holds pairs, NULL-ended. */
+static const char *pto__ps_alias(const char *word, const char *const *table, char *out, size_t size)
+{
+    for (; *table; table += 2)
+        if (pto__ps_edits(word, strlen(word), table[0], strlen(table[0]), 0) == 0) {
+            snprintf(out, size, " (pto calls it '%s')", table[1]);
+            return out;
+        }
+    return NULL;
+}
+
 static void pto__ps_unknown_dtype(pto__ps_parser *p, const pto__ps_tok *t)
 {
+    static const char *const alias[] = {"float", "f32", "float32", "f32", "half", "f16", "float16", "f16",
+                                        "bfloat16", "bf16", "int", "i32", "int32", "i32", "int32_t", "i32",
+                                        "int8", "i8", "int8_t", "i8", NULL};
     pto__ps_near n;
     char hint[80];
+    const char *a = pto__ps_alias(pto__ps_text(p, t), alias, hint, sizeof hint);
     int d;
     pto__ps_near_init(p, &n, pto__ps_text(p, t), t->len);
     for (d = 1; d < PTO_NDTYPE; d++)
         pto__ps_near_try(&n, pto_dtype_name((pto_dtype)d), strlen(pto_dtype_name((pto_dtype)d)));
     pto__ps_err(p, t, "unknown dtype '%s'%s", pto__ps_text(p, t),
-                pto__ps_near_hint(&n, hint, sizeof hint, " (expected f32, f16, bf16, i32 or i8)"));
+                a ? a : pto__ps_near_hint(&n, hint, sizeof hint, " (expected f32, f16, bf16, i32 or i8)"));
 }
 
 static int pto__ps_dtype(pto__ps_parser *p, pto_dtype *dt)
@@ -1212,14 +1228,18 @@ static int pto__ps_tile_dim(pto__ps_parser *p, int64_t *v)
 
 static void pto__ps_unknown_space(pto__ps_parser *p, const pto__ps_tok *t)
 {
+    /* the hardware's names (hardware.md section 2) */
+    static const char *const alias[] = {"ub", "vec", "l1", "mat", "cbuf", "mat", "l0a", "left", "l0b", "right",
+                                        "l0c", "acc", NULL};
     pto__ps_near n;
     char hint[80];
+    const char *a = pto__ps_alias(pto__ps_text(p, t), alias, hint, sizeof hint);
     int sp;
     pto__ps_near_init(p, &n, pto__ps_text(p, t), t->len);
     for (sp = PTO_VEC; sp <= PTO_ACC; sp++)
         pto__ps_near_try(&n, pto_space_name((pto_space)sp), strlen(pto_space_name((pto_space)sp)));
     pto__ps_err(p, t, "unknown memory space '%s'%s", pto__ps_text(p, t),
-                pto__ps_near_hint(&n, hint, sizeof hint, " (expected vec, mat, left, right or acc)"));
+                a ? a : pto__ps_near_hint(&n, hint, sizeof hint, " (expected vec, mat, left, right or acc)"));
 }
 
 /* tile NAME: SPACE DTYPE[R, C] [valid(E, E)] [xN] [at ADDR] */
@@ -1563,6 +1583,29 @@ static void pto__ps_unknown_op(pto__ps_parser *p, const pto__ps_tok *t)
     }
     for (i = 0; i < sizeof words / sizeof words[0]; i++)
         pto__ps_near_try(&n, pto__ps_kw_text[words[i]], strlen(pto__ps_kw_text[words[i]]));
+    if (!n.best) {
+        /* names of other tile languages (pto-isa's own spellings differ
+           only in case, which the near match already takes): what pto
+           calls it, or that it has no such op */
+        static const char *const other[][2] = {
+            {"tcast", " (pto calls it 'tcvt')"}, {"tconvert", " (pto calls it 'tcvt')"},
+            {"tfill", " (pto calls it 'texpands')"}, {"tduplicate", " (pto calls it 'texpands')"},
+            {"tcopy", " (pto calls it 'tmov')"}, {"tassign", " (pto calls it 'tmov')"},
+            {"ttranspose", " (pto has no transpose: load the tile from a transposed tensor)"},
+            {"treshape", " (pto has no reshape: declare a tile of the shape you want and tload it)"},
+            {"tmma", " (pto calls it 'tmatmul', or 'tmatmul_acc' to accumulate)"},
+            {"tgemm", " (pto calls it 'tmatmul', or 'tmatmul_acc' to accumulate)"},
+            {"tstore_add", " (pto has no atomic store: accumulate in a tile, or allreduce across ranks)"},
+            {"tatomic_add", " (pto has no atomic store: accumulate in a tile, or allreduce across ranks)"},
+            {"tsel", " (pto has no select: tmax / tmin, or trelu, cover clamps)"},
+            {"tselect", " (pto has no select: tmax / tmin, or trelu, cover clamps)"}};
+        const char *w = pto__ps_text(p, t);
+        for (i = 0; i < sizeof other / sizeof other[0]; i++)
+            if (pto__ps_edits(w, strlen(w), other[i][0], strlen(other[i][0]), 0) == 0) {
+                pto__ps_err(p, t, "unknown op '%s'%s", w, other[i][1]);
+                return;
+            }
+    }
     pto__ps_err(p, t, "unknown op '%s'%s", pto__ps_text(p, t), pto__ps_near_hint(&n, hint, sizeof hint, ""));
 }
 

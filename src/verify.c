@@ -483,8 +483,16 @@ static void pto__vtile_align(pto__verifier *v, const pto_tile *t)
                       pto__vname(v, t->name), (long long)t->rows * size, (int)t->rows,
                       pto_dtype_name((pto_dtype)t->dtype));
     } else if ((int64_t)t->cols * size % 32 != 0) {
-        pto_error(v->ctx, t->loc, "row of vec tile '%s' is %lld bytes (%d x %s); vec rows must be a multiple of 32 bytes",
-                  pto__vname(v, t->name), (long long)t->cols * size, (int)t->cols, pto_dtype_name((pto_dtype)t->dtype));
+        /* the usual intent is a ragged width: say how to write it */
+        int64_t up = ((int64_t)t->cols * size + 31) / 32 * 32 / size;
+        char rows[24] = "...";
+        if (t->valid_r < 0) snprintf(rows, sizeof rows, "%d", (int)t->rows);
+        pto_error(v->ctx, t->loc,
+                  "row of vec tile '%s' is %lld bytes (%d x %s); vec rows must be a multiple of 32 bytes (for a width "
+                  "of %d, declare %s[%d, %lld] valid(%s, %d): loads and stores then move %d columns)",
+                  pto__vname(v, t->name), (long long)t->cols * size, (int)t->cols, pto_dtype_name((pto_dtype)t->dtype),
+                  (int)t->cols, pto_dtype_name((pto_dtype)t->dtype), (int)t->rows, (long long)up, rows, (int)t->cols,
+                  (int)t->cols);
     }
 }
 
@@ -757,11 +765,17 @@ static int pto__vtile_arg(pto__verifier *v, int32_t s, const pto_operand *o, uin
         return 0;
     }
     if (t->space >= PTO_NSPACE || !(mask & PTO_A_SPACE(t->space))) {
-        int w = (mask & PTO_A_WRITE) != 0;
+        int w = (mask & PTO_A_WRITE) != 0, op = v->m->stmts[s].op;
+        const char *how = "";
         pto__vspaces(mask, allowed, sizeof allowed);
-        pto_error(v->ctx, o->loc, "%s cannot %s a tile in '%s' (it %s %s)",
-                  pto_opinfo_get((pto_op)v->m->stmts[s].op)->name, w ? "write" : "read",
-                  pto_space_name((pto_space)t->space), w ? "writes" : "reads", allowed);
+        /* the cube's data path (GM -> mat -> left / right -> acc) is the
+           usual thing missed: name the step */
+        if (op == PTO_OP_TLOAD && (t->space == PTO_LEFT || t->space == PTO_RIGHT))
+            how = "; load a mat tile, then tmov or textract it into this one";
+        else if ((op == PTO_OP_TMATMUL || op == PTO_OP_TMATMUL_ACC) && !w && t->space == PTO_MAT)
+            how = "; tmov or textract it into one first";
+        pto_error(v->ctx, o->loc, "%s cannot %s a tile in '%s' (it %s %s%s)", pto_opinfo_get((pto_op)op)->name,
+                  w ? "write" : "read", pto_space_name((pto_space)t->space), w ? "writes" : "reads", allowed, how);
         return 0;
     }
     if (mask & PTO_A_READ) pto__vread_tile(v, s, o->ref, o);
@@ -919,9 +933,21 @@ static int pto__vsame_dtype(pto__verifier *v, const pto__vop *op, int a, int b)
 static int pto__vsame_shape(pto__verifier *v, const pto__vop *op, int a, int b)
 {
     const pto_tile *x = op->t[a], *y = op->t[b];
+    int o = v->m->stmts[op->s].op;
+    char hint[96] = "";
     if (x->rows == y->rows && x->cols == y->cols) return 1;
-    pto_error(v->ctx, op->o[b]->loc, "shape mismatch: '%s' is [%d, %d] but '%s' is [%d, %d]", pto__vtn(v, x),
-              (int)x->rows, (int)x->cols, pto__vtn(v, y), (int)y->rows, (int)y->cols);
+    /* tadd .. tdiv with a row or column vector is usually meant as the
+       broadcast (its vector is the last operand, so only add and mul may
+       have it first) */
+    if (o >= PTO_OP_TADD && o <= PTO_OP_TDIV && (b == 2 || o == PTO_OP_TADD || o == PTO_OP_TMUL)) {
+        int per_row = y->cols == 1 && y->rows == x->rows && x->cols > 1;
+        int per_col = y->rows == 1 && y->cols == x->cols && x->rows > 1;
+        if (per_row || per_col)
+            snprintf(hint, sizeof hint, " (one value per %s: that is %s)", per_row ? "row" : "column",
+                     pto_opinfo_get((pto_op)(o - PTO_OP_TADD + (per_row ? PTO_OP_TROWEXPANDADD : PTO_OP_TCOLEXPANDADD)))->name);
+    }
+    pto_error(v->ctx, op->o[b]->loc, "shape mismatch: '%s' is [%d, %d] but '%s' is [%d, %d]%s", pto__vtn(v, x),
+              (int)x->rows, (int)x->cols, pto__vtn(v, y), (int)y->rows, (int)y->cols, hint);
     return 0;
 }
 
@@ -947,9 +973,15 @@ static void pto__vvector_error(pto__verifier *v, const pto__vop *op, int d, int 
     const char *tn = pto__vtn(v, x), *an = pto__vtn(v, a);
     int twin = percol ? x->rows == a->rows && x->cols == 1 : x->rows == 1 && x->cols == a->cols;
     char hint[96] = "";
-    if (twin && pto__vtwin(v->m->stmts[op->s].op) != PTO_NOP)
+    int o = v->m->stmts[op->s].op;
+    int reduction = (o >= PTO_OP_TROWSUM && o <= PTO_OP_TROWMIN) || (o >= PTO_OP_TCOLSUM && o <= PTO_OP_TCOLMIN);
+    if (twin && pto__vtwin(o) != PTO_NOP)
         snprintf(hint, sizeof hint, " (one value per %s: that is %s)", percol ? "row" : "column",
-                 pto_opinfo_get(pto__vtwin(v->m->stmts[op->s].op))->name);
+                 pto_opinfo_get(pto__vtwin(o))->name);
+    else if (reduction && d == 0 && of == 1 &&
+             (percol ? a->rows == 1 && a->cols == x->cols : a->cols == 1 && a->rows == x->rows))
+        /* `trowsum a, s`: the source is the vector the result should be */
+        snprintf(hint, sizeof hint, " (the operands look swapped: %s %s, %s)", pto_opinfo_get((pto_op)o)->name, an, tn);
     if (percol)
         pto_error(v->ctx, op->o[d]->loc, "'%s' must be [1, %d] (one value per column of '%s'), got [%d, %d]%s", tn,
                   (int)a->cols, an, (int)x->rows, (int)x->cols, hint);
@@ -1446,6 +1478,19 @@ static void pto__vallreduce(pto__verifier *v, const pto__vop *op)
     if (op->o[0]->ref == op->o[1]->ref)
         pto_error(v->ctx, op->o[1]->loc, "allreduce: the signal must be another tensor than the data");
     pto__vsignal(v, "allreduce", op->o[1]);
+    /* allreduce is one collective per rank over the whole tensor: in a kernel
+       of several blocks each block would run it (the lowering's barrier
+       counts and chunk stores assume one participant per rank), so the
+       blocks race on X and on the signal count. A count known only at
+       launch may be more than 1, so it is refused too. */
+    if (v->nblocks != 1) {
+        char n[48] = "a block count known only at launch";
+        if (v->nblocks > 1) snprintf(n, sizeof n, "%lld blocks", (long long)v->nblocks);
+        pto_error(v->ctx, v->m->stmts[op->s].loc,
+                  "allreduce needs a kernel of one block per rank; '%s' has %s, and each block would reduce the "
+                  "whole of '%s' (drop blocks(...) from the kernel)",
+                  pto__vname(v, v->m->kernels[v->kernel].name), n, pto__vname(v, x->name));
+    }
 }
 
 /* notify / wait / tput / tget / allreduce: a ranks kernel; the staging

@@ -95,5 +95,14 @@ if $ptoc run $out/stage --ranks 4 >$out/log 2>&1; then bad "unplanned staging ti
 elif grep -q "mismatch\|error: race" $out/log; then ok "unplanned staging tile: caught"
 else bad "unplanned staging tile: failed without a mismatch or race"; fi
 
+# the notify deleted: every rank's wait deadlocks, one finding for all four ranks
+# (the "(rank R block B ...)" suffix is grouped as "(block B ...)" is)
+grep -v 'pto_k_notify(core, "ring.pto:15"' $out/ring/kernel.c > $out/k.c
+cp -r $out/ring $out/nonotify && mv $out/k.c $out/nonotify/kernel.c
+$ptoc run $out/nonotify --ranks 4 >$out/log 2>&1
+if [ "$(grep -c 'deadlock: wait(sig' $out/log)" = 1 ] &&
+   grep -q "no running core changes it (4 times, first in rank 0 block 0 aiv0)$" $out/log
+then ok "no notify: one deadlock line for 4 ranks"; else bad "no notify: one deadlock line for 4 ranks"; fi
+
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -30,6 +30,10 @@ try "emit vadd again" $ptoc emit examples/vadd.pto -o $out/b
 try "emit is deterministic (kernel.c)" cmp $out/a/kernel.c $out/b/kernel.c
 try "emit is deterministic (host.c)" cmp $out/a/host.c $out/b/host.c
 if $ptoc emit $out/none.pto -o $out/c >$out/log 2>&1; then bad "emit of a missing file fails"; else ok "emit of a missing file fails"; fi
+# -o DIR whose parent is missing: the error says why ("cannot write" alone left it to guess)
+$ptoc emit examples/vadd.pto -o $out/no/such >$out/log 2>&1; rc=$?
+if [ $rc = 1 ] && grep -q "^ptoc: error: cannot write '$out/no/such/kernel.c': No such file or directory (ptoc creates DIR, not its parents)$" $out/log
+then ok "emit into a missing parent says why"; else bad "emit into a missing parent says why (rc $rc)"; fi
 
 if ! grep -q "pto_k_launch(pto_k_device" "$inc/pto_kernels.h" 2>/dev/null; then
     echo "skip: $inc/pto_kernels.h has no simulator yet; run tests need it"
@@ -104,6 +108,15 @@ for v in N=64x N=abc N=; do
     $ptoc run examples/softmax.pto -D $v >$out/log 2>&1; rc=$?
     if [ $rc = 1 ] && grep -q "bad -D '$v': the value is not a number" $out/log; then ok "-D $v is an error"; else bad "-D $v is an error (rc $rc)"; fi
 done
+# more blocks than the device has cores: the run says the device would need waves
+$ptoc run examples/softmax.pto -D N=1024 >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "^  note        64 blocks on 48 vector cores (a2a3, 910B): the device runs 2 waves; cycles counts the blocks at once$" $out/log
+then ok "blocks past the cores: waves noted"; else bad "blocks past the cores: waves noted (rc $rc)"; fi
+$ptoc run examples/softmax.pto -D N=768 >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && ! grep -q "note        .*waves" $out/log; then ok "48 blocks: no waves note"; else bad "48 blocks: no waves note (rc $rc)"; fi
+# a dim that is not a positive integer: the value is quoted
+$ptoc run examples/softmax.pto -D N=64.5 >$out/log 2>&1; rc=$?
+if [ $rc = 1 ] && grep -q "^error: -D N=64.5: dynamic dim N must be a positive integer$" $out/log; then ok "-D N=64.5 is quoted"; else bad "-D N=64.5 is quoted (rc $rc)"; fi
 # an integer scalar takes an integer its dtype holds: the kernel gets an int64_t (2.5 arrived
 # as 2, 1e30 through an undefined conversion) while the reference computed with the double
 for v in k=2.5 k=1e30 k=2147483648 q=200 q=nan; do
@@ -119,6 +132,13 @@ for v in abc 5x -1; do
 done
 $ptoc run examples/softmax.pto -D M=3 >$out/log 2>&1; rc=$?
 if [ $rc = 0 ] && grep -q "warning: -D M=3: softmax.pto has no dynamic dim or scalar param named 'M'" $out/log; then ok "unused -D warns"; else bad "unused -D warns (rc $rc)"; fi
+# a -D close to a name of the file is likely its typo: the warning, or the missing value's error, names it
+$ptoc run examples/layernorm.pto -D esp=0.1 >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "warning: -D esp=0.1: layernorm.pto has no dynamic dim or scalar param named 'esp' (did you mean 'eps'?)" $out/log
+then ok "unused -D suggests a name"; else bad "unused -D suggests a name (rc $rc)"; fi
+$ptoc run $out/nodefaults.pto -D n=64 >$out/log 2>&1; rc=$?
+if [ $rc = 1 ] && grep -q "error: dynamic dim N needs a value: -D N=VALUE (-D n=64 names nothing: did you mean N?)" $out/log
+then ok "a missing -D names the likely typo"; else bad "a missing -D names the likely typo (rc $rc)"; fi
 $ptoc run examples/vadd.pto --trace $out/t.json >$out/log 2>&1; rc=$?
 if [ $rc = 0 ] && [ -s $out/t.json ]; then ok "--trace writes a trace"; else bad "--trace writes a trace (rc $rc)"; fi
 # a host's calls share one trace, one after the other (each call used to overwrite the file)

@@ -279,6 +279,33 @@ static void test_signals(void)
                   "without reaching it");
     }
     pto_module_destroy(m);
+
+    /* block 0 of every rank waits for block 1's notify: the reference runs a
+       rank's blocks in order, so it never comes; the last diagnostic says
+       why (the error alone claims no rank could change the cell) */
+    m = build(ctx,
+              "kernel k(inout s: i32[1, 8] window) vector ranks blocks(2) {\n"
+              "  if block == 1 {\n"
+              "    notify s[0, 1], 1, add\n"
+              "  }\n"
+              "  wait s[0, 1], ge, 1\n"
+              "}\n");
+    pto_diag_clear(ctx);
+    {
+        int32_t sg[3][8];
+        memset(sg, 0, sizeof sg);
+        for (r = 0; r < 3; r++) t[r] = sg[r];
+        CHECK(m && pto_interp(ctx, m, &L) == PTO_ERR_USER);
+        CHECK_STR(first_diag(ctx, msg, sizeof msg),
+                  "t.pto:5:3: error: deadlock: wait s[0, 1], ge, 1 on rank 0 never returns: the cell holds 0 and no rank "
+                  "can change it (every other rank has finished or waits too)");
+        msg[0] = 0;
+        if (pto_diag_count(ctx) > 0) pto_diag_format(ctx, pto_diag_get(ctx, pto_diag_count(ctx) - 1), msg, sizeof msg);
+        CHECK_STR(msg, "t.pto:1:8: note: the reference runs the blocks of a rank one after another (block 0 of rank 0 "
+                       "is running), so a wait cannot count on a notify of a later block; on the device, blocks "
+                       "beyond the cores run in waves too");
+    }
+    pto_module_destroy(m);
     pto_ctx_destroy(ctx);
 }
 

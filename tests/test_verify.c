@@ -758,7 +758,8 @@ static void test_align(void)
     tile(&f, f.body, "ok2", PTO_VEC, PTO_F16, 1, 16, 5);  /* one row of 32 bytes */
     run(&f);
     CHECK(pto_error_count(f.ctx) == 2);
-    CHECK(has(&f, "t.pto:2:8: error: row of vec tile 'a' is 48 bytes (12 x f32); vec rows must be a multiple of 32 bytes"));
+    CHECK(has(&f, "t.pto:2:8: error: row of vec tile 'a' is 48 bytes (12 x f32); vec rows must be a multiple of 32 bytes "
+                  "(for a width of 12, declare f32[16, 16] valid(16, 12): loads and stores then move 12 columns)"));
     CHECK(has(&f, "t.pto:3:8: error: column tile 'm' is 16 bytes (8 x f16); a [R, 1] vec tile needs a multiple of 32 bytes"));
     end(&f);
 }
@@ -1124,7 +1125,8 @@ static void test_many_errors(void)
     load(&f, f.body, a, x, I(&f, 0), Iat(&f, 1, 10, 17), 10);
     run(&f);
     CHECK_MSG(pto_error_count(f.ctx) == 7, "%d errors", pto_error_count(f.ctx));
-    CHECK(has(&f, "t.pto:5:8: error: row of vec tile 'c' is 48 bytes (12 x f32); vec rows must be a multiple of 32 bytes"));
+    CHECK(has(&f, "t.pto:5:8: error: row of vec tile 'c' is 48 bytes (12 x f32); vec rows must be a multiple of 32 bytes "
+                  "(for a width of 12, declare f32[16, 16] valid(16, 12): loads and stores then move 12 columns)"));
     CHECK(has(&f, "t.pto:6:8: error: column tile 'm' is 16 bytes (4 x f32); a [R, 1] vec tile needs a multiple of 32 bytes"));
     CHECK(has(&f, "t.pto:7:30: error: 'b' is read before anything writes it"));
     CHECK(has(&f, "t.pto:7:30: error: dtype mismatch: 'a' is f32 but 'b' is f16"));

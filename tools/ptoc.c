@@ -23,6 +23,7 @@
 #define PTO_IMPLEMENTATION
 #include "../pto.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -337,6 +338,7 @@ typedef struct out_file {
     int state;               /* OUT_* */
     int opened;              /* fopen made (or emptied) the file */
     int made_dir;            /* the open created DIR (removed again if emission fails) */
+    int err;                 /* errno of the failure, for the message */
     struct out_file *prev;   /* the file written before this one */
 } out_file;
 
@@ -360,7 +362,9 @@ static void out_open(out_file *o)
         return;
     }
     if (!o->prev) o->made_dir = mkdir(o->dir, 0777) == 0;
+    errno = 0;
     o->f = fopen(o->path, "wb");
+    o->err = errno;
     o->opened = o->f != NULL;
     o->state = o->f ? OUT_OPEN : OUT_FAILED;
 }
@@ -369,14 +373,14 @@ static void out_write(const char *data, size_t len, void *user)
 {
     out_file *o = (out_file *)user;
     if (o->state == OUT_NEW) out_open(o);
-    if (o->state == OUT_OPEN && fwrite(data, 1, len, o->f) != len) o->state = OUT_FAILED;
+    if (o->state == OUT_OPEN && fwrite(data, 1, len, o->f) != len) o->state = OUT_FAILED, o->err = errno;
 }
 
 /* Opens the file if no byte came (an empty file is still written), closes it. */
 static void out_finish(out_file *o)
 {
     if (o->state == OUT_NEW) out_open(o);
-    if (o->f && fclose(o->f) != 0) o->state = OUT_FAILED;
+    if (o->f && fclose(o->f) != 0) o->state = OUT_FAILED, o->err = errno;
     o->f = NULL;
     if (o->state == OUT_OPEN) o->state = OUT_DONE;
 }
@@ -419,7 +423,10 @@ static int emit_to(pto_ctx *ctx, const char *path, const char *dir, int opts)
         out_finish(&kf);
         if (!isa) out_finish(&hf);
         if (kf.state != OUT_DONE || (!isa && hf.state != OUT_DONE)) {
-            fprintf(stderr, "ptoc: error: cannot write '%s'\n", kf.state != OUT_DONE ? kf.path : hf.path);
+            const out_file *o = kf.state != OUT_DONE ? &kf : &hf;
+            /* the usual cause is a DIR whose parent does not exist: say so */
+            fprintf(stderr, "ptoc: error: cannot write '%s'%s%s%s\n", o->path, o->err ? ": " : "",
+                    o->err ? strerror(o->err) : "", o->err == ENOENT ? " (ptoc creates DIR, not its parents)" : "");
             rc = 1;
         }
     } else {
