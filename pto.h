@@ -574,6 +574,8 @@ PTODEF int32_t pto_arg_float(pto_module *m, int32_t stmt, double v, pto_loc loc)
 PTODEF int32_t pto_arg_scalar(pto_module *m, int32_t stmt, int32_t var, pto_loc loc);
 PTODEF int32_t pto_arg_int(pto_module *m, int32_t stmt, int32_t expr, pto_loc loc);
 PTODEF int32_t pto_arg_pipe(pto_module *m, int32_t stmt, pto_pipe p, pto_loc loc);
+/* tfree takes the pipe, then the tile the latest tpop of that pipe filled: the text writes
+   `tfree q` and the parser adds the tile, a builder adds it with pto_arg_tile. */
 PTODEF int32_t pto_arg_cvpipe(pto_module *m, int32_t stmt, int32_t cvpipe, pto_loc loc);
 /* A cube <-> vector pipe of mix kernel `kernel` carrying [rows, cols] tiles
    of dt (the cube side's shape). slot_num / local_slot_num 0 mean their
@@ -6653,7 +6655,16 @@ static void pto__vop_stmt(pto__verifier *v, int32_t s)
     if (st->op >= PTO_NOP) { pto_error(v->ctx, st->loc, "unknown op %d", (int)st->op); return; }
     info = pto_opinfo_get((pto_op)st->op);
     if (st->nargs != info->nargs) {
-        pto_error(v->ctx, st->loc, "%s expects %d operands, got %d", info->name, info->nargs, (int)st->nargs);
+        /* the text never writes an implicit operand (tfree's tile: the parser adds it), so a
+           builder that copies the text's form misses it; say which one and how to add it */
+        if (st->nargs < info->nargs && st->nargs < 4 && (info->arg[st->nargs] & PTO_A_IMPLICIT))
+            pto_error(v->ctx, st->loc,
+                      "%s expects %d operands, got %d: operand %d is implicit in the text (the parser adds it), "
+                      "a builder passes it: for tfree, pto_arg_tile with the tile the latest tpop of the pipe "
+                      "filled",
+                      info->name, info->nargs, (int)st->nargs, (int)st->nargs + 1);
+        else
+            pto_error(v->ctx, st->loc, "%s expects %d operands, got %d", info->name, info->nargs, (int)st->nargs);
         return;
     }
     if (st->arg0 < 0 || st->arg0 + st->nargs > v->m->n_operands) {
