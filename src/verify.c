@@ -1445,6 +1445,18 @@ static void pto__vallreduce(pto__verifier *v, const pto__vop *op)
                   pto__vname(v, x->name));
     if (op->o[0]->ref == op->o[1]->ref)
         pto_error(v->ctx, op->o[1]->loc, "allreduce: the signal must be another tensor than the data");
+    /* the recipe (lower.c) is per rank: every block would count itself into the one signal cell
+       and sum and store the whole tensor (wrong sums, races and waits that pass early) */
+    if (v->nblocks > 1)
+        pto_error(v->ctx, v->m->stmts[op->s].loc,
+                  "allreduce needs one block per rank: kernel '%s' launches %lld blocks, and every block would run "
+                  "the whole allreduce on the one signal (drop its blocks(...))",
+                  pto__vname(v, v->m->kernels[v->kernel].name), (long long)v->nblocks);
+    else if (v->nblocks != 1)
+        pto_error(v->ctx, v->m->stmts[op->s].loc,
+                  "allreduce needs one block per rank: kernel '%s' launches blocks(...) known only at launch, and "
+                  "every block would run the whole allreduce on the one signal (drop its blocks(...))",
+                  pto__vname(v, v->m->kernels[v->kernel].name));
     pto__vsignal(v, "allreduce", op->o[1]);
 }
 
