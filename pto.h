@@ -5209,6 +5209,12 @@ typedef struct pto__verifier {
     int32_t here_stmt;         /* the op statement whose operands are checked */
     pto_loc here;              /* the statement being checked */
     int32_t ifdepth;
+    /* PTO__T_WRITTEN is per path: the writes of an if's then-branch do not precede its else-branch
+       (a tile declared in a loop is fresh each iteration, so nothing else brings them there). wlog
+       lists the tiles whose bit went 0 -> 1 inside an if; ifmark holds two entries per open if:
+       where its writes start in wlog, and where its else-branch's start (-1 before the else). */
+    int32_t *wlog, n_wlog, cap_wlog;
+    int32_t *ifmark, n_ifmark, cap_ifmark;
     int sections[2];           /* sections seen per core in this mix kernel */
     /* per statement (phase 0) */
     int32_t *endpos;           /* FOR: position of its last body stmt */
@@ -6803,8 +6809,14 @@ static void pto__vnote_writes(pto__verifier *v, const pto_stmt *st)
     for (i = 0; i < st->nargs; i++) {
         const pto_operand *o = &m->operands[st->arg0 + i];
         if (!(info->arg[i] & PTO_A_WRITE) || o->ref < 0) continue;
-        if (o->kind == PTO_O_TILE && o->ref < m->n_tiles) v->tflags[o->ref] |= PTO__T_WRITTEN;
-        else if (o->kind == PTO_O_GM && o->ref < m->n_params && i < 4) v->pwritten[o->ref] = 1;
+        if (o->kind == PTO_O_TILE && o->ref < m->n_tiles) {
+            if (!(v->tflags[o->ref] & PTO__T_WRITTEN) && v->n_ifmark > 0) {
+                int32_t w = pto__grow(v->ctx, (void **)&v->wlog, &v->n_wlog, &v->cap_wlog, sizeof(int32_t));
+                if (w < 0) { v->internal = 1; return; }
+                v->wlog[w] = o->ref;
+            }
+            v->tflags[o->ref] |= PTO__T_WRITTEN;
+        } else if (o->kind == PTO_O_GM && o->ref < m->n_params && i < 4) v->pwritten[o->ref] = 1;
     }
 }
 
@@ -6845,7 +6857,37 @@ static void pto__vcheck(pto__verifier *v, int32_t s)
         }
         v->loops[v->nloops++] = s;
     }
-    if (st->kind == PTO_ST_IF) v->ifdepth++;
+    if (st->kind == PTO_ST_IF) {
+        int32_t a = pto__grow(v->ctx, (void **)&v->ifmark, &v->n_ifmark, &v->cap_ifmark, sizeof(int32_t));
+        int32_t b = a < 0 ? -1 : pto__grow(v->ctx, (void **)&v->ifmark, &v->n_ifmark, &v->cap_ifmark, sizeof(int32_t));
+        if (b < 0) { v->internal = 1; return; }
+        v->ifmark[a] = v->n_wlog;
+        v->ifmark[b] = -1;
+        v->ifdepth++;
+    }
+}
+
+/* From an if's then-branch to its else-branch: the then-branch's writes are undone (kept in wlog
+   for the union after the if). */
+static void pto__vif_else(pto__verifier *v)
+{
+    int32_t i;
+    if (v->phase != 1 || v->n_ifmark < 2) return;
+    v->ifmark[v->n_ifmark - 1] = v->n_wlog;
+    for (i = v->ifmark[v->n_ifmark - 2]; i < v->n_wlog; i++) v->tflags[v->wlog[i]] &= (uint8_t)~PTO__T_WRITTEN;
+}
+
+/* Leaving an if: what either branch wrote may have been written (the entries stay in wlog: to
+   an enclosing if they are writes of its branch). */
+static void pto__vif_leave(pto__verifier *v)
+{
+    int32_t i, start, els;
+    if (v->n_ifmark < 2) return;
+    start = v->ifmark[v->n_ifmark - 2];
+    els = v->ifmark[v->n_ifmark - 1];
+    v->n_ifmark -= 2;
+    for (i = start; els >= 0 && i < els; i++) v->tflags[v->wlog[i]] |= PTO__T_WRITTEN;
+    if (v->n_ifmark == 0) v->n_wlog = 0;
 }
 
 /* Leaving the body of a compound statement. */
@@ -6864,6 +6906,7 @@ static void pto__vleave_stmt(pto__verifier *v, int32_t s)
         }
     } else if (st->kind == PTO_ST_IF) {
         v->ifdepth--;
+        pto__vif_leave(v);
     } else if (st->kind == PTO_ST_SECTION) {
         v->core = -1;
     }
@@ -6908,6 +6951,7 @@ static void pto__vwalk(pto__verifier *v, int32_t body)
             if (cur == body || owner < 0 || owner >= m->n_stmts) return;
             ow = &m->stmts[owner];
             if (ow->kind == PTO_ST_IF && cur == ow->body && ow->orelse >= 0 && ow->orelse < m->n_blocks) {
+                pto__vif_else(v);
                 cur = ow->orelse;
                 s = m->blocks[cur].head;
                 continue;
@@ -7247,6 +7291,7 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
     v->kernel = ki;
     v->nblocks = 1;
     v->ifdepth = 0;
+    v->n_wlog = v->n_ifmark = 0;
     v->nloops = 0;
     v->sections[0] = v->sections[1] = 0;
     v->core = k->kind == PTO_KK_CUBE ? PTO_CORE_CUBE : k->kind == PTO_KK_VECTOR ? PTO_CORE_VECTOR : -1;
@@ -7303,7 +7348,7 @@ static void pto__vfree(pto__verifier *v)
 {
     void *ps[] = {v->endpos, v->pwritten, v->tflags, v->tdepth, v->wfirst, v->wlast, v->wcur, v->tvalid, v->w,
                   v->vlive, v->vrange, v->vifdepth, v->vlo, v->vhi, v->vstart, v->vstep, v->vform, v->nkind, v->nid,
-                  v->kname, v->loops};
+                  v->kname, v->loops, v->wlog, v->ifmark};
     size_t i;
     for (i = 0; i < sizeof ps / sizeof ps[0]; i++) pto_free(v->ctx, ps[i]);
 }
