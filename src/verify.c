@@ -741,14 +741,21 @@ static int pto__vwritten(pto__verifier *v, int32_t t, int32_t p)
 static void pto__vread_tile(pto__verifier *v, int32_t s, int32_t t, const pto_operand *o)
 {
     const pto_stmt *st = &v->m->stmts[s];
+    const char *hint;
     if (v->tflags[t] & PTO__T_UNINIT) return;
     if (pto__vwritten(v, t, v->here_pos)) return;
     v->tflags[t] |= PTO__T_UNINIT;
+    /* a write earlier in program order that does not count: one in the other branch of an if */
+    hint = (v->collected || pto__vcollect_kernel(v)) && v->wfirst[t] >= 0 && v->w[v->wfirst[t]].pos < v->here_pos
+               ? (v->tdepth[t] > 0 ? " (the write in the other branch of an if does not reach here; a tile declared "
+                                      "in a loop is fresh each iteration: declare it before the loop to carry it)"
+                                    : " (the write in the other branch of an if does not reach here)")
+               : "";
     if (st->op == PTO_OP_TMATMUL_ACC)
-        pto_error(v->ctx, o->loc, "'%s' is accumulated into before anything writes it (start with tmatmul)",
-                  pto__vname(v, v->m->tiles[t].name));
+        pto_error(v->ctx, o->loc, "'%s' is accumulated into before anything writes it (start with tmatmul)%s",
+                  pto__vname(v, v->m->tiles[t].name), hint);
     else
-        pto_error(v->ctx, o->loc, "'%s' is read before anything writes it", pto__vname(v, v->m->tiles[t].name));
+        pto_error(v->ctx, o->loc, "'%s' is read before anything writes it%s", pto__vname(v, v->m->tiles[t].name), hint);
 }
 
 /* A tile operand: in scope, in a space the op can use, written before read. */
