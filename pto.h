@@ -578,6 +578,8 @@ PTODEF int32_t pto_arg_float(pto_module *m, int32_t stmt, double v, pto_loc loc)
 PTODEF int32_t pto_arg_scalar(pto_module *m, int32_t stmt, int32_t var, pto_loc loc);
 PTODEF int32_t pto_arg_int(pto_module *m, int32_t stmt, int32_t expr, pto_loc loc);
 PTODEF int32_t pto_arg_pipe(pto_module *m, int32_t stmt, pto_pipe p, pto_loc loc);
+/* tfree takes the pipe, then the tile the latest tpop of that pipe filled: the text writes
+   `tfree q` and the parser adds the tile, a builder adds it with pto_arg_tile. */
 PTODEF int32_t pto_arg_cvpipe(pto_module *m, int32_t stmt, int32_t cvpipe, pto_loc loc);
 /* A cube <-> vector pipe of mix kernel `kernel` carrying [rows, cols] tiles
    of dt (the cube side's shape). slot_num / local_slot_num 0 mean their
@@ -5371,6 +5373,12 @@ typedef struct pto__verifier {
     int32_t here_stmt;         /* the op statement whose operands are checked */
     pto_loc here;              /* the statement being checked */
     int32_t ifdepth;
+    /* PTO__T_WRITTEN is per path: the writes of an if's then-branch do not precede its else-branch
+       (a tile declared in a loop is fresh each iteration, so nothing else brings them there). wlog
+       lists the tiles whose bit went 0 -> 1 inside an if; ifmark holds two entries per open if:
+       where its writes start in wlog, and where its else-branch's start (-1 before the else). */
+    int32_t *wlog, n_wlog, cap_wlog;
+    int32_t *ifmark, n_ifmark, cap_ifmark;
     int sections[2];           /* sections seen per core in this mix kernel */
     /* per statement (phase 0) */
     int32_t *endpos;           /* FOR: position of its last body stmt */
@@ -6022,14 +6030,21 @@ static int pto__vwritten(pto__verifier *v, int32_t t, int32_t p)
 static void pto__vread_tile(pto__verifier *v, int32_t s, int32_t t, const pto_operand *o)
 {
     const pto_stmt *st = &v->m->stmts[s];
+    const char *hint;
     if (v->tflags[t] & PTO__T_UNINIT) return;
     if (pto__vwritten(v, t, v->here_pos)) return;
     v->tflags[t] |= PTO__T_UNINIT;
+    /* a write earlier in program order that does not count: one in the other branch of an if */
+    hint = (v->collected || pto__vcollect_kernel(v)) && v->wfirst[t] >= 0 && v->w[v->wfirst[t]].pos < v->here_pos
+               ? (v->tdepth[t] > 0 ? " (the write in the other branch of an if does not reach here; a tile declared "
+                                      "in a loop is fresh each iteration: declare it before the loop to carry it)"
+                                    : " (the write in the other branch of an if does not reach here)")
+               : "";
     if (st->op == PTO_OP_TMATMUL_ACC)
-        pto_error(v->ctx, o->loc, "'%s' is accumulated into before anything writes it (start with tmatmul)",
-                  pto__vname(v, v->m->tiles[t].name));
+        pto_error(v->ctx, o->loc, "'%s' is accumulated into before anything writes it (start with tmatmul)%s",
+                  pto__vname(v, v->m->tiles[t].name), hint);
     else
-        pto_error(v->ctx, o->loc, "'%s' is read before anything writes it", pto__vname(v, v->m->tiles[t].name));
+        pto_error(v->ctx, o->loc, "'%s' is read before anything writes it%s", pto__vname(v, v->m->tiles[t].name), hint);
 }
 
 /* A tile operand: in scope, in a space the op can use, written before read. */
@@ -6756,20 +6771,19 @@ static void pto__vallreduce(pto__verifier *v, const pto__vop *op)
                   pto__vname(v, x->name));
     if (op->o[0]->ref == op->o[1]->ref)
         pto_error(v->ctx, op->o[1]->loc, "allreduce: the signal must be another tensor than the data");
-    pto__vsignal(v, "allreduce", op->o[1]);
-    /* allreduce is one collective per rank over the whole tensor: in a kernel
-       of several blocks each block would run it (the lowering's barrier
-       counts and chunk stores assume one participant per rank), so the
-       blocks race on X and on the signal count. A count known only at
-       launch may be more than 1, so it is refused too. */
-    if (v->nblocks != 1) {
-        char n[48] = "a block count known only at launch";
-        if (v->nblocks > 1) snprintf(n, sizeof n, "%lld blocks", (long long)v->nblocks);
+    /* the recipe (lower.c) is per rank: every block would count itself into the one signal cell
+       and sum and store the whole tensor (wrong sums, races and waits that pass early) */
+    if (v->nblocks > 1)
         pto_error(v->ctx, v->m->stmts[op->s].loc,
-                  "allreduce needs a kernel of one block per rank; '%s' has %s, and each block would reduce the "
-                  "whole of '%s' (drop blocks(...) from the kernel)",
-                  pto__vname(v, v->m->kernels[v->kernel].name), n, pto__vname(v, x->name));
-    }
+                  "allreduce needs one block per rank: kernel '%s' launches %lld blocks, and every block would run "
+                  "the whole allreduce on the one signal (drop its blocks(...))",
+                  pto__vname(v, v->m->kernels[v->kernel].name), (long long)v->nblocks);
+    else if (v->nblocks != 1)
+        pto_error(v->ctx, v->m->stmts[op->s].loc,
+                  "allreduce needs one block per rank: kernel '%s' launches blocks(...) known only at launch, and "
+                  "every block would run the whole allreduce on the one signal (drop its blocks(...))",
+                  pto__vname(v, v->m->kernels[v->kernel].name));
+    pto__vsignal(v, "allreduce", op->o[1]);
 }
 
 /* notify / wait / tput / tget / allreduce: a ranks kernel; the staging
@@ -6910,7 +6924,16 @@ static void pto__vop_stmt(pto__verifier *v, int32_t s)
     if (st->op >= PTO_NOP) { pto_error(v->ctx, st->loc, "unknown op %d", (int)st->op); return; }
     info = pto_opinfo_get((pto_op)st->op);
     if (st->nargs != info->nargs) {
-        pto_error(v->ctx, st->loc, "%s expects %d operands, got %d", info->name, info->nargs, (int)st->nargs);
+        /* the text never writes an implicit operand (tfree's tile: the parser adds it), so a
+           builder that copies the text's form misses it; say which one and how to add it */
+        if (st->nargs < info->nargs && st->nargs < 4 && (info->arg[st->nargs] & PTO_A_IMPLICIT))
+            pto_error(v->ctx, st->loc,
+                      "%s expects %d operands, got %d: operand %d is implicit in the text (the parser adds it), "
+                      "a builder passes it: for tfree, pto_arg_tile with the tile the latest tpop of the pipe "
+                      "filled",
+                      info->name, info->nargs, (int)st->nargs, (int)st->nargs + 1);
+        else
+            pto_error(v->ctx, st->loc, "%s expects %d operands, got %d", info->name, info->nargs, (int)st->nargs);
         return;
     }
     if (st->arg0 < 0 || st->arg0 + st->nargs > v->m->n_operands) {
@@ -7037,8 +7060,14 @@ static void pto__vnote_writes(pto__verifier *v, const pto_stmt *st)
     for (i = 0; i < st->nargs; i++) {
         const pto_operand *o = &m->operands[st->arg0 + i];
         if (!(info->arg[i] & PTO_A_WRITE) || o->ref < 0) continue;
-        if (o->kind == PTO_O_TILE && o->ref < m->n_tiles) v->tflags[o->ref] |= PTO__T_WRITTEN;
-        else if (o->kind == PTO_O_GM && o->ref < m->n_params && i < 4) v->pwritten[o->ref] = 1;
+        if (o->kind == PTO_O_TILE && o->ref < m->n_tiles) {
+            if (!(v->tflags[o->ref] & PTO__T_WRITTEN) && v->n_ifmark > 0) {
+                int32_t w = pto__grow(v->ctx, (void **)&v->wlog, &v->n_wlog, &v->cap_wlog, sizeof(int32_t));
+                if (w < 0) { v->internal = 1; return; }
+                v->wlog[w] = o->ref;
+            }
+            v->tflags[o->ref] |= PTO__T_WRITTEN;
+        } else if (o->kind == PTO_O_GM && o->ref < m->n_params && i < 4) v->pwritten[o->ref] = 1;
     }
 }
 
@@ -7079,7 +7108,37 @@ static void pto__vcheck(pto__verifier *v, int32_t s)
         }
         v->loops[v->nloops++] = s;
     }
-    if (st->kind == PTO_ST_IF) v->ifdepth++;
+    if (st->kind == PTO_ST_IF) {
+        int32_t a = pto__grow(v->ctx, (void **)&v->ifmark, &v->n_ifmark, &v->cap_ifmark, sizeof(int32_t));
+        int32_t b = a < 0 ? -1 : pto__grow(v->ctx, (void **)&v->ifmark, &v->n_ifmark, &v->cap_ifmark, sizeof(int32_t));
+        if (b < 0) { v->internal = 1; return; }
+        v->ifmark[a] = v->n_wlog;
+        v->ifmark[b] = -1;
+        v->ifdepth++;
+    }
+}
+
+/* From an if's then-branch to its else-branch: the then-branch's writes are undone (kept in wlog
+   for the union after the if). */
+static void pto__vif_else(pto__verifier *v)
+{
+    int32_t i;
+    if (v->phase != 1 || v->n_ifmark < 2) return;
+    v->ifmark[v->n_ifmark - 1] = v->n_wlog;
+    for (i = v->ifmark[v->n_ifmark - 2]; i < v->n_wlog; i++) v->tflags[v->wlog[i]] &= (uint8_t)~PTO__T_WRITTEN;
+}
+
+/* Leaving an if: what either branch wrote may have been written (the entries stay in wlog: to
+   an enclosing if they are writes of its branch). */
+static void pto__vif_leave(pto__verifier *v)
+{
+    int32_t i, start, els;
+    if (v->n_ifmark < 2) return;
+    start = v->ifmark[v->n_ifmark - 2];
+    els = v->ifmark[v->n_ifmark - 1];
+    v->n_ifmark -= 2;
+    for (i = start; els >= 0 && i < els; i++) v->tflags[v->wlog[i]] |= PTO__T_WRITTEN;
+    if (v->n_ifmark == 0) v->n_wlog = 0;
 }
 
 /* Leaving the body of a compound statement. */
@@ -7098,6 +7157,7 @@ static void pto__vleave_stmt(pto__verifier *v, int32_t s)
         }
     } else if (st->kind == PTO_ST_IF) {
         v->ifdepth--;
+        pto__vif_leave(v);
     } else if (st->kind == PTO_ST_SECTION) {
         v->core = -1;
     }
@@ -7142,6 +7202,7 @@ static void pto__vwalk(pto__verifier *v, int32_t body)
             if (cur == body || owner < 0 || owner >= m->n_stmts) return;
             ow = &m->stmts[owner];
             if (ow->kind == PTO_ST_IF && cur == ow->body && ow->orelse >= 0 && ow->orelse < m->n_blocks) {
+                pto__vif_else(v);
                 cur = ow->orelse;
                 s = m->blocks[cur].head;
                 continue;
@@ -7481,6 +7542,7 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
     v->kernel = ki;
     v->nblocks = 1;
     v->ifdepth = 0;
+    v->n_wlog = v->n_ifmark = 0;
     v->nloops = 0;
     v->sections[0] = v->sections[1] = 0;
     v->core = k->kind == PTO_KK_CUBE ? PTO_CORE_CUBE : k->kind == PTO_KK_VECTOR ? PTO_CORE_VECTOR : -1;
@@ -7537,7 +7599,7 @@ static void pto__vfree(pto__verifier *v)
 {
     void *ps[] = {v->endpos, v->pwritten, v->tflags, v->tdepth, v->wfirst, v->wlast, v->wcur, v->tvalid, v->w,
                   v->vlive, v->vrange, v->vifdepth, v->vlo, v->vhi, v->vstart, v->vstep, v->vform, v->nkind, v->nid,
-                  v->kname, v->loops};
+                  v->kname, v->loops, v->wlog, v->ifmark};
     size_t i;
     for (i = 0; i < sizeof ps / sizeof ps[0]; i++) pto_free(v->ctx, ps[i]);
 }
@@ -8277,6 +8339,13 @@ static int pto__exec_extract(pto__interp *I, int32_t s)
                          (long long)r, (long long)c, (int)d.t->rows, (int)d.t->cols, pto__in_tname(I, &a),
                          (int)a.t->rows, (int)a.t->cols);
     es = (size_t)pto_dtype_size((pto_dtype)a.t->dtype);
+    /* whole 16-row x 32-byte fractals of a (the verifier checks what it knows statically; a
+       launch-time step reaches here) */
+    if (r % 16 != 0 || (c * (int64_t)es) % 32 != 0)
+        return pto__fail(I, st->loc, "textract: offset [%lld, %lld] into '%s' is not whole fractals: offsets into a mat tile "
+                         "are multiples of 16 rows and %d cols for %s",
+                         (long long)r, (long long)c, pto__in_tname(I, &a), (int)(32 / es),
+                         pto_dtype_name((pto_dtype)a.t->dtype));
     pto__copy(d.it->data, d.t->dtype, d.t->cols, a.it->data + (size_t)(r * a.t->cols + c) * es, a.t->dtype,
               a.t->cols, d.t->rows, d.t->cols);
     return 1;
@@ -10264,6 +10333,7 @@ PTODEF pto_status pto_interp_host(pto_ctx *ctx, const pto_module *m, const pto_h
      of chunk k. Tails use the tile's valid region.
    - allreduce X, SIG becomes the recipe of hardware.md s8, counting
      barriers in cell SIG[0, 0] of every rank with AtomicAdd only:
+       wait SIG[0, 0] < n (an earlier allreduce's subtract has landed);
        fence; notify SIG@p[0, 0] += 1 for every rank p; wait SIG[0, 0] >= n
        for every chunk ch (UB-sized, in rank-order-independent loops):
          acc = X@0 chunk; for q = 1 .. n-1: t = X@q chunk; acc = acc + t
@@ -10383,10 +10453,10 @@ static int32_t pto__lw_notify(pto__lw *L, int32_t block, int32_t param, int32_t 
     return s;
 }
 
-static int32_t pto__lw_wait_ge(pto__lw *L, int32_t block, int32_t param, int32_t value, const char *note)
+static int32_t pto__lw_wait(pto__lw *L, int32_t block, int32_t param, pto_cmp cmp, int32_t value, const char *note)
 {
     int32_t s = pto__lw_op(L, block, PTO_OP_WAIT), zero = pto__lw_int(L, 0);
-    if (s < 0 || pto_arg_gm(L->m, s, param, zero, zero, -1, L->loc) < 0 || pto_arg_cmp(L->m, s, PTO_GE, L->loc) < 0 ||
+    if (s < 0 || pto_arg_gm(L->m, s, param, zero, zero, -1, L->loc) < 0 || pto_arg_cmp(L->m, s, cmp, L->loc) < 0 ||
         pto_arg_int(L->m, s, value, L->loc) < 0)
         return -1;
     pto__lw_note(L, s, note);
@@ -10530,7 +10600,7 @@ static int pto__lw_ar_barrier(pto__lw *L, int32_t block, int32_t sig, int32_t co
     if (pto__lw_notify(L, L->m->stmts[lp].body, sig, pto__lw_var(L, lp), pto__lw_int(L, 1), note) < 0) return 0;
     snprintf(note, sizeof note, "%s: until every rank has counted (GE, never EQ: a fast peer may already have "
              "counted further)", what);
-    s = pto__lw_wait_ge(L, block, sig, count, note);
+    s = pto__lw_wait(L, block, sig, PTO_GE, count, note);
     return s >= 0;
 }
 
@@ -10565,6 +10635,14 @@ static int pto__lw_allreduce(pto__lw *L, int32_t block)
     int64_t nch;
     pto__lw_grid_make(&g, m->params[x].dim[0], m->params[x].dim[1], 4, PTO__LW_AR_BYTES);
     nch = g.nr * g.nc;
+    /* the subtract that ended an earlier allreduce on SIG lands ~1000 cycles after it runs, also in
+       the own cell: until it has, the cell still holds that call's counts and the publish wait below
+       would pass before the peers arrive. Peers can add at most nranks - 1 before this rank publishes
+       (each then waits for it), so the own cell is below nranks exactly when no subtract is pending. */
+    if (pto__lw_wait(L, block, sig, PTO_LT, pto__lw_nranks(L),
+                     "allreduce: until the subtract of an earlier allreduce on this signal has landed (a notify "
+                     "reaches its cell later, the own one too)") < 0)
+        return 0;
     /* every rank's X is final before any rank reads it */
     if (!pto__lw_ar_barrier(L, block, sig, pto__lw_nranks(L), "allreduce: publish", "pub")) return 0;
     ch = pto__lw_for(L, block, "ch", pto__lw_int(L, 0), pto__lw_int(L, nch));

@@ -2330,6 +2330,14 @@ PTO_K_FN void pto_k__x_extract(pto_k_core *c, const pto_k__ins *ins)
         return;
     }
     es = pto_k__dsize(a.dtype);
+    /* TEXTRACT copies whole 16-row x 32-byte fractals out of the mat tile's NZ layout: an offset
+       inside a fractal (a launch-time step the verifier cannot see) picks other elements on the
+       device than this row-major copy would */
+    if (r % 16 != 0 || (col * es) % 32 != 0) {
+        pto_k__ierr(c, ins, PTO_K_E_ALIGN, "textract: offset [%lld, %lld] is not whole fractals of the source tile: rows must be a multiple of 16 and cols of %d",
+                    (long long)r, (long long)col, (int)(32 / es));
+        return;
+    }
     pto_k__begin(&k, c, ins, PTO_K_PIPE_MTE1);
     pto_k__tacc(&k, a, (r * a.cols + col) * es, ((r + d.rows - 1) * a.cols + col + d.cols) * es, PTO_K__RD);
     pto_k__tacc(&k, d, 0, pto_k__tbytes(d), PTO_K__WR);

@@ -623,6 +623,13 @@ static int pto__exec_extract(pto__interp *I, int32_t s)
                          (long long)r, (long long)c, (int)d.t->rows, (int)d.t->cols, pto__in_tname(I, &a),
                          (int)a.t->rows, (int)a.t->cols);
     es = (size_t)pto_dtype_size((pto_dtype)a.t->dtype);
+    /* whole 16-row x 32-byte fractals of a (the verifier checks what it knows statically; a
+       launch-time step reaches here) */
+    if (r % 16 != 0 || (c * (int64_t)es) % 32 != 0)
+        return pto__fail(I, st->loc, "textract: offset [%lld, %lld] into '%s' is not whole fractals: offsets into a mat tile "
+                         "are multiples of 16 rows and %d cols for %s",
+                         (long long)r, (long long)c, pto__in_tname(I, &a), (int)(32 / es),
+                         pto_dtype_name((pto_dtype)a.t->dtype));
     pto__copy(d.it->data, d.t->dtype, d.t->cols, a.it->data + (size_t)(r * a.t->cols + c) * es, a.t->dtype,
               a.t->cols, d.t->rows, d.t->cols);
     return 1;

@@ -428,6 +428,8 @@ PTODEF int32_t pto_arg_float(pto_module *m, int32_t stmt, double v, pto_loc loc)
 PTODEF int32_t pto_arg_scalar(pto_module *m, int32_t stmt, int32_t var, pto_loc loc);
 PTODEF int32_t pto_arg_int(pto_module *m, int32_t stmt, int32_t expr, pto_loc loc);
 PTODEF int32_t pto_arg_pipe(pto_module *m, int32_t stmt, pto_pipe p, pto_loc loc);
+/* tfree takes the pipe, then the tile the latest tpop of that pipe filled: the text writes
+   `tfree q` and the parser adds the tile, a builder adds it with pto_arg_tile. */
 PTODEF int32_t pto_arg_cvpipe(pto_module *m, int32_t stmt, int32_t cvpipe, pto_loc loc);
 /* A cube <-> vector pipe of mix kernel `kernel` carrying [rows, cols] tiles
    of dt (the cube side's shape). slot_num / local_slot_num 0 mean their

@@ -18,6 +18,7 @@
      of chunk k. Tails use the tile's valid region.
    - allreduce X, SIG becomes the recipe of hardware.md s8, counting
      barriers in cell SIG[0, 0] of every rank with AtomicAdd only:
+       wait SIG[0, 0] < n (an earlier allreduce's subtract has landed);
        fence; notify SIG@p[0, 0] += 1 for every rank p; wait SIG[0, 0] >= n
        for every chunk ch (UB-sized, in rank-order-independent loops):
          acc = X@0 chunk; for q = 1 .. n-1: t = X@q chunk; acc = acc + t
@@ -137,10 +138,10 @@ static int32_t pto__lw_notify(pto__lw *L, int32_t block, int32_t param, int32_t 
     return s;
 }
 
-static int32_t pto__lw_wait_ge(pto__lw *L, int32_t block, int32_t param, int32_t value, const char *note)
+static int32_t pto__lw_wait(pto__lw *L, int32_t block, int32_t param, pto_cmp cmp, int32_t value, const char *note)
 {
     int32_t s = pto__lw_op(L, block, PTO_OP_WAIT), zero = pto__lw_int(L, 0);
-    if (s < 0 || pto_arg_gm(L->m, s, param, zero, zero, -1, L->loc) < 0 || pto_arg_cmp(L->m, s, PTO_GE, L->loc) < 0 ||
+    if (s < 0 || pto_arg_gm(L->m, s, param, zero, zero, -1, L->loc) < 0 || pto_arg_cmp(L->m, s, cmp, L->loc) < 0 ||
         pto_arg_int(L->m, s, value, L->loc) < 0)
         return -1;
     pto__lw_note(L, s, note);
@@ -284,7 +285,7 @@ static int pto__lw_ar_barrier(pto__lw *L, int32_t block, int32_t sig, int32_t co
     if (pto__lw_notify(L, L->m->stmts[lp].body, sig, pto__lw_var(L, lp), pto__lw_int(L, 1), note) < 0) return 0;
     snprintf(note, sizeof note, "%s: until every rank has counted (GE, never EQ: a fast peer may already have "
              "counted further)", what);
-    s = pto__lw_wait_ge(L, block, sig, count, note);
+    s = pto__lw_wait(L, block, sig, PTO_GE, count, note);
     return s >= 0;
 }
 
@@ -319,6 +320,14 @@ static int pto__lw_allreduce(pto__lw *L, int32_t block)
     int64_t nch;
     pto__lw_grid_make(&g, m->params[x].dim[0], m->params[x].dim[1], 4, PTO__LW_AR_BYTES);
     nch = g.nr * g.nc;
+    /* the subtract that ended an earlier allreduce on SIG lands ~1000 cycles after it runs, also in
+       the own cell: until it has, the cell still holds that call's counts and the publish wait below
+       would pass before the peers arrive. Peers can add at most nranks - 1 before this rank publishes
+       (each then waits for it), so the own cell is below nranks exactly when no subtract is pending. */
+    if (pto__lw_wait(L, block, sig, PTO_LT, pto__lw_nranks(L),
+                     "allreduce: until the subtract of an earlier allreduce on this signal has landed (a notify "
+                     "reaches its cell later, the own one too)") < 0)
+        return 0;
     /* every rank's X is final before any rank reads it */
     if (!pto__lw_ar_barrier(L, block, sig, pto__lw_nranks(L), "allreduce: publish", "pub")) return 0;
     ch = pto__lw_for(L, block, "ch", pto__lw_int(L, 0), pto__lw_int(L, nch));

@@ -11,7 +11,10 @@
 #     error there, named largest first with their sizes and lines;
 #   - a tpush into a v2c pipe without a split that AIV 1 reaches: the
 #     verifier rejects it in the .pto; in a hand-edited kernel.c the
-#     simulator names the ring, its pipe and the guard to write.
+#     simulator names the ring, its pipe and the guard to write;
+#   - a textract offset that only a launch value makes misaligned (a K loop
+#     with a launch-time step) is an error of the interpreter and a
+#     simulator report (was: both copied row-major and matched).
 cd "$(dirname "$0")/.." || exit 1
 ptoc=${PTOC:-./build/ptoc}
 out=build/diag_test
@@ -292,6 +295,15 @@ expect "-D N=10^12: cannot allocate, with the size" 1 "cannot allocate tensor x 
     $ptoc run examples/rmsnorm.pto -D N=1000000000000
 expect "-D N=10^20: too large, not 'positive integer'" 1 "dynamic dim N = 1e\+20 is too large" \
     $ptoc run examples/rmsnorm.pto -D N=99999999999999999999
+
+# ---- textract offsets known only at launch: checked at run time ----
+expect "textract with a launch-time step of 32: match" 0 "^  result      match" $ptoc run tests/diag/textract_dyn_step.pto
+expect "... of 40: the interpreter names the offset inside a fractal" 1 \
+    "textract_dyn_step.pto:13:5: error: textract: offset \[0, 40\] into 'am' is not whole fractals: offsets into a mat tile are multiples of 16 rows and 16 cols for f16" \
+    $ptoc run tests/diag/textract_dyn_step.pto -D ks=40
+expect "... and so does the simulator" 1 \
+    "textract_dyn_step.pto:14: error: textract: offset \[40, 0\] is not whole fractals of the source tile: rows must be a multiple of 16 and cols of 16" \
+    $ptoc run tests/diag/textract_dyn_step.pto -D ks=40
 
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

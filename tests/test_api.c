@@ -319,6 +319,23 @@ static void test_builder_misuse(void)
     kit_close(&q, "pto_add_host: the name is NULL", __LINE__);
 }
 
+/* tfree built as the text writes it (the pipe only): the error names the implicit tile
+   and how to pass it (was a bare "tfree expects 2 operands, got 1") */
+static void test_tfree_implicit(void)
+{
+    kit q;
+    int32_t s;
+    kit_open(&q);
+    kit_body(&q);
+    s = pto_add_op(q.m, q.body, PTO_OP_TFREE, LOC(30));
+    CHECK(pto_arg_cvpipe(q.m, s, 0, LOC(30)) >= 0);
+    CHECK(pto_verify(q.ctx, q.m) == PTO_ERR_USER);
+    CHECK(has_diag(q.ctx, "tfree expects 2 operands, got 1: operand 2 is implicit in the text"));
+    CHECK(has_diag(q.ctx, "pto_arg_tile with the tile the latest tpop of the pipe filled"));
+    pto_module_destroy(q.m);
+    pto_ctx_destroy(q.ctx);
+}
+
 /* ---- NULL and zeroed arguments, the diag API ---- */
 
 static void test_null_and_zeroed(void)
@@ -447,6 +464,7 @@ int main(void)
     test_alloc_sweep();
     test_alloc_sweep_builders();
     test_builder_misuse();
+    test_tfree_implicit();
     test_null_and_zeroed();
     test_pass_order();
     test_huge_tensor();

@@ -53,7 +53,7 @@ static void test_shape(void)
         "}\n";
     pto_ctx *ctx = pto_ctx_create(NULL);
     pto_module *m = build(ctx, src);
-    int32_t s, t, fenced = 1, ge = 1, staged = 0, a = -1, stage = -1;
+    int32_t s, t, fenced = 1, ge = 1, lt = 0, staged = 0, a = -1, stage = -1;
     CHECK(m != NULL);
     if (!m) { pto_ctx_destroy(ctx); return; }
     CHECK(pto_lower(ctx, m) == PTO_OK);
@@ -70,10 +70,13 @@ static void test_shape(void)
                       pto_stmt_arg(m, prev, 0)->ref == PTO_PIPE_ALL &&
                       strstr(pto_str(ctx, m->stmts[prev].note), "inserted by lower") != NULL;
         }
-        if (st->op == PTO_OP_WAIT) ge &= pto_stmt_arg(m, s, 1)->ref == PTO_GE;
+        /* counting waits are GE; the one LT wait per allreduce waits for an earlier one's subtract */
+        if (st->op == PTO_OP_WAIT && pto_stmt_arg(m, s, 1)->ref == PTO_LT) lt++;
+        else if (st->op == PTO_OP_WAIT) ge &= pto_stmt_arg(m, s, 1)->ref == PTO_GE;
     }
     CHECK(fenced);
     CHECK(ge);
+    CHECK(lt == 1);
     pto_diag_clear(ctx);
     CHECK(pto_verify(ctx, m) == PTO_OK); /* the lowered module is valid IR */
     pto_diag_print(ctx, stdout);
