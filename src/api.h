@@ -278,7 +278,8 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
    dtype pto-isa's a2a3 TCOL* do not take, a [R, 1] column whose padding
    an op reads) is an error with its location, and so is a module that was
    not lowered for PTO_TARGET_ISA where a tile's padding is read (its
-   TFILLPADs would be missing). */
+   TFILLPADs would be missing). A NULL kernel_src runs the checks and
+   writes nothing. */
 PTODEF pto_status pto_emit_isa(pto_ctx *ctx, const pto_module *m, const pto_emit_desc *desc, pto_buf *kernel_src);
 
 

@@ -1019,14 +1019,29 @@ static const char pto__isa_head[] =
     "AICORE inline int64_t pto_emit_min(int64_t a, int64_t b) { return a < b ? a : b; }\n"
     "AICORE inline int64_t pto_emit_max(int64_t a, int64_t b) { return a > b ? a : b; }\n";
 
+static pto_status pto__isa_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_desc *desc, pto_buf *kernel_src);
+
+/* A NULL kernel_src still runs every check (into a scratch buffer), as
+   pto_emit does: "nothing to write" must not read as "this would emit". */
 PTODEF pto_status pto_emit_isa(pto_ctx *ctx, const pto_module *m, const pto_emit_desc *desc, pto_buf *kernel_src)
+{
+    pto_buf scratch;
+    pto_status st;
+    if (kernel_src) return pto__isa_emit(ctx, m, desc, kernel_src);
+    memset(&scratch, 0, sizeof scratch);
+    scratch.ctx = ctx;
+    st = pto__isa_emit(ctx, m, desc, &scratch);
+    pto_buf_free(&scratch);
+    return st;
+}
+
+static pto_status pto__isa_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_desc *desc, pto_buf *kernel_src)
 {
     pto__isa *I;
     pto__emitter *E;
     uint8_t *vo = NULL, *to = NULL, *po = NULL;
     pto_status st;
     int32_t k, s, before = pto_error_count(ctx);
-    if (!kernel_src) return PTO_OK;
     if (!m) {
         pto_loc none = {0, 0, 0};
         return pto_error(ctx, none, "pto_emit_isa: the module is NULL");

@@ -443,6 +443,10 @@ static void test_pass_order(void)
     CHECK(pto_emit(ctx, m, NULL, &b, NULL) == PTO_ERR_USER);
     CHECK(has_diag(ctx, "no planned offset"));
     pto_diag_clear(ctx);
+    /* no buffer is no excuse: the checks run all the same (it said PTO_OK) */
+    CHECK(pto_emit_isa(ctx, m, NULL, NULL) == PTO_ERR_USER);
+    CHECK(has_diag(ctx, "no planned offset"));
+    pto_diag_clear(ctx);
     CHECK(pto_verify(ctx, m) == PTO_OK);
     CHECK(pto_sync(ctx, m, NULL) == PTO_ERR_USER);
     CHECK(has_diag(ctx, "not planned"));
@@ -454,6 +458,8 @@ static void test_pass_order(void)
     CHECK(pto_compile(ctx, m, NULL) == PTO_OK);
     CHECK(m->n_stmts == n);
     CHECK(pto_emit(ctx, m, NULL, NULL, NULL) == PTO_OK);
+    CHECK(pto_emit_isa(ctx, m, NULL, NULL) == PTO_OK);   /* planned and synchronised: the checks pass */
+    pto_diag_clear(ctx);
     pto_buf_free(&b);
     pto_module_destroy(m);
     pto_ctx_destroy(ctx);
