@@ -490,6 +490,18 @@ typedef struct pto_module {
     /* builder calls refused (a bad argument) or out of memory: the module
        misses what they would have added, and pto_verify fails on it */
     int32_t broken;
+    /* The verified stamp: nonzero when pto_verify accepted the module and no
+       builder (pto_add_*, pto_arg_*, pto_set_*, pto_expr_*, pto_if_else,
+       pto_new_stmt and the relinking calls, the host builders) changed it
+       since. Builders clear it; pto_lower, pto_plan, pto_sync, pto_emit,
+       pto_emit_isa, pto_interp and pto_interp_host refuse a module without
+       it (one error naming the pass), so an invalid module never reaches
+       code that relies on verify's guarantees. lower and sync edit the
+       module through the builders and stamp it again when they succeed
+       (their output is valid by their own guarantees; a failed one leaves
+       it cleared). Only the builders are tracked: a caller writing to the
+       arrays above directly must call pto_verify again itself. */
+    int32_t verified;
 } pto_module;
 
 /* ---- queries -------------------------------------------------------------- */
@@ -529,7 +541,9 @@ PTODEF int32_t pto_stmt_loop(const pto_module *m, int32_t stmt);
    it instead of compiling a module that silently lacks a node. A -1 passed
    on from a builder that failed is refused without a second error. Ids
    stored in a node (a tile, an expression, a var of an operand) are checked
-   by pto_verify. m must be a module of pto_module_create (never NULL);
+   by pto_verify. Every builder here (and the relinking calls below, and the
+   host builders) clears the verified stamp (pto_module.verified): verify
+   again before the later passes, which refuse an unstamped module. m must be a module of pto_module_create (never NULL);
    pto_module_destroy(NULL) does nothing. Statements are appended to the
    block given. */
 
@@ -741,9 +755,13 @@ PTODEF void pto_print_expr(const pto_module *m, int32_t expr, pto_buf *out);
 /* ---- verify -------------------------------------------------------------- */
 
 /* Checks every rule of the IR a user can break, with a diagnostic at the
-   offending FILE:LINE:COL. PTO_OK means the later passes may rely on it.
-   A NULL module, or one whose builders refused a call or ran out of memory
-   (pto_module.broken), is PTO_ERR_USER. */
+   offending FILE:LINE:COL. PTO_OK means the later passes may rely on it,
+   and stamps the module (pto_module.verified): pto_lower, pto_plan,
+   pto_sync, pto_emit and pto_emit_isa refuse a module without the stamp,
+   which every builder call clears (call pto_verify again after changing a
+   module; pto_compile does it first). A NULL module, or one whose builders
+   refused a call or ran out of memory (pto_module.broken), is
+   PTO_ERR_USER. */
 PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m);
 
 /* ---- interp -------------------------------------------------------------- */
@@ -766,7 +784,8 @@ typedef struct pto_launch {
 } pto_launch;
 
 /* Runs every block (and rank) of the kernel with the reference semantics:
-   program order, no pipes, no addresses. */
+   program order, no pipes, no addresses. It needs no verify stamp (it
+   re-checks at run time what could take it out of bounds). */
 PTODEF pto_status pto_interp(pto_ctx *ctx, const pto_module *m, const pto_launch *launch);
 
 /* ---- lower ------------------------------------------------------------
@@ -1057,8 +1076,21 @@ PTODEF pto_status pto_interp_host(pto_ctx *ctx, const pto_module *m, const pto_h
    misses a node, so it is marked incomplete and pto_verify refuses it. */
 static int32_t pto__pushed(pto_module *m, int32_t i)
 {
+    m->verified = 0;   /* a changed module needs pto_verify again (ir.h) */
     if (i < 0) m->broken++;
     return i;
+}
+
+/* The entry check of each pass after verify (ir.h, pto_module.verified):
+   PTO_OK, or one error naming the pass. */
+static pto_status pto__need_verified(pto_ctx *ctx, const pto_module *m, const char *pass)
+{
+    pto_loc none = {0, 0, 0};
+    if (!m) return pto_error(ctx, none, "%s: the module is NULL", pass);
+    if (m->verified) return PTO_OK;
+    none.file = m->file;
+    return pto_error(ctx, none, "%s: the module is not verified (call pto_verify or pto_compile first; "
+                     "a builder call since pto_verify changed it)", pass);
 }
 #define PTO__MPUSH(m, arr) pto__pushed((m), PTO__PUSH(m, arr))
 #define PTO__MPUSH_FAST(m, arr) pto__pushed((m), PTO__PUSH_FAST(m, arr))
@@ -2176,6 +2208,7 @@ static pto_status pto__api_error(pto_module *m, pto_loc loc, const char *fmt, ..
 {
     va_list ap;
     m->broken++;
+    m->verified = 0;
     va_start(ap, fmt);
     pto__vdiag(m->ctx, PTO_SEV_ERROR, loc, fmt, ap);
     va_end(ap);
@@ -2194,6 +2227,7 @@ static int pto__api_id(pto_module *m, const char *fn, const char *what, int32_t 
         pto__api_error(m, loc, "%s: %s id %ld is out of range (the module has %ld)", fn, what, (long)id, (long)n);
     else
         m->broken++;
+    m->verified = 0;
     return 0;
 }
 
@@ -2317,6 +2351,7 @@ PTODEF int32_t pto_set_dynamic_dim(pto_module *m, int32_t param, int d, const ch
     p = &m->params[param];
     p->dim[d] = -1;
     p->dim_var[d] = v;
+    m->verified = 0;
     return v;
 }
 
@@ -2422,12 +2457,19 @@ static inline void pto__append(pto_module *m, int32_t block, int32_t s)
     b->tail = s;
 }
 
-PTODEF void pto_append(pto_module *m, int32_t block, int32_t s) { pto__append(m, block, s); }
+/* The relinking calls change the module: they clear the verified stamp
+   (ir.h); lower and sync, which relink, stamp it again when they succeed. */
+PTODEF void pto_append(pto_module *m, int32_t block, int32_t s)
+{
+    m->verified = 0;
+    pto__append(m, block, s);
+}
 
 PTODEF void pto_prepend(pto_module *m, int32_t block, int32_t s)
 {
     pto_block *b = &m->blocks[block];
     pto_stmt *st = &m->stmts[s];
+    m->verified = 0;
     st->block = block;
     st->next = b->head;
     st->prev = -1;
@@ -2438,6 +2480,7 @@ PTODEF void pto_prepend(pto_module *m, int32_t block, int32_t s)
 PTODEF void pto_insert_before(pto_module *m, int32_t at, int32_t s)
 {
     pto_stmt *a = &m->stmts[at], *st = &m->stmts[s];
+    m->verified = 0;
     st->block = a->block;
     st->next = at;
     st->prev = a->prev;
@@ -2448,6 +2491,7 @@ PTODEF void pto_insert_before(pto_module *m, int32_t at, int32_t s)
 PTODEF void pto_insert_after(pto_module *m, int32_t at, int32_t s)
 {
     pto_stmt *a = &m->stmts[at], *st = &m->stmts[s];
+    m->verified = 0;
     st->block = a->block;
     st->prev = at;
     st->next = a->next;
@@ -2458,6 +2502,7 @@ PTODEF void pto_insert_after(pto_module *m, int32_t at, int32_t s)
 PTODEF void pto_unlink(pto_module *m, int32_t s)
 {
     pto_stmt *st = &m->stmts[s];
+    m->verified = 0;
     if (st->block < 0) return;
     if (st->prev >= 0) m->stmts[st->prev].next = st->next; else m->blocks[st->block].head = st->next;
     if (st->next >= 0) m->stmts[st->next].prev = st->prev; else m->blocks[st->block].tail = st->prev;
@@ -5286,7 +5331,8 @@ PTODEF void pto_dump(const pto_module *m, pto_buf *out) { if (m && out) pto__pr_
    the C API is misused; the verifier checks them before following them).
 
    Guarantees on PTO_OK, for the planner, the sync inserter, the emitter and
-   the interpreter:
+   the interpreter (and sets pto_module.verified, the stamp those passes
+   check; a failure clears it; ir.h):
      - every name resolves: tiles and let/loop vars are used only where they
        are in scope, in their own kernel; no name shadows another;
      - every op has the operand count, kinds, spaces, dtypes and shapes its
@@ -7693,6 +7739,7 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
         pto_loc none = {0, 0, 0};
         return pto_error(ctx, none, "pto_verify: the module is NULL");
     }
+    m->verified = 0;
     if (m->broken) {
         pto_loc none = {m->file, 0, 0};
         pto_error(ctx, none, "the module is incomplete: %ld builder call(s) were refused or ran out of memory "
@@ -7710,7 +7757,9 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
     pto__vfree(&v);
     if (v.internal) return PTO_ERR_INTERNAL;
     if (pto__hs_verify(ctx, m) == PTO_ERR_INTERNAL) return PTO_ERR_INTERNAL;
-    return pto_error_count(ctx) != before ? PTO_ERR_USER : PTO_OK;
+    if (pto_error_count(ctx) != before) return PTO_ERR_USER;
+    m->verified = 1;   /* the stamp the later passes require (ir.h) */
+    return PTO_OK;
 }
 /* ---- End file: src/verify.c ---- */
 
@@ -9395,6 +9444,7 @@ PTODEF int32_t pto_set_host_dim(pto_module *m, int32_t host, int32_t param, int 
     if (v < 0) return -1;
     m->params[param].dim[d] = -1;
     m->params[param].dim_var[d] = v;
+    m->verified = 0;
     return v;
 }
 
@@ -10319,7 +10369,9 @@ PTODEF pto_status pto_interp_host(pto_ctx *ctx, const pto_module *m, const pto_h
 
    Needs: a module that pto_verify accepted (ranks kernels, window and
    signal tensors, constant tput / tget extents, allreduce on an f32 window
-   tensor with static dims: the verifier's rules for these ops).
+   tensor with static dims: the verifier's rules for these ops), stamped
+   (pto_module.verified; refused with an error otherwise). Its builder
+   calls clear the stamp; it sets it again on PTO_OK.
 
    Guarantees on PTO_OK (hardware.md section 8):
    - no tput, tget or allreduce is left. Every statement the pass makes has
@@ -10841,8 +10893,11 @@ PTODEF pto_status pto_lower(pto_ctx *ctx, pto_module *m) { return pto_lower_for(
 
 PTODEF pto_status pto_lower_for(pto_ctx *ctx, pto_module *m, pto_target target)
 {
-    int32_t s, n = m->n_stmts, s0 = m->n_stmts, t0 = m->n_tiles, t;
+    int32_t s, n, s0, t0, t;
     int errors = pto_error_count(ctx);
+    if (pto__need_verified(ctx, m, "pto_lower") != PTO_OK) return PTO_ERR_USER;
+    n = s0 = m->n_stmts;
+    t0 = m->n_tiles;
     for (s = 0; s < n; s++) {
         const pto_stmt *st = &m->stmts[s];
         int cls;
@@ -10854,7 +10909,10 @@ PTODEF pto_status pto_lower_for(pto_ctx *ctx, pto_module *m, pto_target target)
     for (s = s0; s < m->n_stmts; s++) m->stmts[s].origin = PTO_BY_LOWER;
     for (t = t0; t < m->n_tiles; t++) m->tiles[t].origin = PTO_BY_LOWER;
     if (target == PTO_TARGET_ISA && pto_error_count(ctx) == errors) pto__lw_fillpads(ctx, m);
-    return pto_error_count(ctx) != errors ? PTO_ERR_INTERNAL : PTO_OK;
+    if (pto_error_count(ctx) != errors) return PTO_ERR_INTERNAL;
+    /* the builders it called cleared the stamp; its output is valid (Guarantees) */
+    m->verified = 1;
+    return PTO_OK;
 }
 /* ---- End file: src/lower.c ---- */
 
@@ -10862,7 +10920,8 @@ PTODEF pto_status pto_lower_for(pto_ctx *ctx, pto_module *m, pto_target target)
 /* plan.c - the memory planner: an address for every local tile.
 
    Needs: a verified module (tile spaces, shapes and nbuf in range; xN tiles
-   declared inside a loop).
+   declared inside a loop), stamped (pto_module.verified; refused with an
+   error otherwise). It writes addresses only, so the stamp stays.
    Guarantees on PTO_OK: every tile whose space is not GM has planned = 1 and
    offset[0..nbuf-1] set; slot k of an xN tile is at offset[0] + k * stride,
    stride = the slot's bytes rounded up to the space's granule, so slots are
@@ -12039,6 +12098,7 @@ PTODEF pto_status pto_plan(pto_ctx *ctx, pto_module *m, const pto_plan_desc *des
     pto__tkey *keys;
     pto_status st = PTO_OK;
     int32_t t, nk = 0, i;
+    if (pto__need_verified(ctx, m, "pto_plan") != PTO_OK) return PTO_ERR_USER;
     memset(&d, 0, sizeof d);
     if (desc) d = *desc;
     for (i = 0; i < d.norders; i++)
@@ -12590,7 +12650,9 @@ PTODEF pto_status pto_plan_check(pto_ctx *ctx, const pto_module *m)
 /* ---- Begin file: src/sync.c ---- */
 /* sync.c - the sync inserter: orders every dependency inside a core.
 
-   Needs: a verified module whose local tiles are planned (planned = 1 and
+   Needs: a verified module (stamped: pto_module.verified, refused with an
+   error otherwise; its relinking clears the stamp and it sets it again on
+   PTO_OK) whose local tiles are planned (planned = 1 and
    offset[k] for every slot k). Guarantees, for every core program (a
    vector or cube kernel body, or one section of a mix kernel):
    - every cross-pipe RAW / WAR / WAW dependency is ordered by a chain of
@@ -15610,6 +15672,7 @@ PTODEF pto_status pto_sync(pto_ctx *ctx, pto_module *m, const pto_sync_desc *des
     pto__sy sy;
     pto_status st = PTO_OK;
     int32_t k;
+    if (pto__need_verified(ctx, m, "pto_sync") != PTO_OK) return PTO_ERR_USER;
     memset(&sy, 0, sizeof sy);
     sy.ctx = ctx;
     sy.m = m;
@@ -15624,6 +15687,9 @@ PTODEF pto_status pto_sync(pto_ctx *ctx, pto_module *m, const pto_sync_desc *des
         pto__sy_reset(&sy);
     }
     if (desc && desc->stats) *desc->stats = sy.stats;
+    /* its relinking cleared the stamp; a synced module is still valid (a
+       failed sync that relinked leaves it cleared) */
+    if (st == PTO_OK) m->verified = 1;
     return st;
 }
 
@@ -15743,7 +15809,8 @@ PTODEF pto_status pto_compile(pto_ctx *ctx, pto_module *m, const pto_compile_des
 /* ---- Begin file: src/emit.c ---- */
 /* emit.c - the template emitter: a planned, synchronised module -> C source.
 
-   Needs: a verified module whose local tiles are all planned (tile.planned,
+   Needs: a verified module (stamped: pto_module.verified, refused with an
+   error otherwise) whose local tiles are all planned (tile.planned,
    tile.offset[slot]) and whose flags and barriers are in place (the sync
    pass, or written by hand). It reads the module and never changes it.
 
@@ -19025,10 +19092,7 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
     uint8_t *vo = NULL, *to = NULL, *po = NULL;
     pto_status st;
     int k, before = pto_error_count(ctx);
-    if (!m) {
-        pto_loc none = {0, 0, 0};
-        return pto_error(ctx, none, "pto_emit: the module is NULL");
-    }
+    if (pto__need_verified(ctx, m, "pto_emit") != PTO_OK) return PTO_ERR_USER;
     /* a zeroed buffer whose ctx the caller did not set writes through ours */
     if (kernel_src && !kernel_src->ctx) kernel_src->ctx = ctx;
     if (host_src && !host_src->ctx) host_src->ctx = ctx;
@@ -19106,7 +19170,7 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
 /* emit_isa.c - the second emission target: a planned, synchronised module ->
    C++ against the Ascend pto-isa tile API, for real devices.
 
-   Needs: what emit.c needs (a verified module, every local tile planned,
+   Needs: what emit.c needs (a verified, stamped module, every local tile planned,
    flags and barriers in place). It reads the module and never changes it.
 
    Guarantees: one C++ source, byte-identical for identical input, that
@@ -20147,10 +20211,7 @@ static pto_status pto__isa_emit(pto_ctx *ctx, const pto_module *m, const pto_emi
     uint8_t *vo = NULL, *to = NULL, *po = NULL;
     pto_status st;
     int32_t k, s, before = pto_error_count(ctx);
-    if (!m) {
-        pto_loc none = {0, 0, 0};
-        return pto_error(ctx, none, "pto_emit_isa: the module is NULL");
-    }
+    if (pto__need_verified(ctx, m, "pto_emit_isa") != PTO_OK) return PTO_ERR_USER;
     if (!kernel_src->ctx) kernel_src->ctx = ctx;
     I = (pto__isa *)pto_alloc(ctx, sizeof *I);
     if (!I) return PTO_ERR_INTERNAL;

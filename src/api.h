@@ -70,9 +70,13 @@ PTODEF void pto_print_expr(const pto_module *m, int32_t expr, pto_buf *out);
 /* ---- verify -------------------------------------------------------------- */
 
 /* Checks every rule of the IR a user can break, with a diagnostic at the
-   offending FILE:LINE:COL. PTO_OK means the later passes may rely on it.
-   A NULL module, or one whose builders refused a call or ran out of memory
-   (pto_module.broken), is PTO_ERR_USER. */
+   offending FILE:LINE:COL. PTO_OK means the later passes may rely on it,
+   and stamps the module (pto_module.verified): pto_lower, pto_plan,
+   pto_sync, pto_emit and pto_emit_isa refuse a module without the stamp,
+   which every builder call clears (call pto_verify again after changing a
+   module; pto_compile does it first). A NULL module, or one whose builders
+   refused a call or ran out of memory (pto_module.broken), is
+   PTO_ERR_USER. */
 PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m);
 
 /* ---- interp -------------------------------------------------------------- */
@@ -95,7 +99,8 @@ typedef struct pto_launch {
 } pto_launch;
 
 /* Runs every block (and rank) of the kernel with the reference semantics:
-   program order, no pipes, no addresses. */
+   program order, no pipes, no addresses. It needs no verify stamp (it
+   re-checks at run time what could take it out of bounds). */
 PTODEF pto_status pto_interp(pto_ctx *ctx, const pto_module *m, const pto_launch *launch);
 
 /* ---- lower ------------------------------------------------------------

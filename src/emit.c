@@ -1,6 +1,7 @@
 /* emit.c - the template emitter: a planned, synchronised module -> C source.
 
-   Needs: a verified module whose local tiles are all planned (tile.planned,
+   Needs: a verified module (stamped: pto_module.verified, refused with an
+   error otherwise) whose local tiles are all planned (tile.planned,
    tile.offset[slot]) and whose flags and barriers are in place (the sync
    pass, or written by hand). It reads the module and never changes it.
 
@@ -3282,10 +3283,7 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
     uint8_t *vo = NULL, *to = NULL, *po = NULL;
     pto_status st;
     int k, before = pto_error_count(ctx);
-    if (!m) {
-        pto_loc none = {0, 0, 0};
-        return pto_error(ctx, none, "pto_emit: the module is NULL");
-    }
+    if (pto__need_verified(ctx, m, "pto_emit") != PTO_OK) return PTO_ERR_USER;
     /* a zeroed buffer whose ctx the caller did not set writes through ours */
     if (kernel_src && !kernel_src->ctx) kernel_src->ctx = ctx;
     if (host_src && !host_src->ctx) host_src->ctx = ctx;

@@ -1,7 +1,7 @@
 /* emit_isa.c - the second emission target: a planned, synchronised module ->
    C++ against the Ascend pto-isa tile API, for real devices.
 
-   Needs: what emit.c needs (a verified module, every local tile planned,
+   Needs: what emit.c needs (a verified, stamped module, every local tile planned,
    flags and barriers in place). It reads the module and never changes it.
 
    Guarantees: one C++ source, byte-identical for identical input, that
@@ -1042,10 +1042,7 @@ static pto_status pto__isa_emit(pto_ctx *ctx, const pto_module *m, const pto_emi
     uint8_t *vo = NULL, *to = NULL, *po = NULL;
     pto_status st;
     int32_t k, s, before = pto_error_count(ctx);
-    if (!m) {
-        pto_loc none = {0, 0, 0};
-        return pto_error(ctx, none, "pto_emit_isa: the module is NULL");
-    }
+    if (pto__need_verified(ctx, m, "pto_emit_isa") != PTO_OK) return PTO_ERR_USER;
     if (!kernel_src->ctx) kernel_src->ctx = ctx;
     I = (pto__isa *)pto_alloc(ctx, sizeof *I);
     if (!I) return PTO_ERR_INTERNAL;

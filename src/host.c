@@ -130,6 +130,7 @@ PTODEF int32_t pto_set_host_dim(pto_module *m, int32_t host, int32_t param, int 
     if (v < 0) return -1;
     m->params[param].dim[d] = -1;
     m->params[param].dim_var[d] = v;
+    m->verified = 0;
     return v;
 }
 

@@ -234,6 +234,7 @@ static pto_status pto__api_error(pto_module *m, pto_loc loc, const char *fmt, ..
 {
     va_list ap;
     m->broken++;
+    m->verified = 0;
     va_start(ap, fmt);
     pto__vdiag(m->ctx, PTO_SEV_ERROR, loc, fmt, ap);
     va_end(ap);
@@ -252,6 +253,7 @@ static int pto__api_id(pto_module *m, const char *fn, const char *what, int32_t 
         pto__api_error(m, loc, "%s: %s id %ld is out of range (the module has %ld)", fn, what, (long)id, (long)n);
     else
         m->broken++;
+    m->verified = 0;
     return 0;
 }
 
@@ -375,6 +377,7 @@ PTODEF int32_t pto_set_dynamic_dim(pto_module *m, int32_t param, int d, const ch
     p = &m->params[param];
     p->dim[d] = -1;
     p->dim_var[d] = v;
+    m->verified = 0;
     return v;
 }
 
@@ -480,12 +483,19 @@ static inline void pto__append(pto_module *m, int32_t block, int32_t s)
     b->tail = s;
 }
 
-PTODEF void pto_append(pto_module *m, int32_t block, int32_t s) { pto__append(m, block, s); }
+/* The relinking calls change the module: they clear the verified stamp
+   (ir.h); lower and sync, which relink, stamp it again when they succeed. */
+PTODEF void pto_append(pto_module *m, int32_t block, int32_t s)
+{
+    m->verified = 0;
+    pto__append(m, block, s);
+}
 
 PTODEF void pto_prepend(pto_module *m, int32_t block, int32_t s)
 {
     pto_block *b = &m->blocks[block];
     pto_stmt *st = &m->stmts[s];
+    m->verified = 0;
     st->block = block;
     st->next = b->head;
     st->prev = -1;
@@ -496,6 +506,7 @@ PTODEF void pto_prepend(pto_module *m, int32_t block, int32_t s)
 PTODEF void pto_insert_before(pto_module *m, int32_t at, int32_t s)
 {
     pto_stmt *a = &m->stmts[at], *st = &m->stmts[s];
+    m->verified = 0;
     st->block = a->block;
     st->next = at;
     st->prev = a->prev;
@@ -506,6 +517,7 @@ PTODEF void pto_insert_before(pto_module *m, int32_t at, int32_t s)
 PTODEF void pto_insert_after(pto_module *m, int32_t at, int32_t s)
 {
     pto_stmt *a = &m->stmts[at], *st = &m->stmts[s];
+    m->verified = 0;
     st->block = a->block;
     st->prev = at;
     st->next = a->next;
@@ -516,6 +528,7 @@ PTODEF void pto_insert_after(pto_module *m, int32_t at, int32_t s)
 PTODEF void pto_unlink(pto_module *m, int32_t s)
 {
     pto_stmt *st = &m->stmts[s];
+    m->verified = 0;
     if (st->block < 0) return;
     if (st->prev >= 0) m->stmts[st->prev].next = st->next; else m->blocks[st->block].head = st->next;
     if (st->next >= 0) m->stmts[st->next].prev = st->prev; else m->blocks[st->block].tail = st->prev;

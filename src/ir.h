@@ -340,6 +340,18 @@ typedef struct pto_module {
     /* builder calls refused (a bad argument) or out of memory: the module
        misses what they would have added, and pto_verify fails on it */
     int32_t broken;
+    /* The verified stamp: nonzero when pto_verify accepted the module and no
+       builder (pto_add_*, pto_arg_*, pto_set_*, pto_expr_*, pto_if_else,
+       pto_new_stmt and the relinking calls, the host builders) changed it
+       since. Builders clear it; pto_lower, pto_plan, pto_sync, pto_emit,
+       pto_emit_isa, pto_interp and pto_interp_host refuse a module without
+       it (one error naming the pass), so an invalid module never reaches
+       code that relies on verify's guarantees. lower and sync edit the
+       module through the builders and stamp it again when they succeed
+       (their output is valid by their own guarantees; a failed one leaves
+       it cleared). Only the builders are tracked: a caller writing to the
+       arrays above directly must call pto_verify again itself. */
+    int32_t verified;
 } pto_module;
 
 /* ---- queries -------------------------------------------------------------- */
@@ -379,7 +391,9 @@ PTODEF int32_t pto_stmt_loop(const pto_module *m, int32_t stmt);
    it instead of compiling a module that silently lacks a node. A -1 passed
    on from a builder that failed is refused without a second error. Ids
    stored in a node (a tile, an expression, a var of an operand) are checked
-   by pto_verify. m must be a module of pto_module_create (never NULL);
+   by pto_verify. Every builder here (and the relinking calls below, and the
+   host builders) clears the verified stamp (pto_module.verified): verify
+   again before the later passes, which refuse an unstamped module. m must be a module of pto_module_create (never NULL);
    pto_module_destroy(NULL) does nothing. Statements are appended to the
    block given. */
 

@@ -3,7 +3,9 @@
 
    Needs: a module that pto_verify accepted (ranks kernels, window and
    signal tensors, constant tput / tget extents, allreduce on an f32 window
-   tensor with static dims: the verifier's rules for these ops).
+   tensor with static dims: the verifier's rules for these ops), stamped
+   (pto_module.verified; refused with an error otherwise). Its builder
+   calls clear the stamp; it sets it again on PTO_OK.
 
    Guarantees on PTO_OK (hardware.md section 8):
    - no tput, tget or allreduce is left. Every statement the pass makes has
@@ -525,8 +527,11 @@ PTODEF pto_status pto_lower(pto_ctx *ctx, pto_module *m) { return pto_lower_for(
 
 PTODEF pto_status pto_lower_for(pto_ctx *ctx, pto_module *m, pto_target target)
 {
-    int32_t s, n = m->n_stmts, s0 = m->n_stmts, t0 = m->n_tiles, t;
+    int32_t s, n, s0, t0, t;
     int errors = pto_error_count(ctx);
+    if (pto__need_verified(ctx, m, "pto_lower") != PTO_OK) return PTO_ERR_USER;
+    n = s0 = m->n_stmts;
+    t0 = m->n_tiles;
     for (s = 0; s < n; s++) {
         const pto_stmt *st = &m->stmts[s];
         int cls;
@@ -538,5 +543,8 @@ PTODEF pto_status pto_lower_for(pto_ctx *ctx, pto_module *m, pto_target target)
     for (s = s0; s < m->n_stmts; s++) m->stmts[s].origin = PTO_BY_LOWER;
     for (t = t0; t < m->n_tiles; t++) m->tiles[t].origin = PTO_BY_LOWER;
     if (target == PTO_TARGET_ISA && pto_error_count(ctx) == errors) pto__lw_fillpads(ctx, m);
-    return pto_error_count(ctx) != errors ? PTO_ERR_INTERNAL : PTO_OK;
+    if (pto_error_count(ctx) != errors) return PTO_ERR_INTERNAL;
+    /* the builders it called cleared the stamp; its output is valid (Guarantees) */
+    m->verified = 1;
+    return PTO_OK;
 }

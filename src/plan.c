@@ -1,7 +1,8 @@
 /* plan.c - the memory planner: an address for every local tile.
 
    Needs: a verified module (tile spaces, shapes and nbuf in range; xN tiles
-   declared inside a loop).
+   declared inside a loop), stamped (pto_module.verified; refused with an
+   error otherwise). It writes addresses only, so the stamp stays.
    Guarantees on PTO_OK: every tile whose space is not GM has planned = 1 and
    offset[0..nbuf-1] set; slot k of an xN tile is at offset[0] + k * stride,
    stride = the slot's bytes rounded up to the space's granule, so slots are
@@ -1178,6 +1179,7 @@ PTODEF pto_status pto_plan(pto_ctx *ctx, pto_module *m, const pto_plan_desc *des
     pto__tkey *keys;
     pto_status st = PTO_OK;
     int32_t t, nk = 0, i;
+    if (pto__need_verified(ctx, m, "pto_plan") != PTO_OK) return PTO_ERR_USER;
     memset(&d, 0, sizeof d);
     if (desc) d = *desc;
     for (i = 0; i < d.norders; i++)

@@ -1,6 +1,8 @@
 /* sync.c - the sync inserter: orders every dependency inside a core.
 
-   Needs: a verified module whose local tiles are planned (planned = 1 and
+   Needs: a verified module (stamped: pto_module.verified, refused with an
+   error otherwise; its relinking clears the stamp and it sets it again on
+   PTO_OK) whose local tiles are planned (planned = 1 and
    offset[k] for every slot k). Guarantees, for every core program (a
    vector or cube kernel body, or one section of a mix kernel):
    - every cross-pipe RAW / WAR / WAW dependency is ordered by a chain of
@@ -3020,6 +3022,7 @@ PTODEF pto_status pto_sync(pto_ctx *ctx, pto_module *m, const pto_sync_desc *des
     pto__sy sy;
     pto_status st = PTO_OK;
     int32_t k;
+    if (pto__need_verified(ctx, m, "pto_sync") != PTO_OK) return PTO_ERR_USER;
     memset(&sy, 0, sizeof sy);
     sy.ctx = ctx;
     sy.m = m;
@@ -3034,6 +3037,9 @@ PTODEF pto_status pto_sync(pto_ctx *ctx, pto_module *m, const pto_sync_desc *des
         pto__sy_reset(&sy);
     }
     if (desc && desc->stats) *desc->stats = sy.stats;
+    /* its relinking cleared the stamp; a synced module is still valid (a
+       failed sync that relinked leaves it cleared) */
+    if (st == PTO_OK) m->verified = 1;
     return st;
 }
 

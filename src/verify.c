@@ -4,7 +4,8 @@
    the C API is misused; the verifier checks them before following them).
 
    Guarantees on PTO_OK, for the planner, the sync inserter, the emitter and
-   the interpreter:
+   the interpreter (and sets pto_module.verified, the stamp those passes
+   check; a failure clears it; ir.h):
      - every name resolves: tiles and let/loop vars are used only where they
        are in scope, in their own kernel; no name shadows another;
      - every op has the operand count, kinds, spaces, dtypes and shapes its
@@ -2411,6 +2412,7 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
         pto_loc none = {0, 0, 0};
         return pto_error(ctx, none, "pto_verify: the module is NULL");
     }
+    m->verified = 0;
     if (m->broken) {
         pto_loc none = {m->file, 0, 0};
         pto_error(ctx, none, "the module is incomplete: %ld builder call(s) were refused or ran out of memory "
@@ -2428,5 +2430,7 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
     pto__vfree(&v);
     if (v.internal) return PTO_ERR_INTERNAL;
     if (pto__hs_verify(ctx, m) == PTO_ERR_INTERNAL) return PTO_ERR_INTERNAL;
-    return pto_error_count(ctx) != before ? PTO_ERR_USER : PTO_OK;
+    if (pto_error_count(ctx) != before) return PTO_ERR_USER;
+    m->verified = 1;   /* the stamp the later passes require (ir.h) */
+    return PTO_OK;
 }

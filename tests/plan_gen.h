@@ -212,6 +212,11 @@ static pto_module *gen_module(pto_ctx *ctx, uint64_t seed)
     } else {
         gen_block(&g, g.m->kernels[g.kernel].body, 0, 0, kind == 3 ? PTO_CORE_CUBE : PTO_CORE_VECTOR);
     }
+    /* The planner's own defence is under test: these modules oversubscribe
+       spaces and mismatch shapes on purpose, which pto_verify refuses, so
+       the stamp pto_plan requires is written directly (ir.h: a direct
+       writer answers for the module itself). */
+    g.m->verified = 1;
     return g.m;
 }
 

@@ -47,6 +47,17 @@ static const char *first_diag(pto_ctx *ctx, char *buf, size_t n)
     return buf;
 }
 
+/* The kernels below are verified like a user's (pto_sync requires the
+   stamp); verify's warnings (k_many writes no output) are not what these
+   tests look at, so they are cleared. */
+static pto_module *vfy(pto_ctx *ctx, pto_module *m)
+{
+    char buf[300];
+    CHECK_MSG(pto_verify(ctx, m) == PTO_OK, "%s", first_diag(ctx, buf, sizeof buf));
+    pto_diag_clear(ctx);
+    return m;
+}
+
 /* ---- kernels ------------------------------------------------------------------ */
 
 /* vadd, double-buffered, for i = start to end step step (end = scalar n). */
@@ -74,7 +85,7 @@ static pto_module *k_vadd(pto_ctx *ctx, const kopt *o, int32_t *nvar)
     sc_load(m, fb, b, y, r, sc_int(m, 0), 9);
     sc_op3(m, fb, PTO_OP_TADD, c, a, b, 10);
     sc_store(m, fb, z, r, sc_int(m, 0), c, 11);
-    return m;
+    return vfy(ctx, m);
 }
 
 /* for i = 1 to n step 2 { tile a, b x2; tload a; tmuls b, a; tstore b } */
@@ -97,7 +108,7 @@ static pto_module *k_step2(pto_ctx *ctx, int32_t *nvar, int32_t *loop)
     sc_load(m, fb, a, x, i, sc_int(m, 0), 6);
     sc_muls(m, fb, b, a, 2.0, 7);
     sc_store(m, fb, z, i, sc_int(m, 0), b, 8);
-    return m;
+    return vfy(ctx, m);
 }
 
 /* if k == 0 { tload a; tmuls b, a } else { texpands b | tload a }; tstore b; tmuls c, a; tstore c */
@@ -131,7 +142,7 @@ static pto_module *k_branch(pto_ctx *ctx, int else_loads, int32_t *kvar)
     sc_store(m, body, z, sc_int(m, 0), sc_int(m, 0), b, 11);
     sc_muls(m, body, c, a, 3.0, 12);
     sc_store(m, body, w, sc_int(m, 0), sc_int(m, 0), c, 13);
-    return m;
+    return vfy(ctx, m);
 }
 
 /* ntiles loads into distinct tiles, then one V op per tile. */
@@ -151,7 +162,7 @@ static pto_module *k_many(pto_ctx *ctx, int ntiles)
     }
     for (i = 0; i < ntiles; i++) sc_load(m, body, t[i], x, sc_int(m, 8 * i), sc_int(m, 0), 10 + i);
     for (i = 0; i < ntiles; i++) sc_muls(m, body, d[i], t[i], 2.0, 20 + i);
-    return m;
+    return vfy(ctx, m);
 }
 
 /* tload t; texp t, t; tstore z, t */
@@ -166,7 +177,7 @@ static pto_module *k_chain(pto_ctx *ctx)
     sc_load(m, body, t, x, sc_int(m, 0), sc_int(m, 0), 3);
     sc_op2(m, body, PTO_OP_TEXP, t, t, 4);
     sc_store(m, body, z, sc_int(m, 0), sc_int(m, 0), t, 5);
-    return m;
+    return vfy(ctx, m);
 }
 
 /* Two independent V ops, then one that depends on both. */
@@ -189,7 +200,7 @@ static pto_module *k_vv(pto_ctx *ctx, int32_t *join)
     sc_muls(m, body, d, b, 3.0, 6);
     *join = sc_op3(m, body, PTO_OP_TADD, e, c, d, 7);
     sc_store(m, body, z, sc_int(m, 0), sc_int(m, 0), e, 8);
-    return m;
+    return vfy(ctx, m);
 }
 
 /* Row softmax: a chain of dependent V ops. */
@@ -211,7 +222,7 @@ static pto_module *k_softmax(pto_ctx *ctx)
     sc_op2(m, body, PTO_OP_TROWSUM, s, t, 10);
     sc_op3(m, body, PTO_OP_TROWEXPANDDIV, t, t, s, 11);
     sc_store(m, body, y, sc_int(m, 0), sc_int(m, 0), t, 12);
-    return m;
+    return vfy(ctx, m);
 }
 
 /* Cube: nacc accumulators matmul'd then stored (M -> FIX pairs). */
@@ -244,7 +255,7 @@ static pto_module *k_cube(pto_ctx *ctx, int nacc)
         s = sc_store(m, body, c, sc_int(m, 16 * i), sc_int(m, 0), acc[i], 20 + i);
         (void)s;
     }
-    return m;
+    return vfy(ctx, m);
 }
 
 /* GM read-after-write: tstore z[r0, 0], t; tload u, z[r1, 0] (r = s + d). */
@@ -265,7 +276,7 @@ static pto_module *k_gm(pto_ctx *ctx, int64_t d0, int64_t d1, int32_t *svar)
     sc_load(m, body, t, x, sc_int(m, 0), sc_int(m, 0), 5);
     sc_store(m, body, z, pto_expr_bin(m, PTO_E_ADD, r, sc_int(m, d0), sc_loc(6)), sc_int(m, 0), t, 6);
     sc_load(m, body, u, z, pto_expr_bin(m, PTO_E_ADD, r, sc_int(m, d1), sc_loc(7)), sc_int(m, 0), 7);
-    return m;
+    return vfy(ctx, m);
 }
 
 /* Nested loops with a tile reused across the outer loop and an x3 tile in the inner one. */
@@ -296,7 +307,7 @@ static pto_module *k_nested(pto_ctx *ctx, int32_t *nvar)
     sc_load(m, b2, a, x, row, sc_int(m, 0), 7);
     sc_op3(m, b2, PTO_OP_TADD, acc, acc, a, 8);
     sc_store(m, b1, z, pto_expr_bin(m, PTO_E_MUL, i, sc_int(m, 16), sc_loc(9)), sc_int(m, 0), acc, 9);
-    return m;
+    return vfy(ctx, m);
 }
 
 /* ---- tests ------------------------------------------------------------------------ */

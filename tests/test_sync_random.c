@@ -177,6 +177,11 @@ static pto_module *g_kernel(pto_ctx *ctx, uint64_t seed, int32_t *nvar, int32_t 
     g_block(&g, g.m->kernels[g.k].body, 0);
     *nvar = g.nvar;
     *kvar = g.kvar;
+    /* Random kernels that pto_verify would refuse (tiles read before any
+       write, dtype mismatches) still have well-defined pipe dependencies,
+       which is what the inserter is tested on: the stamp pto_sync requires
+       is written directly (ir.h: a direct writer answers for the module). */
+    g.m->verified = 1;
     return g.m;
 }
 
