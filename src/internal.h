@@ -45,7 +45,7 @@ static pto_status pto__need_verified(pto_ctx *ctx, const pto_module *m, const ch
     if (m->verified) return PTO_OK;
     none.file = m->file;
     return pto_error(ctx, none, "%s: the module is not verified (call pto_verify or pto_compile first; "
-                     "a builder call since pto_verify changed it)", pass);
+                     "again after any builder call)", pass);
 }
 #define PTO__MPUSH(m, arr) pto__pushed((m), PTO__PUSH(m, arr))
 #define PTO__MPUSH_FAST(m, arr) pto__pushed((m), PTO__PUSH_FAST(m, arr))
