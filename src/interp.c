@@ -1151,6 +1151,41 @@ static void pto__reset_block(pto__interp *I)
         if (I->m->vars[v].kind == PTO_V_LET || I->m->vars[v].kind == PTO_V_LOOP) I->state[v] = PTO__UNBOUND;
 }
 
+/* Every slot a section pushed must be popped by the block's end: the
+   device's ring would hold them into the next launch, and the simulator
+   reports them ("pushed but never popped"); saying nothing here would let
+   ptoc run print "result match" beside that report. With counts known only
+   at launch the verifier cannot see this (tests/bad/pipe_unbalanced.pto is
+   the static case). A pop of an empty FIFO never returns: the deadlock
+   error of pto__run_mix. */
+static int pto__in_rings_drained(pto__interp *I)
+{
+    static const char *const who[3] = {"the cube core", "AIV 0 (subblock 0)", "AIV 1 (subblock 1)"};
+    int32_t i;
+    int k, c, ok = 1;
+    for (i = 0; I->rings && i < I->m->n_cvpipes; i++) {
+        const pto_cvpipe *q = &I->m->cvpipes[i];
+        const pto__iring *r = &I->rings[i];
+        if (q->kernel != I->L->kernel) continue;
+        for (k = 0; k < 2; k++) {
+            int64_t pushed;
+            if (!(q->dir & (1 << k))) continue;
+            pushed = pto__in_pushed(r, q, k);
+            for (c = 0; c < (k == 0 ? 2 : 1); c++) {
+                int64_t popped = r->popped[k][c];
+                if (popped >= pushed) continue;
+                ok = pto__fail(I, q->loc, "pipe '%s' (%s): %s pushed %lld tile%s but %s popped %lld: %lld left in its FIFO "
+                               "when the block ends (every tpush needs its tpop)",
+                               pto_str(I->ctx, q->name), k ? "v2c" : "c2v",
+                               k ? (q->split == PTO_SPLIT_NONE ? who[1] : "the vector section") : who[0],
+                               (long long)pushed, pushed == 1 ? "" : "s", k ? who[0] : who[1 + c], (long long)popped,
+                               (long long)(pushed - popped));
+            }
+        }
+    }
+    return ok;
+}
+
 /* The cores of one cluster: the cube section on the AIC, the vector
    section on AIV 0 and AIV 1 (subblock 0, 1). Each runs until it finishes
    or a pipe op must wait; a waiting core is resumed on a later round by
@@ -1203,7 +1238,7 @@ static int pto__run_mix(pto__interp *I)
     I->tiles = I->ctiles[0];
     I->subblock = 0;
     I->step = I->done = 0;
-    return 1;
+    return pto__in_rings_drained(I);
 }
 
 static int pto__run_kernel(pto__interp *I)
