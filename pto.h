@@ -781,7 +781,17 @@ typedef struct pto_launch {
     const pto_binding *bindings;
     int nbindings;
     int nranks;            /* ranks kernels only; 0 = 1 */
+    int64_t max_instr;     /* the instruction budget: more ops than this in the whole
+                              launch (every block, core and rank) is an error naming
+                              the innermost loop running; 0 = PTO_MAX_INSTR_DEFAULT */
 } pto_launch;
+
+/* A runaway kernel (a loop to 10^12) must stop with an error, not run until
+   killed. The default is ~280x the largest launch of the repository's
+   kernels (352 ops: the examples, tests/ok, tests/user, tests/sync_sim, the
+   benches) and stops a runaway on the simulator in ~15 s (16 x 256 f32
+   tiles; the time per instruction grows with the tile). */
+#define PTO_MAX_INSTR_DEFAULT 100000
 
 /* Runs every block (and rank) of the kernel with the reference semantics:
    program order, no pipes, no addresses. It needs no verify stamp (it
@@ -1029,6 +1039,7 @@ typedef struct pto_host_launch {
     void **tensors;
     const pto_binding *bindings;
     int nbindings;
+    int64_t max_instr;     /* every call's pto_launch.max_instr (0 = the default) */
 } pto_host_launch;
 
 /* Runs the host's calls in program order with the reference semantics
@@ -7800,6 +7811,16 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
    for i = start, start + step, ... while i < end (start >= end: zero times).
    step must be > 0. if compares two expressions.
 
+   Budget. A launch may run at most launch->max_instr ops (0 means
+   PTO_MAX_INSTR_DEFAULT) over all its blocks, cores and ranks; set_flag,
+   wait_flag and pipe_barrier do not count (the simulator counts the same
+   way, so both stop a runaway at the same point). The next op is an error
+   at the innermost loop running (or at the op outside any loop).
+
+   Pipes. Every slot pushed into a cube/vector pipe must be popped by each
+   consumer before the block ends; slots left are an error naming the pipe
+   and the counts (pto__in_rings_drained).
+
    Tiles. Each execution of a TILE statement gives the tile fresh storage, all
    zero (a tile read before any write reads zeros; at the start of every
    block every tile is zero). A kernel whose result depends on those zeros
@@ -7936,6 +7957,9 @@ typedef struct pto__interp {
     int stepping;          /* set: wait and allreduce may block */
     int blocked;           /* the op just run could not go on (the step stays on it) */
     int ar;                /* allreduce: 0 none, 1 arrived (waits for every rank), 2 done */
+    /* the instruction budget (pto_launch.max_instr), shared by every rank */
+    int64_t *ninstr, max_instr;
+    int32_t loop;          /* the innermost FOR running, or -1 */
 } pto__interp;
 
 /* One cube/vector pipe: its slots and per-direction counters (k 0 = c2v,
@@ -8694,9 +8718,11 @@ static int pto__run_tile(pto__interp *I, const pto_stmt *st)
 static int pto__run_for(pto__interp *I, const pto_stmt *st)
 {
     int64_t lo, hi, step = 1, i;
+    int32_t outer = I->loop;
     if (!pto__eval(I, st->e[0], &lo, 0) || !pto__eval(I, st->e[1], &hi, 0)) return 0;
     if (st->e[2] >= 0 && !pto__eval(I, st->e[2], &step, 0)) return 0;
     if (step <= 0) return pto__fail(I, st->loc, "loop step must be positive, got %lld", (long long)step);
+    I->loop = (int32_t)(st - I->m->stmts);
     for (i = lo; i < hi;) {
         I->env[st->ref] = i;
         I->state[st->ref] = PTO__BOUND;
@@ -8705,7 +8731,29 @@ static int pto__run_for(pto__interp *I, const pto_stmt *st)
         if ((uint64_t)hi - (uint64_t)i <= (uint64_t)step) break;
         i += step;
     }
+    I->loop = outer;
     return 1;
+}
+
+/* The instruction budget: one more op (not a set_flag / wait_flag /
+   pipe_barrier, which the simulator's count leaves out too, and not an op a
+   resumed mix section replays). Past the limit the run stops with an error
+   at the innermost loop running (a runaway loop is the usual cause). */
+static int pto__in_counts(const pto_stmt *st)
+{
+    return st->kind == PTO_ST_OP && pto_opinfo_get((pto_op)st->op)->cls != PTO_OC_SYNC;
+}
+
+static int pto__in_count(pto__interp *I, const pto_stmt *st)
+{
+    const pto_stmt *at = I->loop >= 0 ? &I->m->stmts[I->loop] : st;
+    if (!pto__in_counts(st)) return 1;
+    if (++*I->ninstr <= I->max_instr) return 1;
+    return pto__fail(I, at->loc,
+                     "kernel '%s' ran more than %lld instructions (the instruction budget, over every block%s)%s: "
+                     "a runaway loop? raise the limit with ptoc run --max-instr N",
+                     pto_str(I->ctx, I->k->name), (long long)I->max_instr, I->k->ranks ? " and rank" : "",
+                     I->loop >= 0 ? "; this loop was running" : "");
 }
 
 static int pto__run_if(pto__interp *I, const pto_stmt *st)
@@ -8726,7 +8774,9 @@ static int pto__run_stmt(pto__interp *I, int32_t s)
     case PTO_ST_TILE:
         /* a resumed mix section replays its path up to where it stopped */
         if (I->step < I->done) { I->step++; return 1; }
+        if (!pto__in_count(I, st)) return 0;
         ok = st->kind == PTO_ST_OP ? pto__exec_op(I, s) : pto__run_tile(I, st);
+        if ((I->cvblocked == s || I->blocked) && pto__in_counts(st)) --*I->ninstr;   /* it runs again later */
         if (ok) I->step++;
         return ok;
     case PTO_ST_LET:
@@ -8917,6 +8967,41 @@ static void pto__reset_block(pto__interp *I)
         if (I->m->vars[v].kind == PTO_V_LET || I->m->vars[v].kind == PTO_V_LOOP) I->state[v] = PTO__UNBOUND;
 }
 
+/* Every slot a section pushed must be popped by the block's end: the
+   device's ring would hold them into the next launch, and the simulator
+   reports them ("pushed but never popped"); saying nothing here would let
+   ptoc run print "result match" beside that report. With counts known only
+   at launch the verifier cannot see this (tests/bad/pipe_unbalanced.pto is
+   the static case). A pop of an empty FIFO never returns: the deadlock
+   error of pto__run_mix. */
+static int pto__in_rings_drained(pto__interp *I)
+{
+    static const char *const who[3] = {"the cube core", "AIV 0 (subblock 0)", "AIV 1 (subblock 1)"};
+    int32_t i;
+    int k, c, ok = 1;
+    for (i = 0; I->rings && i < I->m->n_cvpipes; i++) {
+        const pto_cvpipe *q = &I->m->cvpipes[i];
+        const pto__iring *r = &I->rings[i];
+        if (q->kernel != I->L->kernel) continue;
+        for (k = 0; k < 2; k++) {
+            int64_t pushed;
+            if (!(q->dir & (1 << k))) continue;
+            pushed = pto__in_pushed(r, q, k);
+            for (c = 0; c < (k == 0 ? 2 : 1); c++) {
+                int64_t popped = r->popped[k][c];
+                if (popped >= pushed) continue;
+                ok = pto__fail(I, q->loc, "pipe '%s' (%s): %s pushed %lld tile%s but %s popped %lld: %lld left in its FIFO "
+                               "when the block ends (every tpush needs its tpop)",
+                               pto_str(I->ctx, q->name), k ? "v2c" : "c2v",
+                               k ? (q->split == PTO_SPLIT_NONE ? who[1] : "the vector section") : who[0],
+                               (long long)pushed, pushed == 1 ? "" : "s", k ? who[0] : who[1 + c], (long long)popped,
+                               (long long)(pushed - popped));
+            }
+        }
+    }
+    return ok;
+}
+
 /* The cores of one cluster: the cube section on the AIC, the vector
    section on AIV 0 and AIV 1 (subblock 0, 1). Each runs until it finishes
    or a pipe op must wait; a waiting core is resumed on a later round by
@@ -8969,7 +9054,7 @@ static int pto__run_mix(pto__interp *I)
     I->tiles = I->ctiles[0];
     I->subblock = 0;
     I->step = I->done = 0;
-    return 1;
+    return pto__in_rings_drained(I);
 }
 
 static int pto__run_kernel(pto__interp *I)
@@ -9111,6 +9196,7 @@ static int pto__in_step(pto__in_rank *R, int32_t s)
         return st->body >= 0 ? pto__in_push(R, st->body, -1, 0, 0, 0) : 1;
     default:
         I->blocked = 0;
+        for (I->loop = -1, a = R->nfr - 1; a >= 0 && I->loop < 0; a--) I->loop = R->fr[a].loop;
         if (!pto__run_stmt(I, s)) return 0;
         if (!I->blocked) R->fr[R->nfr - 1].next = st->next;
         return 1;
@@ -9265,11 +9351,16 @@ static pto_status pto__in_ranks(pto_ctx *ctx, const pto_module *m, const pto_lau
     int64_t n = launch->nranks > 0 ? launch->nranks : 1, r, nblocks = 1;
     pto__in_rank *R = (pto__in_rank *)pto_alloc(ctx, sizeof *R * (size_t)n);
     int ok = R != NULL, oom = 0;
+    int64_t ninstr = 0;
     if (!R) return pto__oom(ctx), PTO_ERR_INTERNAL;
     memset(R, 0, sizeof *R * (size_t)n);
     for (r = 0; r < n && ok; r++) {
         pto__interp *I = &R[r].I;
         I->ctx = ctx, I->m = m, I->L = launch;
+        I->ninstr = &ninstr;
+        I->max_instr = launch->max_instr > 0 ? launch->max_instr : PTO_MAX_INSTR_DEFAULT;
+        I->loop = -1;
+        I->cvblocked = -1;
         I->stepping = 1;
         R[r].at = -1;
         ok = pto__setup(I);
@@ -9296,6 +9387,7 @@ PTODEF pto_status pto_interp(pto_ctx *ctx, const pto_module *m, const pto_launch
 {
     pto__interp I;
     pto_loc none = {0, 0, 0};
+    int64_t ninstr = 0;
     int ok;
     if (!m || !launch || launch->kernel < 0 || launch->kernel >= m->n_kernels)
         return pto_error(ctx, none, "pto_interp: the launch names no kernel of the module");
@@ -9304,6 +9396,10 @@ PTODEF pto_status pto_interp(pto_ctx *ctx, const pto_module *m, const pto_launch
     I.ctx = ctx;
     I.m = m;
     I.L = launch;
+    I.ninstr = &ninstr;
+    I.max_instr = launch->max_instr > 0 ? launch->max_instr : PTO_MAX_INSTR_DEFAULT;
+    I.loop = -1;
+    I.cvblocked = -1;
     ok = pto__setup(&I) && pto__run_kernel(&I);
     pto__in_free(&I);
     if (I.oom) return PTO_ERR_INTERNAL;
@@ -10168,6 +10264,7 @@ typedef struct pto__hs_run {
     double *val;            /* per var: host dims and scalars */
     void **tensors;         /* per host tensor */
     int64_t (*shape)[2];    /* per host tensor */
+    int64_t max_instr;      /* each call's instruction budget (pto_host_launch) */
 } pto__hs_run;
 
 static int pto__hs_eval(pto__hs_run *R, int32_t e, int64_t *out)
@@ -10283,6 +10380,7 @@ static int pto__hs_call(pto__hs_run *R, const pto_hstmt *st, int32_t *order, pto
     L.tensors = kt;
     L.bindings = bind;
     L.nbindings = nb;
+    L.max_instr = R->max_instr;
     ps = pto_interp(R->ctx, m, &L);
     if (ps != PTO_OK)
         pto_note(R->ctx, st->loc, "in the call of '%s' by host '%s'", pto_str(R->ctx, k->name), pto_str(R->ctx, R->h->name));
@@ -10335,6 +10433,7 @@ PTODEF pto_status pto_interp_host(pto_ctx *ctx, const pto_module *m, const pto_h
     R.ctx = ctx;
     R.m = m;
     R.h = &m->hosts[launch->host];
+    R.max_instr = launch->max_instr;
     n = R.h->nparams + R.h->ntensors;
     for (k = 0; k < m->n_kernels; k++)
         if (m->kernels[k].nparams > most) most = m->kernels[k].nparams;
@@ -20292,7 +20391,8 @@ static pto_status pto__isa_emit(pto_ctx *ctx, const pto_module *m, const pto_emi
    the host.c pto_emit writes. It needs the .pto text of the kernels (host.c
    embeds it) and gives host.c a small vocabulary:
 
-     pto_h_begin   reads -D NAME=VALUE, --seed S, --ranks N, --trace F.json;
+     pto_h_begin   reads -D NAME=VALUE, --seed S, --ranks N, --max-instr N,
+                  --trace F.json;
                   re-parses and verifies the .pto text; creates the simulated device
      pto_h_ranks   the kernel set up next is a ranks kernel: it runs on a
                   second device of N ranks (--ranks, default 2); each of its
@@ -20353,6 +20453,7 @@ typedef struct pto_h_run {
     pto_k_device *dev;
     pto_k_device *rdev;            /* nranks ranks, for ranks kernels (made on first use) */
     int nranks;                    /* --ranks N */
+    int64_t max_instr;             /* --max-instr N: each launch's instruction budget (0 = default) */
     char *ksrc;                    /* kernel.c, for counting flags and barriers */
     /* the kernel being set up */
     pto_binding bind[PTO_H_MAX];
@@ -20445,7 +20546,22 @@ PTO_K_FN int pto_h_args(pto_h_run *run, int argc, char **argv)
             }
             continue;
         }
-        else { pto_h_fail(run, 1, "unknown argument '%s' (use -D NAME=VALUE, --seed S, --ranks N, --trace FILE)", a); return 1; }
+        else if (strcmp(a, "--max-instr") == 0 && i + 1 < argc) {
+            char *end;
+            const char *sv = argv[++i];
+            long long n = strtoll(sv, &end, 0);
+            if (end == sv || *end || n < 1) {
+                pto_h_fail(run, 1, "--max-instr %s: want a positive instruction count", sv);
+                return 1;
+            }
+            run->max_instr = (int64_t)n;
+            continue;
+        }
+        else {
+            pto_h_fail(run, 1, "unknown argument '%s' (use -D NAME=VALUE, --seed S, --ranks N, --max-instr N, --trace FILE)",
+                       a);
+            return 1;
+        }
         eq = strchr(v, '=');
         if (!eq || eq == v || run->ndefs == PTO_H_MAX) { pto_h_fail(run, 1, "bad -D '%s' (want NAME=VALUE)", v); return 1; }
         run->def_name[run->ndefs] = v;
@@ -21048,6 +21164,7 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
     ld.kind = kind;
     ld.block_num = blocks;
     ld.args = args;
+    ld.max_instr = run->max_instr;
     k = pto_h_kernel_index(run, name);
     if (k < run->m->n_kernels) pto_h_int_scalars(run, k);
     memset(&L, 0, sizeof L);
@@ -21055,6 +21172,7 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
     L.tensors = run->host;
     L.bindings = run->bind;
     L.nbindings = run->nbind;
+    L.max_instr = run->max_instr;
     if (run->kranks && k < run->m->n_kernels) {
         /* every arg once; the simulator gives each rank its window copies */
         int np = run->m->kernels[k].nparams;
@@ -21116,6 +21234,7 @@ PTO_K_FN void pto_h_call(pto_h_run *run, pto_k_kernel_fn fn, const char *name, i
     ld.kind = kind;
     ld.block_num = blocks;
     ld.args = args;
+    ld.max_instr = run->max_instr;
     r = pto_k_launch(run->dev, &ld);
     printf("call %s (%lld block%s)\n", name, (long long)blocks, blocks == 1 ? "" : "s");
     pto_h_report(run, name, r, planned);
@@ -21138,6 +21257,7 @@ PTO_K_FN void pto_h_host_end(pto_h_run *run, const char *name)
     L.tensors = run->host;
     L.bindings = run->bind;
     L.nbindings = run->nbind;
+    L.max_instr = run->max_instr;
     printf("host %s\n", name);
     if (h == run->m->n_hosts || pto_interp_host(run->ctx, run->m, &L) != PTO_OK) {
         pto_diag_print(run->ctx, stderr);

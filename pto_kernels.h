@@ -20,7 +20,9 @@
      makespan, busy cycles, bound and efficiency, and a Chrome trace;
    - SPMD blocks, mix clusters with cross-core flags and TPUSH/TPOP/TFREE
      rings, ranks with windows, notify/wait and atomic add, under a seeded
-     deterministic scheduler that reports deadlocks naming every blocked wait.
+     deterministic scheduler that reports deadlocks naming every blocked wait;
+   - an instruction budget per launch (pto_k_launch_desc.max_instr): a runaway
+     kernel stops with one report instead of running until killed.
    The API is described in the "api.h" part below. Every name is pto_k_* /
    PTO_K_*, so a program may include pto.h and pto_kernels.h together.
    Link with -lm (and -lpthread where libc does not include it). */
@@ -477,6 +479,7 @@ PTO_NUMFN int64_t pto_el_mm_i8(const void *a, int64_t sa, const void *b, int64_t
 #include <string.h>
 #include <math.h>
 #include <pthread.h>
+#include <setjmp.h>
 
 #if defined(__GNUC__) || defined(__clang__) || defined(__TINYC__)
 #define PTO_K_FN static __attribute__((unused))
@@ -524,7 +527,8 @@ enum {
     PTO_K_E_BOUNDS,         /* a GM window outside its tensor, bad shape */
     PTO_K_E_RING,           /* ring protocol misuse (init mismatch, tfree, unfreed slot) */
     PTO_K_E_USAGE,          /* anything else the API was called wrongly with */
-    PTO_K_E_UNINIT          /* a read of local bytes nothing wrote (see "Uninitialised reads") */
+    PTO_K_E_UNINIT,         /* a read of local bytes nothing wrote (see "Uninitialised reads") */
+    PTO_K_E_BUDGET          /* more instructions than the launch's max_instr: stopped */
 };
 
 /* ---- tiles and GM tensors ------------------------------------------------ */
@@ -694,7 +698,15 @@ typedef struct pto_k_launch_desc {
     int nargs;                 /* ... how many: with nranks > 1, a window tensor in args
                                   means each rank's own copy of it */
     const int64_t *const *rank_args; /* ... or one list per rank, taken as is */
+    int64_t max_instr;         /* the instruction budget: past this many instructions in the
+                                  launch (every core and rank; set_flag, wait_flag,
+                                  pipe_barrier and tdecl not counted) the run stops with
+                                  an error; 0 = PTO_K_MAX_INSTR_DEFAULT */
 } pto_k_launch_desc;
+
+/* pto.h's PTO_MAX_INSTR_DEFAULT: a runaway loop stops in seconds, every kernel
+   of the repository stays far below it */
+#define PTO_K_MAX_INSTR_DEFAULT 100000
 
 typedef struct pto_k_error {
     int kind;                  /* PTO_K_E_* */
@@ -796,6 +808,10 @@ PTO_K_FN const char *pto_k_report_find(const pto_k_report *r, int kind, const ch
    blocked is a deadlock: each blocked wait is reported and its core is put
    in `dead` mode, where every instruction returns at once (kernels have no
    data-dependent control flow, so they still run to their end).
+
+   Budget. A launch runs at most its max_instr tile instructions over all
+   cores (pto_k__tick): past that it reports once and every core leaves its
+   kernel function, so a runaway loop ends with a report, not a hang.
 
    Nothing here is global: all state hangs off the pto_k_device. */
 
@@ -970,6 +986,7 @@ struct pto_k_core {
     char waitmsg[400];
     pthread_t th;
     const int64_t *args;
+    jmp_buf stop;              /* the instruction budget's way out of the kernel function */
 };
 
 enum { PTO_K__NEW, PTO_K__RUN, PTO_K__DONE };
@@ -996,6 +1013,8 @@ struct pto_k_device {
     pthread_cond_t cv;
     int running, ndone;
     uint64_t rng;
+    int64_t ninstr_all, max_instr; /* the instruction budget of the launch */
+    int stopped;               /* it ran out: every core leaves its kernel function */
     /* results */
     pto_k_report rep;
     int caperr;
@@ -1497,6 +1516,10 @@ PTO_K_FN int pto_k__mark_runnable(pto_k_device *dev)
         const pto_k__waiter *w = (const pto_k__waiter *)c->parg;
         c->can_run = 0;
         if (c->state == PTO_K__DONE) continue;
+        if (dev->stopped) { /* every core runs, to leave at once (pto_k__tick) */
+            n += c->can_run = 1;
+            continue;
+        }
         if (!c->dead && w && w->when && c->wake < 0) {
             int64_t t = w->when(c, w->arg);
             if (t >= 0 && (first < 0 || t < first)) first = t;
@@ -1509,6 +1532,7 @@ PTO_K_FN int pto_k__mark_runnable(pto_k_device *dev)
     for (i = 0; i < dev->ncores; i++) {
         pto_k_core *c = &dev->cores[i];
         const pto_k__waiter *w = (const pto_k__waiter *)c->parg;
+        if (dev->stopped) break;
         if (c->state != PTO_K__DONE && !c->dead && w && w->when && c->wake < 0) {
             int64_t t = w->when(c, w->arg);
             if (t >= 0 && t < land) c->wake = t;
@@ -1593,6 +1617,31 @@ PTO_K_FN void pto_k__block(pto_k_core *c, const pto_k__waiter *w)
     c->wake = -1;
     pto_k__yield(c);
     c->parg = NULL;
+    if (c->dev->stopped) longjmp(c->stop, 1);   /* released by the budget's stop, not its event */
+}
+
+/* The instruction budget. Every tile instruction (pto_k__issue, the ring
+   ops) counts against the launch's limit, over all cores and ranks (only
+   the baton holder runs, so the count needs no lock). Past it the launch
+   stops cleanly: one report naming the kernel, the limit, the instruction
+   and its core; then each core, when it next holds the baton, leaves its
+   kernel function through c->stop (longjmp to pto_k__thread: the kernel
+   functions hold no resources, everything lives in the device), blocked
+   cores included (the scheduler lets every core run once stopped), and
+   the launch's end checks are skipped (their findings would be noise). */
+PTO_K_FN void pto_k__tick(pto_k_core *c, const char *src)
+{
+    pto_k_device *dev = c->dev;
+    char who[64];
+    if (dev->stopped) longjmp(c->stop, 1);
+    if (++dev->ninstr_all <= dev->max_instr) return;
+    pto_k__core_name(c, who, sizeof who);
+    pto_k__err(dev, PTO_K_E_BUDGET,
+               "%s: error: kernel %s ran more than %lld instructions (the instruction budget, over every core of the "
+               "launch), stopped here (%s): a runaway loop? raise the limit with ptoc run --max-instr N",
+               src ? src : "?", dev->ld->name ? dev->ld->name : "?", (long long)dev->max_instr, who);
+    dev->stopped = 1;
+    longjmp(c->stop, 1);
 }
 
 PTO_K_FN void pto_k__core_end(pto_k_core *c);
@@ -1604,8 +1653,10 @@ PTO_K_FN void *pto_k__thread(void *arg)
     pthread_mutex_lock(&dev->mu);
     while (dev->running != c->index) pthread_cond_wait(&dev->cv, &dev->mu);
     pthread_mutex_unlock(&dev->mu);
-    dev->ld->fn(c, c->args);
-    pto_k__core_end(c);
+    if (!dev->stopped) {
+        if (setjmp(c->stop) == 0) dev->ld->fn(c, c->args);   /* 1: pto_k__tick stopped it */
+    }
+    if (!dev->stopped) pto_k__core_end(c);
     pthread_mutex_lock(&dev->mu);
     c->state = PTO_K__DONE;
     dev->ndone++;
@@ -2545,6 +2596,8 @@ PTO_K_FN void pto_k__blocked_desc(pto_k_core *c, int p, char *out, size_t n)
 PTO_K_FN void pto_k__issue(pto_k_core *c, pto_k__ins *ins)
 {
     int p = ins->pipe;
+    if (ins->op != PTO_K__SET_FLAG && ins->op != PTO_K__WAIT_FLAG && ins->op != PTO_K__PIPE_BARRIER)
+        pto_k__tick(c, ins->src);
     if (c->dead) return;
     ins->disp = c->disp++;
     ins->seq = ++c->seq;
@@ -3189,6 +3242,7 @@ PTO_K_FN void pto_k_tpush(pto_k_core *c, const char *src, int ring, pto_k_tile a
     int32_t R, C;
     int64_t r0, c0, off, n;
     unsigned mask = c->kind == PTO_K_CORE_CUBE ? PTO_K__M(PTO_K_ACC) : PTO_K__M(PTO_K_VEC);
+    pto_k__tick(c, src);
     if (c->dead || !(rg = pto_k__ring_get(c, &ins, ring))) return;
     kd = c->kind == PTO_K_CORE_CUBE ? 0 : 1;
     me = c->kind == PTO_K_CORE_CUBE ? 0 : (int)c->subblock;
@@ -3260,6 +3314,7 @@ PTO_K_FN pto_k_tile pto_k_tpop(pto_k_core *c, const char *src, int ring, pto_k_t
     int32_t R, C;
     int64_t r0, c0, off, n;
     unsigned mask = c->kind == PTO_K_CORE_CUBE ? PTO_K__M(PTO_K_MAT) : PTO_K__M(PTO_K_VEC);
+    pto_k__tick(c, src);
     if (c->dead || !(rg = pto_k__ring_get(c, &ins, ring))) return t;
     kd = c->kind == PTO_K_CORE_CUBE ? 1 : 0;
     me = c->kind == PTO_K_CORE_CUBE ? 0 : (int)c->subblock;
@@ -3326,6 +3381,7 @@ PTO_K_FN void pto_k_tfree(pto_k_core *c, const char *src, int ring)
     pto_k__sync *fs;   /* the slot this core frees */
     int kd, me;
     int64_t t;
+    pto_k__tick(c, src);
     if (c->dead || !(rg = pto_k__ring_get(c, &ins, ring))) return;
     kd = c->kind == PTO_K_CORE_CUBE ? 1 : 0;
     me = c->kind == PTO_K_CORE_CUBE ? 0 : (int)c->subblock;
@@ -4118,6 +4174,9 @@ PTO_K_FN const pto_k_report *pto_k_launch(pto_k_device *dev, const pto_k_launch_
     uint64_t z;
     pto_k__free_launch(dev);
     dev->ld = ld;
+    dev->ninstr_all = 0;
+    dev->max_instr = ld && ld->max_instr > 0 ? ld->max_instr : PTO_K_MAX_INSTR_DEFAULT;
+    dev->stopped = 0;
     if (!ld || !ld->fn || ld->kind < PTO_K_KIND_VECTOR || ld->kind > PTO_K_KIND_MIX) {
         pto_k__err(dev, PTO_K_E_USAGE, "error: launch needs a kernel function and a kind vector/cube/mix");
         return &dev->rep;
@@ -4171,7 +4230,7 @@ PTO_K_FN const pto_k_report *pto_k_launch(pto_k_device *dev, const pto_k_launch_
     pto_k__pick(dev);
     while (dev->ndone < dev->ncores) pthread_cond_wait(&dev->cv, &dev->mu);
     pthread_mutex_unlock(&dev->mu);
-    pto_k__launch_end(dev);
+    if (!dev->stopped) pto_k__launch_end(dev);   /* a stopped launch: only its budget report */
     if (dev->oom) pto_k__err(dev, PTO_K_E_USAGE, "error: the simulator ran out of memory; results are incomplete");
     pto_k__fill_report(dev);
     pto_k__write_trace(dev);

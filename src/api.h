@@ -96,7 +96,17 @@ typedef struct pto_launch {
     const pto_binding *bindings;
     int nbindings;
     int nranks;            /* ranks kernels only; 0 = 1 */
+    int64_t max_instr;     /* the instruction budget: more ops than this in the whole
+                              launch (every block, core and rank) is an error naming
+                              the innermost loop running; 0 = PTO_MAX_INSTR_DEFAULT */
 } pto_launch;
+
+/* A runaway kernel (a loop to 10^12) must stop with an error, not run until
+   killed. The default is ~280x the largest launch of the repository's
+   kernels (352 ops: the examples, tests/ok, tests/user, tests/sync_sim, the
+   benches) and stops a runaway on the simulator in ~15 s (16 x 256 f32
+   tiles; the time per instruction grows with the tile). */
+#define PTO_MAX_INSTR_DEFAULT 100000
 
 /* Runs every block (and rank) of the kernel with the reference semantics:
    program order, no pipes, no addresses. It needs no verify stamp (it
@@ -344,6 +354,7 @@ typedef struct pto_host_launch {
     void **tensors;
     const pto_binding *bindings;
     int nbindings;
+    int64_t max_instr;     /* every call's pto_launch.max_instr (0 = the default) */
 } pto_host_launch;
 
 /* Runs the host's calls in program order with the reference semantics

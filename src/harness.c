@@ -5,7 +5,8 @@
    the host.c pto_emit writes. It needs the .pto text of the kernels (host.c
    embeds it) and gives host.c a small vocabulary:
 
-     pto_h_begin   reads -D NAME=VALUE, --seed S, --ranks N, --trace F.json;
+     pto_h_begin   reads -D NAME=VALUE, --seed S, --ranks N, --max-instr N,
+                  --trace F.json;
                   re-parses and verifies the .pto text; creates the simulated device
      pto_h_ranks   the kernel set up next is a ranks kernel: it runs on a
                   second device of N ranks (--ranks, default 2); each of its
@@ -66,6 +67,7 @@ typedef struct pto_h_run {
     pto_k_device *dev;
     pto_k_device *rdev;            /* nranks ranks, for ranks kernels (made on first use) */
     int nranks;                    /* --ranks N */
+    int64_t max_instr;             /* --max-instr N: each launch's instruction budget (0 = default) */
     char *ksrc;                    /* kernel.c, for counting flags and barriers */
     /* the kernel being set up */
     pto_binding bind[PTO_H_MAX];
@@ -158,7 +160,22 @@ PTO_K_FN int pto_h_args(pto_h_run *run, int argc, char **argv)
             }
             continue;
         }
-        else { pto_h_fail(run, 1, "unknown argument '%s' (use -D NAME=VALUE, --seed S, --ranks N, --trace FILE)", a); return 1; }
+        else if (strcmp(a, "--max-instr") == 0 && i + 1 < argc) {
+            char *end;
+            const char *sv = argv[++i];
+            long long n = strtoll(sv, &end, 0);
+            if (end == sv || *end || n < 1) {
+                pto_h_fail(run, 1, "--max-instr %s: want a positive instruction count", sv);
+                return 1;
+            }
+            run->max_instr = (int64_t)n;
+            continue;
+        }
+        else {
+            pto_h_fail(run, 1, "unknown argument '%s' (use -D NAME=VALUE, --seed S, --ranks N, --max-instr N, --trace FILE)",
+                       a);
+            return 1;
+        }
         eq = strchr(v, '=');
         if (!eq || eq == v || run->ndefs == PTO_H_MAX) { pto_h_fail(run, 1, "bad -D '%s' (want NAME=VALUE)", v); return 1; }
         run->def_name[run->ndefs] = v;
@@ -761,6 +778,7 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
     ld.kind = kind;
     ld.block_num = blocks;
     ld.args = args;
+    ld.max_instr = run->max_instr;
     k = pto_h_kernel_index(run, name);
     if (k < run->m->n_kernels) pto_h_int_scalars(run, k);
     memset(&L, 0, sizeof L);
@@ -768,6 +786,7 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
     L.tensors = run->host;
     L.bindings = run->bind;
     L.nbindings = run->nbind;
+    L.max_instr = run->max_instr;
     if (run->kranks && k < run->m->n_kernels) {
         /* every arg once; the simulator gives each rank its window copies */
         int np = run->m->kernels[k].nparams;
@@ -829,6 +848,7 @@ PTO_K_FN void pto_h_call(pto_h_run *run, pto_k_kernel_fn fn, const char *name, i
     ld.kind = kind;
     ld.block_num = blocks;
     ld.args = args;
+    ld.max_instr = run->max_instr;
     r = pto_k_launch(run->dev, &ld);
     printf("call %s (%lld block%s)\n", name, (long long)blocks, blocks == 1 ? "" : "s");
     pto_h_report(run, name, r, planned);
@@ -851,6 +871,7 @@ PTO_K_FN void pto_h_host_end(pto_h_run *run, const char *name)
     L.tensors = run->host;
     L.bindings = run->bind;
     L.nbindings = run->nbind;
+    L.max_instr = run->max_instr;
     printf("host %s\n", name);
     if (h == run->m->n_hosts || pto_interp_host(run->ctx, run->m, &L) != PTO_OK) {
         pto_diag_print(run->ctx, stderr);

@@ -854,6 +854,7 @@ typedef struct pto__hs_run {
     double *val;            /* per var: host dims and scalars */
     void **tensors;         /* per host tensor */
     int64_t (*shape)[2];    /* per host tensor */
+    int64_t max_instr;      /* each call's instruction budget (pto_host_launch) */
 } pto__hs_run;
 
 static int pto__hs_eval(pto__hs_run *R, int32_t e, int64_t *out)
@@ -969,6 +970,7 @@ static int pto__hs_call(pto__hs_run *R, const pto_hstmt *st, int32_t *order, pto
     L.tensors = kt;
     L.bindings = bind;
     L.nbindings = nb;
+    L.max_instr = R->max_instr;
     ps = pto_interp(R->ctx, m, &L);
     if (ps != PTO_OK)
         pto_note(R->ctx, st->loc, "in the call of '%s' by host '%s'", pto_str(R->ctx, k->name), pto_str(R->ctx, R->h->name));
@@ -1021,6 +1023,7 @@ PTODEF pto_status pto_interp_host(pto_ctx *ctx, const pto_module *m, const pto_h
     R.ctx = ctx;
     R.m = m;
     R.h = &m->hosts[launch->host];
+    R.max_instr = launch->max_instr;
     n = R.h->nparams + R.h->ntensors;
     for (k = 0; k < m->n_kernels; k++)
         if (m->kernels[k].nparams > most) most = m->kernels[k].nparams;

@@ -34,6 +34,16 @@
    for i = start, start + step, ... while i < end (start >= end: zero times).
    step must be > 0. if compares two expressions.
 
+   Budget. A launch may run at most launch->max_instr ops (0 means
+   PTO_MAX_INSTR_DEFAULT) over all its blocks, cores and ranks; set_flag,
+   wait_flag and pipe_barrier do not count (the simulator counts the same
+   way, so both stop a runaway at the same point). The next op is an error
+   at the innermost loop running (or at the op outside any loop).
+
+   Pipes. Every slot pushed into a cube/vector pipe must be popped by each
+   consumer before the block ends; slots left are an error naming the pipe
+   and the counts (pto__in_rings_drained).
+
    Tiles. Each execution of a TILE statement gives the tile fresh storage, all
    zero (a tile read before any write reads zeros; at the start of every
    block every tile is zero). A kernel whose result depends on those zeros
@@ -170,6 +180,9 @@ typedef struct pto__interp {
     int stepping;          /* set: wait and allreduce may block */
     int blocked;           /* the op just run could not go on (the step stays on it) */
     int ar;                /* allreduce: 0 none, 1 arrived (waits for every rank), 2 done */
+    /* the instruction budget (pto_launch.max_instr), shared by every rank */
+    int64_t *ninstr, max_instr;
+    int32_t loop;          /* the innermost FOR running, or -1 */
 } pto__interp;
 
 /* One cube/vector pipe: its slots and per-direction counters (k 0 = c2v,
@@ -928,9 +941,11 @@ static int pto__run_tile(pto__interp *I, const pto_stmt *st)
 static int pto__run_for(pto__interp *I, const pto_stmt *st)
 {
     int64_t lo, hi, step = 1, i;
+    int32_t outer = I->loop;
     if (!pto__eval(I, st->e[0], &lo, 0) || !pto__eval(I, st->e[1], &hi, 0)) return 0;
     if (st->e[2] >= 0 && !pto__eval(I, st->e[2], &step, 0)) return 0;
     if (step <= 0) return pto__fail(I, st->loc, "loop step must be positive, got %lld", (long long)step);
+    I->loop = (int32_t)(st - I->m->stmts);
     for (i = lo; i < hi;) {
         I->env[st->ref] = i;
         I->state[st->ref] = PTO__BOUND;
@@ -939,7 +954,29 @@ static int pto__run_for(pto__interp *I, const pto_stmt *st)
         if ((uint64_t)hi - (uint64_t)i <= (uint64_t)step) break;
         i += step;
     }
+    I->loop = outer;
     return 1;
+}
+
+/* The instruction budget: one more op (not a set_flag / wait_flag /
+   pipe_barrier, which the simulator's count leaves out too, and not an op a
+   resumed mix section replays). Past the limit the run stops with an error
+   at the innermost loop running (a runaway loop is the usual cause). */
+static int pto__in_counts(const pto_stmt *st)
+{
+    return st->kind == PTO_ST_OP && pto_opinfo_get((pto_op)st->op)->cls != PTO_OC_SYNC;
+}
+
+static int pto__in_count(pto__interp *I, const pto_stmt *st)
+{
+    const pto_stmt *at = I->loop >= 0 ? &I->m->stmts[I->loop] : st;
+    if (!pto__in_counts(st)) return 1;
+    if (++*I->ninstr <= I->max_instr) return 1;
+    return pto__fail(I, at->loc,
+                     "kernel '%s' ran more than %lld instructions (the instruction budget, over every block%s)%s: "
+                     "a runaway loop? raise the limit with ptoc run --max-instr N",
+                     pto_str(I->ctx, I->k->name), (long long)I->max_instr, I->k->ranks ? " and rank" : "",
+                     I->loop >= 0 ? "; this loop was running" : "");
 }
 
 static int pto__run_if(pto__interp *I, const pto_stmt *st)
@@ -960,7 +997,9 @@ static int pto__run_stmt(pto__interp *I, int32_t s)
     case PTO_ST_TILE:
         /* a resumed mix section replays its path up to where it stopped */
         if (I->step < I->done) { I->step++; return 1; }
+        if (!pto__in_count(I, st)) return 0;
         ok = st->kind == PTO_ST_OP ? pto__exec_op(I, s) : pto__run_tile(I, st);
+        if ((I->cvblocked == s || I->blocked) && pto__in_counts(st)) --*I->ninstr;   /* it runs again later */
         if (ok) I->step++;
         return ok;
     case PTO_ST_LET:
@@ -1151,6 +1190,41 @@ static void pto__reset_block(pto__interp *I)
         if (I->m->vars[v].kind == PTO_V_LET || I->m->vars[v].kind == PTO_V_LOOP) I->state[v] = PTO__UNBOUND;
 }
 
+/* Every slot a section pushed must be popped by the block's end: the
+   device's ring would hold them into the next launch, and the simulator
+   reports them ("pushed but never popped"); saying nothing here would let
+   ptoc run print "result match" beside that report. With counts known only
+   at launch the verifier cannot see this (tests/bad/pipe_unbalanced.pto is
+   the static case). A pop of an empty FIFO never returns: the deadlock
+   error of pto__run_mix. */
+static int pto__in_rings_drained(pto__interp *I)
+{
+    static const char *const who[3] = {"the cube core", "AIV 0 (subblock 0)", "AIV 1 (subblock 1)"};
+    int32_t i;
+    int k, c, ok = 1;
+    for (i = 0; I->rings && i < I->m->n_cvpipes; i++) {
+        const pto_cvpipe *q = &I->m->cvpipes[i];
+        const pto__iring *r = &I->rings[i];
+        if (q->kernel != I->L->kernel) continue;
+        for (k = 0; k < 2; k++) {
+            int64_t pushed;
+            if (!(q->dir & (1 << k))) continue;
+            pushed = pto__in_pushed(r, q, k);
+            for (c = 0; c < (k == 0 ? 2 : 1); c++) {
+                int64_t popped = r->popped[k][c];
+                if (popped >= pushed) continue;
+                ok = pto__fail(I, q->loc, "pipe '%s' (%s): %s pushed %lld tile%s but %s popped %lld: %lld left in its FIFO "
+                               "when the block ends (every tpush needs its tpop)",
+                               pto_str(I->ctx, q->name), k ? "v2c" : "c2v",
+                               k ? (q->split == PTO_SPLIT_NONE ? who[1] : "the vector section") : who[0],
+                               (long long)pushed, pushed == 1 ? "" : "s", k ? who[0] : who[1 + c], (long long)popped,
+                               (long long)(pushed - popped));
+            }
+        }
+    }
+    return ok;
+}
+
 /* The cores of one cluster: the cube section on the AIC, the vector
    section on AIV 0 and AIV 1 (subblock 0, 1). Each runs until it finishes
    or a pipe op must wait; a waiting core is resumed on a later round by
@@ -1203,7 +1277,7 @@ static int pto__run_mix(pto__interp *I)
     I->tiles = I->ctiles[0];
     I->subblock = 0;
     I->step = I->done = 0;
-    return 1;
+    return pto__in_rings_drained(I);
 }
 
 static int pto__run_kernel(pto__interp *I)
@@ -1345,6 +1419,7 @@ static int pto__in_step(pto__in_rank *R, int32_t s)
         return st->body >= 0 ? pto__in_push(R, st->body, -1, 0, 0, 0) : 1;
     default:
         I->blocked = 0;
+        for (I->loop = -1, a = R->nfr - 1; a >= 0 && I->loop < 0; a--) I->loop = R->fr[a].loop;
         if (!pto__run_stmt(I, s)) return 0;
         if (!I->blocked) R->fr[R->nfr - 1].next = st->next;
         return 1;
@@ -1499,11 +1574,16 @@ static pto_status pto__in_ranks(pto_ctx *ctx, const pto_module *m, const pto_lau
     int64_t n = launch->nranks > 0 ? launch->nranks : 1, r, nblocks = 1;
     pto__in_rank *R = (pto__in_rank *)pto_alloc(ctx, sizeof *R * (size_t)n);
     int ok = R != NULL, oom = 0;
+    int64_t ninstr = 0;
     if (!R) return pto__oom(ctx), PTO_ERR_INTERNAL;
     memset(R, 0, sizeof *R * (size_t)n);
     for (r = 0; r < n && ok; r++) {
         pto__interp *I = &R[r].I;
         I->ctx = ctx, I->m = m, I->L = launch;
+        I->ninstr = &ninstr;
+        I->max_instr = launch->max_instr > 0 ? launch->max_instr : PTO_MAX_INSTR_DEFAULT;
+        I->loop = -1;
+        I->cvblocked = -1;
         I->stepping = 1;
         R[r].at = -1;
         ok = pto__setup(I);
@@ -1530,6 +1610,7 @@ PTODEF pto_status pto_interp(pto_ctx *ctx, const pto_module *m, const pto_launch
 {
     pto__interp I;
     pto_loc none = {0, 0, 0};
+    int64_t ninstr = 0;
     int ok;
     if (!m || !launch || launch->kernel < 0 || launch->kernel >= m->n_kernels)
         return pto_error(ctx, none, "pto_interp: the launch names no kernel of the module");
@@ -1538,6 +1619,10 @@ PTODEF pto_status pto_interp(pto_ctx *ctx, const pto_module *m, const pto_launch
     I.ctx = ctx;
     I.m = m;
     I.L = launch;
+    I.ninstr = &ninstr;
+    I.max_instr = launch->max_instr > 0 ? launch->max_instr : PTO_MAX_INSTR_DEFAULT;
+    I.loop = -1;
+    I.cvblocked = -1;
     ok = pto__setup(&I) && pto__run_kernel(&I);
     pto__in_free(&I);
     if (I.oom) return PTO_ERR_INTERNAL;

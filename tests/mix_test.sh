@@ -158,6 +158,70 @@ for M in 64 192; do
     [ "$n" = 1 ] && ok || bad "pp, M=$M: cycles depend on the seed:$seen"
 done
 [ "$(sed -n 's/^  cycles *//p' $out/log)" -lt 4000 ] && ok || bad "pp: no tpush waits for a tfree (under 4000 cycles)"
+# pushes never popped, counts known only at launch (the verifier cannot see them; the static
+# case is tests/bad/pipe_unbalanced.pto): the interpreter names the pipe and the counts, as the
+# simulator does, so the run never says "result match" beside the simulator's report
+leftover() { # FILE, description, pattern the interpreter must print, args...
+    what=$1; desc=$2; pat=$3; shift 3
+    $ptoc run "$@" "$what" >$out/log 2>&1; rc=$?
+    if [ $rc = 1 ] && grep -q "$pat" $out/log && grep -q "pushed but never popped" $out/log &&
+       grep -q "no reference: the interpreter failed" $out/log && ! grep -q "result      match" $out/log; then ok
+    else bad "$desc (rc $rc)"; cat $out/log; fi
+}
+cat >$out/v2cleft.pto <<'PTO'
+kernel k(in x: f32[64, 64], out y: f32[64, 64], scalar T: i32) mix {
+  pipe q: v2c f32[64, 64] split(up_down)
+  cube {
+    for i = 0 to T - 1 {
+      tile m: mat f32[64, 64]
+      tpop m, q
+      tfree q
+    }
+  }
+  vector {
+    tile t: vec f32[32, 64]
+    tload t, x[subblock * 32, 0]
+    for i = 0 to T {
+      tpush q, t
+    }
+    tstore y[subblock * 32, 0], t
+  }
+}
+PTO
+leftover $out/v2cleft.pto "v2c: T pushes, T-1 pops" \
+    "v2cleft.pto:2:8: error: pipe 'q' (v2c): the vector section pushed 3 tiles but the cube core popped 2: 1 left in its FIFO" -D T=3
+# the same kernel popping T times is clean
+sed 's/0 to T - 1/0 to T/' $out/v2cleft.pto >$out/v2cok.pto
+clean $out/v2cok.pto "v2c: T pushes, T pops" -D T=3
+# c2v with a split: AIV 1 pops one fewer
+cat >$out/c2vleft.pto <<'PTO'
+kernel k(in x: f32[64, 64], out y: f32[64, 64], scalar T: i32) mix {
+  pipe q: c2v f32[64, 64] split(up_down)
+  cube {
+    tile m: mat f32[64, 64]
+    tile l: left f32[64, 64]
+    tile r: right f32[64, 64]
+    tile acc: acc f32[64, 64]
+    tload m, x[0, 0]
+    tmov l, m
+    tmov r, m
+    tmatmul acc, l, r
+    for i = 0 to T {
+      tpush q, acc
+    }
+  }
+  vector {
+    for i = 0 to T - subblock {
+      tile t: vec f32[32, 64]
+      tpop t, q
+      tstore y[subblock * 32, 0], t
+      tfree q
+    }
+  }
+}
+PTO
+leftover $out/c2vleft.pto "c2v: AIV 1 pops T-1" \
+    "pipe 'q' (c2v): the cube core pushed 2 tiles but AIV 1 (subblock 1) popped 1: 1 left" -D T=2
 # a5: no GM pipe buffer, the simulator keeps the slots
 ( echo "arch a5"; cat examples/mixmm.pto ) >$out/a5.pto
 clean $out/a5.pto "a5" -D M=128

@@ -108,6 +108,58 @@ static void test_deadlock(void)
     pto_module_destroy(m);
 }
 
+/* Slots pushed and never popped, counts known only at launch (the cube
+   pops n - 1 of n): an error at the pipe naming both sides and the counts. */
+static void test_leftover(void)
+{
+    static float x[64 * 64], y[64 * 64];
+    void *t[2];
+    pto_binding b;
+    pto_launch L;
+    const char *src =
+        "kernel k(in x: f32[64, 64], out y: f32[64, 64], scalar n: i32) mix {\n"
+        "  pipe q: v2c f32[64, 64] split(up_down)\n"
+        "  cube {\n"
+        "    for i = 0 to n - 1 {\n"
+        "      tile m: mat f32[64, 64]\n"
+        "      tpop m, q\n"
+        "      tfree q\n"
+        "    }\n"
+        "  }\n"
+        "  vector {\n"
+        "    tile t: vec f32[32, 64]\n"
+        "    tload t, x[subblock * 32, 0]\n"
+        "    for i = 0 to n {\n"
+        "      tpush q, t\n"
+        "    }\n"
+        "    tstore y[subblock * 32, 0], t\n"
+        "  }\n"
+        "}\n";
+    pto_module *m = parse(src);
+    char buf[400] = "";
+    CHECK(m != NULL);
+    if (!m) return;
+    t[0] = x, t[1] = y;
+    b.name = "n", b.value = 4;
+    memset(&L, 0, sizeof L);
+    L.kernel = 0, L.tensors = t, L.bindings = &b, L.nbindings = 1;
+    pto_diag_clear(ctx);
+    CHECK(pto_interp(ctx, m, &L) == PTO_ERR_USER);
+    if (pto_diag_count(ctx) > 0) pto_diag_format(ctx, pto_diag_get(ctx, 0), buf, sizeof buf);
+    CHECK_STR(buf, "t.pto:2:8: error: pipe 'q' (v2c): the vector section pushed 4 tiles but the cube core popped 3: 1 "
+                   "left in its FIFO when the block ends (every tpush needs its tpop)");
+    /* the instruction budget stops the cores of a cluster inside a loop */
+    pto_diag_clear(ctx);
+    L.max_instr = 5;
+    CHECK(pto_interp(ctx, m, &L) == PTO_ERR_USER);
+    buf[0] = 0;
+    if (pto_diag_count(ctx) > 0) pto_diag_format(ctx, pto_diag_get(ctx, 0), buf, sizeof buf);
+    CHECK_MSG(strstr(buf, "error: kernel 'k' ran more than 5 instructions (the instruction budget, over every block); "
+                          "this loop was running: a runaway loop?") != NULL, "%s", buf);
+    pto_diag_clear(ctx);
+    pto_module_destroy(m);
+}
+
 /* An error on one core of a cluster names that core in its note: here AIV 1,
    whose valid row count is negative (rows 32 - 40 of a 40-row tensor). */
 static void test_error_names_core(void)
@@ -237,6 +289,7 @@ int main(void)
     pto_ctx_destroy(ctx);
     ctx = pto_ctx_create(NULL);
     test_deadlock();
+    test_leftover();
     test_error_names_core();
     pto_ctx_destroy(ctx);
     ctx = pto_ctx_create(NULL);

@@ -444,6 +444,70 @@ static void test_cross_order(void)
     CHECK(caught == 30);
 }
 
+
+/* ---- the instruction budget: a runaway mix kernel stops --------------------- */
+
+/* The cube pushes forever, both AIVs pop forever: two clusters whose cores
+   keep blocking on the ring; the budget must stop all six (blocked ones
+   included) with one report, and the device must run the next launch. */
+static void k_runaway(pto_k_core *c, const int64_t *args)
+{
+    pto_k_gm *a = pto_k_arg_gm(args, 0), *pb = pto_k_arg_gm(args, 2);
+    int64_t b = pto_k_block_idx(c), off = b * NSLOT * SLOT, i;
+    if (pto_k_core_kind(c) == PTO_K_CORE_CUBE) {
+        pto_k_tile A1 = pto_k_t(PTO_K_MAT, PTO_K_F16, 32, 32, 32, 32, 0);
+        pto_k_tile A0 = pto_k_t(PTO_K_LEFT, PTO_K_F16, 32, 32, 32, 32, 0);
+        pto_k_tile B0 = pto_k_t(PTO_K_RIGHT, PTO_K_F16, 32, 32, 32, 32, 0);
+        pto_k_tile ACC = pto_k_t(PTO_K_ACC, PTO_K_F32, 32, 32, 32, 32, 0);
+        pto_k_ring_init(c, "run.pto:2: pipe r", 0, PTO_K_C2V, SLOT, NSLOT, 2, 0, PTO_K_SPLIT_UP_DOWN, pb, off);
+        pto_k_tload(c, "run.pto:4: tload", A1, a, 0, 0);
+        pto_k_set_flag(c, "run.pto:5", PTO_K_PIPE_MTE2, PTO_K_PIPE_MTE1, 0);
+        pto_k_wait_flag(c, "run.pto:5", PTO_K_PIPE_MTE2, PTO_K_PIPE_MTE1, 0);
+        pto_k_tmov(c, "run.pto:6: tmov", A0, A1);
+        pto_k_tmov(c, "run.pto:7: tmov", B0, A1);
+        pto_k_set_flag(c, "run.pto:8", PTO_K_PIPE_MTE1, PTO_K_PIPE_M, 0);
+        pto_k_wait_flag(c, "run.pto:8", PTO_K_PIPE_MTE1, PTO_K_PIPE_M, 0);
+        pto_k_tmatmul(c, "run.pto:9: tmatmul", ACC, A0, B0);
+        pto_k_set_flag(c, "run.pto:10", PTO_K_PIPE_M, PTO_K_PIPE_FIX, 0);
+        pto_k_wait_flag(c, "run.pto:10", PTO_K_PIPE_M, PTO_K_PIPE_FIX, 0);
+        for (i = 0; i < (int64_t)1 << 50; i++) pto_k_tpush(c, "run.pto:12: tpush r, acc", 0, ACC);
+    } else {
+        pto_k_tile base = pto_k_t(PTO_K_VEC, PTO_K_F32, 16, 32, 16, 32, 0);
+        pto_k_ring_init(c, "run.pto:15: pipe r", 0, PTO_K_C2V, SLOT, NSLOT, 0, 0, PTO_K_SPLIT_UP_DOWN, pb, off);
+        for (i = 0; i < (int64_t)1 << 50; i++) {
+            pto_k_tpop(c, "run.pto:17: tpop t, r", 0, base);
+            pto_k_tfree(c, "run.pto:18: tfree r", 0);
+        }
+    }
+}
+
+static void test_budget(void)
+{
+    int nb = 2, i, j;
+    pto_k_device *dev = dev_new(3);
+    pto_k_gm *a = pto_k_gm_create(dev, "a", PTO_K_F16, nb * NT * 32, 32);
+    pto_k_gm *z = pto_k_gm_create(dev, "z", PTO_K_F32, nb * NT * 32, 32);
+    pto_k_gm *pb = pto_k_gm_create(dev, "pipebuf", PTO_K_F32, nb, NSLOT * SLOT / 4);
+    pto_k_launch_desc ld;
+    const pto_k_report *r;
+    int64_t args[3];
+    for (i = 0; i < nb * NT * 32; i++)
+        for (j = 0; j < 32; j++) pto_k_gm_set(a, i, j, 0.25f);
+    args[0] = pto_k_gm_arg(a), args[1] = pto_k_gm_arg(z), args[2] = pto_k_gm_arg(pb);
+    memset(&ld, 0, sizeof ld);
+    ld.fn = k_runaway, ld.name = "runaway", ld.kind = PTO_K_KIND_MIX, ld.block_num = nb, ld.args = args;
+    ld.max_instr = 3000;
+    r = pto_k_launch(dev, &ld);
+    CHECK(r->nerrors == 1 && count(r, PTO_K_E_BUDGET) == 1);
+    CHECK(pto_k_report_find(r, PTO_K_E_BUDGET, "error: kernel runaway ran more than 3000 instructions (the instruction "
+                                               "budget, over every core of the launch), stopped here ("));
+    if (r->nerrors != 1) pto_k_report_print(r, stdout);
+    /* the device runs the next launch as usual */
+    r = run(dev, k_mix_ok, PTO_K_KIND_MIX, nb, args);
+    CHECK(clean(r));
+    pto_k_device_destroy(dev);
+}
+
 int main(void)
 {
     test_spmd();
@@ -452,5 +516,6 @@ int main(void)
     test_mix_seeds(k_mix_wide, "mix, 4 slots");
     test_cross();
     test_cross_order();
+    test_budget();
     return TEST_END();
 }

@@ -9,7 +9,7 @@
    ptoc sync FILE        the IR after sync, each inserted sync with its dependency
    ptoc emit [--no-sync] [--tight] [--target sim|isa] FILE -o DIR
                          kernel.c and host.c of FILE in DIR (isa: kernel.cpp)
-   ptoc run [--no-sync] [--tight] [--cc CC] [-D NAME=VALUE]... [--seed S] [--ranks N] [--trace F] FILE|DIR
+   ptoc run [--no-sync] [--tight] [--cc CC] [-D NAME=VALUE]... [--seed S] [--ranks N] [--max-instr N] [--trace F] FILE|DIR
                          emit (or take DIR as it is), compile, run on the
                          simulator, compare with the reference interpreter
    ptoc --help
@@ -50,15 +50,17 @@ static const char *usage =
     "  emit [--no-sync] [--tight] [--target sim|isa] FILE -o DIR\n"
     "                      write DIR/kernel.c and DIR/host.c (--target isa: DIR/kernel.cpp\n"
     "                      against the Ascend pto-isa C++ API, see docs/isa-target.md)\n"
-    "  run [--no-sync] [--tight] [--cc CC] [-D NAME=VALUE]... [--seed S] [--ranks N] [--trace F.json] FILE|DIR\n"
+    "  run [--no-sync] [--tight] [--cc CC] [-D NAME=VALUE]... [--seed S] [--ranks N] [--max-instr N]\n"
+    "      [--trace F.json] FILE|DIR\n"
     "                      emit FILE (or take DIR as it is), compile with CC ($CC, cc),\n"
     "                      run on the simulator and compare with the reference interpreter;\n"
     "                      --no-sync skips the sync pass: the kernel keeps only the\n"
     "                      set_flag / wait_flag / pipe_barrier written in FILE; --tight\n"
     "                      plans as plan --tight does (bytes shared across pipes);\n"
-    "                      --ranks N runs ranks kernels on N ranks (default 2); a FILE's\n"
+    "                      --ranks N runs ranks kernels on N ranks (default 2); --max-instr N\n"
+    "                      stops a launch past N instructions (default 100000); a FILE's\n"
     "                      first `# run: -D N=64 --ranks 4` line gives defaults for -D,\n"
-    "                      --ranks and --seed that the command line overrides\n"
+    "                      --ranks, --seed and --max-instr that the command line overrides\n"
     "  --help              this text\n"
     "  --version           the version\n"
     "\n"
@@ -673,7 +675,8 @@ static void file_defaults(const char *path, int is_dir, int argc, char **argv, c
     for (i = 0; i < n; i++) {
         const char *opt = tok[i], *val, *eq;
         int given;
-        if (strcmp(opt, "-D") == 0 || strcmp(opt, "--seed") == 0 || strcmp(opt, "--ranks") == 0) {
+        if (strcmp(opt, "-D") == 0 || strcmp(opt, "--seed") == 0 || strcmp(opt, "--ranks") == 0 ||
+            strcmp(opt, "--max-instr") == 0) {
             if (i + 1 >= n) {
                 fprintf(stderr, "ptoc: warning: %s: '# run:' option '%s' has no value\n", path, opt);
                 break;
@@ -684,7 +687,7 @@ static void file_defaults(const char *path, int is_dir, int argc, char **argv, c
             opt = "-D";
         } else {
             fprintf(stderr, "ptoc: warning: %s: '# run:' option '%s' is ignored (the line takes -D NAME=VALUE, "
-                    "--seed S and --ranks N)\n", path, opt);
+                    "--seed S, --ranks N and --max-instr N)\n", path, opt);
             continue;
         }
         eq = strchr(val, '=');
@@ -706,14 +709,14 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
     int i, rc, opts = 0;
     cmd[0] = 0;
     if (!cc || !*cc) cc = "cc";
-    static const char *const valued[] = {"--cc", "-D", "--seed", "--trace", "--ranks", NULL};
+    static const char *const valued[] = {"--cc", "-D", "--seed", "--trace", "--ranks", "--max-instr", NULL};
     for (i = 2; i < argc; i++) {
         if (missing_value(argc, argv, i, valued)) return usage_error("run: a value must follow", argv[i]);
         if (strcmp(argv[i], "--cc") == 0) cc = argv[++i];
         else if (strcmp(argv[i], "--no-sync") == 0) opts |= EMIT_NO_SYNC;
         else if (strcmp(argv[i], "--tight") == 0) opts |= EMIT_TIGHT;
         else if ((strcmp(argv[i], "-D") == 0 || strcmp(argv[i], "--seed") == 0 || strcmp(argv[i], "--trace") == 0 ||
-                  strcmp(argv[i], "--ranks") == 0) &&
+                  strcmp(argv[i], "--ranks") == 0 || strcmp(argv[i], "--max-instr") == 0) &&
                  i + 1 < argc) {
             shell_add(cmd, sizeof cmd, " ", argv[i]);
             shell_add(cmd, sizeof cmd, " ", argv[++i]);

@@ -85,6 +85,7 @@
 #include <string.h>
 #include <math.h>
 #include <pthread.h>
+#include <setjmp.h>
 
 #if defined(__GNUC__) || defined(__clang__) || defined(__TINYC__)
 #define PTO_K_FN static __attribute__((unused))
@@ -132,7 +133,8 @@ enum {
     PTO_K_E_BOUNDS,         /* a GM window outside its tensor, bad shape */
     PTO_K_E_RING,           /* ring protocol misuse (init mismatch, tfree, unfreed slot) */
     PTO_K_E_USAGE,          /* anything else the API was called wrongly with */
-    PTO_K_E_UNINIT          /* a read of local bytes nothing wrote (see "Uninitialised reads") */
+    PTO_K_E_UNINIT,         /* a read of local bytes nothing wrote (see "Uninitialised reads") */
+    PTO_K_E_BUDGET          /* more instructions than the launch's max_instr: stopped */
 };
 
 /* ---- tiles and GM tensors ------------------------------------------------ */
@@ -302,7 +304,15 @@ typedef struct pto_k_launch_desc {
     int nargs;                 /* ... how many: with nranks > 1, a window tensor in args
                                   means each rank's own copy of it */
     const int64_t *const *rank_args; /* ... or one list per rank, taken as is */
+    int64_t max_instr;         /* the instruction budget: past this many instructions in the
+                                  launch (every core and rank; set_flag, wait_flag,
+                                  pipe_barrier and tdecl not counted) the run stops with
+                                  an error; 0 = PTO_K_MAX_INSTR_DEFAULT */
 } pto_k_launch_desc;
+
+/* pto.h's PTO_MAX_INSTR_DEFAULT: a runaway loop stops in seconds, every kernel
+   of the repository stays far below it */
+#define PTO_K_MAX_INSTR_DEFAULT 100000
 
 typedef struct pto_k_error {
     int kind;                  /* PTO_K_E_* */

@@ -20,7 +20,9 @@
      makespan, busy cycles, bound and efficiency, and a Chrome trace;
    - SPMD blocks, mix clusters with cross-core flags and TPUSH/TPOP/TFREE
      rings, ranks with windows, notify/wait and atomic add, under a seeded
-     deterministic scheduler that reports deadlocks naming every blocked wait.
+     deterministic scheduler that reports deadlocks naming every blocked wait;
+   - an instruction budget per launch (pto_k_launch_desc.max_instr): a runaway
+     kernel stops with one report instead of running until killed.
    The API is described in the "api.h" part below. Every name is pto_k_* /
    PTO_K_*, so a program may include pto.h and pto_kernels.h together.
    Link with -lm (and -lpthread where libc does not include it). */

@@ -403,6 +403,9 @@ PTO_K_FN const pto_k_report *pto_k_launch(pto_k_device *dev, const pto_k_launch_
     uint64_t z;
     pto_k__free_launch(dev);
     dev->ld = ld;
+    dev->ninstr_all = 0;
+    dev->max_instr = ld && ld->max_instr > 0 ? ld->max_instr : PTO_K_MAX_INSTR_DEFAULT;
+    dev->stopped = 0;
     if (!ld || !ld->fn || ld->kind < PTO_K_KIND_VECTOR || ld->kind > PTO_K_KIND_MIX) {
         pto_k__err(dev, PTO_K_E_USAGE, "error: launch needs a kernel function and a kind vector/cube/mix");
         return &dev->rep;
@@ -456,7 +459,7 @@ PTO_K_FN const pto_k_report *pto_k_launch(pto_k_device *dev, const pto_k_launch_
     pto_k__pick(dev);
     while (dev->ndone < dev->ncores) pthread_cond_wait(&dev->cv, &dev->mu);
     pthread_mutex_unlock(&dev->mu);
-    pto_k__launch_end(dev);
+    if (!dev->stopped) pto_k__launch_end(dev);   /* a stopped launch: only its budget report */
     if (dev->oom) pto_k__err(dev, PTO_K_E_USAGE, "error: the simulator ran out of memory; results are incomplete");
     pto_k__fill_report(dev);
     pto_k__write_trace(dev);

@@ -386,6 +386,7 @@ PTO_K_FN void pto_k_tpush(pto_k_core *c, const char *src, int ring, pto_k_tile a
     int32_t R, C;
     int64_t r0, c0, off, n;
     unsigned mask = c->kind == PTO_K_CORE_CUBE ? PTO_K__M(PTO_K_ACC) : PTO_K__M(PTO_K_VEC);
+    pto_k__tick(c, src);
     if (c->dead || !(rg = pto_k__ring_get(c, &ins, ring))) return;
     kd = c->kind == PTO_K_CORE_CUBE ? 0 : 1;
     me = c->kind == PTO_K_CORE_CUBE ? 0 : (int)c->subblock;
@@ -457,6 +458,7 @@ PTO_K_FN pto_k_tile pto_k_tpop(pto_k_core *c, const char *src, int ring, pto_k_t
     int32_t R, C;
     int64_t r0, c0, off, n;
     unsigned mask = c->kind == PTO_K_CORE_CUBE ? PTO_K__M(PTO_K_MAT) : PTO_K__M(PTO_K_VEC);
+    pto_k__tick(c, src);
     if (c->dead || !(rg = pto_k__ring_get(c, &ins, ring))) return t;
     kd = c->kind == PTO_K_CORE_CUBE ? 1 : 0;
     me = c->kind == PTO_K_CORE_CUBE ? 0 : (int)c->subblock;
@@ -523,6 +525,7 @@ PTO_K_FN void pto_k_tfree(pto_k_core *c, const char *src, int ring)
     pto_k__sync *fs;   /* the slot this core frees */
     int kd, me;
     int64_t t;
+    pto_k__tick(c, src);
     if (c->dead || !(rg = pto_k__ring_get(c, &ins, ring))) return;
     kd = c->kind == PTO_K_CORE_CUBE ? 1 : 0;
     me = c->kind == PTO_K_CORE_CUBE ? 0 : (int)c->subblock;

@@ -927,6 +927,8 @@ PTO_K_FN void pto_k__blocked_desc(pto_k_core *c, int p, char *out, size_t n)
 PTO_K_FN void pto_k__issue(pto_k_core *c, pto_k__ins *ins)
 {
     int p = ins->pipe;
+    if (ins->op != PTO_K__SET_FLAG && ins->op != PTO_K__WAIT_FLAG && ins->op != PTO_K__PIPE_BARRIER)
+        pto_k__tick(c, ins->src);
     if (c->dead) return;
     ins->disp = c->disp++;
     ins->seq = ++c->seq;

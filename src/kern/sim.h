@@ -50,6 +50,10 @@
    in `dead` mode, where every instruction returns at once (kernels have no
    data-dependent control flow, so they still run to their end).
 
+   Budget. A launch runs at most its max_instr tile instructions over all
+   cores (pto_k__tick): past that it reports once and every core leaves its
+   kernel function, so a runaway loop ends with a report, not a hang.
+
    Nothing here is global: all state hangs off the pto_k_device. */
 
 #define PTO_K__GRAN 32
@@ -223,6 +227,7 @@ struct pto_k_core {
     char waitmsg[400];
     pthread_t th;
     const int64_t *args;
+    jmp_buf stop;              /* the instruction budget's way out of the kernel function */
 };
 
 enum { PTO_K__NEW, PTO_K__RUN, PTO_K__DONE };
@@ -249,6 +254,8 @@ struct pto_k_device {
     pthread_cond_t cv;
     int running, ndone;
     uint64_t rng;
+    int64_t ninstr_all, max_instr; /* the instruction budget of the launch */
+    int stopped;               /* it ran out: every core leaves its kernel function */
     /* results */
     pto_k_report rep;
     int caperr;
@@ -750,6 +757,10 @@ PTO_K_FN int pto_k__mark_runnable(pto_k_device *dev)
         const pto_k__waiter *w = (const pto_k__waiter *)c->parg;
         c->can_run = 0;
         if (c->state == PTO_K__DONE) continue;
+        if (dev->stopped) { /* every core runs, to leave at once (pto_k__tick) */
+            n += c->can_run = 1;
+            continue;
+        }
         if (!c->dead && w && w->when && c->wake < 0) {
             int64_t t = w->when(c, w->arg);
             if (t >= 0 && (first < 0 || t < first)) first = t;
@@ -762,6 +773,7 @@ PTO_K_FN int pto_k__mark_runnable(pto_k_device *dev)
     for (i = 0; i < dev->ncores; i++) {
         pto_k_core *c = &dev->cores[i];
         const pto_k__waiter *w = (const pto_k__waiter *)c->parg;
+        if (dev->stopped) break;
         if (c->state != PTO_K__DONE && !c->dead && w && w->when && c->wake < 0) {
             int64_t t = w->when(c, w->arg);
             if (t >= 0 && t < land) c->wake = t;
@@ -846,6 +858,31 @@ PTO_K_FN void pto_k__block(pto_k_core *c, const pto_k__waiter *w)
     c->wake = -1;
     pto_k__yield(c);
     c->parg = NULL;
+    if (c->dev->stopped) longjmp(c->stop, 1);   /* released by the budget's stop, not its event */
+}
+
+/* The instruction budget. Every tile instruction (pto_k__issue, the ring
+   ops) counts against the launch's limit, over all cores and ranks (only
+   the baton holder runs, so the count needs no lock). Past it the launch
+   stops cleanly: one report naming the kernel, the limit, the instruction
+   and its core; then each core, when it next holds the baton, leaves its
+   kernel function through c->stop (longjmp to pto_k__thread: the kernel
+   functions hold no resources, everything lives in the device), blocked
+   cores included (the scheduler lets every core run once stopped), and
+   the launch's end checks are skipped (their findings would be noise). */
+PTO_K_FN void pto_k__tick(pto_k_core *c, const char *src)
+{
+    pto_k_device *dev = c->dev;
+    char who[64];
+    if (dev->stopped) longjmp(c->stop, 1);
+    if (++dev->ninstr_all <= dev->max_instr) return;
+    pto_k__core_name(c, who, sizeof who);
+    pto_k__err(dev, PTO_K_E_BUDGET,
+               "%s: error: kernel %s ran more than %lld instructions (the instruction budget, over every core of the "
+               "launch), stopped here (%s): a runaway loop? raise the limit with ptoc run --max-instr N",
+               src ? src : "?", dev->ld->name ? dev->ld->name : "?", (long long)dev->max_instr, who);
+    dev->stopped = 1;
+    longjmp(c->stop, 1);
 }
 
 PTO_K_FN void pto_k__core_end(pto_k_core *c);
@@ -857,8 +894,10 @@ PTO_K_FN void *pto_k__thread(void *arg)
     pthread_mutex_lock(&dev->mu);
     while (dev->running != c->index) pthread_cond_wait(&dev->cv, &dev->mu);
     pthread_mutex_unlock(&dev->mu);
-    dev->ld->fn(c, c->args);
-    pto_k__core_end(c);
+    if (!dev->stopped) {
+        if (setjmp(c->stop) == 0) dev->ld->fn(c, c->args);   /* 1: pto_k__tick stopped it */
+    }
+    if (!dev->stopped) pto_k__core_end(c);
     pthread_mutex_lock(&dev->mu);
     c->state = PTO_K__DONE;
     dev->ndone++;
