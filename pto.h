@@ -19435,6 +19435,27 @@ static void pto__isa_tile_type(pto__emitter *E, pto_buf *b, const pto_tile *t, i
 
 /* ---- tiles ----------------------------------------------------------------- */
 
+/* Another view of tile ti's bytes (pto_whole_N, pto_pad_N, pto_mm_N): its
+   declaration up to where constructor arguments would go (type `full` as
+   pto__isa_tile_type takes it), then the end of the declaration and its
+   TASSIGN to the tile's planned offset, opening the comment the caller ends. */
+static void pto__isa_view_decl(pto__emitter *E, pto_buf *b, const pto_tile *t, int full, const char *prefix,
+                               int32_t ti)
+{
+    pto__isa_ind(E);
+    pto__isa_tile_type(E, b, t, full);
+    pto_buf_printf(b, " %s_%ld", prefix, (long)ti);
+}
+
+static void pto__isa_view_assign(pto__emitter *E, pto_buf *b, const char *prefix, int32_t ti)
+{
+    pto__emit_puts(b, ";\n");
+    pto__isa_ind(E);
+    pto_buf_printf(b, "pto::TASSIGN(%s_%ld, ", prefix, (long)ti);
+    pto__emit_put(b, E->val[PTO__K_OFF], E->vlen[PTO__K_OFF]);
+    pto__emit_puts(b, "); /* ");
+}
+
 static void pto__isa_tile(pto__emitter *E, int32_t s)
 {
     const pto_module *m = E->m;
@@ -19478,41 +19499,28 @@ static void pto__isa_tile(pto__emitter *E, int32_t s)
     pto_buf_printf(b, "); /* %s, planned */\n", pto_space_name((pto_space)t->space));
     if (((pto__isa *)E)->mm_view && (((pto__isa *)E)->mm_view[ti] & 2)) {
         /* the whole tile, for TPUSH (pto__isa_mm_views) */
-        pto__isa_ind(E);
-        pto__isa_tile_type(E, b, t, 1);
-        pto_buf_printf(b, " pto_whole_%ld;\n", (long)ti);
-        pto__isa_ind(E);
-        pto_buf_printf(b, "pto::TASSIGN(pto_whole_%ld, ", (long)ti);
-        pto__emit_put(b, E->val[PTO__K_OFF], E->vlen[PTO__K_OFF]);
-        pto_buf_printf(b, "); /* '%s' whole: TPUSH moves whole tiles, whatever the valid region */\n",
+        pto__isa_view_decl(E, b, t, 1, "pto_whole", ti);
+        pto__isa_view_assign(E, b, "pto_whole", ti);
+        pto_buf_printf(b, "'%s' whole: TPUSH moves whole tiles, whatever the valid region */\n",
                        pto_str(E->ctx, t->name));
     }
     if (((pto__isa *)E)->mm_view && (((pto__isa *)E)->mm_view[ti] & 4)) {
         /* the whole tile with pad value Zero, TFILLPAD_INPLACE's dst (pto__isa_fillpad) */
-        pto__isa_ind(E);
-        pto__isa_tile_type(E, b, t, 3);
-        pto_buf_printf(b, " pto_pad_%ld;\n", (long)ti);
-        pto__isa_ind(E);
-        pto_buf_printf(b, "pto::TASSIGN(pto_pad_%ld, ", (long)ti);
-        pto__emit_put(b, E->val[PTO__K_OFF], E->vlen[PTO__K_OFF]);
-        pto_buf_printf(b, "); /* '%s' whole, pad value zero: TFILLPAD_INPLACE zeroes what its TLOAD leaves "
+        pto__isa_view_decl(E, b, t, 3, "pto_pad", ti);
+        pto__isa_view_assign(E, b, "pto_pad", ti);
+        pto_buf_printf(b, "'%s' whole, pad value zero: TFILLPAD_INPLACE zeroes what its TLOAD leaves "
                        "outside the valid region */\n", pto_str(E->ctx, t->name));
     }
     if (((pto__isa *)E)->mm_view && (((pto__isa *)E)->mm_view[ti] & 1)) {
         /* the same bytes with all rows valid, for TMATMUL (pto__isa_mm_views) */
-        pto__isa_ind(E);
-        pto__isa_tile_type(E, b, t, 2);
-        pto_buf_printf(b, " pto_mm_%ld", (long)ti);
+        pto__isa_view_decl(E, b, t, 2, "pto_mm", ti);
         if (dyn_c) {
             pto__emit_puts(b, "(static_cast<unsigned>(");
             pto__emit_expr(E, b, t->valid_c, PTO__EX_KERNEL, 0);
             pto__emit_puts(b, "))");
         }
-        pto__emit_puts(b, ";\n");
-        pto__isa_ind(E);
-        pto_buf_printf(b, "pto::TASSIGN(pto_mm_%ld, ", (long)ti);
-        pto__emit_put(b, E->val[PTO__K_OFF], E->vlen[PTO__K_OFF]);
-        pto_buf_printf(b, "); /* '%s' with all %lld rows valid: TMATMUL's m is the left tile's valid rows, and mad "
+        pto__isa_view_assign(E, b, "pto_mm", ti);
+        pto_buf_printf(b, "'%s' with all %lld rows valid: TMATMUL's m is the left tile's valid rows, and mad "
                        "writes the accumulator with ceil16(m) rows per 16-column block, which must be the acc's "
                        "rows */\n", pto_str(E->ctx, t->name), (long long)t->rows);
     }
