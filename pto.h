@@ -1250,6 +1250,12 @@ PTO_NUMFN float pto_round_to(int dtype, float v)
     }
 }
 
+/* The values integer dtype 5 (i8) or 4 (i32) holds, as doubles: the one
+   range that scalar conversion, the verifier's and the harness's warnings
+   and the -D checks share. */
+PTO_NUMFN double pto_int_lo(int dtype) { return dtype == 5 ? -128.0 : -2147483648.0; }
+PTO_NUMFN double pto_int_hi(int dtype) { return dtype == 5 ? 127.0 : 2147483647.0; }
+
 /* A scalar operand as the vector unit takes it. pto-isa's TADDS .. TMINS
    and TEXPANDS take the scalar as the tile's element type (`typename
    TileData::DType scalar`), so the device converts it to the destination
@@ -1265,7 +1271,7 @@ PTO_NUMFN float pto_scalar_as(int dtype, double s)
     case 3: return pto_round_to(dtype, (float)s);
     case 4:
     case 5: {
-        double lo = dtype == 4 ? -2147483648.0 : -128.0, hi = dtype == 4 ? 2147483647.0 : 127.0;
+        double lo = pto_int_lo(dtype), hi = pto_int_hi(dtype);
         if (s != s) return 0.0f;
         s = s < lo ? lo : s > hi ? hi : s;
         return (float)(s < 0 ? ceil(s) : floor(s));
@@ -1430,7 +1436,7 @@ PTO_NUMFN void pto_elem_seti(void *base, int dtype, int64_t i, int64_t v)
    integer (a float would round 16777217). */
 PTO_NUMFN int64_t pto_scalar_asi(int dtype, double s)
 {
-    double lo = dtype == 4 ? -2147483648.0 : -128.0, hi = dtype == 4 ? 2147483647.0 : 127.0;
+    double lo = pto_int_lo(dtype), hi = pto_int_hi(dtype);
     if (s != s) return 0;
     s = s < lo ? lo : s > hi ? hi : s;
     return (int64_t)(s < 0 ? ceil(s) : floor(s));
@@ -6911,7 +6917,7 @@ static void pto__vint_scalar(pto__verifier *v, const pto__vop *op, int si)
     if (x != x)
         pto_warning(v->ctx, o->loc, "%s on the %s tile '%s': the scalar nan has no %s value; the simulator and the "
                     "reference use 0", name, dt, pto__vtn(v, d), dt);
-    else if (x < (d->dtype == PTO_I32 ? -2147483648.0 : -128.0) || x > (d->dtype == PTO_I32 ? 2147483647.0 : 127.0))
+    else if (x < pto_int_lo(d->dtype) || x > pto_int_hi(d->dtype))
         pto_warning(v->ctx, o->loc, "%s on the %s tile '%s': the scalar %s does not fit %s (the device's conversion "
                     "is undefined); the simulator and the reference use %.0f", name, dt, pto__vtn(v, d), xs, dt, used);
     else
@@ -8828,7 +8834,7 @@ static int pto__bind(pto__interp *I, int32_t kernel)
         if (var->kind == PTO_V_SCALAR && var->def >= 0 && var->def < I->m->n_params) {
             /* an integer scalar holds an integer of its dtype: the device gets one (2.5 would be 2) */
             int dt = I->m->params[var->def].dtype;
-            double lo = dt == PTO_I8 ? -128.0 : -2147483648.0, hi = dt == PTO_I8 ? 127.0 : 2147483647.0;
+            double lo = pto_int_lo(dt), hi = pto_int_hi(dt);
             if ((dt == PTO_I32 || dt == PTO_I8) && !(b->value >= lo && b->value <= hi && b->value == floor(b->value)))
                 return pto__fail(I, var->loc, "scalar '%s' is %s and is bound to %g, not an integer in %.0f..%.0f",
                                  pto__in_vname(I, v), pto_dtype_name((pto_dtype)dt), b->value, lo, hi);
@@ -20692,8 +20698,7 @@ PTO_K_FN double pto_h_scalar(pto_h_run *run, const char *name) { return pto_h_de
    int64 has no conversion at all): said here, as the user's mistake. */
 PTO_K_FN int64_t pto_h_iscalar(pto_h_run *run, const char *name, int dtype)
 {
-    double v = pto_h_def(run, name, "scalar"), lo = dtype == PTO_K_I8 ? -128.0 : -2147483648.0,
-           hi = dtype == PTO_K_I8 ? 127.0 : 2147483647.0;
+    double v = pto_h_def(run, name, "scalar"), lo = pto_int_lo(dtype), hi = pto_int_hi(dtype);
     int i;
     if (!(v >= lo && v <= hi && v == floor(v))) {
         for (i = 0; i < run->ndefs && run->status == 0; i++)
@@ -21116,7 +21121,7 @@ PTO_K_FN void pto_h_int_scalars(pto_h_run *run, int32_t k)
                 i < run->ndefs ? run->def_name[i] : vn, pto_opinfo_get((pto_op)st->op)->name, dt,
                 pto_str(run->ctx, t->name), run->file, (int)st->loc.line,
                 x != x ? "has no value for nan; the simulator and the reference use"
-                : x < (t->dtype == PTO_I32 ? -2147483648.0 : -128.0) || x > (t->dtype == PTO_I32 ? 2147483647.0 : 127.0)
+                : x < pto_int_lo(t->dtype) || x > pto_int_hi(t->dtype)
                     ? "cannot take it (out of range: the device's conversion is undefined); the simulator and the "
                       "reference use"
                     : "takes the scalar as",

@@ -298,8 +298,7 @@ PTO_K_FN double pto_h_scalar(pto_h_run *run, const char *name) { return pto_h_de
    int64 has no conversion at all): said here, as the user's mistake. */
 PTO_K_FN int64_t pto_h_iscalar(pto_h_run *run, const char *name, int dtype)
 {
-    double v = pto_h_def(run, name, "scalar"), lo = dtype == PTO_K_I8 ? -128.0 : -2147483648.0,
-           hi = dtype == PTO_K_I8 ? 127.0 : 2147483647.0;
+    double v = pto_h_def(run, name, "scalar"), lo = pto_int_lo(dtype), hi = pto_int_hi(dtype);
     int i;
     if (!(v >= lo && v <= hi && v == floor(v))) {
         for (i = 0; i < run->ndefs && run->status == 0; i++)
@@ -722,7 +721,7 @@ PTO_K_FN void pto_h_int_scalars(pto_h_run *run, int32_t k)
                 i < run->ndefs ? run->def_name[i] : vn, pto_opinfo_get((pto_op)st->op)->name, dt,
                 pto_str(run->ctx, t->name), run->file, (int)st->loc.line,
                 x != x ? "has no value for nan; the simulator and the reference use"
-                : x < (t->dtype == PTO_I32 ? -2147483648.0 : -128.0) || x > (t->dtype == PTO_I32 ? 2147483647.0 : 127.0)
+                : x < pto_int_lo(t->dtype) || x > pto_int_hi(t->dtype)
                     ? "cannot take it (out of range: the device's conversion is undefined); the simulator and the "
                       "reference use"
                     : "takes the scalar as",

@@ -1051,7 +1051,7 @@ static int pto__bind(pto__interp *I, int32_t kernel)
         if (var->kind == PTO_V_SCALAR && var->def >= 0 && var->def < I->m->n_params) {
             /* an integer scalar holds an integer of its dtype: the device gets one (2.5 would be 2) */
             int dt = I->m->params[var->def].dtype;
-            double lo = dt == PTO_I8 ? -128.0 : -2147483648.0, hi = dt == PTO_I8 ? 127.0 : 2147483647.0;
+            double lo = pto_int_lo(dt), hi = pto_int_hi(dt);
             if ((dt == PTO_I32 || dt == PTO_I8) && !(b->value >= lo && b->value <= hi && b->value == floor(b->value)))
                 return pto__fail(I, var->loc, "scalar '%s' is %s and is bound to %g, not an integer in %.0f..%.0f",
                                  pto__in_vname(I, v), pto_dtype_name((pto_dtype)dt), b->value, lo, hi);

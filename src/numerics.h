@@ -114,6 +114,12 @@ PTO_NUMFN float pto_round_to(int dtype, float v)
     }
 }
 
+/* The values integer dtype 5 (i8) or 4 (i32) holds, as doubles: the one
+   range that scalar conversion, the verifier's and the harness's warnings
+   and the -D checks share. */
+PTO_NUMFN double pto_int_lo(int dtype) { return dtype == 5 ? -128.0 : -2147483648.0; }
+PTO_NUMFN double pto_int_hi(int dtype) { return dtype == 5 ? 127.0 : 2147483647.0; }
+
 /* A scalar operand as the vector unit takes it. pto-isa's TADDS .. TMINS
    and TEXPANDS take the scalar as the tile's element type (`typename
    TileData::DType scalar`), so the device converts it to the destination
@@ -129,7 +135,7 @@ PTO_NUMFN float pto_scalar_as(int dtype, double s)
     case 3: return pto_round_to(dtype, (float)s);
     case 4:
     case 5: {
-        double lo = dtype == 4 ? -2147483648.0 : -128.0, hi = dtype == 4 ? 2147483647.0 : 127.0;
+        double lo = pto_int_lo(dtype), hi = pto_int_hi(dtype);
         if (s != s) return 0.0f;
         s = s < lo ? lo : s > hi ? hi : s;
         return (float)(s < 0 ? ceil(s) : floor(s));
@@ -294,7 +300,7 @@ PTO_NUMFN void pto_elem_seti(void *base, int dtype, int64_t i, int64_t v)
    integer (a float would round 16777217). */
 PTO_NUMFN int64_t pto_scalar_asi(int dtype, double s)
 {
-    double lo = dtype == 4 ? -2147483648.0 : -128.0, hi = dtype == 4 ? 2147483647.0 : 127.0;
+    double lo = pto_int_lo(dtype), hi = pto_int_hi(dtype);
     if (s != s) return 0;
     s = s < lo ? lo : s > hi ? hi : s;
     return (int64_t)(s < 0 ? ceil(s) : floor(s));

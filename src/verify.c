@@ -1573,7 +1573,7 @@ static void pto__vint_scalar(pto__verifier *v, const pto__vop *op, int si)
     if (x != x)
         pto_warning(v->ctx, o->loc, "%s on the %s tile '%s': the scalar nan has no %s value; the simulator and the "
                     "reference use 0", name, dt, pto__vtn(v, d), dt);
-    else if (x < (d->dtype == PTO_I32 ? -2147483648.0 : -128.0) || x > (d->dtype == PTO_I32 ? 2147483647.0 : 127.0))
+    else if (x < pto_int_lo(d->dtype) || x > pto_int_hi(d->dtype))
         pto_warning(v->ctx, o->loc, "%s on the %s tile '%s': the scalar %s does not fit %s (the device's conversion "
                     "is undefined); the simulator and the reference use %.0f", name, dt, pto__vtn(v, d), xs, dt, used);
     else
