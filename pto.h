@@ -2095,6 +2095,30 @@ static int pto__tensor_too_big(int dtype, int64_t d0, int64_t d1)
     return d0 > 0 && d1 > 0 && es > 0 && d0 > INT64_MAX / 4 / d1 / es;
 }
 
+/* Whether expressions a and b are the same text (lets and vars by
+   identity): the structural equality sync (loop rotations) and lower (the
+   isa target's padding reads) decide with. Ids out of range or a tree
+   deeper than any the parser makes (PTO__MAX_EXPR_DEPTH there: 256) are
+   "not the same", so a hostile builder-made module cannot exhaust the stack. */
+static int pto__expr_same_at(const pto_module *m, int32_t a, int32_t b, int depth)
+{
+    const pto_expr *x, *y;
+    if (a == b) return 1;
+    if (a < 0 || b < 0 || a >= m->n_exprs || b >= m->n_exprs || depth > 4096) return 0;
+    x = &m->exprs[a];
+    y = &m->exprs[b];
+    if (x->kind != y->kind) return 0;
+    switch (x->kind) {
+    case PTO_E_INT: return x->value == y->value;
+    case PTO_E_VAR: return x->a == y->a;
+    case PTO_E_BLOCK: case PTO_E_BLOCKS: case PTO_E_SUBBLOCK: case PTO_E_RANK: case PTO_E_NRANKS: return 1;
+    case PTO_E_NEG: return pto__expr_same_at(m, x->a, y->a, depth + 1);
+    default: return pto__expr_same_at(m, x->a, y->a, depth + 1) && pto__expr_same_at(m, x->b, y->b, depth + 1);
+    }
+}
+
+static int pto__expr_same(const pto_module *m, int32_t a, int32_t b) { return pto__expr_same_at(m, a, b, 0); }
+
 PTODEF int64_t pto_tile_bytes(const pto_tile *t)
 {
     return (int64_t)t->rows * t->cols * pto_dtype_size((pto_dtype)t->dtype);
@@ -10882,23 +10906,6 @@ static int pto__lw_stmt(pto_ctx *ctx, pto_module *m, int32_t s)
    tfillpad of its tile: the sync pass then orders it after the load and
    before every reader like any op, which the emitter alone could not do. */
 
-/* Whether expressions a and b are the same text (lets by identity). */
-static int pto__lw_same(const pto_module *m, int32_t a, int32_t b, int depth)
-{
-    const pto_expr *x, *y;
-    if (a == b) return 1;
-    if (a < 0 || b < 0 || a >= m->n_exprs || b >= m->n_exprs || depth > 200) return 0;
-    x = &m->exprs[a], y = &m->exprs[b];
-    if (x->kind != y->kind) return 0;
-    switch (x->kind) {
-    case PTO_E_INT: return x->value == y->value;
-    case PTO_E_VAR: return x->a == y->a;
-    case PTO_E_BLOCK: case PTO_E_BLOCKS: case PTO_E_SUBBLOCK: case PTO_E_RANK: case PTO_E_NRANKS: return 1;
-    case PTO_E_NEG: return pto__lw_same(m, x->a, y->a, depth + 1);
-    default: return pto__lw_same(m, x->a, y->a, depth + 1) && pto__lw_same(m, x->b, y->b, depth + 1);
-    }
-}
-
 /* Whether the extent ed of a tile dimension of size nd (ed -1: all of it)
    is known to lie within the extent et of t's dimension of size nt. */
 static int pto__lw_within(const pto_module *m, int32_t ed, int64_t nd, int32_t et, int64_t nt)
@@ -10906,7 +10913,7 @@ static int pto__lw_within(const pto_module *m, int32_t ed, int64_t nd, int32_t e
     int64_t a = nd, b = nt;
     if (nd > nt) return 0;
     if (et < 0 || (pto__lw_const(m, et, &b, 0) && b >= nt)) return 1;   /* t's whole dimension */
-    if (pto__lw_same(m, ed, et, 0)) return 1;
+    if (pto__expr_same(m, ed, et)) return 1;
     return (ed < 0 || pto__lw_const(m, ed, &a, 0)) && pto__lw_const(m, et, &b, 0) && a <= b;
 }
 
@@ -13132,21 +13139,6 @@ static int32_t pto__sy_in_block(const pto_module *m, int32_t s, int32_t blk)
     return s;
 }
 
-static int pto__sy_expr_eq(const pto_module *m, int32_t a, int32_t b)
-{
-    const pto_expr *x, *y;
-    if (a == b) return 1;
-    if (a < 0 || b < 0) return 0;
-    x = &m->exprs[a];
-    y = &m->exprs[b];
-    if (x->kind != y->kind) return 0;
-    if (x->kind == PTO_E_INT) return x->value == y->value;
-    if (x->kind == PTO_E_VAR) return x->a == y->a;
-    if (x->kind >= PTO_E_BLOCK && x->kind <= PTO_E_NRANKS) return 1;
-    if (x->kind == PTO_E_NEG) return pto__sy_expr_eq(m, x->a, y->a);
-    return pto__sy_expr_eq(m, x->a, y->a) && pto__sy_expr_eq(m, x->b, y->b);
-}
-
 static int pto__sy_is_int(const pto_module *m, int32_t e, int64_t v)
 {
     return e >= 0 && m->exprs[e].kind == PTO_E_INT && m->exprs[e].value == v;
@@ -13169,10 +13161,10 @@ static int pto__sy_iter_of(const pto_module *m, int32_t e, int32_t *loop)
     if (v < 0 || v >= m->n_vars || m->vars[v].kind != PTO_V_LOOP) return 0;
     L = m->vars[v].def;
     if (L < 0 || m->stmts[L].kind != PTO_ST_FOR) return 0;
-    if (x->kind == PTO_E_VAR ? !pto__sy_is_int(m, m->stmts[L].e[0], 0) : !pto__sy_expr_eq(m, x->b, m->stmts[L].e[0]))
+    if (x->kind == PTO_E_VAR ? !pto__sy_is_int(m, m->stmts[L].e[0], 0) : !pto__expr_same(m, x->b, m->stmts[L].e[0]))
         return 0;
     if (m->stmts[L].e[2] < 0 ? !(step < 0 || pto__sy_is_int(m, step, 1))
-                             : !(pto__sy_expr_eq(m, step, m->stmts[L].e[2])
+                             : !(pto__expr_same(m, step, m->stmts[L].e[2])
                                  || (step < 0 && pto__sy_is_int(m, m->stmts[L].e[2], 1))))
         return 0;
     *loop = L;

@@ -104,6 +104,30 @@ static int pto__tensor_too_big(int dtype, int64_t d0, int64_t d1)
     return d0 > 0 && d1 > 0 && es > 0 && d0 > INT64_MAX / 4 / d1 / es;
 }
 
+/* Whether expressions a and b are the same text (lets and vars by
+   identity): the structural equality sync (loop rotations) and lower (the
+   isa target's padding reads) decide with. Ids out of range or a tree
+   deeper than any the parser makes (PTO__MAX_EXPR_DEPTH there: 256) are
+   "not the same", so a hostile builder-made module cannot exhaust the stack. */
+static int pto__expr_same_at(const pto_module *m, int32_t a, int32_t b, int depth)
+{
+    const pto_expr *x, *y;
+    if (a == b) return 1;
+    if (a < 0 || b < 0 || a >= m->n_exprs || b >= m->n_exprs || depth > 4096) return 0;
+    x = &m->exprs[a];
+    y = &m->exprs[b];
+    if (x->kind != y->kind) return 0;
+    switch (x->kind) {
+    case PTO_E_INT: return x->value == y->value;
+    case PTO_E_VAR: return x->a == y->a;
+    case PTO_E_BLOCK: case PTO_E_BLOCKS: case PTO_E_SUBBLOCK: case PTO_E_RANK: case PTO_E_NRANKS: return 1;
+    case PTO_E_NEG: return pto__expr_same_at(m, x->a, y->a, depth + 1);
+    default: return pto__expr_same_at(m, x->a, y->a, depth + 1) && pto__expr_same_at(m, x->b, y->b, depth + 1);
+    }
+}
+
+static int pto__expr_same(const pto_module *m, int32_t a, int32_t b) { return pto__expr_same_at(m, a, b, 0); }
+
 PTODEF int64_t pto_tile_bytes(const pto_tile *t)
 {
     return (int64_t)t->rows * t->cols * pto_dtype_size((pto_dtype)t->dtype);

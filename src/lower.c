@@ -411,23 +411,6 @@ static int pto__lw_stmt(pto_ctx *ctx, pto_module *m, int32_t s)
    tfillpad of its tile: the sync pass then orders it after the load and
    before every reader like any op, which the emitter alone could not do. */
 
-/* Whether expressions a and b are the same text (lets by identity). */
-static int pto__lw_same(const pto_module *m, int32_t a, int32_t b, int depth)
-{
-    const pto_expr *x, *y;
-    if (a == b) return 1;
-    if (a < 0 || b < 0 || a >= m->n_exprs || b >= m->n_exprs || depth > 200) return 0;
-    x = &m->exprs[a], y = &m->exprs[b];
-    if (x->kind != y->kind) return 0;
-    switch (x->kind) {
-    case PTO_E_INT: return x->value == y->value;
-    case PTO_E_VAR: return x->a == y->a;
-    case PTO_E_BLOCK: case PTO_E_BLOCKS: case PTO_E_SUBBLOCK: case PTO_E_RANK: case PTO_E_NRANKS: return 1;
-    case PTO_E_NEG: return pto__lw_same(m, x->a, y->a, depth + 1);
-    default: return pto__lw_same(m, x->a, y->a, depth + 1) && pto__lw_same(m, x->b, y->b, depth + 1);
-    }
-}
-
 /* Whether the extent ed of a tile dimension of size nd (ed -1: all of it)
    is known to lie within the extent et of t's dimension of size nt. */
 static int pto__lw_within(const pto_module *m, int32_t ed, int64_t nd, int32_t et, int64_t nt)
@@ -435,7 +418,7 @@ static int pto__lw_within(const pto_module *m, int32_t ed, int64_t nd, int32_t e
     int64_t a = nd, b = nt;
     if (nd > nt) return 0;
     if (et < 0 || (pto__lw_const(m, et, &b, 0) && b >= nt)) return 1;   /* t's whole dimension */
-    if (pto__lw_same(m, ed, et, 0)) return 1;
+    if (pto__expr_same(m, ed, et)) return 1;
     return (ed < 0 || pto__lw_const(m, ed, &a, 0)) && pto__lw_const(m, et, &b, 0) && a <= b;
 }
 

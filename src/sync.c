@@ -377,21 +377,6 @@ static int32_t pto__sy_in_block(const pto_module *m, int32_t s, int32_t blk)
     return s;
 }
 
-static int pto__sy_expr_eq(const pto_module *m, int32_t a, int32_t b)
-{
-    const pto_expr *x, *y;
-    if (a == b) return 1;
-    if (a < 0 || b < 0) return 0;
-    x = &m->exprs[a];
-    y = &m->exprs[b];
-    if (x->kind != y->kind) return 0;
-    if (x->kind == PTO_E_INT) return x->value == y->value;
-    if (x->kind == PTO_E_VAR) return x->a == y->a;
-    if (x->kind >= PTO_E_BLOCK && x->kind <= PTO_E_NRANKS) return 1;
-    if (x->kind == PTO_E_NEG) return pto__sy_expr_eq(m, x->a, y->a);
-    return pto__sy_expr_eq(m, x->a, y->a) && pto__sy_expr_eq(m, x->b, y->b);
-}
-
 static int pto__sy_is_int(const pto_module *m, int32_t e, int64_t v)
 {
     return e >= 0 && m->exprs[e].kind == PTO_E_INT && m->exprs[e].value == v;
@@ -414,10 +399,10 @@ static int pto__sy_iter_of(const pto_module *m, int32_t e, int32_t *loop)
     if (v < 0 || v >= m->n_vars || m->vars[v].kind != PTO_V_LOOP) return 0;
     L = m->vars[v].def;
     if (L < 0 || m->stmts[L].kind != PTO_ST_FOR) return 0;
-    if (x->kind == PTO_E_VAR ? !pto__sy_is_int(m, m->stmts[L].e[0], 0) : !pto__sy_expr_eq(m, x->b, m->stmts[L].e[0]))
+    if (x->kind == PTO_E_VAR ? !pto__sy_is_int(m, m->stmts[L].e[0], 0) : !pto__expr_same(m, x->b, m->stmts[L].e[0]))
         return 0;
     if (m->stmts[L].e[2] < 0 ? !(step < 0 || pto__sy_is_int(m, step, 1))
-                             : !(pto__sy_expr_eq(m, step, m->stmts[L].e[2])
+                             : !(pto__expr_same(m, step, m->stmts[L].e[2])
                                  || (step < 0 && pto__sy_is_int(m, m->stmts[L].e[2], 1))))
         return 0;
     *loop = L;
