@@ -379,6 +379,15 @@ PTO_NUMFN int64_t pto_el_red_i(int op, const void *base, int dtype, int64_t i0, 
     return acc;
 }
 
+/* Which of TMATMUL's m, k, n (0, 1, 2: the left tile's valid rows and
+   cols, the right tile's valid cols) is outside 1..4095, the range pto-isa
+   asserts on the device (CheckDynamicMad); -1 when all are in it. The
+   interpreter and the simulator refuse the same launches. */
+PTO_NUMFN int pto_mm_bad_extent(int64_t m, int64_t k, int64_t n)
+{
+    return m < 1 || m > 4095 ? 0 : k < 1 || k > 4095 ? 1 : n < 1 || n > 4095 ? 2 : -1;
+}
+
 /* c[i][j] of an i8 x i8 -> i32 tmatmul: c0 (0, or the accumulator for
    tmatmul_acc) plus a[i][k] * b[k][j] over k < K, ascending, a and b row
    major with row strides sa and sb. The cube multiplies and accumulates
@@ -2408,7 +2417,7 @@ PTO_K_FN void pto_k__x_extract(pto_k_core *c, const pto_k__ins *ins)
 PTO_K_FN void pto_k__x_matmul(pto_k_core *c, const pto_k__ins *ins)
 {
     pto_k_tile d = ins->d, a = ins->a, b = ins->b;
-    int acc = ins->op == PTO_K__TMATMUL_ACC;
+    int acc = ins->op == PTO_K__TMATMUL_ACC, which;
     int64_t M, N, K, i, j, kk, rate;
     pto_k__check k;
     if (!pto_k__tile_ok(c, ins, d, PTO_K__M(PTO_K_ACC), "accumulator") ||
@@ -2419,8 +2428,7 @@ PTO_K_FN void pto_k__x_matmul(pto_k_core *c, const pto_k__ins *ins)
        cols, and the device asserts each in 1..4095 (CheckDynamicMad): an
        empty valid region is refused here as there, not computed as a no-op;
        the rest of d keeps its bytes (and their written state) */
-    if (a.valid_r < 1 || a.valid_r > 4095 || a.valid_c < 1 || a.valid_c > 4095 || b.valid_c < 1 || b.valid_c > 4095) {
-        int which = a.valid_r < 1 || a.valid_r > 4095 ? 0 : a.valid_c < 1 || a.valid_c > 4095 ? 1 : 2;
+    if ((which = pto_mm_bad_extent(a.valid_r, a.valid_c, b.valid_c)) >= 0) {
         static const char *const what[3] = {"m (the left tile's valid rows)", "k (the left tile's valid columns)",
                                              "n (the right tile's valid columns)"};
         pto_k__ierr(c, ins, PTO_K_E_USAGE, "%s: %s is %lld; pto-isa's TMATMUL takes m, k and n in 1..4095 (the device asserts it)",

@@ -660,20 +660,19 @@ static int pto__exec_matmul(pto__interp *I, int32_t s)
     const pto_stmt *st = &I->m->stmts[s];
     pto__top c, a, b;
     int64_t M, K, N, SA, SB, SC, i, j, k;
+    int which;
     float *fa, *fb, *row;
     if (!pto__tile_arg(I, s, 0, &c) || !pto__tile_arg(I, s, 1, &a) || !pto__tile_arg(I, s, 2, &b) ||
         !pto__same_shape(I, s, &c, &a, c.t->rows, -1) || !pto__same_shape(I, s, &a, &b, a.t->cols, c.t->cols))
         return 0;
     /* pto-isa's TMATMUL asserts m, k, n (below) in 1..4095 on the device:
        an empty valid region is an error, as in the simulator */
-    if (a.it->vr < 1 || a.it->vr > 4095 || a.it->vc < 1 || a.it->vc > 4095 || b.it->vc < 1 || b.it->vc > 4095) {
-        int which = a.it->vr < 1 || a.it->vr > 4095 ? 0 : a.it->vc < 1 || a.it->vc > 4095 ? 1 : 2;
+    if ((which = pto_mm_bad_extent(a.it->vr, a.it->vc, b.it->vc)) >= 0)
         return pto__fail(I, st->loc, "%s: %s (the valid %s of '%s') is %lld; pto-isa's TMATMUL takes m, k and n in "
                          "1..4095 (the device asserts it)", pto_opinfo_get((pto_op)st->op)->name,
                          which == 0 ? "m" : which == 1 ? "k" : "n", which == 0 ? "rows" : "columns",
                          pto__in_tname(I, which == 2 ? &b : &a),
                          (long long)(which == 0 ? a.it->vr : which == 1 ? a.it->vc : b.it->vc));
-    }
     /* strides are the stored shapes; the domain is the valid one (pto-isa:
        m, k, n from a's valid rows and cols and b's valid cols) */
     SA = a.t->cols, SB = b.t->cols, SC = c.t->cols;

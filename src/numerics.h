@@ -346,6 +346,15 @@ PTO_NUMFN int64_t pto_el_red_i(int op, const void *base, int dtype, int64_t i0, 
     return acc;
 }
 
+/* Which of TMATMUL's m, k, n (0, 1, 2: the left tile's valid rows and
+   cols, the right tile's valid cols) is outside 1..4095, the range pto-isa
+   asserts on the device (CheckDynamicMad); -1 when all are in it. The
+   interpreter and the simulator refuse the same launches. */
+PTO_NUMFN int pto_mm_bad_extent(int64_t m, int64_t k, int64_t n)
+{
+    return m < 1 || m > 4095 ? 0 : k < 1 || k > 4095 ? 1 : n < 1 || n > 4095 ? 2 : -1;
+}
+
 /* c[i][j] of an i8 x i8 -> i32 tmatmul: c0 (0, or the accumulator for
    tmatmul_acc) plus a[i][k] * b[k][j] over k < K, ascending, a and b row
    major with row strides sa and sb. The cube multiplies and accumulates

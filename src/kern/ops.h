@@ -733,7 +733,7 @@ PTO_K_FN void pto_k__x_extract(pto_k_core *c, const pto_k__ins *ins)
 PTO_K_FN void pto_k__x_matmul(pto_k_core *c, const pto_k__ins *ins)
 {
     pto_k_tile d = ins->d, a = ins->a, b = ins->b;
-    int acc = ins->op == PTO_K__TMATMUL_ACC;
+    int acc = ins->op == PTO_K__TMATMUL_ACC, which;
     int64_t M, N, K, i, j, kk, rate;
     pto_k__check k;
     if (!pto_k__tile_ok(c, ins, d, PTO_K__M(PTO_K_ACC), "accumulator") ||
@@ -744,8 +744,7 @@ PTO_K_FN void pto_k__x_matmul(pto_k_core *c, const pto_k__ins *ins)
        cols, and the device asserts each in 1..4095 (CheckDynamicMad): an
        empty valid region is refused here as there, not computed as a no-op;
        the rest of d keeps its bytes (and their written state) */
-    if (a.valid_r < 1 || a.valid_r > 4095 || a.valid_c < 1 || a.valid_c > 4095 || b.valid_c < 1 || b.valid_c > 4095) {
-        int which = a.valid_r < 1 || a.valid_r > 4095 ? 0 : a.valid_c < 1 || a.valid_c > 4095 ? 1 : 2;
+    if ((which = pto_mm_bad_extent(a.valid_r, a.valid_c, b.valid_c)) >= 0) {
         static const char *const what[3] = {"m (the left tile's valid rows)", "k (the left tile's valid columns)",
                                              "n (the right tile's valid columns)"};
         pto_k__ierr(c, ins, PTO_K_E_USAGE, "%s: %s is %lld; pto-isa's TMATMUL takes m, k and n in 1..4095 (the device asserts it)",
