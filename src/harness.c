@@ -245,7 +245,7 @@ PTO_K_FN int pto_h_begin(pto_h_run *run, int argc, char **argv, const char *file
    3 beyond, and fewer edits than the word has characters); -1 when not. */
 PTO_K_FN int pto_h_near(const char *word, size_t len, const char *cand)
 {
-    int limit = len <= 5 ? 1 : len <= 8 ? 2 : 3;
+    int limit = pto__ps_near_limit(len);
     int d = pto__ps_edits(word, len, cand, strlen(cand), limit);
     return d <= limit && (size_t)d < len ? d : -1;
 }

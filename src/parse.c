@@ -233,11 +233,14 @@ static int pto__ps_edits(const char *a, size_t la, const char *b, size_t lb, int
     return back[lb] > cap ? cap + 1 : back[lb];
 }
 
+/* The most edits a suggestion for a word of len characters may be away. */
+static int pto__ps_near_limit(size_t len) { return len <= 5 ? 1 : len <= 8 ? 2 : 3; }
+
 static void pto__ps_near_init(pto__ps_parser *p, pto__ps_near *n, const char *word, size_t len)
 {
     n->word = word;
     n->len = len;
-    n->limit = len <= 5 ? 1 : len <= 8 ? 2 : 3;
+    n->limit = pto__ps_near_limit(len);
     if (pto_diag_count(p->ctx) >= p->ctx->max_diags) n->limit = -1;
     n->best = NULL;
     n->best_len = 0;
