@@ -20653,19 +20653,27 @@ PTO_K_FN int pto_h_near(const char *word, size_t len, const char *cand)
     return d <= limit && (size_t)d < len ? d : -1;
 }
 
-PTO_K_FN double pto_h_def(pto_h_run *run, const char *name, const char *what)
+/* The -D (or `# run:` definition) of `name`: its index, or ndefs. */
+PTO_K_FN int pto_h_def_index(const pto_h_run *run, const char *name)
 {
     int i;
     for (i = 0; i < run->ndefs; i++)
-        if (run->def_len[i] == strlen(name) && strncmp(run->def_name[i], name, run->def_len[i]) == 0) {
-            run->def_used[i] = 1;
-            if (run->nbind < PTO_H_MAX) {
-                run->bind[run->nbind].name = name;
-                run->bind[run->nbind].value = run->def_val[i];
-                run->nbind++;
-            }
-            return run->def_val[i];
+        if (run->def_len[i] == strlen(name) && strncmp(run->def_name[i], name, run->def_len[i]) == 0) break;
+    return i;
+}
+
+PTO_K_FN double pto_h_def(pto_h_run *run, const char *name, const char *what)
+{
+    int i = pto_h_def_index(run, name);
+    if (i < run->ndefs) {
+        run->def_used[i] = 1;
+        if (run->nbind < PTO_H_MAX) {
+            run->bind[run->nbind].name = name;
+            run->bind[run->nbind].value = run->def_val[i];
+            run->nbind++;
         }
+        return run->def_val[i];
+    }
     /* a -D that names nothing and is close to this name is likely its typo */
     for (i = 0; i < run->ndefs; i++)
         if (!run->def_used[i] && pto_h_near(run->def_name[i], run->def_len[i], name) >= 0) break;
@@ -20702,12 +20710,11 @@ PTO_K_FN double pto_h_scalar(pto_h_run *run, const char *name) { return pto_h_de
 PTO_K_FN int64_t pto_h_iscalar(pto_h_run *run, const char *name, int dtype)
 {
     double v = pto_h_def(run, name, "scalar"), lo = pto_int_lo(dtype), hi = pto_int_hi(dtype);
-    int i;
     if (!(v >= lo && v <= hi && v == floor(v))) {
-        for (i = 0; i < run->ndefs && run->status == 0; i++)
-            if (run->def_len[i] == strlen(name) && strncmp(run->def_name[i], name, run->def_len[i]) == 0)
-                pto_h_fail(run, 1, "-D %s: scalar %s is %s and takes an integer in %.0f..%.0f", run->def_name[i],
-                           name, dtype == PTO_K_I8 ? "i8" : "i32", lo, hi);
+        int i = pto_h_def_index(run, name);
+        if (i < run->ndefs && run->status == 0)
+            pto_h_fail(run, 1, "-D %s: scalar %s is %s and takes an integer in %.0f..%.0f", run->def_name[i],
+                       name, dtype == PTO_K_I8 ? "i8" : "i32", lo, hi);
         return 0;
     }
     return (int64_t)v;
@@ -21118,8 +21125,7 @@ PTO_K_FN void pto_h_int_scalars(pto_h_run *run, int32_t k)
         if (used == x) continue;
         if (nwarned < PTO_H_MAX) warned[nwarned++] = o->ref;
         dt = pto_dtype_name((pto_dtype)t->dtype);
-        for (i = 0; i < run->ndefs; i++)
-            if (run->def_len[i] == strlen(vn) && strncmp(run->def_name[i], vn, run->def_len[i]) == 0) break;
+        i = pto_h_def_index(run, vn);
         fprintf(stderr, "warning: -D %s: %s on the %s tile '%s' (%s:%d) %s %.0f%s\n",
                 i < run->ndefs ? run->def_name[i] : vn, pto_opinfo_get((pto_op)st->op)->name, dt,
                 pto_str(run->ctx, t->name), run->file, (int)st->loc.line,
