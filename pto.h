@@ -2684,6 +2684,16 @@ PTODEF int32_t pto_add_section(pto_module *m, int32_t block, pto_core core, pto_
     return s;
 }
 
+/* pto_add_op for the parser, whose block ids are its own (valid): without
+   the API check. */
+static int32_t pto__add_op_id(pto_module *m, int32_t block, pto_op op, pto_loc loc)
+{
+    int32_t s = pto__add_stmt(m, block, PTO_ST_OP, loc);
+    if (s < 0) return -1;
+    m->stmts[s].op = (uint16_t)op;
+    return s;
+}
+
 PTODEF int32_t pto_add_op(pto_module *m, int32_t block, pto_op op, pto_loc loc)
 {
     int32_t s;
@@ -2724,6 +2734,17 @@ static inline int32_t pto__arg(pto_module *m, int32_t stmt, pto_operand_kind kin
                          "the next statement's", (long)stmt, pto_opinfo_get((pto_op)s->op)->name,
                          (long)s->loc.line), -1;
     o = pto__operand_new(m, kind, ref, loc);
+    if (o >= 0) m->stmts[stmt].nargs++;
+    return o;
+}
+
+/* pto__arg without its checks, for the parser: its statement is always the
+   op statement it added last (pto__add_op_id), whose operands are the
+   last ones, so the checks hold by construction; each costs more than the
+   operand itself. The values are set by the caller as pto_arg_* does. */
+static inline int32_t pto__arg_last(pto_module *m, int32_t stmt, pto_operand_kind kind, int32_t ref, pto_loc loc)
+{
+    int32_t o = pto__operand_new(m, kind, ref, loc);
     if (o >= 0) m->stmts[stmt].nargs++;
     return o;
 }
@@ -2982,6 +3003,14 @@ typedef struct pto__ps_pname {
     int32_t gone_kernel;   /* and the kernel it was declared in */
 } pto__ps_pname;
 
+/* One entry of the lexer's name cache (pto__ps_lex_name). */
+#define PTO__NC_BITS 10
+typedef struct pto__ps_ncent {
+    uint64_t k0, k1;    /* the name's first 16 bytes, zero-padded */
+    uint32_t len;       /* 0: empty entry (no name is empty) */
+    int32_t id;
+} pto__ps_ncent;
+
 typedef struct pto__ps_parser {
     pto_ctx *ctx;
     pto_module *m;
@@ -3003,6 +3032,7 @@ typedef struct pto__ps_parser {
     int32_t kw[PTO__NKW];
     int32_t kw_max;   /* the highest keyword id: a name above it is no keyword */
     pto_loc tloc;     /* pto__ps_tloc's result */
+    pto__ps_ncent *nc;   /* the lexer's name cache (NULL: none, every name is hashed) */
 } pto__ps_parser;
 
 /* ---- diagnostics ------------------------------------------------------- */
@@ -3155,6 +3185,13 @@ static const char *pto__ps_near_hint(const pto__ps_near *n, char *out, size_t si
 
 /* ---- lexer ---------------------------------------------------------------- */
 
+/* For a function the compiler would otherwise inline into a hotter one. */
+#if defined(__GNUC__) || defined(__clang__)
+#define PTO__PS_NOINLINE __attribute__((noinline))
+#else
+#define PTO__PS_NOINLINE
+#endif
+
 /* Character classes, one table lookup per byte (the lexer's inner loops):
    1 letter or '_', 2 digit, 4 hex digit, 8 starts a punctuator, 16 blank
    (space, \t, \v, \f, \r: not the newline, a token), 32 starts a comment,
@@ -3219,18 +3256,65 @@ static int pto__ps_lex_number(pto__ps_parser *p)
     return kind;
 }
 
-/* A NAME token starting at i, hashed as it is scanned (interned without a
-   re-read). */
-static void pto__ps_lex_name(pto__ps_parser *p, size_t i)
+/* The first k (0..8) bytes, in memory order, of the word w was loaded
+   from: the rest zeroed (which end that is depends on the byte order). */
+static uint64_t pto__ps_first_bytes(uint64_t w, size_t k)
+{
+    static const union { uint16_t u; unsigned char c[2]; } order = {1};
+    if (k >= 8) return w;
+    if (k == 0) return 0;
+    return w & (order.c[0] ? ~(uint64_t)0 >> (64 - 8 * k) : ~(uint64_t)0 << (64 - 8 * k));
+}
+
+/* A NAME's id through the context's intern table: the text hashed, then
+   looked up (or added). */
+static int32_t pto__ps_intern(pto__ps_parser *p, size_t start, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)p->src + start;
+    uint32_t hv = PTO__HASH_SEED;
+    size_t i;
+    for (i = 0; i < len; i++) hv = pto__hash_step(hv, s[i]);
+    return pto__intern_hashed(p->ctx, p->src + start, len, hv);
+}
+
+/* A NAME token starting at i. Most names are the same few words again and
+   again (ops, keywords, the tiles and variables of the block at hand), so
+   the parser keeps a small direct-mapped cache of names of up to 16 bytes,
+   keyed by their bytes as two words: a hit costs two loads and a compare
+   instead of hashing every byte and probing the intern table (whose slots
+   and pool, megabytes in a large file, are mostly cache misses). The cache
+   only holds ids the table already gave, so ids are the same as without it
+   (first-seen order). Away from the end of the text (16 bytes may be read
+   past the name's start). Kept out of line (pto__ps_next calls it last, a
+   tail call): inlined, its registers would be saved on every token. */
+static PTO__PS_NOINLINE void pto__ps_lex_name(pto__ps_parser *p, size_t i)
 {
     const unsigned char *s = (const unsigned char *)p->src;
-    size_t start = i, n = p->len;
-    uint32_t hv = pto__hash_step(PTO__HASH_SEED, s[i]);
-    for (i++; i < n && (pto__ps_cc[s[i]] & (PTO__CC_ALPHA | PTO__CC_DIGIT)); i++) hv = pto__hash_step(hv, s[i]);
+    size_t start = i, n = p->len, len;
+    for (i++; i < n && (pto__ps_cc[s[i]] & (PTO__CC_ALPHA | PTO__CC_DIGIT)); i++) {}
+    len = i - start;
     p->tok.kind = PTO__T_NAME;
-    p->tok.len = i - start;
+    p->tok.len = len;
     p->pos = i;
-    p->tok.id = pto__intern_hashed(p->ctx, p->src + start, i - start, hv);
+    if (len <= 16 && n - start >= 16 && p->nc) {
+        uint64_t k0, k1;
+        pto__ps_ncent *e;
+        memcpy(&k0, s + start, 8);
+        memcpy(&k1, s + start + 8, 8);
+        k0 = pto__ps_first_bytes(k0, len);
+        k1 = pto__ps_first_bytes(k1, len > 8 ? len - 8 : 0);
+        e = &p->nc[(uint32_t)(((k0 ^ (k1 * 31u) ^ len) * 0x9E3779B97F4A7C15u) >> (64 - PTO__NC_BITS))];
+        if (e->k0 == k0 && e->k1 == k1 && e->len == len) { p->tok.id = e->id; return; }
+        p->tok.id = pto__ps_intern(p, start, len);
+        if (p->tok.id > 0) {   /* 0: out of memory (the empty string); not kept */
+            e->k0 = k0;
+            e->k1 = k1;
+            e->len = (uint32_t)len;
+            e->id = p->tok.id;
+        }
+        return;
+    }
+    p->tok.id = pto__ps_intern(p, start, len);
 }
 
 /* A number token starting at i (INT, FLOAT or BADNUM). */
@@ -3749,6 +3833,27 @@ static int32_t pto__ps_expr0(pto__ps_parser *p)
 
 /* ---- operands ----------------------------------------------------------------- */
 
+/* The operands the parser adds most, through pto__arg_last (ir.c): s is
+   the op statement it added last. */
+static int pto__ps_arg_gm(pto__ps_parser *p, int32_t s, int32_t param, int32_t r, int32_t c, int32_t rank,
+                          const pto__ps_tok *t)
+{
+    int32_t o = pto__arg_last(p->m, s, PTO_O_GM, param, *pto__ps_tloc(p, t));
+    if (o < 0) return 0;
+    p->m->operands[o].e[0] = r;
+    p->m->operands[o].e[1] = c;
+    p->m->operands[o].e[2] = rank;
+    return 1;
+}
+
+static int pto__ps_arg_int(pto__ps_parser *p, int32_t s, int32_t e, const pto_loc *loc)
+{
+    int32_t o = pto__arg_last(p->m, s, PTO_O_INT, -1, *loc);
+    if (o < 0) return 0;
+    p->m->operands[o].e[0] = e;
+    return 1;
+}
+
 /* T[r, c] or T@p[r, c]; the current token is the tensor name. Where the
    op takes a whole tensor (PTO_A_WHOLE, allreduce), the bare name T. */
 static int pto__ps_gm_operand(pto__ps_parser *p, int32_t s, int32_t param, uint32_t mask)
@@ -3757,7 +3862,7 @@ static int pto__ps_gm_operand(pto__ps_parser *p, int32_t s, int32_t param, uint3
     int32_t r, c, rank = -1;
     pto__ps_next(p);
     if ((mask & PTO_A_WHOLE) && (pto__ps_at_eol(p) || pto__ps_is(p, ',')))
-        return pto_arg_gm(p->m, s, param, -1, -1, -1, *pto__ps_tloc(p, &t)) >= 0;
+        return pto__ps_arg_gm(p, s, param, -1, -1, -1, &t);
     if (pto__ps_is(p, '@')) {
         pto__ps_next(p);
         if ((rank = pto__ps_expr0(p)) < 0) return 0;
@@ -3780,7 +3885,7 @@ static int pto__ps_gm_operand(pto__ps_parser *p, int32_t s, int32_t param, uint3
         return 0;
     }
     pto__ps_next(p);
-    return pto_arg_gm(p->m, s, param, r, c, rank, *pto__ps_tloc(p, &t)) >= 0;
+    return pto__ps_arg_gm(p, s, param, r, c, rank, &t);
 }
 
 /* A float operand: [-] (FLOAT | INT | inf | nan). */
@@ -3799,7 +3904,11 @@ static int pto__ps_float_operand(pto__ps_parser *p, int32_t s)
         return 0;
     }
     pto__ps_next(p);
-    return pto_arg_float(p->m, s, neg ? -v : v, *pto__ps_tloc(p, &start)) >= 0;
+    {
+        int32_t o = pto__arg_last(p->m, s, PTO_O_FLOAT, -1, *pto__ps_tloc(p, &start));
+        if (o >= 0) p->m->operands[o].f = neg ? -v : v;
+        return o >= 0;
+    }
 }
 
 static int pto__ps_is_floaty(const pto__ps_parser *p, const pto__ps_tok *t)
@@ -3856,7 +3965,7 @@ static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
     if (mask & (PTO_A_CMP | PTO_A_NMODE)) return pto__ps_word_operand(p, s, mask);
     if ((mask & PTO_A_INT) && !(mask & (other & ~PTO_A_INT))) {
         int32_t e = pto__ps_expr0(p);
-        return e >= 0 && pto_arg_int(p->m, s, e, loc) >= 0;
+        return e >= 0 && pto__ps_arg_int(p, s, e, &loc);
     }
     /* the form decides; the mask only breaks ties */
     if (pto__ps_is_floaty(p, &t)) return pto__ps_float_operand(p, s);
@@ -3871,7 +3980,7 @@ static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
         switch (n->kind) {
         case PTO__B_TILE:
             pto__ps_next(p);
-            return pto_arg_tile(p->m, s, n->ref, loc) >= 0;
+            return pto__arg_last(p->m, s, PTO_O_TILE, n->ref, loc) >= 0;
         case PTO__B_TENSOR:
             return pto__ps_gm_operand(p, s, n->ref, mask);
         case PTO__B_PIPE:
@@ -3880,7 +3989,7 @@ static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
         case PTO__B_SCALAR:
             if (!(mask & PTO_A_INT)) {
                 pto__ps_next(p);
-                return pto_arg_scalar(p->m, s, n->ref, loc) >= 0;
+                return pto__arg_last(p->m, s, PTO_O_SCALAR, n->ref, loc) >= 0;
             }
             break;
         case PTO__B_NONE:
@@ -3910,7 +4019,7 @@ static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
     }
     {
         int32_t e = pto__ps_expr0(p);
-        return e >= 0 && pto_arg_int(p->m, s, e, loc) >= 0;
+        return e >= 0 && pto__ps_arg_int(p, s, e, &loc);
     }
 }
 
@@ -4521,7 +4630,7 @@ static int pto__ps_stmt(pto__ps_parser *p, int32_t block)
         return 0;
     }
     pto__ps_next(p);
-    s = pto_add_op(p->m, block, op, *pto__ps_tloc(p, &t));
+    s = pto__add_op_id(p->m, block, op, *pto__ps_tloc(p, &t));
     if (s < 0 || !pto__ps_operands(p, s, op)) return 0;
     if (op == PTO_OP_TFREE && !pto__ps_tfree_tile(p, s)) return 0;
     return pto__ps_end_stmt(p, "the operands");
@@ -4910,12 +5019,16 @@ PTODEF pto_module *pto_parse(pto_ctx *ctx, const char *filename, const char *tex
     p.m->file = p.file;
     pto__module_reserve(p.m, p.len);
     pto__ps_reserve_names(&p);
+    /* best effort: without the cache every name is hashed and looked up */
+    p.nc = (pto__ps_ncent *)pto__alloc_quiet(ctx, sizeof *p.nc << PTO__NC_BITS);
+    if (p.nc) memset(p.nc, 0, sizeof *p.nc << PTO__NC_BITS);
     for (i = 0; i < PTO__NKW; i++) {
         p.kw[i] = pto_intern(ctx, pto__ps_kw_text[i], strlen(pto__ps_kw_text[i]));
         if (p.kw[i] > p.kw_max) p.kw_max = p.kw[i];
     }
     pto__ps_file(&p);
     pto_free(ctx, p.names);
+    pto_free(ctx, p.nc);
     pto_free(ctx, p.decls);
     pto_free(ctx, p.marks);
     if (pto_error_count(ctx) > errors) {

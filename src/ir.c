@@ -684,6 +684,16 @@ PTODEF int32_t pto_add_section(pto_module *m, int32_t block, pto_core core, pto_
     return s;
 }
 
+/* pto_add_op for the parser, whose block ids are its own (valid): without
+   the API check. */
+static int32_t pto__add_op_id(pto_module *m, int32_t block, pto_op op, pto_loc loc)
+{
+    int32_t s = pto__add_stmt(m, block, PTO_ST_OP, loc);
+    if (s < 0) return -1;
+    m->stmts[s].op = (uint16_t)op;
+    return s;
+}
+
 PTODEF int32_t pto_add_op(pto_module *m, int32_t block, pto_op op, pto_loc loc)
 {
     int32_t s;
@@ -724,6 +734,17 @@ static inline int32_t pto__arg(pto_module *m, int32_t stmt, pto_operand_kind kin
                          "the next statement's", (long)stmt, pto_opinfo_get((pto_op)s->op)->name,
                          (long)s->loc.line), -1;
     o = pto__operand_new(m, kind, ref, loc);
+    if (o >= 0) m->stmts[stmt].nargs++;
+    return o;
+}
+
+/* pto__arg without its checks, for the parser: its statement is always the
+   op statement it added last (pto__add_op_id), whose operands are the
+   last ones, so the checks hold by construction; each costs more than the
+   operand itself. The values are set by the caller as pto_arg_* does. */
+static inline int32_t pto__arg_last(pto_module *m, int32_t stmt, pto_operand_kind kind, int32_t ref, pto_loc loc)
+{
+    int32_t o = pto__operand_new(m, kind, ref, loc);
     if (o >= 0) m->stmts[stmt].nargs++;
     return o;
 }

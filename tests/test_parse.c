@@ -408,6 +408,63 @@ static void test_hostile(void)
     free(big);
 }
 
+/* The lexer's name cache (names of up to 16 bytes, keyed by their bytes):
+   names that agree in their first 8 or 16 bytes, or differ only in length,
+   are still different names; 3,000 of them (more than the cache holds)
+   resolve each to its own tile; ids are the intern table's; a name that
+   ends the text (no 16 bytes left to read after its start) is still read,
+   from a buffer of exactly the text's length. */
+static void test_name_cache(void)
+{
+    static const char *const pre[] = {"", "a", "abcdefg", "abcdefgh", "abcdefghi", "abcdefghijklmno",
+                                      "abcdefghijklmnop", "abcdefghijklmnopq", "tadd", "x"};
+    size_t np = sizeof pre / sizeof pre[0], n = 3000, i, len = 0, cap = n * 120 + 256;
+    char *src = (char *)malloc(cap), name[64], *end;
+    pto_module *m;
+    int bad = 0;
+    len += (size_t)sprintf(src + len, "kernel k() vector {\n");
+    for (i = 0; i < n; i++) {
+        sprintf(name, "%s_%lu", pre[i % np], (unsigned long)(i / np));
+        len += (size_t)sprintf(src + len, "  tile %s: vec f32[16, 16]\n  tadd %s, %s, %s\n", name, name, name, name);
+    }
+    len += (size_t)sprintf(src + len, "}\n");
+    m = parse(src);
+    CHECK(m != NULL && pto_diag_count(ctx) == 0);
+    if (m) {
+        CHECK(m->n_tiles == (int32_t)n);
+        for (i = 0; i < n && (int32_t)i < m->n_tiles; i++) {
+            const pto_stmt *op = &m->stmts[2 * i + 1];
+            sprintf(name, "%s_%lu", pre[i % np], (unsigned long)(i / np));
+            if (strcmp(S(m, m->tiles[i].name), name) != 0 || m->tiles[i].name != pto_intern(ctx, name, strlen(name)))
+                bad++;
+            if (op->kind != PTO_ST_OP || op->nargs != 3 || m->operands[op->arg0].ref != (int32_t)i ||
+                m->operands[op->arg0 + 2].ref != (int32_t)i)
+                bad++;
+        }
+        CHECK_MSG(bad == 0, "%d names resolved wrongly", bad);
+        /* first seen, first interned: later tiles' names have larger ids */
+        CHECK(m->tiles[0].name < m->tiles[1].name && m->tiles[n - 2].name < m->tiles[n - 1].name);
+    }
+    pto_module_destroy(m);
+    /* names that end the text: the last bytes of an exact-size buffer */
+    strcpy(src, "kernel k() vector {\n  tile abcdefghij: vec f32[16, 16]\n  tabs abcdefghij, abcdefghij");
+    len = strlen(src);
+    end = (char *)malloc(len);
+    memcpy(end, src, len);
+    pto_diag_clear(ctx);
+    m = pto_parse(ctx, "t.pto", end, len);
+    CHECK(m == NULL && pto_diag_count(ctx) == 1);
+    if (pto_diag_count(ctx) > 0) CHECK(strstr(pto_diag_get(ctx, 0)->msg, "missing '}'") != NULL);
+    strcpy(src, "kernel k() vector {\n  tile abcdefghij: vec f32[16, 16]\n  tabs abcdefghij, abcdefghik");
+    memcpy(end, src, len);
+    pto_diag_clear(ctx);
+    m = pto_parse(ctx, "t.pto", end, len);
+    CHECK(m == NULL && pto_diag_count(ctx) == 2);
+    if (pto_diag_count(ctx) > 0) CHECK_STR(pto_diag_get(ctx, 0)->msg, "unknown name 'abcdefghik' (did you mean 'abcdefghij'?)");
+    free(end);
+    free(src);
+}
+
 /* Linear time: 200k statements in well under a second. */
 static void test_speed(void)
 {
@@ -446,6 +503,7 @@ int main(void)
     test_declared_despite_bad_attribute();
     test_params_after_a_broken_one();
     test_hostile();
+    test_name_cache();
     test_speed();
     pto_ctx_destroy(ctx);
     return TEST_END();
