@@ -144,6 +144,11 @@ static uint32_t pto__hash(const char *s, size_t n)
     return h;
 }
 
+/* Whether a table of cap slots is too full for n strings: above three
+   quarters (the probes stay short, as each slot keeps its full hash; a
+   large file's table is reserved whole, so its size is pages touched). */
+static int pto__hash_full(size_t n, int32_t cap) { return n * 4 > (size_t)cap * 3; }
+
 /* Moves the table to ncap slots; 0 (nothing changed) when out of memory.
    Quiet: pto__rehash reports, pto__intern_reserve need not. The table
    keeps each slot's full hash next to its id (struct pto__hslot): a probe
@@ -182,7 +187,7 @@ static void pto__intern_reserve(pto_ctx *ctx, size_t n)
 {
     int32_t ncap = ctx->hash_cap ? ctx->hash_cap : 64;
     if (n > (size_t)INT32_MAX / 16) return;
-    while ((n + 1) * 2 > (size_t)ncap) ncap *= 2;
+    while (pto__hash_full(n + 1, ncap)) ncap *= 2;
     if (ncap > ctx->hash_cap) pto__rehash_quiet(ctx, ncap);
     /* the offsets and the pool too (8 bytes a name): their doublings copy */
     if (n + 2 > (size_t)ctx->cap_strs) {
@@ -236,7 +241,7 @@ static int32_t pto__intern_add(pto_ctx *ctx, const char *s, size_t len, uint32_t
 {
     uint32_t k;
     int32_t id;
-    if ((ctx->n_strs + 1) * 2 > ctx->hash_cap && !pto__rehash(ctx, ctx->hash_cap ? ctx->hash_cap * 2 : 64))
+    if (pto__hash_full(ctx->n_strs + 1, ctx->hash_cap) && !pto__rehash(ctx, ctx->hash_cap ? ctx->hash_cap * 2 : 64))
         return 0;
     if ((id = pto__str_add(ctx, s, len)) < 0) return 0;
     k = hv & (uint32_t)(ctx->hash_cap - 1);

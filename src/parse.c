@@ -84,15 +84,18 @@ static const char *const pto__ps_bind_word[] = {
     "name", "tensor", "scalar param", "dim", "let", "loop variable", "tile", "pipe"
 };
 
+/* One per interned name (the table is indexed by id, so a large file has
+   tens of thousands: 28 bytes, no pto_loc, whose file is always the
+   parser's). */
 typedef struct pto__ps_pname {
     uint8_t kind;       /* PTO__B_* */
     uint8_t opc;        /* op lookup cache: 0 not looked up, 1 no op, 2 + op */
     uint8_t dtc, spc;   /* the same for dtype and memory space names: 0 not looked up, 1 + value */
-    int32_t ref;        /* param (tensor), var (scalar, dim, let, loop) or tile */
-    int32_t depth;      /* scope depth of the declaration */
-    int32_t kernel;     /* 1 + kernel id when a kernel has this name */
-    pto_loc loc;        /* the declaring name token */
     uint8_t gone;       /* the kind it had when its scope closed (PTO__B_NONE: none) */
+    int16_t depth;      /* scope depth of the declaration (at most about twice PTO__MAX_NEST) */
+    int32_t ref;        /* param (tensor), var (scalar, dim, let, loop) or tile */
+    int32_t kernel;     /* 1 + kernel id when a kernel has this name */
+    int32_t line, col;  /* the declaring name token */
     int32_t gone_kernel;   /* and the kernel it was declared in */
 } pto__ps_pname;
 
@@ -349,15 +352,15 @@ static int pto__ps_lex_number(pto__ps_parser *p)
     return kind;
 }
 
-/* The first k (0..8) bytes, in memory order, of the word w was loaded
-   from: the rest zeroed (which end that is depends on the byte order). */
-static uint64_t pto__ps_first_bytes(uint64_t w, size_t k)
-{
-    static const union { uint16_t u; unsigned char c[2]; } order = {1};
-    if (k >= 8) return w;
-    if (k == 0) return 0;
-    return w & (order.c[0] ? ~(uint64_t)0 >> (64 - 8 * k) : ~(uint64_t)0 << (64 - 8 * k));
-}
+/* Masks that keep the first k (0..8) bytes, in memory order, of a word
+   loaded with memcpy: the low bytes on a little-endian host, the high ones
+   on a big-endian one. */
+static const uint64_t pto__ps_first_le[9] = {
+    0, 0xffu, 0xffffu, 0xffffffu, 0xffffffffu, 0xffffffffffu, 0xffffffffffffu, 0xffffffffffffffu,
+    0xffffffffffffffffu};
+static const uint64_t pto__ps_first_be[9] = {
+    0, 0xff00000000000000u, 0xffff000000000000u, 0xffffff0000000000u, 0xffffffff00000000u,
+    0xffffffffff000000u, 0xffffffffffff0000u, 0xffffffffffffff00u, 0xffffffffffffffffu};
 
 /* A NAME's id through the context's intern table: the text hashed, then
    looked up (or added). */
@@ -368,6 +371,20 @@ static int32_t pto__ps_intern(pto__ps_parser *p, size_t start, size_t len)
     size_t i;
     for (i = 0; i < len; i++) hv = pto__hash_step(hv, s[i]);
     return pto__intern_hashed(p->ctx, p->src + start, len, hv);
+}
+
+/* A name the cache does not hold: interned, and kept in entry e. */
+static PTO__PS_NOINLINE void pto__ps_name_miss(pto__ps_parser *p, pto__ps_ncent *e, uint64_t k0, uint64_t k1,
+                                               size_t start, size_t len)
+{
+    int32_t id = pto__ps_intern(p, start, len);
+    p->tok.id = id;
+    if (id > 0) {   /* 0: out of memory (the empty string); not kept */
+        e->k0 = k0;
+        e->k1 = k1;
+        e->len = (uint32_t)len;
+        e->id = id;
+    }
 }
 
 /* A NAME token starting at i. Most names are the same few words again and
@@ -390,21 +407,17 @@ static PTO__PS_NOINLINE void pto__ps_lex_name(pto__ps_parser *p, size_t i)
     p->tok.len = len;
     p->pos = i;
     if (len <= 16 && n - start >= 16 && p->nc) {
+        static const union { uint16_t u; unsigned char c[2]; } order = {1};
+        const uint64_t *first = order.c[0] ? pto__ps_first_le : pto__ps_first_be;
         uint64_t k0, k1;
         pto__ps_ncent *e;
         memcpy(&k0, s + start, 8);
         memcpy(&k1, s + start + 8, 8);
-        k0 = pto__ps_first_bytes(k0, len);
-        k1 = pto__ps_first_bytes(k1, len > 8 ? len - 8 : 0);
+        k0 &= first[len < 8 ? len : 8];
+        k1 &= first[len > 8 ? len - 8 : 0];
         e = &p->nc[(uint32_t)(((k0 ^ (k1 * 31u) ^ len) * 0x9E3779B97F4A7C15u) >> (64 - PTO__NC_BITS))];
-        if (e->k0 == k0 && e->k1 == k1 && e->len == len) { p->tok.id = e->id; return; }
-        p->tok.id = pto__ps_intern(p, start, len);
-        if (p->tok.id > 0) {   /* 0: out of memory (the empty string); not kept */
-            e->k0 = k0;
-            e->k1 = k1;
-            e->len = (uint32_t)len;
-            e->id = p->tok.id;
-        }
+        if (e->k0 == k0 && e->k1 == k1 && e->len == len) p->tok.id = e->id;
+        else pto__ps_name_miss(p, e, k0, k1, start, len);
         return;
     }
     p->tok.id = pto__ps_intern(p, start, len);
@@ -682,10 +695,10 @@ static int pto__ps_can_declare(pto__ps_parser *p, const pto__ps_tok *t)
     if (n->kind == PTO__B_NONE) return 1;
     if (n->depth == p->depth)
         pto__ps_err(p, t, "%s '%s' is already declared at %d:%d", pto__ps_bind_word[n->kind], pto__ps_text(p, t),
-                 (int)n->loc.line, (int)n->loc.col);
+                 (int)n->line, (int)n->col);
     else
         pto__ps_err(p, t, "'%s' shadows the %s declared at %d:%d (shadowing is not allowed)",
-                 pto__ps_text(p, t), pto__ps_bind_word[n->kind], (int)n->loc.line, (int)n->loc.col);
+                 pto__ps_text(p, t), pto__ps_bind_word[n->kind], (int)n->line, (int)n->col);
     return 0;
 }
 
@@ -697,13 +710,14 @@ static void pto__ps_bind(pto__ps_parser *p, const pto__ps_tok *t, int kind, int3
     n = &p->names[t->id];
     n->kind = (uint8_t)kind;
     n->ref = ref;
-    n->depth = p->depth;
-    n->loc = *pto__ps_tloc(p, t);
+    n->depth = (int16_t)p->depth;
+    n->line = t->line;
+    n->col = t->col;
 }
 
 static const pto__ps_pname *pto__ps_lookup(pto__ps_parser *p, const pto__ps_tok *t)
 {
-    static const pto__ps_pname none = {0, 0, 0, 0, 0, 0, 0, {0, 0, 0}, 0, 0};
+    static const pto__ps_pname none = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     /* every name operand comes here: the table is nearly always big enough */
     pto__ps_pname *n = pto__ps_name_slot(p, t->id);
     return n ? n : &none;
@@ -738,11 +752,11 @@ static void pto__ps_unknown_name(pto__ps_parser *p, const pto__ps_tok *t, unsign
         /* declared in a block that has closed: a use after its loop or if */
         if (was->gone == PTO__B_LOOP)
             pto__ps_err(p, t, "unknown name '%s': the loop variable '%s' (%d:%d) is visible in its loop's body only",
-                        pto__ps_text(p, t), pto__ps_text(p, t), (int)was->loc.line, (int)was->loc.col);
+                        pto__ps_text(p, t), pto__ps_text(p, t), (int)was->line, (int)was->col);
         else
             pto__ps_err(p, t, "unknown name '%s': the %s '%s' declared at %d:%d is out of scope here, its block has "
                         "ended (declare it before that block to use it after)", pto__ps_text(p, t),
-                        pto__ps_bind_word[was->gone], pto__ps_text(p, t), (int)was->loc.line, (int)was->loc.col);
+                        pto__ps_bind_word[was->gone], pto__ps_text(p, t), (int)was->line, (int)was->col);
         return;
     }
     pto__ps_err(p, t, "unknown name '%s'%s", pto__ps_text(p, t), pto__ps_near_hint(&n, hint, sizeof hint, ""));
@@ -2070,18 +2084,21 @@ static void pto__ps_file(pto__ps_parser *p)
 }
 
 /* Best effort, for a large file: the intern table and the binding table
-   sized for the names the text will likely add (about one per 80 bytes in
-   typical kernels, one per 78 in the bench's; reserved for one per 48, as
-   neither table touches the pages of an unused tail: the binding table is
-   zeroed as ids arrive) instead of growing by doubling, each step a fresh
-   table to fill or copy. */
+   sized for the names the text will likely add instead of growing by
+   doubling, each step a fresh table to fill or copy. Typical kernels have
+   about one name per 80 bytes, the bench's one per 78. The binding table is
+   zeroed as ids arrive, so an unused tail touches no page: it is reserved
+   for one per 48. The intern table's slots are all written when it is
+   made, so every slot is a page touched: it is reserved for one per 64
+   (it grows by doubling past that). */
 static void pto__ps_reserve_names(pto__ps_parser *p)
 {
-    size_t more = p->len / 48 < ((size_t)1 << 22) ? p->len / 48 : ((size_t)1 << 22);
+    size_t cap = (size_t)1 << 22;
+    size_t more = p->len / 48 < cap ? p->len / 48 : cap, hmore = p->len / 64 < cap ? p->len / 64 : cap;
     size_t want = (size_t)p->ctx->n_strs + more;
     pto__ps_pname *n;
     if (more < 256) return;
-    pto__intern_reserve(p->ctx, want);
+    pto__intern_reserve(p->ctx, (size_t)p->ctx->n_strs + hmore);
     n = (pto__ps_pname *)pto__alloc_quiet(p->ctx, sizeof *n * want);
     if (!n) return;
     p->names = n;
