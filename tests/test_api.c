@@ -628,6 +628,48 @@ static void test_verified_stamp(void)
     pto_ctx_destroy(ctx);
 }
 
+/* The intern table (filled to three quarters before it grows): 100k
+   distinct strings, interned in two rounds, each id stable, distinct and
+   back to its text; a parse that reserved the table for a large file
+   leaves the strings interned before it as they were. */
+static void test_intern_many(void)
+{
+    pto_ctx *ctx = pto_ctx_create(NULL);
+    int32_t *ids = (int32_t *)malloc(sizeof *ids * 100000), first;
+    char w[32];
+    int i, bad = 0;
+    first = pto_intern(ctx, "first", 5);
+    for (i = 0; i < 100000; i++) {
+        int n = sprintf(w, "s%d", i * 7);
+        ids[i] = pto_intern(ctx, w, (size_t)n);
+        if (i > 0 && ids[i] != ids[i - 1] + 1) bad++;
+    }
+    for (i = 0; i < 100000; i++) {
+        int n = sprintf(w, "s%d", i * 7);
+        if (pto_intern(ctx, w, (size_t)n) != ids[i] || strcmp(pto_str(ctx, ids[i]), w) != 0) bad++;
+    }
+    CHECK_MSG(bad == 0, "%d strings interned wrongly", bad);
+    CHECK(pto_intern(ctx, "first", 5) == first && pto_intern(ctx, "s7", 2) == ids[1]);
+    {   /* a 2 MB source reserves the table again: every string keeps its id */
+        size_t len = (size_t)2 << 20;
+        char *src = (char *)malloc(len);
+        pto_module *m;
+        memset(src, '\n', len);
+        memcpy(src, "# x", 3);
+        m = pto_parse(ctx, "big", src, len);
+        CHECK(m != NULL && m->n_kernels == 0);
+        pto_module_destroy(m);
+        free(src);
+    }
+    for (i = 0; i < 100000; i += 99) {
+        int n = sprintf(w, "s%d", i * 7);
+        if (pto_intern(ctx, w, (size_t)n) != ids[i]) bad++;
+    }
+    CHECK_MSG(bad == 0, "%d strings lost their id", bad);
+    free(ids);
+    pto_ctx_destroy(ctx);
+}
+
 int main(void)
 {
     test_alloc_sweep();
@@ -639,5 +681,6 @@ int main(void)
     test_huge_tensor();
     test_huge_host_tensor();
     test_verified_stamp();
+    test_intern_many();
     return TEST_END();
 }
