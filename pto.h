@@ -3815,9 +3815,9 @@ static int32_t pto__ps_unary(pto__ps_parser *p, int *h)
     return e;
 }
 
-static int32_t pto__ps_term(pto__ps_parser *p, int *h)
+/* The operators after a term's first operand a (of height *h). */
+static int32_t pto__ps_term_rest(pto__ps_parser *p, int32_t a, int *h)
 {
-    int32_t a = pto__ps_unary(p, h);
     while (a >= 0 && (pto__ps_is(p, '*') || pto__ps_is(p, '/') || pto__ps_is(p, '%'))) {
         pto__ps_tok op = p->tok;
         pto_expr_kind k = op.kind == '*' ? PTO_E_MUL : op.kind == '/' ? PTO_E_DIV : PTO_E_MOD;
@@ -3830,9 +3830,15 @@ static int32_t pto__ps_term(pto__ps_parser *p, int *h)
     return a;
 }
 
-static int32_t pto__ps_expr(pto__ps_parser *p, int *h)
+static int32_t pto__ps_term(pto__ps_parser *p, int *h)
 {
-    int32_t a = pto__ps_term(p, h);
+    int32_t a = pto__ps_unary(p, h);
+    return pto__ps_term_rest(p, a, h);
+}
+
+/* The operators after an expression's first term a (of height *h). */
+static int32_t pto__ps_expr_rest(pto__ps_parser *p, int32_t a, int *h)
+{
     while (a >= 0 && (pto__ps_is(p, '+') || pto__ps_is(p, '-'))) {
         pto__ps_tok op = p->tok;
         int32_t b;
@@ -3844,10 +3850,34 @@ static int32_t pto__ps_expr(pto__ps_parser *p, int *h)
     return a;
 }
 
+static int32_t pto__ps_expr(pto__ps_parser *p, int *h)
+{
+    int32_t a = pto__ps_term(p, h);
+    return pto__ps_expr_rest(p, a, h);
+}
+
+/* A whole expression (a statement's, an operand's: never inside another
+   expression, so p->rec is 0 here). Most are a single integer or name (a
+   window's row and column, a loop's bounds): its node is made here, as
+   pto__ps_primary would, without the four calls down to it; the operators
+   after it, if any, are parsed as pto__ps_term and pto__ps_expr would. */
 static int32_t pto__ps_expr0(pto__ps_parser *p)
 {
-    int h;
-    return pto__ps_expr(p, &h);
+    int h = 1;
+    int32_t a;
+    if (p->tok.kind == PTO__T_INT) {
+        pto__ps_tok t = p->tok;
+        pto_loc loc = *pto__ps_tloc(p, &t);
+        int64_t v;
+        pto__ps_next(p);
+        if (!pto__ps_int_value(p, &t, 0, &v)) return -1;
+        a = pto_expr_int(p->m, v, loc);
+    } else if (p->tok.kind == PTO__T_NAME && p->tok.id > p->kw_max) {   /* no keyword, no builtin */
+        a = pto__ps_name_expr(p);
+    } else {
+        return pto__ps_expr(p, &h);
+    }
+    return pto__ps_expr_rest(p, pto__ps_term_rest(p, a, &h), &h);
 }
 
 /* ---- operands ----------------------------------------------------------------- */
@@ -3975,6 +4005,15 @@ static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
     pto__ps_tok t = p->tok;
     pto_loc loc = *pto__ps_tloc(p, &t);
     const uint32_t other = PTO_A_SCALAR | PTO_A_INT | PTO_A_TILES | PTO_A_GM | PTO_A_CVPIPE;
+    /* the usual operand, a tile name where no pipe, word or integer alone is
+       expected: what the general path below decides for it, decided at once
+       (a bound name is no reserved word: inf and nan are never tiles) */
+    if (t.kind == PTO__T_NAME && t.id < p->cap_names && p->names[t.id].kind == PTO__B_TILE &&
+        !(mask & (PTO_A_PIPE | PTO_A_CMP | PTO_A_NMODE)) && !((mask & PTO_A_INT) && !(mask & (other & ~PTO_A_INT)))) {
+        int32_t tile = p->names[t.id].ref;
+        pto__ps_next(p);
+        return pto__arg_last(p->m, s, PTO_O_TILE, tile, loc) >= 0;
+    }
     if ((mask & PTO_A_PIPE) && t.kind == PTO__T_NAME) {
         pto_pipe pp = pto_pipe_lookup(p->src + t.pos, t.len);
         if (pp != PTO_NPIPE) { pto__ps_next(p); return pto_arg_pipe(p->m, s, pp, loc) >= 0; }
@@ -4633,15 +4672,17 @@ static int pto__ps_stmt(pto__ps_parser *p, int32_t block)
     pto_op op;
     int32_t s;
     if (t.kind != PTO__T_NAME) { pto__ps_expected(p, "a statement"); return 0; }
-    if (t.id == p->kw[PTO__KW_TILE]) return pto__ps_tile_stmt(p, block);
-    if (t.id == p->kw[PTO__KW_LET]) return pto__ps_let_stmt(p, block);
-    if (t.id == p->kw[PTO__KW_FOR]) return pto__ps_for_stmt(p, block);
-    if (t.id == p->kw[PTO__KW_IF]) return pto__ps_if_stmt(p, block);
-    if (t.id == p->kw[PTO__KW_CUBE] || t.id == p->kw[PTO__KW_VECTOR]) return pto__ps_section_stmt(p, block);
-    if (t.id == p->kw[PTO__KW_PIPE]) return pto__ps_pipe_stmt(p, block);
-    if (t.id == p->kw[PTO__KW_ELSE]) {
-        pto__ps_err(p, &t, "'else' must follow '}' on the same line");
-        return 0;
+    if (t.id <= p->kw_max) {   /* a name interned after every keyword is none: an op, or no statement word */
+        if (t.id == p->kw[PTO__KW_TILE]) return pto__ps_tile_stmt(p, block);
+        if (t.id == p->kw[PTO__KW_LET]) return pto__ps_let_stmt(p, block);
+        if (t.id == p->kw[PTO__KW_FOR]) return pto__ps_for_stmt(p, block);
+        if (t.id == p->kw[PTO__KW_IF]) return pto__ps_if_stmt(p, block);
+        if (t.id == p->kw[PTO__KW_CUBE] || t.id == p->kw[PTO__KW_VECTOR]) return pto__ps_section_stmt(p, block);
+        if (t.id == p->kw[PTO__KW_PIPE]) return pto__ps_pipe_stmt(p, block);
+        if (t.id == p->kw[PTO__KW_ELSE]) {
+            pto__ps_err(p, &t, "'else' must follow '}' on the same line");
+            return 0;
+        }
     }
     op = pto__ps_op_of(p, &t);
     if (op == PTO_NOP) {
