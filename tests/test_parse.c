@@ -228,6 +228,46 @@ static void test_free_operands(void)
     pto_module_destroy(m);
 }
 
+/* Tiles named like the words of other operand kinds (a pipe, a comparison,
+   a notify mode): the op table's position decides, as before the parser's
+   fast path for tile operands. */
+static void test_tiles_named_like_words(void)
+{
+    pto_module *m = parse(
+        "kernel k(inout s: i32[1, 8] window) vector ranks {\n"
+        "  tile V: vec f32[16, 16]\n"
+        "  tile MTE2: vec f32[16, 16]\n"
+        "  tile ge: vec f32[16, 16]\n"
+        "  tile add: vec f32[16, 16]\n"
+        "  tadd V, MTE2, ge\n"
+        "  set_flag V, MTE2, 0\n"
+        "  wait s[0, 0], ge, 1\n"
+        "  notify s[0, 0], 1, add\n"
+        "  texp add, add, V\n"
+        "}\n");
+    int32_t body, s;
+    CHECK(m != NULL);
+    if (!m) return;
+    body = m->kernels[0].body;
+    s = nth(m, body, 4);
+    CHECK(pto_stmt_arg(m, s, 0)->kind == PTO_O_TILE && pto_stmt_arg(m, s, 0)->ref == 0);
+    CHECK(pto_stmt_arg(m, s, 1)->kind == PTO_O_TILE && pto_stmt_arg(m, s, 1)->ref == 1);
+    CHECK(pto_stmt_arg(m, s, 2)->kind == PTO_O_TILE && pto_stmt_arg(m, s, 2)->ref == 2);
+    s = nth(m, body, 5);
+    CHECK(pto_stmt_arg(m, s, 0)->kind == PTO_O_PIPE && pto_stmt_arg(m, s, 0)->ref == PTO_PIPE_V);
+    CHECK(pto_stmt_arg(m, s, 1)->kind == PTO_O_PIPE && pto_stmt_arg(m, s, 1)->ref == PTO_PIPE_MTE2);
+    s = nth(m, body, 6);
+    CHECK(pto_stmt_arg(m, s, 1)->kind == PTO_O_CMP && pto_stmt_arg(m, s, 1)->ref == PTO_GE);
+    s = nth(m, body, 7);
+    CHECK(pto_stmt_arg(m, s, 2)->kind == PTO_O_NMODE);
+    s = nth(m, body, 8);   /* past the table's arity the form decides: a tile */
+    CHECK(m->stmts[s].nargs == 3 && pto_stmt_arg(m, s, 2)->kind == PTO_O_TILE && pto_stmt_arg(m, s, 2)->ref == 0);
+    pto_module_destroy(m);
+    /* a tile where only an integer goes is an integer expression's error */
+    CHECK_STR(first_error("kernel k() vector {\n  tile V: vec f32[16, 16]\n  set_flag V, MTE2, V\n}\n"),
+              "t.pto:3:21: error: 'V' is a tile, not an integer");
+}
+
 static void test_scopes(void)
 {
     /* a name may be reused once its scope closed, and in another kernel */
@@ -497,6 +537,7 @@ int main(void)
     test_dims_and_scalars();
     test_cube_if_sync_mix();
     test_free_operands();
+    test_tiles_named_like_words();
     test_scopes();
     test_many_errors();
     test_unmatched_brace();
