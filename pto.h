@@ -3374,10 +3374,15 @@ static void pto__ps_next(pto__ps_parser *p)
         return;
     }
     if (c == '\n') {
+        uint32_t w;
         t->kind = PTO__T_NL;
         t->len = 1;
         p->line++;
-        p->line_start = p->pos = i + 1;
+        p->line_start = ++i;
+        /* the next line's indentation, four spaces a step (one load, one
+           compare; all four bytes alike, so in any byte order) */
+        while (n - i > 4 && (memcpy(&w, s + i, 4), w == 0x20202020u)) i += 4;
+        p->pos = i;
         return;
     }
     if (cls & PTO__CC_ALPHA) { pto__ps_lex_name(p, i); return; }

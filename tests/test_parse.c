@@ -268,6 +268,31 @@ static void test_tiles_named_like_words(void)
               "t.pto:3:21: error: 'V' is a tile, not an integer");
 }
 
+/* Columns after indentation (the lexer skips a line's leading spaces four
+   at a time): 1 to 9 spaces, spaces and tabs mixed, a last line of spaces
+   only, each bad word reported at its exact column. */
+static void test_indent_columns(void)
+{
+    static const char *const lines[] = {" a1", "    a2", "     a3", "        a4", "         a5", "    \t  a6",
+                                        "\t    a7", "  \f    a8", "            a9"};
+    static const int cols[] = {2, 5, 6, 9, 10, 8, 6, 8, 13};
+    char src[512], want[64];
+    size_t i, len = 0, n = sizeof lines / sizeof lines[0];
+    len += (size_t)sprintf(src + len, "kernel k() vector {\n");
+    for (i = 0; i < n; i++) len += (size_t)sprintf(src + len, "%s\n", lines[i]);
+    len += (size_t)sprintf(src + len, "        ");   /* no '}': the file ends in spaces */
+    pto_diag_clear(ctx);
+    CHECK(pto_parse(ctx, "t.pto", src, len) == NULL);
+    CHECK(pto_diag_count(ctx) == (int)n + 1);
+    for (i = 0; i < n && (int)i < pto_diag_count(ctx); i++) {
+        const pto_diag *d = pto_diag_get(ctx, (int)i);
+        sprintf(want, "unknown op 'a%d'", (int)i + 1);
+        CHECK_MSG(d->loc.line == (int32_t)i + 2 && d->loc.col == cols[i] && strcmp(d->msg, want) == 0,
+                  "line %d: got %d:%d %s", (int)i + 2, (int)d->loc.line, (int)d->loc.col, d->msg);
+    }
+    if (pto_diag_count(ctx) > (int)n) CHECK(strstr(pto_diag_get(ctx, (int)n)->msg, "missing '}'") != NULL);
+}
+
 static void test_scopes(void)
 {
     /* a name may be reused once its scope closed, and in another kernel */
@@ -538,6 +563,7 @@ int main(void)
     test_cube_if_sync_mix();
     test_free_operands();
     test_tiles_named_like_words();
+    test_indent_columns();
     test_scopes();
     test_many_errors();
     test_unmatched_brace();
