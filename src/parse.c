@@ -13,8 +13,10 @@
 
    How: a hand-written lexer makes one token at a time (one statement per
    line, so NEWLINE is a token); a recursive-descent parser builds IR as it
-   goes. Names are interned; the binding of a name is an array slot indexed
-   by its interned id, so every lookup is O(1) and the whole parse is linear.
+   goes. Names are interned (a small cache of the names met recently spares
+   most of them the intern table); the binding of a name is an array slot
+   indexed by its interned id, so every lookup is O(1) and the whole parse
+   is linear.
    Scopes are lexical: a scope remembers the names it declared and unbinds
    them when it closes. Shadowing is an error, so a scope never has to
    restore an outer binding.
