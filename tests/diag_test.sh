@@ -122,6 +122,12 @@ expect "check plans: an overflow is an error" 1 \
     "^tests/plan/overflow.pto:10:3: error: kernel 'big': vec overflows: needs 262144 bytes, capacity 196608; at line 10, 4 tiles are live \(262144 bytes\), largest first: a 65536 \(line 3\), " \
     $ptoc check tests/plan/overflow.pto
 expect "fmt still only verifies" 0 "^kernel big" $ptoc fmt tests/plan/overflow.pto
+# fmt formats a file that parses even when verify finds errors (they go to
+# stderr after the text, exit 1): a formatter that refused would not help fix it
+$ptoc fmt tests/bad/arity.pto >$out/fmt.out 2>$out/fmt.err; rc=$?
+if [ $rc = 1 ] && grep -q "^  tadd c, a$" $out/fmt.out && grep -q "^tests/bad/arity.pto:6:3: error: tadd expects 3 operands, got 2" $out/fmt.err
+then ok "fmt formats a file with verify errors, reports them, exits 1"; else bad "fmt formats a file with verify errors (exit $rc)"; fi
+expect "fmt prints nothing for a file that does not parse" 1 "error" $ptoc fmt tests/bad/bad_char.pto
 expect "check --target isa: what the pto-isa target cannot express is an error" 1 \
     "^examples/ring.pto:6:8: error: emit \(isa\): kernel 'ring' is a ranks kernel; communication is not supported by the isa target yet" \
     $ptoc check --target isa examples/ring.pto

@@ -158,8 +158,11 @@ static pto_status write_text(pto_ctx *ctx, const pto_module *m, void (*printer)(
 }
 
 
-/* fmt verifies only (it prints the text as written, before lowering adds
-   staging tiles) and keeps the file's full-line comments, `# run:` too. */
+/* fmt formats whatever parses: the text as written (before lowering adds
+   staging tiles), full-line comments kept, `# run:` too. A formatter that
+   refused a file with a semantic error would be no help while fixing it;
+   verify still runs, after the text is out, so its errors reach stderr and
+   the exit status is 1 (`ptoc fmt f > g && mv g f` then leaves f alone). */
 static int cmd_fmt(pto_ctx *ctx, const char *path)
 {
     int status;
@@ -167,9 +170,7 @@ static int cmd_fmt(pto_ctx *ctx, const char *path)
     size_t len = 0;
     pto_module *m = load_text(ctx, path, &status, &text, &len);
     pto_status st = PTO_OK;
-    if (m) st = pto_verify(ctx, m);
-    pto_diag_print(ctx, stderr);
-    if (m && st == PTO_OK) {
+    if (m) {
         pto_buf out;
         memset(&out, 0, sizeof out);
         out.ctx = ctx;
@@ -177,7 +178,10 @@ static int cmd_fmt(pto_ctx *ctx, const char *path)
         if (out.oom) st = PTO_ERR_INTERNAL;
         else fputs(out.data ? out.data : "", stdout);
         pto_buf_free(&out);
+        fflush(stdout);
+        if (st == PTO_OK) st = pto_verify(ctx, m);
     }
+    pto_diag_print(ctx, stderr);
     free(text);
     pto_module_destroy(m);
     return m ? exit_code(st) : status;
