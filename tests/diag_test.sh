@@ -242,6 +242,11 @@ for c in "emit needs -o DIR|emit $v" \
     if [ $rc = 1 ] && grep -qF -- "ptoc: error: $msg" $out/log && grep -q "^usage: ptoc" $out/log; then ok "ptoc $args: $msg"
     else bad "ptoc $args: $msg (exit $rc)"; fi
 done
+# a usage error shows that command's usage only, not the whole text
+$ptoc run --sede 3 x.pto >$out/log 2>&1
+if grep -q "^usage: ptoc run " $out/log && ! grep -q "^  emit\|fmt FILE" $out/log && grep -q "ptoc --help" $out/log
+then ok "a usage error shows the command's usage only"; else bad "a usage error shows the command's usage only"; fi
+expect "an unknown command near a real one: did you mean" 1 "^did you mean 'check'\?" $ptoc chek x.pto
 
 # ---- tmatmul of an empty valid region: pto-isa asserts m, k, n >= 1 on the device, so the
 #      simulator reports it at the line and the interpreter refuses it too (exit 1) ----
