@@ -242,6 +242,18 @@ for c in "emit needs -o DIR|emit $v" \
     if [ $rc = 1 ] && grep -qF -- "ptoc: error: $msg" $out/log && grep -q "^usage: ptoc" $out/log; then ok "ptoc $args: $msg"
     else bad "ptoc $args: $msg (exit $rc)"; fi
 done
+# counts agree in number: "1 barrier", not "1 barriers"
+cat > $out/onebar.pto <<'EOF2'
+kernel k(in x: f32[16, 64], out y: f32[16, 64]) vector {
+  tile a: vec f32[16, 64]
+  tile b: vec f32[16, 64]
+  tload a, x[0, 0]
+  tadds b, a, 1.0
+  tmuls b, b, 2.0
+  tstore y[0, 0], b
+}
+EOF2
+expect "one barrier is 'barrier'" 0 "^  syncs       4 flags, 1 barrier$" $ptoc run $out/onebar.pto
 # a usage error shows that command's usage only, not the whole text
 $ptoc run --sede 3 x.pto >$out/log 2>&1
 if grep -q "^usage: ptoc run " $out/log && ! grep -q "^  emit\|fmt FILE" $out/log && grep -q "ptoc --help" $out/log
