@@ -21257,7 +21257,7 @@ PTO_K_FN void pto_h_report(pto_h_run *run, const char *name, const pto_k_report 
     printf("  efficiency  %.3f\n", r->efficiency);
     if (run->ksrc) {
         pto_h_count_syncs(run->ksrc, name, &flags, &barriers);
-        printf("  syncs       %d flags, %d barriers\n", flags, barriers);
+        printf("  syncs       %d flag%s, %d barrier%s\n", flags, flags == 1 ? "" : "s", barriers, barriers == 1 ? "" : "s");
     } else {
         printf("  syncs       ? (kernel.c not found next to host.c)\n");
     }

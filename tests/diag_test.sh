@@ -122,6 +122,12 @@ expect "check plans: an overflow is an error" 1 \
     "^tests/plan/overflow.pto:10:3: error: kernel 'big': vec overflows: needs 262144 bytes, capacity 196608; at line 10, 4 tiles are live \(262144 bytes\), largest first: a 65536 \(line 3\), " \
     $ptoc check tests/plan/overflow.pto
 expect "fmt still only verifies" 0 "^kernel big" $ptoc fmt tests/plan/overflow.pto
+# fmt formats a file that parses even when verify finds errors (they go to
+# stderr after the text, exit 1): a formatter that refused would not help fix it
+$ptoc fmt tests/bad/arity.pto >$out/fmt.out 2>$out/fmt.err; rc=$?
+if [ $rc = 1 ] && grep -q "^  tadd c, a$" $out/fmt.out && grep -q "^tests/bad/arity.pto:6:3: error: tadd expects 3 operands, got 2" $out/fmt.err
+then ok "fmt formats a file with verify errors, reports them, exits 1"; else bad "fmt formats a file with verify errors (exit $rc)"; fi
+expect "fmt prints nothing for a file that does not parse" 1 "error" $ptoc fmt tests/bad/bad_char.pto
 expect "check --target isa: what the pto-isa target cannot express is an error" 1 \
     "^examples/ring.pto:6:8: error: emit \(isa\): kernel 'ring' is a ranks kernel; communication is not supported by the isa target yet" \
     $ptoc check --target isa examples/ring.pto
@@ -236,6 +242,23 @@ for c in "emit needs -o DIR|emit $v" \
     if [ $rc = 1 ] && grep -qF -- "ptoc: error: $msg" $out/log && grep -q "^usage: ptoc" $out/log; then ok "ptoc $args: $msg"
     else bad "ptoc $args: $msg (exit $rc)"; fi
 done
+# counts agree in number: "1 barrier", not "1 barriers"
+cat > $out/onebar.pto <<'EOF2'
+kernel k(in x: f32[16, 64], out y: f32[16, 64]) vector {
+  tile a: vec f32[16, 64]
+  tile b: vec f32[16, 64]
+  tload a, x[0, 0]
+  tadds b, a, 1.0
+  tmuls b, b, 2.0
+  tstore y[0, 0], b
+}
+EOF2
+expect "one barrier is 'barrier'" 0 "^  syncs       4 flags, 1 barrier$" $ptoc run $out/onebar.pto
+# a usage error shows that command's usage only, not the whole text
+$ptoc run --sede 3 x.pto >$out/log 2>&1
+if grep -q "^usage: ptoc run " $out/log && ! grep -q "^  emit\|fmt FILE" $out/log && grep -q "ptoc --help" $out/log
+then ok "a usage error shows the command's usage only"; else bad "a usage error shows the command's usage only"; fi
+expect "an unknown command near a real one: did you mean" 1 "^did you mean 'check'\?" $ptoc chek x.pto
 
 # ---- tmatmul of an empty valid region: pto-isa asserts m, k, n >= 1 on the device, so the
 #      simulator reports it at the line and the interpreter refuses it too (exit 1) ----

@@ -66,20 +66,69 @@ static const char *usage =
     "\n"
     "exit status: 0 success, 1 error in the input, 2 internal error\n";
 
-/* A command line ptoc cannot use: what is wrong with it, then the usage. */
-static int usage_error(const char *what, const char *arg)
+static const char *const commands[] = {"check", "fmt", "dump", "plan", "sync", "emit", "run", NULL};
+
+/* The usage lines of command cmd (its entry in `usage`, continuation lines
+   included), or NULL when cmd is not a command. */
+static const char *usage_of(const char *cmd, size_t *len)
 {
-    fprintf(stderr, "ptoc: error: %s%s%s%s\n%s", what, arg ? " '" : "", arg ? arg : "", arg ? "'" : "", usage);
+    size_t n = strlen(cmd);
+    const char *p = usage, *end;
+    while ((p = strstr(p, "\n  ")) != NULL) {
+        p += 3;
+        if (strncmp(p, cmd, n) == 0 && (p[n] == ' ' || p[n] == '\n')) break;
+    }
+    if (!p) return NULL;
+    /* up to the next line that starts a command or an option at column 2 */
+    for (end = strchr(p, '\n'); end && end[1] == ' ' && end[2] == ' ' && end[3] == ' '; end = strchr(end + 1, '\n'))
+        ;
+    *len = end ? (size_t)(end + 1 - p) : strlen(p);
+    return p;
+}
+
+/* Edit distance of two short words, capped at 3 (enough for a typo). */
+static int word_distance(const char *a, const char *b)
+{
+    int d[16][16], i, j, la = (int)strlen(a), lb = (int)strlen(b);
+    if (la > 15 || lb > 15) return 3;
+    for (i = 0; i <= la; i++) d[i][0] = i;
+    for (j = 0; j <= lb; j++) d[0][j] = j;
+    for (i = 1; i <= la; i++)
+        for (j = 1; j <= lb; j++) {
+            int c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < c) c = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < c) c = d[i][j - 1] + 1;
+            d[i][j] = c;
+        }
+    return d[la][lb] < 3 ? d[la][lb] : 3;
+}
+
+/* A command line ptoc cannot use: what is wrong with it, then the usage of
+   that command (the whole text is one `ptoc --help` away). */
+static int usage_error(const char *cmd, const char *what, const char *arg)
+{
+    size_t n = 0;
+    const char *u = cmd ? usage_of(cmd, &n) : NULL;
+    const char *const *c;
+    fprintf(stderr, "ptoc: error: %s%s%s%s\n", what, arg ? " '" : "", arg ? arg : "", arg ? "'" : "");
+    if (u) {
+        fprintf(stderr, "usage: ptoc %.*s", (int)n, u);
+    } else {
+        if (cmd)
+            for (c = commands; *c; c++)
+                if (word_distance(cmd, *c) <= 2 && strlen(cmd) > 2) { fprintf(stderr, "did you mean '%s'?\n", *c); break; }
+        fprintf(stderr, "usage: ptoc COMMAND [OPTIONS] FILE, COMMAND one of: check fmt dump plan sync emit run\n");
+    }
+    fprintf(stderr, "(ptoc --help describes every command and option)\n");
     return 1;
 }
 
 /* What is wrong when command `cmd` got the wrong number of arguments. */
 static const char *wrong_args(const char *cmd)
 {
-    static const char *const one[] = {"check", "fmt", "sync", "emit", "run", "plan", NULL};
     const char *const *c;
     if (strcmp(cmd, "dump") == 0) return "a STAGE and a FILE must follow";
-    for (c = one; *c; c++)
+    for (c = commands; *c; c++)
         if (strcmp(cmd, *c) == 0) return "one FILE must follow";
     return "unknown command";
 }
@@ -158,8 +207,11 @@ static pto_status write_text(pto_ctx *ctx, const pto_module *m, void (*printer)(
 }
 
 
-/* fmt verifies only (it prints the text as written, before lowering adds
-   staging tiles) and keeps the file's full-line comments, `# run:` too. */
+/* fmt formats whatever parses: the text as written (before lowering adds
+   staging tiles), full-line comments kept, `# run:` too. A formatter that
+   refused a file with a semantic error would be no help while fixing it;
+   verify still runs, after the text is out, so its errors reach stderr and
+   the exit status is 1 (`ptoc fmt f > g && mv g f` then leaves f alone). */
 static int cmd_fmt(pto_ctx *ctx, const char *path)
 {
     int status;
@@ -167,9 +219,7 @@ static int cmd_fmt(pto_ctx *ctx, const char *path)
     size_t len = 0;
     pto_module *m = load_text(ctx, path, &status, &text, &len);
     pto_status st = PTO_OK;
-    if (m) st = pto_verify(ctx, m);
-    pto_diag_print(ctx, stderr);
-    if (m && st == PTO_OK) {
+    if (m) {
         pto_buf out;
         memset(&out, 0, sizeof out);
         out.ctx = ctx;
@@ -177,7 +227,10 @@ static int cmd_fmt(pto_ctx *ctx, const char *path)
         if (out.oom) st = PTO_ERR_INTERNAL;
         else fputs(out.data ? out.data : "", stdout);
         pto_buf_free(&out);
+        fflush(stdout);
+        if (st == PTO_OK) st = pto_verify(ctx, m);
     }
+    pto_diag_print(ctx, stderr);
     free(text);
     pto_module_destroy(m);
     return m ? exit_code(st) : status;
@@ -230,12 +283,12 @@ static int cmd_plan(pto_ctx *ctx, int argc, char **argv)
     for (i = 2; i < argc; i++) {
         if (strcmp(argv[i], "--tight") == 0) d.tight = 1;
         else if (strcmp(argv[i], "--svg") == 0 && i + 1 < argc) svg = argv[++i];
-        else if (strcmp(argv[i], "--svg") == 0) return usage_error("--svg needs a file to write", NULL);
-        else if (argv[i][0] == '-' && argv[i][1]) return usage_error("plan: unknown option", argv[i]);
-        else if (path) return usage_error("plan takes one FILE; a second one is", argv[i]);
+        else if (strcmp(argv[i], "--svg") == 0) return usage_error("plan", "--svg needs a file to write", NULL);
+        else if (argv[i][0] == '-' && argv[i][1]) return usage_error("plan", "plan: unknown option", argv[i]);
+        else if (path) return usage_error("plan", "plan takes one FILE; a second one is", argv[i]);
         else path = argv[i];
     }
-    if (!path) return usage_error("plan needs a FILE", NULL);
+    if (!path) return usage_error("plan", "plan needs a FILE", NULL);
     m = load(ctx, path, &status);
     if (!m) { pto_diag_print(ctx, stderr); return status; }
     d.result = &r;
@@ -453,27 +506,27 @@ static int compile_args(const char *cmd, int argc, char **argv, const char **pat
     for (i = 2; i < argc; i++) {
         if (missing_value(argc, argv, i, dir ? valued : valued + 1)) {   /* -o: emit's only */
             snprintf(what, sizeof what, "%s: a value must follow", cmd);
-            return usage_error(what, argv[i]);
+            return usage_error(cmd, what, argv[i]);
         }
         if (dir && strcmp(argv[i], "-o") == 0) *dir = argv[++i];
         else if (dir && strcmp(argv[i], "--no-sync") == 0) *opts |= EMIT_NO_SYNC;
         else if (strcmp(argv[i], "--tight") == 0) *opts |= EMIT_TIGHT;
         else if (strcmp(argv[i], "--target") == 0 && strcmp(argv[i + 1], "isa") == 0) *opts |= EMIT_ISA, i++;
         else if (strcmp(argv[i], "--target") == 0 && strcmp(argv[i + 1], "sim") == 0) *opts &= ~EMIT_ISA, i++;
-        else if (strcmp(argv[i], "--target") == 0) return usage_error("--target is sim or isa, not", argv[i + 1]);
+        else if (strcmp(argv[i], "--target") == 0) return usage_error(cmd, "--target is sim or isa, not", argv[i + 1]);
         else if (argv[i][0] == '-' && argv[i][1]) {
             snprintf(what, sizeof what, "%s: unknown option", cmd);
-            return usage_error(what, argv[i]);
+            return usage_error(cmd, what, argv[i]);
         } else if (*path) {
             snprintf(what, sizeof what, "%s takes one FILE; a second one is", cmd);
-            return usage_error(what, argv[i]);
+            return usage_error(cmd, what, argv[i]);
         } else {
             *path = argv[i];
         }
     }
     if (!*path) {
         snprintf(what, sizeof what, "%s needs a FILE", cmd);
-        return usage_error(what, NULL);
+        return usage_error(cmd, what, NULL);
     }
     return -1;
 }
@@ -511,7 +564,7 @@ static int cmd_emit(pto_ctx *ctx, int argc, char **argv)
     const char *path, *dir = NULL;
     int opts, rc = compile_args("emit", argc, argv, &path, &dir, &opts);
     if (rc >= 0) return rc;
-    if (!dir) return usage_error("emit needs -o DIR: the directory for kernel.c and host.c", NULL);
+    if (!dir) return usage_error("emit", "emit needs -o DIR: the directory for kernel.c and host.c", NULL);
     return emit_to(ctx, path, dir, opts);
 }
 
@@ -711,7 +764,7 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
     if (!cc || !*cc) cc = "cc";
     static const char *const valued[] = {"--cc", "-D", "--seed", "--trace", "--ranks", "--max-instr", NULL};
     for (i = 2; i < argc; i++) {
-        if (missing_value(argc, argv, i, valued)) return usage_error("run: a value must follow", argv[i]);
+        if (missing_value(argc, argv, i, valued)) return usage_error("run", "run: a value must follow", argv[i]);
         if (strcmp(argv[i], "--cc") == 0) cc = argv[++i];
         else if (strcmp(argv[i], "--no-sync") == 0) opts |= EMIT_NO_SYNC;
         else if (strcmp(argv[i], "--tight") == 0) opts |= EMIT_TIGHT;
@@ -721,11 +774,11 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
             shell_add(cmd, sizeof cmd, " ", argv[i]);
             shell_add(cmd, sizeof cmd, " ", argv[++i]);
         } else if (strncmp(argv[i], "-D", 2) == 0) shell_add(cmd, sizeof cmd, " ", argv[i]);
-        else if (argv[i][0] == '-' && argv[i][1]) return usage_error("run: unknown option", argv[i]);
-        else if (target) return usage_error("run takes one FILE or DIR; a second one is", argv[i]);
+        else if (argv[i][0] == '-' && argv[i][1]) return usage_error("run", "run: unknown option", argv[i]);
+        else if (target) return usage_error("run", "run takes one FILE or DIR; a second one is", argv[i]);
         else target = argv[i];
     }
-    if (!target) return usage_error("run needs a FILE or an emitted DIR", NULL);
+    if (!target) return usage_error("run", "run needs a FILE or an emitted DIR", NULL);
     if (!find_include(argv[0], inc, sizeof inc)) {
         fprintf(stderr, "ptoc: error: cannot find pto.h and pto_kernels.h (set PTO_INCLUDE)\n");
         return 1;
@@ -792,7 +845,7 @@ int main(int argc, char **argv)
     } else if (strcmp(argv[1], "dump") == 0 && argc == 4) {
         rc = cmd_dump(ctx, argv[2], argv[3], 0);
     } else if (strcmp(argv[1], "dump") == 0 && argc == 6 && strcmp(argv[2], "--target") == 0) {
-        if (strcmp(argv[3], "isa") != 0 && strcmp(argv[3], "sim") != 0) rc = usage_error("--target is sim or isa, not", argv[3]);
+        if (strcmp(argv[3], "isa") != 0 && strcmp(argv[3], "sim") != 0) rc = usage_error("dump", "--target is sim or isa, not", argv[3]);
         else rc = cmd_dump(ctx, argv[4], argv[5], strcmp(argv[3], "isa") == 0);
     } else if (strcmp(argv[1], "sync") == 0 && argc == 3) {
         rc = cmd_sync(ctx, argv[2]);
@@ -803,7 +856,7 @@ int main(int argc, char **argv)
     } else if (strcmp(argv[1], "plan") == 0 && argc >= 3) {
         rc = cmd_plan(ctx, argc, argv);
     } else {
-        rc = usage_error(wrong_args(argv[1]), argv[1]);
+        rc = usage_error(argv[1], wrong_args(argv[1]), argv[1]);
     }
     pto_ctx_destroy(ctx);
     return rc;
