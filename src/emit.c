@@ -326,6 +326,17 @@ typedef struct pto__emit_plan {
 #define PTO__EMIT_PREFETCH(p) ((void)(p))
 #endif
 
+/* SSE2 (every x86-64 compiler that says so: gcc, clang) scans the texts
+   the emitter copies sixteen bytes at a time (the .pto source into host.c,
+   notes into comments); other compilers (tcc) and machines take the
+   word-at-a-time path, which gives the same bytes (tcc_ptoc_test.sh). */
+#if defined(__SSE2__) && (defined(__GNUC__) || defined(__clang__)) && !defined(PTO__EMIT_NO_SSE2)
+#define PTO__EMIT_SSE2 1
+#include <emmintrin.h>
+#else
+#define PTO__EMIT_SSE2 0
+#endif
+
 /* Depths whose indent is bound into the hot lines (deeper ones copy it). */
 #define PTO__EMIT_ND 8
 /* Bytes readable past the end of the texts the emitter owns (pto__emit_pcp);
@@ -1689,6 +1700,25 @@ static void pto__emit_note_to(pto__emitter *E, pto__emit_wr *w)
     const char *note = E->val[PTO__K_NOTE], *p;
     size_t n = E->vlen[PTO__K_NOTE], i = 0;
     pto_buf *b;
+#if PTO__EMIT_SSE2
+    if (n >= 16 && n + 16 < (size_t)(w->lim - w->d)) {   /* the same test, sixteen bytes a step */
+        __m128i hit = _mm_setzero_si128(), v;
+        const __m128i sp = _mm_set1_epi8(0x20), star = _mm_set1_epi8(0x2a);
+        for (; i + 16 <= n; i += 16) {
+            v = _mm_loadu_si128((const __m128i *)(const void *)(note + i));
+            _mm_storeu_si128((__m128i *)(void *)(w->d + i), v);
+            hit = _mm_or_si128(hit, _mm_cmpeq_epi8(_mm_or_si128(v, sp), star));
+        }
+        v = _mm_loadu_si128((const __m128i *)(const void *)(note + n - 16));   /* the last one overlaps */
+        _mm_storeu_si128((__m128i *)(void *)(w->d + n - 16), v);
+        hit = _mm_or_si128(hit, _mm_cmpeq_epi8(_mm_or_si128(v, sp), star));
+        if (!_mm_movemask_epi8(hit)) {
+            w->d += n;
+            return;
+        }
+        i = 0;
+    } else
+#endif
     if (n >= 8 && n + 8 < (size_t)(w->lim - w->d)) {
         /* '\n' (0x0a) and '*' (0x2a) are the only bytes that OR 0x20 makes
            0x2a: one zero-byte test per word (y - 1 borrows into the high bit
@@ -2677,6 +2707,22 @@ static inline uint64_t pto__emit_unplain8(uint64_t w)
            high;
 }
 
+#if PTO__EMIT_SSE2
+/* pto__emit_unplain8 for the 16 bytes at s, copied to d on the way: a bit
+   per byte to escape (below 0x20 or, as a signed byte, from 0x80 up; 0x7f,
+   '"', '?', '\\'). */
+static inline unsigned pto__emit_unplain16(const char *s, char *d)
+{
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+    __m128i bad = _mm_or_si128(_mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)), _mm_cmpeq_epi8(v, _mm_set1_epi8(0x7f))),
+                               _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+                                                         _mm_cmpeq_epi8(v, _mm_set1_epi8('?'))),
+                                            _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+    _mm_storeu_si128((__m128i *)(void *)d, v);
+    return (unsigned)_mm_movemask_epi8(bad);
+}
+#endif
+
 /* The index of the first byte pto__emit_unplain8 flags in its (non-zero)
    result, for a word loaded from memory on a little-endian machine: the
    lowest bit set, 8k + 7, picks byte k of the multiplier. */
@@ -2705,6 +2751,16 @@ static void pto__emit_source(pto__emitter *E, const char *text, size_t len)
     const uint64_t one = 1;
     int little = *(const unsigned char *)&one == 1;   /* (a constant to the compiler) */
     pto_buf *b = E->out;
+#if PTO__EMIT_SSE2
+    char nl[16 + 32];   /* "\\n" H_LINE_END H_LINE: a newline inside the text */
+    size_t nnl = 2 + nc + no;
+    memset(nl, 0, sizeof nl);
+    if (nnl <= 16) {
+        memcpy(nl, "\\n", 2);
+        memcpy(nl + 2, close, nc);
+        memcpy(nl + 2 + nc, open, no);
+    }
+#endif
     while (p < end) {
         size_t n = (size_t)(end - p) < PTO__EMIT_SRC_PIECE ? (size_t)(end - p) : PTO__EMIT_SRC_PIECE;
         size_t need = n * (no + nc + 4) + no + nc + 16;   /* every byte a newline, or escaped */
@@ -2723,6 +2779,28 @@ static void pto__emit_source(pto__emitter *E, const char *text, size_t len)
         }
         while (p < stop) {
             unsigned char c;
+#if PTO__EMIT_SSE2
+            if (stop - p >= 16 && col + 16 <= PTO__EMIT_SRC_SPLIT) {   /* sixteen bytes a step */
+                unsigned hit = pto__emit_unplain16(p, d);
+                if (!hit) {
+                    d += 16;
+                    p += 16;
+                    col += 16;
+                    continue;
+                }
+                hit = (unsigned)__builtin_ctz(hit);   /* up to the first byte to escape */
+                d += hit;
+                p += hit;
+                if (*p == '\n' && p + 1 < end && nnl <= 16) {   /* the usual one: the next line's string */
+                    memcpy(d, nl, 16);
+                    d += nnl;
+                    p++;
+                    col = 0;
+                    continue;
+                }
+                col += hit;
+            } else
+#endif
             if (little && stop - p >= 16 && col + 16 <= PTO__EMIT_SRC_SPLIT) {   /* two words a step */
                 uint64_t w, w2, hit, hit2;
                 size_t k;
