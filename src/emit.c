@@ -1075,7 +1075,10 @@ static const char *const pto__emit_ops[] = {" + ", " - ", " * ", " / ", " % "};
 /* Whether kernel expression ex is, once the literal identities are peeled
    (pto__emit_peel), VAR op INT with op one of + - * / % and INT > 1: then
    nothing folds and it prints as "NAME op INT" (the rotating event ids
-   `0 + (i - 0) % 2`, i * 16). */
+   `0 + (i - 0) % 2`, i * 16): pto__emit_opline writes such an id in place.
+   (pto__emit_expr gives the same text without asking: the identities it
+   removes are these, and a divisor above 1 needs no pto_emit_div; asked at
+   every node of a let's expression, this test was a quarter of its cost.) */
 static inline int pto__emit_varop(pto__emitter *E, int32_t ex, int32_t *v, int32_t *kind, int64_t *val)
 {
     const pto_module *m = E->m;
@@ -1161,19 +1164,6 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
             pto__emit_puts(b, mode == PTO__EX_PTO ? pto_str(E->ctx, m->vars[e->a].name) : E->var_name[e->a]);
         }
         return;
-    }
-    if (mode == PTO__EX_KERNEL) {   /* VAR op INT, INT > 1 (i % 2, i * 16): nothing folds */
-        int32_t v, kind;
-        int64_t val;
-        if (pto__emit_varop(E, ex, &v, &kind, &val)) {
-            paren = (kind <= PTO_E_SUB ? 1 : 2) < ctxprec;
-            if (paren) pto__emit_put(b, "(", 1);
-            pto__emit_put(b, E->var_name[v], (size_t)E->var_len[v]);
-            pto__emit_put(b, pto__emit_ops[kind - PTO_E_ADD], 3);
-            pto__emit_int(b, val, mode);
-            if (paren) pto__emit_put(b, ")", 1);
-            return;
-        }
     }
     if (mode != PTO__EX_PTO) {
         if (pto__emit_cq(E, ex, &cv)) {
@@ -1690,62 +1680,68 @@ static void pto__emit_args_to(pto__emitter *E, pto__emit_wr *w, const pto_operan
     }
 }
 
-/* The NOTE value as comment text: copied eight bytes at a time while
-   looking for a newline or a '*' in the same pass; a note that has one (a
-   rare, hand-written one) is rewritten: newlines become spaces and a '*'
-   before '/' gets a space, so that the comment stays closed. */
-static void pto__emit_note_to(pto__emitter *E, pto__emit_wr *w)
+/* Copies note text s (n >= 8 bytes) to d, which has room for n + 16;
+   nonzero when it has a byte the comment cannot take as it is: '\n'
+   (0x0a) and '*' (0x2a) are the only bytes that OR 0x20 makes 0x2a. With
+   SSE2 sixteen bytes a step; else one zero-byte test per word (y - 1
+   borrows into the high bit of a zero byte; a byte from 0x80 up sets it
+   too and takes the exact path, as a note with a newline does). The last
+   step overlaps. */
+static inline int pto__emit_note_copy(char *d, const char *s, size_t n)
 {
-    const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
-    const char *note = E->val[PTO__K_NOTE], *p;
-    size_t n = E->vlen[PTO__K_NOTE], i = 0;
-    pto_buf *b;
+    size_t i = 0;
 #if PTO__EMIT_SSE2
-    if (n >= 16 && n + 16 < (size_t)(w->lim - w->d)) {   /* the same test, sixteen bytes a step */
+    if (n >= 16) {
         __m128i hit = _mm_setzero_si128(), v;
         const __m128i sp = _mm_set1_epi8(0x20), star = _mm_set1_epi8(0x2a);
         for (; i + 16 <= n; i += 16) {
-            v = _mm_loadu_si128((const __m128i *)(const void *)(note + i));
-            _mm_storeu_si128((__m128i *)(void *)(w->d + i), v);
+            v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+            _mm_storeu_si128((__m128i *)(void *)(d + i), v);
             hit = _mm_or_si128(hit, _mm_cmpeq_epi8(_mm_or_si128(v, sp), star));
         }
-        v = _mm_loadu_si128((const __m128i *)(const void *)(note + n - 16));   /* the last one overlaps */
-        _mm_storeu_si128((__m128i *)(void *)(w->d + n - 16), v);
+        v = _mm_loadu_si128((const __m128i *)(const void *)(s + n - 16));
+        _mm_storeu_si128((__m128i *)(void *)(d + n - 16), v);
         hit = _mm_or_si128(hit, _mm_cmpeq_epi8(_mm_or_si128(v, sp), star));
-        if (!_mm_movemask_epi8(hit)) {
-            w->d += n;
-            return;
-        }
-        i = 0;
-    } else
+        return _mm_movemask_epi8(hit) != 0;
+    }
 #endif
-    if (n >= 8 && n + 8 < (size_t)(w->lim - w->d)) {
-        /* '\n' (0x0a) and '*' (0x2a) are the only bytes that OR 0x20 makes
-           0x2a: one zero-byte test per word (y - 1 borrows into the high bit
-           of a zero byte; a byte from 0x80 up sets it too and takes the
-           exact path below, as a note with a newline does); the last word
-           overlaps */
+    {
+        const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
         uint64_t x, y, x2, y2, hit = 0;
         for (; i + 16 <= n; i += 16) {   /* (the high bits are kept once, after the loop) */
-            memcpy(&x, note + i, 8);
-            memcpy(&x2, note + i + 8, 8);
-            memcpy(w->d + i, &x, 8);
-            memcpy(w->d + i + 8, &x2, 8);
+            memcpy(&x, s + i, 8);
+            memcpy(&x2, s + i + 8, 8);
+            memcpy(d + i, &x, 8);
+            memcpy(d + i + 8, &x2, 8);
             y = (x | ones * 0x20) ^ (ones * 0x2a);
             y2 = (x2 | ones * 0x20) ^ (ones * 0x2a);
             hit |= (y - ones) | (y2 - ones);
         }
         for (; i + 8 <= n; i += 8) {
-            memcpy(&x, note + i, 8);
-            memcpy(w->d + i, &x, 8);
+            memcpy(&x, s + i, 8);
+            memcpy(d + i, &x, 8);
             y = (x | ones * 0x20) ^ (ones * 0x2a);
             hit |= y - ones;
         }
-        memcpy(&x, note + n - 8, 8);
-        memcpy(w->d + n - 8, &x, 8);
+        memcpy(&x, s + n - 8, 8);
+        memcpy(d + n - 8, &x, 8);
         y = (x | ones * 0x20) ^ (ones * 0x2a);
         hit |= y - ones;
-        if (!(hit & high)) {
+        return (hit & high) != 0;
+    }
+}
+
+/* The NOTE value as comment text: copied while looking for a newline or a
+   '*' in the same pass (pto__emit_note_copy); a note that has one (a rare,
+   hand-written one) is rewritten: newlines become spaces and a '*' before
+   '/' gets a space, so that the comment stays closed. */
+static void pto__emit_note_to(pto__emitter *E, pto__emit_wr *w)
+{
+    const char *note = E->val[PTO__K_NOTE], *p;
+    size_t n = E->vlen[PTO__K_NOTE], i = 0;
+    pto_buf *b;
+    if (n >= 8 && n + 16 < (size_t)(w->lim - w->d)) {
+        if (!pto__emit_note_copy(w->d, note, n)) {
             w->d += n;
             return;
         }
@@ -2059,6 +2055,49 @@ static int32_t pto__emit_note(pto__emitter *E, int32_t s)
     return -1;
 }
 
+/* pto__emit_note's usual case on the C target: a note printed in full,
+   its pass's comment plan made for this depth, a note of 8 bytes or more
+   without a newline or a '*': the comment line is written with one room
+   test and the note checked while it is copied. 0, with nothing written or
+   changed, for anything else (pto__emit_note then does it). */
+static int pto__emit_note_fast(pto__emitter *E, const pto_stmt *st, int32_t s)
+{
+    const pto_module *m = E->m;
+    int32_t note = st->note, dep = E->depth < PTO__EMIT_ND ? E->depth : 0, plan;
+    const pto__emit_plan *p;
+    const char *text, *lit;
+    pto__emit_wr w;
+    size_t n;
+    char *d;
+    if (note <= 0 || note >= E->nnotes || note == E->last_note || dep == 0) return 0;
+    if (E->note_first[note][0] >= 0 && E->note_first[note][1] == E->kernel) return 0;   /* a reference */
+    plan = E->bound_note[st->origin < 5 ? st->origin : 0][dep];
+    w.b = E->out;
+    if (plan < 0 || !w.b->data || w.b->oom) return 0;
+    p = &E->plans[plan];
+    if (p->nk != 1 || p->how[0] != PTO__HOW_NOTE) return 0;
+    text = pto_str(E->ctx, note);
+    n = pto__str_len(E->ctx, note);
+    if (n < 8) return 0;
+    pto__wr_load(&w);
+    if (!pto__wr_room(&w, (size_t)p->len[0] + n + (size_t)p->len[1] + PTO__EMIT_BPAD + 16)) return 0;
+    lit = E->btext.data;
+    d = w.d;
+    pto__emit_pcp64(d, lit + p->off[0], (size_t)p->len[0]);
+    d += p->len[0];
+    if (pto__emit_note_copy(d, text, n)) return 0;   /* (nothing kept: the length is not moved) */
+    d += n;
+    pto__emit_pcp64(d, lit + p->off[1], (size_t)p->len[1]);
+    w.d = d + p->len[1];
+    pto__wr_sync(&w);
+    E->note_first[note][0] = s;
+    E->note_first[note][1] = st->block >= 0 && st->block < m->n_blocks ? m->blocks[st->block].kernel : -1;
+    E->last_note = note;
+    E->val[PTO__K_NOTE] = text;
+    E->vlen[PTO__K_NOTE] = n;
+    return 1;
+}
+
 /* tpush / tpop / tfree take the pipe's ring id; tpop assigns the slot it
    picked to the tile's variable (see K_PTILE). */
 static int pto__emit_cvpipe_op(pto__emitter *E, int32_t s)
@@ -2116,6 +2155,8 @@ static void pto__emit_op(pto__emitter *E, int32_t s)
         E->last_note = 0;
         see = -1;
     } else if (st->note > 0 && st->note < E->nnotes && st->note == E->last_note) {
+        see = -1;
+    } else if (pto__emit_note_fast(E, st, s)) {
         see = -1;
     } else {
         see = pto__emit_note(E, s);
