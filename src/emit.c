@@ -344,6 +344,18 @@ typedef struct pto__emit_plan {
 #define PTO__EMIT_PAD 32
 #define PTO__EMIT_BPAD 64
 
+/* A tile shape whose K_TILE line is bound (pto__emit_tile_line): the
+   values of SPACE, DTYPE, ROWS, COLS, VR and VC (valid rows and columns
+   the full shape) at a depth are fixed text of the line's plan (+ 1; 0:
+   the entry is empty). */
+typedef struct pto__emit_shape {
+    int32_t rows, cols, plan;
+    uint8_t space, dtype, dep;
+} pto__emit_shape;
+/* Entries of the table (a power of two) and plans it may make in all. */
+#define PTO__EMIT_NSHAPE 64
+#define PTO__EMIT_SHAPE_PLANS 256
+
 typedef struct pto__emitter {
     pto_ctx *ctx;
     const pto_module *m;
@@ -401,7 +413,7 @@ typedef struct pto__emitter {
     uint8_t fvalid[16];
     char file[256];       /* base name of the source, escaped for a C string */
     size_t file_len;
-    char srcline[300];    /* "FILE:LINE" of the line last quoted (pto__emit_srcline) */
+    char srcline[300];    /* "FILE:LINE" of the line last quoted (pto__emit_srcline; FILE: is written once) */
     int32_t srcline_line;
     int depth;
     /* lengths of the C names (pto__emit_lens) */
@@ -421,6 +433,8 @@ typedef struct pto__emitter {
     pto__emit_plan *plans;   /* what bound_* index */
     int32_t tpl_plan[PTO__NTPL][PTO__EMIT_ND];   /* pto__emit_x: plan + 1 (0 = not made, -1 = failed) */
     int32_t nplans, plancap;
+    pto__emit_shape shape[PTO__EMIT_NSHAPE];   /* by a hash of the shape (pto__emit_tile_line) */
+    int32_t shape_plans;
     /* ", PTO_K_V" ...: the argument text of each pipe, in btext; of each
        pair of pipes (a flag's two operands: pair index a * PTO_NPIPE + b) */
     int32_t pipe_off[PTO_NPIPE], pipe_len[PTO_NPIPE];
@@ -1542,9 +1556,7 @@ static void pto__emit_srcline_set(pto__emitter *E, int32_t line)
             return;
         }
     }
-    n = E->file_len;
-    memcpy(E->srcline, E->file, n);
-    E->srcline[n++] = ':';
+    n = E->file_len + 1;   /* after "FILE:", which pto__emit_file_name wrote */
     n += pto__emit_i64(E->srcline + n, line);
     E->srcline_line = line;
     E->val[PTO__K_SRC] = E->srcline;
@@ -1993,20 +2005,27 @@ static void pto__emit_noteline(pto__emitter *E, int32_t plan, int32_t s)
 /* Expands template tpl into E->out: through its line plan, made on first
    use, per depth with the indent bound (when the IND value is the depth's
    indent); every key is written from its value. */
+/* pto__emit_plan_make (keys written from their values) for a plan that is
+   an optimisation: when it cannot be made (out of memory, too many keys)
+   the template is expanded directly, so a failure here is no error (its
+   diagnostic is dropped); -1 then. */
+static int32_t pto__emit_plan_try(pto__emitter *E, int tpl, uint64_t known)
+{
+    int32_t nd = E->ctx->n_diags, ne = E->ctx->n_errors, oomr = E->ctx->oom_reported;
+    int32_t r = pto__emit_plan_make(E, tpl, known, 0);
+    if (r < 0) {
+        pto__diag_truncate(E->ctx, nd, ne);
+        E->ctx->oom_reported = oomr;
+    }
+    return r;
+}
+
 static void pto__emit_x(pto__emitter *E, int tpl)
 {
     int dep = E->depth > 0 && E->depth < PTO__EMIT_ND && E->vlen[PTO__K_IND] == (size_t)E->depth * 4 ? E->depth : 0;
     int32_t *pl = &E->tpl_plan[tpl][dep];
     if (*pl == 0) {
-        /* a plan is an optimisation: when it cannot be made (out of memory,
-           too many keys) the template is expanded directly, so a failure
-           here is no error (its diagnostic is dropped) */
-        int32_t nd = E->ctx->n_diags, ne = E->ctx->n_errors, oomr = E->ctx->oom_reported;
-        int32_t r = pto__emit_plan_make(E, tpl, dep ? (uint64_t)1 << PTO__K_IND : 0, 0);
-        if (r < 0) {
-            pto__diag_truncate(E->ctx, nd, ne);
-            E->ctx->oom_reported = oomr;
-        }
+        int32_t r = pto__emit_plan_try(E, tpl, dep ? (uint64_t)1 << PTO__K_IND : 0);
         *pl = r < 0 ? -1 : r + 1;
     }
     if (*pl > 0) pto__emit_line(E, *pl - 1, -1);
@@ -2398,6 +2417,39 @@ static int pto__emit_offset(pto__emitter *E, int32_t s)
     return 1;
 }
 
+/* Tile t's K_TILE line, its values set, valid rows and columns the full
+   shape: kernels declare many tiles of a few shapes, so the line is bound
+   per shape and depth (pto__emit_shape) and only NAME and OFF are written
+   (a line of eight values cost as much as the rest of the tile). Another
+   shape in the same table entry takes it over; past PTO__EMIT_SHAPE_PLANS
+   plans (or out of memory) the line is expanded as any other. */
+static void pto__emit_tile_line(pto__emitter *E, const pto_tile *t)
+{
+    int dep = E->depth > 0 && E->depth < PTO__EMIT_ND && E->vlen[PTO__K_IND] == (size_t)E->depth * 4 ? E->depth : 0;
+    uint8_t space = (uint8_t)(t->space < PTO_NSPACE ? t->space : 0), dtype = (uint8_t)(t->dtype < PTO_NDTYPE ? t->dtype : 0);
+    pto__emit_shape *sh = &E->shape[((uint32_t)t->rows * 31u + (uint32_t)t->cols * 7u + space * 5u + dtype * 3u +
+                                     (uint32_t)dep) & (PTO__EMIT_NSHAPE - 1)];
+    if (!dep) { pto__emit_x(E, PTO__T_K_TILE); return; }
+    if (sh->plan <= 0 || sh->rows != t->rows || sh->cols != t->cols || sh->space != space || sh->dtype != dtype ||
+        sh->dep != dep) {
+        int32_t r = -1;
+        if (E->shape_plans < PTO__EMIT_SHAPE_PLANS)
+            r = pto__emit_plan_try(E, PTO__T_K_TILE, (uint64_t)1 << PTO__K_IND | (uint64_t)1 << PTO__K_SPACE |
+                                                         (uint64_t)1 << PTO__K_DTYPE | (uint64_t)1 << PTO__K_ROWS |
+                                                         (uint64_t)1 << PTO__K_COLS | (uint64_t)1 << PTO__K_VR |
+                                                         (uint64_t)1 << PTO__K_VC);
+        if (r < 0) { pto__emit_x(E, PTO__T_K_TILE); return; }
+        E->shape_plans++;
+        sh->rows = t->rows;
+        sh->cols = t->cols;
+        sh->space = space;
+        sh->dtype = dtype;
+        sh->dep = (uint8_t)dep;
+        sh->plan = r + 1;
+    }
+    pto__emit_line(E, sh->plan - 1, -1);
+}
+
 static void pto__emit_tile(pto__emitter *E, int32_t s)
 {
     const pto_module *m = E->m;
@@ -2419,7 +2471,8 @@ static void pto__emit_tile(pto__emitter *E, int32_t s)
         pto__emit_x(E, PTO__T_K_PTILE);
         return;
     }
-    pto__emit_x(E, PTO__T_K_TILE);
+    if (t->valid_r < 0 && t->valid_c < 0) pto__emit_tile_line(E, t);
+    else pto__emit_x(E, PTO__T_K_TILE);
     if (t->nbuf > 1) pto__emit_tdecl(E, ti);
     else if (E->tile_unused[ti]) pto__emit_x(E, PTO__T_K_VOID);
 }
@@ -3229,13 +3282,21 @@ static void pto__emit_host_section(pto__emitter *E, int32_t h)
 static pto_status pto__emit_check(pto__emitter *E)
 {
     const pto_module *m = E->m;
-    int32_t s;
+    int32_t s, last_block = -1, *succ = E->succ;
+    int reached = 0;
     for (s = 0; s < m->n_stmts; s++) {
         const pto_stmt *st = &m->stmts[s];
-        int i, cls, reached;
-        if (E->succ) E->succ[s] = st->block < 0 ? -1 : pto__emit_succ(m, st);
-        if (st->block < 0) continue;
-        reached = E->reach && st->block < m->n_blocks && E->reach[st->block] == 1;
+        const pto_operand *o, *o0, *end;
+        int cls;
+        if (st->block < 0) {
+            if (succ) succ[s] = -1;
+            continue;
+        }
+        if (succ) succ[s] = pto__emit_succ(m, st);
+        if (st->block != last_block) {   /* (a block's statements mostly follow each other) */
+            last_block = st->block;
+            reached = E->reach && st->block < m->n_blocks && E->reach[st->block] == 1;
+        }
         if (st->kind != PTO_ST_OP) {
             if (st->kind == PTO_ST_TILE && (st->ref < 0 || st->ref >= m->n_tiles))
                 return pto_error(E->ctx, st->loc, "emit: tile statement without a tile");
@@ -3252,13 +3313,20 @@ static pto_status pto__emit_check(pto__emitter *E)
         if (cls == PTO_OC_FILLPAD && !E->hook_op)   /* pto_kernels.h's tload zeroes the padding itself */
             return pto_error(E->ctx, st->loc, "emit: tfillpad is for the isa target (pto_compile_desc.target "
                              "PTO_TARGET_ISA); lower the module for PTO_TARGET_SIM to emit it for the simulator");
-        for (i = 0; i < st->nargs; i++) {   /* checked, and the names it reads marked (pto__emit_use_stmt) */
-            const pto_operand *o = &m->operands[st->arg0 + i];
+        o0 = end = m->operands;
+        if (st->nargs > 0) end = (o0 += st->arg0) + st->nargs;
+        for (o = o0; o < end; o++) {   /* checked, and the names it reads marked (pto__emit_use_stmt) */
             int bad = 0;
             switch (o->kind) {
-            case PTO_O_TILE: bad = o->ref < 0 || o->ref >= m->n_tiles; break;
+            case PTO_O_TILE: bad = (uint32_t)o->ref >= (uint32_t)m->n_tiles; break;
+            case PTO_O_PIPE: bad = (uint32_t)o->ref >= (uint32_t)PTO_NPIPE; break;
+            case PTO_O_INT:
+                if (!reached) break;
+                pto__emit_use_once(E, o->e[0]);
+                pto__emit_use_once(E, o->e[1]);
+                break;
             case PTO_O_GM:
-                bad = o->ref < 0 || o->ref >= m->n_params;
+                bad = (uint32_t)o->ref >= (uint32_t)m->n_params;
                 if (bad || !reached) break;
                 E->param_used[o->ref] = 1;
                 pto__emit_use_once(E, o->e[0]);
@@ -3266,24 +3334,18 @@ static pto_status pto__emit_check(pto__emitter *E)
                 pto__emit_use_once(E, o->e[2]);
                 break;
             case PTO_O_SCALAR:
-                bad = o->ref < 0 || o->ref >= m->n_vars;
+                bad = (uint32_t)o->ref >= (uint32_t)m->n_vars;
                 if (!bad && reached) E->var_used[o->ref] = 1;
                 break;
-            case PTO_O_PIPE: bad = o->ref < 0 || o->ref >= PTO_NPIPE; break;
-            case PTO_O_CVPIPE: bad = o->ref < 0 || o->ref >= m->n_cvpipes; break;
+            case PTO_O_CVPIPE: bad = (uint32_t)o->ref >= (uint32_t)m->n_cvpipes; break;
             case PTO_O_FLOAT: break;
-            case PTO_O_INT:
-                if (!reached) break;
-                pto__emit_use_once(E, o->e[0]);
-                pto__emit_use_once(E, o->e[1]);
-                break;
             case PTO_O_CMP: bad = o->ref < 0 || o->ref > PTO_GE; break;
             case PTO_O_NMODE: bad = o->ref != PTO_NOTIFY_SET && o->ref != PTO_NOTIFY_ADD; break;
             default:
                 return pto_error(E->ctx, o->loc, "emit: operand kind %d of %s is not supported yet", (int)o->kind,
                                  pto_opinfo_get((pto_op)st->op)->name);
             }
-            if (bad) return pto_error(E->ctx, o->loc, "emit: operand %d of %s refers to nothing", i,
+            if (bad) return pto_error(E->ctx, o->loc, "emit: operand %d of %s refers to nothing", (int)(o - o0),
                                       pto_opinfo_get((pto_op)st->op)->name);
         }
     }
@@ -3309,6 +3371,10 @@ static void pto__emit_file_name(pto__emitter *E, const char *name)
     }
     E->file[n] = 0;
     E->file_len = n;
+    memcpy(E->srcline, E->file, n);   /* the fixed start of every "FILE:LINE" (pto__emit_srcline_set) */
+    E->srcline[n] = ':';
+    E->srcline_line = 0;
+    if (E->val[PTO__K_SRC] == E->srcline) E->vlen[PTO__K_SRC] = 0;
 }
 
 static void pto__emit_free(pto__emitter *E, uint8_t *vo, uint8_t *to, uint8_t *po)
