@@ -16324,6 +16324,7 @@ typedef struct pto__emitter {
     int32_t (*note_first)[2];   /* [0]: the statement; [1]: the kernel of its block (kept: the statement is
                                    far by then); one pair, one cache line per note */
     int32_t nnotes, last_note, kernel;
+    int32_t planned_k;    /* kernel + 1 whose PLANNED text the scratch holds (pto__emit_planned; 0: none) */
     uint8_t *cstate;      /* per expression: pto__emit_const's answer (bits 0-1, NULL: not kept);
                              bit 3: its names are to be marked used (pto__emit_use_later) */
     int64_t *cval;
@@ -16666,6 +16667,21 @@ static size_t pto__emit_i64(char *buf, int64_t v)
         if (n >= 2) p[-2] = pairs[2 * lo];
         if (n >= 3) p[-3] = pairs[2 * hi + 1];
         if (n == 4) p[-4] = pairs[2 * hi];
+        return n;
+    }
+    if (v > 0 && v < 100000000) {   /* line numbers of large sources, byte offsets: 32-bit steps, in place */
+        uint32_t x = (uint32_t)v, r;
+        n = x >= 10000000 ? 8 : x >= 1000000 ? 7 : x >= 100000 ? 6 : 5;
+        p = buf + n;
+        *p = 0;
+        for (; x >= 100; x /= 100) {
+            r = x % 100;
+            p -= 2;
+            p[0] = pairs[2 * r];
+            p[1] = pairs[2 * r + 1];
+        }
+        if (x >= 10) { p[-2] = pairs[2 * x]; p[-1] = pairs[2 * x + 1]; }
+        else p[-1] = (char)('0' + x);
         return n;
     }
     while (u >= 100) {
@@ -18631,9 +18647,14 @@ static void pto__emit_planned(pto__emitter *E, int32_t k)
     const pto_module *m = E->m;
     int64_t hi[PTO_NSPACE], res;
     int used[PTO_NSPACE];
-    pto_buf *b = pto__emit_sb(E, PTO__K_PLANNED);
+    pto_buf *b;
     int32_t t;
     int s, n = 0;
+    if (E->planned_k == k + 1) {   /* the text of the kernel's heading, again for its host function */
+        pto__emit_vbuf(E, PTO__K_PLANNED);
+        return;
+    }
+    b = pto__emit_sb(E, PTO__K_PLANNED);
     memset(hi, 0, sizeof hi);
     memset(used, 0, sizeof used);
     for (t = 0; t < m->n_tiles; t++) {
@@ -18652,6 +18673,7 @@ static void pto__emit_planned(pto__emitter *E, int32_t k)
     }
     if (!n) pto__emit_puts(b, "nothing");
     pto__emit_vbuf(E, PTO__K_PLANNED);
+    E->planned_k = k + 1;
 }
 
 static void pto__emit_kernel(pto__emitter *E, int32_t k)
