@@ -57,9 +57,11 @@
    statements sit wherever the passes added them, so the few walks in
    block order are the emission itself and the tdecl search, done as the
    TILE statement is emitted; a one-kernel module's uses (which names get
-   a (void)) are gathered in pto__emit_check's pass in index order, and so
-   is each statement's successor in block order, along which a prefetch
-   cursor runs ahead of the emission on large modules (pto__emit_ahead).
+   a (void)) are gathered in pto__emit_check's pass in index order (the
+   expressions it names are walked after it in one sweep down the
+   expression array, pto__emit_use_sweep), and so is each statement's
+   successor in block order, along which a prefetch cursor runs ahead of
+   the emission on large modules (pto__emit_ahead).
 
    Names: a .pto name is used as is in C unless it could clash with C, C++,
    the headers or the emitter's own names (a keyword, a header's macro,
@@ -326,12 +328,35 @@ typedef struct pto__emit_plan {
 #define PTO__EMIT_PREFETCH(p) ((void)(p))
 #endif
 
+/* SSE2 (every x86-64 compiler that says so: gcc, clang) scans the texts
+   the emitter copies sixteen bytes at a time (the .pto source into host.c,
+   notes into comments); other compilers (tcc) and machines take the
+   word-at-a-time path, which gives the same bytes (tcc_ptoc_test.sh). */
+#if defined(__SSE2__) && (defined(__GNUC__) || defined(__clang__)) && !defined(PTO__EMIT_NO_SSE2)
+#define PTO__EMIT_SSE2 1
+#include <emmintrin.h>
+#else
+#define PTO__EMIT_SSE2 0
+#endif
+
 /* Depths whose indent is bound into the hot lines (deeper ones copy it). */
 #define PTO__EMIT_ND 8
 /* Bytes readable past the end of the texts the emitter owns (pto__emit_pcp);
    the bound literals (btext) have twice that (pto__emit_pcp64). */
 #define PTO__EMIT_PAD 32
 #define PTO__EMIT_BPAD 64
+
+/* A tile shape whose K_TILE line is bound (pto__emit_tile_line): the
+   values of SPACE, DTYPE, ROWS, COLS, VR and VC (valid rows and columns
+   the full shape) at a depth are fixed text of the line's plan (+ 1; 0:
+   the entry is empty). */
+typedef struct pto__emit_shape {
+    int32_t rows, cols, plan;
+    uint8_t space, dtype, dep;
+} pto__emit_shape;
+/* Entries of the table (a power of two) and plans it may make in all. */
+#define PTO__EMIT_NSHAPE 64
+#define PTO__EMIT_SHAPE_PLANS 256
 
 typedef struct pto__emitter {
     pto_ctx *ctx;
@@ -382,15 +407,16 @@ typedef struct pto__emitter {
     int32_t (*note_first)[2];   /* [0]: the statement; [1]: the kernel of its block (kept: the statement is
                                    far by then); one pair, one cache line per note */
     int32_t nnotes, last_note, kernel;
+    int32_t planned_k;    /* kernel + 1 whose PLANNED text the scratch holds (pto__emit_planned; 0: none) */
     uint8_t *cstate;      /* per expression: pto__emit_const's answer (bits 0-1, NULL: not kept);
-                             bit 2: its names were marked used (pto__emit_use_once) */
+                             bit 3: its names are to be marked used (pto__emit_use_later) */
     int64_t *cval;
     double fval[16];      /* float literals printed (fnum), by a hash of their bits */
     char fnum[16][48];
     uint8_t fvalid[16];
     char file[256];       /* base name of the source, escaped for a C string */
     size_t file_len;
-    char srcline[300];    /* "FILE:LINE" of the line last quoted (pto__emit_srcline) */
+    char srcline[300];    /* "FILE:LINE" of the line last quoted (pto__emit_srcline; FILE: is written once) */
     int32_t srcline_line;
     int depth;
     /* lengths of the C names (pto__emit_lens) */
@@ -410,6 +436,8 @@ typedef struct pto__emitter {
     pto__emit_plan *plans;   /* what bound_* index */
     int32_t tpl_plan[PTO__NTPL][PTO__EMIT_ND];   /* pto__emit_x: plan + 1 (0 = not made, -1 = failed) */
     int32_t nplans, plancap;
+    pto__emit_shape shape[PTO__EMIT_NSHAPE];   /* by a hash of the shape (pto__emit_tile_line) */
+    int32_t shape_plans;
     /* ", PTO_K_V" ...: the argument text of each pipe, in btext; of each
        pair of pipes (a flag's two operands: pair index a * PTO_NPIPE + b) */
     int32_t pipe_off[PTO_NPIPE], pipe_len[PTO_NPIPE];
@@ -722,6 +750,21 @@ static size_t pto__emit_i64(char *buf, int64_t v)
         if (n >= 2) p[-2] = pairs[2 * lo];
         if (n >= 3) p[-3] = pairs[2 * hi + 1];
         if (n == 4) p[-4] = pairs[2 * hi];
+        return n;
+    }
+    if (v > 0 && v < 100000000) {   /* line numbers of large sources, byte offsets: 32-bit steps, in place */
+        uint32_t x = (uint32_t)v, r;
+        n = x >= 10000000 ? 8 : x >= 1000000 ? 7 : x >= 100000 ? 6 : 5;
+        p = buf + n;
+        *p = 0;
+        for (; x >= 100; x /= 100) {
+            r = x % 100;
+            p -= 2;
+            p[0] = pairs[2 * r];
+            p[1] = pairs[2 * r + 1];
+        }
+        if (x >= 10) { p[-2] = pairs[2 * x]; p[-1] = pairs[2 * x + 1]; }
+        else p[-1] = (char)('0' + x);
         return n;
     }
     while (u >= 100) {
@@ -1064,7 +1107,10 @@ static const char *const pto__emit_ops[] = {" + ", " - ", " * ", " / ", " % "};
 /* Whether kernel expression ex is, once the literal identities are peeled
    (pto__emit_peel), VAR op INT with op one of + - * / % and INT > 1: then
    nothing folds and it prints as "NAME op INT" (the rotating event ids
-   `0 + (i - 0) % 2`, i * 16). */
+   `0 + (i - 0) % 2`, i * 16): pto__emit_opline writes such an id in place.
+   (pto__emit_expr gives the same text without asking: the identities it
+   removes are these, and a divisor above 1 needs no pto_emit_div; asked at
+   every node of a let's expression, this test was a quarter of its cost.) */
 static inline int pto__emit_varop(pto__emitter *E, int32_t ex, int32_t *v, int32_t *kind, int64_t *val)
 {
     const pto_module *m = E->m;
@@ -1150,19 +1196,6 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
             pto__emit_puts(b, mode == PTO__EX_PTO ? pto_str(E->ctx, m->vars[e->a].name) : E->var_name[e->a]);
         }
         return;
-    }
-    if (mode == PTO__EX_KERNEL) {   /* VAR op INT, INT > 1 (i % 2, i * 16): nothing folds */
-        int32_t v, kind;
-        int64_t val;
-        if (pto__emit_varop(E, ex, &v, &kind, &val)) {
-            paren = (kind <= PTO_E_SUB ? 1 : 2) < ctxprec;
-            if (paren) pto__emit_put(b, "(", 1);
-            pto__emit_put(b, E->var_name[v], (size_t)E->var_len[v]);
-            pto__emit_put(b, pto__emit_ops[kind - PTO_E_ADD], 3);
-            pto__emit_int(b, val, mode);
-            if (paren) pto__emit_put(b, ")", 1);
-            return;
-        }
     }
     if (mode != PTO__EX_PTO) {
         if (pto__emit_cq(E, ex, &cv)) {
@@ -1282,16 +1315,57 @@ static inline void pto__emit_use(pto__emitter *E, int32_t ex)
 }
 
 /* pto__emit_use for pto__emit_check's pass (one kernel, the uses kept
-   for the whole module): an expression is walked once, however many
-   statements name it (a set_flag and its wait_flag share their event id). */
-static inline void pto__emit_use_once(pto__emitter *E, int32_t ex)
+   for the whole module): the expression is only marked (cstate bit 3), and
+   pto__emit_use_sweep walks the marked ones once, however many statements
+   name them (a set_flag and its wait_flag share their event id), in index
+   order rather than in the statements' order, which at 100k instructions
+   was a cache miss per expression. */
+static inline void pto__emit_use_later(pto__emitter *E, int32_t ex)
 {
-    if (ex < 0 || ex >= E->m->n_exprs || E->m->exprs[ex].kind == PTO_E_INT) return;
-    if (E->cstate) {
-        if (E->cstate[ex] & 4) return;
-        E->cstate[ex] |= 4;
+    if ((uint32_t)ex >= (uint32_t)E->m->n_exprs) return;
+    if (E->cstate) E->cstate[ex] |= 8;
+    else pto__emit_use(E, ex);
+}
+
+/* The names the marked expressions read (pto__emit_use_later), as
+   pto__emit_use_expr finds them: from the highest index down, a marked
+   node marks its operands (b only of + - * / % min max; a of those and of
+   negation) and a VAR node its variable. A node's operands were made
+   before it and so are reached later in the same sweep; one made after it
+   (an expression built by hand) is walked on the spot. */
+static void pto__emit_use_sweep(pto__emitter *E)
+{
+    const pto_module *m = E->m;
+    uint8_t *cs = E->cstate;
+    int32_t ex = m->n_exprs;
+    if (!cs) return;
+    while (ex > 0) {
+        const pto_expr *e;
+        int32_t c;
+        if (ex >= 8) {   /* eight entries at a time while none is marked */
+            uint64_t w;
+            memcpy(&w, cs + ex - 8, 8);
+            if (!(w & 0x0808080808080808u)) {
+                ex -= 8;
+                continue;
+            }
+        }
+        ex--;
+        if (!(cs[ex] & 8)) continue;
+        e = &m->exprs[ex];
+        if (e->kind == PTO_E_VAR) {
+            if (e->a >= 0 && e->a < m->n_vars) E->var_used[e->a] = 1;
+            continue;
+        }
+        if (e->kind < PTO_E_ADD) continue;
+        for (c = 0; c < 2; c++) {
+            int32_t k = c ? e->b : e->a;
+            if (c && e->kind > PTO_E_MAX) break;
+            if ((uint32_t)k >= (uint32_t)m->n_exprs) continue;
+            if (k < ex) cs[k] |= 8;
+            else pto__emit_use(E, k);
+        }
     }
-    pto__emit_use_expr(E, ex);
 }
 
 /* The names statement s reads (not those of its nested blocks). */
@@ -1541,9 +1615,7 @@ static void pto__emit_srcline_set(pto__emitter *E, int32_t line)
             return;
         }
     }
-    n = E->file_len;
-    memcpy(E->srcline, E->file, n);
-    E->srcline[n++] = ':';
+    n = E->file_len + 1;   /* after "FILE:", which pto__emit_file_name wrote */
     n += pto__emit_i64(E->srcline + n, line);
     E->srcline_line = line;
     E->val[PTO__K_SRC] = E->srcline;
@@ -1679,43 +1751,68 @@ static void pto__emit_args_to(pto__emitter *E, pto__emit_wr *w, const pto_operan
     }
 }
 
-/* The NOTE value as comment text: copied eight bytes at a time while
-   looking for a newline or a '*' in the same pass; a note that has one (a
-   rare, hand-written one) is rewritten: newlines become spaces and a '*'
-   before '/' gets a space, so that the comment stays closed. */
-static void pto__emit_note_to(pto__emitter *E, pto__emit_wr *w)
+/* Copies note text s (n >= 8 bytes) to d, which has room for n + 16;
+   nonzero when it has a byte the comment cannot take as it is: '\n'
+   (0x0a) and '*' (0x2a) are the only bytes that OR 0x20 makes 0x2a. With
+   SSE2 sixteen bytes a step; else one zero-byte test per word (y - 1
+   borrows into the high bit of a zero byte; a byte from 0x80 up sets it
+   too and takes the exact path, as a note with a newline does). The last
+   step overlaps. */
+static inline int pto__emit_note_copy(char *d, const char *s, size_t n)
 {
-    const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
-    const char *note = E->val[PTO__K_NOTE], *p;
-    size_t n = E->vlen[PTO__K_NOTE], i = 0;
-    pto_buf *b;
-    if (n >= 8 && n + 8 < (size_t)(w->lim - w->d)) {
-        /* '\n' (0x0a) and '*' (0x2a) are the only bytes that OR 0x20 makes
-           0x2a: one zero-byte test per word (y - 1 borrows into the high bit
-           of a zero byte; a byte from 0x80 up sets it too and takes the
-           exact path below, as a note with a newline does); the last word
-           overlaps */
+    size_t i = 0;
+#if PTO__EMIT_SSE2
+    if (n >= 16) {
+        __m128i hit = _mm_setzero_si128(), v;
+        const __m128i sp = _mm_set1_epi8(0x20), star = _mm_set1_epi8(0x2a);
+        for (; i + 16 <= n; i += 16) {
+            v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+            _mm_storeu_si128((__m128i *)(void *)(d + i), v);
+            hit = _mm_or_si128(hit, _mm_cmpeq_epi8(_mm_or_si128(v, sp), star));
+        }
+        v = _mm_loadu_si128((const __m128i *)(const void *)(s + n - 16));
+        _mm_storeu_si128((__m128i *)(void *)(d + n - 16), v);
+        hit = _mm_or_si128(hit, _mm_cmpeq_epi8(_mm_or_si128(v, sp), star));
+        return _mm_movemask_epi8(hit) != 0;
+    }
+#endif
+    {
+        const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
         uint64_t x, y, x2, y2, hit = 0;
         for (; i + 16 <= n; i += 16) {   /* (the high bits are kept once, after the loop) */
-            memcpy(&x, note + i, 8);
-            memcpy(&x2, note + i + 8, 8);
-            memcpy(w->d + i, &x, 8);
-            memcpy(w->d + i + 8, &x2, 8);
+            memcpy(&x, s + i, 8);
+            memcpy(&x2, s + i + 8, 8);
+            memcpy(d + i, &x, 8);
+            memcpy(d + i + 8, &x2, 8);
             y = (x | ones * 0x20) ^ (ones * 0x2a);
             y2 = (x2 | ones * 0x20) ^ (ones * 0x2a);
             hit |= (y - ones) | (y2 - ones);
         }
         for (; i + 8 <= n; i += 8) {
-            memcpy(&x, note + i, 8);
-            memcpy(w->d + i, &x, 8);
+            memcpy(&x, s + i, 8);
+            memcpy(d + i, &x, 8);
             y = (x | ones * 0x20) ^ (ones * 0x2a);
             hit |= y - ones;
         }
-        memcpy(&x, note + n - 8, 8);
-        memcpy(w->d + n - 8, &x, 8);
+        memcpy(&x, s + n - 8, 8);
+        memcpy(d + n - 8, &x, 8);
         y = (x | ones * 0x20) ^ (ones * 0x2a);
         hit |= y - ones;
-        if (!(hit & high)) {
+        return (hit & high) != 0;
+    }
+}
+
+/* The NOTE value as comment text: copied while looking for a newline or a
+   '*' in the same pass (pto__emit_note_copy); a note that has one (a rare,
+   hand-written one) is rewritten: newlines become spaces and a '*' before
+   '/' gets a space, so that the comment stays closed. */
+static void pto__emit_note_to(pto__emitter *E, pto__emit_wr *w)
+{
+    const char *note = E->val[PTO__K_NOTE], *p;
+    size_t n = E->vlen[PTO__K_NOTE], i = 0;
+    pto_buf *b;
+    if (n >= 8 && n + 16 < (size_t)(w->lim - w->d)) {
+        if (!pto__emit_note_copy(w->d, note, n)) {
             w->d += n;
             return;
         }
@@ -1967,20 +2064,27 @@ static void pto__emit_noteline(pto__emitter *E, int32_t plan, int32_t s)
 /* Expands template tpl into E->out: through its line plan, made on first
    use, per depth with the indent bound (when the IND value is the depth's
    indent); every key is written from its value. */
+/* pto__emit_plan_make (keys written from their values) for a plan that is
+   an optimisation: when it cannot be made (out of memory, too many keys)
+   the template is expanded directly, so a failure here is no error (its
+   diagnostic is dropped); -1 then. */
+static int32_t pto__emit_plan_try(pto__emitter *E, int tpl, uint64_t known)
+{
+    int32_t nd = E->ctx->n_diags, ne = E->ctx->n_errors, oomr = E->ctx->oom_reported;
+    int32_t r = pto__emit_plan_make(E, tpl, known, 0);
+    if (r < 0) {
+        pto__diag_truncate(E->ctx, nd, ne);
+        E->ctx->oom_reported = oomr;
+    }
+    return r;
+}
+
 static void pto__emit_x(pto__emitter *E, int tpl)
 {
     int dep = E->depth > 0 && E->depth < PTO__EMIT_ND && E->vlen[PTO__K_IND] == (size_t)E->depth * 4 ? E->depth : 0;
     int32_t *pl = &E->tpl_plan[tpl][dep];
     if (*pl == 0) {
-        /* a plan is an optimisation: when it cannot be made (out of memory,
-           too many keys) the template is expanded directly, so a failure
-           here is no error (its diagnostic is dropped) */
-        int32_t nd = E->ctx->n_diags, ne = E->ctx->n_errors, oomr = E->ctx->oom_reported;
-        int32_t r = pto__emit_plan_make(E, tpl, dep ? (uint64_t)1 << PTO__K_IND : 0, 0);
-        if (r < 0) {
-            pto__diag_truncate(E->ctx, nd, ne);
-            E->ctx->oom_reported = oomr;
-        }
+        int32_t r = pto__emit_plan_try(E, tpl, dep ? (uint64_t)1 << PTO__K_IND : 0);
         *pl = r < 0 ? -1 : r + 1;
     }
     if (*pl > 0) pto__emit_line(E, *pl - 1, -1);
@@ -2027,6 +2131,49 @@ static int32_t pto__emit_note(pto__emitter *E, int32_t s)
     }
     pto__emit_noteline(E, E->bound_note[pass][dep], s);
     return -1;
+}
+
+/* pto__emit_note's usual case on the C target: a note printed in full,
+   its pass's comment plan made for this depth, a note of 8 bytes or more
+   without a newline or a '*': the comment line is written with one room
+   test and the note checked while it is copied. 0, with nothing written or
+   changed, for anything else (pto__emit_note then does it). */
+static int pto__emit_note_fast(pto__emitter *E, const pto_stmt *st, int32_t s)
+{
+    const pto_module *m = E->m;
+    int32_t note = st->note, dep = E->depth < PTO__EMIT_ND ? E->depth : 0, plan;
+    const pto__emit_plan *p;
+    const char *text, *lit;
+    pto__emit_wr w;
+    size_t n;
+    char *d;
+    if (note <= 0 || note >= E->nnotes || note == E->last_note || dep == 0) return 0;
+    if (E->note_first[note][0] >= 0 && E->note_first[note][1] == E->kernel) return 0;   /* a reference */
+    plan = E->bound_note[st->origin < 5 ? st->origin : 0][dep];
+    w.b = E->out;
+    if (plan < 0 || !w.b->data || w.b->oom) return 0;
+    p = &E->plans[plan];
+    if (p->nk != 1 || p->how[0] != PTO__HOW_NOTE) return 0;
+    text = pto_str(E->ctx, note);
+    n = pto__str_len(E->ctx, note);
+    if (n < 8) return 0;
+    pto__wr_load(&w);
+    if (!pto__wr_room(&w, (size_t)p->len[0] + n + (size_t)p->len[1] + PTO__EMIT_BPAD + 16)) return 0;
+    lit = E->btext.data;
+    d = w.d;
+    pto__emit_pcp64(d, lit + p->off[0], (size_t)p->len[0]);
+    d += p->len[0];
+    if (pto__emit_note_copy(d, text, n)) return 0;   /* (nothing kept: the length is not moved) */
+    d += n;
+    pto__emit_pcp64(d, lit + p->off[1], (size_t)p->len[1]);
+    w.d = d + p->len[1];
+    pto__wr_sync(&w);
+    E->note_first[note][0] = s;
+    E->note_first[note][1] = st->block >= 0 && st->block < m->n_blocks ? m->blocks[st->block].kernel : -1;
+    E->last_note = note;
+    E->val[PTO__K_NOTE] = text;
+    E->vlen[PTO__K_NOTE] = n;
+    return 1;
 }
 
 /* tpush / tpop / tfree take the pipe's ring id; tpop assigns the slot it
@@ -2086,6 +2233,8 @@ static void pto__emit_op(pto__emitter *E, int32_t s)
         E->last_note = 0;
         see = -1;
     } else if (st->note > 0 && st->note < E->nnotes && st->note == E->last_note) {
+        see = -1;
+    } else if (pto__emit_note_fast(E, st, s)) {
         see = -1;
     } else {
         see = pto__emit_note(E, s);
@@ -2327,6 +2476,39 @@ static int pto__emit_offset(pto__emitter *E, int32_t s)
     return 1;
 }
 
+/* Tile t's K_TILE line, its values set, valid rows and columns the full
+   shape: kernels declare many tiles of a few shapes, so the line is bound
+   per shape and depth (pto__emit_shape) and only NAME and OFF are written
+   (a line of eight values cost as much as the rest of the tile). Another
+   shape in the same table entry takes it over; past PTO__EMIT_SHAPE_PLANS
+   plans (or out of memory) the line is expanded as any other. */
+static void pto__emit_tile_line(pto__emitter *E, const pto_tile *t)
+{
+    int dep = E->depth > 0 && E->depth < PTO__EMIT_ND && E->vlen[PTO__K_IND] == (size_t)E->depth * 4 ? E->depth : 0;
+    uint8_t space = (uint8_t)(t->space < PTO_NSPACE ? t->space : 0), dtype = (uint8_t)(t->dtype < PTO_NDTYPE ? t->dtype : 0);
+    pto__emit_shape *sh = &E->shape[((uint32_t)t->rows * 31u + (uint32_t)t->cols * 7u + space * 5u + dtype * 3u +
+                                     (uint32_t)dep) & (PTO__EMIT_NSHAPE - 1)];
+    if (!dep) { pto__emit_x(E, PTO__T_K_TILE); return; }
+    if (sh->plan <= 0 || sh->rows != t->rows || sh->cols != t->cols || sh->space != space || sh->dtype != dtype ||
+        sh->dep != dep) {
+        int32_t r = -1;
+        if (E->shape_plans < PTO__EMIT_SHAPE_PLANS)
+            r = pto__emit_plan_try(E, PTO__T_K_TILE, (uint64_t)1 << PTO__K_IND | (uint64_t)1 << PTO__K_SPACE |
+                                                         (uint64_t)1 << PTO__K_DTYPE | (uint64_t)1 << PTO__K_ROWS |
+                                                         (uint64_t)1 << PTO__K_COLS | (uint64_t)1 << PTO__K_VR |
+                                                         (uint64_t)1 << PTO__K_VC);
+        if (r < 0) { pto__emit_x(E, PTO__T_K_TILE); return; }
+        E->shape_plans++;
+        sh->rows = t->rows;
+        sh->cols = t->cols;
+        sh->space = space;
+        sh->dtype = dtype;
+        sh->dep = (uint8_t)dep;
+        sh->plan = r + 1;
+    }
+    pto__emit_line(E, sh->plan - 1, -1);
+}
+
 static void pto__emit_tile(pto__emitter *E, int32_t s)
 {
     const pto_module *m = E->m;
@@ -2348,7 +2530,8 @@ static void pto__emit_tile(pto__emitter *E, int32_t s)
         pto__emit_x(E, PTO__T_K_PTILE);
         return;
     }
-    pto__emit_x(E, PTO__T_K_TILE);
+    if (t->valid_r < 0 && t->valid_c < 0) pto__emit_tile_line(E, t);
+    else pto__emit_x(E, PTO__T_K_TILE);
     if (t->nbuf > 1) pto__emit_tdecl(E, ti);
     else if (E->tile_unused[ti]) pto__emit_x(E, PTO__T_K_VOID);
 }
@@ -2547,9 +2730,14 @@ static void pto__emit_planned(pto__emitter *E, int32_t k)
     const pto_module *m = E->m;
     int64_t hi[PTO_NSPACE], res;
     int used[PTO_NSPACE];
-    pto_buf *b = pto__emit_sb(E, PTO__K_PLANNED);
+    pto_buf *b;
     int32_t t;
     int s, n = 0;
+    if (E->planned_k == k + 1) {   /* the text of the kernel's heading, again for its host function */
+        pto__emit_vbuf(E, PTO__K_PLANNED);
+        return;
+    }
+    b = pto__emit_sb(E, PTO__K_PLANNED);
     memset(hi, 0, sizeof hi);
     memset(used, 0, sizeof used);
     for (t = 0; t < m->n_tiles; t++) {
@@ -2568,6 +2756,7 @@ static void pto__emit_planned(pto__emitter *E, int32_t k)
     }
     if (!n) pto__emit_puts(b, "nothing");
     pto__emit_vbuf(E, PTO__K_PLANNED);
+    E->planned_k = k + 1;
 }
 
 static void pto__emit_kernel(pto__emitter *E, int32_t k)
@@ -2677,6 +2866,22 @@ static inline uint64_t pto__emit_unplain8(uint64_t w)
            high;
 }
 
+#if PTO__EMIT_SSE2
+/* pto__emit_unplain8 for the 16 bytes at s, copied to d on the way: a bit
+   per byte to escape (below 0x20 or, as a signed byte, from 0x80 up; 0x7f,
+   '"', '?', '\\'). */
+static inline unsigned pto__emit_unplain16(const char *s, char *d)
+{
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+    __m128i bad = _mm_or_si128(_mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)), _mm_cmpeq_epi8(v, _mm_set1_epi8(0x7f))),
+                               _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+                                                         _mm_cmpeq_epi8(v, _mm_set1_epi8('?'))),
+                                            _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+    _mm_storeu_si128((__m128i *)(void *)d, v);
+    return (unsigned)_mm_movemask_epi8(bad);
+}
+#endif
+
 /* The index of the first byte pto__emit_unplain8 flags in its (non-zero)
    result, for a word loaded from memory on a little-endian machine: the
    lowest bit set, 8k + 7, picks byte k of the multiplier. */
@@ -2705,6 +2910,16 @@ static void pto__emit_source(pto__emitter *E, const char *text, size_t len)
     const uint64_t one = 1;
     int little = *(const unsigned char *)&one == 1;   /* (a constant to the compiler) */
     pto_buf *b = E->out;
+#if PTO__EMIT_SSE2
+    char nl[16 + 32];   /* "\\n" H_LINE_END H_LINE: a newline inside the text */
+    size_t nnl = 2 + nc + no;
+    memset(nl, 0, sizeof nl);
+    if (nnl <= 16) {
+        memcpy(nl, "\\n", 2);
+        memcpy(nl + 2, close, nc);
+        memcpy(nl + 2 + nc, open, no);
+    }
+#endif
     while (p < end) {
         size_t n = (size_t)(end - p) < PTO__EMIT_SRC_PIECE ? (size_t)(end - p) : PTO__EMIT_SRC_PIECE;
         size_t need = n * (no + nc + 4) + no + nc + 16;   /* every byte a newline, or escaped */
@@ -2723,6 +2938,28 @@ static void pto__emit_source(pto__emitter *E, const char *text, size_t len)
         }
         while (p < stop) {
             unsigned char c;
+#if PTO__EMIT_SSE2
+            if (stop - p >= 16 && col + 16 <= PTO__EMIT_SRC_SPLIT) {   /* sixteen bytes a step */
+                unsigned hit = pto__emit_unplain16(p, d);
+                if (!hit) {
+                    d += 16;
+                    p += 16;
+                    col += 16;
+                    continue;
+                }
+                hit = (unsigned)__builtin_ctz(hit);   /* up to the first byte to escape */
+                d += hit;
+                p += hit;
+                if (*p == '\n' && p + 1 < end && nnl <= 16) {   /* the usual one: the next line's string */
+                    memcpy(d, nl, 16);
+                    d += nnl;
+                    p++;
+                    col = 0;
+                    continue;
+                }
+                col += hit;
+            } else
+#endif
             if (little && stop - p >= 16 && col + 16 <= PTO__EMIT_SRC_SPLIT) {   /* two words a step */
                 uint64_t w, w2, hit, hit2;
                 size_t k;
@@ -3110,19 +3347,34 @@ static void pto__emit_host_section(pto__emitter *E, int32_t h)
 static pto_status pto__emit_check(pto__emitter *E)
 {
     const pto_module *m = E->m;
-    int32_t s;
+    int32_t s, last_block = -1, *succ = E->succ;
+    int reached = 0;
     for (s = 0; s < m->n_stmts; s++) {
         const pto_stmt *st = &m->stmts[s];
-        int i, cls, reached;
-        if (E->succ) E->succ[s] = st->block < 0 ? -1 : pto__emit_succ(m, st);
-        if (st->block < 0) continue;
-        reached = E->reach && st->block < m->n_blocks && E->reach[st->block] == 1;
+        const pto_operand *o, *o0, *end;
+        int cls;
+        if (st->block < 0) {
+            if (succ) succ[s] = -1;
+            continue;
+        }
+        if (succ) succ[s] = pto__emit_succ(m, st);
+        if (st->block != last_block) {   /* (a block's statements mostly follow each other) */
+            last_block = st->block;
+            reached = E->reach && st->block < m->n_blocks && E->reach[st->block] == 1;
+        }
         if (st->kind != PTO_ST_OP) {
             if (st->kind == PTO_ST_TILE && (st->ref < 0 || st->ref >= m->n_tiles))
                 return pto_error(E->ctx, st->loc, "emit: tile statement without a tile");
             if ((st->kind == PTO_ST_LET || st->kind == PTO_ST_FOR) && (st->ref < 0 || st->ref >= m->n_vars))
                 return pto_error(E->ctx, st->loc, "emit: statement without its variable");
-            if (reached) pto__emit_use_stmt(E, st);
+            if (reached && st->kind == PTO_ST_TILE) {   /* pto__emit_use_stmt's names, marked */
+                pto__emit_use_later(E, m->tiles[st->ref].valid_r);
+                pto__emit_use_later(E, m->tiles[st->ref].valid_c);
+            } else if (reached) {
+                pto__emit_use_later(E, st->e[0]);
+                pto__emit_use_later(E, st->e[1]);
+                pto__emit_use_later(E, st->e[2]);
+            }
             continue;
         }
         if (st->op >= PTO_NOP) return pto_error(E->ctx, st->loc, "emit: unknown op %d", (int)st->op);
@@ -3133,41 +3385,43 @@ static pto_status pto__emit_check(pto__emitter *E)
         if (cls == PTO_OC_FILLPAD && !E->hook_op)   /* pto_kernels.h's tload zeroes the padding itself */
             return pto_error(E->ctx, st->loc, "emit: tfillpad is for the isa target (pto_compile_desc.target "
                              "PTO_TARGET_ISA); lower the module for PTO_TARGET_SIM to emit it for the simulator");
-        for (i = 0; i < st->nargs; i++) {   /* checked, and the names it reads marked (pto__emit_use_stmt) */
-            const pto_operand *o = &m->operands[st->arg0 + i];
+        o0 = end = m->operands;
+        if (st->nargs > 0) end = (o0 += st->arg0) + st->nargs;
+        for (o = o0; o < end; o++) {   /* checked, and the names it reads marked (pto__emit_use_stmt) */
             int bad = 0;
             switch (o->kind) {
-            case PTO_O_TILE: bad = o->ref < 0 || o->ref >= m->n_tiles; break;
-            case PTO_O_GM:
-                bad = o->ref < 0 || o->ref >= m->n_params;
-                if (bad || !reached) break;
-                E->param_used[o->ref] = 1;
-                pto__emit_use_once(E, o->e[0]);
-                pto__emit_use_once(E, o->e[1]);
-                pto__emit_use_once(E, o->e[2]);
-                break;
-            case PTO_O_SCALAR:
-                bad = o->ref < 0 || o->ref >= m->n_vars;
-                if (!bad && reached) E->var_used[o->ref] = 1;
-                break;
-            case PTO_O_PIPE: bad = o->ref < 0 || o->ref >= PTO_NPIPE; break;
-            case PTO_O_CVPIPE: bad = o->ref < 0 || o->ref >= m->n_cvpipes; break;
-            case PTO_O_FLOAT: break;
+            case PTO_O_TILE: bad = (uint32_t)o->ref >= (uint32_t)m->n_tiles; break;
+            case PTO_O_PIPE: bad = (uint32_t)o->ref >= (uint32_t)PTO_NPIPE; break;
             case PTO_O_INT:
                 if (!reached) break;
-                pto__emit_use_once(E, o->e[0]);
-                pto__emit_use_once(E, o->e[1]);
+                pto__emit_use_later(E, o->e[0]);
+                pto__emit_use_later(E, o->e[1]);
                 break;
+            case PTO_O_GM:
+                bad = (uint32_t)o->ref >= (uint32_t)m->n_params;
+                if (bad || !reached) break;
+                E->param_used[o->ref] = 1;
+                pto__emit_use_later(E, o->e[0]);
+                pto__emit_use_later(E, o->e[1]);
+                pto__emit_use_later(E, o->e[2]);
+                break;
+            case PTO_O_SCALAR:
+                bad = (uint32_t)o->ref >= (uint32_t)m->n_vars;
+                if (!bad && reached) E->var_used[o->ref] = 1;
+                break;
+            case PTO_O_CVPIPE: bad = (uint32_t)o->ref >= (uint32_t)m->n_cvpipes; break;
+            case PTO_O_FLOAT: break;
             case PTO_O_CMP: bad = o->ref < 0 || o->ref > PTO_GE; break;
             case PTO_O_NMODE: bad = o->ref != PTO_NOTIFY_SET && o->ref != PTO_NOTIFY_ADD; break;
             default:
                 return pto_error(E->ctx, o->loc, "emit: operand kind %d of %s is not supported yet", (int)o->kind,
                                  pto_opinfo_get((pto_op)st->op)->name);
             }
-            if (bad) return pto_error(E->ctx, o->loc, "emit: operand %d of %s refers to nothing", i,
+            if (bad) return pto_error(E->ctx, o->loc, "emit: operand %d of %s refers to nothing", (int)(o - o0),
                                       pto_opinfo_get((pto_op)st->op)->name);
         }
     }
+    pto__emit_use_sweep(E);
     return PTO_OK;
 }
 
@@ -3190,6 +3444,10 @@ static void pto__emit_file_name(pto__emitter *E, const char *name)
     }
     E->file[n] = 0;
     E->file_len = n;
+    memcpy(E->srcline, E->file, n);   /* the fixed start of every "FILE:LINE" (pto__emit_srcline_set) */
+    E->srcline[n] = ':';
+    E->srcline_line = 0;
+    if (E->val[PTO__K_SRC] == E->srcline) E->vlen[PTO__K_SRC] = 0;
 }
 
 static void pto__emit_free(pto__emitter *E, uint8_t *vo, uint8_t *to, uint8_t *po)
