@@ -780,8 +780,11 @@ PTO_K_FN const char *pto_k_report_find(const pto_k_report *r, int kind, const ch
    Values. Each core executes its instructions in program order, except that
    an instruction whose pipe is blocked in a wait_flag is queued behind that
    wait and runs when the matching set_flag releases the pipe (the scalar
-   unit keeps dispatching to the other pipes, as on hardware). So a race-free
-   kernel computes what the hardware computes.
+   unit keeps dispatching to the other pipes, as on hardware). A wait on S
+   is the exception: S is the scalar unit, which stalls in it, so its set
+   must have been issued before it (else a deadlock), and nothing after it
+   dispatches before the set fired. So a race-free kernel computes what the
+   hardware computes.
 
    Order. Every pipe of every core has a global index gp = core * 8 + pipe
    and a vector clock vc[pipe][gp']: how far pipe gp' is known to have
@@ -2510,6 +2513,10 @@ PTO_K_FN void pto_k__x_wait(pto_k_core *c, const pto_k__ins *ins)
     c->flag_set[p][q][id] = 0;
     pto_k__vc_join(c->dev, c->vc[q], s->vc);
     pto_k__stall(c, q, ins->disp, s->time, ins->src);
+    /* a wait on S stalls the scalar unit: nothing after it dispatches before
+       the set fired (in order, only S is credited with it: the sync pass
+       orders the other pipes with flags of their own) */
+    if (q == PTO_K_PIPE_S && c->disp < c->free_at[q]) c->disp = c->free_at[q];
 }
 
 PTO_K_FN void pto_k__x_barrier(pto_k_core *c, const pto_k__ins *ins)
@@ -2624,6 +2631,29 @@ PTO_K_FN void pto_k__issue(pto_k_core *c, pto_k__ins *ins)
         pto_k__ierr(c, ins, PTO_K_E_DEADLOCK,
                     "deadlock: pipe_barrier(ALL) can never complete: %s and no set_flag(%s, %s, %d) was issued before the barrier",
                     why, pto_k__pipe_name(c->q[i].v[0].p0), pto_k__pipe_name(c->q[i].v[0].p1), c->q[i].v[0].id);
+        c->dead = 1;
+        return;
+    }
+    if (ins->op == PTO_K__WAIT_FLAG && p == PTO_K_PIPE_S && !c->flag_set[ins->p0][ins->p1][ins->id]) {
+        /* S is the scalar unit itself: a wait on it dispatches nothing more
+           until the set fires, so a set later in program order never comes.
+           One already issued sits in a blocked queue that only a later
+           dispatch could release (pto_k__pump ran to a fixpoint). */
+        int i, j;
+        char why[300] = "";
+        for (i = 0; i < PTO_K_PIPE_ALL && !why[0]; i++)
+            for (j = 1; j < c->q[i].n; j++) {
+                const pto_k__ins *s = &c->q[i].v[j];
+                if (s->op != PTO_K__SET_FLAG || s->p0 != ins->p0 || s->p1 != ins->p1 || s->id != ins->id) continue;
+                pto_k__blocked_desc(c, i, why, sizeof why);
+                break;
+            }
+        pto_k__ierr(c, ins, PTO_K_E_DEADLOCK,
+                    "deadlock: wait_flag(%s, S, %d) stalls the scalar unit, which dispatches nothing after it until "
+                    "set_flag(%s, S, %d) fires, %s%s: move the wait_flag after its set_flag",
+                    pto_k__pipe_name(ins->p0), ins->id, pto_k__pipe_name(ins->p0), ins->id,
+                    why[0] ? "and the one issued before it can never run: " : "and none was issued before it",
+                    why[0] ? why : "");
         c->dead = 1;
         return;
     }
