@@ -72,5 +72,32 @@ changed sup mm && judge sup fail mm 'tmatmul (M, block 0 aic) reads them while "
 edit swait mixmm awk '/wait_flag\(core, "mixmm.pto:33", PTO_K_V, PTO_K_S, 0\)/ { next } { print } /pto_k_tpop\(core, "mixmm.pto:30"/ { print "        pto_k_wait_flag(core, \"mixmm.pto:33\", PTO_K_V, PTO_K_S, 0);" }'
 changed swait mixmm && judge swait fail mixmm "mixmm.pto:33: error: deadlock: wait_flag(V, S, 0) stalls the scalar unit, which dispatches nothing after it until set_flag(V, S, 0) fires, and none was issued before it: move the wait_flag after its set_flag"
 
+# mm: the M -> FIX pair (acc -> tstore) moved to id 5: legal in the ISA, but ids 3..7 of that pair
+# hung a device (hardware.md section 4); the sync pass keeps to 0..2, the simulator refuses the others
+edit mfix mm sed -e 's/PTO_K_M, PTO_K_FIX, 0)/PTO_K_M, PTO_K_FIX, 5)/'
+changed mfix mm && judge mfix fail mm 'mm.pto:5: error: set_flag(M, FIX, 5): ids 3..7 of the M -> FIX pair deadlocked on a device (hardware.md section 4): use an id in 0..2, as the sync pass does'
+# ... and the verifier warns about a hand-written one in a .pto
+cat >$out/mfix.pto <<'EOF'
+kernel mf(in a: f16[16, 16], in b: f16[16, 16], out c: f32[16, 16]) cube {
+  tile am: mat f16[16, 16]
+  tile bm: mat f16[16, 16]
+  tile a0: left f16[16, 16]
+  tile b0: right f16[16, 16]
+  tile acc: acc f32[16, 16]
+  tload am, a[0, 0]
+  tload bm, b[0, 0]
+  tmov a0, am
+  tmov b0, bm
+  tmatmul acc, a0, b0
+  set_flag M, FIX, 4
+  wait_flag M, FIX, 4
+  tstore c[0, 0], acc
+}
+EOF
+log=$out/mfix.log
+$ptoc check $out/mfix.pto >$log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "mfix.pto:12:20: warning: set_flag M, FIX with event id 4: ids 3..7 of the M -> FIX pair deadlocked on a device" $log &&
+   grep -q "mfix.pto:13:21: warning: wait_flag M, FIX with event id 4" $log; then ok "mfix.pto: check warns about M -> FIX id 4"; else bad "mfix.pto: no warning (rc $rc)"; fi
+
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
