@@ -11,6 +11,7 @@
 #   tstore vec     ceil(B / 109.12)                 acc      ceil(B / 40.63)
 #   vector op      ceil(slope x B/256 + fixed (+16 for a partial repeat))
 #   tmatmul f16    M N K / 4096 + 6;  tmov ->left B / 255.96, ->right B / 127.69
+#   (tcvt: B of its wider side)
 cd "$(dirname "$0")/.." || exit 1
 ptoc=${PTOC:-./build/ptoc}
 out=build/cycles_test
@@ -56,6 +57,14 @@ check vadd examples/vadd.pto $(( 16 * l + $(cost 2.11 24 16384) + $(bw 16384 109
 # (128 x 128 x 64) and the 64 KB fixpipe store
 l=$(bw 16384 78.35)
 check mm examples/mm.pto $(( 8 * l + $(bw 16384 127.69) + 128 * 128 * 64 / 4096 + 6 + $(bw 65536 40.63) )) $((8 * l)) 10
+
+# swiglu: V bound, 4 iterations of two widening tcvt (8 KB f16 -> 16 KB f32), tneg, texp, tadds,
+# tdiv, tmul and a narrowing tcvt (16 KB f32 -> 8 KB f16), each tcvt 64 repeats of its wider side
+# (pto-isa's TCVT); V starts on the second input after both loads of the first tile (2 x 276)
+B=16384
+cvt=$(cost 2.0 24 $B)
+it=$(( 3 * cvt + $(cost 2.0 23 $B) + $(cost 2.0 31 $B) + $(cost 1 26 $B) + $(cost 4.03 31 $B) + $(cost 2.3 25 $B) ))
+check swiglu examples/swiglu.pto $(( 2 * $(ld 8192) + it - cvt + 3 * it + $(bw 8192 109.12) )) $((4 * it)) 10
 
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -10,7 +10,8 @@
      tstore acc->GM, tmov acc->* (FIX)  B / 40.63   70 GiB/s
      tmov/textract ->left    B / 255.96             441 GiB/s;  ->right B / 127.69 (220 GiB/s)
      vector op               slope x repeats + fixed (+16 when the last repeat is partial),
-                             one repeat = 256 bytes of the destination (row reductions: of the source):
+                             one repeat = 256 bytes of the destination (row reductions: of the source;
+                             tcvt: of its wider side, as pto-isa's TCVT counts repeats):
        tadd tsub 2.11/24 (tsub est.), tmul 2.3/25, tdiv 4.03/31, tmax tmin 2.0/23 (tmin est.),
        t*s scalar forms 1/26, texp 2.0/31, tlog 2.0/33, tsqrt trsqrt trecip 4.03/31 (est.),
        tabs tneg trelu 2.0/23 (est.), texpands 1/26 (est.), trow* reductions 7/46 (max/min est.),
@@ -433,6 +434,17 @@ PTO_K_FN void pto_k__x_store(pto_k_core *c, const pto_k__ins *ins)
 }
 
 /* Elementwise ops, fills, tcvt and vec->vec tmov over d's valid region. */
+/* Bytes per element that a map op's repeats step over: the destination's,
+   but a tcvt's repeat holds 256 bytes of its WIDER side (pto-isa's
+   TCVT_IMPL: elementsPerRepeat = 256 / max(sizeof dst, sizeof src)), so a
+   narrowing f32 -> f16 takes as many repeats as the f32 source fills. */
+PTO_K_FN int64_t pto_k__map_width(const pto_k__ins *ins)
+{
+    int64_t w = pto_k__dsize(ins->d.dtype);
+    if (ins->op == PTO_K__TCVT && pto_k__dsize(ins->a.dtype) > w) w = pto_k__dsize(ins->a.dtype);
+    return w;
+}
+
 PTO_K_FN void pto_k__x_map(pto_k_core *c, const pto_k__ins *ins)
 {
     pto_k_tile d = ins->d, a = ins->a, b = ins->b;
@@ -487,7 +499,7 @@ PTO_K_FN void pto_k__x_map(pto_k_core *c, const pto_k__ins *ins)
             if (op == PTO_K__TCVT) pto_cvt_set(dp, d.dtype, a.dtype, i, y);
             else pto_elem_set(dp, d.dtype, i, y);
         }
-    pto_k__timed(c, PTO_K_PIPE_V, ins->disp, pto_k__vec_cost(op, d.valid_r * d.valid_c * pto_k__dsize(d.dtype)),
+    pto_k__timed(c, PTO_K_PIPE_V, ins->disp, pto_k__vec_cost(op, d.valid_r * d.valid_c * pto_k__map_width(ins)),
                  pto_k__op_name(op), ins->src);
 }
 
