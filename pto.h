@@ -5584,7 +5584,8 @@ PTODEF void pto_dump(const pto_module *m, pto_buf *out) { if (m && out) pto__pr_
        mat/left/right/acc, has a sane pin, a valid region inside its shape,
        and xN only inside a loop;
      - GM windows, textract windows, valid regions, loop steps, block counts
-       and event ids that are known statically are in range; textract
+       and event ids that are known statically are in range (M -> FIX ids
+       above 2, which hung a device, draw a warning); textract
        offsets known statically are whole fractals of the mat tile;
      - mix kernels are exactly a cube section and a vector section, each using
        only its own core's memories and pipes;
@@ -6856,6 +6857,11 @@ static void pto__vsync(pto__verifier *v, const pto__vop *op)
     if (pto__frange(v, &f, &lo, &hi) && (lo < 0 || hi > 7))
         pto_error(v->ctx, *pto__vexpr_loc(v, op->o[2]->e[0], &op->o[2]->loc), "event id %lld is out of range 0..7",
                   (long long)(lo < 0 ? lo : hi));
+    else if (op->o[0]->ref == PTO_PIPE_M && op->o[1]->ref == PTO_PIPE_FIX && pto__frange(v, &f, &lo, &hi) && hi > 2)
+        /* a warning: the ISA allows it, the simulator refuses it (a hang on a device) */
+        pto_warning(v->ctx, *pto__vexpr_loc(v, op->o[2]->e[0], &op->o[2]->loc),
+                    "%s M, FIX with event id %lld: ids 3..7 of the M -> FIX pair deadlocked on a device (hardware.md "
+                    "section 4); use 0..2 (the simulator reports the others)", name, (long long)hi);
 }
 
 /* ---- cube <-> vector pipes -------------------------------------------------- */
@@ -20873,7 +20879,8 @@ static pto_status pto__isa_emit(pto_ctx *ctx, const pto_module *m, const pto_emi
                   left partly unwritten (every rank's copy); prints result,
                   cycles, bound, efficiency, flags and barriers (counted in
                   kernel.c as it is on disk, hand edits included), planned
-                  bytes and simulator reports
+                  bytes and simulator reports (after a deadlock a note by the
+                  mismatch and the cycles say that they follow from it)
      pto_h_end     exit status: 0 all match and the simulator reported
                   nothing, 1 mismatch / report / bad input, 2 internal
 
@@ -21507,10 +21514,20 @@ PTO_K_FN void pto_h_print_distinct(const pto_k_report *r)
     if (distinct > shown) printf("    ... and %d more distinct reports\n", distinct - shown);
 }
 
+/* Did the launch deadlock? Then its cores stopped at the hang: what they
+   left unwritten and the cycles up to it follow from the deadlock. */
+PTO_K_FN int pto_h_deadlocked(const pto_k_report *r)
+{
+    int i;
+    for (i = 0; i < r->nerrors; i++)
+        if (r->errors[i].kind == PTO_K_E_DEADLOCK) return 1;
+    return 0;
+}
+
 PTO_K_FN void pto_h_report(pto_h_run *run, const char *name, const pto_k_report *r, const char *planned)
 {
     int flags, barriers;
-    printf("  cycles      %lld\n", (long long)r->makespan);
+    printf("  cycles      %lld%s\n", (long long)r->makespan, pto_h_deadlocked(r) ? " (up to the deadlock)" : "");
     printf("  bound       %lld (%s)\n", (long long)r->bound, pto_h_bound_pipe(r));
     printf("  efficiency  %.3f\n", r->efficiency);
     if (run->ksrc) {
@@ -21667,6 +21684,9 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
         if (!bad) printf("  result      match (%d output%s)\n", nout, nout == 1 ? "" : "s");
         for (p = 0; p < run->ntensors; p++)
             if (run->gm[p]) pto_h_unwritten(run, p, run->gm[p]->name);
+        if (bad && pto_h_deadlocked(rep))   /* the cause is at the end of the report: say so up here */
+            printf("  note        the simulator reports a deadlock (below): the cores stopped there, so the "
+                   "differences follow from it\n");
     }
     pto_h_report(run, name, rep, planned);
     pto_h_waves(run, kind, blocks);

@@ -780,8 +780,11 @@ PTO_K_FN const char *pto_k_report_find(const pto_k_report *r, int kind, const ch
    Values. Each core executes its instructions in program order, except that
    an instruction whose pipe is blocked in a wait_flag is queued behind that
    wait and runs when the matching set_flag releases the pipe (the scalar
-   unit keeps dispatching to the other pipes, as on hardware). So a race-free
-   kernel computes what the hardware computes.
+   unit keeps dispatching to the other pipes, as on hardware). A wait on S
+   is the exception: S is the scalar unit, which stalls in it, so its set
+   must have been issued before it (else a deadlock), and nothing after it
+   dispatches before the set fired. So a race-free kernel computes what the
+   hardware computes.
 
    Order. Every pipe of every core has a global index gp = core * 8 + pipe
    and a vector clock vc[pipe][gp']: how far pipe gp' is known to have
@@ -1694,7 +1697,8 @@ PTO_K_FN void *pto_k__thread(void *arg)
      tstore acc->GM, tmov acc->* (FIX)  B / 40.63   70 GiB/s
      tmov/textract ->left    B / 255.96             441 GiB/s;  ->right B / 127.69 (220 GiB/s)
      vector op               slope x repeats + fixed (+16 when the last repeat is partial),
-                             one repeat = 256 bytes of the destination (row reductions: of the source):
+                             one repeat = 256 bytes of the destination (row reductions: of the source;
+                             tcvt: of its wider side, as pto-isa's TCVT counts repeats):
        tadd tsub 2.11/24 (tsub est.), tmul 2.3/25, tdiv 4.03/31, tmax tmin 2.0/23 (tmin est.),
        t*s scalar forms 1/26, texp 2.0/31, tlog 2.0/33, tsqrt trsqrt trecip 4.03/31 (est.),
        tabs tneg trelu 2.0/23 (est.), texpands 1/26 (est.), trow* reductions 7/46 (max/min est.),
@@ -2117,6 +2121,17 @@ PTO_K_FN void pto_k__x_store(pto_k_core *c, const pto_k__ins *ins)
 }
 
 /* Elementwise ops, fills, tcvt and vec->vec tmov over d's valid region. */
+/* Bytes per element that a map op's repeats step over: the destination's,
+   but a tcvt's repeat holds 256 bytes of its WIDER side (pto-isa's
+   TCVT_IMPL: elementsPerRepeat = 256 / max(sizeof dst, sizeof src)), so a
+   narrowing f32 -> f16 takes as many repeats as the f32 source fills. */
+PTO_K_FN int64_t pto_k__map_width(const pto_k__ins *ins)
+{
+    int64_t w = pto_k__dsize(ins->d.dtype);
+    if (ins->op == PTO_K__TCVT && pto_k__dsize(ins->a.dtype) > w) w = pto_k__dsize(ins->a.dtype);
+    return w;
+}
+
 PTO_K_FN void pto_k__x_map(pto_k_core *c, const pto_k__ins *ins)
 {
     pto_k_tile d = ins->d, a = ins->a, b = ins->b;
@@ -2171,7 +2186,7 @@ PTO_K_FN void pto_k__x_map(pto_k_core *c, const pto_k__ins *ins)
             if (op == PTO_K__TCVT) pto_cvt_set(dp, d.dtype, a.dtype, i, y);
             else pto_elem_set(dp, d.dtype, i, y);
         }
-    pto_k__timed(c, PTO_K_PIPE_V, ins->disp, pto_k__vec_cost(op, d.valid_r * d.valid_c * pto_k__dsize(d.dtype)),
+    pto_k__timed(c, PTO_K_PIPE_V, ins->disp, pto_k__vec_cost(op, d.valid_r * d.valid_c * pto_k__map_width(ins)),
                  pto_k__op_name(op), ins->src);
 }
 
@@ -2484,6 +2499,14 @@ PTO_K_FN int pto_k__flag_args_ok(pto_k_core *c, const pto_k__ins *ins)
                     pto_k__op_name(ins->op), pto_k__pipe_name(ins->p0), pto_k__pipe_name(ins->p1), ins->id);
         return 0;
     }
+    if (ins->p0 == PTO_K_PIPE_M && ins->p1 == PTO_K_PIPE_FIX && ins->id > 2) {
+        /* legal in the ISA, but a hang on a device (hardware.md section 4):
+           stricter than the hardware, as for every flag misuse */
+        pto_k__ierr(c, ins, PTO_K_E_DEADLOCK, "%s(M, FIX, %d): ids 3..7 of the M -> FIX pair deadlocked on a device "
+                    "(hardware.md section 4): use an id in 0..2, as the sync pass does",
+                    pto_k__op_name(ins->op), ins->id);
+        return 0;
+    }
     return 1;
 }
 
@@ -2510,6 +2533,10 @@ PTO_K_FN void pto_k__x_wait(pto_k_core *c, const pto_k__ins *ins)
     c->flag_set[p][q][id] = 0;
     pto_k__vc_join(c->dev, c->vc[q], s->vc);
     pto_k__stall(c, q, ins->disp, s->time, ins->src);
+    /* a wait on S stalls the scalar unit: nothing after it dispatches before
+       the set fired (in order, only S is credited with it: the sync pass
+       orders the other pipes with flags of their own) */
+    if (q == PTO_K_PIPE_S && c->disp < c->free_at[q]) c->disp = c->free_at[q];
 }
 
 PTO_K_FN void pto_k__x_barrier(pto_k_core *c, const pto_k__ins *ins)
@@ -2624,6 +2651,29 @@ PTO_K_FN void pto_k__issue(pto_k_core *c, pto_k__ins *ins)
         pto_k__ierr(c, ins, PTO_K_E_DEADLOCK,
                     "deadlock: pipe_barrier(ALL) can never complete: %s and no set_flag(%s, %s, %d) was issued before the barrier",
                     why, pto_k__pipe_name(c->q[i].v[0].p0), pto_k__pipe_name(c->q[i].v[0].p1), c->q[i].v[0].id);
+        c->dead = 1;
+        return;
+    }
+    if (ins->op == PTO_K__WAIT_FLAG && p == PTO_K_PIPE_S && !c->flag_set[ins->p0][ins->p1][ins->id]) {
+        /* S is the scalar unit itself: a wait on it dispatches nothing more
+           until the set fires, so a set later in program order never comes.
+           One already issued sits in a blocked queue that only a later
+           dispatch could release (pto_k__pump ran to a fixpoint). */
+        int i, j;
+        char why[300] = "";
+        for (i = 0; i < PTO_K_PIPE_ALL && !why[0]; i++)
+            for (j = 1; j < c->q[i].n; j++) {
+                const pto_k__ins *s = &c->q[i].v[j];
+                if (s->op != PTO_K__SET_FLAG || s->p0 != ins->p0 || s->p1 != ins->p1 || s->id != ins->id) continue;
+                pto_k__blocked_desc(c, i, why, sizeof why);
+                break;
+            }
+        pto_k__ierr(c, ins, PTO_K_E_DEADLOCK,
+                    "deadlock: wait_flag(%s, S, %d) stalls the scalar unit, which dispatches nothing after it until "
+                    "set_flag(%s, S, %d) fires, %s%s: move the wait_flag after its set_flag",
+                    pto_k__pipe_name(ins->p0), ins->id, pto_k__pipe_name(ins->p0), ins->id,
+                    why[0] ? "and the one issued before it can never run: " : "and none was issued before it",
+                    why[0] ? why : "");
         c->dead = 1;
         return;
     }

@@ -29,7 +29,8 @@
                   left partly unwritten (every rank's copy); prints result,
                   cycles, bound, efficiency, flags and barriers (counted in
                   kernel.c as it is on disk, hand edits included), planned
-                  bytes and simulator reports
+                  bytes and simulator reports (after a deadlock a note by the
+                  mismatch and the cycles say that they follow from it)
      pto_h_end     exit status: 0 all match and the simulator reported
                   nothing, 1 mismatch / report / bad input, 2 internal
 
@@ -663,10 +664,20 @@ PTO_K_FN void pto_h_print_distinct(const pto_k_report *r)
     if (distinct > shown) printf("    ... and %d more distinct reports\n", distinct - shown);
 }
 
+/* Did the launch deadlock? Then its cores stopped at the hang: what they
+   left unwritten and the cycles up to it follow from the deadlock. */
+PTO_K_FN int pto_h_deadlocked(const pto_k_report *r)
+{
+    int i;
+    for (i = 0; i < r->nerrors; i++)
+        if (r->errors[i].kind == PTO_K_E_DEADLOCK) return 1;
+    return 0;
+}
+
 PTO_K_FN void pto_h_report(pto_h_run *run, const char *name, const pto_k_report *r, const char *planned)
 {
     int flags, barriers;
-    printf("  cycles      %lld\n", (long long)r->makespan);
+    printf("  cycles      %lld%s\n", (long long)r->makespan, pto_h_deadlocked(r) ? " (up to the deadlock)" : "");
     printf("  bound       %lld (%s)\n", (long long)r->bound, pto_h_bound_pipe(r));
     printf("  efficiency  %.3f\n", r->efficiency);
     if (run->ksrc) {
@@ -823,6 +834,9 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
         if (!bad) printf("  result      match (%d output%s)\n", nout, nout == 1 ? "" : "s");
         for (p = 0; p < run->ntensors; p++)
             if (run->gm[p]) pto_h_unwritten(run, p, run->gm[p]->name);
+        if (bad && pto_h_deadlocked(rep))   /* the cause is at the end of the report: say so up here */
+            printf("  note        the simulator reports a deadlock (below): the cores stopped there, so the "
+                   "differences follow from it\n");
     }
     pto_h_report(run, name, rep, planned);
     pto_h_waves(run, kind, blocks);

@@ -21,7 +21,8 @@
        mat/left/right/acc, has a sane pin, a valid region inside its shape,
        and xN only inside a loop;
      - GM windows, textract windows, valid regions, loop steps, block counts
-       and event ids that are known statically are in range; textract
+       and event ids that are known statically are in range (M -> FIX ids
+       above 2, which hung a device, draw a warning); textract
        offsets known statically are whole fractals of the mat tile;
      - mix kernels are exactly a cube section and a vector section, each using
        only its own core's memories and pipes;
@@ -1293,6 +1294,11 @@ static void pto__vsync(pto__verifier *v, const pto__vop *op)
     if (pto__frange(v, &f, &lo, &hi) && (lo < 0 || hi > 7))
         pto_error(v->ctx, *pto__vexpr_loc(v, op->o[2]->e[0], &op->o[2]->loc), "event id %lld is out of range 0..7",
                   (long long)(lo < 0 ? lo : hi));
+    else if (op->o[0]->ref == PTO_PIPE_M && op->o[1]->ref == PTO_PIPE_FIX && pto__frange(v, &f, &lo, &hi) && hi > 2)
+        /* a warning: the ISA allows it, the simulator refuses it (a hang on a device) */
+        pto_warning(v->ctx, *pto__vexpr_loc(v, op->o[2]->e[0], &op->o[2]->loc),
+                    "%s M, FIX with event id %lld: ids 3..7 of the M -> FIX pair deadlocked on a device (hardware.md "
+                    "section 4); use 0..2 (the simulator reports the others)", name, (long long)hi);
 }
 
 /* ---- cube <-> vector pipes -------------------------------------------------- */

@@ -154,6 +154,51 @@ PTO_K_FN void k_allhang(pto_k_core *c, const int64_t *args)
     pto_k_set_flag(c, "ah.pto:4: set_flag V, MTE3, 3", PTO_K_PIPE_V, PTO_K_PIPE_MTE3, 3);
 }
 
+/* A wait on S stalls the scalar unit itself, so its set must be issued
+   before it: here the set comes later in program order (a hang on
+   hardware: nothing after the wait is dispatched). */
+PTO_K_FN void k_shang(pto_k_core *c, const int64_t *args, int fixed)
+{
+    pto_k_gm *x = pto_k_arg_gm(args, 0);
+    pto_k_tload(c, "sh.pto:1: tload t, x[0, 0]", T(0), x, 0, 0);
+    pto_k_set_flag(c, "sh.pto:2: set_flag MTE2, V, 0", PTO_K_PIPE_MTE2, PTO_K_PIPE_V, 0);
+    pto_k_wait_flag(c, "sh.pto:3: wait_flag MTE2, V, 0", PTO_K_PIPE_MTE2, PTO_K_PIPE_V, 0);
+    if (!fixed) pto_k_wait_flag(c, "sh.pto:4: wait_flag V, S, 1", PTO_K_PIPE_V, PTO_K_PIPE_S, 1);
+    pto_k_tadds(c, "sh.pto:5: tadds d, t, 1", T(2048), T(0), 1.0);
+    pto_k_set_flag(c, "sh.pto:6: set_flag V, S, 1", PTO_K_PIPE_V, PTO_K_PIPE_S, 1);
+    if (fixed) pto_k_wait_flag(c, "sh.pto:7: wait_flag V, S, 1", PTO_K_PIPE_V, PTO_K_PIPE_S, 1);
+}
+PTO_K_FN void k_shang_bug(pto_k_core *c, const int64_t *a) { k_shang(c, a, 0); }
+PTO_K_FN void k_shang_fix(pto_k_core *c, const int64_t *a) { k_shang(c, a, 1); }
+
+/* ... and a set issued before the S wait that waits in V's blocked queue
+   behind a wait whose own set comes after: a hang as well. */
+PTO_K_FN void k_shang_queued(pto_k_core *c, const int64_t *args)
+{
+    pto_k_gm *x = pto_k_arg_gm(args, 0);
+    pto_k_tload(c, "sq.pto:1: tload t, x[0, 0]", T(0), x, 0, 0);
+    pto_k_wait_flag(c, "sq.pto:2: wait_flag MTE2, V, 2", PTO_K_PIPE_MTE2, PTO_K_PIPE_V, 2);
+    pto_k_tadds(c, "sq.pto:3: tadds d, t, 1", T(2048), T(0), 1.0);
+    pto_k_set_flag(c, "sq.pto:4: set_flag V, S, 2", PTO_K_PIPE_V, PTO_K_PIPE_S, 2);
+    pto_k_wait_flag(c, "sq.pto:5: wait_flag V, S, 2", PTO_K_PIPE_V, PTO_K_PIPE_S, 2);
+    pto_k_set_flag(c, "sq.pto:6: set_flag MTE2, V, 2", PTO_K_PIPE_MTE2, PTO_K_PIPE_V, 2);
+}
+
+/* The stalled scalar unit dispatches the tload after the S wait only once
+   the tadds before the set_flag(V, S) has ended (serial); without the wait
+   the load runs beside it. */
+PTO_K_FN void k_sstall(pto_k_core *c, const int64_t *args, int wait)
+{
+    pto_k_gm *x = pto_k_arg_gm(args, 0);
+    pto_k_texpands(c, "ss.pto:1: texpands d, 1", T(2048), 1.0);
+    pto_k_set_flag(c, "ss.pto:2: set_flag V, S, 0", PTO_K_PIPE_V, PTO_K_PIPE_S, 0);
+    if (wait) pto_k_wait_flag(c, "ss.pto:3: wait_flag V, S, 0", PTO_K_PIPE_V, PTO_K_PIPE_S, 0);
+    pto_k_tload(c, "ss.pto:4: tload t, x[0, 0]", T(0), x, 0, 0);
+    if (!wait) pto_k_wait_flag(c, "ss.pto:5: wait_flag V, S, 0", PTO_K_PIPE_V, PTO_K_PIPE_S, 0);
+}
+PTO_K_FN void k_sstall_wait(pto_k_core *c, const int64_t *a) { k_sstall(c, a, 1); }
+PTO_K_FN void k_sstall_late(pto_k_core *c, const int64_t *a) { k_sstall(c, a, 0); }
+
 /* GM dependency: tstore then tload of the same window. */
 PTO_K_FN void k_gmdep(pto_k_core *c, const int64_t *args, int fixed)
 {

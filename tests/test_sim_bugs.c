@@ -159,6 +159,32 @@ static void test_single_core_bugs(void)
               "in wait_flag(V, MTE3, 3) at \"ah.pto:1: wait_flag V, MTE3, 3\" and no set_flag(V, MTE3, 3) was issued "
               "before the barrier (block 0 aiv0)");
 
+    r = run(dev, k_shang_bug, args);
+    CHECK(only(r, PTO_K_E_DEADLOCK) && r->nerrors == 1);
+    CHECK_STR(r->errors[0].msg,
+              "sh.pto:4: wait_flag V, S, 1: error: deadlock: wait_flag(V, S, 1) stalls the scalar unit, which "
+              "dispatches nothing after it until set_flag(V, S, 1) fires, and none was issued before it: move the "
+              "wait_flag after its set_flag (block 0 aiv0)");
+    r = run(dev, k_shang_fix, args);
+    CHECK(clean(r));
+    r = run(dev, k_shang_queued, args);
+    CHECK(only(r, PTO_K_E_DEADLOCK) && r->nerrors == 1);
+    CHECK_STR(r->errors[0].msg,
+              "sq.pto:5: wait_flag V, S, 2: error: deadlock: wait_flag(V, S, 2) stalls the scalar unit, which "
+              "dispatches nothing after it until set_flag(V, S, 2) fires, and the one issued before it can never "
+              "run: pipe V is blocked in wait_flag(MTE2, V, 2) at \"sq.pto:2: wait_flag MTE2, V, 2\": move the "
+              "wait_flag after its set_flag (block 0 aiv0)");
+    {   /* texpands [8, 64] f32: 8 repeats x 1 + 26 = 34; tload 2048 B: (2048 + 31334.4) / 143.36 -> 233 */
+        int64_t serial, beside;
+        r = run(dev, k_sstall_wait, args);
+        CHECK(clean(r));
+        serial = r->makespan;
+        r = run(dev, k_sstall_late, args);
+        CHECK(clean(r));
+        beside = r->makespan;
+        CHECK(serial >= 34 + 233 && beside < 34 + 233);
+    }
+
     r = run(dev, k_gmdep_bug, args);
     CHECK(only(r, PTO_K_E_RACE) && r->nerrors == 1);
     CHECK_STR(r->errors[0].msg,

@@ -457,8 +457,55 @@ static void test_cube2(void)
     pto_k_device_destroy(dev);
 }
 
+/* tcvt counts its repeats over its wider side (pto-isa's TCVT_IMPL: 256 /
+   max(sizeof dst, sizeof src) elements per repeat): [16, 256] f32 -> f16 is
+   16 KB of source, 64 repeats (2.0 x 64 + 24 = 152 cycles), as f16 -> f32 is;
+   it was charged by the 8 KB f16 destination, 32 repeats (88). */
+static void k_cvt(pto_k_core *c, const int64_t *args, int widen)
+{
+    pto_k_tile f = pto_k_t(PTO_K_VEC, PTO_K_F32, 16, 256, 16, 256, 0);
+    pto_k_tile h = pto_k_t(PTO_K_VEC, PTO_K_F16, 16, 256, 16, 256, 16384);
+    (void)args;
+    if (widen) {
+        pto_k_texpands(c, "cvt.pto:1: texpands h, 1", h, 1.0);
+        pto_k_pipe_barrier(c, "cvt.pto:2: pipe_barrier V", PTO_K_PIPE_V);
+        pto_k_tcvt(c, "cvt.pto:3: tcvt f, h", f, h);
+    } else {
+        pto_k_texpands(c, "cvt.pto:1: texpands f, 1", f, 1.0);
+        pto_k_pipe_barrier(c, "cvt.pto:2: pipe_barrier V", PTO_K_PIPE_V);
+        pto_k_tcvt(c, "cvt.pto:3: tcvt h, f", h, f);
+    }
+}
+static void k_cvt_narrow(pto_k_core *c, const int64_t *a) { k_cvt(c, a, 0); }
+static void k_cvt_widen(pto_k_core *c, const int64_t *a) { k_cvt(c, a, 1); }
+
+static void test_tcvt_cost(void)
+{
+    pto_k_device_desc dd;
+    pto_k_device *dev;
+    pto_k_launch_desc ld;
+    const pto_k_report *rep;
+    int64_t args[1] = {0};
+    memset(&dd, 0, sizeof dd);
+    dev = pto_k_device_create(&dd);
+    memset(&ld, 0, sizeof ld);
+    ld.name = "cvt", ld.kind = PTO_K_KIND_VECTOR, ld.args = args;
+    ld.fn = k_cvt_narrow;
+    rep = pto_k_launch(dev, &ld);
+    CHECK(rep->nerrors == 0);
+    /* texpands over 16 KB of f32: 64 x 1 + 26 = 90; the tcvt: 152 */
+    CHECK_MSG(rep->cores[0].busy[PTO_K_PIPE_V] == 90 + 152, "narrowing tcvt: V busy %lld", (long long)rep->cores[0].busy[PTO_K_PIPE_V]);
+    ld.fn = k_cvt_widen;
+    rep = pto_k_launch(dev, &ld);
+    CHECK(rep->nerrors == 0);
+    /* texpands over 8 KB of f16: 32 x 1 + 26 = 58; the tcvt: 152 */
+    CHECK_MSG(rep->cores[0].busy[PTO_K_PIPE_V] == 58 + 152, "widening tcvt: V busy %lld", (long long)rep->cores[0].busy[PTO_K_PIPE_V]);
+    pto_k_device_destroy(dev);
+}
+
 int main(void)
 {
+    test_tcvt_cost();
     test_vector_ops();
     test_valid_regions();
     test_cols();

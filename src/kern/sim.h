@@ -6,8 +6,11 @@
    Values. Each core executes its instructions in program order, except that
    an instruction whose pipe is blocked in a wait_flag is queued behind that
    wait and runs when the matching set_flag releases the pipe (the scalar
-   unit keeps dispatching to the other pipes, as on hardware). So a race-free
-   kernel computes what the hardware computes.
+   unit keeps dispatching to the other pipes, as on hardware). A wait on S
+   is the exception: S is the scalar unit, which stalls in it, so its set
+   must have been issued before it (else a deadlock), and nothing after it
+   dispatches before the set fired. So a race-free kernel computes what the
+   hardware computes.
 
    Order. Every pipe of every core has a global index gp = core * 8 + pipe
    and a vector clock vc[pipe][gp']: how far pipe gp' is known to have

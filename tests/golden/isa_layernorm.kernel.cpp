@@ -36,7 +36,7 @@ AICORE inline float pto_isa_f32(__gm__ int64_t *args, int i)
 AICORE inline int64_t pto_emit_min(int64_t a, int64_t b) { return a < b ? a : b; }
 AICORE inline int64_t pto_emit_max(int64_t a, int64_t b) { return a > b ? a : b; }
 
-/* layernorm.pto:7: vector kernel layernorm(in x: f32[N, 256], in gamma: f32[1, 256], in beta: f32[1, 256], out y: f32[N, 256], scalar eps: f32), blocks(N / 16)
+/* layernorm.pto:8: vector kernel layernorm(in x: f32[N, 256], in gamma: f32[1, 256], in beta: f32[1, 256], out y: f32[N, 256], scalar eps: f32), blocks(N / 16)
    planned: vec 34880 B */
 extern "C" __global__ AICORE void kernel_layernorm(__gm__ int64_t *args)
 {
@@ -58,57 +58,65 @@ extern "C" __global__ AICORE void kernel_layernorm(__gm__ int64_t *args)
     pto::Tile<pto::TileType::Vec, float, 16, 1, pto::BLayout::ColMajor, 16, 1> var;
     pto::TASSIGN(var, 34816); /* vec, planned */
     const int64_t r = (int64_t)get_block_idx() * 16;
-    pto::GlobalTensor<float, pto::Shape<1, 1, 1, 1, 256>, pto::Stride<1, 1, 1, 256, 1>> pto_gm_0(gamma + 0 * 256 + 0);
-    pto::TLOAD(g, pto_gm_0); /* layernorm.pto:16: tload */
-    pto::GlobalTensor<float, pto::Shape<1, 1, 1, 1, 256>, pto::Stride<1, 1, 1, 256, 1>> pto_gm_1(beta + 0 * 256 + 0);
-    pto::TLOAD(b, pto_gm_1); /* layernorm.pto:17: tload */
-    pto::GlobalTensor<float, pto::Shape<1, 1, 1, 16, 256>, pto::Stride<1, 1, 1, 256, 1>> pto_gm_2(x + r * 256 + 0);
-    pto::TLOAD(t, pto_gm_2); /* layernorm.pto:18: tload */
-    /* sync: RAW vec[0x0000,0x4000) tload t (layernorm.pto:18) -> trowsum mean (layernorm.pto:19) */
-    set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0); /* layernorm.pto:18: set_flag */
-    /* sync: RAW vec[0x0000,0x4000) tload t (layernorm.pto:18) -> trowsum mean (layernorm.pto:19) */
-    wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0); /* layernorm.pto:19: wait_flag */
+    pto::GlobalTensor<float, pto::Shape<1, 1, 1, 16, 256>, pto::Stride<1, 1, 1, 256, 1>> pto_gm_0(x + r * 256 + 0);
+    pto::TLOAD(t, pto_gm_0); /* layernorm.pto:17: tload */
+    /* sync: RAW vec[0x0000,0x4000) tload t (layernorm.pto:17) -> trowsum mean (layernorm.pto:20) */
+    set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0); /* layernorm.pto:17: set_flag */
+    pto::GlobalTensor<float, pto::Shape<1, 1, 1, 1, 256>, pto::Stride<1, 1, 1, 256, 1>> pto_gm_1(gamma + 0 * 256 + 0);
+    pto::TLOAD(g, pto_gm_1); /* layernorm.pto:18: tload */
+    /* sync: RAW vec[0x8000,0x8400) tload g (layernorm.pto:18) -> tcolexpandmul t (layernorm.pto:29) */
+    set_flag(PIPE_MTE2, PIPE_V, EVENT_ID1); /* layernorm.pto:18: set_flag */
+    pto::GlobalTensor<float, pto::Shape<1, 1, 1, 1, 256>, pto::Stride<1, 1, 1, 256, 1>> pto_gm_2(beta + 0 * 256 + 0);
+    pto::TLOAD(b, pto_gm_2); /* layernorm.pto:19: tload */
+    /* sync: RAW vec[0x8400,0x8800) tload b (layernorm.pto:19) -> tcolexpandadd t (layernorm.pto:30) */
+    set_flag(PIPE_MTE2, PIPE_V, EVENT_ID2); /* layernorm.pto:19: set_flag */
+    /* sync: RAW vec[0x0000,0x4000) tload t (layernorm.pto:17) -> trowsum mean (layernorm.pto:20) */
+    wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0); /* layernorm.pto:20: wait_flag */
     /* emit (isa): the row-reduction scratch tile is shared: order it after earlier V work */
     pipe_barrier(PIPE_V);
     pto::Tile<pto::TileType::Vec, float, 16, 256, pto::BLayout::RowMajor, 16, 256> pto_tmp_10;
     pto::TASSIGN(pto_tmp_10, 34880); /* vec scratch above the planned peak */
-    pto::TROWSUM(mean, t, pto_tmp_10); /* layernorm.pto:19: trowsum */
-    /* sync: RAW vec[0x4000,0x4040) trowsum mean (layernorm.pto:19) -> tmuls mean (layernorm.pto:20) */
-    pipe_barrier(PIPE_V); /* layernorm.pto:20: pipe_barrier */
-    pto::TMULS(mean, mean, 0.00390625); /* layernorm.pto:20: tmuls */
-    /* sync: RAW vec[0x4000,0x4040) tmuls mean (layernorm.pto:20) -> trowexpandsub t (layernorm.pto:21) */
+    pto::TROWSUM(mean, t, pto_tmp_10); /* layernorm.pto:20: trowsum */
+    /* sync: RAW vec[0x4000,0x4040) trowsum mean (layernorm.pto:20) -> tmuls mean (layernorm.pto:21) */
     pipe_barrier(PIPE_V); /* layernorm.pto:21: pipe_barrier */
-    pto::TROWEXPANDSUB(t, t, mean); /* layernorm.pto:21: trowexpandsub */
-    /* sync: RAW vec[0x0000,0x4000) trowexpandsub t (layernorm.pto:21) -> tmul sq (layernorm.pto:22) */
+    pto::TMULS(mean, mean, 0.00390625); /* layernorm.pto:21: tmuls */
+    /* sync: RAW vec[0x4000,0x4040) tmuls mean (layernorm.pto:21) -> trowexpandsub t (layernorm.pto:22) */
     pipe_barrier(PIPE_V); /* layernorm.pto:22: pipe_barrier */
-    pto::TMUL(sq, t, t); /* layernorm.pto:22: tmul */
-    /* sync: RAW vec[0x4000,0x8000) tmul sq (layernorm.pto:22) -> trowsum var (layernorm.pto:23) */
+    pto::TROWEXPANDSUB(t, t, mean); /* layernorm.pto:22: trowexpandsub */
+    /* sync: RAW vec[0x0000,0x4000) trowexpandsub t (layernorm.pto:22) -> tmul sq (layernorm.pto:23) */
     pipe_barrier(PIPE_V); /* layernorm.pto:23: pipe_barrier */
+    pto::TMUL(sq, t, t); /* layernorm.pto:23: tmul */
+    /* sync: RAW vec[0x4000,0x8000) tmul sq (layernorm.pto:23) -> trowsum var (layernorm.pto:24) */
+    pipe_barrier(PIPE_V); /* layernorm.pto:24: pipe_barrier */
     pto::Tile<pto::TileType::Vec, float, 16, 256, pto::BLayout::RowMajor, 16, 256> pto_tmp_14;
     pto::TASSIGN(pto_tmp_14, 34880); /* vec scratch above the planned peak */
-    pto::TROWSUM(var, sq, pto_tmp_14); /* layernorm.pto:23: trowsum */
-    /* sync: RAW vec[0x8800,0x8840) trowsum var (layernorm.pto:23) -> tmuls var (layernorm.pto:24) */
-    pipe_barrier(PIPE_V); /* layernorm.pto:24: pipe_barrier */
-    pto::TMULS(var, var, 0.00390625); /* layernorm.pto:24: tmuls */
-    /* sync: RAW vec[0x8800,0x8840) tmuls var (layernorm.pto:24) -> tadds var (layernorm.pto:25) */
+    pto::TROWSUM(var, sq, pto_tmp_14); /* layernorm.pto:24: trowsum */
+    /* sync: RAW vec[0x8800,0x8840) trowsum var (layernorm.pto:24) -> tmuls var (layernorm.pto:25) */
     pipe_barrier(PIPE_V); /* layernorm.pto:25: pipe_barrier */
-    pto::TADDS(var, var, eps); /* layernorm.pto:25: tadds */
-    /* sync: RAW vec[0x8800,0x8840) tadds var (layernorm.pto:25) -> trsqrt var (layernorm.pto:26) */
+    pto::TMULS(var, var, 0.00390625); /* layernorm.pto:25: tmuls */
+    /* sync: RAW vec[0x8800,0x8840) tmuls var (layernorm.pto:25) -> tadds var (layernorm.pto:26) */
     pipe_barrier(PIPE_V); /* layernorm.pto:26: pipe_barrier */
-    pto::TRSQRT(var, var); /* layernorm.pto:26: trsqrt */
-    /* sync: RAW vec[0x8800,0x8840) trsqrt var (layernorm.pto:26) -> trowexpandmul t (layernorm.pto:27) */
+    pto::TADDS(var, var, eps); /* layernorm.pto:26: tadds */
+    /* sync: RAW vec[0x8800,0x8840) tadds var (layernorm.pto:26) -> trsqrt var (layernorm.pto:27) */
     pipe_barrier(PIPE_V); /* layernorm.pto:27: pipe_barrier */
-    pto::TROWEXPANDMUL(t, t, var); /* layernorm.pto:27: trowexpandmul */
-    /* sync: RAW vec[0x0000,0x4000) trowexpandmul t (layernorm.pto:27) -> tcolexpandmul t (layernorm.pto:28) */
+    pto::TRSQRT(var, var); /* layernorm.pto:27: trsqrt */
+    /* sync: RAW vec[0x8800,0x8840) trsqrt var (layernorm.pto:27) -> trowexpandmul t (layernorm.pto:28) */
     pipe_barrier(PIPE_V); /* layernorm.pto:28: pipe_barrier */
-    pto::TCOLEXPANDMUL(t, t, g); /* layernorm.pto:28: tcolexpandmul */
-    /* sync: RAW vec[0x0000,0x4000) tcolexpandmul t (layernorm.pto:28) -> tcolexpandadd t (layernorm.pto:29) */
+    pto::TROWEXPANDMUL(t, t, var); /* layernorm.pto:28: trowexpandmul */
+    /* sync: RAW vec[0x0000,0x4000) trowexpandmul t (layernorm.pto:28) -> tcolexpandmul t (layernorm.pto:29) */
     pipe_barrier(PIPE_V); /* layernorm.pto:29: pipe_barrier */
-    pto::TCOLEXPANDADD(t, t, b); /* layernorm.pto:29: tcolexpandadd */
-    /* sync: RAW vec[0x0000,0x4000) tcolexpandadd t (layernorm.pto:29) -> tstore y (layernorm.pto:30) */
-    set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0); /* layernorm.pto:29: set_flag */
-    /* sync: RAW vec[0x0000,0x4000) tcolexpandadd t (layernorm.pto:29) -> tstore y (layernorm.pto:30) */
-    wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0); /* layernorm.pto:30: wait_flag */
+    /* sync: RAW vec[0x8000,0x8400) tload g (layernorm.pto:18) -> tcolexpandmul t (layernorm.pto:29) */
+    wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID1); /* layernorm.pto:29: wait_flag */
+    pto::TCOLEXPANDMUL(t, t, g); /* layernorm.pto:29: tcolexpandmul */
+    /* sync: RAW vec[0x0000,0x4000) tcolexpandmul t (layernorm.pto:29) -> tcolexpandadd t (layernorm.pto:30) */
+    pipe_barrier(PIPE_V); /* layernorm.pto:30: pipe_barrier */
+    /* sync: RAW vec[0x8400,0x8800) tload b (layernorm.pto:19) -> tcolexpandadd t (layernorm.pto:30) */
+    wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID2); /* layernorm.pto:30: wait_flag */
+    pto::TCOLEXPANDADD(t, t, b); /* layernorm.pto:30: tcolexpandadd */
+    /* sync: RAW vec[0x0000,0x4000) tcolexpandadd t (layernorm.pto:30) -> tstore y (layernorm.pto:31) */
+    set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0); /* layernorm.pto:30: set_flag */
+    /* sync: RAW vec[0x0000,0x4000) tcolexpandadd t (layernorm.pto:30) -> tstore y (layernorm.pto:31) */
+    wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0); /* layernorm.pto:31: wait_flag */
     pto::GlobalTensor<float, pto::Shape<1, 1, 1, 16, 256>, pto::Stride<1, 1, 1, 256, 1>> pto_gm_3(y + r * 256 + 0);
-    pto::TSTORE(pto_gm_3, t); /* layernorm.pto:30: tstore */
+    pto::TSTORE(pto_gm_3, t); /* layernorm.pto:31: tstore */
 }

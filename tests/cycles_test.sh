@@ -1,0 +1,70 @@
+#!/bin/sh
+# cycles_test.sh - ptoc run's cycles and bound against figures derived by
+# hand from hardware.md section 9 (the cost table in src/kern/ops.h), for
+# kernels whose schedule is clear on paper: a serial chain (load, vector
+# ops, store: the sum), a double-buffered loop (the loads back to back, then
+# the last tile's compute and store), a cube K loop (the L1 loads, then the
+# last matmul and the fixpipe store). A cost that drifts from hardware.md,
+# or a sync that costs overlap (a wait earlier than needed, a loop that
+# stops overlapping), moves these numbers.
+#   tload GM->vec  ceil((B + 31334.4) / 143.36)     GM->mat  ceil(B / 78.35)
+#   tstore vec     ceil(B / 109.12)                 acc      ceil(B / 40.63)
+#   vector op      ceil(slope x B/256 + fixed (+16 for a partial repeat))
+#   tmatmul f16    M N K / 4096 + 6;  tmov ->left B / 255.96, ->right B / 127.69
+#   (tcvt: B of its wider side)
+cd "$(dirname "$0")/.." || exit 1
+ptoc=${PTOC:-./build/ptoc}
+out=build/cycles_test
+mkdir -p $out
+pass=0; fail=0
+ok()  { pass=$((pass + 1)); echo "ok $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+ld()  { awk -v b="$1" 'BEGIN { x = (b + 31334.4) / 143.36; print (x == int(x)) ? x : int(x) + 1 }'; }
+cost() { awk -v s="$1" -v f="$2" -v b="$3" 'BEGIN { x = s * int((b + 255) / 256) + f + (b % 256 ? 16 : 0); print (x == int(x)) ? x : int(x) + 1 }'; }
+bw()  { awk -v b="$1" -v r="$2" 'BEGIN { x = b / r; print (x == int(x)) ? x : int(x) + 1 }'; }
+# check NAME FILE WANT_CYCLES WANT_BOUND [SLACK]: cycles within SLACK (default 0) above WANT
+check() {
+    name=$1; f=$2; want=$3; wbound=$4; slack=${5:-0}
+    # shellcheck disable=SC2046
+    $ptoc run $f $(sed -n 's/^# run: //p' $f | head -1) >$out/log 2>&1
+    cyc=$(sed -n 's/^  cycles      \([0-9]*\).*/\1/p' $out/log)
+    bnd=$(sed -n 's/^  bound       \([0-9]*\).*/\1/p' $out/log)
+    if [ -n "$cyc" ] && [ "$bnd" = "$wbound" ] && [ "$cyc" -ge "$want" ] && [ "$cyc" -le $((want + slack)) ]; then
+        ok "$name: $cyc cycles (hand: $want + at most $slack), bound $bnd"
+    else
+        bad "$name: $cyc cycles, bound $bnd (hand: $want + at most $slack, bound $wbound)"
+    fi
+}
+
+# softmax: 16 x 128 f32 (8 KB) per block, a serial chain
+B=8192
+v=$(( $(cost 7 46 $B) + $(cost 2.11 24 $B) + $(cost 2.0 31 $B) + $(cost 7 46 $B) + $(cost 4.03 31 $B) ))
+check softmax examples/softmax.pto $(( $(ld $B) + v + $(bw $B 109.12) )) $v
+# rmsnorm: 16 x 256 f32 (16 KB); the [16, 1] column ops touch 64 bytes (one partial repeat)
+B=16384
+v=$(( $(cost 2.3 25 $B) + $(cost 7 46 $B) + $(cost 1 26 64) + $(cost 1 26 64) + $(cost 4.03 31 64) + $(cost 2.3 25 $B) ))
+check rmsnorm examples/rmsnorm.pto $(( $(ld $B) + v + $(bw $B 109.12) )) $v
+# layernorm: x loads first, so its statistics start after one load, not three (was 2944:
+# gamma's and beta's loads, 226 cycles each, ran before x's)
+v=$(( 2 * $(cost 7 46 $B) + 2 * $(cost 1 26 64) + $(cost 1 26 64) + $(cost 4.03 31 64) + $(cost 2.11 24 $B) \
+    + 2 * $(cost 2.3 25 $B) + $(cost 2.3 25 $B) + $(cost 2.11 24 $B) ))
+check layernorm examples/layernorm.pto $(( $(ld $B) + v + $(bw $B 109.12) )) $v
+# vadd: 8 iterations of two 16 KB loads back to back (double-buffered), then the last tadd and
+# store; a few dispatch cycles of slack
+l=$(ld 16384)
+check vadd examples/vadd.pto $(( 16 * l + $(cost 2.11 24 16384) + $(bw 16384 109.12) )) $((16 * l)) 10
+# mm: 4 K steps of two 16 KB L1 loads back to back, then the last tmov b0, the last matmul
+# (128 x 128 x 64) and the 64 KB fixpipe store
+l=$(bw 16384 78.35)
+check mm examples/mm.pto $(( 8 * l + $(bw 16384 127.69) + 128 * 128 * 64 / 4096 + 6 + $(bw 65536 40.63) )) $((8 * l)) 10
+
+# swiglu: V bound, 4 iterations of two widening tcvt (8 KB f16 -> 16 KB f32), tneg, texp, tadds,
+# tdiv, tmul and a narrowing tcvt (16 KB f32 -> 8 KB f16), each tcvt 64 repeats of its wider side
+# (pto-isa's TCVT); V starts on the second input after both loads of the first tile (2 x 276)
+B=16384
+cvt=$(cost 2.0 24 $B)
+it=$(( 3 * cvt + $(cost 2.0 23 $B) + $(cost 2.0 31 $B) + $(cost 1 26 $B) + $(cost 4.03 31 $B) + $(cost 2.3 25 $B) ))
+check swiglu examples/swiglu.pto $(( 2 * $(ld 8192) + it - cvt + 3 * it + $(bw 8192 109.12) )) $((4 * it)) 10
+
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]

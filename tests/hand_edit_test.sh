@@ -1,0 +1,103 @@
+#!/bin/sh
+# hand_edit_test.sh - the README's promise that `ptoc run DIR` judges a hand
+# edit of an emitted kernel.c, for edits other than deleting a sync (that is
+# sync_necessity_test.sh): a rotating id fixed in one call (flag misuse), in
+# every call of its pair (harmless: a stronger order), a wait moved after its
+# consumer, a set moved above its producer, an xN slot rotation removed (all
+# races), two waits' ids swapped (harmless), a deleted set (a deadlock, and
+# the run says that the mismatch and the cycles follow from it), and a
+# wait_flag(V, S) moved above the set it waits for: S is the scalar unit,
+# which stalls in the wait and never dispatches the set, a deadlock the
+# simulator used to miss. Each edit is one sed or awk line on kernel.c.
+cd "$(dirname "$0")/.." || exit 1
+ptoc=${PTOC:-./build/ptoc}
+out=build/hand_edit
+cc=cc
+command -v tcc >/dev/null 2>&1 && cc=tcc
+rm -rf $out
+mkdir -p $out
+pass=0; fail=0
+ok()  { pass=$((pass + 1)); echo "ok $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; [ -f "$log" ] && tail -12 "$log"; }
+
+# edit NAME EXAMPLE SCRIPT...: DIR = emitted EXAMPLE with kernel.c through SCRIPT (sed -e ... or awk ...)
+edit() {
+    d=$out/$1; ex=$2; shift 2
+    $ptoc emit examples/$ex.pto -o $d >/dev/null 2>&1 || { echo "emit $ex failed"; return 1; }
+    "$@" $d/kernel.c >$d/k.c && mv $d/k.c $d/kernel.c
+}
+# judge NAME WANT [PATTERN]: WANT clean (exit 0, no report) or fail (exit 1 and
+# PATTERN in the output); the edit must have changed kernel.c
+judge() {
+    d=$out/$1; log=$d/log
+    # shellcheck disable=SC2046
+    $ptoc run $d --cc $cc $(sed -n 's/^# run: //p' examples/$3.pto | head -1) >$log 2>&1; rc=$?
+    if [ "$2" = clean ]; then
+        if [ $rc = 0 ] && grep -q "simulator   no reports" $log; then ok "$1: clean"; else bad "$1: expected clean (rc $rc)"; fi
+    elif [ $rc = 1 ] && grep -q "$4" $log; then ok "$1: $4"
+    else bad "$1: expected '$4' (rc $rc)"; fi
+}
+changed() { # NAME EXAMPLE: kernel.c differs from a fresh emit
+    $ptoc emit examples/$2.pto -o $out/$1.orig >/dev/null 2>&1
+    if cmp -s $out/$1.orig/kernel.c $out/$1/kernel.c; then bad "$1: the edit did not apply"; return 1; fi
+}
+
+# vadd: the V -> MTE2 wait before the tload rotates i % 2; fixed at 0 in that call only
+edit rot1 vadd sed -e '/wait_flag(core, "vadd.pto:9", PTO_K_V, PTO_K_MTE2, i % 2)/s/i % 2)/0)/'
+changed rot1 vadd && judge rot1 fail vadd "double set: set_flag(V, MTE2, 1)"
+# ... at 0 in every call of the pair: iteration i waits for i - 1 instead of i - 2
+edit rotall vadd sed -e '/PTO_K_V, PTO_K_MTE2, i % 2)/s/i % 2)/0)/'
+changed rotall vadd && judge rotall clean vadd
+# the MTE2 -> V wait moved after the tadd it orders
+edit wdown vadd awk '/wait_flag\(core, "vadd.pto:11", PTO_K_MTE2, PTO_K_V/ { w = $0; next } { print } /pto_k_tadd\(/ && w { print w; w = "" }'
+changed wdown vadd && judge wdown fail vadd 'tadd (V, block [0-9] aiv0) reads them while "vadd.pto:10" tload (MTE2, block [0-9] aiv0) wrote them unordered; missing set_flag(MTE2, V, id) / wait_flag(MTE2, V, id)'
+# a's slot rotation removed: the next tload overwrites what this tadd reads
+edit slot vadd sed -e '/const pto_k_tile a = /s/(i % 2) \* 16384)/0)/'
+changed slot vadd && judge slot fail vadd 'tload (MTE2, block [0-9] aiv0) writes them while "vadd.pto:11" tadd (V, block [0-9] aiv0) read them unordered'
+# the set that releases the tadd deleted: a deadlock; the mismatch and cycles say they follow from it
+edit noset vadd sed -e '/set_flag(core, "vadd.pto:10", PTO_K_MTE2, PTO_K_V, 0)/d'
+changed noset vadd && judge noset fail vadd "wait_flag(MTE2, V, 0) can never be satisfied"
+grep -q "note        the simulator reports a deadlock (below)" $out/noset/log && grep -q "cycles      [0-9]* (up to the deadlock)" $out/noset/log &&
+    ok "noset: the note and the cycles say the deadlock came first" || bad "noset: no deadlock note"
+
+# mm: the two MTE2 -> MTE1 waits swap ids (each waits for the other load: both loads are in order on MTE2)
+edit swap mm sed -e '/wait_flag(core, "mm.pto:12", PTO_K_MTE2, PTO_K_MTE1, 0)/s/, 0);/, 1);/' -e '/wait_flag(core, "mm.pto:13", PTO_K_MTE2, PTO_K_MTE1, 1)/s/, 1);/, 0);/'
+changed swap mm && judge swap clean mm
+# the MTE1 -> M set moved above the tmov b0 it publishes
+edit sup mm awk '/set_flag\(core, "mm.pto:13", PTO_K_MTE1, PTO_K_M, 0\)/ { next } /pto_k_tmov\(core, "mm.pto:13"/ { print "        pto_k_set_flag(core, \"mm.pto:13\", PTO_K_MTE1, PTO_K_M, 0);" } { print }'
+changed sup mm && judge sup fail mm 'tmatmul (M, block 0 aic) reads them while "mm.pto:13" tmov (MTE1, block 0 aic) wrote them unordered'
+
+# mixmm: the vector's wait_flag(V, S) (before tfree) moved up to right after the tpop, above
+# the set_flag(MTE2, V) the trelu waits for: the stalled scalar unit never dispatches it
+edit swait mixmm awk '/wait_flag\(core, "mixmm.pto:33", PTO_K_V, PTO_K_S, 0\)/ { next } { print } /pto_k_tpop\(core, "mixmm.pto:30"/ { print "        pto_k_wait_flag(core, \"mixmm.pto:33\", PTO_K_V, PTO_K_S, 0);" }'
+changed swait mixmm && judge swait fail mixmm "mixmm.pto:33: error: deadlock: wait_flag(V, S, 0) stalls the scalar unit, which dispatches nothing after it until set_flag(V, S, 0) fires, and none was issued before it: move the wait_flag after its set_flag"
+
+# mm: the M -> FIX pair (acc -> tstore) moved to id 5: legal in the ISA, but ids 3..7 of that pair
+# hung a device (hardware.md section 4); the sync pass keeps to 0..2, the simulator refuses the others
+edit mfix mm sed -e 's/PTO_K_M, PTO_K_FIX, 0)/PTO_K_M, PTO_K_FIX, 5)/'
+changed mfix mm && judge mfix fail mm 'mm.pto:5: error: set_flag(M, FIX, 5): ids 3..7 of the M -> FIX pair deadlocked on a device (hardware.md section 4): use an id in 0..2, as the sync pass does'
+# ... and the verifier warns about a hand-written one in a .pto
+cat >$out/mfix.pto <<'EOF'
+kernel mf(in a: f16[16, 16], in b: f16[16, 16], out c: f32[16, 16]) cube {
+  tile am: mat f16[16, 16]
+  tile bm: mat f16[16, 16]
+  tile a0: left f16[16, 16]
+  tile b0: right f16[16, 16]
+  tile acc: acc f32[16, 16]
+  tload am, a[0, 0]
+  tload bm, b[0, 0]
+  tmov a0, am
+  tmov b0, bm
+  tmatmul acc, a0, b0
+  set_flag M, FIX, 4
+  wait_flag M, FIX, 4
+  tstore c[0, 0], acc
+}
+EOF
+log=$out/mfix.log
+$ptoc check $out/mfix.pto >$log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "mfix.pto:12:20: warning: set_flag M, FIX with event id 4: ids 3..7 of the M -> FIX pair deadlocked on a device" $log &&
+   grep -q "mfix.pto:13:21: warning: wait_flag M, FIX with event id 4" $log; then ok "mfix.pto: check warns about M -> FIX id 4"; else bad "mfix.pto: no warning (rc $rc)"; fi
+
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
