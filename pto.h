@@ -13002,7 +13002,11 @@ PTODEF pto_status pto_plan_check(pto_ctx *ctx, const pto_module *m)
       both branches cover it); a loop is analysed once per phase (iteration
       index mod the lcm of its tiles' N and its rotating ids), then again
       from its heads joined with the back edges until they stop changing,
-      and it may exit after any number of iterations, zero included. A new
+      and it may exit after any number of iterations, zero included. A
+      loop of T literal iterations, 1 <= T <= its period, is analysed
+      instead as its T iterations in order (pto__sy_unrolled): no slot or
+      rotating id comes round inside it, so the carried pairs the fixpoint
+      would add for it could never order anything. A new
       access supersedes the live records of its pipe whose bytes it covers
       when it writes or both read (pto__sy_touch), and between top-level
       statements a record that a later one supersedes leaves
@@ -14879,8 +14883,52 @@ static int pto__sy_fixpoint(pto__sy *sy, int32_t L, int32_t fi, pto__sy_st *st, 
     return 1;
 }
 
-/* The loop may exit at the head of any iteration, zero included. When a
-   pair placed inside makes it stale (pto__sy_restart_target), it is
+/* The trip count of loop L when its start, end and step are literals
+   (a positive step), else -1. */
+static int64_t pto__sy_const_trips(const pto_module *m, int32_t L)
+{
+    const pto_stmt *f = &m->stmts[L];
+    int64_t a, b, c = 1;
+    if (f->e[0] < 0 || f->e[1] < 0 || m->exprs[f->e[0]].kind != PTO_E_INT || m->exprs[f->e[1]].kind != PTO_E_INT) return -1;
+    if (f->e[2] >= 0 && (m->exprs[f->e[2]].kind != PTO_E_INT || (c = m->exprs[f->e[2]].value) < 1)) return -1;
+    a = m->exprs[f->e[0]].value;
+    b = m->exprs[f->e[1]].value;
+    if (b <= a) return 0;
+    if (b - a > INT64_MAX - c) return -1;
+    return (b - a + c - 1) / c;
+}
+
+/* A loop of T literal iterations, 1 <= T <= its period: no slot and no
+   rotating id comes round again inside one run of it, so the fixpoint's
+   "any number of iterations" would only add carried dependencies that
+   cannot happen (a K loop of 2 steps over x2 tiles got a primed, rotating
+   pair that never ordered anything). Its T iterations are analysed in
+   order instead, each at its own phase, and the state after the last is
+   the loop's exit: exact, and no more visits than the fixpoint's. A pair
+   placed after the first iteration makes it stale (fresh is 0) and it is
+   analysed again from its entry, as in the fixpoint. */
+static void pto__sy_unrolled(pto__sy *sy, int32_t L, int32_t fi, pto__sy_st *st, int64_t T, int32_t P)
+{
+    int64_t it;
+    sy->fr[fi].sv = NULL;
+    sy->fr[fi].nsv = 0;
+    for (it = 0; it < T && !pto__sy_halted(sy); it++) {
+        sy->phase[L] = (int32_t)(it % P);
+        sy->fr[fi].fresh = it == 0;
+        sy->fr[fi].vstart = sy->now;
+        pto__sy_block(sy, sy->m->stmts[L].body, st);
+        if (sy->pend == L && !pto__sy_halted(sy)) {   /* pto__sy_defer: analyse again, exactly */
+            sy->pend = -1;
+            sy->restart = L;
+            sy->restart_grp = -1;
+        }
+    }
+    sy->phase[L] = 0;
+}
+
+/* The loop may exit at the head of any iteration, zero included (unless
+   its trip count is a literal no larger than its period: pto__sy_unrolled).
+   When a pair placed inside makes it stale (pto__sy_restart_target), it is
    analysed again from its entry. */
 static void pto__sy_loop(pto__sy *sy, int32_t L, pto__sy_st *st)
 {
@@ -14890,8 +14938,19 @@ static void pto__sy_loop(pto__sy *sy, int32_t L, pto__sy_st *st)
     fi = sy->nfr - 1;
     for (;;) {
         int32_t P = sy->period[L], ph;
-        pto__sy_st **heads = (pto__sy_st **)pto__sy_zalloc(sy, sizeof(pto__sy_st *) * (size_t)(P + 1));
-        int ok = heads != NULL;
+        int64_t T = pto__sy_const_trips(sy->m, L);
+        pto__sy_st **heads;
+        int ok;
+        if (T >= 1 && T <= P) {
+            pto__sy_unrolled(sy, L, fi, st, T, P);
+            if (sy->stop || sy->restart != L) break;
+            sy->restart = -1;
+            pto__sy_reenter(sy, fi, st, entry0);
+            sy->restart_grp = -1;
+            continue;
+        }
+        heads = (pto__sy_st **)pto__sy_zalloc(sy, sizeof(pto__sy_st *) * (size_t)(P + 1));
+        ok = heads != NULL;
         for (ph = 0; ok && ph < P; ph++) ok = (heads[ph] = pto__sy_st_get(sy)) != NULL;
         if (ok) ok = pto__sy_fixpoint(sy, L, fi, st, heads, P);
         if (ok && !pto__sy_halted(sy))

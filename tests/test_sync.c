@@ -730,6 +730,74 @@ static void test_nested(void)
     pto_ctx_destroy(ctx);
 }
 
+/* Literal trip counts no larger than the loop's period (pto__sy_unrolled):
+   a K loop of 2 steps over x2 tiles reuses no slot, so it gets no carried
+   (primed, rotating) pair; 3 steps do reuse one and get it; and a single
+   tile of the same 2-step loop still gets its carried WAR (distance 1). The
+   checker runs each kernel (literal bounds: one run). */
+static int count_primes(pto_ctx *ctx, const pto_module *m)
+{
+    int32_t s, n = 0;
+    for (s = 0; s < m->n_stmts; s++)
+        if (m->stmts[s].kind == PTO_ST_OP && m->stmts[s].op == PTO_OP_SET_FLAG && m->stmts[s].note
+            && strncmp(pto_str(ctx, m->stmts[s].note), "prime: ", 7) == 0)
+            n++;
+    return n;
+}
+
+static void unrolled_case(const char *name, const char *body, int want_primes)
+{
+    char text[1024], why[600], buf[300];
+    pto_ctx *ctx = pto_ctx_create(NULL);
+    pto_module *m;
+    int n;
+    snprintf(text, sizeof text,
+             "kernel k(in x: f32[64, 64], out y: f32[64, 64]) vector {\n"
+             "%s"
+             "}\n", body);
+    m = pto_parse(ctx, name, text, strlen(text));
+    CHECK_MSG(m && pto_verify(ctx, m) == PTO_OK && pto_plan(ctx, m, NULL) == PTO_OK, "%s: %s", name,
+              first_diag(ctx, buf, sizeof buf));
+    if (!m) { pto_ctx_destroy(ctx); return; }
+    CHECK_MSG(pto_sync(ctx, m, &checked) == PTO_OK, "%s: %s", name, first_diag(ctx, buf, sizeof buf));
+    n = count_primes(ctx, m);
+    CHECK_MSG(n == want_primes, "%s: %d primes, want %d", name, n, want_primes);
+    CHECK_MSG(check_runs(m, -1, OFF0, 1, why, sizeof why) == 0, "%s: %s", name, why);
+    pto_module_destroy(m);
+    pto_ctx_destroy(ctx);
+}
+
+static void test_unrolled(void)
+{
+    static const char two[] =
+        "  for k = 0 to 64 step 32 {\n"
+        "    tile t: vec f32[8, 32] x2\n"
+        "    tile u: vec f32[8, 32] x2\n"
+        "    tload t, x[0, k]\n"
+        "    texp u, t\n"
+        "    tstore y[0, k], u\n"
+        "  }\n";
+    static const char three[] =
+        "  for k = 0 to 48 step 16 {\n"
+        "    tile t: vec f32[8, 16] x2\n"
+        "    tile u: vec f32[8, 16] x2\n"
+        "    tload t, x[0, k]\n"
+        "    texp u, t\n"
+        "    tstore y[0, k], u\n"
+        "  }\n";
+    static const char single[] =
+        "  for k = 0 to 64 step 32 {\n"
+        "    tile t: vec f32[8, 32]\n"
+        "    tile u: vec f32[8, 32] x2\n"
+        "    tload t, x[0, k]\n"
+        "    texp u, t\n"
+        "    tstore y[0, k], u\n"
+        "  }\n";
+    unrolled_case("two.pto", two, 0);
+    unrolled_case("three.pto", three, 4);   /* V -> MTE2 and MTE3 -> V, two ids each */
+    unrolled_case("single.pto", single, 1); /* t's WAR V -> MTE2 every iteration: one id */
+}
+
 static void test_unplanned(void)
 {
     pto_ctx *ctx = new_ctx();
@@ -967,6 +1035,7 @@ int main(void)
     test_mfix();
     test_gm();
     test_nested();
+    test_unrolled();
     test_unplanned();
     test_malformed_ids();
     test_dump();

@@ -56,18 +56,6 @@ extern "C" __global__ AICORE void kernel_mixmm(__gm__ int64_t *args)
         pto_pipe_0_t pto_pipe_0(pto_gm_pipe_buffer + 0, 163840, 0); /* GM slots; local consumer bases: vec (C2V), mat (V2C), as planned */
         pto::TileAcc<float, 64, 128, 64, 128> acc;
         pto::TASSIGN(acc, 0); /* acc, planned */
-        /* sync: prime: WAR mat[0x8000,0xa000) tmov a0 (mixmm.pto:17) -> next tload a1 (mixmm.pto:15) */
-        set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID0); /* mixmm.pto:10: set_flag */
-        /* sync: prime: WAR mat[0x8000,0xa000) tmov a0 (mixmm.pto:17) -> next tload a1 (mixmm.pto:15) */
-        set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID1); /* mixmm.pto:10: set_flag */
-        /* sync: prime: WAR left[0x0000,0x2000) tmatmul_acc acc (mixmm.pto:22) -> next tmov a0 (mixmm.pto:17) */
-        set_flag(PIPE_M, PIPE_MTE1, EVENT_ID0); /* mixmm.pto:10: set_flag */
-        /* sync: prime: WAR left[0x0000,0x2000) tmatmul_acc acc (mixmm.pto:22) -> next tmov a0 (mixmm.pto:17) */
-        set_flag(PIPE_M, PIPE_MTE1, EVENT_ID1); /* mixmm.pto:10: set_flag */
-        /* sync: prime: WAR mat[0x0000,0x4000) tmov b0 (mixmm.pto:18) -> next tload b1 (mixmm.pto:16) */
-        set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID2); /* mixmm.pto:10: set_flag */
-        /* sync: prime: WAR mat[0x0000,0x4000) tmov b0 (mixmm.pto:18) -> next tload b1 (mixmm.pto:16) */
-        set_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID3); /* mixmm.pto:10: set_flag */
         for (int64_t k = 0; k < 128; k += 64) {
             pto::Tile<pto::TileType::Mat, half, 64, 64, pto::BLayout::ColMajor, 64, 64, pto::SLayout::RowMajor, 512> a1;
             pto::TASSIGN(a1, 32768 + ((k / 64) % 2) * 8192); /* mat, planned */
@@ -77,30 +65,20 @@ extern "C" __global__ AICORE void kernel_mixmm(__gm__ int64_t *args)
             pto::TASSIGN(a0, ((k / 64) % 2) * 8192); /* left, planned */
             pto::TileRight<half, 64, 128, 64, 128> b0;
             pto::TASSIGN(b0, ((k / 64) % 2) * 16384); /* right, planned */
-            /* sync: WAR mat[0x8000,0xa000) tmov a0 (mixmm.pto:17) -> next tload a1 (mixmm.pto:15) */
-            wait_flag(PIPE_MTE1, PIPE_MTE2, static_cast<event_t>(k / 64 % 2)); /* mixmm.pto:15: wait_flag */
             pto::GlobalTensor<half, pto::Shape<1, 1, 1, 64, 64>, pto::Stride<1, 1, 1, 128, 1>> pto_gm_0(a + (int64_t)get_block_idx() * 64 * 128 + k);
             pto::TLOAD(a1, pto_gm_0); /* mixmm.pto:15: tload */
             /* sync: RAW mat[0x8000,0xa000) tload a1 (mixmm.pto:15) -> tmov a0 (mixmm.pto:17) */
             set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0); /* mixmm.pto:15: set_flag */
-            /* sync: WAR mat[0x0000,0x4000) tmov b0 (mixmm.pto:18) -> next tload b1 (mixmm.pto:16) */
-            wait_flag(PIPE_MTE1, PIPE_MTE2, static_cast<event_t>(2 + k / 64 % 2)); /* mixmm.pto:16: wait_flag */
             pto::GlobalTensor<half, pto::Shape<1, 1, 1, 64, 128>, pto::Stride<1, 1, 1, 128, 1>> pto_gm_1(b + k * 128 + 0);
             pto::TLOAD(b1, pto_gm_1); /* mixmm.pto:16: tload */
             /* sync: RAW mat[0x0000,0x4000) tload b1 (mixmm.pto:16) -> tmov b0 (mixmm.pto:18) */
             set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID1); /* mixmm.pto:16: set_flag */
             /* sync: RAW mat[0x8000,0xa000) tload a1 (mixmm.pto:15) -> tmov a0 (mixmm.pto:17) */
             wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0); /* mixmm.pto:17: wait_flag */
-            /* sync: WAR left[0x0000,0x2000) tmatmul_acc acc (mixmm.pto:22) -> next tmov a0 (mixmm.pto:17) */
-            wait_flag(PIPE_M, PIPE_MTE1, static_cast<event_t>(k / 64 % 2)); /* mixmm.pto:17: wait_flag */
             pto::TMOV(a0, a1); /* mixmm.pto:17: tmov */
-            /* sync: WAR mat[0x8000,0xa000) tmov a0 (mixmm.pto:17) -> next tload a1 (mixmm.pto:15) */
-            set_flag(PIPE_MTE1, PIPE_MTE2, static_cast<event_t>(k / 64 % 2)); /* mixmm.pto:17: set_flag */
             /* sync: RAW mat[0x0000,0x4000) tload b1 (mixmm.pto:16) -> tmov b0 (mixmm.pto:18) */
             wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID1); /* mixmm.pto:18: wait_flag */
             pto::TMOV(b0, b1); /* mixmm.pto:18: tmov */
-            /* sync: WAR mat[0x0000,0x4000) tmov b0 (mixmm.pto:18) -> next tload b1 (mixmm.pto:16) */
-            set_flag(PIPE_MTE1, PIPE_MTE2, static_cast<event_t>(2 + k / 64 % 2)); /* mixmm.pto:18: set_flag */
             /* sync: RAW right[0x0000,0x4000) tmov b0 (mixmm.pto:18) -> tmatmul acc (mixmm.pto:20) */
             set_flag(PIPE_MTE1, PIPE_M, EVENT_ID0); /* mixmm.pto:18: set_flag */
             /* sync: RAW right[0x0000,0x4000) tmov b0 (mixmm.pto:18) -> tmatmul acc (mixmm.pto:20) */
@@ -112,23 +90,9 @@ extern "C" __global__ AICORE void kernel_mixmm(__gm__ int64_t *args)
             } else {
                 pto::TMATMUL_ACC(acc, acc, a0, b0); /* mixmm.pto:22: tmatmul_acc */
             }
-            /* sync: WAR left[0x0000,0x2000) tmatmul_acc acc (mixmm.pto:22) -> next tmov a0 (mixmm.pto:17) */
-            set_flag(PIPE_M, PIPE_MTE1, static_cast<event_t>(k / 64 % 2)); /* mixmm.pto:19: set_flag */
         }
         /* sync: RAW acc[0x0000,0x8000) tmatmul_acc acc (mixmm.pto:22) -> tpush (mixmm.pto:25) */
         set_flag(PIPE_M, PIPE_FIX, EVENT_ID0); /* mixmm.pto:10: set_flag */
-        /* sync: drain: WAR mat[0x0000,0x4000) tmov b0 (mixmm.pto:18) -> next tload b1 (mixmm.pto:16) */
-        wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID2); /* mixmm.pto:10: wait_flag */
-        /* sync: drain: WAR mat[0x0000,0x4000) tmov b0 (mixmm.pto:18) -> next tload b1 (mixmm.pto:16) */
-        wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID3); /* mixmm.pto:10: wait_flag */
-        /* sync: drain: WAR left[0x0000,0x2000) tmatmul_acc acc (mixmm.pto:22) -> next tmov a0 (mixmm.pto:17) */
-        wait_flag(PIPE_M, PIPE_MTE1, EVENT_ID0); /* mixmm.pto:10: wait_flag */
-        /* sync: drain: WAR left[0x0000,0x2000) tmatmul_acc acc (mixmm.pto:22) -> next tmov a0 (mixmm.pto:17) */
-        wait_flag(PIPE_M, PIPE_MTE1, EVENT_ID1); /* mixmm.pto:10: wait_flag */
-        /* sync: drain: WAR mat[0x8000,0xa000) tmov a0 (mixmm.pto:17) -> next tload a1 (mixmm.pto:15) */
-        wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID0); /* mixmm.pto:10: wait_flag */
-        /* sync: drain: WAR mat[0x8000,0xa000) tmov a0 (mixmm.pto:17) -> next tload a1 (mixmm.pto:15) */
-        wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID1); /* mixmm.pto:10: wait_flag */
         /* sync: RAW acc[0x0000,0x8000) tmatmul_acc acc (mixmm.pto:22) -> tpush (mixmm.pto:25) */
         wait_flag(PIPE_M, PIPE_FIX, EVENT_ID0); /* mixmm.pto:25: wait_flag */
         pto::TPUSH<pto_pipe_0_t, decltype(acc), pto::TileSplitAxis::TILE_UP_DOWN>(pto_pipe_0, acc); /* mixmm.pto:25: tpush */
