@@ -60,7 +60,11 @@
       before B's ancestor in their lowest common block, so both run equally
       often. A loop-carried one (B before A in their common loop L) gets the
       loop idiom: prime before L, wait before B's ancestor, set after A's,
-      drain after L (balanced for any trip count, zero included). When the
+      drain after L (balanced for any trip count, zero included); the
+      prime and drain move out through the loops around L whose bodies
+      touch the dependency's bytes only inside L (pto__sy_anchor): each id
+      still alternates set and wait over the whole nest, and L's pipeline
+      does not empty at every outer iteration. When the
       conflicting slots recur only every D iterations, the pair rotates
       M = min(D, N) ids with id = base + ((i - start) / step) % M, built
       from the loop's own start and step, so any start and step is right.
@@ -146,6 +150,8 @@ typedef struct pto__sy_grp {
     uint8_t kind, src, dst;
     int32_t nids;               /* rotation M (1 = a single id) */
     int32_t loop;               /* LOOP: the FOR statement */
+    int32_t anchor;             /* LOOP: the statement its primes precede and drains follow:
+                                   loop, or a loop around it (pto__sy_anchor) */
     int32_t base;               /* hardware id base; -1 = none yet / fallback */
     int32_t arec, bstmt, bopnd; /* the dependency that made it */
     int32_t note;               /* dependency text (string pool, pto__sy_note) */
@@ -1653,7 +1659,7 @@ static int32_t pto__sy_restart_target(pto__sy *sy, const pto__sy_grp *gr, int32_
 {
     int32_t lim = gr->kind == PTO__SY_LOOP || !sy->h_fwd ? -1 : pto__sy_frame_of(sy, pb), i;
     if (!sy->h_fwd) {
-        int32_t L = gr->kind == PTO__SY_LOOP ? gr->loop : pto_stmt_loop(sy->m, pb);
+        int32_t L = gr->kind == PTO__SY_LOOP ? gr->anchor : pto_stmt_loop(sy->m, pb);
         lim = pto__sy_frame_of(sy, L) + 1;
         for (i = 0; i < lim; i++)
             if (sy->fr[i].loop && !sy->fr[i].fresh) return sy->fr[i].stmt;
@@ -1823,6 +1829,20 @@ static void pto__sy_drop_group(pto__sy *sy, int32_t g)
     gr->kind = PTO__SY_DEAD;
 }
 
+/* A forward group placed during this visit of L whose wait sits right
+   before L, or before a loop inside L (a carried pair of that inner loop,
+   its primes moved out to L by pto__sy_anchor, now precedes it too), may
+   be implied by what made L stale: it goes, and is placed again if the
+   new analysis still needs it. */
+static int pto__sy_droppable(const pto__sy *sy, int32_t pb, int32_t L)
+{
+    if (pb == L) return 1;
+    if (pb < 0 || sy->m->stmts[pb].kind != PTO_ST_FOR) return 0;
+    while ((pb = pto__sy_up(sy->m, pb)) >= 0)
+        if (pb == L) return 1;
+    return 0;
+}
+
 /* L's entry again: as it was when the analysis reached L, with the changes
    the groups still there made to it, in order, then the primes of the
    group that made L stale (they are the last statements before L). */
@@ -1830,7 +1850,8 @@ static void pto__sy_reenter(pto__sy *sy, int32_t fi, pto__sy_st *st, const pto__
 {
     int32_t g, i, w = 0, e, L = sy->fr[fi].stmt;
     for (g = sy->fr[fi].g0; g < sy->n_grps; g++)
-        if (sy->grps[g].pb == L && sy->grps[g].kind != PTO__SY_DEAD && g != sy->restart_grp) pto__sy_drop_group(sy, g);
+        if (pto__sy_droppable(sy, sy->grps[g].pb, L) && sy->grps[g].kind != PTO__SY_DEAD && g != sy->restart_grp)
+            pto__sy_drop_group(sy, g);
     pto__sy_st_copy(sy, st, entry0);
     for (i = 0; i < sy->fr[fi].nlg; i++) {
         pto__sy_lg l = sy->fr[fi].lg[i];
@@ -1845,7 +1866,7 @@ static void pto__sy_reenter(pto__sy *sy, int32_t fi, pto__sy_st *st, const pto__
        primes: each new one goes right before L) */
     for (i = 0; i <= sy->npendg && !sy->stop; i++) {
         g = i < sy->npendg ? sy->pendg[i] : sy->restart_grp;
-        if (g < 0 || sy->grps[g].kind != PTO__SY_LOOP || sy->grps[g].loop != L) continue;
+        if (g < 0 || sy->grps[g].kind != PTO__SY_LOOP || sy->grps[g].anchor != L) continue;
         for (e = sy->grps[g].e0; e < sy->grps[g].e0 + sy->grps[g].ne && !sy->stop; e++) {
             if (sy->ents[e].role != PTO__SY_PRIME || sy->ents[e].stmt < 0) continue;
             pto__sy_syncop(sy, sy->ents[e].stmt, st);
@@ -2389,6 +2410,7 @@ static int32_t pto__sy_new_group(pto__sy *sy, uint8_t kind, int src, int dst, in
     gr->src = (uint8_t)src;
     gr->dst = (uint8_t)dst;
     gr->loop = L;
+    gr->anchor = L;
     gr->nids = nids;
     gr->base = -1;
     gr->arec = sy->h_rec;
@@ -2405,6 +2427,70 @@ static int32_t pto__sy_new_group(pto__sy *sy, uint8_t kind, int src, int dst, in
 }
 
 /* Orders the dependency the last FIND analysis reported. */
+/* Bytes [*lo, *hi) of every slot of operand o's records (its tile's). */
+static void pto__sy_opnd_span(const pto__sy *sy, int32_t o, int64_t *lo, int64_t *hi)
+{
+    const pto_operand *op = &sy->m->operands[o];
+    int32_t r0 = sy->rec_of[o], n = 1, k;
+    if (op->kind == PTO_O_TILE && op->ref >= 0 && op->ref < sy->m->n_tiles) {
+        n = sy->m->tiles[op->ref].nbuf;
+        n = n < 1 ? 1 : n > PTO_MAX_NBUF ? PTO_MAX_NBUF : n;
+    }
+    for (k = 0; k < n; k++) {
+        if (sy->recs[r0 + k].lo < *lo) *lo = sy->recs[r0 + k].lo;
+        if (sy->recs[r0 + k].hi > *hi) *hi = sy->recs[r0 + k].hi;
+    }
+}
+
+/* Whether no op of block b's statements (their bodies too), statement
+   skip's subtree aside, touches bytes [lo, hi) of space sp. */
+static int pto__sy_untouched(const pto__sy *sy, int32_t b, int32_t skip, int sp, int64_t lo, int64_t hi)
+{
+    const pto_module *m = sy->m;
+    int32_t s, i;
+    for (s = m->blocks[b].head; s >= 0; s = m->stmts[s].next) {
+        const pto_stmt *x = &m->stmts[s];
+        if (s == skip) continue;
+        if (x->kind == PTO_ST_OP && s < sy->s0 && !pto__sy_issync(x->op))
+            for (i = 0; i < x->nargs; i++) {
+                int32_t o = x->arg0 + i;
+                int64_t l = INT64_MAX, h = INT64_MIN;
+                if (sy->rec_of[o] < 0 || sy->recs[sy->rec_of[o]].space != sp) continue;
+                pto__sy_opnd_span(sy, o, &l, &h);
+                if (l < hi && lo < h) return 0;
+            }
+        if (x->body >= 0 && !pto__sy_untouched(sy, x->body, skip, sp, lo, hi)) return 0;
+        if (x->orelse >= 0 && !pto__sy_untouched(sy, x->orelse, skip, sp, lo, hi)) return 0;
+    }
+    return 1;
+}
+
+/* Where a carried pair of loop L (the dependency found: h_rec -> h_brec)
+   puts its primes and drains. Around L, they prime and drain once per run
+   of L: inside an outer loop O, the producer pipe then waits at every
+   iteration of O for the last consumer of the run before (the pipeline
+   empties there). Around O instead, each id alternates set, wait, set,
+   ..., wait over the whole nest whatever the trip counts (every use of a
+   slot waits its id, then sets it), and a run of L waits for the previous
+   run's last set of the slot: the same dependency. So they move out
+   through each loop O around L (L the only statement of O's body that
+   touches the dependency's bytes, any slot; local bytes only) and the
+   analysis of O orders the rest. */
+static int32_t pto__sy_anchor(pto__sy *sy, int32_t L)
+{
+    const pto_module *m = sy->m;
+    const pto__sy_rec *a = &sy->recs[sy->h_rec];
+    int32_t A = L, O;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    if (a->space == PTO_GM || sy->recs[sy->h_brec].space != a->space) return L;
+    pto__sy_opnd_span(sy, a->opnd, &lo, &hi);
+    pto__sy_opnd_span(sy, sy->recs[sy->h_brec].opnd, &lo, &hi);
+    while ((O = pto__sy_up(m, A)) >= 0 && m->stmts[O].kind == PTO_ST_FOR
+           && pto__sy_untouched(sy, m->stmts[O].body, A, a->space, lo, hi))
+        A = O;
+    return A;
+}
+
 static pto_status pto__sy_place(pto__sy *sy)
 {
     pto_module *m = sy->m;
@@ -2432,6 +2518,7 @@ static pto_status pto__sy_place(pto__sy *sy)
     as = pto__sy_emit(sy, g, PTO__SY_SET, pa, 1, -1, -1, -1);
     bs = as >= 0 ? pto__sy_emit(sy, g, PTO__SY_WAIT, pb, 0, -1, sy->n_ents - 1, -1) : -1;
     ok = as >= 0 && bs >= 0;
+    if (L >= 0) sy->grps[g].anchor = pto__sy_anchor(sy, L);
     for (k = 0; k < PTO__SY_MAXROT; k++) kent[k] = -1;
     /* one id: the prime and drain use the set's id expression (the same
        virtual id, the same colour, and no rotation to degrade) */
@@ -2439,10 +2526,10 @@ static pto_status pto__sy_place(pto__sy *sy)
     for (k = 0; ok && L >= 0 && k < M; k++) {
         int32_t kd = M - 1 - k;
         /* a rotation's id 0 is its base: the set's INT */
-        ok = pto__sy_emit(sy, g, PTO__SY_PRIME, L, 0, k, k < PTO__SY_MAXROT ? kent[k] : -1,
+        ok = pto__sy_emit(sy, g, PTO__SY_PRIME, sy->grps[g].anchor, 0, k, k < PTO__SY_MAXROT ? kent[k] : -1,
                           k == 0 && M > 1 ? sy->ents[sy->grps[g].e0].ebase : -1) >= 0;
         if (ok && k < PTO__SY_MAXROT && kent[k] < 0) kent[k] = sy->n_ents - 1;
-        ok = ok && pto__sy_emit(sy, g, PTO__SY_DRAIN, L, 1, kd, kd < PTO__SY_MAXROT ? kent[kd] : -1,
+        ok = ok && pto__sy_emit(sy, g, PTO__SY_DRAIN, sy->grps[g].anchor, 1, kd, kd < PTO__SY_MAXROT ? kent[kd] : -1,
                                 kd == 0 && M > 1 ? sy->ents[sy->grps[g].e0].ebase : -1) >= 0;
         if (ok && kd < PTO__SY_MAXROT && kent[kd] < 0) kent[kd] = sy->n_ents - 1;
     }
@@ -2527,7 +2614,7 @@ static pto_status pto__sy_fallback(pto__sy *sy, int32_t g)
         if (sy->ents[e].role == PTO__SY_WAIT && pto__sy_emit(sy, g, PTO__SY_BARRIER, s, 0, -1, -1, -1) < 0)
             return PTO_ERR_INTERNAL;
         if (sy->ents[e].role == PTO__SY_DRAIN && sy->ents[e].k == 0
-            && pto__sy_emit(sy, g, PTO__SY_BARRIER, gr->loop, 1, -1, -1, -1) < 0)
+            && pto__sy_emit(sy, g, PTO__SY_BARRIER, gr->anchor, 1, -1, -1, -1) < 0)
             return PTO_ERR_INTERNAL;
     }
     for (e = 0; e < n; e++)   /* the pair's own statements, not the new barriers */
@@ -2648,7 +2735,7 @@ static int pto__sy_share(pto__sy *sy, int32_t g)
         const pto__sy_grp *hr = &sy->grps[h];
         int32_t sh, wh;
         if (h == g || hr->kind != gr->kind || hr->nids != gr->nids || hr->base < 0 || hr->src != gr->src || hr->dst != gr->dst
-            || (gr->kind == PTO__SY_LOOP && hr->loop != gr->loop))
+            || (gr->kind == PTO__SY_LOOP && (hr->loop != gr->loop || hr->anchor != gr->anchor)))
             continue;
         pto__sy_ends(sy, h, &sh, &wh);
         if (sh < 0 || wh < 0 || m->stmts[sh].block != m->stmts[sg].block || m->stmts[wh].block != m->stmts[wg].block)

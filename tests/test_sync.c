@@ -798,6 +798,75 @@ static void test_unrolled(void)
     unrolled_case("single.pto", single, 1); /* t's WAR V -> MTE2 every iteration: one id */
 }
 
+/* An inner loop's carried pair is primed before, and drained after, the
+   loops around it whose bodies touch its bytes only through it
+   (pto__sy_anchor): its pipeline no longer empties at every outer
+   iteration. Not when the outer body touches them. The checker runs each
+   for several trip counts. */
+static int32_t prime_block(pto_ctx *ctx, const pto_module *m)
+{
+    int32_t s;
+    for (s = 0; s < m->n_stmts; s++)
+        if (m->stmts[s].kind == PTO_ST_OP && m->stmts[s].op == PTO_OP_SET_FLAG && m->stmts[s].note
+            && m->stmts[s].block >= 0 && strncmp(pto_str(ctx, m->stmts[s].note), "prime: ", 7) == 0)
+            return m->stmts[s].block;
+    return -2;
+}
+
+static void hoist_case(const char *name, const char *text, int want_top)
+{
+    char why[600], buf[300];
+    pto_ctx *ctx = pto_ctx_create(NULL);
+    pto_module *m = pto_parse(ctx, name, text, strlen(text));
+    int64_t ns[] = {0, 1, 2, 3, 5};
+    int32_t p, nv = -1, b;
+    CHECK_MSG(m && pto_verify(ctx, m) == PTO_OK && pto_plan(ctx, m, NULL) == PTO_OK, "%s: %s", name,
+              first_diag(ctx, buf, sizeof buf));
+    if (!m) { pto_ctx_destroy(ctx); return; }
+    CHECK_MSG(pto_sync(ctx, m, &checked) == PTO_OK, "%s: %s", name, first_diag(ctx, buf, sizeof buf));
+    b = prime_block(ctx, m);
+    CHECK_MSG((b == m->kernels[0].body) == want_top, "%s: the first prime is %sin the kernel body", name,
+              b == m->kernels[0].body ? "" : "not ");
+    for (p = 0; p < m->n_params; p++)
+        if (strcmp(pto_str(ctx, m->params[p].name), "n") == 0) nv = m->params[p].var;
+    CHECK_MSG(check_runs(m, nv, ns, 5, why, sizeof why) == 0, "%s: %s", name, why);
+    pto_module_destroy(m);
+    pto_ctx_destroy(ctx);
+}
+
+static void test_hoist(void)
+{
+    static const char nest[] =
+        "kernel k(in x: f32[256, 64], out y: f32[256, 64], scalar n: i32) vector {\n"
+        "  for i = 0 to n {\n"
+        "    for j = 0 to n {\n"
+        "      tile t: vec f32[16, 64] x2\n"
+        "      tload t, x[i * 16 + j, 0]\n"
+        "      texp t, t\n"
+        "      tstore y[i * 16 + j, 0], t\n"
+        "    }\n"
+        "  }\n"
+        "}\n";
+    /* u, in the outer body, is placed over t's slot 0 (at): the outer
+       body touches t's bytes, so t's pair stays around the inner loop */
+    static const char shared[] =
+        "kernel k(in x: f32[256, 64], out y: f32[256, 64], scalar n: i32) vector {\n"
+        "  for i = 0 to n {\n"
+        "    for j = 0 to n {\n"
+        "      tile t: vec f32[16, 64] x2 at 0x0\n"
+        "      tload t, x[i * 16 + j, 0]\n"
+        "      texp t, t\n"
+        "      tstore y[i * 16 + j, 0], t\n"
+        "    }\n"
+        "    tile u: vec f32[16, 64] at 0x0\n"
+        "    tload u, x[i, 0]\n"
+        "    tstore y[i, 0], u\n"
+        "  }\n"
+        "}\n";
+    hoist_case("nest.pto", nest, 1);
+    hoist_case("shared.pto", shared, 0);
+}
+
 static void test_unplanned(void)
 {
     pto_ctx *ctx = new_ctx();
@@ -1036,6 +1105,7 @@ int main(void)
     test_gm();
     test_nested();
     test_unrolled();
+    test_hoist();
     test_unplanned();
     test_malformed_ids();
     test_dump();
