@@ -2,7 +2,8 @@
    params and shared dynamic dims, tile fields, loops, operand kinds per op
    table mask, scopes, locations, several errors in one run, and hostile
    input (NUL bytes, huge numbers, deep nesting, long lines) that must be
-   rejected without a crash. */
+   rejected without a crash; the text is read only within its length
+   (parse and emit next to an unreadable page). */
 
 #define PTO_IMPLEMENTATION
 #include "pto.h"
@@ -10,6 +11,12 @@
 
 #include <stdlib.h>
 #include <time.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#define T_GUARD 1
+#endif
 
 static pto_ctx *ctx;
 
@@ -530,6 +537,79 @@ static void test_name_cache(void)
     free(src);
 }
 
+/* pto_parse and pto_emit get the text as (pointer, length), with no NUL
+   and no padding after it, while the lexer's name cache and the emitter's
+   source scan read words of 8 and 16 bytes. Every prefix of a text with
+   names of 1 to 17 bytes, CRLF, tabs, runs of spaces, a comment with
+   non-ASCII bytes and '*' '/', is parsed from a buffer that ends where an
+   unreadable page begins (and one that starts right after such a page),
+   and compiled and emitted with that buffer as the embedded source: a read
+   outside the text faults here, in the plain build too (a malloc'd buffer
+   of the exact length only shows it under AddressSanitizer). */
+static void test_text_at_page_edge(void)
+{
+#if T_GUARD
+    static const char text[] =
+        "kernel k(in a: f32[16, 16], out b: f32[16, 16]) vector {\r\n"
+        "    tile abcdefghijklmnop: vec f32[16, 16]\n"
+        "\ttile x: vec f32[16, 16]\n"
+        "        tile abcdefghijklmnopq: vec f32[16, 16]  # caf\xc3\xa9 */ \xff\n"
+        "     tload abcdefghijklmnop, a[0, 0]\r\n"
+        "    tload x, a[0, 0]\n"
+        "    tadd abcdefghijklmnopq, abcdefghijklmnop, x\n"
+        "    tstore b[0, 0], abcdefghijklmnopq\n"
+        "}\n"
+        "    \n"
+        "kernel k2(in a: f32[16, 16], out b: f32[16, 16]) vector {\n"
+        "    tile abcdefghijklmno: vec f32[16, 16]\n"
+        "    tload abcdefghijklmno, a[0, 0]\n"
+        "    tstore b[0, 0], abcdefghijklmno\n"
+        "}";
+    size_t len = sizeof text - 1, pg = (size_t)sysconf(_SC_PAGESIZE), k;
+    size_t maplen = 3 * pg;
+    int fd = open("/dev/zero", O_RDWR), where, parsed = 0, emitted = 0, bad = 0;
+    char *map = fd < 0 ? NULL : (char *)mmap(NULL, maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    if (fd >= 0) close(fd);
+    CHECK(map != NULL && map != (char *)MAP_FAILED && len < pg);
+    if (!map || map == (char *)MAP_FAILED || len >= pg) return;
+    for (where = 0; where < 2; where++)
+        for (k = 0; k <= len; k++) {
+            /* where 0: the text ends at the guard page (map + 2 pg);
+               where 1: it starts right after the guard page (map + pg) */
+            char *buf = where ? map + pg : map + 2 * pg - k;
+            pto_ctx *c = pto_ctx_create(NULL);
+            pto_module *m;
+            if (!c) { bad++; continue; }
+            mprotect(map, maplen, PROT_READ | PROT_WRITE);
+            memcpy(buf, text, k);
+            mprotect(map + (where ? 0 : 2 * pg), pg, PROT_NONE);
+            mprotect(map + pg, pg, PROT_READ);
+            m = pto_parse(c, "t.pto", buf, k);
+            if (m && pto_compile(c, m, NULL) == PTO_OK) {
+                pto_emit_desc ed;
+                pto_buf ks, hs;
+                memset(&ed, 0, sizeof ed);
+                memset(&ks, 0, sizeof ks);
+                memset(&hs, 0, sizeof hs);
+                ed.filename = "t.pto";
+                ed.source = buf;
+                ed.source_len = k;
+                ks.ctx = hs.ctx = c;
+                if (pto_emit(c, m, &ed, &ks, &hs) == PTO_OK) emitted++;
+                else bad++;
+                pto_buf_free(&ks);
+                pto_buf_free(&hs);
+            }
+            parsed += m != NULL;
+            pto_module_destroy(m);
+            pto_ctx_destroy(c);
+        }
+    munmap(map, maplen);
+    /* the whole text and the prefixes that end a kernel (and the empty one) compile */
+    CHECK_MSG(bad == 0 && parsed >= 8 && emitted >= 8, "%d parsed, %d emitted, %d failed", parsed, emitted, bad);
+#endif
+}
+
 /* Linear time: 200k statements in well under a second. */
 static void test_speed(void)
 {
@@ -571,6 +651,7 @@ int main(void)
     test_params_after_a_broken_one();
     test_hostile();
     test_name_cache();
+    test_text_at_page_edge();
     test_speed();
     pto_ctx_destroy(ctx);
     return TEST_END();
