@@ -15388,7 +15388,6 @@ static int32_t pto__sy_new_group(pto__sy *sy, uint8_t kind, int src, int dst, in
     return g;
 }
 
-/* Orders the dependency the last FIND analysis reported. */
 /* Bytes [*lo, *hi) of every slot of operand o's records (its tile's). */
 static void pto__sy_opnd_span(const pto__sy *sy, int32_t o, int64_t *lo, int64_t *hi)
 {
@@ -15453,6 +15452,7 @@ static int32_t pto__sy_anchor(pto__sy *sy, int32_t L)
     return A;
 }
 
+/* Orders the dependency the last FIND analysis reported. */
 static pto_status pto__sy_place(pto__sy *sy)
 {
     pto_module *m = sy->m;
