@@ -50,9 +50,10 @@ static void test_i64(void)
     int64_t v, p;
     int i, bad = 0;
     for (v = -1000; v < 200000; v++) bad += !i64_same(v);
-    for (p = 1, i = 0; i < 19; i++, p *= 10) {
+    for (p = 1, i = 0; i < 19; i++) {   /* 10^0 .. 10^18 (10^19 would overflow) */
         bad += !i64_same(p) + !i64_same(p - 1) + !i64_same(p + 1);
         bad += !i64_same(-p) + !i64_same(-p + 1) + !i64_same(-p - 1);
+        if (i < 18) p *= 10;
     }
     bad += !i64_same(INT64_MIN) + !i64_same(INT64_MAX) + !i64_same(INT64_MIN + 1) + !i64_same(99999999) +
            !i64_same(100000000) + !i64_same(4294967295LL) + !i64_same(4294967296LL);
