@@ -319,11 +319,17 @@ static void test_uses(void)
     k = pto_add_kernel(m, "u", PTO_KK_VECTOR, L(m, 1));
     x = pto_add_tensor_param(m, k, "x", PTO_IN, PTO_F32, 64, 64, L(m, 1));
     body = m->kernels[k].body;
-    a = m->stmts[pto_add_let(m, body, "a", pto_expr_builtin(m, PTO_E_BLOCK, l0), L(m, 2))].ref;
-    b = m->stmts[pto_add_let(m, body, "b", pto_expr_builtin(m, PTO_E_BLOCK, l0), L(m, 3))].ref;
-    c = m->stmts[pto_add_let(m, body, "c", pto_expr_builtin(m, PTO_E_BLOCK, l0), L(m, 4))].ref;
-    d = m->stmts[pto_add_let(m, body, "d", pto_expr_builtin(m, PTO_E_BLOCK, l0), L(m, 5))].ref;
-    e = m->stmts[pto_add_let(m, body, "e", pto_expr_builtin(m, PTO_E_BLOCK, l0), L(m, 6))].ref;
+    /* the statement first: pto_add_let may move m->stmts (m->stmts[pto_add_let(...)] read a stale array) */
+    s = pto_add_let(m, body, "a", pto_expr_builtin(m, PTO_E_BLOCK, l0), L(m, 2));
+    a = m->stmts[s].ref;
+    s = pto_add_let(m, body, "b", pto_expr_builtin(m, PTO_E_BLOCK, l0), L(m, 3));
+    b = m->stmts[s].ref;
+    s = pto_add_let(m, body, "c", pto_expr_builtin(m, PTO_E_BLOCK, l0), L(m, 4));
+    c = m->stmts[s].ref;
+    s = pto_add_let(m, body, "d", pto_expr_builtin(m, PTO_E_BLOCK, l0), L(m, 5));
+    d = m->stmts[s].ref;
+    s = pto_add_let(m, body, "e", pto_expr_builtin(m, PTO_E_BLOCK, l0), L(m, 6));
+    e = m->stmts[s].ref;
     t = pto_add_tile(m, body, "t", PTO_VEC, PTO_F32, 16, 64, L(m, 7));
     m->tiles[t].planned = 1;
     s = pto_add_op(m, body, PTO_OP_TLOAD, L(m, 8));
