@@ -2442,14 +2442,18 @@ static void pto__sy_opnd_span(const pto__sy *sy, int32_t o, int64_t *lo, int64_t
 }
 
 /* Whether no op of block b's statements (their bodies too), statement
-   skip's subtree aside, touches bytes [lo, hi) of space sp. */
-static int pto__sy_untouched(const pto__sy *sy, int32_t b, int32_t skip, int sp, int64_t lo, int64_t hi)
+   skip's subtree aside, touches bytes [lo, hi) of space sp. At most
+   *budget statements are looked at (then: "touched", the pair stays where
+   it is), so a long outer loop around many inner ones costs no more than
+   a bounded walk per pair. */
+static int pto__sy_untouched(const pto__sy *sy, int32_t b, int32_t skip, int sp, int64_t lo, int64_t hi, int32_t *budget)
 {
     const pto_module *m = sy->m;
     int32_t s, i;
     for (s = m->blocks[b].head; s >= 0; s = m->stmts[s].next) {
         const pto_stmt *x = &m->stmts[s];
         if (s == skip) continue;
+        if (--*budget < 0) return 0;
         if (x->kind == PTO_ST_OP && s < sy->s0 && !pto__sy_issync(x->op))
             for (i = 0; i < x->nargs; i++) {
                 int32_t o = x->arg0 + i;
@@ -2458,8 +2462,8 @@ static int pto__sy_untouched(const pto__sy *sy, int32_t b, int32_t skip, int sp,
                 pto__sy_opnd_span(sy, o, &l, &h);
                 if (l < hi && lo < h) return 0;
             }
-        if (x->body >= 0 && !pto__sy_untouched(sy, x->body, skip, sp, lo, hi)) return 0;
-        if (x->orelse >= 0 && !pto__sy_untouched(sy, x->orelse, skip, sp, lo, hi)) return 0;
+        if (x->body >= 0 && !pto__sy_untouched(sy, x->body, skip, sp, lo, hi, budget)) return 0;
+        if (x->orelse >= 0 && !pto__sy_untouched(sy, x->orelse, skip, sp, lo, hi, budget)) return 0;
     }
     return 1;
 }
@@ -2479,13 +2483,13 @@ static int32_t pto__sy_anchor(pto__sy *sy, int32_t L)
 {
     const pto_module *m = sy->m;
     const pto__sy_rec *a = &sy->recs[sy->h_rec];
-    int32_t A = L, O;
+    int32_t A = L, O, budget = 4096;
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     if (a->space == PTO_GM || sy->recs[sy->h_brec].space != a->space) return L;
     pto__sy_opnd_span(sy, a->opnd, &lo, &hi);
     pto__sy_opnd_span(sy, sy->recs[sy->h_brec].opnd, &lo, &hi);
     while ((O = pto__sy_up(m, A)) >= 0 && m->stmts[O].kind == PTO_ST_FOR
-           && pto__sy_untouched(sy, m->stmts[O].body, A, a->space, lo, hi))
+           && pto__sy_untouched(sy, m->stmts[O].body, A, a->space, lo, hi, &budget))
         A = O;
     return A;
 }
