@@ -3162,14 +3162,23 @@ static int pto__ps_edits(const char *a, size_t la, const char *b, size_t lb, int
 /* The most edits a suggestion for a word of len characters may be away. */
 static int pto__ps_near_limit(size_t len) { return len <= 5 ? 1 : len <= 8 ? 2 : 3; }
 
-static void pto__ps_near_init(pto__ps_parser *p, pto__ps_near *n, const char *word, size_t len)
+/* A search for the candidate nearest to word (ptoc's command names use it
+   too, with the same rule). */
+static void pto__ps_near_start(pto__ps_near *n, const char *word, size_t len)
 {
     n->word = word;
     n->len = len;
     n->limit = pto__ps_near_limit(len);
-    if (pto_diag_count(p->ctx) >= p->ctx->max_diags) n->limit = -1;
     n->best = NULL;
     n->best_len = 0;
+    n->dist = n->limit + 1;
+}
+
+/* ... none when no diagnostic could show it any more. */
+static void pto__ps_near_init(pto__ps_parser *p, pto__ps_near *n, const char *word, size_t len)
+{
+    pto__ps_near_start(n, word, len);
+    if (pto_diag_count(p->ctx) >= p->ctx->max_diags) n->limit = -1;
     n->dist = n->limit + 1;
 }
 
@@ -13515,6 +13524,12 @@ static int pto__sy_conflict(const pto__sy *sy, int32_t ra, int32_t rb)
 
 static inline int pto__sy_grow(pto__sy *sy, void **p, size_t esz, int32_t *cap, int32_t need);
 
+/* How many records (slots) an access to tile t has. */
+static int32_t pto__sy_slots(const pto_tile *t)
+{
+    return t->nbuf < 1 ? 1 : t->nbuf > PTO_MAX_NBUF ? PTO_MAX_NBUF : t->nbuf;
+}
+
 /* The records of op statement s, into room reserved by
    pto__sy_build_records (grown here only if that count was short). */
 static pto_status pto__sy_add_records(pto__sy *sy, int32_t s)
@@ -13538,7 +13553,7 @@ static pto_status pto__sy_add_records(pto__sy *sy, int32_t s)
             if (!t->planned)
                 return pto_error(sy->ctx, op->loc, "sync: tile '%s' is not planned (run the planner first)",
                                  pto_str(sy->ctx, t->name));
-            n = t->nbuf < 1 ? 1 : t->nbuf > PTO_MAX_NBUF ? PTO_MAX_NBUF : t->nbuf;
+            n = pto__sy_slots(t);
             bytes = pto_tile_bytes(t);
             if (t->nbuf > 1 && sy->tile_loop[op->ref] >= 0) {   /* its slot rotates with that loop */
                 sy->op_loop[o] = sy->tile_loop[op->ref];
@@ -13621,8 +13636,7 @@ static pto_status pto__sy_build_records(pto__sy *sy)
             const pto_operand *op = &m->operands[m->stmts[s].arg0 + i];
             if (!(oi->arg[i] & (PTO_A_READ | PTO_A_WRITE))) continue;
             if (op->kind == PTO_O_TILE && op->ref >= 0 && op->ref < m->n_tiles)
-                nrec += (size_t)(m->tiles[op->ref].nbuf < 1 ? 1 : m->tiles[op->ref].nbuf > PTO_MAX_NBUF ? PTO_MAX_NBUF
-                                                                                                   : m->tiles[op->ref].nbuf);
+                nrec += (size_t)pto__sy_slots(&m->tiles[op->ref]);
             if (op->kind != PTO_O_GM) continue;
             if (op->ref < 0 || op->ref >= m->n_params) { nrec++; continue; }
             pipes[op->ref] |= (uint16_t)(1u << pto_stmt_pipe(m, s));
@@ -14947,6 +14961,23 @@ static void pto__sy_unrolled(pto__sy *sy, int32_t L, int32_t fi, pto__sy_st *st,
     sy->phase[L] = 0;
 }
 
+/* One analysis of loop L that may exit at the head of any iteration, zero
+   included: the fixpoint over its P phase heads, then st = its entry
+   joined with every head. 0 when out of memory. */
+static int pto__sy_any_trips(pto__sy *sy, int32_t L, int32_t fi, pto__sy_st *st, int32_t P)
+{
+    pto__sy_st **heads = (pto__sy_st **)pto__sy_zalloc(sy, sizeof(pto__sy_st *) * (size_t)(P + 1));
+    int ok = heads != NULL;
+    int32_t ph;
+    for (ph = 0; ok && ph < P; ph++) ok = (heads[ph] = pto__sy_st_get(sy)) != NULL;
+    if (ok) ok = pto__sy_fixpoint(sy, L, fi, st, heads, P);
+    if (ok && !pto__sy_halted(sy))
+        for (ph = 0; ph < P; ph++) pto__sy_join(sy, st, heads[ph]);
+    for (ph = 0; heads && ph < P; ph++) pto__sy_st_put(sy, heads[ph]);
+    pto_free(sy->ctx, heads);
+    return ok;
+}
+
 /* The loop may exit at the head of any iteration, zero included (unless
    its trip count is a literal no larger than its period: pto__sy_unrolled).
    When a pair placed inside makes it stale (pto__sy_restart_target), it is
@@ -14958,26 +14989,11 @@ static void pto__sy_loop(pto__sy *sy, int32_t L, pto__sy_st *st)
     if (!entry0 || !pto__sy_push(sy, L, 1, NULL, 0)) { pto__sy_st_put(sy, entry0); return; }
     fi = sy->nfr - 1;
     for (;;) {
-        int32_t P = sy->period[L], ph;
+        int32_t P = sy->period[L];
         int64_t T = pto__sy_const_trips(sy->m, L);
-        pto__sy_st **heads;
-        int ok;
-        if (T >= 1 && T <= P) {
-            pto__sy_unrolled(sy, L, fi, st, T, P);
-            if (sy->stop || sy->restart != L) break;
-            sy->restart = -1;
-            pto__sy_reenter(sy, fi, st, entry0);
-            sy->restart_grp = -1;
-            continue;
-        }
-        heads = (pto__sy_st **)pto__sy_zalloc(sy, sizeof(pto__sy_st *) * (size_t)(P + 1));
-        ok = heads != NULL;
-        for (ph = 0; ok && ph < P; ph++) ok = (heads[ph] = pto__sy_st_get(sy)) != NULL;
-        if (ok) ok = pto__sy_fixpoint(sy, L, fi, st, heads, P);
-        if (ok && !pto__sy_halted(sy))
-            for (ph = 0; ph < P; ph++) pto__sy_join(sy, st, heads[ph]);
-        for (ph = 0; heads && ph < P; ph++) pto__sy_st_put(sy, heads[ph]);
-        pto_free(sy->ctx, heads);
+        int ok = 1;
+        if (T >= 1 && T <= P) pto__sy_unrolled(sy, L, fi, st, T, P);
+        else ok = pto__sy_any_trips(sy, L, fi, st, P);
         if (!ok || sy->stop || sy->restart != L) break;
         sy->restart = -1;
         pto__sy_reenter(sy, fi, st, entry0);
@@ -15393,10 +15409,7 @@ static void pto__sy_opnd_span(const pto__sy *sy, int32_t o, int64_t *lo, int64_t
 {
     const pto_operand *op = &sy->m->operands[o];
     int32_t r0 = sy->rec_of[o], n = 1, k;
-    if (op->kind == PTO_O_TILE && op->ref >= 0 && op->ref < sy->m->n_tiles) {
-        n = sy->m->tiles[op->ref].nbuf;
-        n = n < 1 ? 1 : n > PTO_MAX_NBUF ? PTO_MAX_NBUF : n;
-    }
+    if (op->kind == PTO_O_TILE && op->ref >= 0 && op->ref < sy->m->n_tiles) n = pto__sy_slots(&sy->m->tiles[op->ref]);
     for (k = 0; k < n; k++) {
         if (sy->recs[r0 + k].lo < *lo) *lo = sy->recs[r0 + k].lo;
         if (sy->recs[r0 + k].hi > *hi) *hi = sy->recs[r0 + k].hi;

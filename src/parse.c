@@ -250,14 +250,23 @@ static int pto__ps_edits(const char *a, size_t la, const char *b, size_t lb, int
 /* The most edits a suggestion for a word of len characters may be away. */
 static int pto__ps_near_limit(size_t len) { return len <= 5 ? 1 : len <= 8 ? 2 : 3; }
 
-static void pto__ps_near_init(pto__ps_parser *p, pto__ps_near *n, const char *word, size_t len)
+/* A search for the candidate nearest to word (ptoc's command names use it
+   too, with the same rule). */
+static void pto__ps_near_start(pto__ps_near *n, const char *word, size_t len)
 {
     n->word = word;
     n->len = len;
     n->limit = pto__ps_near_limit(len);
-    if (pto_diag_count(p->ctx) >= p->ctx->max_diags) n->limit = -1;
     n->best = NULL;
     n->best_len = 0;
+    n->dist = n->limit + 1;
+}
+
+/* ... none when no diagnostic could show it any more. */
+static void pto__ps_near_init(pto__ps_parser *p, pto__ps_near *n, const char *word, size_t len)
+{
+    pto__ps_near_start(n, word, len);
+    if (pto_diag_count(p->ctx) >= p->ctx->max_diags) n->limit = -1;
     n->dist = n->limit + 1;
 }
 

@@ -86,23 +86,6 @@ static const char *usage_of(const char *cmd, size_t *len)
     return p;
 }
 
-/* Edit distance of two short words, capped at 3 (enough for a typo). */
-static int word_distance(const char *a, const char *b)
-{
-    int d[16][16], i, j, la = (int)strlen(a), lb = (int)strlen(b);
-    if (la > 15 || lb > 15) return 3;
-    for (i = 0; i <= la; i++) d[i][0] = i;
-    for (j = 0; j <= lb; j++) d[0][j] = j;
-    for (i = 1; i <= la; i++)
-        for (j = 1; j <= lb; j++) {
-            int c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-            if (d[i - 1][j] + 1 < c) c = d[i - 1][j] + 1;
-            if (d[i][j - 1] + 1 < c) c = d[i][j - 1] + 1;
-            d[i][j] = c;
-        }
-    return d[la][lb] < 3 ? d[la][lb] : 3;
-}
-
 /* A command line ptoc cannot use: what is wrong with it, then the usage of
    that command (the whole text is one `ptoc --help` away). */
 static int usage_error(const char *cmd, const char *what, const char *arg)
@@ -110,13 +93,16 @@ static int usage_error(const char *cmd, const char *what, const char *arg)
     size_t n = 0;
     const char *u = cmd ? usage_of(cmd, &n) : NULL;
     const char *const *c;
+    pto__ps_near near;
     fprintf(stderr, "ptoc: error: %s%s%s%s\n", what, arg ? " '" : "", arg ? arg : "", arg ? "'" : "");
     if (u) {
         fprintf(stderr, "usage: ptoc %.*s", (int)n, u);
     } else {
-        if (cmd)
-            for (c = commands; *c; c++)
-                if (word_distance(cmd, *c) <= 2 && strlen(cmd) > 2) { fprintf(stderr, "did you mean '%s'?\n", *c); break; }
+        if (cmd) {   /* the parser's "did you mean" search and rule */
+            pto__ps_near_start(&near, cmd, strlen(cmd));
+            for (c = commands; *c; c++) pto__ps_near_try(&near, *c, strlen(*c));
+            if (near.best) fprintf(stderr, "did you mean '%.*s'?\n", (int)near.best_len, near.best);
+        }
         fprintf(stderr, "usage: ptoc COMMAND [OPTIONS] FILE, COMMAND one of: check fmt dump plan sync emit run\n");
     }
     fprintf(stderr, "(ptoc --help describes every command and option)\n");
