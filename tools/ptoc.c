@@ -12,6 +12,11 @@
    ptoc run [--no-sync] [--tight] [--cc CC] [-D NAME=VALUE]... [--seed S] [--ranks N] [--max-instr N] [--trace F] FILE|DIR
                          emit (or take DIR as it is), compile, run on the
                          simulator, compare with the reference interpreter
+   ptoc run --sweep [--sweep-runs N] [-D NAME=LO..HI]... FILE
+                         the same, compiled once and run at a few values of
+                         each dynamic dim and integer scalar, picked to make
+                         every loop run 0, 1, 2, 3 and more times than its
+                         slots, every if go both ways
    ptoc --help
 
    A command line it cannot use gets "ptoc: error: WHAT" (a missing value,
@@ -61,6 +66,24 @@ static const char *usage =
     "                      stops a launch past N instructions (default 100000); a FILE's\n"
     "                      first `# run: -D N=64 --ranks 4` line gives defaults for -D,\n"
     "                      --ranks, --seed and --max-instr that the command line overrides\n"
+    "  run --sweep [--sweep-runs N] [-D NAME=LO..HI]... [run's options] FILE\n"
+    "                      compile FILE once and run it at a few values of each dynamic\n"
+    "                      dim and integer scalar (the others as -D gives them), one\n"
+    "                      row per run (values, result, cycles). The values: each name\n"
+    "                      is scanned over LO..HI (default 1..4096 for a dim, -4..4096\n"
+    "                      for a scalar) with the other names at their -D (else 64, 1)\n"
+    "                      and the text evaluated at each value: the trip count of every\n"
+    "                      for (0, 1, 2, 3, more than its tiles' slots), the branch of\n"
+    "                      every if, the side of every min / max, at the first and last\n"
+    "                      iteration and block. After the -D values' run, each run takes\n"
+    "                      the value showing the most outcomes no run showed yet (ties:\n"
+    "                      the most trailing zero bits, up to the -D value's, then the\n"
+    "                      smallest), name by name, at most N runs (default 12). Values\n"
+    "                      whose windows leave their tensor or that launch no block are\n"
+    "                      not run; a run the harness or the reference interpreter\n"
+    "                      refuses is a row saying why, not a failure. A FILE's\n"
+    "                      `# sweep: -D K=1..8 --sweep-runs 20` line gives its domain.\n"
+    "                      Exit 0 when every run it made matched with no simulator report\n"
     "  --help              this text\n"
     "  --version           the version\n"
     "\n"
@@ -79,8 +102,11 @@ static const char *usage_of(const char *cmd, size_t *len)
         if (strncmp(p, cmd, n) == 0 && (p[n] == ' ' || p[n] == '\n')) break;
     }
     if (!p) return NULL;
-    /* up to the next line that starts a command or an option at column 2 */
-    for (end = strchr(p, '\n'); end && end[1] == ' ' && end[2] == ' ' && end[3] == ' '; end = strchr(end + 1, '\n'))
+    /* up to the next line that starts a command or an option at column 2
+       (a second entry of the same command, `run --sweep`, included) */
+    for (end = strchr(p, '\n'); end && ((end[1] == ' ' && end[2] == ' ' && end[3] == ' ') ||
+                                         (strncmp(end + 3, cmd, n) == 0 && end[3 + n] == ' '));
+         end = strchr(end + 1, '\n'))
         ;
     *len = end ? (size_t)(end + 1 - p) : strlen(p);
     return p;
@@ -635,6 +661,729 @@ static int compile_dir(const char *cc, const char *inc, const char *dir, const c
     return system(cmd);
 }
 
+/* ---- run --sweep -------------------------------------------------------------
+   A run judges the trip counts of its one set of -D values; the sync pass
+   claims its flags are right for every trip count of every loop, zero
+   included. The sweep puts that claim to the simulator: the kernel is
+   emitted and compiled once, then run at a few values of each dynamic dim
+   and integer scalar (a name; -D binds every kernel's and host's of that
+   name), chosen from what the values steer.
+
+   How the values are picked. Each name is scanned over SW_LO..SW_HI (a dim
+   from 1, an integer scalar from -4; i8 up to 127) with every other name at
+   its base value (its -D, else 64 for a dim and 1 for a scalar), and the
+   kernels are walked at every value, evaluating what the text can: the
+   trip count of each `for` (classed 0, 1, 2, 3, more than the slot count
+   of the tiles declared in its body, or 4 up to that count), the branch
+   each `if` takes, and which side each min / max picks (in a let, a
+   valid(...) or a bound). The body of a loop is walked at its first and its
+   last iteration and the kernel at its first and its last block, so a
+   triangular loop, an `if i == n - 1` or a tail block's valid region are
+   seen. A (statement, outcome) pair is a behaviour. The base run comes
+   first; then, name by name in turn, the value showing the most behaviours
+   no run has shown yet, ties going to the value with the most trailing zero
+   bits (up to those of the base value: 16, 32, 48 over 17, 33, 49 when the
+   base is 64) and then to the smaller one. A value set the kernel refuses
+   (the harness or the reference interpreter rejects it: a block count of
+   0, a window past its tensor, a division by zero, a pipe's counts that do
+   not meet) is a row that says why, and neither a pass nor a failure; its
+   behaviours are tried with one other value, then given up (the last line
+   says how many). */
+
+#define SW_MAXN 16            /* names swept (the rest stay at their base) */
+#define SW_HI 4096            /* the scan's top value */
+#define SW_VISITS 20000       /* statements one walk visits at most */
+#define SW_DEPTH 6            /* nested loops whose last iteration is walked too */
+
+typedef struct sw_set {       /* a set of behaviours: keys, sorted when frozen */
+    uint64_t *k;
+    int32_t n, cap;
+} sw_set;
+
+typedef struct sweep {
+    pto_ctx *ctx;
+    const pto_module *m;
+    int n;                              /* names */
+    int32_t name[SW_MAXN];              /* interned */
+    int64_t base[SW_MAXN], lo[SW_MAXN], hi[SW_MAXN], cur[SW_MAXN];
+    int cap[SW_MAXN];                   /* trailing zero bits that still count as rounder */
+    int dim[SW_MAXN];
+    int steers[SW_MAXN];                /* behaviours that change with it */
+    int64_t *val;                       /* per var: value during a walk */
+    unsigned char *known;
+    int64_t *tvr, *tvc;                 /* per tile: its valid rows and cols at its declaration (-1: unknown) */
+    int64_t block, blocks, nranks;
+    int blocks_known;
+    long visits;
+    sw_set *out;                        /* the walk's behaviours */
+    int oom;
+} sweep;
+
+static void sw_add(sweep *s, int kind, int32_t id, int cls)
+{
+    sw_set *o = s->out;
+    uint64_t key = ((uint64_t)kind << 56) | ((uint64_t)(uint32_t)id << 8) | (uint64_t)cls;
+    int32_t i;
+    for (i = 0; i < o->n; i++)
+        if (o->k[i] == key) return;
+    if (o->n == o->cap) {
+        int32_t cap = o->cap ? o->cap * 2 : 32;
+        uint64_t *k = (uint64_t *)pto_realloc(s->ctx, o->k, (size_t)cap * sizeof *k);
+        if (!k) { s->oom = 1; return; }
+        o->k = k;
+        o->cap = cap;
+    }
+    o->k[o->n++] = key;
+}
+
+/* The value of expression e at the walk's point, C semantics on 64 bits
+   (wrapping); 0 when it depends on something unknown or divides by 0. */
+static int sw_eval(sweep *s, int32_t e, int64_t *out)
+{
+    const pto_expr *x;
+    int64_t a = 0, b = 0;
+    if (e < 0 || e >= s->m->n_exprs) return 0;
+    x = &s->m->exprs[e];
+    switch (x->kind) {
+    case PTO_E_INT: *out = x->value; return 1;
+    case PTO_E_VAR:
+        if (x->a < 0 || x->a >= s->m->n_vars || !s->known[x->a]) return 0;
+        *out = s->val[x->a];
+        return 1;
+    case PTO_E_BLOCK: *out = s->block; return 1;
+    case PTO_E_BLOCKS: *out = s->blocks; return s->blocks_known;
+    case PTO_E_SUBBLOCK: case PTO_E_RANK: *out = 0; return 1;
+    case PTO_E_NRANKS: *out = s->nranks; return 1;
+    case PTO_E_NEG:
+        if (!sw_eval(s, x->a, &a)) return 0;
+        *out = (int64_t)(0 - (uint64_t)a);
+        return 1;
+    default: break;
+    }
+    if (!sw_eval(s, x->a, &a) || !sw_eval(s, x->b, &b)) return 0;
+    switch (x->kind) {
+    case PTO_E_ADD: *out = (int64_t)((uint64_t)a + (uint64_t)b); return 1;
+    case PTO_E_SUB: *out = (int64_t)((uint64_t)a - (uint64_t)b); return 1;
+    case PTO_E_MUL: *out = (int64_t)((uint64_t)a * (uint64_t)b); return 1;
+    case PTO_E_DIV:
+    case PTO_E_MOD:
+        if (b == 0 || (b == -1 && a == INT64_MIN)) return 0;
+        *out = x->kind == PTO_E_DIV ? a / b : a % b;
+        return 1;
+    case PTO_E_MIN:
+    case PTO_E_MAX:
+        sw_add(s, 3, e, a < b ? 0 : a == b ? 1 : 2);
+        *out = (x->kind == PTO_E_MIN) == (a < b) ? a : b;
+        return 1;
+    default: return 0;
+    }
+}
+
+/* The most slots of a tile declared in a loop body: past that many trips a
+   slot (and its rotating event id) comes round again. */
+static int sw_period(const pto_module *m, int32_t body)
+{
+    int32_t st;
+    int p = 1;
+    for (st = m->blocks[body].head; st >= 0; st = m->stmts[st].next)
+        if (m->stmts[st].kind == PTO_ST_TILE && m->tiles[m->stmts[st].ref].nbuf > p) p = m->tiles[m->stmts[st].ref].nbuf;
+    return p;
+}
+
+static int sw_trip_class(uint64_t t, int period)
+{
+    if (t <= 3) return (int)t;
+    return (int)t > period ? 4 : 5;
+}
+
+/* A load or store whose window the values put outside its tensor: the
+   reference interpreter would refuse the run (as pto__window does), so the
+   value is not tried (behaviour key 0 marks it). */
+static void sw_window(sweep *s, int32_t st)
+{
+    const pto_module *m = s->m;
+    const pto_stmt *x = &m->stmts[st];
+    int cls = pto_opinfo_get((pto_op)x->op)->cls, gi, ti, d;
+    const pto_operand *g, *t;
+    const pto_param *p;
+    int64_t r, c, ext[2];
+    if (cls != PTO_OC_LOAD && cls != PTO_OC_STORE) return;
+    gi = cls == PTO_OC_LOAD ? 1 : 0;
+    ti = 1 - gi;
+    g = pto_stmt_arg(m, st, gi);
+    t = pto_stmt_arg(m, st, ti);
+    if (!g || !t || g->kind != PTO_O_GM || t->kind != PTO_O_TILE || g->ref < 0 || g->ref >= m->n_params ||
+        t->ref < 0 || t->ref >= m->n_tiles || s->tvr[t->ref] <= 0 || s->tvc[t->ref] <= 0)
+        return;
+    p = &m->params[g->ref];
+    for (d = 0; d < 2; d++) {
+        ext[d] = p->dim[d];
+        if (ext[d] < 0 && (p->dim_var[d] < 0 || !s->known[p->dim_var[d]])) return;
+        if (ext[d] < 0) ext[d] = s->val[p->dim_var[d]];
+    }
+    if (!sw_eval(s, g->e[0], &r) || !sw_eval(s, g->e[1], &c)) return;
+    if (r < 0 || c < 0 || r > ext[0] - s->tvr[t->ref] || c > ext[1] - s->tvc[t->ref]) sw_add(s, 0, 0, 0);
+}
+
+static void sw_walk(sweep *s, int32_t blk, int depth)
+{
+    const pto_module *m = s->m;
+    int32_t st;
+    if (blk < 0 || blk >= m->n_blocks) return;
+    for (st = m->blocks[blk].head; st >= 0 && !s->oom; st = m->stmts[st].next) {
+        const pto_stmt *x = &m->stmts[st];
+        int64_t a, b, step = 1, c;
+        int ka, kb;
+        if (++s->visits > SW_VISITS) return;
+        switch (x->kind) {
+        case PTO_ST_LET:
+            s->known[x->ref] = (unsigned char)sw_eval(s, x->e[0], &s->val[x->ref]);
+            break;
+        case PTO_ST_TILE: {
+            const pto_tile *tl = &m->tiles[x->ref];
+            s->tvr[x->ref] = tl->valid_r < 0 ? tl->rows : sw_eval(s, tl->valid_r, &a) ? a : -1;
+            s->tvc[x->ref] = tl->valid_c < 0 ? tl->cols : sw_eval(s, tl->valid_c, &b) ? b : -1;
+            break;
+        }
+        case PTO_ST_OP:
+            sw_window(s, st);
+            break;
+        case PTO_ST_FOR:
+            ka = sw_eval(s, x->e[0], &a);
+            kb = sw_eval(s, x->e[1], &b);
+            if (ka && kb && (x->e[2] < 0 || sw_eval(s, x->e[2], &step)) && step > 0) {
+                uint64_t d = b > a ? (uint64_t)b - (uint64_t)a : 0, t = d / (uint64_t)step + (d % (uint64_t)step != 0);
+                sw_add(s, 1, st, sw_trip_class(t, sw_period(m, x->body)));
+                if (t >= 1) {
+                    s->val[x->ref] = a;
+                    s->known[x->ref] = 1;
+                    sw_walk(s, x->body, depth + 1);
+                }
+                if (t >= 2 && depth < SW_DEPTH) {
+                    s->val[x->ref] = (int64_t)((uint64_t)a + (t - 1) * (uint64_t)step);
+                    s->known[x->ref] = 1;
+                    sw_walk(s, x->body, depth + 1);
+                }
+            } else {
+                s->known[x->ref] = 0;
+                sw_walk(s, x->body, depth + 1);
+            }
+            break;
+        case PTO_ST_IF:
+            if (sw_eval(s, x->e[0], &a) && sw_eval(s, x->e[1], &b)) {
+                switch (x->cmp) {
+                case PTO_EQ: c = a == b; break;
+                case PTO_NE: c = a != b; break;
+                case PTO_LT: c = a < b; break;
+                case PTO_LE: c = a <= b; break;
+                case PTO_GT: c = a > b; break;
+                default: c = a >= b; break;
+                }
+                sw_add(s, 2, st, (int)c);
+                sw_walk(s, c ? x->body : x->orelse, depth);
+            } else {
+                sw_walk(s, x->body, depth);
+                sw_walk(s, x->orelse, depth);
+            }
+            break;
+        case PTO_ST_SECTION:
+            sw_walk(s, x->body, depth);
+            break;
+        default: break;
+        }
+    }
+}
+
+/* The behaviours of every kernel at the names' values in s->cur, into *out
+   (sorted). */
+static void sw_behaviours(sweep *s, sw_set *out)
+{
+    const pto_module *m = s->m;
+    int32_t v, k;
+    int i;
+    out->n = 0;
+    s->out = out;
+    for (v = 0; v < m->n_vars; v++) {
+        s->known[v] = 0;
+        if (m->vars[v].kind != PTO_V_DIM && m->vars[v].kind != PTO_V_SCALAR) continue;
+        for (i = 0; i < s->n; i++)
+            if (m->vars[v].name == s->name[i]) s->val[v] = s->cur[i], s->known[v] = 1;
+    }
+    for (v = 0; v < m->n_tiles; v++) s->tvr[v] = s->tvc[v] = -1;
+    for (k = 0; k < m->n_kernels && !s->oom; k++) {
+        const pto_kernel *kn = &m->kernels[k];
+        s->block = 0;
+        s->blocks = 1;
+        s->blocks_known = kn->blocks < 0 || sw_eval(s, kn->blocks, &s->blocks);
+        if (s->blocks_known && s->blocks < 1) {   /* the harness refuses a launch of no block */
+            sw_add(s, 0, 0, 0);
+            continue;
+        }
+        s->visits = 0;
+        sw_walk(s, kn->body, 0);
+        if (s->blocks_known && s->blocks >= 2) {   /* the last block: its tail */
+            s->block = s->blocks - 1;
+            s->visits = 0;
+            sw_walk(s, kn->body, 0);
+        }
+    }
+    for (i = 1; i < out->n; i++) {   /* insertion sort: small sets */
+        uint64_t key = out->k[i];
+        int j = i;
+        while (j > 0 && out->k[j - 1] > key) out->k[j] = out->k[j - 1], j--;
+        out->k[j] = key;
+    }
+}
+
+static int sw_has(const sw_set *set, uint64_t key)
+{
+    int32_t lo = 0, hi = set->n;
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (set->k[mid] < key) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < set->n && set->k[lo] == key;
+}
+
+/* Adds key to a sorted set. */
+static void sw_insert(sweep *s, sw_set *set, uint64_t key)
+{
+    int32_t i;
+    if (sw_has(set, key)) return;
+    if (set->n == set->cap) {
+        int32_t cap = set->cap ? set->cap * 2 : 32;
+        uint64_t *k = (uint64_t *)pto_realloc(s->ctx, set->k, (size_t)cap * sizeof *k);
+        if (!k) { s->oom = 1; return; }
+        set->k = k;
+        set->cap = cap;
+    }
+    for (i = set->n; i > 0 && set->k[i - 1] > key; i--) set->k[i] = set->k[i - 1];
+    set->k[i] = key;
+    set->n++;
+}
+
+static int sw_tz(int64_t v)
+{
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    int n = 0;
+    if (!u) return 0;
+    while (!(u & 1)) u >>= 1, n++;
+    return n;
+}
+
+/* The -D values a sweep starts from: the command line's, then the `# run:`
+   line's (copied: the line's text is freed). */
+#define SW_MAXDEFS 64
+typedef struct sw_defs {
+    char def[SW_MAXDEFS][256];   /* "NAME=VALUE" */
+    int n;
+} sw_defs;
+
+static void defs_add(sw_defs *d, const char *def)
+{
+    if (d->n < SW_MAXDEFS) snprintf(d->def[d->n++], sizeof d->def[0], "%s", def);
+}
+
+/* The index of NAME's definition in d, or -1. */
+static int defs_find(const sw_defs *d, const char *name, size_t len)
+{
+    int i;
+    for (i = 0; i < d->n; i++)
+        if (strncmp(d->def[i], name, len) == 0 && d->def[i][len] == '=') return i;
+    return -1;
+}
+
+/* One name's behaviours at every value of its range. */
+typedef struct sw_scan {
+    int32_t nv;
+    int32_t *off;             /* nv + 1: value j's keys are keys[off[j] .. off[j + 1]) */
+    uint64_t *keys;
+    unsigned char *tried;     /* run (or refused) already */
+} sw_scan;
+
+typedef struct sw_tally {
+    int runs, pass, fail, refused;
+} sw_tally;
+
+/* One run of the compiled kernel at s->cur: a row. Returns 1 when the
+   kernel ran it (match or failure), 0 when it refused the values. */
+static int sw_run_one(sweep *s, const sw_defs *defs, const char *bin, const char *fixed, const char *tmp,
+                      const char *file, sw_tally *t)
+{
+    char cmd[24000], args[20000], vals[1024], outp[4200], errp[4200], one[300], reason[400];
+    char *out, *err, *line, *end;
+    size_t n;
+    int i, rc, nresult = 0, noref = 0, mismatch = 0, reports = 0, ran;
+    long long cycles = 0, total = -1;
+    snprintf(outp, sizeof outp, "%s/out", tmp);
+    snprintf(errp, sizeof errp, "%s/err", tmp);
+    cmd[0] = args[0] = vals[0] = 0;
+    shell_add(args, sizeof args, fixed, NULL);
+    for (i = 0; i < s->n; i++) {
+        snprintf(one, sizeof one, "%s=%lld", pto_str(s->ctx, s->name[i]), (long long)s->cur[i]);
+        shell_add(args, sizeof args, " -D ", one);
+        n = strlen(vals);
+        snprintf(vals + n, sizeof vals - n, "%s%s", n ? " " : "", one);
+    }
+    for (i = 0; i < defs->n; i++) {   /* the other names: as given */
+        const char *eq = strchr(defs->def[i], '=');
+        int j, swept = 0;
+        for (j = 0; j < s->n && eq; j++) {
+            const char *nm = pto_str(s->ctx, s->name[j]);
+            if (strlen(nm) == (size_t)(eq - defs->def[i]) && strncmp(nm, defs->def[i], strlen(nm)) == 0) swept = 1;
+        }
+        if (!swept) shell_add(args, sizeof args, " -D ", defs->def[i]);
+    }
+    shell_quote(cmd, sizeof cmd, bin);
+    shell_add(cmd, sizeof cmd, args, NULL);
+    shell_add(cmd, sizeof cmd, " >", outp);
+    shell_add(cmd, sizeof cmd, " 2>", errp);
+    fflush(stdout);
+    rc = system(cmd);
+    rc = rc == -1 ? 2 : WIFEXITED(rc) ? WEXITSTATUS(rc) : 2;
+    out = read_all(outp, &n);
+    err = read_all(errp, &n);
+    reason[0] = 0;
+    for (line = out; line && *line; line = end ? end + 1 : NULL) {
+        end = strchr(line, '\n');
+        if (strncmp(line, "  result      ", 14) == 0) {
+            nresult++;
+            if (strncmp(line + 14, "no reference", 12) == 0) noref = 1;
+            else if (strncmp(line + 14, "match", 5) != 0) mismatch = 1;
+        } else if (strncmp(line, "  simulator   ", 14) == 0 && line[14] >= '0' && line[14] <= '9') {
+            reports += atoi(line + 14);
+        } else if (strncmp(line, "  cycles      ", 14) == 0) {
+            cycles += atoll(line + 14);
+        } else if (strncmp(line, "total         ", 14) == 0) {
+            total = atoll(line + 14);
+        }
+    }
+    for (line = err; line && *line && !reason[0]; line = end ? end + 1 : NULL) {
+        const char *e = strstr(line, "error: ");
+        end = strchr(line, '\n');
+        if (e) snprintf(reason, sizeof reason, "%.*s", (int)(end ? end - e - 7 : (long)strlen(e + 7)), e + 7);
+    }
+    t->runs++;
+    ran = !(rc == 1 && !mismatch && (noref || nresult == 0));
+    printf("  %-24s ", vals[0] ? vals : "(no -D)");
+    if (!ran) {
+        t->refused++;
+        printf("refused: %s\n", reason[0] ? reason : "the harness rejected the values");
+    } else if (rc == 0) {
+        t->pass++;
+        printf("match        cycles %lld\n", total >= 0 ? total : cycles);
+    } else {
+        t->fail++;
+        if (mismatch) printf("MISMATCH");
+        else if (reports) printf("%d REPORT%s", reports, reports == 1 ? "" : "S");
+        else printf("FAILED (exit status %d)", rc);
+        printf("%*scycles %lld\n", 5, "", total >= 0 ? total : cycles);
+        /* what the run said, so the failure can be read without a rerun */
+        for (i = 0, line = out; line && *line && i < 40; line = end ? end + 1 : NULL, i++) {
+            end = strchr(line, '\n');
+            printf("      | %.*s\n", (int)(end ? end - line : (long)strlen(line)), line);
+        }
+        for (line = err; line && *line && i < 60; line = end ? end + 1 : NULL, i++) {
+            end = strchr(line, '\n');
+            printf("      | %.*s\n", (int)(end ? end - line : (long)strlen(line)), line);
+        }
+        printf("      rerun: ptoc run %s%s\n", file, args);
+    }
+    free(out);
+    free(err);
+    remove(outp);
+    remove(errp);
+    return ran;
+}
+
+/* The lines of the statements and expressions whose outcome changes with
+   name i (a key present at some values of the scan and absent at others),
+   printed as the name's header line. */
+static void sw_header(sweep *s, const sw_scan *sc, int i)
+{
+    const pto_module *m = s->m;
+    sw_set u;
+    int32_t j, q, p, nk[4] = {0, 0, 0, 0}, lines[16], nl = 0;
+    memset(&u, 0, sizeof u);
+    for (j = 0; j < sc->nv; j++)
+        for (q = sc->off[j]; q < sc->off[j + 1] && sc->keys[sc->off[j]] != 0; q++)
+            sw_insert(s, &u, sc->keys[q] & ~(uint64_t)0xff);
+    for (q = 0; q < u.n; q++) {
+        /* does the outcome of this point differ between two values? */
+        uint64_t first = 0;
+        int varies = 0, seen = 0, kind = (int)(u.k[q] >> 56);
+        int32_t id = (int32_t)(uint32_t)(u.k[q] >> 8), line;
+        for (j = 0; j < sc->nv && !varies; j++) {
+            uint64_t got = 0xff;   /* not reached at this value */
+            if (sc->off[j] < sc->off[j + 1] && sc->keys[sc->off[j]] == 0) continue;   /* refused there */
+            for (p = sc->off[j]; p < sc->off[j + 1]; p++)
+                if ((sc->keys[p] & ~(uint64_t)0xff) == u.k[q]) { got = sc->keys[p] & 0xff; break; }
+            if (!seen) first = got, seen = 1;
+            else if (got != first) varies = 1;
+        }
+        if (!varies || kind == 0) continue;
+        nk[kind]++;
+        line = kind == 3 ? m->exprs[id].loc.line : m->stmts[id].loc.line;
+        for (p = 0; p < nl && lines[p] != line; p++)
+            ;
+        if (p == nl && nl < 16) lines[nl++] = line;
+    }
+    s->steers[i] = nk[1] + nk[2] + nk[3];
+    printf("  %s (from %lld, %lld..%lld): ", pto_str(s->ctx, s->name[i]), (long long)s->base[i], (long long)s->lo[i],
+           (long long)s->hi[i]);
+    if (!s->steers[i]) {
+        printf("steers no loop, if or min/max; stays %lld\n", (long long)s->base[i]);
+    } else {
+        const char *sep = "steers ";
+        if (nk[1]) printf("%s%d loop%s", sep, nk[1], nk[1] == 1 ? "" : "s"), sep = ", ";
+        if (nk[2]) printf("%s%d if%s", sep, nk[2], nk[2] == 1 ? "" : "s"), sep = ", ";
+        if (nk[3]) printf("%s%d min/max", sep, nk[3]);
+        for (p = 1; p < nl; p++) {   /* in order */
+            int32_t l = lines[p], r = p;
+            while (r > 0 && lines[r - 1] > l) lines[r] = lines[r - 1], r--;
+            lines[r] = l;
+        }
+        printf(" (line%s", nl == 1 ? "" : "s");
+        for (p = 0; p < nl; p++) printf("%s %d", p ? "," : "", lines[p]);
+        printf(")\n");
+    }
+    pto_free(s->ctx, u.k);
+}
+
+/* ptoc run --sweep: FILE is emitted and compiled into bin; run it at the
+   value sets the comment above describes. fixed: the other options of the
+   harness (--seed, --ranks, --max-instr), shell-quoted. */
+static int sweep_file(pto_ctx *ctx, const char *path, const sw_defs *given, const sw_defs *ranges, const char *bin,
+                      const char *fixed, const char *tmp, int max_runs, int64_t nranks)
+{
+    sw_defs defs_all, *defs = &defs_all;
+    sweep s;
+    sw_scan scan[SW_MAXN];
+    sw_set covered, refused_once, cur;
+    sw_tally t;
+    size_t len = 0;
+    char *text = read_all(path, &len);
+    pto_module *m = text ? pto_parse(ctx, path, text, len) : NULL;
+    int i, progress, given_up = 0, unreached = 0, rc;
+    int32_t v, j, q;
+    memset(&s, 0, sizeof s);
+    memset(scan, 0, sizeof scan);
+    memset(&covered, 0, sizeof covered);
+    memset(&refused_once, 0, sizeof refused_once);
+    memset(&cur, 0, sizeof cur);
+    memset(&t, 0, sizeof t);
+    if (!m || pto_verify(ctx, m) != PTO_OK) {   /* emit passed on the same text: not expected */
+        pto_diag_print(ctx, stderr);
+        pto_module_destroy(m);
+        free(text);
+        return 1;
+    }
+    /* a float scalar nobody gave a value gets 1.5, so that a sweep runs without any -D */
+    memcpy(defs, given, sizeof *defs);
+    for (v = 0; v < m->n_params; v++) {
+        const char *nm = pto_str(ctx, m->params[v].name);
+        char def[200];
+        if (m->params[v].kind != PTO_P_SCALAR || m->params[v].dtype == PTO_I32 || m->params[v].dtype == PTO_I8 ||
+            defs_find(defs, nm, strlen(nm)) >= 0)
+            continue;
+        snprintf(def, sizeof def, "%s=1.5", nm);
+        defs_add(defs, def);
+    }
+    for (i = 0; i < ranges->n; i++) {   /* a range names a dim or an integer scalar */
+        const char *eq = strchr(ranges->def[i], '=');
+        for (v = 0; v < m->n_vars; v++) {
+            const pto_var *x = &m->vars[v];
+            const char *nm = pto_str(ctx, x->name);
+            if (strlen(nm) == (size_t)(eq - ranges->def[i]) && strncmp(nm, ranges->def[i], strlen(nm)) == 0 &&
+                (x->kind == PTO_V_DIM || (x->kind == PTO_V_SCALAR && x->def >= 0 && x->def < m->n_params &&
+                                          (m->params[x->def].dtype == PTO_I32 || m->params[x->def].dtype == PTO_I8))))
+                break;
+        }
+        if (v == m->n_vars) {
+            fprintf(stderr, "ptoc: error: -D %s: %s has no dynamic dim or integer scalar named '%.*s' to sweep over a range\n",
+                    ranges->def[i], path, (int)(eq - ranges->def[i]), ranges->def[i]);
+            pto_module_destroy(m);
+            free(text);
+            return 1;
+        }
+    }
+    s.ctx = ctx;
+    s.m = m;
+    s.nranks = nranks;
+    s.val = (int64_t *)pto_alloc(ctx, (size_t)(m->n_vars + 1) * sizeof *s.val);
+    s.known = (unsigned char *)pto_alloc(ctx, (size_t)(m->n_vars + 1));
+    s.tvr = (int64_t *)pto_alloc(ctx, (size_t)(m->n_tiles + 1) * sizeof *s.tvr);
+    s.tvc = (int64_t *)pto_alloc(ctx, (size_t)(m->n_tiles + 1) * sizeof *s.tvc);
+    if (!s.val || !s.known || !s.tvr || !s.tvc) s.oom = 1;
+    /* the names: dynamic dims and integer scalars, of kernels and hosts */
+    for (v = 0; v < m->n_vars && !s.oom; v++) {
+        const pto_var *x = &m->vars[v];
+        int isdim = x->kind == PTO_V_DIM, d;
+        const char *nm = pto_str(ctx, x->name);
+        if (!isdim && !(x->kind == PTO_V_SCALAR && x->def >= 0 && x->def < m->n_params &&
+                        (m->params[x->def].dtype == PTO_I32 || m->params[x->def].dtype == PTO_I8)))
+            continue;
+        for (i = 0; i < s.n && s.name[i] != x->name; i++)
+            ;
+        if (i < s.n || s.n == SW_MAXN) continue;
+        s.name[i] = x->name;
+        s.dim[i] = isdim;
+        s.lo[i] = isdim ? 1 : -4;
+        s.hi[i] = !isdim && m->params[x->def].dtype == PTO_I8 ? 127 : SW_HI;
+        s.base[i] = isdim ? 64 : 1;
+        d = defs_find(defs, nm, strlen(nm));
+        if (d >= 0) {
+            char *endp;
+            long long b = strtoll(strchr(defs->def[d], '=') + 1, &endp, 0);
+            if (!*endp) s.base[i] = b;
+        }
+        s.cap[i] = d >= 0 ? sw_tz(s.base[i]) : 4;
+        d = defs_find(ranges, nm, strlen(nm));
+        if (d >= 0) {   /* NAME=LO..HI: the values the kernel takes */
+            char *endp;
+            long long lo = strtoll(strchr(ranges->def[d], '=') + 1, &endp, 0), hi = 0;
+            int ok = strncmp(endp, "..", 2) == 0;
+            if (ok) hi = strtoll(endp + 2, &endp, 0);
+            if (!ok || *endp || lo > hi || (isdim && lo < 1) ||
+                (!isdim && (lo < pto_int_lo(m->params[x->def].dtype) || hi > pto_int_hi(m->params[x->def].dtype)))) {
+                fprintf(stderr, "ptoc: error: -D %s: want NAME=LO..HI, LO <= HI, in the range of %s\n", ranges->def[d],
+                        isdim ? "a dim (LO >= 1)" : "the scalar's dtype");
+                s.oom = 3;
+                break;
+            }
+            s.lo[i] = lo;
+            s.hi[i] = hi - lo > 16383 ? lo + 16383 : hi;   /* the scan's width is bounded */
+            if (s.base[i] < lo) s.base[i] = lo;
+            if (s.base[i] > hi) s.base[i] = hi;
+        }
+        s.n++;
+    }
+    if (s.oom == 3) {
+        pto_free(ctx, s.val);
+        pto_free(ctx, s.known);
+        pto_free(ctx, s.tvr);
+        pto_free(ctx, s.tvc);
+        pto_module_destroy(m);
+        free(text);
+        return 1;
+    }
+    printf("sweep %s\n", path);
+    /* each name's behaviours over its range */
+    for (i = 0; i < s.n && !s.oom; i++) {
+        sw_scan *sc = &scan[i];
+        int32_t nk = 0, capk = 256;
+        sc->nv = (int32_t)(s.hi[i] - s.lo[i] + 1);
+        sc->off = (int32_t *)pto_alloc(ctx, (size_t)(sc->nv + 1) * sizeof *sc->off);
+        sc->tried = (unsigned char *)pto_alloc(ctx, (size_t)sc->nv);
+        sc->keys = (uint64_t *)pto_alloc(ctx, (size_t)capk * sizeof *sc->keys);
+        if (!sc->off || !sc->tried || !sc->keys) { s.oom = 1; break; }
+        memset(sc->tried, 0, (size_t)sc->nv);
+        for (j = 0; j < sc->nv && !s.oom; j++) {
+            memcpy(s.cur, s.base, sizeof s.cur);
+            s.cur[i] = s.lo[i] + j;
+            sw_behaviours(&s, &cur);
+            sc->off[j] = nk;
+            if (nk + cur.n > capk) {
+                uint64_t *k;
+                while (nk + cur.n > capk) capk *= 2;
+                k = (uint64_t *)pto_realloc(ctx, sc->keys, (size_t)capk * sizeof *k);
+                if (!k) { s.oom = 1; break; }
+                sc->keys = k;
+            }
+            memcpy(sc->keys + nk, cur.k, (size_t)cur.n * sizeof *cur.k);
+            nk += cur.n;
+        }
+        sc->off[sc->nv] = nk;
+        if (!s.oom) sw_header(&s, sc, i);
+        if (s.base[i] >= s.lo[i] && s.base[i] <= s.hi[i]) sc->tried[s.base[i] - s.lo[i]] = 1;
+    }
+    if (!s.n) printf("  no dynamic dim or integer scalar: one run\n");
+    /* the base run, then the value showing the most new behaviours, name by name */
+    if (!s.oom) {
+        memcpy(s.cur, s.base, sizeof s.cur);
+        if (sw_run_one(&s, defs, bin, fixed, tmp, path, &t)) {
+            sw_behaviours(&s, &cur);
+            for (q = 0; q < cur.n; q++) sw_insert(&s, &covered, cur.k[q]);
+        }
+    }
+    do {
+        progress = 0;
+        for (i = 0; i < s.n && t.runs < max_runs && !s.oom; i++) {
+            sw_scan *sc = &scan[i];
+            int32_t best = -1, bestnew = 0;
+            int bestr = 0;
+            for (j = 0; j < sc->nv; j++) {
+                int32_t nw = 0;
+                int64_t val = s.lo[i] + j;
+                int r = sw_tz(val) < s.cap[i] ? sw_tz(val) : s.cap[i];
+                if (sc->tried[j] || (sc->off[j] < sc->off[j + 1] && sc->keys[sc->off[j]] == 0)) continue;
+                for (q = sc->off[j]; q < sc->off[j + 1]; q++) nw += !sw_has(&covered, sc->keys[q]);
+                if (!nw) continue;
+                /* most new behaviours, then roundest, then smallest (|v|: a scalar may be negative) */
+                if (best < 0 || nw > bestnew || (nw == bestnew && (r > bestr || (r == bestr &&
+                    (val < 0 ? -val : val) < (s.lo[i] + best < 0 ? -(s.lo[i] + best) : s.lo[i] + best)))))
+                    best = j, bestnew = nw, bestr = r;
+            }
+            if (best < 0) continue;
+            progress = 1;
+            sc->tried[best] = 1;
+            memcpy(s.cur, s.base, sizeof s.cur);
+            s.cur[i] = s.lo[i] + best;
+            if (sw_run_one(&s, defs, bin, fixed, tmp, path, &t)) {
+                for (q = sc->off[best]; q < sc->off[best + 1]; q++) sw_insert(&s, &covered, sc->keys[q]);
+            } else {
+                /* a behaviour only refused values show gets one more value, then is given up */
+                for (q = sc->off[best]; q < sc->off[best + 1]; q++) {
+                    uint64_t key = sc->keys[q];
+                    if (sw_has(&covered, key)) continue;
+                    if (sw_has(&refused_once, key)) sw_insert(&s, &covered, key), given_up++;
+                    else sw_insert(&s, &refused_once, key);
+                }
+            }
+        }
+    } while (progress && t.runs < max_runs && !s.oom);
+    for (i = 0; i < s.n && !s.oom; i++) {   /* behaviours that no run showed */
+        sw_set u;
+        memset(&u, 0, sizeof u);
+        for (j = 0; j < scan[i].nv; j++)
+            for (q = scan[i].off[j]; q < scan[i].off[j + 1] && scan[i].keys[scan[i].off[j]] != 0; q++)
+                if (!sw_has(&covered, scan[i].keys[q])) sw_insert(&s, &u, scan[i].keys[q]);
+        unreached += u.n;
+        for (q = 0; q < u.n; q++) sw_insert(&s, &covered, u.k[q]);
+        pto_free(ctx, u.k);
+    }
+    if (s.oom) {
+        fprintf(stderr, "ptoc: error: out of memory\n");
+        rc = 2;
+    } else {
+        printf("sweep: %d run%s: %d match, %d failed, %d refused\n", t.runs, t.runs == 1 ? "" : "s", t.pass, t.fail,
+               t.refused);
+        if (given_up)
+            printf("  note: %d behaviour%s shown only by values the kernel refused\n", given_up, given_up == 1 ? "" : "s");
+        if (unreached)
+            printf("  note: %d behaviour%s not shown within %d runs (--sweep-runs N runs more)\n", unreached,
+                   unreached == 1 ? "" : "s", max_runs);
+        if (!t.pass && !t.fail) printf("  no run was accepted: nothing was judged\n");
+        rc = t.fail || !t.pass ? 1 : 0;
+    }
+    for (i = 0; i < SW_MAXN; i++) {
+        pto_free(ctx, scan[i].off);
+        pto_free(ctx, scan[i].keys);
+        pto_free(ctx, scan[i].tried);
+    }
+    pto_free(ctx, covered.k);
+    pto_free(ctx, refused_once.k);
+    pto_free(ctx, cur.k);
+    pto_free(ctx, s.val);
+    pto_free(ctx, s.known);
+    pto_free(ctx, s.tvr);
+    pto_free(ctx, s.tvc);
+    pto_module_destroy(m);
+    free(text);
+    return rc;
+}
+
 /* Is option NAME (e.g. "--ranks", or "-D" with a dim name) already on the command line? */
 static int cli_has(int argc, char **argv, const char *opt, const char *dname, size_t dlen)
 {
@@ -647,7 +1396,7 @@ static int cli_has(int argc, char **argv, const char *opt, const char *dname, si
         }
         if (strcmp(a, "-D") == 0 && i + 1 < argc) v = argv[i + 1];
         else if (strncmp(a, "-D", 2) == 0) v = a + 2;
-        if (v && strncmp(v, dname, dlen) == 0 && v[dlen] == '=') return 1;
+        if (v && strncmp(v, dname, dlen) == 0 && v[dlen] == '=' && !strstr(v, "..")) return 1;   /* (a range is --sweep's) */
     }
     return 0;
 }
@@ -688,7 +1437,7 @@ static char *run_line_host(char *text)
    there is added unless the command line gives it too, so
    `ptoc run examples/softmax.pto` works as the demo runs it, and so does
    `ptoc run DIR` on what `ptoc emit` made of it. */
-static void file_defaults(const char *path, int is_dir, int argc, char **argv, char *cmd, size_t size)
+static void file_defaults(const char *path, int is_dir, int argc, char **argv, char *cmd, size_t size, sw_defs *defs)
 {
     size_t len = 0;
     char hpath[4200], *text, *line, *tok[64];
@@ -733,10 +1482,59 @@ static void file_defaults(const char *path, int is_dir, int argc, char **argv, c
         given = strcmp(opt, "-D") == 0 ? eq && cli_has(argc, argv, "-D", val, (size_t)(eq - val))
                                        : cli_has(argc, argv, opt, NULL, 0);
         if (given) continue;
+        if (defs && strcmp(opt, "-D") == 0) {   /* a sweep sets -D values itself */
+            defs_add(defs, val);
+            continue;
+        }
         shell_add(cmd, size, " ", opt);
         shell_add(cmd, size, " ", val);
     }
     free(text);
+}
+
+/* A .pto file's `# sweep: -D K=1..64 --sweep-runs 20` line: the values a
+   sweep may give each name (the kernel's domain: a K loop that must run at
+   least once) and its run count. Read by run --sweep only; the command
+   line's -D ranges and --sweep-runs override it. Returns 0, or 1 after
+   saying what is wrong with the line. */
+static int sweep_line(const char *path, int argc, char **argv, sw_defs *ranges, int *max_runs)
+{
+    size_t len = 0;
+    char *text = read_all(path, &len), *line, *end, *tok[64], *p;
+    int n = 0, i, rc = 0;
+    if (!text) return 0;
+    for (line = text; line && *line; line = end ? end + 1 : NULL) {
+        end = strchr(line, '\n');
+        if (end) *end = 0;
+        if (strncmp(line, "# sweep:", 8) == 0) break;
+    }
+    for (p = line ? line + 8 : NULL; p && n < 64;) {
+        while (*p == ' ' || *p == '\t') p++;
+        if (!*p) break;
+        tok[n++] = p;
+        while (*p && *p != ' ' && *p != '\t') p++;
+        if (*p) *p++ = 0;
+    }
+    for (i = 0; i < n && !rc; i++) {
+        const char *val = i + 1 < n ? tok[i + 1] : NULL, *eq;
+        if (strcmp(tok[i], "--sweep-runs") == 0 && val) {
+            char *e;
+            long r = strtol(val, &e, 10);
+            if (*e || r < 1 || r > 1000) rc = 1;
+            else if (!cli_has(argc, argv, "--sweep-runs", NULL, 0)) *max_runs = (int)r;
+            i++;
+        } else if (strcmp(tok[i], "-D") == 0 && val && (eq = strchr(val, '=')) != NULL && strstr(val, "..")) {
+            if (defs_find(ranges, val, (size_t)(eq - val)) < 0) defs_add(ranges, val);
+            i++;
+        } else {
+            rc = 1;
+        }
+    }
+    if (rc)
+        fprintf(stderr, "ptoc: error: %s: the '# sweep:' line takes -D NAME=LO..HI and --sweep-runs N, not '%s'\n", path,
+                tok[i - 1]);
+    free(text);
+    return rc;
 }
 
 static int cmd_run(pto_ctx *ctx, int argc, char **argv)
@@ -745,18 +1543,35 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
     char inc[4096], tmp[] = "/tmp/ptoc-run-XXXXXX", bin[4200], cmd[16384], kpath[4200], hpath[4200];
     const char *dir;
     struct stat sb;
-    int i, rc, opts = 0;
+    int i, rc, opts = 0, sweep = 0, max_runs = 12, trace = 0;
+    int64_t nranks = 2;
+    sw_defs defs, ranges;
     cmd[0] = 0;
+    defs.n = ranges.n = 0;
     if (!cc || !*cc) cc = "cc";
-    static const char *const valued[] = {"--cc", "-D", "--seed", "--trace", "--ranks", "--max-instr", NULL};
+    static const char *const valued[] = {"--cc", "-D", "--seed", "--trace", "--ranks", "--max-instr", "--sweep-runs", NULL};
+    for (i = 2; i < argc; i++)   /* --sweep first: it decides where -D values go */
+        if (strcmp(argv[i], "--sweep") == 0) sweep = 1;
     for (i = 2; i < argc; i++) {
         if (missing_value(argc, argv, i, valued)) return usage_error("run", "run: a value must follow", argv[i]);
         if (strcmp(argv[i], "--cc") == 0) cc = argv[++i];
         else if (strcmp(argv[i], "--no-sync") == 0) opts |= EMIT_NO_SYNC;
         else if (strcmp(argv[i], "--tight") == 0) opts |= EMIT_TIGHT;
+        else if (strcmp(argv[i], "--sweep") == 0) continue;
+        else if (strcmp(argv[i], "--sweep-runs") == 0) {
+            char *end;
+            long n = strtol(argv[++i], &end, 10);
+            if (*end || n < 1 || n > 1000) return usage_error("run", "run: --sweep-runs takes a count in 1..1000, not", argv[i]);
+            max_runs = (int)n;
+        } else if (sweep && (strcmp(argv[i], "-D") == 0 || strncmp(argv[i], "-D", 2) == 0)) {
+            const char *d = strcmp(argv[i], "-D") == 0 ? argv[++i] : argv[i] + 2;
+            defs_add(strstr(d, "..") ? &ranges : &defs, d);   /* NAME=LO..HI: the values to sweep */
+        }
         else if ((strcmp(argv[i], "-D") == 0 || strcmp(argv[i], "--seed") == 0 || strcmp(argv[i], "--trace") == 0 ||
                   strcmp(argv[i], "--ranks") == 0 || strcmp(argv[i], "--max-instr") == 0) &&
                  i + 1 < argc) {
+            trace |= strcmp(argv[i], "--trace") == 0;
+            if (strcmp(argv[i], "--ranks") == 0) nranks = atoi(argv[i + 1]);
             shell_add(cmd, sizeof cmd, " ", argv[i]);
             shell_add(cmd, sizeof cmd, " ", argv[++i]);
         } else if (strncmp(argv[i], "-D", 2) == 0) shell_add(cmd, sizeof cmd, " ", argv[i]);
@@ -765,6 +1580,10 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
         else target = argv[i];
     }
     if (!target) return usage_error("run", "run needs a FILE or an emitted DIR", NULL);
+    if (sweep && trace) return usage_error("run", "run: --sweep makes many runs; --trace writes one run's timeline", NULL);
+    if (!sweep && cli_has(argc, argv, "--sweep-runs", NULL, 0)) return usage_error("run", "run: --sweep-runs goes with --sweep", NULL);
+    if (sweep && stat(target, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return usage_error("run", "run: --sweep needs a .pto FILE (it reads the loops from the text), not the DIR", target);
     if (!find_include(argv[0], inc, sizeof inc)) {
         fprintf(stderr, "ptoc: error: cannot find pto.h and pto_kernels.h (set PTO_INCLUDE)\n");
         return 1;
@@ -777,18 +1596,25 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
         dir = target;
         rc = file_exists(dir, "host.c") ? 0 : 1;
         if (rc) fprintf(stderr, "ptoc: error: '%s' has no host.c (make it with ptoc emit)\n", dir);
-        else file_defaults(dir, 1, argc, argv, cmd, sizeof cmd);
+        else file_defaults(dir, 1, argc, argv, cmd, sizeof cmd, NULL);
     } else {
         dir = tmp;
         rc = emit_to(ctx, target, dir, opts);
-        file_defaults(target, 0, argc, argv, cmd, sizeof cmd);
+        file_defaults(target, 0, argc, argv, cmd, sizeof cmd, sweep ? &defs : NULL);
+    }
+    if (sweep && rc == 0 && sweep_line(target, argc, argv, &ranges, &max_runs)) rc = 1;
+    if (sweep && !cli_has(argc, argv, "--ranks", NULL, 0)) {   /* the # run: line's, for nranks in the sweep */
+        const char *r = strstr(cmd, "'--ranks' '");
+        if (r) nranks = atoi(r + 11);
     }
     snprintf(bin, sizeof bin, "%s/run", tmp);
     if (rc == 0 && compile_dir(cc, inc, dir, bin) != 0) {
         fprintf(stderr, "ptoc: error: %s failed to compile %s/host.c\n", cc, dir);
         rc = 1;
     }
-    if (rc == 0) {
+    if (rc == 0 && sweep) {
+        rc = sweep_file(ctx, target, &defs, &ranges, bin, cmd, tmp, max_runs, nranks);
+    } else if (rc == 0) {
         char full[16384 + 4300];
         full[0] = 0;
         shell_quote(full, sizeof full, bin);
