@@ -713,6 +713,7 @@ typedef struct sweep {
     unsigned char *known;
     int64_t *tvr, *tvc;                 /* per tile: its valid rows and cols at its declaration (-1: unknown) */
     int64_t block, blocks, nranks;
+    int ctxbits;                        /* 1: in the last iteration of the innermost loop; 2: in the last block */
     int blocks_known;
     long visits;
     sw_set *out;                        /* the walk's behaviours */
@@ -722,7 +723,8 @@ typedef struct sweep {
 static void sw_add(sweep *s, int kind, int32_t id, int cls)
 {
     sw_set *o = s->out;
-    uint64_t key = ((uint64_t)kind << 56) | ((uint64_t)(uint32_t)id << 8) | (uint64_t)cls;
+    /* kind 0 is the one "refused" key, whatever the context: it sorts first */
+    uint64_t key = kind ? ((uint64_t)kind << 56) | ((uint64_t)(uint32_t)id << 8) | ((uint64_t)s->ctxbits << 4) | (uint64_t)cls : 0;
     int32_t i;
     for (i = 0; i < o->n; i++)
         if (o->k[i] == key) return;
@@ -854,16 +856,20 @@ static void sw_walk(sweep *s, int32_t blk, int depth)
             if (ka && kb && (x->e[2] < 0 || sw_eval(s, x->e[2], &step)) && step > 0) {
                 uint64_t d = b > a ? (uint64_t)b - (uint64_t)a : 0, t = d / (uint64_t)step + (d % (uint64_t)step != 0);
                 sw_add(s, 1, st, sw_trip_class(t, sw_period(m, x->body)));
+                int outer = s->ctxbits;
                 if (t >= 1) {
                     s->val[x->ref] = a;
                     s->known[x->ref] = 1;
+                    s->ctxbits = outer & ~1;
                     sw_walk(s, x->body, depth + 1);
                 }
                 if (t >= 2 && depth < SW_DEPTH) {
                     s->val[x->ref] = (int64_t)((uint64_t)a + (t - 1) * (uint64_t)step);
                     s->known[x->ref] = 1;
+                    s->ctxbits = outer | 1;
                     sw_walk(s, x->body, depth + 1);
                 }
+                s->ctxbits = outer;
             } else {
                 s->known[x->ref] = 0;
                 sw_walk(s, x->body, depth + 1);
@@ -910,9 +916,17 @@ static void sw_behaviours(sweep *s, sw_set *out)
             if (m->vars[v].name == s->name[i]) s->val[v] = s->cur[i], s->known[v] = 1;
     }
     for (v = 0; v < m->n_tiles; v++) s->tvr[v] = s->tvc[v] = -1;
+    for (v = 0; v < m->n_params && !s->oom; v++) {
+        /* a tensor whose rows are not whole 32-byte blocks: windows on
+           different rows can share a block (the simulator's race unit) */
+        const pto_param *p = &m->params[v];
+        if (p->kind == PTO_P_TENSOR && p->dim_var[1] >= 0 && s->known[p->dim_var[1]])
+            sw_add(s, 4, v, (s->val[p->dim_var[1]] * pto_dtype_size((pto_dtype)p->dtype)) % 32 == 0);
+    }
     for (k = 0; k < m->n_kernels && !s->oom; k++) {
         const pto_kernel *kn = &m->kernels[k];
         s->block = 0;
+        s->ctxbits = 0;
         s->blocks = 1;
         s->blocks_known = kn->blocks < 0 || sw_eval(s, kn->blocks, &s->blocks);
         if (s->blocks_known && s->blocks < 1) {   /* the harness refuses a launch of no block */
@@ -923,6 +937,7 @@ static void sw_behaviours(sweep *s, sw_set *out)
         sw_walk(s, kn->body, 0);
         if (s->blocks_known && s->blocks >= 2) {   /* the last block: its tail */
             s->block = s->blocks - 1;
+            s->ctxbits = 2;
             s->visits = 0;
             sw_walk(s, kn->body, 0);
         }
@@ -1000,6 +1015,8 @@ typedef struct sw_scan {
     int32_t *off;             /* nv + 1: value j's keys are keys[off[j] .. off[j + 1]) */
     uint64_t *keys;
     unsigned char *tried;     /* run (or refused) already */
+    sw_set covered;           /* behaviours a run at one of its values (or the base run) showed, or given up */
+    sw_set refused_once;      /* behaviours a refused value would have shown */
 } sw_scan;
 
 typedef struct sw_tally {
@@ -1104,7 +1121,7 @@ static void sw_header(sweep *s, const sw_scan *sc, int i)
 {
     const pto_module *m = s->m;
     sw_set u;
-    int32_t j, q, p, nk[4] = {0, 0, 0, 0}, lines[16], nl = 0;
+    int32_t j, q, p, nk[5] = {0, 0, 0, 0, 0}, lines[16], nl = 0;
     memset(&u, 0, sizeof u);
     for (j = 0; j < sc->nv; j++)
         for (q = sc->off[j]; q < sc->off[j + 1] && sc->keys[sc->off[j]] != 0; q++)
@@ -1124,21 +1141,22 @@ static void sw_header(sweep *s, const sw_scan *sc, int i)
         }
         if (!varies || kind == 0) continue;
         nk[kind]++;
-        line = kind == 3 ? m->exprs[id].loc.line : m->stmts[id].loc.line;
+        line = kind == 3 ? m->exprs[id].loc.line : kind == 4 ? m->params[id].loc.line : m->stmts[id].loc.line;
         for (p = 0; p < nl && lines[p] != line; p++)
             ;
         if (p == nl && nl < 16) lines[nl++] = line;
     }
-    s->steers[i] = nk[1] + nk[2] + nk[3];
+    s->steers[i] = nk[1] + nk[2] + nk[3] + nk[4];
     printf("  %s (from %lld, %lld..%lld): ", pto_str(s->ctx, s->name[i]), (long long)s->base[i], (long long)s->lo[i],
            (long long)s->hi[i]);
     if (!s->steers[i]) {
-        printf("steers no loop, if or min/max; stays %lld\n", (long long)s->base[i]);
+        printf("steers no loop, if, min/max or row width; stays %lld\n", (long long)s->base[i]);
     } else {
         const char *sep = "steers ";
         if (nk[1]) printf("%s%d loop%s", sep, nk[1], nk[1] == 1 ? "" : "s"), sep = ", ";
         if (nk[2]) printf("%s%d if%s", sep, nk[2], nk[2] == 1 ? "" : "s"), sep = ", ";
-        if (nk[3]) printf("%s%d min/max", sep, nk[3]);
+        if (nk[3]) printf("%s%d min/max", sep, nk[3]), sep = ", ";
+        if (nk[4]) printf("%sthe row width of %d tensor%s", sep, nk[4], nk[4] == 1 ? "" : "s");
         for (p = 1; p < nl; p++) {   /* in order */
             int32_t l = lines[p], r = p;
             while (r > 0 && lines[r - 1] > l) lines[r] = lines[r - 1], r--;
@@ -1160,7 +1178,7 @@ static int sweep_file(pto_ctx *ctx, const char *path, const sw_defs *given, cons
     sw_defs defs_all, *defs = &defs_all;
     sweep s;
     sw_scan scan[SW_MAXN];
-    sw_set covered, refused_once, cur;
+    sw_set cur;
     sw_tally t;
     size_t len = 0;
     char *text = read_all(path, &len);
@@ -1169,8 +1187,6 @@ static int sweep_file(pto_ctx *ctx, const char *path, const sw_defs *given, cons
     int32_t v, j, q;
     memset(&s, 0, sizeof s);
     memset(scan, 0, sizeof scan);
-    memset(&covered, 0, sizeof covered);
-    memset(&refused_once, 0, sizeof refused_once);
     memset(&cur, 0, sizeof cur);
     memset(&t, 0, sizeof t);
     if (!m || pto_verify(ctx, m) != PTO_OK) {   /* emit passed on the same text: not expected */
@@ -1304,7 +1320,8 @@ static int sweep_file(pto_ctx *ctx, const char *path, const sw_defs *given, cons
         memcpy(s.cur, s.base, sizeof s.cur);
         if (sw_run_one(&s, defs, bin, fixed, tmp, path, &t)) {
             sw_behaviours(&s, &cur);
-            for (q = 0; q < cur.n; q++) sw_insert(&s, &covered, cur.k[q]);
+            for (i = 0; i < s.n; i++)
+                for (q = 0; q < cur.n; q++) sw_insert(&s, &scan[i].covered, cur.k[q]);
         }
     }
     do {
@@ -1318,7 +1335,7 @@ static int sweep_file(pto_ctx *ctx, const char *path, const sw_defs *given, cons
                 int64_t val = s.lo[i] + j;
                 int r = sw_tz(val) < s.cap[i] ? sw_tz(val) : s.cap[i];
                 if (sc->tried[j] || (sc->off[j] < sc->off[j + 1] && sc->keys[sc->off[j]] == 0)) continue;
-                for (q = sc->off[j]; q < sc->off[j + 1]; q++) nw += !sw_has(&covered, sc->keys[q]);
+                for (q = sc->off[j]; q < sc->off[j + 1]; q++) nw += !sw_has(&sc->covered, sc->keys[q]);
                 if (!nw) continue;
                 /* most new behaviours, then roundest, then smallest (|v|: a scalar may be negative) */
                 if (best < 0 || nw > bestnew || (nw == bestnew && (r > bestr || (r == bestr &&
@@ -1331,14 +1348,14 @@ static int sweep_file(pto_ctx *ctx, const char *path, const sw_defs *given, cons
             memcpy(s.cur, s.base, sizeof s.cur);
             s.cur[i] = s.lo[i] + best;
             if (sw_run_one(&s, defs, bin, fixed, tmp, path, &t)) {
-                for (q = sc->off[best]; q < sc->off[best + 1]; q++) sw_insert(&s, &covered, sc->keys[q]);
+                for (q = sc->off[best]; q < sc->off[best + 1]; q++) sw_insert(&s, &sc->covered, sc->keys[q]);
             } else {
                 /* a behaviour only refused values show gets one more value, then is given up */
                 for (q = sc->off[best]; q < sc->off[best + 1]; q++) {
                     uint64_t key = sc->keys[q];
-                    if (sw_has(&covered, key)) continue;
-                    if (sw_has(&refused_once, key)) sw_insert(&s, &covered, key), given_up++;
-                    else sw_insert(&s, &refused_once, key);
+                    if (sw_has(&sc->covered, key)) continue;
+                    if (sw_has(&sc->refused_once, key)) sw_insert(&s, &sc->covered, key), given_up++;
+                    else sw_insert(&s, &sc->refused_once, key);
                 }
             }
         }
@@ -1348,9 +1365,8 @@ static int sweep_file(pto_ctx *ctx, const char *path, const sw_defs *given, cons
         memset(&u, 0, sizeof u);
         for (j = 0; j < scan[i].nv; j++)
             for (q = scan[i].off[j]; q < scan[i].off[j + 1] && scan[i].keys[scan[i].off[j]] != 0; q++)
-                if (!sw_has(&covered, scan[i].keys[q])) sw_insert(&s, &u, scan[i].keys[q]);
+                if (!sw_has(&scan[i].covered, scan[i].keys[q])) sw_insert(&s, &u, scan[i].keys[q]);
         unreached += u.n;
-        for (q = 0; q < u.n; q++) sw_insert(&s, &covered, u.k[q]);
         pto_free(ctx, u.k);
     }
     if (s.oom) {
@@ -1371,9 +1387,9 @@ static int sweep_file(pto_ctx *ctx, const char *path, const sw_defs *given, cons
         pto_free(ctx, scan[i].off);
         pto_free(ctx, scan[i].keys);
         pto_free(ctx, scan[i].tried);
+        pto_free(ctx, scan[i].covered.k);
+        pto_free(ctx, scan[i].refused_once.k);
     }
-    pto_free(ctx, covered.k);
-    pto_free(ctx, refused_once.k);
     pto_free(ctx, cur.k);
     pto_free(ctx, s.val);
     pto_free(ctx, s.known);
