@@ -916,6 +916,7 @@ static void sw_behaviours(sweep *s, sw_set *out)
             if (m->vars[v].name == s->name[i]) s->val[v] = s->cur[i], s->known[v] = 1;
     }
     for (v = 0; v < m->n_tiles; v++) s->tvr[v] = s->tvc[v] = -1;
+    s->ctxbits = 0;
     for (v = 0; v < m->n_params && !s->oom; v++) {
         /* a tensor whose rows are not whole 32-byte blocks: windows on
            different rows can share a block (the simulator's race unit) */
@@ -1077,9 +1078,18 @@ static int sw_run_one(sweep *s, const sw_defs *defs, const char *bin, const char
         }
     }
     for (line = err; line && *line && !reason[0]; line = end ? end + 1 : NULL) {
-        const char *e = strstr(line, "error: ");
+        /* "error: WHAT" of the harness, or the interpreter's "DIR/f.pto:10:19: error: WHAT" (as "f.pto:10:19: WHAT") */
+        const char *e = strstr(line, "error: "), *from = line, *sl;
         end = strchr(line, '\n');
-        if (e) snprintf(reason, sizeof reason, "%.*s", (int)(end ? end - e - 7 : (long)strlen(e + 7)), e + 7);
+        if (end) *end = 0;
+        if (!e) continue;
+        for (sl = line; sl < e; sl++)
+            if (*sl == '/') from = sl + 1;
+        if (e - from >= 2 && e[-2] == ':')
+            snprintf(reason, sizeof reason, "%.*s%s", (int)(e - from - 1), from, e + 6);
+        else
+            snprintf(reason, sizeof reason, "%s", e + 7);
+        if (end) *end = '\n';
     }
     t->runs++;
     ran = !(rc == 1 && !mismatch && (noref || nresult == 0));
@@ -1360,14 +1370,21 @@ static int sweep_file(pto_ctx *ctx, const char *path, const sw_defs *given, cons
             }
         }
     } while (progress && t.runs < max_runs && !s.oom);
-    for (i = 0; i < s.n && !s.oom; i++) {   /* behaviours that no run showed */
-        sw_set u;
+    for (i = 0; i < s.n && !s.oom; i++) {   /* behaviours that no run showed: why */
+        sw_scan *sc = &scan[i];
+        sw_set u, later;
         memset(&u, 0, sizeof u);
-        for (j = 0; j < scan[i].nv; j++)
-            for (q = scan[i].off[j]; q < scan[i].off[j + 1] && scan[i].keys[scan[i].off[j]] != 0; q++)
-                if (!sw_has(&scan[i].covered, scan[i].keys[q])) sw_insert(&s, &u, scan[i].keys[q]);
-        unreached += u.n;
+        memset(&later, 0, sizeof later);
+        for (j = 0; j < sc->nv; j++) {
+            int untried = !sc->tried[j];
+            if (sc->off[j] < sc->off[j + 1] && sc->keys[sc->off[j]] == 0) continue;   /* not a value to run */
+            for (q = sc->off[j]; q < sc->off[j + 1]; q++)
+                if (!sw_has(&sc->covered, sc->keys[q])) sw_insert(&s, untried ? &later : &u, sc->keys[q]);
+        }
+        unreached += later.n;   /* a value not run yet shows them: the run budget */
+        for (q = 0; q < u.n; q++) given_up += !sw_has(&later, u.k[q]);   /* only refused values do */
         pto_free(ctx, u.k);
+        pto_free(ctx, later.k);
     }
     if (s.oom) {
         fprintf(stderr, "ptoc: error: out of memory\n");
@@ -1524,7 +1541,7 @@ static int sweep_line(const char *path, int argc, char **argv, sw_defs *ranges, 
         if (end) *end = 0;
         if (strncmp(line, "# sweep:", 8) == 0) break;
     }
-    for (p = line ? line + 8 : NULL; p && n < 64;) {
+    for (p = line && *line ? line + 8 : NULL; p && n < 64;) {   /* (*line == 0: the text ended, no such line) */
         while (*p == ' ' || *p == '\t') p++;
         if (!*p) break;
         tok[n++] = p;

@@ -1,0 +1,102 @@
+#!/bin/sh
+# sweep_test.sh - ptoc run --sweep: every kernel of the repository that has a
+# dynamic dim or an integer scalar (examples/, tests/ok/, tests/user/,
+# tests/sweep/, bench/repro/) matches the reference with no simulator report
+# at every value set the sweep picks (loops run 0, 1, 2, 3 and more times than
+# their slots, ifs both ways, tails partial and whole); and the sweep itself:
+# the values it picks, a refused value, a failing run, the domain a -D range
+# or a `# sweep:` line gives, its usage errors. The kernels are compiled with
+# tcc when there is one (a sweep compiles once; tcc takes ~0.05 s where gcc
+# takes ~1.3 s: CI's time budget).
+cd "$(dirname "$0")/.." || exit 1
+ptoc=${PTOC:-./build/ptoc}
+out=build/sweep_test
+rm -rf $out
+mkdir -p $out
+pass=0; fail=0
+ok()  { pass=$((pass + 1)); echo "ok $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; [ -f $out/log ] && tail -30 $out/log; }
+cc=
+command -v tcc >/dev/null 2>&1 && cc="--cc tcc"
+
+if ! grep -q "pto_k_launch(pto_k_device" pto_kernels.h 2>/dev/null; then
+    echo "skip: pto_kernels.h has no simulator yet"
+    echo "$pass passed, $fail failed"
+    exit 0
+fi
+
+# The domain of kernels written for some values only (not a pto bug at the others):
+#   flash   the K/V loop must run (S >= 64), else o is stored from an unwritten acc
+#   mlp     the K loop must run (KS >= 1), likewise
+#   sib     every block stores the same rows of y: one block (n = 1) or they race
+domain() {
+    case $1 in
+    tests/user/flash.pto) echo "-D S=64..4096" ;;
+    tests/user/mlp.pto) echo "-D KS=1..64" ;;
+    tests/ok/siblings.pto) echo "-D n=1..1" ;;
+    esac
+}
+
+# bench/repro/gm_block is an open sync bug (its README): it must fail until fixed
+for f in examples/*.pto tests/ok/*.pto tests/user/*.pto tests/sweep/*.pto bench/repro/*/*.pto; do
+    case $f in bench/repro/gm_block/*) continue ;; esac
+    # shellcheck disable=SC2046
+    timeout 120 $ptoc run --sweep $cc $(domain $f) $f >$out/log 2>&1; rc=$?
+    grep -q "^  no dynamic dim or integer scalar" $out/log && continue   # one run: the other tests run it
+    if [ $rc = 0 ] && grep -q "^sweep: .* 0 failed" $out/log && ! grep -q "REPORT\|MISMATCH\|FAILED" $out/log
+    then ok "sweep $f ($(grep '^sweep:' $out/log))"; else bad "sweep $f"; fi
+done
+
+# the values: N / 16 trips of a loop over x2 tiles from -D N=64: 4, 2, 1, 3, 0 trips
+$ptoc run --sweep $cc tests/user/trip_x2.pto >$out/log 2>&1
+if [ "$(sed -n 's/^  N=\([0-9]*\) .*/\1/p' $out/log | tr '\n' ' ')" = "64 32 16 48 8 " ]
+then ok "trip_x2: N = 64 32 16 48 8"; else bad "trip_x2: N = 64 32 16 48 8"; fi
+if grep -q "^  N (from 64, 1..4096): steers 1 loop (line 4)$" $out/log; then ok "trip_x2: header"; else bad "trip_x2: header"; fi
+
+# a value the kernel refuses (division by zero): a row saying why, not a failure
+$ptoc run --sweep $cc tests/sweep/refuse_div.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "^  s=0  *refused: refuse_div.pto:10:18: division by zero$" $out/log &&
+   grep -q "^sweep: 5 runs: 4 match, 0 failed, 1 refused$" $out/log &&
+   grep -q "^  note: 1 behaviour shown only by values the kernel refused$" $out/log
+then ok "refused value"; else bad "refused value"; fi
+
+# values whose windows leave the tensor are not run (nested.pto: RB = 64 puts block 2's rows past
+# N = 96; run, the interpreter refused it); the walk sees them first
+$ptoc run --sweep $cc tests/user/nested.pto >$out/log 2>&1
+if grep -q "^sweep: [0-9]* runs: [0-9]* match, 0 failed, 0 refused$" $out/log && ! grep -q "RB=64 " $out/log
+then ok "windows past the tensor: not run"; else bad "windows past the tensor: not run"; fi
+
+# a failing run: the K loop runs no iteration at K < 64 and acc is stored unwritten
+$ptoc run --sweep $cc tests/user/trip_cube_k.pto -D K=1..4096 >$out/log 2>&1; rc=$?
+if [ $rc = 1 ] && grep -q "^  K=8  *1 REPORT" $out/log && grep -q "uninitialised read: tstore (FIX)" $out/log &&
+   grep -q "^      rerun: ptoc run tests/user/trip_cube_k.pto -D 'K=8'$" $out/log &&
+   grep -q "^sweep: 5 runs: 4 match, 1 failed, 0 refused$" $out/log
+then ok "failing run: exit 1, the report, a rerun line"; else bad "failing run: exit 1, the report, a rerun line"; fi
+# ... which its '# sweep: -D K=64..4096' line rules out (the sweep above passed it)
+if grep -q "^# sweep: -D K=64..4096" tests/user/trip_cube_k.pto; then ok "# sweep: line"; else bad "# sweep: line"; fi
+
+# the open sync bug of bench/repro/gm_block: found through the row width (C = 12: 48-byte rows)
+$ptoc run --sweep $cc bench/repro/gm_block/rows.pto >$out/log 2>&1; rc=$?
+if [ $rc = 1 ] && grep -q "^  C=12  *1 REPORT" $out/log; then ok "gm_block: C=12 races"; else bad "gm_block: C=12 races"; fi
+
+# --sweep-runs bounds the runs; -D NAME=V moves the start; a range pins a name
+$ptoc run --sweep $cc --sweep-runs 2 tests/user/trip_x2.pto >$out/log 2>&1
+if grep -q "^sweep: 2 runs: 2 match" $out/log && grep -q "not shown within 2 runs" $out/log
+then ok "--sweep-runs 2"; else bad "--sweep-runs 2"; fi
+$ptoc run --sweep $cc tests/user/trip_x2.pto -D N=16 >$out/log 2>&1
+if [ "$(sed -n 's/^  N=\([0-9]*\) .*/\1/p' $out/log | head -1)" = 16 ]; then ok "-D N=16 starts at 16"; else bad "-D N=16 starts at 16"; fi
+$ptoc run --sweep $cc tests/user/trip_nested.pto -D A=2..2 >$out/log 2>&1
+if ! grep -q "^  A=[013-9]" $out/log && grep -q "^  A (from 3, 2..2)\|^  A (from 2, 2..2)" $out/log
+then ok "-D A=2..2 pins A"; else bad "-D A=2..2 pins A"; fi
+
+# usage errors (exit 1, said)
+for args in "--sweep --trace t.json tests/user/trip_x2.pto" "--sweep build" "--sweep-runs 3 tests/user/trip_x2.pto" \
+            "--sweep --sweep-runs 0 tests/user/trip_x2.pto" "--sweep -D N=9..2 tests/user/trip_x2.pto" \
+            "--sweep -D Q=1..2 tests/user/trip_x2.pto"; do
+    # shellcheck disable=SC2086
+    $ptoc run $args >$out/log 2>&1; rc=$?
+    if [ $rc = 1 ] && grep -q "error:" $out/log; then ok "usage: run $args"; else bad "usage: run $args"; fi
+done
+
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
