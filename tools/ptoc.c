@@ -73,7 +73,7 @@ static const char *usage =
     "                      is scanned over LO..HI (default 1..4096 for a dim, -4..4096\n"
     "                      for a scalar) with the other names at their -D (else 64, 1)\n"
     "                      and the text evaluated at each value: the trip count of every\n"
-    "                      for (0, 1, 2, 3, more than its tiles' slots), the branch of\n"
+    "                      for (0, 1, 2, 3, more than its tiles' or its ring's slots), the branch of\n"
     "                      every if, the side of every min / max, at the first and last\n"
     "                      iteration and block. After the -D values' run, each run takes\n"
     "                      the value showing the most outcomes no run showed yet (ties:\n"
@@ -674,7 +674,8 @@ static int compile_dir(const char *cc, const char *inc, const char *dir, const c
    its base value (its -D, else 64 for a dim and 1 for a scalar), and the
    kernels are walked at every value, evaluating what the text can: the
    trip count of each `for` (classed 0, 1, 2, 3, more than the slot count
-   of the tiles declared in its body, or 4 up to that count), the branch
+   of the tiles declared in its body, or 4 up to that count; and whether it
+   is more than the slots of a cube/vector ring it pushes or pops), the branch
    each `if` takes, and which side each min / max picks (in a let, a
    valid(...) or a bound). The body of a loop is walked at its first and its
    last iteration and the kernel at its first and its last block, so a
@@ -792,6 +793,29 @@ static int sw_period(const pto_module *m, int32_t body)
     return p;
 }
 
+/* The ring slots of the cube/vector pipes a loop body pushes or pops
+   (in ifs too): past that many trips the ring comes round. */
+static int sw_ring_period(const pto_module *m, int32_t body, int depth)
+{
+    int32_t st;
+    int p = 1, q;
+    if (body < 0 || depth > 8) return p;
+    for (st = m->blocks[body].head; st >= 0; st = m->stmts[st].next) {
+        const pto_stmt *x = &m->stmts[st];
+        if (x->kind == PTO_ST_IF) {
+            q = sw_ring_period(m, x->body, depth + 1);
+            if (q > p) p = q;
+            q = sw_ring_period(m, x->orelse, depth + 1);
+            if (q > p) p = q;
+        } else if (x->kind == PTO_ST_OP && pto_opinfo_get((pto_op)x->op)->cls == PTO_OC_CVPIPE) {
+            const pto_operand *o = pto_stmt_arg(m, st, x->op == PTO_OP_TPOP ? 1 : 0);
+            if (o && o->kind == PTO_O_CVPIPE && o->ref >= 0 && o->ref < m->n_cvpipes && m->cvpipes[o->ref].slot_num > p)
+                p = m->cvpipes[o->ref].slot_num;
+        }
+    }
+    return p;
+}
+
 static int sw_trip_class(uint64_t t, int period)
 {
     if (t <= 3) return (int)t;
@@ -855,7 +879,9 @@ static void sw_walk(sweep *s, int32_t blk, int depth)
             kb = sw_eval(s, x->e[1], &b);
             if (ka && kb && (x->e[2] < 0 || sw_eval(s, x->e[2], &step)) && step > 0) {
                 uint64_t d = b > a ? (uint64_t)b - (uint64_t)a : 0, t = d / (uint64_t)step + (d % (uint64_t)step != 0);
-                sw_add(s, 1, st, sw_trip_class(t, sw_period(m, x->body)));
+                int per = sw_period(m, x->body), ring = sw_ring_period(m, x->body, 0);
+                sw_add(s, 1, st, sw_trip_class(t, per));
+                if (ring > 1) sw_add(s, 5, st, t > (uint64_t)ring);   /* the pipe's ring comes round */
                 int outer = s->ctxbits;
                 if (t >= 1) {
                     s->val[x->ref] = a;
@@ -1149,7 +1175,7 @@ static void sw_header(sweep *s, const sw_scan *sc, int i)
             if (!seen) first = got, seen = 1;
             else if (got != first) varies = 1;
         }
-        if (!varies || kind == 0) continue;
+        if (!varies || kind == 0 || kind == 5) continue;   /* (5: a loop's ring class; the loop is counted) */
         nk[kind]++;
         line = kind == 3 ? m->exprs[id].loc.line : kind == 4 ? m->params[id].loc.line : m->stmts[id].loc.line;
         for (p = 0; p < nl && lines[p] != line; p++)
