@@ -669,27 +669,33 @@ static int compile_dir(const char *cc, const char *inc, const char *dir, const c
    and integer scalar (a name; -D binds every kernel's and host's of that
    name), chosen from what the values steer.
 
-   How the values are picked. Each name is scanned over SW_LO..SW_HI (a dim
-   from 1, an integer scalar from -4; i8 up to 127) with every other name at
-   its base value (its -D, else 64 for a dim and 1 for a scalar), and the
-   kernels are walked at every value, evaluating what the text can: the
-   trip count of each `for` (classed 0, 1, 2, 3, more than the slot count
-   of the tiles declared in its body, or 4 up to that count; and whether it
-   is more than the slots of a cube/vector ring it pushes or pops), the branch
-   each `if` takes, and which side each min / max picks (in a let, a
-   valid(...) or a bound). The body of a loop is walked at its first and its
-   last iteration and the kernel at its first and its last block, so a
-   triangular loop, an `if i == n - 1` or a tail block's valid region are
-   seen. A (statement, outcome) pair is a behaviour. The base run comes
-   first; then, name by name in turn, the value showing the most behaviours
-   no run has shown yet, ties going to the value with the most trailing zero
-   bits (up to those of the base value: 16, 32, 48 over 17, 33, 49 when the
-   base is 64) and then to the smaller one. A value set the kernel refuses
-   (the harness or the reference interpreter rejects it: a block count of
-   0, a window past its tensor, a division by zero, a pipe's counts that do
-   not meet) is a row that says why, and neither a pass nor a failure; its
-   behaviours are tried with one other value, then given up (the last line
-   says how many). */
+   How the values are picked. Each name is scanned over LO..HI (a -D
+   NAME=LO..HI or a `# sweep:` line; else a dim 1..SW_HI, an integer scalar
+   -4..SW_HI, i8 up to 127) with every other name at its base value (its -D,
+   else 64 for a dim and 1 for a scalar), and the kernels are walked at
+   every value, evaluating what the text can (sw_walk): the trip count of
+   each `for` (classed 0, 1, 2, 3, more than the slot count of the tiles
+   declared in its body, or 4 up to that count; and whether it is more than
+   the slots of a cube/vector ring it pushes or pops), the branch each `if`
+   takes, which side each min / max picks (in a let, a valid(...) or a
+   bound), and whether each tensor with a dynamic col dim has rows of whole
+   32-byte blocks (the simulator's unit of GM races). The body of a loop is
+   walked at its first and its last iteration and the kernel at its first
+   and its last block, so a triangular loop, an `if i == n - 1` or a tail
+   block's valid region are seen; an outcome is kept with that context (a
+   behaviour: statement, outcome, first / last). A value whose load or
+   store window leaves its tensor at a walked point, or that launches no
+   block, is marked refused (key 0) and never run. The base run comes first;
+   then, name by name in turn, the value showing the most behaviours that
+   no run of that name (or the base run) has shown, ties going to the value
+   with the most trailing zero bits (up to those of the base value: 16, 32,
+   48 over 17, 33, 49 when the base is 64) and then to the smaller one. A
+   value set that the harness or the reference interpreter refuses at run
+   time (a division by zero, a textract offset that is not whole fractals,
+   a pipe's counts that do not meet, the instruction budget) is a row that
+   says why, and neither a pass nor a failure; its behaviours are tried with
+   one other value, then given up (the last lines say how many, and how
+   many the run budget left unshown). */
 
 #define SW_MAXN 16            /* names swept (the rest stay at their base) */
 #define SW_HI 4096            /* the scan's top value */
