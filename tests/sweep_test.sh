@@ -53,12 +53,18 @@ if [ "$(sed -n 's/^  N=\([0-9]*\) .*/\1/p' $out/log | tr '\n' ' ')" = "64 32 16 
 then ok "trip_x2: N = 64 32 16 48 8"; else bad "trip_x2: N = 64 32 16 48 8"; fi
 if grep -q "^  N (from 64, 1..4096): steers 1 loop (line 4)$" $out/log; then ok "trip_x2: header"; else bad "trip_x2: header"; fi
 
-# a value the kernel refuses (division by zero): a row saying why, not a failure
-$ptoc run --sweep $cc tests/sweep/refuse_div.pto >$out/log 2>&1; rc=$?
-if [ $rc = 0 ] && grep -q "^  s=0  *refused: refuse_div.pto:10:18: division by zero$" $out/log &&
-   grep -q "^sweep: 5 runs: 4 match, 0 failed, 1 refused$" $out/log &&
+# a value the kernel refuses at run time (a textract offset that is not whole fractals): a row
+# saying why, not a failure; the behaviour it would show gets one more value, then is given up
+$ptoc run --sweep $cc tests/sweep/refuse_step.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "^  ks=24  *refused: refuse_step.pto:13:5: textract: offset \[0, 24\] into 'am' is not whole" $out/log &&
+   grep -q "^sweep: 5 runs: 3 match, 0 failed, 2 refused$" $out/log &&
    grep -q "^  note: 1 behaviour shown only by values the kernel refused$" $out/log
 then ok "refused value"; else bad "refused value"; fi
+# ... and one it refuses before running (a division by zero, a step <= 0): not run at all
+$ptoc run --sweep $cc tests/sweep/refuse_div.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && ! grep -q "^  s=0 \| refused: " $out/log; then ok "s = 0 not run"; else bad "s = 0 not run"; fi
+$ptoc run --sweep $cc --sweep-runs 30 tests/sweep/refuse_step.pto >$out/log 2>&1
+if ! grep -q "^  ks=-\|^  ks=0 " $out/log; then ok "ks <= 0 not run"; else bad "ks <= 0 not run"; fi
 
 # values whose windows leave the tensor are not run (nested.pto: RB = 64 puts block 2's rows past
 # N = 96; run, the interpreter refused it); the walk sees them first

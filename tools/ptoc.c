@@ -79,8 +79,9 @@ static const char *usage =
     "                      the value showing the most outcomes no run showed yet (ties:\n"
     "                      the most trailing zero bits, up to the -D value's, then the\n"
     "                      smallest), name by name, at most N runs (default 12). Values\n"
-    "                      whose windows leave their tensor or that launch no block are\n"
-    "                      not run; a run the harness or the reference interpreter\n"
+    "                      whose windows leave their tensor, that launch no block, divide\n"
+    "                      by zero or make a loop step <= 0 are not run; a run the harness\n"
+    "                      or the reference interpreter\n"
     "                      refuses is a row saying why, not a failure. A FILE's\n"
     "                      `# sweep: -D K=1..8 --sweep-runs 20` line gives its domain.\n"
     "                      Exit 0 when every run it made matched with no simulator report\n"
@@ -684,8 +685,9 @@ static int compile_dir(const char *cc, const char *inc, const char *dir, const c
    and its last block, so a triangular loop, an `if i == n - 1` or a tail
    block's valid region are seen; an outcome is kept with that context (a
    behaviour: statement, outcome, first / last). A value whose load or
-   store window leaves its tensor at a walked point, or that launches no
-   block, is marked refused (key 0) and never run. The base run comes first;
+   store window leaves its tensor at a walked point, that launches no
+   block, divides by zero or gives a loop a step <= 0 (on a path the walk
+   knows is taken) is marked refused (key 0) and never run. The base run comes first;
    then, name by name in turn, the value showing the most behaviours that
    no run of that name (or the base run) has shown, ties going to the value
    with the most trailing zero bits (up to those of the base value: 16, 32,
@@ -721,6 +723,7 @@ typedef struct sweep {
     int64_t *tvr, *tvc;                 /* per tile: its valid rows and cols at its declaration (-1: unknown) */
     int64_t block, blocks, nranks;
     int ctxbits;                        /* 1: in the last iteration of the innermost loop; 2: in the last block */
+    int guess;                          /* > 0: inside an if or loop whose outcome is unknown (both ways walked) */
     int blocks_known;
     long visits;
     sw_set *out;                        /* the walk's behaviours */
@@ -776,6 +779,7 @@ static int sw_eval(sweep *s, int32_t e, int64_t *out)
     case PTO_E_MUL: *out = (int64_t)((uint64_t)a * (uint64_t)b); return 1;
     case PTO_E_DIV:
     case PTO_E_MOD:
+        if (b == 0 && !s->guess) sw_add(s, 0, 0, 0);   /* the interpreter refuses the run */
         if (b == 0 || (b == -1 && a == INT64_MIN)) return 0;
         *out = x->kind == PTO_E_DIV ? a / b : a % b;
         return 1;
@@ -854,7 +858,7 @@ static void sw_window(sweep *s, int32_t st)
         if (ext[d] < 0) ext[d] = s->val[p->dim_var[d]];
     }
     if (!sw_eval(s, g->e[0], &r) || !sw_eval(s, g->e[1], &c)) return;
-    if (r < 0 || c < 0 || r > ext[0] - s->tvr[t->ref] || c > ext[1] - s->tvc[t->ref]) sw_add(s, 0, 0, 0);
+    if (!s->guess && (r < 0 || c < 0 || r > ext[0] - s->tvr[t->ref] || c > ext[1] - s->tvc[t->ref])) sw_add(s, 0, 0, 0);
 }
 
 static void sw_walk(sweep *s, int32_t blk, int depth)
@@ -903,8 +907,12 @@ static void sw_walk(sweep *s, int32_t blk, int depth)
                 }
                 s->ctxbits = outer;
             } else {
+                if (ka && kb && !s->guess && (x->e[2] < 0 || sw_eval(s, x->e[2], &step)) && step <= 0)
+                    sw_add(s, 0, 0, 0);   /* the interpreter refuses a step that is not positive */
                 s->known[x->ref] = 0;
+                s->guess++;
                 sw_walk(s, x->body, depth + 1);
+                s->guess--;
             }
             break;
         case PTO_ST_IF:
@@ -920,8 +928,10 @@ static void sw_walk(sweep *s, int32_t blk, int depth)
                 sw_add(s, 2, st, (int)c);
                 sw_walk(s, c ? x->body : x->orelse, depth);
             } else {
+                s->guess++;
                 sw_walk(s, x->body, depth);
                 sw_walk(s, x->orelse, depth);
+                s->guess--;
             }
             break;
         case PTO_ST_SECTION:
@@ -960,6 +970,7 @@ static void sw_behaviours(sweep *s, sw_set *out)
         const pto_kernel *kn = &m->kernels[k];
         s->block = 0;
         s->ctxbits = 0;
+        s->guess = 0;
         s->blocks = 1;
         s->blocks_known = kn->blocks < 0 || sw_eval(s, kn->blocks, &s->blocks);
         if (s->blocks_known && s->blocks < 1) {   /* the harness refuses a launch of no block */
