@@ -2743,6 +2743,26 @@ static inline int32_t pto__arg(pto_module *m, int32_t stmt, pto_operand_kind kin
     return o;
 }
 
+/* "a tile or a scalar": what an operand mask allows, for messages (the parser
+   and the verifier say it the same way). */
+static void pto__arg_expected(uint32_t mask, char *buf, size_t size)
+{
+    const char *parts[8];
+    int n = 0, i;
+    size_t len = 0;
+    if (mask & PTO_A_TILES) parts[n++] = "a tile";
+    if (mask & PTO_A_GM) parts[n++] = "a GM window";
+    if (mask & PTO_A_SCALAR) parts[n++] = "a scalar";
+    if (mask & PTO_A_INT) parts[n++] = "an integer";
+    if (mask & PTO_A_PIPE) parts[n++] = "a pipe";
+    if (mask & PTO_A_CVPIPE) parts[n++] = "a cube/vector pipe";
+    if (mask & PTO_A_CMP) parts[n++] = "a comparison (eq ne lt le gt ge)";
+    if (mask & PTO_A_NMODE) parts[n++] = "a notify mode (set add)";
+    buf[0] = 0;
+    for (i = 0; i < n && len < size; i++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? " or " : "", parts[i]);
+}
+
 /* pto__arg without its checks, for the parser: its statement is always the
    op statement it added last (pto__add_op_id), whose operands are the
    last ones, so the checks hold by construction; each costs more than the
@@ -3043,6 +3063,7 @@ typedef struct pto__ps_parser {
     int32_t kw_max;   /* the highest keyword id: a name above it is no keyword */
     pto_loc tloc;     /* pto__ps_tloc's result */
     pto__ps_ncent *nc;   /* the lexer's name cache (NULL: none, every name is hashed) */
+    int32_t arg_op, arg_i;   /* the op whose operand arg_i (from 0) is being parsed (messages) */
 } pto__ps_parser;
 
 /* ---- diagnostics ------------------------------------------------------- */
@@ -3933,10 +3954,20 @@ static int pto__ps_gm_operand(pto__ps_parser *p, int32_t s, int32_t param, uint3
         if ((rank = pto__ps_expr0(p)) < 0) return 0;
     }
     open = p->tok;
+    if (mask && !(mask & PTO_A_GM) && !pto__ps_is(p, '[')) {
+        /* a bare tensor name where the op takes no tensor: say so rather than
+           ask for its '[' (a window there is the verifier's "got a GM window") */
+        char want[96];
+        pto__arg_expected(mask, want, sizeof want);
+        pto__ps_err(p, &t, "operand %d of %s must be %s, got tensor '%s'", (int)p->arg_i + 1,
+                    pto_opinfo_get((pto_op)p->arg_op)->name, want, pto__ps_text(p, &t));
+        return 0;
+    }
     if (!pto__ps_is(p, '[')) {
         char q[200];
         pto__ps_tokstr(p, &p->tok, q, sizeof q);
-        pto__ps_err(p, &p->tok, "expected '[' after tensor '%s', got %s", pto__ps_text(p, &t), q);
+        pto__ps_err(p, &p->tok, "expected '[' after tensor '%s', got %s (a window of it is %s[row, col])",
+                    pto__ps_text(p, &t), q, pto__ps_text(p, &t));
         return 0;
     }
     pto__ps_next(p);
@@ -4102,8 +4133,10 @@ static int pto__ps_operands(pto__ps_parser *p, int32_t s, pto_op op)
     const pto_opinfo *info = pto_opinfo_get(op);
     int i;
     if (pto__ps_at_eol(p)) return 1;
+    p->arg_op = (int32_t)op;
     for (i = 0;; i++) {
         uint32_t mask = i < info->nargs && i < 4 ? info->arg[i] : 0;
+        p->arg_i = i;
         if (!pto__ps_operand(p, s, mask)) return 0;
         if (pto__ps_at_eol(p)) return 1;
         if (!pto__ps_is(p, ',')) {
@@ -6255,24 +6288,6 @@ static void pto__vspaces(uint32_t mask, char *buf, size_t size)
     }
 }
 
-static void pto__vexpected(uint32_t mask, char *buf, size_t size)
-{
-    const char *parts[8];
-    int n = 0, i;
-    size_t len = 0;
-    if (mask & PTO_A_TILES) parts[n++] = "a tile";
-    if (mask & PTO_A_GM) parts[n++] = "a GM window";
-    if (mask & PTO_A_SCALAR) parts[n++] = "a scalar";
-    if (mask & PTO_A_INT) parts[n++] = "an integer";
-    if (mask & PTO_A_PIPE) parts[n++] = "a pipe";
-    if (mask & PTO_A_CVPIPE) parts[n++] = "a cube/vector pipe";
-    if (mask & PTO_A_CMP) parts[n++] = "a comparison (eq ne lt le gt ge)";
-    if (mask & PTO_A_NMODE) parts[n++] = "a notify mode (set add)";
-    buf[0] = 0;
-    for (i = 0; i < n && len < size; i++)
-        len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? " or " : "", parts[i]);
-}
-
 /* Is this operand kind one the mask allows? An integer that folds to a
    constant is accepted where a scalar goes (`tmuls d, a, 2`). */
 static int pto__vkind_ok(pto__verifier *v, const pto_operand *o, uint32_t mask)
@@ -6458,7 +6473,7 @@ static int pto__varg(pto__verifier *v, int32_t s, int i, const pto_operand *o, u
             snprintf(other, sizeof other, " (%s takes a scalar)", pto_opinfo_get((pto_op)(op + PTO_OP_TADDS - PTO_OP_TADD))->name);
         else if (i == 2 && o->kind == PTO_O_TILE && op >= PTO_OP_TADDS && op <= PTO_OP_TMINS)
             snprintf(other, sizeof other, " (%s takes a tile)", pto_opinfo_get((pto_op)(op - PTO_OP_TADDS + PTO_OP_TADD))->name);
-        pto__vexpected(mask, want, sizeof want);
+        pto__arg_expected(mask, want, sizeof want);
         opname = pto_opinfo_get((pto_op)op)->name;
         pto_error(v->ctx, o->loc, "operand %d of %s must be %s, got %s%s", i + 1, opname, want,
                   pto__vkind_name(o->kind), other);

@@ -683,24 +683,6 @@ static void pto__vspaces(uint32_t mask, char *buf, size_t size)
     }
 }
 
-static void pto__vexpected(uint32_t mask, char *buf, size_t size)
-{
-    const char *parts[8];
-    int n = 0, i;
-    size_t len = 0;
-    if (mask & PTO_A_TILES) parts[n++] = "a tile";
-    if (mask & PTO_A_GM) parts[n++] = "a GM window";
-    if (mask & PTO_A_SCALAR) parts[n++] = "a scalar";
-    if (mask & PTO_A_INT) parts[n++] = "an integer";
-    if (mask & PTO_A_PIPE) parts[n++] = "a pipe";
-    if (mask & PTO_A_CVPIPE) parts[n++] = "a cube/vector pipe";
-    if (mask & PTO_A_CMP) parts[n++] = "a comparison (eq ne lt le gt ge)";
-    if (mask & PTO_A_NMODE) parts[n++] = "a notify mode (set add)";
-    buf[0] = 0;
-    for (i = 0; i < n && len < size; i++)
-        len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? " or " : "", parts[i]);
-}
-
 /* Is this operand kind one the mask allows? An integer that folds to a
    constant is accepted where a scalar goes (`tmuls d, a, 2`). */
 static int pto__vkind_ok(pto__verifier *v, const pto_operand *o, uint32_t mask)
@@ -886,7 +868,7 @@ static int pto__varg(pto__verifier *v, int32_t s, int i, const pto_operand *o, u
             snprintf(other, sizeof other, " (%s takes a scalar)", pto_opinfo_get((pto_op)(op + PTO_OP_TADDS - PTO_OP_TADD))->name);
         else if (i == 2 && o->kind == PTO_O_TILE && op >= PTO_OP_TADDS && op <= PTO_OP_TMINS)
             snprintf(other, sizeof other, " (%s takes a tile)", pto_opinfo_get((pto_op)(op - PTO_OP_TADDS + PTO_OP_TADD))->name);
-        pto__vexpected(mask, want, sizeof want);
+        pto__arg_expected(mask, want, sizeof want);
         opname = pto_opinfo_get((pto_op)op)->name;
         pto_error(v->ctx, o->loc, "operand %d of %s must be %s, got %s%s", i + 1, opname, want,
                   pto__vkind_name(o->kind), other);
