@@ -789,7 +789,7 @@ static void pto__hs_vtensors(pto__hs_ver *V)
     for (i = 0; i < h->nparams + h->ntensors; i++) {
         const pto_param *p = &m->params[h->param0 + i];
         const char *pn = pto__hs_name(m, p->name);
-        if (p->dtype == PTO_DT_NONE || p->dtype >= PTO_NDTYPE) pto_error(V->ctx, p->loc, "'%s' needs a dtype", pn);
+        pto__param_enums(V->ctx, p, pn);
         V->written[i] = i < h->nparams && (p->kind == PTO_P_SCALAR || p->dir != PTO_OUT);
         if (p->kind == PTO_P_SCALAR) continue;
         for (d = 0; d < 2; d++) {
