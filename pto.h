@@ -2743,6 +2743,37 @@ static inline int32_t pto__arg(pto_module *m, int32_t stmt, pto_operand_kind kin
     return o;
 }
 
+/* A param's enum fields, as the C API may have set them: a value outside
+   its enum is named by its number (for kernels and hosts alike). */
+static void pto__param_enums(pto_ctx *ctx, const pto_param *p, const char *pn)
+{
+    if (p->dtype == PTO_DT_NONE) pto_error(ctx, p->loc, "'%s' needs a dtype", pn);
+    else if (p->dtype >= PTO_NDTYPE) pto_error(ctx, p->loc, "'%s' has dtype %d, which is no pto_dtype", pn, (int)p->dtype);
+    if (p->kind == PTO_P_TENSOR && p->dir > PTO_INOUT)
+        pto_error(ctx, p->loc, "tensor '%s' has direction %d, which is no pto_dir (PTO_IN, PTO_OUT, PTO_INOUT)", pn,
+                  (int)p->dir);
+}
+
+/* "a tile or a scalar": what an operand mask allows, for messages (the parser
+   and the verifier say it the same way). */
+static void pto__arg_expected(uint32_t mask, char *buf, size_t size)
+{
+    const char *parts[8];
+    int n = 0, i;
+    size_t len = 0;
+    if (mask & PTO_A_TILES) parts[n++] = "a tile";
+    if (mask & PTO_A_GM) parts[n++] = "a GM window";
+    if (mask & PTO_A_SCALAR) parts[n++] = "a scalar";
+    if (mask & PTO_A_INT) parts[n++] = "an integer";
+    if (mask & PTO_A_PIPE) parts[n++] = "a pipe";
+    if (mask & PTO_A_CVPIPE) parts[n++] = "a cube/vector pipe";
+    if (mask & PTO_A_CMP) parts[n++] = "a comparison (eq ne lt le gt ge)";
+    if (mask & PTO_A_NMODE) parts[n++] = "a notify mode (set add)";
+    buf[0] = 0;
+    for (i = 0; i < n && len < size; i++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? " or " : "", parts[i]);
+}
+
 /* pto__arg without its checks, for the parser: its statement is always the
    op statement it added last (pto__add_op_id), whose operands are the
    last ones, so the checks hold by construction; each costs more than the
@@ -3043,6 +3074,7 @@ typedef struct pto__ps_parser {
     int32_t kw_max;   /* the highest keyword id: a name above it is no keyword */
     pto_loc tloc;     /* pto__ps_tloc's result */
     pto__ps_ncent *nc;   /* the lexer's name cache (NULL: none, every name is hashed) */
+    int32_t arg_op, arg_i;   /* the op whose operand arg_i (from 0) is being parsed (messages) */
 } pto__ps_parser;
 
 /* ---- diagnostics ------------------------------------------------------- */
@@ -3933,10 +3965,20 @@ static int pto__ps_gm_operand(pto__ps_parser *p, int32_t s, int32_t param, uint3
         if ((rank = pto__ps_expr0(p)) < 0) return 0;
     }
     open = p->tok;
+    if (mask && !(mask & PTO_A_GM) && !pto__ps_is(p, '[')) {
+        /* a bare tensor name where the op takes no tensor: say so rather than
+           ask for its '[' (a window there is the verifier's "got a GM window") */
+        char want[96];
+        pto__arg_expected(mask, want, sizeof want);
+        pto__ps_err(p, &t, "operand %d of %s must be %s, got tensor '%s'", (int)p->arg_i + 1,
+                    pto_opinfo_get((pto_op)p->arg_op)->name, want, pto__ps_text(p, &t));
+        return 0;
+    }
     if (!pto__ps_is(p, '[')) {
         char q[200];
         pto__ps_tokstr(p, &p->tok, q, sizeof q);
-        pto__ps_err(p, &p->tok, "expected '[' after tensor '%s', got %s", pto__ps_text(p, &t), q);
+        pto__ps_err(p, &p->tok, "expected '[' after tensor '%s', got %s (a window of it is %s[row, col])",
+                    pto__ps_text(p, &t), q, pto__ps_text(p, &t));
         return 0;
     }
     pto__ps_next(p);
@@ -4102,8 +4144,10 @@ static int pto__ps_operands(pto__ps_parser *p, int32_t s, pto_op op)
     const pto_opinfo *info = pto_opinfo_get(op);
     int i;
     if (pto__ps_at_eol(p)) return 1;
+    p->arg_op = (int32_t)op;
     for (i = 0;; i++) {
         uint32_t mask = i < info->nargs && i < 4 ? info->arg[i] : 0;
+        p->arg_i = i;
         if (!pto__ps_operand(p, s, mask)) return 0;
         if (pto__ps_at_eol(p)) return 1;
         if (!pto__ps_is(p, ',')) {
@@ -6198,11 +6242,19 @@ static void pto__vtile(pto__verifier *v, int32_t s)
     v->tflags[st->ref] |= PTO__T_SCOPE;
     v->tdepth[st->ref] = v->nloops;
     v->tflags[st->ref] &= (uint8_t)~PTO__T_VALID;   /* its shape until pto__vtile_valid reads the clause */
-    if (t->space == PTO_GM || t->space >= PTO_NSPACE) {
+    if (t->space >= PTO_NSPACE) {   /* through the C API: say the value, not '?' */
+        pto_error(v->ctx, t->loc, "tile '%s' has space %d, which is no pto_space", tn, (int)t->space);
+        return;
+    }
+    if (t->space == PTO_GM) {
         pto_error(v->ctx, t->loc, "tile '%s' cannot live in '%s'", tn, pto_space_name((pto_space)t->space));
         return;
     }
-    if (t->dtype == PTO_DT_NONE || t->dtype >= PTO_NDTYPE) { pto_error(v->ctx, t->loc, "tile '%s' needs a dtype", tn); return; }
+    if (t->dtype == PTO_DT_NONE) { pto_error(v->ctx, t->loc, "tile '%s' needs a dtype", tn); return; }
+    if (t->dtype >= PTO_NDTYPE) {
+        pto_error(v->ctx, t->loc, "tile '%s' has dtype %d, which is no pto_dtype", tn, (int)t->dtype);
+        return;
+    }
     if (t->rows <= 0 || t->cols <= 0) {
         pto_error(v->ctx, t->loc, "tile '%s' must have a positive shape, got [%d, %d]", tn, (int)t->rows, (int)t->cols);
         return;
@@ -6253,24 +6305,6 @@ static void pto__vspaces(uint32_t mask, char *buf, size_t size)
                                 pto_space_name((pto_space)order[i]));
         if (len >= size) return;
     }
-}
-
-static void pto__vexpected(uint32_t mask, char *buf, size_t size)
-{
-    const char *parts[8];
-    int n = 0, i;
-    size_t len = 0;
-    if (mask & PTO_A_TILES) parts[n++] = "a tile";
-    if (mask & PTO_A_GM) parts[n++] = "a GM window";
-    if (mask & PTO_A_SCALAR) parts[n++] = "a scalar";
-    if (mask & PTO_A_INT) parts[n++] = "an integer";
-    if (mask & PTO_A_PIPE) parts[n++] = "a pipe";
-    if (mask & PTO_A_CVPIPE) parts[n++] = "a cube/vector pipe";
-    if (mask & PTO_A_CMP) parts[n++] = "a comparison (eq ne lt le gt ge)";
-    if (mask & PTO_A_NMODE) parts[n++] = "a notify mode (set add)";
-    buf[0] = 0;
-    for (i = 0; i < n && len < size; i++)
-        len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? " or " : "", parts[i]);
 }
 
 /* Is this operand kind one the mask allows? An integer that folds to a
@@ -6436,7 +6470,7 @@ static int pto__vpipe_arg(pto__verifier *v, const pto_operand *o)
     int p = o->ref;
     int vector_ok = p == PTO_PIPE_S || p == PTO_PIPE_V || p == PTO_PIPE_MTE2 || p == PTO_PIPE_MTE3 || p == PTO_PIPE_ALL;
     int cube_ok = p != PTO_PIPE_V;
-    if (p < 0 || p >= PTO_NPIPE) { pto_error(v->ctx, o->loc, "unknown pipe"); return 0; }
+    if (p < 0 || p >= PTO_NPIPE) { pto_error(v->ctx, o->loc, "pipe %d is no pto_pipe", p); return 0; }
     if (v->core >= 0 && !(v->core == PTO_CORE_VECTOR ? vector_ok : cube_ok)) {
         pto_error(v->ctx, o->loc, "pipe '%s' does not exist on the %s core", pto_pipe_name((pto_pipe)p),
                   core_names[v->core]);
@@ -6458,7 +6492,7 @@ static int pto__varg(pto__verifier *v, int32_t s, int i, const pto_operand *o, u
             snprintf(other, sizeof other, " (%s takes a scalar)", pto_opinfo_get((pto_op)(op + PTO_OP_TADDS - PTO_OP_TADD))->name);
         else if (i == 2 && o->kind == PTO_O_TILE && op >= PTO_OP_TADDS && op <= PTO_OP_TMINS)
             snprintf(other, sizeof other, " (%s takes a tile)", pto_opinfo_get((pto_op)(op - PTO_OP_TADDS + PTO_OP_TADD))->name);
-        pto__vexpected(mask, want, sizeof want);
+        pto__arg_expected(mask, want, sizeof want);
         opname = pto_opinfo_get((pto_op)op)->name;
         pto_error(v->ctx, o->loc, "operand %d of %s must be %s, got %s%s", i + 1, opname, want,
                   pto__vkind_name(o->kind), other);
@@ -7389,7 +7423,7 @@ static void pto__vcheck(pto__verifier *v, int32_t s)
         pto__vform f;
         pto__vexpr(v, st->e[0], 0, &f, 0);
         pto__vexpr(v, st->e[1], 0, &f, 0);
-        if (st->cmp > PTO_GE) pto_error(v->ctx, st->loc, "malformed comparison");
+        if (st->cmp > PTO_GE) pto_error(v->ctx, st->loc, "comparison %d is no pto_cmp", (int)st->cmp);
         break;
     }
     case PTO_ST_SECTION: pto__vsection(v, s); break;
@@ -7544,7 +7578,7 @@ static void pto__vparams(pto__verifier *v, const pto_kernel *k, int bind)
             continue;
         }
         pto__vbind(v, p->name, PTO__N_PARAM, i, p->loc);
-        if (p->dtype == PTO_DT_NONE || p->dtype >= PTO_NDTYPE) pto_error(v->ctx, p->loc, "'%s' needs a dtype", pn);
+        pto__param_enums(v->ctx, p, pn);
         if (p->kind == PTO_P_SCALAR) {
             if (p->window) pto_error(v->ctx, p->loc, "scalar '%s' cannot be a window (only tensors can)", pn);
             continue;
@@ -7844,7 +7878,7 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
     v->nloops = 0;
     v->sections[0] = v->sections[1] = 0;
     v->core = k->kind == PTO_KK_CUBE ? PTO_CORE_CUBE : k->kind == PTO_KK_VECTOR ? PTO_CORE_VECTOR : -1;
-    if (k->kind > PTO_KK_MIX) pto_error(v->ctx, k->loc, "kernel '%s' has no valid kind", kn);
+    if (k->kind > PTO_KK_MIX) pto_error(v->ctx, k->loc, "kernel '%s' has kind %d, which is no pto_kernel_kind", kn, (int)k->kind);
     if (k->kind == PTO_KK_MIX && k->ranks)
         pto_error(v->ctx, k->loc,
                   "kernel '%s' is a mix kernel with 'ranks': a mix kernel cannot run on several ranks yet "
@@ -10199,12 +10233,23 @@ typedef struct pto__hs_ver {
     int32_t h;
     const char *hname;
     uint8_t *written;      /* per host tensor (index from param0): holds data */
+    uint8_t *used;         /* per host param or tensor (index from param0): bit 1 passed to a
+                              call (or, a scalar, used in an argument), bit 2 read by one */
     int32_t *kbind;        /* per var: what a kernel dim is bound to in this call */
 } pto__hs_ver;
 
 static const char *pto__hs_name(const pto_module *m, int32_t id) { return pto_str(m->ctx, id); }
 
 static int pto__hs_is_float(int dt) { return dt == PTO_F32 || dt == PTO_F16 || dt == PTO_BF16; }
+
+/* Param or tensor p (a module param id) of the host being checked is used
+   (how: the bits of pto__hs_ver.used); other ids are ignored. */
+static void pto__hs_use(pto__hs_ver *V, int32_t p, int how)
+{
+    const pto_host *h = &V->m->hosts[V->h];
+    if (V->used && p >= h->param0 && p < h->param0 + h->nparams + h->ntensors)
+        V->used[p - h->param0] = (uint8_t)(V->used[p - h->param0] | how);
+}
 
 /* Every var of a host expression is a dim or integer scalar of the host;
    no kernel builtin. Returns 1 when the expression is fine. */
@@ -10223,6 +10268,7 @@ static int pto__hs_vexpr(pto__hs_ver *V, int32_t e, pto_loc at)
             pto_error(V->ctx, x->loc, "host '%s' has no dim or scalar by that name", V->hname);
             return 0;
         }
+        pto__hs_use(V, v->def, 1);
         if (v->kind == PTO_V_SCALAR && v->def >= 0 && v->def < m->n_params && pto__hs_is_float(m->params[v->def].dtype)) {
             pto_error(V->ctx, x->loc, "'%s' is an %s scalar; an integer expression cannot use it",
                       pto__hs_name(m, v->name), pto_dtype_name((pto_dtype)m->params[v->def].dtype));
@@ -10309,6 +10355,7 @@ static void pto__hs_vtensor_arg(pto__hs_ver *V, const pto_hstmt *st, int argi, c
         return;
     }
     for (d = 0; d < 2; d++) pto__hs_vdim(V, o, argi, kn, kp, ht, d);
+    pto__hs_use(V, o->ref, kp->dir != PTO_OUT ? 3 : 1);
     if (kp->dir != PTO_OUT && !V->written[idx])
         pto_error(V->ctx, o->loc, "'%s' is read by '%s' (parameter '%s' is %s) before any call writes it",
                   pto__hs_name(m, ht->name), kn, pto__hs_name(m, kp->name), kp->dir == PTO_IN ? "in" : "inout");
@@ -10340,7 +10387,10 @@ static void pto__hs_vscalar_arg(pto__hs_ver *V, const pto_hstmt *st, int argi, c
         const pto_var *v = o->ref >= 0 && o->ref < m->n_vars ? &m->vars[o->ref] : NULL;
         if (!v || v->kernel != PTO_HOST_SCOPE(V->h) || v->kind != PTO_V_SCALAR || v->def < 0) {
             pto_error(V->ctx, o->loc, "argument %d of '%s' is not a scalar of host '%s'", argi, kn, V->hname);
-        } else if (!want_float && pto__hs_is_float(m->params[v->def].dtype)) {
+            break;
+        }
+        pto__hs_use(V, v->def, 1);
+        if (!want_float && pto__hs_is_float(m->params[v->def].dtype)) {
             pto_error(V->ctx, o->loc, "argument %d of '%s': parameter '%s' is %s; host scalar '%s' is %s", argi, kn,
                       pto__hs_name(m, kp->name), pto_dtype_name((pto_dtype)kp->dtype), pto__hs_name(m, v->name),
                       pto_dtype_name((pto_dtype)m->params[v->def].dtype));
@@ -10422,7 +10472,7 @@ static void pto__hs_vtensors(pto__hs_ver *V)
     for (i = 0; i < h->nparams + h->ntensors; i++) {
         const pto_param *p = &m->params[h->param0 + i];
         const char *pn = pto__hs_name(m, p->name);
-        if (p->dtype == PTO_DT_NONE || p->dtype >= PTO_NDTYPE) pto_error(V->ctx, p->loc, "'%s' needs a dtype", pn);
+        pto__param_enums(V->ctx, p, pn);
         V->written[i] = i < h->nparams && (p->kind == PTO_P_SCALAR || p->dir != PTO_OUT);
         if (p->kind == PTO_P_SCALAR) continue;
         for (d = 0; d < 2; d++) {
@@ -10440,17 +10490,39 @@ static void pto__hs_vtensors(pto__hs_ver *V)
     }
 }
 
+/* Warnings (a clean host only): an input or scalar that no call uses, an
+   intermediate that no call uses or none reads after it is written; most
+   often a call left out or a wrong argument, and never needed to run. */
+static void pto__hs_unused(pto__hs_ver *V)
+{
+    const pto_module *m = V->m;
+    const pto_host *h = &m->hosts[V->h];
+    int32_t i;
+    for (i = 0; i < h->nparams + h->ntensors; i++) {
+        const pto_param *p = &m->params[h->param0 + i];
+        const char *pn = pto__hs_name(m, p->name);
+        if (i < h->nparams && p->kind == PTO_P_TENSOR && p->dir == PTO_OUT) continue;   /* an error above */
+        if (!(V->used[i] & 1))
+            pto_warning(V->ctx, p->loc, "%s '%s' of host '%s' is not used by any call",
+                        i >= h->nparams ? "tensor" : p->kind == PTO_P_SCALAR ? "scalar" : "parameter", pn, V->hname);
+        else if (i >= h->nparams && !(V->used[i] & 2))
+            pto_warning(V->ctx, p->loc, "tensor '%s' of host '%s' is written but no call reads it", pn, V->hname);
+    }
+}
+
 static void pto__hs_vhost(pto__hs_ver *V, int32_t *order)
 {
     const pto_module *m = V->m;
     const pto_host *h = &m->hosts[V->h];
     int32_t s, i;
+    int errors0 = pto_error_count(V->ctx);
     V->hname = pto__hs_name(m, h->name);
     if (h->param0 < 0 || h->nparams < 0 || h->ntensors < 0 || h->param0 + h->nparams + h->ntensors > m->n_params ||
         h->stmt0 < 0 || h->nstmts < 0 || h->stmt0 + h->nstmts > m->n_hstmts) {
         pto_error(V->ctx, h->loc, "host '%s' is malformed", V->hname);
         return;
     }
+    memset(V->used, 0, (size_t)(h->nparams + h->ntensors));
     pto__hs_vtensors(V);
     for (s = h->stmt0; s < h->stmt0 + h->nstmts; s++) {
         const pto_hstmt *st = &m->hstmts[s];
@@ -10465,6 +10537,7 @@ static void pto__hs_vhost(pto__hs_ver *V, int32_t *order)
             pto_error(V->ctx, p->loc, "'%s' is an output of host '%s' but no call writes it", pto__hs_name(m, p->name),
                       V->hname);
     }
+    if (pto_error_count(V->ctx) == errors0) pto__hs_unused(V);
 }
 
 /* Checks every host section (pto_verify calls it after the kernels). */
@@ -10481,16 +10554,18 @@ static pto_status pto__hs_verify(pto_ctx *ctx, const pto_module *m)
     V.m = m;
     order = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * (size_t)most);
     V.written = (uint8_t *)pto_alloc(ctx, (size_t)m->n_params + 1);
+    V.used = (uint8_t *)pto_alloc(ctx, (size_t)m->n_params + 1);
     V.kbind = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * ((size_t)m->n_vars + 1));
-    if (order && V.written && V.kbind)
+    if (order && V.written && V.used && V.kbind)
         for (h = 0; h < m->n_hosts; h++) {
             V.h = h;
             pto__hs_vhost(&V, order);
         }
     pto_free(ctx, order);
     pto_free(ctx, V.written);
+    pto_free(ctx, V.used);
     pto_free(ctx, V.kbind);
-    if (!order || !V.written || !V.kbind) return PTO_ERR_INTERNAL;
+    if (!order || !V.written || !V.used || !V.kbind) return PTO_ERR_INTERNAL;
     return pto_error_count(ctx) != before ? PTO_ERR_USER : PTO_OK;
 }
 
@@ -13035,7 +13110,13 @@ PTODEF pto_status pto_plan_check(pto_ctx *ctx, const pto_module *m)
       prime and drain move out through the loops around L whose bodies
       touch the dependency's bytes only inside L (pto__sy_anchor): each id
       still alternates set and wait over the whole nest, and L's pipeline
-      does not empty at every outer iteration. When the
+      does not empty at every outer iteration. The drains then move down
+      past the next statements of their block whose consumer-pipe accesses
+      touch nothing the producer pipe touched there (pto__sy_sink, at most
+      one loop): a drain is a wait on an in-order queue, and right after L
+      it would hold the next loop's loads until L's last compute ends; the
+      colouring moves one back when its pair runs out of ids
+      (pto__sy_unsink). When the
       conflicting slots recur only every D iterations, the pair rotates
       M = min(D, N) ids with id = base + ((i - start) / step) % M, built
       from the loop's own start and step, so any start and step is right.
@@ -13123,6 +13204,8 @@ typedef struct pto__sy_grp {
     int32_t loop;               /* LOOP: the FOR statement */
     int32_t anchor;             /* LOOP: the statement its primes precede and drains follow:
                                    loop, or a loop around it (pto__sy_anchor) */
+    int32_t dafter;             /* LOOP: the statement its drains follow: anchor, or a later
+                                   one of its block (pto__sy_sink) */
     int32_t base;               /* hardware id base; -1 = none yet / fallback */
     int32_t arec, bstmt, bopnd; /* the dependency that made it */
     int32_t note;               /* dependency text (string pool, pto__sy_note) */
@@ -15388,7 +15471,7 @@ static int32_t pto__sy_new_group(pto__sy *sy, uint8_t kind, int src, int dst, in
     gr->src = (uint8_t)src;
     gr->dst = (uint8_t)dst;
     gr->loop = L;
-    gr->anchor = L;
+    gr->anchor = gr->dafter = L;
     gr->nids = nids;
     gr->base = -1;
     gr->arec = sy->h_rec;
@@ -15469,11 +15552,147 @@ static int32_t pto__sy_anchor(pto__sy *sy, int32_t L)
     return A;
 }
 
+/* The bytes a pipe's accesses in a subtree touch: up to 16 local byte
+   ranges (past them, the hull of the last one grows), and the GM tensors
+   (by param; `gm_all` past 8 of them). A hull of a whole loop would
+   cover the next loop's tiles planned between its tiles. */
+typedef struct pto__sy_foot {
+    int64_t lo[16], hi[16];
+    uint8_t sp[16];
+    int n;
+    uint8_t all;                /* spaces wholly in it (past 16 ranges) */
+    int32_t gm[8];
+    int ngm, gm_all;
+} pto__sy_foot;
+
+static void pto__sy_foot_range(pto__sy_foot *f, int sp, int64_t lo, int64_t hi)
+{
+    int i;
+    for (i = 0; i < f->n; i++)
+        if (f->sp[i] == sp && lo <= f->hi[i] && f->lo[i] <= hi) break;   /* overlapping or adjacent */
+    if (i == f->n) {
+        if (f->n < 16) {
+            f->sp[f->n] = (uint8_t)sp;
+            f->lo[f->n] = lo;
+            f->hi[f->n++] = hi;
+            return;
+        }
+        for (i = f->n - 1; i >= 0 && f->sp[i] != sp; i--) continue;   /* full: widen one of the space */
+        if (i < 0) { f->all |= (uint8_t)(1u << sp); return; }
+    }
+    if (lo < f->lo[i]) f->lo[i] = lo;
+    if (hi > f->hi[i]) f->hi[i] = hi;
+}
+
+static void pto__sy_foot_add(const pto__sy *sy, pto__sy_foot *f, int32_t o)
+{
+    const pto__sy_rec *r = &sy->recs[sy->rec_of[o]];
+    int64_t l = INT64_MAX, h = INT64_MIN;
+    int i;
+    if (r->space == PTO_GM) {
+        int32_t ref = sy->m->operands[o].ref;
+        for (i = 0; i < f->ngm && f->gm[i] != ref; i++) continue;
+        if (i == f->ngm) {
+            if (f->ngm < 8) f->gm[f->ngm++] = ref;
+            else f->gm_all = 1;
+        }
+        return;
+    }
+    pto__sy_opnd_span(sy, o, &l, &h);
+    pto__sy_foot_range(f, r->space, l, h);
+}
+
+/* Operand o (with a record) touches what foot holds. */
+static int pto__sy_foot_hits(const pto__sy *sy, const pto__sy_foot *f, int32_t o)
+{
+    const pto__sy_rec *r = &sy->recs[sy->rec_of[o]];
+    int64_t l = INT64_MAX, h = INT64_MIN;
+    int i;
+    if (r->space == PTO_GM) {
+        if (f->gm_all) return 1;
+        for (i = 0; i < f->ngm; i++)
+            if (f->gm[i] == sy->m->operands[o].ref) return 1;
+        return 0;
+    }
+    if (f->all & (1u << r->space)) return 1;
+    pto__sy_opnd_span(sy, o, &l, &h);
+    for (i = 0; i < f->n; i++)
+        if (f->sp[i] == r->space && l < f->hi[i] && f->lo[i] < h) return 1;
+    return 0;
+}
+
+/* Walks block b (bodies too): mode 0 adds pipe p's accesses to *f; mode 1
+   says whether an access of another pipe touches *f, or one of any pipe
+   the bytes in *dep. At most *budget statements. */
+static int pto__sy_foot_walk(const pto__sy *sy, int32_t b, int p, int q, pto__sy_foot *f, const pto__sy_foot *dep,
+                             int mode, int32_t *budget)
+{
+    const pto_module *m = sy->m;
+    int32_t s, i;
+    for (s = m->blocks[b].head; s >= 0; s = m->stmts[s].next) {
+        const pto_stmt *x = &m->stmts[s];
+        if (--*budget < 0) return 1;
+        if (x->kind == PTO_ST_OP && s < sy->s0 && !pto__sy_issync(x->op))
+            for (i = 0; i < x->nargs; i++) {
+                int32_t o = x->arg0 + i;
+                if (sy->rec_of[o] < 0) continue;
+                if (mode == 0 && sy->recs[sy->rec_of[o]].pipe == p) pto__sy_foot_add(sy, f, o);
+                if (mode == 1 && ((sy->recs[sy->rec_of[o]].pipe == q && pto__sy_foot_hits(sy, f, o))
+                                  || pto__sy_foot_hits(sy, dep, o)))
+                    return 1;
+            }
+        if (x->body >= 0 && pto__sy_foot_walk(sy, x->body, p, q, f, dep, mode, budget)) return 1;
+        if (x->orelse >= 0 && pto__sy_foot_walk(sy, x->orelse, p, q, f, dep, mode, budget)) return 1;
+    }
+    return 0;
+}
+
+/* Where the drains of a carried pair (producer pipe p) anchored at A go:
+   after A, or further down A's block. A drain is a wait_flag on the
+   consumer pipe, whose queue is in order: right after A it holds every
+   later instruction of that pipe until the producer's last set of the
+   run, so the next loop's loads cannot start under this loop's last
+   compute (a two-pass kernel lost ~7% at its one boundary); further down
+   it holds only what comes after it. The drain orders more than the
+   dependency: its set captured every record of p. So it passes only
+   statements whose accesses on other pipes touch nothing p accesses in A
+   (bytes per space, GM tensors) and none of which touches the dependency's
+   bytes; at most one loop (a loop passed keeps the pair's ids busy
+   longer: colouring pressure); a bounded walk. What it still ordered
+   there (a record of p from before A, through a chain) a later access
+   finds unordered and gets its own pair. */
+static int32_t pto__sy_sink(pto__sy *sy, int32_t A, int p, int q, const pto__sy_foot *dep)
+{
+    const pto_module *m = sy->m;
+    pto__sy_foot f;
+    int32_t s, at = A, budget = 4096, loops = 0, i;
+    memset(&f, 0, sizeof f);
+    if (m->stmts[A].body < 0 || pto__sy_foot_walk(sy, m->stmts[A].body, p, q, &f, dep, 0, &budget)) return A;
+    for (s = m->stmts[A].next; s >= 0; s = m->stmts[s].next) {
+        const pto_stmt *x = &m->stmts[s];
+        int stop = 0;
+        if (x->kind == PTO_ST_SECTION) break;
+        if (x->kind == PTO_ST_OP && (s >= sy->s0 || pto__sy_issync(x->op))) continue;   /* not a place */
+        if (x->kind == PTO_ST_FOR && ++loops > 1) break;
+        if (x->kind == PTO_ST_OP)
+            for (i = 0; i < x->nargs && !stop; i++) {
+                int32_t o = x->arg0 + i;
+                if (sy->rec_of[o] < 0) continue;
+                stop = (sy->recs[sy->rec_of[o]].pipe == q && pto__sy_foot_hits(sy, &f, o)) || pto__sy_foot_hits(sy, dep, o);
+            }
+        if (!stop && x->body >= 0) stop = pto__sy_foot_walk(sy, x->body, p, q, &f, dep, 1, &budget);
+        if (!stop && x->orelse >= 0) stop = pto__sy_foot_walk(sy, x->orelse, p, q, &f, dep, 1, &budget);
+        if (stop || --budget < 0) break;
+        if (x->kind != PTO_ST_TILE && x->kind != PTO_ST_LET) at = s;   /* only past work */
+    }
+    return at;
+}
+
 /* Orders the dependency the last FIND analysis reported. */
 static pto_status pto__sy_place(pto__sy *sy)
 {
     pto_module *m = sy->m;
-    int32_t a = sy->recs[sy->h_rec].stmt, b = sy->h_bstmt, pa, pb, L = -1, as, bs, g, k, M = 1, kent[PTO__SY_MAXROT];
+    int32_t a = sy->recs[sy->h_rec].stmt, b = sy->h_bstmt, pa, pb, L = -1, as, bs, g, k, M = 1, kent[PTO__SY_MAXROT], s;
     int p = sy->recs[sy->h_rec].pipe, q = sy->recs[sy->h_brec].pipe, ok = 1;   /* h_brec is b's */
     pto__sy_lca(sy, a, b, &pa, &pb);
     if (!sy->h_fwd) {
@@ -15497,7 +15716,18 @@ static pto_status pto__sy_place(pto__sy *sy)
     as = pto__sy_emit(sy, g, PTO__SY_SET, pa, 1, -1, -1, -1);
     bs = as >= 0 ? pto__sy_emit(sy, g, PTO__SY_WAIT, pb, 0, -1, sy->n_ents - 1, -1) : -1;
     ok = as >= 0 && bs >= 0;
-    if (L >= 0) sy->grps[g].anchor = pto__sy_anchor(sy, L);
+    if (L >= 0) {
+        const pto__sy_rec *ra = &sy->recs[sy->h_rec];
+        sy->grps[g].anchor = pto__sy_anchor(sy, L);
+        sy->grps[g].dafter = sy->grps[g].anchor;
+        if (ra->space != PTO_GM && sy->recs[sy->h_brec].space == ra->space) {
+            pto__sy_foot dep;
+            memset(&dep, 0, sizeof dep);
+            pto__sy_foot_add(sy, &dep, ra->opnd);
+            pto__sy_foot_add(sy, &dep, sy->recs[sy->h_brec].opnd);
+            sy->grps[g].dafter = pto__sy_sink(sy, sy->grps[g].anchor, p, q, &dep);
+        }
+    }
     for (k = 0; k < PTO__SY_MAXROT; k++) kent[k] = -1;
     /* one id: the prime and drain use the set's id expression (the same
        virtual id, the same colour, and no rotation to degrade) */
@@ -15508,8 +15738,9 @@ static pto_status pto__sy_place(pto__sy *sy)
         ok = pto__sy_emit(sy, g, PTO__SY_PRIME, sy->grps[g].anchor, 0, k, k < PTO__SY_MAXROT ? kent[k] : -1,
                           k == 0 && M > 1 ? sy->ents[sy->grps[g].e0].ebase : -1) >= 0;
         if (ok && k < PTO__SY_MAXROT && kent[k] < 0) kent[k] = sy->n_ents - 1;
-        ok = ok && pto__sy_emit(sy, g, PTO__SY_DRAIN, sy->grps[g].anchor, 1, kd, kd < PTO__SY_MAXROT ? kent[kd] : -1,
-                                kd == 0 && M > 1 ? sy->ents[sy->grps[g].e0].ebase : -1) >= 0;
+        ok = ok && (s = pto__sy_emit(sy, g, PTO__SY_DRAIN, sy->grps[g].dafter, 1, kd, kd < PTO__SY_MAXROT ? kent[kd] : -1,
+                                     kd == 0 && M > 1 ? sy->ents[sy->grps[g].e0].ebase : -1)) >= 0;
+        if (ok) m->stmts[s].loc = m->stmts[sy->grps[g].anchor].loc;   /* named by its loop's line */
         if (ok && kd < PTO__SY_MAXROT && kent[kd] < 0) kent[kd] = sy->n_ents - 1;
     }
     return ok ? PTO_OK : PTO_ERR_INTERNAL;
@@ -15593,7 +15824,7 @@ static pto_status pto__sy_fallback(pto__sy *sy, int32_t g)
         if (sy->ents[e].role == PTO__SY_WAIT && pto__sy_emit(sy, g, PTO__SY_BARRIER, s, 0, -1, -1, -1) < 0)
             return PTO_ERR_INTERNAL;
         if (sy->ents[e].role == PTO__SY_DRAIN && sy->ents[e].k == 0
-            && pto__sy_emit(sy, g, PTO__SY_BARRIER, gr->anchor, 1, -1, -1, -1) < 0)
+            && pto__sy_emit(sy, g, PTO__SY_BARRIER, s, 1, -1, -1, -1) < 0)
             return PTO_ERR_INTERNAL;
     }
     for (e = 0; e < n; e++)   /* the pair's own statements, not the new barriers */
@@ -15714,7 +15945,7 @@ static int pto__sy_share(pto__sy *sy, int32_t g)
         const pto__sy_grp *hr = &sy->grps[h];
         int32_t sh, wh;
         if (h == g || hr->kind != gr->kind || hr->nids != gr->nids || hr->base < 0 || hr->src != gr->src || hr->dst != gr->dst
-            || (gr->kind == PTO__SY_LOOP && (hr->loop != gr->loop || hr->anchor != gr->anchor)))
+            || (gr->kind == PTO__SY_LOOP && (hr->loop != gr->loop || hr->anchor != gr->anchor || hr->dafter != gr->dafter)))
             continue;
         pto__sy_ends(sy, h, &sh, &wh);
         if (sh < 0 || wh < 0 || m->stmts[sh].block != m->stmts[sg].block || m->stmts[wh].block != m->stmts[wg].block)
@@ -15808,6 +16039,49 @@ static int32_t pto__sy_walk(const pto__sy *sy, int32_t b, int32_t p, int32_t *lo
     return p;
 }
 
+/* The position of the last statement of s's subtree (pto__sy_walk's). */
+static int32_t pto__sy_end_pos(const pto__sy *sy, int32_t s)
+{
+    const pto_module *m = sy->m;
+    for (;;) {
+        int32_t ob = m->stmts[s].orelse, bb = m->stmts[s].body, t = -1;
+        if (ob >= 0 && m->blocks[ob].tail >= 0) t = m->blocks[ob].tail;
+        else if (bb >= 0 && m->blocks[bb].tail >= 0) t = m->blocks[bb].tail;
+        if (t < 0 || t >= sy->n_pos) return sy->pos[s];
+        s = t;
+    }
+}
+
+/* The ids of pipe pair (src, dst) ran short for a group starting at lo:
+   the drains that pto__sy_sink moved down past lo go back right after
+   their anchors (where they would have been without it: the order they
+   give is only earlier, and there they were deadlock-free), which frees
+   their ids from there on. A kernel whose consecutive loops rotate many
+   ids of one pair keeps its rotations instead of a degraded one. Returns
+   whether a drain moved. */
+static int pto__sy_unsink(pto__sy *sy, int src, int dst, int32_t lo, int32_t *bz, const int32_t *hi)
+{
+    pto_module *m = sy->m;
+    int32_t h, e, j, end;
+    int moved = 0;
+    for (h = 0; h < sy->n_grps; h++) {
+        pto__sy_grp *hr = &sy->grps[h];
+        if (hr->kind != PTO__SY_LOOP || hr->base < 0 || hr->src != src || hr->dst != dst || hr->dafter == hr->anchor
+            || hi[h] < lo || (end = pto__sy_end_pos(sy, hr->anchor)) >= lo)
+            continue;
+        for (e = hr->e0; e < hr->e0 + hr->ne; e++)   /* each right after it, as pto__sy_place put them */
+            if (sy->ents[e].role == PTO__SY_DRAIN && sy->ents[e].stmt >= 0) {
+                pto_unlink(m, sy->ents[e].stmt);
+                pto_insert_after(m, hr->anchor, sy->ents[e].stmt);
+            }
+        hr->dafter = hr->anchor;
+        for (j = hr->base; j < hr->base + hr->nids && j < 8; j++)
+            if (bz[j] == hi[h]) bz[j] = end;
+        moved = 1;
+    }
+    return moved;
+}
+
 /* Colours the lifetimes of the flag groups of one kernel with hardware ids,
    pair by pair, greedily in program order of their first statements
    (optimal for intervals; creation order for a group with none left). */
@@ -15845,6 +16119,8 @@ static pto_status pto__sy_assign(pto__sy *sy)
         int32_t lim = pto__sy_limit(sy, gr->src, gr->dst), M = gr->nids, base;
         int32_t *bz = busy[gr->src][gr->dst];
         base = pto__sy_first_free(bz, used[gr->src][gr->dst], lo[order[i]], M, lim);
+        if (base < 0 && pto__sy_unsink(sy, gr->src, gr->dst, lo[order[i]], bz, hi))
+            base = pto__sy_first_free(bz, used[gr->src][gr->dst], lo[order[i]], M, lim);
         if (base < 0 && M > 1 && pto__sy_share(sy, order[i])) continue;
         while (base < 0 && M > 1) {
             M = M > 2 ? 2 : 1;

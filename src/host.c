@@ -550,12 +550,23 @@ typedef struct pto__hs_ver {
     int32_t h;
     const char *hname;
     uint8_t *written;      /* per host tensor (index from param0): holds data */
+    uint8_t *used;         /* per host param or tensor (index from param0): bit 1 passed to a
+                              call (or, a scalar, used in an argument), bit 2 read by one */
     int32_t *kbind;        /* per var: what a kernel dim is bound to in this call */
 } pto__hs_ver;
 
 static const char *pto__hs_name(const pto_module *m, int32_t id) { return pto_str(m->ctx, id); }
 
 static int pto__hs_is_float(int dt) { return dt == PTO_F32 || dt == PTO_F16 || dt == PTO_BF16; }
+
+/* Param or tensor p (a module param id) of the host being checked is used
+   (how: the bits of pto__hs_ver.used); other ids are ignored. */
+static void pto__hs_use(pto__hs_ver *V, int32_t p, int how)
+{
+    const pto_host *h = &V->m->hosts[V->h];
+    if (V->used && p >= h->param0 && p < h->param0 + h->nparams + h->ntensors)
+        V->used[p - h->param0] = (uint8_t)(V->used[p - h->param0] | how);
+}
 
 /* Every var of a host expression is a dim or integer scalar of the host;
    no kernel builtin. Returns 1 when the expression is fine. */
@@ -574,6 +585,7 @@ static int pto__hs_vexpr(pto__hs_ver *V, int32_t e, pto_loc at)
             pto_error(V->ctx, x->loc, "host '%s' has no dim or scalar by that name", V->hname);
             return 0;
         }
+        pto__hs_use(V, v->def, 1);
         if (v->kind == PTO_V_SCALAR && v->def >= 0 && v->def < m->n_params && pto__hs_is_float(m->params[v->def].dtype)) {
             pto_error(V->ctx, x->loc, "'%s' is an %s scalar; an integer expression cannot use it",
                       pto__hs_name(m, v->name), pto_dtype_name((pto_dtype)m->params[v->def].dtype));
@@ -660,6 +672,7 @@ static void pto__hs_vtensor_arg(pto__hs_ver *V, const pto_hstmt *st, int argi, c
         return;
     }
     for (d = 0; d < 2; d++) pto__hs_vdim(V, o, argi, kn, kp, ht, d);
+    pto__hs_use(V, o->ref, kp->dir != PTO_OUT ? 3 : 1);
     if (kp->dir != PTO_OUT && !V->written[idx])
         pto_error(V->ctx, o->loc, "'%s' is read by '%s' (parameter '%s' is %s) before any call writes it",
                   pto__hs_name(m, ht->name), kn, pto__hs_name(m, kp->name), kp->dir == PTO_IN ? "in" : "inout");
@@ -691,7 +704,10 @@ static void pto__hs_vscalar_arg(pto__hs_ver *V, const pto_hstmt *st, int argi, c
         const pto_var *v = o->ref >= 0 && o->ref < m->n_vars ? &m->vars[o->ref] : NULL;
         if (!v || v->kernel != PTO_HOST_SCOPE(V->h) || v->kind != PTO_V_SCALAR || v->def < 0) {
             pto_error(V->ctx, o->loc, "argument %d of '%s' is not a scalar of host '%s'", argi, kn, V->hname);
-        } else if (!want_float && pto__hs_is_float(m->params[v->def].dtype)) {
+            break;
+        }
+        pto__hs_use(V, v->def, 1);
+        if (!want_float && pto__hs_is_float(m->params[v->def].dtype)) {
             pto_error(V->ctx, o->loc, "argument %d of '%s': parameter '%s' is %s; host scalar '%s' is %s", argi, kn,
                       pto__hs_name(m, kp->name), pto_dtype_name((pto_dtype)kp->dtype), pto__hs_name(m, v->name),
                       pto_dtype_name((pto_dtype)m->params[v->def].dtype));
@@ -773,7 +789,7 @@ static void pto__hs_vtensors(pto__hs_ver *V)
     for (i = 0; i < h->nparams + h->ntensors; i++) {
         const pto_param *p = &m->params[h->param0 + i];
         const char *pn = pto__hs_name(m, p->name);
-        if (p->dtype == PTO_DT_NONE || p->dtype >= PTO_NDTYPE) pto_error(V->ctx, p->loc, "'%s' needs a dtype", pn);
+        pto__param_enums(V->ctx, p, pn);
         V->written[i] = i < h->nparams && (p->kind == PTO_P_SCALAR || p->dir != PTO_OUT);
         if (p->kind == PTO_P_SCALAR) continue;
         for (d = 0; d < 2; d++) {
@@ -791,17 +807,39 @@ static void pto__hs_vtensors(pto__hs_ver *V)
     }
 }
 
+/* Warnings (a clean host only): an input or scalar that no call uses, an
+   intermediate that no call uses or none reads after it is written; most
+   often a call left out or a wrong argument, and never needed to run. */
+static void pto__hs_unused(pto__hs_ver *V)
+{
+    const pto_module *m = V->m;
+    const pto_host *h = &m->hosts[V->h];
+    int32_t i;
+    for (i = 0; i < h->nparams + h->ntensors; i++) {
+        const pto_param *p = &m->params[h->param0 + i];
+        const char *pn = pto__hs_name(m, p->name);
+        if (i < h->nparams && p->kind == PTO_P_TENSOR && p->dir == PTO_OUT) continue;   /* an error above */
+        if (!(V->used[i] & 1))
+            pto_warning(V->ctx, p->loc, "%s '%s' of host '%s' is not used by any call",
+                        i >= h->nparams ? "tensor" : p->kind == PTO_P_SCALAR ? "scalar" : "parameter", pn, V->hname);
+        else if (i >= h->nparams && !(V->used[i] & 2))
+            pto_warning(V->ctx, p->loc, "tensor '%s' of host '%s' is written but no call reads it", pn, V->hname);
+    }
+}
+
 static void pto__hs_vhost(pto__hs_ver *V, int32_t *order)
 {
     const pto_module *m = V->m;
     const pto_host *h = &m->hosts[V->h];
     int32_t s, i;
+    int errors0 = pto_error_count(V->ctx);
     V->hname = pto__hs_name(m, h->name);
     if (h->param0 < 0 || h->nparams < 0 || h->ntensors < 0 || h->param0 + h->nparams + h->ntensors > m->n_params ||
         h->stmt0 < 0 || h->nstmts < 0 || h->stmt0 + h->nstmts > m->n_hstmts) {
         pto_error(V->ctx, h->loc, "host '%s' is malformed", V->hname);
         return;
     }
+    memset(V->used, 0, (size_t)(h->nparams + h->ntensors));
     pto__hs_vtensors(V);
     for (s = h->stmt0; s < h->stmt0 + h->nstmts; s++) {
         const pto_hstmt *st = &m->hstmts[s];
@@ -816,6 +854,7 @@ static void pto__hs_vhost(pto__hs_ver *V, int32_t *order)
             pto_error(V->ctx, p->loc, "'%s' is an output of host '%s' but no call writes it", pto__hs_name(m, p->name),
                       V->hname);
     }
+    if (pto_error_count(V->ctx) == errors0) pto__hs_unused(V);
 }
 
 /* Checks every host section (pto_verify calls it after the kernels). */
@@ -832,16 +871,18 @@ static pto_status pto__hs_verify(pto_ctx *ctx, const pto_module *m)
     V.m = m;
     order = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * (size_t)most);
     V.written = (uint8_t *)pto_alloc(ctx, (size_t)m->n_params + 1);
+    V.used = (uint8_t *)pto_alloc(ctx, (size_t)m->n_params + 1);
     V.kbind = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * ((size_t)m->n_vars + 1));
-    if (order && V.written && V.kbind)
+    if (order && V.written && V.used && V.kbind)
         for (h = 0; h < m->n_hosts; h++) {
             V.h = h;
             pto__hs_vhost(&V, order);
         }
     pto_free(ctx, order);
     pto_free(ctx, V.written);
+    pto_free(ctx, V.used);
     pto_free(ctx, V.kbind);
-    if (!order || !V.written || !V.kbind) return PTO_ERR_INTERNAL;
+    if (!order || !V.written || !V.used || !V.kbind) return PTO_ERR_INTERNAL;
     return pto_error_count(ctx) != before ? PTO_ERR_USER : PTO_OK;
 }
 

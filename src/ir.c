@@ -738,6 +738,37 @@ static inline int32_t pto__arg(pto_module *m, int32_t stmt, pto_operand_kind kin
     return o;
 }
 
+/* A param's enum fields, as the C API may have set them: a value outside
+   its enum is named by its number (for kernels and hosts alike). */
+static void pto__param_enums(pto_ctx *ctx, const pto_param *p, const char *pn)
+{
+    if (p->dtype == PTO_DT_NONE) pto_error(ctx, p->loc, "'%s' needs a dtype", pn);
+    else if (p->dtype >= PTO_NDTYPE) pto_error(ctx, p->loc, "'%s' has dtype %d, which is no pto_dtype", pn, (int)p->dtype);
+    if (p->kind == PTO_P_TENSOR && p->dir > PTO_INOUT)
+        pto_error(ctx, p->loc, "tensor '%s' has direction %d, which is no pto_dir (PTO_IN, PTO_OUT, PTO_INOUT)", pn,
+                  (int)p->dir);
+}
+
+/* "a tile or a scalar": what an operand mask allows, for messages (the parser
+   and the verifier say it the same way). */
+static void pto__arg_expected(uint32_t mask, char *buf, size_t size)
+{
+    const char *parts[8];
+    int n = 0, i;
+    size_t len = 0;
+    if (mask & PTO_A_TILES) parts[n++] = "a tile";
+    if (mask & PTO_A_GM) parts[n++] = "a GM window";
+    if (mask & PTO_A_SCALAR) parts[n++] = "a scalar";
+    if (mask & PTO_A_INT) parts[n++] = "an integer";
+    if (mask & PTO_A_PIPE) parts[n++] = "a pipe";
+    if (mask & PTO_A_CVPIPE) parts[n++] = "a cube/vector pipe";
+    if (mask & PTO_A_CMP) parts[n++] = "a comparison (eq ne lt le gt ge)";
+    if (mask & PTO_A_NMODE) parts[n++] = "a notify mode (set add)";
+    buf[0] = 0;
+    for (i = 0; i < n && len < size; i++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? " or " : "", parts[i]);
+}
+
 /* pto__arg without its checks, for the parser: its statement is always the
    op statement it added last (pto__add_op_id), whose operands are the
    last ones, so the checks hold by construction; each costs more than the

@@ -131,6 +131,7 @@ typedef struct pto__ps_parser {
     int32_t kw_max;   /* the highest keyword id: a name above it is no keyword */
     pto_loc tloc;     /* pto__ps_tloc's result */
     pto__ps_ncent *nc;   /* the lexer's name cache (NULL: none, every name is hashed) */
+    int32_t arg_op, arg_i;   /* the op whose operand arg_i (from 0) is being parsed (messages) */
 } pto__ps_parser;
 
 /* ---- diagnostics ------------------------------------------------------- */
@@ -1021,10 +1022,20 @@ static int pto__ps_gm_operand(pto__ps_parser *p, int32_t s, int32_t param, uint3
         if ((rank = pto__ps_expr0(p)) < 0) return 0;
     }
     open = p->tok;
+    if (mask && !(mask & PTO_A_GM) && !pto__ps_is(p, '[')) {
+        /* a bare tensor name where the op takes no tensor: say so rather than
+           ask for its '[' (a window there is the verifier's "got a GM window") */
+        char want[96];
+        pto__arg_expected(mask, want, sizeof want);
+        pto__ps_err(p, &t, "operand %d of %s must be %s, got tensor '%s'", (int)p->arg_i + 1,
+                    pto_opinfo_get((pto_op)p->arg_op)->name, want, pto__ps_text(p, &t));
+        return 0;
+    }
     if (!pto__ps_is(p, '[')) {
         char q[200];
         pto__ps_tokstr(p, &p->tok, q, sizeof q);
-        pto__ps_err(p, &p->tok, "expected '[' after tensor '%s', got %s", pto__ps_text(p, &t), q);
+        pto__ps_err(p, &p->tok, "expected '[' after tensor '%s', got %s (a window of it is %s[row, col])",
+                    pto__ps_text(p, &t), q, pto__ps_text(p, &t));
         return 0;
     }
     pto__ps_next(p);
@@ -1190,8 +1201,10 @@ static int pto__ps_operands(pto__ps_parser *p, int32_t s, pto_op op)
     const pto_opinfo *info = pto_opinfo_get(op);
     int i;
     if (pto__ps_at_eol(p)) return 1;
+    p->arg_op = (int32_t)op;
     for (i = 0;; i++) {
         uint32_t mask = i < info->nargs && i < 4 ? info->arg[i] : 0;
+        p->arg_i = i;
         if (!pto__ps_operand(p, s, mask)) return 0;
         if (pto__ps_at_eol(p)) return 1;
         if (!pto__ps_is(p, ',')) {

@@ -64,7 +64,13 @@
       prime and drain move out through the loops around L whose bodies
       touch the dependency's bytes only inside L (pto__sy_anchor): each id
       still alternates set and wait over the whole nest, and L's pipeline
-      does not empty at every outer iteration. When the
+      does not empty at every outer iteration. The drains then move down
+      past the next statements of their block whose consumer-pipe accesses
+      touch nothing the producer pipe touched there (pto__sy_sink, at most
+      one loop): a drain is a wait on an in-order queue, and right after L
+      it would hold the next loop's loads until L's last compute ends; the
+      colouring moves one back when its pair runs out of ids
+      (pto__sy_unsink). When the
       conflicting slots recur only every D iterations, the pair rotates
       M = min(D, N) ids with id = base + ((i - start) / step) % M, built
       from the loop's own start and step, so any start and step is right.
@@ -152,6 +158,8 @@ typedef struct pto__sy_grp {
     int32_t loop;               /* LOOP: the FOR statement */
     int32_t anchor;             /* LOOP: the statement its primes precede and drains follow:
                                    loop, or a loop around it (pto__sy_anchor) */
+    int32_t dafter;             /* LOOP: the statement its drains follow: anchor, or a later
+                                   one of its block (pto__sy_sink) */
     int32_t base;               /* hardware id base; -1 = none yet / fallback */
     int32_t arec, bstmt, bopnd; /* the dependency that made it */
     int32_t note;               /* dependency text (string pool, pto__sy_note) */
@@ -2417,7 +2425,7 @@ static int32_t pto__sy_new_group(pto__sy *sy, uint8_t kind, int src, int dst, in
     gr->src = (uint8_t)src;
     gr->dst = (uint8_t)dst;
     gr->loop = L;
-    gr->anchor = L;
+    gr->anchor = gr->dafter = L;
     gr->nids = nids;
     gr->base = -1;
     gr->arec = sy->h_rec;
@@ -2498,11 +2506,147 @@ static int32_t pto__sy_anchor(pto__sy *sy, int32_t L)
     return A;
 }
 
+/* The bytes a pipe's accesses in a subtree touch: up to 16 local byte
+   ranges (past them, the hull of the last one grows), and the GM tensors
+   (by param; `gm_all` past 8 of them). A hull of a whole loop would
+   cover the next loop's tiles planned between its tiles. */
+typedef struct pto__sy_foot {
+    int64_t lo[16], hi[16];
+    uint8_t sp[16];
+    int n;
+    uint8_t all;                /* spaces wholly in it (past 16 ranges) */
+    int32_t gm[8];
+    int ngm, gm_all;
+} pto__sy_foot;
+
+static void pto__sy_foot_range(pto__sy_foot *f, int sp, int64_t lo, int64_t hi)
+{
+    int i;
+    for (i = 0; i < f->n; i++)
+        if (f->sp[i] == sp && lo <= f->hi[i] && f->lo[i] <= hi) break;   /* overlapping or adjacent */
+    if (i == f->n) {
+        if (f->n < 16) {
+            f->sp[f->n] = (uint8_t)sp;
+            f->lo[f->n] = lo;
+            f->hi[f->n++] = hi;
+            return;
+        }
+        for (i = f->n - 1; i >= 0 && f->sp[i] != sp; i--) continue;   /* full: widen one of the space */
+        if (i < 0) { f->all |= (uint8_t)(1u << sp); return; }
+    }
+    if (lo < f->lo[i]) f->lo[i] = lo;
+    if (hi > f->hi[i]) f->hi[i] = hi;
+}
+
+static void pto__sy_foot_add(const pto__sy *sy, pto__sy_foot *f, int32_t o)
+{
+    const pto__sy_rec *r = &sy->recs[sy->rec_of[o]];
+    int64_t l = INT64_MAX, h = INT64_MIN;
+    int i;
+    if (r->space == PTO_GM) {
+        int32_t ref = sy->m->operands[o].ref;
+        for (i = 0; i < f->ngm && f->gm[i] != ref; i++) continue;
+        if (i == f->ngm) {
+            if (f->ngm < 8) f->gm[f->ngm++] = ref;
+            else f->gm_all = 1;
+        }
+        return;
+    }
+    pto__sy_opnd_span(sy, o, &l, &h);
+    pto__sy_foot_range(f, r->space, l, h);
+}
+
+/* Operand o (with a record) touches what foot holds. */
+static int pto__sy_foot_hits(const pto__sy *sy, const pto__sy_foot *f, int32_t o)
+{
+    const pto__sy_rec *r = &sy->recs[sy->rec_of[o]];
+    int64_t l = INT64_MAX, h = INT64_MIN;
+    int i;
+    if (r->space == PTO_GM) {
+        if (f->gm_all) return 1;
+        for (i = 0; i < f->ngm; i++)
+            if (f->gm[i] == sy->m->operands[o].ref) return 1;
+        return 0;
+    }
+    if (f->all & (1u << r->space)) return 1;
+    pto__sy_opnd_span(sy, o, &l, &h);
+    for (i = 0; i < f->n; i++)
+        if (f->sp[i] == r->space && l < f->hi[i] && f->lo[i] < h) return 1;
+    return 0;
+}
+
+/* Walks block b (bodies too): mode 0 adds pipe p's accesses to *f; mode 1
+   says whether an access of another pipe touches *f, or one of any pipe
+   the bytes in *dep. At most *budget statements. */
+static int pto__sy_foot_walk(const pto__sy *sy, int32_t b, int p, int q, pto__sy_foot *f, const pto__sy_foot *dep,
+                             int mode, int32_t *budget)
+{
+    const pto_module *m = sy->m;
+    int32_t s, i;
+    for (s = m->blocks[b].head; s >= 0; s = m->stmts[s].next) {
+        const pto_stmt *x = &m->stmts[s];
+        if (--*budget < 0) return 1;
+        if (x->kind == PTO_ST_OP && s < sy->s0 && !pto__sy_issync(x->op))
+            for (i = 0; i < x->nargs; i++) {
+                int32_t o = x->arg0 + i;
+                if (sy->rec_of[o] < 0) continue;
+                if (mode == 0 && sy->recs[sy->rec_of[o]].pipe == p) pto__sy_foot_add(sy, f, o);
+                if (mode == 1 && ((sy->recs[sy->rec_of[o]].pipe == q && pto__sy_foot_hits(sy, f, o))
+                                  || pto__sy_foot_hits(sy, dep, o)))
+                    return 1;
+            }
+        if (x->body >= 0 && pto__sy_foot_walk(sy, x->body, p, q, f, dep, mode, budget)) return 1;
+        if (x->orelse >= 0 && pto__sy_foot_walk(sy, x->orelse, p, q, f, dep, mode, budget)) return 1;
+    }
+    return 0;
+}
+
+/* Where the drains of a carried pair (producer pipe p) anchored at A go:
+   after A, or further down A's block. A drain is a wait_flag on the
+   consumer pipe, whose queue is in order: right after A it holds every
+   later instruction of that pipe until the producer's last set of the
+   run, so the next loop's loads cannot start under this loop's last
+   compute (a two-pass kernel lost ~7% at its one boundary); further down
+   it holds only what comes after it. The drain orders more than the
+   dependency: its set captured every record of p. So it passes only
+   statements whose accesses on other pipes touch nothing p accesses in A
+   (bytes per space, GM tensors) and none of which touches the dependency's
+   bytes; at most one loop (a loop passed keeps the pair's ids busy
+   longer: colouring pressure); a bounded walk. What it still ordered
+   there (a record of p from before A, through a chain) a later access
+   finds unordered and gets its own pair. */
+static int32_t pto__sy_sink(pto__sy *sy, int32_t A, int p, int q, const pto__sy_foot *dep)
+{
+    const pto_module *m = sy->m;
+    pto__sy_foot f;
+    int32_t s, at = A, budget = 4096, loops = 0, i;
+    memset(&f, 0, sizeof f);
+    if (m->stmts[A].body < 0 || pto__sy_foot_walk(sy, m->stmts[A].body, p, q, &f, dep, 0, &budget)) return A;
+    for (s = m->stmts[A].next; s >= 0; s = m->stmts[s].next) {
+        const pto_stmt *x = &m->stmts[s];
+        int stop = 0;
+        if (x->kind == PTO_ST_SECTION) break;
+        if (x->kind == PTO_ST_OP && (s >= sy->s0 || pto__sy_issync(x->op))) continue;   /* not a place */
+        if (x->kind == PTO_ST_FOR && ++loops > 1) break;
+        if (x->kind == PTO_ST_OP)
+            for (i = 0; i < x->nargs && !stop; i++) {
+                int32_t o = x->arg0 + i;
+                if (sy->rec_of[o] < 0) continue;
+                stop = (sy->recs[sy->rec_of[o]].pipe == q && pto__sy_foot_hits(sy, &f, o)) || pto__sy_foot_hits(sy, dep, o);
+            }
+        if (!stop && x->body >= 0) stop = pto__sy_foot_walk(sy, x->body, p, q, &f, dep, 1, &budget);
+        if (!stop && x->orelse >= 0) stop = pto__sy_foot_walk(sy, x->orelse, p, q, &f, dep, 1, &budget);
+        if (stop || --budget < 0) break;
+        if (x->kind != PTO_ST_TILE && x->kind != PTO_ST_LET) at = s;   /* only past work */
+    }
+    return at;
+}
+
 /* Orders the dependency the last FIND analysis reported. */
 static pto_status pto__sy_place(pto__sy *sy)
 {
     pto_module *m = sy->m;
-    int32_t a = sy->recs[sy->h_rec].stmt, b = sy->h_bstmt, pa, pb, L = -1, as, bs, g, k, M = 1, kent[PTO__SY_MAXROT];
+    int32_t a = sy->recs[sy->h_rec].stmt, b = sy->h_bstmt, pa, pb, L = -1, as, bs, g, k, M = 1, kent[PTO__SY_MAXROT], s;
     int p = sy->recs[sy->h_rec].pipe, q = sy->recs[sy->h_brec].pipe, ok = 1;   /* h_brec is b's */
     pto__sy_lca(sy, a, b, &pa, &pb);
     if (!sy->h_fwd) {
@@ -2526,7 +2670,18 @@ static pto_status pto__sy_place(pto__sy *sy)
     as = pto__sy_emit(sy, g, PTO__SY_SET, pa, 1, -1, -1, -1);
     bs = as >= 0 ? pto__sy_emit(sy, g, PTO__SY_WAIT, pb, 0, -1, sy->n_ents - 1, -1) : -1;
     ok = as >= 0 && bs >= 0;
-    if (L >= 0) sy->grps[g].anchor = pto__sy_anchor(sy, L);
+    if (L >= 0) {
+        const pto__sy_rec *ra = &sy->recs[sy->h_rec];
+        sy->grps[g].anchor = pto__sy_anchor(sy, L);
+        sy->grps[g].dafter = sy->grps[g].anchor;
+        if (ra->space != PTO_GM && sy->recs[sy->h_brec].space == ra->space) {
+            pto__sy_foot dep;
+            memset(&dep, 0, sizeof dep);
+            pto__sy_foot_add(sy, &dep, ra->opnd);
+            pto__sy_foot_add(sy, &dep, sy->recs[sy->h_brec].opnd);
+            sy->grps[g].dafter = pto__sy_sink(sy, sy->grps[g].anchor, p, q, &dep);
+        }
+    }
     for (k = 0; k < PTO__SY_MAXROT; k++) kent[k] = -1;
     /* one id: the prime and drain use the set's id expression (the same
        virtual id, the same colour, and no rotation to degrade) */
@@ -2537,8 +2692,9 @@ static pto_status pto__sy_place(pto__sy *sy)
         ok = pto__sy_emit(sy, g, PTO__SY_PRIME, sy->grps[g].anchor, 0, k, k < PTO__SY_MAXROT ? kent[k] : -1,
                           k == 0 && M > 1 ? sy->ents[sy->grps[g].e0].ebase : -1) >= 0;
         if (ok && k < PTO__SY_MAXROT && kent[k] < 0) kent[k] = sy->n_ents - 1;
-        ok = ok && pto__sy_emit(sy, g, PTO__SY_DRAIN, sy->grps[g].anchor, 1, kd, kd < PTO__SY_MAXROT ? kent[kd] : -1,
-                                kd == 0 && M > 1 ? sy->ents[sy->grps[g].e0].ebase : -1) >= 0;
+        ok = ok && (s = pto__sy_emit(sy, g, PTO__SY_DRAIN, sy->grps[g].dafter, 1, kd, kd < PTO__SY_MAXROT ? kent[kd] : -1,
+                                     kd == 0 && M > 1 ? sy->ents[sy->grps[g].e0].ebase : -1)) >= 0;
+        if (ok) m->stmts[s].loc = m->stmts[sy->grps[g].anchor].loc;   /* named by its loop's line */
         if (ok && kd < PTO__SY_MAXROT && kent[kd] < 0) kent[kd] = sy->n_ents - 1;
     }
     return ok ? PTO_OK : PTO_ERR_INTERNAL;
@@ -2622,7 +2778,7 @@ static pto_status pto__sy_fallback(pto__sy *sy, int32_t g)
         if (sy->ents[e].role == PTO__SY_WAIT && pto__sy_emit(sy, g, PTO__SY_BARRIER, s, 0, -1, -1, -1) < 0)
             return PTO_ERR_INTERNAL;
         if (sy->ents[e].role == PTO__SY_DRAIN && sy->ents[e].k == 0
-            && pto__sy_emit(sy, g, PTO__SY_BARRIER, gr->anchor, 1, -1, -1, -1) < 0)
+            && pto__sy_emit(sy, g, PTO__SY_BARRIER, s, 1, -1, -1, -1) < 0)
             return PTO_ERR_INTERNAL;
     }
     for (e = 0; e < n; e++)   /* the pair's own statements, not the new barriers */
@@ -2743,7 +2899,7 @@ static int pto__sy_share(pto__sy *sy, int32_t g)
         const pto__sy_grp *hr = &sy->grps[h];
         int32_t sh, wh;
         if (h == g || hr->kind != gr->kind || hr->nids != gr->nids || hr->base < 0 || hr->src != gr->src || hr->dst != gr->dst
-            || (gr->kind == PTO__SY_LOOP && (hr->loop != gr->loop || hr->anchor != gr->anchor)))
+            || (gr->kind == PTO__SY_LOOP && (hr->loop != gr->loop || hr->anchor != gr->anchor || hr->dafter != gr->dafter)))
             continue;
         pto__sy_ends(sy, h, &sh, &wh);
         if (sh < 0 || wh < 0 || m->stmts[sh].block != m->stmts[sg].block || m->stmts[wh].block != m->stmts[wg].block)
@@ -2837,6 +2993,49 @@ static int32_t pto__sy_walk(const pto__sy *sy, int32_t b, int32_t p, int32_t *lo
     return p;
 }
 
+/* The position of the last statement of s's subtree (pto__sy_walk's). */
+static int32_t pto__sy_end_pos(const pto__sy *sy, int32_t s)
+{
+    const pto_module *m = sy->m;
+    for (;;) {
+        int32_t ob = m->stmts[s].orelse, bb = m->stmts[s].body, t = -1;
+        if (ob >= 0 && m->blocks[ob].tail >= 0) t = m->blocks[ob].tail;
+        else if (bb >= 0 && m->blocks[bb].tail >= 0) t = m->blocks[bb].tail;
+        if (t < 0 || t >= sy->n_pos) return sy->pos[s];
+        s = t;
+    }
+}
+
+/* The ids of pipe pair (src, dst) ran short for a group starting at lo:
+   the drains that pto__sy_sink moved down past lo go back right after
+   their anchors (where they would have been without it: the order they
+   give is only earlier, and there they were deadlock-free), which frees
+   their ids from there on. A kernel whose consecutive loops rotate many
+   ids of one pair keeps its rotations instead of a degraded one. Returns
+   whether a drain moved. */
+static int pto__sy_unsink(pto__sy *sy, int src, int dst, int32_t lo, int32_t *bz, const int32_t *hi)
+{
+    pto_module *m = sy->m;
+    int32_t h, e, j, end;
+    int moved = 0;
+    for (h = 0; h < sy->n_grps; h++) {
+        pto__sy_grp *hr = &sy->grps[h];
+        if (hr->kind != PTO__SY_LOOP || hr->base < 0 || hr->src != src || hr->dst != dst || hr->dafter == hr->anchor
+            || hi[h] < lo || (end = pto__sy_end_pos(sy, hr->anchor)) >= lo)
+            continue;
+        for (e = hr->e0; e < hr->e0 + hr->ne; e++)   /* each right after it, as pto__sy_place put them */
+            if (sy->ents[e].role == PTO__SY_DRAIN && sy->ents[e].stmt >= 0) {
+                pto_unlink(m, sy->ents[e].stmt);
+                pto_insert_after(m, hr->anchor, sy->ents[e].stmt);
+            }
+        hr->dafter = hr->anchor;
+        for (j = hr->base; j < hr->base + hr->nids && j < 8; j++)
+            if (bz[j] == hi[h]) bz[j] = end;
+        moved = 1;
+    }
+    return moved;
+}
+
 /* Colours the lifetimes of the flag groups of one kernel with hardware ids,
    pair by pair, greedily in program order of their first statements
    (optimal for intervals; creation order for a group with none left). */
@@ -2874,6 +3073,8 @@ static pto_status pto__sy_assign(pto__sy *sy)
         int32_t lim = pto__sy_limit(sy, gr->src, gr->dst), M = gr->nids, base;
         int32_t *bz = busy[gr->src][gr->dst];
         base = pto__sy_first_free(bz, used[gr->src][gr->dst], lo[order[i]], M, lim);
+        if (base < 0 && pto__sy_unsink(sy, gr->src, gr->dst, lo[order[i]], bz, hi))
+            base = pto__sy_first_free(bz, used[gr->src][gr->dst], lo[order[i]], M, lim);
         if (base < 0 && M > 1 && pto__sy_share(sy, order[i])) continue;
         while (base < 0 && M > 1) {
             M = M > 2 ? 2 : 1;

@@ -626,11 +626,19 @@ static void pto__vtile(pto__verifier *v, int32_t s)
     v->tflags[st->ref] |= PTO__T_SCOPE;
     v->tdepth[st->ref] = v->nloops;
     v->tflags[st->ref] &= (uint8_t)~PTO__T_VALID;   /* its shape until pto__vtile_valid reads the clause */
-    if (t->space == PTO_GM || t->space >= PTO_NSPACE) {
+    if (t->space >= PTO_NSPACE) {   /* through the C API: say the value, not '?' */
+        pto_error(v->ctx, t->loc, "tile '%s' has space %d, which is no pto_space", tn, (int)t->space);
+        return;
+    }
+    if (t->space == PTO_GM) {
         pto_error(v->ctx, t->loc, "tile '%s' cannot live in '%s'", tn, pto_space_name((pto_space)t->space));
         return;
     }
-    if (t->dtype == PTO_DT_NONE || t->dtype >= PTO_NDTYPE) { pto_error(v->ctx, t->loc, "tile '%s' needs a dtype", tn); return; }
+    if (t->dtype == PTO_DT_NONE) { pto_error(v->ctx, t->loc, "tile '%s' needs a dtype", tn); return; }
+    if (t->dtype >= PTO_NDTYPE) {
+        pto_error(v->ctx, t->loc, "tile '%s' has dtype %d, which is no pto_dtype", tn, (int)t->dtype);
+        return;
+    }
     if (t->rows <= 0 || t->cols <= 0) {
         pto_error(v->ctx, t->loc, "tile '%s' must have a positive shape, got [%d, %d]", tn, (int)t->rows, (int)t->cols);
         return;
@@ -681,24 +689,6 @@ static void pto__vspaces(uint32_t mask, char *buf, size_t size)
                                 pto_space_name((pto_space)order[i]));
         if (len >= size) return;
     }
-}
-
-static void pto__vexpected(uint32_t mask, char *buf, size_t size)
-{
-    const char *parts[8];
-    int n = 0, i;
-    size_t len = 0;
-    if (mask & PTO_A_TILES) parts[n++] = "a tile";
-    if (mask & PTO_A_GM) parts[n++] = "a GM window";
-    if (mask & PTO_A_SCALAR) parts[n++] = "a scalar";
-    if (mask & PTO_A_INT) parts[n++] = "an integer";
-    if (mask & PTO_A_PIPE) parts[n++] = "a pipe";
-    if (mask & PTO_A_CVPIPE) parts[n++] = "a cube/vector pipe";
-    if (mask & PTO_A_CMP) parts[n++] = "a comparison (eq ne lt le gt ge)";
-    if (mask & PTO_A_NMODE) parts[n++] = "a notify mode (set add)";
-    buf[0] = 0;
-    for (i = 0; i < n && len < size; i++)
-        len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? " or " : "", parts[i]);
 }
 
 /* Is this operand kind one the mask allows? An integer that folds to a
@@ -864,7 +854,7 @@ static int pto__vpipe_arg(pto__verifier *v, const pto_operand *o)
     int p = o->ref;
     int vector_ok = p == PTO_PIPE_S || p == PTO_PIPE_V || p == PTO_PIPE_MTE2 || p == PTO_PIPE_MTE3 || p == PTO_PIPE_ALL;
     int cube_ok = p != PTO_PIPE_V;
-    if (p < 0 || p >= PTO_NPIPE) { pto_error(v->ctx, o->loc, "unknown pipe"); return 0; }
+    if (p < 0 || p >= PTO_NPIPE) { pto_error(v->ctx, o->loc, "pipe %d is no pto_pipe", p); return 0; }
     if (v->core >= 0 && !(v->core == PTO_CORE_VECTOR ? vector_ok : cube_ok)) {
         pto_error(v->ctx, o->loc, "pipe '%s' does not exist on the %s core", pto_pipe_name((pto_pipe)p),
                   core_names[v->core]);
@@ -886,7 +876,7 @@ static int pto__varg(pto__verifier *v, int32_t s, int i, const pto_operand *o, u
             snprintf(other, sizeof other, " (%s takes a scalar)", pto_opinfo_get((pto_op)(op + PTO_OP_TADDS - PTO_OP_TADD))->name);
         else if (i == 2 && o->kind == PTO_O_TILE && op >= PTO_OP_TADDS && op <= PTO_OP_TMINS)
             snprintf(other, sizeof other, " (%s takes a tile)", pto_opinfo_get((pto_op)(op - PTO_OP_TADDS + PTO_OP_TADD))->name);
-        pto__vexpected(mask, want, sizeof want);
+        pto__arg_expected(mask, want, sizeof want);
         opname = pto_opinfo_get((pto_op)op)->name;
         pto_error(v->ctx, o->loc, "operand %d of %s must be %s, got %s%s", i + 1, opname, want,
                   pto__vkind_name(o->kind), other);
@@ -1817,7 +1807,7 @@ static void pto__vcheck(pto__verifier *v, int32_t s)
         pto__vform f;
         pto__vexpr(v, st->e[0], 0, &f, 0);
         pto__vexpr(v, st->e[1], 0, &f, 0);
-        if (st->cmp > PTO_GE) pto_error(v->ctx, st->loc, "malformed comparison");
+        if (st->cmp > PTO_GE) pto_error(v->ctx, st->loc, "comparison %d is no pto_cmp", (int)st->cmp);
         break;
     }
     case PTO_ST_SECTION: pto__vsection(v, s); break;
@@ -1972,7 +1962,7 @@ static void pto__vparams(pto__verifier *v, const pto_kernel *k, int bind)
             continue;
         }
         pto__vbind(v, p->name, PTO__N_PARAM, i, p->loc);
-        if (p->dtype == PTO_DT_NONE || p->dtype >= PTO_NDTYPE) pto_error(v->ctx, p->loc, "'%s' needs a dtype", pn);
+        pto__param_enums(v->ctx, p, pn);
         if (p->kind == PTO_P_SCALAR) {
             if (p->window) pto_error(v->ctx, p->loc, "scalar '%s' cannot be a window (only tensors can)", pn);
             continue;
@@ -2272,7 +2262,7 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
     v->nloops = 0;
     v->sections[0] = v->sections[1] = 0;
     v->core = k->kind == PTO_KK_CUBE ? PTO_CORE_CUBE : k->kind == PTO_KK_VECTOR ? PTO_CORE_VECTOR : -1;
-    if (k->kind > PTO_KK_MIX) pto_error(v->ctx, k->loc, "kernel '%s' has no valid kind", kn);
+    if (k->kind > PTO_KK_MIX) pto_error(v->ctx, k->loc, "kernel '%s' has kind %d, which is no pto_kernel_kind", kn, (int)k->kind);
     if (k->kind == PTO_KK_MIX && k->ranks)
         pto_error(v->ctx, k->loc,
                   "kernel '%s' is a mix kernel with 'ranks': a mix kernel cannot run on several ranks yet "

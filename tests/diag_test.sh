@@ -328,5 +328,13 @@ expect "... and so does the simulator" 1 \
     "textract_dyn_step.pto:14: error: textract: offset \[40, 0\] is not whole fractals of the source tile: rows must be a multiple of 16 and cols of 16" \
     $ptoc run tests/diag/textract_dyn_step.pto -D ks=40
 
+
+# ---- host sections: what no call uses draws a warning ----
+expect "host: unused input warned" 0 "host_unused.pto:11:30: warning: parameter 'spare' of host 'h' is not used by any call" $ptoc check tests/diag/host_unused.pto
+expect "host: unused scalar warned" 0 "warning: scalar 'beta' of host 'h' is not used by any call" $ptoc check tests/diag/host_unused.pto
+expect "host: unused tensor warned" 0 "host_unused.pto:13:10: warning: tensor 'never' of host 'h' is not used by any call" $ptoc check tests/diag/host_unused.pto
+expect "host: unread intermediate warned" 0 "host_unused.pto:12:10: warning: tensor 't' of host 'h' is written but no call reads it" $ptoc check tests/diag/host_unused.pto
+$ptoc check examples/host_mm_norm.pto >$out/log 2>&1 && ok "host example checks" || bad "host example checks"
+lacks "host example: no warning" "warning"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -319,6 +319,52 @@ static void test_builder_misuse(void)
     kit_close(&q, "pto_add_host: the name is NULL", __LINE__);
 }
 
+/* Enum fields out of their enums through the C API: each named by its
+   number (was '?' in messages, and an out-of-range pto_dir passed). */
+static void refused_enum(pto_module *m, pto_ctx *ctx, const char *part, int line)
+{
+    pto_status st = pto_verify(ctx, m);
+    CHECK_MSG(st == PTO_ERR_USER, "line %d: pto_verify gave %d", line, (int)st);
+    CHECK_MSG(has_diag(ctx, part), "line %d: no diagnostic with \"%s\"", line, part);
+    pto_module_destroy(m);
+    pto_ctx_destroy(ctx);
+}
+
+static void test_bad_enums(void)
+{
+    kit q;
+    int32_t s;
+    kit_open(&q);
+    q.m->params[q.x].dir = 9;
+    kit_body(&q);
+    refused_enum(q.m, q.ctx, "tensor 'x' has direction 9, which is no pto_dir", __LINE__);
+    kit_open(&q);
+    q.m->params[q.x].dtype = 99;
+    kit_body(&q);
+    refused_enum(q.m, q.ctx, "'x' has dtype 99, which is no pto_dtype", __LINE__);
+    kit_open(&q);
+    q.m->tiles[q.t].space = 77;
+    kit_body(&q);
+    refused_enum(q.m, q.ctx, "tile 't' has space 77, which is no pto_space", __LINE__);
+    kit_open(&q);
+    q.m->tiles[q.t].dtype = 42;
+    kit_body(&q);
+    refused_enum(q.m, q.ctx, "tile 't' has dtype 42, which is no pto_dtype", __LINE__);
+    kit_open(&q);
+    q.m->kernels[q.k].kind = 7;
+    kit_body(&q);
+    refused_enum(q.m, q.ctx, "kernel 'k' has kind 7, which is no pto_kernel_kind", __LINE__);
+    kit_open(&q);
+    kit_body(&q);
+    s = pto_add_op(q.m, q.body, PTO_OP_PIPE_BARRIER, LOC(40));
+    pto_arg_pipe(q.m, s, (pto_pipe)55, LOC(40));
+    refused_enum(q.m, q.ctx, "pipe 55 is no pto_pipe", __LINE__);
+    kit_open(&q);
+    kit_body(&q);
+    pto_add_if(q.m, q.body, pto_expr_int(q.m, 0, LOC(41)), (pto_cmp)33, pto_expr_int(q.m, 0, LOC(41)), LOC(41));
+    refused_enum(q.m, q.ctx, "comparison 33 is no pto_cmp", __LINE__);
+}
+
 /* tfree built as the text writes it (the pipe only): the error names the implicit tile
    and how to pass it (was a bare "tfree expects 2 operands, got 1") */
 static void test_tfree_implicit(void)
@@ -675,6 +721,7 @@ int main(void)
     test_alloc_sweep();
     test_alloc_sweep_builders();
     test_builder_misuse();
+    test_bad_enums();
     test_tfree_implicit();
     test_null_and_zeroed();
     test_pass_order();

@@ -867,6 +867,97 @@ static void test_hoist(void)
     hoist_case("shared.pto", shared, 0);
 }
 
+/* Whether a wait_flag V -> MTE2 whose note names `tile` (the first loop's
+   drain) comes after the second loop of the kernel body. */
+static int drain_after_second_loop(pto_ctx *ctx, const pto_module *m, const char *tile)
+{
+    int32_t s, loops = 0;
+    for (s = m->blocks[m->kernels[0].body].head; s >= 0; s = m->stmts[s].next) {
+        if (m->stmts[s].kind == PTO_ST_FOR) loops++;
+        else if (loops == 2 && m->stmts[s].kind == PTO_ST_OP && m->stmts[s].op == PTO_OP_WAIT_FLAG
+                 && pto_stmt_arg(m, s, 0)->ref == PTO_PIPE_V && pto_stmt_arg(m, s, 1)->ref == PTO_PIPE_MTE2
+                 && m->stmts[s].note && strstr(pto_str(ctx, m->stmts[s].note), tile))
+            return 1;
+    }
+    return 0;
+}
+
+static void sink_case(const char *name, const char *text, const char *tile, int want_after, int want_degraded)
+{
+    char why[600], buf[300];
+    pto_ctx *ctx = pto_ctx_create(NULL);
+    pto_module *m = pto_parse(ctx, name, text, strlen(text));
+    int64_t ns[] = {0, 1, 2, 3, 5};
+    int32_t p, nv = -1;
+    pto_sync_stats st;
+    pto_sync_desc d = checked;
+    d.stats = &st;
+    CHECK_MSG(m && pto_verify(ctx, m) == PTO_OK && pto_plan(ctx, m, NULL) == PTO_OK, "%s: %s", name,
+              first_diag(ctx, buf, sizeof buf));
+    if (!m) { pto_ctx_destroy(ctx); return; }
+    CHECK_MSG(pto_sync(ctx, m, &d) == PTO_OK, "%s: %s", name, first_diag(ctx, buf, sizeof buf));
+    CHECK_MSG(drain_after_second_loop(ctx, m, tile) == want_after, "%s: the first loop's V -> MTE2 drain is %safter the second "
+              "loop", name, want_after ? "not " : "");
+    CHECK_MSG(st.degraded == want_degraded && st.fallbacks == 0 && st.shared == 0, "%s: degraded %d fallbacks %d shared %d",
+              name, st.degraded, st.fallbacks, st.shared);
+    for (p = 0; p < m->n_params; p++)
+        if (strcmp(pto_str(ctx, m->params[p].name), "n") == 0) nv = m->params[p].var;
+    CHECK_MSG(check_runs(m, nv, ns, 5, why, sizeof why) == 0, "%s: %s", name, why);
+    pto_module_destroy(m);
+    pto_ctx_destroy(ctx);
+}
+
+/* A carried pair's drain (a wait_flag on the consumer pipe, which runs in
+   order) moves down past the next loop when that loop's consumer-pipe
+   accesses touch nothing the producer pipe touched in the first loop: the
+   second loop's loads then start under the first loop's last compute
+   (pto__sy_sink). Not when the next loop reuses the bytes (b over a's
+   slot), and back after its loop (pto__sy_unsink) when ids run short:
+   three loops of x6 rotations on disjoint bytes keep their rotations. */
+static void test_sink(void)
+{
+    static const char apart[] =
+        "kernel k(in x: f32[256, 64], out y: f32[256, 64], scalar n: i32) vector {\n"
+        "  tile s: vec f32[16, 1]\n"
+        "  texpands s, 0.0\n"
+        "  for i = 0 to n {\n"
+        "    tile a: vec f32[16, 64] x2 at 0x0\n"
+        "    tile cs: vec f32[16, 1] x2\n"
+        "    tload a, x[i * 16, 0]\n"
+        "    trowsum cs, a\n"
+        "    tadd s, s, cs\n"
+        "  }\n"
+        "  for j = 0 to n {\n"
+        "    tile b: vec f32[16, 64] x2 at 0x8000\n"
+        "    tload b, x[j * 16, 0]\n"
+        "    trowexpandsub b, b, s\n"
+        "    tstore y[j * 16, 0], b\n"
+        "  }\n"
+        "}\n";
+    char over[1200], six[2400], *w;
+    const char *at = strstr(apart, "at 0x8000");
+    int l, t;
+    size_t n;
+    /* the same kernel with b over a's first slot */
+    n = (size_t)(at - apart);
+    memcpy(over, apart, n);
+    snprintf(over + n, sizeof over - n, "at 0x1000%s", at + 9);
+    sink_case("apart.pto", apart, "next tload a ", 1, 0);
+    sink_case("over.pto", over, "next tload a ", 0, 0);
+    /* three loops, x6 on both tiles, all on their own bytes */
+    w = six;
+    w += sprintf(w, "kernel k(in x: f32[1024, 128], out y: f32[1024, 128], scalar n: i32) vector {\n");
+    for (l = 0; l < 3; l++) {
+        w += sprintf(w, "  for i = 0 to n {\n");
+        for (t = 0; t < 2; t++)
+            w += sprintf(w, "    tile %c%d: vec f32[8, 128] x6 at 0x%x\n", "ab"[t], l, (unsigned)((l * 2 + t) * 6 * 4096));
+        w += sprintf(w, "    tload a%d, x[i * 8, 0]\n    texp b%d, a%d\n    tstore y[i * 8 + %d, 0], b%d\n  }\n", l, l, l,
+                     l * 128, l);
+    }
+    sprintf(w, "}\n");
+    sink_case("six.pto", six, "next tload a0 ", 0, 0);
+}
+
 static void test_unplanned(void)
 {
     pto_ctx *ctx = new_ctx();
@@ -1106,6 +1197,7 @@ int main(void)
     test_nested();
     test_unrolled();
     test_hoist();
+    test_sink();
     test_unplanned();
     test_malformed_ids();
     test_dump();
