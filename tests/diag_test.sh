@@ -329,6 +329,14 @@ expect "... and so does the simulator" 1 \
     $ptoc run tests/diag/textract_dyn_step.pto -D ks=40
 
 
+# ---- a GM read beside a write in one 32-byte block, no byte shared: no race ----
+# (trial10's sweep found C=12: 48-byte rows; sync orders GM windows by element, the
+# simulator judges a reader against a writer by byte, writers of one block by block)
+expect "gm: a read and a write sharing a block but no byte (rows)" 0 "simulator   no reports" \
+    $ptoc run tests/ok/gm_block_rows.pto -D C=12
+expect "gm: a read and a write sharing a block but no byte (columns)" 0 "simulator   no reports" \
+    $ptoc run tests/ok/gm_block_cols.pto
+
 # ---- host sections: what no call uses draws a warning ----
 expect "host: unused input warned" 0 "host_unused.pto:11:30: warning: parameter 'spare' of host 'h' is not used by any call" $ptoc check tests/diag/host_unused.pto
 expect "host: unused scalar warned" 0 "warning: scalar 'beta' of host 'h' is not used by any call" $ptoc check tests/diag/host_unused.pto

@@ -369,7 +369,7 @@ PTO_K_FN void pto_k__slot_acc(pto_k__check *k, pto_k__ring *rg, int ring, int64_
         pto_k__access(k, sh, lo, lo + (int64_t)nc * es, kind);
     }
     snprintf(what, sizeof what, "gm %s (ring %d)", rg->buf->name ? rg->buf->name : "?", ring);
-    pto_k__report_conf(k, kind, what);
+    pto_k__report_conf(k, kind, what, 1);
 }
 
 PTO_K_FN void pto_k_tpush(pto_k_core *c, const char *src, int ring, pto_k_tile a)

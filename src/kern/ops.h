@@ -218,7 +218,7 @@ PTO_K_FN void pto_k__tacc(pto_k__check *k, pto_k_tile t, int64_t lo, int64_t hi,
     char what[48];
     pto_k__access(k, pto_k__local_shadow(k->c, t.space), t.offset + lo, t.offset + hi, kind);
     snprintf(what, sizeof what, "%s", pto_k__space_name(t.space));
-    pto_k__report_conf(k, kind, what);
+    pto_k__report_conf(k, kind, what, 0);
 }
 
 /* A GM window, row by row; byte offsets are the tensor's. */
@@ -233,7 +233,7 @@ PTO_K_FN void pto_k__gacc(pto_k__check *k, pto_k_gm *g, int64_t r, int64_t col, 
     }
     pto_k__gm_label(k->c, g, nm, sizeof nm);
     snprintf(what, sizeof what, "gm %s", nm);
-    pto_k__report_conf(k, kind, what);
+    pto_k__report_conf(k, kind, what, 1);
 }
 
 PTO_K_FN unsigned char *pto_k__tptr(pto_k_core *c, pto_k_tile t) { return c->mem[t.space] + t.offset; }
