@@ -15672,6 +15672,9 @@ static int32_t pto__sy_sink(pto__sy *sy, int32_t A, int p, int q, const pto__sy_
         const pto_stmt *x = &m->stmts[s];
         int stop = 0;
         if (x->kind == PTO_ST_SECTION) break;
+        if (x->kind == PTO_ST_OP && x->op == PTO_OP_PIPE_BARRIER && s < sy->s0 && x->nargs == 1
+            && m->operands[x->arg0].ref == PTO_PIPE_ALL)
+            break;   /* a fence (lower's, before a notify): every pipe waits there anyway */
         if (x->kind == PTO_ST_OP && (s >= sy->s0 || pto__sy_issync(x->op))) continue;   /* not a place */
         if (x->kind == PTO_ST_FOR && ++loops > 1) break;
         if (x->kind == PTO_ST_OP)

@@ -37,9 +37,7 @@ domain() {
     esac
 }
 
-# bench/repro/gm_block is an open sync bug (its README): it must fail until fixed
 for f in examples/*.pto tests/ok/*.pto tests/user/*.pto tests/sweep/*.pto bench/repro/*/*.pto; do
-    case $f in bench/repro/gm_block/*) continue ;; esac
     # shellcheck disable=SC2046
     timeout 120 $ptoc run --sweep $cc $(domain $f) $f >$out/log 2>&1; rc=$?
     grep -q "^  no dynamic dim or integer scalar" $out/log && continue   # one run: the other tests run it
@@ -81,9 +79,9 @@ then ok "failing run: exit 1, the report, a rerun line"; else bad "failing run: 
 # ... which its '# sweep: -D K=64..4096' line rules out (the sweep above passed it)
 if grep -q "^# sweep: -D K=64..4096" tests/user/trip_cube_k.pto; then ok "# sweep: line"; else bad "# sweep: line"; fi
 
-# the open sync bug of bench/repro/gm_block: found through the row width (C = 12: 48-byte rows)
-$ptoc run --sweep $cc bench/repro/gm_block/rows.pto >$out/log 2>&1; rc=$?
-if [ $rc = 1 ] && grep -q "^  C=12  *1 REPORT" $out/log; then ok "gm_block: C=12 races"; else bad "gm_block: C=12 races"; fi
+# trial10's find, fixed: the row width C = 12 (48-byte rows) is swept, and runs clean
+$ptoc run --sweep $cc tests/ok/gm_block_rows.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "^  C=12  *match" $out/log; then ok "gm_block: C=12 swept, clean"; else bad "gm_block: C=12 swept, clean"; fi
 
 # --sweep-runs bounds the runs; -D NAME=V moves the start; a range pins a name
 $ptoc run --sweep $cc --sweep-runs 2 tests/user/trip_x2.pto >$out/log 2>&1
