@@ -16627,6 +16627,12 @@ typedef struct pto__emit_shape {
 #define PTO__EMIT_NSHAPE 64
 #define PTO__EMIT_SHAPE_PLANS 256
 
+/* A constant expression's value (pto__emit_cval; ex -1: an empty entry). */
+struct pto__emit_cv {
+    int64_t v;
+    int32_t ex;
+};
+
 typedef struct pto__emitter {
     pto_ctx *ctx;
     const pto_module *m;
@@ -16677,9 +16683,12 @@ typedef struct pto__emitter {
                                    far by then); one pair, one cache line per note */
     int32_t nnotes, last_note, kernel;
     int32_t planned_k;    /* kernel + 1 whose PLANNED text the scratch holds (pto__emit_planned; 0: none) */
-    uint8_t *cstate;      /* per expression: pto__emit_const's answer (bits 0-1, NULL: not kept);
-                             bit 3: its names are to be marked used (pto__emit_use_later) */
-    int64_t *cval;
+    uint8_t *cstate;      /* per expression: pto__emit_const's answer (bits 0-1, NULL: not kept; bit 2:
+                             a constant of literals, not in cval); bit 3: its names are to be marked used
+                             (pto__emit_use_later) */
+    struct pto__emit_cv *cval;   /* the values of the constant ones: an open-addressing table by
+                                    expression (pto__emit_cval), cvcap entries (a power of two), cvn used */
+    uint32_t cvcap, cvn;
     double fval[16];      /* float literals printed (fnum), by a hash of their bits */
     char fnum[16][48];
     uint8_t fvalid[16];
@@ -17257,9 +17266,51 @@ static int pto__emit_expr_prec(const pto_expr *e)
    fail at run time). The printer asks this of every node and again of its
    operands (pto__emit_ident), which made a let's expression quadratic in
    its depth: each node's answer is kept (cstate bits 0-1: 0 = not asked
-   yet, 1 = constant cval[ex], 2 = not constant), so every node is
-   evaluated once. */
+   yet, 1 = constant, its value in cval, 2 = not constant), so every node
+   is evaluated once. The values are few (a let's `2 * 16`) and spread over
+   the expressions: a table of them, not an array by expression, whose
+   pages (3.5 MB at 100k instructions) were each touched for a value or two
+   (a page fault costs ~1.3 us here). A constant whose operands are
+   literals (cstate bit 2 with 1), the usual one, is not kept: working it
+   out again reads two nodes, as a look-up would. */
 static int pto__emit_const(pto__emitter *E, int32_t ex, int64_t *v);
+
+/* The slot of ex in the value table: its entry, or the empty one where it
+   goes (the table is never full: at most half used). */
+static inline struct pto__emit_cv *pto__emit_cval(const pto__emitter *E, int32_t ex)
+{
+    uint32_t mask = E->cvcap - 1, h = ((uint32_t)ex * 2654435761u) & mask;
+    while (E->cval[h].ex >= 0 && E->cval[h].ex != ex) h = (h + 1) & mask;
+    return &E->cval[h];
+}
+
+/* Keeps constant ex's value; 0 when the table cannot grow (out of memory:
+   the node's answer is then not kept and is worked out again when asked). */
+static int pto__emit_cval_put(pto__emitter *E, int32_t ex, int64_t v)
+{
+    struct pto__emit_cv *c;
+    if ((E->cvn + 1) * 2 > E->cvcap) {
+        uint32_t ncap = E->cvcap ? E->cvcap * 2 : 256, i, old = E->cvcap;
+        struct pto__emit_cv *t = (struct pto__emit_cv *)pto__alloc_quiet(E->ctx, sizeof *t * ncap), *o = E->cval;
+        if (!t || ncap < E->cvcap) {
+            pto_free(E->ctx, t);
+            return 0;
+        }
+        for (i = 0; i < ncap; i++) t[i].ex = -1;
+        E->cval = t;
+        E->cvcap = ncap;
+        for (i = 0; i < old; i++)
+            if (o[i].ex >= 0) *pto__emit_cval(E, o[i].ex) = o[i];
+        pto_free(E->ctx, o);
+    }
+    c = pto__emit_cval(E, ex);
+    c->ex = ex;
+    c->v = v;
+    E->cvn++;
+    return 1;
+}
+
+static inline int pto__emit_cq(pto__emitter *E, int32_t ex, int64_t *v);
 
 static int pto__emit_const_eval(pto__emitter *E, const pto_expr *e, int64_t *v)
 {
@@ -17267,11 +17318,11 @@ static int pto__emit_const_eval(pto__emitter *E, const pto_expr *e, int64_t *v)
     switch (e->kind) {
     case PTO_E_INT: *v = e->value; return 1;
     case PTO_E_NEG:
-        if (!pto__emit_const(E, e->a, &a) || a == INT64_MIN) return 0;
+        if (!pto__emit_cq(E, e->a, &a) || a == INT64_MIN) return 0;
         *v = -a;
         return 1;
     case PTO_E_ADD: case PTO_E_SUB: case PTO_E_MUL:
-        if (!pto__emit_const(E, e->a, &a) || !pto__emit_const(E, e->b, &b)) return 0;
+        if (!pto__emit_cq(E, e->a, &a) || !pto__emit_cq(E, e->b, &b)) return 0;
         if (e->kind == PTO_E_ADD) {
             if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return 0;
             *v = a + b;
@@ -17297,13 +17348,18 @@ static int pto__emit_const(pto__emitter *E, int32_t ex, int64_t *v)
     if (m->exprs[ex].kind == PTO_E_INT) { *v = m->exprs[ex].value; return 1; }
     if (E->cstate && (E->cstate[ex] & 3)) {
         if ((E->cstate[ex] & 3) == 2) return 0;
-        *v = E->cval[ex];
+        if (E->cstate[ex] & 4) return pto__emit_const_eval(E, &m->exprs[ex], v);   /* (literal operands) */
+        *v = pto__emit_cval(E, ex)->v;
         return 1;
     }
     r = pto__emit_const_eval(E, &m->exprs[ex], v);
     if (E->cstate) {
-        E->cstate[ex] |= (uint8_t)(r ? 1 : 2);
-        if (r) E->cval[ex] = *v;
+        const pto_expr *e = &m->exprs[ex];
+        if (!r) E->cstate[ex] |= 2;
+        else if (m->exprs[e->a].kind == PTO_E_INT && (e->kind == PTO_E_NEG || m->exprs[e->b].kind == PTO_E_INT))
+            E->cstate[ex] |= 1 | 4;   /* worked out again when asked: as cheap as finding it */
+        else if (pto__emit_cval_put(E, ex, *v))
+            E->cstate[ex] |= 1;
     }
     return r;
 }
@@ -17316,7 +17372,7 @@ static inline int pto__emit_cq(pto__emitter *E, int32_t ex, int64_t *v)
     if (ex >= 0 && ex < m->n_exprs) {
         if (m->exprs[ex].kind == PTO_E_INT) { *v = m->exprs[ex].value; return 1; }
         if (E->cstate && (E->cstate[ex] & 3) == 2) return 0;
-        if (E->cstate && (E->cstate[ex] & 3) == 1) { *v = E->cval[ex]; return 1; }
+        if (E->cstate && (E->cstate[ex] & 7) == 1) { *v = pto__emit_cval(E, ex)->v; return 1; }
     }
     return pto__emit_const(E, ex, v);
 }
@@ -19845,9 +19901,7 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
     }
     if (st == PTO_OK && m->n_exprs > 0) {   /* (without them the printer still works, only slower) */
         E->cstate = (uint8_t *)pto_alloc(ctx, (size_t)m->n_exprs);
-        E->cval = (int64_t *)pto_alloc(ctx, sizeof(int64_t) * (size_t)m->n_exprs);
-        if (E->cstate && E->cval) memset(E->cstate, 0, (size_t)m->n_exprs);
-        else { pto_free(ctx, E->cstate); pto_free(ctx, E->cval); E->cstate = NULL; E->cval = NULL; }
+        if (E->cstate) memset(E->cstate, 0, (size_t)m->n_exprs);
     }
     if (st == PTO_OK) st = pto__emit_check(E);
     E->uses_known = E->reach != NULL;

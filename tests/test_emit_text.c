@@ -16,7 +16,12 @@
      table holds and more than its plan limit): every line as written out;
    - the uses sweep: a name read only under min's second operand, under a
      negation or through an expression node made after its parent (a module
-     built by hand) gets no (void); an unread one does. */
+     built by hand) gets no (void); an unread one does;
+   - constant folding's value table (pto__emit_cval): 400 lets with
+     constants of literals (not kept) and of constants (kept: the table
+     grows and rehashes four times), each printed with its value, and a
+     constant shared as both operands 50 deep (2^50: a value not kept would
+     be worked out 2^50 times). */
 
 #define PTO_IMPLEMENTATION
 #include "pto.h"
@@ -356,6 +361,54 @@ static void test_uses(void)
     pto_ctx_destroy(ctx);
 }
 
+/* ---- constants ---- */
+
+static void test_consts(void)
+{
+    pto_ctx *ctx = pto_ctx_create(NULL);
+    pto_module *m = pto_module_create(ctx, PTO_ARCH_A2A3);
+    pto_loc l0 = {0, 0, 0};
+    int32_t k, body, i, x, big, stamp;
+    pto_buf kb;
+    char name[16], want[160];
+    int bad = 0;
+    memset(&kb, 0, sizeof kb);
+    kb.ctx = ctx;
+    m->file = pto_file_add(ctx, "c.pto");
+    k = pto_add_kernel(m, "c", PTO_KK_VECTOR, L(m, 1));
+    body = m->kernels[k].body;
+    for (i = 0; i < 400; i++) {   /* block + ((i + 1) * 3 - 2) * (i % 2 ? -1 : 1) ("+ -4"): i + 1 is of literals */
+        int32_t c = pto_expr_bin(m, PTO_E_MUL, pto_expr_bin(m, PTO_E_ADD, pto_expr_int(m, i, l0), pto_expr_int(m, 1, l0), l0),
+                                 pto_expr_int(m, 3, l0), l0);
+        c = pto_expr_bin(m, PTO_E_SUB, c, pto_expr_int(m, 2, l0), l0);
+        if (i % 2) c = pto_expr_bin(m, PTO_E_MUL, c, pto_expr_bin(m, PTO_E_NEG, pto_expr_int(m, 1, l0), -1, l0), l0);
+        snprintf(name, sizeof name, "v%d", i);
+        pto_add_let(m, body, name, pto_expr_bin(m, PTO_E_ADD, pto_expr_builtin(m, PTO_E_BLOCK, l0), c, l0), L(m, 2 + i));
+    }
+    big = pto_add_let(m, body, "big", pto_expr_int(m, 0, l0), L(m, 500));
+    stamp = verified(ctx, m)->verified;
+    /* then its expression: one node as both operands, 50 deep (verify would
+       walk its 2^50 paths; the stamp is put back by hand) */
+    x = pto_expr_int(m, 1, l0);
+    for (i = 0; i < 50; i++) x = pto_expr_bin(m, PTO_E_ADD, x, x, l0);
+    m->stmts[big].e[0] = x;
+    m->verified = stamp;
+    CHECK(pto_emit(ctx, m, NULL, &kb, NULL) == PTO_OK);
+    for (i = 0; i < 400 && kb.data; i++) {
+        long v = ((long)i + 1) * 3 - 2;
+        snprintf(want, sizeof want, "    const int64_t v%d = pto_k_block_idx(core) + %ld;\n", i, i % 2 ? -v : v);
+        if (!strstr(kb.data, want)) {
+            if (bad < 3) printf("missing: %s", want);
+            bad++;
+        }
+    }
+    CHECK_MSG(kb.data && bad == 0, "%d lets", bad);
+    CHECK(kb.data && strstr(kb.data, "    const int64_t big = 1125899906842624;\n"));
+    pto_buf_free(&kb);
+    pto_module_destroy(m);
+    pto_ctx_destroy(ctx);
+}
+
 int main(void)
 {
     test_i64();
@@ -364,5 +417,6 @@ int main(void)
     test_notes();
     test_tile_shapes();
     test_uses();
+    test_consts();
     return TEST_END();
 }
