@@ -358,6 +358,12 @@ typedef struct pto__emit_shape {
 #define PTO__EMIT_NSHAPE 64
 #define PTO__EMIT_SHAPE_PLANS 256
 
+/* The tdecls before statement s: the first node of its list (pto__emit_td;
+   s -1: an empty entry). */
+struct pto__emit_td {
+    int32_t s, head;
+};
+
 /* A constant expression's value (pto__emit_cval; ex -1: an empty entry). */
 struct pto__emit_cv {
     int64_t v;
@@ -401,9 +407,14 @@ typedef struct pto__emitter {
     int32_t vo_ex[8], vo_v[8], vo_kind[8];
     int64_t vo_val[8];
     uint32_t rlen[256];   /* by PTO__EMIT_RKEY, a bit per length of the reserved names (pto__emit_cname) */
-    /* pto_k_tdecl placement (pto__emit_tdecls): per statement a list of
-       nodes, each naming a tile whose tdecl goes right before it */
-    int32_t *tdecl_head, *tdecl_tile, *tdecl_next;
+    /* pto_k_tdecl placement (pto__emit_tdecls): the statements that have
+       tdecls right before them, each with a list of nodes naming the tiles
+       (pto__emit_td: an open-addressing table by statement, tdcap entries, a
+       power of two or 0, tdn used; an entry goes when its statement is
+       emitted, so it holds the placements still ahead) */
+    struct pto__emit_td *td;
+    uint32_t tdcap, tdn;
+    int32_t *tdecl_tile, *tdecl_next;
     int32_t ntdecl;
     uint8_t *tile_unused;  /* no op names it: (void)NAME, no tdecl (2: not worked out yet, pto__emit_place) */
     uint8_t *tile_popped;  /* a tpop fills it: it lives in a pipe's local slots */
@@ -1609,7 +1620,6 @@ static void pto__emit_ahead(pto__emitter *E)
     if (c < 0) return;
     PTO__EMIT_PREFETCH(&m->stmts[c]);
     PTO__EMIT_PREFETCH((const char *)&m->stmts[c] + sizeof(pto_stmt) - 1);
-    PTO__EMIT_PREFETCH(&E->tdecl_head[c]);
     n = E->succ[c];
     if (n < -1) n = pto__emit_after(E, -2 - n);
     E->pf = n >= 0 && n < E->m->n_stmts ? n : -1;
@@ -2406,27 +2416,89 @@ static int pto__emit_uses(const pto_module *m, int32_t s, int32_t t)
     return 0;
 }
 
+/* The entry of statement s in the tdecl table (pto__emit_td), or the empty
+   one where it goes (the table is at most half full). tdcap > 0. */
+static inline struct pto__emit_td *pto__emit_td_at(const pto__emitter *E, int32_t s)
+{
+    uint32_t mask = E->tdcap - 1, h = ((uint32_t)s * 2654435761u) & mask;
+    while (E->td[h].s >= 0 && E->td[h].s != s) h = (h + 1) & mask;
+    return &E->td[h];
+}
+
+/* Statement s's entry, made if it has none; NULL when out of memory. */
+static struct pto__emit_td *pto__emit_td_add(pto__emitter *E, int32_t s)
+{
+    struct pto__emit_td *e;
+    if ((E->tdn + 1) * 2 > E->tdcap) {
+        uint32_t ncap = E->tdcap ? E->tdcap * 2 : 64, i, old = E->tdcap;
+        struct pto__emit_td *t = (struct pto__emit_td *)pto_alloc(E->ctx, sizeof *t * ncap), *o = E->td;
+        if (!t || ncap < E->tdcap) {
+            pto_free(E->ctx, t);
+            return NULL;
+        }
+        for (i = 0; i < ncap; i++) t[i].s = -1;
+        E->td = t;
+        E->tdcap = ncap;
+        for (i = 0; i < old; i++)
+            if (o[i].s >= 0) *pto__emit_td_at(E, o[i].s) = o[i];
+        pto_free(E->ctx, o);
+    }
+    e = pto__emit_td_at(E, s);
+    if (e->s < 0) {
+        e->s = s;
+        e->head = -1;
+        E->tdn++;
+    }
+    return e;
+}
+
+/* Takes statement s's list out of the table (-1: none): the walk is at s,
+   which it passes once. Linear probing keeps no holes: the entries after
+   the freed one that would no longer be found move into it. */
+static int32_t pto__emit_td_take(pto__emitter *E, int32_t s)
+{
+    uint32_t mask = E->tdcap - 1, i, j, k;
+    struct pto__emit_td *e = pto__emit_td_at(E, s);
+    int32_t head = e->head;
+    if (e->s < 0) return -1;
+    i = (uint32_t)(e - E->td);
+    for (j = (i + 1) & mask; E->td[j].s >= 0; j = (j + 1) & mask) {
+        k = ((uint32_t)E->td[j].s * 2654435761u) & mask;   /* where it belongs: stays unless i is on its way */
+        if (i <= j ? (i < k && k <= j) : (i < k || k <= j)) continue;
+        E->td[i] = E->td[j];
+        i = j;
+    }
+    E->td[i].s = -1;
+    E->tdn--;
+    return head;
+}
+
 /* Files tile t's tdecl before the first statement from `from` on that uses
    it: before that op, or before that loop (the planner's lifetime then covers
-   the whole loop); an if gets one in each branch that uses the tile. */
-static void pto__emit_place_tdecl(pto__emitter *E, int32_t from, int32_t t)
+   the whole loop); an if gets one in each branch that uses the tile. 0 when
+   out of memory. */
+static int pto__emit_place_tdecl(pto__emitter *E, int32_t from, int32_t t)
 {
     const pto_module *m = E->m;
     int32_t s;
     for (s = from; s >= 0; s = m->stmts[s].next) {
         if (!pto__emit_uses(m, s, t)) continue;
         if (m->stmts[s].kind == PTO_ST_IF) {
-            pto__emit_place_tdecl(E, m->blocks[m->stmts[s].body].head, t);
-            if (m->stmts[s].orelse >= 0) pto__emit_place_tdecl(E, m->blocks[m->stmts[s].orelse].head, t);
+            if (!pto__emit_place_tdecl(E, m->blocks[m->stmts[s].body].head, t)) return 0;
+            if (m->stmts[s].orelse >= 0 && !pto__emit_place_tdecl(E, m->blocks[m->stmts[s].orelse].head, t)) return 0;
         } else if (E->ntdecl < m->n_operands) {  /* one node per use at most */
-            int32_t *at = &E->tdecl_head[s];   /* tiles in falling index order (see pto__emit_tdecls) */
+            struct pto__emit_td *e = pto__emit_td_add(E, s);
+            int32_t *at;
+            if (!e) return 0;
+            at = &e->head;   /* tiles in falling index order (see pto__emit_tdecls) */
             while (*at >= 0 && E->tdecl_tile[*at] > t) at = &E->tdecl_next[*at];
             E->tdecl_tile[E->ntdecl] = t;
             E->tdecl_next[E->ntdecl] = *at;
             *at = E->ntdecl++;
         }
-        return;
+        return 1;
     }
+    return 1;
 }
 
 /* Where each single tile's pto_k_tdecl goes. The simulator reports a read
@@ -2442,19 +2514,20 @@ static void pto__emit_place_tdecl(pto__emitter *E, int32_t from, int32_t t)
    that statement is emitted (tile_unused 2 until then, pto__emit_place):
    the search then reads the statements the emission is about to write,
    rather than a pass of its own through memory that is not in cache.
-   Either way a statement's list holds its tiles in falling index order. */
+   Either way a statement's list holds its tiles in falling index order.
+   The lists are kept by statement in a table (pto__emit_td), not an array
+   over all statements: it holds the placements the walk has not reached
+   yet, mostly a few (an array was 1.8 MB at 100k instructions, every page
+   written before the first line: ~440 page faults, ~1.3 us each). */
 static pto_status pto__emit_tdecls(pto__emitter *E)
 {
     const pto_module *m = E->m;
-    int32_t s, t;
-    E->tdecl_head = (int32_t *)pto_alloc(E->ctx, sizeof(int32_t) * (size_t)(m->n_stmts ? m->n_stmts : 1));
+    int32_t t;
     E->tdecl_tile = (int32_t *)pto_alloc(E->ctx, sizeof(int32_t) * (size_t)(m->n_operands ? m->n_operands : 1));
     E->tdecl_next = (int32_t *)pto_alloc(E->ctx, sizeof(int32_t) * (size_t)(m->n_operands ? m->n_operands : 1));
     E->tile_unused = (uint8_t *)pto_alloc(E->ctx, (size_t)(m->n_tiles ? m->n_tiles : 1));
     E->tile_popped = (uint8_t *)pto_alloc(E->ctx, (size_t)(m->n_tiles ? m->n_tiles : 1));
-    if (!E->tdecl_head || !E->tdecl_tile || !E->tdecl_next || !E->tile_unused || !E->tile_popped)
-        return PTO_ERR_INTERNAL;
-    for (s = 0; s < m->n_stmts; s++) E->tdecl_head[s] = -1;
+    if (!E->tdecl_tile || !E->tdecl_next || !E->tile_unused || !E->tile_popped) return PTO_ERR_INTERNAL;
     for (t = 0; t < m->n_tiles; t++) {
         int32_t d = m->tiles[t].decl, before = E->ntdecl;
         E->tile_unused[t] = 0;
@@ -2462,7 +2535,7 @@ static pto_status pto__emit_tdecls(pto__emitter *E)
         /* a popped tile: tpop writes all of its slot, the ring rotates it */
         if (E->tile_popped[t] || m->tiles[t].nbuf > 1 || d < 0 || m->stmts[d].block < 0) continue;
         if (m->stmts[d].kind == PTO_ST_TILE && m->stmts[d].ref == t) { E->tile_unused[t] = 2; continue; }
-        pto__emit_place_tdecl(E, m->stmts[d].next, t);
+        if (!pto__emit_place_tdecl(E, m->stmts[d].next, t)) return PTO_ERR_INTERNAL;
         E->tile_unused[t] = E->ntdecl == before;
     }
     return PTO_OK;
@@ -2472,7 +2545,7 @@ static pto_status pto__emit_tdecls(pto__emitter *E)
 static void pto__emit_place(pto__emitter *E, int32_t t)
 {
     int32_t before = E->ntdecl;
-    pto__emit_place_tdecl(E, E->m->stmts[E->m->tiles[t].decl].next, t);
+    if (!pto__emit_place_tdecl(E, E->m->stmts[E->m->tiles[t].decl].next, t)) E->st = PTO_ERR_INTERNAL;
     E->tile_unused[t] = E->ntdecl == before;
 }
 
@@ -2723,7 +2796,7 @@ static void pto__emit_block(pto__emitter *E, int32_t block)
     E->depth++;
     for (s = E->m->blocks[block].head; s >= 0 && E->st == PTO_OK; s = E->m->stmts[s].next) {
         if (E->succ) pto__emit_ahead(E);
-        for (t = E->tdecl_head[s]; t >= 0; t = E->tdecl_next[t]) {
+        for (t = E->tdn ? pto__emit_td_take(E, s) : -1; t >= 0; t = E->tdecl_next[t]) {
             pto__emit_indent(E);
             pto__emit_tdecl(E, E->tdecl_tile[t]);
         }
@@ -3517,7 +3590,7 @@ static void pto__emit_free(pto__emitter *E, uint8_t *vo, uint8_t *to, uint8_t *p
     pto_free(E->ctx, E->reach);
     pto_free(E->ctx, E->succ);
     pto_free(E->ctx, E->after);
-    pto_free(E->ctx, E->tdecl_head);
+    pto_free(E->ctx, E->td);
     pto_free(E->ctx, E->tdecl_tile);
     pto_free(E->ctx, E->tile_unused);
     pto_free(E->ctx, E->tile_popped);
