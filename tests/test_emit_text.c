@@ -29,7 +29,9 @@
    - the two tables themselves against a plain map, on keys that collide
      (multiples of 64): 200,000 random adds and takes on the tdecl table
      (entries moved back over a freed one, around the end), 3,000 values
-     in the constant table, every one found again. */
+     in the constant table, every one found again;
+   - a note shared by statements of two kernels: in full once per kernel,
+     a later statement of the same kernel refers to the first. */
 
 #define PTO_IMPLEMENTATION
 #include "pto.h"
@@ -459,6 +461,47 @@ static void test_tables(void)
     pto_ctx_destroy(ctx);
 }
 
+/* ---- notes across kernels ---- */
+
+static void test_note_kernels(void)
+{
+    static const char *const src =
+        "kernel a(in x: f32[16, 16]) vector {\n"
+        "  set_flag MTE2, V, 0\n"
+        "  wait_flag MTE2, V, 0\n"
+        "  pipe_barrier V\n"
+        "  set_flag MTE2, V, 1\n"
+        "  wait_flag MTE2, V, 1\n"
+        "}\n"
+        "kernel b(in x: f32[16, 16]) vector {\n"
+        "  pipe_barrier V\n"
+        "  set_flag MTE2, V, 0\n"
+        "  wait_flag MTE2, V, 0\n"
+        "}\n";
+    pto_ctx *ctx = pto_ctx_create(NULL);
+    pto_module *m = pto_parse(ctx, "n.pto", src, strlen(src));
+    pto_buf kb;
+    int32_t s, note, one = 0;
+    const char *p, *full = "    /* user: the shared note */\n";
+    memset(&kb, 0, sizeof kb);
+    kb.ctx = ctx;
+    CHECK(m != NULL);
+    if (!m) return;
+    note = pto_intern(ctx, "the shared note", 15);
+    for (s = 0; s < m->n_stmts; s++)   /* every set and wait: the note (a direct write: verify again) */
+        if (m->stmts[s].kind == PTO_ST_OP && m->stmts[s].op != PTO_OP_PIPE_BARRIER) m->stmts[s].note = note;
+    CHECK(pto_emit(ctx, verified(ctx, m), NULL, &kb, NULL) == PTO_OK);
+    for (p = kb.data; p && (p = strstr(p, full)) != NULL; p++) one++;
+    CHECK_MSG(one == 2, "the note in full %d times (once per kernel)", one);
+    CHECK(kb.data && strstr(kb.data, "    pto_k_set_flag(core, \"n.pto:5\", PTO_K_MTE2, PTO_K_V, 1); "
+                                     "/* user: see the set_flag at n.pto:2 */\n"));
+    CHECK(kb.data && strstr(kb.data, "    pto_k_pipe_barrier(core, \"n.pto:9\", PTO_K_V);\n" "    /* user: the shared note */\n"
+                                     "    pto_k_set_flag(core, \"n.pto:10\""));
+    pto_buf_free(&kb);
+    pto_module_destroy(m);
+    pto_ctx_destroy(ctx);
+}
+
 /* ---- tdecls ---- */
 
 static void test_tdecls(void)
@@ -514,5 +557,6 @@ int main(void)
     test_consts();
     test_tdecls();
     test_tables();
+    test_note_kernels();
     return TEST_END();
 }
