@@ -1020,7 +1020,7 @@ static int pto__emit_expr_prec(const pto_expr *e)
    pages (3.5 MB at 100k instructions) were each touched for a value or two
    (a page fault costs ~1.3 us here). A constant whose operands are
    literals (cstate bit 2 with 1), the usual one, is not kept: working it
-   out again reads two nodes, as a look-up would. */
+   out again reads two nodes, as a look-up would (pto__emit_shallow). */
 static int pto__emit_const(pto__emitter *E, int32_t ex, int64_t *v);
 
 /* The slot of ex in the value table: its entry, or the empty one where it
@@ -1060,6 +1060,15 @@ static int pto__emit_cval_put(pto__emitter *E, int32_t ex, int64_t v)
 
 static inline int pto__emit_cq(pto__emitter *E, int32_t ex, int64_t *v);
 
+/* The value of constant e whose operands are literals (cstate 1 | 4): it
+   was worked out once with the overflow checks (pto__emit_const_eval), so
+   the operation is known not to overflow. */
+static inline int64_t pto__emit_shallow(const pto_module *m, const pto_expr *e)
+{
+    int64_t a = m->exprs[e->a].value, b = e->kind == PTO_E_NEG ? 0 : m->exprs[e->b].value;
+    return e->kind == PTO_E_NEG ? -a : e->kind == PTO_E_ADD ? a + b : e->kind == PTO_E_SUB ? a - b : a * b;
+}
+
 static int pto__emit_const_eval(pto__emitter *E, const pto_expr *e, int64_t *v)
 {
     int64_t a, b;
@@ -1096,7 +1105,7 @@ static int pto__emit_const(pto__emitter *E, int32_t ex, int64_t *v)
     if (m->exprs[ex].kind == PTO_E_INT) { *v = m->exprs[ex].value; return 1; }
     if (E->cstate && (E->cstate[ex] & 3)) {
         if ((E->cstate[ex] & 3) == 2) return 0;
-        if (E->cstate[ex] & 4) return pto__emit_const_eval(E, &m->exprs[ex], v);   /* (literal operands) */
+        if (E->cstate[ex] & 4) { *v = pto__emit_shallow(m, &m->exprs[ex]); return 1; }   /* (literal operands) */
         *v = pto__emit_cval(E, ex)->v;
         return 1;
     }
@@ -1120,7 +1129,10 @@ static inline int pto__emit_cq(pto__emitter *E, int32_t ex, int64_t *v)
     if (ex >= 0 && ex < m->n_exprs) {
         if (m->exprs[ex].kind == PTO_E_INT) { *v = m->exprs[ex].value; return 1; }
         if (E->cstate && (E->cstate[ex] & 3) == 2) return 0;
-        if (E->cstate && (E->cstate[ex] & 7) == 1) { *v = pto__emit_cval(E, ex)->v; return 1; }
+        if (E->cstate && (E->cstate[ex] & 3) == 1) {
+            *v = E->cstate[ex] & 4 ? pto__emit_shallow(m, &m->exprs[ex]) : pto__emit_cval(E, ex)->v;
+            return 1;
+        }
     }
     return pto__emit_const(E, ex, v);
 }

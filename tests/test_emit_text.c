@@ -395,6 +395,16 @@ static void test_consts(void)
         snprintf(name, sizeof name, "v%d", i);
         pto_add_let(m, body, name, pto_expr_bin(m, PTO_E_ADD, pto_expr_builtin(m, PTO_E_BLOCK, l0), c, l0), L(m, 2 + i));
     }
+    /* constants of literals at the edges: INT64_MAX, INT64_MIN, and one past (not a constant) */
+    pto_add_let(m, body, "hi", pto_expr_bin(m, PTO_E_ADD, pto_expr_builtin(m, PTO_E_BLOCK, l0),
+                                            pto_expr_bin(m, PTO_E_ADD, pto_expr_int(m, INT64_MAX - 1, l0),
+                                                         pto_expr_int(m, 1, l0), l0), l0), L(m, 450));
+    pto_add_let(m, body, "lo", pto_expr_bin(m, PTO_E_MUL, pto_expr_builtin(m, PTO_E_BLOCK, l0),
+                                            pto_expr_bin(m, PTO_E_SUB, pto_expr_int(m, -INT64_MAX, l0),
+                                                         pto_expr_int(m, 1, l0), l0), l0), L(m, 451));
+    pto_add_let(m, body, "past", pto_expr_bin(m, PTO_E_ADD, pto_expr_builtin(m, PTO_E_BLOCK, l0),
+                                              pto_expr_bin(m, PTO_E_ADD, pto_expr_int(m, INT64_MAX, l0),
+                                                           pto_expr_int(m, 1, l0), l0), l0), L(m, 452));
     big = pto_add_let(m, body, "big", pto_expr_int(m, 0, l0), L(m, 500));
     stamp = verified(ctx, m)->verified;
     /* then its expression: one node as both operands, 50 deep (verify would
@@ -414,6 +424,9 @@ static void test_consts(void)
     }
     CHECK_MSG(kb.data && bad == 0, "%d lets", bad);
     CHECK(kb.data && strstr(kb.data, "    const int64_t big = 1125899906842624;\n"));
+    CHECK(kb.data && strstr(kb.data, "    const int64_t hi = pto_k_block_idx(core) + 9223372036854775807;\n"));
+    CHECK(kb.data && strstr(kb.data, "    const int64_t lo = pto_k_block_idx(core) * (-9223372036854775807 - 1);\n"));
+    CHECK(kb.data && strstr(kb.data, "    const int64_t past = pto_k_block_idx(core) + (9223372036854775807 + 1);\n"));
     pto_buf_free(&kb);
     pto_module_destroy(m);
     pto_ctx_destroy(ctx);
