@@ -61,7 +61,11 @@
    expressions it names are walked after it in one sweep down the
    expression array, pto__emit_use_sweep), and so is each statement's
    successor in block order, along which a prefetch cursor runs ahead of
-   the emission on large modules (pto__emit_ahead).
+   the emission on large modules (pto__emit_ahead). Fresh memory costs too
+   (a page fault is ~1.3 us in our containers): what the emitter keeps per
+   statement or per expression is only what every one needs (a successor,
+   a state byte); sparse facts live in small tables (constant values,
+   pto__emit_cval; pending tdecls, pto__emit_td).
 
    Names: a .pto name is used as is in C unless it could clash with C, C++,
    the headers or the emitter's own names (a keyword, a header's macro,
@@ -317,8 +321,11 @@ typedef struct pto__emit_plan {
 } pto__emit_plan;
 
 /* How many statements ahead of the walk the prefetch cursor runs
-   (pto__emit_ahead); a power of two. */
-#define PTO__EMIT_AHEAD 16
+   (pto__emit_ahead); a power of two. 32: the operands are asked for 16
+   statements (~0.8 us of emission) before they are written, the note's
+   text 8; with 16, emit at 100k instructions took 6% longer (64 gained
+   nothing more). */
+#define PTO__EMIT_AHEAD 32
 /* The cursor runs when the statements alone outgrow this (smaller modules
    stay in cache and it only costs instructions). */
 #define PTO__EMIT_AHEAD_MIN ((size_t)4 << 20)
@@ -358,6 +365,18 @@ typedef struct pto__emit_shape {
 #define PTO__EMIT_NSHAPE 64
 #define PTO__EMIT_SHAPE_PLANS 256
 
+/* The tdecls before statement s: the first node of its list (pto__emit_td;
+   s -1: an empty entry). */
+struct pto__emit_td {
+    int32_t s, head;
+};
+
+/* A constant expression's value (pto__emit_cval; ex -1: an empty entry). */
+struct pto__emit_cv {
+    int64_t v;
+    int32_t ex;
+};
+
 typedef struct pto__emitter {
     pto_ctx *ctx;
     const pto_module *m;
@@ -395,22 +414,33 @@ typedef struct pto__emitter {
     int32_t vo_ex[8], vo_v[8], vo_kind[8];
     int64_t vo_val[8];
     uint32_t rlen[256];   /* by PTO__EMIT_RKEY, a bit per length of the reserved names (pto__emit_cname) */
-    /* pto_k_tdecl placement (pto__emit_tdecls): per statement a list of
-       nodes, each naming a tile whose tdecl goes right before it */
-    int32_t *tdecl_head, *tdecl_tile, *tdecl_next;
+    /* pto_k_tdecl placement (pto__emit_tdecls): the statements that have
+       tdecls right before them, each with a list of nodes naming the tiles
+       (pto__emit_td: an open-addressing table by statement, tdcap entries, a
+       power of two or 0, tdn used; an entry goes when its statement is
+       emitted, so it holds the placements still ahead) */
+    struct pto__emit_td *td;
+    uint32_t tdcap, tdn;
+    int32_t *tdecl_tile, *tdecl_next;
     int32_t ntdecl;
     uint8_t *tile_unused;  /* no op names it: (void)NAME, no tdecl (2: not worked out yet, pto__emit_place) */
     uint8_t *tile_popped;  /* a tpop fills it: it lives in a pipe's local slots */
     /* dependency notes (pto__emit_note): per interned note, the statement
        whose comment printed it in full (-1 = none yet); the note of the
        comment right above the current line (0 = none) */
-    int32_t (*note_first)[2];   /* [0]: the statement; [1]: the kernel of its block (kept: the statement is
-                                   far by then); one pair, one cache line per note */
+    int32_t *note_first;  /* the statement, kept only when its block is of the kernel being written
+                             (pto__emit_note_at); a module of several kernels checks the kernel of the
+                             statement found (pto__emit_note_seen): one of one kernel, the usual
+                             module, reads nothing more (a pair per note was 1.8 MB at 100k
+                             instructions, ~450 page faults of ~1.3 us) */
     int32_t nnotes, last_note, kernel;
     int32_t planned_k;    /* kernel + 1 whose PLANNED text the scratch holds (pto__emit_planned; 0: none) */
-    uint8_t *cstate;      /* per expression: pto__emit_const's answer (bits 0-1, NULL: not kept);
-                             bit 3: its names are to be marked used (pto__emit_use_later) */
-    int64_t *cval;
+    uint8_t *cstate;      /* per expression: pto__emit_const's answer (bits 0-1, NULL: not kept; bit 2:
+                             a constant of literals, not in cval); bit 3: its names are to be marked used
+                             (pto__emit_use_later) */
+    struct pto__emit_cv *cval;   /* the values of the constant ones: an open-addressing table by
+                                    expression (pto__emit_cval), cvcap entries (a power of two), cvn used */
+    uint32_t cvcap, cvn;
     double fval[16];      /* float literals printed (fnum), by a hash of their bits */
     char fnum[16][48];
     uint8_t fvalid[16];
@@ -988,9 +1018,60 @@ static int pto__emit_expr_prec(const pto_expr *e)
    fail at run time). The printer asks this of every node and again of its
    operands (pto__emit_ident), which made a let's expression quadratic in
    its depth: each node's answer is kept (cstate bits 0-1: 0 = not asked
-   yet, 1 = constant cval[ex], 2 = not constant), so every node is
-   evaluated once. */
+   yet, 1 = constant, its value in cval, 2 = not constant), so every node
+   is evaluated once. The values are few (a let's `2 * 16`) and spread over
+   the expressions: a table of them, not an array by expression, whose
+   pages (3.5 MB at 100k instructions) were each touched for a value or two
+   (a page fault costs ~1.3 us here). A constant whose operands are
+   literals (cstate bit 2 with 1), the usual one, is not kept: working it
+   out again reads two nodes, as a look-up would (pto__emit_shallow). */
 static int pto__emit_const(pto__emitter *E, int32_t ex, int64_t *v);
+
+/* The slot of ex in the value table: its entry, or the empty one where it
+   goes (the table is never full: at most half used). */
+static inline struct pto__emit_cv *pto__emit_cval(const pto__emitter *E, int32_t ex)
+{
+    uint32_t mask = E->cvcap - 1, h = ((uint32_t)ex * 2654435761u) & mask;
+    while (E->cval[h].ex >= 0 && E->cval[h].ex != ex) h = (h + 1) & mask;
+    return &E->cval[h];
+}
+
+/* Keeps constant ex's value; 0 when the table cannot grow (out of memory:
+   the node's answer is then not kept and is worked out again when asked). */
+static int pto__emit_cval_put(pto__emitter *E, int32_t ex, int64_t v)
+{
+    struct pto__emit_cv *c;
+    if ((E->cvn + 1) * 2 > E->cvcap) {
+        uint32_t ncap = E->cvcap ? E->cvcap * 2 : 256, i, old = E->cvcap;
+        struct pto__emit_cv *t = (struct pto__emit_cv *)pto__alloc_quiet(E->ctx, sizeof *t * ncap), *o = E->cval;
+        if (!t || ncap < E->cvcap) {
+            pto_free(E->ctx, t);
+            return 0;
+        }
+        for (i = 0; i < ncap; i++) t[i].ex = -1;
+        E->cval = t;
+        E->cvcap = ncap;
+        for (i = 0; i < old; i++)
+            if (o[i].ex >= 0) *pto__emit_cval(E, o[i].ex) = o[i];
+        pto_free(E->ctx, o);
+    }
+    c = pto__emit_cval(E, ex);
+    c->ex = ex;
+    c->v = v;
+    E->cvn++;
+    return 1;
+}
+
+static inline int pto__emit_cq(pto__emitter *E, int32_t ex, int64_t *v);
+
+/* The value of constant e whose operands are literals (cstate 1 | 4): it
+   was worked out once with the overflow checks (pto__emit_const_eval), so
+   the operation is known not to overflow. */
+static inline int64_t pto__emit_shallow(const pto_module *m, const pto_expr *e)
+{
+    int64_t a = m->exprs[e->a].value, b = e->kind == PTO_E_NEG ? 0 : m->exprs[e->b].value;
+    return e->kind == PTO_E_NEG ? -a : e->kind == PTO_E_ADD ? a + b : e->kind == PTO_E_SUB ? a - b : a * b;
+}
 
 static int pto__emit_const_eval(pto__emitter *E, const pto_expr *e, int64_t *v)
 {
@@ -998,11 +1079,11 @@ static int pto__emit_const_eval(pto__emitter *E, const pto_expr *e, int64_t *v)
     switch (e->kind) {
     case PTO_E_INT: *v = e->value; return 1;
     case PTO_E_NEG:
-        if (!pto__emit_const(E, e->a, &a) || a == INT64_MIN) return 0;
+        if (!pto__emit_cq(E, e->a, &a) || a == INT64_MIN) return 0;
         *v = -a;
         return 1;
     case PTO_E_ADD: case PTO_E_SUB: case PTO_E_MUL:
-        if (!pto__emit_const(E, e->a, &a) || !pto__emit_const(E, e->b, &b)) return 0;
+        if (!pto__emit_cq(E, e->a, &a) || !pto__emit_cq(E, e->b, &b)) return 0;
         if (e->kind == PTO_E_ADD) {
             if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return 0;
             *v = a + b;
@@ -1028,13 +1109,18 @@ static int pto__emit_const(pto__emitter *E, int32_t ex, int64_t *v)
     if (m->exprs[ex].kind == PTO_E_INT) { *v = m->exprs[ex].value; return 1; }
     if (E->cstate && (E->cstate[ex] & 3)) {
         if ((E->cstate[ex] & 3) == 2) return 0;
-        *v = E->cval[ex];
+        if (E->cstate[ex] & 4) { *v = pto__emit_shallow(m, &m->exprs[ex]); return 1; }   /* (literal operands) */
+        *v = pto__emit_cval(E, ex)->v;
         return 1;
     }
     r = pto__emit_const_eval(E, &m->exprs[ex], v);
     if (E->cstate) {
-        E->cstate[ex] |= (uint8_t)(r ? 1 : 2);
-        if (r) E->cval[ex] = *v;
+        const pto_expr *e = &m->exprs[ex];
+        if (!r) E->cstate[ex] |= 2;
+        else if (m->exprs[e->a].kind == PTO_E_INT && (e->kind == PTO_E_NEG || m->exprs[e->b].kind == PTO_E_INT))
+            E->cstate[ex] |= 1 | 4;   /* worked out again when asked: as cheap as finding it */
+        else if (pto__emit_cval_put(E, ex, *v))
+            E->cstate[ex] |= 1;
     }
     return r;
 }
@@ -1047,7 +1133,10 @@ static inline int pto__emit_cq(pto__emitter *E, int32_t ex, int64_t *v)
     if (ex >= 0 && ex < m->n_exprs) {
         if (m->exprs[ex].kind == PTO_E_INT) { *v = m->exprs[ex].value; return 1; }
         if (E->cstate && (E->cstate[ex] & 3) == 2) return 0;
-        if (E->cstate && (E->cstate[ex] & 3) == 1) { *v = E->cval[ex]; return 1; }
+        if (E->cstate && (E->cstate[ex] & 3) == 1) {
+            *v = E->cstate[ex] & 4 ? pto__emit_shallow(m, &m->exprs[ex]) : pto__emit_cval(E, ex)->v;
+            return 1;
+        }
     }
     return pto__emit_const(E, ex, v);
 }
@@ -1459,7 +1548,8 @@ static pto_status pto__emit_reach(pto__emitter *E)
    and note; a quarter of the way, its expressions and the note's text.
    Only a hint: the output never depends on it. Measured at 100k
    instructions (450k statements): emit 42.0 -> 37.8 ms with warm output
-   buffers; off below PTO__EMIT_AHEAD_MIN. */
+   buffers; off below PTO__EMIT_AHEAD_MIN. Without it emit takes 13% longer
+   today (fresh processes, session 10). */
 
 /* The successor of statement st in the walk: the head of its body (or of
    its else when it has no body), else its next; -2 - block for the end
@@ -1535,7 +1625,7 @@ static void pto__emit_ahead(pto__emitter *E)
             PTO__EMIT_PREFETCH((const char *)&m->operands[st->arg0] + 128);
         }
         if (st->note > 0 && st->note < E->nnotes) {
-            PTO__EMIT_PREFETCH(E->note_first[st->note]);
+            PTO__EMIT_PREFETCH(&E->note_first[st->note]);
             PTO__EMIT_PREFETCH(&E->ctx->str_off[st->note]);
         }
     }
@@ -1553,7 +1643,6 @@ static void pto__emit_ahead(pto__emitter *E)
     if (c < 0) return;
     PTO__EMIT_PREFETCH(&m->stmts[c]);
     PTO__EMIT_PREFETCH((const char *)&m->stmts[c] + sizeof(pto_stmt) - 1);
-    PTO__EMIT_PREFETCH(&E->tdecl_head[c]);
     n = E->succ[c];
     if (n < -1) n = pto__emit_after(E, -2 - n);
     E->pf = n >= 0 && n < E->m->n_stmts ? n : -1;
@@ -2091,6 +2180,27 @@ static void pto__emit_x(pto__emitter *E, int tpl)
     else pto__emit_segs(E, E->segs + E->tpl_first[tpl], E->segs + E->tpl_first[tpl + 1], pto__emit_tpl[tpl]);
 }
 
+/* The kernel of statement st's block (-1: none). */
+static inline int32_t pto__emit_kernel_of(const pto_module *m, const pto_stmt *st)
+{
+    return st->block >= 0 && st->block < m->n_blocks ? m->blocks[st->block].kernel : -1;
+}
+
+/* What note_first keeps for statement s (st) printing a note in full: s,
+   or -1 when its block is not of the kernel being written (the note is then
+   printed in full again, as a note first seen in another kernel is). */
+static inline int32_t pto__emit_note_at(const pto__emitter *E, const pto_stmt *st, int32_t s)
+{
+    return pto__emit_kernel_of(E->m, st) == E->kernel ? s : -1;
+}
+
+/* Whether note_first's statement `first` printed its note in the kernel
+   being written. */
+static inline int pto__emit_note_seen(const pto__emitter *E, int32_t first)
+{
+    return first >= 0 && (E->m->n_kernels == 1 || pto__emit_kernel_of(E->m, &E->m->stmts[first]) == E->kernel);
+}
+
 /* A comment before a statement a pass inserted, and before every flag and
    barrier: which pass, and the dependency it serves. A note is printed in
    full once per kernel: where it first appears (a set_flag and its
@@ -2106,14 +2216,13 @@ static int32_t pto__emit_note(pto__emitter *E, int32_t s)
     int pass, dep;
     if (!st->note && pto_opinfo_get((pto_op)st->op)->cls != PTO_OC_SYNC) { E->last_note = 0; return -1; }
     if (st->note > 0 && st->note < E->nnotes) {
-        int32_t first = E->note_first[st->note][0];
+        int32_t first = E->note_first[st->note];
         if (st->note == E->last_note) return -1;
-        if (first >= 0 && E->note_first[st->note][1] == E->kernel) {
+        if (pto__emit_note_seen(E, first)) {
             E->last_note = 0;
             return first;
         }
-        E->note_first[st->note][0] = s;
-        E->note_first[st->note][1] = st->block >= 0 && st->block < m->n_blocks ? m->blocks[st->block].kernel : -1;
+        E->note_first[st->note] = pto__emit_note_at(E, st, s);
     }
     note = st->note ? pto_str(E->ctx, st->note) : NULL;
     E->last_note = st->note;
@@ -2140,7 +2249,6 @@ static int32_t pto__emit_note(pto__emitter *E, int32_t s)
    changed, for anything else (pto__emit_note then does it). */
 static int pto__emit_note_fast(pto__emitter *E, const pto_stmt *st, int32_t s)
 {
-    const pto_module *m = E->m;
     int32_t note = st->note, dep = E->depth < PTO__EMIT_ND ? E->depth : 0, plan;
     const pto__emit_plan *p;
     const char *text, *lit;
@@ -2148,7 +2256,7 @@ static int pto__emit_note_fast(pto__emitter *E, const pto_stmt *st, int32_t s)
     size_t n;
     char *d;
     if (note <= 0 || note >= E->nnotes || note == E->last_note || dep == 0) return 0;
-    if (E->note_first[note][0] >= 0 && E->note_first[note][1] == E->kernel) return 0;   /* a reference */
+    if (pto__emit_note_seen(E, E->note_first[note])) return 0;   /* a reference */
     plan = E->bound_note[st->origin < 5 ? st->origin : 0][dep];
     w.b = E->out;
     if (plan < 0 || !w.b->data || w.b->oom) return 0;
@@ -2168,8 +2276,7 @@ static int pto__emit_note_fast(pto__emitter *E, const pto_stmt *st, int32_t s)
     pto__emit_pcp64(d, lit + p->off[1], (size_t)p->len[1]);
     w.d = d + p->len[1];
     pto__wr_sync(&w);
-    E->note_first[note][0] = s;
-    E->note_first[note][1] = st->block >= 0 && st->block < m->n_blocks ? m->blocks[st->block].kernel : -1;
+    E->note_first[note] = pto__emit_note_at(E, st, s);
     E->last_note = note;
     E->val[PTO__K_NOTE] = text;
     E->vlen[PTO__K_NOTE] = n;
@@ -2350,27 +2457,89 @@ static int pto__emit_uses(const pto_module *m, int32_t s, int32_t t)
     return 0;
 }
 
+/* The entry of statement s in the tdecl table (pto__emit_td), or the empty
+   one where it goes (the table is at most half full). tdcap > 0. */
+static inline struct pto__emit_td *pto__emit_td_at(const pto__emitter *E, int32_t s)
+{
+    uint32_t mask = E->tdcap - 1, h = ((uint32_t)s * 2654435761u) & mask;
+    while (E->td[h].s >= 0 && E->td[h].s != s) h = (h + 1) & mask;
+    return &E->td[h];
+}
+
+/* Statement s's entry, made if it has none; NULL when out of memory. */
+static struct pto__emit_td *pto__emit_td_add(pto__emitter *E, int32_t s)
+{
+    struct pto__emit_td *e;
+    if ((E->tdn + 1) * 2 > E->tdcap) {
+        uint32_t ncap = E->tdcap ? E->tdcap * 2 : 64, i, old = E->tdcap;
+        struct pto__emit_td *t = (struct pto__emit_td *)pto_alloc(E->ctx, sizeof *t * ncap), *o = E->td;
+        if (!t || ncap < E->tdcap) {
+            pto_free(E->ctx, t);
+            return NULL;
+        }
+        for (i = 0; i < ncap; i++) t[i].s = -1;
+        E->td = t;
+        E->tdcap = ncap;
+        for (i = 0; i < old; i++)
+            if (o[i].s >= 0) *pto__emit_td_at(E, o[i].s) = o[i];
+        pto_free(E->ctx, o);
+    }
+    e = pto__emit_td_at(E, s);
+    if (e->s < 0) {
+        e->s = s;
+        e->head = -1;
+        E->tdn++;
+    }
+    return e;
+}
+
+/* Takes statement s's list out of the table (-1: none): the walk is at s,
+   which it passes once. Linear probing keeps no holes: the entries after
+   the freed one that would no longer be found move into it. */
+static int32_t pto__emit_td_take(pto__emitter *E, int32_t s)
+{
+    uint32_t mask = E->tdcap - 1, i, j, k;
+    struct pto__emit_td *e = pto__emit_td_at(E, s);
+    int32_t head = e->head;
+    if (e->s < 0) return -1;
+    i = (uint32_t)(e - E->td);
+    for (j = (i + 1) & mask; E->td[j].s >= 0; j = (j + 1) & mask) {
+        k = ((uint32_t)E->td[j].s * 2654435761u) & mask;   /* where it belongs: stays unless i is on its way */
+        if (i <= j ? (i < k && k <= j) : (i < k || k <= j)) continue;
+        E->td[i] = E->td[j];
+        i = j;
+    }
+    E->td[i].s = -1;
+    E->tdn--;
+    return head;
+}
+
 /* Files tile t's tdecl before the first statement from `from` on that uses
    it: before that op, or before that loop (the planner's lifetime then covers
-   the whole loop); an if gets one in each branch that uses the tile. */
-static void pto__emit_place_tdecl(pto__emitter *E, int32_t from, int32_t t)
+   the whole loop); an if gets one in each branch that uses the tile. 0 when
+   out of memory. */
+static int pto__emit_place_tdecl(pto__emitter *E, int32_t from, int32_t t)
 {
     const pto_module *m = E->m;
     int32_t s;
     for (s = from; s >= 0; s = m->stmts[s].next) {
         if (!pto__emit_uses(m, s, t)) continue;
         if (m->stmts[s].kind == PTO_ST_IF) {
-            pto__emit_place_tdecl(E, m->blocks[m->stmts[s].body].head, t);
-            if (m->stmts[s].orelse >= 0) pto__emit_place_tdecl(E, m->blocks[m->stmts[s].orelse].head, t);
+            if (!pto__emit_place_tdecl(E, m->blocks[m->stmts[s].body].head, t)) return 0;
+            if (m->stmts[s].orelse >= 0 && !pto__emit_place_tdecl(E, m->blocks[m->stmts[s].orelse].head, t)) return 0;
         } else if (E->ntdecl < m->n_operands) {  /* one node per use at most */
-            int32_t *at = &E->tdecl_head[s];   /* tiles in falling index order (see pto__emit_tdecls) */
+            struct pto__emit_td *e = pto__emit_td_add(E, s);
+            int32_t *at;
+            if (!e) return 0;
+            at = &e->head;   /* tiles in falling index order (see pto__emit_tdecls) */
             while (*at >= 0 && E->tdecl_tile[*at] > t) at = &E->tdecl_next[*at];
             E->tdecl_tile[E->ntdecl] = t;
             E->tdecl_next[E->ntdecl] = *at;
             *at = E->ntdecl++;
         }
-        return;
+        return 1;
     }
+    return 1;
 }
 
 /* Where each single tile's pto_k_tdecl goes. The simulator reports a read
@@ -2386,19 +2555,20 @@ static void pto__emit_place_tdecl(pto__emitter *E, int32_t from, int32_t t)
    that statement is emitted (tile_unused 2 until then, pto__emit_place):
    the search then reads the statements the emission is about to write,
    rather than a pass of its own through memory that is not in cache.
-   Either way a statement's list holds its tiles in falling index order. */
+   Either way a statement's list holds its tiles in falling index order.
+   The lists are kept by statement in a table (pto__emit_td), not an array
+   over all statements: it holds the placements the walk has not reached
+   yet, mostly a few (an array was 1.8 MB at 100k instructions, every page
+   written before the first line: ~440 page faults, ~1.3 us each). */
 static pto_status pto__emit_tdecls(pto__emitter *E)
 {
     const pto_module *m = E->m;
-    int32_t s, t;
-    E->tdecl_head = (int32_t *)pto_alloc(E->ctx, sizeof(int32_t) * (size_t)(m->n_stmts ? m->n_stmts : 1));
+    int32_t t;
     E->tdecl_tile = (int32_t *)pto_alloc(E->ctx, sizeof(int32_t) * (size_t)(m->n_operands ? m->n_operands : 1));
     E->tdecl_next = (int32_t *)pto_alloc(E->ctx, sizeof(int32_t) * (size_t)(m->n_operands ? m->n_operands : 1));
     E->tile_unused = (uint8_t *)pto_alloc(E->ctx, (size_t)(m->n_tiles ? m->n_tiles : 1));
     E->tile_popped = (uint8_t *)pto_alloc(E->ctx, (size_t)(m->n_tiles ? m->n_tiles : 1));
-    if (!E->tdecl_head || !E->tdecl_tile || !E->tdecl_next || !E->tile_unused || !E->tile_popped)
-        return PTO_ERR_INTERNAL;
-    for (s = 0; s < m->n_stmts; s++) E->tdecl_head[s] = -1;
+    if (!E->tdecl_tile || !E->tdecl_next || !E->tile_unused || !E->tile_popped) return PTO_ERR_INTERNAL;
     for (t = 0; t < m->n_tiles; t++) {
         int32_t d = m->tiles[t].decl, before = E->ntdecl;
         E->tile_unused[t] = 0;
@@ -2406,7 +2576,7 @@ static pto_status pto__emit_tdecls(pto__emitter *E)
         /* a popped tile: tpop writes all of its slot, the ring rotates it */
         if (E->tile_popped[t] || m->tiles[t].nbuf > 1 || d < 0 || m->stmts[d].block < 0) continue;
         if (m->stmts[d].kind == PTO_ST_TILE && m->stmts[d].ref == t) { E->tile_unused[t] = 2; continue; }
-        pto__emit_place_tdecl(E, m->stmts[d].next, t);
+        if (!pto__emit_place_tdecl(E, m->stmts[d].next, t)) return PTO_ERR_INTERNAL;
         E->tile_unused[t] = E->ntdecl == before;
     }
     return PTO_OK;
@@ -2416,7 +2586,7 @@ static pto_status pto__emit_tdecls(pto__emitter *E)
 static void pto__emit_place(pto__emitter *E, int32_t t)
 {
     int32_t before = E->ntdecl;
-    pto__emit_place_tdecl(E, E->m->stmts[E->m->tiles[t].decl].next, t);
+    if (!pto__emit_place_tdecl(E, E->m->stmts[E->m->tiles[t].decl].next, t)) E->st = PTO_ERR_INTERNAL;
     E->tile_unused[t] = E->ntdecl == before;
 }
 
@@ -2667,7 +2837,7 @@ static void pto__emit_block(pto__emitter *E, int32_t block)
     E->depth++;
     for (s = E->m->blocks[block].head; s >= 0 && E->st == PTO_OK; s = E->m->stmts[s].next) {
         if (E->succ) pto__emit_ahead(E);
-        for (t = E->tdecl_head[s]; t >= 0; t = E->tdecl_next[t]) {
+        for (t = E->tdn ? pto__emit_td_take(E, s) : -1; t >= 0; t = E->tdecl_next[t]) {
             pto__emit_indent(E);
             pto__emit_tdecl(E, E->tdecl_tile[t]);
         }
@@ -3461,7 +3631,7 @@ static void pto__emit_free(pto__emitter *E, uint8_t *vo, uint8_t *to, uint8_t *p
     pto_free(E->ctx, E->reach);
     pto_free(E->ctx, E->succ);
     pto_free(E->ctx, E->after);
-    pto_free(E->ctx, E->tdecl_head);
+    pto_free(E->ctx, E->td);
     pto_free(E->ctx, E->tdecl_tile);
     pto_free(E->ctx, E->tile_unused);
     pto_free(E->ctx, E->tile_popped);
@@ -3576,9 +3746,7 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
     }
     if (st == PTO_OK && m->n_exprs > 0) {   /* (without them the printer still works, only slower) */
         E->cstate = (uint8_t *)pto_alloc(ctx, (size_t)m->n_exprs);
-        E->cval = (int64_t *)pto_alloc(ctx, sizeof(int64_t) * (size_t)m->n_exprs);
-        if (E->cstate && E->cval) memset(E->cstate, 0, (size_t)m->n_exprs);
-        else { pto_free(ctx, E->cstate); pto_free(ctx, E->cval); E->cstate = NULL; E->cval = NULL; }
+        if (E->cstate) memset(E->cstate, 0, (size_t)m->n_exprs);
     }
     if (st == PTO_OK) st = pto__emit_check(E);
     E->uses_known = E->reach != NULL;
@@ -3591,9 +3759,9 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
     if (st == PTO_OK) {
         int32_t i;
         E->nnotes = ctx->n_strs;
-        E->note_first = (int32_t(*)[2])pto_alloc(ctx, sizeof(int32_t[2]) * (size_t)(E->nnotes ? E->nnotes : 1));
+        E->note_first = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * (size_t)(E->nnotes ? E->nnotes : 1));
         if (!E->note_first) st = PTO_ERR_INTERNAL;
-        for (i = 0; st == PTO_OK && i < E->nnotes; i++) E->note_first[i][0] = -1;
+        for (i = 0; st == PTO_OK && i < E->nnotes; i++) E->note_first[i] = -1;
     }
     if (st == PTO_OK) {
         pto__emit_all(E, desc, kernel_src, host_src);

@@ -1079,10 +1079,8 @@ static pto_status pto__isa_emit(pto_ctx *ctx, const pto_module *m, const pto_emi
     if (st == PTO_OK) {
         E->var_used = (uint8_t *)pto_alloc(ctx, (size_t)(m->n_vars ? m->n_vars : 1));
         E->param_used = (uint8_t *)pto_alloc(ctx, (size_t)(m->n_params ? m->n_params : 1));
-        /* no simulator lifetimes on a device: an empty tdecl list per statement */
-        E->tdecl_head = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * (size_t)(m->n_stmts ? m->n_stmts : 1));
-        if (!E->var_used || !E->param_used || !E->tdecl_head) st = PTO_ERR_INTERNAL;
-        for (s = 0; st == PTO_OK && s < m->n_stmts; s++) E->tdecl_head[s] = -1;
+        /* no simulator lifetimes on a device: no tdecl is placed (the table stays empty) */
+        if (!E->var_used || !E->param_used) st = PTO_ERR_INTERNAL;
     }
     if (st == PTO_OK) st = pto__isa_mm_views(I);
     if (st == PTO_OK && m->n_cvpipes > 0) {   /* the tiles a tpop fills: no TASSIGN, not in the peak */

@@ -16,7 +16,22 @@
      table holds and more than its plan limit): every line as written out;
    - the uses sweep: a name read only under min's second operand, under a
      negation or through an expression node made after its parent (a module
-     built by hand) gets no (void); an unread one does. */
+     built by hand) gets no (void); an unread one does;
+   - constant folding's value table (pto__emit_cval): 400 lets with
+     constants of literals (not kept) and of constants (kept: the table
+     grows and rehashes four times), each printed with its value, and a
+     constant shared as both operands 50 deep (2^50: a value not kept would
+     be worked out 2^50 times);
+   - the tdecl table (pto__emit_td): 300 tiles declared first and loaded
+     later in a scattered order, so that all 300 placements are pending at
+     once (the table grows four times) and are taken out in an order unlike
+     the one they went in: every tdecl right before its tile's load;
+   - the two tables themselves against a plain map, on keys that collide
+     (multiples of 64): 200,000 random adds and takes on the tdecl table
+     (entries moved back over a freed one, around the end), 3,000 values
+     in the constant table, every one found again;
+   - a note shared by statements of two kernels: in full once per kernel,
+     a later statement of the same kernel refers to the first. */
 
 #define PTO_IMPLEMENTATION
 #include "pto.h"
@@ -356,6 +371,194 @@ static void test_uses(void)
     pto_ctx_destroy(ctx);
 }
 
+/* ---- constants ---- */
+
+static void test_consts(void)
+{
+    pto_ctx *ctx = pto_ctx_create(NULL);
+    pto_module *m = pto_module_create(ctx, PTO_ARCH_A2A3);
+    pto_loc l0 = {0, 0, 0};
+    int32_t k, body, i, x, big, stamp;
+    pto_buf kb;
+    char name[16], want[160];
+    int bad = 0;
+    memset(&kb, 0, sizeof kb);
+    kb.ctx = ctx;
+    m->file = pto_file_add(ctx, "c.pto");
+    k = pto_add_kernel(m, "c", PTO_KK_VECTOR, L(m, 1));
+    body = m->kernels[k].body;
+    for (i = 0; i < 400; i++) {   /* block + ((i + 1) * 3 - 2) * (i % 2 ? -1 : 1) ("+ -4"): i + 1 is of literals */
+        int32_t c = pto_expr_bin(m, PTO_E_MUL, pto_expr_bin(m, PTO_E_ADD, pto_expr_int(m, i, l0), pto_expr_int(m, 1, l0), l0),
+                                 pto_expr_int(m, 3, l0), l0);
+        c = pto_expr_bin(m, PTO_E_SUB, c, pto_expr_int(m, 2, l0), l0);
+        if (i % 2) c = pto_expr_bin(m, PTO_E_MUL, c, pto_expr_bin(m, PTO_E_NEG, pto_expr_int(m, 1, l0), -1, l0), l0);
+        snprintf(name, sizeof name, "v%d", i);
+        pto_add_let(m, body, name, pto_expr_bin(m, PTO_E_ADD, pto_expr_builtin(m, PTO_E_BLOCK, l0), c, l0), L(m, 2 + i));
+    }
+    /* constants of literals at the edges: INT64_MAX, INT64_MIN, and one past (not a constant) */
+    pto_add_let(m, body, "hi", pto_expr_bin(m, PTO_E_ADD, pto_expr_builtin(m, PTO_E_BLOCK, l0),
+                                            pto_expr_bin(m, PTO_E_ADD, pto_expr_int(m, INT64_MAX - 1, l0),
+                                                         pto_expr_int(m, 1, l0), l0), l0), L(m, 450));
+    pto_add_let(m, body, "lo", pto_expr_bin(m, PTO_E_MUL, pto_expr_builtin(m, PTO_E_BLOCK, l0),
+                                            pto_expr_bin(m, PTO_E_SUB, pto_expr_int(m, -INT64_MAX, l0),
+                                                         pto_expr_int(m, 1, l0), l0), l0), L(m, 451));
+    pto_add_let(m, body, "past", pto_expr_bin(m, PTO_E_ADD, pto_expr_builtin(m, PTO_E_BLOCK, l0),
+                                              pto_expr_bin(m, PTO_E_ADD, pto_expr_int(m, INT64_MAX, l0),
+                                                           pto_expr_int(m, 1, l0), l0), l0), L(m, 452));
+    big = pto_add_let(m, body, "big", pto_expr_int(m, 0, l0), L(m, 500));
+    stamp = verified(ctx, m)->verified;
+    /* then its expression: one node as both operands, 50 deep (verify would
+       walk its 2^50 paths; the stamp is put back by hand) */
+    x = pto_expr_int(m, 1, l0);
+    for (i = 0; i < 50; i++) x = pto_expr_bin(m, PTO_E_ADD, x, x, l0);
+    m->stmts[big].e[0] = x;
+    m->verified = stamp;
+    CHECK(pto_emit(ctx, m, NULL, &kb, NULL) == PTO_OK);
+    for (i = 0; i < 400 && kb.data; i++) {
+        long v = ((long)i + 1) * 3 - 2;
+        snprintf(want, sizeof want, "    const int64_t v%d = pto_k_block_idx(core) + %ld;\n", i, i % 2 ? -v : v);
+        if (!strstr(kb.data, want)) {
+            if (bad < 3) printf("missing: %s", want);
+            bad++;
+        }
+    }
+    CHECK_MSG(kb.data && bad == 0, "%d lets", bad);
+    CHECK(kb.data && strstr(kb.data, "    const int64_t big = 1125899906842624;\n"));
+    CHECK(kb.data && strstr(kb.data, "    const int64_t hi = pto_k_block_idx(core) + 9223372036854775807;\n"));
+    CHECK(kb.data && strstr(kb.data, "    const int64_t lo = pto_k_block_idx(core) * (-9223372036854775807 - 1);\n"));
+    CHECK(kb.data && strstr(kb.data, "    const int64_t past = pto_k_block_idx(core) + (9223372036854775807 + 1);\n"));
+    pto_buf_free(&kb);
+    pto_module_destroy(m);
+    pto_ctx_destroy(ctx);
+}
+
+/* ---- the emitter's tables ---- */
+
+static void test_tables(void)
+{
+    pto_ctx *ctx = pto_ctx_create(NULL);
+    pto__emitter *E = (pto__emitter *)calloc(1, sizeof *E);
+    static int32_t ref[4096];
+    int32_t i, key, live = 0, bad = 0;
+    E->ctx = ctx;
+    for (i = 0; i < 4096; i++) ref[i] = -2;
+    for (i = 0; i < 200000; i++) {
+        uint64_t r = next();
+        key = (int32_t)((r >> 8) % 60) * 64 + (int32_t)((r >> 20) % 3);
+        if ((r & 3) != 0 && live < 150) {   /* add (a value for a new key, or a new value) */
+            struct pto__emit_td *e = pto__emit_td_add(E, key);
+            if (!e || e->s != key || (ref[key] == -2 && e->head != -1)) bad++;
+            if (!e) break;
+            live += ref[key] == -2;
+            e->head = i;
+            ref[key] = i;
+        } else {
+            int32_t got = E->tdcap ? pto__emit_td_take(E, key) : -1;
+            if (got != (ref[key] == -2 ? -1 : ref[key])) bad++;
+            live -= ref[key] != -2;
+            ref[key] = -2;
+        }
+        if (E->tdn != (uint32_t)live) bad++;
+    }
+    for (key = 0; key < 4096; key++)   /* what is left, each found */
+        if (ref[key] != -2 && pto__emit_td_at(E, key)->head != ref[key]) bad++;
+    CHECK_MSG(bad == 0 && E->tdcap >= 256, "tdecl table: %d wrong answers (%u entries)", bad, E->tdcap);
+    for (i = 0, bad = 0; i < 3000; i++)
+        if (!pto__emit_cval_put(E, i * 64, (int64_t)i * 1000003 - 7)) bad++;
+    for (i = 0; i < 3000; i++)
+        if (pto__emit_cval(E, i * 64)->ex != i * 64 || pto__emit_cval(E, i * 64)->v != (int64_t)i * 1000003 - 7) bad++;
+    CHECK_MSG(bad == 0 && E->cvn == 3000 && pto__emit_cval(E, 64 * 3000)->ex == -1, "constant table: %d wrong", bad);
+    pto_free(ctx, E->td);
+    pto_free(ctx, E->cval);
+    free(E);
+    pto_ctx_destroy(ctx);
+}
+
+/* ---- notes across kernels ---- */
+
+static void test_note_kernels(void)
+{
+    static const char *const src =
+        "kernel a(in x: f32[16, 16]) vector {\n"
+        "  set_flag MTE2, V, 0\n"
+        "  wait_flag MTE2, V, 0\n"
+        "  pipe_barrier V\n"
+        "  set_flag MTE2, V, 1\n"
+        "  wait_flag MTE2, V, 1\n"
+        "}\n"
+        "kernel b(in x: f32[16, 16]) vector {\n"
+        "  pipe_barrier V\n"
+        "  set_flag MTE2, V, 0\n"
+        "  wait_flag MTE2, V, 0\n"
+        "}\n";
+    pto_ctx *ctx = pto_ctx_create(NULL);
+    pto_module *m = pto_parse(ctx, "n.pto", src, strlen(src));
+    pto_buf kb;
+    int32_t s, note, one = 0;
+    const char *p, *full = "    /* user: the shared note */\n";
+    memset(&kb, 0, sizeof kb);
+    kb.ctx = ctx;
+    CHECK(m != NULL);
+    if (!m) return;
+    note = pto_intern(ctx, "the shared note", 15);
+    for (s = 0; s < m->n_stmts; s++)   /* every set and wait: the note (a direct write: verify again) */
+        if (m->stmts[s].kind == PTO_ST_OP && m->stmts[s].op != PTO_OP_PIPE_BARRIER) m->stmts[s].note = note;
+    CHECK(pto_emit(ctx, verified(ctx, m), NULL, &kb, NULL) == PTO_OK);
+    for (p = kb.data; p && (p = strstr(p, full)) != NULL; p++) one++;
+    CHECK_MSG(one == 2, "the note in full %d times (once per kernel)", one);
+    CHECK(kb.data && strstr(kb.data, "    pto_k_set_flag(core, \"n.pto:5\", PTO_K_MTE2, PTO_K_V, 1); "
+                                     "/* user: see the set_flag at n.pto:2 */\n"));
+    CHECK(kb.data && strstr(kb.data, "    pto_k_pipe_barrier(core, \"n.pto:9\", PTO_K_V);\n" "    /* user: the shared note */\n"
+                                     "    pto_k_set_flag(core, \"n.pto:10\""));
+    pto_buf_free(&kb);
+    pto_module_destroy(m);
+    pto_ctx_destroy(ctx);
+}
+
+/* ---- tdecls ---- */
+
+static void test_tdecls(void)
+{
+    pto_ctx *ctx = pto_ctx_create(NULL);
+    pto_module *m = pto_module_create(ctx, PTO_ARCH_A2A3);
+    pto_loc l0 = {0, 0, 0};
+    int32_t k, x, body, i, s, t[300];
+    pto_buf kb;
+    char name[16], want[160];
+    int bad = 0;
+    memset(&kb, 0, sizeof kb);
+    kb.ctx = ctx;
+    m->file = pto_file_add(ctx, "t.pto");
+    k = pto_add_kernel(m, "t", PTO_KK_VECTOR, L(m, 1));
+    x = pto_add_tensor_param(m, k, "x", PTO_IN, PTO_F32, 64, 64, L(m, 1));
+    body = m->kernels[k].body;
+    for (i = 0; i < 300; i++) {
+        snprintf(name, sizeof name, "t%d", i);
+        t[i] = pto_add_tile(m, body, name, PTO_VEC, PTO_F32, 16, 16, L(m, 2 + i));
+        m->tiles[t[i]].planned = 1;
+        m->tiles[t[i]].offset[0] = 1024 * i;
+    }
+    for (i = 0; i < 300; i++) {   /* tile (7 i) % 300 at line 400 + i */
+        s = pto_add_op(m, body, PTO_OP_TLOAD, L(m, 400 + i));
+        pto_arg_tile(m, s, t[i * 7 % 300], L(m, 400 + i));
+        pto_arg_gm(m, s, x, pto_expr_int(m, 0, l0), pto_expr_int(m, 0, l0), -1, L(m, 400 + i));
+    }
+    CHECK(pto_emit(ctx, verified(ctx, m), NULL, &kb, NULL) == PTO_OK);
+    for (i = 0; i < 300 && kb.data; i++) {
+        int j = i * 7 % 300;
+        snprintf(want, sizeof want, "    pto_k_tdecl(core, \"t.pto:%d\", t%d);\n    pto_k_tload(core, \"t.pto:%d\", t%d, x, 0, 0);\n",
+                 2 + j, j, 400 + i, j);
+        if (!strstr(kb.data, want)) {
+            if (bad < 3) printf("missing: %s", want);
+            bad++;
+        }
+    }
+    CHECK_MSG(kb.data && bad == 0, "%d tdecls", bad);
+    pto_buf_free(&kb);
+    pto_module_destroy(m);
+    pto_ctx_destroy(ctx);
+}
+
 int main(void)
 {
     test_i64();
@@ -364,5 +567,9 @@ int main(void)
     test_notes();
     test_tile_shapes();
     test_uses();
+    test_consts();
+    test_tdecls();
+    test_tables();
+    test_note_kernels();
     return TEST_END();
 }
