@@ -2328,7 +2328,24 @@ static int32_t pto__emit_popped_from(const pto_module *m, int32_t t)
     return -1;
 }
 
-static int pto__emit_is_popped(const pto_module *m, int32_t t) { return pto__emit_popped_from(m, t) >= 0; }
+/* popped[t] = pto__emit_popped_from(m, t) >= 0 for every tile at once (the
+   first tpop of each tile decides, as there): one pass over the statements,
+   not one per tile (a big mix kernel made that quadratic). */
+static void pto__emit_popped_tiles(const pto_module *m, uint8_t *popped)
+{
+    int32_t s;
+    if (m->n_tiles) memset(popped, 0, (size_t)m->n_tiles);
+    if (m->n_cvpipes == 0) return;
+    for (s = 0; s < m->n_stmts; s++)
+        if (m->stmts[s].kind == PTO_ST_OP && m->stmts[s].op == PTO_OP_TPOP && m->stmts[s].nargs == 2 &&
+            m->operands[m->stmts[s].arg0].kind == PTO_O_TILE) {
+            int32_t t = m->operands[m->stmts[s].arg0].ref;
+            const pto_operand *q = &m->operands[m->stmts[s].arg0 + 1];
+            if (t < 0 || t >= m->n_tiles || popped[t]) continue;
+            popped[t] = (uint8_t)(q->kind == PTO_O_CVPIPE && q->ref >= 0 && q->ref < m->n_cvpipes ? 1 : 2);
+        }
+    for (s = 0; s < m->n_tiles; s++) popped[s] = popped[s] == 1;   /* 2: its first tpop names no pipe */
+}
 
 /* One instruction: its note (if any), then its bound K_OP line, or the
    K_OP_SEE line when its note was printed in full above another statement. */
@@ -2569,10 +2586,10 @@ static pto_status pto__emit_tdecls(pto__emitter *E)
     E->tile_unused = (uint8_t *)pto_alloc(E->ctx, (size_t)(m->n_tiles ? m->n_tiles : 1));
     E->tile_popped = (uint8_t *)pto_alloc(E->ctx, (size_t)(m->n_tiles ? m->n_tiles : 1));
     if (!E->tdecl_tile || !E->tdecl_next || !E->tile_unused || !E->tile_popped) return PTO_ERR_INTERNAL;
+    pto__emit_popped_tiles(m, E->tile_popped);
     for (t = 0; t < m->n_tiles; t++) {
         int32_t d = m->tiles[t].decl, before = E->ntdecl;
         E->tile_unused[t] = 0;
-        E->tile_popped[t] = (uint8_t)pto__emit_is_popped(m, t);
         /* a popped tile: tpop writes all of its slot, the ring rotates it */
         if (E->tile_popped[t] || m->tiles[t].nbuf > 1 || d < 0 || m->stmts[d].block < 0) continue;
         if (m->stmts[d].kind == PTO_ST_TILE && m->stmts[d].ref == t) { E->tile_unused[t] = 2; continue; }
@@ -2915,7 +2932,7 @@ static void pto__emit_planned(pto__emitter *E, int32_t k)
         int j;
         if (tl->kernel != k || tl->space == PTO_GM || tl->space >= PTO_NSPACE || !tl->planned) continue;
         used[tl->space] = 1;
-        if (E->tile_popped && E->tile_popped[t] && pto__emit_popped_from(m, t) >= 0) continue;
+        if (E->tile_popped && E->tile_popped[t]) continue;
         for (j = 0; j < (tl->nbuf > 1 ? tl->nbuf : 1) && j < PTO_MAX_NBUF; j++)
             if (tl->offset[j] + pto_tile_bytes(tl) > hi[tl->space]) hi[tl->space] = tl->offset[j] + pto_tile_bytes(tl);
     }
