@@ -730,6 +730,19 @@ typedef struct sweep {
     int oom;
 } sweep;
 
+/* Room for one more key in an array of n (doubling; s->oom when none). */
+static int sw_room(sweep *s, uint64_t **k, int32_t *cap, int32_t n)
+{
+    int32_t c;
+    uint64_t *p;
+    if (n < *cap) return 1;
+    c = *cap ? *cap * 2 : 32;
+    if (!(p = (uint64_t *)pto_realloc(s->ctx, *k, (size_t)c * sizeof *p))) { s->oom = 1; return 0; }
+    *k = p;
+    *cap = c;
+    return 1;
+}
+
 static void sw_add(sweep *s, int kind, int32_t id, int cls)
 {
     sw_set *o = s->out;
@@ -738,13 +751,7 @@ static void sw_add(sweep *s, int kind, int32_t id, int cls)
     int32_t i;
     for (i = 0; i < o->n; i++)
         if (o->k[i] == key) return;
-    if (o->n == o->cap) {
-        int32_t cap = o->cap ? o->cap * 2 : 32;
-        uint64_t *k = (uint64_t *)pto_realloc(s->ctx, o->k, (size_t)cap * sizeof *k);
-        if (!k) { s->oom = 1; return; }
-        o->k = k;
-        o->cap = cap;
-    }
+    if (!sw_room(s, &o->k, &o->cap, o->n)) return;
     o->k[o->n++] = key;
 }
 
@@ -1010,13 +1017,7 @@ static void sw_insert(sweep *s, sw_set *set, uint64_t key)
 {
     int32_t i;
     if (sw_has(set, key)) return;
-    if (set->n == set->cap) {
-        int32_t cap = set->cap ? set->cap * 2 : 32;
-        uint64_t *k = (uint64_t *)pto_realloc(s->ctx, set->k, (size_t)cap * sizeof *k);
-        if (!k) { s->oom = 1; return; }
-        set->k = k;
-        set->cap = cap;
-    }
+    if (!sw_room(s, &set->k, &set->cap, set->n)) return;
     for (i = set->n; i > 0 && set->k[i - 1] > key; i--) set->k[i] = set->k[i - 1];
     set->k[i] = key;
     set->n++;
