@@ -106,6 +106,10 @@ extern "C" __global__ AICORE void kernel_mm(__gm__ int64_t *args)
     }
     /* sync: RAW acc[0x0000,0x10000) tmatmul_acc acc (mm.pto:17) -> tstore c (mm.pto:20) */
     set_flag(PIPE_M, PIPE_FIX, EVENT_ID0); /* mm.pto:5: set_flag */
+    /* sync: RAW acc[0x0000,0x10000) tmatmul_acc acc (mm.pto:17) -> tstore c (mm.pto:20) */
+    wait_flag(PIPE_M, PIPE_FIX, EVENT_ID0); /* mm.pto:20: wait_flag */
+    pto::GlobalTensor<float, pto::Shape<1, 1, 1, 128, 128>, pto::Stride<1, 1, 1, 128, 1>> pto_gm_2(c + 0 * 128 + 0);
+    pto::TSTORE(pto_gm_2, acc); /* mm.pto:20: tstore */
     /* sync: drain: WAR mat[0x8000,0xc000) tmov b0 (mm.pto:13) -> next tload b1 (mm.pto:11) */
     wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID2); /* mm.pto:5: wait_flag */
     /* sync: drain: WAR mat[0x8000,0xc000) tmov b0 (mm.pto:13) -> next tload b1 (mm.pto:11) */
@@ -118,8 +122,4 @@ extern "C" __global__ AICORE void kernel_mm(__gm__ int64_t *args)
     wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID0); /* mm.pto:5: wait_flag */
     /* sync: drain: WAR mat[0x0000,0x4000) tmov a0 (mm.pto:12) -> next tload a1 (mm.pto:10) */
     wait_flag(PIPE_MTE1, PIPE_MTE2, EVENT_ID1); /* mm.pto:5: wait_flag */
-    /* sync: RAW acc[0x0000,0x10000) tmatmul_acc acc (mm.pto:17) -> tstore c (mm.pto:20) */
-    wait_flag(PIPE_M, PIPE_FIX, EVENT_ID0); /* mm.pto:20: wait_flag */
-    pto::GlobalTensor<float, pto::Shape<1, 1, 1, 128, 128>, pto::Stride<1, 1, 1, 128, 1>> pto_gm_2(c + 0 * 128 + 0);
-    pto::TSTORE(pto_gm_2, acc); /* mm.pto:20: tstore */
 }
