@@ -2576,8 +2576,8 @@ static int pto__sy_foot_hits(const pto__sy *sy, const pto__sy_foot *f, int32_t o
 }
 
 /* Walks block b (bodies too): mode 0 adds pipe p's accesses to *f; mode 1
-   says whether an access of another pipe touches *f, or one of any pipe
-   the bytes in *dep. At most *budget statements. */
+   says whether an access on pipe q (the drain's) touches *f, or one on any
+   pipe the bytes in *dep. At most *budget statements (then: "touches"). */
 static int pto__sy_foot_walk(const pto__sy *sy, int32_t b, int p, int q, pto__sy_foot *f, const pto__sy_foot *dep,
                              int mode, int32_t *budget)
 {
@@ -2608,13 +2608,14 @@ static int pto__sy_foot_walk(const pto__sy *sy, int32_t b, int p, int q, pto__sy
    run, so the next loop's loads cannot start under this loop's last
    compute (a two-pass kernel lost ~7% at its one boundary); further down
    it holds only what comes after it. The drain orders more than the
-   dependency: its set captured every record of p. So it passes only
-   statements whose accesses on other pipes touch nothing p accesses in A
-   (bytes per space, GM tensors) and none of which touches the dependency's
-   bytes; at most one loop (a loop passed keeps the pair's ids busy
-   longer: colouring pressure); a bounded walk. What it still ordered
-   there (a record of p from before A, through a chain) a later access
-   finds unordered and gets its own pair. */
+   dependency: its set captured every record of p, and q waits for them
+   there. So it passes only statements whose accesses on q touch nothing
+   p accesses in A (bytes per space, GM tensors) and none of which touches
+   the dependency's bytes; at most one loop (a loop passed keeps the pair's
+   ids busy longer: colouring pressure); no PIPE_ALL fence; a bounded walk.
+   What it still ordered there (a record of p from before A, or one a
+   chain of flags from q carried to another pipe) a later access finds
+   unordered, and the analysis gives it its own pair. */
 static int32_t pto__sy_sink(pto__sy *sy, int32_t A, int p, int q, const pto__sy_foot *dep)
 {
     const pto_module *m = sy->m;
