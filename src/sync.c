@@ -2575,6 +2575,20 @@ static int pto__sy_foot_hits(const pto__sy *sy, const pto__sy_foot *f, int32_t o
     return 0;
 }
 
+/* Op statement s has an access on pipe q that touches *f, or one on any
+   pipe that touches *dep. */
+static int pto__sy_op_hits(const pto__sy *sy, int32_t s, int q, const pto__sy_foot *f, const pto__sy_foot *dep)
+{
+    const pto_stmt *x = &sy->m->stmts[s];
+    int32_t i;
+    for (i = 0; i < x->nargs; i++) {
+        int32_t o = x->arg0 + i;
+        if (sy->rec_of[o] < 0) continue;
+        if ((sy->recs[sy->rec_of[o]].pipe == q && pto__sy_foot_hits(sy, f, o)) || pto__sy_foot_hits(sy, dep, o)) return 1;
+    }
+    return 0;
+}
+
 /* Walks block b (bodies too): mode 0 adds pipe p's accesses to *f; mode 1
    says whether an access on pipe q (the drain's) touches *f, or one on any
    pipe the bytes in *dep. At most *budget statements (then: "touches"). */
@@ -2586,15 +2600,12 @@ static int pto__sy_foot_walk(const pto__sy *sy, int32_t b, int p, int q, pto__sy
     for (s = m->blocks[b].head; s >= 0; s = m->stmts[s].next) {
         const pto_stmt *x = &m->stmts[s];
         if (--*budget < 0) return 1;
-        if (x->kind == PTO_ST_OP && s < sy->s0 && !pto__sy_issync(x->op))
-            for (i = 0; i < x->nargs; i++) {
-                int32_t o = x->arg0 + i;
-                if (sy->rec_of[o] < 0) continue;
-                if (mode == 0 && sy->recs[sy->rec_of[o]].pipe == p) pto__sy_foot_add(sy, f, o);
-                if (mode == 1 && ((sy->recs[sy->rec_of[o]].pipe == q && pto__sy_foot_hits(sy, f, o))
-                                  || pto__sy_foot_hits(sy, dep, o)))
-                    return 1;
-            }
+        if (x->kind == PTO_ST_OP && s < sy->s0 && !pto__sy_issync(x->op)) {
+            if (mode == 1 && pto__sy_op_hits(sy, s, q, f, dep)) return 1;
+            for (i = 0; mode == 0 && i < x->nargs; i++)
+                if (sy->rec_of[x->arg0 + i] >= 0 && sy->recs[sy->rec_of[x->arg0 + i]].pipe == p)
+                    pto__sy_foot_add(sy, f, x->arg0 + i);
+        }
         if (x->body >= 0 && pto__sy_foot_walk(sy, x->body, p, q, f, dep, mode, budget)) return 1;
         if (x->orelse >= 0 && pto__sy_foot_walk(sy, x->orelse, p, q, f, dep, mode, budget)) return 1;
     }
@@ -2620,7 +2631,7 @@ static int32_t pto__sy_sink(pto__sy *sy, int32_t A, int p, int q, const pto__sy_
 {
     const pto_module *m = sy->m;
     pto__sy_foot f;
-    int32_t s, at = A, budget = 4096, loops = 0, i;
+    int32_t s, at = A, budget = 4096, loops = 0;
     memset(&f, 0, sizeof f);
     if (m->stmts[A].body < 0 || pto__sy_foot_walk(sy, m->stmts[A].body, p, q, &f, dep, 0, &budget)) return A;
     for (s = m->stmts[A].next; s >= 0; s = m->stmts[s].next) {
@@ -2632,12 +2643,7 @@ static int32_t pto__sy_sink(pto__sy *sy, int32_t A, int p, int q, const pto__sy_
             break;   /* a fence (lower's, before a notify): every pipe waits there anyway */
         if (x->kind == PTO_ST_OP && (s >= sy->s0 || pto__sy_issync(x->op))) continue;   /* not a place */
         if (x->kind == PTO_ST_FOR && ++loops > 1) break;
-        if (x->kind == PTO_ST_OP)
-            for (i = 0; i < x->nargs && !stop; i++) {
-                int32_t o = x->arg0 + i;
-                if (sy->rec_of[o] < 0) continue;
-                stop = (sy->recs[sy->rec_of[o]].pipe == q && pto__sy_foot_hits(sy, &f, o)) || pto__sy_foot_hits(sy, dep, o);
-            }
+        if (x->kind == PTO_ST_OP) stop = pto__sy_op_hits(sy, s, q, &f, dep);
         if (!stop && x->body >= 0) stop = pto__sy_foot_walk(sy, x->body, p, q, &f, dep, 1, &budget);
         if (!stop && x->orelse >= 0) stop = pto__sy_foot_walk(sy, x->orelse, p, q, &f, dep, 1, &budget);
         if (stop || --budget < 0) break;
