@@ -730,6 +730,17 @@ typedef struct sweep {
     int oom;
 } sweep;
 
+/* What a sweep holds at its end, its module and text: given back. */
+static void sw_free(sweep *s, pto_module *m, char *text)
+{
+    pto_free(s->ctx, s->val);
+    pto_free(s->ctx, s->known);
+    pto_free(s->ctx, s->tvr);
+    pto_free(s->ctx, s->tvc);
+    pto_module_destroy(m);
+    free(text);
+}
+
 /* Room for one more key in an array of n (doubling; s->oom when none). */
 static int sw_room(sweep *s, uint64_t **k, int32_t *cap, int32_t n)
 {
@@ -1330,12 +1341,7 @@ static int sweep_file(pto_ctx *ctx, const char *path, const sw_defs *given, cons
         s.n++;
     }
     if (s.oom == 3) {
-        pto_free(ctx, s.val);
-        pto_free(ctx, s.known);
-        pto_free(ctx, s.tvr);
-        pto_free(ctx, s.tvc);
-        pto_module_destroy(m);
-        free(text);
+        sw_free(&s, m, text);
         return 1;
     }
     printf("sweep %s\n", path);
@@ -1452,12 +1458,7 @@ static int sweep_file(pto_ctx *ctx, const char *path, const sw_defs *given, cons
         pto_free(ctx, scan[i].refused_once.k);
     }
     pto_free(ctx, cur.k);
-    pto_free(ctx, s.val);
-    pto_free(ctx, s.known);
-    pto_free(ctx, s.tvr);
-    pto_free(ctx, s.tvc);
-    pto_module_destroy(m);
-    free(text);
+    sw_free(&s, m, text);
     return rc;
 }
 
