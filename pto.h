@@ -13116,7 +13116,15 @@ PTODEF pto_status pto_plan_check(pto_ctx *ctx, const pto_module *m)
       one loop): a drain is a wait on an in-order queue, and right after L
       it would hold the next loop's loads until L's last compute ends; the
       colouring moves one back when its pair runs out of ids
-      (pto__sy_unsink). When the
+      (pto__sy_unsink). The primes, symmetrically, move up past the
+      statements before L whose producer-pipe accesses touch nothing the
+      consumer pipe touches in L (pto__sy_rise, at most one loop): a prime
+      is a set on an in-order queue, and right before L it would fire only
+      when the previous loop's last compute ends, holding L's first loads.
+      Set earlier it captures less; the re-analysis of L that every carried
+      pair causes replays it with its capture as of its place
+      (pto__sy_prime_op), so what it no longer orders gets its own pair; the
+      colouring moves it back when ids run short (pto__sy_unrise). When the
       conflicting slots recur only every D iterations, the pair rotates
       M = min(D, N) ids with id = base + ((i - start) / step) % M, built
       from the loop's own start and step, so any start and step is right.
@@ -13206,6 +13214,8 @@ typedef struct pto__sy_grp {
                                    loop, or a loop around it (pto__sy_anchor) */
     int32_t dafter;             /* LOOP: the statement its drains follow: anchor, or a later
                                    one of its block (pto__sy_sink) */
+    int32_t pbefore;            /* LOOP: the statement its primes precede: anchor, or an
+                                   earlier one of its block (pto__sy_rise) */
     int32_t base;               /* hardware id base; -1 = none yet / fallback */
     int32_t arec, bstmt, bopnd; /* the dependency that made it */
     int32_t note;               /* dependency text (string pool, pto__sy_note) */
@@ -14476,8 +14486,17 @@ static void pto__sy_barrier(pto__sy *sy, int32_t s, pto__sy_st *st)
 }
 
 /* set_flag on p captures every record of pipe p and every record known to
-   happen before p; the wait on q makes them happen before q. */
+   happen before p; the wait on q makes them happen before q. A set
+   analysed after its place (a prime that pto__sy_rise moved up, replayed
+   at its loop's entry) captures only those issued / ordered by time t. */
+static void pto__sy_set_op(pto__sy *sy, int32_t s, pto__sy_st *st, uint32_t t);
+
 static void pto__sy_syncop(pto__sy *sy, int32_t s, pto__sy_st *st)
+{
+    pto__sy_set_op(sy, s, st, UINT32_MAX);
+}
+
+static void pto__sy_set_op(pto__sy *sy, int32_t s, pto__sy_st *st, uint32_t t)
 {
     int p = 0, q = 0, f;
     int32_t key, k;
@@ -14499,7 +14518,9 @@ static void pto__sy_syncop(pto__sy *sy, int32_t s, pto__sy_st *st)
         st->fval[f] = 1;
         for (k = 0; k < st->n; k++) {
             pto__sy_e *e = &st->e[k];
-            if ((e->bits & (1u << p)) || e->pipe == p) e->cap |= bit;
+            if (t == UINT32_MAX ? (e->bits & (1u << p)) || e->pipe == p
+                                : (e->pipe == p && e->ts <= t) || ((e->bits & (1u << p)) && e->hts[p] <= t))
+                e->cap |= bit;
         }
         return;
     }
@@ -14902,6 +14923,17 @@ static int pto__sy_droppable(const pto__sy *sy, int32_t pb, int32_t L)
     return 0;
 }
 
+/* Prime statement s of group g, analysed at its loop's entry: a prime
+   that pto__sy_rise moved up its block captures as of its place, the
+   analysis time before the statement it precedes (that statement's latest
+   visit is this one: it is in the block being analysed, before L). */
+static void pto__sy_prime_op(pto__sy *sy, int32_t g, int32_t s, pto__sy_st *st)
+{
+    const pto__sy_grp *gr = &sy->grps[g];
+    if (gr->pbefore == gr->anchor || gr->pbefore >= sy->n_tt) pto__sy_syncop(sy, s, st);
+    else pto__sy_set_op(sy, s, st, sy->tstart[gr->pbefore] - 1);
+}
+
 /* L's entry again: as it was when the analysis reached L, with the changes
    the groups still there made to it, in order, then the primes of the
    group that made L stale (they are the last statements before L). */
@@ -14916,7 +14948,7 @@ static void pto__sy_reenter(pto__sy *sy, int32_t fi, pto__sy_st *st, const pto__
         pto__sy_lg l = sy->fr[fi].lg[i];
         if (sy->grps[l.grp].kind == PTO__SY_DEAD) continue;
         sy->fr[fi].lg[w++] = l;
-        if (l.stmt >= 0) pto__sy_syncop(sy, l.stmt, st);
+        if (l.stmt >= 0) pto__sy_prime_op(sy, l.grp, l.stmt, st);
         else if (l.stmt == -2) pto__sy_apply_carried(st, l.p, l.q, l.t, l.w);
         else pto__sy_apply(sy, st, l.p, l.q, l.t, l.w);
     }
@@ -14928,7 +14960,7 @@ static void pto__sy_reenter(pto__sy *sy, int32_t fi, pto__sy_st *st, const pto__
         if (g < 0 || sy->grps[g].kind != PTO__SY_LOOP || sy->grps[g].anchor != L) continue;
         for (e = sy->grps[g].e0; e < sy->grps[g].e0 + sy->grps[g].ne && !sy->stop; e++) {
             if (sy->ents[e].role != PTO__SY_PRIME || sy->ents[e].stmt < 0) continue;
-            pto__sy_syncop(sy, sy->ents[e].stmt, st);
+            pto__sy_prime_op(sy, g, sy->ents[e].stmt, st);
             if (!pto__sy_log(sy, &sy->fr[fi], g, sy->ents[e].stmt, 0, 0)) return;
         }
     }
@@ -15471,7 +15503,7 @@ static int32_t pto__sy_new_group(pto__sy *sy, uint8_t kind, int src, int dst, in
     gr->src = (uint8_t)src;
     gr->dst = (uint8_t)dst;
     gr->loop = L;
-    gr->anchor = gr->dafter = L;
+    gr->anchor = gr->dafter = gr->pbefore = L;
     gr->nids = nids;
     gr->base = -1;
     gr->arec = sy->h_rec;
@@ -15698,6 +15730,81 @@ static int32_t pto__sy_sink(pto__sy *sy, int32_t A, int p, int q, const pto__sy_
     return at;
 }
 
+/* Statement s (its bodies too) has an access on pipe p. At most *budget
+   statements are looked at (then: it has). */
+static int pto__sy_has_work(const pto__sy *sy, int32_t s, int p, int32_t *budget)
+{
+    const pto_module *m = sy->m;
+    const pto_stmt *x = &m->stmts[s];
+    int32_t i, b, t;
+    if (--*budget < 0) return 1;
+    if (x->kind == PTO_ST_OP && s < sy->s0 && !pto__sy_issync(x->op))
+        for (i = 0; i < x->nargs; i++)
+            if (sy->rec_of[x->arg0 + i] >= 0 && sy->recs[sy->rec_of[x->arg0 + i]].pipe == p) return 1;
+    for (b = x->body; b >= 0; b = b == x->body ? x->orelse : -1)
+        for (t = m->blocks[b].head; t >= 0; t = m->stmts[t].next)
+            if (pto__sy_has_work(sy, t, p, budget)) return 1;
+    return 0;
+}
+
+/* Where the primes of a carried pair (producer pipe p, consumer q)
+   anchored at A go: right before A, or further up A's block. A prime is
+   a set_flag on the producer pipe, whose queue is in order: right before
+   A it fires only when every earlier instruction of p has ended, so A's
+   first use of the slot (its wait) queues behind the previous loop's last
+   compute; further up it fires once p's work before it has ended. It
+   captures less there, and the analysis accounts for exactly that (the
+   loop is analysed again from its entry with the set's capture as of its
+   place: pto__sy_prime_op), so a dependency it no longer orders gets its
+   own pair. To keep that from happening it passes only statements whose
+   accesses on p touch nothing q accesses in A and none of which touches
+   the dependency's bytes; at most one loop (a loop passed keeps the
+   pair's ids busy longer: colouring pressure, and the colouring moves it
+   back when ids run short: pto__sy_unrise); no PIPE_ALL fence; a bounded
+   walk. It goes before the earliest statement passed that has work on p:
+   passing only others gains nothing. */
+static int32_t pto__sy_rise(pto__sy *sy, int32_t A, int p, int q, const pto__sy_foot *dep)
+{
+    const pto_module *m = sy->m;
+    pto__sy_foot f;
+    int32_t s, at = A, budget = 4096, loops = 0;
+    memset(&f, 0, sizeof f);
+    if (m->stmts[A].body < 0) return A;
+    /* first the statement just before A against the dependency's bytes
+       alone: the usual stop (a planner reusing bytes loop to loop), found
+       without walking A for its footprint */
+    for (s = m->stmts[A].prev; s >= 0; s = m->stmts[s].prev) {
+        const pto_stmt *x = &m->stmts[s];
+        if (x->kind == PTO_ST_OP && (s >= sy->s0 || pto__sy_issync(x->op))) continue;
+        if (x->kind == PTO_ST_TILE || x->kind == PTO_ST_LET) continue;
+        if (x->kind == PTO_ST_SECTION) return A;
+        if (x->kind == PTO_ST_OP ? pto__sy_op_hits(sy, s, p, &f, dep)
+                                 : (x->body >= 0 && pto__sy_foot_walk(sy, x->body, q, p, &f, dep, 1, &budget))
+                                       || (x->orelse >= 0 && pto__sy_foot_walk(sy, x->orelse, q, p, &f, dep, 1, &budget)))
+            return A;
+        break;
+    }
+    if (s < 0 || pto__sy_foot_walk(sy, m->stmts[A].body, q, p, &f, dep, 0, &budget)) return A;
+    for (s = m->stmts[A].prev; s >= 0; s = m->stmts[s].prev) {
+        const pto_stmt *x = &m->stmts[s];
+        int stop = 0;
+        if (x->kind == PTO_ST_SECTION) break;
+        if (x->kind == PTO_ST_OP && x->op == PTO_OP_PIPE_BARRIER && s < sy->s0 && x->nargs == 1
+            && m->operands[x->arg0].ref == PTO_PIPE_ALL)
+            break;   /* a fence: p's work before it has ended there anyway */
+        if (x->kind == PTO_ST_OP && (s >= sy->s0 || pto__sy_issync(x->op))) continue;   /* not a place */
+        if (x->kind == PTO_ST_TILE || x->kind == PTO_ST_LET) continue;   /* no work, and no analysis time */
+        if (x->kind == PTO_ST_FOR && ++loops > 1) break;
+        if (x->kind == PTO_ST_OP) stop = pto__sy_op_hits(sy, s, p, &f, dep);
+        if (!stop && x->body >= 0) stop = pto__sy_foot_walk(sy, x->body, q, p, &f, dep, 1, &budget);
+        if (!stop && x->orelse >= 0) stop = pto__sy_foot_walk(sy, x->orelse, q, p, &f, dep, 1, &budget);
+        if (stop || --budget < 0) break;
+        if (pto__sy_has_work(sy, s, p, &budget)) at = s;
+        if (budget < 0) { at = A; break; }
+    }
+    return at;
+}
+
 /* Orders the dependency the last FIND analysis reported. */
 static pto_status pto__sy_place(pto__sy *sy)
 {
@@ -15736,6 +15843,7 @@ static pto_status pto__sy_place(pto__sy *sy)
             pto__sy_foot_add(sy, &dep, ra->opnd);
             pto__sy_foot_add(sy, &dep, sy->recs[sy->h_brec].opnd);
             sy->grps[g].dafter = pto__sy_sink(sy, sy->grps[g].anchor, p, q, &dep);
+            sy->grps[g].pbefore = pto__sy_rise(sy, sy->grps[g].anchor, p, q, &dep);
         }
     }
     for (k = 0; k < PTO__SY_MAXROT; k++) kent[k] = -1;
@@ -15745,8 +15853,9 @@ static pto_status pto__sy_place(pto__sy *sy)
     for (k = 0; ok && L >= 0 && k < M; k++) {
         int32_t kd = M - 1 - k;
         /* a rotation's id 0 is its base: the set's INT */
-        ok = pto__sy_emit(sy, g, PTO__SY_PRIME, sy->grps[g].anchor, 0, k, k < PTO__SY_MAXROT ? kent[k] : -1,
-                          k == 0 && M > 1 ? sy->ents[sy->grps[g].e0].ebase : -1) >= 0;
+        ok = (s = pto__sy_emit(sy, g, PTO__SY_PRIME, sy->grps[g].pbefore, 0, k, k < PTO__SY_MAXROT ? kent[k] : -1,
+                               k == 0 && M > 1 ? sy->ents[sy->grps[g].e0].ebase : -1)) >= 0;
+        if (ok) m->stmts[s].loc = m->stmts[sy->grps[g].anchor].loc;   /* named by its loop's line */
         if (ok && k < PTO__SY_MAXROT && kent[k] < 0) kent[k] = sy->n_ents - 1;
         ok = ok && (s = pto__sy_emit(sy, g, PTO__SY_DRAIN, sy->grps[g].dafter, 1, kd, kd < PTO__SY_MAXROT ? kent[kd] : -1,
                                      kd == 0 && M > 1 ? sy->ents[sy->grps[g].e0].ebase : -1)) >= 0;
@@ -15955,7 +16064,8 @@ static int pto__sy_share(pto__sy *sy, int32_t g)
         const pto__sy_grp *hr = &sy->grps[h];
         int32_t sh, wh;
         if (h == g || hr->kind != gr->kind || hr->nids != gr->nids || hr->base < 0 || hr->src != gr->src || hr->dst != gr->dst
-            || (gr->kind == PTO__SY_LOOP && (hr->loop != gr->loop || hr->anchor != gr->anchor || hr->dafter != gr->dafter)))
+            || (gr->kind == PTO__SY_LOOP
+                && (hr->loop != gr->loop || hr->anchor != gr->anchor || hr->dafter != gr->dafter || hr->pbefore != gr->pbefore)))
             continue;
         pto__sy_ends(sy, h, &sh, &wh);
         if (sh < 0 || wh < 0 || m->stmts[sh].block != m->stmts[sg].block || m->stmts[wh].block != m->stmts[wg].block)
@@ -16092,13 +16202,52 @@ static int pto__sy_unsink(pto__sy *sy, int src, int dst, int32_t lo, int32_t *bz
     return moved;
 }
 
+/* The primes of group g that pto__sy_rise moved up its block go back right
+   before its anchor, where pto__sy_place put them before: set later on
+   their in-order pipe, they capture all they captured there and more, so
+   every dependency stays ordered. Frees the pair's ids from its first
+   statement to the anchor. */
+static void pto__sy_unrise(pto__sy *sy, int32_t g)
+{
+    pto__sy_grp *gr = &sy->grps[g];
+    int32_t e;
+    for (e = gr->e0; e < gr->e0 + gr->ne; e++)   /* in their order */
+        if (sy->ents[e].role == PTO__SY_PRIME && sy->ents[e].stmt >= 0) {
+            pto_unlink(sy->m, sy->ents[e].stmt);
+            pto_insert_before(sy->m, gr->anchor, sy->ents[e].stmt);
+        }
+    gr->pbefore = gr->anchor;
+}
+
+/* A group whose primes pto__sy_rise moved up is coloured where it would
+   be without that (its anchor's place: rise[g] keeps its first statement's),
+   so the groups it passed keep their ids and a short pair takes back only
+   that rise (pto__sy_unrise). Puts it there in `order` (few move, and not
+   far: one loop at most). */
+static void pto__sy_rise_order(pto__sy *sy, int32_t *lo, int32_t *rise, int32_t *order, int32_t n)
+{
+    int32_t i, j, g;
+    for (i = 0; i < n; i++) {
+        const pto__sy_grp *gr = &sy->grps[order[i]];
+        g = order[i];
+        rise[g] = lo[g];
+        if (gr->kind != PTO__SY_LOOP || gr->pbefore == gr->anchor || lo[g] == 0x7fffffff) continue;
+        lo[g] = sy->pos[gr->anchor];
+    }
+    for (i = 1; i < n; i++) {   /* insertion sort by lo, stable */
+        g = order[i];
+        for (j = i; j > 0 && lo[order[j - 1]] > lo[g]; j--) order[j] = order[j - 1];
+        order[j] = g;
+    }
+}
+
 /* Colours the lifetimes of the flag groups of one kernel with hardware ids,
    pair by pair, greedily in program order of their first statements
    (optimal for intervals; creation order for a group with none left). */
 static pto_status pto__sy_assign(pto__sy *sy)
 {
     pto_module *m = sy->m;
-    int32_t *lo, *hi, *order, g, e, i, j, n = 0;
+    int32_t *lo, *hi, *order, *rise, g, e, i, j, n = 0;
     uint8_t used[8][8];
     int32_t busy[8][8][8];
     pto_status st = PTO_OK;
@@ -16106,7 +16255,7 @@ static pto_status pto__sy_assign(pto__sy *sy)
     sy->pos = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)m->n_stmts + 1));
     sy->n_pos = m->n_stmts;   /* statements a fallback adds later have no position */
     sy->n_dep = 0;   /* the depths are those of the analysis' statements */
-    lo = (int32_t *)pto_alloc(sy->ctx, sizeof(int32_t) * ((size_t)sy->n_grps + 1) * 3);
+    lo = (int32_t *)pto_alloc(sy->ctx, sizeof(int32_t) * ((size_t)sy->n_grps + 1) * 4);
     if (!lo || !sy->pos) {
         pto_free(sy->ctx, lo);
         pto_error(sy->ctx, *pto__sy_noloc(), "out of memory in the sync inserter");
@@ -16114,6 +16263,7 @@ static pto_status pto__sy_assign(pto__sy *sy)
     }
     hi = lo + sy->n_grps + 1;
     order = hi + sy->n_grps + 1;
+    rise = order + sy->n_grps + 1;
     for (g = 0; g < sy->n_grps; g++) hi[g] = -1;
     pto__sy_walk(sy, m->kernels[sy->kernel].body, 0, lo, hi, order, &n);
     for (g = 0; g < sy->n_grps; g++)
@@ -16121,6 +16271,7 @@ static pto_status pto__sy_assign(pto__sy *sy)
             lo[g] = 0x7fffffff;
             order[n++] = g;
         }
+    pto__sy_rise_order(sy, lo, rise, order, n);
     pto__sy_reserved(sy, used);
     for (i = 0; i < 8; i++)
         for (j = 0; j < 64; j++) busy[i][j / 8][j % 8] = -1;
@@ -16128,7 +16279,12 @@ static pto_status pto__sy_assign(pto__sy *sy)
         pto__sy_grp *gr = &sy->grps[order[i]];
         int32_t lim = pto__sy_limit(sy, gr->src, gr->dst), M = gr->nids, base;
         int32_t *bz = busy[gr->src][gr->dst];
-        base = pto__sy_first_free(bz, used[gr->src][gr->dst], lo[order[i]], M, lim);
+        base = -1;
+        if (gr->kind == PTO__SY_LOOP && gr->pbefore != gr->anchor) {   /* its ids from its primes on, or it goes down */
+            base = pto__sy_first_free(bz, used[gr->src][gr->dst], rise[order[i]], M, lim);
+            if (base < 0) pto__sy_unrise(sy, order[i]);
+        }
+        if (base < 0) base = pto__sy_first_free(bz, used[gr->src][gr->dst], lo[order[i]], M, lim);
         if (base < 0 && pto__sy_unsink(sy, gr->src, gr->dst, lo[order[i]], bz, hi))
             base = pto__sy_first_free(bz, used[gr->src][gr->dst], lo[order[i]], M, lim);
         if (base < 0 && M > 1 && pto__sy_share(sy, order[i])) continue;

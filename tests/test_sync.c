@@ -869,20 +869,42 @@ static void test_hoist(void)
 
 /* Whether a wait_flag V -> MTE2 whose note names `tile` (the first loop's
    drain) comes after the second loop of the kernel body. */
-static int drain_after_second_loop(pto_ctx *ctx, const pto_module *m, const char *tile)
+/* A sync statement (op; V -> MTE2 when vm) whose note names `tile`, in
+   the kernel body after `loops` of its loops. */
+static int flag_after_loops(pto_ctx *ctx, const pto_module *m, int op, int vm, int loops, const char *tile)
 {
-    int32_t s, loops = 0;
+    int32_t s, n = 0;
     for (s = m->blocks[m->kernels[0].body].head; s >= 0; s = m->stmts[s].next) {
-        if (m->stmts[s].kind == PTO_ST_FOR) loops++;
-        else if (loops == 2 && m->stmts[s].kind == PTO_ST_OP && m->stmts[s].op == PTO_OP_WAIT_FLAG
-                 && pto_stmt_arg(m, s, 0)->ref == PTO_PIPE_V && pto_stmt_arg(m, s, 1)->ref == PTO_PIPE_MTE2
+        if (m->stmts[s].kind == PTO_ST_FOR) n++;
+        else if (n == loops && m->stmts[s].kind == PTO_ST_OP && m->stmts[s].op == op
+                 && (!vm || (pto_stmt_arg(m, s, 0)->ref == PTO_PIPE_V && pto_stmt_arg(m, s, 1)->ref == PTO_PIPE_MTE2))
                  && m->stmts[s].note && strstr(pto_str(ctx, m->stmts[s].note), tile))
             return 1;
     }
     return 0;
 }
 
+static int drain_after_second_loop(pto_ctx *ctx, const pto_module *m, const char *tile)
+{
+    return flag_after_loops(ctx, m, PTO_OP_WAIT_FLAG, 1, 2, tile);
+}
+
+static int prime_before_first_loop(pto_ctx *ctx, const pto_module *m, const char *tile)
+{
+    return flag_after_loops(ctx, m, PTO_OP_SET_FLAG, 0, 0, tile);
+}
+
+static void flow_case(const char *name, const char *text, int (*where)(pto_ctx *, const pto_module *, const char *),
+                      const char *what, const char *tile, int want, int want_degraded);
+
 static void sink_case(const char *name, const char *text, const char *tile, int want_after, int want_degraded)
+{
+    flow_case(name, text, drain_after_second_loop, "the first loop's V -> MTE2 drain is after the second loop", tile,
+              want_after, want_degraded);
+}
+
+static void flow_case(const char *name, const char *text, int (*where)(pto_ctx *, const pto_module *, const char *),
+                      const char *what, const char *tile, int want, int want_degraded)
 {
     char why[600], buf[300];
     pto_ctx *ctx = pto_ctx_create(NULL);
@@ -896,8 +918,7 @@ static void sink_case(const char *name, const char *text, const char *tile, int 
               first_diag(ctx, buf, sizeof buf));
     if (!m) { pto_ctx_destroy(ctx); return; }
     CHECK_MSG(pto_sync(ctx, m, &d) == PTO_OK, "%s: %s", name, first_diag(ctx, buf, sizeof buf));
-    CHECK_MSG(drain_after_second_loop(ctx, m, tile) == want_after, "%s: the first loop's V -> MTE2 drain is %safter the second "
-              "loop", name, want_after ? "not " : "");
+    CHECK_MSG(where(ctx, m, tile) == want, "%s: not so: %s", name, what);
     CHECK_MSG(st.degraded == want_degraded && st.fallbacks == 0 && st.shared == 0, "%s: degraded %d fallbacks %d shared %d",
               name, st.degraded, st.fallbacks, st.shared);
     for (p = 0; p < m->n_params; p++)
@@ -956,6 +977,59 @@ static void test_sink(void)
     }
     sprintf(w, "}\n");
     sink_case("six.pto", six, "next tload a0 ", 0, 0);
+}
+
+/* A carried pair's prime (a set_flag on the producer pipe, here MTE3 ->
+   MTE2: tstore, then the next tload of the slot) moves up past the loop
+   before its own when that loop's
+   producer-pipe accesses touch nothing the consumer pipe touches in its
+   loop: the second loop's first loads then need not wait for the first
+   loop's last compute (pto__sy_rise). Not when the second loop's tile
+   reuses the first loop's bytes, and back before its loop
+   (pto__sy_unrise) when ids run short: three loops of x6 rotations on
+   disjoint bytes keep their rotations. check_runs proves each for trip
+   counts 0, 1, 2, 3 and 5 (the second loop's set captured less). */
+static void test_rise(void)
+{
+    static const char apart[] =
+        "kernel k(in x: f32[256, 64], out y: f32[256, 64], out z: f32[256, 64], scalar n: i32) vector {\n"
+        "  for i = 0 to n {\n"
+        "    tile a: vec f32[16, 64] x2 at 0x0\n"
+        "    tload a, x[i * 16, 0]\n"
+        "    texp a, a\n"
+        "    tstore y[i * 16, 0], a\n"
+        "  }\n"
+        "  for j = 0 to n {\n"
+        "    tile b: vec f32[16, 64] x2 at 0x8000\n"
+        "    tload b, x[j * 16, 0]\n"
+        "    tabs b, b\n"
+        "    tstore z[j * 16, 0], b\n"
+        "  }\n"
+        "}\n";
+    char over[1200], six[2400], *w;
+    const char *at = strstr(apart, "at 0x8000");
+    const char *what = "a prime of the second loop is before the first loop";
+    int l, t;
+    size_t n;
+    n = (size_t)(at - apart);
+    memcpy(over, apart, n);
+    snprintf(over + n, sizeof over - n, "at 0x1000%s", at + 9);
+    flow_case("apart.pto", apart, prime_before_first_loop, what, "next tload b ", 1, 0);
+    flow_case("over.pto", over, prime_before_first_loop, what, "next tload b ", 0, 0);
+    w = six;
+    w += sprintf(w, "kernel k(in x: f32[1024, 128], out y: f32[1024, 128], scalar n: i32) vector {\n");
+    for (l = 0; l < 3; l++) {
+        w += sprintf(w, "  for i = 0 to n {\n");
+        for (t = 0; t < 2; t++)
+            w += sprintf(w, "    tile %c%d: vec f32[8, 128] x6 at 0x%x\n", "ab"[t], l, (unsigned)((l * 2 + t) * 6 * 4096));
+        w += sprintf(w, "    tload a%d, x[i * 8, 0]\n    texp b%d, a%d\n    tstore y[i * 8 + %d, 0], b%d\n  }\n", l, l, l,
+                     l * 128, l);
+    }
+    sprintf(w, "}\n");
+    flow_case("six.pto", six, prime_before_first_loop, what, "next tload a1 ", 0, 0);
+    /* the same kernel with x2 tiles: there are ids, so they rise */
+    for (w = six; (w = strstr(w, " x6 ")) != NULL;) w[2] = '2';
+    flow_case("two.pto", six, prime_before_first_loop, what, "next tload a1 ", 1, 0);
 }
 
 static void test_unplanned(void)
@@ -1198,6 +1272,7 @@ int main(void)
     test_unrolled();
     test_hoist();
     test_sink();
+    test_rise();
     test_unplanned();
     test_malformed_ids();
     test_dump();
