@@ -3157,10 +3157,10 @@ static int pto__sy_unsink(pto__sy *sy, int src, int dst, int32_t lo, int32_t *bz
 }
 
 /* The primes of group g that pto__sy_rise moved up its block go back right
-   before its anchor, where pto__sy_place put them before: set later on
-   their in-order pipe, they capture all they captured there and more, so
-   every dependency stays ordered. Frees the pair's ids from its first
-   statement to the anchor. */
+   before its anchor (where they would be without it): set later on their
+   in-order pipe, they capture all they captured up there and more, so
+   every dependency stays ordered with no new analysis. Frees the pair's
+   ids from its first statement to the anchor. */
 static void pto__sy_unrise(pto__sy *sy, int32_t g)
 {
     pto__sy_grp *gr = &sy->grps[g];
