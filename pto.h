@@ -22312,12 +22312,38 @@ PTO_K_FN int pto_h_deadlocked(const pto_k_report *r)
     return 0;
 }
 
+/* Why efficiency is not 1: the busiest pipe's idle cycles, the waits that
+   held it (the three largest by statement), and the time it had no work. */
+PTO_K_FN void pto_h_idle(const pto_k_report *r)
+{
+    static const char *const names[PTO_K_NPIPE] = {"S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX", "ALL"};
+    char label[16];
+    int64_t idle = r->makespan - r->bound, shown = 0;
+    int i;
+    if (r->bound_pipe < 0 || r->bound_pipe >= PTO_K_PIPE_ALL || idle < 0) return;
+    snprintf(label, sizeof label, "%s idle", names[r->bound_pipe]);
+    printf("  %-12s%lld cycle%s", label, (long long)idle, idle == 1 ? "" : "s");
+    for (i = 0; i < r->nsites; i++) {
+        const pto_k_wait_site *w = &r->sites[i];
+        printf("%s %lld in ", i ? "," : ":", (long long)w->cycles);
+        if (w->from == PTO_K_PIPE_ALL) printf("pipe_barrier(ALL)");
+        else if (w->from >= 0 && w->from < PTO_K_PIPE_ALL) printf("wait_flag(%s, %s)", names[w->from], names[r->bound_pipe]);
+        else printf("wait");
+        printf(" at %s", w->src ? w->src : "?");
+        shown += w->cycles;
+    }
+    if (r->waited > shown) printf("%s %lld in other waits", r->nsites ? "," : ":", (long long)(r->waited - shown));
+    if (idle > r->waited) printf("%s %lld with no work queued", r->waited ? "," : ":", (long long)(idle - r->waited));
+    printf("\n");
+}
+
 PTO_K_FN void pto_h_report(pto_h_run *run, const char *name, const pto_k_report *r, const char *planned)
 {
     int flags, barriers;
     printf("  cycles      %lld%s\n", (long long)r->makespan, pto_h_deadlocked(r) ? " (up to the deadlock)" : "");
     printf("  bound       %lld (%s)\n", (long long)r->bound, pto_h_bound_pipe(r));
     printf("  efficiency  %.3f\n", r->efficiency);
+    if (!pto_h_deadlocked(r)) pto_h_idle(r);
     if (run->ksrc) {
         pto_h_count_syncs(run->ksrc, name, &flags, &barriers);
         printf("  syncs       %d flag%s, %d barrier%s\n", flags, flags == 1 ? "" : "s", barriers, barriers == 1 ? "" : "s");

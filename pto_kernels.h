@@ -17,7 +17,9 @@
      since the launch or the tile's declaration (pto_k_tdecl), where the
      reference interpreter would read its fresh zeros;
    - a cycle model per pipe (costs from hardware.md section 9), a report with
-     makespan, busy cycles, bound and efficiency, and a Chrome trace;
+     makespan, busy cycles, bound and efficiency, where the busiest pipe's
+     idle cycles went (the waits that held it, by statement), and a Chrome
+     trace;
    - SPMD blocks, mix clusters with cross-core flags and TPUSH/TPOP/TFREE
      rings, ranks with windows, notify/wait and atomic add, under a seeded
      deterministic scheduler that reports deadlocks naming every blocked wait;
@@ -735,6 +737,12 @@ typedef struct pto_k_core_report {
     int64_t end;               /* the core's last pipe end */
 } pto_k_core_report;
 
+typedef struct pto_k_wait_site {
+    const char *src;           /* the waiting statement's "file:line" (the kernel's text) */
+    int from;                  /* a wait_flag's setting pipe; PTO_K_PIPE_ALL a barrier; -1 a signal */
+    int64_t cycles;            /* summed over its waits */
+} pto_k_wait_site;
+
 typedef struct pto_k_report {
     int nerrors;
     pto_k_error *errors;
@@ -746,6 +754,15 @@ typedef struct pto_k_report {
     int64_t serial;            /* sum of every pipe's busy cycles (no overlap) */
     double efficiency;         /* bound / makespan */
     int64_t ninstr;
+    /* Why efficiency is not 1: the busiest pipe (bound_pipe, on core
+       bound_core: the first where it is that busy) is idle makespan - bound
+       cycles; `waited` of them it sat in waits (wait_flag, a signal wait,
+       PIPE_ALL), the largest at sites[0 .. nsites) (one statement each);
+       the rest it had no work queued. */
+    int bound_core, bound_pipe;
+    int64_t waited;
+    int nsites;
+    pto_k_wait_site sites[3];
 } pto_k_report;
 
 PTO_K_FN pto_k_device *pto_k_device_create(const pto_k_device_desc *desc);
@@ -978,6 +995,16 @@ typedef struct pto_k__tproc {
     int launch;
 } pto_k__tproc;
 
+/* Where a pipe of a core sat waiting (a wait_flag, a signal wait, a
+   PIPE_ALL barrier) and for how many cycles in all: the report explains
+   the busiest pipe's idle time with it (pto_k_report.idle). */
+#define PTO_K__NSITE 32
+typedef struct pto_k__site {
+    const char *src;           /* the waiting statement's "file:line" */
+    int pipe, from;            /* from: a flag's setting pipe, PTO_K_PIPE_ALL a barrier, -1 a signal */
+    int64_t cycles;
+} pto_k__site;
+
 struct pto_k_core {
     pto_k_device *dev;
     int index, kind, rank;
@@ -993,6 +1020,15 @@ struct pto_k_core {
     int nblocked;
     int64_t disp;
     int64_t free_at[PTO_K_NPIPE], busy[PTO_K_NPIPE];
+    pto_k__site site[PTO_K__NSITE];
+    int nsite;
+    int64_t site_other[PTO_K_NPIPE]; /* waits past PTO_K__NSITE sites */
+    /* a pipe's waits since its last instruction (site, cycles): they count
+       only once an instruction of the pipe follows (a drain at the end of a
+       kernel delays nothing); pto_k__fill_sites takes back what is left */
+    int npend[PTO_K_NPIPE];
+    int pend_site[PTO_K_NPIPE][4];
+    int64_t pend_cycles[PTO_K_NPIPE][4];
     int64_t ninstr;
     uint32_t seq;              /* instructions issued so far (numbers pto_k__ins.seq) */
     /* scheduling */
@@ -1481,15 +1517,43 @@ PTO_K_FN int64_t pto_k__timed(pto_k_core *c, int pipe, int64_t disp, int64_t cos
     int64_t start = c->free_at[pipe] > disp ? c->free_at[pipe] : disp;
     c->free_at[pipe] = start + cost;
     c->busy[pipe] += cost;
+    c->npend[pipe] = 0;   /* its waits held this instruction: they count */
     pto_k__trace_ev(c, pipe, name, src, start, cost);
     return start + cost;
 }
 
-/* A pipe that waits until `t` (a flag, a slot): the stall shows in the trace. */
-PTO_K_FN void pto_k__stall(pto_k_core *c, int pipe, int64_t disp, int64_t t, const char *src)
+/* `pipe` waited `cycles` at statement src for `from` (pto_k__site):
+   summed per (pipe, src, from). */
+PTO_K_FN void pto_k__waited(pto_k_core *c, int pipe, int from, int64_t cycles, const char *src)
+{
+    int i;
+    if (cycles <= 0 || pipe < 0 || pipe >= PTO_K_PIPE_ALL) return;
+    for (i = 0; i < c->nsite; i++)
+        if (c->site[i].src == src && c->site[i].pipe == pipe && c->site[i].from == from) break;
+    if (i == c->nsite) {
+        if (i == PTO_K__NSITE) { c->site_other[pipe] += cycles; return; }
+        c->site[i].src = src;
+        c->site[i].pipe = pipe;
+        c->site[i].from = from;
+        c->site[i].cycles = 0;
+        c->nsite++;
+    }
+    c->site[i].cycles += cycles;
+    if (c->npend[pipe] < 4) {
+        c->pend_site[pipe][c->npend[pipe]] = i;
+        c->pend_cycles[pipe][c->npend[pipe]++] = cycles;
+    }
+}
+
+/* A pipe that waits until `t` for pipe `setter`'s flag (-1: a signal):
+   the stall shows in the trace and in the report's sites. */
+PTO_K_FN void pto_k__stall(pto_k_core *c, int pipe, int setter, int64_t disp, int64_t t, const char *src)
 {
     int64_t from = c->free_at[pipe] > disp ? c->free_at[pipe] : disp;
-    if (t > from) pto_k__trace_ev(c, pipe, "wait", src, from, t - from);
+    if (t > from) {
+        pto_k__trace_ev(c, pipe, "wait", src, from, t - from);
+        pto_k__waited(c, pipe, setter, t - from, src);
+    }
     c->free_at[pipe] = t > from ? t : from;
 }
 
@@ -2540,7 +2604,7 @@ PTO_K_FN void pto_k__x_wait(pto_k_core *c, const pto_k__ins *ins)
     pto_k__sync *s = &c->flag[p][q][id];
     c->flag_set[p][q][id] = 0;
     pto_k__vc_join(c->dev, c->vc[q], s->vc);
-    pto_k__stall(c, q, ins->disp, s->time, ins->src);
+    pto_k__stall(c, q, p, ins->disp, s->time, ins->src);
     /* a wait on S stalls the scalar unit: nothing after it dispatches before
        the set fired (in order, only S is credited with it: the sync pass
        orders the other pipes with flags of their own) */
@@ -2562,6 +2626,8 @@ PTO_K_FN void pto_k__x_barrier(pto_k_core *c, const pto_k__ins *ins)
         }
         for (i = 0; i < PTO_K_PIPE_ALL; i++) {
             memcpy(c->vc[i], j, sizeof(uint32_t) * (size_t)c->dev->ngp);
+            /* a pipe that had its work queued before the barrier waits for the others */
+            pto_k__waited(c, i, PTO_K_PIPE_ALL, t - (c->free_at[i] > ins->disp ? c->free_at[i] : ins->disp), ins->src);
             c->free_at[i] = t;
         }
         c->disp = t;
@@ -3750,7 +3816,7 @@ PTO_K_FN void pto_k_wait(pto_k_core *c, const char *src, pto_k_gm *sig, int64_t 
     /* = c->wake, and the same write: every write recorded since lands later */
     if (pto_k__sig_waiter_when(c, &sw) < 0) return;
     ins.disp = c->disp++;
-    pto_k__stall(c, PTO_K_PIPE_S, sw.t0, sw.when, src);
+    pto_k__stall(c, PTO_K_PIPE_S, -1, sw.t0, sw.when, src);
     pto_k__join_at(c, sw.at >= 0 ? pto_k__sig_cum(c->dev, s, sw.at) : NULL, sw.when);
     /* the scalar unit stalled: everything c issues later is after the wait */
     c->clk[PTO_K_PIPE_S]++;
@@ -4186,6 +4252,45 @@ PTO_K_FN void pto_k__write_trace(pto_k_device *dev)
     dev->ntlaunch++;
 }
 
+/* The busiest pipe's waits (pto_k_report.waited, .sites): the sites of one
+   statement text and pipe are merged (its src may be several copies). */
+PTO_K_FN void pto_k__fill_sites(pto_k_device *dev, pto_k_report *r)
+{
+    pto_k_wait_site all[PTO_K__NSITE];
+    pto_k_core *c = NULL;
+    int i, j, n = 0, p = -1;
+    for (i = 0; i < dev->ncores && !c; i++)
+        for (p = 0; p < PTO_K_PIPE_ALL; p++)
+            if (r->bound > 0 && dev->cores[i].busy[p] == r->bound) { c = &dev->cores[i]; break; }
+    r->bound_core = c ? c->index : -1;
+    r->bound_pipe = c ? p : -1;
+    if (!c) return;
+    for (i = 0; i < c->npend[p]; i++) c->site[c->pend_site[p][i]].cycles -= c->pend_cycles[p][i];   /* nothing followed */
+    c->npend[p] = 0;
+    r->waited = c->site_other[p];
+    for (i = 0; i < c->nsite; i++) {
+        if (c->site[i].pipe != p) continue;
+        r->waited += c->site[i].cycles;
+        for (j = 0; j < n; j++)
+            if (all[j].from == c->site[i].from && strcmp(all[j].src ? all[j].src : "", c->site[i].src ? c->site[i].src : "") == 0)
+                break;
+        if (j == n) {
+            all[n].src = c->site[i].src;
+            all[n].from = c->site[i].from;
+            all[n++].cycles = 0;
+        }
+        all[j].cycles += c->site[i].cycles;
+    }
+    for (i = 0; i < n && r->nsites < 3; i++) {   /* the three largest, first seen on a tie */
+        int best = -1;
+        for (j = 0; j < n; j++)
+            if (all[j].cycles > 0 && (best < 0 || all[j].cycles > all[best].cycles)) best = j;
+        if (best < 0) break;
+        r->sites[r->nsites++] = all[best];
+        all[best].cycles = 0;
+    }
+}
+
 PTO_K_FN void pto_k__fill_report(pto_k_device *dev)
 {
     pto_k_report *r = &dev->rep;
@@ -4214,6 +4319,7 @@ PTO_K_FN void pto_k__fill_report(pto_k_device *dev)
         r->ninstr += c->ninstr;
     }
     r->efficiency = r->makespan > 0 ? (double)r->bound / (double)r->makespan : 0.0;
+    pto_k__fill_sites(dev, r);
 }
 
 /* With shared args and several ranks, each rank gets a copy of args in

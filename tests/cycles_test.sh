@@ -6,7 +6,8 @@
 # the last tile's compute and store), a cube K loop (the L1 loads, then the
 # last matmul and the fixpipe store). A cost that drifts from hardware.md,
 # or a sync that costs overlap (a wait earlier than needed, a loop that
-# stops overlapping), moves these numbers.
+# stops overlapping), moves these numbers. Then the idle line (the busiest pipe's idle
+# cycles, split into the waits that held it and the time it had no work) for three kernels.
 #   tload GM->vec  ceil((B + 31334.4) / 143.36)     GM->mat  ceil(B / 78.35)
 #   tstore vec     ceil(B / 109.12)                 acc      ceil(B / 40.63)
 #   vector op      ceil(slope x B/256 + fixed (+16 for a partial repeat))
@@ -65,6 +66,33 @@ B=16384
 cvt=$(cost 2.0 24 $B)
 it=$(( 3 * cvt + $(cost 2.0 23 $B) + $(cost 2.0 31 $B) + $(cost 1 26 $B) + $(cost 4.03 31 $B) + $(cost 2.3 25 $B) ))
 check swiglu examples/swiglu.pto $(( 2 * $(ld 8192) + it - cvt + 3 * it + $(bw 8192 109.12) )) $((4 * it)) 10
+
+# The idle line: the busiest pipe's idle cycles (cycles - bound) and where they went.
+# idle NAME FILE REGEX: the run's idle line matches REGEX, and its parts add up to cycles - bound
+idle() {
+    name=$1; f=$2; re=$3
+    # shellcheck disable=SC2046
+    $ptoc run $f $(sed -n 's/^# run: //p' $f | head -1) >$out/log 2>&1
+    cyc=$(sed -n 's/^  cycles      \([0-9]*\).*/\1/p' $out/log)
+    bnd=$(sed -n 's/^  bound       \([0-9]*\).*/\1/p' $out/log)
+    line=$(grep -E '^  [A-Z0-9]+ idle +[0-9]+ cycles' $out/log)
+    tot=$(echo "$line" | sed 's/^  [A-Z0-9]* idle *\([0-9]*\) cycles.*/\1/')
+    sum=$(echo "$line" | sed 's/^[^:]*://' | tr ',' '\n' | awk '{ s += $1 } END { print s + 0 }')
+    if [ -n "$cyc" ] && [ "$tot" = $((cyc - bnd)) ] && [ "$sum" = "$tot" ] && echo "$line" | grep -Eq -- "$re"; then
+        ok "$name: $line"
+    else
+        bad "$name: '$line' (want /$re/, cycles $cyc - bound $bnd, parts adding up to $sum)"
+    fi
+}
+# softmax: V waits for the one load (its first op is dispatched 2 cycles in), then has no work
+# while the store runs
+w=$(( $(ld 8192) - 2 ))
+idle "softmax idle" examples/softmax.pto "^  V idle +352 cycles: $w in wait_flag\(MTE2, V\) at softmax.pto:10, 78 with no work queued$"
+# vadd: the double-buffered loads never wait; the drain after the loop delays no load, so it
+# is no work, not a wait
+idle "vadd idle" examples/vadd.pto "^  MTE2 idle +316 cycles: 316 with no work queued$"
+# allreduce: the loads wait at the PIPE_ALL fences before each notify
+idle "allreduce idle" examples/allreduce.pto "in pipe_barrier\(ALL\) at allreduce.pto:12"
 
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -326,6 +326,12 @@ typedef struct pto_k_core_report {
     int64_t end;               /* the core's last pipe end */
 } pto_k_core_report;
 
+typedef struct pto_k_wait_site {
+    const char *src;           /* the waiting statement's "file:line" (the kernel's text) */
+    int from;                  /* a wait_flag's setting pipe; PTO_K_PIPE_ALL a barrier; -1 a signal */
+    int64_t cycles;            /* summed over its waits */
+} pto_k_wait_site;
+
 typedef struct pto_k_report {
     int nerrors;
     pto_k_error *errors;
@@ -337,6 +343,15 @@ typedef struct pto_k_report {
     int64_t serial;            /* sum of every pipe's busy cycles (no overlap) */
     double efficiency;         /* bound / makespan */
     int64_t ninstr;
+    /* Why efficiency is not 1: the busiest pipe (bound_pipe, on core
+       bound_core: the first where it is that busy) is idle makespan - bound
+       cycles; `waited` of them it sat in waits (wait_flag, a signal wait,
+       PIPE_ALL), the largest at sites[0 .. nsites) (one statement each);
+       the rest it had no work queued. */
+    int bound_core, bound_pipe;
+    int64_t waited;
+    int nsites;
+    pto_k_wait_site sites[3];
 } pto_k_report;
 
 PTO_K_FN pto_k_device *pto_k_device_create(const pto_k_device_desc *desc);

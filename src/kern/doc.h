@@ -17,7 +17,9 @@
      since the launch or the tile's declaration (pto_k_tdecl), where the
      reference interpreter would read its fresh zeros;
    - a cycle model per pipe (costs from hardware.md section 9), a report with
-     makespan, busy cycles, bound and efficiency, and a Chrome trace;
+     makespan, busy cycles, bound and efficiency, where the busiest pipe's
+     idle cycles went (the waits that held it, by statement), and a Chrome
+     trace;
    - SPMD blocks, mix clusters with cross-core flags and TPUSH/TPOP/TFREE
      rings, ranks with windows, notify/wait and atomic add, under a seeded
      deterministic scheduler that reports deadlocks naming every blocked wait;

@@ -343,6 +343,45 @@ PTO_K_FN void pto_k__write_trace(pto_k_device *dev)
     dev->ntlaunch++;
 }
 
+/* The busiest pipe's waits (pto_k_report.waited, .sites): the sites of one
+   statement text and pipe are merged (its src may be several copies). */
+PTO_K_FN void pto_k__fill_sites(pto_k_device *dev, pto_k_report *r)
+{
+    pto_k_wait_site all[PTO_K__NSITE];
+    pto_k_core *c = NULL;
+    int i, j, n = 0, p = -1;
+    for (i = 0; i < dev->ncores && !c; i++)
+        for (p = 0; p < PTO_K_PIPE_ALL; p++)
+            if (r->bound > 0 && dev->cores[i].busy[p] == r->bound) { c = &dev->cores[i]; break; }
+    r->bound_core = c ? c->index : -1;
+    r->bound_pipe = c ? p : -1;
+    if (!c) return;
+    for (i = 0; i < c->npend[p]; i++) c->site[c->pend_site[p][i]].cycles -= c->pend_cycles[p][i];   /* nothing followed */
+    c->npend[p] = 0;
+    r->waited = c->site_other[p];
+    for (i = 0; i < c->nsite; i++) {
+        if (c->site[i].pipe != p) continue;
+        r->waited += c->site[i].cycles;
+        for (j = 0; j < n; j++)
+            if (all[j].from == c->site[i].from && strcmp(all[j].src ? all[j].src : "", c->site[i].src ? c->site[i].src : "") == 0)
+                break;
+        if (j == n) {
+            all[n].src = c->site[i].src;
+            all[n].from = c->site[i].from;
+            all[n++].cycles = 0;
+        }
+        all[j].cycles += c->site[i].cycles;
+    }
+    for (i = 0; i < n && r->nsites < 3; i++) {   /* the three largest, first seen on a tie */
+        int best = -1;
+        for (j = 0; j < n; j++)
+            if (all[j].cycles > 0 && (best < 0 || all[j].cycles > all[best].cycles)) best = j;
+        if (best < 0) break;
+        r->sites[r->nsites++] = all[best];
+        all[best].cycles = 0;
+    }
+}
+
 PTO_K_FN void pto_k__fill_report(pto_k_device *dev)
 {
     pto_k_report *r = &dev->rep;
@@ -371,6 +410,7 @@ PTO_K_FN void pto_k__fill_report(pto_k_device *dev)
         r->ninstr += c->ninstr;
     }
     r->efficiency = r->makespan > 0 ? (double)r->bound / (double)r->makespan : 0.0;
+    pto_k__fill_sites(dev, r);
 }
 
 /* With shared args and several ranks, each rank gets a copy of args in

@@ -822,7 +822,7 @@ PTO_K_FN void pto_k_wait(pto_k_core *c, const char *src, pto_k_gm *sig, int64_t 
     /* = c->wake, and the same write: every write recorded since lands later */
     if (pto_k__sig_waiter_when(c, &sw) < 0) return;
     ins.disp = c->disp++;
-    pto_k__stall(c, PTO_K_PIPE_S, sw.t0, sw.when, src);
+    pto_k__stall(c, PTO_K_PIPE_S, -1, sw.t0, sw.when, src);
     pto_k__join_at(c, sw.at >= 0 ? pto_k__sig_cum(c->dev, s, sw.at) : NULL, sw.when);
     /* the scalar unit stalled: everything c issues later is after the wait */
     c->clk[PTO_K_PIPE_S]++;

@@ -845,7 +845,7 @@ PTO_K_FN void pto_k__x_wait(pto_k_core *c, const pto_k__ins *ins)
     pto_k__sync *s = &c->flag[p][q][id];
     c->flag_set[p][q][id] = 0;
     pto_k__vc_join(c->dev, c->vc[q], s->vc);
-    pto_k__stall(c, q, ins->disp, s->time, ins->src);
+    pto_k__stall(c, q, p, ins->disp, s->time, ins->src);
     /* a wait on S stalls the scalar unit: nothing after it dispatches before
        the set fired (in order, only S is credited with it: the sync pass
        orders the other pipes with flags of their own) */
@@ -867,6 +867,8 @@ PTO_K_FN void pto_k__x_barrier(pto_k_core *c, const pto_k__ins *ins)
         }
         for (i = 0; i < PTO_K_PIPE_ALL; i++) {
             memcpy(c->vc[i], j, sizeof(uint32_t) * (size_t)c->dev->ngp);
+            /* a pipe that had its work queued before the barrier waits for the others */
+            pto_k__waited(c, i, PTO_K_PIPE_ALL, t - (c->free_at[i] > ins->disp ? c->free_at[i] : ins->disp), ins->src);
             c->free_at[i] = t;
         }
         c->disp = t;

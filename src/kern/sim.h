@@ -204,6 +204,16 @@ typedef struct pto_k__tproc {
     int launch;
 } pto_k__tproc;
 
+/* Where a pipe of a core sat waiting (a wait_flag, a signal wait, a
+   PIPE_ALL barrier) and for how many cycles in all: the report explains
+   the busiest pipe's idle time with it (pto_k_report.idle). */
+#define PTO_K__NSITE 32
+typedef struct pto_k__site {
+    const char *src;           /* the waiting statement's "file:line" */
+    int pipe, from;            /* from: a flag's setting pipe, PTO_K_PIPE_ALL a barrier, -1 a signal */
+    int64_t cycles;
+} pto_k__site;
+
 struct pto_k_core {
     pto_k_device *dev;
     int index, kind, rank;
@@ -219,6 +229,15 @@ struct pto_k_core {
     int nblocked;
     int64_t disp;
     int64_t free_at[PTO_K_NPIPE], busy[PTO_K_NPIPE];
+    pto_k__site site[PTO_K__NSITE];
+    int nsite;
+    int64_t site_other[PTO_K_NPIPE]; /* waits past PTO_K__NSITE sites */
+    /* a pipe's waits since its last instruction (site, cycles): they count
+       only once an instruction of the pipe follows (a drain at the end of a
+       kernel delays nothing); pto_k__fill_sites takes back what is left */
+    int npend[PTO_K_NPIPE];
+    int pend_site[PTO_K_NPIPE][4];
+    int64_t pend_cycles[PTO_K_NPIPE][4];
     int64_t ninstr;
     uint32_t seq;              /* instructions issued so far (numbers pto_k__ins.seq) */
     /* scheduling */
@@ -707,15 +726,43 @@ PTO_K_FN int64_t pto_k__timed(pto_k_core *c, int pipe, int64_t disp, int64_t cos
     int64_t start = c->free_at[pipe] > disp ? c->free_at[pipe] : disp;
     c->free_at[pipe] = start + cost;
     c->busy[pipe] += cost;
+    c->npend[pipe] = 0;   /* its waits held this instruction: they count */
     pto_k__trace_ev(c, pipe, name, src, start, cost);
     return start + cost;
 }
 
-/* A pipe that waits until `t` (a flag, a slot): the stall shows in the trace. */
-PTO_K_FN void pto_k__stall(pto_k_core *c, int pipe, int64_t disp, int64_t t, const char *src)
+/* `pipe` waited `cycles` at statement src for `from` (pto_k__site):
+   summed per (pipe, src, from). */
+PTO_K_FN void pto_k__waited(pto_k_core *c, int pipe, int from, int64_t cycles, const char *src)
+{
+    int i;
+    if (cycles <= 0 || pipe < 0 || pipe >= PTO_K_PIPE_ALL) return;
+    for (i = 0; i < c->nsite; i++)
+        if (c->site[i].src == src && c->site[i].pipe == pipe && c->site[i].from == from) break;
+    if (i == c->nsite) {
+        if (i == PTO_K__NSITE) { c->site_other[pipe] += cycles; return; }
+        c->site[i].src = src;
+        c->site[i].pipe = pipe;
+        c->site[i].from = from;
+        c->site[i].cycles = 0;
+        c->nsite++;
+    }
+    c->site[i].cycles += cycles;
+    if (c->npend[pipe] < 4) {
+        c->pend_site[pipe][c->npend[pipe]] = i;
+        c->pend_cycles[pipe][c->npend[pipe]++] = cycles;
+    }
+}
+
+/* A pipe that waits until `t` for pipe `setter`'s flag (-1: a signal):
+   the stall shows in the trace and in the report's sites. */
+PTO_K_FN void pto_k__stall(pto_k_core *c, int pipe, int setter, int64_t disp, int64_t t, const char *src)
 {
     int64_t from = c->free_at[pipe] > disp ? c->free_at[pipe] : disp;
-    if (t > from) pto_k__trace_ev(c, pipe, "wait", src, from, t - from);
+    if (t > from) {
+        pto_k__trace_ev(c, pipe, "wait", src, from, t - from);
+        pto_k__waited(c, pipe, setter, t - from, src);
+    }
     c->free_at[pipe] = t > from ? t : from;
 }
 
