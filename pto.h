@@ -15690,6 +15690,36 @@ static int pto__sy_foot_walk(const pto__sy *sy, int32_t b, int p, int q, pto__sy
     return 0;
 }
 
+/* Where the walks of pto__sy_sink and pto__sy_rise end: a section, or a
+   PIPE_ALL fence of the kernel's own (lower's, before a notify: every
+   pipe waits there anyway). */
+static int pto__sy_fence(const pto__sy *sy, int32_t s)
+{
+    const pto_stmt *x = &sy->m->stmts[s];
+    return x->kind == PTO_ST_SECTION
+           || (x->kind == PTO_ST_OP && x->op == PTO_OP_PIPE_BARRIER && s < sy->s0 && x->nargs == 1
+               && sy->m->operands[x->arg0].ref == PTO_PIPE_ALL);
+}
+
+/* A sync statement (placed or the kernel's own): a flag goes past it, never
+   to it. */
+static int pto__sy_not_place(const pto__sy *sy, int32_t s)
+{
+    const pto_stmt *x = &sy->m->stmts[s];
+    return x->kind == PTO_ST_OP && (s >= sy->s0 || pto__sy_issync(x->op));
+}
+
+/* Statement s (its bodies too) has an access on `pipe` that touches *f, or
+   one on any pipe that touches *dep (pto__sy_foot_walk's mode 1). */
+static int pto__sy_stmt_hits(const pto__sy *sy, int32_t s, int pipe, pto__sy_foot *f, const pto__sy_foot *dep,
+                             int32_t *budget)
+{
+    const pto_stmt *x = &sy->m->stmts[s];
+    if (x->kind == PTO_ST_OP && pto__sy_op_hits(sy, s, pipe, f, dep)) return 1;
+    if (x->body >= 0 && pto__sy_foot_walk(sy, x->body, -1, pipe, f, dep, 1, budget)) return 1;
+    return x->orelse >= 0 && pto__sy_foot_walk(sy, x->orelse, -1, pipe, f, dep, 1, budget);
+}
+
 /* Where the drains of a carried pair (producer pipe p) anchored at A go:
    after A, or further down A's block. A drain is a wait_flag on the
    consumer pipe, whose queue is in order: right after A it holds every
@@ -15714,17 +15744,10 @@ static int32_t pto__sy_sink(pto__sy *sy, int32_t A, int p, int q, const pto__sy_
     if (m->stmts[A].body < 0 || pto__sy_foot_walk(sy, m->stmts[A].body, p, q, &f, dep, 0, &budget)) return A;
     for (s = m->stmts[A].next; s >= 0; s = m->stmts[s].next) {
         const pto_stmt *x = &m->stmts[s];
-        int stop = 0;
-        if (x->kind == PTO_ST_SECTION) break;
-        if (x->kind == PTO_ST_OP && x->op == PTO_OP_PIPE_BARRIER && s < sy->s0 && x->nargs == 1
-            && m->operands[x->arg0].ref == PTO_PIPE_ALL)
-            break;   /* a fence (lower's, before a notify): every pipe waits there anyway */
-        if (x->kind == PTO_ST_OP && (s >= sy->s0 || pto__sy_issync(x->op))) continue;   /* not a place */
+        if (pto__sy_fence(sy, s)) break;
+        if (pto__sy_not_place(sy, s)) continue;
         if (x->kind == PTO_ST_FOR && ++loops > 1) break;
-        if (x->kind == PTO_ST_OP) stop = pto__sy_op_hits(sy, s, q, &f, dep);
-        if (!stop && x->body >= 0) stop = pto__sy_foot_walk(sy, x->body, p, q, &f, dep, 1, &budget);
-        if (!stop && x->orelse >= 0) stop = pto__sy_foot_walk(sy, x->orelse, p, q, &f, dep, 1, &budget);
-        if (stop || --budget < 0) break;
+        if (pto__sy_stmt_hits(sy, s, q, &f, dep, &budget) || --budget < 0) break;
         if (x->kind != PTO_ST_TILE && x->kind != PTO_ST_LET) at = s;   /* only past work */
     }
     return at;
@@ -15768,37 +15791,22 @@ static int32_t pto__sy_rise(pto__sy *sy, int32_t A, int p, int q, const pto__sy_
     const pto_module *m = sy->m;
     pto__sy_foot f;
     int32_t s, at = A, budget = 4096, loops = 0;
+    int built = 0;
     memset(&f, 0, sizeof f);
     if (m->stmts[A].body < 0) return A;
-    /* first the statement just before A against the dependency's bytes
-       alone: the usual stop (a planner reusing bytes loop to loop), found
-       without walking A for its footprint */
     for (s = m->stmts[A].prev; s >= 0; s = m->stmts[s].prev) {
         const pto_stmt *x = &m->stmts[s];
-        if (x->kind == PTO_ST_OP && (s >= sy->s0 || pto__sy_issync(x->op))) continue;
-        if (x->kind == PTO_ST_TILE || x->kind == PTO_ST_LET) continue;
-        if (x->kind == PTO_ST_SECTION) return A;
-        if (x->kind == PTO_ST_OP ? pto__sy_op_hits(sy, s, p, &f, dep)
-                                 : (x->body >= 0 && pto__sy_foot_walk(sy, x->body, q, p, &f, dep, 1, &budget))
-                                       || (x->orelse >= 0 && pto__sy_foot_walk(sy, x->orelse, q, p, &f, dep, 1, &budget)))
-            return A;
-        break;
-    }
-    if (s < 0 || pto__sy_foot_walk(sy, m->stmts[A].body, q, p, &f, dep, 0, &budget)) return A;
-    for (s = m->stmts[A].prev; s >= 0; s = m->stmts[s].prev) {
-        const pto_stmt *x = &m->stmts[s];
-        int stop = 0;
-        if (x->kind == PTO_ST_SECTION) break;
-        if (x->kind == PTO_ST_OP && x->op == PTO_OP_PIPE_BARRIER && s < sy->s0 && x->nargs == 1
-            && m->operands[x->arg0].ref == PTO_PIPE_ALL)
-            break;   /* a fence: p's work before it has ended there anyway */
-        if (x->kind == PTO_ST_OP && (s >= sy->s0 || pto__sy_issync(x->op))) continue;   /* not a place */
-        if (x->kind == PTO_ST_TILE || x->kind == PTO_ST_LET) continue;   /* no work, and no analysis time */
+        if (pto__sy_fence(sy, s)) break;
+        if (pto__sy_not_place(sy, s) || x->kind == PTO_ST_TILE || x->kind == PTO_ST_LET) continue;   /* no work */
         if (x->kind == PTO_ST_FOR && ++loops > 1) break;
-        if (x->kind == PTO_ST_OP) stop = pto__sy_op_hits(sy, s, p, &f, dep);
-        if (!stop && x->body >= 0) stop = pto__sy_foot_walk(sy, x->body, q, p, &f, dep, 1, &budget);
-        if (!stop && x->orelse >= 0) stop = pto__sy_foot_walk(sy, x->orelse, q, p, &f, dep, 1, &budget);
-        if (stop || --budget < 0) break;
+        if (!built) {   /* the dependency's bytes alone first: the usual stop (a planner reusing bytes
+                           loop to loop) needs no walk of A for its footprint */
+            if (pto__sy_stmt_hits(sy, s, p, &f, dep, &budget)
+                || pto__sy_foot_walk(sy, m->stmts[A].body, q, p, &f, dep, 0, &budget))
+                break;
+            built = 1;
+        }
+        if (pto__sy_stmt_hits(sy, s, p, &f, dep, &budget) || --budget < 0) break;
         if (pto__sy_has_work(sy, s, p, &budget)) at = s;
         if (budget < 0) { at = A; break; }
     }

@@ -928,6 +928,32 @@ static void flow_case(const char *name, const char *text, int (*where)(pto_ctx *
     pto_ctx_destroy(ctx);
 }
 
+/* Three loops, x6 on both tiles, all on their own bytes (24 ids of one pipe
+   pair would be needed at once without moving flags back). */
+static void three_loops(char *six)
+{
+    char *w = six;
+    int l, t;
+    w += sprintf(w, "kernel k(in x: f32[1024, 128], out y: f32[1024, 128], scalar n: i32) vector {\n");
+    for (l = 0; l < 3; l++) {
+        w += sprintf(w, "  for i = 0 to n {\n");
+        for (t = 0; t < 2; t++)
+            w += sprintf(w, "    tile %c%d: vec f32[8, 128] x6 at 0x%x\n", "ab"[t], l, (unsigned)((l * 2 + t) * 6 * 4096));
+        w += sprintf(w, "    tload a%d, x[i * 8, 0]\n    texp b%d, a%d\n    tstore y[i * 8 + %d, 0], b%d\n  }\n", l, l, l,
+                     l * 128, l);
+    }
+    sprintf(w, "}\n");
+}
+
+/* `apart` with its second tile moved from 0x8000 onto the first's first slot. */
+static void over_first_slot(char *over, size_t cap, const char *apart)
+{
+    const char *at = strstr(apart, "at 0x8000");
+    size_t n = (size_t)(at - apart);
+    memcpy(over, apart, n);
+    snprintf(over + n, cap - n, "at 0x1000%s", at + 9);
+}
+
 /* A carried pair's drain (a wait_flag on the consumer pipe, which runs in
    order) moves down past the next loop when that loop's consumer-pipe
    accesses touch nothing the producer pipe touched in the first loop: the
@@ -955,27 +981,13 @@ static void test_sink(void)
         "    tstore y[j * 16, 0], b\n"
         "  }\n"
         "}\n";
-    char over[1200], six[2400], *w;
-    const char *at = strstr(apart, "at 0x8000");
-    int l, t;
-    size_t n;
+    char over[1200], six[2400];
     /* the same kernel with b over a's first slot */
-    n = (size_t)(at - apart);
-    memcpy(over, apart, n);
-    snprintf(over + n, sizeof over - n, "at 0x1000%s", at + 9);
+    over_first_slot(over, sizeof over, apart);
     sink_case("apart.pto", apart, "next tload a ", 1, 0);
     sink_case("over.pto", over, "next tload a ", 0, 0);
     /* three loops, x6 on both tiles, all on their own bytes */
-    w = six;
-    w += sprintf(w, "kernel k(in x: f32[1024, 128], out y: f32[1024, 128], scalar n: i32) vector {\n");
-    for (l = 0; l < 3; l++) {
-        w += sprintf(w, "  for i = 0 to n {\n");
-        for (t = 0; t < 2; t++)
-            w += sprintf(w, "    tile %c%d: vec f32[8, 128] x6 at 0x%x\n", "ab"[t], l, (unsigned)((l * 2 + t) * 6 * 4096));
-        w += sprintf(w, "    tload a%d, x[i * 8, 0]\n    texp b%d, a%d\n    tstore y[i * 8 + %d, 0], b%d\n  }\n", l, l, l,
-                     l * 128, l);
-    }
-    sprintf(w, "}\n");
+    three_loops(six);
     sink_case("six.pto", six, "next tload a0 ", 0, 0);
 }
 
@@ -1007,25 +1019,11 @@ static void test_rise(void)
         "  }\n"
         "}\n";
     char over[1200], six[2400], *w;
-    const char *at = strstr(apart, "at 0x8000");
     const char *what = "a prime of the second loop is before the first loop";
-    int l, t;
-    size_t n;
-    n = (size_t)(at - apart);
-    memcpy(over, apart, n);
-    snprintf(over + n, sizeof over - n, "at 0x1000%s", at + 9);
+    over_first_slot(over, sizeof over, apart);
     flow_case("apart.pto", apart, prime_before_first_loop, what, "next tload b ", 1, 0);
     flow_case("over.pto", over, prime_before_first_loop, what, "next tload b ", 0, 0);
-    w = six;
-    w += sprintf(w, "kernel k(in x: f32[1024, 128], out y: f32[1024, 128], scalar n: i32) vector {\n");
-    for (l = 0; l < 3; l++) {
-        w += sprintf(w, "  for i = 0 to n {\n");
-        for (t = 0; t < 2; t++)
-            w += sprintf(w, "    tile %c%d: vec f32[8, 128] x6 at 0x%x\n", "ab"[t], l, (unsigned)((l * 2 + t) * 6 * 4096));
-        w += sprintf(w, "    tload a%d, x[i * 8, 0]\n    texp b%d, a%d\n    tstore y[i * 8 + %d, 0], b%d\n  }\n", l, l, l,
-                     l * 128, l);
-    }
-    sprintf(w, "}\n");
+    three_loops(six);
     flow_case("six.pto", six, prime_before_first_loop, what, "next tload a1 ", 0, 0);
     /* the same kernel with x2 tiles: there are ids, so they rise */
     for (w = six; (w = strstr(w, " x6 ")) != NULL;) w[2] = '2';
