@@ -164,6 +164,41 @@ for s in 1 2 3 4 5 6; do
         'error: race on gm x(@0)? bytes \[0, 16\): (tload \(MTE2, rank 1|tstore \(MTE3, rank 0)' $ptoc run $cc $out/gmold.pto --seed $s
 done
 
+# lowered names (__put4_stage, __ar6_ch: "__", the op, the statement id) and a user's names of the same
+# spelling, and names C reserves (_IOFBF is stdio.h's macro, __LINE__ the compiler's): the generated
+# kernel was a redeclaration or a macro's number; the emitter renames the user's (user___put4_stage)
+cat >$out/names.pto <<'EOF'
+# run: --ranks 2
+kernel names(in x: f32[16, 64], inout g: f32[16, 64] window, inout sig: i32[1, 8] window, inout y: f32[16, 64] window, out z: f32[16, 64]) vector ranks {
+  let __ar6_ch = 7
+  let __put4_stage = 1
+  tile __ar6_acc: vec f32[16, 64]
+  tload __ar6_acc, x[0, 0]
+  tput y@((rank + 1) % nranks)[0, 0], x[0, 0], 16, 64
+  tstore g[0, 0], __ar6_acc
+  allreduce g, sig
+  tload __ar6_acc, g[__ar6_ch - 7, __put4_stage - 1]
+  tstore z[0, 0], __ar6_acc
+}
+EOF
+$ptoc dump lower $out/names.pto >$out/log 2>&1
+has "names: lower made __put4_stage and __ar6_ch beside the user's" $out/log "tile __put4_stage: vec f32[16, 64]"
+clean "names: a user's __put4_stage and __ar6_ch beside lower's" $out/names.pto
+cat >$out/cres.pto <<'EOF'
+kernel cres(in x: f32[16, 64], out y: f32[16, 64]) vector {
+  tile _IOFBF: vec f32[16, 64]
+  let __LINE__ = 0
+  tload _IOFBF, x[__LINE__, 0]
+  tstore y[0, 0], _IOFBF
+}
+EOF
+clean "names: _IOFBF and __LINE__ (C reserves them)" $out/cres.pto
+if command -v g++ >/dev/null 2>&1; then
+    $ptoc emit --target isa $out/cres.pto -o $out/cresi >/dev/null 2>&1 &&
+        g++ -std=c++17 -fsyntax-only -Wall -Werror -I tests/isa $out/cresi/kernel.cpp >$out/log 2>&1 &&
+        ok "names: _IOFBF and __LINE__ on the isa target" || bad "names: _IOFBF and __LINE__ on the isa target"
+fi
+
 # ---- seed 002: the put staging tile (tests/user/seed_put_stage.pto) ---------------------------------
 pt=tests/user/seed_put_stage.pto
 for r in 1 2 4; do clean "put / get staging at $r ranks" $pt --ranks $r --seed 7; done
