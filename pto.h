@@ -4425,8 +4425,15 @@ static int pto__ps_tile_stmt(pto__ps_parser *p, int32_t block)
             if (!pto__ps_small_int(p, INT64_MAX, "tile address", &addr)) return 0;
             p->m->tiles[t].pin = addr;
         } else {
-            pto__ps_expected(p, seen_valid && seen_n && seen_at ? "end of line after the tile"
-                             : "'valid(...)', 'xN', 'at ADDRESS' or end of line after the tile");
+            /* a second suffix of one kind would silently override the first (which slot count,
+               which valid region?): named as such rather than as an unexpected word */
+            const char *dup = pto__ps_is_kw(p, PTO__KW_VALID) ? "valid(...)"
+                              : a.kind == PTO__T_NAME && s[0] == 'x' && a.len > 1 && pto__ps_is_digit(s[1]) ? "xN"
+                              : pto__ps_is_kw(p, PTO__KW_AT) ? "at ADDRESS" : NULL;
+            if (dup) pto__ps_err(p, &a, "'%s' is given twice: a tile takes each suffix at most once", dup);
+            else
+                pto__ps_expected(p, seen_valid && seen_n && seen_at ? "end of line after the tile"
+                                 : "'valid(...)', 'xN', 'at ADDRESS' or end of line after the tile");
             return 0;
         }
     }
@@ -4598,7 +4605,12 @@ static int pto__ps_pipe_attrs(pto__ps_parser *p, int64_t *slots, int64_t *local,
             pto__ps_next(p);
             if (!pto__ps_expect(p, ')', "')' after the split mode")) return 0;
         } else {
-            pto__ps_expected(p, "'slots(N)', 'local_slots(N)', 'split(...)' or end of line after the pipe");
+            /* slots vs local_slots: a repeated count would silently replace the first */
+            const char *dup = pto__ps_word(p, "slots") ? "slots(N)" : pto__ps_word(p, "local_slots") ? "local_slots(N)"
+                              : pto__ps_word(p, "split") ? "split(...)" : NULL;
+            if (dup) pto__ps_err(p, &p->tok, "'%s' is given twice: a pipe takes each of slots, local_slots and split "
+                                 "at most once", dup);
+            else pto__ps_expected(p, "'slots(N)', 'local_slots(N)', 'split(...)' or end of line after the pipe");
             return 0;
         }
     }
@@ -5706,6 +5718,9 @@ typedef struct pto__verifier {
     int32_t counter;           /* program-order position */
     int64_t nvisited;          /* statements phase 1 visited, over every kernel */
     uint8_t *pwritten;         /* per param: a GM window of it is written (phase 1) */
+    /* per param, 2 each (phase 1, 1 + the statement, 0 none): the first allreduce that counts its
+       barriers in the param's cell [0, 0], and the first notify / wait of that cell (pto__vsig_cell) */
+    int32_t *psig;
     int32_t here_pos;          /* phase 1: the position of the statement being checked */
     int32_t here_stmt;         /* the op statement whose operands are checked */
     pto_loc here;              /* the statement being checked */
@@ -7083,6 +7098,48 @@ static void pto__vxfer(pto__verifier *v, const pto__vop *op, const char *name)
     pto__vcomm_window(v, op->o[1], ext[0], ext[1]);
 }
 
+/* Signal cell [0, 0] of a tensor that an allreduce of the kernel uses as its
+   SIG is allreduce's barrier counter (lower.c): it counts nranks per barrier,
+   waits GE on the counts and subtracts them at the end. A user's notify on
+   that cell (a peer's copy too) makes a later barrier pass before every rank
+   has counted, or an earlier one see its subtract as a peer's count; a wait on
+   it reads counts that are not the user's. The upstream allreduce review
+   (a stale count left in the cell makes the next call's wait pass at once) is
+   this bug; the simulator sees it only as a race or a deadlock at the
+   allreduce line. Refused here when the cell is [0, 0] by constants, in either
+   order of the two statements (a cell known only at run time passes: no false
+   alarm). kind 0: the allreduce's signal operand; 1: a notify / wait's. */
+static void pto__vsig_cell(pto__verifier *v, const pto_operand *o, int kind)
+{
+    int32_t *mine, other;
+    const pto_stmt *st = &v->m->stmts[v->here_stmt];
+    int known;
+    if (!v->psig || o->ref < 0 || o->ref >= v->m->n_params || st->origin != PTO_BY_USER) return;
+    if (kind == 1) {
+        if (o->e[0] < 0 || o->e[1] < 0) return;
+        if (pto__vconst_int(v, o, &known) != 0 || !known) return;
+        {
+            pto__vform f;
+            pto__vexpr(v, o->e[1], 0, &f, 0);
+            if (!pto__fisconst(&f) || f.c != 0) return;
+        }
+    }
+    mine = &v->psig[2 * o->ref + kind];
+    other = v->psig[2 * o->ref + !kind];
+    if (*mine == 0) *mine = 1 + v->here_stmt;
+    if (other == 0 || other < 0) return;
+    {
+        const pto_stmt *ar = &v->m->stmts[kind ? other - 1 : v->here_stmt];
+        const pto_stmt *nw = &v->m->stmts[kind ? v->here_stmt : other - 1];
+        const char *pn = pto__vname(v, v->m->params[o->ref].name);
+        v->psig[2 * o->ref + !kind] = -1;   /* once per tensor */
+        pto_error(v->ctx, kind ? o->loc : v->m->operands[nw->arg0].loc,
+                  "%s on cell [0, 0] of '%s', where the allreduce at line %d counts its barriers: it breaks their "
+                  "counts (a barrier can pass before every rank has counted); use another cell, e.g. %s[0, 1]",
+                  pto_opinfo_get((pto_op)nw->op)->name, pn, (int)ar->loc.line, pn);
+    }
+}
+
 /* allreduce X, SIG: X an f32 window tensor with static dims; SIG an i32
    window tensor (its cell [0, 0] counts the barriers). */
 static void pto__vallreduce(pto__verifier *v, const pto__vop *op)
@@ -7115,7 +7172,7 @@ static void pto__vallreduce(pto__verifier *v, const pto__vop *op)
                   "allreduce needs one block per rank: kernel '%s' launches blocks(...) known only at launch, and "
                   "every block would run the whole allreduce on the one signal (drop its blocks(...))",
                   pto__vname(v, v->m->kernels[v->kernel].name));
-    pto__vsignal(v, "allreduce", op->o[1]);
+    if (pto__vsignal(v, "allreduce", op->o[1])) pto__vsig_cell(v, op->o[1], 0);
 }
 
 /* notify / wait / tput / tget / allreduce: a ranks kernel; the staging
@@ -7137,15 +7194,21 @@ static void pto__vcomm(pto__verifier *v, const pto__vop *op)
     if (cls == PTO_OC_NOTIFY) {
         int known;
         int64_t val = pto__vconst_int(v, op->o[1], &known);
-        if (pto__vsignal(v, name, op->o[0]) && known && (val < -2147483647 - 1 || val > 2147483647))
-            pto_error(v->ctx, op->o[1]->loc, "notify: value %lld does not fit an i32 signal", (long long)val);
+        if (pto__vsignal(v, name, op->o[0])) {
+            if (known && (val < -2147483647 - 1 || val > 2147483647))
+                pto_error(v->ctx, op->o[1]->loc, "notify: value %lld does not fit an i32 signal", (long long)val);
+            pto__vsig_cell(v, op->o[0], 1);
+        }
     } else if (cls == PTO_OC_WAIT) {
         int known;
         int64_t val = pto__vconst_int(v, op->o[2], &known);
         if (op->o[0]->e[2] >= 0)
             pto_error(v->ctx, op->o[0]->loc, "wait polls the own copy of a signal: drop the '@rank'");
-        else if (pto__vsignal(v, name, op->o[0]) && known && (val < -2147483647 - 1 || val > 2147483647))
-            pto_error(v->ctx, op->o[2]->loc, "wait: value %lld does not fit an i32 signal", (long long)val);
+        else if (pto__vsignal(v, name, op->o[0])) {
+            if (known && (val < -2147483647 - 1 || val > 2147483647))
+                pto_error(v->ctx, op->o[2]->loc, "wait: value %lld does not fit an i32 signal", (long long)val);
+            pto__vsig_cell(v, op->o[0], 1);
+        }
     } else if (cls == PTO_OC_XFER) {
         pto__vxfer(v, op, name);
     } else {
@@ -7929,7 +7992,7 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
 
 static void pto__vfree(pto__verifier *v)
 {
-    void *ps[] = {v->endpos, v->pwritten, v->tflags, v->tdepth, v->wfirst, v->wlast, v->wcur, v->tvalid, v->w,
+    void *ps[] = {v->endpos, v->pwritten, v->psig, v->tflags, v->tdepth, v->wfirst, v->wlast, v->wcur, v->tvalid, v->w,
                   v->vlive, v->vrange, v->vifdepth, v->vlo, v->vhi, v->vstart, v->vstep, v->vform, v->nkind, v->nid,
                   v->kname, v->loops, v->wlog, v->ifmark};
     size_t i;
@@ -7944,6 +8007,7 @@ static int pto__valloc(pto__verifier *v)
     nn = (size_t)v->n_names;
     /* (phase 0's arrays: pto__vcollect_kernel, when first needed) */
     v->pwritten = (uint8_t *)pto__vcalloc(v, (size_t)m->n_params, 1);
+    v->psig = (int32_t *)pto__vcalloc(v, 2 * (size_t)m->n_params, sizeof(int32_t));
     v->tflags = (uint8_t *)pto__vcalloc(v, nt, 1);
     v->tdepth = (int32_t *)pto__vcalloc(v, nt, sizeof(int32_t));
     /* a tile's forms are set when its declaration comes into scope
@@ -10826,7 +10890,10 @@ PTODEF pto_status pto_interp_host(pto_ctx *ctx, const pto_module *m, const pto_h
      (see "the isa target's padding fills" below). The simulator target
      gets none: its tload zeroes the padding itself.
    Names the pass makes start with "__" and the op and statement id
-   (__ar12_ch), so they do not meet the names of a normal kernel. */
+   (__ar12_ch). A user may spell such a name too (`let __put4_stage = 1`):
+   in the IR every reference is an index, so only the generated C could mix
+   them up, and the emitter renames every user name that starts with "__"
+   (user___put4_stage, pto__emit_cname). */
 
 #define PTO__LW_XFER_BYTES 32768   /* one slot of a tput / tget staging tile */
 #define PTO__LW_AR_BYTES 16384     /* one allreduce chunk tile */
@@ -17588,19 +17655,27 @@ static int pto__emit_is_reserved(const char *s)
 }
 
 /* The C spelling of a .pto name: the interned text itself, or user_NAME in
-   memory owned by the emitter (NULL when out of memory). */
-static char *pto__emit_cname(pto__emitter *E, int32_t name, int *owned)
+   memory owned by the emitter (NULL when out of memory). A user's name (user:
+   not made by a pass) that starts with "__" or "_" and a capital is renamed
+   too: C reserves those for the implementation (a tile named _IOFBF or a
+   let named __LINE__ was a macro's number), and the names lower makes
+   start with "__" (__put4_stage, __ar6_ch), which a user's name of the same
+   spelling met in one C scope (a redeclaration error in the generated
+   kernel: the upstream allreduce review's "emitted names stay unique"). */
+static char *pto__emit_cname(pto__emitter *E, int32_t name, int *owned, int user)
 {
     const char *s = pto_str(E->ctx, name);
     char *c;
     size_t n;
     *owned = 0;
-    if (name > 0 && name < E->ctx->n_strs && s[0] != 'p' && s[0] != 'P' && s[0] != 'u' && s[0] != 'k' && s[0] != 'h') {
+    if (name > 0 && name < E->ctx->n_strs && s[0] != 'p' && s[0] != 'P' && s[0] != 'u' && s[0] != 'k' &&
+        s[0] != 'h' && s[0] != '_') {
         /* most names: no reserved name has these first two bytes and length */
         n = pto__str_len(E->ctx, name);
         if (n >= 32 || (n && !(E->rlen[PTO__EMIT_RKEY(s)] >> n & 1))) return (char *)s;
     }
-    if (!pto__emit_is_reserved(s)) return (char *)s;
+    if (!pto__emit_is_reserved(s) && !(user && s[0] == '_' && (s[1] == '_' || (s[1] >= 'A' && s[1] <= 'Z'))))
+        return (char *)s;
     n = strlen(s);
     c = (char *)pto_alloc(E->ctx, n + 6);
     if (!c) return NULL;
@@ -17630,7 +17705,11 @@ static pto_status pto__emit_names(pto__emitter *E, int which, char ***names, uin
         int own;
         int32_t id = which == PTO__NAMES_VAR ? m->vars[i].name
                    : which == PTO__NAMES_TILE ? m->tiles[i].name : m->params[i].name;
-        (*names)[i] = pto__emit_cname(E, id, &own);
+        /* made by a pass (lower's staging tiles, loop vars and lets): not the user's */
+        int user = which == PTO__NAMES_TILE ? m->tiles[i].origin == PTO_BY_USER
+                 : which == PTO__NAMES_PARAM || m->vars[i].kind > PTO_V_LOOP || m->vars[i].def < 0 ||
+                   m->vars[i].def >= m->n_stmts || m->stmts[m->vars[i].def].origin == PTO_BY_USER;
+        (*names)[i] = pto__emit_cname(E, id, &own, user);
         (*owned)[i] = (uint8_t)own;
         if (!(*names)[i]) return PTO_ERR_INTERNAL;
     }

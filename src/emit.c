@@ -869,19 +869,27 @@ static int pto__emit_is_reserved(const char *s)
 }
 
 /* The C spelling of a .pto name: the interned text itself, or user_NAME in
-   memory owned by the emitter (NULL when out of memory). */
-static char *pto__emit_cname(pto__emitter *E, int32_t name, int *owned)
+   memory owned by the emitter (NULL when out of memory). A user's name (user:
+   not made by a pass) that starts with "__" or "_" and a capital is renamed
+   too: C reserves those for the implementation (a tile named _IOFBF or a
+   let named __LINE__ was a macro's number), and the names lower makes
+   start with "__" (__put4_stage, __ar6_ch), which a user's name of the same
+   spelling met in one C scope (a redeclaration error in the generated
+   kernel: the upstream allreduce review's "emitted names stay unique"). */
+static char *pto__emit_cname(pto__emitter *E, int32_t name, int *owned, int user)
 {
     const char *s = pto_str(E->ctx, name);
     char *c;
     size_t n;
     *owned = 0;
-    if (name > 0 && name < E->ctx->n_strs && s[0] != 'p' && s[0] != 'P' && s[0] != 'u' && s[0] != 'k' && s[0] != 'h') {
+    if (name > 0 && name < E->ctx->n_strs && s[0] != 'p' && s[0] != 'P' && s[0] != 'u' && s[0] != 'k' &&
+        s[0] != 'h' && s[0] != '_') {
         /* most names: no reserved name has these first two bytes and length */
         n = pto__str_len(E->ctx, name);
         if (n >= 32 || (n && !(E->rlen[PTO__EMIT_RKEY(s)] >> n & 1))) return (char *)s;
     }
-    if (!pto__emit_is_reserved(s)) return (char *)s;
+    if (!pto__emit_is_reserved(s) && !(user && s[0] == '_' && (s[1] == '_' || (s[1] >= 'A' && s[1] <= 'Z'))))
+        return (char *)s;
     n = strlen(s);
     c = (char *)pto_alloc(E->ctx, n + 6);
     if (!c) return NULL;
@@ -911,7 +919,11 @@ static pto_status pto__emit_names(pto__emitter *E, int which, char ***names, uin
         int own;
         int32_t id = which == PTO__NAMES_VAR ? m->vars[i].name
                    : which == PTO__NAMES_TILE ? m->tiles[i].name : m->params[i].name;
-        (*names)[i] = pto__emit_cname(E, id, &own);
+        /* made by a pass (lower's staging tiles, loop vars and lets): not the user's */
+        int user = which == PTO__NAMES_TILE ? m->tiles[i].origin == PTO_BY_USER
+                 : which == PTO__NAMES_PARAM || m->vars[i].kind > PTO_V_LOOP || m->vars[i].def < 0 ||
+                   m->vars[i].def >= m->n_stmts || m->stmts[m->vars[i].def].origin == PTO_BY_USER;
+        (*names)[i] = pto__emit_cname(E, id, &own, user);
         (*owned)[i] = (uint8_t)own;
         if (!(*names)[i]) return PTO_ERR_INTERNAL;
     }

@@ -47,7 +47,10 @@
      (see "the isa target's padding fills" below). The simulator target
      gets none: its tload zeroes the padding itself.
    Names the pass makes start with "__" and the op and statement id
-   (__ar12_ch), so they do not meet the names of a normal kernel. */
+   (__ar12_ch). A user may spell such a name too (`let __put4_stage = 1`):
+   in the IR every reference is an index, so only the generated C could mix
+   them up, and the emitter renames every user name that starts with "__"
+   (user___put4_stage, pto__emit_cname). */
 
 #define PTO__LW_XFER_BYTES 32768   /* one slot of a tput / tget staging tile */
 #define PTO__LW_AR_BYTES 16384     /* one allreduce chunk tile */

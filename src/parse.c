@@ -1482,8 +1482,15 @@ static int pto__ps_tile_stmt(pto__ps_parser *p, int32_t block)
             if (!pto__ps_small_int(p, INT64_MAX, "tile address", &addr)) return 0;
             p->m->tiles[t].pin = addr;
         } else {
-            pto__ps_expected(p, seen_valid && seen_n && seen_at ? "end of line after the tile"
-                             : "'valid(...)', 'xN', 'at ADDRESS' or end of line after the tile");
+            /* a second suffix of one kind would silently override the first (which slot count,
+               which valid region?): named as such rather than as an unexpected word */
+            const char *dup = pto__ps_is_kw(p, PTO__KW_VALID) ? "valid(...)"
+                              : a.kind == PTO__T_NAME && s[0] == 'x' && a.len > 1 && pto__ps_is_digit(s[1]) ? "xN"
+                              : pto__ps_is_kw(p, PTO__KW_AT) ? "at ADDRESS" : NULL;
+            if (dup) pto__ps_err(p, &a, "'%s' is given twice: a tile takes each suffix at most once", dup);
+            else
+                pto__ps_expected(p, seen_valid && seen_n && seen_at ? "end of line after the tile"
+                                 : "'valid(...)', 'xN', 'at ADDRESS' or end of line after the tile");
             return 0;
         }
     }
@@ -1655,7 +1662,12 @@ static int pto__ps_pipe_attrs(pto__ps_parser *p, int64_t *slots, int64_t *local,
             pto__ps_next(p);
             if (!pto__ps_expect(p, ')', "')' after the split mode")) return 0;
         } else {
-            pto__ps_expected(p, "'slots(N)', 'local_slots(N)', 'split(...)' or end of line after the pipe");
+            /* slots vs local_slots: a repeated count would silently replace the first */
+            const char *dup = pto__ps_word(p, "slots") ? "slots(N)" : pto__ps_word(p, "local_slots") ? "local_slots(N)"
+                              : pto__ps_word(p, "split") ? "split(...)" : NULL;
+            if (dup) pto__ps_err(p, &p->tok, "'%s' is given twice: a pipe takes each of slots, local_slots and split "
+                                 "at most once", dup);
+            else pto__ps_expected(p, "'slots(N)', 'local_slots(N)', 'split(...)' or end of line after the pipe");
             return 0;
         }
     }

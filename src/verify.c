@@ -90,6 +90,9 @@ typedef struct pto__verifier {
     int32_t counter;           /* program-order position */
     int64_t nvisited;          /* statements phase 1 visited, over every kernel */
     uint8_t *pwritten;         /* per param: a GM window of it is written (phase 1) */
+    /* per param, 2 each (phase 1, 1 + the statement, 0 none): the first allreduce that counts its
+       barriers in the param's cell [0, 0], and the first notify / wait of that cell (pto__vsig_cell) */
+    int32_t *psig;
     int32_t here_pos;          /* phase 1: the position of the statement being checked */
     int32_t here_stmt;         /* the op statement whose operands are checked */
     pto_loc here;              /* the statement being checked */
@@ -1467,6 +1470,48 @@ static void pto__vxfer(pto__verifier *v, const pto__vop *op, const char *name)
     pto__vcomm_window(v, op->o[1], ext[0], ext[1]);
 }
 
+/* Signal cell [0, 0] of a tensor that an allreduce of the kernel uses as its
+   SIG is allreduce's barrier counter (lower.c): it counts nranks per barrier,
+   waits GE on the counts and subtracts them at the end. A user's notify on
+   that cell (a peer's copy too) makes a later barrier pass before every rank
+   has counted, or an earlier one see its subtract as a peer's count; a wait on
+   it reads counts that are not the user's. The upstream allreduce review
+   (a stale count left in the cell makes the next call's wait pass at once) is
+   this bug; the simulator sees it only as a race or a deadlock at the
+   allreduce line. Refused here when the cell is [0, 0] by constants, in either
+   order of the two statements (a cell known only at run time passes: no false
+   alarm). kind 0: the allreduce's signal operand; 1: a notify / wait's. */
+static void pto__vsig_cell(pto__verifier *v, const pto_operand *o, int kind)
+{
+    int32_t *mine, other;
+    const pto_stmt *st = &v->m->stmts[v->here_stmt];
+    int known;
+    if (!v->psig || o->ref < 0 || o->ref >= v->m->n_params || st->origin != PTO_BY_USER) return;
+    if (kind == 1) {
+        if (o->e[0] < 0 || o->e[1] < 0) return;
+        if (pto__vconst_int(v, o, &known) != 0 || !known) return;
+        {
+            pto__vform f;
+            pto__vexpr(v, o->e[1], 0, &f, 0);
+            if (!pto__fisconst(&f) || f.c != 0) return;
+        }
+    }
+    mine = &v->psig[2 * o->ref + kind];
+    other = v->psig[2 * o->ref + !kind];
+    if (*mine == 0) *mine = 1 + v->here_stmt;
+    if (other == 0 || other < 0) return;
+    {
+        const pto_stmt *ar = &v->m->stmts[kind ? other - 1 : v->here_stmt];
+        const pto_stmt *nw = &v->m->stmts[kind ? v->here_stmt : other - 1];
+        const char *pn = pto__vname(v, v->m->params[o->ref].name);
+        v->psig[2 * o->ref + !kind] = -1;   /* once per tensor */
+        pto_error(v->ctx, kind ? o->loc : v->m->operands[nw->arg0].loc,
+                  "%s on cell [0, 0] of '%s', where the allreduce at line %d counts its barriers: it breaks their "
+                  "counts (a barrier can pass before every rank has counted); use another cell, e.g. %s[0, 1]",
+                  pto_opinfo_get((pto_op)nw->op)->name, pn, (int)ar->loc.line, pn);
+    }
+}
+
 /* allreduce X, SIG: X an f32 window tensor with static dims; SIG an i32
    window tensor (its cell [0, 0] counts the barriers). */
 static void pto__vallreduce(pto__verifier *v, const pto__vop *op)
@@ -1499,7 +1544,7 @@ static void pto__vallreduce(pto__verifier *v, const pto__vop *op)
                   "allreduce needs one block per rank: kernel '%s' launches blocks(...) known only at launch, and "
                   "every block would run the whole allreduce on the one signal (drop its blocks(...))",
                   pto__vname(v, v->m->kernels[v->kernel].name));
-    pto__vsignal(v, "allreduce", op->o[1]);
+    if (pto__vsignal(v, "allreduce", op->o[1])) pto__vsig_cell(v, op->o[1], 0);
 }
 
 /* notify / wait / tput / tget / allreduce: a ranks kernel; the staging
@@ -1521,15 +1566,21 @@ static void pto__vcomm(pto__verifier *v, const pto__vop *op)
     if (cls == PTO_OC_NOTIFY) {
         int known;
         int64_t val = pto__vconst_int(v, op->o[1], &known);
-        if (pto__vsignal(v, name, op->o[0]) && known && (val < -2147483647 - 1 || val > 2147483647))
-            pto_error(v->ctx, op->o[1]->loc, "notify: value %lld does not fit an i32 signal", (long long)val);
+        if (pto__vsignal(v, name, op->o[0])) {
+            if (known && (val < -2147483647 - 1 || val > 2147483647))
+                pto_error(v->ctx, op->o[1]->loc, "notify: value %lld does not fit an i32 signal", (long long)val);
+            pto__vsig_cell(v, op->o[0], 1);
+        }
     } else if (cls == PTO_OC_WAIT) {
         int known;
         int64_t val = pto__vconst_int(v, op->o[2], &known);
         if (op->o[0]->e[2] >= 0)
             pto_error(v->ctx, op->o[0]->loc, "wait polls the own copy of a signal: drop the '@rank'");
-        else if (pto__vsignal(v, name, op->o[0]) && known && (val < -2147483647 - 1 || val > 2147483647))
-            pto_error(v->ctx, op->o[2]->loc, "wait: value %lld does not fit an i32 signal", (long long)val);
+        else if (pto__vsignal(v, name, op->o[0])) {
+            if (known && (val < -2147483647 - 1 || val > 2147483647))
+                pto_error(v->ctx, op->o[2]->loc, "wait: value %lld does not fit an i32 signal", (long long)val);
+            pto__vsig_cell(v, op->o[0], 1);
+        }
     } else if (cls == PTO_OC_XFER) {
         pto__vxfer(v, op, name);
     } else {
@@ -2313,7 +2364,7 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
 
 static void pto__vfree(pto__verifier *v)
 {
-    void *ps[] = {v->endpos, v->pwritten, v->tflags, v->tdepth, v->wfirst, v->wlast, v->wcur, v->tvalid, v->w,
+    void *ps[] = {v->endpos, v->pwritten, v->psig, v->tflags, v->tdepth, v->wfirst, v->wlast, v->wcur, v->tvalid, v->w,
                   v->vlive, v->vrange, v->vifdepth, v->vlo, v->vhi, v->vstart, v->vstep, v->vform, v->nkind, v->nid,
                   v->kname, v->loops, v->wlog, v->ifmark};
     size_t i;
@@ -2328,6 +2379,7 @@ static int pto__valloc(pto__verifier *v)
     nn = (size_t)v->n_names;
     /* (phase 0's arrays: pto__vcollect_kernel, when first needed) */
     v->pwritten = (uint8_t *)pto__vcalloc(v, (size_t)m->n_params, 1);
+    v->psig = (int32_t *)pto__vcalloc(v, 2 * (size_t)m->n_params, sizeof(int32_t));
     v->tflags = (uint8_t *)pto__vcalloc(v, nt, 1);
     v->tdepth = (int32_t *)pto__vcalloc(v, nt, sizeof(int32_t));
     /* a tile's forms are set when its declaration comes into scope

@@ -328,7 +328,16 @@ static void test_scopes(void)
     CHECK_STR(first_error("kernel k() vector {\n  tile t: vec f32[1, 1]\n  texpands t, q\n}\n"),
               "t.pto:3:15: error: unknown name 'q'");
     CHECK_STR(first_error("kernel k() vector {\n  tile t: vec f32[1, 1] x2 x3\n}\n"),
-              "t.pto:2:28: error: expected 'valid(...)', 'xN', 'at ADDRESS' or end of line after the tile, got 'x3'");
+              "t.pto:2:28: error: 'xN' is given twice: a tile takes each suffix at most once");
+    /* seed 004 (local_slot_num): a repeated count is named, not "expected ... got" */
+    CHECK_STR(first_error("kernel k() vector {\n  tile t: vec f32[1, 8] valid(1, 8) at 0 valid(1, 4)\n}\n"),
+              "t.pto:2:42: error: 'valid(...)' is given twice: a tile takes each suffix at most once");
+    CHECK_STR(first_error("kernel k() mix {\n  pipe q: c2v f32[16, 16] slots(4) local_slots(2) slots(2)\n}\n"),
+              "t.pto:2:51: error: 'slots(N)' is given twice: a pipe takes each of slots, local_slots and split at most once");
+    CHECK_STR(first_error("kernel k() mix {\n  pipe q: c2v f32[16, 16] local_slots(1) local_slots(2)\n}\n"),
+              "t.pto:2:42: error: 'local_slots(N)' is given twice: a pipe takes each of slots, local_slots and split at most once");
+    CHECK_STR(first_error("kernel k() vector {\n  tile t: vec f32[1, 8] xx\n}\n"),
+              "t.pto:2:25: error: expected 'valid(...)', 'xN', 'at ADDRESS' or end of line after the tile, got 'xx'");
     CHECK_STR(first_error("kernel k() vector {\n  tile t: vec f32[4294967296, 1]\n}\n"),
               "t.pto:2:19: error: tile dimension '4294967296' is too large (at most 2147483647)");
     CHECK_STR(first_error("kernel k() mix {\n  cube {\n    vector {\n    }\n  }\n}\n"),

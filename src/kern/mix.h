@@ -366,7 +366,7 @@ PTO_K_FN void pto_k__slot_acc(pto_k__check *k, pto_k__ring *rg, int ring, int64_
     sh = pto_k__gm_shadow(k->c->dev, rg->buf);
     for (i = 0; i < nr; i++) {
         int64_t lo = rg->buf_offset + off + ((r0 + i) * C + c0) * es;
-        pto_k__access(k, sh, lo, lo + (int64_t)nc * es, kind);
+        pto_k__access(k, sh, lo, lo + (int64_t)nc * es, kind, 1);
     }
     snprintf(what, sizeof what, "gm %s (ring %d)", rg->buf->name ? rg->buf->name : "?", ring);
     pto_k__report_conf(k, kind, what, 1);

@@ -216,7 +216,7 @@ PTO_K_FN void pto_k__begin(pto_k__check *k, pto_k_core *c, const pto_k__ins *ins
 PTO_K_FN void pto_k__tacc(pto_k__check *k, pto_k_tile t, int64_t lo, int64_t hi, int kind)
 {
     char what[48];
-    pto_k__access(k, pto_k__local_shadow(k->c, t.space), t.offset + lo, t.offset + hi, kind);
+    pto_k__access(k, pto_k__local_shadow(k->c, t.space), t.offset + lo, t.offset + hi, kind, 0);
     snprintf(what, sizeof what, "%s", pto_k__space_name(t.space));
     pto_k__report_conf(k, kind, what, 0);
 }
@@ -229,7 +229,7 @@ PTO_K_FN void pto_k__gacc(pto_k__check *k, pto_k_gm *g, int64_t r, int64_t col, 
     pto_k__shadow *sh = pto_k__gm_shadow(k->c->dev, g);
     for (i = 0; i < vr && vc > 0; i++) {
         int64_t lo = ((r + i) * g->cols + col) * es;
-        pto_k__access(k, sh, lo, lo + vc * es, kind);
+        pto_k__access(k, sh, lo, lo + vc * es, kind, 1);
     }
     pto_k__gm_label(k->c, g, nm, sizeof nm);
     snprintf(what, sizeof what, "gm %s", nm);

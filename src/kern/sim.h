@@ -25,7 +25,12 @@
    32-byte granule of every local space and every GM tensor keeps the last
    write and, per pipe, the latest read (or atomic add) since; an access not
    ordered after a conflicting one is a race, reported once per pair of
-   source lines with both instructions, pipes, cores and the byte range.
+   source lines with both instructions, pipes, cores and the byte range. In
+   local memory any two accesses of a granule conflict (a DMA moves whole
+   blocks), so the records keep the union of their bytes; in GM a read and
+   a write of different bytes do not, so there each byte keeps its own
+   latest read per pipe and its own latest writer (pto_k__add_read,
+   pto_k__gm_write).
 
    Initialised bytes. The same shadow granules of the local spaces keep a
    mask of the bytes written since the launch or the latest pto_k_tdecl of
@@ -68,7 +73,8 @@ typedef struct pto_k__acc {
     const char *op;
     int32_t gp;            /* core * 8 + pipe */
     uint32_t clk;          /* stamp on its pipe */
-    int atomic;            /* an atomic add (commutes with other atomics) */
+    int atomic;            /* an atomic add (commutes with other atomics); in a GM granule's read
+                              list, PTO_K__OLDW: an earlier writer of the bytes still set (below) */
     uint32_t bytes;        /* kept in a granule: the bytes of it the access touched (bit i = byte i) */
 } pto_k__acc;
 
@@ -493,7 +499,7 @@ PTO_K_FN int pto_k__ordered(const pto_k_core *c, int p, const pto_k__acc *prev)
 
 /* ---- shadow memory and the race detector ------------------------------------ */
 
-enum { PTO_K__RD, PTO_K__WR, PTO_K__AT }; /* read, write, atomic add */
+enum { PTO_K__RD, PTO_K__WR, PTO_K__AT, PTO_K__OLDW }; /* read, write, atomic add; OLDW: pto_k__gm_write */
 
 typedef struct pto_k__conflict {
     pto_k__acc prev;
@@ -554,16 +560,20 @@ PTO_K_FN void pto_k__free_reads(pto_k_device *dev, pto_k__gran *g)
     g->reads = -1;
 }
 
-PTO_K_FN void pto_k__add_read(pto_k_device *dev, pto_k__gran *g, const pto_k__acc *a)
+/* Unlinks the entry after prev (prev -1: the head) of g's read list; returns the next. */
+PTO_K_FN int32_t pto_k__unlink_read(pto_k_device *dev, pto_k__gran *g, int32_t prev, int32_t i)
+{
+    int32_t nx = dev->rp[i].next;
+    if (prev < 0) g->reads = nx; else dev->rp[prev].next = nx;
+    dev->rp[i].next = dev->rfree;
+    dev->rfree = i;
+    return nx;
+}
+
+/* Prepends a copy of a to g's read list. */
+PTO_K_FN void pto_k__push_read(pto_k_device *dev, pto_k__gran *g, const pto_k__acc *a)
 {
     int32_t i;
-    for (i = g->reads; i >= 0; i = dev->rp[i].next)
-        if (dev->rp[i].a.gp == a->gp && dev->rp[i].a.atomic == a->atomic) {
-            uint32_t bytes = dev->rp[i].a.bytes | a->bytes;   /* the bytes both touched */
-            dev->rp[i].a = *a; /* a later access of the same pipe supersedes */
-            dev->rp[i].a.bytes = bytes;
-            return;
-        }
     if (dev->rfree >= 0) {
         i = dev->rfree;
         dev->rfree = dev->rp[i].next;
@@ -579,8 +589,81 @@ PTO_K_FN void pto_k__add_read(pto_k_device *dev, pto_k__gran *g, const pto_k__ac
     g->reads = i;
 }
 
-/* Checks and records an access of bytes [lo, hi) of a shadow. */
-PTO_K_FN void pto_k__access(pto_k__check *k, pto_k__shadow *sh, int64_t lo, int64_t hi, int kind)
+/* Records read (or atomic add) a in g. Local memory: one entry per pipe, the
+   latest access superseding the earlier (anything ordered after it is
+   ordered after them: the pipe's clock only grows) with the union of their
+   bytes, which the block rule makes harmless there. GM (gm) keeps bytes
+   exact, since a read and a write of different bytes of one block are no
+   race there: per pipe, each byte belongs to the latest read of it, so an
+   earlier read keeps only the bytes no later one touched (a union would make
+   a store ordered after the earlier read of its bytes look unordered with a
+   later read of the other bytes: allreduce's chunk stores on rows that are
+   not 32-byte multiples were reported). */
+PTO_K_FN void pto_k__add_read(pto_k_device *dev, pto_k__gran *g, const pto_k__acc *a, int gm)
+{
+    int32_t i, prev = -1;
+    int done = 0;
+    for (i = g->reads; i >= 0;) {
+        pto_k__acc *r = &dev->rp[i].a;
+        if (r->gp != a->gp || r->atomic != a->atomic) {
+            prev = i;
+            i = dev->rp[i].next;
+            continue;
+        }
+        if (!gm) {
+            uint32_t bytes = r->bytes | a->bytes;   /* the bytes both touched */
+            *r = *a; /* a later access of the same pipe supersedes */
+            r->bytes = bytes;
+            return;
+        }
+        if (r->clk == a->clk && !done) {            /* another row of the same instruction */
+            r->bytes |= a->bytes;
+            done = 1;
+        } else if ((r->bytes &= ~a->bytes) == 0) {  /* every byte of it read again since */
+            if (!done) {
+                *r = *a;
+                done = 1;
+            } else {
+                i = pto_k__unlink_read(dev, g, prev, i);
+                continue;
+            }
+        }
+        prev = i;
+        i = dev->rp[i].next;
+    }
+    if (!done) pto_k__push_read(dev, g, a);
+}
+
+/* GM: write w takes its bytes from every earlier access recorded in g (each
+   was checked against it just now); entries left with no byte go. Reads of
+   other bytes stay (a later writer of those bytes must still be ordered
+   after them), and so does the previous writer's share of the bytes w does
+   not cover, as a PTO_K__OLDW entry (a later reader of those bytes must be
+   ordered after it; keeping only the newest writer lost it). */
+PTO_K_FN void pto_k__gm_write(pto_k_device *dev, pto_k__gran *g, const pto_k__acc *w)
+{
+    int32_t i, prev = -1;
+    pto_k__acc old = g->w;
+    for (i = g->reads; i >= 0;) {
+        dev->rp[i].a.bytes &= ~w->bytes;
+        if (dev->rp[i].a.bytes == 0) i = pto_k__unlink_read(dev, g, prev, i);
+        else { prev = i; i = dev->rp[i].next; }
+    }
+    if (old.src && old.gp == w->gp && old.clk == w->clk) {   /* another row of the same instruction */
+        g->w.bytes |= w->bytes;
+        return;
+    }
+    g->w = *w;
+    if (old.src && (old.bytes & ~w->bytes)) {
+        old.bytes &= ~w->bytes;
+        old.atomic = PTO_K__OLDW;
+        pto_k__push_read(dev, g, &old);
+    }
+}
+
+/* Checks and records an access of bytes [lo, hi) of a shadow (gm: a GM
+   tensor's, where bytes are kept exact: pto_k__add_read, pto_k__gm_write). */
+PTO_K_FN void pto_k__access(pto_k__check *k, pto_k__shadow *sh, int64_t lo, int64_t hi, int kind, int gm)
 {
     pto_k_device *dev = k->c->dev;
     int64_t g0 = lo / PTO_K__GRAN, g1 = (hi + PTO_K__GRAN - 1) / PTO_K__GRAN, gi;
@@ -598,14 +681,17 @@ PTO_K_FN void pto_k__access(pto_k__check *k, pto_k__shadow *sh, int64_t lo, int6
         for (i = g->reads; i >= 0; i = dev->rp[i].next) {
             const pto_k__acc *r = &dev->rp[i].a;
             if (kind == PTO_K__RD && !r->atomic) continue;        /* read after read */
-            if (kind == PTO_K__AT && r->atomic) continue;         /* atomics commute */
-            pto_k__note(k, r, r->atomic ? PTO_K__AT : PTO_K__RD, a, b, cur.bytes);
+            if (kind == PTO_K__AT && r->atomic == 1) continue;    /* atomics commute */
+            pto_k__note(k, r, r->atomic == PTO_K__OLDW ? PTO_K__WR : r->atomic ? PTO_K__AT : PTO_K__RD, a, b,
+                        cur.bytes);
         }
-        if (kind == PTO_K__WR) {
+        if (kind == PTO_K__WR && gm) {
+            pto_k__gm_write(dev, g, &cur);
+        } else if (kind == PTO_K__WR) {
             pto_k__free_reads(dev, g);
             g->w = cur;
         } else {
-            pto_k__add_read(dev, g, &cur);
+            pto_k__add_read(dev, g, &cur, gm);
         }
     }
 }
