@@ -20425,7 +20425,7 @@ typedef struct pto__isa {
     int64_t scratch_off;     /* vec byte offset of the row-reduction scratch */
     int32_t ngm;             /* GM views named so far in this kernel */
     int32_t kernel;          /* the kernel being written */
-    uint8_t *mm_view;        /* per tile: TMATMUL takes its all-rows view pto_mm_N (pto__isa_mm_views) */
+    uint8_t *mm_view;        /* per tile: the views of its bytes it needs (pto__isa_mm_views) */
 } pto__isa;
 
 /* Names the device headers or the CCE compiler own (sorted). A .pto name
@@ -20601,6 +20601,19 @@ static void pto__isa_tile(pto__emitter *E, int32_t s)
         pto_buf_printf(b, "'%s' whole, pad value zero: TFILLPAD_INPLACE zeroes what its TLOAD leaves "
                        "outside the valid region */\n", pto_str(E->ctx, t->name));
     }
+    if (((pto__isa *)E)->mm_view && (((pto__isa *)E)->mm_view[ti] & 8)) {
+        /* all rows and the valid columns, the source of a row reduction (pto__isa_mm_views) */
+        pto__isa_view_decl(E, b, t, 2, "pto_rows", ti);
+        if (dyn_c) {
+            pto__emit_puts(b, "(static_cast<unsigned>(");
+            pto__emit_expr(E, b, t->valid_c, PTO__EX_KERNEL, 0);
+            pto__emit_puts(b, "))");
+        }
+        pto__isa_view_assign(E, b, "pto_rows", ti);
+        pto_buf_printf(b, "'%s' with all %lld rows valid: pto-isa's row reductions reduce their source's valid "
+                       "rows, a row reduction reduces its result's */\n", pto_str(E->ctx, t->name),
+                       (long long)t->rows);
+    }
     if (((pto__isa *)E)->mm_view && (((pto__isa *)E)->mm_view[ti] & 1)) {
         /* the same bytes with all rows valid, for TMATMUL (pto__isa_mm_views) */
         pto__isa_view_decl(E, b, t, 2, "pto_mm", ti);
@@ -20630,7 +20643,39 @@ static void pto__isa_tile(pto__emitter *E, int32_t s)
    A tpush reads the whole tile (docs/pto-format.md), and pto-isa's TPUSH
    takes a tile of exactly the slot's part with full valid regions: a pushed
    tile with a valid region is pushed through a whole-tile view pto_whole_N
-   (bit 2). */
+   (bit 2).
+   A row reduction reduces d's valid rows over a's valid columns (the
+   interpreter, docs/pto-format.md), while pto-isa's TROWSUM / TROWMAX /
+   TROWMIN reduce the SOURCE's valid rows (a2a3 TRowSum.hpp and the CPU
+   backend: validRow = src.GetValidRow(); TRowReduceCheck asserts it equals
+   dst's). When d has all its rows valid and a's valid rows may be fewer (a
+   row tail: pad_rows.pto), a is passed as pto_rows_N, a view of its bytes
+   with all rows and a's valid columns (bit 8); lower's fill has zeroed the
+   rows past a's valid ones, as tload does. Other mismatches are refused
+   (pto__isa_check). */
+static int pto__isa_rows_same(const pto_module *m, const pto_tile *d, const pto_tile *a)
+{
+    int64_t vd = pto__isa_static_valid(m, d->valid_r, d->rows), va = pto__isa_static_valid(m, a->valid_r, a->rows);
+    if (vd >= 0 || va >= 0) return vd == va;
+    return pto__expr_same(m, d->valid_r, a->valid_r);
+}
+
+/* The tiles d (operand 0) and a (operand 1) of row reduction s, or 0. */
+static int pto__isa_rowred_tiles(const pto_module *m, int32_t s, const pto_tile **d, const pto_tile **a)
+{
+    const pto_stmt *st = &m->stmts[s];
+    const pto_operand *o;
+    if (st->block < 0 || st->kind != PTO_ST_OP || pto_opinfo_get((pto_op)st->op)->cls != PTO_OC_ROWRED ||
+        st->nargs != 2)
+        return 0;
+    o = &m->operands[st->arg0];
+    if (o[0].kind != PTO_O_TILE || o[1].kind != PTO_O_TILE || o[0].ref < 0 || o[0].ref >= m->n_tiles ||
+        o[1].ref < 0 || o[1].ref >= m->n_tiles)
+        return 0;
+    *d = &m->tiles[o[0].ref];
+    *a = &m->tiles[o[1].ref];
+    return 1;
+}
 static int pto__isa_valid_full(const pto_module *m, const pto_tile *t)
 {
     return pto__isa_static_valid(m, t->valid_r, t->rows) == t->rows &&
@@ -20674,6 +20719,11 @@ static pto_status pto__isa_mm_views(pto__isa *I)
         o = &m->operands[st->arg0 + 1];
         if (o->kind != PTO_O_TILE || o->ref < 0 || o->ref >= m->n_tiles) continue;
         if (!pto__isa_valid_full(m, &m->tiles[o->ref])) I->mm_view[o->ref] |= 2;
+    }
+    for (s = 0; s < m->n_stmts; s++) {   /* the source of a row reduction over more rows than its own */
+        const pto_tile *d, *a;
+        if (pto__isa_rowred_tiles(m, s, &d, &a) && !pto__isa_rows_same(m, d, a))
+            I->mm_view[m->operands[m->stmts[s].arg0 + 1].ref] |= 8;
     }
     for (s = 0; s < m->n_stmts; s++) {   /* a vec tile lower gave a padding fill (pto__isa_fillpad) */
         const pto_stmt *st = &m->stmts[s];
@@ -21021,6 +21071,9 @@ static void pto__isa_op(pto__emitter *E, int32_t s)
             pto__emit_put(b, ")", 1);
         } else if (oi->cls == PTO_OC_MATMUL && i < 2 && o->kind == PTO_O_TILE && (I->mm_view[o->ref] & 1)) {
             pto_buf_printf(b, "pto_mm_%ld", (long)o->ref);
+        } else if (oi->cls == PTO_OC_ROWRED && i == 1 && o->kind == PTO_O_TILE && (I->mm_view[o->ref] & 8) &&
+                   !pto__isa_rows_same(m, &m->tiles[m->operands[st->arg0].ref], &m->tiles[o->ref])) {
+            pto_buf_printf(b, "pto_rows_%ld", (long)o->ref);
         } else {
             pto__isa_name(E, b, o);
         }
@@ -21187,6 +21240,18 @@ static pto_status pto__isa_check(pto__emitter *E)
                              "whole tile and binds it to a local slot itself, so the popped tile cannot carry one "
                              "(pop into a tile without valid(...) and give the region to the tiles computed from it)",
                              pto_str(E->ctx, m->tiles[m->operands[st->arg0].ref].name));
+        {   /* a row reduction: pto-isa reduces a's valid rows (pto__isa_mm_views) */
+            const pto_tile *d, *a;
+            if (pto__isa_rowred_tiles(m, s, &d, &a) && !pto__isa_rows_same(m, d, a) &&
+                pto__isa_static_valid(m, d->valid_r, d->rows) != d->rows)
+                return pto_error(E->ctx, st->loc, "emit (isa): %s into '%s', whose valid rows are not those of "
+                                 "'%s': pto-isa's %s reduces its source's valid rows, and the isa target can widen "
+                                 "them only to a whole tile (give '%s' the valid rows of '%s', or all of its rows)",
+                                 pto_opinfo_get((pto_op)st->op)->name, pto_str(E->ctx, d->name),
+                                 pto_str(E->ctx, a->name), st->op == PTO_OP_TROWSUM ? "TROWSUM"
+                                 : st->op == PTO_OP_TROWMAX ? "TROWMAX" : "TROWMIN",
+                                 pto_str(E->ctx, d->name), pto_str(E->ctx, a->name));
+        }
         if (m->arch == PTO_ARCH_A2A3) {   /* pto-isa's a2a3 dtypes (the table above) */
             pto_status r = pto__isa_check_dtype(E, s);
             if (r != PTO_OK) return r;

@@ -101,7 +101,7 @@ inorder() { f=$1; shift; awk 'BEGIN { n = ARGC - 1; for (i = 2; i <= n; i++) re[
     k < n && $0 ~ re[k] { k++ } END { exit k < n }' "$f" "$@"; }
 p=$out/pad_rows/kernel.cpp
 try "pad_rows: the row-tail tile read past its valid rows gets TFILLPAD_INPLACE into a pad-zero whole view" grep -q 'pto::Tile<pto::TileType::Vec, float, 16, 64, pto::BLayout::RowMajor, 16, 64, pto::SLayout::NoneBox, 512, pto::PadValue::Zero> pto_pad_[0-9]*;' $p
-try "pad_rows: ... after the load, MTE2 -> V, then a V barrier before the row sum" inorder $p 'pto::TLOAD\(t, ' 'wait_flag\(PIPE_MTE2, PIPE_V, ' 'if \(t.GetValidRow\(\) < 16 \|\| t.GetValidCol\(\) < 64\) pto::TFILLPAD_INPLACE\(pto_pad_[0-9]*, t\);' 'pipe_barrier\(PIPE_V\)' 'pto::TROWSUM\(rs, t, '
+try "pad_rows: ... after the load, MTE2 -> V, then a V barrier before the row sum" inorder $p 'pto::TLOAD\(t, ' 'wait_flag\(PIPE_MTE2, PIPE_V, ' 'if \(t.GetValidRow\(\) < 16 \|\| t.GetValidCol\(\) < 64\) pto::TFILLPAD_INPLACE\(pto_pad_[0-9]*, t\);' 'pipe_barrier\(PIPE_V\)' 'pto::TROWSUM\(rs, pto_rows_[0-9]*, '
 try "pad_rows: ... the sync pass's note names the fill as the source of the barrier" grep -q 'sync: RAW vec\[0x0000,0x1000) tfillpad t (pad_rows.pto:14) -> trowsum rs' $p
 try "pad_rows: a tile whose padding no op reads gets no fill" sh -c "! grep -q 'TFILLPAD.*x2' $p"
 try "tail: the scaled tail tile is read in place only: no fill" sh -c "! grep -q TFILLPAD $out/tail/kernel.cpp"
@@ -132,6 +132,26 @@ try "... with the same message" grep -q "^$out/padcol.pto:4:3: error: emit (isa)
 sed 's/  tile w: vec f32\[16, 1\]$/  tile w: vec f32[16, 1] valid(12, 1)/' $out/padcol.pto > $out/padcol2.pto
 try "... unless no op reads past the column's valid rows" $ptoc emit --target isa $out/padcol2.pto -o $out/padcol2
 try "... (then it has no fill)" sh -c "! grep -q TFILLPAD $out/padcol2/kernel.cpp"
+# a row reduction reduces d's valid rows; pto-isa's reduces its source's: a d with all rows gets
+# the all-rows view (pad_rows above), the same valid rows need none, anything else is refused
+cat > $out/rowvalid.pto <<'PTO'
+kernel rowvalid(in x: f32[N, 64], out s: f32[N, 1]) vector {
+  for r = 0 to N step 16 {
+    let nr = min(16, N - r)
+    tile t: vec f32[16, 64] valid(nr, 64)
+    tile rs: vec f32[16, 1] valid(nr, 1)
+    tload t, x[r, 0]
+    trowmax rs, t
+    tstore s[r, 0], rs
+  }
+}
+PTO
+try "rowvalid: a row reduction into the source's valid rows is emitted" $ptoc emit --target isa $out/rowvalid.pto -o $out/rowvalid
+try "... as the tile itself (no view, no fill)" sh -c "grep -q 'pto::TROWMAX(rs, t, pto_tmp_[0-9]*);' $out/rowvalid/kernel.cpp && ! grep -q 'pto_rows_\|TFILLPAD' $out/rowvalid/kernel.cpp"
+try "... and compiles" $CXX $out/rowvalid/kernel.cpp
+sed 's/valid(nr, 1)/valid(8, 1)/' $out/rowvalid.pto > $out/rowvalid2.pto
+fails "rowvalid2: a row reduction into other valid rows than the source's is refused" $ptoc check --target isa $out/rowvalid2.pto
+try "... at the op, naming both tiles and why" grep -q "^$out/rowvalid2.pto:7:5: error: emit (isa): trowmax into 'rs', whose valid rows are not those of 't': pto-isa's TROWMAX reduces its source's valid rows" $out/err
 # a popped tile with a valid region: TPOP binds the tile itself, so it cannot carry one
 sed 's/    tile t: vec f32\[32, 128\]$/    tile t: vec f32[32, 128] valid(nr, 128)/' tests/ok/push_tail.pto > $out/src_popvalid.pto
 try "(a popped tile with a valid region runs on the simulator)" $ptoc check $out/src_popvalid.pto
@@ -202,6 +222,8 @@ try "... by the acc check" grep -q "TPUSH on the AIC: an acc tile" $out/err
 plant "TPOP on an AIV without the pipe's split" mixmm 's/TPOP<pto_pipe_0_t, decltype(t), pto::TileSplitAxis::TILE_UP_DOWN>/TPOP<pto_pipe_0_t, decltype(t), pto::TileSplitAxis::TILE_NO_SPLIT>/' -D__DAV_VEC__
 plant "TPOP into a tile of another dtype" mixmm 's/float, 32, 128, pto::BLayout::RowMajor, 32, 128> t;/half, 32, 128, pto::BLayout::RowMajor, 32, 128> t;/' -D__DAV_VEC__
 try "... by the slot check" grep -q "TPOP: the tile is the part of a slot" $out/err
+try "pad_rows: the row sum reduces all 16 rows of rs through a view of t with all rows valid (pto-isa reduces the source's valid rows)" grep -q 'pto::Tile<pto::TileType::Vec, float, 16, 64, pto::BLayout::RowMajor, 16, pto::DYNAMIC> pto_rows_1(static_cast<unsigned>(C));' $out/pad_rows/kernel.cpp
+plant "a row sum of the row-tail tile itself (pto-isa would reduce its nr valid rows only)" pad_rows 's/pto::TROWSUM(rs, pto_rows_[0-9]*, /pto::TROWSUM(rs, t, /'
 plant "TFILLPAD_INPLACE into a view whose pad value is Null" pad_rows 's/pto::PadValue::Zero> pto_pad_/pto::PadValue::Null> pto_pad_/'
 plant "TFILLPAD_INPLACE into a view with the tile's valid region" pad_rows 's/RowMajor, 16, 64, pto::SLayout::NoneBox, 512, pto::PadValue::Zero> pto_pad_/RowMajor, 8, 64, pto::SLayout::NoneBox, 512, pto::PadValue::Zero> pto_pad_/'
 plant "the mat form of TFILLPAD on a vec tile" pad_rows 's/pto::TFILLPAD_INPLACE(pto_pad_[0-9]*, t)/pto::TFILLPAD(t, t)/'

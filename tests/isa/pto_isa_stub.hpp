@@ -221,10 +221,16 @@ void TFILLPAD(T &dst, T &src)
     (void)dst; (void)src;
 }
 
+/* row reductions (a2a3 TRowSum.hpp / TRowReduceOps.hpp, cpu/TRowSum.hpp): src row major and
+   unboxed, dst a column of src's rows (Rows equal: the CPU backend's static_assert); the rows
+   reduced are SRC's valid rows, which must equal dst's (TRowReduceCheck): the stub holds the
+   types to it as far as they tell (both the same constant, or both DYNAMIC) */
 #define PTO_STUB_ROWRED(NAME) \
     template <typename D, typename S, typename T> void NAME(D &dst, S &src, T &tmp) \
     { static_assert(pto_stub_vec<D, S, T>() && pto_stub_same<D, S, T>(), #NAME ": vec tiles of one type"); \
-      static_assert(D::Cols == 1 && D::Rows >= S::Rows, #NAME ": the result is a column of src's rows"); \
+      static_assert(D::Cols == 1 && D::Rows == S::Rows, #NAME ": the result is a column of src's rows"); \
+      static_assert(S::BFractal == BLayout::RowMajor && !S::boxed, #NAME ": an ND (row-major) source"); \
+      static_assert(D::ValidRow == S::ValidRow, #NAME ": src's valid rows (the rows reduced) are dst's"); \
       (void)dst; (void)src; (void)tmp; }
 PTO_STUB_ROWRED(TROWSUM) PTO_STUB_ROWRED(TROWMAX) PTO_STUB_ROWRED(TROWMIN)
 
