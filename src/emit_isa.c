@@ -882,6 +882,26 @@ static pto_status pto__isa_check(pto__emitter *E)
                              "whole tile and binds it to a local slot itself, so the popped tile cannot carry one "
                              "(pop into a tile without valid(...) and give the region to the tiles computed from it)",
                              pto_str(E->ctx, m->tiles[m->operands[st->arg0].ref].name));
+        if ((pto_opinfo_get((pto_op)st->op)->cls == PTO_OC_LOAD || pto_opinfo_get((pto_op)st->op)->cls == PTO_OC_STORE) &&
+            st->nargs == 2) {
+            /* a column [R, 1] is a DN tile: pto-isa's a2a3 TLOAD / TSTORE move each of
+               its columns as one contiguous run of valid-rows elements (TLoadGm2ubDn2dn,
+               TStoreUb2gmDn2dn: the GM row stride is never read), so its GM window must
+               be contiguous: a tensor of one column */
+            int gi = pto_opinfo_get((pto_op)st->op)->cls == PTO_OC_LOAD ? 1 : 0;
+            const pto_operand *g = &m->operands[st->arg0 + gi], *o = &m->operands[st->arg0 + 1 - gi];
+            if (g->kind == PTO_O_GM && g->ref >= 0 && g->ref < m->n_params && o->kind == PTO_O_TILE && o->ref >= 0 &&
+                o->ref < m->n_tiles && m->tiles[o->ref].space == PTO_VEC && m->tiles[o->ref].cols == 1 &&
+                m->tiles[o->ref].rows > 1 && (m->params[g->ref].dim_var[1] >= 0 || m->params[g->ref].dim[1] != 1))
+                return pto_error(E->ctx, st->loc, "emit (isa): %s of column tile '%s' [%ld, 1] %s '%s', a tensor of "
+                                 "%s: pto-isa's a2a3 %s moves a column tile as one contiguous run, while "
+                                 "this column's elements are a row apart (give the column a tensor of one column)",
+                                 pto_opinfo_get((pto_op)st->op)->name, pto_str(E->ctx, m->tiles[o->ref].name),
+                                 (long)m->tiles[o->ref].rows, gi ? "from" : "to",
+                                 pto_str(E->ctx, m->params[g->ref].name),
+                                 m->params[g->ref].dim_var[1] >= 0 ? "a run-time number of columns" : "more than one column",
+                                 gi ? "TLOAD" : "TSTORE");
+        }
         {   /* a row reduction: pto-isa reduces a's valid rows (pto__isa_mm_views) */
             const pto_tile *d, *a;
             if (pto__isa_rowred_tiles(m, s, &d, &a) && !pto__isa_rows_same(m, d, a) &&

@@ -152,6 +152,25 @@ try "... and compiles" $CXX $out/rowvalid/kernel.cpp
 sed 's/valid(nr, 1)/valid(8, 1)/' $out/rowvalid.pto > $out/rowvalid2.pto
 fails "rowvalid2: a row reduction into other valid rows than the source's is refused" $ptoc check --target isa $out/rowvalid2.pto
 try "... at the op, naming both tiles and why" grep -q "^$out/rowvalid2.pto:7:5: error: emit (isa): trowmax into 'rs', whose valid rows are not those of 't': pto-isa's TROWMAX reduces its source's valid rows" $out/err
+# a column [R, 1] is a DN tile, which pto-isa's a2a3 TLOAD / TSTORE move as one contiguous run:
+# its GM window must be a tensor of one column (pad_rows stores its column sums to f32[16, 1])
+try "pad_rows: the column's GM view has a row stride of one element" grep -q 'pto::GlobalTensor<float, pto::Shape<1, 1, 1, 16, 1>, pto::Stride<1, 1, 1, 1, 1>> pto_gm_[0-9]*(s + 0 \* 1 + 0);' $out/pad_rows/kernel.cpp
+sed 's/out s: f32\[16, 1\]/out s: f32[16, 4]/' tests/ok/pad_rows.pto > $out/colwin.pto
+try "(a column stored to a column of a wider tensor runs on the simulator)" $ptoc run -D N=40 -D C=50 $out/colwin.pto
+fails "... and is refused by the isa target" $ptoc check --target isa $out/colwin.pto
+try "... at the tstore, naming the tile, the tensor and why" grep -q "^$out/colwin.pto:22:3: error: emit (isa): tstore of column tile 'acc' \[16, 1\] to 's', a tensor of more than one column: pto-isa's a2a3 TSTORE moves a column tile as one contiguous run" $out/err
+cat > $out/colwin2.pto <<'PTO'
+kernel colwin2(in x: f32[32, 32], out y: f32[32, 1]) vector {
+  tile t: vec f32[32, 32]
+  tile v: vec f32[32, 1]
+  tload t, x[0, 0]
+  tload v, x[0, 0]
+  trowsum v, t
+  tstore y[0, 0], v
+}
+PTO
+fails "a column loaded from a wider tensor is refused" $ptoc emit --target isa $out/colwin2.pto -o $out/colwin2
+try "... at the tload" grep -q "^$out/colwin2.pto:5:3: error: emit (isa): tload of column tile 'v' \[32, 1\] from 'x', a tensor of more than one column" $out/err
 # a popped tile with a valid region: TPOP binds the tile itself, so it cannot carry one
 sed 's/    tile t: vec f32\[32, 128\]$/    tile t: vec f32[32, 128] valid(nr, 128)/' tests/ok/push_tail.pto > $out/src_popvalid.pto
 try "(a popped tile with a valid region runs on the simulator)" $ptoc check $out/src_popvalid.pto
@@ -224,6 +243,7 @@ plant "TPOP into a tile of another dtype" mixmm 's/float, 32, 128, pto::BLayout:
 try "... by the slot check" grep -q "TPOP: the tile is the part of a slot" $out/err
 try "pad_rows: the row sum reduces all 16 rows of rs through a view of t with all rows valid (pto-isa reduces the source's valid rows)" grep -q 'pto::Tile<pto::TileType::Vec, float, 16, 64, pto::BLayout::RowMajor, 16, pto::DYNAMIC> pto_rows_1(static_cast<unsigned>(C));' $out/pad_rows/kernel.cpp
 plant "a row sum of the row-tail tile itself (pto-isa would reduce its nr valid rows only)" pad_rows 's/pto::TROWSUM(rs, pto_rows_[0-9]*, /pto::TROWSUM(rs, t, /'
+plant "a column tile stored to a strided column (a2a3 moves it as one contiguous run)" pad_rows 's/pto::Shape<1, 1, 1, 16, 1>, pto::Stride<1, 1, 1, 1, 1>>/pto::Shape<1, 1, 1, 16, 1>, pto::Stride<1, 1, 1, 4, 1>>/'
 plant "TFILLPAD_INPLACE into a view whose pad value is Null" pad_rows 's/pto::PadValue::Zero> pto_pad_/pto::PadValue::Null> pto_pad_/'
 plant "TFILLPAD_INPLACE into a view with the tile's valid region" pad_rows 's/RowMajor, 16, 64, pto::SLayout::NoneBox, 512, pto::PadValue::Zero> pto_pad_/RowMajor, 8, 64, pto::SLayout::NoneBox, 512, pto::PadValue::Zero> pto_pad_/'
 plant "the mat form of TFILLPAD on a vec tile" pad_rows 's/pto::TFILLPAD_INPLACE(pto_pad_[0-9]*, t)/pto::TFILLPAD(t, t)/'
@@ -268,11 +288,11 @@ try "... and the simulator target runs it" $ptoc run $out/colbf.pto
 # what it takes; NAME|DTYPE|OP is emitted and compiles
 dtk() {   # dtk NAME DTYPE OP: a kernel whose line 6 is OP on DTYPE tiles t [32, 32] and v [32, 1]
     cat > $out/$1.pto <<PTO
-kernel $1(in x: $2[32, 32], out y: $2[32, 32]) vector {
+kernel $1(in x: $2[32, 32], in xc: $2[32, 1], out y: $2[32, 32]) vector {
   tile t: vec $2[32, 32]
   tile v: vec $2[32, 1]
   tload t, x[0, 0]
-  tload v, x[0, 0]
+  tload v, xc[0, 0]
   $3
   tstore y[0, 0], t
 }

@@ -55,6 +55,7 @@ struct Shape {
 template <int64_t N1 = DYNAMIC, int64_t N2 = DYNAMIC, int64_t N3 = DYNAMIC, int64_t N4 = DYNAMIC, int64_t N5 = DYNAMIC>
 struct Stride {
     static constexpr int ndyn = pto_stub_ndyn<N1, N2, N3, N4, N5>();
+    static constexpr int64_t staticStride[5] = {N1, N2, N3, N4, N5};
     Stride() {}
     template <typename... A, typename = std::enable_if_t<(sizeof...(A) > 0) && sizeof...(A) == ndyn>>
     Stride(A... s) { static_assert((std::is_integral<A>::value && ...), "Stride: integer strides"); (void)sizeof...(s); }
@@ -63,6 +64,9 @@ struct Stride {
 template <typename Element_, typename Shape_, typename Stride_, Layout Layout_ = Layout::ND>
 struct GlobalTensor {
     using DType = Element_;
+    static constexpr int64_t staticStride[5] = {Stride_::staticStride[0], Stride_::staticStride[1],
+                                                Stride_::staticStride[2], Stride_::staticStride[3],
+                                                Stride_::staticStride[4]};
     GlobalTensor(__gm__ Element_ *data, const Shape_ &shape = Shape_(), const Stride_ &stride = Stride_())
     { (void)data; (void)shape; (void)stride; }
 };
@@ -137,9 +141,19 @@ void TASSIGN(T &obj, AddrType addr)
     (void)obj; (void)addr;
 }
 
+/* A column [R, 1] vec tile is DN: a2a3 TLOAD / TSTORE (TLoadGm2ubDn2dn, TStoreUb2gmDn2dn) move
+   it as one contiguous run of its valid rows, never reading the GM row stride, so the window's
+   rows must be 1 element apart (a tensor of one column) */
+template <typename TileData, typename GlobalData> constexpr bool pto_stub_dn_window()
+{
+    return TileData::Loc != TileType::Vec || TileData::BFractal != BLayout::ColMajor || TileData::boxed ||
+           GlobalData::staticStride[3] == 1;
+}
+
 template <typename TileData, typename GlobalData>
 void TLOAD(TileData &dst, GlobalData &src)
 {
+    static_assert(pto_stub_dn_window<TileData, GlobalData>(), "TLOAD: a column tile from a contiguous column");
     static_assert(is_tile<TileData>::value && is_global<GlobalData>::value, "TLOAD(tile, global)");
     static_assert(TileData::Loc == TileType::Vec || TileData::Loc == TileType::Mat, "TLOAD: into vec or mat");
     static_assert(pto_stub_same<TileData, GlobalData>(), "TLOAD: same element type");
@@ -162,6 +176,7 @@ template <typename GlobalData, typename TileData>
 void TSTORE(GlobalData &dst, TileData &src)
 {
     static_assert(is_global<GlobalData>::value && is_tile<TileData>::value, "TSTORE(global, tile)");
+    static_assert(pto_stub_dn_window<TileData, GlobalData>(), "TSTORE: a column tile to a contiguous column");
     static_assert(TileData::Loc == TileType::Vec || TileData::Loc == TileType::Acc, "TSTORE: from vec or acc");
     static_assert(TileData::Loc == TileType::Acc || pto_stub_same<TileData, GlobalData>(), "TSTORE: same element type");
     static_assert(TileData::Loc != TileType::Acc || pto_stub_acc_out<typename TileData::DType, typename GlobalData::DType>(),
