@@ -20614,6 +20614,13 @@ static void pto__isa_tile(pto__emitter *E, int32_t s)
                        "rows, a row reduction reduces its result's */\n", pto_str(E->ctx, t->name),
                        (long long)t->rows);
     }
+    if (((pto__isa *)E)->mm_view && (((pto__isa *)E)->mm_view[ti] & 16)) {
+        /* the whole tile valid, src0 of a row broadcast into a whole tile (pto__isa_mm_views) */
+        pto__isa_view_decl(E, b, t, 1, "pto_full", ti);
+        pto__isa_view_assign(E, b, "pto_full", ti);
+        pto_buf_printf(b, "'%s' whole: pto-isa's TROWEXPAND* takes the operand whose valid region is the "
+                       "result's as the tile, the other as the column */\n", pto_str(E->ctx, t->name));
+    }
     if (((pto__isa *)E)->mm_view && (((pto__isa *)E)->mm_view[ti] & 1)) {
         /* the same bytes with all rows valid, for TMATMUL (pto__isa_mm_views) */
         pto__isa_view_decl(E, b, t, 2, "pto_mm", ti);
@@ -20652,7 +20659,16 @@ static void pto__isa_tile(pto__emitter *E, int32_t s)
    row tail: pad_rows.pto), a is passed as pto_rows_N, a view of its bytes
    with all rows and a's valid columns (bit 8); lower's fill has zeroed the
    rows past a's valid ones, as tload does. Other mismatches are refused
-   (pto__isa_check). */
+   (pto__isa_check).
+   A row broadcast d = a op v computes over d's valid region, reading a at
+   the same places (its padding where d's region is larger), and so does
+   pto-isa's TROWEXPANDADD..DIV, but it tells the tile operand from the
+   column by their valid regions at run time (a2a3 TRowExpandAdd.hpp:
+   src0 is the tile when its valid region is dst's, else src1 is): given an
+   a whose region is smaller than d's it would take v as the tile and a as
+   the column. So when d has all of its tile valid and a may not, a is
+   passed as pto_full_N, a view of all of its bytes (bit 16); lower's fill
+   has zeroed its padding. Other mismatches are refused (pto__isa_check). */
 static int pto__isa_rows_same(const pto_module *m, const pto_tile *d, const pto_tile *a)
 {
     int64_t vd = pto__isa_static_valid(m, d->valid_r, d->rows), va = pto__isa_static_valid(m, a->valid_r, a->rows);
@@ -20667,6 +20683,31 @@ static int pto__isa_rowred_tiles(const pto_module *m, int32_t s, const pto_tile 
     const pto_operand *o;
     if (st->block < 0 || st->kind != PTO_ST_OP || pto_opinfo_get((pto_op)st->op)->cls != PTO_OC_ROWRED ||
         st->nargs != 2)
+        return 0;
+    o = &m->operands[st->arg0];
+    if (o[0].kind != PTO_O_TILE || o[1].kind != PTO_O_TILE || o[0].ref < 0 || o[0].ref >= m->n_tiles ||
+        o[1].ref < 0 || o[1].ref >= m->n_tiles)
+        return 0;
+    *d = &m->tiles[o[0].ref];
+    *a = &m->tiles[o[1].ref];
+    return 1;
+}
+
+static int pto__isa_region_same(const pto_module *m, const pto_tile *d, const pto_tile *a)
+{
+    int64_t vd = pto__isa_static_valid(m, d->valid_c, d->cols), va = pto__isa_static_valid(m, a->valid_c, a->cols);
+    if (!pto__isa_rows_same(m, d, a)) return 0;
+    if (vd >= 0 || va >= 0) return vd == va;
+    return pto__expr_same(m, d->valid_c, a->valid_c);
+}
+
+/* The tiles d (operand 0) and a (operand 1) of row broadcast s, or 0. */
+static int pto__isa_rowexp_tiles(const pto_module *m, int32_t s, const pto_tile **d, const pto_tile **a)
+{
+    const pto_stmt *st = &m->stmts[s];
+    const pto_operand *o;
+    if (st->block < 0 || st->kind != PTO_ST_OP || pto_opinfo_get((pto_op)st->op)->cls != PTO_OC_ROWEXP ||
+        st->nargs != 3)
         return 0;
     o = &m->operands[st->arg0];
     if (o[0].kind != PTO_O_TILE || o[1].kind != PTO_O_TILE || o[0].ref < 0 || o[0].ref >= m->n_tiles ||
@@ -20724,6 +20765,8 @@ static pto_status pto__isa_mm_views(pto__isa *I)
         const pto_tile *d, *a;
         if (pto__isa_rowred_tiles(m, s, &d, &a) && !pto__isa_rows_same(m, d, a))
             I->mm_view[m->operands[m->stmts[s].arg0 + 1].ref] |= 8;
+        if (pto__isa_rowexp_tiles(m, s, &d, &a) && !pto__isa_region_same(m, d, a))
+            I->mm_view[m->operands[m->stmts[s].arg0 + 1].ref] |= 16;
     }
     for (s = 0; s < m->n_stmts; s++) {   /* a vec tile lower gave a padding fill (pto__isa_fillpad) */
         const pto_stmt *st = &m->stmts[s];
@@ -21071,6 +21114,9 @@ static void pto__isa_op(pto__emitter *E, int32_t s)
             pto__emit_put(b, ")", 1);
         } else if (oi->cls == PTO_OC_MATMUL && i < 2 && o->kind == PTO_O_TILE && (I->mm_view[o->ref] & 1)) {
             pto_buf_printf(b, "pto_mm_%ld", (long)o->ref);
+        } else if (oi->cls == PTO_OC_ROWEXP && i == 1 && o->kind == PTO_O_TILE && (I->mm_view[o->ref] & 16) &&
+                   !pto__isa_region_same(m, &m->tiles[m->operands[st->arg0].ref], &m->tiles[o->ref])) {
+            pto_buf_printf(b, "pto_full_%ld", (long)o->ref);
         } else if (oi->cls == PTO_OC_ROWRED && i == 1 && o->kind == PTO_O_TILE && (I->mm_view[o->ref] & 8) &&
                    !pto__isa_rows_same(m, &m->tiles[m->operands[st->arg0].ref], &m->tiles[o->ref])) {
             pto_buf_printf(b, "pto_rows_%ld", (long)o->ref);
@@ -21260,6 +21306,18 @@ static pto_status pto__isa_check(pto__emitter *E)
                                  m->params[g->ref].dim_var[1] >= 0 ? "a run-time number of columns" : "more than one column",
                                  gi ? "TLOAD" : "TSTORE");
         }
+        {   /* a row broadcast: pto-isa tells its tile operand by its valid region (pto__isa_mm_views) */
+            const pto_tile *d, *a;
+            if (pto__isa_rowexp_tiles(m, s, &d, &a) && !pto__isa_region_same(m, d, a) &&
+                !pto__isa_valid_full(m, d))
+                return pto_error(E->ctx, st->loc, "emit (isa): %s into '%s', whose valid region is not that of "
+                                 "'%s': pto-isa's TROWEXPAND* takes the operand whose valid region is the result's "
+                                 "as the tile, and the isa target can widen '%s' only to a whole tile (give '%s' "
+                                 "the valid region of '%s', or all of its tile)",
+                                 pto_opinfo_get((pto_op)st->op)->name, pto_str(E->ctx, d->name),
+                                 pto_str(E->ctx, a->name), pto_str(E->ctx, a->name), pto_str(E->ctx, d->name),
+                                 pto_str(E->ctx, a->name));
+        }
         {   /* a row reduction: pto-isa reduces a's valid rows (pto__isa_mm_views) */
             const pto_tile *d, *a;
             if (pto__isa_rowred_tiles(m, s, &d, &a) && !pto__isa_rows_same(m, d, a) &&
@@ -21305,6 +21363,43 @@ static pto_status pto__isa_check(pto__emitter *E)
 /* The kernel's reduction scratch: right above its highest planned vec
    byte, 32-byte aligned, big enough for its largest reduced tile (and
    TCOLSUM's [1, C] tmp tiles). */
+/* pto-isa's a2a3 TROWEXPANDADD..DIV with a column operand (ours are [R, 1]
+   DN columns) broadcast it through a hidden scratch, the UB bytes
+   [TMP_UB_OFFSET, TMP_UB_OFFSET + TMP_UB_SIZE) = [188416, 196608)
+   (include/pto/common/constants.hpp; TRowExpandBinOp.hpp: vbrcb into
+   TMP_UB_OFFSET), which nothing declares: in a kernel with a row broadcast
+   every vec byte it uses must lie below it. top: the end of the planned vec
+   tiles and the scratch; the local slots of a C2V pipe end at most (LocalSlotNum
+   - 1) x SlotSize past the base (recent trees step by SlotSize) plus the popped
+   tile. */
+#define PTO__ISA_TMP_UB_OFFSET 188416
+static pto_status pto__isa_check_tmp_ub(pto__isa *I, int32_t k, int64_t top)
+{
+    const pto_module *m = I->e.m;
+    int32_t s, i, first = -1;
+    for (s = 0; s < m->n_stmts && first < 0; s++) {
+        const pto_stmt *st = &m->stmts[s];
+        if (st->block >= 0 && st->kind == PTO_ST_OP && pto_opinfo_get((pto_op)st->op)->cls == PTO_OC_ROWEXP &&
+            st->nargs == 3 && m->operands[st->arg0].kind == PTO_O_TILE && m->operands[st->arg0].ref >= 0 &&
+            m->operands[st->arg0].ref < m->n_tiles && m->tiles[m->operands[st->arg0].ref].kernel == k)
+            first = s;
+    }
+    if (first < 0) return PTO_OK;
+    for (i = 0; i < m->n_cvpipes; i++) {
+        const pto_cvpipe *q = &m->cvpipes[i];
+        int64_t vb = pto_plan_pipe_base(m, i, PTO_VEC), end;
+        if (q->kernel != k || !(q->dir & PTO_C2V) || vb < 0) continue;
+        end = vb + (int64_t)(pto__isa_local_slots(q, 0) - 1) * q->slot_size +
+              (q->split != PTO_SPLIT_NONE ? q->slot_size / 2 : q->slot_size);
+        if (end > top) top = end;
+    }
+    if (top <= PTO__ISA_TMP_UB_OFFSET) return PTO_OK;
+    return pto_error(I->e.ctx, m->stmts[first].loc, "emit (isa): %s: pto-isa's a2a3 row broadcasts use the vec bytes "
+                     "[%d, %d) as a hidden scratch (TMP_UB_OFFSET), but this kernel's vec tiles reach %lld; leave them "
+                     "free (smaller tiles or fewer slots)", pto_opinfo_get((pto_op)m->stmts[first].op)->name,
+                     PTO__ISA_TMP_UB_OFFSET, (int)pto_space_capacity(m->arch, PTO_VEC), (long long)top);
+}
+
 static pto_status pto__isa_plan_scratch(pto__isa *I, int32_t k)
 {
     const pto_module *m = I->e.m;
@@ -21337,7 +21432,7 @@ static pto_status pto__isa_plan_scratch(pto__isa *I, int32_t k)
                          "leave room for it (smaller tiles or fewer slots)",
                          pto_opinfo_get((pto_op)m->stmts[first].op)->name, (long long)need, (long long)hi,
                          (long long)cap);
-    return PTO_OK;
+    return m->arch == PTO_ARCH_A2A3 ? pto__isa_check_tmp_ub(I, k, first >= 0 ? I->scratch_off + need : hi) : PTO_OK;
 }
 
 static void pto__isa_kernel(pto__isa *I, int32_t k)

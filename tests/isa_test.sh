@@ -171,6 +171,55 @@ kernel colwin2(in x: f32[32, 32], out y: f32[32, 1]) vector {
 PTO
 fails "a column loaded from a wider tensor is refused" $ptoc emit --target isa $out/colwin2.pto -o $out/colwin2
 try "... at the tload" grep -q "^$out/colwin2.pto:5:3: error: emit (isa): tload of column tile 'v' \[32, 1\] from 'x', a tensor of more than one column" $out/err
+# a row broadcast: pto-isa takes the operand with the result's valid region as the tile, so a
+# source with a row tail broadcast into a whole tile goes through a whole view (after its fill)
+cat > $out/rowexp.pto <<'PTO'
+kernel rowexp(in x: f32[N, 64], in m: f32[16, 1], out y: f32[N, 64]) vector {
+  tile v: vec f32[16, 1]
+  tload v, m[0, 0]
+  for r = 0 to N step 16 {
+    let nr = min(16, N - r)
+    tile t: vec f32[16, 64] valid(nr, 64)
+    tile u: vec f32[16, 64]
+    tload t, x[r, 0]
+    trowexpandsub u, t, v
+    tstore y[r, 0], t
+    tmuls t, u, 2.0
+    tstore y[r, 0], t
+  }
+}
+PTO
+try "(rowexp runs on the simulator)" $ptoc run -D N=40 $out/rowexp.pto
+try "rowexp: a row tail broadcast into a whole tile is emitted" $ptoc emit --target isa $out/rowexp.pto -o $out/rowexp
+try "... through a whole view of the source, after its fill" inorder $out/rowexp/kernel.cpp 'pto::Tile<pto::TileType::Vec, float, 16, 64, pto::BLayout::RowMajor, 16, 64> pto_full_[0-9]*;' 'pto::TFILLPAD_INPLACE\(pto_pad_[0-9]*, t\);' 'pto::TROWEXPANDSUB\(u, pto_full_[0-9]*, v\);'
+try "... and compiles" $CXX $out/rowexp/kernel.cpp
+sed 's/    tile u: vec f32\[16, 64\]$/    tile u: vec f32[16, 64] valid(8, 64)/' $out/rowexp.pto > $out/rowexp2.pto
+fails "a row broadcast into another partial region than its source's is refused" $ptoc check --target isa $out/rowexp2.pto
+try "... at the op, saying why" grep -q "^$out/rowexp2.pto:9:5: error: emit (isa): trowexpandsub into 'u', whose valid region is not that of 't': pto-isa's TROWEXPAND\* takes the operand whose valid region is the result's as the tile" $out/err
+# pto-isa's a2a3 row broadcasts use the top 8 KB of UB (TMP_UB_OFFSET) as a hidden scratch:
+# a kernel with one must keep its vec tiles below 188416
+cat > $out/tmpub.pto <<'PTO'
+kernel tmpub(in x: f32[128, 128], in m: f32[128, 1], out y: f32[128, 128]) vector {
+  tile t: vec f32[128, 128]
+  tile u: vec f32[128, 128]
+  tile w: vec f32[112, 128]
+  tile v: vec f32[128, 1]
+  tload t, x[0, 0]
+  tload w, x[0, 0]
+  tload v, m[0, 0]
+  trowexpandsub u, t, v
+  tadd u, u, t
+  tstore y[0, 0], u
+  tstore y[0, 0], w
+}
+PTO
+try "(tmpub, 188928 B of vec, runs on the simulator)" $ptoc run $out/tmpub.pto
+fails "... and is refused by the isa target" $ptoc check --target isa $out/tmpub.pto
+try "... at the row broadcast, saying why" grep -q "^$out/tmpub.pto:9:3: error: emit (isa): trowexpandsub: pto-isa's a2a3 row broadcasts use the vec bytes \[188416, 196608) as a hidden scratch (TMP_UB_OFFSET), but this kernel's vec tiles reach 188928" $out/err
+sed 's/f32\[112, 128\]/f32[96, 128]/' $out/tmpub.pto > $out/tmpub2.pto
+try "... and accepted below it" $ptoc check --target isa $out/tmpub2.pto
+sed 's/  trowexpandsub u, t, v/  tsub u, t, t/' $out/tmpub.pto > $out/tmpub3.pto
+try "... and without a row broadcast" $ptoc check --target isa $out/tmpub3.pto
 # a popped tile with a valid region: TPOP binds the tile itself, so it cannot carry one
 sed 's/    tile t: vec f32\[32, 128\]$/    tile t: vec f32[32, 128] valid(nr, 128)/' tests/ok/push_tail.pto > $out/src_popvalid.pto
 try "(a popped tile with a valid region runs on the simulator)" $ptoc check $out/src_popvalid.pto
@@ -244,6 +293,7 @@ try "... by the slot check" grep -q "TPOP: the tile is the part of a slot" $out/
 try "pad_rows: the row sum reduces all 16 rows of rs through a view of t with all rows valid (pto-isa reduces the source's valid rows)" grep -q 'pto::Tile<pto::TileType::Vec, float, 16, 64, pto::BLayout::RowMajor, 16, pto::DYNAMIC> pto_rows_1(static_cast<unsigned>(C));' $out/pad_rows/kernel.cpp
 plant "a row sum of the row-tail tile itself (pto-isa would reduce its nr valid rows only)" pad_rows 's/pto::TROWSUM(rs, pto_rows_[0-9]*, /pto::TROWSUM(rs, t, /'
 plant "a column tile stored to a strided column (a2a3 moves it as one contiguous run)" pad_rows 's/pto::Shape<1, 1, 1, 16, 1>, pto::Stride<1, 1, 1, 1, 1>>/pto::Shape<1, 1, 1, 16, 1>, pto::Stride<1, 1, 1, 4, 1>>/'
+plant "a row broadcast of the row-tail tile itself (pto-isa would take the column for the tile)" rowexp 's/pto::TROWEXPANDSUB(u, pto_full_[0-9]*, v)/pto::TROWEXPANDSUB(u, t, v)/'
 plant "TFILLPAD_INPLACE into a view whose pad value is Null" pad_rows 's/pto::PadValue::Zero> pto_pad_/pto::PadValue::Null> pto_pad_/'
 plant "TFILLPAD_INPLACE into a view with the tile's valid region" pad_rows 's/RowMajor, 16, 64, pto::SLayout::NoneBox, 512, pto::PadValue::Zero> pto_pad_/RowMajor, 8, 64, pto::SLayout::NoneBox, 512, pto::PadValue::Zero> pto_pad_/'
 plant "the mat form of TFILLPAD on a vec tile" pad_rows 's/pto::TFILLPAD_INPLACE(pto_pad_[0-9]*, t)/pto::TFILLPAD(t, t)/'

@@ -249,10 +249,17 @@ void TFILLPAD(T &dst, T &src)
       (void)dst; (void)src; (void)tmp; }
 PTO_STUB_ROWRED(TROWSUM) PTO_STUB_ROWRED(TROWMAX) PTO_STUB_ROWRED(TROWMIN)
 
+/* row broadcasts (a2a3 TRowExpandAdd.hpp ..): over dst's valid region; the operand whose valid
+   region is dst's is taken as the tile, the other as the column (a run-time test), so src0's
+   valid region must be dst's: the stub holds the types to it as far as they tell */
 #define PTO_STUB_ROWEXP(NAME) \
     template <typename D, typename A, typename V> void NAME(D &dst, A &src0, V &src1) \
     { static_assert(pto_stub_vec<D, A, V>() && pto_stub_same<D, A, V>(), #NAME ": vec tiles of one type"); \
-      static_assert(V::Cols == 1, #NAME ": src1 is a column"); (void)dst; (void)src0; (void)src1; }
+      static_assert(V::Cols == 1, #NAME ": src1 is a column"); \
+      static_assert(D::BFractal == BLayout::RowMajor, #NAME ": dst row major"); \
+      static_assert(D::ValidRow == A::ValidRow && D::ValidCol == A::ValidCol, \
+                    #NAME ": src0 has dst's valid region (else it is taken for the column)"); \
+      (void)dst; (void)src0; (void)src1; }
 PTO_STUB_ROWEXP(TROWEXPANDADD) PTO_STUB_ROWEXP(TROWEXPANDSUB) PTO_STUB_ROWEXP(TROWEXPANDMUL)
 PTO_STUB_ROWEXP(TROWEXPANDDIV)
 
