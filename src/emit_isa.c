@@ -257,11 +257,12 @@ static void pto__isa_tile(pto__emitter *E, int32_t s)
                        (long long)t->rows);
     }
     if (((pto__isa *)E)->mm_view && (((pto__isa *)E)->mm_view[ti] & 16)) {
-        /* the whole tile valid, src0 of a row broadcast into a whole tile (pto__isa_mm_views) */
+        /* the whole tile valid: dst or src0 of a broadcast whose other one is whole (pto__isa_mm_views) */
         pto__isa_view_decl(E, b, t, 1, "pto_full", ti);
         pto__isa_view_assign(E, b, "pto_full", ti);
-        pto_buf_printf(b, "'%s' whole: pto-isa's TROWEXPAND* takes the operand whose valid region is the "
-                       "result's as the tile, the other as the column */\n", pto_str(E->ctx, t->name));
+        pto_buf_printf(b, "'%s' whole: pto-isa's TROWEXPAND* / TCOLEXPAND* take the operand whose valid region "
+                       "is the result's as the tile, the other as the broadcast one (pto__isa_mm_views) */\n",
+                       pto_str(E->ctx, t->name));
     }
     if (((pto__isa *)E)->mm_view && (((pto__isa *)E)->mm_view[ti] & 1)) {
         /* the same bytes with all rows valid, for TMATMUL (pto__isa_mm_views) */
@@ -308,9 +309,19 @@ static void pto__isa_tile(pto__emitter *E, int32_t s)
    column by their valid regions at run time (a2a3 TRowExpandAdd.hpp:
    src0 is the tile when its valid region is dst's, else src1 is): given an
    a whose region is smaller than d's it would take v as the tile and a as
-   the column. So when d has all of its tile valid and a may not, a is
-   passed as pto_full_N, a view of all of its bytes (bit 16); lower's fill
-   has zeroed its padding. Other mismatches are refused (pto__isa_check). */
+   the column. TCOLEXPANDADD..DIV decide the same way (a2a3
+   TColExpandBinOp.hpp, TCOLEXPANDOP_IMPL). So when the two regions may
+   differ, the one of them that is the whole tile is given to the other as
+   well, through pto_full_N, a view of all of the other's bytes (bit 16):
+   - d whole, a not (a row tail broadcast into a whole tile): a as
+     pto_full_N, whose padding lower's fill has zeroed, as tload does;
+   - a whole, d not (push_tail.pto: a popped tile into a row-tail result):
+     d as pto_full_N. The op then also computes d's padding (from a's rows
+     there and whatever the broadcast operand holds past its valid rows),
+     bytes of d that no op reads as data: what d holds outside its valid
+     region is not defined unless a tload put it there, and a tload
+     replaces all of it.
+   Two partial regions that may differ are refused (pto__isa_check). */
 static int pto__isa_rows_same(const pto_module *m, const pto_tile *d, const pto_tile *a)
 {
     int64_t vd = pto__isa_static_valid(m, d->valid_r, d->rows), va = pto__isa_static_valid(m, a->valid_r, a->rows);
@@ -343,14 +354,13 @@ static int pto__isa_region_same(const pto_module *m, const pto_tile *d, const pt
     return pto__expr_same(m, d->valid_c, a->valid_c);
 }
 
-/* The tiles d (operand 0) and a (operand 1) of row broadcast s, or 0. */
-static int pto__isa_rowexp_tiles(const pto_module *m, int32_t s, const pto_tile **d, const pto_tile **a)
+/* The tiles d (operand 0) and a (operand 1) of row or column broadcast s, or 0. */
+static int pto__isa_expand_tiles(const pto_module *m, int32_t s, const pto_tile **d, const pto_tile **a)
 {
     const pto_stmt *st = &m->stmts[s];
     const pto_operand *o;
-    if (st->block < 0 || st->kind != PTO_ST_OP || pto_opinfo_get((pto_op)st->op)->cls != PTO_OC_ROWEXP ||
-        st->nargs != 3)
-        return 0;
+    int cls = st->kind == PTO_ST_OP ? (int)pto_opinfo_get((pto_op)st->op)->cls : -1;
+    if (st->block < 0 || (cls != PTO_OC_ROWEXP && cls != PTO_OC_COLEXP) || st->nargs != 3) return 0;
     o = &m->operands[st->arg0];
     if (o[0].kind != PTO_O_TILE || o[1].kind != PTO_O_TILE || o[0].ref < 0 || o[0].ref >= m->n_tiles ||
         o[1].ref < 0 || o[1].ref >= m->n_tiles)
@@ -407,8 +417,8 @@ static pto_status pto__isa_mm_views(pto__isa *I)
         const pto_tile *d, *a;
         if (pto__isa_rowred_tiles(m, s, &d, &a) && !pto__isa_rows_same(m, d, a))
             I->mm_view[m->operands[m->stmts[s].arg0 + 1].ref] |= 8;
-        if (pto__isa_rowexp_tiles(m, s, &d, &a) && !pto__isa_region_same(m, d, a))
-            I->mm_view[m->operands[m->stmts[s].arg0 + 1].ref] |= 16;
+        if (pto__isa_expand_tiles(m, s, &d, &a) && !pto__isa_region_same(m, d, a))
+            I->mm_view[m->operands[m->stmts[s].arg0 + (pto__isa_valid_full(m, d) ? 1 : 0)].ref] |= 16;
     }
     for (s = 0; s < m->n_stmts; s++) {   /* a vec tile lower gave a padding fill (pto__isa_fillpad) */
         const pto_stmt *st = &m->stmts[s];
@@ -756,8 +766,11 @@ static void pto__isa_op(pto__emitter *E, int32_t s)
             pto__emit_put(b, ")", 1);
         } else if (oi->cls == PTO_OC_MATMUL && i < 2 && o->kind == PTO_O_TILE && (I->mm_view[o->ref] & 1)) {
             pto_buf_printf(b, "pto_mm_%ld", (long)o->ref);
-        } else if (oi->cls == PTO_OC_ROWEXP && i == 1 && o->kind == PTO_O_TILE && (I->mm_view[o->ref] & 16) &&
-                   !pto__isa_region_same(m, &m->tiles[m->operands[st->arg0].ref], &m->tiles[o->ref])) {
+        } else if ((oi->cls == PTO_OC_ROWEXP || oi->cls == PTO_OC_COLEXP) && i < 2 && o->kind == PTO_O_TILE &&
+                   (I->mm_view[o->ref] & 16) &&
+                   !pto__isa_region_same(m, &m->tiles[m->operands[st->arg0].ref],
+                                         &m->tiles[m->operands[st->arg0 + 1].ref]) &&
+                   (i == 1) == pto__isa_valid_full(m, &m->tiles[m->operands[st->arg0].ref])) {
             pto_buf_printf(b, "pto_full_%ld", (long)o->ref);
         } else if (oi->cls == PTO_OC_ROWRED && i == 1 && o->kind == PTO_O_TILE && (I->mm_view[o->ref] & 8) &&
                    !pto__isa_rows_same(m, &m->tiles[m->operands[st->arg0].ref], &m->tiles[o->ref])) {
@@ -948,17 +961,18 @@ static pto_status pto__isa_check(pto__emitter *E)
                                  m->params[g->ref].dim_var[1] >= 0 ? "a run-time number of columns" : "more than one column",
                                  gi ? "TLOAD" : "TSTORE");
         }
-        {   /* a row broadcast: pto-isa tells its tile operand by its valid region (pto__isa_mm_views) */
+        {   /* a row or column broadcast: pto-isa tells its tile operand by its valid region (pto__isa_mm_views) */
             const pto_tile *d, *a;
-            if (pto__isa_rowexp_tiles(m, s, &d, &a) && !pto__isa_region_same(m, d, a) &&
-                !pto__isa_valid_full(m, d))
+            if (pto__isa_expand_tiles(m, s, &d, &a) && !pto__isa_region_same(m, d, a) &&
+                !pto__isa_valid_full(m, d) && !pto__isa_valid_full(m, a))
                 return pto_error(E->ctx, st->loc, "emit (isa): %s into '%s', whose valid region is not that of "
-                                 "'%s': pto-isa's TROWEXPAND* takes the operand whose valid region is the result's "
-                                 "as the tile, and the isa target can widen '%s' only to a whole tile (give '%s' "
-                                 "the valid region of '%s', or all of its tile)",
-                                 pto_opinfo_get((pto_op)st->op)->name, pto_str(E->ctx, d->name),
-                                 pto_str(E->ctx, a->name), pto_str(E->ctx, a->name), pto_str(E->ctx, d->name),
-                                 pto_str(E->ctx, a->name));
+                                 "'%s': pto-isa's %s takes the operand whose valid region is the result's "
+                                 "as the tile, and the isa target can only give one of them the other's when that "
+                                 "is the whole tile (give '%s' the valid region of '%s', or one of them all of its "
+                                 "tile)",
+                                 pto_opinfo_get((pto_op)st->op)->name, pto_str(E->ctx, d->name), pto_str(E->ctx, a->name),
+                                 pto_opinfo_get((pto_op)st->op)->cls == PTO_OC_ROWEXP ? "TROWEXPAND*" : "TCOLEXPAND*",
+                                 pto_str(E->ctx, d->name), pto_str(E->ctx, a->name));
         }
         {   /* a row reduction: pto-isa reduces a's valid rows (pto__isa_mm_views) */
             const pto_tile *d, *a;

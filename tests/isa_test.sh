@@ -196,6 +196,11 @@ try "... and compiles" $CXX $out/rowexp/kernel.cpp
 sed 's/    tile u: vec f32\[16, 64\]$/    tile u: vec f32[16, 64] valid(8, 64)/' $out/rowexp.pto > $out/rowexp2.pto
 fails "a row broadcast into another partial region than its source's is refused" $ptoc check --target isa $out/rowexp2.pto
 try "... at the op, saying why" grep -q "^$out/rowexp2.pto:9:5: error: emit (isa): trowexpandsub into 'u', whose valid region is not that of 't': pto-isa's TROWEXPAND\* takes the operand whose valid region is the result's as the tile" $out/err
+sed 's/    trowexpandsub u, t, v/    tcolexpandsub u, t, w/; s/  tile v: vec f32\[16, 1\]/  tile w: vec f32[1, 64]/; s/  tload v, m\[0, 0\]/  tload w, x[0, 0]/' $out/rowexp.pto > $out/colexp.pto
+try "(colexp runs on the simulator)" $ptoc run -D N=40 $out/colexp.pto
+try "colexp: a column broadcast of a row-tail tile into a whole tile goes through its whole view" sh -c "$ptoc emit --target isa $out/colexp.pto -o $out/colexp && grep -q 'pto::TCOLEXPANDSUB(u, pto_full_[0-9]*, w);' $out/colexp/kernel.cpp"
+try "... and compiles" $CXX $out/colexp/kernel.cpp
+try "push_tail: a whole popped tile broadcast into a row-tail result goes to a whole view of the result" grep -q 'pto::TCOLEXPANDADD(pto_full_[0-9]*, t, bv);' $out/push_tail/kernel.cpp
 # pto-isa's a2a3 row broadcasts use the top 8 KB of UB (TMP_UB_OFFSET) as a hidden scratch:
 # a kernel with one must keep its vec tiles below 188416
 cat > $out/tmpub.pto <<'PTO'
@@ -294,6 +299,8 @@ try "pad_rows: the row sum reduces all 16 rows of rs through a view of t with al
 plant "a row sum of the row-tail tile itself (pto-isa would reduce its nr valid rows only)" pad_rows 's/pto::TROWSUM(rs, pto_rows_[0-9]*, /pto::TROWSUM(rs, t, /'
 plant "a column tile stored to a strided column (a2a3 moves it as one contiguous run)" pad_rows 's/pto::Shape<1, 1, 1, 16, 1>, pto::Stride<1, 1, 1, 1, 1>>/pto::Shape<1, 1, 1, 16, 1>, pto::Stride<1, 1, 1, 4, 1>>/'
 plant "a row broadcast of the row-tail tile itself (pto-isa would take the column for the tile)" rowexp 's/pto::TROWEXPANDSUB(u, pto_full_[0-9]*, v)/pto::TROWEXPANDSUB(u, t, v)/'
+plant "a column broadcast of a whole popped tile into the row-tail result itself (pto-isa would take the row for the tile)" push_tail 's/pto::TCOLEXPANDADD(pto_full_[0-9]*, t, bv)/pto::TCOLEXPANDADD(o, t, bv)/' -D__DAV_VEC__
+plant "a column broadcast of the row-tail tile itself (pto-isa would take the row for the tile)" colexp 's/pto::TCOLEXPANDSUB(u, pto_full_[0-9]*, w)/pto::TCOLEXPANDSUB(u, t, w)/'
 plant "TFILLPAD_INPLACE into a view whose pad value is Null" pad_rows 's/pto::PadValue::Zero> pto_pad_/pto::PadValue::Null> pto_pad_/'
 plant "TFILLPAD_INPLACE into a view with the tile's valid region" pad_rows 's/RowMajor, 16, 64, pto::SLayout::NoneBox, 512, pto::PadValue::Zero> pto_pad_/RowMajor, 8, 64, pto::SLayout::NoneBox, 512, pto::PadValue::Zero> pto_pad_/'
 plant "the mat form of TFILLPAD on a vec tile" pad_rows 's/pto::TFILLPAD_INPLACE(pto_pad_[0-9]*, t)/pto::TFILLPAD(t, t)/'

@@ -288,7 +288,8 @@ void TCOLSUM(D &dst, S &src, T &tmp, bool isBinary)
 PTO_STUB_COLRED(TCOLMAX) PTO_STUB_COLRED(TCOLMIN)
 
 /* column broadcasts (a2a3 TColExpandBinOp.hpp): dst[i, j] = src0[i, j] op src1[0, j]; row-major,
-   half or float */
+   half or float; like the row broadcasts, the operand with dst's valid region is the tile (a
+   run-time test in TCOLEXPANDOP_IMPL) */
 #define PTO_STUB_COLEXP(NAME) \
     template <typename D, typename A, typename V> void NAME(D &dst, A &src0, V &src1) \
     { static_assert(pto_stub_vec<D, A, V>() && pto_stub_same<D, A, V>(), #NAME ": vec tiles of one type"); \
@@ -296,6 +297,8 @@ PTO_STUB_COLRED(TCOLMAX) PTO_STUB_COLRED(TCOLMIN)
                     #NAME ": src1 is a row of dst's columns, dst row major"); \
       static_assert(std::is_same<typename D::DType, half>::value || std::is_same<typename D::DType, float>::value, \
                     #NAME ": half or float"); \
+      static_assert(D::ValidRow == A::ValidRow && D::ValidCol == A::ValidCol, \
+                    #NAME ": src0 has dst's valid region (else it is taken for the row)"); \
       (void)dst; (void)src0; (void)src1; }
 PTO_STUB_COLEXP(TCOLEXPANDADD) PTO_STUB_COLEXP(TCOLEXPANDSUB) PTO_STUB_COLEXP(TCOLEXPANDMUL)
 PTO_STUB_COLEXP(TCOLEXPANDDIV)
