@@ -20679,6 +20679,9 @@ static void pto__isa_tile(pto__emitter *E, int32_t s)
      bytes of d that no op reads as data: what d holds outside its valid
      region is not defined unless a tload put it there, and a tload
      replaces all of it.
+   TMOV vec -> vec copies the smaller of the two regions (a2a3 TMovToVec),
+   a tmov d's region reading a's padding: when a's region may not cover
+   d's and d is whole, a is given as pto_full_N too (pto__isa_full_view_of).
    Two partial regions that may differ are refused (pto__isa_check). */
 static int pto__isa_rows_same(const pto_module *m, const pto_tile *d, const pto_tile *a)
 {
@@ -20712,21 +20715,55 @@ static int pto__isa_region_same(const pto_module *m, const pto_tile *d, const pt
     return pto__expr_same(m, d->valid_c, a->valid_c);
 }
 
-/* The tiles d (operand 0) and a (operand 1) of row or column broadcast s, or 0. */
-static int pto__isa_expand_tiles(const pto_module *m, int32_t s, const pto_tile **d, const pto_tile **a)
+static int pto__isa_valid_full(const pto_module *m, const pto_tile *t);
+
+/* The tiles d (operand 0) and a (operand 1) of row or column broadcast s,
+   or of a tmov vec -> vec (tmov 1), or 0. */
+static int pto__isa_expand_tiles(const pto_module *m, int32_t s, const pto_tile **d, const pto_tile **a, int *tmov)
 {
     const pto_stmt *st = &m->stmts[s];
     const pto_operand *o;
     int cls = st->kind == PTO_ST_OP ? (int)pto_opinfo_get((pto_op)st->op)->cls : -1;
-    if (st->block < 0 || (cls != PTO_OC_ROWEXP && cls != PTO_OC_COLEXP) || st->nargs != 3) return 0;
+    if (st->block < 0 || (!((cls == PTO_OC_ROWEXP || cls == PTO_OC_COLEXP) && st->nargs == 3) &&
+                          !(cls == PTO_OC_MOV && st->nargs == 2)))
+        return 0;
     o = &m->operands[st->arg0];
     if (o[0].kind != PTO_O_TILE || o[1].kind != PTO_O_TILE || o[0].ref < 0 || o[0].ref >= m->n_tiles ||
         o[1].ref < 0 || o[1].ref >= m->n_tiles)
         return 0;
     *d = &m->tiles[o[0].ref];
     *a = &m->tiles[o[1].ref];
-    return 1;
+    *tmov = cls == PTO_OC_MOV;
+    return !*tmov || ((*d)->space == PTO_VEC && (*a)->space == PTO_VEC);
 }
+
+/* Whether a's valid extent ea (of na) covers d's ed (of nd) for certain. */
+static int pto__isa_covers(const pto_module *m, int32_t ed, int64_t nd, int32_t ea, int64_t na)
+{
+    int64_t vd = pto__isa_static_valid(m, ed, nd), va = pto__isa_static_valid(m, ea, na);
+    if (va == na) return 1;
+    if (vd >= 0 && va >= 0) return va >= vd;
+    return vd < 0 && va < 0 && pto__expr_same(m, ed, ea);
+}
+
+/* Which operand of statement s is given as pto_full_N (pto__isa_mm_views):
+   1 (a), 0 (d), -1 none, -2 the regions cannot be reconciled (refused). A
+   broadcast needs a's valid region to be d's; TMOV vec -> vec copies the
+   smaller of the two (a2a3 TMovToVec), which must cover d's. */
+static int pto__isa_full_view_of(const pto_module *m, int32_t s)
+{
+    const pto_tile *d, *a;
+    int tmov;
+    if (!pto__isa_expand_tiles(m, s, &d, &a, &tmov)) return -1;
+    if (tmov ? pto__isa_covers(m, d->valid_r, d->rows, a->valid_r, a->rows) &&
+                   pto__isa_covers(m, d->valid_c, d->cols, a->valid_c, a->cols)
+             : pto__isa_region_same(m, d, a))
+        return -1;
+    if (pto__isa_valid_full(m, d)) return 1;
+    if (!tmov && pto__isa_valid_full(m, a)) return 0;
+    return -2;
+}
+
 static int pto__isa_valid_full(const pto_module *m, const pto_tile *t)
 {
     return pto__isa_static_valid(m, t->valid_r, t->rows) == t->rows &&
@@ -20775,8 +20812,8 @@ static pto_status pto__isa_mm_views(pto__isa *I)
         const pto_tile *d, *a;
         if (pto__isa_rowred_tiles(m, s, &d, &a) && !pto__isa_rows_same(m, d, a))
             I->mm_view[m->operands[m->stmts[s].arg0 + 1].ref] |= 8;
-        if (pto__isa_expand_tiles(m, s, &d, &a) && !pto__isa_region_same(m, d, a))
-            I->mm_view[m->operands[m->stmts[s].arg0 + (pto__isa_valid_full(m, d) ? 1 : 0)].ref] |= 16;
+        int w = pto__isa_full_view_of(m, s);
+        if (w >= 0) I->mm_view[m->operands[m->stmts[s].arg0 + w].ref] |= 16;
     }
     for (s = 0; s < m->n_stmts; s++) {   /* a vec tile lower gave a padding fill (pto__isa_fillpad) */
         const pto_stmt *st = &m->stmts[s];
@@ -21124,11 +21161,7 @@ static void pto__isa_op(pto__emitter *E, int32_t s)
             pto__emit_put(b, ")", 1);
         } else if (oi->cls == PTO_OC_MATMUL && i < 2 && o->kind == PTO_O_TILE && (I->mm_view[o->ref] & 1)) {
             pto_buf_printf(b, "pto_mm_%ld", (long)o->ref);
-        } else if ((oi->cls == PTO_OC_ROWEXP || oi->cls == PTO_OC_COLEXP) && i < 2 && o->kind == PTO_O_TILE &&
-                   (I->mm_view[o->ref] & 16) &&
-                   !pto__isa_region_same(m, &m->tiles[m->operands[st->arg0].ref],
-                                         &m->tiles[m->operands[st->arg0 + 1].ref]) &&
-                   (i == 1) == pto__isa_valid_full(m, &m->tiles[m->operands[st->arg0].ref])) {
+        } else if (i < 2 && o->kind == PTO_O_TILE && (I->mm_view[o->ref] & 16) && pto__isa_full_view_of(m, s) == i) {
             pto_buf_printf(b, "pto_full_%ld", (long)o->ref);
         } else if (oi->cls == PTO_OC_ROWRED && i == 1 && o->kind == PTO_O_TILE && (I->mm_view[o->ref] & 8) &&
                    !pto__isa_rows_same(m, &m->tiles[m->operands[st->arg0].ref], &m->tiles[o->ref])) {
@@ -21319,18 +21352,19 @@ static pto_status pto__isa_check(pto__emitter *E)
                                  m->params[g->ref].dim_var[1] >= 0 ? "a run-time number of columns" : "more than one column",
                                  gi ? "TLOAD" : "TSTORE");
         }
-        {   /* a row or column broadcast: pto-isa tells its tile operand by its valid region (pto__isa_mm_views) */
+        {   /* a broadcast or vec tmov whose operands' valid regions differ (pto__isa_mm_views) */
             const pto_tile *d, *a;
-            if (pto__isa_expand_tiles(m, s, &d, &a) && !pto__isa_region_same(m, d, a) &&
-                !pto__isa_valid_full(m, d) && !pto__isa_valid_full(m, a))
+            int tmov;
+            if (pto__isa_full_view_of(m, s) == -2 && pto__isa_expand_tiles(m, s, &d, &a, &tmov))
                 return pto_error(E->ctx, st->loc, "emit (isa): %s into '%s', whose valid region is not that of "
-                                 "'%s': pto-isa's %s takes the operand whose valid region is the result's "
-                                 "as the tile, and the isa target can only give one of them the other's when that "
-                                 "is the whole tile (give '%s' the valid region of '%s', or one of them all of its "
-                                 "tile)",
+                                 "'%s': %s, and the isa target can only give one of them the other's when that "
+                                 "is the whole tile (give '%s' the valid region of '%s', or %s all of its tile)",
                                  pto_opinfo_get((pto_op)st->op)->name, pto_str(E->ctx, d->name), pto_str(E->ctx, a->name),
-                                 pto_opinfo_get((pto_op)st->op)->cls == PTO_OC_ROWEXP ? "TROWEXPAND*" : "TCOLEXPAND*",
-                                 pto_str(E->ctx, d->name), pto_str(E->ctx, a->name));
+                                 tmov ? "pto-isa's TMOV copies the smaller of the two regions"
+                                 : pto_opinfo_get((pto_op)st->op)->cls == PTO_OC_ROWEXP
+                                 ? "pto-isa's TROWEXPAND* takes the operand whose valid region is the result's as the tile"
+                                 : "pto-isa's TCOLEXPAND* takes the operand whose valid region is the result's as the tile",
+                                 pto_str(E->ctx, d->name), pto_str(E->ctx, a->name), tmov ? "the result" : "one of them");
         }
         {   /* a row reduction: pto-isa reduces a's valid rows (pto__isa_mm_views) */
             const pto_tile *d, *a;

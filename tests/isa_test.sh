@@ -201,6 +201,27 @@ try "(colexp runs on the simulator)" $ptoc run -D N=40 $out/colexp.pto
 try "colexp: a column broadcast of a row-tail tile into a whole tile goes through its whole view" sh -c "$ptoc emit --target isa $out/colexp.pto -o $out/colexp && grep -q 'pto::TCOLEXPANDSUB(u, pto_full_[0-9]*, w);' $out/colexp/kernel.cpp"
 try "... and compiles" $CXX $out/colexp/kernel.cpp
 try "push_tail: a whole popped tile broadcast into a row-tail result goes to a whole view of the result" grep -q 'pto::TCOLEXPANDADD(pto_full_[0-9]*, t, bv);' $out/push_tail/kernel.cpp
+# tmov vec -> vec: pto-isa's TMOV copies the smaller of the two valid regions, a tmov d's
+cat > $out/tmovtail.pto <<'PTO'
+kernel tmovtail(in x: f32[N, 64], out y: f32[N, 64]) vector {
+  for r = 0 to N step 16 {
+    let nr = min(16, N - r)
+    tile t: vec f32[16, 64] valid(nr, 64)
+    tile u: vec f32[16, 64]
+    tile o: vec f32[16, 64] valid(nr, 64)
+    tload t, x[r, 0]
+    tmov u, t
+    tmuls o, u, 2.0
+    tstore y[r, 0], o
+  }
+}
+PTO
+try "(tmovtail runs on the simulator)" $ptoc run -D N=40 $out/tmovtail.pto
+try "tmovtail: a row-tail tile moved into a whole one goes through its whole view, after its fill" sh -c "$ptoc emit --target isa $out/tmovtail.pto -o $out/tmovtail && grep -q 'pto::TMOV(u, pto_full_[0-9]*);' $out/tmovtail/kernel.cpp && grep -q TFILLPAD_INPLACE $out/tmovtail/kernel.cpp"
+try "... and compiles" $CXX $out/tmovtail/kernel.cpp
+sed 's/    tile u: vec f32\[16, 64\]$/    tile u: vec f32[16, 64] valid(8, 64)/' $out/tmovtail.pto > $out/tmovtail2.pto
+fails "a tmov into another partial region than its source's is refused" $ptoc check --target isa $out/tmovtail2.pto
+try "... saying why" grep -q "^$out/tmovtail2.pto:8:5: error: emit (isa): tmov into 'u', whose valid region is not that of 't': pto-isa's TMOV copies the smaller of the two regions" $out/err
 # pto-isa's a2a3 row broadcasts use the top 8 KB of UB (TMP_UB_OFFSET) as a hidden scratch:
 # a kernel with one must keep its vec tiles below 188416
 cat > $out/tmpub.pto <<'PTO'
@@ -301,6 +322,11 @@ plant "a column tile stored to a strided column (a2a3 moves it as one contiguous
 plant "a row broadcast of the row-tail tile itself (pto-isa would take the column for the tile)" rowexp 's/pto::TROWEXPANDSUB(u, pto_full_[0-9]*, v)/pto::TROWEXPANDSUB(u, t, v)/'
 plant "a column broadcast of a whole popped tile into the row-tail result itself (pto-isa would take the row for the tile)" push_tail 's/pto::TCOLEXPANDADD(pto_full_[0-9]*, t, bv)/pto::TCOLEXPANDADD(o, t, bv)/' -D__DAV_VEC__
 plant "a column broadcast of the row-tail tile itself (pto-isa would take the row for the tile)" colexp 's/pto::TCOLEXPANDSUB(u, pto_full_[0-9]*, w)/pto::TCOLEXPANDSUB(u, t, w)/'
+plant "a tmov of the row-tail tile itself (pto-isa would copy its nr rows only)" tmovtail 's/pto::TMOV(u, pto_full_[0-9]*)/pto::TMOV(u, t)/'
+plant "TMATMUL of half tiles into an int32_t acc" mm 's/pto::TileAcc<float, 128, 128, 128, 128> acc;/pto::TileAcc<int32_t, 128, 128, 128, 128> acc;/'
+plant "TMOV of an acc tile to a vec tile (a2a3 moves acc to mat only)" mm 's/pto::TMATMUL(acc, a0, b0);/pto::TMATMUL(acc, a0, b0); pto::Tile<pto::TileType::Vec, float, 128, 128> pto_v; pto::TMOV(pto_v, acc);/'
+sed 's/pto::TMATMUL(acc, a0, b0);/pto::TMATMUL(acc, a0, b0); pto::Tile<pto::TileType::Mat, float, 128, 128, pto::BLayout::ColMajor, 128, 128, pto::SLayout::RowMajor, 512> pto_v; pto::TMOV(pto_v, acc);/' $out/mm/kernel.cpp > $out/planted2.cpp
+try "... while the same TMOV to a mat tile compiles" $CXX $out/planted2.cpp
 plant "TFILLPAD_INPLACE into a view whose pad value is Null" pad_rows 's/pto::PadValue::Zero> pto_pad_/pto::PadValue::Null> pto_pad_/'
 plant "TFILLPAD_INPLACE into a view with the tile's valid region" pad_rows 's/RowMajor, 16, 64, pto::SLayout::NoneBox, 512, pto::PadValue::Zero> pto_pad_/RowMajor, 8, 64, pto::SLayout::NoneBox, 512, pto::PadValue::Zero> pto_pad_/'
 plant "the mat form of TFILLPAD on a vec tile" pad_rows 's/pto::TFILLPAD_INPLACE(pto_pad_[0-9]*, t)/pto::TFILLPAD(t, t)/'

@@ -307,15 +307,30 @@ template <typename D, typename S>
 void TCVT(D &dst, S &src, RoundMode mode)
 { static_assert(pto_stub_vec<D, S>(), "TCVT: vec tiles"); (void)dst; (void)src; (void)mode; }
 
+/* TMOV (a2a3 TMov.hpp, TMOV_TILE_IMPL): mat -> left / right, vec -> vec, acc -> mat (a5 also
+   acc -> vec); src and dst of one shape. vec -> vec copies the smaller of the two valid regions
+   (TMovToVec), so src's must cover dst's: the stub holds constant regions to it. */
+template <typename D, typename S> constexpr bool pto_stub_covers()
+{
+    return (S::ValidRow == S::Rows || (D::ValidRow != DYNAMIC && S::ValidRow != DYNAMIC && S::ValidRow >= D::ValidRow) ||
+            (D::ValidRow == DYNAMIC && S::ValidRow == DYNAMIC)) &&
+           (S::ValidCol == S::Cols || (D::ValidCol != DYNAMIC && S::ValidCol != DYNAMIC && S::ValidCol >= D::ValidCol) ||
+            (D::ValidCol == DYNAMIC && S::ValidCol == DYNAMIC));
+}
 template <typename D, typename S>
 void TMOV(D &dst, S &src)
 {
     constexpr TileType d = D::Loc, s = S::Loc;
     static_assert(is_tile<D>::value && is_tile<S>::value, "TMOV(tile, tile)");
     static_assert(((d == TileType::Left || d == TileType::Right) && s == TileType::Mat) ||
-                  (d == TileType::Vec && s == TileType::Vec) ||
-                  ((d == TileType::Vec || d == TileType::Mat) && s == TileType::Acc) ||
-                  (d == TileType::Mat && s == TileType::Vec), "TMOV: a supported pair of tile types");
+                  (d == TileType::Vec && s == TileType::Vec) || (d == TileType::Mat && s == TileType::Acc)
+#if defined(PTO_NPU_ARCH_A5)
+                  || (d == TileType::Vec && s == TileType::Acc)
+#endif
+                  , "TMOV: a supported pair of tile types");
+    static_assert(D::Rows == S::Rows && D::Cols == S::Cols, "TMOV: src and dst of one shape");
+    static_assert(d != TileType::Vec || s != TileType::Vec || pto_stub_covers<D, S>(),
+                  "TMOV: vec -> vec copies the smaller valid region: src's must cover dst's");
     (void)dst; (void)src;
 }
 
@@ -339,9 +354,20 @@ constexpr bool pto_stub_mad_stride()
             TileLeft_::ValidRow != DYNAMIC && (TileLeft_::ValidRow + 15) / 16 * 16 == TileRes::Rows);
 }
 
+/* a2a3 CheckStaticMad: acc int32_t from int8_t, float from half, float or bfloat16_t */
+template <typename C, typename A, typename B> constexpr bool pto_stub_mad_types()
+{
+    return std::is_same<A, B>::value &&
+           ((std::is_same<C, int32_t>::value && std::is_same<A, int8_t>::value) ||
+            (std::is_same<C, float>::value && (std::is_same<A, half>::value || std::is_same<A, float>::value ||
+                                               std::is_same<A, bfloat16_t>::value)));
+}
+
 template <typename TileRes, typename TileLeft_, typename TileRight_>
 void TMATMUL(TileRes &cMatrix, TileLeft_ &aMatrix, TileRight_ &bMatrix)
 {
+    static_assert(pto_stub_mad_types<typename TileRes::DType, typename TileLeft_::DType, typename TileRight_::DType>(),
+                  "TMATMUL: acc int32_t <- int8_t, float <- half / float / bfloat16_t");
     static_assert(pto_stub_at<TileRes, TileType::Acc>() && pto_stub_at<TileLeft_, TileType::Left>() &&
                   pto_stub_at<TileRight_, TileType::Right>(), "TMATMUL(acc, left, right)");
     static_assert(pto_stub_mad_stride<TileRes, TileLeft_>(), "TMATMUL: mad writes ceil16(m) rows per block column");
@@ -351,6 +377,8 @@ void TMATMUL(TileRes &cMatrix, TileLeft_ &aMatrix, TileRight_ &bMatrix)
 template <typename TileRes, typename TileLeft_, typename TileRight_>
 void TMATMUL_ACC(TileRes &cOutMatrix, TileRes &cInMatrix, TileLeft_ &aMatrix, TileRight_ &bMatrix)
 {
+    static_assert(pto_stub_mad_types<typename TileRes::DType, typename TileLeft_::DType, typename TileRight_::DType>(),
+                  "TMATMUL_ACC: acc int32_t <- int8_t, float <- half / float / bfloat16_t");
     static_assert(pto_stub_at<TileRes, TileType::Acc>() && pto_stub_at<TileLeft_, TileType::Left>() &&
                   pto_stub_at<TileRight_, TileType::Right>(), "TMATMUL_ACC(acc, acc, left, right)");
     static_assert(pto_stub_mad_stride<TileRes, TileLeft_>(), "TMATMUL_ACC: mad writes ceil16(m) rows per block column");
