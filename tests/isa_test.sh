@@ -2,7 +2,8 @@
 # isa_test.sh - the second emission target (ptoc emit --target isa, src/emit_isa.c).
 # No device here, so the output is checked by compiling it:
 #   - every example, every tests/ok kernel and every kernel of the spec
-#     (/work/shared/spec/pto-text.md when present) is emitted with --target isa
+#     (/work/shared/spec/pto-text.md when present), and the tests/user and
+#     tests/sweep kernels the target takes, is emitted with --target isa
 #     and compiled by g++ -std=c++17 -fsyntax-only -Wall -Werror against
 #     tests/isa/pto_isa_stub.hpp (the API surface we emit, with the real names,
 #     template shapes and tile-type rules); a mix kernel once per core type;
@@ -61,6 +62,24 @@ for f in examples/*.pto tests/ok/*.pto $out/src/*.pto; do
     n=$((n + 1))
 done
 try "at least the six examples compiled" test $n -ge 6
+# the user-style and sweep kernels too: each is emitted and compiled, or refused by the isa
+# target with its location (ranks kernels, dtypes a2a3 lacks)
+u=0
+for f in tests/user/*.pto tests/sweep/*.pto; do
+    [ -f "$f" ] || continue
+    b=u_$(basename "$f" .pto)
+    if $ptoc emit --target isa "$f" -o $out/$b > $out/uerr 2>&1; then
+        if grep -q '__DAV_CUBE__' $out/$b/kernel.cpp; then
+            try "$f: compiles for the AIC and the AIV" sh -c "$CXX -D__DAV_CUBE__ $out/$b/kernel.cpp && $CXX -D__DAV_VEC__ $out/$b/kernel.cpp"
+        else
+            try "$f: compiles" $CXX $out/$b/kernel.cpp
+        fi
+        u=$((u + 1))
+    else
+        try "$f: refused by the isa target at a location" grep -q "^$f:[0-9]*:[0-9]*: error: emit (isa): " $out/uerr
+    fi
+done
+try "(most of them are emitted)" test $u -ge 20
 
 # cube/vector pipes: every direction and split kind the target takes, each built for the AIC
 # and the AIV (tests/ok/pipe_*.pto; mixmm, mixv2c and split_slots come from above)
