@@ -20418,7 +20418,19 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
    Element types: on a2a3 each vector op takes the dtypes pto-isa's a2a3
    headers take (pto__isa_dtypes, one table: f16 / f32, and i32 for the
    integer ones); any other is refused at the op, naming the op, the dtype
-   and what it takes. */
+   and what it takes.
+
+   Valid regions (docs/isa-target.md, "Checked against pto-isa's headers"):
+   a few pto-isa instructions read the valid regions of their operands
+   differently from the .pto ops: the row reductions reduce their source's
+   valid rows, TMOV vec -> vec copies the smaller region, and the row and
+   column broadcasts pick their tile operand as the one whose region is the
+   result's. Where the regions may differ the emitter passes views of the
+   same bytes with the region the .pto op means (pto_rows_N, pto_full_N;
+   pto__isa_mm_views) or refuses the op. It also refuses a column tile's GM
+   window in a tensor of several columns (a2a3 moves a DN column as one
+   contiguous run) and, in a kernel with a row broadcast, vec bytes at or
+   above TMP_UB_OFFSET, the hidden scratch of a2a3's TROWEXPAND*. */
 
 typedef struct pto__isa {
     pto__emitter e;          /* first member: the hooks get &I->e */

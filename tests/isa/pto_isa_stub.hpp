@@ -4,7 +4,10 @@
    runs: tests/isa_test.sh compiles emitted kernels with g++ -fsyntax-only against it.
    It is deliberately strict: each instruction checks, at compile time, the tile types
    (TileType) and operand order the real API requires, so an emitter slip such as
-   swapping TMATMUL's operands or passing a Vec tile to the cube fails to compile. */
+   swapping TMATMUL's operands or passing a Vec tile to the cube fails to compile.
+   docs/isa-target.md, "Checked against pto-isa's headers", compares each declaration here
+   with the real one; where pto-isa decides by valid regions at run time (row reductions,
+   broadcasts, TMOV), the stub holds constant regions to what the device needs. */
 #ifndef PTO_ISA_STUB_HPP
 #define PTO_ISA_STUB_HPP
 
