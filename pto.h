@@ -20820,11 +20820,11 @@ static pto_status pto__isa_mm_views(pto__isa *I)
         if (o->kind != PTO_O_TILE || o->ref < 0 || o->ref >= m->n_tiles) continue;
         if (!pto__isa_valid_full(m, &m->tiles[o->ref])) I->mm_view[o->ref] |= 2;
     }
-    for (s = 0; s < m->n_stmts; s++) {   /* the source of a row reduction over more rows than its own */
+    for (s = 0; s < m->n_stmts; s++) {   /* valid regions pto-isa reads otherwise than the op */
         const pto_tile *d, *a;
+        int w = pto__isa_full_view_of(m, s);
         if (pto__isa_rowred_tiles(m, s, &d, &a) && !pto__isa_rows_same(m, d, a))
             I->mm_view[m->operands[m->stmts[s].arg0 + 1].ref] |= 8;
-        int w = pto__isa_full_view_of(m, s);
         if (w >= 0) I->mm_view[m->operands[m->stmts[s].arg0 + w].ref] |= 16;
     }
     for (s = 0; s < m->n_stmts; s++) {   /* a vec tile lower gave a padding fill (pto__isa_fillpad) */
@@ -21420,9 +21420,6 @@ static pto_status pto__isa_check(pto__emitter *E)
     return PTO_OK;
 }
 
-/* The kernel's reduction scratch: right above its highest planned vec
-   byte, 32-byte aligned, big enough for its largest reduced tile (and
-   TCOLSUM's [1, C] tmp tiles). */
 /* pto-isa's a2a3 TROWEXPANDADD..DIV with a column operand (ours are [R, 1]
    DN columns) broadcast it through a hidden scratch, the UB bytes
    [TMP_UB_OFFSET, TMP_UB_OFFSET + TMP_UB_SIZE) = [188416, 196608)
@@ -21460,6 +21457,9 @@ static pto_status pto__isa_check_tmp_ub(pto__isa *I, int32_t k, int64_t top)
                      PTO__ISA_TMP_UB_OFFSET, (int)pto_space_capacity(m->arch, PTO_VEC), (long long)top);
 }
 
+/* The kernel's reduction scratch: right above its highest planned vec
+   byte, 32-byte aligned, big enough for its largest reduced tile (and
+   TCOLSUM's [1, C] tmp tiles). */
 static pto_status pto__isa_plan_scratch(pto__isa *I, int32_t k)
 {
     const pto_module *m = I->e.m;
