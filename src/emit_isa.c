@@ -60,14 +60,26 @@
    Element types: on a2a3 each vector op takes the dtypes pto-isa's a2a3
    headers take (pto__isa_dtypes, one table: f16 / f32, and i32 for the
    integer ones); any other is refused at the op, naming the op, the dtype
-   and what it takes. */
+   and what it takes.
+
+   Valid regions (docs/isa-target.md, "Checked against pto-isa's headers"):
+   a few pto-isa instructions read the valid regions of their operands
+   differently from the .pto ops: the row reductions reduce their source's
+   valid rows, TMOV vec -> vec copies the smaller region, and the row and
+   column broadcasts pick their tile operand as the one whose region is the
+   result's. Where the regions may differ the emitter passes views of the
+   same bytes with the region the .pto op means (pto_rows_N, pto_full_N;
+   pto__isa_mm_views) or refuses the op. It also refuses a column tile's GM
+   window in a tensor of several columns (a2a3 moves a DN column as one
+   contiguous run) and, in a kernel with a row broadcast, vec bytes at or
+   above TMP_UB_OFFSET, the hidden scratch of a2a3's TROWEXPAND*. */
 
 typedef struct pto__isa {
     pto__emitter e;          /* first member: the hooks get &I->e */
     int64_t scratch_off;     /* vec byte offset of the row-reduction scratch */
     int32_t ngm;             /* GM views named so far in this kernel */
     int32_t kernel;          /* the kernel being written */
-    uint8_t *mm_view;        /* per tile: TMATMUL takes its all-rows view pto_mm_N (pto__isa_mm_views) */
+    uint8_t *mm_view;        /* per tile: the views of its bytes it needs (pto__isa_mm_views) */
 } pto__isa;
 
 /* Names the device headers or the CCE compiler own (sorted). A .pto name
@@ -243,6 +255,27 @@ static void pto__isa_tile(pto__emitter *E, int32_t s)
         pto_buf_printf(b, "'%s' whole, pad value zero: TFILLPAD_INPLACE zeroes what its TLOAD leaves "
                        "outside the valid region */\n", pto_str(E->ctx, t->name));
     }
+    if (((pto__isa *)E)->mm_view && (((pto__isa *)E)->mm_view[ti] & 8)) {
+        /* all rows and the valid columns, the source of a row reduction (pto__isa_mm_views) */
+        pto__isa_view_decl(E, b, t, 2, "pto_rows", ti);
+        if (dyn_c) {
+            pto__emit_puts(b, "(static_cast<unsigned>(");
+            pto__emit_expr(E, b, t->valid_c, PTO__EX_KERNEL, 0);
+            pto__emit_puts(b, "))");
+        }
+        pto__isa_view_assign(E, b, "pto_rows", ti);
+        pto_buf_printf(b, "'%s' with all %lld rows valid: pto-isa's row reductions reduce their source's valid "
+                       "rows, a row reduction reduces its result's */\n", pto_str(E->ctx, t->name),
+                       (long long)t->rows);
+    }
+    if (((pto__isa *)E)->mm_view && (((pto__isa *)E)->mm_view[ti] & 16)) {
+        /* the whole tile valid: dst or src0 of a broadcast whose other one is whole (pto__isa_mm_views) */
+        pto__isa_view_decl(E, b, t, 1, "pto_full", ti);
+        pto__isa_view_assign(E, b, "pto_full", ti);
+        pto_buf_printf(b, "'%s' whole: pto-isa's TROWEXPAND* / TCOLEXPAND* take the operand whose valid region "
+                       "is the result's as the tile, the other as the broadcast one (pto__isa_mm_views) */\n",
+                       pto_str(E->ctx, t->name));
+    }
     if (((pto__isa *)E)->mm_view && (((pto__isa *)E)->mm_view[ti] & 1)) {
         /* the same bytes with all rows valid, for TMATMUL (pto__isa_mm_views) */
         pto__isa_view_decl(E, b, t, 2, "pto_mm", ti);
@@ -272,7 +305,119 @@ static void pto__isa_tile(pto__emitter *E, int32_t s)
    A tpush reads the whole tile (docs/pto-format.md), and pto-isa's TPUSH
    takes a tile of exactly the slot's part with full valid regions: a pushed
    tile with a valid region is pushed through a whole-tile view pto_whole_N
-   (bit 2). */
+   (bit 2).
+   A row reduction reduces d's valid rows over a's valid columns (the
+   interpreter, docs/pto-format.md), while pto-isa's TROWSUM / TROWMAX /
+   TROWMIN reduce the SOURCE's valid rows (a2a3 TRowSum.hpp and the CPU
+   backend: validRow = src.GetValidRow(); TRowReduceCheck asserts it equals
+   dst's). When d has all its rows valid and a's valid rows may be fewer (a
+   row tail: pad_rows.pto), a is passed as pto_rows_N, a view of its bytes
+   with all rows and a's valid columns (bit 8); lower's fill has zeroed the
+   rows past a's valid ones, as tload does. Other mismatches are refused
+   (pto__isa_check).
+   A row broadcast d = a op v computes over d's valid region, reading a at
+   the same places (its padding where d's region is larger), and so does
+   pto-isa's TROWEXPANDADD..DIV, but it tells the tile operand from the
+   column by their valid regions at run time (a2a3 TRowExpandAdd.hpp:
+   src0 is the tile when its valid region is dst's, else src1 is): given an
+   a whose region is smaller than d's it would take v as the tile and a as
+   the column. TCOLEXPANDADD..DIV decide the same way (a2a3
+   TColExpandBinOp.hpp, TCOLEXPANDOP_IMPL). So when the two regions may
+   differ, the one of them that is the whole tile is given to the other as
+   well, through pto_full_N, a view of all of the other's bytes (bit 16):
+   - d whole, a not (a row tail broadcast into a whole tile): a as
+     pto_full_N, whose padding lower's fill has zeroed, as tload does;
+   - a whole, d not (push_tail.pto: a popped tile into a row-tail result):
+     d as pto_full_N. The op then also computes d's padding (from a's rows
+     there and whatever the broadcast operand holds past its valid rows),
+     bytes of d that no op reads as data: what d holds outside its valid
+     region is not defined unless a tload put it there, and a tload
+     replaces all of it.
+   TMOV vec -> vec copies the smaller of the two regions (a2a3 TMovToVec),
+   a tmov d's region reading a's padding: when a's region may not cover
+   d's and d is whole, a is given as pto_full_N too (pto__isa_full_view_of).
+   Two partial regions that may differ are refused (pto__isa_check). */
+static int pto__isa_rows_same(const pto_module *m, const pto_tile *d, const pto_tile *a)
+{
+    int64_t vd = pto__isa_static_valid(m, d->valid_r, d->rows), va = pto__isa_static_valid(m, a->valid_r, a->rows);
+    if (vd >= 0 || va >= 0) return vd == va;
+    return pto__expr_same(m, d->valid_r, a->valid_r);
+}
+
+/* The tiles d (operand 0) and a (operand 1) of row reduction s, or 0. */
+static int pto__isa_rowred_tiles(const pto_module *m, int32_t s, const pto_tile **d, const pto_tile **a)
+{
+    const pto_stmt *st = &m->stmts[s];
+    const pto_operand *o;
+    if (st->block < 0 || st->kind != PTO_ST_OP || pto_opinfo_get((pto_op)st->op)->cls != PTO_OC_ROWRED ||
+        st->nargs != 2)
+        return 0;
+    o = &m->operands[st->arg0];
+    if (o[0].kind != PTO_O_TILE || o[1].kind != PTO_O_TILE || o[0].ref < 0 || o[0].ref >= m->n_tiles ||
+        o[1].ref < 0 || o[1].ref >= m->n_tiles)
+        return 0;
+    *d = &m->tiles[o[0].ref];
+    *a = &m->tiles[o[1].ref];
+    return 1;
+}
+
+static int pto__isa_region_same(const pto_module *m, const pto_tile *d, const pto_tile *a)
+{
+    int64_t vd = pto__isa_static_valid(m, d->valid_c, d->cols), va = pto__isa_static_valid(m, a->valid_c, a->cols);
+    if (!pto__isa_rows_same(m, d, a)) return 0;
+    if (vd >= 0 || va >= 0) return vd == va;
+    return pto__expr_same(m, d->valid_c, a->valid_c);
+}
+
+static int pto__isa_valid_full(const pto_module *m, const pto_tile *t);
+
+/* The tiles d (operand 0) and a (operand 1) of row or column broadcast s,
+   or of a tmov vec -> vec (tmov 1), or 0. */
+static int pto__isa_expand_tiles(const pto_module *m, int32_t s, const pto_tile **d, const pto_tile **a, int *tmov)
+{
+    const pto_stmt *st = &m->stmts[s];
+    const pto_operand *o;
+    int cls = st->kind == PTO_ST_OP ? (int)pto_opinfo_get((pto_op)st->op)->cls : -1;
+    if (st->block < 0 || (!((cls == PTO_OC_ROWEXP || cls == PTO_OC_COLEXP) && st->nargs == 3) &&
+                          !(cls == PTO_OC_MOV && st->nargs == 2)))
+        return 0;
+    o = &m->operands[st->arg0];
+    if (o[0].kind != PTO_O_TILE || o[1].kind != PTO_O_TILE || o[0].ref < 0 || o[0].ref >= m->n_tiles ||
+        o[1].ref < 0 || o[1].ref >= m->n_tiles)
+        return 0;
+    *d = &m->tiles[o[0].ref];
+    *a = &m->tiles[o[1].ref];
+    *tmov = cls == PTO_OC_MOV;
+    return !*tmov || ((*d)->space == PTO_VEC && (*a)->space == PTO_VEC);
+}
+
+/* Whether a's valid extent ea (of na) covers d's ed (of nd) for certain. */
+static int pto__isa_covers(const pto_module *m, int32_t ed, int64_t nd, int32_t ea, int64_t na)
+{
+    int64_t vd = pto__isa_static_valid(m, ed, nd), va = pto__isa_static_valid(m, ea, na);
+    if (va == na) return 1;
+    if (vd >= 0 && va >= 0) return va >= vd;
+    return vd < 0 && va < 0 && pto__expr_same(m, ed, ea);
+}
+
+/* Which operand of statement s is given as pto_full_N (pto__isa_mm_views):
+   1 (a), 0 (d), -1 none, -2 the regions cannot be reconciled (refused). A
+   broadcast needs a's valid region to be d's; TMOV vec -> vec copies the
+   smaller of the two (a2a3 TMovToVec), which must cover d's. */
+static int pto__isa_full_view_of(const pto_module *m, int32_t s)
+{
+    const pto_tile *d, *a;
+    int tmov;
+    if (!pto__isa_expand_tiles(m, s, &d, &a, &tmov)) return -1;
+    if (tmov ? pto__isa_covers(m, d->valid_r, d->rows, a->valid_r, a->rows) &&
+                   pto__isa_covers(m, d->valid_c, d->cols, a->valid_c, a->cols)
+             : pto__isa_region_same(m, d, a))
+        return -1;
+    if (pto__isa_valid_full(m, d)) return 1;
+    if (!tmov && pto__isa_valid_full(m, a)) return 0;
+    return -2;
+}
+
 static int pto__isa_valid_full(const pto_module *m, const pto_tile *t)
 {
     return pto__isa_static_valid(m, t->valid_r, t->rows) == t->rows &&
@@ -316,6 +461,13 @@ static pto_status pto__isa_mm_views(pto__isa *I)
         o = &m->operands[st->arg0 + 1];
         if (o->kind != PTO_O_TILE || o->ref < 0 || o->ref >= m->n_tiles) continue;
         if (!pto__isa_valid_full(m, &m->tiles[o->ref])) I->mm_view[o->ref] |= 2;
+    }
+    for (s = 0; s < m->n_stmts; s++) {   /* valid regions pto-isa reads otherwise than the op */
+        const pto_tile *d, *a;
+        int w = pto__isa_full_view_of(m, s);
+        if (pto__isa_rowred_tiles(m, s, &d, &a) && !pto__isa_rows_same(m, d, a))
+            I->mm_view[m->operands[m->stmts[s].arg0 + 1].ref] |= 8;
+        if (w >= 0) I->mm_view[m->operands[m->stmts[s].arg0 + w].ref] |= 16;
     }
     for (s = 0; s < m->n_stmts; s++) {   /* a vec tile lower gave a padding fill (pto__isa_fillpad) */
         const pto_stmt *st = &m->stmts[s];
@@ -663,6 +815,11 @@ static void pto__isa_op(pto__emitter *E, int32_t s)
             pto__emit_put(b, ")", 1);
         } else if (oi->cls == PTO_OC_MATMUL && i < 2 && o->kind == PTO_O_TILE && (I->mm_view[o->ref] & 1)) {
             pto_buf_printf(b, "pto_mm_%ld", (long)o->ref);
+        } else if (i < 2 && o->kind == PTO_O_TILE && (I->mm_view[o->ref] & 16) && pto__isa_full_view_of(m, s) == i) {
+            pto_buf_printf(b, "pto_full_%ld", (long)o->ref);
+        } else if (oi->cls == PTO_OC_ROWRED && i == 1 && o->kind == PTO_O_TILE && (I->mm_view[o->ref] & 8) &&
+                   !pto__isa_rows_same(m, &m->tiles[m->operands[st->arg0].ref], &m->tiles[o->ref])) {
+            pto_buf_printf(b, "pto_rows_%ld", (long)o->ref);
         } else {
             pto__isa_name(E, b, o);
         }
@@ -829,6 +986,52 @@ static pto_status pto__isa_check(pto__emitter *E)
                              "whole tile and binds it to a local slot itself, so the popped tile cannot carry one "
                              "(pop into a tile without valid(...) and give the region to the tiles computed from it)",
                              pto_str(E->ctx, m->tiles[m->operands[st->arg0].ref].name));
+        if ((pto_opinfo_get((pto_op)st->op)->cls == PTO_OC_LOAD || pto_opinfo_get((pto_op)st->op)->cls == PTO_OC_STORE) &&
+            st->nargs == 2) {
+            /* a column [R, 1] is a DN tile: pto-isa's a2a3 TLOAD / TSTORE move each of
+               its columns as one contiguous run of valid-rows elements (TLoadGm2ubDn2dn,
+               TStoreUb2gmDn2dn: the GM row stride is never read), so its GM window must
+               be contiguous: a tensor of one column */
+            int gi = pto_opinfo_get((pto_op)st->op)->cls == PTO_OC_LOAD ? 1 : 0;
+            const pto_operand *g = &m->operands[st->arg0 + gi], *o = &m->operands[st->arg0 + 1 - gi];
+            if (g->kind == PTO_O_GM && g->ref >= 0 && g->ref < m->n_params && o->kind == PTO_O_TILE && o->ref >= 0 &&
+                o->ref < m->n_tiles && m->tiles[o->ref].space == PTO_VEC && m->tiles[o->ref].cols == 1 &&
+                m->tiles[o->ref].rows > 1 && (m->params[g->ref].dim_var[1] >= 0 || m->params[g->ref].dim[1] != 1))
+                return pto_error(E->ctx, st->loc, "emit (isa): %s of column tile '%s' [%ld, 1] %s '%s', a tensor of "
+                                 "%s: pto-isa's a2a3 %s moves a column tile as one contiguous run, while "
+                                 "this column's elements are a row apart (give the column a tensor of one column)",
+                                 pto_opinfo_get((pto_op)st->op)->name, pto_str(E->ctx, m->tiles[o->ref].name),
+                                 (long)m->tiles[o->ref].rows, gi ? "from" : "to",
+                                 pto_str(E->ctx, m->params[g->ref].name),
+                                 m->params[g->ref].dim_var[1] >= 0 ? "a run-time number of columns" : "more than one column",
+                                 gi ? "TLOAD" : "TSTORE");
+        }
+        {   /* a broadcast or vec tmov whose operands' valid regions differ (pto__isa_mm_views) */
+            const pto_tile *d, *a;
+            int tmov;
+            if (pto__isa_full_view_of(m, s) == -2 && pto__isa_expand_tiles(m, s, &d, &a, &tmov))
+                return pto_error(E->ctx, st->loc, "emit (isa): %s into '%s', whose valid region is not that of "
+                                 "'%s': %s, and the isa target can only give one of them the other's when that "
+                                 "is the whole tile (give '%s' the valid region of '%s', or %s all of its tile)",
+                                 pto_opinfo_get((pto_op)st->op)->name, pto_str(E->ctx, d->name), pto_str(E->ctx, a->name),
+                                 tmov ? "pto-isa's TMOV copies the smaller of the two regions"
+                                 : pto_opinfo_get((pto_op)st->op)->cls == PTO_OC_ROWEXP
+                                 ? "pto-isa's TROWEXPAND* takes the operand whose valid region is the result's as the tile"
+                                 : "pto-isa's TCOLEXPAND* takes the operand whose valid region is the result's as the tile",
+                                 pto_str(E->ctx, d->name), pto_str(E->ctx, a->name), tmov ? "the result" : "one of them");
+        }
+        {   /* a row reduction: pto-isa reduces a's valid rows (pto__isa_mm_views) */
+            const pto_tile *d, *a;
+            if (pto__isa_rowred_tiles(m, s, &d, &a) && !pto__isa_rows_same(m, d, a) &&
+                pto__isa_static_valid(m, d->valid_r, d->rows) != d->rows)
+                return pto_error(E->ctx, st->loc, "emit (isa): %s into '%s', whose valid rows are not those of "
+                                 "'%s': pto-isa's %s reduces its source's valid rows, and the isa target can widen "
+                                 "them only to a whole tile (give '%s' the valid rows of '%s', or all of its rows)",
+                                 pto_opinfo_get((pto_op)st->op)->name, pto_str(E->ctx, d->name),
+                                 pto_str(E->ctx, a->name), st->op == PTO_OP_TROWSUM ? "TROWSUM"
+                                 : st->op == PTO_OP_TROWMAX ? "TROWMAX" : "TROWMIN",
+                                 pto_str(E->ctx, d->name), pto_str(E->ctx, a->name));
+        }
         if (m->arch == PTO_ARCH_A2A3) {   /* pto-isa's a2a3 dtypes (the table above) */
             pto_status r = pto__isa_check_dtype(E, s);
             if (r != PTO_OK) return r;
@@ -857,6 +1060,43 @@ static pto_status pto__isa_check(pto__emitter *E)
     }
     pto_free(E->ctx, pad_read);
     return PTO_OK;
+}
+
+/* pto-isa's a2a3 TROWEXPANDADD..DIV with a column operand (ours are [R, 1]
+   DN columns) broadcast it through a hidden scratch, the UB bytes
+   [TMP_UB_OFFSET, TMP_UB_OFFSET + TMP_UB_SIZE) = [188416, 196608)
+   (include/pto/common/constants.hpp; TRowExpandBinOp.hpp: vbrcb into
+   TMP_UB_OFFSET), which nothing declares: in a kernel with a row broadcast
+   every vec byte it uses must lie below it. top: the end of the planned vec
+   tiles and the scratch; the local slots of a C2V pipe end at most (LocalSlotNum
+   - 1) x SlotSize past the base (recent trees step by SlotSize) plus the popped
+   tile. */
+#define PTO__ISA_TMP_UB_OFFSET 188416
+static pto_status pto__isa_check_tmp_ub(pto__isa *I, int32_t k, int64_t top)
+{
+    const pto_module *m = I->e.m;
+    int32_t s, i, first = -1;
+    for (s = 0; s < m->n_stmts && first < 0; s++) {
+        const pto_stmt *st = &m->stmts[s];
+        if (st->block >= 0 && st->kind == PTO_ST_OP && pto_opinfo_get((pto_op)st->op)->cls == PTO_OC_ROWEXP &&
+            st->nargs == 3 && m->operands[st->arg0].kind == PTO_O_TILE && m->operands[st->arg0].ref >= 0 &&
+            m->operands[st->arg0].ref < m->n_tiles && m->tiles[m->operands[st->arg0].ref].kernel == k)
+            first = s;
+    }
+    if (first < 0) return PTO_OK;
+    for (i = 0; i < m->n_cvpipes; i++) {
+        const pto_cvpipe *q = &m->cvpipes[i];
+        int64_t vb = pto_plan_pipe_base(m, i, PTO_VEC), end;
+        if (q->kernel != k || !(q->dir & PTO_C2V) || vb < 0) continue;
+        end = vb + (int64_t)(pto__isa_local_slots(q, 0) - 1) * q->slot_size +
+              (q->split != PTO_SPLIT_NONE ? q->slot_size / 2 : q->slot_size);
+        if (end > top) top = end;
+    }
+    if (top <= PTO__ISA_TMP_UB_OFFSET) return PTO_OK;
+    return pto_error(I->e.ctx, m->stmts[first].loc, "emit (isa): %s: pto-isa's a2a3 row broadcasts use the vec bytes "
+                     "[%d, %d) as a hidden scratch (TMP_UB_OFFSET), but this kernel's vec tiles reach %lld; leave them "
+                     "free (smaller tiles or fewer slots)", pto_opinfo_get((pto_op)m->stmts[first].op)->name,
+                     PTO__ISA_TMP_UB_OFFSET, (int)pto_space_capacity(m->arch, PTO_VEC), (long long)top);
 }
 
 /* The kernel's reduction scratch: right above its highest planned vec
@@ -894,7 +1134,7 @@ static pto_status pto__isa_plan_scratch(pto__isa *I, int32_t k)
                          "leave room for it (smaller tiles or fewer slots)",
                          pto_opinfo_get((pto_op)m->stmts[first].op)->name, (long long)need, (long long)hi,
                          (long long)cap);
-    return PTO_OK;
+    return m->arch == PTO_ARCH_A2A3 ? pto__isa_check_tmp_ub(I, k, first >= 0 ? I->scratch_off + need : hi) : PTO_OK;
 }
 
 static void pto__isa_kernel(pto__isa *I, int32_t k)

@@ -2,7 +2,8 @@
 # isa_test.sh - the second emission target (ptoc emit --target isa, src/emit_isa.c).
 # No device here, so the output is checked by compiling it:
 #   - every example, every tests/ok kernel and every kernel of the spec
-#     (/work/shared/spec/pto-text.md when present) is emitted with --target isa
+#     (/work/shared/spec/pto-text.md when present), and the tests/user and
+#     tests/sweep kernels the target takes, is emitted with --target isa
 #     and compiled by g++ -std=c++17 -fsyntax-only -Wall -Werror against
 #     tests/isa/pto_isa_stub.hpp (the API surface we emit, with the real names,
 #     template shapes and tile-type rules); a mix kernel once per core type;
@@ -61,6 +62,24 @@ for f in examples/*.pto tests/ok/*.pto $out/src/*.pto; do
     n=$((n + 1))
 done
 try "at least the six examples compiled" test $n -ge 6
+# the user-style and sweep kernels too: each is emitted and compiled, or refused by the isa
+# target with its location (ranks kernels, dtypes a2a3 lacks)
+u=0
+for f in tests/user/*.pto tests/sweep/*.pto; do
+    [ -f "$f" ] || continue
+    b=u_$(basename "$f" .pto)
+    if $ptoc emit --target isa "$f" -o $out/$b > $out/uerr 2>&1; then
+        if grep -q '__DAV_CUBE__' $out/$b/kernel.cpp; then
+            try "$f: compiles for the AIC and the AIV" sh -c "$CXX -D__DAV_CUBE__ $out/$b/kernel.cpp && $CXX -D__DAV_VEC__ $out/$b/kernel.cpp"
+        else
+            try "$f: compiles" $CXX $out/$b/kernel.cpp
+        fi
+        u=$((u + 1))
+    else
+        try "$f: refused by the isa target at a location" grep -q "^$f:[0-9]*:[0-9]*: error: emit (isa): " $out/uerr
+    fi
+done
+try "(most of them are emitted)" test $u -ge 20
 
 # cube/vector pipes: every direction and split kind the target takes, each built for the AIC
 # and the AIV (tests/ok/pipe_*.pto; mixmm, mixv2c and split_slots come from above)
@@ -101,7 +120,7 @@ inorder() { f=$1; shift; awk 'BEGIN { n = ARGC - 1; for (i = 2; i <= n; i++) re[
     k < n && $0 ~ re[k] { k++ } END { exit k < n }' "$f" "$@"; }
 p=$out/pad_rows/kernel.cpp
 try "pad_rows: the row-tail tile read past its valid rows gets TFILLPAD_INPLACE into a pad-zero whole view" grep -q 'pto::Tile<pto::TileType::Vec, float, 16, 64, pto::BLayout::RowMajor, 16, 64, pto::SLayout::NoneBox, 512, pto::PadValue::Zero> pto_pad_[0-9]*;' $p
-try "pad_rows: ... after the load, MTE2 -> V, then a V barrier before the row sum" inorder $p 'pto::TLOAD\(t, ' 'wait_flag\(PIPE_MTE2, PIPE_V, ' 'if \(t.GetValidRow\(\) < 16 \|\| t.GetValidCol\(\) < 64\) pto::TFILLPAD_INPLACE\(pto_pad_[0-9]*, t\);' 'pipe_barrier\(PIPE_V\)' 'pto::TROWSUM\(rs, t, '
+try "pad_rows: ... after the load, MTE2 -> V, then a V barrier before the row sum" inorder $p 'pto::TLOAD\(t, ' 'wait_flag\(PIPE_MTE2, PIPE_V, ' 'if \(t.GetValidRow\(\) < 16 \|\| t.GetValidCol\(\) < 64\) pto::TFILLPAD_INPLACE\(pto_pad_[0-9]*, t\);' 'pipe_barrier\(PIPE_V\)' 'pto::TROWSUM\(rs, pto_rows_[0-9]*, '
 try "pad_rows: ... the sync pass's note names the fill as the source of the barrier" grep -q 'sync: RAW vec\[0x0000,0x1000) tfillpad t (pad_rows.pto:14) -> trowsum rs' $p
 try "pad_rows: a tile whose padding no op reads gets no fill" sh -c "! grep -q 'TFILLPAD.*x2' $p"
 try "tail: the scaled tail tile is read in place only: no fill" sh -c "! grep -q TFILLPAD $out/tail/kernel.cpp"
@@ -132,6 +151,120 @@ try "... with the same message" grep -q "^$out/padcol.pto:4:3: error: emit (isa)
 sed 's/  tile w: vec f32\[16, 1\]$/  tile w: vec f32[16, 1] valid(12, 1)/' $out/padcol.pto > $out/padcol2.pto
 try "... unless no op reads past the column's valid rows" $ptoc emit --target isa $out/padcol2.pto -o $out/padcol2
 try "... (then it has no fill)" sh -c "! grep -q TFILLPAD $out/padcol2/kernel.cpp"
+# a row reduction reduces d's valid rows; pto-isa's reduces its source's: a d with all rows gets
+# the all-rows view (pad_rows above), the same valid rows need none, anything else is refused
+cat > $out/rowvalid.pto <<'PTO'
+kernel rowvalid(in x: f32[N, 64], out s: f32[N, 1]) vector {
+  for r = 0 to N step 16 {
+    let nr = min(16, N - r)
+    tile t: vec f32[16, 64] valid(nr, 64)
+    tile rs: vec f32[16, 1] valid(nr, 1)
+    tload t, x[r, 0]
+    trowmax rs, t
+    tstore s[r, 0], rs
+  }
+}
+PTO
+try "rowvalid: a row reduction into the source's valid rows is emitted" $ptoc emit --target isa $out/rowvalid.pto -o $out/rowvalid
+try "... as the tile itself (no view, no fill)" sh -c "grep -q 'pto::TROWMAX(rs, t, pto_tmp_[0-9]*);' $out/rowvalid/kernel.cpp && ! grep -q 'pto_rows_\|TFILLPAD' $out/rowvalid/kernel.cpp"
+try "... and compiles" $CXX $out/rowvalid/kernel.cpp
+sed 's/valid(nr, 1)/valid(8, 1)/' $out/rowvalid.pto > $out/rowvalid2.pto
+fails "rowvalid2: a row reduction into other valid rows than the source's is refused" $ptoc check --target isa $out/rowvalid2.pto
+try "... at the op, naming both tiles and why" grep -q "^$out/rowvalid2.pto:7:5: error: emit (isa): trowmax into 'rs', whose valid rows are not those of 't': pto-isa's TROWMAX reduces its source's valid rows" $out/err
+# a column [R, 1] is a DN tile, which pto-isa's a2a3 TLOAD / TSTORE move as one contiguous run:
+# its GM window must be a tensor of one column (pad_rows stores its column sums to f32[16, 1])
+try "pad_rows: the column's GM view has a row stride of one element" grep -q 'pto::GlobalTensor<float, pto::Shape<1, 1, 1, 16, 1>, pto::Stride<1, 1, 1, 1, 1>> pto_gm_[0-9]*(s + 0 \* 1 + 0);' $out/pad_rows/kernel.cpp
+sed 's/out s: f32\[16, 1\]/out s: f32[16, 4]/' tests/ok/pad_rows.pto > $out/colwin.pto
+try "(a column stored to a column of a wider tensor runs on the simulator)" $ptoc run -D N=40 -D C=50 $out/colwin.pto
+fails "... and is refused by the isa target" $ptoc check --target isa $out/colwin.pto
+try "... at the tstore, naming the tile, the tensor and why" grep -q "^$out/colwin.pto:22:3: error: emit (isa): tstore of column tile 'acc' \[16, 1\] to 's', a tensor of more than one column: pto-isa's a2a3 TSTORE moves a column tile as one contiguous run" $out/err
+cat > $out/colwin2.pto <<'PTO'
+kernel colwin2(in x: f32[32, 32], out y: f32[32, 1]) vector {
+  tile t: vec f32[32, 32]
+  tile v: vec f32[32, 1]
+  tload t, x[0, 0]
+  tload v, x[0, 0]
+  trowsum v, t
+  tstore y[0, 0], v
+}
+PTO
+fails "a column loaded from a wider tensor is refused" $ptoc emit --target isa $out/colwin2.pto -o $out/colwin2
+try "... at the tload" grep -q "^$out/colwin2.pto:5:3: error: emit (isa): tload of column tile 'v' \[32, 1\] from 'x', a tensor of more than one column" $out/err
+# a row broadcast: pto-isa takes the operand with the result's valid region as the tile, so a
+# source with a row tail broadcast into a whole tile goes through a whole view (after its fill)
+cat > $out/rowexp.pto <<'PTO'
+kernel rowexp(in x: f32[N, 64], in m: f32[16, 1], out y: f32[N, 64]) vector {
+  tile v: vec f32[16, 1]
+  tload v, m[0, 0]
+  for r = 0 to N step 16 {
+    let nr = min(16, N - r)
+    tile t: vec f32[16, 64] valid(nr, 64)
+    tile u: vec f32[16, 64]
+    tload t, x[r, 0]
+    trowexpandsub u, t, v
+    tstore y[r, 0], t
+    tmuls t, u, 2.0
+    tstore y[r, 0], t
+  }
+}
+PTO
+try "(rowexp runs on the simulator)" $ptoc run -D N=40 $out/rowexp.pto
+try "rowexp: a row tail broadcast into a whole tile is emitted" $ptoc emit --target isa $out/rowexp.pto -o $out/rowexp
+try "... through a whole view of the source, after its fill" inorder $out/rowexp/kernel.cpp 'pto::Tile<pto::TileType::Vec, float, 16, 64, pto::BLayout::RowMajor, 16, 64> pto_full_[0-9]*;' 'pto::TFILLPAD_INPLACE\(pto_pad_[0-9]*, t\);' 'pto::TROWEXPANDSUB\(u, pto_full_[0-9]*, v\);'
+try "... and compiles" $CXX $out/rowexp/kernel.cpp
+sed 's/    tile u: vec f32\[16, 64\]$/    tile u: vec f32[16, 64] valid(8, 64)/' $out/rowexp.pto > $out/rowexp2.pto
+fails "a row broadcast into another partial region than its source's is refused" $ptoc check --target isa $out/rowexp2.pto
+try "... at the op, saying why" grep -q "^$out/rowexp2.pto:9:5: error: emit (isa): trowexpandsub into 'u', whose valid region is not that of 't': pto-isa's TROWEXPAND\* takes the operand whose valid region is the result's as the tile" $out/err
+sed 's/    trowexpandsub u, t, v/    tcolexpandsub u, t, w/; s/  tile v: vec f32\[16, 1\]/  tile w: vec f32[1, 64]/; s/  tload v, m\[0, 0\]/  tload w, x[0, 0]/' $out/rowexp.pto > $out/colexp.pto
+try "(colexp runs on the simulator)" $ptoc run -D N=40 $out/colexp.pto
+try "colexp: a column broadcast of a row-tail tile into a whole tile goes through its whole view" sh -c "$ptoc emit --target isa $out/colexp.pto -o $out/colexp && grep -q 'pto::TCOLEXPANDSUB(u, pto_full_[0-9]*, w);' $out/colexp/kernel.cpp"
+try "... and compiles" $CXX $out/colexp/kernel.cpp
+try "push_tail: a whole popped tile broadcast into a row-tail result goes to a whole view of the result" grep -q 'pto::TCOLEXPANDADD(pto_full_[0-9]*, t, bv);' $out/push_tail/kernel.cpp
+# tmov vec -> vec: pto-isa's TMOV copies the smaller of the two valid regions, a tmov d's
+cat > $out/tmovtail.pto <<'PTO'
+kernel tmovtail(in x: f32[N, 64], out y: f32[N, 64]) vector {
+  for r = 0 to N step 16 {
+    let nr = min(16, N - r)
+    tile t: vec f32[16, 64] valid(nr, 64)
+    tile u: vec f32[16, 64]
+    tile o: vec f32[16, 64] valid(nr, 64)
+    tload t, x[r, 0]
+    tmov u, t
+    tmuls o, u, 2.0
+    tstore y[r, 0], o
+  }
+}
+PTO
+try "(tmovtail runs on the simulator)" $ptoc run -D N=40 $out/tmovtail.pto
+try "tmovtail: a row-tail tile moved into a whole one goes through its whole view, after its fill" sh -c "$ptoc emit --target isa $out/tmovtail.pto -o $out/tmovtail && grep -q 'pto::TMOV(u, pto_full_[0-9]*);' $out/tmovtail/kernel.cpp && grep -q TFILLPAD_INPLACE $out/tmovtail/kernel.cpp"
+try "... and compiles" $CXX $out/tmovtail/kernel.cpp
+sed 's/    tile u: vec f32\[16, 64\]$/    tile u: vec f32[16, 64] valid(8, 64)/' $out/tmovtail.pto > $out/tmovtail2.pto
+fails "a tmov into another partial region than its source's is refused" $ptoc check --target isa $out/tmovtail2.pto
+try "... saying why" grep -q "^$out/tmovtail2.pto:8:5: error: emit (isa): tmov into 'u', whose valid region is not that of 't': pto-isa's TMOV copies the smaller of the two regions" $out/err
+# pto-isa's a2a3 row broadcasts use the top 8 KB of UB (TMP_UB_OFFSET) as a hidden scratch:
+# a kernel with one must keep its vec tiles below 188416
+cat > $out/tmpub.pto <<'PTO'
+kernel tmpub(in x: f32[128, 128], in m: f32[128, 1], out y: f32[128, 128]) vector {
+  tile t: vec f32[128, 128]
+  tile u: vec f32[128, 128]
+  tile w: vec f32[112, 128]
+  tile v: vec f32[128, 1]
+  tload t, x[0, 0]
+  tload w, x[0, 0]
+  tload v, m[0, 0]
+  trowexpandsub u, t, v
+  tadd u, u, t
+  tstore y[0, 0], u
+  tstore y[0, 0], w
+}
+PTO
+try "(tmpub, 188928 B of vec, runs on the simulator)" $ptoc run $out/tmpub.pto
+fails "... and is refused by the isa target" $ptoc check --target isa $out/tmpub.pto
+try "... at the row broadcast, saying why" grep -q "^$out/tmpub.pto:9:3: error: emit (isa): trowexpandsub: pto-isa's a2a3 row broadcasts use the vec bytes \[188416, 196608) as a hidden scratch (TMP_UB_OFFSET), but this kernel's vec tiles reach 188928" $out/err
+sed 's/f32\[112, 128\]/f32[96, 128]/' $out/tmpub.pto > $out/tmpub2.pto
+try "... and accepted below it" $ptoc check --target isa $out/tmpub2.pto
+sed 's/  trowexpandsub u, t, v/  tsub u, t, t/' $out/tmpub.pto > $out/tmpub3.pto
+try "... and without a row broadcast" $ptoc check --target isa $out/tmpub3.pto
 # a popped tile with a valid region: TPOP binds the tile itself, so it cannot carry one
 sed 's/    tile t: vec f32\[32, 128\]$/    tile t: vec f32[32, 128] valid(nr, 128)/' tests/ok/push_tail.pto > $out/src_popvalid.pto
 try "(a popped tile with a valid region runs on the simulator)" $ptoc check $out/src_popvalid.pto
@@ -202,6 +335,17 @@ try "... by the acc check" grep -q "TPUSH on the AIC: an acc tile" $out/err
 plant "TPOP on an AIV without the pipe's split" mixmm 's/TPOP<pto_pipe_0_t, decltype(t), pto::TileSplitAxis::TILE_UP_DOWN>/TPOP<pto_pipe_0_t, decltype(t), pto::TileSplitAxis::TILE_NO_SPLIT>/' -D__DAV_VEC__
 plant "TPOP into a tile of another dtype" mixmm 's/float, 32, 128, pto::BLayout::RowMajor, 32, 128> t;/half, 32, 128, pto::BLayout::RowMajor, 32, 128> t;/' -D__DAV_VEC__
 try "... by the slot check" grep -q "TPOP: the tile is the part of a slot" $out/err
+try "pad_rows: the row sum reduces all 16 rows of rs through a view of t with all rows valid (pto-isa reduces the source's valid rows)" grep -q 'pto::Tile<pto::TileType::Vec, float, 16, 64, pto::BLayout::RowMajor, 16, pto::DYNAMIC> pto_rows_1(static_cast<unsigned>(C));' $out/pad_rows/kernel.cpp
+plant "a row sum of the row-tail tile itself (pto-isa would reduce its nr valid rows only)" pad_rows 's/pto::TROWSUM(rs, pto_rows_[0-9]*, /pto::TROWSUM(rs, t, /'
+plant "a column tile stored to a strided column (a2a3 moves it as one contiguous run)" pad_rows 's/pto::Shape<1, 1, 1, 16, 1>, pto::Stride<1, 1, 1, 1, 1>>/pto::Shape<1, 1, 1, 16, 1>, pto::Stride<1, 1, 1, 4, 1>>/'
+plant "a row broadcast of the row-tail tile itself (pto-isa would take the column for the tile)" rowexp 's/pto::TROWEXPANDSUB(u, pto_full_[0-9]*, v)/pto::TROWEXPANDSUB(u, t, v)/'
+plant "a column broadcast of a whole popped tile into the row-tail result itself (pto-isa would take the row for the tile)" push_tail 's/pto::TCOLEXPANDADD(pto_full_[0-9]*, t, bv)/pto::TCOLEXPANDADD(o, t, bv)/' -D__DAV_VEC__
+plant "a column broadcast of the row-tail tile itself (pto-isa would take the row for the tile)" colexp 's/pto::TCOLEXPANDSUB(u, pto_full_[0-9]*, w)/pto::TCOLEXPANDSUB(u, t, w)/'
+plant "a tmov of the row-tail tile itself (pto-isa would copy its nr rows only)" tmovtail 's/pto::TMOV(u, pto_full_[0-9]*)/pto::TMOV(u, t)/'
+plant "TMATMUL of half tiles into an int32_t acc" mm 's/pto::TileAcc<float, 128, 128, 128, 128> acc;/pto::TileAcc<int32_t, 128, 128, 128, 128> acc;/'
+plant "TMOV of an acc tile to a vec tile (a2a3 moves acc to mat only)" mm 's/pto::TMATMUL(acc, a0, b0);/pto::TMATMUL(acc, a0, b0); pto::Tile<pto::TileType::Vec, float, 128, 128> pto_v; pto::TMOV(pto_v, acc);/'
+sed 's/pto::TMATMUL(acc, a0, b0);/pto::TMATMUL(acc, a0, b0); pto::Tile<pto::TileType::Mat, float, 128, 128, pto::BLayout::ColMajor, 128, 128, pto::SLayout::RowMajor, 512> pto_v; pto::TMOV(pto_v, acc);/' $out/mm/kernel.cpp > $out/planted2.cpp
+try "... while the same TMOV to a mat tile compiles" $CXX $out/planted2.cpp
 plant "TFILLPAD_INPLACE into a view whose pad value is Null" pad_rows 's/pto::PadValue::Zero> pto_pad_/pto::PadValue::Null> pto_pad_/'
 plant "TFILLPAD_INPLACE into a view with the tile's valid region" pad_rows 's/RowMajor, 16, 64, pto::SLayout::NoneBox, 512, pto::PadValue::Zero> pto_pad_/RowMajor, 8, 64, pto::SLayout::NoneBox, 512, pto::PadValue::Zero> pto_pad_/'
 plant "the mat form of TFILLPAD on a vec tile" pad_rows 's/pto::TFILLPAD_INPLACE(pto_pad_[0-9]*, t)/pto::TFILLPAD(t, t)/'
@@ -246,11 +390,11 @@ try "... and the simulator target runs it" $ptoc run $out/colbf.pto
 # what it takes; NAME|DTYPE|OP is emitted and compiles
 dtk() {   # dtk NAME DTYPE OP: a kernel whose line 6 is OP on DTYPE tiles t [32, 32] and v [32, 1]
     cat > $out/$1.pto <<PTO
-kernel $1(in x: $2[32, 32], out y: $2[32, 32]) vector {
+kernel $1(in x: $2[32, 32], in xc: $2[32, 1], out y: $2[32, 32]) vector {
   tile t: vec $2[32, 32]
   tile v: vec $2[32, 1]
   tload t, x[0, 0]
-  tload v, x[0, 0]
+  tload v, xc[0, 0]
   $3
   tstore y[0, 0], t
 }

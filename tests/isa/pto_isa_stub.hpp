@@ -4,7 +4,10 @@
    runs: tests/isa_test.sh compiles emitted kernels with g++ -fsyntax-only against it.
    It is deliberately strict: each instruction checks, at compile time, the tile types
    (TileType) and operand order the real API requires, so an emitter slip such as
-   swapping TMATMUL's operands or passing a Vec tile to the cube fails to compile. */
+   swapping TMATMUL's operands or passing a Vec tile to the cube fails to compile.
+   docs/isa-target.md, "Checked against pto-isa's headers", compares each declaration here
+   with the real one; where pto-isa decides by valid regions at run time (row reductions,
+   broadcasts, TMOV), the stub holds constant regions to what the device needs. */
 #ifndef PTO_ISA_STUB_HPP
 #define PTO_ISA_STUB_HPP
 
@@ -55,6 +58,7 @@ struct Shape {
 template <int64_t N1 = DYNAMIC, int64_t N2 = DYNAMIC, int64_t N3 = DYNAMIC, int64_t N4 = DYNAMIC, int64_t N5 = DYNAMIC>
 struct Stride {
     static constexpr int ndyn = pto_stub_ndyn<N1, N2, N3, N4, N5>();
+    static constexpr int64_t staticStride[5] = {N1, N2, N3, N4, N5};
     Stride() {}
     template <typename... A, typename = std::enable_if_t<(sizeof...(A) > 0) && sizeof...(A) == ndyn>>
     Stride(A... s) { static_assert((std::is_integral<A>::value && ...), "Stride: integer strides"); (void)sizeof...(s); }
@@ -63,6 +67,9 @@ struct Stride {
 template <typename Element_, typename Shape_, typename Stride_, Layout Layout_ = Layout::ND>
 struct GlobalTensor {
     using DType = Element_;
+    static constexpr int64_t staticStride[5] = {Stride_::staticStride[0], Stride_::staticStride[1],
+                                                Stride_::staticStride[2], Stride_::staticStride[3],
+                                                Stride_::staticStride[4]};
     GlobalTensor(__gm__ Element_ *data, const Shape_ &shape = Shape_(), const Stride_ &stride = Stride_())
     { (void)data; (void)shape; (void)stride; }
 };
@@ -137,9 +144,19 @@ void TASSIGN(T &obj, AddrType addr)
     (void)obj; (void)addr;
 }
 
+/* A column [R, 1] vec tile is DN: a2a3 TLOAD / TSTORE (TLoadGm2ubDn2dn, TStoreUb2gmDn2dn) move
+   it as one contiguous run of its valid rows, never reading the GM row stride, so the window's
+   rows must be 1 element apart (a tensor of one column) */
+template <typename TileData, typename GlobalData> constexpr bool pto_stub_dn_window()
+{
+    return TileData::Loc != TileType::Vec || TileData::BFractal != BLayout::ColMajor || TileData::boxed ||
+           GlobalData::staticStride[3] == 1;
+}
+
 template <typename TileData, typename GlobalData>
 void TLOAD(TileData &dst, GlobalData &src)
 {
+    static_assert(pto_stub_dn_window<TileData, GlobalData>(), "TLOAD: a column tile from a contiguous column");
     static_assert(is_tile<TileData>::value && is_global<GlobalData>::value, "TLOAD(tile, global)");
     static_assert(TileData::Loc == TileType::Vec || TileData::Loc == TileType::Mat, "TLOAD: into vec or mat");
     static_assert(pto_stub_same<TileData, GlobalData>(), "TLOAD: same element type");
@@ -162,6 +179,7 @@ template <typename GlobalData, typename TileData>
 void TSTORE(GlobalData &dst, TileData &src)
 {
     static_assert(is_global<GlobalData>::value && is_tile<TileData>::value, "TSTORE(global, tile)");
+    static_assert(pto_stub_dn_window<TileData, GlobalData>(), "TSTORE: a column tile to a contiguous column");
     static_assert(TileData::Loc == TileType::Vec || TileData::Loc == TileType::Acc, "TSTORE: from vec or acc");
     static_assert(TileData::Loc == TileType::Acc || pto_stub_same<TileData, GlobalData>(), "TSTORE: same element type");
     static_assert(TileData::Loc != TileType::Acc || pto_stub_acc_out<typename TileData::DType, typename GlobalData::DType>(),
@@ -221,17 +239,30 @@ void TFILLPAD(T &dst, T &src)
     (void)dst; (void)src;
 }
 
+/* row reductions (a2a3 TRowSum.hpp / TRowReduceOps.hpp, cpu/TRowSum.hpp): src row major and
+   unboxed, dst a column of src's rows (Rows equal: the CPU backend's static_assert); the rows
+   reduced are SRC's valid rows, which must equal dst's (TRowReduceCheck): the stub holds the
+   types to it as far as they tell (both the same constant, or both DYNAMIC) */
 #define PTO_STUB_ROWRED(NAME) \
     template <typename D, typename S, typename T> void NAME(D &dst, S &src, T &tmp) \
     { static_assert(pto_stub_vec<D, S, T>() && pto_stub_same<D, S, T>(), #NAME ": vec tiles of one type"); \
-      static_assert(D::Cols == 1 && D::Rows >= S::Rows, #NAME ": the result is a column of src's rows"); \
+      static_assert(D::Cols == 1 && D::Rows == S::Rows, #NAME ": the result is a column of src's rows"); \
+      static_assert(S::BFractal == BLayout::RowMajor && !S::boxed, #NAME ": an ND (row-major) source"); \
+      static_assert(D::ValidRow == S::ValidRow, #NAME ": src's valid rows (the rows reduced) are dst's"); \
       (void)dst; (void)src; (void)tmp; }
 PTO_STUB_ROWRED(TROWSUM) PTO_STUB_ROWRED(TROWMAX) PTO_STUB_ROWRED(TROWMIN)
 
+/* row broadcasts (a2a3 TRowExpandAdd.hpp ..): over dst's valid region; the operand whose valid
+   region is dst's is taken as the tile, the other as the column (a run-time test), so src0's
+   valid region must be dst's: the stub holds the types to it as far as they tell */
 #define PTO_STUB_ROWEXP(NAME) \
     template <typename D, typename A, typename V> void NAME(D &dst, A &src0, V &src1) \
     { static_assert(pto_stub_vec<D, A, V>() && pto_stub_same<D, A, V>(), #NAME ": vec tiles of one type"); \
-      static_assert(V::Cols == 1, #NAME ": src1 is a column"); (void)dst; (void)src0; (void)src1; }
+      static_assert(V::Cols == 1, #NAME ": src1 is a column"); \
+      static_assert(D::BFractal == BLayout::RowMajor, #NAME ": dst row major"); \
+      static_assert(D::ValidRow == A::ValidRow && D::ValidCol == A::ValidCol, \
+                    #NAME ": src0 has dst's valid region (else it is taken for the column)"); \
+      (void)dst; (void)src0; (void)src1; }
 PTO_STUB_ROWEXP(TROWEXPANDADD) PTO_STUB_ROWEXP(TROWEXPANDSUB) PTO_STUB_ROWEXP(TROWEXPANDMUL)
 PTO_STUB_ROWEXP(TROWEXPANDDIV)
 
@@ -260,7 +291,8 @@ void TCOLSUM(D &dst, S &src, T &tmp, bool isBinary)
 PTO_STUB_COLRED(TCOLMAX) PTO_STUB_COLRED(TCOLMIN)
 
 /* column broadcasts (a2a3 TColExpandBinOp.hpp): dst[i, j] = src0[i, j] op src1[0, j]; row-major,
-   half or float */
+   half or float; like the row broadcasts, the operand with dst's valid region is the tile (a
+   run-time test in TCOLEXPANDOP_IMPL) */
 #define PTO_STUB_COLEXP(NAME) \
     template <typename D, typename A, typename V> void NAME(D &dst, A &src0, V &src1) \
     { static_assert(pto_stub_vec<D, A, V>() && pto_stub_same<D, A, V>(), #NAME ": vec tiles of one type"); \
@@ -268,6 +300,8 @@ PTO_STUB_COLRED(TCOLMAX) PTO_STUB_COLRED(TCOLMIN)
                     #NAME ": src1 is a row of dst's columns, dst row major"); \
       static_assert(std::is_same<typename D::DType, half>::value || std::is_same<typename D::DType, float>::value, \
                     #NAME ": half or float"); \
+      static_assert(D::ValidRow == A::ValidRow && D::ValidCol == A::ValidCol, \
+                    #NAME ": src0 has dst's valid region (else it is taken for the row)"); \
       (void)dst; (void)src0; (void)src1; }
 PTO_STUB_COLEXP(TCOLEXPANDADD) PTO_STUB_COLEXP(TCOLEXPANDSUB) PTO_STUB_COLEXP(TCOLEXPANDMUL)
 PTO_STUB_COLEXP(TCOLEXPANDDIV)
@@ -276,15 +310,30 @@ template <typename D, typename S>
 void TCVT(D &dst, S &src, RoundMode mode)
 { static_assert(pto_stub_vec<D, S>(), "TCVT: vec tiles"); (void)dst; (void)src; (void)mode; }
 
+/* TMOV (a2a3 TMov.hpp, TMOV_TILE_IMPL): mat -> left / right, vec -> vec, acc -> mat (a5 also
+   acc -> vec); src and dst of one shape. vec -> vec copies the smaller of the two valid regions
+   (TMovToVec), so src's must cover dst's: the stub holds constant regions to it. */
+template <typename D, typename S> constexpr bool pto_stub_covers()
+{
+    return (S::ValidRow == S::Rows || (D::ValidRow != DYNAMIC && S::ValidRow != DYNAMIC && S::ValidRow >= D::ValidRow) ||
+            (D::ValidRow == DYNAMIC && S::ValidRow == DYNAMIC)) &&
+           (S::ValidCol == S::Cols || (D::ValidCol != DYNAMIC && S::ValidCol != DYNAMIC && S::ValidCol >= D::ValidCol) ||
+            (D::ValidCol == DYNAMIC && S::ValidCol == DYNAMIC));
+}
 template <typename D, typename S>
 void TMOV(D &dst, S &src)
 {
     constexpr TileType d = D::Loc, s = S::Loc;
     static_assert(is_tile<D>::value && is_tile<S>::value, "TMOV(tile, tile)");
     static_assert(((d == TileType::Left || d == TileType::Right) && s == TileType::Mat) ||
-                  (d == TileType::Vec && s == TileType::Vec) ||
-                  ((d == TileType::Vec || d == TileType::Mat) && s == TileType::Acc) ||
-                  (d == TileType::Mat && s == TileType::Vec), "TMOV: a supported pair of tile types");
+                  (d == TileType::Vec && s == TileType::Vec) || (d == TileType::Mat && s == TileType::Acc)
+#if defined(PTO_NPU_ARCH_A5)
+                  || (d == TileType::Vec && s == TileType::Acc)
+#endif
+                  , "TMOV: a supported pair of tile types");
+    static_assert(D::Rows == S::Rows && D::Cols == S::Cols, "TMOV: src and dst of one shape");
+    static_assert(d != TileType::Vec || s != TileType::Vec || pto_stub_covers<D, S>(),
+                  "TMOV: vec -> vec copies the smaller valid region: src's must cover dst's");
     (void)dst; (void)src;
 }
 
@@ -308,9 +357,20 @@ constexpr bool pto_stub_mad_stride()
             TileLeft_::ValidRow != DYNAMIC && (TileLeft_::ValidRow + 15) / 16 * 16 == TileRes::Rows);
 }
 
+/* a2a3 CheckStaticMad: acc int32_t from int8_t, float from half, float or bfloat16_t */
+template <typename C, typename A, typename B> constexpr bool pto_stub_mad_types()
+{
+    return std::is_same<A, B>::value &&
+           ((std::is_same<C, int32_t>::value && std::is_same<A, int8_t>::value) ||
+            (std::is_same<C, float>::value && (std::is_same<A, half>::value || std::is_same<A, float>::value ||
+                                               std::is_same<A, bfloat16_t>::value)));
+}
+
 template <typename TileRes, typename TileLeft_, typename TileRight_>
 void TMATMUL(TileRes &cMatrix, TileLeft_ &aMatrix, TileRight_ &bMatrix)
 {
+    static_assert(pto_stub_mad_types<typename TileRes::DType, typename TileLeft_::DType, typename TileRight_::DType>(),
+                  "TMATMUL: acc int32_t <- int8_t, float <- half / float / bfloat16_t");
     static_assert(pto_stub_at<TileRes, TileType::Acc>() && pto_stub_at<TileLeft_, TileType::Left>() &&
                   pto_stub_at<TileRight_, TileType::Right>(), "TMATMUL(acc, left, right)");
     static_assert(pto_stub_mad_stride<TileRes, TileLeft_>(), "TMATMUL: mad writes ceil16(m) rows per block column");
@@ -320,6 +380,8 @@ void TMATMUL(TileRes &cMatrix, TileLeft_ &aMatrix, TileRight_ &bMatrix)
 template <typename TileRes, typename TileLeft_, typename TileRight_>
 void TMATMUL_ACC(TileRes &cOutMatrix, TileRes &cInMatrix, TileLeft_ &aMatrix, TileRight_ &bMatrix)
 {
+    static_assert(pto_stub_mad_types<typename TileRes::DType, typename TileLeft_::DType, typename TileRight_::DType>(),
+                  "TMATMUL_ACC: acc int32_t <- int8_t, float <- half / float / bfloat16_t");
     static_assert(pto_stub_at<TileRes, TileType::Acc>() && pto_stub_at<TileLeft_, TileType::Left>() &&
                   pto_stub_at<TileRight_, TileType::Right>(), "TMATMUL_ACC(acc, acc, left, right)");
     static_assert(pto_stub_mad_stride<TileRes, TileLeft_>(), "TMATMUL_ACC: mad writes ceil16(m) rows per block column");
