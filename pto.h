@@ -4139,6 +4139,23 @@ static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
     }
 }
 
+/* `allreduce X, SIG, max`: a reduction named where allreduce has none to
+   choose (it sums; min / max would otherwise read as the functions). */
+static int pto__ps_reduction_word(pto__ps_parser *p)
+{
+    static const char *const words[] = {"sum", "add", "max", "min", "prod", "mul", "mean", "avg"};
+    const pto__ps_tok t = p->tok;
+    size_t i;
+    if (t.kind != PTO__T_NAME) return 0;
+    for (i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strlen(words[i]) == (size_t)t.len && memcmp(p->src + t.pos, words[i], (size_t)t.len) == 0) {
+            pto__ps_err(p, &t, "allreduce takes no reduction: it sums over ranks (in rank order); write "
+                               "'allreduce X, SIG' (got '%s')", words[i]);
+            return 1;
+        }
+    return 0;
+}
+
 static int pto__ps_operands(pto__ps_parser *p, int32_t s, pto_op op)
 {
     const pto_opinfo *info = pto_opinfo_get(op);
@@ -4148,6 +4165,7 @@ static int pto__ps_operands(pto__ps_parser *p, int32_t s, pto_op op)
     for (i = 0;; i++) {
         uint32_t mask = i < info->nargs && i < 4 ? info->arg[i] : 0;
         p->arg_i = i;
+        if (op == PTO_OP_ALLREDUCE && i == info->nargs && pto__ps_reduction_word(p)) return 0;
         if (!pto__ps_operand(p, s, mask)) return 0;
         if (pto__ps_at_eol(p)) return 1;
         if (!pto__ps_is(p, ',')) {
@@ -12131,10 +12149,18 @@ static int64_t pto__place(const pto__group *g, pto__scratch *s, int bestfit, int
 static const char *pto__plan_tname(const pto_module *m, int32_t t) { return pto_str(m->ctx, m->tiles[t].name); }
 static const char *pto__kname(const pto_module *m, int32_t k) { return pto_str(m->ctx, m->kernels[k].name); }
 
-/* "a 65536 (line 3)", "b 2x32768 (line 4)": a tile, its bytes, where it is declared. */
+/* "a 65536 (line 3)", "b 2x32768 (line 4)": a tile, its bytes, where it is
+   declared; a tile the lowering made says for what ("tput's staging tile
+   __put2_stage 2x30976 (line 4)": its name alone is no name the user wrote). */
 static void pto__item_desc(const pto_module *m, const pto__item *it, pto_buf *b)
 {
     int nbuf = m->tiles[it->tile].nbuf;
+    const char *name = pto__plan_tname(m, it->tile);
+    if (m->tiles[it->tile].origin == PTO_BY_LOWER && name[0] == '_' && name[1] == '_')
+        pto_buf_puts(b, strncmp(name, "__put", 5) == 0   ? "tput's staging tile "
+                        : strncmp(name, "__get", 5) == 0 ? "tget's staging tile "
+                        : strncmp(name, "__ar", 4) == 0  ? "allreduce's tile "
+                                                         : "");
     if (nbuf > 1) pto_buf_printf(b, "%s %dx%lld", pto__plan_tname(m, it->tile), nbuf, (long long)it->stride);
     else pto_buf_printf(b, "%s %lld", pto__plan_tname(m, it->tile), (long long)it->size);
     pto_buf_printf(b, " (line %d)", (int)m->tiles[it->tile].loc.line);

@@ -1196,6 +1196,23 @@ static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
     }
 }
 
+/* `allreduce X, SIG, max`: a reduction named where allreduce has none to
+   choose (it sums; min / max would otherwise read as the functions). */
+static int pto__ps_reduction_word(pto__ps_parser *p)
+{
+    static const char *const words[] = {"sum", "add", "max", "min", "prod", "mul", "mean", "avg"};
+    const pto__ps_tok t = p->tok;
+    size_t i;
+    if (t.kind != PTO__T_NAME) return 0;
+    for (i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strlen(words[i]) == (size_t)t.len && memcmp(p->src + t.pos, words[i], (size_t)t.len) == 0) {
+            pto__ps_err(p, &t, "allreduce takes no reduction: it sums over ranks (in rank order); write "
+                               "'allreduce X, SIG' (got '%s')", words[i]);
+            return 1;
+        }
+    return 0;
+}
+
 static int pto__ps_operands(pto__ps_parser *p, int32_t s, pto_op op)
 {
     const pto_opinfo *info = pto_opinfo_get(op);
@@ -1205,6 +1222,7 @@ static int pto__ps_operands(pto__ps_parser *p, int32_t s, pto_op op)
     for (i = 0;; i++) {
         uint32_t mask = i < info->nargs && i < 4 ? info->arg[i] : 0;
         p->arg_i = i;
+        if (op == PTO_OP_ALLREDUCE && i == info->nargs && pto__ps_reduction_word(p)) return 0;
         if (!pto__ps_operand(p, s, mask)) return 0;
         if (pto__ps_at_eol(p)) return 1;
         if (!pto__ps_is(p, ',')) {

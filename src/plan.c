@@ -749,10 +749,18 @@ static int64_t pto__place(const pto__group *g, pto__scratch *s, int bestfit, int
 static const char *pto__plan_tname(const pto_module *m, int32_t t) { return pto_str(m->ctx, m->tiles[t].name); }
 static const char *pto__kname(const pto_module *m, int32_t k) { return pto_str(m->ctx, m->kernels[k].name); }
 
-/* "a 65536 (line 3)", "b 2x32768 (line 4)": a tile, its bytes, where it is declared. */
+/* "a 65536 (line 3)", "b 2x32768 (line 4)": a tile, its bytes, where it is
+   declared; a tile the lowering made says for what ("tput's staging tile
+   __put2_stage 2x30976 (line 4)": its name alone is no name the user wrote). */
 static void pto__item_desc(const pto_module *m, const pto__item *it, pto_buf *b)
 {
     int nbuf = m->tiles[it->tile].nbuf;
+    const char *name = pto__plan_tname(m, it->tile);
+    if (m->tiles[it->tile].origin == PTO_BY_LOWER && name[0] == '_' && name[1] == '_')
+        pto_buf_puts(b, strncmp(name, "__put", 5) == 0   ? "tput's staging tile "
+                        : strncmp(name, "__get", 5) == 0 ? "tget's staging tile "
+                        : strncmp(name, "__ar", 4) == 0  ? "allreduce's tile "
+                                                         : "");
     if (nbuf > 1) pto_buf_printf(b, "%s %dx%lld", pto__plan_tname(m, it->tile), nbuf, (long long)it->stride);
     else pto_buf_printf(b, "%s %lld", pto__plan_tname(m, it->tile), (long long)it->size);
     pto_buf_printf(b, " (line %d)", (int)m->tiles[it->tile].loc.line);

@@ -237,7 +237,7 @@ kernel putfull(in x: f32[64, 256], inout w: f32[64, 256], inout y: f32[64, 256] 
 }
 EOF
 expect "a staging tile that does not fit: refused, named" 1 \
-    "putfull.pto:9:3: error: kernel 'putfull': vec overflows: needs 262144 bytes, capacity 196608; at line 9, 4 tiles are live .*__put7_stage 2x32768 \(line 9\)" \
+    "putfull.pto:9:3: error: kernel 'putfull': vec overflows: needs 262144 bytes, capacity 196608; at line 9, 4 tiles are live .*tput's staging tile __put7_stage 2x32768 \(line 9\)" \
     $ptoc check $out/putfull.pto
 # a put whose windows overlap (rank 0 to itself at one rank)
 cat >$out/putover.pto <<'EOF'
