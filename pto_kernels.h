@@ -737,9 +737,13 @@ typedef struct pto_k_core_report {
     int64_t end;               /* the core's last pipe end */
 } pto_k_core_report;
 
+/* What a wait waited for, besides a wait_flag's setting pipe (0..6) or
+   PTO_K_PIPE_ALL (a PIPE_ALL barrier). */
+enum { PTO_K_WAIT_SIGNAL = -1, PTO_K_WAIT_TPUSH = -2, PTO_K_WAIT_TPOP = -3, PTO_K_WAIT_CROSS = -4 };
+
 typedef struct pto_k_wait_site {
     const char *src;           /* the waiting statement's "file:line" (the kernel's text) */
-    int from;                  /* a wait_flag's setting pipe; PTO_K_PIPE_ALL a barrier; -1 a signal */
+    int from;                  /* a wait_flag's setting pipe, PTO_K_PIPE_ALL, or PTO_K_WAIT_* */
     int64_t cycles;            /* summed over its waits */
 } pto_k_wait_site;
 
@@ -756,8 +760,9 @@ typedef struct pto_k_report {
     int64_t ninstr;
     /* Why efficiency is not 1: the busiest pipe (bound_pipe, on core
        bound_core: the first where it is that busy) is idle makespan - bound
-       cycles; `waited` of them it sat in waits (wait_flag, a signal wait,
-       PIPE_ALL), the largest at sites[0 .. nsites) (one statement each);
+       cycles; `waited` of them it sat in waits (wait_flag, PIPE_ALL, a signal
+       wait, a tpush / tpop / cross-core flag the scalar unit waited for), the
+       largest at sites[0 .. nsites) (one statement each);
        the rest it had no work queued. */
     int bound_core, bound_pipe;
     int64_t waited;
@@ -1007,8 +1012,9 @@ typedef struct pto_k__tproc {
 #define PTO_K__NSITE 32
 typedef struct pto_k__site {
     const char *src;           /* the waiting statement's "file:line" */
-    int pipe, from;            /* from: a flag's setting pipe, PTO_K_PIPE_ALL a barrier, -1 a signal */
+    int pipe, from;            /* pto_k_wait_site.from */
     int64_t cycles;
+    int64_t pend;              /* of them, since its pipe's last instruction (pto_k__timed) */
 } pto_k__site;
 
 struct pto_k_core {
@@ -1029,12 +1035,13 @@ struct pto_k_core {
     pto_k__site site[PTO_K__NSITE];
     int nsite;
     int64_t site_other[PTO_K_NPIPE]; /* waits past PTO_K__NSITE sites */
-    /* a pipe's waits since its last instruction (site, cycles): they count
-       only once an instruction of the pipe follows (a drain at the end of a
-       kernel delays nothing); pto_k__fill_sites takes back what is left */
+    /* a pipe's waits since its last instruction (site.pend; the sites with
+       some, and site_other's share): they count only once an instruction of
+       the pipe follows (a drain at the end of a kernel delays nothing);
+       pto_k__fill_sites takes back what is left */
     int npend[PTO_K_NPIPE];
-    int pend_site[PTO_K_NPIPE][4];
-    int64_t pend_cycles[PTO_K_NPIPE][4];
+    int pend_site[PTO_K_NPIPE][PTO_K__NSITE];
+    int64_t other_pend[PTO_K_NPIPE];
     int64_t ninstr;
     uint32_t seq;              /* instructions issued so far (numbers pto_k__ins.seq) */
     /* scheduling */
@@ -1264,20 +1271,25 @@ PTO_K_FN void pto_k__publish(pto_k_core *c, int p, pto_k__sync *s, int64_t time,
 
 /* The scalar unit waited until t for what vc describes: every later
    instruction of c is after it, in order and in time. */
-PTO_K_FN void pto_k__join_at(pto_k_core *c, const uint32_t *vc, int64_t t)
+PTO_K_FN void pto_k__waited(pto_k_core *c, int pipe, int from, int64_t cycles, const char *src);
+
+PTO_K_FN void pto_k__join_at(pto_k_core *c, const uint32_t *vc, int64_t t, const char *src, int from)
 {
     int p;
     for (p = 0; p < PTO_K_PIPE_ALL; p++) {
         pto_k__vc_join(c->dev, c->vc[p], vc);
-        if (c->free_at[p] < t) c->free_at[p] = t;
+        if (c->free_at[p] < t) {   /* every pipe's next instruction waits with the scalar unit */
+            pto_k__waited(c, p, from, t - (c->free_at[p] > c->disp ? c->free_at[p] : c->disp), src);
+            c->free_at[p] = t;
+        }
     }
     if (c->disp < t) c->disp = t;
 }
 
 /* ... for the event s, which reaches c `latency` cycles after it fired. */
-PTO_K_FN void pto_k__join_all(pto_k_core *c, const pto_k__sync *s, int64_t latency)
+PTO_K_FN void pto_k__join_all(pto_k_core *c, const pto_k__sync *s, int64_t latency, const char *src, int from)
 {
-    pto_k__join_at(c, s->vc, s->time + latency);
+    pto_k__join_at(c, s->vc, s->time + latency, src, from);
 }
 
 /* Is `prev` ordered before the current instruction on pipe p of c? */
@@ -1575,7 +1587,6 @@ PTO_K_FN pto_k__shadow *pto_k__gm_shadow(pto_k_device *dev, pto_k_gm *g)
     return sh;
 }
 
-
 /* ---- time and trace ------------------------------------------------------- */
 
 PTO_K_FN void pto_k__trace_ev(pto_k_core *c, int pipe, const char *name, const char *src, int64_t start,
@@ -1596,6 +1607,15 @@ PTO_K_FN void pto_k__trace_ev(pto_k_core *c, int pipe, const char *name, const c
     dev->nev++;
 }
 
+/* An instruction of `pipe` starts: the waits that held it count. */
+PTO_K_FN void pto_k__waits_count(pto_k_core *c, int pipe)
+{
+    int i;
+    for (i = 0; i < c->npend[pipe]; i++) c->site[c->pend_site[pipe][i]].pend = 0;
+    c->npend[pipe] = 0;
+    c->other_pend[pipe] = 0;
+}
+
 /* Runs `cost` cycles of work on a pipe; returns the end time. */
 PTO_K_FN int64_t pto_k__timed(pto_k_core *c, int pipe, int64_t disp, int64_t cost, const char *name,
                               const char *src)
@@ -1603,7 +1623,7 @@ PTO_K_FN int64_t pto_k__timed(pto_k_core *c, int pipe, int64_t disp, int64_t cos
     int64_t start = c->free_at[pipe] > disp ? c->free_at[pipe] : disp;
     c->free_at[pipe] = start + cost;
     c->busy[pipe] += cost;
-    c->npend[pipe] = 0;   /* its waits held this instruction: they count */
+    if (c->npend[pipe] || c->other_pend[pipe]) pto_k__waits_count(c, pipe);   /* they held this instruction */
     pto_k__trace_ev(c, pipe, name, src, start, cost);
     return start + cost;
 }
@@ -1617,18 +1637,20 @@ PTO_K_FN void pto_k__waited(pto_k_core *c, int pipe, int from, int64_t cycles, c
     for (i = 0; i < c->nsite; i++)
         if (c->site[i].src == src && c->site[i].pipe == pipe && c->site[i].from == from) break;
     if (i == c->nsite) {
-        if (i == PTO_K__NSITE) { c->site_other[pipe] += cycles; return; }
+        if (i == PTO_K__NSITE) {
+            c->site_other[pipe] += cycles;
+            c->other_pend[pipe] += cycles;
+            return;
+        }
         c->site[i].src = src;
         c->site[i].pipe = pipe;
         c->site[i].from = from;
-        c->site[i].cycles = 0;
+        c->site[i].cycles = c->site[i].pend = 0;
         c->nsite++;
     }
     c->site[i].cycles += cycles;
-    if (c->npend[pipe] < 4) {
-        c->pend_site[pipe][c->npend[pipe]] = i;
-        c->pend_cycles[pipe][c->npend[pipe]++] = cycles;
-    }
+    if (!c->site[i].pend) c->pend_site[pipe][c->npend[pipe]++] = i;   /* a site is one pipe's */
+    c->site[i].pend += cycles;
 }
 
 /* A pipe that waits until `t` for pipe `setter`'s flag (-1: a signal):
@@ -3219,13 +3241,13 @@ PTO_K_FN void pto_k_cross_set(pto_k_core *c, const char *src, int pipe, int id)
 }
 
 /* Takes the oldest pending set of (dir, sub, id) and joins it. */
-PTO_K_FN void pto_k__xtake(pto_k_core *c, int dir, int sub, int id)
+PTO_K_FN void pto_k__xtake(pto_k_core *c, int dir, int sub, int id, const char *src)
 {
     pto_k__cluster *cl = pto_k__cl(c);
     pto_k__sync *e = pto_k__xpending(c, dir, sub, id, 0);
     cl->cnt[dir][sub][id]--;
     cl->head[dir][sub][id] = (cl->head[dir][sub][id] + 1) % PTO_K__XDEPTH;
-    if (e) pto_k__join_all(c, e, PTO_K__XLAT);
+    if (e) pto_k__join_all(c, e, PTO_K__XLAT, src, PTO_K_WAIT_CROSS);
 }
 
 PTO_K_FN void pto_k_cross_wait(pto_k_core *c, const char *src, int pipe, int id)
@@ -3243,10 +3265,10 @@ PTO_K_FN void pto_k_cross_wait(pto_k_core *c, const char *src, int pipe, int id)
     pto_k__block(c, &w);
     if (c->dead) return;
     if (c->kind == PTO_K_CORE_VECTOR) {
-        pto_k__xtake(c, 0, (int)c->subblock, id);
+        pto_k__xtake(c, 0, (int)c->subblock, id, src);
     } else {
-        pto_k__xtake(c, 1, 0, id);
-        pto_k__xtake(c, 1, 1, id);
+        pto_k__xtake(c, 1, 0, id, src);
+        pto_k__xtake(c, 1, 1, id, src);
     }
 }
 
@@ -3504,7 +3526,7 @@ PTO_K_FN void pto_k_tpush(pto_k_core *c, const char *src, int ring, pto_k_tile a
        of this push's condition (it would make time and order depend on the
        seed, and hide races the hardware does not order). */
     fs = &r1->freeslot[n % rg->slot_num];
-    if (fs->vc) pto_k__join_all(c, fs, PTO_K__XLAT);
+    if (fs->vc) pto_k__join_all(c, fs, PTO_K__XLAT, src, PTO_K_WAIT_TPUSH);
     ins.disp = c->disp++;
     ins.seq = ++c->seq;
     off = pto_k__slot_at(rg, kd, n);
@@ -3567,7 +3589,7 @@ PTO_K_FN pto_k_tile pto_k_tpop(pto_k_core *c, const char *src, int ring, pto_k_t
     w.src = src;
     pto_k__block(c, &w);
     if (c->dead) return t;
-    pto_k__join_all(c, &r1->slot[n % rg->slot_num], PTO_K__XLAT);
+    pto_k__join_all(c, &r1->slot[n % rg->slot_num], PTO_K__XLAT, src, PTO_K_WAIT_TPOP);
     ins.disp = c->disp++;
     ins.seq = ++c->seq;
     off = pto_k__slot_at(rg, kd, n);
@@ -3902,8 +3924,8 @@ PTO_K_FN void pto_k_wait(pto_k_core *c, const char *src, pto_k_gm *sig, int64_t 
     /* = c->wake, and the same write: every write recorded since lands later */
     if (pto_k__sig_waiter_when(c, &sw) < 0) return;
     ins.disp = c->disp++;
-    pto_k__stall(c, PTO_K_PIPE_S, -1, sw.t0, sw.when, src);
-    pto_k__join_at(c, sw.at >= 0 ? pto_k__sig_cum(c->dev, s, sw.at) : NULL, sw.when);
+    pto_k__stall(c, PTO_K_PIPE_S, PTO_K_WAIT_SIGNAL, sw.t0, sw.when, src);
+    pto_k__join_at(c, sw.at >= 0 ? pto_k__sig_cum(c->dev, s, sw.at) : NULL, sw.when, src, PTO_K_WAIT_SIGNAL);
     /* the scalar unit stalled: everything c issues later is after the wait */
     c->clk[PTO_K_PIPE_S]++;
     for (p = 0; p < PTO_K_PIPE_ALL; p++)
@@ -4351,8 +4373,9 @@ PTO_K_FN void pto_k__fill_sites(pto_k_device *dev, pto_k_report *r)
     r->bound_core = c ? c->index : -1;
     r->bound_pipe = c ? p : -1;
     if (!c) return;
-    for (i = 0; i < c->npend[p]; i++) c->site[c->pend_site[p][i]].cycles -= c->pend_cycles[p][i];   /* nothing followed */
-    c->npend[p] = 0;
+    for (i = 0; i < c->npend[p]; i++) c->site[c->pend_site[p][i]].cycles -= c->site[c->pend_site[p][i]].pend;   /* nothing followed */
+    c->site_other[p] -= c->other_pend[p];
+    pto_k__waits_count(c, p);
     r->waited = c->site_other[p];
     for (i = 0; i < c->nsite; i++) {
         if (c->site[i].pipe != p) continue;

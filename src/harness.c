@@ -690,7 +690,10 @@ PTO_K_FN void pto_h_idle(const pto_k_report *r)
         printf("%s %lld in ", i ? "," : ":", (long long)w->cycles);
         if (w->from == PTO_K_PIPE_ALL) printf("pipe_barrier(ALL)");
         else if (w->from >= 0 && w->from < PTO_K_PIPE_ALL) printf("wait_flag(%s, %s)", names[w->from], names[r->bound_pipe]);
-        else printf("wait");
+        else if (w->from == PTO_K_WAIT_TPUSH) printf("tpush (a free slot)");
+        else if (w->from == PTO_K_WAIT_TPOP) printf("tpop (a pushed slot)");
+        else if (w->from == PTO_K_WAIT_CROSS) printf("a cross-core wait_flag");
+        else printf("wait (a signal)");
         printf(" at %s", w->src ? w->src : "?");
         shown += w->cycles;
     }

@@ -2868,9 +2868,9 @@ static void pto__sy_degrade(pto__sy *sy, int32_t g, int32_t M)
     char tiles[160];
     pto__sy_tiles(sy, gr, tiles, sizeof tiles);
     pto_warning(sy->ctx, sy->m->stmts[gr->bstmt].loc,
-                "sync: out of event ids for %s -> %s: %d ids rotate instead of %d for %s: %s",
-                pto_pipe_name((pto_pipe)gr->src), pto_pipe_name((pto_pipe)gr->dst), (int)M, (int)gr->nids, tiles,
-                pto_str(sy->ctx, gr->note));
+                "sync: out of event ids for %s -> %s: %d id%s instead of %d rotating for %s: %s",
+                pto_pipe_name((pto_pipe)gr->src), pto_pipe_name((pto_pipe)gr->dst), (int)M, M == 1 ? "" : "s",
+                (int)gr->nids, tiles, pto_str(sy->ctx, gr->note));
     for (e = 0; e < sy->n_ents; e++) {
         if (sy->ents[e].grp != g || sy->ents[e].stmt < 0) continue;
         if (sy->ents[e].emod >= 0) {   /* base + the loop's rotation by M (the old one is shared) */
@@ -3251,7 +3251,12 @@ static pto_status pto__sy_assign(pto__sy *sy)
             base = pto__sy_first_free(bz, used[gr->src][gr->dst], lo[order[i]], M, lim);
         if (base < 0 && M > 1 && pto__sy_share(sy, order[i])) continue;
         while (base < 0 && M > 1) {
-            M = M > 2 ? 2 : 1;
+            /* primes and drains moved out of the loop (pto__sy_anchor) keep each id
+               alternating over the whole nest, which pairs a run's first waits with
+               the previous run's last sets of the same id: right only while the
+               slots that conflict stay a union of the ids' classes, so the rotation
+               may only shrink to a divisor of itself (x3 -> 2 left a WAW unordered) */
+            M = M > 2 && (gr->anchor == gr->loop || gr->nids % 2 == 0) ? 2 : 1;
             base = pto__sy_first_free(bz, used[gr->src][gr->dst], lo[order[i]], M, lim);
         }
         if (base < 0 && M == 1) base = pto__sy_delay_set(sy, order[i], bz, used[gr->src][gr->dst], lim);

@@ -7,7 +7,7 @@
 # last matmul and the fixpipe store). A cost that drifts from hardware.md,
 # or a sync that costs overlap (a wait earlier than needed, a loop that
 # stops overlapping), moves these numbers. Then the idle line (the busiest pipe's idle
-# cycles, split into the waits that held it and the time it had no work) for three kernels.
+# cycles, split into the waits that held it and the time it had no work) for five kernels.
 #   tload GM->vec  ceil((B + 31334.4) / 143.36)     GM->mat  ceil(B / 78.35)
 #   tstore vec     ceil(B / 109.12)                 acc      ceil(B / 40.63)
 #   vector op      ceil(slope x B/256 + fixed (+16 for a partial repeat))
@@ -93,6 +93,13 @@ idle "softmax idle" examples/softmax.pto "^  V idle +352 cycles: $w in wait_flag
 idle "vadd idle" examples/vadd.pto "^  MTE2 idle +316 cycles: 316 with no work queued$"
 # allreduce: the loads wait at the PIPE_ALL fences before each notify
 idle "allreduce idle" examples/allreduce.pto "in pipe_barrier\(ALL\) at allreduce.pto:12"
+
+# six waits at the end that no MTE2 instruction follows: all of them no work (more than a
+# short pending list holds)
+idle "trailing waits" tests/diag/idle_tail.pto "^  MTE2 idle +[0-9]+ cycles: [0-9]+ with no work queued$"
+# a mix kernel: the vector cores' loads wait in tpop for the cube's product (the scalar unit
+# stalls there, so every pipe waits)
+idle "mixv2c idle" examples/mixv2c.pto "^  MTE2 idle +[0-9]+ cycles: [0-9]+ in tpop \(a pushed slot\) at mixv2c.pto:[0-9]+"
 
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

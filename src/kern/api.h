@@ -326,9 +326,13 @@ typedef struct pto_k_core_report {
     int64_t end;               /* the core's last pipe end */
 } pto_k_core_report;
 
+/* What a wait waited for, besides a wait_flag's setting pipe (0..6) or
+   PTO_K_PIPE_ALL (a PIPE_ALL barrier). */
+enum { PTO_K_WAIT_SIGNAL = -1, PTO_K_WAIT_TPUSH = -2, PTO_K_WAIT_TPOP = -3, PTO_K_WAIT_CROSS = -4 };
+
 typedef struct pto_k_wait_site {
     const char *src;           /* the waiting statement's "file:line" (the kernel's text) */
-    int from;                  /* a wait_flag's setting pipe; PTO_K_PIPE_ALL a barrier; -1 a signal */
+    int from;                  /* a wait_flag's setting pipe, PTO_K_PIPE_ALL, or PTO_K_WAIT_* */
     int64_t cycles;            /* summed over its waits */
 } pto_k_wait_site;
 
@@ -345,8 +349,9 @@ typedef struct pto_k_report {
     int64_t ninstr;
     /* Why efficiency is not 1: the busiest pipe (bound_pipe, on core
        bound_core: the first where it is that busy) is idle makespan - bound
-       cycles; `waited` of them it sat in waits (wait_flag, a signal wait,
-       PIPE_ALL), the largest at sites[0 .. nsites) (one statement each);
+       cycles; `waited` of them it sat in waits (wait_flag, PIPE_ALL, a signal
+       wait, a tpush / tpop / cross-core flag the scalar unit waited for), the
+       largest at sites[0 .. nsites) (one statement each);
        the rest it had no work queued. */
     int bound_core, bound_pipe;
     int64_t waited;

@@ -356,8 +356,9 @@ PTO_K_FN void pto_k__fill_sites(pto_k_device *dev, pto_k_report *r)
     r->bound_core = c ? c->index : -1;
     r->bound_pipe = c ? p : -1;
     if (!c) return;
-    for (i = 0; i < c->npend[p]; i++) c->site[c->pend_site[p][i]].cycles -= c->pend_cycles[p][i];   /* nothing followed */
-    c->npend[p] = 0;
+    for (i = 0; i < c->npend[p]; i++) c->site[c->pend_site[p][i]].cycles -= c->site[c->pend_site[p][i]].pend;   /* nothing followed */
+    c->site_other[p] -= c->other_pend[p];
+    pto_k__waits_count(c, p);
     r->waited = c->site_other[p];
     for (i = 0; i < c->nsite; i++) {
         if (c->site[i].pipe != p) continue;

@@ -139,13 +139,13 @@ PTO_K_FN void pto_k_cross_set(pto_k_core *c, const char *src, int pipe, int id)
 }
 
 /* Takes the oldest pending set of (dir, sub, id) and joins it. */
-PTO_K_FN void pto_k__xtake(pto_k_core *c, int dir, int sub, int id)
+PTO_K_FN void pto_k__xtake(pto_k_core *c, int dir, int sub, int id, const char *src)
 {
     pto_k__cluster *cl = pto_k__cl(c);
     pto_k__sync *e = pto_k__xpending(c, dir, sub, id, 0);
     cl->cnt[dir][sub][id]--;
     cl->head[dir][sub][id] = (cl->head[dir][sub][id] + 1) % PTO_K__XDEPTH;
-    if (e) pto_k__join_all(c, e, PTO_K__XLAT);
+    if (e) pto_k__join_all(c, e, PTO_K__XLAT, src, PTO_K_WAIT_CROSS);
 }
 
 PTO_K_FN void pto_k_cross_wait(pto_k_core *c, const char *src, int pipe, int id)
@@ -163,10 +163,10 @@ PTO_K_FN void pto_k_cross_wait(pto_k_core *c, const char *src, int pipe, int id)
     pto_k__block(c, &w);
     if (c->dead) return;
     if (c->kind == PTO_K_CORE_VECTOR) {
-        pto_k__xtake(c, 0, (int)c->subblock, id);
+        pto_k__xtake(c, 0, (int)c->subblock, id, src);
     } else {
-        pto_k__xtake(c, 1, 0, id);
-        pto_k__xtake(c, 1, 1, id);
+        pto_k__xtake(c, 1, 0, id, src);
+        pto_k__xtake(c, 1, 1, id, src);
     }
 }
 
@@ -424,7 +424,7 @@ PTO_K_FN void pto_k_tpush(pto_k_core *c, const char *src, int ring, pto_k_tile a
        of this push's condition (it would make time and order depend on the
        seed, and hide races the hardware does not order). */
     fs = &r1->freeslot[n % rg->slot_num];
-    if (fs->vc) pto_k__join_all(c, fs, PTO_K__XLAT);
+    if (fs->vc) pto_k__join_all(c, fs, PTO_K__XLAT, src, PTO_K_WAIT_TPUSH);
     ins.disp = c->disp++;
     ins.seq = ++c->seq;
     off = pto_k__slot_at(rg, kd, n);
@@ -487,7 +487,7 @@ PTO_K_FN pto_k_tile pto_k_tpop(pto_k_core *c, const char *src, int ring, pto_k_t
     w.src = src;
     pto_k__block(c, &w);
     if (c->dead) return t;
-    pto_k__join_all(c, &r1->slot[n % rg->slot_num], PTO_K__XLAT);
+    pto_k__join_all(c, &r1->slot[n % rg->slot_num], PTO_K__XLAT, src, PTO_K_WAIT_TPOP);
     ins.disp = c->disp++;
     ins.seq = ++c->seq;
     off = pto_k__slot_at(rg, kd, n);
@@ -822,8 +822,8 @@ PTO_K_FN void pto_k_wait(pto_k_core *c, const char *src, pto_k_gm *sig, int64_t 
     /* = c->wake, and the same write: every write recorded since lands later */
     if (pto_k__sig_waiter_when(c, &sw) < 0) return;
     ins.disp = c->disp++;
-    pto_k__stall(c, PTO_K_PIPE_S, -1, sw.t0, sw.when, src);
-    pto_k__join_at(c, sw.at >= 0 ? pto_k__sig_cum(c->dev, s, sw.at) : NULL, sw.when);
+    pto_k__stall(c, PTO_K_PIPE_S, PTO_K_WAIT_SIGNAL, sw.t0, sw.when, src);
+    pto_k__join_at(c, sw.at >= 0 ? pto_k__sig_cum(c->dev, s, sw.at) : NULL, sw.when, src, PTO_K_WAIT_SIGNAL);
     /* the scalar unit stalled: everything c issues later is after the wait */
     c->clk[PTO_K_PIPE_S]++;
     for (p = 0; p < PTO_K_PIPE_ALL; p++)

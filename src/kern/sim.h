@@ -216,8 +216,9 @@ typedef struct pto_k__tproc {
 #define PTO_K__NSITE 32
 typedef struct pto_k__site {
     const char *src;           /* the waiting statement's "file:line" */
-    int pipe, from;            /* from: a flag's setting pipe, PTO_K_PIPE_ALL a barrier, -1 a signal */
+    int pipe, from;            /* pto_k_wait_site.from */
     int64_t cycles;
+    int64_t pend;              /* of them, since its pipe's last instruction (pto_k__timed) */
 } pto_k__site;
 
 struct pto_k_core {
@@ -238,12 +239,13 @@ struct pto_k_core {
     pto_k__site site[PTO_K__NSITE];
     int nsite;
     int64_t site_other[PTO_K_NPIPE]; /* waits past PTO_K__NSITE sites */
-    /* a pipe's waits since its last instruction (site, cycles): they count
-       only once an instruction of the pipe follows (a drain at the end of a
-       kernel delays nothing); pto_k__fill_sites takes back what is left */
+    /* a pipe's waits since its last instruction (site.pend; the sites with
+       some, and site_other's share): they count only once an instruction of
+       the pipe follows (a drain at the end of a kernel delays nothing);
+       pto_k__fill_sites takes back what is left */
     int npend[PTO_K_NPIPE];
-    int pend_site[PTO_K_NPIPE][4];
-    int64_t pend_cycles[PTO_K_NPIPE][4];
+    int pend_site[PTO_K_NPIPE][PTO_K__NSITE];
+    int64_t other_pend[PTO_K_NPIPE];
     int64_t ninstr;
     uint32_t seq;              /* instructions issued so far (numbers pto_k__ins.seq) */
     /* scheduling */
@@ -473,20 +475,25 @@ PTO_K_FN void pto_k__publish(pto_k_core *c, int p, pto_k__sync *s, int64_t time,
 
 /* The scalar unit waited until t for what vc describes: every later
    instruction of c is after it, in order and in time. */
-PTO_K_FN void pto_k__join_at(pto_k_core *c, const uint32_t *vc, int64_t t)
+PTO_K_FN void pto_k__waited(pto_k_core *c, int pipe, int from, int64_t cycles, const char *src);
+
+PTO_K_FN void pto_k__join_at(pto_k_core *c, const uint32_t *vc, int64_t t, const char *src, int from)
 {
     int p;
     for (p = 0; p < PTO_K_PIPE_ALL; p++) {
         pto_k__vc_join(c->dev, c->vc[p], vc);
-        if (c->free_at[p] < t) c->free_at[p] = t;
+        if (c->free_at[p] < t) {   /* every pipe's next instruction waits with the scalar unit */
+            pto_k__waited(c, p, from, t - (c->free_at[p] > c->disp ? c->free_at[p] : c->disp), src);
+            c->free_at[p] = t;
+        }
     }
     if (c->disp < t) c->disp = t;
 }
 
 /* ... for the event s, which reaches c `latency` cycles after it fired. */
-PTO_K_FN void pto_k__join_all(pto_k_core *c, const pto_k__sync *s, int64_t latency)
+PTO_K_FN void pto_k__join_all(pto_k_core *c, const pto_k__sync *s, int64_t latency, const char *src, int from)
 {
-    pto_k__join_at(c, s->vc, s->time + latency);
+    pto_k__join_at(c, s->vc, s->time + latency, src, from);
 }
 
 /* Is `prev` ordered before the current instruction on pipe p of c? */
@@ -784,7 +791,6 @@ PTO_K_FN pto_k__shadow *pto_k__gm_shadow(pto_k_device *dev, pto_k_gm *g)
     return sh;
 }
 
-
 /* ---- time and trace ------------------------------------------------------- */
 
 PTO_K_FN void pto_k__trace_ev(pto_k_core *c, int pipe, const char *name, const char *src, int64_t start,
@@ -805,6 +811,15 @@ PTO_K_FN void pto_k__trace_ev(pto_k_core *c, int pipe, const char *name, const c
     dev->nev++;
 }
 
+/* An instruction of `pipe` starts: the waits that held it count. */
+PTO_K_FN void pto_k__waits_count(pto_k_core *c, int pipe)
+{
+    int i;
+    for (i = 0; i < c->npend[pipe]; i++) c->site[c->pend_site[pipe][i]].pend = 0;
+    c->npend[pipe] = 0;
+    c->other_pend[pipe] = 0;
+}
+
 /* Runs `cost` cycles of work on a pipe; returns the end time. */
 PTO_K_FN int64_t pto_k__timed(pto_k_core *c, int pipe, int64_t disp, int64_t cost, const char *name,
                               const char *src)
@@ -812,7 +827,7 @@ PTO_K_FN int64_t pto_k__timed(pto_k_core *c, int pipe, int64_t disp, int64_t cos
     int64_t start = c->free_at[pipe] > disp ? c->free_at[pipe] : disp;
     c->free_at[pipe] = start + cost;
     c->busy[pipe] += cost;
-    c->npend[pipe] = 0;   /* its waits held this instruction: they count */
+    if (c->npend[pipe] || c->other_pend[pipe]) pto_k__waits_count(c, pipe);   /* they held this instruction */
     pto_k__trace_ev(c, pipe, name, src, start, cost);
     return start + cost;
 }
@@ -826,18 +841,20 @@ PTO_K_FN void pto_k__waited(pto_k_core *c, int pipe, int from, int64_t cycles, c
     for (i = 0; i < c->nsite; i++)
         if (c->site[i].src == src && c->site[i].pipe == pipe && c->site[i].from == from) break;
     if (i == c->nsite) {
-        if (i == PTO_K__NSITE) { c->site_other[pipe] += cycles; return; }
+        if (i == PTO_K__NSITE) {
+            c->site_other[pipe] += cycles;
+            c->other_pend[pipe] += cycles;
+            return;
+        }
         c->site[i].src = src;
         c->site[i].pipe = pipe;
         c->site[i].from = from;
-        c->site[i].cycles = 0;
+        c->site[i].cycles = c->site[i].pend = 0;
         c->nsite++;
     }
     c->site[i].cycles += cycles;
-    if (c->npend[pipe] < 4) {
-        c->pend_site[pipe][c->npend[pipe]] = i;
-        c->pend_cycles[pipe][c->npend[pipe]++] = cycles;
-    }
+    if (!c->site[i].pend) c->pend_site[pipe][c->npend[pipe]++] = i;   /* a site is one pipe's */
+    c->site[i].pend += cycles;
 }
 
 /* A pipe that waits until `t` for pipe `setter`'s flag (-1: a signal):
