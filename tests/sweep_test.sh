@@ -108,6 +108,11 @@ $ptoc run --sweep $cc tests/sweep/host_blocks.pto >$out/log 2>&1; rc=$?
 if [ $rc = 0 ] && grep -q "^  R (from 64, 1..4096): steers the block count (blocks(N / 16)) (line 4)$" $out/log &&
    ! grep -q "^  N " $out/log && [ "$(vals R)" = "64 128 32 16 48 " ]
 then ok "host_blocks: R steers blocks(N / 16)"; else bad "host_blocks: R steers blocks(N / 16)"; fi
+# a bug only more than one block shows is found: siblings' blocks all store the same rows of y (its
+# domain above keeps n = 1); swept without it, n = 2 races
+$ptoc run --sweep $cc tests/ok/siblings.pto >$out/log 2>&1; rc=$?
+if [ $rc = 1 ] && grep -q "^  n=1  *match" $out/log && grep -q "^  n=2  *[0-9]* REPORT" $out/log
+then ok "siblings without its domain: n = 2 races"; else bad "siblings without its domain: n = 2 races"; fi
 # a blocks(8) is no name's to steer
 $ptoc run --sweep $cc tests/user/colsum_loop.pto >$out/log 2>&1
 if grep -q "^  N (from" $out/log && ! grep -q "block count" $out/log; then ok "colsum_loop: blocks(8) steered by none"; else bad "colsum_loop: blocks(8) steered by none"; fi
