@@ -3,7 +3,8 @@
 # dynamic dim or an integer scalar (examples/, tests/ok/, tests/user/,
 # tests/sweep/, bench/repro/) matches the reference with no simulator report
 # at every value set the sweep picks (loops run 0, 1, 2, 3 and more times than
-# their slots, ifs both ways, tails partial and whole); and the sweep itself:
+# their slots, ifs both ways, tails partial and whole, 1, 2, 3 and 5+ blocks);
+# and the sweep itself:
 # the values it picks, a refused value, a failing run, the domain a -D range
 # or a `# sweep:` line gives, its usage errors. The kernels are compiled with
 # tcc when there is one (a sweep compiles once; tcc takes ~0.05 s where gcc
@@ -82,6 +83,39 @@ if grep -q "^# sweep: -D K=64..4096" tests/user/trip_cube_k.pto; then ok "# swee
 # trial10's find, fixed: the row width C = 12 (48-byte rows) is swept, and runs clean
 $ptoc run --sweep $cc tests/ok/gm_block_rows.pto >$out/log 2>&1; rc=$?
 if [ $rc = 0 ] && grep -q "^  C=12  *match" $out/log; then ok "gm_block: C=12 swept, clean"; else bad "gm_block: C=12 swept, clean"; fi
+
+# the block count: a name in blocks(...) steers it; the runs launch 1, 2, 3 and 5 or more blocks
+# (a mix kernel whose c2v / v2c rings are sharded per block: each count matches)
+vals() { sed -n "s/^  $1=\([0-9]*\)  *match .*/\1/p" $out/log | tr '\n' ' '; }
+$ptoc run --sweep $cc tests/user/seed_spmd_pipe.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "^  M (from 192, 1..4096): steers the block count (blocks(M / 64)) (line 11)$" $out/log &&
+   [ "$(vals M)" = "192 64 128 320 " ] && grep -q "^sweep: 4 runs: 4 match, 0 failed, 0 refused$" $out/log
+then ok "seed_spmd_pipe: M = 192 64 128 320 (3 1 2 5 blocks), all match"; else bad "seed_spmd_pipe: M = 192 64 128 320 (3 1 2 5 blocks), all match"; fi
+$ptoc run --sweep $cc examples/mixv2c.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "^  N (from 256, 1..4096): steers the block count (blocks(N / 128))" $out/log &&
+   [ "$(vals N)" = "256 768 128 384 " ] && grep -q "^sweep: 4 runs: 4 match, 0 failed, 0 refused$" $out/log
+then ok "mixv2c: N = 256 768 128 384 (2 6 1 3 blocks), all match"; else bad "mixv2c: N = 256 768 128 384 (2 6 1 3 blocks), all match"; fi
+# ... a blocks(N / 16) from -D N=64 (4 blocks): 8, 2, 1 and 3 blocks too
+$ptoc run --sweep $cc examples/softmax.pto >$out/log 2>&1
+if [ "$(vals N)" = "64 128 32 16 48 " ]; then ok "softmax: N = 64 128 32 16 48"; else bad "softmax: N = 64 128 32 16 48"; fi
+# a row tail: from two whole blocks (M = 128), a run whose last block (of 2 or more) is partial
+$ptoc run --sweep $cc tests/sweep/block_tail.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "^  M (from 128, 1..4096): steers the block count (blocks((M + 63) / 64)), a partial last block (2 tiles)" $out/log &&
+   [ -n "$(vals M | tr ' ' '\n' | awk '$1 > 64 && $1 % 64 != 0')" ]
+then ok "block_tail: a partial last block of 2+ run ($(vals M))"; else bad "block_tail: a partial last block of 2+ run"; fi
+# a host: its R reaches the kernel's N through the calls, so R steers the block count (N is no name to sweep)
+$ptoc run --sweep $cc tests/sweep/host_blocks.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "^  R (from 64, 1..4096): steers the block count (blocks(N / 16)) (line 4)$" $out/log &&
+   ! grep -q "^  N " $out/log && [ "$(vals R)" = "64 128 32 16 48 " ]
+then ok "host_blocks: R steers blocks(N / 16)"; else bad "host_blocks: R steers blocks(N / 16)"; fi
+# a bug only more than one block shows is found: siblings' blocks all store the same rows of y (its
+# domain above keeps n = 1); swept without it, n = 2 races
+$ptoc run --sweep $cc tests/ok/siblings.pto >$out/log 2>&1; rc=$?
+if [ $rc = 1 ] && grep -q "^  n=1  *match" $out/log && grep -q "^  n=2  *[0-9]* REPORT" $out/log
+then ok "siblings without its domain: n = 2 races"; else bad "siblings without its domain: n = 2 races"; fi
+# a blocks(8) is no name's to steer
+$ptoc run --sweep $cc tests/user/colsum_loop.pto >$out/log 2>&1
+if grep -q "^  N (from" $out/log && ! grep -q "block count" $out/log; then ok "colsum_loop: blocks(8) steered by none"; else bad "colsum_loop: blocks(8) steered by none"; fi
 
 # --sweep-runs bounds the runs; -D NAME=V moves the start; a range pins a name
 $ptoc run --sweep $cc --sweep-runs 2 tests/user/trip_x2.pto >$out/log 2>&1

@@ -75,7 +75,9 @@ static const char *usage =
     "                      and the text evaluated at each value: the trip count of every\n"
     "                      for (0, 1, 2, 3, more than its tiles' or its ring's slots), the branch of\n"
     "                      every if, the side of every min / max, at the first and last\n"
-    "                      iteration and block. After the -D values' run, each run takes\n"
+    "                      iteration and block, the block count of each blocks(...) (1,\n"
+    "                      2, 3, 5 and more) and the last block's valid(...) rows (full,\n"
+    "                      partial, none). After the -D values' run, each run takes\n"
     "                      the value showing the most outcomes no run showed yet (ties:\n"
     "                      the most trailing zero bits, up to the -D value's, then the\n"
     "                      smallest), name by name, at most N runs (default 12). Values\n"
@@ -684,7 +686,14 @@ static int compile_dir(const char *cc, const char *inc, const char *dir, const c
    walked at its first and its last iteration and the kernel at its first
    and its last block, so a triangular loop, an `if i == n - 1` or a tail
    block's valid region are seen; an outcome is kept with that context (a
-   behaviour: statement, outcome, first / last). A value whose load or
+   behaviour: statement, outcome, first / last). The block count of each
+   kernel with a blocks(...) is a behaviour too (1, 2, 3, 5 and more: the
+   bugs of a pipe ring sharded per block, of a last block, of a buffer sized
+   for one block show only past one), and in the last block (of two or more)
+   whether each valid(...) tile has all its rows, some or none: the tail. In
+   a file with hosts, the host's names are swept (a -D of a callee's dim
+   reaches nothing the host runs) and each call binds its kernel's dims and
+   scalars from its arguments before the kernel is walked. A value whose load or
    store window leaves its tensor at a walked point, that launches no
    block, divides by zero or gives a loop a step <= 0 (on a path the walk
    knows is taken) is marked refused (key 0) and never run. The base run comes first;
@@ -897,6 +906,8 @@ static void sw_walk(sweep *s, int32_t blk, int depth)
             const pto_tile *tl = &m->tiles[x->ref];
             s->tvr[x->ref] = tl->valid_r < 0 ? tl->rows : sw_eval(s, tl->valid_r, &a) ? a : -1;
             s->tvc[x->ref] = tl->valid_c < 0 ? tl->cols : sw_eval(s, tl->valid_c, &b) ? b : -1;
+            if ((s->ctxbits & 2) && tl->valid_r >= 0 && s->tvr[x->ref] >= 0 && !s->guess)   /* the tail block's rows */
+                sw_add(s, 7, st, s->tvr[x->ref] == 0 ? 0 : s->tvr[x->ref] < tl->rows ? 1 : 2);
             break;
         }
         case PTO_ST_OP:
@@ -960,6 +971,33 @@ static void sw_walk(sweep *s, int32_t blk, int depth)
     }
 }
 
+/* Kernel k walked at its first block and, when it has two or more, at its
+   last (its tail), with its block count classed: 1, 2, 3 or 5 and more
+   (4 is no class of its own: a count that is not a power of two shows
+   more, and a run is saved). */
+static void sw_kernel(sweep *s, int32_t k)
+{
+    const pto_kernel *kn = &s->m->kernels[k];
+    s->block = 0;
+    s->ctxbits = 0;
+    s->guess = 0;
+    s->blocks = 1;
+    s->blocks_known = kn->blocks < 0 || sw_eval(s, kn->blocks, &s->blocks);
+    if (s->blocks_known && s->blocks < 1) {   /* the harness refuses a launch of no block */
+        sw_add(s, 0, 0, 0);
+        return;
+    }
+    if (s->blocks_known && kn->blocks >= 0 && s->blocks != 4) sw_add(s, 6, k, s->blocks < 5 ? (int)s->blocks : 5);
+    s->visits = 0;
+    sw_walk(s, kn->body, 0);
+    if (s->blocks_known && s->blocks >= 2) {   /* the last block: its tail */
+        s->block = s->blocks - 1;
+        s->ctxbits = 2;
+        s->visits = 0;
+        sw_walk(s, kn->body, 0);
+    }
+}
+
 /* The behaviours of every kernel at the names' values in s->cur, into *out
    (sorted). */
 static void sw_behaviours(sweep *s, sw_set *out)
@@ -984,24 +1022,39 @@ static void sw_behaviours(sweep *s, sw_set *out)
         if (p->kind == PTO_P_TENSOR && p->dim_var[1] >= 0 && s->known[p->dim_var[1]])
             sw_add(s, 4, v, (s->val[p->dim_var[1]] * pto_dtype_size((pto_dtype)p->dtype)) % 32 == 0);
     }
-    for (k = 0; k < m->n_kernels && !s->oom; k++) {
-        const pto_kernel *kn = &m->kernels[k];
-        s->block = 0;
-        s->ctxbits = 0;
-        s->guess = 0;
-        s->blocks = 1;
-        s->blocks_known = kn->blocks < 0 || sw_eval(s, kn->blocks, &s->blocks);
-        if (s->blocks_known && s->blocks < 1) {   /* the harness refuses a launch of no block */
-            sw_add(s, 0, 0, 0);
-            continue;
-        }
-        s->visits = 0;
-        sw_walk(s, kn->body, 0);
-        if (s->blocks_known && s->blocks >= 2) {   /* the last block: its tail */
-            s->block = s->blocks - 1;
-            s->ctxbits = 2;
-            s->visits = 0;
-            sw_walk(s, kn->body, 0);
+    if (!m->n_hosts)
+        for (k = 0; k < m->n_kernels && !s->oom; k++) sw_kernel(s, k);
+    for (k = 0; k < m->n_hosts && !s->oom; k++) {
+        /* a host's launches: the callee's dims and scalars come from the call's arguments (a -D
+           of a callee's name reaches nothing the host runs) */
+        const pto_host *h = &m->hosts[k];
+        int32_t q, a;
+        for (q = h->stmt0; q < h->stmt0 + h->nstmts && !s->oom; q++) {
+            const pto_hstmt *hs = &m->hstmts[q];
+            const pto_kernel *kn;
+            if (hs->kind != PTO_HS_CALL || hs->ref < 0 || hs->ref >= m->n_kernels) continue;
+            kn = &m->kernels[hs->ref];
+            for (a = 0; a < hs->nargs && a < kn->nparams; a++) {
+                const pto_operand *o = &m->operands[hs->arg0 + a];
+                const pto_param *kp = &m->params[kn->param0 + a];
+                int d;
+                if (o->kind == PTO_O_GM && o->ref >= 0 && o->ref < m->n_params && kp->kind == PTO_P_TENSOR) {
+                    const pto_param *hp = &m->params[o->ref];
+                    for (d = 0; d < 2; d++) {
+                        int32_t kv = kp->dim_var[d], hv = hp->dim_var[d];
+                        if (kv < 0) continue;
+                        s->known[kv] = hp->dim[d] >= 0 || (hv >= 0 && s->known[hv]);
+                        s->val[kv] = hp->dim[d] >= 0 ? hp->dim[d] : hv >= 0 ? s->val[hv] : 0;
+                    }
+                } else if (kp->kind == PTO_P_SCALAR && kp->var >= 0) {
+                    int64_t x = 0;
+                    s->known[kp->var] = (unsigned char)((o->kind == PTO_O_INT && sw_eval(s, o->e[0], &x)) ||
+                                                        (o->kind == PTO_O_SCALAR && o->ref >= 0 && s->known[o->ref] &&
+                                                         (x = s->val[o->ref], 1)));
+                    s->val[kp->var] = x;
+                }
+            }
+            sw_kernel(s, hs->ref);
         }
     }
     for (i = 1; i < out->n; i++) {   /* insertion sort: small sets */
@@ -1186,7 +1239,7 @@ static void sw_header(sweep *s, const sw_scan *sc, int i)
 {
     const pto_module *m = s->m;
     sw_set u;
-    int32_t j, q, p, nk[5] = {0, 0, 0, 0, 0}, lines[16], nl = 0;
+    int32_t j, q, p, nk[8] = {0, 0, 0, 0, 0, 0, 0, 0}, lines[16], nl = 0, kerns[4], nkern = 0;
     memset(&u, 0, sizeof u);
     for (j = 0; j < sc->nv; j++)
         for (q = sc->off[j]; q < sc->off[j + 1] && sc->keys[sc->off[j]] != 0; q++)
@@ -1206,22 +1259,39 @@ static void sw_header(sweep *s, const sw_scan *sc, int i)
         }
         if (!varies || kind == 0 || kind == 5) continue;   /* (5: a loop's ring class; the loop is counted) */
         nk[kind]++;
-        line = kind == 3 ? m->exprs[id].loc.line : kind == 4 ? m->params[id].loc.line : m->stmts[id].loc.line;
+        if (kind == 6 && nkern < 4) kerns[nkern++] = id;
+        line = kind == 3 ? m->exprs[id].loc.line : kind == 4 ? m->params[id].loc.line
+             : kind == 6 ? m->kernels[id].loc.line : m->stmts[id].loc.line;
         for (p = 0; p < nl && lines[p] != line; p++)
             ;
         if (p == nl && nl < 16) lines[nl++] = line;
     }
-    s->steers[i] = nk[1] + nk[2] + nk[3] + nk[4];
+    s->steers[i] = nk[1] + nk[2] + nk[3] + nk[4] + nk[6] + nk[7];
     printf("  %s (from %lld, %lld..%lld): ", pto_str(s->ctx, s->name[i]), (long long)s->base[i], (long long)s->lo[i],
            (long long)s->hi[i]);
     if (!s->steers[i]) {
-        printf("steers no loop, if, min/max or row width; stays %lld\n", (long long)s->base[i]);
+        printf("steers no loop, if, min/max, row width or block count; stays %lld\n", (long long)s->base[i]);
     } else {
         const char *sep = "steers ";
+        if (nk[6]) {   /* the block count first: what the rows below are about */
+            pto_buf b;
+            memset(&b, 0, sizeof b);
+            b.ctx = s->ctx;
+            for (p = 0; p < nkern; p++) {
+                pto_buf_puts(&b, p ? ", blocks(" : "blocks(");
+                pto_print_expr(m, m->kernels[kerns[p]].blocks, &b);
+                pto_buf_puts(&b, ")");
+            }
+            printf("%sthe block count (%s)", sep, b.data && !b.oom ? b.data : "blocks(...)");
+            sep = ", ";
+            pto_buf_free(&b);
+        }
+        if (nk[7]) printf("%sa partial last block (%d tile%s)", sep, nk[7], nk[7] == 1 ? "" : "s"), sep = ", ";
         if (nk[1]) printf("%s%d loop%s", sep, nk[1], nk[1] == 1 ? "" : "s"), sep = ", ";
         if (nk[2]) printf("%s%d if%s", sep, nk[2], nk[2] == 1 ? "" : "s"), sep = ", ";
         if (nk[3]) printf("%s%d min/max", sep, nk[3]), sep = ", ";
         if (nk[4]) printf("%sthe row width of %d tensor%s", sep, nk[4], nk[4] == 1 ? "" : "s");
+        (void)sep;
         for (p = 1; p < nl; p++) {   /* in order */
             int32_t l = lines[p], r = p;
             while (r > 0 && lines[r - 1] > l) lines[r] = lines[r - 1], r--;
@@ -1305,6 +1375,7 @@ static int sweep_file(pto_ctx *ctx, const char *path, const sw_defs *given, cons
         if (!isdim && !(x->kind == PTO_V_SCALAR && x->def >= 0 && x->def < m->n_params &&
                         (m->params[x->def].dtype == PTO_I32 || m->params[x->def].dtype == PTO_I8)))
             continue;
+        if (m->n_hosts && x->kernel >= 0) continue;   /* a host runs the kernels: its calls bind their names */
         for (i = 0; i < s.n && s.name[i] != x->name; i++)
             ;
         if (i < s.n || s.n == SW_MAXN) continue;
