@@ -200,6 +200,22 @@ static void pto__isa_view_assign(pto__emitter *E, pto_buf *b, const char *prefix
     pto__emit_puts(b, "); /* ");
 }
 
+/* A view of tile ti's bytes with all its rows valid and its own valid
+   columns (run-time ones as a constructor argument), then the comment
+   saying why: "'t' with all R rows valid: WHY". */
+static void pto__isa_rows_view(pto__emitter *E, pto_buf *b, const pto_tile *t, int32_t ti, int dyn_c,
+                               const char *prefix, const char *why)
+{
+    pto__isa_view_decl(E, b, t, 2, prefix, ti);
+    if (dyn_c) {
+        pto__emit_puts(b, "(static_cast<unsigned>(");
+        pto__emit_expr(E, b, t->valid_c, PTO__EX_KERNEL, 0);
+        pto__emit_puts(b, "))");
+    }
+    pto__isa_view_assign(E, b, prefix, ti);
+    pto_buf_printf(b, "'%s' with all %lld rows valid: %s */\n", pto_str(E->ctx, t->name), (long long)t->rows, why);
+}
+
 static void pto__isa_tile(pto__emitter *E, int32_t s)
 {
     const pto_module *m = E->m;
@@ -257,16 +273,9 @@ static void pto__isa_tile(pto__emitter *E, int32_t s)
     }
     if (((pto__isa *)E)->mm_view && (((pto__isa *)E)->mm_view[ti] & 8)) {
         /* all rows and the valid columns, the source of a row reduction (pto__isa_mm_views) */
-        pto__isa_view_decl(E, b, t, 2, "pto_rows", ti);
-        if (dyn_c) {
-            pto__emit_puts(b, "(static_cast<unsigned>(");
-            pto__emit_expr(E, b, t->valid_c, PTO__EX_KERNEL, 0);
-            pto__emit_puts(b, "))");
-        }
-        pto__isa_view_assign(E, b, "pto_rows", ti);
-        pto_buf_printf(b, "'%s' with all %lld rows valid: pto-isa's row reductions reduce their source's valid "
-                       "rows, a row reduction reduces its result's */\n", pto_str(E->ctx, t->name),
-                       (long long)t->rows);
+        pto__isa_rows_view(E, b, t, ti, dyn_c, "pto_rows",
+                           "pto-isa's row reductions reduce their source's valid rows, a row reduction reduces its "
+                           "result's");
     }
     if (((pto__isa *)E)->mm_view && (((pto__isa *)E)->mm_view[ti] & 16)) {
         /* the whole tile valid: dst or src0 of a broadcast whose other one is whole (pto__isa_mm_views) */
@@ -278,16 +287,9 @@ static void pto__isa_tile(pto__emitter *E, int32_t s)
     }
     if (((pto__isa *)E)->mm_view && (((pto__isa *)E)->mm_view[ti] & 1)) {
         /* the same bytes with all rows valid, for TMATMUL (pto__isa_mm_views) */
-        pto__isa_view_decl(E, b, t, 2, "pto_mm", ti);
-        if (dyn_c) {
-            pto__emit_puts(b, "(static_cast<unsigned>(");
-            pto__emit_expr(E, b, t->valid_c, PTO__EX_KERNEL, 0);
-            pto__emit_puts(b, "))");
-        }
-        pto__isa_view_assign(E, b, "pto_mm", ti);
-        pto_buf_printf(b, "'%s' with all %lld rows valid: TMATMUL's m is the left tile's valid rows, and mad "
-                       "writes the accumulator with ceil16(m) rows per 16-column block, which must be the acc's "
-                       "rows */\n", pto_str(E->ctx, t->name), (long long)t->rows);
+        pto__isa_rows_view(E, b, t, ti, dyn_c, "pto_mm",
+                           "TMATMUL's m is the left tile's valid rows, and mad writes the accumulator with "
+                           "ceil16(m) rows per 16-column block, which must be the acc's rows");
     }
 }
 
