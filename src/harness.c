@@ -678,18 +678,17 @@ PTO_K_FN int pto_h_deadlocked(const pto_k_report *r)
    held it (the three largest by statement), and the time it had no work. */
 PTO_K_FN void pto_h_idle(const pto_k_report *r)
 {
-    static const char *const names[PTO_K_NPIPE] = {"S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX", "ALL"};
     char label[16];
     int64_t idle = r->makespan - r->bound, shown = 0;
     int i;
     if (r->bound_pipe < 0 || r->bound_pipe >= PTO_K_PIPE_ALL || idle < 0) return;
-    snprintf(label, sizeof label, "%s idle", names[r->bound_pipe]);
+    snprintf(label, sizeof label, "%s idle", pto_k__pipe_name(r->bound_pipe));
     printf("  %-12s%lld cycle%s", label, (long long)idle, idle == 1 ? "" : "s");
     for (i = 0; i < r->nsites; i++) {
         const pto_k_wait_site *w = &r->sites[i];
         printf("%s %lld in ", i ? "," : ":", (long long)w->cycles);
         if (w->from == PTO_K_PIPE_ALL) printf("pipe_barrier(ALL)");
-        else if (w->from >= 0 && w->from < PTO_K_PIPE_ALL) printf("wait_flag(%s, %s)", names[w->from], names[r->bound_pipe]);
+        else if (w->from >= 0 && w->from < PTO_K_PIPE_ALL) printf("wait_flag(%s, %s)", pto_k__pipe_name(w->from), pto_k__pipe_name(r->bound_pipe));
         else if (w->from == PTO_K_WAIT_TPUSH) printf("tpush (a free slot)");
         else if (w->from == PTO_K_WAIT_TPOP) printf("tpop (a pushed slot)");
         else if (w->from == PTO_K_WAIT_CROSS) printf("a cross-core wait_flag");
