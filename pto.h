@@ -22603,11 +22603,10 @@ PTO_K_FN void pto_h_unwritten(pto_h_run *run, int p, const char *name)
 
 PTO_K_FN const char *pto_h_bound_pipe(const pto_k_report *r)
 {
-    static const char *const names[PTO_K_NPIPE] = {"S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX", "ALL"};
     int c, p;
     for (c = 0; c < r->ncores; c++)
         for (p = 0; p < PTO_K_NPIPE; p++)
-            if (r->bound > 0 && r->cores[c].busy[p] == r->bound) return names[p];
+            if (r->bound > 0 && r->cores[c].busy[p] == r->bound) return pto_k__pipe_name(p);
     return "-";
 }
 
