@@ -146,11 +146,17 @@
 #define PTO__SY_REAL 512            /* 8 src x 8 dst x 8 ids */
 #define PTO__SY_GRAN 32             /* conflicts are decided per 32-byte granule */
 #define PTO__SY_MAXROT 8
-#define PTO__SY_NFL 64              /* event ids set at once (one bit each in pto__sy_e.cap) */
+#define PTO__SY_FW 2                /* words of a pto__sy_fs (4 costs sync 4% more on the bench) */
+#define PTO__SY_NFL (64 * PTO__SY_FW) /* event ids set at once in the analysis (see "analysis state") */
 #define PTO__SY_MAXPASS 8           /* loop fixpoint rounds before giving up */
 #define PTO__SY_RDONLY 0x80         /* pto__sy_e.skip: the record only reads (no pipe has bit 7) */
 
 enum { PTO__SY_RD = 1, PTO__SY_WR = 2 };
+
+/* A set of event-id slots of a state (pto__sy_st.fused, pto__sy_e.cap). */
+typedef struct pto__sy_fs {
+    uint64_t w[PTO__SY_FW];
+} pto__sy_fs;
 enum { PTO__SY_FWD, PTO__SY_LOOP, PTO__SY_BAR, PTO__SY_DEAD };
 enum { PTO__SY_PRIME, PTO__SY_WAIT, PTO__SY_SET, PTO__SY_DRAIN, PTO__SY_BARRIER };
 enum { PTO__SY_FIND, PTO__SY_CHECK };
@@ -201,14 +207,14 @@ typedef struct pto__sy_e {
                                    is an in-order queue, PTO__SY_RDONLY when it only reads */
     uint32_t ts;
     uint32_t hts[7];
-    uint64_t cap;
+    pto__sy_fs cap;             /* the pending sets that captured it */
 } pto__sy_e;
 
 typedef struct pto__sy_st {
     int reached;
     int32_t n, cap_e;
     pto__sy_e *e;               /* [n] live records, in no particular order */
-    uint64_t fused;             /* event-id slots in use */
+    pto__sy_fs fused;           /* event-id slots in use */
     int32_t fkey[PTO__SY_NFL];
     uint8_t fval[PTO__SY_NFL];  /* 1 set, 2 set on some paths */
 } pto__sy_st;
@@ -735,9 +741,12 @@ static int32_t pto__sy_rec_now(const pto__sy *sy, int32_t o)
 
 /* ---- analysis state ---------------------------------------------------------
    A small unordered array of live records (see pto__sy_touch for why it
-   stays small) and up to 64 event ids set, each a slot whose bit in a
-   record's `cap` says the pending set captured it. Copies happen only at
-   loops and ifs. */
+   stays small) and up to PTO__SY_NFL (128) event ids set, each a slot
+   whose bit in a record's `cap` says the pending set captured it (the
+   virtual ids of insertion count: a loop of ten x8 tiles it reuses primes
+   80 before the colouring shares them; 64 refused such kernels). Loops
+   over slots stop at the last word in use. Copies happen only at loops and
+   ifs. */
 
 static int pto__sy_grow_to(pto__sy *sy, void **p, size_t esz, int32_t *cap, int32_t need)
 {
@@ -761,6 +770,47 @@ static inline int pto__sy_grow(pto__sy *sy, void **p, size_t esz, int32_t *cap, 
     return need <= *cap || pto__sy_grow_to(sy, p, esz, cap, need);
 }
 
+static int pto__sy_ctz(uint64_t u)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_ctzll(u);
+#else
+    int i = 0;
+    if (!(u & 0xffffffffu)) { u >>= 32; i += 32; }
+    if (!(u & 0xffffu)) { u >>= 16; i += 16; }
+    if (!(u & 0xffu)) { u >>= 8; i += 8; }
+    while (!(u & 1u)) { u >>= 1; i++; }
+    return i;
+#endif
+}
+
+/* ---- sets of event-id slots ---- */
+static const pto__sy_fs pto__sy_fs0 = {{0}};
+static inline int pto__sy_fs_has(const pto__sy_fs *a, int f) { return (int)(a->w[f >> 6] >> (f & 63)) & 1; }
+static inline void pto__sy_fs_add(pto__sy_fs *a, int f) { a->w[f >> 6] |= (uint64_t)1 << (f & 63); }
+static inline void pto__sy_fs_del(pto__sy_fs *a, int f) { a->w[f >> 6] &= ~((uint64_t)1 << (f & 63)); }
+/* a & b & ~c, and whether it is empty */
+static inline int pto__sy_fs_any3(const pto__sy_fs *a, const pto__sy_fs *b, const pto__sy_fs *c)
+{
+    uint64_t u = 0;
+    int i;
+    for (i = 0; i < PTO__SY_FW; i++) u |= a->w[i] & b->w[i] & ~c->w[i];
+    return u != 0;
+}
+/* The next slot of a at or after f, or -1 (iteration: for (f = next(a, 0); f >= 0; f = next(a, f + 1))). */
+static inline int pto__sy_fs_next(const pto__sy_fs *a, int f)
+{
+    int i = f >> 6;
+    uint64_t u;
+    if (f >= PTO__SY_NFL) return -1;
+    u = a->w[i] & (~(uint64_t)0 << (f & 63));
+    while (!u) {
+        if (++i == PTO__SY_FW) return -1;
+        u = a->w[i];
+    }
+    return i * 64 + pto__sy_ctz(u);
+}
+
 static void pto__sy_st_free(pto__sy *sy, pto__sy_st *st)
 {
     pto_free(sy->ctx, st->e);
@@ -779,7 +829,7 @@ static pto__sy_st *pto__sy_st_get(pto__sy *sy)
     }
     st->reached = 0;
     st->n = 0;
-    st->fused = 0;
+    st->fused = pto__sy_fs0;
     return st;
 }
 
@@ -794,31 +844,17 @@ static void pto__sy_st_put(pto__sy *sy, pto__sy_st *st)
     sy->freel[sy->nfree++] = st;
 }
 
-static int pto__sy_ctz(uint64_t u)
-{
-#if defined(__GNUC__) || defined(__clang__)
-    return __builtin_ctzll(u);
-#else
-    int i = 0;
-    if (!(u & 0xffffffffu)) { u >>= 32; i += 32; }
-    if (!(u & 0xffffu)) { u >>= 16; i += 16; }
-    if (!(u & 0xffu)) { u >>= 8; i += 8; }
-    while (!(u & 1u)) { u >>= 1; i++; }
-    return i;
-#endif
-}
 
 static void pto__sy_st_copy(pto__sy *sy, pto__sy_st *dst, const pto__sy_st *src)
 {
-    uint64_t u;
+    int f;
     if (dst == src || !pto__sy_grow(sy, (void **)&dst->e, sizeof(pto__sy_e), &dst->cap_e, src->n)) return;
     dst->reached = src->reached;
     dst->n = src->n;
     if (src->n) memcpy(dst->e, src->e, (size_t)src->n * sizeof(pto__sy_e));
     dst->fused = src->fused;
-    for (u = src->fused; u; u &= u - 1) {   /* only the slots in use are ever read */
-        int f = pto__sy_ctz(u);
-        dst->fkey[f] = src->fkey[f];
+    for (f = pto__sy_fs_next(&src->fused, 0); f >= 0; f = pto__sy_fs_next(&src->fused, f + 1)) {
+        dst->fkey[f] = src->fkey[f];   /* only the slots in use are ever read */
         dst->fval[f] = src->fval[f];
     }
 }
@@ -840,18 +876,20 @@ static int32_t pto__sy_find(const pto__sy_st *st, int32_t rid)
 
 static int pto__sy_fslot(const pto__sy_st *st, int32_t key)
 {
-    uint64_t u = st->fused;
-    while (u) {
-        int i = pto__sy_ctz(u);
-        if (st->fkey[i] == key) return i;
-        u &= u - 1;
-    }
+    int i, f;
+    uint64_t u;
+    for (i = 0; i < PTO__SY_FW; i++)
+        for (u = st->fused.w[i]; u; u &= u - 1)
+            if (st->fkey[f = i * 64 + pto__sy_ctz(u)] == key) return f;
     return -1;
 }
 
 static int pto__sy_ffree(const pto__sy_st *st)
 {
-    return ~st->fused ? pto__sy_ctz(~st->fused) : -1;
+    int i;
+    for (i = 0; i < PTO__SY_FW; i++)
+        if (~st->fused.w[i]) return i * 64 + pto__sy_ctz(~st->fused.w[i]);
+    return -1;
 }
 
 /* Record entry e now happens before pipe q, since time t (the earliest
@@ -974,7 +1012,7 @@ static void pto__sy_touch(pto__sy *sy, pto__sy_st *st, int32_t r)
     e->bits = 0;
     e->skip = (uint8_t)((pto__sy_inorder(a->pipe) ? 1u << a->pipe : 0u) | (a->rw & PTO__SY_WR ? 0u : PTO__SY_RDONLY));
     e->ts = sy->now;
-    e->cap = 0;   /* hts[q] is read only where bit q is set */
+    e->cap = pto__sy_fs0;   /* hts[q] is read only where bit q is set */
 }
 
 /* dst = dst joined with src (paths merging); returns whether dst changed
@@ -985,37 +1023,54 @@ static void pto__sy_touch(pto__sy *sy, pto__sy_st *st, int32_t r)
    issued and ordered at the later of the two times. An id set on one path
    only, or with different values, is "set on some paths" (2): a set or
    wait on it is misuse. */
+/* pto__sy_join for src's event-id slot i: the dst slot of the same id
+   (map[i], and whether it is the same slot, in same or moved), its value
+   on both paths (both: set on both), or a new dst slot "set on some
+   paths". Returns whether dst changed. */
+static int pto__sy_join_slot(pto__sy_st *dst, const pto__sy_st *src, int i, int *map, pto__sy_fs *same,
+                             pto__sy_fs *moved, pto__sy_fs *both)
+{
+    int j = pto__sy_fslot(dst, src->fkey[i]);
+    map[i] = j;
+    if (j >= 0) {
+        uint8_t v = dst->fval[j] == src->fval[i] ? dst->fval[j] : 2;
+        int changed = v != dst->fval[j];
+        dst->fval[j] = v;
+        pto__sy_fs_add(j == i ? same : moved, i);
+        if (v == 1) pto__sy_fs_add(both, j);
+        return changed;
+    }
+    if ((j = pto__sy_ffree(dst)) < 0) return 0;
+    pto__sy_fs_add(&dst->fused, j);
+    dst->fkey[j] = src->fkey[i];
+    dst->fval[j] = 2;
+    return 1;
+}
+
 static int pto__sy_join(pto__sy *sy, pto__sy_st *dst, const pto__sy_st *src)
 {
     int map[PTO__SY_NFL];
-    uint64_t both = 0, u, same = 0, moved = 0;   /* src slots mapped to the same / another dst slot */
+    pto__sy_fs both = pto__sy_fs0, same = pto__sy_fs0, moved = pto__sy_fs0;   /* src slots mapped to the
+                                                                            same / another dst slot */
     int32_t i, k, n0;
-    int changed = 0, j;
+    int changed = 0, j, w, nw;
+    uint64_t u;
     if (!src->reached) return 0;
     if (!dst->reached) { pto__sy_st_copy(sy, dst, src); return 1; }
-    for (i = 0, u = src->fused; u; i++, u >>= 1) {
-        map[i] = -1;
-        if (!(u & 1u)) continue;
-        j = pto__sy_fslot(dst, src->fkey[i]);
-        if (j >= 0) {
-            uint8_t v = dst->fval[j] == src->fval[i] ? dst->fval[j] : 2;
-            changed |= v != dst->fval[j];
-            dst->fval[j] = v;
-            map[i] = j;
-            if (j == i) same |= (uint64_t)1 << i;
-            else moved |= (uint64_t)1 << i;
-            if (v == 1) both |= (uint64_t)1 << j;
-        } else if ((j = pto__sy_ffree(dst)) >= 0) {
-            dst->fused |= (uint64_t)1 << j;
-            dst->fkey[j] = src->fkey[i];
-            dst->fval[j] = 2;
-            changed = 1;
+    for (w = 0; w < PTO__SY_FW; w++)
+        for (u = src->fused.w[w]; u; u &= u - 1)
+            changed |= pto__sy_join_slot(dst, src, w * 64 + pto__sy_ctz(u), map, &same, &moved, &both);
+    for (w = 0; w < PTO__SY_FW; w++)
+        for (u = dst->fused.w[w] & ~both.w[w]; u; u &= u - 1) {
+            j = w * 64 + pto__sy_ctz(u);
+            if (dst->fval[j] != 2 && pto__sy_fslot(src, dst->fkey[j]) < 0) {
+                dst->fval[j] = 2;
+                changed = 1;
+            }
         }
-    }
-    for (u = dst->fused & ~both; u; u &= u - 1) {
-        j = pto__sy_ctz(u);
-        if (dst->fval[j] != 2 && pto__sy_fslot(src, dst->fkey[j]) < 0) { dst->fval[j] = 2; changed = 1; }
-    }
+    /* a record's captures are slots in use (a wait clears its bit everywhere):
+       the words past the last one in use on either side are zero */
+    for (nw = PTO__SY_FW; nw > 1 && !(src->fused.w[nw - 1] | dst->fused.w[nw - 1]); nw--) {}
     n0 = dst->n;
     if (++sy->stamp == 0) {   /* wrapped: clear the marks */
         memset(sy->mark_at, 0, (size_t)sy->n_recs * sizeof(uint32_t));
@@ -1027,12 +1082,14 @@ static int pto__sy_join(pto__sy *sy, pto__sy_st *dst, const pto__sy_st *src)
     }
     for (i = 0; i < src->n; i++) {
         const pto__sy_e *f = &src->e[i];
-        uint64_t mc = f->cap & same;
+        pto__sy_fs mc = pto__sy_fs0;
         int q;
-        for (u = f->cap & moved; u; u &= u - 1) {
-            q = pto__sy_ctz(u);
-            mc |= (uint64_t)1 << map[q];
-        }
+        for (w = 0; w < nw; w++) mc.w[w] = f->cap.w[w] & same.w[w];
+        for (w = 0; w < nw; w++)   /* after: a moved slot may land in any word */
+            for (u = f->cap.w[w] & moved.w[w]; u; u &= u - 1) {
+                q = w * 64 + pto__sy_ctz(u);
+                pto__sy_fs_add(&mc, map[q]);
+            }
         k = sy->mark_at[f->rid] == sy->stamp ? sy->mark_k[f->rid] : -1;
         if (k < 0) {
             pto__sy_e *e;
@@ -1044,11 +1101,14 @@ static int pto__sy_join(pto__sy *sy, pto__sy_st *dst, const pto__sy_st *src)
         } else {
             pto__sy_e *e = &dst->e[k];
             uint8_t nb = (uint8_t)(e->bits & f->bits);
-            uint64_t nc = e->cap & mc;
-            changed |= nb != e->bits || (nc & both) != (e->cap & both);
+            changed |= nb != e->bits;
+            for (w = 0; w < nw; w++) {
+                uint64_t nc = e->cap.w[w] & mc.w[w];
+                changed |= (nc & both.w[w]) != (e->cap.w[w] & both.w[w]);
+                e->cap.w[w] = nc;
+            }
             e->bits = nb;
             e->skip = (uint8_t)(e->skip & f->skip);   /* the same record: the same pipe and access */
-            e->cap = nc;
             if (f->ts > e->ts) e->ts = f->ts;
             for (u = nb; u; u &= u - 1) {
                 q = pto__sy_ctz(u);
@@ -1407,7 +1467,15 @@ static int32_t pto__sy_slot(pto__sy *sy, int32_t s, int *p, int *q)
     const pto_operand *a, *b, *c;
     int64_t base, mod, id;
     int32_t L;
-    pto__sy_idc *ic = pto__sy_idc_of(sy, s);
+    pto__sy_idc *ic;
+    if (s >= sy->s0 && s - sy->s0 < sy->n_idc && sy->idc[s - sy->s0].ok == 1) {   /* the many: placed, decoded */
+        ic = &sy->idc[s - sy->s0];
+        *p = ic->p;
+        *q = ic->q;
+        id = ic->base + (ic->loop >= 0 ? sy->phase[ic->loop] % ic->mod : 0);
+        return (int32_t)pto__sy_key(sy, *p, *q, id);
+    }
+    ic = pto__sy_idc_of(sy, s);
     if (!ic) return -1;
     if (ic->ok) {   /* decoded on an earlier visit of this analysis */
         if (ic->ok == 2) return -1;
@@ -1472,7 +1540,7 @@ static void pto__sy_syncop(pto__sy *sy, int32_t s, pto__sy_st *st)
 
 static void pto__sy_set_op(pto__sy *sy, int32_t s, pto__sy_st *st, uint32_t t)
 {
-    int p = 0, q = 0, f;
+    int p = 0, q = 0, f, fw;
     int32_t key, k, n;
     uint64_t bit;
     uint8_t pbit;
@@ -1485,39 +1553,44 @@ static void pto__sy_set_op(pto__sy *sy, int32_t s, pto__sy_st *st, uint32_t t)
     if (sy->m->stmts[s].op == PTO_OP_SET_FLAG) {
         if (f >= 0) { pto__sy_misuse(sy, s, "event id set while it may still be set"); return; }
         if ((f = pto__sy_ffree(st)) < 0) {
-            pto_error(sy->ctx, sy->m->stmts[s].loc, "sync: more than %d event ids set at once", PTO__SY_NFL);
+            pto_error(sy->ctx, sy->m->stmts[s].loc,
+                      "sync: more than %d event ids would be set at once here (an xN tile a loop reuses keeps N "
+                      "ids set before the colouring shares them): give the loop fewer or shallower multi-buffered tiles",
+                      PTO__SY_NFL);
             pto__sy_fail(sy, PTO_ERR_USER);
             return;
         }
-        bit = (uint64_t)1 << f;
-        st->fused |= bit;
+        fw = f >> 6;
+        bit = (uint64_t)1 << (f & 63);
+        pto__sy_fs_add(&st->fused, f);
         st->fkey[f] = key;
         st->fval[f] = 1;
         n = st->n;
         E = st->e;
         if (t == UINT32_MAX) {
             for (k = 0; k < n; k++)
-                if ((E[k].bits & pbit) || E[k].pipe == p) E[k].cap |= bit;
+                if ((E[k].bits & pbit) || E[k].pipe == p) E[k].cap.w[fw] |= bit;
             return;
         }
         for (k = 0; k < n; k++) {
             pto__sy_e *e = &E[k];
-            if ((e->pipe == p && e->ts <= t) || ((e->bits & pbit) && e->hts[p] <= t)) e->cap |= bit;
+            if ((e->pipe == p && e->ts <= t) || ((e->bits & pbit) && e->hts[p] <= t)) e->cap.w[fw] |= bit;
         }
         return;
     }
     if (f < 0 || st->fval[f] != 1) { pto__sy_misuse(sy, s, "wait on an event id that may not be set"); return; }
-    bit = (uint64_t)1 << f;
+    fw = f >> 6;
+    bit = (uint64_t)1 << (f & 63);
     n = st->n;
     E = st->e;
     for (k = 0; k < n;) {
-        if (!(E[k].cap & bit)) { k++; continue; }
-        E[k].cap &= ~bit;
+        if (!(E[k].cap.w[fw] & bit)) { k++; continue; }
+        E[k].cap.w[fw] &= ~bit;
         pto__sy_addbit(&E[k], q, sy->now);
         k = pto__sy_keep_at(sy, E, &n, k);
     }
     st->n = n;
-    st->fused &= ~bit;
+    pto__sy_fs_del(&st->fused, f);
 }
 
 static int pto__sy_is_forward(const pto__sy *sy, int32_t a, int32_t b)
@@ -1595,7 +1668,7 @@ static uint32_t pto__sy_since(const pto__sy_e *e, const pto__sy_rec *r, int p)
     return t;
 }
 
-static int pto__sy_supersedes(const pto__sy *sy, uint64_t set1, const pto__sy_e *x, const pto__sy_e *y)
+static int pto__sy_supersedes(const pto__sy *sy, const pto__sy_fs *set1, const pto__sy_e *x, const pto__sy_e *y)
 {
     int p;
     const pto__sy_rec *a = &sy->recs[x->rid], *b = &sy->recs[y->rid];
@@ -1604,7 +1677,7 @@ static int pto__sy_supersedes(const pto__sy *sy, uint64_t set1, const pto__sy_e 
     if (a->space != b->space || sy->pos[a->stmt] <= sy->pos[b->stmt]) return 0;
     if (!(a->rw & PTO__SY_WR) && (b->rw & PTO__SY_WR)) return 0;
     if ((ca & ~cb) || (va & ~vb)) return 0;
-    if (x->cap & ~y->cap & set1) return 0;
+    if (pto__sy_fs_any3(&x->cap, set1, &y->cap)) return 0;
     for (p = 0; p < 7; p++)
         if ((ca & (1u << p)) && pto__sy_since(y, b, p) > pto__sy_since(x, a, p)) return 0;
     return a->space != PTO_GM ? a->lo <= b->lo && b->hi <= a->hi : pto__sy_gm_covers(sy->m, a, b);
@@ -1616,18 +1689,19 @@ static void pto__sy_collect(pto__sy *sy, pto__sy_st *st)
 {
     int32_t ka, kb, w = 0, n = st->n;
     uint8_t *drop;
-    uint64_t set1 = 0, u;
+    pto__sy_fs set1 = pto__sy_fs0;
+    int f;
     if (n < 2 || !pto__sy_grow(sy, (void **)&sy->drop, 1, &sy->cap_drop, n)) return;
     drop = sy->drop;
     memset(drop, 0, (size_t)n);
-    for (u = st->fused; u; u &= u - 1)
-        if (st->fval[pto__sy_ctz(u)] == 1) set1 |= u & (~u + 1);
+    for (f = pto__sy_fs_next(&st->fused, 0); f >= 0; f = pto__sy_fs_next(&st->fused, f + 1))
+        if (st->fval[f] == 1) pto__sy_fs_add(&set1, f);
     for (kb = 0; kb < n; kb++) {
         const pto__sy_e *b = &st->e[kb];
         for (ka = 0; ka < n; ka++) {
             const pto__sy_e *a = &st->e[ka];
             if (!(a->lo <= b->lo && b->hi <= a->hi) || ka == kb || a->space != b->space) continue;
-            if (pto__sy_supersedes(sy, set1, &st->e[ka], &st->e[kb])) { drop[kb] = 1; break; }
+            if (pto__sy_supersedes(sy, &set1, &st->e[ka], &st->e[kb])) { drop[kb] = 1; break; }
         }
     }
     for (kb = 0; kb < n; kb++)
@@ -2249,9 +2323,8 @@ static void pto__sy_run(pto__sy *sy, int32_t prog)
         if (!(m->stmts[s].kind == PTO_ST_OP && pto__sy_issync(m->stmts[s].op))) pto__sy_collect(sy, st);
         pto__sy_stmt(sy, s, st);
     }
-    for (f = 0; f < PTO__SY_NFL && !sy->stop; f++) {
+    for (f = pto__sy_fs_next(&st->fused, 0); f >= 0 && !sy->stop; f = pto__sy_fs_next(&st->fused, f + 1)) {
         int32_t key = st->fkey[f];
-        if (!(st->fused & ((uint64_t)1 << f))) continue;
         if (key < PTO__SY_REAL)
             pto_error(sy->ctx, m->kernels[sy->kernel].loc, "sync: event id %s -> %s %d may be left set at kernel end",
                       pto_pipe_name((pto_pipe)(key / 64)), pto_pipe_name((pto_pipe)(key / 8 % 8)), (int)(key % 8));

@@ -344,5 +344,12 @@ expect "host: unused tensor warned" 0 "host_unused.pto:13:10: warning: tensor 'n
 expect "host: unread intermediate warned" 0 "host_unused.pto:12:10: warning: tensor 't' of host 'h' is written but no call reads it" $ptoc check tests/diag/host_unused.pto
 $ptoc check examples/host_mm_norm.pto >$out/log 2>&1 && ok "host example checks" || bad "host example checks"
 lacks "host example: no warning" "warning"
+# ---- event ids: more than 64 set at once in the sync inserter's analysis (virtual ids of many
+# x8 tiles) no longer refuses a kernel (tests/user/ten_x8.pto, many_x8.pto run); past 128 it
+# is refused with a message that says what to change ----
+expect "ids: 16 x8 tiles refused, with what to change" 1 \
+    "ids_overflow.pto:38:5: error: sync: more than 128 event ids would be set at once here .*: give the loop fewer or shallower multi-buffered tiles" \
+    $ptoc check tests/diag/ids_overflow.pto
+expect "ids: 10 x8 tiles sync" 0 "out of event ids for MTE3 -> V: 9 flag pairs" $ptoc check tests/user/ten_x8.pto
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
