@@ -3086,13 +3086,18 @@ static int32_t pto__sy_delay_set(pto__sy *sy, int32_t g, const int32_t *busy, ui
     if (gr->kind != PTO__SY_FWD || gr->nids != 1) return -1;
     pto__sy_ends(sy, g, &sg, &wg);
     if (sg < 0 || wg < 0 || m->stmts[sg].block != m->stmts[wg].block) return -1;
-    for (s = m->stmts[sg].next; s >= 0 && s != wg; s = m->stmts[s].next) {
-        if (s >= sy->n_pos) continue;   /* a fallback's barrier, added after the numbering */
-        if ((base = pto__sy_first_free(busy, used, sy->pos[s], 1, lim)) < 0) continue;
-        pto_unlink(m, sg);
-        pto_insert_before(m, s, sg);
-        sy->stats.delayed++;
-        return base;
+    /* up to the wait itself: right before it, the set's id is busy for no
+       statement at all, and the last pair to free one may end just there
+       (the drains after a loop that used every id) */
+    for (s = m->stmts[sg].next; s >= 0; s = m->stmts[s].next) {
+        /* s >= n_pos: a fallback's barrier, added after the numbering */
+        if (s < sy->n_pos && (base = pto__sy_first_free(busy, used, sy->pos[s], 1, lim)) >= 0) {
+            pto_unlink(m, sg);
+            pto_insert_before(m, s, sg);
+            sy->stats.delayed++;
+            return base;
+        }
+        if (s == wg) break;
     }
     return -1;
 }

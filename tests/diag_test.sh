@@ -351,5 +351,11 @@ expect "ids: 16 x8 tiles refused, with what to change" 1 \
     "ids_overflow.pto:38:5: error: sync: more than 128 event ids would be set at once here .*: give the loop fewer or shallower multi-buffered tiles" \
     $ptoc check tests/diag/ids_overflow.pto
 expect "ids: 10 x8 tiles sync" 0 "out of event ids for MTE3 -> V: 9 flag pairs" $ptoc check tests/user/ten_x8.pto
+# ---- a forward pair whose ids are all busy until the drains just before its wait: its set moves
+# right before the wait (no PIPE_ALL fallback), and the kernel runs ----
+expect "delay to the wait: no fallback" 0 "# sync: 44 set_flag, 44 wait_flag, 1 pipe_barrier \(0 PIPE_ALL fallbacks\)" \
+    $ptoc sync tests/diag/delay_drains.pto
+lacks "delay to the wait: no PIPE_ALL warning" "PIPE_ALL barrier instead"
+expect "delay to the wait: runs" 0 "^  result      match \(3 outputs\)" $ptoc run tests/diag/delay_drains.pto -D n=9
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
