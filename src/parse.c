@@ -386,20 +386,20 @@ static int32_t pto__ps_intern(pto__ps_parser *p, size_t start, size_t len)
 }
 
 /* A name the cache does not hold: interned, and kept in entry e. */
-static PTO__PS_NOINLINE void pto__ps_name_miss(pto__ps_parser *p, pto__ps_ncent *e, uint64_t k0, uint64_t k1,
-                                               size_t start, size_t len)
+static PTO__PS_NOINLINE int32_t pto__ps_name_miss(pto__ps_parser *p, pto__ps_ncent *e, uint64_t k0, uint64_t k1,
+                                                  size_t start, size_t len)
 {
     int32_t id = pto__ps_intern(p, start, len);
-    p->tok.id = id;
     if (id > 0) {   /* 0: out of memory (the empty string); not kept */
         e->k0 = k0;
         e->k1 = k1;
         e->len = (uint32_t)len;
         e->id = id;
     }
+    return id;
 }
 
-/* A NAME token starting at i. Most names are the same few words again and
+/* The id of the name at start. Most names are the same few words again and
    again (ops, keywords, the tiles and variables of the block at hand), so
    the parser keeps a small direct-mapped cache of names of up to 16 bytes,
    keyed by their bytes as two words: a hit costs two loads and a compare
@@ -407,18 +407,11 @@ static PTO__PS_NOINLINE void pto__ps_name_miss(pto__ps_parser *p, pto__ps_ncent 
    and pool, megabytes in a large file, are mostly cache misses). The cache
    only holds ids the table already gave, so ids are the same as without it
    (first-seen order). Away from the end of the text (16 bytes may be read
-   past the name's start). Kept out of line (pto__ps_next calls it last, a
-   tail call): inlined, its registers would be saved on every token. */
-static PTO__PS_NOINLINE void pto__ps_lex_name(pto__ps_parser *p, size_t i)
+   past the name's start). */
+static inline int32_t pto__ps_name_id(pto__ps_parser *p, size_t start, size_t len)
 {
     const unsigned char *s = (const unsigned char *)p->src;
-    size_t start = i, n = p->len, len;
-    for (i++; i < n && (pto__ps_cc[s[i]] & (PTO__CC_ALPHA | PTO__CC_DIGIT)); i++) {}
-    len = i - start;
-    p->tok.kind = PTO__T_NAME;
-    p->tok.len = len;
-    p->pos = i;
-    if (len <= 16 && n - start >= 16 && p->nc) {
+    if (len <= 16 && p->len - start >= 16 && p->nc) {
         static const union { uint16_t u; unsigned char c[2]; } order = {1};
         const uint64_t *first = order.c[0] ? pto__ps_first_le : pto__ps_first_be;
         uint64_t k0, k1;
@@ -428,11 +421,30 @@ static PTO__PS_NOINLINE void pto__ps_lex_name(pto__ps_parser *p, size_t i)
         k0 &= first[len < 8 ? len : 8];
         k1 &= first[len > 8 ? len - 8 : 0];
         e = &p->nc[(uint32_t)(((k0 ^ (k1 * 31u) ^ len) * 0x9E3779B97F4A7C15u) >> (64 - PTO__NC_BITS))];
-        if (e->k0 == k0 && e->k1 == k1 && e->len == len) p->tok.id = e->id;
-        else pto__ps_name_miss(p, e, k0, k1, start, len);
-        return;
+        if (e->k0 == k0 && e->k1 == k1 && e->len == len) return e->id;
+        return pto__ps_name_miss(p, e, k0, k1, start, len);
     }
-    p->tok.id = pto__ps_intern(p, start, len);
+    return pto__ps_intern(p, start, len);
+}
+
+/* The end of the name whose first character is at i. */
+static inline size_t pto__ps_name_end(const pto__ps_parser *p, size_t i)
+{
+    const unsigned char *s = (const unsigned char *)p->src;
+    size_t n = p->len;
+    for (i++; i < n && (pto__ps_cc[s[i]] & (PTO__CC_ALPHA | PTO__CC_DIGIT)); i++) {}
+    return i;
+}
+
+/* A NAME token starting at i. Kept out of line (pto__ps_next calls it last,
+   a tail call): inlined, its registers would be saved on every token. */
+static PTO__PS_NOINLINE void pto__ps_lex_name(pto__ps_parser *p, size_t i)
+{
+    size_t end = pto__ps_name_end(p, i);
+    p->tok.kind = PTO__T_NAME;
+    p->tok.len = end - i;
+    p->pos = end;
+    p->tok.id = pto__ps_name_id(p, i, end - i);
 }
 
 /* A number token starting at i (INT, FLOAT or BADNUM). */
@@ -1213,13 +1225,177 @@ static int pto__ps_reduction_word(pto__ps_parser *p)
     return 0;
 }
 
+/* ---- operands read straight from the text ---------------------------------
+   Most operand lists are written the way the printer writes them: one space
+   after the op and after each ',', each operand a tile, a scalar param, a
+   plain number where a scalar goes, or a window T[R, C] whose R and C are
+   each an integer or a variable. Those are read here from the bytes, without
+   a token for each name, ',' and number (most of a large file's tokens).
+   The first operand that is anything else (another form or spacing, a
+   comment, a name that is no such thing, the end of the text) ends the
+   quick read before it adds anything, and the token parser goes on from the
+   start of that operand. The quick read only takes what the token parser
+   would take without a word, and makes the same nodes in the same order
+   with the same locations; it interns only names of this line, in text
+   order, all of which the token parser would intern too (it lexes every
+   token of a line, even after an error), so ids are the same as well. */
+
+/* Where a quick-read operand starts: its location on the current line. */
+static pto_loc pto__ps_qloc(const pto__ps_parser *p, size_t at)
+{
+    pto_loc loc;
+    loc.file = p->file;
+    loc.line = p->line;
+    loc.col = (int32_t)(at - p->line_start + 1);
+    return loc;
+}
+
+/* The binding of the name at [start, end) when it is no keyword (the
+   keywords hold inf, nan and the builtins, which read otherwise), else
+   NULL. */
+static const pto__ps_pname *pto__ps_qname(pto__ps_parser *p, size_t start, size_t end)
+{
+    int32_t id = pto__ps_name_id(p, start, end - start);
+    return id > p->kw_max && id < p->cap_names ? &p->names[id] : NULL;
+}
+
+/* One index of a window, at i and ended by the byte `stop`: an integer of
+   at most 18 digits (no leading 0, which may be hex) or an integer
+   variable. Its node is made only once the whole operand has been read. */
+typedef struct pto__ps_qidx {
+    size_t at, end;
+    int32_t var;     /* -1: the integer v */
+    int64_t v;
+} pto__ps_qidx;
+
+static int pto__ps_qindex(pto__ps_parser *p, size_t i, int stop, pto__ps_qidx *x)
+{
+    const unsigned char *s = (const unsigned char *)p->src;
+    size_t n = p->len, j = i;
+    x->at = i;
+    x->var = -1;
+    x->v = 0;
+    if (i >= n) return 0;
+    if (pto__ps_cc[s[i]] & PTO__CC_DIGIT) {
+        uint64_t v = 0;
+        for (; j < n && j - i <= 18 && (pto__ps_cc[s[j]] & PTO__CC_DIGIT); j++) v = v * 10u + (uint64_t)(s[j] - '0');
+        if (j - i > 18 || (s[i] == '0' && j - i > 1)) return 0;
+        x->v = (int64_t)v;
+    } else if (pto__ps_cc[s[i]] & PTO__CC_ALPHA) {
+        const pto__ps_pname *nm;
+        j = pto__ps_name_end(p, i);
+        nm = j < n ? pto__ps_qname(p, i, j) : NULL;
+        if (!nm || (nm->kind != PTO__B_SCALAR && nm->kind != PTO__B_DIM && nm->kind != PTO__B_LET &&
+                    nm->kind != PTO__B_LOOP))
+            return 0;
+        x->var = nm->ref;
+    } else {
+        return 0;
+    }
+    x->end = j;
+    return j < n && s[j] == stop;
+}
+
+static int32_t pto__ps_qindex_node(pto__ps_parser *p, const pto__ps_qidx *x)
+{
+    pto_loc loc = pto__ps_qloc(p, x->at);
+    return x->var >= 0 ? pto_expr_var(p->m, x->var, loc) : pto_expr_int(p->m, x->v, loc);
+}
+
+/* A window T[R, C] of the tensor param `param` whose name ends at j (its
+   '['); *end is set past the ']'. */
+static int pto__ps_qwindow(pto__ps_parser *p, int32_t s, int32_t param, size_t at, size_t j, size_t *end)
+{
+    const unsigned char *src = (const unsigned char *)p->src;
+    pto__ps_qidx r, c;
+    int32_t er, ec, o;
+    if (!pto__ps_qindex(p, j + 1, ',', &r) || r.end + 2 >= p->len || src[r.end + 1] != ' ' ||
+        !pto__ps_qindex(p, r.end + 2, ']', &c))
+        return 0;
+    *end = c.end + 1;
+    if (*end >= p->len || (src[*end] != ',' && src[*end] != '\n')) return 0;
+    er = pto__ps_qindex_node(p, &r);
+    ec = pto__ps_qindex_node(p, &c);
+    if (er < 0 || ec < 0) return -1;
+    o = pto__arg_last(p->m, s, PTO_O_GM, param, pto__ps_qloc(p, at));
+    if (o < 0) return -1;
+    p->m->operands[o].e[0] = er;
+    p->m->operands[o].e[1] = ec;
+    p->m->operands[o].e[2] = -1;
+    return 1;
+}
+
+/* One operand starting at byte i of op statement s, in a position of op
+   table mask `mask`. Returns 1 when it was read and added (*end is the ','
+   or newline after it), 0 when it is left to the token parser (nothing
+   added), -1 when a node could not be added (out of memory). */
+static int pto__ps_qoperand(pto__ps_parser *p, int32_t s, uint32_t mask, size_t i, size_t *end)
+{
+    const unsigned char *src = (const unsigned char *)p->src;
+    const uint32_t other = PTO_A_SCALAR | PTO_A_INT | PTO_A_TILES | PTO_A_GM | PTO_A_CVPIPE;
+    size_t n = p->len, j;
+    int32_t o;
+    /* positions that read a name or number otherwise (pto__ps_operand's first tests) */
+    if ((mask & (PTO_A_PIPE | PTO_A_CMP | PTO_A_NMODE)) || ((mask & PTO_A_INT) && !(mask & (other & ~PTO_A_INT))))
+        return 0;
+    if (pto__ps_cc[src[i]] & PTO__CC_ALPHA) {
+        const pto__ps_pname *nm;
+        j = pto__ps_name_end(p, i);
+        if (j >= n || !(nm = pto__ps_qname(p, i, j))) return 0;
+        if (nm->kind == PTO__B_TENSOR && src[j] == '[') return pto__ps_qwindow(p, s, nm->ref, i, j, end);
+        if (src[j] != ',' && src[j] != '\n') return 0;
+        *end = j;
+        if (nm->kind == PTO__B_TILE) return pto__arg_last(p->m, s, PTO_O_TILE, nm->ref, pto__ps_qloc(p, i)) >= 0 ? 1 : -1;
+        if (nm->kind == PTO__B_SCALAR && !(mask & PTO_A_INT))
+            return pto__arg_last(p->m, s, PTO_O_SCALAR, nm->ref, pto__ps_qloc(p, i)) >= 0 ? 1 : -1;
+        return 0;
+    }
+    if ((pto__ps_cc[src[i]] & PTO__CC_DIGIT) && (mask & PTO_A_SCALAR)) {
+        double v;
+        for (j = i; j < n && ((pto__ps_cc[src[j]] & PTO__CC_DIGIT) || src[j] == '.'); j++) {}
+        if (j >= n || (src[j] != ',' && src[j] != '\n') || !pto__ps_float_fast(p->src + i, j - i, &v)) return 0;
+        *end = j;
+        o = pto__arg_last(p->m, s, PTO_O_FLOAT, -1, pto__ps_qloc(p, i));
+        if (o < 0) return -1;
+        p->m->operands[o].f = v;
+        return 1;
+    }
+    return 0;
+}
+
+/* The operands of op statement s read quickly from p->pos (just past the op
+   name), as many as there are of the usual form. Returns how many, with
+   p->pos where the token parser goes on: after the last ',' read, or at the
+   newline when the quick read took the whole list (*all set); -1 after a
+   node could not be added. */
+static int pto__ps_qoperands(pto__ps_parser *p, int32_t s, pto_op op, int *all)
+{
+    const pto_opinfo *info = pto_opinfo_get(op);
+    const unsigned char *src = (const unsigned char *)p->src;
+    size_t i = p->pos, end = 0;
+    int k = 0, r;
+    *all = 0;
+    if (op == PTO_OP_ALLREDUCE) return 0;   /* its last operand may be a reduction word, reported */
+    while (p->len - i > 2 && src[i] == ' ') {
+        r = pto__ps_qoperand(p, s, k < info->nargs && k < 4 ? info->arg[k] : 0, i + 1, &end);
+        if (r == 0) break;
+        if (r < 0) { p->pos = end; return -1; }
+        k++;
+        if (src[end] == '\n') { p->pos = end; *all = 1; break; }
+        p->pos = i = end + 1;
+    }
+    return k;
+}
+
 static int pto__ps_operands(pto__ps_parser *p, int32_t s, pto_op op)
 {
     const pto_opinfo *info = pto_opinfo_get(op);
-    int i;
-    if (pto__ps_at_eol(p)) return 1;
+    int all, i = pto__ps_qoperands(p, s, op, &all);
+    pto__ps_next(p);
+    if (i < 0) return 0;
+    if (all || (i == 0 && pto__ps_at_eol(p))) return 1;
     p->arg_op = (int32_t)op;
-    for (i = 0;; i++) {
+    for (;; i++) {
         uint32_t mask = i < info->nargs && i < 4 ? info->arg[i] : 0;
         p->arg_i = i;
         if (op == PTO_OP_ALLREDUCE && i == info->nargs && pto__ps_reduction_word(p)) return 0;
@@ -1836,9 +2012,9 @@ static int pto__ps_stmt(pto__ps_parser *p, int32_t block)
         pto__ps_unknown_op(p, &t);
         return 0;
     }
-    pto__ps_next(p);
     s = pto__add_op_id(p->m, block, op, *pto__ps_tloc(p, &t));
-    if (s < 0 || !pto__ps_operands(p, s, op)) return 0;
+    if (s < 0) { pto__ps_next(p); return 0; }
+    if (!pto__ps_operands(p, s, op)) return 0;
     if (op == PTO_OP_TFREE && !pto__ps_tfree_tile(p, s)) return 0;
     return pto__ps_end_stmt(p, "the operands");
 }
