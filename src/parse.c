@@ -149,6 +149,16 @@ static const pto_loc *pto__ps_tloc(pto__ps_parser *p, const pto__ps_tok *t)
     return &p->tloc;
 }
 
+/* The location of byte `at` of the current line (the quick reads' tokens
+   are never made), as *pto__ps_qloc(p, at): held as pto__ps_tloc's. */
+static const pto_loc *pto__ps_qloc(pto__ps_parser *p, size_t at)
+{
+    p->tloc.file = p->file;
+    p->tloc.line = p->line;
+    p->tloc.col = (int32_t)(at - p->line_start + 1);
+    return &p->tloc;
+}
+
 /* Quotes a token for a message: 'text' (shortened, non-printables as \xNN),
    or "end of line" / "end of file". */
 static void pto__ps_tokstr(const pto__ps_parser *p, const pto__ps_tok *t, char *out, size_t size)
@@ -978,10 +988,139 @@ static int32_t pto__ps_expr(pto__ps_parser *p, int *h)
    window's row and column, a loop's bounds): its node is made here, as
    pto__ps_primary would, without the four calls down to it; the operators
    after it, if any, are parsed as pto__ps_term and pto__ps_expr would. */
+/* A whole expression of the usual form read straight from the text (as
+   the operands are, pto__ps_qoperands): atoms (a decimal integer, an
+   integer variable, a builtin) joined by + - * / % with one space either
+   side, starting with the current token. Checked to the end before any
+   node is made; any other form (parentheses, unary minus, min / max, other
+   spacing around an operator, a name the token parser would report) is
+   left to it (-1, nothing done). The nodes are made in the token parser's
+   order: each atom, each operator once its right operand is complete. */
+#define PTO__QX_MAX 32   /* atoms: the tree stays far below PTO__MAX_EXPR_DEPTH */
+
+typedef struct pto__ps_qatom {
+    size_t at;
+    int kind;        /* PTO_E_INT, PTO_E_VAR or a builtin */
+    int32_t var;
+    int64_t v;
+} pto__ps_qatom;
+
+/* The atom at [at, end): 1 when it is one. */
+static int pto__ps_qatom_at(pto__ps_parser *p, size_t at, size_t end, int32_t id, pto__ps_qatom *a)
+{
+    static const struct { int kw; pto_expr_kind k; } builtins[] = {
+        {PTO__KW_BLOCK, PTO_E_BLOCK}, {PTO__KW_BLOCKS, PTO_E_BLOCKS}, {PTO__KW_SUBBLOCK, PTO_E_SUBBLOCK},
+        {PTO__KW_RANK, PTO_E_RANK}, {PTO__KW_NRANKS, PTO_E_NRANKS}};
+    const char *s = p->src;
+    size_t i;
+    a->at = at;
+    a->var = -1;
+    a->v = 0;
+    if (pto__ps_is_digit((unsigned char)s[at])) {
+        uint64_t v = 0;
+        if (end - at > 18 || (s[at] == '0' && end - at > 1)) return 0;
+        for (i = at; i < end; i++) v = v * 10u + (uint64_t)(s[i] - '0');
+        a->kind = PTO_E_INT;
+        a->v = (int64_t)v;
+        return 1;
+    }
+    if (id > p->kw_max) {
+        int k;
+        if (id >= p->cap_names) return 0;
+        k = p->names[id].kind;
+        if (k != PTO__B_SCALAR && k != PTO__B_DIM && k != PTO__B_LET && k != PTO__B_LOOP) return 0;
+        a->kind = PTO_E_VAR;
+        a->var = p->names[id].ref;
+        return 1;
+    }
+    for (i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
+        if (id == p->kw[builtins[i].kw]) {
+            a->kind = (int)builtins[i].k;
+            return 1;
+        }
+    return 0;
+}
+
+/* The atom starting at byte i: a number not glued to a name or '.', or a
+   name; *end past it. */
+static int pto__ps_qatom_scan(pto__ps_parser *p, size_t i, pto__ps_qatom *a, size_t *end)
+{
+    int c = pto__ps_at(p, i);
+    size_t j = i;
+    if (pto__ps_is_digit(c)) {
+        while (pto__ps_is_digit(pto__ps_at(p, j))) j++;
+        if (pto__ps_is_alnum(pto__ps_at(p, j)) || pto__ps_at(p, j) == '.') return 0;
+        *end = j;
+        return pto__ps_qatom_at(p, i, j, 0, a);
+    }
+    if (!pto__ps_cc_is(c, PTO__CC_ALPHA)) return 0;
+    j = pto__ps_name_end(p, i);
+    *end = j;
+    return pto__ps_qatom_at(p, i, j, pto__ps_name_id(p, i, j - i), a);
+}
+
+static int32_t pto__ps_qatom_node(pto__ps_parser *p, const pto__ps_qatom *a)
+{
+    pto_loc loc = *pto__ps_qloc(p, a->at);
+    if (a->kind == PTO_E_INT) return pto_expr_int(p->m, a->v, loc);
+    if (a->kind == PTO_E_VAR) return pto_expr_var(p->m, a->var, loc);
+    return pto_expr_builtin(p->m, (pto_expr_kind)a->kind, loc);
+}
+
+static pto_expr_kind pto__ps_qop_kind(int c)
+{
+    return c == '+' ? PTO_E_ADD : c == '-' ? PTO_E_SUB : c == '*' ? PTO_E_MUL : c == '/' ? PTO_E_DIV : PTO_E_MOD;
+}
+
+/* Node of atoms[k] and the multiplicative operators after it; *k past them. */
+static int32_t pto__ps_qterm(pto__ps_parser *p, const pto__ps_qatom *atoms, const size_t *ops, int n, int *k)
+{
+    int32_t t = pto__ps_qatom_node(p, &atoms[*k]);
+    for ((*k)++; *k < n && p->src[ops[*k - 1]] != '+' && p->src[ops[*k - 1]] != '-'; (*k)++) {
+        int32_t b = pto__ps_qatom_node(p, &atoms[*k]);
+        t = pto_expr_bin(p->m, pto__ps_qop_kind(p->src[ops[*k - 1]]), t, b, *pto__ps_qloc(p, ops[*k - 1]));
+    }
+    return t;
+}
+
+/* 1 and the expression's node in *e (-1 when a node could not be added),
+   or 0 when the expression is left to the token parser. */
+static int pto__ps_qexpr(pto__ps_parser *p, int32_t *e)
+{
+    pto__ps_qatom atoms[PTO__QX_MAX];
+    size_t ops[PTO__QX_MAX], j = p->tok.pos + p->tok.len;
+    int n = 1, k = 0;
+    int32_t acc;
+    if (!pto__ps_qatom_at(p, p->tok.pos, j, p->tok.id, &atoms[0])) return 0;
+    for (;;) {
+        size_t b = j;
+        int c;
+        while (pto__ps_cc_is(pto__ps_at(p, b), PTO__CC_BLANK)) b++;
+        c = pto__ps_at(p, b);
+        if (c != '+' && c != '-' && c != '*' && c != '/' && c != '%') break;   /* the expression ends at j */
+        if (b != j + 1 || pto__ps_at(p, b + 1) != ' ' || n == PTO__QX_MAX ||
+            !pto__ps_qatom_scan(p, b + 2, &atoms[n], &j))
+            return 0;
+        ops[n - 1] = b;
+        n++;
+    }
+    acc = pto__ps_qterm(p, atoms, ops, n, &k);
+    while (k < n) {
+        size_t op = ops[k - 1];
+        int32_t t = pto__ps_qterm(p, atoms, ops, n, &k);
+        acc = pto_expr_bin(p->m, pto__ps_qop_kind(p->src[op]), acc, t, *pto__ps_qloc(p, op));
+    }
+    p->pos = j;
+    pto__ps_next(p);
+    *e = acc;
+    return 1;
+}
+
 static int32_t pto__ps_expr0(pto__ps_parser *p)
 {
     int h = 1;
     int32_t a;
+    if ((p->tok.kind == PTO__T_INT || p->tok.kind == PTO__T_NAME) && pto__ps_qexpr(p, &a)) return a;
     if (p->tok.kind == PTO__T_INT) {
         pto__ps_tok t = p->tok;
         pto_loc loc = *pto__ps_tloc(p, &t);
@@ -1240,16 +1379,6 @@ static int pto__ps_reduction_word(pto__ps_parser *p)
    order, all of which the token parser would intern too (it lexes every
    token of a line, even after an error), so ids are the same as well. */
 
-/* Where a quick-read operand starts: its location on the current line. */
-static pto_loc pto__ps_qloc(const pto__ps_parser *p, size_t at)
-{
-    pto_loc loc;
-    loc.file = p->file;
-    loc.line = p->line;
-    loc.col = (int32_t)(at - p->line_start + 1);
-    return loc;
-}
-
 /* The binding of the name at [start, end) when it is no keyword (the
    keywords hold inf, nan and the builtins, which read otherwise), else
    NULL. */
@@ -1298,7 +1427,7 @@ static int pto__ps_qindex(pto__ps_parser *p, size_t i, int stop, pto__ps_qidx *x
 
 static int32_t pto__ps_qindex_node(pto__ps_parser *p, const pto__ps_qidx *x)
 {
-    pto_loc loc = pto__ps_qloc(p, x->at);
+    pto_loc loc = *pto__ps_qloc(p, x->at);
     return x->var >= 0 ? pto_expr_var(p->m, x->var, loc) : pto_expr_int(p->m, x->v, loc);
 }
 
@@ -1317,7 +1446,7 @@ static int pto__ps_qwindow(pto__ps_parser *p, int32_t s, int32_t param, size_t a
     er = pto__ps_qindex_node(p, &r);
     ec = pto__ps_qindex_node(p, &c);
     if (er < 0 || ec < 0) return -1;
-    o = pto__arg_last(p->m, s, PTO_O_GM, param, pto__ps_qloc(p, at));
+    o = pto__arg_last(p->m, s, PTO_O_GM, param, *pto__ps_qloc(p, at));
     if (o < 0) return -1;
     p->m->operands[o].e[0] = er;
     p->m->operands[o].e[1] = ec;
@@ -1345,9 +1474,9 @@ static int pto__ps_qoperand(pto__ps_parser *p, int32_t s, uint32_t mask, size_t 
         if (nm->kind == PTO__B_TENSOR && src[j] == '[') return pto__ps_qwindow(p, s, nm->ref, i, j, end);
         if (src[j] != ',' && src[j] != '\n') return 0;
         *end = j;
-        if (nm->kind == PTO__B_TILE) return pto__arg_last(p->m, s, PTO_O_TILE, nm->ref, pto__ps_qloc(p, i)) >= 0 ? 1 : -1;
+        if (nm->kind == PTO__B_TILE) return pto__arg_last(p->m, s, PTO_O_TILE, nm->ref, *pto__ps_qloc(p, i)) >= 0 ? 1 : -1;
         if (nm->kind == PTO__B_SCALAR && !(mask & PTO_A_INT))
-            return pto__arg_last(p->m, s, PTO_O_SCALAR, nm->ref, pto__ps_qloc(p, i)) >= 0 ? 1 : -1;
+            return pto__arg_last(p->m, s, PTO_O_SCALAR, nm->ref, *pto__ps_qloc(p, i)) >= 0 ? 1 : -1;
         return 0;
     }
     if ((pto__ps_cc[src[i]] & PTO__CC_DIGIT) && (mask & PTO_A_SCALAR)) {
@@ -1355,7 +1484,7 @@ static int pto__ps_qoperand(pto__ps_parser *p, int32_t s, uint32_t mask, size_t 
         for (j = i; j < n && ((pto__ps_cc[src[j]] & PTO__CC_DIGIT) || src[j] == '.'); j++) {}
         if (j >= n || (src[j] != ',' && src[j] != '\n') || !pto__ps_float_fast(p->src + i, j - i, &v)) return 0;
         *end = j;
-        o = pto__arg_last(p->m, s, PTO_O_FLOAT, -1, pto__ps_qloc(p, i));
+        o = pto__arg_last(p->m, s, PTO_O_FLOAT, -1, *pto__ps_qloc(p, i));
         if (o < 0) return -1;
         p->m->operands[o].f = v;
         return 1;
@@ -1609,6 +1738,91 @@ static void pto__ps_unknown_space(pto__ps_parser *p, const pto__ps_tok *t)
                 a ? a : pto__ps_near_hint(&n, hint, sizeof hint, " (expected vec, mat, left, right or acc)"));
 }
 
+/* A tile statement as the printer writes it, `tile NAME: SPACE DTYPE[R, C]`
+   with an optional ` xN`, read straight from the text as the operands are
+   (pto__ps_qoperands): the whole line is checked before anything is added,
+   and any other form, or a line the token parser would report anything
+   about, is left to it (-1, nothing done but interning this line's names
+   in text order). Else returns what pto__ps_tile_stmt would. */
+
+/* The NAME token for the name at [at, end) on the current line. */
+static pto__ps_tok pto__ps_qtok(pto__ps_parser *p, size_t at, size_t end)
+{
+    pto__ps_tok t;
+    t.kind = PTO__T_NAME;
+    t.pos = at;
+    t.len = end - at;
+    t.line = p->line;
+    t.col = (int32_t)(at - p->line_start + 1);
+    t.id = pto__ps_name_id(p, at, end - at);
+    return t;
+}
+
+/* The name at i, followed by the byte `after`: its token, and *end past it. */
+static int pto__ps_qword(pto__ps_parser *p, size_t i, int after, pto__ps_tok *t, size_t *end)
+{
+    if (!pto__ps_cc_is(pto__ps_at(p, i), PTO__CC_ALPHA)) return 0;
+    *end = pto__ps_name_end(p, i);
+    *t = pto__ps_qtok(p, i, *end);
+    return pto__ps_at(p, *end) == after;
+}
+
+/* A tile dimension at i (decimal, no leading 0, at most INT32_MAX) followed
+   by the byte `after`; *end past it. */
+static int pto__ps_qdim(const pto__ps_parser *p, size_t i, int after, int64_t *v, size_t *end)
+{
+    size_t j = i;
+    *v = 0;
+    for (; pto__ps_is_digit(pto__ps_at(p, j)) && j - i < 11; j++) *v = *v * 10 + (pto__ps_at(p, j) - '0');
+    *end = j;
+    return j > i && j - i < 11 && *v <= INT32_MAX && (p->src[i] != '0' || j - i == 1) && pto__ps_at(p, j) == after;
+}
+
+static int pto__ps_qtile(pto__ps_parser *p, int32_t block, const pto__ps_tok *kw)
+{
+    pto__ps_tok name, spt, dtt, xn;
+    pto__ps_pname *nm;
+    pto_space sp;
+    pto_dtype dt;
+    int64_t r, c, nbuf = -1;
+    size_t j, k;
+    int32_t t;
+    if (pto__ps_at(p, p->pos) != ' ' || !pto__ps_qword(p, p->pos + 1, ':', &name, &j) ||
+        pto__ps_at(p, j + 1) != ' ' || !pto__ps_qword(p, j + 2, ' ', &spt, &j) ||
+        !pto__ps_qword(p, j + 1, '[', &dtt, &j) || !pto__ps_qdim(p, j + 1, ',', &r, &j) ||
+        pto__ps_at(p, j + 1) != ' ' || !pto__ps_qdim(p, j + 2, ']', &c, &j))
+        return -1;
+    k = ++j;   /* past the ']' */
+    if (pto__ps_at(p, j) == ' ' && pto__ps_at(p, j + 1) == 'x' && pto__ps_is_digit(pto__ps_at(p, j + 2))) {
+        size_t d;
+        if (!pto__ps_qword(p, j + 1, '\n', &xn, &j) || xn.len > 10) return -1;
+        for (nbuf = 0, d = 1; d < xn.len; d++) {
+            if (!pto__ps_is_digit(p->src[xn.pos + d])) return -1;
+            nbuf = nbuf * 10 + (p->src[xn.pos + d] - '0');
+        }
+    }
+    if (pto__ps_at(p, j) != '\n') return -1;
+    /* what the token parser would report: a name that may not be declared,
+       an unknown space or dtype */
+    nm = pto__ps_name_slot(p, name.id);
+    if (!nm || nm->kind != PTO__B_NONE || pto__ps_reserved(p, name.id)) return -1;
+    sp = pto__ps_space_of(p, &spt);
+    dt = pto__ps_dtype_of(p, &dtt);
+    if (sp == PTO_NSPACE || dt == PTO_DT_NONE) return -1;
+    t = pto__add_tile_id(p->m, block, name.id, sp, dt, (int32_t)r, (int32_t)c, *pto__ps_tloc(p, kw));
+    if (t < 0) {   /* as the token parser fails: at the token after the ']' */
+        p->pos = k;
+        pto__ps_next(p);
+        return 0;
+    }
+    p->m->tiles[t].loc = *pto__ps_tloc(p, &name);
+    pto__ps_bind(p, &name, PTO__B_TILE, t);
+    if (nbuf >= 0) p->m->tiles[t].nbuf = (int32_t)nbuf;
+    p->pos = j;
+    pto__ps_next(p);
+    return pto__ps_end_stmt(p, "the tile");
+}
+
 /* tile NAME: SPACE DTYPE[R, C] [valid(E, E)] [xN] [at ADDR] */
 static int pto__ps_tile_stmt(pto__ps_parser *p, int32_t block)
 {
@@ -1618,6 +1832,7 @@ static int pto__ps_tile_stmt(pto__ps_parser *p, int32_t block)
     int64_t r, c;
     int32_t t;
     int ok, seen_valid = 0, seen_n = 0, seen_at = 0;
+    if ((ok = pto__ps_qtile(p, block, &kw)) >= 0) return ok;
     pto__ps_next(p);
     name = p->tok;
     if (!pto__ps_expect(p, PTO__T_NAME, "a tile name")) return 0;
