@@ -132,6 +132,7 @@ typedef struct pto__ps_parser {
     pto_loc tloc;     /* pto__ps_tloc's result */
     pto__ps_ncent *nc;   /* the lexer's name cache (NULL: none, every name is hashed) */
     int32_t arg_op, arg_i;   /* the op whose operand arg_i (from 0) is being parsed (messages) */
+    size_t name_stop;        /* the last byte that continues no name (0: none; pto__ps_name_end) */
 } pto__ps_parser;
 
 /* ---- diagnostics ------------------------------------------------------- */
@@ -437,11 +438,17 @@ static inline int32_t pto__ps_name_id(pto__ps_parser *p, size_t start, size_t le
     return pto__ps_intern(p, start, len);
 }
 
-/* The end of the name whose first character is at i. */
+/* The end of the name whose first character is at i. Before p->name_stop
+   (a byte that continues no name) the scan needs no bounds test: it stops
+   there at the latest. */
 static inline size_t pto__ps_name_end(const pto__ps_parser *p, size_t i)
 {
     const unsigned char *s = (const unsigned char *)p->src;
     size_t n = p->len;
+    if (i < p->name_stop) {
+        for (i++; pto__ps_cc[s[i]] & (PTO__CC_ALPHA | PTO__CC_DIGIT); i++) {}
+        return i;
+    }
     for (i++; i < n && (pto__ps_cc[s[i]] & (PTO__CC_ALPHA | PTO__CC_DIGIT)); i++) {}
     return i;
 }
@@ -2619,6 +2626,8 @@ PTODEF pto_module *pto_parse(pto_ctx *ctx, const char *filename, const char *tex
     if (!p.m) return NULL;
     p.m->file = p.file;
     pto__module_reserve(p.m, p.len);
+    for (p.name_stop = p.len; p.name_stop > 0 && pto__ps_is_alnum((unsigned char)p.src[p.name_stop - 1]); p.name_stop--) {}
+    if (p.name_stop > 0) p.name_stop--;
     pto__ps_reserve_names(&p);
     /* best effort: without the cache every name is hashed and looked up */
     p.nc = (pto__ps_ncent *)pto__alloc_quiet(ctx, sizeof *p.nc << PTO__NC_BITS);
