@@ -1504,9 +1504,8 @@ static int pto__ps_qoperand(pto__ps_parser *p, int32_t s, uint32_t mask, size_t 
    p->pos where the token parser goes on: after the last ',' read, or at the
    newline when the quick read took the whole list (*all set); -1 after a
    node could not be added. */
-static int pto__ps_qoperands(pto__ps_parser *p, int32_t s, pto_op op, int *all)
+static int pto__ps_qoperands(pto__ps_parser *p, int32_t s, pto_op op, const pto_opinfo *info, int *all)
 {
-    const pto_opinfo *info = pto_opinfo_get(op);
     const unsigned char *src = (const unsigned char *)p->src;
     size_t i = p->pos, end = 0;
     int k = 0, r;
@@ -1526,7 +1525,7 @@ static int pto__ps_qoperands(pto__ps_parser *p, int32_t s, pto_op op, int *all)
 static int pto__ps_operands(pto__ps_parser *p, int32_t s, pto_op op)
 {
     const pto_opinfo *info = pto_opinfo_get(op);
-    int all, i = pto__ps_qoperands(p, s, op, &all);
+    int all, i = pto__ps_qoperands(p, s, op, info, &all);
     pto__ps_next(p);
     if (i < 0) return 0;
     if (all || (i == 0 && pto__ps_at_eol(p))) return 1;
@@ -1752,25 +1751,18 @@ static void pto__ps_unknown_space(pto__ps_parser *p, const pto__ps_tok *t)
    about, is left to it (-1, nothing done but interning this line's names
    in text order). Else returns what pto__ps_tile_stmt would. */
 
-/* The NAME token for the name at [at, end) on the current line. */
-static pto__ps_tok pto__ps_qtok(pto__ps_parser *p, size_t at, size_t end)
-{
-    pto__ps_tok t;
-    t.kind = PTO__T_NAME;
-    t.pos = at;
-    t.len = end - at;
-    t.line = p->line;
-    t.col = (int32_t)(at - p->line_start + 1);
-    t.id = pto__ps_name_id(p, at, end - at);
-    return t;
-}
-
-/* The name at i, followed by the byte `after`: its token, and *end past it. */
+/* The name at i, followed by the byte `after`: its NAME token in *t (as
+   the lexer would make it), and *end past it. */
 static int pto__ps_qword(pto__ps_parser *p, size_t i, int after, pto__ps_tok *t, size_t *end)
 {
     if (!pto__ps_cc_is(pto__ps_at(p, i), PTO__CC_ALPHA)) return 0;
     *end = pto__ps_name_end(p, i);
-    *t = pto__ps_qtok(p, i, *end);
+    t->kind = PTO__T_NAME;
+    t->pos = i;
+    t->len = *end - i;
+    t->line = p->line;
+    t->col = (int32_t)(i - p->line_start + 1);
+    t->id = pto__ps_name_id(p, i, *end - i);
     return pto__ps_at(p, *end) == after;
 }
 
