@@ -16,7 +16,11 @@
    goes. Names are interned (a small cache of the names met recently spares
    most of them the intern table); the binding of a name is an array slot
    indexed by its interned id, so every lookup is O(1) and the whole parse
-   is linear.
+   is linear. The commonest lines (op operands, tile statements, plain
+   expressions, as the printer writes them) are read straight from the text
+   without tokens ("quick reads"); anything else, and every error, is the
+   token parser's, which takes over at the first byte a quick read declines,
+   so the result is the same either way.
    Scopes are lexical: a scope remembers the names it declared and unbinds
    them when it closes. Shadowing is an error, so a scope never has to
    restore an outer binding.
