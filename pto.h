@@ -2959,7 +2959,11 @@ PTODEF int pto_nmode_lookup(const char *name, size_t len)
    goes. Names are interned (a small cache of the names met recently spares
    most of them the intern table); the binding of a name is an array slot
    indexed by its interned id, so every lookup is O(1) and the whole parse
-   is linear.
+   is linear. The commonest lines (op operands, tile statements, plain
+   expressions, as the printer writes them) are read straight from the text
+   without tokens ("quick reads"); anything else, and every error, is the
+   token parser's, which takes over at the first byte a quick read declines,
+   so the result is the same either way.
    Scopes are lexical: a scope remembers the names it declared and unbinds
    them when it closes. Shadowing is an error, so a scope never has to
    restore an outer binding.
@@ -3075,6 +3079,7 @@ typedef struct pto__ps_parser {
     pto_loc tloc;     /* pto__ps_tloc's result */
     pto__ps_ncent *nc;   /* the lexer's name cache (NULL: none, every name is hashed) */
     int32_t arg_op, arg_i;   /* the op whose operand arg_i (from 0) is being parsed (messages) */
+    size_t name_stop;        /* the last byte that continues no name (0: none; pto__ps_name_end) */
 } pto__ps_parser;
 
 /* ---- diagnostics ------------------------------------------------------- */
@@ -3089,6 +3094,16 @@ static const pto_loc *pto__ps_tloc(pto__ps_parser *p, const pto__ps_tok *t)
     p->tloc.file = p->file;
     p->tloc.line = t->line;
     p->tloc.col = t->col;
+    return &p->tloc;
+}
+
+/* The location of byte `at` of the current line (the quick reads' tokens
+   are never made), as *pto__ps_qloc(p, at): held as pto__ps_tloc's. */
+static const pto_loc *pto__ps_qloc(pto__ps_parser *p, size_t at)
+{
+    p->tloc.file = p->file;
+    p->tloc.line = p->line;
+    p->tloc.col = (int32_t)(at - p->line_start + 1);
     return &p->tloc;
 }
 
@@ -3329,20 +3344,20 @@ static int32_t pto__ps_intern(pto__ps_parser *p, size_t start, size_t len)
 }
 
 /* A name the cache does not hold: interned, and kept in entry e. */
-static PTO__PS_NOINLINE void pto__ps_name_miss(pto__ps_parser *p, pto__ps_ncent *e, uint64_t k0, uint64_t k1,
-                                               size_t start, size_t len)
+static PTO__PS_NOINLINE int32_t pto__ps_name_miss(pto__ps_parser *p, pto__ps_ncent *e, uint64_t k0, uint64_t k1,
+                                                  size_t start, size_t len)
 {
     int32_t id = pto__ps_intern(p, start, len);
-    p->tok.id = id;
     if (id > 0) {   /* 0: out of memory (the empty string); not kept */
         e->k0 = k0;
         e->k1 = k1;
         e->len = (uint32_t)len;
         e->id = id;
     }
+    return id;
 }
 
-/* A NAME token starting at i. Most names are the same few words again and
+/* The id of the name at start. Most names are the same few words again and
    again (ops, keywords, the tiles and variables of the block at hand), so
    the parser keeps a small direct-mapped cache of names of up to 16 bytes,
    keyed by their bytes as two words: a hit costs two loads and a compare
@@ -3350,18 +3365,11 @@ static PTO__PS_NOINLINE void pto__ps_name_miss(pto__ps_parser *p, pto__ps_ncent 
    and pool, megabytes in a large file, are mostly cache misses). The cache
    only holds ids the table already gave, so ids are the same as without it
    (first-seen order). Away from the end of the text (16 bytes may be read
-   past the name's start). Kept out of line (pto__ps_next calls it last, a
-   tail call): inlined, its registers would be saved on every token. */
-static PTO__PS_NOINLINE void pto__ps_lex_name(pto__ps_parser *p, size_t i)
+   past the name's start). */
+static inline int32_t pto__ps_name_id(pto__ps_parser *p, size_t start, size_t len)
 {
     const unsigned char *s = (const unsigned char *)p->src;
-    size_t start = i, n = p->len, len;
-    for (i++; i < n && (pto__ps_cc[s[i]] & (PTO__CC_ALPHA | PTO__CC_DIGIT)); i++) {}
-    len = i - start;
-    p->tok.kind = PTO__T_NAME;
-    p->tok.len = len;
-    p->pos = i;
-    if (len <= 16 && n - start >= 16 && p->nc) {
+    if (len <= 16 && p->len - start >= 16 && p->nc) {
         static const union { uint16_t u; unsigned char c[2]; } order = {1};
         const uint64_t *first = order.c[0] ? pto__ps_first_le : pto__ps_first_be;
         uint64_t k0, k1;
@@ -3371,11 +3379,36 @@ static PTO__PS_NOINLINE void pto__ps_lex_name(pto__ps_parser *p, size_t i)
         k0 &= first[len < 8 ? len : 8];
         k1 &= first[len > 8 ? len - 8 : 0];
         e = &p->nc[(uint32_t)(((k0 ^ (k1 * 31u) ^ len) * 0x9E3779B97F4A7C15u) >> (64 - PTO__NC_BITS))];
-        if (e->k0 == k0 && e->k1 == k1 && e->len == len) p->tok.id = e->id;
-        else pto__ps_name_miss(p, e, k0, k1, start, len);
-        return;
+        if (e->k0 == k0 && e->k1 == k1 && e->len == len) return e->id;
+        return pto__ps_name_miss(p, e, k0, k1, start, len);
     }
-    p->tok.id = pto__ps_intern(p, start, len);
+    return pto__ps_intern(p, start, len);
+}
+
+/* The end of the name whose first character is at i. Before p->name_stop
+   (a byte that continues no name) the scan needs no bounds test: it stops
+   there at the latest. */
+static inline size_t pto__ps_name_end(const pto__ps_parser *p, size_t i)
+{
+    const unsigned char *s = (const unsigned char *)p->src;
+    size_t n = p->len;
+    if (i < p->name_stop) {
+        for (i++; pto__ps_cc[s[i]] & (PTO__CC_ALPHA | PTO__CC_DIGIT); i++) {}
+        return i;
+    }
+    for (i++; i < n && (pto__ps_cc[s[i]] & (PTO__CC_ALPHA | PTO__CC_DIGIT)); i++) {}
+    return i;
+}
+
+/* A NAME token starting at i. Kept out of line (pto__ps_next calls it last,
+   a tail call): inlined, its registers would be saved on every token. */
+static PTO__PS_NOINLINE void pto__ps_lex_name(pto__ps_parser *p, size_t i)
+{
+    size_t end = pto__ps_name_end(p, i);
+    p->tok.kind = PTO__T_NAME;
+    p->tok.len = end - i;
+    p->pos = end;
+    p->tok.id = pto__ps_name_id(p, i, end - i);
 }
 
 /* A number token starting at i (INT, FLOAT or BADNUM). */
@@ -3909,10 +3942,139 @@ static int32_t pto__ps_expr(pto__ps_parser *p, int *h)
    window's row and column, a loop's bounds): its node is made here, as
    pto__ps_primary would, without the four calls down to it; the operators
    after it, if any, are parsed as pto__ps_term and pto__ps_expr would. */
+/* A whole expression of the usual form read straight from the text (as
+   the operands are, pto__ps_qoperands): atoms (a decimal integer, an
+   integer variable, a builtin) joined by + - * / % with one space either
+   side, starting with the current token. Checked to the end before any
+   node is made; any other form (parentheses, unary minus, min / max, other
+   spacing around an operator, a name the token parser would report) is
+   left to it (-1, nothing done). The nodes are made in the token parser's
+   order: each atom, each operator once its right operand is complete. */
+#define PTO__QX_MAX 32   /* atoms: the tree stays far below PTO__MAX_EXPR_DEPTH */
+
+typedef struct pto__ps_qatom {
+    size_t at;
+    int kind;        /* PTO_E_INT, PTO_E_VAR or a builtin */
+    int32_t var;
+    int64_t v;
+} pto__ps_qatom;
+
+/* The atom at [at, end): 1 when it is one. */
+static int pto__ps_qatom_at(pto__ps_parser *p, size_t at, size_t end, int32_t id, pto__ps_qatom *a)
+{
+    static const struct { int kw; pto_expr_kind k; } builtins[] = {
+        {PTO__KW_BLOCK, PTO_E_BLOCK}, {PTO__KW_BLOCKS, PTO_E_BLOCKS}, {PTO__KW_SUBBLOCK, PTO_E_SUBBLOCK},
+        {PTO__KW_RANK, PTO_E_RANK}, {PTO__KW_NRANKS, PTO_E_NRANKS}};
+    const char *s = p->src;
+    size_t i;
+    a->at = at;
+    a->var = -1;
+    a->v = 0;
+    if (pto__ps_is_digit((unsigned char)s[at])) {
+        uint64_t v = 0;
+        if (end - at > 18 || (s[at] == '0' && end - at > 1)) return 0;
+        for (i = at; i < end; i++) v = v * 10u + (uint64_t)(s[i] - '0');
+        a->kind = PTO_E_INT;
+        a->v = (int64_t)v;
+        return 1;
+    }
+    if (id > p->kw_max) {
+        int k;
+        if (id >= p->cap_names) return 0;
+        k = p->names[id].kind;
+        if (k != PTO__B_SCALAR && k != PTO__B_DIM && k != PTO__B_LET && k != PTO__B_LOOP) return 0;
+        a->kind = PTO_E_VAR;
+        a->var = p->names[id].ref;
+        return 1;
+    }
+    for (i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
+        if (id == p->kw[builtins[i].kw]) {
+            a->kind = (int)builtins[i].k;
+            return 1;
+        }
+    return 0;
+}
+
+/* The atom starting at byte i: a number not glued to a name or '.', or a
+   name; *end past it. */
+static int pto__ps_qatom_scan(pto__ps_parser *p, size_t i, pto__ps_qatom *a, size_t *end)
+{
+    int c = pto__ps_at(p, i);
+    size_t j = i;
+    if (pto__ps_is_digit(c)) {
+        while (pto__ps_is_digit(pto__ps_at(p, j))) j++;
+        if (pto__ps_is_alnum(pto__ps_at(p, j)) || pto__ps_at(p, j) == '.') return 0;
+        *end = j;
+        return pto__ps_qatom_at(p, i, j, 0, a);
+    }
+    if (!pto__ps_cc_is(c, PTO__CC_ALPHA)) return 0;
+    j = pto__ps_name_end(p, i);
+    *end = j;
+    return pto__ps_qatom_at(p, i, j, pto__ps_name_id(p, i, j - i), a);
+}
+
+static int32_t pto__ps_qatom_node(pto__ps_parser *p, const pto__ps_qatom *a)
+{
+    pto_loc loc = *pto__ps_qloc(p, a->at);
+    if (a->kind == PTO_E_INT) return pto_expr_int(p->m, a->v, loc);
+    if (a->kind == PTO_E_VAR) return pto_expr_var(p->m, a->var, loc);
+    return pto_expr_builtin(p->m, (pto_expr_kind)a->kind, loc);
+}
+
+static pto_expr_kind pto__ps_qop_kind(int c)
+{
+    return c == '+' ? PTO_E_ADD : c == '-' ? PTO_E_SUB : c == '*' ? PTO_E_MUL : c == '/' ? PTO_E_DIV : PTO_E_MOD;
+}
+
+/* Node of atoms[k] and the multiplicative operators after it; *k past them. */
+static int32_t pto__ps_qterm(pto__ps_parser *p, const pto__ps_qatom *atoms, const size_t *ops, int n, int *k)
+{
+    int32_t t = pto__ps_qatom_node(p, &atoms[*k]);
+    for ((*k)++; *k < n && p->src[ops[*k - 1]] != '+' && p->src[ops[*k - 1]] != '-'; (*k)++) {
+        int32_t b = pto__ps_qatom_node(p, &atoms[*k]);
+        t = pto_expr_bin(p->m, pto__ps_qop_kind(p->src[ops[*k - 1]]), t, b, *pto__ps_qloc(p, ops[*k - 1]));
+    }
+    return t;
+}
+
+/* 1 and the expression's node in *e (-1 when a node could not be added),
+   or 0 when the expression is left to the token parser. */
+static int pto__ps_qexpr(pto__ps_parser *p, int32_t *e)
+{
+    pto__ps_qatom atoms[PTO__QX_MAX];
+    size_t ops[PTO__QX_MAX], j = p->tok.pos + p->tok.len;
+    int n = 1, k = 0;
+    int32_t acc;
+    if (!pto__ps_qatom_at(p, p->tok.pos, j, p->tok.id, &atoms[0])) return 0;
+    for (;;) {
+        size_t b = j;
+        int c;
+        while (pto__ps_cc_is(pto__ps_at(p, b), PTO__CC_BLANK)) b++;
+        c = pto__ps_at(p, b);
+        if (c != '+' && c != '-' && c != '*' && c != '/' && c != '%') break;   /* the expression ends at j */
+        if (b != j + 1 || pto__ps_at(p, b + 1) != ' ' || n == PTO__QX_MAX ||
+            !pto__ps_qatom_scan(p, b + 2, &atoms[n], &j))
+            return 0;
+        ops[n - 1] = b;
+        n++;
+    }
+    acc = pto__ps_qterm(p, atoms, ops, n, &k);
+    while (k < n) {
+        size_t op = ops[k - 1];
+        int32_t t = pto__ps_qterm(p, atoms, ops, n, &k);
+        acc = pto_expr_bin(p->m, pto__ps_qop_kind(p->src[op]), acc, t, *pto__ps_qloc(p, op));
+    }
+    p->pos = j;
+    pto__ps_next(p);
+    *e = acc;
+    return 1;
+}
+
 static int32_t pto__ps_expr0(pto__ps_parser *p)
 {
     int h = 1;
     int32_t a;
+    if ((p->tok.kind == PTO__T_INT || p->tok.kind == PTO__T_NAME) && pto__ps_qexpr(p, &a)) return a;
     if (p->tok.kind == PTO__T_INT) {
         pto__ps_tok t = p->tok;
         pto_loc loc = *pto__ps_tloc(p, &t);
@@ -4156,13 +4318,166 @@ static int pto__ps_reduction_word(pto__ps_parser *p)
     return 0;
 }
 
+/* ---- operands read straight from the text ---------------------------------
+   Most operand lists are written the way the printer writes them: one space
+   after the op and after each ',', each operand a tile, a scalar param, a
+   plain number where a scalar goes, or a window T[R, C] whose R and C are
+   each an integer or a variable. Those are read here from the bytes, without
+   a token for each name, ',' and number (most of a large file's tokens).
+   The first operand that is anything else (another form or spacing, a
+   comment, a name that is no such thing, the end of the text) ends the
+   quick read before it adds anything, and the token parser goes on from the
+   start of that operand. The quick read only takes what the token parser
+   would take without a word, and makes the same nodes in the same order
+   with the same locations; it interns only names of this line, in text
+   order, all of which the token parser would intern too (it lexes every
+   token of a line, even after an error), so ids are the same as well. */
+
+/* The binding of the name at [start, end) when it is no keyword (the
+   keywords hold inf, nan and the builtins, which read otherwise), else
+   NULL. */
+static const pto__ps_pname *pto__ps_qname(pto__ps_parser *p, size_t start, size_t end)
+{
+    int32_t id = pto__ps_name_id(p, start, end - start);
+    return id > p->kw_max && id < p->cap_names ? &p->names[id] : NULL;
+}
+
+/* One index of a window, at i and ended by the byte `stop`: an integer of
+   at most 18 digits (no leading 0, which may be hex) or an integer
+   variable. Its node is made only once the whole operand has been read. */
+typedef struct pto__ps_qidx {
+    size_t at, end;
+    int32_t var;     /* -1: the integer v */
+    int64_t v;
+} pto__ps_qidx;
+
+static int pto__ps_qindex(pto__ps_parser *p, size_t i, int stop, pto__ps_qidx *x)
+{
+    const unsigned char *s = (const unsigned char *)p->src;
+    size_t n = p->len, j = i;
+    x->at = i;
+    x->var = -1;
+    x->v = 0;
+    if (i >= n) return 0;
+    if (pto__ps_cc[s[i]] & PTO__CC_DIGIT) {
+        uint64_t v = 0;
+        for (; j < n && j - i <= 18 && (pto__ps_cc[s[j]] & PTO__CC_DIGIT); j++) v = v * 10u + (uint64_t)(s[j] - '0');
+        if (j - i > 18 || (s[i] == '0' && j - i > 1)) return 0;
+        x->v = (int64_t)v;
+    } else if (pto__ps_cc[s[i]] & PTO__CC_ALPHA) {
+        const pto__ps_pname *nm;
+        j = pto__ps_name_end(p, i);
+        nm = j < n ? pto__ps_qname(p, i, j) : NULL;
+        if (!nm || (nm->kind != PTO__B_SCALAR && nm->kind != PTO__B_DIM && nm->kind != PTO__B_LET &&
+                    nm->kind != PTO__B_LOOP))
+            return 0;
+        x->var = nm->ref;
+    } else {
+        return 0;
+    }
+    x->end = j;
+    return j < n && s[j] == stop;
+}
+
+static int32_t pto__ps_qindex_node(pto__ps_parser *p, const pto__ps_qidx *x)
+{
+    pto_loc loc = *pto__ps_qloc(p, x->at);
+    return x->var >= 0 ? pto_expr_var(p->m, x->var, loc) : pto_expr_int(p->m, x->v, loc);
+}
+
+/* A window T[R, C] of the tensor param `param` whose name ends at j (its
+   '['); *end is set past the ']'. */
+static int pto__ps_qwindow(pto__ps_parser *p, int32_t s, int32_t param, size_t at, size_t j, size_t *end)
+{
+    const unsigned char *src = (const unsigned char *)p->src;
+    pto__ps_qidx r, c;
+    int32_t er, ec, o;
+    if (!pto__ps_qindex(p, j + 1, ',', &r) || r.end + 2 >= p->len || src[r.end + 1] != ' ' ||
+        !pto__ps_qindex(p, r.end + 2, ']', &c))
+        return 0;
+    *end = c.end + 1;
+    if (*end >= p->len || (src[*end] != ',' && src[*end] != '\n')) return 0;
+    er = pto__ps_qindex_node(p, &r);
+    ec = pto__ps_qindex_node(p, &c);
+    if (er < 0 || ec < 0) return -1;
+    o = pto__arg_last(p->m, s, PTO_O_GM, param, *pto__ps_qloc(p, at));
+    if (o < 0) return -1;
+    p->m->operands[o].e[0] = er;
+    p->m->operands[o].e[1] = ec;
+    p->m->operands[o].e[2] = -1;
+    return 1;
+}
+
+/* One operand starting at byte i of op statement s, in a position of op
+   table mask `mask`. Returns 1 when it was read and added (*end is the ','
+   or newline after it), 0 when it is left to the token parser (nothing
+   added), -1 when a node could not be added (out of memory). */
+static int pto__ps_qoperand(pto__ps_parser *p, int32_t s, uint32_t mask, size_t i, size_t *end)
+{
+    const unsigned char *src = (const unsigned char *)p->src;
+    const uint32_t other = PTO_A_SCALAR | PTO_A_INT | PTO_A_TILES | PTO_A_GM | PTO_A_CVPIPE;
+    size_t n = p->len, j;
+    int32_t o;
+    /* positions that read a name or number otherwise (pto__ps_operand's first tests) */
+    if ((mask & (PTO_A_PIPE | PTO_A_CMP | PTO_A_NMODE)) || ((mask & PTO_A_INT) && !(mask & (other & ~PTO_A_INT))))
+        return 0;
+    if (pto__ps_cc[src[i]] & PTO__CC_ALPHA) {
+        const pto__ps_pname *nm;
+        j = pto__ps_name_end(p, i);
+        if (j >= n || !(nm = pto__ps_qname(p, i, j))) return 0;
+        if (nm->kind == PTO__B_TENSOR && src[j] == '[') return pto__ps_qwindow(p, s, nm->ref, i, j, end);
+        if (src[j] != ',' && src[j] != '\n') return 0;
+        *end = j;
+        if (nm->kind == PTO__B_TILE) return pto__arg_last(p->m, s, PTO_O_TILE, nm->ref, *pto__ps_qloc(p, i)) >= 0 ? 1 : -1;
+        if (nm->kind == PTO__B_SCALAR && !(mask & PTO_A_INT))
+            return pto__arg_last(p->m, s, PTO_O_SCALAR, nm->ref, *pto__ps_qloc(p, i)) >= 0 ? 1 : -1;
+        return 0;
+    }
+    if ((pto__ps_cc[src[i]] & PTO__CC_DIGIT) && (mask & PTO_A_SCALAR)) {
+        double v;
+        for (j = i; j < n && ((pto__ps_cc[src[j]] & PTO__CC_DIGIT) || src[j] == '.'); j++) {}
+        if (j >= n || (src[j] != ',' && src[j] != '\n') || !pto__ps_float_fast(p->src + i, j - i, &v)) return 0;
+        *end = j;
+        o = pto__arg_last(p->m, s, PTO_O_FLOAT, -1, *pto__ps_qloc(p, i));
+        if (o < 0) return -1;
+        p->m->operands[o].f = v;
+        return 1;
+    }
+    return 0;
+}
+
+/* The operands of op statement s read quickly from p->pos (just past the op
+   name), as many as there are of the usual form. Returns how many, with
+   p->pos where the token parser goes on: after the last ',' read, or at the
+   newline when the quick read took the whole list (*all set); -1 after a
+   node could not be added. */
+static int pto__ps_qoperands(pto__ps_parser *p, int32_t s, pto_op op, const pto_opinfo *info, int *all)
+{
+    const unsigned char *src = (const unsigned char *)p->src;
+    size_t i = p->pos, end = 0;
+    int k = 0, r;
+    *all = 0;
+    if (op == PTO_OP_ALLREDUCE) return 0;   /* its last operand may be a reduction word, reported */
+    while (p->len - i > 2 && src[i] == ' ') {
+        r = pto__ps_qoperand(p, s, k < info->nargs && k < 4 ? info->arg[k] : 0, i + 1, &end);
+        if (r == 0) break;
+        if (r < 0) { p->pos = end; return -1; }
+        k++;
+        if (src[end] == '\n') { p->pos = end; *all = 1; break; }
+        p->pos = i = end + 1;
+    }
+    return k;
+}
+
 static int pto__ps_operands(pto__ps_parser *p, int32_t s, pto_op op)
 {
     const pto_opinfo *info = pto_opinfo_get(op);
-    int i;
-    if (pto__ps_at_eol(p)) return 1;
+    int all, i = pto__ps_qoperands(p, s, op, info, &all);
+    pto__ps_next(p);
+    if (i < 0) return 0;
+    if (all || (i == 0 && pto__ps_at_eol(p))) return 1;
     p->arg_op = (int32_t)op;
-    for (i = 0;; i++) {
+    for (;; i++) {
         uint32_t mask = i < info->nargs && i < 4 ? info->arg[i] : 0;
         p->arg_i = i;
         if (op == PTO_OP_ALLREDUCE && i == info->nargs && pto__ps_reduction_word(p)) return 0;
@@ -4376,6 +4691,84 @@ static void pto__ps_unknown_space(pto__ps_parser *p, const pto__ps_tok *t)
                 a ? a : pto__ps_near_hint(&n, hint, sizeof hint, " (expected vec, mat, left, right or acc)"));
 }
 
+/* A tile statement as the printer writes it, `tile NAME: SPACE DTYPE[R, C]`
+   with an optional ` xN`, read straight from the text as the operands are
+   (pto__ps_qoperands): the whole line is checked before anything is added,
+   and any other form, or a line the token parser would report anything
+   about, is left to it (-1, nothing done but interning this line's names
+   in text order). Else returns what pto__ps_tile_stmt would. */
+
+/* The name at i, followed by the byte `after`: its NAME token in *t (as
+   the lexer would make it), and *end past it. */
+static int pto__ps_qword(pto__ps_parser *p, size_t i, int after, pto__ps_tok *t, size_t *end)
+{
+    if (!pto__ps_cc_is(pto__ps_at(p, i), PTO__CC_ALPHA)) return 0;
+    *end = pto__ps_name_end(p, i);
+    t->kind = PTO__T_NAME;
+    t->pos = i;
+    t->len = *end - i;
+    t->line = p->line;
+    t->col = (int32_t)(i - p->line_start + 1);
+    t->id = pto__ps_name_id(p, i, *end - i);
+    return pto__ps_at(p, *end) == after;
+}
+
+/* A tile dimension at i (decimal, no leading 0, at most INT32_MAX) followed
+   by the byte `after`; *end past it. */
+static int pto__ps_qdim(const pto__ps_parser *p, size_t i, int after, int64_t *v, size_t *end)
+{
+    size_t j = i;
+    *v = 0;
+    for (; pto__ps_is_digit(pto__ps_at(p, j)) && j - i < 11; j++) *v = *v * 10 + (pto__ps_at(p, j) - '0');
+    *end = j;
+    return j > i && j - i < 11 && *v <= INT32_MAX && (p->src[i] != '0' || j - i == 1) && pto__ps_at(p, j) == after;
+}
+
+static int pto__ps_qtile(pto__ps_parser *p, int32_t block, const pto__ps_tok *kw)
+{
+    pto__ps_tok name, spt, dtt, xn;
+    pto__ps_pname *nm;
+    pto_space sp;
+    pto_dtype dt;
+    int64_t r, c, nbuf = -1;
+    size_t j, k;
+    int32_t t;
+    if (pto__ps_at(p, p->pos) != ' ' || !pto__ps_qword(p, p->pos + 1, ':', &name, &j) ||
+        pto__ps_at(p, j + 1) != ' ' || !pto__ps_qword(p, j + 2, ' ', &spt, &j) ||
+        !pto__ps_qword(p, j + 1, '[', &dtt, &j) || !pto__ps_qdim(p, j + 1, ',', &r, &j) ||
+        pto__ps_at(p, j + 1) != ' ' || !pto__ps_qdim(p, j + 2, ']', &c, &j))
+        return -1;
+    k = ++j;   /* past the ']' */
+    if (pto__ps_at(p, j) == ' ' && pto__ps_at(p, j + 1) == 'x' && pto__ps_is_digit(pto__ps_at(p, j + 2))) {
+        size_t d;
+        if (!pto__ps_qword(p, j + 1, '\n', &xn, &j) || xn.len > 10) return -1;
+        for (nbuf = 0, d = 1; d < xn.len; d++) {
+            if (!pto__ps_is_digit(p->src[xn.pos + d])) return -1;
+            nbuf = nbuf * 10 + (p->src[xn.pos + d] - '0');
+        }
+    }
+    if (pto__ps_at(p, j) != '\n') return -1;
+    /* what the token parser would report: a name that may not be declared,
+       an unknown space or dtype */
+    nm = pto__ps_name_slot(p, name.id);
+    if (!nm || nm->kind != PTO__B_NONE || pto__ps_reserved(p, name.id)) return -1;
+    sp = pto__ps_space_of(p, &spt);
+    dt = pto__ps_dtype_of(p, &dtt);
+    if (sp == PTO_NSPACE || dt == PTO_DT_NONE) return -1;
+    t = pto__add_tile_id(p->m, block, name.id, sp, dt, (int32_t)r, (int32_t)c, *pto__ps_tloc(p, kw));
+    if (t < 0) {   /* as the token parser fails: at the token after the ']' */
+        p->pos = k;
+        pto__ps_next(p);
+        return 0;
+    }
+    p->m->tiles[t].loc = *pto__ps_tloc(p, &name);
+    pto__ps_bind(p, &name, PTO__B_TILE, t);
+    if (nbuf >= 0) p->m->tiles[t].nbuf = (int32_t)nbuf;
+    p->pos = j;
+    pto__ps_next(p);
+    return pto__ps_end_stmt(p, "the tile");
+}
+
 /* tile NAME: SPACE DTYPE[R, C] [valid(E, E)] [xN] [at ADDR] */
 static int pto__ps_tile_stmt(pto__ps_parser *p, int32_t block)
 {
@@ -4385,6 +4778,7 @@ static int pto__ps_tile_stmt(pto__ps_parser *p, int32_t block)
     int64_t r, c;
     int32_t t;
     int ok, seen_valid = 0, seen_n = 0, seen_at = 0;
+    if ((ok = pto__ps_qtile(p, block, &kw)) >= 0) return ok;
     pto__ps_next(p);
     name = p->tok;
     if (!pto__ps_expect(p, PTO__T_NAME, "a tile name")) return 0;
@@ -4779,9 +5173,9 @@ static int pto__ps_stmt(pto__ps_parser *p, int32_t block)
         pto__ps_unknown_op(p, &t);
         return 0;
     }
-    pto__ps_next(p);
     s = pto__add_op_id(p->m, block, op, *pto__ps_tloc(p, &t));
-    if (s < 0 || !pto__ps_operands(p, s, op)) return 0;
+    if (s < 0) { pto__ps_next(p); return 0; }
+    if (!pto__ps_operands(p, s, op)) return 0;
     if (op == PTO_OP_TFREE && !pto__ps_tfree_tile(p, s)) return 0;
     return pto__ps_end_stmt(p, "the operands");
 }
@@ -5171,6 +5565,8 @@ PTODEF pto_module *pto_parse(pto_ctx *ctx, const char *filename, const char *tex
     if (!p.m) return NULL;
     p.m->file = p.file;
     pto__module_reserve(p.m, p.len);
+    for (p.name_stop = p.len; p.name_stop > 0 && pto__ps_is_alnum((unsigned char)p.src[p.name_stop - 1]); p.name_stop--) {}
+    if (p.name_stop > 0) p.name_stop--;
     pto__ps_reserve_names(&p);
     /* best effort: without the cache every name is hashed and looked up */
     p.nc = (pto__ps_ncent *)pto__alloc_quiet(ctx, sizeof *p.nc << PTO__NC_BITS);
