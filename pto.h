@@ -17290,6 +17290,7 @@ typedef struct pto__emitter {
     int32_t pipe_off[PTO_NPIPE], pipe_len[PTO_NPIPE];
     int32_t pair_off[PTO_NPIPE * PTO_NPIPE], pair_len[PTO_NPIPE * PTO_NPIPE];
     size_t argmax;        /* the longest of those and of tile_arg / var_arg */
+    size_t gm_room;       /* the most a tensor operand at leaf indices takes in pto__emit_opline */
     /* A second target (emit_isa.c) reuses this walk: it sets hooks for the
        statements it spells differently (NULL: the C spelling below) and
        isa for the spelling of the builtins in kernel expressions. */
@@ -17817,6 +17818,8 @@ static pto_status pto__emit_lens(pto__emitter *E)
     }
     for (p = 0; p < PTO_NPIPE * PTO_NPIPE; p++)
         if ((size_t)E->pair_len[p] > E->argmax) E->argmax = (size_t)E->pair_len[p];
+    for (i = 0, E->gm_room = 0; i < m->n_params; i++)   /* ", NAME" and two leaves (pto__emit_leaf_arg) */
+        if ((size_t)E->param_len[i] + 2 * E->argmax + 96 > E->gm_room) E->gm_room = (size_t)E->param_len[i] + 2 * E->argmax + 96;
     pto__emit_reserve(&E->btext, PTO__EMIT_BPAD);   /* (pto__emit_pcp64 reads past the last text) */
     return E->btext.oom || E->btext.cap < E->btext.len + PTO__EMIT_BPAD ? PTO_ERR_INTERNAL : PTO_OK;
 }
@@ -18846,6 +18849,29 @@ static void pto__emit_line(pto__emitter *E, int32_t plan, int32_t s)
     if (w.d) pto__wr_sync(&w);
 }
 
+/* ", " and leaf expression ex (a literal from 0 up, a variable) at d, as
+   pto__emit_expr spells it in a kernel: its length, or 0 (and d's bytes
+   are scratch) for any other expression. d has room for argmax + 32. */
+static inline size_t pto__emit_leaf_arg(const pto__emitter *E, char *d, int32_t ex)
+{
+    const pto_module *m = E->m;
+    const pto_expr *e;
+    if ((uint32_t)ex >= (uint32_t)m->n_exprs) return 0;
+    e = &m->exprs[ex];
+    if (e->kind == PTO_E_VAR && (uint32_t)e->a < (uint32_t)m->n_vars) {
+        pto__emit_pcp(d, E->var_arg[e->a], (size_t)E->var_len[e->a] + 2);
+        return (size_t)E->var_len[e->a] + 2;
+    }
+    if (e->kind != PTO_E_INT || e->value < 0) return 0;
+    d[0] = ',';
+    d[1] = ' ';
+    if (e->value < 10) {
+        d[2] = (char)('0' + e->value);
+        return 3;
+    }
+    return 2 + pto__emit_i64(d + 2, e->value);
+}
+
 /* An op's K_OP line (plan: literal, SRC, literal, ARGS, literal), the most
    written line: one room test for all of it, then only moves. Names and
    pipes come from their padded texts, the two pipes of a flag as one text,
@@ -18871,7 +18897,8 @@ static void pto__emit_opline(pto__emitter *E, int32_t plan, int32_t s)
     }
     for (i = 2; i < p->nk; i++) vals += E->vlen[p->key[i]];   /* K_OP_SEE: the reference after the call */
     pto__wr_load(&w);
-    if (!pto__wr_room(&w, (size_t)p->lit + nsrc + (size_t)st->nargs * (E->argmax + 32) + vals + PTO__EMIT_BPAD)) {
+    if (!pto__wr_room(&w, (size_t)p->lit + nsrc + (size_t)st->nargs * (E->argmax + 32) + vals + E->gm_room +
+                              PTO__EMIT_BPAD)) {
         pto__emit_line(E, plan, s);
         return;
     }
@@ -18904,6 +18931,21 @@ static void pto__emit_opline(pto__emitter *E, int32_t plan, int32_t s)
             pto__emit_pcp(d, E->var_arg[o->ref], (size_t)E->var_len[o->ref] + 2);
             d += E->var_len[o->ref] + 2;
             continue;
+        case PTO_O_GM: {   /* "x, r, 0": a tensor at leaf indices (the room is that of one such) */
+            size_t np = (size_t)E->param_len[o->ref], n0, n1;
+            if (o->e[2] >= 0 ||
+                (size_t)(w.lim - d) < E->gm_room + (size_t)(end - o) * (E->argmax + 32) + (size_t)p->lit + vals +
+                                          PTO__EMIT_BPAD)
+                break;
+            n0 = pto__emit_leaf_arg(E, d + 2 + np, o->e[0]);
+            n1 = n0 ? pto__emit_leaf_arg(E, d + 2 + np + n0, o->e[1]) : 0;
+            if (!n1) break;
+            d[0] = ',';
+            d[1] = ' ';
+            pto__emit_cp(d + 2, E->param_name[o->ref], np);
+            d += 2 + np + n0 + n1;
+            continue;
+        }
         case PTO_O_INT:
             e = o->e[0] >= 0 && o->e[0] < m->n_exprs ? &m->exprs[o->e[0]] : NULL;
             if (e && e->kind == PTO_E_INT && e->value >= 0 && e->value < 10) {   /* an event id */
