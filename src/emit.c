@@ -474,6 +474,7 @@ typedef struct pto__emitter {
     int32_t pair_off[PTO_NPIPE * PTO_NPIPE], pair_len[PTO_NPIPE * PTO_NPIPE];
     size_t argmax;        /* the longest of those and of tile_arg / var_arg */
     size_t gm_room;       /* the most a tensor operand at leaf indices takes in pto__emit_opline */
+    size_t op_room;       /* what an op line needs besides argmax + 32 per operand (pto__emit_opline) */
     /* A second target (emit_isa.c) reuses this walk: it sets hooks for the
        statements it spells differently (NULL: the C spelling below) and
        isa for the spelling of the builtins in kernel expressions. */
@@ -1003,6 +1004,10 @@ static pto_status pto__emit_lens(pto__emitter *E)
         if ((size_t)E->pair_len[p] > E->argmax) E->argmax = (size_t)E->pair_len[p];
     for (i = 0, E->gm_room = 0; i < m->n_params; i++)   /* ", NAME" and two leaves (pto__emit_leaf_arg) */
         if ((size_t)E->param_len[i] + 2 * E->argmax + 96 > E->gm_room) E->gm_room = (size_t)E->param_len[i] + 2 * E->argmax + 96;
+    /* an op line's literal pieces (an indent, the op, a bound FILE: under 2 * sizeof file), its
+       FILE:LINE (under sizeof srcline), a K_OP_SEE reference's values (a pass, an op, a number),
+       one tensor at leaf indices and the padding its moves write past the end */
+    E->op_room = 2 * sizeof E->file + sizeof E->srcline + 256 + E->gm_room + PTO__EMIT_BPAD;
     pto__emit_reserve(&E->btext, PTO__EMIT_BPAD);   /* (pto__emit_pcp64 reads past the last text) */
     return E->btext.oom || E->btext.cap < E->btext.len + PTO__EMIT_BPAD ? PTO_ERR_INTERNAL : PTO_OK;
 }
@@ -2069,7 +2074,6 @@ static void pto__emit_opline(pto__emitter *E, int32_t plan, int32_t s)
     const pto_operand *o = &m->operands[st->arg0], *end = o + st->nargs;
     const char *text = E->btext.data;
     size_t nsrc = E->vlen[PTO__K_SRC];
-    size_t vals = 0;
     pto__emit_wr w;
     char *d;
     int32_t i;
@@ -2078,10 +2082,8 @@ static void pto__emit_opline(pto__emitter *E, int32_t plan, int32_t s)
         pto__emit_line(E, plan, s);
         return;
     }
-    for (i = 2; i < p->nk; i++) vals += E->vlen[p->key[i]];   /* K_OP_SEE: the reference after the call */
     pto__wr_load(&w);
-    if (!pto__wr_room(&w, (size_t)p->lit + nsrc + (size_t)st->nargs * (E->argmax + 32) + vals + E->gm_room +
-                              PTO__EMIT_BPAD)) {
+    if (!pto__wr_room(&w, E->op_room + (size_t)st->nargs * (E->argmax + 32))) {
         pto__emit_line(E, plan, s);
         return;
     }
@@ -2116,10 +2118,7 @@ static void pto__emit_opline(pto__emitter *E, int32_t plan, int32_t s)
             continue;
         case PTO_O_GM: {   /* "x, r, 0": a tensor at leaf indices (the room is that of one such) */
             size_t np = (size_t)E->param_len[o->ref], n0, n1;
-            if (o->e[2] >= 0 ||
-                (size_t)(w.lim - d) < E->gm_room + (size_t)(end - o) * (E->argmax + 32) + (size_t)p->lit + vals +
-                                          PTO__EMIT_BPAD)
-                break;
+            if (o->e[2] >= 0 || (size_t)(w.lim - d) < E->op_room + (size_t)(end - o) * (E->argmax + 32)) break;
             n0 = pto__emit_leaf_arg(E, d + 2 + np, o->e[0]);
             n1 = n0 ? pto__emit_leaf_arg(E, d + 2 + np + n0, o->e[1]) : 0;
             if (!n1) break;
