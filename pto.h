@@ -17695,18 +17695,27 @@ static int pto__emit_is_reserved(const char *s)
    start with "__" (__put4_stage, __ar6_ch), which a user's name of the same
    spelling met in one C scope (a redeclaration error in the generated
    kernel: the upstream allreduce review's "emitted names stay unique"). */
+/* Whether .pto name `name` is surely its own C spelling: most names (no
+   reserved name has their first two bytes and length); 0 when it takes the
+   full test (pto__emit_cname). */
+static int pto__emit_cname_plain(const pto__emitter *E, int32_t name)
+{
+    const char *s;
+    size_t n;
+    if (name <= 0 || name >= E->ctx->n_strs) return 0;
+    s = pto_str(E->ctx, name);
+    if (s[0] == 'p' || s[0] == 'P' || s[0] == 'u' || s[0] == 'k' || s[0] == 'h' || s[0] == '_') return 0;
+    n = pto__str_len(E->ctx, name);
+    return n >= 32 || (n && !(E->rlen[PTO__EMIT_RKEY(s)] >> n & 1));
+}
+
 static char *pto__emit_cname(pto__emitter *E, int32_t name, int *owned, int user)
 {
     const char *s = pto_str(E->ctx, name);
     char *c;
     size_t n;
     *owned = 0;
-    if (name > 0 && name < E->ctx->n_strs && s[0] != 'p' && s[0] != 'P' && s[0] != 'u' && s[0] != 'k' &&
-        s[0] != 'h' && s[0] != '_') {
-        /* most names: no reserved name has these first two bytes and length */
-        n = pto__str_len(E->ctx, name);
-        if (n >= 32 || (n && !(E->rlen[PTO__EMIT_RKEY(s)] >> n & 1))) return (char *)s;
-    }
+    if (pto__emit_cname_plain(E, name)) return (char *)s;
     if (!pto__emit_is_reserved(s) && !(user && s[0] == '_' && (s[1] == '_' || (s[1] >= 'A' && s[1] <= 'Z'))))
         return (char *)s;
     n = strlen(s);
@@ -17735,13 +17744,17 @@ static pto_status pto__emit_names(pto__emitter *E, int which, char ***names, uin
     if (!*names || !*owned) return PTO_ERR_INTERNAL;
     memset(*owned, 0, (size_t)(n ? n : 1));
     for (i = 0; i < n; i++) {
-        int own;
+        int own, user;
         int32_t id = which == PTO__NAMES_VAR ? m->vars[i].name
                    : which == PTO__NAMES_TILE ? m->tiles[i].name : m->params[i].name;
+        if (pto__emit_cname_plain(E, id)) {   /* (whose it is matters only to the full test) */
+            (*names)[i] = (char *)pto_str(E->ctx, id);
+            continue;
+        }
         /* made by a pass (lower's staging tiles, loop vars and lets): not the user's */
-        int user = which == PTO__NAMES_TILE ? m->tiles[i].origin == PTO_BY_USER
-                 : which == PTO__NAMES_PARAM || m->vars[i].kind > PTO_V_LOOP || m->vars[i].def < 0 ||
-                   m->vars[i].def >= m->n_stmts || m->stmts[m->vars[i].def].origin == PTO_BY_USER;
+        user = which == PTO__NAMES_TILE ? m->tiles[i].origin == PTO_BY_USER
+             : which == PTO__NAMES_PARAM || m->vars[i].kind > PTO_V_LOOP || m->vars[i].def < 0 ||
+               m->vars[i].def >= m->n_stmts || m->stmts[m->vars[i].def].origin == PTO_BY_USER;
         (*names)[i] = pto__emit_cname(E, id, &own, user);
         (*owned)[i] = (uint8_t)own;
         if (!(*names)[i]) return PTO_ERR_INTERNAL;
