@@ -784,19 +784,17 @@ static size_t pto__emit_i64(char *buf, int64_t v)
         if (n == 4) p[-4] = pairs[2 * hi];
         return n;
     }
-    if (v > 0 && v < 100000000) {   /* line numbers of large sources, byte offsets: 32-bit steps, in place */
-        uint32_t x = (uint32_t)v, r;
-        n = x >= 10000000 ? 8 : x >= 1000000 ? 7 : x >= 100000 ? 6 : 5;
+    if (v > 0 && v < 100000000) {   /* line numbers of large sources, byte offsets: two halves, in place */
+        uint32_t x = (uint32_t)v, hi = x / 10000, lo = x % 10000, h1 = hi / 100, h0 = hi % 100;
+        n = hi >= 1000 ? 8 : hi >= 100 ? 7 : hi >= 10 ? 6 : 5;
         p = buf + n;
         *p = 0;
-        for (; x >= 100; x /= 100) {
-            r = x % 100;
-            p -= 2;
-            p[0] = pairs[2 * r];
-            p[1] = pairs[2 * r + 1];
-        }
-        if (x >= 10) { p[-2] = pairs[2 * x]; p[-1] = pairs[2 * x + 1]; }
-        else p[-1] = (char)('0' + x);
+        memcpy(p - 4, pairs + 2 * (lo / 100), 2);   /* the low four digits, zeros included */
+        memcpy(p - 2, pairs + 2 * (lo % 100), 2);
+        p[-5] = pairs[2 * h0 + 1];
+        if (n >= 6) p[-6] = pairs[2 * h0];
+        if (n >= 7) p[-7] = pairs[2 * h1 + 1];
+        if (n == 8) p[-8] = pairs[2 * h1];
         return n;
     }
     while (u >= 100) {
