@@ -473,6 +473,8 @@ typedef struct pto__emitter {
     int32_t pipe_off[PTO_NPIPE], pipe_len[PTO_NPIPE];
     int32_t pair_off[PTO_NPIPE * PTO_NPIPE], pair_len[PTO_NPIPE * PTO_NPIPE];
     size_t argmax;        /* the longest of those and of tile_arg / var_arg */
+    size_t gm_room;       /* the most a tensor operand at leaf indices takes in pto__emit_opline */
+    size_t op_room;       /* what an op line needs besides argmax + 32 per operand (pto__emit_opline) */
     /* A second target (emit_isa.c) reuses this walk: it sets hooks for the
        statements it spells differently (NULL: the C spelling below) and
        isa for the spelling of the builtins in kernel expressions. */
@@ -782,19 +784,17 @@ static size_t pto__emit_i64(char *buf, int64_t v)
         if (n == 4) p[-4] = pairs[2 * hi];
         return n;
     }
-    if (v > 0 && v < 100000000) {   /* line numbers of large sources, byte offsets: 32-bit steps, in place */
-        uint32_t x = (uint32_t)v, r;
-        n = x >= 10000000 ? 8 : x >= 1000000 ? 7 : x >= 100000 ? 6 : 5;
+    if (v > 0 && v < 100000000) {   /* line numbers of large sources, byte offsets: two halves, in place */
+        uint32_t x = (uint32_t)v, hi = x / 10000, lo = x % 10000, h1 = hi / 100, h0 = hi % 100;
+        n = hi >= 1000 ? 8 : hi >= 100 ? 7 : hi >= 10 ? 6 : 5;
         p = buf + n;
         *p = 0;
-        for (; x >= 100; x /= 100) {
-            r = x % 100;
-            p -= 2;
-            p[0] = pairs[2 * r];
-            p[1] = pairs[2 * r + 1];
-        }
-        if (x >= 10) { p[-2] = pairs[2 * x]; p[-1] = pairs[2 * x + 1]; }
-        else p[-1] = (char)('0' + x);
+        memcpy(p - 4, pairs + 2 * (lo / 100), 2);   /* the low four digits, zeros included */
+        memcpy(p - 2, pairs + 2 * (lo % 100), 2);
+        p[-5] = pairs[2 * h0 + 1];
+        if (n >= 6) p[-6] = pairs[2 * h0];
+        if (n >= 7) p[-7] = pairs[2 * h1 + 1];
+        if (n == 8) p[-8] = pairs[2 * h1];
         return n;
     }
     while (u >= 100) {
@@ -876,18 +876,27 @@ static int pto__emit_is_reserved(const char *s)
    start with "__" (__put4_stage, __ar6_ch), which a user's name of the same
    spelling met in one C scope (a redeclaration error in the generated
    kernel: the upstream allreduce review's "emitted names stay unique"). */
+/* Whether .pto name `name` is surely its own C spelling: most names (no
+   reserved name has their first two bytes and length); 0 when it takes the
+   full test (pto__emit_cname). */
+static int pto__emit_cname_plain(const pto__emitter *E, int32_t name)
+{
+    const char *s;
+    size_t n;
+    if (name <= 0 || name >= E->ctx->n_strs) return 0;
+    s = pto_str(E->ctx, name);
+    if (s[0] == 'p' || s[0] == 'P' || s[0] == 'u' || s[0] == 'k' || s[0] == 'h' || s[0] == '_') return 0;
+    n = pto__str_len(E->ctx, name);
+    return n >= 32 || (n && !(E->rlen[PTO__EMIT_RKEY(s)] >> n & 1));
+}
+
 static char *pto__emit_cname(pto__emitter *E, int32_t name, int *owned, int user)
 {
     const char *s = pto_str(E->ctx, name);
     char *c;
     size_t n;
     *owned = 0;
-    if (name > 0 && name < E->ctx->n_strs && s[0] != 'p' && s[0] != 'P' && s[0] != 'u' && s[0] != 'k' &&
-        s[0] != 'h' && s[0] != '_') {
-        /* most names: no reserved name has these first two bytes and length */
-        n = pto__str_len(E->ctx, name);
-        if (n >= 32 || (n && !(E->rlen[PTO__EMIT_RKEY(s)] >> n & 1))) return (char *)s;
-    }
+    if (pto__emit_cname_plain(E, name)) return (char *)s;
     if (!pto__emit_is_reserved(s) && !(user && s[0] == '_' && (s[1] == '_' || (s[1] >= 'A' && s[1] <= 'Z'))))
         return (char *)s;
     n = strlen(s);
@@ -916,13 +925,17 @@ static pto_status pto__emit_names(pto__emitter *E, int which, char ***names, uin
     if (!*names || !*owned) return PTO_ERR_INTERNAL;
     memset(*owned, 0, (size_t)(n ? n : 1));
     for (i = 0; i < n; i++) {
-        int own;
+        int own, user;
         int32_t id = which == PTO__NAMES_VAR ? m->vars[i].name
                    : which == PTO__NAMES_TILE ? m->tiles[i].name : m->params[i].name;
+        if (pto__emit_cname_plain(E, id)) {   /* (whose it is matters only to the full test) */
+            (*names)[i] = (char *)pto_str(E->ctx, id);
+            continue;
+        }
         /* made by a pass (lower's staging tiles, loop vars and lets): not the user's */
-        int user = which == PTO__NAMES_TILE ? m->tiles[i].origin == PTO_BY_USER
-                 : which == PTO__NAMES_PARAM || m->vars[i].kind > PTO_V_LOOP || m->vars[i].def < 0 ||
-                   m->vars[i].def >= m->n_stmts || m->stmts[m->vars[i].def].origin == PTO_BY_USER;
+        user = which == PTO__NAMES_TILE ? m->tiles[i].origin == PTO_BY_USER
+             : which == PTO__NAMES_PARAM || m->vars[i].kind > PTO_V_LOOP || m->vars[i].def < 0 ||
+               m->vars[i].def >= m->n_stmts || m->stmts[m->vars[i].def].origin == PTO_BY_USER;
         (*names)[i] = pto__emit_cname(E, id, &own, user);
         (*owned)[i] = (uint8_t)own;
         if (!(*names)[i]) return PTO_ERR_INTERNAL;
@@ -1000,6 +1013,12 @@ static pto_status pto__emit_lens(pto__emitter *E)
     }
     for (p = 0; p < PTO_NPIPE * PTO_NPIPE; p++)
         if ((size_t)E->pair_len[p] > E->argmax) E->argmax = (size_t)E->pair_len[p];
+    for (i = 0, E->gm_room = 0; i < m->n_params; i++)   /* ", NAME" and two leaves (pto__emit_leaf_arg) */
+        if ((size_t)E->param_len[i] + 2 * E->argmax + 96 > E->gm_room) E->gm_room = (size_t)E->param_len[i] + 2 * E->argmax + 96;
+    /* an op line's literal pieces (an indent, the op, a bound FILE: under 2 * sizeof file), its
+       FILE:LINE (under sizeof srcline), a K_OP_SEE reference's values (a pass, an op, a number),
+       one tensor at leaf indices and the padding its moves write past the end */
+    E->op_room = 2 * sizeof E->file + sizeof E->srcline + 256 + E->gm_room + PTO__EMIT_BPAD;
     pto__emit_reserve(&E->btext, PTO__EMIT_BPAD);   /* (pto__emit_pcp64 reads past the last text) */
     return E->btext.oom || E->btext.cap < E->btext.len + PTO__EMIT_BPAD ? PTO_ERR_INTERNAL : PTO_OK;
 }
@@ -2029,6 +2048,29 @@ static void pto__emit_line(pto__emitter *E, int32_t plan, int32_t s)
     if (w.d) pto__wr_sync(&w);
 }
 
+/* ", " and leaf expression ex (a literal from 0 up, a variable) at d, as
+   pto__emit_expr spells it in a kernel: its length, or 0 (and d's bytes
+   are scratch) for any other expression. d has room for argmax + 32. */
+static inline size_t pto__emit_leaf_arg(const pto__emitter *E, char *d, int32_t ex)
+{
+    const pto_module *m = E->m;
+    const pto_expr *e;
+    if ((uint32_t)ex >= (uint32_t)m->n_exprs) return 0;
+    e = &m->exprs[ex];
+    if (e->kind == PTO_E_VAR && (uint32_t)e->a < (uint32_t)m->n_vars) {
+        pto__emit_pcp(d, E->var_arg[e->a], (size_t)E->var_len[e->a] + 2);
+        return (size_t)E->var_len[e->a] + 2;
+    }
+    if (e->kind != PTO_E_INT || e->value < 0) return 0;
+    d[0] = ',';
+    d[1] = ' ';
+    if (e->value < 10) {
+        d[2] = (char)('0' + e->value);
+        return 3;
+    }
+    return 2 + pto__emit_i64(d + 2, e->value);
+}
+
 /* An op's K_OP line (plan: literal, SRC, literal, ARGS, literal), the most
    written line: one room test for all of it, then only moves. Names and
    pipes come from their padded texts, the two pipes of a flag as one text,
@@ -2043,7 +2085,6 @@ static void pto__emit_opline(pto__emitter *E, int32_t plan, int32_t s)
     const pto_operand *o = &m->operands[st->arg0], *end = o + st->nargs;
     const char *text = E->btext.data;
     size_t nsrc = E->vlen[PTO__K_SRC];
-    size_t vals = 0;
     pto__emit_wr w;
     char *d;
     int32_t i;
@@ -2052,9 +2093,8 @@ static void pto__emit_opline(pto__emitter *E, int32_t plan, int32_t s)
         pto__emit_line(E, plan, s);
         return;
     }
-    for (i = 2; i < p->nk; i++) vals += E->vlen[p->key[i]];   /* K_OP_SEE: the reference after the call */
     pto__wr_load(&w);
-    if (!pto__wr_room(&w, (size_t)p->lit + nsrc + (size_t)st->nargs * (E->argmax + 32) + vals + PTO__EMIT_BPAD)) {
+    if (!pto__wr_room(&w, E->op_room + (size_t)st->nargs * (E->argmax + 32))) {
         pto__emit_line(E, plan, s);
         return;
     }
@@ -2087,6 +2127,18 @@ static void pto__emit_opline(pto__emitter *E, int32_t plan, int32_t s)
             pto__emit_pcp(d, E->var_arg[o->ref], (size_t)E->var_len[o->ref] + 2);
             d += E->var_len[o->ref] + 2;
             continue;
+        case PTO_O_GM: {   /* "x, r, 0": a tensor at leaf indices (the room is that of one such) */
+            size_t np = (size_t)E->param_len[o->ref], n0, n1;
+            if (o->e[2] >= 0 || (size_t)(w.lim - d) < E->op_room + (size_t)(end - o) * (E->argmax + 32)) break;
+            n0 = pto__emit_leaf_arg(E, d + 2 + np, o->e[0]);
+            n1 = n0 ? pto__emit_leaf_arg(E, d + 2 + np + n0, o->e[1]) : 0;
+            if (!n1) break;
+            d[0] = ',';
+            d[1] = ' ';
+            pto__emit_cp(d + 2, E->param_name[o->ref], np);
+            d += 2 + np + n0 + n1;
+            continue;
+        }
         case PTO_O_INT:
             e = o->e[0] >= 0 && o->e[0] < m->n_exprs ? &m->exprs[o->e[0]] : NULL;
             if (e && e->kind == PTO_E_INT && e->value >= 0 && e->value < 10) {   /* an event id */
