@@ -5773,6 +5773,11 @@ typedef struct pto__verifier {
     /* enclosing loops (FOR stmts), outermost first */
     int32_t *loops;
     int32_t nloops, cap_loops;
+    /* the last unpinned tile whose shape checks (pto__vtile_shape) passed: a
+       tile of the same space, dtype, shape and slots passes them too, as
+       they read nothing else (kernels declare many alike) */
+    int shape_ok;
+    pto_tile shape;
 } pto__verifier;
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -5816,16 +5821,22 @@ static const pto_loc *pto__vexpr_loc(const pto__verifier *v, int32_t e, const pt
 /* Checked 64-bit arithmetic: 0 on overflow. */
 static int pto__vadd(int64_t a, int64_t b, int64_t *r)
 {
-    if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return 0;
+    /* wrapped in unsigned arithmetic: the sum overflowed iff its sign
+       differs from both operands' (no branches on the operands) */
+    uint64_t u = (uint64_t)a + (uint64_t)b;
+    if ((((uint64_t)a ^ u) & ((uint64_t)b ^ u)) >> 63) return 0;
     *r = a + b;
     return 1;
 }
+
+/* |a| <= INT32_MAX: the product of two such cannot overflow. */
+static int pto__vsmall(int64_t a) { return (uint64_t)a + INT32_MAX <= 2 * (uint64_t)INT32_MAX; }
 
 static int pto__vmul(int64_t a, int64_t b, int64_t *r)
 {
     /* the common case: both fit in 32 bits, so the product cannot overflow
        (no division needed to check it) */
-    if (a >= -INT32_MAX && a <= INT32_MAX && b >= -INT32_MAX && b <= INT32_MAX) { *r = a * b; return 1; }
+    if (pto__vsmall(a) && pto__vsmall(b)) { *r = a * b; return 1; }
     if (a == 0 || b == 0) { *r = 0; return 1; }
     if (a == -1) { if (b == INT64_MIN) return 0; *r = -b; return 1; }
     if (b == -1) { if (a == INT64_MIN) return 0; *r = -a; return 1; }
@@ -5912,7 +5923,12 @@ static int pto__fterms(const pto__verifier *v, const pto__vform *f, int64_t *x, 
     for (i = 0; i < f->n; i++) {
         int64_t a, b;
         if (!pto__vvar_range(v, f->var[i], &a, &b)) return 0;
-        if (!pto__vmul(f->k[i], a, &x[i]) || !pto__vmul(f->k[i], b, &y[i])) return 0;
+        if (pto__vsmall(f->k[i]) && pto__vsmall(a) && pto__vsmall(b)) {   /* pto__vmul's common case, in line */
+            x[i] = f->k[i] * a;
+            y[i] = f->k[i] * b;
+        } else if (!pto__vmul(f->k[i], a, &x[i]) || !pto__vmul(f->k[i], b, &y[i])) {
+            return 0;
+        }
         if (x[i] > y[i]) { int64_t t = x[i]; x[i] = y[i]; y[i] = t; }
     }
     return 1;
@@ -6009,10 +6025,12 @@ static void pto__vfold(pto__verifier *v, const pto_expr *x, const pto__vform *a,
    depth) is checked the same way. */
 static void pto__vexpr_sub(pto__verifier *v, int32_t e, int where, pto__vform *out, int depth)
 {
-    if (e >= 0 && e < v->m->n_exprs && depth <= PTO__VDEPTH && v->m->exprs[e].kind == PTO_E_INT)
-        pto__fconst(out, v->m->exprs[e].value);
-    else
-        pto__vexpr(v, e, where, out, depth);
+    const pto_expr *x;
+    if (e < 0 || e >= v->m->n_exprs || depth > PTO__VDEPTH) { pto__vexpr(v, e, where, out, depth); return; }
+    x = &v->m->exprs[e];
+    if (x->kind == PTO_E_INT) pto__fconst(out, x->value);
+    else if (x->kind == PTO_E_VAR) pto__vexpr_var(v, x, out);   /* (a name too: window rows, loop vars) */
+    else pto__vexpr(v, e, where, out, depth);
 }
 
 static void pto__vexpr_bin(pto__verifier *v, const pto_expr *x, int where, pto__vform *out, int depth)
@@ -6263,6 +6281,25 @@ static void pto__vtile_valid(pto__verifier *v, int32_t id, const pto_tile *t)
     }
 }
 
+static int pto__vsame_tile_shape(const pto_tile *a, const pto_tile *b)
+{
+    return a->space == b->space && a->dtype == b->dtype && a->rows == b->rows && a->cols == b->cols &&
+           a->nbuf == b->nbuf && a->pin == PTO_NO_ADDR && b->pin == PTO_NO_ADDR;
+}
+
+/* Row alignment, whole fractals, fit in the space and a sane pin. */
+static void pto__vtile_shape(pto__verifier *v, const pto_tile *t)
+{
+    int before;
+    if (v->shape_ok && pto__vsame_tile_shape(t, &v->shape)) return;
+    before = pto_error_count(v->ctx);
+    pto__vtile_align(v, t);
+    pto__vtile_fractal(v, t);
+    if (t->nbuf >= 1 && t->nbuf <= PTO_MAX_NBUF) pto__vtile_fit(v, t);
+    v->shape_ok = pto_error_count(v->ctx) == before && t->pin == PTO_NO_ADDR;
+    if (v->shape_ok) v->shape = *t;
+}
+
 static void pto__vtile(pto__verifier *v, int32_t s)
 {
     const pto_stmt *st = &v->m->stmts[s];
@@ -6299,9 +6336,7 @@ static void pto__vtile(pto__verifier *v, int32_t s)
     else if (t->nbuf > 1 && v->nloops == 0)
         pto_error(v->ctx, t->loc, "tile '%s' is x%d outside any loop (its slots rotate per iteration)", tn, (int)t->nbuf);
     pto__vtile_core(v, t);
-    pto__vtile_align(v, t);
-    pto__vtile_fractal(v, t);
-    if (t->nbuf >= 1 && t->nbuf <= PTO_MAX_NBUF) pto__vtile_fit(v, t);
+    pto__vtile_shape(v, t);
     pto__vtile_valid(v, st->ref, t);
 }
 
@@ -6407,11 +6442,38 @@ static void pto__vread_tile(pto__verifier *v, int32_t s, int32_t t, const pto_op
         pto_error(v->ctx, o->loc, "'%s' is read before anything writes it%s", pto__vname(v, v->m->tiles[t].name), hint);
 }
 
+/* A tile in a space the op cannot use (mask): name the spaces it can. */
+static void pto__vtile_space_error(pto__verifier *v, int32_t s, const pto_operand *o, const pto_tile *t, uint32_t mask)
+{
+    char allowed[96];
+    int w = (mask & PTO_A_WRITE) != 0, op = v->m->stmts[s].op;
+    const char *how = "";
+    pto__vspaces(mask, allowed, sizeof allowed);
+    /* the cube's data path (GM -> mat -> left / right -> acc) is the
+       usual thing missed: name the step */
+    if (op == PTO_OP_TLOAD && (t->space == PTO_LEFT || t->space == PTO_RIGHT))
+        how = "; load a mat tile, then tmov or textract it into this one";
+    else if ((op == PTO_OP_TMATMUL || op == PTO_OP_TMATMUL_ACC) && !w && t->space == PTO_MAT)
+        how = "; tmov or textract it into one first";
+    pto_error(v->ctx, o->loc, "%s cannot %s a tile in '%s' (it %s %s%s)", pto_opinfo_get((pto_op)op)->name,
+              w ? "write" : "read", pto_space_name((pto_space)t->space), w ? "writes" : "reads", allowed, how);
+}
+
+/* A tile operand that passes pto__vtile_arg with nothing to report (the
+   usual one: no call, no message to prepare). */
+static int pto__vtile_fine(const pto__verifier *v, const pto_operand *o, uint32_t mask)
+{
+    const pto_tile *t;
+    if (o->kind != PTO_O_TILE || !(mask & PTO_A_TILES) || o->ref < 0 || o->ref >= v->m->n_tiles) return 0;
+    t = &v->m->tiles[o->ref];
+    return t->kernel == v->kernel && (v->tflags[o->ref] & PTO__T_SCOPE) && t->space < PTO_NSPACE &&
+           (mask & PTO_A_SPACE(t->space)) && (!(mask & PTO_A_READ) || (v->tflags[o->ref] & (PTO__T_WRITTEN | PTO__T_UNINIT)));
+}
+
 /* A tile operand: in scope, in a space the op can use, written before read. */
 static int pto__vtile_arg(pto__verifier *v, int32_t s, const pto_operand *o, uint32_t mask)
 {
     const pto_tile *t;
-    char allowed[96];
     if (o->ref < 0 || o->ref >= v->m->n_tiles) { pto_error(v->ctx, o->loc, "operand names no tile"); return 0; }
     t = &v->m->tiles[o->ref];
     if (t->kernel != v->kernel || !(v->tflags[o->ref] & PTO__T_SCOPE)) {
@@ -6419,20 +6481,11 @@ static int pto__vtile_arg(pto__verifier *v, int32_t s, const pto_operand *o, uin
         return 0;
     }
     if (t->space >= PTO_NSPACE || !(mask & PTO_A_SPACE(t->space))) {
-        int w = (mask & PTO_A_WRITE) != 0, op = v->m->stmts[s].op;
-        const char *how = "";
-        pto__vspaces(mask, allowed, sizeof allowed);
-        /* the cube's data path (GM -> mat -> left / right -> acc) is the
-           usual thing missed: name the step */
-        if (op == PTO_OP_TLOAD && (t->space == PTO_LEFT || t->space == PTO_RIGHT))
-            how = "; load a mat tile, then tmov or textract it into this one";
-        else if ((op == PTO_OP_TMATMUL || op == PTO_OP_TMATMUL_ACC) && !w && t->space == PTO_MAT)
-            how = "; tmov or textract it into one first";
-        pto_error(v->ctx, o->loc, "%s cannot %s a tile in '%s' (it %s %s%s)", pto_opinfo_get((pto_op)op)->name,
-                  w ? "write" : "read", pto_space_name((pto_space)t->space), w ? "writes" : "reads", allowed, how);
+        pto__vtile_space_error(v, s, o, t, mask);
         return 0;
     }
-    if (mask & PTO_A_READ) pto__vread_tile(v, s, o->ref, o);
+    /* (a tile written before, or already reported, is all a read needs to know) */
+    if ((mask & PTO_A_READ) && !(v->tflags[o->ref] & (PTO__T_WRITTEN | PTO__T_UNINIT))) pto__vread_tile(v, s, o->ref, o);
     return 1;
 }
 
@@ -6575,21 +6628,19 @@ typedef struct pto__vop {
 
 static const char *pto__vtn(const pto__verifier *v, const pto_tile *t) { return pto__vname(v, t->name); }
 
-static int pto__vsame_dtype(pto__verifier *v, const pto__vop *op, int a, int b)
+static int pto__vdtype_mismatch(pto__verifier *v, const pto__vop *op, int a, int b)
 {
     const pto_tile *x = op->t[a], *y = op->t[b];
-    if (x->dtype == y->dtype) return 1;
     pto_error(v->ctx, op->o[b]->loc, "dtype mismatch: '%s' is %s but '%s' is %s", pto__vtn(v, x),
               pto_dtype_name((pto_dtype)x->dtype), pto__vtn(v, y), pto_dtype_name((pto_dtype)y->dtype));
     return 0;
 }
 
-static int pto__vsame_shape(pto__verifier *v, const pto__vop *op, int a, int b)
+static int pto__vshape_mismatch(pto__verifier *v, const pto__vop *op, int a, int b)
 {
     const pto_tile *x = op->t[a], *y = op->t[b];
     int o = v->m->stmts[op->s].op;
     char hint[96] = "";
-    if (x->rows == y->rows && x->cols == y->cols) return 1;
     /* tadd .. tdiv with a row or column vector is usually meant as the
        broadcast (its vector is the last operand, so only add and mul may
        have it first) */
@@ -6603,6 +6654,17 @@ static int pto__vsame_shape(pto__verifier *v, const pto__vop *op, int a, int b)
     pto_error(v->ctx, op->o[b]->loc, "shape mismatch: '%s' is [%d, %d] but '%s' is [%d, %d]%s", pto__vtn(v, x),
               (int)x->rows, (int)x->cols, pto__vtn(v, y), (int)y->rows, (int)y->cols, hint);
     return 0;
+}
+
+/* (The checks apart from their messages: the usual case is a compare.) */
+static int pto__vsame_dtype(pto__verifier *v, const pto__vop *op, int a, int b)
+{
+    return op->t[a]->dtype == op->t[b]->dtype || pto__vdtype_mismatch(v, op, a, b);
+}
+
+static int pto__vsame_shape(pto__verifier *v, const pto__vop *op, int a, int b)
+{
+    return (op->t[a]->rows == op->t[b]->rows && op->t[a]->cols == op->t[b]->cols) || pto__vshape_mismatch(v, op, a, b);
 }
 
 /* The op of the other direction: trowsum <-> tcolsum, trowexpandmul <->
@@ -7328,6 +7390,28 @@ static void pto__vclass(pto__verifier *v, const pto__vop *op)
     }
 }
 
+/* After checking an op statement whose operand list is well formed: the
+   tiles it writes, as phase 0 lists them (whether or not the checks
+   passed), are written for what follows; the tensors it writes, for
+   pto__vunwritten. */
+static void pto__vnote_writes(pto__verifier *v, const pto_stmt *st, const pto_opinfo *info)
+{
+    const pto_module *m = v->m;
+    int i;
+    for (i = 0; i < st->nargs; i++) {
+        const pto_operand *o = &m->operands[st->arg0 + i];
+        if (!(info->arg[i] & PTO_A_WRITE) || o->ref < 0) continue;
+        if (o->kind == PTO_O_TILE && o->ref < m->n_tiles) {
+            if (!(v->tflags[o->ref] & PTO__T_WRITTEN) && v->n_ifmark > 0) {
+                int32_t w = pto__grow(v->ctx, (void **)&v->wlog, &v->n_wlog, &v->cap_wlog, sizeof(int32_t));
+                if (w < 0) { v->internal = 1; return; }
+                v->wlog[w] = o->ref;
+            }
+            v->tflags[o->ref] |= PTO__T_WRITTEN;
+        } else if (o->kind == PTO_O_GM && o->ref < m->n_params && i < 4) v->pwritten[o->ref] = 1;
+    }
+}
+
 static void pto__vop_stmt(pto__verifier *v, int32_t s)
 {
     const pto_stmt *st = &v->m->stmts[s];
@@ -7356,12 +7440,20 @@ static void pto__vop_stmt(pto__verifier *v, int32_t s)
     op.s = s;
     v->here_stmt = s;
     for (i = 0; i < info->nargs; i++) {
-        op.o[i] = &v->m->operands[st->arg0 + i];
+        const pto_operand *o = &v->m->operands[st->arg0 + i];
+        uint32_t mask = info->arg[i];
+        op.o[i] = o;
         op.t[i] = NULL;
-        if (!pto__varg(v, s, i, op.o[i], info->arg[i])) ok = 0;
-        else if (op.o[i]->kind == PTO_O_TILE) op.t[i] = &v->m->tiles[op.o[i]->ref];
+        /* a tile where a tile goes, the usual operand, is of a kind the op takes (pto__vkind_ok) */
+        if (pto__vtile_fine(v, o, mask) ||
+            (o->kind == PTO_O_TILE && (mask & PTO_A_TILES) ? pto__vtile_arg(v, s, o, mask) : pto__varg(v, s, i, o, mask))) {
+            if (o->kind == PTO_O_TILE) op.t[i] = &v->m->tiles[o->ref];
+        } else {
+            ok = 0;
+        }
     }
     if (ok) pto__vclass(v, &op);
+    pto__vnote_writes(v, st, info);
 }
 
 /* ---- statements -------------------------------------------------------- */
@@ -7459,31 +7551,6 @@ static void pto__vcollect(pto__verifier *v, int32_t s)
     }
 }
 
-/* After checking an op statement: the tiles it writes, as phase 0 lists
-   them (whether or not the checks passed), are written for what follows;
-   the tensors it writes, for pto__vunwritten. */
-static void pto__vnote_writes(pto__verifier *v, const pto_stmt *st)
-{
-    const pto_module *m = v->m;
-    const pto_opinfo *info;
-    int i;
-    if (st->op >= PTO_NOP) return;
-    info = pto_opinfo_get((pto_op)st->op);
-    if (st->nargs != info->nargs || st->arg0 < 0 || st->arg0 + st->nargs > m->n_operands) return;
-    for (i = 0; i < st->nargs; i++) {
-        const pto_operand *o = &m->operands[st->arg0 + i];
-        if (!(info->arg[i] & PTO_A_WRITE) || o->ref < 0) continue;
-        if (o->kind == PTO_O_TILE && o->ref < m->n_tiles) {
-            if (!(v->tflags[o->ref] & PTO__T_WRITTEN) && v->n_ifmark > 0) {
-                int32_t w = pto__grow(v->ctx, (void **)&v->wlog, &v->n_wlog, &v->cap_wlog, sizeof(int32_t));
-                if (w < 0) { v->internal = 1; return; }
-                v->wlog[w] = o->ref;
-            }
-            v->tflags[o->ref] |= PTO__T_WRITTEN;
-        } else if (o->kind == PTO_O_GM && o->ref < m->n_params && i < 4) v->pwritten[o->ref] = 1;
-    }
-}
-
 /* Phase 1 for a statement (and entering its body). */
 static void pto__vcheck(pto__verifier *v, int32_t s)
 {
@@ -7496,7 +7563,7 @@ static void pto__vcheck(pto__verifier *v, int32_t s)
         pto_error(v->ctx, st->loc, "statement outside the cube and vector sections of mix kernel '%s'",
                   pto__vname(v, k->name));
     switch (st->kind) {
-    case PTO_ST_OP: pto__vop_stmt(v, s); pto__vnote_writes(v, st); break;
+    case PTO_ST_OP: pto__vop_stmt(v, s); break;
     case PTO_ST_TILE: pto__vtile(v, s); break;
     case PTO_ST_LET: pto__vlet(v, s); break;
     case PTO_ST_FOR: pto__vfor(v, s); break;
@@ -11982,11 +12049,11 @@ typedef struct pto__scratch {
    much: every node above holds at least that too. */
 static void pto__tree_set(pto__scratch *s, int32_t item, int32_t v)
 {
-    int32_t n = s->width + s->leaf[item];
-    s->touched[s->ntouched++] = n;      /* ends are >= 0: the leaf leaves -1 */
+    uint32_t n = (uint32_t)(s->width + s->leaf[item]);   /* (unsigned: the halving is a shift) */
+    s->touched[s->ntouched++] = (int32_t)n;   /* ends are >= 0: the leaf leaves -1 */
     s->tree[n] = v;
-    for (n /= 2; n >= 1 && s->tree[n] < v; n /= 2) {
-        if (s->tree[n] < 0) s->touched[s->ntouched++] = n;
+    for (n >>= 1; n >= 1 && s->tree[n] < v; n >>= 1) {
+        if (s->tree[n] < 0) s->touched[s->ntouched++] = (int32_t)n;
         s->tree[n] = v;
     }
 }
@@ -12015,24 +12082,23 @@ static void pto__tree_collect(pto__scratch *s, int32_t node, int32_t qlo)
     }
 }
 
-/* The placed items among the first `lim` by start whose end is >= qlo, in
-   start order: [0, lim) is covered left to right by the whole subtrees met
-   on one root-to-leaf path, each then searched by pto__tree_collect. */
+/* The placed items among the first `lim` by start whose end is >= qlo:
+   [0, lim) is covered by whole subtrees, found bottom-up along its right
+   edge (its left edge is the leftmost node of every level, the root last), each then
+   searched by pto__tree_collect. They come right to left: the gap search
+   sorts what they cover by address, and where two start at the same
+   address their order changes nothing (pto__find_gap). */
 static void pto__tree_find(pto__scratch *s, int32_t lim, int32_t qlo)
 {
-    int32_t node = 1, l = 0, span = s->width;
-    while (l < lim) {
-        if (l + span <= lim) {              /* the node lies inside [0, lim) */
-            if (s->tree[node] >= qlo) pto__tree_collect(s, node, qlo);
+    uint32_t l = (uint32_t)s->width, r = l + (uint32_t)lim;
+    for (; l < r; l >>= 1, r >>= 1) {
+        if (l & 1) {   /* l is the root: [0, lim) is everything */
+            if (s->tree[l] >= qlo) pto__tree_collect(s, (int32_t)l, qlo);
             return;
         }
-        span /= 2;                          /* partly inside: look at its halves */
-        if (l + span <= lim) {              /* the left half is inside, the right partly */
-            if (s->tree[2 * node] >= qlo) pto__tree_collect(s, 2 * node, qlo);
-            node = 2 * node + 1;
-            l += span;
-        } else {
-            node = 2 * node;
+        if (r & 1) {
+            r--;
+            if (s->tree[r] >= qlo) pto__tree_collect(s, (int32_t)r, qlo);
         }
     }
 }

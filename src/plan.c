@@ -582,11 +582,11 @@ typedef struct pto__scratch {
    much: every node above holds at least that too. */
 static void pto__tree_set(pto__scratch *s, int32_t item, int32_t v)
 {
-    int32_t n = s->width + s->leaf[item];
-    s->touched[s->ntouched++] = n;      /* ends are >= 0: the leaf leaves -1 */
+    uint32_t n = (uint32_t)(s->width + s->leaf[item]);   /* (unsigned: the halving is a shift) */
+    s->touched[s->ntouched++] = (int32_t)n;   /* ends are >= 0: the leaf leaves -1 */
     s->tree[n] = v;
-    for (n /= 2; n >= 1 && s->tree[n] < v; n /= 2) {
-        if (s->tree[n] < 0) s->touched[s->ntouched++] = n;
+    for (n >>= 1; n >= 1 && s->tree[n] < v; n >>= 1) {
+        if (s->tree[n] < 0) s->touched[s->ntouched++] = (int32_t)n;
         s->tree[n] = v;
     }
 }
@@ -615,24 +615,23 @@ static void pto__tree_collect(pto__scratch *s, int32_t node, int32_t qlo)
     }
 }
 
-/* The placed items among the first `lim` by start whose end is >= qlo, in
-   start order: [0, lim) is covered left to right by the whole subtrees met
-   on one root-to-leaf path, each then searched by pto__tree_collect. */
+/* The placed items among the first `lim` by start whose end is >= qlo:
+   [0, lim) is covered by whole subtrees, found bottom-up along its right
+   edge (its left edge is the leftmost node of every level, the root last), each then
+   searched by pto__tree_collect. They come right to left: the gap search
+   sorts what they cover by address, and where two start at the same
+   address their order changes nothing (pto__find_gap). */
 static void pto__tree_find(pto__scratch *s, int32_t lim, int32_t qlo)
 {
-    int32_t node = 1, l = 0, span = s->width;
-    while (l < lim) {
-        if (l + span <= lim) {              /* the node lies inside [0, lim) */
-            if (s->tree[node] >= qlo) pto__tree_collect(s, node, qlo);
+    uint32_t l = (uint32_t)s->width, r = l + (uint32_t)lim;
+    for (; l < r; l >>= 1, r >>= 1) {
+        if (l & 1) {   /* l is the root: [0, lim) is everything */
+            if (s->tree[l] >= qlo) pto__tree_collect(s, (int32_t)l, qlo);
             return;
         }
-        span /= 2;                          /* partly inside: look at its halves */
-        if (l + span <= lim) {              /* the left half is inside, the right partly */
-            if (s->tree[2 * node] >= qlo) pto__tree_collect(s, 2 * node, qlo);
-            node = 2 * node + 1;
-            l += span;
-        } else {
-            node = 2 * node;
+        if (r & 1) {
+            r--;
+            if (s->tree[r] >= qlo) pto__tree_collect(s, (int32_t)r, qlo);
         }
     }
 }
