@@ -5944,11 +5944,40 @@ static int pto__fsum(int64_t c, int n, const int64_t *x, const int64_t *y, int64
     return 1;
 }
 
+/* |a| < 2^28: a form of such values (products below 2^56, at most
+   PTO__VK of them plus a constant) sums without overflow. */
+static int pto__vtiny(int64_t a) { return (uint64_t)a + ((uint64_t)1 << 28) < ((uint64_t)1 << 29); }
+
+/* pto__fterms + pto__fsum for the usual form, whose constant, coefficients
+   and var bounds are all tiny: no step can overflow, so plain sums give
+   the same extremes. 1: done; 0: a var has no static range (the checked
+   path fails too, overflow or not); -1: some value is not tiny (take the
+   checked path). */
+static int pto__frange_tiny(const pto__verifier *v, const pto__vform *f, int64_t *lo, int64_t *hi)
+{
+    int64_t a, b, l = f->c, h = f->c;
+    int i;
+    if (!pto__vtiny(f->c)) return -1;
+    for (i = 0; i < f->n; i++) {
+        if (!pto__vvar_range(v, f->var[i], &a, &b)) return 0;
+        if (!pto__vtiny(f->k[i]) || !pto__vtiny(a) || !pto__vtiny(b)) return -1;
+        a *= f->k[i];
+        b *= f->k[i];
+        l += a < b ? a : b;
+        h += a < b ? b : a;
+    }
+    *lo = l;
+    *hi = h;
+    return 1;
+}
+
 /* Exact extremes of an affine form (its vars are independent). */
 static int pto__frange(const pto__verifier *v, const pto__vform *f, int64_t *lo, int64_t *hi)
 {
     int64_t x[PTO__VK], y[PTO__VK];
-    return f->ok && pto__fterms(v, f, x, y) && pto__fsum(f->c, f->n, x, y, lo, hi);
+    int q = f->ok ? pto__frange_tiny(v, f, lo, hi) : 0;
+    if (q >= 0) return q;
+    return pto__fterms(v, f, x, y) && pto__fsum(f->c, f->n, x, y, lo, hi);
 }
 
 /* ---- expressions ------------------------------------------------------ */
@@ -6459,17 +6488,6 @@ static void pto__vtile_space_error(pto__verifier *v, int32_t s, const pto_operan
               w ? "write" : "read", pto_space_name((pto_space)t->space), w ? "writes" : "reads", allowed, how);
 }
 
-/* A tile operand that passes pto__vtile_arg with nothing to report (the
-   usual one: no call, no message to prepare). */
-static int pto__vtile_fine(const pto__verifier *v, const pto_operand *o, uint32_t mask)
-{
-    const pto_tile *t;
-    if (o->kind != PTO_O_TILE || !(mask & PTO_A_TILES) || o->ref < 0 || o->ref >= v->m->n_tiles) return 0;
-    t = &v->m->tiles[o->ref];
-    return t->kernel == v->kernel && (v->tflags[o->ref] & PTO__T_SCOPE) && t->space < PTO_NSPACE &&
-           (mask & PTO_A_SPACE(t->space)) && (!(mask & PTO_A_READ) || (v->tflags[o->ref] & (PTO__T_WRITTEN | PTO__T_UNINIT)));
-}
-
 /* A tile operand: in scope, in a space the op can use, written before read. */
 static int pto__vtile_arg(pto__verifier *v, int32_t s, const pto_operand *o, uint32_t mask)
 {
@@ -6782,7 +6800,8 @@ static void pto__vwindow_dim(pto__verifier *v, const pto__vform *start, const pt
 {
     pto__vform end;
     int64_t lo, hi, c, x[PTO__VK], y[PTO__VK];
-    if (!start->ok || !pto__fterms(v, start, x, y) || !pto__fsum(start->c, start->n, x, y, &lo, &hi)) return;
+    int q = start->ok ? pto__frange_tiny(v, start, &lo, &hi) : 0;
+    if (q == 0 || (q < 0 && (!pto__fterms(v, start, x, y) || !pto__fsum(start->c, start->n, x, y, &lo, &hi)))) return;
     if (lo < 0) {
         pto_error(v->ctx, *pto__vexpr_loc(v, e, &at), "%s of '%s' starts at %s %lld, out of bounds", prefix, name, what,
                   (long long)lo);
@@ -6792,7 +6811,11 @@ static void pto__vwindow_dim(pto__verifier *v, const pto__vform *start, const pt
     if (pto__fisconst(extent)) {
         /* start + a constant has start's terms: only the constant moves,
            so the terms' extremes are reused (what frange of the sum gives) */
-        if (!pto__vadd(start->c, extent->c, &c) || !pto__fsum(c, start->n, x, y, &lo, &hi) || hi <= limit) return;
+        if (q > 0 && pto__vtiny(extent->c)) hi += extent->c;   /* (tiny: the same sum, in another order) */
+        else if ((q > 0 && !pto__fterms(v, start, x, y)) || !pto__vadd(start->c, extent->c, &c) ||
+                 !pto__fsum(c, start->n, x, y, &lo, &hi))
+            return;
+        if (hi <= limit) return;
     } else {
         end = *start;
         pto__fadd(&end, extent, 1);
@@ -7391,16 +7414,16 @@ static void pto__vclass(pto__verifier *v, const pto__vop *op)
 }
 
 /* After checking an op statement whose operand list is well formed: the
-   tiles it writes, as phase 0 lists them (whether or not the checks
-   passed), are written for what follows; the tensors it writes, for
-   pto__vunwritten. */
-static void pto__vnote_writes(pto__verifier *v, const pto_stmt *st, const pto_opinfo *info)
+   tiles it writes (its operands wr[0..nw-1]), as phase 0 lists them
+   (whether or not the checks passed), are written for what follows; the
+   tensors it writes, for pto__vunwritten. */
+static void pto__vnote_writes(pto__verifier *v, const pto_operand *ops, const int *wr, int nw)
 {
     const pto_module *m = v->m;
-    int i;
-    for (i = 0; i < st->nargs; i++) {
-        const pto_operand *o = &m->operands[st->arg0 + i];
-        if (!(info->arg[i] & PTO_A_WRITE) || o->ref < 0) continue;
+    int k;
+    for (k = 0; k < nw; k++) {
+        const pto_operand *o = &ops[wr[k]];
+        if (o->ref < 0) continue;
         if (o->kind == PTO_O_TILE && o->ref < m->n_tiles) {
             if (!(v->tflags[o->ref] & PTO__T_WRITTEN) && v->n_ifmark > 0) {
                 int32_t w = pto__grow(v->ctx, (void **)&v->wlog, &v->n_wlog, &v->cap_wlog, sizeof(int32_t));
@@ -7408,16 +7431,32 @@ static void pto__vnote_writes(pto__verifier *v, const pto_stmt *st, const pto_op
                 v->wlog[w] = o->ref;
             }
             v->tflags[o->ref] |= PTO__T_WRITTEN;
-        } else if (o->kind == PTO_O_GM && o->ref < m->n_params && i < 4) v->pwritten[o->ref] = 1;
+        } else if (o->kind == PTO_O_GM && o->ref < m->n_params && wr[k] < 4) v->pwritten[o->ref] = 1;
     }
+}
+
+/* A tile operand that passes pto__vtile_arg with nothing to report (the
+   usual one: no call, no message to prepare). The module's arrays come as
+   arguments: read once per statement, not again after every call. */
+static int pto__vtile_fine(const pto_operand *o, uint32_t mask, const pto_tile *tiles, int32_t ntiles,
+                           const uint8_t *tflags, int32_t kernel)
+{
+    const pto_tile *t;
+    if (o->kind != PTO_O_TILE || !(mask & PTO_A_TILES) || o->ref < 0 || o->ref >= ntiles) return 0;
+    t = &tiles[o->ref];
+    return t->kernel == kernel && (tflags[o->ref] & PTO__T_SCOPE) && t->space < PTO_NSPACE &&
+           (mask & PTO_A_SPACE(t->space)) && (!(mask & PTO_A_READ) || (tflags[o->ref] & (PTO__T_WRITTEN | PTO__T_UNINIT)));
 }
 
 static void pto__vop_stmt(pto__verifier *v, int32_t s)
 {
-    const pto_stmt *st = &v->m->stmts[s];
+    const pto_module *m = v->m;
+    const pto_stmt *st = &m->stmts[s];
     const pto_opinfo *info;
+    const pto_operand *ops;
+    const uint8_t *tflags = v->tflags;
     pto__vop op;
-    int i, ok = 1;
+    int i, ok = 1, wr[4], nw = 0;
     if (st->op >= PTO_NOP) { pto_error(v->ctx, st->loc, "unknown op %d", (int)st->op); return; }
     info = pto_opinfo_get((pto_op)st->op);
     if (st->nargs != info->nargs) {
@@ -7433,27 +7472,29 @@ static void pto__vop_stmt(pto__verifier *v, int32_t s)
             pto_error(v->ctx, st->loc, "%s expects %d operands, got %d", info->name, info->nargs, (int)st->nargs);
         return;
     }
-    if (st->arg0 < 0 || st->arg0 + st->nargs > v->m->n_operands) {
+    if (st->arg0 < 0 || st->arg0 + st->nargs > m->n_operands) {
         pto_error(v->ctx, st->loc, "%s has malformed operands", info->name);
         return;
     }
     op.s = s;
     v->here_stmt = s;
+    ops = &m->operands[st->arg0];
     for (i = 0; i < info->nargs; i++) {
-        const pto_operand *o = &v->m->operands[st->arg0 + i];
+        const pto_operand *o = &ops[i];
         uint32_t mask = info->arg[i];
         op.o[i] = o;
         op.t[i] = NULL;
         /* a tile where a tile goes, the usual operand, is of a kind the op takes (pto__vkind_ok) */
-        if (pto__vtile_fine(v, o, mask) ||
+        if (pto__vtile_fine(o, mask, m->tiles, m->n_tiles, tflags, v->kernel) ||
             (o->kind == PTO_O_TILE && (mask & PTO_A_TILES) ? pto__vtile_arg(v, s, o, mask) : pto__varg(v, s, i, o, mask))) {
-            if (o->kind == PTO_O_TILE) op.t[i] = &v->m->tiles[o->ref];
+            if (o->kind == PTO_O_TILE) op.t[i] = &m->tiles[o->ref];
         } else {
             ok = 0;
         }
+        if (mask & PTO_A_WRITE) wr[nw++] = i;
     }
     if (ok) pto__vclass(v, &op);
-    pto__vnote_writes(v, st, info);
+    pto__vnote_writes(v, ops, wr, nw);
 }
 
 /* ---- statements -------------------------------------------------------- */
@@ -11621,18 +11662,19 @@ static void pto__live_op(const pto_module *m, pto__live *lv, const pto__lwalk *w
     int pp = st->op == PTO_OP_TSTORE || st->op == PTO_OP_TPUSH || st->op == PTO_OP_TMOV ? (int)pto_stmt_pipe(m, s)
                                                                                       : (int)oi->pipe;
     uint16_t pipe = (uint16_t)(1u << pp);
-    /* a tile declared inside the innermost open loop (the usual case) is
-       in no open loop that lacks its declaration: no loop walk for it */
-    int32_t inner = w->nf > 0 ? w->lpt[w->fors[w->nf - 1]] : 0;
-    int i;
+    /* a tile declared inside the innermost open loop (the usual case), or
+       with no loop open, is in no open loop that lacks its declaration: no
+       loop walk for it (a tile never declared, dp = -1, is below any start) */
+    int32_t inner = w->nf > 0 ? w->lpt[w->fors[w->nf - 1]] : INT32_MIN;
+    int i, na = oi->nargs;
     for (i = 0; i < st->nargs; i++, o++) {
-        uint32_t mask = i < oi->nargs ? oi->arg[i] : PTO_A_READ;
+        uint32_t mask = i < na ? oi->arg[i] : PTO_A_READ;
         int32_t t = o->ref, dp, j, outer = -1;
         if (o->kind != PTO_O_TILE || t < 0 || t >= m->n_tiles) continue;
         /* the outermost open loop that does not contain the declaration
            (every open loop contains p, after the declaration) */
         dp = w->dpt[t];
-        if (w->nf > 0 && !(dp >= 0 && inner <= dp))
+        if (dp < inner)
             for (j = w->nf - 1; j >= 0 && !(dp >= 0 && w->lpt[w->fors[j]] <= dp); j--) outer = w->fors[j];
         if (outer >= 0) {
             if (w->lpt[outer] < lv->lo[t]) lv->lo[t] = w->lpt[outer];
@@ -12084,23 +12126,22 @@ static void pto__tree_collect(pto__scratch *s, int32_t node, int32_t qlo)
 
 /* The placed items among the first `lim` by start whose end is >= qlo:
    [0, lim) is covered by whole subtrees, found bottom-up along its right
-   edge (its left edge is the leftmost node of every level, the root last), each then
+   edge (its left edge is the leftmost node of every level), each then
    searched by pto__tree_collect. They come right to left: the gap search
    sorts what they cover by address, and where two start at the same
    address their order changes nothing (pto__find_gap). */
 static void pto__tree_find(pto__scratch *s, int32_t lim, int32_t qlo)
 {
     uint32_t l = (uint32_t)s->width, r = l + (uint32_t)lim;
-    for (; l < r; l >>= 1, r >>= 1) {
-        if (l & 1) {   /* l is the root: [0, lim) is everything */
-            if (s->tree[l] >= qlo) pto__tree_collect(s, (int32_t)l, qlo);
-            return;
-        }
+    if (lim == s->width) {   /* everything: the root */
+        if (s->tree[1] >= qlo) pto__tree_collect(s, 1, qlo);
+        return;
+    }
+    for (; l < r; l >>= 1, r >>= 1)   /* (then r stays below 2 l: the loop ends below the root) */
         if (r & 1) {
             r--;
             if (s->tree[r] >= qlo) pto__tree_collect(s, (int32_t)r, qlo);
         }
-    }
 }
 
 static void pto__obs_add(pto__scratch *s, int64_t lo, int64_t hi)

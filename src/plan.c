@@ -154,18 +154,19 @@ static void pto__live_op(const pto_module *m, pto__live *lv, const pto__lwalk *w
     int pp = st->op == PTO_OP_TSTORE || st->op == PTO_OP_TPUSH || st->op == PTO_OP_TMOV ? (int)pto_stmt_pipe(m, s)
                                                                                       : (int)oi->pipe;
     uint16_t pipe = (uint16_t)(1u << pp);
-    /* a tile declared inside the innermost open loop (the usual case) is
-       in no open loop that lacks its declaration: no loop walk for it */
-    int32_t inner = w->nf > 0 ? w->lpt[w->fors[w->nf - 1]] : 0;
-    int i;
+    /* a tile declared inside the innermost open loop (the usual case), or
+       with no loop open, is in no open loop that lacks its declaration: no
+       loop walk for it (a tile never declared, dp = -1, is below any start) */
+    int32_t inner = w->nf > 0 ? w->lpt[w->fors[w->nf - 1]] : INT32_MIN;
+    int i, na = oi->nargs;
     for (i = 0; i < st->nargs; i++, o++) {
-        uint32_t mask = i < oi->nargs ? oi->arg[i] : PTO_A_READ;
+        uint32_t mask = i < na ? oi->arg[i] : PTO_A_READ;
         int32_t t = o->ref, dp, j, outer = -1;
         if (o->kind != PTO_O_TILE || t < 0 || t >= m->n_tiles) continue;
         /* the outermost open loop that does not contain the declaration
            (every open loop contains p, after the declaration) */
         dp = w->dpt[t];
-        if (w->nf > 0 && !(dp >= 0 && inner <= dp))
+        if (dp < inner)
             for (j = w->nf - 1; j >= 0 && !(dp >= 0 && w->lpt[w->fors[j]] <= dp); j--) outer = w->fors[j];
         if (outer >= 0) {
             if (w->lpt[outer] < lv->lo[t]) lv->lo[t] = w->lpt[outer];
@@ -617,23 +618,22 @@ static void pto__tree_collect(pto__scratch *s, int32_t node, int32_t qlo)
 
 /* The placed items among the first `lim` by start whose end is >= qlo:
    [0, lim) is covered by whole subtrees, found bottom-up along its right
-   edge (its left edge is the leftmost node of every level, the root last), each then
+   edge (its left edge is the leftmost node of every level), each then
    searched by pto__tree_collect. They come right to left: the gap search
    sorts what they cover by address, and where two start at the same
    address their order changes nothing (pto__find_gap). */
 static void pto__tree_find(pto__scratch *s, int32_t lim, int32_t qlo)
 {
     uint32_t l = (uint32_t)s->width, r = l + (uint32_t)lim;
-    for (; l < r; l >>= 1, r >>= 1) {
-        if (l & 1) {   /* l is the root: [0, lim) is everything */
-            if (s->tree[l] >= qlo) pto__tree_collect(s, (int32_t)l, qlo);
-            return;
-        }
+    if (lim == s->width) {   /* everything: the root */
+        if (s->tree[1] >= qlo) pto__tree_collect(s, 1, qlo);
+        return;
+    }
+    for (; l < r; l >>= 1, r >>= 1)   /* (then r stays below 2 l: the loop ends below the root) */
         if (r & 1) {
             r--;
             if (s->tree[r] >= qlo) pto__tree_collect(s, (int32_t)r, qlo);
         }
-    }
 }
 
 static void pto__obs_add(pto__scratch *s, int64_t lo, int64_t hi)
