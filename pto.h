@@ -6169,6 +6169,11 @@ typedef struct pto__verifier {
     /* enclosing loops (FOR stmts), outermost first */
     int32_t *loops;
     int32_t nloops, cap_loops;
+    /* the last unpinned tile whose shape checks (pto__vtile_shape) passed: a
+       tile of the same space, dtype, shape and slots passes them too, as
+       they read nothing else (kernels declare many alike) */
+    int shape_ok;
+    pto_tile shape;
 } pto__verifier;
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -6212,16 +6217,22 @@ static const pto_loc *pto__vexpr_loc(const pto__verifier *v, int32_t e, const pt
 /* Checked 64-bit arithmetic: 0 on overflow. */
 static int pto__vadd(int64_t a, int64_t b, int64_t *r)
 {
-    if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return 0;
+    /* wrapped in unsigned arithmetic: the sum overflowed iff its sign
+       differs from both operands' (no branches on the operands) */
+    uint64_t u = (uint64_t)a + (uint64_t)b;
+    if ((((uint64_t)a ^ u) & ((uint64_t)b ^ u)) >> 63) return 0;
     *r = a + b;
     return 1;
 }
+
+/* |a| <= INT32_MAX: the product of two such cannot overflow. */
+static int pto__vsmall(int64_t a) { return (uint64_t)a + INT32_MAX <= 2 * (uint64_t)INT32_MAX; }
 
 static int pto__vmul(int64_t a, int64_t b, int64_t *r)
 {
     /* the common case: both fit in 32 bits, so the product cannot overflow
        (no division needed to check it) */
-    if (a >= -INT32_MAX && a <= INT32_MAX && b >= -INT32_MAX && b <= INT32_MAX) { *r = a * b; return 1; }
+    if (pto__vsmall(a) && pto__vsmall(b)) { *r = a * b; return 1; }
     if (a == 0 || b == 0) { *r = 0; return 1; }
     if (a == -1) { if (b == INT64_MIN) return 0; *r = -b; return 1; }
     if (b == -1) { if (a == INT64_MIN) return 0; *r = -a; return 1; }
@@ -6308,7 +6319,12 @@ static int pto__fterms(const pto__verifier *v, const pto__vform *f, int64_t *x, 
     for (i = 0; i < f->n; i++) {
         int64_t a, b;
         if (!pto__vvar_range(v, f->var[i], &a, &b)) return 0;
-        if (!pto__vmul(f->k[i], a, &x[i]) || !pto__vmul(f->k[i], b, &y[i])) return 0;
+        if (pto__vsmall(f->k[i]) && pto__vsmall(a) && pto__vsmall(b)) {   /* pto__vmul's common case, in line */
+            x[i] = f->k[i] * a;
+            y[i] = f->k[i] * b;
+        } else if (!pto__vmul(f->k[i], a, &x[i]) || !pto__vmul(f->k[i], b, &y[i])) {
+            return 0;
+        }
         if (x[i] > y[i]) { int64_t t = x[i]; x[i] = y[i]; y[i] = t; }
     }
     return 1;
@@ -6324,11 +6340,40 @@ static int pto__fsum(int64_t c, int n, const int64_t *x, const int64_t *y, int64
     return 1;
 }
 
+/* |a| < 2^28: a form of such values (products below 2^56, at most
+   PTO__VK of them plus a constant) sums without overflow. */
+static int pto__vtiny(int64_t a) { return (uint64_t)a + ((uint64_t)1 << 28) < ((uint64_t)1 << 29); }
+
+/* pto__fterms + pto__fsum for the usual form, whose constant, coefficients
+   and var bounds are all tiny: no step can overflow, so plain sums give
+   the same extremes. 1: done; 0: a var has no static range (the checked
+   path fails too, overflow or not); -1: some value is not tiny (take the
+   checked path). */
+static int pto__frange_tiny(const pto__verifier *v, const pto__vform *f, int64_t *lo, int64_t *hi)
+{
+    int64_t a, b, l = f->c, h = f->c;
+    int i;
+    if (!pto__vtiny(f->c)) return -1;
+    for (i = 0; i < f->n; i++) {
+        if (!pto__vvar_range(v, f->var[i], &a, &b)) return 0;
+        if (!pto__vtiny(f->k[i]) || !pto__vtiny(a) || !pto__vtiny(b)) return -1;
+        a *= f->k[i];
+        b *= f->k[i];
+        l += a < b ? a : b;
+        h += a < b ? b : a;
+    }
+    *lo = l;
+    *hi = h;
+    return 1;
+}
+
 /* Exact extremes of an affine form (its vars are independent). */
 static int pto__frange(const pto__verifier *v, const pto__vform *f, int64_t *lo, int64_t *hi)
 {
     int64_t x[PTO__VK], y[PTO__VK];
-    return f->ok && pto__fterms(v, f, x, y) && pto__fsum(f->c, f->n, x, y, lo, hi);
+    int q = f->ok ? pto__frange_tiny(v, f, lo, hi) : 0;
+    if (q >= 0) return q;
+    return pto__fterms(v, f, x, y) && pto__fsum(f->c, f->n, x, y, lo, hi);
 }
 
 /* ---- expressions ------------------------------------------------------ */
@@ -6405,10 +6450,12 @@ static void pto__vfold(pto__verifier *v, const pto_expr *x, const pto__vform *a,
    depth) is checked the same way. */
 static void pto__vexpr_sub(pto__verifier *v, int32_t e, int where, pto__vform *out, int depth)
 {
-    if (e >= 0 && e < v->m->n_exprs && depth <= PTO__VDEPTH && v->m->exprs[e].kind == PTO_E_INT)
-        pto__fconst(out, v->m->exprs[e].value);
-    else
-        pto__vexpr(v, e, where, out, depth);
+    const pto_expr *x;
+    if (e < 0 || e >= v->m->n_exprs || depth > PTO__VDEPTH) { pto__vexpr(v, e, where, out, depth); return; }
+    x = &v->m->exprs[e];
+    if (x->kind == PTO_E_INT) pto__fconst(out, x->value);
+    else if (x->kind == PTO_E_VAR) pto__vexpr_var(v, x, out);   /* (a name too: window rows, loop vars) */
+    else pto__vexpr(v, e, where, out, depth);
 }
 
 static void pto__vexpr_bin(pto__verifier *v, const pto_expr *x, int where, pto__vform *out, int depth)
@@ -6659,6 +6706,25 @@ static void pto__vtile_valid(pto__verifier *v, int32_t id, const pto_tile *t)
     }
 }
 
+static int pto__vsame_tile_shape(const pto_tile *a, const pto_tile *b)
+{
+    return a->space == b->space && a->dtype == b->dtype && a->rows == b->rows && a->cols == b->cols &&
+           a->nbuf == b->nbuf && a->pin == PTO_NO_ADDR && b->pin == PTO_NO_ADDR;
+}
+
+/* Row alignment, whole fractals, fit in the space and a sane pin. */
+static void pto__vtile_shape(pto__verifier *v, const pto_tile *t)
+{
+    int before;
+    if (v->shape_ok && pto__vsame_tile_shape(t, &v->shape)) return;
+    before = pto_error_count(v->ctx);
+    pto__vtile_align(v, t);
+    pto__vtile_fractal(v, t);
+    if (t->nbuf >= 1 && t->nbuf <= PTO_MAX_NBUF) pto__vtile_fit(v, t);
+    v->shape_ok = pto_error_count(v->ctx) == before && t->pin == PTO_NO_ADDR;
+    if (v->shape_ok) v->shape = *t;
+}
+
 static void pto__vtile(pto__verifier *v, int32_t s)
 {
     const pto_stmt *st = &v->m->stmts[s];
@@ -6695,9 +6761,7 @@ static void pto__vtile(pto__verifier *v, int32_t s)
     else if (t->nbuf > 1 && v->nloops == 0)
         pto_error(v->ctx, t->loc, "tile '%s' is x%d outside any loop (its slots rotate per iteration)", tn, (int)t->nbuf);
     pto__vtile_core(v, t);
-    pto__vtile_align(v, t);
-    pto__vtile_fractal(v, t);
-    if (t->nbuf >= 1 && t->nbuf <= PTO_MAX_NBUF) pto__vtile_fit(v, t);
+    pto__vtile_shape(v, t);
     pto__vtile_valid(v, st->ref, t);
 }
 
@@ -6803,11 +6867,27 @@ static void pto__vread_tile(pto__verifier *v, int32_t s, int32_t t, const pto_op
         pto_error(v->ctx, o->loc, "'%s' is read before anything writes it%s", pto__vname(v, v->m->tiles[t].name), hint);
 }
 
+/* A tile in a space the op cannot use (mask): name the spaces it can. */
+static void pto__vtile_space_error(pto__verifier *v, int32_t s, const pto_operand *o, const pto_tile *t, uint32_t mask)
+{
+    char allowed[96];
+    int w = (mask & PTO_A_WRITE) != 0, op = v->m->stmts[s].op;
+    const char *how = "";
+    pto__vspaces(mask, allowed, sizeof allowed);
+    /* the cube's data path (GM -> mat -> left / right -> acc) is the
+       usual thing missed: name the step */
+    if (op == PTO_OP_TLOAD && (t->space == PTO_LEFT || t->space == PTO_RIGHT))
+        how = "; load a mat tile, then tmov or textract it into this one";
+    else if ((op == PTO_OP_TMATMUL || op == PTO_OP_TMATMUL_ACC) && !w && t->space == PTO_MAT)
+        how = "; tmov or textract it into one first";
+    pto_error(v->ctx, o->loc, "%s cannot %s a tile in '%s' (it %s %s%s)", pto_opinfo_get((pto_op)op)->name,
+              w ? "write" : "read", pto_space_name((pto_space)t->space), w ? "writes" : "reads", allowed, how);
+}
+
 /* A tile operand: in scope, in a space the op can use, written before read. */
 static int pto__vtile_arg(pto__verifier *v, int32_t s, const pto_operand *o, uint32_t mask)
 {
     const pto_tile *t;
-    char allowed[96];
     if (o->ref < 0 || o->ref >= v->m->n_tiles) { pto_error(v->ctx, o->loc, "operand names no tile"); return 0; }
     t = &v->m->tiles[o->ref];
     if (t->kernel != v->kernel || !(v->tflags[o->ref] & PTO__T_SCOPE)) {
@@ -6815,20 +6895,11 @@ static int pto__vtile_arg(pto__verifier *v, int32_t s, const pto_operand *o, uin
         return 0;
     }
     if (t->space >= PTO_NSPACE || !(mask & PTO_A_SPACE(t->space))) {
-        int w = (mask & PTO_A_WRITE) != 0, op = v->m->stmts[s].op;
-        const char *how = "";
-        pto__vspaces(mask, allowed, sizeof allowed);
-        /* the cube's data path (GM -> mat -> left / right -> acc) is the
-           usual thing missed: name the step */
-        if (op == PTO_OP_TLOAD && (t->space == PTO_LEFT || t->space == PTO_RIGHT))
-            how = "; load a mat tile, then tmov or textract it into this one";
-        else if ((op == PTO_OP_TMATMUL || op == PTO_OP_TMATMUL_ACC) && !w && t->space == PTO_MAT)
-            how = "; tmov or textract it into one first";
-        pto_error(v->ctx, o->loc, "%s cannot %s a tile in '%s' (it %s %s%s)", pto_opinfo_get((pto_op)op)->name,
-                  w ? "write" : "read", pto_space_name((pto_space)t->space), w ? "writes" : "reads", allowed, how);
+        pto__vtile_space_error(v, s, o, t, mask);
         return 0;
     }
-    if (mask & PTO_A_READ) pto__vread_tile(v, s, o->ref, o);
+    /* (a tile written before, or already reported, is all a read needs to know) */
+    if ((mask & PTO_A_READ) && !(v->tflags[o->ref] & (PTO__T_WRITTEN | PTO__T_UNINIT))) pto__vread_tile(v, s, o->ref, o);
     return 1;
 }
 
@@ -6971,21 +7042,19 @@ typedef struct pto__vop {
 
 static const char *pto__vtn(const pto__verifier *v, const pto_tile *t) { return pto__vname(v, t->name); }
 
-static int pto__vsame_dtype(pto__verifier *v, const pto__vop *op, int a, int b)
+static int pto__vdtype_mismatch(pto__verifier *v, const pto__vop *op, int a, int b)
 {
     const pto_tile *x = op->t[a], *y = op->t[b];
-    if (x->dtype == y->dtype) return 1;
     pto_error(v->ctx, op->o[b]->loc, "dtype mismatch: '%s' is %s but '%s' is %s", pto__vtn(v, x),
               pto_dtype_name((pto_dtype)x->dtype), pto__vtn(v, y), pto_dtype_name((pto_dtype)y->dtype));
     return 0;
 }
 
-static int pto__vsame_shape(pto__verifier *v, const pto__vop *op, int a, int b)
+static int pto__vshape_mismatch(pto__verifier *v, const pto__vop *op, int a, int b)
 {
     const pto_tile *x = op->t[a], *y = op->t[b];
     int o = v->m->stmts[op->s].op;
     char hint[96] = "";
-    if (x->rows == y->rows && x->cols == y->cols) return 1;
     /* tadd .. tdiv with a row or column vector is usually meant as the
        broadcast (its vector is the last operand, so only add and mul may
        have it first) */
@@ -6999,6 +7068,17 @@ static int pto__vsame_shape(pto__verifier *v, const pto__vop *op, int a, int b)
     pto_error(v->ctx, op->o[b]->loc, "shape mismatch: '%s' is [%d, %d] but '%s' is [%d, %d]%s", pto__vtn(v, x),
               (int)x->rows, (int)x->cols, pto__vtn(v, y), (int)y->rows, (int)y->cols, hint);
     return 0;
+}
+
+/* (The checks apart from their messages: the usual case is a compare.) */
+static int pto__vsame_dtype(pto__verifier *v, const pto__vop *op, int a, int b)
+{
+    return op->t[a]->dtype == op->t[b]->dtype || pto__vdtype_mismatch(v, op, a, b);
+}
+
+static int pto__vsame_shape(pto__verifier *v, const pto__vop *op, int a, int b)
+{
+    return (op->t[a]->rows == op->t[b]->rows && op->t[a]->cols == op->t[b]->cols) || pto__vshape_mismatch(v, op, a, b);
 }
 
 /* The op of the other direction: trowsum <-> tcolsum, trowexpandmul <->
@@ -7116,7 +7196,8 @@ static void pto__vwindow_dim(pto__verifier *v, const pto__vform *start, const pt
 {
     pto__vform end;
     int64_t lo, hi, c, x[PTO__VK], y[PTO__VK];
-    if (!start->ok || !pto__fterms(v, start, x, y) || !pto__fsum(start->c, start->n, x, y, &lo, &hi)) return;
+    int q = start->ok ? pto__frange_tiny(v, start, &lo, &hi) : 0;
+    if (q == 0 || (q < 0 && (!pto__fterms(v, start, x, y) || !pto__fsum(start->c, start->n, x, y, &lo, &hi)))) return;
     if (lo < 0) {
         pto_error(v->ctx, *pto__vexpr_loc(v, e, &at), "%s of '%s' starts at %s %lld, out of bounds", prefix, name, what,
                   (long long)lo);
@@ -7126,7 +7207,11 @@ static void pto__vwindow_dim(pto__verifier *v, const pto__vform *start, const pt
     if (pto__fisconst(extent)) {
         /* start + a constant has start's terms: only the constant moves,
            so the terms' extremes are reused (what frange of the sum gives) */
-        if (!pto__vadd(start->c, extent->c, &c) || !pto__fsum(c, start->n, x, y, &lo, &hi) || hi <= limit) return;
+        if (q > 0 && pto__vtiny(extent->c)) hi += extent->c;   /* (tiny: the same sum, in another order) */
+        else if ((q > 0 && !pto__fterms(v, start, x, y)) || !pto__vadd(start->c, extent->c, &c) ||
+                 !pto__fsum(c, start->n, x, y, &lo, &hi))
+            return;
+        if (hi <= limit) return;
     } else {
         end = *start;
         pto__fadd(&end, extent, 1);
@@ -7724,12 +7809,50 @@ static void pto__vclass(pto__verifier *v, const pto__vop *op)
     }
 }
 
+/* After checking an op statement whose operand list is well formed: the
+   tiles it writes (its operands wr[0..nw-1]), as phase 0 lists them
+   (whether or not the checks passed), are written for what follows; the
+   tensors it writes, for pto__vunwritten. */
+static void pto__vnote_writes(pto__verifier *v, const pto_operand *ops, const int *wr, int nw)
+{
+    const pto_module *m = v->m;
+    int k;
+    for (k = 0; k < nw; k++) {
+        const pto_operand *o = &ops[wr[k]];
+        if (o->ref < 0) continue;
+        if (o->kind == PTO_O_TILE && o->ref < m->n_tiles) {
+            if (!(v->tflags[o->ref] & PTO__T_WRITTEN) && v->n_ifmark > 0) {
+                int32_t w = pto__grow(v->ctx, (void **)&v->wlog, &v->n_wlog, &v->cap_wlog, sizeof(int32_t));
+                if (w < 0) { v->internal = 1; return; }
+                v->wlog[w] = o->ref;
+            }
+            v->tflags[o->ref] |= PTO__T_WRITTEN;
+        } else if (o->kind == PTO_O_GM && o->ref < m->n_params && wr[k] < 4) v->pwritten[o->ref] = 1;
+    }
+}
+
+/* A tile operand that passes pto__vtile_arg with nothing to report (the
+   usual one: no call, no message to prepare). The module's arrays come as
+   arguments: read once per statement, not again after every call. */
+static int pto__vtile_fine(const pto_operand *o, uint32_t mask, const pto_tile *tiles, int32_t ntiles,
+                           const uint8_t *tflags, int32_t kernel)
+{
+    const pto_tile *t;
+    if (o->kind != PTO_O_TILE || !(mask & PTO_A_TILES) || o->ref < 0 || o->ref >= ntiles) return 0;
+    t = &tiles[o->ref];
+    return t->kernel == kernel && (tflags[o->ref] & PTO__T_SCOPE) && t->space < PTO_NSPACE &&
+           (mask & PTO_A_SPACE(t->space)) && (!(mask & PTO_A_READ) || (tflags[o->ref] & (PTO__T_WRITTEN | PTO__T_UNINIT)));
+}
+
 static void pto__vop_stmt(pto__verifier *v, int32_t s)
 {
-    const pto_stmt *st = &v->m->stmts[s];
+    const pto_module *m = v->m;
+    const pto_stmt *st = &m->stmts[s];
     const pto_opinfo *info;
+    const pto_operand *ops;
+    const uint8_t *tflags = v->tflags;
     pto__vop op;
-    int i, ok = 1;
+    int i, ok = 1, wr[4], nw = 0;
     if (st->op >= PTO_NOP) { pto_error(v->ctx, st->loc, "unknown op %d", (int)st->op); return; }
     info = pto_opinfo_get((pto_op)st->op);
     if (st->nargs != info->nargs) {
@@ -7745,19 +7868,29 @@ static void pto__vop_stmt(pto__verifier *v, int32_t s)
             pto_error(v->ctx, st->loc, "%s expects %d operands, got %d", info->name, info->nargs, (int)st->nargs);
         return;
     }
-    if (st->arg0 < 0 || st->arg0 + st->nargs > v->m->n_operands) {
+    if (st->arg0 < 0 || st->arg0 + st->nargs > m->n_operands) {
         pto_error(v->ctx, st->loc, "%s has malformed operands", info->name);
         return;
     }
     op.s = s;
     v->here_stmt = s;
+    ops = &m->operands[st->arg0];
     for (i = 0; i < info->nargs; i++) {
-        op.o[i] = &v->m->operands[st->arg0 + i];
+        const pto_operand *o = &ops[i];
+        uint32_t mask = info->arg[i];
+        op.o[i] = o;
         op.t[i] = NULL;
-        if (!pto__varg(v, s, i, op.o[i], info->arg[i])) ok = 0;
-        else if (op.o[i]->kind == PTO_O_TILE) op.t[i] = &v->m->tiles[op.o[i]->ref];
+        /* a tile where a tile goes, the usual operand, is of a kind the op takes (pto__vkind_ok) */
+        if (pto__vtile_fine(o, mask, m->tiles, m->n_tiles, tflags, v->kernel) ||
+            (o->kind == PTO_O_TILE && (mask & PTO_A_TILES) ? pto__vtile_arg(v, s, o, mask) : pto__varg(v, s, i, o, mask))) {
+            if (o->kind == PTO_O_TILE) op.t[i] = &m->tiles[o->ref];
+        } else {
+            ok = 0;
+        }
+        if (mask & PTO_A_WRITE) wr[nw++] = i;
     }
     if (ok) pto__vclass(v, &op);
+    pto__vnote_writes(v, ops, wr, nw);
 }
 
 /* ---- statements -------------------------------------------------------- */
@@ -7855,31 +7988,6 @@ static void pto__vcollect(pto__verifier *v, int32_t s)
     }
 }
 
-/* After checking an op statement: the tiles it writes, as phase 0 lists
-   them (whether or not the checks passed), are written for what follows;
-   the tensors it writes, for pto__vunwritten. */
-static void pto__vnote_writes(pto__verifier *v, const pto_stmt *st)
-{
-    const pto_module *m = v->m;
-    const pto_opinfo *info;
-    int i;
-    if (st->op >= PTO_NOP) return;
-    info = pto_opinfo_get((pto_op)st->op);
-    if (st->nargs != info->nargs || st->arg0 < 0 || st->arg0 + st->nargs > m->n_operands) return;
-    for (i = 0; i < st->nargs; i++) {
-        const pto_operand *o = &m->operands[st->arg0 + i];
-        if (!(info->arg[i] & PTO_A_WRITE) || o->ref < 0) continue;
-        if (o->kind == PTO_O_TILE && o->ref < m->n_tiles) {
-            if (!(v->tflags[o->ref] & PTO__T_WRITTEN) && v->n_ifmark > 0) {
-                int32_t w = pto__grow(v->ctx, (void **)&v->wlog, &v->n_wlog, &v->cap_wlog, sizeof(int32_t));
-                if (w < 0) { v->internal = 1; return; }
-                v->wlog[w] = o->ref;
-            }
-            v->tflags[o->ref] |= PTO__T_WRITTEN;
-        } else if (o->kind == PTO_O_GM && o->ref < m->n_params && i < 4) v->pwritten[o->ref] = 1;
-    }
-}
-
 /* Phase 1 for a statement (and entering its body). */
 static void pto__vcheck(pto__verifier *v, int32_t s)
 {
@@ -7892,7 +8000,7 @@ static void pto__vcheck(pto__verifier *v, int32_t s)
         pto_error(v->ctx, st->loc, "statement outside the cube and vector sections of mix kernel '%s'",
                   pto__vname(v, k->name));
     switch (st->kind) {
-    case PTO_ST_OP: pto__vop_stmt(v, s); pto__vnote_writes(v, st); break;
+    case PTO_ST_OP: pto__vop_stmt(v, s); break;
     case PTO_ST_TILE: pto__vtile(v, s); break;
     case PTO_ST_LET: pto__vlet(v, s); break;
     case PTO_ST_FOR: pto__vfor(v, s); break;
@@ -11939,31 +12047,37 @@ static void pto__lw_push(pto_ctx *ctx, pto__lwalk *w, int32_t **arr, int32_t *n,
     (*arr)[i] = v;
 }
 
-/* The uses of op statement s at point p. */
+/* The uses of op statement s at point p. Points only grow during the walk,
+   so p is the latest use so far of every tile it names. */
 static void pto__live_op(const pto_module *m, pto__live *lv, const pto__lwalk *w, int32_t s, int32_t p)
 {
     const pto_stmt *st = &m->stmts[s];
     const pto_opinfo *oi = pto_opinfo_get((pto_op)st->op);
+    const pto_operand *o = &m->operands[st->arg0];
     /* pto_stmt_pipe: the table's pipe but for the three ops whose pipe depends on their operands */
     int pp = st->op == PTO_OP_TSTORE || st->op == PTO_OP_TPUSH || st->op == PTO_OP_TMOV ? (int)pto_stmt_pipe(m, s)
                                                                                       : (int)oi->pipe;
     uint16_t pipe = (uint16_t)(1u << pp);
-    int i;
-    for (i = 0; i < st->nargs; i++) {
-        const pto_operand *o = &m->operands[st->arg0 + i];
-        uint32_t mask = oi && i < oi->nargs ? oi->arg[i] : PTO_A_READ;
+    /* a tile declared inside the innermost open loop (the usual case), or
+       with no loop open, is in no open loop that lacks its declaration: no
+       loop walk for it (a tile never declared, dp = -1, is below any start) */
+    int32_t inner = w->nf > 0 ? w->lpt[w->fors[w->nf - 1]] : INT32_MIN;
+    int i, na = oi->nargs;
+    for (i = 0; i < st->nargs; i++, o++) {
+        uint32_t mask = i < na ? oi->arg[i] : PTO_A_READ;
         int32_t t = o->ref, dp, j, outer = -1;
         if (o->kind != PTO_O_TILE || t < 0 || t >= m->n_tiles) continue;
         /* the outermost open loop that does not contain the declaration
            (every open loop contains p, after the declaration) */
         dp = w->dpt[t];
-        for (j = w->nf - 1; j >= 0 && !(dp >= 0 && w->lpt[w->fors[j]] <= dp); j--) outer = w->fors[j];
+        if (dp < inner)
+            for (j = w->nf - 1; j >= 0 && !(dp >= 0 && w->lpt[w->fors[j]] <= dp); j--) outer = w->fors[j];
         if (outer >= 0) {
             if (w->lpt[outer] < lv->lo[t]) lv->lo[t] = w->lpt[outer];
             w->pend[t] = outer;
         }
         if (p < lv->lo[t]) lv->lo[t] = p;
-        if (p > lv->hi[t]) lv->hi[t] = p;
+        lv->hi[t] = p;
         if (mask & PTO_A_WRITE) lv->wr[t] |= pipe;
         if ((mask & PTO_A_READ) || !(mask & PTO_A_WRITE)) lv->rd[t] |= pipe;
     }
@@ -12239,13 +12353,37 @@ static void pto__rkey(uint64_t *key, const int64_t *val, int32_t n, int larger_f
     for (i = 0; i < n; i++) key[i] = larger_first ? (uint64_t)hi - (uint64_t)val[i] : (uint64_t)val[i] - (uint64_t)lo;
 }
 
-/* v = the items in index order, then stably sorted by val (larger first or
-   smaller first). */
-static void pto__sort_by(int32_t *v, int32_t *tmp, int32_t n, int64_t *val, uint64_t *key, int larger_first, int fresh)
+/* Stable insertion sort of v by val (larger or smaller first) that gives up
+   after `budget` moves; returns 1 when v is sorted. The orders the planner
+   sorts are often sorted or nearly so already (intervals are made in
+   program order), and then this is one pass. Giving up leaves v a
+   permutation with the same relative order of equal values, so a stable
+   sort of it afterwards gives the same result as one of the input. */
+static int pto__isort(int32_t *v, int32_t n, const int64_t *val, int larger_first, int32_t budget)
+{
+    int32_t i, j;
+    for (i = 1; i < n; i++) {
+        int32_t x = v[i];
+        int64_t vx = val[x];
+        for (j = i; j > 0 && (larger_first ? val[v[j - 1]] < vx : val[v[j - 1]] > vx); j--) {
+            if (budget-- <= 0) { v[j] = x; return 0; }
+            v[j] = v[j - 1];
+        }
+        v[j] = x;
+    }
+    return 1;
+}
+
+/* v = the items in index order (fresh) or as given, then stably sorted by
+   val (larger first or smaller first). `near`: v is likely sorted or
+   nearly so (try the insertion sort first). */
+static void pto__sort_by(int32_t *v, int32_t *tmp, int32_t n, int64_t *val, uint64_t *key, int larger_first, int fresh,
+                         int near)
 {
     int32_t i;
     if (fresh)
         for (i = 0; i < n; i++) v[i] = i;
+    if (near && pto__isort(v, n, val, larger_first, n)) return;
     pto__rkey(key, val, n, larger_first);
     pto__rsort(v, tmp, n, key);
 }
@@ -12255,7 +12393,7 @@ static void pto__sort_point(const pto__group *g, pto__sortbuf *sb, int32_t *v, i
 {
     int32_t i;
     for (i = 0; i < g->n; i++) sb->val[i] = key ? g->it[i].hi : g->it[i].lo;
-    pto__sort_by(v, sb->tmp, g->n, sb->val, sb->key, 0, 1);
+    pto__sort_by(v, sb->tmp, g->n, sb->val, sb->key, 0, 1, 1);
 }
 
 /* The most bytes live at one point, and that point. The maximum of a sum of
@@ -12305,18 +12443,7 @@ static void pto__sort_base(const pto__group *g, pto__sortbuf *sb, const int32_t 
     int32_t i;
     memcpy(sb->base, bylo, (size_t)g->n * sizeof *bylo);
     for (i = 0; i < g->n; i++) sb->val[i] = g->it[i].size;
-    pto__sort_by(sb->base, sb->tmp, g->n, sb->val, sb->key, 1, 0);
-}
-
-/* idx = the items in placement order `order`: its own key (larger first),
-   then the base order. Largest-first's own key is the size: the base. */
-static void pto__sort_order(const pto__group *g, pto__sortbuf *sb, int32_t *idx, int order)
-{
-    int32_t i;
-    memcpy(idx, sb->base, (size_t)g->n * sizeof *idx);
-    if (order == PTO_ORDER_LARGEST) return;
-    for (i = 0; i < g->n; i++) sb->val[i] = pto__order_key(&g->it[i], order);
-    pto__sort_by(idx, sb->tmp, g->n, sb->val, sb->key, 1, 0);
+    pto__sort_by(sb->base, sb->tmp, g->n, sb->val, sb->key, 1, 0, 0);
 }
 
 /* What one placement attempt knows, built so that placing a tile costs the
@@ -12344,6 +12471,9 @@ typedef struct pto__scratch {
     int32_t *pins;      /* the pinned items, in index order */
     int32_t npins;
     pto__sortbuf sb;
+    int32_t *rank;      /* per item: its position in the base order */
+    int32_t *heap;      /* the items of the order at hand not yet in idx (pto__order_at) */
+    int32_t nheap, navail;   /* ... how many; how many of idx are known */
     int64_t *off, *best, *obs;
     int32_t width, nobs, capobs, nhits;
     pto__cls *cls;
@@ -12357,11 +12487,11 @@ typedef struct pto__scratch {
    much: every node above holds at least that too. */
 static void pto__tree_set(pto__scratch *s, int32_t item, int32_t v)
 {
-    int32_t n = s->width + s->leaf[item];
-    s->touched[s->ntouched++] = n;      /* ends are >= 0: the leaf leaves -1 */
+    uint32_t n = (uint32_t)(s->width + s->leaf[item]);   /* (unsigned: the halving is a shift) */
+    s->touched[s->ntouched++] = (int32_t)n;   /* ends are >= 0: the leaf leaves -1 */
     s->tree[n] = v;
-    for (n /= 2; n >= 1 && s->tree[n] < v; n /= 2) {
-        if (s->tree[n] < 0) s->touched[s->ntouched++] = n;
+    for (n >>= 1; n >= 1 && s->tree[n] < v; n >>= 1) {
+        if (s->tree[n] < 0) s->touched[s->ntouched++] = (int32_t)n;
         s->tree[n] = v;
     }
 }
@@ -12390,26 +12520,24 @@ static void pto__tree_collect(pto__scratch *s, int32_t node, int32_t qlo)
     }
 }
 
-/* The placed items among the first `lim` by start whose end is >= qlo, in
-   start order: [0, lim) is covered left to right by the whole subtrees met
-   on one root-to-leaf path, each then searched by pto__tree_collect. */
+/* The placed items among the first `lim` by start whose end is >= qlo:
+   [0, lim) is covered by whole subtrees, found bottom-up along its right
+   edge (its left edge is the leftmost node of every level), each then
+   searched by pto__tree_collect. They come right to left: the gap search
+   sorts what they cover by address, and where two start at the same
+   address their order changes nothing (pto__find_gap). */
 static void pto__tree_find(pto__scratch *s, int32_t lim, int32_t qlo)
 {
-    int32_t node = 1, l = 0, span = s->width;
-    while (l < lim) {
-        if (l + span <= lim) {              /* the node lies inside [0, lim) */
-            if (s->tree[node] >= qlo) pto__tree_collect(s, node, qlo);
-            return;
-        }
-        span /= 2;                          /* partly inside: look at its halves */
-        if (l + span <= lim) {              /* the left half is inside, the right partly */
-            if (s->tree[2 * node] >= qlo) pto__tree_collect(s, 2 * node, qlo);
-            node = 2 * node + 1;
-            l += span;
-        } else {
-            node = 2 * node;
-        }
+    uint32_t l = (uint32_t)s->width, r = l + (uint32_t)lim;
+    if (lim == s->width) {   /* everything: the root */
+        if (s->tree[1] >= qlo) pto__tree_collect(s, 1, qlo);
+        return;
     }
+    for (; l < r; l >>= 1, r >>= 1)   /* (then r stays below 2 l: the loop ends below the root) */
+        if (r & 1) {
+            r--;
+            if (s->tree[r] >= qlo) pto__tree_collect(s, (int32_t)r, qlo);
+        }
 }
 
 static void pto__obs_add(pto__scratch *s, int64_t lo, int64_t hi)
@@ -12513,6 +12641,69 @@ static int64_t pto__find_gap(const pto__group *g, pto__scratch *s, int32_t i, in
     return best >= 0 ? best : pto__align_up(cur, g->granule);
 }
 
+/* ---- placement orders, made lazily ------------------------------------------
+   An attempt that cannot beat the best one so far stops as soon as its
+   peak passes it (pto__place), often after a few items: so an order is
+   made as it is read. Its first items come off a binary heap (O(n) to
+   build, O(log n) per item); once a fair part of it has been read, the
+   whole order is sorted at once (radix). Both give the one total order
+   (own key larger first, then the base order), so idx is the same. */
+
+/* Does item a come before item b in the order at hand (keys in sb.val)? */
+static int pto__order_before(const pto__scratch *s, int32_t a, int32_t b)
+{
+    return s->sb.val[a] > s->sb.val[b] || (s->sb.val[a] == s->sb.val[b] && s->rank[a] < s->rank[b]);
+}
+
+static void pto__heap_down(pto__scratch *s, int32_t k)
+{
+    int32_t x = s->heap[k];
+    for (;;) {
+        int32_t c = 2 * k + 1;
+        if (c >= s->nheap) break;
+        if (c + 1 < s->nheap && pto__order_before(s, s->heap[c + 1], s->heap[c])) c++;
+        if (!pto__order_before(s, s->heap[c], x)) break;
+        s->heap[k] = s->heap[c];
+        k = c;
+    }
+    s->heap[k] = x;
+}
+
+/* Starts placement order `order`: its own key (larger first), then the
+   base order. Largest-first's own key is the size: the base itself. */
+static void pto__order_start(const pto__group *g, pto__scratch *s, int order)
+{
+    int32_t i;
+    if (order == PTO_ORDER_LARGEST) {
+        memcpy(s->idx, s->sb.base, (size_t)g->n * sizeof *s->idx);
+        s->navail = g->n;
+        return;
+    }
+    for (i = 0; i < g->n; i++) {
+        s->sb.val[i] = pto__order_key(&g->it[i], order);
+        s->heap[i] = i;
+    }
+    s->nheap = g->n;
+    s->navail = 0;
+    for (i = g->n / 2 - 1; i >= 0; i--) pto__heap_down(s, i);
+}
+
+/* The k-th item of the order at hand (k <= navail: read in turn). */
+static int32_t pto__order_at(const pto__group *g, pto__scratch *s, int32_t k)
+{
+    if (k < s->navail) return s->idx[k];
+    if (s->navail >= 32 + g->n / 16) {   /* read far enough: sort the rest at once */
+        memcpy(s->idx, s->sb.base, (size_t)g->n * sizeof *s->idx);
+        pto__sort_by(s->idx, s->sb.tmp, g->n, s->sb.val, s->sb.key, 1, 0, 0);
+        s->navail = g->n;
+        return s->idx[k];
+    }
+    s->idx[s->navail++] = s->heap[0];
+    s->heap[0] = s->heap[--s->nheap];
+    pto__heap_down(s, 0);
+    return s->idx[k];
+}
+
 /* Places every item with one order and fit; returns the peak (highest byte
    used), or stops with a peak past `limit` as soon as one is (an attempt
    that cannot fit need not be finished). s->off receives the offsets. */
@@ -12531,7 +12722,7 @@ static int64_t pto__place(const pto__group *g, pto__scratch *s, int bestfit, int
         if (s->off[k] + g->it[k].size > peak) peak = s->off[k] + g->it[k].size;
     }
     for (k = 0; k < g->n && peak <= limit && !s->oom; k++) {
-        int32_t i = s->idx[k];
+        int32_t i = pto__order_at(g, s, k);
         if (g->it[i].pin >= 0) continue;
         s->off[i] = pto__find_gap(g, s, i, bestfit, separate);
         pto__mark_placed(g, s, i, separate);
@@ -12676,7 +12867,7 @@ static int pto__search(const pto__group *g, const pto_plan_desc *d, pto__scratch
     for (level = d->tight ? PTO_PLAN_TIGHT : PTO_PLAN_SEPARATE; level <= PTO_PLAN_TIGHT; level++) {
         int64_t best_peak = -1;
         for (o = 0; o < d->norders; o++) {
-            pto__sort_order(g, &s->sb, s->idx, d->orders[o]);
+            pto__order_start(g, s, d->orders[o]);
             for (fit = 0; fit < PTO__NFITS && !s->oom; fit++) {
                 /* an attempt that reaches the best peak so far cannot win
                    (a tie keeps the first): stop it there */
@@ -12706,6 +12897,8 @@ static void pto__scratch_free(pto__scratch *s)
     pto_free(s->ctx, s->idx);
     pto_free(s->ctx, s->sb.tmp);
     pto_free(s->ctx, s->sb.base);
+    pto_free(s->ctx, s->rank);
+    pto_free(s->ctx, s->heap);
     pto_free(s->ctx, s->sb.val);
     pto_free(s->ctx, s->sb.key);
     pto_free(s->ctx, s->bylo);
@@ -12733,6 +12926,8 @@ static int pto__scratch_init(pto_ctx *ctx, const pto__group *g, pto__scratch *s)
     s->idx = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
     s->sb.tmp = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
     s->sb.base = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
+    s->rank = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
+    s->heap = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
     s->sb.val = (int64_t *)pto_alloc(ctx, n * sizeof(int64_t));
     s->sb.key = (uint64_t *)pto_alloc(ctx, n * sizeof(uint64_t));
     s->bylo = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
@@ -12745,7 +12940,7 @@ static int pto__scratch_init(pto_ctx *ctx, const pto__group *g, pto__scratch *s)
     s->tree = (int32_t *)pto_alloc(ctx, 2 * (size_t)s->width * sizeof(int32_t));
     s->off = (int64_t *)pto_alloc(ctx, n * sizeof(int64_t));
     s->best = (int64_t *)pto_alloc(ctx, n * sizeof(int64_t));
-    if (!s->idx || !s->sb.tmp || !s->sb.base || !s->sb.val || !s->sb.key || !s->bylo || !s->byhi || !s->leaf || !s->hits || !s->lim || !s->pins || !s->touched || !s->tree || !s->off || !s->best) return 0;
+    if (!s->idx || !s->sb.tmp || !s->sb.base || !s->rank || !s->heap || !s->sb.val || !s->sb.key || !s->bylo || !s->byhi || !s->leaf || !s->hits || !s->lim || !s->pins || !s->touched || !s->tree || !s->off || !s->best) return 0;
     for (k = 1; k < 2 * s->width; k++) s->tree[k] = -1;   /* empty; pto__tree_reset keeps it so */
     for (k = 0; k < g->n; k++)
         if (g->it[k].pin >= 0) s->pins[s->npins++] = k;
@@ -12785,6 +12980,7 @@ static pto_status pto__plan_group(pto_ctx *ctx, pto_module *m, const pto__live *
     }
     pto__group_live_max(g, s.bylo, s.byhi, &s.sb);
     pto__sort_base(g, &s.sb, s.bylo);
+    for (i = 0; i < g->n; i++) s.rank[s.sb.base[i]] = i;
     stat->live_max = g->live_max;
     stat->live_stmt = g->live_pt >= 0 ? lv->at[g->live_pt] : -1;
     for (i = 0; i < g->n; i++) s.leaf[s.bylo[i]] = i;
@@ -12829,7 +13025,7 @@ static int pto__sort_keys(pto_ctx *ctx, pto__tkey *keys, int32_t n)
     int ok = v && tmp && val && key && out;
     if (ok) {
         for (i = 0; i < n; i++) val[i] = keys[i].key;
-        pto__sort_by(v, tmp, n, val, key, 0, 1);
+        pto__sort_by(v, tmp, n, val, key, 0, 1, 1);
         for (i = 0; i < n; i++) out[i] = keys[v[i]];
         memcpy(keys, out, (size_t)n * sizeof *out);
     } else {

@@ -143,31 +143,37 @@ static void pto__lw_push(pto_ctx *ctx, pto__lwalk *w, int32_t **arr, int32_t *n,
     (*arr)[i] = v;
 }
 
-/* The uses of op statement s at point p. */
+/* The uses of op statement s at point p. Points only grow during the walk,
+   so p is the latest use so far of every tile it names. */
 static void pto__live_op(const pto_module *m, pto__live *lv, const pto__lwalk *w, int32_t s, int32_t p)
 {
     const pto_stmt *st = &m->stmts[s];
     const pto_opinfo *oi = pto_opinfo_get((pto_op)st->op);
+    const pto_operand *o = &m->operands[st->arg0];
     /* pto_stmt_pipe: the table's pipe but for the three ops whose pipe depends on their operands */
     int pp = st->op == PTO_OP_TSTORE || st->op == PTO_OP_TPUSH || st->op == PTO_OP_TMOV ? (int)pto_stmt_pipe(m, s)
                                                                                       : (int)oi->pipe;
     uint16_t pipe = (uint16_t)(1u << pp);
-    int i;
-    for (i = 0; i < st->nargs; i++) {
-        const pto_operand *o = &m->operands[st->arg0 + i];
-        uint32_t mask = oi && i < oi->nargs ? oi->arg[i] : PTO_A_READ;
+    /* a tile declared inside the innermost open loop (the usual case), or
+       with no loop open, is in no open loop that lacks its declaration: no
+       loop walk for it (a tile never declared, dp = -1, is below any start) */
+    int32_t inner = w->nf > 0 ? w->lpt[w->fors[w->nf - 1]] : INT32_MIN;
+    int i, na = oi->nargs;
+    for (i = 0; i < st->nargs; i++, o++) {
+        uint32_t mask = i < na ? oi->arg[i] : PTO_A_READ;
         int32_t t = o->ref, dp, j, outer = -1;
         if (o->kind != PTO_O_TILE || t < 0 || t >= m->n_tiles) continue;
         /* the outermost open loop that does not contain the declaration
            (every open loop contains p, after the declaration) */
         dp = w->dpt[t];
-        for (j = w->nf - 1; j >= 0 && !(dp >= 0 && w->lpt[w->fors[j]] <= dp); j--) outer = w->fors[j];
+        if (dp < inner)
+            for (j = w->nf - 1; j >= 0 && !(dp >= 0 && w->lpt[w->fors[j]] <= dp); j--) outer = w->fors[j];
         if (outer >= 0) {
             if (w->lpt[outer] < lv->lo[t]) lv->lo[t] = w->lpt[outer];
             w->pend[t] = outer;
         }
         if (p < lv->lo[t]) lv->lo[t] = p;
-        if (p > lv->hi[t]) lv->hi[t] = p;
+        lv->hi[t] = p;
         if (mask & PTO_A_WRITE) lv->wr[t] |= pipe;
         if ((mask & PTO_A_READ) || !(mask & PTO_A_WRITE)) lv->rd[t] |= pipe;
     }
@@ -443,13 +449,37 @@ static void pto__rkey(uint64_t *key, const int64_t *val, int32_t n, int larger_f
     for (i = 0; i < n; i++) key[i] = larger_first ? (uint64_t)hi - (uint64_t)val[i] : (uint64_t)val[i] - (uint64_t)lo;
 }
 
-/* v = the items in index order, then stably sorted by val (larger first or
-   smaller first). */
-static void pto__sort_by(int32_t *v, int32_t *tmp, int32_t n, int64_t *val, uint64_t *key, int larger_first, int fresh)
+/* Stable insertion sort of v by val (larger or smaller first) that gives up
+   after `budget` moves; returns 1 when v is sorted. The orders the planner
+   sorts are often sorted or nearly so already (intervals are made in
+   program order), and then this is one pass. Giving up leaves v a
+   permutation with the same relative order of equal values, so a stable
+   sort of it afterwards gives the same result as one of the input. */
+static int pto__isort(int32_t *v, int32_t n, const int64_t *val, int larger_first, int32_t budget)
+{
+    int32_t i, j;
+    for (i = 1; i < n; i++) {
+        int32_t x = v[i];
+        int64_t vx = val[x];
+        for (j = i; j > 0 && (larger_first ? val[v[j - 1]] < vx : val[v[j - 1]] > vx); j--) {
+            if (budget-- <= 0) { v[j] = x; return 0; }
+            v[j] = v[j - 1];
+        }
+        v[j] = x;
+    }
+    return 1;
+}
+
+/* v = the items in index order (fresh) or as given, then stably sorted by
+   val (larger first or smaller first). `near`: v is likely sorted or
+   nearly so (try the insertion sort first). */
+static void pto__sort_by(int32_t *v, int32_t *tmp, int32_t n, int64_t *val, uint64_t *key, int larger_first, int fresh,
+                         int near)
 {
     int32_t i;
     if (fresh)
         for (i = 0; i < n; i++) v[i] = i;
+    if (near && pto__isort(v, n, val, larger_first, n)) return;
     pto__rkey(key, val, n, larger_first);
     pto__rsort(v, tmp, n, key);
 }
@@ -459,7 +489,7 @@ static void pto__sort_point(const pto__group *g, pto__sortbuf *sb, int32_t *v, i
 {
     int32_t i;
     for (i = 0; i < g->n; i++) sb->val[i] = key ? g->it[i].hi : g->it[i].lo;
-    pto__sort_by(v, sb->tmp, g->n, sb->val, sb->key, 0, 1);
+    pto__sort_by(v, sb->tmp, g->n, sb->val, sb->key, 0, 1, 1);
 }
 
 /* The most bytes live at one point, and that point. The maximum of a sum of
@@ -509,18 +539,7 @@ static void pto__sort_base(const pto__group *g, pto__sortbuf *sb, const int32_t 
     int32_t i;
     memcpy(sb->base, bylo, (size_t)g->n * sizeof *bylo);
     for (i = 0; i < g->n; i++) sb->val[i] = g->it[i].size;
-    pto__sort_by(sb->base, sb->tmp, g->n, sb->val, sb->key, 1, 0);
-}
-
-/* idx = the items in placement order `order`: its own key (larger first),
-   then the base order. Largest-first's own key is the size: the base. */
-static void pto__sort_order(const pto__group *g, pto__sortbuf *sb, int32_t *idx, int order)
-{
-    int32_t i;
-    memcpy(idx, sb->base, (size_t)g->n * sizeof *idx);
-    if (order == PTO_ORDER_LARGEST) return;
-    for (i = 0; i < g->n; i++) sb->val[i] = pto__order_key(&g->it[i], order);
-    pto__sort_by(idx, sb->tmp, g->n, sb->val, sb->key, 1, 0);
+    pto__sort_by(sb->base, sb->tmp, g->n, sb->val, sb->key, 1, 0, 0);
 }
 
 /* What one placement attempt knows, built so that placing a tile costs the
@@ -548,6 +567,9 @@ typedef struct pto__scratch {
     int32_t *pins;      /* the pinned items, in index order */
     int32_t npins;
     pto__sortbuf sb;
+    int32_t *rank;      /* per item: its position in the base order */
+    int32_t *heap;      /* the items of the order at hand not yet in idx (pto__order_at) */
+    int32_t nheap, navail;   /* ... how many; how many of idx are known */
     int64_t *off, *best, *obs;
     int32_t width, nobs, capobs, nhits;
     pto__cls *cls;
@@ -561,11 +583,11 @@ typedef struct pto__scratch {
    much: every node above holds at least that too. */
 static void pto__tree_set(pto__scratch *s, int32_t item, int32_t v)
 {
-    int32_t n = s->width + s->leaf[item];
-    s->touched[s->ntouched++] = n;      /* ends are >= 0: the leaf leaves -1 */
+    uint32_t n = (uint32_t)(s->width + s->leaf[item]);   /* (unsigned: the halving is a shift) */
+    s->touched[s->ntouched++] = (int32_t)n;   /* ends are >= 0: the leaf leaves -1 */
     s->tree[n] = v;
-    for (n /= 2; n >= 1 && s->tree[n] < v; n /= 2) {
-        if (s->tree[n] < 0) s->touched[s->ntouched++] = n;
+    for (n >>= 1; n >= 1 && s->tree[n] < v; n >>= 1) {
+        if (s->tree[n] < 0) s->touched[s->ntouched++] = (int32_t)n;
         s->tree[n] = v;
     }
 }
@@ -594,26 +616,24 @@ static void pto__tree_collect(pto__scratch *s, int32_t node, int32_t qlo)
     }
 }
 
-/* The placed items among the first `lim` by start whose end is >= qlo, in
-   start order: [0, lim) is covered left to right by the whole subtrees met
-   on one root-to-leaf path, each then searched by pto__tree_collect. */
+/* The placed items among the first `lim` by start whose end is >= qlo:
+   [0, lim) is covered by whole subtrees, found bottom-up along its right
+   edge (its left edge is the leftmost node of every level), each then
+   searched by pto__tree_collect. They come right to left: the gap search
+   sorts what they cover by address, and where two start at the same
+   address their order changes nothing (pto__find_gap). */
 static void pto__tree_find(pto__scratch *s, int32_t lim, int32_t qlo)
 {
-    int32_t node = 1, l = 0, span = s->width;
-    while (l < lim) {
-        if (l + span <= lim) {              /* the node lies inside [0, lim) */
-            if (s->tree[node] >= qlo) pto__tree_collect(s, node, qlo);
-            return;
-        }
-        span /= 2;                          /* partly inside: look at its halves */
-        if (l + span <= lim) {              /* the left half is inside, the right partly */
-            if (s->tree[2 * node] >= qlo) pto__tree_collect(s, 2 * node, qlo);
-            node = 2 * node + 1;
-            l += span;
-        } else {
-            node = 2 * node;
-        }
+    uint32_t l = (uint32_t)s->width, r = l + (uint32_t)lim;
+    if (lim == s->width) {   /* everything: the root */
+        if (s->tree[1] >= qlo) pto__tree_collect(s, 1, qlo);
+        return;
     }
+    for (; l < r; l >>= 1, r >>= 1)   /* (then r stays below 2 l: the loop ends below the root) */
+        if (r & 1) {
+            r--;
+            if (s->tree[r] >= qlo) pto__tree_collect(s, (int32_t)r, qlo);
+        }
 }
 
 static void pto__obs_add(pto__scratch *s, int64_t lo, int64_t hi)
@@ -717,6 +737,69 @@ static int64_t pto__find_gap(const pto__group *g, pto__scratch *s, int32_t i, in
     return best >= 0 ? best : pto__align_up(cur, g->granule);
 }
 
+/* ---- placement orders, made lazily ------------------------------------------
+   An attempt that cannot beat the best one so far stops as soon as its
+   peak passes it (pto__place), often after a few items: so an order is
+   made as it is read. Its first items come off a binary heap (O(n) to
+   build, O(log n) per item); once a fair part of it has been read, the
+   whole order is sorted at once (radix). Both give the one total order
+   (own key larger first, then the base order), so idx is the same. */
+
+/* Does item a come before item b in the order at hand (keys in sb.val)? */
+static int pto__order_before(const pto__scratch *s, int32_t a, int32_t b)
+{
+    return s->sb.val[a] > s->sb.val[b] || (s->sb.val[a] == s->sb.val[b] && s->rank[a] < s->rank[b]);
+}
+
+static void pto__heap_down(pto__scratch *s, int32_t k)
+{
+    int32_t x = s->heap[k];
+    for (;;) {
+        int32_t c = 2 * k + 1;
+        if (c >= s->nheap) break;
+        if (c + 1 < s->nheap && pto__order_before(s, s->heap[c + 1], s->heap[c])) c++;
+        if (!pto__order_before(s, s->heap[c], x)) break;
+        s->heap[k] = s->heap[c];
+        k = c;
+    }
+    s->heap[k] = x;
+}
+
+/* Starts placement order `order`: its own key (larger first), then the
+   base order. Largest-first's own key is the size: the base itself. */
+static void pto__order_start(const pto__group *g, pto__scratch *s, int order)
+{
+    int32_t i;
+    if (order == PTO_ORDER_LARGEST) {
+        memcpy(s->idx, s->sb.base, (size_t)g->n * sizeof *s->idx);
+        s->navail = g->n;
+        return;
+    }
+    for (i = 0; i < g->n; i++) {
+        s->sb.val[i] = pto__order_key(&g->it[i], order);
+        s->heap[i] = i;
+    }
+    s->nheap = g->n;
+    s->navail = 0;
+    for (i = g->n / 2 - 1; i >= 0; i--) pto__heap_down(s, i);
+}
+
+/* The k-th item of the order at hand (k <= navail: read in turn). */
+static int32_t pto__order_at(const pto__group *g, pto__scratch *s, int32_t k)
+{
+    if (k < s->navail) return s->idx[k];
+    if (s->navail >= 32 + g->n / 16) {   /* read far enough: sort the rest at once */
+        memcpy(s->idx, s->sb.base, (size_t)g->n * sizeof *s->idx);
+        pto__sort_by(s->idx, s->sb.tmp, g->n, s->sb.val, s->sb.key, 1, 0, 0);
+        s->navail = g->n;
+        return s->idx[k];
+    }
+    s->idx[s->navail++] = s->heap[0];
+    s->heap[0] = s->heap[--s->nheap];
+    pto__heap_down(s, 0);
+    return s->idx[k];
+}
+
 /* Places every item with one order and fit; returns the peak (highest byte
    used), or stops with a peak past `limit` as soon as one is (an attempt
    that cannot fit need not be finished). s->off receives the offsets. */
@@ -735,7 +818,7 @@ static int64_t pto__place(const pto__group *g, pto__scratch *s, int bestfit, int
         if (s->off[k] + g->it[k].size > peak) peak = s->off[k] + g->it[k].size;
     }
     for (k = 0; k < g->n && peak <= limit && !s->oom; k++) {
-        int32_t i = s->idx[k];
+        int32_t i = pto__order_at(g, s, k);
         if (g->it[i].pin >= 0) continue;
         s->off[i] = pto__find_gap(g, s, i, bestfit, separate);
         pto__mark_placed(g, s, i, separate);
@@ -880,7 +963,7 @@ static int pto__search(const pto__group *g, const pto_plan_desc *d, pto__scratch
     for (level = d->tight ? PTO_PLAN_TIGHT : PTO_PLAN_SEPARATE; level <= PTO_PLAN_TIGHT; level++) {
         int64_t best_peak = -1;
         for (o = 0; o < d->norders; o++) {
-            pto__sort_order(g, &s->sb, s->idx, d->orders[o]);
+            pto__order_start(g, s, d->orders[o]);
             for (fit = 0; fit < PTO__NFITS && !s->oom; fit++) {
                 /* an attempt that reaches the best peak so far cannot win
                    (a tie keeps the first): stop it there */
@@ -910,6 +993,8 @@ static void pto__scratch_free(pto__scratch *s)
     pto_free(s->ctx, s->idx);
     pto_free(s->ctx, s->sb.tmp);
     pto_free(s->ctx, s->sb.base);
+    pto_free(s->ctx, s->rank);
+    pto_free(s->ctx, s->heap);
     pto_free(s->ctx, s->sb.val);
     pto_free(s->ctx, s->sb.key);
     pto_free(s->ctx, s->bylo);
@@ -937,6 +1022,8 @@ static int pto__scratch_init(pto_ctx *ctx, const pto__group *g, pto__scratch *s)
     s->idx = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
     s->sb.tmp = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
     s->sb.base = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
+    s->rank = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
+    s->heap = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
     s->sb.val = (int64_t *)pto_alloc(ctx, n * sizeof(int64_t));
     s->sb.key = (uint64_t *)pto_alloc(ctx, n * sizeof(uint64_t));
     s->bylo = (int32_t *)pto_alloc(ctx, n * sizeof(int32_t));
@@ -949,7 +1036,7 @@ static int pto__scratch_init(pto_ctx *ctx, const pto__group *g, pto__scratch *s)
     s->tree = (int32_t *)pto_alloc(ctx, 2 * (size_t)s->width * sizeof(int32_t));
     s->off = (int64_t *)pto_alloc(ctx, n * sizeof(int64_t));
     s->best = (int64_t *)pto_alloc(ctx, n * sizeof(int64_t));
-    if (!s->idx || !s->sb.tmp || !s->sb.base || !s->sb.val || !s->sb.key || !s->bylo || !s->byhi || !s->leaf || !s->hits || !s->lim || !s->pins || !s->touched || !s->tree || !s->off || !s->best) return 0;
+    if (!s->idx || !s->sb.tmp || !s->sb.base || !s->rank || !s->heap || !s->sb.val || !s->sb.key || !s->bylo || !s->byhi || !s->leaf || !s->hits || !s->lim || !s->pins || !s->touched || !s->tree || !s->off || !s->best) return 0;
     for (k = 1; k < 2 * s->width; k++) s->tree[k] = -1;   /* empty; pto__tree_reset keeps it so */
     for (k = 0; k < g->n; k++)
         if (g->it[k].pin >= 0) s->pins[s->npins++] = k;
@@ -989,6 +1076,7 @@ static pto_status pto__plan_group(pto_ctx *ctx, pto_module *m, const pto__live *
     }
     pto__group_live_max(g, s.bylo, s.byhi, &s.sb);
     pto__sort_base(g, &s.sb, s.bylo);
+    for (i = 0; i < g->n; i++) s.rank[s.sb.base[i]] = i;
     stat->live_max = g->live_max;
     stat->live_stmt = g->live_pt >= 0 ? lv->at[g->live_pt] : -1;
     for (i = 0; i < g->n; i++) s.leaf[s.bylo[i]] = i;
@@ -1033,7 +1121,7 @@ static int pto__sort_keys(pto_ctx *ctx, pto__tkey *keys, int32_t n)
     int ok = v && tmp && val && key && out;
     if (ok) {
         for (i = 0; i < n; i++) val[i] = keys[i].key;
-        pto__sort_by(v, tmp, n, val, key, 0, 1);
+        pto__sort_by(v, tmp, n, val, key, 0, 1, 1);
         for (i = 0; i < n; i++) out[i] = keys[v[i]];
         memcpy(keys, out, (size_t)n * sizeof *out);
     } else {

@@ -127,6 +127,11 @@ typedef struct pto__verifier {
     /* enclosing loops (FOR stmts), outermost first */
     int32_t *loops;
     int32_t nloops, cap_loops;
+    /* the last unpinned tile whose shape checks (pto__vtile_shape) passed: a
+       tile of the same space, dtype, shape and slots passes them too, as
+       they read nothing else (kernels declare many alike) */
+    int shape_ok;
+    pto_tile shape;
 } pto__verifier;
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -170,16 +175,22 @@ static const pto_loc *pto__vexpr_loc(const pto__verifier *v, int32_t e, const pt
 /* Checked 64-bit arithmetic: 0 on overflow. */
 static int pto__vadd(int64_t a, int64_t b, int64_t *r)
 {
-    if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return 0;
+    /* wrapped in unsigned arithmetic: the sum overflowed iff its sign
+       differs from both operands' (no branches on the operands) */
+    uint64_t u = (uint64_t)a + (uint64_t)b;
+    if ((((uint64_t)a ^ u) & ((uint64_t)b ^ u)) >> 63) return 0;
     *r = a + b;
     return 1;
 }
+
+/* |a| <= INT32_MAX: the product of two such cannot overflow. */
+static int pto__vsmall(int64_t a) { return (uint64_t)a + INT32_MAX <= 2 * (uint64_t)INT32_MAX; }
 
 static int pto__vmul(int64_t a, int64_t b, int64_t *r)
 {
     /* the common case: both fit in 32 bits, so the product cannot overflow
        (no division needed to check it) */
-    if (a >= -INT32_MAX && a <= INT32_MAX && b >= -INT32_MAX && b <= INT32_MAX) { *r = a * b; return 1; }
+    if (pto__vsmall(a) && pto__vsmall(b)) { *r = a * b; return 1; }
     if (a == 0 || b == 0) { *r = 0; return 1; }
     if (a == -1) { if (b == INT64_MIN) return 0; *r = -b; return 1; }
     if (b == -1) { if (a == INT64_MIN) return 0; *r = -a; return 1; }
@@ -266,7 +277,12 @@ static int pto__fterms(const pto__verifier *v, const pto__vform *f, int64_t *x, 
     for (i = 0; i < f->n; i++) {
         int64_t a, b;
         if (!pto__vvar_range(v, f->var[i], &a, &b)) return 0;
-        if (!pto__vmul(f->k[i], a, &x[i]) || !pto__vmul(f->k[i], b, &y[i])) return 0;
+        if (pto__vsmall(f->k[i]) && pto__vsmall(a) && pto__vsmall(b)) {   /* pto__vmul's common case, in line */
+            x[i] = f->k[i] * a;
+            y[i] = f->k[i] * b;
+        } else if (!pto__vmul(f->k[i], a, &x[i]) || !pto__vmul(f->k[i], b, &y[i])) {
+            return 0;
+        }
         if (x[i] > y[i]) { int64_t t = x[i]; x[i] = y[i]; y[i] = t; }
     }
     return 1;
@@ -282,11 +298,40 @@ static int pto__fsum(int64_t c, int n, const int64_t *x, const int64_t *y, int64
     return 1;
 }
 
+/* |a| < 2^28: a form of such values (products below 2^56, at most
+   PTO__VK of them plus a constant) sums without overflow. */
+static int pto__vtiny(int64_t a) { return (uint64_t)a + ((uint64_t)1 << 28) < ((uint64_t)1 << 29); }
+
+/* pto__fterms + pto__fsum for the usual form, whose constant, coefficients
+   and var bounds are all tiny: no step can overflow, so plain sums give
+   the same extremes. 1: done; 0: a var has no static range (the checked
+   path fails too, overflow or not); -1: some value is not tiny (take the
+   checked path). */
+static int pto__frange_tiny(const pto__verifier *v, const pto__vform *f, int64_t *lo, int64_t *hi)
+{
+    int64_t a, b, l = f->c, h = f->c;
+    int i;
+    if (!pto__vtiny(f->c)) return -1;
+    for (i = 0; i < f->n; i++) {
+        if (!pto__vvar_range(v, f->var[i], &a, &b)) return 0;
+        if (!pto__vtiny(f->k[i]) || !pto__vtiny(a) || !pto__vtiny(b)) return -1;
+        a *= f->k[i];
+        b *= f->k[i];
+        l += a < b ? a : b;
+        h += a < b ? b : a;
+    }
+    *lo = l;
+    *hi = h;
+    return 1;
+}
+
 /* Exact extremes of an affine form (its vars are independent). */
 static int pto__frange(const pto__verifier *v, const pto__vform *f, int64_t *lo, int64_t *hi)
 {
     int64_t x[PTO__VK], y[PTO__VK];
-    return f->ok && pto__fterms(v, f, x, y) && pto__fsum(f->c, f->n, x, y, lo, hi);
+    int q = f->ok ? pto__frange_tiny(v, f, lo, hi) : 0;
+    if (q >= 0) return q;
+    return pto__fterms(v, f, x, y) && pto__fsum(f->c, f->n, x, y, lo, hi);
 }
 
 /* ---- expressions ------------------------------------------------------ */
@@ -363,10 +408,12 @@ static void pto__vfold(pto__verifier *v, const pto_expr *x, const pto__vform *a,
    depth) is checked the same way. */
 static void pto__vexpr_sub(pto__verifier *v, int32_t e, int where, pto__vform *out, int depth)
 {
-    if (e >= 0 && e < v->m->n_exprs && depth <= PTO__VDEPTH && v->m->exprs[e].kind == PTO_E_INT)
-        pto__fconst(out, v->m->exprs[e].value);
-    else
-        pto__vexpr(v, e, where, out, depth);
+    const pto_expr *x;
+    if (e < 0 || e >= v->m->n_exprs || depth > PTO__VDEPTH) { pto__vexpr(v, e, where, out, depth); return; }
+    x = &v->m->exprs[e];
+    if (x->kind == PTO_E_INT) pto__fconst(out, x->value);
+    else if (x->kind == PTO_E_VAR) pto__vexpr_var(v, x, out);   /* (a name too: window rows, loop vars) */
+    else pto__vexpr(v, e, where, out, depth);
 }
 
 static void pto__vexpr_bin(pto__verifier *v, const pto_expr *x, int where, pto__vform *out, int depth)
@@ -617,6 +664,25 @@ static void pto__vtile_valid(pto__verifier *v, int32_t id, const pto_tile *t)
     }
 }
 
+static int pto__vsame_tile_shape(const pto_tile *a, const pto_tile *b)
+{
+    return a->space == b->space && a->dtype == b->dtype && a->rows == b->rows && a->cols == b->cols &&
+           a->nbuf == b->nbuf && a->pin == PTO_NO_ADDR && b->pin == PTO_NO_ADDR;
+}
+
+/* Row alignment, whole fractals, fit in the space and a sane pin. */
+static void pto__vtile_shape(pto__verifier *v, const pto_tile *t)
+{
+    int before;
+    if (v->shape_ok && pto__vsame_tile_shape(t, &v->shape)) return;
+    before = pto_error_count(v->ctx);
+    pto__vtile_align(v, t);
+    pto__vtile_fractal(v, t);
+    if (t->nbuf >= 1 && t->nbuf <= PTO_MAX_NBUF) pto__vtile_fit(v, t);
+    v->shape_ok = pto_error_count(v->ctx) == before && t->pin == PTO_NO_ADDR;
+    if (v->shape_ok) v->shape = *t;
+}
+
 static void pto__vtile(pto__verifier *v, int32_t s)
 {
     const pto_stmt *st = &v->m->stmts[s];
@@ -653,9 +719,7 @@ static void pto__vtile(pto__verifier *v, int32_t s)
     else if (t->nbuf > 1 && v->nloops == 0)
         pto_error(v->ctx, t->loc, "tile '%s' is x%d outside any loop (its slots rotate per iteration)", tn, (int)t->nbuf);
     pto__vtile_core(v, t);
-    pto__vtile_align(v, t);
-    pto__vtile_fractal(v, t);
-    if (t->nbuf >= 1 && t->nbuf <= PTO_MAX_NBUF) pto__vtile_fit(v, t);
+    pto__vtile_shape(v, t);
     pto__vtile_valid(v, st->ref, t);
 }
 
@@ -761,11 +825,27 @@ static void pto__vread_tile(pto__verifier *v, int32_t s, int32_t t, const pto_op
         pto_error(v->ctx, o->loc, "'%s' is read before anything writes it%s", pto__vname(v, v->m->tiles[t].name), hint);
 }
 
+/* A tile in a space the op cannot use (mask): name the spaces it can. */
+static void pto__vtile_space_error(pto__verifier *v, int32_t s, const pto_operand *o, const pto_tile *t, uint32_t mask)
+{
+    char allowed[96];
+    int w = (mask & PTO_A_WRITE) != 0, op = v->m->stmts[s].op;
+    const char *how = "";
+    pto__vspaces(mask, allowed, sizeof allowed);
+    /* the cube's data path (GM -> mat -> left / right -> acc) is the
+       usual thing missed: name the step */
+    if (op == PTO_OP_TLOAD && (t->space == PTO_LEFT || t->space == PTO_RIGHT))
+        how = "; load a mat tile, then tmov or textract it into this one";
+    else if ((op == PTO_OP_TMATMUL || op == PTO_OP_TMATMUL_ACC) && !w && t->space == PTO_MAT)
+        how = "; tmov or textract it into one first";
+    pto_error(v->ctx, o->loc, "%s cannot %s a tile in '%s' (it %s %s%s)", pto_opinfo_get((pto_op)op)->name,
+              w ? "write" : "read", pto_space_name((pto_space)t->space), w ? "writes" : "reads", allowed, how);
+}
+
 /* A tile operand: in scope, in a space the op can use, written before read. */
 static int pto__vtile_arg(pto__verifier *v, int32_t s, const pto_operand *o, uint32_t mask)
 {
     const pto_tile *t;
-    char allowed[96];
     if (o->ref < 0 || o->ref >= v->m->n_tiles) { pto_error(v->ctx, o->loc, "operand names no tile"); return 0; }
     t = &v->m->tiles[o->ref];
     if (t->kernel != v->kernel || !(v->tflags[o->ref] & PTO__T_SCOPE)) {
@@ -773,20 +853,11 @@ static int pto__vtile_arg(pto__verifier *v, int32_t s, const pto_operand *o, uin
         return 0;
     }
     if (t->space >= PTO_NSPACE || !(mask & PTO_A_SPACE(t->space))) {
-        int w = (mask & PTO_A_WRITE) != 0, op = v->m->stmts[s].op;
-        const char *how = "";
-        pto__vspaces(mask, allowed, sizeof allowed);
-        /* the cube's data path (GM -> mat -> left / right -> acc) is the
-           usual thing missed: name the step */
-        if (op == PTO_OP_TLOAD && (t->space == PTO_LEFT || t->space == PTO_RIGHT))
-            how = "; load a mat tile, then tmov or textract it into this one";
-        else if ((op == PTO_OP_TMATMUL || op == PTO_OP_TMATMUL_ACC) && !w && t->space == PTO_MAT)
-            how = "; tmov or textract it into one first";
-        pto_error(v->ctx, o->loc, "%s cannot %s a tile in '%s' (it %s %s%s)", pto_opinfo_get((pto_op)op)->name,
-                  w ? "write" : "read", pto_space_name((pto_space)t->space), w ? "writes" : "reads", allowed, how);
+        pto__vtile_space_error(v, s, o, t, mask);
         return 0;
     }
-    if (mask & PTO_A_READ) pto__vread_tile(v, s, o->ref, o);
+    /* (a tile written before, or already reported, is all a read needs to know) */
+    if ((mask & PTO_A_READ) && !(v->tflags[o->ref] & (PTO__T_WRITTEN | PTO__T_UNINIT))) pto__vread_tile(v, s, o->ref, o);
     return 1;
 }
 
@@ -929,21 +1000,19 @@ typedef struct pto__vop {
 
 static const char *pto__vtn(const pto__verifier *v, const pto_tile *t) { return pto__vname(v, t->name); }
 
-static int pto__vsame_dtype(pto__verifier *v, const pto__vop *op, int a, int b)
+static int pto__vdtype_mismatch(pto__verifier *v, const pto__vop *op, int a, int b)
 {
     const pto_tile *x = op->t[a], *y = op->t[b];
-    if (x->dtype == y->dtype) return 1;
     pto_error(v->ctx, op->o[b]->loc, "dtype mismatch: '%s' is %s but '%s' is %s", pto__vtn(v, x),
               pto_dtype_name((pto_dtype)x->dtype), pto__vtn(v, y), pto_dtype_name((pto_dtype)y->dtype));
     return 0;
 }
 
-static int pto__vsame_shape(pto__verifier *v, const pto__vop *op, int a, int b)
+static int pto__vshape_mismatch(pto__verifier *v, const pto__vop *op, int a, int b)
 {
     const pto_tile *x = op->t[a], *y = op->t[b];
     int o = v->m->stmts[op->s].op;
     char hint[96] = "";
-    if (x->rows == y->rows && x->cols == y->cols) return 1;
     /* tadd .. tdiv with a row or column vector is usually meant as the
        broadcast (its vector is the last operand, so only add and mul may
        have it first) */
@@ -957,6 +1026,17 @@ static int pto__vsame_shape(pto__verifier *v, const pto__vop *op, int a, int b)
     pto_error(v->ctx, op->o[b]->loc, "shape mismatch: '%s' is [%d, %d] but '%s' is [%d, %d]%s", pto__vtn(v, x),
               (int)x->rows, (int)x->cols, pto__vtn(v, y), (int)y->rows, (int)y->cols, hint);
     return 0;
+}
+
+/* (The checks apart from their messages: the usual case is a compare.) */
+static int pto__vsame_dtype(pto__verifier *v, const pto__vop *op, int a, int b)
+{
+    return op->t[a]->dtype == op->t[b]->dtype || pto__vdtype_mismatch(v, op, a, b);
+}
+
+static int pto__vsame_shape(pto__verifier *v, const pto__vop *op, int a, int b)
+{
+    return (op->t[a]->rows == op->t[b]->rows && op->t[a]->cols == op->t[b]->cols) || pto__vshape_mismatch(v, op, a, b);
 }
 
 /* The op of the other direction: trowsum <-> tcolsum, trowexpandmul <->
@@ -1074,7 +1154,8 @@ static void pto__vwindow_dim(pto__verifier *v, const pto__vform *start, const pt
 {
     pto__vform end;
     int64_t lo, hi, c, x[PTO__VK], y[PTO__VK];
-    if (!start->ok || !pto__fterms(v, start, x, y) || !pto__fsum(start->c, start->n, x, y, &lo, &hi)) return;
+    int q = start->ok ? pto__frange_tiny(v, start, &lo, &hi) : 0;
+    if (q == 0 || (q < 0 && (!pto__fterms(v, start, x, y) || !pto__fsum(start->c, start->n, x, y, &lo, &hi)))) return;
     if (lo < 0) {
         pto_error(v->ctx, *pto__vexpr_loc(v, e, &at), "%s of '%s' starts at %s %lld, out of bounds", prefix, name, what,
                   (long long)lo);
@@ -1084,7 +1165,11 @@ static void pto__vwindow_dim(pto__verifier *v, const pto__vform *start, const pt
     if (pto__fisconst(extent)) {
         /* start + a constant has start's terms: only the constant moves,
            so the terms' extremes are reused (what frange of the sum gives) */
-        if (!pto__vadd(start->c, extent->c, &c) || !pto__fsum(c, start->n, x, y, &lo, &hi) || hi <= limit) return;
+        if (q > 0 && pto__vtiny(extent->c)) hi += extent->c;   /* (tiny: the same sum, in another order) */
+        else if ((q > 0 && !pto__fterms(v, start, x, y)) || !pto__vadd(start->c, extent->c, &c) ||
+                 !pto__fsum(c, start->n, x, y, &lo, &hi))
+            return;
+        if (hi <= limit) return;
     } else {
         end = *start;
         pto__fadd(&end, extent, 1);
@@ -1682,12 +1767,50 @@ static void pto__vclass(pto__verifier *v, const pto__vop *op)
     }
 }
 
+/* After checking an op statement whose operand list is well formed: the
+   tiles it writes (its operands wr[0..nw-1]), as phase 0 lists them
+   (whether or not the checks passed), are written for what follows; the
+   tensors it writes, for pto__vunwritten. */
+static void pto__vnote_writes(pto__verifier *v, const pto_operand *ops, const int *wr, int nw)
+{
+    const pto_module *m = v->m;
+    int k;
+    for (k = 0; k < nw; k++) {
+        const pto_operand *o = &ops[wr[k]];
+        if (o->ref < 0) continue;
+        if (o->kind == PTO_O_TILE && o->ref < m->n_tiles) {
+            if (!(v->tflags[o->ref] & PTO__T_WRITTEN) && v->n_ifmark > 0) {
+                int32_t w = pto__grow(v->ctx, (void **)&v->wlog, &v->n_wlog, &v->cap_wlog, sizeof(int32_t));
+                if (w < 0) { v->internal = 1; return; }
+                v->wlog[w] = o->ref;
+            }
+            v->tflags[o->ref] |= PTO__T_WRITTEN;
+        } else if (o->kind == PTO_O_GM && o->ref < m->n_params && wr[k] < 4) v->pwritten[o->ref] = 1;
+    }
+}
+
+/* A tile operand that passes pto__vtile_arg with nothing to report (the
+   usual one: no call, no message to prepare). The module's arrays come as
+   arguments: read once per statement, not again after every call. */
+static int pto__vtile_fine(const pto_operand *o, uint32_t mask, const pto_tile *tiles, int32_t ntiles,
+                           const uint8_t *tflags, int32_t kernel)
+{
+    const pto_tile *t;
+    if (o->kind != PTO_O_TILE || !(mask & PTO_A_TILES) || o->ref < 0 || o->ref >= ntiles) return 0;
+    t = &tiles[o->ref];
+    return t->kernel == kernel && (tflags[o->ref] & PTO__T_SCOPE) && t->space < PTO_NSPACE &&
+           (mask & PTO_A_SPACE(t->space)) && (!(mask & PTO_A_READ) || (tflags[o->ref] & (PTO__T_WRITTEN | PTO__T_UNINIT)));
+}
+
 static void pto__vop_stmt(pto__verifier *v, int32_t s)
 {
-    const pto_stmt *st = &v->m->stmts[s];
+    const pto_module *m = v->m;
+    const pto_stmt *st = &m->stmts[s];
     const pto_opinfo *info;
+    const pto_operand *ops;
+    const uint8_t *tflags = v->tflags;
     pto__vop op;
-    int i, ok = 1;
+    int i, ok = 1, wr[4], nw = 0;
     if (st->op >= PTO_NOP) { pto_error(v->ctx, st->loc, "unknown op %d", (int)st->op); return; }
     info = pto_opinfo_get((pto_op)st->op);
     if (st->nargs != info->nargs) {
@@ -1703,19 +1826,29 @@ static void pto__vop_stmt(pto__verifier *v, int32_t s)
             pto_error(v->ctx, st->loc, "%s expects %d operands, got %d", info->name, info->nargs, (int)st->nargs);
         return;
     }
-    if (st->arg0 < 0 || st->arg0 + st->nargs > v->m->n_operands) {
+    if (st->arg0 < 0 || st->arg0 + st->nargs > m->n_operands) {
         pto_error(v->ctx, st->loc, "%s has malformed operands", info->name);
         return;
     }
     op.s = s;
     v->here_stmt = s;
+    ops = &m->operands[st->arg0];
     for (i = 0; i < info->nargs; i++) {
-        op.o[i] = &v->m->operands[st->arg0 + i];
+        const pto_operand *o = &ops[i];
+        uint32_t mask = info->arg[i];
+        op.o[i] = o;
         op.t[i] = NULL;
-        if (!pto__varg(v, s, i, op.o[i], info->arg[i])) ok = 0;
-        else if (op.o[i]->kind == PTO_O_TILE) op.t[i] = &v->m->tiles[op.o[i]->ref];
+        /* a tile where a tile goes, the usual operand, is of a kind the op takes (pto__vkind_ok) */
+        if (pto__vtile_fine(o, mask, m->tiles, m->n_tiles, tflags, v->kernel) ||
+            (o->kind == PTO_O_TILE && (mask & PTO_A_TILES) ? pto__vtile_arg(v, s, o, mask) : pto__varg(v, s, i, o, mask))) {
+            if (o->kind == PTO_O_TILE) op.t[i] = &m->tiles[o->ref];
+        } else {
+            ok = 0;
+        }
+        if (mask & PTO_A_WRITE) wr[nw++] = i;
     }
     if (ok) pto__vclass(v, &op);
+    pto__vnote_writes(v, ops, wr, nw);
 }
 
 /* ---- statements -------------------------------------------------------- */
@@ -1813,31 +1946,6 @@ static void pto__vcollect(pto__verifier *v, int32_t s)
     }
 }
 
-/* After checking an op statement: the tiles it writes, as phase 0 lists
-   them (whether or not the checks passed), are written for what follows;
-   the tensors it writes, for pto__vunwritten. */
-static void pto__vnote_writes(pto__verifier *v, const pto_stmt *st)
-{
-    const pto_module *m = v->m;
-    const pto_opinfo *info;
-    int i;
-    if (st->op >= PTO_NOP) return;
-    info = pto_opinfo_get((pto_op)st->op);
-    if (st->nargs != info->nargs || st->arg0 < 0 || st->arg0 + st->nargs > m->n_operands) return;
-    for (i = 0; i < st->nargs; i++) {
-        const pto_operand *o = &m->operands[st->arg0 + i];
-        if (!(info->arg[i] & PTO_A_WRITE) || o->ref < 0) continue;
-        if (o->kind == PTO_O_TILE && o->ref < m->n_tiles) {
-            if (!(v->tflags[o->ref] & PTO__T_WRITTEN) && v->n_ifmark > 0) {
-                int32_t w = pto__grow(v->ctx, (void **)&v->wlog, &v->n_wlog, &v->cap_wlog, sizeof(int32_t));
-                if (w < 0) { v->internal = 1; return; }
-                v->wlog[w] = o->ref;
-            }
-            v->tflags[o->ref] |= PTO__T_WRITTEN;
-        } else if (o->kind == PTO_O_GM && o->ref < m->n_params && i < 4) v->pwritten[o->ref] = 1;
-    }
-}
-
 /* Phase 1 for a statement (and entering its body). */
 static void pto__vcheck(pto__verifier *v, int32_t s)
 {
@@ -1850,7 +1958,7 @@ static void pto__vcheck(pto__verifier *v, int32_t s)
         pto_error(v->ctx, st->loc, "statement outside the cube and vector sections of mix kernel '%s'",
                   pto__vname(v, k->name));
     switch (st->kind) {
-    case PTO_ST_OP: pto__vop_stmt(v, s); pto__vnote_writes(v, st); break;
+    case PTO_ST_OP: pto__vop_stmt(v, s); break;
     case PTO_ST_TILE: pto__vtile(v, s); break;
     case PTO_ST_LET: pto__vlet(v, s); break;
     case PTO_ST_FOR: pto__vfor(v, s); break;
