@@ -146,7 +146,7 @@
 #define PTO__SY_REAL 512            /* 8 src x 8 dst x 8 ids */
 #define PTO__SY_GRAN 32             /* conflicts are decided per 32-byte granule */
 #define PTO__SY_MAXROT 8
-#define PTO__SY_FW 2                /* words of a pto__sy_fs (4 costs sync 4% more on the bench) */
+#define PTO__SY_FW 2                /* words of a pto__sy_fs (4: sync 3% slower on the bench) */
 #define PTO__SY_NFL (64 * PTO__SY_FW) /* event ids set at once in the analysis (see "analysis state") */
 #define PTO__SY_MAXPASS 8           /* loop fixpoint rounds before giving up */
 #define PTO__SY_RDONLY 0x80         /* pto__sy_e.skip: the record only reads (no pipe has bit 7) */
@@ -157,6 +157,7 @@ enum { PTO__SY_RD = 1, PTO__SY_WR = 2 };
 typedef struct pto__sy_fs {
     uint64_t w[PTO__SY_FW];
 } pto__sy_fs;
+
 enum { PTO__SY_FWD, PTO__SY_LOOP, PTO__SY_BAR, PTO__SY_DEAD };
 enum { PTO__SY_PRIME, PTO__SY_WAIT, PTO__SY_SET, PTO__SY_DRAIN, PTO__SY_BARRIER };
 enum { PTO__SY_FIND, PTO__SY_CHECK };
@@ -844,7 +845,6 @@ static void pto__sy_st_put(pto__sy *sy, pto__sy_st *st)
     sy->freel[sy->nfree++] = st;
 }
 
-
 static void pto__sy_st_copy(pto__sy *sy, pto__sy_st *dst, const pto__sy_st *src)
 {
     int f;
@@ -1015,14 +1015,6 @@ static void pto__sy_touch(pto__sy *sy, pto__sy_st *st, int32_t r)
     e->cap = pto__sy_fs0;   /* hts[q] is read only where bit q is set */
 }
 
-/* dst = dst joined with src (paths merging); returns whether dst changed
-   (timestamps aside: they only ever grow and decide nothing here). A record
-   absent on one path was not accessed there (or was superseded), so the
-   other path's knowledge stands; on both, it happens before what it does on
-   both, is captured by a set only when captured on both, and counts as
-   issued and ordered at the later of the two times. An id set on one path
-   only, or with different values, is "set on some paths" (2): a set or
-   wait on it is misuse. */
 /* pto__sy_join for src's event-id slot i: the dst slot of the same id
    (map[i], and whether it is the same slot, in same or moved), its value
    on both paths (both: set on both), or a new dst slot "set on some
@@ -1047,6 +1039,14 @@ static int pto__sy_join_slot(pto__sy_st *dst, const pto__sy_st *src, int i, int 
     return 1;
 }
 
+/* dst = dst joined with src (paths merging); returns whether dst changed
+   (timestamps aside: they only ever grow and decide nothing here). A record
+   absent on one path was not accessed there (or was superseded), so the
+   other path's knowledge stands; on both, it happens before what it does on
+   both, is captured by a set only when captured on both, and counts as
+   issued and ordered at the later of the two times. An id set on one path
+   only, or with different values, is "set on some paths" (2): a set or
+   wait on it is misuse. */
 static int pto__sy_join(pto__sy *sy, pto__sy_st *dst, const pto__sy_st *src)
 {
     int map[PTO__SY_NFL];
@@ -1547,8 +1547,8 @@ static void pto__sy_set_op(pto__sy *sy, int32_t s, pto__sy_st *st, uint32_t t)
     pto__sy_e *E;
     if (sy->m->stmts[s].op == PTO_OP_PIPE_BARRIER) { pto__sy_barrier(sy, s, st); return; }
     key = pto__sy_slot(sy, s, &p, &q);
-    pbit = (uint8_t)(1u << p);
     if (key < 0) { pto__sy_misuse(sy, s, "cannot analyse this event id"); return; }
+    pbit = (uint8_t)(1u << p);   /* p is a queue (pto__sy_key refuses the rest) */
     f = pto__sy_fslot(st, key);
     if (sy->m->stmts[s].op == PTO_OP_SET_FLAG) {
         if (f >= 0) { pto__sy_misuse(sy, s, "event id set while it may still be set"); return; }
