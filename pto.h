@@ -20,6 +20,12 @@
      PTO_REALLOC(p, sz, user)                    (default: realloc)
      PTO_FREE(p, user)                           (default: free)
      PTO_ASSERT(x)           internal invariant check (default: assert)
+     PTO_IMPLEMENTATION_LINKED  leave the compiler and the interpreter out
+                             (what remains: the numerics helpers and an
+                             emitted host.c's PTO_HOST_HARNESS part): they
+                             come from an object compiled from pto.h once and
+                             linked in. ptoc run keeps such objects in its
+                             cache (README: "ptoc run").
      A runtime allocator can also be given in pto_ctx_desc.allocator.
 
    CONTENTS
@@ -742,6 +748,11 @@ PTODEF void pto_buf_free(pto_buf *b);
    resolution that the grammar needs happens here, every other rule is the
    verifier's. `filename` is used for locations. */
 PTODEF pto_module *pto_parse(pto_ctx *ctx, const char *filename, const char *text, size_t len);
+/* How near word (len characters) is to cand by the rule of the parser's
+   "did you mean": the edits between them (case free, a swap of two
+   neighbours is one) when at most 1 for a word up to 5 characters, 2 up to
+   8, 3 beyond, and fewer than len; else -1. */
+PTODEF int pto_near(const char *word, size_t len, const char *cand);
 
 /* Canonical .pto text of a module. print(parse(print(x))) == print(x). */
 PTODEF void pto_print(const pto_module *m, pto_buf *out);
@@ -1083,26 +1094,7 @@ PTODEF pto_status pto_interp_host(pto_ctx *ctx, const pto_module *m, const pto_h
          ? (memset(&(m)->arr[(m)->n_##arr], 0, sizeof(*(m)->arr)), (m)->n_##arr++) \
          : PTO__PUSH(m, arr))
 
-/* The builders' pushes (ir.c, host.c): a module whose array could not grow
-   misses a node, so it is marked incomplete and pto_verify refuses it. */
-static int32_t pto__pushed(pto_module *m, int32_t i)
-{
-    m->verified = 0;   /* a changed module needs pto_verify again (ir.h) */
-    if (i < 0) m->broken++;
-    return i;
-}
-
-/* The entry check of each pass after verify (ir.h, pto_module.verified):
-   PTO_OK, or one error naming the pass. */
-static pto_status pto__need_verified(pto_ctx *ctx, const pto_module *m, const char *pass)
-{
-    pto_loc none = {0, 0, 0};
-    if (!m) return pto_error(ctx, none, "%s: the module is NULL", pass);
-    if (m->verified) return PTO_OK;
-    none.file = m->file;
-    return pto_error(ctx, none, "%s: the module is not verified (call pto_verify or pto_compile first; "
-                     "again after any builder call)", pass);
-}
+/* The builders' pushes: pto__pushed (ir.c) marks a module that missed a node. */
 #define PTO__MPUSH(m, arr) pto__pushed((m), PTO__PUSH(m, arr))
 #define PTO__MPUSH_FAST(m, arr) pto__pushed((m), PTO__PUSH_FAST(m, arr))
 
@@ -1508,6 +1500,8 @@ PTO_NUMFN int64_t pto_el_mm_i8(const void *a, int64_t sa, const void *b, int64_t
 
 #endif /* PTO_NUMERICS_H */
 /* ---- End file: src/numerics.h ---- */
+
+#ifndef PTO_IMPLEMENTATION_LINKED
 
 /* ---- Begin file: src/base.c ---- */
 /* base.c - the context, allocation, interned strings, file names and
@@ -2010,6 +2004,27 @@ PTODEF void pto_buf_free(pto_buf *b)
    return -1, and every caller propagates that. Statement lists are doubly
    linked so that the sync inserter and the lowering pass can put a statement
    before or after any other in O(1). */
+
+/* The builders' pushes (ir.c, host.c): a module whose array could not grow
+   misses a node, so it is marked incomplete and pto_verify refuses it. */
+static int32_t pto__pushed(pto_module *m, int32_t i)
+{
+    m->verified = 0;   /* a changed module needs pto_verify again (ir.h) */
+    if (i < 0) m->broken++;
+    return i;
+}
+
+/* The entry check of each pass after verify (ir.h, pto_module.verified):
+   PTO_OK, or one error naming the pass. */
+static pto_status pto__need_verified(pto_ctx *ctx, const pto_module *m, const char *pass)
+{
+    pto_loc none = {0, 0, 0};
+    if (!m) return pto_error(ctx, none, "%s: the module is NULL", pass);
+    if (m->verified) return PTO_OK;
+    none.file = m->file;
+    return pto_error(ctx, none, "%s: the module is not verified (call pto_verify or pto_compile first; "
+                     "again after any builder call)", pass);
+}
 
 static const pto_opinfo pto__optab[] = {
 #define PTO__OP_ROW(e, name, pipe, cls, n, a0, a1, a2, a3) {name, pipe, cls, n, {a0, a1, a2, a3}},
@@ -3208,6 +3223,13 @@ static int pto__ps_edits(const char *a, size_t la, const char *b, size_t lb, int
 
 /* The most edits a suggestion for a word of len characters may be away. */
 static int pto__ps_near_limit(size_t len) { return len <= 5 ? 1 : len <= 8 ? 2 : 3; }
+
+PTODEF int pto_near(const char *word, size_t len, const char *cand)
+{
+    int limit = pto__ps_near_limit(len);
+    int d = pto__ps_edits(word, len, cand, strlen(cand), limit);
+    return d <= limit && (size_t)d < len ? d : -1;
+}
 
 /* A search for the candidate nearest to word (ptoc's command names use it
    too, with the same rule). */
@@ -22751,6 +22773,8 @@ static pto_status pto__isa_emit(pto_ctx *ctx, const pto_module *m, const pto_emi
 }
 /* ---- End file: src/emit_isa.c ---- */
 
+#endif /* PTO_IMPLEMENTATION_LINKED */
+
 /* ---- Begin file: src/harness.c ---- */
 /* harness.c - the host harness of emitted programs (ptoc emit's host.c).
 
@@ -22995,16 +23019,6 @@ PTO_K_FN int pto_h_begin(pto_h_run *run, int argc, char **argv, const char *file
     return 0;
 }
 
-/* How close a -D name is to a name of the module, by the parser's rule for
-   "did you mean" (case free; at most 1 edit up to 5 characters, 2 up to 8,
-   3 beyond, and fewer edits than the word has characters); -1 when not. */
-PTO_K_FN int pto_h_near(const char *word, size_t len, const char *cand)
-{
-    int limit = pto__ps_near_limit(len);
-    int d = pto__ps_edits(word, len, cand, strlen(cand), limit);
-    return d <= limit && (size_t)d < len ? d : -1;
-}
-
 /* The -D (or `# run:` definition) of `name`: its index, or ndefs. */
 PTO_K_FN int pto_h_def_index(const pto_h_run *run, const char *name)
 {
@@ -23028,7 +23042,7 @@ PTO_K_FN double pto_h_def(pto_h_run *run, const char *name, const char *what)
     }
     /* a -D that names nothing and is close to this name is likely its typo */
     for (i = 0; i < run->ndefs; i++)
-        if (!run->def_used[i] && pto_h_near(run->def_name[i], run->def_len[i], name) >= 0) break;
+        if (!run->def_used[i] && pto_near(run->def_name[i], run->def_len[i], name) >= 0) break;
     if (i < run->ndefs)
         fprintf(stderr, "error: %s %s needs a value: -D %s=VALUE (-D %s names nothing: did you mean %s?)\n", what,
                 name, name, run->def_name[i], name);
@@ -23707,13 +23721,13 @@ PTO_K_FN void pto_h_unused_defs(const pto_h_run *run)
         for (v = 0; v < run->m->n_vars; v++) {
             const char *cand = pto_str(run->ctx, run->m->vars[v].name);
             if (run->m->vars[v].kind != PTO_V_DIM && run->m->vars[v].kind != PTO_V_SCALAR) continue;
-            d = pto_h_near(run->def_name[i], run->def_len[i], cand);
+            d = pto_near(run->def_name[i], run->def_len[i], cand);
             if (d >= 0 && d < best) best = d, near = cand;
         }
         for (v = 0; v < run->m->n_params; v++) {
             const char *cand = pto_str(run->ctx, run->m->params[v].name);
             if (run->m->params[v].kind != PTO_P_SCALAR) continue;
-            d = pto_h_near(run->def_name[i], run->def_len[i], cand);
+            d = pto_near(run->def_name[i], run->def_len[i], cand);
             if (d >= 0 && d < best) best = d, near = cand;
         }
         fprintf(stderr, "warning: -D %s: %s has no dynamic dim or scalar param named '%.*s'%s%s%s\n",

@@ -57,6 +57,11 @@ PTODEF void pto_buf_free(pto_buf *b);
    resolution that the grammar needs happens here, every other rule is the
    verifier's. `filename` is used for locations. */
 PTODEF pto_module *pto_parse(pto_ctx *ctx, const char *filename, const char *text, size_t len);
+/* How near word (len characters) is to cand by the rule of the parser's
+   "did you mean": the edits between them (case free, a swap of two
+   neighbours is one) when at most 1 for a word up to 5 characters, 2 up to
+   8, 3 beyond, and fewer than len; else -1. */
+PTODEF int pto_near(const char *word, size_t len, const char *cand);
 
 /* Canonical .pto text of a module. print(parse(print(x))) == print(x). */
 PTODEF void pto_print(const pto_module *m, pto_buf *out);

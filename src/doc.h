@@ -20,6 +20,12 @@
      PTO_REALLOC(p, sz, user)                    (default: realloc)
      PTO_FREE(p, user)                           (default: free)
      PTO_ASSERT(x)           internal invariant check (default: assert)
+     PTO_IMPLEMENTATION_LINKED  leave the compiler and the interpreter out
+                             (what remains: the numerics helpers and an
+                             emitted host.c's PTO_HOST_HARNESS part): they
+                             come from an object compiled from pto.h once and
+                             linked in. ptoc run keeps such objects in its
+                             cache (README: "ptoc run").
      A runtime allocator can also be given in pto_ctx_desc.allocator.
 
    CONTENTS

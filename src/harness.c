@@ -241,16 +241,6 @@ PTO_K_FN int pto_h_begin(pto_h_run *run, int argc, char **argv, const char *file
     return 0;
 }
 
-/* How close a -D name is to a name of the module, by the parser's rule for
-   "did you mean" (case free; at most 1 edit up to 5 characters, 2 up to 8,
-   3 beyond, and fewer edits than the word has characters); -1 when not. */
-PTO_K_FN int pto_h_near(const char *word, size_t len, const char *cand)
-{
-    int limit = pto__ps_near_limit(len);
-    int d = pto__ps_edits(word, len, cand, strlen(cand), limit);
-    return d <= limit && (size_t)d < len ? d : -1;
-}
-
 /* The -D (or `# run:` definition) of `name`: its index, or ndefs. */
 PTO_K_FN int pto_h_def_index(const pto_h_run *run, const char *name)
 {
@@ -274,7 +264,7 @@ PTO_K_FN double pto_h_def(pto_h_run *run, const char *name, const char *what)
     }
     /* a -D that names nothing and is close to this name is likely its typo */
     for (i = 0; i < run->ndefs; i++)
-        if (!run->def_used[i] && pto_h_near(run->def_name[i], run->def_len[i], name) >= 0) break;
+        if (!run->def_used[i] && pto_near(run->def_name[i], run->def_len[i], name) >= 0) break;
     if (i < run->ndefs)
         fprintf(stderr, "error: %s %s needs a value: -D %s=VALUE (-D %s names nothing: did you mean %s?)\n", what,
                 name, name, run->def_name[i], name);
@@ -953,13 +943,13 @@ PTO_K_FN void pto_h_unused_defs(const pto_h_run *run)
         for (v = 0; v < run->m->n_vars; v++) {
             const char *cand = pto_str(run->ctx, run->m->vars[v].name);
             if (run->m->vars[v].kind != PTO_V_DIM && run->m->vars[v].kind != PTO_V_SCALAR) continue;
-            d = pto_h_near(run->def_name[i], run->def_len[i], cand);
+            d = pto_near(run->def_name[i], run->def_len[i], cand);
             if (d >= 0 && d < best) best = d, near = cand;
         }
         for (v = 0; v < run->m->n_params; v++) {
             const char *cand = pto_str(run->ctx, run->m->params[v].name);
             if (run->m->params[v].kind != PTO_P_SCALAR) continue;
-            d = pto_h_near(run->def_name[i], run->def_len[i], cand);
+            d = pto_near(run->def_name[i], run->def_len[i], cand);
             if (d >= 0 && d < best) best = d, near = cand;
         }
         fprintf(stderr, "warning: -D %s: %s has no dynamic dim or scalar param named '%.*s'%s%s%s\n",

@@ -27,26 +27,7 @@
          ? (memset(&(m)->arr[(m)->n_##arr], 0, sizeof(*(m)->arr)), (m)->n_##arr++) \
          : PTO__PUSH(m, arr))
 
-/* The builders' pushes (ir.c, host.c): a module whose array could not grow
-   misses a node, so it is marked incomplete and pto_verify refuses it. */
-static int32_t pto__pushed(pto_module *m, int32_t i)
-{
-    m->verified = 0;   /* a changed module needs pto_verify again (ir.h) */
-    if (i < 0) m->broken++;
-    return i;
-}
-
-/* The entry check of each pass after verify (ir.h, pto_module.verified):
-   PTO_OK, or one error naming the pass. */
-static pto_status pto__need_verified(pto_ctx *ctx, const pto_module *m, const char *pass)
-{
-    pto_loc none = {0, 0, 0};
-    if (!m) return pto_error(ctx, none, "%s: the module is NULL", pass);
-    if (m->verified) return PTO_OK;
-    none.file = m->file;
-    return pto_error(ctx, none, "%s: the module is not verified (call pto_verify or pto_compile first; "
-                     "again after any builder call)", pass);
-}
+/* The builders' pushes: pto__pushed (ir.c) marks a module that missed a node. */
 #define PTO__MPUSH(m, arr) pto__pushed((m), PTO__PUSH(m, arr))
 #define PTO__MPUSH_FAST(m, arr) pto__pushed((m), PTO__PUSH_FAST(m, arr))
 

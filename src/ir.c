@@ -6,6 +6,27 @@
    linked so that the sync inserter and the lowering pass can put a statement
    before or after any other in O(1). */
 
+/* The builders' pushes (ir.c, host.c): a module whose array could not grow
+   misses a node, so it is marked incomplete and pto_verify refuses it. */
+static int32_t pto__pushed(pto_module *m, int32_t i)
+{
+    m->verified = 0;   /* a changed module needs pto_verify again (ir.h) */
+    if (i < 0) m->broken++;
+    return i;
+}
+
+/* The entry check of each pass after verify (ir.h, pto_module.verified):
+   PTO_OK, or one error naming the pass. */
+static pto_status pto__need_verified(pto_ctx *ctx, const pto_module *m, const char *pass)
+{
+    pto_loc none = {0, 0, 0};
+    if (!m) return pto_error(ctx, none, "%s: the module is NULL", pass);
+    if (m->verified) return PTO_OK;
+    none.file = m->file;
+    return pto_error(ctx, none, "%s: the module is not verified (call pto_verify or pto_compile first; "
+                     "again after any builder call)", pass);
+}
+
 static const pto_opinfo pto__optab[] = {
 #define PTO__OP_ROW(e, name, pipe, cls, n, a0, a1, a2, a3) {name, pipe, cls, n, {a0, a1, a2, a3}},
     PTO_OPS(PTO__OP_ROW)

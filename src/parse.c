@@ -266,6 +266,13 @@ static int pto__ps_edits(const char *a, size_t la, const char *b, size_t lb, int
 /* The most edits a suggestion for a word of len characters may be away. */
 static int pto__ps_near_limit(size_t len) { return len <= 5 ? 1 : len <= 8 ? 2 : 3; }
 
+PTODEF int pto_near(const char *word, size_t len, const char *cand)
+{
+    int limit = pto__ps_near_limit(len);
+    int d = pto__ps_edits(word, len, cand, strlen(cand), limit);
+    return d <= limit && (size_t)d < len ? d : -1;
+}
+
 /* A search for the candidate nearest to word (ptoc's command names use it
    too, with the same rule). */
 static void pto__ps_near_start(pto__ps_near *n, const char *word, size_t len)

@@ -12,6 +12,11 @@
    a function whose name starts with pto__ must be static, and nothing
    declared PTODEF may be private. A violation fails the build.
 
+   An implementation file of kind `core` sits inside a further
+   #ifndef IMPLMACRO_LINKED: a program that links the implementation from an
+   object compiled once (ptoc run's cache) defines it, and its own
+   translation unit keeps only the `impl` files (the host harness).
+
    With --check nothing is written: the tool exits 1 when an output on disk
    differs from what it would generate (the staleness test uses this). */
 
@@ -192,12 +197,19 @@ static int append_file(buf *out, const char *dir, const part *pt, int banner, in
 
 static int build(const char *dir, const output *o, buf *out)
 {
-    int i, bad = 0, in_public = 0, in_impl = 0;
+    int i, bad = 0, in_public = 0, in_impl = 0, in_core = 0;
     nseen = 0;
     for (i = 0; i < o->nparts; i++) {
         const part *pt = &o->parts[i];
         int is_public = strcmp(pt->kind, "public") == 0 || strcmp(pt->kind, "body") == 0;
-        int is_impl = strcmp(pt->kind, "impl") == 0;
+        int is_core = strcmp(pt->kind, "core") == 0;
+        int is_impl = is_core || strcmp(pt->kind, "impl") == 0;
+        if (in_core && !is_core) {
+            buf_puts(out, "\n#endif /* ");
+            buf_puts(out, o->impl);
+            buf_puts(out, "_LINKED */\n");
+            in_core = 0;
+        }
         if (in_public && !is_public) {
             buf_puts(out, "\n#endif /* ");
             buf_puts(out, o->guard);
@@ -230,9 +242,16 @@ static int build(const char *dir, const output *o, buf *out)
             buf_puts(out, "_DONE\n");
             in_impl = 1;
         }
+        if (is_core && !in_core) {
+            buf_puts(out, "\n#ifndef ");
+            buf_puts(out, o->impl);
+            buf_puts(out, "_LINKED\n");
+            in_core = 1;
+        }
         bad |= append_file(out, dir, pt, is_public || is_impl, is_impl);
     }
     if (in_public) buf_puts(out, "\n#endif\n");
+    if (in_core) buf_puts(out, "\n#endif\n");
     if (in_impl) buf_puts(out, "\n#endif\n");
     return bad;
 }

@@ -1,0 +1,77 @@
+#!/bin/sh
+# cache_test.sh - ptoc run's object cache (pto.h's implementation compiled
+# once, host.c built against it with PTO_IMPLEMENTATION_LINKED):
+#   - the first run makes one object and matches; a second run of another
+#     kernel reuses it (still one object) and matches, under cc and tcc
+#     (one object each: the compiler is part of the key);
+#   - an object that does not link (garbage planted in its place) costs a
+#     one-file build, which matches, and the bad object is removed (the
+#     next run compiles it again);
+#   - an emitted directory with a pto.h of its own gets an object of that
+#     pto.h, not of the installed one;
+#   - a hand edit that does not compile fails the run with the compiler's
+#     error, printed once;
+#   - PTOC_CACHE=off makes no object; an object unused for 30 days is
+#     removed by the next miss.
+cd "$(dirname "$0")/.." || exit 1
+ptoc=${PTOC:-./build/ptoc}
+out=build/cache_test
+rm -rf $out
+mkdir -p $out
+pass=0; fail=0
+ok()  { pass=$((pass + 1)); echo "ok $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; [ -f $out/log ] && tail -20 $out/log; }
+check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
+# run NAME ARGS...: ptoc run must match
+run() {
+    name=$1; shift
+    "$ptoc" run "$@" >$out/log 2>&1; rc=$?
+    if [ $rc = 0 ] && grep -q "^  result      match" $out/log; then ok "$name"; else bad "$name (exit $rc)"; fi
+}
+objects() { ls "$1" 2>/dev/null | grep -c '^pto-.*\.o$'; }
+
+export PTOC_CACHE=$PWD/$out/c1
+run "first run matches" examples/vadd.pto
+check "the first run made one object" '[ "$(objects $out/c1)" = 1 ]'
+obj=$(ls $out/c1/pto-*.o)
+touch -d '2 days ago' "$obj"
+run "second run (another kernel) matches" examples/softmax.pto
+check "the second run reused it" '[ "$(objects $out/c1)" = 1 ] && [ -f "$obj" ]'
+check "a hit refreshes the object's time" '[ -z "$(find "$obj" -mtime +1)" ]'
+if command -v tcc >/dev/null; then
+    run "tcc run matches" --cc tcc examples/vadd.pto
+    run "tcc run again matches" --cc tcc examples/softmax.pto
+    check "tcc has an object of its own" '[ "$(objects $out/c1)" = 2 ]'
+fi
+
+export PTOC_CACHE=$PWD/$out/c2
+run "makes an object" examples/vadd.pto
+obj=$(ls $out/c2/pto-*.o)
+echo "not an object" >"$obj"
+run "a bad object falls back to the one-file build" examples/vadd.pto
+check "the bad object was removed" '[ ! -f "$obj" ]'
+run "the next run matches" examples/vadd.pto
+check "and compiled the object again" '[ -f "$obj" ] && [ "$(objects $out/c2)" = 1 ]'
+
+"$ptoc" emit examples/vadd.pto -o $out/own >$out/log 2>&1 || bad "emit vadd"
+{ echo "/* a copy of pto.h beside host.c */"; cat pto.h; } >$out/own/pto.h
+run "an emitted dir with its own pto.h matches" $out/own
+check "its pto.h got an object of its own" '[ "$(objects $out/c2)" = 2 ]'
+sed 's/^static void kernel_/static void kernel_ int/' $out/own/kernel.c >$out/own/k && mv $out/own/k $out/own/kernel.c
+"$ptoc" run $out/own >$out/log 2>&1; rc=$?
+check "a hand edit that does not compile fails" '[ $rc != 0 ] && grep -q "failed to compile" $out/log'
+check "the compiler's error is printed once" '[ "$(grep -c "kernel.c:.*error" $out/log)" = 1 ]'
+
+export PTOC_CACHE=off
+run "PTOC_CACHE=off matches" examples/vadd.pto
+export PTOC_CACHE=$PWD/$out/c3
+mkdir -p $out/c3
+touch -d '40 days ago' $out/c3/pto-0000000000000000.o
+touch $out/c3/pto-1111111111111111.o
+run "a miss matches" examples/vadd.pto
+check "the miss removed the object unused for 40 days, kept the new one" \
+    '[ ! -f $out/c3/pto-0000000000000000.o ] && [ -f $out/c3/pto-1111111111111111.o ] && [ "$(objects $out/c3)" = 2 ]'
+check "PTOC_CACHE=off made nothing" '[ ! -e off ]'
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
