@@ -1122,6 +1122,9 @@ struct pto_ctx {
     int32_t n_strs, cap_strs;
     struct pto__hslot *hash; /* hash_cap slots; id -1 = empty */
     int32_t hash_cap;
+    /* tests only: the token parser reads everything (parse.c's quick reads
+       off), so tests/test_readers.c can hold the two readers to one result */
+    int parse_tokens_only;
 };
 /* ---- End file: src/internal.h ---- */
 
@@ -4067,7 +4070,7 @@ static int pto__ps_qexpr(pto__ps_parser *p, int32_t *e)
     size_t ops[PTO__QX_MAX], j = p->tok.pos + p->tok.len;
     int n = 1, k = 0;
     int32_t acc;
-    if (!pto__ps_qatom_at(p, p->tok.pos, j, p->tok.id, &atoms[0])) return 0;
+    if (p->ctx->parse_tokens_only || !pto__ps_qatom_at(p, p->tok.pos, j, p->tok.id, &atoms[0])) return 0;
     for (;;) {
         size_t b = j;
         int c;
@@ -4480,6 +4483,7 @@ static int pto__ps_qoperands(pto__ps_parser *p, int32_t s, pto_op op, const pto_
     int k = 0, r;
     *all = 0;
     if (op == PTO_OP_ALLREDUCE) return 0;   /* its last operand may be a reduction word, reported */
+    if (p->ctx->parse_tokens_only) return 0;
     while (p->len - i > 2 && src[i] == ' ') {
         r = pto__ps_qoperand(p, s, k < info->nargs && k < 4 ? info->arg[k] : 0, i + 1, &end);
         if (r == 0) break;
@@ -4755,6 +4759,7 @@ static int pto__ps_qtile(pto__ps_parser *p, int32_t block, const pto__ps_tok *kw
     int64_t r, c, nbuf = -1;
     size_t j, k;
     int32_t t;
+    if (p->ctx->parse_tokens_only) return -1;
     if (pto__ps_at(p, p->pos) != ' ' || !pto__ps_qword(p, p->pos + 1, ':', &name, &j) ||
         pto__ps_at(p, j + 1) != ' ' || !pto__ps_qword(p, j + 2, ' ', &spt, &j) ||
         !pto__ps_qword(p, j + 1, '[', &dtt, &j) || !pto__ps_qdim(p, j + 1, ',', &r, &j) ||
@@ -12076,9 +12081,11 @@ static void pto__live_op(const pto_module *m, pto__live *lv, const pto__lwalk *w
     const pto_stmt *st = &m->stmts[s];
     const pto_opinfo *oi = pto_opinfo_get((pto_op)st->op);
     const pto_operand *o = &m->operands[st->arg0];
-    /* pto_stmt_pipe: the table's pipe but for the three ops whose pipe depends on their operands */
-    int pp = st->op == PTO_OP_TSTORE || st->op == PTO_OP_TPUSH || st->op == PTO_OP_TMOV ? (int)pto_stmt_pipe(m, s)
-                                                                                      : (int)oi->pipe;
+    /* pto_stmt_pipe: the table's pipe but for the four ops whose pipe
+       depends on their operands (a tfillpad of a mat tile is MTE2's) */
+    int pp = st->op == PTO_OP_TSTORE || st->op == PTO_OP_TPUSH || st->op == PTO_OP_TMOV || st->op == PTO_OP_TFILLPAD
+                 ? (int)pto_stmt_pipe(m, s)
+                 : (int)oi->pipe;
     uint16_t pipe = (uint16_t)(1u << pp);
     /* a tile declared inside the innermost open loop (the usual case), or
        with no loop open, is in no open loop that lacks its declaration: no

@@ -55,4 +55,7 @@ struct pto_ctx {
     int32_t n_strs, cap_strs;
     struct pto__hslot *hash; /* hash_cap slots; id -1 = empty */
     int32_t hash_cap;
+    /* tests only: the token parser reads everything (parse.c's quick reads
+       off), so tests/test_readers.c can hold the two readers to one result */
+    int parse_tokens_only;
 };

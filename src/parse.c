@@ -1109,7 +1109,7 @@ static int pto__ps_qexpr(pto__ps_parser *p, int32_t *e)
     size_t ops[PTO__QX_MAX], j = p->tok.pos + p->tok.len;
     int n = 1, k = 0;
     int32_t acc;
-    if (!pto__ps_qatom_at(p, p->tok.pos, j, p->tok.id, &atoms[0])) return 0;
+    if (p->ctx->parse_tokens_only || !pto__ps_qatom_at(p, p->tok.pos, j, p->tok.id, &atoms[0])) return 0;
     for (;;) {
         size_t b = j;
         int c;
@@ -1522,6 +1522,7 @@ static int pto__ps_qoperands(pto__ps_parser *p, int32_t s, pto_op op, const pto_
     int k = 0, r;
     *all = 0;
     if (op == PTO_OP_ALLREDUCE) return 0;   /* its last operand may be a reduction word, reported */
+    if (p->ctx->parse_tokens_only) return 0;
     while (p->len - i > 2 && src[i] == ' ') {
         r = pto__ps_qoperand(p, s, k < info->nargs && k < 4 ? info->arg[k] : 0, i + 1, &end);
         if (r == 0) break;
@@ -1797,6 +1798,7 @@ static int pto__ps_qtile(pto__ps_parser *p, int32_t block, const pto__ps_tok *kw
     int64_t r, c, nbuf = -1;
     size_t j, k;
     int32_t t;
+    if (p->ctx->parse_tokens_only) return -1;
     if (pto__ps_at(p, p->pos) != ' ' || !pto__ps_qword(p, p->pos + 1, ':', &name, &j) ||
         pto__ps_at(p, j + 1) != ' ' || !pto__ps_qword(p, j + 2, ' ', &spt, &j) ||
         !pto__ps_qword(p, j + 1, '[', &dtt, &j) || !pto__ps_qdim(p, j + 1, ',', &r, &j) ||

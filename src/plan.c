@@ -150,9 +150,11 @@ static void pto__live_op(const pto_module *m, pto__live *lv, const pto__lwalk *w
     const pto_stmt *st = &m->stmts[s];
     const pto_opinfo *oi = pto_opinfo_get((pto_op)st->op);
     const pto_operand *o = &m->operands[st->arg0];
-    /* pto_stmt_pipe: the table's pipe but for the three ops whose pipe depends on their operands */
-    int pp = st->op == PTO_OP_TSTORE || st->op == PTO_OP_TPUSH || st->op == PTO_OP_TMOV ? (int)pto_stmt_pipe(m, s)
-                                                                                      : (int)oi->pipe;
+    /* pto_stmt_pipe: the table's pipe but for the four ops whose pipe
+       depends on their operands (a tfillpad of a mat tile is MTE2's) */
+    int pp = st->op == PTO_OP_TSTORE || st->op == PTO_OP_TPUSH || st->op == PTO_OP_TMOV || st->op == PTO_OP_TFILLPAD
+                 ? (int)pto_stmt_pipe(m, s)
+                 : (int)oi->pipe;
     uint16_t pipe = (uint16_t)(1u << pp);
     /* a tile declared inside the innermost open loop (the usual case), or
        with no loop open, is in no open loop that lacks its declaration: no

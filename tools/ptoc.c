@@ -688,7 +688,7 @@ static int cache_dir(char *out, size_t size)
     else if (xdg && *xdg == '/') snprintf(out, size, "%s/ptoc", xdg);
     else if (home && *home) snprintf(out, size, "%s/.cache/ptoc", home);
     else return 0;
-    return make_dirs(out);
+    return make_dirs(out) && access(out, W_OK | X_OK) == 0;
 }
 
 /* FNV-1a over n bytes. */
@@ -760,6 +760,9 @@ static int cache_object(const char *base, const char *hdir, const char *work, ch
     shell_add(cmd, sizeof cmd, " -I", hdir);
     shell_add(cmd, sizeof cmd, " -c -o ", tmpobj);
     shell_add(cmd, sizeof cmd, " ", path);
+    /* its errors, if any, are the one-file build's too: that one shows them */
+    snprintf(path, sizeof path, "%s/pto_impl.err", work);
+    shell_add(cmd, sizeof cmd, " 2>", path);
     if (system(cmd) != 0 || rename(tmpobj, obj) != 0) {
         unlink(tmpobj);
         return 0;
