@@ -64,6 +64,7 @@ static void parse_one(parsed *r, const char *name, const char *text, size_t len,
 static void parsed_free(parsed *r)
 {
     pto_buf_free(&r->diags);
+    if (r->m) pto_module_destroy(r->m);
     pto_ctx_destroy(r->ctx);
 }
 
