@@ -6,7 +6,7 @@
    embeds it) and gives host.c a small vocabulary:
 
      pto_h_begin   reads -D NAME=VALUE, --seed S, --ranks N, --max-instr N,
-                  --trace F.json;
+                  --trace F.json (--source alone: prints the .pto text);
                   re-parses and verifies the .pto text; creates the simulated device
      pto_h_ranks   the kernel set up next is a ranks kernel: it runs on a
                   second device of N ranks (--ranks, default 2); each of its
@@ -222,6 +222,11 @@ PTO_K_FN int pto_h_begin(pto_h_run *run, int argc, char **argv, const char *file
     char path[4096];
     const char *slash = strrchr(host_path, '/');
     memset(run, 0, sizeof *run);
+    if (argc == 2 && strcmp(argv[1], "--source") == 0) {   /* ptoc run --sweep DIR reads the text back */
+        size_t i;
+        for (i = 0; lines[i]; i++) fputs(lines[i], stdout);
+        return 1;   /* status 0: pto_h_end exits 0 */
+    }
     run->file = file;
     run->seed = 1;
     run->nranks = 2;

@@ -12,7 +12,8 @@
 #   - a hand edit that does not compile fails the run with the compiler's
 #     error, printed once;
 #   - PTOC_CACHE=off makes no object; an object unused for 30 days is
-#     removed by the next miss.
+#     removed by the next miss;
+#   - run's scratch directory is made in $TMPDIR and removed, all of it.
 cd "$(dirname "$0")/.." || exit 1
 ptoc=${PTOC:-./build/ptoc}
 out=build/cache_test
@@ -64,6 +65,10 @@ check "the compiler's error is printed once" '[ "$(grep -c "kernel.c:.*error" $o
 
 export PTOC_CACHE=off
 run "PTOC_CACHE=off matches" examples/vadd.pto
+mkdir -p $out/tmp
+TMPDIR=$PWD/$out/tmp run "a run in \$TMPDIR matches" examples/vadd.pto
+TMPDIR=$PWD/$out/tmp "$ptoc" run --sweep --sweep-runs 2 examples/softmax.pto >$out/log 2>&1 || bad "a sweep in \$TMPDIR"
+check "runs leave nothing in \$TMPDIR" '[ -d $out/tmp ] && [ -z "$(ls -A $out/tmp)" ]'
 export PTOC_CACHE=$PWD/$out/c3
 mkdir -p $out/c3
 touch -d '40 days ago' $out/c3/pto-0000000000000000.o

@@ -127,6 +127,22 @@ $ptoc run --sweep $cc tests/user/trip_nested.pto -D A=2..2 >$out/log 2>&1
 if ! grep -q "^  A=[013-9]" $out/log && grep -q "^  A (from 3, 2..2)\|^  A (from 2, 2..2)" $out/log
 then ok "-D A=2..2 pins A"; else bad "-D A=2..2 pins A"; fi
 
+# an emitted DIR as it is: a hand edit that is wrong at one trip count only (the wait before the
+# second load of mat tile am skipped when the K loop runs 3 times) passes the plain run (K = 256:
+# 4 trips) and the sweep finds it, its rerun line naming the DIR; the unedited DIR sweeps clean
+$ptoc emit tests/user/trip_cube_k.pto -o $out/tk >$out/log 2>&1 || bad "emit trip_cube_k"
+$ptoc run --sweep $cc $out/tk >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "^sweep $out/tk" $out/log && grep -q "^sweep: [0-9]* runs: [0-9]* match, 0 failed" $out/log
+then ok "sweep an emitted DIR"; else bad "sweep an emitted DIR (rc $rc)"; fi
+sed 's/^\( *\)\(pto_k_wait_flag(core, "trip_cube_k.pto:11", PTO_K_MTE1, PTO_K_MTE2, k % 2);\)/\1if (K \/ 64 != 3) \2/' \
+    $out/tk/kernel.c >$out/k.c && mv $out/k.c $out/tk/kernel.c
+grep -q "if (K / 64 != 3) pto_k_wait_flag" $out/tk/kernel.c || bad "the hand edit of trip_cube_k applies"
+$ptoc run $cc $out/tk >$out/log 2>&1; rc=$?
+if [ $rc = 0 ]; then ok "the edited DIR passes at K = 256"; else bad "the edited DIR passes at K = 256 (rc $rc)"; fi
+$ptoc run --sweep $cc $out/tk >$out/log 2>&1; rc=$?
+if [ $rc = 1 ] && grep -q "race on mat bytes" $out/log && grep -q "rerun: ptoc run $out/tk -D 'K=192'" $out/log
+then ok "the sweep of the edited DIR finds K = 192"; else bad "the sweep of the edited DIR finds K = 192 (rc $rc)"; fi
+
 # usage errors (exit 1, said)
 for args in "--sweep --trace t.json tests/user/trip_x2.pto" "--sweep build" "--sweep-runs 3 tests/user/trip_x2.pto" \
             "--sweep --sweep-runs 0 tests/user/trip_x2.pto" "--sweep -D N=9..2 tests/user/trip_x2.pto" \

@@ -12,7 +12,7 @@
    ptoc run [--no-sync] [--tight] [--cc CC] [-D NAME=VALUE]... [--seed S] [--ranks N] [--max-instr N] [--trace F] FILE|DIR
                          emit (or take DIR as it is), compile, run on the
                          simulator, compare with the reference interpreter
-   ptoc run --sweep [--sweep-runs N] [-D NAME=LO..HI]... FILE
+   ptoc run --sweep [--sweep-runs N] [-D NAME=LO..HI]... FILE|DIR
                          the same, compiled once and run at a few values of
                          each dynamic dim and integer scalar, picked to make
                          every loop run 0, 1, 2, 3 and more times than its
@@ -69,8 +69,8 @@ static const char *usage =
     "                      stops a launch past N instructions (default 100000); a FILE's\n"
     "                      first `# run: -D N=64 --ranks 4` line gives defaults for -D,\n"
     "                      --ranks, --seed and --max-instr that the command line overrides\n"
-    "  run --sweep [--sweep-runs N] [-D NAME=LO..HI]... [run's options] FILE\n"
-    "                      compile FILE once and run it at a few values of each dynamic\n"
+    "  run --sweep [--sweep-runs N] [-D NAME=LO..HI]... [run's options] FILE|DIR\n"
+    "                      compile FILE (or DIR as it is) once and run it at a few values of each dynamic\n"
     "                      dim and integer scalar (the others as -D gives them), one\n"
     "                      row per run (values, result, cycles). The values: each name\n"
     "                      is scanned over LO..HI (default 1..4096 for a dim, -4..4096\n"
@@ -775,7 +775,7 @@ static int cache_object(const char *base, const char *hdir, const char *work, ch
    there is one (work: a scratch directory); returns 0 on success. */
 static int compile_dir(const char *cc, const char *inc, const char *dir, const char *bin, const char *work)
 {
-    char base[8192], cmd[16384], path[4096], obj[4600], err[4200];
+    char base[8192], cmd[16384], path[4200], obj[4600], err[4200];
     int linked = 0, rc;
     const char *name = strrchr(cc, '/');
     int tcc = strncmp(name ? name + 1 : cc, "tcc", 3) == 0;
@@ -1447,11 +1447,13 @@ static void sw_header(sweep *s, const sw_scan *sc, int i)
     pto_free(s->ctx, u.k);
 }
 
-/* ptoc run --sweep: FILE is emitted and compiled into bin; run it at the
-   value sets the comment above describes. fixed: the other options of the
-   harness (--seed, --ranks, --max-instr), shell-quoted. */
-static int sweep_file(pto_ctx *ctx, const char *path, const sw_defs *given, const sw_defs *ranges, const char *bin,
-                      const char *fixed, const char *tmp, int max_runs, int64_t nranks)
+/* ptoc run --sweep: FILE is emitted and compiled into bin (or DIR as it
+   is: path is then the .pto its program embeds); run it at the value sets
+   the comment above describes. shown: FILE or DIR, for the report and its
+   rerun lines. fixed: the other options of the harness (--seed, --ranks,
+   --max-instr), shell-quoted. */
+static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const sw_defs *given, const sw_defs *ranges,
+                      const char *bin, const char *fixed, const char *tmp, int max_runs, int64_t nranks)
 {
     sw_defs defs_all, *defs = &defs_all;
     sweep s;
@@ -1460,7 +1462,7 @@ static int sweep_file(pto_ctx *ctx, const char *path, const sw_defs *given, cons
     sw_tally t;
     size_t len = 0;
     char *text = read_all(path, &len);
-    pto_module *m = text ? pto_parse(ctx, path, text, len) : NULL;
+    pto_module *m = text ? pto_parse(ctx, shown, text, len) : NULL;
     int i, progress, given_up = 0, unreached = 0, rc;
     int32_t v, j, q;
     memset(&s, 0, sizeof s);
@@ -1496,7 +1498,7 @@ static int sweep_file(pto_ctx *ctx, const char *path, const sw_defs *given, cons
         }
         if (v == m->n_vars) {
             fprintf(stderr, "ptoc: error: -D %s: %s has no dynamic dim or integer scalar named '%.*s' to sweep over a range\n",
-                    ranges->def[i], path, (int)(eq - ranges->def[i]), ranges->def[i]);
+                    ranges->def[i], shown, (int)(eq - ranges->def[i]), ranges->def[i]);
             pto_module_destroy(m);
             free(text);
             return 1;
@@ -1558,7 +1560,7 @@ static int sweep_file(pto_ctx *ctx, const char *path, const sw_defs *given, cons
         sw_free(&s, m, text);
         return 1;
     }
-    printf("sweep %s\n", path);
+    printf("sweep %s\n", shown);
     /* each name's behaviours over its range */
     for (i = 0; i < s.n && !s.oom; i++) {
         sw_scan *sc = &scan[i];
@@ -1592,7 +1594,7 @@ static int sweep_file(pto_ctx *ctx, const char *path, const sw_defs *given, cons
     /* the base run, then the value showing the most new behaviours, name by name */
     if (!s.oom) {
         memcpy(s.cur, s.base, sizeof s.cur);
-        if (sw_run_one(&s, defs, bin, fixed, tmp, path, &t)) {
+        if (sw_run_one(&s, defs, bin, fixed, tmp, shown, &t)) {
             sw_behaviours(&s, &cur);
             for (i = 0; i < s.n; i++)
                 for (q = 0; q < cur.n; q++) sw_insert(&s, &scan[i].covered, cur.k[q]);
@@ -1621,7 +1623,7 @@ static int sweep_file(pto_ctx *ctx, const char *path, const sw_defs *given, cons
             sc->tried[best] = 1;
             memcpy(s.cur, s.base, sizeof s.cur);
             s.cur[i] = s.lo[i] + best;
-            if (sw_run_one(&s, defs, bin, fixed, tmp, path, &t)) {
+            if (sw_run_one(&s, defs, bin, fixed, tmp, shown, &t)) {
                 for (q = sc->off[best]; q < sc->off[best + 1]; q++) sw_insert(&s, &sc->covered, sc->keys[q]);
             } else {
                 /* a behaviour only refused values show gets one more value, then is given up */
@@ -1829,10 +1831,47 @@ static int sweep_line(const char *path, int argc, char **argv, sw_defs *ranges, 
     return rc;
 }
 
+/* Removes run's scratch directory and everything in it (flat: run makes
+   no subdirectories). */
+static void remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char path[4500];
+    if (d) {
+        while ((e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            remove(path);
+        }
+        closedir(d);
+    }
+    rmdir(dir);
+}
+
+/* The .pto text an emitted DIR's program embeds (its reference), written
+   by the program itself (`--source`) to tmp/source.pto, whose path goes
+   in out. 0, or 1 when the program could not give it. */
+static int dir_source(const char *bin, const char *dir, const char *tmp, char *out, size_t size)
+{
+    char cmd[9000];
+    snprintf(out, size, "%s/source.pto", tmp);
+    cmd[0] = 0;
+    shell_add(cmd, sizeof cmd, "", bin);
+    shell_add(cmd, sizeof cmd, " --source >", out);
+    if (system(cmd) != 0) {
+        fprintf(stderr, "ptoc: error: the program of %s did not print its .pto text (run --sweep DIR needs a host.c "
+                "from this ptoc's emit)\n", dir);
+        return 1;
+    }
+    return 0;
+}
+
 static int cmd_run(pto_ctx *ctx, int argc, char **argv)
 {
     const char *target = NULL, *cc = getenv("CC");
-    char inc[4096], tmp[] = "/tmp/ptoc-run-XXXXXX", bin[4200], cmd[16384], kpath[4200], hpath[4200];
+    char inc[4096], tmp[4096], bin[4200], cmd[16384], src[4300];
+    const char *tmpdir = getenv("TMPDIR");
     const char *dir;
     struct stat sb;
     int i, rc, opts = 0, sweep = 0, max_runs = 12, trace = 0;
@@ -1874,27 +1913,25 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
     if (!target) return usage_error("run", "run needs a FILE or an emitted DIR", NULL);
     if (sweep && trace) return usage_error("run", "run: --sweep makes many runs; --trace writes one run's timeline", NULL);
     if (!sweep && cli_has(argc, argv, "--sweep-runs", NULL, 0)) return usage_error("run", "run: --sweep-runs goes with --sweep", NULL);
-    if (sweep && stat(target, &sb) == 0 && S_ISDIR(sb.st_mode))
-        return usage_error("run", "run: --sweep needs a .pto FILE (it reads the loops from the text), not the DIR", target);
     if (!find_include(argv[0], inc, sizeof inc)) {
         fprintf(stderr, "ptoc: error: cannot find pto.h and pto_kernels.h (set PTO_INCLUDE)\n");
         return 1;
     }
+    snprintf(tmp, sizeof tmp, "%s/ptoc-run-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
     if (!mkdtemp(tmp)) {
-        fprintf(stderr, "ptoc: error: cannot make a temporary directory\n");
+        fprintf(stderr, "ptoc: error: cannot make a temporary directory in %s\n", tmpdir && *tmpdir ? tmpdir : "/tmp");
         return 2;
     }
     if (stat(target, &sb) == 0 && S_ISDIR(sb.st_mode)) {
         dir = target;
         rc = file_exists(dir, "host.c") ? 0 : 1;
         if (rc) fprintf(stderr, "ptoc: error: '%s' has no host.c (make it with ptoc emit)\n", dir);
-        else file_defaults(dir, 1, argc, argv, cmd, sizeof cmd, NULL);
+        else file_defaults(dir, 1, argc, argv, cmd, sizeof cmd, sweep ? &defs : NULL);
     } else {
         dir = tmp;
         rc = emit_to(ctx, target, dir, opts);
         file_defaults(target, 0, argc, argv, cmd, sizeof cmd, sweep ? &defs : NULL);
     }
-    if (sweep && rc == 0 && sweep_line(target, argc, argv, &ranges, &max_runs)) rc = 1;
     if (sweep && !cli_has(argc, argv, "--ranks", NULL, 0)) {   /* the # run: line's, for nranks in the sweep */
         const char *r = strstr(cmd, "'--ranks' '");
         if (r) nranks = atoi(r + 11);
@@ -1904,8 +1941,13 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
         fprintf(stderr, "ptoc: error: %s failed to compile %s/host.c\n", cc, dir);
         rc = 1;
     }
+    /* the text the sweep reads: FILE, or the .pto an emitted DIR's program
+       embeds (its reference), as the program itself prints it */
+    snprintf(src, sizeof src, "%s", target);
+    if (rc == 0 && sweep && dir == target) rc = dir_source(bin, dir, tmp, src, sizeof src);
+    if (sweep && rc == 0 && sweep_line(src, argc, argv, &ranges, &max_runs)) rc = 1;
     if (rc == 0 && sweep) {
-        rc = sweep_file(ctx, target, &defs, &ranges, bin, cmd, tmp, max_runs, nranks);
+        rc = sweep_file(ctx, src, target, &defs, &ranges, bin, cmd, tmp, max_runs, nranks);
     } else if (rc == 0) {
         char full[16384 + 4300];
         full[0] = 0;
@@ -1916,12 +1958,7 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
         rc = rc == -1 ? 2 : WIFEXITED(rc) ? WEXITSTATUS(rc) : 2;
         if (rc > 2) rc = 2;
     }
-    snprintf(kpath, sizeof kpath, "%s/kernel.c", tmp);
-    snprintf(hpath, sizeof hpath, "%s/host.c", tmp);
-    remove(bin);
-    remove(kpath);
-    remove(hpath);
-    rmdir(tmp);
+    remove_dir(tmp);
     return rc;
 }
 
