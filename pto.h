@@ -7006,6 +7006,28 @@ static int pto__vpipe_arg(pto__verifier *v, const pto_operand *o)
     return 1;
 }
 
+/* A float literal is rounded to f32 where it is used, and an op on an f16
+   or bf16 tile converts it to that dtype first (interp.c, pto_scalar_as):
+   a finite literal that rounds to inf there (1e39; 70000.0 on f16) is
+   almost surely a typo (1e400 reads as inf already). The least magnitude
+   that rounds to inf (ties to even) is half an ulp past the largest
+   finite: 2^128 - 2^103 for f32, 2^128 - 2^119 for bf16, 65520 for f16. */
+static void pto__vfloat_lit(pto__verifier *v, int32_t s, const pto_operand *o)
+{
+    const pto_stmt *st = &v->m->stmts[s];
+    const pto_operand *d = &v->m->operands[st->arg0];
+    int dt = PTO_F32;
+    double lim;
+    if (st->nargs > 0 && d->kind == PTO_O_TILE && d->ref >= 0 && d->ref < v->m->n_tiles) dt = v->m->tiles[d->ref].dtype;
+    lim = dt == PTO_F16 ? 65520.0 : dt == PTO_BF16 ? 339617752923046005526922703901628039168.0
+                                                   : 340282356779733661637539395458142568448.0;
+    if (dt != PTO_F16 && dt != PTO_BF16) dt = PTO_F32;   /* integer tiles: their own rule (truncation) */
+    if (o->f - o->f == 0.0 && (o->f >= lim || o->f <= -lim))
+        pto_warning(v->ctx, o->loc, "float %g rounds to %sinf in %s%s (write %sinf if that is meant)", o->f,
+                    o->f < 0 ? "-" : "", pto_dtype_name((pto_dtype)dt), dt == PTO_F32 ? "" : ", the tile's dtype",
+                    o->f < 0 ? "-" : "");
+}
+
 static int pto__varg(pto__verifier *v, int32_t s, int i, const pto_operand *o, uint32_t mask)
 {
     const char *opname;   /* the op's name, looked up for a message only */
@@ -7036,16 +7058,7 @@ static int pto__varg(pto__verifier *v, int32_t s, int i, const pto_operand *o, u
             return 0;
         }
         return 1;
-    case PTO_O_FLOAT:
-        /* the value is rounded to f32 where it is used: a finite literal
-           that rounds to inf there (1e39, 1e400 reads as inf already) is
-           almost surely a typo. 2^128 - 2^103, half-way past FLT_MAX, is
-           the least magnitude that rounds to inf (ties to even). */
-        if (o->f - o->f == 0.0 && (o->f >= 340282356779733661637539395458142568448.0 ||
-                                   o->f <= -340282356779733661637539395458142568448.0))
-            pto_warning(v->ctx, o->loc, "float %g rounds to %sinf in f32 (write %sinf if that is meant)", o->f,
-                        o->f < 0 ? "-" : "", o->f < 0 ? "-" : "");
-        return 1;
+    case PTO_O_FLOAT: pto__vfloat_lit(v, s, o); return 1;
     case PTO_O_INT: return (mask & PTO_A_INT) ? pto__vint_arg(v, o) : 1;
     case PTO_O_PIPE: return pto__vpipe_arg(v, o);
     case PTO_O_CVPIPE:
@@ -8647,6 +8660,11 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
     if (m->arch >= PTO_NARCH) {
         pto_loc none = {m->file, 0, 0};
         pto_error(ctx, none, "unknown arch %d", (int)m->arch);
+        return PTO_ERR_USER;
+    }
+    if (m->n_kernels == 0) {   /* pto-text.md: a file holds one or more kernels */
+        pto_loc top = {m->file, 1, 1};   /* a line, so the message names the file */
+        pto_error(ctx, top, "no kernel: a module (a .pto file) holds one or more kernels");
         return PTO_ERR_USER;
     }
     if (pto__valloc(&v))
@@ -22964,13 +22982,18 @@ PTO_K_FN int pto_h_args(pto_h_run *run, int argc, char **argv)
         }
         eq = strchr(v, '=');
         if (!eq || eq == v || run->ndefs == PTO_H_MAX) { pto_h_fail(run, 1, "bad -D '%s' (want NAME=VALUE)", v); return 1; }
-        run->def_name[run->ndefs] = v;
-        run->def_len[run->ndefs] = (size_t)(eq - v);
-        if (!pto_h_number(eq + 1, &run->def_val[run->ndefs])) {
-            pto_h_fail(run, 1, "bad -D '%s': the value is not a number", v);
-            return 1;
+        {   /* a name given again takes the later value, as the command line's options do */
+            int j, n = run->ndefs;
+            for (j = 0; j < run->ndefs; j++)
+                if (run->def_len[j] == (size_t)(eq - v) && strncmp(run->def_name[j], v, run->def_len[j]) == 0) n = j;
+            run->def_name[n] = v;
+            run->def_len[n] = (size_t)(eq - v);
+            if (!pto_h_number(eq + 1, &run->def_val[n])) {
+                pto_h_fail(run, 1, "bad -D '%s': the value is not a number", v);
+                return 1;
+            }
+            if (n == run->ndefs) run->ndefs++;
         }
-        run->ndefs++;
     }
     return 0;
 }
@@ -23570,6 +23593,20 @@ PTO_K_FN void pto_h_no_block(pto_h_run *run, const char *name, int64_t blocks)
     pto_buf_free(&b);
 }
 
+/* A launch the simulator cannot run is the user's input too (the -D values
+   that give its block count): said before it runs, with no comparison
+   against outputs it never wrote. 1 when refused. */
+PTO_K_FN int pto_h_too_many(pto_h_run *run, const char *name, int kind, int64_t blocks, int ranks)
+{
+    int64_t per = kind == PTO_K_KIND_MIX ? 3 : 1, nr = ranks > 0 ? ranks : 1;
+    if (blocks <= PTO_K_MAX_CORES / per / nr) return 0;
+    pto_h_fail(run, 1, "kernel %s would launch %lld blocks (%s%s): more than the %d cores the simulator runs in one "
+               "launch; give it fewer blocks", name, (long long)blocks,
+               per == 3 ? "3 cores per block of a mix kernel" : "a core per block", nr > 1 ? ", on every rank" : "",
+               PTO_K_MAX_CORES);
+    return 1;
+}
+
 /* The simulator gives every block its own core, so all blocks run at once;
    the device has 24 clusters (a2a3, 910B1/B2: 24 AIC, 48 AIV; a5: 36 / 72,
    hardware.md section 1) and runs more blocks than cores in waves. Said
@@ -23595,6 +23632,7 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
     void **tensors = NULL;
     if (run->status) { pto_h_reset(run); return; }
     if (blocks < 1) { pto_h_no_block(run, name, blocks); pto_h_reset(run); return; }
+    if (pto_h_too_many(run, name, kind, blocks, run->kranks)) { pto_h_reset(run); return; }
     memset(&ld, 0, sizeof ld);
     ld.fn = fn;
     ld.name = name;
@@ -23668,6 +23706,7 @@ PTO_K_FN void pto_h_call(pto_h_run *run, pto_k_kernel_fn fn, const char *name, i
     const pto_k_report *r;
     if (run->status) return;
     if (blocks < 1) { pto_h_no_block(run, name, blocks); return; }
+    if (pto_h_too_many(run, name, kind, blocks, 1)) return;
     memset(&ld, 0, sizeof ld);
     ld.fn = fn;
     ld.name = name;
@@ -23731,11 +23770,21 @@ PTO_K_FN void pto_h_unused_defs(const pto_h_run *run)
         near = NULL;   /* the closest dim or scalar of a kernel or host */
         best = 99;
         for (v = 0; v < run->m->n_vars; v++) {
-            const char *cand = pto_str(run->ctx, run->m->vars[v].name);
-            if (run->m->vars[v].kind != PTO_V_DIM && run->m->vars[v].kind != PTO_V_SCALAR) continue;
+            const pto_var *x = &run->m->vars[v];
+            const char *cand = pto_str(run->ctx, x->name);
+            if (x->kind != PTO_V_DIM && x->kind != PTO_V_SCALAR) continue;
+            if (strlen(cand) == run->def_len[i] && strncmp(cand, run->def_name[i], run->def_len[i]) == 0 &&
+                x->kernel >= 0 && x->kernel < run->m->n_kernels) {
+                /* the name is there, in a kernel that only a host calls: the call binds it */
+                fprintf(stderr, "warning: -D %s: '%s' belongs to kernel '%s', which host code calls with values from "
+                        "its own arguments: -D %s sets nothing (give the host's names)\n", run->def_name[i], cand,
+                        pto_str(run->ctx, run->m->kernels[x->kernel].name), cand);
+                break;
+            }
             d = pto_near(run->def_name[i], run->def_len[i], cand);
             if (d >= 0 && d < best) best = d, near = cand;
         }
+        if (v < run->m->n_vars) continue;
         for (v = 0; v < run->m->n_params; v++) {
             const char *cand = pto_str(run->ctx, run->m->params[v].name);
             if (run->m->params[v].kind != PTO_P_SCALAR) continue;

@@ -179,13 +179,18 @@ PTO_K_FN int pto_h_args(pto_h_run *run, int argc, char **argv)
         }
         eq = strchr(v, '=');
         if (!eq || eq == v || run->ndefs == PTO_H_MAX) { pto_h_fail(run, 1, "bad -D '%s' (want NAME=VALUE)", v); return 1; }
-        run->def_name[run->ndefs] = v;
-        run->def_len[run->ndefs] = (size_t)(eq - v);
-        if (!pto_h_number(eq + 1, &run->def_val[run->ndefs])) {
-            pto_h_fail(run, 1, "bad -D '%s': the value is not a number", v);
-            return 1;
+        {   /* a name given again takes the later value, as the command line's options do */
+            int j, n = run->ndefs;
+            for (j = 0; j < run->ndefs; j++)
+                if (run->def_len[j] == (size_t)(eq - v) && strncmp(run->def_name[j], v, run->def_len[j]) == 0) n = j;
+            run->def_name[n] = v;
+            run->def_len[n] = (size_t)(eq - v);
+            if (!pto_h_number(eq + 1, &run->def_val[n])) {
+                pto_h_fail(run, 1, "bad -D '%s': the value is not a number", v);
+                return 1;
+            }
+            if (n == run->ndefs) run->ndefs++;
         }
-        run->ndefs++;
     }
     return 0;
 }
@@ -785,6 +790,20 @@ PTO_K_FN void pto_h_no_block(pto_h_run *run, const char *name, int64_t blocks)
     pto_buf_free(&b);
 }
 
+/* A launch the simulator cannot run is the user's input too (the -D values
+   that give its block count): said before it runs, with no comparison
+   against outputs it never wrote. 1 when refused. */
+PTO_K_FN int pto_h_too_many(pto_h_run *run, const char *name, int kind, int64_t blocks, int ranks)
+{
+    int64_t per = kind == PTO_K_KIND_MIX ? 3 : 1, nr = ranks > 0 ? ranks : 1;
+    if (blocks <= PTO_K_MAX_CORES / per / nr) return 0;
+    pto_h_fail(run, 1, "kernel %s would launch %lld blocks (%s%s): more than the %d cores the simulator runs in one "
+               "launch; give it fewer blocks", name, (long long)blocks,
+               per == 3 ? "3 cores per block of a mix kernel" : "a core per block", nr > 1 ? ", on every rank" : "",
+               PTO_K_MAX_CORES);
+    return 1;
+}
+
 /* The simulator gives every block its own core, so all blocks run at once;
    the device has 24 clusters (a2a3, 910B1/B2: 24 AIC, 48 AIV; a5: 36 / 72,
    hardware.md section 1) and runs more blocks than cores in waves. Said
@@ -810,6 +829,7 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
     void **tensors = NULL;
     if (run->status) { pto_h_reset(run); return; }
     if (blocks < 1) { pto_h_no_block(run, name, blocks); pto_h_reset(run); return; }
+    if (pto_h_too_many(run, name, kind, blocks, run->kranks)) { pto_h_reset(run); return; }
     memset(&ld, 0, sizeof ld);
     ld.fn = fn;
     ld.name = name;
@@ -883,6 +903,7 @@ PTO_K_FN void pto_h_call(pto_h_run *run, pto_k_kernel_fn fn, const char *name, i
     const pto_k_report *r;
     if (run->status) return;
     if (blocks < 1) { pto_h_no_block(run, name, blocks); return; }
+    if (pto_h_too_many(run, name, kind, blocks, 1)) return;
     memset(&ld, 0, sizeof ld);
     ld.fn = fn;
     ld.name = name;
@@ -946,11 +967,21 @@ PTO_K_FN void pto_h_unused_defs(const pto_h_run *run)
         near = NULL;   /* the closest dim or scalar of a kernel or host */
         best = 99;
         for (v = 0; v < run->m->n_vars; v++) {
-            const char *cand = pto_str(run->ctx, run->m->vars[v].name);
-            if (run->m->vars[v].kind != PTO_V_DIM && run->m->vars[v].kind != PTO_V_SCALAR) continue;
+            const pto_var *x = &run->m->vars[v];
+            const char *cand = pto_str(run->ctx, x->name);
+            if (x->kind != PTO_V_DIM && x->kind != PTO_V_SCALAR) continue;
+            if (strlen(cand) == run->def_len[i] && strncmp(cand, run->def_name[i], run->def_len[i]) == 0 &&
+                x->kernel >= 0 && x->kernel < run->m->n_kernels) {
+                /* the name is there, in a kernel that only a host calls: the call binds it */
+                fprintf(stderr, "warning: -D %s: '%s' belongs to kernel '%s', which host code calls with values from "
+                        "its own arguments: -D %s sets nothing (give the host's names)\n", run->def_name[i], cand,
+                        pto_str(run->ctx, run->m->kernels[x->kernel].name), cand);
+                break;
+            }
             d = pto_near(run->def_name[i], run->def_len[i], cand);
             if (d >= 0 && d < best) best = d, near = cand;
         }
+        if (v < run->m->n_vars) continue;
         for (v = 0; v < run->m->n_params; v++) {
             const char *cand = pto_str(run->ctx, run->m->params[v].name);
             if (run->m->params[v].kind != PTO_P_SCALAR) continue;

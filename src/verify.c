@@ -937,6 +937,28 @@ static int pto__vpipe_arg(pto__verifier *v, const pto_operand *o)
     return 1;
 }
 
+/* A float literal is rounded to f32 where it is used, and an op on an f16
+   or bf16 tile converts it to that dtype first (interp.c, pto_scalar_as):
+   a finite literal that rounds to inf there (1e39; 70000.0 on f16) is
+   almost surely a typo (1e400 reads as inf already). The least magnitude
+   that rounds to inf (ties to even) is half an ulp past the largest
+   finite: 2^128 - 2^103 for f32, 2^128 - 2^119 for bf16, 65520 for f16. */
+static void pto__vfloat_lit(pto__verifier *v, int32_t s, const pto_operand *o)
+{
+    const pto_stmt *st = &v->m->stmts[s];
+    const pto_operand *d = &v->m->operands[st->arg0];
+    int dt = PTO_F32;
+    double lim;
+    if (st->nargs > 0 && d->kind == PTO_O_TILE && d->ref >= 0 && d->ref < v->m->n_tiles) dt = v->m->tiles[d->ref].dtype;
+    lim = dt == PTO_F16 ? 65520.0 : dt == PTO_BF16 ? 339617752923046005526922703901628039168.0
+                                                   : 340282356779733661637539395458142568448.0;
+    if (dt != PTO_F16 && dt != PTO_BF16) dt = PTO_F32;   /* integer tiles: their own rule (truncation) */
+    if (o->f - o->f == 0.0 && (o->f >= lim || o->f <= -lim))
+        pto_warning(v->ctx, o->loc, "float %g rounds to %sinf in %s%s (write %sinf if that is meant)", o->f,
+                    o->f < 0 ? "-" : "", pto_dtype_name((pto_dtype)dt), dt == PTO_F32 ? "" : ", the tile's dtype",
+                    o->f < 0 ? "-" : "");
+}
+
 static int pto__varg(pto__verifier *v, int32_t s, int i, const pto_operand *o, uint32_t mask)
 {
     const char *opname;   /* the op's name, looked up for a message only */
@@ -967,16 +989,7 @@ static int pto__varg(pto__verifier *v, int32_t s, int i, const pto_operand *o, u
             return 0;
         }
         return 1;
-    case PTO_O_FLOAT:
-        /* the value is rounded to f32 where it is used: a finite literal
-           that rounds to inf there (1e39, 1e400 reads as inf already) is
-           almost surely a typo. 2^128 - 2^103, half-way past FLT_MAX, is
-           the least magnitude that rounds to inf (ties to even). */
-        if (o->f - o->f == 0.0 && (o->f >= 340282356779733661637539395458142568448.0 ||
-                                   o->f <= -340282356779733661637539395458142568448.0))
-            pto_warning(v->ctx, o->loc, "float %g rounds to %sinf in f32 (write %sinf if that is meant)", o->f,
-                        o->f < 0 ? "-" : "", o->f < 0 ? "-" : "");
-        return 1;
+    case PTO_O_FLOAT: pto__vfloat_lit(v, s, o); return 1;
     case PTO_O_INT: return (mask & PTO_A_INT) ? pto__vint_arg(v, o) : 1;
     case PTO_O_PIPE: return pto__vpipe_arg(v, o);
     case PTO_O_CVPIPE:
@@ -2578,6 +2591,11 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
     if (m->arch >= PTO_NARCH) {
         pto_loc none = {m->file, 0, 0};
         pto_error(ctx, none, "unknown arch %d", (int)m->arch);
+        return PTO_ERR_USER;
+    }
+    if (m->n_kernels == 0) {   /* pto-text.md: a file holds one or more kernels */
+        pto_loc top = {m->file, 1, 1};   /* a line, so the message names the file */
+        pto_error(ctx, top, "no kernel: a module (a .pto file) holds one or more kernels");
         return PTO_ERR_USER;
     }
     if (pto__valloc(&v))

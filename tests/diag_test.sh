@@ -115,6 +115,14 @@ for f in examples/*.pto; do
     lacks "$f: no unwritten warning" "warning"
 done
 
+# ---- what is not a .pto file ----
+for c in check fmt plan "dump parse" sync; do
+    # shellcheck disable=SC2086
+    expect "$c DIR: cannot read it" 1 "^ptoc: error: cannot read 'examples': Is a directory" $ptoc $c examples
+done
+expect "emit DIR: cannot read it" 1 "^ptoc: error: cannot read 'examples': Is a directory" $ptoc emit examples -o $out/nodir
+expect "run of an empty file: no kernel" 1 "^$out/empty.pto:1:1: error: no kernel" sh -c ": >$out/empty.pto; $ptoc run $out/empty.pto"
+
 # ---- ptoc check: the planner's errors ----
 $ptoc check examples/vadd.pto >$out/log 2>&1; rc=$?
 if [ $rc = 0 ] && [ ! -s $out/log ]; then ok "check passes a good kernel, silently"; else bad "check passes a good kernel, silently (exit $rc)"; fi
@@ -220,6 +228,29 @@ expect "3.5e38 rounds to inf in f32" 0 "^$out/bigfloat.pto:4:15: warning: float 
 if grep -q "bigfloat.pto:5:15: warning: float -1e+300 rounds to -inf in f32 (write -inf if that is meant)" $out/log; then
     ok "-1e300 rounds to -inf in f32"; else bad "-1e300 rounds to -inf in f32"; fi
 lacks "FLT_MAX and inf itself are no warning" "bigfloat.pto:[67]:"
+# on f16 and bf16 tiles the scalar is converted to the tile's dtype first: 65520 is the least that
+# rounds to inf in f16 (65504 is its largest finite), 3.3962e38 in bf16
+cat > $out/bigf16.pto <<'EOF2'
+kernel f(in x: f16[16, 64], in z: bf16[16, 64], out y: f16[16, 64], out w: bf16[16, 64]) vector {
+  tile a: vec f16[16, 64]
+  tile b: vec bf16[16, 64]
+  tload a, x[0, 0]
+  tload b, z[0, 0]
+  tmuls a, a, 70000.0
+  tmaxs a, a, 65504.0
+  tmins a, a, -65520.0
+  tadds b, b, 3.4e38
+  tmaxs b, b, 3.38e38
+  tstore y[0, 0], a
+  tstore w[0, 0], b
+}
+EOF2
+expect "70000 rounds to inf in f16" 0 "^$out/bigf16.pto:6:15: warning: float 70000 rounds to inf in f16, the tile's dtype" \
+    $ptoc check $out/bigf16.pto
+if grep -q "bigf16.pto:8:15: warning: float -65520 rounds to -inf in f16" $out/log &&
+   grep -q "bigf16.pto:9:15: warning: float 3.4e+38 rounds to inf in bf16" $out/log; then
+    ok "-65520 in f16, 3.4e38 in bf16: warned"; else bad "-65520 in f16, 3.4e38 in bf16: warned"; fi
+lacks "65504 in f16 and 3.38e38 in bf16 are no warning" "bigf16.pto:(7|10):"
 
 # ---- a command line ptoc cannot use: say what is wrong, then the usage, exit 1 ----
 v=examples/vadd.pto

@@ -164,7 +164,13 @@ static char *read_all(const char *path, size_t *len)
     FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
     char *data = NULL;
     size_t cap = 0, n = 0;
+    struct stat sb;
     if (!f) return NULL;
+    if (f != stdin && fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {   /* fopen takes a directory */
+        fclose(f);
+        errno = EISDIR;
+        return NULL;
+    }
     for (;;) {
         size_t got;
         if (n + 4096 + 1 > cap) {
@@ -177,6 +183,13 @@ static char *read_all(const char *path, size_t *len)
         got = fread(data + n, 1, cap - n - 1, f);
         n += got;
         if (got == 0) break;
+    }
+    if (ferror(f)) {
+        int e = errno;
+        free(data);
+        if (f != stdin) fclose(f);
+        errno = e;
+        return NULL;
     }
     if (f != stdin) fclose(f);
     data[n] = 0;
@@ -197,7 +210,7 @@ static pto_module *load_text(pto_ctx *ctx, const char *path, int *status, char *
     pto_module *m;
     if (text) *text = NULL;
     if (!data) {
-        fprintf(stderr, "ptoc: error: cannot read '%s'\n", path);
+        fprintf(stderr, "ptoc: error: cannot read '%s': %s\n", path, strerror(errno));
         *status = 1;
         return NULL;
     }
@@ -375,7 +388,7 @@ static pto_status compile_file(pto_ctx *ctx, const char *path, int opts, pto_buf
     pto_compile_desc cd;
     pto_status st;
     if (!text) {
-        fprintf(stderr, "ptoc: error: cannot read '%s'\n", path);
+        fprintf(stderr, "ptoc: error: cannot read '%s': %s\n", path, strerror(errno));
         return PTO_ERR_USER;
     }
     m = pto_parse(ctx, path, text, len);
@@ -1927,6 +1940,11 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
         rc = file_exists(dir, "host.c") ? 0 : 1;
         if (rc) fprintf(stderr, "ptoc: error: '%s' has no host.c (make it with ptoc emit)\n", dir);
         else file_defaults(dir, 1, argc, argv, cmd, sizeof cmd, sweep ? &defs : NULL);
+        if (!rc && opts)   /* they steer the compile of a FILE; a DIR is compiled already */
+            fprintf(stderr, "ptoc: warning: %s steer%s how ptoc compiles a .pto FILE; the DIR '%s' runs as it was "
+                    "emitted (emit it again with %s)\n",
+                    opts == (EMIT_NO_SYNC | EMIT_TIGHT) ? "--no-sync and --tight" : opts == EMIT_TIGHT ? "--tight" : "--no-sync",
+                    opts == (EMIT_NO_SYNC | EMIT_TIGHT) ? "" : "s", dir, opts == (EMIT_NO_SYNC | EMIT_TIGHT) ? "them" : "it");
     } else {
         dir = tmp;
         rc = emit_to(ctx, target, dir, opts);

@@ -313,6 +313,7 @@ typedef struct pto_k_launch_desc {
 /* pto.h's PTO_MAX_INSTR_DEFAULT: a runaway loop stops in seconds, every kernel
    of the repository stays far below it */
 #define PTO_K_MAX_INSTR_DEFAULT 100000
+#define PTO_K_MAX_CORES 4096            /* cores of one launch: blocks x (3 for mix) x ranks */
 
 typedef struct pto_k_error {
     int kind;                  /* PTO_K_E_* */

@@ -453,8 +453,9 @@ PTO_K_FN const pto_k_report *pto_k_launch(pto_k_device *dev, const pto_k_launch_
     }
     per = ld->kind == PTO_K_KIND_MIX ? 3 : 1;
     n = (int64_t)nr * nb * per;
-    if (n > 4096) {
-        pto_k__err(dev, PTO_K_E_USAGE, "error: launch of %lld cores: the simulator runs at most 4096", (long long)n);
+    if (n > PTO_K_MAX_CORES) {
+        pto_k__err(dev, PTO_K_E_USAGE, "error: launch of %lld cores: the simulator runs at most %d", (long long)n,
+                   PTO_K_MAX_CORES);
         return &dev->rep;
     }
     dev->ncores = (int)n;
