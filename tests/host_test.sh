@@ -56,5 +56,24 @@ grep -v '^# run:' tests/ok/host_chain.pto > $out/nodefaults.pto
 expect "a missing host dim is a user error" 1 "dynamic dim M needs a value" \
     $ptoc run $out/nodefaults.pto -D s=0.5 -D k=3
 
+# a -D of a kernel's dim that the host binds from its own arguments: said, not "did you mean N"
+cat > $out/hb.pto <<'EOF2'
+kernel k(in x: f32[N, 64], out y: f32[N, 64]) vector {
+  tile t: vec f32[16, 64]
+  tload t, x[0, 0]
+  tstore y[0, 0], t
+}
+host h(in x: f32[16, 64], out y: f32[16, 64]) {
+  call k(x, y)
+}
+EOF2
+expect "-D of a host-bound dim: said what binds it" 0 \
+    "warning: -D N=16: 'N' belongs to kernel 'k', which host code calls with values from its own arguments" \
+    $ptoc run $out/hb.pto -D N=16
+if grep -q "did you mean" $out/log; then bad "no 'did you mean' for the name itself"; else ok "no 'did you mean' for the name itself"; fi
+# a -D given twice: the later value counts, with no warning
+expect "-D N=64 -D N=128: the later counts" 0 "^kernel softmax (8 blocks)" $ptoc run examples/softmax.pto -D N=64 -D N=128
+if grep -q "warning" $out/log; then bad "-D twice: no warning"; else ok "-D twice: no warning"; fi
+
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
