@@ -3487,9 +3487,18 @@ PTO_K_FN int pto_k__pop_ready(pto_k_core *c, const void *arg)
 PTO_K_FN void pto_k__pop_desc(pto_k_core *c, const void *arg, char *out, size_t n)
 {
     const pto_k__rwait *w = (const pto_k__rwait *)arg;
+    const pto_k__ring1 *r1 = &w->rg->d[w->k];
     (void)c;
+    if (w->k == 1 && w->rg->split != PTO_K_SPLIT_NONE && r1->pushed[0] != r1->pushed[1]) {
+        /* a split V2C slot is whole when both vector cores pushed their half */
+        int lag = r1->pushed[0] < r1->pushed[1] ? 0 : 1;
+        snprintf(out, n, "tpop on ring %d (V2C, split) waits for slot %lld, whose half from AIV %d is never pushed "
+                 "(AIV 0 pushed %lld, AIV 1 %lld: each pushes its half of every slot)", w->ring,
+                 (long long)r1->popped[w->me], lag, (long long)r1->pushed[0], (long long)r1->pushed[1]);
+        return;
+    }
     snprintf(out, n, "tpop on ring %d (%s) waits for slot %lld, which is never pushed (the producer pushed %lld)", w->ring,
-             w->k == 0 ? "C2V" : "V2C", (long long)w->rg->d[w->k].popped[w->me], (long long)pto_k__pushed(w->rg, w->k));
+             w->k == 0 ? "C2V" : "V2C", (long long)r1->popped[w->me], (long long)pto_k__pushed(w->rg, w->k));
 }
 
 /* Byte offset of the slot for count n of direction k. */

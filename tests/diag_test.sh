@@ -115,6 +115,11 @@ for f in examples/*.pto; do
     lacks "$f: no unwritten warning" "warning"
 done
 
+# ---- a split v2c slot that one vector core never pushes its half of ----
+expect "split v2c: the missing half's AIV is named" 1 \
+    "deadlock: tpop on ring 0 \\(V2C, split\\) waits for slot 0, whose half from AIV 1 is never pushed \\(AIV 0 pushed 1, AIV 1 0" \
+    $ptoc run tests/diag/split_push_one_aiv.pto
+
 # ---- what is not a .pto file ----
 for c in check fmt plan "dump parse" sync; do
     # shellcheck disable=SC2086
