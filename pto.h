@@ -23532,6 +23532,26 @@ PTO_K_FN void pto_h_report(pto_h_run *run, const char *name, const pto_k_report 
    changes on the way (-D alpha=0.5 for an integer op) is said, once per
    param, with the op, the tile, its line and the value used. The verifier
    says the same of literals. */
+/* The same for a float tile: a finite -D value that the tile's dtype takes
+   as inf (1e39 in f32, 70000 in f16), as the verifier says of literals. */
+PTO_K_FN void pto_h_float_scalar(pto_h_run *run, const pto_stmt *st, const pto_tile *t, int32_t var, int32_t *warned,
+                                 int *nwarned)
+{
+    const char *vn = pto_str(run->ctx, run->m->vars[var].name);
+    double x;
+    int b, i;
+    for (b = 0; b < run->nbind && strcmp(run->bind[b].name, vn) != 0; b++) {}
+    if (b == run->nbind) return;
+    x = run->bind[b].value;
+    if (x - x != 0.0 || !isinf(pto_scalar_as(t->dtype, x))) return;
+    if (*nwarned < PTO_H_MAX) warned[(*nwarned)++] = var;
+    i = pto_h_def_index(run, vn);
+    fprintf(stderr, "warning: -D %s: %s on the %s tile '%s' (%s:%d) takes the scalar as %sinf\n",
+            i < run->ndefs ? run->def_name[i] : vn, pto_opinfo_get((pto_op)st->op)->name,
+            pto_dtype_name((pto_dtype)t->dtype), pto_str(run->ctx, t->name), run->file, (int)st->loc.line,
+            x < 0 ? "-" : "");
+}
+
 PTO_K_FN void pto_h_int_scalars(pto_h_run *run, int32_t k)
 {
     const pto_module *m = run->m;
@@ -23553,8 +23573,11 @@ PTO_K_FN void pto_h_int_scalars(pto_h_run *run, int32_t k)
             o->ref < 0 || o->ref >= m->n_vars)
             continue;
         t = &m->tiles[d->ref];
-        if (t->dtype != PTO_I32 && t->dtype != PTO_I8) continue;
         for (i = 0; i < nwarned; i++) dup |= warned[i] == o->ref;
+        if (t->dtype != PTO_I32 && t->dtype != PTO_I8) {
+            if (!dup) pto_h_float_scalar(run, st, t, o->ref, warned, &nwarned);
+            continue;
+        }
         vn = pto_str(run->ctx, m->vars[o->ref].name);
         for (b = 0; b < run->nbind && strcmp(run->bind[b].name, vn) != 0; b++) {}
         if (dup || b == run->nbind) continue;

@@ -125,6 +125,12 @@ for v in k=2.5 k=1e30 k=2147483648 q=200 q=nan; do
        ! grep -q "mismatch" $out/log; then ok "-D $v for an integer scalar is an error"
     else bad "-D $v for an integer scalar is an error (rc $rc)"; fi
 done
+# a float -D the tile's dtype takes as inf: said at the launch, as the verifier says of literals
+$ptoc run examples/tail.pto -D alpha=1e39 >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "^warning: -D alpha=1e39: tmuls on the f32 tile 't' (tail.pto:9) takes the scalar as inf" $out/log
+then ok "-D alpha=1e39: takes the scalar as inf, said"; else bad "-D alpha=1e39: takes the scalar as inf, said (rc $rc)"; fi
+$ptoc run examples/tail.pto -D alpha=3e38 >$out/log 2>&1
+if grep -q "warning" $out/log; then bad "-D alpha=3e38: no warning"; else ok "-D alpha=3e38: no warning"; fi
 for v in abc 5x -1; do
     $ptoc run examples/vadd.pto --seed $v >$out/log 2>&1; rc=$?
     if [ $rc = 1 ] && grep -q -- "--seed $v: want a non-negative integer" $out/log; then ok "--seed $v is an error"
