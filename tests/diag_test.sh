@@ -257,6 +257,21 @@ if grep -q "bigf16.pto:8:15: warning: float -65520 rounds to -inf in f16" $out/l
     ok "-65520 in f16, 3.4e38 in bf16: warned"; else bad "-65520 in f16, 3.4e38 in bf16: warned"; fi
 lacks "65504 in f16 and 3.38e38 in bf16 are no warning" "bigf16.pto:(7|10):"
 
+# a host call's float argument: the kernel takes it as f32
+cat > $out/hostinf.pto <<'EOF2'
+kernel sc(in x: f32[16, 64], out y: f32[16, 64], scalar s: f32) vector {
+  tile t: vec f32[16, 64]
+  tload t, x[0, 0]
+  tmuls t, t, s
+  tstore y[0, 0], t
+}
+host h(in a: f32[16, 64], out c: f32[16, 64]) {
+  call sc(a, c, 1e39)
+}
+EOF2
+expect "a host call's 1e39: warned" 0 "^$out/hostinf.pto:8:17: warning: float 1e\\+39 rounds to inf in f32, as scalar 's' of 'sc' takes it" \
+    $ptoc check $out/hostinf.pto
+
 # ---- a command line ptoc cannot use: say what is wrong, then the usage, exit 1 ----
 v=examples/vadd.pto
 for c in "emit needs -o DIR|emit $v" \
