@@ -14146,6 +14146,24 @@ static void *pto__sy_zalloc(pto__sy *sy, size_t n)
     return p;
 }
 
+/* A buffer of n bytes for a new array, made from one the pass no longer
+   needs (*old, set to NULL): realloc keeps the pages the old one touched,
+   where a free and a new allocation of a large array would map fresh pages
+   and fault each one in again. Zeroed if `zero`. Out of memory: NULL,
+   reported as pto__sy_zalloc (zero) or pto_alloc (not) would. */
+static void *pto__sy_reuse(pto__sy *sy, void **old, size_t n, int zero)
+{
+    void *p = *old ? pto__realloc_quiet(sy->ctx, *old, n) : NULL;
+    if (!p) {   /* no old one, or it could not be resized: a new one */
+        pto_free(sy->ctx, *old);
+        p = zero ? pto__sy_zalloc(sy, n) : pto_alloc(sy->ctx, n);
+    } else if (zero) {
+        memset(p, 0, n);
+    }
+    *old = NULL;
+    return p;
+}
+
 /* Raises an array's capacity to `want` elements of `esz` bytes, in one
    step instead of doublings that copy it. Best effort: a failed reservation is not an error (the array
    still grows on demand). */
@@ -17108,11 +17126,11 @@ static pto_status pto__sy_assign(pto__sy *sy)
     uint8_t used[8][8];
     int32_t busy[8][8][8];
     pto_status st = PTO_OK;
-    pto_free(sy->ctx, sy->pos);
-    sy->pos = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)m->n_stmts + 1));
+    sy->pos = (int32_t *)pto__sy_reuse(sy, (void **)&sy->pos, sizeof(int32_t) * ((size_t)m->n_stmts + 1), 1);
     sy->n_pos = m->n_stmts;   /* statements a fallback adds later have no position */
     sy->n_dep = 0;   /* the depths are those of the analysis' statements */
-    lo = (int32_t *)pto_alloc(sy->ctx, sizeof(int32_t) * ((size_t)sy->n_grps + 1) * 4);
+    sy->n_idc = sy->cap_idc = 0;   /* the analysis' decoded ids make lo .. rise */
+    lo = (int32_t *)pto__sy_reuse(sy, (void **)&sy->idc, sizeof(int32_t) * ((size_t)sy->n_grps + 1) * 4, 0);
     if (!lo || !sy->pos) {
         pto_free(sy->ctx, lo);
         pto_error(sy->ctx, *pto__sy_noloc(), "out of memory in the sync inserter");
@@ -17198,8 +17216,9 @@ static pto_status pto__sy_notes(pto__sy *sy)
     void *p;
     for (k = 0; k < PTO_NSPACE; k++) sy->splen[k] = (uint8_t)strlen(pto_space_name((pto_space)k));
     sy->n_lab = sy->s0;
-    sy->lab_len = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * ((size_t)sy->n_lab + 1));
-    sy->lab = (int32_t *)pto_alloc(ctx, sizeof(int32_t) * ((size_t)sy->n_lab + 1));
+    /* the analysis is over: its per-statement times (as many) make them */
+    sy->lab_len = (int32_t *)pto__sy_reuse(sy, (void **)&sy->tstart, sizeof(int32_t) * ((size_t)sy->n_lab + 1), 1);
+    sy->lab = (int32_t *)pto__sy_reuse(sy, (void **)&sy->tend, sizeof(int32_t) * ((size_t)sy->n_lab + 1), 0);
     if (!sy->lab_len || !sy->lab) goto oom;
     for (g = 0; g < sy->n_grps; g++) {
         pto__sy_grp *gr = &sy->grps[g];
