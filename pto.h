@@ -23549,15 +23549,9 @@ PTO_K_FN void pto_h_report(pto_h_run *run, const char *name, const pto_k_report 
     pto_h_print_distinct(r);
 }
 
-/* A scalar param used by tadds .. tmins / texpands on an i32 / i8 tile: the
-   device takes the value in the tile's dtype (truncated toward zero; one
-   out of range has no defined conversion), and so do the simulator and the
-   reference, so both agree on a value the user did not write: a -D that
-   changes on the way (-D alpha=0.5 for an integer op) is said, once per
-   param, with the op, the tile, its line and the value used. The verifier
-   says the same of literals. */
-/* The same for a float tile: a finite -D value that the tile's dtype takes
-   as inf (1e39 in f32, 70000 in f16), as the verifier says of literals. */
+/* A finite float -D value that an op's tile dtype takes as inf (1e39 in
+   f32, 70000 in f16): said at the launch as the verifier says it of
+   literals (pto_h_int_scalars, below, calls it for float tiles). */
 PTO_K_FN void pto_h_float_scalar(pto_h_run *run, const pto_stmt *st, const pto_tile *t, int32_t var, int32_t *warned,
                                  int *nwarned)
 {
@@ -23576,6 +23570,13 @@ PTO_K_FN void pto_h_float_scalar(pto_h_run *run, const pto_stmt *st, const pto_t
             x < 0 ? "-" : "");
 }
 
+/* A scalar param used by tadds .. tmins / texpands on an i32 / i8 tile: the
+   device takes the value in the tile's dtype (truncated toward zero; one
+   out of range has no defined conversion), and so do the simulator and the
+   reference, so both agree on a value the user did not write: a -D that
+   changes on the way (-D alpha=0.5 for an integer op) is said, once per
+   param, with the op, the tile, its line and the value used. The verifier
+   says the same of literals. */
 PTO_K_FN void pto_h_int_scalars(pto_h_run *run, int32_t k)
 {
     const pto_module *m = run->m;

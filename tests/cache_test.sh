@@ -10,7 +10,7 @@
 #   - an emitted directory with a pto.h of its own gets an object of that
 #     pto.h, not of the installed one;
 #   - a hand edit that does not compile fails the run with the compiler's
-#     error, printed once;
+#     error, printed once; a warning (PTO_CFLAGS=-Wall) is shown too;
 #   - PTOC_CACHE=off makes no object; an object unused for 30 days is
 #     removed by the next miss;
 #   - run's scratch directory is made in $TMPDIR and removed, all of it.
@@ -62,6 +62,13 @@ sed 's/^static void kernel_/static void kernel_ int/' $out/own/kernel.c >$out/ow
 "$ptoc" run $out/own >$out/log 2>&1; rc=$?
 check "a hand edit that does not compile fails" '[ $rc != 0 ] && grep -q "failed to compile" $out/log'
 check "the compiler's error is printed once" '[ "$(grep -c "kernel.c:.*error" $out/log)" = 1 ]'
+
+# the compiler's warnings on a hand edit still show (PTO_CFLAGS=-Wall), from the linked build
+"$ptoc" emit examples/vadd.pto -o $out/warn >$out/log 2>&1 || bad "emit vadd"
+echo "static int hand_edit_unused(void) { return 0; }" >>$out/warn/kernel.c
+PTO_CFLAGS=-Wall "$ptoc" run $out/warn >$out/log 2>&1; rc=$?
+check "a hand edit's warning is shown and the run matches" \
+    '[ $rc = 0 ] && grep -q "hand_edit_unused.*defined but not used\|unused function .hand_edit_unused" $out/log && grep -q "result      match" $out/log'
 
 export PTOC_CACHE=off
 run "PTOC_CACHE=off matches" examples/vadd.pto

@@ -807,7 +807,13 @@ static int compile_dir(const char *cc, const char *inc, const char *dir, const c
         shell_add(cmd, sizeof cmd, " ", obj);
         snprintf(err, sizeof err, "%s/cc.err", work);
         shell_add(cmd, sizeof cmd, " -lm -lpthread 2>", err);
-        if (system(cmd) == 0) return 0;
+        if (system(cmd) == 0) {   /* its warnings (PTO_CFLAGS=-Wall on a hand edit) are the user's */
+            size_t n = 0;
+            char *w = read_all(err, &n);
+            if (w && n) fputs(w, stderr);
+            free(w);
+            return 0;
+        }
         linked = 1;   /* a hand edit's error or a bad object: the one-file build says which */
     }
     snprintf(cmd, sizeof cmd, "%s", base);
