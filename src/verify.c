@@ -1396,10 +1396,10 @@ static void pto__vsync(pto__verifier *v, const pto__vop *op)
 
 static const char *pto__vdir_word(int d) { return d == PTO_C2V ? "c2v" : d == PTO_V2C ? "v2c" : "both"; }
 
-/* The value of integer expression e on AIV 1 (subblock = 1) when it
+/* The value of integer expression e on AIV sb (subblock = sb) when it
    depends on nothing but subblock and constants (through lets too);
    0 when it depends on anything else or does not fold. */
-static int pto__vat_aiv1(const pto__verifier *v, int32_t e, int64_t *out, int depth)
+static int pto__vat_aiv(const pto__verifier *v, int32_t e, int sb, int64_t *out, int depth)
 {
     const pto_module *m = v->m;
     const pto_expr *x;
@@ -1408,18 +1408,18 @@ static int pto__vat_aiv1(const pto__verifier *v, int32_t e, int64_t *out, int de
     x = &m->exprs[e];
     switch (x->kind) {
     case PTO_E_INT: *out = x->value; return 1;
-    case PTO_E_SUBBLOCK: *out = 1; return 1;
+    case PTO_E_SUBBLOCK: *out = sb; return 1;
     case PTO_E_VAR: {
         const pto_var *var = x->a >= 0 && x->a < m->n_vars ? &m->vars[x->a] : NULL;
         if (!var || var->kind != PTO_V_LET || var->def < 0 || var->def >= m->n_stmts) return 0;
-        return pto__vat_aiv1(v, m->stmts[var->def].e[0], out, depth + 1);
+        return pto__vat_aiv(v, m->stmts[var->def].e[0], sb, out, depth + 1);
     }
     case PTO_E_NEG:
-        if (!pto__vat_aiv1(v, x->a, &a, depth + 1) || a == INT64_MIN) return 0;
+        if (!pto__vat_aiv(v, x->a, sb, &a, depth + 1) || a == INT64_MIN) return 0;
         *out = -a;
         return 1;
     case PTO_E_ADD: case PTO_E_SUB: case PTO_E_MUL: case PTO_E_DIV: case PTO_E_MOD: case PTO_E_MIN: case PTO_E_MAX:
-        if (!pto__vat_aiv1(v, x->a, &a, depth + 1) || !pto__vat_aiv1(v, x->b, &b, depth + 1)) return 0;
+        if (!pto__vat_aiv(v, x->a, sb, &a, depth + 1) || !pto__vat_aiv(v, x->b, sb, &b, depth + 1)) return 0;
         switch (x->kind) {
         case PTO_E_ADD: return pto__vadd(a, b, out);
         case PTO_E_SUB: return b != INT64_MIN && pto__vadd(a, -b, out);
@@ -1435,11 +1435,11 @@ static int pto__vat_aiv1(const pto__verifier *v, int32_t e, int64_t *out, int de
     }
 }
 
-/* Whether AIV 1 never runs the statements of `block`: an enclosing `if` of
-   the section takes the branch that holds them only when subblock is not 1,
-   judged by evaluating its condition at subblock = 1 (a condition that
+/* Whether AIV sb never runs the statements of `block`: an enclosing `if` of
+   the section takes the branch that holds them only when subblock is not
+   sb, judged by evaluating its condition at subblock = sb (a condition that
    depends on anything else is no guard: it lets both AIVs in alike). */
-static int pto__vaiv1_skips(const pto__verifier *v, int32_t block)
+static int pto__vaiv_skips(const pto__verifier *v, int32_t block, int sb)
 {
     const pto_module *m = v->m;
     int32_t steps = 0;
@@ -1450,7 +1450,7 @@ static int pto__vaiv1_skips(const pto__verifier *v, int32_t block)
         if (owner < 0 || owner >= m->n_stmts) return 0;
         ow = &m->stmts[owner];
         if (ow->kind == PTO_ST_SECTION) return 0;
-        if (ow->kind == PTO_ST_IF && pto__vat_aiv1(v, ow->e[0], &a, 0) && pto__vat_aiv1(v, ow->e[1], &b, 0) &&
+        if (ow->kind == PTO_ST_IF && pto__vat_aiv(v, ow->e[0], sb, &a, 0) && pto__vat_aiv(v, ow->e[1], sb, &b, 0) &&
             pto__cmp_holds(ow->cmp, a, b) != (block == ow->body))
             return 1;
         block = ow->block;
@@ -1499,10 +1499,18 @@ static void pto__vcvpipe_op(pto__verifier *v, const pto__vop *op)
     }
     /* without a split the slot holds one whole tile: AIV 0 fills it, and a
        push from AIV 1 as well would have no ring direction to go to */
-    if (st->op == PTO_OP_TPUSH && !cube && q->split == PTO_SPLIT_NONE && !pto__vaiv1_skips(v, st->block))
+    if (st->op == PTO_OP_TPUSH && !cube && q->split == PTO_SPLIT_NONE && !pto__vaiv_skips(v, st->block, 1))
         pto_error(v->ctx, st->loc, "tpush into pipe '%s' (v2c, no split) can run on AIV 1 (subblock 1), but only "
                   "AIV 0 pushes into an unsplit v2c pipe: guard it with 'if subblock == 0 { ... }', or split the "
                   "pipe (each AIV then pushes half the tile)", qn);
+    /* with a split each AIV fills its half of every slot: the slot is whole,
+       and the cube's tpop goes on, only when both have pushed */
+    if (st->op == PTO_OP_TPUSH && !cube && q->split != PTO_SPLIT_NONE &&
+        (pto__vaiv_skips(v, st->block, 0) || pto__vaiv_skips(v, st->block, 1)))
+        pto_error(v->ctx, st->loc, "tpush into split pipe '%s' never runs on AIV %d (subblock %d): each AIV pushes "
+                  "its half of every slot, so the cube's tpop would wait for the other half forever; push on both "
+                  "AIVs, or drop the split (then AIV 0 alone pushes the whole tile)", qn,
+                  pto__vaiv_skips(v, st->block, 0) ? 0 : 1, pto__vaiv_skips(v, st->block, 0) ? 0 : 1);
     if (st->op == PTO_OP_TPOP && (t->nbuf > 1 || t->pin != PTO_NO_ADDR))
         pto_error(v->ctx, op->o[0]->loc, "tpop: tile '%s' lives in pipe '%s''s local slots: it cannot be %s", pto__vtn(v, t),
                   qn, t->nbuf > 1 ? "multi-buffered (the slots rotate by themselves)" : "pinned with 'at'");
