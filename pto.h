@@ -7007,22 +7007,18 @@ static int pto__vpipe_arg(pto__verifier *v, const pto_operand *o)
 }
 
 /* A float literal is rounded to f32 where it is used, and an op on an f16
-   or bf16 tile converts it to that dtype first (interp.c, pto_scalar_as):
-   a finite literal that rounds to inf there (1e39; 70000.0 on f16) is
-   almost surely a typo (1e400 reads as inf already). The least magnitude
-   that rounds to inf (ties to even) is half an ulp past the largest
-   finite: 2^128 - 2^103 for f32, 2^128 - 2^119 for bf16, 65520 for f16. */
+   or bf16 tile converts it to that dtype first (pto_scalar_as, as the
+   interpreter and the simulator take it): a finite literal that becomes
+   inf there (1e39; 70000.0 on f16) is almost surely a typo (1e400 reads as
+   inf already). */
 static void pto__vfloat_lit(pto__verifier *v, int32_t s, const pto_operand *o)
 {
     const pto_stmt *st = &v->m->stmts[s];
     const pto_operand *d = &v->m->operands[st->arg0];
     int dt = PTO_F32;
-    double lim;
     if (st->nargs > 0 && d->kind == PTO_O_TILE && d->ref >= 0 && d->ref < v->m->n_tiles) dt = v->m->tiles[d->ref].dtype;
-    lim = dt == PTO_F16 ? 65520.0 : dt == PTO_BF16 ? 339617752923046005526922703901628039168.0
-                                                   : 340282356779733661637539395458142568448.0;
     if (dt != PTO_F16 && dt != PTO_BF16) dt = PTO_F32;   /* integer tiles: their own rule (truncation) */
-    if (o->f - o->f == 0.0 && (o->f >= lim || o->f <= -lim))
+    if (o->f - o->f == 0.0 && isinf(pto_scalar_as(dt, o->f)))
         pto_warning(v->ctx, o->loc, "float %g rounds to %sinf in %s%s (write %sinf if that is meant)", o->f,
                     o->f < 0 ? "-" : "", pto_dtype_name((pto_dtype)dt), dt == PTO_F32 ? "" : ", the tile's dtype",
                     o->f < 0 ? "-" : "");
@@ -7574,12 +7570,13 @@ static void pto__vcvpipe_op(pto__verifier *v, const pto__vop *op)
                   "pipe (each AIV then pushes half the tile)", qn);
     /* with a split each AIV fills its half of every slot: the slot is whole,
        and the cube's tpop goes on, only when both have pushed */
-    if (st->op == PTO_OP_TPUSH && !cube && q->split != PTO_SPLIT_NONE &&
-        (pto__vaiv_skips(v, st->block, 0) || pto__vaiv_skips(v, st->block, 1)))
-        pto_error(v->ctx, st->loc, "tpush into split pipe '%s' never runs on AIV %d (subblock %d): each AIV pushes "
-                  "its half of every slot, so the cube's tpop would wait for the other half forever; push on both "
-                  "AIVs, or drop the split (then AIV 0 alone pushes the whole tile)", qn,
-                  pto__vaiv_skips(v, st->block, 0) ? 0 : 1, pto__vaiv_skips(v, st->block, 0) ? 0 : 1);
+    if (st->op == PTO_OP_TPUSH && !cube && q->split != PTO_SPLIT_NONE) {
+        int skipped = pto__vaiv_skips(v, st->block, 0) ? 0 : pto__vaiv_skips(v, st->block, 1) ? 1 : -1;
+        if (skipped >= 0)
+            pto_error(v->ctx, st->loc, "tpush into split pipe '%s' never runs on AIV %d (subblock %d): each AIV "
+                      "pushes its half of every slot, so the cube's tpop would wait for the other half forever; push "
+                      "on both AIVs, or drop the split (then AIV 0 alone pushes the whole tile)", qn, skipped, skipped);
+    }
     if (st->op == PTO_OP_TPOP && (t->nbuf > 1 || t->pin != PTO_NO_ADDR))
         pto_error(v->ctx, op->o[0]->loc, "tpop: tile '%s' lives in pipe '%s''s local slots: it cannot be %s", pto__vtn(v, t),
                   qn, t->nbuf > 1 ? "multi-buffered (the slots rotate by themselves)" : "pinned with 'at'");
@@ -11021,8 +11018,7 @@ static void pto__hs_vscalar_arg(pto__hs_ver *V, const pto_hstmt *st, int argi, c
         if (!want_float)
             pto_error(V->ctx, o->loc, "argument %d of '%s': parameter '%s' is %s and takes an integer, not %g", argi, kn,
                       pto__hs_name(m, kp->name), pto_dtype_name((pto_dtype)kp->dtype), o->f);
-        else if (o->f - o->f == 0.0 && (o->f >= 340282356779733661637539395458142568448.0 ||
-                                        o->f <= -340282356779733661637539395458142568448.0))
+        else if (o->f - o->f == 0.0 && isinf(pto_scalar_as(PTO_F32, o->f)))
             /* the kernel takes an f32 (the verifier's rule for a literal in a kernel) */
             pto_warning(V->ctx, o->loc, "float %g rounds to %sinf in f32, as scalar '%s' of '%s' takes it (write %sinf if "
                         "that is meant)", o->f, o->f < 0 ? "-" : "", pto__hs_name(m, kp->name), kn, o->f < 0 ? "-" : "");
@@ -23557,25 +23553,20 @@ PTO_K_FN void pto_h_report(pto_h_run *run, const char *name, const pto_k_report 
     pto_h_print_distinct(r);
 }
 
-/* A finite float -D value that an op's tile dtype takes as inf (1e39 in
-   f32, 70000 in f16): said at the launch as the verifier says it of
-   literals (pto_h_int_scalars, below, calls it for float tiles). */
-PTO_K_FN void pto_h_float_scalar(pto_h_run *run, const pto_stmt *st, const pto_tile *t, int32_t var, int32_t *warned,
-                                 int *nwarned)
+/* A finite float -D value x (of scalar vn) that an op's tile dtype takes
+   as inf (1e39 in f32, 70000 in f16): said at the launch as the verifier
+   says it of literals (pto_h_int_scalars, below, asks for float tiles).
+   1 when said. */
+PTO_K_FN int pto_h_float_scalar(pto_h_run *run, const pto_stmt *st, const pto_tile *t, const char *vn, double x)
 {
-    const char *vn = pto_str(run->ctx, run->m->vars[var].name);
-    double x;
-    int b, i;
-    for (b = 0; b < run->nbind && strcmp(run->bind[b].name, vn) != 0; b++) {}
-    if (b == run->nbind) return;
-    x = run->bind[b].value;
-    if (x - x != 0.0 || !isinf(pto_scalar_as(t->dtype, x))) return;
-    if (*nwarned < PTO_H_MAX) warned[(*nwarned)++] = var;
+    int i;
+    if (x - x != 0.0 || !isinf(pto_scalar_as(t->dtype, x))) return 0;
     i = pto_h_def_index(run, vn);
     fprintf(stderr, "warning: -D %s: %s on the %s tile '%s' (%s:%d) takes the scalar as %sinf\n",
             i < run->ndefs ? run->def_name[i] : vn, pto_opinfo_get((pto_op)st->op)->name,
             pto_dtype_name((pto_dtype)t->dtype), pto_str(run->ctx, t->name), run->file, (int)st->loc.line,
             x < 0 ? "-" : "");
+    return 1;
 }
 
 /* A scalar param used by tadds .. tmins / texpands on an i32 / i8 tile: the
@@ -23607,14 +23598,14 @@ PTO_K_FN void pto_h_int_scalars(pto_h_run *run, int32_t k)
             continue;
         t = &m->tiles[d->ref];
         for (i = 0; i < nwarned; i++) dup |= warned[i] == o->ref;
-        if (t->dtype != PTO_I32 && t->dtype != PTO_I8) {
-            if (!dup) pto_h_float_scalar(run, st, t, o->ref, warned, &nwarned);
-            continue;
-        }
         vn = pto_str(run->ctx, m->vars[o->ref].name);
         for (b = 0; b < run->nbind && strcmp(run->bind[b].name, vn) != 0; b++) {}
         if (dup || b == run->nbind) continue;
         x = run->bind[b].value;
+        if (t->dtype != PTO_I32 && t->dtype != PTO_I8) {
+            if (pto_h_float_scalar(run, st, t, vn, x) && nwarned < PTO_H_MAX) warned[nwarned++] = o->ref;
+            continue;
+        }
         used = (double)pto_scalar_asi(t->dtype, x);
         if (used == x) continue;
         if (nwarned < PTO_H_MAX) warned[nwarned++] = o->ref;

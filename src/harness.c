@@ -722,25 +722,20 @@ PTO_K_FN void pto_h_report(pto_h_run *run, const char *name, const pto_k_report 
     pto_h_print_distinct(r);
 }
 
-/* A finite float -D value that an op's tile dtype takes as inf (1e39 in
-   f32, 70000 in f16): said at the launch as the verifier says it of
-   literals (pto_h_int_scalars, below, calls it for float tiles). */
-PTO_K_FN void pto_h_float_scalar(pto_h_run *run, const pto_stmt *st, const pto_tile *t, int32_t var, int32_t *warned,
-                                 int *nwarned)
+/* A finite float -D value x (of scalar vn) that an op's tile dtype takes
+   as inf (1e39 in f32, 70000 in f16): said at the launch as the verifier
+   says it of literals (pto_h_int_scalars, below, asks for float tiles).
+   1 when said. */
+PTO_K_FN int pto_h_float_scalar(pto_h_run *run, const pto_stmt *st, const pto_tile *t, const char *vn, double x)
 {
-    const char *vn = pto_str(run->ctx, run->m->vars[var].name);
-    double x;
-    int b, i;
-    for (b = 0; b < run->nbind && strcmp(run->bind[b].name, vn) != 0; b++) {}
-    if (b == run->nbind) return;
-    x = run->bind[b].value;
-    if (x - x != 0.0 || !isinf(pto_scalar_as(t->dtype, x))) return;
-    if (*nwarned < PTO_H_MAX) warned[(*nwarned)++] = var;
+    int i;
+    if (x - x != 0.0 || !isinf(pto_scalar_as(t->dtype, x))) return 0;
     i = pto_h_def_index(run, vn);
     fprintf(stderr, "warning: -D %s: %s on the %s tile '%s' (%s:%d) takes the scalar as %sinf\n",
             i < run->ndefs ? run->def_name[i] : vn, pto_opinfo_get((pto_op)st->op)->name,
             pto_dtype_name((pto_dtype)t->dtype), pto_str(run->ctx, t->name), run->file, (int)st->loc.line,
             x < 0 ? "-" : "");
+    return 1;
 }
 
 /* A scalar param used by tadds .. tmins / texpands on an i32 / i8 tile: the
@@ -772,14 +767,14 @@ PTO_K_FN void pto_h_int_scalars(pto_h_run *run, int32_t k)
             continue;
         t = &m->tiles[d->ref];
         for (i = 0; i < nwarned; i++) dup |= warned[i] == o->ref;
-        if (t->dtype != PTO_I32 && t->dtype != PTO_I8) {
-            if (!dup) pto_h_float_scalar(run, st, t, o->ref, warned, &nwarned);
-            continue;
-        }
         vn = pto_str(run->ctx, m->vars[o->ref].name);
         for (b = 0; b < run->nbind && strcmp(run->bind[b].name, vn) != 0; b++) {}
         if (dup || b == run->nbind) continue;
         x = run->bind[b].value;
+        if (t->dtype != PTO_I32 && t->dtype != PTO_I8) {
+            if (pto_h_float_scalar(run, st, t, vn, x) && nwarned < PTO_H_MAX) warned[nwarned++] = o->ref;
+            continue;
+        }
         used = (double)pto_scalar_asi(t->dtype, x);
         if (used == x) continue;
         if (nwarned < PTO_H_MAX) warned[nwarned++] = o->ref;

@@ -699,8 +699,7 @@ static void pto__hs_vscalar_arg(pto__hs_ver *V, const pto_hstmt *st, int argi, c
         if (!want_float)
             pto_error(V->ctx, o->loc, "argument %d of '%s': parameter '%s' is %s and takes an integer, not %g", argi, kn,
                       pto__hs_name(m, kp->name), pto_dtype_name((pto_dtype)kp->dtype), o->f);
-        else if (o->f - o->f == 0.0 && (o->f >= 340282356779733661637539395458142568448.0 ||
-                                        o->f <= -340282356779733661637539395458142568448.0))
+        else if (o->f - o->f == 0.0 && isinf(pto_scalar_as(PTO_F32, o->f)))
             /* the kernel takes an f32 (the verifier's rule for a literal in a kernel) */
             pto_warning(V->ctx, o->loc, "float %g rounds to %sinf in f32, as scalar '%s' of '%s' takes it (write %sinf if "
                         "that is meant)", o->f, o->f < 0 ? "-" : "", pto__hs_name(m, kp->name), kn, o->f < 0 ? "-" : "");

@@ -938,22 +938,18 @@ static int pto__vpipe_arg(pto__verifier *v, const pto_operand *o)
 }
 
 /* A float literal is rounded to f32 where it is used, and an op on an f16
-   or bf16 tile converts it to that dtype first (interp.c, pto_scalar_as):
-   a finite literal that rounds to inf there (1e39; 70000.0 on f16) is
-   almost surely a typo (1e400 reads as inf already). The least magnitude
-   that rounds to inf (ties to even) is half an ulp past the largest
-   finite: 2^128 - 2^103 for f32, 2^128 - 2^119 for bf16, 65520 for f16. */
+   or bf16 tile converts it to that dtype first (pto_scalar_as, as the
+   interpreter and the simulator take it): a finite literal that becomes
+   inf there (1e39; 70000.0 on f16) is almost surely a typo (1e400 reads as
+   inf already). */
 static void pto__vfloat_lit(pto__verifier *v, int32_t s, const pto_operand *o)
 {
     const pto_stmt *st = &v->m->stmts[s];
     const pto_operand *d = &v->m->operands[st->arg0];
     int dt = PTO_F32;
-    double lim;
     if (st->nargs > 0 && d->kind == PTO_O_TILE && d->ref >= 0 && d->ref < v->m->n_tiles) dt = v->m->tiles[d->ref].dtype;
-    lim = dt == PTO_F16 ? 65520.0 : dt == PTO_BF16 ? 339617752923046005526922703901628039168.0
-                                                   : 340282356779733661637539395458142568448.0;
     if (dt != PTO_F16 && dt != PTO_BF16) dt = PTO_F32;   /* integer tiles: their own rule (truncation) */
-    if (o->f - o->f == 0.0 && (o->f >= lim || o->f <= -lim))
+    if (o->f - o->f == 0.0 && isinf(pto_scalar_as(dt, o->f)))
         pto_warning(v->ctx, o->loc, "float %g rounds to %sinf in %s%s (write %sinf if that is meant)", o->f,
                     o->f < 0 ? "-" : "", pto_dtype_name((pto_dtype)dt), dt == PTO_F32 ? "" : ", the tile's dtype",
                     o->f < 0 ? "-" : "");
@@ -1505,12 +1501,13 @@ static void pto__vcvpipe_op(pto__verifier *v, const pto__vop *op)
                   "pipe (each AIV then pushes half the tile)", qn);
     /* with a split each AIV fills its half of every slot: the slot is whole,
        and the cube's tpop goes on, only when both have pushed */
-    if (st->op == PTO_OP_TPUSH && !cube && q->split != PTO_SPLIT_NONE &&
-        (pto__vaiv_skips(v, st->block, 0) || pto__vaiv_skips(v, st->block, 1)))
-        pto_error(v->ctx, st->loc, "tpush into split pipe '%s' never runs on AIV %d (subblock %d): each AIV pushes "
-                  "its half of every slot, so the cube's tpop would wait for the other half forever; push on both "
-                  "AIVs, or drop the split (then AIV 0 alone pushes the whole tile)", qn,
-                  pto__vaiv_skips(v, st->block, 0) ? 0 : 1, pto__vaiv_skips(v, st->block, 0) ? 0 : 1);
+    if (st->op == PTO_OP_TPUSH && !cube && q->split != PTO_SPLIT_NONE) {
+        int skipped = pto__vaiv_skips(v, st->block, 0) ? 0 : pto__vaiv_skips(v, st->block, 1) ? 1 : -1;
+        if (skipped >= 0)
+            pto_error(v->ctx, st->loc, "tpush into split pipe '%s' never runs on AIV %d (subblock %d): each AIV "
+                      "pushes its half of every slot, so the cube's tpop would wait for the other half forever; push "
+                      "on both AIVs, or drop the split (then AIV 0 alone pushes the whole tile)", qn, skipped, skipped);
+    }
     if (st->op == PTO_OP_TPOP && (t->nbuf > 1 || t->pin != PTO_NO_ADDR))
         pto_error(v->ctx, op->o[0]->loc, "tpop: tile '%s' lives in pipe '%s''s local slots: it cannot be %s", pto__vtn(v, t),
                   qn, t->nbuf > 1 ? "multi-buffered (the slots rotate by themselves)" : "pinned with 'at'");

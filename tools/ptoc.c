@@ -784,6 +784,21 @@ static int cache_object(const char *base, const char *hdir, const char *work, ch
     return 1;
 }
 
+/* The command that builds host into bin with base (the compiler and its
+   flags): against obj with PTO_IMPLEMENTATION_LINKED when obj is not NULL;
+   stderr to err when err is not NULL. */
+static void host_command(char *cmd, size_t size, const char *base, const char *inc, const char *bin, const char *host,
+                         const char *obj, const char *err)
+{
+    snprintf(cmd, size, "%s%s", base, obj ? " -DPTO_IMPLEMENTATION_LINKED" : "");
+    shell_add(cmd, size, " -I", inc);
+    shell_add(cmd, size, " -o ", bin);
+    shell_add(cmd, size, " ", host);
+    if (obj) shell_add(cmd, size, " ", obj);
+    shell_add(cmd, size, " -lm -lpthread", NULL);
+    if (err) shell_add(cmd, size, " 2>", err);
+}
+
 /* Compiles DIR/host.c into BIN with $CC, against the cached object when
    there is one (work: a scratch directory); returns 0 on success. */
 static int compile_dir(const char *cc, const char *inc, const char *dir, const char *bin, const char *work)
@@ -800,13 +815,8 @@ static int compile_dir(const char *cc, const char *inc, const char *dir, const c
     snprintf(path, sizeof path, "%s/host.c", dir);
     /* host.c includes a pto.h of its own directory before -I's */
     if (cache_object(base, file_exists(dir, "pto.h") ? dir : inc, work, obj, sizeof obj)) {
-        snprintf(cmd, sizeof cmd, "%s -DPTO_IMPLEMENTATION_LINKED", base);
-        shell_add(cmd, sizeof cmd, " -I", inc);
-        shell_add(cmd, sizeof cmd, " -o ", bin);
-        shell_add(cmd, sizeof cmd, " ", path);
-        shell_add(cmd, sizeof cmd, " ", obj);
         snprintf(err, sizeof err, "%s/cc.err", work);
-        shell_add(cmd, sizeof cmd, " -lm -lpthread 2>", err);
+        host_command(cmd, sizeof cmd, base, inc, bin, path, obj, err);
         if (system(cmd) == 0) {   /* its warnings (PTO_CFLAGS=-Wall on a hand edit) are the user's */
             size_t n = 0;
             char *w = read_all(err, &n);
@@ -816,11 +826,7 @@ static int compile_dir(const char *cc, const char *inc, const char *dir, const c
         }
         linked = 1;   /* a hand edit's error or a bad object: the one-file build says which */
     }
-    snprintf(cmd, sizeof cmd, "%s", base);
-    shell_add(cmd, sizeof cmd, " -I", inc);
-    shell_add(cmd, sizeof cmd, " -o ", bin);
-    shell_add(cmd, sizeof cmd, " ", path);
-    shell_add(cmd, sizeof cmd, " -lm -lpthread", NULL);
+    host_command(cmd, sizeof cmd, base, inc, bin, path, NULL, NULL);
     rc = system(cmd);
     if (rc == 0 && linked) unlink(obj);   /* host.c was fine: the object was not */
     return rc;
