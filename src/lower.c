@@ -17,7 +17,10 @@
      + tload (MTE2) + tstore (MTE3), chunked so one slot holds at most
      PTO__LW_XFER_BYTES; more than one chunk gives a loop over the chunks
      with the staging tile x2, so the load of chunk k + 1 overlaps the store
-     of chunk k. Tails use the tile's valid region.
+     of chunk k. Tails use the tile's valid region. Where the kernel's own
+     tiles leave less room than that (pto__plan_room: the planner's
+     intervals at the statement), the slots shrink to fit it; allreduce's
+     chunk tiles likewise.
    - allreduce X, SIG becomes the recipe of hardware.md s8, counting
      barriers in cell SIG[0, 0] of every rank with AtomicAdd only:
        wait SIG[0, 0] < n (an earlier allreduce's subtract has landed);
@@ -52,13 +55,16 @@
    them up, and the emitter renames every user name that starts with "__"
    (user___put4_stage, pto__emit_cname). */
 
-#define PTO__LW_XFER_BYTES 32768   /* one slot of a tput / tget staging tile */
-#define PTO__LW_AR_BYTES 16384     /* one allreduce chunk tile */
+#define PTO__LW_XFER_BYTES 32768   /* one slot of a tput / tget staging tile, at most */
+#define PTO__LW_AR_BYTES 16384     /* one allreduce chunk tile, at most */
+#define PTO__LW_MIN_SLOT 512       /* smaller would not be worth the chunk loop's trips */
+
 
 typedef struct pto__lw {
     pto_ctx *ctx;
     pto_module *m;
     int32_t at;            /* the statement being lowered; new code goes before it */
+    int64_t room;          /* vec bytes free at it (pto__plan_room), -1 unknown */
     pto_loc loc;
     char pre[40];          /* name prefix, e.g. "__ar12" */
     char buf[80];
@@ -207,6 +213,16 @@ static void pto__lw_grid_make(pto__lw_grid *g, int64_t rows, int64_t cols, int e
     g->nc = (cols + g->tc - 1) / g->tc;
 }
 
+/* One slot's bytes when `slots` slots of a staging tile must fit in the
+   room the kernel's tiles leave (dflt, the largest, when there is room
+   or the room is unknown; also when the room is too small to chunk into:
+   the planner then reports the overflow, naming the staging tile). */
+static int64_t pto__lw_slot_budget(int64_t room, int slots, int64_t dflt)
+{
+    int64_t b = room < 0 ? dflt : room / slots / 32 * 32;
+    return b >= PTO__LW_MIN_SLOT && b < dflt ? b : dflt;
+}
+
 /* Inside the chunk loop (ch: its FOR stmt): lets for the chunk's row and
    col offsets (*r, *c: their exprs, -1 for an offset that is always 0) and
    the valid extents of the chunk's tile (-1: the full tile). */
@@ -250,7 +266,13 @@ static int pto__lw_xfer(pto__lw *L, int32_t block)
         !pto__lw_const(m, pto_stmt_arg(m, L->at, 3)->e[0], &cols, 0) || rows < 1 || cols < 1)
         return pto_error(L->ctx, L->loc, "lower: the extents of %s are not constant (verify first)",
                          pto_opinfo_get((pto_op)m->stmts[L->at].op)->name) == PTO_OK;
+    /* one x1 tile when the window fits a slot and the room; else chunks
+       through an x2 tile whose slots fit the room */
     pto__lw_grid_make(&g, rows, cols, pto_dtype_size(dt), PTO__LW_XFER_BYTES);
+    if (g.nr * g.nc == 1 && L->room >= 0 && g.tr * g.tc * pto_dtype_size(dt) > L->room)
+        g.nr = 2;   /* does not fit as one tile: chunk it below */
+    if (g.nr * g.nc > 1)
+        pto__lw_grid_make(&g, rows, cols, pto_dtype_size(dt), pto__lw_slot_budget(L->room, 2, PTO__LW_XFER_BYTES));
     if (g.nr * g.nc > 1) {
         ch = pto__lw_for(L, block, "ch", pto__lw_int(L, 0), pto__lw_int(L, g.nr * g.nc));
         if (ch < 0) return 0;
@@ -323,7 +345,8 @@ static int pto__lw_allreduce(pto__lw *L, int32_t block)
     int32_t x = pto_stmt_arg(m, L->at, 0)->ref, sig = pto_stmt_arg(m, L->at, 1)->ref, ch, body, r, c, vr, vc, acc, s;
     pto__lw_grid g;
     int64_t nch;
-    pto__lw_grid_make(&g, m->params[x].dim[0], m->params[x].dim[1], 4, PTO__LW_AR_BYTES);
+    /* chunk tiles acc + peer x2: three slots in the room */
+    pto__lw_grid_make(&g, m->params[x].dim[0], m->params[x].dim[1], 4, pto__lw_slot_budget(L->room, 3, PTO__LW_AR_BYTES));
     nch = g.nr * g.nc;
     /* the subtract that ended an earlier allreduce on SIG lands ~1000 cycles after it runs, also in
        the own cell: until it has, the cell still holds that call's counts and the publish wait below
@@ -388,13 +411,13 @@ static int pto__lw_fence_notify(pto__lw *L, int32_t block)
 }
 
 /* Lowers statement s (in a kernel body); 0 on failure. */
-static int pto__lw_stmt(pto_ctx *ctx, pto_module *m, int32_t s)
+static int pto__lw_stmt(pto_ctx *ctx, pto_module *m, int32_t s, int64_t room)
 {
     pto__lw L;
     int32_t block = m->stmts[s].block, tail = m->blocks[block].tail, op = m->stmts[s].op;
     int cls = pto_opinfo_get((pto_op)op)->cls, ok;
     memset(&L, 0, sizeof L);
-    L.ctx = ctx, L.m = m, L.at = s, L.loc = m->stmts[s].loc;
+    L.ctx = ctx, L.m = m, L.at = s, L.loc = m->stmts[s].loc, L.room = room;
     snprintf(L.pre, sizeof L.pre, "__%s%d", cls == PTO_OC_ALLREDUCE ? "ar" : op == PTO_OP_TPUT ? "put" : "get", (int)s);
     if (cls == PTO_OC_NOTIFY) ok = pto__lw_fence_notify(&L, block);
     else if (cls == PTO_OC_XFER) ok = pto__lw_xfer(&L, block);
@@ -511,22 +534,57 @@ static void pto__lw_fillpads(pto_ctx *ctx, pto_module *m)
 
 PTODEF pto_status pto_lower(pto_ctx *ctx, pto_module *m) { return pto_lower_for(ctx, m, PTO_TARGET_SIM); }
 
-PTODEF pto_status pto_lower_for(pto_ctx *ctx, pto_module *m, pto_target target)
+/* The statements to lower, in order (*n of them; NULL when out of memory
+   or none), and the vec room at each (room[i], -1 for a notify). */
+static int32_t *pto__lw_todo(pto_ctx *ctx, const pto_module *m, int32_t *n, int64_t **room)
 {
-    int32_t s, n, s0, t0, t;
-    int errors = pto_error_count(ctx);
-    if (pto__need_verified(ctx, m, "pto_lower") != PTO_OK) return PTO_ERR_USER;
-    n = s0 = m->n_stmts;
-    t0 = m->n_tiles;
-    for (s = 0; s < n; s++) {
+    int32_t s, k = 0, cap = 0, i;
+    int32_t *todo = NULL;
+    *n = 0;
+    *room = NULL;
+    for (s = 0; s < m->n_stmts; s++) {
         const pto_stmt *st = &m->stmts[s];
         int cls;
         if (st->kind != PTO_ST_OP || st->block < 0 || st->op >= PTO_NOP || st->origin != PTO_BY_USER) continue;
         cls = pto_opinfo_get((pto_op)st->op)->cls;
         if (cls != PTO_OC_NOTIFY && cls != PTO_OC_XFER && cls != PTO_OC_ALLREDUCE) continue;
-        if (!pto__lw_stmt(ctx, m, s)) break;
+        if (k == cap) {
+            int32_t *a = (int32_t *)pto_realloc(ctx, todo, (size_t)(cap ? 2 * cap : 16) * sizeof(int32_t));
+            if (!a) { pto_free(ctx, todo); *n = 1; return NULL; }
+            todo = a;
+            cap = cap ? 2 * cap : 16;
+        }
+        todo[k++] = s;
     }
-    for (s = s0; s < m->n_stmts; s++) m->stmts[s].origin = PTO_BY_LOWER;
+    *n = k;
+    if (!k) return todo;
+    *room = (int64_t *)pto_alloc(ctx, (size_t)k * sizeof(int64_t));
+    if (!*room || pto__plan_room(ctx, m, PTO_VEC, todo, k, *room) != PTO_OK) {
+        pto_free(ctx, todo);
+        pto_free(ctx, *room);
+        *room = NULL;
+        return NULL;
+    }
+    for (i = 0; i < k; i++)
+        if (pto_opinfo_get((pto_op)m->stmts[todo[i]].op)->cls == PTO_OC_NOTIFY) (*room)[i] = -1;
+    return todo;
+}
+
+PTODEF pto_status pto_lower_for(pto_ctx *ctx, pto_module *m, pto_target target)
+{
+    int32_t s0, t0, t, i, n, *todo;
+    int64_t *room;
+    int errors = pto_error_count(ctx);
+    if (pto__need_verified(ctx, m, "pto_lower") != PTO_OK) return PTO_ERR_USER;
+    s0 = m->n_stmts;
+    t0 = m->n_tiles;
+    todo = pto__lw_todo(ctx, m, &n, &room);
+    if (!todo && n) return PTO_ERR_INTERNAL;   /* out of memory: reported */
+    for (i = 0; i < n; i++)
+        if (!pto__lw_stmt(ctx, m, todo[i], room[i])) break;
+    pto_free(ctx, todo);
+    pto_free(ctx, room);
+    for (t = s0; t < m->n_stmts; t++) m->stmts[t].origin = PTO_BY_LOWER;
     for (t = t0; t < m->n_tiles; t++) m->tiles[t].origin = PTO_BY_LOWER;
     if (target == PTO_TARGET_ISA && pto_error_count(ctx) == errors) pto__lw_fillpads(ctx, m);
     if (pto_error_count(ctx) != errors) return PTO_ERR_INTERNAL;

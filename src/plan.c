@@ -399,6 +399,55 @@ static int pto__conflict(const pto__item *a, const pto__item *b)
     return pto__conflict_dir(a, b) || pto__conflict_dir(b, a);
 }
 
+/* ---- room at a statement, for the lowering ---------------------------------
+   pto_lower sizes the staging tiles it makes (tput / tget, allreduce
+   chunks) to the room the kernel's own tiles leave where they go: the
+   capacity of the space, less its pipe buffers, less every tile of that
+   space live at the statement (its interval as the planner will see it,
+   nbuf x stride). Those tiles all conflict with a staging tile placed
+   there, so no plan can give it more; the planner may still need a little
+   more room for fragmentation, and then reports the overflow as usual. */
+
+/* room[i]: the bytes of space sp free at statement stmts[i] (-1 when the
+   walk did not reach it). PTO_OK, or an error when out of memory. */
+static pto_status pto__plan_room(pto_ctx *ctx, const pto_module *m, pto_space sp, const int32_t *stmts, int32_t n,
+                                 int64_t *room)
+{
+    pto__live lv;
+    int64_t *live;
+    int32_t *pt, p, t, i;
+    if (pto__live_build(ctx, m, &lv) != PTO_OK) return PTO_ERR_INTERNAL;
+    live = (int64_t *)pto_alloc(ctx, ((size_t)lv.npts + 1) * sizeof(int64_t));
+    pt = (int32_t *)pto_alloc(ctx, ((size_t)m->n_stmts + 1) * sizeof(int32_t));
+    if (!live || !pt) {
+        pto_free(ctx, live);
+        pto_free(ctx, pt);
+        pto__live_free(ctx, &lv);
+        return PTO_ERR_INTERNAL;
+    }
+    memset(live, 0, ((size_t)lv.npts + 1) * sizeof(int64_t));
+    for (t = 0; t < m->n_tiles; t++) {   /* + at the first point, - past the last */
+        const pto_tile *x = &m->tiles[t];
+        if (x->space != sp || lv.lo[t] < 0 || lv.hi[t] < lv.lo[t] || lv.hi[t] >= lv.npts) continue;
+        live[lv.lo[t]] += (int64_t)x->nbuf * pto__tile_stride(x);
+        live[lv.hi[t] + 1] -= (int64_t)x->nbuf * pto__tile_stride(x);
+    }
+    for (p = 1; p < lv.npts; p++) live[p] += live[p - 1];
+    for (i = 0; i < m->n_stmts; i++) pt[i] = -1;
+    for (p = 0; p < lv.npts; p++) pt[lv.at[p]] = p;
+    for (i = 0; i < n; i++) {
+        int32_t s = stmts[i], k;
+        room[i] = -1;
+        if (s < 0 || s >= m->n_stmts || pt[s] < 0 || m->stmts[s].block < 0) continue;
+        k = m->blocks[m->stmts[s].block].kernel;
+        room[i] = pto_space_capacity(m->arch, sp) - pto__reserved(m, k, sp) - live[pt[s]];
+    }
+    pto_free(ctx, live);
+    pto_free(ctx, pt);
+    pto__live_free(ctx, &lv);
+    return PTO_OK;
+}
+
 /* Sort scratch: n entries each. */
 typedef struct pto__sortbuf {
     int32_t *tmp, *base;  /* radix scratch; the base order (pto__sort_base) */

@@ -9,7 +9,10 @@
 # - EQ instead of GE waits: a deadlock for some seed;
 # - back-to-back allreduces on one signal (tests/ok/allreduce_b2b.pto) run clean;
 # - a staging tile the planner did not place (moved onto the live tile a):
-#   a mismatch or a report.
+#   a mismatch or a report;
+# - staging tiles are sized to the room the kernel's own tiles leave
+#   (tests/ok/staging_room.pto: a tput next to a 128 KiB tile, an allreduce
+#   next to a 160 KiB one).
 cd "$(dirname "$0")/.." || exit 1
 ptoc=${PTOC:-./build/ptoc}
 out=build/comm_sim
@@ -45,6 +48,23 @@ for n in 2 4 8; do
         bad "back-to-back allreduces at $n ranks"
     fi
 done
+
+# staging tiles sized to the room the kernel's tiles leave (an overflow before)
+for n in 2 3; do
+    if $ptoc run tests/ok/staging_room.pto --ranks $n >$out/log 2>&1 && grep -q "simulator   no reports" $out/log &&
+       [ "$(grep -c 'result      match' $out/log)" = 2 ]; then
+        ok "staging tiles that fit the room at $n ranks"
+    else
+        bad "staging tiles that fit the room at $n ranks"
+    fi
+done
+$ptoc dump plan tests/ok/staging_room.pto >$out/log 2>&1
+if grep -q "tile __put[0-9]*_stage: vec f32\[24, 256\] valid(min(24, 128 - __put[0-9]*_r), 256) x2" $out/log &&
+   grep -q "tile __ar[0-9]*_acc: vec f32\[10, 256\]" $out/log && grep -q "tile __ar[0-9]*_peer: vec f32\[10, 256\] x2" $out/log; then
+    ok "staging tiles: 2 x 24 KiB next to a 128 KiB tile, 3 x 10 KiB next to a 160 KiB one"
+else
+    bad "staging tiles: 2 x 24 KiB next to a 128 KiB tile, 3 x 10 KiB next to a 160 KiB one"
+fi
 
 # Time is a function of the program: seeds 1..8 (which pick the interleaving
 # of ranks and cores and the inputs) give the same cycles and the same end of
