@@ -1746,15 +1746,16 @@ static int32_t pto__str_add(pto_ctx *ctx, const char *s, size_t len)
 /* Adds s (not yet interned) to the pool and the table; returns its id. The
    slow half of pto__intern_hashed, kept apart so that the lookup (every
    name token of the parser) stays small. */
-static int32_t pto__intern_add(pto_ctx *ctx, const char *s, size_t len, uint32_t hv)
+static int32_t pto__intern_add(pto_ctx *ctx, const char *s, size_t len, uint32_t hv, uint32_t k)
 {
-    uint32_t k;
     int32_t id;
-    if (pto__hash_full(ctx->n_strs + 1, ctx->hash_cap) && !pto__rehash(ctx, ctx->hash_cap ? ctx->hash_cap * 2 : 64))
-        return 0;
+    if (pto__hash_full(ctx->n_strs + 1, ctx->hash_cap)) {
+        /* a new table: the free slot the lookup found (k) is no longer the one */
+        if (!pto__rehash(ctx, ctx->hash_cap ? ctx->hash_cap * 2 : 64)) return 0;
+        k = hv & (uint32_t)(ctx->hash_cap - 1);
+        while (ctx->hash[k].id >= 0) k = (k + 1) & (uint32_t)(ctx->hash_cap - 1);
+    }
     if ((id = pto__str_add(ctx, s, len)) < 0) return 0;
-    k = hv & (uint32_t)(ctx->hash_cap - 1);
-    while (ctx->hash[k].id >= 0) k = (k + 1) & (uint32_t)(ctx->hash_cap - 1);
     ctx->hash[k].hv = hv;
     ctx->hash[k].id = id;
     return id;
@@ -1787,10 +1788,10 @@ static int32_t pto__intern_hashed(pto_ctx *ctx, const char *s, size_t len, uint3
 {
     uint32_t mask = (uint32_t)ctx->hash_cap - 1, k = hv & mask;
     const struct pto__hslot *h = ctx->hash;
-    if (!h) return pto__intern_add(ctx, s, len, hv);
+    if (!h) return pto__intern_add(ctx, s, len, hv, 0);   /* (no table: it is made first) */
     for (;; k = (k + 1) & mask) {
         int32_t id = h[k].id;
-        if (id < 0) return pto__intern_add(ctx, s, len, hv);
+        if (id < 0) return pto__intern_add(ctx, s, len, hv, k);   /* k: where it goes */
         if (h[k].hv == hv && (size_t)(ctx->str_off[id + 1] - ctx->str_off[id]) == len + 1) {
             if (pto__same_bytes(ctx->pool + ctx->str_off[id], s, len)) return id;
         }
@@ -2582,12 +2583,40 @@ PTODEF void pto_unlink(pto_module *m, int32_t s)
     st->block = st->next = st->prev = -1;
 }
 
-static int32_t pto__add_stmt(pto_module *m, int32_t block, pto_stmt_kind kind, pto_loc loc)
+/* A new statement at the end of `block`. With room in the array (a parsed
+   module's is reserved from the source size) it is written in place, each
+   field once, instead of zeroed, filled (pto__new_stmt) and linked
+   (pto__append): the parser adds one per line. */
+static inline int32_t pto__add_stmt(pto_module *m, int32_t block, pto_stmt_kind kind, pto_loc loc)
 {
-    int32_t s = pto__new_stmt(m, kind, loc);
-    if (s < 0) return -1;
-    m->stmts[s].core = pto__block_core(m, block);
-    pto__append(m, block, s);
+    pto_block *b = &m->blocks[block];
+    pto_stmt *st;
+    int32_t s, tail = b->tail;
+    if (m->n_stmts >= m->cap_stmts) {
+        s = pto__new_stmt(m, kind, loc);
+        if (s < 0) return -1;
+        m->stmts[s].core = pto__block_core(m, block);
+        pto__append(m, block, s);
+        return s;
+    }
+    s = m->n_stmts++;
+    m->verified = 0;
+    st = &m->stmts[s];
+    memset(st, 0, offsetof(pto_stmt, next));   /* the small fields and the padding after them */
+    st->kind = (uint8_t)kind;
+    st->core = pto__block_core(m, block);
+    st->next = -1;
+    st->prev = tail;
+    st->block = block;
+    st->ref = -1;
+    st->e[0] = st->e[1] = st->e[2] = -1;
+    st->body = st->orelse = -1;
+    st->arg0 = m->n_operands;
+    st->nargs = 0;
+    st->note = 0;
+    st->loc = loc;
+    if (tail >= 0) m->stmts[tail].next = s; else b->head = s;
+    b->tail = s;
     return s;
 }
 
@@ -3500,6 +3529,22 @@ static void pto__ps_next(pto__ps_parser *p)
     p->pos = i + len;
 }
 
+/* The newline at p->pos (a quick read stopped there, having taken the
+   whole line) and the first token after it: what pto__ps_next would do
+   making the NEWLINE token and pto__ps_end_stmt consuming it, without the
+   token no one reads. */
+static void pto__ps_newline(pto__ps_parser *p)
+{
+    const unsigned char *s = (const unsigned char *)p->src;
+    size_t i = p->pos + 1, n = p->len;
+    uint32_t w;
+    p->line++;
+    p->line_start = i;
+    while (n - i > 4 && (memcpy(&w, s + i, 4), w == 0x20202020u)) i += 4;
+    p->pos = i;
+    pto__ps_next(p);
+}
+
 /* One token of lookahead past the current one, without consuming it. */
 static pto__ps_tok pto__ps_peek(pto__ps_parser *p)
 {
@@ -4038,12 +4083,36 @@ static int pto__ps_qatom_scan(pto__ps_parser *p, size_t i, pto__ps_qatom *a, siz
     return pto__ps_qatom_at(p, i, j, pto__ps_name_id(p, i, j - i), a);
 }
 
+/* An expression node at byte `at` of the current line, as pto_expr_int /
+   _var / _builtin / _bin make it (a binary node of a failed operand is
+   -1), written in place when the array has room: the quick reads make
+   most of the parser's nodes, and the calls, the location copied through
+   p->tloc and the zeroing of a node about to be written cost more than
+   the node itself. */
+static inline int32_t pto__ps_qnode(pto__ps_parser *p, int kind, int32_t a, int32_t b, int64_t v, size_t at)
+{
+    pto_module *m = p->m;
+    pto_expr *x;
+    int32_t e;
+    if (kind >= PTO_E_ADD && (a < 0 || b < 0)) return -1;
+    if (m->n_exprs >= m->cap_exprs) return pto__expr(m, (pto_expr_kind)kind, a, b, v, *pto__ps_qloc(p, at));
+    e = m->n_exprs++;
+    x = &m->exprs[e];
+    memset((char *)x + offsetof(pto_expr, kind), 0, sizeof *x - offsetof(pto_expr, kind));   /* the padding */
+    x->value = v;
+    x->a = a;
+    x->b = b;
+    x->loc.file = p->file;
+    x->loc.line = p->line;
+    x->loc.col = (int32_t)(at - p->line_start + 1);
+    x->kind = (uint8_t)kind;
+    m->verified = 0;
+    return e;
+}
+
 static int32_t pto__ps_qatom_node(pto__ps_parser *p, const pto__ps_qatom *a)
 {
-    pto_loc loc = *pto__ps_qloc(p, a->at);
-    if (a->kind == PTO_E_INT) return pto_expr_int(p->m, a->v, loc);
-    if (a->kind == PTO_E_VAR) return pto_expr_var(p->m, a->var, loc);
-    return pto_expr_builtin(p->m, (pto_expr_kind)a->kind, loc);
+    return pto__ps_qnode(p, a->kind, a->var, -1, a->v, a->at);
 }
 
 static pto_expr_kind pto__ps_qop_kind(int c)
@@ -4057,7 +4126,7 @@ static int32_t pto__ps_qterm(pto__ps_parser *p, const pto__ps_qatom *atoms, cons
     int32_t t = pto__ps_qatom_node(p, &atoms[*k]);
     for ((*k)++; *k < n && p->src[ops[*k - 1]] != '+' && p->src[ops[*k - 1]] != '-'; (*k)++) {
         int32_t b = pto__ps_qatom_node(p, &atoms[*k]);
-        t = pto_expr_bin(p->m, pto__ps_qop_kind(p->src[ops[*k - 1]]), t, b, *pto__ps_qloc(p, ops[*k - 1]));
+        t = pto__ps_qnode(p, pto__ps_qop_kind(p->src[ops[*k - 1]]), t, b, 0, ops[*k - 1]);
     }
     return t;
 }
@@ -4087,7 +4156,7 @@ static int pto__ps_qexpr(pto__ps_parser *p, int32_t *e)
     while (k < n) {
         size_t op = ops[k - 1];
         int32_t t = pto__ps_qterm(p, atoms, ops, n, &k);
-        acc = pto_expr_bin(p->m, pto__ps_qop_kind(p->src[op]), acc, t, *pto__ps_qloc(p, op));
+        acc = pto__ps_qnode(p, pto__ps_qop_kind(p->src[op]), acc, t, 0, op);
     }
     p->pos = j;
     pto__ps_next(p);
@@ -4406,8 +4475,7 @@ static int pto__ps_qindex(pto__ps_parser *p, size_t i, int stop, pto__ps_qidx *x
 
 static int32_t pto__ps_qindex_node(pto__ps_parser *p, const pto__ps_qidx *x)
 {
-    pto_loc loc = *pto__ps_qloc(p, x->at);
-    return x->var >= 0 ? pto_expr_var(p->m, x->var, loc) : pto_expr_int(p->m, x->v, loc);
+    return x->var >= 0 ? pto__ps_qnode(p, PTO_E_VAR, x->var, -1, 0, x->at) : pto__ps_qnode(p, PTO_E_INT, -1, -1, x->v, x->at);
 }
 
 /* A window T[R, C] of the tensor param `param` whose name ends at j (its
@@ -4495,10 +4563,14 @@ static int pto__ps_qoperands(pto__ps_parser *p, int32_t s, pto_op op, const pto_
     return k;
 }
 
+/* 1 when the operands were read (the current token is what ends them), 2
+   when the quick read took the whole line (p->pos at its newline, the token
+   not made), 0 after an error. */
 static int pto__ps_operands(pto__ps_parser *p, int32_t s, pto_op op)
 {
     const pto_opinfo *info = pto_opinfo_get(op);
     int all, i = pto__ps_qoperands(p, s, op, info, &all);
+    if (all && i > 0) return 2;
     pto__ps_next(p);
     if (i < 0) return 0;
     if (all || (i == 0 && pto__ps_at_eol(p))) return 1;
@@ -4791,9 +4863,9 @@ static int pto__ps_qtile(pto__ps_parser *p, int32_t block, const pto__ps_tok *kw
     p->m->tiles[t].loc = *pto__ps_tloc(p, &name);
     pto__ps_bind(p, &name, PTO__B_TILE, t);
     if (nbuf >= 0) p->m->tiles[t].nbuf = (int32_t)nbuf;
-    p->pos = j;
-    pto__ps_next(p);
-    return pto__ps_end_stmt(p, "the tile");
+    p->pos = j;   /* its newline */
+    pto__ps_newline(p);
+    return 1;
 }
 
 /* tile NAME: SPACE DTYPE[R, C] [valid(E, E)] [xN] [at ADDR] */
@@ -5182,6 +5254,7 @@ static int pto__ps_stmt(pto__ps_parser *p, int32_t block)
     pto__ps_tok t = p->tok;
     pto_op op;
     int32_t s;
+    int r;
     if (t.kind != PTO__T_NAME) { pto__ps_expected(p, "a statement"); return 0; }
     if (t.id <= p->kw_max) {   /* a name interned after every keyword is none: an op, or no statement word */
         if (t.id == p->kw[PTO__KW_TILE]) return pto__ps_tile_stmt(p, block);
@@ -5202,7 +5275,9 @@ static int pto__ps_stmt(pto__ps_parser *p, int32_t block)
     }
     s = pto__add_op_id(p->m, block, op, *pto__ps_tloc(p, &t));
     if (s < 0) { pto__ps_next(p); return 0; }
-    if (!pto__ps_operands(p, s, op)) return 0;
+    if (!(r = pto__ps_operands(p, s, op))) return 0;
+    if (r == 2 && op != PTO_OP_TFREE) { pto__ps_newline(p); return 1; }
+    if (r == 2) pto__ps_next(p);
     if (op == PTO_OP_TFREE && !pto__ps_tfree_tile(p, s)) return 0;
     return pto__ps_end_stmt(p, "the operands");
 }

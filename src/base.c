@@ -237,15 +237,16 @@ static int32_t pto__str_add(pto_ctx *ctx, const char *s, size_t len)
 /* Adds s (not yet interned) to the pool and the table; returns its id. The
    slow half of pto__intern_hashed, kept apart so that the lookup (every
    name token of the parser) stays small. */
-static int32_t pto__intern_add(pto_ctx *ctx, const char *s, size_t len, uint32_t hv)
+static int32_t pto__intern_add(pto_ctx *ctx, const char *s, size_t len, uint32_t hv, uint32_t k)
 {
-    uint32_t k;
     int32_t id;
-    if (pto__hash_full(ctx->n_strs + 1, ctx->hash_cap) && !pto__rehash(ctx, ctx->hash_cap ? ctx->hash_cap * 2 : 64))
-        return 0;
+    if (pto__hash_full(ctx->n_strs + 1, ctx->hash_cap)) {
+        /* a new table: the free slot the lookup found (k) is no longer the one */
+        if (!pto__rehash(ctx, ctx->hash_cap ? ctx->hash_cap * 2 : 64)) return 0;
+        k = hv & (uint32_t)(ctx->hash_cap - 1);
+        while (ctx->hash[k].id >= 0) k = (k + 1) & (uint32_t)(ctx->hash_cap - 1);
+    }
     if ((id = pto__str_add(ctx, s, len)) < 0) return 0;
-    k = hv & (uint32_t)(ctx->hash_cap - 1);
-    while (ctx->hash[k].id >= 0) k = (k + 1) & (uint32_t)(ctx->hash_cap - 1);
     ctx->hash[k].hv = hv;
     ctx->hash[k].id = id;
     return id;
@@ -278,10 +279,10 @@ static int32_t pto__intern_hashed(pto_ctx *ctx, const char *s, size_t len, uint3
 {
     uint32_t mask = (uint32_t)ctx->hash_cap - 1, k = hv & mask;
     const struct pto__hslot *h = ctx->hash;
-    if (!h) return pto__intern_add(ctx, s, len, hv);
+    if (!h) return pto__intern_add(ctx, s, len, hv, 0);   /* (no table: it is made first) */
     for (;; k = (k + 1) & mask) {
         int32_t id = h[k].id;
-        if (id < 0) return pto__intern_add(ctx, s, len, hv);
+        if (id < 0) return pto__intern_add(ctx, s, len, hv, k);   /* k: where it goes */
         if (h[k].hv == hv && (size_t)(ctx->str_off[id + 1] - ctx->str_off[id]) == len + 1) {
             if (pto__same_bytes(ctx->pool + ctx->str_off[id], s, len)) return id;
         }

@@ -580,12 +580,40 @@ PTODEF void pto_unlink(pto_module *m, int32_t s)
     st->block = st->next = st->prev = -1;
 }
 
-static int32_t pto__add_stmt(pto_module *m, int32_t block, pto_stmt_kind kind, pto_loc loc)
+/* A new statement at the end of `block`. With room in the array (a parsed
+   module's is reserved from the source size) it is written in place, each
+   field once, instead of zeroed, filled (pto__new_stmt) and linked
+   (pto__append): the parser adds one per line. */
+static inline int32_t pto__add_stmt(pto_module *m, int32_t block, pto_stmt_kind kind, pto_loc loc)
 {
-    int32_t s = pto__new_stmt(m, kind, loc);
-    if (s < 0) return -1;
-    m->stmts[s].core = pto__block_core(m, block);
-    pto__append(m, block, s);
+    pto_block *b = &m->blocks[block];
+    pto_stmt *st;
+    int32_t s, tail = b->tail;
+    if (m->n_stmts >= m->cap_stmts) {
+        s = pto__new_stmt(m, kind, loc);
+        if (s < 0) return -1;
+        m->stmts[s].core = pto__block_core(m, block);
+        pto__append(m, block, s);
+        return s;
+    }
+    s = m->n_stmts++;
+    m->verified = 0;
+    st = &m->stmts[s];
+    memset(st, 0, offsetof(pto_stmt, next));   /* the small fields and the padding after them */
+    st->kind = (uint8_t)kind;
+    st->core = pto__block_core(m, block);
+    st->next = -1;
+    st->prev = tail;
+    st->block = block;
+    st->ref = -1;
+    st->e[0] = st->e[1] = st->e[2] = -1;
+    st->body = st->orelse = -1;
+    st->arg0 = m->n_operands;
+    st->nargs = 0;
+    st->note = 0;
+    st->loc = loc;
+    if (tail >= 0) m->stmts[tail].next = s; else b->head = s;
+    b->tail = s;
     return s;
 }
 

@@ -539,6 +539,22 @@ static void pto__ps_next(pto__ps_parser *p)
     p->pos = i + len;
 }
 
+/* The newline at p->pos (a quick read stopped there, having taken the
+   whole line) and the first token after it: what pto__ps_next would do
+   making the NEWLINE token and pto__ps_end_stmt consuming it, without the
+   token no one reads. */
+static void pto__ps_newline(pto__ps_parser *p)
+{
+    const unsigned char *s = (const unsigned char *)p->src;
+    size_t i = p->pos + 1, n = p->len;
+    uint32_t w;
+    p->line++;
+    p->line_start = i;
+    while (n - i > 4 && (memcpy(&w, s + i, 4), w == 0x20202020u)) i += 4;
+    p->pos = i;
+    pto__ps_next(p);
+}
+
 /* One token of lookahead past the current one, without consuming it. */
 static pto__ps_tok pto__ps_peek(pto__ps_parser *p)
 {
@@ -1077,12 +1093,36 @@ static int pto__ps_qatom_scan(pto__ps_parser *p, size_t i, pto__ps_qatom *a, siz
     return pto__ps_qatom_at(p, i, j, pto__ps_name_id(p, i, j - i), a);
 }
 
+/* An expression node at byte `at` of the current line, as pto_expr_int /
+   _var / _builtin / _bin make it (a binary node of a failed operand is
+   -1), written in place when the array has room: the quick reads make
+   most of the parser's nodes, and the calls, the location copied through
+   p->tloc and the zeroing of a node about to be written cost more than
+   the node itself. */
+static inline int32_t pto__ps_qnode(pto__ps_parser *p, int kind, int32_t a, int32_t b, int64_t v, size_t at)
+{
+    pto_module *m = p->m;
+    pto_expr *x;
+    int32_t e;
+    if (kind >= PTO_E_ADD && (a < 0 || b < 0)) return -1;
+    if (m->n_exprs >= m->cap_exprs) return pto__expr(m, (pto_expr_kind)kind, a, b, v, *pto__ps_qloc(p, at));
+    e = m->n_exprs++;
+    x = &m->exprs[e];
+    memset((char *)x + offsetof(pto_expr, kind), 0, sizeof *x - offsetof(pto_expr, kind));   /* the padding */
+    x->value = v;
+    x->a = a;
+    x->b = b;
+    x->loc.file = p->file;
+    x->loc.line = p->line;
+    x->loc.col = (int32_t)(at - p->line_start + 1);
+    x->kind = (uint8_t)kind;
+    m->verified = 0;
+    return e;
+}
+
 static int32_t pto__ps_qatom_node(pto__ps_parser *p, const pto__ps_qatom *a)
 {
-    pto_loc loc = *pto__ps_qloc(p, a->at);
-    if (a->kind == PTO_E_INT) return pto_expr_int(p->m, a->v, loc);
-    if (a->kind == PTO_E_VAR) return pto_expr_var(p->m, a->var, loc);
-    return pto_expr_builtin(p->m, (pto_expr_kind)a->kind, loc);
+    return pto__ps_qnode(p, a->kind, a->var, -1, a->v, a->at);
 }
 
 static pto_expr_kind pto__ps_qop_kind(int c)
@@ -1096,7 +1136,7 @@ static int32_t pto__ps_qterm(pto__ps_parser *p, const pto__ps_qatom *atoms, cons
     int32_t t = pto__ps_qatom_node(p, &atoms[*k]);
     for ((*k)++; *k < n && p->src[ops[*k - 1]] != '+' && p->src[ops[*k - 1]] != '-'; (*k)++) {
         int32_t b = pto__ps_qatom_node(p, &atoms[*k]);
-        t = pto_expr_bin(p->m, pto__ps_qop_kind(p->src[ops[*k - 1]]), t, b, *pto__ps_qloc(p, ops[*k - 1]));
+        t = pto__ps_qnode(p, pto__ps_qop_kind(p->src[ops[*k - 1]]), t, b, 0, ops[*k - 1]);
     }
     return t;
 }
@@ -1126,7 +1166,7 @@ static int pto__ps_qexpr(pto__ps_parser *p, int32_t *e)
     while (k < n) {
         size_t op = ops[k - 1];
         int32_t t = pto__ps_qterm(p, atoms, ops, n, &k);
-        acc = pto_expr_bin(p->m, pto__ps_qop_kind(p->src[op]), acc, t, *pto__ps_qloc(p, op));
+        acc = pto__ps_qnode(p, pto__ps_qop_kind(p->src[op]), acc, t, 0, op);
     }
     p->pos = j;
     pto__ps_next(p);
@@ -1445,8 +1485,7 @@ static int pto__ps_qindex(pto__ps_parser *p, size_t i, int stop, pto__ps_qidx *x
 
 static int32_t pto__ps_qindex_node(pto__ps_parser *p, const pto__ps_qidx *x)
 {
-    pto_loc loc = *pto__ps_qloc(p, x->at);
-    return x->var >= 0 ? pto_expr_var(p->m, x->var, loc) : pto_expr_int(p->m, x->v, loc);
+    return x->var >= 0 ? pto__ps_qnode(p, PTO_E_VAR, x->var, -1, 0, x->at) : pto__ps_qnode(p, PTO_E_INT, -1, -1, x->v, x->at);
 }
 
 /* A window T[R, C] of the tensor param `param` whose name ends at j (its
@@ -1534,10 +1573,14 @@ static int pto__ps_qoperands(pto__ps_parser *p, int32_t s, pto_op op, const pto_
     return k;
 }
 
+/* 1 when the operands were read (the current token is what ends them), 2
+   when the quick read took the whole line (p->pos at its newline, the token
+   not made), 0 after an error. */
 static int pto__ps_operands(pto__ps_parser *p, int32_t s, pto_op op)
 {
     const pto_opinfo *info = pto_opinfo_get(op);
     int all, i = pto__ps_qoperands(p, s, op, info, &all);
+    if (all && i > 0) return 2;
     pto__ps_next(p);
     if (i < 0) return 0;
     if (all || (i == 0 && pto__ps_at_eol(p))) return 1;
@@ -1830,9 +1873,9 @@ static int pto__ps_qtile(pto__ps_parser *p, int32_t block, const pto__ps_tok *kw
     p->m->tiles[t].loc = *pto__ps_tloc(p, &name);
     pto__ps_bind(p, &name, PTO__B_TILE, t);
     if (nbuf >= 0) p->m->tiles[t].nbuf = (int32_t)nbuf;
-    p->pos = j;
-    pto__ps_next(p);
-    return pto__ps_end_stmt(p, "the tile");
+    p->pos = j;   /* its newline */
+    pto__ps_newline(p);
+    return 1;
 }
 
 /* tile NAME: SPACE DTYPE[R, C] [valid(E, E)] [xN] [at ADDR] */
@@ -2221,6 +2264,7 @@ static int pto__ps_stmt(pto__ps_parser *p, int32_t block)
     pto__ps_tok t = p->tok;
     pto_op op;
     int32_t s;
+    int r;
     if (t.kind != PTO__T_NAME) { pto__ps_expected(p, "a statement"); return 0; }
     if (t.id <= p->kw_max) {   /* a name interned after every keyword is none: an op, or no statement word */
         if (t.id == p->kw[PTO__KW_TILE]) return pto__ps_tile_stmt(p, block);
@@ -2241,7 +2285,9 @@ static int pto__ps_stmt(pto__ps_parser *p, int32_t block)
     }
     s = pto__add_op_id(p->m, block, op, *pto__ps_tloc(p, &t));
     if (s < 0) { pto__ps_next(p); return 0; }
-    if (!pto__ps_operands(p, s, op)) return 0;
+    if (!(r = pto__ps_operands(p, s, op))) return 0;
+    if (r == 2 && op != PTO_OP_TFREE) { pto__ps_newline(p); return 1; }
+    if (r == 2) pto__ps_next(p);
     if (op == PTO_OP_TFREE && !pto__ps_tfree_tile(p, s)) return 0;
     return pto__ps_end_stmt(p, "the operands");
 }
