@@ -993,13 +993,6 @@ static inline int32_t pto__sy_keep(const pto__sy *sy, pto__sy_st *st, int32_t k)
     return k;
 }
 
-/* pto__sy_keep for the loops that keep the count in a local. */
-static inline int32_t pto__sy_keep_at(const pto__sy *sy, pto__sy_e *E, int32_t *n, int32_t k)
-{
-    if (!pto__sy_done(sy, &E[k])) return k + 1;
-    if (k != --*n) E[k] = E[*n];
-    return k;
-}
 
 /* A new instance of record r: issued now, happening before nothing yet;
    the records it supersedes leave the state, which keeps the state the
@@ -1531,8 +1524,8 @@ static void pto__sy_barrier(pto__sy *sy, int32_t s, pto__sy_st *st)
 {
     const pto_operand *a = pto_stmt_arg(sy->m, s, 0);
     int P = a ? a->ref : -1, q;
-    int32_t k, n;
-    pto__sy_e *E;
+    int32_t k;
+    pto__sy_e *x, *end;
     if (P == PTO_PIPE_ALL) {
         for (k = 0; k < st->n;) {
             for (q = 0; q < 7; q++) pto__sy_addbit(&st->e[k], q, sy->now);
@@ -1540,14 +1533,13 @@ static void pto__sy_barrier(pto__sy *sy, int32_t s, pto__sy_st *st)
         }
         return;
     }
-    n = st->n;
-    E = st->e;
-    for (k = 0; k < n;) {
-        if (E[k].pipe != P) { k++; continue; }
-        pto__sy_addbit(&E[k], P, sy->now);
-        k = pto__sy_keep_at(sy, E, &n, k);
+    for (x = st->e, end = st->e + st->n; x < end;) {
+        if (x->pipe != P) { x++; continue; }
+        pto__sy_addbit(x, P, sy->now);
+        if (!pto__sy_done(sy, x)) x++;
+        else if (x != --end) *x = *end;   /* pto__sy_keep's, by pointer */
     }
-    st->n = n;
+    st->n = (int32_t)(end - st->e);
 }
 
 /* set_flag on p captures every record of pipe p and every record known to
@@ -1567,7 +1559,7 @@ static void pto__sy_set_op(pto__sy *sy, int32_t s, pto__sy_st *st, uint32_t t)
     int32_t key, k, n;
     uint64_t bit;
     uint8_t pbit;
-    pto__sy_e *E;
+    pto__sy_e *E, *x, *end;
     if (sy->m->stmts[s].op == PTO_OP_PIPE_BARRIER) { pto__sy_barrier(sy, s, st); return; }
     key = pto__sy_slot(sy, s, &p, &q);
     if (key < 0) { pto__sy_misuse(sy, s, "cannot analyse this event id"); return; }
@@ -1591,8 +1583,7 @@ static void pto__sy_set_op(pto__sy *sy, int32_t s, pto__sy_st *st, uint32_t t)
         n = st->n;
         E = st->e;
         if (t == UINT32_MAX) {
-            pto__sy_e *x, *end = E + n;
-            for (x = E; x < end; x++)
+            for (x = E, end = E + n; x < end; x++)
                 if ((x->bits & pbit) || x->pipe == p) x->cap.w[fw] |= bit;
             return;
         }
@@ -1607,13 +1598,14 @@ static void pto__sy_set_op(pto__sy *sy, int32_t s, pto__sy_st *st, uint32_t t)
     bit = (uint64_t)1 << (f & 63);
     n = st->n;
     E = st->e;
-    for (k = 0; k < n;) {
-        if (!(E[k].cap.w[fw] & bit)) { k++; continue; }
-        E[k].cap.w[fw] &= ~bit;
-        pto__sy_addbit(&E[k], q, sy->now);
-        k = pto__sy_keep_at(sy, E, &n, k);
+    for (x = E, end = E + n; x < end;) {
+        if (!(x->cap.w[fw] & bit)) { x++; continue; }
+        x->cap.w[fw] &= ~bit;
+        pto__sy_addbit(x, q, sy->now);
+        if (!pto__sy_done(sy, x)) x++;
+        else if (x != --end) *x = *end;   /* pto__sy_keep's, by pointer */
     }
-    st->n = n;
+    st->n = (int32_t)(end - E);
     pto__sy_fs_del(&st->fused, f);
 }
 
@@ -1780,13 +1772,11 @@ static int32_t pto__sy_scan(pto__sy *sy, int32_t s, const pto__sy_st *st, int32_
    instance it was at t on every path. */
 static void pto__sy_apply(pto__sy *sy, pto__sy_st *st, int p, int q, uint32_t t, uint32_t w)
 {
-    int32_t k;
+    pto__sy_e *e, *end = st->e + st->n;
     (void)sy;
-    for (k = 0; k < st->n; k++) {
-        pto__sy_e *e = &st->e[k];
+    for (e = st->e; e < end; e++)
         if ((e->pipe == p && e->ts <= t) || ((e->bits & (1u << p)) && e->hts[p] <= t))
             pto__sy_addbit(e, q, w);
-    }
 }
 
 /* The effect, on the iteration under analysis, of a carried pair (its
@@ -1801,11 +1791,9 @@ static void pto__sy_apply(pto__sy *sy, pto__sy_st *st, int p, int q, uint32_t t,
    only, after the loop's next visits: pto__sy_only_barriers). */
 static void pto__sy_apply_carried(pto__sy_st *st, int p, int q, uint32_t t0, uint32_t w)
 {
-    int32_t k;
-    for (k = 0; k < st->n; k++) {
-        pto__sy_e *e = &st->e[k];
+    pto__sy_e *e, *end = st->e + st->n;
+    for (e = st->e; e < end; e++)
         if (e->ts < t0 && (e->pipe == p || (e->bits & (1u << p)))) pto__sy_addbit(e, q, w);
-    }
 }
 
 static int32_t pto__sy_frame_of(const pto__sy *sy, int32_t stmt)
