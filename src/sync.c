@@ -206,6 +206,7 @@ typedef struct pto__sy_e {
     uint8_t bits;
     uint8_t skip;               /* pto__sy_scan's one test: bits, the pipe's own bit when it
                                    is an in-order queue, PTO__SY_RDONLY when it only reads */
+    uint8_t need;               /* pto__sy_done's pipes for it (pto__sy_need_table) */
     uint32_t ts;
     uint32_t hts[7];
     pto__sy_fs cap;             /* the pending sets that captured it */
@@ -265,6 +266,7 @@ typedef struct pto__sy {
     int32_t *rec_of;            /* per operand: first record, or -1 */
     uint8_t acc_pipes[PTO_NSPACE], wr_pipes[PTO_NSPACE];  /* pipes that access / write a space */
     uint8_t need[PTO_NSPACE * 32];  /* pto__sy_done */
+    uint8_t skip0[PTO_NSPACE * 32]; /* a new record entry's skip, indexed as need */
     int32_t *op_loop;           /* per operand: the FOR that rotates its tile's slots, or -1 */
     uint8_t *op_nbuf;           /* and the tile's N */
     int32_t *lab, *lab_len, n_lab;  /* pto__sy_notes, per statement: its label (pto__sy_label_len) */
@@ -961,10 +963,12 @@ static int pto__sy_dominates(const pto__sy *sy, const pto__sy_rec *a, const pto_
    ordered before V, MTE2 and MTE3. */
 static inline int pto__sy_done(const pto__sy *sy, const pto__sy_e *x)
 {
-    return (sy->need[(x->space * 4u + x->rw) * 8u + x->pipe] & ~(unsigned)x->bits) == 0;
+    (void)sy;
+    return (x->need & ~(unsigned)x->bits) == 0;
 }
 
-/* pto__sy_done's pipes per (space, rw, pipe); GM never (a bit no entry has). */
+/* pto__sy_done's pipes per (space, rw, pipe); GM never (a bit no entry has).
+   Each record entry copies its own when it is made (pto__sy_touch). */
 static void pto__sy_need_table(pto__sy *sy)
 {
     unsigned sp, rw, p, need;
@@ -975,6 +979,8 @@ static void pto__sy_need_table(pto__sy *sy)
                 if (pto__sy_inorder((int)p) && p < 7) need &= ~(1u << p);
                 if (sp == PTO_GM) need = 0x80;
                 sy->need[(sp * 4 + rw) * 8 + p] = (uint8_t)need;
+                sy->skip0[(sp * 4 + rw) * 8 + p] =
+                    (uint8_t)((pto__sy_inorder((int)p) ? 1u << p : 0u) | (rw & PTO__SY_WR ? 0u : PTO__SY_RDONLY));
             }
 }
 
@@ -987,13 +993,6 @@ static inline int32_t pto__sy_keep(const pto__sy *sy, pto__sy_st *st, int32_t k)
     return k;
 }
 
-/* pto__sy_keep for the loops that keep the count in a local. */
-static inline int32_t pto__sy_keep_at(const pto__sy *sy, pto__sy_e *E, int32_t *n, int32_t k)
-{
-    if (!pto__sy_done(sy, &E[k])) return k + 1;
-    if (k != --*n) E[k] = E[*n];
-    return k;
-}
 
 /* A new instance of record r: issued now, happening before nothing yet;
    the records it supersedes leave the state, which keeps the state the
@@ -1002,23 +1001,21 @@ static void pto__sy_touch(pto__sy *sy, pto__sy_st *st, int32_t r)
 {
     const pto__sy_rec *a = &sy->recs[r];
     int32_t alo = a->space == PTO_GM ? INT32_MIN : a->lo, ahi = a->space == PTO_GM ? INT32_MAX : a->hi;
-    int32_t k, n = st->n;
     int apipe = a->pipe, aspace = a->space, ard = !(a->rw & PTO__SY_WR);
-    pto__sy_e *e, *E = st->e;
-    for (k = 0; k < n;) {   /* unordered: the last entry fills a hole */
-        const pto__sy_e *x = &E[k];
+    pto__sy_e *e, *x = st->e, *end = st->e + st->n;
+    while (x < end) {   /* unordered: the last entry fills a hole */
         /* same pipe first (r itself is of a's pipe); the range test is
            pto__sy_dominates' own for local bytes */
         if (x->pipe == apipe && x->lo >= alo && x->hi <= ahi
             && (x->rid == r
                 || (x->space == aspace && !(ard && (x->rw & PTO__SY_WR))
                     && (aspace != PTO_GM || pto__sy_dominates(sy, a, x))))) {
-            if (k != --n) E[k] = E[n];
+            if (x != --end) *x = *end;
         } else {
-            k++;
+            x++;
         }
     }
-    st->n = n;
+    st->n = (int32_t)(end - st->e);
     if (st->n >= st->cap_e && !pto__sy_grow(sy, (void **)&st->e, sizeof(pto__sy_e), &st->cap_e, st->n + 1)) return;
     e = &st->e[st->n++];
     e->rid = r;
@@ -1028,7 +1025,8 @@ static void pto__sy_touch(pto__sy *sy, pto__sy_st *st, int32_t r)
     e->space = a->space;
     e->rw = a->rw;
     e->bits = 0;
-    e->skip = (uint8_t)((pto__sy_inorder(a->pipe) ? 1u << a->pipe : 0u) | (a->rw & PTO__SY_WR ? 0u : PTO__SY_RDONLY));
+    e->skip = sy->skip0[(a->space * 4u + a->rw) * 8u + a->pipe];
+    e->need = sy->need[(a->space * 4u + a->rw) * 8u + a->pipe];
     e->ts = sy->now;
     e->cap = pto__sy_fs0;   /* hts[q] is read only where bit q is set */
 }
@@ -1526,8 +1524,8 @@ static void pto__sy_barrier(pto__sy *sy, int32_t s, pto__sy_st *st)
 {
     const pto_operand *a = pto_stmt_arg(sy->m, s, 0);
     int P = a ? a->ref : -1, q;
-    int32_t k, n;
-    pto__sy_e *E;
+    int32_t k;
+    pto__sy_e *x, *end;
     if (P == PTO_PIPE_ALL) {
         for (k = 0; k < st->n;) {
             for (q = 0; q < 7; q++) pto__sy_addbit(&st->e[k], q, sy->now);
@@ -1535,14 +1533,13 @@ static void pto__sy_barrier(pto__sy *sy, int32_t s, pto__sy_st *st)
         }
         return;
     }
-    n = st->n;
-    E = st->e;
-    for (k = 0; k < n;) {
-        if (E[k].pipe != P) { k++; continue; }
-        pto__sy_addbit(&E[k], P, sy->now);
-        k = pto__sy_keep_at(sy, E, &n, k);
+    for (x = st->e, end = st->e + st->n; x < end;) {
+        if (x->pipe != P) { x++; continue; }
+        pto__sy_addbit(x, P, sy->now);
+        if (!pto__sy_done(sy, x)) x++;
+        else if (x != --end) *x = *end;   /* pto__sy_keep's, by pointer */
     }
-    st->n = n;
+    st->n = (int32_t)(end - st->e);
 }
 
 /* set_flag on p captures every record of pipe p and every record known to
@@ -1562,7 +1559,7 @@ static void pto__sy_set_op(pto__sy *sy, int32_t s, pto__sy_st *st, uint32_t t)
     int32_t key, k, n;
     uint64_t bit;
     uint8_t pbit;
-    pto__sy_e *E;
+    pto__sy_e *E, *x, *end;
     if (sy->m->stmts[s].op == PTO_OP_PIPE_BARRIER) { pto__sy_barrier(sy, s, st); return; }
     key = pto__sy_slot(sy, s, &p, &q);
     if (key < 0) { pto__sy_misuse(sy, s, "cannot analyse this event id"); return; }
@@ -1586,8 +1583,8 @@ static void pto__sy_set_op(pto__sy *sy, int32_t s, pto__sy_st *st, uint32_t t)
         n = st->n;
         E = st->e;
         if (t == UINT32_MAX) {
-            for (k = 0; k < n; k++)
-                if ((E[k].bits & pbit) || E[k].pipe == p) E[k].cap.w[fw] |= bit;
+            for (x = E, end = E + n; x < end; x++)
+                if ((x->bits & pbit) || x->pipe == p) x->cap.w[fw] |= bit;
             return;
         }
         for (k = 0; k < n; k++) {
@@ -1601,13 +1598,14 @@ static void pto__sy_set_op(pto__sy *sy, int32_t s, pto__sy_st *st, uint32_t t)
     bit = (uint64_t)1 << (f & 63);
     n = st->n;
     E = st->e;
-    for (k = 0; k < n;) {
-        if (!(E[k].cap.w[fw] & bit)) { k++; continue; }
-        E[k].cap.w[fw] &= ~bit;
-        pto__sy_addbit(&E[k], q, sy->now);
-        k = pto__sy_keep_at(sy, E, &n, k);
+    for (x = E, end = E + n; x < end;) {
+        if (!(x->cap.w[fw] & bit)) { x++; continue; }
+        x->cap.w[fw] &= ~bit;
+        pto__sy_addbit(x, q, sy->now);
+        if (!pto__sy_done(sy, x)) x++;
+        else if (x != --end) *x = *end;   /* pto__sy_keep's, by pointer */
     }
-    st->n = n;
+    st->n = (int32_t)(end - E);
     pto__sy_fs_del(&st->fused, f);
 }
 
@@ -1739,11 +1737,11 @@ static int32_t pto__sy_scan(pto__sy *sy, int32_t s, const pto__sy_st *st, int32_
     int q;
     uint8_t skip;
     int32_t i, o, r, k, n = st->n, nr = 0;   /* n, E: nothing here changes the state */
-    int32_t blo, bhi;
+    int32_t blo, bhi, nargs = m->stmts[s].nargs, arg0 = m->stmts[s].arg0;
     const pto__sy_e *E = st->e;
-    for (i = 0; i < m->stmts[s].nargs; i++) {
+    for (i = 0; i < nargs; i++) {
         const pto__sy_rec *b;
-        o = m->stmts[s].arg0 + i;
+        o = arg0 + i;
         if ((r = pto__sy_rec_now(sy, o)) < 0) continue;
         b = &sy->recs[r];
         q = b->pipe;   /* the statement's pipe */
@@ -1774,13 +1772,11 @@ static int32_t pto__sy_scan(pto__sy *sy, int32_t s, const pto__sy_st *st, int32_
    instance it was at t on every path. */
 static void pto__sy_apply(pto__sy *sy, pto__sy_st *st, int p, int q, uint32_t t, uint32_t w)
 {
-    int32_t k;
+    pto__sy_e *e, *end = st->e + st->n;
     (void)sy;
-    for (k = 0; k < st->n; k++) {
-        pto__sy_e *e = &st->e[k];
+    for (e = st->e; e < end; e++)
         if ((e->pipe == p && e->ts <= t) || ((e->bits & (1u << p)) && e->hts[p] <= t))
             pto__sy_addbit(e, q, w);
-    }
 }
 
 /* The effect, on the iteration under analysis, of a carried pair (its
@@ -1795,11 +1791,9 @@ static void pto__sy_apply(pto__sy *sy, pto__sy_st *st, int p, int q, uint32_t t,
    only, after the loop's next visits: pto__sy_only_barriers). */
 static void pto__sy_apply_carried(pto__sy_st *st, int p, int q, uint32_t t0, uint32_t w)
 {
-    int32_t k;
-    for (k = 0; k < st->n; k++) {
-        pto__sy_e *e = &st->e[k];
+    pto__sy_e *e, *end = st->e + st->n;
+    for (e = st->e; e < end; e++)
         if (e->ts < t0 && (e->pipe == p || (e->bits & (1u << p)))) pto__sy_addbit(e, q, w);
-    }
 }
 
 static int32_t pto__sy_frame_of(const pto__sy *sy, int32_t stmt)
