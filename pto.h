@@ -4734,8 +4734,10 @@ static int pto__ps_dtype(pto__ps_parser *p, pto_dtype *dt)
     if (!pto__ps_is(p, PTO__T_NAME)) { pto__ps_expected(p, "a dtype"); return 0; }
     *dt = pto__ps_dtype_of(p, &p->tok);
     if (*dt == PTO_DT_NONE) {
+        /* reported; read on as f32, so the name it declares is known and
+           its uses do not draw "unknown name" too */
         pto__ps_unknown_dtype(p, &p->tok);
-        return 0;
+        *dt = PTO_F32;
     }
     pto__ps_next(p);
     return 1;
@@ -4885,9 +4887,9 @@ static int pto__ps_tile_stmt(pto__ps_parser *p, int32_t block)
     if (!pto__ps_expect(p, ':', "':' after the tile name")) return 0;
     if (!pto__ps_is(p, PTO__T_NAME)) { pto__ps_expected(p, "a memory space"); return 0; }
     sp = pto__ps_space_of(p, &p->tok);
-    if (sp == PTO_NSPACE) {
+    if (sp == PTO_NSPACE) {   /* reported; read on as vec (see pto__ps_dtype) */
         pto__ps_unknown_space(p, &p->tok);
-        return 0;
+        sp = PTO_VEC;
     }
     pto__ps_next(p);
     if (!pto__ps_dtype(p, &dt)) return 0;
@@ -20671,7 +20673,9 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
         pto__emit_v(E, PTO__K_CORE, st->ref == PTO_CORE_CUBE ? "PTO_K_CORE_CUBE" : "PTO_K_CORE_VECTOR");
         pto__emit_v(E, PTO__K_NAME, st->ref == PTO_CORE_CUBE ? "cube" : "vector");
         pto__emit_x(E, PTO__T_K_SECTION);
+        E->depth++;   /* inside the section's braces, as its body */
         pto__emit_ring_inits(E, m->blocks[st->block].kernel);
+        E->depth--;
         pto__emit_block(E, st->body);
         pto__emit_indent(E);
         pto__emit_x(E, PTO__T_K_CLOSE);

@@ -2899,7 +2899,9 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
         pto__emit_v(E, PTO__K_CORE, st->ref == PTO_CORE_CUBE ? "PTO_K_CORE_CUBE" : "PTO_K_CORE_VECTOR");
         pto__emit_v(E, PTO__K_NAME, st->ref == PTO_CORE_CUBE ? "cube" : "vector");
         pto__emit_x(E, PTO__T_K_SECTION);
+        E->depth++;   /* inside the section's braces, as its body */
         pto__emit_ring_inits(E, m->blocks[st->block].kernel);
+        E->depth--;
         pto__emit_block(E, st->body);
         pto__emit_indent(E);
         pto__emit_x(E, PTO__T_K_CLOSE);

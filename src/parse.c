@@ -1744,8 +1744,10 @@ static int pto__ps_dtype(pto__ps_parser *p, pto_dtype *dt)
     if (!pto__ps_is(p, PTO__T_NAME)) { pto__ps_expected(p, "a dtype"); return 0; }
     *dt = pto__ps_dtype_of(p, &p->tok);
     if (*dt == PTO_DT_NONE) {
+        /* reported; read on as f32, so the name it declares is known and
+           its uses do not draw "unknown name" too */
         pto__ps_unknown_dtype(p, &p->tok);
-        return 0;
+        *dt = PTO_F32;
     }
     pto__ps_next(p);
     return 1;
@@ -1895,9 +1897,9 @@ static int pto__ps_tile_stmt(pto__ps_parser *p, int32_t block)
     if (!pto__ps_expect(p, ':', "':' after the tile name")) return 0;
     if (!pto__ps_is(p, PTO__T_NAME)) { pto__ps_expected(p, "a memory space"); return 0; }
     sp = pto__ps_space_of(p, &p->tok);
-    if (sp == PTO_NSPACE) {
+    if (sp == PTO_NSPACE) {   /* reported; read on as vec (see pto__ps_dtype) */
         pto__ps_unknown_space(p, &p->tok);
-        return 0;
+        sp = PTO_VEC;
     }
     pto__ps_next(p);
     if (!pto__ps_dtype(p, &dt)) return 0;

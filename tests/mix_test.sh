@@ -67,6 +67,7 @@ $ptoc emit $out/d2/mixmm.pto -o $out/d2/o >/dev/null 2>&1
 cmp -s $out/d1/o/kernel.c $out/d2/o/kernel.c && ok || bad "explicit default counts give the same kernel.c"
 grep -c "pto_k_ring_init(core, \"mixmm.pto:7: pipe q\", 0, PTO_K_C2V, 32768, 8, 2, 0, PTO_K_SPLIT_UP_DOWN" $out/d2/o/kernel.c \
     | grep -qx 2 && ok || bad "both sections init the ring with the same normalised parameters"
+grep -c "^        pto_k_ring_init(" $out/d2/o/kernel.c | grep -qx 2 && ok || bad "ring_init is indented as its section's body"
 # a host section calling a mix kernel passes the hidden buffer too
 ( cat examples/mixmm.pto; printf 'host main(in a: f16[256, 128], in b: f16[128, 128], out y: f32[256, 128]) {\n  call mixmm(a, b, y)\n}\n' ) >$out/hmix.pto
 $ptoc run $out/hmix.pto >$out/log 2>&1 && grep -q "result      match" $out/log && grep -q "simulator   no reports" $out/log && ok \

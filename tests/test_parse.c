@@ -420,6 +420,29 @@ static void test_declared_despite_bad_attribute(void)
     }
 }
 
+/* An unknown dtype or memory space is one error: the tile or parameter is
+   declared anyway (as f32 / vec), so its uses do not draw "unknown name". */
+static void test_declared_despite_bad_type(void)
+{
+    static const char *const text[] = {
+        "kernel k(in x: f32[16, 64], out y: f32[16, 64]) vector {\n  tile a: vec f23[16, 64]\n"
+        "  tload a, x[0, 0]\n  tstore y[0, 0], a\n}\n",
+        "kernel k(in x: f32[16, 64], out y: f32[16, 64]) vector {\n  tile a: ub f32[16, 64]\n"
+        "  tload a, x[0, 0]\n  tstore y[0, 0], a\n}\n",
+        "kernel k(in x: float[16, 64], out y: f32[16, 64], scalar s: flt) vector {\n  tile a: vec f32[16, 64]\n"
+        "  tload a, x[0, 0]\n  tmuls a, a, s\n  tstore y[0, 0], a\n}\n"};
+    static const char *const first[] = {"unknown dtype 'f23' (did you mean 'f32'?)",
+                                        "unknown memory space 'ub' (pto calls it 'vec')", "unknown dtype 'float'"};
+    int i;
+    for (i = 0; i < 3; i++) {
+        pto_module *m = parse(text[i]);
+        CHECK(m == NULL);
+        CHECK_MSG(pto_diag_count(ctx) == (i == 2 ? 2 : 1), "case %d: %d diagnostics", i, pto_diag_count(ctx));
+        if (pto_diag_count(ctx) > 0) CHECK_MSG(strncmp(pto_diag_get(ctx, 0)->msg, first[i], strlen(first[i])) == 0,
+                                               "case %d: %s", i, pto_diag_get(ctx, 0)->msg);
+    }
+}
+
 /* A broken parameter does not lose the ones after it: an expression in a
    shape, a ',' missing between two params, a shape over two lines; each is
    one error, and the later params' uses report nothing more. */
@@ -657,6 +680,7 @@ int main(void)
     test_many_errors();
     test_unmatched_brace();
     test_declared_despite_bad_attribute();
+    test_declared_despite_bad_type();
     test_params_after_a_broken_one();
     test_hostile();
     test_name_cache();
