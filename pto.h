@@ -11159,6 +11159,13 @@ static void pto__hs_vcall(pto__hs_ver *V, const pto_hstmt *st, int32_t *order)
     if (st->nargs != n) {
         pto_error(V->ctx, st->loc, "'%s' takes %d argument%s (its tensors, then its scalars), got %d", kn, (int)n,
                   n == 1 ? "" : "s", (int)st->nargs);
+        /* which parameter an argument meant is unknown: any tensor it names may
+           be written (no cascade of "read before any call writes it") */
+        for (i = 0; i < st->nargs; i++) {
+            const pto_operand *o = &m->operands[st->arg0 + i];
+            if (o->kind == PTO_O_GM && o->ref - h->param0 >= 0 && o->ref - h->param0 < h->nparams + h->ntensors)
+                V->written[o->ref - h->param0] = 1;
+        }
         return;
     }
     for (i = 0; i < n; i++)

@@ -75,5 +75,12 @@ if grep -q "did you mean" $out/log; then bad "no 'did you mean' for the name its
 expect "-D N=64 -D N=128: the later counts" 0 "^kernel softmax (8 blocks)" $ptoc run examples/softmax.pto -D N=64 -D N=128
 if grep -q "warning" $out/log; then bad "-D twice: no warning"; else ok "-D twice: no warning"; fi
 
+# a call with the wrong argument count is one error: the tensors it names count as written
+# (the call after it, reading t, drew "read before any call writes it" too)
+{ sed -n '2,$p' tests/bad/host_arity.pto | sed '/^host/,$d'
+  printf 'host h(in x: f32[64, 64], out y: f32[64, 64]) {\n  tensor t: f32[64, 64]\n  call sc(x, t)\n  call sc(t, y, 2.0)\n}\n'; } >$out/arity.pto
+expect "wrong argument count: reported" 1 "'sc' takes 3 arguments (its tensors, then its scalars), got 2" $ptoc check $out/arity.pto
+if [ "$(grep -c 'error:' $out/log)" = 1 ]; then ok "wrong argument count: no cascade"; else bad "wrong argument count: no cascade"; fi
+
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
