@@ -31,7 +31,9 @@
        core of the pipe's direction with the pipe's dtype and this core's
        shape; a pipe pops into one tile per section; a tpush into a v2c
        pipe without a split is guarded from AIV 1 (subblock 1) by an
-       enclosing if; and on every path a tpop is followed by its tfree
+       enclosing if, while both AIVs push into a split v2c pipe and pop
+       and free a c2v pipe (an op an if keeps from one AIV needs a twin
+       that AIV reaches); and on every path a tpop is followed by its tfree
        before the next tpop or the end.
 
    How: one pass per kernel checks the statements in program order (phase 1),
@@ -1454,6 +1456,51 @@ static int pto__vaiv_skips(const pto__verifier *v, int32_t block, int sb)
     return 0;
 }
 
+/* Whether AIV sb can run an `op` (tpush / tpop / tfree) on pipe qi in
+   block b or below: an if whose condition folds at subblock = sb is entered
+   on its taken branch only. */
+static int pto__vaiv_reaches(const pto__verifier *v, int32_t b, int32_t qi, int op, int sb, int depth)
+{
+    const pto_module *m = v->m;
+    int32_t s;
+    if (b < 0 || b >= m->n_blocks || depth > m->n_blocks) return 0;
+    for (s = m->blocks[b].head; s >= 0; s = m->stmts[s].next) {
+        const pto_stmt *st = &m->stmts[s];
+        int64_t x, y;
+        if (st->kind == PTO_ST_OP && st->op == op && st->nargs >= 1) {
+            const pto_operand *o = &m->operands[st->arg0 + (op == PTO_OP_TPOP && st->nargs == 2 ? 1 : 0)];
+            if (o->kind == PTO_O_CVPIPE && o->ref == qi) return 1;
+        } else if (st->kind == PTO_ST_IF && pto__vat_aiv(v, st->e[0], sb, &x, 0) && pto__vat_aiv(v, st->e[1], sb, &y, 0)) {
+            if (pto__vaiv_reaches(v, pto__cmp_holds(st->cmp, x, y) ? st->body : st->orelse, qi, op, sb, depth + 1))
+                return 1;
+        } else if (st->kind == PTO_ST_IF || st->kind == PTO_ST_FOR) {
+            if (pto__vaiv_reaches(v, st->body, qi, op, sb, depth + 1) ||
+                (st->kind == PTO_ST_IF && pto__vaiv_reaches(v, st->orelse, qi, op, sb, depth + 1)))
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* The AIV (0 or 1) that never runs statement st's op on pipe qi: an
+   enclosing if keeps st from it, and no other such op of the vector section
+   (another branch of an if on subblock) is open to it; -1 when both run it. */
+static int pto__vaiv_missing(const pto__verifier *v, const pto_stmt *st, int32_t qi)
+{
+    const pto_module *m = v->m;
+    int32_t sec = st->block, steps = 0;
+    int sb;
+    while (sec >= 0 && sec < m->n_blocks && steps++ <= m->n_blocks) {
+        int32_t owner = m->blocks[sec].owner;
+        if (owner < 0 || owner >= m->n_stmts) return -1;
+        if (m->stmts[owner].kind == PTO_ST_SECTION) break;
+        sec = m->stmts[owner].block;
+    }
+    for (sb = 0; sb < 2; sb++)
+        if (pto__vaiv_skips(v, st->block, sb) && !pto__vaiv_reaches(v, sec, qi, st->op, sb, 0)) return sb;
+    return -1;
+}
+
 /* tpush / tpop: the section's core is the producer (tpush) or consumer
    (tpop) of the pipe's direction, and the tile has the pipe's dtype and the
    shape this core sees: the whole tile on the cube, the half its split
@@ -1473,6 +1520,17 @@ static void pto__vcvpipe_op(pto__verifier *v, const pto__vop *op)
                   pto__vdir_word(q->dir), qn, cube ? "cube" : "vector", cube ? "vector" : "cube",
                   st->op == PTO_OP_TPUSH ? "producer" : "consumer");
         return;
+    }
+    /* both AIVs consume a c2v pipe (each its half, or the whole tile), and
+       the cube reuses a slot only when both have freed it */
+    if (st->op != PTO_OP_TPUSH && !cube) {
+        int skipped = pto__vaiv_missing(v, st, op->o[pi]->ref);
+        if (skipped >= 0)
+            pto_error(v->ctx, st->loc, "%s of %spipe '%s' never runs on AIV %d (subblock %d): both AIVs pop and "
+                      "free every slot of a c2v pipe (%s), and the cube's tpush reuses a slot only when both have "
+                      "freed it, so it would wait forever; pop and free on both AIVs", name,
+                      q->split != PTO_SPLIT_NONE ? "split " : "", qn, skipped, skipped,
+                      q->split != PTO_SPLIT_NONE ? "each its half" : "each the whole tile");
     }
     if (st->op == PTO_OP_TFREE) return;
     if (!cube && q->split == PTO_SPLIT_UP_DOWN) r /= 2;
@@ -1502,7 +1560,7 @@ static void pto__vcvpipe_op(pto__verifier *v, const pto__vop *op)
     /* with a split each AIV fills its half of every slot: the slot is whole,
        and the cube's tpop goes on, only when both have pushed */
     if (st->op == PTO_OP_TPUSH && !cube && q->split != PTO_SPLIT_NONE) {
-        int skipped = pto__vaiv_skips(v, st->block, 0) ? 0 : pto__vaiv_skips(v, st->block, 1) ? 1 : -1;
+        int skipped = pto__vaiv_missing(v, st, op->o[pi]->ref);
         if (skipped >= 0)
             pto_error(v->ctx, st->loc, "tpush into split pipe '%s' never runs on AIV %d (subblock %d): each AIV "
                       "pushes its half of every slot, so the cube's tpop would wait for the other half forever; push "
