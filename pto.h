@@ -23023,6 +23023,27 @@ PTO_K_FN int pto_h_number(const char *text, double *out)
     return end != text && *end == 0;
 }
 
+/* A whole unsigned integer option value in lo..hi, decimal or 0x hex:
+   "5x", "-1", "" and a value past uint64 (which strtoull would clamp
+   without a word) are mistakes. */
+PTO_K_FN int pto_h_uint(const char *text, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+    uint64_t v = 0, base = 10, d;
+    const char *p = text;
+    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X') && p[2]) base = 16, p += 2;
+    if (!*p) return 0;
+    for (; *p; p++) {
+        if (*p >= '0' && *p <= '9') d = (uint64_t)(*p - '0');
+        else if (base == 16 && *p >= 'a' && *p <= 'f') d = (uint64_t)(*p - 'a' + 10);
+        else if (base == 16 && *p >= 'A' && *p <= 'F') d = (uint64_t)(*p - 'A' + 10);
+        else return 0;
+        if (v > (UINT64_MAX - d) / base) return 0;
+        v = v * base + d;
+    }
+    *out = v;
+    return v >= lo && v <= hi;
+}
+
 PTO_K_FN int pto_h_args(pto_h_run *run, int argc, char **argv)
 {
     int i;
@@ -23031,31 +23052,27 @@ PTO_K_FN int pto_h_args(pto_h_run *run, int argc, char **argv)
         if (strcmp(a, "-D") == 0 && i + 1 < argc) v = argv[++i];
         else if (strncmp(a, "-D", 2) == 0 && a[2]) v = a + 2;
         else if (strcmp(a, "--seed") == 0 && i + 1 < argc) {
-            /* "abc" or "5x" are mistakes, not seed 0 or 5 */
-            char *end;
-            const char *sv = argv[++i];
-            run->seed = strtoull(sv, &end, 0);
-            if (end == sv || *end || sv[0] == '-') {
-                pto_h_fail(run, 1, "--seed %s: want a non-negative integer", sv);
+            if (!pto_h_uint(argv[++i], 0, UINT64_MAX, &run->seed)) {
+                pto_h_fail(run, 1, "--seed %s: want a non-negative integer in 0..18446744073709551615", argv[i]);
                 return 1;
             }
             continue;
         }
         else if (strcmp(a, "--trace") == 0 && i + 1 < argc) { run->trace = argv[++i]; continue; }
         else if (strcmp(a, "--ranks") == 0 && i + 1 < argc) {
-            run->nranks = atoi(argv[++i]);
-            if (run->nranks < 1 || run->nranks > PTO_H_RMAX) {
-                pto_h_fail(run, 1, "--ranks %s: want a rank count in 1..64", argv[i]);
+            uint64_t n;
+            if (!pto_h_uint(argv[++i], 1, PTO_H_RMAX, &n)) {
+                pto_h_fail(run, 1, "--ranks %s: want a rank count in 1..%d", argv[i], PTO_H_RMAX);
                 return 1;
             }
+            run->nranks = (int)n;
             continue;
         }
         else if (strcmp(a, "--max-instr") == 0 && i + 1 < argc) {
-            char *end;
-            const char *sv = argv[++i];
-            long long n = strtoll(sv, &end, 0);
-            if (end == sv || *end || n < 1) {
-                pto_h_fail(run, 1, "--max-instr %s: want a positive instruction count", sv);
+            uint64_t n;
+            if (!pto_h_uint(argv[++i], 1, INT64_MAX, &n)) {
+                pto_h_fail(run, 1, "--max-instr %s: want a positive instruction count in 1..9223372036854775807",
+                           argv[i]);
                 return 1;
             }
             run->max_instr = (int64_t)n;
@@ -23181,7 +23198,7 @@ PTO_K_FN int64_t pto_h_dim(pto_h_run *run, const char *name)
         pto_h_fail(run, 1, "dynamic dim %s = %.17g is too large (at most 2^62)", name, v);
         return 1;
     }
-    if (run->status == 0 && (v < 1 || v != (double)(int64_t)v)) {
+    if (run->status == 0 && (!(v >= 1) || v != (double)(int64_t)v)) {   /* (NaN included: no cast) */
         pto_h_fail(run, 1, "-D %s=%.17g: dynamic dim %s must be a positive integer", name, v, name);
         return 1;
     }

@@ -131,10 +131,16 @@ if [ $rc = 0 ] && grep -q "^warning: -D alpha=1e39: tmuls on the f32 tile 't' (t
 then ok "-D alpha=1e39: takes the scalar as inf, said"; else bad "-D alpha=1e39: takes the scalar as inf, said (rc $rc)"; fi
 $ptoc run examples/tail.pto -D alpha=3e38 >$out/log 2>&1
 if grep -q "warning" $out/log; then bad "-D alpha=3e38: no warning"; else ok "-D alpha=3e38: no warning"; fi
-for v in abc 5x -1; do
+for v in abc 5x -1 18446744073709551616 99999999999999999999999; do
     $ptoc run examples/vadd.pto --seed $v >$out/log 2>&1; rc=$?
-    if [ $rc = 1 ] && grep -q -- "--seed $v: want a non-negative integer" $out/log; then ok "--seed $v is an error"
+    if [ $rc = 1 ] && grep -q -- "--seed $v: want a non-negative integer in 0..18446744073709551615$" $out/log; then ok "--seed $v is an error"
     else bad "--seed $v is an error (rc $rc)"; fi
+done
+# --ranks: a whole count in 1..64 (atoi once took "2x" as 2 and wrapped a value past int)
+for v in 0 65 2x abc 4294967298 99999999999999999999; do
+    $ptoc run examples/allreduce.pto --ranks $v >$out/log 2>&1; rc=$?
+    if [ $rc = 1 ] && grep -q -- "--ranks $v: want a rank count in 1..64$" $out/log; then ok "--ranks $v is an error"
+    else bad "--ranks $v is an error (rc $rc)"; fi
 done
 $ptoc run examples/softmax.pto -D M=3 >$out/log 2>&1; rc=$?
 if [ $rc = 0 ] && grep -q "warning: -D M=3: softmax.pto has no dynamic dim or scalar param named 'M'" $out/log; then ok "unused -D warns"; else bad "unused -D warns (rc $rc)"; fi
