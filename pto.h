@@ -6618,10 +6618,10 @@ static void pto__vtile_align(pto__verifier *v, const pto_tile *t)
         if (t->valid_r < 0) snprintf(rows, sizeof rows, "%d", (int)t->rows);
         pto_error(v->ctx, t->loc,
                   "row of vec tile '%s' is %lld bytes (%d x %s); vec rows must be a multiple of 32 bytes (for a width "
-                  "of %d, declare %s[%d, %lld] valid(%s, %d): loads and stores then move %d columns)",
+                  "of %d, declare %s[%d, %lld] valid(%s, %d): loads and stores then move %d column%s)",
                   pto__vname(v, t->name), (long long)t->cols * size, (int)t->cols, pto_dtype_name((pto_dtype)t->dtype),
                   (int)t->cols, pto_dtype_name((pto_dtype)t->dtype), (int)t->rows, (long long)up, rows, (int)t->cols,
-                  (int)t->cols);
+                  (int)t->cols, t->cols == 1 ? "" : "s");
     }
 }
 
@@ -9717,9 +9717,9 @@ static int pto__in_count(pto__interp *I, const pto_stmt *st)
     if (!pto__in_counts(st)) return 1;
     if (++*I->ninstr <= I->max_instr) return 1;
     return pto__fail(I, at->loc,
-                     "kernel '%s' ran more than %lld instructions (the instruction budget, over every block%s)%s: "
+                     "kernel '%s' ran more than %lld instruction%s (the instruction budget, over every block%s)%s: "
                      "a runaway loop? raise the limit with ptoc run --max-instr N",
-                     pto_str(I->ctx, I->k->name), (long long)I->max_instr, I->k->ranks ? " and rank" : "",
+                     pto_str(I->ctx, I->k->name), (long long)I->max_instr, I->max_instr == 1 ? "" : "s", I->k->ranks ? " and rank" : "",
                      I->loop >= 0 ? "; this loop was running" : "");
 }
 
@@ -23413,8 +23413,8 @@ PTO_K_FN int pto_h_compare_copy(const pto_k_gm *g, const void *host, const char 
     }
     if (!ndiff) return 0;
     if (max_rel >= 0) snprintf(rel, sizeof rel, ", max rel error %.3g", max_rel);
-    printf("  result      mismatch: %s differs in %lld of %lld elements (max abs error %.3g%s)\n", name,
-           (long long)ndiff, (long long)n, max_abs, rel);
+    printf("  result      mismatch: %s differs in %lld of %lld element%s (max abs error %.3g%s)\n", name,
+           (long long)ndiff, (long long)n, n == 1 ? "" : "s", max_abs, rel);
     for (i = 0; i < ndiff && i < PTO_H_SHOW; i++)
         printf("    %s[%lld, %lld] = %.9g on the simulator, %.9g in the reference\n", name,
                (long long)(first[i] / g->cols), (long long)(first[i] % g->cols),
@@ -23491,8 +23491,8 @@ PTO_K_FN int pto_h_unwritten_copy(const pto_k_gm *g, const char *name)
         snprintf(where, sizeof where, "columns %lld..%lld", (long long)fc0, (long long)fc1);
     else
         snprintf(where, sizeof where, "first at [%lld, %lld]", (long long)(first / C), (long long)(first % C));
-    printf("  warning     %s: %lld of %lld elements never written (%s)\n", name, (long long)n, (long long)(R * C),
-           where);
+    printf("  warning     %s: %lld of %lld element%s never written (%s)\n", name, (long long)n, (long long)(R * C),
+           R * C == 1 ? "" : "s", where);
     return 1;
 }
 

@@ -524,8 +524,8 @@ PTO_K_FN int pto_h_compare_copy(const pto_k_gm *g, const void *host, const char 
     }
     if (!ndiff) return 0;
     if (max_rel >= 0) snprintf(rel, sizeof rel, ", max rel error %.3g", max_rel);
-    printf("  result      mismatch: %s differs in %lld of %lld elements (max abs error %.3g%s)\n", name,
-           (long long)ndiff, (long long)n, max_abs, rel);
+    printf("  result      mismatch: %s differs in %lld of %lld element%s (max abs error %.3g%s)\n", name,
+           (long long)ndiff, (long long)n, n == 1 ? "" : "s", max_abs, rel);
     for (i = 0; i < ndiff && i < PTO_H_SHOW; i++)
         printf("    %s[%lld, %lld] = %.9g on the simulator, %.9g in the reference\n", name,
                (long long)(first[i] / g->cols), (long long)(first[i] % g->cols),
@@ -602,8 +602,8 @@ PTO_K_FN int pto_h_unwritten_copy(const pto_k_gm *g, const char *name)
         snprintf(where, sizeof where, "columns %lld..%lld", (long long)fc0, (long long)fc1);
     else
         snprintf(where, sizeof where, "first at [%lld, %lld]", (long long)(first / C), (long long)(first % C));
-    printf("  warning     %s: %lld of %lld elements never written (%s)\n", name, (long long)n, (long long)(R * C),
-           where);
+    printf("  warning     %s: %lld of %lld element%s never written (%s)\n", name, (long long)n, (long long)(R * C),
+           R * C == 1 ? "" : "s", where);
     return 1;
 }
 

@@ -549,10 +549,10 @@ static void pto__vtile_align(pto__verifier *v, const pto_tile *t)
         if (t->valid_r < 0) snprintf(rows, sizeof rows, "%d", (int)t->rows);
         pto_error(v->ctx, t->loc,
                   "row of vec tile '%s' is %lld bytes (%d x %s); vec rows must be a multiple of 32 bytes (for a width "
-                  "of %d, declare %s[%d, %lld] valid(%s, %d): loads and stores then move %d columns)",
+                  "of %d, declare %s[%d, %lld] valid(%s, %d): loads and stores then move %d column%s)",
                   pto__vname(v, t->name), (long long)t->cols * size, (int)t->cols, pto_dtype_name((pto_dtype)t->dtype),
                   (int)t->cols, pto_dtype_name((pto_dtype)t->dtype), (int)t->rows, (long long)up, rows, (int)t->cols,
-                  (int)t->cols);
+                  (int)t->cols, t->cols == 1 ? "" : "s");
     }
 }
 

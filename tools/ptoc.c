@@ -1714,8 +1714,8 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
         if (given_up)
             printf("  note: %d behaviour%s shown only by values the kernel refused\n", given_up, given_up == 1 ? "" : "s");
         if (unreached)
-            printf("  note: %d behaviour%s not shown within %d runs (--sweep-runs N runs more)\n", unreached,
-                   unreached == 1 ? "" : "s", max_runs);
+            printf("  note: %d behaviour%s not shown within %d run%s (--sweep-runs N runs more)\n", unreached,
+                   unreached == 1 ? "" : "s", max_runs, max_runs == 1 ? "" : "s");
         if (!t.pass && !t.fail) printf("  no run was accepted: nothing was judged\n");
         rc = t.fail || !t.pass ? 1 : 0;
     }

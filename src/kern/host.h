@@ -514,7 +514,8 @@ PTO_K_FN void pto_k_report_print(const pto_k_report *r, FILE *out)
     static const char *const kinds[] = {"aiv", "aic"};
     for (i = 0; i < r->nerrors; i++) fprintf(out, "%s\n", r->errors[i].msg);
     if (r->suppressed) fprintf(out, "(%d repeated or further errors not shown)\n", r->suppressed);
-    fprintf(out, "%d error(s); %d core(s), %lld instructions\n", r->nerrors, r->ncores, (long long)r->ninstr);
+    fprintf(out, "%d error(s); %d core(s), %lld instruction%s\n", r->nerrors, r->ncores, (long long)r->ninstr,
+            r->ninstr == 1 ? "" : "s");
     fprintf(out, "cycles: makespan %lld, bound %lld (busiest pipe), efficiency %.1f%%, serial sum %lld\n",
             (long long)r->makespan, (long long)r->bound, 100.0 * r->efficiency, (long long)r->serial);
     nc = r->ncores < 16 ? r->ncores : 16;
