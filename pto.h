@@ -22919,7 +22919,11 @@ static pto_status pto__isa_emit(pto_ctx *ctx, const pto_module *m, const pto_emi
                   cycles, bound, efficiency, flags and barriers (counted in
                   kernel.c as it is on disk, hand edits included), planned
                   bytes and simulator reports (after a deadlock a note by the
-                  mismatch and the cycles say that they follow from it)
+                  mismatch and the cycles say that they follow from it);
+                  a launch the simulator refused (more cores than it runs
+                  at once) ran nothing: the refusal is the result (exit 1),
+                  and nothing is compared (nor, after a refused call, at
+                  the host's end)
      pto_h_end     exit status: 0 all match and the simulator reported
                   nothing, 1 mismatch / report / bad input, 2 internal
 
@@ -22958,6 +22962,7 @@ typedef struct pto_h_run {
     pto_k_device *rdev;            /* nranks ranks, for ranks kernels (made on first use) */
     int nranks;                    /* --ranks N */
     int64_t max_instr;             /* --max-instr N: each launch's instruction budget (0 = default) */
+    int refused;                   /* a launch the simulator refused (pto_h_refused) */
     char *ksrc;                    /* kernel.c, for counting flags and barriers */
     /* the kernel being set up */
     pto_binding bind[PTO_H_MAX];
@@ -23532,6 +23537,7 @@ PTO_K_FN void pto_h_reset(pto_h_run *run)
     run->kranks = 0;
     run->ntensors = 0;
     run->nbind = 0;
+    run->refused = 0;
 }
 
 /* Length of a report without its "(block N ...)" suffix ("(rank R block N
@@ -23715,17 +23721,22 @@ PTO_K_FN void pto_h_no_block(pto_h_run *run, const char *name, int64_t blocks)
     pto_buf_free(&b);
 }
 
-/* A launch the simulator cannot run is the user's input too (the -D values
-   that give its block count): said before it runs, with no comparison
-   against outputs it never wrote. 1 when refused. */
-PTO_K_FN int pto_h_too_many(pto_h_run *run, const char *name, int kind, int64_t blocks, int ranks)
+/* A launch the simulator refused (too many cores for one launch, out of
+   memory: rep->ncores is 0) ran nothing, so its outputs hold what they held
+   before: comparing them would report differences the kernel never made.
+   The refusal is the result (the run fails); its errors go to stderr as
+   the harness's own do. 1 when refused. */
+PTO_K_FN int pto_h_refused(pto_h_run *run, const pto_k_report *rep)
 {
-    int64_t per = kind == PTO_K_KIND_MIX ? 3 : 1, nr = ranks > 0 ? ranks : 1;
-    if (blocks <= PTO_K_MAX_CORES / per / nr) return 0;
-    pto_h_fail(run, 1, "kernel %s would launch %lld blocks (%s%s): more than the %d cores the simulator runs in one "
-               "launch; give it fewer blocks", name, (long long)blocks,
-               per == 3 ? "3 cores per block of a mix kernel" : "a core per block", nr > 1 ? ", on every rank" : "",
-               PTO_K_MAX_CORES);
+    int i;
+    if (rep->ncores > 0) return 0;
+    fflush(stdout);
+    for (i = 0; i < rep->nerrors; i++) fprintf(stderr, "%s\n", rep->errors[i].msg);
+    if (!rep->nerrors) fprintf(stderr, "error: the simulator refused the launch\n");
+    fflush(stderr);
+    printf("  result      not run: the simulator refused the launch (the error above); nothing is compared\n");
+    run->failed = 1;
+    run->refused = 1;
     return 1;
 }
 
@@ -23754,7 +23765,6 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
     void **tensors = NULL;
     if (run->status) { pto_h_reset(run); return; }
     if (blocks < 1) { pto_h_no_block(run, name, blocks); pto_h_reset(run); return; }
-    if (pto_h_too_many(run, name, kind, blocks, run->kranks)) { pto_h_reset(run); return; }
     memset(&ld, 0, sizeof ld);
     ld.fn = fn;
     ld.name = name;
@@ -23787,6 +23797,11 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
                run->kranks == 1 ? "" : "s");
     else
         printf("kernel %s (%lld block%s)\n", name, (long long)blocks, blocks == 1 ? "" : "s");
+    if (pto_h_refused(run, rep)) {
+        free(tensors);
+        pto_h_reset(run);
+        return;
+    }
     if (k == run->m->n_kernels || pto_interp(run->ctx, run->m, &L) != PTO_OK) {
         pto_diag_print(run->ctx, stderr);
         pto_diag_clear(run->ctx);
@@ -23828,7 +23843,6 @@ PTO_K_FN void pto_h_call(pto_h_run *run, pto_k_kernel_fn fn, const char *name, i
     const pto_k_report *r;
     if (run->status) return;
     if (blocks < 1) { pto_h_no_block(run, name, blocks); return; }
-    if (pto_h_too_many(run, name, kind, blocks, 1)) return;
     memset(&ld, 0, sizeof ld);
     ld.fn = fn;
     ld.name = name;
@@ -23838,6 +23852,7 @@ PTO_K_FN void pto_h_call(pto_h_run *run, pto_k_kernel_fn fn, const char *name, i
     ld.max_instr = run->max_instr;
     r = pto_k_launch(run->dev, &ld);
     printf("call %s (%lld block%s)\n", name, (long long)blocks, blocks == 1 ? "" : "s");
+    if (pto_h_refused(run, r)) return;
     pto_h_report(run, name, r, planned);
     pto_h_waves(run, kind, blocks);
     if (r->nerrors) run->failed = 1;
@@ -23860,7 +23875,10 @@ PTO_K_FN void pto_h_host_end(pto_h_run *run, const char *name)
     L.nbindings = run->nbind;
     L.max_instr = run->max_instr;
     printf("host %s\n", name);
-    if (h == run->m->n_hosts || pto_interp_host(run->ctx, run->m, &L) != PTO_OK) {
+    if (run->refused) {   /* a call did not run: its outputs were never written */
+        printf("  result      not run: the simulator refused a call's launch (above); nothing is compared\n");
+        run->failed = 1;
+    } else if (h == run->m->n_hosts || pto_interp_host(run->ctx, run->m, &L) != PTO_OK) {
         pto_diag_print(run->ctx, stderr);
         pto_diag_clear(run->ctx);
         printf("  result      no reference: the interpreter failed\n");

@@ -481,7 +481,8 @@ PTO_NUMFN int64_t pto_el_mm_i8(const void *a, int64_t sa, const void *b, int64_t
        pto_k_launch_desc ld;  memset(&ld, 0, sizeof ld);
        ld.fn = kern; ld.name = "kern"; ld.kind = PTO_K_KIND_VECTOR; ld.block_num = 4; ld.args = args;
        const pto_k_report *r = pto_k_launch(dev, &ld);
-       pto_k_report_print(r, stdout);   r->nerrors == 0 when clean
+       pto_k_report_print(r, stdout);   r->nerrors == 0 when clean; r->ncores == 0
+                                        when the launch was refused (nothing ran, r->errors say why)
        pto_k_device_destroy(dev);
    Ranks: set dd.nranks; create window tensors with pto_k_gm_create_window
    (one copy per rank, pto_k_gm_peer(g, rank) for each) and either pass
@@ -752,7 +753,7 @@ typedef struct pto_k_report {
     int nerrors;
     pto_k_error *errors;
     int suppressed;            /* repeats of an already reported pair, errors past max */
-    int ncores;
+    int ncores;                /* 0: the launch was refused and nothing ran (errors say why) */
     pto_k_core_report *cores;
     int64_t makespan;          /* last end over every core and pipe */
     int64_t bound;             /* busiest pipe's busy cycles */
@@ -4543,8 +4544,10 @@ PTO_K_FN const pto_k_report *pto_k_launch(pto_k_device *dev, const pto_k_launch_
     }
     per = ld->kind == PTO_K_KIND_MIX ? 3 : 1;
     n = (int64_t)nr * nb * per;
-    if (n > PTO_K_MAX_CORES) {
-        pto_k__err(dev, PTO_K_E_USAGE, "error: launch of %lld cores: the simulator runs at most %d", (long long)n,
+    if (n > PTO_K_MAX_CORES) {   /* refused: said in the user's terms (blocks), with the way out */
+        pto_k__err(dev, PTO_K_E_USAGE, "error: kernel %s would launch %lld blocks (%s%s): more than the %d cores the "
+                   "simulator runs in one launch; give it fewer blocks", ld->name ? ld->name : "?", (long long)nb,
+                   per == 3 ? "3 cores per block of a mix kernel" : "a core per block", nr > 1 ? ", on every rank" : "",
                    PTO_K_MAX_CORES);
         return &dev->rep;
     }

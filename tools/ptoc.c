@@ -1364,7 +1364,8 @@ static int sw_run_one(sweep *s, const sw_defs *defs, const char *bin, const char
         end = strchr(line, '\n');
         if (strncmp(line, "  result      ", 14) == 0) {
             nresult++;
-            if (strncmp(line + 14, "no reference", 12) == 0) noref = 1;
+            /* no reference, or a launch the simulator refused: nothing was judged */
+            if (strncmp(line + 14, "no reference", 12) == 0 || strncmp(line + 14, "not run", 7) == 0) noref = 1;
             else if (strncmp(line + 14, "match", 5) != 0) mismatch = 1;
         } else if (strncmp(line, "  simulator   ", 14) == 0 && line[14] >= '0' && line[14] <= '9') {
             reports += atoi(line + 14);
