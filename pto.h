@@ -8555,6 +8555,91 @@ static int pto__vcollect_kernel(pto__verifier *v)
     return !v->internal;
 }
 
+/* Whether integer expression e can take different values in different
+   blocks: it names `block`, directly or through a let or a loop var whose
+   bounds do. Anything it cannot follow (a malformed id, a spent budget)
+   counts as depending: the caller's warning must never be wrong. */
+static int pto__vby_block(const pto_module *m, int32_t e, int *budget)
+{
+    const pto_expr *x;
+    if (e < 0 || e >= m->n_exprs || --*budget < 0) return 1;
+    x = &m->exprs[e];
+    switch (x->kind) {
+    case PTO_E_INT: case PTO_E_BLOCKS: case PTO_E_SUBBLOCK: case PTO_E_RANK: case PTO_E_NRANKS: return 0;
+    case PTO_E_VAR: {
+        const pto_var *var = x->a >= 0 && x->a < m->n_vars ? &m->vars[x->a] : NULL;
+        const pto_stmt *d;
+        if (!var) return 1;
+        if (var->kind != PTO_V_LET && var->kind != PTO_V_LOOP) return 0;   /* a dim or a scalar param */
+        if (var->def < 0 || var->def >= m->n_stmts) return 1;
+        d = &m->stmts[var->def];
+        if (var->kind == PTO_V_LET) return pto__vby_block(m, d->e[0], budget);
+        return pto__vby_block(m, d->e[0], budget) || pto__vby_block(m, d->e[1], budget) ||
+               (d->e[2] >= 0 && pto__vby_block(m, d->e[2], budget));
+    }
+    case PTO_E_NEG: return pto__vby_block(m, x->a, budget);
+    case PTO_E_ADD: case PTO_E_SUB: case PTO_E_MUL: case PTO_E_DIV: case PTO_E_MOD: case PTO_E_MIN: case PTO_E_MAX:
+        return pto__vby_block(m, x->a, budget) || pto__vby_block(m, x->b, budget);
+    default: return 1;
+    }
+}
+
+/* Whether block b (and below) waits on a signal: blocks that wait may be
+   ordered by signals, so one window written by each in turn can be right. */
+static int pto__vwaits(const pto_module *m, int32_t b, int depth)
+{
+    int32_t s;
+    if (b < 0) return 0;   /* no block (an if without else) */
+    if (b >= m->n_blocks || depth > m->n_blocks) return 1;
+    for (s = m->blocks[b].head; s >= 0; s = m->stmts[s].next) {
+        const pto_stmt *st = &m->stmts[s];
+        if (st->kind == PTO_ST_OP && pto_opinfo_get((pto_op)st->op)->cls == PTO_OC_WAIT) return 1;
+        if ((st->kind == PTO_ST_SECTION || st->kind == PTO_ST_FOR || st->kind == PTO_ST_IF) &&
+            pto__vwaits(m, st->body, depth + 1))
+            return 1;
+        if (st->kind == PTO_ST_IF && pto__vwaits(m, st->orelse, depth + 1)) return 1;
+    }
+    return 0;
+}
+
+/* A kernel of a static block count > 1 whose tstore window is the same in
+   every block (its row and col do not depend on `block`, nor does any
+   enclosing for's bounds or if's condition): every block writes the same
+   elements, almost always a `block` forgotten in the row (the simulator
+   then reports a race between the blocks' stores: no flag orders cores;
+   a kernel that waits on a signal is skipped, it may order them). */
+static void pto__vsame_window(pto__verifier *v, int32_t b, int depth)
+{
+    const pto_module *m = v->m;
+    int32_t s;
+    if (b < 0 || b >= m->n_blocks || depth > m->n_blocks) return;
+    for (s = m->blocks[b].head; s >= 0; s = m->stmts[s].next) {
+        const pto_stmt *st = &m->stmts[s];
+        int budget = 4096;
+        if (st->kind == PTO_ST_SECTION) pto__vsame_window(v, st->body, depth + 1);
+        else if (st->kind == PTO_ST_FOR) {
+            if (!pto__vby_block(m, st->e[0], &budget) && !pto__vby_block(m, st->e[1], &budget) &&
+                (st->e[2] < 0 || !pto__vby_block(m, st->e[2], &budget)))
+                pto__vsame_window(v, st->body, depth + 1);
+        } else if (st->kind == PTO_ST_IF) {
+            if (!pto__vby_block(m, st->e[0], &budget) && !pto__vby_block(m, st->e[1], &budget)) {
+                pto__vsame_window(v, st->body, depth + 1);
+                pto__vsame_window(v, st->orelse, depth + 1);
+            }
+        } else if (st->kind == PTO_ST_OP && st->op == PTO_OP_TSTORE && st->nargs >= 1 && st->arg0 >= 0 &&
+                   st->arg0 < m->n_operands) {
+            const pto_operand *o = &m->operands[st->arg0];
+            if (o->kind != PTO_O_GM || o->e[0] < 0 || o->e[1] < 0 || o->ref < 0 || o->ref >= m->n_params) continue;
+            if (pto__vby_block(m, o->e[0], &budget) || pto__vby_block(m, o->e[1], &budget)) continue;
+            pto_warning(v->ctx, o->loc, "tstore: this window of '%s' is the same in all %lld blocks of kernel '%s' "
+                        "(neither its row nor its column depends on 'block'), so every block writes the same "
+                        "elements: is 'block' missing from the row (e.g. %s[block * ROWS, 0])?",
+                        pto__vname(v, m->params[o->ref].name), (long long)v->nblocks,
+                        pto__vname(v, m->kernels[v->kernel].name), pto__vname(v, m->params[o->ref].name));
+        }
+    }
+}
+
 static void pto__vkernel(pto__verifier *v, int32_t ki)
 {
     const pto_kernel *k = &v->m->kernels[ki];
@@ -8612,6 +8697,8 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
         }
     }
     if (!v->internal) pto__vpipes(v, k);
+    if (!v->internal && !v->malformed && v->nblocks > 1 && !pto__vwaits(v->m, k->body, 0))
+        pto__vsame_window(v, k->body, 0);
     pto__vparams(v, k, 0);
 }
 
