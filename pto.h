@@ -6177,7 +6177,9 @@ PTODEF void pto_dump(const pto_module *m, pto_buf *out) { if (m && out) pto__pr_
        core of the pipe's direction with the pipe's dtype and this core's
        shape; a pipe pops into one tile per section; a tpush into a v2c
        pipe without a split is guarded from AIV 1 (subblock 1) by an
-       enclosing if; and on every path a tpop is followed by its tfree
+       enclosing if, while both AIVs push into a split v2c pipe and pop
+       and free a c2v pipe (an op an if keeps from one AIV needs a twin
+       that AIV reaches); and on every path a tpop is followed by its tfree
        before the next tpop or the end.
 
    How: one pass per kernel checks the statements in program order (phase 1),
@@ -6693,10 +6695,10 @@ static void pto__vtile_align(pto__verifier *v, const pto_tile *t)
         if (t->valid_r < 0) snprintf(rows, sizeof rows, "%d", (int)t->rows);
         pto_error(v->ctx, t->loc,
                   "row of vec tile '%s' is %lld bytes (%d x %s); vec rows must be a multiple of 32 bytes (for a width "
-                  "of %d, declare %s[%d, %lld] valid(%s, %d): loads and stores then move %d columns)",
+                  "of %d, declare %s[%d, %lld] valid(%s, %d): loads and stores then move %d column%s)",
                   pto__vname(v, t->name), (long long)t->cols * size, (int)t->cols, pto_dtype_name((pto_dtype)t->dtype),
                   (int)t->cols, pto_dtype_name((pto_dtype)t->dtype), (int)t->rows, (long long)up, rows, (int)t->cols,
-                  (int)t->cols);
+                  (int)t->cols, t->cols == 1 ? "" : "s");
     }
 }
 
@@ -7600,6 +7602,51 @@ static int pto__vaiv_skips(const pto__verifier *v, int32_t block, int sb)
     return 0;
 }
 
+/* Whether AIV sb can run an `op` (tpush / tpop / tfree) on pipe qi in
+   block b or below: an if whose condition folds at subblock = sb is entered
+   on its taken branch only. */
+static int pto__vaiv_reaches(const pto__verifier *v, int32_t b, int32_t qi, int op, int sb, int depth)
+{
+    const pto_module *m = v->m;
+    int32_t s;
+    if (b < 0 || b >= m->n_blocks || depth > m->n_blocks) return 0;
+    for (s = m->blocks[b].head; s >= 0; s = m->stmts[s].next) {
+        const pto_stmt *st = &m->stmts[s];
+        int64_t x, y;
+        if (st->kind == PTO_ST_OP && st->op == op && st->nargs >= 1) {
+            const pto_operand *o = &m->operands[st->arg0 + (op == PTO_OP_TPOP && st->nargs == 2 ? 1 : 0)];
+            if (o->kind == PTO_O_CVPIPE && o->ref == qi) return 1;
+        } else if (st->kind == PTO_ST_IF && pto__vat_aiv(v, st->e[0], sb, &x, 0) && pto__vat_aiv(v, st->e[1], sb, &y, 0)) {
+            if (pto__vaiv_reaches(v, pto__cmp_holds(st->cmp, x, y) ? st->body : st->orelse, qi, op, sb, depth + 1))
+                return 1;
+        } else if (st->kind == PTO_ST_IF || st->kind == PTO_ST_FOR) {
+            if (pto__vaiv_reaches(v, st->body, qi, op, sb, depth + 1) ||
+                (st->kind == PTO_ST_IF && pto__vaiv_reaches(v, st->orelse, qi, op, sb, depth + 1)))
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* The AIV (0 or 1) that never runs statement st's op on pipe qi: an
+   enclosing if keeps st from it, and no other such op of the vector section
+   (another branch of an if on subblock) is open to it; -1 when both run it. */
+static int pto__vaiv_missing(const pto__verifier *v, const pto_stmt *st, int32_t qi)
+{
+    const pto_module *m = v->m;
+    int32_t sec = st->block, steps = 0;
+    int sb;
+    while (sec >= 0 && sec < m->n_blocks && steps++ <= m->n_blocks) {
+        int32_t owner = m->blocks[sec].owner;
+        if (owner < 0 || owner >= m->n_stmts) return -1;
+        if (m->stmts[owner].kind == PTO_ST_SECTION) break;
+        sec = m->stmts[owner].block;
+    }
+    for (sb = 0; sb < 2; sb++)
+        if (pto__vaiv_skips(v, st->block, sb) && !pto__vaiv_reaches(v, sec, qi, st->op, sb, 0)) return sb;
+    return -1;
+}
+
 /* tpush / tpop: the section's core is the producer (tpush) or consumer
    (tpop) of the pipe's direction, and the tile has the pipe's dtype and the
    shape this core sees: the whole tile on the cube, the half its split
@@ -7619,6 +7666,17 @@ static void pto__vcvpipe_op(pto__verifier *v, const pto__vop *op)
                   pto__vdir_word(q->dir), qn, cube ? "cube" : "vector", cube ? "vector" : "cube",
                   st->op == PTO_OP_TPUSH ? "producer" : "consumer");
         return;
+    }
+    /* both AIVs consume a c2v pipe (each its half, or the whole tile), and
+       the cube reuses a slot only when both have freed it */
+    if (st->op != PTO_OP_TPUSH && !cube) {
+        int skipped = pto__vaiv_missing(v, st, op->o[pi]->ref);
+        if (skipped >= 0)
+            pto_error(v->ctx, st->loc, "%s of %spipe '%s' never runs on AIV %d (subblock %d): both AIVs pop and "
+                      "free every slot of a c2v pipe (%s), and the cube's tpush reuses a slot only when both have "
+                      "freed it, so it would wait forever; pop and free on both AIVs", name,
+                      q->split != PTO_SPLIT_NONE ? "split " : "", qn, skipped, skipped,
+                      q->split != PTO_SPLIT_NONE ? "each its half" : "each the whole tile");
     }
     if (st->op == PTO_OP_TFREE) return;
     if (!cube && q->split == PTO_SPLIT_UP_DOWN) r /= 2;
@@ -7648,7 +7706,7 @@ static void pto__vcvpipe_op(pto__verifier *v, const pto__vop *op)
     /* with a split each AIV fills its half of every slot: the slot is whole,
        and the cube's tpop goes on, only when both have pushed */
     if (st->op == PTO_OP_TPUSH && !cube && q->split != PTO_SPLIT_NONE) {
-        int skipped = pto__vaiv_skips(v, st->block, 0) ? 0 : pto__vaiv_skips(v, st->block, 1) ? 1 : -1;
+        int skipped = pto__vaiv_missing(v, st, op->o[pi]->ref);
         if (skipped >= 0)
             pto_error(v->ctx, st->loc, "tpush into split pipe '%s' never runs on AIV %d (subblock %d): each AIV "
                       "pushes its half of every slot, so the cube's tpop would wait for the other half forever; push "
@@ -8574,6 +8632,91 @@ static int pto__vcollect_kernel(pto__verifier *v)
     return !v->internal;
 }
 
+/* Whether integer expression e can take different values in different
+   blocks: it names `block`, directly or through a let or a loop var whose
+   bounds do. Anything it cannot follow (a malformed id, a spent budget)
+   counts as depending: the caller's warning must never be wrong. */
+static int pto__vby_block(const pto_module *m, int32_t e, int *budget)
+{
+    const pto_expr *x;
+    if (e < 0 || e >= m->n_exprs || --*budget < 0) return 1;
+    x = &m->exprs[e];
+    switch (x->kind) {
+    case PTO_E_INT: case PTO_E_BLOCKS: case PTO_E_SUBBLOCK: case PTO_E_RANK: case PTO_E_NRANKS: return 0;
+    case PTO_E_VAR: {
+        const pto_var *var = x->a >= 0 && x->a < m->n_vars ? &m->vars[x->a] : NULL;
+        const pto_stmt *d;
+        if (!var) return 1;
+        if (var->kind != PTO_V_LET && var->kind != PTO_V_LOOP) return 0;   /* a dim or a scalar param */
+        if (var->def < 0 || var->def >= m->n_stmts) return 1;
+        d = &m->stmts[var->def];
+        if (var->kind == PTO_V_LET) return pto__vby_block(m, d->e[0], budget);
+        return pto__vby_block(m, d->e[0], budget) || pto__vby_block(m, d->e[1], budget) ||
+               (d->e[2] >= 0 && pto__vby_block(m, d->e[2], budget));
+    }
+    case PTO_E_NEG: return pto__vby_block(m, x->a, budget);
+    case PTO_E_ADD: case PTO_E_SUB: case PTO_E_MUL: case PTO_E_DIV: case PTO_E_MOD: case PTO_E_MIN: case PTO_E_MAX:
+        return pto__vby_block(m, x->a, budget) || pto__vby_block(m, x->b, budget);
+    default: return 1;
+    }
+}
+
+/* Whether block b (and below) waits on a signal: blocks that wait may be
+   ordered by signals, so one window written by each in turn can be right. */
+static int pto__vwaits(const pto_module *m, int32_t b, int depth)
+{
+    int32_t s;
+    if (b < 0) return 0;   /* no block (an if without else) */
+    if (b >= m->n_blocks || depth > m->n_blocks) return 1;
+    for (s = m->blocks[b].head; s >= 0; s = m->stmts[s].next) {
+        const pto_stmt *st = &m->stmts[s];
+        if (st->kind == PTO_ST_OP && pto_opinfo_get((pto_op)st->op)->cls == PTO_OC_WAIT) return 1;
+        if ((st->kind == PTO_ST_SECTION || st->kind == PTO_ST_FOR || st->kind == PTO_ST_IF) &&
+            pto__vwaits(m, st->body, depth + 1))
+            return 1;
+        if (st->kind == PTO_ST_IF && pto__vwaits(m, st->orelse, depth + 1)) return 1;
+    }
+    return 0;
+}
+
+/* A kernel of a static block count > 1 whose tstore window is the same in
+   every block (its row and col do not depend on `block`, nor does any
+   enclosing for's bounds or if's condition): every block writes the same
+   elements, almost always a `block` forgotten in the row (the simulator
+   then reports a race between the blocks' stores: no flag orders cores;
+   a kernel that waits on a signal is skipped, it may order them). */
+static void pto__vsame_window(pto__verifier *v, int32_t b, int depth)
+{
+    const pto_module *m = v->m;
+    int32_t s;
+    if (b < 0 || b >= m->n_blocks || depth > m->n_blocks) return;
+    for (s = m->blocks[b].head; s >= 0; s = m->stmts[s].next) {
+        const pto_stmt *st = &m->stmts[s];
+        int budget = 4096;
+        if (st->kind == PTO_ST_SECTION) pto__vsame_window(v, st->body, depth + 1);
+        else if (st->kind == PTO_ST_FOR) {
+            if (!pto__vby_block(m, st->e[0], &budget) && !pto__vby_block(m, st->e[1], &budget) &&
+                (st->e[2] < 0 || !pto__vby_block(m, st->e[2], &budget)))
+                pto__vsame_window(v, st->body, depth + 1);
+        } else if (st->kind == PTO_ST_IF) {
+            if (!pto__vby_block(m, st->e[0], &budget) && !pto__vby_block(m, st->e[1], &budget)) {
+                pto__vsame_window(v, st->body, depth + 1);
+                pto__vsame_window(v, st->orelse, depth + 1);
+            }
+        } else if (st->kind == PTO_ST_OP && st->op == PTO_OP_TSTORE && st->nargs >= 1 && st->arg0 >= 0 &&
+                   st->arg0 < m->n_operands) {
+            const pto_operand *o = &m->operands[st->arg0];
+            if (o->kind != PTO_O_GM || o->e[0] < 0 || o->e[1] < 0 || o->ref < 0 || o->ref >= m->n_params) continue;
+            if (pto__vby_block(m, o->e[0], &budget) || pto__vby_block(m, o->e[1], &budget)) continue;
+            pto_warning(v->ctx, o->loc, "tstore: this window of '%s' is the same in all %lld blocks of kernel '%s' "
+                        "(neither its row nor its column depends on 'block'), so every block writes the same "
+                        "elements: is 'block' missing from the row (e.g. %s[block * ROWS, 0])?",
+                        pto__vname(v, m->params[o->ref].name), (long long)v->nblocks,
+                        pto__vname(v, m->kernels[v->kernel].name), pto__vname(v, m->params[o->ref].name));
+        }
+    }
+}
+
 static void pto__vkernel(pto__verifier *v, int32_t ki)
 {
     const pto_kernel *k = &v->m->kernels[ki];
@@ -8631,6 +8774,8 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
         }
     }
     if (!v->internal) pto__vpipes(v, k);
+    if (!v->internal && !v->malformed && v->nblocks > 1 && !pto__vwaits(v->m, k->body, 0))
+        pto__vsame_window(v, k->body, 0);
     pto__vparams(v, k, 0);
 }
 
@@ -9736,9 +9881,9 @@ static int pto__in_count(pto__interp *I, const pto_stmt *st)
     if (!pto__in_counts(st)) return 1;
     if (++*I->ninstr <= I->max_instr) return 1;
     return pto__fail(I, at->loc,
-                     "kernel '%s' ran more than %lld instructions (the instruction budget, over every block%s)%s: "
+                     "kernel '%s' ran more than %lld instruction%s (the instruction budget, over every block%s)%s: "
                      "a runaway loop? raise the limit with ptoc run --max-instr N",
-                     pto_str(I->ctx, I->k->name), (long long)I->max_instr, I->k->ranks ? " and rank" : "",
+                     pto_str(I->ctx, I->k->name), (long long)I->max_instr, I->max_instr == 1 ? "" : "s", I->k->ranks ? " and rank" : "",
                      I->loop >= 0 ? "; this loop was running" : "");
 }
 
@@ -23048,7 +23193,11 @@ static pto_status pto__isa_emit(pto_ctx *ctx, const pto_module *m, const pto_emi
                   cycles, bound, efficiency, flags and barriers (counted in
                   kernel.c as it is on disk, hand edits included), planned
                   bytes and simulator reports (after a deadlock a note by the
-                  mismatch and the cycles say that they follow from it)
+                  mismatch and the cycles say that they follow from it);
+                  a launch the simulator refused (more cores than it runs
+                  at once) ran nothing: the refusal is the result (exit 1),
+                  and nothing is compared (nor, after a refused call, at
+                  the host's end)
      pto_h_end     exit status: 0 all match and the simulator reported
                   nothing, 1 mismatch / report / bad input, 2 internal
 
@@ -23087,6 +23236,7 @@ typedef struct pto_h_run {
     pto_k_device *rdev;            /* nranks ranks, for ranks kernels (made on first use) */
     int nranks;                    /* --ranks N */
     int64_t max_instr;             /* --max-instr N: each launch's instruction budget (0 = default) */
+    int refused;                   /* a launch the simulator refused (pto_h_refused) */
     char *ksrc;                    /* kernel.c, for counting flags and barriers */
     /* the kernel being set up */
     pto_binding bind[PTO_H_MAX];
@@ -23152,6 +23302,27 @@ PTO_K_FN int pto_h_number(const char *text, double *out)
     return end != text && *end == 0;
 }
 
+/* A whole unsigned integer option value in lo..hi, decimal or 0x hex:
+   "5x", "-1", "" and a value past uint64 (which strtoull would clamp
+   without a word) are mistakes. */
+PTO_K_FN int pto_h_uint(const char *text, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+    uint64_t v = 0, base = 10, d;
+    const char *p = text;
+    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X') && p[2]) base = 16, p += 2;
+    if (!*p) return 0;
+    for (; *p; p++) {
+        if (*p >= '0' && *p <= '9') d = (uint64_t)(*p - '0');
+        else if (base == 16 && *p >= 'a' && *p <= 'f') d = (uint64_t)(*p - 'a' + 10);
+        else if (base == 16 && *p >= 'A' && *p <= 'F') d = (uint64_t)(*p - 'A' + 10);
+        else return 0;
+        if (v > (UINT64_MAX - d) / base) return 0;
+        v = v * base + d;
+    }
+    *out = v;
+    return v >= lo && v <= hi;
+}
+
 PTO_K_FN int pto_h_args(pto_h_run *run, int argc, char **argv)
 {
     int i;
@@ -23160,31 +23331,27 @@ PTO_K_FN int pto_h_args(pto_h_run *run, int argc, char **argv)
         if (strcmp(a, "-D") == 0 && i + 1 < argc) v = argv[++i];
         else if (strncmp(a, "-D", 2) == 0 && a[2]) v = a + 2;
         else if (strcmp(a, "--seed") == 0 && i + 1 < argc) {
-            /* "abc" or "5x" are mistakes, not seed 0 or 5 */
-            char *end;
-            const char *sv = argv[++i];
-            run->seed = strtoull(sv, &end, 0);
-            if (end == sv || *end || sv[0] == '-') {
-                pto_h_fail(run, 1, "--seed %s: want a non-negative integer", sv);
+            if (!pto_h_uint(argv[++i], 0, UINT64_MAX, &run->seed)) {
+                pto_h_fail(run, 1, "--seed %s: want a non-negative integer in 0..18446744073709551615", argv[i]);
                 return 1;
             }
             continue;
         }
         else if (strcmp(a, "--trace") == 0 && i + 1 < argc) { run->trace = argv[++i]; continue; }
         else if (strcmp(a, "--ranks") == 0 && i + 1 < argc) {
-            run->nranks = atoi(argv[++i]);
-            if (run->nranks < 1 || run->nranks > PTO_H_RMAX) {
-                pto_h_fail(run, 1, "--ranks %s: want a rank count in 1..64", argv[i]);
+            uint64_t n;
+            if (!pto_h_uint(argv[++i], 1, PTO_H_RMAX, &n)) {
+                pto_h_fail(run, 1, "--ranks %s: want a rank count in 1..%d", argv[i], PTO_H_RMAX);
                 return 1;
             }
+            run->nranks = (int)n;
             continue;
         }
         else if (strcmp(a, "--max-instr") == 0 && i + 1 < argc) {
-            char *end;
-            const char *sv = argv[++i];
-            long long n = strtoll(sv, &end, 0);
-            if (end == sv || *end || n < 1) {
-                pto_h_fail(run, 1, "--max-instr %s: want a positive instruction count", sv);
+            uint64_t n;
+            if (!pto_h_uint(argv[++i], 1, INT64_MAX, &n)) {
+                pto_h_fail(run, 1, "--max-instr %s: want a positive instruction count in 1..9223372036854775807",
+                           argv[i]);
                 return 1;
             }
             run->max_instr = (int64_t)n;
@@ -23310,7 +23477,7 @@ PTO_K_FN int64_t pto_h_dim(pto_h_run *run, const char *name)
         pto_h_fail(run, 1, "dynamic dim %s = %.17g is too large (at most 2^62)", name, v);
         return 1;
     }
-    if (run->status == 0 && (v < 1 || v != (double)(int64_t)v)) {
+    if (run->status == 0 && (!(v >= 1) || v != (double)(int64_t)v)) {   /* (NaN included: no cast) */
         pto_h_fail(run, 1, "-D %s=%.17g: dynamic dim %s must be a positive integer", name, v, name);
         return 1;
     }
@@ -23525,8 +23692,8 @@ PTO_K_FN int pto_h_compare_copy(const pto_k_gm *g, const void *host, const char 
     }
     if (!ndiff) return 0;
     if (max_rel >= 0) snprintf(rel, sizeof rel, ", max rel error %.3g", max_rel);
-    printf("  result      mismatch: %s differs in %lld of %lld elements (max abs error %.3g%s)\n", name,
-           (long long)ndiff, (long long)n, max_abs, rel);
+    printf("  result      mismatch: %s differs in %lld of %lld element%s (max abs error %.3g%s)\n", name,
+           (long long)ndiff, (long long)n, n == 1 ? "" : "s", max_abs, rel);
     for (i = 0; i < ndiff && i < PTO_H_SHOW; i++)
         printf("    %s[%lld, %lld] = %.9g on the simulator, %.9g in the reference\n", name,
                (long long)(first[i] / g->cols), (long long)(first[i] % g->cols),
@@ -23603,8 +23770,8 @@ PTO_K_FN int pto_h_unwritten_copy(const pto_k_gm *g, const char *name)
         snprintf(where, sizeof where, "columns %lld..%lld", (long long)fc0, (long long)fc1);
     else
         snprintf(where, sizeof where, "first at [%lld, %lld]", (long long)(first / C), (long long)(first % C));
-    printf("  warning     %s: %lld of %lld elements never written (%s)\n", name, (long long)n, (long long)(R * C),
-           where);
+    printf("  warning     %s: %lld of %lld element%s never written (%s)\n", name, (long long)n, (long long)(R * C),
+           R * C == 1 ? "" : "s", where);
     return 1;
 }
 
@@ -23644,6 +23811,7 @@ PTO_K_FN void pto_h_reset(pto_h_run *run)
     run->kranks = 0;
     run->ntensors = 0;
     run->nbind = 0;
+    run->refused = 0;
 }
 
 /* Length of a report without its "(block N ...)" suffix ("(rank R block N
@@ -23827,17 +23995,22 @@ PTO_K_FN void pto_h_no_block(pto_h_run *run, const char *name, int64_t blocks)
     pto_buf_free(&b);
 }
 
-/* A launch the simulator cannot run is the user's input too (the -D values
-   that give its block count): said before it runs, with no comparison
-   against outputs it never wrote. 1 when refused. */
-PTO_K_FN int pto_h_too_many(pto_h_run *run, const char *name, int kind, int64_t blocks, int ranks)
+/* A launch the simulator refused (too many cores for one launch, out of
+   memory: rep->ncores is 0) ran nothing, so its outputs hold what they held
+   before: comparing them would report differences the kernel never made.
+   The refusal is the result (the run fails); its errors go to stderr as
+   the harness's own do. 1 when refused. */
+PTO_K_FN int pto_h_refused(pto_h_run *run, const pto_k_report *rep)
 {
-    int64_t per = kind == PTO_K_KIND_MIX ? 3 : 1, nr = ranks > 0 ? ranks : 1;
-    if (blocks <= PTO_K_MAX_CORES / per / nr) return 0;
-    pto_h_fail(run, 1, "kernel %s would launch %lld blocks (%s%s): more than the %d cores the simulator runs in one "
-               "launch; give it fewer blocks", name, (long long)blocks,
-               per == 3 ? "3 cores per block of a mix kernel" : "a core per block", nr > 1 ? ", on every rank" : "",
-               PTO_K_MAX_CORES);
+    int i;
+    if (rep->ncores > 0) return 0;
+    fflush(stdout);
+    for (i = 0; i < rep->nerrors; i++) fprintf(stderr, "%s\n", rep->errors[i].msg);
+    if (!rep->nerrors) fprintf(stderr, "error: the simulator refused the launch\n");
+    fflush(stderr);
+    printf("  result      not run: the simulator refused the launch (the error above); nothing is compared\n");
+    run->failed = 1;
+    run->refused = 1;
     return 1;
 }
 
@@ -23866,7 +24039,6 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
     void **tensors = NULL;
     if (run->status) { pto_h_reset(run); return; }
     if (blocks < 1) { pto_h_no_block(run, name, blocks); pto_h_reset(run); return; }
-    if (pto_h_too_many(run, name, kind, blocks, run->kranks)) { pto_h_reset(run); return; }
     memset(&ld, 0, sizeof ld);
     ld.fn = fn;
     ld.name = name;
@@ -23899,6 +24071,11 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
                run->kranks == 1 ? "" : "s");
     else
         printf("kernel %s (%lld block%s)\n", name, (long long)blocks, blocks == 1 ? "" : "s");
+    if (pto_h_refused(run, rep)) {
+        free(tensors);
+        pto_h_reset(run);
+        return;
+    }
     if (k == run->m->n_kernels || pto_interp(run->ctx, run->m, &L) != PTO_OK) {
         pto_diag_print(run->ctx, stderr);
         pto_diag_clear(run->ctx);
@@ -23940,7 +24117,6 @@ PTO_K_FN void pto_h_call(pto_h_run *run, pto_k_kernel_fn fn, const char *name, i
     const pto_k_report *r;
     if (run->status) return;
     if (blocks < 1) { pto_h_no_block(run, name, blocks); return; }
-    if (pto_h_too_many(run, name, kind, blocks, 1)) return;
     memset(&ld, 0, sizeof ld);
     ld.fn = fn;
     ld.name = name;
@@ -23950,6 +24126,7 @@ PTO_K_FN void pto_h_call(pto_h_run *run, pto_k_kernel_fn fn, const char *name, i
     ld.max_instr = run->max_instr;
     r = pto_k_launch(run->dev, &ld);
     printf("call %s (%lld block%s)\n", name, (long long)blocks, blocks == 1 ? "" : "s");
+    if (pto_h_refused(run, r)) return;
     pto_h_report(run, name, r, planned);
     pto_h_waves(run, kind, blocks);
     if (r->nerrors) run->failed = 1;
@@ -23972,7 +24149,10 @@ PTO_K_FN void pto_h_host_end(pto_h_run *run, const char *name)
     L.nbindings = run->nbind;
     L.max_instr = run->max_instr;
     printf("host %s\n", name);
-    if (h == run->m->n_hosts || pto_interp_host(run->ctx, run->m, &L) != PTO_OK) {
+    if (run->refused) {   /* a call did not run: its outputs were never written */
+        printf("  result      not run: the simulator refused a call's launch (above); nothing is compared\n");
+        run->failed = 1;
+    } else if (h == run->m->n_hosts || pto_interp_host(run->ctx, run->m, &L) != PTO_OK) {
         pto_diag_print(run->ctx, stderr);
         pto_diag_clear(run->ctx);
         printf("  result      no reference: the interpreter failed\n");

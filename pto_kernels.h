@@ -481,7 +481,8 @@ PTO_NUMFN int64_t pto_el_mm_i8(const void *a, int64_t sa, const void *b, int64_t
        pto_k_launch_desc ld;  memset(&ld, 0, sizeof ld);
        ld.fn = kern; ld.name = "kern"; ld.kind = PTO_K_KIND_VECTOR; ld.block_num = 4; ld.args = args;
        const pto_k_report *r = pto_k_launch(dev, &ld);
-       pto_k_report_print(r, stdout);   r->nerrors == 0 when clean
+       pto_k_report_print(r, stdout);   r->nerrors == 0 when clean; r->ncores == 0
+                                        when the launch was refused (nothing ran, r->errors say why)
        pto_k_device_destroy(dev);
    Ranks: set dd.nranks; create window tensors with pto_k_gm_create_window
    (one copy per rank, pto_k_gm_peer(g, rank) for each) and either pass
@@ -752,7 +753,7 @@ typedef struct pto_k_report {
     int nerrors;
     pto_k_error *errors;
     int suppressed;            /* repeats of an already reported pair, errors past max */
-    int ncores;
+    int ncores;                /* 0: the launch was refused and nothing ran (errors say why) */
     pto_k_core_report *cores;
     int64_t makespan;          /* last end over every core and pipe */
     int64_t bound;             /* busiest pipe's busy cycles */
@@ -1896,9 +1897,10 @@ PTO_K_FN void pto_k__tick(pto_k_core *c, const char *src)
     if (++dev->ninstr_all <= dev->max_instr) return;
     pto_k__core_name(c, who, sizeof who);
     pto_k__err(dev, PTO_K_E_BUDGET,
-               "%s: error: kernel %s ran more than %lld instructions (the instruction budget, over every core of the "
+               "%s: error: kernel %s ran more than %lld instruction%s (the instruction budget, over every core of the "
                "launch), stopped here (%s): a runaway loop? raise the limit with ptoc run --max-instr N",
-               src ? src : "?", dev->ld->name ? dev->ld->name : "?", (long long)dev->max_instr, who);
+               src ? src : "?", dev->ld->name ? dev->ld->name : "?", (long long)dev->max_instr,
+               dev->max_instr == 1 ? "" : "s", who);
     dev->stopped = 1;
     longjmp(c->stop, 1);
 }
@@ -3388,8 +3390,9 @@ PTO_K_FN void pto_k_ring_init(pto_k_core *c, const char *src, int ring, int dir,
     if (buf && (buf_offset < 0 || buf_offset % PTO_K__GRAN ||
                 buf_offset + (int64_t)(dir == PTO_K_BOTH ? 2 : 1) * slot_num * slot_size >
                     buf->rows * buf->cols * pto_k__dsize(buf->dtype))) {
-        pto_k__ierr(c, &ins, PTO_K_E_BOUNDS, "ring_init %d: %d slots of %d bytes at byte %lld do not fit GM buffer '%s'",
-                    ring, (int)((dir == PTO_K_BOTH ? 2 : 1) * slot_num), (int)slot_size, (long long)buf_offset,
+        pto_k__ierr(c, &ins, PTO_K_E_BOUNDS, "ring_init %d: %d slot%s of %d bytes at byte %lld do not fit GM buffer '%s'",
+                    ring, (int)((dir == PTO_K_BOTH ? 2 : 1) * slot_num), dir != PTO_K_BOTH && slot_num == 1 ? "" : "s",
+                    (int)slot_size, (long long)buf_offset,
                     buf->name ? buf->name : "?");
         return;
     }
@@ -3470,9 +3473,10 @@ PTO_K_FN void pto_k__push_desc(pto_k_core *c, const void *arg, char *out, size_t
     const pto_k__ring1 *r1 = &w->rg->d[w->k];
     (void)c;
     snprintf(out, n,
-             "tpush on ring %d (%s) waits for a free slot forever: all %d slots hold data (pushed %lld, freed %lld); "
+             "tpush on ring %d (%s) waits for a free slot forever: %s %d slot%s hold%s data (pushed %lld, freed %lld); "
              "the consumer popped %lld but never freed them (missing TFREE?)",
-             w->ring, w->k == 0 ? "C2V" : "V2C", (int)w->rg->slot_num, (long long)r1->pushed[w->me],
+             w->ring, w->k == 0 ? "C2V" : "V2C", w->rg->slot_num == 1 ? "its" : "all", (int)w->rg->slot_num,
+             w->rg->slot_num == 1 ? "" : "s", w->rg->slot_num == 1 ? "s" : "", (long long)r1->pushed[w->me],
              (long long)pto_k__freed(w->rg, w->k),
              (long long)(w->k == 0 && r1->popped[1] < r1->popped[0] ? r1->popped[1] : r1->popped[0]));
 }
@@ -4540,8 +4544,10 @@ PTO_K_FN const pto_k_report *pto_k_launch(pto_k_device *dev, const pto_k_launch_
     }
     per = ld->kind == PTO_K_KIND_MIX ? 3 : 1;
     n = (int64_t)nr * nb * per;
-    if (n > PTO_K_MAX_CORES) {
-        pto_k__err(dev, PTO_K_E_USAGE, "error: launch of %lld cores: the simulator runs at most %d", (long long)n,
+    if (n > PTO_K_MAX_CORES) {   /* refused: said in the user's terms (blocks), with the way out */
+        pto_k__err(dev, PTO_K_E_USAGE, "error: kernel %s would launch %lld blocks (%s%s): more than the %d cores the "
+                   "simulator runs in one launch; give it fewer blocks", ld->name ? ld->name : "?", (long long)nb,
+                   per == 3 ? "3 cores per block of a mix kernel" : "a core per block", nr > 1 ? ", on every rank" : "",
                    PTO_K_MAX_CORES);
         return &dev->rep;
     }
@@ -4601,7 +4607,8 @@ PTO_K_FN void pto_k_report_print(const pto_k_report *r, FILE *out)
     static const char *const kinds[] = {"aiv", "aic"};
     for (i = 0; i < r->nerrors; i++) fprintf(out, "%s\n", r->errors[i].msg);
     if (r->suppressed) fprintf(out, "(%d repeated or further errors not shown)\n", r->suppressed);
-    fprintf(out, "%d error(s); %d core(s), %lld instructions\n", r->nerrors, r->ncores, (long long)r->ninstr);
+    fprintf(out, "%d error(s); %d core(s), %lld instruction%s\n", r->nerrors, r->ncores, (long long)r->ninstr,
+            r->ninstr == 1 ? "" : "s");
     fprintf(out, "cycles: makespan %lld, bound %lld (busiest pipe), efficiency %.1f%%, serial sum %lld\n",
             (long long)r->makespan, (long long)r->bound, 100.0 * r->efficiency, (long long)r->serial);
     nc = r->ncores < 16 ? r->ncores : 16;

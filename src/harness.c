@@ -30,7 +30,11 @@
                   cycles, bound, efficiency, flags and barriers (counted in
                   kernel.c as it is on disk, hand edits included), planned
                   bytes and simulator reports (after a deadlock a note by the
-                  mismatch and the cycles say that they follow from it)
+                  mismatch and the cycles say that they follow from it);
+                  a launch the simulator refused (more cores than it runs
+                  at once) ran nothing: the refusal is the result (exit 1),
+                  and nothing is compared (nor, after a refused call, at
+                  the host's end)
      pto_h_end     exit status: 0 all match and the simulator reported
                   nothing, 1 mismatch / report / bad input, 2 internal
 
@@ -69,6 +73,7 @@ typedef struct pto_h_run {
     pto_k_device *rdev;            /* nranks ranks, for ranks kernels (made on first use) */
     int nranks;                    /* --ranks N */
     int64_t max_instr;             /* --max-instr N: each launch's instruction budget (0 = default) */
+    int refused;                   /* a launch the simulator refused (pto_h_refused) */
     char *ksrc;                    /* kernel.c, for counting flags and barriers */
     /* the kernel being set up */
     pto_binding bind[PTO_H_MAX];
@@ -134,6 +139,27 @@ PTO_K_FN int pto_h_number(const char *text, double *out)
     return end != text && *end == 0;
 }
 
+/* A whole unsigned integer option value in lo..hi, decimal or 0x hex:
+   "5x", "-1", "" and a value past uint64 (which strtoull would clamp
+   without a word) are mistakes. */
+PTO_K_FN int pto_h_uint(const char *text, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+    uint64_t v = 0, base = 10, d;
+    const char *p = text;
+    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X') && p[2]) base = 16, p += 2;
+    if (!*p) return 0;
+    for (; *p; p++) {
+        if (*p >= '0' && *p <= '9') d = (uint64_t)(*p - '0');
+        else if (base == 16 && *p >= 'a' && *p <= 'f') d = (uint64_t)(*p - 'a' + 10);
+        else if (base == 16 && *p >= 'A' && *p <= 'F') d = (uint64_t)(*p - 'A' + 10);
+        else return 0;
+        if (v > (UINT64_MAX - d) / base) return 0;
+        v = v * base + d;
+    }
+    *out = v;
+    return v >= lo && v <= hi;
+}
+
 PTO_K_FN int pto_h_args(pto_h_run *run, int argc, char **argv)
 {
     int i;
@@ -142,31 +168,27 @@ PTO_K_FN int pto_h_args(pto_h_run *run, int argc, char **argv)
         if (strcmp(a, "-D") == 0 && i + 1 < argc) v = argv[++i];
         else if (strncmp(a, "-D", 2) == 0 && a[2]) v = a + 2;
         else if (strcmp(a, "--seed") == 0 && i + 1 < argc) {
-            /* "abc" or "5x" are mistakes, not seed 0 or 5 */
-            char *end;
-            const char *sv = argv[++i];
-            run->seed = strtoull(sv, &end, 0);
-            if (end == sv || *end || sv[0] == '-') {
-                pto_h_fail(run, 1, "--seed %s: want a non-negative integer", sv);
+            if (!pto_h_uint(argv[++i], 0, UINT64_MAX, &run->seed)) {
+                pto_h_fail(run, 1, "--seed %s: want a non-negative integer in 0..18446744073709551615", argv[i]);
                 return 1;
             }
             continue;
         }
         else if (strcmp(a, "--trace") == 0 && i + 1 < argc) { run->trace = argv[++i]; continue; }
         else if (strcmp(a, "--ranks") == 0 && i + 1 < argc) {
-            run->nranks = atoi(argv[++i]);
-            if (run->nranks < 1 || run->nranks > PTO_H_RMAX) {
-                pto_h_fail(run, 1, "--ranks %s: want a rank count in 1..64", argv[i]);
+            uint64_t n;
+            if (!pto_h_uint(argv[++i], 1, PTO_H_RMAX, &n)) {
+                pto_h_fail(run, 1, "--ranks %s: want a rank count in 1..%d", argv[i], PTO_H_RMAX);
                 return 1;
             }
+            run->nranks = (int)n;
             continue;
         }
         else if (strcmp(a, "--max-instr") == 0 && i + 1 < argc) {
-            char *end;
-            const char *sv = argv[++i];
-            long long n = strtoll(sv, &end, 0);
-            if (end == sv || *end || n < 1) {
-                pto_h_fail(run, 1, "--max-instr %s: want a positive instruction count", sv);
+            uint64_t n;
+            if (!pto_h_uint(argv[++i], 1, INT64_MAX, &n)) {
+                pto_h_fail(run, 1, "--max-instr %s: want a positive instruction count in 1..9223372036854775807",
+                           argv[i]);
                 return 1;
             }
             run->max_instr = (int64_t)n;
@@ -292,7 +314,7 @@ PTO_K_FN int64_t pto_h_dim(pto_h_run *run, const char *name)
         pto_h_fail(run, 1, "dynamic dim %s = %.17g is too large (at most 2^62)", name, v);
         return 1;
     }
-    if (run->status == 0 && (v < 1 || v != (double)(int64_t)v)) {
+    if (run->status == 0 && (!(v >= 1) || v != (double)(int64_t)v)) {   /* (NaN included: no cast) */
         pto_h_fail(run, 1, "-D %s=%.17g: dynamic dim %s must be a positive integer", name, v, name);
         return 1;
     }
@@ -507,8 +529,8 @@ PTO_K_FN int pto_h_compare_copy(const pto_k_gm *g, const void *host, const char 
     }
     if (!ndiff) return 0;
     if (max_rel >= 0) snprintf(rel, sizeof rel, ", max rel error %.3g", max_rel);
-    printf("  result      mismatch: %s differs in %lld of %lld elements (max abs error %.3g%s)\n", name,
-           (long long)ndiff, (long long)n, max_abs, rel);
+    printf("  result      mismatch: %s differs in %lld of %lld element%s (max abs error %.3g%s)\n", name,
+           (long long)ndiff, (long long)n, n == 1 ? "" : "s", max_abs, rel);
     for (i = 0; i < ndiff && i < PTO_H_SHOW; i++)
         printf("    %s[%lld, %lld] = %.9g on the simulator, %.9g in the reference\n", name,
                (long long)(first[i] / g->cols), (long long)(first[i] % g->cols),
@@ -585,8 +607,8 @@ PTO_K_FN int pto_h_unwritten_copy(const pto_k_gm *g, const char *name)
         snprintf(where, sizeof where, "columns %lld..%lld", (long long)fc0, (long long)fc1);
     else
         snprintf(where, sizeof where, "first at [%lld, %lld]", (long long)(first / C), (long long)(first % C));
-    printf("  warning     %s: %lld of %lld elements never written (%s)\n", name, (long long)n, (long long)(R * C),
-           where);
+    printf("  warning     %s: %lld of %lld element%s never written (%s)\n", name, (long long)n, (long long)(R * C),
+           R * C == 1 ? "" : "s", where);
     return 1;
 }
 
@@ -626,6 +648,7 @@ PTO_K_FN void pto_h_reset(pto_h_run *run)
     run->kranks = 0;
     run->ntensors = 0;
     run->nbind = 0;
+    run->refused = 0;
 }
 
 /* Length of a report without its "(block N ...)" suffix ("(rank R block N
@@ -809,17 +832,22 @@ PTO_K_FN void pto_h_no_block(pto_h_run *run, const char *name, int64_t blocks)
     pto_buf_free(&b);
 }
 
-/* A launch the simulator cannot run is the user's input too (the -D values
-   that give its block count): said before it runs, with no comparison
-   against outputs it never wrote. 1 when refused. */
-PTO_K_FN int pto_h_too_many(pto_h_run *run, const char *name, int kind, int64_t blocks, int ranks)
+/* A launch the simulator refused (too many cores for one launch, out of
+   memory: rep->ncores is 0) ran nothing, so its outputs hold what they held
+   before: comparing them would report differences the kernel never made.
+   The refusal is the result (the run fails); its errors go to stderr as
+   the harness's own do. 1 when refused. */
+PTO_K_FN int pto_h_refused(pto_h_run *run, const pto_k_report *rep)
 {
-    int64_t per = kind == PTO_K_KIND_MIX ? 3 : 1, nr = ranks > 0 ? ranks : 1;
-    if (blocks <= PTO_K_MAX_CORES / per / nr) return 0;
-    pto_h_fail(run, 1, "kernel %s would launch %lld blocks (%s%s): more than the %d cores the simulator runs in one "
-               "launch; give it fewer blocks", name, (long long)blocks,
-               per == 3 ? "3 cores per block of a mix kernel" : "a core per block", nr > 1 ? ", on every rank" : "",
-               PTO_K_MAX_CORES);
+    int i;
+    if (rep->ncores > 0) return 0;
+    fflush(stdout);
+    for (i = 0; i < rep->nerrors; i++) fprintf(stderr, "%s\n", rep->errors[i].msg);
+    if (!rep->nerrors) fprintf(stderr, "error: the simulator refused the launch\n");
+    fflush(stderr);
+    printf("  result      not run: the simulator refused the launch (the error above); nothing is compared\n");
+    run->failed = 1;
+    run->refused = 1;
     return 1;
 }
 
@@ -848,7 +876,6 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
     void **tensors = NULL;
     if (run->status) { pto_h_reset(run); return; }
     if (blocks < 1) { pto_h_no_block(run, name, blocks); pto_h_reset(run); return; }
-    if (pto_h_too_many(run, name, kind, blocks, run->kranks)) { pto_h_reset(run); return; }
     memset(&ld, 0, sizeof ld);
     ld.fn = fn;
     ld.name = name;
@@ -881,6 +908,11 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
                run->kranks == 1 ? "" : "s");
     else
         printf("kernel %s (%lld block%s)\n", name, (long long)blocks, blocks == 1 ? "" : "s");
+    if (pto_h_refused(run, rep)) {
+        free(tensors);
+        pto_h_reset(run);
+        return;
+    }
     if (k == run->m->n_kernels || pto_interp(run->ctx, run->m, &L) != PTO_OK) {
         pto_diag_print(run->ctx, stderr);
         pto_diag_clear(run->ctx);
@@ -922,7 +954,6 @@ PTO_K_FN void pto_h_call(pto_h_run *run, pto_k_kernel_fn fn, const char *name, i
     const pto_k_report *r;
     if (run->status) return;
     if (blocks < 1) { pto_h_no_block(run, name, blocks); return; }
-    if (pto_h_too_many(run, name, kind, blocks, 1)) return;
     memset(&ld, 0, sizeof ld);
     ld.fn = fn;
     ld.name = name;
@@ -932,6 +963,7 @@ PTO_K_FN void pto_h_call(pto_h_run *run, pto_k_kernel_fn fn, const char *name, i
     ld.max_instr = run->max_instr;
     r = pto_k_launch(run->dev, &ld);
     printf("call %s (%lld block%s)\n", name, (long long)blocks, blocks == 1 ? "" : "s");
+    if (pto_h_refused(run, r)) return;
     pto_h_report(run, name, r, planned);
     pto_h_waves(run, kind, blocks);
     if (r->nerrors) run->failed = 1;
@@ -954,7 +986,10 @@ PTO_K_FN void pto_h_host_end(pto_h_run *run, const char *name)
     L.nbindings = run->nbind;
     L.max_instr = run->max_instr;
     printf("host %s\n", name);
-    if (h == run->m->n_hosts || pto_interp_host(run->ctx, run->m, &L) != PTO_OK) {
+    if (run->refused) {   /* a call did not run: its outputs were never written */
+        printf("  result      not run: the simulator refused a call's launch (above); nothing is compared\n");
+        run->failed = 1;
+    } else if (h == run->m->n_hosts || pto_interp_host(run->ctx, run->m, &L) != PTO_OK) {
         pto_diag_print(run->ctx, stderr);
         pto_diag_clear(run->ctx);
         printf("  result      no reference: the interpreter failed\n");

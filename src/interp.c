@@ -972,9 +972,9 @@ static int pto__in_count(pto__interp *I, const pto_stmt *st)
     if (!pto__in_counts(st)) return 1;
     if (++*I->ninstr <= I->max_instr) return 1;
     return pto__fail(I, at->loc,
-                     "kernel '%s' ran more than %lld instructions (the instruction budget, over every block%s)%s: "
+                     "kernel '%s' ran more than %lld instruction%s (the instruction budget, over every block%s)%s: "
                      "a runaway loop? raise the limit with ptoc run --max-instr N",
-                     pto_str(I->ctx, I->k->name), (long long)I->max_instr, I->k->ranks ? " and rank" : "",
+                     pto_str(I->ctx, I->k->name), (long long)I->max_instr, I->max_instr == 1 ? "" : "s", I->k->ranks ? " and rank" : "",
                      I->loop >= 0 ? "; this loop was running" : "");
 }
 

@@ -31,7 +31,9 @@
        core of the pipe's direction with the pipe's dtype and this core's
        shape; a pipe pops into one tile per section; a tpush into a v2c
        pipe without a split is guarded from AIV 1 (subblock 1) by an
-       enclosing if; and on every path a tpop is followed by its tfree
+       enclosing if, while both AIVs push into a split v2c pipe and pop
+       and free a c2v pipe (an op an if keeps from one AIV needs a twin
+       that AIV reaches); and on every path a tpop is followed by its tfree
        before the next tpop or the end.
 
    How: one pass per kernel checks the statements in program order (phase 1),
@@ -547,10 +549,10 @@ static void pto__vtile_align(pto__verifier *v, const pto_tile *t)
         if (t->valid_r < 0) snprintf(rows, sizeof rows, "%d", (int)t->rows);
         pto_error(v->ctx, t->loc,
                   "row of vec tile '%s' is %lld bytes (%d x %s); vec rows must be a multiple of 32 bytes (for a width "
-                  "of %d, declare %s[%d, %lld] valid(%s, %d): loads and stores then move %d columns)",
+                  "of %d, declare %s[%d, %lld] valid(%s, %d): loads and stores then move %d column%s)",
                   pto__vname(v, t->name), (long long)t->cols * size, (int)t->cols, pto_dtype_name((pto_dtype)t->dtype),
                   (int)t->cols, pto_dtype_name((pto_dtype)t->dtype), (int)t->rows, (long long)up, rows, (int)t->cols,
-                  (int)t->cols);
+                  (int)t->cols, t->cols == 1 ? "" : "s");
     }
 }
 
@@ -1454,6 +1456,51 @@ static int pto__vaiv_skips(const pto__verifier *v, int32_t block, int sb)
     return 0;
 }
 
+/* Whether AIV sb can run an `op` (tpush / tpop / tfree) on pipe qi in
+   block b or below: an if whose condition folds at subblock = sb is entered
+   on its taken branch only. */
+static int pto__vaiv_reaches(const pto__verifier *v, int32_t b, int32_t qi, int op, int sb, int depth)
+{
+    const pto_module *m = v->m;
+    int32_t s;
+    if (b < 0 || b >= m->n_blocks || depth > m->n_blocks) return 0;
+    for (s = m->blocks[b].head; s >= 0; s = m->stmts[s].next) {
+        const pto_stmt *st = &m->stmts[s];
+        int64_t x, y;
+        if (st->kind == PTO_ST_OP && st->op == op && st->nargs >= 1) {
+            const pto_operand *o = &m->operands[st->arg0 + (op == PTO_OP_TPOP && st->nargs == 2 ? 1 : 0)];
+            if (o->kind == PTO_O_CVPIPE && o->ref == qi) return 1;
+        } else if (st->kind == PTO_ST_IF && pto__vat_aiv(v, st->e[0], sb, &x, 0) && pto__vat_aiv(v, st->e[1], sb, &y, 0)) {
+            if (pto__vaiv_reaches(v, pto__cmp_holds(st->cmp, x, y) ? st->body : st->orelse, qi, op, sb, depth + 1))
+                return 1;
+        } else if (st->kind == PTO_ST_IF || st->kind == PTO_ST_FOR) {
+            if (pto__vaiv_reaches(v, st->body, qi, op, sb, depth + 1) ||
+                (st->kind == PTO_ST_IF && pto__vaiv_reaches(v, st->orelse, qi, op, sb, depth + 1)))
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* The AIV (0 or 1) that never runs statement st's op on pipe qi: an
+   enclosing if keeps st from it, and no other such op of the vector section
+   (another branch of an if on subblock) is open to it; -1 when both run it. */
+static int pto__vaiv_missing(const pto__verifier *v, const pto_stmt *st, int32_t qi)
+{
+    const pto_module *m = v->m;
+    int32_t sec = st->block, steps = 0;
+    int sb;
+    while (sec >= 0 && sec < m->n_blocks && steps++ <= m->n_blocks) {
+        int32_t owner = m->blocks[sec].owner;
+        if (owner < 0 || owner >= m->n_stmts) return -1;
+        if (m->stmts[owner].kind == PTO_ST_SECTION) break;
+        sec = m->stmts[owner].block;
+    }
+    for (sb = 0; sb < 2; sb++)
+        if (pto__vaiv_skips(v, st->block, sb) && !pto__vaiv_reaches(v, sec, qi, st->op, sb, 0)) return sb;
+    return -1;
+}
+
 /* tpush / tpop: the section's core is the producer (tpush) or consumer
    (tpop) of the pipe's direction, and the tile has the pipe's dtype and the
    shape this core sees: the whole tile on the cube, the half its split
@@ -1473,6 +1520,17 @@ static void pto__vcvpipe_op(pto__verifier *v, const pto__vop *op)
                   pto__vdir_word(q->dir), qn, cube ? "cube" : "vector", cube ? "vector" : "cube",
                   st->op == PTO_OP_TPUSH ? "producer" : "consumer");
         return;
+    }
+    /* both AIVs consume a c2v pipe (each its half, or the whole tile), and
+       the cube reuses a slot only when both have freed it */
+    if (st->op != PTO_OP_TPUSH && !cube) {
+        int skipped = pto__vaiv_missing(v, st, op->o[pi]->ref);
+        if (skipped >= 0)
+            pto_error(v->ctx, st->loc, "%s of %spipe '%s' never runs on AIV %d (subblock %d): both AIVs pop and "
+                      "free every slot of a c2v pipe (%s), and the cube's tpush reuses a slot only when both have "
+                      "freed it, so it would wait forever; pop and free on both AIVs", name,
+                      q->split != PTO_SPLIT_NONE ? "split " : "", qn, skipped, skipped,
+                      q->split != PTO_SPLIT_NONE ? "each its half" : "each the whole tile");
     }
     if (st->op == PTO_OP_TFREE) return;
     if (!cube && q->split == PTO_SPLIT_UP_DOWN) r /= 2;
@@ -1502,7 +1560,7 @@ static void pto__vcvpipe_op(pto__verifier *v, const pto__vop *op)
     /* with a split each AIV fills its half of every slot: the slot is whole,
        and the cube's tpop goes on, only when both have pushed */
     if (st->op == PTO_OP_TPUSH && !cube && q->split != PTO_SPLIT_NONE) {
-        int skipped = pto__vaiv_skips(v, st->block, 0) ? 0 : pto__vaiv_skips(v, st->block, 1) ? 1 : -1;
+        int skipped = pto__vaiv_missing(v, st, op->o[pi]->ref);
         if (skipped >= 0)
             pto_error(v->ctx, st->loc, "tpush into split pipe '%s' never runs on AIV %d (subblock %d): each AIV "
                       "pushes its half of every slot, so the cube's tpop would wait for the other half forever; push "
@@ -2428,6 +2486,91 @@ static int pto__vcollect_kernel(pto__verifier *v)
     return !v->internal;
 }
 
+/* Whether integer expression e can take different values in different
+   blocks: it names `block`, directly or through a let or a loop var whose
+   bounds do. Anything it cannot follow (a malformed id, a spent budget)
+   counts as depending: the caller's warning must never be wrong. */
+static int pto__vby_block(const pto_module *m, int32_t e, int *budget)
+{
+    const pto_expr *x;
+    if (e < 0 || e >= m->n_exprs || --*budget < 0) return 1;
+    x = &m->exprs[e];
+    switch (x->kind) {
+    case PTO_E_INT: case PTO_E_BLOCKS: case PTO_E_SUBBLOCK: case PTO_E_RANK: case PTO_E_NRANKS: return 0;
+    case PTO_E_VAR: {
+        const pto_var *var = x->a >= 0 && x->a < m->n_vars ? &m->vars[x->a] : NULL;
+        const pto_stmt *d;
+        if (!var) return 1;
+        if (var->kind != PTO_V_LET && var->kind != PTO_V_LOOP) return 0;   /* a dim or a scalar param */
+        if (var->def < 0 || var->def >= m->n_stmts) return 1;
+        d = &m->stmts[var->def];
+        if (var->kind == PTO_V_LET) return pto__vby_block(m, d->e[0], budget);
+        return pto__vby_block(m, d->e[0], budget) || pto__vby_block(m, d->e[1], budget) ||
+               (d->e[2] >= 0 && pto__vby_block(m, d->e[2], budget));
+    }
+    case PTO_E_NEG: return pto__vby_block(m, x->a, budget);
+    case PTO_E_ADD: case PTO_E_SUB: case PTO_E_MUL: case PTO_E_DIV: case PTO_E_MOD: case PTO_E_MIN: case PTO_E_MAX:
+        return pto__vby_block(m, x->a, budget) || pto__vby_block(m, x->b, budget);
+    default: return 1;
+    }
+}
+
+/* Whether block b (and below) waits on a signal: blocks that wait may be
+   ordered by signals, so one window written by each in turn can be right. */
+static int pto__vwaits(const pto_module *m, int32_t b, int depth)
+{
+    int32_t s;
+    if (b < 0) return 0;   /* no block (an if without else) */
+    if (b >= m->n_blocks || depth > m->n_blocks) return 1;
+    for (s = m->blocks[b].head; s >= 0; s = m->stmts[s].next) {
+        const pto_stmt *st = &m->stmts[s];
+        if (st->kind == PTO_ST_OP && pto_opinfo_get((pto_op)st->op)->cls == PTO_OC_WAIT) return 1;
+        if ((st->kind == PTO_ST_SECTION || st->kind == PTO_ST_FOR || st->kind == PTO_ST_IF) &&
+            pto__vwaits(m, st->body, depth + 1))
+            return 1;
+        if (st->kind == PTO_ST_IF && pto__vwaits(m, st->orelse, depth + 1)) return 1;
+    }
+    return 0;
+}
+
+/* A kernel of a static block count > 1 whose tstore window is the same in
+   every block (its row and col do not depend on `block`, nor does any
+   enclosing for's bounds or if's condition): every block writes the same
+   elements, almost always a `block` forgotten in the row (the simulator
+   then reports a race between the blocks' stores: no flag orders cores;
+   a kernel that waits on a signal is skipped, it may order them). */
+static void pto__vsame_window(pto__verifier *v, int32_t b, int depth)
+{
+    const pto_module *m = v->m;
+    int32_t s;
+    if (b < 0 || b >= m->n_blocks || depth > m->n_blocks) return;
+    for (s = m->blocks[b].head; s >= 0; s = m->stmts[s].next) {
+        const pto_stmt *st = &m->stmts[s];
+        int budget = 4096;
+        if (st->kind == PTO_ST_SECTION) pto__vsame_window(v, st->body, depth + 1);
+        else if (st->kind == PTO_ST_FOR) {
+            if (!pto__vby_block(m, st->e[0], &budget) && !pto__vby_block(m, st->e[1], &budget) &&
+                (st->e[2] < 0 || !pto__vby_block(m, st->e[2], &budget)))
+                pto__vsame_window(v, st->body, depth + 1);
+        } else if (st->kind == PTO_ST_IF) {
+            if (!pto__vby_block(m, st->e[0], &budget) && !pto__vby_block(m, st->e[1], &budget)) {
+                pto__vsame_window(v, st->body, depth + 1);
+                pto__vsame_window(v, st->orelse, depth + 1);
+            }
+        } else if (st->kind == PTO_ST_OP && st->op == PTO_OP_TSTORE && st->nargs >= 1 && st->arg0 >= 0 &&
+                   st->arg0 < m->n_operands) {
+            const pto_operand *o = &m->operands[st->arg0];
+            if (o->kind != PTO_O_GM || o->e[0] < 0 || o->e[1] < 0 || o->ref < 0 || o->ref >= m->n_params) continue;
+            if (pto__vby_block(m, o->e[0], &budget) || pto__vby_block(m, o->e[1], &budget)) continue;
+            pto_warning(v->ctx, o->loc, "tstore: this window of '%s' is the same in all %lld blocks of kernel '%s' "
+                        "(neither its row nor its column depends on 'block'), so every block writes the same "
+                        "elements: is 'block' missing from the row (e.g. %s[block * ROWS, 0])?",
+                        pto__vname(v, m->params[o->ref].name), (long long)v->nblocks,
+                        pto__vname(v, m->kernels[v->kernel].name), pto__vname(v, m->params[o->ref].name));
+        }
+    }
+}
+
 static void pto__vkernel(pto__verifier *v, int32_t ki)
 {
     const pto_kernel *k = &v->m->kernels[ki];
@@ -2485,6 +2628,8 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
         }
     }
     if (!v->internal) pto__vpipes(v, k);
+    if (!v->internal && !v->malformed && v->nblocks > 1 && !pto__vwaits(v->m, k->body, 0))
+        pto__vsame_window(v, k->body, 0);
     pto__vparams(v, k, 0);
 }
 

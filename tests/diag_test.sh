@@ -221,6 +221,34 @@ expect "subblock on the cube core is a warning there" 0 \
 lacks "... and not in the vector section" "cubesub.pto:17:"
 expect "... only once" 0 "^1$" sh -c "$ptoc check $out/cubesub.pto 2>&1 | grep -c subblock"
 
+# ---- a multi-block kernel whose store window is the same in every block: a warning ----
+# (z[r, 0] with r = i * 16: 'block' forgotten; the simulator reports the blocks' race at run time)
+cat > $out/sameblk.pto <<'EOF2'
+kernel sb(in x: f32[64, 64], out z: f32[64, 64], out w: f32[64, 64], out u: f32[64, 64]) vector blocks(4) {
+  for i = 0 to 4 {
+    tile a: vec f32[16, 64]
+    let r = i * 16
+    tload a, x[r, 0]
+    tstore z[r, 0], a
+    tstore w[block * 0 + r, 0], a
+  }
+  for j = block to 4 {
+    tile b: vec f32[16, 64]
+    tload b, x[j * 16, 0]
+    if block == 0 {
+      tstore u[j * 16, 0], b
+    }
+  }
+}
+EOF2
+expect "same window in every block: warned" 0 \
+    "^$out/sameblk.pto:6:12: warning: tstore: this window of 'z' is the same in all 4 blocks of kernel 'sb' \(neither its row nor its column depends on 'block'\), so every block writes the same elements: is 'block' missing from the row \(e.g. z\[block \* ROWS, 0\]\)\?$" \
+    $ptoc check $out/sameblk.pto
+# block * 0 names block (the rule follows names, not values), a loop from block and an if on block: not warned
+lacks "... only where block is absent" "sameblk.pto:(7|14):"
+expect "... once" 0 "^1$" sh -c "$ptoc check $out/sameblk.pto 2>&1 | grep -c warning"
+expect "... and one block is no warning" 0 "^0$" sh -c "sed 's/blocks(4)/blocks(1)/' $out/sameblk.pto >$out/oneblk.pto; $ptoc check $out/oneblk.pto 2>&1 | grep -c warning; true"
+
 # ---- a float literal that rounds to inf in f32: a warning at the literal ----
 cat > $out/bigfloat.pto <<'EOF2'
 kernel f(in x: f32[16, 64], out y: f32[16, 64]) vector {

@@ -131,10 +131,16 @@ if [ $rc = 0 ] && grep -q "^warning: -D alpha=1e39: tmuls on the f32 tile 't' (t
 then ok "-D alpha=1e39: takes the scalar as inf, said"; else bad "-D alpha=1e39: takes the scalar as inf, said (rc $rc)"; fi
 $ptoc run examples/tail.pto -D alpha=3e38 >$out/log 2>&1
 if grep -q "warning" $out/log; then bad "-D alpha=3e38: no warning"; else ok "-D alpha=3e38: no warning"; fi
-for v in abc 5x -1; do
+for v in abc 5x -1 18446744073709551616 99999999999999999999999; do
     $ptoc run examples/vadd.pto --seed $v >$out/log 2>&1; rc=$?
-    if [ $rc = 1 ] && grep -q -- "--seed $v: want a non-negative integer" $out/log; then ok "--seed $v is an error"
+    if [ $rc = 1 ] && grep -q -- "--seed $v: want a non-negative integer in 0..18446744073709551615$" $out/log; then ok "--seed $v is an error"
     else bad "--seed $v is an error (rc $rc)"; fi
+done
+# --ranks: a whole count in 1..64 (atoi once took "2x" as 2 and wrapped a value past int)
+for v in 0 65 2x abc 4294967298 99999999999999999999; do
+    $ptoc run examples/allreduce.pto --ranks $v >$out/log 2>&1; rc=$?
+    if [ $rc = 1 ] && grep -q -- "--ranks $v: want a rank count in 1..64$" $out/log; then ok "--ranks $v is an error"
+    else bad "--ranks $v is an error (rc $rc)"; fi
 done
 $ptoc run examples/softmax.pto -D M=3 >$out/log 2>&1; rc=$?
 if [ $rc = 0 ] && grep -q "warning: -D M=3: softmax.pto has no dynamic dim or scalar param named 'M'" $out/log; then ok "unused -D warns"; else bad "unused -D warns (rc $rc)"; fi
@@ -197,8 +203,9 @@ $ptoc emit $out/dz2.pto -o $out/dz2 >$out/log 2>&1
 if grep -q "for (int64_t i = 0; i < 64 && S > 0; i += S) {" $out/dz2/kernel.c &&
    grep -q "const int64_t q = pto_emit_div(i, D) % 4;" $out/dz2/kernel.c; then ok "guarded step and divisor"; else bad "guarded step and divisor"; fi
 
-# more cores than the simulator runs: refused before the run (no comparison of outputs never
-# written), for a vector kernel past 4096 blocks and a mix kernel past 4096 / 3
+# more cores than the simulator runs: the simulator refuses the launch, and the harness compares
+# nothing (outputs never written) and fails with the refusal as the result, for a vector kernel
+# past 4096 blocks, a mix kernel past 4096 / 3, and a host's call (the host's end compares nothing)
 cat > $out/nb.pto <<'EOF2'
 kernel nb(in x: f32[16, 64], out y: f32[16, 64], scalar NB: i32) vector blocks(NB) {
   tile t: vec f32[16, 64]
@@ -209,13 +216,32 @@ kernel nb(in x: f32[16, 64], out y: f32[16, 64], scalar NB: i32) vector blocks(N
 }
 EOF2
 $ptoc run $out/nb.pto -D NB=4097 >$out/log 2>&1; rc=$?
-if [ $rc = 1 ] && grep -q "error: kernel nb would launch 4097 blocks (a core per block): more than the 4096 cores" $out/log &&
-   ! grep -q "mismatch\|result" $out/log; then ok "4097 blocks: refused before the run"; else bad "4097 blocks: refused before the run (rc $rc)"; fi
+if [ $rc = 1 ] && grep -q "^error: kernel nb would launch 4097 blocks (a core per block): more than the 4096 cores the simulator runs in one launch; give it fewer blocks$" $out/log &&
+   grep -q "^  result      not run: the simulator refused the launch (the error above); nothing is compared$" $out/log &&
+   [ "$(grep -c "result\|mismatch\|never written\|cycles" $out/log)" = 1 ]
+then ok "4097 blocks: refused, nothing compared"; else bad "4097 blocks: refused, nothing compared (rc $rc)"; cat $out/log; fi
 $ptoc run $out/nb.pto -D NB=4096 >$out/log 2>&1; rc=$?
 if [ $rc = 0 ] && grep -q "result      match" $out/log; then ok "4096 blocks run"; else bad "4096 blocks run (rc $rc)"; fi
 $ptoc run examples/mixmm.pto -D M=$((1366 * 64)) >$out/log 2>&1; rc=$?
-if [ $rc = 1 ] && grep -q "would launch .* blocks (3 cores per block of a mix kernel)" $out/log
+if [ $rc = 1 ] && grep -q "would launch 1366 blocks (3 cores per block of a mix kernel)" $out/log &&
+   grep -q "^  result      not run: the simulator refused the launch" $out/log
 then ok "a mix kernel of 1366 blocks: refused"; else bad "a mix kernel of 1366 blocks: refused (rc $rc)"; fi
+cat > $out/hnb.pto <<'EOF2'
+kernel nb(in x: f32[N, 64], out y: f32[N, 64]) vector blocks(N / 16) {
+  tile t: vec f32[16, 64]
+  tload t, x[block * 16, 0]
+  tstore y[block * 16, 0], t
+}
+
+host main(in x: f32[M, 64], out y: f32[M, 64]) {
+  call nb(x, y)
+}
+EOF2
+$ptoc run $out/hnb.pto -D M=$((4097 * 16)) >$out/log 2>&1; rc=$?
+if [ $rc = 1 ] && grep -q "^error: kernel nb would launch 4097 blocks" $out/log &&
+   grep -q "^  result      not run: the simulator refused a call's launch (above); nothing is compared$" $out/log &&
+   ! grep -q "mismatch\|never written" $out/log
+then ok "a host's call of 4097 blocks: refused, nothing compared"; else bad "a host's call of 4097 blocks (rc $rc)"; cat $out/log; fi
 
 $ptoc run examples/ring.pto --ranks 1 >$out/log 2>&1; rc=$?
 if [ $rc = 0 ] && grep -q "^kernel ring (1 block x 1 rank)$" $out/log; then ok "one rank is 'x 1 rank'"; else bad "one rank is 'x 1 rank' (rc $rc)"; fi

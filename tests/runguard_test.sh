@@ -114,10 +114,18 @@ $ptoc run --max-instr 23 $out/exact.pto >$out/log 2>&1; rc=$?
     { bad "24 instructions under --max-instr 23 (rc $rc)"; cat $out/log; }
 # the default lets an ordinary kernel run; a bad value is a usage error
 $ptoc run examples/vadd.pto >$out/log 2>&1 && ok || { bad "vadd under the default budget"; cat $out/log; }
-for v in 0 -5 abc 10x; do
-    $ptoc run --max-instr $v $out/exact.pto >$out/log 2>&1; rc=$?
-    [ $rc = 1 ] && grep -q "\-\-max-instr $v: want a positive instruction count" $out/log && ok ||
+# (past int64 it once clamped to 9223372036854775807 without a word)
+for v in 0 -5 abc 10x 9223372036854775808 99999999999999999999 -99999999999999999999 ''; do
+    $ptoc run --max-instr "$v" $out/exact.pto >$out/log 2>&1; rc=$?
+    [ $rc = 1 ] && grep -q "\-\-max-instr $v: want a positive instruction count in 1..9223372036854775807$" $out/log && ok ||
         { bad "--max-instr $v (rc $rc)"; cat $out/log; }
 done
+# a budget of 1: both sides say "1 instruction" ("1 instructions" before)
+$ptoc run --max-instr 1 $out/exact.pto >$out/log 2>&1; rc=$?
+[ $rc = 1 ] && grep -q "exact.pto:[0-9]*:[0-9]*: error: kernel 'exact' ran more than 1 instruction (the instruction budget" $out/log &&
+    grep -q "exact.pto:[0-9]*: error: kernel exact ran more than 1 instruction (the instruction budget" $out/log && ok ||
+    { bad "--max-instr 1: singular (rc $rc)"; cat $out/log; }
+$ptoc run --max-instr 9223372036854775807 $out/exact.pto >$out/log 2>&1 && grep -q "result      match" $out/log && ok ||
+    { bad "--max-instr 9223372036854775807 (the largest) runs"; cat $out/log; }
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -151,6 +151,18 @@ for args in "--sweep --trace t.json tests/user/trip_x2.pto" "--sweep build" "--s
     $ptoc run $args >$out/log 2>&1; rc=$?
     if [ $rc = 1 ] && grep -q "error:" $out/log; then ok "usage: run $args"; else bad "usage: run $args"; fi
 done
+# a value past int64 or no integer at all: said, not clamped (it once swept from 9223372036854775807)
+# or replaced by the default base 64
+for d in "N=99999999999999999999" "N=abc" "N=2.5"; do
+    $ptoc run --sweep -D $d tests/user/trip_x2.pto >$out/log 2>&1; rc=$?
+    if [ $rc = 1 ] && grep -q "^ptoc: error: -D $d: a swept name takes an integer in the range of a dim (1..2^62)" $out/log
+    then ok "sweep -D $d is an error"; else bad "sweep -D $d is an error (rc $rc)"; cat $out/log; fi
+done
+for d in "N=1..99999999999999999999" "N=-99999999999999999999..4" "N=1..4611686018427387905"; do
+    $ptoc run --sweep -D $d tests/user/trip_x2.pto >$out/log 2>&1; rc=$?
+    if [ $rc = 1 ] && grep -q "^ptoc: error: -D $d: want NAME=LO..HI, LO <= HI, in the range of a dim (1..2^62)" $out/log
+    then ok "sweep -D $d is an error"; else bad "sweep -D $d is an error (rc $rc)"; cat $out/log; fi
+done
 
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -503,8 +503,37 @@ static void test_tcvt_cost(void)
     pto_k_device_destroy(dev);
 }
 
+/* A launch past PTO_K_MAX_CORES is refused: nothing runs (ncores 0, the
+   contract the harness reads), one error in the user's terms; the launch
+   after it on the same device runs. */
+static void test_refused_launch(void)
+{
+    pto_k_device_desc dd;
+    pto_k_device *dev;
+    pto_k_launch_desc ld;
+    const pto_k_report *rep;
+    int64_t args[1] = {0};
+    memset(&dd, 0, sizeof dd);
+    dev = pto_k_device_create(&dd);
+    memset(&ld, 0, sizeof ld);
+    ld.name = "cvt", ld.kind = PTO_K_KIND_MIX, ld.args = args, ld.fn = k_cvt_narrow;
+    ld.block_num = PTO_K_MAX_CORES / 3 + 1;
+    rep = pto_k_launch(dev, &ld);
+    CHECK(rep->ncores == 0 && rep->nerrors == 1);
+    CHECK_MSG(rep->nerrors == 1 && strcmp(rep->errors[0].msg,
+                                          "error: kernel cvt would launch 1366 blocks (3 cores per block of a mix kernel): "
+                                          "more than the 4096 cores the simulator runs in one launch; give it fewer "
+                                          "blocks") == 0,
+              "refusal: %s", rep->nerrors ? rep->errors[0].msg : "(none)");
+    ld.kind = PTO_K_KIND_VECTOR, ld.block_num = 1;
+    rep = pto_k_launch(dev, &ld);
+    CHECK(rep->ncores == 1 && rep->nerrors == 0);
+    pto_k_device_destroy(dev);
+}
+
 int main(void)
 {
+    test_refused_launch();
     test_tcvt_cost();
     test_vector_ops();
     test_valid_regions();

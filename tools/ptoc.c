@@ -878,6 +878,7 @@ static int compile_dir(const char *cc, const char *inc, const char *dir, const c
 
 #define SW_MAXN 16            /* names swept (the rest stay at their base) */
 #define SW_HI 4096            /* the scan's top value */
+#define SW_DIM_MAX 4611686018427387904LL   /* 2^62: the harness's largest dim */
 #define SW_VISITS 20000       /* statements one walk visits at most */
 #define SW_DEPTH 6            /* nested loops whose last iteration is walked too */
 
@@ -1277,6 +1278,26 @@ static void defs_add(sw_defs *d, const char *def)
     if (d->n < SW_MAXDEFS) snprintf(d->def[d->n++], sizeof d->def[0], "%s", def);
 }
 
+/* A whole integer at s (decimal, 0x hex, 0 octal, as strtoll reads it)
+   that int64 holds: 0 for no digits or a value strtoll would clamp. *end is
+   left after the digits, for the caller to check what follows. */
+static int whole_ll(const char *s, char **end, long long *out)
+{
+    errno = 0;
+    *out = strtoll(s, end, 0);
+    return *end != s && errno != ERANGE;
+}
+
+/* --ranks N for the sweep's own reading of nranks: a value that is no
+   rank count leaves it (the run's program says what is wrong with it).
+   text may go on past the number with a quote (a `# run:` line's). */
+static void sweep_ranks(const char *text, int64_t *nranks)
+{
+    char *end;
+    long long n;
+    if (whole_ll(text, &end, &n) && (*end == 0 || *end == '\'') && n >= 1 && n <= 64) *nranks = n;
+}
+
 /* The index of NAME's definition in d, or -1. */
 static int defs_find(const sw_defs *d, const char *name, size_t len)
 {
@@ -1343,7 +1364,8 @@ static int sw_run_one(sweep *s, const sw_defs *defs, const char *bin, const char
         end = strchr(line, '\n');
         if (strncmp(line, "  result      ", 14) == 0) {
             nresult++;
-            if (strncmp(line + 14, "no reference", 12) == 0) noref = 1;
+            /* no reference, or a launch the simulator refused: nothing was judged */
+            if (strncmp(line + 14, "no reference", 12) == 0 || strncmp(line + 14, "not run", 7) == 0) noref = 1;
             else if (strncmp(line + 14, "match", 5) != 0) mismatch = 1;
         } else if (strncmp(line, "  simulator   ", 14) == 0 && line[14] >= '0' && line[14] <= '9') {
             reports += atoi(line + 14);
@@ -1555,22 +1577,29 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
         s.hi[i] = !isdim && m->params[x->def].dtype == PTO_I8 ? 127 : SW_HI;
         s.base[i] = isdim ? 64 : 1;
         d = defs_find(defs, nm, strlen(nm));
-        if (d >= 0) {
+        if (d >= 0) {   /* NAME=VALUE: where the scan starts; not a silent 64 when it is no integer */
             char *endp;
-            long long b = strtoll(strchr(defs->def[d], '=') + 1, &endp, 0);
-            if (!*endp) s.base[i] = b;
+            long long b;
+            if (!whole_ll(strchr(defs->def[d], '=') + 1, &endp, &b) || *endp || (isdim && (b < 1 || b > SW_DIM_MAX)) ||
+                (!isdim && (b < pto_int_lo(m->params[x->def].dtype) || b > pto_int_hi(m->params[x->def].dtype)))) {
+                fprintf(stderr, "ptoc: error: -D %s: a swept name takes an integer in the range of %s\n", defs->def[d],
+                        isdim ? "a dim (1..2^62)" : "the scalar's dtype");
+                s.oom = 3;
+                break;
+            }
+            s.base[i] = b;
         }
         s.cap[i] = d >= 0 ? sw_tz(s.base[i]) : 4;
         d = defs_find(ranges, nm, strlen(nm));
         if (d >= 0) {   /* NAME=LO..HI: the values the kernel takes */
             char *endp;
-            long long lo = strtoll(strchr(ranges->def[d], '=') + 1, &endp, 0), hi = 0;
-            int ok = strncmp(endp, "..", 2) == 0;
-            if (ok) hi = strtoll(endp + 2, &endp, 0);
-            if (!ok || *endp || lo > hi || (isdim && lo < 1) ||
+            long long lo, hi = 0;
+            int ok = whole_ll(strchr(ranges->def[d], '=') + 1, &endp, &lo) && strncmp(endp, "..", 2) == 0;
+            if (ok) ok = whole_ll(endp + 2, &endp, &hi);
+            if (!ok || *endp || lo > hi || (isdim && (lo < 1 || hi > SW_DIM_MAX)) ||
                 (!isdim && (lo < pto_int_lo(m->params[x->def].dtype) || hi > pto_int_hi(m->params[x->def].dtype)))) {
                 fprintf(stderr, "ptoc: error: -D %s: want NAME=LO..HI, LO <= HI, in the range of %s\n", ranges->def[d],
-                        isdim ? "a dim (LO >= 1)" : "the scalar's dtype");
+                        isdim ? "a dim (1..2^62)" : "the scalar's dtype");
                 s.oom = 3;
                 break;
             }
@@ -1686,8 +1715,8 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
         if (given_up)
             printf("  note: %d behaviour%s shown only by values the kernel refused\n", given_up, given_up == 1 ? "" : "s");
         if (unreached)
-            printf("  note: %d behaviour%s not shown within %d runs (--sweep-runs N runs more)\n", unreached,
-                   unreached == 1 ? "" : "s", max_runs);
+            printf("  note: %d behaviour%s not shown within %d run%s (--sweep-runs N runs more)\n", unreached,
+                   unreached == 1 ? "" : "s", max_runs, max_runs == 1 ? "" : "s");
         if (!t.pass && !t.fail) printf("  no run was accepted: nothing was judged\n");
         rc = t.fail || !t.pass ? 1 : 0;
     }
@@ -1927,7 +1956,7 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
                   strcmp(argv[i], "--ranks") == 0 || strcmp(argv[i], "--max-instr") == 0) &&
                  i + 1 < argc) {
             trace |= strcmp(argv[i], "--trace") == 0;
-            if (strcmp(argv[i], "--ranks") == 0) nranks = atoi(argv[i + 1]);
+            if (strcmp(argv[i], "--ranks") == 0) sweep_ranks(argv[i + 1], &nranks);
             shell_add(cmd, sizeof cmd, " ", argv[i]);
             shell_add(cmd, sizeof cmd, " ", argv[++i]);
         } else if (strncmp(argv[i], "-D", 2) == 0) shell_add(cmd, sizeof cmd, " ", argv[i]);
@@ -1964,7 +1993,7 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
     }
     if (sweep && !cli_has(argc, argv, "--ranks", NULL, 0)) {   /* the # run: line's, for nranks in the sweep */
         const char *r = strstr(cmd, "'--ranks' '");
-        if (r) nranks = atoi(r + 11);
+        if (r) sweep_ranks(r + 11, &nranks);
     }
     snprintf(bin, sizeof bin, "%s/run", tmp);
     if (rc == 0 && compile_dir(cc, inc, dir, bin, tmp) != 0) {

@@ -70,7 +70,8 @@
        pto_k_launch_desc ld;  memset(&ld, 0, sizeof ld);
        ld.fn = kern; ld.name = "kern"; ld.kind = PTO_K_KIND_VECTOR; ld.block_num = 4; ld.args = args;
        const pto_k_report *r = pto_k_launch(dev, &ld);
-       pto_k_report_print(r, stdout);   r->nerrors == 0 when clean
+       pto_k_report_print(r, stdout);   r->nerrors == 0 when clean; r->ncores == 0
+                                        when the launch was refused (nothing ran, r->errors say why)
        pto_k_device_destroy(dev);
    Ranks: set dd.nranks; create window tensors with pto_k_gm_create_window
    (one copy per rank, pto_k_gm_peer(g, rank) for each) and either pass
@@ -341,7 +342,7 @@ typedef struct pto_k_report {
     int nerrors;
     pto_k_error *errors;
     int suppressed;            /* repeats of an already reported pair, errors past max */
-    int ncores;
+    int ncores;                /* 0: the launch was refused and nothing ran (errors say why) */
     pto_k_core_report *cores;
     int64_t makespan;          /* last end over every core and pipe */
     int64_t bound;             /* busiest pipe's busy cycles */

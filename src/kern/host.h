@@ -453,8 +453,10 @@ PTO_K_FN const pto_k_report *pto_k_launch(pto_k_device *dev, const pto_k_launch_
     }
     per = ld->kind == PTO_K_KIND_MIX ? 3 : 1;
     n = (int64_t)nr * nb * per;
-    if (n > PTO_K_MAX_CORES) {
-        pto_k__err(dev, PTO_K_E_USAGE, "error: launch of %lld cores: the simulator runs at most %d", (long long)n,
+    if (n > PTO_K_MAX_CORES) {   /* refused: said in the user's terms (blocks), with the way out */
+        pto_k__err(dev, PTO_K_E_USAGE, "error: kernel %s would launch %lld blocks (%s%s): more than the %d cores the "
+                   "simulator runs in one launch; give it fewer blocks", ld->name ? ld->name : "?", (long long)nb,
+                   per == 3 ? "3 cores per block of a mix kernel" : "a core per block", nr > 1 ? ", on every rank" : "",
                    PTO_K_MAX_CORES);
         return &dev->rep;
     }
@@ -514,7 +516,8 @@ PTO_K_FN void pto_k_report_print(const pto_k_report *r, FILE *out)
     static const char *const kinds[] = {"aiv", "aic"};
     for (i = 0; i < r->nerrors; i++) fprintf(out, "%s\n", r->errors[i].msg);
     if (r->suppressed) fprintf(out, "(%d repeated or further errors not shown)\n", r->suppressed);
-    fprintf(out, "%d error(s); %d core(s), %lld instructions\n", r->nerrors, r->ncores, (long long)r->ninstr);
+    fprintf(out, "%d error(s); %d core(s), %lld instruction%s\n", r->nerrors, r->ncores, (long long)r->ninstr,
+            r->ninstr == 1 ? "" : "s");
     fprintf(out, "cycles: makespan %lld, bound %lld (busiest pipe), efficiency %.1f%%, serial sum %lld\n",
             (long long)r->makespan, (long long)r->bound, 100.0 * r->efficiency, (long long)r->serial);
     nc = r->ncores < 16 ? r->ncores : 16;

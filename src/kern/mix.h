@@ -225,8 +225,9 @@ PTO_K_FN void pto_k_ring_init(pto_k_core *c, const char *src, int ring, int dir,
     if (buf && (buf_offset < 0 || buf_offset % PTO_K__GRAN ||
                 buf_offset + (int64_t)(dir == PTO_K_BOTH ? 2 : 1) * slot_num * slot_size >
                     buf->rows * buf->cols * pto_k__dsize(buf->dtype))) {
-        pto_k__ierr(c, &ins, PTO_K_E_BOUNDS, "ring_init %d: %d slots of %d bytes at byte %lld do not fit GM buffer '%s'",
-                    ring, (int)((dir == PTO_K_BOTH ? 2 : 1) * slot_num), (int)slot_size, (long long)buf_offset,
+        pto_k__ierr(c, &ins, PTO_K_E_BOUNDS, "ring_init %d: %d slot%s of %d bytes at byte %lld do not fit GM buffer '%s'",
+                    ring, (int)((dir == PTO_K_BOTH ? 2 : 1) * slot_num), dir != PTO_K_BOTH && slot_num == 1 ? "" : "s",
+                    (int)slot_size, (long long)buf_offset,
                     buf->name ? buf->name : "?");
         return;
     }
@@ -307,9 +308,10 @@ PTO_K_FN void pto_k__push_desc(pto_k_core *c, const void *arg, char *out, size_t
     const pto_k__ring1 *r1 = &w->rg->d[w->k];
     (void)c;
     snprintf(out, n,
-             "tpush on ring %d (%s) waits for a free slot forever: all %d slots hold data (pushed %lld, freed %lld); "
+             "tpush on ring %d (%s) waits for a free slot forever: %s %d slot%s hold%s data (pushed %lld, freed %lld); "
              "the consumer popped %lld but never freed them (missing TFREE?)",
-             w->ring, w->k == 0 ? "C2V" : "V2C", (int)w->rg->slot_num, (long long)r1->pushed[w->me],
+             w->ring, w->k == 0 ? "C2V" : "V2C", w->rg->slot_num == 1 ? "its" : "all", (int)w->rg->slot_num,
+             w->rg->slot_num == 1 ? "" : "s", w->rg->slot_num == 1 ? "s" : "", (long long)r1->pushed[w->me],
              (long long)pto_k__freed(w->rg, w->k),
              (long long)(w->k == 0 && r1->popped[1] < r1->popped[0] ? r1->popped[1] : r1->popped[0]));
 }

@@ -1099,9 +1099,10 @@ PTO_K_FN void pto_k__tick(pto_k_core *c, const char *src)
     if (++dev->ninstr_all <= dev->max_instr) return;
     pto_k__core_name(c, who, sizeof who);
     pto_k__err(dev, PTO_K_E_BUDGET,
-               "%s: error: kernel %s ran more than %lld instructions (the instruction budget, over every core of the "
+               "%s: error: kernel %s ran more than %lld instruction%s (the instruction budget, over every core of the "
                "launch), stopped here (%s): a runaway loop? raise the limit with ptoc run --max-instr N",
-               src ? src : "?", dev->ld->name ? dev->ld->name : "?", (long long)dev->max_instr, who);
+               src ? src : "?", dev->ld->name ? dev->ld->name : "?", (long long)dev->max_instr,
+               dev->max_instr == 1 ? "" : "s", who);
     dev->stopped = 1;
     longjmp(c->stop, 1);
 }
