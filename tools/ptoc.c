@@ -1494,6 +1494,14 @@ static void sw_header(sweep *s, const sw_scan *sc, int i)
     pto_free(s->ctx, u.k);
 }
 
+/* Whether LO..HI lies in the values swept name x can take: a dim's
+   1..2^62 (the harness's), an integer scalar's dtype range. */
+static int sw_fits(const pto_module *m, const pto_var *x, long long lo, long long hi)
+{
+    if (x->kind == PTO_V_DIM) return lo >= 1 && hi <= SW_DIM_MAX;
+    return lo >= pto_int_lo(m->params[x->def].dtype) && hi <= pto_int_hi(m->params[x->def].dtype);
+}
+
 /* ptoc run --sweep: FILE is emitted and compiled into bin (or DIR as it
    is: path is then the .pto its program embeds); run it at the value sets
    the comment above describes. shown: FILE or DIR, for the report and its
@@ -1580,8 +1588,7 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
         if (d >= 0) {   /* NAME=VALUE: where the scan starts; not a silent 64 when it is no integer */
             char *endp;
             long long b;
-            if (!whole_ll(strchr(defs->def[d], '=') + 1, &endp, &b) || *endp || (isdim && (b < 1 || b > SW_DIM_MAX)) ||
-                (!isdim && (b < pto_int_lo(m->params[x->def].dtype) || b > pto_int_hi(m->params[x->def].dtype)))) {
+            if (!whole_ll(strchr(defs->def[d], '=') + 1, &endp, &b) || *endp || !sw_fits(m, x, b, b)) {
                 fprintf(stderr, "ptoc: error: -D %s: a swept name takes an integer in the range of %s\n", defs->def[d],
                         isdim ? "a dim (1..2^62)" : "the scalar's dtype");
                 s.oom = 3;
@@ -1596,8 +1603,7 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
             long long lo, hi = 0;
             int ok = whole_ll(strchr(ranges->def[d], '=') + 1, &endp, &lo) && strncmp(endp, "..", 2) == 0;
             if (ok) ok = whole_ll(endp + 2, &endp, &hi);
-            if (!ok || *endp || lo > hi || (isdim && (lo < 1 || hi > SW_DIM_MAX)) ||
-                (!isdim && (lo < pto_int_lo(m->params[x->def].dtype) || hi > pto_int_hi(m->params[x->def].dtype)))) {
+            if (!ok || *endp || lo > hi || !sw_fits(m, x, lo, hi)) {
                 fprintf(stderr, "ptoc: error: -D %s: want NAME=LO..HI, LO <= HI, in the range of %s\n", ranges->def[d],
                         isdim ? "a dim (1..2^62)" : "the scalar's dtype");
                 s.oom = 3;
