@@ -13585,7 +13585,6 @@ PTODEF pto_status pto_plan_check(pto_ctx *ctx, const pto_module *m)
 #define PTO__LW_AR_BYTES 16384     /* one allreduce chunk tile, at most */
 #define PTO__LW_MIN_SLOT 512       /* smaller would not be worth the chunk loop's trips */
 
-
 typedef struct pto__lw {
     pto_ctx *ctx;
     pto_module *m;

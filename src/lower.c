@@ -59,7 +59,6 @@
 #define PTO__LW_AR_BYTES 16384     /* one allreduce chunk tile, at most */
 #define PTO__LW_MIN_SLOT 512       /* smaller would not be worth the chunk loop's trips */
 
-
 typedef struct pto__lw {
     pto_ctx *ctx;
     pto_module *m;
