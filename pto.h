@@ -23827,16 +23827,24 @@ PTO_K_FN size_t pto_h_msg_core_len(const char *msg)
 
 /* Prints each distinct report once, in first-seen order, with how often it
    occurred; at most 12 distinct reports. */
+/* Whether report i repeats an earlier one but for its core (printed once, with a count). */
+PTO_K_FN int pto_h_repeat(const pto_k_report *r, int i)
+{
+    size_t li = pto_h_msg_core_len(r->errors[i].msg);
+    int j;
+    for (j = 0; j < i; j++)
+        if (pto_h_msg_core_len(r->errors[j].msg) == li && strncmp(r->errors[j].msg, r->errors[i].msg, li) == 0) return 1;
+    return 0;
+}
+
 PTO_K_FN void pto_h_print_distinct(const pto_k_report *r)
 {
     int i, j, shown = 0, distinct = 0;
     for (i = 0; i < r->nerrors; i++) {
         const char *mi = r->errors[i].msg;
         size_t li = pto_h_msg_core_len(mi);
-        int seen = 0, count = 1;
-        for (j = 0; j < i && !seen; j++)
-            seen = pto_h_msg_core_len(r->errors[j].msg) == li && strncmp(r->errors[j].msg, mi, li) == 0;
-        if (seen) continue;
+        int count = 1;
+        if (pto_h_repeat(r, i)) continue;
         distinct++;
         for (j = i + 1; j < r->nerrors; j++)
             count += pto_h_msg_core_len(r->errors[j].msg) == li && strncmp(r->errors[j].msg, mi, li) == 0;
@@ -23899,11 +23907,17 @@ PTO_K_FN void pto_h_report(pto_h_run *run, const char *name, const pto_k_report 
         printf("  syncs       ? (kernel.c not found next to host.c)\n");
     }
     printf("  planned     %s\n", planned);
-    if (!r->nerrors) printf("  simulator   no reports\n");
-    else if (!r->suppressed) printf("  simulator   %d report%s\n", r->nerrors, r->nerrors == 1 ? "" : "s");
-    else   /* a race repeated by a loop is reported once; past max_errors, none is kept */
-        printf("  simulator   %d report%s (and %d repeats or further reports not kept)\n", r->nerrors,
-               r->nerrors == 1 ? "" : "s", r->suppressed);
+    if (!r->nerrors) {
+        printf("  simulator   no reports\n");
+    } else {   /* the lines below group the reports that differ in their core only */
+        int i, distinct = 0;
+        for (i = 0; i < r->nerrors; i++) distinct += !pto_h_repeat(r, i);
+        printf("  simulator   %d report%s", r->nerrors, r->nerrors == 1 ? "" : "s");
+        if (distinct < r->nerrors) printf(", %d distinct", distinct);
+        /* a race repeated by a loop is reported once; past max_errors, none is kept */
+        if (r->suppressed) printf(" (and %d repeats or further reports not kept)", r->suppressed);
+        printf("\n");
+    }
     pto_h_print_distinct(r);
 }
 

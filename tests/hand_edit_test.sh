@@ -54,6 +54,11 @@ changed wdown vadd && judge wdown fail vadd 'tadd (V, block [0-9] aiv0) reads th
 # a's slot rotation removed: the next tload overwrites what this tadd reads
 edit slot vadd sed -e '/const pto_k_tile a = /s/(i % 2) \* 16384)/0)/'
 changed slot vadd && judge slot fail vadd 'tload (MTE2, block [0-9] aiv0) writes them while "vadd.pto:11" tadd (V, block [0-9] aiv0) read them unordered'
+# the MTE2 -> V wait before the tadd deleted (the README's example): the header counts the
+# reports and how many distinct lines follow (review14: "66 reports" above 4 lines read wrong)
+edit nowait vadd sed -e '/wait_flag(core, "vadd.pto:11", PTO_K_MTE2, PTO_K_V/d'
+changed nowait vadd && judge nowait fail vadd "simulator   [0-9]* reports, 4 distinct (and [0-9]* repeats"
+if [ "$(grep -c '^    vadd.pto:' $out/nowait/log)" = 4 ]; then ok "nowait: 4 distinct lines"; else bad "nowait: 4 distinct lines"; fi
 # the set that releases the tadd deleted: a deadlock; the mismatch and cycles say they follow from it
 edit noset vadd sed -e '/set_flag(core, "vadd.pto:10", PTO_K_MTE2, PTO_K_V, 0)/d'
 changed noset vadd && judge noset fail vadd "wait_flag(MTE2, V, 0) can never be satisfied"
