@@ -23825,8 +23825,6 @@ PTO_K_FN size_t pto_h_msg_core_len(const char *msg)
     return last && strchr(last, ')') && strchr(last, ')')[1] == 0 ? (size_t)(last - msg) : strlen(msg);
 }
 
-/* Prints each distinct report once, in first-seen order, with how often it
-   occurred; at most 12 distinct reports. */
 /* Whether report i repeats an earlier one but for its core (printed once, with a count). */
 PTO_K_FN int pto_h_repeat(const pto_k_report *r, int i)
 {
@@ -23837,6 +23835,8 @@ PTO_K_FN int pto_h_repeat(const pto_k_report *r, int i)
     return 0;
 }
 
+/* Prints each distinct report once, in first-seen order, with how often it
+   occurred; at most 12 distinct reports. */
 PTO_K_FN void pto_h_print_distinct(const pto_k_report *r)
 {
     int i, j, shown = 0, distinct = 0;
