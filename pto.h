@@ -11186,6 +11186,15 @@ static void pto__hs_vdim(pto__hs_ver *V, const pto_operand *o, int argi, const c
               pto__hs_name(m, ht->name), hs, pto__hs_name(m, m->vars[kp->dim_var[d]].name), kn, ks);
 }
 
+/* The host tensor (its index among the host's params and intermediates)
+   that argument operand o of a call names, or -1. */
+static int32_t pto__hs_arg_tensor(const pto__hs_ver *V, const pto_operand *o)
+{
+    const pto_host *h = &V->m->hosts[V->h];
+    int32_t idx = o->ref - h->param0;
+    return o->kind == PTO_O_GM && idx >= 0 && idx < h->nparams + h->ntensors ? idx : -1;
+}
+
 /* A tensor argument: dtype, shape, direction, and data flow. */
 static void pto__hs_vtensor_arg(pto__hs_ver *V, const pto_hstmt *st, int argi, const pto_param *kp)
 {
@@ -11286,10 +11295,9 @@ static void pto__hs_valias(pto__hs_ver *V, const pto_hstmt *st, const int32_t *o
 static void pto__hs_vcall(pto__hs_ver *V, const pto_hstmt *st, int32_t *order)
 {
     const pto_module *m = V->m;
-    const pto_host *h = &m->hosts[V->h];
     const pto_kernel *k;
     const char *kn;
-    int32_t n, i;
+    int32_t n, i, t;
     if (st->ref < 0 || st->ref >= m->n_kernels) { pto_error(V->ctx, st->loc, "call names no kernel"); return; }
     k = &m->kernels[st->ref];
     kn = pto__hs_name(m, k->name);
@@ -11306,11 +11314,8 @@ static void pto__hs_vcall(pto__hs_ver *V, const pto_hstmt *st, int32_t *order)
                   n == 1 ? "" : "s", (int)st->nargs);
         /* which parameter an argument meant is unknown: any tensor it names may
            be written (no cascade of "read before any call writes it") */
-        for (i = 0; i < st->nargs; i++) {
-            const pto_operand *o = &m->operands[st->arg0 + i];
-            if (o->kind == PTO_O_GM && o->ref - h->param0 >= 0 && o->ref - h->param0 < h->nparams + h->ntensors)
-                V->written[o->ref - h->param0] = 1;
-        }
+        for (i = 0; i < st->nargs; i++)
+            if ((t = pto__hs_arg_tensor(V, &m->operands[st->arg0 + i])) >= 0) V->written[t] = 1;
         return;
     }
     for (i = 0; i < n; i++)
@@ -11322,12 +11327,9 @@ static void pto__hs_vcall(pto__hs_ver *V, const pto_hstmt *st, int32_t *order)
         else pto__hs_vscalar_arg(V, st, (int)i + 1, &m->params[order[i]]);
     }
     pto__hs_valias(V, st, order, n);
-    for (i = 0; i < n; i++) {   /* what this call writes holds data for the calls after it */
-        const pto_operand *o = &m->operands[st->arg0 + i];
-        if (o->kind == PTO_O_GM && m->params[order[i]].dir != PTO_IN && o->ref - h->param0 >= 0 &&
-            o->ref - h->param0 < h->nparams + h->ntensors)
-            V->written[o->ref - h->param0] = 1;
-    }
+    for (i = 0; i < n; i++)   /* what this call writes holds data for the calls after it */
+        if (m->params[order[i]].dir != PTO_IN && (t = pto__hs_arg_tensor(V, &m->operands[st->arg0 + i])) >= 0)
+            V->written[t] = 1;
 }
 
 /* Params and intermediates: dtypes, positive static dims, intermediate dims
@@ -13794,9 +13796,7 @@ static int pto__lw_xfer(pto__lw *L, int32_t block)
     /* one x1 tile when the window fits a slot and the room; else chunks
        through an x2 tile whose slots fit the room */
     pto__lw_grid_make(&g, rows, cols, pto_dtype_size(dt), PTO__LW_XFER_BYTES);
-    if (g.nr * g.nc == 1 && L->room >= 0 && g.tr * g.tc * pto_dtype_size(dt) > L->room)
-        g.nr = 2;   /* does not fit as one tile: chunk it below */
-    if (g.nr * g.nc > 1)
+    if (g.nr * g.nc > 1 || (L->room >= 0 && g.tr * g.tc * pto_dtype_size(dt) > L->room))
         pto__lw_grid_make(&g, rows, cols, pto_dtype_size(dt), pto__lw_slot_budget(L->room, 2, PTO__LW_XFER_BYTES));
     if (g.nr * g.nc > 1) {
         ch = pto__lw_for(L, block, "ch", pto__lw_int(L, 0), pto__lw_int(L, g.nr * g.nc));
@@ -14059,40 +14059,31 @@ static void pto__lw_fillpads(pto_ctx *ctx, pto_module *m)
 
 PTODEF pto_status pto_lower(pto_ctx *ctx, pto_module *m) { return pto_lower_for(ctx, m, PTO_TARGET_SIM); }
 
-/* The statements to lower, in order (*n of them; NULL when out of memory
-   or none), and the vec room at each (room[i], -1 for a notify). */
-static int32_t *pto__lw_todo(pto_ctx *ctx, const pto_module *m, int32_t *n, int64_t **room)
+/* The statements to lower, in order (*n of them), and the vec room at each
+   (room[i]; -1 for a notify, which makes no tile). PTO_OK, or an error when
+   out of memory (reported); the caller frees both arrays. */
+static pto_status pto__lw_todo(pto_ctx *ctx, const pto_module *m, int32_t **todo, int32_t *n, int64_t **room)
 {
-    int32_t s, k = 0, cap = 0, i;
-    int32_t *todo = NULL;
-    *n = 0;
+    int32_t s, cap = 0, i;
+    *todo = NULL;
     *room = NULL;
+    *n = 0;
     for (s = 0; s < m->n_stmts; s++) {
         const pto_stmt *st = &m->stmts[s];
         int cls;
         if (st->kind != PTO_ST_OP || st->block < 0 || st->op >= PTO_NOP || st->origin != PTO_BY_USER) continue;
         cls = pto_opinfo_get((pto_op)st->op)->cls;
         if (cls != PTO_OC_NOTIFY && cls != PTO_OC_XFER && cls != PTO_OC_ALLREDUCE) continue;
-        if (k == cap) {
-            int32_t *a = (int32_t *)pto_realloc(ctx, todo, (size_t)(cap ? 2 * cap : 16) * sizeof(int32_t));
-            if (!a) { pto_free(ctx, todo); *n = 1; return NULL; }
-            todo = a;
-            cap = cap ? 2 * cap : 16;
-        }
-        todo[k++] = s;
+        if ((i = pto__grow(ctx, (void **)todo, n, &cap, sizeof(int32_t))) < 0) return PTO_ERR_INTERNAL;
+        (*todo)[i] = s;
     }
-    *n = k;
-    if (!k) return todo;
-    *room = (int64_t *)pto_alloc(ctx, (size_t)k * sizeof(int64_t));
-    if (!*room || pto__plan_room(ctx, m, PTO_VEC, todo, k, *room) != PTO_OK) {
-        pto_free(ctx, todo);
-        pto_free(ctx, *room);
-        *room = NULL;
-        return NULL;
-    }
-    for (i = 0; i < k; i++)
-        if (pto_opinfo_get((pto_op)m->stmts[todo[i]].op)->cls == PTO_OC_NOTIFY) (*room)[i] = -1;
-    return todo;
+    if (!*n) return PTO_OK;
+    if (!(*room = (int64_t *)pto_alloc(ctx, (size_t)*n * sizeof(int64_t))) ||
+        pto__plan_room(ctx, m, PTO_VEC, *todo, *n, *room) != PTO_OK)
+        return PTO_ERR_INTERNAL;
+    for (i = 0; i < *n; i++)
+        if (pto_opinfo_get((pto_op)m->stmts[(*todo)[i]].op)->cls == PTO_OC_NOTIFY) (*room)[i] = -1;
+    return PTO_OK;
 }
 
 PTODEF pto_status pto_lower_for(pto_ctx *ctx, pto_module *m, pto_target target)
@@ -14103,10 +14094,9 @@ PTODEF pto_status pto_lower_for(pto_ctx *ctx, pto_module *m, pto_target target)
     if (pto__need_verified(ctx, m, "pto_lower") != PTO_OK) return PTO_ERR_USER;
     s0 = m->n_stmts;
     t0 = m->n_tiles;
-    todo = pto__lw_todo(ctx, m, &n, &room);
-    if (!todo && n) return PTO_ERR_INTERNAL;   /* out of memory: reported */
-    for (i = 0; i < n; i++)
-        if (!pto__lw_stmt(ctx, m, todo[i], room[i])) break;
+    if (pto__lw_todo(ctx, m, &todo, &n, &room) == PTO_OK)
+        for (i = 0; i < n; i++)
+            if (!pto__lw_stmt(ctx, m, todo[i], room[i])) break;
     pto_free(ctx, todo);
     pto_free(ctx, room);
     for (t = s0; t < m->n_stmts; t++) m->stmts[t].origin = PTO_BY_LOWER;

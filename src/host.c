@@ -645,6 +645,15 @@ static void pto__hs_vdim(pto__hs_ver *V, const pto_operand *o, int argi, const c
               pto__hs_name(m, ht->name), hs, pto__hs_name(m, m->vars[kp->dim_var[d]].name), kn, ks);
 }
 
+/* The host tensor (its index among the host's params and intermediates)
+   that argument operand o of a call names, or -1. */
+static int32_t pto__hs_arg_tensor(const pto__hs_ver *V, const pto_operand *o)
+{
+    const pto_host *h = &V->m->hosts[V->h];
+    int32_t idx = o->ref - h->param0;
+    return o->kind == PTO_O_GM && idx >= 0 && idx < h->nparams + h->ntensors ? idx : -1;
+}
+
 /* A tensor argument: dtype, shape, direction, and data flow. */
 static void pto__hs_vtensor_arg(pto__hs_ver *V, const pto_hstmt *st, int argi, const pto_param *kp)
 {
@@ -745,10 +754,9 @@ static void pto__hs_valias(pto__hs_ver *V, const pto_hstmt *st, const int32_t *o
 static void pto__hs_vcall(pto__hs_ver *V, const pto_hstmt *st, int32_t *order)
 {
     const pto_module *m = V->m;
-    const pto_host *h = &m->hosts[V->h];
     const pto_kernel *k;
     const char *kn;
-    int32_t n, i;
+    int32_t n, i, t;
     if (st->ref < 0 || st->ref >= m->n_kernels) { pto_error(V->ctx, st->loc, "call names no kernel"); return; }
     k = &m->kernels[st->ref];
     kn = pto__hs_name(m, k->name);
@@ -765,11 +773,8 @@ static void pto__hs_vcall(pto__hs_ver *V, const pto_hstmt *st, int32_t *order)
                   n == 1 ? "" : "s", (int)st->nargs);
         /* which parameter an argument meant is unknown: any tensor it names may
            be written (no cascade of "read before any call writes it") */
-        for (i = 0; i < st->nargs; i++) {
-            const pto_operand *o = &m->operands[st->arg0 + i];
-            if (o->kind == PTO_O_GM && o->ref - h->param0 >= 0 && o->ref - h->param0 < h->nparams + h->ntensors)
-                V->written[o->ref - h->param0] = 1;
-        }
+        for (i = 0; i < st->nargs; i++)
+            if ((t = pto__hs_arg_tensor(V, &m->operands[st->arg0 + i])) >= 0) V->written[t] = 1;
         return;
     }
     for (i = 0; i < n; i++)
@@ -781,12 +786,9 @@ static void pto__hs_vcall(pto__hs_ver *V, const pto_hstmt *st, int32_t *order)
         else pto__hs_vscalar_arg(V, st, (int)i + 1, &m->params[order[i]]);
     }
     pto__hs_valias(V, st, order, n);
-    for (i = 0; i < n; i++) {   /* what this call writes holds data for the calls after it */
-        const pto_operand *o = &m->operands[st->arg0 + i];
-        if (o->kind == PTO_O_GM && m->params[order[i]].dir != PTO_IN && o->ref - h->param0 >= 0 &&
-            o->ref - h->param0 < h->nparams + h->ntensors)
-            V->written[o->ref - h->param0] = 1;
-    }
+    for (i = 0; i < n; i++)   /* what this call writes holds data for the calls after it */
+        if (m->params[order[i]].dir != PTO_IN && (t = pto__hs_arg_tensor(V, &m->operands[st->arg0 + i])) >= 0)
+            V->written[t] = 1;
 }
 
 /* Params and intermediates: dtypes, positive static dims, intermediate dims
