@@ -2106,6 +2106,17 @@ PTO_K_FN void pto_k__gm_label(const pto_k_core *c, const pto_k_gm *g, char *out,
         snprintf(out, n, "%s", g->name ? g->name : "?");
 }
 
+/* A race report names the memory the same way from either side: in a
+   multi-rank run a window is "name@owner" even on its owner's core (rank 1
+   reading its own buf and rank 0 writing it both say buf@1). */
+PTO_K_FN void pto_k__gm_label_abs(const pto_k_core *c, const pto_k_gm *g, char *out, size_t n)
+{
+    if (g->peers && c->dev->desc.nranks > 1)
+        snprintf(out, n, "%s@%d", g->name ? g->name : "?", g->rank);
+    else
+        pto_k__gm_label(c, g, out, n);
+}
+
 PTO_K_FN int pto_k__window_ok(pto_k_core *c, const pto_k__ins *ins, const pto_k_gm *g, int64_t r, int64_t col,
                               int64_t vr, int64_t vc)
 {
@@ -2161,7 +2172,7 @@ PTO_K_FN void pto_k__gacc(pto_k__check *k, pto_k_gm *g, int64_t r, int64_t col, 
         int64_t lo = ((r + i) * g->cols + col) * es;
         pto_k__access(k, sh, lo, lo + vc * es, kind, 1);
     }
-    pto_k__gm_label(k->c, g, nm, sizeof nm);
+    pto_k__gm_label_abs(k->c, g, nm, sizeof nm);
     snprintf(what, sizeof what, "gm %s", nm);
     pto_k__report_conf(k, kind, what, 1);
 }

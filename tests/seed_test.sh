@@ -131,7 +131,7 @@ n=$(grep -c "post-reduce barrier: until every rank has counted (GE" $out/lower.t
 [ "$n" = 3 ] && ok "allreduce: a post-reduce barrier in each of the 3 calls" || bad "allreduce: $n post-reduce waits, want 3"
 # the post-reduce barrier's wait deleted (first call): a fast rank overwrites a chunk a peer still reads
 edit nopost $ar '/PTO_K_GE, (__ar4_ch + 2)/d'
-expect "allreduce without its post-reduce barrier: the simulator reports it" 1 "error: race on gm g bytes" $ptoc run $cc $out/nopost
+expect "allreduce without its post-reduce barrier: the simulator reports it" 1 "error: race on gm g@[0-9]+ bytes" $ptoc run $cc $out/nopost
 # ... made EQ: a fast peer moves the cell past the value before a slow rank polls
 edit posteq $ar '/PTO_K_GE, (__ar4_ch + 2)/s/PTO_K_GE/PTO_K_EQ/'
 expect "allreduce with an EQ counting wait: the simulator reports it" 1 "may never return: it saw the cell hold" $ptoc run $cc $out/posteq
@@ -218,7 +218,7 @@ EOF
 clean "store then put" $out/put.pto
 edit noraw $out/put.pto '/wait_flag(core, "put.pto:7", PTO_K_MTE3, PTO_K_MTE2/d'
 expect "a put before the store to its window is ordered: the simulator reports it" 1 \
-    'put.pto:7: error: race on gm w bytes \[0, 32000\): tload \(MTE2, rank [01] block 0 aiv0\) reads them while "put.pto:6" tstore \(MTE3' \
+    'put.pto:7: error: race on gm w@[01] bytes \[0, 32000\): tload \(MTE2, rank [01] block 0 aiv0\) reads them while "put.pto:6" tstore \(MTE3' \
     $ptoc run $cc $out/noraw
 # the staging tile is planned like any tile: when it cannot fit beside the live tiles, the plan says so by name
 cat >$out/putfull.pto <<'EOF'

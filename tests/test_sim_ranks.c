@@ -173,7 +173,7 @@ static void test_atomic(void)
                     for (j = 0; j < 64; j++) bad += pto_k_gm_get(out, i, j) != (float)(60 + 4 * (i + j));
             } else {
                 caught += count(rep, PTO_K_E_RACE) >= 1 &&
-                          pto_k_report_find(rep, PTO_K_E_RACE, "at.pto:10: tload s, acc[0, 0]: error: race on gm acc bytes [") &&
+                          pto_k_report_find(rep, PTO_K_E_RACE, "at.pto:10: tload s, acc[0, 0]: error: race on gm acc@0 bytes [") &&
                           pto_k_report_find(rep, PTO_K_E_RACE, "while \"at.pto:5: tstore_add acc@0[0, 0], t\" tstore_add (MTE3, rank ");
                 if (seed == 1) pto_k_report_print(rep, stdout);
             }
@@ -339,7 +339,7 @@ static void test_wait_first_write(void)
         rep = twice_run(dev, k_twice_racy);
         /* whichever of the two ran second on the host reports it */
         caught += count(rep, PTO_K_E_RACE) == 1 && rep->nerrors == 1 &&
-                  (pto_k_report_find(rep, PTO_K_E_RACE, "tw.pto:12: tload u, buf[0, 0]: error: race on gm buf bytes [0, 4096)") ||
+                  (pto_k_report_find(rep, PTO_K_E_RACE, "tw.pto:12: tload u, buf[0, 0]: error: race on gm buf@1 bytes [0, 4096)") ||
                    pto_k_report_find(rep, PTO_K_E_RACE, "tw.pto:7: tstore buf@1[0, 0], t: error: race on gm buf@1 bytes [0, 4096)")) &&
                   pto_k_report_find(rep, PTO_K_E_RACE, "tw.pto:12") && pto_k_report_find(rep, PTO_K_E_RACE, "tw.pto:7");
         if (seed == 1) pto_k_report_print(rep, stdout);
