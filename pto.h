@@ -10098,6 +10098,8 @@ static void pto__reset_block(pto__interp *I)
         if (I->m->vars[v].kind == PTO_V_LET || I->m->vars[v].kind == PTO_V_LOOP) I->state[v] = PTO__UNBOUND;
 }
 
+static const char *const pto__in_who[3] = {"the cube core", "AIV 0 (subblock 0)", "AIV 1 (subblock 1)"};
+
 /* Every slot a section pushed must be popped by the block's end: the
    device's ring would hold them into the next launch, and the simulator
    reports them ("pushed but never popped"); saying nothing here would let
@@ -10107,7 +10109,7 @@ static void pto__reset_block(pto__interp *I)
    error of pto__run_mix. */
 static int pto__in_rings_drained(pto__interp *I)
 {
-    static const char *const who[3] = {"the cube core", "AIV 0 (subblock 0)", "AIV 1 (subblock 1)"};
+    const char *const *who = pto__in_who;
     int32_t i;
     int k, c, ok = 1;
     for (i = 0; I->rings && i < I->m->n_cvpipes; i++) {
@@ -10131,6 +10133,57 @@ static int pto__in_rings_drained(pto__interp *I)
         }
     }
     return ok;
+}
+
+/* Where core c stands when a round made no progress: "it has ended", or
+   "it is itself stuck in the OP at line N". */
+static void pto__in_where(pto__interp *I, int c, const int32_t *wait_at, const int *fin, char *out, size_t n)
+{
+    const pto_stmt *st;
+    if (fin[c] || wait_at[c] < 0) {
+        snprintf(out, n, "it has ended");
+        return;
+    }
+    st = &I->m->stmts[wait_at[c]];
+    snprintf(out, n, "it is itself stuck in the %s at line %d", pto_opinfo_get((pto_op)st->op)->name, (int)st->loc.line);
+}
+
+/* Why the pipe op at wait_at[c] can never go on: the other side of its
+   pipe, its counts and where that side stands (the cycle a deadlock is
+   made of, which the plain "waits forever" left the user to find). */
+static void pto__in_pipe_deadlock(pto__interp *I, int c, const int32_t *wait_at, const int *fin)
+{
+    const pto_stmt *st = &I->m->stmts[wait_at[c]];
+    const pto_operand *o = pto_stmt_arg(I->m, wait_at[c], st->op == PTO_OP_TPOP ? 1 : 0);
+    const pto_cvpipe *q = &I->m->cvpipes[o->ref];
+    const pto__iring *r = &I->rings[o->ref];
+    int me = c ? c - 1 : 0, cube = c == 0, k = (st->op == PTO_OP_TPUSH) == cube ? 0 : 1, other;
+    const char *qn = pto_str(I->ctx, q->name), *op = pto_opinfo_get((pto_op)st->op)->name;
+    char where[160];
+    if (st->op == PTO_OP_TPOP) {
+        /* the producer that is behind: the cube for c2v; AIV 0, or with a
+           split the AIV that pushed fewer halves, for v2c */
+        other = k == 0 ? 0 : q->split != PTO_SPLIT_NONE && r->pushed[1][1] < r->pushed[1][0] ? 2 : 1;
+        pto__in_where(I, other, wait_at, fin, where, sizeof where);
+        pto__fail(I, st->loc,
+                  "deadlock: this tpop on %s waits forever: it needs tile %lld of pipe '%s' (%s), which %s has "
+                  "pushed %lld of, and %s",
+                  pto__in_who[c], (long long)r->popped[k][me] + 1, qn, k ? "v2c" : "c2v", pto__in_who[other],
+                  (long long)r->pushed[k][other ? other - 1 : 0], where);
+        return;
+    }
+    if (st->op != PTO_OP_TPUSH) {
+        pto__fail(I, st->loc, "deadlock: this %s on %s waits forever", op, pto__in_who[c]);
+        return;
+    }
+    /* a full pipe: the consumer that freed fewest slots holds them */
+    other = k == 1 ? 0 : r->freed[0][1] < r->freed[0][0] ? 2 : 1;
+    pto__in_where(I, other, wait_at, fin, where, sizeof where);
+    pto__fail(I, st->loc,
+              "deadlock: this tpush on %s waits forever: pipe '%s' (%s) is full (%d slot%s, every one pushed and "
+              "not yet freed by %s, which freed %lld of %lld), and %s",
+              pto__in_who[c], qn, k ? "v2c" : "c2v", (int)q->slot_num, q->slot_num == 1 ? "" : "s",
+              pto__in_who[other], (long long)r->freed[k][other ? other - 1 : 0], (long long)r->pushed[k][me], where);
 }
 
 /* The cores of one cluster: the cube section on the AIC, the vector
@@ -10175,10 +10228,7 @@ static int pto__run_mix(pto__interp *I)
         if (fin[0] && fin[1] && fin[2]) break;
         if (!progress) {
             for (c = 0; c < 3; c++)
-                if (!fin[c])
-                    pto__fail(I, I->m->stmts[wait_at[c]].loc, "deadlock: this %s on %s waits forever",
-                              pto_opinfo_get((pto_op)I->m->stmts[wait_at[c]].op)->name,
-                              c == 0 ? "the cube core" : c == 1 ? "AIV 0 (subblock 0)" : "AIV 1 (subblock 1)");
+                if (!fin[c]) pto__in_pipe_deadlock(I, c, wait_at, fin);
             return 0;
         }
     }

@@ -125,6 +125,17 @@ expect "split v2c: the missing half's AIV is named" 1 \
     $ptoc run $out/sp
 expect "split_push as written: matches" 0 "result      match" $ptoc run tests/diag/split_push.pto
 
+# ---- a mix kernel's pipes deadlock: the reference interpreter names the cycle ----
+expect "both sections pop first: each tpop names the core it waits for and where that one is stuck" 1 \
+    "pipe_cycle.pto:17:5: error: deadlock: this tpop on the cube core waits forever: it needs tile 1 of pipe 'r' \\(v2c\\), which AIV 0 \\(subblock 0\\) has pushed 0 of, and it is itself stuck in the tpop at line 27" \
+    $ptoc run tests/diag/pipe_cycle.pto
+expect "both sections pop first: the vector side too" 1 \
+    "pipe_cycle.pto:27:7: error: deadlock: this tpop on AIV 1 \\(subblock 1\\) waits forever: it needs tile 1 of pipe 'q' \\(c2v\\), which the cube core has pushed 0 of, and it is itself stuck in the tpop at line 17" \
+    $ptoc run tests/diag/pipe_cycle.pto
+expect "both pipes full: each tpush names the slots and the core that holds them" 1 \
+    "pipe_full.pto:18:7: error: deadlock: this tpush on the cube core waits forever: pipe 'q' \\(c2v\\) is full \\(8 slots, every one pushed and not yet freed by AIV 0 \\(subblock 0\\), which freed 0 of 8\\), and it is itself stuck in the tpush at line 30" \
+    $ptoc run tests/diag/pipe_full.pto
+
 # ---- what is not a .pto file ----
 for c in check fmt plan "dump parse" sync; do
     # shellcheck disable=SC2086

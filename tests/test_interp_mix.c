@@ -73,7 +73,8 @@ static void test_c2v(void)
     pto_module_destroy(m);
 }
 
-/* A consumer whose producer never pushes: a deadlock at the tpop. The pop
+/* A consumer whose producer never pushes: a deadlock at the tpop, which
+   names the producer, its count and that it ended. The pop
    sits under `if block == 0`, so how many there are is known only at run
    time and the verifier lets it through (counts known before the run that
    differ are its error: tests/bad/pipe_unbalanced.pto). */
@@ -103,7 +104,8 @@ static void test_deadlock(void)
     {
         char buf[300] = "";
         if (pto_diag_count(ctx) > 0) pto_diag_format(ctx, pto_diag_get(ctx, 0), buf, sizeof buf);
-        CHECK_STR(buf, "t.pto:8:7: error: deadlock: this tpop on AIV 0 (subblock 0) waits forever");
+        CHECK_STR(buf, "t.pto:8:7: error: deadlock: this tpop on AIV 0 (subblock 0) waits forever: it needs tile 1 of "
+                       "pipe 'q' (c2v), which the cube core has pushed 0 of, and it has ended");
     }
     pto_module_destroy(m);
 }
