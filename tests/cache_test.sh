@@ -3,7 +3,9 @@
 # once, host.c built against it with PTO_IMPLEMENTATION_LINKED):
 #   - the first run makes one object and matches; a second run of another
 #     kernel reuses it (still one object) and matches, under cc and tcc
-#     (one object each: the compiler is part of the key);
+#     (one object each: the compiler is part of the key, and so is its
+#     version: a compiler of the same name that says another version
+#     gets an object of its own);
 #   - an object that does not link (garbage planted in its place) costs a
 #     one-file build, which matches, and the bad object is removed (the
 #     next run compiles it again);
@@ -44,6 +46,17 @@ if command -v tcc >/dev/null; then
     run "tcc run again matches" --cc tcc examples/softmax.pto
     check "tcc has an object of its own" '[ "$(objects $out/c1)" = 2 ]'
 fi
+
+# the same compiler command upgraded: its version is part of the key
+export PTOC_CACHE=$PWD/$out/c4
+mkdir -p $out/bin
+printf '#!/bin/sh\nif [ "$1" = --version ]; then echo "fakecc $FAKE_VER"; exit 0; fi\nexec cc "$@"\n' >$out/bin/fakecc
+chmod +x $out/bin/fakecc
+FAKE_VER=1 run "fakecc 1 matches" --cc $out/bin/fakecc examples/vadd.pto
+FAKE_VER=2 run "fakecc 2 (an upgrade) matches" --cc $out/bin/fakecc examples/vadd.pto
+check "the upgraded compiler got an object of its own" '[ "$(objects $out/c4)" = 2 ]'
+FAKE_VER=1 run "fakecc 1 again matches" --cc $out/bin/fakecc examples/vadd.pto
+check "and version 1 reused its own" '[ "$(objects $out/c4)" = 2 ]'
 
 export PTOC_CACHE=$PWD/$out/c2
 run "makes an object" examples/vadd.pto

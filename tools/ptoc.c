@@ -670,7 +670,7 @@ static void shell_add(char *cmd, size_t size, const char *raw, const char *quote
 
    The cache is $PTOC_CACHE, else $XDG_CACHE_HOME/ptoc, else $HOME/.cache/ptoc;
    PTOC_CACHE=off turns it off. An object's name is a hash of the bytes of the
-   pto.h that host.c includes, the compiler and the flags. It is compiled
+   pto.h that host.c includes, the compiler's command and version and the flags. It is compiled
    under a temporary name and renamed into place, so runs in parallel share
    the cache safely. A hit refreshes the object's time; a miss removes the
    objects unused for 30 days. When anything fails (no cache directory, the
@@ -744,15 +744,35 @@ static void cache_prune(const char *cdir)
     closedir(d);
 }
 
+/* What the compiler says of its version (cc --version; tcc -v), folded
+   into h: an upgraded compiler of the same name gets objects of its own.
+   h unchanged when it says nothing (the object still links: it is only
+   compiled by the older one). */
+static uint64_t hash_compiler(uint64_t h, const char *cc, int tcc, const char *work)
+{
+    char cmd[8192], path[4200];
+    uint64_t v;
+    snprintf(path, sizeof path, "%s/cc.version", work);
+    cmd[0] = 0;
+    shell_add(cmd, sizeof cmd, cc, NULL);
+    shell_add(cmd, sizeof cmd, tcc ? " -v >" : " --version >", path);
+    shell_add(cmd, sizeof cmd, " 2>&1", NULL);
+    if (system(cmd) != 0) return h;
+    v = hash_file(h, path);
+    return v ? v : h;
+}
+
 /* The cached object of pto.h's implementation (in hdir) for compile command
-   base (the compiler and its flags) in obj: compiled now if missing, with
+   base (compiler cc and its flags) in obj: compiled now if missing, with
    work as scratch. 0 when there is none to use. */
-static int cache_object(const char *base, const char *hdir, const char *work, char *obj, size_t size)
+static int cache_object(const char *cc, int tcc, const char *base, const char *hdir, const char *work, char *obj,
+                        size_t size)
 {
     char cdir[4096], path[4200], tmpobj[4700], cmd[16384];
     uint64_t h = hash_bytes(0xcbf29ce484222325u, "ptoc object cache 1", 19);
     FILE *f;
     h = hash_bytes(h, base, strlen(base) + 1);
+    h = hash_compiler(h, cc, tcc, work);
     snprintf(path, sizeof path, "%s/pto.h", hdir);
     h = hash_file(h, path);
     if (h == 0 || !cache_dir(cdir, sizeof cdir)) return 0;
@@ -814,7 +834,7 @@ static int compile_dir(const char *cc, const char *inc, const char *dir, const c
     if (flags) shell_add(base, sizeof base, " ", NULL), shell_add(base, sizeof base, flags, NULL);
     snprintf(path, sizeof path, "%s/host.c", dir);
     /* host.c includes a pto.h of its own directory before -I's */
-    if (cache_object(base, file_exists(dir, "pto.h") ? dir : inc, work, obj, sizeof obj)) {
+    if (cache_object(cc, tcc, base, file_exists(dir, "pto.h") ? dir : inc, work, obj, sizeof obj)) {
         snprintf(err, sizeof err, "%s/cc.err", work);
         host_command(cmd, sizeof cmd, base, inc, bin, path, obj, err);
         if (system(cmd) == 0) {   /* its warnings (PTO_CFLAGS=-Wall on a hand edit) are the user's */
