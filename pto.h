@@ -218,7 +218,7 @@ typedef enum pto_cmp { PTO_EQ, PTO_NE, PTO_LT, PTO_LE, PTO_GT, PTO_GE } pto_cmp;
 #define PTO_A_RIGHT  PTO_A_SPACE(PTO_RIGHT)
 #define PTO_A_ACC    PTO_A_SPACE(PTO_ACC)
 #define PTO_A_TILES  (PTO_A_VEC | PTO_A_MAT | PTO_A_LEFT | PTO_A_RIGHT | PTO_A_ACC)
-#define PTO_A_SCALAR (1u << 10)  /* float literal or scalar param */
+#define PTO_A_SCALAR (1u << 10)  /* float literal, scalar param or integer expression */
 #define PTO_A_INT    (1u << 11)  /* integer expression */
 #define PTO_A_PIPE   (1u << 12)  /* a pipe name: S V M MTE1 MTE2 MTE3 FIX ALL */
 #define PTO_A_CVPIPE (1u << 13)  /* a cube/vector pipe declared in a mix kernel */
@@ -4312,6 +4312,14 @@ static void pto__ps_unknown_pipe(pto__ps_parser *p, const pto__ps_tok *t)
                 pto__ps_near_hint(&n, hint, sizeof hint, " (expected S, V, M, MTE1, MTE2, MTE3, FIX or ALL)"));
 }
 
+/* Does an arithmetic operator follow the current token? Then a scalar
+   param there starts an integer expression (`tadds d, a, n * 2`). */
+static int pto__ps_arith_next(pto__ps_parser *p)
+{
+    pto__ps_tok n = pto__ps_peek(p);
+    return n.kind == '+' || n.kind == '-' || n.kind == '*' || n.kind == '/' || n.kind == '%';
+}
+
 /* One operand of op statement s; `mask` is the op table mask of its
    position (0 past the table's arity: classified by its form alone). */
 static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
@@ -4359,7 +4367,7 @@ static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
             pto__ps_next(p);
             return pto_arg_cvpipe(p->m, s, n->ref, loc) >= 0;
         case PTO__B_SCALAR:
-            if (!(mask & PTO_A_INT)) {
+            if (!(mask & PTO_A_INT) && !pto__ps_arith_next(p)) {
                 pto__ps_next(p);
                 return pto__arg_last(p->m, s, PTO_O_SCALAR, n->ref, loc) >= 0;
             }
@@ -4377,11 +4385,6 @@ static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
             }
             return pto_arg_int(p->m, s, pto_expr_int(p->m, 0, loc), loc) >= 0;
         default:
-            if (mask & PTO_A_SCALAR) {
-                pto__ps_err(p, &t, "'%s' is a %s; a scalar operand must be a number or a scalar param",
-                         pto__ps_text(p, &t), pto__ps_bind_word[n->kind]);
-                return 0;
-            }
             break;
         }
     }
@@ -6906,8 +6909,10 @@ static void pto__vspaces(uint32_t mask, char *buf, size_t size)
     }
 }
 
-/* Is this operand kind one the mask allows? An integer that folds to a
-   constant is accepted where a scalar goes (`tmuls d, a, 2`). */
+/* Is this operand kind one the mask allows? An integer expression is
+   accepted where a scalar goes (`tmuls d, a, i * 2`: its value, converted
+   to the tile's dtype as a scalar param's); its own errors are reported
+   here. */
 static int pto__vkind_ok(pto__verifier *v, const pto_operand *o, uint32_t mask)
 {
     switch (o->kind) {
@@ -6918,9 +6923,8 @@ static int pto__vkind_ok(pto__verifier *v, const pto_operand *o, uint32_t mask)
         if (mask & PTO_A_INT) return 1;
         if (mask & PTO_A_SCALAR) {
             pto__vform f;
-            int before = pto_error_count(v->ctx);
             pto__vexpr(v, o->e[0], 0, &f, 0);
-            return pto_error_count(v->ctx) != before || pto__fisconst(&f);
+            return 1;
         }
         return 0;
     case PTO_O_PIPE: return (mask & PTO_A_PIPE) != 0;
