@@ -72,7 +72,8 @@
    pto__isa_mm_views) or refuses the op. It also refuses a column tile's GM
    window in a tensor of several columns (a2a3 moves a DN column as one
    contiguous run) and, in a kernel with a row broadcast, vec bytes at or
-   above TMP_UB_OFFSET, the hidden scratch of a2a3's TROWEXPAND*. */
+   above TMP_UB_OFFSET, the hidden scratch of a2a3's TROWEXPAND* (which the
+   planner keeps free for this target). */
 
 typedef struct pto__isa {
     pto__emitter e;          /* first member: the hooks get &I->e */
@@ -1094,11 +1095,14 @@ static pto_status pto__isa_check(pto__emitter *E)
    [TMP_UB_OFFSET, TMP_UB_OFFSET + TMP_UB_SIZE) = [188416, 196608)
    (include/pto/common/constants.hpp; TRowExpandBinOp.hpp: vbrcb into
    TMP_UB_OFFSET), which nothing declares: in a kernel with a row broadcast
-   every vec byte it uses must lie below it. top: the end of the planned vec
+   every vec byte it uses must lie below it. The planner keeps them free in
+   a module lowered for this target (plan.c, pto__isa_hole: pipe slots
+   below, tiles an overflow), so this is the check that the emitter's own
+   reduction scratch and any module planned otherwise (a pto_plan of a
+   module lowered for the simulator) respect it. top: the end of the planned vec
    tiles and the scratch; the local slots of a C2V pipe end at most (LocalSlotNum
    - 1) x SlotSize past the base (recent trees step by SlotSize) plus the popped
    tile. */
-#define PTO__ISA_TMP_UB_OFFSET 188416
 static pto_status pto__isa_check_tmp_ub(pto__isa *I, int32_t k, int64_t top)
 {
     const pto_module *m = I->e.m;

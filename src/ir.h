@@ -352,6 +352,10 @@ typedef struct pto_module {
        it cleared). Only the builders are tracked: a caller writing to the
        arrays above directly must call pto_verify again itself. */
     int32_t verified;
+    /* The pto_target that pto_lower_for last lowered the module for (0: the
+       simulator). The planner keeps pto-isa's hidden vec scratch free for
+       the isa target (plan.c, pto__isa_hole). */
+    int32_t target;
 } pto_module;
 
 /* ---- queries -------------------------------------------------------------- */
