@@ -142,6 +142,10 @@ then ok "host_blocks: R steers blocks(N / 16)"; else bad "host_blocks: R steers 
 $ptoc run --sweep $cc tests/ok/siblings.pto >$out/log 2>&1; rc=$?
 if [ $rc = 1 ] && grep -q "^  n=1  *match" $out/log && grep -q "^  n=2  *[0-9]* REPORT" $out/log
 then ok "siblings without its domain: n = 2 races"; else bad "siblings without its domain: n = 2 races"; fi
+# two kernels of one block-count text: it is named once (it read "blocks(N / 16), blocks(N / 16)")
+$ptoc run --sweep $cc tests/ok/host_chain.pto >$out/log 2>&1
+if grep -q "^  M (from 64, 1..4096): steers the block count (blocks(N / 16)) (lines 4, 12)$" $out/log
+then ok "host_chain: blocks(N / 16) named once"; else bad "host_chain: blocks(N / 16) named once"; fi
 # a blocks(8) is no name's to steer
 $ptoc run --sweep $cc tests/user/colsum_loop.pto >$out/log 2>&1
 if grep -q "^  N (from" $out/log && ! grep -q "block count" $out/log; then ok "colsum_loop: blocks(8) steered by none"; else bad "colsum_loop: blocks(8) steered by none"; fi

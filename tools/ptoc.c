@@ -1422,6 +1422,19 @@ static int sw_run_one(sweep *s, const sw_defs *defs, const char *bin, const char
     return ran;
 }
 
+/* Is item one of the ", "-separated items of list (NULL: empty)? */
+static int sw_has_item(const char *list, const char *item)
+{
+    size_t n = strlen(item);
+    const char *p = list;
+    while (p && *p) {
+        if (strncmp(p, item, n) == 0 && (p[n] == 0 || p[n] == ',')) return 1;
+        p = strstr(p, ", ");
+        if (p) p += 2;
+    }
+    return 0;
+}
+
 /* The lines of the statements and expressions whose outcome changes with
    name i, printed as the name's header line. An outcome is the set of
    classes a point shows at one value (a loop's trip class, an if's branch,
@@ -1474,10 +1487,18 @@ static void sw_header(sweep *s, const sw_scan *sc, int i)
             pto_buf b;
             memset(&b, 0, sizeof b);
             b.ctx = s->ctx;
-            for (p = 0; p < nkern; p++) {
-                pto_buf_puts(&b, p ? ", blocks(" : "blocks(");
-                pto_print_expr(m, m->kernels[kerns[p]].blocks, &b);
-                pto_buf_puts(&b, ")");
+            for (p = 0; p < nkern; p++) {   /* each distinct text once: two kernels of blocks(N / 16) are one */
+                pto_buf e;
+                memset(&e, 0, sizeof e);
+                e.ctx = s->ctx;
+                pto_buf_puts(&e, "blocks(");
+                pto_print_expr(m, m->kernels[kerns[p]].blocks, &e);
+                pto_buf_puts(&e, ")");
+                if (e.data && !e.oom && !sw_has_item(b.data, e.data)) {
+                    if (b.len) pto_buf_puts(&b, ", ");
+                    pto_buf_puts(&b, e.data);
+                }
+                pto_buf_free(&e);
             }
             printf("%sthe block count (%s)", sep, b.data && !b.oom ? b.data : "blocks(...)");
             sep = ", ";
