@@ -218,7 +218,7 @@ typedef enum pto_cmp { PTO_EQ, PTO_NE, PTO_LT, PTO_LE, PTO_GT, PTO_GE } pto_cmp;
 #define PTO_A_RIGHT  PTO_A_SPACE(PTO_RIGHT)
 #define PTO_A_ACC    PTO_A_SPACE(PTO_ACC)
 #define PTO_A_TILES  (PTO_A_VEC | PTO_A_MAT | PTO_A_LEFT | PTO_A_RIGHT | PTO_A_ACC)
-#define PTO_A_SCALAR (1u << 10)  /* float literal or scalar param */
+#define PTO_A_SCALAR (1u << 10)  /* float literal, scalar param or integer expression */
 #define PTO_A_INT    (1u << 11)  /* integer expression */
 #define PTO_A_PIPE   (1u << 12)  /* a pipe name: S V M MTE1 MTE2 MTE3 FIX ALL */
 #define PTO_A_CVPIPE (1u << 13)  /* a cube/vector pipe declared in a mix kernel */
@@ -508,6 +508,10 @@ typedef struct pto_module {
        it cleared). Only the builders are tracked: a caller writing to the
        arrays above directly must call pto_verify again itself. */
     int32_t verified;
+    /* The pto_target that pto_lower_for last lowered the module for (0: the
+       simulator). The planner keeps pto-isa's hidden vec scratch free for
+       the isa target (plan.c, pto__isa_hole). */
+    int32_t target;
 } pto_module;
 
 /* ---- queries -------------------------------------------------------------- */
@@ -4312,6 +4316,14 @@ static void pto__ps_unknown_pipe(pto__ps_parser *p, const pto__ps_tok *t)
                 pto__ps_near_hint(&n, hint, sizeof hint, " (expected S, V, M, MTE1, MTE2, MTE3, FIX or ALL)"));
 }
 
+/* Does an arithmetic operator follow the current token? Then a scalar
+   param there starts an integer expression (`tadds d, a, n * 2`). */
+static int pto__ps_arith_next(pto__ps_parser *p)
+{
+    pto__ps_tok n = pto__ps_peek(p);
+    return n.kind == '+' || n.kind == '-' || n.kind == '*' || n.kind == '/' || n.kind == '%';
+}
+
 /* One operand of op statement s; `mask` is the op table mask of its
    position (0 past the table's arity: classified by its form alone). */
 static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
@@ -4359,7 +4371,7 @@ static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
             pto__ps_next(p);
             return pto_arg_cvpipe(p->m, s, n->ref, loc) >= 0;
         case PTO__B_SCALAR:
-            if (!(mask & PTO_A_INT)) {
+            if (!(mask & PTO_A_INT) && !pto__ps_arith_next(p)) {
                 pto__ps_next(p);
                 return pto__arg_last(p->m, s, PTO_O_SCALAR, n->ref, loc) >= 0;
             }
@@ -4377,11 +4389,6 @@ static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
             }
             return pto_arg_int(p->m, s, pto_expr_int(p->m, 0, loc), loc) >= 0;
         default:
-            if (mask & PTO_A_SCALAR) {
-                pto__ps_err(p, &t, "'%s' is a %s; a scalar operand must be a number or a scalar param",
-                         pto__ps_text(p, &t), pto__ps_bind_word[n->kind]);
-                return 0;
-            }
             break;
         }
     }
@@ -6906,8 +6913,10 @@ static void pto__vspaces(uint32_t mask, char *buf, size_t size)
     }
 }
 
-/* Is this operand kind one the mask allows? An integer that folds to a
-   constant is accepted where a scalar goes (`tmuls d, a, 2`). */
+/* Is this operand kind one the mask allows? An integer expression is
+   accepted where a scalar goes (`tmuls d, a, i * 2`: its value, converted
+   to the tile's dtype as a scalar param's); its own errors are reported
+   here. */
 static int pto__vkind_ok(pto__verifier *v, const pto_operand *o, uint32_t mask)
 {
     switch (o->kind) {
@@ -6918,9 +6927,8 @@ static int pto__vkind_ok(pto__verifier *v, const pto_operand *o, uint32_t mask)
         if (mask & PTO_A_INT) return 1;
         if (mask & PTO_A_SCALAR) {
             pto__vform f;
-            int before = pto_error_count(v->ctx);
             pto__vexpr(v, o->e[0], 0, &f, 0);
-            return pto_error_count(v->ctx) != before || pto__fisconst(&f);
+            return 1;
         }
         return 0;
     case PTO_O_PIPE: return (mask & PTO_A_PIPE) != 0;
@@ -12031,13 +12039,35 @@ static int64_t pto__pipe_room(const pto_cvpipe *p, pto_space s)
     return pto__align_up((int64_t)p->local_slot_num * pto_plan_pipe_slot_bytes(p, s), pto_plan_granule(s));
 }
 
+/* pto-isa's a2a3 TROWEXPANDADD..DIV with a column operand (our [R, 1]
+   tiles) broadcast it through the UB bytes [TMP_UB_OFFSET, 196608)
+   (include/pto/common/constants.hpp; TRowExpandBinOp.hpp: vbrcb into
+   TMP_UB_OFFSET), which no tile declares. In a module lowered for the isa
+   target, a kernel with such an op keeps them free: they count as reserved
+   (no tile reaches them) and its vec pipe slots stack down from
+   TMP_UB_OFFSET instead of the top of UB (a popped tile there was an isa
+   error that no local_slots(N) could avoid). Returns those bytes, or 0. */
+#define PTO__ISA_TMP_UB_OFFSET 188416
+static int64_t pto__isa_hole(const pto_module *m, int32_t k, pto_space s)
+{
+    int32_t i;
+    if (m->target != (int32_t)PTO_TARGET_ISA || m->arch != PTO_ARCH_A2A3 || s != PTO_VEC) return 0;
+    for (i = 0; i < m->n_stmts; i++) {
+        const pto_stmt *st = &m->stmts[i];
+        if (st->kind == PTO_ST_OP && st->block >= 0 && st->block < m->n_blocks && m->blocks[st->block].kernel == k &&
+            pto_opinfo_get((pto_op)st->op)->cls == PTO_OC_ROWEXP)
+            return pto_space_capacity(m->arch, s) - PTO__ISA_TMP_UB_OFFSET;
+    }
+    return 0;
+}
+
 PTODEF int64_t pto_plan_pipe_base(const pto_module *m, int32_t cvpipe, pto_space s)
 {
     int64_t top;
     int32_t i, k;
     if (cvpipe < 0 || cvpipe >= m->n_cvpipes || !pto__pipe_consumes(&m->cvpipes[cvpipe], s)) return -1;
     k = m->cvpipes[cvpipe].kernel;
-    top = pto_space_capacity(m->arch, s);
+    top = pto_space_capacity(m->arch, s) - pto__isa_hole(m, k, s);
     for (i = 0; i <= cvpipe; i++)
         if (m->cvpipes[i].kernel == k && pto__pipe_consumes(&m->cvpipes[i], s))
             top -= pto__pipe_room(&m->cvpipes[i], s);
@@ -12046,7 +12076,7 @@ PTODEF int64_t pto_plan_pipe_base(const pto_module *m, int32_t cvpipe, pto_space
 
 static int64_t pto__reserved(const pto_module *m, int32_t kernel, pto_space s)
 {
-    int64_t r = 0;
+    int64_t r = pto__isa_hole(m, kernel, s);
     int32_t i;
     for (i = 0; i < m->n_cvpipes; i++)
         if (m->cvpipes[i].kernel == kernel && pto__pipe_consumes(&m->cvpipes[i], s))
@@ -12071,7 +12101,19 @@ static int32_t pto__pipe_desc(const pto_module *m, int32_t kernel, pto_space s, 
         if (big < 0 || pto__pipe_room(p, s) > most) big = i, most = pto__pipe_room(p, s);
     }
     if (b && big >= 0) pto_buf_puts(b, s == PTO_VEC ? " on each vector core" : " on the cube core");
+    if (b && pto__isa_hole(m, kernel, s))
+        pto_buf_printf(b, "%s%lld B above them are pto-isa's row-broadcast scratch on the isa target", big >= 0 ? "; " : "",
+                       (long long)pto__isa_hole(m, kernel, s));
     return big;
+}
+
+/* What the reserved bytes of a space are for, in an error or a report. */
+static const char *pto__reserved_for(const pto_module *m, int32_t kernel, pto_space s)
+{
+    if (!pto__isa_hole(m, kernel, s)) return "cube/vector pipe buffers";
+    return pto__reserved(m, kernel, s) > pto__isa_hole(m, kernel, s)
+               ? "cube/vector pipe buffers and pto-isa's row-broadcast scratch [188416, 196608) on the isa target"
+               : "pto-isa's row-broadcast scratch [188416, 196608) on the isa target";
 }
 
 static int pto__overlap_time(const pto__item *a, const pto__item *b)
@@ -12641,7 +12683,9 @@ static pto_status pto__plan_overflow(pto_ctx *ctx, const pto_module *m, const pt
     for (i = 0; i < g->n; i++) nlive += g->it[i].lo <= g->live_pt && g->live_pt <= g->it[i].hi;
     pto_buf_printf(&b, "kernel '%s': %s overflows: needs %lld bytes, capacity %lld", pto__kname(m, g->kernel),
                    pto_space_name((pto_space)g->space), (long long)(peak + g->reserved), (long long)g->cap);
-    if (g->reserved) pto_buf_printf(&b, " (%lld reserved for cube/vector pipe buffers", (long long)g->reserved);
+    if (g->reserved)
+        pto_buf_printf(&b, " (%lld reserved for %s", (long long)g->reserved,
+                       pto__reserved_for(m, g->kernel, (pto_space)g->space));
     if (q >= 0) {
         pto_buf_puts(&b, ": ");
         pto__pipe_desc(m, g->kernel, (pto_space)g->space, &b);
@@ -12680,10 +12724,12 @@ static pto_status pto__check_pins(pto_ctx *ctx, const pto_module *m, const pto__
             st = pto_error(ctx, t->loc, "tile '%s' pinned at 0x%llx is not 32-byte aligned",
                            pto__plan_tname(m, a->tile), (long long)a->pin);
         else if (a->pin + a->size > g->avail)
-            st = pto_error(ctx, t->loc, "tile '%s' pinned at 0x%llx ends at 0x%llx, past the %s capacity 0x%llx%s",
+            st = pto_error(ctx, t->loc, "tile '%s' pinned at 0x%llx ends at 0x%llx, past the %s capacity 0x%llx%s%s%s",
                            pto__plan_tname(m, a->tile), (long long)a->pin, (long long)(a->pin + a->size),
                            pto_space_name((pto_space)g->space), (long long)g->avail,
-                           g->reserved ? " (the rest is reserved for cube/vector pipe buffers)" : "");
+                           g->reserved ? " (the rest is reserved for " : "",
+                           g->reserved ? pto__reserved_for(m, g->kernel, (pto_space)g->space) : "",
+                           g->reserved ? ")" : "");
         for (j = 0; j < i; j++) {
             const pto__item *b = &g->it[j];
             int64_t lo, hi;
@@ -13143,7 +13189,9 @@ static void pto__report_summary(const pto_module *m, const pto__live *lv, const 
                    (long long)s->live_max);
     if (s->live_stmt >= 0 && pto__numbered(lv, s->live_stmt))
         pto_buf_printf(b, " (live at line %d)", (int)m->stmts[s->live_stmt].loc.line);
-    if (s->reserved) pto_buf_printf(b, ", %lld reserved for pipe buffers", (long long)s->reserved);
+    if (s->reserved)
+        pto_buf_printf(b, ", %lld reserved for %s", (long long)s->reserved,
+                       pto__isa_hole(m, s->kernel, sp) ? pto__reserved_for(m, s->kernel, sp) : "pipe buffers");
     pto_buf_printf(b, "\n    level %s, order %s, %s\n", level_names[s->level ? 1 : 0],
                    pto__order_names[s->order < PTO_NORDER ? s->order : 0], s->fit ? "best-fit" : "first-fit");
 }
@@ -14142,6 +14190,7 @@ PTODEF pto_status pto_lower_for(pto_ctx *ctx, pto_module *m, pto_target target)
     int64_t *room;
     int errors = pto_error_count(ctx);
     if (pto__need_verified(ctx, m, "pto_lower") != PTO_OK) return PTO_ERR_USER;
+    m->target = (int32_t)target;   /* before the staging tiles are sized to the planner's room */
     s0 = m->n_stmts;
     t0 = m->n_tiles;
     if (pto__lw_todo(ctx, m, &todo, &n, &room) == PTO_OK)
@@ -20970,7 +21019,8 @@ static void pto__emit_planned(pto__emitter *E, int32_t k)
     for (s = 1; s < PTO_NSPACE; s++) {
         if (!used[s]) continue;
         pto_buf_printf(b, "%s%s %lld B", n++ ? ", " : "", pto_space_name((pto_space)s), (long long)hi[s]);
-        if ((res = pto__reserved(m, k, (pto_space)s)) > 0) pto_buf_printf(b, " + %lld B pipe buffers", (long long)res);
+        res = pto__reserved(m, k, (pto_space)s) - pto__isa_hole(m, k, (pto_space)s);   /* the pipes' share */
+        if (res > 0) pto_buf_printf(b, " + %lld B pipe buffers", (long long)res);
     }
     if (!n) pto__emit_puts(b, "nothing");
     pto__emit_vbuf(E, PTO__K_PLANNED);
@@ -21906,7 +21956,8 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
    pto__isa_mm_views) or refuses the op. It also refuses a column tile's GM
    window in a tensor of several columns (a2a3 moves a DN column as one
    contiguous run) and, in a kernel with a row broadcast, vec bytes at or
-   above TMP_UB_OFFSET, the hidden scratch of a2a3's TROWEXPAND*. */
+   above TMP_UB_OFFSET, the hidden scratch of a2a3's TROWEXPAND* (which the
+   planner keeps free for this target). */
 
 typedef struct pto__isa {
     pto__emitter e;          /* first member: the hooks get &I->e */
@@ -22506,6 +22557,27 @@ static void pto__isa_name(pto__emitter *E, pto_buf *b, const pto_operand *o)
     }
 }
 
+/* Is operand i of statement s an integer (an integer expression, an i32 /
+   i8 scalar param: int64_t in the kernel) in the scalar position of an op
+   whose destination tile is a float? pto-isa takes the scalar as the
+   tile's DType, and an int64_t converts to half ambiguously (half has
+   float and double constructors), so the emitter casts it to float first:
+   exact for every integer an f16 tile can hold and up to 2^24 for f32 /
+   bf16 (the interpreter converts through double). */
+static int pto__isa_int_scalar(const pto_module *m, int32_t s, int i)
+{
+    const pto_stmt *st = &m->stmts[s];
+    const pto_operand *o = &m->operands[st->arg0 + i], *d = &m->operands[st->arg0];
+    int dt;
+    if (i >= 4 || !(pto_opinfo_get((pto_op)st->op)->arg[i] & PTO_A_SCALAR) || d->kind != PTO_O_TILE) return 0;
+    dt = m->tiles[d->ref].dtype;
+    if (dt != PTO_F32 && dt != PTO_F16 && dt != PTO_BF16) return 0;
+    if (o->kind == PTO_O_INT) return 1;
+    if (o->kind != PTO_O_SCALAR || m->vars[o->ref].kind != PTO_V_SCALAR) return 0;
+    dt = m->params[m->vars[o->ref].def].dtype;
+    return dt == PTO_I32 || dt == PTO_I8;
+}
+
 /* An event id: EVENT_IDn when constant, else the rotating expression. */
 static void pto__isa_event(pto__emitter *E, pto_buf *b, const pto_operand *o)
 {
@@ -22647,6 +22719,10 @@ static void pto__isa_op(pto__emitter *E, int32_t s)
         else if (oi->cls == PTO_OC_SYNC && i == 2) pto__isa_event(E, b, o);
         else if (oi->cls == PTO_OC_EXTRACT && i >= 2) {
             pto__emit_puts(b, "static_cast<uint16_t>(");
+            pto__isa_name(E, b, o);
+            pto__emit_put(b, ")", 1);
+        } else if (pto__isa_int_scalar(m, s, i)) {
+            pto__emit_puts(b, "static_cast<float>(");
             pto__isa_name(E, b, o);
             pto__emit_put(b, ")", 1);
         } else if (oi->cls == PTO_OC_MATMUL && i < 2 && o->kind == PTO_O_TILE && (I->mm_view[o->ref] & 1)) {
@@ -22903,11 +22979,14 @@ static pto_status pto__isa_check(pto__emitter *E)
    [TMP_UB_OFFSET, TMP_UB_OFFSET + TMP_UB_SIZE) = [188416, 196608)
    (include/pto/common/constants.hpp; TRowExpandBinOp.hpp: vbrcb into
    TMP_UB_OFFSET), which nothing declares: in a kernel with a row broadcast
-   every vec byte it uses must lie below it. top: the end of the planned vec
+   every vec byte it uses must lie below it. The planner keeps them free in
+   a module lowered for this target (plan.c, pto__isa_hole: pipe slots
+   below, tiles an overflow), so this is the check that the emitter's own
+   reduction scratch and any module planned otherwise (a pto_plan of a
+   module lowered for the simulator) respect it. top: the end of the planned vec
    tiles and the scratch; the local slots of a C2V pipe end at most (LocalSlotNum
    - 1) x SlotSize past the base (recent trees step by SlotSize) plus the popped
    tile. */
-#define PTO__ISA_TMP_UB_OFFSET 188416
 static pto_status pto__isa_check_tmp_ub(pto__isa *I, int32_t k, int64_t top)
 {
     const pto_module *m = I->e.m;

@@ -3005,7 +3005,8 @@ static void pto__emit_planned(pto__emitter *E, int32_t k)
     for (s = 1; s < PTO_NSPACE; s++) {
         if (!used[s]) continue;
         pto_buf_printf(b, "%s%s %lld B", n++ ? ", " : "", pto_space_name((pto_space)s), (long long)hi[s]);
-        if ((res = pto__reserved(m, k, (pto_space)s)) > 0) pto_buf_printf(b, " + %lld B pipe buffers", (long long)res);
+        res = pto__reserved(m, k, (pto_space)s) - pto__isa_hole(m, k, (pto_space)s);   /* the pipes' share */
+        if (res > 0) pto_buf_printf(b, " + %lld B pipe buffers", (long long)res);
     }
     if (!n) pto__emit_puts(b, "nothing");
     pto__emit_vbuf(E, PTO__K_PLANNED);

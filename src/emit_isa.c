@@ -72,7 +72,8 @@
    pto__isa_mm_views) or refuses the op. It also refuses a column tile's GM
    window in a tensor of several columns (a2a3 moves a DN column as one
    contiguous run) and, in a kernel with a row broadcast, vec bytes at or
-   above TMP_UB_OFFSET, the hidden scratch of a2a3's TROWEXPAND*. */
+   above TMP_UB_OFFSET, the hidden scratch of a2a3's TROWEXPAND* (which the
+   planner keeps free for this target). */
 
 typedef struct pto__isa {
     pto__emitter e;          /* first member: the hooks get &I->e */
@@ -672,6 +673,27 @@ static void pto__isa_name(pto__emitter *E, pto_buf *b, const pto_operand *o)
     }
 }
 
+/* Is operand i of statement s an integer (an integer expression, an i32 /
+   i8 scalar param: int64_t in the kernel) in the scalar position of an op
+   whose destination tile is a float? pto-isa takes the scalar as the
+   tile's DType, and an int64_t converts to half ambiguously (half has
+   float and double constructors), so the emitter casts it to float first:
+   exact for every integer an f16 tile can hold and up to 2^24 for f32 /
+   bf16 (the interpreter converts through double). */
+static int pto__isa_int_scalar(const pto_module *m, int32_t s, int i)
+{
+    const pto_stmt *st = &m->stmts[s];
+    const pto_operand *o = &m->operands[st->arg0 + i], *d = &m->operands[st->arg0];
+    int dt;
+    if (i >= 4 || !(pto_opinfo_get((pto_op)st->op)->arg[i] & PTO_A_SCALAR) || d->kind != PTO_O_TILE) return 0;
+    dt = m->tiles[d->ref].dtype;
+    if (dt != PTO_F32 && dt != PTO_F16 && dt != PTO_BF16) return 0;
+    if (o->kind == PTO_O_INT) return 1;
+    if (o->kind != PTO_O_SCALAR || m->vars[o->ref].kind != PTO_V_SCALAR) return 0;
+    dt = m->params[m->vars[o->ref].def].dtype;
+    return dt == PTO_I32 || dt == PTO_I8;
+}
+
 /* An event id: EVENT_IDn when constant, else the rotating expression. */
 static void pto__isa_event(pto__emitter *E, pto_buf *b, const pto_operand *o)
 {
@@ -813,6 +835,10 @@ static void pto__isa_op(pto__emitter *E, int32_t s)
         else if (oi->cls == PTO_OC_SYNC && i == 2) pto__isa_event(E, b, o);
         else if (oi->cls == PTO_OC_EXTRACT && i >= 2) {
             pto__emit_puts(b, "static_cast<uint16_t>(");
+            pto__isa_name(E, b, o);
+            pto__emit_put(b, ")", 1);
+        } else if (pto__isa_int_scalar(m, s, i)) {
+            pto__emit_puts(b, "static_cast<float>(");
             pto__isa_name(E, b, o);
             pto__emit_put(b, ")", 1);
         } else if (oi->cls == PTO_OC_MATMUL && i < 2 && o->kind == PTO_O_TILE && (I->mm_view[o->ref] & 1)) {
@@ -1069,11 +1095,14 @@ static pto_status pto__isa_check(pto__emitter *E)
    [TMP_UB_OFFSET, TMP_UB_OFFSET + TMP_UB_SIZE) = [188416, 196608)
    (include/pto/common/constants.hpp; TRowExpandBinOp.hpp: vbrcb into
    TMP_UB_OFFSET), which nothing declares: in a kernel with a row broadcast
-   every vec byte it uses must lie below it. top: the end of the planned vec
+   every vec byte it uses must lie below it. The planner keeps them free in
+   a module lowered for this target (plan.c, pto__isa_hole: pipe slots
+   below, tiles an overflow), so this is the check that the emitter's own
+   reduction scratch and any module planned otherwise (a pto_plan of a
+   module lowered for the simulator) respect it. top: the end of the planned vec
    tiles and the scratch; the local slots of a C2V pipe end at most (LocalSlotNum
    - 1) x SlotSize past the base (recent trees step by SlotSize) plus the popped
    tile. */
-#define PTO__ISA_TMP_UB_OFFSET 188416
 static pto_status pto__isa_check_tmp_ub(pto__isa *I, int32_t k, int64_t top)
 {
     const pto_module *m = I->e.m;

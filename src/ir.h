@@ -62,7 +62,7 @@ typedef enum pto_cmp { PTO_EQ, PTO_NE, PTO_LT, PTO_LE, PTO_GT, PTO_GE } pto_cmp;
 #define PTO_A_RIGHT  PTO_A_SPACE(PTO_RIGHT)
 #define PTO_A_ACC    PTO_A_SPACE(PTO_ACC)
 #define PTO_A_TILES  (PTO_A_VEC | PTO_A_MAT | PTO_A_LEFT | PTO_A_RIGHT | PTO_A_ACC)
-#define PTO_A_SCALAR (1u << 10)  /* float literal or scalar param */
+#define PTO_A_SCALAR (1u << 10)  /* float literal, scalar param or integer expression */
 #define PTO_A_INT    (1u << 11)  /* integer expression */
 #define PTO_A_PIPE   (1u << 12)  /* a pipe name: S V M MTE1 MTE2 MTE3 FIX ALL */
 #define PTO_A_CVPIPE (1u << 13)  /* a cube/vector pipe declared in a mix kernel */
@@ -352,6 +352,10 @@ typedef struct pto_module {
        it cleared). Only the builders are tracked: a caller writing to the
        arrays above directly must call pto_verify again itself. */
     int32_t verified;
+    /* The pto_target that pto_lower_for last lowered the module for (0: the
+       simulator). The planner keeps pto-isa's hidden vec scratch free for
+       the isa target (plan.c, pto__isa_hole). */
+    int32_t target;
 } pto_module;
 
 /* ---- queries -------------------------------------------------------------- */

@@ -564,6 +564,7 @@ PTODEF pto_status pto_lower_for(pto_ctx *ctx, pto_module *m, pto_target target)
     int64_t *room;
     int errors = pto_error_count(ctx);
     if (pto__need_verified(ctx, m, "pto_lower") != PTO_OK) return PTO_ERR_USER;
+    m->target = (int32_t)target;   /* before the staging tiles are sized to the planner's room */
     s0 = m->n_stmts;
     t0 = m->n_tiles;
     if (pto__lw_todo(ctx, m, &todo, &n, &room) == PTO_OK)

@@ -1322,6 +1322,14 @@ static void pto__ps_unknown_pipe(pto__ps_parser *p, const pto__ps_tok *t)
                 pto__ps_near_hint(&n, hint, sizeof hint, " (expected S, V, M, MTE1, MTE2, MTE3, FIX or ALL)"));
 }
 
+/* Does an arithmetic operator follow the current token? Then a scalar
+   param there starts an integer expression (`tadds d, a, n * 2`). */
+static int pto__ps_arith_next(pto__ps_parser *p)
+{
+    pto__ps_tok n = pto__ps_peek(p);
+    return n.kind == '+' || n.kind == '-' || n.kind == '*' || n.kind == '/' || n.kind == '%';
+}
+
 /* One operand of op statement s; `mask` is the op table mask of its
    position (0 past the table's arity: classified by its form alone). */
 static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
@@ -1369,7 +1377,7 @@ static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
             pto__ps_next(p);
             return pto_arg_cvpipe(p->m, s, n->ref, loc) >= 0;
         case PTO__B_SCALAR:
-            if (!(mask & PTO_A_INT)) {
+            if (!(mask & PTO_A_INT) && !pto__ps_arith_next(p)) {
                 pto__ps_next(p);
                 return pto__arg_last(p->m, s, PTO_O_SCALAR, n->ref, loc) >= 0;
             }
@@ -1387,11 +1395,6 @@ static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
             }
             return pto_arg_int(p->m, s, pto_expr_int(p->m, 0, loc), loc) >= 0;
         default:
-            if (mask & PTO_A_SCALAR) {
-                pto__ps_err(p, &t, "'%s' is a %s; a scalar operand must be a number or a scalar param",
-                         pto__ps_text(p, &t), pto__ps_bind_word[n->kind]);
-                return 0;
-            }
             break;
         }
     }

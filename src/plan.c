@@ -331,13 +331,35 @@ static int64_t pto__pipe_room(const pto_cvpipe *p, pto_space s)
     return pto__align_up((int64_t)p->local_slot_num * pto_plan_pipe_slot_bytes(p, s), pto_plan_granule(s));
 }
 
+/* pto-isa's a2a3 TROWEXPANDADD..DIV with a column operand (our [R, 1]
+   tiles) broadcast it through the UB bytes [TMP_UB_OFFSET, 196608)
+   (include/pto/common/constants.hpp; TRowExpandBinOp.hpp: vbrcb into
+   TMP_UB_OFFSET), which no tile declares. In a module lowered for the isa
+   target, a kernel with such an op keeps them free: they count as reserved
+   (no tile reaches them) and its vec pipe slots stack down from
+   TMP_UB_OFFSET instead of the top of UB (a popped tile there was an isa
+   error that no local_slots(N) could avoid). Returns those bytes, or 0. */
+#define PTO__ISA_TMP_UB_OFFSET 188416
+static int64_t pto__isa_hole(const pto_module *m, int32_t k, pto_space s)
+{
+    int32_t i;
+    if (m->target != (int32_t)PTO_TARGET_ISA || m->arch != PTO_ARCH_A2A3 || s != PTO_VEC) return 0;
+    for (i = 0; i < m->n_stmts; i++) {
+        const pto_stmt *st = &m->stmts[i];
+        if (st->kind == PTO_ST_OP && st->block >= 0 && st->block < m->n_blocks && m->blocks[st->block].kernel == k &&
+            pto_opinfo_get((pto_op)st->op)->cls == PTO_OC_ROWEXP)
+            return pto_space_capacity(m->arch, s) - PTO__ISA_TMP_UB_OFFSET;
+    }
+    return 0;
+}
+
 PTODEF int64_t pto_plan_pipe_base(const pto_module *m, int32_t cvpipe, pto_space s)
 {
     int64_t top;
     int32_t i, k;
     if (cvpipe < 0 || cvpipe >= m->n_cvpipes || !pto__pipe_consumes(&m->cvpipes[cvpipe], s)) return -1;
     k = m->cvpipes[cvpipe].kernel;
-    top = pto_space_capacity(m->arch, s);
+    top = pto_space_capacity(m->arch, s) - pto__isa_hole(m, k, s);
     for (i = 0; i <= cvpipe; i++)
         if (m->cvpipes[i].kernel == k && pto__pipe_consumes(&m->cvpipes[i], s))
             top -= pto__pipe_room(&m->cvpipes[i], s);
@@ -346,7 +368,7 @@ PTODEF int64_t pto_plan_pipe_base(const pto_module *m, int32_t cvpipe, pto_space
 
 static int64_t pto__reserved(const pto_module *m, int32_t kernel, pto_space s)
 {
-    int64_t r = 0;
+    int64_t r = pto__isa_hole(m, kernel, s);
     int32_t i;
     for (i = 0; i < m->n_cvpipes; i++)
         if (m->cvpipes[i].kernel == kernel && pto__pipe_consumes(&m->cvpipes[i], s))
@@ -371,7 +393,19 @@ static int32_t pto__pipe_desc(const pto_module *m, int32_t kernel, pto_space s, 
         if (big < 0 || pto__pipe_room(p, s) > most) big = i, most = pto__pipe_room(p, s);
     }
     if (b && big >= 0) pto_buf_puts(b, s == PTO_VEC ? " on each vector core" : " on the cube core");
+    if (b && pto__isa_hole(m, kernel, s))
+        pto_buf_printf(b, "%s%lld B above them are pto-isa's row-broadcast scratch on the isa target", big >= 0 ? "; " : "",
+                       (long long)pto__isa_hole(m, kernel, s));
     return big;
+}
+
+/* What the reserved bytes of a space are for, in an error or a report. */
+static const char *pto__reserved_for(const pto_module *m, int32_t kernel, pto_space s)
+{
+    if (!pto__isa_hole(m, kernel, s)) return "cube/vector pipe buffers";
+    return pto__reserved(m, kernel, s) > pto__isa_hole(m, kernel, s)
+               ? "cube/vector pipe buffers and pto-isa's row-broadcast scratch [188416, 196608) on the isa target"
+               : "pto-isa's row-broadcast scratch [188416, 196608) on the isa target";
 }
 
 static int pto__overlap_time(const pto__item *a, const pto__item *b)
@@ -941,7 +975,9 @@ static pto_status pto__plan_overflow(pto_ctx *ctx, const pto_module *m, const pt
     for (i = 0; i < g->n; i++) nlive += g->it[i].lo <= g->live_pt && g->live_pt <= g->it[i].hi;
     pto_buf_printf(&b, "kernel '%s': %s overflows: needs %lld bytes, capacity %lld", pto__kname(m, g->kernel),
                    pto_space_name((pto_space)g->space), (long long)(peak + g->reserved), (long long)g->cap);
-    if (g->reserved) pto_buf_printf(&b, " (%lld reserved for cube/vector pipe buffers", (long long)g->reserved);
+    if (g->reserved)
+        pto_buf_printf(&b, " (%lld reserved for %s", (long long)g->reserved,
+                       pto__reserved_for(m, g->kernel, (pto_space)g->space));
     if (q >= 0) {
         pto_buf_puts(&b, ": ");
         pto__pipe_desc(m, g->kernel, (pto_space)g->space, &b);
@@ -980,10 +1016,12 @@ static pto_status pto__check_pins(pto_ctx *ctx, const pto_module *m, const pto__
             st = pto_error(ctx, t->loc, "tile '%s' pinned at 0x%llx is not 32-byte aligned",
                            pto__plan_tname(m, a->tile), (long long)a->pin);
         else if (a->pin + a->size > g->avail)
-            st = pto_error(ctx, t->loc, "tile '%s' pinned at 0x%llx ends at 0x%llx, past the %s capacity 0x%llx%s",
+            st = pto_error(ctx, t->loc, "tile '%s' pinned at 0x%llx ends at 0x%llx, past the %s capacity 0x%llx%s%s%s",
                            pto__plan_tname(m, a->tile), (long long)a->pin, (long long)(a->pin + a->size),
                            pto_space_name((pto_space)g->space), (long long)g->avail,
-                           g->reserved ? " (the rest is reserved for cube/vector pipe buffers)" : "");
+                           g->reserved ? " (the rest is reserved for " : "",
+                           g->reserved ? pto__reserved_for(m, g->kernel, (pto_space)g->space) : "",
+                           g->reserved ? ")" : "");
         for (j = 0; j < i; j++) {
             const pto__item *b = &g->it[j];
             int64_t lo, hi;
@@ -1443,7 +1481,9 @@ static void pto__report_summary(const pto_module *m, const pto__live *lv, const 
                    (long long)s->live_max);
     if (s->live_stmt >= 0 && pto__numbered(lv, s->live_stmt))
         pto_buf_printf(b, " (live at line %d)", (int)m->stmts[s->live_stmt].loc.line);
-    if (s->reserved) pto_buf_printf(b, ", %lld reserved for pipe buffers", (long long)s->reserved);
+    if (s->reserved)
+        pto_buf_printf(b, ", %lld reserved for %s", (long long)s->reserved,
+                       pto__isa_hole(m, s->kernel, sp) ? pto__reserved_for(m, s->kernel, sp) : "pipe buffers");
     pto_buf_printf(b, "\n    level %s, order %s, %s\n", level_names[s->level ? 1 : 0],
                    pto__order_names[s->order < PTO_NORDER ? s->order : 0], s->fit ? "best-fit" : "first-fit");
 }

@@ -52,6 +52,35 @@ if [ "$(sed -n 's/^  N=\([0-9]*\) .*/\1/p' $out/log | tr '\n' ' ')" = "64 32 16 
 then ok "trip_x2: N = 64 32 16 48 8"; else bad "trip_x2: N = 64 32 16 48 8"; fi
 if grep -q "^  N (from 64, 1..4096): steers 1 loop (line 4)$" $out/log; then ok "trip_x2: header"; else bad "trip_x2: header"; fi
 
+# the header counts what changes with a name among the values that reach it: T steers its loop
+# and the if (not the literal inner loop, reached or not); U steers the if, which only the last
+# iteration shows
+$ptoc run --sweep $cc -D T=0..4 -D U=0..4 tests/sweep/header_steers.pto >$out/log 2>&1
+if grep -q "^  T (from 3, 0..4): steers 1 loop, 1 if (lines 7, 13)$" $out/log &&
+   grep -q "^  U (from 2, 0..4): steers 1 if (line 13)$" $out/log
+then ok "header_steers: T steers 1 loop, 1 if; U 1 if"; else bad "header_steers: T steers 1 loop, 1 if; U 1 if"; fi
+# a name in a loop bound nested under another name's loop: each header names its own loop
+cat > $out/nest.pto <<'PTO'
+# run: -D T=3 -D U=2
+kernel nest(in x: f32[16, 64], out y: f32[16, 64], scalar T: i32, scalar U: i32) vector {
+  tile a: vec f32[16, 64]
+  tload a, x[0, 0]
+  for t = 0 to T {
+    for i = 0 to U {
+      tadds a, a, 1.0
+    }
+  }
+  if T > U {
+    tmuls a, a, 2.0
+  }
+  tstore y[0, 0], a
+}
+PTO
+$ptoc run --sweep $cc -D T=0..20 -D U=0..20 $out/nest.pto >$out/log 2>&1
+if grep -q "^  T (from 3, 0..20): steers 1 loop, 1 if (lines 5, 10)$" $out/log &&
+   grep -q "^  U (from 2, 0..20): steers 1 loop, 1 if (lines 6, 10)$" $out/log
+then ok "nest: T's header leaves out U's loop"; else bad "nest: T's header leaves out U's loop"; fi
+
 # a value the kernel refuses at run time (a textract offset that is not whole fractals): a row
 # saying why, not a failure; the behaviour it would show gets one more value, then is given up
 $ptoc run --sweep $cc tests/sweep/refuse_step.pto >$out/log 2>&1; rc=$?
@@ -113,6 +142,10 @@ then ok "host_blocks: R steers blocks(N / 16)"; else bad "host_blocks: R steers 
 $ptoc run --sweep $cc tests/ok/siblings.pto >$out/log 2>&1; rc=$?
 if [ $rc = 1 ] && grep -q "^  n=1  *match" $out/log && grep -q "^  n=2  *[0-9]* REPORT" $out/log
 then ok "siblings without its domain: n = 2 races"; else bad "siblings without its domain: n = 2 races"; fi
+# two kernels of one block-count text: it is named once (it read "blocks(N / 16), blocks(N / 16)")
+$ptoc run --sweep $cc tests/ok/host_chain.pto >$out/log 2>&1
+if grep -q "^  M (from 64, 1..4096): steers the block count (blocks(N / 16)) (lines 4, 12)$" $out/log
+then ok "host_chain: blocks(N / 16) named once"; else bad "host_chain: blocks(N / 16) named once"; fi
 # a blocks(8) is no name's to steer
 $ptoc run --sweep $cc tests/user/colsum_loop.pto >$out/log 2>&1
 if grep -q "^  N (from" $out/log && ! grep -q "block count" $out/log; then ok "colsum_loop: blocks(8) steered by none"; else bad "colsum_loop: blocks(8) steered by none"; fi

@@ -1442,9 +1442,28 @@ static int sw_run_one(sweep *s, const sw_defs *defs, const char *bin, const char
     return ran;
 }
 
+/* Is item one of the ", "-separated items of list (NULL: empty)? */
+static int sw_has_item(const char *list, const char *item)
+{
+    size_t n = strlen(item);
+    const char *p = list;
+    while (p && *p) {
+        if (strncmp(p, item, n) == 0 && (p[n] == 0 || p[n] == ',')) return 1;
+        p = strstr(p, ", ");
+        if (p) p += 2;
+    }
+    return 0;
+}
+
 /* The lines of the statements and expressions whose outcome changes with
-   name i (a key present at some values of the scan and absent at others),
-   printed as the name's header line. */
+   name i, printed as the name's header line. An outcome is the set of
+   classes a point shows at one value (a loop's trip class, an if's branch,
+   ...), over every walk that reaches it (first and last iteration of the
+   loops around it); it changes when two values that reach the point show
+   different sets. A point that one value reaches and another does not is
+   no outcome of its own: a loop of a literal trip count inside a loop of N
+   trips, reached or not as N is 0 or not, is not steered by N (the outer
+   loop is), nor is a loop of U trips inside it steered by N. */
 static void sw_header(sweep *s, const sw_scan *sc, int i)
 {
     const pto_module *m = s->m;
@@ -1455,16 +1474,17 @@ static void sw_header(sweep *s, const sw_scan *sc, int i)
         for (q = sc->off[j]; q < sc->off[j + 1] && sc->keys[sc->off[j]] != 0; q++)
             sw_insert(s, &u, sc->keys[q] & ~(uint64_t)0xff);
     for (q = 0; q < u.n; q++) {
-        /* does the outcome of this point differ between two values? */
-        uint64_t first = 0;
-        int varies = 0, seen = 0, kind = (int)(u.k[q] >> 56);
+        /* does the outcome of this point differ between two values that reach it? */
+        uint32_t first = 0;
+        int varies = 0, kind = (int)(u.k[q] >> 56);
         int32_t id = (int32_t)(uint32_t)(u.k[q] >> 8), line;
         for (j = 0; j < sc->nv && !varies; j++) {
-            uint64_t got = 0xff;   /* not reached at this value */
+            uint32_t got = 0;   /* the classes shown at this value (bit per class); 0: not reached */
             if (sc->off[j] < sc->off[j + 1] && sc->keys[sc->off[j]] == 0) continue;   /* refused there */
             for (p = sc->off[j]; p < sc->off[j + 1]; p++)
-                if ((sc->keys[p] & ~(uint64_t)0xff) == u.k[q]) { got = sc->keys[p] & 0xff; break; }
-            if (!seen) first = got, seen = 1;
+                if ((sc->keys[p] & ~(uint64_t)0xff) == u.k[q]) got |= 1u << (sc->keys[p] & 0xf);
+            if (!got) continue;
+            if (!first) first = got;
             else if (got != first) varies = 1;
         }
         if (!varies || kind == 0 || kind == 5) continue;   /* (5: a loop's ring class; the loop is counted) */
@@ -1487,10 +1507,18 @@ static void sw_header(sweep *s, const sw_scan *sc, int i)
             pto_buf b;
             memset(&b, 0, sizeof b);
             b.ctx = s->ctx;
-            for (p = 0; p < nkern; p++) {
-                pto_buf_puts(&b, p ? ", blocks(" : "blocks(");
-                pto_print_expr(m, m->kernels[kerns[p]].blocks, &b);
-                pto_buf_puts(&b, ")");
+            for (p = 0; p < nkern; p++) {   /* each distinct text once: two kernels of blocks(N / 16) are one */
+                pto_buf e;
+                memset(&e, 0, sizeof e);
+                e.ctx = s->ctx;
+                pto_buf_puts(&e, "blocks(");
+                pto_print_expr(m, m->kernels[kerns[p]].blocks, &e);
+                pto_buf_puts(&e, ")");
+                if (e.data && !e.oom && !sw_has_item(b.data, e.data)) {
+                    if (b.len) pto_buf_puts(&b, ", ");
+                    pto_buf_puts(&b, e.data);
+                }
+                pto_buf_free(&e);
             }
             printf("%sthe block count (%s)", sep, b.data && !b.oom ? b.data : "blocks(...)");
             sep = ", ";
