@@ -10,6 +10,10 @@
    - dependent instructions on the same V or M pipe are separated by a
      pipe_barrier; the in-order queues (MTE1/2/3, FIX, S) get nothing;
    - no event id is set twice, waited while unset, or left set at the end;
+     and no set of an id can fire before the wait that consumed its previous
+     set: a chain of flags orders that wait (on the consumer pipe) before
+     the set (on the producer pipe, which may run ahead: the event is
+     binary, hardware.md section 4; program order is not enough);
    - at most ids_per_pair (8) ids per ordered pipe pair; M -> FIX uses only
      ids 0..2 (that pair deadlocked with ids 3..7 on one device, s4);
    - deterministic: the same module gives the same statements;
@@ -82,6 +86,13 @@
       conflicting slots recur only every D iterations, the pair rotates
       M = min(D, N) ids with id = base + ((i - start) / step) % M, built
       from the loop's own start and step, so any start and step is right.
+      A forward pair inside a loop rotates too (pto__sy_fwd_rotation): its
+      producer may run a whole iteration ahead of the consumer, so with one
+      id the next iteration's set could fire before this iteration's wait.
+      The consumer's access of iteration i and the producer's of i + D touch
+      the same bytes (D as above, read backwards), a dependency some chain
+      orders; so with M >= D ids (a divisor of the loop's period) the next
+      set of an id follows the wait of its previous set.
       Same-pipe V or M dependencies get a pipe_barrier instead.
       The new pair's effect is applied where the analysis stands: every
       record and hb bit carries the analysis time it was issued / acquired,
@@ -128,6 +139,16 @@
       barrier (which orders at least as much; a warning naming the tiles and
       pipes). The notes are written between the analysis and the colouring,
       all at once: one exact reservation of the string pool.
+      Reuse: an id freed in program order (its wait passed) may still be
+      set on a device, since the producer pipe runs ahead, unless a chain of
+      flags orders that wait before the new set. The colouring takes the
+      free ids freed longest ago (pto__sy_first_free), then the CHECK
+      analysis (5) runs collecting every set that breaks the rule, its
+      group is forbidden that id (every id when the wait is its own: no id
+      helps then, it becomes a barrier), and the colouring runs again until
+      none is left (pto__sy_recolour; one round on most kernels, one more
+      analysis per kernel in all). A set moved later (pto__sy_delay_set)
+      usually breaks it: it then falls back too.
 
    Memory: a placed statement is written straight into the module (wait
    shares its set's operands, drain its prime's, barriers their pipe's; a
@@ -139,7 +160,12 @@
       runs once more with the hardware ids: any unordered dependency or flag
       misuse now is an internal error. It re-proves what insertion and the
       colouring guarantee by construction, so it is a self-check, like
-      pto_plan_check, not part of producing the result. */
+      pto_plan_check, not part of producing the result. It also models each
+      id as a pseudo-record (pto__sy_id_waited): a wait leaves one on the
+      consumer pipe, flags carry it like an access, and the id's next set
+      needs it ordered before the producer pipe (pto__sy_id_reuse). That
+      part decides the colouring (4): pto__sy_recolour runs it with or
+      without check, and its last round, finding nothing, is the check. */
 
 #define PTO__SY_ALLBITS 0x7f        /* the queues S..FIX; ALL is not a queue */
 #define PTO__SY_VBASE (1 << 20)     /* virtual ids of insertion rounds */
@@ -322,6 +348,14 @@ typedef struct pto__sy {
     pto_operand opnd_tpl;       /* pto__sy_operands: an operand before its fields */
     int32_t n_pos;                         /* pos[] covers statements [0, n_pos) (pto__sy_assign) */
     int32_t *shr, n_shr, cap_shr;          /* pto__sy_share: (group, the group whose pair it shares) */
+    /* id reuse (pto__sy_id_reuse): a CHECK analysis that collects collects
+       the sets not ordered after their id's previous wait (statement, key)
+       instead of failing, and the colouring runs again without those ids
+       for their groups (forbid: per group, ids it may not take) */
+    int collect;
+    int32_t *viol, n_viol, cap_viol;
+    uint8_t *forbid;
+    int32_t cap_forbid;
 } pto__sy;
 
 /* ---- small helpers ------------------------------------------------------- */
@@ -746,8 +780,9 @@ static pto_status pto__sy_build_records(pto__sy *sy)
     }
     pto__sy_need_table(sy);
     /* mark_k is read only where mark_at says it was written */
-    sy->mark_at = (uint32_t *)pto__sy_zalloc(sy, sizeof(uint32_t) * (size_t)(sy->n_recs + 1));
-    sy->mark_k = (int32_t *)pto_alloc(sy->ctx, sizeof(int32_t) * (size_t)(sy->n_recs + 1));
+    /* ... and for the CHECK analysis' id records (pto__sy_id_waited) */
+    sy->mark_at = (uint32_t *)pto__sy_zalloc(sy, sizeof(uint32_t) * (size_t)(sy->n_recs + PTO__SY_REAL + 1));
+    sy->mark_k = (int32_t *)pto_alloc(sy->ctx, sizeof(int32_t) * (size_t)(sy->n_recs + PTO__SY_REAL + 1));
     return sy->mark_at && sy->mark_k ? PTO_OK : PTO_ERR_INTERNAL;
 }
 
@@ -993,6 +1028,13 @@ static inline int32_t pto__sy_keep(const pto__sy *sy, pto__sy_st *st, int32_t k)
     return k;
 }
 
+/* pto__sy_keep for the loops that keep the count in a local. */
+static inline int32_t pto__sy_keep_at(const pto__sy *sy, pto__sy_e *E, int32_t *n, int32_t k)
+{
+    if (!pto__sy_done(sy, &E[k])) return k + 1;
+    if (k != --*n) E[k] = E[*n];
+    return k;
+}
 
 /* A new instance of record r: issued now, happening before nothing yet;
    the records it supersedes leave the state, which keeps the state the
@@ -1089,7 +1131,7 @@ static int pto__sy_join(pto__sy *sy, pto__sy_st *dst, const pto__sy_st *src)
     for (nw = PTO__SY_FW; nw > 1 && !(src->fused.w[nw - 1] | dst->fused.w[nw - 1]); nw--) {}
     n0 = dst->n;
     if (++sy->stamp == 0) {   /* wrapped: clear the marks */
-        memset(sy->mark_at, 0, (size_t)sy->n_recs * sizeof(uint32_t));
+        memset(sy->mark_at, 0, (size_t)(sy->n_recs + PTO__SY_REAL) * sizeof(uint32_t));
         sy->stamp = 1;
     }
     for (k = 0; k < n0; k++) {
@@ -1524,8 +1566,8 @@ static void pto__sy_barrier(pto__sy *sy, int32_t s, pto__sy_st *st)
 {
     const pto_operand *a = pto_stmt_arg(sy->m, s, 0);
     int P = a ? a->ref : -1, q;
-    int32_t k;
-    pto__sy_e *x, *end;
+    int32_t k, n;
+    pto__sy_e *E;
     if (P == PTO_PIPE_ALL) {
         for (k = 0; k < st->n;) {
             for (q = 0; q < 7; q++) pto__sy_addbit(&st->e[k], q, sy->now);
@@ -1533,13 +1575,14 @@ static void pto__sy_barrier(pto__sy *sy, int32_t s, pto__sy_st *st)
         }
         return;
     }
-    for (x = st->e, end = st->e + st->n; x < end;) {
-        if (x->pipe != P) { x++; continue; }
-        pto__sy_addbit(x, P, sy->now);
-        if (!pto__sy_done(sy, x)) x++;
-        else if (x != --end) *x = *end;   /* pto__sy_keep's, by pointer */
+    n = st->n;
+    E = st->e;
+    for (k = 0; k < n;) {
+        if (E[k].pipe != P) { k++; continue; }
+        pto__sy_addbit(&E[k], P, sy->now);
+        k = pto__sy_keep_at(sy, E, &n, k);
     }
-    st->n = (int32_t)(end - st->e);
+    st->n = n;
 }
 
 /* set_flag on p captures every record of pipe p and every record known to
@@ -1553,13 +1596,69 @@ static void pto__sy_syncop(pto__sy *sy, int32_t s, pto__sy_st *st)
     pto__sy_set_op(sy, s, st, UINT32_MAX);
 }
 
+/* The CHECK analysis' rule for an id's reuse (hardware.md section 4: a
+   binary event). The producer pipe p may run ahead of the consumer q, so a
+   set of (p, q, id) is only safe once the wait that consumed the id's
+   previous set is known to be past: program order is not enough. A wait
+   leaves an id record (rid n_recs + key, on pipe q, in a space no access
+   has: it conflicts with nothing and is never done), which flags carry
+   like any record; the next set of the key needs it ordered before p, and
+   consumes it. The simulator's check is the same rule on vector clocks. */
+static void pto__sy_id_waited(pto__sy *sy, pto__sy_st *st, int32_t key, int q, int32_t s)
+{
+    int32_t k = pto__sy_find(st, sy->n_recs + key);
+    pto__sy_e *e;
+    if (k < 0) {
+        if (st->n >= st->cap_e && !pto__sy_grow(sy, (void **)&st->e, sizeof(pto__sy_e), &st->cap_e, st->n + 1)) return;
+        k = st->n++;
+    }
+    e = &st->e[k];
+    memset(e, 0, sizeof *e);
+    e->rid = sy->n_recs + key;
+    e->lo = key;
+    e->hi = s;   /* the wait (pto__sy_collect leaves id records alone) */
+    e->pipe = (uint8_t)q;
+    e->space = 0xff;
+    e->rw = PTO__SY_WR;
+    e->skip = 0xff;   /* never a hazard of an access (pto__sy_scan) */
+    e->need = 0x80;   /* never done */
+    e->ts = sy->now;
+}
+
+static void pto__sy_id_reuse(pto__sy *sy, int32_t s, pto__sy_st *st, int32_t key, int p)
+{
+    int32_t k = pto__sy_find(st, sy->n_recs + key), w;
+    pto_module *m = sy->m;
+    int ordered;
+    if (k < 0) return;
+    ordered = (st->e[k].bits & (1u << p)) != 0;
+    w = st->e[k].hi;
+    if (ordered || sy->collect) {   /* consumed: the next wait leaves a new one */
+        if (k != --st->n) st->e[k] = st->e[st->n];
+        if (ordered || !pto__sy_grow(sy, (void **)&sy->viol, sizeof(int32_t), &sy->cap_viol, sy->n_viol + 3)) return;
+        sy->viol[sy->n_viol++] = s;
+        sy->viol[sy->n_viol++] = key;
+        sy->viol[sy->n_viol++] = w;
+        return;
+    }
+    pto_error(sy->ctx, m->stmts[s].loc,
+              "sync: %sset_flag(%s, %s, %d) may fire before the wait_flag that consumes the id's previous set: "
+              "nothing orders that wait (on %s) before this set (on %s), which may run ahead; on a device the "
+              "binary event is set twice and a signal is lost (hardware.md section 4)%s",
+              m->stmts[s].origin == PTO_BY_USER ? "" : "internal: ", pto_pipe_name((pto_pipe)(key / 64)),
+              pto_pipe_name((pto_pipe)(key / 8 % 8)), (int)(key % 8), pto_pipe_name((pto_pipe)(key / 8 % 8)),
+              pto_pipe_name((pto_pipe)p),
+              m->stmts[s].origin == PTO_BY_USER ? ": use another id, or drop the written flags and let the pass insert them" : "");
+    pto__sy_fail(sy, m->stmts[s].origin == PTO_BY_USER ? PTO_ERR_USER : PTO_ERR_INTERNAL);
+}
+
 static void pto__sy_set_op(pto__sy *sy, int32_t s, pto__sy_st *st, uint32_t t)
 {
     int p = 0, q = 0, f, fw;
     int32_t key, k, n;
     uint64_t bit;
     uint8_t pbit;
-    pto__sy_e *E, *x, *end;
+    pto__sy_e *E;
     if (sy->m->stmts[s].op == PTO_OP_PIPE_BARRIER) { pto__sy_barrier(sy, s, st); return; }
     key = pto__sy_slot(sy, s, &p, &q);
     if (key < 0) { pto__sy_misuse(sy, s, "cannot analyse this event id"); return; }
@@ -1567,6 +1666,10 @@ static void pto__sy_set_op(pto__sy *sy, int32_t s, pto__sy_st *st, uint32_t t)
     f = pto__sy_fslot(st, key);
     if (sy->m->stmts[s].op == PTO_OP_SET_FLAG) {
         if (f >= 0) { pto__sy_misuse(sy, s, "event id set while it may still be set"); return; }
+        if (sy->mode == PTO__SY_CHECK && key < PTO__SY_REAL) {
+            pto__sy_id_reuse(sy, s, st, key, p);
+            if (sy->stop) return;
+        }
         if ((f = pto__sy_ffree(st)) < 0) {
             pto_error(sy->ctx, sy->m->stmts[s].loc,
                       "sync: more than %d event ids would be set at once here (an xN tile a loop reuses keeps N "
@@ -1583,7 +1686,8 @@ static void pto__sy_set_op(pto__sy *sy, int32_t s, pto__sy_st *st, uint32_t t)
         n = st->n;
         E = st->e;
         if (t == UINT32_MAX) {
-            for (x = E, end = E + n; x < end; x++)
+            pto__sy_e *x, *end = E + n;
+            for (x = E; x < end; x++)
                 if ((x->bits & pbit) || x->pipe == p) x->cap.w[fw] |= bit;
             return;
         }
@@ -1598,15 +1702,15 @@ static void pto__sy_set_op(pto__sy *sy, int32_t s, pto__sy_st *st, uint32_t t)
     bit = (uint64_t)1 << (f & 63);
     n = st->n;
     E = st->e;
-    for (x = E, end = E + n; x < end;) {
-        if (!(x->cap.w[fw] & bit)) { x++; continue; }
-        x->cap.w[fw] &= ~bit;
-        pto__sy_addbit(x, q, sy->now);
-        if (!pto__sy_done(sy, x)) x++;
-        else if (x != --end) *x = *end;   /* pto__sy_keep's, by pointer */
+    for (k = 0; k < n;) {
+        if (!(E[k].cap.w[fw] & bit)) { k++; continue; }
+        E[k].cap.w[fw] &= ~bit;
+        pto__sy_addbit(&E[k], q, sy->now);
+        k = pto__sy_keep_at(sy, E, &n, k);
     }
-    st->n = (int32_t)(end - E);
+    st->n = n;
     pto__sy_fs_del(&st->fused, f);
+    if (sy->mode == PTO__SY_CHECK && key < PTO__SY_REAL) pto__sy_id_waited(sy, st, key, q, s);
 }
 
 static int pto__sy_is_forward(const pto__sy *sy, int32_t a, int32_t b)
@@ -1716,7 +1820,7 @@ static void pto__sy_collect(pto__sy *sy, pto__sy_st *st)
         const pto__sy_e *b = &st->e[kb];
         for (ka = 0; ka < n; ka++) {
             const pto__sy_e *a = &st->e[ka];
-            if (!(a->lo <= b->lo && b->hi <= a->hi) || ka == kb || a->space != b->space) continue;
+            if (!(a->lo <= b->lo && b->hi <= a->hi) || ka == kb || a->space != b->space || a->space == 0xff) continue;
             if (pto__sy_supersedes(sy, &set1, &st->e[ka], &st->e[kb])) { drop[kb] = 1; break; }
         }
     }
@@ -1772,11 +1876,13 @@ static int32_t pto__sy_scan(pto__sy *sy, int32_t s, const pto__sy_st *st, int32_
    instance it was at t on every path. */
 static void pto__sy_apply(pto__sy *sy, pto__sy_st *st, int p, int q, uint32_t t, uint32_t w)
 {
-    pto__sy_e *e, *end = st->e + st->n;
+    int32_t k;
     (void)sy;
-    for (e = st->e; e < end; e++)
+    for (k = 0; k < st->n; k++) {
+        pto__sy_e *e = &st->e[k];
         if ((e->pipe == p && e->ts <= t) || ((e->bits & (1u << p)) && e->hts[p] <= t))
             pto__sy_addbit(e, q, w);
+    }
 }
 
 /* The effect, on the iteration under analysis, of a carried pair (its
@@ -1791,9 +1897,11 @@ static void pto__sy_apply(pto__sy *sy, pto__sy_st *st, int p, int q, uint32_t t,
    only, after the loop's next visits: pto__sy_only_barriers). */
 static void pto__sy_apply_carried(pto__sy_st *st, int p, int q, uint32_t t0, uint32_t w)
 {
-    pto__sy_e *e, *end = st->e + st->n;
-    for (e = st->e; e < end; e++)
+    int32_t k;
+    for (k = 0; k < st->n; k++) {
+        pto__sy_e *e = &st->e[k];
         if (e->ts < t0 && (e->pipe == p || (e->bits & (1u << p)))) pto__sy_addbit(e, q, w);
+    }
 }
 
 static int32_t pto__sy_frame_of(const pto__sy *sy, int32_t stmt)
@@ -2502,7 +2610,7 @@ static int32_t pto__sy_emit(pto__sy *sy, int32_t g, uint8_t role, int32_t at, in
         erot = sy->ents[like].emod;
         arg0 = m->stmts[sy->ents[like].stmt].arg0;
     } else {
-        int rot = (role == PTO__SY_WAIT || role == PTO__SY_SET) && gr->kind == PTO__SY_LOOP;
+        int rot = (role == PTO__SY_WAIT || role == PTO__SY_SET) && gr->loop >= 0 && gr->nids > 1;
         int32_t expr = ebase;
         if (expr < 0)
             expr = pto__sy_idexpr(sy, rot ? gr->loop : -1,
@@ -2887,6 +2995,23 @@ static int32_t pto__sy_rise(pto__sy *sy, int32_t A, int p, int q, const pto__sy_
 }
 
 /* Orders the dependency the last FIND analysis reported. */
+/* The rotation of a forward pair set after pa (in the block of a loop L):
+   its set of iteration i + M must follow the wait of iteration i, or the
+   producer pipe, running ahead, sets the binary event while it is still
+   set (hardware.md section 4). The consumer's access of iteration i and the
+   producer's of i + D touch the same bytes (D: the distance until they
+   recur, pto__sy_rotation read backwards), so that dependency is ordered,
+   and the producer's set follows its access: any M >= D is safe. M divides
+   L's period, so the analysis' phases decode the id. */
+static int32_t pto__sy_fwd_rotation(pto__sy *sy, int32_t pa)
+{
+    int32_t L = pto_stmt_loop(sy->m, pa), D, M;
+    if (L < 0) return 1;
+    D = pto__sy_rotation(sy, L, sy->h_brec, sy->h_rec);
+    for (M = D; M <= PTO__SY_MAXROT && sy->period[L] % M != 0; M++) {}
+    return M <= PTO__SY_MAXROT ? M : 1;
+}
+
 static pto_status pto__sy_place(pto__sy *sy)
 {
     pto_module *m = sy->m;
@@ -2909,8 +3034,10 @@ static pto_status pto__sy_place(pto__sy *sy)
         return PTO_OK;
     }
     if (!sy->h_fwd) M = pto__sy_rotation(sy, L, sy->h_rec, sy->h_brec);
+    else M = pto__sy_fwd_rotation(sy, pa);
     g = pto__sy_new_group(sy, sy->h_fwd ? PTO__SY_FWD : PTO__SY_LOOP, p, q, L, M, !sy->h_fwd);
     if (g < 0) return PTO_ERR_INTERNAL;
+    if (sy->h_fwd && M > 1) sy->grps[g].loop = sy->grps[g].anchor = pto_stmt_loop(m, pa);
     as = pto__sy_emit(sy, g, PTO__SY_SET, pa, 1, -1, -1, -1);
     bs = as >= 0 ? pto__sy_emit(sy, g, PTO__SY_WAIT, pb, 0, -1, sy->n_ents - 1, -1) : -1;
     ok = as >= 0 && bs >= 0;
@@ -3070,15 +3197,25 @@ static void pto__sy_reserved(pto__sy *sy, uint8_t used[8][8])
     }
 }
 
+/* The free ids base .. base + M - 1 (free from position lo on) that were
+   freed longest ago (never used first; ties: the lowest). An id reused
+   right after its previous wait in program order is not free in time: the
+   producer pipe may run ahead of that wait and set the binary event while
+   it is still set (hardware.md section 4), unless a chain of flags orders
+   the wait first; the longer ago, the likelier (the CHECK analysis proves
+   it). */
 static int32_t pto__sy_first_free(const int32_t *busy, uint8_t used, int32_t lo, int32_t M, int32_t lim)
 {
-    int32_t b, i;
+    int32_t b, i, best = -1, bage = 0;
     for (b = 0; b + M <= lim; b++) {
-        for (i = b; i < b + M; i++)
+        int32_t age = -1;
+        for (i = b; i < b + M; i++) {
             if ((used & (1u << i)) || busy[i] >= lo) break;
-        if (i == b + M) return b;
+            if (busy[i] > age) age = busy[i];
+        }
+        if (i == b + M && (best < 0 || age < bage)) best = b, bage = age;
     }
-    return -1;
+    return best;
 }
 
 /* No id is free for forward group g where its set is: the set may move
@@ -3143,7 +3280,7 @@ static int pto__sy_share(pto__sy *sy, int32_t g)
     pto_module *m = sy->m;
     const pto__sy_grp *gr = &sy->grps[g];
     int32_t sg, wg, h, best = -1, bset = -1, bwait = -1, e;
-    if (gr->kind != PTO__SY_LOOP && (gr->kind != PTO__SY_FWD || gr->nids != 1)) return 0;
+    if (gr->kind != PTO__SY_LOOP && gr->kind != PTO__SY_FWD) return 0;
     pto__sy_ends(sy, g, &sg, &wg);
     if (sg < 0 || wg < 0) return 0;
     for (h = 0; h < sy->n_grps; h++) {
@@ -3151,7 +3288,8 @@ static int pto__sy_share(pto__sy *sy, int32_t g)
         int32_t sh, wh;
         if (h == g || hr->kind != gr->kind || hr->nids != gr->nids || hr->base < 0 || hr->src != gr->src || hr->dst != gr->dst
             || (gr->kind == PTO__SY_LOOP
-                && (hr->loop != gr->loop || hr->anchor != gr->anchor || hr->dafter != gr->dafter || hr->pbefore != gr->pbefore)))
+                && (hr->loop != gr->loop || hr->anchor != gr->anchor || hr->dafter != gr->dafter || hr->pbefore != gr->pbefore))
+            || (gr->kind == PTO__SY_FWD && gr->nids > 1 && hr->loop != gr->loop))   /* the same rotation */
             continue;
         pto__sy_ends(sy, h, &sh, &wh);
         if (sh < 0 || wh < 0 || m->stmts[sh].block != m->stmts[sg].block || m->stmts[wh].block != m->stmts[wg].block)
@@ -3350,10 +3488,12 @@ static pto_status pto__sy_assign(pto__sy *sy)
     hi = lo + sy->n_grps + 1;
     order = hi + sy->n_grps + 1;
     rise = order + sy->n_grps + 1;
-    for (g = 0; g < sy->n_grps; g++) hi[g] = -1;
+    for (g = 0; g < sy->n_grps; g++) hi[g] = -1, sy->grps[g].base = -1;   /* again: pto__sy_recolour */
+    sy->n_shr = 0;   /* the earlier runs' shares are reported */
     pto__sy_walk(sy, m->kernels[sy->kernel].body, 0, lo, hi, order, &n);
     for (g = 0; g < sy->n_grps; g++)
-        if (hi[g] < 0 && sy->grps[g].kind != PTO__SY_BAR && sy->grps[g].kind != PTO__SY_DEAD) {
+        if (hi[g] < 0 && sy->grps[g].kind != PTO__SY_BAR && sy->grps[g].kind != PTO__SY_DEAD
+            && sy->grps[g].dst != PTO_PIPE_ALL) {   /* not one an earlier colouring made a barrier */
             lo[g] = 0x7fffffff;
             order[n++] = g;
         }
@@ -3365,14 +3505,17 @@ static pto_status pto__sy_assign(pto__sy *sy)
         pto__sy_grp *gr = &sy->grps[order[i]];
         int32_t lim = pto__sy_limit(sy, gr->src, gr->dst), M = gr->nids, base;
         int32_t *bz = busy[gr->src][gr->dst];
+        uint8_t u;
+        if (gr->dst == PTO_PIPE_ALL) continue;   /* an earlier colouring made it a barrier (pto__sy_recolour) */
+        u = (uint8_t)(used[gr->src][gr->dst] | (order[i] < sy->cap_forbid ? sy->forbid[order[i]] : 0));
         base = -1;
         if (gr->kind == PTO__SY_LOOP && gr->pbefore != gr->anchor) {   /* its ids from its primes on, or it goes down */
-            base = pto__sy_first_free(bz, used[gr->src][gr->dst], rise[order[i]], M, lim);
+            base = pto__sy_first_free(bz, u, rise[order[i]], M, lim);
             if (base < 0) pto__sy_unrise(sy, order[i]);
         }
-        if (base < 0) base = pto__sy_first_free(bz, used[gr->src][gr->dst], lo[order[i]], M, lim);
+        if (base < 0) base = pto__sy_first_free(bz, u, lo[order[i]], M, lim);
         if (base < 0 && pto__sy_unsink(sy, gr->src, gr->dst, lo[order[i]], bz, hi))
-            base = pto__sy_first_free(bz, used[gr->src][gr->dst], lo[order[i]], M, lim);
+            base = pto__sy_first_free(bz, u, lo[order[i]], M, lim);
         if (base < 0 && M > 1 && pto__sy_share(sy, order[i])) continue;
         while (base < 0 && M > 1) {
             /* primes and drains moved out of the loop (pto__sy_anchor) keep each id
@@ -3381,9 +3524,11 @@ static pto_status pto__sy_assign(pto__sy *sy)
                slots that conflict stay a union of the ids' classes, so the rotation
                may only shrink to a divisor of itself (x3 -> 2 left a WAW unordered) */
             M = M > 2 && (gr->anchor == gr->loop || gr->nids % 2 == 0) ? 2 : 1;
-            base = pto__sy_first_free(bz, used[gr->src][gr->dst], lo[order[i]], M, lim);
+            base = pto__sy_first_free(bz, u, lo[order[i]], M, lim);
         }
-        if (base < 0 && M == 1) base = pto__sy_delay_set(sy, order[i], bz, used[gr->src][gr->dst], lim);
+        /* a set moved past another pair's wait is ordered after it only through a
+           chain of flags: once that failed for the group (a forbidden id), it shares or falls back */
+        if (base < 0 && M == 1 && u == used[gr->src][gr->dst]) base = pto__sy_delay_set(sy, order[i], bz, u, lim);
         if (base < 0 && M == 1 && gr->nids == 1 && pto__sy_share(sy, order[i])) continue;
         if (base < 0) { st = pto__sy_fallback(sy, order[i]); continue; }
         if (M < gr->nids) pto__sy_degrade(sy, order[i], M);
@@ -3586,6 +3731,53 @@ static void pto__sy_reserve(pto__sy *sy, size_t nacc)
     pto__sy_prealloc(sy, (void **)&sy->ents, sizeof *sy->ents, &sy->cap_ents, 3 * nacc);
 }
 
+/* An id must not be set again before the wait of its previous set is
+   known to be past (pto__sy_id_reuse); the colouring picks ids freed long
+   ago, but only the analysis knows what a chain of flags orders. So the
+   CHECK analysis runs, collecting each set that breaks the rule, its group
+   is forbidden that id, and the colouring runs again, until none is left
+   (each round forbids at least one id of a group: at most 8 per group;
+   a group out of ids degrades, shares or falls back as usual). */
+static pto_status pto__sy_recolour(pto__sy *sy)
+{
+    int32_t round, i, e, *gof;
+    pto_status st;
+    for (round = 0; round < 64; round++) {
+        int more = 0;
+        sy->n_viol = 0;
+        sy->collect = 1;
+        pto__sy_analyse(sy, PTO__SY_CHECK);
+        sy->collect = 0;
+        if (sy->status != PTO_OK) return sy->status;
+        if (sy->n_viol == 0) return PTO_OK;
+        if (sy->cap_forbid < sy->n_grps) {
+            int32_t c0 = sy->cap_forbid;
+            if (!pto__sy_grow(sy, (void **)&sy->forbid, 1, &sy->cap_forbid, sy->n_grps)) return PTO_ERR_INTERNAL;
+            memset(sy->forbid + c0, 0, (size_t)(sy->cap_forbid - c0));
+        }
+        /* the group of each placed statement */
+        gof = (int32_t *)pto_alloc(sy->ctx, sizeof(int32_t) * ((size_t)sy->m->n_stmts + 1));
+        if (!gof) return pto_error(sy->ctx, *pto__sy_noloc(), "out of memory in the sync inserter"), PTO_ERR_INTERNAL;
+        for (i = 0; i < sy->m->n_stmts; i++) gof[i] = -1;
+        for (e = 0; e < sy->n_ents; e++)
+            if (sy->ents[e].stmt >= 0) gof[sy->ents[e].stmt] = sy->ents[e].grp;
+        for (i = 0; i < sy->n_viol; i += 3) {
+            int32_t g = gof[sy->viol[i]], w = sy->viol[i + 2];
+            /* its own wait: no other id helps (the path from the wait to the
+               set orders nothing from q to p), so the group gets none: a
+               barrier */
+            uint8_t f = (uint8_t)(w >= 0 && w < sy->m->n_stmts && gof[w] == g ? 0xff : 1u << (sy->viol[i + 1] % 8));
+            if (g < 0) continue;   /* a written flag: the CHECK analysis reports it */
+            more |= (sy->forbid[g] | f) != sy->forbid[g];
+            sy->forbid[g] = (uint8_t)(sy->forbid[g] | f);
+        }
+        pto_free(sy->ctx, gof);
+        if (!more) return PTO_OK;   /* the CHECK analysis reports what is left */
+        if ((st = pto__sy_assign(sy)) != PTO_OK) return st;
+    }
+    return PTO_OK;
+}
+
 static pto_status pto__sy_kernel(pto__sy *sy)
 {
     pto_status st = pto__sy_build_records(sy);
@@ -3603,7 +3795,10 @@ static pto_status pto__sy_kernel(pto__sy *sy)
     if (pto__sy_notes(sy) != PTO_OK) return PTO_ERR_INTERNAL;
     if (sy->status != PTO_OK) return sy->status;
     if ((st = pto__sy_assign(sy)) != PTO_OK) return st;
-    if (sy->check) pto__sy_analyse(sy, PTO__SY_CHECK);
+    /* the id-reuse rule is the pass's guarantee, checked or not; its last
+       round is the CHECK analysis when it found nothing */
+    if ((st = pto__sy_recolour(sy)) != PTO_OK) return st;
+    if (sy->check && sy->n_viol) pto__sy_analyse(sy, PTO__SY_CHECK);
     return sy->status;
 }
 
@@ -3643,6 +3838,8 @@ static void pto__sy_reset(pto__sy *sy)
     pto_free(ctx, sy->seen);
     pto_free(ctx, sy->seen_head);
     pto_free(ctx, sy->shr);
+    pto_free(ctx, sy->viol);
+    pto_free(ctx, sy->forbid);
     {
         pto_ctx *c = sy->ctx;
         pto_module *m = sy->m;
