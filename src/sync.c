@@ -348,14 +348,15 @@ typedef struct pto__sy {
     pto_operand opnd_tpl;       /* pto__sy_operands: an operand before its fields */
     int32_t n_pos;                         /* pos[] covers statements [0, n_pos) (pto__sy_assign) */
     int32_t *shr, n_shr, cap_shr;          /* pto__sy_share: (group, the group whose pair it shares) */
-    /* id reuse (pto__sy_id_reuse): a CHECK analysis that collects collects
-       the sets not ordered after their id's previous wait (statement, key)
-       instead of failing, and the colouring runs again without those ids
-       for their groups (forbid: per group, ids it may not take) */
-    int collect;
+    /* id reuse (pto__sy_id_reuse): a CHECK analysis that collects the sets
+       not ordered after their id's previous wait (statement, key, wait)
+       instead of failing; pto__sy_order_reuse orders each (an order pair)
+       or falls back. doubt: the colouring reused an id it could not show
+       ordered (pto__sy_order_pos), so that analysis must run. done: the
+       (set, wait) pairs an order pair was made for (a second time: fallback) */
+    int collect, doubt;
     int32_t *viol, n_viol, cap_viol;
-    uint8_t *forbid;
-    int32_t cap_forbid;
+    int32_t *done, n_done, cap_done;
 } pto__sy;
 
 /* ---- small helpers ------------------------------------------------------- */
@@ -3134,16 +3135,21 @@ static void pto__sy_degrade(pto__sy *sy, int32_t g, int32_t M)
 
 /* No ids left at all: a PIPE_ALL barrier where the wait was (and after the
    loop for a carried dependency) orders everything the pair ordered. */
-static pto_status pto__sy_fallback(pto__sy *sy, int32_t g)
+static pto_status pto__sy_fallback(pto__sy *sy, int32_t g, const char *why)
 {
     pto__sy_grp *gr = &sy->grps[g];
     int32_t e, n = sy->n_ents;
     char tiles[160];
     pto__sy_tiles(sy, gr, tiles, sizeof tiles);
-    pto_warning(sy->ctx, sy->m->stmts[gr->bstmt].loc,
-                "sync: out of event ids for %s -> %s: PIPE_ALL barrier instead of a flag pair for %s: %s",
-                pto_pipe_name((pto_pipe)gr->src), pto_pipe_name((pto_pipe)gr->dst), tiles, pto_str(sy->ctx, gr->note));
-    gr->note = pto__sy_prefixed(sy, "PIPE_ALL (out of event ids): ", gr->note);
+    if (why)
+        pto_warning(sy->ctx, sy->m->stmts[gr->bstmt].loc,
+                    "sync: %s -> %s: PIPE_ALL barrier instead of a flag pair for %s: %s (%s)",
+                    pto_pipe_name((pto_pipe)gr->src), pto_pipe_name((pto_pipe)gr->dst), tiles, pto_str(sy->ctx, gr->note), why);
+    else
+        pto_warning(sy->ctx, sy->m->stmts[gr->bstmt].loc,
+                    "sync: out of event ids for %s -> %s: PIPE_ALL barrier instead of a flag pair for %s: %s",
+                    pto_pipe_name((pto_pipe)gr->src), pto_pipe_name((pto_pipe)gr->dst), tiles, pto_str(sy->ctx, gr->note));
+    gr->note = pto__sy_prefixed(sy, why ? "PIPE_ALL (an id's reuse unordered): " : "PIPE_ALL (out of event ids): ", gr->note);
     gr->dst = PTO_PIPE_ALL;
     for (e = 0; e < n; e++) {
         int32_t s = sy->ents[e].stmt;
@@ -3197,25 +3203,87 @@ static void pto__sy_reserved(pto__sy *sy, uint8_t used[8][8])
     }
 }
 
-/* The free ids base .. base + M - 1 (free from position lo on) that were
-   freed longest ago (never used first; ties: the lowest). An id reused
-   right after its previous wait in program order is not free in time: the
-   producer pipe may run ahead of that wait and set the binary event while
-   it is still set (hardware.md section 4), unless a chain of flags orders
-   the wait first; the longer ago, the likelier (the CHECK analysis proves
-   it). */
-static int32_t pto__sy_first_free(const int32_t *busy, uint8_t used, int32_t lo, int32_t M, int32_t lim)
+/* The free ids base .. base + M - 1 (free from position lo on) for a group
+   whose first set is at lo. An id reused after its previous wait in
+   program order is not free in time unless a chain of flags orders that
+   wait (on the consumer pipe) before the new set (on the producer pipe,
+   which may run ahead: hardware.md section 4, a binary event). A reuse is
+   sure when the previous lifetime ends before `fence` (pto__sy_order_pos:
+   a flag pair of the reverse direction lies between); ids never used are
+   sure too. Sure bases first, then those freed longest ago (ties: the
+   lowest); *doubt is set when the base taken is not sure (the CHECK
+   analysis decides then: pto__sy_order_reuse). */
+static int32_t pto__sy_first_free(const int32_t *busy, uint8_t used, int32_t lo, int32_t M, int32_t lim, int32_t fence,
+                                  int *doubt)
 {
     int32_t b, i, best = -1, bage = 0;
+    int bsure = 0;
     for (b = 0; b + M <= lim; b++) {
-        int32_t age = -1;
+        int32_t age = -1, young = 0x7fffffff;
+        int sure = 1;
         for (i = b; i < b + M; i++) {
             if ((used & (1u << i)) || busy[i] >= lo) break;
             if (busy[i] > age) age = busy[i];
+            if (busy[i] < young) young = busy[i];
+            if (busy[i] >= 0 && busy[i] >= fence) sure = 0;
         }
-        if (i == b + M && (best < 0 || age < bage)) best = b, bage = age;
+        /* not sure: the CHECK analysis may add an order pair from the
+           previous wait to the new set, whose own id must be free in
+           between: the shorter that stretch, the likelier */
+        if (!sure) age = -young;
+        if (i == b + M && (best < 0 || sure > bsure || (sure == bsure && age < bage))) best = b, bage = age, bsure = sure;
     }
+    if (best >= 0 && !bsure) *doubt = 1;
     return best;
+}
+
+/* The latest first position of a flag pair q -> p (forward, kept) that
+   ends before position s and whose block holds statement at (at position
+   s): an id of p -> q whose previous lifetime ended before it is surely
+   reused in order (its wait on q, then that pair's set on q, its wait on
+   p, then the new set on p, all in one run of that block). -1 when none
+   is found among the `budget` groups coloured just before (order[0 .. i)
+   by first position): then the colouring cannot tell. */
+static int32_t pto__sy_order_pos(const pto__sy *sy, const int32_t *order, int32_t i, const int32_t *lo, const int32_t *hi,
+                                 int p, int q, int32_t s, int32_t at, int32_t cyc)
+{
+    const pto_module *m = sy->m;
+    int32_t k, budget = 24;
+    for (k = i - 1; k >= 0 && budget > 0; k--, budget--) {
+        const pto__sy_grp *fr = &sy->grps[order[k]];
+        int32_t sf, wf, x;
+        if (fr->kind != PTO__SY_FWD || fr->src != q || fr->dst != p || fr->base < 0 || hi[order[k]] >= s) continue;
+        pto__sy_ends(sy, order[k], &sf, &wf);
+        if (sf < 0 || wf < 0 || m->stmts[sf].block != m->stmts[wf].block) continue;
+        for (x = at; x >= 0 && m->stmts[x].block != m->stmts[wf].block; x = pto__sy_up(m, x)) {}
+        if (x >= 0) return lo[order[k]] < cyc ? lo[order[k]] : cyc;
+    }
+    return -1;
+}
+
+/* Inside a loop, an id the group takes from an earlier group of the same
+   loop body is also reused the other way: the earlier group's set of the
+   next iteration follows this group's wait, which nothing here shows
+   ordered. So only lifetimes that ended before the outermost loop around
+   statement at (its position) count as sure; 0x7fffffff outside loops. */
+static int32_t pto__sy_cycle_pos(const pto__sy *sy, int32_t at)
+{
+    const pto_module *m = sy->m;
+    int32_t x, L = -1;
+    for (x = pto__sy_up(m, at); x >= 0; x = pto__sy_up(m, x))
+        if (m->stmts[x].kind == PTO_ST_FOR) L = x;
+    return L >= 0 && L < sy->n_pos ? sy->pos[L] : 0x7fffffff;
+}
+
+/* The first statement of group g (its first prime, or its set). */
+static int32_t pto__sy_first_stmt(const pto__sy *sy, int32_t g)
+{
+    const pto__sy_grp *gr = &sy->grps[g];
+    int32_t e;
+    for (e = gr->e0; e < gr->e0 + gr->ne; e++)
+        if (sy->ents[e].stmt >= 0 && sy->ents[e].role == (gr->kind == PTO__SY_LOOP ? PTO__SY_PRIME : PTO__SY_SET))
+            return sy->ents[e].stmt;
+    return -1;
 }
 
 /* No id is free for forward group g where its set is: the set may move
@@ -3240,7 +3308,8 @@ static int32_t pto__sy_delay_set(pto__sy *sy, int32_t g, const int32_t *busy, ui
        (the drains after a loop that used every id) */
     for (s = m->stmts[sg].next; s >= 0; s = m->stmts[s].next) {
         /* s >= n_pos: a fallback's barrier, added after the numbering */
-        if (s < sy->n_pos && (base = pto__sy_first_free(busy, used, sy->pos[s], 1, lim)) >= 0) {
+        /* right after another pair's wait: a reuse the CHECK analysis decides */
+        if (s < sy->n_pos && (base = pto__sy_first_free(busy, used, sy->pos[s], 1, lim, -1, &sy->doubt)) >= 0) {
             pto_unlink(m, sg);
             pto_insert_before(m, s, sg);
             sy->stats.delayed++;
@@ -3488,12 +3557,11 @@ static pto_status pto__sy_assign(pto__sy *sy)
     hi = lo + sy->n_grps + 1;
     order = hi + sy->n_grps + 1;
     rise = order + sy->n_grps + 1;
-    for (g = 0; g < sy->n_grps; g++) hi[g] = -1, sy->grps[g].base = -1;   /* again: pto__sy_recolour */
-    sy->n_shr = 0;   /* the earlier runs' shares are reported */
+    for (g = 0; g < sy->n_grps; g++) hi[g] = -1;
+    sy->doubt = 0;
     pto__sy_walk(sy, m->kernels[sy->kernel].body, 0, lo, hi, order, &n);
     for (g = 0; g < sy->n_grps; g++)
-        if (hi[g] < 0 && sy->grps[g].kind != PTO__SY_BAR && sy->grps[g].kind != PTO__SY_DEAD
-            && sy->grps[g].dst != PTO_PIPE_ALL) {   /* not one an earlier colouring made a barrier */
+        if (hi[g] < 0 && sy->grps[g].kind != PTO__SY_BAR && sy->grps[g].kind != PTO__SY_DEAD) {
             lo[g] = 0x7fffffff;
             order[n++] = g;
         }
@@ -3504,19 +3572,25 @@ static pto_status pto__sy_assign(pto__sy *sy)
     for (i = 0; st == PTO_OK && i < n; i++) {
         pto__sy_grp *gr = &sy->grps[order[i]];
         int32_t lim = pto__sy_limit(sy, gr->src, gr->dst), M = gr->nids, base;
-        int32_t *bz = busy[gr->src][gr->dst];
-        uint8_t u;
-        if (gr->dst == PTO_PIPE_ALL) continue;   /* an earlier colouring made it a barrier (pto__sy_recolour) */
-        u = (uint8_t)(used[gr->src][gr->dst] | (order[i] < sy->cap_forbid ? sy->forbid[order[i]] : 0));
+        int32_t *bz = busy[gr->src][gr->dst], at = pto__sy_first_stmt(sy, order[i]), fence = -1, cyc = 0;
+        uint8_t u = used[gr->src][gr->dst];
+        int reused = 0;
+        for (j = 0; j < lim; j++) reused |= bz[j] >= 0;
         base = -1;
+        if (reused && at >= 0) cyc = pto__sy_cycle_pos(sy, at);
         if (gr->kind == PTO__SY_LOOP && gr->pbefore != gr->anchor) {   /* its ids from its primes on, or it goes down */
-            base = pto__sy_first_free(bz, u, rise[order[i]], M, lim);
+            if (reused && at >= 0) fence = pto__sy_order_pos(sy, order, i, lo, hi, gr->src, gr->dst, rise[order[i]], at, cyc);
+            base = pto__sy_first_free(bz, u, rise[order[i]], M, lim, fence, &sy->doubt);
             if (base < 0) pto__sy_unrise(sy, order[i]);
         }
-        if (base < 0) base = pto__sy_first_free(bz, u, lo[order[i]], M, lim);
+        if (base < 0) {
+            /* (unrisen: its primes are right before the anchor, the same block) */
+            fence = reused && at >= 0 ? pto__sy_order_pos(sy, order, i, lo, hi, gr->src, gr->dst, lo[order[i]], at, cyc) : -1;
+            base = pto__sy_first_free(bz, u, lo[order[i]], M, lim, fence, &sy->doubt);
+        }
         if (base < 0 && pto__sy_unsink(sy, gr->src, gr->dst, lo[order[i]], bz, hi))
-            base = pto__sy_first_free(bz, u, lo[order[i]], M, lim);
-        if (base < 0 && M > 1 && pto__sy_share(sy, order[i])) continue;
+            base = pto__sy_first_free(bz, u, lo[order[i]], M, lim, fence, &sy->doubt);
+        if (base < 0 && M > 1 && pto__sy_share(sy, order[i])) { sy->doubt = 1; continue; }
         while (base < 0 && M > 1) {
             /* primes and drains moved out of the loop (pto__sy_anchor) keep each id
                alternating over the whole nest, which pairs a run's first waits with
@@ -3524,13 +3598,11 @@ static pto_status pto__sy_assign(pto__sy *sy)
                slots that conflict stay a union of the ids' classes, so the rotation
                may only shrink to a divisor of itself (x3 -> 2 left a WAW unordered) */
             M = M > 2 && (gr->anchor == gr->loop || gr->nids % 2 == 0) ? 2 : 1;
-            base = pto__sy_first_free(bz, u, lo[order[i]], M, lim);
+            base = pto__sy_first_free(bz, u, lo[order[i]], M, lim, fence, &sy->doubt);
         }
-        /* a set moved past another pair's wait is ordered after it only through a
-           chain of flags: once that failed for the group (a forbidden id), it shares or falls back */
-        if (base < 0 && M == 1 && u == used[gr->src][gr->dst]) base = pto__sy_delay_set(sy, order[i], bz, u, lim);
-        if (base < 0 && M == 1 && gr->nids == 1 && pto__sy_share(sy, order[i])) continue;
-        if (base < 0) { st = pto__sy_fallback(sy, order[i]); continue; }
+        if (base < 0 && M == 1) base = pto__sy_delay_set(sy, order[i], bz, u, lim);
+        if (base < 0 && M == 1 && gr->nids == 1 && pto__sy_share(sy, order[i])) { sy->doubt = 1; continue; }
+        if (base < 0) { st = pto__sy_fallback(sy, order[i], NULL); continue; }
         if (M < gr->nids) pto__sy_degrade(sy, order[i], M);
         gr->base = base;
         for (j = base; j < base + M; j++) bz[j] = hi[order[i]];
@@ -3731,51 +3803,257 @@ static void pto__sy_reserve(pto__sy *sy, size_t nacc)
     pto__sy_prealloc(sy, (void **)&sy->ents, sizeof *sy->ents, &sy->cap_ents, 3 * nacc);
 }
 
-/* An id must not be set again before the wait of its previous set is
-   known to be past (pto__sy_id_reuse); the colouring picks ids freed long
-   ago, but only the analysis knows what a chain of flags orders. So the
-   CHECK analysis runs, collecting each set that breaks the rule, its group
-   is forbidden that id, and the colouring runs again, until none is left
-   (each round forbids at least one id of a group: at most 8 per group;
-   a group out of ids degrades, shares or falls back as usual). */
-static pto_status pto__sy_recolour(pto__sy *sy)
+/* The preorder position just past statement s's subtree, doubled (the
+   positions of the last analysis: pto__sy_tables). */
+static int32_t pto__sy_end2(const pto__sy *sy, int32_t s)
 {
-    int32_t round, i, e, *gof;
-    pto_status st;
-    for (round = 0; round < 64; round++) {
-        int more = 0;
+    const pto_module *m = sy->m;
+    for (;;) {
+        int32_t ob = m->stmts[s].orelse, bb = m->stmts[s].body, t = -1;
+        if (ob >= 0 && m->blocks[ob].tail >= 0) t = m->blocks[ob].tail;
+        else if (bb >= 0 && m->blocks[bb].tail >= 0) t = m->blocks[bb].tail;
+        if (t < 0) return 2 * sy->pos[s] + 1;
+        s = t;
+    }
+}
+
+/* An id of pair q -> p free over doubled positions [lo2, hi2] (no group of
+   the pair holds it there: lifetimes from the last analysis' positions, or
+   from nlife for the order pairs made since), the one farthest from its
+   neighbours' lifetimes; -1 when none. */
+static int32_t pto__sy_free_between(pto__sy *sy, int q, int p, int32_t lo2, int32_t hi2, const int32_t *nlife, int32_t nn)
+{
+    int32_t gap[8], g, e, j, best = -1, lim = pto__sy_limit(sy, q, p);
+    uint8_t used[8][8];
+    pto__sy_reserved(sy, used);
+    for (j = 0; j < 8; j++) gap[j] = 0x7fffffff;
+    for (g = 0; g < sy->n_grps; g++) {
+        const pto__sy_grp *gr = &sy->grps[g];
+        int32_t a = 0x7fffffff, b = -1, d;
+        if (gr->src != q || gr->dst != p || gr->base < 0 || (gr->kind != PTO__SY_FWD && gr->kind != PTO__SY_LOOP)) continue;
+        for (e = gr->e0; e < gr->e0 + gr->ne; e++) {
+            int32_t x = sy->ents[e].stmt;
+            if (x < 0 || x >= sy->n_tt) continue;
+            if (2 * sy->pos[x] < a) a = 2 * sy->pos[x];
+            if (2 * sy->pos[x] > b) b = 2 * sy->pos[x];
+        }
+        for (e = 0; e < nn; e += 3)
+            if (nlife[e] == g) a = nlife[e + 1], b = nlife[e + 2];
+        if (b < 0) continue;
+        d = b < lo2 ? lo2 - b : a > hi2 ? a - hi2 : -1;   /* -1: overlaps */
+        for (j = gr->base; j < gr->base + gr->nids && j < 8; j++)
+            if (d < gap[j]) gap[j] = d;
+    }
+    for (j = 0; j < lim; j++)
+        if (!(used[q][p] & (1u << j)) && gap[j] > 0 && (best < 0 || gap[j] > gap[best])) best = j;
+    return best;
+}
+
+/* The note of an order pair: which reuse it orders. */
+static int32_t pto__sy_order_note(pto__sy *sy, int32_t key, int32_t s, int32_t w)
+{
+    pto__sy_txt t;
+    t.n = 0;
+    PTO__SY_LIT(&t, "order: id ");
+    pto__sy_num(&t, (unsigned long long)(key % 8), 10, 0);
+    PTO__SY_LIT(&t, " of ");
+    pto__sy_cat(&t, pto_pipe_name((pto_pipe)(key / 64)));
+    PTO__SY_LIT(&t, " -> ");
+    pto__sy_cat(&t, pto_pipe_name((pto_pipe)(key / 8 % 8)));
+    PTO__SY_LIT(&t, " is set again at ");
+    pto__sy_base_of(sy, s);
+    pto__sy_put(&t, sy->base_name, sy->base_len);
+    PTO__SY_LIT(&t, ":");
+    pto__sy_num(&t, pto__sy_line(sy, s), 10, 0);
+    PTO__SY_LIT(&t, "; its previous wait (");
+    pto__sy_base_of(sy, w);
+    pto__sy_put(&t, sy->base_name, sy->base_len);
+    PTO__SY_LIT(&t, ":");
+    pto__sy_num(&t, pto__sy_line(sy, w), 10, 0);
+    PTO__SY_LIT(&t, ") must come first");
+    return pto__sy_note(sy, &t);
+}
+
+/* Set s of pair p -> q (key) may fire before w, the wait that consumed
+   the id's previous set (q may lag behind p). When w comes before s in
+   program order, a pair of the reverse direction orders it: set_flag(q, p)
+   right after w's ancestor, wait_flag(q, p) right before s's ancestor, in
+   their lowest common block (so both run equally often), with an id of
+   q -> p free over that stretch. Returns its group, or -1 when w does not
+   come before s (the reuse is carried by a loop), -2 when no id is free. */
+static int32_t pto__sy_order_pair(pto__sy *sy, int32_t g, int32_t s, int32_t key, int32_t w, int32_t *nlife, int32_t nn)
+{
+    pto_module *m = sy->m;
+    int p = key / 64, q = key / 8 % 8;
+    int32_t pw, ps, j, f, as, bs, lo2, hi2;
+    pto__sy_lca(sy, w, s, &pw, &ps);
+    if (pw == ps || !pto__sy_before(m, pw, ps)) return -1;
+    lo2 = pto__sy_end2(sy, pw);
+    hi2 = 2 * sy->pos[ps] - 1;
+    if ((j = pto__sy_free_between(sy, q, p, lo2, hi2, nlife, nn)) < 0) return -2;
+    f = pto__sy_new_group(sy, PTO__SY_FWD, q, p, -1, 1, 0);
+    if (f < 0) return -2;
+    sy->grps[f].arec = sy->grps[g].arec;   /* its warnings name g's tiles */
+    sy->grps[f].bstmt = sy->grps[g].bstmt;
+    sy->grps[f].bopnd = sy->grps[g].bopnd;
+    sy->grps[f].brec = sy->grps[g].brec;
+    sy->grps[f].note = pto__sy_order_note(sy, key, s, w);
+    as = pto__sy_emit(sy, f, PTO__SY_SET, pw, 1, -1, -1, -1);
+    bs = as >= 0 ? pto__sy_emit(sy, f, PTO__SY_WAIT, ps, 0, -1, sy->n_ents - 1, -1) : -1;
+    if (bs < 0) return -2;
+    sy->grps[f].ne = sy->n_ents - sy->grps[f].e0;
+    sy->grps[f].pb = ps;
+    sy->grps[f].base = j;
+    m->exprs[sy->ents[sy->grps[f].e0].ebase].value = j;
+    sy->stats.flag_pairs++;
+    sy->stats.ordered++;
+    return f;
+}
+
+/* Order pair for a reuse carried by a loop: the wait w (on q) of one
+   iteration must come before the set s (on p) of a later one. The loop
+   idiom of the reverse pair q -> p in the innermost loop L around both:
+   prime before L, wait_flag(q, p) before s's ancestor in L's body,
+   set_flag(q, p) after w's ancestor there, drain after L (balanced for any
+   trip count). Returns its group, or -1 (no loop) / -2 (no id free). */
+static int32_t pto__sy_order_loop(pto__sy *sy, int32_t g, int32_t s, int32_t key, int32_t w, int32_t *nlife, int32_t nn,
+                                  int32_t *life)
+{
+    pto_module *m = sy->m;
+    int p = key / 64, q = key / 8 % 8;
+    int32_t pw, ps, L, j, f, e0, st;
+    pto__sy_lca(sy, w, s, &pw, &ps);
+    for (L = pto__sy_up(m, ps); L >= 0 && m->stmts[L].kind != PTO_ST_FOR; L = pto__sy_up(m, L)) {}
+    if (L < 0) return -1;
+    pw = pto__sy_in_block(m, w, m->stmts[L].body);
+    ps = pto__sy_in_block(m, s, m->stmts[L].body);
+    life[0] = 2 * sy->pos[L] - 1;
+    life[1] = pto__sy_end2(sy, L);
+    if ((j = pto__sy_free_between(sy, q, p, life[0], life[1], nlife, nn)) < 0) return -2;
+    f = pto__sy_new_group(sy, PTO__SY_LOOP, q, p, L, 1, 1);
+    if (f < 0) return -2;
+    sy->grps[f].arec = sy->grps[g].arec;   /* its warnings name g's tiles */
+    sy->grps[f].bstmt = sy->grps[g].bstmt;
+    sy->grps[f].bopnd = sy->grps[g].bopnd;
+    sy->grps[f].brec = sy->grps[g].brec;
+    sy->grps[f].note = pto__sy_order_note(sy, key, s, w);
+    sy->grps[f].pnote = pto__sy_prefixed(sy, "prime: ", sy->grps[f].note);
+    sy->grps[f].dnote = pto__sy_prefixed(sy, "drain: ", sy->grps[f].note);
+    e0 = sy->n_ents;
+    if (pto__sy_emit(sy, f, PTO__SY_SET, pw, 1, -1, -1, -1) < 0 || pto__sy_emit(sy, f, PTO__SY_WAIT, ps, 0, -1, e0, -1) < 0
+        || (st = pto__sy_emit(sy, f, PTO__SY_PRIME, L, 0, 0, e0, -1)) < 0)
+        return -2;
+    m->stmts[st].loc = m->stmts[L].loc;   /* named by its loop's line */
+    if ((st = pto__sy_emit(sy, f, PTO__SY_DRAIN, L, 1, 0, e0, -1)) < 0) return -2;
+    m->stmts[st].loc = m->stmts[L].loc;
+    sy->grps[f].ne = sy->n_ents - sy->grps[f].e0;
+    sy->grps[f].base = j;
+    m->exprs[sy->ents[e0].ebase].value = j;
+    sy->stats.flag_pairs++;
+    sy->stats.ordered++;
+    return f;
+}
+
+/* The group of each statement this run placed (-1 for others). */
+static int32_t *pto__sy_group_of(pto__sy *sy)
+{
+    int32_t i, e, *gof = (int32_t *)pto_alloc(sy->ctx, sizeof(int32_t) * ((size_t)sy->m->n_stmts + 1));
+    if (!gof) return NULL;
+    for (i = 0; i < sy->m->n_stmts; i++) gof[i] = -1;
+    for (e = 0; e < sy->n_ents; e++)
+        if (sy->ents[e].stmt >= 0) gof[sy->ents[e].stmt] = sy->ents[e].grp;
+    return gof;
+}
+
+/* Whether an order pair was made for (set s, wait w) already: 2 in this
+   round (the analysis meets a loop's violation once per visit), 1 in an
+   earlier one (then it did not help: the group falls back); 0 and records
+   it otherwise. done[0 .. from) are the earlier rounds'. */
+static int pto__sy_done_before(pto__sy *sy, int32_t s, int32_t w, int32_t from)
+{
+    int32_t i;
+    for (i = 0; i < sy->n_done; i += 2)
+        if (sy->done[i] == s && sy->done[i + 1] == w) return i >= from ? 2 : 1;
+    if (pto__sy_grow(sy, (void **)&sy->done, sizeof(int32_t), &sy->cap_done, sy->n_done + 2)) {
+        sy->done[sy->n_done++] = s;
+        sy->done[sy->n_done++] = w;
+    }
+    return 0;
+}
+
+/* One violation of the reuse rule (set s of group g, key, wait w): an order
+   pair, or g falls back to PIPE_ALL with the reason. */
+static pto_status pto__sy_order_one(pto__sy *sy, int32_t g, int32_t s, int32_t key, int32_t w, int32_t **nlife,
+                                    int32_t *nn, int32_t *cap, int32_t from)
+{
+    char why[240];
+    int32_t f = -3;   /* an order pair was made for it and did not help */
+    int32_t life[2], pw, ps;
+    int done = pto__sy_done_before(sy, s, w, from);
+    if (done == 2) return PTO_OK;
+    if (!done && w < sy->n_tt && s < sy->n_tt) {
+        pto__sy_lca(sy, w, s, &pw, &ps);
+        life[0] = pto__sy_end2(sy, pw);
+        life[1] = 2 * sy->pos[ps] - 1;
+        f = pto__sy_order_pair(sy, g, s, key, w, *nlife, *nn);
+        if (f == -1) f = pto__sy_order_loop(sy, g, s, key, w, *nlife, *nn, life);
+        if (f >= 0) {
+            if (pto__sy_grow(sy, (void **)nlife, sizeof(int32_t), cap, *nn + 3)) {
+                (*nlife)[(*nn)++] = f;
+                (*nlife)[(*nn)++] = life[0];
+                (*nlife)[(*nn)++] = life[1];
+            }
+            return PTO_OK;
+        }
+    }
+    pto__sy_base_of(sy, w);
+    snprintf(why, sizeof why, "id %d would be set again before its previous wait (%s:%llu) is known to be past, and %s",
+             (int)(key % 8), sy->base_name, pto__sy_line(sy, w),
+             f == -1 ? "that wait is a later iteration's: no pair placed in one iteration orders it"
+             : f == -2 ? "no id of the reverse pair is free to order that wait first" : "a reverse pair did not order it");
+    return pto__sy_fallback(sy, g, why);
+}
+
+/* An id must not be set again before the wait of its previous set is
+   known to be past (pto__sy_id_reuse). The colouring prefers ids whose
+   reuse it can show ordered (pto__sy_first_free); when it took one it
+   could not (sy->doubt), or the check is on, the CHECK analysis runs,
+   collecting each set that breaks the rule, and each gets an order pair
+   (pto__sy_order_pair) or, when none fits or one did not help, its group
+   falls back to a PIPE_ALL barrier; then the analysis runs again, until it
+   finds nothing (then it was the check). Other groups keep their ids, so
+   each round only adds order. */
+static pto_status pto__sy_order_reuse(pto__sy *sy)
+{
+    int32_t round, i, *gof, *nlife = NULL, nn, cap = 0;
+    pto_status st = PTO_OK;
+    sy->n_done = 0;
+    for (round = 0; st == PTO_OK && round < 64; round++) {
+        int fixed = 0;
+        int32_t from = sy->n_done;
         sy->n_viol = 0;
         sy->collect = 1;
         pto__sy_analyse(sy, PTO__SY_CHECK);
         sy->collect = 0;
-        if (sy->status != PTO_OK) return sy->status;
-        if (sy->n_viol == 0) return PTO_OK;
-        if (sy->cap_forbid < sy->n_grps) {
-            int32_t c0 = sy->cap_forbid;
-            if (!pto__sy_grow(sy, (void **)&sy->forbid, 1, &sy->cap_forbid, sy->n_grps)) return PTO_ERR_INTERNAL;
-            memset(sy->forbid + c0, 0, (size_t)(sy->cap_forbid - c0));
-        }
-        /* the group of each placed statement */
-        gof = (int32_t *)pto_alloc(sy->ctx, sizeof(int32_t) * ((size_t)sy->m->n_stmts + 1));
-        if (!gof) return pto_error(sy->ctx, *pto__sy_noloc(), "out of memory in the sync inserter"), PTO_ERR_INTERNAL;
-        for (i = 0; i < sy->m->n_stmts; i++) gof[i] = -1;
-        for (e = 0; e < sy->n_ents; e++)
-            if (sy->ents[e].stmt >= 0) gof[sy->ents[e].stmt] = sy->ents[e].grp;
-        for (i = 0; i < sy->n_viol; i += 3) {
-            int32_t g = gof[sy->viol[i]], w = sy->viol[i + 2];
-            /* its own wait: no other id helps (the path from the wait to the
-               set orders nothing from q to p), so the group gets none: a
-               barrier */
-            uint8_t f = (uint8_t)(w >= 0 && w < sy->m->n_stmts && gof[w] == g ? 0xff : 1u << (sy->viol[i + 1] % 8));
-            if (g < 0) continue;   /* a written flag: the CHECK analysis reports it */
-            more |= (sy->forbid[g] | f) != sy->forbid[g];
-            sy->forbid[g] = (uint8_t)(sy->forbid[g] | f);
+        if (sy->status != PTO_OK || sy->n_viol == 0) break;
+        if (!(gof = pto__sy_group_of(sy))) { st = PTO_ERR_INTERNAL; break; }
+        nn = 0;
+        for (i = 0; st == PTO_OK && i < sy->n_viol; i += 3) {
+            int32_t g = gof[sy->viol[i]];
+            /* a written flag: the CHECK analysis reports it; a group that fell back
+               this round has no set left */
+            if (g < 0 || sy->grps[g].dst == PTO_PIPE_ALL) continue;
+            fixed = 1;
+            /* its wait's group fell back this round: the next round sees anew */
+            if (sy->viol[i + 2] < 0 || sy->m->stmts[sy->viol[i + 2]].block < 0) continue;
+            st = pto__sy_order_one(sy, g, sy->viol[i], sy->viol[i + 1], sy->viol[i + 2], &nlife, &nn, &cap, from);
         }
         pto_free(sy->ctx, gof);
-        if (!more) return PTO_OK;   /* the CHECK analysis reports what is left */
-        if ((st = pto__sy_assign(sy)) != PTO_OK) return st;
+        if (!fixed) break;
     }
-    return PTO_OK;
+    pto_free(sy->ctx, nlife);
+    if (st == PTO_OK && sy->status == PTO_OK && sy->n_viol && sy->check) pto__sy_analyse(sy, PTO__SY_CHECK);
+    return st != PTO_OK ? st : sy->status;
 }
 
 static pto_status pto__sy_kernel(pto__sy *sy)
@@ -3795,10 +4073,10 @@ static pto_status pto__sy_kernel(pto__sy *sy)
     if (pto__sy_notes(sy) != PTO_OK) return PTO_ERR_INTERNAL;
     if (sy->status != PTO_OK) return sy->status;
     if ((st = pto__sy_assign(sy)) != PTO_OK) return st;
-    /* the id-reuse rule is the pass's guarantee, checked or not; its last
-       round is the CHECK analysis when it found nothing */
-    if ((st = pto__sy_recolour(sy)) != PTO_OK) return st;
-    if (sy->check && sy->n_viol) pto__sy_analyse(sy, PTO__SY_CHECK);
+    /* the id-reuse rule is the pass's guarantee, checked or not: the
+       analysis runs when the colouring could not show a reuse ordered (its
+       last round, finding nothing, is the check) */
+    if (sy->doubt || sy->check) return pto__sy_order_reuse(sy);
     return sy->status;
 }
 
@@ -3839,7 +4117,7 @@ static void pto__sy_reset(pto__sy *sy)
     pto_free(ctx, sy->seen_head);
     pto_free(ctx, sy->shr);
     pto_free(ctx, sy->viol);
-    pto_free(ctx, sy->forbid);
+    pto_free(ctx, sy->done);
     {
         pto_ctx *c = sy->ctx;
         pto_module *m = sy->m;
