@@ -14470,6 +14470,7 @@ typedef struct pto__sy {
     int collect, doubt;
     int32_t *viol, n_viol, cap_viol;
     int32_t *done, n_done, cap_done;
+    int32_t *opl, n_opl, cap_opl;          /* pto__sy_order_now's pairs: (group, first, last position) */
 } pto__sy;
 
 /* ---- small helpers ------------------------------------------------------- */
@@ -15735,7 +15736,7 @@ static void pto__sy_id_waited(pto__sy *sy, pto__sy_st *st, int32_t key, int q, i
     e->space = 0xff;
     e->rw = PTO__SY_WR;
     e->skip = 0xff;   /* never a hazard of an access (pto__sy_scan) */
-    e->need = 0x80;   /* never done */
+    e->need = (uint8_t)(1u << (key / 64));   /* done (and gone) once ordered before the producer pipe */
     e->ts = sy->now;
 }
 
@@ -17324,10 +17325,11 @@ static void pto__sy_reserved(pto__sy *sy, uint8_t used[8][8])
    sure when the previous lifetime ends before `fence` (pto__sy_order_pos:
    a flag pair of the reverse direction lies between); ids never used are
    sure too. Sure bases first, then those freed longest ago (ties: the
-   lowest); *doubt is set when the base taken is not sure (the CHECK
-   analysis decides then: pto__sy_order_reuse). */
+   lowest); *unsure is set when the base taken is not sure (then an order
+   pair is made at once, pto__sy_order_now, or the CHECK analysis decides:
+   pto__sy_order_reuse). */
 static int32_t pto__sy_first_free(const int32_t *busy, uint8_t used, int32_t lo, int32_t M, int32_t lim, int32_t fence,
-                                  int *doubt)
+                                  int *unsure)
 {
     int32_t b, i, best = -1, bage = 0;
     int bsure = 0;
@@ -17346,7 +17348,7 @@ static int32_t pto__sy_first_free(const int32_t *busy, uint8_t used, int32_t lo,
         if (!sure) age = -young;
         if (i == b + M && (best < 0 || sure > bsure || (sure == bsure && age < bage))) best = b, bage = age, bsure = sure;
     }
-    if (best >= 0 && !bsure) *doubt = 1;
+    if (best >= 0 && !bsure) *unsure = 1;
     return best;
 }
 
@@ -17361,7 +17363,7 @@ static int32_t pto__sy_order_pos(const pto__sy *sy, const int32_t *order, int32_
                                  int p, int q, int32_t s, int32_t at, int32_t cyc)
 {
     const pto_module *m = sy->m;
-    int32_t k, budget = 24;
+    int32_t k, budget = 24, best = -1;
     for (k = i - 1; k >= 0 && budget > 0; k--, budget--) {
         const pto__sy_grp *fr = &sy->grps[order[k]];
         int32_t sf, wf, x;
@@ -17369,9 +17371,20 @@ static int32_t pto__sy_order_pos(const pto__sy *sy, const int32_t *order, int32_
         pto__sy_ends(sy, order[k], &sf, &wf);
         if (sf < 0 || wf < 0 || m->stmts[sf].block != m->stmts[wf].block) continue;
         for (x = at; x >= 0 && m->stmts[x].block != m->stmts[wf].block; x = pto__sy_up(m, x)) {}
-        if (x >= 0) return lo[order[k]] < cyc ? lo[order[k]] : cyc;
+        if (x >= 0) { best = lo[order[k]]; break; }
     }
-    return -1;
+    /* the order pairs made so far (pto__sy_order_now), latest last */
+    for (k = sy->n_opl - 3, budget = 24; k >= 0 && budget > 0; k -= 3, budget--) {
+        const pto__sy_grp *fr = &sy->grps[sy->opl[k]];
+        int32_t sf, wf, x;
+        if (sy->opl[k + 1] <= best) break;
+        if (fr->src != q || fr->dst != p || fr->base < 0 || sy->opl[k + 2] > s) continue;
+        pto__sy_ends(sy, sy->opl[k], &sf, &wf);
+        if (sf < 0 || wf < 0) continue;
+        for (x = at; x >= 0 && m->stmts[x].block != m->stmts[wf].block; x = pto__sy_up(m, x)) {}
+        if (x >= 0) { best = sy->opl[k + 1]; break; }
+    }
+    return best < 0 ? -1 : best < cyc ? best : cyc;
 }
 
 /* Inside a loop, an id the group takes from an earlier group of the same
@@ -17647,6 +17660,100 @@ static void pto__sy_rise_order(pto__sy *sy, int32_t *lo, int32_t *rise, int32_t 
     }
 }
 
+/* The note of an order pair: which reuse it orders. */
+static int32_t pto__sy_order_note(pto__sy *sy, int32_t key, int32_t s, int32_t w)
+{
+    pto__sy_txt t;
+    t.n = 0;
+    PTO__SY_LIT(&t, "order: id ");
+    pto__sy_num(&t, (unsigned long long)(key % 8), 10, 0);
+    PTO__SY_LIT(&t, " of ");
+    pto__sy_cat(&t, pto_pipe_name((pto_pipe)(key / 64)));
+    PTO__SY_LIT(&t, " -> ");
+    pto__sy_cat(&t, pto_pipe_name((pto_pipe)(key / 8 % 8)));
+    PTO__SY_LIT(&t, " is set again at ");
+    pto__sy_base_of(sy, s);
+    pto__sy_put(&t, sy->base_name, sy->base_len);
+    PTO__SY_LIT(&t, ":");
+    pto__sy_num(&t, pto__sy_line(sy, s), 10, 0);
+    PTO__SY_LIT(&t, "; its previous wait (");
+    pto__sy_base_of(sy, w);
+    pto__sy_put(&t, sy->base_name, sy->base_len);
+    PTO__SY_LIT(&t, ":");
+    pto__sy_num(&t, pto__sy_line(sy, w), 10, 0);
+    PTO__SY_LIT(&t, ") must come first");
+    return pto__sy_note(sy, &t);
+}
+
+/* The last statement of group g (pto__sy_walk's order: its drain, or its wait). */
+static int32_t pto__sy_last_stmt(const pto__sy *sy, int32_t g)
+{
+    const pto__sy_grp *gr = &sy->grps[g];
+    int32_t e, best = -1;
+    for (e = gr->e0; e < gr->e0 + gr->ne; e++) {
+        int32_t x = sy->ents[e].stmt;
+        if (x >= 0 && x < sy->n_pos && (best < 0 || sy->pos[x] > sy->pos[best])) best = x;
+    }
+    return best;
+}
+
+/* Group g (first statement at) takes id j of its pair p -> q, whose
+   previous lifetime ended with wait w (on q) at position busy[q][p]...
+   not shown ordered before g's set (pto__sy_order_pos). An order pair
+   q -> p makes it so: set_flag(q, p) right after w's ancestor, wait_flag(q,
+   p) right before at's ancestor, in their lowest common block, with an id
+   of q -> p free from there on (the groups coloured so far all start
+   before g's first position S; the ones after see it busy until S). 0 when w is not before
+   at in program order (a reuse carried by a loop: the CHECK analysis
+   orders it) or no id is free. */
+static int pto__sy_order_now(pto__sy *sy, const int32_t *order, int32_t i, const int32_t *lo, const int32_t *hi,
+                             int32_t busy[8][8][8], int32_t bw[8][8][8], uint8_t used[8][8], int32_t g, int32_t j,
+                             int32_t at, int32_t S, int depth)
+{
+    pto_module *m = sy->m;
+    const pto__sy_grp *gr = &sy->grps[g];
+    int p = gr->src, q = gr->dst, unsure = 0;
+    int32_t w = bw[p][q][j], pw, ps, e0, f, k, lim = pto__sy_limit(sy, q, p), from, fence;
+    if (w < 0) return 0;
+    pto__sy_lca(sy, w, at, &pw, &ps);
+    if (pw == ps || pw >= sy->n_pos || !pto__sy_before(m, pw, ps)) return 0;
+    from = pto__sy_end_pos(sy, pw) + 1;
+    fence = pto__sy_order_pos(sy, order, i, lo, hi, q, p, from, pw, pto__sy_cycle_pos(sy, pw));
+    /* its own id: a sure one (the earlier order pairs of the other direction
+       often make it so), else the one freed longest ago (an order pair for
+       it in turn would chain without end): the CHECK analysis decides then */
+    k = pto__sy_first_free(busy[q][p], used[q][p], from, 1, lim, fence, &unsure);
+    if (k >= 0 && unsure) k = pto__sy_first_free(busy[q][p], used[q][p], from, 1, lim, 0x7fffffff, &unsure), unsure = 1;
+    if (k < 0) return 0;
+    f = pto__sy_new_group(sy, PTO__SY_FWD, q, p, -1, 1, 0);
+    if (f < 0) return 0;
+    sy->grps[f].arec = sy->grps[g].arec;   /* its warnings name g's tiles */
+    sy->grps[f].bstmt = sy->grps[g].bstmt;
+    sy->grps[f].bopnd = sy->grps[g].bopnd;
+    sy->grps[f].brec = sy->grps[g].brec;
+    sy->grps[f].note = pto__sy_order_note(sy, p * 64 + q * 8 + j, at, w);
+    e0 = sy->n_ents;
+    if (pto__sy_emit(sy, f, PTO__SY_SET, pw, 1, -1, -1, -1) < 0 || pto__sy_emit(sy, f, PTO__SY_WAIT, ps, 0, -1, e0, -1) < 0)
+        return 0;
+    sy->grps[f].ne = sy->n_ents - e0;
+    sy->grps[f].pb = ps;
+    sy->grps[f].base = k;
+    /* its own reuse not sure: one more order pair, the other way (then the
+       CHECK analysis); before f's own id is marked busy (bw: the wait before) */
+    if (unsure && (depth >= 3 || !pto__sy_order_now(sy, order, i, lo, hi, busy, bw, used, f, k, sy->ents[e0].stmt, from, depth + 1)))
+        sy->doubt = 1;
+    busy[q][p][k] = S;   /* its wait is right before g's first position S (at's may be stale: pto__sy_unrise) */
+    if (pto__sy_grow(sy, (void **)&sy->opl, sizeof(int32_t), &sy->cap_opl, sy->n_opl + 3)) {
+        sy->opl[sy->n_opl++] = f;
+        sy->opl[sy->n_opl++] = from;   /* its set: right after position from - 1 */
+        sy->opl[sy->n_opl++] = S;      /* its wait: right before S */
+    }
+    bw[q][p][k] = sy->ents[e0 + 1].stmt;
+    sy->stats.flag_pairs++;
+    sy->stats.ordered++;
+    return 1;
+}
+
 /* Colours the lifetimes of the flag groups of one kernel with hardware ids,
    pair by pair, greedily in program order of their first statements
    (optimal for intervals; creation order for a group with none left). */
@@ -17655,7 +17762,7 @@ static pto_status pto__sy_assign(pto__sy *sy)
     pto_module *m = sy->m;
     int32_t *lo, *hi, *order, *rise, g, e, i, j, n = 0;
     uint8_t used[8][8];
-    int32_t busy[8][8][8];
+    int32_t busy[8][8][8], bw[8][8][8];   /* per id: the last lifetime's end, and its statement */
     pto_status st = PTO_OK;
     sy->pos = (int32_t *)pto__sy_reuse(sy, (void **)&sy->pos, sizeof(int32_t) * ((size_t)m->n_stmts + 1), 1);
     sy->n_pos = m->n_stmts;   /* statements a fallback adds later have no position */
@@ -17672,6 +17779,7 @@ static pto_status pto__sy_assign(pto__sy *sy)
     rise = order + sy->n_grps + 1;
     for (g = 0; g < sy->n_grps; g++) hi[g] = -1;
     sy->doubt = 0;
+    sy->n_opl = 0;
     pto__sy_walk(sy, m->kernels[sy->kernel].body, 0, lo, hi, order, &n);
     for (g = 0; g < sy->n_grps; g++)
         if (hi[g] < 0 && sy->grps[g].kind != PTO__SY_BAR && sy->grps[g].kind != PTO__SY_DEAD) {
@@ -17681,28 +17789,30 @@ static pto_status pto__sy_assign(pto__sy *sy)
     pto__sy_rise_order(sy, lo, rise, order, n);
     pto__sy_reserved(sy, used);
     for (i = 0; i < 8; i++)
-        for (j = 0; j < 64; j++) busy[i][j / 8][j % 8] = -1;
+        for (j = 0; j < 64; j++) busy[i][j / 8][j % 8] = bw[i][j / 8][j % 8] = -1;
     for (i = 0; st == PTO_OK && i < n; i++) {
         pto__sy_grp *gr = &sy->grps[order[i]];
         int32_t lim = pto__sy_limit(sy, gr->src, gr->dst), M = gr->nids, base;
-        int32_t *bz = busy[gr->src][gr->dst], at = pto__sy_first_stmt(sy, order[i]), fence = -1, cyc = 0;
+        int32_t *bz = busy[gr->src][gr->dst], at = pto__sy_first_stmt(sy, order[i]), fence = -1, cyc = 0, S;
         uint8_t u = used[gr->src][gr->dst];
-        int reused = 0;
+        int reused = 0, unsure = 0;
         for (j = 0; j < lim; j++) reused |= bz[j] >= 0;
         base = -1;
         if (reused && at >= 0) cyc = pto__sy_cycle_pos(sy, at);
+        S = rise[order[i]];
         if (gr->kind == PTO__SY_LOOP && gr->pbefore != gr->anchor) {   /* its ids from its primes on, or it goes down */
-            if (reused && at >= 0) fence = pto__sy_order_pos(sy, order, i, lo, hi, gr->src, gr->dst, rise[order[i]], at, cyc);
-            base = pto__sy_first_free(bz, u, rise[order[i]], M, lim, fence, &sy->doubt);
+            if (reused && at >= 0) fence = pto__sy_order_pos(sy, order, i, lo, hi, gr->src, gr->dst, S, at, cyc);
+            base = pto__sy_first_free(bz, u, S, M, lim, fence, &unsure);
             if (base < 0) pto__sy_unrise(sy, order[i]);
         }
         if (base < 0) {
             /* (unrisen: its primes are right before the anchor, the same block) */
-            fence = reused && at >= 0 ? pto__sy_order_pos(sy, order, i, lo, hi, gr->src, gr->dst, lo[order[i]], at, cyc) : -1;
-            base = pto__sy_first_free(bz, u, lo[order[i]], M, lim, fence, &sy->doubt);
+            S = lo[order[i]];
+            fence = reused && at >= 0 ? pto__sy_order_pos(sy, order, i, lo, hi, gr->src, gr->dst, S, at, cyc) : -1;
+            base = pto__sy_first_free(bz, u, S, M, lim, fence, &unsure);
         }
         if (base < 0 && pto__sy_unsink(sy, gr->src, gr->dst, lo[order[i]], bz, hi))
-            base = pto__sy_first_free(bz, u, lo[order[i]], M, lim, fence, &sy->doubt);
+            base = pto__sy_first_free(bz, u, S, M, lim, fence, &unsure);
         if (base < 0 && M > 1 && pto__sy_share(sy, order[i])) { sy->doubt = 1; continue; }
         while (base < 0 && M > 1) {
             /* primes and drains moved out of the loop (pto__sy_anchor) keep each id
@@ -17711,14 +17821,24 @@ static pto_status pto__sy_assign(pto__sy *sy)
                slots that conflict stay a union of the ids' classes, so the rotation
                may only shrink to a divisor of itself (x3 -> 2 left a WAW unordered) */
             M = M > 2 && (gr->anchor == gr->loop || gr->nids % 2 == 0) ? 2 : 1;
-            base = pto__sy_first_free(bz, u, lo[order[i]], M, lim, fence, &sy->doubt);
+            base = pto__sy_first_free(bz, u, S, M, lim, fence, &unsure);
         }
         if (base < 0 && M == 1) base = pto__sy_delay_set(sy, order[i], bz, u, lim);
+        else if (unsure && at >= 0) {
+            /* an order pair right away for the reuses not shown ordered: one,
+               after the latest of their previous waits (the others come before
+               it); the CHECK analysis for what it cannot do */
+            int32_t jl = base;
+            for (j = base; j < base + M; j++)
+                if (bz[j] > bz[jl]) jl = j;
+            if (!pto__sy_order_now(sy, order, i, lo, hi, busy, bw, used, order[i], jl, at, S, 0)) sy->doubt = 1;
+            gr = &sy->grps[order[i]];   /* the order pair's group may move the array */
+        }
         if (base < 0 && M == 1 && gr->nids == 1 && pto__sy_share(sy, order[i])) { sy->doubt = 1; continue; }
         if (base < 0) { st = pto__sy_fallback(sy, order[i], NULL); continue; }
         if (M < gr->nids) pto__sy_degrade(sy, order[i], M);
         gr->base = base;
-        for (j = base; j < base + M; j++) bz[j] = hi[order[i]];
+        for (j = base; j < base + M; j++) bz[j] = hi[order[i]], bw[gr->src][gr->dst][j] = pto__sy_last_stmt(sy, order[i]);
     }
     pto__sy_report_shares(sy);
     for (e = 0; st == PTO_OK && e < sy->n_ents; e++) {
@@ -17960,31 +18080,6 @@ static int32_t pto__sy_free_between(pto__sy *sy, int q, int p, int32_t lo2, int3
     for (j = 0; j < lim; j++)
         if (!(used[q][p] & (1u << j)) && gap[j] > 0 && (best < 0 || gap[j] > gap[best])) best = j;
     return best;
-}
-
-/* The note of an order pair: which reuse it orders. */
-static int32_t pto__sy_order_note(pto__sy *sy, int32_t key, int32_t s, int32_t w)
-{
-    pto__sy_txt t;
-    t.n = 0;
-    PTO__SY_LIT(&t, "order: id ");
-    pto__sy_num(&t, (unsigned long long)(key % 8), 10, 0);
-    PTO__SY_LIT(&t, " of ");
-    pto__sy_cat(&t, pto_pipe_name((pto_pipe)(key / 64)));
-    PTO__SY_LIT(&t, " -> ");
-    pto__sy_cat(&t, pto_pipe_name((pto_pipe)(key / 8 % 8)));
-    PTO__SY_LIT(&t, " is set again at ");
-    pto__sy_base_of(sy, s);
-    pto__sy_put(&t, sy->base_name, sy->base_len);
-    PTO__SY_LIT(&t, ":");
-    pto__sy_num(&t, pto__sy_line(sy, s), 10, 0);
-    PTO__SY_LIT(&t, "; its previous wait (");
-    pto__sy_base_of(sy, w);
-    pto__sy_put(&t, sy->base_name, sy->base_len);
-    PTO__SY_LIT(&t, ":");
-    pto__sy_num(&t, pto__sy_line(sy, w), 10, 0);
-    PTO__SY_LIT(&t, ") must come first");
-    return pto__sy_note(sy, &t);
 }
 
 /* Set s of pair p -> q (key) may fire before w, the wait that consumed
@@ -18231,6 +18326,7 @@ static void pto__sy_reset(pto__sy *sy)
     pto_free(ctx, sy->shr);
     pto_free(ctx, sy->viol);
     pto_free(ctx, sy->done);
+    pto_free(ctx, sy->opl);
     {
         pto_ctx *c = sy->ctx;
         pto_module *m = sy->m;
