@@ -14254,14 +14254,22 @@ PTODEF pto_status pto_lower_for(pto_ctx *ctx, pto_module *m, pto_target target)
       all at once: one exact reservation of the string pool.
       Reuse: an id freed in program order (its wait passed) may still be
       set on a device, since the producer pipe runs ahead, unless a chain of
-      flags orders that wait before the new set. The colouring takes the
-      free ids freed longest ago (pto__sy_first_free), then the CHECK
-      analysis (5) runs collecting every set that breaks the rule, its
-      group is forbidden that id (every id when the wait is its own: no id
-      helps then, it becomes a barrier), and the colouring runs again until
-      none is left (pto__sy_recolour; one round on most kernels, one more
-      analysis per kernel in all). A set moved later (pto__sy_delay_set)
-      usually breaks it: it then falls back too.
+      flags orders that wait before the new set. The colouring prefers the
+      free ids whose reuse a flag pair of the reverse direction between the
+      two shows ordered (pto__sy_order_pos; ids never used too), the oldest
+      first. When it takes one it cannot show ordered, it makes that order
+      itself (pto__sy_order_now): an order pair q -> p, set right after the
+      old wait's ancestor and waited right before the new set's, in their
+      lowest common block, with an id of its own (sure, or ordered by one
+      more such pair). Only what that cannot do (a reuse carried by a loop,
+      a moved or shared set, an order pair's own id in doubt) makes the
+      CHECK analysis (5) run now, with or without check, collecting each
+      set that breaks the rule: each gets an order pair (the reverse pair,
+      or its loop idiom when the old wait is a later iteration's), and
+      only when none fits (no id free, or it did not help) its group falls
+      back to a PIPE_ALL barrier, with a warning that says so
+      (pto__sy_order_reuse); then the analysis runs again until it finds
+      nothing. Other groups keep their ids: each round only adds order.
 
    Memory: a placed statement is written straight into the module (wait
    shares its set's operands, drain its prime's, barriers their pipe's; a
@@ -14276,9 +14284,11 @@ PTODEF pto_status pto_lower_for(pto_ctx *ctx, pto_module *m, pto_target target)
       pto_plan_check, not part of producing the result. It also models each
       id as a pseudo-record (pto__sy_id_waited): a wait leaves one on the
       consumer pipe, flags carry it like an access, and the id's next set
-      needs it ordered before the producer pipe (pto__sy_id_reuse). That
-      part decides the colouring (4): pto__sy_recolour runs it with or
-      without check, and its last round, finding nothing, is the check. */
+      needs it ordered before the producer pipe (pto__sy_id_reuse); once
+      ordered before it, the record leaves the state. That part also orders
+      the reuses the colouring could not (4): pto__sy_order_reuse runs it,
+      with or without check, and its last round, finding nothing, is the
+      check. */
 
 #define PTO__SY_ALLBITS 0x7f        /* the queues S..FIX; ALL is not a queue */
 #define PTO__SY_VBASE (1 << 20)     /* virtual ids of insertion rounds */
@@ -17247,8 +17257,9 @@ static void pto__sy_degrade(pto__sy *sy, int32_t g, int32_t M)
     sy->stats.degraded++;
 }
 
-/* No ids left at all: a PIPE_ALL barrier where the wait was (and after the
-   loop for a carried dependency) orders everything the pair ordered. */
+/* No ids left at all, or (why: the reason) an id's reuse that no pair can
+   order: a PIPE_ALL barrier where the wait was (and after the loop for a
+   carried dependency) orders everything the pair ordered. */
 static pto_status pto__sy_fallback(pto__sy *sy, int32_t g, const char *why)
 {
     pto__sy_grp *gr = &sy->grps[g];
@@ -17713,17 +17724,34 @@ static int pto__sy_order_now(pto__sy *sy, const int32_t *order, int32_t i, const
     pto_module *m = sy->m;
     const pto__sy_grp *gr = &sy->grps[g];
     int p = gr->src, q = gr->dst, unsure = 0;
-    int32_t w = bw[p][q][j], pw, ps, e0, f, k, lim = pto__sy_limit(sy, q, p), from, fence;
+    int32_t w = bw[p][q][j], pw, ps, e0, f, k, lim = pto__sy_limit(sy, q, p), from, fence, x;
+    uint8_t mask = 0;
     if (w < 0) return 0;
     pto__sy_lca(sy, w, at, &pw, &ps);
-    if (pw == ps || pw >= sy->n_pos || !pto__sy_before(m, pw, ps)) return 0;
-    from = pto__sy_end_pos(sy, pw) + 1;
+    if (pw == ps || (pw >= sy->n_pos && pw != w) || !pto__sy_before(m, pw, ps)) return 0;
+    /* w made by this colouring (an order pair's wait) has no position: its
+       lifetime's end stands for it */
+    from = pw < sy->n_pos ? pto__sy_end_pos(sy, pw) + 1 : busy[p][q][j];
     fence = pto__sy_order_pos(sy, order, i, lo, hi, q, p, from, pw, pto__sy_cycle_pos(sy, pw));
+    /* the set goes right after pw, before the waits placed there already
+       (drains moved back by pto__sy_unsink count as free from pw's end on):
+       not an id one of them still waits for */
+    for (x = m->stmts[pw].next; x >= 0 && x != ps && m->stmts[x].kind == PTO_ST_OP && m->stmts[x].origin == PTO_BY_SYNC
+                                && m->stmts[x].op == PTO_OP_WAIT_FLAG;
+         x = m->stmts[x].next) {
+        uint32_t e = (uint32_t)x - (uint32_t)sy->s0;   /* its entry (pto__sy_walk); ids are not written yet */
+        const pto__sy_grp *hr;
+        int32_t id;
+        if (e >= (uint32_t)sy->n_ents || sy->ents[e].stmt != x) continue;
+        hr = &sy->grps[sy->ents[e].grp];
+        id = hr->base + (sy->ents[e].k > 0 ? sy->ents[e].k : 0);
+        if (hr->src == q && hr->dst == p && hr->base >= 0 && id < 8) mask |= (uint8_t)(1u << id);
+    }
     /* its own id: a sure one (the earlier order pairs of the other direction
        often make it so), else the one freed longest ago (an order pair for
        it in turn would chain without end): the CHECK analysis decides then */
-    k = pto__sy_first_free(busy[q][p], used[q][p], from, 1, lim, fence, &unsure);
-    if (k >= 0 && unsure) k = pto__sy_first_free(busy[q][p], used[q][p], from, 1, lim, 0x7fffffff, &unsure), unsure = 1;
+    k = pto__sy_first_free(busy[q][p], used[q][p] | mask, from, 1, lim, fence, &unsure);
+    if (k >= 0 && unsure) k = pto__sy_first_free(busy[q][p], used[q][p] | mask, from, 1, lim, 0x7fffffff, &unsure), unsure = 1;
     if (k < 0) return 0;
     f = pto__sy_new_group(sy, PTO__SY_FWD, q, p, -1, 1, 0);
     if (f < 0) return 0;
