@@ -3960,6 +3960,7 @@ static int32_t pto__sy_end2(const pto__sy *sy, int32_t s)
         int32_t ob = m->stmts[s].orelse, bb = m->stmts[s].body, t = -1;
         if (ob >= 0 && m->blocks[ob].tail >= 0) t = m->blocks[ob].tail;
         else if (bb >= 0 && m->blocks[bb].tail >= 0) t = m->blocks[bb].tail;
+        while (t >= sy->n_tt) t = m->stmts[t].prev;   /* placed since: no position */
         if (t < 0) return 2 * sy->pos[s] + 1;
         s = t;
     }
