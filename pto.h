@@ -932,6 +932,7 @@ typedef struct pto_sync_stats {
     int delayed;           /* groups whose set_flag moved later, to where an id was free */
     int shared;            /* groups that share an earlier pair of their pipes (its set moved after theirs) */
     int rounds;            /* analysis rounds (one per dependency found, plus checks) */
+    int ordered;           /* order pairs: a reused event id's previous wait ordered before its new set */
 } pto_sync_stats;
 
 /* Zero-initialised fields take their defaults. */
@@ -14221,6 +14222,10 @@ PTODEF pto_status pto_lower_for(pto_ctx *ctx, pto_module *m, pto_target target)
    - dependent instructions on the same V or M pipe are separated by a
      pipe_barrier; the in-order queues (MTE1/2/3, FIX, S) get nothing;
    - no event id is set twice, waited while unset, or left set at the end;
+     and no set of an id can fire before the wait that consumed its previous
+     set: a chain of flags orders that wait (on the consumer pipe) before
+     the set (on the producer pipe, which may run ahead: the event is
+     binary, hardware.md section 4; program order is not enough);
    - at most ids_per_pair (8) ids per ordered pipe pair; M -> FIX uses only
      ids 0..2 (that pair deadlocked with ids 3..7 on one device, s4);
    - deterministic: the same module gives the same statements;
@@ -14293,6 +14298,13 @@ PTODEF pto_status pto_lower_for(pto_ctx *ctx, pto_module *m, pto_target target)
       conflicting slots recur only every D iterations, the pair rotates
       M = min(D, N) ids with id = base + ((i - start) / step) % M, built
       from the loop's own start and step, so any start and step is right.
+      A forward pair inside a loop rotates too (pto__sy_fwd_rotation): its
+      producer may run a whole iteration ahead of the consumer, so with one
+      id the next iteration's set could fire before this iteration's wait.
+      The consumer's access of iteration i and the producer's of i + D touch
+      the same bytes (D as above, read backwards), a dependency some chain
+      orders; so with M >= D ids (a divisor of the loop's period) the next
+      set of an id follows the wait of its previous set.
       Same-pipe V or M dependencies get a pipe_barrier instead.
       The new pair's effect is applied where the analysis stands: every
       record and hb bit carries the analysis time it was issued / acquired,
@@ -14339,6 +14351,24 @@ PTODEF pto_status pto_lower_for(pto_ctx *ctx, pto_module *m, pto_target target)
       barrier (which orders at least as much; a warning naming the tiles and
       pipes). The notes are written between the analysis and the colouring,
       all at once: one exact reservation of the string pool.
+      Reuse: an id freed in program order (its wait passed) may still be
+      set on a device, since the producer pipe runs ahead, unless a chain of
+      flags orders that wait before the new set. The colouring prefers the
+      free ids whose reuse a flag pair of the reverse direction between the
+      two shows ordered (pto__sy_order_pos; ids never used too), the oldest
+      first. When it takes one it cannot show ordered, it makes that order
+      itself (pto__sy_order_now): an order pair q -> p, set right after the
+      old wait's ancestor and waited right before the new set's, in their
+      lowest common block, with an id of its own (sure, or ordered by one
+      more such pair). Only what that cannot do (a reuse carried by a loop,
+      a moved or shared set, an order pair's own id in doubt) makes the
+      CHECK analysis (5) run now, with or without check, collecting each
+      set that breaks the rule: each gets an order pair (the reverse pair,
+      or its loop idiom when the old wait is a later iteration's), and
+      only when none fits (no id free, or it did not help) its group falls
+      back to a PIPE_ALL barrier, with a warning that says so
+      (pto__sy_order_reuse); then the analysis runs again until it finds
+      nothing. Other groups keep their ids: each round only adds order.
 
    Memory: a placed statement is written straight into the module (wait
    shares its set's operands, drain its prime's, barriers their pipe's; a
@@ -14350,7 +14380,14 @@ PTODEF pto_status pto_lower_for(pto_ctx *ctx, pto_module *m, pto_target target)
       runs once more with the hardware ids: any unordered dependency or flag
       misuse now is an internal error. It re-proves what insertion and the
       colouring guarantee by construction, so it is a self-check, like
-      pto_plan_check, not part of producing the result. */
+      pto_plan_check, not part of producing the result. It also models each
+      id as a pseudo-record (pto__sy_id_waited): a wait leaves one on the
+      consumer pipe, flags carry it like an access, and the id's next set
+      needs it ordered before the producer pipe (pto__sy_id_reuse); once
+      ordered before it, the record leaves the state. That part also orders
+      the reuses the colouring could not (4): pto__sy_order_reuse runs it,
+      with or without check, and its last round, finding nothing, is the
+      check. */
 
 #define PTO__SY_ALLBITS 0x7f        /* the queues S..FIX; ALL is not a queue */
 #define PTO__SY_VBASE (1 << 20)     /* virtual ids of insertion rounds */
@@ -14533,6 +14570,16 @@ typedef struct pto__sy {
     pto_operand opnd_tpl;       /* pto__sy_operands: an operand before its fields */
     int32_t n_pos;                         /* pos[] covers statements [0, n_pos) (pto__sy_assign) */
     int32_t *shr, n_shr, cap_shr;          /* pto__sy_share: (group, the group whose pair it shares) */
+    /* id reuse (pto__sy_id_reuse): a CHECK analysis that collects the sets
+       not ordered after their id's previous wait (statement, key, wait)
+       instead of failing; pto__sy_order_reuse orders each (an order pair)
+       or falls back. doubt: the colouring reused an id it could not show
+       ordered (pto__sy_order_pos), so that analysis must run. done: the
+       (set, wait) pairs an order pair was made for (a second time: fallback) */
+    int collect, doubt;
+    int32_t *viol, n_viol, cap_viol;
+    int32_t *done, n_done, cap_done;
+    int32_t *opl, n_opl, cap_opl;          /* pto__sy_order_now's pairs: (group, first, last position) */
 } pto__sy;
 
 /* ---- small helpers ------------------------------------------------------- */
@@ -14957,8 +15004,9 @@ static pto_status pto__sy_build_records(pto__sy *sy)
     }
     pto__sy_need_table(sy);
     /* mark_k is read only where mark_at says it was written */
-    sy->mark_at = (uint32_t *)pto__sy_zalloc(sy, sizeof(uint32_t) * (size_t)(sy->n_recs + 1));
-    sy->mark_k = (int32_t *)pto_alloc(sy->ctx, sizeof(int32_t) * (size_t)(sy->n_recs + 1));
+    /* ... and for the CHECK analysis' id records (pto__sy_id_waited) */
+    sy->mark_at = (uint32_t *)pto__sy_zalloc(sy, sizeof(uint32_t) * (size_t)(sy->n_recs + PTO__SY_REAL + 1));
+    sy->mark_k = (int32_t *)pto_alloc(sy->ctx, sizeof(int32_t) * (size_t)(sy->n_recs + PTO__SY_REAL + 1));
     return sy->mark_at && sy->mark_k ? PTO_OK : PTO_ERR_INTERNAL;
 }
 
@@ -15204,6 +15252,13 @@ static inline int32_t pto__sy_keep(const pto__sy *sy, pto__sy_st *st, int32_t k)
     return k;
 }
 
+/* pto__sy_keep for the loops that keep the count in a local. */
+static inline int32_t pto__sy_keep_at(const pto__sy *sy, pto__sy_e *E, int32_t *n, int32_t k)
+{
+    if (!pto__sy_done(sy, &E[k])) return k + 1;
+    if (k != --*n) E[k] = E[*n];
+    return k;
+}
 
 /* A new instance of record r: issued now, happening before nothing yet;
    the records it supersedes leave the state, which keeps the state the
@@ -15300,7 +15355,7 @@ static int pto__sy_join(pto__sy *sy, pto__sy_st *dst, const pto__sy_st *src)
     for (nw = PTO__SY_FW; nw > 1 && !(src->fused.w[nw - 1] | dst->fused.w[nw - 1]); nw--) {}
     n0 = dst->n;
     if (++sy->stamp == 0) {   /* wrapped: clear the marks */
-        memset(sy->mark_at, 0, (size_t)sy->n_recs * sizeof(uint32_t));
+        memset(sy->mark_at, 0, (size_t)(sy->n_recs + PTO__SY_REAL) * sizeof(uint32_t));
         sy->stamp = 1;
     }
     for (k = 0; k < n0; k++) {
@@ -15735,8 +15790,8 @@ static void pto__sy_barrier(pto__sy *sy, int32_t s, pto__sy_st *st)
 {
     const pto_operand *a = pto_stmt_arg(sy->m, s, 0);
     int P = a ? a->ref : -1, q;
-    int32_t k;
-    pto__sy_e *x, *end;
+    int32_t k, n;
+    pto__sy_e *E;
     if (P == PTO_PIPE_ALL) {
         for (k = 0; k < st->n;) {
             for (q = 0; q < 7; q++) pto__sy_addbit(&st->e[k], q, sy->now);
@@ -15744,13 +15799,14 @@ static void pto__sy_barrier(pto__sy *sy, int32_t s, pto__sy_st *st)
         }
         return;
     }
-    for (x = st->e, end = st->e + st->n; x < end;) {
-        if (x->pipe != P) { x++; continue; }
-        pto__sy_addbit(x, P, sy->now);
-        if (!pto__sy_done(sy, x)) x++;
-        else if (x != --end) *x = *end;   /* pto__sy_keep's, by pointer */
+    n = st->n;
+    E = st->e;
+    for (k = 0; k < n;) {
+        if (E[k].pipe != P) { k++; continue; }
+        pto__sy_addbit(&E[k], P, sy->now);
+        k = pto__sy_keep_at(sy, E, &n, k);
     }
-    st->n = (int32_t)(end - st->e);
+    st->n = n;
 }
 
 /* set_flag on p captures every record of pipe p and every record known to
@@ -15764,13 +15820,69 @@ static void pto__sy_syncop(pto__sy *sy, int32_t s, pto__sy_st *st)
     pto__sy_set_op(sy, s, st, UINT32_MAX);
 }
 
+/* The CHECK analysis' rule for an id's reuse (hardware.md section 4: a
+   binary event). The producer pipe p may run ahead of the consumer q, so a
+   set of (p, q, id) is only safe once the wait that consumed the id's
+   previous set is known to be past: program order is not enough. A wait
+   leaves an id record (rid n_recs + key, on pipe q, in a space no access
+   has: it conflicts with nothing and is never done), which flags carry
+   like any record; the next set of the key needs it ordered before p, and
+   consumes it. The simulator's check is the same rule on vector clocks. */
+static void pto__sy_id_waited(pto__sy *sy, pto__sy_st *st, int32_t key, int q, int32_t s)
+{
+    int32_t k = pto__sy_find(st, sy->n_recs + key);
+    pto__sy_e *e;
+    if (k < 0) {
+        if (st->n >= st->cap_e && !pto__sy_grow(sy, (void **)&st->e, sizeof(pto__sy_e), &st->cap_e, st->n + 1)) return;
+        k = st->n++;
+    }
+    e = &st->e[k];
+    memset(e, 0, sizeof *e);
+    e->rid = sy->n_recs + key;
+    e->lo = key;
+    e->hi = s;   /* the wait (pto__sy_collect leaves id records alone) */
+    e->pipe = (uint8_t)q;
+    e->space = 0xff;
+    e->rw = PTO__SY_WR;
+    e->skip = 0xff;   /* never a hazard of an access (pto__sy_scan) */
+    e->need = (uint8_t)(1u << (key / 64));   /* done (and gone) once ordered before the producer pipe */
+    e->ts = sy->now;
+}
+
+static void pto__sy_id_reuse(pto__sy *sy, int32_t s, pto__sy_st *st, int32_t key, int p)
+{
+    int32_t k = pto__sy_find(st, sy->n_recs + key), w;
+    pto_module *m = sy->m;
+    int ordered;
+    if (k < 0) return;
+    ordered = (st->e[k].bits & (1u << p)) != 0;
+    w = st->e[k].hi;
+    if (ordered || sy->collect) {   /* consumed: the next wait leaves a new one */
+        if (k != --st->n) st->e[k] = st->e[st->n];
+        if (ordered || !pto__sy_grow(sy, (void **)&sy->viol, sizeof(int32_t), &sy->cap_viol, sy->n_viol + 3)) return;
+        sy->viol[sy->n_viol++] = s;
+        sy->viol[sy->n_viol++] = key;
+        sy->viol[sy->n_viol++] = w;
+        return;
+    }
+    pto_error(sy->ctx, m->stmts[s].loc,
+              "sync: %sset_flag(%s, %s, %d) may fire before the wait_flag that consumes the id's previous set: "
+              "nothing orders that wait (on %s) before this set (on %s), which may run ahead; on a device the "
+              "binary event is set twice and a signal is lost (hardware.md section 4)%s",
+              m->stmts[s].origin == PTO_BY_USER ? "" : "internal: ", pto_pipe_name((pto_pipe)(key / 64)),
+              pto_pipe_name((pto_pipe)(key / 8 % 8)), (int)(key % 8), pto_pipe_name((pto_pipe)(key / 8 % 8)),
+              pto_pipe_name((pto_pipe)p),
+              m->stmts[s].origin == PTO_BY_USER ? ": use another id, or drop the written flags and let the pass insert them" : "");
+    pto__sy_fail(sy, m->stmts[s].origin == PTO_BY_USER ? PTO_ERR_USER : PTO_ERR_INTERNAL);
+}
+
 static void pto__sy_set_op(pto__sy *sy, int32_t s, pto__sy_st *st, uint32_t t)
 {
     int p = 0, q = 0, f, fw;
     int32_t key, k, n;
     uint64_t bit;
     uint8_t pbit;
-    pto__sy_e *E, *x, *end;
+    pto__sy_e *E;
     if (sy->m->stmts[s].op == PTO_OP_PIPE_BARRIER) { pto__sy_barrier(sy, s, st); return; }
     key = pto__sy_slot(sy, s, &p, &q);
     if (key < 0) { pto__sy_misuse(sy, s, "cannot analyse this event id"); return; }
@@ -15778,6 +15890,10 @@ static void pto__sy_set_op(pto__sy *sy, int32_t s, pto__sy_st *st, uint32_t t)
     f = pto__sy_fslot(st, key);
     if (sy->m->stmts[s].op == PTO_OP_SET_FLAG) {
         if (f >= 0) { pto__sy_misuse(sy, s, "event id set while it may still be set"); return; }
+        if (sy->mode == PTO__SY_CHECK && key < PTO__SY_REAL) {
+            pto__sy_id_reuse(sy, s, st, key, p);
+            if (sy->stop) return;
+        }
         if ((f = pto__sy_ffree(st)) < 0) {
             pto_error(sy->ctx, sy->m->stmts[s].loc,
                       "sync: more than %d event ids would be set at once here (an xN tile a loop reuses keeps N "
@@ -15794,7 +15910,8 @@ static void pto__sy_set_op(pto__sy *sy, int32_t s, pto__sy_st *st, uint32_t t)
         n = st->n;
         E = st->e;
         if (t == UINT32_MAX) {
-            for (x = E, end = E + n; x < end; x++)
+            pto__sy_e *x, *end = E + n;
+            for (x = E; x < end; x++)
                 if ((x->bits & pbit) || x->pipe == p) x->cap.w[fw] |= bit;
             return;
         }
@@ -15809,15 +15926,15 @@ static void pto__sy_set_op(pto__sy *sy, int32_t s, pto__sy_st *st, uint32_t t)
     bit = (uint64_t)1 << (f & 63);
     n = st->n;
     E = st->e;
-    for (x = E, end = E + n; x < end;) {
-        if (!(x->cap.w[fw] & bit)) { x++; continue; }
-        x->cap.w[fw] &= ~bit;
-        pto__sy_addbit(x, q, sy->now);
-        if (!pto__sy_done(sy, x)) x++;
-        else if (x != --end) *x = *end;   /* pto__sy_keep's, by pointer */
+    for (k = 0; k < n;) {
+        if (!(E[k].cap.w[fw] & bit)) { k++; continue; }
+        E[k].cap.w[fw] &= ~bit;
+        pto__sy_addbit(&E[k], q, sy->now);
+        k = pto__sy_keep_at(sy, E, &n, k);
     }
-    st->n = (int32_t)(end - E);
+    st->n = n;
     pto__sy_fs_del(&st->fused, f);
+    if (sy->mode == PTO__SY_CHECK && key < PTO__SY_REAL) pto__sy_id_waited(sy, st, key, q, s);
 }
 
 static int pto__sy_is_forward(const pto__sy *sy, int32_t a, int32_t b)
@@ -15927,7 +16044,7 @@ static void pto__sy_collect(pto__sy *sy, pto__sy_st *st)
         const pto__sy_e *b = &st->e[kb];
         for (ka = 0; ka < n; ka++) {
             const pto__sy_e *a = &st->e[ka];
-            if (!(a->lo <= b->lo && b->hi <= a->hi) || ka == kb || a->space != b->space) continue;
+            if (!(a->lo <= b->lo && b->hi <= a->hi) || ka == kb || a->space != b->space || a->space == 0xff) continue;
             if (pto__sy_supersedes(sy, &set1, &st->e[ka], &st->e[kb])) { drop[kb] = 1; break; }
         }
     }
@@ -15983,11 +16100,13 @@ static int32_t pto__sy_scan(pto__sy *sy, int32_t s, const pto__sy_st *st, int32_
    instance it was at t on every path. */
 static void pto__sy_apply(pto__sy *sy, pto__sy_st *st, int p, int q, uint32_t t, uint32_t w)
 {
-    pto__sy_e *e, *end = st->e + st->n;
+    int32_t k;
     (void)sy;
-    for (e = st->e; e < end; e++)
+    for (k = 0; k < st->n; k++) {
+        pto__sy_e *e = &st->e[k];
         if ((e->pipe == p && e->ts <= t) || ((e->bits & (1u << p)) && e->hts[p] <= t))
             pto__sy_addbit(e, q, w);
+    }
 }
 
 /* The effect, on the iteration under analysis, of a carried pair (its
@@ -16002,9 +16121,11 @@ static void pto__sy_apply(pto__sy *sy, pto__sy_st *st, int p, int q, uint32_t t,
    only, after the loop's next visits: pto__sy_only_barriers). */
 static void pto__sy_apply_carried(pto__sy_st *st, int p, int q, uint32_t t0, uint32_t w)
 {
-    pto__sy_e *e, *end = st->e + st->n;
-    for (e = st->e; e < end; e++)
+    int32_t k;
+    for (k = 0; k < st->n; k++) {
+        pto__sy_e *e = &st->e[k];
         if (e->ts < t0 && (e->pipe == p || (e->bits & (1u << p)))) pto__sy_addbit(e, q, w);
+    }
 }
 
 static int32_t pto__sy_frame_of(const pto__sy *sy, int32_t stmt)
@@ -16713,7 +16834,7 @@ static int32_t pto__sy_emit(pto__sy *sy, int32_t g, uint8_t role, int32_t at, in
         erot = sy->ents[like].emod;
         arg0 = m->stmts[sy->ents[like].stmt].arg0;
     } else {
-        int rot = (role == PTO__SY_WAIT || role == PTO__SY_SET) && gr->kind == PTO__SY_LOOP;
+        int rot = (role == PTO__SY_WAIT || role == PTO__SY_SET) && gr->loop >= 0 && gr->nids > 1;
         int32_t expr = ebase;
         if (expr < 0)
             expr = pto__sy_idexpr(sy, rot ? gr->loop : -1,
@@ -17098,6 +17219,23 @@ static int32_t pto__sy_rise(pto__sy *sy, int32_t A, int p, int q, const pto__sy_
 }
 
 /* Orders the dependency the last FIND analysis reported. */
+/* The rotation of a forward pair set after pa (in the block of a loop L):
+   its set of iteration i + M must follow the wait of iteration i, or the
+   producer pipe, running ahead, sets the binary event while it is still
+   set (hardware.md section 4). The consumer's access of iteration i and the
+   producer's of i + D touch the same bytes (D: the distance until they
+   recur, pto__sy_rotation read backwards), so that dependency is ordered,
+   and the producer's set follows its access: any M >= D is safe. M divides
+   L's period, so the analysis' phases decode the id. */
+static int32_t pto__sy_fwd_rotation(pto__sy *sy, int32_t pa)
+{
+    int32_t L = pto_stmt_loop(sy->m, pa), D, M;
+    if (L < 0) return 1;
+    D = pto__sy_rotation(sy, L, sy->h_brec, sy->h_rec);
+    for (M = D; M <= PTO__SY_MAXROT && sy->period[L] % M != 0; M++) {}
+    return M <= PTO__SY_MAXROT ? M : 1;
+}
+
 static pto_status pto__sy_place(pto__sy *sy)
 {
     pto_module *m = sy->m;
@@ -17120,8 +17258,10 @@ static pto_status pto__sy_place(pto__sy *sy)
         return PTO_OK;
     }
     if (!sy->h_fwd) M = pto__sy_rotation(sy, L, sy->h_rec, sy->h_brec);
+    else M = pto__sy_fwd_rotation(sy, pa);
     g = pto__sy_new_group(sy, sy->h_fwd ? PTO__SY_FWD : PTO__SY_LOOP, p, q, L, M, !sy->h_fwd);
     if (g < 0) return PTO_ERR_INTERNAL;
+    if (sy->h_fwd && M > 1) sy->grps[g].loop = sy->grps[g].anchor = pto_stmt_loop(m, pa);
     as = pto__sy_emit(sy, g, PTO__SY_SET, pa, 1, -1, -1, -1);
     bs = as >= 0 ? pto__sy_emit(sy, g, PTO__SY_WAIT, pb, 0, -1, sy->n_ents - 1, -1) : -1;
     ok = as >= 0 && bs >= 0;
@@ -17216,18 +17356,24 @@ static void pto__sy_degrade(pto__sy *sy, int32_t g, int32_t M)
     sy->stats.degraded++;
 }
 
-/* No ids left at all: a PIPE_ALL barrier where the wait was (and after the
-   loop for a carried dependency) orders everything the pair ordered. */
-static pto_status pto__sy_fallback(pto__sy *sy, int32_t g)
+/* No ids left at all, or (why: the reason) an id's reuse that no pair can
+   order: a PIPE_ALL barrier where the wait was (and after the loop for a
+   carried dependency) orders everything the pair ordered. */
+static pto_status pto__sy_fallback(pto__sy *sy, int32_t g, const char *why)
 {
     pto__sy_grp *gr = &sy->grps[g];
     int32_t e, n = sy->n_ents;
     char tiles[160];
     pto__sy_tiles(sy, gr, tiles, sizeof tiles);
-    pto_warning(sy->ctx, sy->m->stmts[gr->bstmt].loc,
-                "sync: out of event ids for %s -> %s: PIPE_ALL barrier instead of a flag pair for %s: %s",
-                pto_pipe_name((pto_pipe)gr->src), pto_pipe_name((pto_pipe)gr->dst), tiles, pto_str(sy->ctx, gr->note));
-    gr->note = pto__sy_prefixed(sy, "PIPE_ALL (out of event ids): ", gr->note);
+    if (why)
+        pto_warning(sy->ctx, sy->m->stmts[gr->bstmt].loc,
+                    "sync: %s -> %s: PIPE_ALL barrier instead of a flag pair for %s: %s (%s)",
+                    pto_pipe_name((pto_pipe)gr->src), pto_pipe_name((pto_pipe)gr->dst), tiles, pto_str(sy->ctx, gr->note), why);
+    else
+        pto_warning(sy->ctx, sy->m->stmts[gr->bstmt].loc,
+                    "sync: out of event ids for %s -> %s: PIPE_ALL barrier instead of a flag pair for %s: %s",
+                    pto_pipe_name((pto_pipe)gr->src), pto_pipe_name((pto_pipe)gr->dst), tiles, pto_str(sy->ctx, gr->note));
+    gr->note = pto__sy_prefixed(sy, why ? "PIPE_ALL (an id's reuse unordered): " : "PIPE_ALL (out of event ids): ", gr->note);
     gr->dst = PTO_PIPE_ALL;
     for (e = 0; e < n; e++) {
         int32_t s = sy->ents[e].stmt;
@@ -17281,14 +17427,98 @@ static void pto__sy_reserved(pto__sy *sy, uint8_t used[8][8])
     }
 }
 
-static int32_t pto__sy_first_free(const int32_t *busy, uint8_t used, int32_t lo, int32_t M, int32_t lim)
+/* The free ids base .. base + M - 1 (free from position lo on) for a group
+   whose first set is at lo. An id reused after its previous wait in
+   program order is not free in time unless a chain of flags orders that
+   wait (on the consumer pipe) before the new set (on the producer pipe,
+   which may run ahead: hardware.md section 4, a binary event). A reuse is
+   sure when the previous lifetime ends before `fence` (pto__sy_order_pos:
+   a flag pair of the reverse direction lies between); ids never used are
+   sure too. Sure bases first, then those freed longest ago (ties: the
+   lowest); *unsure is set when the base taken is not sure (then an order
+   pair is made at once, pto__sy_order_now, or the CHECK analysis decides:
+   pto__sy_order_reuse). */
+static int32_t pto__sy_first_free(const int32_t *busy, uint8_t used, int32_t lo, int32_t M, int32_t lim, int32_t fence,
+                                  int *unsure)
 {
-    int32_t b, i;
+    int32_t b, i, best = -1, bage = 0;
+    int bsure = 0;
     for (b = 0; b + M <= lim; b++) {
-        for (i = b; i < b + M; i++)
+        int32_t age = -1, young = 0x7fffffff;
+        int sure = 1;
+        for (i = b; i < b + M; i++) {
             if ((used & (1u << i)) || busy[i] >= lo) break;
-        if (i == b + M) return b;
+            if (busy[i] > age) age = busy[i];
+            if (busy[i] < young) young = busy[i];
+            if (busy[i] >= 0 && busy[i] >= fence) sure = 0;
+        }
+        /* not sure: the CHECK analysis may add an order pair from the
+           previous wait to the new set, whose own id must be free in
+           between: the shorter that stretch, the likelier */
+        if (!sure) age = -young;
+        if (i == b + M && (best < 0 || sure > bsure || (sure == bsure && age < bage))) best = b, bage = age, bsure = sure;
     }
+    if (best >= 0 && !bsure) *unsure = 1;
+    return best;
+}
+
+/* The latest first position of a flag pair q -> p (forward, kept) that
+   ends before position s and whose block holds statement at (at position
+   s): an id of p -> q whose previous lifetime ended before it is surely
+   reused in order (its wait on q, then that pair's set on q, its wait on
+   p, then the new set on p, all in one run of that block). -1 when none
+   is found among the `budget` groups coloured just before (order[0 .. i)
+   by first position): then the colouring cannot tell. */
+static int32_t pto__sy_order_pos(const pto__sy *sy, const int32_t *order, int32_t i, const int32_t *lo, const int32_t *hi,
+                                 int p, int q, int32_t s, int32_t at, int32_t cyc)
+{
+    const pto_module *m = sy->m;
+    int32_t k, budget = 24, best = -1;
+    for (k = i - 1; k >= 0 && budget > 0; k--, budget--) {
+        const pto__sy_grp *fr = &sy->grps[order[k]];
+        int32_t sf, wf, x;
+        if (fr->kind != PTO__SY_FWD || fr->src != q || fr->dst != p || fr->base < 0 || hi[order[k]] >= s) continue;
+        pto__sy_ends(sy, order[k], &sf, &wf);
+        if (sf < 0 || wf < 0 || m->stmts[sf].block != m->stmts[wf].block) continue;
+        for (x = at; x >= 0 && m->stmts[x].block != m->stmts[wf].block; x = pto__sy_up(m, x)) {}
+        if (x >= 0) { best = lo[order[k]]; break; }
+    }
+    /* the order pairs made so far (pto__sy_order_now), latest last */
+    for (k = sy->n_opl - 3, budget = 24; k >= 0 && budget > 0; k -= 3, budget--) {
+        const pto__sy_grp *fr = &sy->grps[sy->opl[k]];
+        int32_t sf, wf, x;
+        if (sy->opl[k + 1] <= best) break;
+        if (fr->src != q || fr->dst != p || fr->base < 0 || sy->opl[k + 2] > s) continue;
+        pto__sy_ends(sy, sy->opl[k], &sf, &wf);
+        if (sf < 0 || wf < 0) continue;
+        for (x = at; x >= 0 && m->stmts[x].block != m->stmts[wf].block; x = pto__sy_up(m, x)) {}
+        if (x >= 0) { best = sy->opl[k + 1]; break; }
+    }
+    return best < 0 ? -1 : best < cyc ? best : cyc;
+}
+
+/* Inside a loop, an id the group takes from an earlier group of the same
+   loop body is also reused the other way: the earlier group's set of the
+   next iteration follows this group's wait, which nothing here shows
+   ordered. So only lifetimes that ended before the outermost loop around
+   statement at (its position) count as sure; 0x7fffffff outside loops. */
+static int32_t pto__sy_cycle_pos(const pto__sy *sy, int32_t at)
+{
+    const pto_module *m = sy->m;
+    int32_t x, L = -1;
+    for (x = pto__sy_up(m, at); x >= 0; x = pto__sy_up(m, x))
+        if (m->stmts[x].kind == PTO_ST_FOR) L = x;
+    return L >= 0 && L < sy->n_pos ? sy->pos[L] : 0x7fffffff;
+}
+
+/* The first statement of group g (its first prime, or its set). */
+static int32_t pto__sy_first_stmt(const pto__sy *sy, int32_t g)
+{
+    const pto__sy_grp *gr = &sy->grps[g];
+    int32_t e;
+    for (e = gr->e0; e < gr->e0 + gr->ne; e++)
+        if (sy->ents[e].stmt >= 0 && sy->ents[e].role == (gr->kind == PTO__SY_LOOP ? PTO__SY_PRIME : PTO__SY_SET))
+            return sy->ents[e].stmt;
     return -1;
 }
 
@@ -17314,7 +17544,8 @@ static int32_t pto__sy_delay_set(pto__sy *sy, int32_t g, const int32_t *busy, ui
        (the drains after a loop that used every id) */
     for (s = m->stmts[sg].next; s >= 0; s = m->stmts[s].next) {
         /* s >= n_pos: a fallback's barrier, added after the numbering */
-        if (s < sy->n_pos && (base = pto__sy_first_free(busy, used, sy->pos[s], 1, lim)) >= 0) {
+        /* right after another pair's wait: a reuse the CHECK analysis decides */
+        if (s < sy->n_pos && (base = pto__sy_first_free(busy, used, sy->pos[s], 1, lim, -1, &sy->doubt)) >= 0) {
             pto_unlink(m, sg);
             pto_insert_before(m, s, sg);
             sy->stats.delayed++;
@@ -17354,7 +17585,7 @@ static int pto__sy_share(pto__sy *sy, int32_t g)
     pto_module *m = sy->m;
     const pto__sy_grp *gr = &sy->grps[g];
     int32_t sg, wg, h, best = -1, bset = -1, bwait = -1, e;
-    if (gr->kind != PTO__SY_LOOP && (gr->kind != PTO__SY_FWD || gr->nids != 1)) return 0;
+    if (gr->kind != PTO__SY_LOOP && gr->kind != PTO__SY_FWD) return 0;
     pto__sy_ends(sy, g, &sg, &wg);
     if (sg < 0 || wg < 0) return 0;
     for (h = 0; h < sy->n_grps; h++) {
@@ -17362,7 +17593,8 @@ static int pto__sy_share(pto__sy *sy, int32_t g)
         int32_t sh, wh;
         if (h == g || hr->kind != gr->kind || hr->nids != gr->nids || hr->base < 0 || hr->src != gr->src || hr->dst != gr->dst
             || (gr->kind == PTO__SY_LOOP
-                && (hr->loop != gr->loop || hr->anchor != gr->anchor || hr->dafter != gr->dafter || hr->pbefore != gr->pbefore)))
+                && (hr->loop != gr->loop || hr->anchor != gr->anchor || hr->dafter != gr->dafter || hr->pbefore != gr->pbefore))
+            || (gr->kind == PTO__SY_FWD && gr->nids > 1 && hr->loop != gr->loop))   /* the same rotation */
             continue;
         pto__sy_ends(sy, h, &sh, &wh);
         if (sh < 0 || wh < 0 || m->stmts[sh].block != m->stmts[sg].block || m->stmts[wh].block != m->stmts[wg].block)
@@ -17538,6 +17770,117 @@ static void pto__sy_rise_order(pto__sy *sy, int32_t *lo, int32_t *rise, int32_t 
     }
 }
 
+/* The note of an order pair: which reuse it orders. */
+static int32_t pto__sy_order_note(pto__sy *sy, int32_t key, int32_t s, int32_t w)
+{
+    pto__sy_txt t;
+    t.n = 0;
+    PTO__SY_LIT(&t, "order: id ");
+    pto__sy_num(&t, (unsigned long long)(key % 8), 10, 0);
+    PTO__SY_LIT(&t, " of ");
+    pto__sy_cat(&t, pto_pipe_name((pto_pipe)(key / 64)));
+    PTO__SY_LIT(&t, " -> ");
+    pto__sy_cat(&t, pto_pipe_name((pto_pipe)(key / 8 % 8)));
+    PTO__SY_LIT(&t, " is set again at ");
+    pto__sy_base_of(sy, s);
+    pto__sy_put(&t, sy->base_name, sy->base_len);
+    PTO__SY_LIT(&t, ":");
+    pto__sy_num(&t, pto__sy_line(sy, s), 10, 0);
+    PTO__SY_LIT(&t, "; its previous wait (");
+    pto__sy_base_of(sy, w);
+    pto__sy_put(&t, sy->base_name, sy->base_len);
+    PTO__SY_LIT(&t, ":");
+    pto__sy_num(&t, pto__sy_line(sy, w), 10, 0);
+    PTO__SY_LIT(&t, ") must come first");
+    return pto__sy_note(sy, &t);
+}
+
+/* The last statement of group g (pto__sy_walk's order: its drain, or its wait). */
+static int32_t pto__sy_last_stmt(const pto__sy *sy, int32_t g)
+{
+    const pto__sy_grp *gr = &sy->grps[g];
+    int32_t e, best = -1;
+    for (e = gr->e0; e < gr->e0 + gr->ne; e++) {
+        int32_t x = sy->ents[e].stmt;
+        if (x >= 0 && x < sy->n_pos && (best < 0 || sy->pos[x] > sy->pos[best])) best = x;
+    }
+    return best;
+}
+
+/* Group g (first statement at) takes id j of its pair p -> q, whose
+   previous lifetime ended with wait w (on q) at position busy[q][p]...
+   not shown ordered before g's set (pto__sy_order_pos). An order pair
+   q -> p makes it so: set_flag(q, p) right after w's ancestor, wait_flag(q,
+   p) right before at's ancestor, in their lowest common block, with an id
+   of q -> p free from there on (the groups coloured so far all start
+   before g's first position S; the ones after see it busy until S). 0 when w is not before
+   at in program order (a reuse carried by a loop: the CHECK analysis
+   orders it) or no id is free. */
+static int pto__sy_order_now(pto__sy *sy, const int32_t *order, int32_t i, const int32_t *lo, const int32_t *hi,
+                             int32_t busy[8][8][8], int32_t bw[8][8][8], uint8_t used[8][8], int32_t g, int32_t j,
+                             int32_t at, int32_t S, int depth)
+{
+    pto_module *m = sy->m;
+    const pto__sy_grp *gr = &sy->grps[g];
+    int p = gr->src, q = gr->dst, unsure = 0;
+    int32_t w = bw[p][q][j], pw, ps, e0, f, k, lim = pto__sy_limit(sy, q, p), from, fence, x;
+    uint8_t mask = 0;
+    if (w < 0) return 0;
+    pto__sy_lca(sy, w, at, &pw, &ps);
+    if (pw == ps || (pw >= sy->n_pos && pw != w) || !pto__sy_before(m, pw, ps)) return 0;
+    /* w made by this colouring (an order pair's wait) has no position: its
+       lifetime's end stands for it */
+    from = pw < sy->n_pos ? pto__sy_end_pos(sy, pw) + 1 : busy[p][q][j];
+    fence = pto__sy_order_pos(sy, order, i, lo, hi, q, p, from, pw, pto__sy_cycle_pos(sy, pw));
+    /* the set goes right after pw, before the waits placed there already
+       (drains moved back by pto__sy_unsink count as free from pw's end on):
+       not an id one of them still waits for */
+    for (x = m->stmts[pw].next; x >= 0 && x != ps && m->stmts[x].kind == PTO_ST_OP && m->stmts[x].origin == PTO_BY_SYNC
+                                && m->stmts[x].op == PTO_OP_WAIT_FLAG;
+         x = m->stmts[x].next) {
+        uint32_t e = (uint32_t)x - (uint32_t)sy->s0;   /* its entry (pto__sy_walk); ids are not written yet */
+        const pto__sy_grp *hr;
+        int32_t id;
+        if (e >= (uint32_t)sy->n_ents || sy->ents[e].stmt != x) continue;
+        hr = &sy->grps[sy->ents[e].grp];
+        id = hr->base + (sy->ents[e].k > 0 ? sy->ents[e].k : 0);
+        if (hr->src == q && hr->dst == p && hr->base >= 0 && id < 8) mask |= (uint8_t)(1u << id);
+    }
+    /* its own id: a sure one (the earlier order pairs of the other direction
+       often make it so), else the one freed longest ago (an order pair for
+       it in turn would chain without end): the CHECK analysis decides then */
+    k = pto__sy_first_free(busy[q][p], used[q][p] | mask, from, 1, lim, fence, &unsure);
+    if (k >= 0 && unsure) k = pto__sy_first_free(busy[q][p], used[q][p] | mask, from, 1, lim, 0x7fffffff, &unsure), unsure = 1;
+    if (k < 0) return 0;
+    f = pto__sy_new_group(sy, PTO__SY_FWD, q, p, -1, 1, 0);
+    if (f < 0) return 0;
+    sy->grps[f].arec = sy->grps[g].arec;   /* its warnings name g's tiles */
+    sy->grps[f].bstmt = sy->grps[g].bstmt;
+    sy->grps[f].bopnd = sy->grps[g].bopnd;
+    sy->grps[f].brec = sy->grps[g].brec;
+    sy->grps[f].note = pto__sy_order_note(sy, p * 64 + q * 8 + j, at, w);
+    e0 = sy->n_ents;
+    if (pto__sy_emit(sy, f, PTO__SY_SET, pw, 1, -1, -1, -1) < 0 || pto__sy_emit(sy, f, PTO__SY_WAIT, ps, 0, -1, e0, -1) < 0)
+        return 0;
+    sy->grps[f].ne = sy->n_ents - e0;
+    sy->grps[f].pb = ps;
+    sy->grps[f].base = k;
+    /* its own reuse not sure: one more order pair, the other way (then the
+       CHECK analysis); before f's own id is marked busy (bw: the wait before) */
+    if (unsure && (depth >= 3 || !pto__sy_order_now(sy, order, i, lo, hi, busy, bw, used, f, k, sy->ents[e0].stmt, from, depth + 1)))
+        sy->doubt = 1;
+    busy[q][p][k] = S;   /* its wait is right before g's first position S (at's may be stale: pto__sy_unrise) */
+    if (pto__sy_grow(sy, (void **)&sy->opl, sizeof(int32_t), &sy->cap_opl, sy->n_opl + 3)) {
+        sy->opl[sy->n_opl++] = f;
+        sy->opl[sy->n_opl++] = from;   /* its set: right after position from - 1 */
+        sy->opl[sy->n_opl++] = S;      /* its wait: right before S */
+    }
+    bw[q][p][k] = sy->ents[e0 + 1].stmt;
+    sy->stats.flag_pairs++;
+    sy->stats.ordered++;
+    return 1;
+}
+
 /* Colours the lifetimes of the flag groups of one kernel with hardware ids,
    pair by pair, greedily in program order of their first statements
    (optimal for intervals; creation order for a group with none left). */
@@ -17546,7 +17889,7 @@ static pto_status pto__sy_assign(pto__sy *sy)
     pto_module *m = sy->m;
     int32_t *lo, *hi, *order, *rise, g, e, i, j, n = 0;
     uint8_t used[8][8];
-    int32_t busy[8][8][8];
+    int32_t busy[8][8][8], bw[8][8][8];   /* per id: the last lifetime's end, and its statement */
     pto_status st = PTO_OK;
     sy->pos = (int32_t *)pto__sy_reuse(sy, (void **)&sy->pos, sizeof(int32_t) * ((size_t)m->n_stmts + 1), 1);
     sy->n_pos = m->n_stmts;   /* statements a fallback adds later have no position */
@@ -17562,6 +17905,8 @@ static pto_status pto__sy_assign(pto__sy *sy)
     order = hi + sy->n_grps + 1;
     rise = order + sy->n_grps + 1;
     for (g = 0; g < sy->n_grps; g++) hi[g] = -1;
+    sy->doubt = 0;
+    sy->n_opl = 0;
     pto__sy_walk(sy, m->kernels[sy->kernel].body, 0, lo, hi, order, &n);
     for (g = 0; g < sy->n_grps; g++)
         if (hi[g] < 0 && sy->grps[g].kind != PTO__SY_BAR && sy->grps[g].kind != PTO__SY_DEAD) {
@@ -17571,20 +17916,31 @@ static pto_status pto__sy_assign(pto__sy *sy)
     pto__sy_rise_order(sy, lo, rise, order, n);
     pto__sy_reserved(sy, used);
     for (i = 0; i < 8; i++)
-        for (j = 0; j < 64; j++) busy[i][j / 8][j % 8] = -1;
+        for (j = 0; j < 64; j++) busy[i][j / 8][j % 8] = bw[i][j / 8][j % 8] = -1;
     for (i = 0; st == PTO_OK && i < n; i++) {
         pto__sy_grp *gr = &sy->grps[order[i]];
         int32_t lim = pto__sy_limit(sy, gr->src, gr->dst), M = gr->nids, base;
-        int32_t *bz = busy[gr->src][gr->dst];
+        int32_t *bz = busy[gr->src][gr->dst], at = pto__sy_first_stmt(sy, order[i]), fence = -1, cyc = 0, S;
+        uint8_t u = used[gr->src][gr->dst];
+        int reused = 0, unsure = 0;
+        for (j = 0; j < lim; j++) reused |= bz[j] >= 0;
         base = -1;
+        if (reused && at >= 0) cyc = pto__sy_cycle_pos(sy, at);
+        S = rise[order[i]];
         if (gr->kind == PTO__SY_LOOP && gr->pbefore != gr->anchor) {   /* its ids from its primes on, or it goes down */
-            base = pto__sy_first_free(bz, used[gr->src][gr->dst], rise[order[i]], M, lim);
+            if (reused && at >= 0) fence = pto__sy_order_pos(sy, order, i, lo, hi, gr->src, gr->dst, S, at, cyc);
+            base = pto__sy_first_free(bz, u, S, M, lim, fence, &unsure);
             if (base < 0) pto__sy_unrise(sy, order[i]);
         }
-        if (base < 0) base = pto__sy_first_free(bz, used[gr->src][gr->dst], lo[order[i]], M, lim);
+        if (base < 0) {
+            /* (unrisen: its primes are right before the anchor, the same block) */
+            S = lo[order[i]];
+            fence = reused && at >= 0 ? pto__sy_order_pos(sy, order, i, lo, hi, gr->src, gr->dst, S, at, cyc) : -1;
+            base = pto__sy_first_free(bz, u, S, M, lim, fence, &unsure);
+        }
         if (base < 0 && pto__sy_unsink(sy, gr->src, gr->dst, lo[order[i]], bz, hi))
-            base = pto__sy_first_free(bz, used[gr->src][gr->dst], lo[order[i]], M, lim);
-        if (base < 0 && M > 1 && pto__sy_share(sy, order[i])) continue;
+            base = pto__sy_first_free(bz, u, S, M, lim, fence, &unsure);
+        if (base < 0 && M > 1 && pto__sy_share(sy, order[i])) { sy->doubt = 1; continue; }
         while (base < 0 && M > 1) {
             /* primes and drains moved out of the loop (pto__sy_anchor) keep each id
                alternating over the whole nest, which pairs a run's first waits with
@@ -17592,14 +17948,24 @@ static pto_status pto__sy_assign(pto__sy *sy)
                slots that conflict stay a union of the ids' classes, so the rotation
                may only shrink to a divisor of itself (x3 -> 2 left a WAW unordered) */
             M = M > 2 && (gr->anchor == gr->loop || gr->nids % 2 == 0) ? 2 : 1;
-            base = pto__sy_first_free(bz, used[gr->src][gr->dst], lo[order[i]], M, lim);
+            base = pto__sy_first_free(bz, u, S, M, lim, fence, &unsure);
         }
-        if (base < 0 && M == 1) base = pto__sy_delay_set(sy, order[i], bz, used[gr->src][gr->dst], lim);
-        if (base < 0 && M == 1 && gr->nids == 1 && pto__sy_share(sy, order[i])) continue;
-        if (base < 0) { st = pto__sy_fallback(sy, order[i]); continue; }
+        if (base < 0 && M == 1) base = pto__sy_delay_set(sy, order[i], bz, u, lim);
+        else if (unsure && at >= 0) {
+            /* an order pair right away for the reuses not shown ordered: one,
+               after the latest of their previous waits (the others come before
+               it); the CHECK analysis for what it cannot do */
+            int32_t jl = base;
+            for (j = base; j < base + M; j++)
+                if (bz[j] > bz[jl]) jl = j;
+            if (!pto__sy_order_now(sy, order, i, lo, hi, busy, bw, used, order[i], jl, at, S, 0)) sy->doubt = 1;
+            gr = &sy->grps[order[i]];   /* the order pair's group may move the array */
+        }
+        if (base < 0 && M == 1 && gr->nids == 1 && pto__sy_share(sy, order[i])) { sy->doubt = 1; continue; }
+        if (base < 0) { st = pto__sy_fallback(sy, order[i], NULL); continue; }
         if (M < gr->nids) pto__sy_degrade(sy, order[i], M);
         gr->base = base;
-        for (j = base; j < base + M; j++) bz[j] = hi[order[i]];
+        for (j = base; j < base + M; j++) bz[j] = hi[order[i]], bw[gr->src][gr->dst][j] = pto__sy_last_stmt(sy, order[i]);
     }
     pto__sy_report_shares(sy);
     for (e = 0; st == PTO_OK && e < sy->n_ents; e++) {
@@ -17797,6 +18163,235 @@ static void pto__sy_reserve(pto__sy *sy, size_t nacc)
     pto__sy_prealloc(sy, (void **)&sy->ents, sizeof *sy->ents, &sy->cap_ents, 3 * nacc);
 }
 
+/* The preorder position just past statement s's subtree, doubled (the
+   positions of the last analysis: pto__sy_tables). */
+static int32_t pto__sy_end2(const pto__sy *sy, int32_t s)
+{
+    const pto_module *m = sy->m;
+    for (;;) {
+        int32_t ob = m->stmts[s].orelse, bb = m->stmts[s].body, t = -1;
+        if (ob >= 0 && m->blocks[ob].tail >= 0) t = m->blocks[ob].tail;
+        else if (bb >= 0 && m->blocks[bb].tail >= 0) t = m->blocks[bb].tail;
+        while (t >= sy->n_tt) t = m->stmts[t].prev;   /* placed since: no position */
+        if (t < 0) return 2 * sy->pos[s] + 1;
+        s = t;
+    }
+}
+
+/* An id of pair q -> p free over doubled positions [lo2, hi2] (no group of
+   the pair holds it there: lifetimes from the last analysis' positions, or
+   from nlife for the order pairs made since), the one farthest from its
+   neighbours' lifetimes; -1 when none. */
+static int32_t pto__sy_free_between(pto__sy *sy, int q, int p, int32_t lo2, int32_t hi2, const int32_t *nlife, int32_t nn)
+{
+    int32_t gap[8], g, e, j, best = -1, lim = pto__sy_limit(sy, q, p);
+    uint8_t used[8][8];
+    pto__sy_reserved(sy, used);
+    for (j = 0; j < 8; j++) gap[j] = 0x7fffffff;
+    for (g = 0; g < sy->n_grps; g++) {
+        const pto__sy_grp *gr = &sy->grps[g];
+        int32_t a = 0x7fffffff, b = -1, d;
+        if (gr->src != q || gr->dst != p || gr->base < 0 || (gr->kind != PTO__SY_FWD && gr->kind != PTO__SY_LOOP)) continue;
+        for (e = gr->e0; e < gr->e0 + gr->ne; e++) {
+            int32_t x = sy->ents[e].stmt;
+            if (x < 0 || x >= sy->n_tt) continue;
+            if (2 * sy->pos[x] < a) a = 2 * sy->pos[x];
+            if (2 * sy->pos[x] > b) b = 2 * sy->pos[x];
+        }
+        for (e = 0; e < nn; e += 3)
+            if (nlife[e] == g) a = nlife[e + 1], b = nlife[e + 2];
+        if (b < 0) continue;
+        d = b < lo2 ? lo2 - b : a > hi2 ? a - hi2 : -1;   /* -1: overlaps */
+        for (j = gr->base; j < gr->base + gr->nids && j < 8; j++)
+            if (d < gap[j]) gap[j] = d;
+    }
+    for (j = 0; j < lim; j++)
+        if (!(used[q][p] & (1u << j)) && gap[j] > 0 && (best < 0 || gap[j] > gap[best])) best = j;
+    return best;
+}
+
+/* Set s of pair p -> q (key) may fire before w, the wait that consumed
+   the id's previous set (q may lag behind p). When w comes before s in
+   program order, a pair of the reverse direction orders it: set_flag(q, p)
+   right after w's ancestor, wait_flag(q, p) right before s's ancestor, in
+   their lowest common block (so both run equally often), with an id of
+   q -> p free over that stretch. Returns its group, or -1 when w does not
+   come before s (the reuse is carried by a loop), -2 when no id is free. */
+static int32_t pto__sy_order_pair(pto__sy *sy, int32_t g, int32_t s, int32_t key, int32_t w, int32_t *nlife, int32_t nn)
+{
+    pto_module *m = sy->m;
+    int p = key / 64, q = key / 8 % 8;
+    int32_t pw, ps, j, f, as, bs, lo2, hi2;
+    pto__sy_lca(sy, w, s, &pw, &ps);
+    if (pw == ps || !pto__sy_before(m, pw, ps)) return -1;
+    lo2 = pto__sy_end2(sy, pw);
+    hi2 = 2 * sy->pos[ps] - 1;
+    if ((j = pto__sy_free_between(sy, q, p, lo2, hi2, nlife, nn)) < 0) return -2;
+    f = pto__sy_new_group(sy, PTO__SY_FWD, q, p, -1, 1, 0);
+    if (f < 0) return -2;
+    sy->grps[f].arec = sy->grps[g].arec;   /* its warnings name g's tiles */
+    sy->grps[f].bstmt = sy->grps[g].bstmt;
+    sy->grps[f].bopnd = sy->grps[g].bopnd;
+    sy->grps[f].brec = sy->grps[g].brec;
+    sy->grps[f].note = pto__sy_order_note(sy, key, s, w);
+    as = pto__sy_emit(sy, f, PTO__SY_SET, pw, 1, -1, -1, -1);
+    bs = as >= 0 ? pto__sy_emit(sy, f, PTO__SY_WAIT, ps, 0, -1, sy->n_ents - 1, -1) : -1;
+    if (bs < 0) return -2;
+    sy->grps[f].ne = sy->n_ents - sy->grps[f].e0;
+    sy->grps[f].pb = ps;
+    sy->grps[f].base = j;
+    m->exprs[sy->ents[sy->grps[f].e0].ebase].value = j;
+    sy->stats.flag_pairs++;
+    sy->stats.ordered++;
+    return f;
+}
+
+/* Order pair for a reuse carried by a loop: the wait w (on q) of one
+   iteration must come before the set s (on p) of a later one. The loop
+   idiom of the reverse pair q -> p in the innermost loop L around both:
+   prime before L, wait_flag(q, p) before s's ancestor in L's body,
+   set_flag(q, p) after w's ancestor there, drain after L (balanced for any
+   trip count). Returns its group, or -1 (no loop) / -2 (no id free). */
+static int32_t pto__sy_order_loop(pto__sy *sy, int32_t g, int32_t s, int32_t key, int32_t w, int32_t *nlife, int32_t nn,
+                                  int32_t *life)
+{
+    pto_module *m = sy->m;
+    int p = key / 64, q = key / 8 % 8;
+    int32_t pw, ps, L, j, f, e0, st;
+    pto__sy_lca(sy, w, s, &pw, &ps);
+    for (L = pto__sy_up(m, ps); L >= 0 && m->stmts[L].kind != PTO_ST_FOR; L = pto__sy_up(m, L)) {}
+    if (L < 0) return -1;
+    pw = pto__sy_in_block(m, w, m->stmts[L].body);
+    ps = pto__sy_in_block(m, s, m->stmts[L].body);
+    life[0] = 2 * sy->pos[L] - 1;
+    life[1] = pto__sy_end2(sy, L);
+    if ((j = pto__sy_free_between(sy, q, p, life[0], life[1], nlife, nn)) < 0) return -2;
+    f = pto__sy_new_group(sy, PTO__SY_LOOP, q, p, L, 1, 1);
+    if (f < 0) return -2;
+    sy->grps[f].arec = sy->grps[g].arec;   /* its warnings name g's tiles */
+    sy->grps[f].bstmt = sy->grps[g].bstmt;
+    sy->grps[f].bopnd = sy->grps[g].bopnd;
+    sy->grps[f].brec = sy->grps[g].brec;
+    sy->grps[f].note = pto__sy_order_note(sy, key, s, w);
+    sy->grps[f].pnote = pto__sy_prefixed(sy, "prime: ", sy->grps[f].note);
+    sy->grps[f].dnote = pto__sy_prefixed(sy, "drain: ", sy->grps[f].note);
+    e0 = sy->n_ents;
+    if (pto__sy_emit(sy, f, PTO__SY_SET, pw, 1, -1, -1, -1) < 0 || pto__sy_emit(sy, f, PTO__SY_WAIT, ps, 0, -1, e0, -1) < 0
+        || (st = pto__sy_emit(sy, f, PTO__SY_PRIME, L, 0, 0, e0, -1)) < 0)
+        return -2;
+    m->stmts[st].loc = m->stmts[L].loc;   /* named by its loop's line */
+    if ((st = pto__sy_emit(sy, f, PTO__SY_DRAIN, L, 1, 0, e0, -1)) < 0) return -2;
+    m->stmts[st].loc = m->stmts[L].loc;
+    sy->grps[f].ne = sy->n_ents - sy->grps[f].e0;
+    sy->grps[f].base = j;
+    m->exprs[sy->ents[e0].ebase].value = j;
+    sy->stats.flag_pairs++;
+    sy->stats.ordered++;
+    return f;
+}
+
+/* The group of each statement this run placed (-1 for others). */
+static int32_t *pto__sy_group_of(pto__sy *sy)
+{
+    int32_t i, e, *gof = (int32_t *)pto_alloc(sy->ctx, sizeof(int32_t) * ((size_t)sy->m->n_stmts + 1));
+    if (!gof) return NULL;
+    for (i = 0; i < sy->m->n_stmts; i++) gof[i] = -1;
+    for (e = 0; e < sy->n_ents; e++)
+        if (sy->ents[e].stmt >= 0) gof[sy->ents[e].stmt] = sy->ents[e].grp;
+    return gof;
+}
+
+/* Whether an order pair was made for (set s, wait w) already: 2 in this
+   round (the analysis meets a loop's violation once per visit), 1 in an
+   earlier one (then it did not help: the group falls back); 0 and records
+   it otherwise. done[0 .. from) are the earlier rounds'. */
+static int pto__sy_done_before(pto__sy *sy, int32_t s, int32_t w, int32_t from)
+{
+    int32_t i;
+    for (i = 0; i < sy->n_done; i += 2)
+        if (sy->done[i] == s && sy->done[i + 1] == w) return i >= from ? 2 : 1;
+    if (pto__sy_grow(sy, (void **)&sy->done, sizeof(int32_t), &sy->cap_done, sy->n_done + 2)) {
+        sy->done[sy->n_done++] = s;
+        sy->done[sy->n_done++] = w;
+    }
+    return 0;
+}
+
+/* One violation of the reuse rule (set s of group g, key, wait w): an order
+   pair, or g falls back to PIPE_ALL with the reason. */
+static pto_status pto__sy_order_one(pto__sy *sy, int32_t g, int32_t s, int32_t key, int32_t w, int32_t **nlife,
+                                    int32_t *nn, int32_t *cap, int32_t from)
+{
+    char why[240];
+    int32_t f = -3;   /* an order pair was made for it and did not help */
+    int32_t life[2], pw, ps;
+    int done = pto__sy_done_before(sy, s, w, from);
+    if (done == 2) return PTO_OK;
+    if (!done && w < sy->n_tt && s < sy->n_tt) {
+        pto__sy_lca(sy, w, s, &pw, &ps);
+        life[0] = pto__sy_end2(sy, pw);
+        life[1] = 2 * sy->pos[ps] - 1;
+        f = pto__sy_order_pair(sy, g, s, key, w, *nlife, *nn);
+        if (f == -1) f = pto__sy_order_loop(sy, g, s, key, w, *nlife, *nn, life);
+        if (f >= 0) {
+            if (pto__sy_grow(sy, (void **)nlife, sizeof(int32_t), cap, *nn + 3)) {
+                (*nlife)[(*nn)++] = f;
+                (*nlife)[(*nn)++] = life[0];
+                (*nlife)[(*nn)++] = life[1];
+            }
+            return PTO_OK;
+        }
+    }
+    pto__sy_base_of(sy, w);
+    snprintf(why, sizeof why, "id %d would be set again before its previous wait (%s:%llu) is known to be past, and %s",
+             (int)(key % 8), sy->base_name, pto__sy_line(sy, w),
+             f == -1 ? "that wait is a later iteration's: no pair placed in one iteration orders it"
+             : f == -2 ? "no id of the reverse pair is free to order that wait first" : "a reverse pair did not order it");
+    return pto__sy_fallback(sy, g, why);
+}
+
+/* An id must not be set again before the wait of its previous set is
+   known to be past (pto__sy_id_reuse). The colouring prefers ids whose
+   reuse it can show ordered (pto__sy_first_free); when it took one it
+   could not (sy->doubt), or the check is on, the CHECK analysis runs,
+   collecting each set that breaks the rule, and each gets an order pair
+   (pto__sy_order_pair) or, when none fits or one did not help, its group
+   falls back to a PIPE_ALL barrier; then the analysis runs again, until it
+   finds nothing (then it was the check). Other groups keep their ids, so
+   each round only adds order. */
+static pto_status pto__sy_order_reuse(pto__sy *sy)
+{
+    int32_t round, i, *gof, *nlife = NULL, nn, cap = 0;
+    pto_status st = PTO_OK;
+    sy->n_done = 0;
+    for (round = 0; st == PTO_OK && round < 64; round++) {
+        int fixed = 0;
+        int32_t from = sy->n_done;
+        sy->n_viol = 0;
+        sy->collect = 1;
+        pto__sy_analyse(sy, PTO__SY_CHECK);
+        sy->collect = 0;
+        if (sy->status != PTO_OK || sy->n_viol == 0) break;
+        if (!(gof = pto__sy_group_of(sy))) { st = PTO_ERR_INTERNAL; break; }
+        nn = 0;
+        for (i = 0; st == PTO_OK && i < sy->n_viol; i += 3) {
+            int32_t g = gof[sy->viol[i]];
+            /* a written flag: the CHECK analysis reports it; a group that fell back
+               this round has no set left */
+            if (g < 0 || sy->grps[g].dst == PTO_PIPE_ALL) continue;
+            fixed = 1;
+            /* its wait's group fell back this round: the next round sees anew */
+            if (sy->viol[i + 2] < 0 || sy->m->stmts[sy->viol[i + 2]].block < 0) continue;
+            st = pto__sy_order_one(sy, g, sy->viol[i], sy->viol[i + 1], sy->viol[i + 2], &nlife, &nn, &cap, from);
+        }
+        pto_free(sy->ctx, gof);
+        if (!fixed) break;
+    }
+    pto_free(sy->ctx, nlife);
+    if (st == PTO_OK && sy->status == PTO_OK && sy->n_viol && sy->check) pto__sy_analyse(sy, PTO__SY_CHECK);
+    return st != PTO_OK ? st : sy->status;
+}
+
 static pto_status pto__sy_kernel(pto__sy *sy)
 {
     pto_status st = pto__sy_build_records(sy);
@@ -17814,7 +18409,10 @@ static pto_status pto__sy_kernel(pto__sy *sy)
     if (pto__sy_notes(sy) != PTO_OK) return PTO_ERR_INTERNAL;
     if (sy->status != PTO_OK) return sy->status;
     if ((st = pto__sy_assign(sy)) != PTO_OK) return st;
-    if (sy->check) pto__sy_analyse(sy, PTO__SY_CHECK);
+    /* the id-reuse rule is the pass's guarantee, checked or not: the
+       analysis runs when the colouring could not show a reuse ordered (its
+       last round, finding nothing, is the check) */
+    if (sy->doubt || sy->check) return pto__sy_order_reuse(sy);
     return sy->status;
 }
 
@@ -17854,6 +18452,9 @@ static void pto__sy_reset(pto__sy *sy)
     pto_free(ctx, sy->seen);
     pto_free(ctx, sy->seen_head);
     pto_free(ctx, sy->shr);
+    pto_free(ctx, sy->viol);
+    pto_free(ctx, sy->done);
+    pto_free(ctx, sy->opl);
     {
         pto_ctx *c = sy->ctx;
         pto_module *m = sy->m;

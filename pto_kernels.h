@@ -1040,6 +1040,11 @@ struct pto_k_core {
     uint32_t clk[PTO_K_NPIPE];
     uint32_t *vc[PTO_K_NPIPE];
     int flag_set[PTO_K_NPIPE][PTO_K_NPIPE][PTO_K_NFLAG];
+    /* the latest wait_flag of each id: the waiting pipe's clock it ticked
+       (0 = none yet) and its source line; the next set of the id must know
+       that tick (ops.h, pto_k__x_set) */
+    uint32_t flag_waited[PTO_K_NPIPE][PTO_K_NPIPE][PTO_K_NFLAG];
+    const char *flag_wsrc[PTO_K_NPIPE][PTO_K_NPIPE][PTO_K_NFLAG];
     pto_k__sync flag[PTO_K_NPIPE][PTO_K_NPIPE][PTO_K_NFLAG];
     pto_k__queue q[PTO_K_NPIPE];
     int nblocked;
@@ -2774,6 +2779,20 @@ PTO_K_FN void pto_k__x_set(pto_k_core *c, const pto_k__ins *ins)
                     pto_k__pipe_name(p), pto_k__pipe_name(q), id, id, pto_k__pipe_name(p), pto_k__pipe_name(q), s->src);
         return;
     }
+    /* Still set in time, though not in program order: the set's pipe p may
+       run ahead of the consumer q, so unless a chain of flags orders the
+       latest wait of this id (on q) before this set, the set can fire while
+       the previous one is pending. The event is binary: a device merges the
+       two sets and the second wait hangs. Vector clocks, like the race
+       detector: whatever the cycle model's timing. */
+    if (c->flag_waited[p][q][id] && c->vc[p][c->index * 8 + q] < c->flag_waited[p][q][id] &&
+        pto_k__first_report(c->dev, ins->src, c->flag_wsrc[p][q][id], PTO_K_E_DOUBLE_SET))
+        pto_k__ierr(c, ins, PTO_K_E_DOUBLE_SET,
+                    "unordered reuse: set_flag(%s, %s, %d) is not ordered after the wait_flag(%s, %s, %d) at \"%s\" "
+                    "that consumes its previous set (%s may run ahead of %s): on a device both sets can be pending "
+                    "at once and one signal is lost (a hang); rotate the ids or order that wait first",
+                    pto_k__pipe_name(p), pto_k__pipe_name(q), id, pto_k__pipe_name(p), pto_k__pipe_name(q), id,
+                    c->flag_wsrc[p][q][id] ? c->flag_wsrc[p][q][id] : "?", pto_k__pipe_name(p), pto_k__pipe_name(q));
     c->flag_set[p][q][id] = 1;
     if (s->vc) memset(s->vc, 0, sizeof(uint32_t) * (size_t)c->dev->ngp);
     s->time = 0;
@@ -2786,6 +2805,10 @@ PTO_K_FN void pto_k__x_wait(pto_k_core *c, const pto_k__ins *ins)
     pto_k__sync *s = &c->flag[p][q][id];
     c->flag_set[p][q][id] = 0;
     pto_k__vc_join(c->dev, c->vc[q], s->vc);
+    /* a tick of q's clock of its own: q's later sets publish it, so the next
+       set of this id can tell whether this wait is known to be past */
+    c->flag_waited[p][q][id] = ++c->clk[q];
+    c->flag_wsrc[p][q][id] = ins->src;
     pto_k__stall(c, q, p, ins->disp, s->time, ins->src);
     /* a wait on S stalls the scalar unit: nothing after it dispatches before
        the set fired (in order, only S is credited with it: the sync pass

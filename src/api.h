@@ -237,6 +237,7 @@ typedef struct pto_sync_stats {
     int delayed;           /* groups whose set_flag moved later, to where an id was free */
     int shared;            /* groups that share an earlier pair of their pipes (its set moved after theirs) */
     int rounds;            /* analysis rounds (one per dependency found, plus checks) */
+    int ordered;           /* order pairs: a reused event id's previous wait ordered before its new set */
 } pto_sync_stats;
 
 /* Zero-initialised fields take their defaults. */

@@ -320,7 +320,7 @@ try "... by the mad stride check" grep -q "mad writes ceil16(m) rows per block c
 plant "TPUSH of the row-tail acc itself" push_tail 's/TPUSH<pto_pipe_0_t, decltype(pto_whole_[0-9]*), \(.*\)(pto_pipe_0, pto_whole_[0-9]*)/TPUSH<pto_pipe_0_t, decltype(acc), \1(pto_pipe_0, acc)/' -D__DAV_CUBE__
 plant "TLOAD with its operands swapped" vadd 's/pto::TLOAD(a, pto_gm_0)/pto::TLOAD(pto_gm_0, a)/'
 plant "TSTORE with its operands swapped" vadd 's/pto::TSTORE(pto_gm_2, c)/pto::TSTORE(c, pto_gm_2)/'
-plant "an int as an event id" vadd 's/set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0)/set_flag(PIPE_MTE2, PIPE_V, 0)/'
+plant "an int as an event id" vadd 's/set_flag(PIPE_V, PIPE_MTE2, EVENT_ID0)/set_flag(PIPE_V, PIPE_MTE2, 0)/'
 plant "a misaligned vec row" vadd 's/float, 16, 256, pto::BLayout::RowMajor, 16, 256> a;/float, 16, 3, pto::BLayout::RowMajor, 16, 3> a;/'
 plant "a tile element type unlike the tensor's" vadd 's/pto::GlobalTensor<float, pto::Shape<1, 1, 1, 16, 256>, pto::Stride<1, 1, 1, 256, 1>> pto_gm_0/pto::GlobalTensor<int32_t, pto::Shape<1, 1, 1, 16, 256>, pto::Stride<1, 1, 1, 256, 1>> pto_gm_0/'
 plant "TSTORE from a float acc to an int8_t tensor" mm_f16out 's/pto::GlobalTensor<half, \(.*\) pto_gm_2(c/pto::GlobalTensor<int8_t, \1 pto_gm_2((int8_t *)c/'

@@ -53,8 +53,10 @@ PTO_K_FN void k_dset(pto_k_core *c, const int64_t *args, int fixed)
     pto_k_set_flag(c, "dset.pto:4: set_flag MTE2, V, 2", PTO_K_PIPE_MTE2, PTO_K_PIPE_V, 2);
     if (fixed) pto_k_wait_flag(c, "dset.pto:5: wait_flag MTE2, V, 2", PTO_K_PIPE_MTE2, PTO_K_PIPE_V, 2);
     pto_k_tload(c, "dset.pto:6: tload u, x[8, 0]", T(2048), x, 8, 0);
-    pto_k_set_flag(c, "dset.pto:7: set_flag MTE2, V, 2", PTO_K_PIPE_MTE2, PTO_K_PIPE_V, 2);
-    pto_k_wait_flag(c, "dset.pto:8: wait_flag MTE2, V, 2", PTO_K_PIPE_MTE2, PTO_K_PIPE_V, 2);
+    /* the fix waits and sets another id: MTE2 may run ahead of V's wait, so
+       id 2 again would still be set twice on a device (5b) */
+    pto_k_set_flag(c, "dset.pto:7: set_flag MTE2, V, 2", PTO_K_PIPE_MTE2, PTO_K_PIPE_V, fixed ? 3 : 2);
+    pto_k_wait_flag(c, "dset.pto:8: wait_flag MTE2, V, 2", PTO_K_PIPE_MTE2, PTO_K_PIPE_V, fixed ? 3 : 2);
     pto_k_tadd(c, "dset.pto:9: tadd d, t, u", T(4096), T(0), T(2048));
     pto_k_set_flag(c, "dset.pto:10", PTO_K_PIPE_V, PTO_K_PIPE_MTE3, 0);
     pto_k_wait_flag(c, "dset.pto:11", PTO_K_PIPE_V, PTO_K_PIPE_MTE3, 0);
@@ -98,6 +100,38 @@ PTO_K_FN void k_left(pto_k_core *c, const int64_t *args, int fixed)
 }
 PTO_K_FN void k_left_bug(pto_k_core *c, const int64_t *a) { k_left(c, a, 0); }
 PTO_K_FN void k_left_fix(pto_k_core *c, const int64_t *a) { k_left(c, a, 1); }
+
+/* ---- 5b. an id reused without order ------------------------------------------
+   Two slots, four iterations: load, double in place, store. The bug signals
+   "slot loaded" (MTE2 -> V) with id 0 in every iteration: MTE2's set of
+   iteration i + 1 follows only its slot wait, which MTE3's set of iteration
+   i - 1 satisfies, so nothing orders V's wait of iteration i before it: MTE2
+   runs ahead and the binary event can be set twice (program order alone
+   never sees it). The fix rotates the id with the slot, as the other pairs do. */
+
+PTO_K_FN void k_idreuse(pto_k_core *c, const int64_t *args, int fixed)
+{
+    pto_k_gm *x = pto_k_arg_gm(args, 0), *z = pto_k_arg_gm(args, 1);
+    int i, s;
+    for (s = 0; s < 2; s++)
+        pto_k_set_flag(c, "reuse.pto:2: set_flag MTE3, MTE2, s", PTO_K_PIPE_MTE3, PTO_K_PIPE_MTE2, s);
+    for (i = 0; i < 4; i++) {
+        s = i % 2;
+        pto_k_wait_flag(c, "reuse.pto:4: wait_flag MTE3, MTE2, s", PTO_K_PIPE_MTE3, PTO_K_PIPE_MTE2, s);
+        pto_k_tload(c, "reuse.pto:5: tload t, x[i * 8, 0]", T(2048 * s), x, i * 8, 0);
+        pto_k_set_flag(c, "reuse.pto:6: set_flag MTE2, V, id", PTO_K_PIPE_MTE2, PTO_K_PIPE_V, fixed ? s : 0);
+        pto_k_wait_flag(c, "reuse.pto:7: wait_flag MTE2, V, id", PTO_K_PIPE_MTE2, PTO_K_PIPE_V, fixed ? s : 0);
+        pto_k_tadd(c, "reuse.pto:8: tadd t, t, t", T(2048 * s), T(2048 * s), T(2048 * s));
+        pto_k_set_flag(c, "reuse.pto:9: set_flag V, MTE3, s", PTO_K_PIPE_V, PTO_K_PIPE_MTE3, s);
+        pto_k_wait_flag(c, "reuse.pto:10: wait_flag V, MTE3, s", PTO_K_PIPE_V, PTO_K_PIPE_MTE3, s);
+        pto_k_tstore(c, "reuse.pto:11: tstore z[i * 8, 0], t", z, i * 8, 0, T(2048 * s));
+        pto_k_set_flag(c, "reuse.pto:12: set_flag MTE3, MTE2, s", PTO_K_PIPE_MTE3, PTO_K_PIPE_MTE2, s);
+    }
+    for (s = 0; s < 2; s++)
+        pto_k_wait_flag(c, "reuse.pto:14: wait_flag MTE3, MTE2, s", PTO_K_PIPE_MTE3, PTO_K_PIPE_MTE2, s);
+}
+PTO_K_FN void k_idreuse_bug(pto_k_core *c, const int64_t *a) { k_idreuse(c, a, 0); }
+PTO_K_FN void k_idreuse_fix(pto_k_core *c, const int64_t *a) { k_idreuse(c, a, 1); }
 
 /* ---- 6. past UB capacity; 7. misaligned --------------------------------------- */
 

@@ -122,6 +122,19 @@ static void test_single_core_bugs(void)
     r = run(dev, k_left_fix, args);
     CHECK(clean(r) && z_is(dev, 32, f_id));
 
+    /* an id set again before the wait of its previous set is ordered
+       before it: reported once per pair of lines, however the cycles fall */
+    memset(dev->gms[1]->data, 0, 64 * 64 * 4);
+    r = run(dev, k_idreuse_bug, args);
+    CHECK(only(r, PTO_K_E_DOUBLE_SET) && r->nerrors == 1);
+    CHECK_STR(r->errors[0].msg,
+              "reuse.pto:6: set_flag MTE2, V, id: error: unordered reuse: set_flag(MTE2, V, 0) is not ordered after "
+              "the wait_flag(MTE2, V, 0) at \"reuse.pto:7: wait_flag MTE2, V, id\" that consumes its previous set (MTE2 "
+              "may run ahead of V): on a device both sets can be pending at once and one signal is lost (a hang); "
+              "rotate the ids or order that wait first (block 0 aiv0)");
+    r = run(dev, k_idreuse_fix, args);
+    CHECK(clean(r) && z_is(dev, 32, f_twice));
+
     memset(dev->gms[1]->data, 0, 64 * 64 * 4);
     r = run(dev, k_cap_bug, args);
     CHECK(only(r, PTO_K_E_CAPACITY) && r->nerrors == 2);

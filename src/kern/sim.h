@@ -242,6 +242,11 @@ struct pto_k_core {
     uint32_t clk[PTO_K_NPIPE];
     uint32_t *vc[PTO_K_NPIPE];
     int flag_set[PTO_K_NPIPE][PTO_K_NPIPE][PTO_K_NFLAG];
+    /* the latest wait_flag of each id: the waiting pipe's clock it ticked
+       (0 = none yet) and its source line; the next set of the id must know
+       that tick (ops.h, pto_k__x_set) */
+    uint32_t flag_waited[PTO_K_NPIPE][PTO_K_NPIPE][PTO_K_NFLAG];
+    const char *flag_wsrc[PTO_K_NPIPE][PTO_K_NPIPE][PTO_K_NFLAG];
     pto_k__sync flag[PTO_K_NPIPE][PTO_K_NPIPE][PTO_K_NFLAG];
     pto_k__queue q[PTO_K_NPIPE];
     int nblocked;

@@ -68,21 +68,21 @@ extern "C" __global__ AICORE void kernel_mixmm(__gm__ int64_t *args)
             pto::GlobalTensor<half, pto::Shape<1, 1, 1, 64, 64>, pto::Stride<1, 1, 1, 128, 1>> pto_gm_0(a + (int64_t)get_block_idx() * 64 * 128 + k);
             pto::TLOAD(a1, pto_gm_0); /* mixmm.pto:15: tload */
             /* sync: RAW mat[0x8000,0xa000) tload a1 (mixmm.pto:15) -> tmov a0 (mixmm.pto:17) */
-            set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0); /* mixmm.pto:15: set_flag */
+            set_flag(PIPE_MTE2, PIPE_MTE1, static_cast<event_t>(k / 64 % 2)); /* mixmm.pto:15: set_flag */
             pto::GlobalTensor<half, pto::Shape<1, 1, 1, 64, 128>, pto::Stride<1, 1, 1, 128, 1>> pto_gm_1(b + k * 128 + 0);
             pto::TLOAD(b1, pto_gm_1); /* mixmm.pto:16: tload */
             /* sync: RAW mat[0x0000,0x4000) tload b1 (mixmm.pto:16) -> tmov b0 (mixmm.pto:18) */
-            set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID1); /* mixmm.pto:16: set_flag */
+            set_flag(PIPE_MTE2, PIPE_MTE1, static_cast<event_t>(2 + k / 64 % 2)); /* mixmm.pto:16: set_flag */
             /* sync: RAW mat[0x8000,0xa000) tload a1 (mixmm.pto:15) -> tmov a0 (mixmm.pto:17) */
-            wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0); /* mixmm.pto:17: wait_flag */
+            wait_flag(PIPE_MTE2, PIPE_MTE1, static_cast<event_t>(k / 64 % 2)); /* mixmm.pto:17: wait_flag */
             pto::TMOV(a0, a1); /* mixmm.pto:17: tmov */
             /* sync: RAW mat[0x0000,0x4000) tload b1 (mixmm.pto:16) -> tmov b0 (mixmm.pto:18) */
-            wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID1); /* mixmm.pto:18: wait_flag */
+            wait_flag(PIPE_MTE2, PIPE_MTE1, static_cast<event_t>(2 + k / 64 % 2)); /* mixmm.pto:18: wait_flag */
             pto::TMOV(b0, b1); /* mixmm.pto:18: tmov */
             /* sync: RAW right[0x0000,0x4000) tmov b0 (mixmm.pto:18) -> tmatmul acc (mixmm.pto:20) */
-            set_flag(PIPE_MTE1, PIPE_M, EVENT_ID0); /* mixmm.pto:18: set_flag */
+            set_flag(PIPE_MTE1, PIPE_M, static_cast<event_t>(k / 64 % 2)); /* mixmm.pto:18: set_flag */
             /* sync: RAW right[0x0000,0x4000) tmov b0 (mixmm.pto:18) -> tmatmul acc (mixmm.pto:20) */
-            wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID0); /* mixmm.pto:19: wait_flag */
+            wait_flag(PIPE_MTE1, PIPE_M, static_cast<event_t>(k / 64 % 2)); /* mixmm.pto:19: wait_flag */
             /* sync: WAW acc[0x0000,0x8000) tmatmul_acc acc (mixmm.pto:22) -> next tmatmul acc (mixmm.pto:20) */
             pipe_barrier(PIPE_M); /* mixmm.pto:19: pipe_barrier */
             if (k == 0) {

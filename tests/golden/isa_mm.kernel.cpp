@@ -71,29 +71,29 @@ extern "C" __global__ AICORE void kernel_mm(__gm__ int64_t *args)
         pto::GlobalTensor<half, pto::Shape<1, 1, 1, 128, 64>, pto::Stride<1, 1, 1, 256, 1>> pto_gm_0(a + 0 * 256 + k);
         pto::TLOAD(a1, pto_gm_0); /* mm.pto:10: tload */
         /* sync: RAW mat[0x0000,0x4000) tload a1 (mm.pto:10) -> tmov a0 (mm.pto:12) */
-        set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0); /* mm.pto:10: set_flag */
+        set_flag(PIPE_MTE2, PIPE_MTE1, static_cast<event_t>(k / 64 % 2)); /* mm.pto:10: set_flag */
         /* sync: WAR mat[0x8000,0xc000) tmov b0 (mm.pto:13) -> next tload b1 (mm.pto:11) */
         wait_flag(PIPE_MTE1, PIPE_MTE2, static_cast<event_t>(2 + k / 64 % 2)); /* mm.pto:11: wait_flag */
         pto::GlobalTensor<half, pto::Shape<1, 1, 1, 64, 128>, pto::Stride<1, 1, 1, 128, 1>> pto_gm_1(b + k * 128 + 0);
         pto::TLOAD(b1, pto_gm_1); /* mm.pto:11: tload */
         /* sync: RAW mat[0x8000,0xc000) tload b1 (mm.pto:11) -> tmov b0 (mm.pto:13) */
-        set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID1); /* mm.pto:11: set_flag */
+        set_flag(PIPE_MTE2, PIPE_MTE1, static_cast<event_t>(2 + k / 64 % 2)); /* mm.pto:11: set_flag */
         /* sync: RAW mat[0x0000,0x4000) tload a1 (mm.pto:10) -> tmov a0 (mm.pto:12) */
-        wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0); /* mm.pto:12: wait_flag */
+        wait_flag(PIPE_MTE2, PIPE_MTE1, static_cast<event_t>(k / 64 % 2)); /* mm.pto:12: wait_flag */
         /* sync: WAR left[0x0000,0x4000) tmatmul_acc acc (mm.pto:17) -> next tmov a0 (mm.pto:12) */
         wait_flag(PIPE_M, PIPE_MTE1, static_cast<event_t>(k / 64 % 2)); /* mm.pto:12: wait_flag */
         pto::TMOV(a0, a1); /* mm.pto:12: tmov */
         /* sync: WAR mat[0x0000,0x4000) tmov a0 (mm.pto:12) -> next tload a1 (mm.pto:10) */
         set_flag(PIPE_MTE1, PIPE_MTE2, static_cast<event_t>(k / 64 % 2)); /* mm.pto:12: set_flag */
         /* sync: RAW mat[0x8000,0xc000) tload b1 (mm.pto:11) -> tmov b0 (mm.pto:13) */
-        wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID1); /* mm.pto:13: wait_flag */
+        wait_flag(PIPE_MTE2, PIPE_MTE1, static_cast<event_t>(2 + k / 64 % 2)); /* mm.pto:13: wait_flag */
         pto::TMOV(b0, b1); /* mm.pto:13: tmov */
         /* sync: WAR mat[0x8000,0xc000) tmov b0 (mm.pto:13) -> next tload b1 (mm.pto:11) */
         set_flag(PIPE_MTE1, PIPE_MTE2, static_cast<event_t>(2 + k / 64 % 2)); /* mm.pto:13: set_flag */
         /* sync: RAW right[0x0000,0x4000) tmov b0 (mm.pto:13) -> tmatmul acc (mm.pto:15) */
-        set_flag(PIPE_MTE1, PIPE_M, EVENT_ID0); /* mm.pto:13: set_flag */
+        set_flag(PIPE_MTE1, PIPE_M, static_cast<event_t>(k / 64 % 2)); /* mm.pto:13: set_flag */
         /* sync: RAW right[0x0000,0x4000) tmov b0 (mm.pto:13) -> tmatmul acc (mm.pto:15) */
-        wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID0); /* mm.pto:14: wait_flag */
+        wait_flag(PIPE_MTE1, PIPE_M, static_cast<event_t>(k / 64 % 2)); /* mm.pto:14: wait_flag */
         /* sync: WAW acc[0x0000,0x10000) tmatmul_acc acc (mm.pto:17) -> next tmatmul acc (mm.pto:15) */
         pipe_barrier(PIPE_M); /* mm.pto:14: pipe_barrier */
         if (k == 0) {

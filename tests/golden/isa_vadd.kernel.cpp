@@ -66,18 +66,18 @@ extern "C" __global__ AICORE void kernel_vadd(__gm__ int64_t *args)
         pto::GlobalTensor<float, pto::Shape<1, 1, 1, 16, 256>, pto::Stride<1, 1, 1, 256, 1>> pto_gm_1(y + r * 256 + 0);
         pto::TLOAD(b, pto_gm_1); /* vadd.pto:10: tload */
         /* sync: RAW vec[0x8000,0xc000) tload b (vadd.pto:10) -> tadd c (vadd.pto:11) */
-        set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0); /* vadd.pto:10: set_flag */
+        set_flag(PIPE_MTE2, PIPE_V, static_cast<event_t>(i % 2)); /* vadd.pto:10: set_flag */
         /* sync: RAW vec[0x8000,0xc000) tload b (vadd.pto:10) -> tadd c (vadd.pto:11) */
-        wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0); /* vadd.pto:11: wait_flag */
+        wait_flag(PIPE_MTE2, PIPE_V, static_cast<event_t>(i % 2)); /* vadd.pto:11: wait_flag */
         /* sync: WAR vec[0x10000,0x14000) tstore z (vadd.pto:12) -> next tadd c (vadd.pto:11) */
         wait_flag(PIPE_MTE3, PIPE_V, static_cast<event_t>(i % 2)); /* vadd.pto:11: wait_flag */
         pto::TADD(c, a, b); /* vadd.pto:11: tadd */
         /* sync: WAR vec[0x0000,0x4000) tadd c (vadd.pto:11) -> next tload a (vadd.pto:9) */
         set_flag(PIPE_V, PIPE_MTE2, static_cast<event_t>(i % 2)); /* vadd.pto:11: set_flag */
         /* sync: RAW vec[0x10000,0x14000) tadd c (vadd.pto:11) -> tstore z (vadd.pto:12) */
-        set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0); /* vadd.pto:11: set_flag */
+        set_flag(PIPE_V, PIPE_MTE3, static_cast<event_t>(i % 2)); /* vadd.pto:11: set_flag */
         /* sync: RAW vec[0x10000,0x14000) tadd c (vadd.pto:11) -> tstore z (vadd.pto:12) */
-        wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0); /* vadd.pto:12: wait_flag */
+        wait_flag(PIPE_V, PIPE_MTE3, static_cast<event_t>(i % 2)); /* vadd.pto:12: wait_flag */
         pto::GlobalTensor<float, pto::Shape<1, 1, 1, 16, 256>, pto::Stride<1, 1, 1, 256, 1>> pto_gm_2(z + r * 256 + 0);
         pto::TSTORE(pto_gm_2, c); /* vadd.pto:12: tstore */
         /* sync: WAR vec[0x10000,0x14000) tstore z (vadd.pto:12) -> next tadd c (vadd.pto:11) */
