@@ -148,9 +148,9 @@
       itself (pto__sy_order_now): an order pair q -> p, set right after the
       old wait's ancestor and waited right before the new set's, in their
       lowest common block, with an id of its own (sure, or ordered by one
-      more such pair). Only what that cannot do (a reuse carried by a loop,
-      a moved or shared set, an order pair's own id in doubt) makes the
-      CHECK analysis (5) run now, with or without check, collecting each
+      more such pair). Then the CHECK analysis (5) runs, with or without
+      check (the colouring's proof misses reuses under ifs, so it alone is
+      not trusted; a sound one would let most kernels skip it), collecting each
       set that breaks the rule: each gets an order pair (the reverse pair,
       or its loop idiom when the old wait is a later iteration's), and
       only when none fits (no id free, or it did not help) its group falls
@@ -362,7 +362,7 @@ typedef struct pto__sy {
        not ordered after their id's previous wait (statement, key, wait)
        instead of failing; pto__sy_order_reuse orders each (an order pair)
        or falls back. doubt: the colouring reused an id it could not show
-       ordered (pto__sy_order_pos), so that analysis must run. done: the
+       ordered (pto__sy_order_pos; informative: that analysis always runs). done: the
        (set, wait) pairs an order pair was made for (a second time: fallback) */
     int collect, doubt;
     int32_t *viol, n_viol, cap_viol;
@@ -4140,8 +4140,8 @@ static pto_status pto__sy_order_one(pto__sy *sy, int32_t g, int32_t s, int32_t k
 
 /* An id must not be set again before the wait of its previous set is
    known to be past (pto__sy_id_reuse). The colouring prefers ids whose
-   reuse it can show ordered (pto__sy_first_free); when it took one it
-   could not (sy->doubt), or the check is on, the CHECK analysis runs,
+   reuse it can show ordered (pto__sy_first_free); then the CHECK analysis
+   runs (always: the colouring's proof is not sound under ifs),
    collecting each set that breaks the rule, and each gets an order pair
    (pto__sy_order_pair) or, when none fits or one did not help, its group
    falls back to a PIPE_ALL barrier; then the analysis runs again, until it
@@ -4197,11 +4197,15 @@ static pto_status pto__sy_kernel(pto__sy *sy)
     if (pto__sy_notes(sy) != PTO_OK) return PTO_ERR_INTERNAL;
     if (sy->status != PTO_OK) return sy->status;
     if ((st = pto__sy_assign(sy)) != PTO_OK) return st;
-    /* the id-reuse rule is the pass's guarantee, checked or not: the
-       analysis runs when the colouring could not show a reuse ordered (its
-       last round, finding nothing, is the check) */
-    if (sy->doubt || sy->check) return pto__sy_order_reuse(sy);
-    return sy->status;
+    /* the id-reuse rule is the pass's guarantee, checked or not, so the
+       analysis that proves it always runs (its last round, finding nothing,
+       is the check). The colouring's own proof (pto__sy_order_pos) is not
+       enough on its own: with sy->doubt alone deciding, 7 repo kernels
+       with ifs (tests/ok/guarded_window.pto, tests/user/condload.pto, ...)
+       came out with check off without order pairs the analysis adds, and
+       the simulator reported their unordered reuse. Making that proof
+       sound would save this analysis on most kernels (NOTES, session 15). */
+    return pto__sy_order_reuse(sy);
 }
 
 static void pto__sy_reset(pto__sy *sy)
