@@ -97,6 +97,12 @@ typedef struct pto__verifier {
     int32_t *psig;
     int32_t here_pos;          /* phase 1: the position of the statement being checked */
     int32_t here_stmt;         /* the op statement whose operands are checked */
+    /* a row / column reduction's tile reads that nothing may have written yet: reported after its
+       other checks, and not when one of them found the operands swapped (`trowsum a, m`: "'m' is
+       read before anything writes it" only follows from the order) */
+    int32_t nread, readt[4];
+    const pto_operand *reado[4];
+    int swapped;
     pto_loc here;              /* the statement being checked */
     int32_t ifdepth;
     /* PTO__T_WRITTEN is per path: the writes of an if's then-branch do not precede its else-branch
@@ -860,7 +866,16 @@ static int pto__vtile_arg(pto__verifier *v, int32_t s, const pto_operand *o, uin
         return 0;
     }
     /* (a tile written before, or already reported, is all a read needs to know) */
-    if ((mask & PTO_A_READ) && !(v->tflags[o->ref] & (PTO__T_WRITTEN | PTO__T_UNINIT))) pto__vread_tile(v, s, o->ref, o);
+    if ((mask & PTO_A_READ) && !(v->tflags[o->ref] & (PTO__T_WRITTEN | PTO__T_UNINIT))) {
+        int op = v->m->stmts[s].op;   /* only a reduction's class check can find its operands swapped */
+        if (v->here_stmt == s && v->nread < 4 &&
+            ((op >= PTO_OP_TROWSUM && op <= PTO_OP_TROWMIN) || (op >= PTO_OP_TCOLSUM && op <= PTO_OP_TCOLMIN))) {
+            v->readt[v->nread] = o->ref;
+            v->reado[v->nread++] = o;
+        } else {
+            pto__vread_tile(v, s, o->ref, o);
+        }
+    }
     return 1;
 }
 
@@ -1081,7 +1096,10 @@ static void pto__vvector_error(pto__verifier *v, const pto__vop *op, int d, int 
     else if (reduction && d == 0 && of == 1 &&
              (percol ? a->rows == 1 && a->cols == x->cols : a->cols == 1 && a->rows == x->rows))
         /* `trowsum a, s`: the source is the vector the result should be */
+    {
         snprintf(hint, sizeof hint, " (the operands look swapped: %s %s, %s)", pto_opinfo_get((pto_op)o)->name, an, tn);
+        v->swapped = 1;
+    }
     if (percol)
         pto_error(v->ctx, op->o[d]->loc, "'%s' must be [1, %d] (one value per column of '%s'), got [%d, %d]%s", tn,
                   (int)a->cols, an, (int)x->rows, (int)x->cols, hint);
@@ -1909,6 +1927,8 @@ static void pto__vop_stmt(pto__verifier *v, int32_t s)
     }
     op.s = s;
     v->here_stmt = s;
+    v->nread = 0;
+    v->swapped = 0;
     ops = &m->operands[st->arg0];
     for (i = 0; i < info->nargs; i++) {
         const pto_operand *o = &ops[i];
@@ -1925,6 +1945,8 @@ static void pto__vop_stmt(pto__verifier *v, int32_t s)
         if (mask & PTO_A_WRITE) wr[nw++] = i;
     }
     if (ok) pto__vclass(v, &op);
+    for (i = 0; i < v->nread && !v->swapped; i++) pto__vread_tile(v, s, v->readt[i], v->reado[i]);
+    v->nread = 0;
     pto__vnote_writes(v, ops, wr, nw);
 }
 
