@@ -441,5 +441,10 @@ expect "delay to the wait: no fallback" 0 "# sync: 44 set_flag, 44 wait_flag, 1 
     $ptoc sync tests/diag/delay_drains.pto
 lacks "delay to the wait: no PIPE_ALL warning" "PIPE_ALL barrier instead"
 expect "delay to the wait: runs" 0 "^  result      match \(3 outputs\)" $ptoc run tests/diag/delay_drains.pto -D n=9
+# ---- an unknown name is one error per line, not one per use (review15: `tmuls t, t, 2.0` after
+# t's loop said the same thing twice) ----
+expect "unknown name: reported" 1 "unknown_twice.pto:7:9: error: unknown name 't': the tile 't' declared at 4:10 is out of scope here" \
+    $ptoc check tests/diag/unknown_twice.pto
+[ "$(grep -c error $out/log)" = 1 ] && ok "unknown name: once per line" || bad "unknown name: once per line ($(grep -c error $out/log) errors)"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
