@@ -446,5 +446,11 @@ expect "delay to the wait: runs" 0 "^  result      match \(3 outputs\)" $ptoc ru
 expect "unknown name: reported" 1 "unknown_twice.pto:7:9: error: unknown name 't': the tile 't' declared at 4:10 is out of scope here" \
     $ptoc check tests/diag/unknown_twice.pto
 [ "$(grep -c error $out/log)" = 1 ] && ok "unknown name: once per line" || bad "unknown name: once per line ($(grep -c error $out/log) errors)"
+# ---- --ranks on a file without a ranks kernel: a warning, the run as without it (review15: it
+# was silently ignored) ----
+expect "--ranks without a ranks kernel: warned" 0 "^warning: --ranks 4: .*vadd.pto has no ranks kernel, so every kernel ran once" \
+    $ptoc run examples/vadd.pto --ranks 4
+expect "--ranks with a ranks kernel: no warning" 0 "^  result      match" $ptoc run examples/ring.pto --ranks 3
+lacks "--ranks with a ranks kernel: no warning" "no ranks kernel"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
