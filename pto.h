@@ -7018,6 +7018,24 @@ static void pto__vtile_space_error(pto__verifier *v, int32_t s, const pto_operan
     int w = (mask & PTO_A_WRITE) != 0, op = v->m->stmts[s].op;
     const char *how = "";
     pto__vspaces(mask, allowed, sizeof allowed);
+    if ((op == PTO_OP_TMATMUL || op == PTO_OP_TMATMUL_ACC) && v->m->stmts[s].nargs == 3) {
+        /* `tmatmul c, b0, a0`: one error for the swap, at its first operand (not one per operand) */
+        const pto_operand *o0 = &v->m->operands[v->m->stmts[s].arg0], *o1 = o0 + 1, *o2 = o0 + 2;
+        const pto_tile *t1 = o1->kind == PTO_O_TILE && o1->ref >= 0 && o1->ref < v->m->n_tiles
+                                 ? &v->m->tiles[o1->ref] : NULL;
+        const pto_tile *t2 = o2->kind == PTO_O_TILE && o2->ref >= 0 && o2->ref < v->m->n_tiles
+                                 ? &v->m->tiles[o2->ref] : NULL;
+        if (t1 && t2 && t1->space == PTO_RIGHT && t2->space == PTO_LEFT) {
+            if (o == o1)
+                pto_error(v->ctx, o->loc, "%s reads a left tile, then a right one: '%s' is right and '%s' is left "
+                          "(the operands look swapped: %s %s, %s, %s)", pto_opinfo_get((pto_op)op)->name,
+                          pto__vname(v, t1->name), pto__vname(v, t2->name), pto_opinfo_get((pto_op)op)->name,
+                          o0->kind == PTO_O_TILE && o0->ref >= 0 && o0->ref < v->m->n_tiles
+                              ? pto__vname(v, v->m->tiles[o0->ref].name) : "c", pto__vname(v, t2->name),
+                          pto__vname(v, t1->name));
+            return;
+        }
+    }
     /* the cube's data path (GM -> mat -> left / right -> acc) is the
        usual thing missed: name the step */
     if (op == PTO_OP_TLOAD && (t->space == PTO_LEFT || t->space == PTO_RIGHT))
