@@ -6846,6 +6846,11 @@ static void pto__vtile_valid(pto__verifier *v, int32_t id, const pto_tile *t)
         else if (hi > extent)
             pto_error(v->ctx, *pto__vexpr_loc(v, e, &t->loc), "valid %s of '%s' can be %lld, more than its %d %s",
                       what, pto__vname(v, t->name), (long long)hi, (int)extent, what);
+        else
+            continue;
+        /* the later checks take the tile whole: a window "out of bounds" by the excess of a
+           valid(20, ..) on 16 rows would only repeat this error at every load and store */
+        pto__fconst(f, extent);
     }
 }
 

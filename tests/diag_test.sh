@@ -452,5 +452,10 @@ expect "--ranks without a ranks kernel: warned" 0 "^warning: --ranks 4: .*vadd.p
     $ptoc run examples/vadd.pto --ranks 4
 expect "--ranks with a ranks kernel: no warning" 0 "^  result      match" $ptoc run examples/ring.pto --ranks 3
 lacks "--ranks with a ranks kernel: no warning" "no ranks kernel"
+# ---- a valid(...) past the tile's shape is one error: the windows are judged by the whole tile
+# then (review15: each load and store added "window of 'x' ends at row 19, out of bounds") ----
+expect "valid past the shape: reported" 1 "valid_excess.pto:3:33: error: valid rows of 't' can be 20, more than its 16 rows" \
+    $ptoc check tests/diag/valid_excess.pto
+[ "$(grep -c error $out/log)" = 1 ] && ok "valid past the shape: one error" || bad "valid past the shape: one error ($(grep -c error $out/log))"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
