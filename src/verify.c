@@ -845,6 +845,9 @@ static void pto__vtile_space_error(pto__verifier *v, int32_t s, const pto_operan
     char allowed[96];
     int w = (mask & PTO_A_WRITE) != 0, op = v->m->stmts[s].op;
     const char *how = "";
+    /* a tile of the other core's memory: its declaration has the error (pto__vtile_core); every op
+       that names it would only repeat it */
+    if (v->core >= 0 && t->space < PTO_NSPACE && pto__vspace_core(t->space) != v->core) return;
     pto__vspaces(mask, allowed, sizeof allowed);
     if ((op == PTO_OP_TMATMUL || op == PTO_OP_TMATMUL_ACC) && v->m->stmts[s].nargs == 3) {
         /* `tmatmul c, b0, a0`: one error for the swap, at its first operand (not one per operand) */

@@ -457,5 +457,10 @@ lacks "--ranks with a ranks kernel: no warning" "no ranks kernel"
 expect "valid past the shape: reported" 1 "valid_excess.pto:3:33: error: valid rows of 't' can be 20, more than its 16 rows" \
     $ptoc check tests/diag/valid_excess.pto
 [ "$(grep -c error $out/log)" = 1 ] && ok "valid past the shape: one error" || bad "valid past the shape: one error ($(grep -c error $out/log))"
+# ---- a tile in the other core's memory is one error, at its declaration (review15: each op that
+# named it added "tstore cannot read a tile in 'mat' (it reads vec or acc)") ----
+expect "other core's tile: reported" 1 "other_core_tile.pto:3:8: error: vector kernel 'k' cannot use a 'mat' tile" \
+    $ptoc check tests/diag/other_core_tile.pto
+[ "$(grep -c error $out/log)" = 1 ] && ok "other core's tile: one error" || bad "other core's tile: one error ($(grep -c error $out/log))"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
