@@ -3132,6 +3132,7 @@ typedef struct pto__ps_parser {
     pto__ps_ncent *nc;   /* the lexer's name cache (NULL: none, every name is hashed) */
     int32_t arg_op, arg_i;   /* the op whose operand arg_i (from 0) is being parsed (messages) */
     size_t name_stop;        /* the last byte that continues no name (0: none; pto__ps_name_end) */
+    int32_t unk_line, unk_id;   /* the last unknown name reported and its line: once per line */
 } pto__ps_parser;
 
 /* ---- diagnostics ------------------------------------------------------- */
@@ -3813,6 +3814,9 @@ static void pto__ps_unknown_name(pto__ps_parser *p, const pto__ps_tok *t, unsign
     pto__ps_near_init(p, &n, pto__ps_text(p, t), t->len);
     pto__ps_near_names(p, &n, kinds);
     const pto__ps_pname *was = t->id < p->cap_names ? &p->names[t->id] : NULL;
+    if (t->line == p->unk_line && t->id == p->unk_id) return;   /* `tmuls t, t, 2.0`: one error for two t's */
+    p->unk_line = t->line;
+    p->unk_id = t->id;
     for (i = 0; builtins && i < sizeof words / sizeof words[0]; i++)
         pto__ps_near_try(&n, pto__ps_kw_text[words[i]], strlen(pto__ps_kw_text[words[i]]));
     if (was && was->kind == PTO__B_NONE && was->gone != PTO__B_NONE && was->gone_kernel == p->kernel
@@ -5832,15 +5836,35 @@ static int pto__pr_lead_scalar(const pto_module *m, int32_t e)
     }
 }
 
+/* Whether the printed text of expression e starts with an integer literal
+   (`2 * i`, `-5 + i`): in a scalar position that literal would read as a
+   float operand. */
+static int pto__pr_lead_literal(const pto_module *m, int32_t e)
+{
+    const pto_expr *x;
+    if (e < 0 || e >= m->n_exprs) return 0;
+    x = &m->exprs[e];
+    switch (x->kind) {
+    case PTO_E_INT: return 1;
+    case PTO_E_NEG:   /* `-5` reads as a literal; `-(0)`, `-i`, `-(a * b)` do not */
+        return x->a >= 0 && x->a < m->n_exprs && m->exprs[x->a].kind == PTO_E_INT && m->exprs[x->a].value > 0;
+    case PTO_E_ADD: case PTO_E_SUB: case PTO_E_MUL: case PTO_E_DIV: case PTO_E_MOD:
+        return pto__pr_prec(m, x->a) >= pto__pr_prec(m, e) && pto__pr_lead_literal(m, x->a);
+    default: return 0;
+    }
+}
+
 /* An integer operand outside an integer-only position is read by its form.
-   In a scalar position a leading literal would read as a float and a leading
-   let or loop variable is an error, so the expression is parenthesised
-   there; elsewhere only a leading scalar param (which would read as the
-   scalar itself) needs it. */
+   In a scalar position a leading literal would read as a float and a lone
+   scalar param as the scalar itself, so those are parenthesised there (a
+   loop variable, a let, `n * 2` read as integer expressions); elsewhere
+   only a leading scalar param needs it. */
 static int pto__pr_int_needs_parens(const pto_module *m, int32_t e, uint32_t mask)
 {
     int int_only = (mask & PTO_A_INT) && !(mask & (PTO_A_SCALAR | PTO_A_TILES | PTO_A_GM | PTO_A_CVPIPE));
-    if (mask & PTO_A_SCALAR) return 1;
+    if (mask & PTO_A_SCALAR)
+        return pto__pr_lead_literal(m, e) ||
+               (e >= 0 && e < m->n_exprs && m->exprs[e].kind == PTO_E_VAR && pto__pr_lead_scalar(m, e));
     return !int_only && pto__pr_lead_scalar(m, e);
 }
 
@@ -6251,6 +6275,12 @@ typedef struct pto__verifier {
     int32_t *psig;
     int32_t here_pos;          /* phase 1: the position of the statement being checked */
     int32_t here_stmt;         /* the op statement whose operands are checked */
+    /* a row / column reduction's tile reads that nothing may have written yet: reported after its
+       other checks, and not when one of them found the operands swapped (`trowsum a, m`: "'m' is
+       read before anything writes it" only follows from the order) */
+    int32_t nread, readt[4];
+    const pto_operand *reado[4];
+    int swapped;
     pto_loc here;              /* the statement being checked */
     int32_t ifdepth;
     /* PTO__T_WRITTEN is per path: the writes of an if's then-branch do not precede its else-branch
@@ -6817,6 +6847,11 @@ static void pto__vtile_valid(pto__verifier *v, int32_t id, const pto_tile *t)
         else if (hi > extent)
             pto_error(v->ctx, *pto__vexpr_loc(v, e, &t->loc), "valid %s of '%s' can be %lld, more than its %d %s",
                       what, pto__vname(v, t->name), (long long)hi, (int)extent, what);
+        else
+            continue;
+        /* the later checks take the tile whole: a window "out of bounds" by the excess of a
+           valid(20, ..) on 16 rows would only repeat this error at every load and store */
+        pto__fconst(f, extent);
     }
 }
 
@@ -6988,7 +7023,28 @@ static void pto__vtile_space_error(pto__verifier *v, int32_t s, const pto_operan
     char allowed[96];
     int w = (mask & PTO_A_WRITE) != 0, op = v->m->stmts[s].op;
     const char *how = "";
+    /* a tile of the other core's memory: its declaration has the error (pto__vtile_core); every op
+       that names it would only repeat it */
+    if (v->core >= 0 && t->space < PTO_NSPACE && pto__vspace_core(t->space) != v->core) return;
     pto__vspaces(mask, allowed, sizeof allowed);
+    if ((op == PTO_OP_TMATMUL || op == PTO_OP_TMATMUL_ACC) && v->m->stmts[s].nargs == 3) {
+        /* `tmatmul c, b0, a0`: one error for the swap, at its first operand (not one per operand) */
+        const pto_operand *o0 = &v->m->operands[v->m->stmts[s].arg0], *o1 = o0 + 1, *o2 = o0 + 2;
+        const pto_tile *t1 = o1->kind == PTO_O_TILE && o1->ref >= 0 && o1->ref < v->m->n_tiles
+                                 ? &v->m->tiles[o1->ref] : NULL;
+        const pto_tile *t2 = o2->kind == PTO_O_TILE && o2->ref >= 0 && o2->ref < v->m->n_tiles
+                                 ? &v->m->tiles[o2->ref] : NULL;
+        if (t1 && t2 && t1->space == PTO_RIGHT && t2->space == PTO_LEFT) {
+            if (o == o1)
+                pto_error(v->ctx, o->loc, "%s reads a left tile, then a right one: '%s' is right and '%s' is left "
+                          "(the operands look swapped: %s %s, %s, %s)", pto_opinfo_get((pto_op)op)->name,
+                          pto__vname(v, t1->name), pto__vname(v, t2->name), pto_opinfo_get((pto_op)op)->name,
+                          o0->kind == PTO_O_TILE && o0->ref >= 0 && o0->ref < v->m->n_tiles
+                              ? pto__vname(v, v->m->tiles[o0->ref].name) : "c", pto__vname(v, t2->name),
+                          pto__vname(v, t1->name));
+            return;
+        }
+    }
     /* the cube's data path (GM -> mat -> left / right -> acc) is the
        usual thing missed: name the step */
     if (op == PTO_OP_TLOAD && (t->space == PTO_LEFT || t->space == PTO_RIGHT))
@@ -7014,7 +7070,16 @@ static int pto__vtile_arg(pto__verifier *v, int32_t s, const pto_operand *o, uin
         return 0;
     }
     /* (a tile written before, or already reported, is all a read needs to know) */
-    if ((mask & PTO_A_READ) && !(v->tflags[o->ref] & (PTO__T_WRITTEN | PTO__T_UNINIT))) pto__vread_tile(v, s, o->ref, o);
+    if ((mask & PTO_A_READ) && !(v->tflags[o->ref] & (PTO__T_WRITTEN | PTO__T_UNINIT))) {
+        int op = v->m->stmts[s].op;   /* only a reduction's class check can find its operands swapped */
+        if (v->here_stmt == s && v->nread < 4 &&
+            ((op >= PTO_OP_TROWSUM && op <= PTO_OP_TROWMIN) || (op >= PTO_OP_TCOLSUM && op <= PTO_OP_TCOLMIN))) {
+            v->readt[v->nread] = o->ref;
+            v->reado[v->nread++] = o;
+        } else {
+            pto__vread_tile(v, s, o->ref, o);
+        }
+    }
     return 1;
 }
 
@@ -7235,7 +7300,10 @@ static void pto__vvector_error(pto__verifier *v, const pto__vop *op, int d, int 
     else if (reduction && d == 0 && of == 1 &&
              (percol ? a->rows == 1 && a->cols == x->cols : a->cols == 1 && a->rows == x->rows))
         /* `trowsum a, s`: the source is the vector the result should be */
+    {
         snprintf(hint, sizeof hint, " (the operands look swapped: %s %s, %s)", pto_opinfo_get((pto_op)o)->name, an, tn);
+        v->swapped = 1;
+    }
     if (percol)
         pto_error(v->ctx, op->o[d]->loc, "'%s' must be [1, %d] (one value per column of '%s'), got [%d, %d]%s", tn,
                   (int)a->cols, an, (int)x->rows, (int)x->cols, hint);
@@ -8063,6 +8131,8 @@ static void pto__vop_stmt(pto__verifier *v, int32_t s)
     }
     op.s = s;
     v->here_stmt = s;
+    v->nread = 0;
+    v->swapped = 0;
     ops = &m->operands[st->arg0];
     for (i = 0; i < info->nargs; i++) {
         const pto_operand *o = &ops[i];
@@ -8079,6 +8149,8 @@ static void pto__vop_stmt(pto__verifier *v, int32_t s)
         if (mask & PTO_A_WRITE) wr[nw++] = i;
     }
     if (ok) pto__vclass(v, &op);
+    for (i = 0; i < v->nread && !v->swapped; i++) pto__vread_tile(v, s, v->readt[i], v->reado[i]);
+    v->nread = 0;
     pto__vnote_writes(v, ops, wr, nw);
 }
 
@@ -23166,9 +23238,9 @@ static void pto__isa_name(pto__emitter *E, pto_buf *b, const pto_operand *o)
    i8 scalar param: int64_t in the kernel) in the scalar position of an op
    whose destination tile is a float? pto-isa takes the scalar as the
    tile's DType, and an int64_t converts to half ambiguously (half has
-   float and double constructors), so the emitter casts it to float first:
-   exact for every integer an f16 tile can hold and up to 2^24 for f32 /
-   bf16 (the interpreter converts through double). */
+   float and double constructors), so the emitter casts it to float first,
+   as the interpreter converts a scalar (pto_scalar_as: through float to
+   f16 / bf16): the same value for every integer below 2^53. */
 static int pto__isa_int_scalar(const pto_module *m, int32_t s, int i)
 {
     const pto_stmt *st = &m->stmts[s];
@@ -23958,6 +24030,7 @@ typedef struct pto_h_run {
     pto_k_device *dev;
     pto_k_device *rdev;            /* nranks ranks, for ranks kernels (made on first use) */
     int nranks;                    /* --ranks N */
+    int ranks_given;               /* --ranks was on the command line (a warning when no kernel takes it) */
     int64_t max_instr;             /* --max-instr N: each launch's instruction budget (0 = default) */
     int refused;                   /* a launch the simulator refused (pto_h_refused) */
     char *ksrc;                    /* kernel.c, for counting flags and barriers */
@@ -24068,6 +24141,7 @@ PTO_K_FN int pto_h_args(pto_h_run *run, int argc, char **argv)
                 return 1;
             }
             run->nranks = (int)n;
+            run->ranks_given = 1;
             continue;
         }
         else if (strcmp(a, "--max-instr") == 0 && i + 1 < argc) {
@@ -24948,10 +25022,24 @@ PTO_K_FN void pto_h_unused_defs(const pto_h_run *run)
     }
 }
 
+/* --ranks N where no kernel is a ranks kernel: each kernel ran once, which
+   a user giving N ranks may not expect (said only after a clean run, as for
+   an unused -D). */
+PTO_K_FN void pto_h_unused_ranks(const pto_h_run *run)
+{
+    int32_t k;
+    if (run->status || !run->m || !run->ranks_given) return;
+    for (k = 0; k < run->m->n_kernels; k++)
+        if (run->m->kernels[k].ranks) return;
+    fprintf(stderr, "warning: --ranks %d: %s has no ranks kernel, so every kernel ran once (--ranks sets how many "
+            "ranks a kernel declared 'ranks' runs on)\n", run->nranks, run->file);
+}
+
 PTO_K_FN int pto_h_end(pto_h_run *run)
 {
     int status;
     pto_h_unused_defs(run);
+    pto_h_unused_ranks(run);
     status = run->status ? run->status : run->failed;
     if (run->nkernels > 1) printf("total         %lld cycles over %d kernels\n", (long long)run->cycles, run->nkernels);
     pto_h_reset(run);

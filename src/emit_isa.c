@@ -677,9 +677,9 @@ static void pto__isa_name(pto__emitter *E, pto_buf *b, const pto_operand *o)
    i8 scalar param: int64_t in the kernel) in the scalar position of an op
    whose destination tile is a float? pto-isa takes the scalar as the
    tile's DType, and an int64_t converts to half ambiguously (half has
-   float and double constructors), so the emitter casts it to float first:
-   exact for every integer an f16 tile can hold and up to 2^24 for f32 /
-   bf16 (the interpreter converts through double). */
+   float and double constructors), so the emitter casts it to float first,
+   as the interpreter converts a scalar (pto_scalar_as: through float to
+   f16 / bf16): the same value for every integer below 2^53. */
 static int pto__isa_int_scalar(const pto_module *m, int32_t s, int i)
 {
     const pto_stmt *st = &m->stmts[s];

@@ -72,6 +72,7 @@ typedef struct pto_h_run {
     pto_k_device *dev;
     pto_k_device *rdev;            /* nranks ranks, for ranks kernels (made on first use) */
     int nranks;                    /* --ranks N */
+    int ranks_given;               /* --ranks was on the command line (a warning when no kernel takes it) */
     int64_t max_instr;             /* --max-instr N: each launch's instruction budget (0 = default) */
     int refused;                   /* a launch the simulator refused (pto_h_refused) */
     char *ksrc;                    /* kernel.c, for counting flags and barriers */
@@ -182,6 +183,7 @@ PTO_K_FN int pto_h_args(pto_h_run *run, int argc, char **argv)
                 return 1;
             }
             run->nranks = (int)n;
+            run->ranks_given = 1;
             continue;
         }
         else if (strcmp(a, "--max-instr") == 0 && i + 1 < argc) {
@@ -1062,10 +1064,24 @@ PTO_K_FN void pto_h_unused_defs(const pto_h_run *run)
     }
 }
 
+/* --ranks N where no kernel is a ranks kernel: each kernel ran once, which
+   a user giving N ranks may not expect (said only after a clean run, as for
+   an unused -D). */
+PTO_K_FN void pto_h_unused_ranks(const pto_h_run *run)
+{
+    int32_t k;
+    if (run->status || !run->m || !run->ranks_given) return;
+    for (k = 0; k < run->m->n_kernels; k++)
+        if (run->m->kernels[k].ranks) return;
+    fprintf(stderr, "warning: --ranks %d: %s has no ranks kernel, so every kernel ran once (--ranks sets how many "
+            "ranks a kernel declared 'ranks' runs on)\n", run->nranks, run->file);
+}
+
 PTO_K_FN int pto_h_end(pto_h_run *run)
 {
     int status;
     pto_h_unused_defs(run);
+    pto_h_unused_ranks(run);
     status = run->status ? run->status : run->failed;
     if (run->nkernels > 1) printf("total         %lld cycles over %d kernels\n", (long long)run->cycles, run->nkernels);
     pto_h_reset(run);

@@ -137,6 +137,7 @@ typedef struct pto__ps_parser {
     pto__ps_ncent *nc;   /* the lexer's name cache (NULL: none, every name is hashed) */
     int32_t arg_op, arg_i;   /* the op whose operand arg_i (from 0) is being parsed (messages) */
     size_t name_stop;        /* the last byte that continues no name (0: none; pto__ps_name_end) */
+    int32_t unk_line, unk_id;   /* the last unknown name reported and its line: once per line */
 } pto__ps_parser;
 
 /* ---- diagnostics ------------------------------------------------------- */
@@ -818,6 +819,9 @@ static void pto__ps_unknown_name(pto__ps_parser *p, const pto__ps_tok *t, unsign
     pto__ps_near_init(p, &n, pto__ps_text(p, t), t->len);
     pto__ps_near_names(p, &n, kinds);
     const pto__ps_pname *was = t->id < p->cap_names ? &p->names[t->id] : NULL;
+    if (t->line == p->unk_line && t->id == p->unk_id) return;   /* `tmuls t, t, 2.0`: one error for two t's */
+    p->unk_line = t->line;
+    p->unk_id = t->id;
     for (i = 0; builtins && i < sizeof words / sizeof words[0]; i++)
         pto__ps_near_try(&n, pto__ps_kw_text[words[i]], strlen(pto__ps_kw_text[words[i]]));
     if (was && was->kind == PTO__B_NONE && was->gone != PTO__B_NONE && was->gone_kernel == p->kernel

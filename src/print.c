@@ -129,15 +129,35 @@ static int pto__pr_lead_scalar(const pto_module *m, int32_t e)
     }
 }
 
+/* Whether the printed text of expression e starts with an integer literal
+   (`2 * i`, `-5 + i`): in a scalar position that literal would read as a
+   float operand. */
+static int pto__pr_lead_literal(const pto_module *m, int32_t e)
+{
+    const pto_expr *x;
+    if (e < 0 || e >= m->n_exprs) return 0;
+    x = &m->exprs[e];
+    switch (x->kind) {
+    case PTO_E_INT: return 1;
+    case PTO_E_NEG:   /* `-5` reads as a literal; `-(0)`, `-i`, `-(a * b)` do not */
+        return x->a >= 0 && x->a < m->n_exprs && m->exprs[x->a].kind == PTO_E_INT && m->exprs[x->a].value > 0;
+    case PTO_E_ADD: case PTO_E_SUB: case PTO_E_MUL: case PTO_E_DIV: case PTO_E_MOD:
+        return pto__pr_prec(m, x->a) >= pto__pr_prec(m, e) && pto__pr_lead_literal(m, x->a);
+    default: return 0;
+    }
+}
+
 /* An integer operand outside an integer-only position is read by its form.
-   In a scalar position a leading literal would read as a float and a leading
-   let or loop variable is an error, so the expression is parenthesised
-   there; elsewhere only a leading scalar param (which would read as the
-   scalar itself) needs it. */
+   In a scalar position a leading literal would read as a float and a lone
+   scalar param as the scalar itself, so those are parenthesised there (a
+   loop variable, a let, `n * 2` read as integer expressions); elsewhere
+   only a leading scalar param needs it. */
 static int pto__pr_int_needs_parens(const pto_module *m, int32_t e, uint32_t mask)
 {
     int int_only = (mask & PTO_A_INT) && !(mask & (PTO_A_SCALAR | PTO_A_TILES | PTO_A_GM | PTO_A_CVPIPE));
-    if (mask & PTO_A_SCALAR) return 1;
+    if (mask & PTO_A_SCALAR)
+        return pto__pr_lead_literal(m, e) ||
+               (e >= 0 && e < m->n_exprs && m->exprs[e].kind == PTO_E_VAR && pto__pr_lead_scalar(m, e));
     return !int_only && pto__pr_lead_scalar(m, e);
 }
 

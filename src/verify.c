@@ -97,6 +97,12 @@ typedef struct pto__verifier {
     int32_t *psig;
     int32_t here_pos;          /* phase 1: the position of the statement being checked */
     int32_t here_stmt;         /* the op statement whose operands are checked */
+    /* a row / column reduction's tile reads that nothing may have written yet: reported after its
+       other checks, and not when one of them found the operands swapped (`trowsum a, m`: "'m' is
+       read before anything writes it" only follows from the order) */
+    int32_t nread, readt[4];
+    const pto_operand *reado[4];
+    int swapped;
     pto_loc here;              /* the statement being checked */
     int32_t ifdepth;
     /* PTO__T_WRITTEN is per path: the writes of an if's then-branch do not precede its else-branch
@@ -663,6 +669,11 @@ static void pto__vtile_valid(pto__verifier *v, int32_t id, const pto_tile *t)
         else if (hi > extent)
             pto_error(v->ctx, *pto__vexpr_loc(v, e, &t->loc), "valid %s of '%s' can be %lld, more than its %d %s",
                       what, pto__vname(v, t->name), (long long)hi, (int)extent, what);
+        else
+            continue;
+        /* the later checks take the tile whole: a window "out of bounds" by the excess of a
+           valid(20, ..) on 16 rows would only repeat this error at every load and store */
+        pto__fconst(f, extent);
     }
 }
 
@@ -834,7 +845,28 @@ static void pto__vtile_space_error(pto__verifier *v, int32_t s, const pto_operan
     char allowed[96];
     int w = (mask & PTO_A_WRITE) != 0, op = v->m->stmts[s].op;
     const char *how = "";
+    /* a tile of the other core's memory: its declaration has the error (pto__vtile_core); every op
+       that names it would only repeat it */
+    if (v->core >= 0 && t->space < PTO_NSPACE && pto__vspace_core(t->space) != v->core) return;
     pto__vspaces(mask, allowed, sizeof allowed);
+    if ((op == PTO_OP_TMATMUL || op == PTO_OP_TMATMUL_ACC) && v->m->stmts[s].nargs == 3) {
+        /* `tmatmul c, b0, a0`: one error for the swap, at its first operand (not one per operand) */
+        const pto_operand *o0 = &v->m->operands[v->m->stmts[s].arg0], *o1 = o0 + 1, *o2 = o0 + 2;
+        const pto_tile *t1 = o1->kind == PTO_O_TILE && o1->ref >= 0 && o1->ref < v->m->n_tiles
+                                 ? &v->m->tiles[o1->ref] : NULL;
+        const pto_tile *t2 = o2->kind == PTO_O_TILE && o2->ref >= 0 && o2->ref < v->m->n_tiles
+                                 ? &v->m->tiles[o2->ref] : NULL;
+        if (t1 && t2 && t1->space == PTO_RIGHT && t2->space == PTO_LEFT) {
+            if (o == o1)
+                pto_error(v->ctx, o->loc, "%s reads a left tile, then a right one: '%s' is right and '%s' is left "
+                          "(the operands look swapped: %s %s, %s, %s)", pto_opinfo_get((pto_op)op)->name,
+                          pto__vname(v, t1->name), pto__vname(v, t2->name), pto_opinfo_get((pto_op)op)->name,
+                          o0->kind == PTO_O_TILE && o0->ref >= 0 && o0->ref < v->m->n_tiles
+                              ? pto__vname(v, v->m->tiles[o0->ref].name) : "c", pto__vname(v, t2->name),
+                          pto__vname(v, t1->name));
+            return;
+        }
+    }
     /* the cube's data path (GM -> mat -> left / right -> acc) is the
        usual thing missed: name the step */
     if (op == PTO_OP_TLOAD && (t->space == PTO_LEFT || t->space == PTO_RIGHT))
@@ -860,7 +892,16 @@ static int pto__vtile_arg(pto__verifier *v, int32_t s, const pto_operand *o, uin
         return 0;
     }
     /* (a tile written before, or already reported, is all a read needs to know) */
-    if ((mask & PTO_A_READ) && !(v->tflags[o->ref] & (PTO__T_WRITTEN | PTO__T_UNINIT))) pto__vread_tile(v, s, o->ref, o);
+    if ((mask & PTO_A_READ) && !(v->tflags[o->ref] & (PTO__T_WRITTEN | PTO__T_UNINIT))) {
+        int op = v->m->stmts[s].op;   /* only a reduction's class check can find its operands swapped */
+        if (v->here_stmt == s && v->nread < 4 &&
+            ((op >= PTO_OP_TROWSUM && op <= PTO_OP_TROWMIN) || (op >= PTO_OP_TCOLSUM && op <= PTO_OP_TCOLMIN))) {
+            v->readt[v->nread] = o->ref;
+            v->reado[v->nread++] = o;
+        } else {
+            pto__vread_tile(v, s, o->ref, o);
+        }
+    }
     return 1;
 }
 
@@ -1081,7 +1122,10 @@ static void pto__vvector_error(pto__verifier *v, const pto__vop *op, int d, int 
     else if (reduction && d == 0 && of == 1 &&
              (percol ? a->rows == 1 && a->cols == x->cols : a->cols == 1 && a->rows == x->rows))
         /* `trowsum a, s`: the source is the vector the result should be */
+    {
         snprintf(hint, sizeof hint, " (the operands look swapped: %s %s, %s)", pto_opinfo_get((pto_op)o)->name, an, tn);
+        v->swapped = 1;
+    }
     if (percol)
         pto_error(v->ctx, op->o[d]->loc, "'%s' must be [1, %d] (one value per column of '%s'), got [%d, %d]%s", tn,
                   (int)a->cols, an, (int)x->rows, (int)x->cols, hint);
@@ -1909,6 +1953,8 @@ static void pto__vop_stmt(pto__verifier *v, int32_t s)
     }
     op.s = s;
     v->here_stmt = s;
+    v->nread = 0;
+    v->swapped = 0;
     ops = &m->operands[st->arg0];
     for (i = 0; i < info->nargs; i++) {
         const pto_operand *o = &ops[i];
@@ -1925,6 +1971,8 @@ static void pto__vop_stmt(pto__verifier *v, int32_t s)
         if (mask & PTO_A_WRITE) wr[nw++] = i;
     }
     if (ok) pto__vclass(v, &op);
+    for (i = 0; i < v->nread && !v->swapped; i++) pto__vread_tile(v, s, v->readt[i], v->reado[i]);
+    v->nread = 0;
     pto__vnote_writes(v, ops, wr, nw);
 }
 

@@ -456,5 +456,26 @@ expect "delay to the wait: one fallback" 0 "# sync: 43 set_flag, 43 wait_flag, 2
 expect "delay to the wait: the fallback's reason" 0 "delay_drains.pto:18:3: warning: sync: V -> MTE3: PIPE_ALL barrier instead of a flag pair for tile t: order: id 0 of MTE3 -> V is set again at delay_drains.pto:7; its previous wait \(delay_drains.pto:7\) must come first \(id 1 would be set again before its previous wait \(delay_drains.pto:14\) is known to be past, and no id of the reverse pair is free to order that wait first\)" \
     $ptoc sync tests/diag/delay_drains.pto
 expect "delay to the wait: runs" 0 "^  result      match \(3 outputs\)" $ptoc run tests/diag/delay_drains.pto -D n=9
+# ---- an unknown name is one error per line, not one per use (review15: `tmuls t, t, 2.0` after
+# t's loop said the same thing twice) ----
+expect "unknown name: reported" 1 "unknown_twice.pto:7:9: error: unknown name 't': the tile 't' declared at 4:10 is out of scope here" \
+    $ptoc check tests/diag/unknown_twice.pto
+[ "$(grep -c error $out/log)" = 1 ] && ok "unknown name: once per line" || bad "unknown name: once per line ($(grep -c error $out/log) errors)"
+# ---- --ranks on a file without a ranks kernel: a warning, the run as without it (review15: it
+# was silently ignored) ----
+expect "--ranks without a ranks kernel: warned" 0 "^warning: --ranks 4: .*vadd.pto has no ranks kernel, so every kernel ran once" \
+    $ptoc run examples/vadd.pto --ranks 4
+expect "--ranks with a ranks kernel: no warning" 0 "^  result      match" $ptoc run examples/ring.pto --ranks 3
+lacks "--ranks with a ranks kernel: no warning" "no ranks kernel"
+# ---- a valid(...) past the tile's shape is one error: the windows are judged by the whole tile
+# then (review15: each load and store added "window of 'x' ends at row 19, out of bounds") ----
+expect "valid past the shape: reported" 1 "valid_excess.pto:3:33: error: valid rows of 't' can be 20, more than its 16 rows" \
+    $ptoc check tests/diag/valid_excess.pto
+[ "$(grep -c error $out/log)" = 1 ] && ok "valid past the shape: one error" || bad "valid past the shape: one error ($(grep -c error $out/log))"
+# ---- a tile in the other core's memory is one error, at its declaration (review15: each op that
+# named it added "tstore cannot read a tile in 'mat' (it reads vec or acc)") ----
+expect "other core's tile: reported" 1 "other_core_tile.pto:3:8: error: vector kernel 'k' cannot use a 'mat' tile" \
+    $ptoc check tests/diag/other_core_tile.pto
+[ "$(grep -c error $out/log)" = 1 ] && ok "other core's tile: one error" || bad "other core's tile: one error ($(grep -c error $out/log))"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -175,6 +175,10 @@ if [ $rc = 0 ]; then ok "the edited DIR passes at K = 256"; else bad "the edited
 $ptoc run --sweep $cc $out/tk >$out/log 2>&1; rc=$?
 if [ $rc = 1 ] && grep -q "race on mat bytes" $out/log && grep -q "rerun: ptoc run $out/tk -D 'K=192'" $out/log
 then ok "the sweep of the edited DIR finds K = 192"; else bad "the sweep of the edited DIR finds K = 192 (rc $rc)"; fi
+# its rows line up: "cycles" in one column whatever the verdict ("2 REPORTS" pushed it right by one)
+if [ "$(grep '^  K=.* cycles ' $out/log | awk '{ print index($0, "cycles") }' | sort -u | wc -l)" = 1 ] &&
+   grep -q "REPORTS" $out/log
+then ok "sweep rows: one cycles column"; else bad "sweep rows: one cycles column"; fi
 
 # usage errors (exit 1, said)
 for args in "--sweep --trace t.json tests/user/trip_x2.pto" "--sweep build" "--sweep-runs 3 tests/user/trip_x2.pto" \

@@ -201,6 +201,34 @@ static void check_float(const char *lit, const char *want)
     pto_ctx_destroy(ctx);
 }
 
+/* The printed form of an integer expression in a scalar position (`tmuls t,
+   t, EXPR` inside `for i`, with an i32 scalar n): bare unless it would read
+   back as a float literal or as the scalar param itself (review15). */
+static void check_scalar_int(const char *expr, const char *want)
+{
+    char src[512], line[512];
+    pto_ctx *ctx = pto_ctx_create(NULL);
+    char *out, *at, *nl, *again;
+    snprintf(src, sizeof src, "kernel k(scalar n: i32) vector {\n  tile t: vec f32[1, 8]\n  texpands t, 0.0\n"
+             "  for i = 0 to 2 {\n    tmuls t, t, %s\n  }\n}\n", expr);
+    out = fmt(ctx, "sint", src, strlen(src));
+    CHECK_MSG(out != NULL, "'%s' does not parse", expr);
+    if (!out) { pto_ctx_destroy(ctx); return; }
+    at = strstr(out, "tmuls t, t, ");
+    nl = at ? strchr(at, '\n') : NULL;
+    if (at && nl) {
+        memcpy(line, at + 12, (size_t)(nl - at - 12));
+        line[nl - at - 12] = 0;
+        CHECK_STR(line, want);
+    }
+    again = fmt(ctx, "sint2", out, strlen(out));
+    CHECK(again != NULL);
+    if (again) CHECK_STR(again, out);
+    free(again);
+    free(out);
+    pto_ctx_destroy(ctx);
+}
+
 /* A module built through the C API with shapes the parser never makes
    (negative literal under a minus, valid rows only) prints stably. */
 static void check_api_module(void)
@@ -375,6 +403,15 @@ int main(void)
     check_expr("-a * b", "-a * b");
     check_expr("-(a * b)", "-(a * b)");
 
+    check_scalar_int("i", "i");
+    check_scalar_int("(i)", "i");
+    check_scalar_int("i * 2 + n", "i * 2 + n");
+    check_scalar_int("n * 2", "n * 2");
+    check_scalar_int("(n)", "(n)");      /* an integer expression of n, not the scalar operand n: kept */
+    check_scalar_int("(2 * i)", "(2 * i)");
+    check_scalar_int("(-5 + i)", "(-5 + i)");
+    check_scalar_int("-i", "-i");
+    check_scalar_int("(i + 1) * block", "(i + 1) * block");
     check_float("0.1", "0.1");
     check_float("1", "1.0");
     check_float("-2", "-2.0");

@@ -1419,11 +1419,12 @@ static int sw_run_one(sweep *s, const sw_defs *defs, const char *bin, const char
         t->pass++;
         printf("match        cycles %lld\n", total >= 0 ? total : cycles);
     } else {
+        int w;   /* the verdict's width: "cycles" lines up with the match rows' (column 13) */
         t->fail++;
-        if (mismatch) printf("MISMATCH");
-        else if (reports) printf("%d REPORT%s", reports, reports == 1 ? "" : "S");
-        else printf("FAILED (exit status %d)", rc);
-        printf("%*scycles %lld\n", 5, "", total >= 0 ? total : cycles);
+        if (mismatch) w = printf("MISMATCH");
+        else if (reports) w = printf("%d REPORT%s", reports, reports == 1 ? "" : "S");
+        else w = printf("FAILED (exit status %d)", rc);
+        printf("%*scycles %lld\n", w < 12 ? 13 - w : 1, "", total >= 0 ? total : cycles);
         /* what the run said, so the failure can be read without a rerun */
         for (i = 0, line = out; line && *line && i < 40; line = end ? end + 1 : NULL, i++) {
             end = strchr(line, '\n');
