@@ -14649,6 +14649,8 @@ typedef struct pto__sy {
        ordered (pto__sy_order_pos; informative: that analysis always runs). done: the
        (set, wait) pairs an order pair was made for (a second time: fallback) */
     int collect, doubt;
+    int32_t last_set[PTO__SY_REAL];        /* per hardware key: 1 + the latest set_flag analysed, 0 none (the
+                                              statement named when an id is left set at the end) */
     int32_t *viol, n_viol, cap_viol;
     int32_t *done, n_done, cap_done;
     int32_t *opl, n_opl, cap_opl;          /* pto__sy_order_now's pairs: (group, first, last position) */
@@ -15962,6 +15964,7 @@ static void pto__sy_set_op(pto__sy *sy, int32_t s, pto__sy_st *st, uint32_t t)
     f = pto__sy_fslot(st, key);
     if (sy->m->stmts[s].op == PTO_OP_SET_FLAG) {
         if (f >= 0) { pto__sy_misuse(sy, s, "event id set while it may still be set"); return; }
+        if (key < PTO__SY_REAL) sy->last_set[key] = s + 1;
         if (sy->mode == PTO__SY_CHECK && key < PTO__SY_REAL) {
             pto__sy_id_reuse(sy, s, st, key, p);
             if (sy->stop) return;
@@ -16733,6 +16736,7 @@ static void pto__sy_run(pto__sy *sy, int32_t prog)
     if (!st) return;
     st->reached = 1;
     sy->nfr = 0;
+    memset(sy->last_set, 0, sizeof sy->last_set);
     sy->restart = sy->restart_grp = sy->pend = -1;
     sy->npendg = 0;
     for (s = m->blocks[sy->progs[prog]].head; s >= 0 && !sy->stop; s = m->stmts[s].next) {
@@ -16741,6 +16745,12 @@ static void pto__sy_run(pto__sy *sy, int32_t prog)
     }
     for (f = pto__sy_fs_next(&st->fused, 0); f >= 0 && !sy->stop; f = pto__sy_fs_next(&st->fused, f + 1)) {
         int32_t key = st->fkey[f];
+        /* a hardware id: a written set_flag without its wait_flag on some
+           path is the author's error, at that set (pto__sy_misuse) */
+        if (key < PTO__SY_REAL && sy->last_set[key] > 0) {
+            pto__sy_misuse(sy, sy->last_set[key] - 1, "event id may be left set at kernel end");
+            continue;
+        }
         if (key < PTO__SY_REAL)
             pto_error(sy->ctx, m->kernels[sy->kernel].loc, "sync: event id %s -> %s %d may be left set at kernel end",
                       pto_pipe_name((pto_pipe)(key / 64)), pto_pipe_name((pto_pipe)(key / 8 % 8)), (int)(key % 8));

@@ -125,6 +125,12 @@ expect "split v2c: the missing half's AIV is named" 1 \
     $ptoc run $out/sp
 expect "split_push as written: matches" 0 "result      match" $ptoc run tests/diag/split_push.pto
 
+# ---- a written set_flag without its wait_flag: the user's error, at the set ----
+expect "set_flag with no wait_flag: exit 1 at the set's line" 1 \
+    "set_no_wait.pto:5:3: error: sync: event id may be left set at kernel end \\(set_flag MTE2, V, 0\\): written flags are kept as written" \
+    $ptoc check tests/diag/set_no_wait.pto
+lacks "set_flag with no wait_flag: not an internal error" "internal"
+
 # ---- a mix kernel's pipes deadlock: the reference interpreter names the cycle ----
 expect "both sections pop first: each tpop names the core it waits for and where that one is stuck" 1 \
     "pipe_cycle.pto:17:5: error: deadlock: this tpop on the cube core waits forever: it needs tile 1 of pipe 'r' \\(v2c\\), which AIV 0 \\(subblock 0\\) has pushed 0 of, and it is itself stuck in the tpop at line 27" \
