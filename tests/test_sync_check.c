@@ -13,10 +13,9 @@
 #define PTO_IMPLEMENTATION
 #include "pto.h"
 #include "tests/check.h"
+#include "tests/walk.h"
 
-#include <dirent.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 
 static int nfiles, ncompiled;
 
@@ -68,29 +67,11 @@ static void check_file(const char *path)
     free(text);
 }
 
-static void walk(const char *dir)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    char path[1024];
-    struct stat sb;
-    if (!d) return;
-    while ((e = readdir(d)) != NULL) {
-        size_t n = strlen(e->d_name);
-        if (e->d_name[0] == '.') continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (stat(path, &sb) != 0) continue;
-        if (S_ISDIR(sb.st_mode)) walk(path);
-        else if (n > 4 && strcmp(e->d_name + n - 4, ".pto") == 0) check_file(path);
-    }
-    closedir(d);
-}
-
 int main(void)
 {
-    walk("examples");
-    walk("tests");
-    walk("bench");
+    t_walk_pto("examples", check_file);
+    t_walk_pto("tests", check_file);
+    t_walk_pto("bench", check_file);
     CHECK_MSG(ncompiled > 120, "found the repo's kernels (%d of %d files compile)", ncompiled, nfiles);
     printf("  %d files, %d compiled, each synchronised with check off and on\n", nfiles, ncompiled);
     return TEST_END();
