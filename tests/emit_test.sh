@@ -97,6 +97,12 @@ $ptoc run $out/runline.pto >$out/log 2>&1; rc=$?
 if [ $rc = 0 ] && grep -q "kernel rmsnorm (2 blocks)" $out/log &&
    grep -q "warning: $out/runline.pto: '# run:' option '--tight' is ignored" $out/log
 then ok "# run: -DN=V and an ignored option"; else bad "# run: -DN=V and an ignored option (rc $rc)"; fi
+# an unknown option with a value is one warning naming both, and the option after it still counts
+{ echo "# run: --frob 3 -D N=32 -D eps=0.00001"; grep -v '^# run:' examples/rmsnorm.pto; } > $out/frob.pto
+$ptoc run $out/frob.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "kernel rmsnorm (2 blocks)" $out/log &&
+   grep -q "'# run:' option '--frob 3' is ignored" $out/log && [ "$(grep -c "is ignored" $out/log)" = 1 ]
+then ok "# run: an unknown option and its value: one warning"; else bad "# run: an unknown option and its value: one warning (rc $rc)"; fi
 # an emitted directory keeps the defaults: host.c embeds the "# run:" line
 $ptoc emit examples/softmax.pto -o $out/smx >$out/log 2>&1
 $ptoc run $out/smx >$out/log 2>&1; rc=$?

@@ -1877,8 +1877,13 @@ static void file_defaults(const char *path, int is_dir, int argc, char **argv, c
             val = opt + 2;
             opt = "-D";
         } else {
-            fprintf(stderr, "ptoc: warning: %s: '# run:' option '%s' is ignored (the line takes -D NAME=VALUE, "
-                    "--seed S, --ranks N and --max-instr N)\n", path, opt);
+            /* its values too (tokens up to the next option): one warning for '--frob 3' */
+            int j = i;
+            while (j + 1 < n && tok[j + 1][0] != '-') j++;
+            fprintf(stderr, "ptoc: warning: %s: '# run:' option '", path);
+            for (; i <= j; i++) fprintf(stderr, "%s%s", tok[i], i < j ? " " : "");
+            i = j;
+            fprintf(stderr, "' is ignored (the line takes -D NAME=VALUE, --seed S, --ranks N and --max-instr N)\n");
             continue;
         }
         eq = strchr(val, '=');
