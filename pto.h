@@ -4386,7 +4386,13 @@ static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
                 pto__ps_next(p);
                 return pto_arg_pipe(p->m, s, pto_pipe_lookup(p->src + t.pos, t.len), loc) >= 0;
             }
-            pto__ps_unknown_name(p, &t, ~(1u << PTO__B_NONE), (mask & PTO_A_INT) != 0);
+            if (mask == PTO_A_CVPIPE && p->kernel >= 0 && p->m->kernels[p->kernel].kind != PTO_KK_MIX)
+                /* tpush / tpop / tfree outside a mix kernel: no pipe can be declared here */
+                pto__ps_err(p, &t, "unknown name '%s': cube/vector pipes ('pipe %s: c2v f32[R, C]') are declared in "
+                            "a mix kernel, and this is a %s kernel", pto__ps_text(p, &t), pto__ps_text(p, &t),
+                            p->m->kernels[p->kernel].kind == PTO_KK_CUBE ? "cube" : "vector");
+            else
+                pto__ps_unknown_name(p, &t, ~(1u << PTO__B_NONE), (mask & PTO_A_INT) != 0);
             pto__ps_next(p);
             if (pto__ps_is(p, '[') || pto__ps_is(p, '@')) { /* a window of an unknown tensor: skip it */
                 while (!pto__ps_at_eol(p) && !pto__ps_is(p, ']')) pto__ps_next(p);
