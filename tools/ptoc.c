@@ -1692,7 +1692,7 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
                 if (!k) { s.oom = 1; break; }
                 sc->keys = k;
             }
-            memcpy(sc->keys + nk, cur.k, (size_t)cur.n * sizeof *cur.k);
+            if (cur.n) memcpy(sc->keys + nk, cur.k, (size_t)cur.n * sizeof *cur.k);   /* cur.k is NULL when empty */
             nk += cur.n;
         }
         sc->off[sc->nv] = nk;
