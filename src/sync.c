@@ -361,10 +361,9 @@ typedef struct pto__sy {
     /* id reuse (pto__sy_id_reuse): a CHECK analysis that collects the sets
        not ordered after their id's previous wait (statement, key, wait)
        instead of failing; pto__sy_order_reuse orders each (an order pair)
-       or falls back. doubt: the colouring reused an id it could not show
-       ordered (pto__sy_order_pos; informative: that analysis always runs). done: the
+       or falls back (it runs always: the colouring's proof is not trusted alone). done: the
        (set, wait) pairs an order pair was made for (a second time: fallback) */
-    int collect, doubt;
+    int collect;
     int32_t last_set[PTO__SY_REAL];        /* per hardware key: 1 + the latest set_flag analysed, 0 none (the
                                               statement named when an id is left set at the end) */
     int32_t *viol, n_viol, cap_viol;
@@ -3334,6 +3333,7 @@ static int32_t pto__sy_delay_set(pto__sy *sy, int32_t g, const int32_t *busy, ui
     pto_module *m = sy->m;
     const pto__sy_grp *gr = &sy->grps[g];
     int32_t sg, wg, s, base;
+    int unsure = 0;   /* the CHECK analysis decides such a reuse (pto__sy_order_reuse) */
     if (gr->kind != PTO__SY_FWD || gr->nids != 1) return -1;
     pto__sy_ends(sy, g, &sg, &wg);
     if (sg < 0 || wg < 0 || m->stmts[sg].block != m->stmts[wg].block) return -1;
@@ -3343,7 +3343,7 @@ static int32_t pto__sy_delay_set(pto__sy *sy, int32_t g, const int32_t *busy, ui
     for (s = m->stmts[sg].next; s >= 0; s = m->stmts[s].next) {
         /* s >= n_pos: a fallback's barrier, added after the numbering */
         /* right after another pair's wait: a reuse the CHECK analysis decides */
-        if (s < sy->n_pos && (base = pto__sy_first_free(busy, used, sy->pos[s], 1, lim, -1, &sy->doubt)) >= 0) {
+        if (s < sy->n_pos && (base = pto__sy_first_free(busy, used, sy->pos[s], 1, lim, -1, &unsure)) >= 0) {
             pto_unlink(m, sg);
             pto_insert_before(m, s, sg);
             sy->stats.delayed++;
@@ -3665,8 +3665,8 @@ static int pto__sy_order_now(pto__sy *sy, const int32_t *order, int32_t i, const
     sy->grps[f].base = k;
     /* its own reuse not sure: one more order pair, the other way (then the
        CHECK analysis); before f's own id is marked busy (bw: the wait before) */
-    if (unsure && (depth >= 3 || !pto__sy_order_now(sy, order, i, lo, hi, busy, bw, used, f, k, sy->ents[e0].stmt, from, depth + 1)))
-        sy->doubt = 1;
+    if (unsure && depth < 3)
+        (void)pto__sy_order_now(sy, order, i, lo, hi, busy, bw, used, f, k, sy->ents[e0].stmt, from, depth + 1);
     busy[q][p][k] = S;   /* its wait is right before g's first position S (at's may be stale: pto__sy_unrise) */
     if (pto__sy_grow(sy, (void **)&sy->opl, sizeof(int32_t), &sy->cap_opl, sy->n_opl + 3)) {
         sy->opl[sy->n_opl++] = f;
@@ -3703,7 +3703,6 @@ static pto_status pto__sy_assign(pto__sy *sy)
     order = hi + sy->n_grps + 1;
     rise = order + sy->n_grps + 1;
     for (g = 0; g < sy->n_grps; g++) hi[g] = -1;
-    sy->doubt = 0;
     sy->n_opl = 0;
     pto__sy_walk(sy, m->kernels[sy->kernel].body, 0, lo, hi, order, &n);
     for (g = 0; g < sy->n_grps; g++)
@@ -3738,7 +3737,7 @@ static pto_status pto__sy_assign(pto__sy *sy)
         }
         if (base < 0 && pto__sy_unsink(sy, gr->src, gr->dst, lo[order[i]], bz, hi))
             base = pto__sy_first_free(bz, u, S, M, lim, fence, &unsure);
-        if (base < 0 && M > 1 && pto__sy_share(sy, order[i])) { sy->doubt = 1; continue; }
+        if (base < 0 && M > 1 && pto__sy_share(sy, order[i])) continue;
         while (base < 0 && M > 1) {
             /* primes and drains moved out of the loop (pto__sy_anchor) keep each id
                alternating over the whole nest, which pairs a run's first waits with
@@ -3756,10 +3755,10 @@ static pto_status pto__sy_assign(pto__sy *sy)
             int32_t jl = base;
             for (j = base; j < base + M; j++)
                 if (bz[j] > bz[jl]) jl = j;
-            if (!pto__sy_order_now(sy, order, i, lo, hi, busy, bw, used, order[i], jl, at, S, 0)) sy->doubt = 1;
+            (void)pto__sy_order_now(sy, order, i, lo, hi, busy, bw, used, order[i], jl, at, S, 0);
             gr = &sy->grps[order[i]];   /* the order pair's group may move the array */
         }
-        if (base < 0 && M == 1 && gr->nids == 1 && pto__sy_share(sy, order[i])) { sy->doubt = 1; continue; }
+        if (base < 0 && M == 1 && gr->nids == 1 && pto__sy_share(sy, order[i])) continue;
         if (base < 0) { st = pto__sy_fallback(sy, order[i], NULL); continue; }
         if (M < gr->nids) pto__sy_degrade(sy, order[i], M);
         gr->base = base;
@@ -4210,7 +4209,7 @@ static pto_status pto__sy_kernel(pto__sy *sy)
     /* the id-reuse rule is the pass's guarantee, checked or not, so the
        analysis that proves it always runs (its last round, finding nothing,
        is the check). The colouring's own proof (pto__sy_order_pos) is not
-       enough on its own: with sy->doubt alone deciding, 7 repo kernels
+       enough on its own: with it alone deciding, 7 repo kernels
        with ifs (tests/ok/guarded_window.pto, tests/user/condload.pto, ...)
        came out with check off without order pairs the analysis adds, and
        the simulator reported their unordered reuse. Making that proof
