@@ -166,6 +166,20 @@ static void check_expr(const char *expr, const char *want)
     pto_ctx_destroy(ctx);
 }
 
+/* The scalar operand of the first `tmuls t, t, X` line of printed text
+   into line; 0 when there is none. */
+static int tmuls_scalar(const char *out, char *line, size_t size)
+{
+    const char *at = strstr(out, "tmuls t, t, "), *nl = at ? strchr(at, '\n') : NULL;
+    size_t n;
+    if (!at || !nl) return 0;
+    n = (size_t)(nl - at - 12);
+    if (n >= size) n = size - 1;
+    memcpy(line, at + 12, n);
+    line[n] = 0;
+    return 1;
+}
+
 /* The printed form of the scalar operand of `tmuls t, t, LIT`, and that it
    reads back to the same bits. */
 static void check_float(const char *lit, const char *want)
@@ -173,18 +187,12 @@ static void check_float(const char *lit, const char *want)
     char src[512], line[512];
     pto_ctx *ctx = pto_ctx_create(NULL);
     pto_module *m;
-    char *out, *at, *nl;
+    char *out;
     snprintf(src, sizeof src, "kernel k() vector {\n  tile t: vec f32[1, 8]\n  tmuls t, t, %s\n}\n", lit);
     out = fmt(ctx, "float", src, strlen(src));
     CHECK_MSG(out != NULL, "'%s' does not parse", lit);
     if (!out) { pto_ctx_destroy(ctx); return; }
-    at = strstr(out, "tmuls t, t, ");
-    nl = at ? strchr(at, '\n') : NULL;
-    if (at && nl) {
-        memcpy(line, at + 12, (size_t)(nl - at - 12));
-        line[nl - at - 12] = 0;
-        CHECK_STR(line, want);
-    }
+    if (tmuls_scalar(out, line, sizeof line)) CHECK_STR(line, want);
     m = pto_parse(ctx, "float", src, strlen(src));
     if (m) {
         double v0 = m->operands[2].f, v1;
@@ -208,19 +216,13 @@ static void check_scalar_int(const char *expr, const char *want)
 {
     char src[512], line[512];
     pto_ctx *ctx = pto_ctx_create(NULL);
-    char *out, *at, *nl, *again;
+    char *out, *again;
     snprintf(src, sizeof src, "kernel k(scalar n: i32) vector {\n  tile t: vec f32[1, 8]\n  texpands t, 0.0\n"
              "  for i = 0 to 2 {\n    tmuls t, t, %s\n  }\n}\n", expr);
     out = fmt(ctx, "sint", src, strlen(src));
     CHECK_MSG(out != NULL, "'%s' does not parse", expr);
     if (!out) { pto_ctx_destroy(ctx); return; }
-    at = strstr(out, "tmuls t, t, ");
-    nl = at ? strchr(at, '\n') : NULL;
-    if (at && nl) {
-        memcpy(line, at + 12, (size_t)(nl - at - 12));
-        line[nl - at - 12] = 0;
-        CHECK_STR(line, want);
-    }
+    if (tmuls_scalar(out, line, sizeof line)) CHECK_STR(line, want);
     again = fmt(ctx, "sint2", out, strlen(out));
     CHECK(again != NULL);
     if (again) CHECK_STR(again, out);
