@@ -6,9 +6,11 @@
    set again only after the wait of its previous set) must not depend on
    it: session 15 found 7 repo kernels with ifs whose check-off output
    lacked order pairs that check on added, and the simulator reported
-   their unordered reuse. So every .pto under examples/, tests/ and bench/
-   that compiles is synchronised both ways and the two dumps (every
-   statement with its note) must be the same, byte for byte. */
+   their unordered reuse. With check off, the analysis that proves id
+   reuses is skipped when the colouring showed them all ordered; this test
+   is what holds that proof to the analysis. Every .pto under examples/,
+   tests/ and bench/ that compiles is synchronised both ways and the two
+   dumps (every statement with its note) must be the same, byte for byte. */
 
 #define PTO_IMPLEMENTATION
 #include "pto.h"
