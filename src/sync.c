@@ -65,7 +65,11 @@
       before B's ancestor in their lowest common block, so both run equally
       often. A loop-carried one (B before A in their common loop L) gets the
       loop idiom: prime before L, wait before B's ancestor, set after A's,
-      drain after L (balanced for any trip count, zero included); the
+      in their lowest common block (L's body, or an if in it that holds
+      both: the pair runs in the iterations that take it, set and wait
+      alike; around the if its set would run in the others with nothing to
+      order its id's reuse), drain after L (balanced for any trip count,
+      zero included); the
       prime and drain move out through the loops around L whose bodies
       touch the dependency's bytes only inside L (pto__sy_anchor): each id
       still alternates set and wait over the whole nest, and L's pipeline
@@ -3065,8 +3069,12 @@ static pto_status pto__sy_place(pto__sy *sy)
             pto_error(sy->ctx, m->stmts[b].loc, "sync: internal: a backward dependency outside any loop");
             return PTO_ERR_INTERNAL;
         }
-        pa = pto__sy_in_block(m, a, m->stmts[L].body);
-        pb = pto__sy_in_block(m, b, m->stmts[L].body);
+        /* pa and pb stay in the lowest common block: an if body inside L
+           when both accesses are in it (the pair then runs in the
+           iterations that take the if, where a set and its wait both run:
+           still balanced; placed around the if, its set would run in the
+           others too, with nothing there to order its id's reuse, and the
+           order pairs that then need cost the loop its buffering) */
     }
     if (p == q) {
         g = pto__sy_new_group(sy, PTO__SY_BAR, p, q, -1, 0, !sy->h_fwd);
