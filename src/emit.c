@@ -365,6 +365,14 @@ typedef struct pto__emit_shape {
 #define PTO__EMIT_NSHAPE 64
 #define PTO__EMIT_SHAPE_PLANS 256
 
+/* An event id that pto__emit_opline writes in place (pto__emit_varop):
+   "[BASE + ]NAME op VAL", var v, op kind (0: the expression is another);
+   ex + 1 of the expression it answers (0: an empty cache entry). */
+typedef struct pto__emit_vo {
+    int64_t val, base;
+    int32_t ex, v, kind;
+} pto__emit_vo;
+
 /* The tdecls before statement s: the first node of its list (pto__emit_td;
    s -1: an empty entry). */
 struct pto__emit_td {
@@ -409,10 +417,9 @@ typedef struct pto__emitter {
        (by step, modulo PTO__EMIT_AHEAD) */
     int32_t *succ, *after;
     int32_t pf, pfstep, pfring[PTO__EMIT_AHEAD];
-    /* pto__emit_varop's last answers for event ids, by expression (+ 1; 0:
-       empty): a set_flag and its wait_flag name the same one */
-    int32_t vo_ex[8], vo_v[8], vo_kind[8];
-    int64_t vo_val[8];
+    /* pto__emit_varop's last answers for event ids, by expression (a
+       set_flag and its wait_flag name the same one) */
+    pto__emit_vo vo[8];
     uint32_t rlen[256];   /* by PTO__EMIT_RKEY, a bit per length of the reserved names (pto__emit_cname) */
     /* pto_k_tdecl placement (pto__emit_tdecls): the statements that have
        tdecls right before them, each with a list of nodes naming the tiles
@@ -474,7 +481,7 @@ typedef struct pto__emitter {
     int32_t pair_off[PTO_NPIPE * PTO_NPIPE], pair_len[PTO_NPIPE * PTO_NPIPE];
     size_t argmax;        /* the longest of those and of tile_arg / var_arg */
     size_t gm_room;       /* the most a tensor operand at leaf indices takes in pto__emit_opline */
-    size_t op_room;       /* what an op line needs besides argmax + 32 per operand (pto__emit_opline) */
+    size_t op_room;       /* what an op line needs besides argmax + 40 per operand (pto__emit_opline) */
     /* A second target (emit_isa.c) reuses this walk: it sets hooks for the
        statements it spells differently (NULL: the C spelling below) and
        isa for the spelling of the builtins in kernel expressions. */
@@ -1228,45 +1235,49 @@ static const char *const pto__emit_ops[] = {" + ", " - ", " * ", " / ", " % "};
    (pto__emit_peel), VAR op INT with op one of + - * / % and INT > 1: then
    nothing folds and it prints as "NAME op INT" (the rotating event ids
    `0 + (i - 0) % 2`, i * 16): pto__emit_opline writes such an id in place.
+   Or INT + that, INT from 1 to 9999 and op one of * / % (they bind tighter
+   than +: no parentheses): "BASE + NAME op INT", a rotation that starts
+   at another id than 0 (`2 + (i - 0) % 2`, a third of a kernel's flags).
    (pto__emit_expr gives the same text without asking: the identities it
-   removes are these, and a divisor above 1 needs no pto_emit_div; asked at
-   every node of a let's expression, this test was a quarter of its cost.) */
-static inline int pto__emit_varop(pto__emitter *E, int32_t ex, int32_t *v, int32_t *kind, int64_t *val)
+   removes are these, a literal from 1 up is neither folded nor removed,
+   and a divisor above 1 needs no pto_emit_div; asked at every node of a
+   let's expression, this test was a quarter of its cost.) */
+static inline int pto__emit_varop(pto__emitter *E, int32_t ex, pto__emit_vo *r)
 {
     const pto_module *m = E->m;
     const pto_expr *x;
     int32_t xa, xb;
+    r->base = 0;
     if (ex < 0 || ex >= m->n_exprs || m->exprs[ex].kind < PTO_E_ADD || m->exprs[ex].kind > PTO_E_MOD || !E->var_len)
         return 0;
     x = &m->exprs[pto__emit_peel(m, ex)];
+    if (x->kind == PTO_E_ADD && x->a >= 0 && x->a < m->n_exprs && m->exprs[x->a].kind == PTO_E_INT &&
+        m->exprs[x->a].value >= 1 && m->exprs[x->a].value < 10000 && x->b >= 0 && x->b < m->n_exprs) {
+        r->base = m->exprs[x->a].value;
+        x = &m->exprs[pto__emit_peel(m, x->b)];
+        if (x->kind != PTO_E_MUL && x->kind != PTO_E_DIV && x->kind != PTO_E_MOD) return 0;
+    }
     if (x->kind < PTO_E_ADD || x->kind > PTO_E_MOD) return 0;
     xa = pto__emit_peel(m, x->a);
     if (xa < 0 || xa >= m->n_exprs || m->exprs[xa].kind != PTO_E_VAR || m->exprs[xa].a < 0 || m->exprs[xa].a >= m->n_vars)
         return 0;
     xb = pto__emit_peel(m, x->b);
     if (xb < 0 || xb >= m->n_exprs || m->exprs[xb].kind != PTO_E_INT || m->exprs[xb].value <= 1) return 0;
-    *v = m->exprs[xa].a;
-    *kind = x->kind;
-    *val = m->exprs[xb].value;
+    r->v = m->exprs[xa].a;
+    r->kind = x->kind;
+    r->val = m->exprs[xb].value;
     return 1;
 }
 
-/* pto__emit_varop through the small cache above. */
-static int pto__emit_varop_c(pto__emitter *E, int32_t ex, int32_t *v, int32_t *kind, int64_t *val)
+/* pto__emit_varop through the small cache above: the answer for ex (its
+   kind 0 when it is another expression). */
+static const pto__emit_vo *pto__emit_varop_c(pto__emitter *E, int32_t ex)
 {
-    int h = ex & 7, r;
-    if (E->vo_ex[h] == ex + 1) {
-        *v = E->vo_v[h];
-        *kind = E->vo_kind[h];
-        *val = E->vo_val[h];
-        return *kind != 0;
-    }
-    r = pto__emit_varop(E, ex, v, kind, val);
-    E->vo_ex[h] = ex + 1;
-    E->vo_v[h] = r ? *v : 0;
-    E->vo_kind[h] = r ? *kind : 0;
-    E->vo_val[h] = r ? *val : 0;
-    return r;
+    pto__emit_vo *c = &E->vo[ex & 7];
+    if (c->ex == ex + 1) return c;
+    if (!pto__emit_varop(E, ex, c)) c->kind = 0;
+    c->ex = ex + 1;
+    return c;
 }
 
 static inline void pto__emit_int(pto_buf *b, int64_t v, int mode)
@@ -2094,7 +2105,7 @@ static void pto__emit_opline(pto__emitter *E, int32_t plan, int32_t s)
         return;
     }
     pto__wr_load(&w);
-    if (!pto__wr_room(&w, E->op_room + (size_t)st->nargs * (E->argmax + 32))) {
+    if (!pto__wr_room(&w, E->op_room + (size_t)st->nargs * (E->argmax + 40))) {
         pto__emit_line(E, plan, s);
         return;
     }
@@ -2129,7 +2140,7 @@ static void pto__emit_opline(pto__emitter *E, int32_t plan, int32_t s)
             continue;
         case PTO_O_GM: {   /* "x, r, 0": a tensor at leaf indices (the room is that of one such) */
             size_t np = (size_t)E->param_len[o->ref], n0, n1;
-            if (o->e[2] >= 0 || (size_t)(w.lim - d) < E->op_room + (size_t)(end - o) * (E->argmax + 32)) break;
+            if (o->e[2] >= 0 || (size_t)(w.lim - d) < E->op_room + (size_t)(end - o) * (E->argmax + 40)) break;
             n0 = pto__emit_leaf_arg(E, d + 2 + np, o->e[0]);
             n1 = n0 ? pto__emit_leaf_arg(E, d + 2 + np + n0, o->e[1]) : 0;
             if (!n1) break;
@@ -2147,20 +2158,25 @@ static void pto__emit_opline(pto__emitter *E, int32_t plan, int32_t s)
                 d[2] = (char)('0' + e->value);
                 d += 3;
                 continue;
-            } else {   /* a rotating one, "i % 2" (as pto__emit_expr prints it) */
-                int32_t v, kind;
-                int64_t val;
-                if (!pto__emit_varop_c(E, o->e[0], &v, &kind, &val)) break;
+            } else {   /* a rotating one, "i % 2" or "2 + i % 2" (as pto__emit_expr prints it) */
+                const pto__emit_vo *r = pto__emit_varop_c(E, o->e[0]);
+                if (!r->kind) break;
                 d[0] = ',';
                 d[1] = ' ';
-                pto__emit_pcp(d + 2, E->var_arg[v] + 2, (size_t)E->var_len[v]);
-                d += 2 + E->var_len[v];
-                memcpy(d, pto__emit_ops[kind - PTO_E_ADD], 3);
-                if (val < 10) {   /* (val > 1: the rotation's id count, mostly) */
-                    d[3] = (char)('0' + val);
+                d += 2;
+                if (r->base) {   /* (under 10000: four digits and a NUL at most) */
+                    d += pto__emit_i64(d, r->base);
+                    memcpy(d, " + ", 3);
+                    d += 3;
+                }
+                pto__emit_pcp(d, E->var_arg[r->v] + 2, (size_t)E->var_len[r->v]);
+                d += E->var_len[r->v];
+                memcpy(d, pto__emit_ops[r->kind - PTO_E_ADD], 3);
+                if (r->val < 10) {   /* (val > 1: the rotation's id count, mostly) */
+                    d[3] = (char)('0' + r->val);
                     d += 4;
                 } else {
-                    d += 3 + pto__emit_i64(d + 3, val);
+                    d += 3 + pto__emit_i64(d + 3, r->val);
                 }
                 continue;
             }
