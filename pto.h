@@ -21158,14 +21158,13 @@ static void pto__emit_op(pto__emitter *E, int32_t s)
         E->bound_see[op][dep] = pto__emit_plan_make(E, PTO__T_K_OP_SEE, known | (uint64_t)1 << PTO__K_FILE, 1);
         if (E->bound_op[op][dep] < 0 || E->bound_see[op][dep] < 0) { E->st = PTO_ERR_INTERNAL; return; }
     }
-    if (see < 0) {
-        pto__emit_opline(E, E->bound_op[op][dep], s);
-        return;
+    if (see >= 0) {
+        pto__emit_v(E, PTO__K_FN, pto_opinfo_get((pto_op)E->m->stmts[see].op)->name);
+        pto__emit_vi(E, PTO__K_N, E->m->stmts[see].loc.line);
+        pto__emit_v(E, PTO__K_PASS, pto__emit_origin[st->origin < 5 ? st->origin : 0]);
     }
-    pto__emit_v(E, PTO__K_FN, pto_opinfo_get((pto_op)E->m->stmts[see].op)->name);
-    pto__emit_vi(E, PTO__K_N, E->m->stmts[see].loc.line);
-    pto__emit_v(E, PTO__K_PASS, pto__emit_origin[st->origin < 5 ? st->origin : 0]);
-    pto__emit_opline(E, E->bound_see[op][dep], s);
+    /* (one call: the compiler writes the line in place here) */
+    pto__emit_opline(E, see < 0 ? E->bound_op[op][dep] : E->bound_see[op][dep], s);
 }
 
 /* The offset of an xN tile: slot ((i - start) / step) % N of its loop. */
@@ -22365,6 +22364,7 @@ static pto_status pto__emit_check(pto__emitter *E)
         if (st->nargs > 0) end = (o0 += st->arg0) + st->nargs;
         for (o = o0; o < end; o++) {   /* checked, and the names it reads marked (pto__emit_use_stmt) */
             int bad = 0;
+            if (o->kind == PTO_O_PIPE && (uint32_t)o->ref < (uint32_t)PTO_NPIPE) continue;   /* (the most: flags) */
             switch (o->kind) {
             case PTO_O_TILE: bad = (uint32_t)o->ref >= (uint32_t)m->n_tiles; break;
             case PTO_O_PIPE: bad = (uint32_t)o->ref >= (uint32_t)PTO_NPIPE; break;
