@@ -20007,13 +20007,50 @@ static inline int pto__emit_safediv(pto__emitter *E, const pto_expr *e, int mode
     return !pto__emit_cq(E, e->b, &d) || d == 0 || d == -1;
 }
 
+/* The builtins in kernel C, in .pto text and on the isa target. */
+static const char *const pto__emit_builtin_c[] = {"pto_k_block_idx(core)", "pto_k_block_num(core)",
+                                                  "pto_k_subblock(core)", "pto_k_rank(core)", "pto_k_nranks(core)"};
+static const char *const pto__emit_builtin_pto[] = {"block", "blocks", "subblock", "rank", "nranks"};
+static const char *const pto__emit_builtin_isa[] = {"(int64_t)get_block_idx()", "(int64_t)get_block_num()",
+                                                    "(int64_t)get_subblockid()", "0", "1"};
+
+/* Kernel expression e when it is A op B, op one of + - *, A and B each a
+   variable, a builtin or a literal from 2 up, not both literals: then
+   nothing folds (a variable or a builtin is no constant) and no identity
+   applies (no operand is 0 or 1), so pto__emit_expr's text is "A op B", in
+   parentheses under a tighter context. It is written here without the
+   printer's questions at each node (the terms of a let's index: block *
+   128, i * 16); 0 when e is another. */
+static int pto__emit_atoms(pto__emitter *E, pto_buf *b, const pto_expr *e, int ctxprec)
+{
+    const pto_module *m = E->m;
+    const pto_expr *x[2];
+    int i, paren;
+    if (e->kind < PTO_E_ADD || e->kind > PTO_E_MUL || !E->var_len || (uint32_t)e->a >= (uint32_t)m->n_exprs ||
+        (uint32_t)e->b >= (uint32_t)m->n_exprs)
+        return 0;
+    x[0] = &m->exprs[e->a];
+    x[1] = &m->exprs[e->b];
+    for (i = 0; i < 2; i++)
+        if (x[i]->kind == PTO_E_INT ? x[i]->value < 2
+                                    : x[i]->kind == PTO_E_VAR ? (uint32_t)x[i]->a >= (uint32_t)m->n_vars
+                                                              : x[i]->kind < PTO_E_BLOCK || x[i]->kind > PTO_E_NRANKS)
+            return 0;
+    if (x[0]->kind == PTO_E_INT && x[1]->kind == PTO_E_INT) return 0;
+    paren = (e->kind == PTO_E_MUL ? 2 : 1) < ctxprec;
+    if (paren) pto__emit_put(b, "(", 1);
+    for (i = 0; i < 2; i++) {
+        if (i) pto__emit_put(b, pto__emit_ops[e->kind - PTO_E_ADD], 3);
+        if (x[i]->kind == PTO_E_INT) pto__emit_put_i64(b, x[i]->value);
+        else if (x[i]->kind == PTO_E_VAR) pto__emit_put(b, E->var_name[x[i]->a], (size_t)E->var_len[x[i]->a]);
+        else pto__emit_puts(b, (E->isa ? pto__emit_builtin_isa : pto__emit_builtin_c)[x[i]->kind - PTO_E_BLOCK]);
+    }
+    if (paren) pto__emit_put(b, ")", 1);
+    return 1;
+}
+
 static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, int ctxprec)
 {
-    static const char *const builtin_c[] = {"pto_k_block_idx(core)", "pto_k_block_num(core)",
-                                            "pto_k_subblock(core)", "pto_k_rank(core)", "pto_k_nranks(core)"};
-    static const char *const builtin_pto[] = {"block", "blocks", "subblock", "rank", "nranks"};
-    static const char *const builtin_isa[] = {"(int64_t)get_block_idx()", "(int64_t)get_block_num()",
-                                              "(int64_t)get_subblockid()", "0", "1"};
     const pto_module *m = E->m;
     const pto_expr *e;
     int prec, paren;
@@ -20034,6 +20071,7 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
         }
         return;
     }
+    if (mode == PTO__EX_KERNEL && ex >= 0 && ex < m->n_exprs && pto__emit_atoms(E, b, &m->exprs[ex], ctxprec)) return;
     if (mode != PTO__EX_PTO) {
         if (pto__emit_cq(E, ex, &cv)) {
             paren = cv < 0 && ctxprec > 3;
@@ -20061,9 +20099,9 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
             pto__emit_puts(b, "0");
         break;
     case PTO_E_BLOCK: case PTO_E_BLOCKS: case PTO_E_SUBBLOCK: case PTO_E_RANK: case PTO_E_NRANKS:
-        if (mode == PTO__EX_PTO) pto__emit_puts(b, builtin_pto[e->kind - PTO_E_BLOCK]);
-        else if (mode == PTO__EX_KERNEL && E->isa) pto__emit_puts(b, builtin_isa[e->kind - PTO_E_BLOCK]);
-        else if (mode == PTO__EX_KERNEL) pto__emit_puts(b, builtin_c[e->kind - PTO_E_BLOCK]);
+        if (mode == PTO__EX_PTO) pto__emit_puts(b, pto__emit_builtin_pto[e->kind - PTO_E_BLOCK]);
+        else if (mode == PTO__EX_KERNEL && E->isa) pto__emit_puts(b, pto__emit_builtin_isa[e->kind - PTO_E_BLOCK]);
+        else if (mode == PTO__EX_KERNEL) pto__emit_puts(b, pto__emit_builtin_c[e->kind - PTO_E_BLOCK]);
         else pto__emit_puts(b, e->kind == PTO_E_NRANKS ? "1" : "0");
         break;
     case PTO_E_MIN: case PTO_E_MAX:
@@ -22317,6 +22355,31 @@ static void pto__emit_host_section(pto__emitter *E, int32_t h)
 
 /* ---- entry ---------------------------------------------------------------- */
 
+/* The error of an op that pto__emit_check refuses (pto__emit_refused). */
+static pto_status pto__emit_op_error(pto__emitter *E, const pto_stmt *st)
+{
+    int cls;
+    if (st->op >= PTO_NOP) return pto_error(E->ctx, st->loc, "emit: unknown op %d", (int)st->op);
+    cls = (int)pto_opinfo_get((pto_op)st->op)->cls;
+    if (cls == PTO_OC_XFER || cls == PTO_OC_ALLREDUCE)
+        return pto_error(E->ctx, st->loc, "emit: %s is not lowered (run pto_lower after pto_verify)",
+                         pto_opinfo_get((pto_op)st->op)->name);
+    /* pto_kernels.h's tload zeroes the padding itself */
+    return pto_error(E->ctx, st->loc, "emit: tfillpad is for the isa target (pto_compile_desc.target "
+                     "PTO_TARGET_ISA); lower the module for PTO_TARGET_SIM to emit it for the simulator");
+}
+
+/* Per op, whether the emitter refuses it (pto__emit_op_error says why): the
+   transfers not lowered, and tfillpad on the C target. */
+static void pto__emit_refused(const pto__emitter *E, uint8_t *refused)
+{
+    int op;
+    for (op = 0; op < PTO_NOP; op++) {
+        int cls = (int)pto_opinfo_get((pto_op)op)->cls;
+        refused[op] = (uint8_t)(cls == PTO_OC_XFER || cls == PTO_OC_ALLREDUCE || (cls == PTO_OC_FILLPAD && !E->hook_op));
+    }
+}
+
 /* Every statement of the module's kernels must be something the emitter can
    name: checked up front so that a bad module gives one clear error. */
 static pto_status pto__emit_check(pto__emitter *E)
@@ -22324,10 +22387,11 @@ static pto_status pto__emit_check(pto__emitter *E)
     const pto_module *m = E->m;
     int32_t s, last_block = -1, *succ = E->succ;
     int reached = 0;
+    uint8_t refused[PTO_NOP];   /* (one look-up per op statement) */
+    pto__emit_refused(E, refused);
     for (s = 0; s < m->n_stmts; s++) {
         const pto_stmt *st = &m->stmts[s];
         const pto_operand *o, *o0, *end;
-        int cls;
         if (st->block < 0) {
             if (succ) succ[s] = -1;
             continue;
@@ -22352,14 +22416,7 @@ static pto_status pto__emit_check(pto__emitter *E)
             }
             continue;
         }
-        if (st->op >= PTO_NOP) return pto_error(E->ctx, st->loc, "emit: unknown op %d", (int)st->op);
-        cls = (int)pto_opinfo_get((pto_op)st->op)->cls;
-        if (cls == PTO_OC_XFER || cls == PTO_OC_ALLREDUCE)
-            return pto_error(E->ctx, st->loc, "emit: %s is not lowered (run pto_lower after pto_verify)",
-                             pto_opinfo_get((pto_op)st->op)->name);
-        if (cls == PTO_OC_FILLPAD && !E->hook_op)   /* pto_kernels.h's tload zeroes the padding itself */
-            return pto_error(E->ctx, st->loc, "emit: tfillpad is for the isa target (pto_compile_desc.target "
-                             "PTO_TARGET_ISA); lower the module for PTO_TARGET_SIM to emit it for the simulator");
+        if (st->op >= PTO_NOP || refused[st->op]) return pto__emit_op_error(E, st);
         o0 = end = m->operands;
         if (st->nargs > 0) end = (o0 += st->arg0) + st->nargs;
         for (o = o0; o < end; o++) {   /* checked, and the names it reads marked (pto__emit_use_stmt) */
