@@ -19956,6 +19956,26 @@ static inline int pto__emit_varop(pto__emitter *E, int32_t ex, pto__emit_vo *r)
     r->base = 0;
     if (ex < 0 || ex >= m->n_exprs || m->exprs[ex].kind < PTO_E_ADD || m->exprs[ex].kind > PTO_E_MOD || !E->var_len)
         return 0;
+    x = &m->exprs[ex];
+    if (x->kind == PTO_E_ADD && (uint32_t)x->a < (uint32_t)m->n_exprs && (uint32_t)x->b < (uint32_t)m->n_exprs &&
+        m->exprs[x->a].kind == PTO_E_INT && m->exprs[x->a].value >= 0 && m->exprs[x->a].value < 10000 &&
+        m->exprs[x->b].kind == PTO_E_MOD) {   /* the sync pass's id, first: INT + (VAR - 0) % INT, peeled by hand */
+        const pto_expr *mod = &m->exprs[x->b], *v, *n;
+        if ((uint32_t)mod->a < (uint32_t)m->n_exprs && (uint32_t)mod->b < (uint32_t)m->n_exprs) {
+            v = &m->exprs[mod->a];
+            n = &m->exprs[mod->b];
+            if (v->kind == PTO_E_SUB && (uint32_t)v->a < (uint32_t)m->n_exprs && (uint32_t)v->b < (uint32_t)m->n_exprs &&
+                m->exprs[v->b].kind == PTO_E_INT && m->exprs[v->b].value == 0)
+                v = &m->exprs[v->a];
+            if (v->kind == PTO_E_VAR && v->a >= 0 && v->a < m->n_vars && n->kind == PTO_E_INT && n->value > 1) {
+                r->base = m->exprs[x->a].value;
+                r->v = v->a;
+                r->kind = PTO_E_MOD;
+                r->val = n->value;
+                return 1;
+            }
+        }
+    }
     x = &m->exprs[pto__emit_peel(m, ex)];
     if (x->kind == PTO_E_ADD && x->a >= 0 && x->a < m->n_exprs && m->exprs[x->a].kind == PTO_E_INT &&
         m->exprs[x->a].value >= 1 && m->exprs[x->a].value < 10000 && x->b >= 0 && x->b < m->n_exprs) {
@@ -21486,18 +21506,35 @@ static int pto__emit_offset(pto__emitter *E, int32_t s)
     return 1;
 }
 
-/* Tile t's K_TILE line, its values set, valid rows and columns the full
+/* The values of tile t's K_TILE line but NAME and OFF. */
+static void pto__emit_tile_values(pto__emitter *E, const pto_tile *t)
+{
+    if (t->valid_r >= 0) { pto__emit_expr(E, pto__emit_sb(E, PTO__K_VR), t->valid_r, PTO__EX_KERNEL, 0); pto__emit_vbuf(E, PTO__K_VR); }
+    else pto__emit_vi(E, PTO__K_VR, t->rows);
+    if (t->valid_c >= 0) { pto__emit_expr(E, pto__emit_sb(E, PTO__K_VC), t->valid_c, PTO__EX_KERNEL, 0); pto__emit_vbuf(E, PTO__K_VC); }
+    else pto__emit_vi(E, PTO__K_VC, t->cols);
+    pto__emit_v(E, PTO__K_SPACE, pto__emit_space[t->space < PTO_NSPACE ? t->space : 0]);
+    pto__emit_v(E, PTO__K_DTYPE, pto__emit_dtype[t->dtype < PTO_NDTYPE ? t->dtype : 0]);
+    pto__emit_vi(E, PTO__K_ROWS, t->rows);
+    pto__emit_vi(E, PTO__K_COLS, t->cols);
+}
+
+/* Tile t's K_TILE line (NAME and OFF set), valid rows and columns the full
    shape: kernels declare many tiles of a few shapes, so the line is bound
    per shape and depth (pto__emit_shape) and only NAME and OFF are written
-   (a line of eight values cost as much as the rest of the tile). Another
-   shape in the same table entry takes it over; past PTO__EMIT_SHAPE_PLANS
-   plans (or out of memory) the line is expanded as any other. */
+   (a line of eight values cost as much as the rest of the tile; the other
+   values are set only to bind or expand it). Another shape in the same
+   table entry takes it over; past PTO__EMIT_SHAPE_PLANS plans (or out of
+   memory) the line is expanded as any other. */
 static void pto__emit_tile_line(pto__emitter *E, const pto_tile *t)
 {
     int dep = E->depth > 0 && E->depth < PTO__EMIT_ND && E->vlen[PTO__K_IND] == (size_t)E->depth * 4 ? E->depth : 0;
     uint8_t space = (uint8_t)(t->space < PTO_NSPACE ? t->space : 0), dtype = (uint8_t)(t->dtype < PTO_NDTYPE ? t->dtype : 0);
     pto__emit_shape *sh = &E->shape[((uint32_t)t->rows * 31u + (uint32_t)t->cols * 7u + space * 5u + dtype * 3u +
                                      (uint32_t)dep) & (PTO__EMIT_NSHAPE - 1)];
+    if (!dep || sh->plan <= 0 || sh->rows != t->rows || sh->cols != t->cols || sh->space != space ||
+        sh->dtype != dtype || sh->dep != dep)
+        pto__emit_tile_values(E, t);
     if (!dep) { pto__emit_x(E, PTO__T_K_TILE); return; }
     if (sh->plan <= 0 || sh->rows != t->rows || sh->cols != t->cols || sh->space != space || sh->dtype != dtype ||
         sh->dep != dep) {
@@ -21526,22 +21563,19 @@ static void pto__emit_tile(pto__emitter *E, int32_t s)
     const pto_tile *t = &m->tiles[ti];
     if (E->tile_unused[ti] == 2) pto__emit_place(E, ti);
     if (!pto__emit_offset(E, s)) return;
-    if (t->valid_r >= 0) { pto__emit_expr(E, pto__emit_sb(E, PTO__K_VR), t->valid_r, PTO__EX_KERNEL, 0); pto__emit_vbuf(E, PTO__K_VR); }
-    else pto__emit_vi(E, PTO__K_VR, t->rows);
-    if (t->valid_c >= 0) { pto__emit_expr(E, pto__emit_sb(E, PTO__K_VC), t->valid_c, PTO__EX_KERNEL, 0); pto__emit_vbuf(E, PTO__K_VC); }
-    else pto__emit_vi(E, PTO__K_VC, t->cols);
     pto__emit_vn(E, PTO__K_NAME, E->tile_name[ti], E->tile_len[ti]);
-    pto__emit_v(E, PTO__K_SPACE, pto__emit_space[t->space < PTO_NSPACE ? t->space : 0]);
-    pto__emit_v(E, PTO__K_DTYPE, pto__emit_dtype[t->dtype < PTO_NDTYPE ? t->dtype : 0]);
-    pto__emit_vi(E, PTO__K_ROWS, t->rows);
-    pto__emit_vi(E, PTO__K_COLS, t->cols);
     if (E->tile_popped[ti]) {
+        pto__emit_tile_values(E, t);
         pto__emit_vi(E, PTO__K_IDX, ti);
         pto__emit_x(E, PTO__T_K_PTILE);
         return;
     }
-    if (t->valid_r < 0 && t->valid_c < 0) pto__emit_tile_line(E, t);
-    else pto__emit_x(E, PTO__T_K_TILE);
+    if (t->valid_r < 0 && t->valid_c < 0) {
+        pto__emit_tile_line(E, t);
+    } else {
+        pto__emit_tile_values(E, t);
+        pto__emit_x(E, PTO__T_K_TILE);
+    }
     if (t->nbuf > 1) pto__emit_tdecl(E, ti);
     else if (E->tile_unused[ti]) pto__emit_x(E, PTO__T_K_VOID);
 }

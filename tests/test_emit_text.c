@@ -578,14 +578,14 @@ static int32_t rand_expr(pto_module *m, int32_t var, int depth)
                         rand_expr(m, var, depth - 1), l0);
 }
 
-/* [BASE +] (i - 0) op M and the like, with identities around */
+/* [BASE +] (i - 0) op M and the like (i - 3: a start that is no identity), with identities around */
 static int32_t id_expr(pto_module *m, int32_t var)
 {
     static const int64_t base[] = {0, 1, 2, 9, 10, 9999, 10000, -1}, mod[] = {2, 3, 10, 12, 1, 0, -2};
     pto_loc l0 = {0, 0, 0};
     uint64_t r = next();
     int32_t x = pto_expr_var(m, var, l0);
-    if (r & 1) x = pto_expr_bin(m, PTO_E_SUB, x, pto_expr_int(m, 0, l0), l0);
+    if (r & 1) x = pto_expr_bin(m, PTO_E_SUB, x, pto_expr_int(m, r >> 40 & 1 ? 3 : 0, l0), l0);
     x = pto_expr_bin(m, (pto_expr_kind)(PTO_E_ADD + (int)((r >> 8) % 5)), x, pto_expr_int(m, mod[(r >> 16) % 7], l0), l0);
     if (r & 2) x = pto_expr_bin(m, PTO_E_ADD, pto_expr_int(m, base[(r >> 24) % 8], l0), x, l0);
     if (r & 4) x = pto_expr_bin(m, PTO_E_ADD, x, pto_expr_int(m, 0, l0), l0);
