@@ -2937,11 +2937,12 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
     const pto_module *m = E->m;
     const pto_stmt *st = &m->stmts[s];
     pto__emit_indent(E);
-    if (st->kind != PTO_ST_OP) E->last_note = 0;   /* a note's run ends at any other line */
-    switch (st->kind) {
-    case PTO_ST_OP:
+    if (st->kind == PTO_ST_OP) {   /* (the most, first) */
         if (E->hook_op) E->hook_op(E, s); else pto__emit_op(E, s);
-        break;
+        return;
+    }
+    E->last_note = 0;   /* a note's run ends at any other line */
+    switch (st->kind) {
     case PTO_ST_TILE:
         if (E->hook_tile) E->hook_tile(E, s); else pto__emit_tile(E, s);
         break;
@@ -2997,7 +2998,7 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
         E->st = pto_error(E->ctx, st->loc, "emit: unknown statement kind %d", (int)st->kind);
         break;
     }
-    if (st->kind != PTO_ST_OP) E->last_note = 0;   /* nor can it run out of a block */
+    E->last_note = 0;   /* nor can it run out of a block */
 }
 
 static void pto__emit_block(pto__emitter *E, int32_t block)
