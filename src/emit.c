@@ -365,6 +365,14 @@ typedef struct pto__emit_shape {
 #define PTO__EMIT_NSHAPE 64
 #define PTO__EMIT_SHAPE_PLANS 256
 
+/* An event id that pto__emit_opline writes in place (pto__emit_varop):
+   "[BASE + ]NAME op VAL", var v, op kind (0: the expression is another);
+   ex + 1 of the expression it answers (0: an empty cache entry). */
+typedef struct pto__emit_vo {
+    int64_t val, base;
+    int32_t ex, v, kind;
+} pto__emit_vo;
+
 /* The tdecls before statement s: the first node of its list (pto__emit_td;
    s -1: an empty entry). */
 struct pto__emit_td {
@@ -409,10 +417,9 @@ typedef struct pto__emitter {
        (by step, modulo PTO__EMIT_AHEAD) */
     int32_t *succ, *after;
     int32_t pf, pfstep, pfring[PTO__EMIT_AHEAD];
-    /* pto__emit_varop's last answers for event ids, by expression (+ 1; 0:
-       empty): a set_flag and its wait_flag name the same one */
-    int32_t vo_ex[8], vo_v[8], vo_kind[8];
-    int64_t vo_val[8];
+    /* pto__emit_varop's last answers for event ids, by expression (a
+       set_flag and its wait_flag name the same one) */
+    pto__emit_vo vo[8];
     uint32_t rlen[256];   /* by PTO__EMIT_RKEY, a bit per length of the reserved names (pto__emit_cname) */
     /* pto_k_tdecl placement (pto__emit_tdecls): the statements that have
        tdecls right before them, each with a list of nodes naming the tiles
@@ -474,7 +481,7 @@ typedef struct pto__emitter {
     int32_t pair_off[PTO_NPIPE * PTO_NPIPE], pair_len[PTO_NPIPE * PTO_NPIPE];
     size_t argmax;        /* the longest of those and of tile_arg / var_arg */
     size_t gm_room;       /* the most a tensor operand at leaf indices takes in pto__emit_opline */
-    size_t op_room;       /* what an op line needs besides argmax + 32 per operand (pto__emit_opline) */
+    size_t op_room;       /* what an op line needs besides argmax + 40 per operand (pto__emit_opline) */
     /* A second target (emit_isa.c) reuses this walk: it sets hooks for the
        statements it spells differently (NULL: the C spelling below) and
        isa for the spelling of the builtins in kernel expressions. */
@@ -1228,45 +1235,69 @@ static const char *const pto__emit_ops[] = {" + ", " - ", " * ", " / ", " % "};
    (pto__emit_peel), VAR op INT with op one of + - * / % and INT > 1: then
    nothing folds and it prints as "NAME op INT" (the rotating event ids
    `0 + (i - 0) % 2`, i * 16): pto__emit_opline writes such an id in place.
+   Or INT + that, INT from 1 to 9999 and op one of * / % (they bind tighter
+   than +: no parentheses): "BASE + NAME op INT", a rotation that starts
+   at another id than 0 (`2 + (i - 0) % 2`, a third of a kernel's flags).
    (pto__emit_expr gives the same text without asking: the identities it
-   removes are these, and a divisor above 1 needs no pto_emit_div; asked at
-   every node of a let's expression, this test was a quarter of its cost.) */
-static inline int pto__emit_varop(pto__emitter *E, int32_t ex, int32_t *v, int32_t *kind, int64_t *val)
+   removes are these, a literal from 1 up is neither folded nor removed,
+   and a divisor above 1 needs no pto_emit_div; asked at every node of a
+   let's expression, this test was a quarter of its cost.) */
+static inline int pto__emit_varop(pto__emitter *E, int32_t ex, pto__emit_vo *r)
 {
     const pto_module *m = E->m;
     const pto_expr *x;
     int32_t xa, xb;
+    r->base = 0;
     if (ex < 0 || ex >= m->n_exprs || m->exprs[ex].kind < PTO_E_ADD || m->exprs[ex].kind > PTO_E_MOD || !E->var_len)
         return 0;
+    x = &m->exprs[ex];
+    if (x->kind == PTO_E_ADD && (uint32_t)x->a < (uint32_t)m->n_exprs && (uint32_t)x->b < (uint32_t)m->n_exprs &&
+        m->exprs[x->a].kind == PTO_E_INT && m->exprs[x->a].value >= 0 && m->exprs[x->a].value < 10000 &&
+        m->exprs[x->b].kind == PTO_E_MOD) {   /* the sync pass's id, first: INT + (VAR - 0) % INT, peeled by hand */
+        const pto_expr *mod = &m->exprs[x->b], *v, *n;
+        if ((uint32_t)mod->a < (uint32_t)m->n_exprs && (uint32_t)mod->b < (uint32_t)m->n_exprs) {
+            v = &m->exprs[mod->a];
+            n = &m->exprs[mod->b];
+            if (v->kind == PTO_E_SUB && (uint32_t)v->a < (uint32_t)m->n_exprs && (uint32_t)v->b < (uint32_t)m->n_exprs &&
+                m->exprs[v->b].kind == PTO_E_INT && m->exprs[v->b].value == 0)
+                v = &m->exprs[v->a];
+            if (v->kind == PTO_E_VAR && v->a >= 0 && v->a < m->n_vars && n->kind == PTO_E_INT && n->value > 1) {
+                r->base = m->exprs[x->a].value;
+                r->v = v->a;
+                r->kind = PTO_E_MOD;
+                r->val = n->value;
+                return 1;
+            }
+        }
+    }
     x = &m->exprs[pto__emit_peel(m, ex)];
+    if (x->kind == PTO_E_ADD && x->a >= 0 && x->a < m->n_exprs && m->exprs[x->a].kind == PTO_E_INT &&
+        m->exprs[x->a].value >= 1 && m->exprs[x->a].value < 10000 && x->b >= 0 && x->b < m->n_exprs) {
+        r->base = m->exprs[x->a].value;
+        x = &m->exprs[pto__emit_peel(m, x->b)];
+        if (x->kind != PTO_E_MUL && x->kind != PTO_E_DIV && x->kind != PTO_E_MOD) return 0;
+    }
     if (x->kind < PTO_E_ADD || x->kind > PTO_E_MOD) return 0;
     xa = pto__emit_peel(m, x->a);
     if (xa < 0 || xa >= m->n_exprs || m->exprs[xa].kind != PTO_E_VAR || m->exprs[xa].a < 0 || m->exprs[xa].a >= m->n_vars)
         return 0;
     xb = pto__emit_peel(m, x->b);
     if (xb < 0 || xb >= m->n_exprs || m->exprs[xb].kind != PTO_E_INT || m->exprs[xb].value <= 1) return 0;
-    *v = m->exprs[xa].a;
-    *kind = x->kind;
-    *val = m->exprs[xb].value;
+    r->v = m->exprs[xa].a;
+    r->kind = x->kind;
+    r->val = m->exprs[xb].value;
     return 1;
 }
 
-/* pto__emit_varop through the small cache above. */
-static int pto__emit_varop_c(pto__emitter *E, int32_t ex, int32_t *v, int32_t *kind, int64_t *val)
+/* pto__emit_varop through the small cache above: the answer for ex (its
+   kind 0 when it is another expression). */
+static const pto__emit_vo *pto__emit_varop_c(pto__emitter *E, int32_t ex)
 {
-    int h = ex & 7, r;
-    if (E->vo_ex[h] == ex + 1) {
-        *v = E->vo_v[h];
-        *kind = E->vo_kind[h];
-        *val = E->vo_val[h];
-        return *kind != 0;
-    }
-    r = pto__emit_varop(E, ex, v, kind, val);
-    E->vo_ex[h] = ex + 1;
-    E->vo_v[h] = r ? *v : 0;
-    E->vo_kind[h] = r ? *kind : 0;
-    E->vo_val[h] = r ? *val : 0;
-    return r;
+    pto__emit_vo *c = &E->vo[ex & 7];
+    if (c->ex == ex + 1) return c;
+    if (!pto__emit_varop(E, ex, c)) c->kind = 0;
+    c->ex = ex + 1;
+    return c;
 }
 
 static inline void pto__emit_int(pto_buf *b, int64_t v, int mode)
@@ -1290,13 +1321,50 @@ static inline int pto__emit_safediv(pto__emitter *E, const pto_expr *e, int mode
     return !pto__emit_cq(E, e->b, &d) || d == 0 || d == -1;
 }
 
+/* The builtins in kernel C, in .pto text and on the isa target. */
+static const char *const pto__emit_builtin_c[] = {"pto_k_block_idx(core)", "pto_k_block_num(core)",
+                                                  "pto_k_subblock(core)", "pto_k_rank(core)", "pto_k_nranks(core)"};
+static const char *const pto__emit_builtin_pto[] = {"block", "blocks", "subblock", "rank", "nranks"};
+static const char *const pto__emit_builtin_isa[] = {"(int64_t)get_block_idx()", "(int64_t)get_block_num()",
+                                                    "(int64_t)get_subblockid()", "0", "1"};
+
+/* Kernel expression e when it is A op B, op one of + - *, A and B each a
+   variable, a builtin or a literal from 2 up, not both literals: then
+   nothing folds (a variable or a builtin is no constant) and no identity
+   applies (no operand is 0 or 1), so pto__emit_expr's text is "A op B", in
+   parentheses under a tighter context. It is written here without the
+   printer's questions at each node (the terms of a let's index: block *
+   128, i * 16); 0 when e is another. */
+static int pto__emit_atoms(pto__emitter *E, pto_buf *b, const pto_expr *e, int ctxprec)
+{
+    const pto_module *m = E->m;
+    const pto_expr *x[2];
+    int i, paren;
+    if (e->kind < PTO_E_ADD || e->kind > PTO_E_MUL || !E->var_len || (uint32_t)e->a >= (uint32_t)m->n_exprs ||
+        (uint32_t)e->b >= (uint32_t)m->n_exprs)
+        return 0;
+    x[0] = &m->exprs[e->a];
+    x[1] = &m->exprs[e->b];
+    for (i = 0; i < 2; i++)
+        if (x[i]->kind == PTO_E_INT ? x[i]->value < 2
+                                    : x[i]->kind == PTO_E_VAR ? (uint32_t)x[i]->a >= (uint32_t)m->n_vars
+                                                              : x[i]->kind < PTO_E_BLOCK || x[i]->kind > PTO_E_NRANKS)
+            return 0;
+    if (x[0]->kind == PTO_E_INT && x[1]->kind == PTO_E_INT) return 0;
+    paren = (e->kind == PTO_E_MUL ? 2 : 1) < ctxprec;
+    if (paren) pto__emit_put(b, "(", 1);
+    for (i = 0; i < 2; i++) {
+        if (i) pto__emit_put(b, pto__emit_ops[e->kind - PTO_E_ADD], 3);
+        if (x[i]->kind == PTO_E_INT) pto__emit_put_i64(b, x[i]->value);
+        else if (x[i]->kind == PTO_E_VAR) pto__emit_put(b, E->var_name[x[i]->a], (size_t)E->var_len[x[i]->a]);
+        else pto__emit_puts(b, (E->isa ? pto__emit_builtin_isa : pto__emit_builtin_c)[x[i]->kind - PTO_E_BLOCK]);
+    }
+    if (paren) pto__emit_put(b, ")", 1);
+    return 1;
+}
+
 static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, int ctxprec)
 {
-    static const char *const builtin_c[] = {"pto_k_block_idx(core)", "pto_k_block_num(core)",
-                                            "pto_k_subblock(core)", "pto_k_rank(core)", "pto_k_nranks(core)"};
-    static const char *const builtin_pto[] = {"block", "blocks", "subblock", "rank", "nranks"};
-    static const char *const builtin_isa[] = {"(int64_t)get_block_idx()", "(int64_t)get_block_num()",
-                                              "(int64_t)get_subblockid()", "0", "1"};
     const pto_module *m = E->m;
     const pto_expr *e;
     int prec, paren;
@@ -1317,6 +1385,7 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
         }
         return;
     }
+    if (mode == PTO__EX_KERNEL && ex >= 0 && ex < m->n_exprs && pto__emit_atoms(E, b, &m->exprs[ex], ctxprec)) return;
     if (mode != PTO__EX_PTO) {
         if (pto__emit_cq(E, ex, &cv)) {
             paren = cv < 0 && ctxprec > 3;
@@ -1344,9 +1413,9 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
             pto__emit_puts(b, "0");
         break;
     case PTO_E_BLOCK: case PTO_E_BLOCKS: case PTO_E_SUBBLOCK: case PTO_E_RANK: case PTO_E_NRANKS:
-        if (mode == PTO__EX_PTO) pto__emit_puts(b, builtin_pto[e->kind - PTO_E_BLOCK]);
-        else if (mode == PTO__EX_KERNEL && E->isa) pto__emit_puts(b, builtin_isa[e->kind - PTO_E_BLOCK]);
-        else if (mode == PTO__EX_KERNEL) pto__emit_puts(b, builtin_c[e->kind - PTO_E_BLOCK]);
+        if (mode == PTO__EX_PTO) pto__emit_puts(b, pto__emit_builtin_pto[e->kind - PTO_E_BLOCK]);
+        else if (mode == PTO__EX_KERNEL && E->isa) pto__emit_puts(b, pto__emit_builtin_isa[e->kind - PTO_E_BLOCK]);
+        else if (mode == PTO__EX_KERNEL) pto__emit_puts(b, pto__emit_builtin_c[e->kind - PTO_E_BLOCK]);
         else pto__emit_puts(b, e->kind == PTO_E_NRANKS ? "1" : "0");
         break;
     case PTO_E_MIN: case PTO_E_MAX:
@@ -2094,7 +2163,7 @@ static void pto__emit_opline(pto__emitter *E, int32_t plan, int32_t s)
         return;
     }
     pto__wr_load(&w);
-    if (!pto__wr_room(&w, E->op_room + (size_t)st->nargs * (E->argmax + 32))) {
+    if (!pto__wr_room(&w, E->op_room + (size_t)st->nargs * (E->argmax + 40))) {
         pto__emit_line(E, plan, s);
         return;
     }
@@ -2129,7 +2198,7 @@ static void pto__emit_opline(pto__emitter *E, int32_t plan, int32_t s)
             continue;
         case PTO_O_GM: {   /* "x, r, 0": a tensor at leaf indices (the room is that of one such) */
             size_t np = (size_t)E->param_len[o->ref], n0, n1;
-            if (o->e[2] >= 0 || (size_t)(w.lim - d) < E->op_room + (size_t)(end - o) * (E->argmax + 32)) break;
+            if (o->e[2] >= 0 || (size_t)(w.lim - d) < E->op_room + (size_t)(end - o) * (E->argmax + 40)) break;
             n0 = pto__emit_leaf_arg(E, d + 2 + np, o->e[0]);
             n1 = n0 ? pto__emit_leaf_arg(E, d + 2 + np + n0, o->e[1]) : 0;
             if (!n1) break;
@@ -2147,20 +2216,25 @@ static void pto__emit_opline(pto__emitter *E, int32_t plan, int32_t s)
                 d[2] = (char)('0' + e->value);
                 d += 3;
                 continue;
-            } else {   /* a rotating one, "i % 2" (as pto__emit_expr prints it) */
-                int32_t v, kind;
-                int64_t val;
-                if (!pto__emit_varop_c(E, o->e[0], &v, &kind, &val)) break;
+            } else {   /* a rotating one, "i % 2" or "2 + i % 2" (as pto__emit_expr prints it) */
+                const pto__emit_vo *r = pto__emit_varop_c(E, o->e[0]);
+                if (!r->kind) break;
                 d[0] = ',';
                 d[1] = ' ';
-                pto__emit_pcp(d + 2, E->var_arg[v] + 2, (size_t)E->var_len[v]);
-                d += 2 + E->var_len[v];
-                memcpy(d, pto__emit_ops[kind - PTO_E_ADD], 3);
-                if (val < 10) {   /* (val > 1: the rotation's id count, mostly) */
-                    d[3] = (char)('0' + val);
+                d += 2;
+                if (r->base) {   /* (under 10000: four digits and a NUL at most) */
+                    d += pto__emit_i64(d, r->base);
+                    memcpy(d, " + ", 3);
+                    d += 3;
+                }
+                pto__emit_pcp(d, E->var_arg[r->v] + 2, (size_t)E->var_len[r->v]);
+                d += E->var_len[r->v];
+                memcpy(d, pto__emit_ops[r->kind - PTO_E_ADD], 3);
+                if (r->val < 10) {   /* (val > 1: the rotation's id count, mostly) */
+                    d[3] = (char)('0' + r->val);
                     d += 4;
                 } else {
-                    d += 3 + pto__emit_i64(d + 3, val);
+                    d += 3 + pto__emit_i64(d + 3, r->val);
                 }
                 continue;
             }
@@ -2436,14 +2510,13 @@ static void pto__emit_op(pto__emitter *E, int32_t s)
         E->bound_see[op][dep] = pto__emit_plan_make(E, PTO__T_K_OP_SEE, known | (uint64_t)1 << PTO__K_FILE, 1);
         if (E->bound_op[op][dep] < 0 || E->bound_see[op][dep] < 0) { E->st = PTO_ERR_INTERNAL; return; }
     }
-    if (see < 0) {
-        pto__emit_opline(E, E->bound_op[op][dep], s);
-        return;
+    if (see >= 0) {
+        pto__emit_v(E, PTO__K_FN, pto_opinfo_get((pto_op)E->m->stmts[see].op)->name);
+        pto__emit_vi(E, PTO__K_N, E->m->stmts[see].loc.line);
+        pto__emit_v(E, PTO__K_PASS, pto__emit_origin[st->origin < 5 ? st->origin : 0]);
     }
-    pto__emit_v(E, PTO__K_FN, pto_opinfo_get((pto_op)E->m->stmts[see].op)->name);
-    pto__emit_vi(E, PTO__K_N, E->m->stmts[see].loc.line);
-    pto__emit_v(E, PTO__K_PASS, pto__emit_origin[st->origin < 5 ? st->origin : 0]);
-    pto__emit_opline(E, E->bound_see[op][dep], s);
+    /* (one call: the compiler writes the line in place here) */
+    pto__emit_opline(E, see < 0 ? E->bound_op[op][dep] : E->bound_see[op][dep], s);
 }
 
 /* The offset of an xN tile: slot ((i - start) / step) % N of its loop. */
@@ -2727,18 +2800,35 @@ static int pto__emit_offset(pto__emitter *E, int32_t s)
     return 1;
 }
 
-/* Tile t's K_TILE line, its values set, valid rows and columns the full
+/* The values of tile t's K_TILE line but NAME and OFF. */
+static void pto__emit_tile_values(pto__emitter *E, const pto_tile *t)
+{
+    if (t->valid_r >= 0) { pto__emit_expr(E, pto__emit_sb(E, PTO__K_VR), t->valid_r, PTO__EX_KERNEL, 0); pto__emit_vbuf(E, PTO__K_VR); }
+    else pto__emit_vi(E, PTO__K_VR, t->rows);
+    if (t->valid_c >= 0) { pto__emit_expr(E, pto__emit_sb(E, PTO__K_VC), t->valid_c, PTO__EX_KERNEL, 0); pto__emit_vbuf(E, PTO__K_VC); }
+    else pto__emit_vi(E, PTO__K_VC, t->cols);
+    pto__emit_v(E, PTO__K_SPACE, pto__emit_space[t->space < PTO_NSPACE ? t->space : 0]);
+    pto__emit_v(E, PTO__K_DTYPE, pto__emit_dtype[t->dtype < PTO_NDTYPE ? t->dtype : 0]);
+    pto__emit_vi(E, PTO__K_ROWS, t->rows);
+    pto__emit_vi(E, PTO__K_COLS, t->cols);
+}
+
+/* Tile t's K_TILE line (NAME and OFF set), valid rows and columns the full
    shape: kernels declare many tiles of a few shapes, so the line is bound
    per shape and depth (pto__emit_shape) and only NAME and OFF are written
-   (a line of eight values cost as much as the rest of the tile). Another
-   shape in the same table entry takes it over; past PTO__EMIT_SHAPE_PLANS
-   plans (or out of memory) the line is expanded as any other. */
+   (a line of eight values cost as much as the rest of the tile; the other
+   values are set only to bind or expand it). Another shape in the same
+   table entry takes it over; past PTO__EMIT_SHAPE_PLANS plans (or out of
+   memory) the line is expanded as any other. */
 static void pto__emit_tile_line(pto__emitter *E, const pto_tile *t)
 {
     int dep = E->depth > 0 && E->depth < PTO__EMIT_ND && E->vlen[PTO__K_IND] == (size_t)E->depth * 4 ? E->depth : 0;
     uint8_t space = (uint8_t)(t->space < PTO_NSPACE ? t->space : 0), dtype = (uint8_t)(t->dtype < PTO_NDTYPE ? t->dtype : 0);
     pto__emit_shape *sh = &E->shape[((uint32_t)t->rows * 31u + (uint32_t)t->cols * 7u + space * 5u + dtype * 3u +
                                      (uint32_t)dep) & (PTO__EMIT_NSHAPE - 1)];
+    if (!dep || sh->plan <= 0 || sh->rows != t->rows || sh->cols != t->cols || sh->space != space ||
+        sh->dtype != dtype || sh->dep != dep)
+        pto__emit_tile_values(E, t);
     if (!dep) { pto__emit_x(E, PTO__T_K_TILE); return; }
     if (sh->plan <= 0 || sh->rows != t->rows || sh->cols != t->cols || sh->space != space || sh->dtype != dtype ||
         sh->dep != dep) {
@@ -2767,22 +2857,19 @@ static void pto__emit_tile(pto__emitter *E, int32_t s)
     const pto_tile *t = &m->tiles[ti];
     if (E->tile_unused[ti] == 2) pto__emit_place(E, ti);
     if (!pto__emit_offset(E, s)) return;
-    if (t->valid_r >= 0) { pto__emit_expr(E, pto__emit_sb(E, PTO__K_VR), t->valid_r, PTO__EX_KERNEL, 0); pto__emit_vbuf(E, PTO__K_VR); }
-    else pto__emit_vi(E, PTO__K_VR, t->rows);
-    if (t->valid_c >= 0) { pto__emit_expr(E, pto__emit_sb(E, PTO__K_VC), t->valid_c, PTO__EX_KERNEL, 0); pto__emit_vbuf(E, PTO__K_VC); }
-    else pto__emit_vi(E, PTO__K_VC, t->cols);
     pto__emit_vn(E, PTO__K_NAME, E->tile_name[ti], E->tile_len[ti]);
-    pto__emit_v(E, PTO__K_SPACE, pto__emit_space[t->space < PTO_NSPACE ? t->space : 0]);
-    pto__emit_v(E, PTO__K_DTYPE, pto__emit_dtype[t->dtype < PTO_NDTYPE ? t->dtype : 0]);
-    pto__emit_vi(E, PTO__K_ROWS, t->rows);
-    pto__emit_vi(E, PTO__K_COLS, t->cols);
     if (E->tile_popped[ti]) {
+        pto__emit_tile_values(E, t);
         pto__emit_vi(E, PTO__K_IDX, ti);
         pto__emit_x(E, PTO__T_K_PTILE);
         return;
     }
-    if (t->valid_r < 0 && t->valid_c < 0) pto__emit_tile_line(E, t);
-    else pto__emit_x(E, PTO__T_K_TILE);
+    if (t->valid_r < 0 && t->valid_c < 0) {
+        pto__emit_tile_line(E, t);
+    } else {
+        pto__emit_tile_values(E, t);
+        pto__emit_x(E, PTO__T_K_TILE);
+    }
     if (t->nbuf > 1) pto__emit_tdecl(E, ti);
     else if (E->tile_unused[ti]) pto__emit_x(E, PTO__T_K_VOID);
 }
@@ -2850,11 +2937,12 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
     const pto_module *m = E->m;
     const pto_stmt *st = &m->stmts[s];
     pto__emit_indent(E);
-    if (st->kind != PTO_ST_OP) E->last_note = 0;   /* a note's run ends at any other line */
-    switch (st->kind) {
-    case PTO_ST_OP:
+    if (st->kind == PTO_ST_OP) {   /* (the most, first) */
         if (E->hook_op) E->hook_op(E, s); else pto__emit_op(E, s);
-        break;
+        return;
+    }
+    E->last_note = 0;   /* a note's run ends at any other line */
+    switch (st->kind) {
     case PTO_ST_TILE:
         if (E->hook_tile) E->hook_tile(E, s); else pto__emit_tile(E, s);
         break;
@@ -2910,7 +2998,7 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
         E->st = pto_error(E->ctx, st->loc, "emit: unknown statement kind %d", (int)st->kind);
         break;
     }
-    if (st->kind != PTO_ST_OP) E->last_note = 0;   /* nor can it run out of a block */
+    E->last_note = 0;   /* nor can it run out of a block */
 }
 
 static void pto__emit_block(pto__emitter *E, int32_t block)
@@ -3596,6 +3684,31 @@ static void pto__emit_host_section(pto__emitter *E, int32_t h)
 
 /* ---- entry ---------------------------------------------------------------- */
 
+/* The error of an op that pto__emit_check refuses (pto__emit_refused). */
+static pto_status pto__emit_op_error(pto__emitter *E, const pto_stmt *st)
+{
+    int cls;
+    if (st->op >= PTO_NOP) return pto_error(E->ctx, st->loc, "emit: unknown op %d", (int)st->op);
+    cls = (int)pto_opinfo_get((pto_op)st->op)->cls;
+    if (cls == PTO_OC_XFER || cls == PTO_OC_ALLREDUCE)
+        return pto_error(E->ctx, st->loc, "emit: %s is not lowered (run pto_lower after pto_verify)",
+                         pto_opinfo_get((pto_op)st->op)->name);
+    /* pto_kernels.h's tload zeroes the padding itself */
+    return pto_error(E->ctx, st->loc, "emit: tfillpad is for the isa target (pto_compile_desc.target "
+                     "PTO_TARGET_ISA); lower the module for PTO_TARGET_SIM to emit it for the simulator");
+}
+
+/* Per op, whether the emitter refuses it (pto__emit_op_error says why): the
+   transfers not lowered, and tfillpad on the C target. */
+static void pto__emit_refused(const pto__emitter *E, uint8_t *refused)
+{
+    int op;
+    for (op = 0; op < PTO_NOP; op++) {
+        int cls = (int)pto_opinfo_get((pto_op)op)->cls;
+        refused[op] = (uint8_t)(cls == PTO_OC_XFER || cls == PTO_OC_ALLREDUCE || (cls == PTO_OC_FILLPAD && !E->hook_op));
+    }
+}
+
 /* Every statement of the module's kernels must be something the emitter can
    name: checked up front so that a bad module gives one clear error. */
 static pto_status pto__emit_check(pto__emitter *E)
@@ -3603,10 +3716,11 @@ static pto_status pto__emit_check(pto__emitter *E)
     const pto_module *m = E->m;
     int32_t s, last_block = -1, *succ = E->succ;
     int reached = 0;
+    uint8_t refused[PTO_NOP];   /* (one look-up per op statement) */
+    pto__emit_refused(E, refused);
     for (s = 0; s < m->n_stmts; s++) {
         const pto_stmt *st = &m->stmts[s];
         const pto_operand *o, *o0, *end;
-        int cls;
         if (st->block < 0) {
             if (succ) succ[s] = -1;
             continue;
@@ -3631,18 +3745,12 @@ static pto_status pto__emit_check(pto__emitter *E)
             }
             continue;
         }
-        if (st->op >= PTO_NOP) return pto_error(E->ctx, st->loc, "emit: unknown op %d", (int)st->op);
-        cls = (int)pto_opinfo_get((pto_op)st->op)->cls;
-        if (cls == PTO_OC_XFER || cls == PTO_OC_ALLREDUCE)
-            return pto_error(E->ctx, st->loc, "emit: %s is not lowered (run pto_lower after pto_verify)",
-                             pto_opinfo_get((pto_op)st->op)->name);
-        if (cls == PTO_OC_FILLPAD && !E->hook_op)   /* pto_kernels.h's tload zeroes the padding itself */
-            return pto_error(E->ctx, st->loc, "emit: tfillpad is for the isa target (pto_compile_desc.target "
-                             "PTO_TARGET_ISA); lower the module for PTO_TARGET_SIM to emit it for the simulator");
+        if (st->op >= PTO_NOP || refused[st->op]) return pto__emit_op_error(E, st);
         o0 = end = m->operands;
         if (st->nargs > 0) end = (o0 += st->arg0) + st->nargs;
         for (o = o0; o < end; o++) {   /* checked, and the names it reads marked (pto__emit_use_stmt) */
             int bad = 0;
+            if (o->kind == PTO_O_PIPE && (uint32_t)o->ref < (uint32_t)PTO_NPIPE) continue;   /* (the most: flags) */
             switch (o->kind) {
             case PTO_O_TILE: bad = (uint32_t)o->ref >= (uint32_t)m->n_tiles; break;
             case PTO_O_PIPE: bad = (uint32_t)o->ref >= (uint32_t)PTO_NPIPE; break;

@@ -31,7 +31,12 @@
      (entries moved back over a freed one, around the end), 3,000 values
      in the constant table, every one found again;
    - a note shared by statements of two kernels: in full once per kernel,
-     a later statement of the same kernel refers to the first. */
+     a later statement of the same kernel refers to the first;
+   - event ids written in place (pto__emit_varop: "[BASE + ]NAME op VAL"):
+     600 random id expressions, half of the shapes the fast path takes
+     (with identities around them, bases and divisors at the edges), half
+     any tree, each on a set_flag and a wait_flag: as the printer writes
+     the same expression in a let. */
 
 #define PTO_IMPLEMENTATION
 #include "pto.h"
@@ -559,6 +564,95 @@ static void test_tdecls(void)
     pto_ctx_destroy(ctx);
 }
 
+/* ---- event ids ---- */
+
+static int32_t rand_expr(pto_module *m, int32_t var, int depth)
+{
+    static const int64_t lits[] = {0, 1, 2, 3, 7, 9, 10, 11, 9999, 10000, 123456, -1, -2};
+    pto_loc l0 = {0, 0, 0};
+    uint64_t r = next();
+    if (depth == 0 || r % 8 == 0)
+        return r % 3 == 0 ? pto_expr_var(m, var, l0) : pto_expr_int(m, lits[(r >> 8) % 13], l0);
+    if (r % 8 == 1) return pto_expr_bin(m, PTO_E_NEG, rand_expr(m, var, depth - 1), -1, l0);
+    return pto_expr_bin(m, (pto_expr_kind)(PTO_E_ADD + (int)((r >> 8) % 5)), rand_expr(m, var, depth - 1),
+                        rand_expr(m, var, depth - 1), l0);
+}
+
+/* [BASE +] (i - 0) op M and the like (i - 3: a start that is no identity), with identities around */
+static int32_t id_expr(pto_module *m, int32_t var)
+{
+    static const int64_t base[] = {0, 1, 2, 9, 10, 9999, 10000, -1}, mod[] = {2, 3, 10, 12, 1, 0, -2};
+    pto_loc l0 = {0, 0, 0};
+    uint64_t r = next();
+    int32_t x = pto_expr_var(m, var, l0);
+    if (r & 1) x = pto_expr_bin(m, PTO_E_SUB, x, pto_expr_int(m, r >> 40 & 1 ? 3 : 0, l0), l0);
+    x = pto_expr_bin(m, (pto_expr_kind)(PTO_E_ADD + (int)((r >> 8) % 5)), x, pto_expr_int(m, mod[(r >> 16) % 7], l0), l0);
+    if (r & 2) x = pto_expr_bin(m, PTO_E_ADD, pto_expr_int(m, base[(r >> 24) % 8], l0), x, l0);
+    if (r & 4) x = pto_expr_bin(m, PTO_E_ADD, x, pto_expr_int(m, 0, l0), l0);
+    if (r & 8) x = pto_expr_bin(m, PTO_E_MUL, pto_expr_int(m, 1, l0), x, l0);
+    return x;
+}
+
+static void test_event_ids(void)
+{
+    enum { N = 600 };
+    pto_ctx *ctx = pto_ctx_create(NULL);
+    pto_module *m = pto_module_create(ctx, PTO_ARCH_A2A3);
+    pto_loc l0 = {0, 0, 0};
+    int32_t k, f, var, n, stamp, let[N], op[N][2];
+    pto_buf kb;
+    char want[512], name[16];
+    int bad = 0, fast = 0;
+    memset(&kb, 0, sizeof kb);
+    kb.ctx = ctx;
+    m->file = pto_file_add(ctx, "e.pto");
+    k = pto_add_kernel(m, "e", PTO_KK_VECTOR, L(m, 1));
+    f = pto_add_for(m, m->kernels[k].body, "i", pto_expr_int(m, 0, l0), pto_expr_int(m, 4, l0), -1, L(m, 2));
+    var = m->stmts[f].ref;
+    for (n = 0; n < N; n++) {
+        int j;
+        snprintf(name, sizeof name, "v%d", n);
+        let[n] = pto_add_let(m, m->stmts[f].body, name, pto_expr_int(m, 0, l0), L(m, 10 + 3 * n));
+        for (j = 0; j < 2; j++) {
+            op[n][j] = pto_add_op(m, m->stmts[f].body, j ? PTO_OP_WAIT_FLAG : PTO_OP_SET_FLAG, L(m, 11 + 3 * n + j));
+            pto_arg_pipe(m, op[n][j], PTO_PIPE_V, L(m, 11 + 3 * n + j));
+            pto_arg_pipe(m, op[n][j], PTO_PIPE_MTE2, L(m, 11 + 3 * n + j));
+            pto_arg_int(m, op[n][j], pto_expr_int(m, 0, l0), L(m, 11 + 3 * n + j));
+        }
+    }
+    stamp = verified(ctx, m)->verified;
+    for (n = 0; n < N; n++) {   /* then the ids (verify would refuse most of them), one node for the three */
+        int32_t x = n % 2 ? rand_expr(m, var, 3) : id_expr(m, var);
+        m->stmts[let[n]].e[0] = x;
+        m->operands[m->stmts[op[n][0]].arg0 + 2].e[0] = x;
+        m->operands[m->stmts[op[n][1]].arg0 + 2].e[0] = x;
+    }
+    m->verified = stamp;
+    CHECK(pto_emit(ctx, m, NULL, &kb, NULL) == PTO_OK);
+    for (n = 0; n < N && kb.data; n++) {
+        const char *p, *q;
+        int j;
+        snprintf(want, sizeof want, "const int64_t v%d = ", n);
+        p = strstr(kb.data, want);
+        p = p ? strstr(p, " = ") : NULL;
+        q = p ? strchr(p, ';') : NULL;
+        if (!q || q - p > 300) { bad++; continue; }
+        fast += strchr(p, '(') == NULL || strchr(p, '(') > q;   /* no parentheses: likely the fast path's */
+        for (j = 0; j < 2; j++) {
+            snprintf(want, sizeof want, "(core, \"e.pto:%d\", PTO_K_V, PTO_K_MTE2, %.*s);", 11 + 3 * n + j,
+                     (int)(q - p - 3), p + 3);
+            if (!strstr(kb.data, want)) {
+                if (bad < 3) printf("missing: %s\n", want);
+                bad++;
+            }
+        }
+    }
+    CHECK_MSG(kb.data && bad == 0 && fast > N / 3, "%d event ids (%d without parentheses)", bad, fast);
+    pto_buf_free(&kb);
+    pto_module_destroy(m);
+    pto_ctx_destroy(ctx);
+}
+
 int main(void)
 {
     test_i64();
@@ -571,5 +665,6 @@ int main(void)
     test_tdecls();
     test_tables();
     test_note_kernels();
+    test_event_ids();
     return TEST_END();
 }
