@@ -18544,7 +18544,7 @@ static int pto__sy_done_before(pto__sy *sy, int32_t s, int32_t w, int32_t from)
 static pto_status pto__sy_order_one(pto__sy *sy, int32_t g, int32_t s, int32_t key, int32_t w, int32_t **nlife,
                                     int32_t *nn, int32_t *cap, int32_t from)
 {
-    char why[240];
+    char why[320], reason[120];
     int32_t f = -3;   /* an order pair was made for it and did not help */
     int32_t life[2], pw, ps;
     int done = pto__sy_done_before(sy, s, w, from);
@@ -18565,10 +18565,13 @@ static pto_status pto__sy_order_one(pto__sy *sy, int32_t g, int32_t s, int32_t k
         }
     }
     pto__sy_base_of(sy, w);
+    if (f == -1) snprintf(reason, sizeof reason, "that wait is a later iteration's: no pair placed in one iteration orders it");
+    else if (f == -2)
+        snprintf(reason, sizeof reason, "no id of the reverse pair %s -> %s is free there to order that wait first",
+                 pto_pipe_name((pto_pipe)sy->grps[g].dst), pto_pipe_name((pto_pipe)sy->grps[g].src));
+    else snprintf(reason, sizeof reason, "a reverse pair did not order it");
     snprintf(why, sizeof why, "id %d would be set again before its previous wait (%s:%llu) is known to be past, and %s",
-             (int)(key % 8), sy->base_name, pto__sy_line(sy, w),
-             f == -1 ? "that wait is a later iteration's: no pair placed in one iteration orders it"
-             : f == -2 ? "no id of the reverse pair is free to order that wait first" : "a reverse pair did not order it");
+             (int)(key % 8), sy->base_name, pto__sy_line(sy, w), reason);
     return pto__sy_fallback(sy, g, why);
 }
 

@@ -459,7 +459,7 @@ expect "ids: 10 x8 tiles sync" 0 "out of event ids for MTE3 -> V: 9 flag pairs" 
 # back to PIPE_ALL, with a warning that says why (not "out of event ids") ----
 expect "delay to the wait: one fallback" 0 "# sync: 43 set_flag, 43 wait_flag, 2 pipe_barrier \(1 PIPE_ALL fallbacks\)" \
     $ptoc sync tests/diag/delay_drains.pto
-expect "delay to the wait: the fallback's reason" 0 "delay_drains.pto:18:3: warning: sync: V -> MTE3: PIPE_ALL barrier instead of a flag pair for tile t: order: id 0 of MTE3 -> V is set again at delay_drains.pto:7; its previous wait \(delay_drains.pto:7\) must come first \(id 1 would be set again before its previous wait \(delay_drains.pto:14\) is known to be past, and no id of the reverse pair is free to order that wait first\)" \
+expect "delay to the wait: the fallback's reason" 0 "delay_drains.pto:18:3: warning: sync: V -> MTE3: PIPE_ALL barrier instead of a flag pair for tile t: order: id 0 of MTE3 -> V is set again at delay_drains.pto:7; its previous wait \(delay_drains.pto:7\) must come first \(id 1 would be set again before its previous wait \(delay_drains.pto:14\) is known to be past, and no id of the reverse pair MTE3 -> V is free there to order that wait first\)" \
     $ptoc sync tests/diag/delay_drains.pto
 expect "delay to the wait: runs" 0 "^  result      match \(3 outputs\)" $ptoc run tests/diag/delay_drains.pto -D n=9
 # ---- an unknown name is one error per line, not one per use (review15: `tmuls t, t, 2.0` after
