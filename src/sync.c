@@ -1509,6 +1509,9 @@ static void pto__sy_misuse(pto__sy *sy, int32_t s, const char *what)
               : strncmp(what, "cannot", 6) == 0
                   ? ": an event id is an integer, or INT + ((i - start) / step) % N with i, start and step those of an "
                     "enclosing loop (i / step or i when it starts at 0), N <= 8"
+                  : m->stmts[s].op == PTO_OP_WAIT_FLAG
+                  ? ": written flags are kept as written, so every wait_flag needs a set_flag of its id before it on "
+                    "every path (add the missing one, or drop both and let the pass insert them)"
                   : ": written flags are kept as written, so every set_flag needs its wait_flag on every path "
                     "(add the missing one, or drop both and let the pass insert them)");
     pto_buf_free(&e);

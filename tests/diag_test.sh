@@ -130,6 +130,9 @@ expect "set_flag with no wait_flag: exit 1 at the set's line" 1 \
     "set_no_wait.pto:5:3: error: sync: event id may be left set at kernel end \\(set_flag MTE2, V, 0\\): written flags are kept as written" \
     $ptoc check tests/diag/set_no_wait.pto
 lacks "set_flag with no wait_flag: not an internal error" "internal"
+expect "wait_flag with no set_flag: the advice is the wait's" 1 \
+    "wait_no_set.pto:6:3: error: sync: wait on an event id that may not be set \\(wait_flag MTE2, V, 3\\): written flags are kept as written, so every wait_flag needs a set_flag of its id before it on every path" \
+    $ptoc check tests/diag/wait_no_set.pto
 
 # ---- a mix kernel's pipes deadlock: the reference interpreter names the cycle ----
 expect "both sections pop first: each tpop names the core it waits for and where that one is stuck" 1 \
