@@ -330,11 +330,12 @@ static const char *pto__ps_near_hint(const pto__ps_near *n, char *out, size_t si
 enum {
     PTO__CC_ALPHA = 1, PTO__CC_DIGIT = 2, PTO__CC_HEX = 4, PTO__CC_PUNCT = 8, PTO__CC_BLANK = 16,
     PTO__CC_COMMENT = 32, /* '#' */
-    PTO__CC_OP2 = 64      /* '<' '>' '=' '!': may start a two-character operator */
+    PTO__CC_OP2 = 64,     /* '<' '>' '=' '!': may start a two-character operator */
+    PTO__CC_ARITH = 128   /* '+' '-' '*' '/' '%': an expression's operators (pto__ps_qexpr) */
 };
 static const unsigned char pto__ps_cc[256] = {
     0, 0, 0, 0, 0, 0, 0, 0, 0, 16, 0, 16, 16, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    16, 64, 0, 32, 0, 8, 0, 0, 8, 8, 8, 8, 8, 8, 0, 8, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 8, 0, 72, 72, 72, 0,
+    16, 64, 0, 32, 0, 136, 0, 0, 8, 8, 136, 136, 8, 136, 0, 136, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 8, 0, 72, 72, 72, 0,
     8, 5, 5, 5, 5, 5, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 8, 0, 8, 0, 1,
     0, 5, 5, 5, 5, 5, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 8, 0, 8, 0, 0,
     /* 128..255: no token starts or continues with a non-ASCII byte */
@@ -1038,30 +1039,40 @@ static int32_t pto__ps_expr(pto__ps_parser *p, int *h)
 
 typedef struct pto__ps_qatom {
     size_t at;
-    int kind;        /* PTO_E_INT, PTO_E_VAR or a builtin */
-    int32_t var;
     int64_t v;
+    int32_t var;
+    int kind;        /* PTO_E_INT, PTO_E_VAR or a builtin */
+    size_t op;       /* the operator before it (atoms after the first) */
 } pto__ps_qatom;
 
-/* The atom at [at, end): 1 when it is one. */
-static int pto__ps_qatom_at(pto__ps_parser *p, size_t at, size_t end, int32_t id, pto__ps_qatom *a)
+/* The builtin an id of a keyword names, or -1. */
+static int pto__ps_qbuiltin(const pto__ps_parser *p, int32_t id)
 {
     static const struct { int kw; pto_expr_kind k; } builtins[] = {
         {PTO__KW_BLOCK, PTO_E_BLOCK}, {PTO__KW_BLOCKS, PTO_E_BLOCKS}, {PTO__KW_SUBBLOCK, PTO_E_SUBBLOCK},
         {PTO__KW_RANK, PTO_E_RANK}, {PTO__KW_NRANKS, PTO_E_NRANKS}};
-    const char *s = p->src;
     size_t i;
+    for (i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
+        if (id == p->kw[builtins[i].kw]) return (int)builtins[i].k;
+    return -1;
+}
+
+/* The atom at [at, end) (a name's id in `id`): 1 when it is one. */
+static inline int pto__ps_qatom_at(pto__ps_parser *p, size_t at, size_t end, int32_t id, pto__ps_qatom *a)
+{
+    const unsigned char *s = (const unsigned char *)p->src;
     a->at = at;
-    a->var = -1;
-    a->v = 0;
-    if (pto__ps_is_digit((unsigned char)s[at])) {
+    if (pto__ps_cc[s[at]] & PTO__CC_DIGIT) {
         uint64_t v = 0;
+        size_t i;
         if (end - at > 18 || (s[at] == '0' && end - at > 1)) return 0;
         for (i = at; i < end; i++) v = v * 10u + (uint64_t)(s[i] - '0');
         a->kind = PTO_E_INT;
+        a->var = -1;
         a->v = (int64_t)v;
         return 1;
     }
+    a->v = 0;
     if (id > p->kw_max) {
         int k;
         if (id >= p->cap_names) return 0;
@@ -1071,27 +1082,31 @@ static int pto__ps_qatom_at(pto__ps_parser *p, size_t at, size_t end, int32_t id
         a->var = p->names[id].ref;
         return 1;
     }
-    for (i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
-        if (id == p->kw[builtins[i].kw]) {
-            a->kind = (int)builtins[i].k;
-            return 1;
-        }
-    return 0;
+    a->var = -1;
+    return (a->kind = pto__ps_qbuiltin(p, id)) >= 0;
 }
 
-/* The atom starting at byte i: a number not glued to a name or '.', or a
-   name; *end past it. */
-static int pto__ps_qatom_scan(pto__ps_parser *p, size_t i, pto__ps_qatom *a, size_t *end)
+/* The atom starting at byte i (< p->len): a number not glued to a name or
+   '.', or a name; *end past it. */
+static inline int pto__ps_qatom_scan(pto__ps_parser *p, size_t i, pto__ps_qatom *a, size_t *end)
 {
-    int c = pto__ps_at(p, i);
-    size_t j = i;
-    if (pto__ps_is_digit(c)) {
-        while (pto__ps_is_digit(pto__ps_at(p, j))) j++;
-        if (pto__ps_is_alnum(pto__ps_at(p, j)) || pto__ps_at(p, j) == '.') return 0;
+    const unsigned char *s = (const unsigned char *)p->src;
+    size_t j = i, n = p->len;
+    int cls = pto__ps_cc[s[i]];
+    if (cls & PTO__CC_DIGIT) {   /* the value as it is scanned (pto__ps_qatom_at's checks) */
+        uint64_t v = (uint64_t)(s[i] - '0');
+        for (j++; j < n && (pto__ps_cc[s[j]] & PTO__CC_DIGIT); j++)
+            if (j - i < 18) v = v * 10u + (uint64_t)(s[j] - '0');
+        if (j < n && ((pto__ps_cc[s[j]] & (PTO__CC_ALPHA | PTO__CC_DIGIT)) || s[j] == '.')) return 0;
+        if (j - i > 18 || (s[i] == '0' && j - i > 1)) return 0;
         *end = j;
-        return pto__ps_qatom_at(p, i, j, 0, a);
+        a->at = i;
+        a->kind = PTO_E_INT;
+        a->var = -1;
+        a->v = (int64_t)v;
+        return 1;
     }
-    if (!pto__ps_cc_is(c, PTO__CC_ALPHA)) return 0;
+    if (!(cls & PTO__CC_ALPHA)) return 0;
     j = pto__ps_name_end(p, i);
     *end = j;
     return pto__ps_qatom_at(p, i, j, pto__ps_name_id(p, i, j - i), a);
@@ -1124,25 +1139,34 @@ static inline int32_t pto__ps_qnode(pto__ps_parser *p, int kind, int32_t a, int3
     return e;
 }
 
-static int32_t pto__ps_qatom_node(pto__ps_parser *p, const pto__ps_qatom *a)
-{
-    return pto__ps_qnode(p, a->kind, a->var, -1, a->v, a->at);
-}
-
 static pto_expr_kind pto__ps_qop_kind(int c)
 {
     return c == '+' ? PTO_E_ADD : c == '-' ? PTO_E_SUB : c == '*' ? PTO_E_MUL : c == '/' ? PTO_E_DIV : PTO_E_MOD;
 }
 
-/* Node of atoms[k] and the multiplicative operators after it; *k past them. */
-static int32_t pto__ps_qterm(pto__ps_parser *p, const pto__ps_qatom *atoms, const size_t *ops, int n, int *k)
+/* The nodes of atoms[0..n) and the operators between them, in the token
+   parser's order: each atom, each operator once its right operand is
+   complete (a term's '*' at once, a '+' when the term after it ends). */
+static int32_t pto__ps_qtree(pto__ps_parser *p, const pto__ps_qatom *atoms, int n)
 {
-    int32_t t = pto__ps_qatom_node(p, &atoms[*k]);
-    for ((*k)++; *k < n && p->src[ops[*k - 1]] != '+' && p->src[ops[*k - 1]] != '-'; (*k)++) {
-        int32_t b = pto__ps_qatom_node(p, &atoms[*k]);
-        t = pto__ps_qnode(p, pto__ps_qop_kind(p->src[ops[*k - 1]]), t, b, 0, ops[*k - 1]);
+    const char *s = p->src;
+    int32_t acc = -1, term = pto__ps_qnode(p, atoms[0].kind, atoms[0].var, -1, atoms[0].v, atoms[0].at);
+    size_t add = 0;   /* the pending '+' / '-' (0: none yet) */
+    int k;
+    for (k = 1; k < n; k++) {
+        const pto__ps_qatom *a = &atoms[k];
+        int c = s[a->op];
+        int32_t b;
+        if (c != '+' && c != '-') {
+            b = pto__ps_qnode(p, a->kind, a->var, -1, a->v, a->at);
+            term = pto__ps_qnode(p, pto__ps_qop_kind(c), term, b, 0, a->op);
+            continue;
+        }
+        acc = add ? pto__ps_qnode(p, pto__ps_qop_kind(s[add]), acc, term, 0, add) : term;
+        add = a->op;
+        term = pto__ps_qnode(p, a->kind, a->var, -1, a->v, a->at);
     }
-    return t;
+    return add ? pto__ps_qnode(p, pto__ps_qop_kind(s[add]), acc, term, 0, add) : term;
 }
 
 /* 1 and the expression's node in *e (-1 when a node could not be added),
@@ -1150,31 +1174,22 @@ static int32_t pto__ps_qterm(pto__ps_parser *p, const pto__ps_qatom *atoms, cons
 static int pto__ps_qexpr(pto__ps_parser *p, int32_t *e)
 {
     pto__ps_qatom atoms[PTO__QX_MAX];
-    size_t ops[PTO__QX_MAX], j = p->tok.pos + p->tok.len;
-    int n = 1, k = 0;
-    int32_t acc;
+    const unsigned char *s = (const unsigned char *)p->src;
+    size_t j = p->tok.pos + p->tok.len, n = p->len;
+    int na = 1;
     if (p->ctx->parse_tokens_only || !pto__ps_qatom_at(p, p->tok.pos, j, p->tok.id, &atoms[0])) return 0;
     for (;;) {
         size_t b = j;
-        int c;
-        while (pto__ps_cc_is(pto__ps_at(p, b), PTO__CC_BLANK)) b++;
-        c = pto__ps_at(p, b);
-        if (c != '+' && c != '-' && c != '*' && c != '/' && c != '%') break;   /* the expression ends at j */
-        if (b != j + 1 || pto__ps_at(p, b + 1) != ' ' || n == PTO__QX_MAX ||
-            !pto__ps_qatom_scan(p, b + 2, &atoms[n], &j))
+        while (b < n && (pto__ps_cc[s[b]] & PTO__CC_BLANK)) b++;
+        if (b >= n || !(pto__ps_cc[s[b]] & PTO__CC_ARITH)) break;   /* the expression ends at j */
+        if (b != j + 1 || b + 2 >= n || s[b + 1] != ' ' || na == PTO__QX_MAX ||
+            !pto__ps_qatom_scan(p, b + 2, &atoms[na], &j))
             return 0;
-        ops[n - 1] = b;
-        n++;
+        atoms[na++].op = b;
     }
-    acc = pto__ps_qterm(p, atoms, ops, n, &k);
-    while (k < n) {
-        size_t op = ops[k - 1];
-        int32_t t = pto__ps_qterm(p, atoms, ops, n, &k);
-        acc = pto__ps_qnode(p, pto__ps_qop_kind(p->src[op]), acc, t, 0, op);
-    }
+    *e = pto__ps_qtree(p, atoms, na);
     p->pos = j;
     pto__ps_next(p);
-    *e = acc;
     return 1;
 }
 
