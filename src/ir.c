@@ -584,7 +584,12 @@ PTODEF void pto_unlink(pto_module *m, int32_t s)
    module's is reserved from the source size) it is written in place, each
    field once, instead of zeroed, filled (pto__new_stmt) and linked
    (pto__append): the parser adds one per line. */
-static inline int32_t pto__add_stmt(pto_module *m, int32_t block, pto_stmt_kind kind, pto_loc loc)
+#if defined(__GNUC__) || defined(__clang__)
+#define PTO__IR_INLINE inline __attribute__((always_inline))
+#else
+#define PTO__IR_INLINE inline
+#endif
+static PTO__IR_INLINE int32_t pto__add_stmt(pto_module *m, int32_t block, pto_stmt_kind kind, pto_loc loc)
 {
     pto_block *b = &m->blocks[block];
     pto_stmt *st;

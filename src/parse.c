@@ -135,6 +135,8 @@ typedef struct pto__ps_parser {
     int32_t kw_max;   /* the highest keyword id: a name above it is no keyword */
     pto_loc tloc;     /* pto__ps_tloc's result */
     pto__ps_ncent *nc;   /* the lexer's name cache (NULL: none, every name is hashed) */
+    size_t nc_end;       /* a name starting before it may use the cache (16 bytes readable; 0: no cache) */
+    const uint64_t *first;   /* pto__ps_first_le or _be, for this host */
     int32_t arg_op, arg_i;   /* the op whose operand arg_i (from 0) is being parsed (messages) */
     size_t name_stop;        /* the last byte that continues no name (0: none; pto__ps_name_end) */
     int32_t unk_line, unk_id;   /* the last unknown name reported and its line: once per line */
@@ -316,11 +318,15 @@ static const char *pto__ps_near_hint(const pto__ps_near *n, char *out, size_t si
 
 /* ---- lexer ---------------------------------------------------------------- */
 
-/* For a function the compiler would otherwise inline into a hotter one. */
+/* For a function the compiler would otherwise inline into a hotter one,
+   and for the few small ones of the hottest paths it might not inline
+   (a call there costs as much as the function). */
 #if defined(__GNUC__) || defined(__clang__)
 #define PTO__PS_NOINLINE __attribute__((noinline))
+#define PTO__PS_INLINE inline __attribute__((always_inline))
 #else
 #define PTO__PS_NOINLINE
+#define PTO__PS_INLINE inline
 #endif
 
 /* Character classes, one table lookup per byte (the lexer's inner loops):
@@ -432,23 +438,31 @@ static PTO__PS_NOINLINE int32_t pto__ps_name_miss(pto__ps_parser *p, pto__ps_nce
    only holds ids the table already gave, so ids are the same as without it
    (first-seen order). Away from the end of the text (16 bytes may be read
    past the name's start). */
-static inline int32_t pto__ps_name_id(pto__ps_parser *p, size_t start, size_t len)
+static PTO__PS_NOINLINE int32_t pto__ps_name_id_long(pto__ps_parser *p, size_t start, size_t len)
 {
-    const unsigned char *s = (const unsigned char *)p->src;
-    if (len <= 16 && p->len - start >= 16 && p->nc) {
-        static const union { uint16_t u; unsigned char c[2]; } order = {1};
-        const uint64_t *first = order.c[0] ? pto__ps_first_le : pto__ps_first_be;
-        uint64_t k0, k1;
-        pto__ps_ncent *e;
-        memcpy(&k0, s + start, 8);
-        memcpy(&k1, s + start + 8, 8);
-        k0 &= first[len < 8 ? len : 8];
-        k1 &= first[len > 8 ? len - 8 : 0];
-        e = &p->nc[(uint32_t)(((k0 ^ (k1 * 31u) ^ len) * 0x9E3779B97F4A7C15u) >> (64 - PTO__NC_BITS))];
-        if (e->k0 == k0 && e->k1 == k1 && e->len == len) return e->id;
-        return pto__ps_name_miss(p, e, k0, k1, start, len);
-    }
-    return pto__ps_intern(p, start, len);
+    uint64_t k0, k1;
+    pto__ps_ncent *e;
+    if (start >= p->nc_end || len > 16) return pto__ps_intern(p, start, len);
+    memcpy(&k0, p->src + start, 8);
+    memcpy(&k1, p->src + start + 8, 8);
+    k1 &= p->first[len - 8];
+    e = &p->nc[(uint32_t)(((k0 ^ (k1 * 31u) ^ len) * 0x9E3779B97F4A7C15u) >> (64 - PTO__NC_BITS))];
+    if (e->k0 == k0 && e->k1 == k1 && e->len == len) return e->id;
+    return pto__ps_name_miss(p, e, k0, k1, start, len);
+}
+
+static PTO__PS_INLINE int32_t pto__ps_name_id(pto__ps_parser *p, size_t start, size_t len)
+{
+    uint64_t k0;
+    pto__ps_ncent *e;
+    if (start >= p->nc_end || len > 8) return pto__ps_name_id_long(p, start, len);
+    /* most names: one word (an entry of up to 8 bytes has k1 0, so equal
+       lengths and first words are the same name) */
+    memcpy(&k0, p->src + start, 8);
+    k0 &= p->first[len];
+    e = &p->nc[(uint32_t)(((k0 ^ len) * 0x9E3779B97F4A7C15u) >> (64 - PTO__NC_BITS))];
+    if (e->k0 == k0 && e->len == len) return e->id;
+    return pto__ps_name_miss(p, e, k0, 0, start, len);
 }
 
 /* The end of the name whose first character is at i. Before p->name_stop
@@ -1465,10 +1479,39 @@ static int pto__ps_reduction_word(pto__ps_parser *p)
    order, all of which the token parser would intern too (it lexes every
    token of a line, even after an error), so ids are the same as well. */
 
+/* pto__arg_last for a quick read at byte `at` of the current line: the
+   operand written in place when the array has room (as pto__ps_qnode
+   writes its nodes), its location straight from the line. */
+static PTO__PS_NOINLINE int32_t pto__ps_qarg_grow(pto__ps_parser *p, int32_t s, pto_operand_kind kind, int32_t ref,
+                                                  size_t at)
+{
+    return pto__arg_last(p->m, s, kind, ref, *pto__ps_qloc(p, at));
+}
+
+static PTO__PS_INLINE int32_t pto__ps_qarg(pto__ps_parser *p, int32_t s, pto_operand_kind kind, int32_t ref, size_t at)
+{
+    pto_module *m = p->m;
+    pto_operand *x;
+    int32_t o;
+    if (m->n_operands >= m->cap_operands) return pto__ps_qarg_grow(p, s, kind, ref, at);
+    o = m->n_operands++;
+    x = &m->operands[o];
+    memset(x, 0, sizeof *x);   /* f and the padding */
+    x->kind = (uint8_t)kind;
+    x->ref = ref;
+    x->e[0] = x->e[1] = x->e[2] = -1;
+    x->loc.file = p->file;
+    x->loc.line = p->line;
+    x->loc.col = (int32_t)(at - p->line_start + 1);
+    m->stmts[s].nargs++;
+    m->verified = 0;
+    return o;
+}
+
 /* The binding of the name at [start, end) when it is no keyword (the
    keywords hold inf, nan and the builtins, which read otherwise), else
    NULL. */
-static const pto__ps_pname *pto__ps_qname(pto__ps_parser *p, size_t start, size_t end)
+static PTO__PS_INLINE const pto__ps_pname *pto__ps_qname(pto__ps_parser *p, size_t start, size_t end)
 {
     int32_t id = pto__ps_name_id(p, start, end - start);
     return id > p->kw_max && id < p->cap_names ? &p->names[id] : NULL;
@@ -1531,7 +1574,7 @@ static int pto__ps_qwindow(pto__ps_parser *p, int32_t s, int32_t param, size_t a
     er = pto__ps_qindex_node(p, &r);
     ec = pto__ps_qindex_node(p, &c);
     if (er < 0 || ec < 0) return -1;
-    o = pto__arg_last(p->m, s, PTO_O_GM, param, *pto__ps_qloc(p, at));
+    o = pto__ps_qarg(p, s, PTO_O_GM, param, at);
     if (o < 0) return -1;
     p->m->operands[o].e[0] = er;
     p->m->operands[o].e[1] = ec;
@@ -1559,9 +1602,9 @@ static int pto__ps_qoperand(pto__ps_parser *p, int32_t s, uint32_t mask, size_t 
         if (nm->kind == PTO__B_TENSOR && src[j] == '[') return pto__ps_qwindow(p, s, nm->ref, i, j, end);
         if (src[j] != ',' && src[j] != '\n') return 0;
         *end = j;
-        if (nm->kind == PTO__B_TILE) return pto__arg_last(p->m, s, PTO_O_TILE, nm->ref, *pto__ps_qloc(p, i)) >= 0 ? 1 : -1;
+        if (nm->kind == PTO__B_TILE) return pto__ps_qarg(p, s, PTO_O_TILE, nm->ref, i) >= 0 ? 1 : -1;
         if (nm->kind == PTO__B_SCALAR && !(mask & PTO_A_INT))
-            return pto__arg_last(p->m, s, PTO_O_SCALAR, nm->ref, *pto__ps_qloc(p, i)) >= 0 ? 1 : -1;
+            return pto__ps_qarg(p, s, PTO_O_SCALAR, nm->ref, i) >= 0 ? 1 : -1;
         return 0;
     }
     if ((pto__ps_cc[src[i]] & PTO__CC_DIGIT) && (mask & PTO_A_SCALAR)) {
@@ -1569,7 +1612,7 @@ static int pto__ps_qoperand(pto__ps_parser *p, int32_t s, uint32_t mask, size_t 
         for (j = i; j < n && ((pto__ps_cc[src[j]] & PTO__CC_DIGIT) || src[j] == '.'); j++) {}
         if (j >= n || (src[j] != ',' && src[j] != '\n') || !pto__ps_float_fast(p->src + i, j - i, &v)) return 0;
         *end = j;
-        o = pto__arg_last(p->m, s, PTO_O_FLOAT, -1, *pto__ps_qloc(p, i));
+        o = pto__ps_qarg(p, s, PTO_O_FLOAT, -1, i);
         if (o < 0) return -1;
         p->m->operands[o].f = v;
         return 1;
@@ -1582,7 +1625,8 @@ static int pto__ps_qoperand(pto__ps_parser *p, int32_t s, uint32_t mask, size_t 
    p->pos where the token parser goes on: after the last ',' read, or at the
    newline when the quick read took the whole list (*all set); -1 after a
    node could not be added. */
-static int pto__ps_qoperands(pto__ps_parser *p, int32_t s, pto_op op, const pto_opinfo *info, int *all)
+static PTO__PS_NOINLINE int pto__ps_qoperands(pto__ps_parser *p, int32_t s, pto_op op, const pto_opinfo *info,
+                                               int *all)
 {
     const unsigned char *src = (const unsigned char *)p->src;
     size_t i = p->pos, end = 0;
@@ -1840,26 +1884,29 @@ static void pto__ps_unknown_space(pto__ps_parser *p, const pto__ps_tok *t)
    the lexer would make it), and *end past it. */
 static int pto__ps_qword(pto__ps_parser *p, size_t i, int after, pto__ps_tok *t, size_t *end)
 {
-    if (!pto__ps_cc_is(pto__ps_at(p, i), PTO__CC_ALPHA)) return 0;
-    *end = pto__ps_name_end(p, i);
+    size_t j;
+    if (i >= p->len || !(pto__ps_cc[(unsigned char)p->src[i]] & PTO__CC_ALPHA)) return 0;
+    *end = j = pto__ps_name_end(p, i);
     t->kind = PTO__T_NAME;
     t->pos = i;
-    t->len = *end - i;
+    t->len = j - i;
     t->line = p->line;
     t->col = (int32_t)(i - p->line_start + 1);
-    t->id = pto__ps_name_id(p, i, *end - i);
-    return pto__ps_at(p, *end) == after;
+    t->id = pto__ps_name_id(p, i, j - i);
+    return j < p->len && (unsigned char)p->src[j] == after;
 }
 
 /* A tile dimension at i (decimal, no leading 0, at most INT32_MAX) followed
    by the byte `after`; *end past it. */
 static int pto__ps_qdim(const pto__ps_parser *p, size_t i, int after, int64_t *v, size_t *end)
 {
-    size_t j = i;
-    *v = 0;
-    for (; pto__ps_is_digit(pto__ps_at(p, j)) && j - i < 11; j++) *v = *v * 10 + (pto__ps_at(p, j) - '0');
+    const unsigned char *s = (const unsigned char *)p->src;
+    size_t j = i, n = p->len;
+    int64_t x = 0;
+    for (; j < n && (pto__ps_cc[s[j]] & PTO__CC_DIGIT) && j - i < 11; j++) x = x * 10 + (s[j] - '0');
+    *v = x;
     *end = j;
-    return j > i && j - i < 11 && *v <= INT32_MAX && (p->src[i] != '0' || j - i == 1) && pto__ps_at(p, j) == after;
+    return j > i && j - i < 11 && x <= INT32_MAX && (s[i] != '0' || j - i == 1) && j < n && s[j] == after;
 }
 
 static int pto__ps_qtile(pto__ps_parser *p, int32_t block, const pto__ps_tok *kw)
@@ -2713,6 +2760,11 @@ PTODEF pto_module *pto_parse(pto_ctx *ctx, const char *filename, const char *tex
     /* best effort: without the cache every name is hashed and looked up */
     p.nc = (pto__ps_ncent *)pto__alloc_quiet(ctx, sizeof *p.nc << PTO__NC_BITS);
     if (p.nc) memset(p.nc, 0, sizeof *p.nc << PTO__NC_BITS);
+    p.nc_end = p.nc && p.len >= 16 ? p.len - 15 : 0;
+    {
+        static const union { uint16_t u; unsigned char c[2]; } order = {1};
+        p.first = order.c[0] ? pto__ps_first_le : pto__ps_first_be;
+    }
     for (i = 0; i < PTO__NKW; i++) {
         p.kw[i] = pto_intern(ctx, pto__ps_kw_text[i], strlen(pto__ps_kw_text[i]));
         if (p.kw[i] > p.kw_max) p.kw_max = p.kw[i];
