@@ -567,6 +567,13 @@ static void pto__ps_newline(pto__ps_parser *p)
     p->line++;
     p->line_start = i;
     while (n - i > 4 && (memcpy(&w, s + i, 4), w == 0x20202020u)) i += 4;
+    if (n - i > 1 && (pto__ps_cc[s[i]] & PTO__CC_ALPHA)) {   /* a statement's first word, as pto__ps_next makes it */
+        p->tok.pos = i;
+        p->tok.line = p->line;
+        p->tok.col = (int32_t)(i - p->line_start + 1);
+        pto__ps_lex_name(p, i);
+        return;
+    }
     p->pos = i;
     pto__ps_next(p);
 }
