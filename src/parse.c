@@ -86,6 +86,9 @@ enum {
     PTO__B_NONE, PTO__B_TENSOR, PTO__B_SCALAR, PTO__B_DIM, PTO__B_LET, PTO__B_LOOP, PTO__B_TILE, PTO__B_PIPE
 };
 
+/* The kinds that name an integer variable (an expression's atom), as bits. */
+#define PTO__B_INTVARS ((1u << PTO__B_SCALAR) | (1u << PTO__B_DIM) | (1u << PTO__B_LET) | (1u << PTO__B_LOOP))
+
 static const char *const pto__ps_bind_word[] = {
     "name", "tensor", "scalar param", "dim", "let", "loop variable", "tile", "pipe"
 };
@@ -1098,7 +1101,7 @@ static inline int pto__ps_qatom_at(pto__ps_parser *p, size_t at, size_t end, int
         int k;
         if (id >= p->cap_names) return 0;
         k = p->names[id].kind;
-        if (k != PTO__B_SCALAR && k != PTO__B_DIM && k != PTO__B_LET && k != PTO__B_LOOP) return 0;
+        if (!(PTO__B_INTVARS >> k & 1u)) return 0;
         a->kind = PTO_E_VAR;
         a->var = p->names[id].ref;
         return 1;
@@ -1200,11 +1203,13 @@ static int pto__ps_qexpr(pto__ps_parser *p, int32_t *e)
     int na = 1;
     if (p->ctx->parse_tokens_only || !pto__ps_qatom_at(p, p->tok.pos, j, p->tok.id, &atoms[0])) return 0;
     for (;;) {
-        size_t b = j;
-        while (b < n && (pto__ps_cc[s[b]] & PTO__CC_BLANK)) b++;
-        if (b >= n || !(pto__ps_cc[s[b]] & PTO__CC_ARITH)) break;   /* the expression ends at j */
-        if (b != j + 1 || b + 2 >= n || s[b + 1] != ' ' || na == PTO__QX_MAX ||
-            !pto__ps_qatom_scan(p, b + 2, &atoms[na], &j))
+        size_t b = j + 1;
+        if (!(b < n && s[j] == ' ' && (pto__ps_cc[s[b]] & PTO__CC_ARITH))) {   /* else the usual ` + ` */
+            for (b = j; b < n && (pto__ps_cc[s[b]] & PTO__CC_BLANK); b++) {}
+            if (b >= n || !(pto__ps_cc[s[b]] & PTO__CC_ARITH)) break;   /* the expression ends at j */
+            if (b != j + 1) return 0;
+        }
+        if (b + 2 >= n || s[b + 1] != ' ' || na == PTO__QX_MAX || !pto__ps_qatom_scan(p, b + 2, &atoms[na], &j))
             return 0;
         atoms[na++].op = b;
     }
@@ -1533,7 +1538,7 @@ typedef struct pto__ps_qidx {
     int64_t v;
 } pto__ps_qidx;
 
-static int pto__ps_qindex(pto__ps_parser *p, size_t i, int stop, pto__ps_qidx *x)
+static PTO__PS_INLINE int pto__ps_qindex(pto__ps_parser *p, size_t i, int stop, pto__ps_qidx *x)
 {
     const unsigned char *s = (const unsigned char *)p->src;
     size_t n = p->len, j = i;
@@ -1550,9 +1555,7 @@ static int pto__ps_qindex(pto__ps_parser *p, size_t i, int stop, pto__ps_qidx *x
         const pto__ps_pname *nm;
         j = pto__ps_name_end(p, i);
         nm = j < n ? pto__ps_qname(p, i, j) : NULL;
-        if (!nm || (nm->kind != PTO__B_SCALAR && nm->kind != PTO__B_DIM && nm->kind != PTO__B_LET &&
-                    nm->kind != PTO__B_LOOP))
-            return 0;
+        if (!nm || !(PTO__B_INTVARS >> nm->kind & 1u)) return 0;
         x->var = nm->ref;
     } else {
         return 0;
@@ -1889,7 +1892,7 @@ static void pto__ps_unknown_space(pto__ps_parser *p, const pto__ps_tok *t)
 
 /* The name at i, followed by the byte `after`: its NAME token in *t (as
    the lexer would make it), and *end past it. */
-static int pto__ps_qword(pto__ps_parser *p, size_t i, int after, pto__ps_tok *t, size_t *end)
+static PTO__PS_INLINE int pto__ps_qword(pto__ps_parser *p, size_t i, int after, pto__ps_tok *t, size_t *end)
 {
     size_t j;
     if (i >= p->len || !(pto__ps_cc[(unsigned char)p->src[i]] & PTO__CC_ALPHA)) return 0;
@@ -1905,15 +1908,20 @@ static int pto__ps_qword(pto__ps_parser *p, size_t i, int after, pto__ps_tok *t,
 
 /* A tile dimension at i (decimal, no leading 0, at most INT32_MAX) followed
    by the byte `after`; *end past it. */
-static int pto__ps_qdim(const pto__ps_parser *p, size_t i, int after, int64_t *v, size_t *end)
+static PTO__PS_INLINE int pto__ps_qdim(const pto__ps_parser *p, size_t i, int after, int64_t *v, size_t *end)
 {
     const unsigned char *s = (const unsigned char *)p->src;
-    size_t j = i, n = p->len;
-    int64_t x = 0;
-    for (; j < n && (pto__ps_cc[s[j]] & PTO__CC_DIGIT) && j - i < 11; j++) x = x * 10 + (s[j] - '0');
+    size_t j, n = p->len;
+    int64_t x;
+    if (i >= n || !(pto__ps_cc[s[i]] & PTO__CC_DIGIT)) return 0;
+    x = s[i] - '0';
+    for (j = i + 1; j < n && (pto__ps_cc[s[j]] & PTO__CC_DIGIT); j++) {
+        if (j - i >= 10) return 0;   /* 11 digits or more */
+        x = x * 10 + (s[j] - '0');
+    }
     *v = x;
     *end = j;
-    return j > i && j - i < 11 && x <= INT32_MAX && (s[i] != '0' || j - i == 1) && j < n && s[j] == after;
+    return x <= INT32_MAX && (s[i] != '0' || j - i == 1) && j < n && s[j] == after;
 }
 
 static int pto__ps_qtile(pto__ps_parser *p, int32_t block, const pto__ps_tok *kw)
