@@ -622,8 +622,8 @@ static PTO__IR_INLINE int32_t pto__add_stmt(pto_module *m, int32_t block, pto_st
     return s;
 }
 
-static int32_t pto__add_tile_id(pto_module *m, int32_t block, int32_t name, pto_space space,
-                                pto_dtype dt, int32_t rows, int32_t cols, pto_loc loc)
+static PTO__IR_INLINE int32_t pto__add_tile_id(pto_module *m, int32_t block, int32_t name, pto_space space,
+                                               pto_dtype dt, int32_t rows, int32_t cols, pto_loc loc)
 {
     int32_t s = pto__add_stmt(m, block, PTO_ST_TILE, loc), t;
     pto_tile *tl;

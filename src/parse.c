@@ -801,7 +801,7 @@ static int pto__ps_can_declare(pto__ps_parser *p, const pto__ps_tok *t)
     return 0;
 }
 
-static void pto__ps_bind(pto__ps_parser *p, const pto__ps_tok *t, int kind, int32_t ref)
+static PTO__PS_INLINE void pto__ps_bind(pto__ps_parser *p, const pto__ps_tok *t, int kind, int32_t ref)
 {
     pto__ps_pname *n = pto__ps_name_slot(p, t->id);
     if (!n || ref < 0) return;
@@ -1777,7 +1777,7 @@ static void pto__ps_sub_block(pto__ps_parser *p, int32_t block, const pto__ps_to
 
 /* The dtype / memory space a name token spells, looked up once per
    interned name (every tile statement names both). */
-static pto_dtype pto__ps_dtype_of(pto__ps_parser *p, const pto__ps_tok *t)
+static PTO__PS_INLINE pto_dtype pto__ps_dtype_of(pto__ps_parser *p, const pto__ps_tok *t)
 {
     pto__ps_pname *n = pto__ps_name_slot(p, t->id);
     if (!n) return pto_dtype_lookup(p->src + t->pos, t->len);
@@ -1785,7 +1785,7 @@ static pto_dtype pto__ps_dtype_of(pto__ps_parser *p, const pto__ps_tok *t)
     return (pto_dtype)(n->dtc - 1);
 }
 
-static pto_space pto__ps_space_of(pto__ps_parser *p, const pto__ps_tok *t)
+static PTO__PS_INLINE pto_space pto__ps_space_of(pto__ps_parser *p, const pto__ps_tok *t)
 {
     pto__ps_pname *n = pto__ps_name_slot(p, t->id);
     if (!n) return pto_space_lookup(p->src + t->pos, t->len);
