@@ -3443,7 +3443,9 @@ static PTO__PS_NOINLINE int32_t pto__ps_name_miss(pto__ps_parser *p, pto__ps_nce
    and pool, megabytes in a large file, are mostly cache misses). The cache
    only holds ids the table already gave, so ids are the same as without it
    (first-seen order). Away from the end of the text (16 bytes may be read
-   past the name's start). */
+   past the name's start). pto__ps_name_id takes names of up to 8 bytes
+   (one word: most of them), this one the others, out of line so that the
+   common path stays small where it is inlined. */
 static PTO__PS_NOINLINE int32_t pto__ps_name_id_long(pto__ps_parser *p, size_t start, size_t len)
 {
     uint64_t k0, k1;
@@ -4494,15 +4496,16 @@ static int pto__ps_reduction_word(pto__ps_parser *p)
    order, all of which the token parser would intern too (it lexes every
    token of a line, even after an error), so ids are the same as well. */
 
-/* pto__arg_last for a quick read at byte `at` of the current line: the
-   operand written in place when the array has room (as pto__ps_qnode
-   writes its nodes), its location straight from the line. */
+/* pto__ps_qarg when the operand array is full (ir.c grows it). */
 static PTO__PS_NOINLINE int32_t pto__ps_qarg_grow(pto__ps_parser *p, int32_t s, pto_operand_kind kind, int32_t ref,
                                                   size_t at)
 {
     return pto__arg_last(p->m, s, kind, ref, *pto__ps_qloc(p, at));
 }
 
+/* pto__arg_last for a quick read at byte `at` of the current line: the
+   operand written in place when the array has room (as pto__ps_qnode
+   writes its nodes), its location straight from the line. */
 static PTO__PS_INLINE int32_t pto__ps_qarg(pto__ps_parser *p, int32_t s, pto_operand_kind kind, int32_t ref, size_t at)
 {
     pto_module *m = p->m;
