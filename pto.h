@@ -2014,6 +2014,14 @@ PTODEF void pto_buf_free(pto_buf *b)
    linked so that the sync inserter and the lowering pass can put a statement
    before or after any other in O(1). */
 
+/* For the builders the parser calls once per statement, which the compiler
+   might not inline into it (a call there costs about what the builder does). */
+#if defined(__GNUC__) || defined(__clang__)
+#define PTO__IR_INLINE inline __attribute__((always_inline))
+#else
+#define PTO__IR_INLINE inline
+#endif
+
 /* The builders' pushes (ir.c, host.c): a module whose array could not grow
    misses a node, so it is marked incomplete and pto_verify refuses it. */
 static int32_t pto__pushed(pto_module *m, int32_t i)
@@ -2451,8 +2459,8 @@ PTODEF int32_t pto_add_scalar_param(pto_module *m, int32_t kernel, const char *n
 
 /* The builders below with the name already interned (the parser has its
    id from the lexer; re-interning the text would hash it again). */
-static int32_t pto__add_var_id(pto_module *m, int32_t kernel, int32_t name, pto_var_kind kind,
-                               int32_t def, pto_loc loc)
+static PTO__IR_INLINE int32_t pto__add_var_id(pto_module *m, int32_t kernel, int32_t name, pto_var_kind kind,
+                                              int32_t def, pto_loc loc)
 {
     int32_t v = PTO__MPUSH_FAST(m, vars);
     if (v < 0) return -1;
@@ -2592,7 +2600,7 @@ PTODEF void pto_unlink(pto_module *m, int32_t s)
    module's is reserved from the source size) it is written in place, each
    field once, instead of zeroed, filled (pto__new_stmt) and linked
    (pto__append): the parser adds one per line. */
-static inline int32_t pto__add_stmt(pto_module *m, int32_t block, pto_stmt_kind kind, pto_loc loc)
+static PTO__IR_INLINE int32_t pto__add_stmt(pto_module *m, int32_t block, pto_stmt_kind kind, pto_loc loc)
 {
     pto_block *b = &m->blocks[block];
     pto_stmt *st;
@@ -2625,8 +2633,8 @@ static inline int32_t pto__add_stmt(pto_module *m, int32_t block, pto_stmt_kind 
     return s;
 }
 
-static int32_t pto__add_tile_id(pto_module *m, int32_t block, int32_t name, pto_space space,
-                                pto_dtype dt, int32_t rows, int32_t cols, pto_loc loc)
+static PTO__IR_INLINE int32_t pto__add_tile_id(pto_module *m, int32_t block, int32_t name, pto_space space,
+                                               pto_dtype dt, int32_t rows, int32_t cols, pto_loc loc)
 {
     int32_t s = pto__add_stmt(m, block, PTO_ST_TILE, loc), t;
     pto_tile *tl;
@@ -3081,6 +3089,9 @@ enum {
     PTO__B_NONE, PTO__B_TENSOR, PTO__B_SCALAR, PTO__B_DIM, PTO__B_LET, PTO__B_LOOP, PTO__B_TILE, PTO__B_PIPE
 };
 
+/* The kinds that name an integer variable (an expression's atom), as bits. */
+#define PTO__B_INTVARS ((1u << PTO__B_SCALAR) | (1u << PTO__B_DIM) | (1u << PTO__B_LET) | (1u << PTO__B_LOOP))
+
 static const char *const pto__ps_bind_word[] = {
     "name", "tensor", "scalar param", "dim", "let", "loop variable", "tile", "pipe"
 };
@@ -3130,6 +3141,8 @@ typedef struct pto__ps_parser {
     int32_t kw_max;   /* the highest keyword id: a name above it is no keyword */
     pto_loc tloc;     /* pto__ps_tloc's result */
     pto__ps_ncent *nc;   /* the lexer's name cache (NULL: none, every name is hashed) */
+    size_t nc_end;       /* a name starting before it may use the cache (16 bytes readable; 0: no cache) */
+    const uint64_t *first;   /* pto__ps_first_le or _be, for this host */
     int32_t arg_op, arg_i;   /* the op whose operand arg_i (from 0) is being parsed (messages) */
     size_t name_stop;        /* the last byte that continues no name (0: none; pto__ps_name_end) */
     int32_t unk_line, unk_id;   /* the last unknown name reported and its line: once per line */
@@ -3311,11 +3324,15 @@ static const char *pto__ps_near_hint(const pto__ps_near *n, char *out, size_t si
 
 /* ---- lexer ---------------------------------------------------------------- */
 
-/* For a function the compiler would otherwise inline into a hotter one. */
+/* For a function the compiler would otherwise inline into a hotter one,
+   and for the few small ones of the hottest paths it might not inline
+   (a call there costs as much as the function). */
 #if defined(__GNUC__) || defined(__clang__)
 #define PTO__PS_NOINLINE __attribute__((noinline))
+#define PTO__PS_INLINE inline __attribute__((always_inline))
 #else
 #define PTO__PS_NOINLINE
+#define PTO__PS_INLINE inline
 #endif
 
 /* Character classes, one table lookup per byte (the lexer's inner loops):
@@ -3325,11 +3342,12 @@ static const char *pto__ps_near_hint(const pto__ps_near *n, char *out, size_t si
 enum {
     PTO__CC_ALPHA = 1, PTO__CC_DIGIT = 2, PTO__CC_HEX = 4, PTO__CC_PUNCT = 8, PTO__CC_BLANK = 16,
     PTO__CC_COMMENT = 32, /* '#' */
-    PTO__CC_OP2 = 64      /* '<' '>' '=' '!': may start a two-character operator */
+    PTO__CC_OP2 = 64,     /* '<' '>' '=' '!': may start a two-character operator */
+    PTO__CC_ARITH = 128   /* '+' '-' '*' '/' '%': an expression's operators (pto__ps_qexpr) */
 };
 static const unsigned char pto__ps_cc[256] = {
     0, 0, 0, 0, 0, 0, 0, 0, 0, 16, 0, 16, 16, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    16, 64, 0, 32, 0, 8, 0, 0, 8, 8, 8, 8, 8, 8, 0, 8, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 8, 0, 72, 72, 72, 0,
+    16, 64, 0, 32, 0, 136, 0, 0, 8, 8, 136, 136, 8, 136, 0, 136, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 8, 0, 72, 72, 72, 0,
     8, 5, 5, 5, 5, 5, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 8, 0, 8, 0, 1,
     0, 5, 5, 5, 5, 5, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 8, 0, 8, 0, 0,
     /* 128..255: no token starts or continues with a non-ASCII byte */
@@ -3425,24 +3443,34 @@ static PTO__PS_NOINLINE int32_t pto__ps_name_miss(pto__ps_parser *p, pto__ps_nce
    and pool, megabytes in a large file, are mostly cache misses). The cache
    only holds ids the table already gave, so ids are the same as without it
    (first-seen order). Away from the end of the text (16 bytes may be read
-   past the name's start). */
-static inline int32_t pto__ps_name_id(pto__ps_parser *p, size_t start, size_t len)
+   past the name's start). pto__ps_name_id takes names of up to 8 bytes
+   (one word: most of them), this one the others, out of line so that the
+   common path stays small where it is inlined. */
+static PTO__PS_NOINLINE int32_t pto__ps_name_id_long(pto__ps_parser *p, size_t start, size_t len)
 {
-    const unsigned char *s = (const unsigned char *)p->src;
-    if (len <= 16 && p->len - start >= 16 && p->nc) {
-        static const union { uint16_t u; unsigned char c[2]; } order = {1};
-        const uint64_t *first = order.c[0] ? pto__ps_first_le : pto__ps_first_be;
-        uint64_t k0, k1;
-        pto__ps_ncent *e;
-        memcpy(&k0, s + start, 8);
-        memcpy(&k1, s + start + 8, 8);
-        k0 &= first[len < 8 ? len : 8];
-        k1 &= first[len > 8 ? len - 8 : 0];
-        e = &p->nc[(uint32_t)(((k0 ^ (k1 * 31u) ^ len) * 0x9E3779B97F4A7C15u) >> (64 - PTO__NC_BITS))];
-        if (e->k0 == k0 && e->k1 == k1 && e->len == len) return e->id;
-        return pto__ps_name_miss(p, e, k0, k1, start, len);
-    }
-    return pto__ps_intern(p, start, len);
+    uint64_t k0, k1;
+    pto__ps_ncent *e;
+    if (start >= p->nc_end || len > 16) return pto__ps_intern(p, start, len);
+    memcpy(&k0, p->src + start, 8);
+    memcpy(&k1, p->src + start + 8, 8);
+    k1 &= p->first[len - 8];
+    e = &p->nc[(uint32_t)(((k0 ^ (k1 * 31u) ^ len) * 0x9E3779B97F4A7C15u) >> (64 - PTO__NC_BITS))];
+    if (e->k0 == k0 && e->k1 == k1 && e->len == len) return e->id;
+    return pto__ps_name_miss(p, e, k0, k1, start, len);
+}
+
+static PTO__PS_INLINE int32_t pto__ps_name_id(pto__ps_parser *p, size_t start, size_t len)
+{
+    uint64_t k0;
+    pto__ps_ncent *e;
+    if (start >= p->nc_end || len > 8) return pto__ps_name_id_long(p, start, len);
+    /* most names: one word (an entry of up to 8 bytes has k1 0, so equal
+       lengths and first words are the same name) */
+    memcpy(&k0, p->src + start, 8);
+    k0 &= p->first[len];
+    e = &p->nc[(uint32_t)(((k0 ^ len) * 0x9E3779B97F4A7C15u) >> (64 - PTO__NC_BITS))];
+    if (e->k0 == k0 && e->len == len) return e->id;
+    return pto__ps_name_miss(p, e, k0, 0, start, len);
 }
 
 /* The end of the name whose first character is at i. Before p->name_stop
@@ -3547,6 +3575,13 @@ static void pto__ps_newline(pto__ps_parser *p)
     p->line++;
     p->line_start = i;
     while (n - i > 4 && (memcpy(&w, s + i, 4), w == 0x20202020u)) i += 4;
+    if (n - i > 1 && (pto__ps_cc[s[i]] & PTO__CC_ALPHA)) {   /* a statement's first word, as pto__ps_next makes it */
+        p->tok.pos = i;
+        p->tok.line = p->line;
+        p->tok.col = (int32_t)(i - p->line_start + 1);
+        pto__ps_lex_name(p, i);
+        return;
+    }
     p->pos = i;
     pto__ps_next(p);
 }
@@ -3771,7 +3806,7 @@ static int pto__ps_can_declare(pto__ps_parser *p, const pto__ps_tok *t)
     return 0;
 }
 
-static void pto__ps_bind(pto__ps_parser *p, const pto__ps_tok *t, int kind, int32_t ref)
+static PTO__PS_INLINE void pto__ps_bind(pto__ps_parser *p, const pto__ps_tok *t, int kind, int32_t ref)
 {
     pto__ps_pname *n = pto__ps_name_slot(p, t->id);
     if (!n || ref < 0) return;
@@ -4033,60 +4068,74 @@ static int32_t pto__ps_expr(pto__ps_parser *p, int *h)
 
 typedef struct pto__ps_qatom {
     size_t at;
-    int kind;        /* PTO_E_INT, PTO_E_VAR or a builtin */
-    int32_t var;
     int64_t v;
+    int32_t var;
+    int kind;        /* PTO_E_INT, PTO_E_VAR or a builtin */
+    size_t op;       /* the operator before it (atoms after the first) */
 } pto__ps_qatom;
 
-/* The atom at [at, end): 1 when it is one. */
-static int pto__ps_qatom_at(pto__ps_parser *p, size_t at, size_t end, int32_t id, pto__ps_qatom *a)
+/* The builtin an id of a keyword names, or -1. */
+static int pto__ps_qbuiltin(const pto__ps_parser *p, int32_t id)
 {
     static const struct { int kw; pto_expr_kind k; } builtins[] = {
         {PTO__KW_BLOCK, PTO_E_BLOCK}, {PTO__KW_BLOCKS, PTO_E_BLOCKS}, {PTO__KW_SUBBLOCK, PTO_E_SUBBLOCK},
         {PTO__KW_RANK, PTO_E_RANK}, {PTO__KW_NRANKS, PTO_E_NRANKS}};
-    const char *s = p->src;
     size_t i;
+    for (i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
+        if (id == p->kw[builtins[i].kw]) return (int)builtins[i].k;
+    return -1;
+}
+
+/* The atom at [at, end) (a name's id in `id`): 1 when it is one. */
+static inline int pto__ps_qatom_at(pto__ps_parser *p, size_t at, size_t end, int32_t id, pto__ps_qatom *a)
+{
+    const unsigned char *s = (const unsigned char *)p->src;
     a->at = at;
-    a->var = -1;
-    a->v = 0;
-    if (pto__ps_is_digit((unsigned char)s[at])) {
+    if (pto__ps_cc[s[at]] & PTO__CC_DIGIT) {
         uint64_t v = 0;
+        size_t i;
         if (end - at > 18 || (s[at] == '0' && end - at > 1)) return 0;
         for (i = at; i < end; i++) v = v * 10u + (uint64_t)(s[i] - '0');
         a->kind = PTO_E_INT;
+        a->var = -1;
         a->v = (int64_t)v;
         return 1;
     }
+    a->v = 0;
     if (id > p->kw_max) {
         int k;
         if (id >= p->cap_names) return 0;
         k = p->names[id].kind;
-        if (k != PTO__B_SCALAR && k != PTO__B_DIM && k != PTO__B_LET && k != PTO__B_LOOP) return 0;
+        if (!(PTO__B_INTVARS >> k & 1u)) return 0;
         a->kind = PTO_E_VAR;
         a->var = p->names[id].ref;
         return 1;
     }
-    for (i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
-        if (id == p->kw[builtins[i].kw]) {
-            a->kind = (int)builtins[i].k;
-            return 1;
-        }
-    return 0;
+    a->var = -1;
+    return (a->kind = pto__ps_qbuiltin(p, id)) >= 0;
 }
 
-/* The atom starting at byte i: a number not glued to a name or '.', or a
-   name; *end past it. */
-static int pto__ps_qatom_scan(pto__ps_parser *p, size_t i, pto__ps_qatom *a, size_t *end)
+/* The atom starting at byte i (< p->len): a number not glued to a name or
+   '.', or a name; *end past it. */
+static inline int pto__ps_qatom_scan(pto__ps_parser *p, size_t i, pto__ps_qatom *a, size_t *end)
 {
-    int c = pto__ps_at(p, i);
-    size_t j = i;
-    if (pto__ps_is_digit(c)) {
-        while (pto__ps_is_digit(pto__ps_at(p, j))) j++;
-        if (pto__ps_is_alnum(pto__ps_at(p, j)) || pto__ps_at(p, j) == '.') return 0;
+    const unsigned char *s = (const unsigned char *)p->src;
+    size_t j = i, n = p->len;
+    int cls = pto__ps_cc[s[i]];
+    if (cls & PTO__CC_DIGIT) {   /* the value as it is scanned (pto__ps_qatom_at's checks) */
+        uint64_t v = (uint64_t)(s[i] - '0');
+        for (j++; j < n && (pto__ps_cc[s[j]] & PTO__CC_DIGIT); j++)
+            if (j - i < 18) v = v * 10u + (uint64_t)(s[j] - '0');
+        if (j < n && ((pto__ps_cc[s[j]] & (PTO__CC_ALPHA | PTO__CC_DIGIT)) || s[j] == '.')) return 0;
+        if (j - i > 18 || (s[i] == '0' && j - i > 1)) return 0;
         *end = j;
-        return pto__ps_qatom_at(p, i, j, 0, a);
+        a->at = i;
+        a->kind = PTO_E_INT;
+        a->var = -1;
+        a->v = (int64_t)v;
+        return 1;
     }
-    if (!pto__ps_cc_is(c, PTO__CC_ALPHA)) return 0;
+    if (!(cls & PTO__CC_ALPHA)) return 0;
     j = pto__ps_name_end(p, i);
     *end = j;
     return pto__ps_qatom_at(p, i, j, pto__ps_name_id(p, i, j - i), a);
@@ -4119,25 +4168,34 @@ static inline int32_t pto__ps_qnode(pto__ps_parser *p, int kind, int32_t a, int3
     return e;
 }
 
-static int32_t pto__ps_qatom_node(pto__ps_parser *p, const pto__ps_qatom *a)
-{
-    return pto__ps_qnode(p, a->kind, a->var, -1, a->v, a->at);
-}
-
 static pto_expr_kind pto__ps_qop_kind(int c)
 {
     return c == '+' ? PTO_E_ADD : c == '-' ? PTO_E_SUB : c == '*' ? PTO_E_MUL : c == '/' ? PTO_E_DIV : PTO_E_MOD;
 }
 
-/* Node of atoms[k] and the multiplicative operators after it; *k past them. */
-static int32_t pto__ps_qterm(pto__ps_parser *p, const pto__ps_qatom *atoms, const size_t *ops, int n, int *k)
+/* The nodes of atoms[0..n) and the operators between them, in the token
+   parser's order: each atom, each operator once its right operand is
+   complete (a term's '*' at once, a '+' when the term after it ends). */
+static int32_t pto__ps_qtree(pto__ps_parser *p, const pto__ps_qatom *atoms, int n)
 {
-    int32_t t = pto__ps_qatom_node(p, &atoms[*k]);
-    for ((*k)++; *k < n && p->src[ops[*k - 1]] != '+' && p->src[ops[*k - 1]] != '-'; (*k)++) {
-        int32_t b = pto__ps_qatom_node(p, &atoms[*k]);
-        t = pto__ps_qnode(p, pto__ps_qop_kind(p->src[ops[*k - 1]]), t, b, 0, ops[*k - 1]);
+    const char *s = p->src;
+    int32_t acc = -1, term = pto__ps_qnode(p, atoms[0].kind, atoms[0].var, -1, atoms[0].v, atoms[0].at);
+    size_t add = 0;   /* the pending '+' / '-' (0: none yet) */
+    int k;
+    for (k = 1; k < n; k++) {
+        const pto__ps_qatom *a = &atoms[k];
+        int c = s[a->op];
+        int32_t b;
+        if (c != '+' && c != '-') {
+            b = pto__ps_qnode(p, a->kind, a->var, -1, a->v, a->at);
+            term = pto__ps_qnode(p, pto__ps_qop_kind(c), term, b, 0, a->op);
+            continue;
+        }
+        acc = add ? pto__ps_qnode(p, pto__ps_qop_kind(s[add]), acc, term, 0, add) : term;
+        add = a->op;
+        term = pto__ps_qnode(p, a->kind, a->var, -1, a->v, a->at);
     }
-    return t;
+    return add ? pto__ps_qnode(p, pto__ps_qop_kind(s[add]), acc, term, 0, add) : term;
 }
 
 /* 1 and the expression's node in *e (-1 when a node could not be added),
@@ -4145,31 +4203,24 @@ static int32_t pto__ps_qterm(pto__ps_parser *p, const pto__ps_qatom *atoms, cons
 static int pto__ps_qexpr(pto__ps_parser *p, int32_t *e)
 {
     pto__ps_qatom atoms[PTO__QX_MAX];
-    size_t ops[PTO__QX_MAX], j = p->tok.pos + p->tok.len;
-    int n = 1, k = 0;
-    int32_t acc;
+    const unsigned char *s = (const unsigned char *)p->src;
+    size_t j = p->tok.pos + p->tok.len, n = p->len;
+    int na = 1;
     if (p->ctx->parse_tokens_only || !pto__ps_qatom_at(p, p->tok.pos, j, p->tok.id, &atoms[0])) return 0;
     for (;;) {
-        size_t b = j;
-        int c;
-        while (pto__ps_cc_is(pto__ps_at(p, b), PTO__CC_BLANK)) b++;
-        c = pto__ps_at(p, b);
-        if (c != '+' && c != '-' && c != '*' && c != '/' && c != '%') break;   /* the expression ends at j */
-        if (b != j + 1 || pto__ps_at(p, b + 1) != ' ' || n == PTO__QX_MAX ||
-            !pto__ps_qatom_scan(p, b + 2, &atoms[n], &j))
+        size_t b = j + 1;
+        if (!(b < n && s[j] == ' ' && (pto__ps_cc[s[b]] & PTO__CC_ARITH))) {   /* else the usual ` + ` */
+            for (b = j; b < n && (pto__ps_cc[s[b]] & PTO__CC_BLANK); b++) {}
+            if (b >= n || !(pto__ps_cc[s[b]] & PTO__CC_ARITH)) break;   /* the expression ends at j */
+            if (b != j + 1) return 0;
+        }
+        if (b + 2 >= n || s[b + 1] != ' ' || na == PTO__QX_MAX || !pto__ps_qatom_scan(p, b + 2, &atoms[na], &j))
             return 0;
-        ops[n - 1] = b;
-        n++;
+        atoms[na++].op = b;
     }
-    acc = pto__ps_qterm(p, atoms, ops, n, &k);
-    while (k < n) {
-        size_t op = ops[k - 1];
-        int32_t t = pto__ps_qterm(p, atoms, ops, n, &k);
-        acc = pto__ps_qnode(p, pto__ps_qop_kind(p->src[op]), acc, t, 0, op);
-    }
+    *e = pto__ps_qtree(p, atoms, na);
     p->pos = j;
     pto__ps_next(p);
-    *e = acc;
     return 1;
 }
 
@@ -4445,10 +4496,40 @@ static int pto__ps_reduction_word(pto__ps_parser *p)
    order, all of which the token parser would intern too (it lexes every
    token of a line, even after an error), so ids are the same as well. */
 
+/* pto__ps_qarg when the operand array is full (ir.c grows it). */
+static PTO__PS_NOINLINE int32_t pto__ps_qarg_grow(pto__ps_parser *p, int32_t s, pto_operand_kind kind, int32_t ref,
+                                                  size_t at)
+{
+    return pto__arg_last(p->m, s, kind, ref, *pto__ps_qloc(p, at));
+}
+
+/* pto__arg_last for a quick read at byte `at` of the current line: the
+   operand written in place when the array has room (as pto__ps_qnode
+   writes its nodes), its location straight from the line. */
+static PTO__PS_INLINE int32_t pto__ps_qarg(pto__ps_parser *p, int32_t s, pto_operand_kind kind, int32_t ref, size_t at)
+{
+    pto_module *m = p->m;
+    pto_operand *x;
+    int32_t o;
+    if (m->n_operands >= m->cap_operands) return pto__ps_qarg_grow(p, s, kind, ref, at);
+    o = m->n_operands++;
+    x = &m->operands[o];
+    memset(x, 0, sizeof *x);   /* f and the padding */
+    x->kind = (uint8_t)kind;
+    x->ref = ref;
+    x->e[0] = x->e[1] = x->e[2] = -1;
+    x->loc.file = p->file;
+    x->loc.line = p->line;
+    x->loc.col = (int32_t)(at - p->line_start + 1);
+    m->stmts[s].nargs++;
+    m->verified = 0;
+    return o;
+}
+
 /* The binding of the name at [start, end) when it is no keyword (the
    keywords hold inf, nan and the builtins, which read otherwise), else
    NULL. */
-static const pto__ps_pname *pto__ps_qname(pto__ps_parser *p, size_t start, size_t end)
+static PTO__PS_INLINE const pto__ps_pname *pto__ps_qname(pto__ps_parser *p, size_t start, size_t end)
 {
     int32_t id = pto__ps_name_id(p, start, end - start);
     return id > p->kw_max && id < p->cap_names ? &p->names[id] : NULL;
@@ -4463,7 +4544,7 @@ typedef struct pto__ps_qidx {
     int64_t v;
 } pto__ps_qidx;
 
-static int pto__ps_qindex(pto__ps_parser *p, size_t i, int stop, pto__ps_qidx *x)
+static PTO__PS_INLINE int pto__ps_qindex(pto__ps_parser *p, size_t i, int stop, pto__ps_qidx *x)
 {
     const unsigned char *s = (const unsigned char *)p->src;
     size_t n = p->len, j = i;
@@ -4480,9 +4561,7 @@ static int pto__ps_qindex(pto__ps_parser *p, size_t i, int stop, pto__ps_qidx *x
         const pto__ps_pname *nm;
         j = pto__ps_name_end(p, i);
         nm = j < n ? pto__ps_qname(p, i, j) : NULL;
-        if (!nm || (nm->kind != PTO__B_SCALAR && nm->kind != PTO__B_DIM && nm->kind != PTO__B_LET &&
-                    nm->kind != PTO__B_LOOP))
-            return 0;
+        if (!nm || !(PTO__B_INTVARS >> nm->kind & 1u)) return 0;
         x->var = nm->ref;
     } else {
         return 0;
@@ -4511,7 +4590,7 @@ static int pto__ps_qwindow(pto__ps_parser *p, int32_t s, int32_t param, size_t a
     er = pto__ps_qindex_node(p, &r);
     ec = pto__ps_qindex_node(p, &c);
     if (er < 0 || ec < 0) return -1;
-    o = pto__arg_last(p->m, s, PTO_O_GM, param, *pto__ps_qloc(p, at));
+    o = pto__ps_qarg(p, s, PTO_O_GM, param, at);
     if (o < 0) return -1;
     p->m->operands[o].e[0] = er;
     p->m->operands[o].e[1] = ec;
@@ -4539,9 +4618,9 @@ static int pto__ps_qoperand(pto__ps_parser *p, int32_t s, uint32_t mask, size_t 
         if (nm->kind == PTO__B_TENSOR && src[j] == '[') return pto__ps_qwindow(p, s, nm->ref, i, j, end);
         if (src[j] != ',' && src[j] != '\n') return 0;
         *end = j;
-        if (nm->kind == PTO__B_TILE) return pto__arg_last(p->m, s, PTO_O_TILE, nm->ref, *pto__ps_qloc(p, i)) >= 0 ? 1 : -1;
+        if (nm->kind == PTO__B_TILE) return pto__ps_qarg(p, s, PTO_O_TILE, nm->ref, i) >= 0 ? 1 : -1;
         if (nm->kind == PTO__B_SCALAR && !(mask & PTO_A_INT))
-            return pto__arg_last(p->m, s, PTO_O_SCALAR, nm->ref, *pto__ps_qloc(p, i)) >= 0 ? 1 : -1;
+            return pto__ps_qarg(p, s, PTO_O_SCALAR, nm->ref, i) >= 0 ? 1 : -1;
         return 0;
     }
     if ((pto__ps_cc[src[i]] & PTO__CC_DIGIT) && (mask & PTO_A_SCALAR)) {
@@ -4549,7 +4628,7 @@ static int pto__ps_qoperand(pto__ps_parser *p, int32_t s, uint32_t mask, size_t 
         for (j = i; j < n && ((pto__ps_cc[src[j]] & PTO__CC_DIGIT) || src[j] == '.'); j++) {}
         if (j >= n || (src[j] != ',' && src[j] != '\n') || !pto__ps_float_fast(p->src + i, j - i, &v)) return 0;
         *end = j;
-        o = pto__arg_last(p->m, s, PTO_O_FLOAT, -1, *pto__ps_qloc(p, i));
+        o = pto__ps_qarg(p, s, PTO_O_FLOAT, -1, i);
         if (o < 0) return -1;
         p->m->operands[o].f = v;
         return 1;
@@ -4562,7 +4641,8 @@ static int pto__ps_qoperand(pto__ps_parser *p, int32_t s, uint32_t mask, size_t 
    p->pos where the token parser goes on: after the last ',' read, or at the
    newline when the quick read took the whole list (*all set); -1 after a
    node could not be added. */
-static int pto__ps_qoperands(pto__ps_parser *p, int32_t s, pto_op op, const pto_opinfo *info, int *all)
+static PTO__PS_NOINLINE int pto__ps_qoperands(pto__ps_parser *p, int32_t s, pto_op op, const pto_opinfo *info,
+                                               int *all)
 {
     const unsigned char *src = (const unsigned char *)p->src;
     size_t i = p->pos, end = 0;
@@ -4703,7 +4783,7 @@ static void pto__ps_sub_block(pto__ps_parser *p, int32_t block, const pto__ps_to
 
 /* The dtype / memory space a name token spells, looked up once per
    interned name (every tile statement names both). */
-static pto_dtype pto__ps_dtype_of(pto__ps_parser *p, const pto__ps_tok *t)
+static PTO__PS_INLINE pto_dtype pto__ps_dtype_of(pto__ps_parser *p, const pto__ps_tok *t)
 {
     pto__ps_pname *n = pto__ps_name_slot(p, t->id);
     if (!n) return pto_dtype_lookup(p->src + t->pos, t->len);
@@ -4711,7 +4791,7 @@ static pto_dtype pto__ps_dtype_of(pto__ps_parser *p, const pto__ps_tok *t)
     return (pto_dtype)(n->dtc - 1);
 }
 
-static pto_space pto__ps_space_of(pto__ps_parser *p, const pto__ps_tok *t)
+static PTO__PS_INLINE pto_space pto__ps_space_of(pto__ps_parser *p, const pto__ps_tok *t)
 {
     pto__ps_pname *n = pto__ps_name_slot(p, t->id);
     if (!n) return pto_space_lookup(p->src + t->pos, t->len);
@@ -4818,28 +4898,36 @@ static void pto__ps_unknown_space(pto__ps_parser *p, const pto__ps_tok *t)
 
 /* The name at i, followed by the byte `after`: its NAME token in *t (as
    the lexer would make it), and *end past it. */
-static int pto__ps_qword(pto__ps_parser *p, size_t i, int after, pto__ps_tok *t, size_t *end)
+static PTO__PS_INLINE int pto__ps_qword(pto__ps_parser *p, size_t i, int after, pto__ps_tok *t, size_t *end)
 {
-    if (!pto__ps_cc_is(pto__ps_at(p, i), PTO__CC_ALPHA)) return 0;
-    *end = pto__ps_name_end(p, i);
+    size_t j;
+    if (i >= p->len || !(pto__ps_cc[(unsigned char)p->src[i]] & PTO__CC_ALPHA)) return 0;
+    *end = j = pto__ps_name_end(p, i);
     t->kind = PTO__T_NAME;
     t->pos = i;
-    t->len = *end - i;
+    t->len = j - i;
     t->line = p->line;
     t->col = (int32_t)(i - p->line_start + 1);
-    t->id = pto__ps_name_id(p, i, *end - i);
-    return pto__ps_at(p, *end) == after;
+    t->id = pto__ps_name_id(p, i, j - i);
+    return j < p->len && (unsigned char)p->src[j] == after;
 }
 
 /* A tile dimension at i (decimal, no leading 0, at most INT32_MAX) followed
    by the byte `after`; *end past it. */
-static int pto__ps_qdim(const pto__ps_parser *p, size_t i, int after, int64_t *v, size_t *end)
+static PTO__PS_INLINE int pto__ps_qdim(const pto__ps_parser *p, size_t i, int after, int64_t *v, size_t *end)
 {
-    size_t j = i;
-    *v = 0;
-    for (; pto__ps_is_digit(pto__ps_at(p, j)) && j - i < 11; j++) *v = *v * 10 + (pto__ps_at(p, j) - '0');
+    const unsigned char *s = (const unsigned char *)p->src;
+    size_t j, n = p->len;
+    int64_t x;
+    if (i >= n || !(pto__ps_cc[s[i]] & PTO__CC_DIGIT)) return 0;
+    x = s[i] - '0';
+    for (j = i + 1; j < n && (pto__ps_cc[s[j]] & PTO__CC_DIGIT); j++) {
+        if (j - i >= 10) return 0;   /* 11 digits or more */
+        x = x * 10 + (s[j] - '0');
+    }
+    *v = x;
     *end = j;
-    return j > i && j - i < 11 && *v <= INT32_MAX && (p->src[i] != '0' || j - i == 1) && pto__ps_at(p, j) == after;
+    return x <= INT32_MAX && (s[i] != '0' || j - i == 1) && j < n && s[j] == after;
 }
 
 static int pto__ps_qtile(pto__ps_parser *p, int32_t block, const pto__ps_tok *kw)
@@ -5693,6 +5781,11 @@ PTODEF pto_module *pto_parse(pto_ctx *ctx, const char *filename, const char *tex
     /* best effort: without the cache every name is hashed and looked up */
     p.nc = (pto__ps_ncent *)pto__alloc_quiet(ctx, sizeof *p.nc << PTO__NC_BITS);
     if (p.nc) memset(p.nc, 0, sizeof *p.nc << PTO__NC_BITS);
+    p.nc_end = p.nc && p.len >= 16 ? p.len - 15 : 0;
+    {
+        static const union { uint16_t u; unsigned char c[2]; } order = {1};
+        p.first = order.c[0] ? pto__ps_first_le : pto__ps_first_be;
+    }
     for (i = 0; i < PTO__NKW; i++) {
         p.kw[i] = pto_intern(ctx, pto__ps_kw_text[i], strlen(pto__ps_kw_text[i]));
         if (p.kw[i] > p.kw_max) p.kw_max = p.kw[i];
@@ -6378,11 +6471,8 @@ static int pto__vadd(int64_t a, int64_t b, int64_t *r)
 /* |a| <= INT32_MAX: the product of two such cannot overflow. */
 static int pto__vsmall(int64_t a) { return (uint64_t)a + INT32_MAX <= 2 * (uint64_t)INT32_MAX; }
 
-static int pto__vmul(int64_t a, int64_t b, int64_t *r)
+static int pto__vmul_wide(int64_t a, int64_t b, int64_t *r)
 {
-    /* the common case: both fit in 32 bits, so the product cannot overflow
-       (no division needed to check it) */
-    if (pto__vsmall(a) && pto__vsmall(b)) { *r = a * b; return 1; }
     if (a == 0 || b == 0) { *r = 0; return 1; }
     if (a == -1) { if (b == INT64_MIN) return 0; *r = -b; return 1; }
     if (b == -1) { if (a == INT64_MIN) return 0; *r = -a; return 1; }
@@ -6392,12 +6482,28 @@ static int pto__vmul(int64_t a, int64_t b, int64_t *r)
     return 1;
 }
 
+/* For the compiler that would not inline a small function of the hot
+   paths (the form arithmetic below runs for every index of every window). */
+#if defined(__GNUC__) || defined(__clang__)
+#define PTO__V_INLINE inline __attribute__((always_inline))
+#else
+#define PTO__V_INLINE inline
+#endif
+
+static PTO__V_INLINE int pto__vmul(int64_t a, int64_t b, int64_t *r)
+{
+    /* the common case: both fit in 32 bits, so the product cannot overflow
+       (no division needed to check it) */
+    if (pto__vsmall(a) && pto__vsmall(b)) { *r = a * b; return 1; }
+    return pto__vmul_wide(a, b, r);
+}
+
 /* ---- affine forms ---------------------------------------------------- */
 
 static void pto__fconst(pto__vform *f, int64_t c) { f->ok = 1; f->n = 0; f->c = c; }
 static void pto__fnone(pto__vform *f) { f->ok = 0; f->n = 0; f->c = 0; }
 
-static void pto__fterm(pto__vform *f, int32_t var, int64_t k)
+static PTO__V_INLINE void pto__fterm(pto__vform *f, int32_t var, int64_t k)
 {
     int i;
     if (!f->ok || k == 0) return;
@@ -6417,7 +6523,7 @@ static void pto__fterm(pto__vform *f, int32_t var, int64_t k)
 }
 
 /* f += sign * g */
-static void pto__fadd(pto__vform *f, const pto__vform *g, int64_t sign)
+static PTO__V_INLINE void pto__fadd(pto__vform *f, const pto__vform *g, int64_t sign)
 {
     int64_t c;
     int i;
@@ -6430,7 +6536,7 @@ static void pto__fadd(pto__vform *f, const pto__vform *g, int64_t sign)
     }
 }
 
-static void pto__fscale(pto__vform *f, int64_t s)
+static PTO__V_INLINE void pto__fscale(pto__vform *f, int64_t s)
 {
     int i;
     if (!f->ok) return;
@@ -6446,7 +6552,7 @@ static int pto__fisconst(const pto__vform *f) { return f->ok && f->n == 0; }
    constant bounds whose loop body is not under an `if` here (a branch inside
    the loop may skip some iterations), or `block` with a static block count
    and no enclosing `if`. */
-static int pto__vvar_range(const pto__verifier *v, int32_t var, int64_t *lo, int64_t *hi)
+static PTO__V_INLINE int pto__vvar_range(const pto__verifier *v, int32_t var, int64_t *lo, int64_t *hi)
 {
     if (var == PTO__VBLOCK) {
         if (v->nblocks <= 0 || v->ifdepth > 0) return 0;
@@ -6499,7 +6605,7 @@ static int pto__vtiny(int64_t a) { return (uint64_t)a + ((uint64_t)1 << 28) < ((
    the same extremes. 1: done; 0: a var has no static range (the checked
    path fails too, overflow or not); -1: some value is not tiny (take the
    checked path). */
-static int pto__frange_tiny(const pto__verifier *v, const pto__vform *f, int64_t *lo, int64_t *hi)
+static PTO__V_INLINE int pto__frange_tiny(const pto__verifier *v, const pto__vform *f, int64_t *lo, int64_t *hi)
 {
     int64_t a, b, l = f->c, h = f->c;
     int i;
@@ -6530,7 +6636,7 @@ static int pto__frange(const pto__verifier *v, const pto__vform *f, int64_t *lo,
 
 static void pto__vexpr(pto__verifier *v, int32_t e, int where, pto__vform *out, int depth);
 
-static void pto__vexpr_var(pto__verifier *v, const pto_expr *x, pto__vform *out)
+static PTO__V_INLINE void pto__vexpr_var(pto__verifier *v, const pto_expr *x, pto__vform *out)
 {
     const pto_module *m = v->m;
     const pto_var *var;
@@ -6598,7 +6704,7 @@ static void pto__vfold(pto__verifier *v, const pto_expr *x, const pto__vform *a,
    node, window coordinates): the literal is folded here, without the
    recursive call; what pto__vexpr would check first (a valid id, the
    depth) is checked the same way. */
-static void pto__vexpr_sub(pto__verifier *v, int32_t e, int where, pto__vform *out, int depth)
+static PTO__V_INLINE void pto__vexpr_sub(pto__verifier *v, int32_t e, int where, pto__vform *out, int depth)
 {
     const pto_expr *x;
     if (e < 0 || e >= v->m->n_exprs || depth > PTO__VDEPTH) { pto__vexpr(v, e, where, out, depth); return; }
@@ -6677,7 +6783,7 @@ static const char *pto__vbind_word(const pto__verifier *v, int kind, int32_t id)
 }
 
 /* Binds a name for its scope; shadowing any visible name is an error. */
-static void pto__vbind(pto__verifier *v, int32_t name, int kind, int32_t id, pto_loc loc)
+static PTO__V_INLINE void pto__vbind(pto__verifier *v, int32_t name, int kind, int32_t id, pto_loc loc)
 {
     if (name <= 0 || name >= v->n_names) return;
     if (v->nkind[name] != PTO__N_NONE) {
@@ -7266,7 +7372,7 @@ static int pto__vshape_mismatch(pto__verifier *v, const pto__vop *op, int a, int
 }
 
 /* (The checks apart from their messages: the usual case is a compare.) */
-static int pto__vsame_dtype(pto__verifier *v, const pto__vop *op, int a, int b)
+static PTO__V_INLINE int pto__vsame_dtype(pto__verifier *v, const pto__vop *op, int a, int b)
 {
     return op->t[a]->dtype == op->t[b]->dtype || pto__vdtype_mismatch(v, op, a, b);
 }

@@ -6,6 +6,14 @@
    linked so that the sync inserter and the lowering pass can put a statement
    before or after any other in O(1). */
 
+/* For the builders the parser calls once per statement, which the compiler
+   might not inline into it (a call there costs about what the builder does). */
+#if defined(__GNUC__) || defined(__clang__)
+#define PTO__IR_INLINE inline __attribute__((always_inline))
+#else
+#define PTO__IR_INLINE inline
+#endif
+
 /* The builders' pushes (ir.c, host.c): a module whose array could not grow
    misses a node, so it is marked incomplete and pto_verify refuses it. */
 static int32_t pto__pushed(pto_module *m, int32_t i)
@@ -443,8 +451,8 @@ PTODEF int32_t pto_add_scalar_param(pto_module *m, int32_t kernel, const char *n
 
 /* The builders below with the name already interned (the parser has its
    id from the lexer; re-interning the text would hash it again). */
-static int32_t pto__add_var_id(pto_module *m, int32_t kernel, int32_t name, pto_var_kind kind,
-                               int32_t def, pto_loc loc)
+static PTO__IR_INLINE int32_t pto__add_var_id(pto_module *m, int32_t kernel, int32_t name, pto_var_kind kind,
+                                              int32_t def, pto_loc loc)
 {
     int32_t v = PTO__MPUSH_FAST(m, vars);
     if (v < 0) return -1;
@@ -584,7 +592,7 @@ PTODEF void pto_unlink(pto_module *m, int32_t s)
    module's is reserved from the source size) it is written in place, each
    field once, instead of zeroed, filled (pto__new_stmt) and linked
    (pto__append): the parser adds one per line. */
-static inline int32_t pto__add_stmt(pto_module *m, int32_t block, pto_stmt_kind kind, pto_loc loc)
+static PTO__IR_INLINE int32_t pto__add_stmt(pto_module *m, int32_t block, pto_stmt_kind kind, pto_loc loc)
 {
     pto_block *b = &m->blocks[block];
     pto_stmt *st;
@@ -617,8 +625,8 @@ static inline int32_t pto__add_stmt(pto_module *m, int32_t block, pto_stmt_kind 
     return s;
 }
 
-static int32_t pto__add_tile_id(pto_module *m, int32_t block, int32_t name, pto_space space,
-                                pto_dtype dt, int32_t rows, int32_t cols, pto_loc loc)
+static PTO__IR_INLINE int32_t pto__add_tile_id(pto_module *m, int32_t block, int32_t name, pto_space space,
+                                               pto_dtype dt, int32_t rows, int32_t cols, pto_loc loc)
 {
     int32_t s = pto__add_stmt(m, block, PTO_ST_TILE, loc), t;
     pto_tile *tl;

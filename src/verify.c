@@ -194,11 +194,8 @@ static int pto__vadd(int64_t a, int64_t b, int64_t *r)
 /* |a| <= INT32_MAX: the product of two such cannot overflow. */
 static int pto__vsmall(int64_t a) { return (uint64_t)a + INT32_MAX <= 2 * (uint64_t)INT32_MAX; }
 
-static int pto__vmul(int64_t a, int64_t b, int64_t *r)
+static int pto__vmul_wide(int64_t a, int64_t b, int64_t *r)
 {
-    /* the common case: both fit in 32 bits, so the product cannot overflow
-       (no division needed to check it) */
-    if (pto__vsmall(a) && pto__vsmall(b)) { *r = a * b; return 1; }
     if (a == 0 || b == 0) { *r = 0; return 1; }
     if (a == -1) { if (b == INT64_MIN) return 0; *r = -b; return 1; }
     if (b == -1) { if (a == INT64_MIN) return 0; *r = -a; return 1; }
@@ -208,12 +205,28 @@ static int pto__vmul(int64_t a, int64_t b, int64_t *r)
     return 1;
 }
 
+/* For the compiler that would not inline a small function of the hot
+   paths (the form arithmetic below runs for every index of every window). */
+#if defined(__GNUC__) || defined(__clang__)
+#define PTO__V_INLINE inline __attribute__((always_inline))
+#else
+#define PTO__V_INLINE inline
+#endif
+
+static PTO__V_INLINE int pto__vmul(int64_t a, int64_t b, int64_t *r)
+{
+    /* the common case: both fit in 32 bits, so the product cannot overflow
+       (no division needed to check it) */
+    if (pto__vsmall(a) && pto__vsmall(b)) { *r = a * b; return 1; }
+    return pto__vmul_wide(a, b, r);
+}
+
 /* ---- affine forms ---------------------------------------------------- */
 
 static void pto__fconst(pto__vform *f, int64_t c) { f->ok = 1; f->n = 0; f->c = c; }
 static void pto__fnone(pto__vform *f) { f->ok = 0; f->n = 0; f->c = 0; }
 
-static void pto__fterm(pto__vform *f, int32_t var, int64_t k)
+static PTO__V_INLINE void pto__fterm(pto__vform *f, int32_t var, int64_t k)
 {
     int i;
     if (!f->ok || k == 0) return;
@@ -233,7 +246,7 @@ static void pto__fterm(pto__vform *f, int32_t var, int64_t k)
 }
 
 /* f += sign * g */
-static void pto__fadd(pto__vform *f, const pto__vform *g, int64_t sign)
+static PTO__V_INLINE void pto__fadd(pto__vform *f, const pto__vform *g, int64_t sign)
 {
     int64_t c;
     int i;
@@ -246,7 +259,7 @@ static void pto__fadd(pto__vform *f, const pto__vform *g, int64_t sign)
     }
 }
 
-static void pto__fscale(pto__vform *f, int64_t s)
+static PTO__V_INLINE void pto__fscale(pto__vform *f, int64_t s)
 {
     int i;
     if (!f->ok) return;
@@ -262,7 +275,7 @@ static int pto__fisconst(const pto__vform *f) { return f->ok && f->n == 0; }
    constant bounds whose loop body is not under an `if` here (a branch inside
    the loop may skip some iterations), or `block` with a static block count
    and no enclosing `if`. */
-static int pto__vvar_range(const pto__verifier *v, int32_t var, int64_t *lo, int64_t *hi)
+static PTO__V_INLINE int pto__vvar_range(const pto__verifier *v, int32_t var, int64_t *lo, int64_t *hi)
 {
     if (var == PTO__VBLOCK) {
         if (v->nblocks <= 0 || v->ifdepth > 0) return 0;
@@ -315,7 +328,7 @@ static int pto__vtiny(int64_t a) { return (uint64_t)a + ((uint64_t)1 << 28) < ((
    the same extremes. 1: done; 0: a var has no static range (the checked
    path fails too, overflow or not); -1: some value is not tiny (take the
    checked path). */
-static int pto__frange_tiny(const pto__verifier *v, const pto__vform *f, int64_t *lo, int64_t *hi)
+static PTO__V_INLINE int pto__frange_tiny(const pto__verifier *v, const pto__vform *f, int64_t *lo, int64_t *hi)
 {
     int64_t a, b, l = f->c, h = f->c;
     int i;
@@ -346,7 +359,7 @@ static int pto__frange(const pto__verifier *v, const pto__vform *f, int64_t *lo,
 
 static void pto__vexpr(pto__verifier *v, int32_t e, int where, pto__vform *out, int depth);
 
-static void pto__vexpr_var(pto__verifier *v, const pto_expr *x, pto__vform *out)
+static PTO__V_INLINE void pto__vexpr_var(pto__verifier *v, const pto_expr *x, pto__vform *out)
 {
     const pto_module *m = v->m;
     const pto_var *var;
@@ -414,7 +427,7 @@ static void pto__vfold(pto__verifier *v, const pto_expr *x, const pto__vform *a,
    node, window coordinates): the literal is folded here, without the
    recursive call; what pto__vexpr would check first (a valid id, the
    depth) is checked the same way. */
-static void pto__vexpr_sub(pto__verifier *v, int32_t e, int where, pto__vform *out, int depth)
+static PTO__V_INLINE void pto__vexpr_sub(pto__verifier *v, int32_t e, int where, pto__vform *out, int depth)
 {
     const pto_expr *x;
     if (e < 0 || e >= v->m->n_exprs || depth > PTO__VDEPTH) { pto__vexpr(v, e, where, out, depth); return; }
@@ -493,7 +506,7 @@ static const char *pto__vbind_word(const pto__verifier *v, int kind, int32_t id)
 }
 
 /* Binds a name for its scope; shadowing any visible name is an error. */
-static void pto__vbind(pto__verifier *v, int32_t name, int kind, int32_t id, pto_loc loc)
+static PTO__V_INLINE void pto__vbind(pto__verifier *v, int32_t name, int kind, int32_t id, pto_loc loc)
 {
     if (name <= 0 || name >= v->n_names) return;
     if (v->nkind[name] != PTO__N_NONE) {
@@ -1082,7 +1095,7 @@ static int pto__vshape_mismatch(pto__verifier *v, const pto__vop *op, int a, int
 }
 
 /* (The checks apart from their messages: the usual case is a compare.) */
-static int pto__vsame_dtype(pto__verifier *v, const pto__vop *op, int a, int b)
+static PTO__V_INLINE int pto__vsame_dtype(pto__verifier *v, const pto__vop *op, int a, int b)
 {
     return op->t[a]->dtype == op->t[b]->dtype || pto__vdtype_mismatch(v, op, a, b);
 }
