@@ -25027,13 +25027,16 @@ PTO_K_FN void pto_h_print_distinct(const pto_k_report *r)
 
 /* Did the launch deadlock? Then its cores stopped at the hang: what they
    left unwritten and the cycles up to it follow from the deadlock. */
-PTO_K_FN int pto_h_deadlocked(const pto_k_report *r)
+/* The report holds an error of this kind. */
+PTO_K_FN int pto_h_reported(const pto_k_report *r, int kind)
 {
     int i;
     for (i = 0; i < r->nerrors; i++)
-        if (r->errors[i].kind == PTO_K_E_DEADLOCK) return 1;
+        if ((int)r->errors[i].kind == kind) return 1;
     return 0;
 }
+
+PTO_K_FN int pto_h_deadlocked(const pto_k_report *r) { return pto_h_reported(r, PTO_K_E_DEADLOCK); }
 
 /* Why efficiency is not 1: the busiest pipe's idle cycles, the waits that
    held it (the three largest by statement), and the time it had no work. */
@@ -25275,6 +25278,9 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
         if (bad && pto_h_deadlocked(rep))   /* the cause is at the end of the report: say so up here */
             printf("  note        the simulator reports a deadlock (below): the cores stopped there, so the "
                    "differences follow from it\n");
+        else if (bad && pto_h_reported(rep, PTO_K_E_RACE))
+            printf("  note        the simulator reports a race (below): which access came first is left to "
+                   "timing, so the differences may follow from it\n");
     }
     pto_h_report(run, name, rep, planned);
     pto_h_waves(run, kind, blocks);

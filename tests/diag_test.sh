@@ -125,6 +125,11 @@ expect "split v2c: the missing half's AIV is named" 1 \
     $ptoc run $out/sp
 expect "split_push as written: matches" 0 "result      match" $ptoc run tests/diag/split_push.pto
 
+# ---- a mismatch a race explains: a note says so above the mismatch's long list ----
+expect "race and mismatch: the note" 1 "^  note        the simulator reports a race \(below\): which access came first is left to timing" \
+    $ptoc run tests/diag/race_mismatch.pto -D N=64
+lacks "race and mismatch: not a deadlock's note" "reports a deadlock"
+
 # ---- a written set_flag without its wait_flag: the user's error, at the set ----
 expect "set_flag with no wait_flag: exit 1 at the set's line" 1 \
     "set_no_wait.pto:5:3: error: sync: event id may be left set at kernel end \\(set_flag MTE2, V, 0\\): written flags are kept as written" \
