@@ -25172,9 +25172,13 @@ PTO_K_FN void pto_h_no_block(pto_h_run *run, const char *name, int64_t blocks)
     memset(&b, 0, sizeof b);
     b.ctx = run->ctx;
     if (k < run->m->n_kernels && run->m->kernels[k].blocks >= 0) pto_print_expr(run->m, run->m->kernels[k].blocks, &b);
+    /* at the kernel's line, like every other error of its source; a
+       division by 0 gives 0 in pto (as in the interpreter): say so when
+       the expression divides, since "is 0" alone hides that case */
     if (b.data)
-        pto_h_fail(run, 1, "kernel %s would launch no block: blocks(%s) is %lld with these -D values", name, b.data,
-                   (long long)blocks);
+        pto_h_fail(run, 1, "%s:%d: kernel %s would launch no block: blocks(%s) is %lld with these -D values%s", run->file,
+                   (int)run->m->kernels[k].loc.line, name, b.data, (long long)blocks,
+                   strchr(b.data, '/') || strchr(b.data, '%') ? " (in pto a division or remainder by 0 gives 0)" : "");
     else
         pto_h_fail(run, 1, "kernel %s would launch no block", name);
     pto_buf_free(&b);
