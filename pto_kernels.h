@@ -2760,11 +2760,12 @@ PTO_K_FN int pto_k__flag_args_ok(pto_k_core *c, const pto_k__ins *ins)
     }
     if (ins->p0 == PTO_K_PIPE_M && ins->p1 == PTO_K_PIPE_FIX && ins->id > 2) {
         /* legal in the ISA, but a hang on a device (hardware.md section 4):
-           stricter than the hardware, as for every flag misuse */
+           stricter than the hardware, as for every flag misuse. Reported,
+           then run as written: dropping the flag would add a race report
+           that blames a missing set_flag the author wrote (review16) */
         pto_k__ierr(c, ins, PTO_K_E_DEADLOCK, "%s(M, FIX, %d): ids 3..7 of the M -> FIX pair deadlocked on a device "
                     "(hardware.md section 4): use an id in 0..2, as the sync pass does",
                     pto_k__op_name(ins->op), ins->id);
-        return 0;
     }
     return 1;
 }
@@ -4333,6 +4334,23 @@ PTO_K_FN void pto_k_device_destroy(pto_k_device *dev)
     free(dev);
 }
 
+/* The set_flag that would release wait w, queued on another pipe of core c
+   behind that pipe's own blocked head (NULL when none is: then nothing
+   follows w at all). */
+PTO_K_FN const pto_k__ins *pto_k__queued_set(const pto_k_core *c, const pto_k__ins *w, int *pipe)
+{
+    int r, j;
+    for (r = 0; r < PTO_K_PIPE_ALL; r++)
+        for (j = 1; j < c->q[r].n; j++) {
+            const pto_k__ins *x = &c->q[r].v[j];
+            if (x->op == PTO_K__SET_FLAG && x->p0 == w->p0 && x->p1 == w->p1 && x->id == w->id) {
+                *pipe = r;
+                return x;
+            }
+        }
+    return NULL;
+}
+
 /* Checks at the end of one core: blocked pipes, ids left set, rings. */
 PTO_K_FN void pto_k__core_end(pto_k_core *c)
 {
@@ -4341,9 +4359,21 @@ PTO_K_FN void pto_k__core_end(pto_k_core *c)
     pto_k__core_name(c, who, sizeof who);
     if (!c->dead) {
         for (p = 0; p < PTO_K_PIPE_ALL; p++) {
-            const pto_k__ins *w;
+            const pto_k__ins *w, *set;
+            int r;
             if (c->q[p].n == 0) continue;
             w = &c->q[p].v[0];
+            /* a knock-on: its set is queued behind another pipe's stuck wait */
+            if ((set = pto_k__queued_set(c, w, &r)) != NULL) {
+                pto_k__err(c->dev, PTO_K_E_DEADLOCK,
+                           "%s: error: deadlock: wait_flag(%s, %s, %d) is never satisfied: its set_flag at \"%s\" is "
+                           "queued on pipe %s behind \"%s\", which never completes (reported on its own); %d later "
+                           "instruction(s) on pipe %s never ran (%s)",
+                           w->src, pto_k__pipe_name(w->p0), pto_k__pipe_name(w->p1), w->id, set->src ? set->src : "?",
+                           pto_k__pipe_name(r), c->q[r].v[0].src ? c->q[r].v[0].src : "?", c->q[p].n - 1,
+                           pto_k__pipe_name(p), who);
+                continue;
+            }
             pto_k__err(c->dev, PTO_K_E_DEADLOCK,
                        "%s: error: deadlock: wait_flag(%s, %s, %d) can never be satisfied: no set_flag(%s, %s, %d) "
                        "follows it before the kernel ends; %d later instruction(s) on pipe %s never ran (%s)",

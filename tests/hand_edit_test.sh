@@ -66,6 +66,10 @@ edit noset vadd sed -e '/set_flag(core, "vadd.pto:10", PTO_K_MTE2, PTO_K_V, i % 
 changed noset vadd && judge noset fail vadd "wait_flag(MTE2, V, 0) can never be satisfied"
 grep -q "note        the simulator reports a deadlock (below)" $out/noset/log && grep -q "cycles      [0-9]* (up to the deadlock)" $out/noset/log &&
     ok "noset: the note and the cycles say the deadlock came first" || bad "noset: no deadlock note"
+# a wait whose set is queued behind another pipe's stuck wait says so (it said "no set_flag
+# follows it" of a set the kernel has: review16)
+grep -q 'wait_flag(V, MTE3, 0) is never satisfied: its set_flag at "vadd.pto:11" is queued on pipe V behind "vadd.pto:11", which never completes' $out/noset/log &&
+    ok "noset: a knock-on wait names the set queued behind the stuck one" || bad "noset: the knock-on wait's report"
 
 # mm: the two MTE2 -> MTE1 waits swap ids (each waits for the other load: both loads are in order on MTE2,
 # so no race), but the later wait now consumes the id the first load sets again two iterations on, and only
@@ -85,6 +89,10 @@ changed swait mixmm && judge swait fail mixmm "mixmm.pto:33: error: deadlock: wa
 # hung a device (hardware.md section 4); the sync pass keeps to 0..2, the simulator refuses the others
 edit mfix mm sed -e 's/PTO_K_M, PTO_K_FIX, 0)/PTO_K_M, PTO_K_FIX, 5)/'
 changed mfix mm && judge mfix fail mm 'mm.pto:5: error: set_flag(M, FIX, 5): ids 3..7 of the M -> FIX pair deadlocked on a device (hardware.md section 4): use an id in 0..2, as the sync pass does'
+# ... reported, then run as written: no race blaming a missing set_flag the edit kept, and the
+# run went to its end (review16: "cycles N (up to the deadlock)" and a race followed it)
+if ! grep -q "race\|up to the deadlock" $out/mfix/log; then ok "mfix: no knock-on race, cycles to the end"
+else bad "mfix: a knock-on race or 'up to the deadlock'"; fi
 # ... and the verifier warns about a hand-written one in a .pto
 cat >$out/mfix.pto <<'EOF'
 kernel mf(in a: f16[16, 16], in b: f16[16, 16], out c: f32[16, 16]) cube {

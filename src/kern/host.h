@@ -208,6 +208,23 @@ PTO_K_FN void pto_k_device_destroy(pto_k_device *dev)
     free(dev);
 }
 
+/* The set_flag that would release wait w, queued on another pipe of core c
+   behind that pipe's own blocked head (NULL when none is: then nothing
+   follows w at all). */
+PTO_K_FN const pto_k__ins *pto_k__queued_set(const pto_k_core *c, const pto_k__ins *w, int *pipe)
+{
+    int r, j;
+    for (r = 0; r < PTO_K_PIPE_ALL; r++)
+        for (j = 1; j < c->q[r].n; j++) {
+            const pto_k__ins *x = &c->q[r].v[j];
+            if (x->op == PTO_K__SET_FLAG && x->p0 == w->p0 && x->p1 == w->p1 && x->id == w->id) {
+                *pipe = r;
+                return x;
+            }
+        }
+    return NULL;
+}
+
 /* Checks at the end of one core: blocked pipes, ids left set, rings. */
 PTO_K_FN void pto_k__core_end(pto_k_core *c)
 {
@@ -216,9 +233,21 @@ PTO_K_FN void pto_k__core_end(pto_k_core *c)
     pto_k__core_name(c, who, sizeof who);
     if (!c->dead) {
         for (p = 0; p < PTO_K_PIPE_ALL; p++) {
-            const pto_k__ins *w;
+            const pto_k__ins *w, *set;
+            int r;
             if (c->q[p].n == 0) continue;
             w = &c->q[p].v[0];
+            /* a knock-on: its set is queued behind another pipe's stuck wait */
+            if ((set = pto_k__queued_set(c, w, &r)) != NULL) {
+                pto_k__err(c->dev, PTO_K_E_DEADLOCK,
+                           "%s: error: deadlock: wait_flag(%s, %s, %d) is never satisfied: its set_flag at \"%s\" is "
+                           "queued on pipe %s behind \"%s\", which never completes (reported on its own); %d later "
+                           "instruction(s) on pipe %s never ran (%s)",
+                           w->src, pto_k__pipe_name(w->p0), pto_k__pipe_name(w->p1), w->id, set->src ? set->src : "?",
+                           pto_k__pipe_name(r), c->q[r].v[0].src ? c->q[r].v[0].src : "?", c->q[p].n - 1,
+                           pto_k__pipe_name(p), who);
+                continue;
+            }
             pto_k__err(c->dev, PTO_K_E_DEADLOCK,
                        "%s: error: deadlock: wait_flag(%s, %s, %d) can never be satisfied: no set_flag(%s, %s, %d) "
                        "follows it before the kernel ends; %d later instruction(s) on pipe %s never ran (%s)",

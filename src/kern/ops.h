@@ -825,11 +825,12 @@ PTO_K_FN int pto_k__flag_args_ok(pto_k_core *c, const pto_k__ins *ins)
     }
     if (ins->p0 == PTO_K_PIPE_M && ins->p1 == PTO_K_PIPE_FIX && ins->id > 2) {
         /* legal in the ISA, but a hang on a device (hardware.md section 4):
-           stricter than the hardware, as for every flag misuse */
+           stricter than the hardware, as for every flag misuse. Reported,
+           then run as written: dropping the flag would add a race report
+           that blames a missing set_flag the author wrote (review16) */
         pto_k__ierr(c, ins, PTO_K_E_DEADLOCK, "%s(M, FIX, %d): ids 3..7 of the M -> FIX pair deadlocked on a device "
                     "(hardware.md section 4): use an id in 0..2, as the sync pass does",
                     pto_k__op_name(ins->op), ins->id);
-        return 0;
     }
     return 1;
 }
