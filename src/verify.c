@@ -897,7 +897,12 @@ static int pto__vtile_arg(pto__verifier *v, int32_t s, const pto_operand *o, uin
     if (o->ref < 0 || o->ref >= v->m->n_tiles) { pto_error(v->ctx, o->loc, "operand names no tile"); return 0; }
     t = &v->m->tiles[o->ref];
     if (t->kernel != v->kernel || !(v->tflags[o->ref] & PTO__T_SCOPE)) {
-        pto_error(v->ctx, o->loc, "tile '%s' is not declared here", pto__vname(v, t->name));
+        /* tfree's tile is the one its tpop filled, not written on the line */
+        if (v->m->stmts[s].op == PTO_OP_TFREE)
+            pto_error(v->ctx, o->loc, "tfree frees the slot popped into tile '%s', which is out of scope here: "
+                      "tfree in the block of its tpop (in the same loop iteration)", pto__vname(v, t->name));
+        else
+            pto_error(v->ctx, o->loc, "tile '%s' is not declared here", pto__vname(v, t->name));
         return 0;
     }
     if (t->space >= PTO_NSPACE || !(mask & PTO_A_SPACE(t->space))) {
