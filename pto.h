@@ -3209,6 +3209,7 @@ static const char *pto__ps_foreign_hint(const pto__ps_parser *p, const pto__ps_t
     size_t left = p->len - t->pos;
     if (left >= 1 && s[0] == ';') return " (a statement ends at the end of its line: no ';')";
     if (left >= 2 && s[0] == '/' && (s[1] == '/' || s[1] == '*')) return " (comments start with '#')";
+    if (t->len == 4 && memcmp(s, "elif", 4) == 0) return " (write 'else if')";
     return "";
 }
 
@@ -7294,11 +7295,33 @@ static void pto__vfloat_lit(pto__verifier *v, int32_t s, const pto_operand *o)
                     o->f < 0 ? "-" : "");
 }
 
+/* tload / tstore with the tile and the GM window swapped: one error at the
+   first operand that says so (the second stays quiet, and a swapped tload's
+   tile counts as written: no "read before written" after it). */
+static int pto__vswapped_io(pto__verifier *v, int32_t s, int i)
+{
+    const pto_stmt *st = &v->m->stmts[s];
+    const pto_operand *a, *b;
+    int load = st->op == PTO_OP_TLOAD;
+    if ((st->op != PTO_OP_TLOAD && st->op != PTO_OP_TSTORE) || st->nargs != 2) return 0;
+    a = &v->m->operands[st->arg0];
+    b = &v->m->operands[st->arg0 + 1];
+    if (a->kind != (load ? PTO_O_GM : PTO_O_TILE) || b->kind != (load ? PTO_O_TILE : PTO_O_GM)) return 0;
+    if (i == 0) {
+        pto_error(v->ctx, a->loc, "%s takes the %s first, then the %s: '%s %s' (the operands are swapped)",
+                  load ? "tload" : "tstore", load ? "tile" : "GM window", load ? "GM window" : "tile",
+                  load ? "tload" : "tstore", load ? "TILE, TENSOR[ROW, COL]" : "TENSOR[ROW, COL], TILE");
+        if (load && b->ref >= 0 && b->ref < v->m->n_tiles) v->tflags[b->ref] |= PTO__T_WRITTEN;
+    }
+    return 1;
+}
+
 static int pto__varg(pto__verifier *v, int32_t s, int i, const pto_operand *o, uint32_t mask)
 {
     const char *opname;   /* the op's name, looked up for a message only */
     char want[96];
     if (!pto__vkind_ok(v, o, mask)) {
+        if (pto__vswapped_io(v, s, i)) return 0;
         int op = v->m->stmts[s].op, scalar = o->kind == PTO_O_FLOAT || o->kind == PTO_O_SCALAR || o->kind == PTO_O_INT;
         char other[48];
         other[0] = 0;

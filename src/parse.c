@@ -206,6 +206,7 @@ static const char *pto__ps_foreign_hint(const pto__ps_parser *p, const pto__ps_t
     size_t left = p->len - t->pos;
     if (left >= 1 && s[0] == ';') return " (a statement ends at the end of its line: no ';')";
     if (left >= 2 && s[0] == '/' && (s[1] == '/' || s[1] == '*')) return " (comments start with '#')";
+    if (t->len == 4 && memcmp(s, "elif", 4) == 0) return " (write 'else if')";
     return "";
 }
 
