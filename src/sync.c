@@ -70,7 +70,7 @@
       alike; around the if its set would run in the others with nothing to
       order its id's reuse), drain after L (balanced for any trip count,
       zero included); the
-      prime and drain move out through the loops around L whose bodies
+      prime and drain move out through the loops (and ifs) around L whose bodies
       touch the dependency's bytes only inside L (pto__sy_anchor): each id
       still alternates set and wait over the whole nest, and L's pipeline
       does not empty at every outer iteration. The drains then move down
@@ -2797,19 +2797,26 @@ static int pto__sy_untouched(const pto__sy *sy, int32_t b, int32_t skip, int sp,
    run's last set of the slot: the same dependency. So they move out
    through each loop O around L (L the only statement of O's body that
    touches the dependency's bytes, any slot; local bytes only) and the
-   analysis of O orders the rest. */
+   analysis of O orders the rest. Through an if too (L in an if of O's
+   body, review16's finding 3): a run of L that the if skips sets and waits
+   nothing, so each id still alternates; around the if, the primes would
+   follow the previous iteration's drains with nothing ordering that reuse,
+   and the pass would add order pairs each iteration of O. */
 static int32_t pto__sy_anchor(pto__sy *sy, int32_t L)
 {
     const pto_module *m = sy->m;
     const pto__sy_rec *a = &sy->recs[sy->h_rec];
-    int32_t A = L, O, budget = 4096;
+    int32_t A = L, X = L, O, budget = 4096;
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     if (a->space == PTO_GM || sy->recs[sy->h_brec].space != a->space) return L;
     pto__sy_opnd_span(sy, a->opnd, &lo, &hi);
     pto__sy_opnd_span(sy, sy->recs[sy->h_brec].opnd, &lo, &hi);
-    while ((O = pto__sy_up(m, A)) >= 0 && m->stmts[O].kind == PTO_ST_FOR
-           && pto__sy_untouched(sy, m->stmts[O].body, A, a->space, lo, hi, &budget))
-        A = O;
+    while ((O = pto__sy_up(m, X)) >= 0) {
+        if (m->stmts[O].kind == PTO_ST_IF) { X = O; continue; }   /* an anchor is a loop: look on */
+        if (m->stmts[O].kind != PTO_ST_FOR || !pto__sy_untouched(sy, m->stmts[O].body, A, a->space, lo, hi, &budget))
+            break;
+        A = X = O;
+    }
     return A;
 }
 
