@@ -45,7 +45,8 @@
       both branches cover it); a loop is analysed once per phase (iteration
       index mod the lcm of its tiles' N and its rotating ids), then again
       from its heads joined with the back edges until they stop changing,
-      and it may exit after any number of iterations, zero included. A
+      and it may exit after any number of iterations, zero included (one
+      or more when its trip count is a literal >= 1). A
       loop of T literal iterations, 1 <= T <= its period, is analysed
       instead as its T iterations in order (pto__sy_unrolled): no slot or
       rotating id comes round inside it, so the carried pairs the fixpoint
@@ -2294,9 +2295,12 @@ static void pto__sy_unrolled(pto__sy *sy, int32_t L, int32_t fi, pto__sy_st *st,
     sy->phase[L] = 0;
 }
 
-/* One analysis of loop L that may exit at the head of any iteration, zero
-   included: the fixpoint over its P phase heads, then st = its entry
-   joined with every head. 0 when out of memory. */
+/* One analysis of loop L that may exit at the head of any iteration: the
+   fixpoint over its P phase heads, then st = its entry joined with every
+   head; or, when L surely runs once (at_least_once: literal trips >= 1),
+   st = its back edges joined (the exit after one iteration or more: the
+   colouring counts the flags inside such a loop as run, pto__sy_surely_runs,
+   and this analysis must agree). 0 when out of memory. */
 static int pto__sy_any_trips(pto__sy *sy, int32_t L, int32_t fi, pto__sy_st *st, int32_t P, int at_least_once)
 {
     pto__sy_st **heads = (pto__sy_st **)pto__sy_zalloc(sy, sizeof(pto__sy_st *) * (size_t)(P + 2));
