@@ -3146,6 +3146,8 @@ typedef struct pto__ps_parser {
     int32_t arg_op, arg_i;   /* the op whose operand arg_i (from 0) is being parsed (messages) */
     size_t name_stop;        /* the last byte that continues no name (0: none; pto__ps_name_end) */
     int32_t unk_line, unk_id;   /* the last unknown name reported and its line: once per line */
+    int32_t dead[8], dead_kernel[8];  /* names whose let / for / tile line failed (pto__ps_dead) */
+    int n_dead;
 } pto__ps_parser;
 
 /* ---- diagnostics ------------------------------------------------------- */
@@ -3841,6 +3843,18 @@ static void pto__ps_near_names(pto__ps_parser *p, pto__ps_near *n, unsigned kind
 }
 
 /* "unknown name 'X'" with the closest name of the kinds that fit. */
+/* A let, for or tile line that failed after its name: that error is the
+   one to fix, so a later use of the name is not reported again as unknown
+   (review16: every use of a loop variable whose header lacked 'to').
+   Returns 0, the statement's failure. */
+static int pto__ps_dead(pto__ps_parser *p, const pto__ps_tok *name)
+{
+    p->dead[p->n_dead % 8] = name->id;
+    p->dead_kernel[p->n_dead % 8] = p->kernel;
+    p->n_dead++;
+    return 0;
+}
+
 static void pto__ps_unknown_name(pto__ps_parser *p, const pto__ps_tok *t, unsigned kinds, int builtins)
 {
     static const int words[] = {PTO__KW_BLOCK, PTO__KW_SUBBLOCK, PTO__KW_RANK, PTO__KW_NRANKS};
@@ -3851,6 +3865,8 @@ static void pto__ps_unknown_name(pto__ps_parser *p, const pto__ps_tok *t, unsign
     pto__ps_near_names(p, &n, kinds);
     const pto__ps_pname *was = t->id < p->cap_names ? &p->names[t->id] : NULL;
     if (t->line == p->unk_line && t->id == p->unk_id) return;   /* `tmuls t, t, 2.0`: one error for two t's */
+    for (i = 0; i < 8 && (int)i < p->n_dead; i++)
+        if (p->dead[i] == t->id && p->dead_kernel[i] == p->kernel) return;
     p->unk_line = t->line;
     p->unk_id = t->id;
     for (i = 0; builtins && i < sizeof words / sizeof words[0]; i++)
@@ -4991,22 +5007,22 @@ static int pto__ps_tile_stmt(pto__ps_parser *p, int32_t block)
     name = p->tok;
     if (!pto__ps_expect(p, PTO__T_NAME, "a tile name")) return 0;
     ok = pto__ps_can_declare(p, &name);
-    if (!pto__ps_expect(p, ':', "':' after the tile name")) return 0;
-    if (!pto__ps_is(p, PTO__T_NAME)) { pto__ps_expected(p, "a memory space"); return 0; }
+    if (!pto__ps_expect(p, ':', "':' after the tile name")) return pto__ps_dead(p, &name);
+    if (!pto__ps_is(p, PTO__T_NAME)) { pto__ps_expected(p, "a memory space"); return pto__ps_dead(p, &name); }
     sp = pto__ps_space_of(p, &p->tok);
     if (sp == PTO_NSPACE) {   /* reported; read on as vec (see pto__ps_dtype) */
         pto__ps_unknown_space(p, &p->tok);
         sp = PTO_VEC;
     }
     pto__ps_next(p);
-    if (!pto__ps_dtype(p, &dt)) return 0;
-    if (!pto__ps_expect(p, '[', "'[' before the tile shape")) return 0;
-    if (!pto__ps_tile_dim(p, &r)) return 0;
-    if (!pto__ps_expect(p, ',', "',' between the tile dimensions")) return 0;
-    if (!pto__ps_tile_dim(p, &c)) return 0;
-    if (!pto__ps_expect(p, ']', "']' after the tile shape")) return 0;
+    if (!pto__ps_dtype(p, &dt)) return pto__ps_dead(p, &name);
+    if (!pto__ps_expect(p, '[', "'[' before the tile shape")) return pto__ps_dead(p, &name);
+    if (!pto__ps_tile_dim(p, &r)) return pto__ps_dead(p, &name);
+    if (!pto__ps_expect(p, ',', "',' between the tile dimensions")) return pto__ps_dead(p, &name);
+    if (!pto__ps_tile_dim(p, &c)) return pto__ps_dead(p, &name);
+    if (!pto__ps_expect(p, ']', "']' after the tile shape")) return pto__ps_dead(p, &name);
     t = pto__add_tile_id(p->m, block, name.id, sp, dt, (int32_t)r, (int32_t)c, *pto__ps_tloc(p, &kw));
-    if (t < 0) return 0;
+    if (t < 0) return pto__ps_dead(p, &name);
     p->m->tiles[t].loc = *pto__ps_tloc(p, &name);
     if (ok) pto__ps_bind(p, &name, PTO__B_TILE, t);
     while (!pto__ps_at_eol(p)) {
@@ -5070,10 +5086,10 @@ static int pto__ps_let_stmt(pto__ps_parser *p, int32_t block)
     name = p->tok;
     if (!pto__ps_expect(p, PTO__T_NAME, "a name after 'let'")) return 0;
     ok = pto__ps_can_declare(p, &name);
-    if (!pto__ps_expect(p, '=', "'=' after the let name")) return 0;
-    if ((e = pto__ps_expr0(p)) < 0) return 0;
+    if (!pto__ps_expect(p, '=', "'=' after the let name")) return pto__ps_dead(p, &name);
+    if ((e = pto__ps_expr0(p)) < 0) return pto__ps_dead(p, &name);
     s = pto__add_let_id(p->m, block, name.id, e, *pto__ps_tloc(p, &kw));
-    if (s < 0) return 0;
+    if (s < 0) return pto__ps_dead(p, &name);
     p->m->vars[p->m->stmts[s].ref].loc = *pto__ps_tloc(p, &name);
     if (ok) pto__ps_bind(p, &name, PTO__B_LET, p->m->stmts[s].ref);
     return pto__ps_end_stmt(p, "the let");
@@ -5089,19 +5105,19 @@ static int pto__ps_for_stmt(pto__ps_parser *p, int32_t block)
     name = p->tok;
     if (!pto__ps_expect(p, PTO__T_NAME, "a loop variable after 'for'")) return 0;
     ok = pto__ps_can_declare(p, &name);
-    if (!pto__ps_expect(p, '=', "'=' after the loop variable")) return 0;
-    if ((a = pto__ps_expr0(p)) < 0) return 0;
-    if (!pto__ps_is_kw(p, PTO__KW_TO)) { pto__ps_expected(p, "'to' after the loop start"); return 0; }
+    if (!pto__ps_expect(p, '=', "'=' after the loop variable")) return pto__ps_dead(p, &name);
+    if ((a = pto__ps_expr0(p)) < 0) return pto__ps_dead(p, &name);
+    if (!pto__ps_is_kw(p, PTO__KW_TO)) { pto__ps_expected(p, "'to' after the loop start"); return pto__ps_dead(p, &name); }
     pto__ps_next(p);
-    if ((b = pto__ps_expr0(p)) < 0) return 0;
+    if ((b = pto__ps_expr0(p)) < 0) return pto__ps_dead(p, &name);
     if (pto__ps_is_kw(p, PTO__KW_STEP)) {
         pto__ps_next(p);
-        if ((st = pto__ps_expr0(p)) < 0) return 0;
+        if ((st = pto__ps_expr0(p)) < 0) return pto__ps_dead(p, &name);
     }
     open = p->tok;
-    if (!pto__ps_expect(p, '{', "'{' after the loop header")) return 0;
+    if (!pto__ps_expect(p, '{', "'{' after the loop header")) return pto__ps_dead(p, &name);
     s = pto__add_for_id(p->m, block, name.id, a, b, st, *pto__ps_tloc(p, &kw));
-    if (s < 0) return 0;
+    if (s < 0) return pto__ps_dead(p, &name);
     p->m->vars[p->m->stmts[s].ref].loc = *pto__ps_tloc(p, &name);
     pto__ps_scope_open(p);
     if (ok) pto__ps_bind(p, &name, PTO__B_LOOP, p->m->stmts[s].ref);
@@ -5291,6 +5307,14 @@ static int pto__ps_tfree_tile(pto__ps_parser *p, int32_t s)
     const pto_stmt *st = &m->stmts[s];
     const pto_operand *q = st->nargs == 1 ? &m->operands[st->arg0] : NULL;
     int32_t i;
+    /* a written tile would print as `tfree q` and no longer mean the same
+       (the fuzzer's round trip found it): the text has the pipe only */
+    if (st->nargs > 1 && m->operands[st->arg0].kind == PTO_O_CVPIPE) {
+        pto_error(p->ctx, m->operands[st->arg0 + 1].loc,
+                  "tfree takes the pipe only ('tfree %s'): the slot it frees is the one its tpop filled",
+                  pto_str(p->ctx, m->cvpipes[m->operands[st->arg0].ref].name));
+        return 0;
+    }
     if (!q || q->kind != PTO_O_CVPIPE) return 1;   /* the verifier reports the operands */
     for (i = s - 1; i >= 0; i--) {
         const pto_stmt *o = &m->stmts[i];
@@ -5460,8 +5484,8 @@ static int pto__ps_param_head(pto__ps_parser *p, int *scalar, pto_dir *dir, pto_
     *name = p->tok;
     if (!pto__ps_expect(p, PTO__T_NAME, "a parameter name")) return 0;
     *ok = pto__ps_can_declare(p, name);
-    if (!pto__ps_expect(p, ':', "':' after the parameter name")) return 0;
-    return pto__ps_dtype(p, dt);
+    if (!pto__ps_expect(p, ':', "':' after the parameter name")) return pto__ps_dead(p, name);
+    return pto__ps_dtype(p, dt) || pto__ps_dead(p, name);
 }
 
 /* in|out|inout NAME: DTYPE[D0, D1] [window]   or   scalar NAME: DTYPE */
@@ -20350,7 +20374,10 @@ static int pto__emit_atoms(pto__emitter *E, pto_buf *b, const pto_expr *e, int c
         if (i) pto__emit_put(b, pto__emit_ops[e->kind - PTO_E_ADD], 3);
         if (x[i]->kind == PTO_E_INT) pto__emit_put_i64(b, x[i]->value);
         else if (x[i]->kind == PTO_E_VAR) pto__emit_put(b, E->var_name[x[i]->a], (size_t)E->var_len[x[i]->a]);
-        else pto__emit_puts(b, (E->isa ? pto__emit_builtin_isa : pto__emit_builtin_c)[x[i]->kind - PTO_E_BLOCK]);
+        /* two indexings, not (isa ? A : B)[k]: gcc's UBSan object-size check
+           took that load for one past a smaller object (test-sanitize) */
+        else if (E->isa) pto__emit_puts(b, pto__emit_builtin_isa[x[i]->kind - PTO_E_BLOCK]);
+        else pto__emit_puts(b, pto__emit_builtin_c[x[i]->kind - PTO_E_BLOCK]);
     }
     if (paren) pto__emit_put(b, ")", 1);
     return 1;

@@ -1357,7 +1357,10 @@ static int pto__emit_atoms(pto__emitter *E, pto_buf *b, const pto_expr *e, int c
         if (i) pto__emit_put(b, pto__emit_ops[e->kind - PTO_E_ADD], 3);
         if (x[i]->kind == PTO_E_INT) pto__emit_put_i64(b, x[i]->value);
         else if (x[i]->kind == PTO_E_VAR) pto__emit_put(b, E->var_name[x[i]->a], (size_t)E->var_len[x[i]->a]);
-        else pto__emit_puts(b, (E->isa ? pto__emit_builtin_isa : pto__emit_builtin_c)[x[i]->kind - PTO_E_BLOCK]);
+        /* two indexings, not (isa ? A : B)[k]: gcc's UBSan object-size check
+           took that load for one past a smaller object (test-sanitize) */
+        else if (E->isa) pto__emit_puts(b, pto__emit_builtin_isa[x[i]->kind - PTO_E_BLOCK]);
+        else pto__emit_puts(b, pto__emit_builtin_c[x[i]->kind - PTO_E_BLOCK]);
     }
     if (paren) pto__emit_put(b, ")", 1);
     return 1;

@@ -130,6 +130,11 @@ expect "race and mismatch: the note" 1 "^  note        the simulator reports a r
     $ptoc run tests/diag/race_mismatch.pto -D N=64
 lacks "race and mismatch: not a deadlock's note" "reports a deadlock"
 
+# ---- a declaration line that fails: its name's later uses are not unknown names on top ----
+expect "for without 'to': the header's error" 1 "for_no_to.pto:4:13: error: expected 'to' after the loop start, got '8'" \
+    $ptoc check tests/diag/for_no_to.pto
+lacks "for without 'to': no unknown-name cascade" "unknown name"
+
 # ---- a written set_flag without its wait_flag: the user's error, at the set ----
 expect "set_flag with no wait_flag: exit 1 at the set's line" 1 \
     "set_no_wait.pto:5:3: error: sync: event id may be left set at kernel end \\(set_flag MTE2, V, 0\\): written flags are kept as written" \
