@@ -143,7 +143,7 @@ typedef struct pto__ps_parser {
     int32_t arg_op, arg_i;   /* the op whose operand arg_i (from 0) is being parsed (messages) */
     size_t name_stop;        /* the last byte that continues no name (0: none; pto__ps_name_end) */
     int32_t unk_line, unk_id;   /* the last unknown name reported and its line: once per line */
-    int32_t dead[8], dead_kernel[8];  /* names whose let / for / tile line failed (pto__ps_dead) */
+    int32_t dead[8], dead_kernel[8];  /* names whose let / for / tile / param line failed (pto__ps_dead) */
     int n_dead;
 } pto__ps_parser;
 
@@ -839,11 +839,11 @@ static void pto__ps_near_names(pto__ps_parser *p, pto__ps_near *n, unsigned kind
     }
 }
 
-/* "unknown name 'X'" with the closest name of the kinds that fit. */
-/* A let, for or tile line that failed after its name: that error is the
-   one to fix, so a later use of the name is not reported again as unknown
-   (review16: every use of a loop variable whose header lacked 'to').
-   Returns 0, the statement's failure. */
+/* A let, for, tile or parameter line that failed after its name: that
+   error is the one to fix, so a later use of the name is not reported
+   again as unknown (review16: every use of a loop variable whose header
+   lacked 'to'). The last 8 such names are kept. Returns 0, the
+   statement's failure. */
 static int pto__ps_dead(pto__ps_parser *p, const pto__ps_tok *name)
 {
     p->dead[p->n_dead % 8] = name->id;
@@ -852,6 +852,7 @@ static int pto__ps_dead(pto__ps_parser *p, const pto__ps_tok *name)
     return 0;
 }
 
+/* "unknown name 'X'" with the closest name of the kinds that fit. */
 static void pto__ps_unknown_name(pto__ps_parser *p, const pto__ps_tok *t, unsigned kinds, int builtins)
 {
     static const int words[] = {PTO__KW_BLOCK, PTO__KW_SUBBLOCK, PTO__KW_RANK, PTO__KW_NRANKS};
