@@ -3096,7 +3096,14 @@ static pto_status pto__sy_place(pto__sy *sy)
         sy->stats.barriers++;
         return PTO_OK;
     }
-    if (!sy->h_fwd) M = pto__sy_rotation(sy, L, sy->h_rec, sy->h_brec);
+    if (!sy->h_fwd) {
+        int64_t T = pto__sy_const_trips(m, L);
+        M = pto__sy_rotation(sy, L, sy->h_rec, sy->h_brec);
+        /* a run of T < M literal iterations uses ids base .. base + T - 1
+           only, one per slot it touches (slot = id): the others would be
+           primed and drained for nothing, and ids are scarce (review16) */
+        if (T >= 1 && T < M) M = (int32_t)T;
+    }
     else M = pto__sy_fwd_rotation(sy, pa);
     g = pto__sy_new_group(sy, sy->h_fwd ? PTO__SY_FWD : PTO__SY_LOOP, p, q, L, M, !sy->h_fwd);
     if (g < 0) return PTO_ERR_INTERNAL;
