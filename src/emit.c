@@ -2829,12 +2829,11 @@ static void pto__emit_tile_line(pto__emitter *E, const pto_tile *t)
     uint8_t space = (uint8_t)(t->space < PTO_NSPACE ? t->space : 0), dtype = (uint8_t)(t->dtype < PTO_NDTYPE ? t->dtype : 0);
     pto__emit_shape *sh = &E->shape[((uint32_t)t->rows * 31u + (uint32_t)t->cols * 7u + space * 5u + dtype * 3u +
                                      (uint32_t)dep) & (PTO__EMIT_NSHAPE - 1)];
-    if (!dep || sh->plan <= 0 || sh->rows != t->rows || sh->cols != t->cols || sh->space != space ||
-        sh->dtype != dtype || sh->dep != dep)
-        pto__emit_tile_values(E, t);
+    int bound = dep && sh->plan > 0 && sh->rows == t->rows && sh->cols == t->cols && sh->space == space &&
+                sh->dtype == dtype && sh->dep == dep;   /* this shape's line is bound already */
+    if (!bound) pto__emit_tile_values(E, t);
     if (!dep) { pto__emit_x(E, PTO__T_K_TILE); return; }
-    if (sh->plan <= 0 || sh->rows != t->rows || sh->cols != t->cols || sh->space != space || sh->dtype != dtype ||
-        sh->dep != dep) {
+    if (!bound) {
         int32_t r = -1;
         if (E->shape_plans < PTO__EMIT_SHAPE_PLANS)
             r = pto__emit_plan_try(E, PTO__T_K_TILE, (uint64_t)1 << PTO__K_IND | (uint64_t)1 << PTO__K_SPACE |
