@@ -52,6 +52,13 @@ if [ "$(sed -n 's/^  N=\([0-9]*\) .*/\1/p' $out/log | tr '\n' ' ')" = "64 32 16 
 then ok "trip_x2: N = 64 32 16 48 8"; else bad "trip_x2: N = 64 32 16 48 8"; fi
 if grep -q "^  N (from 64, 1..4096): steers 1 loop (line 4)$" $out/log; then ok "trip_x2: header"; else bad "trip_x2: header"; fi
 
+# a threshold if (`if i >= Z` in `for i = 0 to T`): besides Z = 0 (always taken) and a Z past
+# the trips (never), a run where the loop's first iterations skip it and the last ones take it
+$ptoc run --sweep $cc tests/sweep/threshold_if.pto >$out/log 2>&1
+mixed=$(sed -n 's/^  T=16 Z=\([0-9]*\) .*match.*/\1/p' $out/log | awk '$1 >= 1 && $1 <= 15' | head -1)
+if [ -n "$mixed" ] && grep -q "^  T=16 Z=0 .*match" $out/log
+then ok "threshold_if: a mixed run (Z=$mixed)"; else bad "threshold_if: a mixed run"; fi
+
 # the header counts what changes with a name among the values that reach it: T steers its loop
 # and the if (not the literal inner loop, reached or not); U steers the if, which only the last
 # iteration shows

@@ -868,7 +868,8 @@ static int compile_dir(const char *cc, const char *inc, const char *dir, const c
    each `for` (classed 0, 1, 2, 3, more than the slot count of the tiles
    declared in its body, or 4 up to that count; and whether it is more than
    the slots of a cube/vector ring it pushes or pops), the branch each `if`
-   takes, which side each min / max picks (in a let, a valid(...) or a
+   takes (and whether its loop's first and last iterations take different
+   ones: `if i >= Z` with Z inside the trip count), which side each min / max picks (in a let, a valid(...) or a
    bound), and whether each tensor with a dynamic col dim has rows of whole
    32-byte blocks (the simulator's unit of GM races). The body of a loop is
    walked at its first and its last iteration and the kernel at its first
@@ -919,6 +920,9 @@ typedef struct sweep {
     int64_t *val;                       /* per var: value during a walk */
     unsigned char *known;
     int64_t *tvr, *tvc;                 /* per tile: its valid rows and cols at its declaration (-1: unknown) */
+    int32_t *if_walk;                   /* per statement (an if): the loop walk whose first iteration saw it */
+    unsigned char *if_first;            /* ... and the branch it took there */
+    int32_t walk, nwalks;               /* the innermost loop's walk (its first and last iteration), counter */
     int64_t block, blocks, nranks;
     int ctxbits;                        /* 1: in the last iteration of the innermost loop; 2: in the last block */
     int guess;                          /* > 0: inside an if or loop whose outcome is unknown (both ways walked) */
@@ -935,6 +939,8 @@ static void sw_free(sweep *s, pto_module *m, char *text)
     pto_free(s->ctx, s->known);
     pto_free(s->ctx, s->tvr);
     pto_free(s->ctx, s->tvc);
+    pto_free(s->ctx, s->if_walk);
+    pto_free(s->ctx, s->if_first);
     pto_module_destroy(m);
     free(text);
 }
@@ -1077,6 +1083,23 @@ static void sw_window(sweep *s, int32_t st)
     if (!s->guess && (r < 0 || c < 0 || r > ext[0] - s->tvr[t->ref] || c > ext[1] - s->tvc[t->ref])) sw_add(s, 0, 0, 0);
 }
 
+/* An if whose innermost loop takes it at its last iteration but not at
+   its first, or the other way round (`if i >= Z` in `for i = 0 to T`, Z
+   inside 1..T - 1): a run where some iterations skip the branch and others
+   take it. That is the case a flag pair placed inside the if (or around it)
+   must survive, and neither outcome alone shows it: it is a behaviour of
+   its own (class 2). */
+static void sw_if_mixed(sweep *s, int32_t st, int c)
+{
+    if (!s->walk || s->guess) return;
+    if (!(s->ctxbits & 1)) {
+        s->if_walk[st] = s->walk;
+        s->if_first[st] = (unsigned char)c;
+    } else if (s->if_walk[st] == s->walk && s->if_first[st] != c) {
+        sw_add(s, 2, st, 2);
+    }
+}
+
 static void sw_walk(sweep *s, int32_t blk, int depth)
 {
     const pto_module *m = s->m;
@@ -1111,6 +1134,8 @@ static void sw_walk(sweep *s, int32_t blk, int depth)
                 sw_add(s, 1, st, sw_trip_class(t, per));
                 if (ring > 1) sw_add(s, 5, st, t > (uint64_t)ring);   /* the pipe's ring comes round */
                 int outer = s->ctxbits;
+                int32_t outer_walk = s->walk;
+                s->walk = ++s->nwalks;   /* the ifs of this body compare its first and last iteration */
                 if (t >= 1) {
                     s->val[x->ref] = a;
                     s->known[x->ref] = 1;
@@ -1124,6 +1149,7 @@ static void sw_walk(sweep *s, int32_t blk, int depth)
                     sw_walk(s, x->body, depth + 1);
                 }
                 s->ctxbits = outer;
+                s->walk = outer_walk;
             } else {
                 if (ka && kb && !s->guess && (x->e[2] < 0 || sw_eval(s, x->e[2], &step)) && step <= 0)
                     sw_add(s, 0, 0, 0);   /* the interpreter refuses a step that is not positive */
@@ -1144,6 +1170,7 @@ static void sw_walk(sweep *s, int32_t blk, int depth)
                 default: c = a >= b; break;
                 }
                 sw_add(s, 2, st, (int)c);
+                sw_if_mixed(s, st, (int)c);
                 sw_walk(s, c ? x->body : x->orelse, depth);
             } else {
                 s->guess++;
@@ -1615,7 +1642,10 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
     s.known = (unsigned char *)pto_alloc(ctx, (size_t)(m->n_vars + 1));
     s.tvr = (int64_t *)pto_alloc(ctx, (size_t)(m->n_tiles + 1) * sizeof *s.tvr);
     s.tvc = (int64_t *)pto_alloc(ctx, (size_t)(m->n_tiles + 1) * sizeof *s.tvc);
-    if (!s.val || !s.known || !s.tvr || !s.tvc) s.oom = 1;
+    s.if_walk = (int32_t *)pto_alloc(ctx, (size_t)(m->n_stmts + 1) * sizeof *s.if_walk);
+    s.if_first = (unsigned char *)pto_alloc(ctx, (size_t)(m->n_stmts + 1));
+    if (!s.val || !s.known || !s.tvr || !s.tvc || !s.if_walk || !s.if_first) s.oom = 1;
+    for (v = 0; !s.oom && v < m->n_stmts; v++) s.if_walk[v] = 0;
     /* the names: dynamic dims and integer scalars, of kernels and hosts */
     for (v = 0; v < m->n_vars && !s.oom; v++) {
         const pto_var *x = &m->vars[v];
