@@ -23699,6 +23699,55 @@ static int pto__isa_int_scalar(const pto_module *m, int32_t s, int i)
     return dt == PTO_I32 || dt == PTO_I8;
 }
 
+/* The dtype (PTO_I32 / PTO_I8) to which operand i of statement s, a scalar
+   of an op whose destination is an integer tile, must be saturated, or 0.
+   The reference takes such a scalar as pto_scalar_as does: saturated to
+   the element type (an f32 truncated toward zero, NaN as 0). pto-isa takes
+   it as `typename TileData::DType scalar`, where C++'s own conversion
+   wraps an int64_t and leaves a float out of range undefined; so a scalar
+   param, or an integer expression that is not a constant in range, goes
+   through pto_isa_sat_* (review15: `tadds a, a, s * 100` wrapped on the
+   device and saturated in the reference), and so does a literal out of
+   range. Literals in range, the common case, are written as they are. */
+static int pto__isa_sat_dtype(const pto_module *m, int32_t s, int i)
+{
+    const pto_stmt *st = &m->stmts[s];
+    const pto_operand *o, *d;
+    const pto_expr *x;
+    int dt;
+    if (st->kind != PTO_ST_OP || i >= 4 || i >= st->nargs || !(pto_opinfo_get((pto_op)st->op)->arg[i] & PTO_A_SCALAR))
+        return 0;
+    o = &m->operands[st->arg0 + i];
+    d = &m->operands[st->arg0];
+    if (d->kind != PTO_O_TILE || d->ref < 0 || d->ref >= m->n_tiles) return 0;
+    dt = m->tiles[d->ref].dtype;
+    if (dt != PTO_I32 && dt != PTO_I8) return 0;
+    if (o->kind == PTO_O_SCALAR) return dt;
+    if (o->kind == PTO_O_FLOAT) return o->f >= pto_int_lo(dt) && o->f <= pto_int_hi(dt) ? 0 : dt;
+    if (o->kind != PTO_O_INT || o->e[0] < 0) return 0;
+    x = &m->exprs[o->e[0]];
+    return x->kind == PTO_E_INT && x->value >= (int64_t)pto_int_lo(dt) && x->value <= (int64_t)pto_int_hi(dt) ? 0 : dt;
+}
+
+/* Whether operand o (a scalar) is a float in the kernel (a literal, an f32 scalar param). */
+static int pto__isa_float_scalar(const pto_module *m, const pto_operand *o)
+{
+    if (o->kind == PTO_O_FLOAT) return 1;
+    return o->kind == PTO_O_SCALAR && o->ref >= 0 && o->ref < m->n_vars && m->vars[o->ref].kind == PTO_V_SCALAR &&
+           m->vars[o->ref].def >= 0 && m->params[m->vars[o->ref].def].dtype == PTO_F32;
+}
+
+/* Whether any statement needs the pto_isa_sat_* helpers. */
+static int pto__isa_needs_sat(const pto_module *m)
+{
+    int32_t s;
+    int i;
+    for (s = 0; s < m->n_stmts; s++)
+        for (i = 1; i < 4 && m->stmts[s].kind == PTO_ST_OP; i++)
+            if (pto__isa_sat_dtype(m, s, i)) return 1;
+    return 0;
+}
+
 /* An event id: EVENT_IDn when constant, else the rotating expression. */
 static void pto__isa_event(pto__emitter *E, pto_buf *b, const pto_operand *o)
 {
@@ -23840,6 +23889,11 @@ static void pto__isa_op(pto__emitter *E, int32_t s)
         else if (oi->cls == PTO_OC_SYNC && i == 2) pto__isa_event(E, b, o);
         else if (oi->cls == PTO_OC_EXTRACT && i >= 2) {
             pto__emit_puts(b, "static_cast<uint16_t>(");
+            pto__isa_name(E, b, o);
+            pto__emit_put(b, ")", 1);
+        } else if (pto__isa_sat_dtype(m, s, i)) {
+            pto_buf_printf(b, "pto_isa_sat%s_%s(", pto__isa_float_scalar(m, o) ? "f" : "",
+                           pto__isa_sat_dtype(m, s, i) == PTO_I8 ? "i8" : "i32");
             pto__isa_name(E, b, o);
             pto__emit_put(b, ")", 1);
         } else if (pto__isa_int_scalar(m, s, i)) {
@@ -24303,6 +24357,22 @@ static const char pto__isa_head[] =
     "AICORE inline int64_t pto_emit_min(int64_t a, int64_t b) { return a < b ? a : b; }\n"
     "AICORE inline int64_t pto_emit_max(int64_t a, int64_t b) { return a > b ? a : b; }\n";
 
+/* After the head, when a scalar on an integer tile needs them (pto__isa_sat_dtype). */
+static const char pto__isa_sat_text[] =
+    "\n"
+    "/* a scalar on an integer tile, as pto's reference takes it: saturated to the element type (a float\n"
+    "   truncated toward zero, NaN as 0), where C++'s conversion would wrap an int64_t or be undefined */\n"
+    "AICORE inline int32_t pto_isa_sat_i32(int64_t v) { return v < INT32_MIN ? INT32_MIN : v > INT32_MAX ? INT32_MAX : static_cast<int32_t>(v); }\n"
+    "AICORE inline int8_t pto_isa_sat_i8(int64_t v) { return v < -128 ? -128 : v > 127 ? 127 : static_cast<int8_t>(v); }\n"
+    "AICORE inline int32_t pto_isa_satf_i32(float v)\n"
+    "{\n"
+    "    return v != v ? 0 : v <= -2147483648.0f ? INT32_MIN : v >= 2147483648.0f ? INT32_MAX : static_cast<int32_t>(v);\n"
+    "}\n"
+    "AICORE inline int8_t pto_isa_satf_i8(float v)\n"
+    "{\n"
+    "    return v != v ? 0 : v <= -128.0f ? -128 : v >= 127.0f ? 127 : static_cast<int8_t>(v);\n"
+    "}\n";
+
 static pto_status pto__isa_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_desc *desc, pto_buf *kernel_src);
 
 /* A NULL kernel_src still runs every check (into a scratch buffer), as
@@ -24377,6 +24447,7 @@ static pto_status pto__isa_emit(pto_ctx *ctx, const pto_module *m, const pto_emi
     for (k = 0; st == PTO_OK && k < m->n_kernels; k++) st = pto__isa_plan_scratch(I, k);
     if (st == PTO_OK) {
         pto_buf_printf(kernel_src, pto__isa_head, PTO_VERSION_STRING, E->file);
+        if (pto__isa_needs_sat(m)) pto_buf_puts(kernel_src, pto__isa_sat_text);
         for (k = 0; k < m->n_kernels && E->st == PTO_OK; k++) {
             memset(E->var_used, 0, (size_t)(m->n_vars ? m->n_vars : 1));
             memset(E->param_used, 0, (size_t)(m->n_params ? m->n_params : 1));

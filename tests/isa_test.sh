@@ -443,6 +443,50 @@ dt_ok_rsum|i32|trowsum v, t
 dt_ok_rexp|f16|trowexpandsub t, t, v
 TABLE
 
+# a scalar on an integer tile is saturated to its element type, as the reference does (C++'s
+# int64_t -> int32_t would wrap): a scalar param or a non-constant expression goes through
+# pto_isa_sat_*, a literal in range is written as it is; the helpers' values on the host
+mkdir -p $out/sat
+cat > $out/sat/k.pto <<'EOF2'
+kernel k(in x: i32[16, 32], out y: i32[16, 32], scalar s: i32, scalar f: f32) vector {
+  tile a: vec i32[16, 32]
+  tload a, x[0, 0]
+  tadds a, a, s * 100
+  tmuls a, a, f
+  tmaxs a, a, 7
+  tmins a, a, 3e10
+  tstore y[0, 0], a
+}
+EOF2
+try "sat: emit" $ptoc emit --target isa $out/sat/k.pto -o $out/sat/o
+try "sat: tadds of s * 100 saturates" grep -q "TADDS(a, a, pto_isa_sat_i32(s \* 100))" $out/sat/o/kernel.cpp
+try "sat: tmuls of an f32 scalar saturates" grep -q "TMULS(a, a, pto_isa_satf_i32(f))" $out/sat/o/kernel.cpp
+try "sat: a literal in range is as written" grep -q "TMAXS(a, a, 7.0)" $out/sat/o/kernel.cpp
+try "sat: a literal out of range saturates" grep -q "TMINS(a, a, pto_isa_satf_i32(3" $out/sat/o/kernel.cpp
+try "sat: compiles" $CXX $out/sat/o/kernel.cpp
+try "sat: no helpers where nothing needs them" sh -c "! grep -q pto_isa_sat $out/vadd/kernel.cpp"
+{
+    echo '#include <cstdint>'
+    echo '#include <cmath>'
+    echo '#include <cstdio>'
+    echo '#define AICORE'
+    sed -n '/^AICORE inline int32_t pto_isa_sat_i32/,/^}$/p' $out/sat/o/kernel.cpp
+    sed -n '/^AICORE inline int8_t pto_isa_satf_i8/,/^}$/p' $out/sat/o/kernel.cpp
+    cat <<'EOF2'
+int main()
+{
+    int bad = 0;
+    bad |= pto_isa_sat_i32(3000000000LL) != INT32_MAX || pto_isa_sat_i32(-3000000000LL) != INT32_MIN;
+    bad |= pto_isa_sat_i32(-5) != -5 || pto_isa_sat_i8(300) != 127 || pto_isa_sat_i8(-300) != -128 || pto_isa_sat_i8(-7) != -7;
+    bad |= pto_isa_satf_i32(NAN) != 0 || pto_isa_satf_i32(2.5f) != 2 || pto_isa_satf_i32(-2.5f) != -2;
+    bad |= pto_isa_satf_i32(3e9f) != INT32_MAX || pto_isa_satf_i32(-3e9f) != INT32_MIN || pto_isa_satf_i32(2147483520.0f) != 2147483520;
+    bad |= pto_isa_satf_i8(-200.0f) != -128 || pto_isa_satf_i8(127.9f) != 127 || pto_isa_satf_i8(-0.5f) != 0;
+    return bad;
+}
+EOF2
+} > $out/sat/t.cpp
+try "sat: the helpers saturate as pto_scalar_as does" sh -c "g++ -std=c++17 -Wall -Werror -o $out/sat/t $out/sat/t.cpp && $out/sat/t"
+
 # golden sources
 for g in vadd mm layernorm mixmm; do
     if [ "$PTO_UPDATE_GOLDEN" = 1 ]; then cp $out/$g/kernel.cpp tests/golden/isa_$g.kernel.cpp; fi
