@@ -24900,6 +24900,7 @@ PTO_K_FN pto_k_gm *pto_h_tensor(pto_h_run *run, int param, const char *name, int
                        (long long)rows, (long long)cols, (double)bytes);
             return NULL;
         }
+        gr->undefined = dir == PTO_H_TEMP;   /* a device gives it no value: reads before stores are reported */
         if (!fill) continue;
         pto_h_fill(run, run->rhost[r][param], dtype, rows * cols);
         memcpy(gr->data, run->rhost[r][param], bytes);

@@ -6,7 +6,8 @@
 #   - an out tensor the kernel leaves partly unwritten (both sides leave
 #     the same elements alone, so they match) draws a warning naming the
 #     rows, the columns or a count and the first position, per rank; an
-#     inout tensor does not; exit status 0; no example draws one;
+#     inout tensor does not; exit status 0; no example draws one; a read of
+#     a host intermediate's elements no kernel stored to is an error;
 #   - ptoc check plans and synchronises too: tiles that do not fit are an
 #     error there, named largest first with their sizes and lines;
 #   - a tpush into a v2c pipe without a split that AIV 1 reaches: the
@@ -107,6 +108,15 @@ EOF2
 expect "a host section's out tensor" 0 "^  warning     y: 2048 of 4096 elements never written \(rows 32\.\.63\)$" \
     $ptoc run $out/host_half.pto
 lacks "a host section's intermediate: no warning" "warning     t:"
+# ... but a read of an intermediate's elements no kernel stored to is an error: the host allocates
+# it and a device gives it no value (both sides read zeros, so only this report tells)
+expect "temp_unwritten, M = 96: every row written, no report" 0 "^  simulator   no reports" \
+    $ptoc run -D M=96 tests/diag/temp_unwritten.pto
+lacks "temp_unwritten, M = 96: no uninitialised read" "uninitialised"
+expect "temp_unwritten, M = 100: rows 96..99 read unwritten" 1 \
+    "temp_unwritten.pto:13: error: uninitialised read: tload \(MTE2\) reads 256 element\(s\) of host intermediate 't' that no kernel stored to, the first at \[96, 0\]" \
+    $ptoc run -D M=100 tests/diag/temp_unwritten.pto
+holds "temp_unwritten, M = 100: the outputs still match" "^  result      match \(1 output\)"
 # tail.pto's last block has a run-time valid region: it writes every row
 expect "tail.pto with N = 100: no warning" 0 "^  result      match" $ptoc run -D N=100 -D alpha=1.5 examples/tail.pto
 lacks "tail.pto with N = 100: no warning" "warning"

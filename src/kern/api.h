@@ -158,6 +158,9 @@ typedef struct pto_k_gm {
     int id;                    /* index in the device's tensor list */
     unsigned char *written;    /* per element: 1 once a kernel stored to it (tstore, atomic
                                   tstore_add, a remote put); NULL until the first store */
+    int undefined;             /* set by the host for an intermediate it allocates: on a device
+                                  its elements hold garbage until a kernel stores to them, so a
+                                  read of one no store reached is an uninitialised read */
 } pto_k_gm;
 
 typedef struct pto_k_core pto_k_core;

@@ -265,8 +265,10 @@ PTO_K_FN unsigned char *pto_k__tptr(pto_k_core *c, pto_k_tile t) { return c->mem
    a column reduction the source's valid rows in d's valid columns, a column
    broadcast reads its [1, C] row in d's valid columns, tload writes the
    whole tile (it zeroes what is outside the valid region),
-   textract / tmatmul / tpush read whole tiles. GM is the host's and always
-   initialised. */
+   textract / tmatmul / tpush read whole tiles. GM is the host's and
+   initialised, except a host intermediate (pto_k_gm.undefined): a tload or
+   an atomic tstore_add of its elements that no store has reached reads
+   garbage on a device (pto_k__gm_init_read). */
 
 typedef struct pto_k__uninit {
     int64_t n, lo, hi;     /* unwritten bytes read, and the span from the first to the last */
@@ -299,6 +301,32 @@ PTO_K_FN void pto_k__init_span(pto_k_core *c, uint32_t seq, int space, int64_t l
         }
         b = e;
     }
+}
+
+/* A read of window [r, r + nr) x [c, c + nc) of a host intermediate:
+   reported (once per source line) when some element of it no store has
+   reached, with the count and the first one. The reference interpreter
+   and this simulator both start an intermediate at zero, so the results
+   agree and only this report tells. */
+PTO_K_FN void pto_k__gm_init_read(pto_k_core *c, const pto_k__ins *ins, const pto_k_gm *g, int64_t r, int64_t col,
+                                  int64_t nr, int64_t nc)
+{
+    int64_t i, j, n = 0, fr = 0, fc = 0;
+    if (!g->undefined || nr <= 0 || nc <= 0) return;
+    for (i = 0; i < nr; i++)
+        for (j = 0; j < nc; j++)
+            if (!g->written || !g->written[(r + i) * g->cols + col + j]) {
+                if (!n) fr = r + i, fc = col + j;
+                n++;
+            }
+    if (!n || !pto_k__first_report(c->dev, ins->src, "gm", 1000 + PTO_K_E_UNINIT)) return;
+    pto_k__ierr(c, ins, PTO_K_E_UNINIT,
+                "uninitialised read: %s (%s) reads %lld element(s) of host intermediate '%s' that no kernel stored "
+                "to, the first at [%lld, %lld] (window [%lld, %lld] + [%lld, %lld]): the host allocates it, so on a "
+                "device they hold garbage (the reference interpreter reads zeros there)",
+                ins->name ? ins->name : pto_k__op_name(ins->op), pto_k__pipe_name(ins->pipe), (long long)n,
+                g->name ? g->name : "?", (long long)fr, (long long)fc, (long long)r, (long long)col, (long long)nr,
+                (long long)nc);
 }
 
 /* Elements [r0, r0 + nr) x [c0, c0 + nc) of tile t, row by row: written
@@ -376,6 +404,7 @@ PTO_K_FN void pto_k__x_load(pto_k_core *c, const pto_k__ins *ins)
         return;
     pto_k__begin(&k, c, ins, PTO_K_PIPE_MTE2);
     if (d.valid_r > 0 && d.valid_c > 0) pto_k__gacc(&k, g, ins->r, ins->col, d.valid_r, d.valid_c, PTO_K__RD);
+    pto_k__gm_init_read(c, ins, g, ins->r, ins->col, d.valid_r, d.valid_c);
     pto_k__tacc(&k, d, 0, pto_k__tbytes(d), PTO_K__WR);
     pto_k__init_write(c, ins, d, d.rows, d.cols);
     memset(pto_k__tptr(c, d), 0, (size_t)pto_k__tbytes(d));
@@ -422,6 +451,7 @@ PTO_K_FN void pto_k__x_store(pto_k_core *c, const pto_k__ins *ins)
     pto_k__init_read(c, ins, a, a.valid_r, a.valid_c, "source");
     if (a.valid_r > 0 && a.valid_c > 0)
         pto_k__gacc(&k, g, ins->r, ins->col, a.valid_r, a.valid_c, add ? PTO_K__AT : PTO_K__WR);
+    if (add) pto_k__gm_init_read(c, ins, g, ins->r, ins->col, a.valid_r, a.valid_c);   /* it adds to them */
     if (a.valid_r > 0 && a.valid_c > 0) pto_k__mark_written(c, g, ins->r, ins->col, a.valid_r, a.valid_c);
     if (a.valid_r > 0 && a.valid_c > 0) {
         unsigned char *base = (unsigned char *)g->data + (size_t)((ins->r * g->cols + ins->col) * pto_k__dsize(g->dtype));
