@@ -1325,8 +1325,8 @@ static inline int pto__emit_safediv(pto__emitter *E, const pto_expr *e, int mode
 static const char *const pto__emit_builtin_c[] = {"pto_k_block_idx(core)", "pto_k_block_num(core)",
                                                   "pto_k_subblock(core)", "pto_k_rank(core)", "pto_k_nranks(core)"};
 static const char *const pto__emit_builtin_pto[] = {"block", "blocks", "subblock", "rank", "nranks"};
-static const char *const pto__emit_builtin_isa[] = {"(int64_t)get_block_idx()", "(int64_t)get_block_num()",
-                                                    "(int64_t)get_subblockid()", "0", "1"};
+static const char *const pto__emit_builtin_isa[] = {"(int64_t)PTO_ISA_BLOCK_IDX(args)", "(int64_t)PTO_ISA_BLOCK_NUM(args)",
+                                                    "(int64_t)PTO_ISA_SUBBLOCK(args)", "0", "1"};
 
 /* Kernel expression e when it is A op B, op one of + - *, A and B each a
    variable, a builtin or a literal from 2 up, not both literals: then

@@ -10,8 +10,16 @@
    of the API facts):
    - one `extern "C" __global__ AICORE void kernel_NAME(__gm__ int64_t *args)`
      per kernel: the runtime ABI of hardware.md section 7 (tensor
-     descriptors first, then scalars as raw 64-bit values; block index and
-     count come from get_block_idx() / get_block_num());
+     descriptors first, then scalars as raw 64-bit values, an i32 / i8 one
+     read from the slot's low bits; the block index and count, and an AIV's
+     lane, from the runtime's per-dispatch context: PTO_ISA_BLOCK_IDX(args)
+     and friends, never the CCE intrinsics get_block_idx() / get_subblockid(),
+     which read core registers simpler's runtime does not program: physical
+     ids, and 0 on both AIVs). Built with -DPTO_ISA_KERNEL=K, only kernel K
+     (its index in the file) is compiled, named kernel_entry, as that runtime
+     loads one kernel per object; a cube kernel is compiled only where
+     __DAV_VEC__ is not defined and a vector kernel where __DAV_CUBE__ is not,
+     so one file builds for either core type;
    - every tile declared where the .pto declares it, as a pto::Tile of its
      space, and bound to its planned offset with pto::TASSIGN (an xN tile's
      slot computed from the loop index, as in the simulator target); valid
@@ -32,7 +40,7 @@
 
    Cube/vector pipes (a2a3): a kernel with pipes takes the hidden GM pipe
    buffer after its tensors, as in the simulator target, and shards it by
-   block (get_block_idx() x the kernel's per-block pipe bytes); each section
+   block (the logical block index x the kernel's per-block pipe bytes); each section
    declares one pto::TPipe per pipe of the kernel, and tpush / tpop / tfree
    become TPUSH / TPOP / TFREE (see "cube/vector pipes" below). Pipes the
    device protocol cannot carry (a V2C ring without a split, a5) are
@@ -83,18 +91,21 @@ typedef struct pto__isa {
     uint8_t *mm_view;        /* per tile: the views of its bytes it needs (pto__isa_mm_views) */
 } pto__isa;
 
-/* Names the device headers or the CCE compiler own (sorted). A .pto name
-   equal to one, or starting with PIPE_, EVENT_ID or __, becomes user_NAME. */
+/* Names the device headers, the CCE compiler or the runtime own (sorted). A
+   .pto name equal to one, or starting with PIPE_, EVENT_ID, PTO_ISA_ (the
+   file's macros) or __, becomes user_NAME. */
 static const char *const pto__isa_reserved[] = {
     "AICORE", "TensorData", "bfloat16_t", "event_t", "get_block_idx", "get_block_num", "get_subblockid",
-    "half", "pipe_barrier", "pipe_t", "set_flag", "std", "wait_flag"};
+    "half", "kernel_entry", "pipe_barrier", "pipe_t", "set_flag", "std", "wait_flag"};
 
 static const char *const pto__isa_ctype[PTO_NDTYPE] = {"void", "float", "half", "bfloat16_t", "int32_t", "int8_t"};
 
 static int pto__isa_is_reserved(const char *s)
 {
     size_t i;
-    if (strncmp(s, "PIPE_", 5) == 0 || strncmp(s, "EVENT_ID", 8) == 0 || strncmp(s, "__", 2) == 0) return 1;
+    if (strncmp(s, "PIPE_", 5) == 0 || strncmp(s, "EVENT_ID", 8) == 0 || strncmp(s, "PTO_ISA_", 8) == 0 ||
+        strncmp(s, "__", 2) == 0)
+        return 1;
     for (i = 0; i < sizeof pto__isa_reserved / sizeof pto__isa_reserved[0]; i++)
         if (strcmp(s, pto__isa_reserved[i]) == 0) return 1;
     return 0;
@@ -1222,6 +1233,22 @@ static pto_status pto__isa_plan_scratch(pto__isa *I, int32_t k)
     return m->arch == PTO_ARCH_A2A3 ? pto__isa_check_tmp_ub(I, k, first >= 0 ? I->scratch_off + need : hi) : PTO_OK;
 }
 
+/* Kernel k's guard and entry line: compiled unless one other kernel is
+   built alone (-DPTO_ISA_KERNEL), or the core type built is not its own
+   (a mix kernel guards its sections instead). */
+static void pto__isa_entry_open(pto__isa *I, int32_t k)
+{
+    pto__emitter *E = &I->e;
+    const pto_kernel *kn = &E->m->kernels[k];
+    const char *core = kn->kind == PTO_KK_CUBE ? " && !defined(__DAV_VEC__)" : kn->kind == PTO_KK_VECTOR ? " && !defined(__DAV_CUBE__)" : "";
+    pto_buf_printf(E->out, "#if (!defined(PTO_ISA_KERNEL) || PTO_ISA_KERNEL == %d)%s /* kernel %d: %s */\n", (int)k, core,
+                   (int)k, kn->kind == PTO_KK_CUBE ? "cube, built for the AIC" : kn->kind == PTO_KK_VECTOR
+                                                                                 ? "vector, built for the AIV"
+                                                                                 : "mix, built for both (its sections are guarded)");
+    pto_buf_printf(E->out, "extern \"C\" __global__ AICORE void PTO_ISA_ENTRY(kernel_%s)(__gm__ int64_t *args)\n{\n",
+                   pto_str(E->ctx, kn->name));
+}
+
 static void pto__isa_kernel(pto__isa *I, int32_t k)
 {
     pto__emitter *E = &I->e;
@@ -1248,8 +1275,7 @@ static void pto__isa_kernel(pto__isa *I, int32_t k)
     pto_buf_printf(b, "\n/* %s:%d: %s kernel %s(%s), blocks(%s)\n   planned: %s */\n", E->file, (int)kn->loc.line,
                    E->val[PTO__K_KIND], pto_str(E->ctx, kn->name), E->val[PTO__K_SIG], E->val[PTO__K_BLOCKS],
                    E->val[PTO__K_PLANNED]);
-    pto_buf_printf(b, "extern \"C\" __global__ AICORE void kernel_%s(__gm__ int64_t *args)\n{\n",
-                   pto_str(E->ctx, kn->name));
+    pto__isa_entry_open(I, k);
     E->depth = 1;
     pto__emit_indent(E);
     for (pass = 0; pass < 2; pass++) {    /* tensors first, then scalars */
@@ -1276,8 +1302,11 @@ static void pto__isa_kernel(pto__isa *I, int32_t k)
                 if (pa->var < 0) { idx++; continue; }
                 name = E->var_name[pa->var];
                 used = E->var_used[pa->var];
+                /* an integer: the slot's low 32 (8) bits, whether the runtime sign- or
+                   zero-extended it (review17: -1 would read 4294967295) */
                 pto_buf_printf(b, fl ? "    const float %s = pto_isa_f32(args, %d); /* scalar %s */\n"
-                                     : "    const int64_t %s = args[%d]; /* scalar %s */\n",
+                               : pa->dtype == PTO_I8 ? "    const int64_t %s = static_cast<int8_t>(args[%d]); /* scalar %s */\n"
+                                                     : "    const int64_t %s = static_cast<int32_t>(args[%d]); /* scalar %s */\n",
                                name, (int)idx, pto_dtype_name((pto_dtype)pa->dtype));
             }
             idx++;
@@ -1296,7 +1325,7 @@ static void pto__isa_kernel(pto__isa *I, int32_t k)
                            "are its part [block * %lld, (block + 1) * %lld), shared by the block's AIC and AIVs */\n",
                            (int)idx, (long long)per_block, (long long)per_block, (long long)per_block);
             pto_buf_printf(b, "    __gm__ uint8_t *pto_gm_pipe_buffer = pto_isa_gm<uint8_t>(args, %d) + "
-                           "static_cast<int64_t>(get_block_idx()) * %lld;\n", (int)idx, (long long)per_block);
+                           "static_cast<int64_t>(PTO_ISA_BLOCK_IDX(args)) * %lld;\n", (int)idx, (long long)per_block);
             pto_buf_printf(b, "    (void)pto_gm_pipe_buffer;\n");
             idx++;
         }
@@ -1310,38 +1339,75 @@ static void pto__isa_kernel(pto__isa *I, int32_t k)
     }
     E->depth = 0;
     pto__emit_block(E, kn->body);
-    pto__emit_puts(b, "}\n");
+    pto__emit_puts(b, "}\n#endif\n");
 }
 
 static const char pto__isa_head[] =
     "/* kernel.cpp - generated by ptoc %s from %s for the Ascend pto-isa C++ API (ptoc emit --target isa).\n"
-    "   One extern \"C\" entry per kernel, kernel_NAME(__gm__ int64_t *args): args holds the tensor\n"
-    "   descriptors (TensorData) first, then the scalars as raw 64-bit values (a float scalar: its f32\n"
-    "   bits in the low 32 bits). Tiles sit at the addresses pto planned; every flag and barrier is\n"
-    "   the one pto's sync pass (or the .pto) put there. Build it with the CANN toolchain against\n"
-    "   pto-isa's include/ and the runtime's tensor.h. */\n"
+    "   One extern \"C\" entry per kernel, kernel_NAME(__gm__ int64_t *args), in the ABI of simpler's\n"
+    "   runtime: args holds the tensor descriptors (TensorData) first, then the scalars as raw 64-bit\n"
+    "   values (a float scalar: its f32 bits in the low 32 bits); the block index and count, and an\n"
+    "   AIV's lane, come from the runtime's per-dispatch context (PTO_ISA_BLOCK_IDX below). Tiles sit\n"
+    "   at the addresses pto planned; every flag and barrier is the one pto's sync pass (or the .pto)\n"
+    "   put there. Build it with the CANN toolchain against pto-isa's include/ and the runtime's\n"
+    "   tensor.h: -DPTO_ISA_KERNEL=K compiles kernel K of this file alone (its index, in the comment\n"
+    "   above it) as kernel_entry, the one entry that runtime loads from an object; a cube kernel is\n"
+    "   compiled only where __DAV_VEC__ is not defined, a vector kernel where __DAV_CUBE__ is not. */\n"
     "\n"
     "#include <cstdint>\n"
     "#include <cmath>\n"
     "#include <pto/pto-inst.hpp>\n"
     "#include \"tensor.h\"\n"
     "\n"
+    "/* the logical block index and count, and an AIV's lane in its cluster (0 or 1), from the\n"
+    "   runtime's per-dispatch context: in simpler's tensormap_and_ringbuffer runtime args[48] points\n"
+    "   at {int32 block_idx, int32 block_num} and args[49] at {int32 sub_block_id}. Not the CCE\n"
+    "   intrinsics get_block_idx() / get_block_num() / get_subblockid(): they read core registers that\n"
+    "   runtime does not program (physical ids; 0 on both AIVs). Define these three before this file\n"
+    "   for another runtime (e.g. as its get_block_idx(args) accessors, or the intrinsics for a native\n"
+    "   launch). */\n"
+    "#ifndef PTO_ISA_BLOCK_IDX\n"
+    "#define PTO_ISA_BLOCK_IDX(args) (reinterpret_cast<__gm__ int32_t *>(static_cast<uint64_t>((args)[48]))[0])\n"
+    "#endif\n"
+    "#ifndef PTO_ISA_BLOCK_NUM\n"
+    "#define PTO_ISA_BLOCK_NUM(args) (reinterpret_cast<__gm__ int32_t *>(static_cast<uint64_t>((args)[48]))[1])\n"
+    "#endif\n"
+    "#ifndef PTO_ISA_SUBBLOCK\n"
+    "#define PTO_ISA_SUBBLOCK(args) (reinterpret_cast<__gm__ int32_t *>(static_cast<uint64_t>((args)[49]))[0])\n"
+    "#endif\n"
+    "\n"
+    "/* the runtime's tensor descriptor type (tensor.h): TensorData, Tensor in newer trees */\n"
+    "#ifndef PTO_ISA_TENSOR\n"
+    "#define PTO_ISA_TENSOR TensorData\n"
+    "#endif\n"
+    "\n"
+    "/* kernel_NAME, or kernel_entry when one kernel is built alone (-DPTO_ISA_KERNEL=K) */\n"
+    "#ifdef PTO_ISA_KERNEL\n"
+    "#define PTO_ISA_ENTRY(name) kernel_entry\n"
+    "#else\n"
+    "#define PTO_ISA_ENTRY(name) name\n"
+    "#endif\n"
+    "\n"
+    "/* the helpers are always inlined: that runtime's loader takes a kernel's .text as it is, with no\n"
+    "   calls to resolve */\n"
+    "#define PTO_ISA_INLINE AICORE inline __attribute__((always_inline))\n"
+    "\n"
     "/* the first element of tensor argument i */\n"
     "template <typename T>\n"
-    "AICORE inline __gm__ T *pto_isa_gm(__gm__ int64_t *args, int i)\n"
+    "PTO_ISA_INLINE __gm__ T *pto_isa_gm(__gm__ int64_t *args, int i)\n"
     "{\n"
-    "    __gm__ TensorData *d = reinterpret_cast<__gm__ TensorData *>(args[i]);\n"
+    "    __gm__ PTO_ISA_TENSOR *d = reinterpret_cast<__gm__ PTO_ISA_TENSOR *>(args[i]);\n"
     "    return reinterpret_cast<__gm__ T *>(d->buffer.addr) + d->start_offset;\n"
     "}\n"
     "\n"
     "/* extent d (0: rows, 1: columns) of tensor argument i */\n"
-    "AICORE inline int64_t pto_isa_dim(__gm__ int64_t *args, int i, int d)\n"
+    "PTO_ISA_INLINE int64_t pto_isa_dim(__gm__ int64_t *args, int i, int d)\n"
     "{\n"
-    "    return static_cast<int64_t>(reinterpret_cast<__gm__ TensorData *>(args[i])->shapes[d]);\n"
+    "    return static_cast<int64_t>(reinterpret_cast<__gm__ PTO_ISA_TENSOR *>(args[i])->shapes[d]);\n"
     "}\n"
     "\n"
     "/* a float scalar argument: f32 bits in the low half of its slot */\n"
-    "AICORE inline float pto_isa_f32(__gm__ int64_t *args, int i)\n"
+    "PTO_ISA_INLINE float pto_isa_f32(__gm__ int64_t *args, int i)\n"
     "{\n"
     "    union { uint32_t u; float f; } v;\n"
     "    v.u = static_cast<uint32_t>(static_cast<uint64_t>(args[i]));\n"
@@ -1349,21 +1415,21 @@ static const char pto__isa_head[] =
     "}\n"
     "\n"
     "/* min and max of the .pto integer expressions */\n"
-    "AICORE inline int64_t pto_emit_min(int64_t a, int64_t b) { return a < b ? a : b; }\n"
-    "AICORE inline int64_t pto_emit_max(int64_t a, int64_t b) { return a > b ? a : b; }\n";
+    "PTO_ISA_INLINE int64_t pto_emit_min(int64_t a, int64_t b) { return a < b ? a : b; }\n"
+    "PTO_ISA_INLINE int64_t pto_emit_max(int64_t a, int64_t b) { return a > b ? a : b; }\n";
 
 /* After the head, when a scalar on an integer tile needs them (pto__isa_sat_dtype). */
 static const char pto__isa_sat_text[] =
     "\n"
     "/* a scalar on an integer tile, as pto's reference takes it: saturated to the element type (a float\n"
     "   truncated toward zero, NaN as 0), where C++'s conversion would wrap an int64_t or be undefined */\n"
-    "AICORE inline int32_t pto_isa_sat_i32(int64_t v) { return v < INT32_MIN ? INT32_MIN : v > INT32_MAX ? INT32_MAX : static_cast<int32_t>(v); }\n"
-    "AICORE inline int8_t pto_isa_sat_i8(int64_t v) { return v < -128 ? -128 : v > 127 ? 127 : static_cast<int8_t>(v); }\n"
-    "AICORE inline int32_t pto_isa_satf_i32(float v)\n"
+    "PTO_ISA_INLINE int32_t pto_isa_sat_i32(int64_t v) { return v < INT32_MIN ? INT32_MIN : v > INT32_MAX ? INT32_MAX : static_cast<int32_t>(v); }\n"
+    "PTO_ISA_INLINE int8_t pto_isa_sat_i8(int64_t v) { return v < -128 ? -128 : v > 127 ? 127 : static_cast<int8_t>(v); }\n"
+    "PTO_ISA_INLINE int32_t pto_isa_satf_i32(float v)\n"
     "{\n"
     "    return v != v ? 0 : v <= -2147483648.0f ? INT32_MIN : v >= 2147483648.0f ? INT32_MAX : static_cast<int32_t>(v);\n"
     "}\n"
-    "AICORE inline int8_t pto_isa_satf_i8(float v)\n"
+    "PTO_ISA_INLINE int8_t pto_isa_satf_i8(float v)\n"
     "{\n"
     "    return v != v ? 0 : v <= -128.0f ? -128 : v >= 127.0f ? 127 : static_cast<int8_t>(v);\n"
     "}\n";

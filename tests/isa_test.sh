@@ -91,8 +91,8 @@ for b in both lr whole; do
     try "$b: ... built for the AIV" $CXX -D__DAV_VEC__ $out/$b/kernel.cpp
 done
 m=$out/mixmm/kernel.cpp
-try "mixmm: the GM pipe buffer follows the tensors, sharded by block" grep -q '__gm__ uint8_t \*pto_gm_pipe_buffer = pto_isa_gm<uint8_t>(args, 3) + static_cast<int64_t>(get_block_idx()) \* 262144;' $m
-try "mixmm: ... never by subblock" sh -c "! grep 'pto_gm_pipe_buffer.*get_subblockid' $m"
+try "mixmm: the GM pipe buffer follows the tensors, sharded by block" grep -q '__gm__ uint8_t \*pto_gm_pipe_buffer = pto_isa_gm<uint8_t>(args, 3) + static_cast<int64_t>(PTO_ISA_BLOCK_IDX(args)) \* 262144;' $m
+try "mixmm: ... never by subblock" sh -c "! grep 'pto_gm_pipe_buffer.*SUBBLOCK' $m"
 try "mixmm: one TPipe per section" test "$(grep -c 'using pto_pipe_0_t = pto::TPipe<0, pto::Direction::DIR_C2V, 32768, 8, [12], false>;' $m)" = 2
 try "mixmm: ... on this block's part of the buffer, the consumer's planned UB base" test "$(grep -c 'pto_pipe_0_t pto_pipe_0(pto_gm_pipe_buffer + 0, 163840, 0);' $m)" = 2
 try "mixmm: the AIV's TPipe keeps its local slots inside the reservation" grep -q 'TPipe<0, pto::Direction::DIR_C2V, 32768, 8, 1, false>' $m
@@ -104,7 +104,7 @@ try "mixv2c: the second pipe's ring and flags follow the first's" grep -q 'using
 try "mixv2c: ... at +65536 of the block's part" grep -q 'pto_pipe_1(pto_gm_pipe_buffer + 65536, 180224, 0);' $out/mixv2c/kernel.cpp
 try "mixv2c: the cube pops into mat" grep -q 'pto::TPOP<pto_pipe_0_t, decltype(xm), pto::TileSplitAxis::TILE_UP_DOWN>(pto_pipe_0, xm);' $out/mixv2c/kernel.cpp
 try "both: DIR_BOTH, four flags, 2 rings x 4 slots per block" grep -q 'using pto_pipe_0_t = pto::TPipe<0, pto::Direction::DIR_BOTH, 16384, 4, 2, false>;' $out/both/kernel.cpp
-try "both: ... the buffer is 131072 bytes per block" grep -q 'get_block_idx()) \* 131072;' $out/both/kernel.cpp
+try "both: ... the buffer is 131072 bytes per block" grep -q 'PTO_ISA_BLOCK_IDX(args)) \* 131072;' $out/both/kernel.cpp
 try "lr: left_right" grep -q 'pto::TPUSH<pto_pipe_0_t, decltype(xv), pto::TileSplitAxis::TILE_LEFT_RIGHT>(pto_pipe_0, xv);' $out/lr/kernel.cpp
 try "lr: 3 local slots of half a slot: 2 on the AIV" grep -q 'using pto_pipe_1_t = pto::TPipe<2, pto::Direction::DIR_C2V, 16384, 8, 2, false>;' $out/lr/kernel.cpp
 try "whole: no split, IsNoSplit" grep -q 'using pto_pipe_0_t = pto::TPipe<0, pto::Direction::DIR_C2V, 16384, 2, 1, true>;' $out/whole/kernel.cpp
@@ -286,7 +286,12 @@ try "... at the pipe" grep -q "^$out/src_a5.pto:8:8: error: emit (isa): pipe 'q'
 try "vadd: an xN tile's slot comes from the loop index" grep -q 'pto::TASSIGN(b, 32768 + (i % 2) \* 16384);' $out/vadd/kernel.cpp
 try "vadd: rotating event ids" grep -q 'wait_flag(PIPE_V, PIPE_MTE2, static_cast<event_t>(' $out/vadd/kernel.cpp
 try "vadd: syncs keep their dependency comment" grep -q '/\* sync: RAW vec\[0x8000,0xc000) tload b (vadd.pto:10) -> tadd c (vadd.pto:11) \*/' $out/vadd/kernel.cpp
-try "vadd: block index" grep -q 'get_block_idx()' $out/vadd/kernel.cpp
+try "vadd: block index from the runtime's dispatch context" grep -q '(int64_t)PTO_ISA_BLOCK_IDX(args)' $out/vadd/kernel.cpp
+try "vadd: ... args[48]'s block_idx unless defined" grep -q '^#define PTO_ISA_BLOCK_IDX(args) (reinterpret_cast<__gm__ int32_t \*>(static_cast<uint64_t>((args)\[48\]))\[0\])$' $out/vadd/kernel.cpp
+# review17: simpler's runtime does not program the registers the CCE intrinsics read: none is called
+for f in vadd mm mixmm mix both; do
+    try "$f: no CCE topology intrinsic is called" sh -c "g++ -x c++ -fpreprocessed -dD -E -P $out/$f/kernel.cpp | grep -v '^#' | (! grep -q 'get_block_idx()\|get_block_num()\|get_subblockid()')"
+done
 try "tail: a run-time valid region" grep -q 'pto::DYNAMIC, 64> t(static_cast<unsigned>(pto_emit_min(16, N - r)));' $out/tail/kernel.cpp
 try "tail: a dynamic dim from the descriptor" grep -q 'const int64_t N = pto_isa_dim(args, 0, 0);' $out/tail/kernel.cpp
 try "tail: a float scalar after the tensors" grep -q 'const float alpha = pto_isa_f32(args, 2);' $out/tail/kernel.cpp
@@ -297,7 +302,7 @@ try "mm_lefttail: TMATMUL on all-rows views of the left and acc tiles" grep -q '
 try "mm_lefttail: ... the acc view keeps the valid cols" grep -q 'pto::TileAcc<float, 64, 64, 64, 64> pto_mm_' $out/mm_lefttail/kernel.cpp
 try "mm_lefttail: ... TSTORE still takes the acc's valid region" grep -q 'pto::TileAcc<float, 64, 64, pto::DYNAMIC, 64> acc(' $out/mm_lefttail/kernel.cpp
 try "softmax: row reductions get the scratch tile" grep -q 'pto::TROWSUM(s, t, pto_tmp_' $out/softmax/kernel.cpp
-try "mix: subblock index" grep -q 'get_subblockid()' $out/mix/kernel.cpp
+try "mix: subblock index from the runtime's dispatch context" grep -q '(int64_t)PTO_ISA_SUBBLOCK(args)' $out/mix/kernel.cpp
 try "layernorm: gamma and beta by column broadcasts" grep -q 'pto::TCOLEXPANDMUL(t, t, g);' $out/layernorm/kernel.cpp
 try "layernorm: ... [1, C] row tiles are row major" grep -q 'pto::Tile<pto::TileType::Vec, float, 1, 256, pto::BLayout::RowMajor, 1, 256> g;' $out/layernorm/kernel.cpp
 try "columns: TCOLSUM gets a tmp tile and the sequential sum" grep -q 'pto::TCOLSUM(csum, a, pto_tmp_[0-9]*, false);' $out/columns/kernel.cpp
@@ -464,14 +469,16 @@ try "sat: tmuls of an f32 scalar saturates" grep -q "TMULS(a, a, pto_isa_satf_i3
 try "sat: a literal in range is as written" grep -q "TMAXS(a, a, 7.0)" $out/sat/o/kernel.cpp
 try "sat: a literal out of range saturates" grep -q "TMINS(a, a, pto_isa_satf_i32(3" $out/sat/o/kernel.cpp
 try "sat: compiles" $CXX $out/sat/o/kernel.cpp
+try "sat: an i32 scalar is the slot's low 32 bits" grep -q 'const int64_t s = static_cast<int32_t>(args\[2\]); /\* scalar i32 \*/' $out/sat/o/kernel.cpp
 try "sat: no helpers where nothing needs them" sh -c "! grep -q pto_isa_sat $out/vadd/kernel.cpp"
 {
     echo '#include <cstdint>'
     echo '#include <cmath>'
     echo '#include <cstdio>'
     echo '#define AICORE'
-    sed -n '/^AICORE inline int32_t pto_isa_sat_i32/,/^}$/p' $out/sat/o/kernel.cpp
-    sed -n '/^AICORE inline int8_t pto_isa_satf_i8/,/^}$/p' $out/sat/o/kernel.cpp
+    echo '#define PTO_ISA_INLINE inline'
+    sed -n '/^PTO_ISA_INLINE int32_t pto_isa_sat_i32/,/^}$/p' $out/sat/o/kernel.cpp
+    sed -n '/^PTO_ISA_INLINE int8_t pto_isa_satf_i8/,/^}$/p' $out/sat/o/kernel.cpp
     cat <<'EOF2'
 int main()
 {
@@ -486,6 +493,33 @@ int main()
 EOF2
 } > $out/sat/t.cpp
 try "sat: the helpers saturate as pto_scalar_as does" sh -c "g++ -std=c++17 -Wall -Werror -o $out/sat/t $out/sat/t.cpp && $out/sat/t"
+
+# one file, several kernels (review17): -DPTO_ISA_KERNEL=K builds kernel K alone as kernel_entry,
+# the one entry simpler's runtime loads from an object; a cube kernel is left out of an AIV build
+# and a vector kernel out of an AIC build
+try "hmn: emit" $ptoc emit --target isa examples/host_mm_norm.pto -o $out/hmn
+PP="g++ -x c++ -std=c++17 -E -P -I tests/isa"
+try "hmn: both kernels by default" sh -c "$PP $out/hmn/kernel.cpp | grep -q 'void kernel_mm(' && $PP $out/hmn/kernel.cpp | grep -q 'void kernel_rmsnorm('"
+try "hmn: -DPTO_ISA_KERNEL=1: rmsnorm alone, as kernel_entry" sh -c "$PP -DPTO_ISA_KERNEL=1 $out/hmn/kernel.cpp > $out/hmn/k1.i && grep -q 'void kernel_entry(' $out/hmn/k1.i && ! grep -q 'kernel_mm\|kernel_rmsnorm' $out/hmn/k1.i"
+try "hmn: ... compiles" $CXX -DPTO_ISA_KERNEL=1 $out/hmn/kernel.cpp
+try "hmn: -DPTO_ISA_KERNEL=0: mm alone, compiles" $CXX -DPTO_ISA_KERNEL=0 $out/hmn/kernel.cpp
+try "hmn: an AIV build leaves the cube kernel out" sh -c "$PP -D__DAV_VEC__ $out/hmn/kernel.cpp > $out/hmn/v.i && ! grep -q 'kernel_mm(' $out/hmn/v.i && grep -q 'kernel_rmsnorm(' $out/hmn/v.i"
+try "hmn: an AIC build leaves the vector kernel out" sh -c "$PP -D__DAV_CUBE__ $out/hmn/kernel.cpp > $out/hmn/c.i && grep -q 'kernel_mm(' $out/hmn/c.i && ! grep -q 'kernel_rmsnorm(' $out/hmn/c.i"
+try "hmn: ... both compile" sh -c "$CXX -D__DAV_VEC__ $out/hmn/kernel.cpp && $CXX -D__DAV_CUBE__ $out/hmn/kernel.cpp"
+
+# a .pto name that is one of the file's macros (PTO_ISA_*) or the runtime's entry is renamed
+mkdir -p $out/nm
+cat > $out/nm/k.pto <<'EOF2'
+kernel k(in x: f32[16, 64], out y: f32[16, 64], scalar PTO_ISA_INLINE: i32) vector {
+  tile kernel_entry: vec f32[16, 64]
+  tload kernel_entry, x[0, 0]
+  tadds kernel_entry, kernel_entry, PTO_ISA_INLINE
+  tstore y[0, 0], kernel_entry
+}
+EOF2
+try "names: emit" $ptoc emit --target isa $out/nm/k.pto -o $out/nm/o
+try "names: PTO_ISA_INLINE and kernel_entry become user_*" sh -c "grep -q 'const int64_t user_PTO_ISA_INLINE = ' $out/nm/o/kernel.cpp && grep -q 'pto::TLOAD(user_kernel_entry, ' $out/nm/o/kernel.cpp"
+try "names: compiles, alone as kernel_entry too" sh -c "$CXX $out/nm/o/kernel.cpp && $CXX -DPTO_ISA_KERNEL=0 $out/nm/o/kernel.cpp"
 
 # golden sources
 for g in vadd mm layernorm mixmm; do

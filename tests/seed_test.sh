@@ -72,7 +72,7 @@ has "gm pipe: host.c allocates blocks x per_block" $out/sp/host.c "pto_h_pipe_bu
 has "gm pipe: ring q at block * per_block + 0" $out/sp/kernel.c "pto_gm_pipe_buffer, pto_k_block_idx(core) * 57344 + 0);"
 has "gm pipe: ring w at block * per_block + 32768" $out/sp/kernel.c "pto_gm_pipe_buffer, pto_k_block_idx(core) * 57344 + 32768);"
 $ptoc emit --target isa $sp -o $out/spi >/dev/null 2>&1 || bad "emit --target isa $sp"
-has "gm pipe (isa): the block's part of the buffer" $out/spi/kernel.cpp "pto_isa_gm<uint8_t>(args, 4) + static_cast<int64_t>(get_block_idx()) * 57344;"
+has "gm pipe (isa): the block's part of the buffer" $out/spi/kernel.cpp "pto_isa_gm<uint8_t>(args, 4) + static_cast<int64_t>(PTO_ISA_BLOCK_IDX(args)) * 57344;"
 # seed 004: SlotNum and LocalSlotNum reach TPipe (the AIV of a split c2v pipe takes (local + 1) / 2: emit_isa.c)
 has "local_slots(1) reaches TPipe" $out/spi/kernel.cpp "pto::TPipe<0, pto::Direction::DIR_C2V, 16384, 2, 1, false>"
 has "slots(3) local_slots(3) reach TPipe" $out/spi/kernel.cpp "pto::TPipe<2, pto::Direction::DIR_V2C, 8192, 3, 3, false>"
