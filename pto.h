@@ -505,9 +505,15 @@ typedef struct pto_module {
        code that relies on verify's guarantees. lower and sync edit the
        module through the builders and stamp it again when they succeed
        (their output is valid by their own guarantees; a failed one leaves
-       it cleared). Only the builders are tracked: a caller writing to the
-       arrays above directly must call pto_verify again itself. */
+       it cleared). A caller writing to the arrays above directly must call
+       pto_verify again itself; for the fields a C program most often sets
+       that way (a tile's shape, slots, valid region and pin, a kernel's
+       blocks, a param's dims, a pipe's slots) there are setters
+       (pto_set_tile_nbuf ...), and the stamp keeps a fingerprint of them
+       (vprint): a pass finding them changed since refuses the module, as
+       if unstamped, instead of emitting a kernel planned for other values. */
     int32_t verified;
+    uint64_t vprint;
     /* The pto_target that pto_lower_for last lowered the module for (0: the
        simulator). The planner keeps pto-isa's hidden vec scratch free for
        the isa target (plan.c, pto__isa_hole). */
@@ -559,6 +565,11 @@ PTODEF int32_t pto_stmt_loop(const pto_module *m, int32_t stmt);
 
 PTODEF pto_module *pto_module_create(pto_ctx *ctx, pto_arch arch);
 PTODEF void pto_module_destroy(pto_module *m);
+/* Stamps m verified WITHOUT verifying it, with the fingerprint of its
+   fields as they are: for a caller that writes the arrays directly and
+   answers for the result (tests of a pass's own checks). A program calls
+   pto_verify or pto_compile instead. */
+PTODEF void pto_module_stamp(pto_module *m);
 
 PTODEF int32_t pto_add_kernel(pto_module *m, const char *name, pto_kernel_kind kind, pto_loc loc);
 PTODEF int32_t pto_add_tensor_param(pto_module *m, int32_t kernel, const char *name, pto_dir dir,
@@ -583,6 +594,15 @@ PTODEF int32_t pto_add_block(pto_module *m, int32_t kernel, int32_t owner);
 /* Statements (appended at the end of `block`). */
 PTODEF int32_t pto_add_tile(pto_module *m, int32_t block, const char *name, pto_space space,
                             pto_dtype dt, int32_t rows, int32_t cols, pto_loc loc);
+/* A tile's slots (xN: 1..8), its valid region (expr ids; -1 = the full
+   extent) and a fixed address (PTO_NO_ADDR: planned), and a kernel's block
+   count (expr id; -1 = 1): the fields the .pto writes as `x2`,
+   `valid(...)`, `@ADDR` and `blocks(...)`. They return the id given, or -1
+   (an error) for a bad one; like every builder they clear the stamp. */
+PTODEF int32_t pto_set_tile_nbuf(pto_module *m, int32_t tile, int32_t nbuf);
+PTODEF int32_t pto_set_tile_valid(pto_module *m, int32_t tile, int32_t valid_rows, int32_t valid_cols);
+PTODEF int32_t pto_set_tile_pin(pto_module *m, int32_t tile, int64_t addr);
+PTODEF int32_t pto_set_kernel_blocks(pto_module *m, int32_t kernel, int32_t blocks);
 PTODEF int32_t pto_add_let(pto_module *m, int32_t block, const char *name, int32_t value, pto_loc loc);
 /* Returns the FOR stmt; its body block is m->stmts[s].body. step may be -1 (= 1). */
 PTODEF int32_t pto_add_for(pto_module *m, int32_t block, const char *var, int32_t start,
@@ -707,7 +727,10 @@ PTODEF int32_t pto_call_arg_scalar(pto_module *m, int32_t call, int32_t var, pto
 /* ---- text output --------------------------------------------------------- */
 
 /* A growable byte buffer; every printer writes into one. Zero-initialise it
-   and set ctx; free it with pto_buf_free. data is always NUL-terminated.
+   (and set ctx to allocate through the context's allocator; NULL: the
+   default one, PTO_MALLOC / PTO_REALLOC / PTO_FREE; keep the ctx it first
+   grew with); free it with pto_buf_free. data is NUL-terminated once
+   anything was appended.
 
    Streaming (optional): with `sink` set, the buffer is a bounded staging
    area instead of the whole text, so a large output (pto_emit's) never sits
@@ -721,9 +744,8 @@ PTODEF int32_t pto_call_arg_scalar(pto_module *m, int32_t call, int32_t var, pto
    its caller to report after emission. Nothing else changes: oom, the
    printers, pto_buf_free (which does not flush).
 
-   A buffer whose ctx is NULL cannot allocate: appends set oom and are
-   dropped (pto_emit and pto_emit_isa set a NULL ctx to theirs). The
-   printers below do nothing given a NULL module or buffer. */
+   pto_emit and pto_emit_isa set a NULL ctx to theirs. The printers below
+   do nothing given a NULL module or buffer. */
 typedef struct pto_buf {
     pto_ctx *ctx;
     char *data;
@@ -1954,9 +1976,13 @@ static int pto__buf_grow(pto_buf *b, size_t n)
     size_t ncap = b->cap ? b->cap : 256;
     char *p;
     while (ncap < b->len + n + 1) ncap *= 2;
-    if (!b->ctx) { b->oom = 1; return 0; }   /* no context set: nothing to allocate with */
-    p = (char *)pto_realloc(b->ctx, b->data, ncap);
-    if (!p) { b->oom = 1; pto__oom(b->ctx); return 0; }
+    if (!b->ctx) {   /* a zeroed buffer works too: the default allocator (review17) */
+        p = (char *)PTO_REALLOC(b->data, ncap, NULL);
+        if (!p) { b->oom = 1; return 0; }
+    } else {
+        p = (char *)pto_realloc(b->ctx, b->data, ncap);
+        if (!p) { b->oom = 1; pto__oom(b->ctx); return 0; }
+    }
     b->data = p;
     b->cap = ncap;
     return 1;
@@ -2000,6 +2026,7 @@ PTODEF void pto_buf_free(pto_buf *b)
 {
     if (!b) return;
     if (b->data && b->ctx) pto_free(b->ctx, b->data);
+    else if (b->data) PTO_FREE(b->data, NULL);
     b->data = NULL;
     b->len = b->cap = 0;
 }
@@ -2031,14 +2058,72 @@ static int32_t pto__pushed(pto_module *m, int32_t i)
     return i;
 }
 
+/* A fingerprint of the fields a C program may set by hand (ir.h,
+   pto_module.vprint): FNV-1a over the tiles', kernels', params' and pipes'
+   shapes, slots, regions, pins and block counts. Offsets the planner
+   writes are not in it. */
+static uint64_t pto__fp(uint64_t h, int64_t v)
+{
+    int i;
+    for (i = 0; i < 8; i++, v >>= 8) h = (h ^ (uint64_t)(v & 0xff)) * 1099511628211ull;
+    return h;
+}
+
+static uint64_t pto__fingerprint(const pto_module *m)
+{
+    uint64_t h = 14695981039346656037ull;
+    int32_t i;
+    h = pto__fp(h, m->n_tiles);
+    for (i = 0; i < m->n_tiles; i++) {
+        const pto_tile *t = &m->tiles[i];
+        h = pto__fp(h, (int64_t)t->space << 16 | (int64_t)t->dtype << 8 | t->core);
+        h = pto__fp(h, (int64_t)t->rows << 32 | (uint32_t)t->cols);
+        h = pto__fp(h, (int64_t)t->valid_r << 32 | (uint32_t)t->valid_c);
+        h = pto__fp(h, (int64_t)t->nbuf << 32 | (uint32_t)t->decl);
+        h = pto__fp(h, t->pin);
+    }
+    for (i = 0; i < m->n_kernels; i++)
+        h = pto__fp(h, (int64_t)m->kernels[i].blocks << 32 | (int64_t)m->kernels[i].kind << 8 | m->kernels[i].ranks);
+    for (i = 0; i < m->n_params; i++) {
+        const pto_param *p = &m->params[i];
+        h = pto__fp(h, (int64_t)p->kind << 24 | (int64_t)p->dir << 16 | (int64_t)p->dtype << 8 | p->window);
+        h = pto__fp(h, p->dim[0]);
+        h = pto__fp(h, p->dim[1]);
+        h = pto__fp(h, (int64_t)p->dim_var[0] << 32 | (uint32_t)p->dim_var[1]);
+    }
+    for (i = 0; i < m->n_cvpipes; i++) {
+        const pto_cvpipe *c = &m->cvpipes[i];
+        h = pto__fp(h, (int64_t)c->slot_num << 32 | (uint32_t)c->local_slot_num);
+        h = pto__fp(h, (int64_t)c->rows << 32 | (uint32_t)c->cols);
+        h = pto__fp(h, (int64_t)c->dir << 16 | (int64_t)c->split << 8 | c->dtype);
+    }
+    return h;
+}
+
+/* Stamps m verified (verify, and lower and sync on success). */
+static void pto__stamp(pto_module *m)
+{
+    m->verified = 1;
+    m->vprint = pto__fingerprint(m);
+}
+
+PTODEF void pto_module_stamp(pto_module *m)
+{
+    if (m) pto__stamp(m);
+}
+
 /* The entry check of each pass after verify (ir.h, pto_module.verified):
    PTO_OK, or one error naming the pass. */
 static pto_status pto__need_verified(pto_ctx *ctx, const pto_module *m, const char *pass)
 {
     pto_loc none = {0, 0, 0};
     if (!m) return pto_error(ctx, none, "%s: the module is NULL", pass);
-    if (m->verified) return PTO_OK;
     none.file = m->file;
+    if (m->verified && pto__fingerprint(m) == m->vprint) return PTO_OK;
+    if (m->verified)
+        return pto_error(ctx, none, "%s: the module changed after it was verified: a tile's shape, slots, valid "
+                         "region or pin, a kernel's blocks, a param's dims or a pipe's slots were written directly "
+                         "(use pto_set_tile_nbuf and the other setters, or call pto_verify / pto_compile again)", pass);
     return pto_error(ctx, none, "%s: the module is not verified (call pto_verify or pto_compile first; "
                      "again after any builder call)", pass);
 }
@@ -2413,6 +2498,55 @@ PTODEF int32_t pto_find_param(const pto_module *m, int32_t kernel, const char *n
     for (i = k->param0; i < k->param0 + k->nparams; i++)
         if (strcmp(pto_str(m->ctx, m->params[i].name), name) == 0) return i;
     return -1;
+}
+
+PTODEF int32_t pto_set_tile_nbuf(pto_module *m, int32_t tile, int32_t nbuf)
+{
+    pto_loc none = {0, 0, 0};
+    if (!pto__api_id(m, "pto_set_tile_nbuf", "tile", tile, m->n_tiles, none)) return -1;
+    if (nbuf < 1 || nbuf > PTO_MAX_NBUF)
+        return pto__api_error(m, m->tiles[tile].loc, "pto_set_tile_nbuf: %ld slots for tile '%s' (1..%d)", (long)nbuf,
+                              pto_str(m->ctx, m->tiles[tile].name), PTO_MAX_NBUF), -1;
+    m->tiles[tile].nbuf = nbuf;
+    m->verified = 0;
+    return tile;
+}
+
+PTODEF int32_t pto_set_tile_valid(pto_module *m, int32_t tile, int32_t valid_rows, int32_t valid_cols)
+{
+    pto_loc none = {0, 0, 0};
+    const char *fn = "pto_set_tile_valid";
+    if (!pto__api_id(m, fn, "tile", tile, m->n_tiles, none)) return -1;
+    if ((valid_rows != -1 && !pto__api_id(m, fn, "expr", valid_rows, m->n_exprs, m->tiles[tile].loc)) ||
+        (valid_cols != -1 && !pto__api_id(m, fn, "expr", valid_cols, m->n_exprs, m->tiles[tile].loc)))
+        return -1;
+    m->tiles[tile].valid_r = valid_rows;
+    m->tiles[tile].valid_c = valid_cols;
+    m->verified = 0;
+    return tile;
+}
+
+PTODEF int32_t pto_set_tile_pin(pto_module *m, int32_t tile, int64_t addr)
+{
+    pto_loc none = {0, 0, 0};
+    if (!pto__api_id(m, "pto_set_tile_pin", "tile", tile, m->n_tiles, none)) return -1;
+    if (addr < 0 && addr != PTO_NO_ADDR)
+        return pto__api_error(m, m->tiles[tile].loc, "pto_set_tile_pin: address %lld for tile '%s' (>= 0, or PTO_NO_ADDR)",
+                              (long long)addr, pto_str(m->ctx, m->tiles[tile].name)), -1;
+    m->tiles[tile].pin = addr;
+    m->verified = 0;
+    return tile;
+}
+
+PTODEF int32_t pto_set_kernel_blocks(pto_module *m, int32_t kernel, int32_t blocks)
+{
+    pto_loc none = {0, 0, 0};
+    const char *fn = "pto_set_kernel_blocks";
+    if (!pto__api_id(m, fn, "kernel", kernel, m->n_kernels, none)) return -1;
+    if (blocks != -1 && !pto__api_id(m, fn, "expr", blocks, m->n_exprs, m->kernels[kernel].loc)) return -1;
+    m->kernels[kernel].blocks = blocks;
+    m->verified = 0;
+    return kernel;
 }
 
 PTODEF int32_t pto_set_dynamic_dim(pto_module *m, int32_t param, int d, const char *name)
@@ -9147,7 +9281,7 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
     if (v.internal) return PTO_ERR_INTERNAL;
     if (pto__hs_verify(ctx, m) == PTO_ERR_INTERNAL) return PTO_ERR_INTERNAL;
     if (pto_error_count(ctx) != before) return PTO_ERR_USER;
-    m->verified = 1;   /* the stamp the later passes require (ir.h) */
+    pto__stamp(m);   /* the stamp the later passes require (ir.h) */
     return PTO_OK;
 }
 /* ---- End file: src/verify.c ---- */
@@ -14441,7 +14575,7 @@ PTODEF pto_status pto_lower_for(pto_ctx *ctx, pto_module *m, pto_target target)
     if (target == PTO_TARGET_ISA && pto_error_count(ctx) == errors) pto__lw_fillpads(ctx, m);
     if (pto_error_count(ctx) != errors) return PTO_ERR_INTERNAL;
     /* the builders it called cleared the stamp; its output is valid (Guarantees) */
-    m->verified = 1;
+    pto__stamp(m);
     return PTO_OK;
 }
 /* ---- End file: src/lower.c ---- */
@@ -18905,7 +19039,7 @@ PTODEF pto_status pto_sync(pto_ctx *ctx, pto_module *m, const pto_sync_desc *des
     if (desc && desc->stats) *desc->stats = sy.stats;
     /* its relinking cleared the stamp; a synced module is still valid (a
        failed sync that relinked leaves it cleared) */
-    if (st == PTO_OK) m->verified = 1;
+    if (st == PTO_OK) pto__stamp(m);
     return st;
 }
 

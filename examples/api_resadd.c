@@ -88,8 +88,10 @@ static pto_module *build(pto_ctx *ctx)
     NEED(alpha);
 
     /* blocks(N / 64): the SPMD block count is an expression over dims, set
-       on the kernel node. Each block does 64 rows as 4 tiles of 16. */
-    m->kernels[k].blocks = pto_expr_bin(m, PTO_E_DIV, pto_expr_var(m, n, HERE), pto_expr_int(m, 64, HERE), HERE);
+       on the kernel with a setter (a setter, like every builder, clears the
+       verified stamp; a field written by hand after pto_compile is refused
+       by the next pass). Each block does 64 rows as 4 tiles of 16. */
+    NEED(pto_set_kernel_blocks(m, k, pto_expr_bin(m, PTO_E_DIV, pto_expr_var(m, n, HERE), pto_expr_int(m, 64, HERE), HERE)));
 
     /* for i = 0 to 4 { ... }: the FOR statement owns a fresh body block. */
     body = m->kernels[k].body;
@@ -104,7 +106,7 @@ static pto_module *build(pto_ctx *ctx)
     b = pto_add_tile(m, lbody, "b", PTO_VEC, PTO_F32, 16, 256, HERE);
     c = pto_add_tile(m, lbody, "c", PTO_VEC, PTO_F32, 16, 256, HERE);
     NEED(a); NEED(b); NEED(c);
-    m->tiles[a].nbuf = m->tiles[b].nbuf = m->tiles[c].nbuf = 2;
+    NEED(pto_set_tile_nbuf(m, a, 2)); NEED(pto_set_tile_nbuf(m, b, 2)); NEED(pto_set_tile_nbuf(m, c, 2));
 
     /* let r = block * 64 + i * 16: the var the LET binds is its stmt's ref. */
     s = pto_add_let(m, lbody, "r",

@@ -12,7 +12,10 @@
 /* ---- text output --------------------------------------------------------- */
 
 /* A growable byte buffer; every printer writes into one. Zero-initialise it
-   and set ctx; free it with pto_buf_free. data is always NUL-terminated.
+   (and set ctx to allocate through the context's allocator; NULL: the
+   default one, PTO_MALLOC / PTO_REALLOC / PTO_FREE; keep the ctx it first
+   grew with); free it with pto_buf_free. data is NUL-terminated once
+   anything was appended.
 
    Streaming (optional): with `sink` set, the buffer is a bounded staging
    area instead of the whole text, so a large output (pto_emit's) never sits
@@ -26,9 +29,8 @@
    its caller to report after emission. Nothing else changes: oom, the
    printers, pto_buf_free (which does not flush).
 
-   A buffer whose ctx is NULL cannot allocate: appends set oom and are
-   dropped (pto_emit and pto_emit_isa set a NULL ctx to theirs). The
-   printers below do nothing given a NULL module or buffer. */
+   pto_emit and pto_emit_isa set a NULL ctx to theirs. The printers below
+   do nothing given a NULL module or buffer. */
 typedef struct pto_buf {
     pto_ctx *ctx;
     char *data;

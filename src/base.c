@@ -440,9 +440,13 @@ static int pto__buf_grow(pto_buf *b, size_t n)
     size_t ncap = b->cap ? b->cap : 256;
     char *p;
     while (ncap < b->len + n + 1) ncap *= 2;
-    if (!b->ctx) { b->oom = 1; return 0; }   /* no context set: nothing to allocate with */
-    p = (char *)pto_realloc(b->ctx, b->data, ncap);
-    if (!p) { b->oom = 1; pto__oom(b->ctx); return 0; }
+    if (!b->ctx) {   /* a zeroed buffer works too: the default allocator (review17) */
+        p = (char *)PTO_REALLOC(b->data, ncap, NULL);
+        if (!p) { b->oom = 1; return 0; }
+    } else {
+        p = (char *)pto_realloc(b->ctx, b->data, ncap);
+        if (!p) { b->oom = 1; pto__oom(b->ctx); return 0; }
+    }
     b->data = p;
     b->cap = ncap;
     return 1;
@@ -486,6 +490,7 @@ PTODEF void pto_buf_free(pto_buf *b)
 {
     if (!b) return;
     if (b->data && b->ctx) pto_free(b->ctx, b->data);
+    else if (b->data) PTO_FREE(b->data, NULL);
     b->data = NULL;
     b->len = b->cap = 0;
 }

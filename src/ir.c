@@ -23,14 +23,72 @@ static int32_t pto__pushed(pto_module *m, int32_t i)
     return i;
 }
 
+/* A fingerprint of the fields a C program may set by hand (ir.h,
+   pto_module.vprint): FNV-1a over the tiles', kernels', params' and pipes'
+   shapes, slots, regions, pins and block counts. Offsets the planner
+   writes are not in it. */
+static uint64_t pto__fp(uint64_t h, int64_t v)
+{
+    int i;
+    for (i = 0; i < 8; i++, v >>= 8) h = (h ^ (uint64_t)(v & 0xff)) * 1099511628211ull;
+    return h;
+}
+
+static uint64_t pto__fingerprint(const pto_module *m)
+{
+    uint64_t h = 14695981039346656037ull;
+    int32_t i;
+    h = pto__fp(h, m->n_tiles);
+    for (i = 0; i < m->n_tiles; i++) {
+        const pto_tile *t = &m->tiles[i];
+        h = pto__fp(h, (int64_t)t->space << 16 | (int64_t)t->dtype << 8 | t->core);
+        h = pto__fp(h, (int64_t)t->rows << 32 | (uint32_t)t->cols);
+        h = pto__fp(h, (int64_t)t->valid_r << 32 | (uint32_t)t->valid_c);
+        h = pto__fp(h, (int64_t)t->nbuf << 32 | (uint32_t)t->decl);
+        h = pto__fp(h, t->pin);
+    }
+    for (i = 0; i < m->n_kernels; i++)
+        h = pto__fp(h, (int64_t)m->kernels[i].blocks << 32 | (int64_t)m->kernels[i].kind << 8 | m->kernels[i].ranks);
+    for (i = 0; i < m->n_params; i++) {
+        const pto_param *p = &m->params[i];
+        h = pto__fp(h, (int64_t)p->kind << 24 | (int64_t)p->dir << 16 | (int64_t)p->dtype << 8 | p->window);
+        h = pto__fp(h, p->dim[0]);
+        h = pto__fp(h, p->dim[1]);
+        h = pto__fp(h, (int64_t)p->dim_var[0] << 32 | (uint32_t)p->dim_var[1]);
+    }
+    for (i = 0; i < m->n_cvpipes; i++) {
+        const pto_cvpipe *c = &m->cvpipes[i];
+        h = pto__fp(h, (int64_t)c->slot_num << 32 | (uint32_t)c->local_slot_num);
+        h = pto__fp(h, (int64_t)c->rows << 32 | (uint32_t)c->cols);
+        h = pto__fp(h, (int64_t)c->dir << 16 | (int64_t)c->split << 8 | c->dtype);
+    }
+    return h;
+}
+
+/* Stamps m verified (verify, and lower and sync on success). */
+static void pto__stamp(pto_module *m)
+{
+    m->verified = 1;
+    m->vprint = pto__fingerprint(m);
+}
+
+PTODEF void pto_module_stamp(pto_module *m)
+{
+    if (m) pto__stamp(m);
+}
+
 /* The entry check of each pass after verify (ir.h, pto_module.verified):
    PTO_OK, or one error naming the pass. */
 static pto_status pto__need_verified(pto_ctx *ctx, const pto_module *m, const char *pass)
 {
     pto_loc none = {0, 0, 0};
     if (!m) return pto_error(ctx, none, "%s: the module is NULL", pass);
-    if (m->verified) return PTO_OK;
     none.file = m->file;
+    if (m->verified && pto__fingerprint(m) == m->vprint) return PTO_OK;
+    if (m->verified)
+        return pto_error(ctx, none, "%s: the module changed after it was verified: a tile's shape, slots, valid "
+                         "region or pin, a kernel's blocks, a param's dims or a pipe's slots were written directly "
+                         "(use pto_set_tile_nbuf and the other setters, or call pto_verify / pto_compile again)", pass);
     return pto_error(ctx, none, "%s: the module is not verified (call pto_verify or pto_compile first; "
                      "again after any builder call)", pass);
 }
@@ -405,6 +463,55 @@ PTODEF int32_t pto_find_param(const pto_module *m, int32_t kernel, const char *n
     for (i = k->param0; i < k->param0 + k->nparams; i++)
         if (strcmp(pto_str(m->ctx, m->params[i].name), name) == 0) return i;
     return -1;
+}
+
+PTODEF int32_t pto_set_tile_nbuf(pto_module *m, int32_t tile, int32_t nbuf)
+{
+    pto_loc none = {0, 0, 0};
+    if (!pto__api_id(m, "pto_set_tile_nbuf", "tile", tile, m->n_tiles, none)) return -1;
+    if (nbuf < 1 || nbuf > PTO_MAX_NBUF)
+        return pto__api_error(m, m->tiles[tile].loc, "pto_set_tile_nbuf: %ld slots for tile '%s' (1..%d)", (long)nbuf,
+                              pto_str(m->ctx, m->tiles[tile].name), PTO_MAX_NBUF), -1;
+    m->tiles[tile].nbuf = nbuf;
+    m->verified = 0;
+    return tile;
+}
+
+PTODEF int32_t pto_set_tile_valid(pto_module *m, int32_t tile, int32_t valid_rows, int32_t valid_cols)
+{
+    pto_loc none = {0, 0, 0};
+    const char *fn = "pto_set_tile_valid";
+    if (!pto__api_id(m, fn, "tile", tile, m->n_tiles, none)) return -1;
+    if ((valid_rows != -1 && !pto__api_id(m, fn, "expr", valid_rows, m->n_exprs, m->tiles[tile].loc)) ||
+        (valid_cols != -1 && !pto__api_id(m, fn, "expr", valid_cols, m->n_exprs, m->tiles[tile].loc)))
+        return -1;
+    m->tiles[tile].valid_r = valid_rows;
+    m->tiles[tile].valid_c = valid_cols;
+    m->verified = 0;
+    return tile;
+}
+
+PTODEF int32_t pto_set_tile_pin(pto_module *m, int32_t tile, int64_t addr)
+{
+    pto_loc none = {0, 0, 0};
+    if (!pto__api_id(m, "pto_set_tile_pin", "tile", tile, m->n_tiles, none)) return -1;
+    if (addr < 0 && addr != PTO_NO_ADDR)
+        return pto__api_error(m, m->tiles[tile].loc, "pto_set_tile_pin: address %lld for tile '%s' (>= 0, or PTO_NO_ADDR)",
+                              (long long)addr, pto_str(m->ctx, m->tiles[tile].name)), -1;
+    m->tiles[tile].pin = addr;
+    m->verified = 0;
+    return tile;
+}
+
+PTODEF int32_t pto_set_kernel_blocks(pto_module *m, int32_t kernel, int32_t blocks)
+{
+    pto_loc none = {0, 0, 0};
+    const char *fn = "pto_set_kernel_blocks";
+    if (!pto__api_id(m, fn, "kernel", kernel, m->n_kernels, none)) return -1;
+    if (blocks != -1 && !pto__api_id(m, fn, "expr", blocks, m->n_exprs, m->kernels[kernel].loc)) return -1;
+    m->kernels[kernel].blocks = blocks;
+    m->verified = 0;
+    return kernel;
 }
 
 PTODEF int32_t pto_set_dynamic_dim(pto_module *m, int32_t param, int d, const char *name)

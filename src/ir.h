@@ -349,9 +349,15 @@ typedef struct pto_module {
        code that relies on verify's guarantees. lower and sync edit the
        module through the builders and stamp it again when they succeed
        (their output is valid by their own guarantees; a failed one leaves
-       it cleared). Only the builders are tracked: a caller writing to the
-       arrays above directly must call pto_verify again itself. */
+       it cleared). A caller writing to the arrays above directly must call
+       pto_verify again itself; for the fields a C program most often sets
+       that way (a tile's shape, slots, valid region and pin, a kernel's
+       blocks, a param's dims, a pipe's slots) there are setters
+       (pto_set_tile_nbuf ...), and the stamp keeps a fingerprint of them
+       (vprint): a pass finding them changed since refuses the module, as
+       if unstamped, instead of emitting a kernel planned for other values. */
     int32_t verified;
+    uint64_t vprint;
     /* The pto_target that pto_lower_for last lowered the module for (0: the
        simulator). The planner keeps pto-isa's hidden vec scratch free for
        the isa target (plan.c, pto__isa_hole). */
@@ -403,6 +409,11 @@ PTODEF int32_t pto_stmt_loop(const pto_module *m, int32_t stmt);
 
 PTODEF pto_module *pto_module_create(pto_ctx *ctx, pto_arch arch);
 PTODEF void pto_module_destroy(pto_module *m);
+/* Stamps m verified WITHOUT verifying it, with the fingerprint of its
+   fields as they are: for a caller that writes the arrays directly and
+   answers for the result (tests of a pass's own checks). A program calls
+   pto_verify or pto_compile instead. */
+PTODEF void pto_module_stamp(pto_module *m);
 
 PTODEF int32_t pto_add_kernel(pto_module *m, const char *name, pto_kernel_kind kind, pto_loc loc);
 PTODEF int32_t pto_add_tensor_param(pto_module *m, int32_t kernel, const char *name, pto_dir dir,
@@ -427,6 +438,15 @@ PTODEF int32_t pto_add_block(pto_module *m, int32_t kernel, int32_t owner);
 /* Statements (appended at the end of `block`). */
 PTODEF int32_t pto_add_tile(pto_module *m, int32_t block, const char *name, pto_space space,
                             pto_dtype dt, int32_t rows, int32_t cols, pto_loc loc);
+/* A tile's slots (xN: 1..8), its valid region (expr ids; -1 = the full
+   extent) and a fixed address (PTO_NO_ADDR: planned), and a kernel's block
+   count (expr id; -1 = 1): the fields the .pto writes as `x2`,
+   `valid(...)`, `@ADDR` and `blocks(...)`. They return the id given, or -1
+   (an error) for a bad one; like every builder they clear the stamp. */
+PTODEF int32_t pto_set_tile_nbuf(pto_module *m, int32_t tile, int32_t nbuf);
+PTODEF int32_t pto_set_tile_valid(pto_module *m, int32_t tile, int32_t valid_rows, int32_t valid_cols);
+PTODEF int32_t pto_set_tile_pin(pto_module *m, int32_t tile, int64_t addr);
+PTODEF int32_t pto_set_kernel_blocks(pto_module *m, int32_t kernel, int32_t blocks);
 PTODEF int32_t pto_add_let(pto_module *m, int32_t block, const char *name, int32_t value, pto_loc loc);
 /* Returns the FOR stmt; its body block is m->stmts[s].body. step may be -1 (= 1). */
 PTODEF int32_t pto_add_for(pto_module *m, int32_t block, const char *var, int32_t start,

@@ -577,6 +577,6 @@ PTODEF pto_status pto_lower_for(pto_ctx *ctx, pto_module *m, pto_target target)
     if (target == PTO_TARGET_ISA && pto_error_count(ctx) == errors) pto__lw_fillpads(ctx, m);
     if (pto_error_count(ctx) != errors) return PTO_ERR_INTERNAL;
     /* the builders it called cleared the stamp; its output is valid (Guarantees) */
-    m->verified = 1;
+    pto__stamp(m);
     return PTO_OK;
 }

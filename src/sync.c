@@ -4456,7 +4456,7 @@ PTODEF pto_status pto_sync(pto_ctx *ctx, pto_module *m, const pto_sync_desc *des
     if (desc && desc->stats) *desc->stats = sy.stats;
     /* its relinking cleared the stamp; a synced module is still valid (a
        failed sync that relinked leaves it cleared) */
-    if (st == PTO_OK) m->verified = 1;
+    if (st == PTO_OK) pto__stamp(m);
     return st;
 }
 

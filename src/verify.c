@@ -2844,6 +2844,6 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
     if (v.internal) return PTO_ERR_INTERNAL;
     if (pto__hs_verify(ctx, m) == PTO_ERR_INTERNAL) return PTO_ERR_INTERNAL;
     if (pto_error_count(ctx) != before) return PTO_ERR_USER;
-    m->verified = 1;   /* the stamp the later passes require (ir.h) */
+    pto__stamp(m);   /* the stamp the later passes require (ir.h) */
     return PTO_OK;
 }

@@ -216,7 +216,7 @@ static pto_module *gen_module(pto_ctx *ctx, uint64_t seed)
        spaces and mismatch shapes on purpose, which pto_verify refuses, so
        the stamp pto_plan requires is written directly (ir.h: a direct
        writer answers for the module itself). */
-    g.m->verified = 1;
+    pto_module_stamp(g.m);
     return g.m;
 }
 

@@ -392,14 +392,25 @@ static void test_null_and_zeroed(void)
     const pto_diag *d;
     pto_module_destroy(NULL);
     pto_ctx_destroy(NULL);
-    /* a zeroed buffer with no ctx: appends are dropped (oom), no crash */
+    /* a zeroed buffer with no ctx works: the default allocator (review17: appends were dropped) */
     memset(&z, 0, sizeof z);
     pto_buf_puts(&z, "text");
     pto_buf_printf(&z, "%d", 42);
     pto_buf_putn(&z, NULL, 0);
     pto_buf_flush(&z);
-    CHECK(z.oom == 1 && z.len == 0);
+    CHECK(z.oom == 0 && z.len == 6 && strcmp(z.data, "text42") == 0);
     pto_buf_free(&z);
+    CHECK(z.data == NULL && z.len == 0);
+    {   /* ... and a printer writes into one */
+        pto_ctx *c2 = pto_ctx_create(NULL);
+        pto_module *pm = pto_parse(c2, "z.pto", vsrc, strlen(vsrc));
+        memset(&z, 0, sizeof z);
+        pto_print(pm, &z);
+        CHECK(z.oom == 0 && z.len > 0 && z.data && strstr(z.data, "kernel") != NULL);
+        pto_buf_free(&z);
+        pto_module_destroy(pm);
+        pto_ctx_destroy(c2);
+    }
     pto_buf_free(NULL);
     pto_buf_puts(NULL, "x");
     /* printers given NULL */
@@ -519,7 +530,7 @@ static void refused_by_every_pass(pto_ctx *ctx, pto_module *m, const char *why)
     static const char *const names[7] = {"pto_lower", "pto_lower", "pto_plan", "pto_sync",
                                          "pto_emit", "pto_emit_isa", "pto_emit_isa"};
     pto_buf k, h;
-    int32_t nst = m->n_stmts, nop = m->n_operands, nex = m->n_exprs;
+    int32_t nst = m->n_stmts, nop = m->n_operands, nex = m->n_exprs, v0 = m->verified;
     int i;
     char want[96];
     memset(&k, 0, sizeof k);
@@ -536,12 +547,15 @@ static void refused_by_every_pass(pto_ctx *ctx, pto_module *m, const char *why)
         case 5: st = pto_emit_isa(ctx, m, NULL, &k); break;
         default: st = pto_emit_isa(ctx, m, NULL, NULL); break;
         }
-        snprintf(want, sizeof want, "%s: the module is not verified (call pto_verify or pto_compile first", names[i]);
+        snprintf(want, sizeof want,
+                 m->verified ? "%s: the module changed after it was verified"
+                             : "%s: the module is not verified (call pto_verify or pto_compile first",
+                 names[i]);
         CHECK_MSG(st == PTO_ERR_USER && pto_diag_count(ctx) == 1 && has_diag(ctx, want), "%s: %s (%d)", why,
                   names[i], i);
     }
     CHECK_MSG(m->n_stmts == nst && m->n_operands == nop && m->n_exprs == nex && k.len == 0 && h.len == 0, "%s", why);
-    CHECK(m->verified == 0);
+    CHECK(m->verified == v0);   /* refusing changes nothing */
     pto_diag_clear(ctx);
     pto_buf_free(&k);
     pto_buf_free(&h);
@@ -662,12 +676,35 @@ static void test_verified_stamp(void)
     CHECK(pto_add_var(m, 0, "v", PTO_V_LET, -1, LOC(1)) >= 0 && !m->verified);
     pto_module_destroy(m);
 
-    /* direct writes are not tracked (ir.h): a test of a pass's own defence
-       may verify, then poke the arrays */
+    /* the setters clear it too */
     m = verified_vsrc(ctx);
-    m->tiles[0].nbuf = 0;
-    CHECK(m->verified);
+    CHECK(pto_set_tile_nbuf(m, 0, 2) == 0 && !m->verified && m->tiles[0].nbuf == 2);
+    CHECK(pto_verify(ctx, m) == PTO_OK && pto_set_tile_valid(m, 0, pto_expr_int(m, 8, LOC(1)), -1) == 0 && !m->verified);
+    CHECK(pto_verify(ctx, m) == PTO_OK && pto_set_tile_pin(m, 0, 0) == 0 && !m->verified && m->tiles[0].pin == 0);
+    CHECK(pto_verify(ctx, m) == PTO_OK && pto_set_kernel_blocks(m, 0, pto_expr_int(m, 2, LOC(1))) == 0 && !m->verified);
+    CHECK(pto_verify(ctx, m) == PTO_OK && pto_diag_count(ctx) == 0);
+    /* ... and refuse bad values with an error */
+    CHECK(pto_set_tile_nbuf(m, 0, 9) == -1 && pto_set_tile_nbuf(m, 0, 0) == -1 && pto_set_tile_nbuf(m, 99, 2) == -1);
+    CHECK(pto_set_tile_pin(m, 0, -5) == -1 && pto_set_kernel_blocks(m, 0, 123456) == -1);
+    CHECK(pto_set_tile_valid(m, 0, 123456, -1) == -1 && pto_diag_count(ctx) == 6);
     pto_module_destroy(m);
+    pto_diag_clear(ctx);
+
+    /* a field written directly after the stamp (review17: nbuf 3 -> 2 after pto_compile emitted a
+       kernel with races): the fingerprint tells, and every pass refuses with its own error */
+    m = pto_parse(ctx, "s.pto", vsrc, strlen(vsrc));
+    CHECK(pto_compile(ctx, m, NULL) == PTO_OK && m->verified);
+    m->tiles[0].nbuf = m->tiles[0].nbuf == 2 ? 3 : 2;
+    k.len = 0;
+    CHECK(pto_emit(ctx, m, NULL, &k, NULL) == PTO_ERR_USER);
+    CHECK(pto_diag_count(ctx) == 1 &&
+          strstr(pto_diag_get(ctx, 0)->msg, "pto_emit: the module changed after it was verified") != NULL);
+    refused_by_every_pass(ctx, m, "nbuf written after pto_compile");
+    CHECK(pto_compile(ctx, m, NULL) == PTO_OK && pto_emit(ctx, m, NULL, &k, NULL) == PTO_OK);   /* compiled again: fine */
+    m->kernels[0].blocks = -1;
+    CHECK(pto_sync(ctx, m, NULL) == PTO_ERR_USER);
+    pto_module_destroy(m);
+    pto_diag_clear(ctx);
     pto_diag_clear(ctx);
     pto_buf_free(&k);
     pto_buf_free(&h);

@@ -248,7 +248,7 @@ static pto_module *build_gmix(pto_ctx *ctx)
        refuses them, the emitter's naming is what this kernel is for, so
        the stamp pto_emit requires is written directly (ir.h: a direct
        writer answers for the module) */
-    m->verified = 1;
+    pto_module_stamp(m);
     return m;
 }
 
@@ -418,6 +418,10 @@ static void test_errors(void)
     pto_diag_clear(ctx);
     m = build_gmm(ctx);
     m->tiles[0].nbuf = 2;    /* acc is declared outside the loop */
+    CHECK(pto_emit(ctx, m, NULL, &k, NULL) == PTO_ERR_USER);   /* written after the stamp: refused as changed */
+    CHECK(pto_diag_count(ctx) == 1 && strstr(pto_diag_get(ctx, 0)->msg, "changed after it was verified") != NULL);
+    pto_diag_clear(ctx);
+    pto_module_stamp(m);     /* vouched for: emit's own check speaks */
     k.len = 0;
     CHECK(pto_emit(ctx, m, NULL, &k, NULL) == PTO_ERR_USER);
     if (pto_diag_count(ctx) == 1) {

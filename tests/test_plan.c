@@ -98,7 +98,7 @@ static pto_status plan(kb *b, int tight, pto_plan_result *r)
        refuses: the planner's own checks are under test, so the stamp it
        requires is written directly (ir.h: a direct writer answers for the
        module). */
-    b->m->verified = 1;
+    pto_module_stamp(b->m);
     st = pto_plan(b->ctx, b->m, &d);
     if (st == PTO_OK) CHECK_MSG(pto_plan_check(b->ctx, b->m) == PTO_OK, "checker: %s", err0(b->ctx));
     return st;

@@ -184,7 +184,7 @@ static pto_module *g_kernel(pto_ctx *ctx, uint64_t seed, int32_t *nvar, int32_t 
        write, dtype mismatches) still have well-defined pipe dependencies,
        which is what the inserter is tested on: the stamp pto_sync requires
        is written directly (ir.h: a direct writer answers for the module). */
-    g.m->verified = 1;
+    pto_module_stamp(g.m);
     return g.m;
 }
 
