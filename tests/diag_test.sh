@@ -160,6 +160,12 @@ holds "cascade_mat_op: at the destination" "cascade_mat_op.pto:5:8: error: tadd 
 $ptoc check tests/diag/cascade_nonascii.pto >$out/log 2>&1
 holds "cascade_nonascii: the hint" "cascade_nonascii.pto:3:9: error: unexpected character '.xc3' \(non-ASCII: names are ASCII letters, digits and '_'; later ones are not reported\)"
 
+# ---- allreduce's counting cell reached through run-time indices: the interpreter names the notify ----
+expect "ar_cell_dyn: the notify's line" 1 \
+    "ar_cell_dyn.pto:7:10: error: notify on cell \\[0, 0\\] of 'sig' \\(its indices computed at run time\\), where the allreduce at line 6 counts its barriers" \
+    $ptoc run --ranks 3 tests/diag/ar_cell_dyn.pto
+$ptoc check tests/diag/ar_cell_dyn.pto >$out/log 2>&1 || bad "ar_cell_dyn: check passes (the cell is known at run time only)"
+
 # ---- a written set_flag without its wait_flag: the user's error, at the set ----
 expect "set_flag with no wait_flag: exit 1 at the set's line" 1 \
     "set_no_wait.pto:5:3: error: sync: event id may be left set at kernel end \\(set_flag MTE2, V, 0\\): written flags are kept as written" \
