@@ -3280,6 +3280,7 @@ typedef struct pto__ps_parser {
     int32_t arg_op, arg_i;   /* the op whose operand arg_i (from 0) is being parsed (messages) */
     size_t name_stop;        /* the last byte that continues no name (0: none; pto__ps_name_end) */
     int32_t unk_line, unk_id;   /* the last unknown name reported and its line: once per line */
+    int nonascii;               /* a non-ASCII byte was reported (once per file: review17) */
     int32_t dead[8], dead_kernel[8];  /* names whose let / for / tile / param line failed (pto__ps_dead) */
     int n_dead;
 } pto__ps_parser;
@@ -3354,7 +3355,14 @@ static void pto__ps_expected(pto__ps_parser *p, const char *what)
 {
     char q[200];
     pto__ps_tokstr(p, &p->tok, q, sizeof q);
-    if (p->tok.kind == PTO__T_BADCHAR) pto__ps_err(p, &p->tok, "unexpected character %s%s", q, pto__ps_foreign_hint(p, &p->tok));
+    if (p->tok.kind == PTO__T_BADCHAR && (unsigned char)p->src[p->tok.pos] >= 0x80) {
+        /* a non-ASCII name is written at every use: one error says it (a later line's is a repeat) */
+        if (!p->nonascii++)
+            pto__ps_err(p, &p->tok, "unexpected character %s (non-ASCII: names are ASCII letters, digits and '_'; "
+                        "later ones are not reported)", q);
+        /* (the first one is an error: the parse fails either way) */
+    } else if (p->tok.kind == PTO__T_BADCHAR)
+        pto__ps_err(p, &p->tok, "unexpected character %s%s", q, pto__ps_foreign_hint(p, &p->tok));
     else if (p->tok.kind == PTO__T_BADNUM) {
         const char *s = p->src + p->tok.pos;
         if (p->tok.len >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
@@ -3989,6 +3997,15 @@ static int pto__ps_dead(pto__ps_parser *p, const pto__ps_tok *name)
     return 0;
 }
 
+/* Whether name id is one whose declaring line failed (pto__ps_dead). */
+static int pto__ps_is_dead(const pto__ps_parser *p, int32_t id)
+{
+    int i;
+    for (i = 0; i < 8 && i < p->n_dead; i++)
+        if (p->dead[i] == id && p->dead_kernel[i] == p->kernel) return 1;
+    return 0;
+}
+
 /* "unknown name 'X'" with the closest name of the kinds that fit. */
 static void pto__ps_unknown_name(pto__ps_parser *p, const pto__ps_tok *t, unsigned kinds, int builtins)
 {
@@ -4000,8 +4017,7 @@ static void pto__ps_unknown_name(pto__ps_parser *p, const pto__ps_tok *t, unsign
     pto__ps_near_names(p, &n, kinds);
     const pto__ps_pname *was = t->id < p->cap_names ? &p->names[t->id] : NULL;
     if (t->line == p->unk_line && t->id == p->unk_id) return;   /* `tmuls t, t, 2.0`: one error for two t's */
-    for (i = 0; i < 8 && (int)i < p->n_dead; i++)
-        if (p->dead[i] == t->id && p->dead_kernel[i] == p->kernel) return;
+    if (pto__ps_is_dead(p, t->id)) return;
     p->unk_line = t->line;
     p->unk_id = t->id;
     for (i = 0; builtins && i < sizeof words / sizeof words[0]; i++)
@@ -4589,7 +4605,9 @@ static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
                 pto__ps_next(p);
                 return pto_arg_pipe(p->m, s, pto_pipe_lookup(p->src + t.pos, t.len), loc) >= 0;
             }
-            if (mask == PTO_A_CVPIPE && p->kernel >= 0 && p->m->kernels[p->kernel].kind != PTO_KK_MIX)
+            if (mask == PTO_A_CVPIPE && pto__ps_is_dead(p, t.id))
+                ;   /* its declaration failed, and said why */
+            else if (mask == PTO_A_CVPIPE && p->kernel >= 0 && p->m->kernels[p->kernel].kind != PTO_KK_MIX)
                 /* tpush / tpop / tfree outside a mix kernel: no pipe can be declared here */
                 pto__ps_err(p, &t, "unknown name '%s': cube/vector pipes ('pipe %s: c2v f32[R, C]') are declared in "
                             "a mix kernel, and this is a %s kernel", pto__ps_text(p, &t), pto__ps_text(p, &t),
@@ -5400,7 +5418,16 @@ static int pto__ps_pipe_stmt(pto__ps_parser *p, int32_t block)
     int64_t r, c, slots = 0, local = 0;
     int split = PTO_SPLIT_NONE, seen_s = 0, seen_l = 0, ok, attrs_ok;
     int32_t id;
-    if (p->m->kernels[p->kernel].kind != PTO_KK_MIX || block != p->m->kernels[p->kernel].body) {
+    if (p->m->kernels[p->kernel].kind != PTO_KK_MIX) {   /* review17: the rule read like the fault */
+        pto__ps_err(p, &kw, "'%s' is a %s kernel: cube/vector pipes belong to mix kernels (`kernel %s(...) mix`, "
+                    "the pipe at its top, then its cube { } and vector { } sections)",
+                    pto_str(p->ctx, p->m->kernels[p->kernel].name),
+                    p->m->kernels[p->kernel].kind == PTO_KK_CUBE ? "cube" : "vector",
+                    pto_str(p->ctx, p->m->kernels[p->kernel].name));
+        pto__ps_next(p);
+        return pto__ps_is(p, PTO__T_NAME) ? pto__ps_dead(p, &p->tok) : 0;   /* its uses: no second error */
+    }
+    if (block != p->m->kernels[p->kernel].body) {
         pto__ps_err(p, &kw, "a pipe is declared at the top level of a mix kernel, before its sections");
         return 0;
     }
@@ -5422,9 +5449,13 @@ static int pto__ps_pipe_stmt(pto__ps_parser *p, int32_t block)
     if (!pto__ps_expect(p, ']', "']' after the pipe's tile shape")) return 0;
     attrs_ok = pto__ps_pipe_attrs(p, &slots, &local, &split, &seen_s, &seen_l);
     /* 0 is how an omitted count is passed on: an explicit 0 is out of range */
-    if (attrs_ok && ((seen_s && slots == 0) || (seen_l && local == 0)))   /* still declared: its uses resolve */
-        pto__ps_err(p, &kw, "pipe '%s': %s must be > 0", pto__ps_text(p, &name),
-                    seen_s && slots == 0 ? "slots" : "local_slots");
+    /* still declared: its uses resolve; worded and placed as the verifier's bounds are (review17) */
+    if (attrs_ok && seen_s && slots == 0)
+        pto__ps_err(p, &name, "pipe '%s': slots(0) must be > 0", pto__ps_text(p, &name));
+    else if (attrs_ok && seen_l && local == 0)
+        pto__ps_err(p, &name, "pipe '%s': local_slots(0) must be > 0, <= slots(%d) and <= %d for a %s pipe",
+                    pto__ps_text(p, &name), (int)(seen_s ? slots : dir == PTO_BOTH ? 4 : 8), dir == PTO_BOTH ? 4 : 8,
+                    dir == PTO_BOTH ? "both" : dir == PTO_C2V ? "c2v" : "v2c");
     id = pto_add_cvpipe(p->m, p->kernel, pto__ps_text(p, &name), dir, dt, (int32_t)r, (int32_t)c, (int32_t)slots,
                         (int32_t)local, (pto_cvsplit)split, *pto__ps_tloc(p, &name));
     if (id < 0) return 0;
@@ -6525,6 +6556,8 @@ typedef struct pto__verifier {
     int malformed;             /* ... the statement lists are malformed */
     int32_t kernel;
     int core;                  /* core of the statements being checked, -1 none */
+    int32_t space_err_stmt;    /* pto__vtile_space_error: the statement and space it last reported */
+    int space_err_space;
     int64_t nblocks;           /* static block count, or -1 */
     int32_t counter;           /* program-order position */
     int64_t nvisited;          /* statements phase 1 visited, over every kernel */
@@ -7274,6 +7307,9 @@ static void pto__vread_tile(pto__verifier *v, int32_t s, int32_t t, const pto_op
     const pto_stmt *st = &v->m->stmts[s];
     const char *hint;
     if (v->tflags[t] & PTO__T_UNINIT) return;
+    /* a tile of the other core's memory: its declaration has the error, and nothing here could
+       write it (review17: tmatmul in a vector kernel added one per operand) */
+    if (v->core >= 0 && v->m->tiles[t].space < PTO_NSPACE && pto__vspace_core(v->m->tiles[t].space) != v->core) return;
     if (pto__vwritten(v, t, v->here_pos)) return;
     v->tflags[t] |= PTO__T_UNINIT;
     /* a write earlier in program order that does not count: one in the other branch of an if */
@@ -7323,6 +7359,10 @@ static void pto__vtile_space_error(pto__verifier *v, int32_t s, const pto_operan
         how = "; load a mat tile, then tmov or textract it into this one";
     else if ((op == PTO_OP_TMATMUL || op == PTO_OP_TMATMUL_ACC) && !w && t->space == PTO_MAT)
         how = "; tmov or textract it into one first";
+    /* one error per statement and space: `tadd m, m, m` on mat tiles said it three times (review17) */
+    if (v->space_err_stmt == s && v->space_err_space == t->space) return;
+    v->space_err_stmt = s;
+    v->space_err_space = t->space;
     pto_error(v->ctx, o->loc, "%s cannot %s a tile in '%s' (it %s %s%s)", pto_opinfo_get((pto_op)op)->name,
               w ? "write" : "read", pto_space_name((pto_space)t->space), w ? "writes" : "reads", allowed, how);
 }
@@ -9253,6 +9293,7 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
     memset(&v, 0, sizeof v);
     v.ctx = ctx;
     v.m = m;
+    v.space_err_stmt = -1;
     if (!m) {
         pto_loc none = {0, 0, 0};
         return pto_error(ctx, none, "pto_verify: the module is NULL");
@@ -10102,13 +10143,39 @@ static int pto__exec_cvpipe(pto__interp *I, int32_t s)
    agree bit for bit), in every rank's copy; the signal is left alone (the
    lowering leaves it as it found it). */
 
+/* The allreduce of statement s's kernel whose signal is param p, or -1. */
+static int32_t pto__in_ar_of(const pto__interp *I, int32_t s, int32_t p)
+{
+    const pto_module *m = I->m;
+    int32_t k = m->stmts[s].block >= 0 ? m->blocks[m->stmts[s].block].kernel : -1, i;
+    for (i = 0; i < m->n_stmts; i++) {
+        const pto_stmt *st = &m->stmts[i];
+        if (st->kind == PTO_ST_OP && st->op == PTO_OP_ALLREDUCE && st->nargs >= 2 && st->block >= 0 &&
+            m->blocks[st->block].kernel == k && m->operands[st->arg0 + 1].ref == p)
+            return i;
+    }
+    return -1;
+}
+
 static int pto__in_cell(pto__interp *I, int32_t s, int32_t *val, unsigned char **at)
 {
     pto__win w;
+    int32_t ar;
     if (!pto__window(I, s, 0, 1, 1, &w)) return 0;
     if (w.dtype != PTO_I32)
         return pto__fail(I, I->m->stmts[s].loc, "%s: a signal must be an i32 tensor",
                          pto_opinfo_get((pto_op)I->m->stmts[s].op)->name);
+    /* the verifier refuses a notify / wait on an allreduce's counting cell by constant indices;
+       one computed at run time is refused here, at its line (review17: the simulator saw only a
+       race at the next allreduce) */
+    if (w.r == 0 && w.c == 0 && I->m->stmts[s].origin == PTO_BY_USER &&
+        (ar = pto__in_ar_of(I, s, pto_stmt_arg(I->m, s, 0)->ref)) >= 0)
+        return pto__fail(I, pto_stmt_arg(I->m, s, 0)->loc,
+                         "%s on cell [0, 0] of '%s' (its indices computed at run time), where the allreduce at line %d "
+                         "counts its barriers: it breaks their counts; use another cell, e.g. %s[0, 1]",
+                         pto_opinfo_get((pto_op)I->m->stmts[s].op)->name,
+                         pto_str(I->ctx, I->m->params[pto_stmt_arg(I->m, s, 0)->ref].name),
+                         (int)I->m->stmts[ar].loc.line, pto_str(I->ctx, I->m->params[pto_stmt_arg(I->m, s, 0)->ref].name));
     *at = w.base + (size_t)(w.r * w.d1 + w.c) * 4u;
     memcpy(val, *at, 4);
     return 1;
@@ -11816,7 +11883,7 @@ static void pto__hs_vhost(pto__hs_ver *V, int32_t *order)
     const pto_module *m = V->m;
     const pto_host *h = &m->hosts[V->h];
     int32_t s, i;
-    int errors0 = pto_error_count(V->ctx);
+    int errors0 = pto_error_count(V->ctx), calls_ok;
     V->hname = pto__hs_name(m, h->name);
     if (h->param0 < 0 || h->nparams < 0 || h->ntensors < 0 || h->param0 + h->nparams + h->ntensors > m->n_params ||
         h->stmt0 < 0 || h->nstmts < 0 || h->stmt0 + h->nstmts > m->n_hstmts) {
@@ -11832,7 +11899,10 @@ static void pto__hs_vhost(pto__hs_ver *V, int32_t *order)
                  st->ref - h->param0 >= h->nparams + h->ntensors)
             pto_error(V->ctx, st->loc, "malformed host statement");
     }
-    for (i = 0; i < h->nparams; i++) {
+    /* an output no call writes: said only when the calls themselves were right (a call with a
+       wrong argument count wrote nothing: review17's second error for one mistake) */
+    calls_ok = pto_error_count(V->ctx) == errors0;
+    for (i = 0; i < h->nparams && calls_ok; i++) {
         const pto_param *p = &m->params[h->param0 + i];
         if (p->kind == PTO_P_TENSOR && p->dir == PTO_OUT && !V->written[i])
             pto_error(V->ctx, p->loc, "'%s' is an output of host '%s' but no call writes it", pto__hs_name(m, p->name),
@@ -25424,8 +25494,12 @@ PTO_K_FN void pto_h_report(pto_h_run *run, const char *name, const pto_k_report 
 {
     int flags, barriers;
     printf("  cycles      %lld%s\n", (long long)r->makespan, pto_h_deadlocked(r) ? " (up to the deadlock)" : "");
-    printf("  bound       %lld (%s)\n", (long long)r->bound, pto_h_bound_pipe(r));
-    printf("  efficiency  %.3f\n", r->efficiency);
+    if (r->bound > 0) {
+        printf("  bound       %lld (%s)\n", (long long)r->bound, pto_h_bound_pipe(r));
+        printf("  efficiency  %.3f\n", r->efficiency);
+    } else {   /* no instruction took a cycle (review17: "bound 0 (-), efficiency 0.000") */
+        printf("  bound       - (no instruction ran)\n");
+    }
     if (!pto_h_deadlocked(r)) pto_h_idle(r);
     if (run->ksrc) {
         pto_h_count_syncs(run->ksrc, name, &flags, &barriers);

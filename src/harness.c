@@ -751,8 +751,12 @@ PTO_K_FN void pto_h_report(pto_h_run *run, const char *name, const pto_k_report 
 {
     int flags, barriers;
     printf("  cycles      %lld%s\n", (long long)r->makespan, pto_h_deadlocked(r) ? " (up to the deadlock)" : "");
-    printf("  bound       %lld (%s)\n", (long long)r->bound, pto_h_bound_pipe(r));
-    printf("  efficiency  %.3f\n", r->efficiency);
+    if (r->bound > 0) {
+        printf("  bound       %lld (%s)\n", (long long)r->bound, pto_h_bound_pipe(r));
+        printf("  efficiency  %.3f\n", r->efficiency);
+    } else {   /* no instruction took a cycle (review17: "bound 0 (-), efficiency 0.000") */
+        printf("  bound       - (no instruction ran)\n");
+    }
     if (!pto_h_deadlocked(r)) pto_h_idle(r);
     if (run->ksrc) {
         pto_h_count_syncs(run->ksrc, name, &flags, &barriers);

@@ -845,7 +845,7 @@ static void pto__hs_vhost(pto__hs_ver *V, int32_t *order)
     const pto_module *m = V->m;
     const pto_host *h = &m->hosts[V->h];
     int32_t s, i;
-    int errors0 = pto_error_count(V->ctx);
+    int errors0 = pto_error_count(V->ctx), calls_ok;
     V->hname = pto__hs_name(m, h->name);
     if (h->param0 < 0 || h->nparams < 0 || h->ntensors < 0 || h->param0 + h->nparams + h->ntensors > m->n_params ||
         h->stmt0 < 0 || h->nstmts < 0 || h->stmt0 + h->nstmts > m->n_hstmts) {
@@ -861,7 +861,10 @@ static void pto__hs_vhost(pto__hs_ver *V, int32_t *order)
                  st->ref - h->param0 >= h->nparams + h->ntensors)
             pto_error(V->ctx, st->loc, "malformed host statement");
     }
-    for (i = 0; i < h->nparams; i++) {
+    /* an output no call writes: said only when the calls themselves were right (a call with a
+       wrong argument count wrote nothing: review17's second error for one mistake) */
+    calls_ok = pto_error_count(V->ctx) == errors0;
+    for (i = 0; i < h->nparams && calls_ok; i++) {
         const pto_param *p = &m->params[h->param0 + i];
         if (p->kind == PTO_P_TENSOR && p->dir == PTO_OUT && !V->written[i])
             pto_error(V->ctx, p->loc, "'%s' is an output of host '%s' but no call writes it", pto__hs_name(m, p->name),

@@ -813,13 +813,39 @@ static int pto__exec_cvpipe(pto__interp *I, int32_t s)
    agree bit for bit), in every rank's copy; the signal is left alone (the
    lowering leaves it as it found it). */
 
+/* The allreduce of statement s's kernel whose signal is param p, or -1. */
+static int32_t pto__in_ar_of(const pto__interp *I, int32_t s, int32_t p)
+{
+    const pto_module *m = I->m;
+    int32_t k = m->stmts[s].block >= 0 ? m->blocks[m->stmts[s].block].kernel : -1, i;
+    for (i = 0; i < m->n_stmts; i++) {
+        const pto_stmt *st = &m->stmts[i];
+        if (st->kind == PTO_ST_OP && st->op == PTO_OP_ALLREDUCE && st->nargs >= 2 && st->block >= 0 &&
+            m->blocks[st->block].kernel == k && m->operands[st->arg0 + 1].ref == p)
+            return i;
+    }
+    return -1;
+}
+
 static int pto__in_cell(pto__interp *I, int32_t s, int32_t *val, unsigned char **at)
 {
     pto__win w;
+    int32_t ar;
     if (!pto__window(I, s, 0, 1, 1, &w)) return 0;
     if (w.dtype != PTO_I32)
         return pto__fail(I, I->m->stmts[s].loc, "%s: a signal must be an i32 tensor",
                          pto_opinfo_get((pto_op)I->m->stmts[s].op)->name);
+    /* the verifier refuses a notify / wait on an allreduce's counting cell by constant indices;
+       one computed at run time is refused here, at its line (review17: the simulator saw only a
+       race at the next allreduce) */
+    if (w.r == 0 && w.c == 0 && I->m->stmts[s].origin == PTO_BY_USER &&
+        (ar = pto__in_ar_of(I, s, pto_stmt_arg(I->m, s, 0)->ref)) >= 0)
+        return pto__fail(I, pto_stmt_arg(I->m, s, 0)->loc,
+                         "%s on cell [0, 0] of '%s' (its indices computed at run time), where the allreduce at line %d "
+                         "counts its barriers: it breaks their counts; use another cell, e.g. %s[0, 1]",
+                         pto_opinfo_get((pto_op)I->m->stmts[s].op)->name,
+                         pto_str(I->ctx, I->m->params[pto_stmt_arg(I->m, s, 0)->ref].name),
+                         (int)I->m->stmts[ar].loc.line, pto_str(I->ctx, I->m->params[pto_stmt_arg(I->m, s, 0)->ref].name));
     *at = w.base + (size_t)(w.r * w.d1 + w.c) * 4u;
     memcpy(val, *at, 4);
     return 1;

@@ -143,6 +143,7 @@ typedef struct pto__ps_parser {
     int32_t arg_op, arg_i;   /* the op whose operand arg_i (from 0) is being parsed (messages) */
     size_t name_stop;        /* the last byte that continues no name (0: none; pto__ps_name_end) */
     int32_t unk_line, unk_id;   /* the last unknown name reported and its line: once per line */
+    int nonascii;               /* a non-ASCII byte was reported (once per file: review17) */
     int32_t dead[8], dead_kernel[8];  /* names whose let / for / tile / param line failed (pto__ps_dead) */
     int n_dead;
 } pto__ps_parser;
@@ -217,7 +218,14 @@ static void pto__ps_expected(pto__ps_parser *p, const char *what)
 {
     char q[200];
     pto__ps_tokstr(p, &p->tok, q, sizeof q);
-    if (p->tok.kind == PTO__T_BADCHAR) pto__ps_err(p, &p->tok, "unexpected character %s%s", q, pto__ps_foreign_hint(p, &p->tok));
+    if (p->tok.kind == PTO__T_BADCHAR && (unsigned char)p->src[p->tok.pos] >= 0x80) {
+        /* a non-ASCII name is written at every use: one error says it (a later line's is a repeat) */
+        if (!p->nonascii++)
+            pto__ps_err(p, &p->tok, "unexpected character %s (non-ASCII: names are ASCII letters, digits and '_'; "
+                        "later ones are not reported)", q);
+        /* (the first one is an error: the parse fails either way) */
+    } else if (p->tok.kind == PTO__T_BADCHAR)
+        pto__ps_err(p, &p->tok, "unexpected character %s%s", q, pto__ps_foreign_hint(p, &p->tok));
     else if (p->tok.kind == PTO__T_BADNUM) {
         const char *s = p->src + p->tok.pos;
         if (p->tok.len >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
@@ -852,6 +860,15 @@ static int pto__ps_dead(pto__ps_parser *p, const pto__ps_tok *name)
     return 0;
 }
 
+/* Whether name id is one whose declaring line failed (pto__ps_dead). */
+static int pto__ps_is_dead(const pto__ps_parser *p, int32_t id)
+{
+    int i;
+    for (i = 0; i < 8 && i < p->n_dead; i++)
+        if (p->dead[i] == id && p->dead_kernel[i] == p->kernel) return 1;
+    return 0;
+}
+
 /* "unknown name 'X'" with the closest name of the kinds that fit. */
 static void pto__ps_unknown_name(pto__ps_parser *p, const pto__ps_tok *t, unsigned kinds, int builtins)
 {
@@ -863,8 +880,7 @@ static void pto__ps_unknown_name(pto__ps_parser *p, const pto__ps_tok *t, unsign
     pto__ps_near_names(p, &n, kinds);
     const pto__ps_pname *was = t->id < p->cap_names ? &p->names[t->id] : NULL;
     if (t->line == p->unk_line && t->id == p->unk_id) return;   /* `tmuls t, t, 2.0`: one error for two t's */
-    for (i = 0; i < 8 && (int)i < p->n_dead; i++)
-        if (p->dead[i] == t->id && p->dead_kernel[i] == p->kernel) return;
+    if (pto__ps_is_dead(p, t->id)) return;
     p->unk_line = t->line;
     p->unk_id = t->id;
     for (i = 0; builtins && i < sizeof words / sizeof words[0]; i++)
@@ -1452,7 +1468,9 @@ static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
                 pto__ps_next(p);
                 return pto_arg_pipe(p->m, s, pto_pipe_lookup(p->src + t.pos, t.len), loc) >= 0;
             }
-            if (mask == PTO_A_CVPIPE && p->kernel >= 0 && p->m->kernels[p->kernel].kind != PTO_KK_MIX)
+            if (mask == PTO_A_CVPIPE && pto__ps_is_dead(p, t.id))
+                ;   /* its declaration failed, and said why */
+            else if (mask == PTO_A_CVPIPE && p->kernel >= 0 && p->m->kernels[p->kernel].kind != PTO_KK_MIX)
                 /* tpush / tpop / tfree outside a mix kernel: no pipe can be declared here */
                 pto__ps_err(p, &t, "unknown name '%s': cube/vector pipes ('pipe %s: c2v f32[R, C]') are declared in "
                             "a mix kernel, and this is a %s kernel", pto__ps_text(p, &t), pto__ps_text(p, &t),
@@ -2263,7 +2281,16 @@ static int pto__ps_pipe_stmt(pto__ps_parser *p, int32_t block)
     int64_t r, c, slots = 0, local = 0;
     int split = PTO_SPLIT_NONE, seen_s = 0, seen_l = 0, ok, attrs_ok;
     int32_t id;
-    if (p->m->kernels[p->kernel].kind != PTO_KK_MIX || block != p->m->kernels[p->kernel].body) {
+    if (p->m->kernels[p->kernel].kind != PTO_KK_MIX) {   /* review17: the rule read like the fault */
+        pto__ps_err(p, &kw, "'%s' is a %s kernel: cube/vector pipes belong to mix kernels (`kernel %s(...) mix`, "
+                    "the pipe at its top, then its cube { } and vector { } sections)",
+                    pto_str(p->ctx, p->m->kernels[p->kernel].name),
+                    p->m->kernels[p->kernel].kind == PTO_KK_CUBE ? "cube" : "vector",
+                    pto_str(p->ctx, p->m->kernels[p->kernel].name));
+        pto__ps_next(p);
+        return pto__ps_is(p, PTO__T_NAME) ? pto__ps_dead(p, &p->tok) : 0;   /* its uses: no second error */
+    }
+    if (block != p->m->kernels[p->kernel].body) {
         pto__ps_err(p, &kw, "a pipe is declared at the top level of a mix kernel, before its sections");
         return 0;
     }
@@ -2285,9 +2312,13 @@ static int pto__ps_pipe_stmt(pto__ps_parser *p, int32_t block)
     if (!pto__ps_expect(p, ']', "']' after the pipe's tile shape")) return 0;
     attrs_ok = pto__ps_pipe_attrs(p, &slots, &local, &split, &seen_s, &seen_l);
     /* 0 is how an omitted count is passed on: an explicit 0 is out of range */
-    if (attrs_ok && ((seen_s && slots == 0) || (seen_l && local == 0)))   /* still declared: its uses resolve */
-        pto__ps_err(p, &kw, "pipe '%s': %s must be > 0", pto__ps_text(p, &name),
-                    seen_s && slots == 0 ? "slots" : "local_slots");
+    /* still declared: its uses resolve; worded and placed as the verifier's bounds are (review17) */
+    if (attrs_ok && seen_s && slots == 0)
+        pto__ps_err(p, &name, "pipe '%s': slots(0) must be > 0", pto__ps_text(p, &name));
+    else if (attrs_ok && seen_l && local == 0)
+        pto__ps_err(p, &name, "pipe '%s': local_slots(0) must be > 0, <= slots(%d) and <= %d for a %s pipe",
+                    pto__ps_text(p, &name), (int)(seen_s ? slots : dir == PTO_BOTH ? 4 : 8), dir == PTO_BOTH ? 4 : 8,
+                    dir == PTO_BOTH ? "both" : dir == PTO_C2V ? "c2v" : "v2c");
     id = pto_add_cvpipe(p->m, p->kernel, pto__ps_text(p, &name), dir, dt, (int32_t)r, (int32_t)c, (int32_t)slots,
                         (int32_t)local, (pto_cvsplit)split, *pto__ps_tloc(p, &name));
     if (id < 0) return 0;

@@ -88,6 +88,8 @@ typedef struct pto__verifier {
     int malformed;             /* ... the statement lists are malformed */
     int32_t kernel;
     int core;                  /* core of the statements being checked, -1 none */
+    int32_t space_err_stmt;    /* pto__vtile_space_error: the statement and space it last reported */
+    int space_err_space;
     int64_t nblocks;           /* static block count, or -1 */
     int32_t counter;           /* program-order position */
     int64_t nvisited;          /* statements phase 1 visited, over every kernel */
@@ -837,6 +839,9 @@ static void pto__vread_tile(pto__verifier *v, int32_t s, int32_t t, const pto_op
     const pto_stmt *st = &v->m->stmts[s];
     const char *hint;
     if (v->tflags[t] & PTO__T_UNINIT) return;
+    /* a tile of the other core's memory: its declaration has the error, and nothing here could
+       write it (review17: tmatmul in a vector kernel added one per operand) */
+    if (v->core >= 0 && v->m->tiles[t].space < PTO_NSPACE && pto__vspace_core(v->m->tiles[t].space) != v->core) return;
     if (pto__vwritten(v, t, v->here_pos)) return;
     v->tflags[t] |= PTO__T_UNINIT;
     /* a write earlier in program order that does not count: one in the other branch of an if */
@@ -886,6 +891,10 @@ static void pto__vtile_space_error(pto__verifier *v, int32_t s, const pto_operan
         how = "; load a mat tile, then tmov or textract it into this one";
     else if ((op == PTO_OP_TMATMUL || op == PTO_OP_TMATMUL_ACC) && !w && t->space == PTO_MAT)
         how = "; tmov or textract it into one first";
+    /* one error per statement and space: `tadd m, m, m` on mat tiles said it three times (review17) */
+    if (v->space_err_stmt == s && v->space_err_space == t->space) return;
+    v->space_err_stmt = s;
+    v->space_err_space = t->space;
     pto_error(v->ctx, o->loc, "%s cannot %s a tile in '%s' (it %s %s%s)", pto_opinfo_get((pto_op)op)->name,
               w ? "write" : "read", pto_space_name((pto_space)t->space), w ? "writes" : "reads", allowed, how);
 }
@@ -2816,6 +2825,7 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
     memset(&v, 0, sizeof v);
     v.ctx = ctx;
     v.m = m;
+    v.space_err_stmt = -1;
     if (!m) {
         pto_loc none = {0, 0, 0};
         return pto_error(ctx, none, "pto_verify: the module is NULL");

@@ -147,6 +147,25 @@ expect "for without 'to': the header's error" 1 "for_no_to.pto:4:13: error: expe
     $ptoc check tests/diag/for_no_to.pto
 lacks "for without 'to': no unknown-name cascade" "unknown name"
 
+# ---- one mistake, one error (review17's cascades) ----
+for f in tests/bad/pipe_not_mix_use.pto tests/diag/cascade_mat_op.pto tests/diag/cascade_nonascii.pto \
+         tests/diag/cascade_host_args.pto; do
+    $ptoc check $f >$out/log 2>&1
+    n=$(grep -c ": error: " $out/log)
+    if [ "$n" = 1 ]; then ok "$f: one error"; else bad "$f: one error (got $n)"; fi
+done
+holds "cascade_host_args: the arity error is the one" "cascade_host_args.pto:9:8: error: 'k' takes 2 arguments"
+$ptoc check tests/diag/cascade_mat_op.pto >$out/log 2>&1
+holds "cascade_mat_op: at the destination" "cascade_mat_op.pto:5:8: error: tadd cannot write a tile in 'mat' \(it writes vec\)"
+$ptoc check tests/diag/cascade_nonascii.pto >$out/log 2>&1
+holds "cascade_nonascii: the hint" "cascade_nonascii.pto:3:9: error: unexpected character '.xc3' \(non-ASCII: names are ASCII letters, digits and '_'; later ones are not reported\)"
+
+# ---- allreduce's counting cell reached through run-time indices: the interpreter names the notify ----
+expect "ar_cell_dyn: the notify's line" 1 \
+    "ar_cell_dyn.pto:7:10: error: notify on cell \\[0, 0\\] of 'sig' \\(its indices computed at run time\\), where the allreduce at line 6 counts its barriers" \
+    $ptoc run --ranks 3 tests/diag/ar_cell_dyn.pto
+$ptoc check tests/diag/ar_cell_dyn.pto >$out/log 2>&1 || bad "ar_cell_dyn: check passes (the cell is known at run time only)"
+
 # ---- a written set_flag without its wait_flag: the user's error, at the set ----
 expect "set_flag with no wait_flag: exit 1 at the set's line" 1 \
     "set_no_wait.pto:5:3: error: sync: event id may be left set at kernel end \\(set_flag MTE2, V, 0\\): written flags are kept as written" \

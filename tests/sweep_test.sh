@@ -59,6 +59,13 @@ mixed=$(sed -n 's/^  T=16 Z=\([0-9]*\) .*match.*/\1/p' $out/log | awk '$1 >= 1 &
 if [ -n "$mixed" ] && grep -q "^  T=16 Z=0 .*match" $out/log
 then ok "threshold_if: a mixed run (Z=$mixed)"; else bad "threshold_if: a mixed run"; fi
 
+# a comment that starts '# sweep:' is read as the directive: its error has the line and says so
+printf '# a comment\n# sweep: a loop whose trips vary\n' > $out/swc.pto
+cat tests/sweep/threshold_if.pto >> $out/swc.pto
+$ptoc run --sweep $cc $out/swc.pto >$out/log 2>&1; rc=$?
+if [ $rc = 1 ] && grep -q "^$out/swc.pto:2:1: error: the '# sweep:' line takes -D NAME=LO..HI and --sweep-runs N, not 'a' (a comment that starts '# sweep:' is read as that line: reword it)$" $out/log
+then ok "a '# sweep:' comment: the line and the hint"; else bad "a '# sweep:' comment: the line and the hint"; fi
+
 # the header counts what changes with a name among the values that reach it: T steers its loop
 # and the if (not the literal inner loop, reached or not); U steers the if, which only the last
 # iteration shows

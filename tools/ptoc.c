@@ -1939,11 +1939,12 @@ static int sweep_line(const char *path, int argc, char **argv, sw_defs *ranges, 
 {
     size_t len = 0;
     char *text = read_all(path, &len), *line, *end, *tok[64], *p;
-    int n = 0, i, rc = 0;
+    int n = 0, i, rc = 0, lineno = 0;
     if (!text) return 0;
     for (line = text; line && *line; line = end ? end + 1 : NULL) {
         end = strchr(line, '\n');
         if (end) *end = 0;
+        lineno++;
         if (strncmp(line, "# sweep:", 8) == 0) break;
     }
     for (p = line && *line ? line + 8 : NULL; p && n < 64;) {   /* (*line == 0: the text ended, no such line) */
@@ -1968,9 +1969,9 @@ static int sweep_line(const char *path, int argc, char **argv, sw_defs *ranges, 
             rc = 1;
         }
     }
-    if (rc)
-        fprintf(stderr, "ptoc: error: %s: the '# sweep:' line takes -D NAME=LO..HI and --sweep-runs N, not '%s'\n", path,
-                tok[i - 1]);
+    if (rc)   /* review17: a comment that happens to start '# sweep:' is read as the directive */
+        fprintf(stderr, "%s:%d:1: error: the '# sweep:' line takes -D NAME=LO..HI and --sweep-runs N, not '%s' (a "
+                "comment that starts '# sweep:' is read as that line: reword it)\n", path, lineno, tok[i - 1]);
     free(text);
     return rc;
 }
