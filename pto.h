@@ -14833,6 +14833,9 @@ typedef struct pto__sy {
     int32_t *viol, n_viol, cap_viol;
     int32_t *done, n_done, cap_done;
     int32_t *opl, n_opl, cap_opl;          /* pto__sy_order_now's pairs: (group, first, last position) */
+    struct pto__sy_acc *acc;               /* pto__sy_blk_accs: the accesses of listed blocks, in walk order */
+    int32_t n_acc, cap_acc;
+    int32_t *blk_acc;                      /* per block: 1 + its first entry in acc (0 = not listed), count */
 } pto__sy;
 
 /* ---- small helpers ------------------------------------------------------- */
@@ -14927,8 +14930,14 @@ static int pto__sy_depth(const pto_module *m, int32_t s)
 static void pto__sy_lca(const pto__sy *sy, int32_t a, int32_t b, int32_t *pa, int32_t *pb)
 {
     const pto_module *m = sy->m;
-    int da = a < sy->n_dep && sy->dep[a] >= 0 ? sy->dep[a] : pto__sy_depth(m, a);
-    int db = b < sy->n_dep && sy->dep[b] >= 0 ? sy->dep[b] : pto__sy_depth(m, b);
+    int da, db;
+    if (m->stmts[a].block == m->stmts[b].block) {   /* the usual case: one block, no depths to look up */
+        *pa = a;
+        *pb = b;
+        return;
+    }
+    da = a < sy->n_dep && sy->dep[a] >= 0 ? sy->dep[a] : pto__sy_depth(m, a);
+    db = b < sy->n_dep && sy->dep[b] >= 0 ? sy->dep[b] : pto__sy_depth(m, b);
     for (; da > db; da--) a = pto__sy_up(m, a);
     for (; db > da; db--) b = pto__sy_up(m, b);
     while (m->stmts[a].block != m->stmts[b].block) {
@@ -17356,29 +17365,6 @@ static int pto__sy_op_hits(const pto__sy *sy, int32_t s, int q, const pto__sy_fo
     return 0;
 }
 
-/* Walks block b (bodies too): mode 0 adds pipe p's accesses to *f; mode 1
-   says whether an access on pipe q (the drain's) touches *f, or one on any
-   pipe the bytes in *dep. At most *budget statements (then: "touches"). */
-static int pto__sy_foot_walk(const pto__sy *sy, int32_t b, int p, int q, pto__sy_foot *f, const pto__sy_foot *dep,
-                             int mode, int32_t *budget)
-{
-    const pto_module *m = sy->m;
-    int32_t s, i;
-    for (s = m->blocks[b].head; s >= 0; s = m->stmts[s].next) {
-        const pto_stmt *x = &m->stmts[s];
-        if (--*budget < 0) return 1;
-        if (x->kind == PTO_ST_OP && s < sy->s0 && !pto__sy_issync(x->op)) {
-            if (mode == 1 && pto__sy_op_hits(sy, s, q, f, dep)) return 1;
-            for (i = 0; mode == 0 && i < x->nargs; i++)
-                if (sy->rec_of[x->arg0 + i] >= 0 && sy->recs[sy->rec_of[x->arg0 + i]].pipe == p)
-                    pto__sy_foot_add(sy, f, x->arg0 + i);
-        }
-        if (x->body >= 0 && pto__sy_foot_walk(sy, x->body, p, q, f, dep, mode, budget)) return 1;
-        if (x->orelse >= 0 && pto__sy_foot_walk(sy, x->orelse, p, q, f, dep, mode, budget)) return 1;
-    }
-    return 0;
-}
-
 /* Where the walks of pto__sy_sink and pto__sy_rise end: a section, or a
    PIPE_ALL fence of the kernel's own (lower's, before a notify: every
    pipe waits there anyway). */
@@ -17398,15 +17384,155 @@ static int pto__sy_not_place(const pto__sy *sy, int32_t s)
     return x->kind == PTO_ST_OP && (s >= sy->s0 || pto__sy_issync(x->op));
 }
 
+/* The footprint walks of pto__sy_sink and pto__sy_rise, read from lists: a
+   carried pair of a loop looks at the loops before and after it, so each
+   loop body is walked again for every pair of three loops. What a walk
+   reads never changes during the analysis (placements add only sync
+   statements, which the walks skip), so a block's accesses are listed
+   once, in the walk's order; only the number of statements a walk would
+   visit (its budget) is counted again, as placements add to it. */
+typedef struct pto__sy_acc {
+    int32_t lo, hi;             /* bytes of every slot (GM: lo is the tensor's param) */
+    uint8_t pipe, space;        /* of its first record */
+} pto__sy_acc;
+
+static void pto__sy_list_accs(pto__sy *sy, int32_t b)
+{
+    const pto_module *m = sy->m;
+    const pto__sy_rec *recs = sy->recs;
+    const int32_t *rec_of = sy->rec_of;
+    int32_t s, i, k, n, first = sy->n_acc;
+    for (s = m->blocks[b].head; s >= 0 && sy->status == PTO_OK; s = m->stmts[s].next) {
+        const pto_stmt *x = &m->stmts[s];
+        if (x->kind == PTO_ST_OP && s < sy->s0 && !pto__sy_issync(x->op)
+            && pto__sy_grow(sy, (void **)&sy->acc, sizeof *sy->acc, &sy->cap_acc, sy->n_acc + x->nargs)) {
+            pto__sy_acc *a = sy->acc + sy->n_acc;
+            for (i = 0; i < x->nargs; i++) {
+                const pto_operand *op = &m->operands[x->arg0 + i];
+                const pto__sy_rec *r;
+                if (rec_of[x->arg0 + i] < 0) continue;
+                r = &recs[rec_of[x->arg0 + i]];
+                a->pipe = r->pipe;
+                a->space = r->space;
+                a->lo = r->lo;
+                a->hi = r->hi;
+                if (r->space == PTO_GM) {
+                    a->lo = op->ref;
+                    a->hi = 0;
+                } else if (op->kind == PTO_O_TILE && op->ref >= 0 && op->ref < m->n_tiles) {
+                    /* every slot (pto__sy_opnd_span) */
+                    for (k = 1, n = pto__sy_slots(&m->tiles[op->ref]); k < n; k++) {
+                        if (r[k].lo < a->lo) a->lo = r[k].lo;
+                        if (r[k].hi > a->hi) a->hi = r[k].hi;
+                    }
+                }
+                a++;
+            }
+            sy->n_acc = (int32_t)(a - sy->acc);
+        }
+        if (x->body >= 0) pto__sy_list_accs(sy, x->body);
+        if (x->orelse >= 0) pto__sy_list_accs(sy, x->orelse);
+    }
+    sy->blk_acc[2 * b] = first + 1;   /* a block inside one listed before is listed again: the same */
+    sy->blk_acc[2 * b + 1] = sy->n_acc - first;
+}
+
+/* Block b's accesses (*n of them), listed on first use; NULL when out of
+   memory (the pass then fails). */
+static const pto__sy_acc *pto__sy_blk_accs(pto__sy *sy, int32_t b, int32_t *n)
+{
+    if (!sy->blk_acc && !(sy->blk_acc = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * 2 * ((size_t)sy->m->n_blocks + 1))))
+        return NULL;
+    if (!sy->blk_acc[2 * b]) pto__sy_list_accs(sy, b);
+    if (sy->status != PTO_OK) return NULL;
+    *n = sy->blk_acc[2 * b + 1];
+    return sy->acc + sy->blk_acc[2 * b] - 1;
+}
+
+/* The statements a walk of block b visits (bodies too). */
+static int32_t pto__sy_nstmts(const pto_module *m, int32_t b)
+{
+    int32_t s, n = 0;
+    for (s = m->blocks[b].head; s >= 0; s = m->stmts[s].next) {
+        n++;
+        if (m->stmts[s].body >= 0) n += pto__sy_nstmts(m, m->stmts[s].body);
+        if (m->stmts[s].orelse >= 0) n += pto__sy_nstmts(m, m->stmts[s].orelse);
+    }
+    return n;
+}
+
+/* A walk's budget: n more statements, or spent (then: "touches"). */
+static int pto__sy_spend(int32_t *budget, int32_t n)
+{
+    if (*budget - n < 0) {
+        *budget = -1;
+        return 1;
+    }
+    *budget -= n;
+    return 0;
+}
+
+/* Access a touches what foot holds (pto__sy_foot_hits). */
+static int pto__sy_acc_hits(const pto__sy_foot *f, const pto__sy_acc *a)
+{
+    int i;
+    if (a->space == PTO_GM) {
+        if (f->gm_all) return 1;
+        for (i = 0; i < f->ngm; i++)
+            if (f->gm[i] == a->lo) return 1;
+        return 0;
+    }
+    if (f->all & (1u << a->space)) return 1;
+    for (i = 0; i < f->n; i++)
+        if (f->sp[i] == a->space && a->lo < f->hi[i] && f->lo[i] < a->hi) return 1;
+    return 0;
+}
+
+/* Adds pipe p's accesses in block b (bodies too) to *f. At most *budget
+   statements are looked at (then: 1, "touches"). */
+static int pto__sy_blk_foot(pto__sy *sy, int32_t b, int p, pto__sy_foot *f, int32_t *budget)
+{
+    int32_t n, k, i;
+    const pto__sy_acc *a = pto__sy_blk_accs(sy, b, &n);
+    if (!a || pto__sy_spend(budget, pto__sy_nstmts(sy->m, b))) return 1;
+    for (k = 0; k < n; k++) {
+        if (a[k].pipe != p) continue;
+        if (a[k].space != PTO_GM) {
+            pto__sy_foot_range(f, a[k].space, a[k].lo, a[k].hi);
+            continue;
+        }
+        for (i = 0; i < f->ngm && f->gm[i] != a[k].lo; i++) continue;
+        if (i == f->ngm) {
+            if (f->ngm < 8) f->gm[f->ngm++] = a[k].lo;
+            else f->gm_all = 1;
+        }
+    }
+    return 0;
+}
+
+/* Block b (bodies too) has an access on pipe q that touches *f, or one on
+   any pipe that touches the bytes in *dep. At most *budget statements are
+   looked at (then: "touches"). */
+static int pto__sy_blk_hits(pto__sy *sy, int32_t b, int q, const pto__sy_foot *f, const pto__sy_foot *dep,
+                            int32_t *budget)
+{
+    int32_t n, k;
+    const pto__sy_acc *a = pto__sy_blk_accs(sy, b, &n);
+    if (!a) return 1;
+    for (k = 0; k < n; k++)
+        if ((a[k].pipe == q && pto__sy_acc_hits(f, &a[k])) || pto__sy_acc_hits(dep, &a[k])) return 1;
+    return pto__sy_spend(budget, pto__sy_nstmts(sy->m, b));
+}
+
 /* Statement s (its bodies too) has an access on `pipe` that touches *f, or
-   one on any pipe that touches *dep (pto__sy_foot_walk's mode 1). */
-static int pto__sy_stmt_hits(const pto__sy *sy, int32_t s, int pipe, pto__sy_foot *f, const pto__sy_foot *dep,
+   one on any pipe that touches *dep (pto__sy_blk_hits). */
+static int pto__sy_stmt_hits(pto__sy *sy, int32_t s, int pipe, pto__sy_foot *f, const pto__sy_foot *dep,
                              int32_t *budget)
 {
     const pto_stmt *x = &sy->m->stmts[s];
     if (x->kind == PTO_ST_OP && pto__sy_op_hits(sy, s, pipe, f, dep)) return 1;
-    if (x->body >= 0 && pto__sy_foot_walk(sy, x->body, -1, pipe, f, dep, 1, budget)) return 1;
-    return x->orelse >= 0 && pto__sy_foot_walk(sy, x->orelse, -1, pipe, f, dep, 1, budget);
+    if (x->body >= 0 && pto__sy_blk_hits(sy, x->body, pipe, f, dep, budget)) return 1;
+    return x->orelse >= 0 && pto__sy_blk_hits(sy, x->orelse, pipe, f, dep, budget);
 }
 
 /* Where the drains of a carried pair (producer pipe p) anchored at A go:
@@ -17430,7 +17556,7 @@ static int32_t pto__sy_sink(pto__sy *sy, int32_t A, int p, int q, const pto__sy_
     pto__sy_foot f;
     int32_t s, at = A, budget = 4096, loops = 0;
     memset(&f, 0, sizeof f);
-    if (m->stmts[A].body < 0 || pto__sy_foot_walk(sy, m->stmts[A].body, p, q, &f, dep, 0, &budget)) return A;
+    if (m->stmts[A].body < 0 || pto__sy_blk_foot(sy, m->stmts[A].body, p, &f, &budget)) return A;
     for (s = m->stmts[A].next; s >= 0; s = m->stmts[s].next) {
         const pto_stmt *x = &m->stmts[s];
         if (pto__sy_fence(sy, s)) break;
@@ -17491,7 +17617,7 @@ static int32_t pto__sy_rise(pto__sy *sy, int32_t A, int p, int q, const pto__sy_
         if (!built) {   /* the dependency's bytes alone first: the usual stop (a planner reusing bytes
                            loop to loop) needs no walk of A for its footprint */
             if (pto__sy_stmt_hits(sy, s, p, &f, dep, &budget)
-                || pto__sy_foot_walk(sy, m->stmts[A].body, q, p, &f, dep, 0, &budget))
+                || pto__sy_blk_foot(sy, m->stmts[A].body, q, &f, &budget))
                 break;
             built = 1;
         }
@@ -18865,6 +18991,8 @@ static void pto__sy_reset(pto__sy *sy)
     pto_free(ctx, sy->viol);
     pto_free(ctx, sy->done);
     pto_free(ctx, sy->opl);
+    pto_free(ctx, sy->acc);
+    pto_free(ctx, sy->blk_acc);
     {
         pto_ctx *c = sy->ctx;
         pto_module *m = sy->m;
