@@ -14836,6 +14836,9 @@ typedef struct pto__sy {
     struct pto__sy_acc *acc;               /* pto__sy_blk_accs: the accesses of listed blocks, in walk order */
     int32_t n_acc, cap_acc;
     int32_t *blk_acc;                      /* per block: 1 + its first entry in acc (0 = not listed), count */
+    int32_t *ord_prev;                     /* pto__sy_assign, per place k of its order: the place before k of
+                                              a group of the same pair, or -1 (then k's pair: n more) */
+    int32_t ord_last[64];                  /* per pair src * 8 + dst: its latest place before the group coloured */
 } pto__sy;
 
 /* ---- small helpers ------------------------------------------------------- */
@@ -15831,6 +15834,7 @@ static size_t pto__sy_label_len(pto__sy *sy, int32_t s)
     n = pto__sy_oplen(sy, op) + (name != -1 ? 1 + pto__sy_str_len(sy, name) : 0) + 2 + sy->base_len + 1
         + (line < 10u ? 1 : line < 100u ? 2 : line < 1000u ? 3 : line < 10000u ? 4 : (size_t)pto__sy_ndig(line, 10, 0)) + 1;
     sy->lab_len[s] = (int32_t)n + 1;
+    sy->lab[s] = name;   /* until pto__sy_label_w writes the label: its name, looked up once */
     return n;
 }
 
@@ -15838,10 +15842,11 @@ static char *pto__sy_label_w(pto__sy *sy, int32_t s, char *w)
 {
     int32_t name, op = sy->m->stmts[s].op;
     if (sy->lab_len[s] < 0) return pto__sy_w(w, sy->ctx->pool + sy->lab[s], (size_t)-sy->lab_len[s] - 1);
+    name = sy->lab_len[s] > 0 ? sy->lab[s] : pto__sy_label_name(sy, s);   /* counted: pto__sy_label_len's */
     sy->lab[s] = (int32_t)(w - sy->ctx->pool);
     sy->lab_len[s] = -sy->lab_len[s];
     w = pto__sy_w(w, pto_opinfo_get((pto_op)op)->name, pto__sy_oplen(sy, op));
-    if ((name = pto__sy_label_name(sy, s)) != -1) {
+    if (name != -1) {
         *w++ = ' ';
         w = pto__sy_w(w, pto_str(sy->ctx, name), pto__sy_str_len(sy, name));
     }
@@ -17933,23 +17938,31 @@ static int32_t pto__sy_carried_proof(const pto__sy *sy, int32_t g, int32_t at)
    two loops that reuse an id is the usual case. -1 when none is found
    among the `budget` groups coloured just before (order[0 .. i) by first
    position): then the colouring cannot tell. */
+static int32_t pto__sy_order_fr(const pto__sy *sy, int32_t g, const int32_t *lo, const int32_t *hi, int p, int q,
+                                int32_t s, int32_t at)
+{
+    const pto_module *m = sy->m;
+    const pto__sy_grp *fr = &sy->grps[g];
+    int32_t sf, wf;
+    if (fr->src != q || fr->dst != p || fr->base < 0 || hi[g] >= s) return -1;
+    if (fr->kind == PTO__SY_LOOP) return pto__sy_carried_proof(sy, g, at);
+    if (fr->kind != PTO__SY_FWD) return -1;
+    pto__sy_ends(sy, g, &sf, &wf);
+    if (sf < 0 || wf < 0 || m->stmts[sf].block != m->stmts[wf].block) return -1;
+    return pto__sy_surely_runs(m, wf, at) ? lo[g] : -1;
+}
+
 static int32_t pto__sy_order_pos(const pto__sy *sy, const int32_t *order, int32_t i, const int32_t *lo, const int32_t *hi,
                                  int p, int q, int32_t s, int32_t at, int32_t cyc)
 {
     const pto_module *m = sy->m;
     int32_t k, budget = 24, best = -1;
-    for (k = i - 1; k >= 0 && budget > 0; k--, budget--) {
-        const pto__sy_grp *fr = &sy->grps[order[k]];
-        int32_t sf, wf;
-        if (fr->src != q || fr->dst != p || fr->base < 0 || hi[order[k]] >= s) continue;
-        if (fr->kind == PTO__SY_LOOP) {
-            if ((sf = pto__sy_carried_proof(sy, order[k], at)) >= 0) { best = sf; break; }
-            continue;
-        }
-        if (fr->kind != PTO__SY_FWD) continue;
-        pto__sy_ends(sy, order[k], &sf, &wf);
-        if (sf < 0 || wf < 0 || m->stmts[sf].block != m->stmts[wf].block) continue;
-        if (pto__sy_surely_runs(m, wf, at)) { best = lo[order[k]]; break; }
+    if (sy->ord_prev) {   /* order[i - 24 .. i) of the pair q -> p only (pto__sy_assign links them) */
+        for (k = sy->ord_last[q * 8 + p]; k >= 0 && k >= i - budget; k = sy->ord_prev[k])
+            if ((best = pto__sy_order_fr(sy, order[k], lo, hi, p, q, s, at)) >= 0) break;
+    } else {
+        for (k = i - 1; k >= 0 && budget > 0; k--, budget--)
+            if ((best = pto__sy_order_fr(sy, order[k], lo, hi, p, q, s, at)) >= 0) break;
     }
     /* the order pairs made so far (pto__sy_order_now), latest last */
     for (k = sy->n_opl - 3, budget = 24; k >= 0 && budget > 0; k -= 3, budget--) {
@@ -18408,6 +18421,24 @@ static int pto__sy_self_sure(const pto__sy *sy, int32_t g)
     return pto__sy_recurs(sy, L, gr->brec, gr->arec, gr->kind == PTO__SY_FWD ? gr->nids : 0);
 }
 
+/* pto__sy_order_pos looks back at the groups of one pair among the 24
+   coloured last: each place of the order linked to the one before of its
+   pair, so the others are not looked at. Out of memory: no links (it looks
+   at all 24). */
+static void pto__sy_link_pairs(pto__sy *sy, const int32_t *order, int32_t n)
+{
+    int32_t k, last[64];
+    for (k = 0; k < 64; k++) last[k] = sy->ord_last[k] = -1;
+    pto_free(sy->ctx, sy->ord_prev);
+    if (!(sy->ord_prev = (int32_t *)pto__alloc_quiet(sy->ctx, sizeof(int32_t) * 2 * ((size_t)n + 1)))) return;
+    for (k = 0; k < n; k++) {
+        int32_t pair = sy->grps[order[k]].src * 8 + sy->grps[order[k]].dst;
+        sy->ord_prev[k] = last[pair];
+        sy->ord_prev[n + k] = pair;
+        last[pair] = k;
+    }
+}
+
 /* Colours the lifetimes of the flag groups of one kernel with hardware ids,
    pair by pair, greedily in program order of their first statements
    (optimal for intervals; creation order for a group with none left). */
@@ -18443,9 +18474,11 @@ static pto_status pto__sy_assign(pto__sy *sy)
     pto__sy_reserved(sy, used);
     for (i = 0; i < 8; i++)
         for (j = 0; j < 64; j++) busy[i][j / 8][j % 8] = bw[i][j / 8][j % 8] = -1;
+    pto__sy_link_pairs(sy, order, n);
     for (i = 0; st == PTO_OK && i < n; i++) {
         pto__sy_grp *gr = &sy->grps[order[i]];
         int32_t lim = pto__sy_limit(sy, gr->src, gr->dst), M = gr->nids, base;
+        if (i > 0 && sy->ord_prev) sy->ord_last[sy->ord_prev[n + i - 1]] = i - 1;
         int32_t *bz = busy[gr->src][gr->dst], at = pto__sy_first_stmt(sy, order[i]), fence = -1, cyc = 0, S;
         uint8_t u = used[gr->src][gr->dst];
         int reused = 0, unsure = 0;
@@ -18495,6 +18528,8 @@ static pto_status pto__sy_assign(pto__sy *sy)
         if (!pto__sy_self_sure(sy, order[i])) sy->doubt = 1;
         for (j = base; j < base + M; j++) bz[j] = hi[order[i]], bw[gr->src][gr->dst][j] = pto__sy_last_stmt(sy, order[i]);
     }
+    pto_free(sy->ctx, sy->ord_prev);
+    sy->ord_prev = NULL;
     pto__sy_report_shares(sy);
     for (e = 0; st == PTO_OK && e < sy->n_ents; e++) {
         pto__sy_ent *en = &sy->ents[e];
@@ -18993,6 +19028,7 @@ static void pto__sy_reset(pto__sy *sy)
     pto_free(ctx, sy->opl);
     pto_free(ctx, sy->acc);
     pto_free(ctx, sy->blk_acc);
+    pto_free(ctx, sy->ord_prev);
     {
         pto_ctx *c = sy->ctx;
         pto_module *m = sy->m;
