@@ -17300,6 +17300,13 @@ typedef struct pto__sy_foot {
     int ngm, gm_all;
 } pto__sy_foot;
 
+/* An empty footprint (its arrays are read only up to n and ngm). */
+static void pto__sy_foot_init(pto__sy_foot *f)
+{
+    f->n = f->ngm = f->gm_all = 0;
+    f->all = 0;
+}
+
 static void pto__sy_foot_range(pto__sy_foot *f, int sp, int64_t lo, int64_t hi)
 {
     int i;
@@ -17401,14 +17408,15 @@ typedef struct pto__sy_acc {
     uint8_t pipe, space;        /* of its first record */
 } pto__sy_acc;
 
-static void pto__sy_list_accs(pto__sy *sy, int32_t b)
+static int32_t pto__sy_list_accs(pto__sy *sy, int32_t b)
 {
     const pto_module *m = sy->m;
     const pto__sy_rec *recs = sy->recs;
     const int32_t *rec_of = sy->rec_of;
-    int32_t s, i, k, n, first = sy->n_acc;
+    int32_t s, i, k, n, first = sy->n_acc, nst = 0;
     for (s = m->blocks[b].head; s >= 0 && sy->status == PTO_OK; s = m->stmts[s].next) {
         const pto_stmt *x = &m->stmts[s];
+        nst++;
         if (x->kind == PTO_ST_OP && s < sy->s0 && !pto__sy_issync(x->op)
             && pto__sy_grow(sy, (void **)&sy->acc, sizeof *sy->acc, &sy->cap_acc, sy->n_acc + x->nargs)) {
             pto__sy_acc *a = sy->acc + sy->n_acc;
@@ -17435,26 +17443,34 @@ static void pto__sy_list_accs(pto__sy *sy, int32_t b)
             }
             sy->n_acc = (int32_t)(a - sy->acc);
         }
-        if (x->body >= 0) pto__sy_list_accs(sy, x->body);
-        if (x->orelse >= 0) pto__sy_list_accs(sy, x->orelse);
+        if (x->body >= 0) nst += pto__sy_list_accs(sy, x->body);
+        if (x->orelse >= 0) nst += pto__sy_list_accs(sy, x->orelse);
     }
-    sy->blk_acc[2 * b] = first + 1;   /* a block inside one listed before is listed again: the same */
-    sy->blk_acc[2 * b + 1] = sy->n_acc - first;
+    sy->blk_acc[4 * b] = first + 1;   /* a block inside one listed before is listed again: the same */
+    sy->blk_acc[4 * b + 1] = sy->n_acc - first;
+    sy->blk_acc[4 * b + 2] = nst;
+    sy->blk_acc[4 * b + 3] = m->n_stmts;
+    return nst;
 }
 
 /* Block b's accesses (*n of them), listed on first use; NULL when out of
    memory (the pass then fails). */
 static const pto__sy_acc *pto__sy_blk_accs(pto__sy *sy, int32_t b, int32_t *n)
 {
-    if (!sy->blk_acc && !(sy->blk_acc = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * 2 * ((size_t)sy->m->n_blocks + 1))))
+    if (!sy->blk_acc && !(sy->blk_acc = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * 4 * ((size_t)sy->m->n_blocks + 1))))
         return NULL;
-    if (!sy->blk_acc[2 * b]) pto__sy_list_accs(sy, b);
+    if (!sy->blk_acc[4 * b]) pto__sy_list_accs(sy, b);
     if (sy->status != PTO_OK) return NULL;
-    *n = sy->blk_acc[2 * b + 1];
-    return sy->acc + sy->blk_acc[2 * b] - 1;
+    *n = sy->blk_acc[4 * b + 1];
+    return sy->acc + sy->blk_acc[4 * b] - 1;
 }
 
-/* The statements a walk of block b visits (bodies too). */
+/* The statements a walk of block b visits (bodies too): counted (exact),
+   or at most that many (those listed with its accesses, and every statement
+   made since: the analysis adds statements only as new ones, pto__sy_emit).
+   The walks run on the bound first, and again counting when their budget
+   ran out on it (pto__sy_sink, pto__sy_rise), which it hardly ever does:
+   the same places either way. */
 static int32_t pto__sy_nstmts(const pto_module *m, int32_t b)
 {
     int32_t s, n = 0;
@@ -17464,6 +17480,12 @@ static int32_t pto__sy_nstmts(const pto_module *m, int32_t b)
         if (m->stmts[s].orelse >= 0) n += pto__sy_nstmts(m, m->stmts[s].orelse);
     }
     return n;
+}
+
+static int32_t pto__sy_walked(const pto__sy *sy, int32_t b, int exact)
+{
+    if (exact) return pto__sy_nstmts(sy->m, b);
+    return sy->blk_acc[4 * b + 2] + (sy->m->n_stmts - sy->blk_acc[4 * b + 3]);   /* listed: pto__sy_blk_accs */
 }
 
 /* A walk's budget: n more statements, or spent (then: "touches"). */
@@ -17495,11 +17517,11 @@ static int pto__sy_acc_hits(const pto__sy_foot *f, const pto__sy_acc *a)
 
 /* Adds pipe p's accesses in block b (bodies too) to *f. At most *budget
    statements are looked at (then: 1, "touches"). */
-static int pto__sy_blk_foot(pto__sy *sy, int32_t b, int p, pto__sy_foot *f, int32_t *budget)
+static int pto__sy_blk_foot(pto__sy *sy, int32_t b, int p, pto__sy_foot *f, int32_t *budget, int exact)
 {
     int32_t n, k, i;
     const pto__sy_acc *a = pto__sy_blk_accs(sy, b, &n);
-    if (!a || pto__sy_spend(budget, pto__sy_nstmts(sy->m, b))) return 1;
+    if (!a || pto__sy_spend(budget, pto__sy_walked(sy, b, exact))) return 1;
     for (k = 0; k < n; k++) {
         if (a[k].pipe != p) continue;
         if (a[k].space != PTO_GM) {
@@ -17519,25 +17541,25 @@ static int pto__sy_blk_foot(pto__sy *sy, int32_t b, int p, pto__sy_foot *f, int3
    any pipe that touches the bytes in *dep. At most *budget statements are
    looked at (then: "touches"). */
 static int pto__sy_blk_hits(pto__sy *sy, int32_t b, int q, const pto__sy_foot *f, const pto__sy_foot *dep,
-                            int32_t *budget)
+                            int32_t *budget, int exact)
 {
     int32_t n, k;
     const pto__sy_acc *a = pto__sy_blk_accs(sy, b, &n);
     if (!a) return 1;
     for (k = 0; k < n; k++)
         if ((a[k].pipe == q && pto__sy_acc_hits(f, &a[k])) || pto__sy_acc_hits(dep, &a[k])) return 1;
-    return pto__sy_spend(budget, pto__sy_nstmts(sy->m, b));
+    return pto__sy_spend(budget, pto__sy_walked(sy, b, exact));
 }
 
 /* Statement s (its bodies too) has an access on `pipe` that touches *f, or
    one on any pipe that touches *dep (pto__sy_blk_hits). */
 static int pto__sy_stmt_hits(pto__sy *sy, int32_t s, int pipe, pto__sy_foot *f, const pto__sy_foot *dep,
-                             int32_t *budget)
+                             int32_t *budget, int exact)
 {
     const pto_stmt *x = &sy->m->stmts[s];
     if (x->kind == PTO_ST_OP && pto__sy_op_hits(sy, s, pipe, f, dep)) return 1;
-    if (x->body >= 0 && pto__sy_blk_hits(sy, x->body, pipe, f, dep, budget)) return 1;
-    return x->orelse >= 0 && pto__sy_blk_hits(sy, x->orelse, pipe, f, dep, budget);
+    if (x->body >= 0 && pto__sy_blk_hits(sy, x->body, pipe, f, dep, budget, exact)) return 1;
+    return x->orelse >= 0 && pto__sy_blk_hits(sy, x->orelse, pipe, f, dep, budget, exact);
 }
 
 /* Where the drains of a carried pair (producer pipe p) anchored at A go:
@@ -17555,22 +17577,31 @@ static int pto__sy_stmt_hits(pto__sy *sy, int32_t s, int pipe, pto__sy_foot *f, 
    What it still ordered there (a record of p from before A, or one a
    chain of flags from q carried to another pipe) a later access finds
    unordered, and the analysis gives it its own pair. */
-static int32_t pto__sy_sink(pto__sy *sy, int32_t A, int p, int q, const pto__sy_foot *dep)
+static int32_t pto__sy_sink_at(pto__sy *sy, int32_t A, int p, int q, const pto__sy_foot *dep, int exact, int32_t *left)
 {
     const pto_module *m = sy->m;
     pto__sy_foot f;
-    int32_t s, at = A, budget = 4096, loops = 0;
-    memset(&f, 0, sizeof f);
-    if (m->stmts[A].body < 0 || pto__sy_blk_foot(sy, m->stmts[A].body, p, &f, &budget)) return A;
+    int32_t s, at = A, loops = 0;
+    pto__sy_foot_init(&f);
+    *left = 4096;
+    if (m->stmts[A].body < 0 || pto__sy_blk_foot(sy, m->stmts[A].body, p, &f, left, exact)) return A;
     for (s = m->stmts[A].next; s >= 0; s = m->stmts[s].next) {
         const pto_stmt *x = &m->stmts[s];
         if (pto__sy_fence(sy, s)) break;
         if (pto__sy_not_place(sy, s)) continue;
         if (x->kind == PTO_ST_FOR && ++loops > 1) break;
-        if (pto__sy_stmt_hits(sy, s, q, &f, dep, &budget) || --budget < 0) break;
+        if (pto__sy_stmt_hits(sy, s, q, &f, dep, left, exact) || --*left < 0) break;
         if (x->kind != PTO_ST_TILE && x->kind != PTO_ST_LET) at = s;   /* only past work */
     }
     return at;
+}
+
+/* (the walk's budget: on a bound of what it visits, then counted if that
+   ran out: pto__sy_walked) */
+static int32_t pto__sy_sink(pto__sy *sy, int32_t A, int p, int q, const pto__sy_foot *dep)
+{
+    int32_t left, at = pto__sy_sink_at(sy, A, p, q, dep, 0, &left);
+    return left < 0 ? pto__sy_sink_at(sy, A, p, q, dep, 1, &left) : at;
 }
 
 /* Statement s (its bodies too) has an access on pipe p. At most *budget
@@ -17606,13 +17637,14 @@ static int pto__sy_has_work(const pto__sy *sy, int32_t s, int p, int32_t *budget
    back when ids run short: pto__sy_unrise); no PIPE_ALL fence; a bounded
    walk. It goes before the earliest statement passed that has work on p:
    passing only others gains nothing. */
-static int32_t pto__sy_rise(pto__sy *sy, int32_t A, int p, int q, const pto__sy_foot *dep)
+static int32_t pto__sy_rise_at(pto__sy *sy, int32_t A, int p, int q, const pto__sy_foot *dep, int exact, int32_t *left)
 {
     const pto_module *m = sy->m;
     pto__sy_foot f;
     int32_t s, at = A, budget = 4096, loops = 0;
     int built = 0;
-    memset(&f, 0, sizeof f);
+    pto__sy_foot_init(&f);
+    *left = budget;
     if (m->stmts[A].body < 0) return A;
     for (s = m->stmts[A].prev; s >= 0; s = m->stmts[s].prev) {
         const pto_stmt *x = &m->stmts[s];
@@ -17621,16 +17653,24 @@ static int32_t pto__sy_rise(pto__sy *sy, int32_t A, int p, int q, const pto__sy_
         if (x->kind == PTO_ST_FOR && ++loops > 1) break;
         if (!built) {   /* the dependency's bytes alone first: the usual stop (a planner reusing bytes
                            loop to loop) needs no walk of A for its footprint */
-            if (pto__sy_stmt_hits(sy, s, p, &f, dep, &budget)
-                || pto__sy_blk_foot(sy, m->stmts[A].body, q, &f, &budget))
+            if (pto__sy_stmt_hits(sy, s, p, &f, dep, &budget, exact)
+                || pto__sy_blk_foot(sy, m->stmts[A].body, q, &f, &budget, exact))
                 break;
             built = 1;
         }
-        if (pto__sy_stmt_hits(sy, s, p, &f, dep, &budget) || --budget < 0) break;
+        if (pto__sy_stmt_hits(sy, s, p, &f, dep, &budget, exact) || --budget < 0) break;
         if (pto__sy_has_work(sy, s, p, &budget)) at = s;
         if (budget < 0) { at = A; break; }
     }
+    *left = budget;
     return at;
+}
+
+/* (as pto__sy_sink: a bound first) */
+static int32_t pto__sy_rise(pto__sy *sy, int32_t A, int p, int q, const pto__sy_foot *dep)
+{
+    int32_t left, at = pto__sy_rise_at(sy, A, p, q, dep, 0, &left);
+    return left < 0 ? pto__sy_rise_at(sy, A, p, q, dep, 1, &left) : at;
 }
 
 /* Orders the dependency the last FIND analysis reported. */
@@ -17697,7 +17737,7 @@ static pto_status pto__sy_place(pto__sy *sy)
         sy->grps[g].dafter = sy->grps[g].anchor;
         if (ra->space != PTO_GM && sy->recs[sy->h_brec].space == ra->space) {
             pto__sy_foot dep;
-            memset(&dep, 0, sizeof dep);
+            pto__sy_foot_init(&dep);
             pto__sy_foot_add(sy, &dep, ra->opnd);
             pto__sy_foot_add(sy, &dep, sy->recs[sy->h_brec].opnd);
             sy->grps[g].dafter = pto__sy_sink(sy, sy->grps[g].anchor, p, q, &dep);
