@@ -384,6 +384,12 @@ typedef struct pto__sy {
     int32_t *viol, n_viol, cap_viol;
     int32_t *done, n_done, cap_done;
     int32_t *opl, n_opl, cap_opl;          /* pto__sy_order_now's pairs: (group, first, last position) */
+    struct pto__sy_acc *acc;               /* pto__sy_blk_accs: the accesses of listed blocks, in walk order */
+    int32_t n_acc, cap_acc;
+    int32_t *blk_acc;                      /* per block: 1 + its first entry in acc (0 = not listed), count */
+    int32_t *ord_prev;                     /* pto__sy_assign, per place k of its order: the place before k of
+                                              a group of the same pair, or -1 (then k's pair: n more) */
+    int32_t ord_last[64];                  /* per pair src * 8 + dst: its latest place before the group coloured */
 } pto__sy;
 
 /* ---- small helpers ------------------------------------------------------- */
@@ -478,8 +484,14 @@ static int pto__sy_depth(const pto_module *m, int32_t s)
 static void pto__sy_lca(const pto__sy *sy, int32_t a, int32_t b, int32_t *pa, int32_t *pb)
 {
     const pto_module *m = sy->m;
-    int da = a < sy->n_dep && sy->dep[a] >= 0 ? sy->dep[a] : pto__sy_depth(m, a);
-    int db = b < sy->n_dep && sy->dep[b] >= 0 ? sy->dep[b] : pto__sy_depth(m, b);
+    int da, db;
+    if (m->stmts[a].block == m->stmts[b].block) {   /* the usual case: one block, no depths to look up */
+        *pa = a;
+        *pb = b;
+        return;
+    }
+    da = a < sy->n_dep && sy->dep[a] >= 0 ? sy->dep[a] : pto__sy_depth(m, a);
+    db = b < sy->n_dep && sy->dep[b] >= 0 ? sy->dep[b] : pto__sy_depth(m, b);
     for (; da > db; da--) a = pto__sy_up(m, a);
     for (; db > da; db--) b = pto__sy_up(m, b);
     while (m->stmts[a].block != m->stmts[b].block) {
@@ -1373,6 +1385,7 @@ static size_t pto__sy_label_len(pto__sy *sy, int32_t s)
     n = pto__sy_oplen(sy, op) + (name != -1 ? 1 + pto__sy_str_len(sy, name) : 0) + 2 + sy->base_len + 1
         + (line < 10u ? 1 : line < 100u ? 2 : line < 1000u ? 3 : line < 10000u ? 4 : (size_t)pto__sy_ndig(line, 10, 0)) + 1;
     sy->lab_len[s] = (int32_t)n + 1;
+    sy->lab[s] = name;   /* until pto__sy_label_w writes the label: its name, looked up once */
     return n;
 }
 
@@ -1380,10 +1393,11 @@ static char *pto__sy_label_w(pto__sy *sy, int32_t s, char *w)
 {
     int32_t name, op = sy->m->stmts[s].op;
     if (sy->lab_len[s] < 0) return pto__sy_w(w, sy->ctx->pool + sy->lab[s], (size_t)-sy->lab_len[s] - 1);
+    name = sy->lab_len[s] > 0 ? sy->lab[s] : pto__sy_label_name(sy, s);   /* counted: pto__sy_label_len's */
     sy->lab[s] = (int32_t)(w - sy->ctx->pool);
     sy->lab_len[s] = -sy->lab_len[s];
     w = pto__sy_w(w, pto_opinfo_get((pto_op)op)->name, pto__sy_oplen(sy, op));
-    if ((name = pto__sy_label_name(sy, s)) != -1) {
+    if (name != -1) {
         *w++ = ' ';
         w = pto__sy_w(w, pto_str(sy->ctx, name), pto__sy_str_len(sy, name));
     }
@@ -2837,6 +2851,13 @@ typedef struct pto__sy_foot {
     int ngm, gm_all;
 } pto__sy_foot;
 
+/* An empty footprint (its arrays are read only up to n and ngm). */
+static void pto__sy_foot_init(pto__sy_foot *f)
+{
+    f->n = f->ngm = f->gm_all = 0;
+    f->all = 0;
+}
+
 static void pto__sy_foot_range(pto__sy_foot *f, int sp, int64_t lo, int64_t hi)
 {
     int i;
@@ -2907,29 +2928,6 @@ static int pto__sy_op_hits(const pto__sy *sy, int32_t s, int q, const pto__sy_fo
     return 0;
 }
 
-/* Walks block b (bodies too): mode 0 adds pipe p's accesses to *f; mode 1
-   says whether an access on pipe q (the drain's) touches *f, or one on any
-   pipe the bytes in *dep. At most *budget statements (then: "touches"). */
-static int pto__sy_foot_walk(const pto__sy *sy, int32_t b, int p, int q, pto__sy_foot *f, const pto__sy_foot *dep,
-                             int mode, int32_t *budget)
-{
-    const pto_module *m = sy->m;
-    int32_t s, i;
-    for (s = m->blocks[b].head; s >= 0; s = m->stmts[s].next) {
-        const pto_stmt *x = &m->stmts[s];
-        if (--*budget < 0) return 1;
-        if (x->kind == PTO_ST_OP && s < sy->s0 && !pto__sy_issync(x->op)) {
-            if (mode == 1 && pto__sy_op_hits(sy, s, q, f, dep)) return 1;
-            for (i = 0; mode == 0 && i < x->nargs; i++)
-                if (sy->rec_of[x->arg0 + i] >= 0 && sy->recs[sy->rec_of[x->arg0 + i]].pipe == p)
-                    pto__sy_foot_add(sy, f, x->arg0 + i);
-        }
-        if (x->body >= 0 && pto__sy_foot_walk(sy, x->body, p, q, f, dep, mode, budget)) return 1;
-        if (x->orelse >= 0 && pto__sy_foot_walk(sy, x->orelse, p, q, f, dep, mode, budget)) return 1;
-    }
-    return 0;
-}
-
 /* Where the walks of pto__sy_sink and pto__sy_rise end: a section, or a
    PIPE_ALL fence of the kernel's own (lower's, before a notify: every
    pipe waits there anyway). */
@@ -2949,15 +2947,170 @@ static int pto__sy_not_place(const pto__sy *sy, int32_t s)
     return x->kind == PTO_ST_OP && (s >= sy->s0 || pto__sy_issync(x->op));
 }
 
+/* The footprint walks of pto__sy_sink and pto__sy_rise, read from lists: a
+   carried pair of a loop looks at the loops before and after it, so each
+   loop body is walked again for every pair of three loops. What a walk
+   reads never changes during the analysis (placements add only sync
+   statements, which the walks skip), so a block's accesses are listed
+   once, in the walk's order; only the number of statements a walk would
+   visit (its budget) is counted again, as placements add to it. */
+typedef struct pto__sy_acc {
+    int32_t lo, hi;             /* bytes of every slot (GM: lo is the tensor's param) */
+    uint8_t pipe, space;        /* of its first record */
+} pto__sy_acc;
+
+static int32_t pto__sy_list_accs(pto__sy *sy, int32_t b)
+{
+    const pto_module *m = sy->m;
+    const pto__sy_rec *recs = sy->recs;
+    const int32_t *rec_of = sy->rec_of;
+    int32_t s, i, k, n, first = sy->n_acc, nst = 0;
+    for (s = m->blocks[b].head; s >= 0 && sy->status == PTO_OK; s = m->stmts[s].next) {
+        const pto_stmt *x = &m->stmts[s];
+        nst++;
+        if (x->kind == PTO_ST_OP && s < sy->s0 && !pto__sy_issync(x->op)
+            && pto__sy_grow(sy, (void **)&sy->acc, sizeof *sy->acc, &sy->cap_acc, sy->n_acc + x->nargs)) {
+            pto__sy_acc *a = sy->acc + sy->n_acc;
+            for (i = 0; i < x->nargs; i++) {
+                const pto_operand *op = &m->operands[x->arg0 + i];
+                const pto__sy_rec *r;
+                if (rec_of[x->arg0 + i] < 0) continue;
+                r = &recs[rec_of[x->arg0 + i]];
+                a->pipe = r->pipe;
+                a->space = r->space;
+                a->lo = r->lo;
+                a->hi = r->hi;
+                if (r->space == PTO_GM) {
+                    a->lo = op->ref;
+                    a->hi = 0;
+                } else if (op->kind == PTO_O_TILE && op->ref >= 0 && op->ref < m->n_tiles) {
+                    /* every slot (pto__sy_opnd_span) */
+                    for (k = 1, n = pto__sy_slots(&m->tiles[op->ref]); k < n; k++) {
+                        if (r[k].lo < a->lo) a->lo = r[k].lo;
+                        if (r[k].hi > a->hi) a->hi = r[k].hi;
+                    }
+                }
+                a++;
+            }
+            sy->n_acc = (int32_t)(a - sy->acc);
+        }
+        if (x->body >= 0) nst += pto__sy_list_accs(sy, x->body);
+        if (x->orelse >= 0) nst += pto__sy_list_accs(sy, x->orelse);
+    }
+    sy->blk_acc[4 * b] = first + 1;   /* a block inside one listed before is listed again: the same */
+    sy->blk_acc[4 * b + 1] = sy->n_acc - first;
+    sy->blk_acc[4 * b + 2] = nst;
+    sy->blk_acc[4 * b + 3] = m->n_stmts;
+    return nst;
+}
+
+/* Block b's accesses (*n of them), listed on first use; NULL when out of
+   memory (the pass then fails). */
+static const pto__sy_acc *pto__sy_blk_accs(pto__sy *sy, int32_t b, int32_t *n)
+{
+    if (!sy->blk_acc && !(sy->blk_acc = (int32_t *)pto__sy_zalloc(sy, sizeof(int32_t) * 4 * ((size_t)sy->m->n_blocks + 1))))
+        return NULL;
+    if (!sy->blk_acc[4 * b]) pto__sy_list_accs(sy, b);
+    if (sy->status != PTO_OK) return NULL;
+    *n = sy->blk_acc[4 * b + 1];
+    return sy->acc + sy->blk_acc[4 * b] - 1;
+}
+
+/* The statements a walk of block b visits (bodies too): counted (exact),
+   or at most that many (those listed with its accesses, and every statement
+   made since: the analysis adds statements only as new ones, pto__sy_emit).
+   The walks run on the bound first, and again counting when their budget
+   ran out on it (pto__sy_sink, pto__sy_rise), which it hardly ever does:
+   the same places either way. */
+static int32_t pto__sy_nstmts(const pto_module *m, int32_t b)
+{
+    int32_t s, n = 0;
+    for (s = m->blocks[b].head; s >= 0; s = m->stmts[s].next) {
+        n++;
+        if (m->stmts[s].body >= 0) n += pto__sy_nstmts(m, m->stmts[s].body);
+        if (m->stmts[s].orelse >= 0) n += pto__sy_nstmts(m, m->stmts[s].orelse);
+    }
+    return n;
+}
+
+static int32_t pto__sy_walked(const pto__sy *sy, int32_t b, int exact)
+{
+    if (exact) return pto__sy_nstmts(sy->m, b);
+    return sy->blk_acc[4 * b + 2] + (sy->m->n_stmts - sy->blk_acc[4 * b + 3]);   /* listed: pto__sy_blk_accs */
+}
+
+/* A walk's budget: n more statements, or spent (then: "touches"). */
+static int pto__sy_spend(int32_t *budget, int32_t n)
+{
+    if (*budget - n < 0) {
+        *budget = -1;
+        return 1;
+    }
+    *budget -= n;
+    return 0;
+}
+
+/* Access a touches what foot holds (pto__sy_foot_hits). */
+static int pto__sy_acc_hits(const pto__sy_foot *f, const pto__sy_acc *a)
+{
+    int i;
+    if (a->space == PTO_GM) {
+        if (f->gm_all) return 1;
+        for (i = 0; i < f->ngm; i++)
+            if (f->gm[i] == a->lo) return 1;
+        return 0;
+    }
+    if (f->all & (1u << a->space)) return 1;
+    for (i = 0; i < f->n; i++)
+        if (f->sp[i] == a->space && a->lo < f->hi[i] && f->lo[i] < a->hi) return 1;
+    return 0;
+}
+
+/* Adds pipe p's accesses in block b (bodies too) to *f. At most *budget
+   statements are looked at (then: 1, "touches"). */
+static int pto__sy_blk_foot(pto__sy *sy, int32_t b, int p, pto__sy_foot *f, int32_t *budget, int exact)
+{
+    int32_t n, k, i;
+    const pto__sy_acc *a = pto__sy_blk_accs(sy, b, &n);
+    if (!a || pto__sy_spend(budget, pto__sy_walked(sy, b, exact))) return 1;
+    for (k = 0; k < n; k++) {
+        if (a[k].pipe != p) continue;
+        if (a[k].space != PTO_GM) {
+            pto__sy_foot_range(f, a[k].space, a[k].lo, a[k].hi);
+            continue;
+        }
+        for (i = 0; i < f->ngm && f->gm[i] != a[k].lo; i++) continue;
+        if (i == f->ngm) {
+            if (f->ngm < 8) f->gm[f->ngm++] = a[k].lo;
+            else f->gm_all = 1;
+        }
+    }
+    return 0;
+}
+
+/* Block b (bodies too) has an access on pipe q that touches *f, or one on
+   any pipe that touches the bytes in *dep. At most *budget statements are
+   looked at (then: "touches"). */
+static int pto__sy_blk_hits(pto__sy *sy, int32_t b, int q, const pto__sy_foot *f, const pto__sy_foot *dep,
+                            int32_t *budget, int exact)
+{
+    int32_t n, k;
+    const pto__sy_acc *a = pto__sy_blk_accs(sy, b, &n);
+    if (!a) return 1;
+    for (k = 0; k < n; k++)
+        if ((a[k].pipe == q && pto__sy_acc_hits(f, &a[k])) || pto__sy_acc_hits(dep, &a[k])) return 1;
+    return pto__sy_spend(budget, pto__sy_walked(sy, b, exact));
+}
+
 /* Statement s (its bodies too) has an access on `pipe` that touches *f, or
-   one on any pipe that touches *dep (pto__sy_foot_walk's mode 1). */
-static int pto__sy_stmt_hits(const pto__sy *sy, int32_t s, int pipe, pto__sy_foot *f, const pto__sy_foot *dep,
-                             int32_t *budget)
+   one on any pipe that touches *dep (pto__sy_blk_hits). */
+static int pto__sy_stmt_hits(pto__sy *sy, int32_t s, int pipe, pto__sy_foot *f, const pto__sy_foot *dep,
+                             int32_t *budget, int exact)
 {
     const pto_stmt *x = &sy->m->stmts[s];
     if (x->kind == PTO_ST_OP && pto__sy_op_hits(sy, s, pipe, f, dep)) return 1;
-    if (x->body >= 0 && pto__sy_foot_walk(sy, x->body, -1, pipe, f, dep, 1, budget)) return 1;
-    return x->orelse >= 0 && pto__sy_foot_walk(sy, x->orelse, -1, pipe, f, dep, 1, budget);
+    if (x->body >= 0 && pto__sy_blk_hits(sy, x->body, pipe, f, dep, budget, exact)) return 1;
+    return x->orelse >= 0 && pto__sy_blk_hits(sy, x->orelse, pipe, f, dep, budget, exact);
 }
 
 /* Where the drains of a carried pair (producer pipe p) anchored at A go:
@@ -2975,22 +3128,31 @@ static int pto__sy_stmt_hits(const pto__sy *sy, int32_t s, int pipe, pto__sy_foo
    What it still ordered there (a record of p from before A, or one a
    chain of flags from q carried to another pipe) a later access finds
    unordered, and the analysis gives it its own pair. */
-static int32_t pto__sy_sink(pto__sy *sy, int32_t A, int p, int q, const pto__sy_foot *dep)
+static int32_t pto__sy_sink_at(pto__sy *sy, int32_t A, int p, int q, const pto__sy_foot *dep, int exact, int32_t *left)
 {
     const pto_module *m = sy->m;
     pto__sy_foot f;
-    int32_t s, at = A, budget = 4096, loops = 0;
-    memset(&f, 0, sizeof f);
-    if (m->stmts[A].body < 0 || pto__sy_foot_walk(sy, m->stmts[A].body, p, q, &f, dep, 0, &budget)) return A;
+    int32_t s, at = A, loops = 0;
+    pto__sy_foot_init(&f);
+    *left = 4096;
+    if (m->stmts[A].body < 0 || pto__sy_blk_foot(sy, m->stmts[A].body, p, &f, left, exact)) return A;
     for (s = m->stmts[A].next; s >= 0; s = m->stmts[s].next) {
         const pto_stmt *x = &m->stmts[s];
         if (pto__sy_fence(sy, s)) break;
         if (pto__sy_not_place(sy, s)) continue;
         if (x->kind == PTO_ST_FOR && ++loops > 1) break;
-        if (pto__sy_stmt_hits(sy, s, q, &f, dep, &budget) || --budget < 0) break;
+        if (pto__sy_stmt_hits(sy, s, q, &f, dep, left, exact) || --*left < 0) break;
         if (x->kind != PTO_ST_TILE && x->kind != PTO_ST_LET) at = s;   /* only past work */
     }
     return at;
+}
+
+/* (the walk's budget: on a bound of what it visits, then counted if that
+   ran out: pto__sy_walked) */
+static int32_t pto__sy_sink(pto__sy *sy, int32_t A, int p, int q, const pto__sy_foot *dep)
+{
+    int32_t left, at = pto__sy_sink_at(sy, A, p, q, dep, 0, &left);
+    return left < 0 ? pto__sy_sink_at(sy, A, p, q, dep, 1, &left) : at;
 }
 
 /* Statement s (its bodies too) has an access on pipe p. At most *budget
@@ -3026,13 +3188,14 @@ static int pto__sy_has_work(const pto__sy *sy, int32_t s, int p, int32_t *budget
    back when ids run short: pto__sy_unrise); no PIPE_ALL fence; a bounded
    walk. It goes before the earliest statement passed that has work on p:
    passing only others gains nothing. */
-static int32_t pto__sy_rise(pto__sy *sy, int32_t A, int p, int q, const pto__sy_foot *dep)
+static int32_t pto__sy_rise_at(pto__sy *sy, int32_t A, int p, int q, const pto__sy_foot *dep, int exact, int32_t *left)
 {
     const pto_module *m = sy->m;
     pto__sy_foot f;
     int32_t s, at = A, budget = 4096, loops = 0;
     int built = 0;
-    memset(&f, 0, sizeof f);
+    pto__sy_foot_init(&f);
+    *left = budget;
     if (m->stmts[A].body < 0) return A;
     for (s = m->stmts[A].prev; s >= 0; s = m->stmts[s].prev) {
         const pto_stmt *x = &m->stmts[s];
@@ -3041,16 +3204,24 @@ static int32_t pto__sy_rise(pto__sy *sy, int32_t A, int p, int q, const pto__sy_
         if (x->kind == PTO_ST_FOR && ++loops > 1) break;
         if (!built) {   /* the dependency's bytes alone first: the usual stop (a planner reusing bytes
                            loop to loop) needs no walk of A for its footprint */
-            if (pto__sy_stmt_hits(sy, s, p, &f, dep, &budget)
-                || pto__sy_foot_walk(sy, m->stmts[A].body, q, p, &f, dep, 0, &budget))
+            if (pto__sy_stmt_hits(sy, s, p, &f, dep, &budget, exact)
+                || pto__sy_blk_foot(sy, m->stmts[A].body, q, &f, &budget, exact))
                 break;
             built = 1;
         }
-        if (pto__sy_stmt_hits(sy, s, p, &f, dep, &budget) || --budget < 0) break;
+        if (pto__sy_stmt_hits(sy, s, p, &f, dep, &budget, exact) || --budget < 0) break;
         if (pto__sy_has_work(sy, s, p, &budget)) at = s;
         if (budget < 0) { at = A; break; }
     }
+    *left = budget;
     return at;
+}
+
+/* (as pto__sy_sink: a bound first) */
+static int32_t pto__sy_rise(pto__sy *sy, int32_t A, int p, int q, const pto__sy_foot *dep)
+{
+    int32_t left, at = pto__sy_rise_at(sy, A, p, q, dep, 0, &left);
+    return left < 0 ? pto__sy_rise_at(sy, A, p, q, dep, 1, &left) : at;
 }
 
 /* Orders the dependency the last FIND analysis reported. */
@@ -3117,7 +3288,7 @@ static pto_status pto__sy_place(pto__sy *sy)
         sy->grps[g].dafter = sy->grps[g].anchor;
         if (ra->space != PTO_GM && sy->recs[sy->h_brec].space == ra->space) {
             pto__sy_foot dep;
-            memset(&dep, 0, sizeof dep);
+            pto__sy_foot_init(&dep);
             pto__sy_foot_add(sy, &dep, ra->opnd);
             pto__sy_foot_add(sy, &dep, sy->recs[sy->h_brec].opnd);
             sy->grps[g].dafter = pto__sy_sink(sy, sy->grps[g].anchor, p, q, &dep);
@@ -3358,23 +3529,31 @@ static int32_t pto__sy_carried_proof(const pto__sy *sy, int32_t g, int32_t at)
    two loops that reuse an id is the usual case. -1 when none is found
    among the `budget` groups coloured just before (order[0 .. i) by first
    position): then the colouring cannot tell. */
+static int32_t pto__sy_order_fr(const pto__sy *sy, int32_t g, const int32_t *lo, const int32_t *hi, int p, int q,
+                                int32_t s, int32_t at)
+{
+    const pto_module *m = sy->m;
+    const pto__sy_grp *fr = &sy->grps[g];
+    int32_t sf, wf;
+    if (fr->src != q || fr->dst != p || fr->base < 0 || hi[g] >= s) return -1;
+    if (fr->kind == PTO__SY_LOOP) return pto__sy_carried_proof(sy, g, at);
+    if (fr->kind != PTO__SY_FWD) return -1;
+    pto__sy_ends(sy, g, &sf, &wf);
+    if (sf < 0 || wf < 0 || m->stmts[sf].block != m->stmts[wf].block) return -1;
+    return pto__sy_surely_runs(m, wf, at) ? lo[g] : -1;
+}
+
 static int32_t pto__sy_order_pos(const pto__sy *sy, const int32_t *order, int32_t i, const int32_t *lo, const int32_t *hi,
                                  int p, int q, int32_t s, int32_t at, int32_t cyc)
 {
     const pto_module *m = sy->m;
     int32_t k, budget = 24, best = -1;
-    for (k = i - 1; k >= 0 && budget > 0; k--, budget--) {
-        const pto__sy_grp *fr = &sy->grps[order[k]];
-        int32_t sf, wf;
-        if (fr->src != q || fr->dst != p || fr->base < 0 || hi[order[k]] >= s) continue;
-        if (fr->kind == PTO__SY_LOOP) {
-            if ((sf = pto__sy_carried_proof(sy, order[k], at)) >= 0) { best = sf; break; }
-            continue;
-        }
-        if (fr->kind != PTO__SY_FWD) continue;
-        pto__sy_ends(sy, order[k], &sf, &wf);
-        if (sf < 0 || wf < 0 || m->stmts[sf].block != m->stmts[wf].block) continue;
-        if (pto__sy_surely_runs(m, wf, at)) { best = lo[order[k]]; break; }
+    if (sy->ord_prev) {   /* order[i - 24 .. i) of the pair q -> p only (pto__sy_assign links them) */
+        for (k = sy->ord_last[q * 8 + p]; k >= 0 && k >= i - budget; k = sy->ord_prev[k])
+            if ((best = pto__sy_order_fr(sy, order[k], lo, hi, p, q, s, at)) >= 0) break;
+    } else {
+        for (k = i - 1; k >= 0 && budget > 0; k--, budget--)
+            if ((best = pto__sy_order_fr(sy, order[k], lo, hi, p, q, s, at)) >= 0) break;
     }
     /* the order pairs made so far (pto__sy_order_now), latest last */
     for (k = sy->n_opl - 3, budget = 24; k >= 0 && budget > 0; k -= 3, budget--) {
@@ -3833,6 +4012,24 @@ static int pto__sy_self_sure(const pto__sy *sy, int32_t g)
     return pto__sy_recurs(sy, L, gr->brec, gr->arec, gr->kind == PTO__SY_FWD ? gr->nids : 0);
 }
 
+/* pto__sy_order_pos looks back at the groups of one pair among the 24
+   coloured last: each place of the order linked to the one before of its
+   pair, so the others are not looked at. Out of memory: no links (it looks
+   at all 24). */
+static void pto__sy_link_pairs(pto__sy *sy, const int32_t *order, int32_t n)
+{
+    int32_t k, last[64];
+    for (k = 0; k < 64; k++) last[k] = sy->ord_last[k] = -1;
+    pto_free(sy->ctx, sy->ord_prev);
+    if (!(sy->ord_prev = (int32_t *)pto__alloc_quiet(sy->ctx, sizeof(int32_t) * 2 * ((size_t)n + 1)))) return;
+    for (k = 0; k < n; k++) {
+        int32_t pair = sy->grps[order[k]].src * 8 + sy->grps[order[k]].dst;
+        sy->ord_prev[k] = last[pair];
+        sy->ord_prev[n + k] = pair;
+        last[pair] = k;
+    }
+}
+
 /* Colours the lifetimes of the flag groups of one kernel with hardware ids,
    pair by pair, greedily in program order of their first statements
    (optimal for intervals; creation order for a group with none left). */
@@ -3868,9 +4065,11 @@ static pto_status pto__sy_assign(pto__sy *sy)
     pto__sy_reserved(sy, used);
     for (i = 0; i < 8; i++)
         for (j = 0; j < 64; j++) busy[i][j / 8][j % 8] = bw[i][j / 8][j % 8] = -1;
+    pto__sy_link_pairs(sy, order, n);
     for (i = 0; st == PTO_OK && i < n; i++) {
         pto__sy_grp *gr = &sy->grps[order[i]];
         int32_t lim = pto__sy_limit(sy, gr->src, gr->dst), M = gr->nids, base;
+        if (i > 0 && sy->ord_prev) sy->ord_last[sy->ord_prev[n + i - 1]] = i - 1;
         int32_t *bz = busy[gr->src][gr->dst], at = pto__sy_first_stmt(sy, order[i]), fence = -1, cyc = 0, S;
         uint8_t u = used[gr->src][gr->dst];
         int reused = 0, unsure = 0;
@@ -3920,6 +4119,8 @@ static pto_status pto__sy_assign(pto__sy *sy)
         if (!pto__sy_self_sure(sy, order[i])) sy->doubt = 1;
         for (j = base; j < base + M; j++) bz[j] = hi[order[i]], bw[gr->src][gr->dst][j] = pto__sy_last_stmt(sy, order[i]);
     }
+    pto_free(sy->ctx, sy->ord_prev);
+    sy->ord_prev = NULL;
     pto__sy_report_shares(sy);
     for (e = 0; st == PTO_OK && e < sy->n_ents; e++) {
         pto__sy_ent *en = &sy->ents[e];
@@ -4416,6 +4617,9 @@ static void pto__sy_reset(pto__sy *sy)
     pto_free(ctx, sy->viol);
     pto_free(ctx, sy->done);
     pto_free(ctx, sy->opl);
+    pto_free(ctx, sy->acc);
+    pto_free(ctx, sy->blk_acc);
+    pto_free(ctx, sy->ord_prev);
     {
         pto_ctx *c = sy->ctx;
         pto_module *m = sy->m;
