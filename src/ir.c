@@ -24,14 +24,14 @@ static int32_t pto__pushed(pto_module *m, int32_t i)
 }
 
 /* A fingerprint of the fields a C program may set by hand (ir.h,
-   pto_module.vprint): FNV-1a over the tiles', kernels', params' and pipes'
-   shapes, slots, regions, pins and block counts. Offsets the planner
-   writes are not in it. */
+   pto_module.vprint): a multiply-xorshift hash of the tiles', kernels',
+   params' and pipes' shapes, slots, regions, pins and block counts, one
+   word at a time (every pass computes it at its entry: a few Ir per tile).
+   Offsets the planner writes are not in it. */
 static uint64_t pto__fp(uint64_t h, int64_t v)
 {
-    int i;
-    for (i = 0; i < 8; i++, v >>= 8) h = (h ^ (uint64_t)(v & 0xff)) * 1099511628211ull;
-    return h;
+    h = (h ^ (uint64_t)v) * 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 31);
 }
 
 static uint64_t pto__fingerprint(const pto_module *m)
