@@ -2063,39 +2063,45 @@ static int32_t pto__pushed(pto_module *m, int32_t i)
    params' and pipes' shapes, slots, regions, pins and block counts, one
    word at a time (every pass computes it at its entry: a few Ir per tile).
    Offsets the planner writes are not in it. */
-static uint64_t pto__fp(uint64_t h, int64_t v)
+static uint64_t pto__fp(uint64_t h, uint64_t v)
 {
-    h = (h ^ (uint64_t)v) * 0x9E3779B97F4A7C15ull;
+    h = (h ^ v) * 0x9E3779B97F4A7C15ull;
     return h ^ (h >> 31);
+}
+
+/* Two 32-bit fields as one word (unsigned: a field may be -1). */
+static uint64_t pto__fp2(uint64_t h, int32_t a, int32_t b)
+{
+    return pto__fp(h, (uint64_t)(uint32_t)a << 32 | (uint32_t)b);
 }
 
 static uint64_t pto__fingerprint(const pto_module *m)
 {
     uint64_t h = 14695981039346656037ull;
     int32_t i;
-    h = pto__fp(h, m->n_tiles);
+    h = pto__fp2(h, m->n_tiles, m->n_params);
     for (i = 0; i < m->n_tiles; i++) {
         const pto_tile *t = &m->tiles[i];
-        h = pto__fp(h, (int64_t)t->space << 16 | (int64_t)t->dtype << 8 | t->core);
-        h = pto__fp(h, (int64_t)t->rows << 32 | (uint32_t)t->cols);
-        h = pto__fp(h, (int64_t)t->valid_r << 32 | (uint32_t)t->valid_c);
-        h = pto__fp(h, (int64_t)t->nbuf << 32 | (uint32_t)t->decl);
-        h = pto__fp(h, t->pin);
+        h = pto__fp2(h, t->space << 16 | t->dtype << 8 | t->core, t->nbuf);
+        h = pto__fp2(h, t->rows, t->cols);
+        h = pto__fp2(h, t->valid_r, t->valid_c);
+        h = pto__fp2(h, t->decl, 0);
+        h = pto__fp(h, (uint64_t)t->pin);
     }
     for (i = 0; i < m->n_kernels; i++)
-        h = pto__fp(h, (int64_t)m->kernels[i].blocks << 32 | (int64_t)m->kernels[i].kind << 8 | m->kernels[i].ranks);
+        h = pto__fp2(h, m->kernels[i].blocks, m->kernels[i].kind << 8 | m->kernels[i].ranks);
     for (i = 0; i < m->n_params; i++) {
         const pto_param *p = &m->params[i];
-        h = pto__fp(h, (int64_t)p->kind << 24 | (int64_t)p->dir << 16 | (int64_t)p->dtype << 8 | p->window);
-        h = pto__fp(h, p->dim[0]);
-        h = pto__fp(h, p->dim[1]);
-        h = pto__fp(h, (int64_t)p->dim_var[0] << 32 | (uint32_t)p->dim_var[1]);
+        h = pto__fp2(h, p->kind << 24 | p->dir << 16 | p->dtype << 8 | p->window, 0);
+        h = pto__fp(h, (uint64_t)p->dim[0]);
+        h = pto__fp(h, (uint64_t)p->dim[1]);
+        h = pto__fp2(h, p->dim_var[0], p->dim_var[1]);
     }
     for (i = 0; i < m->n_cvpipes; i++) {
         const pto_cvpipe *c = &m->cvpipes[i];
-        h = pto__fp(h, (int64_t)c->slot_num << 32 | (uint32_t)c->local_slot_num);
-        h = pto__fp(h, (int64_t)c->rows << 32 | (uint32_t)c->cols);
-        h = pto__fp(h, (int64_t)c->dir << 16 | (int64_t)c->split << 8 | c->dtype);
+        h = pto__fp2(h, c->slot_num, c->local_slot_num);
+        h = pto__fp2(h, c->rows, c->cols);
+        h = pto__fp2(h, c->dir << 16 | c->split << 8 | c->dtype, 0);
     }
     return h;
 }
