@@ -4012,6 +4012,34 @@ static int pto__ps_is_dead(const pto__ps_parser *p, int32_t id)
     return 0;
 }
 
+/* A name used before the line that declares it (`tload t, ...` above `tile t: ...`): the
+   text after the use is searched for `tile NAME` / `let NAME` at the start of a line, and the
+   error says where (review17: "unknown name 't'" alone, one line above its declaration).
+   Returns 1 when it reported. Only on an error's path: a text scan is fine. */
+static int pto__ps_declared_later(pto__ps_parser *p, const pto__ps_tok *t)
+{
+    const char *s = p->src, *name = p->src + t->pos;
+    size_t i = t->pos + t->len, len = p->len, k;
+    int32_t line = t->line;
+    for (; i < len; i++) {
+        size_t j, w;
+        if (s[i] != '\n') continue;
+        line++;
+        for (j = i + 1; j < len && (s[j] == ' ' || s[j] == '\t'); j++) {}
+        if (j + 4 < len && memcmp(s + j, "tile", 4) == 0 && (s[j + 4] == ' ' || s[j + 4] == '\t')) w = 4;
+        else if (j + 3 < len && memcmp(s + j, "let", 3) == 0 && (s[j + 3] == ' ' || s[j + 3] == '\t')) w = 3;
+        else continue;
+        for (k = j + w; k < len && (s[k] == ' ' || s[k] == '\t'); k++) {}
+        if (k + t->len <= len && memcmp(s + k, name, t->len) == 0 &&
+            (k + t->len == len || !(pto__ps_cc[(unsigned char)s[k + t->len]] & (PTO__CC_ALPHA | PTO__CC_DIGIT)))) {
+            pto__ps_err(p, t, "unknown name '%.*s': it is declared later, at %d:%d (declare it before its first use)",
+                        (int)t->len, name, (int)line, (int)(k - i));
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* "unknown name 'X'" with the closest name of the kinds that fit. */
 static void pto__ps_unknown_name(pto__ps_parser *p, const pto__ps_tok *t, unsigned kinds, int builtins)
 {
@@ -4040,6 +4068,7 @@ static void pto__ps_unknown_name(pto__ps_parser *p, const pto__ps_tok *t, unsign
                         pto__ps_bind_word[was->gone], pto__ps_text(p, t), (int)was->line, (int)was->col);
         return;
     }
+    if (pto__ps_declared_later(p, t)) return;
     pto__ps_err(p, t, "unknown name '%s'%s", pto__ps_text(p, t), pto__ps_near_hint(&n, hint, sizeof hint, ""));
 }
 
@@ -12496,9 +12525,13 @@ static int64_t pto__pipe_room(const pto_cvpipe *p, pto_space s)
    TMP_UB_OFFSET instead of the top of UB (a popped tile there was an isa
    error that no local_slots(N) could avoid). Returns those bytes, or 0. */
 #define PTO__ISA_TMP_UB_OFFSET 188416
+#define PTO__ISA_A5_UB_MARGIN 8192   /* a5: PTOAS plans 248 KiB of the 256 KiB UB (hardware.md s2) */
 static int64_t pto__isa_hole(const pto_module *m, int32_t k, pto_space s)
 {
     int32_t i;
+    /* a5 on the isa target: the top 8 KiB stay free, as PTOAS leaves them (review17: no public a5
+       constant says what uses them; a kernel.cpp planned into them could meet whatever does) */
+    if (m->target == (int32_t)PTO_TARGET_ISA && m->arch == PTO_ARCH_A5 && s == PTO_VEC) return PTO__ISA_A5_UB_MARGIN;
     if (m->target != (int32_t)PTO_TARGET_ISA || m->arch != PTO_ARCH_A2A3 || s != PTO_VEC) return 0;
     for (i = 0; i < m->n_stmts; i++) {
         const pto_stmt *st = &m->stmts[i];
@@ -12550,8 +12583,9 @@ static int32_t pto__pipe_desc(const pto_module *m, int32_t kernel, pto_space s, 
     }
     if (b && big >= 0) pto_buf_puts(b, s == PTO_VEC ? " on each vector core" : " on the cube core");
     if (b && pto__isa_hole(m, kernel, s))
-        pto_buf_printf(b, "%s%lld B above them are pto-isa's row-broadcast scratch on the isa target", big >= 0 ? "; " : "",
-                       (long long)pto__isa_hole(m, kernel, s));
+        pto_buf_printf(b, "%s%lld B above them are %s on the isa target", big >= 0 ? "; " : "",
+                       (long long)pto__isa_hole(m, kernel, s),
+                       m->arch == PTO_ARCH_A5 ? "a5's UB margin (PTOAS plans 248 KiB)" : "pto-isa's row-broadcast scratch");
     return big;
 }
 
@@ -12559,6 +12593,10 @@ static int32_t pto__pipe_desc(const pto_module *m, int32_t kernel, pto_space s, 
 static const char *pto__reserved_for(const pto_module *m, int32_t kernel, pto_space s)
 {
     if (!pto__isa_hole(m, kernel, s)) return "cube/vector pipe buffers";
+    if (m->arch == PTO_ARCH_A5)
+        return pto__reserved(m, kernel, s) > pto__isa_hole(m, kernel, s)
+                   ? "cube/vector pipe buffers and a5's top 8 KiB of UB, which PTOAS leaves free, on the isa target"
+                   : "a5's top 8 KiB of UB, which PTOAS leaves free, on the isa target";
     return pto__reserved(m, kernel, s) > pto__isa_hole(m, kernel, s)
                ? "cube/vector pipe buffers and pto-isa's row-broadcast scratch [188416, 196608) on the isa target"
                : "pto-isa's row-broadcast scratch [188416, 196608) on the isa target";

@@ -869,6 +869,34 @@ static int pto__ps_is_dead(const pto__ps_parser *p, int32_t id)
     return 0;
 }
 
+/* A name used before the line that declares it (`tload t, ...` above `tile t: ...`): the
+   text after the use is searched for `tile NAME` / `let NAME` at the start of a line, and the
+   error says where (review17: "unknown name 't'" alone, one line above its declaration).
+   Returns 1 when it reported. Only on an error's path: a text scan is fine. */
+static int pto__ps_declared_later(pto__ps_parser *p, const pto__ps_tok *t)
+{
+    const char *s = p->src, *name = p->src + t->pos;
+    size_t i = t->pos + t->len, len = p->len, k;
+    int32_t line = t->line;
+    for (; i < len; i++) {
+        size_t j, w;
+        if (s[i] != '\n') continue;
+        line++;
+        for (j = i + 1; j < len && (s[j] == ' ' || s[j] == '\t'); j++) {}
+        if (j + 4 < len && memcmp(s + j, "tile", 4) == 0 && (s[j + 4] == ' ' || s[j + 4] == '\t')) w = 4;
+        else if (j + 3 < len && memcmp(s + j, "let", 3) == 0 && (s[j + 3] == ' ' || s[j + 3] == '\t')) w = 3;
+        else continue;
+        for (k = j + w; k < len && (s[k] == ' ' || s[k] == '\t'); k++) {}
+        if (k + t->len <= len && memcmp(s + k, name, t->len) == 0 &&
+            (k + t->len == len || !(pto__ps_cc[(unsigned char)s[k + t->len]] & (PTO__CC_ALPHA | PTO__CC_DIGIT)))) {
+            pto__ps_err(p, t, "unknown name '%.*s': it is declared later, at %d:%d (declare it before its first use)",
+                        (int)t->len, name, (int)line, (int)(k - i));
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* "unknown name 'X'" with the closest name of the kinds that fit. */
 static void pto__ps_unknown_name(pto__ps_parser *p, const pto__ps_tok *t, unsigned kinds, int builtins)
 {
@@ -897,6 +925,7 @@ static void pto__ps_unknown_name(pto__ps_parser *p, const pto__ps_tok *t, unsign
                         pto__ps_bind_word[was->gone], pto__ps_text(p, t), (int)was->line, (int)was->col);
         return;
     }
+    if (pto__ps_declared_later(p, t)) return;
     pto__ps_err(p, t, "unknown name '%s'%s", pto__ps_text(p, t), pto__ps_near_hint(&n, hint, sizeof hint, ""));
 }
 

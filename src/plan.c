@@ -340,9 +340,13 @@ static int64_t pto__pipe_room(const pto_cvpipe *p, pto_space s)
    TMP_UB_OFFSET instead of the top of UB (a popped tile there was an isa
    error that no local_slots(N) could avoid). Returns those bytes, or 0. */
 #define PTO__ISA_TMP_UB_OFFSET 188416
+#define PTO__ISA_A5_UB_MARGIN 8192   /* a5: PTOAS plans 248 KiB of the 256 KiB UB (hardware.md s2) */
 static int64_t pto__isa_hole(const pto_module *m, int32_t k, pto_space s)
 {
     int32_t i;
+    /* a5 on the isa target: the top 8 KiB stay free, as PTOAS leaves them (review17: no public a5
+       constant says what uses them; a kernel.cpp planned into them could meet whatever does) */
+    if (m->target == (int32_t)PTO_TARGET_ISA && m->arch == PTO_ARCH_A5 && s == PTO_VEC) return PTO__ISA_A5_UB_MARGIN;
     if (m->target != (int32_t)PTO_TARGET_ISA || m->arch != PTO_ARCH_A2A3 || s != PTO_VEC) return 0;
     for (i = 0; i < m->n_stmts; i++) {
         const pto_stmt *st = &m->stmts[i];
@@ -394,8 +398,9 @@ static int32_t pto__pipe_desc(const pto_module *m, int32_t kernel, pto_space s, 
     }
     if (b && big >= 0) pto_buf_puts(b, s == PTO_VEC ? " on each vector core" : " on the cube core");
     if (b && pto__isa_hole(m, kernel, s))
-        pto_buf_printf(b, "%s%lld B above them are pto-isa's row-broadcast scratch on the isa target", big >= 0 ? "; " : "",
-                       (long long)pto__isa_hole(m, kernel, s));
+        pto_buf_printf(b, "%s%lld B above them are %s on the isa target", big >= 0 ? "; " : "",
+                       (long long)pto__isa_hole(m, kernel, s),
+                       m->arch == PTO_ARCH_A5 ? "a5's UB margin (PTOAS plans 248 KiB)" : "pto-isa's row-broadcast scratch");
     return big;
 }
 
@@ -403,6 +408,10 @@ static int32_t pto__pipe_desc(const pto_module *m, int32_t kernel, pto_space s, 
 static const char *pto__reserved_for(const pto_module *m, int32_t kernel, pto_space s)
 {
     if (!pto__isa_hole(m, kernel, s)) return "cube/vector pipe buffers";
+    if (m->arch == PTO_ARCH_A5)
+        return pto__reserved(m, kernel, s) > pto__isa_hole(m, kernel, s)
+                   ? "cube/vector pipe buffers and a5's top 8 KiB of UB, which PTOAS leaves free, on the isa target"
+                   : "a5's top 8 KiB of UB, which PTOAS leaves free, on the isa target";
     return pto__reserved(m, kernel, s) > pto__isa_hole(m, kernel, s)
                ? "cube/vector pipe buffers and pto-isa's row-broadcast scratch [188416, 196608) on the isa target"
                : "pto-isa's row-broadcast scratch [188416, 196608) on the isa target";
