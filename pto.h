@@ -597,7 +597,7 @@ PTODEF int32_t pto_add_tile(pto_module *m, int32_t block, const char *name, pto_
 /* A tile's slots (xN: 1..8), its valid region (expr ids; -1 = the full
    extent) and a fixed address (PTO_NO_ADDR: planned), and a kernel's block
    count (expr id; -1 = 1): the fields the .pto writes as `x2`,
-   `valid(...)`, `@ADDR` and `blocks(...)`. They return the id given, or -1
+   `valid(...)`, `at ADDR` and `blocks(...)`. They return the id given, or -1
    (an error) for a bad one; like every builder they clear the stamp. */
 PTODEF int32_t pto_set_tile_nbuf(pto_module *m, int32_t tile, int32_t nbuf);
 PTODEF int32_t pto_set_tile_valid(pto_module *m, int32_t tile, int32_t valid_rows, int32_t valid_cols);
@@ -1992,7 +1992,7 @@ PTODEF void pto_buf_putn(pto_buf *b, const char *s, size_t n)
 {
     if (!b || b->oom || (!s && n)) return;
     if (b->len + n + 1 > b->cap && (b->sink ? pto__buf_spill(b, s, n) : !pto__buf_grow(b, n))) return;
-    memcpy(b->data + b->len, s, n);
+    if (n) memcpy(b->data + b->len, s, n);   /* (s may be NULL when n is 0) */
     b->len += n;
     b->data[b->len] = 0;
 }

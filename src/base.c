@@ -456,7 +456,7 @@ PTODEF void pto_buf_putn(pto_buf *b, const char *s, size_t n)
 {
     if (!b || b->oom || (!s && n)) return;
     if (b->len + n + 1 > b->cap && (b->sink ? pto__buf_spill(b, s, n) : !pto__buf_grow(b, n))) return;
-    memcpy(b->data + b->len, s, n);
+    if (n) memcpy(b->data + b->len, s, n);   /* (s may be NULL when n is 0) */
     b->len += n;
     b->data[b->len] = 0;
 }
