@@ -24192,12 +24192,15 @@ static int pto__isa_sat_dtype(const pto_module *m, int32_t s, int i)
     return x->kind == PTO_E_INT && x->value >= (int64_t)pto_int_lo(dt) && x->value <= (int64_t)pto_int_hi(dt) ? 0 : dt;
 }
 
-/* Whether operand o (a scalar) is a float in the kernel (a literal, an f32 scalar param). */
+/* Whether operand o (a scalar) is a float in the kernel (a literal, a float scalar param: f16 and
+   bf16 ones are read as float too). */
 static int pto__isa_float_scalar(const pto_module *m, const pto_operand *o)
 {
     if (o->kind == PTO_O_FLOAT) return 1;
     return o->kind == PTO_O_SCALAR && o->ref >= 0 && o->ref < m->n_vars && m->vars[o->ref].kind == PTO_V_SCALAR &&
-           m->vars[o->ref].def >= 0 && m->params[m->vars[o->ref].def].dtype == PTO_F32;
+           m->vars[o->ref].def >= 0 && (m->params[m->vars[o->ref].def].dtype == PTO_F32 ||
+                                        m->params[m->vars[o->ref].def].dtype == PTO_F16 ||
+                                        m->params[m->vars[o->ref].def].dtype == PTO_BF16);
 }
 
 /* Whether any statement needs the pto_isa_sat_* helpers. */

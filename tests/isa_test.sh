@@ -458,11 +458,12 @@ TABLE
 # pto_isa_sat_*, a literal in range is written as it is; the helpers' values on the host
 mkdir -p $out/sat
 cat > $out/sat/k.pto <<'EOF2'
-kernel k(in x: i32[16, 32], out y: i32[16, 32], scalar s: i32, scalar f: f32) vector {
+kernel k(in x: i32[16, 32], out y: i32[16, 32], scalar s: i32, scalar f: f32, scalar h: f16) vector {
   tile a: vec i32[16, 32]
   tload a, x[0, 0]
   tadds a, a, s * 100
   tmuls a, a, f
+  tmaxs a, a, h
   tmaxs a, a, 7
   tmins a, a, 3e10
   tstore y[0, 0], a
@@ -471,6 +472,7 @@ EOF2
 try "sat: emit" $ptoc emit --target isa $out/sat/k.pto -o $out/sat/o
 try "sat: tadds of s * 100 saturates" grep -q "TADDS(a, a, pto_isa_sat_i32(s \* 100))" $out/sat/o/kernel.cpp
 try "sat: tmuls of an f32 scalar saturates" grep -q "TMULS(a, a, pto_isa_satf_i32(f))" $out/sat/o/kernel.cpp
+try "sat: ... an f16 one (read as float) too" grep -q "TMAXS(a, a, pto_isa_satf_i32(h))" $out/sat/o/kernel.cpp
 try "sat: a literal in range is as written" grep -q "TMAXS(a, a, 7.0)" $out/sat/o/kernel.cpp
 try "sat: a literal out of range saturates" grep -q "TMINS(a, a, pto_isa_satf_i32(3" $out/sat/o/kernel.cpp
 try "sat: compiles" $CXX $out/sat/o/kernel.cpp
