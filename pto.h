@@ -4015,7 +4015,8 @@ static int pto__ps_is_dead(const pto__ps_parser *p, int32_t id)
 /* A name used before the line that declares it (`tload t, ...` above `tile t: ...`): the
    text after the use is searched for `tile NAME` / `let NAME` at the start of a line, and the
    error says where (review17: "unknown name 't'" alone, one line above its declaration).
-   Returns 1 when it reported. Only on an error's path: a text scan is fine. */
+   Returns 1 when it reported. Only on an error's path, and over the next 256 lines at most, so
+   a file of many unknown names costs no more than that per error. */
 static int pto__ps_declared_later(pto__ps_parser *p, const pto__ps_tok *t)
 {
     const char *s = p->src, *name = p->src + t->pos;
@@ -4024,7 +4025,7 @@ static int pto__ps_declared_later(pto__ps_parser *p, const pto__ps_tok *t)
     for (; i < len; i++) {
         size_t j, w;
         if (s[i] != '\n') continue;
-        line++;
+        if (++line - t->line > 256) break;
         for (j = i + 1; j < len && (s[j] == ' ' || s[j] == '\t'); j++) {}
         if (j + 4 < len && memcmp(s + j, "tile", 4) == 0 && (s[j + 4] == ' ' || s[j + 4] == '\t')) w = 4;
         else if (j + 3 < len && memcmp(s + j, "let", 3) == 0 && (s[j + 3] == ' ' || s[j + 3] == '\t')) w = 3;
