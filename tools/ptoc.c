@@ -869,9 +869,10 @@ static int compile_dir(const char *cc, const char *inc, const char *dir, const c
    declared in its body, or 4 up to that count; and whether it is more than
    the slots of a cube/vector ring it pushes or pops), the branch each `if`
    takes (and whether its loop's first and last iterations take different
-   ones: `if i >= Z` with Z inside the trip count), which side each min / max picks (in a let, a valid(...) or a
-   bound), and whether each tensor with a dynamic col dim has rows of whole
-   32-byte blocks (the simulator's unit of GM races). The body of a loop is
+   ones: `if i >= Z` with Z inside the trip count), which side each min /
+   max picks (in a let, a valid(...) or a bound), and whether each tensor
+   with a dynamic col dim has rows of whole 32-byte blocks (the
+   simulator's unit of GM races). The body of a loop is
    walked at its first and its last iteration and the kernel at its first
    and its last block, so a triangular loop, an `if i == n - 1` or a tail
    block's valid region are seen; an outcome is kept with that context (a
