@@ -1125,6 +1125,9 @@ PTODEF pto_status pto_interp_host(pto_ctx *ctx, const pto_module *m, const pto_h
 #define PTO__MPUSH(m, arr) pto__pushed((m), PTO__PUSH(m, arr))
 #define PTO__MPUSH_FAST(m, arr) pto__pushed((m), PTO__PUSH_FAST(m, arr))
 
+/* f32, f16 or bf16: the element types that are floats (a scalar of one is a float in C). */
+static inline int pto__dtype_float(int dt) { return dt == PTO_F32 || dt == PTO_F16 || dt == PTO_BF16; }
+
 /* One slot of the intern table: the string's full hash next to its id, so
    a probe reads one cache line and touches the pool only on a likely match. */
 struct pto__hslot {
@@ -6669,7 +6672,6 @@ static void *pto__vuninit(pto__verifier *v, size_t n, size_t size)
     return p;
 }
 
-static int pto__vdtype_float(int dt) { return dt == PTO_F32 || dt == PTO_F16 || dt == PTO_BF16; }
 
 /* Where an expression starts: its leftmost token (a binary node's own loc
    is its operator), or the fallback when it has none. */
@@ -7748,7 +7750,7 @@ static void pto__vfloat_only(pto__verifier *v, const pto__vop *op)
 {
     int o = v->m->stmts[op->s].op;
     if (o != PTO_OP_TEXP && o != PTO_OP_TLOG && o != PTO_OP_TSQRT && o != PTO_OP_TRSQRT && o != PTO_OP_TRECIP) return;
-    if (!pto__vdtype_float(op->t[1]->dtype))
+    if (!pto__dtype_float(op->t[1]->dtype))
         pto_error(v->ctx, op->o[1]->loc, "%s needs a float tile, but '%s' is %s", pto_opinfo_get((pto_op)o)->name,
                   pto__vtn(v, op->t[1]), pto_dtype_name((pto_dtype)op->t[1]->dtype));
 }
@@ -7940,7 +7942,7 @@ static void pto__vmatmul(pto__verifier *v, const pto__vop *op)
     int want;
     if (pto__vsame_dtype(v, op, 1, 2)) {
         if (a->dtype == PTO_I8) want = PTO_I32;
-        else if (pto__vdtype_float(a->dtype)) want = PTO_F32;
+        else if (pto__dtype_float(a->dtype)) want = PTO_F32;
         else {
             pto_error(v->ctx, op->o[1]->loc, "%s cannot multiply %s tiles (it takes f16, bf16, f32 or i8)", name,
                       pto_dtype_name((pto_dtype)a->dtype));
@@ -11631,7 +11633,6 @@ typedef struct pto__hs_ver {
 
 static const char *pto__hs_name(const pto_module *m, int32_t id) { return pto_str(m->ctx, id); }
 
-static int pto__hs_is_float(int dt) { return dt == PTO_F32 || dt == PTO_F16 || dt == PTO_BF16; }
 
 /* Param or tensor p (a module param id) of the host being checked is used
    (how: the bits of pto__hs_ver.used); other ids are ignored. */
@@ -11660,7 +11661,7 @@ static int pto__hs_vexpr(pto__hs_ver *V, int32_t e, pto_loc at)
             return 0;
         }
         pto__hs_use(V, v->def, 1);
-        if (v->kind == PTO_V_SCALAR && v->def >= 0 && v->def < m->n_params && pto__hs_is_float(m->params[v->def].dtype)) {
+        if (v->kind == PTO_V_SCALAR && v->def >= 0 && v->def < m->n_params && pto__dtype_float(m->params[v->def].dtype)) {
             pto_error(V->ctx, x->loc, "'%s' is an %s scalar; an integer expression cannot use it",
                       pto__hs_name(m, v->name), pto_dtype_name((pto_dtype)m->params[v->def].dtype));
             return 0;
@@ -11772,7 +11773,7 @@ static void pto__hs_vscalar_arg(pto__hs_ver *V, const pto_hstmt *st, int argi, c
     const pto_module *m = V->m;
     const pto_operand *o = &m->operands[st->arg0 + argi - 1];
     const char *kn = pto__hs_name(m, m->kernels[st->ref].name);
-    int want_float = pto__hs_is_float(kp->dtype);
+    int want_float = pto__dtype_float(kp->dtype);
     switch (o->kind) {
     case PTO_O_GM:
         pto_error(V->ctx, o->loc, "argument %d of '%s' is scalar '%s'; it cannot be tensor '%s'", argi, kn,
@@ -11794,7 +11795,7 @@ static void pto__hs_vscalar_arg(pto__hs_ver *V, const pto_hstmt *st, int argi, c
             break;
         }
         pto__hs_use(V, v->def, 1);
-        if (!want_float && pto__hs_is_float(m->params[v->def].dtype)) {
+        if (!want_float && pto__dtype_float(m->params[v->def].dtype)) {
             pto_error(V->ctx, o->loc, "argument %d of '%s': parameter '%s' is %s; host scalar '%s' is %s", argi, kn,
                       pto__hs_name(m, kp->name), pto_dtype_name((pto_dtype)kp->dtype), pto__hs_name(m, v->name),
                       pto_dtype_name((pto_dtype)m->params[v->def].dtype));
@@ -22618,7 +22619,7 @@ static void pto__emit_kernel(pto__emitter *E, int32_t k)
                 pto__emit_x(E, PTO__T_K_ARG_GM);
                 if (!E->param_used[p]) pto__emit_x(E, PTO__T_K_VOID);
             } else {
-                int fl = pa->dtype == PTO_F32 || pa->dtype == PTO_F16 || pa->dtype == PTO_BF16;
+                int fl = pto__dtype_float(pa->dtype);
                 if (pa->var < 0) continue;
                 pto__emit_v(E, PTO__K_NAME, E->var_name[pa->var]);
                 pto__emit_x(E, fl ? PTO__T_K_ARG_F : PTO__T_K_ARG_I);
@@ -22881,7 +22882,7 @@ static void pto__emit_host_kernel(pto__emitter *E, int32_t k)
     for (p = kn->param0; p < kn->param0 + kn->nparams; p++) {
         const pto_param *pa = &m->params[p];
         if (pa->kind == PTO_P_SCALAR) {
-            int fl = pa->dtype == PTO_F32 || pa->dtype == PTO_F16 || pa->dtype == PTO_BF16;
+            int fl = pto__dtype_float(pa->dtype);
             if (pa->var < 0) continue;
             pto__emit_v(E, PTO__K_NAME, E->var_name[pa->var]);
             pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, pa->name));
@@ -22920,7 +22921,7 @@ static void pto__emit_host_kernel(pto__emitter *E, int32_t k)
     for (pass = 0; pass < 2; pass++) {
         for (p = kn->param0; p < kn->param0 + kn->nparams; p++) {
             const pto_param *pa = &m->params[p];
-            int fl = pa->dtype == PTO_F32 || pa->dtype == PTO_F16 || pa->dtype == PTO_BF16;
+            int fl = pto__dtype_float(pa->dtype);
             if ((pa->kind == PTO_P_SCALAR) != pass) continue;
             pto__emit_vi(E, PTO__K_IDX, idx++);
             if (pa->kind == PTO_P_TENSOR) {
@@ -23065,7 +23066,7 @@ static void pto__emit_hs_call(pto__emitter *E, const pto_hstmt *st, int32_t *ord
         }
         pto__emit_hs_value(E, pto__emit_sb(E, PTO__K_EXPR), o);
         pto__emit_vbuf(E, PTO__K_EXPR);
-        pto__emit_x(E, kp->dtype == PTO_F32 || kp->dtype == PTO_F16 || kp->dtype == PTO_BF16 ? PTO__T_HS_ARG_F
+        pto__emit_x(E, pto__dtype_float(kp->dtype) ? PTO__T_HS_ARG_F
                                                                                               : PTO__T_HS_ARG_I);
     }
     txt->len = 0;
@@ -23104,7 +23105,7 @@ static void pto__emit_hs_decls(pto__emitter *E, int32_t h)
         pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, va->name));
         pto__emit_v(E, PTO__K_DTYPE, pa && pa->dtype < PTO_NDTYPE ? pto__emit_dtype[pa->dtype] : "PTO_K_I32");
         if (va->kind == PTO_V_DIM) pto__emit_x(E, PTO__T_H_DIM);
-        else pto__emit_x(E, pa && (pa->dtype == PTO_F32 || pa->dtype == PTO_F16 || pa->dtype == PTO_BF16)
+        else pto__emit_x(E, pa && pto__dtype_float(pa->dtype)
                                 ? PTO__T_H_SCALAR_F : PTO__T_H_SCALAR_I);
     }
     for (i = 0; i < ho->nparams + ho->ntensors; i++) {
@@ -24156,7 +24157,7 @@ static int pto__isa_int_scalar(const pto_module *m, int32_t s, int i)
     int dt;
     if (i >= 4 || !(pto_opinfo_get((pto_op)st->op)->arg[i] & PTO_A_SCALAR) || d->kind != PTO_O_TILE) return 0;
     dt = m->tiles[d->ref].dtype;
-    if (dt != PTO_F32 && dt != PTO_F16 && dt != PTO_BF16) return 0;
+    if (!pto__dtype_float(dt)) return 0;
     if (o->kind == PTO_O_INT) return 1;
     if (o->kind != PTO_O_SCALAR || m->vars[o->ref].kind != PTO_V_SCALAR) return 0;
     dt = m->params[m->vars[o->ref].def].dtype;
@@ -24199,9 +24200,7 @@ static int pto__isa_float_scalar(const pto_module *m, const pto_operand *o)
 {
     if (o->kind == PTO_O_FLOAT) return 1;
     return o->kind == PTO_O_SCALAR && o->ref >= 0 && o->ref < m->n_vars && m->vars[o->ref].kind == PTO_V_SCALAR &&
-           m->vars[o->ref].def >= 0 && (m->params[m->vars[o->ref].def].dtype == PTO_F32 ||
-                                        m->params[m->vars[o->ref].def].dtype == PTO_F16 ||
-                                        m->params[m->vars[o->ref].def].dtype == PTO_BF16);
+           m->vars[o->ref].def >= 0 && pto__dtype_float(m->params[m->vars[o->ref].def].dtype);
 }
 
 /* Whether any statement needs the pto_isa_sat_* helpers. */
@@ -24351,6 +24350,7 @@ static void pto__isa_op(pto__emitter *E, int32_t s)
     }
     for (i = 0; i < st->nargs; i++) {
         const pto_operand *o = &m->operands[st->arg0 + i];
+        int sat = pto__isa_sat_dtype(m, s, i);
         if (i) pto__emit_put(b, ", ", 2);
         if (i == gm) pto_buf_printf(b, "pto_gm_%ld", (long)view);
         else if (oi->cls == PTO_OC_SYNC && i == 2) pto__isa_event(E, b, o);
@@ -24358,9 +24358,8 @@ static void pto__isa_op(pto__emitter *E, int32_t s)
             pto__emit_puts(b, "static_cast<uint16_t>(");
             pto__isa_name(E, b, o);
             pto__emit_put(b, ")", 1);
-        } else if (pto__isa_sat_dtype(m, s, i)) {
-            pto_buf_printf(b, "pto_isa_sat%s_%s(", pto__isa_float_scalar(m, o) ? "f" : "",
-                           pto__isa_sat_dtype(m, s, i) == PTO_I8 ? "i8" : "i32");
+        } else if (sat) {
+            pto_buf_printf(b, "pto_isa_sat%s_%s(", pto__isa_float_scalar(m, o) ? "f" : "", sat == PTO_I8 ? "i8" : "i32");
             pto__isa_name(E, b, o);
             pto__emit_put(b, ")", 1);
         } else if (pto__isa_int_scalar(m, s, i)) {
@@ -24759,7 +24758,7 @@ static void pto__isa_kernel(pto__isa *I, int32_t k)
                 }
                 pto__emit_puts(b, "] */\n");
             } else {
-                int fl = pa->dtype == PTO_F32 || pa->dtype == PTO_F16 || pa->dtype == PTO_BF16;
+                int fl = pto__dtype_float(pa->dtype);
                 if (pa->var < 0) { idx++; continue; }
                 name = E->var_name[pa->var];
                 used = E->var_used[pa->var];

@@ -3140,7 +3140,7 @@ static void pto__emit_kernel(pto__emitter *E, int32_t k)
                 pto__emit_x(E, PTO__T_K_ARG_GM);
                 if (!E->param_used[p]) pto__emit_x(E, PTO__T_K_VOID);
             } else {
-                int fl = pa->dtype == PTO_F32 || pa->dtype == PTO_F16 || pa->dtype == PTO_BF16;
+                int fl = pto__dtype_float(pa->dtype);
                 if (pa->var < 0) continue;
                 pto__emit_v(E, PTO__K_NAME, E->var_name[pa->var]);
                 pto__emit_x(E, fl ? PTO__T_K_ARG_F : PTO__T_K_ARG_I);
@@ -3403,7 +3403,7 @@ static void pto__emit_host_kernel(pto__emitter *E, int32_t k)
     for (p = kn->param0; p < kn->param0 + kn->nparams; p++) {
         const pto_param *pa = &m->params[p];
         if (pa->kind == PTO_P_SCALAR) {
-            int fl = pa->dtype == PTO_F32 || pa->dtype == PTO_F16 || pa->dtype == PTO_BF16;
+            int fl = pto__dtype_float(pa->dtype);
             if (pa->var < 0) continue;
             pto__emit_v(E, PTO__K_NAME, E->var_name[pa->var]);
             pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, pa->name));
@@ -3442,7 +3442,7 @@ static void pto__emit_host_kernel(pto__emitter *E, int32_t k)
     for (pass = 0; pass < 2; pass++) {
         for (p = kn->param0; p < kn->param0 + kn->nparams; p++) {
             const pto_param *pa = &m->params[p];
-            int fl = pa->dtype == PTO_F32 || pa->dtype == PTO_F16 || pa->dtype == PTO_BF16;
+            int fl = pto__dtype_float(pa->dtype);
             if ((pa->kind == PTO_P_SCALAR) != pass) continue;
             pto__emit_vi(E, PTO__K_IDX, idx++);
             if (pa->kind == PTO_P_TENSOR) {
@@ -3587,7 +3587,7 @@ static void pto__emit_hs_call(pto__emitter *E, const pto_hstmt *st, int32_t *ord
         }
         pto__emit_hs_value(E, pto__emit_sb(E, PTO__K_EXPR), o);
         pto__emit_vbuf(E, PTO__K_EXPR);
-        pto__emit_x(E, kp->dtype == PTO_F32 || kp->dtype == PTO_F16 || kp->dtype == PTO_BF16 ? PTO__T_HS_ARG_F
+        pto__emit_x(E, pto__dtype_float(kp->dtype) ? PTO__T_HS_ARG_F
                                                                                               : PTO__T_HS_ARG_I);
     }
     txt->len = 0;
@@ -3626,7 +3626,7 @@ static void pto__emit_hs_decls(pto__emitter *E, int32_t h)
         pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, va->name));
         pto__emit_v(E, PTO__K_DTYPE, pa && pa->dtype < PTO_NDTYPE ? pto__emit_dtype[pa->dtype] : "PTO_K_I32");
         if (va->kind == PTO_V_DIM) pto__emit_x(E, PTO__T_H_DIM);
-        else pto__emit_x(E, pa && (pa->dtype == PTO_F32 || pa->dtype == PTO_F16 || pa->dtype == PTO_BF16)
+        else pto__emit_x(E, pa && pto__dtype_float(pa->dtype)
                                 ? PTO__T_H_SCALAR_F : PTO__T_H_SCALAR_I);
     }
     for (i = 0; i < ho->nparams + ho->ntensors; i++) {

@@ -698,7 +698,7 @@ static int pto__isa_int_scalar(const pto_module *m, int32_t s, int i)
     int dt;
     if (i >= 4 || !(pto_opinfo_get((pto_op)st->op)->arg[i] & PTO_A_SCALAR) || d->kind != PTO_O_TILE) return 0;
     dt = m->tiles[d->ref].dtype;
-    if (dt != PTO_F32 && dt != PTO_F16 && dt != PTO_BF16) return 0;
+    if (!pto__dtype_float(dt)) return 0;
     if (o->kind == PTO_O_INT) return 1;
     if (o->kind != PTO_O_SCALAR || m->vars[o->ref].kind != PTO_V_SCALAR) return 0;
     dt = m->params[m->vars[o->ref].def].dtype;
@@ -741,9 +741,7 @@ static int pto__isa_float_scalar(const pto_module *m, const pto_operand *o)
 {
     if (o->kind == PTO_O_FLOAT) return 1;
     return o->kind == PTO_O_SCALAR && o->ref >= 0 && o->ref < m->n_vars && m->vars[o->ref].kind == PTO_V_SCALAR &&
-           m->vars[o->ref].def >= 0 && (m->params[m->vars[o->ref].def].dtype == PTO_F32 ||
-                                        m->params[m->vars[o->ref].def].dtype == PTO_F16 ||
-                                        m->params[m->vars[o->ref].def].dtype == PTO_BF16);
+           m->vars[o->ref].def >= 0 && pto__dtype_float(m->params[m->vars[o->ref].def].dtype);
 }
 
 /* Whether any statement needs the pto_isa_sat_* helpers. */
@@ -893,6 +891,7 @@ static void pto__isa_op(pto__emitter *E, int32_t s)
     }
     for (i = 0; i < st->nargs; i++) {
         const pto_operand *o = &m->operands[st->arg0 + i];
+        int sat = pto__isa_sat_dtype(m, s, i);
         if (i) pto__emit_put(b, ", ", 2);
         if (i == gm) pto_buf_printf(b, "pto_gm_%ld", (long)view);
         else if (oi->cls == PTO_OC_SYNC && i == 2) pto__isa_event(E, b, o);
@@ -900,9 +899,8 @@ static void pto__isa_op(pto__emitter *E, int32_t s)
             pto__emit_puts(b, "static_cast<uint16_t>(");
             pto__isa_name(E, b, o);
             pto__emit_put(b, ")", 1);
-        } else if (pto__isa_sat_dtype(m, s, i)) {
-            pto_buf_printf(b, "pto_isa_sat%s_%s(", pto__isa_float_scalar(m, o) ? "f" : "",
-                           pto__isa_sat_dtype(m, s, i) == PTO_I8 ? "i8" : "i32");
+        } else if (sat) {
+            pto_buf_printf(b, "pto_isa_sat%s_%s(", pto__isa_float_scalar(m, o) ? "f" : "", sat == PTO_I8 ? "i8" : "i32");
             pto__isa_name(E, b, o);
             pto__emit_put(b, ")", 1);
         } else if (pto__isa_int_scalar(m, s, i)) {
@@ -1301,7 +1299,7 @@ static void pto__isa_kernel(pto__isa *I, int32_t k)
                 }
                 pto__emit_puts(b, "] */\n");
             } else {
-                int fl = pa->dtype == PTO_F32 || pa->dtype == PTO_F16 || pa->dtype == PTO_BF16;
+                int fl = pto__dtype_float(pa->dtype);
                 if (pa->var < 0) { idx++; continue; }
                 name = E->var_name[pa->var];
                 used = E->var_used[pa->var];

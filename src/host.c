@@ -557,7 +557,6 @@ typedef struct pto__hs_ver {
 
 static const char *pto__hs_name(const pto_module *m, int32_t id) { return pto_str(m->ctx, id); }
 
-static int pto__hs_is_float(int dt) { return dt == PTO_F32 || dt == PTO_F16 || dt == PTO_BF16; }
 
 /* Param or tensor p (a module param id) of the host being checked is used
    (how: the bits of pto__hs_ver.used); other ids are ignored. */
@@ -586,7 +585,7 @@ static int pto__hs_vexpr(pto__hs_ver *V, int32_t e, pto_loc at)
             return 0;
         }
         pto__hs_use(V, v->def, 1);
-        if (v->kind == PTO_V_SCALAR && v->def >= 0 && v->def < m->n_params && pto__hs_is_float(m->params[v->def].dtype)) {
+        if (v->kind == PTO_V_SCALAR && v->def >= 0 && v->def < m->n_params && pto__dtype_float(m->params[v->def].dtype)) {
             pto_error(V->ctx, x->loc, "'%s' is an %s scalar; an integer expression cannot use it",
                       pto__hs_name(m, v->name), pto_dtype_name((pto_dtype)m->params[v->def].dtype));
             return 0;
@@ -698,7 +697,7 @@ static void pto__hs_vscalar_arg(pto__hs_ver *V, const pto_hstmt *st, int argi, c
     const pto_module *m = V->m;
     const pto_operand *o = &m->operands[st->arg0 + argi - 1];
     const char *kn = pto__hs_name(m, m->kernels[st->ref].name);
-    int want_float = pto__hs_is_float(kp->dtype);
+    int want_float = pto__dtype_float(kp->dtype);
     switch (o->kind) {
     case PTO_O_GM:
         pto_error(V->ctx, o->loc, "argument %d of '%s' is scalar '%s'; it cannot be tensor '%s'", argi, kn,
@@ -720,7 +719,7 @@ static void pto__hs_vscalar_arg(pto__hs_ver *V, const pto_hstmt *st, int argi, c
             break;
         }
         pto__hs_use(V, v->def, 1);
-        if (!want_float && pto__hs_is_float(m->params[v->def].dtype)) {
+        if (!want_float && pto__dtype_float(m->params[v->def].dtype)) {
             pto_error(V->ctx, o->loc, "argument %d of '%s': parameter '%s' is %s; host scalar '%s' is %s", argi, kn,
                       pto__hs_name(m, kp->name), pto_dtype_name((pto_dtype)kp->dtype), pto__hs_name(m, v->name),
                       pto_dtype_name((pto_dtype)m->params[v->def].dtype));

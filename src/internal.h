@@ -31,6 +31,9 @@
 #define PTO__MPUSH(m, arr) pto__pushed((m), PTO__PUSH(m, arr))
 #define PTO__MPUSH_FAST(m, arr) pto__pushed((m), PTO__PUSH_FAST(m, arr))
 
+/* f32, f16 or bf16: the element types that are floats (a scalar of one is a float in C). */
+static inline int pto__dtype_float(int dt) { return dt == PTO_F32 || dt == PTO_F16 || dt == PTO_BF16; }
+
 /* One slot of the intern table: the string's full hash next to its id, so
    a probe reads one cache line and touches the pool only on a likely match. */
 struct pto__hslot {

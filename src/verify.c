@@ -165,7 +165,6 @@ static void *pto__vuninit(pto__verifier *v, size_t n, size_t size)
     return p;
 }
 
-static int pto__vdtype_float(int dt) { return dt == PTO_F32 || dt == PTO_F16 || dt == PTO_BF16; }
 
 /* Where an expression starts: its leftmost token (a binary node's own loc
    is its operator), or the fallback when it has none. */
@@ -1244,7 +1243,7 @@ static void pto__vfloat_only(pto__verifier *v, const pto__vop *op)
 {
     int o = v->m->stmts[op->s].op;
     if (o != PTO_OP_TEXP && o != PTO_OP_TLOG && o != PTO_OP_TSQRT && o != PTO_OP_TRSQRT && o != PTO_OP_TRECIP) return;
-    if (!pto__vdtype_float(op->t[1]->dtype))
+    if (!pto__dtype_float(op->t[1]->dtype))
         pto_error(v->ctx, op->o[1]->loc, "%s needs a float tile, but '%s' is %s", pto_opinfo_get((pto_op)o)->name,
                   pto__vtn(v, op->t[1]), pto_dtype_name((pto_dtype)op->t[1]->dtype));
 }
@@ -1436,7 +1435,7 @@ static void pto__vmatmul(pto__verifier *v, const pto__vop *op)
     int want;
     if (pto__vsame_dtype(v, op, 1, 2)) {
         if (a->dtype == PTO_I8) want = PTO_I32;
-        else if (pto__vdtype_float(a->dtype)) want = PTO_F32;
+        else if (pto__dtype_float(a->dtype)) want = PTO_F32;
         else {
             pto_error(v->ctx, op->o[1]->loc, "%s cannot multiply %s tiles (it takes f16, bf16, f32 or i8)", name,
                       pto_dtype_name((pto_dtype)a->dtype));
