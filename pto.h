@@ -15783,20 +15783,23 @@ static void pto__sy_touch(pto__sy *sy, pto__sy_st *st, int32_t r)
     const pto__sy_rec *a = &sy->recs[r];
     int32_t alo = a->space == PTO_GM ? INT32_MIN : a->lo, ahi = a->space == PTO_GM ? INT32_MAX : a->hi;
     int apipe = a->pipe, aspace = a->space, ard = !(a->rw & PTO__SY_WR);
-    pto__sy_e *e, *x = st->e, *end = st->e + st->n;
-    while (x < end) {   /* unordered: the last entry fills a hole */
-        /* same pipe first (r itself is of a's pipe); the range test is
-           pto__sy_dominates' own for local bytes */
-        if (x->pipe == apipe && x->lo >= alo && x->hi <= ahi
-            && (x->rid == r
-                || (x->space == aspace && !(ard && (x->rw & PTO__SY_WR))
-                    && (aspace != PTO_GM || pto__sy_dominates(sy, a, x))))) {
-            if (x != --end) *x = *end;
-        } else {
-            x++;
+    pto__sy_e *e, *x = st->e, *end;
+    if (st->n > 0) {   /* (st->e is NULL in a state that never held a record: no NULL + 0) */
+        end = x + st->n;
+        while (x < end) {   /* unordered: the last entry fills a hole */
+            /* same pipe first (r itself is of a's pipe); the range test is
+               pto__sy_dominates' own for local bytes */
+            if (x->pipe == apipe && x->lo >= alo && x->hi <= ahi
+                && (x->rid == r
+                    || (x->space == aspace && !(ard && (x->rw & PTO__SY_WR))
+                        && (aspace != PTO_GM || pto__sy_dominates(sy, a, x))))) {
+                if (x != --end) *x = *end;
+            } else {
+                x++;
+            }
         }
+        st->n = (int32_t)(end - st->e);
     }
-    st->n = (int32_t)(end - st->e);
     if (st->n >= st->cap_e && !pto__sy_grow(sy, (void **)&st->e, sizeof(pto__sy_e), &st->cap_e, st->n + 1)) return;
     e = &st->e[st->n++];
     e->rid = r;
@@ -16431,9 +16434,8 @@ static void pto__sy_set_op(pto__sy *sy, int32_t s, pto__sy_st *st, uint32_t t)
         n = st->n;
         E = st->e;
         if (t == UINT32_MAX) {
-            pto__sy_e *x, *end = E + n;
-            for (x = E; x < end; x++)
-                if ((x->bits & pbit) || x->pipe == p) x->cap.w[fw] |= bit;
+            for (k = 0; k < n; k++)
+                if ((E[k].bits & pbit) || E[k].pipe == p) E[k].cap.w[fw] |= bit;
             return;
         }
         for (k = 0; k < n; k++) {

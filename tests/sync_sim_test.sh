@@ -86,7 +86,7 @@ program() { # P: generate, emit, compile, run; writes $out/pP/result
     tail -n 1 "$d/judged" >"$d/result"
     sed '$d' "$d/judged" >"$d/detail"
     [ -s "$d/detail" ] && echo "  reproduce: $d/run --seed $(($1 * 10 + 1)) -D n=0 -D k=0 (and the other configs)" >>"$d/detail"
-    grep -c "warning" "$d/emit.log" >"$d/warnings"
+    grep -c "warning: sync:" "$d/emit.log" >"$d/warnings"
 }
 
 if [ "$1" = "--program" ]; then

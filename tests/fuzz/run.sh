@@ -1,17 +1,27 @@
 #!/bin/sh
-# run.sh - fuzz the parser and printer for ${FUZZ_SECONDS:-60} seconds with
-# libFuzzer + ASan + UBSan, seeded from examples/ and the .pto tests.
-# A crashing input is left in build/fuzz/ (crash-*); copy it to
-# tests/fuzz/regress/ so that test_roundtrip replays it forever.
+# run.sh - fuzz with libFuzzer + ASan + UBSan, seeded from examples/ and the
+# .pto tests, for ${FUZZ_SECONDS:-60} seconds per target:
+#   parse     the parser, verifier and printer (fuzz_parse.c: round trips)
+#   pipeline  every pass after them and both emitters (fuzz_pipeline.c: no
+#             crash, no internal error, deterministic emission)
+# FUZZ_TARGETS picks them (default: "parse pipeline"). A crashing input is
+# left in build/fuzz/TARGET/ (crash-*, timeout-*); copy it to
+# tests/fuzz/regress/ so that make test replays it forever (test_roundtrip
+# for the parser, test_pipeline_replay for the passes).
 cd "$(dirname "$0")/../.." || exit 1
-out=build/fuzz
-mkdir -p $out/corpus $out/seeds
 CC=${FUZZ_CC:-clang}
-$CC -g -O1 -std=c99 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-    -ffp-contract=off -D_POSIX_C_SOURCE=200809L -o $out/fuzz_parse tests/fuzz/fuzz_parse.c -lm || exit 1
-for f in examples/*.pto tests/parse/*.pto tests/bad/*.pto tests/fuzz/seeds/* tests/fuzz/regress/*; do
-    [ -f "$f" ] && cp "$f" $out/seeds/
+root=$(pwd)
+status=0
+for target in ${FUZZ_TARGETS:-parse pipeline}; do
+    out=build/fuzz/$target
+    mkdir -p $out/corpus $out/seeds
+    $CC -g -O1 -std=c99 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+        -ffp-contract=off -D_POSIX_C_SOURCE=200809L -o $out/fuzz_$target tests/fuzz/fuzz_$target.c -lm || exit 1
+    for f in examples/*.pto tests/*/*.pto tests/fuzz/seeds/* tests/fuzz/regress/*; do
+        [ -f "$f" ] && cp "$f" $out/seeds/
+    done
+    echo "== fuzz_$target for ${FUZZ_SECONDS:-60} s"
+    (cd $out && ./fuzz_$target -dict="$root/tests/fuzz/pto.dict" -max_total_time="${FUZZ_SECONDS:-60}" \
+        -max_len=4096 -timeout=20 -print_final_stats=1 ${FUZZ_ARGS:-} corpus seeds) || status=1
 done
-cd $out || exit 1
-./fuzz_parse -dict=../../tests/fuzz/pto.dict -max_total_time="${FUZZ_SECONDS:-60}" -max_len=4096 -timeout=10 \
-    -print_final_stats=1 ${FUZZ_ARGS:-} corpus seeds
+exit $status
