@@ -61,11 +61,11 @@ $(B)/pto.o: pto.h
 	@mkdir -p $(B)
 	$(CC) $(TESTFLAGS) $(CFLAGS) -DPTO_IMPLEMENTATION -x c -c -o $@ pto.h
 
-$(B)/tests/%: tests/%.c pto.h pto_kernels.h $(wildcard tests/*.h) $(B)/pto.o
+$(B)/tests/%: tests/%.c pto.h pto_kernels.h $(wildcard tests/*.h tests/fuzz/*.c tests/fuzz/*.h) $(B)/pto.o
 	@mkdir -p $(B)/tests
 	$(CC) $(TESTFLAGS) $(CFLAGS) -DPTO_IMPLEMENTATION_LINKED -o $@ $< $(B)/pto.o -lm
 
-$(TEST_PRIVATE): $(B)/tests/%: tests/%.c pto.h pto_kernels.h $(wildcard tests/*.h)
+$(TEST_PRIVATE): $(B)/tests/%: tests/%.c pto.h pto_kernels.h $(wildcard tests/*.h tests/fuzz/*.c tests/fuzz/*.h)
 	@mkdir -p $(B)/tests
 	$(CC) $(TESTFLAGS) $(CFLAGS) -o $@ $< -lm
 

@@ -10921,6 +10921,20 @@ static int pto__in_reduce(pto__in_rank *R, int64_t n)
                              "allreduce on rank %lld meets a different allreduce on rank 0 (line %d)", (long long)r,
                              (int)m->stmts[R[0].at].loc.line);
     }
+    /* the lowering counts its barriers in cell [0, 0] of the signal and
+       leaves it as it found it, so it must start at 0 (the device would
+       wait forever: the first wait is "fewer than n ranks arrived") */
+    for (r = 0; r < n; r++) {
+        const void *sig = I0->L->tensors[r * I0->k->nparams + (g0->ref - I0->k->param0)];
+        double cell = sig ? (double)pto_elem_get(sig, m->params[g0->ref].dtype, 0) : 0.0;
+        if (m->params[g0->ref].dtype == PTO_I32 && sig) cell = (double)*(const int32_t *)sig;
+        if (cell != 0.0)
+            return pto__fail(&R[r].I, m->stmts[R[r].at].loc,
+                             "allreduce: cell [0, 0] of its signal '%s' holds %.0f on rank %lld, not 0: it counts the "
+                             "allreduce's barriers, so it must be 0 when the kernel starts (every allreduce leaves it "
+                             "at 0 again; zero the signal tensor before the launch)",
+                             pto_str(m->ctx, m->params[g0->ref].name), cell, (long long)r);
+    }
     for (i = 0; i < count; i++) {
         float acc = pto_elem_get(I0->L->tensors[pi], PTO_F32, i);
         for (r = 1; r < n; r++) acc = pto__binop(PTO_OP_TADD, acc, pto_elem_get(I0->L->tensors[r * I0->k->nparams + pi], PTO_F32, i));

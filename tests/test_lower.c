@@ -283,6 +283,34 @@ static void test_signals(void)
     }
     pto_module_destroy(m);
 
+    /* a signal whose counting cell does not start at 0: the lowered
+       allreduce would wait forever on a device (its first wait is "fewer
+       than n ranks arrived"), so the reference refuses it too (found by
+       tests/fuzz/fuzz_interp.c: the source ran, the lowered module hung) */
+    m = build(ctx,
+              "kernel k(inout g: f32[8, 8] window, inout sig: i32[1, 8] window) vector ranks {\n"
+              "  allreduce g, sig\n"
+              "}\n");
+    pto_diag_clear(ctx);
+    {
+        float g[3][64];
+        int32_t sg[3][8];
+        memset(g, 0, sizeof g);
+        memset(sg, 0, sizeof sg);
+        sg[2][0] = 5;
+        sg[0][1] = 9;   /* other cells are the user's */
+        for (r = 0; r < 3; r++) t[r * 2] = g[r], t[r * 2 + 1] = sg[r];
+        CHECK(m && pto_interp(ctx, m, &L) == PTO_ERR_USER);
+        CHECK_STR(first_diag(ctx, msg, sizeof msg),
+                  "t.pto:2:3: error: allreduce: cell [0, 0] of its signal 'sig' holds 5 on rank 2, not 0: it counts "
+                  "the allreduce's barriers, so it must be 0 when the kernel starts (every allreduce leaves it at 0 "
+                  "again; zero the signal tensor before the launch)");
+        sg[2][0] = 0;
+        pto_diag_clear(ctx);
+        CHECK(pto_interp(ctx, m, &L) == PTO_OK);
+    }
+    pto_module_destroy(m);
+
     /* block 0 of every rank waits for block 1's notify: the reference runs a
        rank's blocks in order, so it never comes; the last diagnostic says
        why (the error alone claims no rank could change the cell) */

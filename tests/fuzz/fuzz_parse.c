@@ -79,48 +79,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 }
 
 #ifdef PTO_FUZZ_MAIN
-#include <dirent.h>
-#include <sys/stat.h>
-
-static int replay(const char *path)
-{
-    struct stat st;
-    FILE *f;
-    char *buf;
-    long n;
-    if (stat(path, &st) != 0) { fprintf(stderr, "cannot stat %s\n", path); return 1; }
-    if (S_ISDIR(st.st_mode)) {
-        DIR *d = opendir(path);
-        struct dirent *e;
-        int bad = 0;
-        if (!d) return 1;
-        while ((e = readdir(d)) != NULL) {
-            char sub[4096];
-            if (e->d_name[0] == '.') continue;
-            snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-            bad |= replay(sub);
-        }
-        closedir(d);
-        return bad;
-    }
-    f = fopen(path, "rb");
-    if (!f) return 1;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    buf = (char *)malloc((size_t)n + 1);
-    if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) { fclose(f); free(buf); return 1; }
-    fclose(f);
-    LLVMFuzzerTestOneInput((const uint8_t *)buf, (size_t)n);
-    free(buf);
-    return 0;
-}
-
-int main(int argc, char **argv)
-{
-    int i, bad = 0;
-    for (i = 1; i < argc; i++) bad |= replay(argv[i]);
-    printf("replayed %d paths\n", argc - 1);
-    return bad;
-}
+#define FUZZ_WHAT "parsed, verified and printed: round trips hold"
+#include "replay.h"
 #endif

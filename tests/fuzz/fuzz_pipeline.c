@@ -104,64 +104,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 }
 
 #ifdef PTO_FUZZ_MAIN
-#include <dirent.h>
-#include <sys/stat.h>
-
-/* Replays a file, or a directory's files: every file when all, else the
-   .pto ones (a walk of tests/ meets C and shell sources too). */
-static int replay(const char *path, int all, int *count)
-{
-    struct stat st;
-    FILE *f;
-    char *buf;
-    long n;
-    if (stat(path, &st) != 0) { fprintf(stderr, "cannot stat %s\n", path); return 1; }
-    if (S_ISDIR(st.st_mode)) {
-        DIR *d = opendir(path);
-        struct dirent *e;
-        int bad = 0;
-        if (!d) return 1;
-        while ((e = readdir(d)) != NULL) {
-            char sub[4096];
-            if (e->d_name[0] == '.') continue;
-            snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-            if (stat(sub, &st) == 0 && !S_ISDIR(st.st_mode) && !all
-                && (strlen(sub) < 4 || strcmp(sub + strlen(sub) - 4, ".pto") != 0))
-                continue;
-            bad |= replay(sub, all, count);
-        }
-        closedir(d);
-        return bad;
-    }
-    f = fopen(path, "rb");
-    if (!f) return 1;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    buf = (char *)malloc((size_t)n + 1);
-    if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) { fclose(f); free(buf); return 1; }
-    fclose(f);
-    LLVMFuzzerTestOneInput((const uint8_t *)buf, (size_t)n);
-    free(buf);
-    ++*count;
-    return 0;
-}
-
-/* No arguments: every .pto file of examples/ and tests/, and every input
-   kept in tests/fuzz/regress/ (run from the repository's root, as make
-   test does). */
-int main(int argc, char **argv)
-{
-    int i, bad = 0, count = 0;
-    if (argc == 1) {
-        bad |= replay("examples", 0, &count);
-        bad |= replay("tests", 0, &count);
-        bad |= replay("tests/fuzz/regress", 1, &count);
-    }
-    for (i = 1; i < argc; i++) bad |= replay(argv[i], 1, &count);
-    printf("fuzz_pipeline: %d inputs through compile and emit (both targets): no crash, no internal error, "
-           "deterministic emission\n", count);
-    printf("%d passed, %d failed\n", bad ? 0 : count, bad);
-    return bad;
-}
+#define FUZZ_WHAT "through compile and emit (both targets): no crash, no internal error, deterministic emission"
+#include "replay.h"
 #endif

@@ -4,15 +4,17 @@
 #   parse     the parser, verifier and printer (fuzz_parse.c: round trips)
 #   pipeline  every pass after them and both emitters (fuzz_pipeline.c: no
 #             crash, no internal error, deterministic emission)
-# FUZZ_TARGETS picks them (default: "parse pipeline"). A crashing input is
+#   interp    the reference interpreter on the kernel as written and as
+#             compiled (fuzz_interp.c: the passes change no result)
+# FUZZ_TARGETS picks them (default: all three). A crashing input is
 # left in build/fuzz/TARGET/ (crash-*, timeout-*); copy it to
 # tests/fuzz/regress/ so that make test replays it forever (test_roundtrip
-# for the parser, test_pipeline_replay for the passes).
+# for the parser, test_pipeline_replay and test_interp_replay for the rest).
 cd "$(dirname "$0")/../.." || exit 1
 CC=${FUZZ_CC:-clang}
 root=$(pwd)
 status=0
-for target in ${FUZZ_TARGETS:-parse pipeline}; do
+for target in ${FUZZ_TARGETS:-parse pipeline interp}; do
     out=build/fuzz/$target
     mkdir -p $out/corpus $out/seeds
     $CC -g -O1 -std=c99 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
