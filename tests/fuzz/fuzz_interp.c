@@ -6,7 +6,8 @@
    for the emitter (module B: pto_compile lowered tput / tget / allreduce,
    planned, synchronised). Dims and scalar params get small values picked
    from the input's hash (0 and odd sizes included), tensors the same
-   seeded data in both runs, ranks kernels two or three ranks, and a small
+   seeded data in both runs, ranks kernels two or three ranks (one when
+   they talk to peers themselves: fi_talks), and a small
    instruction budget keeps runaway loops short. Then:
    - neither run may crash, trip a sanitizer or return PTO_ERR_INTERNAL;
    - when A runs, B must run too and leave every tensor byte-identical: the
@@ -85,6 +86,24 @@ static void fi_free(fi_launch *L)
     memset(L, 0, sizeof *L);
 }
 
+/* Does kernel k talk to its peers itself (tput, tget, notify, wait)? Its
+   ranks may then race (two ranks writing one peer window unordered), and
+   the interpreter's turn-taking, which is exact only for a race-free
+   program, may resolve the race one way as written and another way once
+   the lowering has made more steps: such kernels are compared on one rank.
+   allreduce alone orders every rank (its barriers), so several ranks. */
+static int fi_talks(const pto_module *m, int32_t k)
+{
+    int32_t s;
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_stmt *st = &m->stmts[s];
+        if (st->kind != PTO_ST_OP || st->block < 0 || m->blocks[st->block].kernel != k) continue;
+        if (st->op == PTO_OP_TPUT || st->op == PTO_OP_TGET || st->op == PTO_OP_NOTIFY || st->op == PTO_OP_WAIT)
+            return 1;
+    }
+    return 0;
+}
+
 /* Bindings and tensors for kernel k of m (A's ids: B is parsed from the
    same text, so its kernels, params and vars have the same ids). 0 when
    a tensor would be too large. */
@@ -94,7 +113,7 @@ static int fi_prepare(const pto_ctx *ctx, const pto_module *m, int32_t k, uint64
     int32_t p, v;
     int r, d;
     memset(L, 0, sizeof *L);
-    L->nranks = K->ranks ? 2 + (int)(seed % 2) : 1;
+    L->nranks = K->ranks && !fi_talks(m, k) ? 2 + (int)(seed % 2) : 1;
     L->nparams = K->nparams;
     L->b = (pto_binding *)calloc((size_t)m->n_vars + 1, sizeof *L->b);
     L->t = (void **)calloc((size_t)L->nranks * (size_t)(K->nparams + 1), sizeof *L->t);
