@@ -15595,7 +15595,6 @@ static int pto__sy_ctz(uint64_t u)
 
 /* ---- sets of event-id slots ---- */
 static const pto__sy_fs pto__sy_fs0 = {{0}};
-static inline int pto__sy_fs_has(const pto__sy_fs *a, int f) { return (int)(a->w[f >> 6] >> (f & 63)) & 1; }
 static inline void pto__sy_fs_add(pto__sy_fs *a, int f) { a->w[f >> 6] |= (uint64_t)1 << (f & 63); }
 static inline void pto__sy_fs_del(pto__sy_fs *a, int f) { a->w[f >> 6] &= ~((uint64_t)1 << (f & 63)); }
 /* a & b & ~c, and whether it is empty */
@@ -20069,18 +20068,6 @@ static inline void pto__emit_put(pto_buf *b, const char *s, size_t n)
         pto__emit_cp(b->data + b->len, s, n);
         b->len += n;
         b->data[b->len] = 0;
-    } else {
-        pto_buf_putn(b, s, n);
-    }
-}
-
-/* The output files' append: as pto__emit_put without the terminating NUL
-   (pto__emit_nul writes it once a file is done). */
-static inline void pto__emit_w(pto_buf *b, const char *s, size_t n)
-{
-    if (b->len + n < b->cap) {
-        pto__emit_cp(b->data + b->len, s, n);
-        b->len += n;
     } else {
         pto_buf_putn(b, s, n);
     }

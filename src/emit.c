@@ -579,18 +579,6 @@ static inline void pto__emit_put(pto_buf *b, const char *s, size_t n)
     }
 }
 
-/* The output files' append: as pto__emit_put without the terminating NUL
-   (pto__emit_nul writes it once a file is done). */
-static inline void pto__emit_w(pto_buf *b, const char *s, size_t n)
-{
-    if (b->len + n < b->cap) {
-        pto__emit_cp(b->data + b->len, s, n);
-        b->len += n;
-    } else {
-        pto_buf_putn(b, s, n);
-    }
-}
-
 static void pto__emit_nul(pto_buf *b)
 {
     if (b && b->data && !b->oom && b->len < b->cap) b->data[b->len] = 0;

@@ -882,7 +882,6 @@ static int pto__sy_ctz(uint64_t u)
 
 /* ---- sets of event-id slots ---- */
 static const pto__sy_fs pto__sy_fs0 = {{0}};
-static inline int pto__sy_fs_has(const pto__sy_fs *a, int f) { return (int)(a->w[f >> 6] >> (f & 63)) & 1; }
 static inline void pto__sy_fs_add(pto__sy_fs *a, int f) { a->w[f >> 6] |= (uint64_t)1 << (f & 63); }
 static inline void pto__sy_fs_del(pto__sy_fs *a, int f) { a->w[f >> 6] &= ~((uint64_t)1 << (f & 63)); }
 /* a & b & ~c, and whether it is empty */
