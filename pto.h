@@ -1387,6 +1387,27 @@ PTO_NUMFN float pto_el_bin(int op, float a, float b)
     }
 }
 
+/* A division op's quotient for a destination of dtype ddt, as pto-isa
+   computes it (TDivS.hpp of a2a3 and a5): tdivs (scalar: 1) on f32, i32
+   and i8 tiles multiplies by the f32 reciprocal of the scalar (+inf for
+   0), so 10 / 3 is 10 * 0.33333334f, one ulp off 10 / 3 now and then; on
+   f16 (a2a3: vdiv in f16) and bf16 it divides. tdiv and the broadcast
+   divisions divide. An integer destination takes the quotient truncated
+   toward zero (the device converts with ROUND_Z: 7 / 2 is 3, -7 / 2 is
+   -3), saturated on the store as every conversion is (NaN stores 0). */
+PTO_NUMFN float pto_el_div(int ddt, float a, float b, int scalar)
+{
+    float q;
+    if (scalar && ddt != 2 && ddt != 3) {
+        float r = b != 0.0f ? 1.0f / b : INFINITY;
+        q = a * r;
+    } else {
+        q = a / b;
+    }
+    q = pto_nan_canon(q);
+    return (ddt == 4 || ddt == 5) && q == q ? truncf(q) : q;
+}
+
 PTO_NUMFN float pto_el_un(int op, float x)
 {
     float r;
@@ -9859,8 +9880,11 @@ static int pto__exec_map(pto__interp *I, int32_t s, pto_opclass cls)
             int64_t i = r * cols + c;
             float x = cls == PTO_OC_FILL ? sc : pto_elem_get(a.it->data, a.t->dtype, i), y;
             switch (cls) {
-            case PTO_OC_BIN: y = pto__binop(op, x, pto_elem_get(b.it->data, b.t->dtype, i)); break;
-            case PTO_OC_BINS: y = pto__binop(op, x, sc); break;
+            case PTO_OC_BIN:
+                y = op == PTO_OP_TDIV ? pto_el_div(d.t->dtype, x, pto_elem_get(b.it->data, b.t->dtype, i), 0)
+                                      : pto__binop(op, x, pto_elem_get(b.it->data, b.t->dtype, i));
+                break;
+            case PTO_OC_BINS: y = op == PTO_OP_TDIV ? pto_el_div(d.t->dtype, x, sc, 1) : pto__binop(op, x, sc); break;
             case PTO_OC_UN: y = pto__unop(op, x); break;
             default: y = x; break; /* fill, cvt, mov */
             }
@@ -9947,7 +9971,8 @@ static int pto__exec_expand(pto__interp *I, int32_t s, int first, int by_col)
         for (c = 0; c < d.it->vc; c++) {
             int64_t i = r * d.t->cols + c;
             float y = pto_elem_get(v.it->data, v.t->dtype, by_col ? c : r);
-            pto_elem_set(d.it->data, d.t->dtype, i, pto__binop(op, pto_elem_get(a.it->data, a.t->dtype, i), y));
+            float x = pto_elem_get(a.it->data, a.t->dtype, i);
+            pto_elem_set(d.it->data, d.t->dtype, i, op == PTO_OP_TDIV ? pto_el_div(d.t->dtype, x, y, 0) : pto__binop(op, x, y));
         }
     return 1;
 }

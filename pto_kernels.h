@@ -261,6 +261,27 @@ PTO_NUMFN float pto_el_bin(int op, float a, float b)
     }
 }
 
+/* A division op's quotient for a destination of dtype ddt, as pto-isa
+   computes it (TDivS.hpp of a2a3 and a5): tdivs (scalar: 1) on f32, i32
+   and i8 tiles multiplies by the f32 reciprocal of the scalar (+inf for
+   0), so 10 / 3 is 10 * 0.33333334f, one ulp off 10 / 3 now and then; on
+   f16 (a2a3: vdiv in f16) and bf16 it divides. tdiv and the broadcast
+   divisions divide. An integer destination takes the quotient truncated
+   toward zero (the device converts with ROUND_Z: 7 / 2 is 3, -7 / 2 is
+   -3), saturated on the store as every conversion is (NaN stores 0). */
+PTO_NUMFN float pto_el_div(int ddt, float a, float b, int scalar)
+{
+    float q;
+    if (scalar && ddt != 2 && ddt != 3) {
+        float r = b != 0.0f ? 1.0f / b : INFINITY;
+        q = a * r;
+    } else {
+        q = a / b;
+    }
+    q = pto_nan_canon(q);
+    return (ddt == 4 || ddt == 5) && q == q ? truncf(q) : q;
+}
+
 PTO_NUMFN float pto_el_un(int op, float x)
 {
     float r;
@@ -2323,6 +2344,12 @@ PTO_K_FN void pto_k__copy(unsigned char *dst, int dd, int64_t ds, const unsigned
 
 /* op: PTO_K__TADD .. PTO_K__TMIN (numerics.h holds the arithmetic) */
 PTO_K_FN float pto_k__bin(int op, float a, float b) { return pto_el_bin(op - PTO_K__TADD, a, b); }
+/* A broadcast op's element (op is its TADD .. TDIV form): a division as
+   the device divides into the destination's dtype (numerics.h). */
+PTO_K_FN float pto_k__div_or(int op, int ddt, float a, float b)
+{
+    return op == PTO_K__TDIV ? pto_el_div(ddt, a, b, 0) : pto_k__bin(op, a, b);
+}
 
 /* op: PTO_K__TEXP .. PTO_K__TRELU */
 PTO_K_FN float pto_k__un(int op, float x) { return pto_el_un(op - PTO_K__TEXP, x); }
@@ -2471,7 +2498,9 @@ PTO_K_FN void pto_k__x_map(pto_k_core *c, const pto_k__ins *ins)
         for (col = 0; col < d.valid_c; col++) {
             int64_t i = r * d.cols + col;
             float x = fill ? sc : pto_elem_get(ap, a.dtype, i), y;
-            if (bin) y = pto_k__bin(op, x, pto_elem_get(bp, b.dtype, i));
+            if (bin && op == PTO_K__TDIV) y = pto_el_div(d.dtype, x, pto_elem_get(bp, b.dtype, i), 0);
+            else if (bin) y = pto_k__bin(op, x, pto_elem_get(bp, b.dtype, i));
+            else if (op == PTO_K__TDIVS) y = pto_el_div(d.dtype, x, sc, 1);
             else if (bins) y = pto_k__bin(op - (PTO_K__TADDS - PTO_K__TADD), x, sc);
             else if (op >= PTO_K__TEXP && op <= PTO_K__TRELU) y = pto_k__un(op, x);
             else y = x;
@@ -2556,7 +2585,7 @@ PTO_K_FN void pto_k__x_rowexp(pto_k_core *c, const pto_k__ins *ins)
         float y = pto_elem_get(pto_k__tptr(c, v), v.dtype, r);
         for (col = 0; col < d.valid_c; col++) {
             int64_t i = r * d.cols + col;
-            pto_elem_set(pto_k__tptr(c, d), d.dtype, i, pto_k__bin(op, pto_elem_get(pto_k__tptr(c, a), a.dtype, i), y));
+            pto_elem_set(pto_k__tptr(c, d), d.dtype, i, pto_k__div_or(op, d.dtype, pto_elem_get(pto_k__tptr(c, a), a.dtype, i), y));
         }
     }
     pto_k__timed(c, PTO_K_PIPE_V, ins->disp, pto_k__vec_cost(ins->op, d.valid_r * d.valid_c * pto_k__dsize(d.dtype)),
@@ -2640,7 +2669,7 @@ PTO_K_FN void pto_k__x_colexp(pto_k_core *c, const pto_k__ins *ins)
         for (col = 0; col < d.valid_c; col++) {
             int64_t i = r * d.cols + col;
             float y = pto_elem_get(pto_k__tptr(c, v), v.dtype, col);
-            pto_elem_set(pto_k__tptr(c, d), d.dtype, i, pto_k__bin(op, pto_elem_get(pto_k__tptr(c, a), a.dtype, i), y));
+            pto_elem_set(pto_k__tptr(c, d), d.dtype, i, pto_k__div_or(op, d.dtype, pto_elem_get(pto_k__tptr(c, a), a.dtype, i), y));
         }
     pto_k__timed(c, PTO_K_PIPE_V, ins->disp, pto_k__vec_cost(ins->op, d.valid_r * d.valid_c * pto_k__dsize(d.dtype)),
                  pto_k__op_name(ins->op), ins->src);

@@ -491,8 +491,11 @@ static int pto__exec_map(pto__interp *I, int32_t s, pto_opclass cls)
             int64_t i = r * cols + c;
             float x = cls == PTO_OC_FILL ? sc : pto_elem_get(a.it->data, a.t->dtype, i), y;
             switch (cls) {
-            case PTO_OC_BIN: y = pto__binop(op, x, pto_elem_get(b.it->data, b.t->dtype, i)); break;
-            case PTO_OC_BINS: y = pto__binop(op, x, sc); break;
+            case PTO_OC_BIN:
+                y = op == PTO_OP_TDIV ? pto_el_div(d.t->dtype, x, pto_elem_get(b.it->data, b.t->dtype, i), 0)
+                                      : pto__binop(op, x, pto_elem_get(b.it->data, b.t->dtype, i));
+                break;
+            case PTO_OC_BINS: y = op == PTO_OP_TDIV ? pto_el_div(d.t->dtype, x, sc, 1) : pto__binop(op, x, sc); break;
             case PTO_OC_UN: y = pto__unop(op, x); break;
             default: y = x; break; /* fill, cvt, mov */
             }
@@ -579,7 +582,8 @@ static int pto__exec_expand(pto__interp *I, int32_t s, int first, int by_col)
         for (c = 0; c < d.it->vc; c++) {
             int64_t i = r * d.t->cols + c;
             float y = pto_elem_get(v.it->data, v.t->dtype, by_col ? c : r);
-            pto_elem_set(d.it->data, d.t->dtype, i, pto__binop(op, pto_elem_get(a.it->data, a.t->dtype, i), y));
+            float x = pto_elem_get(a.it->data, a.t->dtype, i);
+            pto_elem_set(d.it->data, d.t->dtype, i, op == PTO_OP_TDIV ? pto_el_div(d.t->dtype, x, y, 0) : pto__binop(op, x, y));
         }
     return 1;
 }

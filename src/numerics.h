@@ -226,6 +226,27 @@ PTO_NUMFN float pto_el_bin(int op, float a, float b)
     }
 }
 
+/* A division op's quotient for a destination of dtype ddt, as pto-isa
+   computes it (TDivS.hpp of a2a3 and a5): tdivs (scalar: 1) on f32, i32
+   and i8 tiles multiplies by the f32 reciprocal of the scalar (+inf for
+   0), so 10 / 3 is 10 * 0.33333334f, one ulp off 10 / 3 now and then; on
+   f16 (a2a3: vdiv in f16) and bf16 it divides. tdiv and the broadcast
+   divisions divide. An integer destination takes the quotient truncated
+   toward zero (the device converts with ROUND_Z: 7 / 2 is 3, -7 / 2 is
+   -3), saturated on the store as every conversion is (NaN stores 0). */
+PTO_NUMFN float pto_el_div(int ddt, float a, float b, int scalar)
+{
+    float q;
+    if (scalar && ddt != 2 && ddt != 3) {
+        float r = b != 0.0f ? 1.0f / b : INFINITY;
+        q = a * r;
+    } else {
+        q = a / b;
+    }
+    q = pto_nan_canon(q);
+    return (ddt == 4 || ddt == 5) && q == q ? truncf(q) : q;
+}
+
 PTO_NUMFN float pto_el_un(int op, float x)
 {
     float r;

@@ -195,8 +195,32 @@ static void test_elem(void)
     CHECK(pto_round_to(PTO_F32, 0.1f) == 0.1f);
 }
 
+/* Divisions as pto-isa's a2a3 / a5 TDivS.hpp compute them (review18 M1):
+   tdivs on f32 / i32 / i8 multiplies by the f32 reciprocal, an integer
+   destination truncates toward zero; f16 tdivs and tdiv divide. */
+static void test_div(void)
+{
+    volatile float third = 1.0f / 3.0f, ten = 10.0f;
+    int32_t q[6];
+    CHECK(pto_el_div(PTO_I32, 7.0f, 2.0f, 1) == 3.0f);          /* 3.5 -> 3 (round to nearest even gave 4) */
+    CHECK(pto_el_div(PTO_I32, -7.0f, 2.0f, 1) == -3.0f);
+    CHECK(pto_el_div(PTO_I32, 5.0f, 2.0f, 0) == 2.0f);          /* tdiv on i32: truncates too */
+    CHECK(pto_el_div(PTO_I8, -5.0f, 2.0f, 0) == -2.0f);
+    CHECK(pto_el_div(PTO_F32, 10.0f, 3.0f, 1) == ten * third);  /* the reciprocal's product ... */
+    CHECK(pto_el_div(PTO_F32, 10.0f, 3.0f, 0) == ten / 3.0f);   /* ... and the quotient */
+    CHECK(ten * third != ten / 3.0f);                           /* differ here (3.33333349 / 3.33333325) */
+    CHECK(pto_el_div(PTO_F16, 10.0f, 3.0f, 1) == ten / 3.0f);   /* f16: vdiv on a2a3 */
+    CHECK(pto_el_div(PTO_F32, 1.0f, 0.0f, 1) == INFINITY);
+    CHECK(pto_el_div(PTO_F32, -1.0f, -0.0f, 1) == -INFINITY);   /* 1 / -0 is taken as +inf, as the device does */
+    pto_elem_set(q, PTO_I32, 0, pto_el_div(PTO_I32, 1.0f, 0.0f, 1));
+    pto_elem_set(q, PTO_I32, 1, pto_el_div(PTO_I32, 0.0f, 0.0f, 1));
+    pto_elem_set(q, PTO_I32, 2, pto_el_div(PTO_I32, -3e9f, 0.5f, 1));
+    CHECK(q[0] == 2147483647 && q[1] == 0 && q[2] == -2147483647 - 1);   /* saturated; NaN stores 0 */
+}
+
 int main(void)
 {
+    test_div();
     test_f16_hand();
     test_bf16_hand();
     test_oracle();

@@ -102,7 +102,7 @@ static float golden(int k, int r, int col, float s)
     case 8: t = a + s; return t;
     case 9: t = a - s; return t;
     case 10: t = a * s; return t;
-    case 11: t = a / s; return t;
+    case 11: t = 1.0f / s; t = a * t; return t;   /* tdivs: times the reciprocal, as pto-isa's TDIVS */
     case 12: return gmax(a, s);
     case 13: return gmin(a, s);
     case 14: return expf(a);
