@@ -750,6 +750,14 @@ typedef struct pto_k_launch_desc {
    of the repository stays far below it */
 #define PTO_K_MAX_INSTR_DEFAULT 100000
 #define PTO_K_MAX_CORES 4096            /* cores of one launch: blocks x (3 for mix) x ranks */
+/* The race detector keeps a vector clock per pipe of every core with an
+   entry per pipe of every core: 256 bytes x cores^2 (4.3 GB at 4096 cores).
+   A launch whose clocks would pass this is refused before anything is
+   allocated (build with -DPTO_K_MAX_VC_BYTES=... to raise it: ptoc run
+   passes PTO_CFLAGS); 1 GiB allows 2048 cores. */
+#ifndef PTO_K_MAX_VC_BYTES
+#define PTO_K_MAX_VC_BYTES (1024.0 * 1024.0 * 1024.0)
+#endif
 
 typedef struct pto_k_error {
     int kind;                  /* PTO_K_E_* */
@@ -4675,6 +4683,14 @@ PTO_K_FN const pto_k_report *pto_k_launch(pto_k_device *dev, const pto_k_launch_
                    "simulator runs in one launch; give it fewer blocks", ld->name ? ld->name : "?", (long long)nb,
                    per == 3 ? "3 cores per block of a mix kernel" : "a core per block", nr > 1 ? ", on every rank" : "",
                    PTO_K_MAX_CORES);
+        return &dev->rep;
+    }
+    if ((double)n * PTO_K_NPIPE * (double)n * 8.0 * 4.0 > PTO_K_MAX_VC_BYTES) {
+        pto_k__err(dev, PTO_K_E_USAGE, "error: kernel %s would launch %lld blocks (%lld cores): the race detector's "
+                   "vector clocks would take %.0f MiB (they grow with the square of the cores), more than the %.0f MiB "
+                   "the simulator allows (PTO_K_MAX_VC_BYTES); give it fewer blocks",
+                   ld->name ? ld->name : "?", (long long)nb, (long long)n,
+                   (double)n * PTO_K_NPIPE * (double)n * 32.0 / 1048576.0, PTO_K_MAX_VC_BYTES / 1048576.0);
         return &dev->rep;
     }
     dev->ncores = (int)n;

@@ -503,7 +503,8 @@ static void test_tcvt_cost(void)
     pto_k_device_destroy(dev);
 }
 
-/* A launch past PTO_K_MAX_CORES is refused: nothing runs (ncores 0, the
+/* A launch past PTO_K_MAX_CORES, or whose vector clocks would pass
+   PTO_K_MAX_VC_BYTES, is refused: nothing runs (ncores 0, the
    contract the harness reads), one error in the user's terms; the launch
    after it on the same device runs. */
 static void test_refused_launch(void)
@@ -524,6 +525,17 @@ static void test_refused_launch(void)
                                           "error: kernel cvt would launch 1366 blocks (3 cores per block of a mix kernel): "
                                           "more than the 4096 cores the simulator runs in one launch; give it fewer "
                                           "blocks") == 0,
+              "refusal: %s", rep->nerrors ? rep->errors[0].msg : "(none)");
+    /* under the core cap but past the vector clocks' budget (review18 M4:
+       4095 cores took 5.6 GB and minutes): refused before allocating */
+    ld.block_num = 683;   /* 2049 cores: 1 GiB + 2 MiB of clocks */
+    rep = pto_k_launch(dev, &ld);
+    CHECK(rep->ncores == 0 && rep->nerrors == 1);
+    CHECK_MSG(rep->nerrors == 1 && strcmp(rep->errors[0].msg,
+                                          "error: kernel cvt would launch 683 blocks (2049 cores): the race detector's "
+                                          "vector clocks would take 1025 MiB (they grow with the square of the cores), "
+                                          "more than the 1024 MiB the simulator allows (PTO_K_MAX_VC_BYTES); give it "
+                                          "fewer blocks") == 0,
               "refusal: %s", rep->nerrors ? rep->errors[0].msg : "(none)");
     ld.kind = PTO_K_KIND_VECTOR, ld.block_num = 1;
     rep = pto_k_launch(dev, &ld);

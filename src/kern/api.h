@@ -318,6 +318,14 @@ typedef struct pto_k_launch_desc {
    of the repository stays far below it */
 #define PTO_K_MAX_INSTR_DEFAULT 100000
 #define PTO_K_MAX_CORES 4096            /* cores of one launch: blocks x (3 for mix) x ranks */
+/* The race detector keeps a vector clock per pipe of every core with an
+   entry per pipe of every core: 256 bytes x cores^2 (4.3 GB at 4096 cores).
+   A launch whose clocks would pass this is refused before anything is
+   allocated (build with -DPTO_K_MAX_VC_BYTES=... to raise it: ptoc run
+   passes PTO_CFLAGS); 1 GiB allows 2048 cores. */
+#ifndef PTO_K_MAX_VC_BYTES
+#define PTO_K_MAX_VC_BYTES (1024.0 * 1024.0 * 1024.0)
+#endif
 
 typedef struct pto_k_error {
     int kind;                  /* PTO_K_E_* */

@@ -489,6 +489,14 @@ PTO_K_FN const pto_k_report *pto_k_launch(pto_k_device *dev, const pto_k_launch_
                    PTO_K_MAX_CORES);
         return &dev->rep;
     }
+    if ((double)n * PTO_K_NPIPE * (double)n * 8.0 * 4.0 > PTO_K_MAX_VC_BYTES) {
+        pto_k__err(dev, PTO_K_E_USAGE, "error: kernel %s would launch %lld blocks (%lld cores): the race detector's "
+                   "vector clocks would take %.0f MiB (they grow with the square of the cores), more than the %.0f MiB "
+                   "the simulator allows (PTO_K_MAX_VC_BYTES); give it fewer blocks",
+                   ld->name ? ld->name : "?", (long long)nb, (long long)n,
+                   (double)n * PTO_K_NPIPE * (double)n * 32.0 / 1048576.0, PTO_K_MAX_VC_BYTES / 1048576.0);
+        return &dev->rep;
+    }
     dev->ncores = (int)n;
     dev->ngp = dev->ncores * 8;
     dev->cores = (pto_k_core *)calloc((size_t)n, sizeof *dev->cores);
