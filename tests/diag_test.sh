@@ -166,6 +166,11 @@ expect "ar_cell_dyn: the notify's line" 1 \
     "ar_cell_dyn.pto:7:10: error: notify on cell \\[0, 0\\] of 'sig' \\(its indices computed at run time\\), where the allreduce at line 6 counts its barriers" \
     $ptoc run --ranks 3 tests/diag/ar_cell_dyn.pto
 $ptoc check tests/diag/ar_cell_dyn.pto >$out/log 2>&1 || bad "ar_cell_dyn: check passes (the cell is known at run time only)"
+# three signals: s0 has no allreduce (its [0, 0] is free), s1's allreduce is the second in the kernel
+expect "ar_cell_dyn2: the signal's own allreduce" 1 \
+    "^ar_cell_dyn2.pto:10:10: error: notify on cell \\[0, 0\\] of 's1' \\(its indices computed at run time\\), where the allreduce at line 9 counts" \
+    $ptoc run --ranks 2 tests/diag/ar_cell_dyn2.pto
+if [ "$(grep -c ': error: ' $out/log)" = 1 ]; then ok "ar_cell_dyn2: s0's notify and wait are no error"; else bad "ar_cell_dyn2: s0's notify and wait are no error"; fi
 
 # ---- a written set_flag without its wait_flag: the user's error, at the set ----
 expect "set_flag with no wait_flag: exit 1 at the set's line" 1 \
