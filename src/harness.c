@@ -34,7 +34,11 @@
                   a launch the simulator refused (more cores than it runs
                   at once) ran nothing: the refusal is the result (exit 1),
                   and nothing is compared (nor, after a refused call, at
-                  the host's end)
+                  the host's end); a / or % by a launch value of 0, which
+                  the reference stops at and the emitted C takes as 0, is
+                  the result, at its line:col, and the simulator's reports
+                  are marked as possibly following from it (a block count
+                  that divides by 0: that error, and nothing runs)
      pto_h_end     exit status: 0 all match and the simulator reported
                   nothing, 1 mismatch / report / bad input, 2 internal
 
@@ -747,7 +751,7 @@ PTO_K_FN void pto_h_idle(const pto_k_report *r)
     printf("\n");
 }
 
-PTO_K_FN void pto_h_report(pto_h_run *run, const char *name, const pto_k_report *r, const char *planned)
+PTO_K_FN void pto_h_report(pto_h_run *run, const char *name, const pto_k_report *r, const char *planned, int divzero)
 {
     int flags, barriers;
     printf("  cycles      %lld%s\n", (long long)r->makespan, pto_h_deadlocked(r) ? " (up to the deadlock)" : "");
@@ -774,6 +778,8 @@ PTO_K_FN void pto_h_report(pto_h_run *run, const char *name, const pto_k_report 
         if (distinct < r->nerrors) printf(", %d distinct", distinct);
         /* a race repeated by a loop is reported once; past max_errors, none is kept */
         if (r->suppressed) printf(" (and %d repeats or further reports not kept)", r->suppressed);
+        /* the run's error is the division (the result line): these may be its knock-ons */
+        if (divzero) printf("; they may follow from the division by zero above (the kernel took 0 for it)");
         printf("\n");
     }
     pto_h_print_distinct(r);
@@ -850,24 +856,105 @@ PTO_K_FN void pto_h_int_scalars(pto_h_run *run, int32_t k)
     }
 }
 
-/* A launch of no block is the user's input: say which expression gave it. */
-PTO_K_FN void pto_h_no_block(pto_h_run *run, const char *name, int64_t blocks)
+/* The first error the reference interpreter recorded, when it is a division or
+   remainder by 0 (`-D S=0` for `x / S`), else NULL. The docs make that the run's
+   error, at the expression (docs/pto-format.md, "let, for, if"); the emitted C
+   takes such a quotient as 0 so as not to trap (emit.c, pto_emit_div), so all
+   the simulator can show of it is what follows from that 0 (review17 finding 14). */
+PTO_K_FN const pto_diag *pto_h_div_zero(const pto_h_run *run)
+{
+    static const char *const what[] = {"division by zero", "modulo by zero", "division by 0 ", "remainder by 0 "};
+    int i, n = pto_diag_count(run->ctx);
+    size_t w;
+    for (i = 0; i < n; i++) {
+        const pto_diag *d = pto_diag_get(run->ctx, i);
+        if (!d || d->severity != PTO_SEV_ERROR || !d->msg) continue;
+        for (w = 0; w < sizeof what / sizeof what[0]; w++)
+            if (strncmp(d->msg, what[w], strlen(what[w])) == 0) return d;
+        return NULL;
+    }
+    return NULL;
+}
+
+/* A launch of no block is the user's input: say which expression gave it. A
+   count that divides by a launch value of 0 is that division's error, found by
+   the reference interpreter (`status`: its result, or PTO_OK when it did not
+   run) at the expression; its diagnostics are then the report. */
+PTO_K_FN void pto_h_no_block(pto_h_run *run, const char *name, int64_t blocks, pto_status status)
 {
     int32_t k = pto_h_kernel_index(run, name);
+    int dz = status != PTO_OK && pto_h_div_zero(run);
     pto_buf b;
     memset(&b, 0, sizeof b);
     b.ctx = run->ctx;
     if (k < run->m->n_kernels && run->m->kernels[k].blocks >= 0) pto_print_expr(run->m, run->m->kernels[k].blocks, &b);
-    /* at the kernel's line, like every other error of its source; a
-       division by 0 gives 0 in pto (as in the interpreter): say so when
-       the expression divides, since "is 0" alone hides that case */
+    if (dz) {
+        fflush(stdout);
+        pto_diag_print(run->ctx, stderr);
+        fprintf(stderr, "note: kernel %s is not run: its blocks(%s) divides by zero with these -D values\n", name,
+                b.data ? b.data : "...");
+        fflush(stderr);
+        pto_diag_clear(run->ctx);
+        pto_buf_free(&b);
+        if (run->status < 1) run->status = 1;
+        return;
+    }
+    pto_diag_clear(run->ctx);
+    /* at the kernel's line, like every other error of its source */
     if (b.data)
-        pto_h_fail(run, 1, "%s:%d: kernel %s would launch no block: blocks(%s) is %lld with these -D values%s", run->file,
-                   (int)run->m->kernels[k].loc.line, name, b.data, (long long)blocks,
-                   strchr(b.data, '/') || strchr(b.data, '%') ? " (in pto a division or remainder by 0 gives 0)" : "");
+        pto_h_fail(run, 1, "%s:%d: kernel %s would launch no block: blocks(%s) is %lld with these -D values", run->file,
+                   (int)run->m->kernels[k].loc.line, name, b.data, (long long)blocks);
     else
         pto_h_fail(run, 1, "kernel %s would launch no block", name);
     pto_buf_free(&b);
+}
+
+/* The reference interpreter failed: its diagnostics, then the result line.
+   A division by zero is the run's error, said as such (the simulated kernel
+   ran on with 0: its reports may follow from it); 1 then. */
+PTO_K_FN int pto_h_interp_failed(pto_h_run *run)
+{
+    const pto_diag *dz = pto_h_div_zero(run);
+    int line = dz ? (int)dz->loc.line : 0, col = dz ? (int)dz->loc.col : 0;
+    const char *what = dz && (strncmp(dz->msg, "modulo", 6) == 0 || strncmp(dz->msg, "remainder", 9) == 0)
+                           ? "remainder" : "division";
+    fflush(stdout);
+    pto_diag_print(run->ctx, stderr);
+    fflush(stderr);
+    pto_diag_clear(run->ctx);
+    if (!dz) {
+        printf("  result      no reference: the interpreter failed\n");
+        return 0;
+    }
+    printf("  result      not compared: a %s by zero at %s:%d:%d (the error above) stops the reference\n", what,
+           run->file, line, col);
+    return 1;
+}
+
+/* pto_h_call's launch of no block: the host that calls kernel `name`, when
+   only one does (it is then the one running), on the reference interpreter
+   up to that call, for a division by zero in the count. */
+PTO_K_FN pto_status pto_h_host_blocks(pto_h_run *run, const char *name)
+{
+    pto_host_launch L;
+    int32_t k = pto_h_kernel_index(run, name), h, i, found = -1;
+    if (k >= run->m->n_kernels) return PTO_OK;
+    for (h = 0; h < run->m->n_hosts; h++)
+        for (i = 0; i < run->m->hosts[h].nstmts; i++) {
+            const pto_hstmt *st = &run->m->hstmts[run->m->hosts[h].stmt0 + i];
+            if (st->kind == PTO_HS_CALL && st->ref == k && found != h) {
+                if (found >= 0) return PTO_OK;   /* two hosts call it: which one runs is not known here */
+                found = h;
+            }
+        }
+    if (found < 0 || run->m->kernels[k].blocks < 0) return PTO_OK;
+    memset(&L, 0, sizeof L);
+    L.host = found;
+    L.tensors = run->host;
+    L.bindings = run->bind;
+    L.nbindings = run->nbind;
+    L.max_instr = run->max_instr;
+    return pto_interp_host(run->ctx, run->m, &L);
 }
 
 /* A launch the simulator refused (too many cores for one launch, out of
@@ -910,10 +997,9 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
     const pto_k_report *rep;
     pto_launch L;
     int32_t k;
-    int p, r, bad = 0, nout = 0;
+    int p, r, bad = 0, nout = 0, divzero = 0;
     void **tensors = NULL;
     if (run->status) { pto_h_reset(run); return; }
-    if (blocks < 1) { pto_h_no_block(run, name, blocks); pto_h_reset(run); return; }
     memset(&ld, 0, sizeof ld);
     ld.fn = fn;
     ld.name = name;
@@ -922,7 +1008,6 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
     ld.args = args;
     ld.max_instr = run->max_instr;
     k = pto_h_kernel_index(run, name);
-    if (k < run->m->n_kernels) pto_h_int_scalars(run, k);
     memset(&L, 0, sizeof L);
     L.kernel = k;
     L.tensors = run->host;
@@ -940,6 +1025,13 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
         L.tensors = tensors;
         L.nranks = run->kranks;
     }
+    if (blocks < 1) {   /* the reference evaluates the count too: a division by zero in it is the error */
+        pto_h_no_block(run, name, blocks, k < run->m->n_kernels ? pto_interp(run->ctx, run->m, &L) : PTO_OK);
+        free(tensors);
+        pto_h_reset(run);
+        return;
+    }
+    if (k < run->m->n_kernels) pto_h_int_scalars(run, k);
     rep = pto_k_launch(run->kranks ? run->rdev : run->dev, &ld);
     if (run->kranks)
         printf("kernel %s (%lld block%s x %d rank%s)\n", name, (long long)blocks, blocks == 1 ? "" : "s", run->kranks,
@@ -952,9 +1044,7 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
         return;
     }
     if (k == run->m->n_kernels || pto_interp(run->ctx, run->m, &L) != PTO_OK) {
-        pto_diag_print(run->ctx, stderr);
-        pto_diag_clear(run->ctx);
-        printf("  result      no reference: the interpreter failed\n");
+        divzero = pto_h_interp_failed(run);
         bad = 1;
     } else {
         for (p = 0; p < run->ntensors; p++) {   /* every tensor: each wrong one is reported */
@@ -972,7 +1062,7 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
             printf("  note        the simulator reports a race (below): which access came first is left to "
                    "timing, so the differences may follow from it\n");
     }
-    pto_h_report(run, name, rep, planned);
+    pto_h_report(run, name, rep, planned, divzero);
     pto_h_waves(run, kind, blocks);
     if (bad || rep->nerrors) run->failed = 1;
     run->cycles += rep->makespan;
@@ -994,7 +1084,7 @@ PTO_K_FN void pto_h_call(pto_h_run *run, pto_k_kernel_fn fn, const char *name, i
     pto_k_launch_desc ld;
     const pto_k_report *r;
     if (run->status) return;
-    if (blocks < 1) { pto_h_no_block(run, name, blocks); return; }
+    if (blocks < 1) { pto_h_no_block(run, name, blocks, pto_h_host_blocks(run, name)); return; }
     memset(&ld, 0, sizeof ld);
     ld.fn = fn;
     ld.name = name;
@@ -1005,7 +1095,7 @@ PTO_K_FN void pto_h_call(pto_h_run *run, pto_k_kernel_fn fn, const char *name, i
     r = pto_k_launch(run->dev, &ld);
     printf("call %s (%lld block%s)\n", name, (long long)blocks, blocks == 1 ? "" : "s");
     if (pto_h_refused(run, r)) return;
-    pto_h_report(run, name, r, planned);
+    pto_h_report(run, name, r, planned, 0);
     pto_h_waves(run, kind, blocks);
     if (r->nerrors) run->failed = 1;
     run->cycles += r->makespan;
@@ -1031,9 +1121,8 @@ PTO_K_FN void pto_h_host_end(pto_h_run *run, const char *name)
         printf("  result      not run: the simulator refused a call's launch (above); nothing is compared\n");
         run->failed = 1;
     } else if (h == run->m->n_hosts || pto_interp_host(run->ctx, run->m, &L) != PTO_OK) {
-        pto_diag_print(run->ctx, stderr);
-        pto_diag_clear(run->ctx);
-        printf("  result      no reference: the interpreter failed\n");
+        if (pto_h_interp_failed(run))
+            printf("  note        the calls above ran with 0 for it, so their reports may follow from it\n");
         bad = 1;
     } else {
         for (p = 0; p < run->ntensors; p++) {   /* every tensor: a wrong intermediate names the call at fault */

@@ -183,6 +183,7 @@ typedef struct pto__interp {
     /* the instruction budget (pto_launch.max_instr), shared by every rank */
     int64_t *ninstr, max_instr;
     int32_t loop;          /* the innermost FOR running, or -1 */
+    int32_t *ar_of;        /* per param of the kernel: its allreduce, or -1 (pto__in_ar_of; NULL until asked) */
 } pto__interp;
 
 /* One cube/vector pipe: its slots and per-direction counters (k 0 = c2v,
@@ -817,18 +818,31 @@ static int pto__exec_cvpipe(pto__interp *I, int32_t s)
    agree bit for bit), in every rank's copy; the signal is left alone (the
    lowering leaves it as it found it). */
 
-/* The allreduce of statement s's kernel whose signal is param p, or -1. */
-static int32_t pto__in_ar_of(const pto__interp *I, int32_t s, int32_t p)
+/* The allreduce of the running kernel whose signal is param p (the first in
+   statement order), or -1. The table, one entry per param of the kernel, is
+   made at the first question, with one pass over the statements (it was a
+   pass per executed [0, 0] notify / wait); 0 when it cannot be allocated. */
+static int pto__in_ar_of(pto__interp *I, int32_t p, int32_t *ar)
 {
     const pto_module *m = I->m;
-    int32_t k = m->stmts[s].block >= 0 ? m->blocks[m->stmts[s].block].kernel : -1, i;
-    for (i = 0; i < m->n_stmts; i++) {
-        const pto_stmt *st = &m->stmts[i];
-        if (st->kind == PTO_ST_OP && st->op == PTO_OP_ALLREDUCE && st->nargs >= 2 && st->block >= 0 &&
-            m->blocks[st->block].kernel == k && m->operands[st->arg0 + 1].ref == p)
-            return i;
+    const int32_t kernel = I->L->kernel, p0 = I->k->param0, np = I->k->nparams;
+    int32_t i;
+    if (!I->ar_of) {
+        I->ar_of = (int32_t *)pto_alloc(I->ctx, sizeof(int32_t) * (size_t)(np > 0 ? np : 1));
+        if (!I->ar_of) return I->oom = 1, 0;   /* pto_alloc said so */
+        for (i = 0; i < np; i++) I->ar_of[i] = -1;
+        for (i = 0; i < m->n_stmts; i++) {
+            const pto_stmt *st = &m->stmts[i];
+            int32_t q;
+            if (st->kind != PTO_ST_OP || st->op != PTO_OP_ALLREDUCE || st->nargs < 2 || st->block < 0 ||
+                m->blocks[st->block].kernel != kernel)
+                continue;
+            q = m->operands[st->arg0 + 1].ref - p0;
+            if (q >= 0 && q < np && I->ar_of[q] < 0) I->ar_of[q] = i;
+        }
     }
-    return -1;
+    *ar = p >= p0 && p - p0 < np ? I->ar_of[p - p0] : -1;
+    return 1;
 }
 
 static int pto__in_cell(pto__interp *I, int32_t s, int32_t *val, unsigned char **at)
@@ -842,8 +856,12 @@ static int pto__in_cell(pto__interp *I, int32_t s, int32_t *val, unsigned char *
     /* the verifier refuses a notify / wait on an allreduce's counting cell by constant indices;
        one computed at run time is refused here, at its line (review17: the simulator saw only a
        race at the next allreduce) */
-    if (w.r == 0 && w.c == 0 && I->m->stmts[s].origin == PTO_BY_USER &&
-        (ar = pto__in_ar_of(I, s, pto_stmt_arg(I->m, s, 0)->ref)) >= 0)
+    if (w.r == 0 && w.c == 0 && I->m->stmts[s].origin == PTO_BY_USER) {
+        if (!pto__in_ar_of(I, pto_stmt_arg(I->m, s, 0)->ref, &ar)) return 0;
+    } else {
+        ar = -1;
+    }
+    if (ar >= 0)
         return pto__fail(I, pto_stmt_arg(I->m, s, 0)->loc,
                          "%s on cell [0, 0] of '%s' (its indices computed at run time), where the allreduce at line %d "
                          "counts its barriers: it breaks their counts; use another cell, e.g. %s[0, 1]",
@@ -1404,6 +1422,7 @@ static void pto__in_free(pto__interp *I)
         pto_free(I->ctx, I->rings);
     }
     pto_free(I->ctx, I->shape);
+    pto_free(I->ctx, I->ar_of);
     pto_free(I->ctx, I->arena);
     pto_free(I->ctx, I->scratch);
 }

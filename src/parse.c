@@ -795,6 +795,28 @@ static int pto__ps_reserved(const pto__ps_parser *p, int32_t id)
     return 0;
 }
 
+/* A let, for, tile or parameter line that failed after its name: that
+   error is the one to fix, so a later use of the name is not reported
+   again as unknown (review16: every use of a loop variable whose header
+   lacked 'to'). The last 8 such names are kept. Returns 0, the
+   statement's failure. */
+static int pto__ps_dead(pto__ps_parser *p, const pto__ps_tok *name)
+{
+    p->dead[p->n_dead % 8] = name->id;
+    p->dead_kernel[p->n_dead % 8] = p->kernel;
+    p->n_dead++;
+    return 0;
+}
+
+/* Whether name id is one whose declaring line failed (pto__ps_dead). */
+static int pto__ps_is_dead(const pto__ps_parser *p, int32_t id)
+{
+    int i;
+    for (i = 0; i < 8 && i < p->n_dead; i++)
+        if (p->dead[i] == id && p->dead_kernel[i] == p->kernel) return 1;
+    return 0;
+}
+
 /* Checks that the name token t may be declared here; reports why not. */
 static int pto__ps_can_declare(pto__ps_parser *p, const pto__ps_tok *t)
 {
@@ -805,6 +827,10 @@ static int pto__ps_can_declare(pto__ps_parser *p, const pto__ps_tok *t)
         return 0;
     }
     if (n->kind == PTO__B_NONE) return 1;
+    /* the name stays bound to what it was: a use the new declaration meant
+       (`tload x, ...` for a tile x that shadows tensor x) is no second error
+       (review17 c25) */
+    pto__ps_dead(p, t);
     if (n->depth == p->depth)
         pto__ps_err(p, t, "%s '%s' is already declared at %d:%d", pto__ps_bind_word[n->kind], pto__ps_text(p, t),
                  (int)n->line, (int)n->col);
@@ -845,28 +871,6 @@ static void pto__ps_near_names(pto__ps_parser *p, pto__ps_near *n, unsigned kind
         if (id < p->cap_names && (kinds >> p->names[id].kind & 1u))
             pto__ps_near_try(n, pto_str(p->ctx, id), pto__str_len(p->ctx, id));
     }
-}
-
-/* A let, for, tile or parameter line that failed after its name: that
-   error is the one to fix, so a later use of the name is not reported
-   again as unknown (review16: every use of a loop variable whose header
-   lacked 'to'). The last 8 such names are kept. Returns 0, the
-   statement's failure. */
-static int pto__ps_dead(pto__ps_parser *p, const pto__ps_tok *name)
-{
-    p->dead[p->n_dead % 8] = name->id;
-    p->dead_kernel[p->n_dead % 8] = p->kernel;
-    p->n_dead++;
-    return 0;
-}
-
-/* Whether name id is one whose declaring line failed (pto__ps_dead). */
-static int pto__ps_is_dead(const pto__ps_parser *p, int32_t id)
-{
-    int i;
-    for (i = 0; i < 8 && i < p->n_dead; i++)
-        if (p->dead[i] == id && p->dead_kernel[i] == p->kernel) return 1;
-    return 0;
 }
 
 /* A name used before the line that declares it (`tload t, ...` above `tile t: ...`): the
@@ -964,6 +968,7 @@ static int32_t pto__ps_name_expr(pto__ps_parser *p)
         pto__ps_unknown_name(p, &t, 1u << PTO__B_SCALAR | 1u << PTO__B_DIM | 1u << PTO__B_LET | 1u << PTO__B_LOOP, 1);
         break;
     default:
+        if (pto__ps_is_dead(p, t.id)) break;   /* `let x = ..` that x shadowed: said there */
         pto__ps_err(p, &t, "'%s' is a %s, not an integer", pto__ps_text(p, &t), pto__ps_bind_word[n->kind]);
         break;
     }
@@ -1347,6 +1352,8 @@ static int pto__ps_gm_operand(pto__ps_parser *p, int32_t s, int32_t param, uint3
            ask for its '[' (a window there is the verifier's "got a GM window") */
         char want[96];
         pto__arg_expected(mask, want, sizeof want);
+        if (pto__ps_is_dead(p, t.id))   /* a declaration of this name failed, and said why */
+            return pto_arg_int(p->m, s, pto_expr_int(p->m, 0, *pto__ps_tloc(p, &t)), *pto__ps_tloc(p, &t)) >= 0;
         pto__ps_err(p, &t, "operand %d of %s must be %s, got tensor '%s'", (int)p->arg_i + 1,
                     pto_opinfo_get((pto_op)p->arg_op)->name, want, pto__ps_text(p, &t));
         return 0;

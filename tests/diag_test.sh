@@ -148,8 +148,9 @@ expect "for without 'to': the header's error" 1 "for_no_to.pto:4:13: error: expe
 lacks "for without 'to': no unknown-name cascade" "unknown name"
 
 # ---- one mistake, one error (review17's cascades) ----
+# (the shadowing files, review17 c25: the name's later uses are no error of their own)
 for f in tests/bad/pipe_not_mix_use.pto tests/diag/cascade_mat_op.pto tests/diag/cascade_nonascii.pto \
-         tests/diag/cascade_host_args.pto; do
+         tests/bad/shadow_*.pto tests/diag/cascade_host_args.pto; do
     $ptoc check $f >$out/log 2>&1
     n=$(grep -c ": error: " $out/log)
     if [ "$n" = 1 ]; then ok "$f: one error"; else bad "$f: one error (got $n)"; fi
@@ -165,6 +166,41 @@ expect "ar_cell_dyn: the notify's line" 1 \
     "ar_cell_dyn.pto:7:10: error: notify on cell \\[0, 0\\] of 'sig' \\(its indices computed at run time\\), where the allreduce at line 6 counts its barriers" \
     $ptoc run --ranks 3 tests/diag/ar_cell_dyn.pto
 $ptoc check tests/diag/ar_cell_dyn.pto >$out/log 2>&1 || bad "ar_cell_dyn: check passes (the cell is known at run time only)"
+# three signals: s0 has no allreduce (its [0, 0] is free), s1's allreduce is the second in the kernel
+expect "ar_cell_dyn2: the signal's own allreduce" 1 \
+    "^ar_cell_dyn2.pto:10:10: error: notify on cell \\[0, 0\\] of 's1' \\(its indices computed at run time\\), where the allreduce at line 9 counts" \
+    $ptoc run --ranks 2 tests/diag/ar_cell_dyn2.pto
+if [ "$(grep -c ': error: ' $out/log)" = 1 ]; then ok "ar_cell_dyn2: s0's notify and wait are no error"; else bad "ar_cell_dyn2: s0's notify and wait are no error"; fi
+
+# ---- a division by a launch value of 0: the run's error, at the expression (review17 finding 14) ----
+# (the emitted C takes the quotient as 0 rather than trap; the reference stops there)
+expect "div_zero_let: the division at its line:col" 1 "^div_zero_let.pto:6:22: error: division by zero$" \
+    $ptoc run -D s=0 tests/diag/div_zero_let.pto
+holds "div_zero_let: the result is the division" \
+    "^  result      not compared: a division by zero at div_zero_let.pto:6:22 \\(the error above\\) stops the reference$"
+holds "div_zero_let: the simulator's race is marked as following from it" \
+    "^  simulator   1 report .*; they may follow from the division by zero above \\(the kernel took 0 for it\\)$"
+if [ "$(grep -c 'error: division by zero' $out/log)" = 1 ]; then ok "div_zero_let: said once"; else bad "div_zero_let: said once"; fi
+lacks "div_zero_let: not 'the interpreter failed'" "interpreter failed"
+# the error comes before the result and the reports (ptoc run's output, stdout and stderr in one)
+if [ "$(grep -n 'error: division by zero' $out/log | cut -d: -f1)" -lt "$(grep -n '^  result' $out/log | cut -d: -f1)" ]; then
+    ok "div_zero_let: the error first"; else bad "div_zero_let: the error first"; fi
+expect "div_zero_let, s = 4: clean" 0 "^  result      match \\(1 output\\)" $ptoc run -D s=4 tests/diag/div_zero_let.pto
+expect "div_zero_blocks: blocks(N / s) at s = 0 is the division" 1 "^div_zero_blocks.pto:3:78: error: division by zero$" \
+    $ptoc run -D N=64 -D s=0 tests/diag/div_zero_blocks.pto
+holds "div_zero_blocks: the kernel is not run" "^note: kernel k is not run: its blocks\\(N / s\\) divides by zero with these -D values$"
+lacks "div_zero_blocks: not 'would launch no block'" "would launch no block|gives 0"
+expect "div_zero_blocks, s = 16: clean" 0 "^  result      match" $ptoc run -D N=64 -D s=16 tests/diag/div_zero_blocks.pto
+expect "div_zero_host: a call's block count" 1 "^div_zero_host.pto:5:64: error: division by zero$" \
+    $ptoc run -D M=32 -D q=0 -D p=32 tests/diag/div_zero_host.pto
+holds "div_zero_host: the call named" "^div_zero_host.pto:20:8: note: in the call of 'acc' by host 'h'$"
+lacks "div_zero_host: not 'would launch no block'" "would launch no block"
+expect "div_zero_host: a kernel's remainder, the host's result" 1 \
+    "^  result      not compared: a remainder by zero at div_zero_host.pto:13:22 \\(the error above\\) stops the reference$" \
+    $ptoc run -D M=32 -D q=1 -D p=0 tests/diag/div_zero_host.pto
+holds "div_zero_host: the remainder at its line:col" "^div_zero_host.pto:13:22: error: modulo by zero$"
+holds "div_zero_host: the calls' reports marked" "^  note        the calls above ran with 0 for it, so their reports may follow from it$"
+expect "div_zero_host, q = 1, p = 32: clean" 0 "^  result      match" $ptoc run -D M=32 -D q=1 -D p=32 tests/diag/div_zero_host.pto
 
 # ---- a written set_flag without its wait_flag: the user's error, at the set ----
 expect "set_flag with no wait_flag: exit 1 at the set's line" 1 \
