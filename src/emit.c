@@ -1354,10 +1354,10 @@ static int64_t pto__emit_smul(int64_t a, int64_t b)
 /* a / b, b != 0, clamped (INT64_MIN / -1) */
 static int64_t pto__emit_sdiv(int64_t a, int64_t b) { return b == -1 ? pto__emit_sneg(a) : a / b; }
 
-static void pto__emit_range(const pto_module *m, int32_t ex, int64_t *lo, int64_t *hi, int *budget);
+static void pto__emit_range(const pto_module *m, int32_t ex, int32_t kb, int64_t *lo, int64_t *hi, int *budget);
 
 /* The values variable v can hold where it is read. */
-static void pto__emit_var_range(const pto_module *m, int32_t v, int64_t *lo, int64_t *hi, int *budget)
+static void pto__emit_var_range(const pto_module *m, int32_t v, int32_t kb, int64_t *lo, int64_t *hi, int *budget)
 {
     const pto_var *var = &m->vars[v];
     int64_t l2, h2;
@@ -1380,12 +1380,12 @@ static void pto__emit_var_range(const pto_module *m, int32_t v, int64_t *lo, int
         break;
     case PTO_V_LET:
         if (var->def >= 0 && var->def < m->n_stmts && m->stmts[var->def].kind == PTO_ST_LET)
-            pto__emit_range(m, m->stmts[var->def].e[0], lo, hi, budget);
+            pto__emit_range(m, m->stmts[var->def].e[0], kb, lo, hi, budget);
         break;
     case PTO_V_LOOP:   /* start <= i < end */
         if (var->def >= 0 && var->def < m->n_stmts && m->stmts[var->def].kind == PTO_ST_FOR) {
-            pto__emit_range(m, m->stmts[var->def].e[0], lo, &h2, budget);
-            pto__emit_range(m, m->stmts[var->def].e[1], &l2, hi, budget);
+            pto__emit_range(m, m->stmts[var->def].e[0], kb, lo, &h2, budget);
+            pto__emit_range(m, m->stmts[var->def].e[1], kb, &l2, hi, budget);
             *hi = pto__emit_ssub(*hi, 1);
             if (*hi < *lo) *hi = *lo;   /* (a loop that never runs: i is never read) */
         }
@@ -1395,8 +1395,10 @@ static void pto__emit_var_range(const pto_module *m, int32_t v, int64_t *lo, int
 }
 
 /* [*lo, *hi] holds every value expression ex takes where the interpreter
-   evaluates it without overflow (and where the kernel reads it). */
-static void pto__emit_range(const pto_module *m, int32_t ex, int64_t *lo, int64_t *hi, int *budget)
+   evaluates it without overflow (and where the kernel reads it). kb: the
+   kernel's blocks expression (-1: one block, -2: not known), which bounds
+   block and blocks (a grid-stride `for i = block to T step blocks`). */
+static void pto__emit_range(const pto_module *m, int32_t ex, int32_t kb, int64_t *lo, int64_t *hi, int *budget)
 {
     const pto_expr *e;
     int64_t al, ah, bl, bh, c[4];
@@ -1408,21 +1410,27 @@ static void pto__emit_range(const pto_module *m, int32_t ex, int64_t *lo, int64_
     switch (e->kind) {
     case PTO_E_INT: *lo = *hi = e->value; return;
     case PTO_E_VAR:
-        if (e->a >= 0 && e->a < m->n_vars) pto__emit_var_range(m, e->a, lo, hi, budget);
+        if (e->a >= 0 && e->a < m->n_vars) pto__emit_var_range(m, e->a, kb, lo, hi, budget);
         return;
-    case PTO_E_BLOCK: case PTO_E_RANK: *lo = 0; return;
-    case PTO_E_BLOCKS: case PTO_E_NRANKS: *lo = 0; return;
+    case PTO_E_BLOCK: case PTO_E_BLOCKS:   /* 0 <= block < blocks */
+        if (kb == -1) *hi = 1;
+        else if (kb >= 0) pto__emit_range(m, kb, -2, &al, hi, budget);
+        *lo = 0;
+        if (*hi < 0) *hi = 0;
+        if (e->kind == PTO_E_BLOCK && *hi > 0) --*hi;
+        return;
+    case PTO_E_RANK: case PTO_E_NRANKS: *lo = 0; return;
     case PTO_E_SUBBLOCK: *lo = 0; *hi = 1; return;
     case PTO_E_NEG:
-        pto__emit_range(m, e->a, &al, &ah, budget);
+        pto__emit_range(m, e->a, kb, &al, &ah, budget);
         *lo = pto__emit_sneg(ah);
         *hi = pto__emit_sneg(al);
         return;
     default: break;
     }
     if (e->kind < PTO_E_ADD || e->kind > PTO_E_MAX) return;
-    pto__emit_range(m, e->a, &al, &ah, budget);
-    pto__emit_range(m, e->b, &bl, &bh, budget);
+    pto__emit_range(m, e->a, kb, &al, &ah, budget);
+    pto__emit_range(m, e->b, kb, &bl, &bh, budget);
     switch (e->kind) {
     case PTO_E_ADD: *lo = pto__emit_sadd(al, bl); *hi = pto__emit_sadd(ah, bh); return;
     case PTO_E_SUB: *lo = pto__emit_ssub(al, bh); *hi = pto__emit_ssub(ah, bl); return;
@@ -1458,17 +1466,29 @@ static void pto__emit_range(const pto_module *m, int32_t ex, int64_t *lo, int64_
     }
 }
 
+/* The blocks expression of the kernel of statement f (-1: one block; -2:
+   not known). */
+static int32_t pto__emit_kblocks(const pto_module *m, const pto_stmt *f)
+{
+    int32_t k;
+    if (f->block < 0 || f->block >= m->n_blocks) return -2;
+    k = m->blocks[f->block].kernel;
+    if (k < 0 || k >= m->n_kernels) return -2;
+    return m->kernels[k].blocks < m->n_exprs ? m->kernels[k].blocks : -2;
+}
+
 /* Whether `i += step` in loop f can overflow (it can only past the last
    value below end: that value plus step). A unit step cannot: i < end. */
 static int pto__emit_next_unsafe(const pto_module *m, const pto_stmt *f)
 {
     int budget = PTO__EMIT_RANGE_BUDGET;
+    int32_t kb = pto__emit_kblocks(m, f);
     int64_t sl, sh, el, eh, tl, th, last;
     if (f->e[2] < 0) return 0;
-    pto__emit_range(m, f->e[2], &tl, &th, &budget);
+    pto__emit_range(m, f->e[2], kb, &tl, &th, &budget);
     if (th <= 1) return 0;   /* 1, or a step the loop refuses to run with */
-    pto__emit_range(m, f->e[0], &sl, &sh, &budget);
-    pto__emit_range(m, f->e[1], &el, &eh, &budget);
+    pto__emit_range(m, f->e[0], kb, &sl, &sh, &budget);
+    pto__emit_range(m, f->e[1], kb, &el, &eh, &budget);
     if (eh <= sl) return 0;   /* it never runs */
     last = eh - 1;
     if (sl == sh && tl == th)   /* one start, one step: the last value is start + k * step */
@@ -1481,12 +1501,14 @@ static int pto__emit_next_unsafe(const pto_module *m, const pto_stmt *f)
 static int pto__emit_iter_unsafe(const pto_module *m, const pto_stmt *f)
 {
     int budget = PTO__EMIT_RANGE_BUDGET;
+    int32_t kb;
     int64_t sl, sh, el, eh;
     if (f->e[0] >= 0 && f->e[0] < m->n_exprs && m->exprs[f->e[0]].kind == PTO_E_INT && m->exprs[f->e[0]].value >= 0)
         return 0;
-    pto__emit_range(m, f->e[0], &sl, &sh, &budget);
+    kb = pto__emit_kblocks(m, f);
+    pto__emit_range(m, f->e[0], kb, &sl, &sh, &budget);
     if (sl >= 0) return 0;
-    pto__emit_range(m, f->e[1], &el, &eh, &budget);
+    pto__emit_range(m, f->e[1], kb, &el, &eh, &budget);
     return eh > sl && eh - 1 > INT64_MAX + sl;
 }
 

@@ -54,6 +54,9 @@ has "for (int64_t j = 9223372036854775800; j < 9223372036854775807 && n > 0; j =
 has "for (int64_t k = 9223372036854775800; k < 9223372036854775807; k = pto_k_next(k, 3, 9223372036854775807)) {" $out/on/kernel.c
 has "for (int64_t l = 0; l < N; l += 9223372036854775807) {" $out/on/kernel.c
 has "for (int64_t p = 0; p < N; p += 4) {" $out/on/kernel.c
+# a grid-stride loop stays plain: block < blocks, blocks(B) with B an i32
+$ptoc emit tests/user/trip_grid.pto -o $out/tg >$out/log 2>&1 || bad "emit trip_grid"
+has "i < T && pto_k_block_num(core) > 0; i += pto_k_block_num(core)) {" $out/tg/kernel.c
 $ptoc emit tests/edge/loop_ovf_slots.pto -o $out/os >$out/log 2>&1 || bad "emit loop_ovf_slots"
 has "16, 64, pto_k_iter_mod(i, (-9223372036854775807 - 1), 4611686018427387904, 2) * 4096);" $out/os/kernel.c
 has "PTO_K_MTE2, PTO_K_V, pto_k_iter_mod(i, (-9223372036854775807 - 1), 4611686018427387904, 2));" $out/os/kernel.c
