@@ -121,11 +121,13 @@
     X(K_SLOTS,     "$(ind)static const int64_t pto_slots_$(idx)[$(n)] = {$(list)};\n") \
     X(K_LET,       "$(ind)const int64_t $(name) = $(expr);\n") \
     X(K_FOR,       "$(ind)for (int64_t $(name) = $(start); $(name) < $(end); $(name) += $(step)) {\n") \
-    /* a loop whose last value plus step passes INT64_MAX: the next value is
-       computed only below end (as the interpreter does) */ \
-    X(K_FOR_WRAP,  "$(ind)for (int64_t $(name) = $(start); $(name) < $(end); " \
-                   "$(name) = (uint64_t)$(end) - (uint64_t)$(name) > (uint64_t)$(step) ? $(name) + $(step) : $(end)) {\n") \
+    /* a loop whose last value plus step may pass INT64_MAX: the next value
+       is computed only below end, as the interpreter does (FN: pto_k_next,
+       or the isa target's pto_isa_next) */ \
+    X(K_FOR_WRAP,  "$(ind)for (int64_t $(name) = $(start); $(name) < $(end); $(name) = $(fn)($(name), $(step), $(end))) {\n") \
     X(K_FOR_DYN,   "$(ind)for (int64_t $(name) = $(start); $(name) < $(end) && $(step) > 0; $(name) += $(step)) {\n") \
+    X(K_FOR_DYN_WRAP, \
+      "$(ind)for (int64_t $(name) = $(start); $(name) < $(end) && $(step) > 0; $(name) = $(fn)($(name), $(step), $(end))) {\n") \
     X(K_IF,        "$(ind)if ($(lhs) $(cmp) $(rhs)) {\n") \
     X(K_ELSE,      "$(ind)} else {\n") \
     X(K_CLOSE,     "$(ind)}\n") \
@@ -420,6 +422,10 @@ typedef struct pto__emitter {
     /* pto__emit_varop's last answers for event ids, by expression (a
        set_flag and its wait_flag name the same one) */
     pto__emit_vo vo[8];
+    /* pto__emit_iter_unsafe_c: by loop statement + 1, whether its iteration
+       number needs pto_k_iter_mod */
+    int32_t iter_loop[8];
+    uint8_t iter_bad[8];
     uint32_t rlen[256];   /* by PTO__EMIT_RKEY, a bit per length of the reserved names (pto__emit_cname) */
     /* pto_k_tdecl placement (pto__emit_tdecls): the statements that have
        tdecls right before them, each with a list of nodes naming the tiles
@@ -1297,6 +1303,260 @@ static inline void pto__emit_int(pto_buf *b, int64_t v, int mode)
     else pto__emit_put_i64(b, v);
 }
 
+/* ---- loop arithmetic the emitter adds ------------------------------------
+   The reference interpreter evaluates each .pto expression exactly and
+   refuses one that overflows; where it accepts one, the kernel's int64_t
+   arithmetic gives the same value. The emitter adds arithmetic of its own,
+   which the interpreter never sees: a loop's `i += step`, and the
+   iteration number (i - start) / step of an xN tile's slot and of the sync
+   pass's rotating event ids (pto__sy_rotexpr). It must not overflow either,
+   for any values the interpreter accepts (review18 H1: `for i = 1 to N step
+   2^63 - 1` wrapped and ran again; `for i = -2^63 to 2^63 - 1 step 2^62`
+   put an x2 tile at byte -4096). pto__emit_range bounds an expression over
+   those values: a dim is in [0, 2^31), an i32 / i8 scalar in its dtype, any
+   other scalar under 2^53 in magnitude (the interpreter's bindings), a let
+   what its expression gives, a loop variable from its start up to below its
+   end. Where the bounds prove the plain form safe it stays (a literal start
+   from 0, an end far from INT64_MAX: the usual kernels); elsewhere the
+   kernel calls the exact helpers of pto_kernels.h, `i = pto_k_next(i, step,
+   end)` and `pto_k_iter_mod(i, start, step, M)` (pto_isa_next /
+   pto_isa_iter_mod on the isa target, defined in its file). */
+
+#define PTO__EMIT_RANGE_BUDGET 256   /* nodes per question; past it a value is any int64 */
+
+/* a + b, a - b, a * b, -a clamped to int64: a bound past the range is the
+   range's end (every value the interpreter accepts is an int64) */
+static int64_t pto__emit_sadd(int64_t a, int64_t b)
+{
+    if (b > 0 && a > INT64_MAX - b) return INT64_MAX;
+    if (b < 0 && a < INT64_MIN - b) return INT64_MIN;
+    return a + b;
+}
+
+static int64_t pto__emit_ssub(int64_t a, int64_t b)
+{
+    if (b < 0 && a > INT64_MAX + b) return INT64_MAX;
+    if (b > 0 && a < INT64_MIN + b) return INT64_MIN;
+    return a - b;
+}
+
+static int64_t pto__emit_sneg(int64_t a) { return a == INT64_MIN ? INT64_MAX : -a; }
+
+static int64_t pto__emit_smul(int64_t a, int64_t b)
+{
+    uint64_t ua = a < 0 ? (uint64_t)0 - (uint64_t)a : (uint64_t)a, ub = b < 0 ? (uint64_t)0 - (uint64_t)b : (uint64_t)b;
+    int neg = (a < 0) != (b < 0);
+    if (!ua || !ub) return 0;
+    if (ua > (uint64_t)INT64_MAX / ub) return neg ? INT64_MIN : INT64_MAX;
+    return neg ? -(int64_t)(ua * ub) : (int64_t)(ua * ub);
+}
+
+/* a / b, b != 0, clamped (INT64_MIN / -1) */
+static int64_t pto__emit_sdiv(int64_t a, int64_t b) { return b == -1 ? pto__emit_sneg(a) : a / b; }
+
+static void pto__emit_range(const pto_module *m, int32_t ex, int32_t kb, int64_t *lo, int64_t *hi, int *budget);
+
+/* The values variable v can hold where it is read. */
+static void pto__emit_var_range(const pto_module *m, int32_t v, int32_t kb, int64_t *lo, int64_t *hi, int *budget)
+{
+    const pto_var *var = &m->vars[v];
+    int64_t l2, h2;
+    *lo = INT64_MIN;
+    *hi = INT64_MAX;
+    switch (var->kind) {
+    case PTO_V_DIM:   /* bound to an integer in [0, 2^31) */
+        *lo = 0;
+        *hi = 2147483647;
+        break;
+    case PTO_V_SCALAR:   /* an integer of its dtype, or a float whose integer value is under 2^53 */
+        if (var->def >= 0 && var->def < m->n_params &&
+            (m->params[var->def].dtype == PTO_I32 || m->params[var->def].dtype == PTO_I8)) {
+            *lo = (int64_t)pto_int_lo(m->params[var->def].dtype);
+            *hi = (int64_t)pto_int_hi(m->params[var->def].dtype);
+        } else {
+            *lo = -9007199254740991;
+            *hi = 9007199254740991;
+        }
+        break;
+    case PTO_V_LET:
+        if (var->def >= 0 && var->def < m->n_stmts && m->stmts[var->def].kind == PTO_ST_LET)
+            pto__emit_range(m, m->stmts[var->def].e[0], kb, lo, hi, budget);
+        break;
+    case PTO_V_LOOP:   /* start <= i < end */
+        if (var->def >= 0 && var->def < m->n_stmts && m->stmts[var->def].kind == PTO_ST_FOR) {
+            pto__emit_range(m, m->stmts[var->def].e[0], kb, lo, &h2, budget);
+            pto__emit_range(m, m->stmts[var->def].e[1], kb, &l2, hi, budget);
+            *hi = pto__emit_ssub(*hi, 1);
+            if (*hi < *lo) *hi = *lo;   /* (a loop that never runs: i is never read) */
+        }
+        break;
+    default: break;
+    }
+}
+
+/* [*lo, *hi] holds every value expression ex takes where the interpreter
+   evaluates it without overflow (and where the kernel reads it). kb: the
+   kernel's blocks expression (-1: one block, -2: not known), which bounds
+   block and blocks (a grid-stride `for i = block to T step blocks`). */
+static void pto__emit_range(const pto_module *m, int32_t ex, int32_t kb, int64_t *lo, int64_t *hi, int *budget)
+{
+    const pto_expr *e;
+    int64_t al, ah, bl, bh, c[4];
+    int i;
+    *lo = INT64_MIN;
+    *hi = INT64_MAX;
+    if (ex < 0 || ex >= m->n_exprs || --*budget < 0) return;
+    e = &m->exprs[ex];
+    switch (e->kind) {
+    case PTO_E_INT: *lo = *hi = e->value; return;
+    case PTO_E_VAR:
+        if (e->a >= 0 && e->a < m->n_vars) pto__emit_var_range(m, e->a, kb, lo, hi, budget);
+        return;
+    case PTO_E_BLOCK: case PTO_E_BLOCKS:   /* 0 <= block < blocks */
+        if (kb == -1) *hi = 1;
+        else if (kb >= 0) pto__emit_range(m, kb, -2, &al, hi, budget);
+        *lo = 0;
+        if (*hi < 0) *hi = 0;
+        if (e->kind == PTO_E_BLOCK && *hi > 0) --*hi;
+        return;
+    case PTO_E_RANK: case PTO_E_NRANKS: *lo = 0; return;
+    case PTO_E_SUBBLOCK: *lo = 0; *hi = 1; return;
+    case PTO_E_NEG:
+        pto__emit_range(m, e->a, kb, &al, &ah, budget);
+        *lo = pto__emit_sneg(ah);
+        *hi = pto__emit_sneg(al);
+        return;
+    default: break;
+    }
+    if (e->kind < PTO_E_ADD || e->kind > PTO_E_MAX) return;
+    pto__emit_range(m, e->a, kb, &al, &ah, budget);
+    pto__emit_range(m, e->b, kb, &bl, &bh, budget);
+    switch (e->kind) {
+    case PTO_E_ADD: *lo = pto__emit_sadd(al, bl); *hi = pto__emit_sadd(ah, bh); return;
+    case PTO_E_SUB: *lo = pto__emit_ssub(al, bh); *hi = pto__emit_ssub(ah, bl); return;
+    case PTO_E_MIN: *lo = al < bl ? al : bl; *hi = ah < bh ? ah : bh; return;
+    case PTO_E_MAX: *lo = al > bl ? al : bl; *hi = ah > bh ? ah : bh; return;
+    case PTO_E_MUL:   /* the extremes are at the corners */
+        c[0] = pto__emit_smul(al, bl); c[1] = pto__emit_smul(al, bh);
+        c[2] = pto__emit_smul(ah, bl); c[3] = pto__emit_smul(ah, bh);
+        break;
+    case PTO_E_DIV:
+        if (bl > 0 || bh < 0) {   /* one sign: monotone in each operand, the corners again */
+            c[0] = pto__emit_sdiv(al, bl); c[1] = pto__emit_sdiv(al, bh);
+            c[2] = pto__emit_sdiv(ah, bl); c[3] = pto__emit_sdiv(ah, bh);
+            break;
+        }
+        /* (the divisor is never 0 where the interpreter accepts it) |a / b| <= |a| */
+        *hi = pto__emit_sneg(al) > ah ? pto__emit_sneg(al) : ah;
+        *lo = -*hi;
+        return;
+    case PTO_E_MOD: {   /* the sign of a, |a % b| < |b| and <= |a| */
+        int64_t bm = pto__emit_sneg(bl) > bh ? pto__emit_sneg(bl) : bh;
+        bm = bm > 0 ? bm - 1 : 0;
+        *lo = al >= 0 ? 0 : al > -bm ? al : -bm;
+        *hi = ah <= 0 ? 0 : ah < bm ? ah : bm;
+        return;
+    }
+    default: return;
+    }
+    *lo = *hi = c[0];
+    for (i = 1; i < 4; i++) {
+        if (c[i] < *lo) *lo = c[i];
+        if (c[i] > *hi) *hi = c[i];
+    }
+}
+
+/* The blocks expression of the kernel of statement f (-1: one block; -2:
+   not known). */
+static int32_t pto__emit_kblocks(const pto_module *m, const pto_stmt *f)
+{
+    int32_t k;
+    if (f->block < 0 || f->block >= m->n_blocks) return -2;
+    k = m->blocks[f->block].kernel;
+    if (k < 0 || k >= m->n_kernels) return -2;
+    return m->kernels[k].blocks < m->n_exprs ? m->kernels[k].blocks : -2;
+}
+
+/* Whether `i += step` in loop f can overflow (it can only past the last
+   value below end: that value plus step). A unit step cannot: i < end. */
+static int pto__emit_next_unsafe(const pto_module *m, const pto_stmt *f)
+{
+    int budget = PTO__EMIT_RANGE_BUDGET;
+    int32_t kb = pto__emit_kblocks(m, f);
+    int64_t sl, sh, el, eh, tl, th, last;
+    if (f->e[2] < 0) return 0;
+    pto__emit_range(m, f->e[2], kb, &tl, &th, &budget);
+    if (th <= 1) return 0;   /* 1, or a step the loop refuses to run with */
+    pto__emit_range(m, f->e[0], kb, &sl, &sh, &budget);
+    pto__emit_range(m, f->e[1], kb, &el, &eh, &budget);
+    if (eh <= sl) return 0;   /* it never runs */
+    last = eh - 1;
+    if (sl == sh && tl == th)   /* one start, one step: the last value is start + k * step */
+        last = (int64_t)((uint64_t)sl + ((uint64_t)last - (uint64_t)sl) / (uint64_t)th * (uint64_t)th);
+    return last > INT64_MAX - th;
+}
+
+/* Whether (i - start) in loop f can overflow: i - start <= end - 1 - start,
+   which passes INT64_MAX only from a negative start. */
+static int pto__emit_iter_unsafe(const pto_module *m, const pto_stmt *f)
+{
+    int budget = PTO__EMIT_RANGE_BUDGET;
+    int32_t kb;
+    int64_t sl, sh, el, eh;
+    if (f->e[0] >= 0 && f->e[0] < m->n_exprs && m->exprs[f->e[0]].kind == PTO_E_INT && m->exprs[f->e[0]].value >= 0)
+        return 0;
+    kb = pto__emit_kblocks(m, f);
+    pto__emit_range(m, f->e[0], kb, &sl, &sh, &budget);
+    if (sl >= 0) return 0;
+    pto__emit_range(m, f->e[1], kb, &el, &eh, &budget);
+    return eh > sl && eh - 1 > INT64_MAX + sl;
+}
+
+/* pto__emit_iter_unsafe of loop statement L, asked again for each slot and
+   event id in its body: a small cache by statement */
+static int pto__emit_iter_unsafe_c(pto__emitter *E, int32_t L)
+{
+    int c = L & 7;
+    if (E->iter_loop[c] != L + 1) {
+        E->iter_loop[c] = L + 1;
+        E->iter_bad[c] = (uint8_t)pto__emit_iter_unsafe(E->m, &E->m->stmts[L]);
+    }
+    return E->iter_bad[c];
+}
+
+/* Whether expression e (a %) is ((i - start) / step) % M, or (i - start) % M
+   for a unit step, of the loop L of variable i, start and step the same
+   expressions as that loop's (what pto__sy_rotexpr writes): *loop = L, *step
+   the divisor (-1: none). The exact form of it is pto_k_iter_mod. */
+static int pto__emit_iter_of(const pto_module *m, const pto_expr *e, int32_t *loop, int32_t *step)
+{
+    const pto_expr *x;
+    int32_t v, L;
+    if (e->kind != PTO_E_MOD || (uint32_t)e->a >= (uint32_t)m->n_exprs || (uint32_t)e->b >= (uint32_t)m->n_exprs ||
+        m->exprs[e->b].kind != PTO_E_INT || m->exprs[e->b].value < 1)
+        return 0;
+    x = &m->exprs[e->a];
+    *step = -1;
+    if (x->kind == PTO_E_DIV) {
+        *step = x->b;
+        if ((uint32_t)x->a >= (uint32_t)m->n_exprs) return 0;
+        x = &m->exprs[x->a];
+    }
+    if (x->kind != PTO_E_SUB || (uint32_t)x->a >= (uint32_t)m->n_exprs || m->exprs[x->a].kind != PTO_E_VAR) return 0;
+    v = m->exprs[x->a].a;
+    if (v < 0 || v >= m->n_vars || m->vars[v].kind != PTO_V_LOOP) return 0;
+    L = m->vars[v].def;
+    if (L < 0 || L >= m->n_stmts || m->stmts[L].kind != PTO_ST_FOR || !pto__expr_same(m, x->b, m->stmts[L].e[0]))
+        return 0;
+    if (*step >= 0 ? !pto__expr_same(m, *step, m->stmts[L].e[2])
+                   : m->stmts[L].e[2] >= 0 && !(m->stmts[L].e[2] < m->n_exprs &&
+                                               m->exprs[m->stmts[L].e[2]].kind == PTO_E_INT &&
+                                               m->exprs[m->stmts[L].e[2]].value == 1))
+        return 0;
+    *loop = L;
+    return 1;
+}
+
 /* Whether a / or % goes through pto_emit_div / pto_emit_mod: in the C of
    the simulator (kernel and host, not the isa target) when the divisor is
    not a constant other than 0 and -1. A divisor from a launch value (-D S=0)
@@ -1354,6 +1614,26 @@ static int pto__emit_atoms(pto__emitter *E, pto_buf *b, const pto_expr *e, int c
     return 1;
 }
 
+static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, int ctxprec);
+
+/* ((i - start) / step) % n of loop statement L (step < 0: a unit step), i
+   >= start, as the exact pto_k_iter_mod(i, start, step, n): a call, no
+   parentheses needed around it. */
+static void pto__emit_iter_mod(pto__emitter *E, pto_buf *b, int32_t L, int32_t step, int64_t n)
+{
+    const pto_stmt *f = &E->m->stmts[L];
+    pto__emit_puts(b, E->isa ? "pto_isa_iter_mod(" : "pto_k_iter_mod(");
+    pto__emit_puts(b, E->var_name[f->ref]);
+    pto__emit_put(b, ", ", 2);
+    pto__emit_expr(E, b, f->e[0], PTO__EX_KERNEL, 0);
+    pto__emit_put(b, ", ", 2);
+    if (step < 0) pto__emit_put(b, "1", 1);
+    else pto__emit_expr(E, b, step, PTO__EX_KERNEL, 0);
+    pto__emit_put(b, ", ", 2);
+    pto__emit_put_i64(b, n);
+    pto__emit_put(b, ")", 1);
+}
+
 static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, int ctxprec)
 {
     const pto_module *m = E->m;
@@ -1392,6 +1672,13 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
         return;
     }
     e = &m->exprs[ex];
+    if (e->kind == PTO_E_MOD && mode == PTO__EX_KERNEL && E->var_name) {   /* a rotating event id's iteration */
+        int32_t L, step;
+        if (pto__emit_iter_of(m, e, &L, &step) && pto__emit_iter_unsafe_c(E, L)) {
+            pto__emit_iter_mod(E, b, L, step, m->exprs[e->b].value);
+            return;
+        }
+    }
     prec = pto__emit_safediv(E, e, mode) ? 4 : pto__emit_expr_prec(e);   /* a call needs no parentheses */
     paren = prec < ctxprec;
     if (paren) pto__emit_put(b, "(", 1);
@@ -2519,6 +2806,10 @@ static void pto__emit_slot_index(pto__emitter *E, pto_buf *b, const pto_tile *t)
     int32_t start = f->e[0], step = f->e[2];
     int start0 = start >= 0 && m->exprs[start].kind == PTO_E_INT && m->exprs[start].value == 0;
     int step1 = step < 0 || (m->exprs[step].kind == PTO_E_INT && m->exprs[step].value == 1);
+    if (!start0 && pto__emit_iter_unsafe_c(E, loop)) {   /* i - start may pass INT64_MAX */
+        pto__emit_iter_mod(E, b, loop, step1 ? -1 : step, t->nbuf);
+        return;
+    }
     pto__emit_put(b, "(", 1);
     if (!start0 || !step1) pto__emit_put(b, "(", 1);
     if (!start0) pto__emit_put(b, "(", 1);
@@ -2943,16 +3234,15 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
         if (!E->var_used[st->ref]) pto__emit_x(E, PTO__T_K_VOID);
         break;
     case PTO_ST_FOR: {
-        int64_t end, step = 1;
-        /* `i += step` would overflow past end (for i = 0 to 2^63 - 1 step 2^62):
-           known only for constants; a dim or an i32 scalar is far from it */
-        int wrap = pto__emit_const(E, st->e[1], &end) && (st->e[2] < 0 || pto__emit_const(E, st->e[2], &step)) &&
-                   step > 0 && end > INT64_MIN && end - 1 > INT64_MAX - step;
+        /* `i += step` may overflow past end (for i = 0 to 2^63 - 1 step 2^62,
+           for i = 1 to N step 2^63 - 1): pto_k_next instead */
+        int wrap = pto__emit_next_unsafe(m, st), known = pto__emit_step_known(E, st->e[2]);
         pto__emit_vn(E, PTO__K_NAME, E->var_name[st->ref], E->var_len[st->ref]);
         pto__emit_exprval(E, PTO__K_START, st->e[0], 0);
         pto__emit_exprval(E, PTO__K_END, st->e[1], 0);
         pto__emit_exprval(E, PTO__K_STEP, st->e[2], 1);
-        pto__emit_x(E, !pto__emit_step_known(E, st->e[2]) ? PTO__T_K_FOR_DYN : wrap ? PTO__T_K_FOR_WRAP : PTO__T_K_FOR);
+        if (wrap) pto__emit_v(E, PTO__K_FN, E->isa ? "pto_isa_next" : "pto_k_next");
+        pto__emit_x(E, known ? (wrap ? PTO__T_K_FOR_WRAP : PTO__T_K_FOR) : wrap ? PTO__T_K_FOR_DYN_WRAP : PTO__T_K_FOR_DYN);
         pto__emit_block(E, st->body);
         pto__emit_indent(E);
         pto__emit_x(E, PTO__T_K_CLOSE);

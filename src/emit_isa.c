@@ -1435,6 +1435,34 @@ static const char pto__isa_sat_text[] =
     "    return v != v ? 0 : v <= -128.0f ? -128 : v >= 127.0f ? 127 : static_cast<int8_t>(v);\n"
     "}\n";
 
+/* After the head, when a loop's increment or iteration number could pass INT64_MAX as plain int64_t
+   arithmetic (pto__emit_next_unsafe, pto__emit_iter_unsafe): pto_kernels.h's pto_k_next and
+   pto_k_iter_mod */
+static const char pto__isa_loop_text[] =
+    "\n"
+    "/* loop arithmetic without int64 overflow (the plain i += step or (i - start) / step % n could pass\n"
+    "   INT64_MAX here): the next value of i below end, else end; the iteration number modulo n, for\n"
+    "   start <= i, step > 0 */\n"
+    "PTO_ISA_INLINE int64_t pto_isa_next(int64_t i, int64_t step, int64_t end)\n"
+    "{\n"
+    "    return static_cast<uint64_t>(end) - static_cast<uint64_t>(i) > static_cast<uint64_t>(step) ? i + step : end;\n"
+    "}\n"
+    "PTO_ISA_INLINE int64_t pto_isa_iter_mod(int64_t i, int64_t start, int64_t step, int64_t n)\n"
+    "{\n"
+    "    return static_cast<int64_t>((static_cast<uint64_t>(i) - static_cast<uint64_t>(start)) / static_cast<uint64_t>(step) %\n"
+    "                                static_cast<uint64_t>(n));\n"
+    "}\n";
+
+/* Whether any loop needs pto__isa_loop_text. */
+static int pto__isa_needs_loop(const pto_module *m)
+{
+    int32_t s;
+    for (s = 0; s < m->n_stmts; s++)
+        if (m->stmts[s].kind == PTO_ST_FOR && (pto__emit_next_unsafe(m, &m->stmts[s]) || pto__emit_iter_unsafe(m, &m->stmts[s])))
+            return 1;
+    return 0;
+}
+
 static pto_status pto__isa_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_desc *desc, pto_buf *kernel_src);
 
 /* A NULL kernel_src still runs every check (into a scratch buffer), as
@@ -1510,6 +1538,7 @@ static pto_status pto__isa_emit(pto_ctx *ctx, const pto_module *m, const pto_emi
     if (st == PTO_OK) {
         pto_buf_printf(kernel_src, pto__isa_head, PTO_VERSION_STRING, E->file);
         if (pto__isa_needs_sat(m)) pto_buf_puts(kernel_src, pto__isa_sat_text);
+        if (pto__isa_needs_loop(m)) pto_buf_puts(kernel_src, pto__isa_loop_text);
         for (k = 0; k < m->n_kernels && E->st == PTO_OK; k++) {
             memset(E->var_used, 0, (size_t)(m->n_vars ? m->n_vars : 1));
             memset(E->param_used, 0, (size_t)(m->n_params ? m->n_params : 1));

@@ -185,6 +185,17 @@ PTO_K_FN int64_t pto_k_nranks(const pto_k_core *c);
 PTO_K_FN int pto_k_core_kind(const pto_k_core *c);
 PTO_K_FN int pto_k_arch(const pto_k_core *c);
 
+/* Loop arithmetic without int64 overflow, where an emitted kernel's plain
+   `i += step` or `(i - start) / step % n` could pass INT64_MAX (the
+   emitter writes the plain forms where it can prove they cannot):
+   pto_k_next(i, step, end), for i < end and step > 0, is i + step when
+   that is below end, else end (the loop ends; the interpreter stops there
+   too); pto_k_iter_mod(i, start, step, n), for start <= i, step > 0 and
+   n > 0, is the iteration number ((i - start) / step) % n, exact for any
+   int64 values (the unsigned difference i - start is). */
+PTO_K_FN int64_t pto_k_next(int64_t i, int64_t step, int64_t end);
+PTO_K_FN int64_t pto_k_iter_mod(int64_t i, int64_t start, int64_t step, int64_t n);
+
 /* Memory movement. The GM window is the tile's valid region at (row, col). */
 PTO_K_FN void pto_k_tload(pto_k_core *c, const char *src, pto_k_tile d, pto_k_gm *g, int64_t row, int64_t col);
 PTO_K_FN void pto_k_tstore(pto_k_core *c, const char *src, pto_k_gm *g, int64_t row, int64_t col, pto_k_tile a);

@@ -1298,3 +1298,12 @@ PTO_K_FN int64_t pto_k_rank(const pto_k_core *c) { return c->rank; }
 PTO_K_FN int64_t pto_k_nranks(const pto_k_core *c) { return c->dev->desc.nranks > 0 ? c->dev->desc.nranks : 1; }
 PTO_K_FN int pto_k_core_kind(const pto_k_core *c) { return c->kind; }
 PTO_K_FN int pto_k_arch(const pto_k_core *c) { return c->dev->desc.arch; }
+PTO_K_FN int64_t pto_k_next(int64_t i, int64_t step, int64_t end)
+{
+    return (uint64_t)end - (uint64_t)i > (uint64_t)step ? i + step : end;
+}
+PTO_K_FN int64_t pto_k_iter_mod(int64_t i, int64_t start, int64_t step, int64_t n)
+{
+    if (step <= 0 || n <= 0) return 0;   /* (never in an emitted loop's body) */
+    return (int64_t)(((uint64_t)i - (uint64_t)start) / (uint64_t)step % (uint64_t)n);
+}
