@@ -8865,6 +8865,18 @@ static void pto__vparams(pto__verifier *v, const pto_kernel *k, int bind)
     }
 }
 
+/* A ring's slots at most: each push sets the cross-core data-ready flag
+   and each pop waits for it (each free sets slot-free, each push past the
+   first slots(N) waits for it), and a flag's counter has 4 bits (a2a3 FFTS
+   flags; the simulator's cross-core flags count to 15 and report a 16th
+   pending set): with at most N pushes ahead of the pops, N <= 15 keeps
+   both counts within it. */
+#define PTO__VMAX_PIPE_SLOTS 15
+/* A ring's bytes at most (slots x slot bytes): the reference interpreter
+   holds each ring in memory and refuses a larger one (interp.c's
+   PTO__MAX_TILE_BYTES). */
+#define PTO__VMAX_RING_BYTES ((int64_t)1 << 28)
+
 /* A pipe declaration: counts in range (compared after normalisation, so an
    omitted count is its default), a slot of whole 32-byte granules, a
    split that halves evenly, a ring id and cross-core flags left. */
@@ -8892,6 +8904,15 @@ static void pto__vpipe_decl(pto__verifier *v, const pto_cvpipe *q)
                   (int)(q->split == PTO_SPLIT_UP_DOWN ? q->rows : q->cols));
     if (q->slot_num <= 0)
         pto_error(v->ctx, q->loc, "pipe '%s': slots(%d) must be > 0", qn, (int)q->slot_num);
+    else if (q->slot_num > PTO__VMAX_PIPE_SLOTS)
+        pto_error(v->ctx, q->loc,
+                  "pipe '%s': slots(%d) is more than %d: each push sets a cross-core flag that the pops wait for, "
+                  "and its counter has 4 bits, so at most %d pushes may be ahead of the pops",
+                  qn, (int)q->slot_num, PTO__VMAX_PIPE_SLOTS, PTO__VMAX_PIPE_SLOTS);
+    else if (bytes * q->slot_num > PTO__VMAX_RING_BYTES)
+        pto_error(v->ctx, q->loc, "pipe '%s': slots(%d) of %lld bytes each are %lld bytes, more than the %lld (256 MiB) a ring may hold",
+                  qn, (int)q->slot_num, (long long)bytes, (long long)(bytes * q->slot_num),
+                  (long long)PTO__VMAX_RING_BYTES);
     else if (q->local_slot_num <= 0 || q->local_slot_num > q->slot_num || q->local_slot_num > maxl)
         pto_error(v->ctx, q->loc, "pipe '%s': local_slots(%d) must be > 0, <= slots(%d) and <= %d for a %s pipe", qn,
                   (int)q->local_slot_num, (int)q->slot_num, maxl, pto__vdir_word(q->dir));
