@@ -7102,11 +7102,43 @@ static void pto__vtile_core(pto__verifier *v, const pto_tile *t)
                   pto__vname(v, t->name), sp);
 }
 
+/* The vector core's tile of pipe q is [*r, *c] (half the rows or columns
+   under a split); 1 when its rows are not whole 32-byte granules, which the
+   pipe's declaration reports (pto__vpipe_decl): no vec tile can then be
+   both a legal tile and the pipe's, so its tiles' row and shape errors
+   would only contradict each other. */
+static int pto__vpipe_vrow_bad(const pto_cvpipe *q, int *r, int *c)
+{
+    int size = pto_dtype_size((pto_dtype)q->dtype);
+    *r = q->split == PTO_SPLIT_UP_DOWN ? q->rows / 2 : q->rows;
+    *c = q->split == PTO_SPLIT_LEFT_RIGHT ? q->cols / 2 : q->cols;
+    if (size <= 0 || q->rows <= 0 || q->cols <= 0 || q->split > PTO_SPLIT_LEFT_RIGHT ||
+        (q->split == PTO_SPLIT_UP_DOWN && q->rows % 2) || (q->split == PTO_SPLIT_LEFT_RIGHT && q->cols % 2))
+        return 0;   /* malformed or an odd split: reported as such */
+    return (int64_t)*c * size % 32 != 0;
+}
+
+/* Whether vec tile t has the shape of the vector side of a pipe of its
+   kernel whose rows are not 32-byte granules (the pipe says so). */
+static int pto__vtile_of_bad_pipe(const pto__verifier *v, const pto_tile *t)
+{
+    int32_t i;
+    int r, c;
+    for (i = 0; i < v->m->n_cvpipes; i++) {
+        const pto_cvpipe *q = &v->m->cvpipes[i];
+        if (q->kernel == t->kernel && q->dtype == t->dtype && pto__vpipe_vrow_bad(q, &r, &c) &&
+            t->rows == r && t->cols == c)
+            return 1;
+    }
+    return 0;
+}
+
 /* 32-byte rows in vec; a [R, 1] column vector is stored column-major. */
 static void pto__vtile_align(pto__verifier *v, const pto_tile *t)
 {
     int size = pto_dtype_size((pto_dtype)t->dtype);
     if (t->space != PTO_VEC) return;
+    if (t->cols != 1 && (int64_t)t->cols * size % 32 != 0 && pto__vtile_of_bad_pipe(v, t)) return;
     if (t->cols == 1 && t->rows > 1) {
         if ((int64_t)t->rows * size % 32 != 0)
             pto_error(v->ctx, t->loc, "column tile '%s' is %lld bytes (%d x %s); a [R, 1] vec tile needs a multiple of 32 bytes",
@@ -8155,7 +8187,7 @@ static void pto__vcvpipe_op(pto__verifier *v, const pto__vop *op)
     const pto_cvpipe *q = &v->m->cvpipes[op->o[pi]->ref];
     const pto_tile *t = op->t[ti];
     const char *name = pto_opinfo_get((pto_op)st->op)->name, *qn = pto__vname(v, q->name);
-    int cube = v->core == PTO_CORE_CUBE, need, r = q->rows, c = q->cols;
+    int cube = v->core == PTO_CORE_CUBE, need, r = q->rows, c = q->cols, vr, vc;
     if (v->core < 0 || !t) return;   /* outside a section: reported already */
     need = (st->op != PTO_OP_TPUSH) == cube ? PTO_V2C : PTO_C2V;
     if (!(q->dir & need)) {
@@ -8178,7 +8210,8 @@ static void pto__vcvpipe_op(pto__verifier *v, const pto__vop *op)
     if (st->op == PTO_OP_TFREE) return;
     if (!cube && q->split == PTO_SPLIT_UP_DOWN) r /= 2;
     if (!cube && q->split == PTO_SPLIT_LEFT_RIGHT) c /= 2;
-    if (t->dtype != q->dtype)
+    if (!cube && pto__vpipe_vrow_bad(q, &vr, &vc)) {}   /* no vec tile fits: the pipe says so */
+    else if (t->dtype != q->dtype)
         pto_error(v->ctx, op->o[ti]->loc, "%s: tile '%s' is %s but pipe '%s' carries %s", name, pto__vtn(v, t),
                   pto_dtype_name((pto_dtype)t->dtype), qn, pto_dtype_name((pto_dtype)q->dtype));
     else if (t->rows != r || t->cols != c) {
@@ -8883,7 +8916,7 @@ static void pto__vparams(pto__verifier *v, const pto_kernel *k, int bind)
 static void pto__vpipe_decl(pto__verifier *v, const pto_cvpipe *q)
 {
     const char *qn = pto__vname(v, q->name);
-    int maxl = q->dir == PTO_BOTH ? 4 : 8, need = q->dir == PTO_BOTH ? 4 : 2;
+    int maxl = q->dir == PTO_BOTH ? 4 : 8, need = q->dir == PTO_BOTH ? 4 : 2, vr, vc;
     int64_t bytes = (int64_t)q->rows * q->cols * pto_dtype_size((pto_dtype)q->dtype);
     if (v->m->kernels[v->kernel].kind != PTO_KK_MIX) {
         pto_error(v->ctx, q->loc, "pipe '%s' belongs to a mix kernel", qn);
@@ -8902,6 +8935,20 @@ static void pto__vpipe_decl(pto__verifier *v, const pto_cvpipe *q)
                   q->split == PTO_SPLIT_UP_DOWN ? "up_down" : "left_right",
                   q->split == PTO_SPLIT_UP_DOWN ? "rows" : "columns",
                   (int)(q->split == PTO_SPLIT_UP_DOWN ? q->rows : q->cols));
+    if (pto__vpipe_vrow_bad(q, &vr, &vc)) {
+        int size = pto_dtype_size((pto_dtype)q->dtype), lr = q->split == PTO_SPLIT_LEFT_RIGHT;
+        const char *dn = pto_dtype_name((pto_dtype)q->dtype);
+        pto_error(v->ctx, q->loc,
+                  "pipe '%s': %s [%d, %d] %s, whose rows are %lld bytes, but vec rows must be a multiple of 32 bytes: "
+                  "%s (here %d)",
+                  qn, lr ? "split(left_right) gives each AIV" : "the vector core's tile is", vr, vc, dn,
+                  (long long)vc * size,
+                  lr ? "a left_right pipe needs columns a multiple of 16 for f32 / i32, 32 for f16 / bf16, 64 for i8"
+                     : size == 4 ? "its columns must be a multiple of 8 for f32 / i32"
+                     : size == 2 ? "its columns must be a multiple of 16 for f16 / bf16"
+                                 : "its columns must be a multiple of 32 for i8",
+                  (int)q->cols);
+    }
     if (q->slot_num <= 0)
         pto_error(v->ctx, q->loc, "pipe '%s': slots(%d) must be > 0", qn, (int)q->slot_num);
     else if (q->slot_num > PTO__VMAX_PIPE_SLOTS)
