@@ -5699,6 +5699,12 @@ static int pto__ps_dim(pto__ps_parser *p, int32_t param, int d)
         const pto__ps_pname *n = pto__ps_lookup(p, &t);
         int32_t v;
         pto__ps_next(p);
+        if (n->kind != PTO__B_DIM && !pto__ps_dim_end(p)) {
+            /* `f32[B * 16, 16]`: B is not declared by it (a later `scalar B`
+               is no "already declared"), and its uses say nothing more */
+            if (n->kind == PTO__B_NONE) pto__ps_dead(p, &t);
+            return 0;
+        }
         if (n->kind == PTO__B_DIM) {
             v = n->ref;
         } else {
@@ -6036,6 +6042,9 @@ PTODEF pto_module *pto_parse(pto_ctx *ctx, const char *filename, const char *tex
     p.len = text ? len : 0;
     p.line = 1;
     p.kernel = -1;
+    /* a UTF-8 byte-order mark (what Windows editors write): skipped, and
+       the first line's columns count from after it */
+    if (p.len >= 3 && memcmp(p.src, "\xEF\xBB\xBF", 3) == 0) p.pos = p.line_start = 3;
     if (p.len > (size_t)INT32_MAX) {
         pto_loc loc;
         loc.file = p.file;
@@ -6541,6 +6550,7 @@ PTODEF void pto_print_commented(const pto_module *m, const char *text, size_t le
     cm.len = text ? len : 0;
     cm.pos = 0;
     cm.line = 1;
+    if (cm.len >= 3 && memcmp(cm.src, "\xEF\xBB\xBF", 3) == 0) cm.pos = 3;   /* a byte-order mark: as the parser */
     pto__pr_pmodule(m, out, 0, &cm);
 }
 
@@ -8445,8 +8455,13 @@ static void pto__vint_scalar(pto__verifier *v, const pto__vop *op, int si)
         snprintf(xs, sizeof xs, "%g", x);
         if (strtod(xs, NULL) != x) snprintf(xs, sizeof xs, "%.17g", x);
     } else if (o->kind == PTO_O_INT) {
+        /* the expression's own diagnostics were said when its kind was
+           checked (pto__vkind_ok): not twice (review18: `texpands t, rank * 10`
+           in a kernel without ranks) */
+        int32_t nd = v->ctx->n_diags, ne = v->ctx->n_errors;
         int known;
         int64_t c = pto__vconst_int(v, o, &known);
+        pto__diag_truncate(v->ctx, nd, ne);
         if (!known) return;
         x = (double)c;
         snprintf(xs, sizeof xs, "%lld", (long long)c);

@@ -2553,6 +2553,12 @@ static int pto__ps_dim(pto__ps_parser *p, int32_t param, int d)
         const pto__ps_pname *n = pto__ps_lookup(p, &t);
         int32_t v;
         pto__ps_next(p);
+        if (n->kind != PTO__B_DIM && !pto__ps_dim_end(p)) {
+            /* `f32[B * 16, 16]`: B is not declared by it (a later `scalar B`
+               is no "already declared"), and its uses say nothing more */
+            if (n->kind == PTO__B_NONE) pto__ps_dead(p, &t);
+            return 0;
+        }
         if (n->kind == PTO__B_DIM) {
             v = n->ref;
         } else {
@@ -2890,6 +2896,9 @@ PTODEF pto_module *pto_parse(pto_ctx *ctx, const char *filename, const char *tex
     p.len = text ? len : 0;
     p.line = 1;
     p.kernel = -1;
+    /* a UTF-8 byte-order mark (what Windows editors write): skipped, and
+       the first line's columns count from after it */
+    if (p.len >= 3 && memcmp(p.src, "\xEF\xBB\xBF", 3) == 0) p.pos = p.line_start = 3;
     if (p.len > (size_t)INT32_MAX) {
         pto_loc loc;
         loc.file = p.file;

@@ -1895,8 +1895,13 @@ static void pto__vint_scalar(pto__verifier *v, const pto__vop *op, int si)
         snprintf(xs, sizeof xs, "%g", x);
         if (strtod(xs, NULL) != x) snprintf(xs, sizeof xs, "%.17g", x);
     } else if (o->kind == PTO_O_INT) {
+        /* the expression's own diagnostics were said when its kind was
+           checked (pto__vkind_ok): not twice (review18: `texpands t, rank * 10`
+           in a kernel without ranks) */
+        int32_t nd = v->ctx->n_diags, ne = v->ctx->n_errors;
         int known;
         int64_t c = pto__vconst_int(v, o, &known);
+        pto__diag_truncate(v->ctx, nd, ne);
         if (!known) return;
         x = (double)c;
         snprintf(xs, sizeof xs, "%lld", (long long)c);

@@ -292,6 +292,27 @@ static void test_literal_first_scalar(void)
     pto_module_destroy(m);
 }
 
+/* review18 L7: a UTF-8 byte-order mark at the start is skipped (columns
+   count from after it); a dim written as an expression is one error, and
+   its name is not declared by it (a later `scalar B` is no "already
+   declared", a use of B says nothing more). */
+static void test_bom_and_dim_expr(void)
+{
+    pto_module *m = parse("\xEF\xBB\xBFkernel k(in x: f32[16, 16]) vector {\n}\n");
+    CHECK(m != NULL);
+    pto_module_destroy(m);
+    CHECK_STR(first_error("\xEF\xBB\xBFkernal k(in x: f32[16, 16]) vector {\n}\n"),
+              "t.pto:1:1: error: expected 'kernel', 'host' or 'arch', got 'kernal' (did you mean 'kernel'?)");
+    m = parse("kernel k(out y: f32[B * 16, 16], scalar B: i32) vector blocks(B) {\n"
+              "  tile t: vec f32[16, 16]\n  tstore y[B, 0], t\n}\n"
+              "kernel k2(in x: f32[C * 16, 16]) vector {\n  let a = C + 1\n}\n");
+    CHECK(m == NULL);
+    CHECK_MSG(pto_diag_count(ctx) == 2, "%d diagnostics", pto_diag_count(ctx));
+    CHECK_STR(first_error("kernel k(out y: f32[B * 16, 16], scalar B: i32) vector {\n}\n"),
+              "t.pto:1:23: error: a tensor dimension is an integer or a name, not an expression (give the extent a "
+              "name of its own, e.g. 'BM', and compute with it in the body)");
+}
+
 /* Tiles named like the words of other operand kinds (a pipe, a comparison,
    a notify mode): the op table's position decides, as before the parser's
    fast path for tile operands. */
@@ -732,6 +753,7 @@ int main(void)
     test_cube_if_sync_mix();
     test_free_operands();
     test_literal_first_scalar();
+    test_bom_and_dim_expr();
     test_tiles_named_like_words();
     test_indent_columns();
     test_scopes();

@@ -1392,6 +1392,17 @@ static void test_no_output(void)
     }
 }
 
+/* review18 L7: an integer expression in a scalar position is checked once:
+   `rank` outside a ranks kernel is one error each, not two. */
+static void test_scalar_expr_once(void)
+{
+    char out[4000];
+    all_diags("kernel rn(out y: i32[16, 8]) vector {\n  tile t: vec i32[16, 8]\n  texpands t, rank * 10 + nranks\n"
+              "  tstore y[0, 0], t\n}\n", out, sizeof out);
+    CHECK_STR(out, "t.pto:3:15: error: 'rank' is only defined in a ranks kernel\n"
+                   "t.pto:3:27: error: 'nranks' is only defined in a ranks kernel\n");
+}
+
 /* review18 M5: a split(left_right) pipe whose half row is under 32 bytes
    is one error at the pipe, with the columns it needs; its tiles' row and
    shape errors (which contradicted each other) are not added. */
@@ -1529,6 +1540,7 @@ int main(void)
     test_ok_files();
     test_no_output();
     test_split_half_row();
+    test_scalar_expr_once();
     test_int_scalar();
     test_loop_var_let_kind();
     test_v2c_push_guard();
