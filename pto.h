@@ -4609,10 +4609,40 @@ static void pto__ps_unknown_pipe(pto__ps_parser *p, const pto__ps_tok *t)
 
 /* Does an arithmetic operator follow the current token? Then a scalar
    param there starts an integer expression (`tadds d, a, n * 2`). */
-static int pto__ps_arith_next(pto__ps_parser *p)
+static int pto__ps_is_arith(int kind)
 {
-    pto__ps_tok n = pto__ps_peek(p);
-    return n.kind == '+' || n.kind == '-' || n.kind == '*' || n.kind == '/' || n.kind == '%';
+    return kind == '+' || kind == '-' || kind == '*' || kind == '/' || kind == '%';
+}
+
+static int pto__ps_arith_next(pto__ps_parser *p) { return pto__ps_is_arith(pto__ps_peek(p).kind); }
+
+/* In a scalar position, an integer literal that an arithmetic operator
+   follows (`2 * i`, `2 + 1`, `-2 * i`) starts an integer expression, as
+   `i * 2` does; a literal alone stays a float operand (`1.5`, `-2`, `3`).
+   The current token is the literal or the '-' before it. */
+static int pto__ps_int_lead(pto__ps_parser *p)
+{
+    size_t pos = p->pos, ls = p->line_start;
+    int32_t line = p->line;
+    pto__ps_tok cur = p->tok;
+    int r;
+    if (cur.kind == '-') {
+        pto__ps_next(p);
+        if (p->tok.kind != PTO__T_INT) {
+            r = 0;
+            goto out;
+        }
+    } else if (cur.kind != PTO__T_INT) {
+        return 0;
+    }
+    pto__ps_next(p);
+    r = pto__ps_is_arith(p->tok.kind);
+out:
+    p->tok = cur;
+    p->pos = pos;
+    p->line_start = ls;
+    p->line = line;
+    return r;
 }
 
 /* One operand of op statement s; `mask` is the op table mask of its
@@ -4644,6 +4674,10 @@ static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
     }
     /* the form decides; the mask only breaks ties */
     if (pto__ps_is_floaty(p, &t)) return pto__ps_float_operand(p, s);
+    if ((mask & PTO_A_SCALAR) && (t.kind == '-' || t.kind == PTO__T_INT) && pto__ps_int_lead(p)) {
+        int32_t e = pto__ps_expr0(p);
+        return e >= 0 && pto__ps_arg_int(p, s, e, &loc);
+    }
     if (t.kind == '-') {
         pto__ps_tok n = pto__ps_peek(p);
         if (pto__ps_is_floaty(p, &n) || (n.kind == PTO__T_INT && (mask & PTO_A_SCALAR)))
@@ -4668,6 +4702,8 @@ static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
             }
             break;
         case PTO__B_NONE:
+            /* `zz + 1`: the expression reports the name, and takes the rest */
+            if (mask != PTO_A_CVPIPE && pto__ps_arith_next(p)) break;
             if (mask == 0 && pto_pipe_lookup(p->src + t.pos, t.len) != PTO_NPIPE) {
                 pto__ps_next(p);
                 return pto_arg_pipe(p->m, s, pto_pipe_lookup(p->src + t.pos, t.len), loc) >= 0;
@@ -5684,6 +5720,12 @@ static int pto__ps_dim(pto__ps_parser *p, int32_t param, int d)
         const pto__ps_pname *n = pto__ps_lookup(p, &t);
         int32_t v;
         pto__ps_next(p);
+        if (n->kind != PTO__B_DIM && !pto__ps_dim_end(p)) {
+            /* `f32[B * 16, 16]`: B is not declared by it (a later `scalar B`
+               is no "already declared"), and its uses say nothing more */
+            if (n->kind == PTO__B_NONE) pto__ps_dead(p, &t);
+            return 0;
+        }
         if (n->kind == PTO__B_DIM) {
             v = n->ref;
         } else {
@@ -6021,6 +6063,9 @@ PTODEF pto_module *pto_parse(pto_ctx *ctx, const char *filename, const char *tex
     p.len = text ? len : 0;
     p.line = 1;
     p.kernel = -1;
+    /* a UTF-8 byte-order mark (what Windows editors write): skipped, and
+       the first line's columns count from after it */
+    if (p.len >= 3 && memcmp(p.src, "\xEF\xBB\xBF", 3) == 0) p.pos = p.line_start = 3;
     if (p.len > (size_t)INT32_MAX) {
         pto_loc loc;
         loc.file = p.file;
@@ -6526,6 +6571,7 @@ PTODEF void pto_print_commented(const pto_module *m, const char *text, size_t le
     cm.len = text ? len : 0;
     cm.pos = 0;
     cm.line = 1;
+    if (cm.len >= 3 && memcmp(cm.src, "\xEF\xBB\xBF", 3) == 0) cm.pos = 3;   /* a byte-order mark: as the parser */
     pto__pr_pmodule(m, out, 0, &cm);
 }
 
@@ -7087,11 +7133,43 @@ static void pto__vtile_core(pto__verifier *v, const pto_tile *t)
                   pto__vname(v, t->name), sp);
 }
 
+/* The vector core's tile of pipe q is [*r, *c] (half the rows or columns
+   under a split); 1 when its rows are not whole 32-byte granules, which the
+   pipe's declaration reports (pto__vpipe_decl): no vec tile can then be
+   both a legal tile and the pipe's, so its tiles' row and shape errors
+   would only contradict each other. */
+static int pto__vpipe_vrow_bad(const pto_cvpipe *q, int *r, int *c)
+{
+    int size = pto_dtype_size((pto_dtype)q->dtype);
+    *r = q->split == PTO_SPLIT_UP_DOWN ? q->rows / 2 : q->rows;
+    *c = q->split == PTO_SPLIT_LEFT_RIGHT ? q->cols / 2 : q->cols;
+    if (size <= 0 || q->rows <= 0 || q->cols <= 0 || q->split > PTO_SPLIT_LEFT_RIGHT ||
+        (q->split == PTO_SPLIT_UP_DOWN && q->rows % 2) || (q->split == PTO_SPLIT_LEFT_RIGHT && q->cols % 2))
+        return 0;   /* malformed or an odd split: reported as such */
+    return (int64_t)*c * size % 32 != 0;
+}
+
+/* Whether vec tile t has the shape of the vector side of a pipe of its
+   kernel whose rows are not 32-byte granules (the pipe says so). */
+static int pto__vtile_of_bad_pipe(const pto__verifier *v, const pto_tile *t)
+{
+    int32_t i;
+    int r, c;
+    for (i = 0; i < v->m->n_cvpipes; i++) {
+        const pto_cvpipe *q = &v->m->cvpipes[i];
+        if (q->kernel == t->kernel && q->dtype == t->dtype && pto__vpipe_vrow_bad(q, &r, &c) &&
+            t->rows == r && t->cols == c)
+            return 1;
+    }
+    return 0;
+}
+
 /* 32-byte rows in vec; a [R, 1] column vector is stored column-major. */
 static void pto__vtile_align(pto__verifier *v, const pto_tile *t)
 {
     int size = pto_dtype_size((pto_dtype)t->dtype);
     if (t->space != PTO_VEC) return;
+    if (t->cols != 1 && (int64_t)t->cols * size % 32 != 0 && pto__vtile_of_bad_pipe(v, t)) return;
     if (t->cols == 1 && t->rows > 1) {
         if ((int64_t)t->rows * size % 32 != 0)
             pto_error(v->ctx, t->loc, "column tile '%s' is %lld bytes (%d x %s); a [R, 1] vec tile needs a multiple of 32 bytes",
@@ -8140,7 +8218,7 @@ static void pto__vcvpipe_op(pto__verifier *v, const pto__vop *op)
     const pto_cvpipe *q = &v->m->cvpipes[op->o[pi]->ref];
     const pto_tile *t = op->t[ti];
     const char *name = pto_opinfo_get((pto_op)st->op)->name, *qn = pto__vname(v, q->name);
-    int cube = v->core == PTO_CORE_CUBE, need, r = q->rows, c = q->cols;
+    int cube = v->core == PTO_CORE_CUBE, need, r = q->rows, c = q->cols, vr, vc;
     if (v->core < 0 || !t) return;   /* outside a section: reported already */
     need = (st->op != PTO_OP_TPUSH) == cube ? PTO_V2C : PTO_C2V;
     if (!(q->dir & need)) {
@@ -8163,7 +8241,8 @@ static void pto__vcvpipe_op(pto__verifier *v, const pto__vop *op)
     if (st->op == PTO_OP_TFREE) return;
     if (!cube && q->split == PTO_SPLIT_UP_DOWN) r /= 2;
     if (!cube && q->split == PTO_SPLIT_LEFT_RIGHT) c /= 2;
-    if (t->dtype != q->dtype)
+    if (!cube && pto__vpipe_vrow_bad(q, &vr, &vc)) {}   /* no vec tile fits: the pipe says so */
+    else if (t->dtype != q->dtype)
         pto_error(v->ctx, op->o[ti]->loc, "%s: tile '%s' is %s but pipe '%s' carries %s", name, pto__vtn(v, t),
                   pto_dtype_name((pto_dtype)t->dtype), qn, pto_dtype_name((pto_dtype)q->dtype));
     else if (t->rows != r || t->cols != c) {
@@ -8397,8 +8476,13 @@ static void pto__vint_scalar(pto__verifier *v, const pto__vop *op, int si)
         snprintf(xs, sizeof xs, "%g", x);
         if (strtod(xs, NULL) != x) snprintf(xs, sizeof xs, "%.17g", x);
     } else if (o->kind == PTO_O_INT) {
+        /* the expression's own diagnostics were said when its kind was
+           checked (pto__vkind_ok): not twice (review18: `texpands t, rank * 10`
+           in a kernel without ranks) */
+        int32_t nd = v->ctx->n_diags, ne = v->ctx->n_errors;
         int known;
         int64_t c = pto__vconst_int(v, o, &known);
+        pto__diag_truncate(v->ctx, nd, ne);
         if (!known) return;
         x = (double)c;
         snprintf(xs, sizeof xs, "%lld", (long long)c);
@@ -8850,13 +8934,25 @@ static void pto__vparams(pto__verifier *v, const pto_kernel *k, int bind)
     }
 }
 
+/* A ring's slots at most: each push sets the cross-core data-ready flag
+   and each pop waits for it (each free sets slot-free, each push past the
+   first slots(N) waits for it), and a flag's counter has 4 bits (a2a3 FFTS
+   flags; the simulator's cross-core flags count to 15 and report a 16th
+   pending set): with at most N pushes ahead of the pops, N <= 15 keeps
+   both counts within it. */
+#define PTO__VMAX_PIPE_SLOTS 15
+/* A ring's bytes at most (slots x slot bytes): the reference interpreter
+   holds each ring in memory and refuses a larger one (interp.c's
+   PTO__MAX_TILE_BYTES). */
+#define PTO__VMAX_RING_BYTES ((int64_t)1 << 28)
+
 /* A pipe declaration: counts in range (compared after normalisation, so an
    omitted count is its default), a slot of whole 32-byte granules, a
    split that halves evenly, a ring id and cross-core flags left. */
 static void pto__vpipe_decl(pto__verifier *v, const pto_cvpipe *q)
 {
     const char *qn = pto__vname(v, q->name);
-    int maxl = q->dir == PTO_BOTH ? 4 : 8, need = q->dir == PTO_BOTH ? 4 : 2;
+    int maxl = q->dir == PTO_BOTH ? 4 : 8, need = q->dir == PTO_BOTH ? 4 : 2, vr, vc;
     int64_t bytes = (int64_t)q->rows * q->cols * pto_dtype_size((pto_dtype)q->dtype);
     if (v->m->kernels[v->kernel].kind != PTO_KK_MIX) {
         pto_error(v->ctx, q->loc, "pipe '%s' belongs to a mix kernel", qn);
@@ -8875,8 +8971,31 @@ static void pto__vpipe_decl(pto__verifier *v, const pto_cvpipe *q)
                   q->split == PTO_SPLIT_UP_DOWN ? "up_down" : "left_right",
                   q->split == PTO_SPLIT_UP_DOWN ? "rows" : "columns",
                   (int)(q->split == PTO_SPLIT_UP_DOWN ? q->rows : q->cols));
+    if (pto__vpipe_vrow_bad(q, &vr, &vc)) {
+        int size = pto_dtype_size((pto_dtype)q->dtype), lr = q->split == PTO_SPLIT_LEFT_RIGHT;
+        const char *dn = pto_dtype_name((pto_dtype)q->dtype);
+        pto_error(v->ctx, q->loc,
+                  "pipe '%s': %s [%d, %d] %s, whose rows are %lld bytes, but vec rows must be a multiple of 32 bytes: "
+                  "%s (here %d)",
+                  qn, lr ? "split(left_right) gives each AIV" : "the vector core's tile is", vr, vc, dn,
+                  (long long)vc * size,
+                  lr ? "a left_right pipe needs columns a multiple of 16 for f32 / i32, 32 for f16 / bf16, 64 for i8"
+                     : size == 4 ? "its columns must be a multiple of 8 for f32 / i32"
+                     : size == 2 ? "its columns must be a multiple of 16 for f16 / bf16"
+                                 : "its columns must be a multiple of 32 for i8",
+                  (int)q->cols);
+    }
     if (q->slot_num <= 0)
         pto_error(v->ctx, q->loc, "pipe '%s': slots(%d) must be > 0", qn, (int)q->slot_num);
+    else if (q->slot_num > PTO__VMAX_PIPE_SLOTS)
+        pto_error(v->ctx, q->loc,
+                  "pipe '%s': slots(%d) is more than %d: each push sets a cross-core flag that the pops wait for, "
+                  "and its counter has 4 bits, so at most %d pushes may be ahead of the pops",
+                  qn, (int)q->slot_num, PTO__VMAX_PIPE_SLOTS, PTO__VMAX_PIPE_SLOTS);
+    else if (bytes * q->slot_num > PTO__VMAX_RING_BYTES)
+        pto_error(v->ctx, q->loc, "pipe '%s': slots(%d) of %lld bytes each are %lld bytes, more than the %lld (256 MiB) a ring may hold",
+                  qn, (int)q->slot_num, (long long)bytes, (long long)(bytes * q->slot_num),
+                  (long long)PTO__VMAX_RING_BYTES);
     else if (q->local_slot_num <= 0 || q->local_slot_num > q->slot_num || q->local_slot_num > maxl)
         pto_error(v->ctx, q->loc, "pipe '%s': local_slots(%d) must be > 0, <= slots(%d) and <= %d for a %s pipe", qn,
                   (int)q->local_slot_num, (int)q->slot_num, maxl, pto__vdir_word(q->dir));
@@ -26267,11 +26386,14 @@ PTO_K_FN void pto_h_no_block(pto_h_run *run, const char *name, int64_t blocks, p
         return;
     }
     pto_diag_clear(run->ctx);
-    /* at the kernel's line, like every other error of its source */
-    if (b.data)
-        pto_h_fail(run, 1, "%s:%d: kernel %s would launch no block: blocks(%s) is %lld with these -D values", run->file,
-                   (int)run->m->kernels[k].loc.line, name, b.data, (long long)blocks);
-    else
+    /* at its blocks(...), FILE:LINE:COL: error: like every other error of
+       its source (review18 L1: was "error: FILE:LINE: ...") */
+    if (b.data) {
+        const pto_loc *l = &run->m->exprs[run->m->kernels[k].blocks].loc;
+        fprintf(stderr, "%s:%d:%d: error: kernel %s would launch no block: blocks(%s) is %lld with these -D values\n",
+                run->file, (int)l->line, (int)l->col, name, b.data, (long long)blocks);
+        if (run->status < 1) run->status = 1;
+    } else
         pto_h_fail(run, 1, "kernel %s would launch no block", name);
     pto_buf_free(&b);
 }

@@ -900,11 +900,14 @@ PTO_K_FN void pto_h_no_block(pto_h_run *run, const char *name, int64_t blocks, p
         return;
     }
     pto_diag_clear(run->ctx);
-    /* at the kernel's line, like every other error of its source */
-    if (b.data)
-        pto_h_fail(run, 1, "%s:%d: kernel %s would launch no block: blocks(%s) is %lld with these -D values", run->file,
-                   (int)run->m->kernels[k].loc.line, name, b.data, (long long)blocks);
-    else
+    /* at its blocks(...), FILE:LINE:COL: error: like every other error of
+       its source (review18 L1: was "error: FILE:LINE: ...") */
+    if (b.data) {
+        const pto_loc *l = &run->m->exprs[run->m->kernels[k].blocks].loc;
+        fprintf(stderr, "%s:%d:%d: error: kernel %s would launch no block: blocks(%s) is %lld with these -D values\n",
+                run->file, (int)l->line, (int)l->col, name, b.data, (long long)blocks);
+        if (run->status < 1) run->status = 1;
+    } else
         pto_h_fail(run, 1, "kernel %s would launch no block", name);
     pto_buf_free(&b);
 }

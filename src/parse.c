@@ -1442,10 +1442,40 @@ static void pto__ps_unknown_pipe(pto__ps_parser *p, const pto__ps_tok *t)
 
 /* Does an arithmetic operator follow the current token? Then a scalar
    param there starts an integer expression (`tadds d, a, n * 2`). */
-static int pto__ps_arith_next(pto__ps_parser *p)
+static int pto__ps_is_arith(int kind)
 {
-    pto__ps_tok n = pto__ps_peek(p);
-    return n.kind == '+' || n.kind == '-' || n.kind == '*' || n.kind == '/' || n.kind == '%';
+    return kind == '+' || kind == '-' || kind == '*' || kind == '/' || kind == '%';
+}
+
+static int pto__ps_arith_next(pto__ps_parser *p) { return pto__ps_is_arith(pto__ps_peek(p).kind); }
+
+/* In a scalar position, an integer literal that an arithmetic operator
+   follows (`2 * i`, `2 + 1`, `-2 * i`) starts an integer expression, as
+   `i * 2` does; a literal alone stays a float operand (`1.5`, `-2`, `3`).
+   The current token is the literal or the '-' before it. */
+static int pto__ps_int_lead(pto__ps_parser *p)
+{
+    size_t pos = p->pos, ls = p->line_start;
+    int32_t line = p->line;
+    pto__ps_tok cur = p->tok;
+    int r;
+    if (cur.kind == '-') {
+        pto__ps_next(p);
+        if (p->tok.kind != PTO__T_INT) {
+            r = 0;
+            goto out;
+        }
+    } else if (cur.kind != PTO__T_INT) {
+        return 0;
+    }
+    pto__ps_next(p);
+    r = pto__ps_is_arith(p->tok.kind);
+out:
+    p->tok = cur;
+    p->pos = pos;
+    p->line_start = ls;
+    p->line = line;
+    return r;
 }
 
 /* One operand of op statement s; `mask` is the op table mask of its
@@ -1477,6 +1507,10 @@ static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
     }
     /* the form decides; the mask only breaks ties */
     if (pto__ps_is_floaty(p, &t)) return pto__ps_float_operand(p, s);
+    if ((mask & PTO_A_SCALAR) && (t.kind == '-' || t.kind == PTO__T_INT) && pto__ps_int_lead(p)) {
+        int32_t e = pto__ps_expr0(p);
+        return e >= 0 && pto__ps_arg_int(p, s, e, &loc);
+    }
     if (t.kind == '-') {
         pto__ps_tok n = pto__ps_peek(p);
         if (pto__ps_is_floaty(p, &n) || (n.kind == PTO__T_INT && (mask & PTO_A_SCALAR)))
@@ -1501,6 +1535,8 @@ static int pto__ps_operand(pto__ps_parser *p, int32_t s, uint32_t mask)
             }
             break;
         case PTO__B_NONE:
+            /* `zz + 1`: the expression reports the name, and takes the rest */
+            if (mask != PTO_A_CVPIPE && pto__ps_arith_next(p)) break;
             if (mask == 0 && pto_pipe_lookup(p->src + t.pos, t.len) != PTO_NPIPE) {
                 pto__ps_next(p);
                 return pto_arg_pipe(p->m, s, pto_pipe_lookup(p->src + t.pos, t.len), loc) >= 0;
@@ -2517,6 +2553,12 @@ static int pto__ps_dim(pto__ps_parser *p, int32_t param, int d)
         const pto__ps_pname *n = pto__ps_lookup(p, &t);
         int32_t v;
         pto__ps_next(p);
+        if (n->kind != PTO__B_DIM && !pto__ps_dim_end(p)) {
+            /* `f32[B * 16, 16]`: B is not declared by it (a later `scalar B`
+               is no "already declared"), and its uses say nothing more */
+            if (n->kind == PTO__B_NONE) pto__ps_dead(p, &t);
+            return 0;
+        }
         if (n->kind == PTO__B_DIM) {
             v = n->ref;
         } else {
@@ -2854,6 +2896,9 @@ PTODEF pto_module *pto_parse(pto_ctx *ctx, const char *filename, const char *tex
     p.len = text ? len : 0;
     p.line = 1;
     p.kernel = -1;
+    /* a UTF-8 byte-order mark (what Windows editors write): skipped, and
+       the first line's columns count from after it */
+    if (p.len >= 3 && memcmp(p.src, "\xEF\xBB\xBF", 3) == 0) p.pos = p.line_start = 3;
     if (p.len > (size_t)INT32_MAX) {
         pto_loc loc;
         loc.file = p.file;

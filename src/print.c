@@ -462,6 +462,7 @@ PTODEF void pto_print_commented(const pto_module *m, const char *text, size_t le
     cm.len = text ? len : 0;
     cm.pos = 0;
     cm.line = 1;
+    if (cm.len >= 3 && memcmp(cm.src, "\xEF\xBB\xBF", 3) == 0) cm.pos = 3;   /* a byte-order mark: as the parser */
     pto__pr_pmodule(m, out, 0, &cm);
 }
 

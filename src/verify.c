@@ -552,11 +552,43 @@ static void pto__vtile_core(pto__verifier *v, const pto_tile *t)
                   pto__vname(v, t->name), sp);
 }
 
+/* The vector core's tile of pipe q is [*r, *c] (half the rows or columns
+   under a split); 1 when its rows are not whole 32-byte granules, which the
+   pipe's declaration reports (pto__vpipe_decl): no vec tile can then be
+   both a legal tile and the pipe's, so its tiles' row and shape errors
+   would only contradict each other. */
+static int pto__vpipe_vrow_bad(const pto_cvpipe *q, int *r, int *c)
+{
+    int size = pto_dtype_size((pto_dtype)q->dtype);
+    *r = q->split == PTO_SPLIT_UP_DOWN ? q->rows / 2 : q->rows;
+    *c = q->split == PTO_SPLIT_LEFT_RIGHT ? q->cols / 2 : q->cols;
+    if (size <= 0 || q->rows <= 0 || q->cols <= 0 || q->split > PTO_SPLIT_LEFT_RIGHT ||
+        (q->split == PTO_SPLIT_UP_DOWN && q->rows % 2) || (q->split == PTO_SPLIT_LEFT_RIGHT && q->cols % 2))
+        return 0;   /* malformed or an odd split: reported as such */
+    return (int64_t)*c * size % 32 != 0;
+}
+
+/* Whether vec tile t has the shape of the vector side of a pipe of its
+   kernel whose rows are not 32-byte granules (the pipe says so). */
+static int pto__vtile_of_bad_pipe(const pto__verifier *v, const pto_tile *t)
+{
+    int32_t i;
+    int r, c;
+    for (i = 0; i < v->m->n_cvpipes; i++) {
+        const pto_cvpipe *q = &v->m->cvpipes[i];
+        if (q->kernel == t->kernel && q->dtype == t->dtype && pto__vpipe_vrow_bad(q, &r, &c) &&
+            t->rows == r && t->cols == c)
+            return 1;
+    }
+    return 0;
+}
+
 /* 32-byte rows in vec; a [R, 1] column vector is stored column-major. */
 static void pto__vtile_align(pto__verifier *v, const pto_tile *t)
 {
     int size = pto_dtype_size((pto_dtype)t->dtype);
     if (t->space != PTO_VEC) return;
+    if (t->cols != 1 && (int64_t)t->cols * size % 32 != 0 && pto__vtile_of_bad_pipe(v, t)) return;
     if (t->cols == 1 && t->rows > 1) {
         if ((int64_t)t->rows * size % 32 != 0)
             pto_error(v->ctx, t->loc, "column tile '%s' is %lld bytes (%d x %s); a [R, 1] vec tile needs a multiple of 32 bytes",
@@ -1605,7 +1637,7 @@ static void pto__vcvpipe_op(pto__verifier *v, const pto__vop *op)
     const pto_cvpipe *q = &v->m->cvpipes[op->o[pi]->ref];
     const pto_tile *t = op->t[ti];
     const char *name = pto_opinfo_get((pto_op)st->op)->name, *qn = pto__vname(v, q->name);
-    int cube = v->core == PTO_CORE_CUBE, need, r = q->rows, c = q->cols;
+    int cube = v->core == PTO_CORE_CUBE, need, r = q->rows, c = q->cols, vr, vc;
     if (v->core < 0 || !t) return;   /* outside a section: reported already */
     need = (st->op != PTO_OP_TPUSH) == cube ? PTO_V2C : PTO_C2V;
     if (!(q->dir & need)) {
@@ -1628,7 +1660,8 @@ static void pto__vcvpipe_op(pto__verifier *v, const pto__vop *op)
     if (st->op == PTO_OP_TFREE) return;
     if (!cube && q->split == PTO_SPLIT_UP_DOWN) r /= 2;
     if (!cube && q->split == PTO_SPLIT_LEFT_RIGHT) c /= 2;
-    if (t->dtype != q->dtype)
+    if (!cube && pto__vpipe_vrow_bad(q, &vr, &vc)) {}   /* no vec tile fits: the pipe says so */
+    else if (t->dtype != q->dtype)
         pto_error(v->ctx, op->o[ti]->loc, "%s: tile '%s' is %s but pipe '%s' carries %s", name, pto__vtn(v, t),
                   pto_dtype_name((pto_dtype)t->dtype), qn, pto_dtype_name((pto_dtype)q->dtype));
     else if (t->rows != r || t->cols != c) {
@@ -1862,8 +1895,13 @@ static void pto__vint_scalar(pto__verifier *v, const pto__vop *op, int si)
         snprintf(xs, sizeof xs, "%g", x);
         if (strtod(xs, NULL) != x) snprintf(xs, sizeof xs, "%.17g", x);
     } else if (o->kind == PTO_O_INT) {
+        /* the expression's own diagnostics were said when its kind was
+           checked (pto__vkind_ok): not twice (review18: `texpands t, rank * 10`
+           in a kernel without ranks) */
+        int32_t nd = v->ctx->n_diags, ne = v->ctx->n_errors;
         int known;
         int64_t c = pto__vconst_int(v, o, &known);
+        pto__diag_truncate(v->ctx, nd, ne);
         if (!known) return;
         x = (double)c;
         snprintf(xs, sizeof xs, "%lld", (long long)c);
@@ -2315,13 +2353,25 @@ static void pto__vparams(pto__verifier *v, const pto_kernel *k, int bind)
     }
 }
 
+/* A ring's slots at most: each push sets the cross-core data-ready flag
+   and each pop waits for it (each free sets slot-free, each push past the
+   first slots(N) waits for it), and a flag's counter has 4 bits (a2a3 FFTS
+   flags; the simulator's cross-core flags count to 15 and report a 16th
+   pending set): with at most N pushes ahead of the pops, N <= 15 keeps
+   both counts within it. */
+#define PTO__VMAX_PIPE_SLOTS 15
+/* A ring's bytes at most (slots x slot bytes): the reference interpreter
+   holds each ring in memory and refuses a larger one (interp.c's
+   PTO__MAX_TILE_BYTES). */
+#define PTO__VMAX_RING_BYTES ((int64_t)1 << 28)
+
 /* A pipe declaration: counts in range (compared after normalisation, so an
    omitted count is its default), a slot of whole 32-byte granules, a
    split that halves evenly, a ring id and cross-core flags left. */
 static void pto__vpipe_decl(pto__verifier *v, const pto_cvpipe *q)
 {
     const char *qn = pto__vname(v, q->name);
-    int maxl = q->dir == PTO_BOTH ? 4 : 8, need = q->dir == PTO_BOTH ? 4 : 2;
+    int maxl = q->dir == PTO_BOTH ? 4 : 8, need = q->dir == PTO_BOTH ? 4 : 2, vr, vc;
     int64_t bytes = (int64_t)q->rows * q->cols * pto_dtype_size((pto_dtype)q->dtype);
     if (v->m->kernels[v->kernel].kind != PTO_KK_MIX) {
         pto_error(v->ctx, q->loc, "pipe '%s' belongs to a mix kernel", qn);
@@ -2340,8 +2390,31 @@ static void pto__vpipe_decl(pto__verifier *v, const pto_cvpipe *q)
                   q->split == PTO_SPLIT_UP_DOWN ? "up_down" : "left_right",
                   q->split == PTO_SPLIT_UP_DOWN ? "rows" : "columns",
                   (int)(q->split == PTO_SPLIT_UP_DOWN ? q->rows : q->cols));
+    if (pto__vpipe_vrow_bad(q, &vr, &vc)) {
+        int size = pto_dtype_size((pto_dtype)q->dtype), lr = q->split == PTO_SPLIT_LEFT_RIGHT;
+        const char *dn = pto_dtype_name((pto_dtype)q->dtype);
+        pto_error(v->ctx, q->loc,
+                  "pipe '%s': %s [%d, %d] %s, whose rows are %lld bytes, but vec rows must be a multiple of 32 bytes: "
+                  "%s (here %d)",
+                  qn, lr ? "split(left_right) gives each AIV" : "the vector core's tile is", vr, vc, dn,
+                  (long long)vc * size,
+                  lr ? "a left_right pipe needs columns a multiple of 16 for f32 / i32, 32 for f16 / bf16, 64 for i8"
+                     : size == 4 ? "its columns must be a multiple of 8 for f32 / i32"
+                     : size == 2 ? "its columns must be a multiple of 16 for f16 / bf16"
+                                 : "its columns must be a multiple of 32 for i8",
+                  (int)q->cols);
+    }
     if (q->slot_num <= 0)
         pto_error(v->ctx, q->loc, "pipe '%s': slots(%d) must be > 0", qn, (int)q->slot_num);
+    else if (q->slot_num > PTO__VMAX_PIPE_SLOTS)
+        pto_error(v->ctx, q->loc,
+                  "pipe '%s': slots(%d) is more than %d: each push sets a cross-core flag that the pops wait for, "
+                  "and its counter has 4 bits, so at most %d pushes may be ahead of the pops",
+                  qn, (int)q->slot_num, PTO__VMAX_PIPE_SLOTS, PTO__VMAX_PIPE_SLOTS);
+    else if (bytes * q->slot_num > PTO__VMAX_RING_BYTES)
+        pto_error(v->ctx, q->loc, "pipe '%s': slots(%d) of %lld bytes each are %lld bytes, more than the %lld (256 MiB) a ring may hold",
+                  qn, (int)q->slot_num, (long long)bytes, (long long)(bytes * q->slot_num),
+                  (long long)PTO__VMAX_RING_BYTES);
     else if (q->local_slot_num <= 0 || q->local_slot_num > q->slot_num || q->local_slot_num > maxl)
         pto_error(v->ctx, q->loc, "pipe '%s': local_slots(%d) must be > 0, <= slots(%d) and <= %d for a %s pipe", qn,
                   (int)q->local_slot_num, (int)q->slot_num, maxl, pto__vdir_word(q->dir));

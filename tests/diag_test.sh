@@ -190,6 +190,10 @@ expect "div_zero_blocks: blocks(N / s) at s = 0 is the division" 1 "^div_zero_bl
     $ptoc run -D N=64 -D s=0 tests/diag/div_zero_blocks.pto
 holds "div_zero_blocks: the kernel is not run" "^note: kernel k is not run: its blocks\\(N / s\\) divides by zero with these -D values$"
 lacks "div_zero_blocks: not 'would launch no block'" "would launch no block|gives 0"
+# review18 L1: a launch refused for its block count is FILE:LINE:COL: error: at its blocks(...)
+expect "div_zero_blocks, s = 128: no block, FILE:LINE:COL: error:" 1 \
+    "^div_zero_blocks.pto:3:78: error: kernel k would launch no block: blocks\\(N / s\\) is 0 with these -D values$" \
+    $ptoc run -D N=64 -D s=128 tests/diag/div_zero_blocks.pto
 expect "div_zero_blocks, s = 16: clean" 0 "^  result      match" $ptoc run -D N=64 -D s=16 tests/diag/div_zero_blocks.pto
 expect "div_zero_host: a call's block count" 1 "^div_zero_host.pto:5:64: error: division by zero$" \
     $ptoc run -D M=32 -D q=0 -D p=32 tests/diag/div_zero_host.pto

@@ -235,6 +235,84 @@ static void test_free_operands(void)
     pto_module_destroy(m);
 }
 
+/* review18 M6: in a scalar position an integer literal that an operator
+   follows starts an integer expression (`2 * i` as `i * 2`, `2 + 1` as
+   `(2 + 1)`); a literal alone stays a float operand; `.5` stays an error;
+   an unknown name in such an expression is one error, not two. */
+static void test_literal_first_scalar(void)
+{
+    pto_module *m = parse(
+        "kernel k(in x: f32[16, 8], out y: f32[16, 8]) vector {\n"
+        "  tile t: vec f32[16, 8]\n"
+        "  for i = 0 to 2 {\n"
+        "    tadds t, t, 2 * i\n"
+        "    tadds t, t, 2 + 1\n"
+        "    tadds t, t, -2 * i\n"
+        "    tmuls t, t, 1.5\n"
+        "    tadds t, t, -2e-3\n"
+        "    tadds t, t, -2\n"
+        "    tadds t, t, 3\n"
+        "  }\n"
+        "}\n");
+    int32_t f, s;
+    const pto_operand *o;
+    const pto_expr *e;
+    CHECK(m != NULL);
+    if (!m) return;
+    f = nth(m, m->kernels[0].body, 1);
+    s = nth(m, m->stmts[f].body, 0);
+    o = pto_stmt_arg(m, s, 2);
+    CHECK(o->kind == PTO_O_INT);
+    e = &m->exprs[o->e[0]];
+    CHECK(e->kind == PTO_E_MUL && m->exprs[e->a].kind == PTO_E_INT && m->exprs[e->a].value == 2 &&
+          m->exprs[e->b].kind == PTO_E_VAR);
+    o = pto_stmt_arg(m, nth(m, m->stmts[f].body, 1), 2);
+    CHECK(o->kind == PTO_O_INT && m->exprs[o->e[0]].kind == PTO_E_ADD);
+    o = pto_stmt_arg(m, nth(m, m->stmts[f].body, 2), 2);
+    CHECK(o->kind == PTO_O_INT && m->exprs[o->e[0]].kind == PTO_E_MUL &&
+          m->exprs[m->exprs[o->e[0]].a].value == -2);
+    o = pto_stmt_arg(m, nth(m, m->stmts[f].body, 3), 2);
+    CHECK(o->kind == PTO_O_FLOAT && o->f == 1.5);
+    o = pto_stmt_arg(m, nth(m, m->stmts[f].body, 4), 2);
+    CHECK(o->kind == PTO_O_FLOAT && o->f == -2e-3);
+    o = pto_stmt_arg(m, nth(m, m->stmts[f].body, 5), 2);
+    CHECK(o->kind == PTO_O_FLOAT && o->f == -2.0);
+    o = pto_stmt_arg(m, nth(m, m->stmts[f].body, 6), 2);
+    CHECK(o->kind == PTO_O_FLOAT && o->f == 3.0);
+    pto_module_destroy(m);
+    CHECK_STR(first_error("kernel k(in x: f32[16, 8]) vector {\n  tile t: vec f32[16, 8]\n  tadds t, t, .5\n}\n"),
+              "t.pto:3:15: error: unexpected character '.'");
+    CHECK_STR(first_error("kernel k(in x: f32[16, 8]) vector {\n  tile t: vec f32[16, 8]\n  tmuls t, t, 2 * 1.5\n}\n"),
+              "t.pto:3:19: error: expected an integer expression, got float '1.5'");
+    m = parse("kernel k(out y: i32[16, 8]) vector {\n  tile t: vec i32[16, 8]\n  texpands t, zz + 1\n"
+              "  tstore y[0, 0], t\n}\n");
+    CHECK(m == NULL && pto_diag_count(ctx) == 1);
+    CHECK_STR(first_error("kernel k(out y: i32[16, 8]) vector {\n  tile t: vec i32[16, 8]\n  texpands t, zz + 1\n}\n"),
+              "t.pto:3:15: error: unknown name 'zz'");
+    pto_module_destroy(m);
+}
+
+/* review18 L7: a UTF-8 byte-order mark at the start is skipped (columns
+   count from after it); a dim written as an expression is one error, and
+   its name is not declared by it (a later `scalar B` is no "already
+   declared", a use of B says nothing more). */
+static void test_bom_and_dim_expr(void)
+{
+    pto_module *m = parse("\xEF\xBB\xBFkernel k(in x: f32[16, 16]) vector {\n}\n");
+    CHECK(m != NULL);
+    pto_module_destroy(m);
+    CHECK_STR(first_error("\xEF\xBB\xBFkernal k(in x: f32[16, 16]) vector {\n}\n"),
+              "t.pto:1:1: error: expected 'kernel', 'host' or 'arch', got 'kernal' (did you mean 'kernel'?)");
+    m = parse("kernel k(out y: f32[B * 16, 16], scalar B: i32) vector blocks(B) {\n"
+              "  tile t: vec f32[16, 16]\n  tstore y[B, 0], t\n}\n"
+              "kernel k2(in x: f32[C * 16, 16]) vector {\n  let a = C + 1\n}\n");
+    CHECK(m == NULL);
+    CHECK_MSG(pto_diag_count(ctx) == 2, "%d diagnostics", pto_diag_count(ctx));
+    CHECK_STR(first_error("kernel k(out y: f32[B * 16, 16], scalar B: i32) vector {\n}\n"),
+              "t.pto:1:23: error: a tensor dimension is an integer or a name, not an expression (give the extent a "
+              "name of its own, e.g. 'BM', and compute with it in the body)");
+}
+
 /* Tiles named like the words of other operand kinds (a pipe, a comparison,
    a notify mode): the op table's position decides, as before the parser's
    fast path for tile operands. */
@@ -674,6 +752,8 @@ int main(void)
     test_dims_and_scalars();
     test_cube_if_sync_mix();
     test_free_operands();
+    test_literal_first_scalar();
+    test_bom_and_dim_expr();
     test_tiles_named_like_words();
     test_indent_columns();
     test_scopes();

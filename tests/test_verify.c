@@ -1392,6 +1392,54 @@ static void test_no_output(void)
     }
 }
 
+/* review18 L7: an integer expression in a scalar position is checked once:
+   `rank` outside a ranks kernel is one error each, not two. */
+static void test_scalar_expr_once(void)
+{
+    char out[4000];
+    all_diags("kernel rn(out y: i32[16, 8]) vector {\n  tile t: vec i32[16, 8]\n  texpands t, rank * 10 + nranks\n"
+              "  tstore y[0, 0], t\n}\n", out, sizeof out);
+    CHECK_STR(out, "t.pto:3:15: error: 'rank' is only defined in a ranks kernel\n"
+                   "t.pto:3:27: error: 'nranks' is only defined in a ranks kernel\n");
+}
+
+/* review18 M5: a split(left_right) pipe whose half row is under 32 bytes
+   is one error at the pipe, with the columns it needs; its tiles' row and
+   shape errors (which contradicted each other) are not added. */
+static void test_split_half_row(void)
+{
+    static const char *const tiles[] = {"f16[16, 8]", "f16[16, 16] valid(16, 8)"};
+    char text[2000], out[4000];
+    int i;
+    for (i = 0; i < 2; i++) {
+        snprintf(text, sizeof text,
+                 "kernel sl(in a: f16[16, 16], out c: f32[16, 16]) mix {\n"
+                 "  pipe q: v2c f16[16, 16] split(left_right)\n"
+                 "  cube {\n"
+                 "    tile m: mat f16[16, 16]\n"
+                 "    tpop m, q\n"
+                 "    tfree q\n"
+                 "    tile l: left f16[16, 16]\n"
+                 "    tile r: right f16[16, 16]\n"
+                 "    tile acc: acc f32[16, 16]\n"
+                 "    tmov l, m\n"
+                 "    tmov r, m\n"
+                 "    tmatmul acc, l, r\n"
+                 "    tstore c[0, 0], acc\n"
+                 "  }\n"
+                 "  vector {\n"
+                 "    tile t: vec %s\n"
+                 "    tload t, a[0, subblock * 8]\n"
+                 "    tpush q, t\n"
+                 "  }\n"
+                 "}\n", tiles[i]);
+        all_diags(text, out, sizeof out);
+        CHECK_STR(out, "t.pto:2:8: error: pipe 'q': split(left_right) gives each AIV [16, 8] f16, whose rows are 16 "
+                       "bytes, but vec rows must be a multiple of 32 bytes: a left_right pipe needs columns a multiple "
+                       "of 16 for f32 / i32, 32 for f16 / bf16, 64 for i8 (here 16)\n");
+    }
+}
+
 /* A literal scalar of tadds .. tmins / texpands on an i32 / i8 tile that the
    conversion to the tile's dtype changes (truncated, out of range, nan) is
    a warning at the scalar naming the op, the tile, its dtype and the value
@@ -1491,6 +1539,8 @@ int main(void)
 {
     test_ok_files();
     test_no_output();
+    test_split_half_row();
+    test_scalar_expr_once();
     test_int_scalar();
     test_loop_var_let_kind();
     test_v2c_push_guard();

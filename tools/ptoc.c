@@ -1835,13 +1835,24 @@ static int cli_has(int argc, char **argv, const char *opt, const char *dname, si
     return 0;
 }
 
-/* The `# run:` line of a .pto text (NULL: none); cuts the text at its end. */
-static char *run_line_pto(char *text)
+/* A UTF-8 byte-order mark at the start of a text (what Windows editors
+   write) is skipped, as the parser skips it. */
+static char *skip_bom(char *text)
+{
+    return strncmp(text, "\xEF\xBB\xBF", 3) == 0 ? text + 3 : text;
+}
+
+/* The `# run:` line of a .pto text (NULL: none) and its number in *lineno;
+   cuts the text at its end. */
+static char *run_line_pto(char *text, int *lineno, char **start)
 {
     char *line, *end;
-    for (line = text; line && *line; line = end ? end + 1 : NULL) {
+    *lineno = 0;
+    for (line = skip_bom(text); line && *line; line = end ? end + 1 : NULL) {
         end = strchr(line, '\n');
         if (end) *end = 0;
+        ++*lineno;
+        *start = line;
         if (strncmp(line, "# run:", 6) == 0) return line;
     }
     return NULL;
@@ -1850,13 +1861,20 @@ static char *run_line_pto(char *text)
 /* The same line in an emitted host.c, where the .pto text is embedded one
    C string per line: `    "# run: -D N=64\n",`. A line with other escapes
    is not guessed at (NULL). */
-static char *run_line_host(char *text)
+static char *run_line_host(char *text, int *lineno, char **start)
 {
     char *line, *end, *q;
+    *lineno = 0;
     for (line = text; line && *line; line = end ? end + 1 : NULL) {
         end = strchr(line, '\n');
         if (end) *end = 0;
+        ++*lineno;
+        *start = line;
         while (*line == ' ') line++;
+        if (strncmp(line, "\"\\357\\273\\277", 13) == 0) {   /* the text's byte-order mark, escaped */
+            line += 12;
+            *line = '"';
+        }
         if (strncmp(line, "\"# run:", 7) != 0) continue;
         q = strstr(line, "\\n\",");
         if (!q) return NULL;
@@ -1870,16 +1888,17 @@ static char *run_line_host(char *text)
    line (for an emitted DIR, the line embedded in DIR/host.c). Each option
    there is added unless the command line gives it too, so
    `ptoc run examples/softmax.pto` works as the demo runs it, and so does
-   `ptoc run DIR` on what `ptoc emit` made of it. */
-static void file_defaults(const char *path, int is_dir, int argc, char **argv, char *cmd, size_t size, sw_defs *defs)
+   `ptoc run DIR` on what `ptoc emit` made of it. Returns 1 after an error
+   of the line (said with its file and line), else 0. */
+static int file_defaults(const char *path, int is_dir, int argc, char **argv, char *cmd, size_t size, sw_defs *defs)
 {
     size_t len = 0;
-    char hpath[4200], *text, *line, *tok[64];
-    int n = 0, i;
+    char hpath[4200], *text, *line, *start = NULL, *tok[64];
+    int n = 0, i, lineno = 0, rc = 0;
     if (is_dir) snprintf(hpath, sizeof hpath, "%s/host.c", path);
     text = read_all(is_dir ? hpath : path, &len);
-    if (!text) return;
-    line = is_dir ? run_line_host(text) : run_line_pto(text);
+    if (!text) return 0;
+    line = is_dir ? run_line_host(text, &lineno, &start) : run_line_pto(text, &lineno, &start);
     if (line) {
         char *p = line + 6;
         while (n < 64) {
@@ -1918,6 +1937,12 @@ static void file_defaults(const char *path, int is_dir, int argc, char **argv, c
             continue;
         }
         eq = strchr(val, '=');
+        if (strcmp(opt, "-D") == 0 && (!eq || eq == val)) {   /* `# run: -D N`: the harness would say only "bad -D" */
+            fprintf(stderr, "%s:%d:%d: error: the '# run:' line's -D '%s' has no value (write -D NAME=VALUE)\n",
+                    is_dir ? hpath : path, lineno, (int)(val - start) + 1, val);
+            rc = 1;
+            break;
+        }
         given = strcmp(opt, "-D") == 0 ? eq && cli_has(argc, argv, "-D", val, (size_t)(eq - val))
                                        : cli_has(argc, argv, opt, NULL, 0);
         if (given) continue;
@@ -1929,6 +1954,7 @@ static void file_defaults(const char *path, int is_dir, int argc, char **argv, c
         shell_add(cmd, size, " ", val);
     }
     free(text);
+    return rc;
 }
 
 /* A .pto file's `# sweep: -D K=1..64 --sweep-runs 20` line: the values a
@@ -1942,7 +1968,7 @@ static int sweep_line(const char *path, int argc, char **argv, sw_defs *ranges, 
     char *text = read_all(path, &len), *line, *end, *tok[64], *p;
     int n = 0, i, rc = 0, lineno = 0;
     if (!text) return 0;
-    for (line = text; line && *line; line = end ? end + 1 : NULL) {
+    for (line = skip_bom(text); line && *line; line = end ? end + 1 : NULL) {
         end = strchr(line, '\n');
         if (end) *end = 0;
         lineno++;
@@ -2072,7 +2098,7 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
         dir = target;
         rc = file_exists(dir, "host.c") ? 0 : 1;
         if (rc) fprintf(stderr, "ptoc: error: '%s' has no host.c (make it with ptoc emit)\n", dir);
-        else file_defaults(dir, 1, argc, argv, cmd, sizeof cmd, sweep ? &defs : NULL);
+        else rc = file_defaults(dir, 1, argc, argv, cmd, sizeof cmd, sweep ? &defs : NULL);
         if (!rc && opts)   /* they steer the compile of a FILE; a DIR is compiled already */
             fprintf(stderr, "ptoc: warning: %s steer%s how ptoc compiles a .pto FILE; the DIR '%s' runs as it was "
                     "emitted (emit it again with %s)\n",
@@ -2081,7 +2107,7 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
     } else {
         dir = tmp;
         rc = emit_to(ctx, target, dir, opts);
-        file_defaults(target, 0, argc, argv, cmd, sizeof cmd, sweep ? &defs : NULL);
+        if (file_defaults(target, 0, argc, argv, cmd, sizeof cmd, sweep ? &defs : NULL)) rc = 1;
     }
     if (sweep && !cli_has(argc, argv, "--ranks", NULL, 0)) {   /* the # run: line's, for nranks in the sweep */
         const char *r = strstr(cmd, "'--ranks' '");
