@@ -499,10 +499,11 @@ typedef struct pto_module {
     /* The verified stamp: nonzero when pto_verify accepted the module and no
        builder (pto_add_*, pto_arg_*, pto_set_*, pto_expr_*, pto_if_else,
        pto_new_stmt and the relinking calls, the host builders) changed it
-       since. Builders clear it; pto_lower, pto_plan, pto_sync, pto_emit,
-       pto_emit_isa, pto_interp and pto_interp_host refuse a module without
-       it (one error naming the pass), so an invalid module never reaches
-       code that relies on verify's guarantees. lower and sync edit the
+       since. Builders clear it; pto_lower, pto_plan, pto_sync, pto_emit and
+       pto_emit_isa refuse a module without it (one error naming the pass),
+       so an invalid module never reaches code that relies on verify's
+       guarantees. The interpreters (pto_interp, pto_interp_host) need no
+       stamp: they check what they run and report it as a run-time error. lower and sync edit the
        module through the builders and stamp it again when they succeed
        (their output is valid by their own guarantees; a failed one leaves
        it cleared). A caller writing to the arrays above directly must call
