@@ -2363,7 +2363,7 @@ PTO_K_FN void pto_k__copy(unsigned char *dst, int dd, int64_t ds, const unsigned
 
 /* op: PTO_K__TADD .. PTO_K__TMIN (numerics.h holds the arithmetic) */
 PTO_K_FN float pto_k__bin(int op, float a, float b) { return pto_el_bin(op - PTO_K__TADD, a, b); }
-/* A broadcast op's element (op is its TADD .. TDIV form): a division as
+/* A binary or broadcast op's element (op in its TADD .. TDIV form): a division as
    the device divides into the destination's dtype (numerics.h). */
 PTO_K_FN float pto_k__div_or(int op, int ddt, float a, float b)
 {
@@ -2517,8 +2517,7 @@ PTO_K_FN void pto_k__x_map(pto_k_core *c, const pto_k__ins *ins)
         for (col = 0; col < d.valid_c; col++) {
             int64_t i = r * d.cols + col;
             float x = fill ? sc : pto_elem_get(ap, a.dtype, i), y;
-            if (bin && op == PTO_K__TDIV) y = pto_el_div(d.dtype, x, pto_elem_get(bp, b.dtype, i), 0);
-            else if (bin) y = pto_k__bin(op, x, pto_elem_get(bp, b.dtype, i));
+            if (bin) y = pto_k__div_or(op, d.dtype, x, pto_elem_get(bp, b.dtype, i));
             else if (op == PTO_K__TDIVS) y = pto_el_div(d.dtype, x, sc, 1);
             else if (bins) y = pto_k__bin(op - (PTO_K__TADDS - PTO_K__TADD), x, sc);
             else if (op >= PTO_K__TEXP && op <= PTO_K__TRELU) y = pto_k__un(op, x);
