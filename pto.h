@@ -9812,6 +9812,12 @@ static int pto__eval(pto__interp *I, int32_t e, int64_t *out, int depth)
 
 /* op is one of TADD .. TMIN (numerics.h holds the arithmetic). */
 static float pto__binop(int op, float a, float b) { return pto_el_bin(op - PTO_OP_TADD, a, b); }
+/* A binary or broadcast op's element: a division as the device divides
+   into the destination's dtype (numerics.h), the rest by pto__binop. */
+static float pto__div_or(int op, int ddt, float a, float b)
+{
+    return op == PTO_OP_TDIV ? pto_el_div(ddt, a, b, 0) : pto__binop(op, a, b);
+}
 
 /* op is one of TEXP .. TRELU. */
 static float pto__unop(int op, float x) { return pto_el_un(op - PTO_OP_TEXP, x); }
@@ -10008,10 +10014,7 @@ static int pto__exec_map(pto__interp *I, int32_t s, pto_opclass cls)
             int64_t i = r * cols + c;
             float x = cls == PTO_OC_FILL ? sc : pto_elem_get(a.it->data, a.t->dtype, i), y;
             switch (cls) {
-            case PTO_OC_BIN:
-                y = op == PTO_OP_TDIV ? pto_el_div(d.t->dtype, x, pto_elem_get(b.it->data, b.t->dtype, i), 0)
-                                      : pto__binop(op, x, pto_elem_get(b.it->data, b.t->dtype, i));
-                break;
+            case PTO_OC_BIN: y = pto__div_or(op, d.t->dtype, x, pto_elem_get(b.it->data, b.t->dtype, i)); break;
             case PTO_OC_BINS: y = op == PTO_OP_TDIV ? pto_el_div(d.t->dtype, x, sc, 1) : pto__binop(op, x, sc); break;
             case PTO_OC_UN: y = pto__unop(op, x); break;
             default: y = x; break; /* fill, cvt, mov */
@@ -10100,7 +10103,7 @@ static int pto__exec_expand(pto__interp *I, int32_t s, int first, int by_col)
             int64_t i = r * d.t->cols + c;
             float y = pto_elem_get(v.it->data, v.t->dtype, by_col ? c : r);
             float x = pto_elem_get(a.it->data, a.t->dtype, i);
-            pto_elem_set(d.it->data, d.t->dtype, i, op == PTO_OP_TDIV ? pto_el_div(d.t->dtype, x, y, 0) : pto__binop(op, x, y));
+            pto_elem_set(d.it->data, d.t->dtype, i, pto__div_or(op, d.t->dtype, x, y));
         }
     return 1;
 }
