@@ -1194,11 +1194,35 @@ PTO_K_FN void pto_h_unused_ranks(const pto_h_run *run)
             "ranks a kernel declared 'ranks' runs on)\n", run->nranks, run->file);
 }
 
+/* In a file with hosts, the run is the hosts' calls: a kernel that no call
+   names is never run, which a user seeing `match` may not expect (review18
+   L11; a ranks kernel cannot be called at all). A note per such kernel on
+   stderr, said only after a clean run as for an unused -D; the exit status
+   stays the run's. The kernel is not run on its own: `ptoc run` of a file
+   without the host (or a host that calls it) runs it. */
+PTO_K_FN void pto_h_uncalled(const pto_h_run *run)
+{
+    int32_t k, h, i;
+    if (run->status || !run->m || !run->m->n_hosts) return;
+    for (k = 0; k < run->m->n_kernels; k++) {
+        int called = 0;
+        for (h = 0; h < run->m->n_hosts && !called; h++)
+            for (i = 0; i < run->m->hosts[h].nstmts && !called; i++) {
+                const pto_hstmt *st = &run->m->hstmts[run->m->hosts[h].stmt0 + i];
+                called = st->kind == PTO_HS_CALL && st->ref == k;
+            }
+        if (!called)
+            fprintf(stderr, "note: kernel '%s' is called by no host: not run (a file with hosts runs its hosts' "
+                    "calls)\n", pto_str(run->ctx, run->m->kernels[k].name));
+    }
+}
+
 PTO_K_FN int pto_h_end(pto_h_run *run)
 {
     int status;
     pto_h_unused_defs(run);
     pto_h_unused_ranks(run);
+    pto_h_uncalled(run);
     status = run->status ? run->status : run->failed;
     if (run->nkernels > 1) printf("total         %lld cycles over %d kernels\n", (long long)run->cycles, run->nkernels);
     pto_h_reset(run);

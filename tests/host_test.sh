@@ -82,5 +82,21 @@ if grep -q "warning" $out/log; then bad "-D twice: no warning"; else ok "-D twic
 expect "wrong argument count: reported" 1 "'sc' takes 3 arguments (its tensors, then its scalars), got 2" $ptoc check $out/arity.pto
 if [ "$(grep -c 'error:' $out/log)" = 1 ]; then ok "wrong argument count: no cascade"; else bad "wrong argument count: no cascade"; fi
 
+# a kernel that no host calls is not run, and the run says so (a note: the exit status stays 0)
+# (review18 L11); a file whose kernels are all called gets no note
+{ printf 'kernel art(inout g: f32[7, 13] window, inout sig: i32[1, 8] window) vector ranks {\n  allreduce g, sig\n}\n'
+  cat tests/ok/host_chain.pto; } >$out/uncalled.pto
+expect "an uncalled kernel: a note, exit 0" 0 "^note: kernel 'art' is called by no host: not run" $ptoc run $out/uncalled.pto $D
+if grep -q "^  result      match" $out/log; then ok "an uncalled kernel: the host still matches"; else bad "an uncalled kernel: the host still matches"; fi
+$ptoc run tests/ok/host_chain.pto $D >$out/log 2>&1
+if grep -q "called by no host" $out/log; then bad "every kernel called: no note"; else ok "every kernel called: no note"; fi
+
+# ptoc dump keeps the file's '# run:' and '# sweep:' lines: its dump runs as the file does (review18 L5)
+$ptoc dump sync examples/allreduce.pto >$out/ar_dump.pto 2>$out/log
+expect "a dump of allreduce runs at the file's --ranks 4" 0 "^kernel allreduce (1 block x 4 ranks)" $ptoc run $out/ar_dump.pto
+$ptoc dump parse tests/user/trip_cube_k.pto >$out/log 2>&1
+if [ "$(sed -n 1,2p $out/log)" = "$(grep '^# \(sweep\|run\):' tests/user/trip_cube_k.pto)" ] && grep -q '^# sweep:' $out/log
+then ok "dump keeps '# sweep:' and '# run:' at the top"; else bad "dump keeps '# sweep:' and '# run:' at the top"; fi
+
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -194,6 +194,17 @@ if [ "$(grep '^  K=.* cycles ' $out/log | awk '{ print index($0, "cycles") }' | 
    grep -q "REPORTS" $out/log
 then ok "sweep rows: one cycles column"; else bad "sweep rows: one cycles column"; fi
 
+# a 2-D grid, blocks((M / 32) * (N / 64)) from M=96 N=192: one name at a time launches 3, 6 or
+# more blocks; the names' smallest values together launch 1 (M=32 N=64) and 2 (M=64 N=64) (review18 L9)
+$ptoc run --sweep $cc tests/sweep/grid2d.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "^  M=32 N=64  *match" $out/log && grep -q "^  M=64 N=64  *match" $out/log &&
+   ! grep -q "was not run at block count" $out/log
+then ok "grid2d: 1 and 2 blocks run with the names together"; else bad "grid2d: 1 and 2 blocks run with the names together"; fi
+# ... and a budget that stops before them says which counts no run launched
+$ptoc run --sweep $cc --sweep-runs 3 tests/sweep/grid2d.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "^  note: kernel 'g2' was not run at block counts 1, 2 (blocks(M / 32 \* (N / 64)) reads 2 swept names" $out/log
+then ok "grid2d, 3 runs: the note names block counts 1, 2"; else bad "grid2d, 3 runs: the note names block counts 1, 2"; fi
+
 # usage errors (exit 1, said)
 for args in "--sweep --trace t.json tests/user/trip_x2.pto" "--sweep build" "--sweep-runs 3 tests/user/trip_x2.pto" \
             "--sweep --sweep-runs 0 tests/user/trip_x2.pto" "--sweep -D N=9..2 tests/user/trip_x2.pto" \

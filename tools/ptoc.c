@@ -267,6 +267,8 @@ static int cmd_fmt(pto_ctx *ctx, const char *path)
     return m ? exit_code(st) : status;
 }
 
+static char *skip_bom(char *text);
+
 /* The pipeline stages `ptoc dump` can stop after, in order. */
 static const char *const dump_stages[] = {"parse", "verify", "lower", "plan", "sync"};
 
@@ -277,13 +279,15 @@ static int cmd_dump(pto_ctx *ctx, const char *stage, const char *path, int isa)
     int status, last = -1, i;
     pto_module *m;
     pto_status st = PTO_OK;
+    char *text = NULL;
+    size_t len = 0;
     for (i = 0; i < (int)(sizeof dump_stages / sizeof dump_stages[0]); i++)
         if (strcmp(stage, dump_stages[i]) == 0) last = i;
     if (last < 0) {
         fprintf(stderr, "ptoc: error: unknown stage '%s' (stages: parse, verify, lower, plan, sync)\n", stage);
         return 1;
     }
-    m = load(ctx, path, &status);
+    m = load_text(ctx, path, &status, &text, &len);
     if (m && last >= 1) {
         pto_compile_desc cd;
         memset(&cd, 0, sizeof cd);
@@ -294,8 +298,19 @@ static int cmd_dump(pto_ctx *ctx, const char *stage, const char *path, int isa)
         st = pto_compile(ctx, m, &cd);
     }
     pto_diag_print(ctx, stderr);
-    if (m && st == PTO_OK) st = write_text(ctx, m, pto_dump);
+    if (m && st == PTO_OK) {
+        /* the file's `# run:` and `# sweep:` lines first, as in the source: a dump run
+           again (dump, edit, run) keeps the file's -D / --ranks defaults (review18 L5) */
+        char *line, *end;
+        for (line = text ? skip_bom(text) : NULL; line && *line; line = end ? end + 1 : NULL) {
+            end = strchr(line, '\n');
+            if (strncmp(line, "# run:", 6) == 0 || strncmp(line, "# sweep:", 8) == 0)
+                printf("%.*s\n", (int)(end ? end - line : (long)strlen(line)), line);
+        }
+        st = write_text(ctx, m, pto_dump);
+    }
     pto_module_destroy(m);
+    free(text);
     return m ? exit_code(st) : status;
 }
 
@@ -896,7 +911,8 @@ static int compile_dir(const char *cc, const char *inc, const char *dir, const c
    a pipe's counts that do not meet, the instruction budget) is a row that
    says why, and neither a pass nor a failure; its behaviours are tried with
    one other value, then given up (the last lines say how many, and how
-   many the run budget left unshown). */
+   many the run budget left unshown). Names that steer one block count
+   together (a 2-D grid) are then also run together: sw_joint. */
 
 #define SW_MAXN 16            /* names swept (the rest stay at their base) */
 #define SW_HI 4096            /* the scan's top value */
@@ -1579,6 +1595,148 @@ static int sw_fits(const pto_module *m, const pto_var *x, long long lo, long lon
     return lo >= pto_int_lo(m->params[x->def].dtype) && hi <= pto_int_hi(m->params[x->def].dtype);
 }
 
+/* Names that steer one kernel's block count together (a 2-D grid,
+   blocks((M / 32) * (N / 64))): one name at a time keeps the others at
+   their base, so the small counts may be reached by no value of any one
+   name (review18 L9). Each such name's candidates are its smallest value of
+   each distinct block-count outcome in its scan (at most SW_JOINT_CAND);
+   their combinations (at most SW_JOINT_MAX) are evaluated, and the one
+   showing the most block-count classes and last-block tails no run has
+   shown is run, the smallest values first on a tie, until none is left or
+   the run budget is spent. Then a kernel steered by two names or more that
+   no run launched at some class (1, 2, 3, 5 or more blocks) gets a note. */
+#define SW_JOINT_CAND 5
+#define SW_JOINT_MAX 256
+
+static int sw_refused_at(const sw_scan *sc, int32_t j)
+{
+    return sc->off[j] < sc->off[j + 1] && sc->keys[sc->off[j]] == 0;
+}
+
+static void sw_joint(sweep *s, sw_scan *scan, sw_set *shown, const sw_defs *defs, const char *bin, const char *fixed,
+                     const char *tmp, const char *file, sw_tally *t, int max_runs, pto_buf *notes)
+{
+    const pto_module *m = s->m;
+    int32_t k, j, q, c, ncombo = 1, best;
+    int i, nj = 0, jn[SW_MAXN], nc[SW_MAXN];
+    int64_t cand[SW_MAXN][SW_JOINT_CAND];
+    int *nsteer = (int *)pto_alloc(s->ctx, (size_t)(m->n_kernels + 1) * sizeof(int));
+    unsigned char *tried = NULL;
+    sw_set cur;
+    memset(&cur, 0, sizeof cur);
+    if (!nsteer) { s->oom = 1; return; }
+    for (k = 0; k < m->n_kernels; k++) nsteer[k] = 0;
+    for (i = 0; i < s->n; i++) {   /* the kernels whose block count name i changes */
+        sw_scan *sc = &scan[i];
+        for (k = 0; k < m->n_kernels; k++) {
+            uint64_t first = 0;
+            int varies = 0;
+            for (j = 0; j < sc->nv && !varies; j++)
+                for (q = sc->off[j]; q < sc->off[j + 1] && !varies; q++)
+                    if ((sc->keys[q] >> 56) == 6 && (int32_t)(uint32_t)(sc->keys[q] >> 8) == k) {
+                        if (!first) first = sc->keys[q];
+                        else if (sc->keys[q] != first) varies = 1;
+                    }
+            nsteer[k] += varies;
+        }
+    }
+    for (i = 0; i < s->n; i++) {   /* the names of those kernels' counts, and their candidates */
+        sw_scan *sc = &scan[i];
+        uint64_t sig[SW_JOINT_CAND];
+        int steers = 0;
+        for (j = 0; j < sc->nv && !steers; j++)
+            for (q = sc->off[j]; q < sc->off[j + 1]; q++)
+                if ((sc->keys[q] >> 56) == 6 && nsteer[(int32_t)(uint32_t)(sc->keys[q] >> 8)] >= 2) steers = 1;
+        if (!steers) continue;
+        nc[nj] = 0;
+        for (j = 0; j < sc->nv && nc[nj] < SW_JOINT_CAND; j++) {
+            uint64_t g = 1469598103934665603ULL;   /* the value's block counts, as one number */
+            int p;
+            if (sw_refused_at(sc, j)) continue;
+            for (q = sc->off[j]; q < sc->off[j + 1]; q++)
+                if ((sc->keys[q] >> 56) == 6) g = (g ^ sc->keys[q]) * 1099511628211ULL;
+            for (p = 0; p < nc[nj] && sig[p] != g; p++)
+                ;
+            if (p < nc[nj]) continue;
+            sig[nc[nj]] = g;
+            cand[nj][nc[nj]++] = s->lo[i] + j;
+        }
+        if (nc[nj] >= 2) jn[nj++] = i;
+    }
+    if (nj >= 2) {
+        for (i = 0; i < nj; i++) ncombo *= nc[i];
+        while (ncombo > SW_JOINT_MAX) {   /* fewer candidates of the name with the most */
+            int w = 0;
+            for (i = 1; i < nj; i++)
+                if (nc[i] > nc[w]) w = i;
+            ncombo = ncombo / nc[w] * (nc[w] - 1);
+            nc[w]--;
+        }
+        tried = (unsigned char *)pto_alloc(s->ctx, (size_t)ncombo);
+        if (!tried) s->oom = 1;
+        else memset(tried, 0, (size_t)ncombo);
+    }
+    while (tried && t->runs < max_runs && !s->oom) {
+        int32_t bestnew = 0;
+        int64_t bestsum = 0;
+        best = -1;
+        for (c = 0; c < ncombo && !s->oom; c++) {
+            int32_t nw = 0, r = c;
+            int64_t sum = 0;
+            if (tried[c]) continue;
+            memcpy(s->cur, s->base, sizeof s->cur);
+            for (i = 0; i < nj; i++) {
+                s->cur[jn[i]] = cand[i][r % nc[i]];
+                sum += s->cur[jn[i]] < 0 ? -s->cur[jn[i]] : s->cur[jn[i]];
+                r /= nc[i];
+            }
+            sw_behaviours(s, &cur);
+            if (cur.n && cur.k[0] == 0) { tried[c] = 1; continue; }   /* refused */
+            for (q = 0; q < cur.n; q++) {
+                int kind = (int)(cur.k[q] >> 56);
+                nw += (kind == 6 || kind == 7) && !sw_has(shown, cur.k[q]);
+            }
+            if (nw > bestnew || (nw && nw == bestnew && sum < bestsum)) best = c, bestnew = nw, bestsum = sum;
+        }
+        if (best < 0) break;
+        tried[best] = 1;
+        memcpy(s->cur, s->base, sizeof s->cur);
+        for (i = 0, c = best; i < nj; i++) s->cur[jn[i]] = cand[i][c % nc[i]], c /= nc[i];
+        sw_behaviours(s, &cur);
+        if (sw_run_one(s, defs, bin, fixed, tmp, file, t))
+            for (q = 0; q < cur.n; q++) {
+                sw_insert(s, shown, cur.k[q]);
+                for (i = 0; i < s->n; i++) sw_insert(s, &scan[i].covered, cur.k[q]);
+            }
+    }
+    for (k = 0; k < m->n_kernels && !s->oom; k++) {   /* what no run showed */
+        static const char *const cname[4] = {"1", "2", "3", "5 or more"};
+        char missing[80];
+        int p, nmiss = 0;
+        pto_buf e;
+        if (nsteer[k] < 2) continue;
+        missing[0] = 0;
+        for (p = 0; p < 4; p++) {
+            uint64_t key = ((uint64_t)6 << 56) | ((uint64_t)(uint32_t)k << 8) | (uint64_t)(p < 3 ? p + 1 : 5);
+            size_t n = strlen(missing);
+            if (sw_has(shown, key)) continue;
+            snprintf(missing + n, sizeof missing - n, "%s%s", nmiss ? ", " : "", cname[p]);
+            nmiss++;
+        }
+        if (!nmiss) continue;
+        memset(&e, 0, sizeof e);
+        e.ctx = s->ctx;
+        pto_print_expr(m, m->kernels[k].blocks, &e);
+        pto_buf_printf(notes, "  note: kernel '%s' was not run at block count%s %s (blocks(%s) reads %d swept "
+                       "names: -D them together for those)\n", pto_str(s->ctx, m->kernels[k].name),
+                       nmiss == 1 ? "" : "s", missing, e.data && !e.oom ? e.data : "...", nsteer[k]);
+        pto_buf_free(&e);
+    }
+    pto_free(s->ctx, cur.k);
+    pto_free(s->ctx, tried);
+    pto_free(s->ctx, nsteer);
+}
+
 /* ptoc run --sweep: FILE is emitted and compiled into bin (or DIR as it
    is: path is then the .pto its program embeds); run it at the value sets
    the comment above describes. shown: FILE or DIR, for the report and its
@@ -1590,8 +1748,9 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
     sw_defs defs_all, *defs = &defs_all;
     sweep s;
     sw_scan scan[SW_MAXN];
-    sw_set cur;
+    sw_set cur, seen;
     sw_tally t;
+    pto_buf notes;
     size_t len = 0;
     char *text = read_all(path, &len);
     pto_module *m = text ? pto_parse(ctx, shown, text, len) : NULL;
@@ -1600,6 +1759,9 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
     memset(&s, 0, sizeof s);
     memset(scan, 0, sizeof scan);
     memset(&cur, 0, sizeof cur);
+    memset(&seen, 0, sizeof seen);
+    memset(&notes, 0, sizeof notes);
+    notes.ctx = ctx;
     memset(&t, 0, sizeof t);
     if (!m || pto_verify(ctx, m) != PTO_OK) {   /* emit passed on the same text: not expected */
         pto_diag_print(ctx, stderr);
@@ -1736,6 +1898,7 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
         memcpy(s.cur, s.base, sizeof s.cur);
         if (sw_run_one(&s, defs, bin, fixed, tmp, shown, &t)) {
             sw_behaviours(&s, &cur);
+            for (q = 0; q < cur.n; q++) sw_insert(&s, &seen, cur.k[q]);
             for (i = 0; i < s.n; i++)
                 for (q = 0; q < cur.n; q++) sw_insert(&s, &scan[i].covered, cur.k[q]);
         }
@@ -1764,7 +1927,10 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
             memcpy(s.cur, s.base, sizeof s.cur);
             s.cur[i] = s.lo[i] + best;
             if (sw_run_one(&s, defs, bin, fixed, tmp, shown, &t)) {
-                for (q = sc->off[best]; q < sc->off[best + 1]; q++) sw_insert(&s, &sc->covered, sc->keys[q]);
+                for (q = sc->off[best]; q < sc->off[best + 1]; q++) {
+                    sw_insert(&s, &sc->covered, sc->keys[q]);
+                    sw_insert(&s, &seen, sc->keys[q]);
+                }
             } else {
                 /* a behaviour only refused values show gets one more value, then is given up */
                 for (q = sc->off[best]; q < sc->off[best + 1]; q++) {
@@ -1776,6 +1942,7 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
             }
         }
     } while (progress && t.runs < max_runs && !s.oom);
+    if (!s.oom && s.n >= 2) sw_joint(&s, scan, &seen, defs, bin, fixed, tmp, shown, &t, max_runs, &notes);
     for (i = 0; i < s.n && !s.oom; i++) {   /* behaviours that no run showed: why */
         sw_scan *sc = &scan[i];
         sw_set u, later;
@@ -1803,6 +1970,7 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
         if (unreached)
             printf("  note: %d behaviour%s not shown within %d run%s (--sweep-runs N runs more)\n", unreached,
                    unreached == 1 ? "" : "s", max_runs, max_runs == 1 ? "" : "s");
+        if (notes.data && !notes.oom) fputs(notes.data, stdout);
         if (!t.pass && !t.fail) printf("  no run was accepted: nothing was judged\n");
         rc = t.fail || !t.pass ? 1 : 0;
     }
@@ -1814,6 +1982,8 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
         pto_free(ctx, scan[i].refused_once.k);
     }
     pto_free(ctx, cur.k);
+    pto_free(ctx, seen.k);
+    pto_buf_free(&notes);
     sw_free(&s, m, text);
     return rc;
 }
