@@ -4112,12 +4112,20 @@ static void pto__ps_unknown_name(pto__ps_parser *p, const pto__ps_tok *t, unsign
 
 static int32_t pto__ps_expr(pto__ps_parser *p, int *h);
 
+/* chain: in a left-assoc chain of + - or * / %, the operators so far (this
+   one too) and in *chain_h the tallest operand; 0 / NULL elsewhere. The tree
+   is as high when the user wrote no parentheses (1 + 1 + ... + 1): that is
+   said as a long chain, not as nesting. */
 static int32_t pto__ps_bin(pto__ps_parser *p, pto_expr_kind k, int32_t a, int ha, int32_t b, int hb,
-                        const pto__ps_tok *op, int *h)
+                        const pto__ps_tok *op, int *h, int chain, const int *chain_h)
 {
     *h = 1 + (ha > hb ? ha : hb);
     if (*h > PTO__MAX_EXPR_DEPTH) {
-        pto__ps_err(p, op, "expression is too deeply nested (more than %d levels)", PTO__MAX_EXPR_DEPTH);
+        if (chain_h && chain > *chain_h)
+            pto__ps_err(p, op, "expression is too long (a chain of %d operators makes it more than %d levels "
+                        "deep: split it with a let)", chain, PTO__MAX_EXPR_DEPTH);
+        else
+            pto__ps_err(p, op, "expression is too deeply nested (more than %d levels)", PTO__MAX_EXPR_DEPTH);
         return -1;
     }
     return pto_expr_bin(p->m, k, a, b, *pto__ps_tloc(p, op));
@@ -4161,7 +4169,7 @@ static int32_t pto__ps_minmax(pto__ps_parser *p, pto_expr_kind k, int *h)
         return -1;
     }
     pto__ps_next(p);
-    return pto__ps_bin(p, k, a, ha, b, hb, &t, h);
+    return pto__ps_bin(p, k, a, ha, b, hb, &t, h, 0, NULL);
 }
 
 static int32_t pto__ps_primary(pto__ps_parser *p, int *h)
@@ -4235,7 +4243,7 @@ static int32_t pto__ps_unary(pto__ps_parser *p, int *h)
         } else {
             int ha;
             e = pto__ps_unary(p, &ha);
-            if (e >= 0) e = pto__ps_bin(p, PTO_E_NEG, e, ha, -1, 0, &op, h);
+            if (e >= 0) e = pto__ps_bin(p, PTO_E_NEG, e, ha, -1, 0, &op, h, 0, NULL);
         }
     } else {
         e = pto__ps_primary(p, h);
@@ -4247,6 +4255,7 @@ static int32_t pto__ps_unary(pto__ps_parser *p, int *h)
 /* The operators after a term's first operand a (of height *h). */
 static int32_t pto__ps_term_rest(pto__ps_parser *p, int32_t a, int *h)
 {
+    int n = 0, top = *h;
     while (a >= 0 && (pto__ps_is(p, '*') || pto__ps_is(p, '/') || pto__ps_is(p, '%'))) {
         pto__ps_tok op = p->tok;
         pto_expr_kind k = op.kind == '*' ? PTO_E_MUL : op.kind == '/' ? PTO_E_DIV : PTO_E_MOD;
@@ -4254,7 +4263,8 @@ static int32_t pto__ps_term_rest(pto__ps_parser *p, int32_t a, int *h)
         int hb, ha = *h;
         pto__ps_next(p);
         if ((b = pto__ps_unary(p, &hb)) < 0) return -1;
-        a = pto__ps_bin(p, k, a, ha, b, hb, &op, h);
+        if (hb > top) top = hb;
+        a = pto__ps_bin(p, k, a, ha, b, hb, &op, h, ++n, &top);
     }
     return a;
 }
@@ -4268,13 +4278,15 @@ static int32_t pto__ps_term(pto__ps_parser *p, int *h)
 /* The operators after an expression's first term a (of height *h). */
 static int32_t pto__ps_expr_rest(pto__ps_parser *p, int32_t a, int *h)
 {
+    int n = 0, top = *h;
     while (a >= 0 && (pto__ps_is(p, '+') || pto__ps_is(p, '-'))) {
         pto__ps_tok op = p->tok;
         int32_t b;
         int hb, ha = *h;
         pto__ps_next(p);
         if ((b = pto__ps_term(p, &hb)) < 0) return -1;
-        a = pto__ps_bin(p, op.kind == '+' ? PTO_E_ADD : PTO_E_SUB, a, ha, b, hb, &op, h);
+        if (hb > top) top = hb;
+        a = pto__ps_bin(p, op.kind == '+' ? PTO_E_ADD : PTO_E_SUB, a, ha, b, hb, &op, h, ++n, &top);
     }
     return a;
 }
@@ -7169,7 +7181,10 @@ static int pto__vtile_of_bad_pipe(const pto__verifier *v, const pto_tile *t)
 static void pto__vtile_align(pto__verifier *v, const pto_tile *t)
 {
     int size = pto_dtype_size((pto_dtype)t->dtype);
-    if (t->space != PTO_VEC) return;
+    if (t->space != PTO_VEC || size <= 0) return;
+    /* a tile larger than its space is that error alone (pto__vtile_fit): a shape
+       hint for f32[2147483647, 2147483647] would propose a dim past 2^31 - 1 */
+    if ((int64_t)t->rows * t->cols > pto_space_capacity(v->m->arch, (pto_space)t->space) / size) return;
     if (t->cols != 1 && (int64_t)t->cols * size % 32 != 0 && pto__vtile_of_bad_pipe(v, t)) return;
     if (t->cols == 1 && t->rows > 1) {
         if ((int64_t)t->rows * size % 32 != 0)
@@ -9327,6 +9342,7 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
 {
     const pto_kernel *k = &v->m->kernels[ki];
     const char *kn = pto__vname(v, k->name);
+    int32_t ne0;
     v->kernel = ki;
     v->nblocks = 1;
     v->ifdepth = 0;
@@ -9353,6 +9369,7 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
         pto_error(v->ctx, k->loc, "kernel '%s' is malformed", kn);
         return;
     }
+    ne0 = v->ctx->n_errors;
     pto__vparams(v, k, 1);
     if (k->blocks >= 0) {
         pto__vform f;
@@ -9382,6 +9399,15 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
     if (!v->internal) pto__vpipes(v, k);
     if (!v->internal && !v->malformed && v->nblocks > 1 && !pto__vwaits(v->m, k->body, 0))
         pto__vsame_window(v, k->body, 0);
+    if (!k->ranks && v->ctx->n_errors == ne0) {
+        /* peers address a window: a forgotten 'ranks'? (it still compiles; a kernel that
+           uses a peer's copy is already an error that says so) */
+        int32_t i;
+        for (i = k->param0; i < k->param0 + k->nparams; i++)
+            if (v->m->params[i].kind == PTO_P_TENSOR && v->m->params[i].window)
+                pto_warning(v->ctx, v->m->params[i].loc, "'%s' is window but kernel '%s' is not a ranks kernel "
+                            "(no peer can address it)", pto__vname(v, v->m->params[i].name), kn);
+    }
     pto__vparams(v, k, 0);
 }
 
@@ -11865,6 +11891,39 @@ static int pto__hs_vexpr(pto__hs_ver *V, int32_t e, pto_loc at)
     }
 }
 
+/* The value of a host expression without vars (what pto__hs_eval computes
+   at run time, the same wrapping arithmetic); 0 when it uses a var or has
+   no value (a division by 0 is the run's error, at its line). */
+static int pto__hs_const(const pto_module *m, int32_t e, int64_t *out)
+{
+    const pto_expr *x;
+    int64_t a = 0, b = 0;
+    if (e < 0 || e >= m->n_exprs) return 0;
+    x = &m->exprs[e];
+    switch (x->kind) {
+    case PTO_E_INT: *out = x->value; return 1;
+    case PTO_E_NEG:
+        if (!pto__hs_const(m, x->a, &a)) return 0;
+        *out = (int64_t)(0 - (uint64_t)a);
+        return 1;
+    case PTO_E_ADD: case PTO_E_SUB: case PTO_E_MUL: case PTO_E_MIN: case PTO_E_MAX: case PTO_E_DIV: case PTO_E_MOD:
+        if (!pto__hs_const(m, x->a, &a) || !pto__hs_const(m, x->b, &b)) return 0;
+        break;
+    default: return 0;
+    }
+    switch (x->kind) {
+    case PTO_E_ADD: *out = (int64_t)((uint64_t)a + (uint64_t)b); return 1;
+    case PTO_E_SUB: *out = (int64_t)((uint64_t)a - (uint64_t)b); return 1;
+    case PTO_E_MUL: *out = (int64_t)((uint64_t)a * (uint64_t)b); return 1;
+    case PTO_E_MIN: *out = a < b ? a : b; return 1;
+    case PTO_E_MAX: *out = a > b ? a : b; return 1;
+    default:
+        if (b == 0 || (a == INT64_MIN && b == -1)) return 0;
+        *out = x->kind == PTO_E_DIV ? a / b : a % b;
+        return 1;
+    }
+}
+
 /* The kernel's params in ABI order (tensors, then scalars) into order[]. */
 static int32_t pto__hs_abi(const pto_module *m, const pto_kernel *k, int32_t *order)
 {
@@ -11990,7 +12049,16 @@ static void pto__hs_vscalar_arg(pto__hs_ver *V, const pto_hstmt *st, int argi, c
         }
         break;
     }
-    case PTO_O_INT: pto__hs_vexpr(V, o->e[0], o->loc); break;
+    case PTO_O_INT: {
+        int64_t c;
+        if (!pto__hs_vexpr(V, o->e[0], o->loc)) break;
+        /* a constant the integer param cannot hold (300 for an i8): the run would refuse it */
+        if (!want_float && pto__hs_const(m, o->e[0], &c) && ((double)c < pto_int_lo(kp->dtype) || (double)c > pto_int_hi(kp->dtype)))
+            pto_error(V->ctx, o->loc, "argument %d of '%s': parameter '%s' is %s and cannot hold %lld (%.0f..%.0f)", argi, kn,
+                      pto__hs_name(m, kp->name), pto_dtype_name((pto_dtype)kp->dtype), (long long)c,
+                      pto_int_lo(kp->dtype), pto_int_hi(kp->dtype));
+        break;
+    }
     default: pto_error(V->ctx, o->loc, "argument %d of '%s' is not a value", argi, kn); break;
     }
 }
@@ -12282,6 +12350,15 @@ static int pto__hs_call(pto__hs_run *R, const pto_hstmt *st, int32_t *order, pto
             int64_t v;
             if (!pto__hs_eval(R, o->e[0], &v)) { pto_free(R->ctx, kt); return 0; }
             bind[nb].value = (double)v;
+        }
+        if ((kp->dtype == PTO_I32 || kp->dtype == PTO_I8) && o->kind != PTO_O_FLOAT &&
+            (bind[nb].value < pto_int_lo(kp->dtype) || bind[nb].value > pto_int_hi(kp->dtype))) {
+            /* named at the argument (the kernel would name its param line) */
+            pto_error(R->ctx, o->loc, "argument %d of '%s': parameter '%s' is %s and gets %.0f, not an integer in %.0f..%.0f",
+                      (int)i + 1, pto_str(R->ctx, k->name), pto_str(R->ctx, kp->name), pto_dtype_name((pto_dtype)kp->dtype),
+                      bind[nb].value, pto_int_lo(kp->dtype), pto_int_hi(kp->dtype));
+            pto_free(R->ctx, kt);
+            return 0;
         }
         nb++;
     }

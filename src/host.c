@@ -601,6 +601,39 @@ static int pto__hs_vexpr(pto__hs_ver *V, int32_t e, pto_loc at)
     }
 }
 
+/* The value of a host expression without vars (what pto__hs_eval computes
+   at run time, the same wrapping arithmetic); 0 when it uses a var or has
+   no value (a division by 0 is the run's error, at its line). */
+static int pto__hs_const(const pto_module *m, int32_t e, int64_t *out)
+{
+    const pto_expr *x;
+    int64_t a = 0, b = 0;
+    if (e < 0 || e >= m->n_exprs) return 0;
+    x = &m->exprs[e];
+    switch (x->kind) {
+    case PTO_E_INT: *out = x->value; return 1;
+    case PTO_E_NEG:
+        if (!pto__hs_const(m, x->a, &a)) return 0;
+        *out = (int64_t)(0 - (uint64_t)a);
+        return 1;
+    case PTO_E_ADD: case PTO_E_SUB: case PTO_E_MUL: case PTO_E_MIN: case PTO_E_MAX: case PTO_E_DIV: case PTO_E_MOD:
+        if (!pto__hs_const(m, x->a, &a) || !pto__hs_const(m, x->b, &b)) return 0;
+        break;
+    default: return 0;
+    }
+    switch (x->kind) {
+    case PTO_E_ADD: *out = (int64_t)((uint64_t)a + (uint64_t)b); return 1;
+    case PTO_E_SUB: *out = (int64_t)((uint64_t)a - (uint64_t)b); return 1;
+    case PTO_E_MUL: *out = (int64_t)((uint64_t)a * (uint64_t)b); return 1;
+    case PTO_E_MIN: *out = a < b ? a : b; return 1;
+    case PTO_E_MAX: *out = a > b ? a : b; return 1;
+    default:
+        if (b == 0 || (a == INT64_MIN && b == -1)) return 0;
+        *out = x->kind == PTO_E_DIV ? a / b : a % b;
+        return 1;
+    }
+}
+
 /* The kernel's params in ABI order (tensors, then scalars) into order[]. */
 static int32_t pto__hs_abi(const pto_module *m, const pto_kernel *k, int32_t *order)
 {
@@ -726,7 +759,16 @@ static void pto__hs_vscalar_arg(pto__hs_ver *V, const pto_hstmt *st, int argi, c
         }
         break;
     }
-    case PTO_O_INT: pto__hs_vexpr(V, o->e[0], o->loc); break;
+    case PTO_O_INT: {
+        int64_t c;
+        if (!pto__hs_vexpr(V, o->e[0], o->loc)) break;
+        /* a constant the integer param cannot hold (300 for an i8): the run would refuse it */
+        if (!want_float && pto__hs_const(m, o->e[0], &c) && ((double)c < pto_int_lo(kp->dtype) || (double)c > pto_int_hi(kp->dtype)))
+            pto_error(V->ctx, o->loc, "argument %d of '%s': parameter '%s' is %s and cannot hold %lld (%.0f..%.0f)", argi, kn,
+                      pto__hs_name(m, kp->name), pto_dtype_name((pto_dtype)kp->dtype), (long long)c,
+                      pto_int_lo(kp->dtype), pto_int_hi(kp->dtype));
+        break;
+    }
     default: pto_error(V->ctx, o->loc, "argument %d of '%s' is not a value", argi, kn); break;
     }
 }
@@ -1018,6 +1060,15 @@ static int pto__hs_call(pto__hs_run *R, const pto_hstmt *st, int32_t *order, pto
             int64_t v;
             if (!pto__hs_eval(R, o->e[0], &v)) { pto_free(R->ctx, kt); return 0; }
             bind[nb].value = (double)v;
+        }
+        if ((kp->dtype == PTO_I32 || kp->dtype == PTO_I8) && o->kind != PTO_O_FLOAT &&
+            (bind[nb].value < pto_int_lo(kp->dtype) || bind[nb].value > pto_int_hi(kp->dtype))) {
+            /* named at the argument (the kernel would name its param line) */
+            pto_error(R->ctx, o->loc, "argument %d of '%s': parameter '%s' is %s and gets %.0f, not an integer in %.0f..%.0f",
+                      (int)i + 1, pto_str(R->ctx, k->name), pto_str(R->ctx, kp->name), pto_dtype_name((pto_dtype)kp->dtype),
+                      bind[nb].value, pto_int_lo(kp->dtype), pto_int_hi(kp->dtype));
+            pto_free(R->ctx, kt);
+            return 0;
         }
         nb++;
     }

@@ -944,12 +944,20 @@ static void pto__ps_unknown_name(pto__ps_parser *p, const pto__ps_tok *t, unsign
 
 static int32_t pto__ps_expr(pto__ps_parser *p, int *h);
 
+/* chain: in a left-assoc chain of + - or * / %, the operators so far (this
+   one too) and in *chain_h the tallest operand; 0 / NULL elsewhere. The tree
+   is as high when the user wrote no parentheses (1 + 1 + ... + 1): that is
+   said as a long chain, not as nesting. */
 static int32_t pto__ps_bin(pto__ps_parser *p, pto_expr_kind k, int32_t a, int ha, int32_t b, int hb,
-                        const pto__ps_tok *op, int *h)
+                        const pto__ps_tok *op, int *h, int chain, const int *chain_h)
 {
     *h = 1 + (ha > hb ? ha : hb);
     if (*h > PTO__MAX_EXPR_DEPTH) {
-        pto__ps_err(p, op, "expression is too deeply nested (more than %d levels)", PTO__MAX_EXPR_DEPTH);
+        if (chain_h && chain > *chain_h)
+            pto__ps_err(p, op, "expression is too long (a chain of %d operators makes it more than %d levels "
+                        "deep: split it with a let)", chain, PTO__MAX_EXPR_DEPTH);
+        else
+            pto__ps_err(p, op, "expression is too deeply nested (more than %d levels)", PTO__MAX_EXPR_DEPTH);
         return -1;
     }
     return pto_expr_bin(p->m, k, a, b, *pto__ps_tloc(p, op));
@@ -993,7 +1001,7 @@ static int32_t pto__ps_minmax(pto__ps_parser *p, pto_expr_kind k, int *h)
         return -1;
     }
     pto__ps_next(p);
-    return pto__ps_bin(p, k, a, ha, b, hb, &t, h);
+    return pto__ps_bin(p, k, a, ha, b, hb, &t, h, 0, NULL);
 }
 
 static int32_t pto__ps_primary(pto__ps_parser *p, int *h)
@@ -1067,7 +1075,7 @@ static int32_t pto__ps_unary(pto__ps_parser *p, int *h)
         } else {
             int ha;
             e = pto__ps_unary(p, &ha);
-            if (e >= 0) e = pto__ps_bin(p, PTO_E_NEG, e, ha, -1, 0, &op, h);
+            if (e >= 0) e = pto__ps_bin(p, PTO_E_NEG, e, ha, -1, 0, &op, h, 0, NULL);
         }
     } else {
         e = pto__ps_primary(p, h);
@@ -1079,6 +1087,7 @@ static int32_t pto__ps_unary(pto__ps_parser *p, int *h)
 /* The operators after a term's first operand a (of height *h). */
 static int32_t pto__ps_term_rest(pto__ps_parser *p, int32_t a, int *h)
 {
+    int n = 0, top = *h;
     while (a >= 0 && (pto__ps_is(p, '*') || pto__ps_is(p, '/') || pto__ps_is(p, '%'))) {
         pto__ps_tok op = p->tok;
         pto_expr_kind k = op.kind == '*' ? PTO_E_MUL : op.kind == '/' ? PTO_E_DIV : PTO_E_MOD;
@@ -1086,7 +1095,8 @@ static int32_t pto__ps_term_rest(pto__ps_parser *p, int32_t a, int *h)
         int hb, ha = *h;
         pto__ps_next(p);
         if ((b = pto__ps_unary(p, &hb)) < 0) return -1;
-        a = pto__ps_bin(p, k, a, ha, b, hb, &op, h);
+        if (hb > top) top = hb;
+        a = pto__ps_bin(p, k, a, ha, b, hb, &op, h, ++n, &top);
     }
     return a;
 }
@@ -1100,13 +1110,15 @@ static int32_t pto__ps_term(pto__ps_parser *p, int *h)
 /* The operators after an expression's first term a (of height *h). */
 static int32_t pto__ps_expr_rest(pto__ps_parser *p, int32_t a, int *h)
 {
+    int n = 0, top = *h;
     while (a >= 0 && (pto__ps_is(p, '+') || pto__ps_is(p, '-'))) {
         pto__ps_tok op = p->tok;
         int32_t b;
         int hb, ha = *h;
         pto__ps_next(p);
         if ((b = pto__ps_term(p, &hb)) < 0) return -1;
-        a = pto__ps_bin(p, op.kind == '+' ? PTO_E_ADD : PTO_E_SUB, a, ha, b, hb, &op, h);
+        if (hb > top) top = hb;
+        a = pto__ps_bin(p, op.kind == '+' ? PTO_E_ADD : PTO_E_SUB, a, ha, b, hb, &op, h, ++n, &top);
     }
     return a;
 }

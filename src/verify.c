@@ -587,7 +587,10 @@ static int pto__vtile_of_bad_pipe(const pto__verifier *v, const pto_tile *t)
 static void pto__vtile_align(pto__verifier *v, const pto_tile *t)
 {
     int size = pto_dtype_size((pto_dtype)t->dtype);
-    if (t->space != PTO_VEC) return;
+    if (t->space != PTO_VEC || size <= 0) return;
+    /* a tile larger than its space is that error alone (pto__vtile_fit): a shape
+       hint for f32[2147483647, 2147483647] would propose a dim past 2^31 - 1 */
+    if ((int64_t)t->rows * t->cols > pto_space_capacity(v->m->arch, (pto_space)t->space) / size) return;
     if (t->cols != 1 && (int64_t)t->cols * size % 32 != 0 && pto__vtile_of_bad_pipe(v, t)) return;
     if (t->cols == 1 && t->rows > 1) {
         if ((int64_t)t->rows * size % 32 != 0)
@@ -2745,6 +2748,7 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
 {
     const pto_kernel *k = &v->m->kernels[ki];
     const char *kn = pto__vname(v, k->name);
+    int32_t ne0;
     v->kernel = ki;
     v->nblocks = 1;
     v->ifdepth = 0;
@@ -2771,6 +2775,7 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
         pto_error(v->ctx, k->loc, "kernel '%s' is malformed", kn);
         return;
     }
+    ne0 = v->ctx->n_errors;
     pto__vparams(v, k, 1);
     if (k->blocks >= 0) {
         pto__vform f;
@@ -2800,6 +2805,15 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
     if (!v->internal) pto__vpipes(v, k);
     if (!v->internal && !v->malformed && v->nblocks > 1 && !pto__vwaits(v->m, k->body, 0))
         pto__vsame_window(v, k->body, 0);
+    if (!k->ranks && v->ctx->n_errors == ne0) {
+        /* peers address a window: a forgotten 'ranks'? (it still compiles; a kernel that
+           uses a peer's copy is already an error that says so) */
+        int32_t i;
+        for (i = k->param0; i < k->param0 + k->nparams; i++)
+            if (v->m->params[i].kind == PTO_P_TENSOR && v->m->params[i].window)
+                pto_warning(v->ctx, v->m->params[i].loc, "'%s' is window but kernel '%s' is not a ranks kernel "
+                            "(no peer can address it)", pto__vname(v, v->m->params[i].name), kn);
+    }
     pto__vparams(v, k, 0);
 }
 

@@ -566,5 +566,38 @@ expect "valid past the shape: reported" 1 "valid_excess.pto:3:33: error: valid r
 expect "other core's tile: reported" 1 "other_core_tile.pto:3:8: error: vector kernel 'k' cannot use a 'mat' tile" \
     $ptoc check tests/diag/other_core_tile.pto
 [ "$(grep -c error $out/log)" = 1 ] && ok "other core's tile: one error" || bad "other core's tile: one error ($(grep -c error $out/log))"
+# ---- review18 L6: 'window' on a tensor of a kernel that is not a ranks kernel: a warning at the
+# tensor (a forgotten 'ranks'?), exit 0; a ranks kernel's window is no warning ----
+cat > $out/window_nonranks.pto <<'EOF2'
+kernel wn(in x: f32[16, 64] window, out y: f32[16, 64]) vector {
+  tile a: vec f32[16, 64]
+  tload a, x[0, 0]
+  tstore y[0, 0], a
+}
+EOF2
+expect "window without ranks: warned" 0 "^$out/window_nonranks.pto:1:14: warning: 'x' is window but kernel 'wn' is not a ranks kernel" \
+    $ptoc check $out/window_nonranks.pto
+sed 's/) vector {/) vector ranks {/' $out/window_nonranks.pto >$out/window_ranks.pto
+$ptoc check $out/window_ranks.pto >$out/log 2>&1 && [ ! -s $out/log ] && ok "window with ranks: no warning" ||
+    bad "window with ranks: no warning"
+# ---- review18 L10: a host call's run-time value an integer scalar cannot hold is the run's error
+# at the argument (was: at the kernel's param line); a constant one is check's (tests/bad) ----
+cat > $out/host_range.pto <<'EOF2'
+kernel k(in x: i8[16, 32], out y: i8[16, 32], scalar q: i8) vector {
+  tile a: vec i8[16, 32]
+  tload a, x[0, 0]
+  tadds a, a, q
+  tstore y[0, 0], a
+}
+host h(in x: i8[16, 32], out y: i8[16, 32], out z: i8[16, 32], scalar n: i32) {
+  call k(x, y, 100)
+  call k(x, z, n * 100)
+}
+EOF2
+expect "host scalar out of range at run time: at the argument" 1 \
+    "host_range.pto:9:16: error: argument 3 of 'k': parameter 'q' is i8 and gets 200, not an integer in -128..127" \
+    $ptoc run $out/host_range.pto -D n=2
+lacks "... not at the kernel's param line" "host_range.pto:1:"
+expect "host scalar in range: runs" 0 "result      match \(2 outputs\)" $ptoc run $out/host_range.pto -D n=1
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

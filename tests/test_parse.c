@@ -556,7 +556,7 @@ static void test_params_after_a_broken_one(void)
 static void test_hostile(void)
 {
     static const char nul[] = "kernel k() vector {\n  let a = 1\0\n}\n";
-    size_t n = 200000, i;
+    size_t n = 200000, i, j;
     char *big = (char *)malloc(n + 64);
     pto_module *m;
     pto_diag_clear(ctx);
@@ -573,11 +573,26 @@ static void test_hostile(void)
     for (i = strlen(big); i < n; i++) big[i] = '(';
     big[n] = 0;
     CHECK(strstr(first_error(big), "too deeply nested") != NULL);
-    /* a 100k-term sum: the tree height is capped too */
+    /* a 100k-term sum: the tree height is capped too; the user wrote no
+       nesting, so it is said as a long chain (review18 L2) */
     strcpy(big, "kernel k() vector {\n  let a = 1");
     for (i = strlen(big); i + 2 < n; i += 2) memcpy(big + i, "+1", 2);
     big[i] = 0;
-    CHECK(strstr(first_error(big), "too deeply nested") != NULL);
+    CHECK(strstr(first_error(big), "expression is too long (a chain of 256 operators makes it more than 256 levels deep") != NULL);
+    /* ... as is a product chain; 1+(1+(1+ ... nests (and a chain of 2-high terms is still a chain) */
+    strcpy(big, "kernel k() vector {\n  let a = 1");
+    for (i = strlen(big); i + 2 < 5000; i += 2) memcpy(big + i, "*1", 2);
+    big[i] = 0;
+    CHECK(strstr(first_error(big), "too long (a chain of 256 operators") != NULL);
+    strcpy(big, "kernel k() vector {\n  let a = 1");
+    for (i = strlen(big); i + 4 < 5000; i += 4) memcpy(big + i, "+1*1", 4);
+    big[i] = 0;
+    CHECK(strstr(first_error(big), "too long (a chain of 255 operators") != NULL);
+    strcpy(big, "kernel k() vector {\n  let a = 1");
+    for (i = strlen(big), j = 0; j < 300; i += 3, j++) memcpy(big + i, "+(1", 3);
+    for (j = 0; j < 300; j++) big[i++] = ')';
+    big[i] = 0;
+    CHECK(strstr(first_error(big), "too deeply nested (more than 256 levels)") != NULL);
     /* deep blocks */
     strcpy(big, "kernel k() vector {\n");
     for (i = strlen(big); i + 12 < n; i += 12) memcpy(big + i, "if 1 == 1 {\n", 12);
