@@ -11891,6 +11891,23 @@ static int pto__hs_vexpr(pto__hs_ver *V, int32_t e, pto_loc at)
     }
 }
 
+/* a op b as host expressions compute it (wrapping, as the run does); 0 for
+   a division or remainder with no value (by 0, or INT64_MIN by -1). */
+static int pto__hs_arith(int kind, int64_t a, int64_t b, int64_t *out)
+{
+    switch (kind) {
+    case PTO_E_ADD: *out = (int64_t)((uint64_t)a + (uint64_t)b); return 1;
+    case PTO_E_SUB: *out = (int64_t)((uint64_t)a - (uint64_t)b); return 1;
+    case PTO_E_MUL: *out = (int64_t)((uint64_t)a * (uint64_t)b); return 1;
+    case PTO_E_MIN: *out = a < b ? a : b; return 1;
+    case PTO_E_MAX: *out = a > b ? a : b; return 1;
+    default:
+        if (b == 0 || (a == INT64_MIN && b == -1)) return 0;
+        *out = kind == PTO_E_DIV ? a / b : a % b;
+        return 1;
+    }
+}
+
 /* The value of a host expression without vars (what pto__hs_eval computes
    at run time, the same wrapping arithmetic); 0 when it uses a var or has
    no value (a division by 0 is the run's error, at its line). */
@@ -11911,17 +11928,7 @@ static int pto__hs_const(const pto_module *m, int32_t e, int64_t *out)
         break;
     default: return 0;
     }
-    switch (x->kind) {
-    case PTO_E_ADD: *out = (int64_t)((uint64_t)a + (uint64_t)b); return 1;
-    case PTO_E_SUB: *out = (int64_t)((uint64_t)a - (uint64_t)b); return 1;
-    case PTO_E_MUL: *out = (int64_t)((uint64_t)a * (uint64_t)b); return 1;
-    case PTO_E_MIN: *out = a < b ? a : b; return 1;
-    case PTO_E_MAX: *out = a > b ? a : b; return 1;
-    default:
-        if (b == 0 || (a == INT64_MIN && b == -1)) return 0;
-        *out = x->kind == PTO_E_DIV ? a / b : a % b;
-        return 1;
-    }
+    return pto__hs_arith(x->kind, a, b, out);
 }
 
 /* The kernel's params in ABI order (tensors, then scalars) into order[]. */
@@ -12258,25 +12265,15 @@ static int pto__hs_eval(pto__hs_run *R, int32_t e, int64_t *out)
         return 1;
     default: break;
     }
-    if (!pto__hs_eval(R, x->a, &a) || !pto__hs_eval(R, x->b, &b)) return 0;
-    switch (x->kind) {
-    case PTO_E_ADD: *out = (int64_t)((uint64_t)a + (uint64_t)b); return 1;
-    case PTO_E_SUB: *out = (int64_t)((uint64_t)a - (uint64_t)b); return 1;
-    case PTO_E_MUL: *out = (int64_t)((uint64_t)a * (uint64_t)b); return 1;
-    case PTO_E_MIN: *out = a < b ? a : b; return 1;
-    case PTO_E_MAX: *out = a > b ? a : b; return 1;
-    case PTO_E_DIV: case PTO_E_MOD:
-        if (b == 0 || (a == INT64_MIN && b == -1)) {
-            pto_error(R->ctx, x->loc, "%s by %lld in a host expression", x->kind == PTO_E_DIV ? "division" : "remainder",
-                      (long long)b);
-            return 0;
-        }
-        *out = x->kind == PTO_E_DIV ? a / b : a % b;
-        return 1;
-    default:
+    if (x->kind < PTO_E_ADD || x->kind > PTO_E_MAX) {
         pto_error(R->ctx, x->loc, "this expression has no value on the host");
         return 0;
     }
+    if (!pto__hs_eval(R, x->a, &a) || !pto__hs_eval(R, x->b, &b)) return 0;
+    if (pto__hs_arith(x->kind, a, b, out)) return 1;
+    pto_error(R->ctx, x->loc, "%s by %lld in a host expression", x->kind == PTO_E_DIV ? "division" : "remainder",
+              (long long)b);
+    return 0;
 }
 
 static const pto_binding *pto__hs_binding(const pto_host_launch *L, const char *name)
