@@ -1409,6 +1409,14 @@ PTO_NUMFN float pto_el_div(int ddt, float a, float b, int scalar)
     return (ddt == 4 || ddt == 5) && q == q ? truncf(q) : q;
 }
 
+/* A binary op's element into a tile of dtype ddt (op: PTO_EL_ADD ..): a
+   division as the device divides (pto_el_div), the rest by pto_el_bin. The
+   interpreter and the simulator both call it, so they divide alike. */
+PTO_NUMFN float pto_el_bin_into(int op, int ddt, float a, float b)
+{
+    return op == PTO_EL_DIV ? pto_el_div(ddt, a, b, 0) : pto_el_bin(op, a, b);
+}
+
 PTO_NUMFN float pto_el_un(int op, float x)
 {
     float r;
@@ -9840,10 +9848,7 @@ static int pto__eval(pto__interp *I, int32_t e, int64_t *out, int depth)
 static float pto__binop(int op, float a, float b) { return pto_el_bin(op - PTO_OP_TADD, a, b); }
 /* A binary or broadcast op's element: a division as the device divides
    into the destination's dtype (numerics.h), the rest by pto__binop. */
-static float pto__div_or(int op, int ddt, float a, float b)
-{
-    return op == PTO_OP_TDIV ? pto_el_div(ddt, a, b, 0) : pto__binop(op, a, b);
-}
+static float pto__div_or(int op, int ddt, float a, float b) { return pto_el_bin_into(op - PTO_OP_TADD, ddt, a, b); }
 
 /* op is one of TEXP .. TRELU. */
 static float pto__unop(int op, float x) { return pto_el_un(op - PTO_OP_TEXP, x); }

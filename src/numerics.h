@@ -247,6 +247,14 @@ PTO_NUMFN float pto_el_div(int ddt, float a, float b, int scalar)
     return (ddt == 4 || ddt == 5) && q == q ? truncf(q) : q;
 }
 
+/* A binary op's element into a tile of dtype ddt (op: PTO_EL_ADD ..): a
+   division as the device divides (pto_el_div), the rest by pto_el_bin. The
+   interpreter and the simulator both call it, so they divide alike. */
+PTO_NUMFN float pto_el_bin_into(int op, int ddt, float a, float b)
+{
+    return op == PTO_EL_DIV ? pto_el_div(ddt, a, b, 0) : pto_el_bin(op, a, b);
+}
+
 PTO_NUMFN float pto_el_un(int op, float x)
 {
     float r;

@@ -389,7 +389,7 @@ PTO_K_FN float pto_k__bin(int op, float a, float b) { return pto_el_bin(op - PTO
    the device divides into the destination's dtype (numerics.h). */
 PTO_K_FN float pto_k__div_or(int op, int ddt, float a, float b)
 {
-    return op == PTO_K__TDIV ? pto_el_div(ddt, a, b, 0) : pto_k__bin(op, a, b);
+    return pto_el_bin_into(op - PTO_K__TADD, ddt, a, b);
 }
 
 /* op: PTO_K__TEXP .. PTO_K__TRELU */
