@@ -711,6 +711,9 @@ PTODEF int32_t pto_call_arg_tensor(pto_module *m, int32_t call, int32_t param, p
 PTODEF int32_t pto_call_arg_int(pto_module *m, int32_t call, int32_t expr, pto_loc loc);
 PTODEF int32_t pto_call_arg_float(pto_module *m, int32_t call, double v, pto_loc loc);
 PTODEF int32_t pto_call_arg_scalar(pto_module *m, int32_t call, int32_t var, pto_loc loc);
+/* How many host calls name kernel k. In a file with hosts a run is the
+   hosts' calls, so a kernel none names is never run (ptoc says so). */
+PTODEF int32_t pto_host_calls_of(const pto_module *m, int32_t k);
 /* ---- End file: src/ir.h ---- */
 
 /* ---- Begin file: src/api.h ---- */
@@ -11462,6 +11465,13 @@ PTODEF int32_t pto_add_host_call(pto_module *m, int32_t host, int32_t kernel, pt
     return pto__hs_stmt(m, host, PTO_HS_CALL, kernel, loc);
 }
 
+PTODEF int32_t pto_host_calls_of(const pto_module *m, int32_t k)
+{
+    int32_t s, n = 0;
+    for (s = 0; s < m->n_hstmts; s++) n += m->hstmts[s].kind == PTO_HS_CALL && m->hstmts[s].ref == k;
+    return n;
+}
+
 static int32_t pto__hs_arg(pto_module *m, int32_t call, pto_operand_kind kind, int32_t ref, pto_loc loc)
 {
     int32_t o;
@@ -14422,7 +14432,9 @@ PTODEF pto_status pto_plan_check(pto_ctx *ctx, const pto_module *m)
    - every notify is directly preceded by pipe_barrier ALL: a notify
      publishes only what every pipe has finished. The pass puts the fence
      there (note "fence: ... inserted by lower") unless the source already
-     has one right before the notify.
+     has one right before the notify, or before a loop of notifies only
+     that the notify opens (pto__lw_fenced: lower's own signal loops, so
+     lowering a dumped kernel again adds nothing).
    - for the isa target only (pto_lower_for(..., PTO_TARGET_ISA)): every
      tload into a tile whose padding (the part outside its valid region)
      some op may read is directly followed by `tfillpad t` (origin lower,
@@ -14776,14 +14788,34 @@ static void pto__lw_move(pto__lw *L, int32_t block, int32_t tail)
     }
 }
 
-/* A user notify without pipe_barrier ALL right before it gets one. */
+static int pto__lw_is_notify(const pto_module *m, int32_t s)
+{
+    return m->stmts[s].kind == PTO_ST_OP && pto_opinfo_get((pto_op)m->stmts[s].op)->cls == PTO_OC_NOTIFY;
+}
+
+/* Whether statement s follows a pipe_barrier ALL with nothing but
+   notifies since: the barrier is right before s, or s opens the body of a
+   loop whose every statement is a notify and the loop itself is fenced
+   so. The second is the shape lower gives its own signal loops (fence;
+   for p { notify SIG@p }): without it, lowering a dumped allreduce again
+   would fence every notify of those loops a second time. */
+static int pto__lw_fenced(const pto_module *m, int32_t s)
+{
+    int32_t prev = m->stmts[s].prev, owner = m->blocks[m->stmts[s].block].owner, t;
+    if (prev >= 0)
+        return m->stmts[prev].kind == PTO_ST_OP && m->stmts[prev].op == PTO_OP_PIPE_BARRIER &&
+               pto_stmt_arg(m, prev, 0)->ref == PTO_PIPE_ALL;
+    if (owner < 0 || m->stmts[owner].kind != PTO_ST_FOR) return 0;
+    for (t = m->blocks[m->stmts[s].block].head; t >= 0; t = m->stmts[t].next)
+        if (!pto__lw_is_notify(m, t)) return 0;
+    return pto__lw_fenced(m, owner);
+}
+
+/* A user notify without pipe_barrier ALL right before it (see
+   pto__lw_fenced) gets one. */
 static int pto__lw_fence_notify(pto__lw *L, int32_t block)
 {
-    const pto_module *m = L->m;
-    int32_t prev = m->stmts[L->at].prev;
-    if (prev >= 0 && m->stmts[prev].kind == PTO_ST_OP && m->stmts[prev].op == PTO_OP_PIPE_BARRIER &&
-        pto_stmt_arg(m, prev, 0)->ref == PTO_PIPE_ALL)
-        return 1;
+    if (pto__lw_fenced(L->m, L->at)) return 1;
     return pto__lw_barrier_all(L, block, "fence: notify publishes only what every pipe has finished (hardware.md s8); "
                                          "inserted by lower") >= 0;
 }
@@ -26771,16 +26803,10 @@ PTO_K_FN void pto_h_unused_ranks(const pto_h_run *run)
    without the host (or a host that calls it) runs it. */
 PTO_K_FN void pto_h_uncalled(const pto_h_run *run)
 {
-    int32_t k, h, i;
+    int32_t k;
     if (run->status || !run->m || !run->m->n_hosts) return;
     for (k = 0; k < run->m->n_kernels; k++) {
-        int called = 0;
-        for (h = 0; h < run->m->n_hosts && !called; h++)
-            for (i = 0; i < run->m->hosts[h].nstmts && !called; i++) {
-                const pto_hstmt *st = &run->m->hstmts[run->m->hosts[h].stmt0 + i];
-                called = st->kind == PTO_HS_CALL && st->ref == k;
-            }
-        if (!called)
+        if (!pto_host_calls_of(run->m, k))
             fprintf(stderr, "note: kernel '%s' is called by no host: not run (a file with hosts runs its hosts' "
                     "calls)\n", pto_str(run->ctx, run->m->kernels[k].name));
     }

@@ -1202,16 +1202,10 @@ PTO_K_FN void pto_h_unused_ranks(const pto_h_run *run)
    without the host (or a host that calls it) runs it. */
 PTO_K_FN void pto_h_uncalled(const pto_h_run *run)
 {
-    int32_t k, h, i;
+    int32_t k;
     if (run->status || !run->m || !run->m->n_hosts) return;
     for (k = 0; k < run->m->n_kernels; k++) {
-        int called = 0;
-        for (h = 0; h < run->m->n_hosts && !called; h++)
-            for (i = 0; i < run->m->hosts[h].nstmts && !called; i++) {
-                const pto_hstmt *st = &run->m->hstmts[run->m->hosts[h].stmt0 + i];
-                called = st->kind == PTO_HS_CALL && st->ref == k;
-            }
-        if (!called)
+        if (!pto_host_calls_of(run->m, k))
             fprintf(stderr, "note: kernel '%s' is called by no host: not run (a file with hosts runs its hosts' "
                     "calls)\n", pto_str(run->ctx, run->m->kernels[k].name));
     }

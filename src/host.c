@@ -167,6 +167,13 @@ PTODEF int32_t pto_add_host_call(pto_module *m, int32_t host, int32_t kernel, pt
     return pto__hs_stmt(m, host, PTO_HS_CALL, kernel, loc);
 }
 
+PTODEF int32_t pto_host_calls_of(const pto_module *m, int32_t k)
+{
+    int32_t s, n = 0;
+    for (s = 0; s < m->n_hstmts; s++) n += m->hstmts[s].kind == PTO_HS_CALL && m->hstmts[s].ref == k;
+    return n;
+}
+
 static int32_t pto__hs_arg(pto_module *m, int32_t call, pto_operand_kind kind, int32_t ref, pto_loc loc)
 {
     int32_t o;

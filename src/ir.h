@@ -555,3 +555,6 @@ PTODEF int32_t pto_call_arg_tensor(pto_module *m, int32_t call, int32_t param, p
 PTODEF int32_t pto_call_arg_int(pto_module *m, int32_t call, int32_t expr, pto_loc loc);
 PTODEF int32_t pto_call_arg_float(pto_module *m, int32_t call, double v, pto_loc loc);
 PTODEF int32_t pto_call_arg_scalar(pto_module *m, int32_t call, int32_t var, pto_loc loc);
+/* How many host calls name kernel k. In a file with hosts a run is the
+   hosts' calls, so a kernel none names is never run (ptoc says so). */
+PTODEF int32_t pto_host_calls_of(const pto_module *m, int32_t k);

@@ -41,7 +41,9 @@
    - every notify is directly preceded by pipe_barrier ALL: a notify
      publishes only what every pipe has finished. The pass puts the fence
      there (note "fence: ... inserted by lower") unless the source already
-     has one right before the notify.
+     has one right before the notify, or before a loop of notifies only
+     that the notify opens (pto__lw_fenced: lower's own signal loops, so
+     lowering a dumped kernel again adds nothing).
    - for the isa target only (pto_lower_for(..., PTO_TARGET_ISA)): every
      tload into a tile whose padding (the part outside its valid region)
      some op may read is directly followed by `tfillpad t` (origin lower,
@@ -395,14 +397,34 @@ static void pto__lw_move(pto__lw *L, int32_t block, int32_t tail)
     }
 }
 
-/* A user notify without pipe_barrier ALL right before it gets one. */
+static int pto__lw_is_notify(const pto_module *m, int32_t s)
+{
+    return m->stmts[s].kind == PTO_ST_OP && pto_opinfo_get((pto_op)m->stmts[s].op)->cls == PTO_OC_NOTIFY;
+}
+
+/* Whether statement s follows a pipe_barrier ALL with nothing but
+   notifies since: the barrier is right before s, or s opens the body of a
+   loop whose every statement is a notify and the loop itself is fenced
+   so. The second is the shape lower gives its own signal loops (fence;
+   for p { notify SIG@p }): without it, lowering a dumped allreduce again
+   would fence every notify of those loops a second time. */
+static int pto__lw_fenced(const pto_module *m, int32_t s)
+{
+    int32_t prev = m->stmts[s].prev, owner = m->blocks[m->stmts[s].block].owner, t;
+    if (prev >= 0)
+        return m->stmts[prev].kind == PTO_ST_OP && m->stmts[prev].op == PTO_OP_PIPE_BARRIER &&
+               pto_stmt_arg(m, prev, 0)->ref == PTO_PIPE_ALL;
+    if (owner < 0 || m->stmts[owner].kind != PTO_ST_FOR) return 0;
+    for (t = m->blocks[m->stmts[s].block].head; t >= 0; t = m->stmts[t].next)
+        if (!pto__lw_is_notify(m, t)) return 0;
+    return pto__lw_fenced(m, owner);
+}
+
+/* A user notify without pipe_barrier ALL right before it (see
+   pto__lw_fenced) gets one. */
 static int pto__lw_fence_notify(pto__lw *L, int32_t block)
 {
-    const pto_module *m = L->m;
-    int32_t prev = m->stmts[L->at].prev;
-    if (prev >= 0 && m->stmts[prev].kind == PTO_ST_OP && m->stmts[prev].op == PTO_OP_PIPE_BARRIER &&
-        pto_stmt_arg(m, prev, 0)->ref == PTO_PIPE_ALL)
-        return 1;
+    if (pto__lw_fenced(L->m, L->at)) return 1;
     return pto__lw_barrier_all(L, block, "fence: notify publishes only what every pipe has finished (hardware.md s8); "
                                          "inserted by lower") >= 0;
 }

@@ -90,6 +90,10 @@ expect "an uncalled kernel: a note, exit 0" 0 "^note: kernel 'art' is called by 
 if grep -q "^  result      match" $out/log; then ok "an uncalled kernel: the host still matches"; else bad "an uncalled kernel: the host still matches"; fi
 $ptoc run tests/ok/host_chain.pto $D >$out/log 2>&1
 if grep -q "called by no host" $out/log; then bad "every kernel called: no note"; else ok "every kernel called: no note"; fi
+# check says it too, before anything runs
+expect "check: an uncalled kernel, a note, exit 0" 0 "^note: kernel 'art' is called by no host: .ptoc run. will not run it" $ptoc check $out/uncalled.pto
+$ptoc check tests/ok/host_chain.pto >$out/log 2>&1
+if grep -q "called by no host" $out/log; then bad "check: every kernel called: no note"; else ok "check: every kernel called: no note"; fi
 
 # ptoc dump keeps the file's '# run:' and '# sweep:' lines: its dump runs as the file does (review18 L5)
 $ptoc dump sync examples/allreduce.pto >$out/ar_dump.pto 2>$out/log

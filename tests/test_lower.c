@@ -99,6 +99,40 @@ static void test_shape(void)
     pto_ctx_destroy(ctx);
 }
 
+/* Lowering the printed lowered module again adds no fence: lower's own
+   signal loops (fence; for p { notify }) count as fenced, a user notify
+   after other work still gets one. */
+static void test_relower(void)
+{
+    static const char *src =
+        "kernel k(inout g: f32[40, 100] window, inout sig: i32[1, 8] window) vector ranks {\n"
+        "  allreduce g, sig\n"
+        "  for p = 0 to nranks {\n"
+        "    notify sig@p[0, 1], 1, add\n"
+        "  }\n"
+        "}\n";
+    pto_ctx *ctx = pto_ctx_create(NULL);
+    pto_module *m = build(ctx, src), *m2 = NULL;
+    pto_buf text;
+    int n1 = -1, n2 = -2;
+    memset(&text, 0, sizeof text);
+    CHECK(m != NULL && pto_lower(ctx, m) == PTO_OK);
+    if (m) {
+        n1 = count_op(m, PTO_OP_PIPE_BARRIER);
+        pto_print(m, &text);
+        m2 = build(ctx, text.data);
+    }
+    CHECK(m2 != NULL && pto_lower(ctx, m2) == PTO_OK);
+    if (m2) n2 = count_op(m2, PTO_OP_PIPE_BARRIER);
+    CHECK(n1 == 4); /* publish, post-reduce, reset and the user's loop */
+    CHECK(n2 == n1);
+    pto_diag_print(ctx, stdout);
+    pto_buf_free(&text);
+    pto_module_destroy(m);
+    pto_module_destroy(m2);
+    pto_ctx_destroy(ctx);
+}
+
 /* ---- interpreter: original against lowered ---------------------------------- */
 
 typedef struct arun {
@@ -450,6 +484,7 @@ static void test_fillpad(void)
 int main(void)
 {
     test_shape();
+    test_relower();
     test_differential();
     test_signals();
     test_fillpad();

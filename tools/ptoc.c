@@ -37,7 +37,9 @@
 #include <unistd.h>
 #include <utime.h>
 
-static const char *usage =
+/* The help text, in two parts: C99 promises string literals of 4095
+   characters only. usage_of finds a command's entry in either. */
+static const char *const usage[2] = {
     "usage: ptoc COMMAND [OPTIONS] FILE\n"
     "\n"
     "commands:\n"
@@ -49,7 +51,9 @@ static const char *usage =
     "                      (each before what follows it), comments after code dropped\n"
     "  dump [--target sim|isa] STAGE FILE\n"
     "                      print the IR after STAGE (parse | verify | lower | plan | sync);\n"
-    "                      --target isa: as compiled for the isa target (its padding fills)\n"
+    "                      --target isa: as compiled for the isa target (its padding fills);\n"
+    "                      FILE's `# run:` and `# sweep:` lines come first: the dump runs as\n"
+    "                      FILE does\n"
     "  plan [--tight] [--svg OUT.svg] FILE\n"
     "                      plan memory: per kernel a table of tiles and a memory map\n"
     "                      per space; --tight ignores pipe conflicts; --svg draws the maps\n"
@@ -57,7 +61,7 @@ static const char *usage =
     "                      pipe_barrier with the dependency (tiles, bytes, kind) behind it\n"
     "  emit [--no-sync] [--tight] [--target sim|isa] FILE -o DIR\n"
     "                      write DIR/kernel.c and DIR/host.c (--target isa: DIR/kernel.cpp\n"
-    "                      against the Ascend pto-isa C++ API, see docs/isa-target.md)\n"
+    "                      against the Ascend pto-isa C++ API, see docs/isa-target.md)\n",
     "  run [--no-sync] [--tight] [--cc CC] [-D NAME=VALUE]... [--seed S] [--ranks N] [--max-instr N]\n"
     "      [--trace F.json] FILE|DIR\n"
     "                      emit FILE (or take DIR as it is), compile with CC ($CC, cc),\n"
@@ -93,7 +97,7 @@ static const char *usage =
     "  --help              this text\n"
     "  --version           the version\n"
     "\n"
-    "exit status: 0 success, 1 error in the input, 2 internal error\n";
+    "exit status: 0 success, 1 error in the input, 2 internal error\n"};
 
 static const char *const commands[] = {"check", "fmt", "dump", "plan", "sync", "emit", "run", NULL};
 
@@ -102,11 +106,12 @@ static const char *const commands[] = {"check", "fmt", "dump", "plan", "sync", "
 static const char *usage_of(const char *cmd, size_t *len)
 {
     size_t n = strlen(cmd);
-    const char *p = usage, *end;
-    while ((p = strstr(p, "\n  ")) != NULL) {
-        p += 3;
-        if (strncmp(p, cmd, n) == 0 && (p[n] == ' ' || p[n] == '\n')) break;
-    }
+    const char *p = NULL, *line, *end;
+    int part;
+    for (part = 0; part < 2 && !p; part++)   /* the lines that start "  CMD " */
+        for (line = usage[part]; line && !p; line = (line = strchr(line, '\n')) ? line + 1 : NULL)
+            if (strncmp(line, "  ", 2) == 0 && strncmp(line + 2, cmd, n) == 0 && (line[2 + n] == ' ' || line[2 + n] == '\n'))
+                p = line + 2;
     if (!p) return NULL;
     /* up to the next line that starts a command or an option at column 2
        (a second entry of the same command, `run --sweep`, included) */
@@ -392,8 +397,20 @@ static int cmd_sync(pto_ctx *ctx, const char *path)
 #define EMIT_NO_SYNC 1  /* leave the sync pass out */
 #define EMIT_TIGHT   2  /* plan tightly (pto_plan_desc.tight) */
 #define EMIT_ISA     4  /* emit --target isa: C++ for the pto-isa API, no host */
+#define NOTE_UNCALLED 8 /* check: note each kernel no host calls (run notes it after running) */
 
 /* The pipeline of `emit`: parse, the passes (pto_compile), emit. */
+/* In a file with hosts, a run is the hosts' calls: a kernel none names
+   is never run (review18 L11). check says so as run does, in a note. */
+static void note_uncalled(pto_ctx *ctx, const pto_module *m)
+{
+    int32_t k;
+    for (k = 0; m->n_hosts && k < m->n_kernels; k++)
+        if (!pto_host_calls_of(m, k))
+            fprintf(stderr, "note: kernel '%s' is called by no host: `ptoc run` will not run it (a file with hosts "
+                    "runs its hosts' calls)\n", pto_str(ctx, m->kernels[k].name));
+}
+
 static pto_status compile_file(pto_ctx *ctx, const char *path, int opts, pto_buf *ksrc, pto_buf *hsrc)
 {
     size_t len = 0;
@@ -421,6 +438,7 @@ static pto_status compile_file(pto_ctx *ctx, const char *path, int opts, pto_buf
         st = (opts & EMIT_ISA) ? pto_emit_isa(ctx, m, &ed, ksrc) : pto_emit(ctx, m, &ed, ksrc, hsrc);
     }
     pto_diag_print(ctx, stderr);
+    if (st == PTO_OK && (opts & NOTE_UNCALLED)) note_uncalled(ctx, m);
     pto_module_destroy(m);
     free(text);
     return st;
@@ -599,7 +617,7 @@ static int cmd_check(pto_ctx *ctx, int argc, char **argv)
     memset(&h, 0, sizeof h);
     k.ctx = h.ctx = ctx;
     k.sink = h.sink = discard;   /* the text is not kept: only the staging areas are allocated */
-    st = compile_file(ctx, path, opts, &k, &h);
+    st = compile_file(ctx, path, opts | NOTE_UNCALLED, &k, &h);
     pto_buf_free(&k);
     pto_buf_free(&h);
     return exit_code(st);
@@ -2314,7 +2332,8 @@ int main(int argc, char **argv)
     pto_ctx *ctx;
     int rc;
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-        fputs(usage, argc < 2 ? stderr : stdout);
+        fputs(usage[0], argc < 2 ? stderr : stdout);
+        fputs(usage[1], argc < 2 ? stderr : stdout);
         return argc < 2 ? 1 : 0;
     }
     if (strcmp(argv[1], "--version") == 0) {
