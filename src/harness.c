@@ -79,6 +79,8 @@ typedef struct pto_h_run {
     int ranks_given;               /* --ranks was on the command line (a warning when no kernel takes it) */
     int64_t max_instr;             /* --max-instr N: each launch's instruction budget (0 = default) */
     int refused;                   /* a launch the simulator refused (pto_h_refused) */
+    char disturbed[64];            /* the first call of a host that deadlocked or raced ("": none) */
+    int disturbed_deadlock;        /* 1: it deadlocked, 0: it raced */
     char *ksrc;                    /* kernel.c, for counting flags and barriers */
     /* the kernel being set up */
     pto_binding bind[PTO_H_MAX];
@@ -656,6 +658,7 @@ PTO_K_FN void pto_h_reset(pto_h_run *run)
     run->ntensors = 0;
     run->nbind = 0;
     run->refused = 0;
+    run->disturbed[0] = '\0';
 }
 
 /* Length of a report without its "(block N ...)" suffix ("(rank R block N
@@ -1100,6 +1103,10 @@ PTO_K_FN void pto_h_call(pto_h_run *run, pto_k_kernel_fn fn, const char *name, i
     if (pto_h_refused(run, r)) return;
     pto_h_report(run, name, r, planned, 0);
     pto_h_waves(run, kind, blocks);
+    if (!run->disturbed[0] && (pto_h_deadlocked(r) || pto_h_reported(r, PTO_K_E_RACE))) {
+        snprintf(run->disturbed, sizeof run->disturbed, "%s", name);
+        run->disturbed_deadlock = pto_h_deadlocked(r);
+    }
     if (r->nerrors) run->failed = 1;
     run->cycles += r->makespan;
     run->nkernels++;
@@ -1134,6 +1141,12 @@ PTO_K_FN void pto_h_host_end(pto_h_run *run, const char *name)
             bad |= pto_h_compare(run, p, run->gm[p]->name);
         }
         if (!bad) printf("  result      match (%d output%s)\n", nout, nout == 1 ? "" : "s");
+        else if (run->disturbed[0] && run->disturbed_deadlock)
+            printf("  note        call %s deadlocked (above): its cores stopped there, so the differences "
+                   "follow from it\n", run->disturbed);
+        else if (run->disturbed[0])
+            printf("  note        call %s raced (above): which access came first is left to timing, so the "
+                   "differences may follow from it\n", run->disturbed);
         for (p = 0; p < run->ntensors; p++)   /* the host's out tensors, over all its calls */
             if (run->gm[p]) pto_h_unwritten(run, p, run->gm[p]->name);
     }

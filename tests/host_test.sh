@@ -90,6 +90,11 @@ expect "an uncalled kernel: a note, exit 0" 0 "^note: kernel 'art' is called by 
 if grep -q "^  result      match" $out/log; then ok "an uncalled kernel: the host still matches"; else bad "an uncalled kernel: the host still matches"; fi
 $ptoc run tests/ok/host_chain.pto $D >$out/log 2>&1
 if grep -q "called by no host" $out/log; then bad "every kernel called: no note"; else ok "every kernel called: no note"; fi
+# a host whose result differs after a call that raced says the race may be the cause
+# (a hand edit: no syncs, and addn's constant changed)
+rm -rf $out/hc && $ptoc emit --no-sync tests/ok/host_chain.pto -o $out/hc >$out/log 2>&1 || bad "emit --no-sync host_chain"
+sed -i 's/pto_k_texpands(core, "host_chain.pto:17", c, 1.0);/pto_k_texpands(core, "host_chain.pto:17", c, 2.0);/' $out/hc/kernel.c
+expect "a mismatch after a racing call: a note" 1 "^  note        call scale raced (above): .* may follow from it" $ptoc run $out/hc $D
 # check says it too, before anything runs
 expect "check: an uncalled kernel, a note, exit 0" 0 "^note: kernel 'art' is called by no host: .ptoc run. will not run it" $ptoc check $out/uncalled.pto
 $ptoc check tests/ok/host_chain.pto >$out/log 2>&1
