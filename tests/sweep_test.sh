@@ -120,6 +120,12 @@ if [ $rc = 1 ] && grep -q "^  K=8  *1 REPORT" $out/log && grep -q "uninitialised
    grep -q "^      rerun: ptoc run tests/user/trip_cube_k.pto -D 'K=8'$" $out/log &&
    grep -q "^sweep: 5 runs: 4 match, 1 failed, 0 refused$" $out/log
 then ok "failing run: exit 1, the report, a rerun line"; else bad "failing run: exit 1, the report, a rerun line"; fi
+# the run at the values the user gave is never 'refused': a tail kernel without valid(...) fails
+# `ptoc run` at its '# run: -D N=40' (the last block's window leaves x), and so the sweep (review20 H1)
+printf '# run: -D N=40\nkernel tailbug(in x: f32[N, 64], out y: f32[N, 64]) vector blocks((N + 15) / 16) {\n  tile t: vec f32[16, 64]\n  tload t, x[block * 16, 0]\n  tmuls t, t, 2.0\n  tstore y[block * 16, 0], t\n}\n' >$out/tailbug.pto
+$ptoc run --sweep $cc $out/tailbug.pto >$out/log 2>&1; rc=$?
+if [ $rc = 1 ] && grep -q "^  N=40  *3 REPORTS" $out/log && grep -q "^sweep: [0-9]* runs: [0-9]* match, 1 failed, 0 refused$" $out/log
+then ok "the given values' run fails as ptoc run does"; else bad "the given values' run fails as ptoc run does"; fi
 # ... which its '# sweep: -D K=64..4096' line rules out (the sweep above passed it)
 if grep -q "^# sweep: -D K=64..4096" tests/user/trip_cube_k.pto; then ok "# sweep: line"; else bad "# sweep: line"; fi
 

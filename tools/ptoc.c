@@ -91,7 +91,8 @@ static const char *const usage[2] = {
     "                      whose windows leave their tensor, that launch no block, divide\n"
     "                      by zero or make a loop step <= 0 are not run; a run the harness\n"
     "                      or the reference interpreter refuses is a row saying why, not\n"
-    "                      a failure. A FILE's `# sweep: -D K=1..8 --sweep-runs 20` line\n"
+    "                      a failure (unless it is the run at the -D values given for\n"
+    "                      every name: that one fails as run does). A FILE's `# sweep: -D K=1..8 --sweep-runs 20` line\n"
     "                      gives its domain (and the run count).\n"
     "                      Exit 0 when every run it made matched with no simulator report\n"
     "  --help              this text\n"
@@ -962,6 +963,7 @@ typedef struct sweep {
     int ctxbits;                        /* 1: in the last iteration of the innermost loop; 2: in the last block */
     int guess;                          /* > 0: inside an if or loop whose outcome is unknown (both ways walked) */
     int blocks_known;
+    int given;                          /* every name's base value is the user's -D (or # run:) */
     long visits;
     sw_set *out;                        /* the walk's behaviours */
     int oom;
@@ -1404,9 +1406,16 @@ typedef struct sw_tally {
 } sw_tally;
 
 /* One run of the compiled kernel at s->cur: a row. Returns 1 when the
-   kernel ran it (match or failure), 0 when it refused the values. */
+   kernel ran it (match or failure), 0 when it refused the values. Refused
+   means the harness or the reference interpreter turned the values down:
+   the IR has no meaning there (a window past its tensor, a textract
+   offset that is not whole fractals), so they are outside the kernel's
+   domain, whatever the simulator said of them. With `strict` (the run at
+   the values the user gave) nothing is refused: the user's own values are
+   no domain restriction, and a failure there is the failure `ptoc run`
+   gives (review20 H1). */
 static int sw_run_one(sweep *s, const sw_defs *defs, const char *bin, const char *fixed, const char *tmp,
-                      const char *file, sw_tally *t)
+                      const char *file, sw_tally *t, int strict)
 {
     char cmd[24000], args[20000], vals[1024], outp[4200], errp[4200], one[300], reason[400];
     char *out, *err, *line, *end;
@@ -1472,7 +1481,7 @@ static int sw_run_one(sweep *s, const sw_defs *defs, const char *bin, const char
         if (end) *end = '\n';
     }
     t->runs++;
-    ran = !(rc == 1 && !mismatch && (noref || nresult == 0));
+    ran = strict || !(rc == 1 && !mismatch && (noref || nresult == 0));
     printf("  %-24s ", vals[0] ? vals : "(no -D)");
     if (!ran) {
         t->refused++;
@@ -1485,6 +1494,7 @@ static int sw_run_one(sweep *s, const sw_defs *defs, const char *bin, const char
         t->fail++;
         if (mismatch) w = printf("MISMATCH");
         else if (reports) w = printf("%d REPORT%s", reports, reports == 1 ? "" : "S");
+        else if (noref || nresult == 0) w = printf("FAILED (at the values given)");
         else w = printf("FAILED (exit status %d)", rc);
         printf("%*scycles %lld\n", w < 12 ? 13 - w : 1, "", total >= 0 ? total : cycles);
         /* what the run said, so the failure can be read without a rerun */
@@ -1721,7 +1731,7 @@ static void sw_joint(sweep *s, sw_scan *scan, sw_set *shown, const sw_defs *defs
         memcpy(s->cur, s->base, sizeof s->cur);
         for (i = 0, c = best; i < nj; i++) s->cur[jn[i]] = cand[i][c % nc[i]], c /= nc[i];
         sw_behaviours(s, &cur);
-        if (sw_run_one(s, defs, bin, fixed, tmp, file, t))
+        if (sw_run_one(s, defs, bin, fixed, tmp, file, t, 0))
             for (q = 0; q < cur.n; q++) {
                 sw_insert(s, shown, cur.k[q]);
                 for (i = 0; i < s->n; i++) sw_insert(s, &scan[i].covered, cur.k[q]);
@@ -1775,6 +1785,7 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
     int i, progress, given_up = 0, unreached = 0, rc;
     int32_t v, j, q;
     memset(&s, 0, sizeof s);
+    s.given = 1;
     memset(scan, 0, sizeof scan);
     memset(&cur, 0, sizeof cur);
     memset(&seen, 0, sizeof seen);
@@ -1845,6 +1856,7 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
         s.hi[i] = !isdim && m->params[x->def].dtype == PTO_I8 ? 127 : SW_HI;
         s.base[i] = isdim ? 64 : 1;
         d = defs_find(defs, nm, strlen(nm));
+        if (d < 0) s.given = 0;
         if (d >= 0) {   /* NAME=VALUE: where the scan starts; not a silent 64 when it is no integer */
             char *endp;
             long long b;
@@ -1871,6 +1883,7 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
             }
             s.lo[i] = lo;
             s.hi[i] = hi - lo > 16383 ? lo + 16383 : hi;   /* the scan's width is bounded */
+            if (s.base[i] < lo || s.base[i] > hi) s.given = 0;   /* moved into LO..HI: not the user's value */
             if (s.base[i] < lo) s.base[i] = lo;
             if (s.base[i] > hi) s.base[i] = hi;
         }
@@ -1914,7 +1927,7 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
     /* the base run, then the value showing the most new behaviours, name by name */
     if (!s.oom) {
         memcpy(s.cur, s.base, sizeof s.cur);
-        if (sw_run_one(&s, defs, bin, fixed, tmp, shown, &t)) {
+        if (sw_run_one(&s, defs, bin, fixed, tmp, shown, &t, s.given)) {
             sw_behaviours(&s, &cur);
             for (q = 0; q < cur.n; q++) sw_insert(&s, &seen, cur.k[q]);
             for (i = 0; i < s.n; i++)
@@ -1944,7 +1957,7 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
             sc->tried[best] = 1;
             memcpy(s.cur, s.base, sizeof s.cur);
             s.cur[i] = s.lo[i] + best;
-            if (sw_run_one(&s, defs, bin, fixed, tmp, shown, &t)) {
+            if (sw_run_one(&s, defs, bin, fixed, tmp, shown, &t, 0)) {
                 for (q = sc->off[best]; q < sc->off[best + 1]; q++) {
                     sw_insert(&s, &sc->covered, sc->keys[q]);
                     sw_insert(&s, &seen, sc->keys[q]);
