@@ -178,6 +178,8 @@ static void k_mix_shared(pto_k_core *c, const int64_t *a) { k_mix(c, a, &CFG_SHA
 static void k_mix_local2(pto_k_core *c, const int64_t *a) { k_mix(c, a, &CFG_LOCAL2); }
 static void k_mix_local1(pto_k_core *c, const int64_t *a) { k_mix(c, a, &CFG_LOCAL1); }
 static void k_mix_wide(pto_k_core *c, const int64_t *a) { k_mix(c, a, &CFG_WIDE); }
+static const mixcfg CFG_16 = {1, 1, 0, 16};
+static void k_mix_16(pto_k_core *c, const int64_t *a) { k_mix(c, a, &CFG_16); }
 
 static void test_mix(void)
 {
@@ -240,6 +242,14 @@ static void test_mix(void)
     CHECK_STR(pto_k_report_find(r, PTO_K_E_DEADLOCK, "aiv1"),
               "mix.pto:38: tpop t, r: error: deadlock: tpop on ring 0 (C2V) waits for slot 2, which is never pushed "
               "(the producer pushed 2) (block 0 aiv1)");
+
+    /* 16 slots: the 16th push ahead of the pops would overflow the data-ready
+       flag's 4-bit counter; ring_init refuses it on every core, as the verifier
+       refuses slots(16) (review20 H2: a hand edit ran clean) */
+    r = run(dev, k_mix_16, PTO_K_KIND_MIX, 1, args);
+    CHECK(count(r, PTO_K_E_RING) >= 1);
+    CHECK(pto_k_report_find(r, PTO_K_E_RING, "ring_init 0: slot_num 16 is more than 15: each push sets a cross-core "
+                                             "flag that the pops wait for, and its counter has 4 bits"));
 
     /* every block uses the same slots of the GM pipe buffer (no block * per_block) */
     r = run(dev, k_mix_shared, PTO_K_KIND_MIX, nb, args);

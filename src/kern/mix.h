@@ -210,6 +210,16 @@ PTO_K_FN void pto_k_ring_init(pto_k_core *c, const char *src, int ring, int dir,
     if (slot_num == 0) slot_num = dir == PTO_K_BOTH ? 4 : 8;
     if (local_slot_num == 0) local_slot_num = 2;
     maxl = dir == PTO_K_BOTH ? 4 : 8;
+    /* each push sets the ring's data-ready flag, which the pops wait for, and a
+       cross-core counter has 4 bits: with more than 15 slots the producer can be 16
+       sets ahead (the verifier's rule for slots(N); a hand edit meets it here) */
+    if (slot_num > PTO_K__XDEPTH - 1) {
+        pto_k__ierr(c, &ins, PTO_K_E_RING,
+                    "ring_init %d: slot_num %d is more than %d: each push sets a cross-core flag that the pops wait "
+                    "for, and its counter has 4 bits, so at most %d pushes may be ahead of the pops",
+                    ring, (int)slot_num, PTO_K__XDEPTH - 1, PTO_K__XDEPTH - 1);
+        return;
+    }
     if (slot_num < 0 || local_slot_num <= 0 || local_slot_num > slot_num || local_slot_num > maxl) {
         pto_k__ierr(c, &ins, PTO_K_E_RING, "ring_init %d: local_slot_num %d must be > 0, <= slot_num %d and <= %d for %s",
                     ring, (int)local_slot_num, (int)slot_num, maxl, pto_k__dir_name(dir));
