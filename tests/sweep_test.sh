@@ -126,6 +126,27 @@ printf '# run: -D N=40\nkernel tailbug(in x: f32[N, 64], out y: f32[N, 64]) vect
 $ptoc run --sweep $cc $out/tailbug.pto >$out/log 2>&1; rc=$?
 if [ $rc = 1 ] && grep -q "^  N=40  *3 REPORTS" $out/log && grep -q "^sweep: [0-9]* runs: [0-9]* match, 1 failed, 0 refused$" $out/log
 then ok "the given values' run fails as ptoc run does"; else bad "the given values' run fails as ptoc run does"; fi
+# the '# sweep:' line's errors name the token at fault (review20 L3)
+for l in "-D N=64:not 'N=64'" "--sweep-runs 0:--sweep-runs takes a count in 1..1000, not '0'"; do
+    { printf '# sweep: %s\n' "${l%%:*}"; cat tests/sweep/threshold_if.pto; } >$out/sl.pto
+    $ptoc run --sweep $cc $out/sl.pto >$out/log 2>&1
+    if grep -q -e "${l#*:}" $out/log; then ok "# sweep: ${l%%:*}: the token at fault"; else bad "# sweep: ${l%%:*}: the token at fault"; fi
+done
+# a near miss of the '# run:' line is said, not silently ignored (review20 L7)
+printf '#run: -D N=32\nkernel k(in x: f32[N, 64], out y: f32[N, 64]) vector {\n  tile t: vec f32[16, 64]\n  tload t, x[0, 0]\n  tstore y[0, 0], t\n}\n' >$out/nearrun.pto
+$ptoc run $out/nearrun.pto >$out/log 2>&1
+if grep -q "^ptoc: warning: $out/nearrun.pto:1: not read as the '# run:' line: write it as '# run: ...' at the start of the line$" $out/log
+then ok "'#run:': a warning"; else bad "'#run:': a warning"; fi
+# a -D value below the default scalar domain widens it (review20 L4: "from -7, -4..4096")
+$ptoc run --sweep $cc tests/sweep/refuse_div.pto -D s=-7 >$out/log 2>&1
+if grep -q "^  s (from -7, -7..4096)" $out/log; then ok "the domain holds the -D value"; else bad "the domain holds the -D value"; fi
+# a match whose output the kernel left partly unwritten (a rounded-down block count) says so in
+# its row, as the plain run warns (review20 M5)
+printf '# run: -D N=40\nkernel rd(in x: f32[N, 64], out y: f32[N, 64]) vector blocks(N / 16) {\n  tile t: vec f32[16, 64]\n  tload t, x[block * 16, 0]\n  tstore y[block * 16, 0], t\n}\n' >$out/rounddown.pto
+$ptoc run --sweep $cc $out/rounddown.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "^  N=40  *match  *cycles [0-9]*; warning: y: 512 of 2560 elements never written (rows 32..39)$" $out/log &&
+   grep -q "^  N=16  *match  *cycles [0-9]*$" $out/log
+then ok "a match with unwritten rows: the row says so"; else bad "a match with unwritten rows: the row says so"; fi
 # ... which its '# sweep: -D K=64..4096' line rules out (the sweep above passed it)
 if grep -q "^# sweep: -D K=64..4096" tests/user/trip_cube_k.pto; then ok "# sweep: line"; else bad "# sweep: line"; fi
 

@@ -1405,6 +1405,18 @@ typedef struct sw_tally {
     int runs, pass, fail, refused;
 } sw_tally;
 
+/* Is [line, end) the harness's "  warning     y: 512 of 2560 elements never
+   written (rows 32..39)"? */
+static int sw_unwritten_line(const char *line, const char *end)
+{
+    static const char what[] = " never written (";
+    const char *p;
+    if (!end || strncmp(line, "  warning     ", 14) != 0) return 0;
+    for (p = line + 14; p + sizeof what - 1 <= end; p++)
+        if (strncmp(p, what, sizeof what - 1) == 0) return 1;
+    return 0;
+}
+
 /* One run of the compiled kernel at s->cur: a row. Returns 1 when the
    kernel ran it (match or failure), 0 when it refused the values. Refused
    means the harness or the reference interpreter turned the values down:
@@ -1420,7 +1432,7 @@ static int sw_run_one(sweep *s, const sw_defs *defs, const char *bin, const char
     char cmd[24000], args[20000], vals[1024], outp[4200], errp[4200], one[300], reason[400];
     char *out, *err, *line, *end;
     size_t n;
-    int i, rc, nresult = 0, noref = 0, mismatch = 0, reports = 0, ran;
+    int i, rc, nresult = 0, noref = 0, mismatch = 0, reports = 0, ran, unwritten = 0;
     long long cycles = 0, total = -1;
     snprintf(outp, sizeof outp, "%s/out", tmp);
     snprintf(errp, sizeof errp, "%s/err", tmp);
@@ -1460,6 +1472,8 @@ static int sw_run_one(sweep *s, const sw_defs *defs, const char *bin, const char
             else if (strncmp(line + 14, "match", 5) != 0) mismatch = 1;
         } else if (strncmp(line, "  simulator   ", 14) == 0 && line[14] >= '0' && line[14] <= '9') {
             reports += atoi(line + 14);
+        } else if (sw_unwritten_line(line, end)) {
+            unwritten++;
         } else if (strncmp(line, "  cycles      ", 14) == 0) {
             cycles += atoll(line + 14);
         } else if (strncmp(line, "total         ", 14) == 0) {
@@ -1488,7 +1502,14 @@ static int sw_run_one(sweep *s, const sw_defs *defs, const char *bin, const char
         printf("refused: %s\n", reason[0] ? reason : "the harness rejected the values");
     } else if (rc == 0) {
         t->pass++;
-        printf("match        cycles %lld\n", total >= 0 ? total : cycles);
+        printf("match        cycles %lld", total >= 0 ? total : cycles);
+        /* a match says both sides agree; outputs the kernel left partly unwritten are what
+           the plain run warns about (a rounded-down block count): the row shows them too */
+        for (line = out; line && *line && unwritten; line = end ? end + 1 : NULL) {
+            end = strchr(line, '\n');
+            if (sw_unwritten_line(line, end)) printf("; warning: %.*s", (int)(end - line - 14), line + 14);
+        }
+        printf("\n");
     } else {
         int w;   /* the verdict's width: "cycles" lines up with the match rows' (column 13) */
         t->fail++;
@@ -1867,6 +1888,10 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
                 break;
             }
             s.base[i] = b;
+            /* the default domain takes the user's own value in (the header said "from -7,
+               -4..4096"), as far as the scan's bounded width allows */
+            if (b < s.lo[i] && s.hi[i] - b <= 16383) s.lo[i] = b;
+            if (b > s.hi[i] && b - s.lo[i] <= 16383) s.hi[i] = b;
         }
         s.cap[i] = d >= 0 ? sw_tz(s.base[i]) : 4;
         d = defs_find(ranges, nm, strlen(nm));
@@ -2045,16 +2070,22 @@ static char *skip_bom(char *text)
 
 /* The `# run:` line of a .pto text (NULL: none) and its number in *lineno;
    cuts the text at its end. */
-static char *run_line_pto(char *text, int *lineno, char **start)
+static char *run_line_pto(char *text, int *lineno, char **start, int *near)
 {
     char *line, *end;
     *lineno = 0;
     for (line = skip_bom(text); line && *line; line = end ? end + 1 : NULL) {
+        const char *p = line;
         end = strchr(line, '\n');
         if (end) *end = 0;
         ++*lineno;
         *start = line;
         if (strncmp(line, "# run:", 6) == 0) return line;
+        /* "#run:", "  # run:", "#  run:": almost the line (review20 L7) */
+        while (*p == ' ' || *p == '\t') p++;
+        if (*p++ != '#') continue;
+        while (*p == ' ' || *p == '\t') p++;
+        if (strncmp(p, "run:", 4) == 0 && !*near) *near = *lineno;
     }
     return NULL;
 }
@@ -2095,11 +2126,14 @@ static int file_defaults(const char *path, int is_dir, int argc, char **argv, ch
 {
     size_t len = 0;
     char hpath[4200], *text, *line, *start = NULL, *tok[64];
-    int n = 0, i, lineno = 0, rc = 0;
+    int n = 0, i, lineno = 0, rc = 0, near = 0;
     if (is_dir) snprintf(hpath, sizeof hpath, "%s/host.c", path);
     text = read_all(is_dir ? hpath : path, &len);
     if (!text) return 0;
-    line = is_dir ? run_line_host(text, &lineno, &start) : run_line_pto(text, &lineno, &start);
+    line = is_dir ? run_line_host(text, &lineno, &start) : run_line_pto(text, &lineno, &start, &near);
+    if (!line && near)
+        fprintf(stderr, "ptoc: warning: %s:%d: not read as the '# run:' line: write it as '# run: ...' at the start "
+                "of the line\n", path, near);
     if (line) {
         char *p = line + 6;
         while (n < 64) {
@@ -2183,23 +2217,33 @@ static int sweep_line(const char *path, int argc, char **argv, sw_defs *ranges, 
         if (*p) *p++ = 0;
     }
     for (i = 0; i < n && !rc; i++) {
-        const char *val = i + 1 < n ? tok[i + 1] : NULL, *eq;
-        if (strcmp(tok[i], "--sweep-runs") == 0 && val) {
+        const char *val = i + 1 < n ? tok[i + 1] : "", *eq;
+        if (strcmp(tok[i], "--sweep-runs") == 0) {
             char *e;
             long r = strtol(val, &e, 10);
-            if (*e || r < 1 || r > 1000) rc = 1;
-            else if (!cli_has(argc, argv, "--sweep-runs", NULL, 0)) *max_runs = (int)r;
+            if (!*val || *e || r < 1 || r > 1000) {
+                fprintf(stderr, "%s:%d:1: error: the '# sweep:' line's --sweep-runs takes a count in 1..1000, not "
+                        "'%s'\n", path, lineno, val);
+                rc = 1;
+            } else if (!cli_has(argc, argv, "--sweep-runs", NULL, 0)) {
+                *max_runs = (int)r;
+            }
             i++;
-        } else if (strcmp(tok[i], "-D") == 0 && val && (eq = strchr(val, '=')) != NULL && strstr(val, "..")) {
-            if (defs_find(ranges, val, (size_t)(eq - val)) < 0) defs_add(ranges, val);
+        } else if (strcmp(tok[i], "-D") == 0) {
+            if (!(eq = strchr(val, '=')) || !strstr(eq, "..")) {
+                fprintf(stderr, "%s:%d:1: error: the '# sweep:' line's -D takes a range NAME=LO..HI (the values to "
+                        "sweep; a single value goes on the '# run:' line), not '%s'\n", path, lineno, val);
+                rc = 1;
+            } else if (defs_find(ranges, val, (size_t)(eq - val)) < 0) {
+                defs_add(ranges, val);
+            }
             i++;
-        } else {
+        } else {   /* review17: a comment that happens to start '# sweep:' is read as the directive */
+            fprintf(stderr, "%s:%d:1: error: the '# sweep:' line takes -D NAME=LO..HI and --sweep-runs N, not '%s' (a "
+                    "comment that starts '# sweep:' is read as that line: reword it)\n", path, lineno, tok[i]);
             rc = 1;
         }
     }
-    if (rc)   /* review17: a comment that happens to start '# sweep:' is read as the directive */
-        fprintf(stderr, "%s:%d:1: error: the '# sweep:' line takes -D NAME=LO..HI and --sweep-runs N, not '%s' (a "
-                "comment that starts '# sweep:' is read as that line: reword it)\n", path, lineno, tok[i - 1]);
     free(text);
     return rc;
 }
