@@ -247,6 +247,9 @@ PTO_K_FN int pto_h_load(pto_h_run *run, const char *const *lines)
         pto_h_fail(run, 2, "the embedded text of %s does not verify", run->file);
         return 2;
     }
+    /* its warnings are the compile's, which ptoc emit / run printed: printed again with
+       the reference's error when that fails, they came twice (review20 L1) */
+    pto_diag_clear(run->ctx);
     return 0;
 }
 

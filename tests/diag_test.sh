@@ -599,5 +599,8 @@ expect "host scalar out of range at run time: at the argument" 1 \
     $ptoc run $out/host_range.pto -D n=2
 lacks "... not at the kernel's param line" "host_range.pto:1:"
 expect "host scalar in range: runs" 0 "result      match \(2 outputs\)" $ptoc run $out/host_range.pto -D n=1
+# a verify warning comes once, not again with the reference's error (review20 L1)
+expect "a warning with the reference's error: reported" 1 "pushed 3 tiles but the cube core popped 2" $ptoc run tests/diag/warn_once.pto
+if [ "$(grep -c "warning: kernel 'ringmis' writes no output" $out/log)" = 1 ]; then ok "the warning once"; else bad "the warning once"; fi
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
