@@ -98,5 +98,14 @@ check "the miss removed the object unused for 40 days, kept the new one" \
     '[ ! -f $out/c3/pto-0000000000000000.o ] && [ -f $out/c3/pto-1111111111111111.o ] && [ "$(objects $out/c3)" = 2 ]'
 check "PTOC_CACHE=off made nothing" '[ ! -e off ]'
 
+# what a failed compile says (review20 L9): a compiler the shell cannot find, by name; a FILE's
+# C by the FILE (not a scratch path already removed); an isa DIR, that it is one
+$ptoc run --cc pto-no-such-cc examples/vadd.pto >$out/log 2>&1; rc=$?
+check "a missing compiler: said" '[ $rc = 1 ] && grep -q "cannot run the C compiler .pto-no-such-cc. (give one with --cc or \$CC)" $out/log'
+$ptoc run --cc false examples/vadd.pto >$out/log 2>&1; rc=$?
+check "a failed compile names the FILE" '[ $rc = 1 ] && grep -q "false failed to compile the C that ptoc emitted from examples/vadd.pto" $out/log'
+rm -rf $out/isa && $ptoc emit --target isa examples/vadd.pto -o $out/isa >/dev/null 2>&1
+$ptoc run $out/isa >$out/log 2>&1; rc=$?
+check "an isa DIR: said" '[ $rc = 1 ] && grep -q "holds the isa target.s kernel.cpp" $out/log'
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

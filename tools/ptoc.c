@@ -2248,6 +2248,22 @@ static int sweep_line(const char *path, int argc, char **argv, sw_defs *ranges, 
     return rc;
 }
 
+/* Whether the shell finds the command that cc (a command, maybe with
+   options) starts with. */
+static int cc_found(const char *cc)
+{
+    char cmd[600], word[256];
+    size_t n = strcspn(cc, " \t");
+    if (n == 0 || n >= sizeof word) return 1;   /* nothing to say better than the compile's failure */
+    memcpy(word, cc, n);
+    word[n] = 0;
+    cmd[0] = 0;
+    shell_add(cmd, sizeof cmd, "command -v ", NULL);
+    shell_quote(cmd, sizeof cmd, word);
+    shell_add(cmd, sizeof cmd, " >/dev/null 2>&1", NULL);
+    return system(cmd) == 0;
+}
+
 /* Removes run's scratch directory and everything in it (flat: run makes
    no subdirectories). */
 static void remove_dir(const char *dir)
@@ -2342,7 +2358,11 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
     if (stat(target, &sb) == 0 && S_ISDIR(sb.st_mode)) {
         dir = target;
         rc = file_exists(dir, "host.c") ? 0 : 1;
-        if (rc) fprintf(stderr, "ptoc: error: '%s' has no host.c (make it with ptoc emit)\n", dir);
+        if (rc && file_exists(dir, "kernel.cpp"))
+            fprintf(stderr, "ptoc: error: '%s' holds the isa target's kernel.cpp, for a device, and no host.c: the "
+                    "simulator runs what ptoc emit writes without --target isa\n", dir);
+        else if (rc)
+            fprintf(stderr, "ptoc: error: '%s' has no host.c (make it with ptoc emit)\n", dir);
         else rc = file_defaults(dir, 1, argc, argv, cmd, sizeof cmd, sweep ? &defs : NULL);
         if (!rc && opts)   /* they steer the compile of a FILE; a DIR is compiled already */
             fprintf(stderr, "ptoc: warning: %s steer%s how ptoc compiles a .pto FILE; the DIR '%s' runs as it was "
@@ -2360,7 +2380,12 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
     }
     snprintf(bin, sizeof bin, "%s/run", tmp);
     if (rc == 0 && compile_dir(cc, inc, dir, bin, tmp) != 0) {
-        fprintf(stderr, "ptoc: error: %s failed to compile %s/host.c\n", cc, dir);
+        if (!cc_found(cc))
+            fprintf(stderr, "ptoc: error: cannot run the C compiler '%s' (give one with --cc or $CC)\n", cc);
+        else if (dir == tmp)   /* the emitted files are in run's scratch directory, removed below */
+            fprintf(stderr, "ptoc: error: %s failed to compile the C that ptoc emitted from %s\n", cc, target);
+        else
+            fprintf(stderr, "ptoc: error: %s failed to compile %s/host.c\n", cc, dir);
         rc = 1;
     }
     /* the text the sweep reads: FILE, or the .pto an emitted DIR's program
