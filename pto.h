@@ -14820,6 +14820,34 @@ static int pto__lw_fence_notify(pto__lw *L, int32_t block)
                                          "inserted by lower") >= 0;
 }
 
+/* Whether a name of m starts with prefix and then '_' (a name lower would make). */
+static int pto__lw_prefix_used(const pto_module *m, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    int32_t i;
+    for (i = 0; i < m->n_tiles; i++) {
+        const char *t = pto_str(m->ctx, m->tiles[i].name);
+        if (strncmp(t, prefix, n) == 0 && t[n] == '_') return 1;
+    }
+    for (i = 0; i < m->n_vars; i++) {
+        const char *v = pto_str(m->ctx, m->vars[i].name);
+        if (strncmp(v, prefix, n) == 0 && v[n] == '_') return 1;
+    }
+    return 0;
+}
+
+/* The lowering's names (__ar12_acc, __ar12_ch, ...) must not be the user's:
+   a user tile __ar12_acc made a dump of the lowered module that did not
+   parse back (review20 L2). Adds an x until no name has the prefix. */
+static void pto__lw_fresh_prefix(pto__lw *L)
+{
+    size_t n = strlen(L->pre);
+    while (pto__lw_prefix_used(L->m, L->pre) && n + 1 < sizeof L->pre) {
+        L->pre[n++] = 'x';
+        L->pre[n] = 0;
+    }
+}
+
 /* Lowers statement s (in a kernel body); 0 on failure. */
 static int pto__lw_stmt(pto_ctx *ctx, pto_module *m, int32_t s, int64_t room)
 {
@@ -14829,6 +14857,7 @@ static int pto__lw_stmt(pto_ctx *ctx, pto_module *m, int32_t s, int64_t room)
     memset(&L, 0, sizeof L);
     L.ctx = ctx, L.m = m, L.at = s, L.loc = m->stmts[s].loc, L.room = room;
     snprintf(L.pre, sizeof L.pre, "__%s%d", cls == PTO_OC_ALLREDUCE ? "ar" : op == PTO_OP_TPUT ? "put" : "get", (int)s);
+    pto__lw_fresh_prefix(&L);
     if (cls == PTO_OC_NOTIFY) ok = pto__lw_fence_notify(&L, block);
     else if (cls == PTO_OC_XFER) ok = pto__lw_xfer(&L, block);
     else ok = pto__lw_allreduce(&L, block);
