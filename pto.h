@@ -558,7 +558,9 @@ PTODEF int32_t pto_stmt_loop(const pto_module *m, int32_t stmt);
    it instead of compiling a module that silently lacks a node. A -1 passed
    on from a builder that failed is refused without a second error. Ids
    stored in a node (a tile, an expression, a var of an operand) are checked
-   by pto_verify. Every builder here (and the relinking calls below, and the
+   by pto_verify, and so are names: each must be one the .pto text could
+   hold ([A-Za-z_][A-Za-z0-9_]*, not block, blocks, subblock, rank, nranks,
+   min, max, inf or nan), since the emitter writes them into C. Every builder here (and the relinking calls below, and the
    host builders) clears the verified stamp (pto_module.verified): verify
    again before the later passes, which refuse an unstamped module. m must be a module of pto_module_create (never NULL);
    pto_module_destroy(NULL) does nothing. Statements are appended to the
@@ -9508,6 +9510,47 @@ static void pto__vunwritten(pto__verifier *v)
 /* host sections are checked by host.c */
 static pto_status pto__hs_verify(pto_ctx *ctx, const pto_module *m);
 
+/* ---- names ----
+   The parser only makes names of the text's form; the C API takes any
+   string, and the emitter writes names into C (and pto_print into text):
+   "bad name!" made C that did not compile, and a kernel name that closes
+   a C comment put the caller's own C in kernel.c (review20 M1). So every
+   name is checked to be one the
+   text could hold: [A-Za-z_][A-Za-z0-9_]*, not a word the expressions
+   read (block, blocks, subblock, rank, nranks, min, max, inf, nan). */
+static int pto__vname_ok(const char *s)
+{
+    static const char *const reserved[] = {"block", "blocks", "subblock", "rank", "nranks", "min", "max", "inf", "nan"};
+    size_t i;
+    if (!s || !*s || (s[0] >= '0' && s[0] <= '9')) return 0;
+    for (i = 0; s[i]; i++)
+        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') ||
+              s[i] == '_'))
+            return 0;
+    for (i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
+        if (strcmp(s, reserved[i]) == 0) return 0;
+    return 1;
+}
+
+static void pto__vname_check(pto_ctx *ctx, const pto_module *m, int32_t name, pto_loc loc, const char *what)
+{
+    const char *s = pto_str(m->ctx, name);
+    if (!pto__vname_ok(s))
+        pto_error(ctx, loc, "%s name '%s' is not a name the .pto text could hold (letters, digits and _, not starting "
+                  "with a digit; not block, blocks, subblock, rank, nranks, min, max, inf or nan)", what, s ? s : "");
+}
+
+static void pto__vnames(pto_ctx *ctx, const pto_module *m)
+{
+    int32_t i;
+    for (i = 0; i < m->n_kernels; i++) pto__vname_check(ctx, m, m->kernels[i].name, m->kernels[i].loc, "kernel");
+    for (i = 0; i < m->n_params; i++) pto__vname_check(ctx, m, m->params[i].name, m->params[i].loc, "param");
+    for (i = 0; i < m->n_tiles; i++) pto__vname_check(ctx, m, m->tiles[i].name, m->tiles[i].loc, "tile");
+    for (i = 0; i < m->n_vars; i++) pto__vname_check(ctx, m, m->vars[i].name, m->vars[i].loc, "variable");
+    for (i = 0; i < m->n_cvpipes; i++) pto__vname_check(ctx, m, m->cvpipes[i].name, m->cvpipes[i].loc, "pipe");
+    for (i = 0; i < m->n_hosts; i++) pto__vname_check(ctx, m, m->hosts[i].name, m->hosts[i].loc, "host");
+}
+
 PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
 {
     pto__verifier v;
@@ -9538,6 +9581,8 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
         pto_error(ctx, top, "no kernel: a module (a .pto file) holds one or more kernels");
         return PTO_ERR_USER;
     }
+    pto__vnames(ctx, m);
+    if (pto_error_count(ctx) != before) return PTO_ERR_USER;   /* the rest would quote them */
     if (pto__valloc(&v))
         for (k = 0; k < m->n_kernels && !v.internal; k++) pto__vkernel(&v, k);
     if (!v.internal && pto_error_count(ctx) == before) pto__vunwritten(&v);

@@ -402,7 +402,9 @@ PTODEF int32_t pto_stmt_loop(const pto_module *m, int32_t stmt);
    it instead of compiling a module that silently lacks a node. A -1 passed
    on from a builder that failed is refused without a second error. Ids
    stored in a node (a tile, an expression, a var of an operand) are checked
-   by pto_verify. Every builder here (and the relinking calls below, and the
+   by pto_verify, and so are names: each must be one the .pto text could
+   hold ([A-Za-z_][A-Za-z0-9_]*, not block, blocks, subblock, rank, nranks,
+   min, max, inf or nan), since the emitter writes them into C. Every builder here (and the relinking calls below, and the
    host builders) clears the verified stamp (pto_module.verified): verify
    again before the later passes, which refuse an unstamped module. m must be a module of pto_module_create (never NULL);
    pto_module_destroy(NULL) does nothing. Statements are appended to the

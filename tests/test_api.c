@@ -462,6 +462,33 @@ static void test_huge_tensor(void)
     pto_ctx_destroy(q.ctx);
 }
 
+/* A name the C API took that the text could not hold is the verifier's
+   error (review20 M1: "bad name!" made C that did not compile, a kernel
+   name that closes a C comment put the caller's own C in kernel.c); a good
+   one passes. */
+static void test_bad_names(void)
+{
+    static const char *const tile_names[] = {"bad name!", "9t", "", "a.b", "block", "nan", "t_9", "_x", "tile"};
+    static const int good[] = {0, 0, 0, 0, 0, 0, 1, 1, 1};
+    size_t i;
+    for (i = 0; i < sizeof good / sizeof good[0]; i++) {
+        kit q;
+        q.ctx = pto_ctx_create(NULL);
+        q.m = pto_module_create(q.ctx, PTO_ARCH_A2A3);
+        q.k = pto_add_kernel(q.m, i == 3 ? "k*/ int x; /*" : "k", PTO_KK_VECTOR, LOC(1));
+        q.x = pto_add_tensor_param(q.m, q.k, "x", PTO_IN, PTO_F32, 16, 64, LOC(1));
+        q.z = pto_add_tensor_param(q.m, q.k, "z", PTO_OUT, PTO_F32, 16, 64, LOC(1));
+        q.body = q.m->kernels[q.k].body;
+        q.t = pto_add_tile(q.m, q.body, tile_names[i], PTO_VEC, PTO_F32, 16, 64, LOC(2));
+        kit_body(&q);
+        CHECK(pto_compile(q.ctx, q.m, NULL) == (good[i] ? PTO_OK : PTO_ERR_USER));
+        CHECK(good[i] == !has_diag(q.ctx, "is not a name the .pto text could hold"));
+        if (i == 3) CHECK(has_diag(q.ctx, "kernel name 'k*/ int x; /*' is not a name"));
+        pto_module_destroy(q.m);
+        pto_ctx_destroy(q.ctx);
+    }
+}
+
 /* The same limit on a host's tensors (params and intermediates). */
 static void test_huge_host_tensor(void)
 {
@@ -764,6 +791,7 @@ int main(void)
     test_pass_order();
     test_huge_tensor();
     test_huge_host_tensor();
+    test_bad_names();
     test_verified_stamp();
     test_intern_many();
     return TEST_END();
