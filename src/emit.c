@@ -459,7 +459,7 @@ typedef struct pto__emitter {
     int32_t planned_k;    /* kernel + 1 whose PLANNED text the scratch holds (pto__emit_planned; 0: none) */
     uint8_t *cstate;      /* per expression: pto__emit_const's answer (bits 0-1, NULL: not kept; bit 2:
                              a constant of literals, not in cval); bit 3: its names are to be marked used
-                             (pto__emit_use_later) */
+                             (PTO__EMIT_USE_LATER) */
     struct pto__emit_cv *cval;   /* the values of the constant ones: an open-addressing table by
                                     expression (pto__emit_cval), cvcap entries (a power of two), cvn used */
     uint32_t cvcap, cvn;
@@ -1827,15 +1827,20 @@ static inline void pto__emit_use(pto__emitter *E, int32_t ex)
    pto__emit_use_sweep walks the marked ones once, however many statements
    name them (a set_flag and its wait_flag share their event id), in index
    order rather than in the statements' order, which at 100k instructions
-   was a cache miss per expression. */
-static inline void pto__emit_use_later(pto__emitter *E, int32_t ex)
-{
-    if ((uint32_t)ex >= (uint32_t)E->m->n_exprs) return;
-    if (E->cstate) E->cstate[ex] |= 8;
-    else pto__emit_use(E, ex);
-}
+   was a cache miss per expression. A macro over pto__emit_check's locals
+   (nex = the expression count, cs = cstate): a byte store may alias
+   anything, so a function reading them through E had them loaded again
+   after each. */
+#define PTO__EMIT_USE_LATER(ex)                                                                                        \
+    do {                                                                                                                \
+        int32_t mk_ = (ex);                                                                                             \
+        if ((uint32_t)mk_ < nex) {                                                                                      \
+            if (cs) cs[mk_] |= 8;                                                                                       \
+            else pto__emit_use(E, mk_);                                                                                 \
+        }                                                                                                               \
+    } while (0)
 
-/* The names the marked expressions read (pto__emit_use_later), as
+/* The names the marked expressions read (PTO__EMIT_USE_LATER), as
    pto__emit_use_expr finds them: from the highest index down, a marked
    node marks its operands (b only of + - * / % min max; a of those and of
    negation) and a VAR node its variable. A node's operands were made
@@ -4045,18 +4050,6 @@ static void pto__emit_refused(const pto__emitter *E, uint8_t *refused)
     }
 }
 
-/* pto__emit_use_later with what it reads in locals (pto__emit_check's
-   loop): its byte stores may alias anything, so the compiler would load
-   the emitter's fields again after each. */
-#define PTO__EMIT_MARK(ex)                                                                                             \
-    do {                                                                                                                \
-        int32_t mk_ = (ex);                                                                                             \
-        if ((uint32_t)mk_ < nex) {                                                                                      \
-            if (cs) cs[mk_] |= 8;                                                                                       \
-            else pto__emit_use(E, mk_);                                                                                 \
-        }                                                                                                               \
-    } while (0)
-
 /* Every statement of the module's kernels must be something the emitter can
    name: checked up front so that a bad module gives one clear error. */
 static pto_status pto__emit_check(pto__emitter *E)
@@ -4090,12 +4083,12 @@ static pto_status pto__emit_check(pto__emitter *E)
             if ((st->kind == PTO_ST_LET || st->kind == PTO_ST_FOR) && (uint32_t)st->ref >= nvars)
                 return pto_error(E->ctx, st->loc, "emit: statement without its variable");
             if (reached && st->kind == PTO_ST_TILE) {   /* pto__emit_use_stmt's names, marked */
-                PTO__EMIT_MARK(m->tiles[st->ref].valid_r);
-                PTO__EMIT_MARK(m->tiles[st->ref].valid_c);
+                PTO__EMIT_USE_LATER(m->tiles[st->ref].valid_r);
+                PTO__EMIT_USE_LATER(m->tiles[st->ref].valid_c);
             } else if (reached) {
-                PTO__EMIT_MARK(st->e[0]);
-                PTO__EMIT_MARK(st->e[1]);
-                PTO__EMIT_MARK(st->e[2]);
+                PTO__EMIT_USE_LATER(st->e[0]);
+                PTO__EMIT_USE_LATER(st->e[1]);
+                PTO__EMIT_USE_LATER(st->e[2]);
             }
             continue;
         }
@@ -4109,16 +4102,16 @@ static pto_status pto__emit_check(pto__emitter *E)
             case PTO_O_TILE: bad = (uint32_t)o->ref >= ntiles; break;
             case PTO_O_INT:
                 if (!reached) break;
-                PTO__EMIT_MARK(o->e[0]);
-                PTO__EMIT_MARK(o->e[1]);
+                PTO__EMIT_USE_LATER(o->e[0]);
+                PTO__EMIT_USE_LATER(o->e[1]);
                 break;
             case PTO_O_GM:
                 bad = (uint32_t)o->ref >= nparams;
                 if (bad || !reached) break;
                 param_used[o->ref] = 1;
-                PTO__EMIT_MARK(o->e[0]);
-                PTO__EMIT_MARK(o->e[1]);
-                PTO__EMIT_MARK(o->e[2]);
+                PTO__EMIT_USE_LATER(o->e[0]);
+                PTO__EMIT_USE_LATER(o->e[1]);
+                PTO__EMIT_USE_LATER(o->e[2]);
                 break;
             case PTO_O_SCALAR:
                 bad = (uint32_t)o->ref >= nvars;
@@ -4136,7 +4129,7 @@ static pto_status pto__emit_check(pto__emitter *E)
                                       pto_opinfo_get((pto_op)st->op)->name);
         }
     }
-#undef PTO__EMIT_MARK
+#undef PTO__EMIT_USE_LATER
     pto__emit_use_sweep(E);
     return PTO_OK;
 }
