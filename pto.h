@@ -20217,6 +20217,15 @@ typedef struct pto__emit_plan {
 #define PTO__EMIT_PREFETCH(p) ((void)(p))
 #endif
 
+/* For a function the compiler would otherwise inline into the block walk,
+   whose one big body then keeps nothing in registers (the op line's path
+   reloaded the emitter from the stack at every step). */
+#if defined(__GNUC__) || defined(__clang__)
+#define PTO__EMIT_NOINLINE __attribute__((noinline))
+#else
+#define PTO__EMIT_NOINLINE
+#endif
+
 /* SSE2 (every x86-64 compiler that says so: gcc, clang) scans the texts
    the emitter copies sixteen bytes at a time (the .pto source into host.c,
    notes into comments); other compilers (tcc) and machines take the
@@ -20330,7 +20339,7 @@ typedef struct pto__emitter {
     int32_t planned_k;    /* kernel + 1 whose PLANNED text the scratch holds (pto__emit_planned; 0: none) */
     uint8_t *cstate;      /* per expression: pto__emit_const's answer (bits 0-1, NULL: not kept; bit 2:
                              a constant of literals, not in cval); bit 3: its names are to be marked used
-                             (pto__emit_use_later) */
+                             (PTO__EMIT_USE_LATER) */
     struct pto__emit_cv *cval;   /* the values of the constant ones: an open-addressing table by
                                     expression (pto__emit_cval), cvcap entries (a power of two), cvn used */
     uint32_t cvcap, cvn;
@@ -20716,6 +20725,10 @@ static pto_buf *pto__emit_sb(pto__emitter *E, int key)
 static void pto__emit_put_i64(pto_buf *b, int64_t v)
 {
     char num[40];   /* (inlined copies reason about 40 bytes) */
+    if (b->data && b->cap - b->len > 25) {   /* in place (pto__emit_i64 ends it with a NUL) */
+        b->len += pto__emit_i64(b->data + b->len, v);
+        return;
+    }
     pto__emit_put(b, num, pto__emit_i64(num, v));
 }
 
@@ -21468,6 +21481,7 @@ static int pto__emit_atoms(pto__emitter *E, pto_buf *b, const pto_expr *e, int c
     const pto_module *m = E->m;
     const pto_expr *x[2];
     int i, paren;
+    size_t need;
     if (e->kind < PTO_E_ADD || e->kind > PTO_E_MUL || !E->var_len || (uint32_t)e->a >= (uint32_t)m->n_exprs ||
         (uint32_t)e->b >= (uint32_t)m->n_exprs)
         return 0;
@@ -21480,6 +21494,33 @@ static int pto__emit_atoms(pto__emitter *E, pto_buf *b, const pto_expr *e, int c
             return 0;
     if (x[0]->kind == PTO_E_INT && x[1]->kind == PTO_E_INT) return 0;
     paren = (e->kind == PTO_E_MUL ? 2 : 1) < ctxprec;
+    need = 2 * E->argmax + 128;   /* two names or builtins (< 40) or numbers (< 26), an op, parentheses */
+    if (b->cap - b->len <= need && !b->sink) pto__emit_reserve(b, b->len + need + 256);   /* (doubling) */
+    if (b->data && !b->oom && b->cap - b->len > need) {   /* written in place */
+        char *d = b->data + b->len;
+        if (paren) *d++ = '(';
+        for (i = 0; i < 2; i++) {
+            const char *t;
+            size_t n;
+            if (i) {
+                memcpy(d, pto__emit_ops[e->kind - PTO_E_ADD], 3);
+                d += 3;
+            }
+            if (x[i]->kind == PTO_E_INT) {
+                d += pto__emit_i64(d, x[i]->value);
+                continue;
+            }
+            if (x[i]->kind == PTO_E_VAR) t = E->var_name[x[i]->a], n = (size_t)E->var_len[x[i]->a];
+            else if (E->isa) t = pto__emit_builtin_isa[x[i]->kind - PTO_E_BLOCK], n = strlen(t);   /* (as below) */
+            else t = pto__emit_builtin_c[x[i]->kind - PTO_E_BLOCK], n = strlen(t);
+            memcpy(d, t, n);
+            d += n;
+        }
+        if (paren) *d++ = ')';
+        *d = 0;
+        b->len = (size_t)(d - b->data);
+        return 1;
+    }
     if (paren) pto__emit_put(b, "(", 1);
     for (i = 0; i < 2; i++) {
         if (i) pto__emit_put(b, pto__emit_ops[e->kind - PTO_E_ADD], 3);
@@ -21666,15 +21707,20 @@ static inline void pto__emit_use(pto__emitter *E, int32_t ex)
    pto__emit_use_sweep walks the marked ones once, however many statements
    name them (a set_flag and its wait_flag share their event id), in index
    order rather than in the statements' order, which at 100k instructions
-   was a cache miss per expression. */
-static inline void pto__emit_use_later(pto__emitter *E, int32_t ex)
-{
-    if ((uint32_t)ex >= (uint32_t)E->m->n_exprs) return;
-    if (E->cstate) E->cstate[ex] |= 8;
-    else pto__emit_use(E, ex);
-}
+   was a cache miss per expression. A macro over pto__emit_check's locals
+   (nex = the expression count, cs = cstate): a byte store may alias
+   anything, so a function reading them through E had them loaded again
+   after each. */
+#define PTO__EMIT_USE_LATER(ex)                                                                                        \
+    do {                                                                                                                \
+        int32_t mk_ = (ex);                                                                                             \
+        if ((uint32_t)mk_ < nex) {                                                                                      \
+            if (cs) cs[mk_] |= 8;                                                                                       \
+            else pto__emit_use(E, mk_);                                                                                 \
+        }                                                                                                               \
+    } while (0)
 
-/* The names the marked expressions read (pto__emit_use_later), as
+/* The names the marked expressions read (PTO__EMIT_USE_LATER), as
    pto__emit_use_expr finds them: from the highest index down, a marked
    node marks its operands (b only of + - * / % min max; a of those and of
    negation) and a VAR node its variable. A node's operands were made
@@ -22310,22 +22356,29 @@ static void pto__emit_opline(pto__emitter *E, int32_t plan, int32_t s)
     const pto_module *m = E->m;
     const pto_stmt *st = &m->stmts[s];
     const pto_operand *o = &m->operands[st->arg0], *end = o + st->nargs;
+    const pto_expr *exprs = m->exprs;
     const char *text = E->btext.data;
-    size_t nsrc = E->vlen[PTO__K_SRC];
+    size_t nsrc = E->vlen[PTO__K_SRC], arg_room = E->argmax + 40, op_room = E->op_room;
+    uint32_t n_exprs = (uint32_t)m->n_exprs;
+    pto_buf *b = E->out;
     pto__emit_wr w;
     char *d;
     int32_t i;
-    w.b = E->out;
-    if (!p->opline || E->val[PTO__K_SRC] != E->srcline || !w.b->data || w.b->oom) {
+    if (!p->opline || E->val[PTO__K_SRC] != E->srcline || !b->data || b->oom) {
         pto__emit_line(E, plan, s);
         return;
     }
-    pto__wr_load(&w);
-    if (!pto__wr_room(&w, E->op_room + (size_t)st->nargs * (E->argmax + 40))) {
-        pto__emit_line(E, plan, s);
-        return;
+    if (b->cap - b->len < op_room + (size_t)st->nargs * arg_room) {
+        w.b = b;
+        pto__wr_load(&w);
+        if (!pto__wr_grow(&w, op_room + (size_t)st->nargs * arg_room)) {
+            pto__emit_line(E, plan, s);
+            return;
+        }
     }
-    d = w.d;
+    /* From here the room is there: locals only, no write position in memory
+       (a byte store may alias anything: the compiler reloads what is not local). */
+    d = b->data + b->len;
     pto__emit_pcp64(d, text + p->off[0], (size_t)p->len[0]);
     d += p->len[0];
     pto__emit_pcp(d, E->srcline, nsrc);
@@ -22346,17 +22399,21 @@ static void pto__emit_opline(pto__emitter *E, int32_t plan, int32_t s)
             pto__emit_pcp(d, text + E->pipe_off[o->ref], (size_t)E->pipe_len[o->ref]);
             d += E->pipe_len[o->ref];
             continue;
-        case PTO_O_TILE:
-            pto__emit_pcp(d, E->tile_arg[o->ref], (size_t)E->tile_len[o->ref] + 2);
-            d += E->tile_len[o->ref] + 2;
+        case PTO_O_TILE: {
+            size_t n = (size_t)E->tile_len[o->ref] + 2;
+            pto__emit_pcp(d, E->tile_arg[o->ref], n);
+            d += n;
             continue;
-        case PTO_O_SCALAR:
-            pto__emit_pcp(d, E->var_arg[o->ref], (size_t)E->var_len[o->ref] + 2);
-            d += E->var_len[o->ref] + 2;
+        }
+        case PTO_O_SCALAR: {
+            size_t n = (size_t)E->var_len[o->ref] + 2;
+            pto__emit_pcp(d, E->var_arg[o->ref], n);
+            d += n;
             continue;
+        }
         case PTO_O_GM: {   /* "x, r, 0": a tensor at leaf indices (the room is that of one such) */
             size_t np = (size_t)E->param_len[o->ref], n0, n1;
-            if (o->e[2] >= 0 || (size_t)(w.lim - d) < E->op_room + (size_t)(end - o) * (E->argmax + 40)) break;
+            if (o->e[2] >= 0 || b->cap - (size_t)(d - b->data) < op_room + (size_t)(end - o) * arg_room) break;
             n0 = pto__emit_leaf_arg(E, d + 2 + np, o->e[0]);
             n1 = n0 ? pto__emit_leaf_arg(E, d + 2 + np + n0, o->e[1]) : 0;
             if (!n1) break;
@@ -22367,8 +22424,9 @@ static void pto__emit_opline(pto__emitter *E, int32_t plan, int32_t s)
             continue;
         }
         case PTO_O_INT:
-            e = o->e[0] >= 0 && o->e[0] < m->n_exprs ? &m->exprs[o->e[0]] : NULL;
-            if (e && e->kind == PTO_E_INT && e->value >= 0 && e->value < 10) {   /* an event id */
+            if ((uint32_t)o->e[0] >= n_exprs) break;
+            e = &exprs[o->e[0]];
+            if (e->kind == PTO_E_INT && e->value >= 0 && e->value < 10) {   /* an event id */
                 d[0] = ',';
                 d[1] = ' ';
                 d[2] = (char)('0' + e->value);
@@ -22400,25 +22458,28 @@ static void pto__emit_opline(pto__emitter *E, int32_t plan, int32_t s)
         }
         break;
     }
-    w.d = d;
     if (o < end) {   /* the printer's part: checked writes from here on */
+        w.b = b;
+        b->len = (size_t)(d - b->data);
+        pto__wr_load(&w);
         pto__emit_args_to(E, &w, o, end);
         pto__wrp(&w, text + p->off[2], (size_t)p->len[2]);
         for (i = 2; i < p->nk && w.d; i++) {
             pto__wr(&w, E->val[p->key[i]], E->vlen[p->key[i]]);
             pto__wrp(&w, text + p->off[i + 1], (size_t)p->len[i + 1]);
         }
-    } else {
-        pto__emit_pcp64(w.d, text + p->off[2], (size_t)p->len[2]);
-        w.d += p->len[2];
-        for (i = 2; i < p->nk; i++) {
-            pto__emit_cp(w.d, E->val[p->key[i]], E->vlen[p->key[i]]);
-            w.d += E->vlen[p->key[i]];
-            pto__emit_pcp64(w.d, text + p->off[i + 1], (size_t)p->len[i + 1]);
-            w.d += p->len[i + 1];
-        }
+        if (w.d) pto__wr_sync(&w);
+        return;
     }
-    if (w.d) pto__wr_sync(&w);
+    pto__emit_pcp64(d, text + p->off[2], (size_t)p->len[2]);
+    d += p->len[2];
+    for (i = 2; i < p->nk; i++) {
+        pto__emit_cp(d, E->val[p->key[i]], E->vlen[p->key[i]]);
+        d += E->vlen[p->key[i]];
+        pto__emit_pcp64(d, text + p->off[i + 1], (size_t)p->len[i + 1]);
+        d += p->len[i + 1];
+    }
+    b->len = (size_t)(d - b->data);
 }
 
 /* A note's K_NOTE line (plan: literal, NOTE, literal): as pto__emit_opline,
@@ -22645,7 +22706,7 @@ static void pto__emit_popped_tiles(const pto_module *m, uint8_t *popped)
 
 /* One instruction: its note (if any), then its bound K_OP line, or the
    K_OP_SEE line when its note was printed in full above another statement. */
-static void pto__emit_op(pto__emitter *E, int32_t s)
+static PTO__EMIT_NOINLINE void pto__emit_op(pto__emitter *E, int32_t s)
 {
     const pto_stmt *st = &E->m->stmts[s];
     int32_t see, op = st->op, dep = E->depth < PTO__EMIT_ND ? E->depth : 0;
@@ -23874,12 +23935,18 @@ static void pto__emit_refused(const pto__emitter *E, uint8_t *refused)
 static pto_status pto__emit_check(pto__emitter *E)
 {
     const pto_module *m = E->m;
-    int32_t s, last_block = -1, *succ = E->succ;
+    int32_t s, last_block = -1, *succ = E->succ, n_stmts = m->n_stmts;
+    const pto_stmt *stmts = m->stmts;
+    const pto_operand *operands = m->operands;
+    const uint8_t *reach = E->reach;
+    uint8_t *cs = E->cstate, *var_used = E->var_used, *param_used = E->param_used;
+    uint32_t nex = (uint32_t)m->n_exprs, ntiles = (uint32_t)m->n_tiles, nvars = (uint32_t)m->n_vars,
+             nparams = (uint32_t)m->n_params, nblocks = (uint32_t)m->n_blocks;
     int reached = 0;
     uint8_t refused[PTO_NOP];   /* (one look-up per op statement) */
     pto__emit_refused(E, refused);
-    for (s = 0; s < m->n_stmts; s++) {
-        const pto_stmt *st = &m->stmts[s];
+    for (s = 0; s < n_stmts; s++) {
+        const pto_stmt *st = &stmts[s];
         const pto_operand *o, *o0, *end;
         if (st->block < 0) {
             if (succ) succ[s] = -1;
@@ -23888,48 +23955,47 @@ static pto_status pto__emit_check(pto__emitter *E)
         if (succ) succ[s] = pto__emit_succ(m, st);
         if (st->block != last_block) {   /* (a block's statements mostly follow each other) */
             last_block = st->block;
-            reached = E->reach && st->block < m->n_blocks && E->reach[st->block] == 1;
+            reached = reach && (uint32_t)st->block < nblocks && reach[st->block] == 1;
         }
         if (st->kind != PTO_ST_OP) {
-            if (st->kind == PTO_ST_TILE && (st->ref < 0 || st->ref >= m->n_tiles))
+            if (st->kind == PTO_ST_TILE && (uint32_t)st->ref >= ntiles)
                 return pto_error(E->ctx, st->loc, "emit: tile statement without a tile");
-            if ((st->kind == PTO_ST_LET || st->kind == PTO_ST_FOR) && (st->ref < 0 || st->ref >= m->n_vars))
+            if ((st->kind == PTO_ST_LET || st->kind == PTO_ST_FOR) && (uint32_t)st->ref >= nvars)
                 return pto_error(E->ctx, st->loc, "emit: statement without its variable");
             if (reached && st->kind == PTO_ST_TILE) {   /* pto__emit_use_stmt's names, marked */
-                pto__emit_use_later(E, m->tiles[st->ref].valid_r);
-                pto__emit_use_later(E, m->tiles[st->ref].valid_c);
+                PTO__EMIT_USE_LATER(m->tiles[st->ref].valid_r);
+                PTO__EMIT_USE_LATER(m->tiles[st->ref].valid_c);
             } else if (reached) {
-                pto__emit_use_later(E, st->e[0]);
-                pto__emit_use_later(E, st->e[1]);
-                pto__emit_use_later(E, st->e[2]);
+                PTO__EMIT_USE_LATER(st->e[0]);
+                PTO__EMIT_USE_LATER(st->e[1]);
+                PTO__EMIT_USE_LATER(st->e[2]);
             }
             continue;
         }
         if (st->op >= PTO_NOP || refused[st->op]) return pto__emit_op_error(E, st);
-        o0 = end = m->operands;
+        o0 = end = operands;
         if (st->nargs > 0) end = (o0 += st->arg0) + st->nargs;
         for (o = o0; o < end; o++) {   /* checked, and the names it reads marked (pto__emit_use_stmt) */
             int bad = 0;
-            if (o->kind == PTO_O_PIPE && (uint32_t)o->ref < (uint32_t)PTO_NPIPE) continue;   /* (the most: flags) */
             switch (o->kind) {
-            case PTO_O_TILE: bad = (uint32_t)o->ref >= (uint32_t)m->n_tiles; break;
-            case PTO_O_PIPE: bad = (uint32_t)o->ref >= (uint32_t)PTO_NPIPE; break;
+            case PTO_O_PIPE: bad = (uint32_t)o->ref >= (uint32_t)PTO_NPIPE; break;   /* (the most: flags) */
+            case PTO_O_TILE: bad = (uint32_t)o->ref >= ntiles; break;
             case PTO_O_INT:
                 if (!reached) break;
-                pto__emit_use_later(E, o->e[0]);
-                pto__emit_use_later(E, o->e[1]);
+                PTO__EMIT_USE_LATER(o->e[0]);
+                PTO__EMIT_USE_LATER(o->e[1]);
                 break;
             case PTO_O_GM:
-                bad = (uint32_t)o->ref >= (uint32_t)m->n_params;
+                bad = (uint32_t)o->ref >= nparams;
                 if (bad || !reached) break;
-                E->param_used[o->ref] = 1;
-                pto__emit_use_later(E, o->e[0]);
-                pto__emit_use_later(E, o->e[1]);
-                pto__emit_use_later(E, o->e[2]);
+                param_used[o->ref] = 1;
+                PTO__EMIT_USE_LATER(o->e[0]);
+                PTO__EMIT_USE_LATER(o->e[1]);
+                PTO__EMIT_USE_LATER(o->e[2]);
                 break;
             case PTO_O_SCALAR:
-                bad = (uint32_t)o->ref >= (uint32_t)m->n_vars;
-                if (!bad && reached) E->var_used[o->ref] = 1;
+                bad = (uint32_t)o->ref >= nvars;
+                if (!bad && reached) var_used[o->ref] = 1;
                 break;
             case PTO_O_CVPIPE: bad = (uint32_t)o->ref >= (uint32_t)m->n_cvpipes; break;
             case PTO_O_FLOAT: break;
@@ -23943,6 +24009,7 @@ static pto_status pto__emit_check(pto__emitter *E)
                                       pto_opinfo_get((pto_op)st->op)->name);
         }
     }
+#undef PTO__EMIT_USE_LATER
     pto__emit_use_sweep(E);
     return PTO_OK;
 }
