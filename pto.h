@@ -15274,8 +15274,15 @@ PTODEF pto_status pto_lower_for(pto_ctx *ctx, pto_module *m, pto_target target)
    Memory: a placed statement is written straight into the module (wait
    shares its set's operands, drain its prime's, barriers their pipe's; a
    loop's rotation expression is shared by its groups); records are 20
-   bytes, counted before they are made; the module's arrays get one
-   reservation from per-access ratios. 100k instructions: about 90 MB.
+   bytes, counted before they are made; groups 64, entries 20; the
+   module's arrays get one reservation from per-access ratios, and the
+   arrays that grow per placement or per operand (idc, seen_head) one step
+   to what those reservations imply, not doublings that copy. Page faults
+   are the measure (~6 us each on a small VM): bench/emit_bench at 100k
+   instructions touches about 89 MB here (21,700 pages: the placed
+   statements, operands and id expressions 39 MB, groups and entries 13,
+   the notes 14, the records 7, the per-statement and per-operand tables
+   the rest).
 
    5. Check (pto_sync_desc.check, on in ptoc and the tests). The analysis
       runs once more with the hardware ids: any unordered dependency or flag
@@ -15317,9 +15324,12 @@ typedef struct pto__sy_rec {   /* 20 bytes: a long kernel has hundreds of thousa
     uint8_t slot, pipe, rw, space;
 } pto__sy_rec;
 
-typedef struct pto__sy_grp {
+typedef struct pto__sy_grp {   /* 64 bytes: one per flag pair or barrier (120,000 at 100k instructions) */
     uint8_t kind, src, dst;
-    int32_t nids;               /* rotation M (1 = a single id) */
+    uint8_t carried;            /* the dependency that made it is loop-carried */
+    uint8_t nids;               /* rotation M (1 = a single id; <= PTO__SY_MAXROT) */
+    uint16_t ne;                /* its ents: ents[e0 .. e0 + ne) (a set, a wait, primes and
+                                   drains: at most 2 + 2 * PTO__SY_MAXROT) */
     int32_t loop;               /* LOOP: the FOR statement */
     int32_t anchor;             /* LOOP: the statement its primes precede and drains follow:
                                    loop, or a loop around it (pto__sy_anchor) */
@@ -15332,16 +15342,15 @@ typedef struct pto__sy_grp {
     int32_t note;               /* dependency text (string pool, pto__sy_note) */
     int32_t pb;                 /* forward: the statement its wait precedes */
     int32_t pnote, dnote;       /* "prime: " / "drain: " + note, once made */
-    int32_t e0, ne;             /* its ents: ents[e0 .. e0 + ne) */
+    int32_t e0;                 /* its first ent (ne: how many) */
     int32_t brec;               /* the dependency's second record (its note) */
-    uint8_t carried;            /* ... is loop-carried */
 } pto__sy_grp;
 
-typedef struct pto__sy_ent {
+typedef struct pto__sy_ent {   /* 20 bytes: two or three per group */
     int32_t stmt;               /* -1 once removed */
     int32_t grp;
     int32_t ebase, emod;        /* exprs: the INT id base (+k), the ADD base + rotation (or -1) */
-    int32_t k;                  /* prime/drain: which id of the rotation */
+    int8_t k;                   /* prime/drain: which id of the rotation (< PTO__SY_MAXROT); -1 set/wait */
     uint8_t role;
 } pto__sy_ent;
 
@@ -15444,6 +15453,7 @@ typedef struct pto__sy {
     int32_t iter_loop[16], iter_e[16];  /* pto__sy_rotexpr: a loop's iteration index expr + 1 */
     int32_t *seen_head;         /* per operand: its dependencies placed (a list in seen) */
     int32_t cap_seen_head;
+    int32_t n_opnd0;            /* operands before any placement (those rec_of covers) */
     pto__sy_seen_e *seen;       /* (record, next); rec = -1 once the group is dropped */
     int32_t n_seen, cap_seen;
     int32_t nkeys;
@@ -15863,6 +15873,7 @@ static pto_status pto__sy_build_records(pto__sy *sy)
         return PTO_ERR_INTERNAL;
     }
     for (s = 0; s < m->n_operands; s++) sy->rec_of[s] = sy->op_loop[s] = -1;
+    sy->n_opnd0 = m->n_operands;
     for (t = 0; t < m->n_tiles; t++) {
         const pto_tile *tl = &m->tiles[t];
         int k;
@@ -16657,6 +16668,11 @@ static pto__sy_idc *pto__sy_idc_of(pto__sy *sy, int32_t s)
         return sy->uidc ? &sy->uidc[s] : NULL;
     }
     if (i >= sy->n_idc) {   /* first met (statements placed later have higher indices) */
+        /* one step to the statements pto__sy_reserve made room for (untouched
+           until used): doubling to ~300k entries at 100k instructions left its
+           copies behind, 385 more pages faulted in */
+        if (i >= sy->cap_idc && sy->m->cap_stmts - sy->s0 > i + 1)
+            pto__sy_prealloc(sy, (void **)&sy->idc, sizeof(pto__sy_idc), &sy->cap_idc, (size_t)(sy->m->cap_stmts - sy->s0));
         if (!pto__sy_grow(sy, (void **)&sy->idc, sizeof(pto__sy_idc), &sy->cap_idc, i + 1)) return NULL;
         memset(sy->idc + sy->n_idc, 0, sizeof(pto__sy_idc) * (size_t)(i + 1 - sy->n_idc));
         sy->n_idc = i + 1;
@@ -17156,7 +17172,7 @@ static int pto__sy_resolve(pto__sy *sy, int32_t s, pto__sy_st *st)
     period0 = !sy->h_fwd && pto_stmt_loop(m, pa) >= 0 ? sy->period[pto_stmt_loop(m, pa)] : 0;
     if (pto__sy_place(sy) != PTO_OK) { pto__sy_fail(sy, PTO_ERR_INTERNAL); return 0; }
     pto__sy_counted(sy);
-    sy->grps[sy->n_grps - 1].ne = sy->n_ents - sy->grps[sy->n_grps - 1].e0;
+    sy->grps[sy->n_grps - 1].ne = (uint16_t)(sy->n_ents - sy->grps[sy->n_grps - 1].e0);
     if (sy->h_fwd) sy->grps[sy->n_grps - 1].pb = pb;
     gr = &sy->grps[sy->n_grps - 1];
     target = pto__sy_restart_target(sy, gr, pb);
@@ -17806,7 +17822,7 @@ static int32_t pto__sy_emit(pto__sy *sy, int32_t g, uint8_t role, int32_t at, in
     sy->ents[en].grp = g;
     sy->ents[en].ebase = ebase;
     sy->ents[en].emod = erot;
-    sy->ents[en].k = k;
+    sy->ents[en].k = (int8_t)k;
     sy->ents[en].role = role;
     return s;
 }
@@ -17851,7 +17867,7 @@ static int32_t pto__sy_new_group(pto__sy *sy, uint8_t kind, int src, int dst, in
     gr->dst = (uint8_t)dst;
     gr->loop = L;
     gr->anchor = gr->dafter = gr->pbefore = L;
-    gr->nids = nids;
+    gr->nids = (uint8_t)nids;
     gr->base = -1;
     gr->arec = sy->h_rec;
     gr->bstmt = sy->h_bstmt;
@@ -18469,7 +18485,7 @@ static void pto__sy_degrade(pto__sy *sy, int32_t g, int32_t M)
         }
         if (sy->ents[e].k >= M) pto__sy_unlink_ent(sy, e);
     }
-    gr->nids = M;
+    gr->nids = (uint8_t)M;
     sy->stats.degraded++;
 }
 
@@ -19035,7 +19051,7 @@ static int pto__sy_order_now(pto__sy *sy, const int32_t *order, int32_t i, const
     e0 = sy->n_ents;
     if (pto__sy_emit(sy, f, PTO__SY_SET, pw, 1, -1, -1, -1) < 0 || pto__sy_emit(sy, f, PTO__SY_WAIT, ps, 0, -1, e0, -1) < 0)
         return 0;
-    sy->grps[f].ne = sy->n_ents - e0;
+    sy->grps[f].ne = (uint16_t)(sy->n_ents - e0);
     sy->grps[f].pb = ps;
     sy->grps[f].base = k;
     /* in a loop, its own id comes round each iteration: nothing here shows
@@ -19348,6 +19364,9 @@ static int pto__sy_seen(pto__sy *sy)
 {
     int32_t o = sy->h_bopnd, i, old = sy->cap_seen_head;
     if (o >= sy->cap_seen_head) {
+        /* o is an access's operand (< n_opnd0): one step to them all, not
+           doublings past them that would be filled with -1 too */
+        if (o < sy->n_opnd0) pto__sy_prealloc(sy, (void **)&sy->seen_head, sizeof(int32_t), &sy->cap_seen_head, (size_t)sy->n_opnd0);
         if (!pto__sy_grow(sy, (void **)&sy->seen_head, sizeof(int32_t), &sy->cap_seen_head, o + 1)) return 0;
         for (i = old; i < sy->cap_seen_head; i++) sy->seen_head[i] = -1;
     }
@@ -19491,7 +19510,7 @@ static int32_t pto__sy_order_pair(pto__sy *sy, int32_t g, int32_t s, int32_t key
     as = pto__sy_emit(sy, f, PTO__SY_SET, pw, 1, -1, -1, -1);
     bs = as >= 0 ? pto__sy_emit(sy, f, PTO__SY_WAIT, ps, 0, -1, sy->n_ents - 1, -1) : -1;
     if (bs < 0) return -2;
-    sy->grps[f].ne = sy->n_ents - sy->grps[f].e0;
+    sy->grps[f].ne = (uint16_t)(sy->n_ents - sy->grps[f].e0);
     sy->grps[f].pb = ps;
     sy->grps[f].base = j;
     m->exprs[sy->ents[sy->grps[f].e0].ebase].value = j;
@@ -19536,7 +19555,7 @@ static int32_t pto__sy_order_loop(pto__sy *sy, int32_t g, int32_t s, int32_t key
     m->stmts[st].loc = m->stmts[L].loc;   /* named by its loop's line */
     if ((st = pto__sy_emit(sy, f, PTO__SY_DRAIN, L, 1, 0, e0, -1)) < 0) return -2;
     m->stmts[st].loc = m->stmts[L].loc;
-    sy->grps[f].ne = sy->n_ents - sy->grps[f].e0;
+    sy->grps[f].ne = (uint16_t)(sy->n_ents - sy->grps[f].e0);
     sy->grps[f].base = j;
     m->exprs[sy->ents[e0].ebase].value = j;
     sy->stats.flag_pairs++;
