@@ -6,6 +6,7 @@
 #include <string.h>
 
 #ifndef PTO_MALLOC
+#define PTO__LIBC_MALLOC 1   /* the default allocator is the C library's (base.c's huge-page hint) */
 #define PTO_MALLOC(sz, user) ((void)(user), malloc(sz))
 #define PTO_REALLOC(p, sz, user) ((void)(user), realloc((p), (sz)))
 #define PTO_FREE(p, user) ((void)(user), free(p))
