@@ -9591,9 +9591,10 @@ static pto_status pto__hs_verify(pto_ctx *ctx, const pto_module *m);
    "bad name!" made C that did not compile, and a kernel name that closes
    a C comment put the caller's own C in kernel.c (review20 M1). So every
    name is checked to be one the
-   text could hold: [A-Za-z_][A-Za-z0-9_]*, not a word the expressions
-   read (block, blocks, subblock, rank, nranks, min, max, inf, nan). */
-static int pto__vname_ok(const char *s)
+   text could hold: [A-Za-z_][A-Za-z0-9_]*, and, for a name in an
+   expression's scope, not a word the expressions read (block, blocks,
+   subblock, rank, nranks, min, max, inf, nan). */
+static int pto__vname_ok(const char *s, int expr_scope)
 {
     static const char *const reserved[] = {"block", "blocks", "subblock", "rank", "nranks", "min", "max", "inf", "nan"};
     size_t i;
@@ -9602,28 +9603,32 @@ static int pto__vname_ok(const char *s)
         if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') ||
               s[i] == '_'))
             return 0;
-    for (i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
+    for (i = 0; expr_scope && i < sizeof reserved / sizeof reserved[0]; i++)
         if (strcmp(s, reserved[i]) == 0) return 0;
     return 1;
 }
 
-static void pto__vname_check(pto_ctx *ctx, const pto_module *m, int32_t name, pto_loc loc, const char *what)
+/* expr_scope: a name an expression could read (not a kernel's or a host's,
+   which the text allows to be any word: `kernel nan(...)` parses). */
+static void pto__vname_check(pto_ctx *ctx, const pto_module *m, int32_t name, pto_loc loc, const char *what,
+                             int expr_scope)
 {
     const char *s = pto_str(m->ctx, name);
-    if (!pto__vname_ok(s))
+    if (!pto__vname_ok(s, expr_scope))
         pto_error(ctx, loc, "%s name '%s' is not a name the .pto text could hold (letters, digits and _, not starting "
-                  "with a digit; not block, blocks, subblock, rank, nranks, min, max, inf or nan)", what, s ? s : "");
+                  "with a digit%s)", what, s ? s : "",
+                  expr_scope ? "; not block, blocks, subblock, rank, nranks, min, max, inf or nan" : "");
 }
 
 static void pto__vnames(pto_ctx *ctx, const pto_module *m)
 {
     int32_t i;
-    for (i = 0; i < m->n_kernels; i++) pto__vname_check(ctx, m, m->kernels[i].name, m->kernels[i].loc, "kernel");
-    for (i = 0; i < m->n_params; i++) pto__vname_check(ctx, m, m->params[i].name, m->params[i].loc, "param");
-    for (i = 0; i < m->n_tiles; i++) pto__vname_check(ctx, m, m->tiles[i].name, m->tiles[i].loc, "tile");
-    for (i = 0; i < m->n_vars; i++) pto__vname_check(ctx, m, m->vars[i].name, m->vars[i].loc, "variable");
-    for (i = 0; i < m->n_cvpipes; i++) pto__vname_check(ctx, m, m->cvpipes[i].name, m->cvpipes[i].loc, "pipe");
-    for (i = 0; i < m->n_hosts; i++) pto__vname_check(ctx, m, m->hosts[i].name, m->hosts[i].loc, "host");
+    for (i = 0; i < m->n_kernels; i++) pto__vname_check(ctx, m, m->kernels[i].name, m->kernels[i].loc, "kernel", 0);
+    for (i = 0; i < m->n_params; i++) pto__vname_check(ctx, m, m->params[i].name, m->params[i].loc, "param", 1);
+    for (i = 0; i < m->n_tiles; i++) pto__vname_check(ctx, m, m->tiles[i].name, m->tiles[i].loc, "tile", 1);
+    for (i = 0; i < m->n_vars; i++) pto__vname_check(ctx, m, m->vars[i].name, m->vars[i].loc, "variable", 1);
+    for (i = 0; i < m->n_cvpipes; i++) pto__vname_check(ctx, m, m->cvpipes[i].name, m->cvpipes[i].loc, "pipe", 1);
+    for (i = 0; i < m->n_hosts; i++) pto__vname_check(ctx, m, m->hosts[i].name, m->hosts[i].loc, "host", 0);
 }
 
 PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)

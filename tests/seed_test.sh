@@ -181,8 +181,10 @@ kernel names(in x: f32[16, 64], inout g: f32[16, 64] window, inout sig: i32[1, 8
   tstore z[0, 0], __ar6_acc
 }
 EOF
-$ptoc dump lower $out/names.pto >$out/log 2>&1
-has "names: lower made __put4_stage and __ar6_ch beside the user's" $out/log "tile __put4_stage: vec f32[16, 64]"
+# (lower's own names step aside from the user's, __put4x_stage, so that the dump parses back: review20 L2)
+$ptoc dump lower $out/names.pto >$out/names_lowered.pto 2>&1
+has "names: lower made __put4x_stage beside the user's __put4_stage" $out/names_lowered.pto "tile __put4x_stage: vec f32[16, 64]"
+if $ptoc check $out/names_lowered.pto >$out/log 2>&1; then ok "names: the lowered dump parses back"; else bad "names: the lowered dump parses back"; fi
 clean "names: a user's __put4_stage and __ar6_ch beside lower's" $out/names.pto
 cat >$out/cres.pto <<'EOF'
 kernel cres(in x: f32[16, 64], out y: f32[16, 64]) vector {

@@ -99,6 +99,18 @@ static void test_shape(void)
     pto_ctx_destroy(ctx);
 }
 
+/* Builds src into *m and lowers it, prints it into *text and parses and
+   verifies that text: the module it gives (NULL when it did not). */
+static pto_module *lower_and_reread(pto_ctx *ctx, const char *src, pto_module **m, pto_buf *text)
+{
+    memset(text, 0, sizeof *text);
+    *m = build(ctx, src);
+    CHECK(*m != NULL && pto_lower(ctx, *m) == PTO_OK);
+    if (!*m) return NULL;
+    pto_print(*m, text);
+    return build(ctx, text->data);
+}
+
 /* Lowering the printed lowered module again adds no fence: lower's own
    signal loops (fence; for p { notify }) count as fenced, a user notify
    after other work still gets one. */
@@ -112,16 +124,11 @@ static void test_relower(void)
         "  }\n"
         "}\n";
     pto_ctx *ctx = pto_ctx_create(NULL);
-    pto_module *m = build(ctx, src), *m2 = NULL;
+    pto_module *m = NULL, *m2 = NULL;
     pto_buf text;
     int n1 = -1, n2 = -2;
-    memset(&text, 0, sizeof text);
-    CHECK(m != NULL && pto_lower(ctx, m) == PTO_OK);
-    if (m) {
-        n1 = count_op(m, PTO_OP_PIPE_BARRIER);
-        pto_print(m, &text);
-        m2 = build(ctx, text.data);
-    }
+    m2 = lower_and_reread(ctx, src, &m, &text);
+    if (m) n1 = count_op(m, PTO_OP_PIPE_BARRIER);
     CHECK(m2 != NULL && pto_lower(ctx, m2) == PTO_OK);
     if (m2) n2 = count_op(m2, PTO_OP_PIPE_BARRIER);
     CHECK(n1 == 4); /* publish, post-reduce, reset and the user's loop */
@@ -146,14 +153,9 @@ static void test_fresh_names(void)
         "  tstore z[0, 0], __ar1_acc\n"
         "}\n";
     pto_ctx *ctx = pto_ctx_create(NULL);
-    pto_module *m = build(ctx, src), *m2 = NULL;
+    pto_module *m = NULL, *m2;
     pto_buf text;
-    memset(&text, 0, sizeof text);
-    CHECK(m != NULL && pto_lower(ctx, m) == PTO_OK);
-    if (m) {
-        pto_print(m, &text);
-        m2 = build(ctx, text.data);
-    }
+    m2 = lower_and_reread(ctx, src, &m, &text);
     CHECK(m2 != NULL);
     CHECK(text.data && strstr(text.data, "__ar1x_acc") != NULL);
     pto_buf_free(&text);
