@@ -9590,10 +9590,9 @@ static pto_status pto__hs_verify(pto_ctx *ctx, const pto_module *m);
    string, and the emitter writes names into C (and pto_print into text):
    "bad name!" made C that did not compile, and a kernel name that closes
    a C comment put the caller's own C in kernel.c (review20 M1). So every
-   name is checked to be one the
-   text could hold: [A-Za-z_][A-Za-z0-9_]*, and, for a name in an
-   expression's scope, not a word the expressions read (block, blocks,
-   subblock, rank, nranks, min, max, inf, nan). */
+   name is checked to be one the text could hold: [A-Za-z_][A-Za-z0-9_]*,
+   and, for a name in an expression's scope, not a word the expressions
+   read (block, blocks, subblock, rank, nranks, min, max, inf, nan). */
 static int pto__vname_ok(const char *s, int expr_scope)
 {
     static const char *const reserved[] = {"block", "blocks", "subblock", "rank", "nranks", "min", "max", "inf", "nan"};
