@@ -7275,21 +7275,31 @@ static void pto__vtile_align(pto__verifier *v, const pto_tile *t)
     if ((int64_t)t->rows * t->cols > pto_space_capacity(v->m->arch, (pto_space)t->space) / size) return;
     if (t->cols != 1 && (int64_t)t->cols * size % 32 != 0 && pto__vtile_of_bad_pipe(v, t)) return;
     if (t->cols == 1 && t->rows > 1) {
+        /* a row reduction's destination, most often: say the shape that works (review20 M3) */
+        int64_t up = ((int64_t)t->rows * size + 31) / 32 * 32 / size;
         if ((int64_t)t->rows * size % 32 != 0)
-            pto_error(v->ctx, t->loc, "column tile '%s' is %lld bytes (%d x %s); a [R, 1] vec tile needs a multiple of 32 bytes",
+            pto_error(v->ctx, t->loc, "column tile '%s' is %lld bytes (%d x %s); a [R, 1] vec tile needs a multiple of "
+                      "32 bytes (for %d rows, declare %s[%lld, 1] valid(%d, 1), and give the tile it reduces %lld rows "
+                      "with valid(%d, ...))",
                       pto__vname(v, t->name), (long long)t->rows * size, (int)t->rows,
-                      pto_dtype_name((pto_dtype)t->dtype));
+                      pto_dtype_name((pto_dtype)t->dtype), (int)t->rows, pto_dtype_name((pto_dtype)t->dtype),
+                      (long long)up, (int)t->rows, (long long)up, (int)t->rows);
     } else if ((int64_t)t->cols * size % 32 != 0) {
         /* the usual intent is a ragged width: say how to write it */
         int64_t up = ((int64_t)t->cols * size + 31) / 32 * 32 / size;
         char rows[24] = "...";
         if (t->valid_r < 0) snprintf(rows, sizeof rows, "%d", (int)t->rows);
+        char column[160] = "";
+        if (t->rows == 1 && t->cols == 1)   /* [1, 1]: a row of one value, or a one-row reduction's column */
+            snprintf(column, sizeof column, "; as a row reduction's [R, 1] result, %s[%lld, 1] valid(1, 1), and the "
+                     "tile it reduces %lld rows with valid(1, ...)", pto_dtype_name((pto_dtype)t->dtype),
+                     (long long)(32 / size), (long long)(32 / size));
         pto_error(v->ctx, t->loc,
                   "row of vec tile '%s' is %lld bytes (%d x %s); vec rows must be a multiple of 32 bytes (for a width "
-                  "of %d, declare %s[%d, %lld] valid(%s, %d): loads and stores then move %d column%s)",
+                  "of %d, declare %s[%d, %lld] valid(%s, %d): loads and stores then move %d column%s%s)",
                   pto__vname(v, t->name), (long long)t->cols * size, (int)t->cols, pto_dtype_name((pto_dtype)t->dtype),
                   (int)t->cols, pto_dtype_name((pto_dtype)t->dtype), (int)t->rows, (long long)up, rows, (int)t->cols,
-                  (int)t->cols, t->cols == 1 ? "" : "s");
+                  (int)t->cols, t->cols == 1 ? "" : "s", column);
     }
 }
 
