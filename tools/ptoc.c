@@ -116,8 +116,10 @@ static const char *usage_of(const char *cmd, size_t *len)
     if (!p) return NULL;
     /* up to the next line that starts a command or an option at column 2
        (a second entry of the same command, `run --sweep`, included) */
-    for (end = strchr(p, '\n'); end && ((end[1] == ' ' && end[2] == ' ' && end[3] == ' ') ||
-                                         (strncmp(end + 3, cmd, n) == 0 && end[3 + n] == ' '));
+    /* (strncmp stops at the text's end: the last entry of a part ends its string) */
+    for (end = strchr(p, '\n'); end && (strncmp(end + 1, "   ", 3) == 0 ||
+                                         (strncmp(end + 1, "  ", 2) == 0 && strncmp(end + 3, cmd, n) == 0 &&
+                                          end[3 + n] == ' '));
          end = strchr(end + 1, '\n'))
         ;
     *len = end ? (size_t)(end + 1 - p) : strlen(p);
