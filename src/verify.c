@@ -453,6 +453,7 @@ static PTO__V_INLINE void pto__vexpr_sub(pto__verifier *v, int32_t e, int where,
 static void pto__vexpr_bin(pto__verifier *v, const pto_expr *x, int where, pto__vform *out, int depth)
 {
     pto__vform a, b;
+    int known;   /* both operands constants: a refused fold is an overflow */
     if (x->kind == PTO_E_DIV || x->kind == PTO_E_MOD || x->kind == PTO_E_MIN || x->kind == PTO_E_MAX) {
         pto__vexpr_sub(v, x->a, where, &a, depth + 1);
         pto__vexpr_sub(v, x->b, where, &b, depth + 1);
@@ -462,22 +463,13 @@ static void pto__vexpr_bin(pto__verifier *v, const pto_expr *x, int where, pto__
     /* the left operand is folded straight into out (no form copies) */
     pto__vexpr_sub(v, x->a, where, out, depth + 1);
     if (x->kind == PTO_E_NEG) {
-        int known = pto__fisconst(out);
+        known = pto__fisconst(out);
         pto__fscale(out, -1);
         if (known && !out->ok) pto__voverflow(v, x);
         return;
     }
     pto__vexpr_sub(v, x->b, where, &b, depth + 1);
-    if (pto__fisconst(out) && pto__fisconst(&b)) {
-        int64_t r;
-        if (!(x->kind == PTO_E_ADD ? pto__vadd(out->c, b.c, &r)
-              : x->kind == PTO_E_SUB ? b.c != INT64_MIN && pto__vadd(out->c, -b.c, &r)
-                                     : pto__vmul(out->c, b.c, &r))) {
-            pto__voverflow(v, x);
-            pto__fnone(out);
-            return;
-        }
-    }
+    known = pto__fisconst(out) && pto__fisconst(&b);
     switch (x->kind) {
     case PTO_E_ADD: pto__fadd(out, &b, 1); break;
     case PTO_E_SUB: pto__fadd(out, &b, -1); break;
@@ -487,6 +479,7 @@ static void pto__vexpr_bin(pto__verifier *v, const pto_expr *x, int where, pto__
         else pto__fnone(out);
         break;
     }
+    if (known && !out->ok) pto__voverflow(v, x);   /* the checked arithmetic refused it */
 }
 
 /* Checks an integer expression (names in scope, builtins allowed here,
