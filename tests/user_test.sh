@@ -6,7 +6,10 @@
 # pipes) and its flash-style loop, f16 / bf16 in with f32 math, int8 / int32,
 # scalars in loop bounds and block counts, nested loops and ifs on block,
 # exact memory capacities, x3 / x4 buffers, a host of three kernels, a ranks
-# kernel with tget / tput / allreduce, matmul tails in M, N and K. Each must
+# kernel with tget / tput / allreduce, matmul tails in M, N and K; r20_*: the
+# passing kernels of a fresh-user review (a both pipe, tiles carried through
+# ifs, negative and int64-limit loops, triangular loops, C keywords as names,
+# a ranks kernel with a dynamic dim). Each must
 #   - run on the simulator with its "# run:" defaults and match the reference
 #     interpreter with no simulator report (exit 0);
 #   - emit with --target isa and compile against tests/isa/pto_isa_stub.hpp
