@@ -1013,6 +1013,77 @@ static pto_status pto__isa_check_dtype(pto__emitter *E, int32_t s)
                      pto_dtype_name((pto_dtype)dt), api, list);
 }
 
+/* The conversions pto-isa's a2a3 TCVT has, as a mask of (1 << dst dtype)
+   per source dtype: the a2a3 column of pto-isa's docs/isa/TCVT.md
+   ("Supported Conversions"), read against a2a3's TCvt.hpp, whose dispatch is
+   an if-constexpr chain with no else and no static_assert: a pair it lacks
+   compiles to a TCVT that writes nothing, and the destination keeps what
+   the UB held. Of our dtypes: f32 -> f16 / bf16 / i32 (and f32 -> f32,
+   round only), f16 -> f32 / i32 / i8, bf16 -> f32 / i32, i32 -> f32 / f16,
+   i8 -> f16. */
+#define PTO__CVT(d) (1u << (d))
+static const uint8_t pto__isa_cvt_to[PTO_NDTYPE] = {
+    0,                                                                       /* none */
+    PTO__CVT(PTO_F32) | PTO__CVT(PTO_F16) | PTO__CVT(PTO_BF16) | PTO__CVT(PTO_I32), /* from f32 */
+    PTO__CVT(PTO_F32) | PTO__CVT(PTO_I32) | PTO__CVT(PTO_I8),                       /* from f16 */
+    PTO__CVT(PTO_F32) | PTO__CVT(PTO_I32),                                          /* from bf16 */
+    PTO__CVT(PTO_F32) | PTO__CVT(PTO_F16),                                          /* from i32 */
+    PTO__CVT(PTO_F16)};                                                             /* from i8 */
+
+/* The shortest chain of a2a3 conversions from src to dst (at most three
+   steps: every pair of our dtypes has one), written "f32 -> f16 -> i8" into
+   out; a breadth-first walk over pto__isa_cvt_to. */
+static void pto__isa_cvt_route(int src, int dst, char *out, size_t cap)
+{
+    int prev[PTO_NDTYPE], queue[PTO_NDTYPE], path[PTO_NDTYPE];
+    int head = 0, tail = 0, d, n = 0, k;
+    size_t len = 0;
+    for (d = 0; d < PTO_NDTYPE; d++) prev[d] = -1;
+    prev[src] = src;
+    queue[tail++] = src;
+    while (head < tail && prev[dst] < 0) {
+        int at = queue[head++];
+        for (d = PTO_DT_NONE + 1; d < PTO_NDTYPE; d++)
+            if ((pto__isa_cvt_to[at] >> d & 1u) && prev[d] < 0) prev[d] = at, queue[tail++] = d;
+    }
+    out[0] = 0;
+    if (prev[dst] < 0) return;
+    for (d = dst; d != src; d = prev[d]) path[n++] = d;
+    path[n++] = src;
+    for (k = n - 1; k >= 0 && len < cap; k--)
+        len += (size_t)snprintf(out + len, cap - len, "%s%s", k == n - 1 ? "" : " -> ", pto_dtype_name((pto_dtype)path[k]));
+}
+
+/* A tcvt whose (source, destination) pair a2a3's TCVT lacks: an error at
+   the op naming the pair and a chain of conversions it has; PTO_OK
+   otherwise. A same-dtype tcvt other than f32's is such a pair too (the
+   copy is tmov's). */
+static pto_status pto__isa_check_cvt(pto__emitter *E, int32_t s)
+{
+    const pto_module *m = E->m;
+    const pto_stmt *st = &m->stmts[s];
+    const pto_operand *d = &m->operands[st->arg0], *a = &m->operands[st->arg0 + 1];
+    char route[64];
+    int dt, at;
+    if (st->op != PTO_OP_TCVT || st->nargs != 2 || d->kind != PTO_O_TILE || a->kind != PTO_O_TILE) return PTO_OK;
+    if (d->ref < 0 || d->ref >= m->n_tiles || a->ref < 0 || a->ref >= m->n_tiles) return PTO_OK;
+    dt = m->tiles[d->ref].dtype;
+    at = m->tiles[a->ref].dtype;
+    if (dt <= PTO_DT_NONE || dt >= PTO_NDTYPE || at <= PTO_DT_NONE || at >= PTO_NDTYPE) return PTO_OK;
+    if (pto__isa_cvt_to[at] >> dt & 1u) return PTO_OK;
+    if (dt == at)
+        return pto_error(E->ctx, st->loc, "emit (isa): tcvt from %s to %s: pto-isa's a2a3 TCVT has no %s -> %s "
+                         "conversion (the tile would stay unwritten on a device): copy with tmov",
+                         pto_dtype_name((pto_dtype)at), pto_dtype_name((pto_dtype)dt), pto_dtype_name((pto_dtype)at),
+                         pto_dtype_name((pto_dtype)dt));
+    pto__isa_cvt_route(at, dt, route, sizeof route);
+    return pto_error(E->ctx, st->loc, "emit (isa): tcvt from %s to %s: pto-isa's a2a3 TCVT has no %s -> %s "
+                     "conversion (the tile would stay unwritten on a device): convert in steps it has, %s, "
+                     "through tiles of those dtypes (each step rounds on its own)",
+                     pto_dtype_name((pto_dtype)at), pto_dtype_name((pto_dtype)dt), pto_dtype_name((pto_dtype)at),
+                     pto_dtype_name((pto_dtype)dt), route);
+}
+
 /* tload s into tile ti, whose padding an op may read (lower.c,
    pto__lw_pad_reads): a tfillpad of ti must follow it, with only flags and
    barriers between (pto_lower_for(..., PTO_TARGET_ISA) puts it there); a
@@ -1126,8 +1197,9 @@ static pto_status pto__isa_check(pto__emitter *E)
                                  : st->op == PTO_OP_TROWMAX ? "TROWMAX" : "TROWMIN",
                                  pto_str(E->ctx, d->name), pto_str(E->ctx, a->name));
         }
-        if (m->arch == PTO_ARCH_A2A3) {   /* pto-isa's a2a3 dtypes (the table above) */
+        if (m->arch == PTO_ARCH_A2A3) {   /* pto-isa's a2a3 dtypes and conversions (the tables above) */
             pto_status r = pto__isa_check_dtype(E, s);
+            if (r == PTO_OK) r = pto__isa_check_cvt(E, s);
             if (r != PTO_OK) return r;
         }
         for (i = 0; i < st->nargs; i++) {

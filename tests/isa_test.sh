@@ -453,6 +453,61 @@ dt_ok_rsum|i32|trowsum v, t
 dt_ok_rexp|f16|trowexpandsub t, t, v
 TABLE
 
+# tcvt: a2a3's TCVT has 11 of the 20 conversions between distinct dtypes of ours (its dispatch
+# has no else: a missing pair compiles and writes nothing); each missing one is refused at the
+# op with a chain of conversions it has; each present one is emitted and compiles
+cvk() {   # cvk NAME SRC DST: line 5 is tcvt d, a from SRC to DST
+    cat > $out/$1.pto <<PTO
+kernel $1(in x: $2[16, 64], out y: $3[16, 64]) vector {
+  tile a: vec $2[16, 64]
+  tile d: vec $3[16, 64]
+  tload a, x[0, 0]
+  tcvt d, a
+  tstore y[0, 0], d
+}
+PTO
+}
+while IFS='|' read -r nm sd dd route; do
+    cvk "$nm" "$sd" "$dd"
+    if [ -n "$route" ]; then
+        fails "tcvt $sd -> $dd is refused" $ptoc check --target isa $out/$nm.pto
+        try "... at the op, with the chain $route" grep -q "^$out/$nm.pto:5:3: error: emit (isa): tcvt from $sd to $dd: pto-isa's a2a3 TCVT has no $sd -> $dd conversion (the tile would stay unwritten on a device): convert in steps it has, $route, through tiles" $out/err
+    else
+        try "tcvt $sd -> $dd is emitted" $ptoc emit --target isa $out/$nm.pto -o $out/$nm
+        try "... and compiles" $CXX $out/$nm/kernel.cpp
+    fi
+done <<'TABLE'
+cv_f32_i8|f32|i8|f32 -> f16 -> i8
+cv_i8_f32|i8|f32|i8 -> f16 -> f32
+cv_f16_bf16|f16|bf16|f16 -> f32 -> bf16
+cv_bf16_f16|bf16|f16|bf16 -> f32 -> f16
+cv_bf16_i8|bf16|i8|bf16 -> f32 -> f16 -> i8
+cv_i32_bf16|i32|bf16|i32 -> f32 -> bf16
+cv_i32_i8|i32|i8|i32 -> f16 -> i8
+cv_i8_bf16|i8|bf16|i8 -> f16 -> f32 -> bf16
+cv_i8_i32|i8|i32|i8 -> f16 -> i32
+cv_f32_f16|f32|f16|
+cv_f32_bf16|f32|bf16|
+cv_f32_i32|f32|i32|
+cv_f16_f32|f16|f32|
+cv_f16_i32|f16|i32|
+cv_f16_i8|f16|i8|
+cv_bf16_f32|bf16|f32|
+cv_bf16_i32|bf16|i32|
+cv_i32_f32|i32|f32|
+cv_i32_f16|i32|f16|
+cv_i8_f16|i8|f16|
+TABLE
+cvk cv_same_f16 f16 f16
+fails "a same-dtype tcvt other than f32's is refused" $ptoc check --target isa $out/cv_same_f16.pto
+try "... with tmov as the way" grep -q "^$out/cv_same_f16.pto:5:3: error: emit (isa): tcvt from f16 to f16: .*: copy with tmov\$" $out/err
+cvk cv_same_f32 f32 f32
+try "f32 -> f32 (round only) is emitted" $ptoc emit --target isa $out/cv_same_f32.pto -o $out/cv_same_f32
+cvk cv_sim f32 i8
+try "the simulator target runs f32 -> i8" $ptoc run $out/cv_sim.pto
+( echo "arch a5"; cat $out/cv_f32_i8.pto ) > $out/cv_a5.pto
+try "on a5 the a2a3 conversion table does not apply" $ptoc emit --target isa $out/cv_a5.pto -o $out/cv_a5
+
 # a scalar on an integer tile is saturated to its element type, as the reference does (C++'s
 # int64_t -> int32_t would wrap): a scalar param or a non-constant expression goes through
 # pto_isa_sat_*, a literal in range is written as it is; the helpers' values on the host
