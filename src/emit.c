@@ -444,7 +444,7 @@ typedef struct pto__emitter {
     struct pto__emit_td *td;
     uint32_t tdcap, tdn;
     int32_t *tdecl_tile, *tdecl_next;
-    int32_t ntdecl;
+    int32_t ntdecl, ntdecl_cap;   /* nodes used / allocated in tdecl_tile and tdecl_next */
     uint8_t *tile_unused;  /* no op names it: (void)NAME, no tdecl (2: not worked out yet, pto__emit_place) */
     uint8_t *tile_popped;  /* a tpop fills it: it lives in a pipe's local slots */
     /* dependency notes (pto__emit_note): per interned note, the statement
@@ -3011,28 +3011,108 @@ static int32_t pto__emit_td_take(pto__emitter *E, int32_t s)
     return head;
 }
 
+/* Has key a list in the tdecl table? */
+static int pto__emit_td_has(const pto__emitter *E, int32_t key)
+{
+    return key >= 0 && E->tdcap && pto__emit_td_at(E, key)->s == key;
+}
+
+/* Writes the tdecls filed under key (pto__emit_place_tdecl), if any. */
+static void pto__emit_td_out(pto__emitter *E, int32_t key)
+{
+    int32_t t;
+    for (t = key >= 0 ? pto__emit_td_take(E, key) : -1; t >= 0; t = E->tdecl_next[t]) {
+        pto__emit_indent(E);
+        pto__emit_tdecl(E, E->tdecl_tile[t]);
+    }
+}
+
+/* Is tile t used by a statement of the chain from s on? */
+static int pto__emit_used_from(const pto_module *m, int32_t s, int32_t t)
+{
+    for (; s >= 0; s = m->stmts[s].next)
+        if (pto__emit_uses(m, s, t)) return 1;
+    return 0;
+}
+
+/* The tdecl table's keys besides statements: the end of block b, and the
+   else of an if s that has none (emitted as "} else {" with the tdecls in
+   it); -1 when the module is too large for the key space (the caller then
+   files the tdecl before the if). */
+static int32_t pto__emit_td_end_key(const pto_module *m, int32_t b)
+{
+    return (int64_t)m->n_stmts * 2 + m->n_blocks < INT32_MAX ? m->n_stmts + b : -1;
+}
+static int32_t pto__emit_td_else_key(const pto_module *m, int32_t s)
+{
+    return (int64_t)m->n_stmts * 2 + m->n_blocks < INT32_MAX ? m->n_stmts + m->n_blocks + s : -1;
+}
+
+/* Files a node naming tile t under key (a statement, a block's end or an
+   if's missing else). 0 when out of memory. */
+static int pto__emit_td_file(pto__emitter *E, int32_t key, int32_t t)
+{
+    struct pto__emit_td *e;
+    int32_t *at;
+    if (E->ntdecl >= E->ntdecl_cap) {
+        int32_t ncap = E->ntdecl_cap ? E->ntdecl_cap * 2 : 64;
+        int32_t *nt = (int32_t *)pto_alloc(E->ctx, sizeof(int32_t) * (size_t)ncap);
+        int32_t *nn = (int32_t *)pto_alloc(E->ctx, sizeof(int32_t) * (size_t)ncap);
+        if (!nt || !nn || ncap < E->ntdecl_cap) {
+            pto_free(E->ctx, nt);
+            pto_free(E->ctx, nn);
+            return 0;
+        }
+        if (E->ntdecl) {
+            memcpy(nt, E->tdecl_tile, sizeof(int32_t) * (size_t)E->ntdecl);
+            memcpy(nn, E->tdecl_next, sizeof(int32_t) * (size_t)E->ntdecl);
+        }
+        pto_free(E->ctx, E->tdecl_tile);
+        pto_free(E->ctx, E->tdecl_next);
+        E->tdecl_tile = nt;
+        E->tdecl_next = nn;
+        E->ntdecl_cap = ncap;
+    }
+    e = pto__emit_td_add(E, key);
+    if (!e) return 0;
+    at = &e->head;   /* tiles in falling index order (see pto__emit_tdecls) */
+    while (*at >= 0 && E->tdecl_tile[*at] > t) at = &E->tdecl_next[*at];
+    E->tdecl_tile[E->ntdecl] = t;
+    E->tdecl_next[E->ntdecl] = *at;
+    *at = E->ntdecl++;
+    return 1;
+}
+
 /* Files tile t's tdecl before the first statement from `from` on that uses
    it: before that op, or before that loop (the planner's lifetime then covers
-   the whole loop); an if gets one in each branch that uses the tile. 0 when
-   out of memory. */
-static int pto__emit_place_tdecl(pto__emitter *E, int32_t from, int32_t t)
+   the whole loop). An if gets one in each branch that uses the tile, before
+   its first use there; when the tile is used after the if too (`later`, or
+   a use further down the chain), every path through the if must pass a
+   tdecl, so a branch that does not use it gets one at its end (a missing
+   else gets an else holding it). At the end, not the start: the branch's
+   own tiles may share the bytes (the planner numbers the branch before the
+   tile's first use), and a tdecl after their last write still marks the
+   bytes unwritten for the read after the if, which on that path reads
+   nothing the kernel wrote through the tile. No tile live after the if can
+   share them (its lifetime would overlap the tile's). 0 when out of memory. */
+static int pto__emit_place_tdecl(pto__emitter *E, int32_t from, int32_t t, int later)
 {
     const pto_module *m = E->m;
     int32_t s;
     for (s = from; s >= 0; s = m->stmts[s].next) {
+        const pto_stmt *st = &m->stmts[s];
+        int side;
         if (!pto__emit_uses(m, s, t)) continue;
-        if (m->stmts[s].kind == PTO_ST_IF) {
-            if (!pto__emit_place_tdecl(E, m->blocks[m->stmts[s].body].head, t)) return 0;
-            if (m->stmts[s].orelse >= 0 && !pto__emit_place_tdecl(E, m->blocks[m->stmts[s].orelse].head, t)) return 0;
-        } else if (E->ntdecl < m->n_operands) {  /* one node per use at most */
-            struct pto__emit_td *e = pto__emit_td_add(E, s);
-            int32_t *at;
-            if (!e) return 0;
-            at = &e->head;   /* tiles in falling index order (see pto__emit_tdecls) */
-            while (*at >= 0 && E->tdecl_tile[*at] > t) at = &E->tdecl_next[*at];
-            E->tdecl_tile[E->ntdecl] = t;
-            E->tdecl_next[E->ntdecl] = *at;
-            *at = E->ntdecl++;
+        if (st->kind != PTO_ST_IF) return pto__emit_td_file(E, s, t);
+        later = later || pto__emit_used_from(m, st->next, t);
+        if (later && pto__emit_td_else_key(m, s) < 0) return pto__emit_td_file(E, s, t);
+        for (side = 0; side < 2; side++) {
+            int32_t b = side ? st->orelse : st->body;
+            if (b >= 0 && pto__emit_used_from(m, m->blocks[b].head, t)) {
+                if (!pto__emit_place_tdecl(E, m->blocks[b].head, t, later)) return 0;
+            } else if (later) {
+                if (!pto__emit_td_file(E, b >= 0 ? pto__emit_td_end_key(m, b) : pto__emit_td_else_key(m, s), t)) return 0;
+            }
         }
         return 1;
     }
@@ -3045,8 +3125,8 @@ static int pto__emit_place_tdecl(pto__emitter *E, int32_t from, int32_t t)
    use, not from its declaration (plan.c), since another tile whose life
    ends between the two may share its bytes. So it is emitted right before
    the first use (or the loop or branch holding it, as above). A tile used
-   in both branches of an if gets a tdecl in each (one runs); a tile never
-   used gets none. An xN tile keeps its tdecl at the declaration: it holds
+   in both branches of an if gets a tdecl in each (one runs); one used after
+   the if gets one on every path through it; a tile never used gets none. An xN tile keeps its tdecl at the declaration: it holds
    its slots for the whole loop.
    A tile whose declaration is a TILE statement naming it is placed when
    that statement is emitted (tile_unused 2 until then, pto__emit_place):
@@ -3061,11 +3141,9 @@ static pto_status pto__emit_tdecls(pto__emitter *E)
 {
     const pto_module *m = E->m;
     int32_t t;
-    E->tdecl_tile = (int32_t *)pto_alloc(E->ctx, sizeof(int32_t) * (size_t)(m->n_operands ? m->n_operands : 1));
-    E->tdecl_next = (int32_t *)pto_alloc(E->ctx, sizeof(int32_t) * (size_t)(m->n_operands ? m->n_operands : 1));
     E->tile_unused = (uint8_t *)pto_alloc(E->ctx, (size_t)(m->n_tiles ? m->n_tiles : 1));
     E->tile_popped = (uint8_t *)pto_alloc(E->ctx, (size_t)(m->n_tiles ? m->n_tiles : 1));
-    if (!E->tdecl_tile || !E->tdecl_next || !E->tile_unused || !E->tile_popped) return PTO_ERR_INTERNAL;
+    if (!E->tile_unused || !E->tile_popped) return PTO_ERR_INTERNAL;
     pto__emit_popped_tiles(m, E->tile_popped);
     for (t = 0; t < m->n_tiles; t++) {
         int32_t d = m->tiles[t].decl, before = E->ntdecl;
@@ -3073,7 +3151,7 @@ static pto_status pto__emit_tdecls(pto__emitter *E)
         /* a popped tile: tpop writes all of its slot, the ring rotates it */
         if (E->tile_popped[t] || m->tiles[t].nbuf > 1 || d < 0 || m->stmts[d].block < 0) continue;
         if (m->stmts[d].kind == PTO_ST_TILE && m->stmts[d].ref == t) { E->tile_unused[t] = 2; continue; }
-        if (!pto__emit_place_tdecl(E, m->stmts[d].next, t)) return PTO_ERR_INTERNAL;
+        if (!pto__emit_place_tdecl(E, m->stmts[d].next, t, 0)) return PTO_ERR_INTERNAL;
         E->tile_unused[t] = E->ntdecl == before;
     }
     return PTO_OK;
@@ -3083,7 +3161,7 @@ static pto_status pto__emit_tdecls(pto__emitter *E)
 static void pto__emit_place(pto__emitter *E, int32_t t)
 {
     int32_t before = E->ntdecl;
-    if (!pto__emit_place_tdecl(E, E->m->stmts[E->m->tiles[t].decl].next, t)) E->st = PTO_ERR_INTERNAL;
+    if (!pto__emit_place_tdecl(E, E->m->stmts[E->m->tiles[t].decl].next, t, 0)) E->st = PTO_ERR_INTERNAL;
     E->tile_unused[t] = E->ntdecl == before;
 }
 
@@ -3319,6 +3397,13 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
             pto__emit_indent(E);
             pto__emit_x(E, PTO__T_K_ELSE);
             pto__emit_block(E, st->orelse);
+        } else if (E->tdn && pto__emit_td_has(E, pto__emit_td_else_key(m, s))) {
+            /* the tile is used after the if and this path passes no tdecl (pto__emit_place_tdecl) */
+            pto__emit_indent(E);
+            pto__emit_x(E, PTO__T_K_ELSE);
+            E->depth++;
+            pto__emit_td_out(E, pto__emit_td_else_key(m, s));
+            E->depth--;
         }
         pto__emit_indent(E);
         pto__emit_x(E, PTO__T_K_CLOSE);
@@ -3344,17 +3429,15 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
 
 static void pto__emit_block(pto__emitter *E, int32_t block)
 {
-    int32_t s, t;
+    int32_t s;
     if (block < 0) return;
     E->depth++;
     for (s = E->m->blocks[block].head; s >= 0 && E->st == PTO_OK; s = E->m->stmts[s].next) {
         if (E->succ) pto__emit_ahead(E);
-        for (t = E->tdn ? pto__emit_td_take(E, s) : -1; t >= 0; t = E->tdecl_next[t]) {
-            pto__emit_indent(E);
-            pto__emit_tdecl(E, E->tdecl_tile[t]);
-        }
+        if (E->tdn) pto__emit_td_out(E, s);
         pto__emit_stmt(E, s);
     }
+    if (E->tdn && E->st == PTO_OK) pto__emit_td_out(E, pto__emit_td_end_key(E->m, block));
     E->depth--;
 }
 

@@ -602,5 +602,19 @@ expect "host scalar in range: runs" 0 "result      match \(2 outputs\)" $ptoc ru
 # a verify warning comes once, not again with the reference's error (review20 L1)
 expect "a warning with the reference's error: reported" 1 "pushed 3 tiles but the cube core popped 2" $ptoc run tests/diag/warn_once.pto
 if [ "$(grep -c "warning: kernel 'ringmis' writes no output" $out/log)" = 1 ]; then ok "the warning once"; else bad "the warning once"; fi
+# a tile written under an if and read after it on a path that skips the write: the simulator
+# reports the read (review21 M3: the tdecl went inside the branch, so the other path read the
+# bytes of the iteration before, or of a tile the planner put on the same bytes, and only
+# the mismatch was reported)
+expect "written under an if, read after it in a loop: reported" 1 \
+    "fresh_if.pto:9: error: uninitialised read: tadd \(V\) reads 4096 unwritten byte\(s\) of its second source tile .*\(declared at fresh_if.pto:3\)" \
+    $ptoc run tests/diag/fresh_if.pto
+expect "... and with no loop, on bytes another tile used before" 1 \
+    "fresh_if_shared.pto:14: error: uninitialised read: tadd \(V\) reads 65536 unwritten byte\(s\) .*\(declared at fresh_if_shared.pto:6\)" \
+    $ptoc run tests/diag/fresh_if_shared.pto
+for k in 0 1 2 3; do
+    expect "written on every path of an if chain (K=$k): no report" 0 "^  simulator   no reports" \
+        $ptoc run tests/diag/fresh_if_ok.pto -D K=$k
+done
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
