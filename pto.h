@@ -2356,6 +2356,24 @@ PTODEF const pto_operand *pto_stmt_arg(const pto_module *m, int32_t stmt, int i)
     return &m->operands[s->arg0 + i];
 }
 
+/* The tload that tfillpad statement s completes: the statement before s in
+   its block, sync ops aside, when it is a tload of the same tile; -1
+   otherwise. lower puts its fills there, and a dump keeps them there, so a
+   fill in that place is read back as lower's (verify.c, lower.c). */
+static int32_t pto__fillpad_load(const pto_module *m, int32_t s)
+{
+    const pto_operand *f = pto_stmt_arg(m, s, 0), *l;
+    int32_t p;
+    if (!f || f->kind != PTO_O_TILE) return -1;
+    for (p = m->stmts[s].prev; p >= 0; p = m->stmts[p].prev) {
+        const pto_stmt *st = &m->stmts[p];
+        if (st->kind != PTO_ST_OP || st->op >= PTO_NOP) return -1;
+        if (pto_opinfo_get((pto_op)st->op)->cls != PTO_OC_SYNC) break;
+    }
+    if (p < 0 || m->stmts[p].op != PTO_OP_TLOAD || !(l = pto_stmt_arg(m, p, 0))) return -1;
+    return l->kind == PTO_O_TILE && l->ref == f->ref ? p : -1;
+}
+
 static int pto__arg_space(const pto_module *m, int32_t stmt, int i)
 {
     const pto_operand *o = pto_stmt_arg(m, stmt, i);
@@ -8653,10 +8671,10 @@ static void pto__vclass(pto__verifier *v, const pto__vop *op)
     case PTO_OC_CVPIPE: pto__vcvpipe_op(v, op); break;
     case PTO_OC_NOTIFY: case PTO_OC_WAIT: case PTO_OC_XFER: case PTO_OC_ALLREDUCE: pto__vcomm(v, op); break;
     case PTO_OC_FILLPAD:   /* the padding fill of the isa target (lower.c) */
-        if (v->m->stmts[op->s].origin == PTO_BY_USER)
+        if (v->m->stmts[op->s].origin == PTO_BY_USER && pto__fillpad_load(v->m, op->s) < 0)
             pto_error(v->ctx, v->m->stmts[op->s].loc, "tfillpad is not written in a kernel: tload already zeroes a "
                       "tile outside its valid region (pto_lower adds tfillpad for the isa target, where TLOAD does "
-                      "not)");
+                      "not; a dump keeps it right after the tload of its tile, the one place it is read back)");
         break;
     default: break;
     }
@@ -14568,7 +14586,10 @@ PTODEF pto_status pto_plan_check(pto_ctx *ctx, const pto_module *m)
      with a note): pto-isa's TLOAD leaves the padding as it was, and the
      fill is an instruction on another pipe that the sync pass must order
      (see "the isa target's padding fills" below). The simulator target
-     gets none: its tload zeroes the padding itself.
+     gets none: its tload zeroes the padding itself. A fill already right
+     after its tload (a dump of an isa compile read back: the one place
+     verify takes a written tfillpad) is kept for the isa target, with no
+     second one, and dropped for the simulator target.
    Names the pass makes start with "__" and the op and statement id
    (__ar12_ch). A user may spell such a name too (`let __put4_stage = 1`):
    in the IR every reference is an index, so only the generated C could mix
@@ -15068,6 +15089,30 @@ static uint8_t *pto__lw_pad_reads(pto_ctx *ctx, const pto_module *m)
     return pad;
 }
 
+/* Whether tload s is followed by the tfillpad that completes it (sync ops
+   between): a dump of an isa compile read back. */
+static int pto__lw_has_fill(const pto_module *m, int32_t s)
+{
+    int32_t f;
+    for (f = m->stmts[s].next; f >= 0; f = m->stmts[f].next) {
+        const pto_stmt *st = &m->stmts[f];
+        if (st->kind != PTO_ST_OP || st->op >= PTO_NOP) return 0;
+        if (st->op == PTO_OP_TFILLPAD) return pto__fillpad_load(m, f) == s;
+        if (pto_opinfo_get((pto_op)st->op)->cls != PTO_OC_SYNC) return 0;
+    }
+    return 0;
+}
+
+/* The tfillpads a dump of an isa compile brought back, for the simulator
+   target: its tload zeroes the padding itself, and the C emitter has no
+   fill (the sync ops the dump placed around it stay, ordering nothing). */
+static void pto__lw_drop_fillpads(pto_module *m)
+{
+    int32_t s;
+    for (s = 0; s < m->n_stmts; s++)
+        if (m->stmts[s].kind == PTO_ST_OP && m->stmts[s].block >= 0 && m->stmts[s].op == PTO_OP_TFILLPAD) pto_unlink(m, s);
+}
+
 /* A tfillpad of its tile after every tload whose padding may be read. */
 static void pto__lw_fillpads(pto_ctx *ctx, pto_module *m)
 {
@@ -15086,6 +15131,7 @@ static void pto__lw_fillpads(pto_ctx *ctx, pto_module *m)
         char note[200];
         if (!o || o->kind != PTO_O_TILE || o->ref < 0 || o->ref >= m->n_tiles || !need[o->ref]) continue;
         ti = o->ref;
+        if (pto__lw_has_fill(m, s)) continue;   /* a dump read back keeps its fill */
         f = pto_add_op(m, m->stmts[s].block, PTO_OP_TFILLPAD, m->stmts[s].loc);
         if (f < 0 || pto_arg_tile(m, f, ti, m->stmts[s].loc) < 0) break;
         pto_unlink(m, f);
@@ -15144,6 +15190,7 @@ PTODEF pto_status pto_lower_for(pto_ctx *ctx, pto_module *m, pto_target target)
     for (t = s0; t < m->n_stmts; t++) m->stmts[t].origin = PTO_BY_LOWER;
     for (t = t0; t < m->n_tiles; t++) m->tiles[t].origin = PTO_BY_LOWER;
     if (target == PTO_TARGET_ISA && pto_error_count(ctx) == errors) pto__lw_fillpads(ctx, m);
+    if (target != PTO_TARGET_ISA) pto__lw_drop_fillpads(m);
     if (pto_error_count(ctx) != errors) return PTO_ERR_INTERNAL;
     /* the builders it called cleared the stamp; its output is valid (Guarantees) */
     pto__stamp(m);

@@ -235,6 +235,24 @@ PTODEF const pto_operand *pto_stmt_arg(const pto_module *m, int32_t stmt, int i)
     return &m->operands[s->arg0 + i];
 }
 
+/* The tload that tfillpad statement s completes: the statement before s in
+   its block, sync ops aside, when it is a tload of the same tile; -1
+   otherwise. lower puts its fills there, and a dump keeps them there, so a
+   fill in that place is read back as lower's (verify.c, lower.c). */
+static int32_t pto__fillpad_load(const pto_module *m, int32_t s)
+{
+    const pto_operand *f = pto_stmt_arg(m, s, 0), *l;
+    int32_t p;
+    if (!f || f->kind != PTO_O_TILE) return -1;
+    for (p = m->stmts[s].prev; p >= 0; p = m->stmts[p].prev) {
+        const pto_stmt *st = &m->stmts[p];
+        if (st->kind != PTO_ST_OP || st->op >= PTO_NOP) return -1;
+        if (pto_opinfo_get((pto_op)st->op)->cls != PTO_OC_SYNC) break;
+    }
+    if (p < 0 || m->stmts[p].op != PTO_OP_TLOAD || !(l = pto_stmt_arg(m, p, 0))) return -1;
+    return l->kind == PTO_O_TILE && l->ref == f->ref ? p : -1;
+}
+
 static int pto__arg_space(const pto_module *m, int32_t stmt, int i)
 {
     const pto_operand *o = pto_stmt_arg(m, stmt, i);

@@ -1998,10 +1998,10 @@ static void pto__vclass(pto__verifier *v, const pto__vop *op)
     case PTO_OC_CVPIPE: pto__vcvpipe_op(v, op); break;
     case PTO_OC_NOTIFY: case PTO_OC_WAIT: case PTO_OC_XFER: case PTO_OC_ALLREDUCE: pto__vcomm(v, op); break;
     case PTO_OC_FILLPAD:   /* the padding fill of the isa target (lower.c) */
-        if (v->m->stmts[op->s].origin == PTO_BY_USER)
+        if (v->m->stmts[op->s].origin == PTO_BY_USER && pto__fillpad_load(v->m, op->s) < 0)
             pto_error(v->ctx, v->m->stmts[op->s].loc, "tfillpad is not written in a kernel: tload already zeroes a "
                       "tile outside its valid region (pto_lower adds tfillpad for the isa target, where TLOAD does "
-                      "not)");
+                      "not; a dump keeps it right after the tload of its tile, the one place it is read back)");
         break;
     default: break;
     }

@@ -128,6 +128,15 @@ try "pad_rows: the row-tail tile read past its valid rows gets TFILLPAD_INPLACE 
 try "pad_rows: ... after the load, MTE2 -> V, then a V barrier before the row sum" inorder $p 'pto::TLOAD\(t, ' 'wait_flag\(PIPE_MTE2, PIPE_V, ' 'if \(t.GetValidRow\(\) < 16 \|\| t.GetValidCol\(\) < 64\) pto::TFILLPAD_INPLACE\(pto_pad_[0-9]*, t\);' 'pipe_barrier\(PIPE_V\)' 'pto::TROWSUM\(rs, pto_rows_[0-9]*, '
 try "pad_rows: ... the sync pass's note names the fill as the source of the barrier" grep -q 'sync: RAW vec\[0x0000,0x1000) tfillpad t (pad_rows.pto:14) -> trowsum rs' $p
 try "pad_rows: a tile whose padding no op reads gets no fill" sh -c "! grep -q 'TFILLPAD.*x2' $p"
+# an isa dump keeps the fill right after its tload: read back, it runs on the simulator (the
+# sim target drops the fill), checks, and emits the same fills (no second one) (review21 M2)
+for st in lower plan sync; do
+    $ptoc dump --target isa $st tests/ok/pad_rows.pto > $out/pad_dump_$st.pto 2>$out/log || bad "dump --target isa $st pad_rows"
+    try "pad_rows' isa $st dump: runs on the simulator" $ptoc run $out/pad_dump_$st.pto
+    try "... checks for the isa target" $ptoc check --target isa $out/pad_dump_$st.pto
+    try "... emits with as many TFILLPADs as its source" sh -c "$ptoc emit --target isa $out/pad_dump_$st.pto -o $out/pad_dump_$st &&
+        [ \$(grep -c 'pto::TFILLPAD' $out/pad_dump_$st/kernel.cpp) = \$(grep -c 'pto::TFILLPAD' $p) ]"
+done
 try "tail: the scaled tail tile is read in place only: no fill" sh -c "! grep -q TFILLPAD $out/tail/kernel.cpp"
 k=$out/pad_ktail/kernel.cpp
 try "pad_ktail: a K tail on mat tiles: TFILLPAD(mat, mat) after each TLOAD" test "$(grep -c 'pto::TFILLPAD(\([ab]1\), \1);' $k)" = 2

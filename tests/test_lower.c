@@ -440,8 +440,13 @@ static void test_fillpad(void)
         "  tmatmul acc, a0, b0\n"
         "  tstore z[0, 0], acc\n"
         "}\n";
-    static const char *user = "kernel k(in x: f32[16, 64]) vector {\n  tile t: vec f32[16, 64]\n  tload t, x[0, 0]\n"
+    static const char *user = "kernel k(in x: f32[16, 64]) vector {\n  tile t: vec f32[16, 64]\n  texpands t, 1.0\n"
                               "  tfillpad t\n}\n";
+    /* an isa dump's fill, right after its tload (sync ops between): read back as lower's */
+    static const char *dumped = "kernel k(in x: f32[16, 64], out s: f32[16, 1]) vector {\n"
+                                "  tile t: vec f32[16, 64] valid(8, 64)\n  tile rs: vec f32[16, 1]\n"
+                                "  tload t, x[0, 0]\n  set_flag MTE2, V, 0\n  wait_flag MTE2, V, 0\n"
+                                "  tfillpad t\n  trowsum rs, t\n  tstore s[0, 0], rs\n}\n";
     pto_ctx *ctx = pto_ctx_create(NULL);
     pto_module *m = build(ctx, src);
     pto_compile_desc cd;
@@ -449,6 +454,7 @@ static void test_fillpad(void)
     pto_buf kc;
     char msg[512];
     int32_t s, fills = 0, after_load = 1, pipes = 0;
+    int k;
     CHECK(m && pto_lower(ctx, m) == PTO_OK && count_op(m, PTO_OP_TFILLPAD) == 0);
     pto_module_destroy(m);
     m = build(ctx, src);
@@ -507,8 +513,22 @@ static void test_fillpad(void)
     CHECK(m && pto_verify(ctx, m) == PTO_ERR_USER);
     CHECK_STR(first_diag(ctx, msg, sizeof msg),
               "t.pto:4:3: error: tfillpad is not written in a kernel: tload already zeroes a tile outside its valid "
-              "region (pto_lower adds tfillpad for the isa target, where TLOAD does not)");
+              "region (pto_lower adds tfillpad for the isa target, where TLOAD does not; a dump keeps it right "
+              "after the tload of its tile, the one place it is read back)");
     pto_module_destroy(m);
+
+    /* the dump's own fill: verifies; the sim target drops it, the isa target keeps it and adds none */
+    for (k = 0; k < 2; k++) {
+        int32_t f, nfill = 0;
+        pto_diag_clear(ctx);
+        m = pto_parse(ctx, "d.pto", dumped, strlen(dumped));
+        CHECK(m && pto_verify(ctx, m) == PTO_OK);
+        CHECK(m && pto_lower_for(ctx, m, k ? PTO_TARGET_ISA : PTO_TARGET_SIM) == PTO_OK);
+        for (f = 0; m && f < m->n_stmts; f++)
+            nfill += m->stmts[f].block >= 0 && m->stmts[f].kind == PTO_ST_OP && m->stmts[f].op == PTO_OP_TFILLPAD;
+        CHECK(nfill == k);
+        pto_module_destroy(m);
+    }
     pto_ctx_destroy(ctx);
 }
 
