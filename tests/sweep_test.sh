@@ -147,6 +147,13 @@ $ptoc run --sweep $cc $out/rounddown.pto >$out/log 2>&1; rc=$?
 if [ $rc = 0 ] && grep -q "^  N=40  *match  *cycles [0-9]*; warning: y: 512 of 2560 elements never written (rows 32..39)$" $out/log &&
    grep -q "^  N=16  *match  *cycles [0-9]*$" $out/log
 then ok "a match with unwritten rows: the row says so"; else bad "a match with unwritten rows: the row says so"; fi
+# rows that are not whole 32-byte blocks race only with two writers: the sweep runs such a row
+# width with 2 or more blocks, not only at one block (review21 M1: C=4 launched one block and the
+# sweep passed a kernel that races at C=100)
+printf '# run: -D C=128\nkernel cols(in x: f32[4, C], out y: f32[4, C]) vector blocks((C + 63) / 64) {\n  let c0 = block * 64\n  tile t: vec f32[4, 64] valid(4, min(64, C - c0))\n  tload t, x[0, c0]\n  tmuls t, t, 2.0\n  tstore y[0, c0], t\n}\n' >$out/rowalign.pto
+$ptoc run --sweep $cc $out/rowalign.pto >$out/log 2>&1; rc=$?
+if [ $rc = 1 ] && grep -q "^  C=[0-9]*  *1 REPORT" $out/log && grep -q "race on gm y" $out/log
+then ok "misaligned rows with 2+ blocks: run, the race found"; else bad "misaligned rows with 2+ blocks: run, the race found"; fi
 # ... which its '# sweep: -D K=64..4096' line rules out (the sweep above passed it)
 if grep -q "^# sweep: -D K=64..4096" tests/user/trip_cube_k.pto; then ok "# sweep: line"; else bad "# sweep: line"; fi
 

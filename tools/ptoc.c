@@ -908,7 +908,8 @@ static int compile_dir(const char *cc, const char *inc, const char *dir, const c
    ones: `if i >= Z` with Z inside the trip count), which side each min /
    max picks (in a let, a valid(...) or a bound), and whether each tensor
    with a dynamic col dim has rows of whole 32-byte blocks (the
-   simulator's unit of GM races). The body of a loop is
+   simulator's unit of GM races), and if not, whether two or more cores may
+   write it (sw_rows: the race needs two). The body of a loop is
    walked at its first and its last iteration and the kernel at its first
    and its last block, so a triangular loop, an `if i == n - 1` or a tail
    block's valid region are seen; an outcome is kept with that context (a
@@ -1226,6 +1227,24 @@ static void sw_walk(sweep *s, int32_t blk, int depth)
     }
 }
 
+/* Kernel kn's tensors with a dynamic col dim: whether their rows are whole
+   32-byte blocks (the simulator's unit of GM races: windows on different
+   rows can share a block), classed with the cores that may write them: 1
+   whole blocks; 0 not, with two or more blocks or a mix kernel's two vector
+   cores (the race needs two writers: a run with one block does not show
+   it); 2 not, on one core; 3 not, with a block count the walk cannot tell. */
+static void sw_rows(sweep *s, const pto_kernel *kn)
+{
+    int32_t v;
+    int many = kn->kind == PTO_KK_MIX || (s->blocks_known && s->blocks >= 2);
+    for (v = kn->param0; v < kn->param0 + kn->nparams && !s->oom; v++) {
+        const pto_param *p = &s->m->params[v];
+        if (p->kind != PTO_P_TENSOR || p->dim_var[1] < 0 || !s->known[p->dim_var[1]]) continue;
+        if ((s->val[p->dim_var[1]] * pto_dtype_size((pto_dtype)p->dtype)) % 32 == 0) sw_add(s, 4, v, 1);
+        else sw_add(s, 4, v, many ? 0 : s->blocks_known ? 2 : 3);
+    }
+}
+
 /* Kernel k walked at its first block and, when it has two or more, at its
    last (its tail), with its block count classed: 1, 2, 3 or 5 and more
    (4 is no class of its own: a count that is not a power of two shows
@@ -1243,6 +1262,7 @@ static void sw_kernel(sweep *s, int32_t k)
         return;
     }
     if (s->blocks_known && kn->blocks >= 0 && s->blocks != 4) sw_add(s, 6, k, s->blocks < 5 ? (int)s->blocks : 5);
+    sw_rows(s, kn);
     s->visits = 0;
     sw_walk(s, kn->body, 0);
     if (s->blocks_known && s->blocks >= 2) {   /* the last block: its tail */
@@ -1270,13 +1290,6 @@ static void sw_behaviours(sweep *s, sw_set *out)
     }
     for (v = 0; v < m->n_tiles; v++) s->tvr[v] = s->tvc[v] = -1;
     s->ctxbits = 0;
-    for (v = 0; v < m->n_params && !s->oom; v++) {
-        /* a tensor whose rows are not whole 32-byte blocks: windows on
-           different rows can share a block (the simulator's race unit) */
-        const pto_param *p = &m->params[v];
-        if (p->kind == PTO_P_TENSOR && p->dim_var[1] >= 0 && s->known[p->dim_var[1]])
-            sw_add(s, 4, v, (s->val[p->dim_var[1]] * pto_dtype_size((pto_dtype)p->dtype)) % 32 == 0);
-    }
     if (!m->n_hosts)
         for (k = 0; k < m->n_kernels && !s->oom; k++) sw_kernel(s, k);
     for (k = 0; k < m->n_hosts && !s->oom; k++) {
