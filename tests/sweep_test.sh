@@ -154,6 +154,12 @@ printf '# run: -D C=128\nkernel cols(in x: f32[4, C], out y: f32[4, C]) vector b
 $ptoc run --sweep $cc $out/rowalign.pto >$out/log 2>&1; rc=$?
 if [ $rc = 1 ] && grep -q "^  C=[0-9]*  *1 REPORT" $out/log && grep -q "race on gm y" $out/log
 then ok "misaligned rows with 2+ blocks: run, the race found"; else bad "misaligned rows with 2+ blocks: run, the race found"; fi
+# in a file with hosts, a kernel's float scalar that a call binds gets no -D (review21 L7: every
+# failing row warned "-D s sets nothing" and its rerun line carried the -D the sweep added)
+printf '# run: -D N=40\nkernel k(in x: f32[N, 64], out y: f32[N, 64], scalar s: f32) vector blocks((N + 15) / 16) {\n  tile t: vec f32[16, 64]\n  tload t, x[block * 16, 0]\n  tmuls t, t, s\n  tstore y[block * 16, 0], t\n}\nhost h(in x: f32[N, 64], out y: f32[N, 64]) {\n  call k(x, y, 0.5)\n}\n' >$out/hostscalar.pto
+$ptoc run --sweep $cc $out/hostscalar.pto >$out/log 2>&1
+if grep -q "^      rerun: ptoc run $out/hostscalar.pto -D 'N=40'$" $out/log && ! grep -q "s=1.5\|sets nothing" $out/log
+then ok "a host-bound kernel scalar: no -D added"; else bad "a host-bound kernel scalar: no -D added"; fi
 # ... which its '# sweep: -D K=64..4096' line rules out (the sweep above passed it)
 if grep -q "^# sweep: -D K=64..4096" tests/user/trip_cube_k.pto; then ok "# sweep: line"; else bad "# sweep: line"; fi
 

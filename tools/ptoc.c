@@ -1801,6 +1801,15 @@ static void sw_joint(sweep *s, sw_scan *scan, sw_set *shown, const sw_defs *defs
     pto_free(s->ctx, nsteer);
 }
 
+/* Whether param v is a host's. */
+static int host_param(const pto_module *m, int32_t v)
+{
+    int32_t h;
+    for (h = 0; h < m->n_hosts; h++)
+        if (v >= m->hosts[h].param0 && v < m->hosts[h].param0 + m->hosts[h].nparams) return 1;
+    return 0;
+}
+
 /* ptoc run --sweep: FILE is emitted and compiled into bin (or DIR as it
    is: path is then the .pto its program embeds); run it at the value sets
    the comment above describes. shown: FILE or DIR, for the report and its
@@ -1834,13 +1843,14 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
         free(text);
         return 1;
     }
-    /* a float scalar nobody gave a value gets 1.5, so that a sweep runs without any -D */
+    /* a float scalar nobody gave a value gets 1.5, so that a sweep runs without any -D; in a
+       file with hosts, only the hosts' (the calls bind their kernels' scalars) */
     memcpy(defs, given, sizeof *defs);
     for (v = 0; v < m->n_params; v++) {
         const char *nm = pto_str(ctx, m->params[v].name);
         char def[200];
         if (m->params[v].kind != PTO_P_SCALAR || m->params[v].dtype == PTO_I32 || m->params[v].dtype == PTO_I8 ||
-            defs_find(defs, nm, strlen(nm)) >= 0)
+            defs_find(defs, nm, strlen(nm)) >= 0 || (m->n_hosts && !host_param(m, v)))
             continue;
         snprintf(def, sizeof def, "%s=1.5", nm);
         defs_add(defs, def);
