@@ -1718,14 +1718,40 @@ static pto_status pto__in_ranks(pto_ctx *ctx, const pto_module *m, const pto_lau
     return ok ? PTO_OK : PTO_ERR_USER;
 }
 
+/* The launch's own fields, before anything runs: a module and a kernel of
+   it, a rank count of 0 (one) or more, no name bound to two values (which
+   would win is nobody's guess; the same value twice is one binding: a host
+   binds a dim from each tensor that has it). */
+static pto_status pto__in_launch_ok(pto_ctx *ctx, const pto_module *m, const pto_launch *launch)
+{
+    pto_loc none = {0, 0, 0};
+    int i, j;
+    if (!m) return pto_error(ctx, none, "pto_interp: the module is NULL");
+    if (!launch) return pto_error(ctx, none, "pto_interp: the launch is NULL");
+    if (launch->kernel < 0 || launch->kernel >= m->n_kernels)
+        return pto_error(ctx, none, "pto_interp: the launch names no kernel of the module (kernel %ld; it has %ld)",
+                         (long)launch->kernel, (long)m->n_kernels);
+    if (launch->nranks < 0)
+        return pto_error(ctx, m->kernels[launch->kernel].loc, "pto_interp: nranks is %d: give 0 (one rank) or a "
+                         "positive count", launch->nranks);
+    if (launch->nbindings < 0)
+        return pto_error(ctx, m->kernels[launch->kernel].loc, "pto_interp: nbindings is %d", launch->nbindings);
+    for (i = 0; launch->bindings && i < launch->nbindings; i++)
+        for (j = 0; j < i && launch->bindings[i].name; j++)
+            if (launch->bindings[j].name && strcmp(launch->bindings[i].name, launch->bindings[j].name) == 0 &&
+                launch->bindings[j].value != launch->bindings[i].value)
+                return pto_error(ctx, m->kernels[launch->kernel].loc, "pto_interp: '%s' is bound twice in the "
+                                 "launch (bindings %d and %d: %g, then %g)", launch->bindings[i].name, j, i,
+                                 launch->bindings[j].value, launch->bindings[i].value);
+    return PTO_OK;
+}
+
 PTODEF pto_status pto_interp(pto_ctx *ctx, const pto_module *m, const pto_launch *launch)
 {
     pto__interp I;
-    pto_loc none = {0, 0, 0};
     int64_t ninstr = 0;
     int ok;
-    if (!m || !launch || launch->kernel < 0 || launch->kernel >= m->n_kernels)
-        return pto_error(ctx, none, "pto_interp: the launch names no kernel of the module");
+    if (pto__in_launch_ok(ctx, m, launch) != PTO_OK) return PTO_ERR_USER;
     if (m->kernels[launch->kernel].ranks) return pto__in_ranks(ctx, m, launch);
     memset(&I, 0, sizeof I);
     I.ctx = ctx;

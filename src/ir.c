@@ -970,13 +970,16 @@ static inline int32_t pto__arg_last(pto_module *m, int32_t stmt, pto_operand_kin
 
 PTODEF int32_t pto_arg_tile(pto_module *m, int32_t stmt, int32_t tile, pto_loc loc)
 {
+    if (!pto__api_id(m, "pto_arg_tile", "tile", tile, m->n_tiles, loc)) return -1;
     return pto__arg(m, stmt, PTO_O_TILE, tile, loc);
 }
 
 PTODEF int32_t pto_arg_gm(pto_module *m, int32_t stmt, int32_t param, int32_t row, int32_t col,
                           int32_t rank, pto_loc loc)
 {
-    int32_t o = pto__arg(m, stmt, PTO_O_GM, param, loc);
+    int32_t o;
+    if (!pto__api_id(m, "pto_arg_gm", "param", param, m->n_params, loc)) return -1;
+    o = pto__arg(m, stmt, PTO_O_GM, param, loc);
     if (o < 0) return -1;
     m->operands[o].e[0] = row;
     m->operands[o].e[1] = col;

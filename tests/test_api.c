@@ -242,6 +242,19 @@ static void test_builder_misuse(void)
     kit_body(&q);
     kit_close(&q, "pto_arg_*: statement id -1 is out of range", __LINE__);
 
+    /* a tile or param id out of range: refused by the builder (review21 L2: was accepted, and verify
+       said only "operand names no tile") */
+    kit_open(&q);
+    s1 = pto_add_op(q.m, q.body, PTO_OP_TMOV, LOC(16));
+    CHECK(pto_arg_tile(q.m, s1, 12345, LOC(16)) == -1);
+    kit_body(&q);
+    kit_close(&q, "pto_arg_tile: tile id 12345 is out of range", __LINE__);
+    kit_open(&q);
+    s1 = pto_add_op(q.m, q.body, PTO_OP_TSTORE, LOC(17));
+    CHECK(pto_arg_gm(q.m, s1, 77, pto_expr_int(q.m, 0, LOC(17)), pto_expr_int(q.m, 0, LOC(17)), -1, LOC(17)) == -1);
+    kit_body(&q);
+    kit_close(&q, "pto_arg_gm: param id 77 is out of range", __LINE__);
+
     /* an operand on a statement that is not an op */
     kit_open(&q);
     CHECK(pto_arg_tile(q.m, q.m->tiles[q.t].decl, q.t, LOC(14)) == -1);

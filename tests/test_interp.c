@@ -1438,6 +1438,24 @@ static void test_ranks(void)
         for (i = 0; i < 4; i++)
             if (y[r][i] != x[(r + 1) % 3][i]) bad++;
     CHECK(bad == 0);
+    /* the launch's own fields (review21 L2): a negative rank count, a name bound twice, no module */
+    {
+        static const pto_binding twice[2] = {{"N", 64}, {"N", 32}};
+        pto_diag_clear(ctx);
+        l.nranks = -3;
+        CHECK(pto_interp(ctx, m, &l) == PTO_ERR_USER);
+        CHECK(strstr(diag(0), "pto_interp: nranks is -3: give 0 (one rank) or a positive count") != NULL);
+        pto_diag_clear(ctx);
+        l.nranks = 3;
+        l.bindings = twice;
+        l.nbindings = 2;
+        CHECK(pto_interp(ctx, m, &l) == PTO_ERR_USER);
+        CHECK(strstr(diag(0), "pto_interp: 'N' is bound twice in the launch (bindings 0 and 1: 64, then 32)") != NULL);
+        pto_diag_clear(ctx);
+        CHECK(pto_interp(ctx, NULL, &l) == PTO_ERR_USER);
+        CHECK(strstr(diag(0), "pto_interp: the module is NULL") != NULL);
+        pto_diag_clear(ctx);
+    }
     end();
 }
 
