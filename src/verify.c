@@ -1552,43 +1552,107 @@ static void pto__vsync(pto__verifier *v, const pto__vop *op)
 
 static const char *pto__vdir_word(int d) { return d == PTO_C2V ? "c2v" : d == PTO_V2C ? "v2c" : "both"; }
 
+/* Where pto__vrange evaluates an integer expression: the block (-1: not
+   known, and then neither is `blocks`), the subblock, and what a loop var
+   is worth: 0 nothing known, 1 its first value, 2 every value its loop's
+   bounds allow (a superset); and how many more nodes it may visit (NULL:
+   no limit; a let named twice is visited twice). */
+typedef struct pto__venv {
+    int64_t blk;
+    int sb;
+    int loops;
+    long *budget;
+} pto__venv;
+
+/* The values [*lo, *hi] integer expression e can take under env, when it
+   names nothing but constants, block, blocks (a constant count), subblock,
+   lets and (per env->loops) loop vars; 0 when it cannot bound them. An
+   expression of single values is one value, computed exactly (checked
+   arithmetic: an overflow bounds nothing). */
+static int pto__vrange(const pto__verifier *v, int32_t e, const pto__venv *env, int64_t *lo, int64_t *hi, int depth)
+{
+    const pto_module *m = v->m;
+    const pto_expr *x;
+    int64_t a0, a1, b0, b1, p[4];
+    int i;
+    if (e < 0 || e >= m->n_exprs || depth > PTO__VDEPTH || (env->budget && --*env->budget < 0)) return 0;
+    x = &m->exprs[e];
+    switch (x->kind) {
+    case PTO_E_INT: *lo = *hi = x->value; return 1;
+    case PTO_E_SUBBLOCK: *lo = *hi = env->sb; return 1;
+    case PTO_E_BLOCK:
+    case PTO_E_BLOCKS:
+        if (env->blk < 0 || (x->kind == PTO_E_BLOCKS && v->nblocks <= 0)) return 0;
+        *lo = *hi = x->kind == PTO_E_BLOCK ? env->blk : v->nblocks;
+        return 1;
+    case PTO_E_VAR: {
+        const pto_var *var = x->a >= 0 && x->a < m->n_vars ? &m->vars[x->a] : NULL;
+        const pto_stmt *d;
+        if (!var || var->def < 0 || var->def >= m->n_stmts) return 0;
+        d = &m->stmts[var->def];
+        if (var->kind == PTO_V_LET) return pto__vrange(v, d->e[0], env, lo, hi, depth + 1);
+        if (var->kind != PTO_V_LOOP || !env->loops) return 0;
+        if (env->loops == 1) return pto__vrange(v, d->e[0], env, lo, hi, depth + 1) && *lo == *hi;
+        b0 = b1 = 1;
+        if (!pto__vrange(v, d->e[0], env, &a0, &a1, depth + 1) || !pto__vrange(v, d->e[1], env, lo, hi, depth + 1) ||
+            (d->e[2] >= 0 && !pto__vrange(v, d->e[2], env, &b0, &b1, depth + 1)) || b0 != b1 || b0 == 0)
+            return 0;
+        /* up from the start to below the end, or down to above it */
+        if (b0 > 0) *lo = a0, *hi = *hi > a1 && *hi != INT64_MIN ? *hi - 1 : a1;
+        else *hi = a1, *lo = *lo < a0 && *lo != INT64_MAX ? *lo + 1 : a0;
+        return 1;
+    }
+    case PTO_E_NEG:
+        if (!pto__vrange(v, x->a, env, &a0, &a1, depth + 1) || a0 == INT64_MIN) return 0;
+        *lo = -a1, *hi = -a0;
+        return 1;
+    case PTO_E_ADD: case PTO_E_SUB: case PTO_E_MUL: case PTO_E_DIV: case PTO_E_MOD: case PTO_E_MIN: case PTO_E_MAX:
+        if (!pto__vrange(v, x->a, env, &a0, &a1, depth + 1) || !pto__vrange(v, x->b, env, &b0, &b1, depth + 1)) return 0;
+        switch (x->kind) {
+        case PTO_E_ADD: return pto__vadd(a0, b0, lo) && pto__vadd(a1, b1, hi);
+        case PTO_E_SUB: return b0 != INT64_MIN && b1 != INT64_MIN && pto__vadd(a0, -b1, lo) && pto__vadd(a1, -b0, hi);
+        case PTO_E_MUL:
+            if (!pto__vmul(a0, b0, &p[0]) || !pto__vmul(a0, b1, &p[1]) || !pto__vmul(a1, b0, &p[2]) ||
+                !pto__vmul(a1, b1, &p[3]))
+                return 0;
+            *lo = *hi = p[0];
+            for (i = 1; i < 4; i++) {
+                if (p[i] < *lo) *lo = p[i];
+                if (p[i] > *hi) *hi = p[i];
+            }
+            return 1;
+        case PTO_E_MIN: *lo = a0 < b0 ? a0 : b0, *hi = a1 < b1 ? a1 : b1; return 1;
+        case PTO_E_MAX: *lo = a0 > b0 ? a0 : b0, *hi = a1 > b1 ? a1 : b1; return 1;
+        default:
+            /* by one known divisor: C's division truncates, monotonic in
+               the dividend; a remainder lies within the divisor */
+            if (b0 != b1 || b0 == 0 || (a0 == INT64_MIN && b0 == -1)) return 0;
+            if (x->kind == PTO_E_DIV) {
+                *lo = (b0 > 0 ? a0 : a1) / b0, *hi = (b0 > 0 ? a1 : a0) / b0;
+            } else if (a0 == a1) {
+                *lo = *hi = a0 % b0;
+            } else if (b0 == INT64_MIN) {
+                return 0;
+            } else {
+                *hi = (b0 > 0 ? b0 : -b0) - 1;
+                *lo = a0 >= 0 ? 0 : -*hi;
+                if (a1 <= 0) *hi = 0;
+            }
+            return 1;
+        }
+    default: return 0;
+    }
+}
+
 /* The value of integer expression e on AIV sb (subblock = sb) when it
    depends on nothing but subblock and constants (through lets too);
    0 when it depends on anything else or does not fold. */
 static int pto__vat_aiv(const pto__verifier *v, int32_t e, int sb, int64_t *out, int depth)
 {
-    const pto_module *m = v->m;
-    const pto_expr *x;
-    int64_t a, b;
-    if (e < 0 || e >= m->n_exprs || depth > PTO__VDEPTH) return 0;
-    x = &m->exprs[e];
-    switch (x->kind) {
-    case PTO_E_INT: *out = x->value; return 1;
-    case PTO_E_SUBBLOCK: *out = sb; return 1;
-    case PTO_E_VAR: {
-        const pto_var *var = x->a >= 0 && x->a < m->n_vars ? &m->vars[x->a] : NULL;
-        if (!var || var->kind != PTO_V_LET || var->def < 0 || var->def >= m->n_stmts) return 0;
-        return pto__vat_aiv(v, m->stmts[var->def].e[0], sb, out, depth + 1);
-    }
-    case PTO_E_NEG:
-        if (!pto__vat_aiv(v, x->a, sb, &a, depth + 1) || a == INT64_MIN) return 0;
-        *out = -a;
-        return 1;
-    case PTO_E_ADD: case PTO_E_SUB: case PTO_E_MUL: case PTO_E_DIV: case PTO_E_MOD: case PTO_E_MIN: case PTO_E_MAX:
-        if (!pto__vat_aiv(v, x->a, sb, &a, depth + 1) || !pto__vat_aiv(v, x->b, sb, &b, depth + 1)) return 0;
-        switch (x->kind) {
-        case PTO_E_ADD: return pto__vadd(a, b, out);
-        case PTO_E_SUB: return b != INT64_MIN && pto__vadd(a, -b, out);
-        case PTO_E_MUL: return pto__vmul(a, b, out);
-        case PTO_E_MIN: *out = a < b ? a : b; return 1;
-        case PTO_E_MAX: *out = a > b ? a : b; return 1;
-        default:
-            if (b == 0 || (a == INT64_MIN && b == -1)) return 0;
-            *out = x->kind == PTO_E_DIV ? a / b : a % b;
-            return 1;
-        }
-    default: return 0;
-    }
+    pto__venv env;
+    int64_t hi;
+    env.blk = -1, env.sb = sb, env.loops = 0, env.budget = NULL;
+    return pto__vrange(v, e, &env, out, &hi, depth);
 }
 
 /* Whether AIV sb never runs the statements of `block`: an enclosing `if` of
@@ -2690,16 +2754,18 @@ static int pto__vcollect_kernel(pto__verifier *v)
 }
 
 /* Whether integer expression e can take different values in different
-   blocks: it names `block`, directly or through a let or a loop var whose
+   blocks (kind PTO_E_BLOCK) or on the two AIVs (PTO_E_SUBBLOCK): it names
+   `block` (`subblock`), directly or through a let or a loop var whose
    bounds do. Anything it cannot follow (a malformed id, a spent budget)
    counts as depending: the caller's warning must never be wrong. */
-static int pto__vby_block(const pto_module *m, int32_t e, int *budget)
+static int pto__vby(const pto_module *m, int32_t e, int kind, int *budget)
 {
     const pto_expr *x;
     if (e < 0 || e >= m->n_exprs || --*budget < 0) return 1;
     x = &m->exprs[e];
     switch (x->kind) {
-    case PTO_E_INT: case PTO_E_BLOCKS: case PTO_E_SUBBLOCK: case PTO_E_RANK: case PTO_E_NRANKS: return 0;
+    case PTO_E_INT: case PTO_E_BLOCK: case PTO_E_BLOCKS: case PTO_E_SUBBLOCK: case PTO_E_RANK: case PTO_E_NRANKS:
+        return x->kind == kind;
     case PTO_E_VAR: {
         const pto_var *var = x->a >= 0 && x->a < m->n_vars ? &m->vars[x->a] : NULL;
         const pto_stmt *d;
@@ -2707,13 +2773,13 @@ static int pto__vby_block(const pto_module *m, int32_t e, int *budget)
         if (var->kind != PTO_V_LET && var->kind != PTO_V_LOOP) return 0;   /* a dim or a scalar param */
         if (var->def < 0 || var->def >= m->n_stmts) return 1;
         d = &m->stmts[var->def];
-        if (var->kind == PTO_V_LET) return pto__vby_block(m, d->e[0], budget);
-        return pto__vby_block(m, d->e[0], budget) || pto__vby_block(m, d->e[1], budget) ||
-               (d->e[2] >= 0 && pto__vby_block(m, d->e[2], budget));
+        if (var->kind == PTO_V_LET) return pto__vby(m, d->e[0], kind, budget);
+        return pto__vby(m, d->e[0], kind, budget) || pto__vby(m, d->e[1], kind, budget) ||
+               (d->e[2] >= 0 && pto__vby(m, d->e[2], kind, budget));
     }
-    case PTO_E_NEG: return pto__vby_block(m, x->a, budget);
+    case PTO_E_NEG: return pto__vby(m, x->a, kind, budget);
     case PTO_E_ADD: case PTO_E_SUB: case PTO_E_MUL: case PTO_E_DIV: case PTO_E_MOD: case PTO_E_MIN: case PTO_E_MAX:
-        return pto__vby_block(m, x->a, budget) || pto__vby_block(m, x->b, budget);
+        return pto__vby(m, x->a, kind, budget) || pto__vby(m, x->b, kind, budget);
     default: return 1;
     }
 }
@@ -2741,8 +2807,12 @@ static int pto__vwaits(const pto_module *m, int32_t b, int depth)
    enclosing for's bounds or if's condition): every block writes the same
    elements, almost always a `block` forgotten in the row (the simulator
    then reports a race between the blocks' stores: no flag orders cores;
-   a kernel that waits on a signal is skipped, it may order them). */
-static void pto__vsame_window(pto__verifier *v, int32_t b, int depth)
+   a kernel that waits on a signal is skipped, it may order them). With
+   kind PTO_E_SUBBLOCK, the same for the vector section of a mix kernel,
+   which both AIVs of a block run: a window that names `subblock` nowhere
+   (nor do its loops' bounds or its ifs' conditions, so an `if subblock ==
+   0` keeps it clean) is written by both. */
+static void pto__vsame_window(pto__verifier *v, int32_t b, int kind, int depth)
 {
     const pto_module *m = v->m;
     int32_t s;
@@ -2750,28 +2820,246 @@ static void pto__vsame_window(pto__verifier *v, int32_t b, int depth)
     for (s = m->blocks[b].head; s >= 0; s = m->stmts[s].next) {
         const pto_stmt *st = &m->stmts[s];
         int budget = 4096;
-        if (st->kind == PTO_ST_SECTION) pto__vsame_window(v, st->body, depth + 1);
-        else if (st->kind == PTO_ST_FOR) {
-            if (!pto__vby_block(m, st->e[0], &budget) && !pto__vby_block(m, st->e[1], &budget) &&
-                (st->e[2] < 0 || !pto__vby_block(m, st->e[2], &budget)))
-                pto__vsame_window(v, st->body, depth + 1);
+        if (st->kind == PTO_ST_SECTION) {
+            if (kind == PTO_E_BLOCK || st->ref == PTO_CORE_VECTOR) pto__vsame_window(v, st->body, kind, depth + 1);
+        } else if (st->kind == PTO_ST_FOR) {
+            if (!pto__vby(m, st->e[0], kind, &budget) && !pto__vby(m, st->e[1], kind, &budget) &&
+                (st->e[2] < 0 || !pto__vby(m, st->e[2], kind, &budget)))
+                pto__vsame_window(v, st->body, kind, depth + 1);
         } else if (st->kind == PTO_ST_IF) {
-            if (!pto__vby_block(m, st->e[0], &budget) && !pto__vby_block(m, st->e[1], &budget)) {
-                pto__vsame_window(v, st->body, depth + 1);
-                pto__vsame_window(v, st->orelse, depth + 1);
+            if (!pto__vby(m, st->e[0], kind, &budget) && !pto__vby(m, st->e[1], kind, &budget)) {
+                pto__vsame_window(v, st->body, kind, depth + 1);
+                pto__vsame_window(v, st->orelse, kind, depth + 1);
             }
         } else if (st->kind == PTO_ST_OP && st->op == PTO_OP_TSTORE && st->nargs >= 1 && st->arg0 >= 0 &&
                    st->arg0 < m->n_operands) {
             const pto_operand *o = &m->operands[st->arg0];
+            const char *pn;
             if (o->kind != PTO_O_GM || o->e[0] < 0 || o->e[1] < 0 || o->ref < 0 || o->ref >= m->n_params) continue;
-            if (pto__vby_block(m, o->e[0], &budget) || pto__vby_block(m, o->e[1], &budget)) continue;
-            pto_warning(v->ctx, o->loc, "tstore: this window of '%s' is the same in all %lld blocks of kernel '%s' "
-                        "(neither its row nor its column depends on 'block'), so every block writes the same "
-                        "elements: is 'block' missing from the row (e.g. %s[block * ROWS, 0])?",
-                        pto__vname(v, m->params[o->ref].name), (long long)v->nblocks,
-                        pto__vname(v, m->kernels[v->kernel].name), pto__vname(v, m->params[o->ref].name));
+            if (pto__vby(m, o->e[0], kind, &budget) || pto__vby(m, o->e[1], kind, &budget)) continue;
+            pn = pto__vname(v, m->params[o->ref].name);
+            if (kind == PTO_E_BLOCK)
+                pto_warning(v->ctx, o->loc, "tstore: this window of '%s' is the same in all %lld blocks of kernel '%s' "
+                            "(neither its row nor its column depends on 'block'), so every block writes the same "
+                            "elements: is 'block' missing from the row (e.g. %s[block * ROWS, 0])?",
+                            pn, (long long)v->nblocks, pto__vname(v, m->kernels[v->kernel].name), pn);
+            else
+                pto_warning(v->ctx, o->loc, "tstore: this window of '%s' is the same on both vector cores (AIV 0 and "
+                            "AIV 1) of mix kernel '%s' (neither its row nor its column depends on 'subblock'), so "
+                            "both write the same elements: is 'subblock' missing from the row (e.g. %s[ROW + "
+                            "subblock * ROWS, 0]), or is the store meant for one AIV ('if subblock == 0 { ... }')?",
+                            pn, pto__vname(v, m->kernels[v->kernel].name), pn);
         }
     }
+}
+
+/* ---- cube / vector races on GM: a mix kernel's two sections run at once ---- */
+
+/* Whether statement s is, or holds, a cube/vector pipe op (tpush, tpop,
+   tfree); unsure counts as yes. */
+static int pto__vpipe_op_at(const pto_module *m, int32_t s, int depth)
+{
+    const pto_stmt *st;
+    int32_t t;
+    int k;
+    if (s < 0 || s >= m->n_stmts || depth > m->n_blocks) return 1;
+    st = &m->stmts[s];
+    if (st->kind == PTO_ST_OP) return pto_opinfo_get((pto_op)st->op)->cls == PTO_OC_CVPIPE;
+    if (st->kind != PTO_ST_FOR && st->kind != PTO_ST_IF) return 0;
+    for (k = 0; k < 2; k++) {
+        int32_t b = k ? st->orelse : st->body;
+        if (b < 0) continue;
+        if (b >= m->n_blocks) return 1;
+        for (t = m->blocks[b].head; t >= 0; t = m->stmts[t].next)
+            if (pto__vpipe_op_at(m, t, depth + 1)) return 1;
+    }
+    return 0;
+}
+
+/* Whether a pipe op of statement s's section can run after s (after = 1)
+   or before it: a later (earlier) statement of s's block or of an
+   enclosing one holds one, or an enclosing loop does (its next or previous
+   trip). Only pipes order a mix kernel's cube and vector sections, so a
+   cube access and a vector access are ordered only when a pipe op follows
+   one and precedes the other. Unsure counts as yes. */
+static int pto__vpipe_side(const pto_module *m, int32_t s, int after)
+{
+    int32_t steps = 0;
+    while (s >= 0 && s < m->n_stmts && steps++ <= m->n_blocks) {
+        const pto_stmt *st = &m->stmts[s];
+        int32_t t, owner;
+        for (t = after ? st->next : st->prev; t >= 0 && t < m->n_stmts; t = after ? m->stmts[t].next : m->stmts[t].prev)
+            if (pto__vpipe_op_at(m, t, 0)) return 1;
+        if (st->block < 0 || st->block >= m->n_blocks) return 1;
+        owner = m->blocks[st->block].owner;
+        if (owner < 0 || owner >= m->n_stmts) return 1;
+        if (m->stmts[owner].kind == PTO_ST_SECTION) return 0;
+        if (m->stmts[owner].kind == PTO_ST_FOR && pto__vpipe_op_at(m, owner, 0)) return 1;
+        s = owner;
+    }
+    return 1;
+}
+
+/* Whether statement s surely runs under env (loops = 1: on the first trip
+   of each enclosing loop): every enclosing if takes its branch and every
+   enclosing loop makes a trip, on values pto__vrange knows exactly. */
+static int pto__vsurely_runs(const pto__verifier *v, int32_t s, const pto__venv *env)
+{
+    const pto_module *m = v->m;
+    int32_t steps = 0, b = s >= 0 && s < m->n_stmts ? m->stmts[s].block : -1;
+    while (b >= 0 && b < m->n_blocks && steps++ <= m->n_blocks) {
+        int32_t owner = m->blocks[b].owner;
+        const pto_stmt *ow;
+        int64_t x, y, step = 1, h;
+        if (owner < 0 || owner >= m->n_stmts) return 0;
+        ow = &m->stmts[owner];
+        if (ow->kind == PTO_ST_SECTION) return 1;
+        if (!pto__vrange(v, ow->e[0], env, &x, &h, 0) || x != h || !pto__vrange(v, ow->e[1], env, &y, &h, 0) || y != h)
+            return 0;
+        if (ow->kind == PTO_ST_IF && pto__cmp_holds(ow->cmp, x, y) != (b == ow->body)) return 0;
+        if (ow->kind == PTO_ST_FOR &&
+            ((ow->e[2] >= 0 && (!pto__vrange(v, ow->e[2], env, &step, &h, 0) || step != h || step == 0)) ||
+             (step > 0 ? x >= y : x <= y)))
+            return 0;
+        if (ow->kind != PTO_ST_IF && ow->kind != PTO_ST_FOR) return 0;
+        b = ow->block;
+    }
+    return 0;
+}
+
+/* The tensor elements tload / tstore s touches under env: rows box[0] to
+   box[1], columns box[2] to box[3] (inclusive), its window plus the tile's
+   valid shape (env->loops == 2: a superset, the full shape where the valid
+   one is not bounded). 0 when it cannot say. */
+static int pto__vgm_box(const pto__verifier *v, int32_t s, const pto__venv *env, int64_t box[4])
+{
+    const pto_module *m = v->m;
+    const pto_stmt *st = &m->stmts[s];
+    const pto_operand *o = &m->operands[st->arg0 + (st->op == PTO_OP_TLOAD)];
+    const pto_tile *t = &m->tiles[m->operands[st->arg0 + (st->op == PTO_OP_TSTORE)].ref];
+    int k;
+    for (k = 0; k < 2; k++) {
+        int32_t ve = k ? t->valid_c : t->valid_r;
+        int64_t n = k ? t->cols : t->rows, lo, hi;
+        if (ve >= 0 && pto__vrange(v, ve, env, &lo, &hi, 0) && (env->loops == 2 || lo == hi)) n = hi < n ? hi : n;
+        else if (ve >= 0 && env->loops != 2) return 0;
+        if (!pto__vrange(v, o->e[k], env, &lo, &hi, 0) || !pto__vadd(hi, n - 1, &box[2 * k + 1])) return 0;
+        box[2 * k] = lo;
+    }
+    return 1;
+}
+
+/* The tload / tstore statements with a GM window of one of kernel k's
+   tensors and a tile in block b and below, into out[] while n < cap;
+   their count. */
+static int32_t pto__vgm_accesses(const pto__verifier *v, const pto_kernel *k, int32_t b, int32_t *out, int32_t n,
+                                 int32_t cap, int depth)
+{
+    const pto_module *m = v->m;
+    int32_t s;
+    if (b < 0 || b >= m->n_blocks || depth > m->n_blocks) return n;
+    for (s = m->blocks[b].head; s >= 0; s = m->stmts[s].next) {
+        const pto_stmt *st = &m->stmts[s];
+        if (st->kind == PTO_ST_FOR || st->kind == PTO_ST_IF) {
+            n = pto__vgm_accesses(v, k, st->body, out, n, cap, depth + 1);
+            n = pto__vgm_accesses(v, k, st->orelse, out, n, cap, depth + 1);
+        } else if (st->kind == PTO_ST_OP && (st->op == PTO_OP_TLOAD || st->op == PTO_OP_TSTORE) && st->nargs == 2 &&
+                   st->arg0 >= 0 && st->arg0 + 2 <= m->n_operands) {
+            const pto_operand *o = &m->operands[st->arg0 + (st->op == PTO_OP_TLOAD)];
+            const pto_operand *t = &m->operands[st->arg0 + (st->op == PTO_OP_TSTORE)];
+            if (o->kind != PTO_O_GM || o->ref < k->param0 || o->ref >= k->param0 + k->nparams || o->e[0] < 0 ||
+                o->e[1] < 0 || t->kind != PTO_O_TILE || t->ref < 0 || t->ref >= m->n_tiles)
+                continue;
+            if (n < cap) out[n] = s;
+            n++;
+        }
+    }
+    return n;
+}
+
+/* The two sections of a mix kernel run at the same time in each block
+   (the cube core and both AIVs), ordered only by pipes. A GM tensor that
+   one section stores and the other loads or stores, with no pipe op
+   after the one and before the other, is a race wherever the windows
+   meet: an error when that is sure (on the first trip of each loop, for
+   some block and subblock both run and the windows share an element), a
+   warning when the windows' bounds meet but that is not sure; windows
+   apart in every block checked, or that cannot be bounded, are quiet. */
+static void pto__vxcore_gm(pto__verifier *v, const pto_kernel *k)
+{
+    const pto_module *m = v->m;
+    int32_t sec[2] = {-1, -1}, s, n[2], *acc[2], i, j;
+    long budget = 1L << 16;
+    int c;
+    for (s = m->blocks[k->body].head; s >= 0; s = m->stmts[s].next)
+        if (m->stmts[s].kind == PTO_ST_SECTION &&
+            (m->stmts[s].ref == PTO_CORE_VECTOR || m->stmts[s].ref == PTO_CORE_CUBE))
+            sec[m->stmts[s].ref] = m->stmts[s].body;
+    if (sec[0] < 0 || sec[1] < 0) return;
+    for (c = 0; c < 2; c++) n[c] = pto__vgm_accesses(v, k, sec[c], NULL, 0, 0, 0);
+    if (!n[0] || !n[1]) return;
+    /* each access's statement, then whether a pipe op of its section can
+       run after it (bit 0) and before it (bit 1) */
+    acc[0] = (int32_t *)pto__vuninit(v, 2 * ((size_t)n[0] + (size_t)n[1]), sizeof(int32_t));
+    if (!acc[0]) return;
+    acc[1] = acc[0] + n[0];
+    for (c = 0; c < 2; c++) {
+        pto__vgm_accesses(v, k, sec[c], acc[c], 0, n[c], 0);
+        for (i = 0; i < n[c]; i++)
+            acc[c][n[0] + n[1] + i] = pto__vpipe_side(m, acc[c][i], 1) | pto__vpipe_side(m, acc[c][i], 0) << 1;
+    }
+    for (i = 0; i < n[PTO_CORE_CUBE]; i++)
+        for (j = 0; j < n[PTO_CORE_VECTOR] && budget > 0; j++) {
+            const int32_t sc = acc[PTO_CORE_CUBE][i], sv = acc[PTO_CORE_VECTOR][j];
+            const pto_stmt *a = &m->stmts[sc], *b = &m->stmts[sv];
+            int32_t pc = m->operands[a->arg0 + (a->op == PTO_OP_TLOAD)].ref;
+            int32_t pv = m->operands[b->arg0 + (b->op == PTO_OP_TLOAD)].ref;
+            int32_t fc, fv;
+            int sure = 0, maybe = 0, bi, sb, nb = v->nblocks > 0 ? (v->nblocks < 8 ? (int)v->nblocks : 9) : 1;
+            const pto_stmt *w, *o;
+            const char *pn;
+            char msg[1024];
+            if (pc != pv || (a->op == PTO_OP_TLOAD && b->op == PTO_OP_TLOAD)) continue;
+            budget--;
+            fc = acc[PTO_CORE_CUBE][n[0] + n[1] + i], fv = acc[PTO_CORE_VECTOR][n[0] + n[1] + j];
+            if (((fc & 1) && (fv & 2)) || ((fv & 1) && (fc & 2))) continue;   /* a pipe may order them */
+            /* blocks 0..7 and the last one, each AIV */
+            for (bi = 0; bi < nb && !sure; bi++)
+                for (sb = 0; sb < 2 && !sure; sb++) {
+                    pto__venv ec, ev;
+                    int64_t x[4], y[4];
+                    long nodes = 1L << 14;
+                    ec.budget = ev.budget = &nodes;
+                    ec.blk = ev.blk = bi == 8 ? v->nblocks - 1 : bi;
+                    ec.sb = 0, ev.sb = sb;
+                    ec.loops = ev.loops = 1;
+                    if (pto__vsurely_runs(v, sc, &ec) && pto__vsurely_runs(v, sv, &ev) && pto__vgm_box(v, sc, &ec, x) &&
+                        pto__vgm_box(v, sv, &ev, y) && x[0] <= y[1] && y[0] <= x[1] && x[2] <= y[3] && y[2] <= x[3])
+                        sure = 1;
+                    ec.loops = ev.loops = 2;
+                    if (pto__vgm_box(v, sc, &ec, x) && pto__vgm_box(v, sv, &ev, y) && x[0] <= y[1] && y[0] <= x[1] &&
+                        x[2] <= y[3] && y[2] <= x[3])
+                        maybe = 1;
+                }
+            if (!sure && !maybe) continue;
+            pn = pto__vname(v, m->params[pc].name);
+            w = a->op == PTO_OP_TSTORE ? a : b;
+            o = w == a ? b : a;
+            snprintf(msg, sizeof msg,
+                     "the %s section stores '%s' (line %d) and the %s section %s it (line %d) with no pipe op between "
+                     "them: the two sections of a mix kernel run at the same time, so %s; pass the tile through a "
+                     "pipe (tpush in one section, tpop in the other) instead of through '%s'",
+                     w == a ? "cube" : "vector", pn, (int)w->loc.line, w == a ? "vector" : "cube",
+                     o->op == PTO_OP_TSTORE ? "stores" : "loads", (int)o->loc.line,
+                     !sure ? "wherever their windows meet (they may, in some block or on some AIV) the result depends "
+                             "on timing"
+                     : o->op == PTO_OP_TSTORE ? "both write the elements their windows share, in no set order"
+                                              : "the load may read the elements before or after the store writes them",
+                     pn);
+            if (sure) pto_error(v->ctx, w->loc, "%s", msg);
+            else pto_warning(v->ctx, w->loc, "%s", msg);
+        }
+    pto_free(v->ctx, acc[0]);
 }
 
 static void pto__vkernel(pto__verifier *v, int32_t ki)
@@ -2834,7 +3122,12 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
     }
     if (!v->internal) pto__vpipes(v, k);
     if (!v->internal && !v->malformed && v->nblocks > 1 && !pto__vwaits(v->m, k->body, 0))
-        pto__vsame_window(v, k->body, 0);
+        pto__vsame_window(v, k->body, PTO_E_BLOCK, 0);
+    if (!v->internal && !v->malformed && k->kind == PTO_KK_MIX && !pto__vwaits(v->m, k->body, 0))
+        pto__vsame_window(v, k->body, PTO_E_SUBBLOCK, 0);
+    if (!v->internal && !v->malformed && k->kind == PTO_KK_MIX && v->ctx->n_errors == ne0 &&
+        !pto__vwaits(v->m, k->body, 0))
+        pto__vxcore_gm(v, k);
     if (!k->ranks && v->ctx->n_errors == ne0) {
         /* peers address a window: a forgotten 'ranks'? (it still compiles; a kernel that
            uses a peer's copy is already an error that says so) */

@@ -349,6 +349,76 @@ lacks "... only where block is absent" "sameblk.pto:(7|14):"
 expect "... once" 0 "^1$" sh -c "$ptoc check $out/sameblk.pto 2>&1 | grep -c warning"
 expect "... and one block is no warning" 0 "^0$" sh -c "sed 's/blocks(4)/blocks(1)/' $out/sameblk.pto >$out/oneblk.pto; $ptoc check $out/oneblk.pto 2>&1 | grep -c warning; true"
 
+# ---- a mix kernel's vector store whose window names 'subblock' nowhere: both AIVs write it (a warning) ----
+# (examples/mixmm.pto with subblock * 32 dropped from its store, review20 L13: the simulator reports the
+# AIVs' race at run time)
+sed 's/tstore c\[block \* 64 + subblock \* 32, 0\], o/tstore c[block * 64, 0], o/' examples/mixmm.pto >$out/nosub.pto
+expect "vector store the same on both AIVs: warned" 0 \
+    "^$out/nosub.pto:34:12: warning: tstore: this window of 'c' is the same on both vector cores \(AIV 0 and AIV 1\) of mix kernel 'mixmm' \(neither its row nor its column depends on 'subblock'\), so both write the same elements: is 'subblock' missing from the row \(e.g. c\[ROW \+ subblock \* ROWS, 0\]\), or is the store meant for one AIV \('if subblock == 0 \{ ... \}'\)\?$" \
+    $ptoc check $out/nosub.pto
+expect "... once" 0 "^1$" sh -c "$ptoc check $out/nosub.pto 2>&1 | grep -c warning"
+# subblock through a let, a store an if on subblock keeps to one AIV: not warned; the third is
+cat > $out/sub2.pto <<'EOF2'
+kernel ns(in x: f32[64, 64], out y: f32[64, 64], out z: f32[32, 64], out w: f32[32, 64]) mix {
+  cube {
+  }
+  vector {
+    tile t: vec f32[32, 64]
+    let r = subblock * 32
+    tload t, x[r, 0]
+    tstore y[r, 0], t
+    if subblock == 0 {
+      tstore z[0, 0], t
+    }
+    tstore w[0, 0], t
+  }
+}
+EOF2
+expect "... not through a let or under an if on subblock" 0 "^$out/sub2.pto:12:12: warning: tstore: this window of 'w' is the same on both vector cores" \
+    $ptoc check $out/sub2.pto
+lacks "... only where subblock is absent" "sub2.pto:(8|10):"
+expect "... mixmm itself is clean" 0 "^0$" sh -c "$ptoc check examples/mixmm.pto 2>&1 | grep -c .; true"
+
+# ---- a mix kernel's sections sharing a GM tensor with no pipe between them (review20 M4) ----
+# sure (tests/bad/xcore_*.pto): an error; both store: an error that says so
+cat > $out/xboth.pto <<'EOF2'
+kernel xb(in a: f16[64, 64], in b: f16[64, 64], inout c: f32[64, 64], in d: f32[64, 64]) mix {
+  cube {
+    tile am: mat f16[64, 64]
+    tile bm: mat f16[64, 64]
+    tile a0: left f16[64, 64]
+    tile b0: right f16[64, 64]
+    tile acc: acc f32[64, 64]
+    tload am, a[0, 0]
+    tload bm, b[0, 0]
+    tmov a0, am
+    tmov b0, bm
+    tmatmul acc, a0, b0
+    tstore c[0, 0], acc
+  }
+  vector {
+    tile t: vec f32[32, 64]
+    tile h: vec f16[32, 64]
+    tload h, a[subblock * 32, 0]
+    tload t, d[subblock * 32, 0]
+    tstore c[subblock * 32, 0], t
+  }
+}
+EOF2
+expect "cube and vector both store c: an error" 1 \
+    "^$out/xboth.pto:13:5: error: the cube section stores 'c' \(line 13\) and the vector section stores it \(line 20\) with no pipe op between them: the two sections of a mix kernel run at the same time, so both write the elements their windows share, in no set order; pass the tile through a pipe \(tpush in one section, tpop in the other\) instead of through 'c'$" \
+    $ptoc check $out/xboth.pto
+lacks "... a tensor both sections only load (a) is no race" "line 18"
+# not sure (the cube's store runs only in block 1 of a launch-time count): a warning
+sed 's/) mix {/) mix blocks(N \/ 64) {/; s/c: f32\[64, 64\]/c: f32[N, 64]/; s/    tstore c\[0, 0\], acc/    if block == 1 {\n      tstore c[0, 0], acc\n    }/' \
+    $out/xboth.pto >$out/xmaybe.pto
+expect "a store in an if on block of a launch-time count: a warning" 0 \
+    "^$out/xmaybe.pto:14:7: warning: the cube section stores 'c' \(line 14\) and the vector section stores it \(line 22\) with no pipe op between them: the two sections of a mix kernel run at the same time, so wherever their windows meet \(they may, in some block or on some AIV\) the result depends on timing; pass the tile" \
+    $ptoc check $out/xmaybe.pto
+# windows apart: the vector cores store rows 64.. of a taller c: quiet
+sed 's/c: f32\[64, 64\]/c: f32[128, 64]/; s/tstore c\[subblock \* 32, 0\], t/tstore c[64 + subblock * 32, 0], t/' $out/xboth.pto >$out/xapart.pto
+expect "windows apart (rows differ by subblock and an offset): no diagnostic" 0 "^0$" sh -c "$ptoc check $out/xapart.pto 2>&1 | grep -c .; true"
+
 # ---- a float literal that rounds to inf in f32: a warning at the literal ----
 cat > $out/bigfloat.pto <<'EOF2'
 kernel f(in x: f32[16, 64], out y: f32[16, 64]) vector {
