@@ -912,6 +912,7 @@ PTO_K_FN void pto_k__x_wait(pto_k_core *c, const pto_k__ins *ins)
        set of this id can tell whether this wait is known to be past */
     c->flag_waited[p][q][id] = ++c->clk[q];
     c->flag_wsrc[p][q][id] = ins->src;
+    c->flag_wpclk[p][q][id] = c->clk[p];
     pto_k__stall(c, q, p, ins->disp, s->time, ins->src);
     /* a wait on S stalls the scalar unit: nothing after it dispatches before
        the set fired (in order, only S is credited with it: the sync pass
