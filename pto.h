@@ -3845,6 +3845,22 @@ static int pto__ps_is_kw(const pto__ps_parser *p, int kw)
 }
 static int pto__ps_at_eol(const pto__ps_parser *p) { return p->tok.kind == PTO__T_NL || p->tok.kind == PTO__T_EOF; }
 
+/* Consumes the '{' that ends a header line (*open: it) or reports "expected
+   WHAT". A '{' alone on the next line (C's Allman habit) is one error with
+   the rule, then taken as the block's '{': the block's lines and its '}'
+   are not reported again (review20 L8: three cascading errors). */
+static int pto__ps_open(pto__ps_parser *p, const char *what, pto__ps_tok *open)
+{
+    if (pto__ps_is(p, PTO__T_NL) && pto__ps_peek(p).kind == '{') {
+        pto__ps_err(p, &p->tok, "expected %s, got end of line (the '{' must end the header line)", what);
+        pto__ps_next(p);
+    }
+    *open = p->tok;
+    if (p->tok.kind != '{') { pto__ps_expected(p, what); return 0; }
+    pto__ps_next(p);
+    return 1;
+}
+
 /* Consumes `kind` or reports "expected WHAT". */
 static int pto__ps_expect(pto__ps_parser *p, int kind, const char *what)
 {
@@ -5436,6 +5452,23 @@ static int pto__ps_for_stmt(pto__ps_parser *p, int32_t block)
     if (!pto__ps_expect(p, PTO__T_NAME, "a loop variable after 'for'")) return 0;
     ok = pto__ps_can_declare(p, &name);
     if (!pto__ps_expect(p, '=', "'=' after the loop variable")) return pto__ps_dead(p, &name);
+    {   /* A .. B (Rust's, Swift's range): one error with the form (review20 L8: it was "unexpected
+           character '.'", or "bad number '0..8'") */
+        size_t i = p->tok.pos, dd = 0, e;
+        for (; i < p->len && p->src[i] != '\n' && p->src[i] != '#'; i++)
+            if (!dd && i + 1 < p->len && p->src[i] == '.' && p->src[i + 1] == '.') dd = i;
+        if (dd) {
+            size_t a0 = p->tok.pos, a1 = dd, b0 = dd + 2;
+            while (a1 > a0 && (p->src[a1 - 1] == ' ' || p->src[a1 - 1] == '\t')) a1--;
+            while (b0 < i && (p->src[b0] == ' ' || p->src[b0] == '\t' || p->src[b0] == '.')) b0++;
+            for (e = b0; e < i && p->src[e] != '{'; e++) {}
+            while (e > b0 && (p->src[e - 1] == ' ' || p->src[e - 1] == '\t')) e--;
+            pto_error(p->ctx, *pto__ps_qloc(p, dd), "'..' is no range here: write: for %.*s = %.*s to %.*s (the end "
+                      "is excluded)", (int)name.len, p->src + name.pos, (int)(a1 - a0 < 60 ? a1 - a0 : 60), p->src + a0,
+                      (int)(e - b0 < 60 ? e - b0 : 60), p->src + b0);
+            return pto__ps_dead(p, &name);
+        }
+    }
     if ((a = pto__ps_expr0(p)) < 0) return pto__ps_dead(p, &name);
     if (!pto__ps_is_kw(p, PTO__KW_TO)) { pto__ps_expected(p, "'to' after the loop start"); return pto__ps_dead(p, &name); }
     pto__ps_next(p);
@@ -5444,8 +5477,7 @@ static int pto__ps_for_stmt(pto__ps_parser *p, int32_t block)
         pto__ps_next(p);
         if ((st = pto__ps_expr0(p)) < 0) return pto__ps_dead(p, &name);
     }
-    open = p->tok;
-    if (!pto__ps_expect(p, '{', "'{' after the loop header")) return pto__ps_dead(p, &name);
+    if (!pto__ps_open(p, "'{' after the loop header", &open)) return pto__ps_dead(p, &name);
     s = pto__add_for_id(p->m, block, name.id, a, b, st, *pto__ps_tloc(p, &kw));
     if (s < 0) return pto__ps_dead(p, &name);
     p->m->vars[p->m->stmts[s].ref].loc = *pto__ps_tloc(p, &name);
@@ -5483,8 +5515,7 @@ static int pto__ps_if_stmt(pto__ps_parser *p, int32_t block)
     if ((a = pto__ps_expr0(p)) < 0) return 0;
     if (!pto__ps_cmp(p, &c)) return 0;
     if ((b = pto__ps_expr0(p)) < 0) return 0;
-    open = p->tok;
-    if (!pto__ps_expect(p, '{', "'{' after the condition")) return 0;
+    if (!pto__ps_open(p, "'{' after the condition", &open)) return 0;
     s = pto_add_if(p->m, block, a, c, b, *pto__ps_tloc(p, &kw));
     if (s < 0) return 0;
     pto__ps_sub_block(p, p->m->stmts[s].body, &open);
@@ -5507,8 +5538,7 @@ static int pto__ps_if_stmt(pto__ps_parser *p, int32_t block)
             p->nest--;
             return ok;
         }
-        open = p->tok;
-        if (!pto__ps_expect(p, '{', "'{' or 'if' after 'else'")) return 0;
+        if (!pto__ps_open(p, "'{' or 'if' after 'else'", &open)) return 0;
         pto__ps_sub_block(p, eb, &open);
     }
     return pto__ps_end_stmt(p, "'}'");
@@ -5524,8 +5554,7 @@ static int pto__ps_section_stmt(pto__ps_parser *p, int32_t block)
         pto__ps_err(p, &kw, "a '%s' section is only allowed at the top level of a mix kernel",
                  pto__ps_text(p, &kw));
     pto__ps_next(p);
-    open = p->tok;
-    if (!pto__ps_expect(p, '{', "'{' after the section name")) return 0;
+    if (!pto__ps_open(p, "'{' after the section name", &open)) return 0;
     s = pto_add_section(p->m, block, core, *pto__ps_tloc(p, &kw));
     if (s < 0) return 0;
     pto__ps_sub_block(p, p->m->stmts[s].body, &open);
@@ -8021,8 +8050,12 @@ static void pto__vgm_op(pto__verifier *v, const pto__vop *op, int g, int t)
     if (p->dtype != x->dtype && !narrow) {
         const char *tn = pto__vtn(v, x);
         const char *pd = pto_dtype_name((pto_dtype)p->dtype), *td = pto_dtype_name((pto_dtype)x->dtype);
-        pto_error(v->ctx, op->o[1]->loc, "dtype mismatch: '%s' is %s but '%s' is %s", g ? tn : pn, g ? td : pd,
-                  g ? pn : tn, g ? pd : td);
+        char fix[64] = "";
+        if (x->space == PTO_VEC)   /* the way there: tcvt (review20 L8) */
+            snprintf(fix, sizeof fix, g ? " (load into a%s %s tile, then tcvt)" : " (tcvt into a%s %s tile, then store that)",
+                     pd[0] == 'b' ? "" : "n", pd);
+        pto_error(v->ctx, op->o[1]->loc, "dtype mismatch: '%s' is %s but '%s' is %s%s", g ? tn : pn, g ? td : pd,
+                  g ? pn : tn, g ? pd : td, fix);
     }
     pto__vexpr_sub(v, o->e[0], 0, &r, 0);
     pto__vexpr_sub(v, o->e[1], 0, &c, 0);
@@ -8697,6 +8730,24 @@ static int pto__vtile_fine(const pto_operand *o, uint32_t mask, const pto_tile *
            (mask & PTO_A_SPACE(t->space)) && (!(mask & PTO_A_READ) || (tflags[o->ref] & (PTO__T_WRITTEN | PTO__T_UNINIT)));
 }
 
+/* The text form of an op from its operand masks, as docs/pto-format.md
+   writes it ("tmuls d, a, SCALAR"): an arity error shows it (review20 L8). */
+static void pto__vop_form(const pto_opinfo *info, char *buf, size_t n)
+{
+    size_t k = (size_t)snprintf(buf, n, "%s", info->name);
+    int i, reads = 0;
+    for (i = 0; i < info->nargs && i < 4 && k < n; i++) {
+        uint32_t a = info->arg[i];
+        const char *w = (a & PTO_A_GM) ? ((a & PTO_A_WHOLE) ? "g" : "g[r, c]")
+                        : (a & PTO_A_TILES) ? ((a & PTO_A_WRITE) ? "d" : reads++ ? "b" : "a")
+                        : (a & PTO_A_SCALAR) ? "SCALAR" : (a & PTO_A_INT) ? "INT"
+                        : (a & (PTO_A_PIPE | PTO_A_CVPIPE)) ? "PIPE" : (a & PTO_A_CMP) ? "CMP"
+                        : (a & PTO_A_NMODE) ? "MODE" : "X";
+        if (a & PTO_A_IMPLICIT) continue;
+        k += (size_t)snprintf(buf + k, n - k, "%s%s", k == strlen(info->name) ? " " : ", ", w);
+    }
+}
+
 static void pto__vop_stmt(pto__verifier *v, int32_t s)
 {
     const pto_module *m = v->m;
@@ -8717,8 +8768,12 @@ static void pto__vop_stmt(pto__verifier *v, int32_t s)
                       "a builder passes it: for tfree, pto_arg_tile with the tile the latest tpop of the pipe "
                       "filled",
                       info->name, info->nargs, (int)st->nargs, (int)st->nargs + 1);
-        else
-            pto_error(v->ctx, st->loc, "%s expects %d operands, got %d", info->name, info->nargs, (int)st->nargs);
+        else {
+            char form[96];
+            pto__vop_form(info, form, sizeof form);
+            pto_error(v->ctx, st->loc, "%s expects %d operands, got %d (the form: %s)", info->name, info->nargs,
+                      (int)st->nargs, form);
+        }
         return;
     }
     if (st->arg0 < 0 || st->arg0 + st->nargs > m->n_operands) {

@@ -1366,8 +1366,12 @@ static void pto__vgm_op(pto__verifier *v, const pto__vop *op, int g, int t)
     if (p->dtype != x->dtype && !narrow) {
         const char *tn = pto__vtn(v, x);
         const char *pd = pto_dtype_name((pto_dtype)p->dtype), *td = pto_dtype_name((pto_dtype)x->dtype);
-        pto_error(v->ctx, op->o[1]->loc, "dtype mismatch: '%s' is %s but '%s' is %s", g ? tn : pn, g ? td : pd,
-                  g ? pn : tn, g ? pd : td);
+        char fix[64] = "";
+        if (x->space == PTO_VEC)   /* the way there: tcvt (review20 L8) */
+            snprintf(fix, sizeof fix, g ? " (load into a%s %s tile, then tcvt)" : " (tcvt into a%s %s tile, then store that)",
+                     pd[0] == 'b' ? "" : "n", pd);
+        pto_error(v->ctx, op->o[1]->loc, "dtype mismatch: '%s' is %s but '%s' is %s%s", g ? tn : pn, g ? td : pd,
+                  g ? pn : tn, g ? pd : td, fix);
     }
     pto__vexpr_sub(v, o->e[0], 0, &r, 0);
     pto__vexpr_sub(v, o->e[1], 0, &c, 0);
@@ -2042,6 +2046,24 @@ static int pto__vtile_fine(const pto_operand *o, uint32_t mask, const pto_tile *
            (mask & PTO_A_SPACE(t->space)) && (!(mask & PTO_A_READ) || (tflags[o->ref] & (PTO__T_WRITTEN | PTO__T_UNINIT)));
 }
 
+/* The text form of an op from its operand masks, as docs/pto-format.md
+   writes it ("tmuls d, a, SCALAR"): an arity error shows it (review20 L8). */
+static void pto__vop_form(const pto_opinfo *info, char *buf, size_t n)
+{
+    size_t k = (size_t)snprintf(buf, n, "%s", info->name);
+    int i, reads = 0;
+    for (i = 0; i < info->nargs && i < 4 && k < n; i++) {
+        uint32_t a = info->arg[i];
+        const char *w = (a & PTO_A_GM) ? ((a & PTO_A_WHOLE) ? "g" : "g[r, c]")
+                        : (a & PTO_A_TILES) ? ((a & PTO_A_WRITE) ? "d" : reads++ ? "b" : "a")
+                        : (a & PTO_A_SCALAR) ? "SCALAR" : (a & PTO_A_INT) ? "INT"
+                        : (a & (PTO_A_PIPE | PTO_A_CVPIPE)) ? "PIPE" : (a & PTO_A_CMP) ? "CMP"
+                        : (a & PTO_A_NMODE) ? "MODE" : "X";
+        if (a & PTO_A_IMPLICIT) continue;
+        k += (size_t)snprintf(buf + k, n - k, "%s%s", k == strlen(info->name) ? " " : ", ", w);
+    }
+}
+
 static void pto__vop_stmt(pto__verifier *v, int32_t s)
 {
     const pto_module *m = v->m;
@@ -2062,8 +2084,12 @@ static void pto__vop_stmt(pto__verifier *v, int32_t s)
                       "a builder passes it: for tfree, pto_arg_tile with the tile the latest tpop of the pipe "
                       "filled",
                       info->name, info->nargs, (int)st->nargs, (int)st->nargs + 1);
-        else
-            pto_error(v->ctx, st->loc, "%s expects %d operands, got %d", info->name, info->nargs, (int)st->nargs);
+        else {
+            char form[96];
+            pto__vop_form(info, form, sizeof form);
+            pto_error(v->ctx, st->loc, "%s expects %d operands, got %d (the form: %s)", info->name, info->nargs,
+                      (int)st->nargs, form);
+        }
         return;
     }
     if (st->arg0 < 0 || st->arg0 + st->nargs > m->n_operands) {

@@ -147,6 +147,13 @@ expect "for without 'to': the header's error" 1 "for_no_to.pto:4:13: error: expe
     $ptoc check tests/diag/for_no_to.pto
 lacks "for without 'to': no unknown-name cascade" "unknown name"
 
+# ---- a '{' on the line after a header: one error per header, with the rule (review20 L8) ----
+expect "Allman braces: the loop header's error" 1 "cascade_brace.pto:5:17: error: expected '\{' after the loop header, got end of line \(the '\{' must end the header line\)" \
+    $ptoc check tests/diag/cascade_brace.pto
+n=$(grep -c ": error: " $out/log)
+if [ "$n" = 3 ]; then ok "Allman braces: one error per header"; else bad "Allman braces: one error per header (got $n)"; fi
+holds "Allman braces: the else's error" "cascade_brace.pto:11:11: error: expected '\{' or 'if' after 'else', got end of line \(the '\{' must end"
+
 # ---- one mistake, one error (review17's cascades) ----
 # (the shadowing files, review17 c25: the name's later uses are no error of their own)
 for f in tests/bad/pipe_not_mix_use.pto tests/diag/cascade_mat_op.pto tests/diag/cascade_nonascii.pto \
@@ -243,7 +250,7 @@ expect "fmt still only verifies" 0 "^kernel big" $ptoc fmt tests/plan/overflow.p
 # fmt formats a file that parses even when verify finds errors (they go to
 # stderr after the text, exit 1): a formatter that refused would not help fix it
 $ptoc fmt tests/bad/arity.pto >$out/fmt.out 2>$out/fmt.err; rc=$?
-if [ $rc = 1 ] && grep -q "^  tadd c, a$" $out/fmt.out && grep -q "^tests/bad/arity.pto:6:3: error: tadd expects 3 operands, got 2" $out/fmt.err
+if [ $rc = 1 ] && grep -q "^  tadd c, a$" $out/fmt.out && grep -q "^tests/bad/arity.pto:6:3: error: tadd expects 3 operands, got 2 (the form: tadd d, a, b)" $out/fmt.err
 then ok "fmt formats a file with verify errors, reports them, exits 1"; else bad "fmt formats a file with verify errors (exit $rc)"; fi
 expect "fmt prints nothing for a file that does not parse" 1 "error" $ptoc fmt tests/bad/bad_char.pto
 expect "check --target isa: what the pto-isa target cannot express is an error" 1 \
