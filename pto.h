@@ -7760,7 +7760,8 @@ static int pto__vpipe_arg(pto__verifier *v, const pto_operand *o)
    or bf16 tile converts it to that dtype first (pto_scalar_as, as the
    interpreter and the simulator take it): a finite literal that becomes
    inf there (1e39; 70000.0 on f16) is almost surely a typo (1e400 reads as
-   inf already). */
+   inf already), and so is a nonzero one that becomes 0 (1e-8 on f16, 1e-50:
+   review20 L5). */
 static void pto__vfloat_lit(pto__verifier *v, int32_t s, const pto_operand *o)
 {
     const pto_stmt *st = &v->m->stmts[s];
@@ -7772,6 +7773,9 @@ static void pto__vfloat_lit(pto__verifier *v, int32_t s, const pto_operand *o)
         pto_warning(v->ctx, o->loc, "float %g rounds to %sinf in %s%s (write %sinf if that is meant)", o->f,
                     o->f < 0 ? "-" : "", pto_dtype_name((pto_dtype)dt), dt == PTO_F32 ? "" : ", the tile's dtype",
                     o->f < 0 ? "-" : "");
+    else if (o->f != 0.0 && o->f - o->f == 0.0 && pto_scalar_as(dt, o->f) == 0.0)
+        pto_warning(v->ctx, o->loc, "float %g rounds to 0 in %s%s (write 0 if that is meant)", o->f,
+                    pto_dtype_name((pto_dtype)dt), dt == PTO_F32 ? "" : ", the tile's dtype");
 }
 
 /* tload / tstore with the tile and the GM window swapped: one error at the
@@ -12238,6 +12242,9 @@ static void pto__hs_vscalar_arg(pto__hs_ver *V, const pto_hstmt *st, int argi, c
             /* the kernel takes an f32 (the verifier's rule for a literal in a kernel) */
             pto_warning(V->ctx, o->loc, "float %g rounds to %sinf in f32, as scalar '%s' of '%s' takes it (write %sinf if "
                         "that is meant)", o->f, o->f < 0 ? "-" : "", pto__hs_name(m, kp->name), kn, o->f < 0 ? "-" : "");
+        else if (want_float && o->f != 0.0 && o->f - o->f == 0.0 && pto_scalar_as(PTO_F32, o->f) == 0.0)
+            pto_warning(V->ctx, o->loc, "float %g rounds to 0 in f32, as scalar '%s' of '%s' takes it (write 0 if "
+                        "that is meant)", o->f, pto__hs_name(m, kp->name), kn);
         break;
     case PTO_O_SCALAR: {
         const pto_var *v = o->ref >= 0 && o->ref < m->n_vars ? &m->vars[o->ref] : NULL;
@@ -26690,18 +26697,20 @@ PTO_K_FN void pto_h_report(pto_h_run *run, const char *name, const pto_k_report 
 }
 
 /* A finite float -D value x (of scalar vn) that an op's tile dtype takes
-   as inf (1e39 in f32, 70000 in f16): said at the launch as the verifier
+   as inf (1e39 in f32, 70000 in f16), or a nonzero one it takes as 0 (1e-50
+   in f32, 1e-8 in f16: review20 L5): said at the launch as the verifier
    says it of literals (pto_h_int_scalars, below, asks for float tiles).
    1 when said. */
 PTO_K_FN int pto_h_float_scalar(pto_h_run *run, const pto_stmt *st, const pto_tile *t, const char *vn, double x)
 {
     int i;
-    if (x - x != 0.0 || !isinf(pto_scalar_as(t->dtype, x))) return 0;
+    double used = pto_scalar_as(t->dtype, x);
+    if (x - x != 0.0 || (!isinf(used) && (used != 0.0 || x == 0.0))) return 0;
     i = pto_h_def_index(run, vn);
-    fprintf(stderr, "warning: -D %s: %s on the %s tile '%s' (%s:%d) takes the scalar as %sinf\n",
+    fprintf(stderr, "warning: -D %s: %s on the %s tile '%s' (%s:%d) takes the scalar as %s\n",
             i < run->ndefs ? run->def_name[i] : vn, pto_opinfo_get((pto_op)st->op)->name,
             pto_dtype_name((pto_dtype)t->dtype), pto_str(run->ctx, t->name), run->file, (int)st->loc.line,
-            x < 0 ? "-" : "");
+            used == 0.0 ? "0" : x < 0 ? "-inf" : "inf");
     return 1;
 }
 

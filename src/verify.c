@@ -1076,7 +1076,8 @@ static int pto__vpipe_arg(pto__verifier *v, const pto_operand *o)
    or bf16 tile converts it to that dtype first (pto_scalar_as, as the
    interpreter and the simulator take it): a finite literal that becomes
    inf there (1e39; 70000.0 on f16) is almost surely a typo (1e400 reads as
-   inf already). */
+   inf already), and so is a nonzero one that becomes 0 (1e-8 on f16, 1e-50:
+   review20 L5). */
 static void pto__vfloat_lit(pto__verifier *v, int32_t s, const pto_operand *o)
 {
     const pto_stmt *st = &v->m->stmts[s];
@@ -1088,6 +1089,9 @@ static void pto__vfloat_lit(pto__verifier *v, int32_t s, const pto_operand *o)
         pto_warning(v->ctx, o->loc, "float %g rounds to %sinf in %s%s (write %sinf if that is meant)", o->f,
                     o->f < 0 ? "-" : "", pto_dtype_name((pto_dtype)dt), dt == PTO_F32 ? "" : ", the tile's dtype",
                     o->f < 0 ? "-" : "");
+    else if (o->f != 0.0 && o->f - o->f == 0.0 && pto_scalar_as(dt, o->f) == 0.0)
+        pto_warning(v->ctx, o->loc, "float %g rounds to 0 in %s%s (write 0 if that is meant)", o->f,
+                    pto_dtype_name((pto_dtype)dt), dt == PTO_F32 ? "" : ", the tile's dtype");
 }
 
 /* tload / tstore with the tile and the GM window swapped: one error at the

@@ -397,6 +397,30 @@ if grep -q "bigf16.pto:8:15: warning: float -65520 rounds to -inf in f16" $out/l
     ok "-65520 in f16, 3.4e38 in bf16: warned"; else bad "-65520 in f16, 3.4e38 in bf16: warned"; fi
 lacks "65504 in f16 and 3.38e38 in bf16 are no warning" "bigf16.pto:(7|10):"
 
+# ... and a nonzero literal that rounds to 0 (review20 L5): 1e-8 in f16 (its least subnormal is
+# 5.96e-8), 1e-50 in f32; 6e-8 in f16 and 1e-40 in f32 (subnormals) and 0 itself are no warning
+cat > $out/tinyf.pto <<'EOF2'
+kernel f(in x: f16[16, 64], out y: f16[16, 64], out z: f32[16, 64]) vector {
+  tile a: vec f16[16, 64]
+  tile b: vec f32[16, 64]
+  tload a, x[0, 0]
+  tmuls a, a, 1e-8
+  tadds a, a, -1e-9
+  tmuls a, a, 6e-8
+  tadds a, a, 0.0
+  tcvt b, a
+  tmuls b, b, 1e-50
+  tmuls b, b, 1e-40
+  tstore y[0, 0], a
+  tstore z[0, 0], b
+}
+EOF2
+expect "1e-8 rounds to 0 in f16" 0 "^$out/tinyf.pto:5:15: warning: float 1e-08 rounds to 0 in f16, the tile's dtype \(write 0 if that is meant\)" \
+    $ptoc check $out/tinyf.pto
+holds "-1e-9 rounds to 0 in f16" "tinyf.pto:6:15: warning: float -1e-09 rounds to 0 in f16"
+holds "1e-50 rounds to 0 in f32" "tinyf.pto:10:15: warning: float 1e-50 rounds to 0 in f32 \(write 0"
+lacks "6e-8 in f16, 0 and 1e-40 in f32 are no warning" "tinyf.pto:(7|8|11):"
+
 # a host call's float argument: the kernel takes it as f32
 cat > $out/hostinf.pto <<'EOF2'
 kernel sc(in x: f32[16, 64], out y: f32[16, 64], scalar s: f32) vector {
@@ -411,6 +435,9 @@ host h(in a: f32[16, 64], out c: f32[16, 64]) {
 EOF2
 expect "a host call's 1e39: warned" 0 "^$out/hostinf.pto:8:17: warning: float 1e\\+39 rounds to inf in f32, as scalar 's' of 'sc' takes it" \
     $ptoc check $out/hostinf.pto
+sed 's/1e39/1e-50/' $out/hostinf.pto >$out/hostzero.pto
+expect "a host call's 1e-50: warned" 0 "^$out/hostzero.pto:8:17: warning: float 1e-50 rounds to 0 in f32, as scalar 's' of 'sc' takes it" \
+    $ptoc check $out/hostzero.pto
 
 # ---- a command line ptoc cannot use: say what is wrong, then the usage, exit 1 ----
 v=examples/vadd.pto
