@@ -85,6 +85,11 @@ changed swap mm && judge swap fail mm 'unordered reuse: set_flag(MTE2, MTE1, 0) 
 edit sup mm awk '/set_flag\(core, "mm.pto:13", PTO_K_MTE1, PTO_K_M, 0\)/ { next } /pto_k_tmov\(core, "mm.pto:13"/ { print "        pto_k_set_flag(core, \"mm.pto:13\", PTO_K_MTE1, PTO_K_M, 0);" } { print }'
 changed sup mm && judge sup fail mm 'tmatmul (M, block 0 aic) reads them while "mm.pto:13" tmov (MTE1, block 0 aic) wrote them unordered; the set_flag(MTE1, M, 0) at "mm.pto:13" is issued before the tmov at "mm.pto:13" it should follow'
 
+# mm: the left tile a0 cut to 120 rows (not whole 16-row fractals): the verifier refuses such a
+# tile in a .pto, and so does the simulator in a hand edit (review20 L6: a left [64, 40] ran clean)
+edit frac mm sed -e '/const pto_k_tile a0 = /s/PTO_K_F16, 128, 64, 128, 64,/PTO_K_F16, 120, 64, 120, 64,/'
+changed frac mm && judge frac fail mm 'mm.pto:8: error: tdecl: the declared tile (left f16\[120, 64\]) is not whole fractals: left tiles are whole 16 x 16 fractals for f16, so rows must be a multiple of 16 and cols of 16'
+
 # mixmm: the vector's wait_flag(V, S) (before tfree) moved up to right after the tpop, above
 # the set_flag(MTE2, V) the trelu waits for: the stalled scalar unit never dispatches it
 edit swait mixmm awk '/wait_flag\(core, "mixmm.pto:33", PTO_K_V, PTO_K_S, 0\)/ { next } { print } /pto_k_tpop\(core, "mixmm.pto:30"/ { print "        pto_k_wait_flag(core, \"mixmm.pto:33\", PTO_K_V, PTO_K_S, 0);" }'
