@@ -3310,6 +3310,14 @@ static const char *const pto__ps_kw_text[PTO__NKW] = {
 #undef PTO__KW_TEXT
 };
 
+/* The words an expression reads (block .. nan): no name in an expression's
+   scope may be one. One list for the parser, by keyword id
+   (pto__ps_reserved), and the verifier, by string (pto__vname_ok: the C
+   API's names). */
+static const unsigned char pto__reserved_kw[] = {PTO__KW_BLOCK, PTO__KW_BLOCKS, PTO__KW_SUBBLOCK, PTO__KW_RANK,
+                                                 PTO__KW_NRANKS, PTO__KW_MIN, PTO__KW_MAX, PTO__KW_INF, PTO__KW_NAN};
+#define PTO__NRESERVED (sizeof pto__reserved_kw / sizeof pto__reserved_kw[0])
+
 /* What a name is bound to in the current kernel. */
 enum {
     PTO__B_NONE, PTO__B_TENSOR, PTO__B_SCALAR, PTO__B_DIM, PTO__B_LET, PTO__B_LOOP, PTO__B_TILE, PTO__B_PIPE
@@ -4031,12 +4039,10 @@ static void pto__ps_scope_close(pto__ps_parser *p)
 
 static int pto__ps_reserved(const pto__ps_parser *p, int32_t id)
 {
-    static const int words[] = {PTO__KW_BLOCK, PTO__KW_BLOCKS, PTO__KW_SUBBLOCK, PTO__KW_RANK,
-                                PTO__KW_NRANKS, PTO__KW_MIN, PTO__KW_MAX, PTO__KW_INF, PTO__KW_NAN};
     size_t i;
     if (id > p->kw_max) return 0;   /* interned after every keyword: none of them */
-    for (i = 0; i < sizeof words / sizeof words[0]; i++)
-        if (p->kw[words[i]] == id) return 1;
+    for (i = 0; i < PTO__NRESERVED; i++)
+        if (p->kw[pto__reserved_kw[i]] == id) return 1;
     return 0;
 }
 
@@ -9680,18 +9686,18 @@ static pto_status pto__hs_verify(pto_ctx *ctx, const pto_module *m);
    a C comment put the caller's own C in kernel.c (review20 M1). So every
    name is checked to be one the text could hold: [A-Za-z_][A-Za-z0-9_]*,
    and, for a name in an expression's scope, not a word the expressions
-   read (block, blocks, subblock, rank, nranks, min, max, inf, nan). */
+   read (block, blocks, subblock, rank, nranks, min, max, inf, nan: the
+   parser's list, pto__reserved_kw). */
 static int pto__vname_ok(const char *s, int expr_scope)
 {
-    static const char *const reserved[] = {"block", "blocks", "subblock", "rank", "nranks", "min", "max", "inf", "nan"};
     size_t i;
     if (!s || !*s || (s[0] >= '0' && s[0] <= '9')) return 0;
     for (i = 0; s[i]; i++)
         if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') ||
               s[i] == '_'))
             return 0;
-    for (i = 0; expr_scope && i < sizeof reserved / sizeof reserved[0]; i++)
-        if (strcmp(s, reserved[i]) == 0) return 0;
+    for (i = 0; expr_scope && i < PTO__NRESERVED; i++)
+        if (strcmp(s, pto__ps_kw_text[pto__reserved_kw[i]]) == 0) return 0;
     return 1;
 }
 
@@ -9701,10 +9707,14 @@ static void pto__vname_check(pto_ctx *ctx, const pto_module *m, int32_t name, pt
                              int expr_scope)
 {
     const char *s = pto_str(m->ctx, name);
-    if (!pto__vname_ok(s, expr_scope))
-        pto_error(ctx, loc, "%s name '%s' is not a name the .pto text could hold (letters, digits and _, not starting "
-                  "with a digit%s)", what, s ? s : "",
-                  expr_scope ? "; not block, blocks, subblock, rank, nranks, min, max, inf or nan" : "");
+    char words[120] = "";
+    size_t i, n = 0;
+    if (pto__vname_ok(s, expr_scope)) return;
+    for (i = 0; expr_scope && i < PTO__NRESERVED && n < sizeof words; i++)
+        n += (size_t)snprintf(words + n, sizeof words - n, "%s%s", i == 0 ? "; not " : i + 1 < PTO__NRESERVED ? ", " : " or ",
+                              pto__ps_kw_text[pto__reserved_kw[i]]);
+    pto_error(ctx, loc, "%s name '%s' is not a name the .pto text could hold (letters, digits and _, not starting "
+              "with a digit%s)", what, s ? s : "", words);
 }
 
 static void pto__vnames(pto_ctx *ctx, const pto_module *m)

@@ -81,6 +81,14 @@ static const char *const pto__ps_kw_text[PTO__NKW] = {
 #undef PTO__KW_TEXT
 };
 
+/* The words an expression reads (block .. nan): no name in an expression's
+   scope may be one. One list for the parser, by keyword id
+   (pto__ps_reserved), and the verifier, by string (pto__vname_ok: the C
+   API's names). */
+static const unsigned char pto__reserved_kw[] = {PTO__KW_BLOCK, PTO__KW_BLOCKS, PTO__KW_SUBBLOCK, PTO__KW_RANK,
+                                                 PTO__KW_NRANKS, PTO__KW_MIN, PTO__KW_MAX, PTO__KW_INF, PTO__KW_NAN};
+#define PTO__NRESERVED (sizeof pto__reserved_kw / sizeof pto__reserved_kw[0])
+
 /* What a name is bound to in the current kernel. */
 enum {
     PTO__B_NONE, PTO__B_TENSOR, PTO__B_SCALAR, PTO__B_DIM, PTO__B_LET, PTO__B_LOOP, PTO__B_TILE, PTO__B_PIPE
@@ -802,12 +810,10 @@ static void pto__ps_scope_close(pto__ps_parser *p)
 
 static int pto__ps_reserved(const pto__ps_parser *p, int32_t id)
 {
-    static const int words[] = {PTO__KW_BLOCK, PTO__KW_BLOCKS, PTO__KW_SUBBLOCK, PTO__KW_RANK,
-                                PTO__KW_NRANKS, PTO__KW_MIN, PTO__KW_MAX, PTO__KW_INF, PTO__KW_NAN};
     size_t i;
     if (id > p->kw_max) return 0;   /* interned after every keyword: none of them */
-    for (i = 0; i < sizeof words / sizeof words[0]; i++)
-        if (p->kw[words[i]] == id) return 1;
+    for (i = 0; i < PTO__NRESERVED; i++)
+        if (p->kw[pto__reserved_kw[i]] == id) return 1;
     return 0;
 }
 

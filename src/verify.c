@@ -2970,18 +2970,18 @@ static pto_status pto__hs_verify(pto_ctx *ctx, const pto_module *m);
    a C comment put the caller's own C in kernel.c (review20 M1). So every
    name is checked to be one the text could hold: [A-Za-z_][A-Za-z0-9_]*,
    and, for a name in an expression's scope, not a word the expressions
-   read (block, blocks, subblock, rank, nranks, min, max, inf, nan). */
+   read (block, blocks, subblock, rank, nranks, min, max, inf, nan: the
+   parser's list, pto__reserved_kw). */
 static int pto__vname_ok(const char *s, int expr_scope)
 {
-    static const char *const reserved[] = {"block", "blocks", "subblock", "rank", "nranks", "min", "max", "inf", "nan"};
     size_t i;
     if (!s || !*s || (s[0] >= '0' && s[0] <= '9')) return 0;
     for (i = 0; s[i]; i++)
         if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') ||
               s[i] == '_'))
             return 0;
-    for (i = 0; expr_scope && i < sizeof reserved / sizeof reserved[0]; i++)
-        if (strcmp(s, reserved[i]) == 0) return 0;
+    for (i = 0; expr_scope && i < PTO__NRESERVED; i++)
+        if (strcmp(s, pto__ps_kw_text[pto__reserved_kw[i]]) == 0) return 0;
     return 1;
 }
 
@@ -2991,10 +2991,14 @@ static void pto__vname_check(pto_ctx *ctx, const pto_module *m, int32_t name, pt
                              int expr_scope)
 {
     const char *s = pto_str(m->ctx, name);
-    if (!pto__vname_ok(s, expr_scope))
-        pto_error(ctx, loc, "%s name '%s' is not a name the .pto text could hold (letters, digits and _, not starting "
-                  "with a digit%s)", what, s ? s : "",
-                  expr_scope ? "; not block, blocks, subblock, rank, nranks, min, max, inf or nan" : "");
+    char words[120] = "";
+    size_t i, n = 0;
+    if (pto__vname_ok(s, expr_scope)) return;
+    for (i = 0; expr_scope && i < PTO__NRESERVED && n < sizeof words; i++)
+        n += (size_t)snprintf(words + n, sizeof words - n, "%s%s", i == 0 ? "; not " : i + 1 < PTO__NRESERVED ? ", " : " or ",
+                              pto__ps_kw_text[pto__reserved_kw[i]]);
+    pto_error(ctx, loc, "%s name '%s' is not a name the .pto text could hold (letters, digits and _, not starting "
+              "with a digit%s)", what, s ? s : "", words);
 }
 
 static void pto__vnames(pto_ctx *ctx, const pto_module *m)
