@@ -81,6 +81,10 @@ grep -q 'wait_flag(V, MTE3, 0) is never satisfied: its set_flag at "vadd.pto:11"
 # the earlier wait is ordered before that set: a set that may fire while the id is still set
 edit swap mm sed -e '/wait_flag(core, "mm.pto:12", PTO_K_MTE2, PTO_K_MTE1, k \/ 64 % 2)/s/, k \/ 64 % 2);/, 2 + k \/ 64 % 2);/' -e '/wait_flag(core, "mm.pto:13", PTO_K_MTE2, PTO_K_MTE1, 2 + k \/ 64 % 2)/s/, 2 + k \/ 64 % 2);/, k \/ 64 % 2);/'
 changed swap mm && judge swap fail mm 'unordered reuse: set_flag(MTE2, MTE1, 0) is not ordered after the wait_flag(MTE2, MTE1, 0) at "mm.pto:13"'
+# ... and b1's MTE2 -> MTE1 pair deleted: a1's set (issued before the tload b1, consumed before the
+# tmov b0) is no set moved up, so the hint stays "missing", not "move a1's set after the tload b1"
+edit nopair mm sed -e '/set_flag(core, "mm.pto:11", PTO_K_MTE2, PTO_K_MTE1/d' -e '/wait_flag(core, "mm.pto:13", PTO_K_MTE2, PTO_K_MTE1/d'
+changed nopair mm && judge nopair fail mm 'tmov (MTE1, block 0 aic) reads them while "mm.pto:11" tload (MTE2, block 0 aic) wrote them unordered; missing set_flag(MTE2, MTE1, id) / wait_flag(MTE2, MTE1, id)'
 # the MTE1 -> M set moved above the tmov b0 it publishes
 edit sup mm awk '/set_flag\(core, "mm.pto:13", PTO_K_MTE1, PTO_K_M, 0\)/ { next } /pto_k_tmov\(core, "mm.pto:13"/ { print "        pto_k_set_flag(core, \"mm.pto:13\", PTO_K_MTE1, PTO_K_M, 0);" } { print }'
 changed sup mm && judge sup fail mm 'tmatmul (M, block 0 aic) reads them while "mm.pto:13" tmov (MTE1, block 0 aic) wrote them unordered; the set_flag(MTE1, M, 0) at "mm.pto:13" is issued before the tmov at "mm.pto:13" it should follow'

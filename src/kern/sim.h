@@ -776,12 +776,16 @@ PTO_K_FN const char *pto_k__verb(int kind)
     return kind == PTO_K__RD ? "reads" : kind == PTO_K__WR ? "writes" : "atomically adds to";
 }
 
-/* A race between pipes pp (prev, an access stamped pclk) and q of core c
-   that a flag pair meant to order: the latest set_flag(pp, q) was consumed
-   by a wait on q issued after prev ran, yet the set was issued before prev
-   (a hand edit moved it up). Returns that set's id (its sync: *s), or -1
-   (no such set: the pair is missing). */
-PTO_K_FN int pto_k__early_set(const pto_k_core *c, int pp, int q, uint32_t pclk, const pto_k__sync **s)
+/* A race between pipes pp (prev, an access stamped pclk at source line
+   psrc) and q of core c that a flag pair meant to order: the latest
+   set_flag(pp, q) was consumed by a wait on q issued after prev ran, yet
+   the set was issued before prev (a hand edit moved it up), and it carries
+   prev's source line, as the sync pass labels a set with the producer it
+   follows (a set of another producer's pair, when prev's own pair is
+   missing, stays "missing": moving it is not the fix meant). Returns that
+   set's id (its sync: *s), or -1. */
+PTO_K_FN int pto_k__early_set(const pto_k_core *c, int pp, int q, uint32_t pclk, const char *psrc,
+                              const pto_k__sync **s)
 {
     int id, best = -1;
     uint32_t own = 0;
@@ -793,7 +797,7 @@ PTO_K_FN int pto_k__early_set(const pto_k_core *c, int pp, int q, uint32_t pclk,
         }
     }
     if (best < 0 || own >= pclk || c->flag_set[pp][q][best] || !c->flag_waited[pp][q][best] ||
-        c->flag_wpclk[pp][q][best] < pclk)
+        c->flag_wpclk[pp][q][best] < pclk || !psrc || strcmp(c->flag[pp][q][best].src, psrc) != 0)
         return -1;
     *s = &c->flag[pp][q][best];
     return best;
@@ -827,7 +831,7 @@ PTO_K_FN void pto_k__report_conf(pto_k__check *k, int kind, const char *what, in
         else if (pp == k->pipe)
             snprintf(hint, sizeof hint, "both run on pipe %s, which may overlap them: missing pipe_barrier(%s)",
                      pto_k__pipe_name(pp), pto_k__pipe_name(pp));
-        else if ((id = pto_k__early_set(c, pp, k->pipe, f->prev.clk, &es)) >= 0)
+        else if ((id = pto_k__early_set(c, pp, k->pipe, f->prev.clk, f->prev.src, &es)) >= 0)
             snprintf(hint, sizeof hint, "the set_flag(%s, %s, %d) at \"%s\" is issued before the %s at \"%s\" it "
                      "should follow: move it after the %s",
                      pto_k__pipe_name(pp), pto_k__pipe_name(k->pipe), id, es->src, f->prev.op, f->prev.src,
