@@ -3331,6 +3331,14 @@ static const char *const pto__ps_kw_text[PTO__NKW] = {
 #undef PTO__KW_TEXT
 };
 
+/* The words an expression reads (block .. nan): no name in an expression's
+   scope may be one. One list for the parser, by keyword id
+   (pto__ps_reserved), and the verifier, by string (pto__vname_ok: the C
+   API's names). */
+static const unsigned char pto__reserved_kw[] = {PTO__KW_BLOCK, PTO__KW_BLOCKS, PTO__KW_SUBBLOCK, PTO__KW_RANK,
+                                                 PTO__KW_NRANKS, PTO__KW_MIN, PTO__KW_MAX, PTO__KW_INF, PTO__KW_NAN};
+#define PTO__NRESERVED (sizeof pto__reserved_kw / sizeof pto__reserved_kw[0])
+
 /* What a name is bound to in the current kernel. */
 enum {
     PTO__B_NONE, PTO__B_TENSOR, PTO__B_SCALAR, PTO__B_DIM, PTO__B_LET, PTO__B_LOOP, PTO__B_TILE, PTO__B_PIPE
@@ -3866,6 +3874,22 @@ static int pto__ps_is_kw(const pto__ps_parser *p, int kw)
 }
 static int pto__ps_at_eol(const pto__ps_parser *p) { return p->tok.kind == PTO__T_NL || p->tok.kind == PTO__T_EOF; }
 
+/* Consumes the '{' that ends a header line (*open: it) or reports "expected
+   WHAT". A '{' alone on the next line (C's Allman habit) is one error with
+   the rule, then taken as the block's '{': the block's lines and its '}'
+   are not reported again (review20 L8: three cascading errors). */
+static int pto__ps_open(pto__ps_parser *p, const char *what, pto__ps_tok *open)
+{
+    if (pto__ps_is(p, PTO__T_NL) && pto__ps_peek(p).kind == '{') {
+        pto__ps_err(p, &p->tok, "expected %s, got end of line (the '{' must end the header line)", what);
+        pto__ps_next(p);
+    }
+    *open = p->tok;
+    if (p->tok.kind != '{') { pto__ps_expected(p, what); return 0; }
+    pto__ps_next(p);
+    return 1;
+}
+
 /* Consumes `kind` or reports "expected WHAT". */
 static int pto__ps_expect(pto__ps_parser *p, int kind, const char *what)
 {
@@ -4036,12 +4060,10 @@ static void pto__ps_scope_close(pto__ps_parser *p)
 
 static int pto__ps_reserved(const pto__ps_parser *p, int32_t id)
 {
-    static const int words[] = {PTO__KW_BLOCK, PTO__KW_BLOCKS, PTO__KW_SUBBLOCK, PTO__KW_RANK,
-                                PTO__KW_NRANKS, PTO__KW_MIN, PTO__KW_MAX, PTO__KW_INF, PTO__KW_NAN};
     size_t i;
     if (id > p->kw_max) return 0;   /* interned after every keyword: none of them */
-    for (i = 0; i < sizeof words / sizeof words[0]; i++)
-        if (p->kw[words[i]] == id) return 1;
+    for (i = 0; i < PTO__NRESERVED; i++)
+        if (p->kw[pto__reserved_kw[i]] == id) return 1;
     return 0;
 }
 
@@ -5457,6 +5479,23 @@ static int pto__ps_for_stmt(pto__ps_parser *p, int32_t block)
     if (!pto__ps_expect(p, PTO__T_NAME, "a loop variable after 'for'")) return 0;
     ok = pto__ps_can_declare(p, &name);
     if (!pto__ps_expect(p, '=', "'=' after the loop variable")) return pto__ps_dead(p, &name);
+    {   /* A .. B (Rust's, Swift's range): one error with the form (review20 L8: it was "unexpected
+           character '.'", or "bad number '0..8'") */
+        size_t i = p->tok.pos, dd = 0, e;
+        for (; i < p->len && p->src[i] != '\n' && p->src[i] != '#'; i++)
+            if (!dd && i + 1 < p->len && p->src[i] == '.' && p->src[i + 1] == '.') dd = i;
+        if (dd) {
+            size_t a0 = p->tok.pos, a1 = dd, b0 = dd + 2;
+            while (a1 > a0 && (p->src[a1 - 1] == ' ' || p->src[a1 - 1] == '\t')) a1--;
+            while (b0 < i && (p->src[b0] == ' ' || p->src[b0] == '\t' || p->src[b0] == '.')) b0++;
+            for (e = b0; e < i && p->src[e] != '{'; e++) {}
+            while (e > b0 && (p->src[e - 1] == ' ' || p->src[e - 1] == '\t')) e--;
+            pto_error(p->ctx, *pto__ps_qloc(p, dd), "'..' is no range here: write: for %.*s = %.*s to %.*s (the end "
+                      "is excluded)", (int)name.len, p->src + name.pos, (int)(a1 - a0 < 60 ? a1 - a0 : 60), p->src + a0,
+                      (int)(e - b0 < 60 ? e - b0 : 60), p->src + b0);
+            return pto__ps_dead(p, &name);
+        }
+    }
     if ((a = pto__ps_expr0(p)) < 0) return pto__ps_dead(p, &name);
     if (!pto__ps_is_kw(p, PTO__KW_TO)) { pto__ps_expected(p, "'to' after the loop start"); return pto__ps_dead(p, &name); }
     pto__ps_next(p);
@@ -5465,8 +5504,7 @@ static int pto__ps_for_stmt(pto__ps_parser *p, int32_t block)
         pto__ps_next(p);
         if ((st = pto__ps_expr0(p)) < 0) return pto__ps_dead(p, &name);
     }
-    open = p->tok;
-    if (!pto__ps_expect(p, '{', "'{' after the loop header")) return pto__ps_dead(p, &name);
+    if (!pto__ps_open(p, "'{' after the loop header", &open)) return pto__ps_dead(p, &name);
     s = pto__add_for_id(p->m, block, name.id, a, b, st, *pto__ps_tloc(p, &kw));
     if (s < 0) return pto__ps_dead(p, &name);
     p->m->vars[p->m->stmts[s].ref].loc = *pto__ps_tloc(p, &name);
@@ -5504,8 +5542,7 @@ static int pto__ps_if_stmt(pto__ps_parser *p, int32_t block)
     if ((a = pto__ps_expr0(p)) < 0) return 0;
     if (!pto__ps_cmp(p, &c)) return 0;
     if ((b = pto__ps_expr0(p)) < 0) return 0;
-    open = p->tok;
-    if (!pto__ps_expect(p, '{', "'{' after the condition")) return 0;
+    if (!pto__ps_open(p, "'{' after the condition", &open)) return 0;
     s = pto_add_if(p->m, block, a, c, b, *pto__ps_tloc(p, &kw));
     if (s < 0) return 0;
     pto__ps_sub_block(p, p->m->stmts[s].body, &open);
@@ -5528,8 +5565,7 @@ static int pto__ps_if_stmt(pto__ps_parser *p, int32_t block)
             p->nest--;
             return ok;
         }
-        open = p->tok;
-        if (!pto__ps_expect(p, '{', "'{' or 'if' after 'else'")) return 0;
+        if (!pto__ps_open(p, "'{' or 'if' after 'else'", &open)) return 0;
         pto__ps_sub_block(p, eb, &open);
     }
     return pto__ps_end_stmt(p, "'}'");
@@ -5545,8 +5581,7 @@ static int pto__ps_section_stmt(pto__ps_parser *p, int32_t block)
         pto__ps_err(p, &kw, "a '%s' section is only allowed at the top level of a mix kernel",
                  pto__ps_text(p, &kw));
     pto__ps_next(p);
-    open = p->tok;
-    if (!pto__ps_expect(p, '{', "'{' after the section name")) return 0;
+    if (!pto__ps_open(p, "'{' after the section name", &open)) return 0;
     s = pto_add_section(p->m, block, core, *pto__ps_tloc(p, &kw));
     if (s < 0) return 0;
     pto__ps_sub_block(p, p->m->stmts[s].body, &open);
@@ -6239,14 +6274,31 @@ static const char *pto__pr_var_name(const pto_module *m, int32_t v)
     return pto_str(m->ctx, m->vars[v].name);
 }
 
-/* Prints e, in parentheses when its precedence is below `min`. */
-static void pto__pr_pexpr(const pto_module *m, int32_t e, int min, pto_buf *b)
+/* Whether e is the literal 0. */
+static int pto__pr_zero(const pto_module *m, int32_t e)
+{
+    return e >= 0 && e < m->n_exprs && m->exprs[e].kind == PTO_E_INT && m->exprs[e].value == 0;
+}
+
+/* Prints e, in parentheses when its precedence is below `min`; `ids`: an
+   event id, where the sync pass's rotation `0 + (r - 0) / 16 % 2` reads
+   `r / 16 % 2` (0 + x, x + 0 and x - 0 dropped, as the emitted C does;
+   review20 L10). Elsewhere the tree prints as written. */
+static void pto__pr_pexpr_ids(const pto_module *m, int32_t e, int min, pto_buf *b, int ids)
 {
     static const char *const binop[] = {"+", "-", "*", "/", "%"};
     const pto_expr *x;
     int prec, paren;
     if (e < 0 || e >= m->n_exprs) { pto_buf_puts(b, "?"); return; }
     x = &m->exprs[e];
+    if (ids && (x->kind == PTO_E_ADD || x->kind == PTO_E_SUB) && pto__pr_zero(m, x->b)) {
+        pto__pr_pexpr_ids(m, x->a, min, b, ids);
+        return;
+    }
+    if (ids && x->kind == PTO_E_ADD && pto__pr_zero(m, x->a)) {
+        pto__pr_pexpr_ids(m, x->b, min, b, ids);
+        return;
+    }
     prec = pto__pr_prec(m, e);
     paren = prec < min;
     if (paren) pto_buf_puts(b, "(");
@@ -6260,15 +6312,15 @@ static void pto__pr_pexpr(const pto_module *m, int32_t e, int min, pto_buf *b)
     case PTO_E_NRANKS: pto_buf_puts(b, "nranks"); break;
     case PTO_E_ADD: case PTO_E_SUB: case PTO_E_MUL: case PTO_E_DIV: case PTO_E_MOD:
         /* left-associative: the right operand needs parentheses at equal precedence */
-        pto__pr_pexpr(m, x->a, prec, b);
+        pto__pr_pexpr_ids(m, x->a, prec, b, ids);
         pto_buf_printf(b, " %s ", binop[x->kind - PTO_E_ADD]);
-        pto__pr_pexpr(m, x->b, prec + 1, b);
+        pto__pr_pexpr_ids(m, x->b, prec + 1, b, ids);
         break;
     case PTO_E_MIN: case PTO_E_MAX:
         pto_buf_puts(b, x->kind == PTO_E_MIN ? "min(" : "max(");
-        pto__pr_pexpr(m, x->a, 0, b);
+        pto__pr_pexpr_ids(m, x->a, 0, b, ids);
         pto_buf_puts(b, ", ");
-        pto__pr_pexpr(m, x->b, 0, b);
+        pto__pr_pexpr_ids(m, x->b, 0, b, ids);
         pto_buf_puts(b, ")");
         break;
     case PTO_E_NEG:
@@ -6276,12 +6328,17 @@ static void pto__pr_pexpr(const pto_module *m, int32_t e, int min, pto_buf *b)
            `-5` reads back as the literal -5, which prints the same */
         /* `-0` would read back as the literal 0, so that one keeps its parentheses */
         pto_buf_puts(b, "-");
-        pto__pr_pexpr(m, x->a, x->a >= 0 && x->a < m->n_exprs && m->exprs[x->a].kind == PTO_E_INT &&
-                                   m->exprs[x->a].value == 0 ? 5 : 4, b);
+        pto__pr_pexpr_ids(m, x->a, x->a >= 0 && x->a < m->n_exprs && m->exprs[x->a].kind == PTO_E_INT &&
+                                   m->exprs[x->a].value == 0 ? 5 : 4, b, ids);
         break;
     default: pto_buf_puts(b, "?"); break;
     }
     if (paren) pto_buf_puts(b, ")");
+}
+
+static void pto__pr_pexpr(const pto_module *m, int32_t e, int min, pto_buf *b)
+{
+    pto__pr_pexpr_ids(m, e, min, b, 0);
 }
 
 PTODEF void pto_print_expr(const pto_module *m, int32_t expr, pto_buf *out)
@@ -6510,7 +6567,11 @@ static void pto__pr_op(const pto_module *m, int32_t s, pto_buf *b)
     for (i = 0; i < st->nargs; i++) {
         if (i < info->nargs && i < 4 && (info->arg[i] & PTO_A_IMPLICIT)) continue; /* not in the text */
         pto_buf_puts(b, i ? ", " : " ");
-        pto__pr_operand(m, &m->operands[st->arg0 + i], i < info->nargs && i < 4 ? info->arg[i] : 0, b);
+        if (i == 2 && (st->op == PTO_OP_SET_FLAG || st->op == PTO_OP_WAIT_FLAG) &&
+            m->operands[st->arg0 + i].kind == PTO_O_INT)   /* an event id: the sync pass's rotation, simplified */
+            pto__pr_pexpr_ids(m, m->operands[st->arg0 + i].e[0], 0, b, 1);
+        else
+            pto__pr_operand(m, &m->operands[st->arg0 + i], i < info->nargs && i < 4 ? info->arg[i] : 0, b);
     }
 }
 
@@ -7752,7 +7813,8 @@ static int pto__vpipe_arg(pto__verifier *v, const pto_operand *o)
    or bf16 tile converts it to that dtype first (pto_scalar_as, as the
    interpreter and the simulator take it): a finite literal that becomes
    inf there (1e39; 70000.0 on f16) is almost surely a typo (1e400 reads as
-   inf already). */
+   inf already), and so is a nonzero one that becomes 0 (1e-8 on f16, 1e-50:
+   review20 L5). */
 static void pto__vfloat_lit(pto__verifier *v, int32_t s, const pto_operand *o)
 {
     const pto_stmt *st = &v->m->stmts[s];
@@ -7764,6 +7826,9 @@ static void pto__vfloat_lit(pto__verifier *v, int32_t s, const pto_operand *o)
         pto_warning(v->ctx, o->loc, "float %g rounds to %sinf in %s%s (write %sinf if that is meant)", o->f,
                     o->f < 0 ? "-" : "", pto_dtype_name((pto_dtype)dt), dt == PTO_F32 ? "" : ", the tile's dtype",
                     o->f < 0 ? "-" : "");
+    else if (o->f != 0.0 && o->f - o->f == 0.0 && pto_scalar_as(dt, o->f) == 0.0)
+        pto_warning(v->ctx, o->loc, "float %g rounds to 0 in %s%s (write 0 if that is meant)", o->f,
+                    pto_dtype_name((pto_dtype)dt), dt == PTO_F32 ? "" : ", the tile's dtype");
 }
 
 /* tload / tstore with the tile and the GM window swapped: one error at the
@@ -8042,8 +8107,12 @@ static void pto__vgm_op(pto__verifier *v, const pto__vop *op, int g, int t)
     if (p->dtype != x->dtype && !narrow) {
         const char *tn = pto__vtn(v, x);
         const char *pd = pto_dtype_name((pto_dtype)p->dtype), *td = pto_dtype_name((pto_dtype)x->dtype);
-        pto_error(v->ctx, op->o[1]->loc, "dtype mismatch: '%s' is %s but '%s' is %s", g ? tn : pn, g ? td : pd,
-                  g ? pn : tn, g ? pd : td);
+        char fix[64] = "";
+        if (x->space == PTO_VEC)   /* the way there: tcvt (review20 L8) */
+            snprintf(fix, sizeof fix, g ? " (load into a%s %s tile, then tcvt)" : " (tcvt into a%s %s tile, then store that)",
+                     pd[0] == 'b' ? "" : "n", pd);
+        pto_error(v->ctx, op->o[1]->loc, "dtype mismatch: '%s' is %s but '%s' is %s%s", g ? tn : pn, g ? td : pd,
+                  g ? pn : tn, g ? pd : td, fix);
     }
     pto__vexpr_sub(v, o->e[0], 0, &r, 0);
     pto__vexpr_sub(v, o->e[1], 0, &c, 0);
@@ -8782,6 +8851,24 @@ static int pto__vtile_fine(const pto_operand *o, uint32_t mask, const pto_tile *
            (mask & PTO_A_SPACE(t->space)) && (!(mask & PTO_A_READ) || (tflags[o->ref] & (PTO__T_WRITTEN | PTO__T_UNINIT)));
 }
 
+/* The text form of an op from its operand masks, as docs/pto-format.md
+   writes it ("tmuls d, a, SCALAR"): an arity error shows it (review20 L8). */
+static void pto__vop_form(const pto_opinfo *info, char *buf, size_t n)
+{
+    size_t k = (size_t)snprintf(buf, n, "%s", info->name);
+    int i, reads = 0;
+    for (i = 0; i < info->nargs && i < 4 && k < n; i++) {
+        uint32_t a = info->arg[i];
+        const char *w = (a & PTO_A_GM) ? ((a & PTO_A_WHOLE) ? "g" : "g[r, c]")
+                        : (a & PTO_A_TILES) ? ((a & PTO_A_WRITE) ? "d" : reads++ ? "b" : "a")
+                        : (a & PTO_A_SCALAR) ? "SCALAR" : (a & PTO_A_INT) ? "INT"
+                        : (a & (PTO_A_PIPE | PTO_A_CVPIPE)) ? "PIPE" : (a & PTO_A_CMP) ? "CMP"
+                        : (a & PTO_A_NMODE) ? "MODE" : "X";
+        if (a & PTO_A_IMPLICIT) continue;
+        k += (size_t)snprintf(buf + k, n - k, "%s%s", k == strlen(info->name) ? " " : ", ", w);
+    }
+}
+
 static void pto__vop_stmt(pto__verifier *v, int32_t s)
 {
     const pto_module *m = v->m;
@@ -8802,8 +8889,12 @@ static void pto__vop_stmt(pto__verifier *v, int32_t s)
                       "a builder passes it: for tfree, pto_arg_tile with the tile the latest tpop of the pipe "
                       "filled",
                       info->name, info->nargs, (int)st->nargs, (int)st->nargs + 1);
-        else
-            pto_error(v->ctx, st->loc, "%s expects %d operands, got %d", info->name, info->nargs, (int)st->nargs);
+        else {
+            char form[96];
+            pto__vop_form(info, form, sizeof form);
+            pto_error(v->ctx, st->loc, "%s expects %d operands, got %d (the form: %s)", info->name, info->nargs,
+                      (int)st->nargs, form);
+        }
         return;
     }
     if (st->arg0 < 0 || st->arg0 + st->nargs > m->n_operands) {
@@ -9909,18 +10000,18 @@ static pto_status pto__hs_verify(pto_ctx *ctx, const pto_module *m);
    a C comment put the caller's own C in kernel.c (review20 M1). So every
    name is checked to be one the text could hold: [A-Za-z_][A-Za-z0-9_]*,
    and, for a name in an expression's scope, not a word the expressions
-   read (block, blocks, subblock, rank, nranks, min, max, inf, nan). */
+   read (block, blocks, subblock, rank, nranks, min, max, inf, nan: the
+   parser's list, pto__reserved_kw). */
 static int pto__vname_ok(const char *s, int expr_scope)
 {
-    static const char *const reserved[] = {"block", "blocks", "subblock", "rank", "nranks", "min", "max", "inf", "nan"};
     size_t i;
     if (!s || !*s || (s[0] >= '0' && s[0] <= '9')) return 0;
     for (i = 0; s[i]; i++)
         if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') ||
               s[i] == '_'))
             return 0;
-    for (i = 0; expr_scope && i < sizeof reserved / sizeof reserved[0]; i++)
-        if (strcmp(s, reserved[i]) == 0) return 0;
+    for (i = 0; expr_scope && i < PTO__NRESERVED; i++)
+        if (strcmp(s, pto__ps_kw_text[pto__reserved_kw[i]]) == 0) return 0;
     return 1;
 }
 
@@ -9930,10 +10021,14 @@ static void pto__vname_check(pto_ctx *ctx, const pto_module *m, int32_t name, pt
                              int expr_scope)
 {
     const char *s = pto_str(m->ctx, name);
-    if (!pto__vname_ok(s, expr_scope))
-        pto_error(ctx, loc, "%s name '%s' is not a name the .pto text could hold (letters, digits and _, not starting "
-                  "with a digit%s)", what, s ? s : "",
-                  expr_scope ? "; not block, blocks, subblock, rank, nranks, min, max, inf or nan" : "");
+    char words[120] = "";
+    size_t i, n = 0;
+    if (pto__vname_ok(s, expr_scope)) return;
+    for (i = 0; expr_scope && i < PTO__NRESERVED && n < sizeof words; i++)
+        n += (size_t)snprintf(words + n, sizeof words - n, "%s%s", i == 0 ? "; not " : i + 1 < PTO__NRESERVED ? ", " : " or ",
+                              pto__ps_kw_text[pto__reserved_kw[i]]);
+    pto_error(ctx, loc, "%s name '%s' is not a name the .pto text could hold (letters, digits and _, not starting "
+              "with a digit%s)", what, s ? s : "", words);
 }
 
 static void pto__vnames(pto_ctx *ctx, const pto_module *m)
@@ -12523,6 +12618,9 @@ static void pto__hs_vscalar_arg(pto__hs_ver *V, const pto_hstmt *st, int argi, c
             /* the kernel takes an f32 (the verifier's rule for a literal in a kernel) */
             pto_warning(V->ctx, o->loc, "float %g rounds to %sinf in f32, as scalar '%s' of '%s' takes it (write %sinf if "
                         "that is meant)", o->f, o->f < 0 ? "-" : "", pto__hs_name(m, kp->name), kn, o->f < 0 ? "-" : "");
+        else if (want_float && o->f != 0.0 && o->f - o->f == 0.0 && pto_scalar_as(PTO_F32, o->f) == 0.0)
+            pto_warning(V->ctx, o->loc, "float %g rounds to 0 in f32, as scalar '%s' of '%s' takes it (write 0 if "
+                        "that is meant)", o->f, pto__hs_name(m, kp->name), kn);
         break;
     case PTO_O_SCALAR: {
         const pto_var *v = o->ref >= 0 && o->ref < m->n_vars ? &m->vars[o->ref] : NULL;
@@ -14398,7 +14496,7 @@ static void pto__report_table(const pto_module *m, const pto__live *lv, const in
         const pto_tile *t = &m->tiles[ts[i]];
         int l0, l1;
         pto__lines(m, lv, lv->lo[ts[i]], lv->hi[ts[i]], &l0, &l1);
-        pto_buf_printf(b, "  %c %-12s %-6s 0x%06llx %8lld  x%d  lines %d-%d%s\n", pto__letter(i),
+        pto_buf_printf(b, "  %c = %-12s %-6s 0x%06llx %8lld  x%d  lines %d-%d%s\n", pto__letter(i),
                        pto__plan_tname(m, ts[i]), pto_space_name((pto_space)t->space), (long long)t->offset[0],
                        (long long)(pto__tile_stride(t) * t->nbuf), (int)t->nbuf, l0, l1,
                        t->pin >= 0 ? "  pinned" : "");
@@ -14499,7 +14597,8 @@ PTODEF void pto_plan_report(const pto_module *m, const pto_plan_result *r, pto_b
         pto_buf_printf(out, "kernel %s (%s, %s)\n", pto__kname(m, k),
                        m->kernels[k].kind == PTO_KK_MIX ? "mix" : m->kernels[k].kind == PTO_KK_CUBE ? "cube" : "vector",
                        pto_arch_name(m->arch));
-        pto_buf_printf(out, "map %-12s %-6s %-8s %8s  %-3s %s\n", "tile", "space", "offset", "bytes", "slots",
+        /* "map = tile": the map's letter stands for the tile (review20 L11: "c d" read as two names) */
+        pto_buf_printf(out, "map = %-12s %-6s %-8s %8s  %-3s %s\n", "tile", "space", "offset", "bytes", "slots",
                        "lifetime");
         for (core = 0; core < 2; core++)
             for (sp = PTO_VEC; sp < PTO_NSPACE; sp++) {
@@ -20470,8 +20569,12 @@ PTODEF pto_status pto_compile(pto_ctx *ctx, pto_module *m, const pto_compile_des
       "/* host.c - generated by ptoc $(version) from $(file): the host side. host_NAME allocates\n" \
       "   the tensors of kernel NAME, launches it on the simulated NPU and checks every output\n" \
       "   against the reference interpreter, which runs in this process on the .pto text below\n" \
-      "   (harness.c in pto.h). Build and run:\n" \
-      "     cc -std=c99 -I DIR_OF_PTO_H host.c -lm -lpthread && ./a.out [-D NAME=VALUE]... [--seed S] [--trace F.json]\n" \
+      "   (harness.c in pto.h). Build and run it as ptoc run DIR does (-O0 -ffp-contract=off: no\n" \
+      "   fused multiply-add changes a rounding):\n" \
+      "     cc -std=c99 -O0 -ffp-contract=off -I DIR_OF_PTO_H host.c -lm -lpthread && ./a.out [-D NAME=VALUE]...\n" \
+      "        [--seed S] [--trace F.json]\n" \
+      "   Such a binary does not read the file's '# run:' line (only ptoc run DIR does): give its\n" \
+      "   -D / --ranks values on the command line.\n" \
       "*/\n" \
       "\n" \
       "#include \"pto_kernels.h\"\n" \
@@ -27159,18 +27262,20 @@ PTO_K_FN void pto_h_report(pto_h_run *run, const char *name, const pto_k_report 
 }
 
 /* A finite float -D value x (of scalar vn) that an op's tile dtype takes
-   as inf (1e39 in f32, 70000 in f16): said at the launch as the verifier
+   as inf (1e39 in f32, 70000 in f16), or a nonzero one it takes as 0 (1e-50
+   in f32, 1e-8 in f16: review20 L5): said at the launch as the verifier
    says it of literals (pto_h_int_scalars, below, asks for float tiles).
    1 when said. */
 PTO_K_FN int pto_h_float_scalar(pto_h_run *run, const pto_stmt *st, const pto_tile *t, const char *vn, double x)
 {
     int i;
-    if (x - x != 0.0 || !isinf(pto_scalar_as(t->dtype, x))) return 0;
+    double used = pto_scalar_as(t->dtype, x);
+    if (x - x != 0.0 || (!isinf(used) && (used != 0.0 || x == 0.0))) return 0;
     i = pto_h_def_index(run, vn);
-    fprintf(stderr, "warning: -D %s: %s on the %s tile '%s' (%s:%d) takes the scalar as %sinf\n",
+    fprintf(stderr, "warning: -D %s: %s on the %s tile '%s' (%s:%d) takes the scalar as %s\n",
             i < run->ndefs ? run->def_name[i] : vn, pto_opinfo_get((pto_op)st->op)->name,
             pto_dtype_name((pto_dtype)t->dtype), pto_str(run->ctx, t->name), run->file, (int)st->loc.line,
-            x < 0 ? "-" : "");
+            used == 0.0 ? "0" : x < 0 ? "-inf" : "inf");
     return 1;
 }
 

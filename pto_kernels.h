@@ -1096,6 +1096,9 @@ struct pto_k_core {
        that tick (ops.h, pto_k__x_set) */
     uint32_t flag_waited[PTO_K_NPIPE][PTO_K_NPIPE][PTO_K_NFLAG];
     const char *flag_wsrc[PTO_K_NPIPE][PTO_K_NPIPE][PTO_K_NFLAG];
+    /* ... and the set's pipe's clock then (a race report tells a set issued
+       before the access it should follow from a missing one) */
+    uint32_t flag_wpclk[PTO_K_NPIPE][PTO_K_NPIPE][PTO_K_NFLAG];
     pto_k__sync flag[PTO_K_NPIPE][PTO_K_NPIPE][PTO_K_NFLAG];
     pto_k__queue q[PTO_K_NPIPE];
     int nblocked;
@@ -1622,6 +1625,33 @@ PTO_K_FN const char *pto_k__verb(int kind)
     return kind == PTO_K__RD ? "reads" : kind == PTO_K__WR ? "writes" : "atomically adds to";
 }
 
+/* A race between pipes pp (prev, an access stamped pclk at source line
+   psrc) and q of core c that a flag pair meant to order: the latest
+   set_flag(pp, q) was consumed by a wait on q issued after prev ran, yet
+   the set was issued before prev (a hand edit moved it up), and it carries
+   prev's source line, as the sync pass labels a set with the producer it
+   follows (a set of another producer's pair, when prev's own pair is
+   missing, stays "missing": moving it is not the fix meant). Returns that
+   set's id (its sync: *s), or -1. */
+PTO_K_FN int pto_k__early_set(const pto_k_core *c, int pp, int q, uint32_t pclk, const char *psrc,
+                              const pto_k__sync **s)
+{
+    int id, best = -1;
+    uint32_t own = 0;
+    for (id = 0; id < PTO_K_NFLAG; id++) {
+        const pto_k__sync *f = &c->flag[pp][q][id];
+        if (f->src && f->vc && (best < 0 || f->vc[c->index * 8 + pp] > own)) {
+            best = id;
+            own = f->vc[c->index * 8 + pp];
+        }
+    }
+    if (best < 0 || own >= pclk || c->flag_set[pp][q][best] || !c->flag_waited[pp][q][best] ||
+        c->flag_wpclk[pp][q][best] < pclk || !psrc || strcmp(c->flag[pp][q][best].src, psrc) != 0)
+        return -1;
+    *s = &c->flag[pp][q][best];
+    return best;
+}
+
 /* Reports the conflicts found for one access. `what` names the memory. */
 PTO_K_FN void pto_k__report_conf(pto_k__check *k, int kind, const char *what, int gm)
 {
@@ -1631,7 +1661,8 @@ PTO_K_FN void pto_k__report_conf(pto_k__check *k, int kind, const char *what, in
     for (i = 0; i < k->nconf; i++) {
         pto_k__conflict *f = &k->conf[i];
         pto_k_core *pc = &dev->cores[f->prev.gp / 8];
-        int pp = f->prev.gp % 8;
+        int pp = f->prev.gp % 8, id;
+        const pto_k__sync *es = NULL;
         char me[64], them[64], hint[400];
         /* GM, different bytes of each shared block, one side a plain read:
            no race. The block rule is for writers (a whole-block move of one
@@ -1649,6 +1680,11 @@ PTO_K_FN void pto_k__report_conf(pto_k__check *k, int kind, const char *what, in
         else if (pp == k->pipe)
             snprintf(hint, sizeof hint, "both run on pipe %s, which may overlap them: missing pipe_barrier(%s)",
                      pto_k__pipe_name(pp), pto_k__pipe_name(pp));
+        else if ((id = pto_k__early_set(c, pp, k->pipe, f->prev.clk, f->prev.src, &es)) >= 0)
+            snprintf(hint, sizeof hint, "the set_flag(%s, %s, %d) at \"%s\" is issued before the %s at \"%s\" it "
+                     "should follow: move it after the %s",
+                     pto_k__pipe_name(pp), pto_k__pipe_name(k->pipe), id, es->src, f->prev.op, f->prev.src,
+                     f->prev.op);
         else
             snprintf(hint, sizeof hint, "missing set_flag(%s, %s, id) / wait_flag(%s, %s, id)",
                      pto_k__pipe_name(pp), pto_k__pipe_name(k->pipe), pto_k__pipe_name(pp),
@@ -2124,6 +2160,20 @@ PTO_K_FN int pto_k__tile_ok(pto_k_core *c, const pto_k__ins *ins, pto_k_tile t, 
                     op, role, (int)t.rows, (int)t.cols, pto_k__dtype_name(t.dtype),
                     (int)(t.cols * pto_k__dsize(t.dtype)));
         return 0;
+    }
+    if (t.space >= PTO_K_MAT && t.space <= PTO_K_ACC) {
+        /* cube tiles are whole fractals, as the verifier holds them (pto__vfractal; review20 L6: a hand
+           edit to left [64, 40] f16 ran clean): 16 rows of 32 bytes in mat and left, the transpose in
+           right, 16 x 16 in acc */
+        int w = 32 / pto_k__dsize(t.dtype);
+        int fr = t.space == PTO_K_RIGHT ? w : 16, fc = t.space == PTO_K_MAT || t.space == PTO_K_LEFT ? w : 16;
+        if (t.rows % fr != 0 || t.cols % fc != 0) {
+            pto_k__ierr(c, ins, PTO_K_E_ALIGN, "%s: the %s tile (%s %s[%d, %d]) is not whole fractals: %s tiles are whole "
+                        "%d x %d fractals for %s, so rows must be a multiple of %d and cols of %d",
+                        op, role, pto_k__space_name(t.space), pto_k__dtype_name(t.dtype), (int)t.rows, (int)t.cols,
+                        pto_k__space_name(t.space), fr, fc, pto_k__dtype_name(t.dtype), fr, fc);
+            return 0;
+        }
     }
     cap = pto_k__capacity(c->dev->desc.arch, t.space);
     bytes = pto_k__tbytes(t);
@@ -2898,6 +2948,7 @@ PTO_K_FN void pto_k__x_wait(pto_k_core *c, const pto_k__ins *ins)
        set of this id can tell whether this wait is known to be past */
     c->flag_waited[p][q][id] = ++c->clk[q];
     c->flag_wsrc[p][q][id] = ins->src;
+    c->flag_wpclk[p][q][id] = c->clk[p];
     pto_k__stall(c, q, p, ins->disp, s->time, ins->src);
     /* a wait on S stalls the scalar unit: nothing after it dispatches before
        the set fired (in order, only S is credited with it: the sync pass

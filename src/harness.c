@@ -792,18 +792,20 @@ PTO_K_FN void pto_h_report(pto_h_run *run, const char *name, const pto_k_report 
 }
 
 /* A finite float -D value x (of scalar vn) that an op's tile dtype takes
-   as inf (1e39 in f32, 70000 in f16): said at the launch as the verifier
+   as inf (1e39 in f32, 70000 in f16), or a nonzero one it takes as 0 (1e-50
+   in f32, 1e-8 in f16: review20 L5): said at the launch as the verifier
    says it of literals (pto_h_int_scalars, below, asks for float tiles).
    1 when said. */
 PTO_K_FN int pto_h_float_scalar(pto_h_run *run, const pto_stmt *st, const pto_tile *t, const char *vn, double x)
 {
     int i;
-    if (x - x != 0.0 || !isinf(pto_scalar_as(t->dtype, x))) return 0;
+    double used = pto_scalar_as(t->dtype, x);
+    if (x - x != 0.0 || (!isinf(used) && (used != 0.0 || x == 0.0))) return 0;
     i = pto_h_def_index(run, vn);
-    fprintf(stderr, "warning: -D %s: %s on the %s tile '%s' (%s:%d) takes the scalar as %sinf\n",
+    fprintf(stderr, "warning: -D %s: %s on the %s tile '%s' (%s:%d) takes the scalar as %s\n",
             i < run->ndefs ? run->def_name[i] : vn, pto_opinfo_get((pto_op)st->op)->name,
             pto_dtype_name((pto_dtype)t->dtype), pto_str(run->ctx, t->name), run->file, (int)st->loc.line,
-            x < 0 ? "-" : "");
+            used == 0.0 ? "0" : x < 0 ? "-inf" : "inf");
     return 1;
 }
 

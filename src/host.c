@@ -758,6 +758,9 @@ static void pto__hs_vscalar_arg(pto__hs_ver *V, const pto_hstmt *st, int argi, c
             /* the kernel takes an f32 (the verifier's rule for a literal in a kernel) */
             pto_warning(V->ctx, o->loc, "float %g rounds to %sinf in f32, as scalar '%s' of '%s' takes it (write %sinf if "
                         "that is meant)", o->f, o->f < 0 ? "-" : "", pto__hs_name(m, kp->name), kn, o->f < 0 ? "-" : "");
+        else if (want_float && o->f != 0.0 && o->f - o->f == 0.0 && pto_scalar_as(PTO_F32, o->f) == 0.0)
+            pto_warning(V->ctx, o->loc, "float %g rounds to 0 in f32, as scalar '%s' of '%s' takes it (write 0 if "
+                        "that is meant)", o->f, pto__hs_name(m, kp->name), kn);
         break;
     case PTO_O_SCALAR: {
         const pto_var *v = o->ref >= 0 && o->ref < m->n_vars ? &m->vars[o->ref] : NULL;

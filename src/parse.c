@@ -81,6 +81,14 @@ static const char *const pto__ps_kw_text[PTO__NKW] = {
 #undef PTO__KW_TEXT
 };
 
+/* The words an expression reads (block .. nan): no name in an expression's
+   scope may be one. One list for the parser, by keyword id
+   (pto__ps_reserved), and the verifier, by string (pto__vname_ok: the C
+   API's names). */
+static const unsigned char pto__reserved_kw[] = {PTO__KW_BLOCK, PTO__KW_BLOCKS, PTO__KW_SUBBLOCK, PTO__KW_RANK,
+                                                 PTO__KW_NRANKS, PTO__KW_MIN, PTO__KW_MAX, PTO__KW_INF, PTO__KW_NAN};
+#define PTO__NRESERVED (sizeof pto__reserved_kw / sizeof pto__reserved_kw[0])
+
 /* What a name is bound to in the current kernel. */
 enum {
     PTO__B_NONE, PTO__B_TENSOR, PTO__B_SCALAR, PTO__B_DIM, PTO__B_LET, PTO__B_LOOP, PTO__B_TILE, PTO__B_PIPE
@@ -616,6 +624,22 @@ static int pto__ps_is_kw(const pto__ps_parser *p, int kw)
 }
 static int pto__ps_at_eol(const pto__ps_parser *p) { return p->tok.kind == PTO__T_NL || p->tok.kind == PTO__T_EOF; }
 
+/* Consumes the '{' that ends a header line (*open: it) or reports "expected
+   WHAT". A '{' alone on the next line (C's Allman habit) is one error with
+   the rule, then taken as the block's '{': the block's lines and its '}'
+   are not reported again (review20 L8: three cascading errors). */
+static int pto__ps_open(pto__ps_parser *p, const char *what, pto__ps_tok *open)
+{
+    if (pto__ps_is(p, PTO__T_NL) && pto__ps_peek(p).kind == '{') {
+        pto__ps_err(p, &p->tok, "expected %s, got end of line (the '{' must end the header line)", what);
+        pto__ps_next(p);
+    }
+    *open = p->tok;
+    if (p->tok.kind != '{') { pto__ps_expected(p, what); return 0; }
+    pto__ps_next(p);
+    return 1;
+}
+
 /* Consumes `kind` or reports "expected WHAT". */
 static int pto__ps_expect(pto__ps_parser *p, int kind, const char *what)
 {
@@ -786,12 +810,10 @@ static void pto__ps_scope_close(pto__ps_parser *p)
 
 static int pto__ps_reserved(const pto__ps_parser *p, int32_t id)
 {
-    static const int words[] = {PTO__KW_BLOCK, PTO__KW_BLOCKS, PTO__KW_SUBBLOCK, PTO__KW_RANK,
-                                PTO__KW_NRANKS, PTO__KW_MIN, PTO__KW_MAX, PTO__KW_INF, PTO__KW_NAN};
     size_t i;
     if (id > p->kw_max) return 0;   /* interned after every keyword: none of them */
-    for (i = 0; i < sizeof words / sizeof words[0]; i++)
-        if (p->kw[words[i]] == id) return 1;
+    for (i = 0; i < PTO__NRESERVED; i++)
+        if (p->kw[pto__reserved_kw[i]] == id) return 1;
     return 0;
 }
 
@@ -2207,6 +2229,23 @@ static int pto__ps_for_stmt(pto__ps_parser *p, int32_t block)
     if (!pto__ps_expect(p, PTO__T_NAME, "a loop variable after 'for'")) return 0;
     ok = pto__ps_can_declare(p, &name);
     if (!pto__ps_expect(p, '=', "'=' after the loop variable")) return pto__ps_dead(p, &name);
+    {   /* A .. B (Rust's, Swift's range): one error with the form (review20 L8: it was "unexpected
+           character '.'", or "bad number '0..8'") */
+        size_t i = p->tok.pos, dd = 0, e;
+        for (; i < p->len && p->src[i] != '\n' && p->src[i] != '#'; i++)
+            if (!dd && i + 1 < p->len && p->src[i] == '.' && p->src[i + 1] == '.') dd = i;
+        if (dd) {
+            size_t a0 = p->tok.pos, a1 = dd, b0 = dd + 2;
+            while (a1 > a0 && (p->src[a1 - 1] == ' ' || p->src[a1 - 1] == '\t')) a1--;
+            while (b0 < i && (p->src[b0] == ' ' || p->src[b0] == '\t' || p->src[b0] == '.')) b0++;
+            for (e = b0; e < i && p->src[e] != '{'; e++) {}
+            while (e > b0 && (p->src[e - 1] == ' ' || p->src[e - 1] == '\t')) e--;
+            pto_error(p->ctx, *pto__ps_qloc(p, dd), "'..' is no range here: write: for %.*s = %.*s to %.*s (the end "
+                      "is excluded)", (int)name.len, p->src + name.pos, (int)(a1 - a0 < 60 ? a1 - a0 : 60), p->src + a0,
+                      (int)(e - b0 < 60 ? e - b0 : 60), p->src + b0);
+            return pto__ps_dead(p, &name);
+        }
+    }
     if ((a = pto__ps_expr0(p)) < 0) return pto__ps_dead(p, &name);
     if (!pto__ps_is_kw(p, PTO__KW_TO)) { pto__ps_expected(p, "'to' after the loop start"); return pto__ps_dead(p, &name); }
     pto__ps_next(p);
@@ -2215,8 +2254,7 @@ static int pto__ps_for_stmt(pto__ps_parser *p, int32_t block)
         pto__ps_next(p);
         if ((st = pto__ps_expr0(p)) < 0) return pto__ps_dead(p, &name);
     }
-    open = p->tok;
-    if (!pto__ps_expect(p, '{', "'{' after the loop header")) return pto__ps_dead(p, &name);
+    if (!pto__ps_open(p, "'{' after the loop header", &open)) return pto__ps_dead(p, &name);
     s = pto__add_for_id(p->m, block, name.id, a, b, st, *pto__ps_tloc(p, &kw));
     if (s < 0) return pto__ps_dead(p, &name);
     p->m->vars[p->m->stmts[s].ref].loc = *pto__ps_tloc(p, &name);
@@ -2254,8 +2292,7 @@ static int pto__ps_if_stmt(pto__ps_parser *p, int32_t block)
     if ((a = pto__ps_expr0(p)) < 0) return 0;
     if (!pto__ps_cmp(p, &c)) return 0;
     if ((b = pto__ps_expr0(p)) < 0) return 0;
-    open = p->tok;
-    if (!pto__ps_expect(p, '{', "'{' after the condition")) return 0;
+    if (!pto__ps_open(p, "'{' after the condition", &open)) return 0;
     s = pto_add_if(p->m, block, a, c, b, *pto__ps_tloc(p, &kw));
     if (s < 0) return 0;
     pto__ps_sub_block(p, p->m->stmts[s].body, &open);
@@ -2278,8 +2315,7 @@ static int pto__ps_if_stmt(pto__ps_parser *p, int32_t block)
             p->nest--;
             return ok;
         }
-        open = p->tok;
-        if (!pto__ps_expect(p, '{', "'{' or 'if' after 'else'")) return 0;
+        if (!pto__ps_open(p, "'{' or 'if' after 'else'", &open)) return 0;
         pto__ps_sub_block(p, eb, &open);
     }
     return pto__ps_end_stmt(p, "'}'");
@@ -2295,8 +2331,7 @@ static int pto__ps_section_stmt(pto__ps_parser *p, int32_t block)
         pto__ps_err(p, &kw, "a '%s' section is only allowed at the top level of a mix kernel",
                  pto__ps_text(p, &kw));
     pto__ps_next(p);
-    open = p->tok;
-    if (!pto__ps_expect(p, '{', "'{' after the section name")) return 0;
+    if (!pto__ps_open(p, "'{' after the section name", &open)) return 0;
     s = pto_add_section(p->m, block, core, *pto__ps_tloc(p, &kw));
     if (s < 0) return 0;
     pto__ps_sub_block(p, p->m->stmts[s].body, &open);

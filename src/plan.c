@@ -1467,7 +1467,7 @@ static void pto__report_table(const pto_module *m, const pto__live *lv, const in
         const pto_tile *t = &m->tiles[ts[i]];
         int l0, l1;
         pto__lines(m, lv, lv->lo[ts[i]], lv->hi[ts[i]], &l0, &l1);
-        pto_buf_printf(b, "  %c %-12s %-6s 0x%06llx %8lld  x%d  lines %d-%d%s\n", pto__letter(i),
+        pto_buf_printf(b, "  %c = %-12s %-6s 0x%06llx %8lld  x%d  lines %d-%d%s\n", pto__letter(i),
                        pto__plan_tname(m, ts[i]), pto_space_name((pto_space)t->space), (long long)t->offset[0],
                        (long long)(pto__tile_stride(t) * t->nbuf), (int)t->nbuf, l0, l1,
                        t->pin >= 0 ? "  pinned" : "");
@@ -1568,7 +1568,8 @@ PTODEF void pto_plan_report(const pto_module *m, const pto_plan_result *r, pto_b
         pto_buf_printf(out, "kernel %s (%s, %s)\n", pto__kname(m, k),
                        m->kernels[k].kind == PTO_KK_MIX ? "mix" : m->kernels[k].kind == PTO_KK_CUBE ? "cube" : "vector",
                        pto_arch_name(m->arch));
-        pto_buf_printf(out, "map %-12s %-6s %-8s %8s  %-3s %s\n", "tile", "space", "offset", "bytes", "slots",
+        /* "map = tile": the map's letter stands for the tile (review20 L11: "c d" read as two names) */
+        pto_buf_printf(out, "map = %-12s %-6s %-8s %8s  %-3s %s\n", "tile", "space", "offset", "bytes", "slots",
                        "lifetime");
         for (core = 0; core < 2; core++)
             for (sp = PTO_VEC; sp < PTO_NSPACE; sp++) {

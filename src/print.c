@@ -35,14 +35,31 @@ static const char *pto__pr_var_name(const pto_module *m, int32_t v)
     return pto_str(m->ctx, m->vars[v].name);
 }
 
-/* Prints e, in parentheses when its precedence is below `min`. */
-static void pto__pr_pexpr(const pto_module *m, int32_t e, int min, pto_buf *b)
+/* Whether e is the literal 0. */
+static int pto__pr_zero(const pto_module *m, int32_t e)
+{
+    return e >= 0 && e < m->n_exprs && m->exprs[e].kind == PTO_E_INT && m->exprs[e].value == 0;
+}
+
+/* Prints e, in parentheses when its precedence is below `min`; `ids`: an
+   event id, where the sync pass's rotation `0 + (r - 0) / 16 % 2` reads
+   `r / 16 % 2` (0 + x, x + 0 and x - 0 dropped, as the emitted C does;
+   review20 L10). Elsewhere the tree prints as written. */
+static void pto__pr_pexpr_ids(const pto_module *m, int32_t e, int min, pto_buf *b, int ids)
 {
     static const char *const binop[] = {"+", "-", "*", "/", "%"};
     const pto_expr *x;
     int prec, paren;
     if (e < 0 || e >= m->n_exprs) { pto_buf_puts(b, "?"); return; }
     x = &m->exprs[e];
+    if (ids && (x->kind == PTO_E_ADD || x->kind == PTO_E_SUB) && pto__pr_zero(m, x->b)) {
+        pto__pr_pexpr_ids(m, x->a, min, b, ids);
+        return;
+    }
+    if (ids && x->kind == PTO_E_ADD && pto__pr_zero(m, x->a)) {
+        pto__pr_pexpr_ids(m, x->b, min, b, ids);
+        return;
+    }
     prec = pto__pr_prec(m, e);
     paren = prec < min;
     if (paren) pto_buf_puts(b, "(");
@@ -56,15 +73,15 @@ static void pto__pr_pexpr(const pto_module *m, int32_t e, int min, pto_buf *b)
     case PTO_E_NRANKS: pto_buf_puts(b, "nranks"); break;
     case PTO_E_ADD: case PTO_E_SUB: case PTO_E_MUL: case PTO_E_DIV: case PTO_E_MOD:
         /* left-associative: the right operand needs parentheses at equal precedence */
-        pto__pr_pexpr(m, x->a, prec, b);
+        pto__pr_pexpr_ids(m, x->a, prec, b, ids);
         pto_buf_printf(b, " %s ", binop[x->kind - PTO_E_ADD]);
-        pto__pr_pexpr(m, x->b, prec + 1, b);
+        pto__pr_pexpr_ids(m, x->b, prec + 1, b, ids);
         break;
     case PTO_E_MIN: case PTO_E_MAX:
         pto_buf_puts(b, x->kind == PTO_E_MIN ? "min(" : "max(");
-        pto__pr_pexpr(m, x->a, 0, b);
+        pto__pr_pexpr_ids(m, x->a, 0, b, ids);
         pto_buf_puts(b, ", ");
-        pto__pr_pexpr(m, x->b, 0, b);
+        pto__pr_pexpr_ids(m, x->b, 0, b, ids);
         pto_buf_puts(b, ")");
         break;
     case PTO_E_NEG:
@@ -72,12 +89,17 @@ static void pto__pr_pexpr(const pto_module *m, int32_t e, int min, pto_buf *b)
            `-5` reads back as the literal -5, which prints the same */
         /* `-0` would read back as the literal 0, so that one keeps its parentheses */
         pto_buf_puts(b, "-");
-        pto__pr_pexpr(m, x->a, x->a >= 0 && x->a < m->n_exprs && m->exprs[x->a].kind == PTO_E_INT &&
-                                   m->exprs[x->a].value == 0 ? 5 : 4, b);
+        pto__pr_pexpr_ids(m, x->a, x->a >= 0 && x->a < m->n_exprs && m->exprs[x->a].kind == PTO_E_INT &&
+                                   m->exprs[x->a].value == 0 ? 5 : 4, b, ids);
         break;
     default: pto_buf_puts(b, "?"); break;
     }
     if (paren) pto_buf_puts(b, ")");
+}
+
+static void pto__pr_pexpr(const pto_module *m, int32_t e, int min, pto_buf *b)
+{
+    pto__pr_pexpr_ids(m, e, min, b, 0);
 }
 
 PTODEF void pto_print_expr(const pto_module *m, int32_t expr, pto_buf *out)
@@ -306,7 +328,11 @@ static void pto__pr_op(const pto_module *m, int32_t s, pto_buf *b)
     for (i = 0; i < st->nargs; i++) {
         if (i < info->nargs && i < 4 && (info->arg[i] & PTO_A_IMPLICIT)) continue; /* not in the text */
         pto_buf_puts(b, i ? ", " : " ");
-        pto__pr_operand(m, &m->operands[st->arg0 + i], i < info->nargs && i < 4 ? info->arg[i] : 0, b);
+        if (i == 2 && (st->op == PTO_OP_SET_FLAG || st->op == PTO_OP_WAIT_FLAG) &&
+            m->operands[st->arg0 + i].kind == PTO_O_INT)   /* an event id: the sync pass's rotation, simplified */
+            pto__pr_pexpr_ids(m, m->operands[st->arg0 + i].e[0], 0, b, 1);
+        else
+            pto__pr_operand(m, &m->operands[st->arg0 + i], i < info->nargs && i < 4 ? info->arg[i] : 0, b);
     }
 }
 

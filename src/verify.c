@@ -1076,7 +1076,8 @@ static int pto__vpipe_arg(pto__verifier *v, const pto_operand *o)
    or bf16 tile converts it to that dtype first (pto_scalar_as, as the
    interpreter and the simulator take it): a finite literal that becomes
    inf there (1e39; 70000.0 on f16) is almost surely a typo (1e400 reads as
-   inf already). */
+   inf already), and so is a nonzero one that becomes 0 (1e-8 on f16, 1e-50:
+   review20 L5). */
 static void pto__vfloat_lit(pto__verifier *v, int32_t s, const pto_operand *o)
 {
     const pto_stmt *st = &v->m->stmts[s];
@@ -1088,6 +1089,9 @@ static void pto__vfloat_lit(pto__verifier *v, int32_t s, const pto_operand *o)
         pto_warning(v->ctx, o->loc, "float %g rounds to %sinf in %s%s (write %sinf if that is meant)", o->f,
                     o->f < 0 ? "-" : "", pto_dtype_name((pto_dtype)dt), dt == PTO_F32 ? "" : ", the tile's dtype",
                     o->f < 0 ? "-" : "");
+    else if (o->f != 0.0 && o->f - o->f == 0.0 && pto_scalar_as(dt, o->f) == 0.0)
+        pto_warning(v->ctx, o->loc, "float %g rounds to 0 in %s%s (write 0 if that is meant)", o->f,
+                    pto_dtype_name((pto_dtype)dt), dt == PTO_F32 ? "" : ", the tile's dtype");
 }
 
 /* tload / tstore with the tile and the GM window swapped: one error at the
@@ -1366,8 +1370,12 @@ static void pto__vgm_op(pto__verifier *v, const pto__vop *op, int g, int t)
     if (p->dtype != x->dtype && !narrow) {
         const char *tn = pto__vtn(v, x);
         const char *pd = pto_dtype_name((pto_dtype)p->dtype), *td = pto_dtype_name((pto_dtype)x->dtype);
-        pto_error(v->ctx, op->o[1]->loc, "dtype mismatch: '%s' is %s but '%s' is %s", g ? tn : pn, g ? td : pd,
-                  g ? pn : tn, g ? pd : td);
+        char fix[64] = "";
+        if (x->space == PTO_VEC)   /* the way there: tcvt (review20 L8) */
+            snprintf(fix, sizeof fix, g ? " (load into a%s %s tile, then tcvt)" : " (tcvt into a%s %s tile, then store that)",
+                     pd[0] == 'b' ? "" : "n", pd);
+        pto_error(v->ctx, op->o[1]->loc, "dtype mismatch: '%s' is %s but '%s' is %s%s", g ? tn : pn, g ? td : pd,
+                  g ? pn : tn, g ? pd : td, fix);
     }
     pto__vexpr_sub(v, o->e[0], 0, &r, 0);
     pto__vexpr_sub(v, o->e[1], 0, &c, 0);
@@ -2106,6 +2114,24 @@ static int pto__vtile_fine(const pto_operand *o, uint32_t mask, const pto_tile *
            (mask & PTO_A_SPACE(t->space)) && (!(mask & PTO_A_READ) || (tflags[o->ref] & (PTO__T_WRITTEN | PTO__T_UNINIT)));
 }
 
+/* The text form of an op from its operand masks, as docs/pto-format.md
+   writes it ("tmuls d, a, SCALAR"): an arity error shows it (review20 L8). */
+static void pto__vop_form(const pto_opinfo *info, char *buf, size_t n)
+{
+    size_t k = (size_t)snprintf(buf, n, "%s", info->name);
+    int i, reads = 0;
+    for (i = 0; i < info->nargs && i < 4 && k < n; i++) {
+        uint32_t a = info->arg[i];
+        const char *w = (a & PTO_A_GM) ? ((a & PTO_A_WHOLE) ? "g" : "g[r, c]")
+                        : (a & PTO_A_TILES) ? ((a & PTO_A_WRITE) ? "d" : reads++ ? "b" : "a")
+                        : (a & PTO_A_SCALAR) ? "SCALAR" : (a & PTO_A_INT) ? "INT"
+                        : (a & (PTO_A_PIPE | PTO_A_CVPIPE)) ? "PIPE" : (a & PTO_A_CMP) ? "CMP"
+                        : (a & PTO_A_NMODE) ? "MODE" : "X";
+        if (a & PTO_A_IMPLICIT) continue;
+        k += (size_t)snprintf(buf + k, n - k, "%s%s", k == strlen(info->name) ? " " : ", ", w);
+    }
+}
+
 static void pto__vop_stmt(pto__verifier *v, int32_t s)
 {
     const pto_module *m = v->m;
@@ -2126,8 +2152,12 @@ static void pto__vop_stmt(pto__verifier *v, int32_t s)
                       "a builder passes it: for tfree, pto_arg_tile with the tile the latest tpop of the pipe "
                       "filled",
                       info->name, info->nargs, (int)st->nargs, (int)st->nargs + 1);
-        else
-            pto_error(v->ctx, st->loc, "%s expects %d operands, got %d", info->name, info->nargs, (int)st->nargs);
+        else {
+            char form[96];
+            pto__vop_form(info, form, sizeof form);
+            pto_error(v->ctx, st->loc, "%s expects %d operands, got %d (the form: %s)", info->name, info->nargs,
+                      (int)st->nargs, form);
+        }
         return;
     }
     if (st->arg0 < 0 || st->arg0 + st->nargs > m->n_operands) {
@@ -3233,18 +3263,18 @@ static pto_status pto__hs_verify(pto_ctx *ctx, const pto_module *m);
    a C comment put the caller's own C in kernel.c (review20 M1). So every
    name is checked to be one the text could hold: [A-Za-z_][A-Za-z0-9_]*,
    and, for a name in an expression's scope, not a word the expressions
-   read (block, blocks, subblock, rank, nranks, min, max, inf, nan). */
+   read (block, blocks, subblock, rank, nranks, min, max, inf, nan: the
+   parser's list, pto__reserved_kw). */
 static int pto__vname_ok(const char *s, int expr_scope)
 {
-    static const char *const reserved[] = {"block", "blocks", "subblock", "rank", "nranks", "min", "max", "inf", "nan"};
     size_t i;
     if (!s || !*s || (s[0] >= '0' && s[0] <= '9')) return 0;
     for (i = 0; s[i]; i++)
         if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') ||
               s[i] == '_'))
             return 0;
-    for (i = 0; expr_scope && i < sizeof reserved / sizeof reserved[0]; i++)
-        if (strcmp(s, reserved[i]) == 0) return 0;
+    for (i = 0; expr_scope && i < PTO__NRESERVED; i++)
+        if (strcmp(s, pto__ps_kw_text[pto__reserved_kw[i]]) == 0) return 0;
     return 1;
 }
 
@@ -3254,10 +3284,14 @@ static void pto__vname_check(pto_ctx *ctx, const pto_module *m, int32_t name, pt
                              int expr_scope)
 {
     const char *s = pto_str(m->ctx, name);
-    if (!pto__vname_ok(s, expr_scope))
-        pto_error(ctx, loc, "%s name '%s' is not a name the .pto text could hold (letters, digits and _, not starting "
-                  "with a digit%s)", what, s ? s : "",
-                  expr_scope ? "; not block, blocks, subblock, rank, nranks, min, max, inf or nan" : "");
+    char words[120] = "";
+    size_t i, n = 0;
+    if (pto__vname_ok(s, expr_scope)) return;
+    for (i = 0; expr_scope && i < PTO__NRESERVED && n < sizeof words; i++)
+        n += (size_t)snprintf(words + n, sizeof words - n, "%s%s", i == 0 ? "; not " : i + 1 < PTO__NRESERVED ? ", " : " or ",
+                              pto__ps_kw_text[pto__reserved_kw[i]]);
+    pto_error(ctx, loc, "%s name '%s' is not a name the .pto text could hold (letters, digits and _, not starting "
+              "with a digit%s)", what, s ? s : "", words);
 }
 
 static void pto__vnames(pto_ctx *ctx, const pto_module *m)

@@ -147,6 +147,13 @@ expect "for without 'to': the header's error" 1 "for_no_to.pto:4:13: error: expe
     $ptoc check tests/diag/for_no_to.pto
 lacks "for without 'to': no unknown-name cascade" "unknown name"
 
+# ---- a '{' on the line after a header: one error per header, with the rule (review20 L8) ----
+expect "Allman braces: the loop header's error" 1 "cascade_brace.pto:5:17: error: expected '\{' after the loop header, got end of line \(the '\{' must end the header line\)" \
+    $ptoc check tests/diag/cascade_brace.pto
+n=$(grep -c ": error: " $out/log)
+if [ "$n" = 3 ]; then ok "Allman braces: one error per header"; else bad "Allman braces: one error per header (got $n)"; fi
+holds "Allman braces: the else's error" "cascade_brace.pto:11:11: error: expected '\{' or 'if' after 'else', got end of line \(the '\{' must end"
+
 # ---- one mistake, one error (review17's cascades) ----
 # (the shadowing files, review17 c25: the name's later uses are no error of their own)
 for f in tests/bad/pipe_not_mix_use.pto tests/diag/cascade_mat_op.pto tests/diag/cascade_nonascii.pto \
@@ -243,7 +250,7 @@ expect "fmt still only verifies" 0 "^kernel big" $ptoc fmt tests/plan/overflow.p
 # fmt formats a file that parses even when verify finds errors (they go to
 # stderr after the text, exit 1): a formatter that refused would not help fix it
 $ptoc fmt tests/bad/arity.pto >$out/fmt.out 2>$out/fmt.err; rc=$?
-if [ $rc = 1 ] && grep -q "^  tadd c, a$" $out/fmt.out && grep -q "^tests/bad/arity.pto:6:3: error: tadd expects 3 operands, got 2" $out/fmt.err
+if [ $rc = 1 ] && grep -q "^  tadd c, a$" $out/fmt.out && grep -q "^tests/bad/arity.pto:6:3: error: tadd expects 3 operands, got 2 (the form: tadd d, a, b)" $out/fmt.err
 then ok "fmt formats a file with verify errors, reports them, exits 1"; else bad "fmt formats a file with verify errors (exit $rc)"; fi
 expect "fmt prints nothing for a file that does not parse" 1 "error" $ptoc fmt tests/bad/bad_char.pto
 expect "check --target isa: what the pto-isa target cannot express is an error" 1 \
@@ -460,6 +467,30 @@ if grep -q "bigf16.pto:8:15: warning: float -65520 rounds to -inf in f16" $out/l
     ok "-65520 in f16, 3.4e38 in bf16: warned"; else bad "-65520 in f16, 3.4e38 in bf16: warned"; fi
 lacks "65504 in f16 and 3.38e38 in bf16 are no warning" "bigf16.pto:(7|10):"
 
+# ... and a nonzero literal that rounds to 0 (review20 L5): 1e-8 in f16 (its least subnormal is
+# 5.96e-8), 1e-50 in f32; 6e-8 in f16 and 1e-40 in f32 (subnormals) and 0 itself are no warning
+cat > $out/tinyf.pto <<'EOF2'
+kernel f(in x: f16[16, 64], out y: f16[16, 64], out z: f32[16, 64]) vector {
+  tile a: vec f16[16, 64]
+  tile b: vec f32[16, 64]
+  tload a, x[0, 0]
+  tmuls a, a, 1e-8
+  tadds a, a, -1e-9
+  tmuls a, a, 6e-8
+  tadds a, a, 0.0
+  tcvt b, a
+  tmuls b, b, 1e-50
+  tmuls b, b, 1e-40
+  tstore y[0, 0], a
+  tstore z[0, 0], b
+}
+EOF2
+expect "1e-8 rounds to 0 in f16" 0 "^$out/tinyf.pto:5:15: warning: float 1e-08 rounds to 0 in f16, the tile's dtype \(write 0 if that is meant\)" \
+    $ptoc check $out/tinyf.pto
+holds "-1e-9 rounds to 0 in f16" "tinyf.pto:6:15: warning: float -1e-09 rounds to 0 in f16"
+holds "1e-50 rounds to 0 in f32" "tinyf.pto:10:15: warning: float 1e-50 rounds to 0 in f32 \(write 0"
+lacks "6e-8 in f16, 0 and 1e-40 in f32 are no warning" "tinyf.pto:(7|8|11):"
+
 # a host call's float argument: the kernel takes it as f32
 cat > $out/hostinf.pto <<'EOF2'
 kernel sc(in x: f32[16, 64], out y: f32[16, 64], scalar s: f32) vector {
@@ -474,6 +505,9 @@ host h(in a: f32[16, 64], out c: f32[16, 64]) {
 EOF2
 expect "a host call's 1e39: warned" 0 "^$out/hostinf.pto:8:17: warning: float 1e\\+39 rounds to inf in f32, as scalar 's' of 'sc' takes it" \
     $ptoc check $out/hostinf.pto
+sed 's/1e39/1e-50/' $out/hostinf.pto >$out/hostzero.pto
+expect "a host call's 1e-50: warned" 0 "^$out/hostzero.pto:8:17: warning: float 1e-50 rounds to 0 in f32, as scalar 's' of 'sc' takes it" \
+    $ptoc check $out/hostzero.pto
 
 # ---- a command line ptoc cannot use: say what is wrong, then the usage, exit 1 ----
 v=examples/vadd.pto

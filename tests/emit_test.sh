@@ -154,6 +154,12 @@ done
 $ptoc run examples/tail.pto -D alpha=1e39 >$out/log 2>&1; rc=$?
 if [ $rc = 0 ] && grep -q "^warning: -D alpha=1e39: tmuls on the f32 tile 't' (tail.pto:9) takes the scalar as inf" $out/log
 then ok "-D alpha=1e39: takes the scalar as inf, said"; else bad "-D alpha=1e39: takes the scalar as inf, said (rc $rc)"; fi
+# ... or as 0 (review20 L5)
+$ptoc run examples/tail.pto -D alpha=1e-50 >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "^warning: -D alpha=1e-50: tmuls on the f32 tile 't' (tail.pto:9) takes the scalar as 0$" $out/log
+then ok "-D alpha=1e-50: takes the scalar as 0, said"; else bad "-D alpha=1e-50: takes the scalar as 0, said (rc $rc)"; fi
+$ptoc run examples/tail.pto -D alpha=0 >$out/log 2>&1
+if grep -q "warning" $out/log; then bad "-D alpha=0: no warning"; else ok "-D alpha=0: no warning"; fi
 $ptoc run examples/tail.pto -D alpha=3e38 >$out/log 2>&1
 if grep -q "warning" $out/log; then bad "-D alpha=3e38: no warning"; else ok "-D alpha=3e38: no warning"; fi
 for v in abc 5x -1 18446744073709551616 99999999999999999999999; do

@@ -51,6 +51,11 @@ changed rotall vadd && judge rotall clean vadd
 # the MTE2 -> V wait moved after the tadd it orders
 edit wdown vadd awk '/wait_flag\(core, "vadd.pto:11", PTO_K_MTE2, PTO_K_V/ { w = $0; next } { print } /pto_k_tadd\(/ && w { print w; w = "" }'
 changed wdown vadd && judge wdown fail vadd 'tadd (V, block [0-9] aiv0) reads them while "vadd.pto:10" tload (MTE2, block [0-9] aiv0) wrote them unordered; missing set_flag(MTE2, V, id) / wait_flag(MTE2, V, id)'
+# the MTE2 -> V set moved above the tload b it should follow (review20 L14): the hint names the set
+# the edit moved, not a "missing" pair the kernel has
+edit sflag vadd awk '/set_flag\(core, "vadd.pto:10", PTO_K_MTE2, PTO_K_V/ { next } /pto_k_tload\(core, "vadd.pto:10"/ { print "        pto_k_set_flag(core, \"vadd.pto:10\", PTO_K_MTE2, PTO_K_V, i % 2);" } { print }'
+changed sflag vadd && judge sflag fail vadd 'tadd (V, block [0-9] aiv0) reads them while "vadd.pto:10" tload (MTE2, block [0-9] aiv0) wrote them unordered; the set_flag(MTE2, V, [01]) at "vadd.pto:10" is issued before the tload at "vadd.pto:10" it should follow: move it after the tload'
+if ! grep -q "missing set_flag" $out/sflag/log; then ok "sflag: no 'missing set_flag'"; else bad "sflag: a 'missing set_flag' hint"; fi
 # a's slot rotation removed: the next tload overwrites what this tadd reads
 edit slot vadd sed -e '/const pto_k_tile a = /s/(i % 2) \* 16384)/0)/'
 changed slot vadd && judge slot fail vadd 'tload (MTE2, block [0-9] aiv0) writes them while "vadd.pto:11" tadd (V, block [0-9] aiv0) read them unordered'
@@ -76,9 +81,18 @@ grep -q 'wait_flag(V, MTE3, 0) is never satisfied: its set_flag at "vadd.pto:11"
 # the earlier wait is ordered before that set: a set that may fire while the id is still set
 edit swap mm sed -e '/wait_flag(core, "mm.pto:12", PTO_K_MTE2, PTO_K_MTE1, k \/ 64 % 2)/s/, k \/ 64 % 2);/, 2 + k \/ 64 % 2);/' -e '/wait_flag(core, "mm.pto:13", PTO_K_MTE2, PTO_K_MTE1, 2 + k \/ 64 % 2)/s/, 2 + k \/ 64 % 2);/, k \/ 64 % 2);/'
 changed swap mm && judge swap fail mm 'unordered reuse: set_flag(MTE2, MTE1, 0) is not ordered after the wait_flag(MTE2, MTE1, 0) at "mm.pto:13"'
+# ... and b1's MTE2 -> MTE1 pair deleted: a1's set (issued before the tload b1, consumed before the
+# tmov b0) is no set moved up, so the hint stays "missing", not "move a1's set after the tload b1"
+edit nopair mm sed -e '/set_flag(core, "mm.pto:11", PTO_K_MTE2, PTO_K_MTE1/d' -e '/wait_flag(core, "mm.pto:13", PTO_K_MTE2, PTO_K_MTE1/d'
+changed nopair mm && judge nopair fail mm 'tmov (MTE1, block 0 aic) reads them while "mm.pto:11" tload (MTE2, block 0 aic) wrote them unordered; missing set_flag(MTE2, MTE1, id) / wait_flag(MTE2, MTE1, id)'
 # the MTE1 -> M set moved above the tmov b0 it publishes
 edit sup mm awk '/set_flag\(core, "mm.pto:13", PTO_K_MTE1, PTO_K_M, 0\)/ { next } /pto_k_tmov\(core, "mm.pto:13"/ { print "        pto_k_set_flag(core, \"mm.pto:13\", PTO_K_MTE1, PTO_K_M, 0);" } { print }'
-changed sup mm && judge sup fail mm 'tmatmul (M, block 0 aic) reads them while "mm.pto:13" tmov (MTE1, block 0 aic) wrote them unordered'
+changed sup mm && judge sup fail mm 'tmatmul (M, block 0 aic) reads them while "mm.pto:13" tmov (MTE1, block 0 aic) wrote them unordered; the set_flag(MTE1, M, 0) at "mm.pto:13" is issued before the tmov at "mm.pto:13" it should follow'
+
+# mm: the left tile a0 cut to 120 rows (not whole 16-row fractals): the verifier refuses such a
+# tile in a .pto, and so does the simulator in a hand edit (review20 L6: a left [64, 40] ran clean)
+edit frac mm sed -e '/const pto_k_tile a0 = /s/PTO_K_F16, 128, 64, 128, 64,/PTO_K_F16, 120, 64, 120, 64,/'
+changed frac mm && judge frac fail mm 'mm.pto:8: error: tdecl: the declared tile (left f16\[120, 64\]) is not whole fractals: left tiles are whole 16 x 16 fractals for f16, so rows must be a multiple of 16 and cols of 16'
 
 # mixmm: the vector's wait_flag(V, S) (before tfree) moved up to right after the tpop, above
 # the set_flag(MTE2, V) the trelu waits for: the stalled scalar unit never dispatches it

@@ -14,8 +14,8 @@ has() { if grep -qxF -- "$3" "$2"; then ok "$1"; else bad "$1"; echo "  wanted: 
 rc()  { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1 (exit $2, wanted $3)"; fi; }
 
 $ptoc plan examples/vadd.pto >$out/vadd.txt 2>&1; rc "vadd plans" $? 0
-has "vadd table a" $out/vadd.txt "  a a            vec    0x000000    32768  x2  lines 4-12"
-has "vadd table c" $out/vadd.txt "  c c            vec    0x010000    32768  x2  lines 4-12"
+has "vadd table a" $out/vadd.txt "  a = a            vec    0x000000    32768  x2  lines 4-12"
+has "vadd table c" $out/vadd.txt "  c = c            vec    0x010000    32768  x2  lines 4-12"
 has "vadd summary" $out/vadd.txt "  vec: peak 98304 of 196608 bytes (50.0%), lower bound 98304 (live at line 4)"
 has "vadd level" $out/vadd.txt "    level separate (no byte shared across pipes), order largest-first, first-fit"
 has "vadd map" $out/vadd.txt "    line    4 |aaaaaaaaaaabbbbbbbbbbccccccccccc................................|"
@@ -25,11 +25,11 @@ has "softmax tight level" $out/softmax.txt "    level tight (bytes reused across
 has "softmax small tiles visible" $out/softmax.txt "    line   10 |aab.............................................................|"
 
 $ptoc plan examples/mm.pto >$out/mm.txt 2>&1; rc "mm plans" $? 0
-has "mm left" $out/mm.txt "  a a0           left   0x000000    32768  x2  lines 5-17"
+has "mm left" $out/mm.txt "  a = a0           left   0x000000    32768  x2  lines 5-17"
 
 $ptoc plan tests/plan/pins.pto >$out/pins.txt 2>&1; rc "pins plan" $? 0
-has "pin honoured" $out/pins.txt "  a p            vec    0x001000     8192  x1  lines 6-8  pinned"
-has "planned around the pin" $out/pins.txt "  b q            vec    0x003000     8192  x1  lines 7-8"
+has "pin honoured" $out/pins.txt "  a = p            vec    0x001000     8192  x1  lines 6-8  pinned"
+has "planned around the pin" $out/pins.txt "  b = q            vec    0x003000     8192  x1  lines 7-8"
 
 $ptoc plan tests/plan/overflow.pto >$out/overflow.txt 2>&1; rc "overflow exit" $? 1
 has "overflow message" $out/overflow.txt "tests/plan/overflow.pto:10:3: error: kernel 'big': vec overflows: needs 262144 bytes, capacity 196608; at line 10, 4 tiles are live (262144 bytes), largest first: a 65536 (line 3), b 65536 (line 4), c 65536 (line 5), d 65536 (line 6)"

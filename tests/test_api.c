@@ -502,6 +502,45 @@ static void test_bad_names(void)
     }
 }
 
+/* The reserved words are one list (parse.c's pto__reserved_kw): a tile name
+   the parser refuses, the verifier refuses from the C API, and the other way
+   round; the verifier's error lists the words. */
+static void test_reserved_names(void)
+{
+    static const char *const words[] = {"block", "blocks", "subblock", "rank", "nranks", "min", "max", "inf", "nan",
+                                        "t_9", "step", "to", "valid", "window"};
+    size_t i;
+    for (i = 0; i < sizeof words / sizeof words[0]; i++) {
+        char text[400];
+        kit q;
+        pto_ctx *pc = pto_ctx_create(NULL);
+        pto_module *pm;
+        int parsed, api;
+        snprintf(text, sizeof text,
+                 "kernel k(in x: f32[16, 64], out z: f32[16, 64]) vector {\n  tile %s: vec f32[16, 64]\n"
+                 "  tload %s, x[0, 0]\n  tstore z[0, 0], %s\n}\n", words[i], words[i], words[i]);
+        pm = pto_parse(pc, "w.pto", text, strlen(text));
+        parsed = pm && pto_verify(pc, pm) == PTO_OK;
+        pto_module_destroy(pm);
+        pto_ctx_destroy(pc);
+        q.ctx = pto_ctx_create(NULL);
+        q.m = pto_module_create(q.ctx, PTO_ARCH_A2A3);
+        q.k = pto_add_kernel(q.m, "k", PTO_KK_VECTOR, LOC(1));
+        q.x = pto_add_tensor_param(q.m, q.k, "x", PTO_IN, PTO_F32, 16, 64, LOC(1));
+        q.z = pto_add_tensor_param(q.m, q.k, "z", PTO_OUT, PTO_F32, 16, 64, LOC(1));
+        q.body = q.m->kernels[q.k].body;
+        q.t = pto_add_tile(q.m, q.body, words[i], PTO_VEC, PTO_F32, 16, 64, LOC(2));
+        kit_body(&q);
+        api = pto_compile(q.ctx, q.m, NULL) == PTO_OK;
+        CHECK_MSG(parsed == api && api == (i >= 9), "'%s': the text %s it, the C API %s it", words[i],
+                  parsed ? "takes" : "refuses", api ? "takes" : "refuses");
+        if (i < 9)
+            CHECK(has_diag(q.ctx, "with a digit; not block, blocks, subblock, rank, nranks, min, max, inf or nan)"));
+        pto_module_destroy(q.m);
+        pto_ctx_destroy(q.ctx);
+    }
+}
+
 /* The same limit on a host's tensors (params and intermediates). */
 static void test_huge_host_tensor(void)
 {
@@ -805,6 +844,7 @@ int main(void)
     test_huge_tensor();
     test_huge_host_tensor();
     test_bad_names();
+    test_reserved_names();
     test_verified_stamp();
     test_intern_many();
     return TEST_END();

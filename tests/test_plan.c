@@ -684,7 +684,7 @@ static void test_report(pto_ctx *ctx)
     out.ctx = ctx;
     CHECK(plan(&b, 1, &r) == PTO_OK);
     pto_plan_report(b.m, &r, &out);
-    CHECK(strstr(out.data, "  b t2           vec    0x000000     8192  x1  lines 6-7\n") != NULL);
+    CHECK(strstr(out.data, "  b = t2           vec    0x000000     8192  x1  lines 6-7\n") != NULL);
     CHECK(strstr(out.data, "  vec: peak 8192 of 196608 bytes (4.2%), lower bound 8192 (live at line 3)\n") != NULL);
     CHECK(strstr(out.data, "level tight") != NULL);
     CHECK(strstr(out.data, "    line    6 |bbb.....") != NULL);

@@ -1167,6 +1167,49 @@ static void test_dump(void)
     pto_ctx_destroy(ctx);
 }
 
+/* A rotating id of a loop from 0 prints as `r / 16 % 2`, as the emitted C
+   does, not as the tree `0 + (r - 0) / 16 % 2` (review20 L10); a loop from
+   8 keeps its start: `(r - 8) / 16 % 2`. */
+static void test_dump_rotation(void)
+{
+    static const char *const text[2] = {
+        "kernel k(in x: f32[64, 64], out y: f32[64, 64]) vector {\n"
+        "  for r = 0 to 64 step 16 {\n"
+        "    tile t: vec f32[16, 64] x2\n"
+        "    tload t, x[r, 0]\n"
+        "    texp t, t\n"
+        "    tstore y[r, 0], t\n"
+        "  }\n"
+        "}\n",
+        "kernel k(in x: f32[64, 64], out y: f32[64, 64]) vector {\n"
+        "  for r = 8 to 56 step 16 {\n"
+        "    tile t: vec f32[16, 64] x2\n"
+        "    tload t, x[r, 0]\n"
+        "    texp t, t\n"
+        "    tstore y[r, 0], t\n"
+        "  }\n"
+        "}\n"};
+    static const char *const want[2] = {"  wait_flag MTE2, V, r / 16 % 2\n", "  wait_flag MTE2, V, (r - 8) / 16 % 2\n"};
+    int i;
+    for (i = 0; i < 2; i++) {
+        pto_ctx *ctx = new_ctx();
+        pto_module *m = pto_parse(ctx, "rot.pto", text[i], strlen(text[i]));
+        pto_buf b;
+        memset(&b, 0, sizeof b);
+        b.ctx = ctx;
+        CHECK(m && pto_verify(ctx, m) == PTO_OK && pto_plan(ctx, m, NULL) == PTO_OK);
+        if (!m) { pto_ctx_destroy(ctx); continue; }
+        CHECK(pto_sync(ctx, m, &checked) == PTO_OK);
+        pto_sync_dump(m, &b);
+        CHECK_MSG(b.data && strstr(b.data, want[i]) != NULL, "case %d: no '%s' in\n%s", i, want[i], b.data ? b.data : "");
+        CHECK_MSG(b.data && !strstr(b.data, "0 + ") && !strstr(b.data, "- 0)"), "case %d: identities left in\n%s", i,
+                  b.data ? b.data : "");
+        pto_buf_free(&b);
+        pto_module_destroy(m);
+        pto_ctx_destroy(ctx);
+    }
+}
+
 /* ---- necessity at IR level ------------------------------------------------------
    For each kernel, remove one inserted group at a time (a flag pair with its
    primes and drains, or one barrier): the checker must then report a race
@@ -1346,6 +1389,7 @@ int main(void)
     test_unplanned();
     test_malformed_ids();
     test_dump();
+    test_dump_rotation();
     test_checker_catches();
     test_necessity();
     test_examples();

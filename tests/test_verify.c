@@ -272,7 +272,7 @@ static void test_arity(void)
     a = loaded(&f, f.body, "a", x, 2);
     b = tile(&f, f.body, "b", PTO_VEC, PTO_F32, 16, 64, 4);
     op_t(&f, f.body, PTO_OP_TADD, 5, 2, b, a, -1);
-    EXPECT(&f, "t.pto:5:3: error: tadd expects 3 operands, got 2");
+    EXPECT(&f, "t.pto:5:3: error: tadd expects 3 operands, got 2 (the form: tadd d, a, b)");
 }
 
 static void test_kind(void)
@@ -341,7 +341,7 @@ static void test_load_dtype(void)
     x = vin(&f, "x", PTO_F32, 16, 64);
     a = tile(&f, f.body, "a", PTO_VEC, PTO_F16, 16, 64, 2);
     load(&f, f.body, a, x, I(&f, 0), I(&f, 0), 3);
-    EXPECT(&f, "t.pto:3:12: error: dtype mismatch: 'a' is f16 but 'x' is f32");
+    EXPECT(&f, "t.pto:3:12: error: dtype mismatch: 'a' is f16 but 'x' is f32 (load into an f32 tile, then tcvt)");
 }
 
 static void test_shape(void)
@@ -638,7 +638,7 @@ static void test_store_acc_narrow(void)
     o = vout(&f, "o", PTO_F16, 16, 64);
     a = loaded(&f, f.body, "a", x, 2);
     store(&f, f.body, o, I(&f, 0), I(&f, 0), a, 4);
-    EXPECT(&f, "t.pto:4:20: error: dtype mismatch: 'o' is f16 but 'a' is f32");
+    EXPECT(&f, "t.pto:4:20: error: dtype mismatch: 'o' is f16 but 'a' is f32 (tcvt into an f16 tile, then store that)");
 }
 
 static void test_matmul_accdtype(void)
@@ -1133,7 +1133,7 @@ static void test_many_errors(void)
     CHECK(has(&f, "t.pto:7:30: error: 'b' is read before anything writes it"));
     CHECK(has(&f, "t.pto:7:30: error: dtype mismatch: 'a' is f32 but 'b' is f16"));
     CHECK(has(&f, "t.pto:8:10: error: 'm' must be [16, 1] (one value per row of 'a'), got [4, 1]"));
-    CHECK(has(&f, "t.pto:9:3: error: tadd expects 3 operands, got 2"));
+    CHECK(has(&f, "t.pto:9:3: error: tadd expects 3 operands, got 2 (the form: tadd d, a, b)"));
     CHECK(has(&f, "t.pto:10:17: error: window of 'x' ends at col 64, out of bounds ('x' has 64 cols)"));
     end(&f);
 }

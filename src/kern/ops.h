@@ -139,6 +139,20 @@ PTO_K_FN int pto_k__tile_ok(pto_k_core *c, const pto_k__ins *ins, pto_k_tile t, 
                     (int)(t.cols * pto_k__dsize(t.dtype)));
         return 0;
     }
+    if (t.space >= PTO_K_MAT && t.space <= PTO_K_ACC) {
+        /* cube tiles are whole fractals, as the verifier holds them (pto__vfractal; review20 L6: a hand
+           edit to left [64, 40] f16 ran clean): 16 rows of 32 bytes in mat and left, the transpose in
+           right, 16 x 16 in acc */
+        int w = 32 / pto_k__dsize(t.dtype);
+        int fr = t.space == PTO_K_RIGHT ? w : 16, fc = t.space == PTO_K_MAT || t.space == PTO_K_LEFT ? w : 16;
+        if (t.rows % fr != 0 || t.cols % fc != 0) {
+            pto_k__ierr(c, ins, PTO_K_E_ALIGN, "%s: the %s tile (%s %s[%d, %d]) is not whole fractals: %s tiles are whole "
+                        "%d x %d fractals for %s, so rows must be a multiple of %d and cols of %d",
+                        op, role, pto_k__space_name(t.space), pto_k__dtype_name(t.dtype), (int)t.rows, (int)t.cols,
+                        pto_k__space_name(t.space), fr, fc, pto_k__dtype_name(t.dtype), fr, fc);
+            return 0;
+        }
+    }
     cap = pto_k__capacity(c->dev->desc.arch, t.space);
     bytes = pto_k__tbytes(t);
     if (t.offset < 0 || t.offset + bytes > cap) {
@@ -912,6 +926,7 @@ PTO_K_FN void pto_k__x_wait(pto_k_core *c, const pto_k__ins *ins)
        set of this id can tell whether this wait is known to be past */
     c->flag_waited[p][q][id] = ++c->clk[q];
     c->flag_wsrc[p][q][id] = ins->src;
+    c->flag_wpclk[p][q][id] = c->clk[p];
     pto_k__stall(c, q, p, ins->disp, s->time, ins->src);
     /* a wait on S stalls the scalar unit: nothing after it dispatches before
        the set fired (in order, only S is credited with it: the sync pass

@@ -247,6 +247,9 @@ struct pto_k_core {
        that tick (ops.h, pto_k__x_set) */
     uint32_t flag_waited[PTO_K_NPIPE][PTO_K_NPIPE][PTO_K_NFLAG];
     const char *flag_wsrc[PTO_K_NPIPE][PTO_K_NPIPE][PTO_K_NFLAG];
+    /* ... and the set's pipe's clock then (a race report tells a set issued
+       before the access it should follow from a missing one) */
+    uint32_t flag_wpclk[PTO_K_NPIPE][PTO_K_NPIPE][PTO_K_NFLAG];
     pto_k__sync flag[PTO_K_NPIPE][PTO_K_NPIPE][PTO_K_NFLAG];
     pto_k__queue q[PTO_K_NPIPE];
     int nblocked;
@@ -773,6 +776,33 @@ PTO_K_FN const char *pto_k__verb(int kind)
     return kind == PTO_K__RD ? "reads" : kind == PTO_K__WR ? "writes" : "atomically adds to";
 }
 
+/* A race between pipes pp (prev, an access stamped pclk at source line
+   psrc) and q of core c that a flag pair meant to order: the latest
+   set_flag(pp, q) was consumed by a wait on q issued after prev ran, yet
+   the set was issued before prev (a hand edit moved it up), and it carries
+   prev's source line, as the sync pass labels a set with the producer it
+   follows (a set of another producer's pair, when prev's own pair is
+   missing, stays "missing": moving it is not the fix meant). Returns that
+   set's id (its sync: *s), or -1. */
+PTO_K_FN int pto_k__early_set(const pto_k_core *c, int pp, int q, uint32_t pclk, const char *psrc,
+                              const pto_k__sync **s)
+{
+    int id, best = -1;
+    uint32_t own = 0;
+    for (id = 0; id < PTO_K_NFLAG; id++) {
+        const pto_k__sync *f = &c->flag[pp][q][id];
+        if (f->src && f->vc && (best < 0 || f->vc[c->index * 8 + pp] > own)) {
+            best = id;
+            own = f->vc[c->index * 8 + pp];
+        }
+    }
+    if (best < 0 || own >= pclk || c->flag_set[pp][q][best] || !c->flag_waited[pp][q][best] ||
+        c->flag_wpclk[pp][q][best] < pclk || !psrc || strcmp(c->flag[pp][q][best].src, psrc) != 0)
+        return -1;
+    *s = &c->flag[pp][q][best];
+    return best;
+}
+
 /* Reports the conflicts found for one access. `what` names the memory. */
 PTO_K_FN void pto_k__report_conf(pto_k__check *k, int kind, const char *what, int gm)
 {
@@ -782,7 +812,8 @@ PTO_K_FN void pto_k__report_conf(pto_k__check *k, int kind, const char *what, in
     for (i = 0; i < k->nconf; i++) {
         pto_k__conflict *f = &k->conf[i];
         pto_k_core *pc = &dev->cores[f->prev.gp / 8];
-        int pp = f->prev.gp % 8;
+        int pp = f->prev.gp % 8, id;
+        const pto_k__sync *es = NULL;
         char me[64], them[64], hint[400];
         /* GM, different bytes of each shared block, one side a plain read:
            no race. The block rule is for writers (a whole-block move of one
@@ -800,6 +831,11 @@ PTO_K_FN void pto_k__report_conf(pto_k__check *k, int kind, const char *what, in
         else if (pp == k->pipe)
             snprintf(hint, sizeof hint, "both run on pipe %s, which may overlap them: missing pipe_barrier(%s)",
                      pto_k__pipe_name(pp), pto_k__pipe_name(pp));
+        else if ((id = pto_k__early_set(c, pp, k->pipe, f->prev.clk, f->prev.src, &es)) >= 0)
+            snprintf(hint, sizeof hint, "the set_flag(%s, %s, %d) at \"%s\" is issued before the %s at \"%s\" it "
+                     "should follow: move it after the %s",
+                     pto_k__pipe_name(pp), pto_k__pipe_name(k->pipe), id, es->src, f->prev.op, f->prev.src,
+                     f->prev.op);
         else
             snprintf(hint, sizeof hint, "missing set_flag(%s, %s, id) / wait_flag(%s, %s, id)",
                      pto_k__pipe_name(pp), pto_k__pipe_name(k->pipe), pto_k__pipe_name(pp),
