@@ -9,7 +9,9 @@
 # kernel with tget / tput / allreduce, matmul tails in M, N and K; r20_*: the
 # passing kernels of a fresh-user review (a both pipe, tiles carried through
 # ifs, negative and int64-limit loops, triangular loops, C keywords as names,
-# a ranks kernel with a dynamic dim). Each must
+# a ranks kernel with a dynamic dim); r21_*: the passing kernels of the next one
+# (pipes both ways in loops, ifs over x2/x3 tiles, tcvt chains, zero-row tails,
+# odd-size allreduce / put / get, pinned tiles, x4 accumulators). Each must
 #   - run on the simulator with its "# run:" defaults and match the reference
 #     interpreter with no simulator report (exit 0);
 #   - emit with --target isa and compile against tests/isa/pto_isa_stub.hpp
