@@ -3380,6 +3380,7 @@ typedef struct pto__ps_parser {
     const char *src;
     size_t len, pos, line_start;
     int32_t line, file;
+    int32_t arch_line, arch_col;   /* the 'arch' line read, if any (line 0: none) */
     pto__ps_tok tok;
     int32_t kernel;          /* current kernel, -1 outside */
     int32_t depth;           /* scope depth */
@@ -6074,6 +6075,14 @@ static void pto__ps_arch(pto__ps_parser *p)
         pto__ps_skip_to_top(p);
         return;
     }
+    if (p->arch_line) {
+        pto__ps_err(p, &kw, "'arch' is given twice (first at %ld:%ld): a file has one arch", (long)p->arch_line,
+                    (long)p->arch_col);
+        pto__ps_skip_to_top(p);
+        return;
+    }
+    p->arch_line = kw.line;
+    p->arch_col = kw.col;
     if (pto__ps_is(p, PTO__T_NAME)) {
         int a;
         for (a = 0; a < PTO_NARCH; a++)
