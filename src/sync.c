@@ -2289,13 +2289,15 @@ static int64_t pto__sy_const_trips(const pto_module *m, int32_t L)
 {
     const pto_stmt *f = &m->stmts[L];
     int64_t a, b, c = 1;
+    uint64_t d;
     if (f->e[0] < 0 || f->e[1] < 0 || m->exprs[f->e[0]].kind != PTO_E_INT || m->exprs[f->e[1]].kind != PTO_E_INT) return -1;
     if (f->e[2] >= 0 && (m->exprs[f->e[2]].kind != PTO_E_INT || (c = m->exprs[f->e[2]].value) < 1)) return -1;
     a = m->exprs[f->e[0]].value;
     b = m->exprs[f->e[1]].value;
     if (b <= a) return 0;
-    if (b - a > INT64_MAX - c) return -1;
-    return (b - a + c - 1) / c;
+    d = (uint64_t)b - (uint64_t)a;   /* b - a, which int64 cannot hold across its whole range */
+    d = d / (uint64_t)c + (d % (uint64_t)c != 0);
+    return d > (uint64_t)INT64_MAX ? -1 : (int64_t)d;
 }
 
 /* A loop of T literal iterations, 1 <= T <= its period: no slot and no
