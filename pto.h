@@ -6770,6 +6770,9 @@ PTODEF void pto_dump(const pto_module *m, pto_buf *out) { if (m && out) pto__pr_
        and event ids that are known statically are in range (M -> FIX ids
        above 2, which hung a device, draw a warning); textract
        offsets known statically are whole fractals of the mat tile;
+     - no two blocks of a kernel of a constant block count store into one
+       element or one 32-byte block of a tensor of constant shape, where
+       the windows fold to constants per block and loop trip (pto__vxblock_gm);
      - mix kernels are exactly a cube section and a vector section, each using
        only its own core's memories and pipes;
      - cube <-> vector pipes have counts in range (after normalisation), flag
@@ -7600,6 +7603,80 @@ static void pto__vspaces(uint32_t mask, char *buf, size_t size)
    accepted where a scalar goes (`tmuls d, a, i * 2`: its value, converted
    to the tile's dtype as a scalar param's); its own errors are reported
    here. */
+/* The float scalar param that integer expression e names (not through a
+   let: a let of one is its own error), or -1. */
+static int32_t pto__vfloat_var(const pto__verifier *v, int32_t e, int depth)
+{
+    const pto_module *m = v->m;
+    const pto_expr *x;
+    int32_t r;
+    if (e < 0 || e >= m->n_exprs || depth > PTO__VDEPTH) return -1;
+    x = &m->exprs[e];
+    switch (x->kind) {
+    case PTO_E_VAR: {
+        const pto_var *var = x->a >= 0 && x->a < m->n_vars ? &m->vars[x->a] : NULL;
+        int dt;
+        if (!var || var->kind != PTO_V_SCALAR || var->kernel != v->kernel || var->def < 0 || var->def >= m->n_params)
+            return -1;
+        dt = m->params[var->def].dtype;
+        return dt == PTO_I32 || dt == PTO_I8 ? -1 : x->a;
+    }
+    case PTO_E_NEG: return pto__vfloat_var(v, x->a, depth + 1);
+    case PTO_E_ADD: case PTO_E_SUB: case PTO_E_MUL: case PTO_E_DIV: case PTO_E_MOD: case PTO_E_MIN: case PTO_E_MAX:
+        r = pto__vfloat_var(v, x->a, depth + 1);
+        return r >= 0 ? r : pto__vfloat_var(v, x->b, depth + 1);
+    default: return -1;
+    }
+}
+
+/* A scalar operand that computes with a float scalar param (`tmuls t, t,
+   -al`): the parser reads any expression there as an integer one, so the
+   generic "integer expressions need an integer scalar" would blame an
+   expression the user did not mean as one (review21 L5). Says what to
+   write instead; 1 when it did. */
+static int pto__vfloat_expr(pto__verifier *v, const pto_operand *o)
+{
+    const pto_module *m = v->m;
+    int32_t fv = pto__vfloat_var(v, o->e[0], 0), s = v->here_stmt;
+    const pto_stmt *st = s >= 0 && s < m->n_stmts ? &m->stmts[s] : NULL;
+    const pto_expr *x = &m->exprs[o->e[0]];
+    const char *vn, *opn, *d = "DST", *a = "SRC";
+    char fix[256];
+    pto_buf text;
+    if (fv < 0 || !st || st->kind != PTO_ST_OP) return 0;
+    vn = pto__vname(v, m->vars[fv].name);
+    opn = pto_opinfo_get((pto_op)st->op)->name;
+    if (st->nargs >= 1 && m->operands[st->arg0].kind == PTO_O_TILE && m->operands[st->arg0].ref >= 0 &&
+        m->operands[st->arg0].ref < m->n_tiles)
+        d = pto__vname(v, m->tiles[m->operands[st->arg0].ref].name);
+    if (st->nargs >= 3 && m->operands[st->arg0 + 1].kind == PTO_O_TILE && m->operands[st->arg0 + 1].ref >= 0 &&
+        m->operands[st->arg0 + 1].ref < m->n_tiles)
+        a = pto__vname(v, m->tiles[m->operands[st->arg0 + 1].ref].name);
+    if (x->kind == PTO_E_VAR)   /* `(al)`: the parentheses made an expression of it */
+        snprintf(fix, sizeof fix, "write '%s' without the parentheses", vn);
+    else if (x->kind == PTO_E_NEG && x->a >= 0 && m->exprs[x->a].kind == PTO_E_VAR &&
+             (st->op == PTO_OP_TADDS || st->op == PTO_OP_TSUBS))
+        snprintf(fix, sizeof fix, "write '%s %s, %s, %s'", st->op == PTO_OP_TADDS ? "tsubs" : "tadds", d, a, vn);
+    else if (x->kind == PTO_E_NEG && x->a >= 0 && m->exprs[x->a].kind == PTO_E_VAR &&
+             (st->op == PTO_OP_TMULS || st->op == PTO_OP_TDIVS))
+        snprintf(fix, sizeof fix, "write '%s %s, %s, %s' and then 'tmuls %s, %s, -1.0', or pass the negated value",
+                 opn, d, a, vn, d, d);
+    else if (x->kind == PTO_E_NEG && x->a >= 0 && m->exprs[x->a].kind == PTO_E_VAR && st->op == PTO_OP_TEXPANDS)
+        snprintf(fix, sizeof fix, "write 'texpands %s, %s' and then 'tmuls %s, %s, -1.0', or pass the negated value",
+                 d, vn, d, d);
+    else
+        snprintf(fix, sizeof fix, "pass the value it needs as a scalar param of its own");
+    memset(&text, 0, sizeof text);
+    text.ctx = v->ctx;
+    pto_print_expr(m, o->e[0], &text);
+    pto_error(v->ctx, o->loc, "%s: '%s%s%s' is an integer expression (a scalar operand is a float literal, a scalar "
+              "param or an integer expression), but '%s' is %s: %s", opn, x->kind == PTO_E_VAR ? "(" : "",
+              text.data ? text.data : "?", x->kind == PTO_E_VAR ? ")" : "", vn,
+              pto_dtype_name((pto_dtype)m->params[m->vars[fv].def].dtype), fix);
+    pto_buf_free(&text);
+    return 1;
+}
+
 static int pto__vkind_ok(pto__verifier *v, const pto_operand *o, uint32_t mask)
 {
     switch (o->kind) {
@@ -7610,7 +7687,7 @@ static int pto__vkind_ok(pto__verifier *v, const pto_operand *o, uint32_t mask)
         if (mask & PTO_A_INT) return 1;
         if (mask & PTO_A_SCALAR) {
             pto__vform f;
-            pto__vexpr(v, o->e[0], 0, &f, 0);
+            if (!pto__vfloat_expr(v, o)) pto__vexpr(v, o->e[0], 0, &f, 0);
             return 1;
         }
         return 0;
@@ -8316,6 +8393,11 @@ typedef struct pto__venv {
     int sb;
     int loops;
     long *budget;
+    /* loop vars of known value, whatever loops says: lv[i] is worth lx[i]
+       (i < nl; an lv of -1 names none) */
+    int nl;
+    const int32_t *lv;
+    const int64_t *lx;
 } pto__venv;
 
 /* The values [*lo, *hi] integer expression e can take under env, when it
@@ -8345,6 +8427,9 @@ static int pto__vrange(const pto__verifier *v, int32_t e, const pto__venv *env, 
         if (!var || var->def < 0 || var->def >= m->n_stmts) return 0;
         d = &m->stmts[var->def];
         if (var->kind == PTO_V_LET) return pto__vrange(v, d->e[0], env, lo, hi, depth + 1);
+        if (var->kind == PTO_V_LOOP)
+            for (i = 0; i < env->nl; i++)
+                if (env->lv[i] == x->a) { *lo = *hi = env->lx[i]; return 1; }
         if (var->kind != PTO_V_LOOP || !env->loops) return 0;
         if (env->loops == 1) return pto__vrange(v, d->e[0], env, lo, hi, depth + 1) && *lo == *hi;
         b0 = b1 = 1;
@@ -8405,7 +8490,7 @@ static int pto__vat_aiv(const pto__verifier *v, int32_t e, int sb, int64_t *out,
 {
     pto__venv env;
     int64_t hi;
-    env.blk = -1, env.sb = sb, env.loops = 0, env.budget = NULL;
+    env.blk = -1, env.sb = sb, env.loops = 0, env.budget = NULL, env.nl = 0, env.lv = NULL, env.lx = NULL;
     return pto__vrange(v, e, &env, out, &hi, depth);
 }
 
@@ -9809,6 +9894,7 @@ static void pto__vxcore_gm(pto__verifier *v, const pto_kernel *k)
                     ec.blk = ev.blk = bi == 8 ? v->nblocks - 1 : bi;
                     ec.sb = 0, ev.sb = sb;
                     ec.loops = ev.loops = 1;
+                    ec.nl = ev.nl = 0, ec.lv = ev.lv = NULL, ec.lx = ev.lx = NULL;
                     if (pto__vsurely_runs(v, sc, &ec) && pto__vsurely_runs(v, sv, &ev) && pto__vgm_box(v, sc, &ec, x) &&
                         pto__vgm_box(v, sv, &ev, y) && x[0] <= y[1] && y[0] <= x[1] && x[2] <= y[3] && y[2] <= x[3])
                         sure = 1;
@@ -9836,6 +9922,424 @@ static void pto__vxcore_gm(pto__verifier *v, const pto_kernel *k)
             else pto_warning(v->ctx, w->loc, "%s", msg);
         }
     pto_free(v->ctx, acc[0]);
+}
+
+/* ---- blocks that store into the same GM bytes or 32-byte blocks ---- */
+
+#define PTO__VX_INST 2048      /* store instances (a tstore in one block on given loop values) kept, at most */
+#define PTO__VX_CHAIN 8        /* loops and ifs around a store followed, at most */
+
+/* One run of a tstore: the statement, its tensor, the block (and AIV),
+   the elements (rows box[0]..box[1], columns box[2]..box[3]) and the first
+   and last 32-byte block of the bytes from its first to its last element. */
+typedef struct pto__vxinst {
+    int32_t s, p;
+    int32_t self;              /* its statement's window names 'block' nowhere (pto__vsame_window says so) */
+    int64_t blk;
+    int64_t box[4];
+    int64_t g0, g1;
+} pto__vxinst;
+
+typedef struct pto__vxrun {
+    pto__verifier *v;
+    pto__venv env;
+    int32_t s, self;
+    int32_t chain[PTO__VX_CHAIN];    /* the loops and ifs around s, outermost first */
+    int inbody[PTO__VX_CHAIN];       /* ifs: s is in the then-branch */
+    int32_t lv[PTO__VX_CHAIN];       /* loop var of chain[i] (-1: an if) */
+    int64_t lx[PTO__VX_CHAIN];
+    int nchain;
+    pto__vform win[2];               /* the window's row and column as affine forms (ok = 0: evaluated per run) */
+    long trips;                      /* loop trips left to enumerate */
+    pto__vxinst *inst;
+    int32_t n;
+} pto__vxrun;
+
+/* The exact value of integer expression e under r's env; 0 when it has none. */
+static int pto__vxval(pto__vxrun *r, int32_t e, int64_t *x)
+{
+    int64_t h;
+    return pto__vrange(r->v, e, &r->env, x, &h, 0) && *x == h;
+}
+
+/* Integer expression e as const + sum k * var over `block` (PTO__VBLOCK)
+   and loop vars, through lets: evaluating it per run is then a few
+   multiplications instead of a walk of the tree (stores in a loop of many
+   blocks run many times). 0 when e is not of that form. */
+static int pto__vxaff(const pto__verifier *v, int32_t e, pto__vform *f, int depth)
+{
+    const pto_module *m = v->m;
+    const pto_expr *x;
+    pto__vform g;
+    if (e < 0 || e >= m->n_exprs || depth > 64) return 0;
+    x = &m->exprs[e];
+    switch (x->kind) {
+    case PTO_E_INT: pto__fconst(f, x->value); return 1;
+    case PTO_E_BLOCK: pto__fconst(f, 0); pto__fterm(f, PTO__VBLOCK, 1); return f->ok;
+    case PTO_E_BLOCKS: pto__fconst(f, v->nblocks); return v->nblocks > 0;
+    case PTO_E_VAR: {
+        const pto_var *var = x->a >= 0 && x->a < m->n_vars ? &m->vars[x->a] : NULL;
+        if (!var || var->def < 0 || var->def >= m->n_stmts) return 0;
+        if (var->kind == PTO_V_LET) return pto__vxaff(v, m->stmts[var->def].e[0], f, depth + 1);
+        if (var->kind != PTO_V_LOOP) return 0;
+        pto__fconst(f, 0);
+        pto__fterm(f, x->a, 1);
+        return f->ok;
+    }
+    case PTO_E_NEG:
+        if (!pto__vxaff(v, x->a, f, depth + 1)) return 0;
+        pto__fscale(f, -1);
+        return f->ok;
+    case PTO_E_ADD: case PTO_E_SUB: case PTO_E_MUL:
+        if (!pto__vxaff(v, x->a, f, depth + 1) || !pto__vxaff(v, x->b, &g, depth + 1)) return 0;
+        if (x->kind != PTO_E_MUL) pto__fadd(f, &g, x->kind == PTO_E_ADD ? 1 : -1);
+        else if (pto__fisconst(f)) { int64_t c = f->c; *f = g; pto__fscale(f, c); }
+        else if (pto__fisconst(&g)) pto__fscale(f, g.c);
+        else return 0;
+        return f->ok;
+    default: return 0;
+    }
+}
+
+/* The value of r->win[k] on r's block and loop values; 0 when it cannot say. */
+static int pto__vxwin(const pto__vxrun *r, int k, int64_t *x)
+{
+    const pto__vform *f = &r->win[k];
+    int64_t acc = f->c, t;
+    int i, j;
+    for (i = 0; i < f->n; i++) {
+        int64_t val = r->env.blk;
+        if (f->var[i] != PTO__VBLOCK) {
+            for (j = 0; j < r->env.nl && r->lv[j] != f->var[i]; j++) {}
+            if (j == r->env.nl) return 0;
+            val = r->lx[j];
+        }
+        if (!pto__vmul(f->k[i], val, &t) || !pto__vadd(acc, t, &acc)) return 0;
+    }
+    *x = acc;
+    return 1;
+}
+
+/* Enumerates chain[level..]: the runs of r->s on every value of its
+   loops (literal bounds, known here) and every if that takes its branch;
+   an if or a loop whose values are not known adds no run. */
+static void pto__vxenum(pto__vxrun *r, int level)
+{
+    const pto_module *m = r->v->m;
+    const pto_stmt *st;
+    int64_t a, b, step = 1, i;
+    r->env.nl = level;
+    if (r->n >= PTO__VX_INST || *r->env.budget <= 0) return;
+    if (level == r->nchain) {
+        const pto_stmt *s = &m->stmts[r->s];
+        const pto_operand *o = &m->operands[s->arg0];
+        const pto_tile *t = &m->tiles[m->operands[s->arg0 + 1].ref];
+        const pto_param *p = &m->params[o->ref];
+        pto__vxinst *in = &r->inst[r->n];
+        int64_t size = pto_dtype_size((pto_dtype)p->dtype), lo, hi;
+        int k;
+        for (k = 0; k < 2; k++) {
+            int32_t ve = k ? t->valid_c : t->valid_r;
+            int64_t n = k ? t->cols : t->rows;
+            if (ve >= 0 && (!pto__vxval(r, ve, &lo) || lo <= 0)) return;
+            if (ve >= 0 && lo < n) n = lo;
+            if (!(r->win[k].ok ? pto__vxwin(r, k, &lo) : pto__vxval(r, o->e[k], &lo)) || lo < 0 || lo > p->dim[k] - n)
+                return;
+            in->box[2 * k] = lo, in->box[2 * k + 1] = lo + n - 1;
+        }
+        /* dims are checked to fit far below 2^62 bytes by the caller */
+        lo = (in->box[0] * p->dim[1] + in->box[2]) * size;
+        hi = (in->box[1] * p->dim[1] + in->box[3] + 1) * size - 1;
+        in->s = r->s, in->p = o->ref, in->self = r->self, in->blk = r->env.blk;
+        in->g0 = lo / 32, in->g1 = hi / 32;
+        r->n++;
+        return;
+    }
+    st = &m->stmts[r->chain[level]];
+    if (!pto__vxval(r, st->e[0], &a) || !pto__vxval(r, st->e[1], &b)) return;
+    if (st->kind == PTO_ST_IF) {
+        if (pto__cmp_holds(st->cmp, a, b) == r->inbody[level]) pto__vxenum(r, level + 1);
+        return;
+    }
+    if (st->e[2] >= 0 && (!pto__vxval(r, st->e[2], &step) || step == 0)) return;
+    for (i = a; step > 0 ? i < b : i > b;) {
+        if (--r->trips < 0) return;
+        r->lx[level] = i;
+        pto__vxenum(r, level + 1);
+        r->env.nl = level;
+        if (!pto__vadd(i, step, &i)) break;
+    }
+}
+
+/* Whether two runs of tstores into one tensor of `cols` columns of
+   `size`-byte elements share an element (2), a 32-byte block but no
+   byte (1), or neither (0); *steps bounds the rows compared. */
+static int pto__vxmeet(const pto__vxinst *a, const pto__vxinst *b, int64_t cols, int64_t size, long *steps)
+{
+    int rows = a->box[0] <= b->box[1] && b->box[0] <= a->box[1];
+    int64_t ra, rb, row = cols * size;
+    if (rows && a->box[2] <= b->box[3] && b->box[2] <= a->box[3]) return 2;
+    if (row % 32 == 0)   /* whole blocks per row: only the same rows can share one */
+        return rows && a->box[2] * size / 32 <= ((b->box[3] + 1) * size - 1) / 32 &&
+               b->box[2] * size / 32 <= ((a->box[3] + 1) * size - 1) / 32;
+    /* each window's rows cover increasing runs of blocks: merge them */
+    for (ra = a->box[0], rb = b->box[0]; ra <= a->box[1] && rb <= b->box[1] && --*steps > 0;) {
+        int64_t a0 = (ra * cols + a->box[2]) * size / 32, a1 = ((ra * cols + a->box[3] + 1) * size - 1) / 32;
+        int64_t b0 = (rb * cols + b->box[2]) * size / 32, b1 = ((rb * cols + b->box[3] + 1) * size - 1) / 32;
+        if (a1 < b0) ra++;
+        else if (b1 < a0) rb++;
+        else return 1;
+    }
+    return 0;
+}
+
+static int pto__vxcmp(const void *x, const void *y)
+{
+    const pto__vxinst *a = (const pto__vxinst *)x, *b = (const pto__vxinst *)y;
+    if (a->p != b->p) return a->p < b->p ? -1 : 1;
+    if (a->g0 != b->g0) return a->g0 < b->g0 ? -1 : 1;
+    if (a->blk != b->blk) return a->blk < b->blk ? -1 : 1;
+    if (a->s != b->s) return a->s < b->s ? -1 : 1;
+    if (a->box[0] != b->box[0]) return a->box[0] < b->box[0] ? -1 : 1;
+    return a->box[2] < b->box[2] ? -1 : a->box[2] > b->box[2];
+}
+
+static int pto__vxcmp64(const void *x, const void *y)
+{
+    const int64_t *a = (const int64_t *)x, *b = (const int64_t *)y;
+    return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1];
+}
+
+/* Whether the 32-byte blocks that two blocks' runs span (from the first
+   block any of a block's runs into a tensor touches to the last) can meet:
+   blocks that each keep to their own rows (the usual sharding) never do,
+   and the runs need no sorting then. 1 when unsure. */
+static int pto__vxhulls_meet(pto__verifier *v, const pto_kernel *k, const pto__vxrun *r)
+{
+    int64_t *h, n = v->nblocks * k->nparams, i, c;
+    int32_t p, j;
+    int meet = 0;
+    if (k->nparams <= 0 || n > (1 << 16)) return 1;
+    h = (int64_t *)pto__vuninit(v, (size_t)n * 2, sizeof(int64_t));   /* per tensor and block: first, last */
+    if (!h) return 1;
+    for (i = 0; i < n; i++) h[2 * i] = INT64_MAX, h[2 * i + 1] = INT64_MIN;
+    for (j = 0; j < r->n; j++) {
+        const pto__vxinst *a = &r->inst[j];
+        int64_t *e = &h[2 * ((a->p - k->param0) * v->nblocks + a->blk)];
+        if (a->g0 < e[0]) e[0] = a->g0;
+        if (a->g1 > e[1]) e[1] = a->g1;
+    }
+    for (p = 0; p < k->nparams && !meet; p++) {
+        int64_t *e = &h[2 * p * v->nblocks], last = INT64_MIN;
+        for (i = c = 0; i < v->nblocks; i++)   /* the blocks with runs, to the front */
+            if (e[2 * i] != INT64_MAX) e[2 * c] = e[2 * i], e[2 * c + 1] = e[2 * i + 1], c++;
+        qsort(e, (size_t)c, 2 * sizeof(int64_t), pto__vxcmp64);
+        for (i = 0; i < c && !meet; i++) {
+            meet = e[2 * i] <= last;
+            if (e[2 * i + 1] > last) last = e[2 * i + 1];
+        }
+    }
+    pto_free(v->ctx, h);
+    return meet;
+}
+
+/* Adds the runs of tstore s (in section body `body`, on nsb AIVs) in
+   every block to r->inst. */
+static void pto__vxstore(pto__vxrun *r, int32_t s, int32_t body, int nsb)
+{
+    pto__verifier *v = r->v;
+    const pto_module *m = v->m;
+    const pto_stmt *st = &m->stmts[s];
+    const pto_operand *o = &m->operands[st->arg0];
+    const pto_param *p = &m->params[o->ref];
+    int64_t bytes, blk;
+    int32_t b = st->block, steps = 0, j;
+    int budget = 4096, sb;
+    if (o->e[2] >= 0 || p->dim[0] <= 0 || p->dim[1] <= 0 || !pto__vmul(p->dim[0], p->dim[1], &bytes) ||
+        !pto__vmul(bytes, pto_dtype_size((pto_dtype)p->dtype), &bytes) || bytes > ((int64_t)1 << 56))
+        return;
+    /* the loops and ifs around it, up to the section (or body) */
+    r->s = s;
+    r->nchain = 0;
+    r->self = !pto__vby(m, o->e[0], PTO_E_BLOCK, &budget) && !pto__vby(m, o->e[1], PTO_E_BLOCK, &budget);
+    while (b != body && b >= 0 && b < m->n_blocks && steps++ <= m->n_blocks) {
+        int32_t ow = m->blocks[b].owner;
+        const pto_stmt *os;
+        if (ow < 0 || ow >= m->n_stmts || r->nchain >= PTO__VX_CHAIN) break;
+        os = &m->stmts[ow];
+        if (os->kind != PTO_ST_FOR && os->kind != PTO_ST_IF) break;
+        r->chain[r->nchain] = ow;
+        r->inbody[r->nchain] = b == os->body;
+        r->lv[r->nchain] = os->kind == PTO_ST_FOR ? os->ref : -1;
+        r->nchain++;
+        if (r->self && (pto__vby(m, os->e[0], PTO_E_BLOCK, &budget) || pto__vby(m, os->e[1], PTO_E_BLOCK, &budget) ||
+                        (os->kind == PTO_ST_FOR && os->e[2] >= 0 && pto__vby(m, os->e[2], PTO_E_BLOCK, &budget))))
+            r->self = 0;
+        b = os->block;
+    }
+    if (b != body) return;
+    for (j = 0; j < r->nchain / 2; j++) {   /* outermost first */
+        int32_t c = r->chain[j], lv = r->lv[j];
+        int ib = r->inbody[j];
+        r->chain[j] = r->chain[r->nchain - 1 - j], r->chain[r->nchain - 1 - j] = c;
+        r->lv[j] = r->lv[r->nchain - 1 - j], r->lv[r->nchain - 1 - j] = lv;
+        r->inbody[j] = r->inbody[r->nchain - 1 - j], r->inbody[r->nchain - 1 - j] = ib;
+    }
+    for (j = 0; j < 2; j++)
+        if (!pto__vxaff(v, o->e[j], &r->win[j], 0)) r->win[j].ok = 0;
+    for (blk = 0; blk < v->nblocks && r->n < PTO__VX_INST && *r->env.budget > 0; blk++)
+        for (sb = 0; sb < nsb; sb++) {
+            r->env.blk = blk, r->env.sb = sb;
+            pto__vxenum(r, 0);
+        }
+}
+
+/* The tstores of block b (and below) whose window is of one of kernel k's
+   tensors, each to pto__vxstore, until r->inst is full. */
+static void pto__vxstores(pto__vxrun *r, const pto_kernel *k, int32_t b, int32_t body, int nsb, int depth)
+{
+    const pto_module *m = r->v->m;
+    int32_t s;
+    if (b < 0 || b >= m->n_blocks || depth > m->n_blocks) return;
+    for (s = m->blocks[b].head; s >= 0 && r->n < PTO__VX_INST && *r->env.budget > 0; s = m->stmts[s].next) {
+        const pto_stmt *st = &m->stmts[s];
+        if (st->kind == PTO_ST_FOR || st->kind == PTO_ST_IF) {
+            pto__vxstores(r, k, st->body, body, nsb, depth + 1);
+            pto__vxstores(r, k, st->orelse, body, nsb, depth + 1);
+        } else if (st->kind == PTO_ST_OP && st->op == PTO_OP_TSTORE && st->nargs == 2 && st->arg0 >= 0 &&
+                   st->arg0 + 2 <= m->n_operands) {
+            const pto_operand *o = &m->operands[st->arg0], *t = &m->operands[st->arg0 + 1];
+            if (o->kind == PTO_O_GM && o->ref >= k->param0 && o->ref < k->param0 + k->nparams && o->e[0] >= 0 &&
+                o->e[1] >= 0 && t->kind == PTO_O_TILE && t->ref >= 0 && t->ref < m->n_tiles)
+                pto__vxstore(r, s, body, nsb);
+        }
+    }
+}
+
+/* Blocks run at once and nothing but a signal orders them: two blocks'
+   tstores into one tensor that share an element leave whichever value the
+   later write brings, and two that share a 32-byte block of GM (memory
+   moves whole blocks) can undo each other's bytes; the simulator reports
+   both as races. In a kernel of a constant block count whose tensors have
+   constant shapes, every run of every tstore whose window, valid shape,
+   loop bounds and if conditions fold to values in that block (literals,
+   block, blocks, subblock, lets, loop vars; up to PTO__VX_INST runs) is
+   compared with the other blocks' runs: a pair that meets is an error, one
+   per tensor (the worst: shared elements first, then the lowest blocks).
+   What cannot be folded adds no run, so it stays quiet; a window the same
+   in every block is pto__vsame_window's warning. The two AIVs of one block
+   are left out (a pipe through the cube core may order them). */
+static void pto__vxblock_gm(pto__verifier *v, const pto_kernel *k)
+{
+    const pto_module *m = v->m;
+    int32_t secs[2], nsec = 0, si, s, i, j, *best, nbest = 0, gstart;
+    int64_t top1, top2, topblk;
+    long budget = 1L << 20, steps = 1L << 16;
+    pto__vxrun r;
+    if (v->nblocks < 2) return;
+    /* the sections (or the body) whose stores run in each block: a mix kernel's cube section runs on
+       subblock 0, its vector section on subblocks 0 and 1 */
+    if (k->kind == PTO_KK_MIX) {
+        for (s = m->blocks[k->body].head; s >= 0; s = m->stmts[s].next)
+            if (m->stmts[s].kind == PTO_ST_SECTION && nsec < 2) secs[nsec++] = s;
+    } else {
+        secs[nsec++] = -1;
+    }
+    memset(&r, 0, sizeof r);
+    r.v = v;
+    r.inst = (pto__vxinst *)pto__vuninit(v, PTO__VX_INST, sizeof(pto__vxinst));
+    if (!r.inst) return;
+    r.env.budget = &budget;
+    r.env.lv = r.lv, r.env.lx = r.lx;
+    r.trips = 1L << 16;
+    for (si = 0; si < nsec; si++) {
+        int32_t body = secs[si] < 0 ? k->body : m->stmts[secs[si]].body;
+        pto__vxstores(&r, k, body, body, secs[si] >= 0 && m->stmts[secs[si]].ref == PTO_CORE_VECTOR ? 2 : 1, 0);
+    }
+    if (r.n < 2 || !pto__vxhulls_meet(v, k, &r)) { pto_free(v->ctx, r.inst); return; }
+    qsort(r.inst, (size_t)r.n, sizeof r.inst[0], pto__vxcmp);
+    /* per tensor the worst pair: 3 entries (kind, i, j) */
+    best = (int32_t *)pto__vcalloc(v, (size_t)r.n * 3, sizeof(int32_t));
+    if (!best) { pto_free(v->ctx, r.inst); return; }
+    /* in order of first 32-byte block, each run against the earlier ones whose last block reaches its
+       first, when one of another block does (the latest last block of any block and of any other
+       block than that one say so without a scan) */
+    for (i = 0, gstart = 0; i < r.n; i++) {
+        const pto__vxinst *a = &r.inst[i];
+        const pto_param *p = &m->params[a->p];
+        int64_t size = pto_dtype_size((pto_dtype)p->dtype);
+        if (i == 0 || r.inst[i - 1].p != a->p) top1 = top2 = INT64_MIN, topblk = -1, gstart = i;
+        if ((a->blk != topblk ? top1 : top2) >= a->g0)
+            for (j = i - 1; j >= gstart && --steps > 0; j--) {
+                const pto__vxinst *b = &r.inst[j];
+                int kind;
+                if (b->g1 < a->g0 || a->blk == b->blk || (a->s == b->s && a->self)) continue;
+                kind = pto__vxmeet(a, b, p->dim[1], size, &steps);
+                if (!kind) continue;
+                if (nbest == 0 || r.inst[best[3 * (nbest - 1) + 1]].p != a->p) {
+                    best[3 * nbest] = kind, best[3 * nbest + 1] = j, best[3 * nbest + 2] = i;
+                    nbest++;
+                } else {
+                    int32_t *q = &best[3 * (nbest - 1)];
+                    const pto__vxinst *x = &r.inst[q[1]], *y = &r.inst[q[2]];
+                    int64_t lo = a->blk < b->blk ? a->blk : b->blk, hi = a->blk ^ b->blk ^ lo;
+                    int64_t qlo = x->blk < y->blk ? x->blk : y->blk, qhi = x->blk ^ y->blk ^ qlo;
+                    if (kind > q[0] || (kind == q[0] && (lo < qlo || (lo == qlo && hi < qhi))))
+                        q[0] = kind, q[1] = j, q[2] = i;
+                }
+            }
+        if (a->blk == topblk) { if (a->g1 > top1) top1 = a->g1; }
+        else if (a->g1 > top1) top2 = top1, top1 = a->g1, topblk = a->blk;
+        else if (a->g1 > top2) top2 = a->g1;
+    }
+    for (i = 0; i < nbest; i++) {
+        const pto__vxinst *a = &r.inst[best[3 * i + 1]], *b = &r.inst[best[3 * i + 2]], *t;
+        const pto_param *p = &m->params[a->p];
+        const pto_stmt *sa, *sb;
+        const char *pn = pto__vname(v, p->name), *kn = pto__vname(v, k->name);
+        int64_t size = pto_dtype_size((pto_dtype)p->dtype), row = p->dim[1] * size;
+        char where[96], fix[256];
+        if (a->blk > b->blk) t = a, a = b, b = t;
+        sa = &m->stmts[a->s], sb = &m->stmts[b->s];
+        if (a->s == b->s) snprintf(where, sizeof where, "line %d in both", (int)sb->loc.line);
+        else
+            snprintf(where, sizeof where, "block %lld at line %d, block %lld at line %d", (long long)a->blk,
+                     (int)sa->loc.line, (long long)b->blk, (int)sb->loc.line);
+        if (best[3 * i] == 2) {
+            pto_error(v->ctx, m->operands[sb->arg0].loc,
+                      "tstore: blocks %lld and %lld of kernel '%s' both write rows %lld..%lld, columns %lld..%lld of "
+                      "'%s' (%s): nothing orders two blocks, so which value stays depends on which writes last; give "
+                      "each block a window of its own",
+                      (long long)a->blk, (long long)b->blk, kn,
+                      (long long)(a->box[0] > b->box[0] ? a->box[0] : b->box[0]),
+                      (long long)(a->box[1] < b->box[1] ? a->box[1] : b->box[1]),
+                      (long long)(a->box[2] > b->box[2] ? a->box[2] : b->box[2]),
+                      (long long)(a->box[3] < b->box[3] ? a->box[3] : b->box[3]), pn, where);
+            continue;
+        }
+        if (row % 32 == 0)
+            snprintf(fix, sizeof fix, "make each block's column share a multiple of %d %s (32 bytes), or split '%s' by rows",
+                     (int)(32 / size), pto_dtype_name((pto_dtype)p->dtype), pn);
+        else {
+            int64_t g = row, h = 32, kr;
+            while (h) { int64_t q = g % h; g = h, h = q; }
+            kr = 32 / g;
+            snprintf(fix, sizeof fix, "its rows are not whole 32-byte blocks, so split '%s' by rows, %lld at a time "
+                     "(%lld bytes), or pad its rows to a multiple of %d %s and make each block's column share one too",
+                     pn, (long long)kr, (long long)(kr * row), (int)(32 / size), pto_dtype_name((pto_dtype)p->dtype));
+        }
+        pto_error(v->ctx, m->operands[sb->arg0].loc,
+                  "tstore: blocks %lld and %lld of kernel '%s' write different bytes of the same 32-byte blocks of "
+                  "'%s' (its rows are %lld bytes; block %lld writes rows %lld..%lld, columns %lld..%lld, block %lld "
+                  "rows %lld..%lld, columns %lld..%lld; %s): memory moves whole 32-byte blocks, so one block's write "
+                  "can undo the other's; %s",
+                  (long long)a->blk, (long long)b->blk, kn, pn, (long long)row, (long long)a->blk,
+                  (long long)a->box[0], (long long)a->box[1], (long long)a->box[2], (long long)a->box[3],
+                  (long long)b->blk, (long long)b->box[0], (long long)b->box[1], (long long)b->box[2],
+                  (long long)b->box[3], where, fix);
+    }
+    pto_free(v->ctx, best);
+    pto_free(v->ctx, r.inst);
 }
 
 static void pto__vkernel(pto__verifier *v, int32_t ki)
@@ -9897,13 +10401,13 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
         }
     }
     if (!v->internal) pto__vpipes(v, k);
-    if (!v->internal && !v->malformed && v->nblocks > 1 && !pto__vwaits(v->m, k->body, 0))
-        pto__vsame_window(v, k->body, PTO_E_BLOCK, 0);
-    if (!v->internal && !v->malformed && k->kind == PTO_KK_MIX && !pto__vwaits(v->m, k->body, 0))
-        pto__vsame_window(v, k->body, PTO_E_SUBBLOCK, 0);
-    if (!v->internal && !v->malformed && k->kind == PTO_KK_MIX && v->ctx->n_errors == ne0 &&
-        !pto__vwaits(v->m, k->body, 0))
-        pto__vxcore_gm(v, k);
+    /* the GM checks between cores: a kernel that waits on a signal may order them, and is left out */
+    if (!v->internal && !v->malformed && (v->nblocks > 1 || k->kind == PTO_KK_MIX) && !pto__vwaits(v->m, k->body, 0)) {
+        if (v->nblocks > 1) pto__vsame_window(v, k->body, PTO_E_BLOCK, 0);
+        if (k->kind == PTO_KK_MIX) pto__vsame_window(v, k->body, PTO_E_SUBBLOCK, 0);
+        if (k->kind == PTO_KK_MIX && v->ctx->n_errors == ne0) pto__vxcore_gm(v, k);
+        if (v->nblocks > 1 && v->ctx->n_errors == ne0) pto__vxblock_gm(v, k);
+    }
     if (!k->ranks && v->ctx->n_errors == ne0) {
         /* peers address a window: a forgotten 'ranks'? (it still compiles; a kernel that
            uses a peer's copy is already an error that says so) */
