@@ -23,14 +23,14 @@ stopped() {
     else bad "$desc (rc $rc, ${took}s)"; cat $out/log; fi
 }
 cat >$out/runaway.pto <<'PTO'
-kernel runaway(in x: f32[16, 64], out z: f32[16, 64]) vector blocks(4) {
+kernel runaway(in x: f32[16, 64], out z: f32[64, 64]) vector blocks(4) {
   tile a: vec f32[16, 64]
   tile c: vec f32[16, 64]
   tload a, x[0, 0]
   for i = 0 to 1000000000000 {
     tadd c, a, a
   }
-  tstore z[block * 0, 0], c
+  tstore z[block * 16, 0], c
 }
 PTO
 stopped $out/runaway.pto "vector, 4 blocks" 3000 "runaway.pto:5:3" --max-instr 3000
