@@ -843,7 +843,9 @@ typedef struct pto_launch {
 
 /* Runs every block (and rank) of the kernel with the reference semantics:
    program order, no pipes, no addresses. It needs no verify stamp (it
-   re-checks at run time what could take it out of bounds). */
+   re-checks at run time what could take it out of bounds). A blocks(EXPR)
+   of 0 or less with the launch's bindings is an error ("would launch no
+   block"), as ptoc run says it. */
 PTODEF pto_status pto_interp(pto_ctx *ctx, const pto_module *m, const pto_launch *launch);
 
 /* ---- lower ------------------------------------------------------------
@@ -3287,7 +3289,15 @@ PTODEF int pto_nmode_lookup(const char *name, size_t len)
 #include <float.h>
 #include <math.h>
 
-#define PTO__MAX_NEST 64        /* nested blocks */
+#define PTO__MAX_NEST 64        /* nested blocks (an else-if chain counts as one) */
+/* An else-if chain nests each arm's if in the else block of the one before
+   (the IR's form): every pass recurses on that depth, and the sync pass's
+   cost grows with its square (a state copy per open if: 512 arms in a loop
+   cost it ~0.8 s and 70 MB, 2,000 arms 8 s and 900 MB), so a chain has at
+   most PTO__MAX_ARMS arms and blocks plus arms nest at most
+   PTO__MAX_IR_NEST deep in all. */
+#define PTO__MAX_ARMS 512
+#define PTO__MAX_IR_NEST 1024
 #define PTO__MAX_EXPR_DEPTH 256 /* height of one expression tree */
 /* Nested parentheses / unary minus / min / max. The printer writes at most
    two of these per tree level (`-(...)`), so twice the height cap keeps
@@ -3385,6 +3395,7 @@ typedef struct pto__ps_parser {
     int32_t kernel;          /* current kernel, -1 outside */
     int32_t depth;           /* scope depth */
     int nest;                /* open blocks */
+    int ir_nest;             /* open blocks, plus one per else-if arm open */
     int rec;                 /* expression recursion */
     pto__ps_pname *names;       /* indexed by interned id */
     int32_t cap_names;       /* slots zeroed so far (usable) */
@@ -3994,6 +4005,27 @@ static int pto__ps_float_value(pto__ps_parser *p, const pto__ps_tok *t, double *
     *out = strtod(buf, NULL);
     if (buf != small) pto_free(p->ctx, buf);
     return 1;
+}
+
+/* A literal past double's range: strtod read the finite, nonzero text t as
+   inf (1e400) or 0 (1e-400). The verifier, which warns of a literal that
+   rounds to inf or 0 in the dtype it is used in (1e39 in f32), sees only
+   the value, which `inf` and `0.0` have too: said here, with the literal as
+   written (review21 L3). `start` is the operand's first token (its '-'). */
+static void pto__ps_float_range(pto__ps_parser *p, const pto__ps_tok *start, const pto__ps_tok *t, int neg, double v)
+{
+    const char *s = p->src + t->pos;
+    size_t i;
+    int n = t->len > 60 ? 60 : (int)t->len;
+    if (v != v || (v != 0.0 && v - v == 0.0)) return;   /* finite and nonzero: in range */
+    if (v == 0.0) {
+        for (i = 0; i < t->len && s[i] != 'e' && s[i] != 'E'; i++)
+            if (s[i] >= '1' && s[i] <= '9') break;
+        if (i == t->len || s[i] == 'e' || s[i] == 'E') return;   /* the text is a zero */
+    }
+    pto_warning(p->ctx, *pto__ps_tloc(p, start), "float %s%.*s%s rounds to %s (%s double's range; write %s if that is meant)",
+                neg ? "-" : "", n, s, n < (int)t->len ? "..." : "", v == 0.0 ? "0" : neg ? "-inf" : "inf",
+                v == 0.0 ? "below" : "past", v == 0.0 ? "0" : neg ? "-inf" : "inf");
 }
 
 /* ---- names and scopes ------------------------------------------------------ */
@@ -4675,6 +4707,7 @@ static int pto__ps_float_operand(pto__ps_parser *p, int32_t s)
     else if (pto__ps_is_kw(p, PTO__KW_NAN)) v = strtod("nan", NULL);
     else if (pto__ps_is(p, PTO__T_INT) || pto__ps_is(p, PTO__T_FLOAT)) {
         if (!pto__ps_float_value(p, &p->tok, &v)) return 0;
+        pto__ps_float_range(p, &start, &p->tok, neg, v);
     } else {
         pto__ps_expected(p, "a number");
         return 0;
@@ -5146,7 +5179,14 @@ static void pto__ps_block(pto__ps_parser *p, int32_t block, const pto__ps_tok *o
         pto__ps_skip_block(p);
         return;
     }
+    if (p->ir_nest >= PTO__MAX_IR_NEST) {
+        pto__ps_err(p, open, "blocks are nested too deeply (more than %d levels, counting each arm of an else-if "
+                    "chain as one)", PTO__MAX_IR_NEST);
+        pto__ps_skip_block(p);
+        return;
+    }
     p->nest++;
+    p->ir_nest++;
     for (;;) {
         if (pto__ps_is(p, PTO__T_NL)) { pto__ps_next(p); continue; }
         if (pto__ps_is(p, PTO__T_EOF)) {
@@ -5162,6 +5202,7 @@ static void pto__ps_block(pto__ps_parser *p, int32_t block, const pto__ps_tok *o
         }
     }
     p->nest--;
+    p->ir_nest--;
 }
 
 /* A nested block with its own scope. */
@@ -5533,43 +5574,77 @@ static int pto__ps_cmp(pto__ps_parser *p, pto_cmp *c)
     return 1;
 }
 
-/* if EXPR CMP EXPR { ... } [else { ... } | else if ...] */
+/* Skips the rest of an else-if chain from its `if` token (already
+   reported): each arm's header up to its '{' and its block, then the next
+   `else if` / `else { }`. One error, not one per arm. */
+static void pto__ps_skip_chain(pto__ps_parser *p)
+{
+    for (;;) {
+        while (!pto__ps_is(p, PTO__T_EOF) && !pto__ps_is(p, PTO__T_NL) && !pto__ps_is(p, '{')) pto__ps_next(p);
+        if (!pto__ps_is(p, '{')) return;
+        pto__ps_next(p);
+        pto__ps_skip_block(p);
+        if (!pto__ps_is_kw(p, PTO__KW_ELSE)) return;
+        pto__ps_next(p);
+        if (!pto__ps_is_kw(p, PTO__KW_IF)) {
+            if (pto__ps_is(p, '{')) { pto__ps_next(p); pto__ps_skip_block(p); }
+            return;
+        }
+    }
+}
+
+/* if EXPR CMP EXPR { ... } [else { ... } | else if ...]. An `else if`
+   nests an if in the else block of the IR, but to the user the chain is
+   flat: its arms are parsed in a loop, each arm's body one level below the
+   chain, so a chain counts as one nesting level (review21 L6: a 65-arm
+   dispatch was "nested too deeply", with one more error per arm). The
+   else block holds only the next if, which declares nothing: no scope of
+   its own. */
 static int pto__ps_if_stmt(pto__ps_parser *p, int32_t block)
 {
-    pto__ps_tok kw = p->tok, open;
-    int32_t a, b, s;
-    pto_cmp c;
-    pto__ps_next(p);
-    if ((a = pto__ps_expr0(p)) < 0) return 0;
-    if (!pto__ps_cmp(p, &c)) return 0;
-    if ((b = pto__ps_expr0(p)) < 0) return 0;
-    if (!pto__ps_open(p, "'{' after the condition", &open)) return 0;
-    s = pto_add_if(p->m, block, a, c, b, *pto__ps_tloc(p, &kw));
-    if (s < 0) return 0;
-    pto__ps_sub_block(p, p->m->stmts[s].body, &open);
-    if (!pto__ps_is_kw(p, PTO__KW_ELSE)) return pto__ps_end_stmt(p, "'}'");
-    pto__ps_next(p);
-    {
-        int32_t eb = pto_if_else(p->m, s);
-        if (eb < 0) return 0;
-        if (pto__ps_is_kw(p, PTO__KW_IF)) {
-            /* else if: a nested if in the else block */
-            int ok;
-            if (p->nest >= PTO__MAX_NEST) {
-                pto__ps_err(p, &p->tok, "blocks are nested too deeply (more than %d levels)", PTO__MAX_NEST);
-                return 0;
+    int arms = 1, ir_nest = p->ir_nest, ok = 0;
+    for (;;) {
+        pto__ps_tok kw = p->tok, open;
+        int32_t a, b, s, eb;
+        pto_cmp c;
+        pto__ps_next(p);
+        if ((a = pto__ps_expr0(p)) < 0) break;
+        if (!pto__ps_cmp(p, &c)) break;
+        if ((b = pto__ps_expr0(p)) < 0) break;
+        if (!pto__ps_open(p, "'{' after the condition", &open)) break;
+        s = pto_add_if(p->m, block, a, c, b, *pto__ps_tloc(p, &kw));
+        if (s < 0) break;
+        pto__ps_sub_block(p, p->m->stmts[s].body, &open);
+        if (!pto__ps_is_kw(p, PTO__KW_ELSE)) { ok = pto__ps_end_stmt(p, "'}'"); break; }
+        pto__ps_next(p);
+        eb = pto_if_else(p->m, s);
+        if (eb < 0) break;
+        if (pto__ps_is_kw(p, PTO__KW_IF)) {   /* else if: the next arm, an if in the else block */
+            if (arms >= PTO__MAX_ARMS || p->ir_nest + 1 >= PTO__MAX_IR_NEST) {   /* (its body would pass it) */
+                if (arms >= PTO__MAX_ARMS)
+                    pto__ps_err(p, &p->tok, "an else-if chain of more than %d arms nests too deeply (each 'else if' "
+                                "is an if in the else block of the arm before it): split it, e.g. by ranges of the value tested",
+                                PTO__MAX_ARMS);
+                else
+                    pto__ps_err(p, &p->tok, "this else-if arm nests too deeply: blocks and else-if arms nest at "
+                                "most %d levels in all (each 'else if' is an if in the else block of the arm "
+                                "before it)", PTO__MAX_IR_NEST);
+                pto__ps_skip_chain(p);
+                ok = pto__ps_end_stmt(p, "'}'");
+                break;
             }
-            p->nest++;
-            pto__ps_scope_open(p);
-            ok = pto__ps_if_stmt(p, eb);
-            pto__ps_scope_close(p);
-            p->nest--;
-            return ok;
+            arms++;
+            p->ir_nest++;
+            block = eb;
+            continue;
         }
-        if (!pto__ps_open(p, "'{' or 'if' after 'else'", &open)) return 0;
+        if (!pto__ps_open(p, "'{' or 'if' after 'else'", &open)) break;
         pto__ps_sub_block(p, eb, &open);
+        ok = pto__ps_end_stmt(p, "'}'");
+        break;
     }
-    return pto__ps_end_stmt(p, "'}'");
+    p->ir_nest = ir_nest;
+    return ok;
 }
 
 /* cube { ... } / vector { ... }: the halves of a mix kernel. */
@@ -6613,10 +6688,30 @@ static void pto__pr_pstmt(const pto__pr_printer *pr, int32_t s, int depth)
         break;
     case PTO_ST_IF:
         pto_buf_puts(b, "if ");
-        pto__pr_pexpr(m, st->e[0], 0, b);
-        pto_buf_printf(b, " %s ", pto_cmp_name((pto_cmp)st->cmp));
-        pto__pr_pexpr(m, st->e[1], 0, b);
-        pto__pr_pbody(pr, s, st->body, depth);
+        for (;;) {
+            int32_t h;
+            pto__pr_pexpr(m, st->e[0], 0, b);
+            pto_buf_printf(b, " %s ", pto_cmp_name((pto_cmp)st->cmp));
+            pto__pr_pexpr(m, st->e[1], 0, b);
+            /* an else block that is one if: `} else if`, as the parser reads
+               it (nested, a chain of 64 arms printed past the nesting limit:
+               review21 L6); the comments above that line end the arm */
+            h = st->orelse >= 0 && st->orelse < m->n_blocks ? m->blocks[st->orelse].head : -1;
+            if (h < 0 || h >= m->n_stmts || m->stmts[h].kind != PTO_ST_IF || m->stmts[h].next >= 0) {
+                pto__pr_pbody(pr, s, st->body, depth);
+                break;
+            }
+            pto_buf_puts(b, " {");
+            pto__pr_dump_note(pr, s);
+            pto_buf_puts(b, "\n");
+            pto__pr_pblock(pr, st->body, depth + 1);
+            if (m->stmts[h].loc.line > 0) pto__pr_comments_before(pr, m->stmts[h].loc.line, depth + 1);
+            pto__pr_indent(b, depth);
+            pto_buf_puts(b, "}");
+            s = h;
+            st = &m->stmts[s];
+            pto_buf_puts(b, " else if ");
+        }
         if (st->orelse >= 0) {
             pto_buf_puts(b, " else {\n");
             pto__pr_pblock(pr, st->orelse, depth + 1);
@@ -10610,7 +10705,8 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
 
    Launch. The kernel's blocks(EXPR) is evaluated once, with the dims and
    scalars bound, block = 0, blocks = 1, subblock = 0, rank = 0 (no blocks
-   clause = 1 block; a negative count is an error). Then every block b in
+   clause = 1 block; a count of 0 or less is an error, as ptoc run says it:
+   "would launch no block"). Then every block b in
    [0, blocks) runs, in order, with block = b, blocks = the count, subblock = 0.
    A `ranks` kernel runs all of its blocks once per rank, rank-major, with
    rank = r and nranks = launch->nranks (0 means 1); other kernels see rank 0
@@ -11979,15 +12075,32 @@ static int pto__run_mix(pto__interp *I)
     return pto__in_rings_drained(I);
 }
 
+/* A launch whose blocks(EXPR) is 0 or negative runs nothing: refused, in
+   ptoc run's words (harness.c, pto_h_no_block: there "with these -D
+   values"), at the expression (review21 L2: was PTO_OK with nothing run). */
+static int pto__no_block(pto__interp *I, int64_t nblocks)
+{
+    const pto_module *m = I->m;
+    int32_t e = I->k->blocks;
+    pto_buf b;
+    int r;
+    memset(&b, 0, sizeof b);
+    b.ctx = I->ctx;
+    if (e >= 0 && e < m->n_exprs) pto_print_expr(m, e, &b);
+    r = pto__fail(I, e >= 0 && e < m->n_exprs ? m->exprs[e].loc : I->k->loc,
+                  "kernel %s would launch no block: blocks(%s) is %lld with the launch's bindings",
+                  pto_str(I->ctx, I->k->name), b.data ? b.data : "...", (long long)nblocks);
+    pto_buf_free(&b);
+    return r;
+}
+
 static int pto__run_kernel(pto__interp *I)
 {
     const char *kname = pto_str(I->ctx, I->k->name);
     int64_t r, b, nblocks = 1;
     I->blocks = 1;
     if (I->k->blocks >= 0 && !pto__eval(I, I->k->blocks, &nblocks, 0)) return 0;
-    if (nblocks < 0)
-        return pto__fail(I, I->k->loc, "kernel '%s' has blocks(%lld): the count must be >= 0", kname,
-                         (long long)nblocks);
+    if (nblocks < 1) return pto__no_block(I, nblocks);
     I->blocks = nblocks;
     for (r = 0; r < I->nranks; r++) {
         for (b = 0; b < nblocks; b++) {
@@ -12204,7 +12317,9 @@ static int pto__in_reduce(pto__in_rank *R, int64_t n)
 /* No rank moved: name what the first blocked rank waits for. */
 static int pto__in_deadlock(pto__in_rank *R, int64_t n)
 {
-    int64_t r, first = -1, other = -1;
+    int64_t r, first = -1, other = -1, later = 0, lo = 0, hi = 0, rest = 0, lr = 0;
+    int same = 0;
+    char pending[128] = "";
     const pto_module *m = R[0].I.m;
     for (r = 0; r < n; r++)
         if (!R[r].done && first < 0) first = r;
@@ -12214,6 +12329,24 @@ static int pto__in_deadlock(pto__in_rank *R, int64_t n)
     for (r = 0; r < n && other < 0; r++)
         if (R[r].at >= 0 && m->stmts[R[r].at].op != PTO_OP_ALLREDUCE) other = r;
     if (first < 0) return 1;
+    /* blocks not started yet on the ranks still running (review21 L8): the
+       reference's own limit, not the kernel's deadlock, when any is left */
+    for (r = 0; r < n; r++)
+        if (!R[r].done) {
+            int64_t b = R[r].block + 1, e = R[r].I.blocks - 1;
+            if (b > e) continue;
+            if (!later++) lo = b, hi = e, same = 1, lr = r;
+            else if (b != lo || e != hi) same = 0;
+            rest += e - b + 1;
+        }
+    if (later) {
+        char which[64];
+        if (same && lo == hi) snprintf(which, sizeof which, "block %lld", (long long)lo);
+        else if (same) snprintf(which, sizeof which, "blocks %lld..%lld", (long long)lo, (long long)hi);
+        else snprintf(which, sizeof which, "%lld later blocks", (long long)rest);
+        if (later == 1) snprintf(pending, sizeof pending, "rank %lld has not started %s", (long long)lr, which);
+        else snprintf(pending, sizeof pending, "the ranks still running have not started %s", which);
+    }
     if (m->stmts[R[first].at].op == PTO_OP_WAIT) {
         pto__interp *I = &R[first].I;
         const pto_operand *g = pto_stmt_arg(m, R[first].at, 0), *c = pto_stmt_arg(m, R[first].at, 1);
@@ -12224,11 +12357,21 @@ static int pto__in_deadlock(pto__in_rank *R, int64_t n)
         pto__eval(I, pto_stmt_arg(m, R[first].at, 2)->e[0], &v, 0);
         pto__eval(I, g->e[0], &gr, 0);
         pto__eval(I, g->e[1], &gc, 0);
-        pto__fail(I, m->stmts[R[first].at].loc,
-                  "deadlock: wait %s[%lld, %lld], %s, %lld on rank %lld never returns: the cell holds %d and no rank "
-                  "can change it (every other rank has finished or waits too)",
-                  pto_str(I->ctx, m->params[g->ref].name), (long long)gr, (long long)gc, pto_cmp_word((pto_cmp)c->ref),
-                  (long long)v, (long long)first, (int)cell);
+        if (later)   /* "no rank can change it" would be false: blocks that may hold the notify never started */
+            pto__fail(I, m->stmts[R[first].at].loc,
+                      "the reference cannot run this kernel: wait %s[%lld, %lld], %s, %lld on rank %lld (block %lld of "
+                      "%lld) never returns: the cell holds %d, and %s: the reference interpreter runs "
+                      "a rank's blocks one after another, so a wait cannot count on a notify of a later block (on the "
+                      "device the blocks run at once while they fit the cores, as on the simulator)",
+                      pto_str(I->ctx, m->params[g->ref].name), (long long)gr, (long long)gc,
+                      pto_cmp_word((pto_cmp)c->ref), (long long)v, (long long)first, (long long)R[first].block,
+                      (long long)R[first].I.blocks, (int)cell, pending);
+        else
+            pto__fail(I, m->stmts[R[first].at].loc,
+                      "deadlock: wait %s[%lld, %lld], %s, %lld on rank %lld never returns: the cell holds %d and no "
+                      "rank can change it (every other rank has finished or waits too)",
+                      pto_str(I->ctx, m->params[g->ref].name), (long long)gr, (long long)gc,
+                      pto_cmp_word((pto_cmp)c->ref), (long long)v, (long long)first, (int)cell);
     } else {
         char why[64] = "never reaches it";
         if (other >= 0 && R[other].done) snprintf(why, sizeof why, "has finished without reaching it");
@@ -12239,9 +12382,9 @@ static int pto__in_deadlock(pto__in_rank *R, int64_t n)
     for (r = 0; r < n; r++)
         if (!R[r].done && r != first)
             pto_note(R[0].I.ctx, m->stmts[R[r].at].loc, "rank %lld waits here", (long long)r);
-    /* "no rank can change it" reads false when a later block of some rank
-       holds the notify: say why it cannot run */
-    if (R[first].I.blocks > 1)
+    /* an allreduce that waits while later blocks have not started: the
+       same limit of the reference (a wait said it in its error) */
+    if (later && m->stmts[R[first].at].op != PTO_OP_WAIT)
         pto_note(R[0].I.ctx, R[0].I.k->loc,
                  "the reference runs the blocks of a rank one after another (block %lld of rank %lld is running), "
                  "so a wait cannot count on a notify of a later block; on the device, blocks beyond the cores run "
@@ -12304,9 +12447,7 @@ static pto_status pto__in_ranks(pto_ctx *ctx, const pto_module *m, const pto_lau
         I->rank = r;
         I->blocks = 1;
         if (ok && I->k->blocks >= 0) ok = pto__eval(I, I->k->blocks, &nblocks, 0);
-        if (ok && nblocks < 0)
-            ok = pto__fail(I, I->k->loc, "kernel '%s' has blocks(%lld): the count must be >= 0",
-                           pto_str(ctx, I->k->name), (long long)nblocks);
+        if (ok && nblocks < 1) ok = pto__no_block(I, nblocks);
         I->blocks = nblocks;
     }
     if (ok) ok = pto__in_schedule(R, n);
@@ -12737,6 +12878,7 @@ static int pto__hs_arg_parse(pto__ps_parser *p, int32_t call)
         if (pto__ps_is_kw(p, PTO__KW_INF)) v = HUGE_VAL;
         else if (pto__ps_is_kw(p, PTO__KW_NAN)) v = strtod("nan", NULL);
         else if (!pto__ps_float_value(p, &p->tok, &v)) return 0;
+        else pto__ps_float_range(p, &t, &p->tok, neg, v);
         pto__ps_next(p);
         return pto_call_arg_float(p->m, call, neg ? -v : v, loc) >= 0;
     }
@@ -13123,18 +13265,24 @@ static void pto__hs_vscalar_arg(pto__hs_ver *V, const pto_hstmt *st, int argi, c
         pto_error(V->ctx, o->loc, "argument %d of '%s' is scalar '%s'; it cannot be tensor '%s'", argi, kn,
                   pto__hs_name(m, kp->name), o->ref >= 0 && o->ref < m->n_params ? pto__hs_name(m, m->params[o->ref].name) : "?");
         break;
-    case PTO_O_FLOAT:
+    case PTO_O_FLOAT: {
+        /* the value as the shortest text that reads back to it: as written,
+           give or take the form (%g made 3.4028235677973366e+38, which does
+           round to inf, read as FLT_MAX: review21 L3) */
+        char fs[40];
+        pto__pr_fmt_double(o->f, fs, sizeof fs);
         if (!want_float)
-            pto_error(V->ctx, o->loc, "argument %d of '%s': parameter '%s' is %s and takes an integer, not %g", argi, kn,
-                      pto__hs_name(m, kp->name), pto_dtype_name((pto_dtype)kp->dtype), o->f);
+            pto_error(V->ctx, o->loc, "argument %d of '%s': parameter '%s' is %s and takes an integer, not %s", argi, kn,
+                      pto__hs_name(m, kp->name), pto_dtype_name((pto_dtype)kp->dtype), fs);
         else if (o->f - o->f == 0.0 && isinf(pto_scalar_as(PTO_F32, o->f)))
             /* the kernel takes an f32 (the verifier's rule for a literal in a kernel) */
-            pto_warning(V->ctx, o->loc, "float %g rounds to %sinf in f32, as scalar '%s' of '%s' takes it (write %sinf if "
-                        "that is meant)", o->f, o->f < 0 ? "-" : "", pto__hs_name(m, kp->name), kn, o->f < 0 ? "-" : "");
+            pto_warning(V->ctx, o->loc, "float %s rounds to %sinf in f32, as scalar '%s' of '%s' takes it (write %sinf if "
+                        "that is meant)", fs, o->f < 0 ? "-" : "", pto__hs_name(m, kp->name), kn, o->f < 0 ? "-" : "");
         else if (want_float && o->f != 0.0 && o->f - o->f == 0.0 && pto_scalar_as(PTO_F32, o->f) == 0.0)
-            pto_warning(V->ctx, o->loc, "float %g rounds to 0 in f32, as scalar '%s' of '%s' takes it (write 0 if "
-                        "that is meant)", o->f, pto__hs_name(m, kp->name), kn);
+            pto_warning(V->ctx, o->loc, "float %s rounds to 0 in f32, as scalar '%s' of '%s' takes it (write 0 if "
+                        "that is meant)", fs, pto__hs_name(m, kp->name), kn);
         break;
+    }
     case PTO_O_SCALAR: {
         const pto_var *v = o->ref >= 0 && o->ref < m->n_vars ? &m->vars[o->ref] : NULL;
         if (!v || v->kernel != PTO_HOST_SCOPE(V->h) || v->kind != PTO_V_SCALAR || v->def < 0) {
@@ -21067,6 +21215,7 @@ PTODEF pto_status pto_compile(pto_ctx *ctx, pto_module *m, const pto_compile_des
       "$(ind)for (int64_t $(name) = $(start); $(name) < $(end) && $(step) > 0; $(name) = $(fn)($(name), $(step), $(end))) {\n") \
     X(K_IF,        "$(ind)if ($(lhs) $(cmp) $(rhs)) {\n") \
     X(K_ELSE,      "$(ind)} else {\n") \
+    X(K_ELSE_IF,   "$(ind)} else if ($(lhs) $(cmp) $(rhs)) {\n") \
     X(K_CLOSE,     "$(ind)}\n") \
     X(K_SECTION,   "$(ind)if (pto_k_core_kind(core) == $(core)) { /* $(name) { } section */\n") \
     X(K_NOTE,      "$(ind)/* $(pass): $(note) */\n") \
@@ -24293,6 +24442,18 @@ static int pto__emit_step_known(pto__emitter *E, int32_t step)
     return step < 0 || (pto__emit_const(E, step, &v) && v > 0);
 }
 
+/* Whether else block b can be written as `} else if`: its one statement
+   is an if, with no tdecl placed before it or at the block's end. */
+static int pto__emit_elif(const pto__emitter *E, int32_t b)
+{
+    const pto_module *m = E->m;
+    int32_t h;
+    if (b < 0 || b >= m->n_blocks) return 0;
+    h = m->blocks[b].head;
+    if (h < 0 || h >= m->n_stmts || m->stmts[h].kind != PTO_ST_IF || m->stmts[h].next >= 0) return 0;
+    return !E->tdn || (!pto__emit_td_has(E, h) && !pto__emit_td_has(E, pto__emit_td_end_key(m, b)));
+}
+
 static void pto__emit_stmt(pto__emitter *E, int32_t s)
 {
     const pto_module *m = E->m;
@@ -24334,6 +24495,21 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
         pto__emit_v(E, PTO__K_CMP, pto_cmp_name((pto_cmp)st->cmp));
         pto__emit_x(E, PTO__T_K_IF);
         pto__emit_block(E, st->body);
+        /* an else block that is one if and nothing else (an `else if`):
+           `} else if (...) {`, flat, as the user wrote it. Nested, a chain
+           of 256 arms passed clang's bracket depth (review21 L6). */
+        while (st->orelse >= 0 && pto__emit_elif(E, st->orelse) && E->st == PTO_OK) {
+            if (E->succ) pto__emit_ahead(E);   /* the step pto__emit_block takes */
+            s = m->blocks[st->orelse].head;
+            st = &m->stmts[s];
+            E->last_note = 0;
+            pto__emit_indent(E);
+            pto__emit_exprval(E, PTO__K_LHS, st->e[0], 0);
+            pto__emit_exprval(E, PTO__K_RHS, st->e[1], 0);
+            pto__emit_v(E, PTO__K_CMP, pto_cmp_name((pto_cmp)st->cmp));
+            pto__emit_x(E, PTO__T_K_ELSE_IF);
+            pto__emit_block(E, st->body);
+        }
         if (st->orelse >= 0) {
             pto__emit_indent(E);
             pto__emit_x(E, PTO__T_K_ELSE);
@@ -27131,6 +27307,22 @@ PTO_K_FN int pto_h_number(const char *text, double *out)
     return end != text && *end == 0;
 }
 
+/* Whether number text (pto_h_number's) is past double's range: strtod read
+   finite digits as inf (1e400) or nonzero ones as 0 (1e-400). */
+PTO_K_FN int pto_h_out_of_range(const char *text, double v)
+{
+    const char *p = text;
+    int hex;
+    if (v != v || (v != 0.0 && v - v == 0.0)) return 0;
+    while (*p == ' ' || *p == '\t' || *p == '+' || *p == '-') p++;
+    hex = p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
+    if (hex) p += 2;
+    if (v != 0.0) return (*p >= '0' && *p <= '9') || *p == '.' || hex;   /* digits, not "inf" / "infinity" */
+    for (; *p && *p != (hex ? 'p' : 'e') && *p != (hex ? 'P' : 'E'); p++)
+        if ((*p >= '1' && *p <= '9') || (hex && ((*p >= 'a' && *p <= 'f') || (*p >= 'A' && *p <= 'F')))) return 1;
+    return 0;
+}
+
 /* A whole unsigned integer option value in lo..hi, decimal or 0x hex:
    "5x", "-1", "" and a value past uint64 (which strtoull would clamp
    without a word) are mistakes. */
@@ -27204,6 +27396,11 @@ PTO_K_FN int pto_h_args(pto_h_run *run, int argc, char **argv)
                 pto_h_fail(run, 1, "bad -D '%s': the value is not a number", v);
                 return 1;
             }
+            if (pto_h_out_of_range(eq + 1, run->def_val[n]))   /* as the parser says of such a literal */
+                fprintf(stderr, "warning: -D %s: the value rounds to %s (%s double's range; write %s if that is meant)\n", v,
+                        run->def_val[n] == 0.0 ? "0" : run->def_val[n] < 0 ? "-inf" : "inf",
+                        run->def_val[n] == 0.0 ? "below" : "past",
+                        run->def_val[n] == 0.0 ? "0" : run->def_val[n] < 0 ? "-inf" : "inf");
             if (n == run->ndefs) run->ndefs++;
         }
     }

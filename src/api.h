@@ -117,7 +117,9 @@ typedef struct pto_launch {
 
 /* Runs every block (and rank) of the kernel with the reference semantics:
    program order, no pipes, no addresses. It needs no verify stamp (it
-   re-checks at run time what could take it out of bounds). */
+   re-checks at run time what could take it out of bounds). A blocks(EXPR)
+   of 0 or less with the launch's bindings is an error ("would launch no
+   block"), as ptoc run says it. */
 PTODEF pto_status pto_interp(pto_ctx *ctx, const pto_module *m, const pto_launch *launch);
 
 /* ---- lower ------------------------------------------------------------

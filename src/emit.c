@@ -130,6 +130,7 @@
       "$(ind)for (int64_t $(name) = $(start); $(name) < $(end) && $(step) > 0; $(name) = $(fn)($(name), $(step), $(end))) {\n") \
     X(K_IF,        "$(ind)if ($(lhs) $(cmp) $(rhs)) {\n") \
     X(K_ELSE,      "$(ind)} else {\n") \
+    X(K_ELSE_IF,   "$(ind)} else if ($(lhs) $(cmp) $(rhs)) {\n") \
     X(K_CLOSE,     "$(ind)}\n") \
     X(K_SECTION,   "$(ind)if (pto_k_core_kind(core) == $(core)) { /* $(name) { } section */\n") \
     X(K_NOTE,      "$(ind)/* $(pass): $(note) */\n") \
@@ -3356,6 +3357,18 @@ static int pto__emit_step_known(pto__emitter *E, int32_t step)
     return step < 0 || (pto__emit_const(E, step, &v) && v > 0);
 }
 
+/* Whether else block b can be written as `} else if`: its one statement
+   is an if, with no tdecl placed before it or at the block's end. */
+static int pto__emit_elif(const pto__emitter *E, int32_t b)
+{
+    const pto_module *m = E->m;
+    int32_t h;
+    if (b < 0 || b >= m->n_blocks) return 0;
+    h = m->blocks[b].head;
+    if (h < 0 || h >= m->n_stmts || m->stmts[h].kind != PTO_ST_IF || m->stmts[h].next >= 0) return 0;
+    return !E->tdn || (!pto__emit_td_has(E, h) && !pto__emit_td_has(E, pto__emit_td_end_key(m, b)));
+}
+
 static void pto__emit_stmt(pto__emitter *E, int32_t s)
 {
     const pto_module *m = E->m;
@@ -3397,6 +3410,21 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
         pto__emit_v(E, PTO__K_CMP, pto_cmp_name((pto_cmp)st->cmp));
         pto__emit_x(E, PTO__T_K_IF);
         pto__emit_block(E, st->body);
+        /* an else block that is one if and nothing else (an `else if`):
+           `} else if (...) {`, flat, as the user wrote it. Nested, a chain
+           of 256 arms passed clang's bracket depth (review21 L6). */
+        while (st->orelse >= 0 && pto__emit_elif(E, st->orelse) && E->st == PTO_OK) {
+            if (E->succ) pto__emit_ahead(E);   /* the step pto__emit_block takes */
+            s = m->blocks[st->orelse].head;
+            st = &m->stmts[s];
+            E->last_note = 0;
+            pto__emit_indent(E);
+            pto__emit_exprval(E, PTO__K_LHS, st->e[0], 0);
+            pto__emit_exprval(E, PTO__K_RHS, st->e[1], 0);
+            pto__emit_v(E, PTO__K_CMP, pto_cmp_name((pto_cmp)st->cmp));
+            pto__emit_x(E, PTO__T_K_ELSE_IF);
+            pto__emit_block(E, st->body);
+        }
         if (st->orelse >= 0) {
             pto__emit_indent(E);
             pto__emit_x(E, PTO__T_K_ELSE);

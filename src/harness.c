@@ -146,6 +146,22 @@ PTO_K_FN int pto_h_number(const char *text, double *out)
     return end != text && *end == 0;
 }
 
+/* Whether number text (pto_h_number's) is past double's range: strtod read
+   finite digits as inf (1e400) or nonzero ones as 0 (1e-400). */
+PTO_K_FN int pto_h_out_of_range(const char *text, double v)
+{
+    const char *p = text;
+    int hex;
+    if (v != v || (v != 0.0 && v - v == 0.0)) return 0;
+    while (*p == ' ' || *p == '\t' || *p == '+' || *p == '-') p++;
+    hex = p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
+    if (hex) p += 2;
+    if (v != 0.0) return (*p >= '0' && *p <= '9') || *p == '.' || hex;   /* digits, not "inf" / "infinity" */
+    for (; *p && *p != (hex ? 'p' : 'e') && *p != (hex ? 'P' : 'E'); p++)
+        if ((*p >= '1' && *p <= '9') || (hex && ((*p >= 'a' && *p <= 'f') || (*p >= 'A' && *p <= 'F')))) return 1;
+    return 0;
+}
+
 /* A whole unsigned integer option value in lo..hi, decimal or 0x hex:
    "5x", "-1", "" and a value past uint64 (which strtoull would clamp
    without a word) are mistakes. */
@@ -219,6 +235,11 @@ PTO_K_FN int pto_h_args(pto_h_run *run, int argc, char **argv)
                 pto_h_fail(run, 1, "bad -D '%s': the value is not a number", v);
                 return 1;
             }
+            if (pto_h_out_of_range(eq + 1, run->def_val[n]))   /* as the parser says of such a literal */
+                fprintf(stderr, "warning: -D %s: the value rounds to %s (%s double's range; write %s if that is meant)\n", v,
+                        run->def_val[n] == 0.0 ? "0" : run->def_val[n] < 0 ? "-inf" : "inf",
+                        run->def_val[n] == 0.0 ? "below" : "past",
+                        run->def_val[n] == 0.0 ? "0" : run->def_val[n] < 0 ? "-inf" : "inf");
             if (n == run->ndefs) run->ndefs++;
         }
     }

@@ -364,6 +364,7 @@ static int pto__hs_arg_parse(pto__ps_parser *p, int32_t call)
         if (pto__ps_is_kw(p, PTO__KW_INF)) v = HUGE_VAL;
         else if (pto__ps_is_kw(p, PTO__KW_NAN)) v = strtod("nan", NULL);
         else if (!pto__ps_float_value(p, &p->tok, &v)) return 0;
+        else pto__ps_float_range(p, &t, &p->tok, neg, v);
         pto__ps_next(p);
         return pto_call_arg_float(p->m, call, neg ? -v : v, loc) >= 0;
     }
@@ -750,18 +751,24 @@ static void pto__hs_vscalar_arg(pto__hs_ver *V, const pto_hstmt *st, int argi, c
         pto_error(V->ctx, o->loc, "argument %d of '%s' is scalar '%s'; it cannot be tensor '%s'", argi, kn,
                   pto__hs_name(m, kp->name), o->ref >= 0 && o->ref < m->n_params ? pto__hs_name(m, m->params[o->ref].name) : "?");
         break;
-    case PTO_O_FLOAT:
+    case PTO_O_FLOAT: {
+        /* the value as the shortest text that reads back to it: as written,
+           give or take the form (%g made 3.4028235677973366e+38, which does
+           round to inf, read as FLT_MAX: review21 L3) */
+        char fs[40];
+        pto__pr_fmt_double(o->f, fs, sizeof fs);
         if (!want_float)
-            pto_error(V->ctx, o->loc, "argument %d of '%s': parameter '%s' is %s and takes an integer, not %g", argi, kn,
-                      pto__hs_name(m, kp->name), pto_dtype_name((pto_dtype)kp->dtype), o->f);
+            pto_error(V->ctx, o->loc, "argument %d of '%s': parameter '%s' is %s and takes an integer, not %s", argi, kn,
+                      pto__hs_name(m, kp->name), pto_dtype_name((pto_dtype)kp->dtype), fs);
         else if (o->f - o->f == 0.0 && isinf(pto_scalar_as(PTO_F32, o->f)))
             /* the kernel takes an f32 (the verifier's rule for a literal in a kernel) */
-            pto_warning(V->ctx, o->loc, "float %g rounds to %sinf in f32, as scalar '%s' of '%s' takes it (write %sinf if "
-                        "that is meant)", o->f, o->f < 0 ? "-" : "", pto__hs_name(m, kp->name), kn, o->f < 0 ? "-" : "");
+            pto_warning(V->ctx, o->loc, "float %s rounds to %sinf in f32, as scalar '%s' of '%s' takes it (write %sinf if "
+                        "that is meant)", fs, o->f < 0 ? "-" : "", pto__hs_name(m, kp->name), kn, o->f < 0 ? "-" : "");
         else if (want_float && o->f != 0.0 && o->f - o->f == 0.0 && pto_scalar_as(PTO_F32, o->f) == 0.0)
-            pto_warning(V->ctx, o->loc, "float %g rounds to 0 in f32, as scalar '%s' of '%s' takes it (write 0 if "
-                        "that is meant)", o->f, pto__hs_name(m, kp->name), kn);
+            pto_warning(V->ctx, o->loc, "float %s rounds to 0 in f32, as scalar '%s' of '%s' takes it (write 0 if "
+                        "that is meant)", fs, pto__hs_name(m, kp->name), kn);
         break;
+    }
     case PTO_O_SCALAR: {
         const pto_var *v = o->ref >= 0 && o->ref < m->n_vars ? &m->vars[o->ref] : NULL;
         if (!v || v->kernel != PTO_HOST_SCOPE(V->h) || v->kind != PTO_V_SCALAR || v->def < 0) {

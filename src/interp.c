@@ -8,7 +8,8 @@
 
    Launch. The kernel's blocks(EXPR) is evaluated once, with the dims and
    scalars bound, block = 0, blocks = 1, subblock = 0, rank = 0 (no blocks
-   clause = 1 block; a negative count is an error). Then every block b in
+   clause = 1 block; a count of 0 or less is an error, as ptoc run says it:
+   "would launch no block"). Then every block b in
    [0, blocks) runs, in order, with block = b, blocks = the count, subblock = 0.
    A `ranks` kernel runs all of its blocks once per rank, rank-major, with
    rank = r and nranks = launch->nranks (0 means 1); other kernels see rank 0
@@ -1377,15 +1378,32 @@ static int pto__run_mix(pto__interp *I)
     return pto__in_rings_drained(I);
 }
 
+/* A launch whose blocks(EXPR) is 0 or negative runs nothing: refused, in
+   ptoc run's words (harness.c, pto_h_no_block: there "with these -D
+   values"), at the expression (review21 L2: was PTO_OK with nothing run). */
+static int pto__no_block(pto__interp *I, int64_t nblocks)
+{
+    const pto_module *m = I->m;
+    int32_t e = I->k->blocks;
+    pto_buf b;
+    int r;
+    memset(&b, 0, sizeof b);
+    b.ctx = I->ctx;
+    if (e >= 0 && e < m->n_exprs) pto_print_expr(m, e, &b);
+    r = pto__fail(I, e >= 0 && e < m->n_exprs ? m->exprs[e].loc : I->k->loc,
+                  "kernel %s would launch no block: blocks(%s) is %lld with the launch's bindings",
+                  pto_str(I->ctx, I->k->name), b.data ? b.data : "...", (long long)nblocks);
+    pto_buf_free(&b);
+    return r;
+}
+
 static int pto__run_kernel(pto__interp *I)
 {
     const char *kname = pto_str(I->ctx, I->k->name);
     int64_t r, b, nblocks = 1;
     I->blocks = 1;
     if (I->k->blocks >= 0 && !pto__eval(I, I->k->blocks, &nblocks, 0)) return 0;
-    if (nblocks < 0)
-        return pto__fail(I, I->k->loc, "kernel '%s' has blocks(%lld): the count must be >= 0", kname,
-                         (long long)nblocks);
+    if (nblocks < 1) return pto__no_block(I, nblocks);
     I->blocks = nblocks;
     for (r = 0; r < I->nranks; r++) {
         for (b = 0; b < nblocks; b++) {
@@ -1602,7 +1620,9 @@ static int pto__in_reduce(pto__in_rank *R, int64_t n)
 /* No rank moved: name what the first blocked rank waits for. */
 static int pto__in_deadlock(pto__in_rank *R, int64_t n)
 {
-    int64_t r, first = -1, other = -1;
+    int64_t r, first = -1, other = -1, later = 0, lo = 0, hi = 0, rest = 0, lr = 0;
+    int same = 0;
+    char pending[128] = "";
     const pto_module *m = R[0].I.m;
     for (r = 0; r < n; r++)
         if (!R[r].done && first < 0) first = r;
@@ -1612,6 +1632,24 @@ static int pto__in_deadlock(pto__in_rank *R, int64_t n)
     for (r = 0; r < n && other < 0; r++)
         if (R[r].at >= 0 && m->stmts[R[r].at].op != PTO_OP_ALLREDUCE) other = r;
     if (first < 0) return 1;
+    /* blocks not started yet on the ranks still running (review21 L8): the
+       reference's own limit, not the kernel's deadlock, when any is left */
+    for (r = 0; r < n; r++)
+        if (!R[r].done) {
+            int64_t b = R[r].block + 1, e = R[r].I.blocks - 1;
+            if (b > e) continue;
+            if (!later++) lo = b, hi = e, same = 1, lr = r;
+            else if (b != lo || e != hi) same = 0;
+            rest += e - b + 1;
+        }
+    if (later) {
+        char which[64];
+        if (same && lo == hi) snprintf(which, sizeof which, "block %lld", (long long)lo);
+        else if (same) snprintf(which, sizeof which, "blocks %lld..%lld", (long long)lo, (long long)hi);
+        else snprintf(which, sizeof which, "%lld later blocks", (long long)rest);
+        if (later == 1) snprintf(pending, sizeof pending, "rank %lld has not started %s", (long long)lr, which);
+        else snprintf(pending, sizeof pending, "the ranks still running have not started %s", which);
+    }
     if (m->stmts[R[first].at].op == PTO_OP_WAIT) {
         pto__interp *I = &R[first].I;
         const pto_operand *g = pto_stmt_arg(m, R[first].at, 0), *c = pto_stmt_arg(m, R[first].at, 1);
@@ -1622,11 +1660,21 @@ static int pto__in_deadlock(pto__in_rank *R, int64_t n)
         pto__eval(I, pto_stmt_arg(m, R[first].at, 2)->e[0], &v, 0);
         pto__eval(I, g->e[0], &gr, 0);
         pto__eval(I, g->e[1], &gc, 0);
-        pto__fail(I, m->stmts[R[first].at].loc,
-                  "deadlock: wait %s[%lld, %lld], %s, %lld on rank %lld never returns: the cell holds %d and no rank "
-                  "can change it (every other rank has finished or waits too)",
-                  pto_str(I->ctx, m->params[g->ref].name), (long long)gr, (long long)gc, pto_cmp_word((pto_cmp)c->ref),
-                  (long long)v, (long long)first, (int)cell);
+        if (later)   /* "no rank can change it" would be false: blocks that may hold the notify never started */
+            pto__fail(I, m->stmts[R[first].at].loc,
+                      "the reference cannot run this kernel: wait %s[%lld, %lld], %s, %lld on rank %lld (block %lld of "
+                      "%lld) never returns: the cell holds %d, and %s: the reference interpreter runs "
+                      "a rank's blocks one after another, so a wait cannot count on a notify of a later block (on the "
+                      "device the blocks run at once while they fit the cores, as on the simulator)",
+                      pto_str(I->ctx, m->params[g->ref].name), (long long)gr, (long long)gc,
+                      pto_cmp_word((pto_cmp)c->ref), (long long)v, (long long)first, (long long)R[first].block,
+                      (long long)R[first].I.blocks, (int)cell, pending);
+        else
+            pto__fail(I, m->stmts[R[first].at].loc,
+                      "deadlock: wait %s[%lld, %lld], %s, %lld on rank %lld never returns: the cell holds %d and no "
+                      "rank can change it (every other rank has finished or waits too)",
+                      pto_str(I->ctx, m->params[g->ref].name), (long long)gr, (long long)gc,
+                      pto_cmp_word((pto_cmp)c->ref), (long long)v, (long long)first, (int)cell);
     } else {
         char why[64] = "never reaches it";
         if (other >= 0 && R[other].done) snprintf(why, sizeof why, "has finished without reaching it");
@@ -1637,9 +1685,9 @@ static int pto__in_deadlock(pto__in_rank *R, int64_t n)
     for (r = 0; r < n; r++)
         if (!R[r].done && r != first)
             pto_note(R[0].I.ctx, m->stmts[R[r].at].loc, "rank %lld waits here", (long long)r);
-    /* "no rank can change it" reads false when a later block of some rank
-       holds the notify: say why it cannot run */
-    if (R[first].I.blocks > 1)
+    /* an allreduce that waits while later blocks have not started: the
+       same limit of the reference (a wait said it in its error) */
+    if (later && m->stmts[R[first].at].op != PTO_OP_WAIT)
         pto_note(R[0].I.ctx, R[0].I.k->loc,
                  "the reference runs the blocks of a rank one after another (block %lld of rank %lld is running), "
                  "so a wait cannot count on a notify of a later block; on the device, blocks beyond the cores run "
@@ -1702,9 +1750,7 @@ static pto_status pto__in_ranks(pto_ctx *ctx, const pto_module *m, const pto_lau
         I->rank = r;
         I->blocks = 1;
         if (ok && I->k->blocks >= 0) ok = pto__eval(I, I->k->blocks, &nblocks, 0);
-        if (ok && nblocks < 0)
-            ok = pto__fail(I, I->k->loc, "kernel '%s' has blocks(%lld): the count must be >= 0",
-                           pto_str(ctx, I->k->name), (long long)nblocks);
+        if (ok && nblocks < 1) ok = pto__no_block(I, nblocks);
         I->blocks = nblocks;
     }
     if (ok) ok = pto__in_schedule(R, n);

@@ -37,7 +37,15 @@
 #include <float.h>
 #include <math.h>
 
-#define PTO__MAX_NEST 64        /* nested blocks */
+#define PTO__MAX_NEST 64        /* nested blocks (an else-if chain counts as one) */
+/* An else-if chain nests each arm's if in the else block of the one before
+   (the IR's form): every pass recurses on that depth, and the sync pass's
+   cost grows with its square (a state copy per open if: 512 arms in a loop
+   cost it ~0.8 s and 70 MB, 2,000 arms 8 s and 900 MB), so a chain has at
+   most PTO__MAX_ARMS arms and blocks plus arms nest at most
+   PTO__MAX_IR_NEST deep in all. */
+#define PTO__MAX_ARMS 512
+#define PTO__MAX_IR_NEST 1024
 #define PTO__MAX_EXPR_DEPTH 256 /* height of one expression tree */
 /* Nested parentheses / unary minus / min / max. The printer writes at most
    two of these per tree level (`-(...)`), so twice the height cap keeps
@@ -135,6 +143,7 @@ typedef struct pto__ps_parser {
     int32_t kernel;          /* current kernel, -1 outside */
     int32_t depth;           /* scope depth */
     int nest;                /* open blocks */
+    int ir_nest;             /* open blocks, plus one per else-if arm open */
     int rec;                 /* expression recursion */
     pto__ps_pname *names;       /* indexed by interned id */
     int32_t cap_names;       /* slots zeroed so far (usable) */
@@ -744,6 +753,27 @@ static int pto__ps_float_value(pto__ps_parser *p, const pto__ps_tok *t, double *
     *out = strtod(buf, NULL);
     if (buf != small) pto_free(p->ctx, buf);
     return 1;
+}
+
+/* A literal past double's range: strtod read the finite, nonzero text t as
+   inf (1e400) or 0 (1e-400). The verifier, which warns of a literal that
+   rounds to inf or 0 in the dtype it is used in (1e39 in f32), sees only
+   the value, which `inf` and `0.0` have too: said here, with the literal as
+   written (review21 L3). `start` is the operand's first token (its '-'). */
+static void pto__ps_float_range(pto__ps_parser *p, const pto__ps_tok *start, const pto__ps_tok *t, int neg, double v)
+{
+    const char *s = p->src + t->pos;
+    size_t i;
+    int n = t->len > 60 ? 60 : (int)t->len;
+    if (v != v || (v != 0.0 && v - v == 0.0)) return;   /* finite and nonzero: in range */
+    if (v == 0.0) {
+        for (i = 0; i < t->len && s[i] != 'e' && s[i] != 'E'; i++)
+            if (s[i] >= '1' && s[i] <= '9') break;
+        if (i == t->len || s[i] == 'e' || s[i] == 'E') return;   /* the text is a zero */
+    }
+    pto_warning(p->ctx, *pto__ps_tloc(p, start), "float %s%.*s%s rounds to %s (%s double's range; write %s if that is meant)",
+                neg ? "-" : "", n, s, n < (int)t->len ? "..." : "", v == 0.0 ? "0" : neg ? "-inf" : "inf",
+                v == 0.0 ? "below" : "past", v == 0.0 ? "0" : neg ? "-inf" : "inf");
 }
 
 /* ---- names and scopes ------------------------------------------------------ */
@@ -1425,6 +1455,7 @@ static int pto__ps_float_operand(pto__ps_parser *p, int32_t s)
     else if (pto__ps_is_kw(p, PTO__KW_NAN)) v = strtod("nan", NULL);
     else if (pto__ps_is(p, PTO__T_INT) || pto__ps_is(p, PTO__T_FLOAT)) {
         if (!pto__ps_float_value(p, &p->tok, &v)) return 0;
+        pto__ps_float_range(p, &start, &p->tok, neg, v);
     } else {
         pto__ps_expected(p, "a number");
         return 0;
@@ -1896,7 +1927,14 @@ static void pto__ps_block(pto__ps_parser *p, int32_t block, const pto__ps_tok *o
         pto__ps_skip_block(p);
         return;
     }
+    if (p->ir_nest >= PTO__MAX_IR_NEST) {
+        pto__ps_err(p, open, "blocks are nested too deeply (more than %d levels, counting each arm of an else-if "
+                    "chain as one)", PTO__MAX_IR_NEST);
+        pto__ps_skip_block(p);
+        return;
+    }
     p->nest++;
+    p->ir_nest++;
     for (;;) {
         if (pto__ps_is(p, PTO__T_NL)) { pto__ps_next(p); continue; }
         if (pto__ps_is(p, PTO__T_EOF)) {
@@ -1912,6 +1950,7 @@ static void pto__ps_block(pto__ps_parser *p, int32_t block, const pto__ps_tok *o
         }
     }
     p->nest--;
+    p->ir_nest--;
 }
 
 /* A nested block with its own scope. */
@@ -2283,43 +2322,77 @@ static int pto__ps_cmp(pto__ps_parser *p, pto_cmp *c)
     return 1;
 }
 
-/* if EXPR CMP EXPR { ... } [else { ... } | else if ...] */
+/* Skips the rest of an else-if chain from its `if` token (already
+   reported): each arm's header up to its '{' and its block, then the next
+   `else if` / `else { }`. One error, not one per arm. */
+static void pto__ps_skip_chain(pto__ps_parser *p)
+{
+    for (;;) {
+        while (!pto__ps_is(p, PTO__T_EOF) && !pto__ps_is(p, PTO__T_NL) && !pto__ps_is(p, '{')) pto__ps_next(p);
+        if (!pto__ps_is(p, '{')) return;
+        pto__ps_next(p);
+        pto__ps_skip_block(p);
+        if (!pto__ps_is_kw(p, PTO__KW_ELSE)) return;
+        pto__ps_next(p);
+        if (!pto__ps_is_kw(p, PTO__KW_IF)) {
+            if (pto__ps_is(p, '{')) { pto__ps_next(p); pto__ps_skip_block(p); }
+            return;
+        }
+    }
+}
+
+/* if EXPR CMP EXPR { ... } [else { ... } | else if ...]. An `else if`
+   nests an if in the else block of the IR, but to the user the chain is
+   flat: its arms are parsed in a loop, each arm's body one level below the
+   chain, so a chain counts as one nesting level (review21 L6: a 65-arm
+   dispatch was "nested too deeply", with one more error per arm). The
+   else block holds only the next if, which declares nothing: no scope of
+   its own. */
 static int pto__ps_if_stmt(pto__ps_parser *p, int32_t block)
 {
-    pto__ps_tok kw = p->tok, open;
-    int32_t a, b, s;
-    pto_cmp c;
-    pto__ps_next(p);
-    if ((a = pto__ps_expr0(p)) < 0) return 0;
-    if (!pto__ps_cmp(p, &c)) return 0;
-    if ((b = pto__ps_expr0(p)) < 0) return 0;
-    if (!pto__ps_open(p, "'{' after the condition", &open)) return 0;
-    s = pto_add_if(p->m, block, a, c, b, *pto__ps_tloc(p, &kw));
-    if (s < 0) return 0;
-    pto__ps_sub_block(p, p->m->stmts[s].body, &open);
-    if (!pto__ps_is_kw(p, PTO__KW_ELSE)) return pto__ps_end_stmt(p, "'}'");
-    pto__ps_next(p);
-    {
-        int32_t eb = pto_if_else(p->m, s);
-        if (eb < 0) return 0;
-        if (pto__ps_is_kw(p, PTO__KW_IF)) {
-            /* else if: a nested if in the else block */
-            int ok;
-            if (p->nest >= PTO__MAX_NEST) {
-                pto__ps_err(p, &p->tok, "blocks are nested too deeply (more than %d levels)", PTO__MAX_NEST);
-                return 0;
+    int arms = 1, ir_nest = p->ir_nest, ok = 0;
+    for (;;) {
+        pto__ps_tok kw = p->tok, open;
+        int32_t a, b, s, eb;
+        pto_cmp c;
+        pto__ps_next(p);
+        if ((a = pto__ps_expr0(p)) < 0) break;
+        if (!pto__ps_cmp(p, &c)) break;
+        if ((b = pto__ps_expr0(p)) < 0) break;
+        if (!pto__ps_open(p, "'{' after the condition", &open)) break;
+        s = pto_add_if(p->m, block, a, c, b, *pto__ps_tloc(p, &kw));
+        if (s < 0) break;
+        pto__ps_sub_block(p, p->m->stmts[s].body, &open);
+        if (!pto__ps_is_kw(p, PTO__KW_ELSE)) { ok = pto__ps_end_stmt(p, "'}'"); break; }
+        pto__ps_next(p);
+        eb = pto_if_else(p->m, s);
+        if (eb < 0) break;
+        if (pto__ps_is_kw(p, PTO__KW_IF)) {   /* else if: the next arm, an if in the else block */
+            if (arms >= PTO__MAX_ARMS || p->ir_nest + 1 >= PTO__MAX_IR_NEST) {   /* (its body would pass it) */
+                if (arms >= PTO__MAX_ARMS)
+                    pto__ps_err(p, &p->tok, "an else-if chain of more than %d arms nests too deeply (each 'else if' "
+                                "is an if in the else block of the arm before it): split it, e.g. by ranges of the value tested",
+                                PTO__MAX_ARMS);
+                else
+                    pto__ps_err(p, &p->tok, "this else-if arm nests too deeply: blocks and else-if arms nest at "
+                                "most %d levels in all (each 'else if' is an if in the else block of the arm "
+                                "before it)", PTO__MAX_IR_NEST);
+                pto__ps_skip_chain(p);
+                ok = pto__ps_end_stmt(p, "'}'");
+                break;
             }
-            p->nest++;
-            pto__ps_scope_open(p);
-            ok = pto__ps_if_stmt(p, eb);
-            pto__ps_scope_close(p);
-            p->nest--;
-            return ok;
+            arms++;
+            p->ir_nest++;
+            block = eb;
+            continue;
         }
-        if (!pto__ps_open(p, "'{' or 'if' after 'else'", &open)) return 0;
+        if (!pto__ps_open(p, "'{' or 'if' after 'else'", &open)) break;
         pto__ps_sub_block(p, eb, &open);
+        ok = pto__ps_end_stmt(p, "'}'");
+        break;
     }
-    return pto__ps_end_stmt(p, "'}'");
+    p->ir_nest = ir_nest;
+    return ok;
 }
 
 /* cube { ... } / vector { ... }: the halves of a mix kernel. */

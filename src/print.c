@@ -365,10 +365,30 @@ static void pto__pr_pstmt(const pto__pr_printer *pr, int32_t s, int depth)
         break;
     case PTO_ST_IF:
         pto_buf_puts(b, "if ");
-        pto__pr_pexpr(m, st->e[0], 0, b);
-        pto_buf_printf(b, " %s ", pto_cmp_name((pto_cmp)st->cmp));
-        pto__pr_pexpr(m, st->e[1], 0, b);
-        pto__pr_pbody(pr, s, st->body, depth);
+        for (;;) {
+            int32_t h;
+            pto__pr_pexpr(m, st->e[0], 0, b);
+            pto_buf_printf(b, " %s ", pto_cmp_name((pto_cmp)st->cmp));
+            pto__pr_pexpr(m, st->e[1], 0, b);
+            /* an else block that is one if: `} else if`, as the parser reads
+               it (nested, a chain of 64 arms printed past the nesting limit:
+               review21 L6); the comments above that line end the arm */
+            h = st->orelse >= 0 && st->orelse < m->n_blocks ? m->blocks[st->orelse].head : -1;
+            if (h < 0 || h >= m->n_stmts || m->stmts[h].kind != PTO_ST_IF || m->stmts[h].next >= 0) {
+                pto__pr_pbody(pr, s, st->body, depth);
+                break;
+            }
+            pto_buf_puts(b, " {");
+            pto__pr_dump_note(pr, s);
+            pto_buf_puts(b, "\n");
+            pto__pr_pblock(pr, st->body, depth + 1);
+            if (m->stmts[h].loc.line > 0) pto__pr_comments_before(pr, m->stmts[h].loc.line, depth + 1);
+            pto__pr_indent(b, depth);
+            pto_buf_puts(b, "}");
+            s = h;
+            st = &m->stmts[s];
+            pto_buf_puts(b, " else if ");
+        }
         if (st->orelse >= 0) {
             pto_buf_puts(b, " else {\n");
             pto__pr_pblock(pr, st->orelse, depth + 1);

@@ -513,6 +513,38 @@ expect "a host call's 1e39: warned" 0 "^$out/hostinf.pto:8:17: warning: float 1e
 sed 's/1e39/1e-50/' $out/hostinf.pto >$out/hostzero.pto
 expect "a host call's 1e-50: warned" 0 "^$out/hostzero.pto:8:17: warning: float 1e-50 rounds to 0 in f32, as scalar 's' of 'sc' takes it" \
     $ptoc check $out/hostzero.pto
+# ... past double's range (review21 L3): strtod made 1e400 inf and 1e-400 0 with no word (the
+# verifier sees only the value, as `inf` or `0.0` give it): said by the parser, as written; a
+# zero written with a huge exponent is no warning. A host call's value is printed exactly (%g
+# printed 3.4028235677973366e+38, which rounds to inf, as 3.40282e+38: FLT_MAX itself).
+cat > $out/pastdouble.pto <<'EOF2'
+kernel f(in x: f32[16, 64], out y: f32[16, 64]) vector {
+  tile a: vec f32[16, 64]
+  tload a, x[0, 0]
+  tmuls a, a, 1e400
+  tadds a, a, -1e400
+  tmuls a, a, 1e-400
+  tadds a, a, 0.0e999
+  tstore y[0, 0], a
+}
+EOF2
+expect "1e400 rounds to inf: said as written" 0 \
+    "^$out/pastdouble.pto:4:15: warning: float 1e400 rounds to inf \(past double's range; write inf if that is meant\)$" \
+    $ptoc check $out/pastdouble.pto
+holds "-1e400 rounds to -inf" "^$out/pastdouble.pto:5:15: warning: float -1e400 rounds to -inf \(past double's range; write -inf if"
+holds "1e-400 rounds to 0" "^$out/pastdouble.pto:6:15: warning: float 1e-400 rounds to 0 \(below double's range; write 0 if"
+lacks "0.0e999 is no warning" "pastdouble.pto:7:"
+sed 's/1e39/1e400/' $out/hostinf.pto >$out/hostbig.pto
+expect "a host call's 1e400: warned" 0 "^$out/hostbig.pto:8:17: warning: float 1e400 rounds to inf \(past double's range" \
+    $ptoc check $out/hostbig.pto
+sed 's/1e39/3.4028235677973366e38/' $out/hostinf.pto >$out/hostmid.pto
+expect "a host call's value, printed exactly" 0 \
+    "^$out/hostmid.pto:8:17: warning: float 3.4028235677973366e\+38 rounds to inf in f32, as scalar 's' of 'sc' takes it" \
+    $ptoc check $out/hostmid.pto
+sed -n '1,6p' $out/hostinf.pto >$out/dbig.pto
+expect "-D s=1e400: warned as the literal is" 0 \
+    "^warning: -D s=1e400: the value rounds to inf \(past double's range; write inf if that is meant\)$" \
+    $ptoc run $out/dbig.pto -D s=1e400
 
 # ---- a command line ptoc cannot use: say what is wrong, then the usage, exit 1 ----
 v=examples/vadd.pto

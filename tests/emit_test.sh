@@ -287,5 +287,29 @@ cp examples/vadd.pto "$out/$qname"
 $ptoc run "$out/$qname" >$out/log 2>&1; rc=$?
 if [ $rc = 0 ] && grep -q "simulator   no reports" $out/log; then ok "run a file named with 130 quotes"; else bad "run a file named with 130 quotes (rc $rc)"; tail -3 $out/log; fi
 
+# an else-if chain of 300 arms (review21 L6: past 63 it was "nested too deeply"): fmt writes it
+# back as written, and the emitted C and C++ are flat `} else if`: nested, clang refused them
+# past its bracket depth of 256
+mkdir -p $out/elif
+awk 'BEGIN { print "kernel k(in x: f32[64, 64], out y: f32[64, 64]) vector blocks(4) {"
+             print "  tile t: vec f32[16, 64]"; print "  tload t, x[block * 16, 0]"
+             for (i = 0; i < 300; i++) printf "  %sif block == %d {\n    tmuls t, t, %d.5\n", i ? "} else " : "", i % 7, i
+             print "  } else {"; print "    tadds t, t, 1.0"; print "  }"
+             print "  tstore y[block * 16, 0], t"; print "}" }' >$out/elif/chain.pto
+$ptoc fmt $out/elif/chain.pto >$out/elif/fmt.pto 2>$out/log
+try "a 300-arm else-if chain: fmt writes it back as written" cmp $out/elif/chain.pto $out/elif/fmt.pto
+$ptoc emit $out/elif/chain.pto -o $out/elif/c >$out/log 2>&1
+if [ "$(grep -c '^    } else if (pto_k_block_idx(core) == [0-6]) {$' $out/elif/c/kernel.c)" = 299 ]
+then ok "a 300-arm else-if chain: flat in kernel.c"; else bad "a 300-arm else-if chain: flat in kernel.c"; fi
+$ptoc emit --target isa $out/elif/chain.pto -o $out/elif/isa >$out/log 2>&1
+if [ "$(grep -c '} else if (' $out/elif/isa/kernel.cpp)" = 299 ]
+then ok "a 300-arm else-if chain: flat in kernel.cpp"; else bad "a 300-arm else-if chain: flat in kernel.cpp"; fi
+for cc in cc clang tcc; do
+    command -v $cc >/dev/null || continue
+    $ptoc run --cc $cc $out/elif/chain.pto >$out/log 2>&1; rc=$?
+    if [ $rc = 0 ] && grep -q "^  result      match (1 output)$" $out/log && grep -q "simulator   no reports" $out/log
+    then ok "a 300-arm else-if chain runs under $cc"; else bad "a 300-arm else-if chain runs under $cc (rc $rc)"; fi
+done
+
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

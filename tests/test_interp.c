@@ -1170,6 +1170,33 @@ static void test_softmax(void)
     }
     CHECK(badsum == 0);
     CHECK(all_same(y, ref, N * C));
+    /* N = 0 (or 8): blocks(N / 16) is 0, a launch of no block: refused in
+       ptoc run's words (review21 L2: was PTO_OK with nothing run) */
+    bnd[1].value = 8;
+    CHECK(run(t, bnd, 2) == PTO_ERR_USER);
+    CHECK_STR(diag(0), "t.pto:2:3: error: kernel softmax would launch no block: blocks(N / 16) is 0 with the launch's "
+                       "bindings");
+    end();
+    /* ... and on every rank of a ranks kernel */
+    build_softmax();
+    m->kernels[K].ranks = 1;
+    bnd[1].value = 0;
+    {
+        void *tr[4];
+        pto_launch l;
+        tr[0] = tr[2] = x;
+        tr[1] = tr[3] = y;
+        memset(&l, 0, sizeof l);
+        l.kernel = K;
+        l.tensors = tr;
+        l.bindings = bnd;
+        l.nbindings = 2;
+        l.nranks = 2;
+        CHECK(pto_interp(ctx, m, &l) == PTO_ERR_USER);
+        CHECK_STR(diag(0), "t.pto:2:3: error: kernel softmax would launch no block: blocks(N / 16) is 0 with the "
+                           "launch's bindings");
+        CHECK(pto_diag_count(ctx) == 1);
+    }
     end();
 }
 

@@ -605,6 +605,105 @@ static void test_hostile(void)
     free(big);
 }
 
+/* An else-if chain is flat to the user (review21 L6: 65 arms were "nested
+   too deeply", one error per arm): it counts as one nesting level, up to
+   512 arms; arm 513 is one error, the rest of the chain skipped; blocks
+   and arms nest at most 1024 levels in all (the IR nests each arm's if in
+   the else block before it). pto_print writes the chain back as written. */
+static void elif_chain(pto_buf *b, int indent, int arms)
+{
+    int i;
+    for (i = 0; i < arms; i++) {
+        pto_buf_printf(b, i ? "%*s} else if block == %d {\n" : "%*sif block == %d {\n", indent, "", i);
+        pto_buf_printf(b, "%*s  tadds t, t, %d.5\n", indent, "", i);
+    }
+    pto_buf_printf(b, "%*s} else {\n%*s  tadds t, t, 1.0\n%*s}\n", indent, "", indent, "", indent, "");
+}
+
+static const char elif_head[] = "kernel k(in x: f32[16, 64], out y: f32[16, 64]) vector {\n"
+                                "  tile t: vec f32[16, 64]\n"
+                                "  tload t, x[0, 0]\n";
+static const char elif_tail[] = "  tstore y[0, 0], t\n}\n";
+
+static void test_elif_chain(void)
+{
+    pto_buf b, p;
+    pto_module *m;
+    int i;
+    memset(&b, 0, sizeof b);
+    memset(&p, 0, sizeof p);
+    b.ctx = p.ctx = ctx;
+    /* 512 arms: no diagnostic, verifies, prints back as written */
+    pto_buf_puts(&b, elif_head);
+    elif_chain(&b, 2, 512);
+    pto_buf_puts(&b, elif_tail);
+    m = parse(b.data);
+    CHECK(m != NULL && pto_diag_count(ctx) == 0);
+    if (m) {
+        CHECK(pto_verify(ctx, m) == PTO_OK);
+        pto_print(m, &p);
+        CHECK(p.data && strcmp(p.data, b.data) == 0);
+        pto_module_destroy(m);
+    }
+    /* a chain counts as one level: 60 blocks deep (with the kernel's), a
+       chain of 100 arms whose arms hold 3 more levels */
+    pto_buf_free(&b);
+    memset(&b, 0, sizeof b);
+    b.ctx = ctx;
+    pto_buf_puts(&b, elif_head);
+    for (i = 0; i < 60; i++) pto_buf_printf(&b, "%*sif 1 == 1 {\n", 2 + 2 * i, "");
+    for (i = 0; i < 100; i++) {
+        pto_buf_printf(&b, i ? "%*s} else if block == %d {\n" : "%*sif block == %d {\n", 122, "", i);
+        pto_buf_printf(&b, "%*sif 2 == 2 {\n%*sif 3 == 3 {\n%*stadds t, t, 1.0\n%*s}\n%*s}\n", 124, "", 126, "", 128, "",
+                       126, "", 124, "");
+    }
+    pto_buf_printf(&b, "%*s}\n", 122, "");
+    for (i = 59; i >= 0; i--) pto_buf_printf(&b, "%*s}\n", 2 + 2 * i, "");
+    pto_buf_puts(&b, elif_tail);
+    m = parse(b.data);
+    CHECK(m != NULL && pto_diag_count(ctx) == 0);
+    pto_module_destroy(m);
+    /* 513 arms: one error at the 513th 'if', none for the arms after it;
+       what follows the chain is parsed */
+    pto_buf_free(&b);
+    memset(&b, 0, sizeof b);
+    b.ctx = ctx;
+    pto_buf_puts(&b, elif_head);
+    elif_chain(&b, 2, 600);
+    pto_buf_puts(&b, "  tadds t, t, nope\n");
+    pto_buf_puts(&b, elif_tail);
+    m = parse(b.data);
+    CHECK(m == NULL && pto_diag_count(ctx) == 2);
+    if (pto_diag_count(ctx) > 0) {
+        char msg[700];
+        pto_diag_format(ctx, pto_diag_get(ctx, 0), msg, sizeof msg);
+        CHECK_STR(msg, "t.pto:1028:10: error: an else-if chain of more than 512 arms nests too deeply (each 'else if' "
+                       "is an if in the else block of the arm before it): split it, e.g. by ranges of the value tested");
+    }
+    if (pto_diag_count(ctx) > 1) CHECK(strstr(pto_diag_get(ctx, 1)->msg, "nope") != NULL);
+    /* blocks and arms: at most 1024 levels; one error */
+    pto_buf_free(&b);
+    memset(&b, 0, sizeof b);
+    b.ctx = ctx;
+    pto_buf_puts(&b, elif_head);
+    elif_chain(&b, 2, 511);
+    b.len -= strlen("  } else {\n    tadds t, t, 1.0\n  }\n");
+    pto_buf_puts(&b, "  } else if block == 511 {\n    if 1 == 1 {\n");
+    elif_chain(&b, 6, 512);
+    pto_buf_puts(&b, "    }\n  }\n");
+    pto_buf_puts(&b, elif_tail);
+    m = parse(b.data);
+    CHECK(m == NULL && pto_diag_count(ctx) == 1);
+    if (pto_diag_count(ctx) > 0) {
+        char msg[700];
+        pto_diag_format(ctx, pto_diag_get(ctx, 0), msg, sizeof msg);
+        CHECK_STR(msg, "t.pto:2048:14: error: this else-if arm nests too deeply: blocks and else-if arms nest at most "
+                       "1024 levels in all (each 'else if' is an if in the else block of the arm before it)");
+    }
+    pto_buf_free(&b);
+    pto_buf_free(&p);
+}
+
 /* The lexer's name cache (names of up to 16 bytes, keyed by their bytes):
    names that agree in their first 8 or 16 bytes, or differ only in length,
    are still different names; 3,000 of them (more than the cache holds)
@@ -778,6 +877,7 @@ int main(void)
     test_declared_despite_bad_type();
     test_params_after_a_broken_one();
     test_hostile();
+    test_elif_chain();
     test_name_cache();
     test_text_at_page_edge();
     test_speed();
