@@ -6060,6 +6060,18 @@ static int pto__ps_params(pto__ps_parser *p)
 static int pto__ps_kernel_attrs(pto__ps_parser *p, int32_t k, pto__ps_tok *open)
 {
     int seen_blocks = 0;
+    if (pto__ps_is(p, PTO__T_NL)) {
+        /* a header wrapped after ')' (review22 L2): the contract has only the
+           parameters span lines. One error with the rule; a kind that starts
+           the next line is then read as if in place (no cascade). */
+        pto__ps_tok nx = pto__ps_peek(p);
+        pto__ps_err(p, &p->tok, "expected a kernel kind ('vector', 'cube' or 'mix'), got end of line (the kind must "
+                    "follow ')' on the same line: `...) vector {`)");
+        if (nx.kind != PTO__T_NAME
+            || (nx.id != p->kw[PTO__KW_VECTOR] && nx.id != p->kw[PTO__KW_CUBE] && nx.id != p->kw[PTO__KW_MIX]))
+            return 0;
+        pto__ps_next(p);
+    }
     if (pto__ps_is_kw(p, PTO__KW_VECTOR)) p->m->kernels[k].kind = PTO_KK_VECTOR;
     else if (pto__ps_is_kw(p, PTO__KW_CUBE)) p->m->kernels[k].kind = PTO_KK_CUBE;
     else if (pto__ps_is_kw(p, PTO__KW_MIX)) p->m->kernels[k].kind = PTO_KK_MIX;
@@ -7503,6 +7515,29 @@ static int pto__vfractal(int space, int dtype, int *fr, int *fc)
     }
 }
 
+/* Whether no cube tile of pipe q's side can have its shape (review22 L7):
+   the cube pushes a c2v pipe's tiles from acc and pops a v2c pipe's into
+   mat, whole fractals of that space (a both pipe: both); *fr x *fc the
+   fractal (for both: one that fits either) and *sp the space, or -1 for
+   both. dir: the direction to judge (PTO_C2V, PTO_V2C or both bits). */
+static int pto__vpipe_cube_bad(const pto_cvpipe *q, int dir, int *fr, int *fc, int *sp)
+{
+    int ar, ac, mr, mc;
+    if (q->rows <= 0 || q->cols <= 0 || !pto__vfractal(PTO_ACC, q->dtype, &ar, &ac) ||
+        !pto__vfractal(PTO_MAT, q->dtype, &mr, &mc))
+        return 0;   /* malformed: reported as such */
+    if ((dir & PTO_C2V) && (dir & PTO_V2C)) {
+        *sp = -1;
+        *fr = ar > mr ? ar : mr;   /* 16 both; cols: 16 and 32 / size, one a multiple of the other */
+        *fc = ac > mc ? ac : mc;
+    } else if (dir & PTO_C2V) {
+        *sp = PTO_ACC, *fr = ar, *fc = ac;
+    } else {
+        *sp = PTO_MAT, *fr = mr, *fc = mc;
+    }
+    return q->rows % *fr != 0 || q->cols % *fc != 0;
+}
+
 /* A cube tile's stored shape is whole fractals (its valid region need not
    be: the cube reads the valid rows and cols of whole fractals). */
 static void pto__vtile_fractal(pto__verifier *v, const pto_tile *t)
@@ -8671,7 +8706,7 @@ static void pto__vcvpipe_op(pto__verifier *v, const pto__vop *op)
     const pto_cvpipe *q = &v->m->cvpipes[op->o[pi]->ref];
     const pto_tile *t = op->t[ti];
     const char *name = pto_opinfo_get((pto_op)st->op)->name, *qn = pto__vname(v, q->name);
-    int cube = v->core == PTO_CORE_CUBE, need, r = q->rows, c = q->cols, vr, vc;
+    int cube = v->core == PTO_CORE_CUBE, need, r = q->rows, c = q->cols, vr, vc, csp;
     if (v->core < 0 || !t) return;   /* outside a section: reported already */
     need = (st->op != PTO_OP_TPUSH) == cube ? PTO_V2C : PTO_C2V;
     if (!(q->dir & need)) {
@@ -8694,7 +8729,10 @@ static void pto__vcvpipe_op(pto__verifier *v, const pto__vop *op)
     if (st->op == PTO_OP_TFREE) return;
     if (!cube && q->split == PTO_SPLIT_UP_DOWN) r /= 2;
     if (!cube && q->split == PTO_SPLIT_LEFT_RIGHT) c /= 2;
-    if (!cube && pto__vpipe_vrow_bad(q, &vr, &vc)) {}   /* no vec tile fits: the pipe says so */
+    if (!cube && ((q->split == PTO_SPLIT_UP_DOWN && q->rows % 2) || (q->split == PTO_SPLIT_LEFT_RIGHT && q->cols % 2))) {
+    }   /* an odd split has no half: the pipe says so (was: "must be [31, 64]" for [63, 64]) */
+    else if (!cube && pto__vpipe_vrow_bad(q, &vr, &vc)) {}   /* no vec tile fits: the pipe says so */
+    else if (cube && pto__vpipe_cube_bad(q, need, &vr, &vc, &csp)) {}   /* no acc / mat tile fits: the pipe says so */
     else if (t->dtype != q->dtype)
         pto_error(v->ctx, op->o[ti]->loc, "%s: tile '%s' is %s but pipe '%s' carries %s", name, pto__vtn(v, t),
                   pto_dtype_name((pto_dtype)t->dtype), qn, pto_dtype_name((pto_dtype)q->dtype));
@@ -9459,6 +9497,25 @@ static void pto__vpipe_decl(pto__verifier *v, const pto_cvpipe *q)
                      : size == 2 ? "its columns must be a multiple of 16 for f16 / bf16"
                                  : "its columns must be a multiple of 32 for i8",
                   (int)q->cols);
+    }
+    {   /* the cube's tiles are whole fractals: a slot no acc (c2v) / mat (v2c) tile fills */
+        int fr, fc, sp;
+        if (pto__vpipe_cube_bad(q, q->dir, &fr, &fc, &sp)) {
+            const char *dn = pto_dtype_name((pto_dtype)q->dtype);
+            char what[160];
+            if (sp == PTO_ACC)
+                snprintf(what, sizeof what, "the cube pushes acc tiles, which are whole %d x %d fractals", fr, fc);
+            else if (sp == PTO_MAT)
+                snprintf(what, sizeof what, "the cube pops into mat tiles, which are whole %d x %d fractals for %s", fr,
+                         fc, dn);
+            else
+                snprintf(what, sizeof what, "the cube pushes acc tiles (whole 16 x 16 fractals) and pops into mat "
+                         "tiles (whole 16 x %d fractals for %s)", 32 / pto_dtype_size((pto_dtype)q->dtype), dn);
+            pto_error(v->ctx, q->loc, "pipe '%s' (%s): %s: [%d, %d] is %s (use [%lld, %lld])", qn,
+                      pto__vdir_word(q->dir), what, (int)q->rows, (int)q->cols,
+                      sp == PTO_ACC ? "no acc shape" : sp == PTO_MAT ? "no mat shape" : "not whole fractals of both",
+                      ((long long)q->rows + fr - 1) / fr * fr, ((long long)q->cols + fc - 1) / fc * fc);
+        }
     }
     if (q->slot_num <= 0)
         pto_error(v->ctx, q->loc, "pipe '%s': slots(%d) must be > 0", qn, (int)q->slot_num);
@@ -19665,7 +19722,10 @@ static void pto__sy_degrade(pto__sy *sy, int32_t g, int32_t M)
                 (int)gr->nids, tiles, pto_str(sy->ctx, gr->note));
     for (e = 0; e < sy->n_ents; e++) {
         if (sy->ents[e].grp != g || sy->ents[e].stmt < 0) continue;
-        if (sy->ents[e].emod >= 0) {   /* base + the loop's rotation by M (the old one is shared) */
+        if (sy->ents[e].emod >= 0 && M == 1) {   /* one id: the INT base alone (not base + i % 1) */
+            sy->m->operands[sy->m->stmts[sy->ents[e].stmt].arg0 + 2].e[0] = sy->ents[e].ebase;
+            sy->ents[e].emod = -1;
+        } else if (sy->ents[e].emod >= 0) {   /* base + the loop's rotation by M (the old one is shared) */
             if (rot < 0 && (rot = pto__sy_rotexpr(sy, gr->loop, M)) < 0) {
                 pto__sy_fail(sy, PTO_ERR_INTERNAL);
                 return;

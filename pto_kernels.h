@@ -1119,6 +1119,14 @@ struct pto_k_core {
     /* scheduling */
     int state;                 /* PTO_K__NEW, RUN, DONE */
     int dead;
+    /* a wait on S that stalls the scalar unit for good: its report waits for
+       the kernel's end (pto_k__sstall_end), which tells whether the set it
+       needs comes later in program order (the dead core still calls in) */
+    pto_k__ins sst;            /* the stalled wait_flag(X, S) (seq 0: none) */
+    pto_k__ins sroot;          /* the first blocked wait of its set's chain (seq 0: its set was not issued) */
+    const char *sset;          /* that set's source line (queued on pipe sset_pipe) */
+    int sset_pipe;
+    const char *slater;        /* the set_flag issued after the stall that would release sroot (or sst) */
     int can_run;               /* set by pto_k__pick */
     int64_t wake;              /* a timed wait: when the scheduler released it (-1: not yet) */
     const void *parg;
@@ -1998,6 +2006,7 @@ PTO_K_FN void pto_k__tick(pto_k_core *c, const char *src)
 }
 
 PTO_K_FN void pto_k__core_end(pto_k_core *c);
+PTO_K_FN void pto_k__sstall_end(pto_k_core *c, int complete);
 
 PTO_K_FN void *pto_k__thread(void *arg)
 {
@@ -2009,6 +2018,7 @@ PTO_K_FN void *pto_k__thread(void *arg)
     if (!dev->stopped) {
         if (setjmp(c->stop) == 0) dev->ld->fn(c, c->args);   /* 1: pto_k__tick stopped it */
     }
+    pto_k__sstall_end(c, !dev->stopped);
     if (!dev->stopped) pto_k__core_end(c);
     pthread_mutex_lock(&dev->mu);
     c->state = PTO_K__DONE;
@@ -3052,6 +3062,46 @@ PTO_K_FN void pto_k__blocked_desc(pto_k_core *c, int p, char *out, size_t n)
              pto_k__pipe_name(w->p0), pto_k__pipe_name(w->p1), w->id, w->src);
 }
 
+/* The report of a scalar stall (pto_k__issue), at the kernel's end
+   (complete: the kernel function returned; 0: the launch stopped it, so
+   what follows the stall is unknown). The advice to move the wait comes
+   only when the set that would release the chain is issued after it. */
+PTO_K_FN void pto_k__sstall_end(pto_k_core *c, int complete)
+{
+    const pto_k__ins *w = &c->sst, *r = &c->sroot;
+    const char *src = w->src ? w->src : "?", *rsrc = r->src ? r->src : "?";
+    char who[64];
+    if (!w->seq) return;
+    pto_k__core_name(c, who, sizeof who);
+    if (!r->seq)
+        pto_k__err(c->dev, PTO_K_E_DEADLOCK,
+                   "%s: error: deadlock: wait_flag(%s, S, %d) stalls the scalar unit, which dispatches nothing after it "
+                   "until set_flag(%s, S, %d) fires, and none was issued before it%s%s%s (%s)",
+                   src, pto_k__pipe_name(w->p0), w->id, pto_k__pipe_name(w->p0), w->id,
+                   c->slater ? ": move the wait_flag after its set_flag at \"" : complete ? " or follows it before the "
+                   "kernel ends" : " (the launch stopped before the kernel's end)",
+                   c->slater ? c->slater : "", c->slater ? "\"" : "", who);
+    else if (c->slater || !complete)
+        pto_k__err(c->dev, PTO_K_E_DEADLOCK,
+                   "%s: error: deadlock: wait_flag(%s, S, %d) stalls the scalar unit, which dispatches nothing after it "
+                   "until set_flag(%s, S, %d) fires, and the one issued before it can never run: pipe %s is blocked in "
+                   "wait_flag(%s, %s, %d) at \"%s\"%s%s%s (%s)",
+                   src, pto_k__pipe_name(w->p0), w->id, pto_k__pipe_name(w->p0), w->id, pto_k__pipe_name(r->pipe),
+                   pto_k__pipe_name(r->p0), pto_k__pipe_name(r->p1), r->id, rsrc,
+                   c->slater ? ", whose set_flag comes after the stall, at \"" : " (the launch stopped before the "
+                   "kernel's end)", c->slater ? c->slater : "", c->slater ? "\": move the wait_flag after that set_flag" : "",
+                   who);
+    else   /* the root cause: the first blocked wait, whose set never comes */
+        pto_k__err(c->dev, PTO_K_E_DEADLOCK,
+                   "%s: error: deadlock: wait_flag(%s, %s, %d) can never be satisfied: no set_flag(%s, %s, %d) "
+                   "follows it before the kernel ends; the scalar unit stalls behind it in wait_flag(%s, S, %d) at "
+                   "\"%s\", whose set_flag at \"%s\" is queued on pipe %s (%s)",
+                   rsrc, pto_k__pipe_name(r->p0), pto_k__pipe_name(r->p1), r->id, pto_k__pipe_name(r->p0),
+                   pto_k__pipe_name(r->p1), r->id, pto_k__pipe_name(w->p0), w->id, src, c->sset ? c->sset : "?",
+                   pto_k__pipe_name(c->sset_pipe), who);
+    c->sst.seq = 0;
+}
+
 /* Dispatches an instruction from the scalar unit to its pipe. */
 PTO_K_FN void pto_k__issue(pto_k_core *c, pto_k__ins *ins)
 {
@@ -3077,22 +3127,37 @@ PTO_K_FN void pto_k__issue(pto_k_core *c, pto_k__ins *ins)
         /* S is the scalar unit itself: a wait on it dispatches nothing more
            until the set fires, so a set later in program order never comes.
            One already issued sits in a blocked queue that only a later
-           dispatch could release (pto_k__pump ran to a fixpoint). */
-        int i, j;
-        char why[300] = "";
-        for (i = 0; i < PTO_K_PIPE_ALL && !why[0]; i++)
+           dispatch could release (pto_k__pump ran to a fixpoint): the chain
+           of waits from there leads to the first blocked one, whose set was
+           not issued (review22 L6). Reported at the kernel's end, when it is
+           known whether that set comes later in program order. */
+        int i, j, k;
+        c->sst = *ins;
+        c->sroot.seq = 0;
+        c->sset = NULL;
+        c->slater = NULL;
+        for (i = 0; i < PTO_K_PIPE_ALL && !c->sset; i++)
             for (j = 1; j < c->q[i].n; j++) {
                 const pto_k__ins *s = &c->q[i].v[j];
                 if (s->op != PTO_K__SET_FLAG || s->p0 != ins->p0 || s->p1 != ins->p1 || s->id != ins->id) continue;
-                pto_k__blocked_desc(c, i, why, sizeof why);
+                c->sset = s->src ? s->src : "?";
+                c->sset_pipe = i;
+                c->sroot = c->q[i].v[0];
                 break;
             }
-        pto_k__ierr(c, ins, PTO_K_E_DEADLOCK,
-                    "deadlock: wait_flag(%s, S, %d) stalls the scalar unit, which dispatches nothing after it until "
-                    "set_flag(%s, S, %d) fires, %s%s: move the wait_flag after its set_flag",
-                    pto_k__pipe_name(ins->p0), ins->id, pto_k__pipe_name(ins->p0), ins->id,
-                    why[0] ? "and the one issued before it can never run: " : "and none was issued before it",
-                    why[0] ? why : "");
+        for (k = 0; c->sset && k < PTO_K_PIPE_ALL; k++) {   /* the blocked wait's own set queued behind another */
+            int r;
+            const pto_k__ins *w = &c->sroot;
+            for (r = 0; r < PTO_K_PIPE_ALL; r++) {
+                for (j = 1; j < c->q[r].n; j++) {
+                    const pto_k__ins *s = &c->q[r].v[j];
+                    if (s->op == PTO_K__SET_FLAG && s->p0 == w->p0 && s->p1 == w->p1 && s->id == w->id) break;
+                }
+                if (j < c->q[r].n) break;
+            }
+            if (r == PTO_K_PIPE_ALL) break;
+            c->sroot = c->q[r].v[0];
+        }
         c->dead = 1;
         return;
     }
@@ -3270,7 +3335,14 @@ PTO_K_FN void pto_k__flagop(pto_k_core *c, const char *src, int op, int sp, int 
     i.p0 = sp;
     i.p1 = dp;
     i.id = id;
-    if (c->dead || !pto_k__flag_args_ok(c, &i)) return;
+    if (c->dead) {
+        /* after a scalar stall: a set that would have released it, had the stall come after it */
+        const pto_k__ins *w = c->sroot.seq ? &c->sroot : &c->sst;
+        if (c->sst.seq && !c->slater && op == PTO_K__SET_FLAG && sp == w->p0 && dp == w->p1 && id == w->id)
+            c->slater = src ? src : "?";
+        return;
+    }
+    if (!pto_k__flag_args_ok(c, &i)) return;
     pto_k__issue(c, &i);
 }
 

@@ -2808,6 +2808,18 @@ static int pto__ps_params(pto__ps_parser *p)
 static int pto__ps_kernel_attrs(pto__ps_parser *p, int32_t k, pto__ps_tok *open)
 {
     int seen_blocks = 0;
+    if (pto__ps_is(p, PTO__T_NL)) {
+        /* a header wrapped after ')' (review22 L2): the contract has only the
+           parameters span lines. One error with the rule; a kind that starts
+           the next line is then read as if in place (no cascade). */
+        pto__ps_tok nx = pto__ps_peek(p);
+        pto__ps_err(p, &p->tok, "expected a kernel kind ('vector', 'cube' or 'mix'), got end of line (the kind must "
+                    "follow ')' on the same line: `...) vector {`)");
+        if (nx.kind != PTO__T_NAME
+            || (nx.id != p->kw[PTO__KW_VECTOR] && nx.id != p->kw[PTO__KW_CUBE] && nx.id != p->kw[PTO__KW_MIX]))
+            return 0;
+        pto__ps_next(p);
+    }
     if (pto__ps_is_kw(p, PTO__KW_VECTOR)) p->m->kernels[k].kind = PTO_KK_VECTOR;
     else if (pto__ps_is_kw(p, PTO__KW_CUBE)) p->m->kernels[k].kind = PTO_KK_CUBE;
     else if (pto__ps_is_kw(p, PTO__KW_MIX)) p->m->kernels[k].kind = PTO_KK_MIX;

@@ -3379,7 +3379,10 @@ static void pto__sy_degrade(pto__sy *sy, int32_t g, int32_t M)
                 (int)gr->nids, tiles, pto_str(sy->ctx, gr->note));
     for (e = 0; e < sy->n_ents; e++) {
         if (sy->ents[e].grp != g || sy->ents[e].stmt < 0) continue;
-        if (sy->ents[e].emod >= 0) {   /* base + the loop's rotation by M (the old one is shared) */
+        if (sy->ents[e].emod >= 0 && M == 1) {   /* one id: the INT base alone (not base + i % 1) */
+            sy->m->operands[sy->m->stmts[sy->ents[e].stmt].arg0 + 2].e[0] = sy->ents[e].ebase;
+            sy->ents[e].emod = -1;
+        } else if (sy->ents[e].emod >= 0) {   /* base + the loop's rotation by M (the old one is shared) */
             if (rot < 0 && (rot = pto__sy_rotexpr(sy, gr->loop, M)) < 0) {
                 pto__sy_fail(sy, PTO_ERR_INTERNAL);
                 return;

@@ -154,6 +154,13 @@ n=$(grep -c ": error: " $out/log)
 if [ "$n" = 3 ]; then ok "Allman braces: one error per header"; else bad "Allman braces: one error per header (got $n)"; fi
 holds "Allman braces: the else's error" "cascade_brace.pto:11:11: error: expected '\{' or 'if' after 'else', got end of line \(the '\{' must end"
 
+# ---- a kernel header wrapped after ')': one error with the rule, the kind read in place (review22 L2) ----
+expect "wrapped header: the kind's error" 1 "cascade_kind.pto:4:49: error: expected a kernel kind \\('vector', 'cube' or 'mix'\\), got end of line \\(the kind must follow '\\)' on the same line" \
+    $ptoc check tests/diag/cascade_kind.pto
+holds "wrapped header: the body is still checked" "cascade_kind.pto:8:10: error: unknown name 'z'"
+n=$(grep -c ": error: " $out/log)
+if [ "$n" = 2 ]; then ok "wrapped header: two errors"; else bad "wrapped header: two errors (got $n)"; fi
+
 # ---- one mistake, one error (review17's cascades) ----
 # (the shadowing files, review17 c25: the name's later uses are no error of their own)
 for f in tests/bad/pipe_not_mix_use.pto tests/diag/cascade_mat_op.pto tests/diag/cascade_nonascii.pto \
@@ -676,6 +683,20 @@ expect "ids: 16 x8 tiles refused, with what to change" 1 \
     "ids_overflow.pto:38:5: error: sync: more than 128 event ids would be set at once here .*: give the loop fewer or shallower multi-buffered tiles" \
     $ptoc check tests/diag/ids_overflow.pto
 expect "ids: 10 x8 tiles sync" 0 "out of event ids for MTE3 -> V: 9 flag pairs" $ptoc check tests/user/ten_x8.pto
+# ---- a rotation degraded to one id is that id, not 'base + i % 1' (review22 L1) ----
+expect "one id left: warned" 0 "ids_one.pto:20:5: warning: sync: out of event ids for MTE2 -> V: 1 id instead of 2 rotating for tile te" \
+    $ptoc dump sync tests/diag/ids_one.pto
+holds "one id left: dump sync says 7" "^    set_flag MTE2, V, 7  # by sync: RAW .* tload te "
+lacks "one id left: no '% 1' in dump sync" "% 1"
+$ptoc emit tests/diag/ids_one.pto -o $out/ids_one >$out/log 2>&1 || bad "one id left: emit"
+cat $out/ids_one/kernel.c >$out/log
+holds "one id left: the sim target's id is 7" 'pto_k_set_flag\(core, "ids_one.pto:16", PTO_K_MTE2, PTO_K_V, 7\);'
+lacks "one id left: no '% 1' in kernel.c" "% 1\)"
+$ptoc emit --target isa tests/diag/ids_one.pto -o $out/ids_one_isa >$out/log 2>&1 || bad "one id left: emit isa"
+cat $out/ids_one_isa/kernel.cpp >$out/log
+holds "one id left: the isa target's id is EVENT_ID7" "set_flag\(PIPE_MTE2, PIPE_V, EVENT_ID7\); /\* ids_one.pto:16"
+lacks "one id left: no '% 1' in kernel.cpp" "% 1\)"
+expect "one id left: runs" 0 "^  simulator   no reports" $ptoc run tests/diag/ids_one.pto
 # ---- a forward pair whose ids are all busy until the drains just before its wait: its set moves
 # right before the wait, and the kernel runs. Set there, MTE3 may set the id before V's wait of
 # its previous set (V lags behind): an order pair V -> MTE3 orders that wait first, and the one

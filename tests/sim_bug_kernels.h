@@ -218,6 +218,29 @@ PTO_K_FN void k_shang_queued(pto_k_core *c, const int64_t *args)
     pto_k_set_flag(c, "sq.pto:6: set_flag MTE2, V, 2", PTO_K_PIPE_MTE2, PTO_K_PIPE_V, 2);
 }
 
+/* ... and the same with that later set dropped (review22 L6: the report
+   blamed the S wait, which follows its set, and advised moving it): the
+   root cause is the wait on V no set_flag ever matches. */
+PTO_K_FN void k_shang_dropped(pto_k_core *c, const int64_t *args)
+{
+    pto_k_gm *x = pto_k_arg_gm(args, 0);
+    pto_k_tload(c, "sd.pto:1: tload t, x[0, 0]", T(0), x, 0, 0);
+    pto_k_wait_flag(c, "sd.pto:2: wait_flag MTE2, V, 2", PTO_K_PIPE_MTE2, PTO_K_PIPE_V, 2);
+    pto_k_tadds(c, "sd.pto:3: tadds d, t, 1", T(2048), T(0), 1.0);
+    pto_k_set_flag(c, "sd.pto:4: set_flag V, S, 2", PTO_K_PIPE_V, PTO_K_PIPE_S, 2);
+    pto_k_wait_flag(c, "sd.pto:5: wait_flag V, S, 2", PTO_K_PIPE_V, PTO_K_PIPE_S, 2);
+    pto_k_tadds(c, "sd.pto:6: tadds d, t, 2", T(2048), T(0), 2.0);
+}
+
+/* A wait on S whose set is issued nowhere: no advice to move it. */
+PTO_K_FN void k_shang_noset(pto_k_core *c, const int64_t *args)
+{
+    pto_k_gm *x = pto_k_arg_gm(args, 0);
+    pto_k_tload(c, "sn.pto:1: tload t, x[0, 0]", T(0), x, 0, 0);
+    pto_k_wait_flag(c, "sn.pto:2: wait_flag V, S, 3", PTO_K_PIPE_V, PTO_K_PIPE_S, 3);
+    pto_k_set_flag(c, "sn.pto:3: set_flag V, S, 4", PTO_K_PIPE_V, PTO_K_PIPE_S, 4);
+}
+
 /* The stalled scalar unit dispatches the tload after the S wait only once
    the tadds before the set_flag(V, S) has ended (serial); without the wait
    the load runs beside it. */

@@ -177,7 +177,7 @@ static void test_single_core_bugs(void)
     CHECK_STR(r->errors[0].msg,
               "sh.pto:4: wait_flag V, S, 1: error: deadlock: wait_flag(V, S, 1) stalls the scalar unit, which "
               "dispatches nothing after it until set_flag(V, S, 1) fires, and none was issued before it: move the "
-              "wait_flag after its set_flag (block 0 aiv0)");
+              "wait_flag after its set_flag at \"sh.pto:6: set_flag V, S, 1\" (block 0 aiv0)");
     r = run(dev, k_shang_fix, args);
     CHECK(clean(r));
     r = run(dev, k_shang_queued, args);
@@ -185,8 +185,24 @@ static void test_single_core_bugs(void)
     CHECK_STR(r->errors[0].msg,
               "sq.pto:5: wait_flag V, S, 2: error: deadlock: wait_flag(V, S, 2) stalls the scalar unit, which "
               "dispatches nothing after it until set_flag(V, S, 2) fires, and the one issued before it can never "
-              "run: pipe V is blocked in wait_flag(MTE2, V, 2) at \"sq.pto:2: wait_flag MTE2, V, 2\": move the "
-              "wait_flag after its set_flag (block 0 aiv0)");
+              "run: pipe V is blocked in wait_flag(MTE2, V, 2) at \"sq.pto:2: wait_flag MTE2, V, 2\", whose set_flag "
+              "comes after the stall, at \"sq.pto:6: set_flag MTE2, V, 2\": move the wait_flag after that set_flag "
+              "(block 0 aiv0)");
+    /* review22 L6: its later set dropped, the report names the wait no set matches (as a vector
+       kernel's does at its end), not the S wait that follows its set */
+    r = run(dev, k_shang_dropped, args);
+    CHECK(only(r, PTO_K_E_DEADLOCK) && r->nerrors == 1);
+    CHECK_STR(r->errors[0].msg,
+              "sd.pto:2: wait_flag MTE2, V, 2: error: deadlock: wait_flag(MTE2, V, 2) can never be satisfied: no "
+              "set_flag(MTE2, V, 2) follows it before the kernel ends; the scalar unit stalls behind it in "
+              "wait_flag(V, S, 2) at \"sd.pto:5: wait_flag V, S, 2\", whose set_flag at \"sd.pto:4: set_flag V, S, "
+              "2\" is queued on pipe V (block 0 aiv0)");
+    r = run(dev, k_shang_noset, args);
+    CHECK(only(r, PTO_K_E_DEADLOCK) && r->nerrors == 1);
+    CHECK_STR(r->errors[0].msg,
+              "sn.pto:2: wait_flag V, S, 3: error: deadlock: wait_flag(V, S, 3) stalls the scalar unit, which "
+              "dispatches nothing after it until set_flag(V, S, 3) fires, and none was issued before it or follows "
+              "it before the kernel ends (block 0 aiv0)");
     {   /* texpands [8, 64] f32: 8 repeats x 1 + 26 = 34; tload 2048 B: (2048 + 31334.4) / 143.36 -> 233 */
         int64_t serial, beside;
         r = run(dev, k_sstall_wait, args);

@@ -270,6 +270,14 @@ struct pto_k_core {
     /* scheduling */
     int state;                 /* PTO_K__NEW, RUN, DONE */
     int dead;
+    /* a wait on S that stalls the scalar unit for good: its report waits for
+       the kernel's end (pto_k__sstall_end), which tells whether the set it
+       needs comes later in program order (the dead core still calls in) */
+    pto_k__ins sst;            /* the stalled wait_flag(X, S) (seq 0: none) */
+    pto_k__ins sroot;          /* the first blocked wait of its set's chain (seq 0: its set was not issued) */
+    const char *sset;          /* that set's source line (queued on pipe sset_pipe) */
+    int sset_pipe;
+    const char *slater;        /* the set_flag issued after the stall that would release sroot (or sst) */
     int can_run;               /* set by pto_k__pick */
     int64_t wake;              /* a timed wait: when the scheduler released it (-1: not yet) */
     const void *parg;
@@ -1149,6 +1157,7 @@ PTO_K_FN void pto_k__tick(pto_k_core *c, const char *src)
 }
 
 PTO_K_FN void pto_k__core_end(pto_k_core *c);
+PTO_K_FN void pto_k__sstall_end(pto_k_core *c, int complete);
 
 PTO_K_FN void *pto_k__thread(void *arg)
 {
@@ -1160,6 +1169,7 @@ PTO_K_FN void *pto_k__thread(void *arg)
     if (!dev->stopped) {
         if (setjmp(c->stop) == 0) dev->ld->fn(c, c->args);   /* 1: pto_k__tick stopped it */
     }
+    pto_k__sstall_end(c, !dev->stopped);
     if (!dev->stopped) pto_k__core_end(c);
     pthread_mutex_lock(&dev->mu);
     c->state = PTO_K__DONE;
