@@ -26444,6 +26444,104 @@ static void pto__isa_fillpad(pto__emitter *E, int32_t s)
     pto__emit_puts(b, ": zero the padding */\n");
 }
 
+/* ---- empty valid regions ------------------------------------------------------
+   A valid region computed at run time can be empty: valid(16, min(64, C - c0)) on
+   a last trip past C, valid(min(16, N - r), 64) in a block past N. The simulator
+   and the interpreter skip an op whose region is empty (a tload or tstore moves
+   nothing, a vector op or tmov writes nothing), but pto-isa's a2a3 TLOAD and
+   TSTORE assert a positive region (PTO_ASSERT, "The shape of src and dst must be
+   greater than 0"), and so do its vector ops (TMAXS: dst's valid rows and cols,
+   the row reductions: the source's, recent trees' TMOV vec -> vec). So an op
+   whose region may be empty runs under `if (t.GetValidRow() > 0 && ...)` on
+   that op alone: the flags the sync pass put around it stay outside, so every
+   set_flag still meets its wait_flag, and a skipped op has no effect, as on the
+   simulator. The region is the one the simulator moves or computes: the tile's
+   for tload / tstore, the result's for the vector ops, tmov and the
+   broadcasts. A row (column) reduction into a non-empty result over a source
+   with no valid columns (rows) writes the reduction of nothing (0, -inf, +inf,
+   or the integer extremes) on the simulator; pto-isa asserts there, so the
+   result gets it from TEXPANDS in an else. A region whose extents are positive
+   at every launch (constants, dynamic dims, blocks, and min / max / + / * of
+   positive ones: pto__isa_pos) is not guarded. tmatmul is not guarded: an
+   empty m, k or n is an error of the simulator and the interpreter, as pto-isa
+   asserts it; nor are textract and the pipe ops, which move whole tiles, nor
+   tfillpad, which zeroes the whole tile when its tload moved nothing (as the
+   simulator's tload does). */
+
+/* Whether expression e (a valid extent) is positive at every launch. */
+static int pto__isa_pos(const pto_module *m, int32_t e, int depth)
+{
+    const pto_expr *x;
+    if (e < 0 || e >= m->n_exprs || depth > 32) return 0;
+    x = &m->exprs[e];
+    switch (x->kind) {
+    case PTO_E_INT: return x->value > 0;
+    case PTO_E_VAR: return x->a >= 0 && x->a < m->n_vars && m->vars[x->a].kind == PTO_V_DIM;   /* 1..2^62 */
+    case PTO_E_BLOCKS: case PTO_E_NRANKS: return 1;
+    case PTO_E_MIN: case PTO_E_ADD: case PTO_E_MUL:
+        return pto__isa_pos(m, x->a, depth + 1) && pto__isa_pos(m, x->b, depth + 1);
+    case PTO_E_MAX: return pto__isa_pos(m, x->a, depth + 1) || pto__isa_pos(m, x->b, depth + 1);
+    default: return 0;
+    }
+}
+
+/* The guard terms of tile ti's valid rows (dims bit 1) and cols (bit 2) that
+   may be 0 at run time, " && "-joined after *n earlier ones into b (b NULL:
+   only counted). */
+static void pto__isa_guard_terms(pto__emitter *E, pto_buf *b, int32_t ti, int dims, int *n)
+{
+    const pto_module *m = E->m;
+    const pto_tile *t;
+    int d;
+    if (ti < 0 || ti >= m->n_tiles) return;
+    t = &m->tiles[ti];
+    for (d = 0; d < 2; d++) {
+        int32_t ex = d ? t->valid_c : t->valid_r;
+        if (!(dims >> d & 1) || ex < 0 || pto__isa_pos(m, ex, 0)) continue;
+        if (b) pto_buf_printf(b, "%s%s.GetValid%s() > 0", *n ? " && " : "", E->tile_name[ti], d ? "Col" : "Row");
+        ++*n;
+    }
+}
+
+/* Statement s's region tile (*rt, both extents) and, for a reduction, the
+   source (*st) and the extent it reduces (*sdims); 0 when the op is never
+   guarded. */
+static int pto__isa_guard_tiles(const pto_module *m, int32_t s, int32_t *rt, int32_t *srt, int *sdims)
+{
+    const pto_stmt *st = &m->stmts[s];
+    int cls, i;
+    *rt = *srt = -1;
+    *sdims = 0;
+    if (st->block < 0 || st->kind != PTO_ST_OP || st->nargs < 1) return 0;
+    cls = (int)pto_opinfo_get((pto_op)st->op)->cls;
+    switch (cls) {
+    case PTO_OC_LOAD: case PTO_OC_BIN: case PTO_OC_BINS: case PTO_OC_UN: case PTO_OC_FILL: case PTO_OC_CVT:
+    case PTO_OC_MOV: case PTO_OC_ROWEXP: case PTO_OC_COLEXP: case PTO_OC_ROWRED: case PTO_OC_COLRED:
+        i = 0;
+        break;
+    case PTO_OC_STORE: i = 1; break;
+    default: return 0;
+    }
+    if (i >= st->nargs || m->operands[st->arg0 + i].kind != PTO_O_TILE) return 0;
+    *rt = m->operands[st->arg0 + i].ref;
+    if ((cls == PTO_OC_ROWRED || cls == PTO_OC_COLRED) && st->nargs >= 2 &&
+        m->operands[st->arg0 + 1].kind == PTO_O_TILE) {
+        *srt = m->operands[st->arg0 + 1].ref;
+        *sdims = cls == PTO_OC_ROWRED ? 2 : 1;
+    }
+    return 1;
+}
+
+/* The value a reduction of nothing gives on the simulator (pto__exec_rowred,
+   pto_el_red_i), as the kernel writes it for TEXPANDS into d. */
+static const char *pto__isa_red_identity(int op, int dtype)
+{
+    int sum = op == PTO_OP_TROWSUM || op == PTO_OP_TCOLSUM, max = op == PTO_OP_TROWMAX || op == PTO_OP_TCOLMAX;
+    if (dtype == PTO_I32) return sum ? "0" : max ? "INT32_MIN" : "INT32_MAX";
+    if (dtype == PTO_I8) return sum ? "0" : max ? "INT8_MIN" : "INT8_MAX";
+    return sum ? "0.0f" : max ? "-INFINITY" : "INFINITY";
+}
+
 static void pto__isa_op(pto__emitter *E, int32_t s)
 {
     pto__isa *I = (pto__isa *)E;
@@ -26451,7 +26549,10 @@ static void pto__isa_op(pto__emitter *E, int32_t s)
     const pto_stmt *st = &m->stmts[s];
     const pto_opinfo *oi = pto_opinfo_get((pto_op)st->op);
     pto_buf *b = E->out;
-    int i, gm = -1, view = -1;
+    int i, gm = -1, view = -1, nres = 0, nred = 0, sdims = 0, n;
+    int32_t rt = -1, srt = -1;
+    const char *ind0 = E->val[PTO__K_IND];
+    size_t indl0 = E->vlen[PTO__K_IND];
     (void)pto__emit_note(E, s);   /* full note each time: E->nnotes is 0 here */
     pto__emit_src(E, s);
     if (oi->cls == PTO_OC_CVPIPE) {
@@ -26462,13 +26563,33 @@ static void pto__isa_op(pto__emitter *E, int32_t s)
         pto__isa_fillpad(E, s);
         return;
     }
+    if (pto__isa_guard_tiles(m, s, &rt, &srt, &sdims)) {   /* a region that may be empty (above) */
+        pto__isa_guard_terms(E, NULL, rt, 3, &nres);
+        pto__isa_guard_terms(E, NULL, srt, sdims, &nred);
+    }
     if (oi->cls == PTO_OC_LOAD || oi->cls == PTO_OC_STORE) {
         gm = oi->cls == PTO_OC_LOAD ? 1 : 0;
+        if (nres) {   /* the GM view too: its shape is the region */
+            pto__isa_ind(E);
+            pto__emit_puts(b, "if (");
+            n = 0;
+            pto__isa_guard_terms(E, b, rt, 3, &n);
+            pto__emit_puts(b, ") {\n");
+            E->depth++;
+            pto__emit_indent(E);
+        }
         view = pto__isa_view(I, &m->operands[st->arg0 + gm], &m->tiles[m->operands[st->arg0 + 1 - gm].ref]);
     }
     if (oi->cls == PTO_OC_ROWRED) pto__isa_scratch(I, s, &m->tiles[m->operands[st->arg0 + 1].ref]);
     if (st->op == PTO_OP_TCOLSUM) pto__isa_colsum_tmp(I, s, &m->tiles[m->operands[st->arg0].ref]);
     pto__isa_ind(E);
+    if ((nres || nred) && gm < 0) {
+        pto__emit_puts(b, "if (");
+        n = 0;
+        pto__isa_guard_terms(E, b, rt, 3, &n);
+        pto__isa_guard_terms(E, b, srt, sdims, &n);
+        pto__emit_puts(b, ") ");
+    }
     if (oi->cls == PTO_OC_SYNC) {
         pto__emit_puts(b, st->op == PTO_OP_SET_FLAG ? "set_flag(" : st->op == PTO_OP_WAIT_FLAG ? "wait_flag("
                                                                                               : "pipe_barrier(");
@@ -26518,6 +26639,32 @@ static void pto__isa_op(pto__emitter *E, int32_t s)
     pto__emit_puts(b, "); /* ");
     pto__emit_put(b, E->val[PTO__K_SRC], E->vlen[PTO__K_SRC]);
     pto__emit_puts(b, " */\n");
+    if (gm >= 0 && nres) {
+        E->depth--;
+        E->val[PTO__K_IND] = ind0;
+        E->vlen[PTO__K_IND] = indl0;
+        pto__isa_ind(E);
+        pto__emit_puts(b, "}\n");
+    }
+    if (nred) {   /* the reduction of nothing into a non-empty result, as on the simulator */
+        const pto_tile *d = &m->tiles[rt];
+        pto__isa_ind(E);
+        pto__emit_puts(b, "else ");
+        if (nres) {
+            pto__emit_puts(b, "if (");
+            n = 0;
+            pto__isa_guard_terms(E, b, rt, 3, &n);
+            pto__emit_puts(b, ") ");
+        }
+        pto_buf_printf(b, "pto::TEXPANDS(%s, %s); /* ", E->tile_name[rt], pto__isa_red_identity(st->op, d->dtype));
+        pto__emit_put(b, E->val[PTO__K_SRC], E->vlen[PTO__K_SRC]);
+        pto_buf_printf(b, ": '%s' has no valid %s, which pto-isa's ", pto_str(E->ctx, m->tiles[srt].name),
+                       sdims == 2 ? "columns" : "rows");
+        pto__isa_opname(b, (pto_op)st->op);
+        pto_buf_printf(b, " asserts against: the %s of none */\n",
+                       st->op == PTO_OP_TROWSUM || st->op == PTO_OP_TCOLSUM ? "sum"
+                       : st->op == PTO_OP_TROWMAX || st->op == PTO_OP_TCOLMAX ? "max" : "min");
+    }
 }
 
 /* ---- sections --------------------------------------------------------------- */
@@ -26672,6 +26819,48 @@ static pto_status pto__isa_check_cvt(pto__emitter *E, int32_t s)
                      pto_dtype_name((pto_dtype)dt), route);
 }
 
+/* The tmov pairs pto-isa's a2a3 TMOV has, by the tile types it moves between
+   (a2a3 TMov.hpp, TMOV_IMPL / TMOV_TILE_IMPL, read against each branch):
+   - acc -> mat (the fixpipe, CheckTMovCcToCb / CheckTMovAccToMat with
+     isCastQuant): f32 -> f16 or bf16 only (static_assert: "The src data type
+     must be restricted to float", "The output data type must be restricted
+     to half/bfloat16_t"); f32 -> f32 and every i32 source exist only as the
+     quantising forms (a scale operand: TMOV(dst, src, preQuantScalar), or an
+     fp tile), which a .pto cannot express;
+   - mat -> left / right (TExtractToA / B, TMovToLeft / Right): no dtype
+     check, the data move by element size; the .pto's one dtype holds;
+   - vec -> vec (TMovToVec, TCopy): one element size (static_assert); the
+     .pto's one dtype holds.
+   So only acc -> mat is checked: a pair other than f32 -> f16 / bf16 is
+   refused at the op, saying what to write instead. a5 (f32 -> f32 and
+   i32 -> i32 too) is not checked, as for the other tables. */
+static pto_status pto__isa_check_mov(pto__emitter *E, int32_t s)
+{
+    const pto_module *m = E->m;
+    const pto_stmt *st = &m->stmts[s];
+    const pto_operand *d = &m->operands[st->arg0], *a = &m->operands[st->arg0 + 1];
+    const pto_tile *dt, *at;
+    const char *dn, *an, *name;
+    if (st->op != PTO_OP_TMOV || st->nargs != 2 || d->kind != PTO_O_TILE || a->kind != PTO_O_TILE) return PTO_OK;
+    if (d->ref < 0 || d->ref >= m->n_tiles || a->ref < 0 || a->ref >= m->n_tiles) return PTO_OK;
+    dt = &m->tiles[d->ref];
+    at = &m->tiles[a->ref];
+    if (at->space != PTO_ACC || dt->space != PTO_MAT) return PTO_OK;
+    if (at->dtype == PTO_F32 && (dt->dtype == PTO_F16 || dt->dtype == PTO_BF16)) return PTO_OK;
+    dn = pto_dtype_name((pto_dtype)dt->dtype);
+    an = pto_dtype_name((pto_dtype)at->dtype);
+    name = pto_str(E->ctx, dt->name);
+    if (at->dtype == PTO_F32)
+        return pto_error(E->ctx, st->loc, "emit (isa): tmov from an %s acc to a%s %s mat tile: pto-isa's a2a3 TMOV moves "
+                         "an acc to mat only as f32 -> f16 or bf16 (narrow it: declare '%s' f16 or bf16; to keep "
+                         "%s, tstore the acc to a tensor and tload '%s' from it)", an, dn[0] == 'b' ? "" : "n", dn,
+                         name, an, name);
+    return pto_error(E->ctx, st->loc, "emit (isa): tmov from an %s acc to a%s %s mat tile: pto-isa's a2a3 TMOV moves an "
+                     "acc to mat only as f32 -> f16 or bf16; an %s acc only through its quantising forms, which take a "
+                     "scale a .pto cannot give (tstore the acc to a tensor and tload '%s' from it)", an,
+                     dn[0] == 'b' ? "" : "n", dn, an, name);
+}
+
 /* tload s into tile ti, whose padding an op may read (lower.c,
    pto__lw_pad_reads): a tfillpad of ti must follow it, with only flags and
    barriers between (pto_lower_for(..., PTO_TARGET_ISA) puts it there); a
@@ -26788,6 +26977,7 @@ static pto_status pto__isa_check(pto__emitter *E)
         if (m->arch == PTO_ARCH_A2A3) {   /* pto-isa's a2a3 dtypes and conversions (the tables above) */
             pto_status r = pto__isa_check_dtype(E, s);
             if (r == PTO_OK) r = pto__isa_check_cvt(E, s);
+            if (r == PTO_OK) r = pto__isa_check_mov(E, s);
             if (r != PTO_OK) return r;
         }
         for (i = 0; i < st->nargs; i++) {

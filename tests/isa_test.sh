@@ -364,8 +364,15 @@ plant "a column broadcast of the row-tail tile itself (pto-isa would take the ro
 plant "a tmov of the row-tail tile itself (pto-isa would copy its nr rows only)" tmovtail 's/pto::TMOV(u, pto_full_[0-9]*)/pto::TMOV(u, t)/'
 plant "TMATMUL of half tiles into an int32_t acc" mm 's/pto::TileAcc<float, 128, 128, 128, 128> acc;/pto::TileAcc<int32_t, 128, 128, 128, 128> acc;/'
 plant "TMOV of an acc tile to a vec tile (a2a3 moves acc to mat only)" mm 's/pto::TMATMUL(acc, a0, b0);/pto::TMATMUL(acc, a0, b0); pto::Tile<pto::TileType::Vec, float, 128, 128> pto_v; pto::TMOV(pto_v, acc);/'
+sed 's/pto::TMATMUL(acc, a0, b0);/pto::TMATMUL(acc, a0, b0); pto::Tile<pto::TileType::Mat, half, 128, 128, pto::BLayout::ColMajor, 128, 128, pto::SLayout::RowMajor, 512> pto_v; pto::TMOV(pto_v, acc);/' $out/mm/kernel.cpp > $out/planted2.cpp
+try "... while the same TMOV to a half mat tile compiles" $CXX $out/planted2.cpp
+# review22 M4: a2a3's plain TMOV acc -> mat converts float to half / bfloat16_t only (CheckTMovAccToMat)
+plant "TMOV of a float acc to a float mat tile" mm 's/pto::TMATMUL(acc, a0, b0);/pto::TMATMUL(acc, a0, b0); pto::Tile<pto::TileType::Mat, float, 128, 128, pto::BLayout::ColMajor, 128, 128, pto::SLayout::RowMajor, 512> pto_v; pto::TMOV(pto_v, acc);/'
+try "... by the acc -> mat dtype check" grep -q "TMOV: acc -> mat converts float to half / bfloat16_t only" $out/err
+plant "TMOV of an int32_t acc to an int32_t mat tile" mm 's/pto::TMATMUL(acc, a0, b0);/pto::TMATMUL(acc, a0, b0); pto::TileAcc<int32_t, 128, 128> pto_a; pto::Tile<pto::TileType::Mat, int32_t, 128, 128, pto::BLayout::ColMajor, 128, 128, pto::SLayout::RowMajor, 512> pto_v; pto::TMOV(pto_v, pto_a);/'
+try "... by the acc -> mat dtype check" grep -q "TMOV: acc -> mat converts float to half / bfloat16_t only" $out/err
 sed 's/pto::TMATMUL(acc, a0, b0);/pto::TMATMUL(acc, a0, b0); pto::Tile<pto::TileType::Mat, float, 128, 128, pto::BLayout::ColMajor, 128, 128, pto::SLayout::RowMajor, 512> pto_v; pto::TMOV(pto_v, acc);/' $out/mm/kernel.cpp > $out/planted2.cpp
-try "... while the same TMOV to a mat tile compiles" $CXX $out/planted2.cpp
+try "... which a5's plain TMOV has (PTO_NPU_ARCH_A5)" $CXX -DPTO_NPU_ARCH_A5 $out/planted2.cpp
 plant "TFILLPAD_INPLACE into a view whose pad value is Null" pad_rows 's/pto::PadValue::Zero> pto_pad_/pto::PadValue::Null> pto_pad_/'
 plant "TFILLPAD_INPLACE into a view with the tile's valid region" pad_rows 's/RowMajor, 16, 64, pto::SLayout::NoneBox, 512, pto::PadValue::Zero> pto_pad_/RowMajor, 8, 64, pto::SLayout::NoneBox, 512, pto::PadValue::Zero> pto_pad_/'
 plant "the mat form of TFILLPAD on a vec tile" pad_rows 's/pto::TFILLPAD_INPLACE(pto_pad_[0-9]*, t)/pto::TFILLPAD(t, t)/'
@@ -601,6 +608,65 @@ fails "a5: 261120 bytes of UB: refused on the isa target" $ptoc check --target i
 try "... naming the margin" grep -q "8192 reserved for a5's top 8 KiB of UB, which PTOAS leaves free, on the isa target" $out/err
 try "... and planned on the simulator target" $ptoc check $out/a5/big.pto
 try "a5: 253952 bytes fit the isa target" $ptoc check --target isa $out/a5/fits.pto
+
+# tests/isa_bad: kernels the simulator target takes and the isa target refuses; the first line of
+# each is `# expect: MESSAGE`, the exact first error `ptoc check --target isa` prints (as tests/bad
+# for the verifier)
+nb=0
+for f in tests/isa_bad/*.pto; do
+    [ -f "$f" ] || continue
+    nb=$((nb + 1))
+    want=$(sed -n '1s/^# expect: //p' "$f")
+    try "$f: the simulator target takes it" $ptoc check "$f"
+    $ptoc check --target isa "$f" > $out/log 2>&1; rc=$?
+    got=$(grep -m1 'error:' $out/log)
+    if [ $rc != 0 ] && [ -n "$want" ] && [ "$got" = "$want" ]; then ok "$f: refused by the isa target as expected"
+    else echo "  got      $got"; echo "  expected $want"; bad "$f: refused by the isa target as expected"; fi
+done
+try "tests/isa_bad has its kernels" test $nb -ge 2
+# acc -> mat as a2a3 has it: f32 -> f16 and f32 -> bf16 are emitted and compile; on a5 (whose plain
+# TMOV also keeps f32 and i32) the a2a3 rule does not apply
+for dt in f16 bf16; do
+    sed "s/tile cm: mat f32/tile cm: mat $dt/; s/tile al: left f32/tile al: left $dt/; s/tile bl: right f32/tile bl: right $dt/; s/tile am: mat f32/tile am: mat $dt/; s/tile bm: mat f32/tile bm: mat $dt/; s/in a: f32/in a: $dt/; s/in b: f32/in b: $dt/" tests/isa_bad/tmov_acc_f32.pto > $out/accmat_$dt.pto
+    try "tmov f32 acc -> $dt mat: emitted" $ptoc emit --target isa $out/accmat_$dt.pto -o $out/accmat_$dt
+    try "... and compiles" $CXX $out/accmat_$dt/kernel.cpp
+done
+( echo "arch a5"; tail -n +2 tests/isa_bad/tmov_acc_f32.pto ) > $out/accmat_a5.pto
+try "tmov f32 acc -> f32 mat on a5: the a2a3 rule does not apply" $ptoc check --target isa $out/accmat_a5.pto
+
+# review22 M3: a valid region that may be empty at run time (0 rows or cols: pto-isa's TLOAD /
+# TSTORE / vector ops assert > 0) runs its op under a guard on that op alone; flags stay outside
+g=tests/user/r22_empty_cols.pto
+try "empty_cols: emit --target isa" $ptoc emit --target isa $g -o $out/ec
+e=$out/ec/kernel.cpp
+try "empty_cols: the tload and its GM view under the guard" sh -c "grep -A2 '^        if (t.GetValidCol() > 0) {\$' $e | grep -q 'pto::TLOAD(t, pto_gm_0);'"
+try "empty_cols: the vector op" grep -q '^        if (t.GetValidCol() > 0) pto::TMULS(t, t, 2.0); /\* r22_empty_cols.pto:[0-9]*: tmuls \*/$' $e
+try "empty_cols: the row sum over no columns is the sum of none" sh -c "grep -q '^        if (t.GetValidCol() > 0) pto::TROWSUM(r, t, pto_tmp_[0-9]*);' $e && grep -q '^        else pto::TEXPANDS(r, 0.0f); ' $e"
+try "empty_cols: the tstore" sh -c "grep -A2 '^        if (t.GetValidCol() > 0) {\$' $e | grep -q 'pto::TSTORE(pto_gm_1, t);'"
+try "empty_cols: a constant region is not guarded" grep -q '^        pto::TADD(acc, acc, r); ' $e
+try "empty_cols: compiles" $CXX $e
+try "r21_empty_tail: 0 valid rows: the loads, ops and stores are guarded" sh -c "grep -q 'if (t.GetValidRow() > 0) pto::TEXP(t, t);' $out/u_r21_empty_tail/kernel.cpp && grep -q 'if (m.GetValidRow() > 0) pto::TROWSUM(m, t, ' $out/u_r21_empty_tail/kernel.cpp"
+try "colsum_loop: a column max over no rows is -inf" grep -q 'else pto::TEXPANDS(q, -INFINITY); ' $out/u_colsum_loop/kernel.cpp
+try "tail: the row tail is guarded" grep -q 'if (t.GetValidRow() > 0) pto::TMULS(t, t, alpha);' $out/tail/kernel.cpp
+try "mm_lefttail: TMATMUL is not guarded (an empty m, k or n is a simulator error)" sh -c "grep -q '^ *pto::TMATMUL_ACC(pto_mm_' $out/mm_lefttail/kernel.cpp && ! grep -q 'if (.*TMATMUL' $out/mm_lefttail/kernel.cpp"
+try "mm_lefttail: ... the acc's row-tail store is" grep -q '^    if (acc.GetValidRow() > 0) {$' $out/mm_lefttail/kernel.cpp
+for f in vadd mm layernorm softmax; do
+    try "$f: no guard where every region is constant" sh -c "! grep -q 'GetValid' $out/$f/kernel.cpp"
+done
+cat > $out/posv.pto <<'PTO'
+kernel posv(in x: f32[N, 64], out y: f32[N, 64]) vector {
+  tile t: vec f32[16, 64] valid(min(16, N), max(8, 64 - N))
+  tload t, x[0, 0]
+  tstore y[0, 0], t
+}
+PTO
+try "posv: emit" $ptoc emit --target isa $out/posv.pto -o $out/posv
+try "posv: extents positive at every launch (a dim, min / max of positive ones) are not guarded" sh -c "grep -q 'pto::TLOAD(t, ' $out/posv/kernel.cpp && ! grep -q 'GetValid' $out/posv/kernel.cpp"
+# every guard holds its op alone: no flag inside one, in any kernel emitted above
+for k in $out/*/kernel.cpp; do
+    awk '/if \(.*GetValid(Row|Col)\(\) > 0.*\) \{$/ { g = 1; next } g && /^ *}$/ { g = 0 } g && /set_flag|wait_flag|pipe_barrier/ { bad = 1 } END { exit bad }' $k || bad "$k: a flag inside an empty-region guard"
+done
+ok "no flag inside an empty-region guard"
 
 # golden sources
 for g in vadd mm layernorm mixmm; do

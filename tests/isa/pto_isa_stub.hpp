@@ -312,7 +312,21 @@ void TCVT(D &dst, S &src, RoundMode mode)
 
 /* TMOV (a2a3 TMov.hpp, TMOV_TILE_IMPL): mat -> left / right, vec -> vec, acc -> mat (a5 also
    acc -> vec); src and dst of one shape. vec -> vec copies the smaller of the two valid regions
-   (TMovToVec), so src's must cover dst's: the stub holds constant regions to it. */
+   (TMovToVec), so src's must cover dst's: the stub holds constant regions to it; its elements are
+   of one size (TCopy). acc -> mat (the plain form, no quantisation scale) converts only
+   float -> half / bfloat16_t on a2a3 (CheckTMovAccToMat with isCastQuant); a5's plain form also
+   keeps float and int32_t. mat -> left / right moves by element size, with no dtype check. */
+template <typename D, typename S> constexpr bool pto_stub_acc_to_mat()
+{
+    using DT = typename D::DType;
+    using ST = typename S::DType;
+    return (std::is_same<ST, float>::value && (std::is_same<DT, half>::value || std::is_same<DT, bfloat16_t>::value))
+#if defined(PTO_NPU_ARCH_A5)
+           || (std::is_same<ST, float>::value && std::is_same<DT, float>::value) ||
+           (std::is_same<ST, int32_t>::value && std::is_same<DT, int32_t>::value)
+#endif
+        ;
+}
 template <typename D, typename S> constexpr bool pto_stub_covers()
 {
     return (S::ValidRow == S::Rows || (D::ValidRow != DYNAMIC && S::ValidRow != DYNAMIC && S::ValidRow >= D::ValidRow) ||
@@ -334,6 +348,10 @@ void TMOV(D &dst, S &src)
     static_assert(D::Rows == S::Rows && D::Cols == S::Cols, "TMOV: src and dst of one shape");
     static_assert(d != TileType::Vec || s != TileType::Vec || pto_stub_covers<D, S>(),
                   "TMOV: vec -> vec copies the smaller valid region: src's must cover dst's");
+    static_assert(d != TileType::Vec || s != TileType::Vec || sizeof(typename D::DType) == sizeof(typename S::DType),
+                  "TMOV: vec -> vec elements of one size");
+    static_assert(d != TileType::Mat || s != TileType::Acc || pto_stub_acc_to_mat<D, S>(),
+                  "TMOV: acc -> mat converts float to half / bfloat16_t only (a2a3 CheckTMovAccToMat)");
     (void)dst; (void)src;
 }
 
