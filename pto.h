@@ -27752,12 +27752,49 @@ PTO_K_FN double pto_h_def(pto_h_run *run, const char *name, const char *what)
     return 0;
 }
 
+/* A -D value written as a decimal integer ("64", "+64", "-3"): 1 and its
+   exact value, saturated at 2^62 (past what a dim takes); 0 for any other
+   text (1.5, 1e3, 0x40), which is read as a double. Through a double,
+   2^62 - 1 read as 2^62 and was refused as "too large" (review22 L3). */
+PTO_K_FN int pto_h_integer(const char *t, int64_t *out)
+{
+    const int64_t lim = (int64_t)1 << 62;
+    int64_t v = 0;
+    int neg = 0;
+    while (*t == ' ' || *t == '\t') t++;
+    if (*t == '+' || *t == '-') neg = *t++ == '-';
+    if (*t < '0' || *t > '9') return 0;
+    for (; *t >= '0' && *t <= '9'; t++) v = v > (lim - (*t - '0')) / 10 ? lim : v * 10 + (*t - '0');
+    if (*t) return 0;
+    *out = neg ? -v : v;
+    return 1;
+}
+
 PTO_K_FN int64_t pto_h_dim(pto_h_run *run, const char *name)
 {
     double v = pto_h_def(run, name, "dynamic dim");
+    int i = pto_h_def_index(run, name);
+    int64_t w;
+    if (run->status == 0 && i < run->ndefs && pto_h_integer(run->def_name[i] + run->def_len[i] + 1, &w)) {
+        /* an integer as typed: exact, not through a double */
+        if (w >= (int64_t)1 << 62) {
+            pto_h_fail(run, 1, "dynamic dim %s = %s is too large (a dim is less than 2^62)", name,
+                       run->def_name[i] + run->def_len[i] + 1);
+            return 1;
+        }
+        if (w < 1) {
+            pto_h_fail(run, 1, "-D %s: dynamic dim %s must be a positive integer", run->def_name[i], name);
+            return 1;
+        }
+        return w;
+    }
     /* (a double at or past 2^62 is refused before the cast, which would be undefined past 2^63) */
     if (run->status == 0 && v >= 4611686018427387904.0) {
-        pto_h_fail(run, 1, "dynamic dim %s = %.17g is too large (at most 2^62)", name, v);
+        if (i < run->ndefs)
+            pto_h_fail(run, 1, "dynamic dim %s = %s is too large (a dim is less than 2^62)", name,
+                       run->def_name[i] + run->def_len[i] + 1);
+        else
+            pto_h_fail(run, 1, "dynamic dim %s = %.17g is too large (a dim is less than 2^62)", name, v);
         return 1;
     }
     if (run->status == 0 && (!(v >= 1) || v != (double)(int64_t)v)) {   /* (NaN included: no cast) */

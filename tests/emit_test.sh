@@ -142,6 +142,16 @@ if [ $rc = 0 ] && ! grep -q "note        .*waves" $out/log; then ok "48 blocks: 
 # a dim that is not a positive integer: the value is quoted
 $ptoc run examples/softmax.pto -D N=64.5 >$out/log 2>&1; rc=$?
 if [ $rc = 1 ] && grep -q "^error: -D N=64.5: dynamic dim N must be a positive integer$" $out/log; then ok "-D N=64.5 is quoted"; else bad "-D N=64.5 is quoted (rc $rc)"; fi
+# a dim is read as typed, not through a double (review22 L3: 2^62 - 1 read as 2^62 was "too large
+# (at most 2^62)", printed as 4.6116860184273879e+18)
+$ptoc run examples/softmax.pto -D N=4611686018427387903 >$out/log 2>&1; rc=$?
+if [ $rc = 1 ] && ! grep -q "dynamic dim N.*too large" $out/log && grep -q "4611686018427387903" $out/log
+then ok "-D N=2^62-1 is a dim"; else bad "-D N=2^62-1 is a dim (rc $rc)"; fi
+for v in 4611686018427387904 99999999999999999999; do
+    $ptoc run examples/softmax.pto -D N=$v >$out/log 2>&1; rc=$?
+    if [ $rc = 1 ] && grep -q "^error: dynamic dim N = $v is too large (a dim is less than 2^62)$" $out/log
+    then ok "-D N=$v: too large, as typed"; else bad "-D N=$v: too large, as typed (rc $rc)"; fi
+done
 # an integer scalar takes an integer its dtype holds: the kernel gets an int64_t (2.5 arrived
 # as 2, 1e30 through an undefined conversion) while the reference computed with the double
 for v in k=2.5 k=1e30 k=2147483648 q=200 q=nan; do

@@ -63,7 +63,7 @@ then ok "threshold_if: a mixed run (Z=$mixed)"; else bad "threshold_if: a mixed 
 printf '# a comment\n# sweep: a loop whose trips vary\n' > $out/swc.pto
 cat tests/sweep/threshold_if.pto >> $out/swc.pto
 $ptoc run --sweep $cc $out/swc.pto >$out/log 2>&1; rc=$?
-if [ $rc = 1 ] && grep -q "^$out/swc.pto:2:1: error: the '# sweep:' line takes -D NAME=LO..HI and --sweep-runs N, not 'a' (a comment that starts '# sweep:' is read as that line: reword it)$" $out/log
+if [ $rc = 1 ] && grep -q "^$out/swc.pto:2:1: error: the '# sweep:' line takes -D NAME=LO..HI, --ranks LO..HI and --sweep-runs N, not 'a' (a comment that starts '# sweep:' is read as that line: reword it)$" $out/log
 then ok "a '# sweep:' comment: the line and the hint"; else bad "a '# sweep:' comment: the line and the hint"; fi
 
 # the header counts what changes with a name among the values that reach it: T steers its loop
@@ -244,6 +244,59 @@ then ok "grid2d: 1 and 2 blocks run with the names together"; else bad "grid2d: 
 $ptoc run --sweep $cc --sweep-runs 3 tests/sweep/grid2d.pto >$out/log 2>&1; rc=$?
 if [ $rc = 0 ] && grep -q "^  note: kernel 'g2' was not run at block counts 1, 2 (blocks(M / 32 \* (N / 64)) reads 2 swept names" $out/log
 then ok "grid2d, 3 runs: the note names block counts 1, 2"; else bad "grid2d, 3 runs: the note names block counts 1, 2"; fi
+
+# review22 H1: a deadlock or a cube/vector push/pop count mismatch at a swept value is a failure,
+# not a refusal (the kernel has a meaning there: the off-by-one is the bug); exit 1
+for f in ring_deadlock ring_count; do
+    $ptoc run --sweep $cc tests/sweep/fail/$f.pto >$out/log 2>&1; rc=$?
+    if [ $rc = 1 ] && grep -q "^  T=3 U=3  *2 REPORTS" $out/log && grep -q "^sweep: [0-9]* runs: [0-9]* match, [1-9][0-9]* failed, 0 refused$" $out/log &&
+       ! grep -q " refused: " $out/log
+    then ok "$f: U >= T fails the sweep"; else bad "$f: U >= T fails the sweep (rc $rc)"; fi
+done
+# ... while a domain refusal with the simulator's uninitialised reads after it stays refused
+# (refuse_step above); the rank count: a ring that reuses a slot races from 4 ranks (review22 M2)
+$ptoc run --sweep $cc tests/sweep/fail/ring_noack.pto >$out/log 2>&1; rc=$?
+if [ $rc = 1 ] && grep -q "^  --ranks (from 3, 1..64): a ranks kernel: also run at 1, 2, 4 and 5 ranks$" $out/log &&
+   grep -q "^  --ranks 2  *match" $out/log && grep -q "^  --ranks 4  *MISMATCH" $out/log &&
+   grep -q "^      rerun: ptoc run tests/sweep/fail/ring_noack.pto --ranks '4'$" $out/log
+then ok "ring_noack: --ranks 4 races"; else bad "ring_noack: --ranks 4 races (rc $rc)"; fi
+# a count the interpreter refuses (a partner rank that does not exist) is a refused row
+$ptoc run --sweep $cc tests/sweep/ranks_pairs.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "^  --ranks 3  *refused: ranks_pairs.pto:6:3: tput: rank 3 of g@3 is outside \[0, 3)$" $out/log &&
+   grep -q "^  --ranks 2  *match" $out/log && grep -q "^sweep: 5 runs: 2 match, 0 failed, 3 refused$" $out/log
+then ok "ranks_pairs: odd rank counts refused"; else bad "ranks_pairs: odd rank counts refused (rc $rc)"; fi
+# --ranks LO..HI (command line or '# sweep:') bounds the counts; the file's --ranks outside it is said
+$ptoc run --sweep $cc --ranks 2..4 tests/sweep/ranks_pairs.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "^  --ranks (from 4, 2..4): a ranks kernel: also run at 2 and 3 ranks$" $out/log
+then ok "--ranks 2..4"; else bad "--ranks 2..4 (rc $rc)"; fi
+{ printf '# sweep: --ranks 2..2\n'; cat tests/sweep/ranks_pairs.pto; } >$out/rp.pto
+$ptoc run --sweep $cc $out/rp.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "^  note: --ranks 4 (the command line's or the '# run:' line's) is outside --ranks 2..2: the sweep starts at 2 ranks and no run is made at 4$" $out/log &&
+   grep -q "^sweep: 1 run: 1 match, 0 failed, 0 refused$" $out/log
+then ok "# sweep: --ranks 2..2"; else bad "# sweep: --ranks 2..2 (rc $rc)"; fi
+for a in "--ranks 0..4" "--ranks 3..2" "--ranks 1..65"; do
+    # shellcheck disable=SC2086
+    $ptoc run --sweep $a tests/sweep/ranks_pairs.pto >$out/log 2>&1; rc=$?
+    if [ $rc = 1 ] && grep -q "error: run: --ranks LO..HI takes rank counts in 1..64" $out/log; then ok "usage: $a"; else bad "usage: $a (rc $rc)"; fi
+done
+# review22 L4: a row count that only changes the writers of misaligned rows is not "the row
+# width"; a '# run:' value outside the '# sweep:' range is said, not dropped silently
+$ptoc run --sweep $cc tests/sweep/rowwidth_words.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "^  R (from 48, 1..4096): steers the block count (blocks(R / 16)), whether 2 or more blocks share the misaligned rows of 2 tensors (line 6)$" $out/log &&
+   grep -q "^  C (from 300, 300..4096): steers 3 min/max, the row width of 2 tensors" $out/log &&
+   grep -q "^  note: C=200 (the -D or '# run:' value) is outside C=300..4096: C starts at 300 and no run is made at 200$" $out/log
+then ok "rowwidth_words: the header's words, the note"; else bad "rowwidth_words: the header's words, the note (rc $rc)"; fi
+# review22 M1: CRLF line endings: the '# run:' and '# sweep:' values lose the '\r'
+sed 's/$/\r/' examples/softmax.pto >$out/crlf.pto
+$ptoc run $cc $out/crlf.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "result      match" $out/log; then ok "CRLF: run"; else bad "CRLF: run (rc $rc)"; fi
+$ptoc run --sweep $cc $out/crlf.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "^  N=64  *match" $out/log; then ok "CRLF: sweep"; else bad "CRLF: sweep (rc $rc)"; fi
+{ printf '# sweep: -D N=16..64\n# run: -D N=40 -D alpha=1.5\n'; cat examples/tail.pto | grep -v '^# run:'; } | sed 's/$/\r/' >$out/crlf2.pto
+$ptoc run --sweep $cc $out/crlf2.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "^  N (from 40, 16..64)" $out/log && grep -q "^  N=40  *match" $out/log; then ok "CRLF: '# sweep:' range"; else bad "CRLF: '# sweep:' range (rc $rc)"; fi
+$ptoc emit $out/crlf.pto -o $out/crlfdir >/dev/null 2>&1 && $ptoc run $cc $out/crlfdir >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "kernel softmax (4 blocks)" $out/log; then ok "CRLF: run DIR reads its '# run:'"; else bad "CRLF: run DIR reads its '# run:' (rc $rc)"; fi
 
 # usage errors (exit 1, said)
 for args in "--sweep --trace t.json tests/user/trip_x2.pto" "--sweep build" "--sweep-runs 3 tests/user/trip_x2.pto" \

@@ -12,11 +12,12 @@
    ptoc run [--no-sync] [--tight] [--cc CC] [-D NAME=VALUE]... [--seed S] [--ranks N] [--max-instr N] [--trace F] FILE|DIR
                          emit (or take DIR as it is), compile, run on the
                          simulator, compare with the reference interpreter
-   ptoc run --sweep [--sweep-runs N] [-D NAME=LO..HI]... FILE|DIR
+   ptoc run --sweep [--sweep-runs N] [-D NAME=LO..HI]... [--ranks LO..HI] FILE|DIR
                          the same, compiled once and run at a few values of
                          each dynamic dim and integer scalar, picked to make
                          every loop run 0, 1, 2, 3 and more times than its
-                         slots, every if go both ways
+                         slots, every if go both ways (and a ranks kernel at
+                         1, 2, 3, 4 and 5 ranks)
    ptoc --help
 
    A command line it cannot use gets "ptoc: error: WHAT" (a missing value,
@@ -73,7 +74,7 @@ static const char *const usage[2] = {
     "                      stops a launch past N instructions (default 100000); a FILE's\n"
     "                      first `# run: -D N=64 --ranks 4` line gives defaults for -D,\n"
     "                      --ranks, --seed and --max-instr that the command line overrides\n"
-    "  run --sweep [--sweep-runs N] [-D NAME=LO..HI]... [run's options] FILE|DIR\n"
+    "  run --sweep [--sweep-runs N] [-D NAME=LO..HI]... [--ranks LO..HI] [run's options] FILE|DIR\n"
     "                      compile FILE (or DIR as it is) once and run it at a few values of each dynamic\n"
     "                      dim and integer scalar (the others as -D gives them), one\n"
     "                      row per run (values, result, cycles). The values: each name\n"
@@ -90,10 +91,17 @@ static const char *const usage[2] = {
     "                      smallest), name by name, at most N runs (default 12). Values\n"
     "                      whose windows leave their tensor, that launch no block, divide\n"
     "                      by zero or make a loop step <= 0 are not run; a run the harness\n"
-    "                      or the reference interpreter refuses is a row saying why, not\n"
-    "                      a failure (unless it is the run at the -D values given for\n"
-    "                      every name: that one fails as run does). A FILE's `# sweep: -D K=1..8 --sweep-runs 20` line\n"
-    "                      gives its domain (and the run count).\n"
+    "                      refuses, or the reference interpreter refuses for a value the\n"
+    "                      kernel has no meaning at (a window past its tensor, a rank\n"
+    "                      out of range, a textract offset not whole fractals), is a row\n"
+    "                      saying why, not a failure (unless it is the run at the -D\n"
+    "                      values given for every name: that one fails as run does); a\n"
+    "                      deadlock, a pipe's push / pop counts that do not meet, a race\n"
+    "                      or a runaway loop fails wherever it is. A file with a ranks\n"
+    "                      kernel is also run (every name at its -D) at 1, 2, 3, 4 and\n"
+    "                      5 ranks (those in --ranks LO..HI; its --ranks N is the base).\n"
+    "                      A FILE's `# sweep: -D K=1..8 --ranks 2..8 --sweep-runs 20`\n"
+    "                      line gives its domain (and the run count).\n"
     "                      Exit 0 when every run it made matched with no simulator report\n"
     "  --help              this text\n"
     "  --version           the version\n"
@@ -928,13 +936,18 @@ static int compile_dir(const char *cc, const char *inc, const char *dir, const c
    no run of that name (or the base run) has shown, ties going to the value
    with the most trailing zero bits (up to those of the base value: 16, 32,
    48 over 17, 33, 49 when the base is 64) and then to the smaller one. A
-   value set that the harness or the reference interpreter refuses at run
-   time (a division by zero, a textract offset that is not whole fractals,
-   a pipe's counts that do not meet, the instruction budget) is a row that
-   says why, and neither a pass nor a failure; its behaviours are tried with
-   one other value, then given up (the last lines say how many, and how
-   many the run budget left unshown). Names that steer one block count
-   together (a 2-D grid) are then also run together: sw_joint. */
+   value set that the harness refuses, or the reference interpreter refuses
+   as outside the kernel's domain (a division by zero, a textract offset that
+   is not whole fractals, a rank out of range: sw_domain_error) with no
+   deadlock, race or ring imbalance from the simulator, is a row that says
+   why, and neither a pass nor a failure; its behaviours are tried with one
+   other value, then given up (the last lines say how many, and how many the
+   run budget left unshown). A deadlock, a pipe's counts that do not meet or
+   the instruction budget are failures (review22 H1). Names that steer one
+   block count together (a 2-D grid) are then also run together: sw_joint.
+   A file with a ranks kernel is last run at the other rank counts of 1, 2,
+   3, 4 and 5 or more (in --ranks LO..HI), every name at its base value
+   (sw_rank_counts; review22 M2). */
 
 #define SW_MAXN 16            /* names swept (the rest stay at their base) */
 #define SW_HI 4096            /* the scan's top value */
@@ -963,6 +976,7 @@ typedef struct sweep {
     unsigned char *if_first;            /* ... and the branch it took there */
     int32_t walk, nwalks;               /* the innermost loop's walk (its first and last iteration), counter */
     int64_t block, blocks, nranks;
+    int64_t runranks;                   /* > 0: the runs take --ranks runranks (a file with a ranks kernel) */
     int ctxbits;                        /* 1: in the last iteration of the innermost loop; 2: in the last block */
     int guess;                          /* > 0: inside an if or loop whose outcome is unknown (both ways walked) */
     int blocks_known;
@@ -1397,6 +1411,19 @@ static void sweep_ranks(const char *text, int64_t *nranks)
     if (whole_ll(text, &end, &n) && (*end == 0 || *end == '\'') && n >= 1 && n <= 64) *nranks = n;
 }
 
+/* --ranks LO..HI (of run --sweep or a `# sweep:` line): the rank counts a
+   sweep may run, in the harness's 1..64. 1 when read. */
+static int sweep_rank_range(const char *text, int64_t *lo, int64_t *hi)
+{
+    char *end;
+    long long a, b;
+    if (!whole_ll(text, &end, &a) || strncmp(end, "..", 2) != 0 || !whole_ll(end + 2, &end, &b) || *end) return 0;
+    if (a < 1 || a > b || b > 64) return 0;
+    *lo = a;
+    *hi = b;
+    return 1;
+}
+
 /* The index of NAME's definition in d, or -1. */
 static int defs_find(const sw_defs *d, const char *name, size_t len)
 {
@@ -1432,32 +1459,96 @@ static int sw_unwritten_line(const char *line, const char *end)
     return 0;
 }
 
+/* Is the reference interpreter's error (its text after "FILE:LINE:COL: ")
+   one of a value the kernel has no meaning at: a window past its tensor or
+   tile, a rank outside [0, nranks), a valid region outside its tile, a
+   textract offset that is not whole fractals, a matmul dim out of pto-isa's
+   range, a division by zero, an overflow, a step <= 0, no block, a negative
+   extent or a binding out of range? Anything else it stops at is a bug of
+   the kernel at that value: a deadlock, a cube/vector pipe's push / pop
+   counts that do not meet, a tfree without a tpop, a wait that never
+   returns, an allreduce's mismatch, the instruction budget (a runaway
+   loop) (review22 H1: those were "refused" and the sweep exited 0). */
+static int sw_domain_error(const char *what)
+{
+    static const char *const domain[] = {
+        " is outside ",                 /* window / rank / valid region / textract window */
+        " is not whole fractals",       /* textract offset */
+        "pto-isa's TMATMUL takes",      /* m, k, n range */
+        "division by zero", "modulo by zero", "integer overflow in expression",
+        "loop step must be positive", "would launch no block", "negative extent", "has a negative dim",
+        "does not fit an i32 signal", "is bound to ", "is used as an integer",
+        "the reference cannot run this kernel",   /* its blocks run one after another: not judged */
+        NULL};
+    int i;
+    if (strncmp(what, "deadlock", 8) == 0) return 0;
+    for (i = 0; domain[i]; i++)
+        if (strstr(what, domain[i])) return 1;
+    return 0;
+}
+
+/* Is the harness's line (a simulator report: "    f.pto:15: error: ...")
+   a bug whatever else went wrong at that value: a deadlock, a race, a ring's
+   slots pushed and never popped? (An uninitialised read or a bounds report
+   follows from the op the reference refused: the simulator went on past it.) */
+static int sw_bug_report(const char *line, const char *end)
+{
+    static const char *const bug[] = {"error: deadlock", "error: race", "never popped", "never pushed", NULL};
+    size_t n = end ? (size_t)(end - line) : strlen(line);
+    int i;
+    const char *p;
+    if (strncmp(line, "    ", 4) != 0) return 0;
+    for (i = 0; bug[i]; i++) {
+        size_t k = strlen(bug[i]);
+        for (p = line; p + k <= line + n; p++)
+            if (strncmp(p, bug[i], k) == 0) return 1;
+    }
+    return 0;
+}
+
 /* One run of the compiled kernel at s->cur: a row. Returns 1 when the
    kernel ran it (match or failure), 0 when it refused the values. Refused
-   means the harness or the reference interpreter turned the values down:
-   the IR has no meaning there (a window past its tensor, a textract
-   offset that is not whole fractals), so they are outside the kernel's
-   domain, whatever the simulator said of them. With `strict` (the run at
-   the values the user gave) nothing is refused: the user's own values are
-   no domain restriction, and a failure there is the failure `ptoc run`
-   gives (review20 H1). */
+   means the harness turned the values down, or the reference interpreter
+   did with an error of the kernel's domain (sw_domain_error: a window past
+   its tensor, a textract offset that is not whole fractals; the IR has no
+   meaning there) and the simulator reported no deadlock, race or ring
+   imbalance (its uninitialised reads after such an op follow from it). A
+   deadlock, a pipe count mismatch, a runaway loop are failures wherever
+   they are (review22 H1). With `strict` (the run at the values the user
+   gave) nothing is refused: the user's own values are no domain
+   restriction, and a failure there is the failure `ptoc run` gives
+   (review20 H1). */
 static int sw_run_one(sweep *s, const sw_defs *defs, const char *bin, const char *fixed, const char *tmp,
                       const char *file, sw_tally *t, int strict)
 {
     char cmd[24000], args[20000], vals[1024], outp[4200], errp[4200], one[300], reason[400];
     char *out, *err, *line, *end;
     size_t n;
-    int i, rc, nresult = 0, noref = 0, mismatch = 0, reports = 0, ran, unwritten = 0;
+    int i, rc, nresult = 0, noref = 0, mismatch = 0, reports = 0, ran, unwritten = 0, bugs = 0, domain = 1, insim = 0;
     long long cycles = 0, total = -1;
     snprintf(outp, sizeof outp, "%s/out", tmp);
     snprintf(errp, sizeof errp, "%s/err", tmp);
     cmd[0] = args[0] = vals[0] = 0;
     shell_add(args, sizeof args, fixed, NULL);
+    if (s->runranks > 0) {   /* the rank count is the sweep's: the fixed options' --ranks out, the run's in */
+        char *r;
+        while ((r = strstr(args, " '--ranks' '")) != NULL) {
+            char *q = strchr(r + 12, '\'');
+            if (!q) break;
+            memmove(r, q + 1, strlen(q + 1) + 1);
+        }
+        snprintf(one, sizeof one, "%lld", (long long)s->runranks);
+        shell_add(args, sizeof args, " --ranks ", one);
+    }
     for (i = 0; i < s->n; i++) {
         snprintf(one, sizeof one, "%s=%lld", pto_str(s->ctx, s->name[i]), (long long)s->cur[i]);
         shell_add(args, sizeof args, " -D ", one);
         n = strlen(vals);
         snprintf(vals + n, sizeof vals - n, "%s%s", n ? " " : "", one);
+    }
+    if (s->runranks > 0) {
+        n = strlen(vals);
+        snprintf(vals + n, sizeof vals - n, "%s--ranks %lld", n ? " " : "", (long long)s->runranks);
     }
     for (i = 0; i < defs->n; i++) {   /* the other names: as given */
         const char *eq = strchr(defs->def[i], '=');
@@ -1480,6 +1571,7 @@ static int sw_run_one(sweep *s, const sw_defs *defs, const char *bin, const char
     reason[0] = 0;
     for (line = out; line && *line; line = end ? end + 1 : NULL) {
         end = strchr(line, '\n');
+        if (strncmp(line, "    ", 4) != 0) insim = 0;   /* a simulator's reports: the indented lines after it */
         if (strncmp(line, "  result      ", 14) == 0) {
             nresult++;
             /* no reference, or a launch the simulator refused: nothing was judged */
@@ -1487,6 +1579,11 @@ static int sw_run_one(sweep *s, const sw_defs *defs, const char *bin, const char
             else if (strncmp(line + 14, "match", 5) != 0) mismatch = 1;
         } else if (strncmp(line, "  simulator   ", 14) == 0 && line[14] >= '0' && line[14] <= '9') {
             reports += atoi(line + 14);
+            insim = 1;
+            continue;
+        } else if (insim && sw_bug_report(line, end)) {
+            bugs++;
+            continue;
         } else if (sw_unwritten_line(line, end)) {
             unwritten++;
         } else if (strncmp(line, "  cycles      ", 14) == 0) {
@@ -1503,14 +1600,15 @@ static int sw_run_one(sweep *s, const sw_defs *defs, const char *bin, const char
         if (!e) continue;
         for (sl = line; sl < e; sl++)
             if (*sl == '/') from = sl + 1;
-        if (e - from >= 2 && e[-2] == ':')
+        if (e - from >= 2 && e[-2] == ':') {   /* the interpreter's, at a statement */
             snprintf(reason, sizeof reason, "%.*s%s", (int)(e - from - 1), from, e + 6);
-        else
+            domain = sw_domain_error(e + 7);
+        } else
             snprintf(reason, sizeof reason, "%s", e + 7);
         if (end) *end = '\n';
     }
     t->runs++;
-    ran = strict || !(rc == 1 && !mismatch && (noref || nresult == 0));
+    ran = strict || !(rc == 1 && !mismatch && (noref || nresult == 0) && domain && !bugs);
     printf("  %-24s ", vals[0] ? vals : "(no -D)");
     if (!ran) {
         t->refused++;
@@ -1530,7 +1628,8 @@ static int sw_run_one(sweep *s, const sw_defs *defs, const char *bin, const char
         t->fail++;
         if (mismatch) w = printf("MISMATCH");
         else if (reports) w = printf("%d REPORT%s", reports, reports == 1 ? "" : "S");
-        else if (noref || nresult == 0) w = printf("FAILED (at the values given)");
+        else if ((noref || nresult == 0) && strict) w = printf("FAILED (at the values given)");
+        else if (noref || nresult == 0) w = printf("FAILED (the reference stopped)");
         else w = printf("FAILED (exit status %d)", rc);
         printf("%*scycles %lld\n", w < 12 ? 13 - w : 1, "", total >= 0 ? total : cycles);
         /* what the run said, so the failure can be read without a rerun */
@@ -1577,14 +1676,14 @@ static void sw_header(sweep *s, const sw_scan *sc, int i)
 {
     const pto_module *m = s->m;
     sw_set u;
-    int32_t j, q, p, nk[8] = {0, 0, 0, 0, 0, 0, 0, 0}, lines[16], nl = 0, kerns[4], nkern = 0;
+    int32_t j, q, p, nk[8] = {0, 0, 0, 0, 0, 0, 0, 0}, lines[16], nl = 0, kerns[4], nkern = 0, nshare = 0;
     memset(&u, 0, sizeof u);
     for (j = 0; j < sc->nv; j++)
         for (q = sc->off[j]; q < sc->off[j + 1] && sc->keys[sc->off[j]] != 0; q++)
             sw_insert(s, &u, sc->keys[q] & ~(uint64_t)0xff);
     for (q = 0; q < u.n; q++) {
         /* does the outcome of this point differ between two values that reach it? */
-        uint32_t first = 0;
+        uint32_t first = 0, all = 0;
         int varies = 0, kind = (int)(u.k[q] >> 56);
         int32_t id = (int32_t)(uint32_t)(u.k[q] >> 8), line;
         for (j = 0; j < sc->nv && !varies; j++) {
@@ -1593,11 +1692,16 @@ static void sw_header(sweep *s, const sw_scan *sc, int i)
             for (p = sc->off[j]; p < sc->off[j + 1]; p++)
                 if ((sc->keys[p] & ~(uint64_t)0xff) == u.k[q]) got |= 1u << (sc->keys[p] & 0xf);
             if (!got) continue;
+            all |= got;
             if (!first) first = got;
             else if (got != first) varies = 1;
         }
         if (!varies || kind == 0 || kind == 5) continue;   /* (5: a loop's ring class; the loop is counted) */
-        nk[kind]++;
+        /* a row class (sw_rows) that is never whole 32-byte blocks (class 1) at some values and is at
+           others: the name steers the row width; else only the writers of the misaligned rows
+           (review22 L4: a row count R was said to steer "the row width") */
+        if (kind == 4 && !((all & 2u) && (all & ~2u))) nshare++;
+        else nk[kind]++;
         if (kind == 6 && nkern < 4) kerns[nkern++] = id;
         line = kind == 3 ? m->exprs[id].loc.line : kind == 4 ? m->params[id].loc.line
              : kind == 6 ? m->kernels[id].loc.line : m->stmts[id].loc.line;
@@ -1605,7 +1709,7 @@ static void sw_header(sweep *s, const sw_scan *sc, int i)
             ;
         if (p == nl && nl < 16) lines[nl++] = line;
     }
-    s->steers[i] = nk[1] + nk[2] + nk[3] + nk[4] + nk[6] + nk[7];
+    s->steers[i] = nk[1] + nk[2] + nk[3] + nk[4] + nk[6] + nk[7] + nshare;
     printf("  %s (from %lld, %lld..%lld): ", pto_str(s->ctx, s->name[i]), (long long)s->base[i], (long long)s->lo[i],
            (long long)s->hi[i]);
     if (!s->steers[i]) {
@@ -1637,7 +1741,9 @@ static void sw_header(sweep *s, const sw_scan *sc, int i)
         if (nk[1]) printf("%s%d loop%s", sep, nk[1], nk[1] == 1 ? "" : "s"), sep = ", ";
         if (nk[2]) printf("%s%d if%s", sep, nk[2], nk[2] == 1 ? "" : "s"), sep = ", ";
         if (nk[3]) printf("%s%d min/max", sep, nk[3]), sep = ", ";
-        if (nk[4]) printf("%sthe row width of %d tensor%s", sep, nk[4], nk[4] == 1 ? "" : "s");
+        if (nk[4]) printf("%sthe row width of %d tensor%s", sep, nk[4], nk[4] == 1 ? "" : "s"), sep = ", ";
+        if (nshare)
+            printf("%swhether 2 or more blocks share the misaligned rows of %d tensor%s", sep, nshare, nshare == 1 ? "" : "s");
         (void)sep;
         for (p = 1; p < nl; p++) {   /* in order */
             int32_t l = lines[p], r = p;
@@ -1815,8 +1921,25 @@ static int host_param(const pto_module *m, int32_t v)
    the comment above describes. shown: FILE or DIR, for the report and its
    rerun lines. fixed: the other options of the harness (--seed, --ranks,
    --max-instr), shell-quoted. */
+/* The rank counts a sweep of a file with a ranks kernel runs besides its
+   base count: 1, 2, 3, 4 and the least count of 5 or more in LO..HI
+   (review22 M2: a ring that reuses a slot races from 4 ranks, a pairwise
+   exchange needs an even count; the sweep ran the `# run:` count only).
+   Returns how many, in out[5]. */
+static int sw_rank_counts(int64_t base, int64_t lo, int64_t hi, int64_t *out)
+{
+    int64_t c;
+    int n = 0;
+    for (c = 1; c <= 5 && c <= hi; c++) {
+        int64_t v = c == 5 ? (lo > 5 ? lo : 5) : c;
+        if (v >= lo && v <= hi && v != base) out[n++] = v;
+    }
+    return n;
+}
+
 static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const sw_defs *given, const sw_defs *ranges,
-                      const char *bin, const char *fixed, const char *tmp, int max_runs, int64_t nranks)
+                      const char *bin, const char *fixed, const char *tmp, int max_runs, int64_t nranks,
+                      int64_t rlo, int64_t rhi, int ranks_set)
 {
     sw_defs defs_all, *defs = &defs_all;
     sweep s;
@@ -1827,8 +1950,9 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
     size_t len = 0;
     char *text = read_all(path, &len);
     pto_module *m = text ? pto_parse(ctx, shown, text, len) : NULL;
-    int i, progress, given_up = 0, unreached = 0, rc;
+    int i, progress, given_up = 0, unreached = 0, rc, has_ranks = 0, nrc = 0;
     int32_t v, j, q;
+    int64_t rcount[5], rasked = 0, asked[SW_MAXN];
     memset(&s, 0, sizeof s);
     s.given = 1;
     memset(scan, 0, sizeof scan);
@@ -1875,6 +1999,16 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
     }
     s.ctx = ctx;
     s.m = m;
+    for (v = 0; v < m->n_kernels; v++) has_ranks |= m->kernels[v].ranks != 0;
+    if (has_ranks) {   /* the rank count is swept too: the base count moved into LO..HI */
+        if (nranks < rlo || nranks > rhi) {
+            rasked = nranks;
+            nranks = nranks < rlo ? rlo : rhi;
+            s.given = 0;
+        }
+        s.runranks = nranks;
+        nrc = sw_rank_counts(nranks, rlo, rhi, rcount);
+    }
     s.nranks = nranks;
     s.val = (int64_t *)pto_alloc(ctx, (size_t)(m->n_vars + 1) * sizeof *s.val);
     s.known = (unsigned char *)pto_alloc(ctx, (size_t)(m->n_vars + 1));
@@ -1919,6 +2053,7 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
             if (b > s.hi[i] && b - s.lo[i] <= 16383) s.hi[i] = b;
         }
         s.cap[i] = d >= 0 ? sw_tz(s.base[i]) : 4;
+        asked[i] = INT64_MIN;   /* (a value given outside LO..HI: said below) */
         d = defs_find(ranges, nm, strlen(nm));
         if (d >= 0) {   /* NAME=LO..HI: the values the kernel takes */
             char *endp;
@@ -1934,6 +2069,7 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
             s.lo[i] = lo;
             s.hi[i] = hi - lo > 16383 ? lo + 16383 : hi;   /* the scan's width is bounded */
             if (s.base[i] < lo || s.base[i] > hi) s.given = 0;   /* moved into LO..HI: not the user's value */
+            if (defs_find(defs, nm, strlen(nm)) >= 0 && (s.base[i] < lo || s.base[i] > hi)) asked[i] = s.base[i];
             if (s.base[i] < lo) s.base[i] = lo;
             if (s.base[i] > hi) s.base[i] = hi;
         }
@@ -1944,6 +2080,17 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
         return 1;
     }
     printf("sweep %s\n", shown);
+    /* a value given (-D or `# run:`) outside the range given (review22 L4: it was dropped silently) */
+    for (i = 0; i < s.n; i++)
+        if (asked[i] != INT64_MIN)
+            printf("  note: %s=%lld (the -D or '# run:' value) is outside %s=%lld..%lld: %s starts at %lld and no run "
+                   "is made at %lld\n", pto_str(ctx, s.name[i]), (long long)asked[i], pto_str(ctx, s.name[i]),
+                   (long long)s.lo[i], (long long)s.hi[i], pto_str(ctx, s.name[i]), (long long)s.base[i],
+                   (long long)asked[i]);
+    if (rasked)
+        printf("  note: --ranks %lld (%s) is outside --ranks %lld..%lld: the sweep starts at %lld ranks and no run is "
+               "made at %lld\n", (long long)rasked, ranks_set ? "the command line's or the '# run:' line's" : "the default",
+               (long long)rlo, (long long)rhi, (long long)nranks, (long long)rasked);
     /* each name's behaviours over its range */
     for (i = 0; i < s.n && !s.oom; i++) {
         sw_scan *sc = &scan[i];
@@ -1973,7 +2120,14 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
         if (!s.oom) sw_header(&s, sc, i);
         if (s.base[i] >= s.lo[i] && s.base[i] <= s.hi[i]) sc->tried[s.base[i] - s.lo[i]] = 1;
     }
-    if (!s.n) printf("  no dynamic dim or integer scalar: one run\n");
+    if (has_ranks) {
+        printf("  --ranks (from %lld, %lld..%lld): a ranks kernel: ", (long long)nranks, (long long)rlo, (long long)rhi);
+        if (!nrc) printf("no other rank count to run\n");
+        for (i = 0; i < nrc; i++)
+            printf("%s%lld%s", i == 0 ? "also run at " : i == nrc - 1 ? " and " : ", ", (long long)rcount[i],
+                   i == nrc - 1 ? (nrc == 1 && rcount[i] == 1 ? " rank\n" : " ranks\n") : "");
+    }
+    if (!s.n && !has_ranks) printf("  no dynamic dim or integer scalar: one run\n");
     /* the base run, then the value showing the most new behaviours, name by name */
     if (!s.oom) {
         memcpy(s.cur, s.base, sizeof s.cur);
@@ -2024,6 +2178,13 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
         }
     } while (progress && t.runs < max_runs && !s.oom);
     if (!s.oom && s.n >= 2) sw_joint(&s, scan, &seen, defs, bin, fixed, tmp, shown, &t, max_runs, &notes);
+    /* the other rank counts, every name at its base value: outside --sweep-runs (5 at most) */
+    for (i = 0; i < nrc && !s.oom; i++) {
+        memcpy(s.cur, s.base, sizeof s.cur);
+        s.runranks = rcount[i];
+        sw_run_one(&s, defs, bin, fixed, tmp, shown, &t, 0);
+    }
+    s.runranks = nranks;
     for (i = 0; i < s.n && !s.oom; i++) {   /* behaviours that no run showed: why */
         sw_scan *sc = &scan[i];
         sw_set u, later;
@@ -2076,7 +2237,7 @@ static int cli_has(int argc, char **argv, const char *opt, const char *dname, si
     for (i = 2; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         if (!dname) {
-            if (strcmp(a, opt) == 0) return 1;
+            if (strcmp(a, opt) == 0 && !(i + 1 < argc && strstr(argv[i + 1], ".."))) return 1;   /* (--ranks LO..HI: --sweep's) */
             continue;
         }
         if (strcmp(a, "-D") == 0 && i + 1 < argc) v = argv[i + 1];
@@ -2088,6 +2249,14 @@ static int cli_has(int argc, char **argv, const char *opt, const char *dname, si
 
 /* A UTF-8 byte-order mark at the start of a text (what Windows editors
    write) is skipped, as the parser skips it. */
+/* A blank of a `# run:` / `# sweep:` line: a CRLF file's '\r' is one, as
+   for the parser (review22 M1: the last value kept it and the harness said
+   "the value is not a number" of a value that printed fine). */
+static int line_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r';
+}
+
 static char *skip_bom(char *text)
 {
     return strncmp(text, "\xEF\xBB\xBF", 3) == 0 ? text + 3 : text;
@@ -2135,6 +2304,7 @@ static char *run_line_host(char *text, int *lineno, char **start)
         if (strncmp(line, "\"# run:", 7) != 0) continue;
         q = strstr(line, "\\n\",");
         if (!q) return NULL;
+        if (q - line >= 4 && strncmp(q - 4, "\\015", 4) == 0) q -= 4;   /* a CRLF text's '\r' */
         *q = 0;
         return strchr(line + 1, '\\') ? NULL : line + 1;
     }
@@ -2162,10 +2332,10 @@ static int file_defaults(const char *path, int is_dir, int argc, char **argv, ch
     if (line) {
         char *p = line + 6;
         while (n < 64) {
-            while (*p == ' ' || *p == '\t') p++;
+            while (line_space(*p)) p++;
             if (!*p) break;
             tok[n++] = p;
-            while (*p && *p != ' ' && *p != '\t') p++;
+            while (*p && !line_space(*p)) p++;
             if (*p) *p++ = 0;
         }
     }
@@ -2222,7 +2392,8 @@ static int file_defaults(const char *path, int is_dir, int argc, char **argv, ch
    least once) and its run count. Read by run --sweep only; the command
    line's -D ranges and --sweep-runs override it. Returns 0, or 1 after
    saying what is wrong with the line. */
-static int sweep_line(const char *path, int argc, char **argv, sw_defs *ranges, int *max_runs)
+static int sweep_line(const char *path, int argc, char **argv, sw_defs *ranges, int *max_runs, int64_t *rlo,
+                      int64_t *rhi, int ranks_range_given)
 {
     size_t len = 0;
     char *text = read_all(path, &len), *line, *end, *tok[64], *p;
@@ -2235,10 +2406,10 @@ static int sweep_line(const char *path, int argc, char **argv, sw_defs *ranges, 
         if (strncmp(line, "# sweep:", 8) == 0) break;
     }
     for (p = line && *line ? line + 8 : NULL; p && n < 64;) {   /* (*line == 0: the text ended, no such line) */
-        while (*p == ' ' || *p == '\t') p++;
+        while (line_space(*p)) p++;
         if (!*p) break;
         tok[n++] = p;
-        while (*p && *p != ' ' && *p != '\t') p++;
+        while (*p && !line_space(*p)) p++;
         if (*p) *p++ = 0;
     }
     for (i = 0; i < n && !rc; i++) {
@@ -2254,6 +2425,17 @@ static int sweep_line(const char *path, int argc, char **argv, sw_defs *ranges, 
                 *max_runs = (int)r;
             }
             i++;
+        } else if (strcmp(tok[i], "--ranks") == 0) {
+            int64_t lo, hi;
+            if (!sweep_rank_range(val, &lo, &hi)) {
+                fprintf(stderr, "%s:%d:1: error: the '# sweep:' line's --ranks takes a range LO..HI of rank counts in "
+                        "1..64, not '%s'\n", path, lineno, val);
+                rc = 1;
+            } else if (!ranks_range_given) {
+                *rlo = lo;
+                *rhi = hi;
+            }
+            i++;
         } else if (strcmp(tok[i], "-D") == 0) {
             if (!(eq = strchr(val, '=')) || !strstr(eq, "..")) {
                 fprintf(stderr, "%s:%d:1: error: the '# sweep:' line's -D takes a range NAME=LO..HI (the values to "
@@ -2264,7 +2446,7 @@ static int sweep_line(const char *path, int argc, char **argv, sw_defs *ranges, 
             }
             i++;
         } else {   /* review17: a comment that happens to start '# sweep:' is read as the directive */
-            fprintf(stderr, "%s:%d:1: error: the '# sweep:' line takes -D NAME=LO..HI and --sweep-runs N, not '%s' (a "
+            fprintf(stderr, "%s:%d:1: error: the '# sweep:' line takes -D NAME=LO..HI, --ranks LO..HI and --sweep-runs N, not '%s' (a "
                     "comment that starts '# sweep:' is read as that line: reword it)\n", path, lineno, tok[i]);
             rc = 1;
         }
@@ -2333,7 +2515,8 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
     const char *dir;
     struct stat sb;
     int i, rc, opts = 0, sweep = 0, max_runs = 12, trace = 0;
-    int64_t nranks = 2;
+    int64_t nranks = 2, rlo = 1, rhi = 64;
+    int ranks_range = 0;
     sw_defs defs, ranges;
     cmd[0] = 0;
     defs.n = ranges.n = 0;
@@ -2352,6 +2535,10 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
             long n = strtol(argv[++i], &end, 10);
             if (*end || n < 1 || n > 1000) return usage_error("run", "run: --sweep-runs takes a count in 1..1000, not", argv[i]);
             max_runs = (int)n;
+        } else if (sweep && strcmp(argv[i], "--ranks") == 0 && strstr(argv[i + 1], "..")) {
+            if (!sweep_rank_range(argv[++i], &rlo, &rhi))
+                return usage_error("run", "run: --ranks LO..HI takes rank counts in 1..64, LO <= HI, not", argv[i]);
+            ranks_range = 1;
         } else if (sweep && (strcmp(argv[i], "-D") == 0 || strncmp(argv[i], "-D", 2) == 0)) {
             const char *d = strcmp(argv[i], "-D") == 0 ? argv[++i] : argv[i] + 2;
             defs_add(strstr(d, "..") ? &ranges : &defs, d);   /* NAME=LO..HI: the values to sweep */
@@ -2417,9 +2604,10 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
        embeds (its reference), as the program itself prints it */
     snprintf(src, sizeof src, "%s", target);
     if (rc == 0 && sweep && dir == target) rc = dir_source(bin, dir, tmp, src, sizeof src);
-    if (sweep && rc == 0 && sweep_line(src, argc, argv, &ranges, &max_runs)) rc = 1;
+    if (sweep && rc == 0 && sweep_line(src, argc, argv, &ranges, &max_runs, &rlo, &rhi, ranks_range)) rc = 1;
     if (rc == 0 && sweep) {
-        rc = sweep_file(ctx, src, target, &defs, &ranges, bin, cmd, tmp, max_runs, nranks);
+        rc = sweep_file(ctx, src, target, &defs, &ranges, bin, cmd, tmp, max_runs, nranks, rlo, rhi,
+                        strstr(cmd, "'--ranks' '") != NULL);
     } else if (rc == 0) {
         char full[16384 + 4300];
         full[0] = 0;
