@@ -28193,6 +28193,18 @@ PTO_K_FN int pto_h_reported(const pto_k_report *r, int kind)
 /* A deadlock stopped the cores: its report says "error: deadlock:". (An
    M -> FIX id above 2 is in the deadlock class, since it hung a device, but
    the simulator runs it as written: the run went to its end.) */
+/* A mismatch with no report: the one thing the simulator saw that could
+   explain it is an overwrite of bytes nothing had read (pto_k_report.lost),
+   which two live tiles on the same bytes cause. */
+PTO_K_FN void pto_h_lost_note(const pto_k_overwrite *o)
+{
+    printf("  note        no simulator report, but on %s %s (%s) overwrote %s bytes [%lld, %lld) that %s (%s) had "
+           "written and nothing had read: if two live tiles share those bytes (an edited offset?), that is the "
+           "difference\n",
+           o->core, o->op ? o->op : "?", o->src, pto_k__space_name(o->space), (long long)o->lo, (long long)o->hi,
+           o->lost_op ? o->lost_op : "?", o->lost_src ? o->lost_src : "?");
+}
+
 PTO_K_FN int pto_h_deadlocked(const pto_k_report *r)
 {
     int i;
@@ -28544,6 +28556,8 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
         else if (bad && pto_h_reported(rep, PTO_K_E_RACE))
             printf("  note        the simulator reports a race (below): which access came first is left to "
                    "timing, so the differences may follow from it\n");
+        else if (bad && !rep->nerrors && rep->lost.src)
+            pto_h_lost_note(&rep->lost);
     }
     pto_h_report(run, name, rep, planned, divzero);
     pto_h_waves(run, kind, blocks);

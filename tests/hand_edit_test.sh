@@ -42,6 +42,11 @@ changed() { # NAME EXAMPLE: kernel.c differs from a fresh emit
     if cmp -s $out/$1.orig/kernel.c $out/$1/kernel.c; then bad "$1: the edit did not apply"; return 1; fi
 }
 
+# vadd: tile b moved onto tile a's bytes (both live): both loads run on MTE2 in order, so no race
+# and no report; the mismatch note names the overwrite of bytes nothing had read (review21 L9)
+edit alias vadd sed -e '/const pto_k_tile b = /s/32768 + (i % 2)/(i % 2)/'
+changed alias vadd && judge alias fail vadd "note        no simulator report, but on .* tload (vadd.pto:10) overwrote vec bytes .* that tload (vadd.pto:9) had written and nothing had read"
+
 # vadd: the V -> MTE2 wait before the tload rotates i % 2; fixed at 0 in that call only
 edit rot1 vadd sed -e '/wait_flag(core, "vadd.pto:9", PTO_K_V, PTO_K_MTE2, i % 2)/s/i % 2)/0)/'
 changed rot1 vadd && judge rot1 fail vadd "double set: set_flag(V, MTE2, 1)"

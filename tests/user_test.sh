@@ -11,7 +11,10 @@
 # ifs, negative and int64-limit loops, triangular loops, C keywords as names,
 # a ranks kernel with a dynamic dim); r21_*: the passing kernels of the next one
 # (pipes both ways in loops, ifs over x2/x3 tiles, tcvt chains, zero-row tails,
-# odd-size allreduce / put / get, pinned tiles, x4 accumulators). Each must
+# odd-size allreduce / put / get, pinned tiles, x4 accumulators); r22_*: the
+# passing kernels of review22 (online softmax over chunks, int8 quantisation,
+# matmul chains and K tails, cube/vector round trips in loops and pipelined,
+# GM carried through a loop, an all-gather, special values). Each must
 #   - run on the simulator with its "# run:" defaults and match the reference
 #     interpreter with no simulator report (exit 0);
 #   - emit with --target isa and compile against tests/isa/pto_isa_stub.hpp

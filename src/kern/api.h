@@ -360,6 +360,16 @@ typedef struct pto_k_wait_site {
     int64_t cycles;            /* summed over its waits */
 } pto_k_wait_site;
 
+/* A write of local bytes that replaced another instruction's write before
+   anything read it (see pto_k_report.lost). */
+typedef struct pto_k_overwrite {
+    const char *src, *op;           /* the overwriting instruction; src NULL: none this launch */
+    const char *lost_src, *lost_op; /* the write it replaced */
+    int space;                      /* PTO_K_VEC .. */
+    char core[48];                  /* "block 3 aiv0", as reports name cores */
+    int64_t lo, hi;                 /* the first granule's bytes concerned */
+} pto_k_overwrite;
+
 typedef struct pto_k_report {
     int nerrors;
     pto_k_error *errors;
@@ -381,6 +391,11 @@ typedef struct pto_k_report {
     int64_t waited;
     int nsites;
     pto_k_wait_site sites[3];
+    /* The launch's first overwrite of local bytes nothing had read: a dead
+       store, or two live tiles sharing bytes. Not an error (kernels may
+       write tiles they never read); the harness shows it only to explain a
+       mismatch the simulator has no report for. */
+    pto_k_overwrite lost;
 } pto_k_report;
 
 PTO_K_FN pto_k_device *pto_k_device_create(const pto_k_device_desc *desc);

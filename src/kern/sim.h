@@ -741,6 +741,30 @@ PTO_K_FN void pto_k__gm_write(pto_k_device *dev, pto_k__gran *g, const pto_k__ac
     }
 }
 
+/* Local bytes [a, b) of granule g are written again by cur while the
+   write still recorded there, by another instruction of this core (local
+   shadows are per core), has had no reader: the first such overwrite of the
+   launch is kept in the report (pto_k_report.lost). A kernel may legitimately
+   write a tile it never reads, so this is no error; but two live tiles
+   placed on the same bytes (a hand-edited offset) look exactly like this and
+   are otherwise invisible (both writes on one in-order pipe: no race), so the
+   harness names it when a result differs with no report to explain it. */
+PTO_K_FN void pto_k__lost_write(pto_k__check *k, const pto_k__shadow *sh, const pto_k__gran *g,
+                                const pto_k__acc *cur, int64_t a, int64_t b)
+{
+    pto_k_overwrite *o = &k->c->dev->rep.lost;
+    if (o->src || !(g->w.bytes & cur->bytes) || (g->w.gp == cur->gp && g->w.clk == cur->clk)) return;
+    if (!cur->src || strcmp(g->w.src, cur->src) == 0) return;   /* one statement again (a loop): not two tiles */
+    o->src = cur->src;
+    o->op = cur->op;
+    o->lost_src = g->w.src;
+    o->lost_op = g->w.op;
+    pto_k__core_name(k->c, o->core, sizeof o->core);
+    o->space = (int)(sh - k->c->sh);
+    o->lo = a;
+    o->hi = b;
+}
+
 /* Checks and records an access of bytes [lo, hi) of a shadow (gm: a GM
    tensor's, where bytes are kept exact: pto_k__add_read, pto_k__gm_write). */
 PTO_K_FN void pto_k__access(pto_k__check *k, pto_k__shadow *sh, int64_t lo, int64_t hi, int kind, int gm)
@@ -771,6 +795,7 @@ PTO_K_FN void pto_k__access(pto_k__check *k, pto_k__shadow *sh, int64_t lo, int6
         if (kind == PTO_K__WR && gm) {
             pto_k__gm_write(dev, g, &cur);
         } else if (kind == PTO_K__WR) {
+            if (g->reads < 0 && g->w.src) pto_k__lost_write(k, sh, g, &cur, a, b);
             pto_k__free_reads(dev, g);
             g->w = cur;
         } else {
