@@ -28190,9 +28190,6 @@ PTO_K_FN int pto_h_reported(const pto_k_report *r, int kind)
     return 0;
 }
 
-/* A deadlock stopped the cores: its report says "error: deadlock:". (An
-   M -> FIX id above 2 is in the deadlock class, since it hung a device, but
-   the simulator runs it as written: the run went to its end.) */
 /* A mismatch with no report: the one thing the simulator saw that could
    explain it is an overwrite of bytes nothing had read (pto_k_report.lost),
    which two live tiles on the same bytes cause. */
@@ -28205,6 +28202,9 @@ PTO_K_FN void pto_h_lost_note(const pto_k_overwrite *o)
            o->lost_op ? o->lost_op : "?", o->lost_src ? o->lost_src : "?");
 }
 
+/* A deadlock stopped the cores: its report says "error: deadlock:". (An
+   M -> FIX id above 2 is in the deadlock class, since it hung a device, but
+   the simulator runs it as written: the run went to its end.) */
 PTO_K_FN int pto_h_deadlocked(const pto_k_report *r)
 {
     int i;
