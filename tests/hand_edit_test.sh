@@ -99,16 +99,17 @@ changed sup mm && judge sup fail mm 'tmatmul (M, block 0 aic) reads them while "
 edit frac mm sed -e '/const pto_k_tile a0 = /s/PTO_K_F16, 128, 64, 128, 64,/PTO_K_F16, 120, 64, 120, 64,/'
 changed frac mm && judge frac fail mm 'mm.pto:8: error: tdecl: the declared tile (left f16\[120, 64\]) is not whole fractals: left tiles are whole 16 x 16 fractals for f16, so rows must be a multiple of 16 and cols of 16'
 
-# mixmm: the vector's wait_flag(V, S) (before tfree) moved up to right after the tpop, above
-# the set_flag(MTE2, V) the trelu waits for: the stalled scalar unit never dispatches it
-edit swait mixmm awk '/wait_flag\(core, "mixmm.pto:33", PTO_K_V, PTO_K_S, 0\)/ { next } { print } /pto_k_tpop\(core, "mixmm.pto:30"/ { print "        pto_k_wait_flag(core, \"mixmm.pto:33\", PTO_K_V, PTO_K_S, 0);" }'
-changed swait mixmm && judge swait fail mixmm "mixmm.pto:33: error: deadlock: wait_flag(V, S, 0) stalls the scalar unit, which dispatches nothing after it until set_flag(V, S, 0) fires, and none was issued before it: move the wait_flag after its set_flag"
+# mixv2c: the vector's wait_flag(V, S) (before its tfree) moved up to right after the tpop, above
+# the set_flag(MTE2, V) the tadd waits for: the stalled scalar unit never dispatches it (mixmm's
+# last tfree has no such pair since review23 M3: no tpop follows it)
+edit swait mixv2c awk '/wait_flag\(core, "mixv2c.pto:36", PTO_K_V, PTO_K_S, 0\)/ { next } { print } /pto_k_tpop\(core, "mixv2c.pto:34"/ { print "            pto_k_wait_flag(core, \"mixv2c.pto:36\", PTO_K_V, PTO_K_S, 0);" }'
+changed swait mixv2c && judge swait fail mixv2c "mixv2c.pto:36: error: deadlock: wait_flag(V, S, 0) stalls the scalar unit, which dispatches nothing after it until set_flag(V, S, 0) fires, and none was issued before it: move the wait_flag after its set_flag"
 
-# mixmm: the vector's set_flag(MTE2, V, 0) after its tpop deleted (review22 L6): the wait on V it
+# mixv2c: the vector's set_flag(MTE2, V, 1) after its tpop deleted (review22 L6): the wait on V it
 # released is the root cause, not the wait_flag(V, S) behind it, which follows its set: no advice
 # to move that one
-edit dropset mixmm sed -e '/set_flag(core, "mixmm.pto:30", PTO_K_MTE2, PTO_K_V, 0)/d'
-changed dropset mixmm && judge dropset fail mixmm 'mixmm.pto:31: error: deadlock: wait_flag(MTE2, V, 0) can never be satisfied: no set_flag(MTE2, V, 0) follows it before the kernel ends; the scalar unit stalls behind it in wait_flag(V, S, 0) at "mixmm.pto:33", whose set_flag at "mixmm.pto:31" is queued on pipe V'
+edit dropset mixv2c sed -e '/set_flag(core, "mixv2c.pto:34", PTO_K_MTE2, PTO_K_V, 1)/d'
+changed dropset mixv2c && judge dropset fail mixv2c 'mixv2c.pto:35: error: deadlock: wait_flag(MTE2, V, 1) can never be satisfied: no set_flag(MTE2, V, 1) follows it before the kernel ends; the scalar unit stalls behind it in wait_flag(V, S, 0) at "mixv2c.pto:36", whose set_flag at "mixv2c.pto:35" is queued on pipe V'
 if ! grep -q "move the wait_flag" $out/dropset/log; then ok "dropset: no 'move the wait_flag'"; else bad "dropset: a 'move the wait_flag' advice"; fi
 
 # mm: the M -> FIX pair (acc -> tstore) moved to id 5: legal in the ISA, but ids 3..7 of that pair

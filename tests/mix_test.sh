@@ -223,6 +223,14 @@ kernel k(in x: f32[64, 64], out y: f32[64, 64], scalar T: i32) mix {
 PTO
 leftover $out/c2vleft.pto "c2v: AIV 1 pops T-1" \
     "pipe 'q' (c2v): the cube core pushed 2 tiles but AIV 1 (subblock 1) popped 1: 1 left" -D T=2
+# review23 M3: a tfree that no tpop of its pipe can follow gets no V -> S flag (nothing refills
+# the slot: the scalar unit must not stall there); a tfree in a loop that pops again keeps it
+clean tests/user/tfree_last.pto "the last tfree" -D N=128
+$ptoc emit tests/user/tfree_last.pto -o $out/tfl >/dev/null 2>&1
+grep -q "pto_k_tfree" $out/tfl/kernel.c && ! grep -q "PTO_K_V, PTO_K_S" $out/tfl/kernel.c && ok ||
+    bad "the last tfree waits for the vector reads"
+$ptoc emit examples/mixv2c.pto -o $out/v2c >/dev/null 2>&1
+grep -q "wait_flag(core, [^)]*PTO_K_V, PTO_K_S" $out/v2c/kernel.c && ok || bad "mixv2c's loop tfree lost its V -> S flag"
 # a5: no GM pipe buffer, the simulator keeps the slots
 ( echo "arch a5"; cat examples/mixmm.pto ) >$out/a5.pto
 clean $out/a5.pto "a5" -D M=128

@@ -151,15 +151,11 @@ extern "C" __global__ AICORE void PTO_ISA_ENTRY(kernel_mixmm)(__gm__ int64_t *ar
         /* sync: RAW vec[0x28000,0x2c000) tpop t (mixmm.pto:30) -> trelu o (mixmm.pto:31) */
         wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0); /* mixmm.pto:31: wait_flag */
         pto::TRELU(o, t); /* mixmm.pto:31: trelu */
-        /* sync: WAR vec[0x28000,0x2c000) trelu o (mixmm.pto:31) -> tfree (mixmm.pto:33) */
-        set_flag(PIPE_V, PIPE_S, EVENT_ID0); /* mixmm.pto:31: set_flag */
         /* sync: RAW vec[0x0000,0x4000) trelu o (mixmm.pto:31) -> tmuls o (mixmm.pto:32) */
         pipe_barrier(PIPE_V); /* mixmm.pto:32: pipe_barrier */
         pto::TMULS(o, o, 0.5); /* mixmm.pto:32: tmuls */
         /* sync: RAW vec[0x0000,0x4000) tmuls o (mixmm.pto:32) -> tstore c (mixmm.pto:34) */
         set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0); /* mixmm.pto:32: set_flag */
-        /* sync: WAR vec[0x28000,0x2c000) trelu o (mixmm.pto:31) -> tfree (mixmm.pto:33) */
-        wait_flag(PIPE_V, PIPE_S, EVENT_ID0); /* mixmm.pto:33: wait_flag */
         pto::TFREE<pto_pipe_0_t, pto::TileSplitAxis::TILE_UP_DOWN>(pto_pipe_0); /* mixmm.pto:33: tfree; a2a3: TPOP freed the slot */
         /* sync: RAW vec[0x0000,0x4000) tmuls o (mixmm.pto:32) -> tstore c (mixmm.pto:34) */
         wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0); /* mixmm.pto:34: wait_flag */
