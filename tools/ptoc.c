@@ -12,7 +12,7 @@
    ptoc run [--no-sync] [--tight] [--cc CC] [-D NAME=VALUE]... [--seed S] [--ranks N] [--max-instr N] [--trace F] FILE|DIR
                          emit (or take DIR as it is), compile, run on the
                          simulator, compare with the reference interpreter
-   ptoc run --sweep [--sweep-runs N] [-D NAME=LO..HI]... [--ranks LO..HI] FILE|DIR
+   ptoc run --sweep [--sweep-runs N] [-D NAME=LO..HI[/STEP]]... [--ranks LO..HI] FILE|DIR
                          the same, compiled once and run at a few values of
                          each dynamic dim and integer scalar, picked to make
                          every loop run 0, 1, 2, 3 and more times than its
@@ -74,18 +74,23 @@ static const char *const usage[2] = {
     "                      stops a launch past N instructions (default 100000); a FILE's\n"
     "                      first `# run: -D N=64 --ranks 4` line gives defaults for -D,\n"
     "                      --ranks, --seed and --max-instr that the command line overrides\n"
-    "  run --sweep [--sweep-runs N] [-D NAME=LO..HI]... [--ranks LO..HI] [run's options] FILE|DIR\n"
+    "  run --sweep [--sweep-runs N] [-D NAME=LO..HI[/STEP]]... [--ranks LO..HI] [run's options] FILE|DIR\n"
     "                      compile FILE (or DIR as it is) once and run it at a few values of each dynamic\n"
     "                      dim and integer scalar (the others as -D gives them), one\n"
     "                      row per run (values, result, cycles). The values: each name\n"
-    "                      is scanned over LO..HI (default 1..4096 for a dim, -4..4096\n"
-    "                      for a scalar) with the other names at their -D (else 64, 1)\n"
+    "                      is scanned over LO..HI (every STEP-th value with /STEP; default\n"
+    "                      1..4096 for a dim, -4..4096 for a scalar) with the other names\n"
+    "                      at their -D (else 64, 1)\n"
     "                      and the text evaluated at each value: the trip count of every\n"
     "                      for (0, 1, 2, 3, more than its tiles' or its ring's slots), the branch of\n"
     "                      every if, the side of every min / max, at the first and last\n"
     "                      iteration and block, the block count of each blocks(...) (1,\n"
-    "                      2, 3, 5 and more) and the last block's valid(...) rows (full,\n"
-    "                      partial, none). After the -D values' run, each run takes\n"
+    "                      2, 3, 5 and more; whether blocks 0 and 1 both do GM work), the\n"
+    "                      last block's valid(...) rows (full, partial, none), every\n"
+    "                      valid(...) region (none, some, all of its rows and cols), how\n"
+    "                      block 0's and block 1's load / store windows meet (overlap,\n"
+    "                      touch, apart) and each notify / wait value (< 0, 0, 1, more).\n"
+    "                      After the -D values' run, each run takes\n"
     "                      the value showing the most outcomes no run showed yet (ties:\n"
     "                      the most trailing zero bits, up to the -D value's, then the\n"
     "                      smallest), name by name, at most N runs (default 12). Values\n"
@@ -905,7 +910,7 @@ static int compile_dir(const char *cc, const char *inc, const char *dir, const c
    name), chosen from what the values steer.
 
    How the values are picked. Each name is scanned over LO..HI (a -D
-   NAME=LO..HI or a `# sweep:` line; else a dim 1..SW_HI, an integer scalar
+   NAME=LO..HI[/STEP] or a `# sweep:` line; else a dim 1..SW_HI, an integer scalar
    -4..SW_HI, i8 up to 127) with every other name at its base value (its -D,
    else 64 for a dim and 1 for a scalar), and the kernels are walked at
    every value, evaluating what the text can (sw_walk): the trip count of
@@ -924,8 +929,13 @@ static int compile_dir(const char *cc, const char *inc, const char *dir, const c
    behaviour: statement, outcome, first / last). The block count of each
    kernel with a blocks(...) is a behaviour too (1, 2, 3, 5 and more: the
    bugs of a pipe ring sharded per block, of a last block, of a buffer sized
-   for one block show only past one), and in the last block (of two or more)
-   whether each valid(...) tile has all its rows, some or none: the tail. In
+   for one block show only past one; and whether blocks 0 and 1 both do GM
+   work there, review23 M1), and in the last block (of two or more)
+   whether each valid(...) tile has all its rows, some or none: the tail.
+   Every valid(...) region is classed too (none, some, all of its rows and
+   of its cols), how block 0's and block 1's window of each load / store
+   meet (overlap, touch, apart: sw_meet) and each notify / wait value, so a
+   name used only there is varied (review23 M2). In
    a file with hosts, the host's names are swept (a -D of a callee's dim
    reaches nothing the host runs) and each call binds its kernel's dims and
    scalars from its arguments before the kernel is walked. A value whose load or
@@ -966,6 +976,7 @@ typedef struct sweep {
     int n;                              /* names */
     int32_t name[SW_MAXN];              /* interned */
     int64_t base[SW_MAXN], lo[SW_MAXN], hi[SW_MAXN], cur[SW_MAXN];
+    int64_t step[SW_MAXN];              /* the scan's stride over LO..HI (NAME=LO..HI/STEP; 1) */
     int cap[SW_MAXN];                   /* trailing zero bits that still count as rounder */
     int dim[SW_MAXN];
     int steers[SW_MAXN];                /* behaviours that change with it */
@@ -982,6 +993,11 @@ typedef struct sweep {
     int blocks_known;
     int given;                          /* every name's base value is the user's -D (or # run:) */
     long visits;
+    long work;                          /* GM work the walk met (loads, stores of rows, pipes, signals) */
+    int probe;                          /* walking block 1 only to compare it with block 0: no keys but kind 9 */
+    int32_t gen;                        /* the kernel walk that block 0's windows below belong to */
+    int32_t *wgen;                      /* per statement: the gen its window was recorded in */
+    int64_t *win;                       /* per statement: block 0's window row, col, rows, cols */
     sw_set *out;                        /* the walk's behaviours */
     int oom;
 } sweep;
@@ -995,9 +1011,14 @@ static void sw_free(sweep *s, pto_module *m, char *text)
     pto_free(s->ctx, s->tvc);
     pto_free(s->ctx, s->if_walk);
     pto_free(s->ctx, s->if_first);
+    pto_free(s->ctx, s->wgen);
+    pto_free(s->ctx, s->win);
     pto_module_destroy(m);
     free(text);
 }
+
+/* Value j of name i's scan. */
+static int64_t sw_at(const sweep *s, int i, int32_t j) { return s->lo[i] + (int64_t)j * s->step[i]; }
 
 /* Room for one more key in an array of n (doubling; s->oom when none). */
 static int sw_room(sweep *s, uint64_t **k, int32_t *cap, int32_t n)
@@ -1018,6 +1039,7 @@ static void sw_add(sweep *s, int kind, int32_t id, int cls)
     /* kind 0 is the one "refused" key, whatever the context: it sorts first */
     uint64_t key = kind ? ((uint64_t)kind << 56) | ((uint64_t)(uint32_t)id << 8) | ((uint64_t)s->ctxbits << 4) | (uint64_t)cls : 0;
     int32_t i;
+    if (s->probe && kind != 9) return;
     for (i = 0; i < o->n; i++)
         if (o->k[i] == key) return;
     if (!sw_room(s, &o->k, &o->cap, o->n)) return;
@@ -1108,6 +1130,70 @@ static int sw_trip_class(uint64_t t, int period)
     return (int)t > period ? 4 : 5;
 }
 
+/* Block 0's window of load / store st (its first iteration), and block 1's
+   against it: whether they overlap (0), touch (1: share an edge, the case
+   where two blocks' rows meet in one 32-byte block of GM) or lie apart (2).
+   A name that only moves windows (a stride, an offset) steers nothing
+   else, and these are the cases it changes (review23 M2). */
+static void sw_meet(sweep *s, int32_t st, int64_t r, int64_t c, int64_t nr, int64_t nc)
+{
+    int64_t *w = s->win + 4 * (size_t)st;
+    int64_t gr, gc;   /* the gaps between the windows, per dimension (< 0: overlap) */
+    int ctx;
+    if (!s->win || nr <= 0 || nc <= 0) return;
+    if (s->block == 0) {
+        s->wgen[st] = s->gen;
+        w[0] = r, w[1] = c, w[2] = nr, w[3] = nc;
+        return;
+    }
+    if (s->block != 1 || s->wgen[st] != s->gen) return;
+    gr = r >= w[0] ? r - (w[0] + w[2]) : w[0] - (r + nr);
+    gc = c >= w[1] ? c - (w[1] + w[3]) : w[1] - (c + nc);
+    ctx = s->ctxbits;   /* one outcome whichever walk saw block 1 (the last block's, or the probe) */
+    s->ctxbits = 0;
+    sw_add(s, 9, st, gr < 0 && gc < 0 ? 0 : (gr <= 0 && gc <= 0) ? 1 : 2);
+    s->ctxbits = ctx;
+}
+
+/* Whether op st does GM work at the walk's point: a load or store of a
+   non-empty region (or one the walk cannot tell), any other GM access,
+   a pipe op. A block count whose blocks do none is no block count worth a
+   run (review23 M1: "5 blocks" was shown by a value where every block
+   past the first had no rows). */
+static void sw_work(sweep *s, int32_t st)
+{
+    const pto_module *m = s->m;
+    const pto_stmt *x = &m->stmts[st];
+    int cls = pto_opinfo_get((pto_op)x->op)->cls, i;
+    if (cls == PTO_OC_LOAD || cls == PTO_OC_STORE) {
+        const pto_operand *t = pto_stmt_arg(m, st, cls == PTO_OC_LOAD ? 0 : 1);
+        if (t && t->kind == PTO_O_TILE && t->ref >= 0 && t->ref < m->n_tiles &&
+            (s->tvr[t->ref] == 0 || s->tvc[t->ref] == 0))
+            return;
+        s->work++;
+        return;
+    }
+    if (cls == PTO_OC_CVPIPE || cls == PTO_OC_NOTIFY || cls == PTO_OC_WAIT) { s->work++; return; }
+    for (i = 0; i < x->nargs; i++) {
+        const pto_operand *o = pto_stmt_arg(m, st, i);
+        if (o && o->kind == PTO_O_GM) { s->work++; return; }
+    }
+}
+
+/* A notify's or wait's value, classed: < 0, 0, 1, 2 and up to i32, past
+   i32 (a counter and a flag cell behave apart at 0 and 1). */
+static void sw_signal(sweep *s, int32_t st)
+{
+    const pto_module *m = s->m;
+    const pto_stmt *x = &m->stmts[st];
+    const pto_operand *o;
+    int64_t v;
+    if (x->op != PTO_OP_NOTIFY && x->op != PTO_OP_WAIT) return;
+    o = pto_stmt_arg(m, st, x->op == PTO_OP_NOTIFY ? 1 : 2);
+    if (!o || o->kind != PTO_O_INT || s->guess || !sw_eval(s, o->e[0], &v)) return;
+    sw_add(s, 10, st, v < 0 ? 0 : v == 0 ? 1 : v == 1 ? 2 : v <= 2147483647 ? 3 : 4);
+}
+
 /* A load or store whose window the values put outside its tensor: the
    reference interpreter would refuse the run (as pto__window does), so the
    value is not tried (behaviour key 0 marks it). */
@@ -1135,6 +1221,7 @@ static void sw_window(sweep *s, int32_t st)
     }
     if (!sw_eval(s, g->e[0], &r) || !sw_eval(s, g->e[1], &c)) return;
     if (!s->guess && (r < 0 || c < 0 || r > ext[0] - s->tvr[t->ref] || c > ext[1] - s->tvc[t->ref])) sw_add(s, 0, 0, 0);
+    if (!s->guess && !(s->ctxbits & 1)) sw_meet(s, st, r, c, s->tvr[t->ref], s->tvc[t->ref]);
 }
 
 /* An if whose innermost loop takes it at its last iteration but not at
@@ -1154,6 +1241,9 @@ static void sw_if_mixed(sweep *s, int32_t st, int c)
     }
 }
 
+/* None (0), some (1) or all (2) of n. */
+static int sw_part(int64_t v, int64_t n) { return v <= 0 ? 0 : v < n ? 1 : 2; }
+
 static void sw_walk(sweep *s, int32_t blk, int depth)
 {
     const pto_module *m = s->m;
@@ -1172,12 +1262,21 @@ static void sw_walk(sweep *s, int32_t blk, int depth)
             const pto_tile *tl = &m->tiles[x->ref];
             s->tvr[x->ref] = tl->valid_r < 0 ? tl->rows : sw_eval(s, tl->valid_r, &a) ? a : -1;
             s->tvc[x->ref] = tl->valid_c < 0 ? tl->cols : sw_eval(s, tl->valid_c, &b) ? b : -1;
+            if (!s->guess && ((tl->valid_r >= 0 && s->tvr[x->ref] != -1 && (s->tvr[x->ref] < 0 || s->tvr[x->ref] > tl->rows)) ||
+                              (tl->valid_c >= 0 && s->tvc[x->ref] != -1 && (s->tvc[x->ref] < 0 || s->tvc[x->ref] > tl->cols))))
+                sw_add(s, 0, 0, 0);   /* the interpreter refuses a valid region outside the shape */
             if ((s->ctxbits & 2) && tl->valid_r >= 0 && s->tvr[x->ref] >= 0 && !s->guess)   /* the tail block's rows */
                 sw_add(s, 7, st, s->tvr[x->ref] == 0 ? 0 : s->tvr[x->ref] < tl->rows ? 1 : 2);
+            /* a valid(...) anywhere: none, some or all of its rows and of its cols (review23 M2: a
+               name used only there was never varied) */
+            if ((tl->valid_r >= 0 || tl->valid_c >= 0) && s->tvr[x->ref] >= 0 && s->tvc[x->ref] >= 0 && !s->guess)
+                sw_add(s, 8, st, sw_part(s->tvr[x->ref], tl->rows) * 3 + sw_part(s->tvc[x->ref], tl->cols));
             break;
         }
         case PTO_ST_OP:
             sw_window(s, st);
+            sw_work(s, st);
+            sw_signal(s, st);
             break;
         case PTO_ST_FOR:
             ka = sw_eval(s, x->e[0], &a);
@@ -1266,6 +1365,7 @@ static void sw_rows(sweep *s, const pto_kernel *kn)
 static void sw_kernel(sweep *s, int32_t k)
 {
     const pto_kernel *kn = &s->m->kernels[k];
+    long work0, work1 = 0;
     s->block = 0;
     s->ctxbits = 0;
     s->guess = 0;
@@ -1275,16 +1375,37 @@ static void sw_kernel(sweep *s, int32_t k)
         sw_add(s, 0, 0, 0);
         return;
     }
-    if (s->blocks_known && kn->blocks >= 0 && s->blocks != 4) sw_add(s, 6, k, s->blocks < 5 ? (int)s->blocks : 5);
     sw_rows(s, kn);
+    s->gen++;
     s->visits = 0;
+    s->work = 0;
     sw_walk(s, kn->body, 0);
+    work0 = s->work;
     if (s->blocks_known && s->blocks >= 2) {   /* the last block: its tail */
         s->block = s->blocks - 1;
         s->ctxbits = 2;
         s->visits = 0;
+        s->work = 0;
         sw_walk(s, kn->body, 0);
+        work1 = s->work;
     }
+    if (s->blocks_known && s->blocks >= 3) {   /* block 1: its work and windows against block 0's */
+        s->block = 1;
+        s->ctxbits = 0;
+        s->visits = 0;
+        s->work = 0;
+        s->probe = 1;
+        sw_walk(s, kn->body, 0);
+        s->probe = 0;
+        work1 = s->work;
+    }
+    /* the block count, and whether blocks 0 and 1 both do GM work there: a count whose blocks
+       are empty is an outcome apart, so the value that shows the count with work is run too
+       (review23 M1: "5 and more" was shown by a value where every block but the first was
+       empty) */
+    s->ctxbits = 0;   /* (the key of the kernel, not of a walk) */
+    if (s->blocks_known && kn->blocks >= 0 && s->blocks != 4)
+        sw_add(s, 6, k, (s->blocks < 5 ? (int)s->blocks : 5) | (work0 && (s->blocks < 2 || work1) ? 0 : 8));
 }
 
 /* The behaviours of every kernel at the names' values in s->cur, into *out
@@ -1676,7 +1797,7 @@ static void sw_header(sweep *s, const sw_scan *sc, int i)
 {
     const pto_module *m = s->m;
     sw_set u;
-    int32_t j, q, p, nk[8] = {0, 0, 0, 0, 0, 0, 0, 0}, lines[16], nl = 0, kerns[4], nkern = 0, nshare = 0;
+    int32_t j, q, p, nk[11] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, lines[16], nl = 0, kerns[4], nkern = 0, nshare = 0;
     memset(&u, 0, sizeof u);
     for (j = 0; j < sc->nv; j++)
         for (q = sc->off[j]; q < sc->off[j + 1] && sc->keys[sc->off[j]] != 0; q++)
@@ -1709,11 +1830,13 @@ static void sw_header(sweep *s, const sw_scan *sc, int i)
             ;
         if (p == nl && nl < 16) lines[nl++] = line;
     }
-    s->steers[i] = nk[1] + nk[2] + nk[3] + nk[4] + nk[6] + nk[7] + nshare;
-    printf("  %s (from %lld, %lld..%lld): ", pto_str(s->ctx, s->name[i]), (long long)s->base[i], (long long)s->lo[i],
+    s->steers[i] = nk[1] + nk[2] + nk[3] + nk[4] + nk[6] + nk[7] + nk[8] + nk[9] + nk[10] + nshare;
+    printf("  %s (from %lld, %lld..%lld", pto_str(s->ctx, s->name[i]), (long long)s->base[i], (long long)s->lo[i],
            (long long)s->hi[i]);
+    if (s->step[i] > 1) printf("/%lld", (long long)s->step[i]);
+    printf("): ");
     if (!s->steers[i]) {
-        printf("steers no loop, if, min/max, row width or block count; stays %lld\n", (long long)s->base[i]);
+        printf("steers no loop, if, min/max, row width, block count, valid region, window or signal value; stays %lld\n", (long long)s->base[i]);
     } else {
         const char *sep = "steers ";
         if (nk[6]) {   /* the block count first: what the rows below are about */
@@ -1742,6 +1865,11 @@ static void sw_header(sweep *s, const sw_scan *sc, int i)
         if (nk[2]) printf("%s%d if%s", sep, nk[2], nk[2] == 1 ? "" : "s"), sep = ", ";
         if (nk[3]) printf("%s%d min/max", sep, nk[3]), sep = ", ";
         if (nk[4]) printf("%sthe row width of %d tensor%s", sep, nk[4], nk[4] == 1 ? "" : "s"), sep = ", ";
+        if (nk[8]) printf("%sthe valid region of %d tile%s", sep, nk[8], nk[8] == 1 ? "" : "s"), sep = ", ";
+        if (nk[9])
+            printf("%swhether blocks 0 and 1 overlap, touch or lie apart in %d window%s", sep, nk[9], nk[9] == 1 ? "" : "s"),
+                sep = ", ";
+        if (nk[10]) printf("%s%d signal value%s", sep, nk[10], nk[10] == 1 ? "" : "s"), sep = ", ";
         if (nshare)
             printf("%swhether 2 or more blocks share the misaligned rows of %d tensor%s", sep, nshare, nshare == 1 ? "" : "s");
         (void)sep;
@@ -1829,7 +1957,7 @@ static void sw_joint(sweep *s, sw_scan *scan, sw_set *shown, const sw_defs *defs
                 ;
             if (p < nc[nj]) continue;
             sig[nc[nj]] = g;
-            cand[nj][nc[nj]++] = s->lo[i] + j;
+            cand[nj][nc[nj]++] = sw_at(s, i, j);
         }
         if (nc[nj] >= 2) jn[nj++] = i;
     }
@@ -1889,7 +2017,7 @@ static void sw_joint(sweep *s, sw_scan *scan, sw_set *shown, const sw_defs *defs
         for (p = 0; p < 4; p++) {
             uint64_t key = ((uint64_t)6 << 56) | ((uint64_t)(uint32_t)k << 8) | (uint64_t)(p < 3 ? p + 1 : 5);
             size_t n = strlen(missing);
-            if (sw_has(shown, key)) continue;
+            if (sw_has(shown, key) || sw_has(shown, key | 8)) continue;   /* (8: with empty blocks) */
             snprintf(missing + n, sizeof missing - n, "%s%s", nmiss ? ", " : "", cname[p]);
             nmiss++;
         }
@@ -1905,6 +2033,26 @@ static void sw_joint(sweep *s, sw_scan *scan, sw_set *shown, const sw_defs *defs
     pto_free(s->ctx, cur.k);
     pto_free(s->ctx, tried);
     pto_free(s->ctx, nsteer);
+}
+
+/* A kernel that ran at two blocks or more only at values where block 0 or
+   block 1 had no GM work (every block past the first empty, say) was never
+   run the way its block count matters: a note says so (review23 M1). */
+static void sw_idle_note(const sweep *s, const sw_set *shown, pto_buf *notes)
+{
+    const pto_module *m = s->m;
+    int32_t k;
+    for (k = 0; k < m->n_kernels; k++) {
+        uint64_t key = ((uint64_t)6 << 56) | ((uint64_t)(uint32_t)k << 8);
+        int p, idle = 0, busy = 0;
+        for (p = 2; p <= 5; p++) {
+            idle |= sw_has(shown, key | (uint64_t)p | 8);
+            busy |= sw_has(shown, key | (uint64_t)p);
+        }
+        if (idle && !busy)
+            pto_buf_printf(notes, "  note: kernel '%s' ran at 2, 3 or 5 and more blocks only where block 0 or block 1 had no GM "
+                           "work: give -D values where both do\n", pto_str(s->ctx, m->kernels[k].name));
+    }
 }
 
 /* Whether param v is a host's. */
@@ -2016,8 +2164,10 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
     s.tvc = (int64_t *)pto_alloc(ctx, (size_t)(m->n_tiles + 1) * sizeof *s.tvc);
     s.if_walk = (int32_t *)pto_alloc(ctx, (size_t)(m->n_stmts + 1) * sizeof *s.if_walk);
     s.if_first = (unsigned char *)pto_alloc(ctx, (size_t)(m->n_stmts + 1));
-    if (!s.val || !s.known || !s.tvr || !s.tvc || !s.if_walk || !s.if_first) s.oom = 1;
-    for (v = 0; !s.oom && v < m->n_stmts; v++) s.if_walk[v] = 0;
+    s.wgen = (int32_t *)pto_alloc(ctx, (size_t)(m->n_stmts + 1) * sizeof *s.wgen);
+    s.win = (int64_t *)pto_alloc(ctx, (size_t)(m->n_stmts + 1) * 4 * sizeof *s.win);
+    if (!s.val || !s.known || !s.tvr || !s.tvc || !s.if_walk || !s.if_first || !s.wgen || !s.win) s.oom = 1;
+    for (v = 0; !s.oom && v < m->n_stmts; v++) s.if_walk[v] = s.wgen[v] = 0;
     /* the names: dynamic dims and integer scalars, of kernels and hosts */
     for (v = 0; v < m->n_vars && !s.oom; v++) {
         const pto_var *x = &m->vars[v];
@@ -2033,6 +2183,7 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
         s.name[i] = x->name;
         s.dim[i] = isdim;
         s.lo[i] = isdim ? 1 : -4;
+        s.step[i] = 1;
         s.hi[i] = !isdim && m->params[x->def].dtype == PTO_I8 ? 127 : SW_HI;
         s.base[i] = isdim ? 64 : 1;
         d = defs_find(defs, nm, strlen(nm));
@@ -2057,17 +2208,20 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
         d = defs_find(ranges, nm, strlen(nm));
         if (d >= 0) {   /* NAME=LO..HI: the values the kernel takes */
             char *endp;
-            long long lo, hi = 0;
+            long long lo, hi = 0, step = 1;
             int ok = whole_ll(strchr(ranges->def[d], '=') + 1, &endp, &lo) && strncmp(endp, "..", 2) == 0;
             if (ok) ok = whole_ll(endp + 2, &endp, &hi);
+            if (ok && *endp == '/') ok = whole_ll(endp + 1, &endp, &step) && step >= 1;   /* NAME=LO..HI/STEP */
             if (!ok || *endp || lo > hi || !sw_fits(m, x, lo, hi)) {
-                fprintf(stderr, "ptoc: error: -D %s: want NAME=LO..HI, LO <= HI, in the range of %s\n", ranges->def[d],
-                        isdim ? "a dim (1..2^62)" : "the scalar's dtype");
+                fprintf(stderr, "ptoc: error: -D %s: want NAME=LO..HI or NAME=LO..HI/STEP, LO <= HI, in the range of "
+                        "%s, STEP >= 1\n", ranges->def[d], isdim ? "a dim (1..2^62)" : "the scalar's dtype");
                 s.oom = 3;
                 break;
             }
             s.lo[i] = lo;
-            s.hi[i] = hi - lo > 16383 ? lo + 16383 : hi;   /* the scan's width is bounded */
+            s.step[i] = step;
+            hi = lo + (hi - lo) / step * step;   /* the last value on the grid */
+            s.hi[i] = (hi - lo) / step > 16383 ? lo + 16383 * step : hi;   /* the scan's width is bounded */
             if (s.base[i] < lo || s.base[i] > hi) s.given = 0;   /* moved into LO..HI: not the user's value */
             if (defs_find(defs, nm, strlen(nm)) >= 0 && (s.base[i] < lo || s.base[i] > hi)) asked[i] = s.base[i];
             if (s.base[i] < lo) s.base[i] = lo;
@@ -2095,7 +2249,7 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
     for (i = 0; i < s.n && !s.oom; i++) {
         sw_scan *sc = &scan[i];
         int32_t nk = 0, capk = 256;
-        sc->nv = (int32_t)(s.hi[i] - s.lo[i] + 1);
+        sc->nv = (int32_t)((s.hi[i] - s.lo[i]) / s.step[i] + 1);
         sc->off = (int32_t *)pto_alloc(ctx, (size_t)(sc->nv + 1) * sizeof *sc->off);
         sc->tried = (unsigned char *)pto_alloc(ctx, (size_t)sc->nv);
         sc->keys = (uint64_t *)pto_alloc(ctx, (size_t)capk * sizeof *sc->keys);
@@ -2103,7 +2257,7 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
         memset(sc->tried, 0, (size_t)sc->nv);
         for (j = 0; j < sc->nv && !s.oom; j++) {
             memcpy(s.cur, s.base, sizeof s.cur);
-            s.cur[i] = s.lo[i] + j;
+            s.cur[i] = sw_at(&s, i, j);
             sw_behaviours(&s, &cur);
             sc->off[j] = nk;
             if (nk + cur.n > capk) {
@@ -2118,7 +2272,8 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
         }
         sc->off[sc->nv] = nk;
         if (!s.oom) sw_header(&s, sc, i);
-        if (s.base[i] >= s.lo[i] && s.base[i] <= s.hi[i]) sc->tried[s.base[i] - s.lo[i]] = 1;
+        if (s.base[i] >= s.lo[i] && s.base[i] <= s.hi[i] && (s.base[i] - s.lo[i]) % s.step[i] == 0)
+            sc->tried[(s.base[i] - s.lo[i]) / s.step[i]] = 1;
     }
     if (has_ranks) {
         printf("  --ranks (from %lld, %lld..%lld): a ranks kernel: ", (long long)nranks, (long long)rlo, (long long)rhi);
@@ -2146,21 +2301,21 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
             int bestr = 0;
             for (j = 0; j < sc->nv; j++) {
                 int32_t nw = 0;
-                int64_t val = s.lo[i] + j;
+                int64_t val = sw_at(&s, i, j);
                 int r = sw_tz(val) < s.cap[i] ? sw_tz(val) : s.cap[i];
                 if (sc->tried[j] || (sc->off[j] < sc->off[j + 1] && sc->keys[sc->off[j]] == 0)) continue;
                 for (q = sc->off[j]; q < sc->off[j + 1]; q++) nw += !sw_has(&sc->covered, sc->keys[q]);
                 if (!nw) continue;
                 /* most new behaviours, then roundest, then smallest (|v|: a scalar may be negative) */
                 if (best < 0 || nw > bestnew || (nw == bestnew && (r > bestr || (r == bestr &&
-                    (val < 0 ? -val : val) < (s.lo[i] + best < 0 ? -(s.lo[i] + best) : s.lo[i] + best)))))
+                    (val < 0 ? -val : val) < (sw_at(&s, i, best) < 0 ? -(sw_at(&s, i, best)) : sw_at(&s, i, best))))))
                     best = j, bestnew = nw, bestr = r;
             }
             if (best < 0) continue;
             progress = 1;
             sc->tried[best] = 1;
             memcpy(s.cur, s.base, sizeof s.cur);
-            s.cur[i] = s.lo[i] + best;
+            s.cur[i] = sw_at(&s, i, best);
             if (sw_run_one(&s, defs, bin, fixed, tmp, shown, &t, 0)) {
                 for (q = sc->off[best]; q < sc->off[best + 1]; q++) {
                     sw_insert(&s, &sc->covered, sc->keys[q]);
@@ -2178,6 +2333,7 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
         }
     } while (progress && t.runs < max_runs && !s.oom);
     if (!s.oom && s.n >= 2) sw_joint(&s, scan, &seen, defs, bin, fixed, tmp, shown, &t, max_runs, &notes);
+    if (!s.oom) sw_idle_note(&s, &seen, &notes);
     /* the other rank counts, every name at its base value: outside --sweep-runs (5 at most) */
     for (i = 0; i < nrc && !s.oom; i++) {
         memcpy(s.cur, s.base, sizeof s.cur);
