@@ -6341,8 +6341,12 @@ PTODEF pto_module *pto_parse(pto_ctx *ctx, const char *filename, const char *tex
    line, the fewest parentheses that keep each expression tree, floats in the
    shortest form that reads back to the same double and still reads as a
    float, `} else {` on one line. pto_print drops comments;
-   pto_print_commented keeps the full-line ones of the source text, each
-   before the item that follows it (end-of-line comments are dropped).
+   pto_print_commented keeps those of the source text: a full-line comment
+   before the item that follows it, an end-of-line one after the item of
+   its line (one the printer cannot place, after a `}`, becomes a full-line
+   comment there). A parameter list written over several lines is printed
+   one parameter per line, its comments with them (review23 L4: they moved
+   into the body).
 
    pto_dump prints the same text plus `#` comments with what later passes
    computed: planned tile offsets and why a pass created a statement. */
@@ -6566,6 +6570,9 @@ typedef struct pto__pr_comments {
     const char *src;
     size_t len, pos;       /* pos: where line `line` starts */
     int32_t line;
+    int32_t nlines;        /* lines of the text; 0: end-of-line comments are not kept (no memory) */
+    size_t *start;         /* per line (1-based): where it starts */
+    unsigned char *done;   /* per line: its end-of-line comment is printed */
 } pto__pr_comments;
 
 typedef struct pto__pr_printer {
@@ -6576,6 +6583,35 @@ typedef struct pto__pr_printer {
 } pto__pr_printer;
 
 static int pto__pr_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+/* The comment that ends line `line` after some code: [*from, *to), or 0. */
+static int pto__pr_eol_at(const pto__pr_comments *c, int32_t line, size_t *from, size_t *to)
+{
+    size_t i, end;
+    if (!c || line < 1 || line > c->nlines) return 0;
+    i = c->start[line];
+    while (i < c->len && pto__pr_blank(c->src[i])) i++;
+    if (i >= c->len || c->src[i] == '#' || c->src[i] == '\n') return 0;   /* a full-line comment, or blank */
+    for (end = i; end < c->len && c->src[end] != '\n' && c->src[end] != '#'; end++) {}
+    if (end >= c->len || c->src[end] != '#') return 0;
+    *from = end;
+    while (end < c->len && c->src[end] != '\n') end++;
+    while (end > *from && pto__pr_blank(c->src[end - 1])) end--;
+    *to = end;
+    return 1;
+}
+
+/* The end-of-line comment of source line `line` after the item printed
+   from it, once: `tload t, x[0, 0]  # the input`. */
+static void pto__pr_eol(const pto__pr_printer *pr, int32_t line)
+{
+    size_t from, to;
+    pto__pr_comments *c = pr->cm;
+    if (!pto__pr_eol_at(c, line, &from, &to) || c->done[line]) return;
+    c->done[line] = 1;
+    pto_buf_puts(pr->b, "  ");
+    pto_buf_putn(pr->b, c->src + from, to - from);
+}
 
 /* Prints, indented to `depth`, the full-line comments of the source above
    `line` not printed yet (line <= 0: every one left): a comment goes with
@@ -6594,6 +6630,14 @@ static void pto__pr_comments_before(const pto__pr_printer *pr, int32_t line, int
             pto__pr_indent(pr->b, depth);
             pto_buf_putn(pr->b, s + i, e - i);
             pto_buf_puts(pr->b, "\n");
+        } else {   /* an end-of-line comment no item took (a `}` line's): kept on a line of its own */
+            size_t from, to;
+            if (pto__pr_eol_at(c, c->line, &from, &to) && !c->done[c->line]) {
+                c->done[c->line] = 1;
+                pto__pr_indent(pr->b, depth);
+                pto_buf_putn(pr->b, s + from, to - from);
+                pto_buf_puts(pr->b, "\n");
+            }
         }
         c->pos = end < c->len ? end + 1 : c->len;
         c->line++;
@@ -6646,6 +6690,7 @@ static void pto__pr_pbody(const pto__pr_printer *pr, int32_t s, int32_t body, in
 {
     pto_buf_puts(pr->b, " {");
     pto__pr_dump_note(pr, s);
+    pto__pr_eol(pr, pr->m->stmts[s].loc.line);
     pto_buf_puts(pr->b, "\n");
     pto__pr_pblock(pr, body, depth + 1);
     pto__pr_indent(pr->b, depth);
@@ -6715,6 +6760,7 @@ static void pto__pr_pstmt(const pto__pr_printer *pr, int32_t s, int depth)
             }
             pto_buf_puts(b, " {");
             pto__pr_dump_note(pr, s);
+            pto__pr_eol(pr, st->loc.line);
             pto_buf_puts(b, "\n");
             pto__pr_pblock(pr, st->body, depth + 1);
             if (m->stmts[h].loc.line > 0) pto__pr_comments_before(pr, m->stmts[h].loc.line, depth + 1);
@@ -6742,6 +6788,7 @@ static void pto__pr_pstmt(const pto__pr_printer *pr, int32_t s, int depth)
         break;
     }
     if (st->kind != PTO_ST_FOR) pto__pr_dump_note(pr, s);
+    if (st->kind != PTO_ST_FOR) pto__pr_eol(pr, st->loc.line);
     pto_buf_puts(b, "\n");
 }
 
@@ -6764,9 +6811,46 @@ static void pto__pr_pipes(const pto__pr_printer *pr, int32_t k)
         const pto_cvpipe *p = &m->cvpipes[i];
         if (p->kernel != k) continue;
         pto__pr_comments_before(pr, p->loc.line, 1);
-        pto_buf_printf(pr->b, "  pipe %s: %s %s[%d, %d] slots(%d) local_slots(%d)%s\n", pto_str(m->ctx, p->name),
+        pto_buf_printf(pr->b, "  pipe %s: %s %s[%d, %d] slots(%d) local_slots(%d)%s", pto_str(m->ctx, p->name),
                        dirs[p->dir & 3], pto_dtype_name((pto_dtype)p->dtype), (int)p->rows, (int)p->cols,
                        (int)p->slot_num, (int)p->local_slot_num, splits[p->split < 3 ? p->split : 0]);
+        pto__pr_eol(pr, p->loc.line);
+        pto_buf_puts(pr->b, "\n");
+    }
+}
+
+/* Whether a kernel's or host's parameter list is printed one parameter
+   per line: when the source wrote it over several lines and comments are
+   kept (fmt), so that the comments among the parameters stay there. */
+static int pto__pr_param_lines(const pto__pr_printer *pr, int32_t line, int32_t p0, int32_t n)
+{
+    int32_t i;
+    if (!pr->cm) return 0;
+    for (i = 0; i < n; i++)
+        if (pr->m->params[p0 + i].loc.line != line) return 1;
+    return 0;
+}
+
+/* Before parameter i of the n from p0 (i == n: before the `)`): ", " on
+   one line; else the end-of-line comment of the previous parameter's line
+   when it was the last there, a new line, the comments above parameter i
+   and its indent. */
+static void pto__pr_param_sep(const pto__pr_printer *pr, int32_t p0, int32_t n, int32_t i, int lines)
+{
+    const pto_module *m = pr->m;
+    if (!lines) {
+        if (i && i < n) pto_buf_puts(pr->b, ", ");
+        return;
+    }
+    if (i) {
+        if (i < n) pto_buf_puts(pr->b, ",");
+        if (i == n || m->params[p0 + i].loc.line != m->params[p0 + i - 1].loc.line)
+            pto__pr_eol(pr, m->params[p0 + i - 1].loc.line);
+    }
+    pto_buf_puts(pr->b, "\n");
+    if (i < n) {
+        pto__pr_comments_before(pr, m->params[p0 + i].loc.line, 1);
+        pto__pr_indent(pr->b, 1);
     }
 }
 
@@ -6778,11 +6862,13 @@ static void pto__pr_pkernel(const pto__pr_printer *pr, const pto_kernel *k)
     pto_buf *b = pr->b;
     int32_t i;
     int d;
+    int lines = pto__pr_param_lines(pr, k->loc.line, k->param0, k->nparams);
     pto__pr_comments_before(pr, k->loc.line, 0);
     pto_buf_printf(b, "kernel %s(", pto_str(m->ctx, k->name));
+    if (lines && (k->nparams == 0 || m->params[k->param0].loc.line != k->loc.line)) pto__pr_eol(pr, k->loc.line);
     for (i = 0; i < k->nparams; i++) {
         const pto_param *p = &m->params[k->param0 + i];
-        if (i) pto_buf_puts(b, ", ");
+        pto__pr_param_sep(pr, k->param0, k->nparams, i, lines);
         if (p->kind == PTO_P_SCALAR) {
             pto_buf_printf(b, "scalar %s: %s", pto_str(m->ctx, p->name), pto_dtype_name((pto_dtype)p->dtype));
             continue;
@@ -6796,6 +6882,7 @@ static void pto__pr_pkernel(const pto__pr_printer *pr, const pto_kernel *k)
         }
         pto_buf_puts(b, p->window ? "] window" : "]");
     }
+    pto__pr_param_sep(pr, k->param0, k->nparams, k->nparams, lines);
     pto_buf_printf(b, ") %s", kinds[k->kind < 3 ? k->kind : 0]);
     if (k->blocks >= 0) {
         pto_buf_puts(b, " blocks(");
@@ -6803,7 +6890,9 @@ static void pto__pr_pkernel(const pto__pr_printer *pr, const pto_kernel *k)
         pto_buf_puts(b, ")");
     }
     if (k->ranks) pto_buf_puts(b, " ranks");
-    pto_buf_puts(b, " {\n");
+    pto_buf_puts(b, " {");
+    if (!lines) pto__pr_eol(pr, k->loc.line);
+    pto_buf_puts(b, "\n");
     pto__pr_pipes(pr, (int32_t)(k - m->kernels));
     pto__pr_pblock(pr, k->body, 1);
     pto_buf_puts(b, "}\n");
@@ -6835,6 +6924,26 @@ static void pto__pr_pmodule(const pto_module *m, pto_buf *out, int dump, pto__pr
 
 PTODEF void pto_print(const pto_module *m, pto_buf *out) { if (m && out) pto__pr_pmodule(m, out, 0, NULL); }
 
+/* Where each line of the text starts, for the end-of-line comments (none
+   kept when there is no memory for it: the full-line ones still are). */
+static void pto__pr_line_table(const pto_module *m, pto__pr_comments *cm)
+{
+    size_t i;
+    int32_t n = 1;
+    cm->nlines = 0;
+    cm->start = NULL;
+    cm->done = NULL;
+    for (i = cm->pos; i < cm->len; i++) n += cm->src[i] == '\n' && n < INT32_MAX - 2;
+    cm->start = (size_t *)pto_alloc(m->ctx, sizeof(size_t) * ((size_t)n + 2));
+    cm->done = (unsigned char *)pto_alloc(m->ctx, (size_t)n + 2);
+    if (!cm->start || !cm->done) return;
+    memset(cm->done, 0, (size_t)n + 2);
+    cm->start[1] = cm->pos;
+    for (i = cm->pos, n = 1; i < cm->len; i++)
+        if (cm->src[i] == '\n' && n < INT32_MAX - 2) cm->start[++n] = i + 1;
+    cm->nlines = n;
+}
+
 PTODEF void pto_print_commented(const pto_module *m, const char *text, size_t len, pto_buf *out)
 {
     pto__pr_comments cm;
@@ -6844,7 +6953,10 @@ PTODEF void pto_print_commented(const pto_module *m, const char *text, size_t le
     cm.pos = 0;
     cm.line = 1;
     if (cm.len >= 3 && memcmp(cm.src, "\xEF\xBB\xBF", 3) == 0) cm.pos = 3;   /* a byte-order mark: as the parser */
+    pto__pr_line_table(m, &cm);
     pto__pr_pmodule(m, out, 0, &cm);
+    pto_free(m->ctx, cm.start);
+    pto_free(m->ctx, cm.done);
 }
 
 PTODEF void pto_dump(const pto_module *m, pto_buf *out) { if (m && out) pto__pr_pmodule(m, out, 1, NULL); }
@@ -13076,11 +13188,13 @@ static void pto__hs_print_one(const pto__pr_printer *pr, const pto_host *h)
     const pto_module *m = pr->m;
     pto_buf *b = pr->b;
     int32_t i, s, a;
+    int lines = pto__pr_param_lines(pr, h->loc.line, h->param0, h->nparams);
     pto__pr_comments_before(pr, h->loc.line, 0);
     pto_buf_printf(b, "host %s(", pto_str(m->ctx, h->name));
+    if (lines && (h->nparams == 0 || m->params[h->param0].loc.line != h->loc.line)) pto__pr_eol(pr, h->loc.line);
     for (i = 0; i < h->nparams; i++) {
         const pto_param *p = &m->params[h->param0 + i];
-        if (i) pto_buf_puts(b, ", ");
+        pto__pr_param_sep(pr, h->param0, h->nparams, i, lines);
         if (p->kind == PTO_P_SCALAR) {
             pto_buf_printf(b, "scalar %s: %s", pto_str(m->ctx, p->name), pto_dtype_name((pto_dtype)p->dtype));
             continue;
@@ -13088,13 +13202,17 @@ static void pto__hs_print_one(const pto__pr_printer *pr, const pto_host *h)
         pto_buf_printf(b, "%s ", dirs[p->dir < 3 ? p->dir : 0]);
         pto__hs_print_tensor(m, p, b);
     }
-    pto_buf_puts(b, ") {\n");
+    pto__pr_param_sep(pr, h->param0, h->nparams, h->nparams, lines);
+    pto_buf_puts(b, ") {");
+    if (!lines) pto__pr_eol(pr, h->loc.line);
+    pto_buf_puts(b, "\n");
     for (s = h->stmt0; s < h->stmt0 + h->nstmts && s < m->n_hstmts; s++) {
         const pto_hstmt *st = &m->hstmts[s];
         pto__pr_comments_before(pr, st->loc.line, 1);
         if (st->kind == PTO_HS_TENSOR) {
             pto_buf_puts(b, "  tensor ");
             if (st->ref >= 0 && st->ref < m->n_params) pto__hs_print_tensor(m, &m->params[st->ref], b);
+            pto__pr_eol(pr, st->loc.line);
             pto_buf_puts(b, "\n");
             continue;
         }
@@ -13108,7 +13226,9 @@ static void pto__hs_print_one(const pto__pr_printer *pr, const pto_host *h)
             else
                 pto__pr_operand(m, o, PTO_A_INT, b);
         }
-        pto_buf_puts(b, ")\n");
+        pto_buf_puts(b, ")");
+        pto__pr_eol(pr, st->loc.line);
+        pto_buf_puts(b, "\n");
     }
     pto_buf_puts(b, "}\n");
 }

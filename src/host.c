@@ -502,11 +502,13 @@ static void pto__hs_print_one(const pto__pr_printer *pr, const pto_host *h)
     const pto_module *m = pr->m;
     pto_buf *b = pr->b;
     int32_t i, s, a;
+    int lines = pto__pr_param_lines(pr, h->loc.line, h->param0, h->nparams);
     pto__pr_comments_before(pr, h->loc.line, 0);
     pto_buf_printf(b, "host %s(", pto_str(m->ctx, h->name));
+    if (lines && (h->nparams == 0 || m->params[h->param0].loc.line != h->loc.line)) pto__pr_eol(pr, h->loc.line);
     for (i = 0; i < h->nparams; i++) {
         const pto_param *p = &m->params[h->param0 + i];
-        if (i) pto_buf_puts(b, ", ");
+        pto__pr_param_sep(pr, h->param0, h->nparams, i, lines);
         if (p->kind == PTO_P_SCALAR) {
             pto_buf_printf(b, "scalar %s: %s", pto_str(m->ctx, p->name), pto_dtype_name((pto_dtype)p->dtype));
             continue;
@@ -514,13 +516,17 @@ static void pto__hs_print_one(const pto__pr_printer *pr, const pto_host *h)
         pto_buf_printf(b, "%s ", dirs[p->dir < 3 ? p->dir : 0]);
         pto__hs_print_tensor(m, p, b);
     }
-    pto_buf_puts(b, ") {\n");
+    pto__pr_param_sep(pr, h->param0, h->nparams, h->nparams, lines);
+    pto_buf_puts(b, ") {");
+    if (!lines) pto__pr_eol(pr, h->loc.line);
+    pto_buf_puts(b, "\n");
     for (s = h->stmt0; s < h->stmt0 + h->nstmts && s < m->n_hstmts; s++) {
         const pto_hstmt *st = &m->hstmts[s];
         pto__pr_comments_before(pr, st->loc.line, 1);
         if (st->kind == PTO_HS_TENSOR) {
             pto_buf_puts(b, "  tensor ");
             if (st->ref >= 0 && st->ref < m->n_params) pto__hs_print_tensor(m, &m->params[st->ref], b);
+            pto__pr_eol(pr, st->loc.line);
             pto_buf_puts(b, "\n");
             continue;
         }
@@ -534,7 +540,9 @@ static void pto__hs_print_one(const pto__pr_printer *pr, const pto_host *h)
             else
                 pto__pr_operand(m, o, PTO_A_INT, b);
         }
-        pto_buf_puts(b, ")\n");
+        pto_buf_puts(b, ")");
+        pto__pr_eol(pr, st->loc.line);
+        pto_buf_puts(b, "\n");
     }
     pto_buf_puts(b, "}\n");
 }

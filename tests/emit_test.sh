@@ -297,6 +297,14 @@ cp examples/vadd.pto "$out/$qname"
 $ptoc run "$out/$qname" >$out/log 2>&1; rc=$?
 if [ $rc = 0 ] && grep -q "simulator   no reports" $out/log; then ok "run a file named with 130 quotes"; else bad "run a file named with 130 quotes (rc $rc)"; tail -3 $out/log; fi
 
+# fmt keeps every comment (review23 L4: a comment among a kernel's parameters moved into its body,
+# end-of-line ones were dropped): the golden text, fmt of it gives it back, it parses
+$ptoc fmt tests/fmt/comments.pto >$out/cm.fmt 2>$out/log
+try "fmt keeps comments: tests/fmt/comments.fmt" cmp tests/fmt/comments.fmt $out/cm.fmt
+$ptoc fmt $out/cm.fmt >$out/cm2.fmt 2>$out/log
+try "fmt keeps comments: idempotent" cmp $out/cm.fmt $out/cm2.fmt
+try "fmt keeps comments: every comment of the source is in the text" sh -c \
+    "for c in \$(grep -o '#.*' tests/fmt/comments.pto | tr ' ' '_'); do grep -q \"\$(echo \$c | tr _ ' ')\" $out/cm.fmt || exit 1; done"
 # an else-if chain of 300 arms (review21 L6: past 63 it was "nested too deeply"): fmt writes it
 # back as written, and the emitted C and C++ are flat `} else if`: nested, clang refused them
 # past its bracket depth of 256

@@ -1,7 +1,7 @@
 /* ptoc.c - the pto command-line compiler.
 
    ptoc check FILE       every pass and the emitter; print diagnostics, write nothing
-   ptoc fmt FILE         print the canonical .pto text of FILE, full-line comments kept
+   ptoc fmt FILE         print the canonical .pto text of FILE, comments kept
    ptoc dump [--target sim|isa] STAGE FILE
                          print the IR after a stage (parse, verify, ...)
    ptoc plan [--tight] [--svg OUT.svg] FILE
@@ -48,7 +48,7 @@ static const char *const usage[2] = {
     "                      parse, verify, plan memory, place syncs and emit for the\n"
     "                      target (default sim): every error emit would report (tiles\n"
     "                      that do not fit too); writes nothing\n"
-    "  fmt FILE            print FILE in canonical .pto form; full-line comments are kept\n"
+    "  fmt FILE            print FILE in canonical .pto form; comments are kept\n"
     "                      (each before what follows it), comments after code dropped\n"
     "  dump [--target sim|isa] STAGE FILE\n"
     "                      print the IR after STAGE (parse | verify | lower | plan | sync);\n"
@@ -260,7 +260,7 @@ static pto_status write_text(pto_ctx *ctx, const pto_module *m, void (*printer)(
 
 
 /* fmt formats whatever parses: the text as written (before lowering adds
-   staging tiles), full-line comments kept, `# run:` too. A formatter that
+   staging tiles), comments kept, `# run:` too. A formatter that
    refused a file with a semantic error would be no help while fixing it;
    verify still runs, after the text is out, so its errors reach stderr and
    the exit status is 1 (`ptoc fmt f > g && mv g f` then leaves f alone). */
