@@ -60,16 +60,14 @@ static char *fmt_commented(pto_ctx *ctx, const char *text, size_t len, size_t *n
     return out;
 }
 
-/* Lines whose first non-blank byte is '#'. */
+/* Lines with a comment (at most one each: a '#' starts a comment anywhere). */
 static int count_comment_lines(const char *s, size_t n)
 {
     size_t i = 0;
-    int count = 0;
-    while (i < n) {
-        while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\v' || s[i] == '\f')) i++;
-        count += i < n && s[i] == '#';
-        while (i < n && s[i] != '\n') i++;
-        i++;
+    int count = 0, seen = 0;
+    for (i = 0; i < n; i++) {
+        if (s[i] == '#' && !seen) count++, seen = 1;
+        if (s[i] == '\n') seen = 0;
     }
     return count;
 }
@@ -287,12 +285,12 @@ static void check_dump(void)
 /* Where ptoc fmt puts comments: each full-line comment before what follows
    it (statement, pipe, kernel, host, host statement), indented as that;
    those above an `arch` line stay first; the last ones at the end; a
-   comment after code is dropped. */
+   comment after code stays after its item (after `arch`: on its own line). */
 static void check_comment_places(void)
 {
     static const char *const in =
         "# run: -D N=32\n"
-        "arch a5   # after code: dropped\n"
+        "arch a5   # after code: on a line of its own (the arch line holds no item)\n"
         "\n"
         "   # about k\n"
         "kernel k(in x: f32[N, 64], out y: f32[N, 64]) mix blocks(N / 32) {\n"
@@ -310,7 +308,7 @@ static void check_comment_places(void)
         "    tpush q, a\n"
         "  }\n"
         "  vector {\n"
-        "    tile t: vec f32[32, 64]\n"
+        "    tile t: vec f32[32, 64]   # after code: kept there\n"
         "    if subblock == 0 {\n"
         "          # inside the if\t \n"
         "      tpop t, q\n"
@@ -331,6 +329,7 @@ static void check_comment_places(void)
         "# the end\n";
     static const char *const want =
         "# run: -D N=32\n"
+        "# after code: on a line of its own (the arch line holds no item)\n"
         "# about k\n"
         "arch a5\n"
         "\n"
@@ -349,7 +348,7 @@ static void check_comment_places(void)
         "    tpush q, a\n"
         "  }\n"
         "  vector {\n"
-        "    tile t: vec f32[32, 64]\n"
+        "    tile t: vec f32[32, 64]  # after code: kept there\n"
         "    if subblock == 0 {\n"
         "      # inside the if\n"
         "      tpop t, q\n"
