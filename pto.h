@@ -11965,6 +11965,10 @@ static int pto__bind(pto__interp *I, int32_t kernel)
             continue;
         }
         I->sval[v] = b->value;
+        if (var->kind == PTO_V_SCALAR && var->def >= 0 && var->def < I->m->n_params &&
+            (I->m->params[var->def].dtype == PTO_F16 || I->m->params[var->def].dtype == PTO_BF16))
+            /* the kernel holds an f16 / bf16 scalar in its dtype, passed as f32 (review23 L2) */
+            I->sval[v] = (double)pto_round_to(I->m->params[var->def].dtype, (float)b->value);
         if (var->kind == PTO_V_SCALAR && var->def >= 0 && var->def < I->m->n_params) {
             /* an integer scalar holds an integer of its dtype: the device gets one (2.5 would be 2) */
             int dt = I->m->params[var->def].dtype;
@@ -21469,6 +21473,7 @@ PTODEF pto_status pto_compile(pto_ctx *ctx, pto_module *m, const pto_compile_des
       "{\n") \
     X(K_ARG_GM,    "$(ind)pto_k_gm *$(name) = pto_k_arg_gm(args, $(idx)); /* $(dir) $(dtype)[$(dims)] */\n") \
     X(K_ARG_F,     "$(ind)const double $(name) = pto_k_arg_f(args, $(idx)); /* scalar $(dtype) */\n") \
+    X(K_ARG_H,     "$(ind)const double $(name) = pto_k_arg_h(args, $(idx), $(type)); /* scalar $(dtype): as that dtype holds it */\n") \
     X(K_ARG_I,     "$(ind)const int64_t $(name) = pto_k_arg_i(args, $(idx)); /* scalar $(dtype) */\n") \
     X(K_DIM,       "$(ind)const int64_t $(name) = pto_k_gm_$(rc)($(tensor));\n") \
     X(K_VOID,      "$(ind)(void)$(name);\n") \
@@ -21531,7 +21536,7 @@ PTODEF pto_status pto_compile(pto_ctx *ctx, pto_module *m, const pto_compile_des
       "{\n") \
     X(H_RANKS,     "    pto_h_ranks(run, \"$(text)\"); /* a ranks kernel: every tensor once per rank */\n") \
     X(H_DIM,       "    const int64_t $(name) = pto_h_dim(run, \"$(text)\");\n") \
-    X(H_SCALAR_F,  "    const double $(name) = pto_h_scalar(run, \"$(text)\");\n") \
+    X(H_SCALAR_F,  "    const double $(name) = pto_h_fscalar(run, \"$(text)\", $(dtype));\n") \
     X(H_SCALAR_I,  "    const int64_t $(name) = pto_h_iscalar(run, \"$(text)\", $(dtype));\n") \
     X(H_TENSOR,    "    pto_k_gm *$(name) = pto_h_tensor(run, $(idx), \"$(text)\", $(dtype), $(rows), $(cols), $(dir));\n") \
     X(H_ARGS,      "    int64_t args[$(n)];\n    if (!pto_h_ready(run)) return;\n") \
@@ -24953,7 +24958,10 @@ static void pto__emit_kernel(pto__emitter *E, int32_t k)
                 int fl = pto__dtype_float(pa->dtype);
                 if (pa->var < 0) continue;
                 pto__emit_v(E, PTO__K_NAME, E->var_name[pa->var]);
-                pto__emit_x(E, fl ? PTO__T_K_ARG_F : PTO__T_K_ARG_I);
+                pto__emit_v(E, PTO__K_TYPE, pto__emit_dtype[pa->dtype < PTO_NDTYPE ? pa->dtype : 0]);
+                /* f16 / bf16: the host passes the value, the kernel holds it in its dtype (review23 L2) */
+                pto__emit_x(E, !fl ? PTO__T_K_ARG_I : pa->dtype == PTO_F16 || pa->dtype == PTO_BF16 ? PTO__T_K_ARG_H
+                                                                                            : PTO__T_K_ARG_F);
                 if (!E->var_used[pa->var]) pto__emit_x(E, PTO__T_K_VOID);
             }
         }
@@ -27363,7 +27371,11 @@ static void pto__isa_kernel(pto__isa *I, int32_t k)
                 used = E->var_used[pa->var];
                 /* an integer: the slot's low 32 (8) bits, whether the runtime sign- or
                    zero-extended it (review17: -1 would read 4294967295) */
-                pto_buf_printf(b, fl ? "    const float %s = pto_isa_f32(args, %d); /* scalar %s */\n"
+                if (pa->dtype == PTO_F16 || pa->dtype == PTO_BF16)   /* held in its dtype, as the reference (review23 L2) */
+                    pto_buf_printf(b, "    const float %s = static_cast<float>(static_cast<%s>(pto_isa_f32(args, %d))); "
+                                   "/* scalar %s */\n", name, pto__isa_ctype[pa->dtype], (int)idx,
+                                   pto_dtype_name((pto_dtype)pa->dtype));
+                else pto_buf_printf(b, fl ? "    const float %s = pto_isa_f32(args, %d); /* scalar %s */\n"
                                : pa->dtype == PTO_I8 ? "    const int64_t %s = static_cast<int8_t>(args[%d]); /* scalar %s */\n"
                                                      : "    const int64_t %s = static_cast<int32_t>(args[%d]); /* scalar %s */\n",
                                name, (int)idx, pto_dtype_name((pto_dtype)pa->dtype));
@@ -27635,7 +27647,7 @@ static pto_status pto__isa_emit(pto_ctx *ctx, const pto_module *m, const pto_emi
                   tensors is a window tensor there (one copy per rank, each
                   with its own inputs), and a tensor the kernel uses as a
                   signal (notify, wait, allreduce) starts at zero
-     pto_h_dim / pto_h_scalar    a dynamic dim / scalar param from -D
+     pto_h_dim / pto_h_fscalar   a dynamic dim / scalar param from -D
      pto_h_iscalar an integer scalar param from -D: an integer its dtype
                   holds, else a user error (exit 1); a scalar whose value an
                   op on an integer tile changes (-D alpha=0.5 for tadds on
@@ -28013,6 +28025,29 @@ PTO_K_FN int64_t pto_h_dim(pto_h_run *run, const char *name)
 }
 
 PTO_K_FN double pto_h_scalar(pto_h_run *run, const char *name) { return pto_h_def(run, name, "scalar"); }
+
+/* A float scalar param from -D: an f16 / bf16 one holds the value in its
+   dtype (through f32, as the host passes it), and a -D that changes on the
+   way is said with the value used (review23 L2). f32 ones are as given. */
+PTO_K_FN double pto_h_fscalar(pto_h_run *run, const char *name, int dtype)
+{
+    double v = pto_h_def(run, name, "scalar"), used;
+    int i, p, b;
+    char txt[40];
+    if (dtype != PTO_K_F16 && dtype != PTO_K_BF16) return v;
+    used = (double)pto_round_to(dtype, (float)v);
+    for (b = 0; b < run->nbind; b++)
+        if (strcmp(run->bind[b].name, name) == 0) run->bind[b].value = used;
+    i = pto_h_def_index(run, name);
+    if (i >= run->ndefs || used == v || (v != v && used != used)) return used;
+    for (p = 1; p <= 17; p++) {   /* the shortest text that reads back as the value used */
+        snprintf(txt, sizeof txt, "%.*g", p, used);
+        if (strtod(txt, NULL) == used) break;
+    }
+    fprintf(stderr, "warning: -D %s: scalar %s is %s and holds %s\n", run->def_name[i], name,
+            dtype == PTO_K_F16 ? "f16" : "bf16", txt);
+    return used;
+}
 
 /* An integer scalar param (dtype PTO_K_I32 or PTO_K_I8) from -D: the value
    must be an integer the dtype holds. The kernel takes an int64_t, so 2.5

@@ -613,6 +613,7 @@ PTO_K_FN pto_k_tile pto_k_t(int space, int dtype, int32_t rows, int32_t cols, in
                             int64_t valid_c, int64_t offset);
 PTO_K_FN pto_k_gm *pto_k_arg_gm(const int64_t *args, int i);
 PTO_K_FN double pto_k_arg_f(const int64_t *args, int i);
+PTO_K_FN double pto_k_arg_h(const int64_t *args, int i, int dtype);   /* f16 / bf16: rounded to dtype */
 PTO_K_FN int64_t pto_k_arg_i(const int64_t *args, int i);
 PTO_K_FN int64_t pto_k_gm_rows(const pto_k_gm *g);
 PTO_K_FN int64_t pto_k_gm_cols(const pto_k_gm *g);
@@ -3435,6 +3436,14 @@ PTO_K_FN double pto_k_arg_f(const int64_t *args, int i)
     double d;
     memcpy(&d, &args[i], sizeof d);
     return d;
+}
+/* A scalar param of dtype f16 / bf16: the runtime passes a float (an f32
+   in the slot on the device) and the kernel holds it in its own dtype, as
+   the reference does (review23 L2: 0.1 stayed 0.1 instead of f16's
+   0.0999755859375). */
+PTO_K_FN double pto_k_arg_h(const int64_t *args, int i, int dtype)
+{
+    return (double)pto_round_to(dtype, (float)pto_k_arg_f(args, i));
 }
 PTO_K_FN int64_t pto_k_arg_i(const int64_t *args, int i) { return args[i]; }
 PTO_K_FN int64_t pto_k_gm_rows(const pto_k_gm *g) { return g ? g->rows : 0; }

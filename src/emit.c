@@ -113,6 +113,7 @@
       "{\n") \
     X(K_ARG_GM,    "$(ind)pto_k_gm *$(name) = pto_k_arg_gm(args, $(idx)); /* $(dir) $(dtype)[$(dims)] */\n") \
     X(K_ARG_F,     "$(ind)const double $(name) = pto_k_arg_f(args, $(idx)); /* scalar $(dtype) */\n") \
+    X(K_ARG_H,     "$(ind)const double $(name) = pto_k_arg_h(args, $(idx), $(type)); /* scalar $(dtype): as that dtype holds it */\n") \
     X(K_ARG_I,     "$(ind)const int64_t $(name) = pto_k_arg_i(args, $(idx)); /* scalar $(dtype) */\n") \
     X(K_DIM,       "$(ind)const int64_t $(name) = pto_k_gm_$(rc)($(tensor));\n") \
     X(K_VOID,      "$(ind)(void)$(name);\n") \
@@ -175,7 +176,7 @@
       "{\n") \
     X(H_RANKS,     "    pto_h_ranks(run, \"$(text)\"); /* a ranks kernel: every tensor once per rank */\n") \
     X(H_DIM,       "    const int64_t $(name) = pto_h_dim(run, \"$(text)\");\n") \
-    X(H_SCALAR_F,  "    const double $(name) = pto_h_scalar(run, \"$(text)\");\n") \
+    X(H_SCALAR_F,  "    const double $(name) = pto_h_fscalar(run, \"$(text)\", $(dtype));\n") \
     X(H_SCALAR_I,  "    const int64_t $(name) = pto_h_iscalar(run, \"$(text)\", $(dtype));\n") \
     X(H_TENSOR,    "    pto_k_gm *$(name) = pto_h_tensor(run, $(idx), \"$(text)\", $(dtype), $(rows), $(cols), $(dir));\n") \
     X(H_ARGS,      "    int64_t args[$(n)];\n    if (!pto_h_ready(run)) return;\n") \
@@ -3597,7 +3598,10 @@ static void pto__emit_kernel(pto__emitter *E, int32_t k)
                 int fl = pto__dtype_float(pa->dtype);
                 if (pa->var < 0) continue;
                 pto__emit_v(E, PTO__K_NAME, E->var_name[pa->var]);
-                pto__emit_x(E, fl ? PTO__T_K_ARG_F : PTO__T_K_ARG_I);
+                pto__emit_v(E, PTO__K_TYPE, pto__emit_dtype[pa->dtype < PTO_NDTYPE ? pa->dtype : 0]);
+                /* f16 / bf16: the host passes the value, the kernel holds it in its dtype (review23 L2) */
+                pto__emit_x(E, !fl ? PTO__T_K_ARG_I : pa->dtype == PTO_F16 || pa->dtype == PTO_BF16 ? PTO__T_K_ARG_H
+                                                                                            : PTO__T_K_ARG_F);
                 if (!E->var_used[pa->var]) pto__emit_x(E, PTO__T_K_VOID);
             }
         }

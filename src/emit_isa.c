@@ -1567,7 +1567,11 @@ static void pto__isa_kernel(pto__isa *I, int32_t k)
                 used = E->var_used[pa->var];
                 /* an integer: the slot's low 32 (8) bits, whether the runtime sign- or
                    zero-extended it (review17: -1 would read 4294967295) */
-                pto_buf_printf(b, fl ? "    const float %s = pto_isa_f32(args, %d); /* scalar %s */\n"
+                if (pa->dtype == PTO_F16 || pa->dtype == PTO_BF16)   /* held in its dtype, as the reference (review23 L2) */
+                    pto_buf_printf(b, "    const float %s = static_cast<float>(static_cast<%s>(pto_isa_f32(args, %d))); "
+                                   "/* scalar %s */\n", name, pto__isa_ctype[pa->dtype], (int)idx,
+                                   pto_dtype_name((pto_dtype)pa->dtype));
+                else pto_buf_printf(b, fl ? "    const float %s = pto_isa_f32(args, %d); /* scalar %s */\n"
                                : pa->dtype == PTO_I8 ? "    const int64_t %s = static_cast<int8_t>(args[%d]); /* scalar %s */\n"
                                                      : "    const int64_t %s = static_cast<int32_t>(args[%d]); /* scalar %s */\n",
                                name, (int)idx, pto_dtype_name((pto_dtype)pa->dtype));

@@ -13,7 +13,7 @@
                   tensors is a window tensor there (one copy per rank, each
                   with its own inputs), and a tensor the kernel uses as a
                   signal (notify, wait, allreduce) starts at zero
-     pto_h_dim / pto_h_scalar    a dynamic dim / scalar param from -D
+     pto_h_dim / pto_h_fscalar   a dynamic dim / scalar param from -D
      pto_h_iscalar an integer scalar param from -D: an integer its dtype
                   holds, else a user error (exit 1); a scalar whose value an
                   op on an integer tile changes (-D alpha=0.5 for tadds on
@@ -391,6 +391,29 @@ PTO_K_FN int64_t pto_h_dim(pto_h_run *run, const char *name)
 }
 
 PTO_K_FN double pto_h_scalar(pto_h_run *run, const char *name) { return pto_h_def(run, name, "scalar"); }
+
+/* A float scalar param from -D: an f16 / bf16 one holds the value in its
+   dtype (through f32, as the host passes it), and a -D that changes on the
+   way is said with the value used (review23 L2). f32 ones are as given. */
+PTO_K_FN double pto_h_fscalar(pto_h_run *run, const char *name, int dtype)
+{
+    double v = pto_h_def(run, name, "scalar"), used;
+    int i, p, b;
+    char txt[40];
+    if (dtype != PTO_K_F16 && dtype != PTO_K_BF16) return v;
+    used = (double)pto_round_to(dtype, (float)v);
+    for (b = 0; b < run->nbind; b++)
+        if (strcmp(run->bind[b].name, name) == 0) run->bind[b].value = used;
+    i = pto_h_def_index(run, name);
+    if (i >= run->ndefs || used == v || (v != v && used != used)) return used;
+    for (p = 1; p <= 17; p++) {   /* the shortest text that reads back as the value used */
+        snprintf(txt, sizeof txt, "%.*g", p, used);
+        if (strtod(txt, NULL) == used) break;
+    }
+    fprintf(stderr, "warning: -D %s: scalar %s is %s and holds %s\n", run->def_name[i], name,
+            dtype == PTO_K_F16 ? "f16" : "bf16", txt);
+    return used;
+}
 
 /* An integer scalar param (dtype PTO_K_I32 or PTO_K_I8) from -D: the value
    must be an integer the dtype holds. The kernel takes an int64_t, so 2.5

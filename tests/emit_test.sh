@@ -305,6 +305,13 @@ $ptoc fmt $out/cm.fmt >$out/cm2.fmt 2>$out/log
 try "fmt keeps comments: idempotent" cmp $out/cm.fmt $out/cm2.fmt
 try "fmt keeps comments: every comment of the source is in the text" sh -c \
     "for c in \$(grep -o '#.*' tests/fmt/comments.pto | tr ' ' '_'); do grep -q \"\$(echo \$c | tr _ ' ')\" $out/cm.fmt || exit 1; done"
+# f16 / bf16 scalar params are held in their dtypes (review23 L2): ptoc run says the value used
+$ptoc run tests/user/half_scalars.pto >$out/hs.log 2>&1
+try "half scalars: f16 0.1 is 0.0999755859375" grep -q "^warning: -D a=0.1: scalar a is f16 and holds 0.0999755859375$" $out/hs.log
+try "half scalars: bf16 0.1 is 0.10009765625" grep -q "^warning: -D b=0.1: scalar b is bf16 and holds 0.10009765625$" $out/hs.log
+try "half scalars: match" grep -q "^  result      match (2 outputs)$" $out/hs.log
+$ptoc run tests/user/half_scalars.pto -D a=0.5 -D b=0.25 >$out/hs.log 2>&1
+try "half scalars: exact values, no warning" sh -c "! grep -q warning $out/hs.log"
 # an else-if chain of 300 arms (review21 L6: past 63 it was "nested too deeply"): fmt writes it
 # back as written, and the emitted C and C++ are flat `} else if`: nested, clang refused them
 # past its bracket depth of 256

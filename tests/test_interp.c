@@ -1310,6 +1310,40 @@ static void test_int_exprs(void)
     end();
 }
 
+/* An f16 / bf16 scalar param holds its value in its dtype (review23 L2: it
+   stayed a double): texpands of an f32 tile with b = 0.1 gives bf16's
+   0.10009765625, with a = 0.1 f16's 0.0999755859375; an f32 one stays 0.1f. */
+static void test_half_scalars(void)
+{
+    static float y[3 * 8];
+    static const pto_dtype dts[3] = {PTO_BF16, PTO_F16, PTO_F32};
+    static const char *const names[3] = {"b", "a", "c"};
+    const float want[3] = {0.10009765625f, 0.0999755859375f, 0.1f};
+    pto_binding bnd[3] = {{"b", 0.1}, {"a", 0.1}, {"c", 0.1}};
+    void *t[1];
+    int32_t yp, u, s, i, j;
+    begin("half_scalars", PTO_KK_VECTOR);
+    yp = tensor("y", PTO_OUT, PTO_F32, 3, 8);
+    for (i = 0; i < 3; i++) {
+        int32_t v = pto_add_scalar_param(m, K, names[i], dts[i], g_loc);
+        (void)v;
+    }
+    for (i = 0; i < 3; i++) {
+        char tn[4] = {'u', (char)('0' + i), 0, 0};
+        u = tile(body(), tn, PTO_VEC, PTO_F32, 1, 8);
+        s = pto_add_op(m, body(), PTO_OP_TEXPANDS, g_loc);
+        pto_arg_tile(m, s, u, g_loc);
+        pto_arg_scalar(m, s, pto_find_var(m, K, names[i]), g_loc);
+        store(body(), yp, num(i), num(0), u);
+    }
+    CHECK(pto_verify(ctx, m) == PTO_OK);
+    t[0] = y;
+    CHECK(run(t, bnd, 3) == PTO_OK);
+    for (i = 0; i < 3; i++)
+        for (j = 0; j < 8; j++) CHECK_MSG(same(y[i * 8 + j], want[i]), "%s: got %.12g", names[i], (double)y[i * 8 + j]);
+    end();
+}
+
 /* The tail idiom: N = 40 rows, blocks((N + 15) / 16), valid(min(16, N - r), 128).
    Loads pad with zeros, stores write only the valid rows, nothing past N. */
 static void test_tail(void)
@@ -1843,6 +1877,7 @@ int main(void)
     test_loops();
     test_int_exprs();
     test_tail();
+    test_half_scalars();
     test_valid_window();
     test_fresh_tile();
     test_ranks();

@@ -173,6 +173,7 @@ PTO_K_FN pto_k_tile pto_k_t(int space, int dtype, int32_t rows, int32_t cols, in
                             int64_t valid_c, int64_t offset);
 PTO_K_FN pto_k_gm *pto_k_arg_gm(const int64_t *args, int i);
 PTO_K_FN double pto_k_arg_f(const int64_t *args, int i);
+PTO_K_FN double pto_k_arg_h(const int64_t *args, int i, int dtype);   /* f16 / bf16: rounded to dtype */
 PTO_K_FN int64_t pto_k_arg_i(const int64_t *args, int i);
 PTO_K_FN int64_t pto_k_gm_rows(const pto_k_gm *g);
 PTO_K_FN int64_t pto_k_gm_cols(const pto_k_gm *g);

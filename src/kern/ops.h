@@ -1364,6 +1364,14 @@ PTO_K_FN double pto_k_arg_f(const int64_t *args, int i)
     memcpy(&d, &args[i], sizeof d);
     return d;
 }
+/* A scalar param of dtype f16 / bf16: the runtime passes a float (an f32
+   in the slot on the device) and the kernel holds it in its own dtype, as
+   the reference does (review23 L2: 0.1 stayed 0.1 instead of f16's
+   0.0999755859375). */
+PTO_K_FN double pto_k_arg_h(const int64_t *args, int i, int dtype)
+{
+    return (double)pto_round_to(dtype, (float)pto_k_arg_f(args, i));
+}
 PTO_K_FN int64_t pto_k_arg_i(const int64_t *args, int i) { return args[i]; }
 PTO_K_FN int64_t pto_k_gm_rows(const pto_k_gm *g) { return g ? g->rows : 0; }
 PTO_K_FN int64_t pto_k_gm_cols(const pto_k_gm *g) { return g ? g->cols : 0; }

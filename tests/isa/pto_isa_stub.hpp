@@ -29,8 +29,8 @@ int64_t get_block_idx();
 int64_t get_block_num();
 int64_t get_subblockid();
 
-struct half { uint16_t bits; half() = default; half(float); half(double); };
-struct bfloat16_t { uint16_t bits; bfloat16_t() = default; bfloat16_t(float); bfloat16_t(double); };
+struct half { uint16_t bits; half() = default; half(float); half(double); operator float() const; };
+struct bfloat16_t { uint16_t bits; bfloat16_t() = default; bfloat16_t(float); bfloat16_t(double); operator float() const; };
 
 namespace pto {
 
