@@ -895,7 +895,8 @@ typedef struct pto_plan_stat {
     int32_t kernel;
     uint8_t core, space;     /* pto_core, pto_space */
     uint8_t level;           /* pto_plan_level used */
-    uint8_t order, fit;      /* winning pto_plan_order; fit 0 = first-fit, 1 = best-fit */
+    uint8_t order, fit;      /* winning pto_plan_order; fit 0 = first-fit, 1 = best-fit, 2 = a complete
+                                search placed it (no order did; small groups only) */
     int64_t capacity;        /* bytes of the space */
     int64_t reserved;        /* at the top, for cube/vector pipe consumer buffers */
     int64_t peak;            /* highest byte used by a tile (0 when planning failed) */
@@ -13928,7 +13929,9 @@ PTODEF pto_status pto_interp_host(pto_ctx *ctx, const pto_module *m, const pto_h
      upstream planner's "pipe conflict" rule), so this level is preferred.
    - tight: any two tiles whose lifetimes are disjoint may share bytes.
    The tight level is used only when no order fits at the separate level,
-   or when the caller asks for it. bench/plan_pipes_bench.c shows the effect
+   or when the caller asks for it. When no order fits at either level but
+   the live bytes would (fragmentation), a group of at most
+   PTO__EXACT_TILES tiles gets a complete search (pto__exact_search). bench/plan_pipes_bench.c shows the effect
    in the cycle model: kernels where a tight plan makes a load wait for a
    store or for the vector pipe run 1.3-1.5x longer.
 
@@ -14843,7 +14846,7 @@ static const pto_loc *pto__pt_loc(const pto_module *m, const pto__live *lv, int3
 }
 
 static pto_status pto__plan_overflow(pto_ctx *ctx, const pto_module *m, const pto__live *lv,
-                                const pto__group *g, int64_t peak, const pto_plan_desc *d)
+                                const pto__group *g, int64_t peak, const pto_plan_desc *d, int exact)
 {
     pto_buf b;
     pto_loc live = *pto__pt_loc(m, lv, g->live_pt), loc = live;
@@ -14880,6 +14883,7 @@ static pto_status pto__plan_overflow(pto_ctx *ctx, const pto_module *m, const pt
         for (i = 0; i < d->norders; i++)
             pto_buf_printf(&b, "%s%s", i ? ", " : "", pto__order_names[d->orders[i]]);
         pto_buf_puts(&b, "), first-fit and best-fit each");
+        if (exact) pto_buf_puts(&b, ", and a complete search: no placement of these lifetimes fits");
     }
     st = b.oom ? PTO_ERR_INTERNAL : pto_error(ctx, loc, "%s", b.data);
     pto_buf_free(&b);
@@ -14959,6 +14963,115 @@ static int pto__search(const pto__group *g, const pto_plan_desc *d, pto__scratch
     return 0;
 }
 
+/* ---- a last, complete search for small groups -----------------------------
+   When no order and fit places a group whose tiles would fit (the bytes
+   live at every point are within the space: only the placement failed),
+   a group of at most PTO__EXACT_TILES tiles gets a complete search
+   (review23 L5: 2 in 900 random kernels were refused so). Tiles are placed
+   one at a time, each at the lowest offset clear of the placed tiles it
+   lives with, and every tile not yet placed is tried as the next one
+   (tiles alike in size and lifetime once). That finds a placement whenever
+   one exists: take one, by offset; placing its tiles in that order, each
+   lands at or below its offset there, which leaves the later ones their
+   room. Bounded by PTO__EXACT_BUDGET tiles placed in all. */
+
+#define PTO__EXACT_TILES 16
+#define PTO__EXACT_BUDGET 4000000L
+
+typedef struct pto__exact {
+    const pto__group *g;
+    int64_t *off;          /* per item; pinned items hold their pin */
+    unsigned char *placed;
+    long budget;
+    int32_t left;          /* items still to place */
+} pto__exact;
+
+/* The lowest granule-aligned offset where item i fits clear of the placed
+   items it lives with, or -1 when it does not fit below g->avail. */
+static int64_t pto__exact_gap(const pto__exact *x, int32_t i)
+{
+    const pto__group *g = x->g;
+    int64_t cand = 0;
+    int moved = 1;
+    int32_t j;
+    while (moved) {   /* at most one pass per placed item: each move passes one */
+        moved = 0;
+        for (j = 0; j < g->n; j++) {
+            if (!x->placed[j] || j == i || !pto__overlap_time(&g->it[i], &g->it[j])) continue;
+            if (cand < x->off[j] + g->it[j].size && x->off[j] < cand + g->it[i].size) {
+                cand = pto__align_up(x->off[j] + g->it[j].size, g->granule);
+                moved = 1;
+            }
+        }
+        if (cand + g->it[i].size > g->avail) return -1;
+    }
+    return cand;
+}
+
+static int pto__exact_alike(const pto__item *a, const pto__item *b)
+{
+    return a->size == b->size && a->lo == b->lo && a->hi == b->hi;
+}
+
+static int pto__exact_place(pto__exact *x)
+{
+    const pto__group *g = x->g;
+    int32_t i, j;
+    if (x->left == 0) return 1;
+    for (i = 0; i < g->n; i++) {
+        int64_t o;
+        int dup = 0;
+        if (x->placed[i]) continue;
+        for (j = 0; j < i && !dup; j++) dup = !x->placed[j] && pto__exact_alike(&g->it[i], &g->it[j]);
+        if (dup) continue;   /* an alike tile was tried in this place already */
+        if (--x->budget < 0) return 0;
+        if ((o = pto__exact_gap(x, i)) < 0) continue;
+        x->off[i] = o;
+        x->placed[i] = 1;
+        x->left--;
+        if (pto__exact_place(x)) return 1;
+        x->placed[i] = 0;
+        x->left++;
+    }
+    return 0;
+}
+
+/* 1 and s->best, stat filled when the search places the group (at the
+   tight level); 0 when it cannot (*ran: whether it ran to the end, so the
+   error can say no placement exists). */
+static int pto__exact_search(const pto__group *g, pto__scratch *s, pto_plan_stat *stat, int *ran)
+{
+    pto__exact x;
+    int32_t i, nfree = 0;
+    int ok;
+    *ran = 0;
+    for (i = 0; i < g->n; i++) nfree += g->it[i].pin < 0;
+    if (nfree > PTO__EXACT_TILES || g->live_max > g->avail) return 0;
+    memset(&x, 0, sizeof x);
+    x.g = g;
+    x.off = s->off;
+    x.placed = (unsigned char *)pto_alloc(s->ctx, (size_t)g->n + 1);
+    if (!x.placed) { s->oom = 1; return 0; }
+    x.budget = PTO__EXACT_BUDGET;
+    x.left = nfree;
+    for (i = 0; i < g->n; i++) {
+        x.placed[i] = g->it[i].pin >= 0;
+        if (x.placed[i]) x.off[i] = g->it[i].pin;
+    }
+    ok = pto__exact_place(&x);
+    *ran = ok || x.budget >= 0;
+    pto_free(s->ctx, x.placed);
+    if (!ok) return 0;
+    memcpy(s->best, s->off, (size_t)g->n * sizeof(int64_t));
+    stat->level = (uint8_t)PTO_PLAN_TIGHT;
+    stat->order = 0;
+    stat->fit = 2;
+    stat->peak = 0;
+    for (i = 0; i < g->n; i++)
+        if (s->best[i] + g->it[i].size > stat->peak) stat->peak = s->best[i] + g->it[i].size;
+    return 1;
+}
+
 static void pto__scratch_free(pto__scratch *s)
 {
     int32_t c;
@@ -15035,6 +15148,7 @@ static pto_status pto__plan_group(pto_ctx *ctx, pto_module *m, const pto__live *
     int64_t min_peak;
     pto_status st;
     int32_t i;
+    int ran = 0;
     stat->kernel = g->kernel;
     stat->core = (uint8_t)g->core;
     stat->space = (uint8_t)g->space;
@@ -15058,9 +15172,9 @@ static pto_status pto__plan_group(pto_ctx *ctx, pto_module *m, const pto__live *
         pto__scratch_free(&s);
         return st;
     }
-    if (!pto__search(g, d, &s, stat, g->avail, &min_peak)) {
+    if (!pto__search(g, d, &s, stat, g->avail, &min_peak) && !(!s.oom && pto__exact_search(g, &s, stat, &ran))) {
         if (!s.oom) pto__search(g, d, &s, stat, INT64_MAX, &min_peak);
-        st = s.oom ? PTO_ERR_INTERNAL : pto__plan_overflow(ctx, m, lv, g, min_peak, d);
+        st = s.oom ? PTO_ERR_INTERNAL : pto__plan_overflow(ctx, m, lv, g, min_peak, d, ran);
     } else if (!s.oom) {
         for (i = 0; i < g->n; i++) {
             pto_tile *t = &m->tiles[g->it[i].tile];
@@ -15368,7 +15482,8 @@ static void pto__report_summary(const pto_module *m, const pto__live *lv, const 
         pto_buf_printf(b, ", %lld reserved for %s", (long long)s->reserved,
                        pto__isa_hole(m, s->kernel, sp) ? pto__reserved_for(m, s->kernel, sp) : "pipe buffers");
     pto_buf_printf(b, "\n    level %s, order %s, %s\n", level_names[s->level ? 1 : 0],
-                   pto__order_names[s->order < PTO_NORDER ? s->order : 0], s->fit ? "best-fit" : "first-fit");
+                   s->fit == 2 ? "none (a complete search)" : pto__order_names[s->order < PTO_NORDER ? s->order : 0],
+                   s->fit == 2 ? "the first placement that fits" : s->fit ? "best-fit" : "first-fit");
 }
 
 static int64_t pto__cover(int64_t a0, int64_t a1, int64_t o0, int64_t o1)

@@ -169,7 +169,8 @@ typedef struct pto_plan_stat {
     int32_t kernel;
     uint8_t core, space;     /* pto_core, pto_space */
     uint8_t level;           /* pto_plan_level used */
-    uint8_t order, fit;      /* winning pto_plan_order; fit 0 = first-fit, 1 = best-fit */
+    uint8_t order, fit;      /* winning pto_plan_order; fit 0 = first-fit, 1 = best-fit, 2 = a complete
+                                search placed it (no order did; small groups only) */
     int64_t capacity;        /* bytes of the space */
     int64_t reserved;        /* at the top, for cube/vector pipe consumer buffers */
     int64_t peak;            /* highest byte used by a tile (0 when planning failed) */

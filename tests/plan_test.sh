@@ -34,6 +34,12 @@ has "planned around the pin" $out/pins.txt "  b = q            vec    0x003000  
 $ptoc plan tests/plan/overflow.pto >$out/overflow.txt 2>&1; rc "overflow exit" $? 1
 has "overflow message" $out/overflow.txt "tests/plan/overflow.pto:10:3: error: kernel 'big': vec overflows: needs 262144 bytes, capacity 196608; at line 10, 4 tiles are live (262144 bytes), largest first: a 65536 (line 3), b 65536 (line 4), c 65536 (line 5), d 65536 (line 6)"
 
+# review23 L5: a group that fits exactly but not by any order and fit gets a complete search
+$ptoc plan tests/plan/exact_fit.pto >$out/exact.txt 2>&1; rc "exact fit plans" $? 0
+has "exact fit: the whole space" $out/exact.txt "  vec: peak 196608 of 196608 bytes (100.0%), lower bound 196608 (live at line 15)"
+has "exact fit: by the search" $out/exact.txt "    level tight (bytes reused across pipes: adds waits between pipes), order none (a complete search), the first placement that fits"
+$ptoc run tests/plan/exact_fit.pto >$out/exact_run.txt 2>&1; rc "exact fit runs clean" $? 0
+
 $ptoc plan tests/plan/pin_overlap.pto >$out/overlap.txt 2>&1; rc "pin overlap exit" $? 1
 has "pin overlap message" $out/overlap.txt "tests/plan/pin_overlap.pto:4:8: error: pinned tiles 'p' and 'q' overlap at vec bytes [0x2000, 0x3000) while both live"
 

@@ -203,7 +203,7 @@ static void test_overflow_fragmentation(pto_ctx *ctx)
     CHECK_STR(err0(ctx), "kernel 'k': vec overflows: needs 202752 bytes, capacity 196608; at line 5, 2 tiles are live "
                          "(106496 bytes), largest first: q 98304 (line 3), p 8192 (line 2); the rest is fragmentation: "
                          "tried 4 placement orders (largest-first, by-start, longest-first, by-area), first-fit and "
-                         "best-fit each");
+                         "best-fit each, and a complete search: no placement of these lifetimes fits");
     pto_module_destroy(b.m);
 }
 
