@@ -42,7 +42,7 @@ static const char *const pto_h_source[] = {
 static void host_gvadd(pto_h_run *run)
 {
     const int64_t N = pto_h_dim(run, "N");
-    const double alpha = pto_h_scalar(run, "alpha");
+    const double alpha = pto_h_fscalar(run, "alpha", PTO_K_F32);
     pto_k_gm *x = pto_h_tensor(run, 0, "x", PTO_K_F32, N, 256, PTO_H_IN);
     pto_k_gm *z = pto_h_tensor(run, 1, "z", PTO_K_F32, N, 256, PTO_H_OUT);
     int64_t args[3];
