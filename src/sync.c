@@ -4661,6 +4661,89 @@ static pto_status pto__sy_order_reuse(pto__sy *sy)
     return st != PTO_OK ? st : sy->status;
 }
 
+/* ---- pairs another pair implies ---------------------------------------------
+   Two one-id forward pairs a and b of one pipe pair (src -> dst) whose
+   sets sit in one block, a's first, and whose waits sit side by side
+   (nothing between them but flags, barriers, declarations and lets, none
+   on dst): src runs its queue in order, so b's set fires after a's, and
+   b's wait holds dst at least as long as a's; a orders nothing b does not
+   (review23 L6: two waits hoisted to one place before a loop, one per
+   tload into L1). a goes, its id freed before the colouring. */
+
+/* The statements of its set and its wait, when group g is a one-id forward pair. */
+static int pto__sy_fwd_pair(const pto__sy *sy, int32_t g, int32_t *set, int32_t *wait)
+{
+    const pto__sy_grp *gr = &sy->grps[g];
+    int32_t e;
+    *set = *wait = -1;
+    if (gr->kind != PTO__SY_FWD || gr->nids != 1) return 0;
+    for (e = gr->e0; e < gr->e0 + gr->ne; e++) {
+        const pto__sy_ent *en = &sy->ents[e];
+        if (en->stmt < 0) continue;
+        if (en->role == PTO__SY_SET) *set = en->stmt;
+        else if (en->role == PTO__SY_WAIT) *wait = en->stmt;
+        else return 0;
+    }
+    return *set >= 0 && *wait >= 0;
+}
+
+/* Whether statement b follows a in their block, at most `far` statements on,
+   with only `quiet` statements between them when quiet is set (no op on
+   pipe dst: flags, barriers, declarations, lets). */
+static int pto__sy_follows(const pto_module *m, int32_t a, int32_t b, int far, int quiet, int dst)
+{
+    int32_t s;
+    if (m->stmts[a].block != m->stmts[b].block) return 0;
+    for (s = m->stmts[a].next; s >= 0 && far-- > 0; s = m->stmts[s].next) {
+        const pto_stmt *x = &m->stmts[s];
+        if (s == b) return 1;
+        if (!quiet) continue;
+        if (x->kind == PTO_ST_TILE || x->kind == PTO_ST_LET) continue;
+        if (x->kind != PTO_ST_OP || !pto__sy_issync(x->op) || (int)pto_stmt_pipe(m, s) == dst) return 0;
+    }
+    return 0;
+}
+
+static int32_t *pto__sy_group_of(pto__sy *sy);
+
+/* The one-id forward pair of pipes src -> dst whose wait is the first
+   wait_flag of those pipes next to statement w (dir: next 1, previous 0),
+   past quiet statements only (pto__sy_follows), or -1. */
+static int32_t pto__sy_wait_beside(const pto__sy *sy, const int32_t *gof, int32_t w, int dir, int src, int dst)
+{
+    const pto_module *m = sy->m;
+    int32_t s, far = 16, sb, wb;
+    for (s = dir ? m->stmts[w].next : m->stmts[w].prev; s >= 0 && far-- > 0; s = dir ? m->stmts[s].next : m->stmts[s].prev) {
+        const pto_stmt *x = &m->stmts[s];
+        if (x->kind == PTO_ST_TILE || x->kind == PTO_ST_LET) continue;
+        if (x->kind != PTO_ST_OP || !pto__sy_issync(x->op) || (int)pto_stmt_pipe(m, s) == dst) return -1;
+        if (x->op == PTO_OP_WAIT_FLAG && gof[s] >= 0 && sy->grps[gof[s]].src == src && sy->grps[gof[s]].dst == dst &&
+            pto__sy_fwd_pair(sy, gof[s], &sb, &wb) && wb == s)
+            return gof[s];
+    }
+    return -1;
+}
+
+/* (gof: per statement its group) */
+static void pto__sy_implied(pto__sy *sy)
+{
+    const pto_module *m = sy->m;
+    int32_t a, sa, wa, sb, wb, *gof;
+    int dir;
+    if (sy->n_grps < 2 || !(gof = pto__sy_group_of(sy))) return;   /* (no memory: nothing dropped) */
+    for (a = 0; a < sy->n_grps; a++) {
+        const pto__sy_grp *ga = &sy->grps[a];
+        if (!pto__sy_fwd_pair(sy, a, &sa, &wa)) continue;
+        for (dir = 0; dir < 2; dir++) {   /* b: beside a's wait, its set after a's in a's block */
+            int32_t b = pto__sy_wait_beside(sy, gof, wa, dir, ga->src, ga->dst);
+            if (b < 0 || !pto__sy_fwd_pair(sy, b, &sb, &wb) || !pto__sy_follows(m, sa, sb, 64, 0, ga->dst)) continue;
+            pto__sy_drop_group(sy, a);
+            break;
+        }
+    }
+    pto_free(sy->ctx, gof);
+}
+
 static pto_status pto__sy_kernel(pto__sy *sy)
 {
     pto_status st = pto__sy_build_records(sy);
@@ -4677,6 +4760,7 @@ static pto_status pto__sy_kernel(pto__sy *sy)
     pto__sy_analyse(sy, PTO__SY_FIND);
     if (pto__sy_notes(sy) != PTO_OK) return PTO_ERR_INTERNAL;
     if (sy->status != PTO_OK) return sy->status;
+    pto__sy_implied(sy);
     if ((st = pto__sy_assign(sy)) != PTO_OK) return st;
     /* the id-reuse rule is the pass's guarantee, checked or not: the
        analysis that proves it runs unless the colouring showed every reuse
