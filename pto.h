@@ -21306,6 +21306,23 @@ static int32_t pto__sy_wait_beside(const pto__sy *sy, const int32_t *gof, int32_
     return -1;
 }
 
+/* The kept pair's set says what it now orders too: "RAW ... ; also RAW
+   ... (its own pair is implied: <src> sets in order)". Left as it was when
+   that would be long or there is no memory. */
+static void pto__sy_also(pto__sy *sy, int32_t kept, int32_t gone, int src)
+{
+    pto_module *m = sy->m;
+    char buf[640];
+    int n;
+    int32_t id;
+    if (!m->stmts[kept].note || !m->stmts[gone].note) return;
+    n = snprintf(buf, sizeof buf, "%s; also %s (its own pair is implied: %s sets in order)",
+                 pto_str(sy->ctx, m->stmts[kept].note), pto_str(sy->ctx, m->stmts[gone].note),
+                 pto_pipe_name((pto_pipe)src));
+    if (n <= 0 || (size_t)n >= sizeof buf) return;
+    if ((id = pto_intern(sy->ctx, buf, (size_t)n)) > 0) m->stmts[kept].note = id;
+}
+
 /* (gof: per statement its group) */
 static void pto__sy_implied(pto__sy *sy)
 {
@@ -21320,6 +21337,7 @@ static void pto__sy_implied(pto__sy *sy)
             int32_t b = pto__sy_wait_beside(sy, gof, wa, dir, ga->src, ga->dst);
             if (b < 0 || !pto__sy_fwd_pair(sy, b, &sb, &wb) || !pto__sy_follows(m, sa, sb, 64, 0, ga->dst)) continue;
             pto__sy_drop_group(sy, a);
+            pto__sy_also(sy, sb, sa, ga->src);
             break;
         }
     }
