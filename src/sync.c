@@ -4664,8 +4664,8 @@ static pto_status pto__sy_order_reuse(pto__sy *sy)
 /* ---- pairs another pair implies ---------------------------------------------
    Two one-id forward pairs a and b of one pipe pair (src -> dst) whose
    sets sit in one block, a's first, and whose waits sit side by side
-   (nothing between them but flags, barriers, declarations and lets, none
-   on dst): src runs its queue in order, so b's set fires after a's, and
+   (nothing between them but declarations, lets, and flags and barriers
+   that do not run on dst): src runs its queue in order, so b's set fires after a's, and
    b's wait holds dst at least as long as a's; a orders nothing b does not
    (review23 L6: two waits hoisted to one place before a loop, one per
    tload into L1). a goes, its id freed before the colouring. */
@@ -4687,28 +4687,34 @@ static int pto__sy_fwd_pair(const pto__sy *sy, int32_t g, int32_t *set, int32_t 
     return *set >= 0 && *wait >= 0;
 }
 
-/* Whether statement b follows a in their block, at most `far` statements on,
-   with only `quiet` statements between them when quiet is set (no op on
-   pipe dst: flags, barriers, declarations, lets). */
-static int pto__sy_follows(const pto_module *m, int32_t a, int32_t b, int far, int quiet, int dst)
+/* Whether statement b follows a in their block, at most `far` statements on. */
+static int pto__sy_follows(const pto_module *m, int32_t a, int32_t b, int far)
 {
     int32_t s;
     if (m->stmts[a].block != m->stmts[b].block) return 0;
-    for (s = m->stmts[a].next; s >= 0 && far-- > 0; s = m->stmts[s].next) {
-        const pto_stmt *x = &m->stmts[s];
+    for (s = m->stmts[a].next; s >= 0 && far-- > 0; s = m->stmts[s].next)
         if (s == b) return 1;
-        if (!quiet) continue;
-        if (x->kind == PTO_ST_TILE || x->kind == PTO_ST_LET) continue;
-        if (x->kind != PTO_ST_OP || !pto__sy_issync(x->op) || (int)pto_stmt_pipe(m, s) == dst) return 0;
-    }
     return 0;
+}
+
+/* The pipe a flag or barrier statement runs on: a set_flag its source's,
+   a wait_flag its waiting pipe's, a barrier its own (-1: none of them). */
+static int pto__sy_runs_on(const pto_module *m, int32_t s)
+{
+    const pto_stmt *x = &m->stmts[s];
+    const pto_operand *o;
+    if (x->kind != PTO_ST_OP || !pto__sy_issync(x->op)) return -1;
+    o = pto_stmt_arg(m, s, x->op == PTO_OP_WAIT_FLAG ? 1 : 0);
+    return o && o->kind == PTO_O_PIPE ? o->ref : -1;
 }
 
 static int32_t *pto__sy_group_of(pto__sy *sy);
 
 /* The one-id forward pair of pipes src -> dst whose wait is the first
-   wait_flag of those pipes next to statement w (dir: next 1, previous 0),
-   past quiet statements only (pto__sy_follows), or -1. */
+   wait_flag of those pipes next to statement w (dir: next 1, previous 0)
+   with only quiet statements between: declarations, lets, and flags and
+   barriers that run on other pipes than dst (a set_flag from dst between
+   the two waits would lose what the dropped wait held it to), or -1. */
 static int32_t pto__sy_wait_beside(const pto__sy *sy, const int32_t *gof, int32_t w, int dir, int src, int dst)
 {
     const pto_module *m = sy->m;
@@ -4716,10 +4722,11 @@ static int32_t pto__sy_wait_beside(const pto__sy *sy, const int32_t *gof, int32_
     for (s = dir ? m->stmts[w].next : m->stmts[w].prev; s >= 0 && far-- > 0; s = dir ? m->stmts[s].next : m->stmts[s].prev) {
         const pto_stmt *x = &m->stmts[s];
         if (x->kind == PTO_ST_TILE || x->kind == PTO_ST_LET) continue;
-        if (x->kind != PTO_ST_OP || !pto__sy_issync(x->op) || (int)pto_stmt_pipe(m, s) == dst) return -1;
+        if (x->kind != PTO_ST_OP || !pto__sy_issync(x->op)) return -1;
         if (x->op == PTO_OP_WAIT_FLAG && gof[s] >= 0 && sy->grps[gof[s]].src == src && sy->grps[gof[s]].dst == dst &&
             pto__sy_fwd_pair(sy, gof[s], &sb, &wb) && wb == s)
             return gof[s];
+        if (pto__sy_runs_on(m, s) == dst) return -1;
     }
     return -1;
 }
@@ -4753,7 +4760,7 @@ static void pto__sy_implied(pto__sy *sy)
         if (!pto__sy_fwd_pair(sy, a, &sa, &wa)) continue;
         for (dir = 0; dir < 2; dir++) {   /* b: beside a's wait, its set after a's in a's block */
             int32_t b = pto__sy_wait_beside(sy, gof, wa, dir, ga->src, ga->dst);
-            if (b < 0 || !pto__sy_fwd_pair(sy, b, &sb, &wb) || !pto__sy_follows(m, sa, sb, 64, 0, ga->dst)) continue;
+            if (b < 0 || !pto__sy_fwd_pair(sy, b, &sb, &wb) || !pto__sy_follows(m, sa, sb, 64)) continue;
             pto__sy_drop_group(sy, a);
             pto__sy_also(sy, sb, sa, ga->src);
             break;
