@@ -11969,7 +11969,7 @@ static int pto__bind(pto__interp *I, int32_t kernel)
         if (var->kind == PTO_V_SCALAR && var->def >= 0 && var->def < I->m->n_params &&
             (I->m->params[var->def].dtype == PTO_F16 || I->m->params[var->def].dtype == PTO_BF16))
             /* the kernel holds an f16 / bf16 scalar in its dtype, passed as f32 (review23 L2) */
-            I->sval[v] = (double)pto_round_to(I->m->params[var->def].dtype, (float)b->value);
+            I->sval[v] = (double)pto_scalar_as(I->m->params[var->def].dtype, b->value);
         if (var->kind == PTO_V_SCALAR && var->def >= 0 && var->def < I->m->n_params) {
             /* an integer scalar holds an integer of its dtype: the device gets one (2.5 would be 2) */
             int dt = I->m->params[var->def].dtype;
@@ -28259,7 +28259,7 @@ PTO_K_FN double pto_h_fscalar(pto_h_run *run, const char *name, int dtype)
     int i, p, b;
     char txt[40];
     if (dtype != PTO_K_F16 && dtype != PTO_K_BF16) return v;
-    used = (double)pto_round_to(dtype, (float)v);
+    used = (double)pto_scalar_as(dtype, v);
     for (b = 0; b < run->nbind; b++)
         if (strcmp(run->bind[b].name, name) == 0) run->bind[b].value = used;
     i = pto_h_def_index(run, name);

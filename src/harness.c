@@ -401,7 +401,7 @@ PTO_K_FN double pto_h_fscalar(pto_h_run *run, const char *name, int dtype)
     int i, p, b;
     char txt[40];
     if (dtype != PTO_K_F16 && dtype != PTO_K_BF16) return v;
-    used = (double)pto_round_to(dtype, (float)v);
+    used = (double)pto_scalar_as(dtype, v);
     for (b = 0; b < run->nbind; b++)
         if (strcmp(run->bind[b].name, name) == 0) run->bind[b].value = used;
     i = pto_h_def_index(run, name);

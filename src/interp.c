@@ -1099,7 +1099,7 @@ static int pto__bind(pto__interp *I, int32_t kernel)
         if (var->kind == PTO_V_SCALAR && var->def >= 0 && var->def < I->m->n_params &&
             (I->m->params[var->def].dtype == PTO_F16 || I->m->params[var->def].dtype == PTO_BF16))
             /* the kernel holds an f16 / bf16 scalar in its dtype, passed as f32 (review23 L2) */
-            I->sval[v] = (double)pto_round_to(I->m->params[var->def].dtype, (float)b->value);
+            I->sval[v] = (double)pto_scalar_as(I->m->params[var->def].dtype, b->value);
         if (var->kind == PTO_V_SCALAR && var->def >= 0 && var->def < I->m->n_params) {
             /* an integer scalar holds an integer of its dtype: the device gets one (2.5 would be 2) */
             int dt = I->m->params[var->def].dtype;

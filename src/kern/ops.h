@@ -1370,7 +1370,7 @@ PTO_K_FN double pto_k_arg_f(const int64_t *args, int i)
    0.0999755859375). */
 PTO_K_FN double pto_k_arg_h(const int64_t *args, int i, int dtype)
 {
-    return (double)pto_round_to(dtype, (float)pto_k_arg_f(args, i));
+    return (double)pto_scalar_as(dtype, pto_k_arg_f(args, i));
 }
 PTO_K_FN int64_t pto_k_arg_i(const int64_t *args, int i) { return args[i]; }
 PTO_K_FN int64_t pto_k_gm_rows(const pto_k_gm *g) { return g ? g->rows : 0; }
