@@ -1137,10 +1137,10 @@ static int sw_trip_class(uint64_t t, int period)
    else, and these are the cases it changes (review23 M2). */
 static void sw_meet(sweep *s, int32_t st, int64_t r, int64_t c, int64_t nr, int64_t nc)
 {
-    int64_t *w = s->win + 4 * (size_t)st;
-    int64_t gr, gc;   /* the gaps between the windows, per dimension (< 0: overlap) */
+    int64_t *w, gr, gc;   /* gr, gc: the gaps between the windows, per dimension (< 0: overlap) */
     int ctx;
     if (!s->win || nr <= 0 || nc <= 0) return;
+    w = s->win + 4 * (size_t)st;
     if (s->block == 0) {
         s->wgen[st] = s->gen;
         w[0] = r, w[1] = c, w[2] = nr, w[3] = nc;
@@ -1221,7 +1221,8 @@ static void sw_window(sweep *s, int32_t st)
     }
     if (!sw_eval(s, g->e[0], &r) || !sw_eval(s, g->e[1], &c)) return;
     if (!s->guess && (r < 0 || c < 0 || r > ext[0] - s->tvr[t->ref] || c > ext[1] - s->tvc[t->ref])) sw_add(s, 0, 0, 0);
-    if (!s->guess && !(s->ctxbits & 1)) sw_meet(s, st, r, c, s->tvr[t->ref], s->tvc[t->ref]);
+    else if (!s->guess && !(s->ctxbits & 1))   /* inside its tensor: no sum below can overflow */
+        sw_meet(s, st, r, c, s->tvr[t->ref], s->tvc[t->ref]);
 }
 
 /* An if whose innermost loop takes it at its last iteration but not at
