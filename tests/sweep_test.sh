@@ -275,6 +275,10 @@ then ok "idle_blocks: the note"; else bad "idle_blocks: the note (rc $rc)"; fi
 $ptoc run --sweep $cc -D K=2..8 tests/sweep/idle_blocks.pto >$out/log 2>&1; rc=$?
 if [ $rc = 0 ] && ! grep -q "had no GM work" $out/log
 then ok "idle_blocks, K from 2: no note"; else bad "idle_blocks, K from 2: no note (rc $rc)"; fi
+# a notify / wait value is an outcome too (review23 M2): T is the wait's value in ranks_loop
+$ptoc run --sweep $cc tests/sweep/ranks_loop.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "^  T (from 3, -4..4096): steers 1 loop, 1 signal value (lines 4, 7)$" $out/log
+then ok "ranks_loop: T steers the wait's value"; else bad "ranks_loop: T steers the wait's value (rc $rc)"; fi
 # -D NAME=LO..HI/STEP: every STEP-th value from LO; a step below 1 is an error
 $ptoc run --sweep $cc -D 'S=0..64/16' tests/sweep/fail/win_stride.pto >$out/log 2>&1; rc=$?
 if [ $rc = 1 ] && grep -q "^  S (from 16, 0..64/16): " $out/log && ! grep -q "^  S=8 " $out/log && grep -q "^  S=0  *2 REPORTS" $out/log
