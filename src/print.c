@@ -129,6 +129,15 @@ static void pto__pr_fmt_double(double v, char *out, size_t size)
     }
 }
 
+/* A value in a message: %g as most people write it when that reads back
+   exactly (70000, not the shortest form's 7e+04), else the shortest text
+   that does (%g made FLT_MAX's 3.40282e+38, which reads back smaller). */
+static void pto__pr_fmt_msg(double v, char *out, size_t size)
+{
+    snprintf(out, size, "%g", v);
+    if (strtod(out, NULL) != v) pto__pr_fmt_double(v, out, size);
+}
+
 static void pto__pr_indent(pto_buf *b, int depth)
 {
     int i;
