@@ -20,8 +20,8 @@
    as everywhere in the parser); guarantees every name of the section is
    resolved. `host`, `tensor` and `call` are words only where they start a
    section or a host statement, so they stay usable as names in kernels.
-   Printer (pto__hs_print, called by print.c): the canonical text after the
-   kernels. Verifier (pto__hs_verify, called by pto_verify): every rule in
+   Printer (pto__hs_print_one, called by print.c): the canonical text, in
+   the written order among the kernels. Verifier (pto__hs_verify, called by pto_verify): every rule in
    docs/pto-format.md "Host sections", with the error at the argument or
    name at fault. Interpreter (pto_interp_host): runs the calls in order
    through pto_interp, binding each kernel's dims and scalars from the host's
@@ -547,15 +547,14 @@ static void pto__hs_print_one(const pto__pr_printer *pr, const pto_host *h)
     pto_buf_puts(b, "}\n");
 }
 
-/* The host sections after the kernels, each after a blank line. */
-static void pto__hs_print(const pto__pr_printer *pr)
+/* Whether every call of h names a kernel below k (print.c may print h
+   before kernel k: the parser needs a called kernel defined above). */
+static int pto__hs_calls_below(const pto_module *m, const pto_host *h, int32_t k)
 {
-    const pto_module *m = pr->m;
-    int32_t h;
-    for (h = 0; h < m->n_hosts; h++) {
-        if (h || m->n_kernels) pto_buf_puts(pr->b, "\n");
-        pto__hs_print_one(pr, &m->hosts[h]);
-    }
+    int32_t s;
+    for (s = h->stmt0; s < h->stmt0 + h->nstmts && s < m->n_hstmts; s++)
+        if (m->hstmts[s].kind == PTO_HS_CALL && m->hstmts[s].ref >= k) return 0;
+    return 1;
 }
 
 /* ---- verifier ----------------------------------------------------------------- */
