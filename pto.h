@@ -13541,6 +13541,14 @@ static void pto__hs_vscalar_arg(pto__hs_ver *V, const pto_hstmt *st, int argi, c
             pto_error(V->ctx, o->loc, "argument %d of '%s': parameter '%s' is %s and cannot hold %lld (%.0f..%.0f)", argi, kn,
                       pto__hs_name(m, kp->name), pto_dtype_name((pto_dtype)kp->dtype), (long long)c,
                       pto_int_lo(kp->dtype), pto_int_hi(kp->dtype));
+        /* ... or one an f16 / bf16 param changes (4097 is 4096 in f16), as for a float literal */
+        else if ((kp->dtype == PTO_F16 || kp->dtype == PTO_BF16) && pto__hs_const(m, o->e[0], &c) &&
+                 (double)pto_scalar_as(kp->dtype, (double)c) != (double)c) {
+            char us[40];
+            pto__pr_fmt_msg((double)pto_scalar_as(kp->dtype, (double)c), us, sizeof us);
+            pto_warning(V->ctx, o->loc, "argument %d of '%s': scalar '%s' is %s and holds %s, not %lld", argi, kn,
+                        pto__hs_name(m, kp->name), pto_dtype_name((pto_dtype)kp->dtype), us, (long long)c);
+        }
         break;
     }
     default: pto_error(V->ctx, o->loc, "argument %d of '%s' is not a value", argi, kn); break;
@@ -21842,7 +21850,8 @@ PTODEF pto_status pto_compile(pto_ctx *ctx, pto_module *m, const pto_compile_des
     X(HS_PIPEBUF,  "        args[$(idx)] = pto_k_gm_arg(pto_h_pipe_buffer(run, $(blocks), $(n))); /* hidden GM pipe buffer */\n") \
     X(HS_ARG_F,    "        args[$(idx)] = pto_k_f_arg($(expr));\n") \
     X(HS_ARG_I,    "        args[$(idx)] = $(expr);\n") \
-    /* a host scalar of another dtype for an f16 / bf16 param: pto_h_narrow says a change */ \
+    /* a host scalar of another dtype (or an integer expression) for an f16 / bf16 param: \
+       pto_h_narrow says a change */ \
     X(HS_ARG_FN,   "        args[$(idx)] = pto_k_f_arg(pto_h_narrow(run, $(expr), $(dtype), \"$(text)\", \"$(name)\", " \
                    "\"$(param)\", $(n)));\n") \
     X(HS_LAUNCH, \
@@ -25660,13 +25669,17 @@ static void pto__emit_hs_sig(pto__emitter *E, const pto_hstmt *st)
     pto__emit_vbuf(E, PTO__K_SIG);
 }
 
-/* A host scalar of another dtype passed to an f16 / bf16 param: its value
-   is known only at run time, so host.c checks it there (pto_h_narrow). */
+/* A host scalar of another dtype or an integer expression that is not a
+   constant, passed to an f16 / bf16 param: its value is known only at run
+   time, so host.c checks it there (pto_h_narrow; the verifier said the
+   constants). */
 static int pto__emit_hs_narrows(const pto_module *m, const pto_param *kp, const pto_operand *o)
 {
     const pto_var *v;
-    if ((kp->dtype != PTO_F16 && kp->dtype != PTO_BF16) || o->kind != PTO_O_SCALAR) return 0;
-    if (o->ref < 0 || o->ref >= m->n_vars) return 0;
+    int64_t c;
+    if (kp->dtype != PTO_F16 && kp->dtype != PTO_BF16) return 0;
+    if (o->kind == PTO_O_INT) return !pto__hs_const(m, o->e[0], &c);
+    if (o->kind != PTO_O_SCALAR || o->ref < 0 || o->ref >= m->n_vars) return 0;
     v = &m->vars[o->ref];
     return v->def >= 0 && v->def < m->n_params && m->params[v->def].dtype != kp->dtype;
 }
@@ -25696,7 +25709,12 @@ static void pto__emit_hs_call(pto__emitter *E, const pto_hstmt *st, int32_t *ord
         pto__emit_vbuf(E, PTO__K_EXPR);
         if (pto__emit_hs_narrows(m, kp, o)) {
             pto__emit_v(E, PTO__K_DTYPE, pto__emit_dtype[kp->dtype]);
-            pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, m->vars[o->ref].name));
+            if (o->kind == PTO_O_INT) {   /* the expression as written: its -D when it is one name */
+                pto__emit_expr(E, pto__emit_sb(E, PTO__K_TEXT), o->e[0], PTO__EX_PTO, 0);
+                pto__emit_vbuf(E, PTO__K_TEXT);
+            } else {
+                pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, m->vars[o->ref].name));
+            }
             pto__emit_v(E, PTO__K_NAME, pto_str(E->ctx, k->name));
             pto__emit_v(E, PTO__K_PARAM, pto_str(E->ctx, kp->name));
             pto__emit_x(E, PTO__T_HS_ARG_FN);
@@ -28355,22 +28373,28 @@ PTO_K_FN double pto_h_fscalar(pto_h_run *run, const char *name, int dtype)
 }
 
 /* A host scalar that a call passes to an f16 / bf16 scalar param of another
-   dtype (an f32 eps to an f16 kernel): the kernel holds it in its dtype, so
-   a value that changes on the way is said as pto_h_fscalar says it of a
-   kernel's own scalar, with the call (host.c passes the host scalar's
-   name, the kernel's, the param's and the call's line). The verifier says
-   the same of a literal argument. Returns the value the kernel holds. */
-PTO_K_FN double pto_h_narrow(pto_h_run *run, double v, int dtype, const char *hname, const char *kname,
+   dtype (an f32 eps to an f16 kernel), or an integer expression of the
+   host's dims: the kernel holds it in its dtype, so a value that changes on
+   the way is said as pto_h_fscalar says it of a kernel's own scalar, with
+   the call (host.c passes the host scalar's name or the expression's text,
+   the kernel's name, the param's and the call's line). The verifier says
+   the same of a constant argument. Returns the value the kernel holds. */
+PTO_K_FN double pto_h_narrow(pto_h_run *run, double v, int dtype, const char *what, const char *kname,
                              const char *pname, int line)
 {
     double used = (double)pto_scalar_as(dtype, v);
-    int i = pto_h_def_index(run, hname);
-    char txt[40];
+    int i = pto_h_def_index(run, what);
+    const char *dn = dtype == PTO_K_F16 ? "f16" : "bf16";
+    char txt[40], val[40];
     if (used == v || (v != v && used != used)) return used;
     pto_h_shortest(used, txt, sizeof txt);
-    fprintf(stderr, "warning: -D %s: call %s (%s:%d) passes it to scalar %s, which is %s and holds %s\n",
-            i < run->ndefs ? run->def_name[i] : hname, kname, run->file, line, pname,
-            dtype == PTO_K_F16 ? "f16" : "bf16", txt);
+    pto_h_shortest(v, val, sizeof val);
+    if (i < run->ndefs)   /* one name given by -D */
+        fprintf(stderr, "warning: -D %s: call %s (%s:%d) passes it to scalar %s, which is %s and holds %s\n",
+                run->def_name[i], kname, run->file, line, pname, dn, txt);
+    else
+        fprintf(stderr, "warning: call %s (%s:%d) passes %s = %s to scalar %s, which is %s and holds %s\n", kname,
+                run->file, line, what, val, pname, dn, txt);
     return used;
 }
 

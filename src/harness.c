@@ -425,22 +425,28 @@ PTO_K_FN double pto_h_fscalar(pto_h_run *run, const char *name, int dtype)
 }
 
 /* A host scalar that a call passes to an f16 / bf16 scalar param of another
-   dtype (an f32 eps to an f16 kernel): the kernel holds it in its dtype, so
-   a value that changes on the way is said as pto_h_fscalar says it of a
-   kernel's own scalar, with the call (host.c passes the host scalar's
-   name, the kernel's, the param's and the call's line). The verifier says
-   the same of a literal argument. Returns the value the kernel holds. */
-PTO_K_FN double pto_h_narrow(pto_h_run *run, double v, int dtype, const char *hname, const char *kname,
+   dtype (an f32 eps to an f16 kernel), or an integer expression of the
+   host's dims: the kernel holds it in its dtype, so a value that changes on
+   the way is said as pto_h_fscalar says it of a kernel's own scalar, with
+   the call (host.c passes the host scalar's name or the expression's text,
+   the kernel's name, the param's and the call's line). The verifier says
+   the same of a constant argument. Returns the value the kernel holds. */
+PTO_K_FN double pto_h_narrow(pto_h_run *run, double v, int dtype, const char *what, const char *kname,
                              const char *pname, int line)
 {
     double used = (double)pto_scalar_as(dtype, v);
-    int i = pto_h_def_index(run, hname);
-    char txt[40];
+    int i = pto_h_def_index(run, what);
+    const char *dn = dtype == PTO_K_F16 ? "f16" : "bf16";
+    char txt[40], val[40];
     if (used == v || (v != v && used != used)) return used;
     pto_h_shortest(used, txt, sizeof txt);
-    fprintf(stderr, "warning: -D %s: call %s (%s:%d) passes it to scalar %s, which is %s and holds %s\n",
-            i < run->ndefs ? run->def_name[i] : hname, kname, run->file, line, pname,
-            dtype == PTO_K_F16 ? "f16" : "bf16", txt);
+    pto_h_shortest(v, val, sizeof val);
+    if (i < run->ndefs)   /* one name given by -D */
+        fprintf(stderr, "warning: -D %s: call %s (%s:%d) passes it to scalar %s, which is %s and holds %s\n",
+                run->def_name[i], kname, run->file, line, pname, dn, txt);
+    else
+        fprintf(stderr, "warning: call %s (%s:%d) passes %s = %s to scalar %s, which is %s and holds %s\n", kname,
+                run->file, line, what, val, pname, dn, txt);
     return used;
 }
 

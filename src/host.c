@@ -819,6 +819,14 @@ static void pto__hs_vscalar_arg(pto__hs_ver *V, const pto_hstmt *st, int argi, c
             pto_error(V->ctx, o->loc, "argument %d of '%s': parameter '%s' is %s and cannot hold %lld (%.0f..%.0f)", argi, kn,
                       pto__hs_name(m, kp->name), pto_dtype_name((pto_dtype)kp->dtype), (long long)c,
                       pto_int_lo(kp->dtype), pto_int_hi(kp->dtype));
+        /* ... or one an f16 / bf16 param changes (4097 is 4096 in f16), as for a float literal */
+        else if ((kp->dtype == PTO_F16 || kp->dtype == PTO_BF16) && pto__hs_const(m, o->e[0], &c) &&
+                 (double)pto_scalar_as(kp->dtype, (double)c) != (double)c) {
+            char us[40];
+            pto__pr_fmt_msg((double)pto_scalar_as(kp->dtype, (double)c), us, sizeof us);
+            pto_warning(V->ctx, o->loc, "argument %d of '%s': scalar '%s' is %s and holds %s, not %lld", argi, kn,
+                        pto__hs_name(m, kp->name), pto_dtype_name((pto_dtype)kp->dtype), us, (long long)c);
+        }
         break;
     }
     default: pto_error(V->ctx, o->loc, "argument %d of '%s' is not a value", argi, kn); break;

@@ -547,6 +547,12 @@ expect "a host call's 70000 to an f16 param rounds to inf" 0 \
     $ptoc check $out/hosthalf2.pto
 holds "a host call's 1e-9 to a bf16 param: the value held, exactly" \
     "^$out/hosthalf2.pto:10:26: warning: argument 4 of 'sh': scalar 'b' is bf16 and holds 9.968061931431293e-10, not 1e-09$"
+# an integer constant too (4097 is 4096 in f16; 2048 holds)
+sed 's/0.5, -3.25/2048, 4 + 4093/' $out/hosthalf.pto >$out/hosthalf3.pto
+expect "a host call's 4 + 4093 to a bf16 param: the value held" 0 \
+    "^$out/hosthalf3.pto:10:23: warning: argument 4 of 'sh': scalar 'b' is bf16 and holds 4096, not 4097$" \
+    $ptoc check $out/hosthalf3.pto
+lacks "2048 holds in f16: no warning" "hosthalf3.pto:10:17"
 # ... past double's range (review21 L3): strtod made 1e400 inf and 1e-400 0 with no word (the
 # verifier sees only the value, as `inf` or `0.0` give it): said by the parser, as written; a
 # zero written with a huge exponent is no warning. A host call's value is printed exactly (%g

@@ -139,5 +139,28 @@ if grep -q 'pto_h_narrow(run, s, PTO_K_F16, "s", "k", "a", 10)' $out/narrow/host
    grep -q 'pto_h_narrow(run, h, PTO_K_BF16, "h", "k", "b", 10)' $out/narrow/host.c; then
     ok "host.c checks both arguments"; else bad "host.c checks both arguments"; fi
 
+# an integer host scalar and an integer expression of the host's dims: f16 holds 2049 as 2048
+cat > $out/narrowi.pto <<'EOF2'
+kernel k(in x: f16[N, 64], out y: f16[16, 64], scalar a: f16) vector {
+  tile t: vec f16[16, 64]
+  tload t, x[0, 0]
+  tadds t, t, a
+  tstore y[0, 0], t
+}
+# run: -D n=2049 -D M=16
+host main(in x: f16[M, 64], out y: f16[16, 64], out z: f16[16, 64], scalar n: i32) {
+  call k(x, y, n)
+  call k(x, z, M * 128 + 1)
+}
+EOF2
+expect "an i32 host scalar to an f16 param: the value held" 0 \
+    "^warning: -D n=2049: call k (narrowi.pto:9) passes it to scalar a, which is f16 and holds 2048$" \
+    $ptoc run $out/narrowi.pto
+if grep -q "^warning: call k (narrowi.pto:10) passes M \* 128 + 1 = 2049 to scalar a, which is f16 and holds 2048$" $out/log &&
+   grep -q "^  result      match (2 outputs)$" $out/log; then ok "an expression to an f16 param: the value held"
+else bad "an expression to an f16 param: the value held"; fi
+expect "2048 holds in f16: no warning" 0 "^  result      match (2 outputs)$" $ptoc run $out/narrowi.pto -D n=2048 -D M=16
+if grep -q "warning: -D n" $out/log; then bad "n=2048: no warning"; else ok "n=2048: no warning"; fi
+
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
