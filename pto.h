@@ -793,10 +793,12 @@ PTODEF int pto_near(const char *word, size_t len, const char *cand);
 
 /* Canonical .pto text of a module. print(parse(print(x))) == print(x). */
 PTODEF void pto_print(const pto_module *m, pto_buf *out);
-/* pto_print keeping the full-line `#` comments of `text`, the text m was
-   parsed from (unchanged since): each is printed, indented, before the
-   statement, pipe, kernel or host that follows it, the rest at the end;
-   comments after code on a line are dropped. What ptoc fmt prints. */
+/* pto_print keeping the `#` comments of `text`, the text m was parsed
+   from (unchanged since): a full-line one is printed, indented, before the
+   statement, pipe, parameter, kernel or host that follows it, the rest at
+   the end; one after code after the item of its line (after a `}`: on a
+   line of its own). Kernels and hosts keep their written order. What ptoc
+   fmt prints. */
 PTODEF void pto_print_commented(const pto_module *m, const char *text, size_t len, pto_buf *out);
 PTODEF void pto_print_expr(const pto_module *m, int32_t expr, pto_buf *out);
 
@@ -814,7 +816,9 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m);
 
 /* ---- interp -------------------------------------------------------------- */
 
-/* A value for a dynamic dim or a scalar param, by name. */
+/* A value for a dynamic dim or a scalar param, by name. A float scalar
+   param holds it in its dtype (f16 / bf16: rounded to nearest even through
+   f32, as the runtime passes it: 0.1 is 0.0999755859375 in f16). */
 typedef struct pto_binding {
     const char *name;
     double value;
@@ -6347,7 +6351,7 @@ PTODEF pto_module *pto_parse(pto_ctx *ctx, const char *filename, const char *tex
    its line (one the printer cannot place, after a `}`, becomes a full-line
    comment there). A parameter list written over several lines is printed
    one parameter per line, its comments with them (review23 L4: they moved
-   into the body).
+   into the body). Kernels and hosts print in the order they were written.
 
    pto_dump prints the same text plus `#` comments with what later passes
    computed: planned tile offsets and why a pass created a statement. */
@@ -6463,6 +6467,15 @@ static void pto__pr_fmt_double(double v, char *out, size_t size)
         size_t n = strlen(out);
         if (n + 3 <= size) memcpy(out + n, ".0", 3);
     }
+}
+
+/* A value in a message: %g as most people write it when that reads back
+   exactly (70000, not the shortest form's 7e+04), else the shortest text
+   that does (%g made FLT_MAX's 3.40282e+38, which reads back smaller). */
+static void pto__pr_fmt_msg(double v, char *out, size_t size)
+{
+    snprintf(out, size, "%g", v);
+    if (strtod(out, NULL) != v) pto__pr_fmt_double(v, out, size);
 }
 
 static void pto__pr_indent(pto_buf *b, int depth)
@@ -6900,26 +6913,45 @@ static void pto__pr_pkernel(const pto__pr_printer *pr, const pto_kernel *k)
 }
 
 /* host sections are printed by host.c */
-static void pto__hs_print(const pto__pr_printer *pr);
+static void pto__hs_print_one(const pto__pr_printer *pr, const pto_host *h);
+static int pto__hs_calls_below(const pto_module *m, const pto_host *h, int32_t k);
+
+/* Whether host h prints before kernel k: the items keep their written
+   order, so that each keeps the comments above it (hosts printed after
+   every kernel gave a host's comments to the kernel written below it). A
+   host goes first only when the source put it first (a built module with
+   no lines keeps its kernels first) and it calls no kernel from k on,
+   which the text must define above it. */
+static int pto__pr_host_first(const pto_module *m, int32_t h, int32_t k)
+{
+    const pto_loc *a, *b;
+    if (h >= m->n_hosts) return 0;
+    if (k >= m->n_kernels) return 1;
+    a = &m->hosts[h].loc;
+    b = &m->kernels[k].loc;
+    if (a->line <= 0 || (a->line > b->line || (a->line == b->line && a->col >= b->col))) return 0;
+    return pto__hs_calls_below(m, &m->hosts[h], k);
+}
 
 static void pto__pr_pmodule(const pto_module *m, pto_buf *out, int dump, pto__pr_comments *cm)
 {
     pto__pr_printer pr;
-    int32_t k;
+    int32_t k = 0, h = 0;
+    int first = pto__pr_host_first(m, 0, 0);
     pr.m = m;
     pr.b = out;
     pr.dump = dump;
     pr.cm = cm;
     if (m->arch != PTO_ARCH_A2A3) {
-        /* the comments above the first kernel stay first: a `# run:` line must */
-        pto__pr_comments_before(&pr, m->n_kernels ? m->kernels[0].loc.line : m->n_hosts ? m->hosts[0].loc.line : 0, 0);
+        /* the comments above the first item stay first: a `# run:` line must */
+        pto__pr_comments_before(&pr, first ? m->hosts[0].loc.line : m->n_kernels ? m->kernels[0].loc.line : 0, 0);
         pto_buf_printf(out, "arch %s\n\n", pto_arch_name(m->arch));
     }
-    for (k = 0; k < m->n_kernels; k++) {
-        if (k) pto_buf_puts(out, "\n");
-        pto__pr_pkernel(&pr, &m->kernels[k]);
+    while (k < m->n_kernels || h < m->n_hosts) {   /* in the written order, a blank line between items */
+        if (k + h) pto_buf_puts(out, "\n");
+        if (pto__pr_host_first(m, h, k)) pto__hs_print_one(&pr, &m->hosts[h++]);
+        else pto__pr_pkernel(&pr, &m->kernels[k++]);
     }
-    pto__hs_print(&pr);
     pto__pr_comments_before(&pr, 0, 0);   /* the comments after the last item */
 }
 
@@ -8152,8 +8184,7 @@ static void pto__vfloat_lit(pto__verifier *v, int32_t s, const pto_operand *o)
     char fs[40];   /* text that reads back to it (%g alone made 3.4028235677973366e+38 FLT_MAX's 3.40282e+38) */
     if (st->nargs > 0 && d->kind == PTO_O_TILE && d->ref >= 0 && d->ref < v->m->n_tiles) dt = v->m->tiles[d->ref].dtype;
     if (dt != PTO_F16 && dt != PTO_BF16) dt = PTO_F32;   /* integer tiles: their own rule (truncation) */
-    snprintf(fs, sizeof fs, "%g", o->f);             /* as most people write it, when exact */
-    if (strtod(fs, NULL) != o->f) pto__pr_fmt_double(o->f, fs, sizeof fs);
+    pto__pr_fmt_msg(o->f, fs, sizeof fs);
     if (o->f - o->f == 0.0 && isinf(pto_scalar_as(dt, o->f)))
         pto_warning(v->ctx, o->loc, "float %s rounds to %sinf in %s%s (write %sinf if that is meant)", fs,
                     o->f < 0 ? "-" : "", pto_dtype_name((pto_dtype)dt), dt == PTO_F32 ? "" : ", the tile's dtype",
@@ -12711,8 +12742,8 @@ PTODEF pto_status pto_interp(pto_ctx *ctx, const pto_module *m, const pto_launch
    as everywhere in the parser); guarantees every name of the section is
    resolved. `host`, `tensor` and `call` are words only where they start a
    section or a host statement, so they stay usable as names in kernels.
-   Printer (pto__hs_print, called by print.c): the canonical text after the
-   kernels. Verifier (pto__hs_verify, called by pto_verify): every rule in
+   Printer (pto__hs_print_one, called by print.c): the canonical text, in
+   the written order among the kernels. Verifier (pto__hs_verify, called by pto_verify): every rule in
    docs/pto-format.md "Host sections", with the error at the argument or
    name at fault. Interpreter (pto_interp_host): runs the calls in order
    through pto_interp, binding each kernel's dims and scalars from the host's
@@ -13238,15 +13269,14 @@ static void pto__hs_print_one(const pto__pr_printer *pr, const pto_host *h)
     pto_buf_puts(b, "}\n");
 }
 
-/* The host sections after the kernels, each after a blank line. */
-static void pto__hs_print(const pto__pr_printer *pr)
+/* Whether every call of h names a kernel below k (print.c may print h
+   before kernel k: the parser needs a called kernel defined above). */
+static int pto__hs_calls_below(const pto_module *m, const pto_host *h, int32_t k)
 {
-    const pto_module *m = pr->m;
-    int32_t h;
-    for (h = 0; h < m->n_hosts; h++) {
-        if (h || m->n_kernels) pto_buf_puts(pr->b, "\n");
-        pto__hs_print_one(pr, &m->hosts[h]);
-    }
+    int32_t s;
+    for (s = h->stmt0; s < h->stmt0 + h->nstmts && s < m->n_hstmts; s++)
+        if (m->hstmts[s].kind == PTO_HS_CALL && m->hstmts[s].ref >= k) return 0;
+    return 1;
 }
 
 /* ---- verifier ----------------------------------------------------------------- */
@@ -13437,6 +13467,34 @@ static void pto__hs_vtensor_arg(pto__hs_ver *V, const pto_hstmt *st, int argi, c
                   kp->dir == PTO_OUT ? "out" : "inout");
 }
 
+/* A float literal for a float scalar param, which holds it in its dtype (f32,
+   f16 and bf16 rounding to nearest even, as the kernel takes it: the
+   verifier's rule for a literal in a kernel): a finite one that becomes inf
+   or a nonzero one that becomes 0 is almost surely a typo; on an f16 / bf16
+   param any other change is said with the value held, as -D says it of a
+   kernel's own scalar (0.1 is 0.0999755859375 in f16). fs: o->f as text. */
+static void pto__hs_vfloat_lit(pto__hs_ver *V, const pto_operand *o, int argi, const char *kn, const pto_param *kp,
+                               const char *fs)
+{
+    const pto_module *m = V->m;
+    int dt = kp->dtype == PTO_F16 || kp->dtype == PTO_BF16 ? (int)kp->dtype : (int)PTO_F32;
+    const char *dn = pto_dtype_name((pto_dtype)dt);
+    double used = (double)pto_scalar_as(dt, o->f);
+    char us[40];
+    if (o->f - o->f != 0.0) return;   /* inf and nan are as written */
+    if (isinf(used))
+        pto_warning(V->ctx, o->loc, "float %s rounds to %sinf in %s, as scalar '%s' of '%s' takes it (write %sinf if "
+                    "that is meant)", fs, o->f < 0 ? "-" : "", dn, pto__hs_name(m, kp->name), kn, o->f < 0 ? "-" : "");
+    else if (o->f != 0.0 && used == 0.0)
+        pto_warning(V->ctx, o->loc, "float %s rounds to 0 in %s, as scalar '%s' of '%s' takes it (write 0 if "
+                    "that is meant)", fs, dn, pto__hs_name(m, kp->name), kn);
+    else if (dt != PTO_F32 && used != o->f) {
+        pto__pr_fmt_msg(used, us, sizeof us);
+        pto_warning(V->ctx, o->loc, "argument %d of '%s': scalar '%s' is %s and holds %s, not %s", argi, kn,
+                    pto__hs_name(m, kp->name), dn, us, fs);
+    }
+}
+
 /* A scalar argument: a number or host scalar for a float param, an integer
    expression or integer host scalar for an integer param. */
 static void pto__hs_vscalar_arg(pto__hs_ver *V, const pto_hstmt *st, int argi, const pto_param *kp)
@@ -13451,21 +13509,14 @@ static void pto__hs_vscalar_arg(pto__hs_ver *V, const pto_hstmt *st, int argi, c
                   pto__hs_name(m, kp->name), o->ref >= 0 && o->ref < m->n_params ? pto__hs_name(m, m->params[o->ref].name) : "?");
         break;
     case PTO_O_FLOAT: {
-        /* the value as the shortest text that reads back to it: as written,
-           give or take the form (%g made 3.4028235677973366e+38, which does
-           round to inf, read as FLT_MAX: review21 L3) */
+        /* the value as text that reads back to it (%g made 3.4028235677973366e+38,
+           which does round to inf, read as FLT_MAX: review21 L3) */
         char fs[40];
-        pto__pr_fmt_double(o->f, fs, sizeof fs);
+        pto__pr_fmt_msg(o->f, fs, sizeof fs);
         if (!want_float)
             pto_error(V->ctx, o->loc, "argument %d of '%s': parameter '%s' is %s and takes an integer, not %s", argi, kn,
                       pto__hs_name(m, kp->name), pto_dtype_name((pto_dtype)kp->dtype), fs);
-        else if (o->f - o->f == 0.0 && isinf(pto_scalar_as(PTO_F32, o->f)))
-            /* the kernel takes an f32 (the verifier's rule for a literal in a kernel) */
-            pto_warning(V->ctx, o->loc, "float %s rounds to %sinf in f32, as scalar '%s' of '%s' takes it (write %sinf if "
-                        "that is meant)", fs, o->f < 0 ? "-" : "", pto__hs_name(m, kp->name), kn, o->f < 0 ? "-" : "");
-        else if (want_float && o->f != 0.0 && o->f - o->f == 0.0 && pto_scalar_as(PTO_F32, o->f) == 0.0)
-            pto_warning(V->ctx, o->loc, "float %s rounds to 0 in f32, as scalar '%s' of '%s' takes it (write 0 if "
-                        "that is meant)", fs, pto__hs_name(m, kp->name), kn);
+        else pto__hs_vfloat_lit(V, o, argi, kn, kp, fs);
         break;
     }
     case PTO_O_SCALAR: {
@@ -13490,6 +13541,14 @@ static void pto__hs_vscalar_arg(pto__hs_ver *V, const pto_hstmt *st, int argi, c
             pto_error(V->ctx, o->loc, "argument %d of '%s': parameter '%s' is %s and cannot hold %lld (%.0f..%.0f)", argi, kn,
                       pto__hs_name(m, kp->name), pto_dtype_name((pto_dtype)kp->dtype), (long long)c,
                       pto_int_lo(kp->dtype), pto_int_hi(kp->dtype));
+        /* ... or one an f16 / bf16 param changes (4097 is 4096 in f16), as for a float literal */
+        else if ((kp->dtype == PTO_F16 || kp->dtype == PTO_BF16) && pto__hs_const(m, o->e[0], &c) &&
+                 (double)pto_scalar_as(kp->dtype, (double)c) != (double)c) {
+            char us[40];
+            pto__pr_fmt_msg((double)pto_scalar_as(kp->dtype, (double)c), us, sizeof us);
+            pto_warning(V->ctx, o->loc, "argument %d of '%s': scalar '%s' is %s and holds %s, not %lld", argi, kn,
+                        pto__hs_name(m, kp->name), pto_dtype_name((pto_dtype)kp->dtype), us, (long long)c);
+        }
         break;
     }
     default: pto_error(V->ctx, o->loc, "argument %d of '%s' is not a value", argi, kn); break;
@@ -21670,7 +21729,7 @@ PTODEF pto_status pto_compile(pto_ctx *ctx, pto_module *m, const pto_compile_des
     X(OFF, "off") X(LIST, "list") X(N, "n") X(EXPR, "expr") X(START, "start") X(END, "end") \
     X(STEP, "step") X(LHS, "lhs") X(CMP, "cmp") X(RHS, "rhs") X(CORE, "core") X(OP, "op") \
     X(SRC, "src") X(ARGS, "args") X(PASS, "pass") X(NOTE, "note") X(BLOCKS, "blocks") \
-    X(SIG, "sig") X(PLANNED, "planned") X(TEXT, "text") X(FN, "fn")
+    X(SIG, "sig") X(PLANNED, "planned") X(TEXT, "text") X(FN, "fn") X(PARAM, "param")
 
 #define PTO__EMIT_TEMPLATES(X) \
     /* ---- kernel source ---- */ \
@@ -21791,6 +21850,10 @@ PTODEF pto_status pto_compile(pto_ctx *ctx, pto_module *m, const pto_compile_des
     X(HS_PIPEBUF,  "        args[$(idx)] = pto_k_gm_arg(pto_h_pipe_buffer(run, $(blocks), $(n))); /* hidden GM pipe buffer */\n") \
     X(HS_ARG_F,    "        args[$(idx)] = pto_k_f_arg($(expr));\n") \
     X(HS_ARG_I,    "        args[$(idx)] = $(expr);\n") \
+    /* a host scalar of another dtype (or an integer expression) for an f16 / bf16 param: \
+       pto_h_narrow says a change */ \
+    X(HS_ARG_FN,   "        args[$(idx)] = pto_k_f_arg(pto_h_narrow(run, $(expr), $(dtype), \"$(text)\", \"$(name)\", " \
+                   "\"$(param)\", $(n)));\n") \
     X(HS_LAUNCH, \
       "        pto_h_call(run, kernel_$(name), \"$(text)\", $(kind), $(blocks), args, \"$(planned)\");\n" \
       "    }\n") \
@@ -25606,6 +25669,21 @@ static void pto__emit_hs_sig(pto__emitter *E, const pto_hstmt *st)
     pto__emit_vbuf(E, PTO__K_SIG);
 }
 
+/* A host scalar of another dtype or an integer expression that is not a
+   constant, passed to an f16 / bf16 param: its value is known only at run
+   time, so host.c checks it there (pto_h_narrow; the verifier said the
+   constants). */
+static int pto__emit_hs_narrows(const pto_module *m, const pto_param *kp, const pto_operand *o)
+{
+    const pto_var *v;
+    int64_t c;
+    if (kp->dtype != PTO_F16 && kp->dtype != PTO_BF16) return 0;
+    if (o->kind == PTO_O_INT) return !pto__hs_const(m, o->e[0], &c);
+    if (o->kind != PTO_O_SCALAR || o->ref < 0 || o->ref >= m->n_vars) return 0;
+    v = &m->vars[o->ref];
+    return v->def >= 0 && v->def < m->n_params && m->params[v->def].dtype != kp->dtype;
+}
+
 static void pto__emit_hs_call(pto__emitter *E, const pto_hstmt *st, int32_t *order, int32_t *offs, char **saved,
                               pto_buf *txt)
 {
@@ -25629,8 +25707,20 @@ static void pto__emit_hs_call(pto__emitter *E, const pto_hstmt *st, int32_t *ord
         }
         pto__emit_hs_value(E, pto__emit_sb(E, PTO__K_EXPR), o);
         pto__emit_vbuf(E, PTO__K_EXPR);
-        pto__emit_x(E, pto__dtype_float(kp->dtype) ? PTO__T_HS_ARG_F
-                                                                                              : PTO__T_HS_ARG_I);
+        if (pto__emit_hs_narrows(m, kp, o)) {
+            pto__emit_v(E, PTO__K_DTYPE, pto__emit_dtype[kp->dtype]);
+            if (o->kind == PTO_O_INT) {   /* the expression as written: its -D when it is one name */
+                pto__emit_expr(E, pto__emit_sb(E, PTO__K_TEXT), o->e[0], PTO__EX_PTO, 0);
+                pto__emit_vbuf(E, PTO__K_TEXT);
+            } else {
+                pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, m->vars[o->ref].name));
+            }
+            pto__emit_v(E, PTO__K_NAME, pto_str(E->ctx, k->name));
+            pto__emit_v(E, PTO__K_PARAM, pto_str(E->ctx, kp->name));
+            pto__emit_x(E, PTO__T_HS_ARG_FN);
+        } else {
+            pto__emit_x(E, pto__dtype_float(kp->dtype) ? PTO__T_HS_ARG_F : PTO__T_HS_ARG_I);
+        }
     }
     txt->len = 0;
     pto__emit_hs_bind(E, st, order, n, txt, offs, saved);
@@ -27872,6 +27962,8 @@ static pto_status pto__isa_emit(pto_ctx *ctx, const pto_module *m, const pto_emi
                   with its own inputs), and a tensor the kernel uses as a
                   signal (notify, wait, allreduce) starts at zero
      pto_h_dim / pto_h_fscalar   a dynamic dim / scalar param from -D
+     pto_h_narrow  a host scalar a call passes to an f16 / bf16 param of
+                  another dtype: a value that changes on the way is a warning
      pto_h_iscalar an integer scalar param from -D: an integer its dtype
                   holds, else a user error (exit 1); a scalar whose value an
                   op on an integer tile changes (-D alpha=0.5 for tadds on
@@ -28253,10 +28345,20 @@ PTO_K_FN double pto_h_scalar(pto_h_run *run, const char *name) { return pto_h_de
 /* A float scalar param from -D: an f16 / bf16 one holds the value in its
    dtype (through f32, as the host passes it), and a -D that changes on the
    way is said with the value used (review23 L2). f32 ones are as given. */
+/* The shortest text that reads back as v (%.17g at most). */
+PTO_K_FN void pto_h_shortest(double v, char *txt, size_t size)
+{
+    int p;
+    for (p = 1; p <= 17; p++) {
+        snprintf(txt, size, "%.*g", p, v);
+        if (strtod(txt, NULL) == v) break;
+    }
+}
+
 PTO_K_FN double pto_h_fscalar(pto_h_run *run, const char *name, int dtype)
 {
     double v = pto_h_def(run, name, "scalar"), used;
-    int i, p, b;
+    int i, b;
     char txt[40];
     if (dtype != PTO_K_F16 && dtype != PTO_K_BF16) return v;
     used = (double)pto_scalar_as(dtype, v);
@@ -28264,12 +28366,35 @@ PTO_K_FN double pto_h_fscalar(pto_h_run *run, const char *name, int dtype)
         if (strcmp(run->bind[b].name, name) == 0) run->bind[b].value = used;
     i = pto_h_def_index(run, name);
     if (i >= run->ndefs || used == v || (v != v && used != used)) return used;
-    for (p = 1; p <= 17; p++) {   /* the shortest text that reads back as the value used */
-        snprintf(txt, sizeof txt, "%.*g", p, used);
-        if (strtod(txt, NULL) == used) break;
-    }
+    pto_h_shortest(used, txt, sizeof txt);
     fprintf(stderr, "warning: -D %s: scalar %s is %s and holds %s\n", run->def_name[i], name,
             dtype == PTO_K_F16 ? "f16" : "bf16", txt);
+    return used;
+}
+
+/* A host scalar that a call passes to an f16 / bf16 scalar param of another
+   dtype (an f32 eps to an f16 kernel), or an integer expression of the
+   host's dims: the kernel holds it in its dtype, so a value that changes on
+   the way is said as pto_h_fscalar says it of a kernel's own scalar, with
+   the call (host.c passes the host scalar's name or the expression's text,
+   the kernel's name, the param's and the call's line). The verifier says
+   the same of a constant argument. Returns the value the kernel holds. */
+PTO_K_FN double pto_h_narrow(pto_h_run *run, double v, int dtype, const char *what, const char *kname,
+                             const char *pname, int line)
+{
+    double used = (double)pto_scalar_as(dtype, v);
+    int i = pto_h_def_index(run, what);
+    const char *dn = dtype == PTO_K_F16 ? "f16" : "bf16";
+    char txt[40], val[40];
+    if (used == v || (v != v && used != used)) return used;
+    pto_h_shortest(used, txt, sizeof txt);
+    pto_h_shortest(v, val, sizeof val);
+    if (i < run->ndefs)   /* one name given by -D */
+        fprintf(stderr, "warning: -D %s: call %s (%s:%d) passes it to scalar %s, which is %s and holds %s\n",
+                run->def_name[i], kname, run->file, line, pname, dn, txt);
+    else
+        fprintf(stderr, "warning: call %s (%s:%d) passes %s = %s to scalar %s, which is %s and holds %s\n", kname,
+                run->file, line, what, val, pname, dn, txt);
     return used;
 }
 

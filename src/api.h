@@ -67,10 +67,12 @@ PTODEF int pto_near(const char *word, size_t len, const char *cand);
 
 /* Canonical .pto text of a module. print(parse(print(x))) == print(x). */
 PTODEF void pto_print(const pto_module *m, pto_buf *out);
-/* pto_print keeping the full-line `#` comments of `text`, the text m was
-   parsed from (unchanged since): each is printed, indented, before the
-   statement, pipe, kernel or host that follows it, the rest at the end;
-   comments after code on a line are dropped. What ptoc fmt prints. */
+/* pto_print keeping the `#` comments of `text`, the text m was parsed
+   from (unchanged since): a full-line one is printed, indented, before the
+   statement, pipe, parameter, kernel or host that follows it, the rest at
+   the end; one after code after the item of its line (after a `}`: on a
+   line of its own). Kernels and hosts keep their written order. What ptoc
+   fmt prints. */
 PTODEF void pto_print_commented(const pto_module *m, const char *text, size_t len, pto_buf *out);
 PTODEF void pto_print_expr(const pto_module *m, int32_t expr, pto_buf *out);
 
@@ -88,7 +90,9 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m);
 
 /* ---- interp -------------------------------------------------------------- */
 
-/* A value for a dynamic dim or a scalar param, by name. */
+/* A value for a dynamic dim or a scalar param, by name. A float scalar
+   param holds it in its dtype (f16 / bf16: rounded to nearest even through
+   f32, as the runtime passes it: 0.1 is 0.0999755859375 in f16). */
 typedef struct pto_binding {
     const char *name;
     double value;

@@ -86,7 +86,7 @@
     X(OFF, "off") X(LIST, "list") X(N, "n") X(EXPR, "expr") X(START, "start") X(END, "end") \
     X(STEP, "step") X(LHS, "lhs") X(CMP, "cmp") X(RHS, "rhs") X(CORE, "core") X(OP, "op") \
     X(SRC, "src") X(ARGS, "args") X(PASS, "pass") X(NOTE, "note") X(BLOCKS, "blocks") \
-    X(SIG, "sig") X(PLANNED, "planned") X(TEXT, "text") X(FN, "fn")
+    X(SIG, "sig") X(PLANNED, "planned") X(TEXT, "text") X(FN, "fn") X(PARAM, "param")
 
 #define PTO__EMIT_TEMPLATES(X) \
     /* ---- kernel source ---- */ \
@@ -207,6 +207,10 @@
     X(HS_PIPEBUF,  "        args[$(idx)] = pto_k_gm_arg(pto_h_pipe_buffer(run, $(blocks), $(n))); /* hidden GM pipe buffer */\n") \
     X(HS_ARG_F,    "        args[$(idx)] = pto_k_f_arg($(expr));\n") \
     X(HS_ARG_I,    "        args[$(idx)] = $(expr);\n") \
+    /* a host scalar of another dtype (or an integer expression) for an f16 / bf16 param: \
+       pto_h_narrow says a change */ \
+    X(HS_ARG_FN,   "        args[$(idx)] = pto_k_f_arg(pto_h_narrow(run, $(expr), $(dtype), \"$(text)\", \"$(name)\", " \
+                   "\"$(param)\", $(n)));\n") \
     X(HS_LAUNCH, \
       "        pto_h_call(run, kernel_$(name), \"$(text)\", $(kind), $(blocks), args, \"$(planned)\");\n" \
       "    }\n") \
@@ -4022,6 +4026,21 @@ static void pto__emit_hs_sig(pto__emitter *E, const pto_hstmt *st)
     pto__emit_vbuf(E, PTO__K_SIG);
 }
 
+/* A host scalar of another dtype or an integer expression that is not a
+   constant, passed to an f16 / bf16 param: its value is known only at run
+   time, so host.c checks it there (pto_h_narrow; the verifier said the
+   constants). */
+static int pto__emit_hs_narrows(const pto_module *m, const pto_param *kp, const pto_operand *o)
+{
+    const pto_var *v;
+    int64_t c;
+    if (kp->dtype != PTO_F16 && kp->dtype != PTO_BF16) return 0;
+    if (o->kind == PTO_O_INT) return !pto__hs_const(m, o->e[0], &c);
+    if (o->kind != PTO_O_SCALAR || o->ref < 0 || o->ref >= m->n_vars) return 0;
+    v = &m->vars[o->ref];
+    return v->def >= 0 && v->def < m->n_params && m->params[v->def].dtype != kp->dtype;
+}
+
 static void pto__emit_hs_call(pto__emitter *E, const pto_hstmt *st, int32_t *order, int32_t *offs, char **saved,
                               pto_buf *txt)
 {
@@ -4045,8 +4064,20 @@ static void pto__emit_hs_call(pto__emitter *E, const pto_hstmt *st, int32_t *ord
         }
         pto__emit_hs_value(E, pto__emit_sb(E, PTO__K_EXPR), o);
         pto__emit_vbuf(E, PTO__K_EXPR);
-        pto__emit_x(E, pto__dtype_float(kp->dtype) ? PTO__T_HS_ARG_F
-                                                                                              : PTO__T_HS_ARG_I);
+        if (pto__emit_hs_narrows(m, kp, o)) {
+            pto__emit_v(E, PTO__K_DTYPE, pto__emit_dtype[kp->dtype]);
+            if (o->kind == PTO_O_INT) {   /* the expression as written: its -D when it is one name */
+                pto__emit_expr(E, pto__emit_sb(E, PTO__K_TEXT), o->e[0], PTO__EX_PTO, 0);
+                pto__emit_vbuf(E, PTO__K_TEXT);
+            } else {
+                pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, m->vars[o->ref].name));
+            }
+            pto__emit_v(E, PTO__K_NAME, pto_str(E->ctx, k->name));
+            pto__emit_v(E, PTO__K_PARAM, pto_str(E->ctx, kp->name));
+            pto__emit_x(E, PTO__T_HS_ARG_FN);
+        } else {
+            pto__emit_x(E, pto__dtype_float(kp->dtype) ? PTO__T_HS_ARG_F : PTO__T_HS_ARG_I);
+        }
     }
     txt->len = 0;
     pto__emit_hs_bind(E, st, order, n, txt, offs, saved);

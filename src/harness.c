@@ -14,6 +14,8 @@
                   with its own inputs), and a tensor the kernel uses as a
                   signal (notify, wait, allreduce) starts at zero
      pto_h_dim / pto_h_fscalar   a dynamic dim / scalar param from -D
+     pto_h_narrow  a host scalar a call passes to an f16 / bf16 param of
+                  another dtype: a value that changes on the way is a warning
      pto_h_iscalar an integer scalar param from -D: an integer its dtype
                   holds, else a user error (exit 1); a scalar whose value an
                   op on an integer tile changes (-D alpha=0.5 for tadds on
@@ -395,10 +397,20 @@ PTO_K_FN double pto_h_scalar(pto_h_run *run, const char *name) { return pto_h_de
 /* A float scalar param from -D: an f16 / bf16 one holds the value in its
    dtype (through f32, as the host passes it), and a -D that changes on the
    way is said with the value used (review23 L2). f32 ones are as given. */
+/* The shortest text that reads back as v (%.17g at most). */
+PTO_K_FN void pto_h_shortest(double v, char *txt, size_t size)
+{
+    int p;
+    for (p = 1; p <= 17; p++) {
+        snprintf(txt, size, "%.*g", p, v);
+        if (strtod(txt, NULL) == v) break;
+    }
+}
+
 PTO_K_FN double pto_h_fscalar(pto_h_run *run, const char *name, int dtype)
 {
     double v = pto_h_def(run, name, "scalar"), used;
-    int i, p, b;
+    int i, b;
     char txt[40];
     if (dtype != PTO_K_F16 && dtype != PTO_K_BF16) return v;
     used = (double)pto_scalar_as(dtype, v);
@@ -406,12 +418,35 @@ PTO_K_FN double pto_h_fscalar(pto_h_run *run, const char *name, int dtype)
         if (strcmp(run->bind[b].name, name) == 0) run->bind[b].value = used;
     i = pto_h_def_index(run, name);
     if (i >= run->ndefs || used == v || (v != v && used != used)) return used;
-    for (p = 1; p <= 17; p++) {   /* the shortest text that reads back as the value used */
-        snprintf(txt, sizeof txt, "%.*g", p, used);
-        if (strtod(txt, NULL) == used) break;
-    }
+    pto_h_shortest(used, txt, sizeof txt);
     fprintf(stderr, "warning: -D %s: scalar %s is %s and holds %s\n", run->def_name[i], name,
             dtype == PTO_K_F16 ? "f16" : "bf16", txt);
+    return used;
+}
+
+/* A host scalar that a call passes to an f16 / bf16 scalar param of another
+   dtype (an f32 eps to an f16 kernel), or an integer expression of the
+   host's dims: the kernel holds it in its dtype, so a value that changes on
+   the way is said as pto_h_fscalar says it of a kernel's own scalar, with
+   the call (host.c passes the host scalar's name or the expression's text,
+   the kernel's name, the param's and the call's line). The verifier says
+   the same of a constant argument. Returns the value the kernel holds. */
+PTO_K_FN double pto_h_narrow(pto_h_run *run, double v, int dtype, const char *what, const char *kname,
+                             const char *pname, int line)
+{
+    double used = (double)pto_scalar_as(dtype, v);
+    int i = pto_h_def_index(run, what);
+    const char *dn = dtype == PTO_K_F16 ? "f16" : "bf16";
+    char txt[40], val[40];
+    if (used == v || (v != v && used != used)) return used;
+    pto_h_shortest(used, txt, sizeof txt);
+    pto_h_shortest(v, val, sizeof val);
+    if (i < run->ndefs)   /* one name given by -D */
+        fprintf(stderr, "warning: -D %s: call %s (%s:%d) passes it to scalar %s, which is %s and holds %s\n",
+                run->def_name[i], kname, run->file, line, pname, dn, txt);
+    else
+        fprintf(stderr, "warning: call %s (%s:%d) passes %s = %s to scalar %s, which is %s and holds %s\n", kname,
+                run->file, line, what, val, pname, dn, txt);
     return used;
 }
 

@@ -20,8 +20,8 @@
    as everywhere in the parser); guarantees every name of the section is
    resolved. `host`, `tensor` and `call` are words only where they start a
    section or a host statement, so they stay usable as names in kernels.
-   Printer (pto__hs_print, called by print.c): the canonical text after the
-   kernels. Verifier (pto__hs_verify, called by pto_verify): every rule in
+   Printer (pto__hs_print_one, called by print.c): the canonical text, in
+   the written order among the kernels. Verifier (pto__hs_verify, called by pto_verify): every rule in
    docs/pto-format.md "Host sections", with the error at the argument or
    name at fault. Interpreter (pto_interp_host): runs the calls in order
    through pto_interp, binding each kernel's dims and scalars from the host's
@@ -547,15 +547,14 @@ static void pto__hs_print_one(const pto__pr_printer *pr, const pto_host *h)
     pto_buf_puts(b, "}\n");
 }
 
-/* The host sections after the kernels, each after a blank line. */
-static void pto__hs_print(const pto__pr_printer *pr)
+/* Whether every call of h names a kernel below k (print.c may print h
+   before kernel k: the parser needs a called kernel defined above). */
+static int pto__hs_calls_below(const pto_module *m, const pto_host *h, int32_t k)
 {
-    const pto_module *m = pr->m;
-    int32_t h;
-    for (h = 0; h < m->n_hosts; h++) {
-        if (h || m->n_kernels) pto_buf_puts(pr->b, "\n");
-        pto__hs_print_one(pr, &m->hosts[h]);
-    }
+    int32_t s;
+    for (s = h->stmt0; s < h->stmt0 + h->nstmts && s < m->n_hstmts; s++)
+        if (m->hstmts[s].kind == PTO_HS_CALL && m->hstmts[s].ref >= k) return 0;
+    return 1;
 }
 
 /* ---- verifier ----------------------------------------------------------------- */
@@ -746,6 +745,34 @@ static void pto__hs_vtensor_arg(pto__hs_ver *V, const pto_hstmt *st, int argi, c
                   kp->dir == PTO_OUT ? "out" : "inout");
 }
 
+/* A float literal for a float scalar param, which holds it in its dtype (f32,
+   f16 and bf16 rounding to nearest even, as the kernel takes it: the
+   verifier's rule for a literal in a kernel): a finite one that becomes inf
+   or a nonzero one that becomes 0 is almost surely a typo; on an f16 / bf16
+   param any other change is said with the value held, as -D says it of a
+   kernel's own scalar (0.1 is 0.0999755859375 in f16). fs: o->f as text. */
+static void pto__hs_vfloat_lit(pto__hs_ver *V, const pto_operand *o, int argi, const char *kn, const pto_param *kp,
+                               const char *fs)
+{
+    const pto_module *m = V->m;
+    int dt = kp->dtype == PTO_F16 || kp->dtype == PTO_BF16 ? (int)kp->dtype : (int)PTO_F32;
+    const char *dn = pto_dtype_name((pto_dtype)dt);
+    double used = (double)pto_scalar_as(dt, o->f);
+    char us[40];
+    if (o->f - o->f != 0.0) return;   /* inf and nan are as written */
+    if (isinf(used))
+        pto_warning(V->ctx, o->loc, "float %s rounds to %sinf in %s, as scalar '%s' of '%s' takes it (write %sinf if "
+                    "that is meant)", fs, o->f < 0 ? "-" : "", dn, pto__hs_name(m, kp->name), kn, o->f < 0 ? "-" : "");
+    else if (o->f != 0.0 && used == 0.0)
+        pto_warning(V->ctx, o->loc, "float %s rounds to 0 in %s, as scalar '%s' of '%s' takes it (write 0 if "
+                    "that is meant)", fs, dn, pto__hs_name(m, kp->name), kn);
+    else if (dt != PTO_F32 && used != o->f) {
+        pto__pr_fmt_msg(used, us, sizeof us);
+        pto_warning(V->ctx, o->loc, "argument %d of '%s': scalar '%s' is %s and holds %s, not %s", argi, kn,
+                    pto__hs_name(m, kp->name), dn, us, fs);
+    }
+}
+
 /* A scalar argument: a number or host scalar for a float param, an integer
    expression or integer host scalar for an integer param. */
 static void pto__hs_vscalar_arg(pto__hs_ver *V, const pto_hstmt *st, int argi, const pto_param *kp)
@@ -760,21 +787,14 @@ static void pto__hs_vscalar_arg(pto__hs_ver *V, const pto_hstmt *st, int argi, c
                   pto__hs_name(m, kp->name), o->ref >= 0 && o->ref < m->n_params ? pto__hs_name(m, m->params[o->ref].name) : "?");
         break;
     case PTO_O_FLOAT: {
-        /* the value as the shortest text that reads back to it: as written,
-           give or take the form (%g made 3.4028235677973366e+38, which does
-           round to inf, read as FLT_MAX: review21 L3) */
+        /* the value as text that reads back to it (%g made 3.4028235677973366e+38,
+           which does round to inf, read as FLT_MAX: review21 L3) */
         char fs[40];
-        pto__pr_fmt_double(o->f, fs, sizeof fs);
+        pto__pr_fmt_msg(o->f, fs, sizeof fs);
         if (!want_float)
             pto_error(V->ctx, o->loc, "argument %d of '%s': parameter '%s' is %s and takes an integer, not %s", argi, kn,
                       pto__hs_name(m, kp->name), pto_dtype_name((pto_dtype)kp->dtype), fs);
-        else if (o->f - o->f == 0.0 && isinf(pto_scalar_as(PTO_F32, o->f)))
-            /* the kernel takes an f32 (the verifier's rule for a literal in a kernel) */
-            pto_warning(V->ctx, o->loc, "float %s rounds to %sinf in f32, as scalar '%s' of '%s' takes it (write %sinf if "
-                        "that is meant)", fs, o->f < 0 ? "-" : "", pto__hs_name(m, kp->name), kn, o->f < 0 ? "-" : "");
-        else if (want_float && o->f != 0.0 && o->f - o->f == 0.0 && pto_scalar_as(PTO_F32, o->f) == 0.0)
-            pto_warning(V->ctx, o->loc, "float %s rounds to 0 in f32, as scalar '%s' of '%s' takes it (write 0 if "
-                        "that is meant)", fs, pto__hs_name(m, kp->name), kn);
+        else pto__hs_vfloat_lit(V, o, argi, kn, kp, fs);
         break;
     }
     case PTO_O_SCALAR: {
@@ -799,6 +819,14 @@ static void pto__hs_vscalar_arg(pto__hs_ver *V, const pto_hstmt *st, int argi, c
             pto_error(V->ctx, o->loc, "argument %d of '%s': parameter '%s' is %s and cannot hold %lld (%.0f..%.0f)", argi, kn,
                       pto__hs_name(m, kp->name), pto_dtype_name((pto_dtype)kp->dtype), (long long)c,
                       pto_int_lo(kp->dtype), pto_int_hi(kp->dtype));
+        /* ... or one an f16 / bf16 param changes (4097 is 4096 in f16), as for a float literal */
+        else if ((kp->dtype == PTO_F16 || kp->dtype == PTO_BF16) && pto__hs_const(m, o->e[0], &c) &&
+                 (double)pto_scalar_as(kp->dtype, (double)c) != (double)c) {
+            char us[40];
+            pto__pr_fmt_msg((double)pto_scalar_as(kp->dtype, (double)c), us, sizeof us);
+            pto_warning(V->ctx, o->loc, "argument %d of '%s': scalar '%s' is %s and holds %s, not %lld", argi, kn,
+                        pto__hs_name(m, kp->name), pto_dtype_name((pto_dtype)kp->dtype), us, (long long)c);
+        }
         break;
     }
     default: pto_error(V->ctx, o->loc, "argument %d of '%s' is not a value", argi, kn); break;

@@ -11,7 +11,7 @@
    its line (one the printer cannot place, after a `}`, becomes a full-line
    comment there). A parameter list written over several lines is printed
    one parameter per line, its comments with them (review23 L4: they moved
-   into the body).
+   into the body). Kernels and hosts print in the order they were written.
 
    pto_dump prints the same text plus `#` comments with what later passes
    computed: planned tile offsets and why a pass created a statement. */
@@ -127,6 +127,15 @@ static void pto__pr_fmt_double(double v, char *out, size_t size)
         size_t n = strlen(out);
         if (n + 3 <= size) memcpy(out + n, ".0", 3);
     }
+}
+
+/* A value in a message: %g as most people write it when that reads back
+   exactly (70000, not the shortest form's 7e+04), else the shortest text
+   that does (%g made FLT_MAX's 3.40282e+38, which reads back smaller). */
+static void pto__pr_fmt_msg(double v, char *out, size_t size)
+{
+    snprintf(out, size, "%g", v);
+    if (strtod(out, NULL) != v) pto__pr_fmt_double(v, out, size);
 }
 
 static void pto__pr_indent(pto_buf *b, int depth)
@@ -564,26 +573,45 @@ static void pto__pr_pkernel(const pto__pr_printer *pr, const pto_kernel *k)
 }
 
 /* host sections are printed by host.c */
-static void pto__hs_print(const pto__pr_printer *pr);
+static void pto__hs_print_one(const pto__pr_printer *pr, const pto_host *h);
+static int pto__hs_calls_below(const pto_module *m, const pto_host *h, int32_t k);
+
+/* Whether host h prints before kernel k: the items keep their written
+   order, so that each keeps the comments above it (hosts printed after
+   every kernel gave a host's comments to the kernel written below it). A
+   host goes first only when the source put it first (a built module with
+   no lines keeps its kernels first) and it calls no kernel from k on,
+   which the text must define above it. */
+static int pto__pr_host_first(const pto_module *m, int32_t h, int32_t k)
+{
+    const pto_loc *a, *b;
+    if (h >= m->n_hosts) return 0;
+    if (k >= m->n_kernels) return 1;
+    a = &m->hosts[h].loc;
+    b = &m->kernels[k].loc;
+    if (a->line <= 0 || (a->line > b->line || (a->line == b->line && a->col >= b->col))) return 0;
+    return pto__hs_calls_below(m, &m->hosts[h], k);
+}
 
 static void pto__pr_pmodule(const pto_module *m, pto_buf *out, int dump, pto__pr_comments *cm)
 {
     pto__pr_printer pr;
-    int32_t k;
+    int32_t k = 0, h = 0;
+    int first = pto__pr_host_first(m, 0, 0);
     pr.m = m;
     pr.b = out;
     pr.dump = dump;
     pr.cm = cm;
     if (m->arch != PTO_ARCH_A2A3) {
-        /* the comments above the first kernel stay first: a `# run:` line must */
-        pto__pr_comments_before(&pr, m->n_kernels ? m->kernels[0].loc.line : m->n_hosts ? m->hosts[0].loc.line : 0, 0);
+        /* the comments above the first item stay first: a `# run:` line must */
+        pto__pr_comments_before(&pr, first ? m->hosts[0].loc.line : m->n_kernels ? m->kernels[0].loc.line : 0, 0);
         pto_buf_printf(out, "arch %s\n\n", pto_arch_name(m->arch));
     }
-    for (k = 0; k < m->n_kernels; k++) {
-        if (k) pto_buf_puts(out, "\n");
-        pto__pr_pkernel(&pr, &m->kernels[k]);
+    while (k < m->n_kernels || h < m->n_hosts) {   /* in the written order, a blank line between items */
+        if (k + h) pto_buf_puts(out, "\n");
+        if (pto__pr_host_first(m, h, k)) pto__hs_print_one(&pr, &m->hosts[h++]);
+        else pto__pr_pkernel(&pr, &m->kernels[k++]);
     }
-    pto__hs_print(&pr);
     pto__pr_comments_before(&pr, 0, 0);   /* the comments after the last item */
 }
 

@@ -1186,8 +1186,7 @@ static void pto__vfloat_lit(pto__verifier *v, int32_t s, const pto_operand *o)
     char fs[40];   /* text that reads back to it (%g alone made 3.4028235677973366e+38 FLT_MAX's 3.40282e+38) */
     if (st->nargs > 0 && d->kind == PTO_O_TILE && d->ref >= 0 && d->ref < v->m->n_tiles) dt = v->m->tiles[d->ref].dtype;
     if (dt != PTO_F16 && dt != PTO_BF16) dt = PTO_F32;   /* integer tiles: their own rule (truncation) */
-    snprintf(fs, sizeof fs, "%g", o->f);             /* as most people write it, when exact */
-    if (strtod(fs, NULL) != o->f) pto__pr_fmt_double(o->f, fs, sizeof fs);
+    pto__pr_fmt_msg(o->f, fs, sizeof fs);
     if (o->f - o->f == 0.0 && isinf(pto_scalar_as(dt, o->f)))
         pto_warning(v->ctx, o->loc, "float %s rounds to %sinf in %s%s (write %sinf if that is meant)", fs,
                     o->f < 0 ? "-" : "", pto_dtype_name((pto_dtype)dt), dt == PTO_F32 ? "" : ", the tile's dtype",

@@ -520,6 +520,39 @@ expect "a host call's 1e39: warned" 0 "^$out/hostinf.pto:8:17: warning: float 1e
 sed 's/1e39/1e-50/' $out/hostinf.pto >$out/hostzero.pto
 expect "a host call's 1e-50: warned" 0 "^$out/hostzero.pto:8:17: warning: float 1e-50 rounds to 0 in f32, as scalar 's' of 'sc' takes it" \
     $ptoc check $out/hostzero.pto
+# ... and an f16 / bf16 param holds it in its dtype: a literal that changes there is said with
+# the value held, as -D says it (0.1 is 0.0999755859375 in f16); one that holds exactly is not
+cat > $out/hosthalf.pto <<'EOF2'
+kernel sh(in x: f16[16, 64], out y: f16[16, 64], scalar a: f16, scalar b: bf16) vector {
+  tile t: vec f16[16, 64]
+  tload t, x[0, 0]
+  tmuls t, t, a
+  tadds t, t, b
+  tstore y[0, 0], t
+}
+host h(in x: f16[16, 64], out y: f16[16, 64], out z: f16[16, 64]) {
+  call sh(x, y, 0.1, 0.1)
+  call sh(x, z, 0.5, -3.25)
+}
+EOF2
+expect "a host call's 0.1 to an f16 param: the value held" 0 \
+    "^$out/hosthalf.pto:9:17: warning: argument 3 of 'sh': scalar 'a' is f16 and holds 0.0999755859375, not 0.1$" \
+    $ptoc check $out/hosthalf.pto
+holds "a host call's 0.1 to a bf16 param: the value held" \
+    "^$out/hosthalf.pto:9:22: warning: argument 4 of 'sh': scalar 'b' is bf16 and holds 0.10009765625, not 0.1$"
+lacks "0.5 and -3.25 hold exactly: no warning" "hosthalf.pto:10:"
+sed 's/0.5, -3.25/70000.0, 1e-9/' $out/hosthalf.pto >$out/hosthalf2.pto
+expect "a host call's 70000 to an f16 param rounds to inf" 0 \
+    "^$out/hosthalf2.pto:10:17: warning: float 70000 rounds to inf in f16, as scalar 'a' of 'sh' takes it" \
+    $ptoc check $out/hosthalf2.pto
+holds "a host call's 1e-9 to a bf16 param: the value held, exactly" \
+    "^$out/hosthalf2.pto:10:26: warning: argument 4 of 'sh': scalar 'b' is bf16 and holds 9.968061931431293e-10, not 1e-09$"
+# an integer constant too (4097 is 4096 in f16; 2048 holds)
+sed 's/0.5, -3.25/2048, 4 + 4093/' $out/hosthalf.pto >$out/hosthalf3.pto
+expect "a host call's 4 + 4093 to a bf16 param: the value held" 0 \
+    "^$out/hosthalf3.pto:10:23: warning: argument 4 of 'sh': scalar 'b' is bf16 and holds 4096, not 4097$" \
+    $ptoc check $out/hosthalf3.pto
+lacks "2048 holds in f16: no warning" "hosthalf3.pto:10:17"
 # ... past double's range (review21 L3): strtod made 1e400 inf and 1e-400 0 with no word (the
 # verifier sees only the value, as `inf` or `0.0` give it): said by the parser, as written; a
 # zero written with a huge exponent is no warning. A host call's value is printed exactly (%g

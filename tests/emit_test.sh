@@ -305,6 +305,17 @@ $ptoc fmt $out/cm.fmt >$out/cm2.fmt 2>$out/log
 try "fmt keeps comments: idempotent" cmp $out/cm.fmt $out/cm2.fmt
 try "fmt keeps comments: every comment of the source is in the text" sh -c \
     "for c in \$(grep -o '#.*' tests/fmt/comments.pto | tr ' ' '_'); do grep -q \"\$(echo \$c | tr _ ' ')\" $out/cm.fmt || exit 1; done"
+# fmt keeps the written order of kernels and hosts (a host written before a kernel handed its
+# comments to that kernel): the golden text, idempotent, and the text runs as the source does
+$ptoc fmt tests/fmt/order.pto >$out/or.fmt 2>$out/log
+try "fmt keeps the item order: tests/fmt/order.fmt" cmp tests/fmt/order.fmt $out/or.fmt
+$ptoc fmt $out/or.fmt >$out/or2.fmt 2>$out/log
+try "fmt keeps the item order: idempotent" cmp $out/or.fmt $out/or2.fmt
+try "fmt keeps the item order: host h (its comment above it) before kernel b" awk \
+    '/^# the host of a/ { c = NR } /^host h\(/ { h = NR } /^kernel b\(/ { b = NR } END { exit !(c && c + 1 == h && h < b) }' \
+    $out/or.fmt
+cp $out/or.fmt $out/or.pto
+try "fmt keeps the item order: the text runs" sh -c "$ptoc run $out/or.pto | grep -c '^  result      match' | grep -q '^2\$'"
 # f16 / bf16 scalar params are held in their dtypes (review23 L2): ptoc run says the value used
 $ptoc run tests/user/half_scalars.pto >$out/hs.log 2>&1
 try "half scalars: f16 0.1 is 0.0999755859375" grep -q "^warning: -D a=0.1: scalar a is f16 and holds 0.0999755859375$" $out/hs.log

@@ -107,5 +107,60 @@ $ptoc dump parse tests/user/trip_cube_k.pto >$out/log 2>&1
 if [ "$(sed -n 1,2p $out/log)" = "$(grep '^# \(sweep\|run\):' tests/user/trip_cube_k.pto)" ] && grep -q '^# sweep:' $out/log
 then ok "dump keeps '# sweep:' and '# run:' at the top"; else bad "dump keeps '# sweep:' and '# run:' at the top"; fi
 
+# a host scalar of another dtype passed to an f16 / bf16 param: its value is known only at run
+# time, so the run says a value that changes on the way (as -D does of a kernel's own f16 scalar),
+# naming the call; one that holds exactly is no warning, and both sides agree either way
+cat > $out/narrow.pto <<'EOF2'
+kernel k(in x: f16[16, 64], out y: f16[16, 64], scalar a: f16, scalar b: bf16) vector {
+  tile t: vec f16[16, 64]
+  tload t, x[0, 0]
+  tmuls t, t, a
+  tadds t, t, b
+  tstore y[0, 0], t
+}
+# run: -D s=0.1 -D h=0.5
+host main(in x: f16[16, 64], out y: f16[16, 64], scalar s: f32, scalar h: f16) {
+  call k(x, y, s, h)
+}
+EOF2
+expect "an f32 host scalar to an f16 param: the value held" 0 \
+    "^warning: -D s=0.1: call k (narrow.pto:10) passes it to scalar a, which is f16 and holds 0.0999755859375$" \
+    $ptoc run $out/narrow.pto
+if grep -q "^  result      match (1 output)$" $out/log && [ "$(grep -c warning $out/log)" = 1 ]; then
+    ok "narrowed: match, one warning (h=0.5 holds in bf16)"; else bad "narrowed: match, one warning"; fi
+expect "an f16 host scalar to a bf16 param: the value held" 0 \
+    "^warning: -D h=0.1: call k (narrow.pto:10) passes it to scalar b, which is bf16 and holds 0.10009765625$" \
+    $ptoc run $out/narrow.pto -D s=0.25 -D h=0.1
+if grep -q "^warning: -D h=0.1: scalar h is f16 and holds 0.0999755859375$" $out/log &&
+   ! grep -q "s=0.25" $out/log; then ok "narrowed: h said twice (f16, then bf16), s=0.25 not"
+else bad "narrowed: h said twice (f16, then bf16), s=0.25 not"; fi
+$ptoc emit $out/narrow.pto -o $out/narrow >$out/log 2>&1
+if grep -q 'pto_h_narrow(run, s, PTO_K_F16, "s", "k", "a", 10)' $out/narrow/host.c &&
+   grep -q 'pto_h_narrow(run, h, PTO_K_BF16, "h", "k", "b", 10)' $out/narrow/host.c; then
+    ok "host.c checks both arguments"; else bad "host.c checks both arguments"; fi
+
+# an integer host scalar and an integer expression of the host's dims: f16 holds 2049 as 2048
+cat > $out/narrowi.pto <<'EOF2'
+kernel k(in x: f16[N, 64], out y: f16[16, 64], scalar a: f16) vector {
+  tile t: vec f16[16, 64]
+  tload t, x[0, 0]
+  tadds t, t, a
+  tstore y[0, 0], t
+}
+# run: -D n=2049 -D M=16
+host main(in x: f16[M, 64], out y: f16[16, 64], out z: f16[16, 64], scalar n: i32) {
+  call k(x, y, n)
+  call k(x, z, M * 128 + 1)
+}
+EOF2
+expect "an i32 host scalar to an f16 param: the value held" 0 \
+    "^warning: -D n=2049: call k (narrowi.pto:9) passes it to scalar a, which is f16 and holds 2048$" \
+    $ptoc run $out/narrowi.pto
+if grep -q "^warning: call k (narrowi.pto:10) passes M \* 128 + 1 = 2049 to scalar a, which is f16 and holds 2048$" $out/log &&
+   grep -q "^  result      match (2 outputs)$" $out/log; then ok "an expression to an f16 param: the value held"
+else bad "an expression to an f16 param: the value held"; fi
+expect "2048 holds in f16: no warning" 0 "^  result      match (2 outputs)$" $ptoc run $out/narrowi.pto -D n=2048 -D M=16
+if grep -q "warning: -D n" $out/log; then bad "n=2048: no warning"; else ok "n=2048: no warning"; fi
+
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
