@@ -14,7 +14,10 @@
 # odd-size allreduce / put / get, pinned tiles, x4 accumulators); r22_*: the
 # passing kernels of review22 (online softmax over chunks, int8 quantisation,
 # matmul chains and K tails, cube/vector round trips in loops and pipelined,
-# GM carried through a loop, an all-gather, special values). Each must
+# GM carried through a loop, an all-gather, special values); r26a_* / r26b_*:
+# review26's (vector / SPMD: norms over dynamic widths, casts, grid-stride
+# and persistent blocks, UB filled exactly; cube / mix / comm: M/N/K tails,
+# three-pipe round trips, allreduce at 5 ranks, a 2 MiB put). Each must
 #   - run on the simulator with its "# run:" defaults and match the reference
 #     interpreter with no simulator report (exit 0);
 #   - emit with --target isa and compile against tests/isa/pto_isa_stub.hpp
