@@ -30,11 +30,14 @@ fi
 #   flash   the K/V loop must run (S >= 64), else o is stored from an unwritten acc
 #   mlp     the K loop must run (KS >= 1), likewise
 #   sib     every block stores the same rows of y: one block (n = 1) or they race
+#   cond    block b starts at S0 + b, step ST: at ST = 1 both blocks store the same rows of z (a race
+#           between blocks, found once interior iterations were walked: review26 H1)
 domain() {
     case $1 in
     tests/user/flash.pto) echo "-D S=64..4096" ;;
     tests/user/mlp.pto) echo "-D KS=1..64" ;;
     tests/ok/siblings.pto) echo "-D n=1..1" ;;
+    tests/user/condload.pto) echo "-D ST=2..4096" ;;
     esac
 }
 
@@ -330,6 +333,51 @@ $ptoc run --sweep $cc $out/crlf2.pto >$out/log 2>&1; rc=$?
 if [ $rc = 0 ] && grep -q "^  N (from 40, 16..64)" $out/log && grep -q "^  N=40  *match" $out/log; then ok "CRLF: '# sweep:' range"; else bad "CRLF: '# sweep:' range (rc $rc)"; fi
 $ptoc emit $out/crlf.pto -o $out/crlfdir >/dev/null 2>&1 && $ptoc run $cc $out/crlfdir >$out/log 2>&1; rc=$?
 if [ $rc = 0 ] && grep -q "kernel softmax (4 blocks)" $out/log; then ok "CRLF: run DIR reads its '# run:'"; else bad "CRLF: run DIR reads its '# run:' (rc $rc)"; fi
+
+# review26: a race the sweep missed, planted by deleting flags from the emit (the .pto itself
+# sweeps clean); plant NAME PTO PATTERN...: each PATTERN names one flag call to delete
+plant() {
+    d=$out/$1; src=$2; shift 2
+    $ptoc emit $src -o $d >/dev/null 2>&1 || { echo "emit $src failed"; return 1; }
+    for p in "$@"; do
+        n=$(grep -c "$p" $d/kernel.c)
+        [ "$n" = 1 ] || { echo "plant $1: '$p' matches $n lines"; return 1; }
+        grep -v "$p" $d/kernel.c >$d/k.c && mv $d/k.c $d/kernel.c
+    done
+}
+# H1: an if reached only at interior iterations (`if i % 2 == 1`, T=7) is judged there too
+$ptoc run --sweep $cc tests/sweep/fail/nested_if.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "^  U (from 16, 0..16): steers 1 if (line 16)$" $out/log
+then ok "nested_if: U steers the interior if; clean"; else bad "nested_if: U steers the interior if; clean (rc $rc)"; fi
+plant nested_if tests/sweep/fail/nested_if.pto 'wait_flag(core, "nested_if.pto:20", PTO_K_MTE2, PTO_K_V' &&
+$ptoc run --sweep $cc $out/nested_if >$out/log 2>&1; rc=$?
+if [ $rc = 1 ] && grep -q "^  T=7 U=[0-9]*  *[0-9]* REPORT" $out/log
+then ok "nested_if: the planted race fails the sweep"; else bad "nested_if: the planted race fails the sweep (rc $rc)"; fi
+# ... and a loop reached only there is run 0, 1, 2 and more times
+$ptoc run --sweep $cc tests/sweep/hidden_loop.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "^  K (from 3, 0..8): steers 1 loop, 1 min/max (line 10)$" $out/log &&
+   grep -q "^  T=7 K=0  *match" $out/log && grep -q "^  T=7 K=1  *match" $out/log
+then ok "hidden_loop: K=0 and K=1 run"; else bad "hidden_loop: K=0 and K=1 run (rc $rc)"; fi
+# H2: two short inner loops at once (A <= 2 and B <= 3), which no one-name run gives
+$ptoc run --sweep $cc tests/sweep/fail/pairwise.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "^  together (loops and ifs that nest or share a loop): .*A and B.*: 8 runs; the bound of 8 runs left [0-9]* value sets unrun$" $out/log
+then ok "pairwise: clean, the combination runs and their bound said"; else bad "pairwise: clean, the combination runs and their bound said (rc $rc)"; fi
+plant pairwise tests/sweep/fail/pairwise.pto 'wait_flag(core, "pairwise.pto:10", PTO_K_MTE3, PTO_K_V' \
+    'set_flag(core, "pairwise.pto:29", PTO_K_MTE3, PTO_K_V' &&
+$ptoc run --sweep $cc $out/pairwise >$out/log 2>&1; rc=$?
+if [ $rc = 1 ] && grep -q "^  R=[1-4] A=[0-2] B=[0-3] Z=[0-9]  *[0-9]* REPORT" $out/log
+then ok "pairwise: the planted race fails the sweep"; else bad "pairwise: the planted race fails the sweep (rc $rc)"; fi
+# ... and a loop inside an if that another name steers: trip_loopif's else loop past its 2 slots
+plant loopif tests/user/trip_loopif.pto 'wait_flag(core, "trip_loopif.pto:18", PTO_K_MTE3, PTO_K_MTE2' \
+    'set_flag(core, "trip_loopif.pto:20", PTO_K_MTE3, PTO_K_MTE2' &&
+$ptoc run --sweep $cc $out/loopif >$out/log 2>&1; rc=$?
+if [ $rc = 1 ] && grep -q "^  together (loops and ifs that nest or share a loop): N and s: " $out/log &&
+   grep -q "^  N=\(9[6-9]\|1[0-9][0-9]\) s=\(-[1-4]\|0\)  *[0-9]* REPORT" $out/log
+then ok "trip_loopif: the planted race in the else loop fails the sweep"; else bad "trip_loopif: the planted race in the else loop fails the sweep (rc $rc)"; fi
+# B-L2: a trip class that another dim's window refuses is said, not skipped silently
+$ptoc run --sweep $cc tests/sweep/ring_held.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "^  note: no run ran the loop at line 22 more than 2 times (its tiles' slots), more than 3 times (its pipe ring's slots) (only values the sweep refuses to run do)$" $out/log
+then ok "ring_held: the ring wrap never run is noted"; else bad "ring_held: the ring wrap never run is noted (rc $rc)"; fi
 
 # usage errors (exit 1, said)
 for args in "--sweep --trace t.json tests/user/trip_x2.pto" "--sweep build" "--sweep-runs 3 tests/user/trip_x2.pto" \

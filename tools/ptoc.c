@@ -40,7 +40,7 @@
 
 /* The help text, in two parts: C99 promises string literals of 4095
    characters only. usage_of finds a command's entry in either. */
-static const char *const usage[2] = {
+static const char *const usage[3] = {
     "usage: ptoc COMMAND [OPTIONS] FILE\n"
     "\n"
     "commands:\n"
@@ -85,7 +85,8 @@ static const char *const usage[2] = {
     "                      and the text evaluated at each value: the trip count of every\n"
     "                      for (0, 1, 2, 3, more than its tiles' or its ring's slots), the branch of\n"
     "                      every if, the side of every min / max, at the first and last\n"
-    "                      iteration and block, the block count of each blocks(...) (1,\n"
+    "                      iteration (the 2nd to 4th too, in the 3 outermost loops) and\n"
+    "                      block, the block count of each blocks(...) (1,\n"
     "                      2, 3, 5 and more; whether blocks 0 and 1 both do GM work), the\n"
     "                      last block's valid(...) rows (full, partial, none), every\n"
     "                      valid(...) region (none, some, all of its rows and cols), how\n"
@@ -94,7 +95,11 @@ static const char *const usage[2] = {
     "                      After the -D values' run, each run takes\n"
     "                      the value showing the most outcomes no run showed yet (ties:\n"
     "                      the most trailing zero bits, up to the -D value's, then the\n"
-    "                      smallest), name by name, at most N runs (default 12). Values\n"
+    "                      smallest), name by name, at most N runs (default 12). Then\n"
+    "                      two names that steer loops or ifs nesting in or sharing a loop\n"
+    "                      are run together (their small trip counts and branches\n"
+    "                      combined, at most 8 runs more), and a note names each loop or\n"
+    "                      if outcome no run showed. Values\n"
     "                      whose windows leave their tensor, that launch no block, divide\n"
     "                      by zero or make a loop step <= 0 are not run; a run the harness\n"
     "                      refuses, or the reference interpreter refuses for a value the\n"
@@ -108,7 +113,7 @@ static const char *const usage[2] = {
     "                      5 ranks (those in --ranks LO..HI; its --ranks N is the base).\n"
     "                      A FILE's `# sweep: -D K=1..8 --ranks 2..8 --sweep-runs 20`\n"
     "                      line gives its domain (and the run count).\n"
-    "                      Exit 0 when every run it made matched with no simulator report\n"
+    "                      Exit 0 when every run it made matched with no simulator report\n",   /* (split: C99 promises strings of 4095 characters only) */
     "  --help              this text\n"
     "  --version           the version\n"
     "\n"
@@ -123,7 +128,7 @@ static const char *usage_of(const char *cmd, size_t *len)
     size_t n = strlen(cmd);
     const char *p = NULL, *line, *end;
     int part;
-    for (part = 0; part < 2 && !p; part++)   /* the lines that start "  CMD " */
+    for (part = 0; part < 3 && !p; part++)   /* the lines that start "  CMD " */
         for (line = usage[part]; line && !p; line = (line = strchr(line, '\n')) ? line + 1 : NULL)
             if (strncmp(line, "  ", 2) == 0 && strncmp(line + 2, cmd, n) == 0 && (line[2 + n] == ' ' || line[2 + n] == '\n'))
                 p = line + 2;
@@ -958,13 +963,19 @@ static int compile_dir(const char *cc, const char *inc, const char *dir, const c
    block count together (a 2-D grid) are then also run together: sw_joint.
    A file with a ranks kernel is last run at the other rank counts of 1, 2,
    3, 4 and 5 or more (in --ranks LO..HI), every name at its base value
-   (sw_rank_counts; review22 M2). */
+   (sw_rank_counts; review22 M2). The 2nd to 4th iterations of the three
+   outermost loops are walked too (review26 H1: an if under `if i % 2 == 1`
+   was judged nowhere), names are combined two at a time (sw_combine, review26
+   H2), and each loop or if outcome no run showed gets a note (sw_class_notes,
+   review26 B-L2). */
 
 #define SW_MAXN 16            /* names swept (the rest stay at their base) */
 #define SW_HI 4096            /* the scan's top value */
 #define SW_DIM_MAX 4611686018427387904LL   /* 2^62: the harness's largest dim */
 #define SW_VISITS 20000       /* statements one walk visits at most */
 #define SW_DEPTH 6            /* nested loops whose last iteration is walked too */
+#define SW_INTERIOR 3         /* interior iterations walked besides the first and the last ... */
+#define SW_DEPTH_INTERIOR 3   /* ... in the loops nested this deep */
 
 typedef struct sw_set {       /* a set of behaviours: keys, sorted when frozen */
     uint64_t *k;
@@ -991,6 +1002,7 @@ typedef struct sweep {
     int64_t runranks;                   /* > 0: the runs take --ranks runranks (a file with a ranks kernel) */
     int ctxbits;                        /* 1: in the last iteration of the innermost loop; 2: in the last block */
     int guess;                          /* > 0: inside an if or loop whose outcome is unknown (both ways walked) */
+    int interior;                       /* > 0: in an interior iteration of a loop (no if first/last record) */
     int blocks_known;
     int given;                          /* every name's base value is the user's -D (or # run:) */
     long visits;
@@ -1000,6 +1012,9 @@ typedef struct sweep {
     int32_t *wgen;                      /* per statement: the gen its window was recorded in */
     int64_t *win;                       /* per statement: block 0's window row, col, rows, cols */
     sw_set *out;                        /* the walk's behaviours */
+    int64_t *hist;                      /* the value sets of the runs made and accepted, SW_MAXN each */
+    int32_t nhist, hcap;
+    long long tvisits;                  /* statements visited by every walk: the combination search's budget */
     int oom;
 } sweep;
 
@@ -1014,6 +1029,7 @@ static void sw_free(sweep *s, pto_module *m, char *text)
     pto_free(s->ctx, s->if_first);
     pto_free(s->ctx, s->wgen);
     pto_free(s->ctx, s->win);
+    pto_free(s->ctx, s->hist);
     pto_module_destroy(m);
     free(text);
 }
@@ -1234,7 +1250,7 @@ static void sw_window(sweep *s, int32_t st)
    its own (class 2). */
 static void sw_if_mixed(sweep *s, int32_t st, int c)
 {
-    if (!s->walk || s->guess) return;
+    if (!s->walk || s->guess || s->interior) return;
     if (!(s->ctxbits & 1)) {
         s->if_walk[st] = s->walk;
         s->if_first[st] = (unsigned char)c;
@@ -1254,8 +1270,10 @@ static void sw_walk(sweep *s, int32_t blk, int depth)
     for (st = m->blocks[blk].head; st >= 0 && !s->oom; st = m->stmts[st].next) {
         const pto_stmt *x = &m->stmts[st];
         int64_t a, b, step = 1, c;
+        uint64_t it;
         int ka, kb;
         if (++s->visits > SW_VISITS) return;
+        s->tvisits++;
         switch (x->kind) {
         case PTO_ST_LET:
             s->known[x->ref] = (unsigned char)sw_eval(s, x->e[0], &s->val[x->ref]);
@@ -1302,6 +1320,18 @@ static void sw_walk(sweep *s, int32_t blk, int depth)
                     s->known[x->ref] = 1;
                     s->ctxbits = outer | 1;
                     sw_walk(s, x->body, depth + 1);
+                }
+                /* the interior iterations too (review26 H1: an if or loop under `if i % 2 == 1`, with
+                   the first and last iterations even, was judged nowhere and its names varied never):
+                   the 2nd .. (SW_INTERIOR + 1)th, keyed as the first (after the last: an if's
+                   first-and-last comparison is made) */
+                for (it = 1; it <= SW_INTERIOR && it + 1 < t && depth < SW_DEPTH_INTERIOR; it++) {
+                    s->val[x->ref] = (int64_t)((uint64_t)a + it * (uint64_t)step);
+                    s->known[x->ref] = 1;
+                    s->ctxbits = outer & ~1;
+                    s->interior++;
+                    sw_walk(s, x->body, depth + 1);
+                    s->interior--;
                 }
                 s->ctxbits = outer;
                 s->walk = outer_walk;
@@ -1770,6 +1800,15 @@ static int sw_run_one(sweep *s, const sw_defs *defs, const char *bin, const char
     free(err);
     remove(outp);
     remove(errp);
+    if (ran) {   /* its values, for the combination phase (sw_combine) */
+        if (s->nhist == s->hcap) {
+            int32_t c = s->hcap ? s->hcap * 2 : 16;
+            int64_t *h = (int64_t *)pto_realloc(s->ctx, s->hist, (size_t)c * SW_MAXN * sizeof *h);
+            if (!h) s->oom = 1;
+            else s->hist = h, s->hcap = c;
+        }
+        if (s->nhist < s->hcap) memcpy(s->hist + (size_t)s->nhist++ * SW_MAXN, s->cur, sizeof s->cur);
+    }
     return ran;
 }
 
@@ -2057,6 +2096,396 @@ static void sw_idle_note(const sweep *s, const sw_set *shown, pto_buf *notes)
     }
 }
 
+/* ---- the combination phase (review26 H2) ----
+   One name at a time keeps the others at their base: two short inner loops of
+   one outer loop (a race that needs both short at once), or a loop inside an
+   if that another name steers (reached only at that name's other value), were
+   never run together. The loops and ifs whose bounds or conditions read swept
+   names (through lets and the variables of enclosing loops) are paired when one
+   nests in the other or both sit in one loop; a pair's outcome is the couple of
+   its statements' coarse outcomes (a loop: 0, 1, 2 up to its slots, more; an
+   if: taken or not), one combination. For each two names that steer a pair,
+   one is scanned over its range with the other at each of its candidate values
+   (its first value of each distinct set of combinations, SW_COMBO_CAND), and
+   the other way round (at most SW_COMBO_VISITS statements walked in all); then
+   the value sets showing the most combinations that no run showed are run, at
+   most SW_COMBO_RUNS, outside --sweep-runs; the line before those rows says
+   when the bound left combinations unrun. */
+#define SW_PAIRS 64
+#define SW_NPAIRS 16
+#define SW_COMBO_STMTS 256
+#define SW_COMBO_CAND 6
+#define SW_COMBO_RUNS 8
+#define SW_COMBO_MAX 512
+#define SW_COMBO_VISITS 40000000LL
+
+typedef struct sw_combo {
+    int32_t n, p[SW_PAIRS], q[SW_PAIRS];     /* paired statements */
+    int nn, nx[SW_NPAIRS], ny[SW_NPAIRS];     /* the pairs of names that steer them */
+    uint32_t *vmask;                          /* per var: the swept names its value reads */
+    uint32_t *smask;                          /* per stmt (a loop or an if): the names it reads */
+    int32_t *encl, *parent;                   /* per stmt: its enclosing loop; its enclosing loop or if */
+    unsigned char *cc;                        /* per stmt: its coarse outcomes in one value set (scratch) */
+    int32_t ncombo, va[SW_COMBO_MAX], vb[SW_COMBO_MAX];   /* candidate value sets: name indexes ... */
+    int64_t xa[SW_COMBO_MAX], xb[SW_COMBO_MAX];           /* ... and their values */
+    int32_t toff[SW_COMBO_MAX + 1];           /* combo c's combinations: tup[toff[c] .. toff[c + 1]) */
+    uint64_t *tup;
+    int32_t ntup, tcap;
+    sw_set poss;                              /* what the candidates show (kinds 1, 2, 5, no context) */
+} sw_combo;
+
+/* The swept names expression e reads. */
+static uint32_t sw_emask(const sweep *s, const uint32_t *vmask, int32_t e, int depth)
+{
+    const pto_expr *x;
+    if (e < 0 || e >= s->m->n_exprs || depth > 64) return 0;
+    x = &s->m->exprs[e];
+    if (x->kind == PTO_E_VAR) return x->a >= 0 && x->a < s->m->n_vars ? vmask[x->a] : 0;
+    if (x->kind == PTO_E_NEG) return sw_emask(s, vmask, x->a, depth + 1);
+    if (x->kind < PTO_E_ADD || x->kind > PTO_E_MAX) return 0;
+    return sw_emask(s, vmask, x->a, depth + 1) | sw_emask(s, vmask, x->b, depth + 1);
+}
+
+/* Each statement's enclosing loop and enclosing loop or if. */
+static void sw_nest(sweep *s, sw_combo *c, int32_t blk, int32_t encl, int32_t parent, int depth)
+{
+    int32_t st;
+    if (blk < 0 || blk >= s->m->n_blocks || depth > 64) return;
+    for (st = s->m->blocks[blk].head; st >= 0; st = s->m->stmts[st].next) {
+        const pto_stmt *x = &s->m->stmts[st];
+        c->encl[st] = encl;
+        c->parent[st] = parent;
+        if (x->kind == PTO_ST_FOR) sw_nest(s, c, x->body, st, st, depth + 1);
+        else if (x->kind == PTO_ST_IF) {
+            sw_nest(s, c, x->body, encl, st, depth + 1);
+            sw_nest(s, c, x->orelse, encl, st, depth + 1);
+        } else if (x->kind == PTO_ST_SECTION) sw_nest(s, c, x->body, encl, parent, depth + 1);
+    }
+}
+
+/* Whether statement p encloses statement q. */
+static int sw_encloses(const sw_combo *c, int32_t p, int32_t q)
+{
+    int n;
+    for (n = 0; q >= 0 && n < 64; n++) {
+        q = c->parent[q];
+        if (q == p) return 1;
+    }
+    return 0;
+}
+
+static int sw_popcount(uint32_t v)
+{
+    int n = 0;
+    for (; v; v &= v - 1) n++;
+    return n;
+}
+
+/* The statements to pair and the names to combine; 0 when there are none. */
+static int sw_combo_setup(sweep *s, sw_combo *c)
+{
+    const pto_module *m = s->m;
+    int32_t v, st, k, a, b, list[SW_COMBO_STMTS], nl = 0;
+    int i, pass, x, y;
+    c->vmask = (uint32_t *)pto_alloc(s->ctx, (size_t)(m->n_vars + 1) * sizeof *c->vmask);
+    c->smask = (uint32_t *)pto_alloc(s->ctx, (size_t)(m->n_stmts + 1) * sizeof *c->smask);
+    c->encl = (int32_t *)pto_alloc(s->ctx, (size_t)(m->n_stmts + 1) * sizeof *c->encl);
+    c->parent = (int32_t *)pto_alloc(s->ctx, (size_t)(m->n_stmts + 1) * sizeof *c->parent);
+    c->cc = (unsigned char *)pto_alloc(s->ctx, (size_t)(m->n_stmts + 1));
+    if (!c->vmask || !c->smask || !c->encl || !c->parent || !c->cc) { s->oom = 1; return 0; }
+    memset(c->cc, 0, (size_t)(m->n_stmts + 1));
+    for (v = 0; v < m->n_vars; v++) {
+        c->vmask[v] = 0;
+        if (m->vars[v].kind == PTO_V_DIM || m->vars[v].kind == PTO_V_SCALAR)
+            for (i = 0; i < s->n; i++)
+                if (m->vars[v].name == s->name[i]) c->vmask[v] = 1u << i;
+    }
+    for (pass = 0; pass < 2; pass++)   /* (twice: a let may be read before its text in id order) */
+        for (st = 0; st < m->n_stmts; st++) {
+            const pto_stmt *x = &m->stmts[st];
+            if (x->kind == PTO_ST_LET && x->ref >= 0 && x->ref < m->n_vars) c->vmask[x->ref] = sw_emask(s, c->vmask, x->e[0], 0);
+            if (x->kind == PTO_ST_FOR && x->ref >= 0 && x->ref < m->n_vars)
+                c->vmask[x->ref] = sw_emask(s, c->vmask, x->e[0], 0) | sw_emask(s, c->vmask, x->e[1], 0) |
+                                   sw_emask(s, c->vmask, x->e[2], 0);
+        }
+    for (st = 0; st < m->n_stmts; st++) {
+        const pto_stmt *x = &m->stmts[st];
+        c->encl[st] = c->parent[st] = -1;
+        c->smask[st] = x->kind == PTO_ST_FOR ? sw_emask(s, c->vmask, x->e[0], 0) | sw_emask(s, c->vmask, x->e[1], 0) |
+                                                   sw_emask(s, c->vmask, x->e[2], 0)
+                     : x->kind == PTO_ST_IF ? sw_emask(s, c->vmask, x->e[0], 0) | sw_emask(s, c->vmask, x->e[1], 0) : 0;
+        if (c->smask[st] && nl < SW_COMBO_STMTS) list[nl++] = st;
+    }
+    for (k = 0; k < m->n_kernels; k++) sw_nest(s, c, m->kernels[k].body, -1, -1, 0);
+    for (a = 0; a < nl; a++)
+        for (b = a + 1; b < nl && c->n < SW_PAIRS; b++) {
+            int32_t p = list[a], q = list[b];
+            if (sw_popcount(c->smask[p] | c->smask[q]) < 2) continue;   /* one name: its own scan combines them */
+            if (!sw_encloses(c, p, q) && !sw_encloses(c, q, p) && !(c->encl[p] >= 0 && c->encl[p] == c->encl[q])) continue;
+            c->p[c->n] = p;
+            c->q[c->n++] = q;
+            for (x = 0; x < s->n; x++)
+                for (y = 0; y < s->n; y++) {
+                    int lo = x < y ? x : y, hi = x < y ? y : x, r;
+                    if (x == y || !(c->smask[p] >> x & 1) || !(c->smask[q] >> y & 1)) continue;
+                    for (r = 0; r < c->nn && !(c->nx[r] == lo && c->ny[r] == hi); r++)
+                        ;
+                    if (r == c->nn && c->nn < SW_NPAIRS) c->nx[c->nn] = lo, c->ny[c->nn++] = hi;
+                }
+        }
+    return c->nn > 0;
+}
+
+/* A loop's trip class (sw_trip_class) coarsened: 0, 1, 2 up to its slots, more. */
+static int sw_coarse(const pto_module *m, int32_t st, int cls)
+{
+    int per = sw_period(m, m->stmts[st].body);
+    if (cls <= 1) return cls;
+    if (cls == 4) return 3;
+    if (cls == 5) return 2;
+    return per >= cls ? 2 : 3;
+}
+
+/* The combinations keys[0 .. n) show, into out (when not NULL); returns a
+   hash of the paired statements' outcomes (the candidates' signature). */
+static uint64_t sw_tuples(sweep *s, sw_combo *c, const uint64_t *keys, int32_t n, sw_set *out)
+{
+    int32_t q, i;
+    uint64_t h = 1469598103934665603ULL;
+    int a, b;
+    if (out) out->n = 0;
+    for (q = 0; q < n; q++) {
+        int kind = (int)(keys[q] >> 56), cls = (int)(keys[q] & 0xf);
+        int32_t st = (int32_t)(uint32_t)(keys[q] >> 8);
+        if ((kind != 1 && kind != 2) || st < 0 || st >= s->m->n_stmts || (kind == 2 && cls > 1)) continue;
+        c->cc[st] |= (unsigned char)(1u << (kind == 1 ? sw_coarse(s->m, st, cls) : cls));
+    }
+    for (i = 0; i < c->n; i++) {
+        h = (h ^ ((uint64_t)c->cc[c->p[i]] << 4 | c->cc[c->q[i]])) * 1099511628211ULL;
+        if (out)
+            for (a = 0; a < 4; a++)
+                for (b = 0; b < 4; b++)
+                    if ((c->cc[c->p[i]] >> a & 1) && (c->cc[c->q[i]] >> b & 1))
+                        sw_insert(s, out, ((uint64_t)i << 8) | (uint64_t)(a << 4 | b));
+    }
+    for (q = 0; q < n; q++) {
+        int32_t st = (int32_t)(uint32_t)(keys[q] >> 8);
+        if (st >= 0 && st < s->m->n_stmts) c->cc[st] = 0;
+    }
+    return h;
+}
+
+/* Value set (name a = xa, name b = xb, the rest at their base) as a
+   candidate when it shows a combination no candidate showed yet. */
+static void sw_combo_try(sweep *s, sw_combo *c, int a, int64_t xa, int b, int64_t xb, sw_set *beh, sw_set *tup)
+{
+    int32_t q, nw = 0;
+    memcpy(s->cur, s->base, sizeof s->cur);
+    s->cur[a] = xa;
+    s->cur[b] = xb;
+    sw_behaviours(s, beh);
+    if (beh->n && beh->k[0] == 0) return;   /* refused */
+    sw_tuples(s, c, beh->k, beh->n, tup);
+    for (q = 0; q < tup->n; q++) nw += !sw_has(&c->poss, tup->k[q] | ((uint64_t)15 << 60));
+    if (!nw || c->ncombo == SW_COMBO_MAX) return;
+    c->va[c->ncombo] = a, c->xa[c->ncombo] = xa, c->vb[c->ncombo] = b, c->xb[c->ncombo] = xb;
+    c->toff[c->ncombo] = c->ntup;
+    for (q = 0; q < tup->n && !s->oom; q++) {
+        if (!sw_room(s, &c->tup, &c->tcap, c->ntup)) return;
+        c->tup[c->ntup++] = tup->k[q];
+        sw_insert(s, &c->poss, tup->k[q] | ((uint64_t)15 << 60));   /* (kind 15: a combination) */
+    }
+    for (q = 0; q < beh->n; q++) {
+        int kind = (int)(beh->k[q] >> 56);
+        if (kind == 1 || kind == 2 || kind == 5) sw_insert(s, &c->poss, beh->k[q] & ~(uint64_t)0xf0);
+    }
+    c->toff[++c->ncombo] = c->ntup;
+}
+
+/* Name b's candidates: its first value of each distinct outcome of the
+   paired statements in its scan. */
+static int sw_combo_cands(sweep *s, sw_combo *c, const sw_scan *sc, int b, int64_t *out)
+{
+    uint64_t sig[SW_COMBO_CAND];
+    int n = 0, p;
+    int32_t j;
+    for (j = 0; j < sc->nv && n < SW_COMBO_CAND; j++) {
+        uint64_t h;
+        if (sw_refused_at(sc, j)) continue;
+        h = sw_tuples(s, c, sc->keys + sc->off[j], sc->off[j + 1] - sc->off[j], NULL);
+        for (p = 0; p < n && sig[p] != h; p++)
+            ;
+        if (p < n) continue;
+        sig[n] = h;
+        out[n++] = sw_at(s, b, j);
+    }
+    return n;
+}
+
+static int64_t sw_abs(int64_t v) { return v < 0 ? -v : v; }
+
+static void sw_combine(sweep *s, sw_scan *scan, sw_set *shown, sw_combo *c, const sw_defs *defs, const char *bin,
+                       const char *fixed, const char *tmp, const char *file, sw_tally *t)
+{
+    sw_set beh, tup, done;
+    int r, dir, n, np = 0, plan[SW_COMBO_RUNS], cut = 0, stopped = 0, named[SW_NPAIRS];
+    int64_t cand[SW_COMBO_CAND];
+    int32_t j, q, h, best, bestnew, k;
+    unsigned char *used;
+    memset(&beh, 0, sizeof beh);
+    memset(&tup, 0, sizeof tup);
+    memset(&done, 0, sizeof done);
+    for (r = 0; r < c->nn && !s->oom; r++) {
+        named[r] = 0;
+        for (dir = 0; dir < 2; dir++) {
+            int a = dir ? c->ny[r] : c->nx[r], b = dir ? c->nx[r] : c->ny[r];
+            n = sw_combo_cands(s, c, &scan[b], b, cand);
+            for (k = 0; k < n; k++)
+                for (j = 0; j < scan[a].nv && !s->oom; j++) {
+                    if (s->tvisits > SW_COMBO_VISITS) { stopped = 1; break; }
+                    sw_combo_try(s, c, a, sw_at(s, a, j), b, cand[k], &beh, &tup);
+                }
+        }
+    }
+    /* the combinations the runs made so far showed */
+    for (h = 0; h < s->nhist && !s->oom; h++) {
+        memcpy(s->cur, s->hist + (size_t)h * SW_MAXN, sizeof s->cur);
+        sw_behaviours(s, &beh);
+        sw_tuples(s, c, beh.k, beh.n, &tup);
+        for (q = 0; q < tup.n; q++) sw_insert(s, &done, tup.k[q]);
+    }
+    used = (unsigned char *)pto_alloc(s->ctx, (size_t)c->ncombo + 1);
+    if (!used) s->oom = 1;
+    else memset(used, 0, (size_t)c->ncombo + 1);
+    while (used && !s->oom) {   /* the plan: most new combinations first, then the smallest values */
+        best = -1, bestnew = 0;
+        for (k = 0; k < c->ncombo; k++) {
+            int32_t nw = 0;
+            if (used[k]) continue;
+            for (q = c->toff[k]; q < c->toff[k + 1]; q++) nw += !sw_has(&done, c->tup[q]);
+            if (nw > bestnew || (nw && nw == bestnew && sw_abs(c->xa[k]) + sw_abs(c->xb[k]) < sw_abs(c->xa[best]) + sw_abs(c->xb[best])))
+                best = k, bestnew = nw;
+        }
+        if (best < 0) break;
+        if (np == SW_COMBO_RUNS) { cut++; used[best] = 1; continue; }
+        used[best] = 1;
+        plan[np++] = best;
+        for (q = c->toff[best]; q < c->toff[best + 1]; q++) sw_insert(s, &done, c->tup[q]);
+    }
+    if (np || stopped) {
+        const char *sep = "";
+        printf("  together (loops and ifs that nest or share a loop): ");
+        for (r = 0; r < c->nn; r++)
+            for (k = 0; k < np; k++)
+                if (!named[r] && ((c->va[plan[k]] == c->nx[r] && c->vb[plan[k]] == c->ny[r]) ||
+                                  (c->va[plan[k]] == c->ny[r] && c->vb[plan[k]] == c->nx[r]))) {
+                    printf("%s%s and %s", sep, pto_str(s->ctx, s->name[c->nx[r]]), pto_str(s->ctx, s->name[c->ny[r]]));
+                    named[r] = 1, sep = ", ";
+                }
+        printf("%s%d run%s", np ? ": " : "", np, np == 1 ? "" : "s");
+        if (cut) printf("; the bound of %d runs left %d value set%s unrun", SW_COMBO_RUNS, cut, cut == 1 ? "" : "s");
+        if (stopped) printf("; the search stopped at its budget");
+        printf("\n");
+    }
+    for (k = 0; k < np && !s->oom; k++) {
+        memcpy(s->cur, s->base, sizeof s->cur);
+        s->cur[c->va[plan[k]]] = c->xa[plan[k]];
+        s->cur[c->vb[plan[k]]] = c->xb[plan[k]];
+        sw_behaviours(s, &beh);
+        if (sw_run_one(s, defs, bin, fixed, tmp, file, t, 0))
+            for (q = 0; q < beh.n; q++) {
+                sw_insert(s, shown, beh.k[q]);
+                for (r = 0; r < s->n; r++) sw_insert(s, &scan[r].covered, beh.k[q]);
+            }
+    }
+    pto_free(s->ctx, used);
+    pto_free(s->ctx, beh.k);
+    pto_free(s->ctx, tup.k);
+    pto_free(s->ctx, done.k);
+}
+
+static void sw_combo_free(sweep *s, sw_combo *c)
+{
+    pto_free(s->ctx, c->vmask);
+    pto_free(s->ctx, c->smask);
+    pto_free(s->ctx, c->encl);
+    pto_free(s->ctx, c->parent);
+    pto_free(s->ctx, c->cc);
+    pto_free(s->ctx, c->tup);
+    pto_free(s->ctx, c->poss.k);
+}
+
+/* The outcomes of loops and ifs that some value the sweep weighed shows but
+   no run showed (review26 A-H2, B-L2): a note each, so that what went
+   untested is said (a trip class that another name's window refuses, a loop
+   never run past its slots, an if taken one way only). */
+/* A behaviour as the notes below group it: no context; a loop's ring
+   class (kind 5) as its trip class 8; 0: not one to note. */
+static uint64_t sw_note_key(uint64_t k)
+{
+    int kind = (int)(k >> 56);
+    k &= ~(uint64_t)0xf0;
+    if (kind == 5) return (k & 0xf) ? (((uint64_t)1 << 56) | (k & ((uint64_t)0xffffffff << 8)) | 8) : 0;
+    return kind == 1 || kind == 2 ? k : 0;
+}
+
+static void sw_class_notes(sweep *s, sw_scan *scan, const sw_set *shown, const sw_combo *c, pto_buf *notes)
+{
+    const pto_module *m = s->m;
+    sw_set ok, ref, seen;
+    int32_t i, j, q;
+    int lines = 0, more = 0;
+    memset(&ok, 0, sizeof ok);
+    memset(&ref, 0, sizeof ref);
+    memset(&seen, 0, sizeof seen);
+    for (i = 0; i < s->n && !s->oom; i++)
+        for (j = 0; j < scan[i].nv; j++)
+            for (q = scan[i].off[j]; q < scan[i].off[j + 1]; q++) {
+                uint64_t k = sw_note_key(scan[i].keys[q]);
+                if (k) sw_insert(s, sw_refused_at(&scan[i], j) ? &ref : &ok, k);
+            }
+    for (q = 0; c && q < c->poss.n; q++)
+        if ((c->poss.k[q] >> 60) != 15 && sw_note_key(c->poss.k[q])) sw_insert(s, &ok, sw_note_key(c->poss.k[q]));
+    for (q = 0; q < ok.n; q++) sw_insert(s, &ref, ok.k[q]);   /* ref: all of them now */
+    for (q = 0; q < shown->n; q++)
+        if (sw_note_key(shown->k[q])) sw_insert(s, &seen, sw_note_key(shown->k[q]));
+    for (q = 0; q < ref.n && !s->oom;) {
+        uint64_t head = ref.k[q] >> 8;
+        int kind = (int)(ref.k[q] >> 56), n = 0, budget = 0;
+        int32_t st = (int32_t)(uint32_t)(ref.k[q] >> 8);
+        char what[200];
+        what[0] = 0;
+        for (; q < ref.n && ref.k[q] >> 8 == head; q++) {
+            int cls = (int)(ref.k[q] & 0xf);
+            size_t len = strlen(what);
+            const char *frag = NULL;
+            char buf[80];
+            if (sw_has(&seen, ref.k[q])) continue;
+            budget |= sw_has(&ok, ref.k[q]);
+            if (kind == 1 && cls == 8) {
+                snprintf(buf, sizeof buf, "more than %d times (its pipe ring's slots)", sw_ring_period(m, m->stmts[st].body, 0));
+                frag = buf;
+            } else if (kind == 1) {
+                static const char *const tn[4] = {"0 times", "once", "2 times", "3 times"};
+                int per = sw_period(m, m->stmts[st].body);
+                if (cls < 4) frag = tn[cls];
+                else snprintf(buf, sizeof buf, cls == 4 ? "more than %d times (its tiles' slots)" : "4 to %d times", per), frag = buf;
+            } else frag = cls == 0 ? "not taken" : cls == 1 ? "taken" : "taken one way at its loop's first iteration and the other at the last";
+            snprintf(what + len, sizeof what - len, "%s%s", n ? ", " : "", frag);
+            n++;
+        }
+        if (!n) continue;
+        if (lines == 12) { more++; continue; }
+        lines++;
+        pto_buf_printf(notes, "  note: no run %s at line %d %s%s\n", kind == 2 ? "saw the if" : "ran the loop", m->stmts[st].loc.line, what,
+                       budget ? "" : " (only values the sweep refuses to run do)");
+    }
+    if (more) pto_buf_printf(notes, "  note: and %d more loop%s or if%s so\n", more, more == 1 ? "" : "s", more == 1 ? "" : "s");
+    pto_free(s->ctx, ok.k);
+    pto_free(s->ctx, ref.k);
+    pto_free(s->ctx, seen.k);
+}
+
 /* Whether param v is a host's. */
 static int host_param(const pto_module *m, int32_t v)
 {
@@ -2097,6 +2526,8 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
     sw_set cur, seen;
     sw_tally t;
     pto_buf notes;
+    sw_combo combo;
+    int have_combo = 0;
     size_t len = 0;
     char *text = read_all(path, &len);
     pto_module *m = text ? pto_parse(ctx, shown, text, len) : NULL;
@@ -2109,6 +2540,7 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
     memset(&cur, 0, sizeof cur);
     memset(&seen, 0, sizeof seen);
     memset(&notes, 0, sizeof notes);
+    memset(&combo, 0, sizeof combo);
     notes.ctx = ctx;
     memset(&t, 0, sizeof t);
     if (!m || pto_verify(ctx, m) != PTO_OK) {   /* emit passed on the same text: not expected */
@@ -2335,7 +2767,12 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
         }
     } while (progress && t.runs < max_runs && !s.oom);
     if (!s.oom && s.n >= 2) sw_joint(&s, scan, &seen, defs, bin, fixed, tmp, shown, &t, max_runs, &notes);
+    if (!s.oom && s.n >= 2 && sw_combo_setup(&s, &combo)) {
+        sw_combine(&s, scan, &seen, &combo, defs, bin, fixed, tmp, shown, &t);
+        have_combo = 1;
+    }
     if (!s.oom) sw_idle_note(&s, &seen, &notes);
+    if (!s.oom) sw_class_notes(&s, scan, &seen, have_combo ? &combo : NULL, &notes);
     /* the other rank counts, every name at its base value: outside --sweep-runs (5 at most) */
     for (i = 0; i < nrc && !s.oom; i++) {
         memcpy(s.cur, s.base, sizeof s.cur);
@@ -2384,6 +2821,7 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
     pto_free(ctx, cur.k);
     pto_free(ctx, seen.k);
     pto_buf_free(&notes);
+    sw_combo_free(&s, &combo);
     sw_free(&s, m, text);
     return rc;
 }
@@ -2787,6 +3225,7 @@ int main(int argc, char **argv)
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         fputs(usage[0], argc < 2 ? stderr : stdout);
         fputs(usage[1], argc < 2 ? stderr : stdout);
+        fputs(usage[2], argc < 2 ? stderr : stdout);
         return argc < 2 ? 1 : 0;
     }
     if (strcmp(argv[1], "--version") == 0) {
