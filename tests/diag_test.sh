@@ -823,6 +823,13 @@ done
 (echo "arch a5"; cat tests/diag/tfree_order.pto) >$out/tfree_order_a5.pto
 expect "... and on a5, where TFREE frees the slot: no report" 0 "^  simulator   no reports" \
     $ptoc run $out/tfree_order_a5.pto
+# ... and check's static cube/vector GM test no longer counts such a tfree as an ordering point on
+# a2a3 (it still does on a5, where TFREE frees the slot)
+expect "a store followed only by a tfree, a cube load after its push: refused by check" 1 \
+    "tfree_last_store.pto:23:5: error: the vector section stores 'y' \(line 23\) and the cube section loads it \(line 16\) with no pipe op between them" \
+    $ptoc check tests/diag/tfree_last_store.pto
+(echo "arch a5"; cat tests/diag/tfree_last_store.pto) >$out/tfree_last_store_a5.pto
+expect "... on a5 check lets the tfree order it" 0 "^clean$" sh -c "$ptoc check $out/tfree_last_store_a5.pto && echo clean"
 # review26b H1: odd slots(N) >= 5 overrun the ring on a device (pto-isa batches the free credits)
 expect "slots(5): refused with the reason and what to use" 1 \
     "odd_slots.pto:5:8: error: pipe 'q': slots\(5\) is odd and more than 3: pto-isa's TPipe returns free slots to the producer in batches of slots / 2 = 2 pops, and a push waits for them only every 2 pushes, so with an odd count push 5 \(and 7, \.\.\.\) can overwrite a slot the consumer has not popped yet, corrupting data on a device; use an even count \(e.g. slots\(4\)\) or at most 3" \
