@@ -2594,7 +2594,7 @@ static void pto__vparams(pto__verifier *v, const pto_kernel *k, int bind)
 }
 
 /* A ring's slots at most: each push sets the cross-core data-ready flag
-   and each pop waits for it (each free sets slot-free, each push past the
+   and each pop waits for it (each release sets slot-free, each push past the
    first slots(N) waits for it), and a flag's counter has 4 bits (a2a3 FFTS
    flags; the simulator's cross-core flags count to 15 and report a 16th
    pending set): with at most N pushes ahead of the pops, N <= 15 keeps

@@ -236,7 +236,7 @@ expect "both sections pop first: each tpop names the core it waits for and where
 holds "both sections pop first: the vector side too" \
     "pipe_cycle.pto:27:7: error: deadlock: this tpop on AIV 1 \\(subblock 1\\) waits forever: it needs tile 1 of pipe 'q' \\(c2v\\), which the cube core has pushed 0 of, and it is itself stuck in the tpop at line 17"
 expect "both pipes full: each tpush names the slots and the core that holds them" 1 \
-    "pipe_full.pto:18:7: error: deadlock: this tpush on the cube core waits forever: pipe 'q' \\(c2v\\) is full \\(8 slots, every one pushed and not yet freed by AIV 0 \\(subblock 0\\), which freed 0 of 8\\), and it is itself stuck in the tpush at line 30" \
+    "pipe_full.pto:18:7: error: deadlock: this tpush on the cube core waits forever: pipe 'q' \\(c2v\\) is full \\(8 slots, every one pushed and not yet popped by AIV 0 \\(subblock 0\\), which popped 0 of 8\\), and it is itself stuck in the tpush at line 30" \
     $ptoc run tests/diag/pipe_full.pto
 
 # ---- what is not a .pto file ----

@@ -15,9 +15,11 @@
    (direction, subblock, id); the k-th wait takes the k-th set of its
    source core (the AIC's wait: the k-th of each AIV).
 
-   Ring model. A ring has per-direction counters: pushed, popped and freed
-   per taking-part core. The producer may push slot n when n - freed < slot
-   num (freed counts slots every consumer has freed); a consumer pops slot i
+   Ring model. A ring has per-direction counters: pushed, popped, released
+   and freed per taking-part core. The producer may push slot n when n -
+   released < slot num (released counts slots every consumer has handed
+   back: on a2a3 at the end of the pop's load, as pto-isa's TPOP sends the
+   free credit itself and TFREE is empty; on a5 at the tfree); a consumer pops slot i
    when every producer has pushed it. The consumer's local copy of slot i is
    at base + (i % local_slot_num) * (bytes of the popped tile: half the slot
    on an AIV of a split pipe), so popping while
@@ -27,7 +29,7 @@
    the s-th half of the cube tile; C2V NONE gives each AIV the whole tile;
    V2C UP_DOWN / LEFT_RIGHT make each AIV push its half; V2C NONE has only
    AIV 0 push.
-   Ring time and order are per slot: push n joins the tfrees of push
+   Ring time and order are per slot: push n joins the releases of push
    n - slot_num (every consumer's; nothing if n < slot_num), pop n joins
    push n (every producer's). Whichever core the seed ran first, these are
    the same events, so a race-free kernel's cycles do not depend on the
