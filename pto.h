@@ -9592,7 +9592,7 @@ static void pto__vparams(pto__verifier *v, const pto_kernel *k, int bind)
 }
 
 /* A ring's slots at most: each push sets the cross-core data-ready flag
-   and each pop waits for it (each free sets slot-free, each push past the
+   and each pop waits for it (each release sets slot-free, each push past the
    first slots(N) waits for it), and a flag's counter has 4 bits (a2a3 FFTS
    flags; the simulator's cross-core flags count to 15 and report a 16th
    pending set): with at most N pushes ahead of the pops, N <= 15 keeps
@@ -9672,6 +9672,14 @@ static void pto__vpipe_decl(pto__verifier *v, const pto_cvpipe *q)
         pto_error(v->ctx, q->loc, "pipe '%s': slots(%d) of %lld bytes each are %lld bytes, more than the %lld (256 MiB) a ring may hold",
                   qn, (int)q->slot_num, (long long)bytes, (long long)(bytes * q->slot_num),
                   (long long)PTO__VMAX_RING_BYTES);
+    else if (q->slot_num >= 5 && q->slot_num % 2)
+        pto_error(v->ctx, q->loc,
+                  "pipe '%s': slots(%d) is odd and more than 3: pto-isa's TPipe returns free slots to the producer "
+                  "in batches of slots / 2 = %d pops, and a push waits for them only every %d pushes, so with an odd "
+                  "count push %d (and %d, ...) can overwrite a slot the consumer has not popped yet, corrupting data "
+                  "on a device; use an even count (e.g. slots(%d)) or at most 3",
+                  qn, (int)q->slot_num, (int)q->slot_num / 2, (int)q->slot_num / 2, (int)q->slot_num,
+                  (int)q->slot_num + 2, (int)q->slot_num - 1);
     else if (q->local_slot_num <= 0 || q->local_slot_num > q->slot_num || q->local_slot_num > maxl)
         pto_error(v->ctx, q->loc, "pipe '%s': local_slots(%d) must be > 0, <= slots(%d) and <= %d for a %s pipe", qn,
                   (int)q->local_slot_num, (int)q->slot_num, maxl, pto__vdir_word(q->dir));
@@ -10015,8 +10023,9 @@ static void pto__vsame_window(pto__verifier *v, int32_t b, int kind, int depth)
 
 /* ---- cube / vector races on GM: a mix kernel's two sections run at once ---- */
 
-/* Whether statement s is, or holds, a cube/vector pipe op (tpush, tpop,
-   tfree); unsure counts as yes. */
+/* Whether statement s is, or holds, a cube/vector pipe op that orders
+   across cores (tpush, tpop; tfree only on a5: on a2a3 pto-isa's TPOP
+   frees the slot and TFREE is empty); unsure counts as yes. */
 static int pto__vpipe_op_at(const pto_module *m, int32_t s, int depth)
 {
     const pto_stmt *st;
@@ -10024,7 +10033,8 @@ static int pto__vpipe_op_at(const pto_module *m, int32_t s, int depth)
     int k;
     if (s < 0 || s >= m->n_stmts || depth > m->n_blocks) return 1;
     st = &m->stmts[s];
-    if (st->kind == PTO_ST_OP) return pto_opinfo_get((pto_op)st->op)->cls == PTO_OC_CVPIPE;
+    if (st->kind == PTO_ST_OP)
+        return pto_opinfo_get((pto_op)st->op)->cls == PTO_OC_CVPIPE && (st->op != PTO_OP_TFREE || m->arch == PTO_ARCH_A5);
     if (st->kind != PTO_ST_FOR && st->kind != PTO_ST_IF) return 0;
     for (k = 0; k < 2; k++) {
         int32_t b = k ? st->orelse : st->body;
@@ -11621,11 +11631,12 @@ static int pto__exec_matmul(pto__interp *I, int32_t s)
 /* ---- cube <-> vector pipes ----
    A pipe carries [rows, cols] tiles of its dtype through slot_num slots per
    direction, as the device's rings do. tpush waits while every slot holds
-   data not yet freed by every consumer; tpop waits until every producer
+   data not yet released by every consumer (popped on a2a3, freed on a5); tpop waits until every producer
    has pushed the next slot, then copies this core's part (the whole tile on
    the cube; with a split, AIV s gets or gives half s of the rows or
    columns; without one, both AIVs pop the whole tile and only AIV 0 pushes
-   into a v2c pipe); tfree releases the oldest popped slot. Waiting is not
+   into a v2c pipe); tfree releases the oldest popped slot (its local copy; the
+   GM slot went back to the producer at the pop on a2a3). Waiting is not
    done here: the op sets I->cvblocked and the section is resumed later. */
 
 static int pto__in_block(pto__interp *I, int32_t s)
@@ -11634,9 +11645,21 @@ static int pto__in_block(pto__interp *I, int32_t s)
     return 0;
 }
 
-static int pto__in_freed(const pto__iring *r, int k)
+/* Slots consumer `me` of direction k has handed back to the producer: on
+   a2a3 every popped one (pto-isa's TPOP frees the slot after its load and
+   TFREE is empty), on a5 every freed one. */
+static int64_t pto__in_rel1(const pto__interp *I, const pto__iring *r, int k, int me)
 {
-    return (int)(k == 0 ? (r->freed[0][0] < r->freed[0][1] ? r->freed[0][0] : r->freed[0][1]) : r->freed[1][0]);
+    return I->m->arch == PTO_ARCH_A5 ? r->freed[k][me] : r->popped[k][me];
+}
+
+/* ... by every consumer of direction k (both AIVs consume c2v). */
+static int64_t pto__in_released(const pto__interp *I, const pto__iring *r, int k)
+{
+    int64_t a = pto__in_rel1(I, r, k, 0), b;
+    if (k == 1) return a;
+    b = pto__in_rel1(I, r, k, 1);
+    return a < b ? a : b;
 }
 
 static int64_t pto__in_pushed(const pto__iring *r, const pto_cvpipe *q, int k)
@@ -11696,7 +11719,7 @@ static int pto__exec_cvpipe(pto__interp *I, int32_t s)
         if (k == 1 && q->split == PTO_SPLIT_NONE && me == 1)
             return pto__fail(I, st->loc, "tpush: only AIV 0 (subblock 0) pushes into v2c pipe '%s', which has no split",
                              pto_str(I->ctx, q->name));
-        if (r->pushed[k][me] - pto__in_freed(r, k) >= q->slot_num) return pto__in_block(I, s);
+        if (r->pushed[k][me] - pto__in_released(I, r, k) >= q->slot_num) return pto__in_block(I, s);
         pto__in_slot_copy(I, q, r, k, r->pushed[k][me], &t, 1);
         r->pushed[k][me]++;
         return 1;
@@ -12221,14 +12244,16 @@ static void pto__in_pipe_deadlock(pto__interp *I, int c, const int32_t *wait_at,
         pto__fail(I, st->loc, "deadlock: this %s on %s waits forever", op, pto__in_who[c]);
         return;
     }
-    /* a full pipe: the consumer that freed fewest slots holds them */
-    other = k == 1 ? 0 : r->freed[0][1] < r->freed[0][0] ? 2 : 1;
+    /* a full pipe: the consumer that released fewest slots holds them */
+    other = k == 1 ? 0 : pto__in_rel1(I, r, 0, 1) < pto__in_rel1(I, r, 0, 0) ? 2 : 1;
     pto__in_where(I, other, wait_at, fin, where, sizeof where);
     pto__fail(I, st->loc,
               "deadlock: this tpush on %s waits forever: pipe '%s' (%s) is full (%d slot%s, every one pushed and "
-              "not yet freed by %s, which freed %lld of %lld), and %s",
+              "not yet %s by %s, which %s %lld of %lld), and %s",
               pto__in_who[c], qn, k ? "v2c" : "c2v", (int)q->slot_num, q->slot_num == 1 ? "" : "s",
-              pto__in_who[other], (long long)r->freed[k][other ? other - 1 : 0], (long long)r->pushed[k][me], where);
+              I->m->arch == PTO_ARCH_A5 ? "freed" : "popped", pto__in_who[other],
+              I->m->arch == PTO_ARCH_A5 ? "freed" : "popped",
+              (long long)pto__in_rel1(I, r, k, other ? other - 1 : 0), (long long)r->pushed[k][me], where);
 }
 
 /* The cores of one cluster: the cube section on the AIC, the vector
@@ -17337,8 +17362,9 @@ static inline int pto__sy_grow(pto__sy *sy, void **p, size_t esz, int32_t *cap, 
    around both), nothing refills the bytes and that write orders nothing:
    it gets no record, so the scalar unit does not stop there to wait for
    the last reads (review23 M3: 10% of a kernel's cycles). The producer's
-   next push waits for the tfree on the ring, not for those reads (the pop
-   copied the slot out already). */
+   next push waits for the slot's release on the ring, not for those reads
+   (the pop copied the slot out already; on a2a3 the pop itself released it).
+   Nothing here orders GM across cores: a tfree never did on a2a3. */
 typedef struct pto__sy_fw {
     const pto_module *m;
     int32_t n;             /* preorder position */

@@ -1002,9 +1002,11 @@ typedef struct pto_k__sync {
 typedef struct pto_k__ring1 {  /* one direction of a ring */
     int used;
     int64_t pushed[2], popped[2], freed[2];  /* per AIV (index 0 for the AIC) */
+    int64_t released[2];       /* slots handed back to the producer: at the pop's load end on a2a3
+                                  (pto-isa's TPOP frees the slot; TFREE is empty), at the tfree on a5 */
     int producers, consumers;  /* bit masks of AIV subblocks taking part (C2V consumers / V2C producers) */
     pto_k__sync *slot;         /* per GM slot: the push's clock */
-    pto_k__sync *freeslot;     /* per GM slot: the tfrees of the data it last held (every consumer's) */
+    pto_k__sync *freeslot;     /* per GM slot: the releases of the data it last held (every consumer's) */
     int *slot_dtype;
     int32_t *slot_rows, *slot_cols;
     const char *pop_src[2];
@@ -1701,6 +1703,26 @@ PTO_K_FN int pto_k__early_set(const pto_k_core *c, int pp, int q, uint32_t pclk,
     return best;
 }
 
+/* Whether a cross-core race between c and an earlier access of pc may be
+   one a consumer's tfree was meant to order: on a2a3, pc has popped a slot
+   of a ring of the cluster that c pushes into (the simulator used to
+   release the slot at the tfree, as a5 does; the device releases it at
+   the pop). Only picks the hint. */
+PTO_K_FN int pto_k__tfree_hint(const pto_k_core *c, const pto_k_core *pc)
+{
+    const pto_k__cluster *cl;
+    int ring, k;
+    if (c->dev->desc.arch != PTO_K_A2A3 || !c->dev->clusters || c->cluster != pc->cluster || c->kind == pc->kind)
+        return 0;
+    cl = &c->dev->clusters[c->cluster];
+    k = c->kind == PTO_K_CORE_CUBE ? 0 : 1;   /* the direction c pushes and pc pops */
+    for (ring = 0; ring < PTO_K_NRING; ring++) {
+        const pto_k__ring1 *r1 = &cl->ring[ring].d[k];
+        if (r1->used && r1->popped[pc->kind == PTO_K_CORE_CUBE ? 0 : (int)pc->subblock] > 0) return 1;
+    }
+    return 0;
+}
+
 /* Reports the conflicts found for one access. `what` names the memory. */
 PTO_K_FN void pto_k__report_conf(pto_k__check *k, int kind, const char *what, int gm)
 {
@@ -1712,7 +1734,7 @@ PTO_K_FN void pto_k__report_conf(pto_k__check *k, int kind, const char *what, in
         pto_k_core *pc = &dev->cores[f->prev.gp / 8];
         int pp = f->prev.gp % 8, id;
         const pto_k__sync *es = NULL;
-        char me[64], them[64], hint[400];
+        char me[64], them[64], hint[800];
         /* GM, different bytes of each shared block, one side a plain read:
            no race. The block rule is for writers (a whole-block move of one
            can undo the other's bytes); a read takes its own bytes whatever
@@ -1725,7 +1747,11 @@ PTO_K_FN void pto_k__report_conf(pto_k__check *k, int kind, const char *what, in
         pto_k__core_name(c, me, sizeof me);
         pto_k__core_name(pc, them, sizeof them);
         if (pc != c)
-            snprintf(hint, sizeof hint, "no cross-core flag, ring slot or signal orders %s before %s", them, me);
+            snprintf(hint, sizeof hint, "no cross-core flag, ring slot or signal orders %s before %s%s", them, me,
+                     pto_k__tfree_hint(c, pc) ? " (on a2a3 pto-isa's TPOP frees its ring slot as soon as its load "
+                     "ends and TFREE is empty, so what a core does between a tpop and its tfree is ordered before "
+                     "no tpush of the other core: order the GM data with a tpush after the access and a tpop of "
+                     "that pipe before the other one, or a signal, as docs/pto-format.md's mix section says)" : "");
         else if (pp == k->pipe)
             snprintf(hint, sizeof hint, "both run on pipe %s, which may overlap them: missing pipe_barrier(%s)",
                      pto_k__pipe_name(pp), pto_k__pipe_name(pp));
@@ -3484,9 +3510,11 @@ PTO_K_FN int64_t pto_k_iter_mod(int64_t i, int64_t start, int64_t step, int64_t 
    (direction, subblock, id); the k-th wait takes the k-th set of its
    source core (the AIC's wait: the k-th of each AIV).
 
-   Ring model. A ring has per-direction counters: pushed, popped and freed
-   per taking-part core. The producer may push slot n when n - freed < slot
-   num (freed counts slots every consumer has freed); a consumer pops slot i
+   Ring model. A ring has per-direction counters: pushed, popped, released
+   and freed per taking-part core. The producer may push slot n when n -
+   released < slot num (released counts slots every consumer has handed
+   back: on a2a3 at the end of the pop's load, as pto-isa's TPOP sends the
+   free credit itself and TFREE is empty; on a5 at the tfree); a consumer pops slot i
    when every producer has pushed it. The consumer's local copy of slot i is
    at base + (i % local_slot_num) * (bytes of the popped tile: half the slot
    on an AIV of a split pipe), so popping while
@@ -3496,7 +3524,7 @@ PTO_K_FN int64_t pto_k_iter_mod(int64_t i, int64_t start, int64_t step, int64_t 
    the s-th half of the cube tile; C2V NONE gives each AIV the whole tile;
    V2C UP_DOWN / LEFT_RIGHT make each AIV push its half; V2C NONE has only
    AIV 0 push.
-   Ring time and order are per slot: push n joins the tfrees of push
+   Ring time and order are per slot: push n joins the releases of push
    n - slot_num (every consumer's; nothing if n < slot_num), pop n joins
    push n (every producer's). Whichever core the seed ran first, these are
    the same events, so a race-free kernel's cycles do not depend on the
@@ -3754,12 +3782,12 @@ PTO_K_FN void pto_k_ring_init(pto_k_core *c, const char *src, int ring, int dir,
     rg->inited |= pto_k__role_bit(c);
 }
 
-/* Slots every consumer has freed / every producer has pushed. */
-PTO_K_FN int64_t pto_k__freed(const pto_k__ring *rg, int k)
+/* Slots every consumer has released to the producer / every producer has pushed. */
+PTO_K_FN int64_t pto_k__released(const pto_k__ring *rg, int k)
 {
     const pto_k__ring1 *r1 = &rg->d[k];
-    if (k == 1) return r1->freed[0];
-    return r1->freed[0] < r1->freed[1] ? r1->freed[0] : r1->freed[1]; /* both AIVs consume C2V */
+    if (k == 1) return r1->released[0];
+    return r1->released[0] < r1->released[1] ? r1->released[0] : r1->released[1]; /* both AIVs consume C2V */
 }
 
 PTO_K_FN int64_t pto_k__pushed(const pto_k__ring *rg, int k)
@@ -3778,21 +3806,22 @@ PTO_K_FN int pto_k__push_ready(pto_k_core *c, const void *arg)
 {
     const pto_k__rwait *w = (const pto_k__rwait *)arg;
     (void)c;
-    return w->rg->d[w->k].pushed[w->me] - pto_k__freed(w->rg, w->k) < w->rg->slot_num;
+    return w->rg->d[w->k].pushed[w->me] - pto_k__released(w->rg, w->k) < w->rg->slot_num;
 }
 
 PTO_K_FN void pto_k__push_desc(pto_k_core *c, const void *arg, char *out, size_t n)
 {
     const pto_k__rwait *w = (const pto_k__rwait *)arg;
     const pto_k__ring1 *r1 = &w->rg->d[w->k];
-    (void)c;
+    int a2a3 = c->dev->desc.arch == PTO_K_A2A3;
     snprintf(out, n,
-             "tpush on ring %d (%s) waits for a free slot forever: %s %d slot%s hold%s data (pushed %lld, freed %lld); "
-             "the consumer popped %lld but never freed them (missing TFREE?)",
+             "tpush on ring %d (%s) waits for a free slot forever: %s %d slot%s hold%s data (pushed %lld, %s %lld); "
+             "the consumer popped %lld %s",
              w->ring, w->k == 0 ? "C2V" : "V2C", w->rg->slot_num == 1 ? "its" : "all", (int)w->rg->slot_num,
              w->rg->slot_num == 1 ? "" : "s", w->rg->slot_num == 1 ? "s" : "", (long long)r1->pushed[w->me],
-             (long long)pto_k__freed(w->rg, w->k),
-             (long long)(w->k == 0 && r1->popped[1] < r1->popped[0] ? r1->popped[1] : r1->popped[0]));
+             a2a3 ? "released" : "freed", (long long)pto_k__released(w->rg, w->k),
+             (long long)(w->k == 0 && r1->popped[1] < r1->popped[0] ? r1->popped[1] : r1->popped[0]),
+             a2a3 ? "and pops no more (on a2a3 each tpop releases its slot)" : "but never freed them (missing TFREE?)");
 }
 
 PTO_K_FN int pto_k__pop_ready(pto_k_core *c, const void *arg)
@@ -3909,8 +3938,8 @@ PTO_K_FN void pto_k_tpush(pto_k_core *c, const char *src, int ring, pto_k_tile a
     pto_k__block(c, &w);
     if (c->dead) return;
     n = r1->pushed[me];
-    /* Wait for this slot's own release: the tfrees of slot n - slot_num. A
-       later tfree that the interleaving happened to run already is no part
+    /* Wait for this slot's own release: the pops (a2a3) or tfrees (a5) of
+       slot n - slot_num. A later release that the interleaving happened to run already is no part
        of this push's condition (it would make time and order depend on the
        seed, and hide races the hardware does not order). */
     fs = &r1->freeslot[n % rg->slot_num];
@@ -3933,6 +3962,18 @@ PTO_K_FN void pto_k_tpush(pto_k_core *c, const char *src, int ring, pto_k_tile a
     pto_k__publish(c, pipe, &r1->slot[n % rg->slot_num], c->free_at[pipe], src);
     r1->pushed[me]++;
     pto_k__yield(c);
+}
+
+/* Hands the consumer's oldest unreleased slot back to the producer: the
+   next push into it joins the clock of `pipe` as it stands now. On a2a3
+   pto-isa's TPOP does it on MTE2 right after its load (the free credit),
+   so what the consumer does with the popped tile afterwards, up to and
+   including its tfree, is ordered before no push. On a5 TFREE does it. */
+PTO_K_FN void pto_k__release(pto_k_core *c, pto_k__ring1 *r1, int32_t slot_num, int me, int pipe, const char *src)
+{
+    pto_k__sync *fs = &r1->freeslot[r1->released[me] % slot_num];
+    pto_k__publish(c, pipe, fs, c->free_at[pipe], src);
+    r1->released[me]++;
 }
 
 PTO_K_FN pto_k_tile pto_k_tpop(pto_k_core *c, const char *src, int ring, pto_k_tile base)
@@ -4002,8 +4043,10 @@ PTO_K_FN pto_k_tile pto_k_tpop(pto_k_core *c, const char *src, int ring, pto_k_t
                  pto_k__bw_cost((double)pto_k__tbytes(t) + (t.space == PTO_K_VEC ? 31334.4 : 0.0),
                                 t.space == PTO_K_VEC ? 143.36 : 78.35),
                  "tpop", src);
+    if (c->dev->desc.arch == PTO_K_A2A3) pto_k__release(c, r1, rg->slot_num, me, PTO_K_PIPE_MTE2, src);
     r1->popped[me]++;
     r1->pop_src[me] = src;
+    if (c->dev->desc.arch == PTO_K_A2A3) pto_k__yield(c);   /* the release may let the producer on */
     return t;
 }
 
@@ -4026,13 +4069,15 @@ PTO_K_FN void pto_k_tfree(pto_k_core *c, const char *src, int ring)
     }
     ins.disp = c->disp++;
     t = pto_k__timed(c, PTO_K_PIPE_S, ins.disp, 1, "tfree", src);
+    r1->freed[me]++;   /* the local copy may be refilled by the next pop */
+    if (c->dev->desc.arch == PTO_K_A2A3) return;   /* the pop released the GM slot: nothing crosses cores */
     if (c->free_at[PTO_K_PIPE_MTE2] > t) t = c->free_at[PTO_K_PIPE_MTE2];
-    /* the freed slot (this core's oldest popped one) was read by the pop on
-       MTE2: publish that it is done, on that slot only */
-    fs = &r1->freeslot[r1->freed[me] % rg->slot_num];
+    /* a5: the freed slot (this core's oldest popped one) was read by the
+       pop on MTE2: publish that it is done, on that slot only */
+    fs = &r1->freeslot[r1->released[me] % rg->slot_num];
     pto_k__publish(c, PTO_K_PIPE_MTE2, fs, t, src);
     pto_k__publish(c, PTO_K_PIPE_S, fs, t, src);
-    r1->freed[me]++;
+    r1->released[me]++;
     pto_k__yield(c);
 }
 

@@ -720,11 +720,12 @@ static int pto__exec_matmul(pto__interp *I, int32_t s)
 /* ---- cube <-> vector pipes ----
    A pipe carries [rows, cols] tiles of its dtype through slot_num slots per
    direction, as the device's rings do. tpush waits while every slot holds
-   data not yet freed by every consumer; tpop waits until every producer
+   data not yet released by every consumer (popped on a2a3, freed on a5); tpop waits until every producer
    has pushed the next slot, then copies this core's part (the whole tile on
    the cube; with a split, AIV s gets or gives half s of the rows or
    columns; without one, both AIVs pop the whole tile and only AIV 0 pushes
-   into a v2c pipe); tfree releases the oldest popped slot. Waiting is not
+   into a v2c pipe); tfree releases the oldest popped slot (its local copy; the
+   GM slot went back to the producer at the pop on a2a3). Waiting is not
    done here: the op sets I->cvblocked and the section is resumed later. */
 
 static int pto__in_block(pto__interp *I, int32_t s)
@@ -733,9 +734,21 @@ static int pto__in_block(pto__interp *I, int32_t s)
     return 0;
 }
 
-static int pto__in_freed(const pto__iring *r, int k)
+/* Slots consumer `me` of direction k has handed back to the producer: on
+   a2a3 every popped one (pto-isa's TPOP frees the slot after its load and
+   TFREE is empty), on a5 every freed one. */
+static int64_t pto__in_rel1(const pto__interp *I, const pto__iring *r, int k, int me)
 {
-    return (int)(k == 0 ? (r->freed[0][0] < r->freed[0][1] ? r->freed[0][0] : r->freed[0][1]) : r->freed[1][0]);
+    return I->m->arch == PTO_ARCH_A5 ? r->freed[k][me] : r->popped[k][me];
+}
+
+/* ... by every consumer of direction k (both AIVs consume c2v). */
+static int64_t pto__in_released(const pto__interp *I, const pto__iring *r, int k)
+{
+    int64_t a = pto__in_rel1(I, r, k, 0), b;
+    if (k == 1) return a;
+    b = pto__in_rel1(I, r, k, 1);
+    return a < b ? a : b;
 }
 
 static int64_t pto__in_pushed(const pto__iring *r, const pto_cvpipe *q, int k)
@@ -795,7 +808,7 @@ static int pto__exec_cvpipe(pto__interp *I, int32_t s)
         if (k == 1 && q->split == PTO_SPLIT_NONE && me == 1)
             return pto__fail(I, st->loc, "tpush: only AIV 0 (subblock 0) pushes into v2c pipe '%s', which has no split",
                              pto_str(I->ctx, q->name));
-        if (r->pushed[k][me] - pto__in_freed(r, k) >= q->slot_num) return pto__in_block(I, s);
+        if (r->pushed[k][me] - pto__in_released(I, r, k) >= q->slot_num) return pto__in_block(I, s);
         pto__in_slot_copy(I, q, r, k, r->pushed[k][me], &t, 1);
         r->pushed[k][me]++;
         return 1;
@@ -1320,14 +1333,16 @@ static void pto__in_pipe_deadlock(pto__interp *I, int c, const int32_t *wait_at,
         pto__fail(I, st->loc, "deadlock: this %s on %s waits forever", op, pto__in_who[c]);
         return;
     }
-    /* a full pipe: the consumer that freed fewest slots holds them */
-    other = k == 1 ? 0 : r->freed[0][1] < r->freed[0][0] ? 2 : 1;
+    /* a full pipe: the consumer that released fewest slots holds them */
+    other = k == 1 ? 0 : pto__in_rel1(I, r, 0, 1) < pto__in_rel1(I, r, 0, 0) ? 2 : 1;
     pto__in_where(I, other, wait_at, fin, where, sizeof where);
     pto__fail(I, st->loc,
               "deadlock: this tpush on %s waits forever: pipe '%s' (%s) is full (%d slot%s, every one pushed and "
-              "not yet freed by %s, which freed %lld of %lld), and %s",
+              "not yet %s by %s, which %s %lld of %lld), and %s",
               pto__in_who[c], qn, k ? "v2c" : "c2v", (int)q->slot_num, q->slot_num == 1 ? "" : "s",
-              pto__in_who[other], (long long)r->freed[k][other ? other - 1 : 0], (long long)r->pushed[k][me], where);
+              I->m->arch == PTO_ARCH_A5 ? "freed" : "popped", pto__in_who[other],
+              I->m->arch == PTO_ARCH_A5 ? "freed" : "popped",
+              (long long)pto__in_rel1(I, r, k, other ? other - 1 : 0), (long long)r->pushed[k][me], where);
 }
 
 /* The cores of one cluster: the cube section on the AIC, the vector

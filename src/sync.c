@@ -696,8 +696,9 @@ static inline int pto__sy_grow(pto__sy *sy, void **p, size_t esz, int32_t *cap, 
    around both), nothing refills the bytes and that write orders nothing:
    it gets no record, so the scalar unit does not stop there to wait for
    the last reads (review23 M3: 10% of a kernel's cycles). The producer's
-   next push waits for the tfree on the ring, not for those reads (the pop
-   copied the slot out already). */
+   next push waits for the slot's release on the ring, not for those reads
+   (the pop copied the slot out already; on a2a3 the pop itself released it).
+   Nothing here orders GM across cores: a tfree never did on a2a3. */
 typedef struct pto__sy_fw {
     const pto_module *m;
     int32_t n;             /* preorder position */

@@ -2594,7 +2594,7 @@ static void pto__vparams(pto__verifier *v, const pto_kernel *k, int bind)
 }
 
 /* A ring's slots at most: each push sets the cross-core data-ready flag
-   and each pop waits for it (each free sets slot-free, each push past the
+   and each pop waits for it (each release sets slot-free, each push past the
    first slots(N) waits for it), and a flag's counter has 4 bits (a2a3 FFTS
    flags; the simulator's cross-core flags count to 15 and report a 16th
    pending set): with at most N pushes ahead of the pops, N <= 15 keeps
@@ -2674,6 +2674,14 @@ static void pto__vpipe_decl(pto__verifier *v, const pto_cvpipe *q)
         pto_error(v->ctx, q->loc, "pipe '%s': slots(%d) of %lld bytes each are %lld bytes, more than the %lld (256 MiB) a ring may hold",
                   qn, (int)q->slot_num, (long long)bytes, (long long)(bytes * q->slot_num),
                   (long long)PTO__VMAX_RING_BYTES);
+    else if (q->slot_num >= 5 && q->slot_num % 2)
+        pto_error(v->ctx, q->loc,
+                  "pipe '%s': slots(%d) is odd and more than 3: pto-isa's TPipe returns free slots to the producer "
+                  "in batches of slots / 2 = %d pops, and a push waits for them only every %d pushes, so with an odd "
+                  "count push %d (and %d, ...) can overwrite a slot the consumer has not popped yet, corrupting data "
+                  "on a device; use an even count (e.g. slots(%d)) or at most 3",
+                  qn, (int)q->slot_num, (int)q->slot_num / 2, (int)q->slot_num / 2, (int)q->slot_num,
+                  (int)q->slot_num + 2, (int)q->slot_num - 1);
     else if (q->local_slot_num <= 0 || q->local_slot_num > q->slot_num || q->local_slot_num > maxl)
         pto_error(v->ctx, q->loc, "pipe '%s': local_slots(%d) must be > 0, <= slots(%d) and <= %d for a %s pipe", qn,
                   (int)q->local_slot_num, (int)q->slot_num, maxl, pto__vdir_word(q->dir));
@@ -3017,8 +3025,9 @@ static void pto__vsame_window(pto__verifier *v, int32_t b, int kind, int depth)
 
 /* ---- cube / vector races on GM: a mix kernel's two sections run at once ---- */
 
-/* Whether statement s is, or holds, a cube/vector pipe op (tpush, tpop,
-   tfree); unsure counts as yes. */
+/* Whether statement s is, or holds, a cube/vector pipe op that orders
+   across cores (tpush, tpop; tfree only on a5: on a2a3 pto-isa's TPOP
+   frees the slot and TFREE is empty); unsure counts as yes. */
 static int pto__vpipe_op_at(const pto_module *m, int32_t s, int depth)
 {
     const pto_stmt *st;
@@ -3026,7 +3035,8 @@ static int pto__vpipe_op_at(const pto_module *m, int32_t s, int depth)
     int k;
     if (s < 0 || s >= m->n_stmts || depth > m->n_blocks) return 1;
     st = &m->stmts[s];
-    if (st->kind == PTO_ST_OP) return pto_opinfo_get((pto_op)st->op)->cls == PTO_OC_CVPIPE;
+    if (st->kind == PTO_ST_OP)
+        return pto_opinfo_get((pto_op)st->op)->cls == PTO_OC_CVPIPE && (st->op != PTO_OP_TFREE || m->arch == PTO_ARCH_A5);
     if (st->kind != PTO_ST_FOR && st->kind != PTO_ST_IF) return 0;
     for (k = 0; k < 2; k++) {
         int32_t b = k ? st->orelse : st->body;

@@ -236,7 +236,7 @@ expect "both sections pop first: each tpop names the core it waits for and where
 holds "both sections pop first: the vector side too" \
     "pipe_cycle.pto:27:7: error: deadlock: this tpop on AIV 1 \\(subblock 1\\) waits forever: it needs tile 1 of pipe 'q' \\(c2v\\), which the cube core has pushed 0 of, and it is itself stuck in the tpop at line 17"
 expect "both pipes full: each tpush names the slots and the core that holds them" 1 \
-    "pipe_full.pto:18:7: error: deadlock: this tpush on the cube core waits forever: pipe 'q' \\(c2v\\) is full \\(8 slots, every one pushed and not yet freed by AIV 0 \\(subblock 0\\), which freed 0 of 8\\), and it is itself stuck in the tpush at line 30" \
+    "pipe_full.pto:18:7: error: deadlock: this tpush on the cube core waits forever: pipe 'q' \\(c2v\\) is full \\(8 slots, every one pushed and not yet popped by AIV 0 \\(subblock 0\\), which popped 0 of 8\\), and it is itself stuck in the tpush at line 30" \
     $ptoc run tests/diag/pipe_full.pto
 
 # ---- what is not a .pto file ----
@@ -810,6 +810,37 @@ expect "... and with no loop, on bytes another tile used before" 1 \
 for k in 0 1 2 3; do
     expect "written on every path of an if chain (K=$k): no report" 0 "^  simulator   no reports" \
         $ptoc run tests/diag/fresh_if_ok.pto -D K=$k
+done
+# review26b H3: a vector store between tpop and tfree is ordered before nothing the cube does
+# after its next tpush on a2a3 (pto-isa's TPOP frees the slot, TFREE is empty): the simulator
+# reports it, on every seed, and says why; with `arch a5` (TFREE frees the slot) it is ordered;
+# the right way (a v2c push after the store, a pop before the load) stays clean (user_test).
+for s in 1 2 3; do
+    expect "store between tpop and tfree (a2a3, seed $s): race reported with the reason" 1 \
+        "tfree_order.pto:26: error: race on gm y bytes \[0, 8192\): tload \(MTE2, block 0 aic\) reads them while \"tfree_order.pto:36\" tstore \(MTE3, block 0 aiv0\) wrote them unordered; .*on a2a3 pto-isa's TPOP frees its ring slot as soon as its load ends and TFREE is empty.*order the GM data with a tpush after the access and a tpop of that pipe before the other one, or a signal" \
+        $ptoc run --seed $s tests/diag/tfree_order.pto
+done
+(echo "arch a5"; cat tests/diag/tfree_order.pto) >$out/tfree_order_a5.pto
+expect "... and on a5, where TFREE frees the slot: no report" 0 "^  simulator   no reports" \
+    $ptoc run $out/tfree_order_a5.pto
+# ... and check's static cube/vector GM test no longer counts such a tfree as an ordering point on
+# a2a3 (it still does on a5, where TFREE frees the slot)
+expect "a store followed only by a tfree, a cube load after its push: refused by check" 1 \
+    "tfree_last_store.pto:23:5: error: the vector section stores 'y' \(line 23\) and the cube section loads it \(line 16\) with no pipe op between them" \
+    $ptoc check tests/diag/tfree_last_store.pto
+(echo "arch a5"; cat tests/diag/tfree_last_store.pto) >$out/tfree_last_store_a5.pto
+expect "... on a5 check lets the tfree order it" 0 "^clean$" sh -c "$ptoc check $out/tfree_last_store_a5.pto && echo clean"
+# review26b H1: odd slots(N) >= 5 overrun the ring on a device (pto-isa batches the free credits)
+expect "slots(5): refused with the reason and what to use" 1 \
+    "odd_slots.pto:5:8: error: pipe 'q': slots\(5\) is odd and more than 3: pto-isa's TPipe returns free slots to the producer in batches of slots / 2 = 2 pops, and a push waits for them only every 2 pushes, so with an odd count push 5 \(and 7, \.\.\.\) can overwrite a slot the consumer has not popped yet, corrupting data on a device; use an even count \(e.g. slots\(4\)\) or at most 3" \
+    $ptoc check tests/diag/odd_slots.pto
+for n in 1 2 3 4 6 14; do
+    sed "s/slots(5) local_slots(1)/slots($n) local_slots(1)/" tests/diag/odd_slots.pto >$out/slots_$n.pto
+    expect "slots($n): accepted" 0 "^clean$" sh -c "$ptoc check $out/slots_$n.pto && echo clean"
+done
+for n in 7 15; do
+    sed "s/slots(5) local_slots(1)/slots($n) local_slots(1)/" tests/diag/odd_slots.pto >$out/slots_$n.pto
+    expect "slots($n): refused" 1 "slots\($n\) is odd and more than 3" $ptoc check $out/slots_$n.pto
 done
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

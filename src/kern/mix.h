@@ -15,9 +15,11 @@
    (direction, subblock, id); the k-th wait takes the k-th set of its
    source core (the AIC's wait: the k-th of each AIV).
 
-   Ring model. A ring has per-direction counters: pushed, popped and freed
-   per taking-part core. The producer may push slot n when n - freed < slot
-   num (freed counts slots every consumer has freed); a consumer pops slot i
+   Ring model. A ring has per-direction counters: pushed, popped, released
+   and freed per taking-part core. The producer may push slot n when n -
+   released < slot num (released counts slots every consumer has handed
+   back: on a2a3 at the end of the pop's load, as pto-isa's TPOP sends the
+   free credit itself and TFREE is empty; on a5 at the tfree); a consumer pops slot i
    when every producer has pushed it. The consumer's local copy of slot i is
    at base + (i % local_slot_num) * (bytes of the popped tile: half the slot
    on an AIV of a split pipe), so popping while
@@ -27,7 +29,7 @@
    the s-th half of the cube tile; C2V NONE gives each AIV the whole tile;
    V2C UP_DOWN / LEFT_RIGHT make each AIV push its half; V2C NONE has only
    AIV 0 push.
-   Ring time and order are per slot: push n joins the tfrees of push
+   Ring time and order are per slot: push n joins the releases of push
    n - slot_num (every consumer's; nothing if n < slot_num), pop n joins
    push n (every producer's). Whichever core the seed ran first, these are
    the same events, so a race-free kernel's cycles do not depend on the
@@ -285,12 +287,12 @@ PTO_K_FN void pto_k_ring_init(pto_k_core *c, const char *src, int ring, int dir,
     rg->inited |= pto_k__role_bit(c);
 }
 
-/* Slots every consumer has freed / every producer has pushed. */
-PTO_K_FN int64_t pto_k__freed(const pto_k__ring *rg, int k)
+/* Slots every consumer has released to the producer / every producer has pushed. */
+PTO_K_FN int64_t pto_k__released(const pto_k__ring *rg, int k)
 {
     const pto_k__ring1 *r1 = &rg->d[k];
-    if (k == 1) return r1->freed[0];
-    return r1->freed[0] < r1->freed[1] ? r1->freed[0] : r1->freed[1]; /* both AIVs consume C2V */
+    if (k == 1) return r1->released[0];
+    return r1->released[0] < r1->released[1] ? r1->released[0] : r1->released[1]; /* both AIVs consume C2V */
 }
 
 PTO_K_FN int64_t pto_k__pushed(const pto_k__ring *rg, int k)
@@ -309,21 +311,22 @@ PTO_K_FN int pto_k__push_ready(pto_k_core *c, const void *arg)
 {
     const pto_k__rwait *w = (const pto_k__rwait *)arg;
     (void)c;
-    return w->rg->d[w->k].pushed[w->me] - pto_k__freed(w->rg, w->k) < w->rg->slot_num;
+    return w->rg->d[w->k].pushed[w->me] - pto_k__released(w->rg, w->k) < w->rg->slot_num;
 }
 
 PTO_K_FN void pto_k__push_desc(pto_k_core *c, const void *arg, char *out, size_t n)
 {
     const pto_k__rwait *w = (const pto_k__rwait *)arg;
     const pto_k__ring1 *r1 = &w->rg->d[w->k];
-    (void)c;
+    int a2a3 = c->dev->desc.arch == PTO_K_A2A3;
     snprintf(out, n,
-             "tpush on ring %d (%s) waits for a free slot forever: %s %d slot%s hold%s data (pushed %lld, freed %lld); "
-             "the consumer popped %lld but never freed them (missing TFREE?)",
+             "tpush on ring %d (%s) waits for a free slot forever: %s %d slot%s hold%s data (pushed %lld, %s %lld); "
+             "the consumer popped %lld %s",
              w->ring, w->k == 0 ? "C2V" : "V2C", w->rg->slot_num == 1 ? "its" : "all", (int)w->rg->slot_num,
              w->rg->slot_num == 1 ? "" : "s", w->rg->slot_num == 1 ? "s" : "", (long long)r1->pushed[w->me],
-             (long long)pto_k__freed(w->rg, w->k),
-             (long long)(w->k == 0 && r1->popped[1] < r1->popped[0] ? r1->popped[1] : r1->popped[0]));
+             a2a3 ? "released" : "freed", (long long)pto_k__released(w->rg, w->k),
+             (long long)(w->k == 0 && r1->popped[1] < r1->popped[0] ? r1->popped[1] : r1->popped[0]),
+             a2a3 ? "and pops no more (on a2a3 each tpop releases its slot)" : "but never freed them (missing TFREE?)");
 }
 
 PTO_K_FN int pto_k__pop_ready(pto_k_core *c, const void *arg)
@@ -440,8 +443,8 @@ PTO_K_FN void pto_k_tpush(pto_k_core *c, const char *src, int ring, pto_k_tile a
     pto_k__block(c, &w);
     if (c->dead) return;
     n = r1->pushed[me];
-    /* Wait for this slot's own release: the tfrees of slot n - slot_num. A
-       later tfree that the interleaving happened to run already is no part
+    /* Wait for this slot's own release: the pops (a2a3) or tfrees (a5) of
+       slot n - slot_num. A later release that the interleaving happened to run already is no part
        of this push's condition (it would make time and order depend on the
        seed, and hide races the hardware does not order). */
     fs = &r1->freeslot[n % rg->slot_num];
@@ -464,6 +467,18 @@ PTO_K_FN void pto_k_tpush(pto_k_core *c, const char *src, int ring, pto_k_tile a
     pto_k__publish(c, pipe, &r1->slot[n % rg->slot_num], c->free_at[pipe], src);
     r1->pushed[me]++;
     pto_k__yield(c);
+}
+
+/* Hands the consumer's oldest unreleased slot back to the producer: the
+   next push into it joins the clock of `pipe` as it stands now. On a2a3
+   pto-isa's TPOP does it on MTE2 right after its load (the free credit),
+   so what the consumer does with the popped tile afterwards, up to and
+   including its tfree, is ordered before no push. On a5 TFREE does it. */
+PTO_K_FN void pto_k__release(pto_k_core *c, pto_k__ring1 *r1, int32_t slot_num, int me, int pipe, const char *src)
+{
+    pto_k__sync *fs = &r1->freeslot[r1->released[me] % slot_num];
+    pto_k__publish(c, pipe, fs, c->free_at[pipe], src);
+    r1->released[me]++;
 }
 
 PTO_K_FN pto_k_tile pto_k_tpop(pto_k_core *c, const char *src, int ring, pto_k_tile base)
@@ -533,8 +548,10 @@ PTO_K_FN pto_k_tile pto_k_tpop(pto_k_core *c, const char *src, int ring, pto_k_t
                  pto_k__bw_cost((double)pto_k__tbytes(t) + (t.space == PTO_K_VEC ? 31334.4 : 0.0),
                                 t.space == PTO_K_VEC ? 143.36 : 78.35),
                  "tpop", src);
+    if (c->dev->desc.arch == PTO_K_A2A3) pto_k__release(c, r1, rg->slot_num, me, PTO_K_PIPE_MTE2, src);
     r1->popped[me]++;
     r1->pop_src[me] = src;
+    if (c->dev->desc.arch == PTO_K_A2A3) pto_k__yield(c);   /* the release may let the producer on */
     return t;
 }
 
@@ -557,13 +574,15 @@ PTO_K_FN void pto_k_tfree(pto_k_core *c, const char *src, int ring)
     }
     ins.disp = c->disp++;
     t = pto_k__timed(c, PTO_K_PIPE_S, ins.disp, 1, "tfree", src);
+    r1->freed[me]++;   /* the local copy may be refilled by the next pop */
+    if (c->dev->desc.arch == PTO_K_A2A3) return;   /* the pop released the GM slot: nothing crosses cores */
     if (c->free_at[PTO_K_PIPE_MTE2] > t) t = c->free_at[PTO_K_PIPE_MTE2];
-    /* the freed slot (this core's oldest popped one) was read by the pop on
-       MTE2: publish that it is done, on that slot only */
-    fs = &r1->freeslot[r1->freed[me] % rg->slot_num];
+    /* a5: the freed slot (this core's oldest popped one) was read by the
+       pop on MTE2: publish that it is done, on that slot only */
+    fs = &r1->freeslot[r1->released[me] % rg->slot_num];
     pto_k__publish(c, PTO_K_PIPE_MTE2, fs, t, src);
     pto_k__publish(c, PTO_K_PIPE_S, fs, t, src);
-    r1->freed[me]++;
+    r1->released[me]++;
     pto_k__yield(c);
 }
 

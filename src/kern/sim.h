@@ -137,9 +137,11 @@ typedef struct pto_k__sync {
 typedef struct pto_k__ring1 {  /* one direction of a ring */
     int used;
     int64_t pushed[2], popped[2], freed[2];  /* per AIV (index 0 for the AIC) */
+    int64_t released[2];       /* slots handed back to the producer: at the pop's load end on a2a3
+                                  (pto-isa's TPOP frees the slot; TFREE is empty), at the tfree on a5 */
     int producers, consumers;  /* bit masks of AIV subblocks taking part (C2V consumers / V2C producers) */
     pto_k__sync *slot;         /* per GM slot: the push's clock */
-    pto_k__sync *freeslot;     /* per GM slot: the tfrees of the data it last held (every consumer's) */
+    pto_k__sync *freeslot;     /* per GM slot: the releases of the data it last held (every consumer's) */
     int *slot_dtype;
     int32_t *slot_rows, *slot_cols;
     const char *pop_src[2];
@@ -836,6 +838,26 @@ PTO_K_FN int pto_k__early_set(const pto_k_core *c, int pp, int q, uint32_t pclk,
     return best;
 }
 
+/* Whether a cross-core race between c and an earlier access of pc may be
+   one a consumer's tfree was meant to order: on a2a3, pc has popped a slot
+   of a ring of the cluster that c pushes into (the simulator used to
+   release the slot at the tfree, as a5 does; the device releases it at
+   the pop). Only picks the hint. */
+PTO_K_FN int pto_k__tfree_hint(const pto_k_core *c, const pto_k_core *pc)
+{
+    const pto_k__cluster *cl;
+    int ring, k;
+    if (c->dev->desc.arch != PTO_K_A2A3 || !c->dev->clusters || c->cluster != pc->cluster || c->kind == pc->kind)
+        return 0;
+    cl = &c->dev->clusters[c->cluster];
+    k = c->kind == PTO_K_CORE_CUBE ? 0 : 1;   /* the direction c pushes and pc pops */
+    for (ring = 0; ring < PTO_K_NRING; ring++) {
+        const pto_k__ring1 *r1 = &cl->ring[ring].d[k];
+        if (r1->used && r1->popped[pc->kind == PTO_K_CORE_CUBE ? 0 : (int)pc->subblock] > 0) return 1;
+    }
+    return 0;
+}
+
 /* Reports the conflicts found for one access. `what` names the memory. */
 PTO_K_FN void pto_k__report_conf(pto_k__check *k, int kind, const char *what, int gm)
 {
@@ -847,7 +869,7 @@ PTO_K_FN void pto_k__report_conf(pto_k__check *k, int kind, const char *what, in
         pto_k_core *pc = &dev->cores[f->prev.gp / 8];
         int pp = f->prev.gp % 8, id;
         const pto_k__sync *es = NULL;
-        char me[64], them[64], hint[400];
+        char me[64], them[64], hint[800];
         /* GM, different bytes of each shared block, one side a plain read:
            no race. The block rule is for writers (a whole-block move of one
            can undo the other's bytes); a read takes its own bytes whatever
@@ -860,7 +882,11 @@ PTO_K_FN void pto_k__report_conf(pto_k__check *k, int kind, const char *what, in
         pto_k__core_name(c, me, sizeof me);
         pto_k__core_name(pc, them, sizeof them);
         if (pc != c)
-            snprintf(hint, sizeof hint, "no cross-core flag, ring slot or signal orders %s before %s", them, me);
+            snprintf(hint, sizeof hint, "no cross-core flag, ring slot or signal orders %s before %s%s", them, me,
+                     pto_k__tfree_hint(c, pc) ? " (on a2a3 pto-isa's TPOP frees its ring slot as soon as its load "
+                     "ends and TFREE is empty, so what a core does between a tpop and its tfree is ordered before "
+                     "no tpush of the other core: order the GM data with a tpush after the access and a tpop of "
+                     "that pipe before the other one, or a signal, as docs/pto-format.md's mix section says)" : "");
         else if (pp == k->pipe)
             snprintf(hint, sizeof hint, "both run on pipe %s, which may overlap them: missing pipe_barrier(%s)",
                      pto_k__pipe_name(pp), pto_k__pipe_name(pp));
