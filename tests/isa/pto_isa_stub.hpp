@@ -426,6 +426,10 @@ struct TPipe {
     /* a one-way pipe uses flags FlagID and FlagID + 1, a both pipe FlagID..FlagID + 3; a2a3 has
        16 cross-core flags */
     static_assert(FlagID + (is_both ? 3 : 1) < 16, "TPipe: its cross-core flags past the hardware's 16");
+    /* the producer's and consumer's entry offset, added to every slot address (a split pipe's
+       AIV sets it to its lane's part: emit_isa.c, pto__isa_pipe_lane) */
+    struct Side { int entryOffset = 0; void setEntryOffset(int offset) { entryOffset = offset; } };
+    Side prod, cons;
     TPipe(__gm__ void *GM_SLOT_BUFFER, uint32_t C2V_CONSUMER_BUF, uint32_t V2C_CONSUMER_BUF)
     { (void)GM_SLOT_BUFFER; (void)C2V_CONSUMER_BUF; (void)V2C_CONSUMER_BUF; }
 };
