@@ -26163,7 +26163,9 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
    become TPUSH / TPOP / TFREE (see "cube/vector pipes" below). On an AIV
    a split pipe's TPipe gets an entry offset of PTO_ISA_PIPE_LANE(args) x
    the half's step: pto-isa picks the half with get_subblockid(), 0 on both
-   AIVs under simpler's runtime (pto__isa_pipe_lane). Pipes the
+   AIVs under simpler's runtime (pto__isa_pipe_lane). A file with pipes
+   checks at compile time that pto-isa's TPipe reads its 5th and 6th
+   arguments as LocalSlotNum, IsNoSplit (pto__isa_tpipe_text). Pipes the
    device protocol cannot carry (a V2C ring without a split, a5) are
    refused.
 
@@ -27883,6 +27885,28 @@ static const char pto__isa_loop_text[] =
     "                                static_cast<uint64_t>(n));\n"
     "}\n";
 
+/* After the head, when the module has a pipe (review26b M3): pto writes TPipe's
+   5th and 6th arguments as LocalSlotNum and IsNoSplit, and two public pto-isa
+   trees read those places otherwise without a compile error. A probe TPipe
+   named with a seventh argument stops a six-parameter tree; b361384's
+   compatibility member stops that one; its local slot count must be the 5th
+   argument. The stub has the three heads (isa_test plants the other two). */
+static const char pto__isa_tpipe_text[] =
+    "\n"
+    "/* pto writes pto::TPipe<FlagID, DirType, SlotSize, SlotNum, LocalSlotNum, IsNoSplit>, pto-isa's a2a3\n"
+    "   declaration in hw-native-sys 1d87336 (<..., uint32_t LocalSlotNum = 2, bool IsNoSplit = false,\n"
+    "   bool EN_UNIT_FLAG = false>). Two public trees read the 5th and 6th arguments otherwise and would\n"
+    "   still compile: older ones declare <..., LocalSlotNum, bool EN_UNIT_FLAG> (six parameters: the\n"
+    "   probe's seventh argument is an error there), b361384 <..., uint32_t CompatLocalSlotNumOrIsNoSplit,\n"
+    "   uint32_t LocalSlotNum, bool EN_UNIT_FLAG> (`..., 1, false>` is an unsplit pipe with 0 local\n"
+    "   slots there). Build against a pto-isa of the first form (docs/isa-target.md, \"TPipe's arguments\"). */\n"
+    "using pto_isa_tpipe_probe = pto::TPipe<0, pto::Direction::DIR_C2V, 512, 2, 1, false, false>;\n"
+    "template <typename P, typename = void> struct pto_isa_tpipe_compat { static constexpr bool value = false; };\n"
+    "template <typename P> struct pto_isa_tpipe_compat<P, decltype(static_cast<void>(P::EffectiveLocalSlotNum))> { static constexpr bool value = true; };\n"
+    "static_assert(!pto_isa_tpipe_compat<pto_isa_tpipe_probe>::value && pto_isa_tpipe_probe::RingFiFo::LOCAL_SLOT_NUM == 1,\n"
+    "              \"this pto-isa's TPipe does not read its 5th and 6th arguments as LocalSlotNum, IsNoSplit (b361384's \"\n"
+    "              \"CompatLocalSlotNumOrIsNoSplit form?): use a pto-isa whose a2a3 TPipe declares them so\");\n";
+
 /* After the head, when a pipe is split (pto__isa_pipe_lane). */
 static const char pto__isa_pipe_text[] =
     "\n"
@@ -27982,6 +28006,7 @@ static pto_status pto__isa_emit(pto_ctx *ctx, const pto_module *m, const pto_emi
         pto_buf_printf(kernel_src, pto__isa_head, PTO_VERSION_STRING, E->file);
         if (pto__isa_needs_sat(m)) pto_buf_puts(kernel_src, pto__isa_sat_text);
         if (pto__isa_needs_loop(m)) pto_buf_puts(kernel_src, pto__isa_loop_text);
+        if (m->n_cvpipes > 0) pto_buf_puts(kernel_src, pto__isa_tpipe_text);
         if (pto__isa_needs_lane(m)) pto_buf_puts(kernel_src, pto__isa_pipe_text);
         for (k = 0; k < m->n_kernels && E->st == PTO_OK; k++) {
             memset(E->var_used, 0, (size_t)(m->n_vars ? m->n_vars : 1));

@@ -134,6 +134,17 @@ try "both: the AIV's consumer and producer, half the slot each" sh -c "grep -q '
 try "whole: an unsplit pipe gets no entry offset and no PTO_ISA_PIPE_LANE" sh -c "! grep -q 'setEntryOffset\|PTO_ISA_PIPE_LANE' $out/whole/kernel.cpp"
 try "vadd: no PTO_ISA_PIPE_LANE without a split pipe" sh -c "! grep -q PTO_ISA_PIPE_LANE $out/vadd/kernel.cpp"
 try "mixmm: builds with PTO_ISA_PIPE_LANE defined before the file (a native launch)" $CXX -D__DAV_VEC__ '-DPTO_ISA_PIPE_LANE(args)=0' $m
+# review26b M3: TPipe's 5th and 6th arguments mean other things in other pto-isa trees; a file with
+# pipes checks the tree at compile time (the stub declares the two other heads on request)
+try "mixmm: the TPipe form check after the head" grep -q '^static_assert(!pto_isa_tpipe_compat<pto_isa_tpipe_probe>::value && pto_isa_tpipe_probe::RingFiFo::LOCAL_SLOT_NUM == 1,$' $m
+try "whole: ... in an unsplit pipe's file too" grep -q '^using pto_isa_tpipe_probe = pto::TPipe<0, pto::Direction::DIR_C2V, 512, 2, 1, false, false>;$' $out/whole/kernel.cpp
+try "vadd: ... and none without a pipe" sh -c "! grep -q pto_isa_tpipe $out/vadd/kernel.cpp"
+for d in -D__DAV_CUBE__ -D__DAV_VEC__; do
+    fails "mixmm $d: b361384's TPipe (CompatLocalSlotNumOrIsNoSplit) does not compile" $CXX $d -DPTO_STUB_TPIPE_B361384 $m
+    try "... at the check, saying why" grep -q "error: static assertion failed: this pto-isa's TPipe does not read its 5th and 6th arguments as LocalSlotNum, IsNoSplit" $out/err
+    fails "mixmm $d: a six-parameter TPipe (EN_UNIT_FLAG 6th) does not compile" $CXX $d -DPTO_STUB_TPIPE_SIX $m
+    try "... at the probe" grep -q "kernel.cpp:[0-9]*:[0-9]*: error: wrong number of template arguments (7" $out/err
+done
 p=$out/pad_rows/kernel.cpp
 try "pad_rows: the row-tail tile read past its valid rows gets TFILLPAD_INPLACE into a pad-zero whole view" grep -q 'pto::Tile<pto::TileType::Vec, float, 16, 64, pto::BLayout::RowMajor, 16, 64, pto::SLayout::NoneBox, 512, pto::PadValue::Zero> pto_pad_[0-9]*;' $p
 try "pad_rows: ... after the load, MTE2 -> V, then a V barrier before the row sum" inorder $p 'pto::TLOAD\(t, ' 'wait_flag\(PIPE_MTE2, PIPE_V, ' 'if \(t.GetValidRow\(\) < 16 \|\| t.GetValidCol\(\) < 64\) pto::TFILLPAD_INPLACE\(pto_pad_[0-9]*, t\);' 'pipe_barrier\(PIPE_V\)' 'pto::TROWSUM\(rs, pto_rows_[0-9]*, '

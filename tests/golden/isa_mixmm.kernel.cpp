@@ -73,6 +73,20 @@ PTO_ISA_INLINE float pto_isa_f32(__gm__ int64_t *args, int i)
 PTO_ISA_INLINE int64_t pto_emit_min(int64_t a, int64_t b) { return a < b ? a : b; }
 PTO_ISA_INLINE int64_t pto_emit_max(int64_t a, int64_t b) { return a > b ? a : b; }
 
+/* pto writes pto::TPipe<FlagID, DirType, SlotSize, SlotNum, LocalSlotNum, IsNoSplit>, pto-isa's a2a3
+   declaration in hw-native-sys 1d87336 (<..., uint32_t LocalSlotNum = 2, bool IsNoSplit = false,
+   bool EN_UNIT_FLAG = false>). Two public trees read the 5th and 6th arguments otherwise and would
+   still compile: older ones declare <..., LocalSlotNum, bool EN_UNIT_FLAG> (six parameters: the
+   probe's seventh argument is an error there), b361384 <..., uint32_t CompatLocalSlotNumOrIsNoSplit,
+   uint32_t LocalSlotNum, bool EN_UNIT_FLAG> (`..., 1, false>` is an unsplit pipe with 0 local
+   slots there). Build against a pto-isa of the first form (docs/isa-target.md, "TPipe's arguments"). */
+using pto_isa_tpipe_probe = pto::TPipe<0, pto::Direction::DIR_C2V, 512, 2, 1, false, false>;
+template <typename P, typename = void> struct pto_isa_tpipe_compat { static constexpr bool value = false; };
+template <typename P> struct pto_isa_tpipe_compat<P, decltype(static_cast<void>(P::EffectiveLocalSlotNum))> { static constexpr bool value = true; };
+static_assert(!pto_isa_tpipe_compat<pto_isa_tpipe_probe>::value && pto_isa_tpipe_probe::RingFiFo::LOCAL_SLOT_NUM == 1,
+              "this pto-isa's TPipe does not read its 5th and 6th arguments as LocalSlotNum, IsNoSplit (b361384's "
+              "CompatLocalSlotNumOrIsNoSplit form?): use a pto-isa whose a2a3 TPipe declares them so");
+
 /* the lane pto-isa's TPUSH / TPOP miss on a split pipe: they place an AIV's part of a slot at
    get_subblockid() x its step, a register simpler's runtime leaves 0 on both AIVs, so each AIV's
    TPipe adds (its lane - get_subblockid()) x the step through setEntryOffset: the lane from
