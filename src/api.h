@@ -143,7 +143,10 @@ typedef enum pto_target {
    PTO_TARGET_SIM; pto_lower_for(..., PTO_TARGET_ISA) also puts a tfillpad
    after every tload whose tile's padding (outside its valid region) some op
    may read: pto-isa's TLOAD does not zero it, as the simulator's does, and
-   pto_emit_isa refuses a module without those fills. */
+   pto_emit_isa refuses a module without those fills. Lowering a synced
+   module for another target than before drops the flags and barriers the
+   sync pass inserted (written ones stay), so pto_compile for one target and
+   then the other emits what a fresh compile for the second does. */
 PTODEF pto_status pto_lower(pto_ctx *ctx, pto_module *m);
 PTODEF pto_status pto_lower_for(pto_ctx *ctx, pto_module *m, pto_target target);
 

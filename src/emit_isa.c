@@ -42,7 +42,12 @@
    buffer after its tensors, as in the simulator target, and shards it by
    block (the logical block index x the kernel's per-block pipe bytes); each section
    declares one pto::TPipe per pipe of the kernel, and tpush / tpop / tfree
-   become TPUSH / TPOP / TFREE (see "cube/vector pipes" below). Pipes the
+   become TPUSH / TPOP / TFREE (see "cube/vector pipes" below). On an AIV
+   a split pipe's TPipe gets an entry offset of PTO_ISA_PIPE_LANE(args) x
+   the half's step: pto-isa picks the half with get_subblockid(), 0 on both
+   AIVs under simpler's runtime (pto__isa_pipe_lane). A file with pipes
+   checks at compile time that pto-isa's TPipe reads its 5th and 6th
+   arguments as LocalSlotNum, IsNoSplit (pto__isa_tpipe_text). Pipes the
    device protocol cannot carry (a V2C ring without a split, a5) are
    refused.
 
@@ -537,6 +542,48 @@ static int32_t pto__isa_local_slots(const pto_cvpipe *q, int cube)
     return q->local_slot_num;
 }
 
+/* The byte step between the two AIVs' parts of a slot of split pipe q, as
+   pto-isa's a2a3 TPUSH / TPOP compute it from the AIV's tile (the half):
+   up_down its bytes, R/2 x C elements; left_right one row of it, C/2. */
+static int64_t pto__isa_lane_step(const pto_cvpipe *q)
+{
+    int64_t es = pto_dtype_size((pto_dtype)q->dtype);
+    return q->split == PTO_SPLIT_UP_DOWN ? (int64_t)(q->rows / 2) * q->cols * es : (int64_t)(q->cols / 2) * es;
+}
+
+/* On an AIV, right after split pipe q's TPipe: pto-isa's TPUSH / TPOP find
+   the AIV's part of a slot at get_subblockid() x the step, and simpler's
+   runtime leaves that register 0 on both AIVs (pto's own lane is
+   PTO_ISA_SUBBLOCK(args)), so both AIVs would use part 0 (review26b H2).
+   The TPipe's producer and consumer add an entry offset to every slot
+   address (both trees read: hw-native-sys 1d87336 and b361384); pto sets
+   it to PTO_ISA_PIPE_LANE(args) x the step, the lane pto-isa misses
+   (pto__isa_pipe_text), for the side the AIV uses: the consumer of a C2V
+   ring, the producer of a V2C ring. */
+static void pto__isa_pipe_lane(pto__isa *I, const pto_cvpipe *q, int ind)
+{
+    pto_buf *b = I->e.out;
+    int64_t step = pto__isa_lane_step(q);
+    int k;
+    for (k = 0; k < 2; k++) {
+        if (!(q->dir & (k == 0 ? PTO_C2V : PTO_V2C))) continue;
+        pto_buf_printf(b, "%*spto_pipe_%d.%s.setEntryOffset(PTO_ISA_PIPE_LANE(args) * %lld); /* this AIV's part of "
+                       "each slot (%s: %lld B per lane) for its %s, from pto's lane: pto-isa reads get_subblockid() */\n",
+                       ind, "", (int)q->ring, k == 0 ? "cons" : "prod", (long long)step,
+                       q->split == PTO_SPLIT_UP_DOWN ? "up_down" : "left_right", (long long)step,
+                       k == 0 ? "TPOPs" : "TPUSHes");
+    }
+}
+
+/* Whether the module has a split pipe (pto__isa_pipe_text after the head). */
+static int pto__isa_needs_lane(const pto_module *m)
+{
+    int32_t i;
+    for (i = 0; i < m->n_cvpipes; i++)
+        if (m->cvpipes[i].split != PTO_SPLIT_NONE) return 1;
+    return 0;
+}
+
 /* The TPipe declarations at the top of a cube (cube) or vector section. */
 static void pto__isa_pipes(pto__isa *I, int cube)
 {
@@ -571,6 +618,7 @@ static void pto__isa_pipes(pto__isa *I, int cube)
                        "consumer bases: vec (C2V), mat (V2C), as planned */\n", ind, "", (int)q->ring, (int)q->ring,
                        (long long)pto_cvpipe_gm_offset(m, i), (long long)(vb > 0 ? vb : 0),
                        (long long)(mb > 0 ? mb : 0));
+        if (!cube && q->split != PTO_SPLIT_NONE) pto__isa_pipe_lane(I, q, ind);
     }
 }
 
@@ -1719,6 +1767,41 @@ static const char pto__isa_loop_text[] =
     "                                static_cast<uint64_t>(n));\n"
     "}\n";
 
+/* After the head, when the module has a pipe (review26b M3): pto writes TPipe's
+   5th and 6th arguments as LocalSlotNum and IsNoSplit, and two public pto-isa
+   trees read those places otherwise without a compile error. A probe TPipe
+   named with a seventh argument stops a six-parameter tree; b361384's
+   compatibility member stops that one; its local slot count must be the 5th
+   argument. The stub has the three heads (isa_test plants the other two). */
+static const char pto__isa_tpipe_text[] =
+    "\n"
+    "/* pto writes pto::TPipe<FlagID, DirType, SlotSize, SlotNum, LocalSlotNum, IsNoSplit>, pto-isa's a2a3\n"
+    "   declaration in hw-native-sys 1d87336 (<..., uint32_t LocalSlotNum = 2, bool IsNoSplit = false,\n"
+    "   bool EN_UNIT_FLAG = false>). Two public trees read the 5th and 6th arguments otherwise and would\n"
+    "   still compile: older ones declare <..., LocalSlotNum, bool EN_UNIT_FLAG> (six parameters: the\n"
+    "   probe's seventh argument is an error there), b361384 <..., uint32_t CompatLocalSlotNumOrIsNoSplit,\n"
+    "   uint32_t LocalSlotNum, bool EN_UNIT_FLAG> (`..., 1, false>` is an unsplit pipe with 0 local\n"
+    "   slots there). Build against a pto-isa of the first form (docs/isa-target.md, \"TPipe's arguments\"). */\n"
+    "using pto_isa_tpipe_probe = pto::TPipe<0, pto::Direction::DIR_C2V, 512, 2, 1, false, false>;\n"
+    "template <typename P, typename = void> struct pto_isa_tpipe_compat { static constexpr bool value = false; };\n"
+    "template <typename P> struct pto_isa_tpipe_compat<P, decltype(static_cast<void>(P::EffectiveLocalSlotNum))> { static constexpr bool value = true; };\n"
+    "static_assert(!pto_isa_tpipe_compat<pto_isa_tpipe_probe>::value && pto_isa_tpipe_probe::RingFiFo::LOCAL_SLOT_NUM == 1,\n"
+    "              \"this pto-isa's TPipe does not read its 5th and 6th arguments as LocalSlotNum, IsNoSplit (b361384's \"\n"
+    "              \"CompatLocalSlotNumOrIsNoSplit form?): use a pto-isa whose a2a3 TPipe declares them so\");\n";
+
+/* After the head, when a pipe is split (pto__isa_pipe_lane). */
+static const char pto__isa_pipe_text[] =
+    "\n"
+    "/* the lane pto-isa's TPUSH / TPOP miss on a split pipe: they place an AIV's part of a slot at\n"
+    "   get_subblockid() x its step, a register simpler's runtime leaves 0 on both AIVs, so each AIV's\n"
+    "   TPipe adds (its lane - get_subblockid()) x the step through setEntryOffset: the lane from\n"
+    "   PTO_ISA_SUBBLOCK(args) under that runtime, nothing where the launch programs the register (a\n"
+    "   native launch that defines PTO_ISA_SUBBLOCK(args) as get_subblockid()). Define it before this\n"
+    "   file (e.g. as 0) for a pto-isa that takes the lane from elsewhere. */\n"
+    "#ifndef PTO_ISA_PIPE_LANE\n"
+    "#define PTO_ISA_PIPE_LANE(args) (static_cast<int>(PTO_ISA_SUBBLOCK(args)) - static_cast<int>(get_subblockid()))\n"
+    "#endif\n";
+
 /* Whether any loop needs pto__isa_loop_text. */
 static int pto__isa_needs_loop(const pto_module *m)
 {
@@ -1805,6 +1888,8 @@ static pto_status pto__isa_emit(pto_ctx *ctx, const pto_module *m, const pto_emi
         pto_buf_printf(kernel_src, pto__isa_head, PTO_VERSION_STRING, E->file);
         if (pto__isa_needs_sat(m)) pto_buf_puts(kernel_src, pto__isa_sat_text);
         if (pto__isa_needs_loop(m)) pto_buf_puts(kernel_src, pto__isa_loop_text);
+        if (m->n_cvpipes > 0) pto_buf_puts(kernel_src, pto__isa_tpipe_text);
+        if (pto__isa_needs_lane(m)) pto_buf_puts(kernel_src, pto__isa_pipe_text);
         for (k = 0; k < m->n_kernels && E->st == PTO_OK; k++) {
             memset(E->var_used, 0, (size_t)(m->n_vars ? m->n_vars : 1));
             memset(E->param_used, 0, (size_t)(m->n_params ? m->n_params : 1));

@@ -637,12 +637,29 @@ static pto_status pto__lw_todo(pto_ctx *ctx, const pto_module *m, int32_t **todo
     return PTO_OK;
 }
 
+/* The flags and barriers a sync pass inserted for another target (review26b
+   L1): lowering for a new target changes the statements they order (the isa
+   target's fills come or go), and a second sync keeps every flag it finds,
+   so they would stay beside the new ones (pto_compile for the sim target and
+   then the isa target left a redundant MTE2 -> V pair around a fill). Only
+   statements of origin PTO_BY_SYNC go: written flags stay. The module has
+   them only after a sync, so m->target is then the target it was lowered
+   for. */
+static void pto__lw_drop_sync(pto_module *m, pto_target target)
+{
+    int32_t s;
+    if (m->target == (int32_t)target) return;
+    for (s = 0; s < m->n_stmts; s++)
+        if (m->stmts[s].kind == PTO_ST_OP && m->stmts[s].block >= 0 && m->stmts[s].origin == PTO_BY_SYNC) pto_unlink(m, s);
+}
+
 PTODEF pto_status pto_lower_for(pto_ctx *ctx, pto_module *m, pto_target target)
 {
     int32_t s0, t0, t, i, n, *todo;
     int64_t *room;
     int errors = pto_error_count(ctx);
     if (pto__need_verified(ctx, m, "pto_lower") != PTO_OK) return PTO_ERR_USER;
+    pto__lw_drop_sync(m, target);
     m->target = (int32_t)target;   /* before the staging tiles are sized to the planner's room */
     s0 = m->n_stmts;
     t0 = m->n_tiles;

@@ -123,6 +123,28 @@ try "push_tail: ... a view of the acc's bytes with no valid region" grep -q 'pto
 # matches a line after the line the one before it matched.
 inorder() { f=$1; shift; awk 'BEGIN { n = ARGC - 1; for (i = 2; i <= n; i++) re[i - 1] = ARGV[i]; ARGC = 2; k = 1 }
     k < n && $0 ~ re[k] { k++ } END { exit k < n }' "$f" "$@"; }
+# review26b H2: pto-isa's TPUSH / TPOP place an AIV's part of a split slot at get_subblockid() x
+# the step, 0 on both AIVs under simpler's runtime: each AIV's TPipe adds the rest from pto's lane
+try "mixmm: the AIV's consumer gets its lane's part of each slot" grep -q '^        pto_pipe_0.cons.setEntryOffset(PTO_ISA_PIPE_LANE(args) \* 16384); ' $m
+try "mixmm: ... on the AIV only (the AIC moves whole slots)" test "$(grep -c '[.]setEntryOffset(' $m)" = 1
+try "mixmm: ... inside the vector section, after the TPipe" inorder $m '^#if defined\(__DAV_VEC__\)' 'pto_pipe_0_t pto_pipe_0\(' 'pto_pipe_0.cons.setEntryOffset\(' 'pto::TPOP<'
+try "mixmm: PTO_ISA_PIPE_LANE is pto's lane less the register pto-isa reads, unless defined" grep -q '^#define PTO_ISA_PIPE_LANE(args) (static_cast<int>(PTO_ISA_SUBBLOCK(args)) - static_cast<int>(get_subblockid()))$' $m
+try "lr: left_right: one row of the AIV's half, for the v2c producer and the c2v consumer" sh -c "grep -q 'pto_pipe_0.prod.setEntryOffset(PTO_ISA_PIPE_LANE(args) \* 128);' $out/lr/kernel.cpp && grep -q 'pto_pipe_1.cons.setEntryOffset(PTO_ISA_PIPE_LANE(args) \* 128);' $out/lr/kernel.cpp && test \$(grep -c '[.]setEntryOffset(' $out/lr/kernel.cpp) = 2"
+try "both: the AIV's consumer and producer, half the slot each" sh -c "grep -q 'pto_pipe_0.cons.setEntryOffset(PTO_ISA_PIPE_LANE(args) \* 8192);' $out/both/kernel.cpp && grep -q 'pto_pipe_0.prod.setEntryOffset(PTO_ISA_PIPE_LANE(args) \* 8192);' $out/both/kernel.cpp"
+try "whole: an unsplit pipe gets no entry offset and no PTO_ISA_PIPE_LANE" sh -c "! grep -q 'setEntryOffset\|PTO_ISA_PIPE_LANE' $out/whole/kernel.cpp"
+try "vadd: no PTO_ISA_PIPE_LANE without a split pipe" sh -c "! grep -q PTO_ISA_PIPE_LANE $out/vadd/kernel.cpp"
+try "mixmm: builds with PTO_ISA_PIPE_LANE defined before the file (a native launch)" $CXX -D__DAV_VEC__ '-DPTO_ISA_PIPE_LANE(args)=0' $m
+# review26b M3: TPipe's 5th and 6th arguments mean other things in other pto-isa trees; a file with
+# pipes checks the tree at compile time (the stub declares the two other heads on request)
+try "mixmm: the TPipe form check after the head" grep -q '^static_assert(!pto_isa_tpipe_compat<pto_isa_tpipe_probe>::value && pto_isa_tpipe_probe::RingFiFo::LOCAL_SLOT_NUM == 1,$' $m
+try "whole: ... in an unsplit pipe's file too" grep -q '^using pto_isa_tpipe_probe = pto::TPipe<0, pto::Direction::DIR_C2V, 512, 2, 1, false, false>;$' $out/whole/kernel.cpp
+try "vadd: ... and none without a pipe" sh -c "! grep -q pto_isa_tpipe $out/vadd/kernel.cpp"
+for d in -D__DAV_CUBE__ -D__DAV_VEC__; do
+    fails "mixmm $d: b361384's TPipe (CompatLocalSlotNumOrIsNoSplit) does not compile" $CXX $d -DPTO_STUB_TPIPE_B361384 $m
+    try "... at the check, saying why" grep -q "error: static assertion failed: this pto-isa's TPipe does not read its 5th and 6th arguments as LocalSlotNum, IsNoSplit" $out/err
+    fails "mixmm $d: a six-parameter TPipe (EN_UNIT_FLAG 6th) does not compile" $CXX $d -DPTO_STUB_TPIPE_SIX $m
+    try "... at the probe" grep -q "kernel.cpp:[0-9]*:[0-9]*: error: wrong number of template arguments (7" $out/err
+done
 p=$out/pad_rows/kernel.cpp
 try "pad_rows: the row-tail tile read past its valid rows gets TFILLPAD_INPLACE into a pad-zero whole view" grep -q 'pto::Tile<pto::TileType::Vec, float, 16, 64, pto::BLayout::RowMajor, 16, 64, pto::SLayout::NoneBox, 512, pto::PadValue::Zero> pto_pad_[0-9]*;' $p
 try "pad_rows: ... after the load, MTE2 -> V, then a V barrier before the row sum" inorder $p 'pto::TLOAD\(t, ' 'wait_flag\(PIPE_MTE2, PIPE_V, ' 'if \(t.GetValidRow\(\) < 16 \|\| t.GetValidCol\(\) < 64\) pto::TFILLPAD_INPLACE\(pto_pad_[0-9]*, t\);' 'pipe_barrier\(PIPE_V\)' 'pto::TROWSUM\(rs, pto_rows_[0-9]*, '
@@ -303,6 +325,7 @@ try "vadd: syncs keep their dependency comment" grep -q '/\* sync: RAW vec\[0x80
 try "vadd: block index from the runtime's dispatch context" grep -q '(int64_t)PTO_ISA_BLOCK_IDX(args)' $out/vadd/kernel.cpp
 try "vadd: ... args[48]'s block_idx unless defined" grep -q '^#define PTO_ISA_BLOCK_IDX(args) (reinterpret_cast<__gm__ int32_t \*>(static_cast<uint64_t>((args)\[48\]))\[0\])$' $out/vadd/kernel.cpp
 # review17: simpler's runtime does not program the registers the CCE intrinsics read: none is called
+# (outside the directives: PTO_ISA_PIPE_LANE's definition subtracts get_subblockid() to undo pto-isa's use)
 for f in vadd mm mixmm mix both; do
     try "$f: no CCE topology intrinsic is called" sh -c "g++ -x c++ -fpreprocessed -dD -E -P $out/$f/kernel.cpp | grep -v '^#' | (! grep -q 'get_block_idx()\|get_block_num()\|get_subblockid()')"
 done

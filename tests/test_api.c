@@ -601,6 +601,93 @@ static void test_pass_order(void)
     pto_ctx_destroy(ctx);
 }
 
+/* A row sum over a row-tail tile: the isa target adds a fill after its tload
+   (tests/ok/pad_rows.pto, shortened), and a stored tile with a fill-free tload. */
+static const char *padsrc =
+    "kernel pad_rows(in x: f32[N, C], out s: f32[16, 1], out y: f32[N, C]) vector {\n"
+    "  tile acc: vec f32[16, 1]\n"
+    "  texpands acc, 0.0\n"
+    "  for r = 0 to N step 16 {\n"
+    "    let nr = min(16, N - r)\n"
+    "    tile t: vec f32[16, 64] valid(nr, C)\n"
+    "    tile rs: vec f32[16, 1]\n"
+    "    tload t, x[r, 0]\n"
+    "    trowsum rs, t\n"
+    "    tadd acc, acc, rs\n"
+    "    tile x2: vec f32[16, 64] valid(nr, C)\n"
+    "    tload x2, x[r, 0]\n"
+    "    tmuls x2, x2, 2.0\n"
+    "    tstore y[r, 0], x2\n"
+    "  }\n"
+    "  tstore s[0, 0], acc\n"
+    "}\n";
+
+/* src compiled for target `second` (after `first` on the same module when
+   first >= 0), emitted for `second` into out (the kernel source). */
+static pto_status compile_emit(const char *src, int first, pto_target second, pto_buf *out)
+{
+    pto_ctx *ctx = pto_ctx_create(NULL);
+    pto_module *m = pto_parse(ctx, "r.pto", src, strlen(src));
+    pto_compile_desc cd;
+    pto_buf host;
+    pto_status st;
+    memset(&cd, 0, sizeof cd);
+    memset(&host, 0, sizeof host);
+    memset(out, 0, sizeof *out);
+    st = m ? PTO_OK : PTO_ERR_USER;
+    if (st == PTO_OK && first >= 0) {
+        cd.target = (pto_target)first;
+        st = pto_compile(ctx, m, &cd);
+    }
+    cd.target = second;
+    if (st == PTO_OK) st = pto_compile(ctx, m, &cd);
+    if (st == PTO_OK)
+        st = second == PTO_TARGET_ISA ? pto_emit_isa(ctx, m, NULL, out) : pto_emit(ctx, m, NULL, out, &host);
+    pto_buf_free(&host);
+    /* out's bytes outlive the context: copy them out */
+    if (st == PTO_OK) {
+        char *c = (char *)malloc(out->len + 1);
+        if (c) memcpy(c, out->data, out->len + 1);
+        pto_buf_free(out);
+        out->data = c;
+        out->len = c ? strlen(c) : 0;
+    } else {
+        pto_buf_free(out);
+        out->data = NULL;
+    }
+    pto_module_destroy(m);
+    pto_ctx_destroy(ctx);
+    return st;
+}
+
+/* review26b L1: compiling a module for one target and then the other gives
+   what a fresh compile for the second gives: the first sync's flags go when
+   lower changes target (the sim -> isa order left a redundant MTE2 -> V pair
+   around the isa fill, isa -> sim a pair for a fill that no longer exists);
+   the same target twice stays as it was. */
+static void test_recompile_target(void)
+{
+    const char *src[2];
+    int i, t;
+    src[0] = padsrc;
+    src[1] = vsrc;
+    for (i = 0; i < 2; i++)
+        for (t = 0; t < 2; t++) {
+            pto_target a = t ? PTO_TARGET_ISA : PTO_TARGET_SIM, b = t ? PTO_TARGET_SIM : PTO_TARGET_ISA;
+            pto_buf fresh, again, same;
+            CHECK(compile_emit(src[i], -1, b, &fresh) == PTO_OK);
+            CHECK(compile_emit(src[i], (int)a, b, &again) == PTO_OK);
+            CHECK(compile_emit(src[i], (int)b, b, &same) == PTO_OK);
+            CHECK_MSG(fresh.data && again.data && strcmp(fresh.data, again.data) == 0,
+                      "source %d: compiled for target %d, then %d: not what a fresh compile emits", i, (int)a, (int)b);
+            CHECK_MSG(fresh.data && same.data && strcmp(fresh.data, same.data) == 0,
+                      "source %d: compiled for target %d twice: not what one compile emits", i, (int)b);
+            free(fresh.data);
+            free(again.data);
+            free(same.data);
+        }
+}
+
 /* ---- the verified stamp -------------------------------------------------- */
 
 /* Each pass after verify refuses m, unchanged, with one error naming it. */
@@ -841,6 +928,7 @@ int main(void)
     test_tfree_implicit();
     test_null_and_zeroed();
     test_pass_order();
+    test_recompile_target();
     test_huge_tensor();
     test_huge_host_tensor();
     test_bad_names();

@@ -73,6 +73,30 @@ PTO_ISA_INLINE float pto_isa_f32(__gm__ int64_t *args, int i)
 PTO_ISA_INLINE int64_t pto_emit_min(int64_t a, int64_t b) { return a < b ? a : b; }
 PTO_ISA_INLINE int64_t pto_emit_max(int64_t a, int64_t b) { return a > b ? a : b; }
 
+/* pto writes pto::TPipe<FlagID, DirType, SlotSize, SlotNum, LocalSlotNum, IsNoSplit>, pto-isa's a2a3
+   declaration in hw-native-sys 1d87336 (<..., uint32_t LocalSlotNum = 2, bool IsNoSplit = false,
+   bool EN_UNIT_FLAG = false>). Two public trees read the 5th and 6th arguments otherwise and would
+   still compile: older ones declare <..., LocalSlotNum, bool EN_UNIT_FLAG> (six parameters: the
+   probe's seventh argument is an error there), b361384 <..., uint32_t CompatLocalSlotNumOrIsNoSplit,
+   uint32_t LocalSlotNum, bool EN_UNIT_FLAG> (`..., 1, false>` is an unsplit pipe with 0 local
+   slots there). Build against a pto-isa of the first form (docs/isa-target.md, "TPipe's arguments"). */
+using pto_isa_tpipe_probe = pto::TPipe<0, pto::Direction::DIR_C2V, 512, 2, 1, false, false>;
+template <typename P, typename = void> struct pto_isa_tpipe_compat { static constexpr bool value = false; };
+template <typename P> struct pto_isa_tpipe_compat<P, decltype(static_cast<void>(P::EffectiveLocalSlotNum))> { static constexpr bool value = true; };
+static_assert(!pto_isa_tpipe_compat<pto_isa_tpipe_probe>::value && pto_isa_tpipe_probe::RingFiFo::LOCAL_SLOT_NUM == 1,
+              "this pto-isa's TPipe does not read its 5th and 6th arguments as LocalSlotNum, IsNoSplit (b361384's "
+              "CompatLocalSlotNumOrIsNoSplit form?): use a pto-isa whose a2a3 TPipe declares them so");
+
+/* the lane pto-isa's TPUSH / TPOP miss on a split pipe: they place an AIV's part of a slot at
+   get_subblockid() x its step, a register simpler's runtime leaves 0 on both AIVs, so each AIV's
+   TPipe adds (its lane - get_subblockid()) x the step through setEntryOffset: the lane from
+   PTO_ISA_SUBBLOCK(args) under that runtime, nothing where the launch programs the register (a
+   native launch that defines PTO_ISA_SUBBLOCK(args) as get_subblockid()). Define it before this
+   file (e.g. as 0) for a pto-isa that takes the lane from elsewhere. */
+#ifndef PTO_ISA_PIPE_LANE
+#define PTO_ISA_PIPE_LANE(args) (static_cast<int>(PTO_ISA_SUBBLOCK(args)) - static_cast<int>(get_subblockid()))
+#endif
+
 /* mixmm.pto:6: mix kernel mixmm(in a: f16[M, 128], in b: f16[128, 128], out c: f32[M, 128]), blocks(M / 64)
    planned: vec 16384 B + 32768 B pipe buffers, mat 49152 B, left 16384 B, right 32768 B, acc 32768 B */
 #if (!defined(PTO_ISA_KERNEL) || PTO_ISA_KERNEL == 0) /* kernel 0: mix, built for both (its sections are guarded) */
@@ -142,6 +166,7 @@ extern "C" __global__ AICORE void PTO_ISA_ENTRY(kernel_mixmm)(__gm__ int64_t *ar
         /* LocalSlotNum (local_slots(2) + 1) / 2 = 1: the plan reserves 2 x 16384 B of vec (half a slot per pop) and recent pto-isa steps local slots by SlotSize (emit_isa.c, pto__isa_local_slots) */
         using pto_pipe_0_t = pto::TPipe<0, pto::Direction::DIR_C2V, 32768, 8, 1, false>;
         pto_pipe_0_t pto_pipe_0(pto_gm_pipe_buffer + 0, 163840, 0); /* GM slots; local consumer bases: vec (C2V), mat (V2C), as planned */
+        pto_pipe_0.cons.setEntryOffset(PTO_ISA_PIPE_LANE(args) * 16384); /* this AIV's part of each slot (up_down: 16384 B per lane) for its TPOPs, from pto's lane: pto-isa reads get_subblockid() */
         pto::Tile<pto::TileType::Vec, float, 32, 128, pto::BLayout::RowMajor, 32, 128> t; /* vec, a local slot of pipe 'q': each TPOP binds it */
         pto::Tile<pto::TileType::Vec, float, 32, 128, pto::BLayout::RowMajor, 32, 128> o;
         pto::TASSIGN(o, 0); /* vec, planned */

@@ -413,26 +413,60 @@ void TMATMUL_ACC(TileRes &cOutMatrix, TileRes &cInMatrix, TileLeft_ &aMatrix, Ti
 enum TileSplitAxis : uint8_t { TILE_NO_SPLIT = 0, TILE_UP_DOWN = 1, TILE_LEFT_RIGHT = 2 };
 enum Direction : uint8_t { UNDEFINED = 0, DIR_C2V = 1, DIR_V2C = 2, DIR_BOTH = DIR_C2V | DIR_V2C, DIR_V2C_CTRL = 4 };
 
-template <uint8_t FlagID, uint8_t DirType, uint32_t SlotSize, uint32_t SlotNum, uint32_t LocalSlotNum = 2,
-          bool IsNoSplit = false, bool EN_UNIT_FLAG = false>
+/* The TPipe of hw-native-sys/pto-isa 1d87336, which pto writes; -DPTO_STUB_TPIPE_B361384 and
+   -DPTO_STUB_TPIPE_SIX declare the heads of two trees that read its 5th and 6th arguments otherwise
+   (b361384: <..., uint32_t CompatLocalSlotNumOrIsNoSplit = 0, uint32_t LocalSlotNum = 2, bool
+   EN_UNIT_FLAG = false>; older: <..., uint32_t LocalSlotNum = 2, bool EN_UNIT_FLAG = false>), for
+   isa_test to see the emitted check refuse them. */
+#if defined(PTO_STUB_TPIPE_B361384)
+#define PTO_STUB_TPIPE_HEAD uint32_t CompatLocalSlotNumOrIsNoSplit = 0, uint32_t LocalSlotNum_ = 2, bool EN_UNIT_FLAG = false
+#define PTO_STUB_TPIPE_LOCAL (CompatLocalSlotNumOrIsNoSplit <= 1 ? LocalSlotNum_ : CompatLocalSlotNumOrIsNoSplit)
+#define PTO_STUB_TPIPE_NOSPLIT (CompatLocalSlotNumOrIsNoSplit == 1)
+#define PTO_STUB_TPIPE_SPEC uint32_t X, uint32_t L, bool U
+#define PTO_STUB_TPIPE_ARGS X, L, U
+#elif defined(PTO_STUB_TPIPE_SIX)
+#define PTO_STUB_TPIPE_HEAD uint32_t LocalSlotNum_ = 2, bool EN_UNIT_FLAG = false
+#define PTO_STUB_TPIPE_LOCAL LocalSlotNum_
+#define PTO_STUB_TPIPE_NOSPLIT false
+#define PTO_STUB_TPIPE_SPEC uint32_t L, bool U
+#define PTO_STUB_TPIPE_ARGS L, U
+#else
+#define PTO_STUB_TPIPE_HEAD uint32_t LocalSlotNum_ = 2, bool IsNoSplit = false, bool EN_UNIT_FLAG = false
+#define PTO_STUB_TPIPE_LOCAL LocalSlotNum_
+#define PTO_STUB_TPIPE_NOSPLIT IsNoSplit
+#define PTO_STUB_TPIPE_SPEC uint32_t L, bool X, bool U
+#define PTO_STUB_TPIPE_ARGS L, X, U
+#endif
+template <uint8_t FlagID, uint8_t DirType, uint32_t SlotSize, uint32_t SlotNum, PTO_STUB_TPIPE_HEAD>
 struct TPipe {
+    static constexpr uint32_t LocalSlotNum = PTO_STUB_TPIPE_LOCAL;
+#if defined(PTO_STUB_TPIPE_B361384)
+    static constexpr bool IsNoSplit = PTO_STUB_TPIPE_NOSPLIT;
+    static constexpr uint32_t EffectiveLocalSlotNum = LocalSlotNum;
+#endif
+    /* fifo.hpp's RingFIFO<SlotSize, SlotNum, LocalSlotNum>, of which pto reads LOCAL_SLOT_NUM */
+    struct RingFiFo { static constexpr uint32_t SLOT_SIZE = SlotSize, SLOT_NUM = SlotNum, LOCAL_SLOT_NUM = LocalSlotNum; };
     static constexpr bool is_c2v = (DirType & 7) == DIR_C2V, is_v2c = (DirType & 7) == DIR_V2C,
                           is_both = (DirType & 7) == DIR_BOTH;
     static constexpr uint32_t slot_size = SlotSize;
-    static constexpr bool no_split = IsNoSplit;
+    static constexpr bool no_split = PTO_STUB_TPIPE_NOSPLIT;
     static_assert(is_c2v || is_v2c || is_both, "TPipe: DIR_C2V, DIR_V2C or DIR_BOTH");
     static_assert(SlotNum >= 1 && LocalSlotNum >= 1 && LocalSlotNum <= SlotNum, "TPipe: 1 <= LocalSlotNum <= SlotNum");
     static_assert(SlotSize > 0 && SlotSize % 32 == 0, "TPipe: a slot is a whole number of 32-byte blocks");
     /* a one-way pipe uses flags FlagID and FlagID + 1, a both pipe FlagID..FlagID + 3; a2a3 has
        16 cross-core flags */
     static_assert(FlagID + (is_both ? 3 : 1) < 16, "TPipe: its cross-core flags past the hardware's 16");
+    /* the producer's and consumer's entry offset, added to every slot address (a split pipe's
+       AIV sets it to its lane's part: emit_isa.c, pto__isa_pipe_lane) */
+    struct Side { int entryOffset = 0; void setEntryOffset(int offset) { entryOffset = offset; } };
+    Side prod, cons;
     TPipe(__gm__ void *GM_SLOT_BUFFER, uint32_t C2V_CONSUMER_BUF, uint32_t V2C_CONSUMER_BUF)
     { (void)GM_SLOT_BUFFER; (void)C2V_CONSUMER_BUF; (void)V2C_CONSUMER_BUF; }
 };
 
 template <typename T> struct is_tpipe : std::false_type {};
-template <uint8_t F, uint8_t D, uint32_t S, uint32_t N, uint32_t L, bool X, bool U>
-struct is_tpipe<TPipe<F, D, S, N, L, X, U>> : std::true_type {};
+template <uint8_t F, uint8_t D, uint32_t S, uint32_t N, PTO_STUB_TPIPE_SPEC>
+struct is_tpipe<TPipe<F, D, S, N, PTO_STUB_TPIPE_ARGS>> : std::true_type {};
 
 /* The bytes of the tile a core pushes or pops: the whole slot on the AIC, half of it on an AIV
    of a split pipe, the whole slot on an AIV of an unsplit one; the split agrees with the pipe's
