@@ -2964,12 +2964,29 @@ static int pto__vwaits(const pto_module *m, int32_t b, int depth)
     return 0;
 }
 
+/* Whether the tile tstore st writes has a valid region that names 'block'
+   (a block may then store nothing, or other columns: the cross-block
+   comparison judges it when it folds). */
+static int pto__vxvalid_by_block(const pto_module *m, const pto_stmt *st, int *budget)
+{
+    const pto_operand *src;
+    const pto_tile *t;
+    if (st->nargs < 2 || st->arg0 + 1 >= m->n_operands) return 1;
+    src = &m->operands[st->arg0 + 1];
+    if (src->kind != PTO_O_TILE || src->ref < 0 || src->ref >= m->n_tiles) return 1;
+    t = &m->tiles[src->ref];
+    return (t->valid_r >= 0 && pto__vby(m, t->valid_r, PTO_E_BLOCK, budget)) ||
+           (t->valid_c >= 0 && pto__vby(m, t->valid_c, PTO_E_BLOCK, budget));
+}
+
 /* A kernel of a static block count > 1 whose tstore window is the same in
    every block (its row and col do not depend on `block`, nor does any
    enclosing for's bounds or if's condition): every block writes the same
-   elements, almost always a `block` forgotten in the row (the simulator
-   then reports a race between the blocks' stores: no flag orders cores;
-   a kernel that waits on a signal is skipped, it may order them). With
+   elements, almost always a `block` forgotten in the row: an error, as
+   any two blocks writing a common element is (pto__vxblock_gm; the
+   simulator reports the race: no flag orders cores). A kernel that waits
+   on a signal is skipped (it may order them), and so is a store of a tile
+   whose valid region names 'block'. With
    kind PTO_E_SUBBLOCK, the same for the vector section of a mix kernel,
    which both AIVs of a block run: a window that names `subblock` nowhere
    (nor do its loops' bounds or its ifs' conditions, so an `if subblock ==
@@ -3000,11 +3017,13 @@ static void pto__vsame_window(pto__verifier *v, int32_t b, int kind, int depth)
             if (o->kind != PTO_O_GM || o->e[0] < 0 || o->e[1] < 0 || o->ref < 0 || o->ref >= m->n_params) continue;
             if (pto__vby(m, o->e[0], kind, &budget) || pto__vby(m, o->e[1], kind, &budget)) continue;
             pn = pto__vname(v, m->params[o->ref].name);
+            if (kind == PTO_E_BLOCK && pto__vxvalid_by_block(m, st, &budget)) continue;
             if (kind == PTO_E_BLOCK)
-                pto_warning(v->ctx, o->loc, "tstore: this window of '%s' is the same in all %lld blocks of kernel '%s' "
-                            "(neither its row nor its column depends on 'block'), so every block writes the same "
-                            "elements: is 'block' missing from the row (e.g. %s[block * ROWS, 0])?",
-                            pn, (long long)v->nblocks, pto__vname(v, m->kernels[v->kernel].name), pn);
+                pto_error(v->ctx, o->loc, "tstore: this window of '%s' is the same in all %lld blocks of kernel '%s' "
+                          "(neither its row nor its column depends on 'block'), so every block writes the same "
+                          "elements and nothing orders two blocks: which value stays depends on which writes last; "
+                          "is 'block' missing from the row (e.g. %s[block * ROWS, 0])?",
+                          pn, (long long)v->nblocks, pto__vname(v, m->kernels[v->kernel].name), pn);
             else
                 pto_warning(v->ctx, o->loc, "tstore: this window of '%s' is the same on both vector cores (AIV 0 and "
                             "AIV 1) of mix kernel '%s' (neither its row nor its column depends on 'subblock'), so "
@@ -3462,7 +3481,8 @@ static void pto__vxstore(pto__vxrun *r, int32_t s, int32_t body, int nsb)
     /* the loops and ifs around it, up to the section (or body) */
     r->s = s;
     r->nchain = 0;
-    r->self = !pto__vby(m, o->e[0], PTO_E_BLOCK, &budget) && !pto__vby(m, o->e[1], PTO_E_BLOCK, &budget);
+    r->self = !pto__vby(m, o->e[0], PTO_E_BLOCK, &budget) && !pto__vby(m, o->e[1], PTO_E_BLOCK, &budget) &&
+              !pto__vxvalid_by_block(m, st, &budget);
     while (b != body && b >= 0 && b < m->n_blocks && steps++ <= m->n_blocks) {
         int32_t ow = m->blocks[b].owner;
         const pto_stmt *os;
@@ -3528,7 +3548,7 @@ static void pto__vxstores(pto__vxrun *r, const pto_kernel *k, int32_t b, int32_t
    compared with the other blocks' runs: a pair that meets is an error, one
    per tensor (the worst: shared elements first, then the lowest blocks).
    What cannot be folded adds no run, so it stays quiet; a window the same
-   in every block is pto__vsame_window's warning. The two AIVs of one block
+   in every block is pto__vsame_window's error. The two AIVs of one block
    are left out (a pipe through the cube core may order them). */
 static void pto__vxblock_gm(pto__verifier *v, const pto_kernel *k)
 {
