@@ -277,6 +277,18 @@ sed 's/tstore y\[block, 0\]/tstore y[0, 0]/; s/blocks(8)/blocks(C \/ 12)/' tests
 expect "every block writes the same bytes: a race" 1 "race on gm y bytes" $ptoc run $out/gm_same.pto
 lacks "that race does not speak of different bytes" "different bytes"
 
+# ---- a matmul row tail on the left tile, then tpush of the whole acc (review26b M1) ----
+expect "tpush of an acc whose last rows a row-tail tmatmul skipped: the hint names the mat-tile form" 1 \
+    "push_rowtail.pto:17: error: uninitialised read: tpush \(FIX\) reads 28672 unwritten byte\(s\) .*; these are the acc's last rows, which a tmatmul whose left tile has valid rows \(a row tail\) leaves unwritten: to read the whole acc \(as a tpush does\), put the row tail, valid\(...\), on the mat tile you tload instead of the left tile" \
+    $ptoc run tests/diag/push_rowtail.pto
+sed 's/tile al: left f16\[64, 64\] valid(mr, 64)/tile al: left f16[64, 64]/' tests/diag/push_rowtail.pto >$out/push_rowtail_mat.pto
+expect "... and the mat-tile form runs clean" 0 "^  simulator   no reports" $ptoc run $out/push_rowtail_mat.pto
+# unwritten bytes that are not the acc's last rows (a column tail on the right tile) get no such hint
+sed 's/tile al: left f16\[64, 64\] valid(mr, 64)/tile al: left f16[64, 64]/; s/tile bl: right f16\[64, 128\]/tile bl: right f16[64, 128] valid(64, 100)/' \
+    tests/diag/push_rowtail.pto >$out/push_coltail.pto
+expect "a column tail: uninitialised, no row-tail hint" 1 "uninitialised read: tpush" $ptoc run $out/push_coltail.pto
+lacks "... (the hint)" "last rows"
+
 # ---- unguarded tpush into an unsplit v2c pipe ----
 expect "a guarded v2c push runs clean" 0 "^  simulator   no reports" $ptoc run tests/diag/v2c_guarded.pto
 expect "an unguarded one is rejected by check" 1 "tpush into pipe 'up' \(v2c, no split\) can run on AIV 1" \
