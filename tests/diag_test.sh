@@ -229,6 +229,11 @@ expect "wait_flag with no set_flag: the advice is the wait's" 1 \
     "wait_no_set.pto:6:3: error: sync: wait on an event id that may not be set \\(wait_flag MTE2, V, 3\\): written flags are kept as written, so every wait_flag needs a set_flag of its id before it on every path" \
     $ptoc check tests/diag/wait_no_set.pto
 
+expect "wait_flag under 'if i == 0' in a loop: the advice says what a wait in a loop needs" 1 \
+    "wait_first_iter.pto:10:7: error: sync: wait on an event id that may not be set \\(wait_flag MTE2, V, 1\\): written flags are followed path by path, not by loop variable values: a wait_flag in a loop needs its id set on every path to it in every iteration .*: move that wait before the loop, or drop both$" \
+    $ptoc check tests/diag/wait_first_iter.pto
+lacks "... not 'add the missing one'" "add the missing one"
+
 # ---- a mix kernel's pipes deadlock: the reference interpreter names the cycle ----
 expect "both sections pop first: each tpop names the core it waits for and where that one is stuck" 1 \
     "pipe_cycle.pto:17:5: error: deadlock: this tpop on the cube core waits forever: it needs tile 1 of pipe 'r' \\(v2c\\), which AIV 0 \\(subblock 0\\) has pushed 0 of, and it is itself stuck in the tpop at line 27" \
