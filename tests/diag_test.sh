@@ -294,6 +294,16 @@ sed 's/tile al: left f16\[64, 64\] valid(mr, 64)/tile al: left f16[64, 64]/; s/t
 expect "a column tail: uninitialised, no row-tail hint" 1 "uninitialised read: tpush" $ptoc run $out/push_coltail.pto
 lacks "... (the hint)" "last rows"
 
+# ---- a blocks(...) that leaves int64 (review26a L10) ----
+expect "blocks(N * N * N) past int64: an overflow at the expression" 1 \
+    "^blocks_overflow.pto:4:67: error: kernel k is not run: blocks\\(N \\* N \\* N\\) overflows int64 \\(integer overflow in expression\\) with these -D values$" \
+    $ptoc run tests/diag/blocks_overflow.pto
+lacks "... not launched as a wrapped count" "would launch|blocks\\)$"
+$ptoc emit tests/diag/blocks_overflow.pto -o $out/bov >/dev/null 2>&1
+expect "... the host computes it through pto_h_ck" 0 "pto_h_ck\\(run, 2, pto_h_ck\\(run, 2, N, N\\), N\\)" cat $out/bov/host.c
+$ptoc emit examples/vadd.pto -o $out/bov2 >/dev/null 2>&1
+expect "... and a count that cannot overflow stays plain C" 1 "^0$" grep -c pto_h_ck $out/bov2/host.c
+
 # ---- unguarded tpush into an unsplit v2c pipe ----
 expect "a guarded v2c push runs clean" 0 "^  simulator   no reports" $ptoc run tests/diag/v2c_guarded.pto
 expect "an unguarded one is rejected by check" 1 "tpush into pipe 'up' \(v2c, no split\) can run on AIV 1" \
