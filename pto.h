@@ -9050,6 +9050,23 @@ static void pto__vallreduce(pto__verifier *v, const pto__vop *op)
     if (pto__vsignal(v, "allreduce", op->o[1])) pto__vsig_cell(v, op->o[1], 0);
 }
 
+/* `wait s@p[...]`: a wait polls this rank's own copy of a signal; the
+   error quotes the '@...' written (review26b L5) and says how a peer's
+   progress reaches this rank instead. */
+static void pto__vwait_at(pto__verifier *v, const pto_operand *o)
+{
+    const pto_module *m = v->m;
+    pto_buf text;
+    int atom = o->e[2] >= 0 && o->e[2] < m->n_exprs && m->exprs[o->e[2]].kind < PTO_E_ADD;
+    memset(&text, 0, sizeof text);
+    text.ctx = v->ctx;
+    pto_print_expr(m, o->e[2], &text);
+    pto_error(v->ctx, o->loc, "wait polls the own copy of a signal: drop the '@%s%s%s' (to wait for a peer, have "
+              "the peer notify this rank's copy: notify s@RANK[...] there, wait s[...] here)", atom ? "" : "(",
+              text.data ? text.data : "?", atom ? "" : ")");
+    pto_buf_free(&text);
+}
+
 /* notify / wait / tput / tget / allreduce: a ranks kernel; the staging
    tiles of tput / tget / allreduce are vec tiles, so the vector core. */
 static void pto__vcomm(pto__verifier *v, const pto__vop *op)
@@ -9078,7 +9095,7 @@ static void pto__vcomm(pto__verifier *v, const pto__vop *op)
         int known;
         int64_t val = pto__vconst_int(v, op->o[2], &known);
         if (op->o[0]->e[2] >= 0)
-            pto_error(v->ctx, op->o[0]->loc, "wait polls the own copy of a signal: drop the '@rank'");
+            pto__vwait_at(v, op->o[0]);
         else if (pto__vsignal(v, name, op->o[0])) {
             if (known && (val < -2147483647 - 1 || val > 2147483647))
                 pto_error(v->ctx, op->o[2]->loc, "wait: value %lld does not fit an i32 signal", (long long)val);
@@ -9123,8 +9140,16 @@ static void pto__vint_scalar(pto__verifier *v, const pto__vop *op, int si)
         snprintf(xs, sizeof xs, "%lld", (long long)c);
     } else return;
     used = (double)pto_scalar_asi(d->dtype, x);
-    if (used == x) return;
     dt = pto_dtype_name((pto_dtype)d->dtype);
+    if (used == 0 && v->m->stmts[op->s].op == PTO_OP_TDIVS) {
+        /* review26a L5: the one integer scalar that divides no element; (tadds 1.5 warned, tdivs 0 did not) */
+        pto_warning(v->ctx, o->loc, "tdivs on the %s tile '%s' by %s%s: the device multiplies by 1 / 0 = +inf, so "
+                    "every element but 0 saturates to the %s range's end (positive ones to %.0f, negative ones to "
+                    "%.0f; 0 * inf is NaN, which gives 0)", dt, pto__vtn(v, d), xs, x == 0 ? "" : " (taken as 0)", dt,
+                    (double)pto_int_hi(d->dtype), (double)pto_int_lo(d->dtype));
+        return;
+    }
+    if (used == x) return;
     if (x != x)
         pto_warning(v->ctx, o->loc, "%s on the %s tile '%s': the scalar nan has no %s value; the simulator and the "
                     "reference use 0", name, dt, pto__vtn(v, d), dt);

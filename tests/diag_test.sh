@@ -706,6 +706,14 @@ if [ "$(grep -c "^warning: -D a=0.5" $out/log)" = 1 ] && grep -q "^  result     
 expect "-D q=200 for tadds on an i8 tile: out of range, the value used" 0 \
     "^warning: -D q=200: tadds on the i8 tile 'u' \(iscal.pto:9\) cannot take it \(out of range: the device's conversion is undefined\); the simulator and the reference use 127$" \
     $ptoc run $out/iscal.pto -D a=2 -D q=200
+# tdivs of an integer tile by a literal 0 (or one taken as 0): a warning that says what the device gives (review26a L5)
+printf 'kernel k(in x: i32[16, 64], out y: i32[16, 64]) vector {\n  tile a: vec i32[16, 64]\n  tload a, x[0, 0]\n  tadds a, a, 1.5\n  tdivs a, a, 0\n  tstore y[0, 0], a\n}\n' >$out/tdz.pto
+expect "tdivs of an i32 tile by 0: warned" 0 \
+    "^$out/tdz.pto:5:15: warning: tdivs on the i32 tile 'a' by 0: the device multiplies by 1 / 0 = \\+inf, so every element but 0 saturates to the i32 range's end \\(positive ones to 2147483647, negative ones to -2147483648; 0 \\* inf is NaN, which gives 0\\)$" \
+    $ptoc check $out/tdz.pto
+sed 's/tdivs a, a, 0$/tdivs a, a, 0.5/' $out/tdz.pto >$out/tdz2.pto
+expect "... and by 0.5, taken as 0" 0 "tdz2.pto:5:15: warning: tdivs on the i32 tile 'a' by 0.5 \\(taken as 0\\): " $ptoc check $out/tdz2.pto
+lacks "... once (not also 'is taken as 0')" "is taken as 0"
 lacks "-D a=2: an integer value draws no warning" "^warning: -D a="
 
 # ---- a -D too large for the machine is the user's to fix (exit 1, with the size), not exit 2 ----

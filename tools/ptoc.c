@@ -2603,6 +2603,14 @@ static int sweep_line(const char *path, int argc, char **argv, sw_defs *ranges, 
                 defs_add(ranges, val);
             }
             i++;
+        } else if (tok[i][0] == '-') {
+            /* an unknown option (and its values) is ignored with a warning, as on the '# run:' line (review26a L2) */
+            int j = i;
+            while (j + 1 < n && tok[j + 1][0] != '-') j++;
+            fprintf(stderr, "ptoc: warning: %s: '# sweep:' option '", path);
+            for (; i <= j; i++) fprintf(stderr, "%s%s", tok[i], i < j ? " " : "");
+            i = j;
+            fprintf(stderr, "' is ignored (the line takes -D NAME=LO..HI, --ranks LO..HI and --sweep-runs N)\n");
         } else {   /* review17: a comment that happens to start '# sweep:' is read as the directive */
             fprintf(stderr, "%s:%d:1: error: the '# sweep:' line takes -D NAME=LO..HI, --ranks LO..HI and --sweep-runs N, not '%s' (a "
                     "comment that starts '# sweep:' is read as that line: reword it)\n", path, lineno, tok[i]);
