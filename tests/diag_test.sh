@@ -294,6 +294,17 @@ sed 's/tile al: left f16\[64, 64\] valid(mr, 64)/tile al: left f16[64, 64]/; s/t
 expect "a column tail: uninitialised, no row-tail hint" 1 "uninitialised read: tpush" $ptoc run $out/push_coltail.pto
 lacks "... (the hint)" "last rows"
 
+# ---- a directory or emitted C where a .pto FILE goes: pointed to 'ptoc run DIR' (review26a M5) ----
+expect "check DIR: says a DIR runs with ptoc run DIR" 1 \
+    "^ptoc: error: cannot read 'examples': Is a directory \\(a directory that ptoc emit wrote runs with 'ptoc run DIR'; this command takes a .pto FILE\\)$" \
+    $ptoc check examples
+expect "fmt DIR: the same" 1 "^ptoc: error: cannot read 'examples': Is a directory \\(a directory that ptoc emit wrote runs with 'ptoc run DIR'" \
+    $ptoc fmt examples
+$ptoc emit examples/vadd.pto -o $out/vaddemit >/dev/null 2>&1
+expect "run DIR/kernel.c: C, not a .pto file" 1 \
+    "^ptoc: error: '$out/vaddemit/kernel.c' is C, not a .pto file: run the directory ptoc emit wrote with 'ptoc run DIR'$" \
+    $ptoc run $out/vaddemit/kernel.c
+
 # ---- a blocks(...) that leaves int64 (review26a L10) ----
 expect "blocks(N * N * N) past int64: an overflow at the expression" 1 \
     "^blocks_overflow.pto:4:67: error: kernel k is not run: blocks\\(N \\* N \\* N\\) overflows int64 \\(integer overflow in expression\\) with these -D values$" \

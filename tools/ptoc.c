@@ -223,6 +223,27 @@ static char *read_all(const char *path, size_t *len)
    diagnostics are internal. */
 static int exit_code(pto_status st) { return st == PTO_ERR_INTERNAL ? 2 : st == PTO_OK ? 0 : 1; }
 
+/* Why path could not be read; a directory (review26a M5: `ptoc check DIR`)
+   points to `ptoc run DIR`, the one command that takes one. */
+static void cannot_read(const char *path)
+{
+    int e = errno;
+    fprintf(stderr, "ptoc: error: cannot read '%s': %s%s\n", path, strerror(e),
+            e == EISDIR ? " (a directory that ptoc emit wrote runs with 'ptoc run DIR'; this command takes a .pto FILE)"
+                        : "");
+}
+
+/* Emitted C given where a .pto file is read (review26a M5: `ptoc run
+   DIR/kernel.c` was a parse error at '/'): said, pointing to its directory. */
+static int emitted_c(const char *path)
+{
+    size_t n = strlen(path);
+    if (!((n > 2 && strcmp(path + n - 2, ".c") == 0) || (n > 4 && strcmp(path + n - 4, ".cpp") == 0))) return 0;
+    fprintf(stderr, "ptoc: error: '%s' is C, not a .pto file: run the directory ptoc emit wrote with 'ptoc run DIR'\n",
+            path);
+    return 1;
+}
+
 /* Parses the file at path; its text stays in *text when text is not NULL
    (the caller frees it). */
 static pto_module *load_text(pto_ctx *ctx, const char *path, int *status, char **text, size_t *len)
@@ -232,7 +253,12 @@ static pto_module *load_text(pto_ctx *ctx, const char *path, int *status, char *
     pto_module *m;
     if (text) *text = NULL;
     if (!data) {
-        fprintf(stderr, "ptoc: error: cannot read '%s': %s\n", path, strerror(errno));
+        cannot_read(path);
+        *status = 1;
+        return NULL;
+    }
+    if (emitted_c(path)) {
+        free(data);
         *status = 1;
         return NULL;
     }
@@ -437,7 +463,11 @@ static pto_status compile_file(pto_ctx *ctx, const char *path, int opts, pto_buf
     pto_compile_desc cd;
     pto_status st;
     if (!text) {
-        fprintf(stderr, "ptoc: error: cannot read '%s': %s\n", path, strerror(errno));
+        cannot_read(path);
+        return PTO_ERR_USER;
+    }
+    if (emitted_c(path)) {
+        free(text);
         return PTO_ERR_USER;
     }
     m = pto_parse(ctx, path, text, len);
