@@ -401,6 +401,9 @@ static void pto__vexpr_builtin(pto__verifier *v, const pto_expr *x, int where, p
     if (x->kind == PTO_E_SUBBLOCK && v->core == PTO_CORE_CUBE)   /* a slip copied from a vector section */
         pto_warning(v->ctx, x->loc, "'subblock' is always 0 on the cube core (only the two vector cores of a "
                     "cluster have subblocks)");
+    else if (x->kind == PTO_E_SUBBLOCK && v->m->kernels[v->kernel].kind == PTO_KK_VECTOR)   /* review26a L8 */
+        pto_warning(v->ctx, x->loc, "'subblock' is always 0 in a vector kernel (each block runs on one vector "
+                    "core; the two AIVs of a cluster are a mix kernel's vector section)");
     if (x->kind == PTO_E_BLOCK) { pto__fconst(out, 0); pto__fterm(out, PTO__VBLOCK, 1); }
     else if (x->kind == PTO_E_BLOCKS && v->nblocks > 0) pto__fconst(out, v->nblocks);
 }
@@ -1450,8 +1453,8 @@ static void pto__vwindow_dim(pto__verifier *v, const pto__vform *start, const pt
         pto__fadd(&end, extent, 1);
         if (!pto__frange(v, &end, &lo, &hi) || hi <= limit) return;
     }
-    pto_error(v->ctx, *pto__vexpr_loc(v, e, &at), "%s of '%s' ends at %s %lld, out of bounds ('%s' has %lld %ss)", prefix, name, what,
-              (long long)(hi - 1), name, (long long)limit, what);
+    pto_error(v->ctx, *pto__vexpr_loc(v, e, &at), "%s of '%s' ends at %s %lld, out of bounds ('%s' has %lld %s%s)", prefix, name,
+              what, (long long)(hi - 1), name, (long long)limit, what, limit == 1 ? "" : "s");   /* "1 col" */
 }
 
 /* tload / tstore: same dtype as the tensor, except that a tstore from an f32

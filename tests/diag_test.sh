@@ -305,6 +305,12 @@ expect "run DIR/kernel.c: C, not a .pto file" 1 \
     "^ptoc: error: '$out/vaddemit/kernel.c' is C, not a .pto file: run the directory ptoc emit wrote with 'ptoc run DIR'$" \
     $ptoc run $out/vaddemit/kernel.c
 
+# ---- 'subblock' in a vector kernel is always 0: a warning (review26a L8); "1 col", not "1 cols" ----
+printf 'kernel k(in x: f32[32, 64], out y: f32[32, 64]) vector {\n  tile a: vec f32[16, 64]\n  tload a, x[subblock * 16, 0]\n  tstore y[0, 0], a\n}\n' >$out/vsub.pto
+expect "subblock in a vector kernel: warned" 0 "^$out/vsub.pto:3:14: warning: 'subblock' is always 0 in a vector kernel" $ptoc check $out/vsub.pto
+printf 'kernel k(in x: f32[16, 1], out y: f32[16, 64]) vector {\n  tile a: vec f32[16, 64]\n  tload a, x[0, 0]\n  tstore y[0, 0], a\n}\n' >$out/onecol.pto
+expect "a tensor of 1 column: '1 col'" 1 "ends at col 63, out of bounds \\('x' has 1 col\\)$" $ptoc check $out/onecol.pto
+
 # ---- a blocks(...) that leaves int64 (review26a L10) ----
 expect "blocks(N * N * N) past int64: an overflow at the expression" 1 \
     "^blocks_overflow.pto:4:67: error: kernel k is not run: blocks\\(N \\* N \\* N\\) overflows int64 \\(integer overflow in expression\\) with these -D values$" \
