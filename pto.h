@@ -7402,6 +7402,9 @@ static void pto__vexpr_builtin(pto__verifier *v, const pto_expr *x, int where, p
     if (x->kind == PTO_E_SUBBLOCK && v->core == PTO_CORE_CUBE)   /* a slip copied from a vector section */
         pto_warning(v->ctx, x->loc, "'subblock' is always 0 on the cube core (only the two vector cores of a "
                     "cluster have subblocks)");
+    else if (x->kind == PTO_E_SUBBLOCK && v->m->kernels[v->kernel].kind == PTO_KK_VECTOR)   /* review26a L8 */
+        pto_warning(v->ctx, x->loc, "'subblock' is always 0 in a vector kernel (each block runs on one vector "
+                    "core; the two AIVs of a cluster are a mix kernel's vector section)");
     if (x->kind == PTO_E_BLOCK) { pto__fconst(out, 0); pto__fterm(out, PTO__VBLOCK, 1); }
     else if (x->kind == PTO_E_BLOCKS && v->nblocks > 0) pto__fconst(out, v->nblocks);
 }
@@ -8451,8 +8454,8 @@ static void pto__vwindow_dim(pto__verifier *v, const pto__vform *start, const pt
         pto__fadd(&end, extent, 1);
         if (!pto__frange(v, &end, &lo, &hi) || hi <= limit) return;
     }
-    pto_error(v->ctx, *pto__vexpr_loc(v, e, &at), "%s of '%s' ends at %s %lld, out of bounds ('%s' has %lld %ss)", prefix, name, what,
-              (long long)(hi - 1), name, (long long)limit, what);
+    pto_error(v->ctx, *pto__vexpr_loc(v, e, &at), "%s of '%s' ends at %s %lld, out of bounds ('%s' has %lld %s%s)", prefix, name,
+              what, (long long)(hi - 1), name, (long long)limit, what, limit == 1 ? "" : "s");   /* "1 col" */
 }
 
 /* tload / tstore: same dtype as the tensor, except that a tstore from an f32
@@ -9053,6 +9056,23 @@ static void pto__vallreduce(pto__verifier *v, const pto__vop *op)
     if (pto__vsignal(v, "allreduce", op->o[1])) pto__vsig_cell(v, op->o[1], 0);
 }
 
+/* `wait s@p[...]`: a wait polls this rank's own copy of a signal; the
+   error quotes the '@...' written (review26b L5) and says how a peer's
+   progress reaches this rank instead. */
+static void pto__vwait_at(pto__verifier *v, const pto_operand *o)
+{
+    const pto_module *m = v->m;
+    pto_buf text;
+    int atom = o->e[2] >= 0 && o->e[2] < m->n_exprs && m->exprs[o->e[2]].kind < PTO_E_ADD;
+    memset(&text, 0, sizeof text);
+    text.ctx = v->ctx;
+    pto_print_expr(m, o->e[2], &text);
+    pto_error(v->ctx, o->loc, "wait polls the own copy of a signal: drop the '@%s%s%s' (to wait for a peer, have "
+              "the peer notify this rank's copy: notify s@RANK[...] there, wait s[...] here)", atom ? "" : "(",
+              text.data ? text.data : "?", atom ? "" : ")");
+    pto_buf_free(&text);
+}
+
 /* notify / wait / tput / tget / allreduce: a ranks kernel; the staging
    tiles of tput / tget / allreduce are vec tiles, so the vector core. */
 static void pto__vcomm(pto__verifier *v, const pto__vop *op)
@@ -9081,7 +9101,7 @@ static void pto__vcomm(pto__verifier *v, const pto__vop *op)
         int known;
         int64_t val = pto__vconst_int(v, op->o[2], &known);
         if (op->o[0]->e[2] >= 0)
-            pto_error(v->ctx, op->o[0]->loc, "wait polls the own copy of a signal: drop the '@rank'");
+            pto__vwait_at(v, op->o[0]);
         else if (pto__vsignal(v, name, op->o[0])) {
             if (known && (val < -2147483647 - 1 || val > 2147483647))
                 pto_error(v->ctx, op->o[2]->loc, "wait: value %lld does not fit an i32 signal", (long long)val);
@@ -9126,8 +9146,16 @@ static void pto__vint_scalar(pto__verifier *v, const pto__vop *op, int si)
         snprintf(xs, sizeof xs, "%lld", (long long)c);
     } else return;
     used = (double)pto_scalar_asi(d->dtype, x);
-    if (used == x) return;
     dt = pto_dtype_name((pto_dtype)d->dtype);
+    if (used == 0 && v->m->stmts[op->s].op == PTO_OP_TDIVS) {
+        /* review26a L5: the one integer scalar that divides no element; (tadds 1.5 warned, tdivs 0 did not) */
+        pto_warning(v->ctx, o->loc, "tdivs on the %s tile '%s' by %s%s: the device multiplies by 1 / 0 = +inf, so "
+                    "every element but 0 saturates to the %s range's end (positive ones to %.0f, negative ones to "
+                    "%.0f; 0 * inf is NaN, which gives 0)", dt, pto__vtn(v, d), xs, x == 0 ? "" : " (taken as 0)", dt,
+                    (double)pto_int_hi(d->dtype), (double)pto_int_lo(d->dtype));
+        return;
+    }
+    if (used == x) return;
     if (x != x)
         pto_warning(v->ctx, o->loc, "%s on the %s tile '%s': the scalar nan has no %s value; the simulator and the "
                     "reference use 0", name, dt, pto__vtn(v, d), dt);
@@ -9973,12 +10001,29 @@ static int pto__vwaits(const pto_module *m, int32_t b, int depth)
     return 0;
 }
 
+/* Whether the tile tstore st writes has a valid region that names 'block'
+   (a block may then store nothing, or other columns: the cross-block
+   comparison judges it when it folds). */
+static int pto__vxvalid_by_block(const pto_module *m, const pto_stmt *st, int *budget)
+{
+    const pto_operand *src;
+    const pto_tile *t;
+    if (st->nargs < 2 || st->arg0 + 1 >= m->n_operands) return 1;
+    src = &m->operands[st->arg0 + 1];
+    if (src->kind != PTO_O_TILE || src->ref < 0 || src->ref >= m->n_tiles) return 1;
+    t = &m->tiles[src->ref];
+    return (t->valid_r >= 0 && pto__vby(m, t->valid_r, PTO_E_BLOCK, budget)) ||
+           (t->valid_c >= 0 && pto__vby(m, t->valid_c, PTO_E_BLOCK, budget));
+}
+
 /* A kernel of a static block count > 1 whose tstore window is the same in
    every block (its row and col do not depend on `block`, nor does any
    enclosing for's bounds or if's condition): every block writes the same
-   elements, almost always a `block` forgotten in the row (the simulator
-   then reports a race between the blocks' stores: no flag orders cores;
-   a kernel that waits on a signal is skipped, it may order them). With
+   elements, almost always a `block` forgotten in the row: an error, as
+   any two blocks writing a common element is (pto__vxblock_gm; the
+   simulator reports the race: no flag orders cores). A kernel that waits
+   on a signal is skipped (it may order them), and so is a store of a tile
+   whose valid region names 'block'. With
    kind PTO_E_SUBBLOCK, the same for the vector section of a mix kernel,
    which both AIVs of a block run: a window that names `subblock` nowhere
    (nor do its loops' bounds or its ifs' conditions, so an `if subblock ==
@@ -10009,11 +10054,13 @@ static void pto__vsame_window(pto__verifier *v, int32_t b, int kind, int depth)
             if (o->kind != PTO_O_GM || o->e[0] < 0 || o->e[1] < 0 || o->ref < 0 || o->ref >= m->n_params) continue;
             if (pto__vby(m, o->e[0], kind, &budget) || pto__vby(m, o->e[1], kind, &budget)) continue;
             pn = pto__vname(v, m->params[o->ref].name);
+            if (kind == PTO_E_BLOCK && pto__vxvalid_by_block(m, st, &budget)) continue;
             if (kind == PTO_E_BLOCK)
-                pto_warning(v->ctx, o->loc, "tstore: this window of '%s' is the same in all %lld blocks of kernel '%s' "
-                            "(neither its row nor its column depends on 'block'), so every block writes the same "
-                            "elements: is 'block' missing from the row (e.g. %s[block * ROWS, 0])?",
-                            pn, (long long)v->nblocks, pto__vname(v, m->kernels[v->kernel].name), pn);
+                pto_error(v->ctx, o->loc, "tstore: this window of '%s' is the same in all %lld blocks of kernel '%s' "
+                          "(neither its row nor its column depends on 'block'), so every block writes the same "
+                          "elements and nothing orders two blocks: which value stays depends on which writes last; "
+                          "is 'block' missing from the row (e.g. %s[block * ROWS, 0])?",
+                          pn, (long long)v->nblocks, pto__vname(v, m->kernels[v->kernel].name), pn);
             else
                 pto_warning(v->ctx, o->loc, "tstore: this window of '%s' is the same on both vector cores (AIV 0 and "
                             "AIV 1) of mix kernel '%s' (neither its row nor its column depends on 'subblock'), so "
@@ -10473,7 +10520,8 @@ static void pto__vxstore(pto__vxrun *r, int32_t s, int32_t body, int nsb)
     /* the loops and ifs around it, up to the section (or body) */
     r->s = s;
     r->nchain = 0;
-    r->self = !pto__vby(m, o->e[0], PTO_E_BLOCK, &budget) && !pto__vby(m, o->e[1], PTO_E_BLOCK, &budget);
+    r->self = !pto__vby(m, o->e[0], PTO_E_BLOCK, &budget) && !pto__vby(m, o->e[1], PTO_E_BLOCK, &budget) &&
+              !pto__vxvalid_by_block(m, st, &budget);
     while (b != body && b >= 0 && b < m->n_blocks && steps++ <= m->n_blocks) {
         int32_t ow = m->blocks[b].owner;
         const pto_stmt *os;
@@ -10539,7 +10587,7 @@ static void pto__vxstores(pto__vxrun *r, const pto_kernel *k, int32_t b, int32_t
    compared with the other blocks' runs: a pair that meets is an error, one
    per tensor (the worst: shared elements first, then the lowest blocks).
    What cannot be folded adds no run, so it stays quiet; a window the same
-   in every block is pto__vsame_window's warning. The two AIVs of one block
+   in every block is pto__vsame_window's error. The two AIVs of one block
    are left out (a pipe through the cube core may order them). */
 static void pto__vxblock_gm(pto__verifier *v, const pto_kernel *k)
 {
@@ -18294,6 +18342,21 @@ static int32_t pto__sy_prefixed(pto__sy *sy, const char *prefix, int32_t note)
 /* A set/wait the analysis cannot follow or that is misused on some path. A
    hand-written one is the user's error; one this pass wrote is an internal
    error. */
+/* Whether statement s sits inside a loop (a misused wait there is most
+   often one guarded by the loop variable, which the flag states do not
+   follow). */
+static int pto__sy_in_loop(const pto_module *m, int32_t s)
+{
+    int32_t steps = 0;
+    while (s >= 0 && s < m->n_stmts && steps++ <= m->n_blocks) {
+        int32_t b = m->stmts[s].block;
+        if (b < 0 || b >= m->n_blocks) return 0;
+        s = m->blocks[b].owner;
+        if (s >= 0 && s < m->n_stmts && m->stmts[s].kind == PTO_ST_FOR) return 1;
+    }
+    return 0;
+}
+
 static void pto__sy_misuse(pto__sy *sy, int32_t s, const char *what)
 {
     pto_module *m = sy->m;
@@ -18311,6 +18374,11 @@ static void pto__sy_misuse(pto__sy *sy, int32_t s, const char *what)
               : strncmp(what, "cannot", 6) == 0
                   ? ": an event id is an integer, or INT + ((i - start) / step) % N with i, start and step those of an "
                     "enclosing loop (i / step or i when it starts at 0), N <= 8"
+                  : m->stmts[s].op == PTO_OP_WAIT_FLAG && pto__sy_in_loop(m, s)
+                  ? ": written flags are followed path by path, not by loop variable values: a wait_flag in a "
+                    "loop needs its id set on every path to it in every iteration (earlier in the iteration, or "
+                    "before the loop and later in the body), or its set on its own path (the same if); not so a "
+                    "wait under 'if i == 0' of a set before the loop: move that wait before the loop, or drop both"
                   : m->stmts[s].op == PTO_OP_WAIT_FLAG
                   ? ": written flags are kept as written, so every wait_flag needs a set_flag of its id before it on "
                     "every path (add the missing one, or drop both and let the pass insert them)"
@@ -22203,6 +22271,7 @@ typedef struct pto__emitter {
     void (*hook_tile)(struct pto__emitter *E, int32_t s);
     void (*hook_section)(struct pto__emitter *E, int32_t s);
     int isa;
+    int ck;        /* host code: + - * and unary - through pto_h_ck (the blocks expression, pto__emit_blocks) */
 } pto__emitter;
 
 /* ---- the expander -------------------------------------------------------- */
@@ -23419,7 +23488,9 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
             return;
         }
     }
-    prec = pto__emit_safediv(E, e, mode) ? 4 : pto__emit_expr_prec(e);   /* a call needs no parentheses */
+    prec = pto__emit_safediv(E, e, mode) || (E->ck && mode == PTO__EX_HOST && e->kind >= PTO_E_ADD && e->kind <= PTO_E_MUL) ||
+                   (E->ck && mode == PTO__EX_HOST && e->kind == PTO_E_NEG)
+               ? 4 : pto__emit_expr_prec(e);   /* a call needs no parentheses */
     paren = prec < ctxprec;
     if (paren) pto__emit_put(b, "(", 1);
     switch (e->kind) {
@@ -23445,11 +23516,26 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
         pto__emit_put(b, ")", 1);
         break;
     case PTO_E_NEG:
+        if (E->ck && mode == PTO__EX_HOST) {
+            pto__emit_puts(b, "pto_h_ck(run, 1, 0, ");
+            pto__emit_expr(E, b, e->a, mode, 0);
+            pto__emit_put(b, ")", 1);
+            break;
+        }
         pto__emit_put(b, "-", 1);
         pto__emit_expr(E, b, e->a, mode, 4);   /* never "--x" */
         break;
     default: {
         static const char *const ops[] = {" + ", " - ", " * ", " / ", " % "};
+        if (E->ck && mode == PTO__EX_HOST && e->kind <= PTO_E_MUL) {
+            pto__emit_puts(b, e->kind == PTO_E_ADD ? "pto_h_ck(run, 0, " : e->kind == PTO_E_SUB ? "pto_h_ck(run, 1, "
+                                                                                               : "pto_h_ck(run, 2, ");
+            pto__emit_expr(E, b, e->a, mode, 0);
+            pto__emit_put(b, ", ", 2);
+            pto__emit_expr(E, b, e->b, mode, 0);
+            pto__emit_put(b, ")", 1);
+            break;
+        }
         if (pto__emit_safediv(E, e, mode)) {
             pto__emit_puts(b, e->kind == PTO_E_DIV ? "pto_emit_div(" : "pto_emit_mod(");
             pto__emit_expr(E, b, e->a, mode, 0);
@@ -23465,6 +23551,50 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
     }
     }
     if (paren) pto__emit_put(b, ")", 1);
+}
+
+/* Whether expression ex (a kernel's blocks(...)) may leave int64 at some
+   +, -, * or unary - for values its dims and scalars can take (its
+   constant parts are checked already, pto__emit_cq). The host computes the
+   block count before anything else reads it, so no interpreter run has
+   refused an overflow first (review26a L10: N * N * N at N = 3e6 wrapped,
+   undefined behaviour in C, and launched 8.5e18 blocks). */
+static int pto__emit_may_overflow(const pto_module *m, int32_t ex, int *budget)
+{
+    const pto_expr *e;
+    int64_t al, ah, bl, bh, c[4];
+    int i, bud = 256;
+    if (ex < 0 || ex >= m->n_exprs || --*budget < 0) return 1;
+    e = &m->exprs[ex];
+    if (e->kind <= PTO_E_VAR) return 0;
+    if (e->kind == PTO_E_NEG) {
+        if (pto__emit_may_overflow(m, e->a, budget)) return 1;
+        pto__emit_range(m, e->a, -2, &al, &ah, &bud);
+        return al == INT64_MIN;
+    }
+    if (e->kind < PTO_E_ADD || e->kind > PTO_E_MAX) return 0;
+    if (pto__emit_may_overflow(m, e->a, budget) || pto__emit_may_overflow(m, e->b, budget)) return 1;
+    if (e->kind > PTO_E_MUL) return 0;   /* / % min max of in-range values stay in range (pto_emit_div: INT64_MIN / -1) */
+    pto__emit_range(m, e->a, -2, &al, &ah, &bud);
+    pto__emit_range(m, e->b, -2, &bl, &bh, &bud);
+    if (bud < 0) return 1;
+    if (e->kind == PTO_E_ADD) c[0] = pto__emit_sadd(al, bl), c[1] = pto__emit_sadd(ah, bh), c[2] = c[0], c[3] = c[1];
+    else if (e->kind == PTO_E_SUB) c[0] = pto__emit_ssub(al, bh), c[1] = pto__emit_ssub(ah, bl), c[2] = c[0], c[3] = c[1];
+    else c[0] = pto__emit_smul(al, bl), c[1] = pto__emit_smul(al, bh), c[2] = pto__emit_smul(ah, bl), c[3] = pto__emit_smul(ah, bh);
+    for (i = 0; i < 4; i++)
+        if (c[i] == INT64_MAX || c[i] == INT64_MIN) return 1;
+    return 0;
+}
+
+/* A kernel's blocks(...) in host code, as $(blocks): plain C where no
+   value can overflow (every kernel of the repo), else through pto_h_ck,
+   which the launch then refuses (pto_h_launch: "blocks(...) overflows"). */
+static void pto__emit_blocks(pto__emitter *E, int32_t ex)
+{
+    int budget = 4096;
+    E->ck = pto__emit_may_overflow(E->m, ex, &budget);
+    pto__emit_expr(E, pto__emit_sb(E, PTO__K_BLOCKS), ex, PTO__EX_HOST, 0);
+    E->ck = 0;
 }
 
 /* A double as the shortest text that reads back to the same value. The
@@ -25580,7 +25710,7 @@ static void pto__emit_host_kernel(pto__emitter *E, int32_t k)
     }
     if (pto__emit_has_pipebuf(m, k)) {
         if (kn->blocks >= 0) {
-            pto__emit_expr(E, pto__emit_sb(E, PTO__K_BLOCKS), kn->blocks, PTO__EX_HOST, 0);
+            pto__emit_blocks(E, kn->blocks);
             pto__emit_vbuf(E, PTO__K_BLOCKS);
         } else {
             pto__emit_v(E, PTO__K_BLOCKS, "1");
@@ -25615,7 +25745,7 @@ static void pto__emit_host_kernel(pto__emitter *E, int32_t k)
     pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, kn->name));
     pto__emit_v(E, PTO__K_KIND, pto__emit_kind[kn->kind < 3 ? kn->kind : 0]);
     if (kn->blocks >= 0) {
-        pto__emit_expr(E, pto__emit_sb(E, PTO__K_BLOCKS), kn->blocks, PTO__EX_HOST, 0);
+        pto__emit_blocks(E, kn->blocks);
         pto__emit_vbuf(E, PTO__K_BLOCKS);
     } else {
         pto__emit_v(E, PTO__K_BLOCKS, "1");
@@ -25771,7 +25901,7 @@ static void pto__emit_hs_call(pto__emitter *E, const pto_hstmt *st, int32_t *ord
     txt->len = 0;
     pto__emit_hs_bind(E, st, order, n, txt, offs, saved);
     if (k->blocks >= 0) {
-        pto__emit_expr(E, pto__emit_sb(E, PTO__K_BLOCKS), k->blocks, PTO__EX_HOST, 0);
+        pto__emit_blocks(E, k->blocks);
         pto__emit_vbuf(E, PTO__K_BLOCKS);
     } else {
         pto__emit_v(E, PTO__K_BLOCKS, "1");
@@ -28175,6 +28305,7 @@ typedef struct pto_h_run {
     int ntensors;
     /* totals */
     int status, nkernels;
+    int overflow;                  /* a pto_h_ck left int64 since the last launch (its blocks(...)) */
     int failed;                    /* some kernel mismatched or drew a report */
     int64_t cycles;
 } pto_h_run;
@@ -29208,6 +29339,51 @@ PTO_K_FN void pto_h_waves(const pto_h_run *run, int kind, int64_t blocks)
            (long long)blocks, (long long)cores, what, a5 ? "a5" : "a2a3, 910B", (long long)((blocks + cores - 1) / cores));
 }
 
+/* a + b (op 0), a - b (1) or a * b (2) of a kernel's blocks(...) that
+   may leave int64 (emit.c, pto__emit_blocks): exact, or 1 and the run's
+   overflow mark, which the launch reports (C's signed overflow is
+   undefined behaviour, and a wrapped count reads as a huge launch). */
+PTO_K_FN int64_t pto_h_ck(pto_h_run *run, int op, int64_t a, int64_t b)
+{
+    uint64_t ua = a < 0 ? (uint64_t)0 - (uint64_t)a : (uint64_t)a, ub = b < 0 ? (uint64_t)0 - (uint64_t)b : (uint64_t)b;
+    int neg = (a < 0) != (b < 0);
+    if (op == 0 && ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b))) op = -1;
+    else if (op == 1 && ((b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b))) op = -1;
+    else if (op == 2 && ua && ub && ua > ((uint64_t)INT64_MAX + (uint64_t)neg) / ub) op = -1;
+    if (op < 0) { run->overflow = 1; return 1; }
+    if (op == 0) return a + b;
+    if (op == 1) return a - b;
+    if (!ua || !ub) return 0;
+    if (neg && ua * ub == (uint64_t)INT64_MAX + 1) return INT64_MIN;
+    return neg ? -(int64_t)(ua * ub) : (int64_t)(ua * ub);
+}
+
+/* A launch whose blocks(...) left int64 (pto_h_ck marked the run): refused
+   at the expression, as the reference interpreter would ("integer
+   overflow"), instead of launching the wrapped count. */
+static int pto_h_blocks_overflow(pto_h_run *run, const char *name)
+{
+    int32_t k = pto_h_kernel_index(run, name);
+    pto_buf b;
+    if (!run->overflow) return 0;
+    run->overflow = 0;
+    memset(&b, 0, sizeof b);
+    b.ctx = run->ctx;
+    if (k < run->m->n_kernels && run->m->kernels[k].blocks >= 0) {
+        const pto_loc *l = &run->m->exprs[run->m->kernels[k].blocks].loc;
+        pto_print_expr(run->m, run->m->kernels[k].blocks, &b);
+        fflush(stdout);
+        fprintf(stderr, "%s:%d:%d: error: kernel %s is not run: blocks(%s) overflows int64 (integer overflow in "
+                "expression) with these -D values\n", run->file, (int)l->line, (int)l->col, name,
+                b.data ? b.data : "...");
+        fflush(stderr);
+        if (run->status < 1) run->status = 1;
+    } else
+        pto_h_fail(run, 1, "kernel %s is not run: its blocks(...) overflows int64", name);
+    pto_buf_free(&b);
+    return 1;
+}
+
 PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name, int kind, int64_t blocks,
                           const int64_t *args, const char *planned)
 {
@@ -29217,7 +29393,7 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
     int32_t k;
     int p, r, bad = 0, nout = 0, divzero = 0;
     void **tensors = NULL;
-    if (run->status) { pto_h_reset(run); return; }
+    if (run->status || pto_h_blocks_overflow(run, name)) { pto_h_reset(run); return; }
     memset(&ld, 0, sizeof ld);
     ld.fn = fn;
     ld.name = name;
@@ -29303,7 +29479,7 @@ PTO_K_FN void pto_h_call(pto_h_run *run, pto_k_kernel_fn fn, const char *name, i
 {
     pto_k_launch_desc ld;
     const pto_k_report *r;
-    if (run->status) return;
+    if (run->status || pto_h_blocks_overflow(run, name)) return;
     if (blocks < 1) { pto_h_no_block(run, name, blocks, pto_h_host_blocks(run, name)); return; }
     memset(&ld, 0, sizeof ld);
     ld.fn = fn;

@@ -514,6 +514,7 @@ typedef struct pto__emitter {
     void (*hook_tile)(struct pto__emitter *E, int32_t s);
     void (*hook_section)(struct pto__emitter *E, int32_t s);
     int isa;
+    int ck;        /* host code: + - * and unary - through pto_h_ck (the blocks expression, pto__emit_blocks) */
 } pto__emitter;
 
 /* ---- the expander -------------------------------------------------------- */
@@ -1730,7 +1731,9 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
             return;
         }
     }
-    prec = pto__emit_safediv(E, e, mode) ? 4 : pto__emit_expr_prec(e);   /* a call needs no parentheses */
+    prec = pto__emit_safediv(E, e, mode) || (E->ck && mode == PTO__EX_HOST && e->kind >= PTO_E_ADD && e->kind <= PTO_E_MUL) ||
+                   (E->ck && mode == PTO__EX_HOST && e->kind == PTO_E_NEG)
+               ? 4 : pto__emit_expr_prec(e);   /* a call needs no parentheses */
     paren = prec < ctxprec;
     if (paren) pto__emit_put(b, "(", 1);
     switch (e->kind) {
@@ -1756,11 +1759,26 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
         pto__emit_put(b, ")", 1);
         break;
     case PTO_E_NEG:
+        if (E->ck && mode == PTO__EX_HOST) {
+            pto__emit_puts(b, "pto_h_ck(run, 1, 0, ");
+            pto__emit_expr(E, b, e->a, mode, 0);
+            pto__emit_put(b, ")", 1);
+            break;
+        }
         pto__emit_put(b, "-", 1);
         pto__emit_expr(E, b, e->a, mode, 4);   /* never "--x" */
         break;
     default: {
         static const char *const ops[] = {" + ", " - ", " * ", " / ", " % "};
+        if (E->ck && mode == PTO__EX_HOST && e->kind <= PTO_E_MUL) {
+            pto__emit_puts(b, e->kind == PTO_E_ADD ? "pto_h_ck(run, 0, " : e->kind == PTO_E_SUB ? "pto_h_ck(run, 1, "
+                                                                                               : "pto_h_ck(run, 2, ");
+            pto__emit_expr(E, b, e->a, mode, 0);
+            pto__emit_put(b, ", ", 2);
+            pto__emit_expr(E, b, e->b, mode, 0);
+            pto__emit_put(b, ")", 1);
+            break;
+        }
         if (pto__emit_safediv(E, e, mode)) {
             pto__emit_puts(b, e->kind == PTO_E_DIV ? "pto_emit_div(" : "pto_emit_mod(");
             pto__emit_expr(E, b, e->a, mode, 0);
@@ -1776,6 +1794,50 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
     }
     }
     if (paren) pto__emit_put(b, ")", 1);
+}
+
+/* Whether expression ex (a kernel's blocks(...)) may leave int64 at some
+   +, -, * or unary - for values its dims and scalars can take (its
+   constant parts are checked already, pto__emit_cq). The host computes the
+   block count before anything else reads it, so no interpreter run has
+   refused an overflow first (review26a L10: N * N * N at N = 3e6 wrapped,
+   undefined behaviour in C, and launched 8.5e18 blocks). */
+static int pto__emit_may_overflow(const pto_module *m, int32_t ex, int *budget)
+{
+    const pto_expr *e;
+    int64_t al, ah, bl, bh, c[4];
+    int i, bud = 256;
+    if (ex < 0 || ex >= m->n_exprs || --*budget < 0) return 1;
+    e = &m->exprs[ex];
+    if (e->kind <= PTO_E_VAR) return 0;
+    if (e->kind == PTO_E_NEG) {
+        if (pto__emit_may_overflow(m, e->a, budget)) return 1;
+        pto__emit_range(m, e->a, -2, &al, &ah, &bud);
+        return al == INT64_MIN;
+    }
+    if (e->kind < PTO_E_ADD || e->kind > PTO_E_MAX) return 0;
+    if (pto__emit_may_overflow(m, e->a, budget) || pto__emit_may_overflow(m, e->b, budget)) return 1;
+    if (e->kind > PTO_E_MUL) return 0;   /* / % min max of in-range values stay in range (pto_emit_div: INT64_MIN / -1) */
+    pto__emit_range(m, e->a, -2, &al, &ah, &bud);
+    pto__emit_range(m, e->b, -2, &bl, &bh, &bud);
+    if (bud < 0) return 1;
+    if (e->kind == PTO_E_ADD) c[0] = pto__emit_sadd(al, bl), c[1] = pto__emit_sadd(ah, bh), c[2] = c[0], c[3] = c[1];
+    else if (e->kind == PTO_E_SUB) c[0] = pto__emit_ssub(al, bh), c[1] = pto__emit_ssub(ah, bl), c[2] = c[0], c[3] = c[1];
+    else c[0] = pto__emit_smul(al, bl), c[1] = pto__emit_smul(al, bh), c[2] = pto__emit_smul(ah, bl), c[3] = pto__emit_smul(ah, bh);
+    for (i = 0; i < 4; i++)
+        if (c[i] == INT64_MAX || c[i] == INT64_MIN) return 1;
+    return 0;
+}
+
+/* A kernel's blocks(...) in host code, as $(blocks): plain C where no
+   value can overflow (every kernel of the repo), else through pto_h_ck,
+   which the launch then refuses (pto_h_launch: "blocks(...) overflows"). */
+static void pto__emit_blocks(pto__emitter *E, int32_t ex)
+{
+    int budget = 4096;
+    E->ck = pto__emit_may_overflow(E->m, ex, &budget);
+    pto__emit_expr(E, pto__emit_sb(E, PTO__K_BLOCKS), ex, PTO__EX_HOST, 0);
+    E->ck = 0;
 }
 
 /* A double as the shortest text that reads back to the same value. The
@@ -3891,7 +3953,7 @@ static void pto__emit_host_kernel(pto__emitter *E, int32_t k)
     }
     if (pto__emit_has_pipebuf(m, k)) {
         if (kn->blocks >= 0) {
-            pto__emit_expr(E, pto__emit_sb(E, PTO__K_BLOCKS), kn->blocks, PTO__EX_HOST, 0);
+            pto__emit_blocks(E, kn->blocks);
             pto__emit_vbuf(E, PTO__K_BLOCKS);
         } else {
             pto__emit_v(E, PTO__K_BLOCKS, "1");
@@ -3926,7 +3988,7 @@ static void pto__emit_host_kernel(pto__emitter *E, int32_t k)
     pto__emit_v(E, PTO__K_TEXT, pto_str(E->ctx, kn->name));
     pto__emit_v(E, PTO__K_KIND, pto__emit_kind[kn->kind < 3 ? kn->kind : 0]);
     if (kn->blocks >= 0) {
-        pto__emit_expr(E, pto__emit_sb(E, PTO__K_BLOCKS), kn->blocks, PTO__EX_HOST, 0);
+        pto__emit_blocks(E, kn->blocks);
         pto__emit_vbuf(E, PTO__K_BLOCKS);
     } else {
         pto__emit_v(E, PTO__K_BLOCKS, "1");
@@ -4082,7 +4144,7 @@ static void pto__emit_hs_call(pto__emitter *E, const pto_hstmt *st, int32_t *ord
     txt->len = 0;
     pto__emit_hs_bind(E, st, order, n, txt, offs, saved);
     if (k->blocks >= 0) {
-        pto__emit_expr(E, pto__emit_sb(E, PTO__K_BLOCKS), k->blocks, PTO__EX_HOST, 0);
+        pto__emit_blocks(E, k->blocks);
         pto__emit_vbuf(E, PTO__K_BLOCKS);
     } else {
         pto__emit_v(E, PTO__K_BLOCKS, "1");

@@ -96,6 +96,7 @@ typedef struct pto_h_run {
     int ntensors;
     /* totals */
     int status, nkernels;
+    int overflow;                  /* a pto_h_ck left int64 since the last launch (its blocks(...)) */
     int failed;                    /* some kernel mismatched or drew a report */
     int64_t cycles;
 } pto_h_run;
@@ -1129,6 +1130,51 @@ PTO_K_FN void pto_h_waves(const pto_h_run *run, int kind, int64_t blocks)
            (long long)blocks, (long long)cores, what, a5 ? "a5" : "a2a3, 910B", (long long)((blocks + cores - 1) / cores));
 }
 
+/* a + b (op 0), a - b (1) or a * b (2) of a kernel's blocks(...) that
+   may leave int64 (emit.c, pto__emit_blocks): exact, or 1 and the run's
+   overflow mark, which the launch reports (C's signed overflow is
+   undefined behaviour, and a wrapped count reads as a huge launch). */
+PTO_K_FN int64_t pto_h_ck(pto_h_run *run, int op, int64_t a, int64_t b)
+{
+    uint64_t ua = a < 0 ? (uint64_t)0 - (uint64_t)a : (uint64_t)a, ub = b < 0 ? (uint64_t)0 - (uint64_t)b : (uint64_t)b;
+    int neg = (a < 0) != (b < 0);
+    if (op == 0 && ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b))) op = -1;
+    else if (op == 1 && ((b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b))) op = -1;
+    else if (op == 2 && ua && ub && ua > ((uint64_t)INT64_MAX + (uint64_t)neg) / ub) op = -1;
+    if (op < 0) { run->overflow = 1; return 1; }
+    if (op == 0) return a + b;
+    if (op == 1) return a - b;
+    if (!ua || !ub) return 0;
+    if (neg && ua * ub == (uint64_t)INT64_MAX + 1) return INT64_MIN;
+    return neg ? -(int64_t)(ua * ub) : (int64_t)(ua * ub);
+}
+
+/* A launch whose blocks(...) left int64 (pto_h_ck marked the run): refused
+   at the expression, as the reference interpreter would ("integer
+   overflow"), instead of launching the wrapped count. */
+static int pto_h_blocks_overflow(pto_h_run *run, const char *name)
+{
+    int32_t k = pto_h_kernel_index(run, name);
+    pto_buf b;
+    if (!run->overflow) return 0;
+    run->overflow = 0;
+    memset(&b, 0, sizeof b);
+    b.ctx = run->ctx;
+    if (k < run->m->n_kernels && run->m->kernels[k].blocks >= 0) {
+        const pto_loc *l = &run->m->exprs[run->m->kernels[k].blocks].loc;
+        pto_print_expr(run->m, run->m->kernels[k].blocks, &b);
+        fflush(stdout);
+        fprintf(stderr, "%s:%d:%d: error: kernel %s is not run: blocks(%s) overflows int64 (integer overflow in "
+                "expression) with these -D values\n", run->file, (int)l->line, (int)l->col, name,
+                b.data ? b.data : "...");
+        fflush(stderr);
+        if (run->status < 1) run->status = 1;
+    } else
+        pto_h_fail(run, 1, "kernel %s is not run: its blocks(...) overflows int64", name);
+    pto_buf_free(&b);
+    return 1;
+}
+
 PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name, int kind, int64_t blocks,
                           const int64_t *args, const char *planned)
 {
@@ -1138,7 +1184,7 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
     int32_t k;
     int p, r, bad = 0, nout = 0, divzero = 0;
     void **tensors = NULL;
-    if (run->status) { pto_h_reset(run); return; }
+    if (run->status || pto_h_blocks_overflow(run, name)) { pto_h_reset(run); return; }
     memset(&ld, 0, sizeof ld);
     ld.fn = fn;
     ld.name = name;
@@ -1224,7 +1270,7 @@ PTO_K_FN void pto_h_call(pto_h_run *run, pto_k_kernel_fn fn, const char *name, i
 {
     pto_k_launch_desc ld;
     const pto_k_report *r;
-    if (run->status) return;
+    if (run->status || pto_h_blocks_overflow(run, name)) return;
     if (blocks < 1) { pto_h_no_block(run, name, blocks, pto_h_host_blocks(run, name)); return; }
     memset(&ld, 0, sizeof ld);
     ld.fn = fn;

@@ -1608,6 +1608,21 @@ static int32_t pto__sy_prefixed(pto__sy *sy, const char *prefix, int32_t note)
 /* A set/wait the analysis cannot follow or that is misused on some path. A
    hand-written one is the user's error; one this pass wrote is an internal
    error. */
+/* Whether statement s sits inside a loop (a misused wait there is most
+   often one guarded by the loop variable, which the flag states do not
+   follow). */
+static int pto__sy_in_loop(const pto_module *m, int32_t s)
+{
+    int32_t steps = 0;
+    while (s >= 0 && s < m->n_stmts && steps++ <= m->n_blocks) {
+        int32_t b = m->stmts[s].block;
+        if (b < 0 || b >= m->n_blocks) return 0;
+        s = m->blocks[b].owner;
+        if (s >= 0 && s < m->n_stmts && m->stmts[s].kind == PTO_ST_FOR) return 1;
+    }
+    return 0;
+}
+
 static void pto__sy_misuse(pto__sy *sy, int32_t s, const char *what)
 {
     pto_module *m = sy->m;
@@ -1625,6 +1640,11 @@ static void pto__sy_misuse(pto__sy *sy, int32_t s, const char *what)
               : strncmp(what, "cannot", 6) == 0
                   ? ": an event id is an integer, or INT + ((i - start) / step) % N with i, start and step those of an "
                     "enclosing loop (i / step or i when it starts at 0), N <= 8"
+                  : m->stmts[s].op == PTO_OP_WAIT_FLAG && pto__sy_in_loop(m, s)
+                  ? ": written flags are followed path by path, not by loop variable values: a wait_flag in a "
+                    "loop needs its id set on every path to it in every iteration (earlier in the iteration, or "
+                    "before the loop and later in the body), or its set on its own path (the same if); not so a "
+                    "wait under 'if i == 0' of a set before the loop: move that wait before the loop, or drop both"
                   : m->stmts[s].op == PTO_OP_WAIT_FLAG
                   ? ": written flags are kept as written, so every wait_flag needs a set_flag of its id before it on "
                     "every path (add the missing one, or drop both and let the pass insert them)"

@@ -401,6 +401,9 @@ static void pto__vexpr_builtin(pto__verifier *v, const pto_expr *x, int where, p
     if (x->kind == PTO_E_SUBBLOCK && v->core == PTO_CORE_CUBE)   /* a slip copied from a vector section */
         pto_warning(v->ctx, x->loc, "'subblock' is always 0 on the cube core (only the two vector cores of a "
                     "cluster have subblocks)");
+    else if (x->kind == PTO_E_SUBBLOCK && v->m->kernels[v->kernel].kind == PTO_KK_VECTOR)   /* review26a L8 */
+        pto_warning(v->ctx, x->loc, "'subblock' is always 0 in a vector kernel (each block runs on one vector "
+                    "core; the two AIVs of a cluster are a mix kernel's vector section)");
     if (x->kind == PTO_E_BLOCK) { pto__fconst(out, 0); pto__fterm(out, PTO__VBLOCK, 1); }
     else if (x->kind == PTO_E_BLOCKS && v->nblocks > 0) pto__fconst(out, v->nblocks);
 }
@@ -1450,8 +1453,8 @@ static void pto__vwindow_dim(pto__verifier *v, const pto__vform *start, const pt
         pto__fadd(&end, extent, 1);
         if (!pto__frange(v, &end, &lo, &hi) || hi <= limit) return;
     }
-    pto_error(v->ctx, *pto__vexpr_loc(v, e, &at), "%s of '%s' ends at %s %lld, out of bounds ('%s' has %lld %ss)", prefix, name, what,
-              (long long)(hi - 1), name, (long long)limit, what);
+    pto_error(v->ctx, *pto__vexpr_loc(v, e, &at), "%s of '%s' ends at %s %lld, out of bounds ('%s' has %lld %s%s)", prefix, name,
+              what, (long long)(hi - 1), name, (long long)limit, what, limit == 1 ? "" : "s");   /* "1 col" */
 }
 
 /* tload / tstore: same dtype as the tensor, except that a tstore from an f32
@@ -2052,6 +2055,23 @@ static void pto__vallreduce(pto__verifier *v, const pto__vop *op)
     if (pto__vsignal(v, "allreduce", op->o[1])) pto__vsig_cell(v, op->o[1], 0);
 }
 
+/* `wait s@p[...]`: a wait polls this rank's own copy of a signal; the
+   error quotes the '@...' written (review26b L5) and says how a peer's
+   progress reaches this rank instead. */
+static void pto__vwait_at(pto__verifier *v, const pto_operand *o)
+{
+    const pto_module *m = v->m;
+    pto_buf text;
+    int atom = o->e[2] >= 0 && o->e[2] < m->n_exprs && m->exprs[o->e[2]].kind < PTO_E_ADD;
+    memset(&text, 0, sizeof text);
+    text.ctx = v->ctx;
+    pto_print_expr(m, o->e[2], &text);
+    pto_error(v->ctx, o->loc, "wait polls the own copy of a signal: drop the '@%s%s%s' (to wait for a peer, have "
+              "the peer notify this rank's copy: notify s@RANK[...] there, wait s[...] here)", atom ? "" : "(",
+              text.data ? text.data : "?", atom ? "" : ")");
+    pto_buf_free(&text);
+}
+
 /* notify / wait / tput / tget / allreduce: a ranks kernel; the staging
    tiles of tput / tget / allreduce are vec tiles, so the vector core. */
 static void pto__vcomm(pto__verifier *v, const pto__vop *op)
@@ -2080,7 +2100,7 @@ static void pto__vcomm(pto__verifier *v, const pto__vop *op)
         int known;
         int64_t val = pto__vconst_int(v, op->o[2], &known);
         if (op->o[0]->e[2] >= 0)
-            pto_error(v->ctx, op->o[0]->loc, "wait polls the own copy of a signal: drop the '@rank'");
+            pto__vwait_at(v, op->o[0]);
         else if (pto__vsignal(v, name, op->o[0])) {
             if (known && (val < -2147483647 - 1 || val > 2147483647))
                 pto_error(v->ctx, op->o[2]->loc, "wait: value %lld does not fit an i32 signal", (long long)val);
@@ -2125,8 +2145,16 @@ static void pto__vint_scalar(pto__verifier *v, const pto__vop *op, int si)
         snprintf(xs, sizeof xs, "%lld", (long long)c);
     } else return;
     used = (double)pto_scalar_asi(d->dtype, x);
-    if (used == x) return;
     dt = pto_dtype_name((pto_dtype)d->dtype);
+    if (used == 0 && v->m->stmts[op->s].op == PTO_OP_TDIVS) {
+        /* review26a L5: the one integer scalar that divides no element; (tadds 1.5 warned, tdivs 0 did not) */
+        pto_warning(v->ctx, o->loc, "tdivs on the %s tile '%s' by %s%s: the device multiplies by 1 / 0 = +inf, so "
+                    "every element but 0 saturates to the %s range's end (positive ones to %.0f, negative ones to "
+                    "%.0f; 0 * inf is NaN, which gives 0)", dt, pto__vtn(v, d), xs, x == 0 ? "" : " (taken as 0)", dt,
+                    (double)pto_int_hi(d->dtype), (double)pto_int_lo(d->dtype));
+        return;
+    }
+    if (used == x) return;
     if (x != x)
         pto_warning(v->ctx, o->loc, "%s on the %s tile '%s': the scalar nan has no %s value; the simulator and the "
                     "reference use 0", name, dt, pto__vtn(v, d), dt);
@@ -2972,12 +3000,29 @@ static int pto__vwaits(const pto_module *m, int32_t b, int depth)
     return 0;
 }
 
+/* Whether the tile tstore st writes has a valid region that names 'block'
+   (a block may then store nothing, or other columns: the cross-block
+   comparison judges it when it folds). */
+static int pto__vxvalid_by_block(const pto_module *m, const pto_stmt *st, int *budget)
+{
+    const pto_operand *src;
+    const pto_tile *t;
+    if (st->nargs < 2 || st->arg0 + 1 >= m->n_operands) return 1;
+    src = &m->operands[st->arg0 + 1];
+    if (src->kind != PTO_O_TILE || src->ref < 0 || src->ref >= m->n_tiles) return 1;
+    t = &m->tiles[src->ref];
+    return (t->valid_r >= 0 && pto__vby(m, t->valid_r, PTO_E_BLOCK, budget)) ||
+           (t->valid_c >= 0 && pto__vby(m, t->valid_c, PTO_E_BLOCK, budget));
+}
+
 /* A kernel of a static block count > 1 whose tstore window is the same in
    every block (its row and col do not depend on `block`, nor does any
    enclosing for's bounds or if's condition): every block writes the same
-   elements, almost always a `block` forgotten in the row (the simulator
-   then reports a race between the blocks' stores: no flag orders cores;
-   a kernel that waits on a signal is skipped, it may order them). With
+   elements, almost always a `block` forgotten in the row: an error, as
+   any two blocks writing a common element is (pto__vxblock_gm; the
+   simulator reports the race: no flag orders cores). A kernel that waits
+   on a signal is skipped (it may order them), and so is a store of a tile
+   whose valid region names 'block'. With
    kind PTO_E_SUBBLOCK, the same for the vector section of a mix kernel,
    which both AIVs of a block run: a window that names `subblock` nowhere
    (nor do its loops' bounds or its ifs' conditions, so an `if subblock ==
@@ -3008,11 +3053,13 @@ static void pto__vsame_window(pto__verifier *v, int32_t b, int kind, int depth)
             if (o->kind != PTO_O_GM || o->e[0] < 0 || o->e[1] < 0 || o->ref < 0 || o->ref >= m->n_params) continue;
             if (pto__vby(m, o->e[0], kind, &budget) || pto__vby(m, o->e[1], kind, &budget)) continue;
             pn = pto__vname(v, m->params[o->ref].name);
+            if (kind == PTO_E_BLOCK && pto__vxvalid_by_block(m, st, &budget)) continue;
             if (kind == PTO_E_BLOCK)
-                pto_warning(v->ctx, o->loc, "tstore: this window of '%s' is the same in all %lld blocks of kernel '%s' "
-                            "(neither its row nor its column depends on 'block'), so every block writes the same "
-                            "elements: is 'block' missing from the row (e.g. %s[block * ROWS, 0])?",
-                            pn, (long long)v->nblocks, pto__vname(v, m->kernels[v->kernel].name), pn);
+                pto_error(v->ctx, o->loc, "tstore: this window of '%s' is the same in all %lld blocks of kernel '%s' "
+                          "(neither its row nor its column depends on 'block'), so every block writes the same "
+                          "elements and nothing orders two blocks: which value stays depends on which writes last; "
+                          "is 'block' missing from the row (e.g. %s[block * ROWS, 0])?",
+                          pn, (long long)v->nblocks, pto__vname(v, m->kernels[v->kernel].name), pn);
             else
                 pto_warning(v->ctx, o->loc, "tstore: this window of '%s' is the same on both vector cores (AIV 0 and "
                             "AIV 1) of mix kernel '%s' (neither its row nor its column depends on 'subblock'), so "
@@ -3472,7 +3519,8 @@ static void pto__vxstore(pto__vxrun *r, int32_t s, int32_t body, int nsb)
     /* the loops and ifs around it, up to the section (or body) */
     r->s = s;
     r->nchain = 0;
-    r->self = !pto__vby(m, o->e[0], PTO_E_BLOCK, &budget) && !pto__vby(m, o->e[1], PTO_E_BLOCK, &budget);
+    r->self = !pto__vby(m, o->e[0], PTO_E_BLOCK, &budget) && !pto__vby(m, o->e[1], PTO_E_BLOCK, &budget) &&
+              !pto__vxvalid_by_block(m, st, &budget);
     while (b != body && b >= 0 && b < m->n_blocks && steps++ <= m->n_blocks) {
         int32_t ow = m->blocks[b].owner;
         const pto_stmt *os;
@@ -3538,7 +3586,7 @@ static void pto__vxstores(pto__vxrun *r, const pto_kernel *k, int32_t b, int32_t
    compared with the other blocks' runs: a pair that meets is an error, one
    per tensor (the worst: shared elements first, then the lowest blocks).
    What cannot be folded adds no run, so it stays quiet; a window the same
-   in every block is pto__vsame_window's warning. The two AIVs of one block
+   in every block is pto__vsame_window's error. The two AIVs of one block
    are left out (a pipe through the cube core may order them). */
 static void pto__vxblock_gm(pto__verifier *v, const pto_kernel *k)
 {

@@ -229,6 +229,11 @@ expect "wait_flag with no set_flag: the advice is the wait's" 1 \
     "wait_no_set.pto:6:3: error: sync: wait on an event id that may not be set \\(wait_flag MTE2, V, 3\\): written flags are kept as written, so every wait_flag needs a set_flag of its id before it on every path" \
     $ptoc check tests/diag/wait_no_set.pto
 
+expect "wait_flag under 'if i == 0' in a loop: the advice says what a wait in a loop needs" 1 \
+    "wait_first_iter.pto:10:7: error: sync: wait on an event id that may not be set \\(wait_flag MTE2, V, 1\\): written flags are followed path by path, not by loop variable values: a wait_flag in a loop needs its id set on every path to it in every iteration .*: move that wait before the loop, or drop both$" \
+    $ptoc check tests/diag/wait_first_iter.pto
+lacks "... not 'add the missing one'" "add the missing one"
+
 # ---- a mix kernel's pipes deadlock: the reference interpreter names the cycle ----
 expect "both sections pop first: each tpop names the core it waits for and where that one is stuck" 1 \
     "pipe_cycle.pto:17:5: error: deadlock: this tpop on the cube core waits forever: it needs tile 1 of pipe 'r' \\(v2c\\), which AIV 0 \\(subblock 0\\) has pushed 0 of, and it is itself stuck in the tpop at line 27" \
@@ -272,9 +277,49 @@ expect "check: an unknown target is a usage error" 1 "^ptoc: error: --target is 
 expect "a race on a shared 32-byte block of GM says why it is one" 1 \
     "race on gm y bytes \[400, 416\).*\(the two touch different bytes of the same 32-byte block: memory moves whole 32-byte blocks, so unordered writers of one block can undo each other; align each core's part of the tensor to 32 bytes, or order them\)" \
     $ptoc run tests/diag/gm_shared_block.pto
-sed 's/tstore y\[block, 0\]/tstore y[0, 0]/' tests/diag/gm_shared_block.pto > $out/gm_same.pto
+# (blocks(C / 12) = 8 at C=100: a dynamic count, so check cannot refuse the same window, and the run reaches the simulator)
+sed 's/tstore y\[block, 0\]/tstore y[0, 0]/; s/blocks(8)/blocks(C \/ 12)/' tests/diag/gm_shared_block.pto > $out/gm_same.pto
 expect "every block writes the same bytes: a race" 1 "race on gm y bytes" $ptoc run $out/gm_same.pto
 lacks "that race does not speak of different bytes" "different bytes"
+
+# ---- a matmul row tail on the left tile, then tpush of the whole acc (review26b M1) ----
+expect "tpush of an acc whose last rows a row-tail tmatmul skipped: the hint names the mat-tile form" 1 \
+    "push_rowtail.pto:17: error: uninitialised read: tpush \(FIX\) reads 28672 unwritten byte\(s\) .*; these are the acc's last rows, which a tmatmul whose left tile has valid rows \(a row tail\) leaves unwritten: to read the whole acc \(as a tpush does\), put the row tail, valid\(...\), on the mat tile you tload instead of the left tile" \
+    $ptoc run tests/diag/push_rowtail.pto
+sed 's/tile al: left f16\[64, 64\] valid(mr, 64)/tile al: left f16[64, 64]/' tests/diag/push_rowtail.pto >$out/push_rowtail_mat.pto
+expect "... and the mat-tile form runs clean" 0 "^  simulator   no reports" $ptoc run $out/push_rowtail_mat.pto
+# unwritten bytes that are not the acc's last rows (a column tail on the right tile) get no such hint
+sed 's/tile al: left f16\[64, 64\] valid(mr, 64)/tile al: left f16[64, 64]/; s/tile bl: right f16\[64, 128\]/tile bl: right f16[64, 128] valid(64, 100)/' \
+    tests/diag/push_rowtail.pto >$out/push_coltail.pto
+expect "a column tail: uninitialised, no row-tail hint" 1 "uninitialised read: tpush" $ptoc run $out/push_coltail.pto
+lacks "... (the hint)" "last rows"
+
+# ---- a directory or emitted C where a .pto FILE goes: pointed to 'ptoc run DIR' (review26a M5) ----
+expect "check DIR: says a DIR runs with ptoc run DIR" 1 \
+    "^ptoc: error: cannot read 'examples': Is a directory \\(a directory that ptoc emit wrote runs with 'ptoc run DIR'; this command takes a .pto FILE\\)$" \
+    $ptoc check examples
+expect "fmt DIR: the same" 1 "^ptoc: error: cannot read 'examples': Is a directory \\(a directory that ptoc emit wrote runs with 'ptoc run DIR'" \
+    $ptoc fmt examples
+$ptoc emit examples/vadd.pto -o $out/vaddemit >/dev/null 2>&1
+expect "run DIR/kernel.c: C, not a .pto file" 1 \
+    "^ptoc: error: '$out/vaddemit/kernel.c' is C, not a .pto file: run the directory ptoc emit wrote with 'ptoc run DIR'$" \
+    $ptoc run $out/vaddemit/kernel.c
+
+# ---- 'subblock' in a vector kernel is always 0: a warning (review26a L8); "1 col", not "1 cols" ----
+printf 'kernel k(in x: f32[32, 64], out y: f32[32, 64]) vector {\n  tile a: vec f32[16, 64]\n  tload a, x[subblock * 16, 0]\n  tstore y[0, 0], a\n}\n' >$out/vsub.pto
+expect "subblock in a vector kernel: warned" 0 "^$out/vsub.pto:3:14: warning: 'subblock' is always 0 in a vector kernel" $ptoc check $out/vsub.pto
+printf 'kernel k(in x: f32[16, 1], out y: f32[16, 64]) vector {\n  tile a: vec f32[16, 64]\n  tload a, x[0, 0]\n  tstore y[0, 0], a\n}\n' >$out/onecol.pto
+expect "a tensor of 1 column: '1 col'" 1 "ends at col 63, out of bounds \\('x' has 1 col\\)$" $ptoc check $out/onecol.pto
+
+# ---- a blocks(...) that leaves int64 (review26a L10) ----
+expect "blocks(N * N * N) past int64: an overflow at the expression" 1 \
+    "^blocks_overflow.pto:4:67: error: kernel k is not run: blocks\\(N \\* N \\* N\\) overflows int64 \\(integer overflow in expression\\) with these -D values$" \
+    $ptoc run tests/diag/blocks_overflow.pto
+lacks "... not launched as a wrapped count" "would launch|blocks\\)$"
+$ptoc emit tests/diag/blocks_overflow.pto -o $out/bov >/dev/null 2>&1
+expect "... the host computes it through pto_h_ck" 0 "pto_h_ck\\(run, 2, pto_h_ck\\(run, 2, N, N\\), N\\)" cat $out/bov/host.c
+$ptoc emit examples/vadd.pto -o $out/bov2 >/dev/null 2>&1
+expect "... and a count that cannot overflow stays plain C" 1 "^0$" grep -c pto_h_ck $out/bov2/host.c
 
 # ---- unguarded tpush into an unsplit v2c pipe ----
 expect "a guarded v2c push runs clean" 0 "^  simulator   no reports" $ptoc run tests/diag/v2c_guarded.pto
@@ -335,8 +380,9 @@ expect "subblock on the cube core is a warning there" 0 \
 lacks "... and not in the vector section" "cubesub.pto:17:"
 expect "... only once" 0 "^1$" sh -c "$ptoc check $out/cubesub.pto 2>&1 | grep -c subblock"
 
-# ---- a multi-block kernel whose store window is the same in every block: a warning ----
-# (z[r, 0] with r = i * 16: 'block' forgotten; the simulator reports the blocks' race at run time)
+# ---- a multi-block kernel whose store window is the same in every block: an error ----
+# (z[r, 0] with r = i * 16: 'block' forgotten; the simulator reports the blocks' race at run time;
+# a warning before session 26, though a partial overlap was already an error)
 cat > $out/sameblk.pto <<'EOF2'
 kernel sb(in x: f32[64, 64], out z: f32[64, 64], out w: f32[64, 64], out u: f32[64, 64]) vector blocks(4) {
   for i = 0 to 4 {
@@ -355,17 +401,18 @@ kernel sb(in x: f32[64, 64], out z: f32[64, 64], out w: f32[64, 64], out u: f32[
   }
 }
 EOF2
-expect "same window in every block: warned" 1 \
-    "^$out/sameblk.pto:6:12: warning: tstore: this window of 'z' is the same in all 4 blocks of kernel 'sb' \(neither its row nor its column depends on 'block'\), so every block writes the same elements: is 'block' missing from the row \(e.g. z\[block \* ROWS, 0\]\)\?$" \
+expect "same window in every block: an error" 1 \
+    "^$out/sameblk.pto:6:12: error: tstore: this window of 'z' is the same in all 4 blocks of kernel 'sb' \(neither its row nor its column depends on 'block'\), so every block writes the same elements and nothing orders two blocks: which value stays depends on which writes last; is 'block' missing from the row \(e.g. z\[block \* ROWS, 0\]\)\?$" \
     $ptoc check $out/sameblk.pto
 # block * 0 names block (the rule follows names, not values), a loop from block and an if on block: not warned;
 # but w's window is the same in every block all the same, which the cross-block check (pto__vxblock_gm) sees
-lacks "... only where block is absent" "sameblk.pto:(7|14):.*warning"
+lacks "... only where block is absent" "sameblk.pto:(7|14):.*(warning|error)"
+sed 's/tstore z\[r, 0\], a/tstore z[r + block * 0, 0], a/' $out/sameblk.pto >$out/sameblk2.pto
 expect "... block * 0: the windows of blocks 0 and 1 meet (an error)" 1 \
-    "^$out/sameblk.pto:7:12: error: tstore: blocks 0 and 1 of kernel 'sb' both write rows 0..15, columns 0..63 of 'w' \(line 7 in both\): nothing orders two blocks" \
-    $ptoc check $out/sameblk.pto
-lacks "... and u (block 0 only) is not" "sameblk.pto:14:"
-expect "... once" 0 "^1$" sh -c "$ptoc check $out/sameblk.pto 2>&1 | grep -c warning"
+    "^$out/sameblk2.pto:7:12: error: tstore: blocks 0 and 1 of kernel 'sb' both write rows 0..15, columns 0..63 of 'w' \(line 7 in both\): nothing orders two blocks" \
+    $ptoc check $out/sameblk2.pto
+lacks "... and u (block 0 only) is not" "sameblk2?.pto:14:"
+expect "... once" 0 "^1$" sh -c "$ptoc check $out/sameblk.pto 2>&1 | grep -c error"
 expect "... and one block is no warning" 0 "^0$" sh -c "sed 's/blocks(4)/blocks(1)/' $out/sameblk.pto >$out/oneblk.pto; $ptoc check $out/oneblk.pto 2>&1 | grep -c warning; true"
 
 # ---- a mix kernel's vector store whose window names 'subblock' nowhere: both AIVs write it (a warning) ----
@@ -676,6 +723,14 @@ if [ "$(grep -c "^warning: -D a=0.5" $out/log)" = 1 ] && grep -q "^  result     
 expect "-D q=200 for tadds on an i8 tile: out of range, the value used" 0 \
     "^warning: -D q=200: tadds on the i8 tile 'u' \(iscal.pto:9\) cannot take it \(out of range: the device's conversion is undefined\); the simulator and the reference use 127$" \
     $ptoc run $out/iscal.pto -D a=2 -D q=200
+# tdivs of an integer tile by a literal 0 (or one taken as 0): a warning that says what the device gives (review26a L5)
+printf 'kernel k(in x: i32[16, 64], out y: i32[16, 64]) vector {\n  tile a: vec i32[16, 64]\n  tload a, x[0, 0]\n  tadds a, a, 1.5\n  tdivs a, a, 0\n  tstore y[0, 0], a\n}\n' >$out/tdz.pto
+expect "tdivs of an i32 tile by 0: warned" 0 \
+    "^$out/tdz.pto:5:15: warning: tdivs on the i32 tile 'a' by 0: the device multiplies by 1 / 0 = \\+inf, so every element but 0 saturates to the i32 range's end \\(positive ones to 2147483647, negative ones to -2147483648; 0 \\* inf is NaN, which gives 0\\)$" \
+    $ptoc check $out/tdz.pto
+sed 's/tdivs a, a, 0$/tdivs a, a, 0.5/' $out/tdz.pto >$out/tdz2.pto
+expect "... and by 0.5, taken as 0" 0 "tdz2.pto:5:15: warning: tdivs on the i32 tile 'a' by 0.5 \\(taken as 0\\): " $ptoc check $out/tdz2.pto
+lacks "... once (not also 'is taken as 0')" "is taken as 0"
 lacks "-D a=2: an integer value draws no warning" "^warning: -D a="
 
 # ---- a -D too large for the machine is the user's to fix (exit 1, with the size), not exit 2 ----

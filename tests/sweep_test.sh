@@ -69,6 +69,14 @@ $ptoc run --sweep $cc $out/swc.pto >$out/log 2>&1; rc=$?
 if [ $rc = 1 ] && grep -q "^$out/swc.pto:2:1: error: the '# sweep:' line takes -D NAME=LO..HI, --ranks LO..HI and --sweep-runs N, not 'a' (a comment that starts '# sweep:' is read as that line: reword it)$" $out/log
 then ok "a '# sweep:' comment: the line and the hint"; else bad "a '# sweep:' comment: the line and the hint"; fi
 
+# an unknown option on the '# sweep:' line is ignored with a warning, as on the '# run:' line (review26a L2: was an error)
+printf '# sweep: --bogus 3 --sweep-runs 2\n' > $out/swopt.pto
+cat examples/vadd.pto >> $out/swopt.pto
+$ptoc run --sweep $cc $out/swopt.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "^ptoc: warning: $out/swopt.pto: '# sweep:' option '--bogus 3' is ignored (the line takes -D NAME=LO..HI, --ranks LO..HI and --sweep-runs N)$" $out/log &&
+   grep -q "^sweep: 1 run: 1 match" $out/log
+then ok "an unknown '# sweep:' option: warned, ignored, the sweep runs"; else bad "an unknown '# sweep:' option (exit $rc)"; fi
+
 # the header counts what changes with a name among the values that reach it: T steers its loop
 # and the if (not the literal inner loop, reached or not); U steers the if, which only the last
 # iteration shows

@@ -1483,8 +1483,9 @@ static void test_int_scalar(void)
         "undefined); the simulator and the reference use 127\n"
         "t.pto:14:15: warning: tadds on the i8 tile 'u': the scalar nan has no i8 value; the simulator and the reference "
         "use 0\n"
-        "t.pto:15:15: warning: tdivs on the i8 tile 'u': the scalar 0.1 is taken as 0 (the device converts it to the "
-        "tile's dtype, truncating toward zero)\n";
+        "t.pto:15:15: warning: tdivs on the i8 tile 'u' by 0.1 (taken as 0): the device multiplies by 1 / 0 = +inf, "
+        "so every element but 0 saturates to the i8 range's end (positive ones to 127, negative ones to -128; 0 * inf "
+        "is NaN, which gives 0)\n";
     char got[3000];
     all_diags(text, got, sizeof got);
     CHECK_MSG(strcmp(got, want) == 0, "\n  got  %s\n  want %s", got, want);

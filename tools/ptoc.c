@@ -228,6 +228,27 @@ static char *read_all(const char *path, size_t *len)
    diagnostics are internal. */
 static int exit_code(pto_status st) { return st == PTO_ERR_INTERNAL ? 2 : st == PTO_OK ? 0 : 1; }
 
+/* Why path could not be read; a directory (review26a M5: `ptoc check DIR`)
+   points to `ptoc run DIR`, the one command that takes one. */
+static void cannot_read(const char *path)
+{
+    int e = errno;
+    fprintf(stderr, "ptoc: error: cannot read '%s': %s%s\n", path, strerror(e),
+            e == EISDIR ? " (a directory that ptoc emit wrote runs with 'ptoc run DIR'; this command takes a .pto FILE)"
+                        : "");
+}
+
+/* Emitted C given where a .pto file is read (review26a M5: `ptoc run
+   DIR/kernel.c` was a parse error at '/'): said, pointing to its directory. */
+static int emitted_c(const char *path)
+{
+    size_t n = strlen(path);
+    if (!((n > 2 && strcmp(path + n - 2, ".c") == 0) || (n > 4 && strcmp(path + n - 4, ".cpp") == 0))) return 0;
+    fprintf(stderr, "ptoc: error: '%s' is C, not a .pto file: run the directory ptoc emit wrote with 'ptoc run DIR'\n",
+            path);
+    return 1;
+}
+
 /* Parses the file at path; its text stays in *text when text is not NULL
    (the caller frees it). */
 static pto_module *load_text(pto_ctx *ctx, const char *path, int *status, char **text, size_t *len)
@@ -237,7 +258,12 @@ static pto_module *load_text(pto_ctx *ctx, const char *path, int *status, char *
     pto_module *m;
     if (text) *text = NULL;
     if (!data) {
-        fprintf(stderr, "ptoc: error: cannot read '%s': %s\n", path, strerror(errno));
+        cannot_read(path);
+        *status = 1;
+        return NULL;
+    }
+    if (emitted_c(path)) {
+        free(data);
         *status = 1;
         return NULL;
     }
@@ -442,7 +468,11 @@ static pto_status compile_file(pto_ctx *ctx, const char *path, int opts, pto_buf
     pto_compile_desc cd;
     pto_status st;
     if (!text) {
-        fprintf(stderr, "ptoc: error: cannot read '%s': %s\n", path, strerror(errno));
+        cannot_read(path);
+        return PTO_ERR_USER;
+    }
+    if (emitted_c(path)) {
+        free(text);
         return PTO_ERR_USER;
     }
     m = pto_parse(ctx, path, text, len);
@@ -3041,6 +3071,14 @@ static int sweep_line(const char *path, int argc, char **argv, sw_defs *ranges, 
                 defs_add(ranges, val);
             }
             i++;
+        } else if (tok[i][0] == '-') {
+            /* an unknown option (and its values) is ignored with a warning, as on the '# run:' line (review26a L2) */
+            int j = i;
+            while (j + 1 < n && tok[j + 1][0] != '-') j++;
+            fprintf(stderr, "ptoc: warning: %s: '# sweep:' option '", path);
+            for (; i <= j; i++) fprintf(stderr, "%s%s", tok[i], i < j ? " " : "");
+            i = j;
+            fprintf(stderr, "' is ignored (the line takes -D NAME=LO..HI, --ranks LO..HI and --sweep-runs N)\n");
         } else {   /* review17: a comment that happens to start '# sweep:' is read as the directive */
             fprintf(stderr, "%s:%d:1: error: the '# sweep:' line takes -D NAME=LO..HI, --ranks LO..HI and --sweep-runs N, not '%s' (a "
                     "comment that starts '# sweep:' is read as that line: reword it)\n", path, lineno, tok[i]);

@@ -343,6 +343,23 @@ PTO_K_FN void pto_k__gm_init_read(pto_k_core *c, const pto_k__ins *ins, const pt
                 (long long)nc);
 }
 
+/* The hint for an uninitialised read of an acc tile whose unwritten bytes
+   are exactly its last rows (the read covering them whole): what a
+   tmatmul whose left tile has a row tail (valid(nr, K)) leaves, as it
+   computes only those rows. A reader of the whole acc (tpush, a full
+   tstore or tmov) then needs the row tail on the mat tile instead: tload
+   zero-fills past it, so the left tile is whole and every row computed. */
+PTO_K_FN const char *pto_k__rowtail_hint(pto_k_tile t, int64_t r0, int64_t nr, int64_t es, const pto_k__uninit *u)
+{
+    int64_t rowb = t.cols * es, first;
+    if (t.space != PTO_K_ACC || rowb <= 0 || u->lo < t.offset || (u->lo - t.offset) % rowb != 0) return "";
+    first = (u->lo - t.offset) / rowb;
+    if (first <= r0 || first >= r0 + nr || u->hi != t.offset + (r0 + nr) * rowb || u->n != u->hi - u->lo) return "";
+    return "; these are the acc's last rows, which a tmatmul whose left tile has valid rows (a row tail) leaves "
+           "unwritten: to read the whole acc (as a tpush does), put the row tail, valid(...), on the mat tile you "
+           "tload instead of the left tile (tload zero-fills the rows past it, so every row of the acc is computed)";
+}
+
 /* Elements [r0, r0 + nr) x [c0, c0 + nc) of tile t, row by row: written
    (write = 1), or read, reporting unwritten bytes once per source line and role. */
 PTO_K_FN void pto_k__init_region(pto_k_core *c, const pto_k__ins *ins, pto_k_tile t, int64_t r0, int64_t c0,
@@ -361,11 +378,11 @@ PTO_K_FN void pto_k__init_region(pto_k_core *c, const pto_k__ins *ins, pto_k_til
     pto_k__ierr(c, ins, PTO_K_E_UNINIT,
                 "uninitialised read: %s (%s) reads %lld unwritten byte(s) of its %s tile [%d, %d] %s at %s byte "
                 "%lld%s%s%s, in %s bytes [%lld, %lld): nothing wrote them since the launch began or the tile's tdecl "
-                "(the reference interpreter reads zeros there)",
+                "(the reference interpreter reads zeros there)%s",
                 ins->name ? ins->name : pto_k__op_name(ins->op), pto_k__pipe_name(ins->pipe), (long long)u.n, role, (int)t.rows,
                 (int)t.cols, pto_k__dtype_name(t.dtype), pto_k__space_name(t.space), (long long)t.offset,
                 u.dsrc ? " (declared at " : "", u.dsrc ? u.dsrc : "", u.dsrc ? ")" : "",
-                pto_k__space_name(t.space), (long long)u.lo, (long long)u.hi);
+                pto_k__space_name(t.space), (long long)u.lo, (long long)u.hi, pto_k__rowtail_hint(t, r0, nr, es, &u));
 }
 
 PTO_K_FN void pto_k__init_read(pto_k_core *c, const pto_k__ins *ins, pto_k_tile t, int64_t nr, int64_t nc,
