@@ -150,11 +150,12 @@
       flags orders that wait before the new set. The colouring prefers the
       free ids whose reuse a flag pair of the reverse direction between the
       two shows ordered (pto__sy_order_pos; ids never used too), the oldest
-      first. When it takes one it cannot show ordered, it makes that order
-      itself (pto__sy_order_now): an order pair q -> p, set right after the
-      old wait's ancestor and waited right before the new set's, in their
-      lowest common block, with an id of its own (sure, or ordered by one
-      more such pair). A pair of the reverse direction counts when it
+      first. When it takes one it cannot show ordered, it leaves that
+      reuse to the CHECK analysis, which sees every chain of flags: a pair
+      q -> r and then one r -> p order it as well as a reverse pair does
+      (an order pair made at once here, before that analysis, was redundant
+      in 3 of the repo's kernels, 35 pairs in 2,000 random ones: review23 L8).
+      A pair of the reverse direction counts when it
       surely runs in between: in a block around the new set, or in loops of
       literal trip count >= 1 there (the loop between two loops that reuse
       an id); a carried pair counts by its last body set and its drain
@@ -165,9 +166,16 @@
       in no loop). When the colouring showed every reuse so and the kernel
       has no flags of its own, that is the pass's result (check off).
       Otherwise the CHECK analysis (5) runs, collecting each
-      set that breaks the rule: each gets an order pair (the reverse pair,
-      or its loop idiom when the old wait is a later iteration's), and
-      only when none fits (no id free, or it did not help) its group falls
+      set that breaks the rule: each gets an order pair q -> p (the
+      reverse pair: set right after the old wait's ancestor, waited right
+      before the new set's, in their lowest common block, with an id free
+      over that stretch), or its loop idiom when the old wait is a later
+      iteration's. The violations of one round that one such pair can
+      serve share it (a rotation's M reuses after a loop: one pair, not M):
+      it is set after the latest of their old waits whose ancestor still
+      precedes the new set's (pto__sy_viol_latest), and those it orders get
+      none of their own (pto__sy_viol_covered). Only when none fits (no id
+      free, or it did not help) a group falls
       back to a PIPE_ALL barrier, with a warning that says so
       (pto__sy_order_reuse); then the analysis runs again until it finds
       nothing. Other groups keep their ids: each round only adds order.
@@ -394,7 +402,6 @@ typedef struct pto__sy {
                                               statement named when an id is left set at the end) */
     int32_t *viol, n_viol, cap_viol;
     int32_t *done, n_done, cap_done;
-    int32_t *opl, n_opl, cap_opl;          /* pto__sy_order_now's pairs: (group, first, last position) */
     struct pto__sy_acc *acc;               /* pto__sy_blk_accs: the accesses of listed blocks, in walk order */
     int32_t n_acc, cap_acc;
     int32_t *blk_acc;                      /* per block: 1 + its first entry in acc (0 = not listed), count */
@@ -3676,7 +3683,6 @@ static int32_t pto__sy_order_fr(const pto__sy *sy, int32_t g, const int32_t *lo,
 static int32_t pto__sy_order_pos(const pto__sy *sy, const int32_t *order, int32_t i, const int32_t *lo, const int32_t *hi,
                                  int p, int q, int32_t s, int32_t at, int32_t cyc)
 {
-    const pto_module *m = sy->m;
     int32_t k, budget = 24, best = -1;
     if (sy->ord_prev) {   /* order[i - 24 .. i) of the pair q -> p only (pto__sy_assign links them) */
         for (k = sy->ord_last[q * 8 + p]; k >= 0 && k >= i - budget; k = sy->ord_prev[k])
@@ -3684,16 +3690,6 @@ static int32_t pto__sy_order_pos(const pto__sy *sy, const int32_t *order, int32_
     } else {
         for (k = i - 1; k >= 0 && budget > 0; k--, budget--)
             if ((best = pto__sy_order_fr(sy, order[k], lo, hi, p, q, s, at)) >= 0) break;
-    }
-    /* the order pairs made so far (pto__sy_order_now), latest last */
-    for (k = sy->n_opl - 3, budget = 24; k >= 0 && budget > 0; k -= 3, budget--) {
-        const pto__sy_grp *fr = &sy->grps[sy->opl[k]];
-        int32_t sf, wf;
-        if (sy->opl[k + 1] <= best) break;
-        if (fr->src != q || fr->dst != p || fr->base < 0 || sy->opl[k + 2] > s) continue;
-        pto__sy_ends(sy, sy->opl[k], &sf, &wf);
-        if (sf < 0 || wf < 0 || m->stmts[sf].block != m->stmts[wf].block) continue;
-        if (pto__sy_surely_runs(m, wf, at)) { best = sy->opl[k + 1]; break; }
     }
     return best < 0 ? -1 : best < cyc ? best : cyc;
 }
@@ -3998,95 +3994,6 @@ static int32_t pto__sy_order_note(pto__sy *sy, int32_t key, int32_t s, int32_t w
     return pto__sy_note(sy, &t);
 }
 
-/* The last statement of group g (pto__sy_walk's order: its drain, or its wait). */
-static int32_t pto__sy_last_stmt(const pto__sy *sy, int32_t g)
-{
-    const pto__sy_grp *gr = &sy->grps[g];
-    int32_t e, best = -1;
-    for (e = gr->e0; e < gr->e0 + gr->ne; e++) {
-        int32_t x = sy->ents[e].stmt;
-        if (x >= 0 && x < sy->n_pos && (best < 0 || sy->pos[x] > sy->pos[best])) best = x;
-    }
-    return best;
-}
-
-/* Group g (first statement at) takes id j of its pair p -> q, whose
-   previous lifetime ended with wait w (on q) at position busy[q][p]...
-   not shown ordered before g's set (pto__sy_order_pos). An order pair
-   q -> p makes it so: set_flag(q, p) right after w's ancestor, wait_flag(q,
-   p) right before at's ancestor, in their lowest common block, with an id
-   of q -> p free from there on (the groups coloured so far all start
-   before g's first position S; the ones after see it busy until S). 0 when w is not before
-   at in program order (a reuse carried by a loop: the CHECK analysis
-   orders it) or no id is free. */
-static int pto__sy_order_now(pto__sy *sy, const int32_t *order, int32_t i, const int32_t *lo, const int32_t *hi,
-                             int32_t busy[8][8][8], int32_t bw[8][8][8], uint8_t used[8][8], int32_t g, int32_t j,
-                             int32_t at, int32_t S, int depth)
-{
-    pto_module *m = sy->m;
-    const pto__sy_grp *gr = &sy->grps[g];
-    int p = gr->src, q = gr->dst, unsure = 0;
-    int32_t w = bw[p][q][j], pw, ps, e0, f, k, lim = pto__sy_limit(sy, q, p), from, fence, x;
-    uint8_t mask = 0;
-    if (w < 0) return 0;
-    pto__sy_lca(sy, w, at, &pw, &ps);
-    if (pw == ps || (pw >= sy->n_pos && pw != w) || !pto__sy_before(m, pw, ps)) return 0;
-    /* w made by this colouring (an order pair's wait) has no position: its
-       lifetime's end stands for it */
-    from = pw < sy->n_pos ? pto__sy_end_pos(sy, pw) + 1 : busy[p][q][j];
-    fence = pto__sy_order_pos(sy, order, i, lo, hi, q, p, from, pw, pto__sy_cycle_pos(sy, pw));
-    /* the set goes right after pw, before the waits placed there already
-       (drains moved back by pto__sy_unsink count as free from pw's end on):
-       not an id one of them still waits for */
-    for (x = m->stmts[pw].next; x >= 0 && x != ps && m->stmts[x].kind == PTO_ST_OP && m->stmts[x].origin == PTO_BY_SYNC
-                                && m->stmts[x].op == PTO_OP_WAIT_FLAG;
-         x = m->stmts[x].next) {
-        uint32_t e = (uint32_t)x - (uint32_t)sy->s0;   /* its entry (pto__sy_walk); ids are not written yet */
-        const pto__sy_grp *hr;
-        int32_t id;
-        if (e >= (uint32_t)sy->n_ents || sy->ents[e].stmt != x) continue;
-        hr = &sy->grps[sy->ents[e].grp];
-        id = hr->base + (sy->ents[e].k > 0 ? sy->ents[e].k : 0);
-        if (hr->src == q && hr->dst == p && hr->base >= 0 && id < 8) mask |= (uint8_t)(1u << id);
-    }
-    /* its own id: a sure one (the earlier order pairs of the other direction
-       often make it so), else the one freed longest ago (an order pair for
-       it in turn would chain without end): the CHECK analysis decides then */
-    k = pto__sy_first_free(busy[q][p], used[q][p] | mask, from, 1, lim, fence, &unsure);
-    if (k >= 0 && unsure) k = pto__sy_first_free(busy[q][p], used[q][p] | mask, from, 1, lim, 0x7fffffff, &unsure), unsure = 1;
-    if (k < 0) return 0;
-    f = pto__sy_new_group(sy, PTO__SY_FWD, q, p, -1, 1, 0);
-    if (f < 0) return 0;
-    sy->grps[f].arec = sy->grps[g].arec;   /* its warnings name g's tiles */
-    sy->grps[f].bstmt = sy->grps[g].bstmt;
-    sy->grps[f].bopnd = sy->grps[g].bopnd;
-    sy->grps[f].brec = sy->grps[g].brec;
-    sy->grps[f].note = pto__sy_order_note(sy, p * 64 + q * 8 + j, at, w);
-    e0 = sy->n_ents;
-    if (pto__sy_emit(sy, f, PTO__SY_SET, pw, 1, -1, -1, -1) < 0 || pto__sy_emit(sy, f, PTO__SY_WAIT, ps, 0, -1, e0, -1) < 0)
-        return 0;
-    sy->grps[f].ne = (uint16_t)(sy->n_ents - e0);
-    sy->grps[f].pb = ps;
-    sy->grps[f].base = k;
-    /* in a loop, its own id comes round each iteration: nothing here shows
-       that reuse ordered (pto__sy_self_sure) */
-    if (pto_stmt_loop(m, ps) >= 0) sy->doubt = 1;
-    /* its own reuse not sure: one more order pair, the other way (then the
-       CHECK analysis); before f's own id is marked busy (bw: the wait before) */
-    if (unsure && (depth >= 3 || !pto__sy_order_now(sy, order, i, lo, hi, busy, bw, used, f, k, sy->ents[e0].stmt, from, depth + 1)))
-        sy->doubt = 1;
-    busy[q][p][k] = S;   /* its wait is right before g's first position S (at's may be stale: pto__sy_unrise) */
-    if (pto__sy_grow(sy, (void **)&sy->opl, sizeof(int32_t), &sy->cap_opl, sy->n_opl + 3)) {
-        sy->opl[sy->n_opl++] = f;
-        sy->opl[sy->n_opl++] = from;   /* its set: right after position from - 1 */
-        sy->opl[sy->n_opl++] = S;      /* its wait: right before S */
-    }
-    bw[q][p][k] = sy->ents[e0 + 1].stmt;
-    sy->stats.flag_pairs++;
-    sy->stats.ordered++;
-    return 1;
-}
-
 /* Whether b's access (record rb) of every iteration of loop L conflicts
    with a's (ra) dist iterations later: then that dependency, which the
    analysis ordered like every other, chains b's pipe before a's from any
@@ -4168,7 +4075,7 @@ static pto_status pto__sy_assign(pto__sy *sy)
     pto_module *m = sy->m;
     int32_t *lo, *hi, *order, *rise, g, e, i, j, n = 0;
     uint8_t used[8][8];
-    int32_t busy[8][8][8], bw[8][8][8];   /* per id: the last lifetime's end, and its statement */
+    int32_t busy[8][8][8];   /* per id: the last lifetime's end */
     pto_status st = PTO_OK;
     sy->pos = (int32_t *)pto__sy_reuse(sy, (void **)&sy->pos, sizeof(int32_t) * ((size_t)m->n_stmts + 1), 1);
     sy->n_pos = m->n_stmts;   /* statements a fallback adds later have no position */
@@ -4184,7 +4091,6 @@ static pto_status pto__sy_assign(pto__sy *sy)
     order = hi + sy->n_grps + 1;
     rise = order + sy->n_grps + 1;
     for (g = 0; g < sy->n_grps; g++) hi[g] = -1;
-    sy->n_opl = 0;
     pto__sy_walk(sy, m->kernels[sy->kernel].body, 0, lo, hi, order, &n);
     for (g = 0; g < sy->n_grps; g++)
         if (hi[g] < 0 && sy->grps[g].kind != PTO__SY_BAR && sy->grps[g].kind != PTO__SY_DEAD) {
@@ -4194,7 +4100,7 @@ static pto_status pto__sy_assign(pto__sy *sy)
     pto__sy_rise_order(sy, lo, rise, order, n);
     pto__sy_reserved(sy, used);
     for (i = 0; i < 8; i++)
-        for (j = 0; j < 64; j++) busy[i][j / 8][j % 8] = bw[i][j / 8][j % 8] = -1;
+        for (j = 0; j < 64; j++) busy[i][j / 8][j % 8] = -1;
     pto__sy_link_pairs(sy, order, n);
     for (i = 0; st == PTO_OK && i < n; i++) {
         pto__sy_grp *gr = &sy->grps[order[i]];
@@ -4231,23 +4137,13 @@ static pto_status pto__sy_assign(pto__sy *sy)
             base = pto__sy_first_free(bz, u, S, M, lim, fence, &unsure);
         }
         if (base < 0 && M == 1) base = pto__sy_delay_set(sy, order[i], bz, u, lim);
-        else if (unsure && at < 0) sy->doubt = 1;
-        else if (unsure) {
-            /* an order pair right away for the reuses not shown ordered: one,
-               after the latest of their previous waits (the others come before
-               it); the CHECK analysis for what it cannot do */
-            int32_t jl = base;
-            for (j = base; j < base + M; j++)
-                if (bz[j] > bz[jl]) jl = j;
-            if (!pto__sy_order_now(sy, order, i, lo, hi, busy, bw, used, order[i], jl, at, S, 0)) sy->doubt = 1;
-            gr = &sy->grps[order[i]];   /* the order pair's group may move the array */
-        }
+        else if (unsure) sy->doubt = 1;   /* the CHECK analysis orders that reuse if no chain of flags does */
         if (base < 0 && M == 1 && gr->nids == 1 && pto__sy_share(sy, order[i])) continue;
         if (base < 0) { st = pto__sy_fallback(sy, order[i], NULL); continue; }
         if (M < gr->nids) pto__sy_degrade(sy, order[i], M);
         gr->base = base;
         if (!pto__sy_self_sure(sy, order[i])) sy->doubt = 1;
-        for (j = base; j < base + M; j++) bz[j] = hi[order[i]], bw[gr->src][gr->dst][j] = pto__sy_last_stmt(sy, order[i]);
+        for (j = base; j < base + M; j++) bz[j] = hi[order[i]];
     }
     pto_free(sy->ctx, sy->ord_prev);
     sy->ord_prev = NULL;
@@ -4640,6 +4536,64 @@ static pto_status pto__sy_order_one(pto__sy *sy, int32_t g, int32_t s, int32_t k
     return pto__sy_fallback(sy, g, why);
 }
 
+/* Violations of one round that one order pair can serve: those of the
+   same reverse pair q -> p whose waits' and sets' ancestors (their lowest
+   common block) share a block. The pair for violation i (at viol[i]) is set
+   after the latest of those waits whose ancestor still precedes i's set's
+   (pto__sy_viol_latest): each earlier wait on q precedes that set_flag(q,
+   p), and every set of p after i's (in that block) follows its wait_flag;
+   the violations it so orders get no pair of their own
+   (pto__sy_viol_covered). Violations are collected in analysis order, so
+   those one pair serves lie close: PTO__SY_VWIN entries each way. */
+#define PTO__SY_VWIN 48
+
+/* The ancestors of violation k's wait and set in their lowest common
+   block, when the wait's comes first there (and both have positions). */
+static int pto__sy_viol_span(pto__sy *sy, int32_t k, int32_t *pw, int32_t *ps)
+{
+    int32_t w = sy->viol[k + 2], s = sy->viol[k];
+    if (w < 0 || w >= sy->n_tt || s >= sy->n_tt || sy->m->stmts[w].block < 0) return 0;
+    pto__sy_lca(sy, w, s, pw, ps);
+    return *pw != *ps && sy->pos[*pw] < sy->pos[*ps];
+}
+
+/* The wait violation i's order pair goes after: its own, or a later one
+   of a violation nearby of the same pair whose ancestor next to i's set's
+   is still before it. */
+static int32_t pto__sy_viol_latest(pto__sy *sy, int32_t i)
+{
+    int32_t pw, ps, a, b, j, best = sy->viol[i + 2], key = sy->viol[i + 1];
+    if (!pto__sy_viol_span(sy, i, &pw, &ps)) return best;
+    for (j = i - 3 * PTO__SY_VWIN < 0 ? 0 : i - 3 * PTO__SY_VWIN; j < sy->n_viol && j <= i + 3 * PTO__SY_VWIN; j += 3) {
+        int32_t w = sy->viol[j + 2];
+        if (j == i || sy->viol[j + 1] / 8 != key / 8 || w < 0 || w >= sy->n_tt || sy->m->stmts[w].block < 0) continue;
+        pto__sy_lca(sy, w, sy->viol[i], &a, &b);
+        if (b == ps && a != b && sy->pos[a] < sy->pos[ps] && sy->pos[a] > sy->pos[pw]) pw = a, best = w;
+    }
+    return best;
+}
+
+/* Whether an order pair made this round (nlife: group, lifetime) already
+   orders violation i: its set after i's wait's ancestor, its wait before
+   i's set's, all in one block. */
+static int pto__sy_viol_covered(pto__sy *sy, int32_t i, const int32_t *nlife, int32_t nn)
+{
+    int32_t pw, ps, k, key = sy->viol[i + 1];
+    if (!pto__sy_viol_span(sy, i, &pw, &ps)) return 0;
+    for (k = nn - 3; k >= 0 && k >= nn - 3 * PTO__SY_VWIN; k -= 3) {
+        const pto__sy_grp *fr = &sy->grps[nlife[k]];
+        int32_t sf, wf;
+        if (fr->kind != PTO__SY_FWD || fr->src != key / 8 % 8 || fr->dst != key / 64) continue;
+        pto__sy_ends(sy, nlife[k], &sf, &wf);
+        if (sf < 0 || wf < 0 || sy->m->stmts[sf].block != sy->m->stmts[pw].block
+            || sy->m->stmts[wf].block != sy->m->stmts[ps].block)
+            continue;
+        /* its lifetime (doubled positions): from the end of its set's anchor to before its wait's */
+        if (nlife[k + 1] >= pto__sy_end2(sy, pw) && nlife[k + 2] <= 2 * sy->pos[ps] - 1) return 1;
+    }
+    return 0;
+}
+
 /* An id must not be set again before the wait of its previous set is
    known to be past (pto__sy_id_reuse). The colouring prefers ids whose
    reuse it can show ordered (pto__sy_first_free); then the CHECK analysis
@@ -4665,14 +4619,16 @@ static pto_status pto__sy_order_reuse(pto__sy *sy)
         if (!(gof = pto__sy_group_of(sy))) { st = PTO_ERR_INTERNAL; break; }
         nn = 0;
         for (i = 0; st == PTO_OK && i < sy->n_viol; i += 3) {
-            int32_t g = gof[sy->viol[i]];
+            int32_t g = gof[sy->viol[i]], w;
             /* a written flag: the CHECK analysis reports it; a group that fell back
                this round has no set left */
             if (g < 0 || sy->grps[g].dst == PTO_PIPE_ALL) continue;
             fixed = 1;
             /* its wait's group fell back this round: the next round sees anew */
             if (sy->viol[i + 2] < 0 || sy->m->stmts[sy->viol[i + 2]].block < 0) continue;
-            st = pto__sy_order_one(sy, g, sy->viol[i], sy->viol[i + 1], sy->viol[i + 2], &nlife, &nn, &cap, from);
+            if (pto__sy_viol_covered(sy, i, nlife, nn)) continue;
+            w = pto__sy_viol_latest(sy, i);
+            st = pto__sy_order_one(sy, g, sy->viol[i], sy->viol[i + 1], w, &nlife, &nn, &cap, from);
         }
         pto_free(sy->ctx, gof);
         if (!fixed) break;
@@ -4859,7 +4815,6 @@ static void pto__sy_reset(pto__sy *sy)
     pto_free(ctx, sy->shr);
     pto_free(ctx, sy->viol);
     pto_free(ctx, sy->done);
-    pto_free(ctx, sy->opl);
     pto_free(ctx, sy->acc);
     pto_free(ctx, sy->blk_acc);
     pto_free(ctx, sy->ord_prev);
