@@ -17,7 +17,9 @@
 # GM carried through a loop, an all-gather, special values); r26a_* / r26b_*:
 # review26's (vector / SPMD: norms over dynamic widths, casts, grid-stride
 # and persistent blocks, UB filled exactly; cube / mix / comm: M/N/K tails,
-# three-pipe round trips, allreduce at 5 ranks, a 2 MiB put). Each must
+# three-pipe round trips, allreduce at 5 ranks, a 2 MiB put); r27_*: review27's (tails
+# in rows and 32-byte columns, x3 / x4 loops with ifs, K loops with L0 ping-pong, pipes both
+# ways, an all-gather and pair swaps, hosts launching several kernels, triangular loops). Each must
 #   - run on the simulator with its "# run:" defaults and match the reference
 #     interpreter with no simulator report (exit 0);
 #   - emit with --target isa and compile against tests/isa/pto_isa_stub.hpp
