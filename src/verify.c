@@ -1185,16 +1185,19 @@ static void pto__vfloat_lit(pto__verifier *v, int32_t s, const pto_operand *o)
 {
     const pto_stmt *st = &v->m->stmts[s];
     const pto_operand *d = &v->m->operands[st->arg0];
-    int dt = PTO_F32;
+    int dt = PTO_F32, inf, zero;
     char fs[40];   /* text that reads back to it (%g alone made 3.4028235677973366e+38 FLT_MAX's 3.40282e+38) */
     if (st->nargs > 0 && d->kind == PTO_O_TILE && d->ref >= 0 && d->ref < v->m->n_tiles) dt = v->m->tiles[d->ref].dtype;
     if (dt != PTO_F16 && dt != PTO_BF16) dt = PTO_F32;   /* integer tiles: their own rule (truncation) */
+    inf = o->f - o->f == 0.0 && isinf(pto_scalar_as(dt, o->f));
+    zero = !inf && o->f != 0.0 && o->f - o->f == 0.0 && pto_scalar_as(dt, o->f) == 0.0;
+    if (!inf && !zero) return;   /* the usual literal: no message, so no formatting (printf + strtod) */
     pto__pr_fmt_msg(o->f, fs, sizeof fs);
-    if (o->f - o->f == 0.0 && isinf(pto_scalar_as(dt, o->f)))
+    if (inf)
         pto_warning(v->ctx, o->loc, "float %s rounds to %sinf in %s%s (write %sinf if that is meant)", fs,
                     o->f < 0 ? "-" : "", pto_dtype_name((pto_dtype)dt), dt == PTO_F32 ? "" : ", the tile's dtype",
                     o->f < 0 ? "-" : "");
-    else if (o->f != 0.0 && o->f - o->f == 0.0 && pto_scalar_as(dt, o->f) == 0.0)
+    else
         pto_warning(v->ctx, o->loc, "float %s rounds to 0 in %s%s (write 0 if that is meant)", fs,
                     pto_dtype_name((pto_dtype)dt), dt == PTO_F32 ? "" : ", the tile's dtype");
 }
@@ -3874,44 +3877,66 @@ static pto_status pto__hs_verify(pto_ctx *ctx, const pto_module *m);
    and, for a name in an expression's scope, not a word the expressions
    read (block, blocks, subblock, rank, nranks, min, max, inf, nan: the
    parser's list, pto__reserved_kw). */
-static int pto__vname_ok(const char *s, int expr_scope)
+/* The reserved words by first byte: a bit per length (they are 3 to 8
+   bytes). A name whose bit is clear is none of them without a comparison
+   (a strcmp per word and name was a tenth of the verifier on a large
+   module). */
+typedef struct pto__vreserved { uint16_t len_bits[128]; } pto__vreserved;
+
+static void pto__vreserved_init(pto__vreserved *r)
 {
     size_t i;
+    memset(r, 0, sizeof *r);
+    for (i = 0; i < PTO__NRESERVED; i++) {
+        const char *w = pto__ps_kw_text[pto__reserved_kw[i]];
+        r->len_bits[(unsigned char)w[0] & 127] |= (uint16_t)(1u << strlen(w));
+    }
+}
+
+static int pto__vname_ok(const char *s, int expr_scope, const pto__vreserved *r)
+{
+    size_t i, n;
+    unsigned char c0;
     if (!s || !*s || (s[0] >= '0' && s[0] <= '9')) return 0;
-    for (i = 0; s[i]; i++)
-        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') ||
-              s[i] == '_'))
-            return 0;
-    for (i = 0; expr_scope && i < PTO__NRESERVED; i++)
-        if (strcmp(s, pto__ps_kw_text[pto__reserved_kw[i]]) == 0) return 0;
+    for (n = 0; s[n]; n++)   /* (the parser's table: letters, digits and _) */
+        if (!(pto__ps_cc[(unsigned char)s[n]] & (PTO__CC_ALPHA | PTO__CC_DIGIT))) return 0;
+    c0 = (unsigned char)s[0];   /* (a letter or _: below 128) */
+    if (!expr_scope || n > 15 || !((r->len_bits[c0 & 127] >> n) & 1)) return 1;
+    for (i = 0; i < PTO__NRESERVED; i++) {
+        const char *w = pto__ps_kw_text[pto__reserved_kw[i]];
+        if (w[0] == s[0] && strcmp(s, w) == 0) return 0;
+    }
     return 1;
 }
 
 /* expr_scope: a name an expression could read (not a kernel's or a host's,
    which the text allows to be any word: `kernel nan(...)` parses). */
-static void pto__vname_check(pto_ctx *ctx, const pto_module *m, int32_t name, pto_loc loc, const char *what,
-                             int expr_scope)
+static void pto__vname_check(pto_ctx *ctx, const pto_module *m, int32_t name, const pto_loc *loc, const char *what,
+                             int expr_scope, const pto__vreserved *reserved)
 {
     const char *s = pto_str(m->ctx, name);
-    char words[120] = "";
+    char words[120];
     size_t i, n = 0;
-    if (pto__vname_ok(s, expr_scope)) return;
+    if (pto__vname_ok(s, expr_scope, reserved)) return;
+    words[0] = 0;   /* (set here, not zeroed per name: the check runs for every name) */
     for (i = 0; expr_scope && i < PTO__NRESERVED && n < sizeof words; i++)
         n += (size_t)snprintf(words + n, sizeof words - n, "%s%s", i == 0 ? "; not " : i + 1 < PTO__NRESERVED ? ", " : " or ",
                               pto__ps_kw_text[pto__reserved_kw[i]]);
-    pto_error(ctx, loc, "%s name '%s' is not a name the .pto text could hold (letters, digits and _, not starting "
+    pto_error(ctx, *loc, "%s name '%s' is not a name the .pto text could hold (letters, digits and _, not starting "
               "with a digit%s)", what, s ? s : "", words);
 }
 
 static void pto__vnames(pto_ctx *ctx, const pto_module *m)
 {
+    pto__vreserved rw, *r = &rw;
     int32_t i;
-    for (i = 0; i < m->n_kernels; i++) pto__vname_check(ctx, m, m->kernels[i].name, m->kernels[i].loc, "kernel", 0);
-    for (i = 0; i < m->n_params; i++) pto__vname_check(ctx, m, m->params[i].name, m->params[i].loc, "param", 1);
-    for (i = 0; i < m->n_tiles; i++) pto__vname_check(ctx, m, m->tiles[i].name, m->tiles[i].loc, "tile", 1);
-    for (i = 0; i < m->n_vars; i++) pto__vname_check(ctx, m, m->vars[i].name, m->vars[i].loc, "variable", 1);
-    for (i = 0; i < m->n_cvpipes; i++) pto__vname_check(ctx, m, m->cvpipes[i].name, m->cvpipes[i].loc, "pipe", 1);
-    for (i = 0; i < m->n_hosts; i++) pto__vname_check(ctx, m, m->hosts[i].name, m->hosts[i].loc, "host", 0);
+    pto__vreserved_init(r);
+    for (i = 0; i < m->n_kernels; i++) pto__vname_check(ctx, m, m->kernels[i].name, &m->kernels[i].loc, "kernel", 0, r);
+    for (i = 0; i < m->n_params; i++) pto__vname_check(ctx, m, m->params[i].name, &m->params[i].loc, "param", 1, r);
+    for (i = 0; i < m->n_tiles; i++) pto__vname_check(ctx, m, m->tiles[i].name, &m->tiles[i].loc, "tile", 1, r);
+    for (i = 0; i < m->n_vars; i++) pto__vname_check(ctx, m, m->vars[i].name, &m->vars[i].loc, "variable", 1, r);
+    for (i = 0; i < m->n_cvpipes; i++) pto__vname_check(ctx, m, m->cvpipes[i].name, &m->cvpipes[i].loc, "pipe", 1, r);
+    for (i = 0; i < m->n_hosts; i++) pto__vname_check(ctx, m, m->hosts[i].name, &m->hosts[i].loc, "host", 0, r);
 }
 
 PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
