@@ -145,6 +145,13 @@ typedef struct pto__verifier {
        they read nothing else (kernels declare many alike) */
     int shape_ok;
     pto_tile shape;
+    /* what the phase 1 walk saw of the kernel (pto__vwaits without its own walk): a wait op
+       (waits); a statement list the walk may not follow as pto__vwaits does (waits_unsure: an
+       if with no then-block, a body whose owner is another statement) */
+    int waits, waits_unsure;
+    /* the kernel's tstores the phase 1 walk met, in its order (pto__vsame_stores) */
+    int32_t *stores, n_stores, cap_stores;
+    int32_t wblock;            /* the block whose statement the phase 1 walk checks */
 } pto__verifier;
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -2287,6 +2294,13 @@ static void pto__vop_stmt(pto__verifier *v, int32_t s)
     int i, ok = 1, wr[4], nw = 0;
     if (st->op >= PTO_NOP) { pto_error(v->ctx, st->loc, "unknown op %d", (int)st->op); return; }
     info = pto_opinfo_get((pto_op)st->op);
+    if (info->cls == PTO_OC_WAIT) v->waits = 1;   /* (for pto__vwaits) */
+    if (st->op == PTO_OP_TSTORE && st->nargs >= 1 && st->arg0 >= 0 && st->arg0 < m->n_operands) {
+        int32_t w = pto__grow(v->ctx, (void **)&v->stores, &v->n_stores, &v->cap_stores, sizeof(int32_t));
+        if (w < 0) { v->internal = 1; return; }
+        v->stores[w] = s;
+        if (st->block != v->wblock) v->waits_unsure = 1;   /* (pto__vsame_stores climbs from it) */
+    }
     if (st->nargs != info->nargs) {
         /* the text never writes an implicit operand (tfree's tile: the parser adds it), so a
            builder that copies the text's form misses it; say which one and how to add it */
@@ -2428,6 +2442,20 @@ static void pto__vcollect(pto__verifier *v, int32_t s)
     }
 }
 
+/* What pto__vwaits would find at compound statement s of the walk (its
+   wait ops are noted by pto__vop_stmt): a body or else block past the
+   module's blocks (it counts those as waiting); a statement list the walk
+   does not follow as it does (then it runs after all). */
+static void pto__vnote_waits(pto__verifier *v, const pto_stmt *st, int32_t s)
+{
+    const pto_module *m = v->m;
+    if (st->body >= m->n_blocks || (st->kind == PTO_ST_IF && st->orelse >= m->n_blocks)) v->waits = 1;
+    if ((st->body >= 0 && st->body < m->n_blocks && m->blocks[st->body].owner != s) ||
+        (st->kind == PTO_ST_IF && st->orelse >= 0 &&
+         (st->body < 0 || (st->orelse < m->n_blocks && m->blocks[st->orelse].owner != s))))
+        v->waits_unsure = 1;
+}
+
 /* Phase 1 for a statement (and entering its body). */
 static void pto__vcheck(pto__verifier *v, int32_t s)
 {
@@ -2439,6 +2467,7 @@ static void pto__vcheck(pto__verifier *v, int32_t s)
     if (k->kind == PTO_KK_MIX && st->block == k->body && st->kind != PTO_ST_SECTION)
         pto_error(v->ctx, st->loc, "statement outside the cube and vector sections of mix kernel '%s'",
                   pto__vname(v, k->name));
+    if (pto__vcompound(st)) pto__vnote_waits(v, st, s);
     switch (st->kind) {
     case PTO_ST_OP: pto__vop_stmt(v, s); break;
     case PTO_ST_TILE: pto__vtile(v, s); break;
@@ -2574,9 +2603,15 @@ static void pto__vwalk(pto__verifier *v, int32_t body)
             v->internal = v->malformed = 1;
             return;
         }
-        if (v->phase == 0) pto__vcollect(v, s); else pto__vcheck(v, s);
+        if (v->phase == 0) pto__vcollect(v, s);
+        else {
+            v->wblock = cur;
+            pto__vcheck(v, s);
+        }
         if (v->internal) return;
         if (pto__vbody(m, &m->stmts[s])) {
+            /* the way back up is through this block field (pto__vnote_waits) */
+            if (m->stmts[s].block != cur) v->waits_unsure = 1;
             cur = m->stmts[s].body;
             s = m->blocks[cur].head;
         } else {
@@ -3030,6 +3065,44 @@ static int pto__vxvalid_by_block(const pto_module *m, const pto_stmt *st, int *b
    which both AIVs of a block run: a window that names `subblock` nowhere
    (nor do its loops' bounds or its ifs' conditions, so an `if subblock ==
    0` keeps it clean) is written by both. */
+static void pto__vsame_store(pto__verifier *v, int32_t s, int kind)
+{
+    const pto_module *m = v->m;
+    const pto_stmt *st = &m->stmts[s];
+    const pto_operand *o = &m->operands[st->arg0];
+    const char *pn;
+    int budget = 4096;
+    if (o->kind != PTO_O_GM || o->e[0] < 0 || o->e[1] < 0 || o->ref < 0 || o->ref >= m->n_params) return;
+    if (pto__vby(m, o->e[0], kind, &budget) || pto__vby(m, o->e[1], kind, &budget)) return;
+    pn = pto__vname(v, m->params[o->ref].name);
+    if (kind == PTO_E_BLOCK && pto__vxvalid_by_block(m, st, &budget)) return;
+    if (kind == PTO_E_BLOCK)
+        pto_error(v->ctx, o->loc, "tstore: this window of '%s' is the same in all %lld blocks of kernel '%s' "
+                  "(neither its row nor its column depends on 'block'), so every block writes the same "
+                  "elements and nothing orders two blocks: which value stays depends on which writes last; "
+                  "is 'block' missing from the row (e.g. %s[block * ROWS, 0])?",
+                  pn, (long long)v->nblocks, pto__vname(v, m->kernels[v->kernel].name), pn);
+    else
+        pto_warning(v->ctx, o->loc, "tstore: this window of '%s' is the same on both vector cores (AIV 0 and "
+                    "AIV 1) of mix kernel '%s' (neither its row nor its column depends on 'subblock'), so "
+                    "both write the same elements: is 'subblock' missing from the row (e.g. %s[ROW + "
+                    "subblock * ROWS, 0]), or is the store meant for one AIV ('if subblock == 0 { ... }')?",
+                    pn, pto__vname(v, m->kernels[v->kernel].name), pn);
+}
+
+/* Whether pto__vsame_window enters the body (and else block) of compound
+   statement st. */
+static int pto__vsame_enters(const pto_module *m, const pto_stmt *st, int kind)
+{
+    int budget = 4096;
+    if (st->kind == PTO_ST_SECTION) return kind == PTO_E_BLOCK || st->ref == PTO_CORE_VECTOR;
+    if (st->kind == PTO_ST_FOR)
+        return !pto__vby(m, st->e[0], kind, &budget) && !pto__vby(m, st->e[1], kind, &budget) &&
+               (st->e[2] < 0 || !pto__vby(m, st->e[2], kind, &budget));
+    if (st->kind == PTO_ST_IF) return !pto__vby(m, st->e[0], kind, &budget) && !pto__vby(m, st->e[1], kind, &budget);
+    return 0;
+}
+
 static void pto__vsame_window(pto__verifier *v, int32_t b, int kind, int depth)
 {
     const pto_module *m = v->m;
@@ -3037,39 +3110,35 @@ static void pto__vsame_window(pto__verifier *v, int32_t b, int kind, int depth)
     if (b < 0 || b >= m->n_blocks || depth > m->n_blocks) return;
     for (s = m->blocks[b].head; s >= 0; s = m->stmts[s].next) {
         const pto_stmt *st = &m->stmts[s];
-        int budget = 4096;
-        if (st->kind == PTO_ST_SECTION) {
-            if (kind == PTO_E_BLOCK || st->ref == PTO_CORE_VECTOR) pto__vsame_window(v, st->body, kind, depth + 1);
-        } else if (st->kind == PTO_ST_FOR) {
-            if (!pto__vby(m, st->e[0], kind, &budget) && !pto__vby(m, st->e[1], kind, &budget) &&
-                (st->e[2] < 0 || !pto__vby(m, st->e[2], kind, &budget)))
-                pto__vsame_window(v, st->body, kind, depth + 1);
-        } else if (st->kind == PTO_ST_IF) {
-            if (!pto__vby(m, st->e[0], kind, &budget) && !pto__vby(m, st->e[1], kind, &budget)) {
-                pto__vsame_window(v, st->body, kind, depth + 1);
-                pto__vsame_window(v, st->orelse, kind, depth + 1);
-            }
+        if (st->kind == PTO_ST_SECTION || st->kind == PTO_ST_FOR || st->kind == PTO_ST_IF) {
+            if (!pto__vsame_enters(m, st, kind)) continue;
+            pto__vsame_window(v, st->body, kind, depth + 1);
+            if (st->kind == PTO_ST_IF) pto__vsame_window(v, st->orelse, kind, depth + 1);
         } else if (st->kind == PTO_ST_OP && st->op == PTO_OP_TSTORE && st->nargs >= 1 && st->arg0 >= 0 &&
                    st->arg0 < m->n_operands) {
-            const pto_operand *o = &m->operands[st->arg0];
-            const char *pn;
-            if (o->kind != PTO_O_GM || o->e[0] < 0 || o->e[1] < 0 || o->ref < 0 || o->ref >= m->n_params) continue;
-            if (pto__vby(m, o->e[0], kind, &budget) || pto__vby(m, o->e[1], kind, &budget)) continue;
-            pn = pto__vname(v, m->params[o->ref].name);
-            if (kind == PTO_E_BLOCK && pto__vxvalid_by_block(m, st, &budget)) continue;
-            if (kind == PTO_E_BLOCK)
-                pto_error(v->ctx, o->loc, "tstore: this window of '%s' is the same in all %lld blocks of kernel '%s' "
-                          "(neither its row nor its column depends on 'block'), so every block writes the same "
-                          "elements and nothing orders two blocks: which value stays depends on which writes last; "
-                          "is 'block' missing from the row (e.g. %s[block * ROWS, 0])?",
-                          pn, (long long)v->nblocks, pto__vname(v, m->kernels[v->kernel].name), pn);
-            else
-                pto_warning(v->ctx, o->loc, "tstore: this window of '%s' is the same on both vector cores (AIV 0 and "
-                            "AIV 1) of mix kernel '%s' (neither its row nor its column depends on 'subblock'), so "
-                            "both write the same elements: is 'subblock' missing from the row (e.g. %s[ROW + "
-                            "subblock * ROWS, 0]), or is the store meant for one AIV ('if subblock == 0 { ... }')?",
-                            pn, pto__vname(v, m->kernels[v->kernel].name), pn);
+            pto__vsame_store(v, s, kind);
         }
+    }
+}
+
+/* pto__vsame_window from the tstores the phase 1 walk listed (in its
+   order, which is this walk's when the lists are sound: !waits_unsure),
+   each checked when every statement around it is one the walk enters:
+   the walk over every statement of a large kernel was most of its cost.
+   The verdict of a store's block is kept for the next store in it. */
+static void pto__vsame_stores(pto__verifier *v, int32_t body, int kind)
+{
+    const pto_module *m = v->m;
+    int32_t i, last = -1;
+    int enters = 0;
+    for (i = 0; i < v->n_stores; i++) {
+        int32_t s = v->stores[i], b = m->stmts[s].block;
+        if (b != last) {
+            last = b;
+            for (enters = 1; b != body && enters; b = m->stmts[m->blocks[b].owner].block)
+                enters = pto__vsame_enters(m, &m->stmts[m->blocks[b].owner], kind);
+        }
+        if (enters) pto__vsame_store(v, s, kind);
     }
 }
 
@@ -3751,6 +3820,8 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
     v->collected = 0;
     v->phase = 1;
     v->counter = 0;
+    v->waits = v->waits_unsure = 0;
+    v->n_stores = 0;
     {
         int32_t nd = v->ctx->n_diags, ne = v->ctx->n_errors;
         pto__vwalk(v, k->body);
@@ -3764,9 +3835,12 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
     }
     if (!v->internal) pto__vpipes(v, k);
     /* the GM checks between cores: a kernel that waits on a signal may order them, and is left out */
-    if (!v->internal && !v->malformed && (v->nblocks > 1 || k->kind == PTO_KK_MIX) && !pto__vwaits(v->m, k->body, 0)) {
-        if (v->nblocks > 1) pto__vsame_window(v, k->body, PTO_E_BLOCK, 0);
-        if (k->kind == PTO_KK_MIX) pto__vsame_window(v, k->body, PTO_E_SUBBLOCK, 0);
+    if (!v->internal && !v->malformed && (v->nblocks > 1 || k->kind == PTO_KK_MIX) &&
+        !(v->waits_unsure ? pto__vwaits(v->m, k->body, 0) : v->waits)) {
+        if (v->nblocks > 1 && v->waits_unsure) pto__vsame_window(v, k->body, PTO_E_BLOCK, 0);
+        else if (v->nblocks > 1) pto__vsame_stores(v, k->body, PTO_E_BLOCK);
+        if (k->kind == PTO_KK_MIX && v->waits_unsure) pto__vsame_window(v, k->body, PTO_E_SUBBLOCK, 0);
+        else if (k->kind == PTO_KK_MIX) pto__vsame_stores(v, k->body, PTO_E_SUBBLOCK);
         if (k->kind == PTO_KK_MIX && v->ctx->n_errors == ne0) pto__vxcore_gm(v, k);
         if (v->nblocks > 1 && v->ctx->n_errors == ne0) pto__vxblock_gm(v, k);
     }
@@ -3786,7 +3860,7 @@ static void pto__vfree(pto__verifier *v)
 {
     void *ps[] = {v->endpos, v->pwritten, v->psig, v->tflags, v->tdepth, v->wfirst, v->wlast, v->wcur, v->tvalid, v->w,
                   v->vlive, v->vrange, v->vifdepth, v->vlo, v->vhi, v->vstart, v->vstep, v->vform, v->nkind, v->nid,
-                  v->kname, v->loops, v->wlog, v->ifmark};
+                  v->kname, v->loops, v->wlog, v->ifmark, v->stores};
     size_t i;
     for (i = 0; i < sizeof ps / sizeof ps[0]; i++) pto_free(v->ctx, ps[i]);
 }
