@@ -7174,6 +7174,11 @@ typedef struct pto__verifier {
     /* the kernel's tstores the phase 1 walk met, in its order (pto__vsame_stores) */
     int32_t *stores, n_stores, cap_stores;
     int32_t wblock;            /* the block whose statement the phase 1 walk checks */
+    /* the tile and let statements in scope, as (statement, block) pairs in walk order: leaving
+       a block takes its own off the top (pto__vleave_block; a walk of its list was a tenth of the
+       main walk) */
+    int32_t *decls, n_decls, cap_decls;
+    int mix;                   /* the kernel is a mix kernel */
 } pto__verifier;
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -7833,6 +7838,26 @@ static void pto__vtile_shape(pto__verifier *v, const pto_tile *t)
     if (v->shape_ok) v->shape = *t;
 }
 
+/* pto__vdeclared with the stack full: doubled. */
+static int pto__vdecls_grow(pto__verifier *v)
+{
+    int32_t cap = v->cap_decls ? v->cap_decls * 2 : 64;
+    int32_t *p = (int32_t *)pto_realloc(v->ctx, v->decls, (size_t)cap * sizeof(int32_t));
+    if (!p) { v->internal = 1; pto__oom(v->ctx); return 0; }
+    v->decls = p;
+    v->cap_decls = cap;
+    return 1;
+}
+
+/* A tile or let statement of the walk's block comes into scope. */
+static PTO__V_INLINE void pto__vdeclared(pto__verifier *v, int32_t s)
+{
+    if (v->n_decls + 2 > v->cap_decls && !pto__vdecls_grow(v)) return;
+    v->decls[v->n_decls] = s;
+    v->decls[v->n_decls + 1] = v->wblock;
+    v->n_decls += 2;
+}
+
 static void pto__vtile(pto__verifier *v, int32_t s)
 {
     const pto_stmt *st = &v->m->stmts[s];
@@ -7842,6 +7867,7 @@ static void pto__vtile(pto__verifier *v, int32_t s)
     t = &v->m->tiles[st->ref];
     tn = pto__vname(v, t->name);
     pto__vbind(v, t->name, PTO__N_TILE, st->ref, t->loc);
+    pto__vdeclared(v, s);
     v->tflags[st->ref] |= PTO__T_SCOPE;
     v->tdepth[st->ref] = v->nloops;
     v->tflags[st->ref] &= (uint8_t)~PTO__T_VALID;   /* its shape until pto__vtile_valid reads the clause */
@@ -9381,6 +9407,7 @@ static void pto__vlet(pto__verifier *v, int32_t s)
     v->vform[var] = f;
     v->vlive[var] = 1;
     pto__vbind(v, v->m->vars[var].name, PTO__N_VAR, var, v->m->vars[var].loc);
+    pto__vdeclared(v, s);
 }
 
 /* Bounds and step of a loop; the var gets a static range when all three
@@ -9482,13 +9509,12 @@ static void pto__vnote_waits(pto__verifier *v, const pto_stmt *st, int32_t s)
 static void pto__vcheck(pto__verifier *v, int32_t s)
 {
     const pto_stmt *st = &v->m->stmts[s];
-    const pto_kernel *k = &v->m->kernels[v->kernel];
     v->here = st->loc;
     v->here_pos = v->counter++;
     v->nvisited++;
-    if (k->kind == PTO_KK_MIX && st->block == k->body && st->kind != PTO_ST_SECTION)
+    if (v->mix && st->block == v->m->kernels[v->kernel].body && st->kind != PTO_ST_SECTION)
         pto_error(v->ctx, st->loc, "statement outside the cube and vector sections of mix kernel '%s'",
-                  pto__vname(v, k->name));
+                  pto__vname(v, v->m->kernels[v->kernel].name));
     if (pto__vcompound(st)) pto__vnote_waits(v, st, s);
     switch (st->kind) {
     case PTO_ST_OP: pto__vop_stmt(v, s); break;
@@ -9571,17 +9597,19 @@ static void pto__vleave_stmt(pto__verifier *v, int32_t s)
     }
 }
 
-/* Leaving a block: its tiles and lets go out of scope. */
+/* Leaving a block: its tiles and lets go out of scope (the last declared
+   first: the bindings end the same in any order, as each is cleared only
+   while it is the one in place). */
 static void pto__vleave_block(pto__verifier *v, int32_t b)
 {
-    int32_t s;
     if (v->phase == 0) return;
-    for (s = v->m->blocks[b].head; s >= 0; s = v->m->stmts[s].next) {
-        const pto_stmt *st = &v->m->stmts[s];
-        if (st->kind == PTO_ST_TILE && st->ref >= 0 && st->ref < v->m->n_tiles) {
+    while (v->n_decls > 0 && v->decls[v->n_decls - 1] == b) {
+        const pto_stmt *st = &v->m->stmts[v->decls[v->n_decls - 2]];
+        v->n_decls -= 2;
+        if (st->kind == PTO_ST_TILE) {   /* (both kinds were checked to name one when declared) */
             v->tflags[st->ref] &= (uint8_t)~PTO__T_SCOPE;
             pto__vunbind(v, v->m->tiles[st->ref].name, PTO__N_TILE, st->ref);
-        } else if (st->kind == PTO_ST_LET && st->ref >= 0 && st->ref < v->m->n_vars) {
+        } else {
             v->vlive[st->ref] = 0;
             pto__vunbind(v, v->m->vars[st->ref].name, PTO__N_VAR, st->ref);
         }
@@ -10801,6 +10829,7 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
     const char *kn = pto__vname(v, k->name);
     int32_t ne0;
     v->kernel = ki;
+    v->mix = k->kind == PTO_KK_MIX;
     v->nblocks = 1;
     v->ifdepth = 0;
     v->n_wlog = v->n_ifmark = 0;
@@ -10843,7 +10872,7 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
     v->phase = 1;
     v->counter = 0;
     v->waits = v->waits_unsure = 0;
-    v->n_stores = 0;
+    v->n_stores = v->n_decls = 0;
     {
         int32_t nd = v->ctx->n_diags, ne = v->ctx->n_errors;
         pto__vwalk(v, k->body);
@@ -10882,7 +10911,7 @@ static void pto__vfree(pto__verifier *v)
 {
     void *ps[] = {v->endpos, v->pwritten, v->psig, v->tflags, v->tdepth, v->wfirst, v->wlast, v->wcur, v->tvalid, v->w,
                   v->vlive, v->vrange, v->vifdepth, v->vlo, v->vhi, v->vstart, v->vstep, v->vform, v->nkind, v->nid,
-                  v->kname, v->loops, v->wlog, v->ifmark, v->stores};
+                  v->kname, v->loops, v->wlog, v->ifmark, v->stores, v->decls};
     size_t i;
     for (i = 0; i < sizeof ps / sizeof ps[0]; i++) pto_free(v->ctx, ps[i]);
 }
