@@ -24,14 +24,16 @@ static int32_t pto__pushed(pto_module *m, int32_t i)
 }
 
 /* A fingerprint of the fields a C program may set by hand (ir.h,
-   pto_module.vprint): a multiply-xorshift hash of the tiles', kernels',
-   params' and pipes' shapes, slots, regions, pins and block counts, one
-   word at a time (every pass computes it at its entry: a few Ir per tile).
-   Offsets the planner writes are not in it. */
+   pto_module.vprint): a polynomial hash (h + word) * K of the tiles',
+   kernels', params' and pipes' shapes, slots, regions, pins and block
+   counts, one word at a time (every pass computes it at its entry: an add
+   and a multiply per word). K is odd, so each step is a bijection of h and
+   of the word: a change of any one word always changes the fingerprint;
+   two changes cancel only when one is the other times a power of K (an
+   unlikely pair of hand edits). Offsets the planner writes are not in it. */
 static uint64_t pto__fp(uint64_t h, uint64_t v)
 {
-    h = (h ^ v) * 0x9E3779B97F4A7C15ull;
-    return h ^ (h >> 31);
+    return (h + v) * 0x9E3779B97F4A7C15ull;
 }
 
 /* Two 32-bit fields as one word (unsigned: a field may be -1). */

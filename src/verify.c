@@ -145,6 +145,18 @@ typedef struct pto__verifier {
        they read nothing else (kernels declare many alike) */
     int shape_ok;
     pto_tile shape;
+    /* what the phase 1 walk saw of the kernel (pto__vwaits without its own walk): a wait op
+       (waits); a statement list the walk may not follow as pto__vwaits does (waits_unsure: an
+       if with no then-block, a body whose owner is another statement) */
+    int waits, waits_unsure;
+    /* the kernel's tstores the phase 1 walk met, in its order (pto__vsame_stores) */
+    int32_t *stores, n_stores, cap_stores;
+    int32_t wblock;            /* the block whose statement the phase 1 walk checks */
+    /* the tile and let statements in scope, as (statement, block) pairs in walk order: leaving
+       a block takes its own off the top (pto__vleave_block; a walk of its list was a tenth of the
+       main walk) */
+    int32_t *decls, n_decls, cap_decls;
+    int mix;                   /* the kernel is a mix kernel */
 } pto__verifier;
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -804,6 +816,26 @@ static void pto__vtile_shape(pto__verifier *v, const pto_tile *t)
     if (v->shape_ok) v->shape = *t;
 }
 
+/* pto__vdeclared with the stack full: doubled. */
+static int pto__vdecls_grow(pto__verifier *v)
+{
+    int32_t cap = v->cap_decls ? v->cap_decls * 2 : 64;
+    int32_t *p = (int32_t *)pto_realloc(v->ctx, v->decls, (size_t)cap * sizeof(int32_t));
+    if (!p) { v->internal = 1; pto__oom(v->ctx); return 0; }
+    v->decls = p;
+    v->cap_decls = cap;
+    return 1;
+}
+
+/* A tile or let statement of the walk's block comes into scope. */
+static PTO__V_INLINE void pto__vdeclared(pto__verifier *v, int32_t s)
+{
+    if (v->n_decls + 2 > v->cap_decls && !pto__vdecls_grow(v)) return;
+    v->decls[v->n_decls] = s;
+    v->decls[v->n_decls + 1] = v->wblock;
+    v->n_decls += 2;
+}
+
 static void pto__vtile(pto__verifier *v, int32_t s)
 {
     const pto_stmt *st = &v->m->stmts[s];
@@ -813,6 +845,7 @@ static void pto__vtile(pto__verifier *v, int32_t s)
     t = &v->m->tiles[st->ref];
     tn = pto__vname(v, t->name);
     pto__vbind(v, t->name, PTO__N_TILE, st->ref, t->loc);
+    pto__vdeclared(v, s);
     v->tflags[st->ref] |= PTO__T_SCOPE;
     v->tdepth[st->ref] = v->nloops;
     v->tflags[st->ref] &= (uint8_t)~PTO__T_VALID;   /* its shape until pto__vtile_valid reads the clause */
@@ -1185,16 +1218,19 @@ static void pto__vfloat_lit(pto__verifier *v, int32_t s, const pto_operand *o)
 {
     const pto_stmt *st = &v->m->stmts[s];
     const pto_operand *d = &v->m->operands[st->arg0];
-    int dt = PTO_F32;
+    int dt = PTO_F32, inf, zero;
     char fs[40];   /* text that reads back to it (%g alone made 3.4028235677973366e+38 FLT_MAX's 3.40282e+38) */
     if (st->nargs > 0 && d->kind == PTO_O_TILE && d->ref >= 0 && d->ref < v->m->n_tiles) dt = v->m->tiles[d->ref].dtype;
     if (dt != PTO_F16 && dt != PTO_BF16) dt = PTO_F32;   /* integer tiles: their own rule (truncation) */
+    inf = o->f - o->f == 0.0 && isinf(pto_scalar_as(dt, o->f));
+    zero = !inf && o->f != 0.0 && o->f - o->f == 0.0 && pto_scalar_as(dt, o->f) == 0.0;
+    if (!inf && !zero) return;   /* the usual literal: no message, so no formatting (printf + strtod) */
     pto__pr_fmt_msg(o->f, fs, sizeof fs);
-    if (o->f - o->f == 0.0 && isinf(pto_scalar_as(dt, o->f)))
+    if (inf)
         pto_warning(v->ctx, o->loc, "float %s rounds to %sinf in %s%s (write %sinf if that is meant)", fs,
                     o->f < 0 ? "-" : "", pto_dtype_name((pto_dtype)dt), dt == PTO_F32 ? "" : ", the tile's dtype",
                     o->f < 0 ? "-" : "");
-    else if (o->f != 0.0 && o->f - o->f == 0.0 && pto_scalar_as(dt, o->f) == 0.0)
+    else
         pto_warning(v->ctx, o->loc, "float %s rounds to 0 in %s%s (write 0 if that is meant)", fs,
                     pto_dtype_name((pto_dtype)dt), dt == PTO_F32 ? "" : ", the tile's dtype");
 }
@@ -2284,6 +2320,13 @@ static void pto__vop_stmt(pto__verifier *v, int32_t s)
     int i, ok = 1, wr[4], nw = 0;
     if (st->op >= PTO_NOP) { pto_error(v->ctx, st->loc, "unknown op %d", (int)st->op); return; }
     info = pto_opinfo_get((pto_op)st->op);
+    if (info->cls == PTO_OC_WAIT) v->waits = 1;   /* (for pto__vwaits) */
+    if (st->op == PTO_OP_TSTORE && st->nargs >= 1 && st->arg0 >= 0 && st->arg0 < m->n_operands) {
+        int32_t w = pto__grow(v->ctx, (void **)&v->stores, &v->n_stores, &v->cap_stores, sizeof(int32_t));
+        if (w < 0) { v->internal = 1; return; }
+        v->stores[w] = s;
+        if (st->block != v->wblock) v->waits_unsure = 1;   /* (pto__vsame_stores climbs from it) */
+    }
     if (st->nargs != info->nargs) {
         /* the text never writes an implicit operand (tfree's tile: the parser adds it), so a
            builder that copies the text's form misses it; say which one and how to add it */
@@ -2342,6 +2385,7 @@ static void pto__vlet(pto__verifier *v, int32_t s)
     v->vform[var] = f;
     v->vlive[var] = 1;
     pto__vbind(v, v->m->vars[var].name, PTO__N_VAR, var, v->m->vars[var].loc);
+    pto__vdeclared(v, s);
 }
 
 /* Bounds and step of a loop; the var gets a static range when all three
@@ -2425,17 +2469,31 @@ static void pto__vcollect(pto__verifier *v, int32_t s)
     }
 }
 
+/* What pto__vwaits would find at compound statement s of the walk (its
+   wait ops are noted by pto__vop_stmt): a body or else block past the
+   module's blocks (it counts those as waiting); a statement list the walk
+   does not follow as it does (then it runs after all). */
+static void pto__vnote_waits(pto__verifier *v, const pto_stmt *st, int32_t s)
+{
+    const pto_module *m = v->m;
+    if (st->body >= m->n_blocks || (st->kind == PTO_ST_IF && st->orelse >= m->n_blocks)) v->waits = 1;
+    if ((st->body >= 0 && st->body < m->n_blocks && m->blocks[st->body].owner != s) ||
+        (st->kind == PTO_ST_IF && st->orelse >= 0 &&
+         (st->body < 0 || (st->orelse < m->n_blocks && m->blocks[st->orelse].owner != s))))
+        v->waits_unsure = 1;
+}
+
 /* Phase 1 for a statement (and entering its body). */
 static void pto__vcheck(pto__verifier *v, int32_t s)
 {
     const pto_stmt *st = &v->m->stmts[s];
-    const pto_kernel *k = &v->m->kernels[v->kernel];
     v->here = st->loc;
     v->here_pos = v->counter++;
     v->nvisited++;
-    if (k->kind == PTO_KK_MIX && st->block == k->body && st->kind != PTO_ST_SECTION)
+    if (v->mix && st->block == v->m->kernels[v->kernel].body && st->kind != PTO_ST_SECTION)
         pto_error(v->ctx, st->loc, "statement outside the cube and vector sections of mix kernel '%s'",
-                  pto__vname(v, k->name));
+                  pto__vname(v, v->m->kernels[v->kernel].name));
+    if (pto__vcompound(st)) pto__vnote_waits(v, st, s);
     switch (st->kind) {
     case PTO_ST_OP: pto__vop_stmt(v, s); break;
     case PTO_ST_TILE: pto__vtile(v, s); break;
@@ -2517,17 +2575,19 @@ static void pto__vleave_stmt(pto__verifier *v, int32_t s)
     }
 }
 
-/* Leaving a block: its tiles and lets go out of scope. */
+/* Leaving a block: its tiles and lets go out of scope (the last declared
+   first: the bindings end the same in any order, as each is cleared only
+   while it is the one in place). */
 static void pto__vleave_block(pto__verifier *v, int32_t b)
 {
-    int32_t s;
     if (v->phase == 0) return;
-    for (s = v->m->blocks[b].head; s >= 0; s = v->m->stmts[s].next) {
-        const pto_stmt *st = &v->m->stmts[s];
-        if (st->kind == PTO_ST_TILE && st->ref >= 0 && st->ref < v->m->n_tiles) {
+    while (v->n_decls > 0 && v->decls[v->n_decls - 1] == b) {
+        const pto_stmt *st = &v->m->stmts[v->decls[v->n_decls - 2]];
+        v->n_decls -= 2;
+        if (st->kind == PTO_ST_TILE) {   /* (both kinds were checked to name one when declared) */
             v->tflags[st->ref] &= (uint8_t)~PTO__T_SCOPE;
             pto__vunbind(v, v->m->tiles[st->ref].name, PTO__N_TILE, st->ref);
-        } else if (st->kind == PTO_ST_LET && st->ref >= 0 && st->ref < v->m->n_vars) {
+        } else {
             v->vlive[st->ref] = 0;
             pto__vunbind(v, v->m->vars[st->ref].name, PTO__N_VAR, st->ref);
         }
@@ -2571,9 +2631,15 @@ static void pto__vwalk(pto__verifier *v, int32_t body)
             v->internal = v->malformed = 1;
             return;
         }
-        if (v->phase == 0) pto__vcollect(v, s); else pto__vcheck(v, s);
+        if (v->phase == 0) pto__vcollect(v, s);
+        else {
+            v->wblock = cur;
+            pto__vcheck(v, s);
+        }
         if (v->internal) return;
         if (pto__vbody(m, &m->stmts[s])) {
+            /* the way back up is through this block field (pto__vnote_waits) */
+            if (m->stmts[s].block != cur) v->waits_unsure = 1;
             cur = m->stmts[s].body;
             s = m->blocks[cur].head;
         } else {
@@ -3027,6 +3093,44 @@ static int pto__vxvalid_by_block(const pto_module *m, const pto_stmt *st, int *b
    which both AIVs of a block run: a window that names `subblock` nowhere
    (nor do its loops' bounds or its ifs' conditions, so an `if subblock ==
    0` keeps it clean) is written by both. */
+static void pto__vsame_store(pto__verifier *v, int32_t s, int kind)
+{
+    const pto_module *m = v->m;
+    const pto_stmt *st = &m->stmts[s];
+    const pto_operand *o = &m->operands[st->arg0];
+    const char *pn;
+    int budget = 4096;
+    if (o->kind != PTO_O_GM || o->e[0] < 0 || o->e[1] < 0 || o->ref < 0 || o->ref >= m->n_params) return;
+    if (pto__vby(m, o->e[0], kind, &budget) || pto__vby(m, o->e[1], kind, &budget)) return;
+    pn = pto__vname(v, m->params[o->ref].name);
+    if (kind == PTO_E_BLOCK && pto__vxvalid_by_block(m, st, &budget)) return;
+    if (kind == PTO_E_BLOCK)
+        pto_error(v->ctx, o->loc, "tstore: this window of '%s' is the same in all %lld blocks of kernel '%s' "
+                  "(neither its row nor its column depends on 'block'), so every block writes the same "
+                  "elements and nothing orders two blocks: which value stays depends on which writes last; "
+                  "is 'block' missing from the row (e.g. %s[block * ROWS, 0])?",
+                  pn, (long long)v->nblocks, pto__vname(v, m->kernels[v->kernel].name), pn);
+    else
+        pto_warning(v->ctx, o->loc, "tstore: this window of '%s' is the same on both vector cores (AIV 0 and "
+                    "AIV 1) of mix kernel '%s' (neither its row nor its column depends on 'subblock'), so "
+                    "both write the same elements: is 'subblock' missing from the row (e.g. %s[ROW + "
+                    "subblock * ROWS, 0]), or is the store meant for one AIV ('if subblock == 0 { ... }')?",
+                    pn, pto__vname(v, m->kernels[v->kernel].name), pn);
+}
+
+/* Whether pto__vsame_window enters the body (and else block) of compound
+   statement st. */
+static int pto__vsame_enters(const pto_module *m, const pto_stmt *st, int kind)
+{
+    int budget = 4096;
+    if (st->kind == PTO_ST_SECTION) return kind == PTO_E_BLOCK || st->ref == PTO_CORE_VECTOR;
+    if (st->kind == PTO_ST_FOR)
+        return !pto__vby(m, st->e[0], kind, &budget) && !pto__vby(m, st->e[1], kind, &budget) &&
+               (st->e[2] < 0 || !pto__vby(m, st->e[2], kind, &budget));
+    if (st->kind == PTO_ST_IF) return !pto__vby(m, st->e[0], kind, &budget) && !pto__vby(m, st->e[1], kind, &budget);
+    return 0;
+}
+
 static void pto__vsame_window(pto__verifier *v, int32_t b, int kind, int depth)
 {
     const pto_module *m = v->m;
@@ -3034,39 +3138,35 @@ static void pto__vsame_window(pto__verifier *v, int32_t b, int kind, int depth)
     if (b < 0 || b >= m->n_blocks || depth > m->n_blocks) return;
     for (s = m->blocks[b].head; s >= 0; s = m->stmts[s].next) {
         const pto_stmt *st = &m->stmts[s];
-        int budget = 4096;
-        if (st->kind == PTO_ST_SECTION) {
-            if (kind == PTO_E_BLOCK || st->ref == PTO_CORE_VECTOR) pto__vsame_window(v, st->body, kind, depth + 1);
-        } else if (st->kind == PTO_ST_FOR) {
-            if (!pto__vby(m, st->e[0], kind, &budget) && !pto__vby(m, st->e[1], kind, &budget) &&
-                (st->e[2] < 0 || !pto__vby(m, st->e[2], kind, &budget)))
-                pto__vsame_window(v, st->body, kind, depth + 1);
-        } else if (st->kind == PTO_ST_IF) {
-            if (!pto__vby(m, st->e[0], kind, &budget) && !pto__vby(m, st->e[1], kind, &budget)) {
-                pto__vsame_window(v, st->body, kind, depth + 1);
-                pto__vsame_window(v, st->orelse, kind, depth + 1);
-            }
+        if (st->kind == PTO_ST_SECTION || st->kind == PTO_ST_FOR || st->kind == PTO_ST_IF) {
+            if (!pto__vsame_enters(m, st, kind)) continue;
+            pto__vsame_window(v, st->body, kind, depth + 1);
+            if (st->kind == PTO_ST_IF) pto__vsame_window(v, st->orelse, kind, depth + 1);
         } else if (st->kind == PTO_ST_OP && st->op == PTO_OP_TSTORE && st->nargs >= 1 && st->arg0 >= 0 &&
                    st->arg0 < m->n_operands) {
-            const pto_operand *o = &m->operands[st->arg0];
-            const char *pn;
-            if (o->kind != PTO_O_GM || o->e[0] < 0 || o->e[1] < 0 || o->ref < 0 || o->ref >= m->n_params) continue;
-            if (pto__vby(m, o->e[0], kind, &budget) || pto__vby(m, o->e[1], kind, &budget)) continue;
-            pn = pto__vname(v, m->params[o->ref].name);
-            if (kind == PTO_E_BLOCK && pto__vxvalid_by_block(m, st, &budget)) continue;
-            if (kind == PTO_E_BLOCK)
-                pto_error(v->ctx, o->loc, "tstore: this window of '%s' is the same in all %lld blocks of kernel '%s' "
-                          "(neither its row nor its column depends on 'block'), so every block writes the same "
-                          "elements and nothing orders two blocks: which value stays depends on which writes last; "
-                          "is 'block' missing from the row (e.g. %s[block * ROWS, 0])?",
-                          pn, (long long)v->nblocks, pto__vname(v, m->kernels[v->kernel].name), pn);
-            else
-                pto_warning(v->ctx, o->loc, "tstore: this window of '%s' is the same on both vector cores (AIV 0 and "
-                            "AIV 1) of mix kernel '%s' (neither its row nor its column depends on 'subblock'), so "
-                            "both write the same elements: is 'subblock' missing from the row (e.g. %s[ROW + "
-                            "subblock * ROWS, 0]), or is the store meant for one AIV ('if subblock == 0 { ... }')?",
-                            pn, pto__vname(v, m->kernels[v->kernel].name), pn);
+            pto__vsame_store(v, s, kind);
         }
+    }
+}
+
+/* pto__vsame_window from the tstores the phase 1 walk listed (in its
+   order, which is this walk's when the lists are sound: !waits_unsure),
+   each checked when every statement around it is one the walk enters:
+   the walk over every statement of a large kernel was most of its cost.
+   The verdict of a store's block is kept for the next store in it. */
+static void pto__vsame_stores(pto__verifier *v, int32_t body, int kind)
+{
+    const pto_module *m = v->m;
+    int32_t i, last = -1;
+    int enters = 0;
+    for (i = 0; i < v->n_stores; i++) {
+        int32_t s = v->stores[i], b = m->stmts[s].block;
+        if (b != last) {
+            last = b;
+            for (enters = 1; b != body && enters; b = m->stmts[m->blocks[b].owner].block)
+                enters = pto__vsame_enters(m, &m->stmts[m->blocks[b].owner], kind);
+        }
+        if (enters) pto__vsame_store(v, s, kind);
     }
 }
 
@@ -3707,6 +3807,7 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
     const char *kn = pto__vname(v, k->name);
     int32_t ne0;
     v->kernel = ki;
+    v->mix = k->kind == PTO_KK_MIX;
     v->nblocks = 1;
     v->ifdepth = 0;
     v->n_wlog = v->n_ifmark = 0;
@@ -3748,6 +3849,8 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
     v->collected = 0;
     v->phase = 1;
     v->counter = 0;
+    v->waits = v->waits_unsure = 0;
+    v->n_stores = v->n_decls = 0;
     {
         int32_t nd = v->ctx->n_diags, ne = v->ctx->n_errors;
         pto__vwalk(v, k->body);
@@ -3761,9 +3864,12 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
     }
     if (!v->internal) pto__vpipes(v, k);
     /* the GM checks between cores: a kernel that waits on a signal may order them, and is left out */
-    if (!v->internal && !v->malformed && (v->nblocks > 1 || k->kind == PTO_KK_MIX) && !pto__vwaits(v->m, k->body, 0)) {
-        if (v->nblocks > 1) pto__vsame_window(v, k->body, PTO_E_BLOCK, 0);
-        if (k->kind == PTO_KK_MIX) pto__vsame_window(v, k->body, PTO_E_SUBBLOCK, 0);
+    if (!v->internal && !v->malformed && (v->nblocks > 1 || k->kind == PTO_KK_MIX) &&
+        !(v->waits_unsure ? pto__vwaits(v->m, k->body, 0) : v->waits)) {
+        if (v->nblocks > 1 && v->waits_unsure) pto__vsame_window(v, k->body, PTO_E_BLOCK, 0);
+        else if (v->nblocks > 1) pto__vsame_stores(v, k->body, PTO_E_BLOCK);
+        if (k->kind == PTO_KK_MIX && v->waits_unsure) pto__vsame_window(v, k->body, PTO_E_SUBBLOCK, 0);
+        else if (k->kind == PTO_KK_MIX) pto__vsame_stores(v, k->body, PTO_E_SUBBLOCK);
         if (k->kind == PTO_KK_MIX && v->ctx->n_errors == ne0) pto__vxcore_gm(v, k);
         if (v->nblocks > 1 && v->ctx->n_errors == ne0) pto__vxblock_gm(v, k);
     }
@@ -3783,7 +3889,7 @@ static void pto__vfree(pto__verifier *v)
 {
     void *ps[] = {v->endpos, v->pwritten, v->psig, v->tflags, v->tdepth, v->wfirst, v->wlast, v->wcur, v->tvalid, v->w,
                   v->vlive, v->vrange, v->vifdepth, v->vlo, v->vhi, v->vstart, v->vstep, v->vform, v->nkind, v->nid,
-                  v->kname, v->loops, v->wlog, v->ifmark};
+                  v->kname, v->loops, v->wlog, v->ifmark, v->stores, v->decls};
     size_t i;
     for (i = 0; i < sizeof ps / sizeof ps[0]; i++) pto_free(v->ctx, ps[i]);
 }
@@ -3874,44 +3980,66 @@ static pto_status pto__hs_verify(pto_ctx *ctx, const pto_module *m);
    and, for a name in an expression's scope, not a word the expressions
    read (block, blocks, subblock, rank, nranks, min, max, inf, nan: the
    parser's list, pto__reserved_kw). */
-static int pto__vname_ok(const char *s, int expr_scope)
+/* The reserved words by first byte: a bit per length (they are 3 to 8
+   bytes). A name whose bit is clear is none of them without a comparison
+   (a strcmp per word and name was a tenth of the verifier on a large
+   module). */
+typedef struct pto__vreserved { uint16_t len_bits[128]; } pto__vreserved;
+
+static void pto__vreserved_init(pto__vreserved *r)
 {
     size_t i;
+    memset(r, 0, sizeof *r);
+    for (i = 0; i < PTO__NRESERVED; i++) {
+        const char *w = pto__ps_kw_text[pto__reserved_kw[i]];
+        r->len_bits[(unsigned char)w[0] & 127] |= (uint16_t)(1u << strlen(w));
+    }
+}
+
+static int pto__vname_ok(const char *s, int expr_scope, const pto__vreserved *r)
+{
+    size_t i, n;
+    unsigned char c0;
     if (!s || !*s || (s[0] >= '0' && s[0] <= '9')) return 0;
-    for (i = 0; s[i]; i++)
-        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') ||
-              s[i] == '_'))
-            return 0;
-    for (i = 0; expr_scope && i < PTO__NRESERVED; i++)
-        if (strcmp(s, pto__ps_kw_text[pto__reserved_kw[i]]) == 0) return 0;
+    for (n = 0; s[n]; n++)   /* (the parser's table: letters, digits and _) */
+        if (!(pto__ps_cc[(unsigned char)s[n]] & (PTO__CC_ALPHA | PTO__CC_DIGIT))) return 0;
+    c0 = (unsigned char)s[0];   /* (a letter or _: below 128) */
+    if (!expr_scope || n > 15 || !((r->len_bits[c0 & 127] >> n) & 1)) return 1;
+    for (i = 0; i < PTO__NRESERVED; i++) {
+        const char *w = pto__ps_kw_text[pto__reserved_kw[i]];
+        if (w[0] == s[0] && strcmp(s, w) == 0) return 0;
+    }
     return 1;
 }
 
 /* expr_scope: a name an expression could read (not a kernel's or a host's,
    which the text allows to be any word: `kernel nan(...)` parses). */
-static void pto__vname_check(pto_ctx *ctx, const pto_module *m, int32_t name, pto_loc loc, const char *what,
-                             int expr_scope)
+static void pto__vname_check(pto_ctx *ctx, const pto_module *m, int32_t name, const pto_loc *loc, const char *what,
+                             int expr_scope, const pto__vreserved *reserved)
 {
     const char *s = pto_str(m->ctx, name);
-    char words[120] = "";
+    char words[120];
     size_t i, n = 0;
-    if (pto__vname_ok(s, expr_scope)) return;
+    if (pto__vname_ok(s, expr_scope, reserved)) return;
+    words[0] = 0;   /* (set here, not zeroed per name: the check runs for every name) */
     for (i = 0; expr_scope && i < PTO__NRESERVED && n < sizeof words; i++)
         n += (size_t)snprintf(words + n, sizeof words - n, "%s%s", i == 0 ? "; not " : i + 1 < PTO__NRESERVED ? ", " : " or ",
                               pto__ps_kw_text[pto__reserved_kw[i]]);
-    pto_error(ctx, loc, "%s name '%s' is not a name the .pto text could hold (letters, digits and _, not starting "
+    pto_error(ctx, *loc, "%s name '%s' is not a name the .pto text could hold (letters, digits and _, not starting "
               "with a digit%s)", what, s ? s : "", words);
 }
 
 static void pto__vnames(pto_ctx *ctx, const pto_module *m)
 {
+    pto__vreserved rw, *r = &rw;
     int32_t i;
-    for (i = 0; i < m->n_kernels; i++) pto__vname_check(ctx, m, m->kernels[i].name, m->kernels[i].loc, "kernel", 0);
-    for (i = 0; i < m->n_params; i++) pto__vname_check(ctx, m, m->params[i].name, m->params[i].loc, "param", 1);
-    for (i = 0; i < m->n_tiles; i++) pto__vname_check(ctx, m, m->tiles[i].name, m->tiles[i].loc, "tile", 1);
-    for (i = 0; i < m->n_vars; i++) pto__vname_check(ctx, m, m->vars[i].name, m->vars[i].loc, "variable", 1);
-    for (i = 0; i < m->n_cvpipes; i++) pto__vname_check(ctx, m, m->cvpipes[i].name, m->cvpipes[i].loc, "pipe", 1);
-    for (i = 0; i < m->n_hosts; i++) pto__vname_check(ctx, m, m->hosts[i].name, m->hosts[i].loc, "host", 0);
+    pto__vreserved_init(r);
+    for (i = 0; i < m->n_kernels; i++) pto__vname_check(ctx, m, m->kernels[i].name, &m->kernels[i].loc, "kernel", 0, r);
+    for (i = 0; i < m->n_params; i++) pto__vname_check(ctx, m, m->params[i].name, &m->params[i].loc, "param", 1, r);
+    for (i = 0; i < m->n_tiles; i++) pto__vname_check(ctx, m, m->tiles[i].name, &m->tiles[i].loc, "tile", 1, r);
+    for (i = 0; i < m->n_vars; i++) pto__vname_check(ctx, m, m->vars[i].name, &m->vars[i].loc, "variable", 1, r);
+    for (i = 0; i < m->n_cvpipes; i++) pto__vname_check(ctx, m, m->cvpipes[i].name, &m->cvpipes[i].loc, "pipe", 1, r);
+    for (i = 0; i < m->n_hosts; i++) pto__vname_check(ctx, m, m->hosts[i].name, &m->hosts[i].loc, "host", 0, r);
 }
 
 PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)

@@ -1350,6 +1350,99 @@ static void all_diags(const char *text, char *out, size_t size)
     pto_ctx_destroy(ctx);
 }
 
+/* The same-window check and the wait scan take the statements the main walk
+   met (verify.c, pto__vsame_stores / pto__vnote_waits) when the statement
+   lists are sound, and walk the tree as before when a C program left them
+   otherwise. Each fixture below is one the quick path would misjudge: the
+   tree walk's verdict must stand. */
+static pto_module *parse_ok(pto_ctx *ctx, const char *text)
+{
+    pto_module *m = pto_parse(ctx, "t.pto", text, strlen(text));
+    CHECK_MSG(m != NULL, "parse failed");
+    return m;
+}
+
+static int count_msg(pto_ctx *ctx, const char *part)
+{
+    int i, n = 0;
+    for (i = 0; i < pto_diag_count(ctx); i++) n += strstr(pto_diag_get(ctx, i)->msg, part) != NULL;
+    return n;
+}
+
+static void test_same_window_lists(void)
+{
+    static const char *const same = "is the same in all 4 blocks";
+    /* a wait in an else branch orders the blocks: no error, also when the if has lost its
+       then-block (the main walk then skips the else branch; the tree walk does not) */
+    static const char *const waits =
+        "kernel sw(in x: f32[256, 64], out z: f32[256, 64], inout s: i32[8, 8]) vector blocks(4) ranks {\n"
+        "  tile a: vec f32[16, 64]\n"
+        "  tload a, x[0, 0]\n"
+        "  tstore z[0, 0], a\n"
+        "  if block == 0 {\n"
+        "    tload a, x[0, 0]\n"
+        "  } else {\n"
+        "    wait s[0, 0], ge, 1\n"
+        "  }\n"
+        "}\n";
+    /* a store under an if on block: not the same window in every block, also when the
+       store's block field names the kernel body (the quick path climbs from it) */
+    static const char *const guarded =
+        "kernel sb(in x: f32[256, 64], out z: f32[256, 64]) vector blocks(4) {\n"
+        "  tile a: vec f32[16, 64]\n"
+        "  tload a, x[block * 16, 0]\n"
+        "  tstore z[block * 16, 0], a\n"
+        "  if block == 0 {\n"
+        "    tstore z[64, 0], a\n"
+        "  }\n"
+        "}\n";
+    pto_ctx *ctx = pto_ctx_create(NULL);
+    pto_module *m = parse_ok(ctx, waits);
+    int32_t s;
+    if (m) {
+        CHECK(pto_verify(ctx, m) == PTO_OK && count_msg(ctx, same) == 0);
+        for (s = 0; s < m->n_stmts; s++)
+            if (m->stmts[s].kind == PTO_ST_IF) m->stmts[s].body = -1;
+        (void)pto_verify(ctx, m);
+        CHECK_MSG(count_msg(ctx, same) == 0, "%d same-window errors beside the wait", count_msg(ctx, same));
+        pto_module_destroy(m);
+    }
+    pto_ctx_destroy(ctx);
+    ctx = pto_ctx_create(NULL);
+    m = parse_ok(ctx, guarded);
+    if (m) {
+        int32_t last = -1;
+        CHECK(pto_verify(ctx, m) == PTO_OK && count_msg(ctx, same) == 0);
+        for (s = 0; s < m->n_stmts; s++)
+            if (m->stmts[s].kind == PTO_ST_OP && m->stmts[s].op == PTO_OP_TSTORE) last = s;
+        CHECK(last >= 0 && m->stmts[last].block != m->kernels[0].body);
+        if (last >= 0) m->stmts[last].block = m->kernels[0].body;
+        (void)pto_verify(ctx, m);
+        CHECK_MSG(count_msg(ctx, same) == 0, "%d same-window errors for the guarded store", count_msg(ctx, same));
+        pto_module_destroy(m);
+    }
+    pto_ctx_destroy(ctx);
+    /* and the quick path itself: the unguarded store of the same kernel is reported, once */
+    ctx = pto_ctx_create(NULL);
+    m = parse_ok(ctx, "kernel sb(in x: f32[256, 64], out z: f32[256, 64]) vector blocks(4) {\n"
+                      "  tile a: vec f32[16, 64]\n"
+                      "  tload a, x[block * 16, 0]\n"
+                      "  for i = 0 to 2 {\n"
+                      "    if i == 1 {\n"
+                      "      tstore z[64, 0], a\n"
+                      "    } else {\n"
+                      "      tstore z[block * 16, 0], a\n"
+                      "    }\n"
+                      "  }\n"
+                      "}\n");
+    if (m) {
+        CHECK(pto_verify(ctx, m) == PTO_ERR_USER);
+        CHECK_MSG(count_msg(ctx, same) == 1, "%d same-window errors", count_msg(ctx, same));
+        pto_module_destroy(m);
+    }
+    pto_ctx_destroy(ctx);
+}
+
 /* A kernel that writes no tensor at all (no tstore, tput, tget, notify or
    allreduce to an out or inout tensor, on any path) draws one warning at
    the kernel, in place of its out tensors' own; writing only an inout
@@ -1542,6 +1635,7 @@ int main(void)
 {
     test_ok_files();
     test_no_output();
+    test_same_window_lists();
     test_split_half_row();
     test_scalar_expr_once();
     test_int_scalar();
