@@ -4061,8 +4061,8 @@ static int pto__sy_self_sure(const pto__sy *sy, int32_t g)
    on p: q runs the old wait, then that set; r waits for it, then sets the
    second pair; p waits for that, then reaches at. The bench's usual case:
    MTE3 -> MTE2 ids reused over a loop whose loads and stores meet in V.
-   Returns the first pair's set position (the fence), -1 when none of the
-   `budget` groups of each pair coloured last makes such a chain. */
+   Returns the first pair's set position (the fence), -1 when g1 makes no
+   such chain with the second pair's set sf2. */
 static int32_t pto__sy_chain_fr(const pto__sy *sy, int32_t g1, int32_t sf2)
 {
     const pto_module *m = sy->m;
@@ -4074,29 +4074,32 @@ static int32_t pto__sy_chain_fr(const pto__sy *sy, int32_t g1, int32_t sf2)
     return sy->pos[wf] < sy->pos[sf2] && pto__sy_surely_runs(m, wf, sf2) ? sy->pos[sf] : -1;
 }
 
-static int32_t pto__sy_chain_pos(const pto__sy *sy, const int32_t *order, int32_t i, const int32_t *hi, int p, int q,
-                                 int32_t s, int32_t at)
+/* Whether such a chain, of the `budget` groups of each pair coloured last,
+   has its first set after position need. */
+static int pto__sy_chain_pos(const pto__sy *sy, const int32_t *order, int32_t i, const int32_t *hi, int p, int q,
+                             int32_t s, int32_t at, int32_t need)
 {
     const pto_module *m = sy->m;
-    int32_t r, k, k1, best = -1, budget = 24;
-    if (!sy->ord_prev) return -1;
+    int32_t r, k, k1, budget = 24;
+    if (!sy->ord_prev) return 0;
     for (r = 0; r < 8; r++) {
         if (r == p || r == q) continue;
         for (k = sy->ord_last[r * 8 + p]; k >= 0 && k >= i - budget; k = sy->ord_prev[k]) {
             const pto__sy_grp *g2 = &sy->grps[order[k]];
             int32_t sf2, wf2;
-            if (g2->kind != PTO__SY_FWD || g2->base < 0 || hi[order[k]] >= s) continue;
+            if (g2->kind != PTO__SY_FWD || g2->base < 0 || hi[order[k]] >= s || hi[order[k]] <= need) continue;
             pto__sy_ends(sy, order[k], &sf2, &wf2);
             if (sf2 < 0 || wf2 < 0 || m->stmts[sf2].block != m->stmts[wf2].block || sf2 >= sy->n_pos) continue;
             if (!pto__sy_surely_runs(m, wf2, at)) continue;
+            /* order[] goes by first position: the first chain found is the latest */
             for (k1 = sy->ord_last[q * 8 + r]; k1 >= 0 && k1 >= i - budget; k1 = sy->ord_prev[k1]) {
                 int32_t f = pto__sy_chain_fr(sy, order[k1], sf2);
-                if (f > best) best = f;
+                if (f > need) return 1;
                 if (f >= 0) break;
             }
         }
     }
-    return best;
+    return 0;
 }
 
 /* The colouring took ids base .. base + M - 1 not sure by pto__sy_order_pos
@@ -4107,16 +4110,11 @@ static int32_t pto__sy_chain_pos(const pto__sy *sy, const int32_t *order, int32_
 static int pto__sy_chain_sure(const pto__sy *sy, const int32_t *order, int32_t i, const int32_t *hi, const int32_t *bz,
                               int32_t base, int32_t M, int32_t fence, int32_t s, int32_t at, int32_t cyc, int p, int q)
 {
-    int32_t j, f = -2;
-    for (j = base; j < base + M; j++) {
-        if (bz[j] < 0 || bz[j] < fence) continue;
-        if (f == -2) {
-            f = at < 0 ? -1 : pto__sy_chain_pos(sy, order, i, hi, p, q, s, at);
-            if (f > cyc) f = cyc;
-        }
-        if (bz[j] >= f) return 0;
-    }
-    return 1;
+    int32_t j, need = -1;
+    for (j = base; j < base + M; j++)
+        if (bz[j] >= 0 && bz[j] >= fence && bz[j] > need) need = bz[j];
+    if (need < 0) return 1;
+    return at >= 0 && need < cyc && pto__sy_chain_pos(sy, order, i, hi, p, q, s, at, need);
 }
 
 /* pto__sy_order_pos looks back at the groups of one pair among the 24
