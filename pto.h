@@ -17042,7 +17042,11 @@ PTODEF pto_status pto_lower_for(pto_ctx *ctx, pto_module *m, pto_target target)
       surely runs in between: in a block around the new set, or in loops of
       literal trip count >= 1 there (the loop between two loops that reuse
       an id); a carried pair counts by its last body set and its drain
-      (pto__sy_carried_proof). A group's own reuse from one iteration to
+      (pto__sy_carried_proof). An id taken so is shown ordered after all
+      by a chain of two one-block forward pairs q -> r, r -> p that surely
+      run between (pto__sy_chain_sure; only after the choice, which stays
+      as it was: the bench's MTE3 -> MTE2 ids reused over a loop whose
+      loads and stores meet in V). A group's own reuse from one iteration to
       the next counts as shown only in the plain case (pto__sy_self_sure:
       no if between its accesses and its flags, the dependency back from
       its consumer to its producer in every iteration, primes and drains
@@ -20932,6 +20936,70 @@ static int pto__sy_self_sure(const pto__sy *sy, int32_t g)
     return pto__sy_recurs(sy, L, gr->brec, gr->arec, gr->kind == PTO__SY_FWD ? gr->nids : 0);
 }
 
+/* A chain of two one-block forward pairs q -> r and r -> p (r a third
+   pipe): the first's wait precedes the second's set on r, both run surely
+   (pto__sy_surely_runs) and the second ends before position s and surely
+   before statement at. Then a lifetime of p -> q whose last wait (on q)
+   came before the first pair's set (on q) is surely over before at's set
+   on p: q runs the old wait, then that set; r waits for it, then sets the
+   second pair; p waits for that, then reaches at. The bench's usual case:
+   MTE3 -> MTE2 ids reused over a loop whose loads and stores meet in V.
+   Returns the first pair's set position (the fence), -1 when g1 makes no
+   such chain with the second pair's set sf2. */
+static int32_t pto__sy_chain_fr(const pto__sy *sy, int32_t g1, int32_t sf2)
+{
+    const pto_module *m = sy->m;
+    int32_t sf, wf;
+    if (sy->grps[g1].kind != PTO__SY_FWD || sy->grps[g1].base < 0) return -1;
+    pto__sy_ends(sy, g1, &sf, &wf);
+    if (sf < 0 || wf < 0 || m->stmts[sf].block != m->stmts[wf].block || sf >= sy->n_pos || wf >= sy->n_pos) return -1;
+    if (m->stmts[wf].block == m->stmts[sf2].block) return pto__sy_before(m, wf, sf2) ? sy->pos[sf] : -1;
+    return sy->pos[wf] < sy->pos[sf2] && pto__sy_surely_runs(m, wf, sf2) ? sy->pos[sf] : -1;
+}
+
+/* Whether such a chain, of the `budget` groups of each pair coloured last,
+   has its first set after position need. */
+static int pto__sy_chain_pos(const pto__sy *sy, const int32_t *order, int32_t i, const int32_t *hi, int p, int q,
+                             int32_t s, int32_t at, int32_t need)
+{
+    const pto_module *m = sy->m;
+    int32_t r, k, k1, budget = 24;
+    if (!sy->ord_prev) return 0;
+    for (r = 0; r < 8; r++) {
+        if (r == p || r == q) continue;
+        for (k = sy->ord_last[r * 8 + p]; k >= 0 && k >= i - budget; k = sy->ord_prev[k]) {
+            const pto__sy_grp *g2 = &sy->grps[order[k]];
+            int32_t sf2, wf2;
+            if (g2->kind != PTO__SY_FWD || g2->base < 0 || hi[order[k]] >= s || hi[order[k]] <= need) continue;
+            pto__sy_ends(sy, order[k], &sf2, &wf2);
+            if (sf2 < 0 || wf2 < 0 || m->stmts[sf2].block != m->stmts[wf2].block || sf2 >= sy->n_pos) continue;
+            if (!pto__sy_surely_runs(m, wf2, at)) continue;
+            /* order[] goes by first position: the first chain found is the latest */
+            for (k1 = sy->ord_last[q * 8 + r]; k1 >= 0 && k1 >= i - budget; k1 = sy->ord_prev[k1]) {
+                int32_t f = pto__sy_chain_fr(sy, order[k1], sf2);
+                if (f > need) return 1;
+                if (f >= 0) break;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The colouring took ids base .. base + M - 1 not sure by pto__sy_order_pos
+   (fence): whether a chain through a third pipe (pto__sy_chain_pos) shows
+   each of their previous lifetimes over before the new set after all, so
+   the CHECK analysis need not run for it. Only lifetimes that ended before
+   the outermost loop around at count (cyc, as pto__sy_order_pos). */
+static int pto__sy_chain_sure(const pto__sy *sy, const int32_t *order, int32_t i, const int32_t *hi, const int32_t *bz,
+                              int32_t base, int32_t M, int32_t fence, int32_t s, int32_t at, int32_t cyc, int p, int q)
+{
+    int32_t j, need = -1;
+    for (j = base; j < base + M; j++)
+        if (bz[j] >= 0 && bz[j] >= fence && bz[j] > need) need = bz[j];
+    if (need < 0) return 1;
+    return at >= 0 && need < cyc && pto__sy_chain_pos(sy, order, i, hi, p, q, s, at, need);
+}
+
 /* pto__sy_order_pos looks back at the groups of one pair among the 24
    coloured last: each place of the order linked to the one before of its
    pair, so the others are not looked at. Out of memory: no links (it looks
@@ -21020,7 +21088,8 @@ static pto_status pto__sy_assign(pto__sy *sy)
             base = pto__sy_first_free(bz, u, S, M, lim, fence, &unsure);
         }
         if (base < 0 && M == 1) base = pto__sy_delay_set(sy, order[i], bz, u, lim);
-        else if (unsure) sy->doubt = 1;   /* the CHECK analysis orders that reuse if no chain of flags does */
+        else if (unsure && !pto__sy_chain_sure(sy, order, i, hi, bz, base, M, fence, S, at, cyc, gr->src, gr->dst))
+            sy->doubt = 1;   /* the CHECK analysis orders that reuse if no chain of flags does */
         if (base < 0 && M == 1 && gr->nids == 1 && pto__sy_share(sy, order[i])) continue;
         if (base < 0) { st = pto__sy_fallback(sy, order[i], NULL); continue; }
         if (M < gr->nids) pto__sy_degrade(sy, order[i], M);
