@@ -6592,11 +6592,66 @@ typedef struct pto__pr_comments {
     unsigned char *done;   /* per line: its end-of-line comment is printed */
 } pto__pr_comments;
 
+/* The sync pass's dependency notes, each printed once (review26a L8): a
+   set_flag and its wait_flag (and the ids of one rotation) carry the same
+   note. As the emitted C does (pto__emit_note), a note is printed in full
+   where it first appears in a kernel; the statements right after it with
+   the same note share it, and a later one refers back to it. */
+typedef struct pto__pr_notes {
+    int32_t *first;   /* per interned string: the statement that printed it (-1: none yet); NULL: all in full */
+    int32_t n, last;  /* its length; the note of the statement before (0: none) */
+} pto__pr_notes;
+
+static void pto__pr_notes_init(const pto_module *m, pto__pr_notes *ns)
+{
+    ns->n = m->ctx->n_strs > 0 ? m->ctx->n_strs : 0;
+    ns->first = ns->n ? (int32_t *)pto_alloc(m->ctx, sizeof(int32_t) * (size_t)ns->n) : NULL;
+    ns->last = 0;
+}
+
+/* A new kernel: every note is printed in full again. */
+static void pto__pr_notes_kernel(pto__pr_notes *ns)
+{
+    int32_t i;
+    for (i = 0; ns->first && i < ns->n; i++) ns->first[i] = -1;
+    ns->last = 0;
+}
+
+/* How statement s prints its note: -2 in full, -1 not at all (the
+   statement before printed it), else the statement to refer back to. A
+   statement of another pass than sync keeps its note in full. */
+static int32_t pto__pr_note_use(const pto_module *m, pto__pr_notes *ns, int32_t s)
+{
+    const pto_stmt *st = &m->stmts[s];
+    int32_t note = st->note, prev = ns->last;
+    ns->last = 0;
+    if (!note || st->origin != PTO_BY_SYNC || !ns->first || note < 0 || note >= ns->n) return -2;
+    ns->last = note;
+    if (note == prev && ns->first[note] >= 0) return -1;
+    if (ns->first[note] < 0) {
+        ns->first[note] = s;
+        return -2;
+    }
+    return ns->first[note];
+}
+
+/* "see the set_flag at vadd.pto:10": the statement that printed the note. */
+static void pto__pr_note_ref(const pto_module *m, int32_t see, pto_buf *b)
+{
+    const pto_stmt *st = &m->stmts[see];
+    const char *path = pto_file_name(m->ctx, st->loc.file), *base = path, *p;
+    for (p = path; p && *p; p++)
+        if (*p == '/' || *p == '\\') base = p + 1;
+    pto_buf_printf(b, "see the %s at %s:%d", st->kind == PTO_ST_OP ? pto_opinfo_get((pto_op)st->op)->name : "statement",
+                   base ? base : "?", (int)st->loc.line);
+}
+
 typedef struct pto__pr_printer {
     const pto_module *m;
     pto_buf *b;
     int dump;
     pto__pr_comments *cm;  /* NULL: comments are not kept */
+    pto__pr_notes *notes;  /* the dump's notes (NULL: not a dump) */
 } pto__pr_printer;
 
 static int pto__pr_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
@@ -6669,9 +6724,16 @@ static void pto__pr_dump_note(const pto__pr_printer *pr, int32_t s)
     const pto_stmt *st = &m->stmts[s];
     int any = 0;
     if (!pr->dump) return;
+    if (pr->notes && (st->origin == PTO_BY_USER || !st->note)) pr->notes->last = 0;   /* (no note between) */
     if (st->origin != PTO_BY_USER) {
+        int32_t see = pr->notes ? pto__pr_note_use(m, pr->notes, s) : -2;
         pto_buf_printf(pr->b, "  # by %s", st->origin < 5 ? by[st->origin] : "?");
-        if (st->note) pto_buf_printf(pr->b, ": %s", pto_str(m->ctx, st->note));
+        if (st->note && see == -2) pto_buf_printf(pr->b, ": %s", pto_str(m->ctx, st->note));
+        else if (see == -1) pto_buf_puts(pr->b, ": as the line above");
+        else if (st->note) {
+            pto_buf_puts(pr->b, ": ");
+            pto__pr_note_ref(m, see, pr->b);
+        }
         any = 1;
     }
     if (st->kind == PTO_ST_TILE && st->ref >= 0 && st->ref < m->n_tiles && m->tiles[st->ref].planned) {
@@ -6710,6 +6772,7 @@ static void pto__pr_pbody(const pto__pr_printer *pr, int32_t s, int32_t body, in
     pto__pr_eol(pr, pr->m->stmts[s].loc.line);
     pto_buf_puts(pr->b, "\n");
     pto__pr_pblock(pr, body, depth + 1);
+    if (pr->notes) pr->notes->last = 0;   /* a note above the `}` is not the next line's */
     pto__pr_indent(pr->b, depth);
     pto_buf_puts(pr->b, "}");
 }
@@ -6939,12 +7002,18 @@ static int pto__pr_host_first(const pto_module *m, int32_t h, int32_t k)
 static void pto__pr_pmodule(const pto_module *m, pto_buf *out, int dump, pto__pr_comments *cm)
 {
     pto__pr_printer pr;
+    pto__pr_notes notes;
     int32_t k = 0, h = 0;
     int first = pto__pr_host_first(m, 0, 0);
     pr.m = m;
     pr.b = out;
     pr.dump = dump;
     pr.cm = cm;
+    pr.notes = NULL;
+    if (dump) {
+        pto__pr_notes_init(m, &notes);
+        pr.notes = &notes;
+    }
     if (m->arch != PTO_ARCH_A2A3) {
         /* the comments above the first item stay first: a `# run:` line must */
         pto__pr_comments_before(&pr, first ? m->hosts[0].loc.line : m->n_kernels ? m->kernels[0].loc.line : 0, 0);
@@ -6953,9 +7022,13 @@ static void pto__pr_pmodule(const pto_module *m, pto_buf *out, int dump, pto__pr
     while (k < m->n_kernels || h < m->n_hosts) {   /* in the written order, a blank line between items */
         if (k + h) pto_buf_puts(out, "\n");
         if (pto__pr_host_first(m, h, k)) pto__hs_print_one(&pr, &m->hosts[h++]);
-        else pto__pr_pkernel(&pr, &m->kernels[k++]);
+        else {
+            if (pr.notes) pto__pr_notes_kernel(pr.notes);
+            pto__pr_pkernel(&pr, &m->kernels[k++]);
+        }
     }
     pto__pr_comments_before(&pr, 0, 0);   /* the comments after the last item */
+    if (pr.notes) pto_free(m->ctx, notes.first);
 }
 
 PTODEF void pto_print(const pto_module *m, pto_buf *out) { if (m && out) pto__pr_pmodule(m, out, 0, NULL); }
@@ -21598,12 +21671,14 @@ PTODEF pto_status pto_sync(pto_ctx *ctx, pto_module *m, const pto_sync_desc *des
 
 /* ---- dump ------------------------------------------------------------------------------ */
 
-static void pto__sy_dump_block(const pto_module *m, int32_t blk, int depth, pto_buf *b)
+/* ns: each dependency note once, as in the emitted C (print.c's pto__pr_note_use). */
+static void pto__sy_dump_block(const pto_module *m, int32_t blk, int depth, pto_buf *b, pto__pr_notes *ns)
 {
     int32_t s;
     for (s = m->blocks[blk].head; s >= 0; s = m->stmts[s].next) {
         const pto_stmt *st = &m->stmts[s];
-        if (st->note) pto_buf_printf(b, "%*s# %s\n", 2 * depth, "", pto_str(m->ctx, st->note));
+        int32_t see = pto__pr_note_use(m, ns, s);
+        if (st->note && see == -2) pto_buf_printf(b, "%*s# %s\n", 2 * depth, "", pto_str(m->ctx, st->note));
         pto_buf_printf(b, "%*s", 2 * depth, "");
         switch (st->kind) {
         case PTO_ST_OP: pto__pr_op(m, s, b); break;   /* print.c's: the same .pto text */
@@ -21637,13 +21712,19 @@ static void pto__sy_dump_block(const pto_module *m, int32_t blk, int depth, pto_
         case PTO_ST_SECTION: pto_buf_puts(b, st->ref == PTO_CORE_CUBE ? "cube" : "vector"); break;
         default: break;
         }
+        if (see >= 0) {
+            pto_buf_puts(b, "  # ");
+            pto__pr_note_ref(m, see, b);
+        }
         pto_buf_puts(b, st->body >= 0 ? " {\n" : "\n");
         if (st->body >= 0) {
-            pto__sy_dump_block(m, st->body, depth + 1, b);
+            pto__sy_dump_block(m, st->body, depth + 1, b, ns);
+            ns->last = 0;
             pto_buf_printf(b, "%*s}", 2 * depth, "");
             if (st->orelse >= 0) {
                 pto_buf_puts(b, " else {\n");
-                pto__sy_dump_block(m, st->orelse, depth + 1, b);
+                pto__sy_dump_block(m, st->orelse, depth + 1, b, ns);
+                ns->last = 0;
                 pto_buf_printf(b, "%*s}", 2 * depth, "");
             }
             pto_buf_puts(b, "\n");
@@ -21654,7 +21735,9 @@ static void pto__sy_dump_block(const pto_module *m, int32_t blk, int depth, pto_
 PTODEF void pto_sync_dump(const pto_module *m, pto_buf *out)
 {
     int32_t k, s;
+    pto__pr_notes ns;
     if (!m || !out) return;
+    pto__pr_notes_init(m, &ns);
     for (k = 0; k < m->n_kernels; k++) {
         int nset = 0, nwait = 0, nbar = 0, nall = 0;
         for (s = 0; s < m->n_stmts; s++) {
@@ -21670,8 +21753,10 @@ PTODEF void pto_sync_dump(const pto_module *m, pto_buf *out)
         }
         pto_buf_printf(out, "kernel %s  # sync: %d set_flag, %d wait_flag, %d pipe_barrier (%d PIPE_ALL fallbacks)\n",
                        pto_str(m->ctx, m->kernels[k].name), nset, nwait, nbar, nall);
-        pto__sy_dump_block(m, m->kernels[k].body, 1, out);
+        pto__pr_notes_kernel(&ns);
+        pto__sy_dump_block(m, m->kernels[k].body, 1, out, &ns);
     }
+    pto_free(m->ctx, ns.first);
 }
 /* ---- End file: src/sync.c ---- */
 
@@ -29073,10 +29158,18 @@ PTO_K_FN void pto_h_report(pto_h_run *run, const char *name, const pto_k_report 
     } else {   /* the lines below group the reports that differ in their core only */
         int i, distinct = 0;
         for (i = 0; i < r->nerrors; i++) distinct += !pto_h_repeat(r, i);
-        printf("  simulator   %d report%s", r->nerrors, r->nerrors == 1 ? "" : "s");
-        if (distinct < r->nerrors) printf(", %d distinct", distinct);
-        /* a race repeated by a loop is reported once; past max_errors, none is kept */
-        if (r->suppressed) printf(" (and %d repeats or further reports not kept)", r->suppressed);
+        /* review26a L8: the total, then what the lines below show ("67 reports, 7 distinct (and 189
+           repeats or further reports not kept)" left the reader to add them up). A race a loop
+           repeats is kept once per pair of instructions; past max_errors (100) none is kept, only
+           counted, so a new problem may hide there. */
+        int total = r->nerrors + r->suppressed;
+        printf("  simulator   %d report%s", total, total == 1 ? "" : "s");
+        if (distinct < total) {
+            printf(" in all, %d distinct (below; the others repeat %s on other cores or in later iterations", distinct,
+                   distinct == 1 ? "it" : "them");
+            if (r->nerrors >= 100) printf(", or come after the first 100, which alone were kept");
+            printf(")");
+        }
         /* the run's error is the division (the result line): these may be its knock-ons */
         if (divzero) printf("; they may follow from the division by zero above (the kernel took 0 for it)");
         printf("\n");
