@@ -111,8 +111,40 @@ PTODEF void pto_print_expr(const pto_module *m, int32_t expr, pto_buf *out)
     if (m && out) pto__pr_pexpr(m, expr, 0, out);
 }
 
-/* The shortest %g form that reads back to the same double, with a '.',
-   'e', 'inf' or 'nan' in it so that it reads back as a float. */
+/* The shortest %g text s of a double, in plain decimal when its exponent
+   is in [-5, 15] (review26a L3: 100.0 printed as 1e+02): the same digits
+   with the point moved, so it reads back to the same value (strtod rounds
+   "100000" as it rounds "1e+05"); others keep the exponent (1e+16, 1e-06),
+   which is the shorter there. s must hold 48 bytes or it stays as it is. */
+static void pto__pr_float_plain(char *s, size_t size)
+{
+    char dig[24], out[48];
+    const char *e = strchr(s, 'e'), *p;
+    int neg = s[0] == '-', nd = 0, x, i, n = 0;
+    if (!e || size < sizeof out) return;
+    x = atoi(e + 1);
+    if (x < -5 || x > 15) return;
+    for (p = s + neg; p < e; p++)
+        if (*p >= '0' && *p <= '9' && nd < 20) dig[nd++] = *p;
+    if (neg) out[n++] = '-';
+    if (x < 0) {   /* 0.000ddd */
+        out[n++] = '0';
+        out[n++] = '.';
+        for (i = 0; i < -x - 1; i++) out[n++] = '0';
+        for (i = 0; i < nd; i++) out[n++] = dig[i];
+    } else {   /* ddd00 or dd.ddd */
+        for (i = 0; i <= x || i < nd; i++) {
+            if (i == x + 1) out[n++] = '.';
+            out[n++] = i < nd ? dig[i] : '0';
+        }
+    }
+    out[n] = 0;
+    memcpy(s, out, (size_t)n + 1);
+}
+
+/* The shortest %g form that reads back to the same double, in plain
+   decimal when that is short (pto__pr_float_plain), with a '.', 'e', 'inf'
+   or 'nan' in it so that it reads back as a float. */
 static void pto__pr_fmt_double(double v, char *out, size_t size)
 {
     int prec;
@@ -123,6 +155,7 @@ static void pto__pr_fmt_double(double v, char *out, size_t size)
         snprintf(out, size, "%.*g", prec, v);
         if (strtod(out, NULL) == v) break;
     }
+    pto__pr_float_plain(out, size);
     if (!strpbrk(out, ".e")) {
         size_t n = strlen(out);
         if (n + 3 <= size) memcpy(out + n, ".0", 3);
