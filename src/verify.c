@@ -2897,6 +2897,53 @@ static void pto__vpipe_balance(pto__verifier *v, const pto_kernel *k)
     }
 }
 
+/* A pipe that no tpush / tpop / tfree names is a warning, as an unused
+   host param is (review26b L3): it still holds its cross-core flag ids,
+   its rings in the GM pipe buffer and its local slots in UB / L1, which
+   the other pipes and tiles of the kernel may need. Said only of a kernel
+   without errors (a bad pipe declaration is reason enough). */
+static void pto__vpipe_unused(pto__verifier *v)
+{
+    const pto_module *m = v->m;
+    uint32_t used = 0;
+    int32_t s, i;
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_stmt *st = &m->stmts[s];
+        int a;
+        if (st->kind != PTO_ST_OP || (st->op != PTO_OP_TPUSH && st->op != PTO_OP_TPOP && st->op != PTO_OP_TFREE) ||
+            st->block < 0 || st->block >= m->n_blocks || m->blocks[st->block].kernel != v->kernel)
+            continue;
+        for (a = 0; a < st->nargs && a < 4; a++) {   /* (tpush q, t / tpop t, q / tfree q) */
+            const pto_operand *o = &m->operands[st->arg0 + a];
+            if (o->kind == PTO_O_CVPIPE && o->ref >= 0 && o->ref < m->n_cvpipes && m->cvpipes[o->ref].ring >= 0 &&
+                m->cvpipes[o->ref].ring < 32)
+                used |= 1u << m->cvpipes[o->ref].ring;
+        }
+    }
+    for (i = 0; i < m->n_cvpipes; i++) {
+        const pto_cvpipe *q = &m->cvpipes[i];
+        int64_t ub = (int64_t)q->local_slot_num * pto_plan_pipe_slot_bytes(q, PTO_VEC);
+        int64_t l1 = (int64_t)q->local_slot_num * pto_plan_pipe_slot_bytes(q, PTO_MAT);
+        char room[200], gm[80];
+        if (q->kernel != v->kernel || q->ring < 0 || q->ring >= 32 || (used >> q->ring & 1)) continue;
+        if (ub && l1)
+            snprintf(room, sizeof room, "%lld B of each vector core's UB and %lld B of the cube's L1", (long long)ub,
+                     (long long)l1);
+        else
+            snprintf(room, sizeof room, "%lld B of %s", (long long)(ub ? ub : l1),
+                     ub ? "each vector core's UB" : "the cube's L1");
+        if (m->arch == PTO_ARCH_A2A3)   /* (a2a3's rings live in the GM pipe buffer; a5 has none) */
+            snprintf(gm, sizeof gm, ", %lld B per block of the GM pipe buffer", (long long)pto_cvpipe_gm_bytes(q));
+        else
+            gm[0] = 0;
+        pto_warning(v->ctx, q->loc,
+                    "pipe '%s' of kernel '%s' is never pushed or popped, but it still takes %d cross-core flag ids "
+                    "(of %d)%s and %d local slot%s, %s: delete it",
+                    pto__vname(v, q->name), pto__vname(v, v->m->kernels[v->kernel].name), q->dir == PTO_BOTH ? 4 : 2,
+                    m->arch == PTO_ARCH_A2A3 ? 12 : 16, gm, (int)q->local_slot_num, q->local_slot_num == 1 ? "" : "s", room);
+    }
+}
+
 static void pto__vpipes(pto__verifier *v, const pto_kernel *k)
 {
     const pto_module *m = v->m;
@@ -3760,6 +3807,7 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
         }
     }
     if (!v->internal) pto__vpipes(v, k);
+    if (!v->internal && k->kind == PTO_KK_MIX && v->m->n_cvpipes > 0 && v->ctx->n_errors == ne0) pto__vpipe_unused(v);
     /* the GM checks between cores: a kernel that waits on a signal may order them, and is left out */
     if (!v->internal && !v->malformed && (v->nblocks > 1 || k->kind == PTO_KK_MIX) && !pto__vwaits(v->m, k->body, 0)) {
         if (v->nblocks > 1) pto__vsame_window(v, k->body, PTO_E_BLOCK, 0);

@@ -897,5 +897,16 @@ for n in 7 15; do
     sed "s/slots(5) local_slots(1)/slots($n) local_slots(1)/" tests/diag/odd_slots.pto >$out/slots_$n.pto
     expect "slots($n): refused" 1 "slots\($n\) is odd and more than 3" $ptoc check $out/slots_$n.pto
 done
+# ---- a pipe no tpush / tpop / tfree names: a warning with what it holds (review26b L3: two unused
+# 'both' pipes passed check silently while holding 8 of the 12 flag ids); the used one draws none,
+# and the kernel still runs; a5 has no GM pipe buffer to name ----
+expect "unused pipe: both" 0 "^tests/diag/unused_pipe.pto:4:8: warning: pipe 'spare' of kernel 'unused_pipe' is never pushed or popped, but it still takes 4 cross-core flag ids \\(of 12\\), 131072 B per block of the GM pipe buffer and 2 local slots, 16384 B of each vector core's UB and 32768 B of the cube's L1: delete it$" \
+    $ptoc check tests/diag/unused_pipe.pto
+holds "unused pipe: v2c, 1 local slot in L1" "^tests/diag/unused_pipe.pto:6:8: warning: pipe 'idle' .* 2 cross-core flag ids \\(of 12\\), 32768 B per block of the GM pipe buffer and 1 local slot, 16384 B of the cube's L1: delete it$"
+lacks "unused pipe: the used one is not named" "pipe 'q'"
+if [ "$(grep -c warning $out/log)" = 2 ]; then ok "unused pipe: two warnings"; else bad "unused pipe: two warnings"; fi
+{ echo "arch a5"; cat tests/diag/unused_pipe.pto; } >$out/unused_a5.pto
+expect "unused pipe on a5: no GM buffer" 0 "pipe 'spare' .* 4 cross-core flag ids \\(of 16\\) and 2 local slots, " $ptoc check $out/unused_a5.pto
+expect "unused pipe: runs" 0 "^  simulator   no reports" $ptoc run tests/diag/unused_pipe.pto
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
