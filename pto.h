@@ -9063,8 +9063,67 @@ static int pto__vsignal(pto__verifier *v, const char *opname, const pto_operand 
     return 1;
 }
 
+/* *d = a - b when that is a constant (a and b name the same terms in the
+   same order, or none): 1, else 0 (unknown: no claim). */
+static int pto__vform_delta(const pto__vform *a, const pto__vform *b, int64_t *d)
+{
+    int i;
+    if (!a->ok || !b->ok || a->n != b->n) return 0;
+    for (i = 0; i < a->n && i < PTO__VK; i++)
+        if (a->var[i] != b->var[i] || a->k[i] != b->k[i]) return 0;
+    if ((b->c < 0 && a->c > INT64_MAX + b->c) || (b->c > 0 && a->c < INT64_MIN + b->c)) return 0;
+    *d = a->c - b->c;
+    return 1;
+}
+
+/* GM operand o's row / col (i 0 / 1) or peer rank (2) as a form; quiet (the
+   window's own checks said what is wrong with it). */
+static void pto__vquiet_form(pto__verifier *v, const pto_operand *o, int i, pto__vform *f)
+{
+    int32_t nd = v->ctx->n_diags, ne = v->ctx->n_errors;
+    pto__vexpr(v, o->e[i], 0, f, 0);
+    pto__diag_truncate(v->ctx, nd, ne);
+}
+
+/* The two windows of a tput / tget on the same copy of one tensor that
+   overlap on every rank (review26b L6: `tget x[0, 0], x@rank[4, 0], 8, 64`
+   passed check and failed only in the interpreter, with this message): the
+   same tensor, the same copy (neither or `@rank` names a peer, or the two
+   peer expressions differ by 0) and row / col offsets a constant apart by
+   less than the extents. Windows that only some values make overlap are
+   left to the run. */
+static void pto__vxfer_overlap(pto__verifier *v, const pto__vop *op, const char *name, const int64_t ext[2])
+{
+    const pto_operand *d = op->o[0], *a = op->o[1];
+    pto__vform fd, fa;
+    int64_t delta[2];
+    int i, own_d, own_a;
+    if (d->ref != a->ref) return;
+    own_d = d->e[2] < 0 || v->m->exprs[d->e[2]].kind == PTO_E_RANK;
+    own_a = a->e[2] < 0 || v->m->exprs[a->e[2]].kind == PTO_E_RANK;
+    if (!own_d || !own_a) {
+        int64_t dr;
+        if (own_d || own_a) return;
+        pto__vquiet_form(v, d, 2, &fd);
+        pto__vquiet_form(v, a, 2, &fa);
+        if (!pto__vform_delta(&fd, &fa, &dr) || dr != 0) return;
+    }
+    for (i = 0; i < 2; i++) {
+        pto__vquiet_form(v, d, i, &fd);
+        pto__vquiet_form(v, a, i, &fa);
+        if (!pto__vform_delta(&fd, &fa, &delta[i]) || delta[i] <= -ext[i] || delta[i] >= ext[i]) return;
+    }
+    pto_error(v->ctx, v->m->stmts[op->s].loc,
+              "%s: the source and destination windows overlap: both are of the same copy of '%s', and the %lld x %lld "
+              "windows are %lld row%s and %lld col%s apart (copy through a tile, or use windows apart)",
+              name, pto__vname(v, v->m->params[d->ref].name), (long long)ext[0], (long long)ext[1],
+              (long long)(delta[0] < 0 ? -delta[0] : delta[0]), delta[0] == 1 || delta[0] == -1 ? "" : "s",
+              (long long)(delta[1] < 0 ? -delta[1] : delta[1]), delta[1] == 1 || delta[1] == -1 ? "" : "s");
+}
+
 /* tput X@p[r, c], Y[r, c], ROWS, COLS (tget: the remote side is Y): same
-   dtype, ROWS and COLS constant and positive, both windows inside. */
+   dtype, ROWS and COLS constant and positive, both windows inside, not
+   overlapping on one copy. */
 static void pto__vxfer(pto__verifier *v, const pto__vop *op, const char *name)
 {
     const pto_param *d = &v->m->params[op->o[0]->ref], *a = &v->m->params[op->o[1]->ref];
@@ -9083,6 +9142,7 @@ static void pto__vxfer(pto__verifier *v, const pto__vop *op, const char *name)
     }
     pto__vcomm_window(v, op->o[0], ext[0], ext[1]);
     pto__vcomm_window(v, op->o[1], ext[0], ext[1]);
+    pto__vxfer_overlap(v, op, name, ext);
 }
 
 /* Signal cell [0, 0] of a tensor that an allreduce of the kernel uses as its

@@ -908,5 +908,24 @@ if [ "$(grep -c warning $out/log)" = 2 ]; then ok "unused pipe: two warnings"; e
 { echo "arch a5"; cat tests/diag/unused_pipe.pto; } >$out/unused_a5.pto
 expect "unused pipe on a5: no GM buffer" 0 "pipe 'spare' .* 4 cross-core flag ids \\(of 16\\) and 2 local slots, " $ptoc check $out/unused_a5.pto
 expect "unused pipe: runs" 0 "^  simulator   no reports" $ptoc run tests/diag/unused_pipe.pto
+# ---- a tput / tget whose two windows overlap on one copy on every rank is a check error (tests/bad:
+# tget_overlap, tput_overlap_loop); windows that touch, another rank's copy, two tensors or windows
+# only some values make overlap are not (review26b L6) ----
+cat >$out/xfer_apart.pto <<'EOF'
+kernel xfer_apart(inout x: f32[64, 64] window, inout w: f32[64, 64] window, inout sig: i32[1, 8] window,
+                  scalar s: i32) vector ranks {
+  tget x[0, 0], x@rank[8, 0], 8, 64
+  tput x@rank[16, 32], x[16, 0], 8, 32
+  tget x[24, 0], x@((rank + 1) % nranks)[28, 0], 8, 64
+  tget w[0, 0], x@rank[0, 0], 8, 64
+  tget x[40, 0], x@rank[s, 0], 8, 64
+}
+EOF
+if $ptoc check $out/xfer_apart.pto >$out/log 2>&1 && ! [ -s $out/log ]; then
+    ok "xfer: windows apart, a peer's copy, two tensors, a run-time row: no diagnostic"
+else bad "xfer: windows apart, a peer's copy, two tensors, a run-time row: no diagnostic"; fi
+expect "xfer: ptoc run stops there, before the interpreter" 1 "^tests/bad/tget_overlap.pto:4:3: error: tget: the source and destination windows overlap: " \
+    $ptoc run --ranks 2 tests/bad/tget_overlap.pto
+lacks "xfer: ... so no run" "^  result"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
