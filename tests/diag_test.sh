@@ -927,5 +927,12 @@ else bad "xfer: windows apart, a peer's copy, two tensors, a run-time row: no di
 expect "xfer: ptoc run stops there, before the interpreter" 1 "^tests/bad/tget_overlap.pto:4:3: error: tget: the source and destination windows overlap: " \
     $ptoc run --ranks 2 tests/bad/tget_overlap.pto
 lacks "xfer: ... so no run" "^  result"
+# ---- a peer rank outside [0, nranks): one report per access, the access dropped (review26b L4:
+# the put landed on the core's own copy and raced with the previous rank's put there) ----
+expect "bad rank: reported" 1 "^    bad_rank.pto:8: error: rank 3 of y@3 is outside \\[0, 3\\) \\(rank 2 block 0 aiv0\\)$" \
+    $ptoc run tests/diag/bad_rank.pto
+holds "bad rank: the notify and the get too" "^  simulator   3 reports$"
+lacks "bad rank: no follow-on race" "race on gm"
+lacks "bad rank: a dropped get leaves no uninitialised tile" "uninitialised"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -325,6 +325,10 @@ struct pto_k_device {
     pto_k__tproc *tproc;       /* trace processes (cores) of every launch so far */
     int ntproc, captproc, ntlaunch;
     int64_t trace_t0;          /* where this launch starts on the trace's time axis */
+    /* what pto_k_gm_at gives for a rank outside [0, nranks) once it has said so: an access
+       to it is dropped (no data, no race record), so no follow-on report of a copy it was
+       not meant for (review26b L4: it used to land on the core's own copy and race there) */
+    pto_k_gm nowhere;
     int oom;
 };
 
