@@ -1761,7 +1761,9 @@ static int sw_run_one(sweep *s, const sw_defs *defs, const char *bin, const char
             if (strncmp(line + 14, "no reference", 12) == 0 || strncmp(line + 14, "not run", 7) == 0) noref = 1;
             else if (strncmp(line + 14, "match", 5) != 0) mismatch = 1;
         } else if (strncmp(line, "  simulator   ", 14) == 0 && line[14] >= '0' && line[14] <= '9') {
-            reports += atoi(line + 14);
+            /* "256 reports in all, 7 distinct (below; ...)": the row counts the distinct ones, the lines shown */
+            const char *d = strstr(line, " in all, ");
+            reports += d && (!end || d < end) ? atoi(d + 9) : atoi(line + 14);
             insim = 1;
             continue;
         } else if (insim && sw_bug_report(line, end)) {
