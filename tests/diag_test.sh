@@ -934,5 +934,9 @@ expect "bad rank: reported" 1 "^    bad_rank.pto:8: error: rank 3 of y@3 is outs
 holds "bad rank: the notify and the get too" "^  simulator   3 reports$"
 lacks "bad rank: no follow-on race" "race on gm"
 lacks "bad rank: a dropped get leaves no uninitialised tile" "uninitialised"
+# ... and a wait for the notify that went nowhere stops its core with no deadlock report of its own
+expect "bad rank: the partner's missing notify" 1 "^    ranks_pairs.pto:7: error: rank 3 of sig@3 is outside \\[0, 3\\)" \
+    $ptoc run --ranks 3 tests/sweep/ranks_pairs.pto
+lacks "bad rank: no follow-on deadlock" "deadlock"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

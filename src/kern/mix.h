@@ -619,6 +619,7 @@ PTO_K_FN pto_k_gm *pto_k_gm_at(pto_k_core *c, const char *src, pto_k_gm *g, int6
     if (rank < 0 || rank >= g->npeers) {
         pto_k__ierr(c, &ins, PTO_K_E_BOUNDS, "rank %lld of %s@%lld is outside [0, %d)", (long long)rank,
                     g->name ? g->name : "?", (long long)rank, g->npeers);
+        c->dev->dropped++;
         return &c->dev->nowhere;   /* the access is dropped (pto_k__nowhere) */
     }
     return g->peers[rank];
