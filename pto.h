@@ -6475,8 +6475,40 @@ PTODEF void pto_print_expr(const pto_module *m, int32_t expr, pto_buf *out)
     if (m && out) pto__pr_pexpr(m, expr, 0, out);
 }
 
-/* The shortest %g form that reads back to the same double, with a '.',
-   'e', 'inf' or 'nan' in it so that it reads back as a float. */
+/* The shortest %g text s of a double, in plain decimal when its exponent
+   is in [-5, 15] (review26a L3: 100.0 printed as 1e+02): the same digits
+   with the point moved, so it reads back to the same value (strtod rounds
+   "100000" as it rounds "1e+05"); others keep the exponent (1e+16, 1e-06),
+   which is the shorter there. s must hold 48 bytes or it stays as it is. */
+static void pto__pr_float_plain(char *s, size_t size)
+{
+    char dig[24], out[48];
+    const char *e = strchr(s, 'e'), *p;
+    int neg = s[0] == '-', nd = 0, x, i, n = 0;
+    if (!e || size < sizeof out) return;
+    x = atoi(e + 1);
+    if (x < -5 || x > 15) return;
+    for (p = s + neg; p < e; p++)
+        if (*p >= '0' && *p <= '9' && nd < 20) dig[nd++] = *p;
+    if (neg) out[n++] = '-';
+    if (x < 0) {   /* 0.000ddd */
+        out[n++] = '0';
+        out[n++] = '.';
+        for (i = 0; i < -x - 1; i++) out[n++] = '0';
+        for (i = 0; i < nd; i++) out[n++] = dig[i];
+    } else {   /* ddd00 or dd.ddd */
+        for (i = 0; i <= x || i < nd; i++) {
+            if (i == x + 1) out[n++] = '.';
+            out[n++] = i < nd ? dig[i] : '0';
+        }
+    }
+    out[n] = 0;
+    memcpy(s, out, (size_t)n + 1);
+}
+
+/* The shortest %g form that reads back to the same double, in plain
+   decimal when that is short (pto__pr_float_plain), with a '.', 'e', 'inf'
+   or 'nan' in it so that it reads back as a float. */
 static void pto__pr_fmt_double(double v, char *out, size_t size)
 {
     int prec;
@@ -6487,6 +6519,7 @@ static void pto__pr_fmt_double(double v, char *out, size_t size)
         snprintf(out, size, "%.*g", prec, v);
         if (strtod(out, NULL) == v) break;
     }
+    pto__pr_float_plain(out, size);
     if (!strpbrk(out, ".e")) {
         size_t n = strlen(out);
         if (n + 3 <= size) memcpy(out + n, ".0", 3);
@@ -6613,11 +6646,66 @@ typedef struct pto__pr_comments {
     unsigned char *done;   /* per line: its end-of-line comment is printed */
 } pto__pr_comments;
 
+/* The sync pass's dependency notes, each printed once (review26a L8): a
+   set_flag and its wait_flag (and the ids of one rotation) carry the same
+   note. As the emitted C does (pto__emit_note), a note is printed in full
+   where it first appears in a kernel; the statements right after it with
+   the same note share it, and a later one refers back to it. */
+typedef struct pto__pr_notes {
+    int32_t *first;   /* per interned string: the statement that printed it (-1: none yet); NULL: all in full */
+    int32_t n, last;  /* its length; the note of the statement before (0: none) */
+} pto__pr_notes;
+
+static void pto__pr_notes_init(const pto_module *m, pto__pr_notes *ns)
+{
+    ns->n = m->ctx->n_strs > 0 ? m->ctx->n_strs : 0;
+    ns->first = ns->n ? (int32_t *)pto_alloc(m->ctx, sizeof(int32_t) * (size_t)ns->n) : NULL;
+    ns->last = 0;
+}
+
+/* A new kernel: every note is printed in full again. */
+static void pto__pr_notes_kernel(pto__pr_notes *ns)
+{
+    int32_t i;
+    for (i = 0; ns->first && i < ns->n; i++) ns->first[i] = -1;
+    ns->last = 0;
+}
+
+/* How statement s prints its note: -2 in full, -1 not at all (the
+   statement before printed it), else the statement to refer back to. A
+   statement of another pass than sync keeps its note in full. */
+static int32_t pto__pr_note_use(const pto_module *m, pto__pr_notes *ns, int32_t s)
+{
+    const pto_stmt *st = &m->stmts[s];
+    int32_t note = st->note, prev = ns->last;
+    ns->last = 0;
+    if (!note || st->origin != PTO_BY_SYNC || !ns->first || note < 0 || note >= ns->n) return -2;
+    ns->last = note;
+    if (note == prev && ns->first[note] >= 0) return -1;
+    if (ns->first[note] < 0) {
+        ns->first[note] = s;
+        return -2;
+    }
+    return ns->first[note];
+}
+
+/* "see the set_flag at vadd.pto:10": the statement that printed the note. */
+static void pto__pr_note_ref(const pto_module *m, int32_t see, pto_buf *b)
+{
+    const pto_stmt *st = &m->stmts[see];
+    const char *path = pto_file_name(m->ctx, st->loc.file), *base = path, *p;
+    for (p = path; p && *p; p++)
+        if (*p == '/' || *p == '\\') base = p + 1;
+    pto_buf_printf(b, "see the %s at %s:%d", st->kind == PTO_ST_OP ? pto_opinfo_get((pto_op)st->op)->name : "statement",
+                   base ? base : "?", (int)st->loc.line);
+}
+
 typedef struct pto__pr_printer {
     const pto_module *m;
     pto_buf *b;
     int dump;
     pto__pr_comments *cm;  /* NULL: comments are not kept */
+    pto__pr_notes *notes;  /* the dump's notes (NULL: not a dump) */
 } pto__pr_printer;
 
 static int pto__pr_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
@@ -6690,9 +6778,16 @@ static void pto__pr_dump_note(const pto__pr_printer *pr, int32_t s)
     const pto_stmt *st = &m->stmts[s];
     int any = 0;
     if (!pr->dump) return;
+    if (pr->notes && (st->origin == PTO_BY_USER || !st->note)) pr->notes->last = 0;   /* (no note between) */
     if (st->origin != PTO_BY_USER) {
+        int32_t see = pr->notes ? pto__pr_note_use(m, pr->notes, s) : -2;
         pto_buf_printf(pr->b, "  # by %s", st->origin < 5 ? by[st->origin] : "?");
-        if (st->note) pto_buf_printf(pr->b, ": %s", pto_str(m->ctx, st->note));
+        if (st->note && see == -2) pto_buf_printf(pr->b, ": %s", pto_str(m->ctx, st->note));
+        else if (see == -1) pto_buf_puts(pr->b, ": as the line above");
+        else if (st->note) {
+            pto_buf_puts(pr->b, ": ");
+            pto__pr_note_ref(m, see, pr->b);
+        }
         any = 1;
     }
     if (st->kind == PTO_ST_TILE && st->ref >= 0 && st->ref < m->n_tiles && m->tiles[st->ref].planned) {
@@ -6731,6 +6826,7 @@ static void pto__pr_pbody(const pto__pr_printer *pr, int32_t s, int32_t body, in
     pto__pr_eol(pr, pr->m->stmts[s].loc.line);
     pto_buf_puts(pr->b, "\n");
     pto__pr_pblock(pr, body, depth + 1);
+    if (pr->notes) pr->notes->last = 0;   /* a note above the `}` is not the next line's */
     pto__pr_indent(pr->b, depth);
     pto_buf_puts(pr->b, "}");
 }
@@ -6960,12 +7056,18 @@ static int pto__pr_host_first(const pto_module *m, int32_t h, int32_t k)
 static void pto__pr_pmodule(const pto_module *m, pto_buf *out, int dump, pto__pr_comments *cm)
 {
     pto__pr_printer pr;
+    pto__pr_notes notes;
     int32_t k = 0, h = 0;
     int first = pto__pr_host_first(m, 0, 0);
     pr.m = m;
     pr.b = out;
     pr.dump = dump;
     pr.cm = cm;
+    pr.notes = NULL;
+    if (dump) {
+        pto__pr_notes_init(m, &notes);
+        pr.notes = &notes;
+    }
     if (m->arch != PTO_ARCH_A2A3) {
         /* the comments above the first item stay first: a `# run:` line must */
         pto__pr_comments_before(&pr, first ? m->hosts[0].loc.line : m->n_kernels ? m->kernels[0].loc.line : 0, 0);
@@ -6974,9 +7076,13 @@ static void pto__pr_pmodule(const pto_module *m, pto_buf *out, int dump, pto__pr
     while (k < m->n_kernels || h < m->n_hosts) {   /* in the written order, a blank line between items */
         if (k + h) pto_buf_puts(out, "\n");
         if (pto__pr_host_first(m, h, k)) pto__hs_print_one(&pr, &m->hosts[h++]);
-        else pto__pr_pkernel(&pr, &m->kernels[k++]);
+        else {
+            if (pr.notes) pto__pr_notes_kernel(pr.notes);
+            pto__pr_pkernel(&pr, &m->kernels[k++]);
+        }
     }
     pto__pr_comments_before(&pr, 0, 0);   /* the comments after the last item */
+    if (pr.notes) pto_free(m->ctx, notes.first);
 }
 
 PTODEF void pto_print(const pto_module *m, pto_buf *out) { if (m && out) pto__pr_pmodule(m, out, 0, NULL); }
@@ -9014,8 +9120,67 @@ static int pto__vsignal(pto__verifier *v, const char *opname, const pto_operand 
     return 1;
 }
 
+/* *d = a - b when that is a constant (a and b name the same terms in the
+   same order, or none): 1, else 0 (unknown: no claim). */
+static int pto__vform_delta(const pto__vform *a, const pto__vform *b, int64_t *d)
+{
+    int i;
+    if (!a->ok || !b->ok || a->n != b->n) return 0;
+    for (i = 0; i < a->n && i < PTO__VK; i++)
+        if (a->var[i] != b->var[i] || a->k[i] != b->k[i]) return 0;
+    if ((b->c < 0 && a->c > INT64_MAX + b->c) || (b->c > 0 && a->c < INT64_MIN + b->c)) return 0;
+    *d = a->c - b->c;
+    return 1;
+}
+
+/* GM operand o's row / col (i 0 / 1) or peer rank (2) as a form; quiet (the
+   window's own checks said what is wrong with it). */
+static void pto__vquiet_form(pto__verifier *v, const pto_operand *o, int i, pto__vform *f)
+{
+    int32_t nd = v->ctx->n_diags, ne = v->ctx->n_errors;
+    pto__vexpr(v, o->e[i], 0, f, 0);
+    pto__diag_truncate(v->ctx, nd, ne);
+}
+
+/* The two windows of a tput / tget on the same copy of one tensor that
+   overlap on every rank (review26b L6: `tget x[0, 0], x@rank[4, 0], 8, 64`
+   passed check and failed only in the interpreter, with this message): the
+   same tensor, the same copy (neither or `@rank` names a peer, or the two
+   peer expressions differ by 0) and row / col offsets a constant apart by
+   less than the extents. Windows that only some values make overlap are
+   left to the run. */
+static void pto__vxfer_overlap(pto__verifier *v, const pto__vop *op, const char *name, const int64_t ext[2])
+{
+    const pto_operand *d = op->o[0], *a = op->o[1];
+    pto__vform fd, fa;
+    int64_t delta[2];
+    int i, own_d, own_a;
+    if (d->ref != a->ref) return;
+    own_d = d->e[2] < 0 || v->m->exprs[d->e[2]].kind == PTO_E_RANK;
+    own_a = a->e[2] < 0 || v->m->exprs[a->e[2]].kind == PTO_E_RANK;
+    if (!own_d || !own_a) {
+        int64_t dr;
+        if (own_d || own_a) return;
+        pto__vquiet_form(v, d, 2, &fd);
+        pto__vquiet_form(v, a, 2, &fa);
+        if (!pto__vform_delta(&fd, &fa, &dr) || dr != 0) return;
+    }
+    for (i = 0; i < 2; i++) {
+        pto__vquiet_form(v, d, i, &fd);
+        pto__vquiet_form(v, a, i, &fa);
+        if (!pto__vform_delta(&fd, &fa, &delta[i]) || delta[i] <= -ext[i] || delta[i] >= ext[i]) return;
+    }
+    pto_error(v->ctx, v->m->stmts[op->s].loc,
+              "%s: the source and destination windows overlap: both are of the same copy of '%s', and the %lld x %lld "
+              "windows are %lld row%s and %lld col%s apart (copy through a tile, or use windows apart)",
+              name, pto__vname(v, v->m->params[d->ref].name), (long long)ext[0], (long long)ext[1],
+              (long long)(delta[0] < 0 ? -delta[0] : delta[0]), delta[0] == 1 || delta[0] == -1 ? "" : "s",
+              (long long)(delta[1] < 0 ? -delta[1] : delta[1]), delta[1] == 1 || delta[1] == -1 ? "" : "s");
+}
+
 /* tput X@p[r, c], Y[r, c], ROWS, COLS (tget: the remote side is Y): same
-   dtype, ROWS and COLS constant and positive, both windows inside. */
+   dtype, ROWS and COLS constant and positive, both windows inside, not
+   overlapping on one copy. */
 static void pto__vxfer(pto__verifier *v, const pto__vop *op, const char *name)
 {
     const pto_param *d = &v->m->params[op->o[0]->ref], *a = &v->m->params[op->o[1]->ref];
@@ -9034,6 +9199,7 @@ static void pto__vxfer(pto__verifier *v, const pto__vop *op, const char *name)
     }
     pto__vcomm_window(v, op->o[0], ext[0], ext[1]);
     pto__vcomm_window(v, op->o[1], ext[0], ext[1]);
+    pto__vxfer_overlap(v, op, name, ext);
 }
 
 /* Signal cell [0, 0] of a tensor that an allreduce of the kernel uses as its
@@ -9985,6 +10151,53 @@ static void pto__vpipe_balance(pto__verifier *v, const pto_kernel *k)
     }
 }
 
+/* A pipe that no tpush / tpop / tfree names is a warning, as an unused
+   host param is (review26b L3): it still holds its cross-core flag ids,
+   its rings in the GM pipe buffer and its local slots in UB / L1, which
+   the other pipes and tiles of the kernel may need. Said only of a kernel
+   without errors (a bad pipe declaration is reason enough). */
+static void pto__vpipe_unused(pto__verifier *v)
+{
+    const pto_module *m = v->m;
+    uint32_t used = 0;
+    int32_t s, i;
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_stmt *st = &m->stmts[s];
+        int a;
+        if (st->kind != PTO_ST_OP || (st->op != PTO_OP_TPUSH && st->op != PTO_OP_TPOP && st->op != PTO_OP_TFREE) ||
+            st->block < 0 || st->block >= m->n_blocks || m->blocks[st->block].kernel != v->kernel)
+            continue;
+        for (a = 0; a < st->nargs && a < 4; a++) {   /* (tpush q, t / tpop t, q / tfree q) */
+            const pto_operand *o = &m->operands[st->arg0 + a];
+            if (o->kind == PTO_O_CVPIPE && o->ref >= 0 && o->ref < m->n_cvpipes && m->cvpipes[o->ref].ring >= 0 &&
+                m->cvpipes[o->ref].ring < 32)
+                used |= 1u << m->cvpipes[o->ref].ring;
+        }
+    }
+    for (i = 0; i < m->n_cvpipes; i++) {
+        const pto_cvpipe *q = &m->cvpipes[i];
+        int64_t ub = (int64_t)q->local_slot_num * pto_plan_pipe_slot_bytes(q, PTO_VEC);
+        int64_t l1 = (int64_t)q->local_slot_num * pto_plan_pipe_slot_bytes(q, PTO_MAT);
+        char room[200], gm[80];
+        if (q->kernel != v->kernel || q->ring < 0 || q->ring >= 32 || (used >> q->ring & 1)) continue;
+        if (ub && l1)
+            snprintf(room, sizeof room, "%lld B of each vector core's UB and %lld B of the cube's L1", (long long)ub,
+                     (long long)l1);
+        else
+            snprintf(room, sizeof room, "%lld B of %s", (long long)(ub ? ub : l1),
+                     ub ? "each vector core's UB" : "the cube's L1");
+        if (m->arch == PTO_ARCH_A2A3)   /* (a2a3's rings live in the GM pipe buffer; a5 has none) */
+            snprintf(gm, sizeof gm, ", %lld B per block of the GM pipe buffer", (long long)pto_cvpipe_gm_bytes(q));
+        else
+            gm[0] = 0;
+        pto_warning(v->ctx, q->loc,
+                    "pipe '%s' of kernel '%s' is never pushed or popped, but it still takes %d cross-core flag ids "
+                    "(of %d)%s and %d local slot%s, %s: delete it",
+                    pto__vname(v, q->name), pto__vname(v, v->m->kernels[v->kernel].name), q->dir == PTO_BOTH ? 4 : 2,
+                    m->arch == PTO_ARCH_A2A3 ? 12 : 16, gm, (int)q->local_slot_num, q->local_slot_num == 1 ? "" : "s", room);
+    }
+}
+
 static void pto__vpipes(pto__verifier *v, const pto_kernel *k)
 {
     const pto_module *m = v->m;
@@ -10885,6 +11098,7 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
         }
     }
     if (!v->internal) pto__vpipes(v, k);
+    if (!v->internal && k->kind == PTO_KK_MIX && v->m->n_cvpipes > 0 && v->ctx->n_errors == ne0) pto__vpipe_unused(v);
     /* the GM checks between cores: a kernel that waits on a signal may order them, and is left out */
     if (!v->internal && !v->malformed && (v->nblocks > 1 || k->kind == PTO_KK_MIX) &&
         !(v->waits_unsure ? pto__vwaits(v->m, k->body, 0) : v->waits)) {
@@ -21816,12 +22030,14 @@ PTODEF pto_status pto_sync(pto_ctx *ctx, pto_module *m, const pto_sync_desc *des
 
 /* ---- dump ------------------------------------------------------------------------------ */
 
-static void pto__sy_dump_block(const pto_module *m, int32_t blk, int depth, pto_buf *b)
+/* ns: each dependency note once, as in the emitted C (print.c's pto__pr_note_use). */
+static void pto__sy_dump_block(const pto_module *m, int32_t blk, int depth, pto_buf *b, pto__pr_notes *ns)
 {
     int32_t s;
     for (s = m->blocks[blk].head; s >= 0; s = m->stmts[s].next) {
         const pto_stmt *st = &m->stmts[s];
-        if (st->note) pto_buf_printf(b, "%*s# %s\n", 2 * depth, "", pto_str(m->ctx, st->note));
+        int32_t see = pto__pr_note_use(m, ns, s);
+        if (st->note && see == -2) pto_buf_printf(b, "%*s# %s\n", 2 * depth, "", pto_str(m->ctx, st->note));
         pto_buf_printf(b, "%*s", 2 * depth, "");
         switch (st->kind) {
         case PTO_ST_OP: pto__pr_op(m, s, b); break;   /* print.c's: the same .pto text */
@@ -21855,13 +22071,19 @@ static void pto__sy_dump_block(const pto_module *m, int32_t blk, int depth, pto_
         case PTO_ST_SECTION: pto_buf_puts(b, st->ref == PTO_CORE_CUBE ? "cube" : "vector"); break;
         default: break;
         }
+        if (see >= 0) {
+            pto_buf_puts(b, "  # ");
+            pto__pr_note_ref(m, see, b);
+        }
         pto_buf_puts(b, st->body >= 0 ? " {\n" : "\n");
         if (st->body >= 0) {
-            pto__sy_dump_block(m, st->body, depth + 1, b);
+            pto__sy_dump_block(m, st->body, depth + 1, b, ns);
+            ns->last = 0;
             pto_buf_printf(b, "%*s}", 2 * depth, "");
             if (st->orelse >= 0) {
                 pto_buf_puts(b, " else {\n");
-                pto__sy_dump_block(m, st->orelse, depth + 1, b);
+                pto__sy_dump_block(m, st->orelse, depth + 1, b, ns);
+                ns->last = 0;
                 pto_buf_printf(b, "%*s}", 2 * depth, "");
             }
             pto_buf_puts(b, "\n");
@@ -21872,7 +22094,9 @@ static void pto__sy_dump_block(const pto_module *m, int32_t blk, int depth, pto_
 PTODEF void pto_sync_dump(const pto_module *m, pto_buf *out)
 {
     int32_t k, s;
+    pto__pr_notes ns;
     if (!m || !out) return;
+    pto__pr_notes_init(m, &ns);
     for (k = 0; k < m->n_kernels; k++) {
         int nset = 0, nwait = 0, nbar = 0, nall = 0;
         for (s = 0; s < m->n_stmts; s++) {
@@ -21888,8 +22112,10 @@ PTODEF void pto_sync_dump(const pto_module *m, pto_buf *out)
         }
         pto_buf_printf(out, "kernel %s  # sync: %d set_flag, %d wait_flag, %d pipe_barrier (%d PIPE_ALL fallbacks)\n",
                        pto_str(m->ctx, m->kernels[k].name), nset, nwait, nbar, nall);
-        pto__sy_dump_block(m, m->kernels[k].body, 1, out);
+        pto__pr_notes_kernel(&ns);
+        pto__sy_dump_block(m, m->kernels[k].body, 1, out, &ns);
     }
+    pto_free(m->ctx, ns.first);
 }
 /* ---- End file: src/sync.c ---- */
 
@@ -23770,9 +23996,9 @@ static void pto__emit_blocks(pto__emitter *E, int32_t ex)
     E->ck = 0;
 }
 
-/* A double as the shortest text that reads back to the same value. The
-   snprintf/strtod search is slow, and a kernel repeats its few literals:
-   a small cache keyed by the bits keeps each text. */
+/* A double as the shortest text that reads back to the same value, plain
+   decimal when short. The snprintf/strtod search is slow, and a kernel
+   repeats its few literals: a small cache keyed by the bits keeps each text. */
 static void pto__emit_float(pto__emitter *E, pto_buf *b, double v, int mode)
 {
     uint64_t bits;
@@ -23792,6 +24018,7 @@ static void pto__emit_float(pto__emitter *E, pto_buf *b, double v, int mode)
             if (strtod(num, NULL) == v) break;
         }
         snprintf(num, sizeof E->fnum[h], "%.*g", prec, v);
+        pto__pr_float_plain(num, sizeof E->fnum[h]);   /* 100.0, not 1e+02 (print.c's, as fmt prints it) */
         if (!strpbrk(num, ".eE")) strcat(num, ".0");
         E->fval[h] = v;
         E->fvalid[h] = 1;
@@ -29291,10 +29518,18 @@ PTO_K_FN void pto_h_report(pto_h_run *run, const char *name, const pto_k_report 
     } else {   /* the lines below group the reports that differ in their core only */
         int i, distinct = 0;
         for (i = 0; i < r->nerrors; i++) distinct += !pto_h_repeat(r, i);
-        printf("  simulator   %d report%s", r->nerrors, r->nerrors == 1 ? "" : "s");
-        if (distinct < r->nerrors) printf(", %d distinct", distinct);
-        /* a race repeated by a loop is reported once; past max_errors, none is kept */
-        if (r->suppressed) printf(" (and %d repeats or further reports not kept)", r->suppressed);
+        /* review26a L8: the total, then what the lines below show ("67 reports, 7 distinct (and 189
+           repeats or further reports not kept)" left the reader to add them up). A race a loop
+           repeats is kept once per pair of instructions; past max_errors (100) none is kept, only
+           counted, so a new problem may hide there. */
+        int total = r->nerrors + r->suppressed;
+        printf("  simulator   %d report%s", total, total == 1 ? "" : "s");
+        if (distinct < total) {
+            printf(" in all, %d distinct (below; the others repeat %s on other cores or in later iterations", distinct,
+                   distinct == 1 ? "it" : "them");
+            if (r->nerrors >= 100) printf(", or come after the first 100, which alone were kept");
+            printf(")");
+        }
         /* the run's error is the division (the result line): these may be its knock-ons */
         if (divzero) printf("; they may follow from the division by zero above (the kernel took 0 for it)");
         printf("\n");

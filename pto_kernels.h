@@ -1190,6 +1190,11 @@ struct pto_k_device {
     pto_k__tproc *tproc;       /* trace processes (cores) of every launch so far */
     int ntproc, captproc, ntlaunch;
     int64_t trace_t0;          /* where this launch starts on the trace's time axis */
+    /* what pto_k_gm_at gives for a rank outside [0, nranks) once it has said so: an access
+       to it is dropped (no data, no race record), so no follow-on report of a copy it was
+       not meant for (review26b L4: it used to land on the core's own copy and race there) */
+    pto_k_gm nowhere;
+    int dropped;               /* accesses given nowhere so far */
     int oom;
 };
 
@@ -1972,7 +1977,13 @@ PTO_K_FN int pto_k__mark_runnable(pto_k_device *dev)
 
 PTO_K_FN void *pto_k__thread(void *arg);
 
-/* Chooses the next core to run (the caller holds dev->mu). */
+PTO_K_FN void pto_k__sig_desc(pto_k_core *c, const void *arg, char *out, size_t n);   /* (mix.h) */
+
+/* Chooses the next core to run (the caller holds dev->mu). A signal wait
+   that never returns after an access to a rank outside the launch was
+   dropped (pto_k_gm_at) stops its core without a report of its own: the
+   notify it waits for is the one that went nowhere, or a nonexistent
+   rank's (review26b L4: only the first report). */
 PTO_K_FN void pto_k__pick(pto_k_device *dev)
 {
     int i, n, k;
@@ -1987,7 +1998,8 @@ PTO_K_FN void pto_k__pick(pto_k_device *dev)
             if (c->state == PTO_K__DONE || !w) continue;
             w->describe(c, w->arg, what, sizeof what);
             pto_k__core_name(c, who, sizeof who);
-            pto_k__err(dev, PTO_K_E_DEADLOCK, "%s: error: deadlock: %s (%s)", w->src ? w->src : "?", what, who);
+            if (!dev->dropped || w->describe != pto_k__sig_desc)
+                pto_k__err(dev, PTO_K_E_DEADLOCK, "%s: error: deadlock: %s (%s)", w->src ? w->src : "?", what, who);
             c->dead = 1;
             c->can_run = 1;
             n++;
@@ -2300,10 +2312,18 @@ PTO_K_FN void pto_k__gm_label_abs(const pto_k_core *c, const pto_k_gm *g, char *
         pto_k__gm_label(c, g, out, n);
 }
 
+/* g is a peer's copy at a rank outside the launch's (pto_k_gm_at said so):
+   the access is dropped, with no report of its own. */
+PTO_K_FN int pto_k__nowhere(const pto_k_core *c, const pto_k_gm *g)
+{
+    return g == &c->dev->nowhere;
+}
+
 PTO_K_FN int pto_k__window_ok(pto_k_core *c, const pto_k__ins *ins, const pto_k_gm *g, int64_t r, int64_t col,
                               int64_t vr, int64_t vc)
 {
     char nm[80];
+    if (pto_k__nowhere(c, g)) return 0;
     if (!g || !g->data) {
         pto_k__ierr(c, ins, PTO_K_E_USAGE, "%s: no GM tensor", pto_k__op_name(ins->op));
         return 0;
@@ -2535,9 +2555,13 @@ PTO_K_FN void pto_k__x_load(pto_k_core *c, const pto_k__ins *ins)
     pto_k_gm *g = ins->g;
     pto_k__check k;
     int64_t bytes;
-    if (!pto_k__tile_ok(c, ins, d, PTO_K__M(PTO_K_VEC) | PTO_K__M(PTO_K_MAT), "destination") ||
-        !pto_k__window_ok(c, ins, g, ins->r, ins->col, d.valid_r, d.valid_c))
+    if (!pto_k__tile_ok(c, ins, d, PTO_K__M(PTO_K_VEC) | PTO_K__M(PTO_K_MAT), "destination")) return;
+    if (pto_k__nowhere(c, g)) {   /* a dropped load still fills the tile (zeros): no uninitialised read follows */
+        pto_k__init_write(c, ins, d, d.rows, d.cols);
+        memset(pto_k__tptr(c, d), 0, (size_t)pto_k__tbytes(d));
         return;
+    }
+    if (!pto_k__window_ok(c, ins, g, ins->r, ins->col, d.valid_r, d.valid_c)) return;
     pto_k__begin(&k, c, ins, PTO_K_PIPE_MTE2);
     if (d.valid_r > 0 && d.valid_c > 0) pto_k__gacc(&k, g, ins->r, ins->col, d.valid_r, d.valid_c, PTO_K__RD);
     pto_k__gm_init_read(c, ins, g, ins->r, ins->col, d.valid_r, d.valid_c);
@@ -4131,7 +4155,8 @@ PTO_K_FN pto_k_gm *pto_k_gm_at(pto_k_core *c, const char *src, pto_k_gm *g, int6
     if (rank < 0 || rank >= g->npeers) {
         pto_k__ierr(c, &ins, PTO_K_E_BOUNDS, "rank %lld of %s@%lld is outside [0, %d)", (long long)rank,
                     g->name ? g->name : "?", (long long)rank, g->npeers);
-        return g;
+        c->dev->dropped++;
+        return &c->dev->nowhere;   /* the access is dropped (pto_k__nowhere) */
     }
     return g->peers[rank];
 }
@@ -4153,6 +4178,7 @@ PTO_K_FN pto_k__signal *pto_k__sig(pto_k_device *dev, pto_k_gm *g, int64_t idx)
 
 PTO_K_FN int pto_k__sig_ok(pto_k_core *c, const pto_k__ins *ins, pto_k_gm *g, int64_t r, int64_t col)
 {
+    if (pto_k__nowhere(c, g)) return 0;
     if (!g || g->dtype != PTO_K_I32) {
         pto_k__ierr(c, ins, PTO_K_E_USAGE, "signals are i32 cells; '%s' is not an i32 tensor", g && g->name ? g->name : "?");
         return 0;

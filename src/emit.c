@@ -1840,9 +1840,9 @@ static void pto__emit_blocks(pto__emitter *E, int32_t ex)
     E->ck = 0;
 }
 
-/* A double as the shortest text that reads back to the same value. The
-   snprintf/strtod search is slow, and a kernel repeats its few literals:
-   a small cache keyed by the bits keeps each text. */
+/* A double as the shortest text that reads back to the same value, plain
+   decimal when short. The snprintf/strtod search is slow, and a kernel
+   repeats its few literals: a small cache keyed by the bits keeps each text. */
 static void pto__emit_float(pto__emitter *E, pto_buf *b, double v, int mode)
 {
     uint64_t bits;
@@ -1862,6 +1862,7 @@ static void pto__emit_float(pto__emitter *E, pto_buf *b, double v, int mode)
             if (strtod(num, NULL) == v) break;
         }
         snprintf(num, sizeof E->fnum[h], "%.*g", prec, v);
+        pto__pr_float_plain(num, sizeof E->fnum[h]);   /* 100.0, not 1e+02 (print.c's, as fmt prints it) */
         if (!strpbrk(num, ".eE")) strcat(num, ".0");
         E->fval[h] = v;
         E->fvalid[h] = 1;

@@ -909,10 +909,18 @@ PTO_K_FN void pto_h_report(pto_h_run *run, const char *name, const pto_k_report 
     } else {   /* the lines below group the reports that differ in their core only */
         int i, distinct = 0;
         for (i = 0; i < r->nerrors; i++) distinct += !pto_h_repeat(r, i);
-        printf("  simulator   %d report%s", r->nerrors, r->nerrors == 1 ? "" : "s");
-        if (distinct < r->nerrors) printf(", %d distinct", distinct);
-        /* a race repeated by a loop is reported once; past max_errors, none is kept */
-        if (r->suppressed) printf(" (and %d repeats or further reports not kept)", r->suppressed);
+        /* review26a L8: the total, then what the lines below show ("67 reports, 7 distinct (and 189
+           repeats or further reports not kept)" left the reader to add them up). A race a loop
+           repeats is kept once per pair of instructions; past max_errors (100) none is kept, only
+           counted, so a new problem may hide there. */
+        int total = r->nerrors + r->suppressed;
+        printf("  simulator   %d report%s", total, total == 1 ? "" : "s");
+        if (distinct < total) {
+            printf(" in all, %d distinct (below; the others repeat %s on other cores or in later iterations", distinct,
+                   distinct == 1 ? "it" : "them");
+            if (r->nerrors >= 100) printf(", or come after the first 100, which alone were kept");
+            printf(")");
+        }
         /* the run's error is the division (the result line): these may be its knock-ons */
         if (divzero) printf("; they may follow from the division by zero above (the kernel took 0 for it)");
         printf("\n");

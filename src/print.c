@@ -111,8 +111,40 @@ PTODEF void pto_print_expr(const pto_module *m, int32_t expr, pto_buf *out)
     if (m && out) pto__pr_pexpr(m, expr, 0, out);
 }
 
-/* The shortest %g form that reads back to the same double, with a '.',
-   'e', 'inf' or 'nan' in it so that it reads back as a float. */
+/* The shortest %g text s of a double, in plain decimal when its exponent
+   is in [-5, 15] (review26a L3: 100.0 printed as 1e+02): the same digits
+   with the point moved, so it reads back to the same value (strtod rounds
+   "100000" as it rounds "1e+05"); others keep the exponent (1e+16, 1e-06),
+   which is the shorter there. s must hold 48 bytes or it stays as it is. */
+static void pto__pr_float_plain(char *s, size_t size)
+{
+    char dig[24], out[48];
+    const char *e = strchr(s, 'e'), *p;
+    int neg = s[0] == '-', nd = 0, x, i, n = 0;
+    if (!e || size < sizeof out) return;
+    x = atoi(e + 1);
+    if (x < -5 || x > 15) return;
+    for (p = s + neg; p < e; p++)
+        if (*p >= '0' && *p <= '9' && nd < 20) dig[nd++] = *p;
+    if (neg) out[n++] = '-';
+    if (x < 0) {   /* 0.000ddd */
+        out[n++] = '0';
+        out[n++] = '.';
+        for (i = 0; i < -x - 1; i++) out[n++] = '0';
+        for (i = 0; i < nd; i++) out[n++] = dig[i];
+    } else {   /* ddd00 or dd.ddd */
+        for (i = 0; i <= x || i < nd; i++) {
+            if (i == x + 1) out[n++] = '.';
+            out[n++] = i < nd ? dig[i] : '0';
+        }
+    }
+    out[n] = 0;
+    memcpy(s, out, (size_t)n + 1);
+}
+
+/* The shortest %g form that reads back to the same double, in plain
+   decimal when that is short (pto__pr_float_plain), with a '.', 'e', 'inf'
+   or 'nan' in it so that it reads back as a float. */
 static void pto__pr_fmt_double(double v, char *out, size_t size)
 {
     int prec;
@@ -123,6 +155,7 @@ static void pto__pr_fmt_double(double v, char *out, size_t size)
         snprintf(out, size, "%.*g", prec, v);
         if (strtod(out, NULL) == v) break;
     }
+    pto__pr_float_plain(out, size);
     if (!strpbrk(out, ".e")) {
         size_t n = strlen(out);
         if (n + 3 <= size) memcpy(out + n, ".0", 3);
@@ -249,11 +282,66 @@ typedef struct pto__pr_comments {
     unsigned char *done;   /* per line: its end-of-line comment is printed */
 } pto__pr_comments;
 
+/* The sync pass's dependency notes, each printed once (review26a L8): a
+   set_flag and its wait_flag (and the ids of one rotation) carry the same
+   note. As the emitted C does (pto__emit_note), a note is printed in full
+   where it first appears in a kernel; the statements right after it with
+   the same note share it, and a later one refers back to it. */
+typedef struct pto__pr_notes {
+    int32_t *first;   /* per interned string: the statement that printed it (-1: none yet); NULL: all in full */
+    int32_t n, last;  /* its length; the note of the statement before (0: none) */
+} pto__pr_notes;
+
+static void pto__pr_notes_init(const pto_module *m, pto__pr_notes *ns)
+{
+    ns->n = m->ctx->n_strs > 0 ? m->ctx->n_strs : 0;
+    ns->first = ns->n ? (int32_t *)pto_alloc(m->ctx, sizeof(int32_t) * (size_t)ns->n) : NULL;
+    ns->last = 0;
+}
+
+/* A new kernel: every note is printed in full again. */
+static void pto__pr_notes_kernel(pto__pr_notes *ns)
+{
+    int32_t i;
+    for (i = 0; ns->first && i < ns->n; i++) ns->first[i] = -1;
+    ns->last = 0;
+}
+
+/* How statement s prints its note: -2 in full, -1 not at all (the
+   statement before printed it), else the statement to refer back to. A
+   statement of another pass than sync keeps its note in full. */
+static int32_t pto__pr_note_use(const pto_module *m, pto__pr_notes *ns, int32_t s)
+{
+    const pto_stmt *st = &m->stmts[s];
+    int32_t note = st->note, prev = ns->last;
+    ns->last = 0;
+    if (!note || st->origin != PTO_BY_SYNC || !ns->first || note < 0 || note >= ns->n) return -2;
+    ns->last = note;
+    if (note == prev && ns->first[note] >= 0) return -1;
+    if (ns->first[note] < 0) {
+        ns->first[note] = s;
+        return -2;
+    }
+    return ns->first[note];
+}
+
+/* "see the set_flag at vadd.pto:10": the statement that printed the note. */
+static void pto__pr_note_ref(const pto_module *m, int32_t see, pto_buf *b)
+{
+    const pto_stmt *st = &m->stmts[see];
+    const char *path = pto_file_name(m->ctx, st->loc.file), *base = path, *p;
+    for (p = path; p && *p; p++)
+        if (*p == '/' || *p == '\\') base = p + 1;
+    pto_buf_printf(b, "see the %s at %s:%d", st->kind == PTO_ST_OP ? pto_opinfo_get((pto_op)st->op)->name : "statement",
+                   base ? base : "?", (int)st->loc.line);
+}
+
 typedef struct pto__pr_printer {
     const pto_module *m;
     pto_buf *b;
     int dump;
     pto__pr_comments *cm;  /* NULL: comments are not kept */
+    pto__pr_notes *notes;  /* the dump's notes (NULL: not a dump) */
 } pto__pr_printer;
 
 static int pto__pr_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
@@ -326,9 +414,16 @@ static void pto__pr_dump_note(const pto__pr_printer *pr, int32_t s)
     const pto_stmt *st = &m->stmts[s];
     int any = 0;
     if (!pr->dump) return;
+    if (pr->notes && (st->origin == PTO_BY_USER || !st->note)) pr->notes->last = 0;   /* (no note between) */
     if (st->origin != PTO_BY_USER) {
+        int32_t see = pr->notes ? pto__pr_note_use(m, pr->notes, s) : -2;
         pto_buf_printf(pr->b, "  # by %s", st->origin < 5 ? by[st->origin] : "?");
-        if (st->note) pto_buf_printf(pr->b, ": %s", pto_str(m->ctx, st->note));
+        if (st->note && see == -2) pto_buf_printf(pr->b, ": %s", pto_str(m->ctx, st->note));
+        else if (see == -1) pto_buf_puts(pr->b, ": as the line above");
+        else if (st->note) {
+            pto_buf_puts(pr->b, ": ");
+            pto__pr_note_ref(m, see, pr->b);
+        }
         any = 1;
     }
     if (st->kind == PTO_ST_TILE && st->ref >= 0 && st->ref < m->n_tiles && m->tiles[st->ref].planned) {
@@ -367,6 +462,7 @@ static void pto__pr_pbody(const pto__pr_printer *pr, int32_t s, int32_t body, in
     pto__pr_eol(pr, pr->m->stmts[s].loc.line);
     pto_buf_puts(pr->b, "\n");
     pto__pr_pblock(pr, body, depth + 1);
+    if (pr->notes) pr->notes->last = 0;   /* a note above the `}` is not the next line's */
     pto__pr_indent(pr->b, depth);
     pto_buf_puts(pr->b, "}");
 }
@@ -596,12 +692,18 @@ static int pto__pr_host_first(const pto_module *m, int32_t h, int32_t k)
 static void pto__pr_pmodule(const pto_module *m, pto_buf *out, int dump, pto__pr_comments *cm)
 {
     pto__pr_printer pr;
+    pto__pr_notes notes;
     int32_t k = 0, h = 0;
     int first = pto__pr_host_first(m, 0, 0);
     pr.m = m;
     pr.b = out;
     pr.dump = dump;
     pr.cm = cm;
+    pr.notes = NULL;
+    if (dump) {
+        pto__pr_notes_init(m, &notes);
+        pr.notes = &notes;
+    }
     if (m->arch != PTO_ARCH_A2A3) {
         /* the comments above the first item stay first: a `# run:` line must */
         pto__pr_comments_before(&pr, first ? m->hosts[0].loc.line : m->n_kernels ? m->kernels[0].loc.line : 0, 0);
@@ -610,9 +712,13 @@ static void pto__pr_pmodule(const pto_module *m, pto_buf *out, int dump, pto__pr
     while (k < m->n_kernels || h < m->n_hosts) {   /* in the written order, a blank line between items */
         if (k + h) pto_buf_puts(out, "\n");
         if (pto__pr_host_first(m, h, k)) pto__hs_print_one(&pr, &m->hosts[h++]);
-        else pto__pr_pkernel(&pr, &m->kernels[k++]);
+        else {
+            if (pr.notes) pto__pr_notes_kernel(pr.notes);
+            pto__pr_pkernel(&pr, &m->kernels[k++]);
+        }
     }
     pto__pr_comments_before(&pr, 0, 0);   /* the comments after the last item */
+    if (pr.notes) pto_free(m->ctx, notes.first);
 }
 
 PTODEF void pto_print(const pto_module *m, pto_buf *out) { if (m && out) pto__pr_pmodule(m, out, 0, NULL); }

@@ -4933,12 +4933,14 @@ PTODEF pto_status pto_sync(pto_ctx *ctx, pto_module *m, const pto_sync_desc *des
 
 /* ---- dump ------------------------------------------------------------------------------ */
 
-static void pto__sy_dump_block(const pto_module *m, int32_t blk, int depth, pto_buf *b)
+/* ns: each dependency note once, as in the emitted C (print.c's pto__pr_note_use). */
+static void pto__sy_dump_block(const pto_module *m, int32_t blk, int depth, pto_buf *b, pto__pr_notes *ns)
 {
     int32_t s;
     for (s = m->blocks[blk].head; s >= 0; s = m->stmts[s].next) {
         const pto_stmt *st = &m->stmts[s];
-        if (st->note) pto_buf_printf(b, "%*s# %s\n", 2 * depth, "", pto_str(m->ctx, st->note));
+        int32_t see = pto__pr_note_use(m, ns, s);
+        if (st->note && see == -2) pto_buf_printf(b, "%*s# %s\n", 2 * depth, "", pto_str(m->ctx, st->note));
         pto_buf_printf(b, "%*s", 2 * depth, "");
         switch (st->kind) {
         case PTO_ST_OP: pto__pr_op(m, s, b); break;   /* print.c's: the same .pto text */
@@ -4972,13 +4974,19 @@ static void pto__sy_dump_block(const pto_module *m, int32_t blk, int depth, pto_
         case PTO_ST_SECTION: pto_buf_puts(b, st->ref == PTO_CORE_CUBE ? "cube" : "vector"); break;
         default: break;
         }
+        if (see >= 0) {
+            pto_buf_puts(b, "  # ");
+            pto__pr_note_ref(m, see, b);
+        }
         pto_buf_puts(b, st->body >= 0 ? " {\n" : "\n");
         if (st->body >= 0) {
-            pto__sy_dump_block(m, st->body, depth + 1, b);
+            pto__sy_dump_block(m, st->body, depth + 1, b, ns);
+            ns->last = 0;
             pto_buf_printf(b, "%*s}", 2 * depth, "");
             if (st->orelse >= 0) {
                 pto_buf_puts(b, " else {\n");
-                pto__sy_dump_block(m, st->orelse, depth + 1, b);
+                pto__sy_dump_block(m, st->orelse, depth + 1, b, ns);
+                ns->last = 0;
                 pto_buf_printf(b, "%*s}", 2 * depth, "");
             }
             pto_buf_puts(b, "\n");
@@ -4989,7 +4997,9 @@ static void pto__sy_dump_block(const pto_module *m, int32_t blk, int depth, pto_
 PTODEF void pto_sync_dump(const pto_module *m, pto_buf *out)
 {
     int32_t k, s;
+    pto__pr_notes ns;
     if (!m || !out) return;
+    pto__pr_notes_init(m, &ns);
     for (k = 0; k < m->n_kernels; k++) {
         int nset = 0, nwait = 0, nbar = 0, nall = 0;
         for (s = 0; s < m->n_stmts; s++) {
@@ -5005,6 +5015,8 @@ PTODEF void pto_sync_dump(const pto_module *m, pto_buf *out)
         }
         pto_buf_printf(out, "kernel %s  # sync: %d set_flag, %d wait_flag, %d pipe_barrier (%d PIPE_ALL fallbacks)\n",
                        pto_str(m->ctx, m->kernels[k].name), nset, nwait, nbar, nall);
-        pto__sy_dump_block(m, m->kernels[k].body, 1, out);
+        pto__pr_notes_kernel(&ns);
+        pto__sy_dump_block(m, m->kernels[k].body, 1, out, &ns);
     }
+    pto_free(m->ctx, ns.first);
 }

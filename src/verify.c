@@ -1992,8 +1992,67 @@ static int pto__vsignal(pto__verifier *v, const char *opname, const pto_operand 
     return 1;
 }
 
+/* *d = a - b when that is a constant (a and b name the same terms in the
+   same order, or none): 1, else 0 (unknown: no claim). */
+static int pto__vform_delta(const pto__vform *a, const pto__vform *b, int64_t *d)
+{
+    int i;
+    if (!a->ok || !b->ok || a->n != b->n) return 0;
+    for (i = 0; i < a->n && i < PTO__VK; i++)
+        if (a->var[i] != b->var[i] || a->k[i] != b->k[i]) return 0;
+    if ((b->c < 0 && a->c > INT64_MAX + b->c) || (b->c > 0 && a->c < INT64_MIN + b->c)) return 0;
+    *d = a->c - b->c;
+    return 1;
+}
+
+/* GM operand o's row / col (i 0 / 1) or peer rank (2) as a form; quiet (the
+   window's own checks said what is wrong with it). */
+static void pto__vquiet_form(pto__verifier *v, const pto_operand *o, int i, pto__vform *f)
+{
+    int32_t nd = v->ctx->n_diags, ne = v->ctx->n_errors;
+    pto__vexpr(v, o->e[i], 0, f, 0);
+    pto__diag_truncate(v->ctx, nd, ne);
+}
+
+/* The two windows of a tput / tget on the same copy of one tensor that
+   overlap on every rank (review26b L6: `tget x[0, 0], x@rank[4, 0], 8, 64`
+   passed check and failed only in the interpreter, with this message): the
+   same tensor, the same copy (neither or `@rank` names a peer, or the two
+   peer expressions differ by 0) and row / col offsets a constant apart by
+   less than the extents. Windows that only some values make overlap are
+   left to the run. */
+static void pto__vxfer_overlap(pto__verifier *v, const pto__vop *op, const char *name, const int64_t ext[2])
+{
+    const pto_operand *d = op->o[0], *a = op->o[1];
+    pto__vform fd, fa;
+    int64_t delta[2];
+    int i, own_d, own_a;
+    if (d->ref != a->ref) return;
+    own_d = d->e[2] < 0 || v->m->exprs[d->e[2]].kind == PTO_E_RANK;
+    own_a = a->e[2] < 0 || v->m->exprs[a->e[2]].kind == PTO_E_RANK;
+    if (!own_d || !own_a) {
+        int64_t dr;
+        if (own_d || own_a) return;
+        pto__vquiet_form(v, d, 2, &fd);
+        pto__vquiet_form(v, a, 2, &fa);
+        if (!pto__vform_delta(&fd, &fa, &dr) || dr != 0) return;
+    }
+    for (i = 0; i < 2; i++) {
+        pto__vquiet_form(v, d, i, &fd);
+        pto__vquiet_form(v, a, i, &fa);
+        if (!pto__vform_delta(&fd, &fa, &delta[i]) || delta[i] <= -ext[i] || delta[i] >= ext[i]) return;
+    }
+    pto_error(v->ctx, v->m->stmts[op->s].loc,
+              "%s: the source and destination windows overlap: both are of the same copy of '%s', and the %lld x %lld "
+              "windows are %lld row%s and %lld col%s apart (copy through a tile, or use windows apart)",
+              name, pto__vname(v, v->m->params[d->ref].name), (long long)ext[0], (long long)ext[1],
+              (long long)(delta[0] < 0 ? -delta[0] : delta[0]), delta[0] == 1 || delta[0] == -1 ? "" : "s",
+              (long long)(delta[1] < 0 ? -delta[1] : delta[1]), delta[1] == 1 || delta[1] == -1 ? "" : "s");
+}
+
 /* tput X@p[r, c], Y[r, c], ROWS, COLS (tget: the remote side is Y): same
-   dtype, ROWS and COLS constant and positive, both windows inside. */
+   dtype, ROWS and COLS constant and positive, both windows inside, not
+   overlapping on one copy. */
 static void pto__vxfer(pto__verifier *v, const pto__vop *op, const char *name)
 {
     const pto_param *d = &v->m->params[op->o[0]->ref], *a = &v->m->params[op->o[1]->ref];
@@ -2012,6 +2071,7 @@ static void pto__vxfer(pto__verifier *v, const pto__vop *op, const char *name)
     }
     pto__vcomm_window(v, op->o[0], ext[0], ext[1]);
     pto__vcomm_window(v, op->o[1], ext[0], ext[1]);
+    pto__vxfer_overlap(v, op, name, ext);
 }
 
 /* Signal cell [0, 0] of a tensor that an allreduce of the kernel uses as its
@@ -2963,6 +3023,53 @@ static void pto__vpipe_balance(pto__verifier *v, const pto_kernel *k)
     }
 }
 
+/* A pipe that no tpush / tpop / tfree names is a warning, as an unused
+   host param is (review26b L3): it still holds its cross-core flag ids,
+   its rings in the GM pipe buffer and its local slots in UB / L1, which
+   the other pipes and tiles of the kernel may need. Said only of a kernel
+   without errors (a bad pipe declaration is reason enough). */
+static void pto__vpipe_unused(pto__verifier *v)
+{
+    const pto_module *m = v->m;
+    uint32_t used = 0;
+    int32_t s, i;
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_stmt *st = &m->stmts[s];
+        int a;
+        if (st->kind != PTO_ST_OP || (st->op != PTO_OP_TPUSH && st->op != PTO_OP_TPOP && st->op != PTO_OP_TFREE) ||
+            st->block < 0 || st->block >= m->n_blocks || m->blocks[st->block].kernel != v->kernel)
+            continue;
+        for (a = 0; a < st->nargs && a < 4; a++) {   /* (tpush q, t / tpop t, q / tfree q) */
+            const pto_operand *o = &m->operands[st->arg0 + a];
+            if (o->kind == PTO_O_CVPIPE && o->ref >= 0 && o->ref < m->n_cvpipes && m->cvpipes[o->ref].ring >= 0 &&
+                m->cvpipes[o->ref].ring < 32)
+                used |= 1u << m->cvpipes[o->ref].ring;
+        }
+    }
+    for (i = 0; i < m->n_cvpipes; i++) {
+        const pto_cvpipe *q = &m->cvpipes[i];
+        int64_t ub = (int64_t)q->local_slot_num * pto_plan_pipe_slot_bytes(q, PTO_VEC);
+        int64_t l1 = (int64_t)q->local_slot_num * pto_plan_pipe_slot_bytes(q, PTO_MAT);
+        char room[200], gm[80];
+        if (q->kernel != v->kernel || q->ring < 0 || q->ring >= 32 || (used >> q->ring & 1)) continue;
+        if (ub && l1)
+            snprintf(room, sizeof room, "%lld B of each vector core's UB and %lld B of the cube's L1", (long long)ub,
+                     (long long)l1);
+        else
+            snprintf(room, sizeof room, "%lld B of %s", (long long)(ub ? ub : l1),
+                     ub ? "each vector core's UB" : "the cube's L1");
+        if (m->arch == PTO_ARCH_A2A3)   /* (a2a3's rings live in the GM pipe buffer; a5 has none) */
+            snprintf(gm, sizeof gm, ", %lld B per block of the GM pipe buffer", (long long)pto_cvpipe_gm_bytes(q));
+        else
+            gm[0] = 0;
+        pto_warning(v->ctx, q->loc,
+                    "pipe '%s' of kernel '%s' is never pushed or popped, but it still takes %d cross-core flag ids "
+                    "(of %d)%s and %d local slot%s, %s: delete it",
+                    pto__vname(v, q->name), pto__vname(v, v->m->kernels[v->kernel].name), q->dir == PTO_BOTH ? 4 : 2,
+                    m->arch == PTO_ARCH_A2A3 ? 12 : 16, gm, (int)q->local_slot_num, q->local_slot_num == 1 ? "" : "s", room);
+    }
+}
+
 static void pto__vpipes(pto__verifier *v, const pto_kernel *k)
 {
     const pto_module *m = v->m;
@@ -3863,6 +3970,7 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
         }
     }
     if (!v->internal) pto__vpipes(v, k);
+    if (!v->internal && k->kind == PTO_KK_MIX && v->m->n_cvpipes > 0 && v->ctx->n_errors == ne0) pto__vpipe_unused(v);
     /* the GM checks between cores: a kernel that waits on a signal may order them, and is left out */
     if (!v->internal && !v->malformed && (v->nblocks > 1 || k->kind == PTO_KK_MIX) &&
         !(v->waits_unsure ? pto__vwaits(v->m, k->body, 0) : v->waits)) {

@@ -193,7 +193,7 @@ expect "div_zero_let: the division at its line:col" 1 "^div_zero_let.pto:6:22: e
 holds "div_zero_let: the result is the division" \
     "^  result      not compared: a division by zero at div_zero_let.pto:6:22 \\(the error above\\) stops the reference$"
 holds "div_zero_let: the simulator's race is marked as following from it" \
-    "^  simulator   1 report .*; they may follow from the division by zero above \\(the kernel took 0 for it\\)$"
+    "^  simulator   3 reports in all, 1 distinct \\(below; the others repeat it on other cores or in later iterations\\); they may follow from the division by zero above \\(the kernel took 0 for it\\)$"
 if [ "$(grep -c 'error: division by zero' $out/log)" = 1 ]; then ok "div_zero_let: said once"; else bad "div_zero_let: said once"; fi
 lacks "div_zero_let: not 'the interpreter failed'" "interpreter failed"
 # the error comes before the result and the reports (ptoc run's output, stdout and stderr in one)
@@ -897,5 +897,46 @@ for n in 7 15; do
     sed "s/slots(5) local_slots(1)/slots($n) local_slots(1)/" tests/diag/odd_slots.pto >$out/slots_$n.pto
     expect "slots($n): refused" 1 "slots\($n\) is odd and more than 3" $ptoc check $out/slots_$n.pto
 done
+# ---- a pipe no tpush / tpop / tfree names: a warning with what it holds (review26b L3: two unused
+# 'both' pipes passed check silently while holding 8 of the 12 flag ids); the used one draws none,
+# and the kernel still runs; a5 has no GM pipe buffer to name ----
+expect "unused pipe: both" 0 "^tests/diag/unused_pipe.pto:4:8: warning: pipe 'spare' of kernel 'unused_pipe' is never pushed or popped, but it still takes 4 cross-core flag ids \\(of 12\\), 131072 B per block of the GM pipe buffer and 2 local slots, 16384 B of each vector core's UB and 32768 B of the cube's L1: delete it$" \
+    $ptoc check tests/diag/unused_pipe.pto
+holds "unused pipe: v2c, 1 local slot in L1" "^tests/diag/unused_pipe.pto:6:8: warning: pipe 'idle' .* 2 cross-core flag ids \\(of 12\\), 32768 B per block of the GM pipe buffer and 1 local slot, 16384 B of the cube's L1: delete it$"
+lacks "unused pipe: the used one is not named" "pipe 'q'"
+if [ "$(grep -c warning $out/log)" = 2 ]; then ok "unused pipe: two warnings"; else bad "unused pipe: two warnings"; fi
+{ echo "arch a5"; cat tests/diag/unused_pipe.pto; } >$out/unused_a5.pto
+expect "unused pipe on a5: no GM buffer" 0 "pipe 'spare' .* 4 cross-core flag ids \\(of 16\\) and 2 local slots, " $ptoc check $out/unused_a5.pto
+expect "unused pipe: runs" 0 "^  simulator   no reports" $ptoc run tests/diag/unused_pipe.pto
+# ---- a tput / tget whose two windows overlap on one copy on every rank is a check error (tests/bad:
+# tget_overlap, tput_overlap_loop); windows that touch, another rank's copy, two tensors or windows
+# only some values make overlap are not (review26b L6) ----
+cat >$out/xfer_apart.pto <<'EOF'
+kernel xfer_apart(inout x: f32[64, 64] window, inout w: f32[64, 64] window, inout sig: i32[1, 8] window,
+                  scalar s: i32) vector ranks {
+  tget x[0, 0], x@rank[8, 0], 8, 64
+  tput x@rank[16, 32], x[16, 0], 8, 32
+  tget x[24, 0], x@((rank + 1) % nranks)[28, 0], 8, 64
+  tget w[0, 0], x@rank[0, 0], 8, 64
+  tget x[40, 0], x@rank[s, 0], 8, 64
+}
+EOF
+if $ptoc check $out/xfer_apart.pto >$out/log 2>&1 && ! [ -s $out/log ]; then
+    ok "xfer: windows apart, a peer's copy, two tensors, a run-time row: no diagnostic"
+else bad "xfer: windows apart, a peer's copy, two tensors, a run-time row: no diagnostic"; fi
+expect "xfer: ptoc run stops there, before the interpreter" 1 "^tests/bad/tget_overlap.pto:4:3: error: tget: the source and destination windows overlap: " \
+    $ptoc run --ranks 2 tests/bad/tget_overlap.pto
+lacks "xfer: ... so no run" "^  result"
+# ---- a peer rank outside [0, nranks): one report per access, the access dropped (review26b L4:
+# the put landed on the core's own copy and raced with the previous rank's put there) ----
+expect "bad rank: reported" 1 "^    bad_rank.pto:8: error: rank 3 of y@3 is outside \\[0, 3\\) \\(rank 2 block 0 aiv0\\)$" \
+    $ptoc run tests/diag/bad_rank.pto
+holds "bad rank: the notify and the get too" "^  simulator   3 reports$"
+lacks "bad rank: no follow-on race" "race on gm"
+lacks "bad rank: a dropped get leaves no uninitialised tile" "uninitialised"
+# ... and a wait for the notify that went nowhere stops its core with no deadlock report of its own
+expect "bad rank: the partner's missing notify" 1 "^    ranks_pairs.pto:7: error: rank 3 of sig@3 is outside \\[0, 3\\)" \
+    $ptoc run --ranks 3 tests/sweep/ranks_pairs.pto
+lacks "bad rank: no follow-on deadlock" "deadlock"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -619,7 +619,8 @@ PTO_K_FN pto_k_gm *pto_k_gm_at(pto_k_core *c, const char *src, pto_k_gm *g, int6
     if (rank < 0 || rank >= g->npeers) {
         pto_k__ierr(c, &ins, PTO_K_E_BOUNDS, "rank %lld of %s@%lld is outside [0, %d)", (long long)rank,
                     g->name ? g->name : "?", (long long)rank, g->npeers);
-        return g;
+        c->dev->dropped++;
+        return &c->dev->nowhere;   /* the access is dropped (pto_k__nowhere) */
     }
     return g->peers[rank];
 }
@@ -641,6 +642,7 @@ PTO_K_FN pto_k__signal *pto_k__sig(pto_k_device *dev, pto_k_gm *g, int64_t idx)
 
 PTO_K_FN int pto_k__sig_ok(pto_k_core *c, const pto_k__ins *ins, pto_k_gm *g, int64_t r, int64_t col)
 {
+    if (pto_k__nowhere(c, g)) return 0;
     if (!g || g->dtype != PTO_K_I32) {
         pto_k__ierr(c, ins, PTO_K_E_USAGE, "signals are i32 cells; '%s' is not an i32 tensor", g && g->name ? g->name : "?");
         return 0;

@@ -201,10 +201,18 @@ PTO_K_FN void pto_k__gm_label_abs(const pto_k_core *c, const pto_k_gm *g, char *
         pto_k__gm_label(c, g, out, n);
 }
 
+/* g is a peer's copy at a rank outside the launch's (pto_k_gm_at said so):
+   the access is dropped, with no report of its own. */
+PTO_K_FN int pto_k__nowhere(const pto_k_core *c, const pto_k_gm *g)
+{
+    return g == &c->dev->nowhere;
+}
+
 PTO_K_FN int pto_k__window_ok(pto_k_core *c, const pto_k__ins *ins, const pto_k_gm *g, int64_t r, int64_t col,
                               int64_t vr, int64_t vc)
 {
     char nm[80];
+    if (pto_k__nowhere(c, g)) return 0;
     if (!g || !g->data) {
         pto_k__ierr(c, ins, PTO_K_E_USAGE, "%s: no GM tensor", pto_k__op_name(ins->op));
         return 0;
@@ -436,9 +444,13 @@ PTO_K_FN void pto_k__x_load(pto_k_core *c, const pto_k__ins *ins)
     pto_k_gm *g = ins->g;
     pto_k__check k;
     int64_t bytes;
-    if (!pto_k__tile_ok(c, ins, d, PTO_K__M(PTO_K_VEC) | PTO_K__M(PTO_K_MAT), "destination") ||
-        !pto_k__window_ok(c, ins, g, ins->r, ins->col, d.valid_r, d.valid_c))
+    if (!pto_k__tile_ok(c, ins, d, PTO_K__M(PTO_K_VEC) | PTO_K__M(PTO_K_MAT), "destination")) return;
+    if (pto_k__nowhere(c, g)) {   /* a dropped load still fills the tile (zeros): no uninitialised read follows */
+        pto_k__init_write(c, ins, d, d.rows, d.cols);
+        memset(pto_k__tptr(c, d), 0, (size_t)pto_k__tbytes(d));
         return;
+    }
+    if (!pto_k__window_ok(c, ins, g, ins->r, ins->col, d.valid_r, d.valid_c)) return;
     pto_k__begin(&k, c, ins, PTO_K_PIPE_MTE2);
     if (d.valid_r > 0 && d.valid_c > 0) pto_k__gacc(&k, g, ins->r, ins->col, d.valid_r, d.valid_c, PTO_K__RD);
     pto_k__gm_init_read(c, ins, g, ins->r, ins->col, d.valid_r, d.valid_c);
