@@ -355,6 +355,14 @@ typedef struct pto__emit_plan {
 #else
 #define PTO__EMIT_NOINLINE
 #endif
+/* For the operand writer that both op-line paths share, which the compiler
+   would otherwise keep as a call of its own (its prologue and the tables it
+   reloads were a third of its cost). */
+#if defined(__GNUC__) || defined(__clang__)
+#define PTO__EMIT_INLINE inline __attribute__((always_inline))
+#else
+#define PTO__EMIT_INLINE inline
+#endif
 
 /* SSE2 (every x86-64 compiler that says so: gcc, clang) scans the texts
    the emitter copies sixteen bytes at a time (the .pto source into host.c,
@@ -2536,47 +2544,22 @@ static inline size_t pto__emit_leaf_arg(const pto__emitter *E, char *d, int32_t 
     return 2 + pto__emit_i64(d + 2, e->value);
 }
 
-/* An op's K_OP line (plan: literal, SRC, literal, ARGS, literal), the most
-   written line: one room test for all of it, then only moves. Names and
-   pipes come from their padded texts, the two pipes of a flag as one text,
-   event ids 0-9 as a literal; from the first operand that needs the
-   expression printer on, the rest goes through pto__emit_args_to, whose
-   writes test room themselves. */
-static void pto__emit_opline(pto__emitter *E, int32_t plan, int32_t s)
+/* The operands [*po, end) of an op line written at d as pto__emit_expr and
+   pto__emit_args_to spell them, without room tests (the caller made room
+   for E->op_room plus E->argmax + 40 per operand; d < lim): names and pipes
+   from their padded texts, the two pipes of a flag as one text, event ids
+   0-9 as a literal, rotating ids and tensors at leaf indices in place. It
+   stops at the first operand that needs the expression printer (*po is
+   left there, end when all were written) and returns the new position. */
+static PTO__EMIT_INLINE char *pto__emit_args_fast(pto__emitter *E, char *d, const char *lim, const pto_operand **po,
+                                        const pto_operand *end)
 {
-    const pto__emit_plan *p = &E->plans[plan];
     const pto_module *m = E->m;
-    const pto_stmt *st = &m->stmts[s];
-    const pto_operand *o = &m->operands[st->arg0], *end = o + st->nargs;
     const pto_expr *exprs = m->exprs;
     const char *text = E->btext.data;
-    size_t nsrc = E->vlen[PTO__K_SRC], arg_room = E->argmax + 40, op_room = E->op_room;
+    const pto_operand *o = *po;
+    size_t arg_room = E->argmax + 40;
     uint32_t n_exprs = (uint32_t)m->n_exprs;
-    pto_buf *b = E->out;
-    pto__emit_wr w;
-    char *d;
-    int32_t i;
-    if (!p->opline || E->val[PTO__K_SRC] != E->srcline || !b->data || b->oom) {
-        pto__emit_line(E, plan, s);
-        return;
-    }
-    if (b->cap - b->len < op_room + (size_t)st->nargs * arg_room) {
-        w.b = b;
-        pto__wr_load(&w);
-        if (!pto__wr_grow(&w, op_room + (size_t)st->nargs * arg_room)) {
-            pto__emit_line(E, plan, s);
-            return;
-        }
-    }
-    /* From here the room is there: locals only, no write position in memory
-       (a byte store may alias anything: the compiler reloads what is not local). */
-    d = b->data + b->len;
-    pto__emit_pcp64(d, text + p->off[0], (size_t)p->len[0]);
-    d += p->len[0];
-    pto__emit_pcp(d, E->srcline, nsrc);
-    d += nsrc;
-    pto__emit_pcp64(d, text + p->off[1], (size_t)p->len[1]);
-    d += p->len[1];
     for (; o < end; o++) {
         const pto_expr *e;
         switch (o->kind) {
@@ -2605,7 +2588,7 @@ static void pto__emit_opline(pto__emitter *E, int32_t plan, int32_t s)
         }
         case PTO_O_GM: {   /* "x, r, 0": a tensor at leaf indices (the room is that of one such) */
             size_t np = (size_t)E->param_len[o->ref], n0, n1;
-            if (o->e[2] >= 0 || b->cap - (size_t)(d - b->data) < op_room + (size_t)(end - o) * arg_room) break;
+            if (o->e[2] >= 0 || (size_t)(lim - d) < E->op_room + (size_t)(end - o) * arg_room) break;
             n0 = pto__emit_leaf_arg(E, d + 2 + np, o->e[0]);
             n1 = n0 ? pto__emit_leaf_arg(E, d + 2 + np + n0, o->e[1]) : 0;
             if (!n1) break;
@@ -2650,17 +2633,72 @@ static void pto__emit_opline(pto__emitter *E, int32_t plan, int32_t s)
         }
         break;
     }
-    if (o < end) {   /* the printer's part: checked writes from here on */
+    *po = o;
+    return d;
+}
+
+/* The end of an op line from operand o on, the line so far ending at d:
+   the printer's part (pto__emit_args_to, checked writes), then the literal
+   pieces and keys after ARGS. */
+static void pto__emit_opline_rest(pto__emitter *E, const pto__emit_plan *p, char *d, const pto_operand *o,
+                                  const pto_operand *end)
+{
+    const char *text = E->btext.data;
+    pto__emit_wr w;
+    int32_t i;
+    w.b = E->out;
+    w.b->len = (size_t)(d - w.b->data);
+    pto__wr_load(&w);
+    pto__emit_args_to(E, &w, o, end);
+    pto__wrp(&w, text + p->off[2], (size_t)p->len[2]);
+    for (i = 2; i < p->nk && w.d; i++) {
+        pto__wr(&w, E->val[p->key[i]], E->vlen[p->key[i]]);
+        pto__wrp(&w, text + p->off[i + 1], (size_t)p->len[i + 1]);
+    }
+    if (w.d) pto__wr_sync(&w);
+}
+
+/* An op's K_OP line (plan: literal, SRC, literal, ARGS, literal), the most
+   written line: one room test for all of it, then only moves
+   (pto__emit_args_fast); from the first operand that needs the expression
+   printer on, the rest goes through pto__emit_args_to, whose writes test
+   room themselves. */
+static void pto__emit_opline(pto__emitter *E, int32_t plan, int32_t s)
+{
+    const pto__emit_plan *p = &E->plans[plan];
+    const pto_module *m = E->m;
+    const pto_stmt *st = &m->stmts[s];
+    const pto_operand *o = &m->operands[st->arg0], *end = o + st->nargs;
+    const char *text = E->btext.data;
+    size_t nsrc = E->vlen[PTO__K_SRC], arg_room = E->argmax + 40, op_room = E->op_room;
+    pto_buf *b = E->out;
+    pto__emit_wr w;
+    char *d;
+    int32_t i;
+    if (!p->opline || E->val[PTO__K_SRC] != E->srcline || !b->data || b->oom) {
+        pto__emit_line(E, plan, s);
+        return;
+    }
+    if (b->cap - b->len < op_room + (size_t)st->nargs * arg_room) {
         w.b = b;
-        b->len = (size_t)(d - b->data);
         pto__wr_load(&w);
-        pto__emit_args_to(E, &w, o, end);
-        pto__wrp(&w, text + p->off[2], (size_t)p->len[2]);
-        for (i = 2; i < p->nk && w.d; i++) {
-            pto__wr(&w, E->val[p->key[i]], E->vlen[p->key[i]]);
-            pto__wrp(&w, text + p->off[i + 1], (size_t)p->len[i + 1]);
+        if (!pto__wr_grow(&w, op_room + (size_t)st->nargs * arg_room)) {
+            pto__emit_line(E, plan, s);
+            return;
         }
-        if (w.d) pto__wr_sync(&w);
+    }
+    /* From here the room is there: locals only, no write position in memory
+       (a byte store may alias anything: the compiler reloads what is not local). */
+    d = b->data + b->len;
+    pto__emit_pcp64(d, text + p->off[0], (size_t)p->len[0]);
+    d += p->len[0];
+    pto__emit_pcp(d, E->srcline, nsrc);
+    d += nsrc;
+    pto__emit_pcp64(d, text + p->off[1], (size_t)p->len[1]);
+    d += p->len[1];
+    d = pto__emit_args_fast(E, d, b->data + b->cap, &o, end);
+    if (o < end) {   /* the printer's part: checked writes from here on */
+        pto__emit_opline_rest(E, p, d, o, end);
         return;
     }
     pto__emit_pcp64(d, text + p->off[2], (size_t)p->len[2]);
@@ -2928,6 +2966,131 @@ static PTO__EMIT_NOINLINE void pto__emit_op(pto__emitter *E, int32_t s)
     }
     /* (one call: the compiler writes the line in place here) */
     pto__emit_opline(E, see < 0 ? E->bound_op[op][dep] : E->bound_see[op][dep], s);
+}
+
+static int pto__emit_td_has(const pto__emitter *E, int32_t key);
+
+/* The note of op statement st, when pto__emit_op would print it in full
+   through pto__emit_note_fast (its pass's comment plan for depth dep made,
+   8 bytes or more): the note's id, with its text, its length and the plan;
+   0 when st needs no comment (no note and not a flag, or the note of the
+   comment right above); -1 for anything else (pto__emit_op decides it). */
+static inline int32_t pto__emit_run_note(const pto__emitter *E, const pto_stmt *st, int dep, const char **text,
+                                         size_t *n, const pto__emit_plan **np)
+{
+    int32_t note = st->note, plan;
+    if (!note) return pto_opinfo_get((pto_op)st->op)->cls == PTO_OC_SYNC ? -1 : 0;
+    if (note < 0 || note >= E->nnotes) return -1;
+    if (note == E->last_note) return 0;
+    if (pto__emit_note_seen(E, E->note_first[note])) return -1;   /* a reference */
+    plan = E->bound_note[st->origin < 5 ? st->origin : 0][dep];
+    if (plan < 0) return -1;
+    *np = &E->plans[plan];
+    if ((*np)->nk != 1 || (*np)->how[0] != PTO__HOW_NOTE) return -1;
+    *text = pto_str(E->ctx, note);
+    *n = pto__str_len(E->ctx, note);
+    return *n < 8 ? -1 : note;
+}
+
+/* Op statements from s on along its block, at a depth whose lines are
+   bound (1 to PTO__EMIT_ND - 1), written as pto__emit_op writes them but
+   with the write position and the line plans in locals from one statement
+   to the next: a run of ops (a flag, the op it guards, the next flag) is
+   most of a kernel. A statement the run does not take as it is (a note
+   printed as a reference, a pipe op, a first line of its kind, no room)
+   goes through pto__emit_op in the run. The run stops before a statement
+   that is not an op or has tdecls before it (pto__emit_block writes it);
+   it returns that statement (-1: the block's end), the walk's cursor not
+   yet moved for it. */
+static PTO__EMIT_NOINLINE int32_t pto__emit_op_run(pto__emitter *E, int32_t s)
+{
+    const pto_module *m = E->m;
+    const pto_stmt *stmts = m->stmts;
+    const char *text = E->btext.data;
+    pto_buf *b = E->out;
+    int dep = E->depth;
+    size_t arg_room = E->argmax + 40;
+    char *d, *lim;
+    if (!b->data || b->oom) goto generic_all;
+    d = b->data + b->len;
+    lim = b->data + b->cap;
+    for (;;) {
+        const pto_stmt *st = &stmts[s];
+        const pto_operand *o, *end;
+        const pto__emit_plan *p, *np = NULL;
+        const char *ntext = NULL;
+        size_t nn = 0, need;
+        int32_t plan, note;
+        int op = st->op;
+        if (op == PTO_OP_TPUSH || op == PTO_OP_TPOP || op == PTO_OP_TFREE || (plan = E->bound_op[op][dep]) < 0 ||
+            !E->plans[plan].opline || E->plans[plan].nk != 2 || (note = pto__emit_run_note(E, st, dep, &ntext, &nn, &np)) < 0)
+            goto generic;
+        p = &E->plans[plan];
+        need = E->op_room + (size_t)st->nargs * arg_room + (note ? (size_t)np->len[0] + nn + (size_t)np->len[1] + PTO__EMIT_BPAD + 16 : 0);
+        if ((size_t)(lim - d) < need) {
+            b->len = (size_t)(d - b->data);
+            pto__emit_reserve(b, need + pto__emit_slack(b, 0));
+            if (!b->data || b->oom) {   /* (out of memory: pto__emit_op reports it) */
+                pto__emit_indent(E);
+                pto__emit_op(E, s);
+                goto reload;
+            }
+            d = b->data + b->len;
+            lim = b->data + b->cap;
+            if ((size_t)(lim - d) < need) goto generic;
+        }
+        if (note) {   /* the comment line first (pto__emit_note_fast) */
+            char *q = d;
+            pto__emit_pcp64(q, text + np->off[0], (size_t)np->len[0]);
+            q += np->len[0];
+            if (pto__emit_note_copy(q, ntext, nn)) goto generic;   /* (nothing kept: d is not moved) */
+            q += nn;
+            pto__emit_pcp64(q, text + np->off[1], (size_t)np->len[1]);
+            d = q + np->len[1];
+            E->note_first[note] = pto__emit_note_at(E, st, s);
+            E->val[PTO__K_NOTE] = ntext;
+            E->vlen[PTO__K_NOTE] = nn;
+            E->last_note = note;
+        } else if (!st->note) {
+            E->last_note = 0;
+        }
+        pto__emit_srcline(E, s);
+        pto__emit_pcp64(d, text + p->off[0], (size_t)p->len[0]);
+        d += p->len[0];
+        pto__emit_pcp(d, E->srcline, E->vlen[PTO__K_SRC]);
+        d += E->vlen[PTO__K_SRC];
+        pto__emit_pcp64(d, text + p->off[1], (size_t)p->len[1]);
+        d += p->len[1];
+        o = &m->operands[st->arg0];
+        end = o + st->nargs;
+        d = pto__emit_args_fast(E, d, lim, &o, end);
+        if (o < end) {   /* the printer's part */
+            pto__emit_opline_rest(E, p, d, o, end);
+            goto reload;
+        }
+        pto__emit_pcp64(d, text + p->off[2], (size_t)p->len[2]);
+        d += p->len[2];
+        goto next;
+    generic:   /* this statement as pto__emit_stmt writes it */
+        b->len = (size_t)(d - b->data);
+        pto__emit_indent(E);
+        pto__emit_op(E, s);
+    reload:
+        if (!b->data || b->oom || E->st != PTO_OK) return st->next >= 0 && E->st == PTO_OK ? st->next : -1;
+        text = E->btext.data;
+        d = b->data + b->len;
+        lim = b->data + b->cap;
+    next:
+        s = st->next;
+        if (s < 0 || stmts[s].kind != PTO_ST_OP || (E->tdn && pto__emit_td_has(E, s))) break;
+        if (E->succ) pto__emit_ahead(E);
+    }
+    b->len = (size_t)(d - b->data);
+    return s;
+generic_all:
+    pto__emit_indent(E);
+    pto__emit_op(E, s);
+    return stmts[s].next;
 }
 
 /* The offset of an xN tile: slot ((i - start) / step) % N of its loop. */
@@ -3531,10 +3694,15 @@ static void pto__emit_block(pto__emitter *E, int32_t block)
     int32_t s;
     if (block < 0) return;
     E->depth++;
-    for (s = E->m->blocks[block].head; s >= 0 && E->st == PTO_OK; s = E->m->stmts[s].next) {
+    for (s = E->m->blocks[block].head; s >= 0 && E->st == PTO_OK;) {
         if (E->succ) pto__emit_ahead(E);
         if (E->tdn) pto__emit_td_out(E, s);
+        if (E->m->stmts[s].kind == PTO_ST_OP && !E->hook_op && E->depth > 0 && E->depth < PTO__EMIT_ND) {
+            s = pto__emit_op_run(E, s);   /* (the run moves the cursor for the ops after s) */
+            continue;
+        }
         pto__emit_stmt(E, s);
+        s = E->m->stmts[s].next;
     }
     if (E->tdn && E->st == PTO_OK) pto__emit_td_out(E, pto__emit_td_end_key(E->m, block));
     E->depth--;
