@@ -24326,7 +24326,8 @@ static PTO__EMIT_INLINE char *pto__emit_args_fast(pto__emitter *E, char *d, cons
                 d[1] = ' ';
                 d += 2;
                 if (r->base) {   /* (under 10000: four digits and a NUL at most) */
-                    d += pto__emit_i64(d, r->base);
+                    if (r->base < 10) *d++ = (char)('0' + r->base);   /* (mostly: 2, 4, 6) */
+                    else d += pto__emit_i64(d, r->base);
                     memcpy(d, " + ", 3);
                     d += 3;
                 }
@@ -24686,15 +24687,21 @@ static int pto__emit_td_has(const pto__emitter *E, int32_t key);
    through pto__emit_note_fast (its pass's comment plan for depth dep made,
    8 bytes or more): the note's id, with its text, its length and the plan;
    0 when st needs no comment (no note and not a flag, or the note of the
-   comment right above); -1 for anything else (pto__emit_op decides it). */
+   comment right above), or only a reference to the statement whose comment
+   has it (*see, else -1; pto__emit_note); -1 for anything else
+   (pto__emit_op decides it). */
 static inline int32_t pto__emit_run_note(const pto__emitter *E, const pto_stmt *st, int dep, const char **text,
-                                         size_t *n, const pto__emit_plan **np)
+                                         size_t *n, const pto__emit_plan **np, int32_t *see)
 {
     int32_t note = st->note, plan;
+    *see = -1;
     if (!note) return pto_opinfo_get((pto_op)st->op)->cls == PTO_OC_SYNC ? -1 : 0;
     if (note < 0 || note >= E->nnotes) return -1;
     if (note == E->last_note) return 0;
-    if (pto__emit_note_seen(E, E->note_first[note])) return -1;   /* a reference */
+    if (pto__emit_note_seen(E, E->note_first[note])) {   /* a reference */
+        *see = E->note_first[note];
+        return 0;
+    }
     plan = E->bound_note[st->origin < 5 ? st->origin : 0][dep];
     if (plan < 0) return -1;
     *np = &E->plans[plan];
@@ -24732,11 +24739,13 @@ static PTO__EMIT_NOINLINE int32_t pto__emit_op_run(pto__emitter *E, int32_t s)
         const pto__emit_plan *p, *np = NULL;
         const char *ntext = NULL;
         size_t nn = 0, need;
-        int32_t plan, note;
+        int32_t plan, note, see, i;
         int op = st->op;
-        if (op == PTO_OP_TPUSH || op == PTO_OP_TPOP || op == PTO_OP_TFREE || (plan = E->bound_op[op][dep]) < 0 ||
-            !E->plans[plan].opline || E->plans[plan].nk != 2 || (note = pto__emit_run_note(E, st, dep, &ntext, &nn, &np)) < 0)
+        if (op == PTO_OP_TPUSH || op == PTO_OP_TPOP || op == PTO_OP_TFREE || E->bound_op[op][dep] < 0 ||
+            (note = pto__emit_run_note(E, st, dep, &ntext, &nn, &np, &see)) < 0)
             goto generic;
+        plan = see < 0 ? E->bound_op[op][dep] : E->bound_see[op][dep];   /* (K_OP_SEE: PASS, FN, N after ARGS) */
+        if (plan < 0 || !E->plans[plan].opline || (see < 0 && E->plans[plan].nk != 2)) goto generic;
         p = &E->plans[plan];
         need = E->op_room + (size_t)st->nargs * arg_room + (note ? (size_t)np->len[0] + nn + (size_t)np->len[1] + PTO__EMIT_BPAD + 16 : 0);
         if ((size_t)(lim - d) < need) {
@@ -24763,8 +24772,13 @@ static PTO__EMIT_NOINLINE int32_t pto__emit_op_run(pto__emitter *E, int32_t s)
             E->val[PTO__K_NOTE] = ntext;
             E->vlen[PTO__K_NOTE] = nn;
             E->last_note = note;
-        } else if (!st->note) {
+        } else if (!st->note || see >= 0) {
             E->last_note = 0;
+        }
+        if (see >= 0) {
+            pto__emit_v(E, PTO__K_FN, pto_opinfo_get((pto_op)stmts[see].op)->name);
+            pto__emit_vi(E, PTO__K_N, stmts[see].loc.line);
+            pto__emit_v(E, PTO__K_PASS, pto__emit_origin[st->origin < 5 ? st->origin : 0]);
         }
         pto__emit_srcline(E, s);
         pto__emit_pcp64(d, text + p->off[0], (size_t)p->len[0]);
@@ -24782,6 +24796,12 @@ static PTO__EMIT_NOINLINE int32_t pto__emit_op_run(pto__emitter *E, int32_t s)
         }
         pto__emit_pcp64(d, text + p->off[2], (size_t)p->len[2]);
         d += p->len[2];
+        for (i = 2; i < p->nk; i++) {
+            pto__emit_cp(d, E->val[p->key[i]], E->vlen[p->key[i]]);
+            d += E->vlen[p->key[i]];
+            pto__emit_pcp64(d, text + p->off[i + 1], (size_t)p->len[i + 1]);
+            d += p->len[i + 1];
+        }
         goto next;
     generic:   /* this statement as pto__emit_stmt writes it */
         b->len = (size_t)(d - b->data);
