@@ -2994,8 +2994,8 @@ static inline int32_t pto__emit_run_note(const pto__emitter *E, const pto_stmt *
     if (plan < 0) return -1;
     *np = &E->plans[plan];
     if ((*np)->nk != 1 || (*np)->how[0] != PTO__HOW_NOTE) return -1;
-    *text = pto_str(E->ctx, note);
-    *n = pto__str_len(E->ctx, note);
+    *text = E->ctx->pool + E->ctx->str_off[note];   /* (pto_str, pto__str_len: note < n_strs) */
+    *n = (size_t)(E->ctx->str_off[note + 1] - E->ctx->str_off[note]) - 1;
     return *n < 8 ? -1 : note;
 }
 
@@ -3016,7 +3016,9 @@ static PTO__EMIT_NOINLINE int32_t pto__emit_op_run(pto__emitter *E, int32_t s)
     const char *text = E->btext.data;
     pto_buf *b = E->out;
     int dep = E->depth;
-    size_t arg_room = E->argmax + 40;
+    size_t arg_room = E->argmax + 40, op_room = E->op_room;
+    /* pto__emit_note_at's answer for the whole run: its statements share a block */
+    int here = pto__emit_kernel_of(m, &stmts[s]) == E->kernel;
     char *d, *lim;
     if (!b->data || b->oom) goto generic_all;
     d = b->data + b->len;
@@ -3035,7 +3037,7 @@ static PTO__EMIT_NOINLINE int32_t pto__emit_op_run(pto__emitter *E, int32_t s)
         plan = see < 0 ? E->bound_op[op][dep] : E->bound_see[op][dep];   /* (K_OP_SEE: PASS, FN, N after ARGS) */
         if (plan < 0 || !E->plans[plan].opline || (see < 0 && E->plans[plan].nk != 2)) goto generic;
         p = &E->plans[plan];
-        need = E->op_room + (size_t)st->nargs * arg_room + (note ? (size_t)np->len[0] + nn + (size_t)np->len[1] + PTO__EMIT_BPAD + 16 : 0);
+        need = op_room + (size_t)st->nargs * arg_room + (note ? (size_t)np->len[0] + nn + (size_t)np->len[1] + PTO__EMIT_BPAD + 16 : 0);
         if ((size_t)(lim - d) < need) {
             b->len = (size_t)(d - b->data);
             pto__emit_reserve(b, need + pto__emit_slack(b, 0));
@@ -3056,7 +3058,7 @@ static PTO__EMIT_NOINLINE int32_t pto__emit_op_run(pto__emitter *E, int32_t s)
             q += nn;
             pto__emit_pcp64(q, text + np->off[1], (size_t)np->len[1]);
             d = q + np->len[1];
-            E->note_first[note] = pto__emit_note_at(E, st, s);
+            E->note_first[note] = here ? s : -1;
             E->val[PTO__K_NOTE] = ntext;
             E->vlen[PTO__K_NOTE] = nn;
             E->last_note = note;
