@@ -4497,6 +4497,15 @@ static pto_status pto__emit_check(pto__emitter *E)
         if (st->op >= PTO_NOP || refused[st->op]) return pto__emit_op_error(E, st);
         o0 = end = operands;
         if (st->nargs > 0) end = (o0 += st->arg0) + st->nargs;
+        if (st->nargs == 3 && o0[0].kind == PTO_O_PIPE && o0[1].kind == PTO_O_PIPE && o0[2].kind == PTO_O_INT &&
+            (uint32_t)o0[0].ref < (uint32_t)PTO_NPIPE && (uint32_t)o0[1].ref < (uint32_t)PTO_NPIPE) {
+            if (reached) {   /* a flag, the most: the loop below in one step */
+                PTO__EMIT_USE_LATER(o0[2].e[0]);
+                PTO__EMIT_USE_LATER(o0[2].e[1]);
+            }
+            continue;
+        }
+        if (st->nargs == 1 && o0->kind == PTO_O_PIPE && (uint32_t)o0->ref < (uint32_t)PTO_NPIPE) continue;   /* a barrier */
         for (o = o0; o < end; o++) {   /* checked, and the names it reads marked (pto__emit_use_stmt) */
             int bad = 0;
             switch (o->kind) {
