@@ -3079,6 +3079,12 @@ static PTO__EMIT_NOINLINE int32_t pto__emit_op_run(pto__emitter *E, int32_t s)
         d += p->len[1];
         o = &m->operands[st->arg0];
         end = o + st->nargs;
+        if (st->nargs == 3 && o[0].kind == PTO_O_PIPE && o[1].kind == PTO_O_PIPE) {   /* a flag: its two pipes as one text */
+            int32_t k = o[0].ref * PTO_NPIPE + o[1].ref;
+            pto__emit_pcp(d, text + E->pair_off[k], (size_t)E->pair_len[k]);
+            d += E->pair_len[k];
+            o += 2;
+        }
         d = pto__emit_args_fast(E, d, lim, &o, end);
         if (o < end) {   /* the printer's part */
             pto__emit_opline_rest(E, p, d, o, end);
@@ -3186,9 +3192,38 @@ static int pto__emit_slot_fast(pto__emitter *E, pto_buf *b, const pto_tile *t, i
    simulator treats the tile's bytes as unwritten (a new tenant). */
 static void pto__emit_tdecl(pto__emitter *E, int32_t ti)
 {
+    int dep = E->depth > 0 && E->depth < PTO__EMIT_ND && E->vlen[PTO__K_IND] == (size_t)E->depth * 4 ? E->depth : 0;
+    int32_t plan = dep ? E->tpl_plan[PTO__T_K_TDECL][dep] - 1 : -1;
+    pto_buf *b = E->out;
     E->last_note = 0;
     pto__emit_vn(E, PTO__K_NAME, E->tile_name[ti], E->tile_len[ti]);
     pto__emit_srcline(E, E->m->tiles[ti].decl);
+    if (plan >= 0 && E->plans[plan].nk == 2 && E->plans[plan].key[0] == PTO__K_SRC && E->plans[plan].key[1] == PTO__K_NAME &&
+        E->val[PTO__K_SRC] == E->srcline && b->data && !b->oom) {   /* the line made as pto__emit_x makes it */
+        const pto__emit_plan *p = &E->plans[plan];
+        const char *text = E->btext.data;
+        size_t nsrc = E->vlen[PTO__K_SRC], nt = (size_t)E->tile_len[ti];
+        char *d;
+        if (b->cap - b->len < (size_t)p->lit + nsrc + nt + 3 * PTO__EMIT_BPAD) {
+            pto__emit_reserve(b, (size_t)p->lit + nsrc + nt + 3 * PTO__EMIT_BPAD + pto__emit_slack(b, 0));
+            if (!b->data || b->oom || b->cap - b->len < (size_t)p->lit + nsrc + nt + 3 * PTO__EMIT_BPAD) {
+                pto__emit_x(E, PTO__T_K_TDECL);
+                return;
+            }
+        }
+        d = b->data + b->len;
+        pto__emit_pcp64(d, text + p->off[0], (size_t)p->len[0]);
+        d += p->len[0];
+        pto__emit_pcp(d, E->srcline, nsrc);
+        d += nsrc;
+        pto__emit_pcp64(d, text + p->off[1], (size_t)p->len[1]);
+        d += p->len[1];
+        pto__emit_pcp(d, E->tile_arg[ti] + 2, nt);   /* (the padded ", NAME") */
+        d += nt;
+        pto__emit_pcp64(d, text + p->off[2], (size_t)p->len[2]);
+        b->len = (size_t)(d + p->len[2] - b->data);
+        return;
+    }
     pto__emit_x(E, PTO__T_K_TDECL);
 }
 
