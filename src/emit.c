@@ -2586,6 +2586,21 @@ static PTO__EMIT_INLINE char *pto__emit_args_fast(pto__emitter *E, char *d, cons
             d += n;
             continue;
         }
+        case PTO_O_FLOAT: {   /* a literal pto__emit_float has spelled before (its table entry) */
+            double v = o->f;
+            uint64_t bits;
+            size_t n;
+            int h;
+            memcpy(&bits, &v, sizeof v);
+            h = (int)((bits ^ bits >> 29 ^ bits >> 52) & 15);
+            if (v != v || v - v != 0 || !E->fvalid[h] || memcmp(&E->fval[h], &v, sizeof v) != 0) break;
+            n = strlen(E->fnum[h]);   /* (%.17g and ".0": under 30 bytes, within an operand's room) */
+            d[0] = ',';
+            d[1] = ' ';
+            memcpy(d + 2, E->fnum[h], n);
+            d += n + 2;
+            continue;
+        }
         case PTO_O_GM: {   /* "x, r, 0": a tensor at leaf indices (the room is that of one such) */
             size_t np = (size_t)E->param_len[o->ref], n0, n1;
             if (o->e[2] >= 0 || (size_t)(lim - d) < E->op_room + (size_t)(end - o) * arg_room) break;
@@ -3154,12 +3169,12 @@ static void pto__emit_slot_index(pto__emitter *E, pto_buf *b, const pto_tile *t)
 }
 
 /* The common offset of an xN tile, "[OFF + ](i % N) * STRIDE" for a loop
-   from 0 by 1, written in one go into b (empty); 0 when the loop is
-   another (pto__emit_slot_index spells it then) or out of memory. */
-static int pto__emit_slot_fast(pto__emitter *E, pto_buf *b, const pto_tile *t, int64_t stride)
+   from 0 by 1 (loop: pto_stmt_loop of the tile's declaration), written in
+   one go into b (empty); 0 when the loop is another (pto__emit_slot_index
+   spells it then) or out of memory. */
+static int pto__emit_slot_fast(pto__emitter *E, pto_buf *b, const pto_tile *t, int64_t stride, int32_t loop)
 {
     const pto_module *m = E->m;
-    int32_t loop = pto_stmt_loop(m, t->decl);
     const pto_stmt *f = loop >= 0 ? &m->stmts[loop] : NULL;
     size_t n;
     char *d;
@@ -3467,13 +3482,14 @@ static int pto__emit_offset(pto__emitter *E, int32_t s)
     int32_t ti = m->stmts[s].ref;
     const pto_tile *t = &m->tiles[ti];
     pto_buf *b;
+    int32_t loop = -1;
     int k;
     if (!t->planned) {
         E->st = pto_error(E->ctx, t->loc, "emit: tile '%s' has no planned offset (run the planner first)",
                           pto_str(E->ctx, t->name));
         return 0;
     }
-    if (t->nbuf > 1 && pto_stmt_loop(m, s) < 0) {
+    if (t->nbuf > 1 && (loop = pto_stmt_loop(m, s)) < 0) {
         E->st = pto_error(E->ctx, t->loc, "emit: tile '%s' has %d slots but is not declared in a loop",
                           pto_str(E->ctx, t->name), (int)t->nbuf);
         return 0;
@@ -3485,7 +3501,7 @@ static int pto__emit_offset(pto__emitter *E, int32_t s)
         int64_t stride = t->offset[1] - t->offset[0];
         int ap = 1;
         for (k = 2; k < t->nbuf; k++) ap &= t->offset[k] - t->offset[k - 1] == stride;
-        if (ap && pto__emit_slot_fast(E, b, t, stride)) {
+        if (ap && pto__emit_slot_fast(E, b, t, stride, t->decl == s ? loop : pto_stmt_loop(m, t->decl))) {
             /* written */
         } else if (ap) {
             if (t->offset[0]) { pto__emit_put_i64(b, t->offset[0]); pto__emit_puts(b, " + "); }
