@@ -355,6 +355,14 @@ typedef struct pto__emit_plan {
 #else
 #define PTO__EMIT_NOINLINE
 #endif
+/* For the operand writer that both op-line paths share, which the compiler
+   would otherwise keep as a call of its own (its prologue and the tables it
+   reloads were a third of its cost). */
+#if defined(__GNUC__) || defined(__clang__)
+#define PTO__EMIT_INLINE inline __attribute__((always_inline))
+#else
+#define PTO__EMIT_INLINE inline
+#endif
 
 /* SSE2 (every x86-64 compiler that says so: gcc, clang) scans the texts
    the emitter copies sixteen bytes at a time (the .pto source into host.c,
@@ -2537,47 +2545,22 @@ static inline size_t pto__emit_leaf_arg(const pto__emitter *E, char *d, int32_t 
     return 2 + pto__emit_i64(d + 2, e->value);
 }
 
-/* An op's K_OP line (plan: literal, SRC, literal, ARGS, literal), the most
-   written line: one room test for all of it, then only moves. Names and
-   pipes come from their padded texts, the two pipes of a flag as one text,
-   event ids 0-9 as a literal; from the first operand that needs the
-   expression printer on, the rest goes through pto__emit_args_to, whose
-   writes test room themselves. */
-static void pto__emit_opline(pto__emitter *E, int32_t plan, int32_t s)
+/* The operands [*po, end) of an op line written at d as pto__emit_expr and
+   pto__emit_args_to spell them, without room tests (the caller made room
+   for E->op_room plus E->argmax + 40 per operand; d < lim): names and pipes
+   from their padded texts, the two pipes of a flag as one text, event ids
+   0-9 as a literal, rotating ids and tensors at leaf indices in place. It
+   stops at the first operand that needs the expression printer (*po is
+   left there, end when all were written) and returns the new position. */
+static PTO__EMIT_INLINE char *pto__emit_args_fast(pto__emitter *E, char *d, const char *lim, const pto_operand **po,
+                                        const pto_operand *end)
 {
-    const pto__emit_plan *p = &E->plans[plan];
     const pto_module *m = E->m;
-    const pto_stmt *st = &m->stmts[s];
-    const pto_operand *o = &m->operands[st->arg0], *end = o + st->nargs;
     const pto_expr *exprs = m->exprs;
     const char *text = E->btext.data;
-    size_t nsrc = E->vlen[PTO__K_SRC], arg_room = E->argmax + 40, op_room = E->op_room;
+    const pto_operand *o = *po;
+    size_t arg_room = E->argmax + 40;
     uint32_t n_exprs = (uint32_t)m->n_exprs;
-    pto_buf *b = E->out;
-    pto__emit_wr w;
-    char *d;
-    int32_t i;
-    if (!p->opline || E->val[PTO__K_SRC] != E->srcline || !b->data || b->oom) {
-        pto__emit_line(E, plan, s);
-        return;
-    }
-    if (b->cap - b->len < op_room + (size_t)st->nargs * arg_room) {
-        w.b = b;
-        pto__wr_load(&w);
-        if (!pto__wr_grow(&w, op_room + (size_t)st->nargs * arg_room)) {
-            pto__emit_line(E, plan, s);
-            return;
-        }
-    }
-    /* From here the room is there: locals only, no write position in memory
-       (a byte store may alias anything: the compiler reloads what is not local). */
-    d = b->data + b->len;
-    pto__emit_pcp64(d, text + p->off[0], (size_t)p->len[0]);
-    d += p->len[0];
-    pto__emit_pcp(d, E->srcline, nsrc);
-    d += nsrc;
-    pto__emit_pcp64(d, text + p->off[1], (size_t)p->len[1]);
-    d += p->len[1];
     for (; o < end; o++) {
         const pto_expr *e;
         switch (o->kind) {
@@ -2604,9 +2587,24 @@ static void pto__emit_opline(pto__emitter *E, int32_t plan, int32_t s)
             d += n;
             continue;
         }
+        case PTO_O_FLOAT: {   /* a literal pto__emit_float has spelled before (its table entry) */
+            double v = o->f;
+            uint64_t bits;
+            size_t n;
+            int h;
+            memcpy(&bits, &v, sizeof v);
+            h = (int)((bits ^ bits >> 29 ^ bits >> 52) & 15);
+            if (v != v || v - v != 0 || !E->fvalid[h] || memcmp(&E->fval[h], &v, sizeof v) != 0) break;
+            n = strlen(E->fnum[h]);   /* (%.17g and ".0": under 30 bytes, within an operand's room) */
+            d[0] = ',';
+            d[1] = ' ';
+            memcpy(d + 2, E->fnum[h], n);
+            d += n + 2;
+            continue;
+        }
         case PTO_O_GM: {   /* "x, r, 0": a tensor at leaf indices (the room is that of one such) */
             size_t np = (size_t)E->param_len[o->ref], n0, n1;
-            if (o->e[2] >= 0 || b->cap - (size_t)(d - b->data) < op_room + (size_t)(end - o) * arg_room) break;
+            if (o->e[2] >= 0 || (size_t)(lim - d) < E->op_room + (size_t)(end - o) * arg_room) break;
             n0 = pto__emit_leaf_arg(E, d + 2 + np, o->e[0]);
             n1 = n0 ? pto__emit_leaf_arg(E, d + 2 + np + n0, o->e[1]) : 0;
             if (!n1) break;
@@ -2632,7 +2630,8 @@ static void pto__emit_opline(pto__emitter *E, int32_t plan, int32_t s)
                 d[1] = ' ';
                 d += 2;
                 if (r->base) {   /* (under 10000: four digits and a NUL at most) */
-                    d += pto__emit_i64(d, r->base);
+                    if (r->base < 10) *d++ = (char)('0' + r->base);   /* (mostly: 2, 4, 6) */
+                    else d += pto__emit_i64(d, r->base);
                     memcpy(d, " + ", 3);
                     d += 3;
                 }
@@ -2651,17 +2650,72 @@ static void pto__emit_opline(pto__emitter *E, int32_t plan, int32_t s)
         }
         break;
     }
-    if (o < end) {   /* the printer's part: checked writes from here on */
+    *po = o;
+    return d;
+}
+
+/* The end of an op line from operand o on, the line so far ending at d:
+   the printer's part (pto__emit_args_to, checked writes), then the literal
+   pieces and keys after ARGS. */
+static void pto__emit_opline_rest(pto__emitter *E, const pto__emit_plan *p, char *d, const pto_operand *o,
+                                  const pto_operand *end)
+{
+    const char *text = E->btext.data;
+    pto__emit_wr w;
+    int32_t i;
+    w.b = E->out;
+    w.b->len = (size_t)(d - w.b->data);
+    pto__wr_load(&w);
+    pto__emit_args_to(E, &w, o, end);
+    pto__wrp(&w, text + p->off[2], (size_t)p->len[2]);
+    for (i = 2; i < p->nk && w.d; i++) {
+        pto__wr(&w, E->val[p->key[i]], E->vlen[p->key[i]]);
+        pto__wrp(&w, text + p->off[i + 1], (size_t)p->len[i + 1]);
+    }
+    if (w.d) pto__wr_sync(&w);
+}
+
+/* An op's K_OP line (plan: literal, SRC, literal, ARGS, literal), the most
+   written line: one room test for all of it, then only moves
+   (pto__emit_args_fast); from the first operand that needs the expression
+   printer on, the rest goes through pto__emit_args_to, whose writes test
+   room themselves. */
+static void pto__emit_opline(pto__emitter *E, int32_t plan, int32_t s)
+{
+    const pto__emit_plan *p = &E->plans[plan];
+    const pto_module *m = E->m;
+    const pto_stmt *st = &m->stmts[s];
+    const pto_operand *o = &m->operands[st->arg0], *end = o + st->nargs;
+    const char *text = E->btext.data;
+    size_t nsrc = E->vlen[PTO__K_SRC], arg_room = E->argmax + 40, op_room = E->op_room;
+    pto_buf *b = E->out;
+    pto__emit_wr w;
+    char *d;
+    int32_t i;
+    if (!p->opline || E->val[PTO__K_SRC] != E->srcline || !b->data || b->oom) {
+        pto__emit_line(E, plan, s);
+        return;
+    }
+    if (b->cap - b->len < op_room + (size_t)st->nargs * arg_room) {
         w.b = b;
-        b->len = (size_t)(d - b->data);
         pto__wr_load(&w);
-        pto__emit_args_to(E, &w, o, end);
-        pto__wrp(&w, text + p->off[2], (size_t)p->len[2]);
-        for (i = 2; i < p->nk && w.d; i++) {
-            pto__wr(&w, E->val[p->key[i]], E->vlen[p->key[i]]);
-            pto__wrp(&w, text + p->off[i + 1], (size_t)p->len[i + 1]);
+        if (!pto__wr_grow(&w, op_room + (size_t)st->nargs * arg_room)) {
+            pto__emit_line(E, plan, s);
+            return;
         }
-        if (w.d) pto__wr_sync(&w);
+    }
+    /* From here the room is there: locals only, no write position in memory
+       (a byte store may alias anything: the compiler reloads what is not local). */
+    d = b->data + b->len;
+    pto__emit_pcp64(d, text + p->off[0], (size_t)p->len[0]);
+    d += p->len[0];
+    pto__emit_pcp(d, E->srcline, nsrc);
+    d += nsrc;
+    pto__emit_pcp64(d, text + p->off[1], (size_t)p->len[1]);
+    d += p->len[1];
+    d = pto__emit_args_fast(E, d, b->data + b->cap, &o, end);
+    if (o < end) {   /* the printer's part: checked writes from here on */
+        pto__emit_opline_rest(E, p, d, o, end);
         return;
     }
     pto__emit_pcp64(d, text + p->off[2], (size_t)p->len[2]);
@@ -2931,6 +2985,158 @@ static PTO__EMIT_NOINLINE void pto__emit_op(pto__emitter *E, int32_t s)
     pto__emit_opline(E, see < 0 ? E->bound_op[op][dep] : E->bound_see[op][dep], s);
 }
 
+static int pto__emit_td_has(const pto__emitter *E, int32_t key);
+
+/* The note of op statement st, when pto__emit_op would print it in full
+   through pto__emit_note_fast (its pass's comment plan for depth dep made,
+   8 bytes or more): the note's id, with its text, its length and the plan;
+   0 when st needs no comment (no note and not a flag, or the note of the
+   comment right above), or only a reference to the statement whose comment
+   has it (*see, else -1; pto__emit_note); -1 for anything else
+   (pto__emit_op decides it). */
+static inline int32_t pto__emit_run_note(const pto__emitter *E, const pto_stmt *st, int dep, const char **text,
+                                         size_t *n, const pto__emit_plan **np, int32_t *see)
+{
+    int32_t note = st->note, plan;
+    *see = -1;
+    if (!note) return pto_opinfo_get((pto_op)st->op)->cls == PTO_OC_SYNC ? -1 : 0;
+    if (note < 0 || note >= E->nnotes) return -1;
+    if (note == E->last_note) return 0;
+    if (pto__emit_note_seen(E, E->note_first[note])) {   /* a reference */
+        *see = E->note_first[note];
+        return 0;
+    }
+    plan = E->bound_note[st->origin < 5 ? st->origin : 0][dep];
+    if (plan < 0) return -1;
+    *np = &E->plans[plan];
+    if ((*np)->nk != 1 || (*np)->how[0] != PTO__HOW_NOTE) return -1;
+    *text = E->ctx->pool + E->ctx->str_off[note];   /* (pto_str, pto__str_len: note < n_strs) */
+    *n = (size_t)(E->ctx->str_off[note + 1] - E->ctx->str_off[note]) - 1;
+    return *n < 8 ? -1 : note;
+}
+
+/* Op statements from s on along its block, at a depth whose lines are
+   bound (1 to PTO__EMIT_ND - 1), written as pto__emit_op writes them but
+   with the write position and the line plans in locals from one statement
+   to the next: a run of ops (a flag, the op it guards, the next flag) is
+   most of a kernel. A statement the run does not take as it is (a note
+   printed as a reference, a pipe op, a first line of its kind, no room)
+   goes through pto__emit_op in the run. The run stops before a statement
+   that is not an op or has tdecls before it (pto__emit_block writes it);
+   it returns that statement (-1: the block's end), the walk's cursor not
+   yet moved for it. */
+static PTO__EMIT_NOINLINE int32_t pto__emit_op_run(pto__emitter *E, int32_t s)
+{
+    const pto_module *m = E->m;
+    const pto_stmt *stmts = m->stmts;
+    const char *text = E->btext.data;
+    pto_buf *b = E->out;
+    int dep = E->depth;
+    size_t arg_room = E->argmax + 40, op_room = E->op_room;
+    /* pto__emit_note_at's answer for the whole run: its statements share a block */
+    int here = pto__emit_kernel_of(m, &stmts[s]) == E->kernel;
+    char *d, *lim;
+    if (!b->data || b->oom) goto generic_all;
+    d = b->data + b->len;
+    lim = b->data + b->cap;
+    for (;;) {
+        const pto_stmt *st = &stmts[s];
+        const pto_operand *o, *end;
+        const pto__emit_plan *p, *np = NULL;
+        const char *ntext = NULL;
+        size_t nn = 0, need;
+        int32_t plan, note, see, i;
+        int op = st->op;
+        if (op == PTO_OP_TPUSH || op == PTO_OP_TPOP || op == PTO_OP_TFREE || E->bound_op[op][dep] < 0 ||
+            (note = pto__emit_run_note(E, st, dep, &ntext, &nn, &np, &see)) < 0)
+            goto generic;
+        plan = see < 0 ? E->bound_op[op][dep] : E->bound_see[op][dep];   /* (K_OP_SEE: PASS, FN, N after ARGS) */
+        if (plan < 0 || !E->plans[plan].opline || (see < 0 && E->plans[plan].nk != 2)) goto generic;
+        p = &E->plans[plan];
+        need = op_room + (size_t)st->nargs * arg_room + (note ? (size_t)np->len[0] + nn + (size_t)np->len[1] + PTO__EMIT_BPAD + 16 : 0);
+        if ((size_t)(lim - d) < need) {
+            b->len = (size_t)(d - b->data);
+            pto__emit_reserve(b, need + pto__emit_slack(b, 0));
+            if (!b->data || b->oom) {   /* (out of memory: pto__emit_op reports it) */
+                pto__emit_indent(E);
+                pto__emit_op(E, s);
+                goto reload;
+            }
+            d = b->data + b->len;
+            lim = b->data + b->cap;
+            if ((size_t)(lim - d) < need) goto generic;
+        }
+        if (note) {   /* the comment line first (pto__emit_note_fast) */
+            char *q = d;
+            pto__emit_pcp64(q, text + np->off[0], (size_t)np->len[0]);
+            q += np->len[0];
+            if (pto__emit_note_copy(q, ntext, nn)) goto generic;   /* (nothing kept: d is not moved) */
+            q += nn;
+            pto__emit_pcp64(q, text + np->off[1], (size_t)np->len[1]);
+            d = q + np->len[1];
+            E->note_first[note] = here ? s : -1;
+            E->val[PTO__K_NOTE] = ntext;
+            E->vlen[PTO__K_NOTE] = nn;
+            E->last_note = note;
+        } else if (!st->note || see >= 0) {
+            E->last_note = 0;
+        }
+        if (see >= 0) {
+            pto__emit_v(E, PTO__K_FN, pto_opinfo_get((pto_op)stmts[see].op)->name);
+            pto__emit_vi(E, PTO__K_N, stmts[see].loc.line);
+            pto__emit_v(E, PTO__K_PASS, pto__emit_origin[st->origin < 5 ? st->origin : 0]);
+        }
+        pto__emit_srcline(E, s);
+        pto__emit_pcp64(d, text + p->off[0], (size_t)p->len[0]);
+        d += p->len[0];
+        pto__emit_pcp(d, E->srcline, E->vlen[PTO__K_SRC]);
+        d += E->vlen[PTO__K_SRC];
+        pto__emit_pcp64(d, text + p->off[1], (size_t)p->len[1]);
+        d += p->len[1];
+        o = &m->operands[st->arg0];
+        end = o + st->nargs;
+        if (st->nargs == 3 && o[0].kind == PTO_O_PIPE && o[1].kind == PTO_O_PIPE) {   /* a flag: its two pipes as one text */
+            int32_t k = o[0].ref * PTO_NPIPE + o[1].ref;
+            pto__emit_pcp(d, text + E->pair_off[k], (size_t)E->pair_len[k]);
+            d += E->pair_len[k];
+            o += 2;
+        }
+        d = pto__emit_args_fast(E, d, lim, &o, end);
+        if (o < end) {   /* the printer's part */
+            pto__emit_opline_rest(E, p, d, o, end);
+            goto reload;
+        }
+        pto__emit_pcp64(d, text + p->off[2], (size_t)p->len[2]);
+        d += p->len[2];
+        for (i = 2; i < p->nk; i++) {
+            pto__emit_cp(d, E->val[p->key[i]], E->vlen[p->key[i]]);
+            d += E->vlen[p->key[i]];
+            pto__emit_pcp64(d, text + p->off[i + 1], (size_t)p->len[i + 1]);
+            d += p->len[i + 1];
+        }
+        goto next;
+    generic:   /* this statement as pto__emit_stmt writes it */
+        b->len = (size_t)(d - b->data);
+        pto__emit_indent(E);
+        pto__emit_op(E, s);
+    reload:
+        if (!b->data || b->oom || E->st != PTO_OK) return st->next >= 0 && E->st == PTO_OK ? st->next : -1;
+        text = E->btext.data;
+        d = b->data + b->len;
+        lim = b->data + b->cap;
+    next:
+        s = st->next;
+        if (s < 0 || stmts[s].kind != PTO_ST_OP || (E->tdn && pto__emit_td_has(E, s))) break;
+        if (E->succ) pto__emit_ahead(E);
+    }
+    b->len = (size_t)(d - b->data);
+    return s;
+generic_all:
+    pto__emit_indent(E);
+    pto__emit_op(E, s);
+    return stmts[s].next;
+}
+
 /* The offset of an xN tile: slot ((i - start) / step) % N of its loop. */
 static void pto__emit_slot_index(pto__emitter *E, pto_buf *b, const pto_tile *t)
 {
@@ -2964,12 +3170,12 @@ static void pto__emit_slot_index(pto__emitter *E, pto_buf *b, const pto_tile *t)
 }
 
 /* The common offset of an xN tile, "[OFF + ](i % N) * STRIDE" for a loop
-   from 0 by 1, written in one go into b (empty); 0 when the loop is
-   another (pto__emit_slot_index spells it then) or out of memory. */
-static int pto__emit_slot_fast(pto__emitter *E, pto_buf *b, const pto_tile *t, int64_t stride)
+   from 0 by 1 (loop: pto_stmt_loop of the tile's declaration), written in
+   one go into b (empty); 0 when the loop is another (pto__emit_slot_index
+   spells it then) or out of memory. */
+static int pto__emit_slot_fast(pto__emitter *E, pto_buf *b, const pto_tile *t, int64_t stride, int32_t loop)
 {
     const pto_module *m = E->m;
-    int32_t loop = pto_stmt_loop(m, t->decl);
     const pto_stmt *f = loop >= 0 ? &m->stmts[loop] : NULL;
     size_t n;
     char *d;
@@ -3002,9 +3208,38 @@ static int pto__emit_slot_fast(pto__emitter *E, pto_buf *b, const pto_tile *t, i
    simulator treats the tile's bytes as unwritten (a new tenant). */
 static void pto__emit_tdecl(pto__emitter *E, int32_t ti)
 {
+    int dep = E->depth > 0 && E->depth < PTO__EMIT_ND && E->vlen[PTO__K_IND] == (size_t)E->depth * 4 ? E->depth : 0;
+    int32_t plan = dep ? E->tpl_plan[PTO__T_K_TDECL][dep] - 1 : -1;
+    pto_buf *b = E->out;
     E->last_note = 0;
     pto__emit_vn(E, PTO__K_NAME, E->tile_name[ti], E->tile_len[ti]);
     pto__emit_srcline(E, E->m->tiles[ti].decl);
+    if (plan >= 0 && E->plans[plan].nk == 2 && E->plans[plan].key[0] == PTO__K_SRC && E->plans[plan].key[1] == PTO__K_NAME &&
+        E->val[PTO__K_SRC] == E->srcline && b->data && !b->oom) {   /* the line made as pto__emit_x makes it */
+        const pto__emit_plan *p = &E->plans[plan];
+        const char *text = E->btext.data;
+        size_t nsrc = E->vlen[PTO__K_SRC], nt = (size_t)E->tile_len[ti];
+        char *d;
+        if (b->cap - b->len < (size_t)p->lit + nsrc + nt + 3 * PTO__EMIT_BPAD) {
+            pto__emit_reserve(b, (size_t)p->lit + nsrc + nt + 3 * PTO__EMIT_BPAD + pto__emit_slack(b, 0));
+            if (!b->data || b->oom || b->cap - b->len < (size_t)p->lit + nsrc + nt + 3 * PTO__EMIT_BPAD) {
+                pto__emit_x(E, PTO__T_K_TDECL);
+                return;
+            }
+        }
+        d = b->data + b->len;
+        pto__emit_pcp64(d, text + p->off[0], (size_t)p->len[0]);
+        d += p->len[0];
+        pto__emit_pcp(d, E->srcline, nsrc);
+        d += nsrc;
+        pto__emit_pcp64(d, text + p->off[1], (size_t)p->len[1]);
+        d += p->len[1];
+        pto__emit_pcp(d, E->tile_arg[ti] + 2, nt);   /* (the padded ", NAME") */
+        d += nt;
+        pto__emit_pcp64(d, text + p->off[2], (size_t)p->len[2]);
+        b->len = (size_t)(d + p->len[2] - b->data);
+        return;
+    }
     pto__emit_x(E, PTO__T_K_TDECL);
 }
 
@@ -3248,13 +3483,14 @@ static int pto__emit_offset(pto__emitter *E, int32_t s)
     int32_t ti = m->stmts[s].ref;
     const pto_tile *t = &m->tiles[ti];
     pto_buf *b;
+    int32_t loop = -1;
     int k;
     if (!t->planned) {
         E->st = pto_error(E->ctx, t->loc, "emit: tile '%s' has no planned offset (run the planner first)",
                           pto_str(E->ctx, t->name));
         return 0;
     }
-    if (t->nbuf > 1 && pto_stmt_loop(m, s) < 0) {
+    if (t->nbuf > 1 && (loop = pto_stmt_loop(m, s)) < 0) {
         E->st = pto_error(E->ctx, t->loc, "emit: tile '%s' has %d slots but is not declared in a loop",
                           pto_str(E->ctx, t->name), (int)t->nbuf);
         return 0;
@@ -3266,7 +3502,7 @@ static int pto__emit_offset(pto__emitter *E, int32_t s)
         int64_t stride = t->offset[1] - t->offset[0];
         int ap = 1;
         for (k = 2; k < t->nbuf; k++) ap &= t->offset[k] - t->offset[k - 1] == stride;
-        if (ap && pto__emit_slot_fast(E, b, t, stride)) {
+        if (ap && pto__emit_slot_fast(E, b, t, stride, t->decl == s ? loop : pto_stmt_loop(m, t->decl))) {
             /* written */
         } else if (ap) {
             if (t->offset[0]) { pto__emit_put_i64(b, t->offset[0]); pto__emit_puts(b, " + "); }
@@ -3532,10 +3768,15 @@ static void pto__emit_block(pto__emitter *E, int32_t block)
     int32_t s;
     if (block < 0) return;
     E->depth++;
-    for (s = E->m->blocks[block].head; s >= 0 && E->st == PTO_OK; s = E->m->stmts[s].next) {
+    for (s = E->m->blocks[block].head; s >= 0 && E->st == PTO_OK;) {
         if (E->succ) pto__emit_ahead(E);
         if (E->tdn) pto__emit_td_out(E, s);
+        if (E->m->stmts[s].kind == PTO_ST_OP && !E->hook_op && E->depth > 0 && E->depth < PTO__EMIT_ND) {
+            s = pto__emit_op_run(E, s);   /* (the run moves the cursor for the ops after s) */
+            continue;
+        }
         pto__emit_stmt(E, s);
+        s = E->m->stmts[s].next;
     }
     if (E->tdn && E->st == PTO_OK) pto__emit_td_out(E, pto__emit_td_end_key(E->m, block));
     E->depth--;
@@ -4308,6 +4549,15 @@ static pto_status pto__emit_check(pto__emitter *E)
         if (st->op >= PTO_NOP || refused[st->op]) return pto__emit_op_error(E, st);
         o0 = end = operands;
         if (st->nargs > 0) end = (o0 += st->arg0) + st->nargs;
+        if (st->nargs == 3 && o0[0].kind == PTO_O_PIPE && o0[1].kind == PTO_O_PIPE && o0[2].kind == PTO_O_INT &&
+            (uint32_t)o0[0].ref < (uint32_t)PTO_NPIPE && (uint32_t)o0[1].ref < (uint32_t)PTO_NPIPE) {
+            if (reached) {   /* a flag, the most: the loop below in one step */
+                PTO__EMIT_USE_LATER(o0[2].e[0]);
+                PTO__EMIT_USE_LATER(o0[2].e[1]);
+            }
+            continue;
+        }
+        if (st->nargs == 1 && o0->kind == PTO_O_PIPE && (uint32_t)o0->ref < (uint32_t)PTO_NPIPE) continue;   /* a barrier */
         for (o = o0; o < end; o++) {   /* checked, and the names it reads marked (pto__emit_use_stmt) */
             int bad = 0;
             switch (o->kind) {
