@@ -1728,6 +1728,9 @@ PTO_K_FN int pto_k__tfree_hint(const pto_k_core *c, const pto_k_core *pc)
     return 0;
 }
 
+/* A notify's access of its signal cell (pto_k_notify names it so). */
+PTO_K_FN int pto_k__is_notify(const char *op) { return op && strncmp(op, "notify ", 7) == 0; }
+
 /* Reports the conflicts found for one access. `what` names the memory. */
 PTO_K_FN void pto_k__report_conf(pto_k__check *k, int kind, const char *what, int gm)
 {
@@ -1748,10 +1751,24 @@ PTO_K_FN void pto_k__report_conf(pto_k__check *k, int kind, const char *what, in
            tensor, bench/repro/gm_block, was reported). Local memory keeps
            the block rule: a DMA into UB moves whole blocks. */
         if (gm && f->apart && (kind == PTO_K__RD || f->prevkind == PTO_K__RD)) continue;
+        /* Two notifies of different cells of one block: a signal write is
+           a 4-byte scalar store or atomic, not a block move (a row of
+           per-peer cells is the usual layout). */
+        if (gm && f->apart && pto_k__is_notify(k->cur.op) && pto_k__is_notify(f->prev.op)) continue;
         if (!pto_k__first_report(dev, k->cur.src, f->prev.src, kind * 4 + f->prevkind)) continue;
         pto_k__core_name(c, me, sizeof me);
         pto_k__core_name(pc, them, sizeof them);
-        if (pc != c)
+        if (pto_k__is_notify(k->cur.op) && pto_k__is_notify(f->prev.op))
+            snprintf(hint, sizeof hint, "two notifies of one signal cell that nothing orders: it ends with whichever "
+                     "lands last (%s); only two notify adds commute: order the others by a notify -> wait chain "
+                     "(the later one after a wait that saw the earlier land)",
+                     kind == PTO_K__WR && f->prevkind == PTO_K__WR ? "one value lost" : "a lost count or a lost reset");
+        else if (pto_k__is_notify(k->cur.op) || pto_k__is_notify(f->prev.op))
+            snprintf(hint, sizeof hint, "nothing orders the %s against the notify of this signal cell, so %s depends "
+                     "on which lands first: order them by a notify -> wait chain, as any GM bytes two cores touch",
+                     pto_k__is_notify(k->cur.op) ? f->prev.op : k->cur.op,
+                     kind == PTO_K__RD || f->prevkind == PTO_K__RD ? "the value read" : "the value the cell keeps");
+        else if (pc != c)
             snprintf(hint, sizeof hint, "no cross-core flag, ring slot or signal orders %s before %s%s", them, me,
                      pto_k__tfree_hint(c, pc) ? " (on a2a3 pto-isa's TPOP frees its ring slot as soon as its load "
                      "ends and TFREE is empty, so what a core does between a tpop and its tfree is ordered before "
@@ -4246,17 +4263,19 @@ PTO_K_FN const uint32_t *pto_k__sig_cum(pto_k_device *dev, pto_k__signal *s, int
 PTO_K_FN void pto_k_notify(pto_k_core *c, const char *src, pto_k_gm *sig, int64_t row, int64_t col, int32_t value, int op)
 {
     pto_k__ins ins = pto_k__mk(PTO_K__SET_FLAG, PTO_K_PIPE_S, src);
+    const char *name = op == PTO_K_NOTIFY_ADD ? "notify add" : "notify set";
     pto_k__signal *s;
     pto_k__swrite nw;
+    pto_k__check k;
     int32_t *cell;
     int64_t t;
     if (c->dead || !pto_k__sig_ok(c, &ins, sig, row, col)) return;
     if (!pto_k__sig(c->dev, sig, row * sig->cols + col)) return;
     pto_k__yield(c); /* any peer may move first */
     ins.disp = c->disp++;
-    c->clk[PTO_K_PIPE_S]++;
-    c->ninstr++;
-    t = pto_k__timed(c, PTO_K_PIPE_S, ins.disp, 1, op == PTO_K_NOTIFY_ADD ? "notify add" : "notify set", src);
+    pto_k__begin(&k, c, &ins, PTO_K_PIPE_S);   /* ticks the scalar clock: the stamp nw.vc carries */
+    k.cur.op = name;
+    t = pto_k__timed(c, PTO_K_PIPE_S, ins.disp, 1, name, src);
     s = pto_k__sig(c->dev, sig, row * sig->cols + col); /* the yield may have moved dev->sigs */
     memset(&nw, 0, sizeof nw);
     nw.vis = t + PTO_K__XLAT;
@@ -4272,6 +4291,13 @@ PTO_K_FN void pto_k_notify(pto_k_core *c, const char *src, pto_k_gm *sig, int64_
     }
     if (s) pto_k__sig_record(c, s, &nw);
     else free(nw.vc);
+    /* The cell is GM bytes like any other: a set is a write, an add an atomic
+       add (adds commute, so counting peers need no order among them), both
+       on the scalar pipe. A set against an unordered add or set, or either
+       against an unordered tload / tstore of the cell, leaves the result to
+       whichever lands last: a race, ordered only by a notify -> wait chain
+       (a wait joins the clocks of the writes it saw). */
+    pto_k__gacc(&k, sig, row, col, 1, 1, op == PTO_K_NOTIFY_ADD ? PTO_K__AT : PTO_K__WR);
     pto_k__mark_written(c, sig, row, col, 1, 1);   /* an out signal is written by notify */
     cell = (int32_t *)sig->data + row * sig->cols + col;
     if (op == PTO_K_NOTIFY_ADD)

@@ -8,6 +8,8 @@
 # - no post-reduce barrier (its waits deleted): wrong sums or a race report;
 # - EQ instead of GE waits: a deadlock for some seed;
 # - back-to-back allreduces on one signal (tests/ok/allreduce_b2b.pto) run clean;
+# - unordered writes to one signal cell (a set against an add or a set, a tstore / tload
+#   against a notify; tests/diag/sig_*.pto) are races; in order (tests/ok/sig_ordered.pto) clean;
 # - a staging tile the planner did not place (moved onto the live tile a):
 #   a mismatch or a report;
 # - staging tiles are sized to the room the kernel's own tiles leave
@@ -133,6 +135,42 @@ $ptoc run $out/nonotify --ranks 4 >$out/log 2>&1
 if [ "$(grep -c 'deadlock: wait(sig' $out/log)" = 1 ] &&
    grep -q "no running core changes it (4 times, first in rank 0 block 0 aiv0)$" $out/log
 then ok "no notify: one deadlock line for 4 ranks"; else bad "no notify: one deadlock line for 4 ranks"; fi
+
+# review27 H1: unordered writes to one signal cell are races (the cell is GM bytes: a set is a
+# write, an add an atomic add, ordered only by a notify -> wait chain), reported with both
+# statements, pipes and cores in every seed; only two adds commute. Before: "no reports",
+# the result by seed.
+sigrace() {   # FILE RANKS PATTERN NAME
+    hit=0
+    for seed in 1 2 3 4; do
+        $ptoc run tests/diag/$1.pto --ranks $2 --seed $seed >$out/log 2>&1
+        [ $? = 1 ] && grep -Eq -- "$3" $out/log && hit=$((hit + 1))
+    done
+    if [ $hit = 4 ]; then ok "$4: race reported in 4 of 4 seeds"; else bad "$4: race reported in $hit of 4 seeds"; fi
+}
+sigrace sig_reset_race 3 \
+    "sig_reset_race.pto:(8|10): error: race on gm sig@0 bytes \[4, 8\): notify (set|add) \(S, rank [0-2] block 0 aiv0\) (writes|atomically adds to) them while \"sig_reset_race.pto:(8|10)\" notify (add|set) \(S, rank [0-2] block 0 aiv0\) .* unordered; two notifies of one signal cell that nothing orders: it ends with whichever lands last \(a lost count or a lost reset\); only two notify adds commute" \
+    "a counter reset against a peer's add"
+sigrace sig_set_ranks_race 3 \
+    "sig_set_ranks_race.pto:7: error: race on gm sig@0 bytes \[0, 4\): notify set \(S, rank [0-2] block 0 aiv0\) writes them while \"sig_set_ranks_race.pto:7\" notify set \(S, rank [0-2] block 0 aiv0\) wrote them unordered; .*\(one value lost\)" \
+    "two ranks set one cell"
+sigrace sig_set_blocks_race 2 \
+    "sig_set_blocks_race.pto:7: error: race on gm sig@[01] bytes \[0, 4\): notify set \(S, rank [01] block [01] aiv0\) writes them while \"sig_set_blocks_race.pto:7\" notify set \(S, rank [01] block [01] aiv0\) wrote them unordered" \
+    "two blocks of one rank set one cell"
+sigrace sig_store_vs_notify 2 \
+    "sig_store_vs_notify.pto:(7|9): error: race on gm sig@0 bytes \[4, 8\): .*nothing orders the tstore against the notify of this signal cell, so the value the cell keeps depends on which lands first" \
+    "a tstore of a cell against a peer's notify"
+sigrace sig_load_vs_notify 2 \
+    "sig_load_vs_notify.pto:(6|9): error: race on gm sig@0 bytes \[4, 8\): .*nothing orders the tload against the notify of this signal cell, so the value read depends on which lands first" \
+    "a tload of a cell against a peer's notify"
+# ... and the same cells used in order are clean: adds from every rank, sets of different cells
+# of one block, a load and a reset after the wait that saw the count
+clean=0
+for seed in 1 2 3 4; do
+    $ptoc run tests/ok/sig_ordered.pto --ranks 3 --seed $seed >$out/log 2>&1 &&
+        grep -q "simulator   no reports" $out/log && grep -q "result      match" $out/log && clean=$((clean + 1))
+done
+if [ $clean = 4 ]; then ok "signal cells used in order: clean in 4 of 4 seeds"; else bad "signal cells used in order: clean in $clean of 4 seeds"; fi
 
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

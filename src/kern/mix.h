@@ -710,17 +710,19 @@ PTO_K_FN const uint32_t *pto_k__sig_cum(pto_k_device *dev, pto_k__signal *s, int
 PTO_K_FN void pto_k_notify(pto_k_core *c, const char *src, pto_k_gm *sig, int64_t row, int64_t col, int32_t value, int op)
 {
     pto_k__ins ins = pto_k__mk(PTO_K__SET_FLAG, PTO_K_PIPE_S, src);
+    const char *name = op == PTO_K_NOTIFY_ADD ? "notify add" : "notify set";
     pto_k__signal *s;
     pto_k__swrite nw;
+    pto_k__check k;
     int32_t *cell;
     int64_t t;
     if (c->dead || !pto_k__sig_ok(c, &ins, sig, row, col)) return;
     if (!pto_k__sig(c->dev, sig, row * sig->cols + col)) return;
     pto_k__yield(c); /* any peer may move first */
     ins.disp = c->disp++;
-    c->clk[PTO_K_PIPE_S]++;
-    c->ninstr++;
-    t = pto_k__timed(c, PTO_K_PIPE_S, ins.disp, 1, op == PTO_K_NOTIFY_ADD ? "notify add" : "notify set", src);
+    pto_k__begin(&k, c, &ins, PTO_K_PIPE_S);   /* ticks the scalar clock: the stamp nw.vc carries */
+    k.cur.op = name;
+    t = pto_k__timed(c, PTO_K_PIPE_S, ins.disp, 1, name, src);
     s = pto_k__sig(c->dev, sig, row * sig->cols + col); /* the yield may have moved dev->sigs */
     memset(&nw, 0, sizeof nw);
     nw.vis = t + PTO_K__XLAT;
@@ -736,6 +738,13 @@ PTO_K_FN void pto_k_notify(pto_k_core *c, const char *src, pto_k_gm *sig, int64_
     }
     if (s) pto_k__sig_record(c, s, &nw);
     else free(nw.vc);
+    /* The cell is GM bytes like any other: a set is a write, an add an atomic
+       add (adds commute, so counting peers need no order among them), both
+       on the scalar pipe. A set against an unordered add or set, or either
+       against an unordered tload / tstore of the cell, leaves the result to
+       whichever lands last: a race, ordered only by a notify -> wait chain
+       (a wait joins the clocks of the writes it saw). */
+    pto_k__gacc(&k, sig, row, col, 1, 1, op == PTO_K_NOTIFY_ADD ? PTO_K__AT : PTO_K__WR);
     pto_k__mark_written(c, sig, row, col, 1, 1);   /* an out signal is written by notify */
     cell = (int32_t *)sig->data + row * sig->cols + col;
     if (op == PTO_K_NOTIFY_ADD)

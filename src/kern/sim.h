@@ -863,6 +863,9 @@ PTO_K_FN int pto_k__tfree_hint(const pto_k_core *c, const pto_k_core *pc)
     return 0;
 }
 
+/* A notify's access of its signal cell (pto_k_notify names it so). */
+PTO_K_FN int pto_k__is_notify(const char *op) { return op && strncmp(op, "notify ", 7) == 0; }
+
 /* Reports the conflicts found for one access. `what` names the memory. */
 PTO_K_FN void pto_k__report_conf(pto_k__check *k, int kind, const char *what, int gm)
 {
@@ -883,10 +886,24 @@ PTO_K_FN void pto_k__report_conf(pto_k__check *k, int kind, const char *what, in
            tensor, bench/repro/gm_block, was reported). Local memory keeps
            the block rule: a DMA into UB moves whole blocks. */
         if (gm && f->apart && (kind == PTO_K__RD || f->prevkind == PTO_K__RD)) continue;
+        /* Two notifies of different cells of one block: a signal write is
+           a 4-byte scalar store or atomic, not a block move (a row of
+           per-peer cells is the usual layout). */
+        if (gm && f->apart && pto_k__is_notify(k->cur.op) && pto_k__is_notify(f->prev.op)) continue;
         if (!pto_k__first_report(dev, k->cur.src, f->prev.src, kind * 4 + f->prevkind)) continue;
         pto_k__core_name(c, me, sizeof me);
         pto_k__core_name(pc, them, sizeof them);
-        if (pc != c)
+        if (pto_k__is_notify(k->cur.op) && pto_k__is_notify(f->prev.op))
+            snprintf(hint, sizeof hint, "two notifies of one signal cell that nothing orders: it ends with whichever "
+                     "lands last (%s); only two notify adds commute: order the others by a notify -> wait chain "
+                     "(the later one after a wait that saw the earlier land)",
+                     kind == PTO_K__WR && f->prevkind == PTO_K__WR ? "one value lost" : "a lost count or a lost reset");
+        else if (pto_k__is_notify(k->cur.op) || pto_k__is_notify(f->prev.op))
+            snprintf(hint, sizeof hint, "nothing orders the %s against the notify of this signal cell, so %s depends "
+                     "on which lands first: order them by a notify -> wait chain, as any GM bytes two cores touch",
+                     pto_k__is_notify(k->cur.op) ? f->prev.op : k->cur.op,
+                     kind == PTO_K__RD || f->prevkind == PTO_K__RD ? "the value read" : "the value the cell keeps");
+        else if (pc != c)
             snprintf(hint, sizeof hint, "no cross-core flag, ring slot or signal orders %s before %s%s", them, me,
                      pto_k__tfree_hint(c, pc) ? " (on a2a3 pto-isa's TPOP frees its ring slot as soon as its load "
                      "ends and TFREE is empty, so what a core does between a tpop and its tfree is ordered before "
