@@ -970,8 +970,9 @@ static int compile_dir(const char *cc, const char *inc, const char *dir, const c
    whether each valid(...) tile has all its rows, some or none: the tail.
    Every valid(...) region is classed too (none, some, all of its rows and
    of its cols), how block 0's and block 1's window of each load / store
-   meet (overlap, touch, apart: sw_meet) and each notify / wait value, so a
-   name used only there is varied (review23 M2). In
+   meet (overlap, touch, apart: sw_meet; for a store, whether they write
+   different bytes of one 32-byte block, review27 M1) and each notify /
+   wait value, so a name used only there is varied (review23 M2). In
    a file with hosts, the host's names are swept (a -D of a callee's dim
    reaches nothing the host runs) and each call binds its kernel's dims and
    scalars from its arguments before the kernel is walked. A value whose load or
@@ -1177,15 +1178,41 @@ static int sw_trip_class(uint64_t t, int period)
     return (int)t > period ? 4 : 5;
 }
 
+/* Whether two windows of one tensor (rows of `cols` elements of `size`
+   bytes; a window: row, col, rows, cols) hold different bytes of one
+   32-byte block: each window's rows are increasing runs of bytes, merged
+   as the verifier's pto__vxmeet does. The simulator's unit of a GM race
+   is that block, so two blocks' stores that share one race although no
+   element is written twice (review27 M1: rows of 84 bytes in shares of 4
+   rows, 336 bytes, split a block at every boundary between blocks). */
+static int sw_share32(const int64_t *a, const int64_t *b, int64_t cols, int64_t size)
+{
+    int64_t ra = a[0], rb = b[0];
+    long steps = 1L << 16;
+    while (ra < a[0] + a[2] && rb < b[0] + b[2] && --steps > 0) {
+        int64_t a0 = (ra * cols + a[1]) * size / 32, a1 = ((ra * cols + a[1] + a[3]) * size - 1) / 32;
+        int64_t b0 = (rb * cols + b[1]) * size / 32, b1 = ((rb * cols + b[1] + b[3]) * size - 1) / 32;
+        if (a1 < b0) ra++;
+        else if (b1 < a0) rb++;
+        else return 1;
+    }
+    return 0;
+}
+
 /* Block 0's window of load / store st (its first iteration), and block 1's
    against it: whether they overlap (0), touch (1: share an edge, the case
-   where two blocks' rows meet in one 32-byte block of GM) or lie apart (2).
-   A name that only moves windows (a stride, an offset) steers nothing
-   else, and these are the cases it changes (review23 M2). */
-static void sw_meet(sweep *s, int32_t st, int64_t r, int64_t c, int64_t nr, int64_t nc)
+   where two blocks' rows meet in one 32-byte block of GM) or lie apart (2);
+   for a store whose windows do not overlap, 3 when they hold different
+   bytes of one 32-byte block of GM (sw_share32: the race of rows that are
+   not whole blocks, which depends on a block's share, rows x row bytes, at
+   its boundary, not on the row width alone). A name that only moves
+   windows (a stride, an offset) steers nothing else, and these are the
+   cases it changes (review23 M2). cols, size: the tensor's row in
+   elements and its element's bytes (0: no byte test). */
+static void sw_meet(sweep *s, int32_t st, int64_t r, int64_t c, int64_t nr, int64_t nc, int64_t cols, int64_t size)
 {
-    int64_t *w, gr, gc;   /* gr, gc: the gaps between the windows, per dimension (< 0: overlap) */
-    int ctx;
+    int64_t *w, gr, gc, b[4];   /* gr, gc: the gaps between the windows, per dimension (< 0: overlap) */
+    int ctx, cls;
     if (!s->win || nr <= 0 || nc <= 0) return;
     w = s->win + 4 * (size_t)st;
     if (s->block == 0) {
@@ -1196,9 +1223,12 @@ static void sw_meet(sweep *s, int32_t st, int64_t r, int64_t c, int64_t nr, int6
     if (s->block != 1 || s->wgen[st] != s->gen) return;
     gr = r >= w[0] ? r - (w[0] + w[2]) : w[0] - (r + nr);
     gc = c >= w[1] ? c - (w[1] + w[3]) : w[1] - (c + nc);
+    cls = gr < 0 && gc < 0 ? 0 : (gr <= 0 && gc <= 0) ? 1 : 2;
+    b[0] = r, b[1] = c, b[2] = nr, b[3] = nc;
+    if (cls && size > 0 && sw_share32(w, b, cols, size)) cls = 3;
     ctx = s->ctxbits;   /* one outcome whichever walk saw block 1 (the last block's, or the probe) */
     s->ctxbits = 0;
-    sw_add(s, 9, st, gr < 0 && gc < 0 ? 0 : (gr <= 0 && gc <= 0) ? 1 : 2);
+    sw_add(s, 9, st, cls);
     s->ctxbits = ctx;
 }
 
@@ -1268,8 +1298,12 @@ static void sw_window(sweep *s, int32_t st)
     }
     if (!sw_eval(s, g->e[0], &r) || !sw_eval(s, g->e[1], &c)) return;
     if (!s->guess && (r < 0 || c < 0 || r > ext[0] - s->tvr[t->ref] || c > ext[1] - s->tvc[t->ref])) sw_add(s, 0, 0, 0);
-    else if (!s->guess && !(s->ctxbits & 1))   /* inside its tensor: no sum below can overflow */
-        sw_meet(s, st, r, c, s->tvr[t->ref], s->tvc[t->ref]);
+    else if (!s->guess && !(s->ctxbits & 1)) {   /* inside its tensor: no sum below can overflow */
+        /* a store's bytes, when the tensor's bytes fit well inside int64 (sw_share32's products) */
+        int64_t size = pto_dtype_size((pto_dtype)p->dtype);
+        int bytes = cls == PTO_OC_STORE && ext[1] > 0 && ext[0] <= ((int64_t)1 << 58) / ext[1] / 8;
+        sw_meet(s, st, r, c, s->tvr[t->ref], s->tvc[t->ref], ext[1], bytes ? size : 0);
+    }
 }
 
 /* An if whose innermost loop takes it at its last iteration but not at
@@ -1870,7 +1904,7 @@ static void sw_header(sweep *s, const sw_scan *sc, int i)
 {
     const pto_module *m = s->m;
     sw_set u;
-    int32_t j, q, p, nk[11] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, lines[16], nl = 0, kerns[4], nkern = 0, nshare = 0;
+    int32_t j, q, p, nk[11] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, lines[16], nl = 0, kerns[4], nkern = 0, nshare = 0, n32 = 0;
     int count6 = 0;   /* some kernel's block count changes (else only which of its blocks get work) */
     memset(&u, 0, sizeof u);
     for (j = 0; j < sc->nv; j++)
@@ -1896,6 +1930,7 @@ static void sw_header(sweep *s, const sw_scan *sc, int i)
            others: the name steers the row width; else only the writers of the misaligned rows
            (review22 L4: a row count R was said to steer "the row width") */
         if (kind == 4 && !((all & 2u) && (all & ~2u))) nshare++;
+        else if (kind == 9 && (all & 8u)) n32++;   /* a store whose blocks share a 32-byte block at some values */
         else nk[kind]++;
         if (kind == 6 && nkern < 4) kerns[nkern++] = id;
         if (kind == 6) {   /* class: the count (0..5) | 8 when block 0 or 1 has no GM work */
@@ -1910,7 +1945,7 @@ static void sw_header(sweep *s, const sw_scan *sc, int i)
             ;
         if (p == nl && nl < 16) lines[nl++] = line;
     }
-    s->steers[i] = nk[1] + nk[2] + nk[3] + nk[4] + nk[6] + nk[7] + nk[8] + nk[9] + nk[10] + nshare;
+    s->steers[i] = nk[1] + nk[2] + nk[3] + nk[4] + nk[6] + nk[7] + nk[8] + nk[9] + nk[10] + nshare + n32;
     printf("  %s (from %lld, %lld..%lld", pto_str(s->ctx, s->name[i]), (long long)s->base[i], (long long)s->lo[i],
            (long long)s->hi[i]);
     if (s->step[i] > 1) printf("/%lld", (long long)s->step[i]);
@@ -1951,6 +1986,9 @@ static void sw_header(sweep *s, const sw_scan *sc, int i)
         if (nk[8]) printf("%sthe valid region of %d tile%s", sep, nk[8], nk[8] == 1 ? "" : "s"), sep = ", ";
         if (nk[9])
             printf("%swhether blocks 0 and 1 overlap, touch or lie apart in %d window%s", sep, nk[9], nk[9] == 1 ? "" : "s"),
+                sep = ", ";
+        if (n32)
+            printf("%swhether blocks 0 and 1 store into one 32-byte block of GM in %d window%s", sep, n32, n32 == 1 ? "" : "s"),
                 sep = ", ";
         if (nk[10]) printf("%s%d signal value%s", sep, nk[10], nk[10] == 1 ? "" : "s"), sep = ", ";
         if (nshare)
@@ -2468,6 +2506,7 @@ static uint64_t sw_note_key(uint64_t k)
     int kind = (int)(k >> 56);
     k &= ~(uint64_t)0xf0;
     if (kind == 5) return (k & 0xf) ? (((uint64_t)1 << 56) | (k & ((uint64_t)0xffffffff << 8)) | 8) : 0;
+    if (kind == 9) return (k & 0xf) == 3 ? k : 0;   /* two blocks' stores in one 32-byte block (review27 M1) */
     return kind == 1 || kind == 2 ? k : 0;
 }
 
@@ -2495,7 +2534,7 @@ static void sw_class_notes(sweep *s, sw_scan *scan, const sw_set *shown, const s
         uint64_t head = ref.k[q] >> 8;
         int kind = (int)(ref.k[q] >> 56), n = 0, budget = 0;
         int32_t st = (int32_t)(uint32_t)(ref.k[q] >> 8);
-        char what[200];
+        char what[200], why[200];
         what[0] = 0;
         for (; q < ref.n && ref.k[q] >> 8 == head; q++) {
             int cls = (int)(ref.k[q] & 0xf);
@@ -2504,7 +2543,9 @@ static void sw_class_notes(sweep *s, sw_scan *scan, const sw_set *shown, const s
             char buf[80];
             if (sw_has(&seen, ref.k[q])) continue;
             budget |= sw_has(&ok, ref.k[q]);
-            if (kind == 1 && cls == 8) {
+            if (kind == 9) {
+                frag = "different bytes of one 32-byte block of GM";
+            } else if (kind == 1 && cls == 8) {
                 snprintf(buf, sizeof buf, "more than %d times (its pipe ring's slots)", sw_ring_period(m, m->stmts[st].body, 0));
                 frag = buf;
             } else if (kind == 1) {
@@ -2519,8 +2560,14 @@ static void sw_class_notes(sweep *s, sw_scan *scan, const sw_set *shown, const s
         if (!n) continue;
         if (lines == 12) { more++; continue; }
         lines++;
-        pto_buf_printf(notes, "  note: no run %s at line %d %s%s\n", kind == 2 ? "saw the if" : "ran the loop", m->stmts[st].loc.line, what,
-                       budget ? "" : " (only values the sweep refuses to run do)");
+        why[0] = 0;
+        if (!budget) snprintf(why, sizeof why, " (only values the sweep refuses to run do)");
+        if (kind == 9)   /* the race a block's share that is not whole 32-byte blocks makes at its boundary */
+            pto_buf_printf(notes, "  note: no run had blocks 0 and 1 store %s with the store at line %d%s\n", what,
+                           m->stmts[st].loc.line, why);
+        else
+            pto_buf_printf(notes, "  note: no run %s at line %d %s%s\n", kind == 2 ? "saw the if" : "ran the loop",
+                           m->stmts[st].loc.line, what, why);
     }
     if (more) pto_buf_printf(notes, "  note: and %d more loop%s or if%s so\n", more, more == 1 ? "" : "s", more == 1 ? "" : "s");
     pto_free(s->ctx, ok.k);
