@@ -407,8 +407,14 @@ if [ $rc = 1 ] && grep -q "^  together (loops and ifs that nest or share a loop)
 then ok "trip_loopif: the planted race in the else loop fails the sweep"; else bad "trip_loopif: the planted race in the else loop fails the sweep (rc $rc)"; fi
 # B-L2: a trip class that another dim's window refuses is said, not skipped silently
 $ptoc run --sweep $cc tests/sweep/ring_held.pto >$out/log 2>&1; rc=$?
-if [ $rc = 0 ] && grep -q "^  note: no run ran the loop at line 22 more than 2 times (its tiles' slots), more than 3 times (its pipe ring's slots) (only values the sweep refuses to run do)$" $out/log
+if [ $rc = 0 ] && grep -q "^  note: no run ran the loop at line 22 more than 2 times (its tiles' slots), more than 3 times (its pipe ring's slots) (the sweep refuses the values of T that do with R=192: -D them together to run it)$" $out/log
 then ok "ring_held: the ring wrap never run is noted"; else bad "ring_held: the ring wrap never run is noted (rc $rc)"; fi
+
+# review27 L4: an outcome refused only with another name at its base value: the note names them
+$ptoc run --sweep $cc tests/sweep/note_refused.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "^  note: no run ran the loop at line 6 0 times, once, 2 times (the sweep refuses the values of T1 that do with T2=3: -D them together to run it)$" $out/log &&
+   $ptoc run $cc -D T1=0 -D T2=0 tests/sweep/note_refused.pto >$out/log2 2>&1
+then ok "note_refused: the note names T2=3"; else bad "note_refused: the note names T2=3 (rc $rc)"; fi
 
 # usage errors (exit 1, said)
 for args in "--sweep --trace t.json tests/user/trip_x2.pto" "--sweep build" "--sweep-runs 3 tests/user/trip_x2.pto" \

@@ -2510,6 +2510,44 @@ static uint64_t sw_note_key(uint64_t k)
     return kind == 1 || kind == 2 ? k : 0;
 }
 
+/* Why an outcome only refused values show went unrun, for its note: with
+   one name, those values are refused; with more, the names whose refused
+   values show it are refused with the others at their base values, which a
+   value of both at once may not be (review27 L4: `for i = 0 to T1` 0 times
+   is refused only while T2=3 reads row T1 - 1 - j; T1=0 T2=0 runs). */
+static void sw_refused_why(sweep *s, sw_scan *scan, uint64_t head, uint32_t classes, char *out, size_t size)
+{
+    int i, n = 0, shows[SW_MAXN];
+    int32_t j, q;
+    size_t len;
+    for (i = 0; i < s->n; i++) {
+        shows[i] = 0;
+        for (j = 0; j < scan[i].nv && !shows[i]; j++)
+            if (sw_refused_at(&scan[i], j))
+                for (q = scan[i].off[j]; q < scan[i].off[j + 1] && !shows[i]; q++) {
+                    uint64_t k = sw_note_key(scan[i].keys[q]);
+                    shows[i] = k && k >> 8 == head && (classes >> (k & 0xf) & 1);
+                }
+        n += shows[i];
+    }
+    if (s->n < 2 || !n || n == s->n) {
+        snprintf(out, size, " (only values the sweep refuses to run do)");
+        return;
+    }
+    snprintf(out, size, " (the sweep refuses the values of");
+    for (i = 0; i < s->n; i++)
+        if (shows[i] && (len = strlen(out)) < size) snprintf(out + len, size - len, " %s", pto_str(s->ctx, s->name[i]));
+    len = strlen(out);
+    if (len < size) snprintf(out + len, size - len, " that do with");
+    for (i = 0, n = 0; i < s->n; i++) {
+        if (shows[i] || (len = strlen(out)) >= size) continue;
+        if (n++ == 4) { snprintf(out + len, size - len, " ..."); break; }
+        snprintf(out + len, size - len, " %s=%lld", pto_str(s->ctx, s->name[i]), (long long)s->base[i]);
+    }
+    len = strlen(out);
+    if (len < size) snprintf(out + len, size - len, ": -D them together to run it)");
+}
+
 static void sw_class_notes(sweep *s, sw_scan *scan, const sw_set *shown, const sw_combo *c, pto_buf *notes)
 {
     const pto_module *m = s->m;
@@ -2533,6 +2571,7 @@ static void sw_class_notes(sweep *s, sw_scan *scan, const sw_set *shown, const s
     for (q = 0; q < ref.n && !s->oom;) {
         uint64_t head = ref.k[q] >> 8;
         int kind = (int)(ref.k[q] >> 56), n = 0, budget = 0;
+        uint32_t classes = 0;   /* the outcomes of the note */
         int32_t st = (int32_t)(uint32_t)(ref.k[q] >> 8);
         char what[200], why[200];
         what[0] = 0;
@@ -2543,6 +2582,7 @@ static void sw_class_notes(sweep *s, sw_scan *scan, const sw_set *shown, const s
             char buf[80];
             if (sw_has(&seen, ref.k[q])) continue;
             budget |= sw_has(&ok, ref.k[q]);
+            classes |= 1u << cls;
             if (kind == 9) {
                 frag = "different bytes of one 32-byte block of GM";
             } else if (kind == 1 && cls == 8) {
@@ -2561,7 +2601,7 @@ static void sw_class_notes(sweep *s, sw_scan *scan, const sw_set *shown, const s
         if (lines == 12) { more++; continue; }
         lines++;
         why[0] = 0;
-        if (!budget) snprintf(why, sizeof why, " (only values the sweep refuses to run do)");
+        if (!budget) sw_refused_why(s, scan, head, classes, why, sizeof why);
         if (kind == 9)   /* the race a block's share that is not whole 32-byte blocks makes at its boundary */
             pto_buf_printf(notes, "  note: no run had blocks 0 and 1 store %s with the store at line %d%s\n", what,
                            m->stmts[st].loc.line, why);
