@@ -227,6 +227,16 @@ if grep -q "^sweep: 2 runs: 2 match" $out/log && grep -q "not shown within 2 run
 then ok "--sweep-runs 2"; else bad "--sweep-runs 2"; fi
 $ptoc run --sweep $cc tests/user/trip_x2.pto -D N=16 >$out/log 2>&1
 if [ "$(sed -n 's/^  N=\([0-9]*\) .*/\1/p' $out/log | head -1)" = 16 ]; then ok "-D N=16 starts at 16"; else bad "-D N=16 starts at 16"; fi
+# review27 L3: the values the sweep gives names no -D or '# run:' line gives are said
+$ptoc run --sweep $cc tests/sweep/own_values.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "^  note: alpha=1.5 N=64 C=64: the sweep's own values (no -D or '# run:' line gives them; ptoc run needs them)" $out/log &&
+   ! $ptoc run $cc tests/sweep/own_values.pto >/dev/null 2>&1
+then ok "own_values: the sweep's own values noted"; else bad "own_values: the sweep's own values noted (rc $rc)"; fi
+$ptoc run --sweep $cc -D N=1..8 -D C=16 -D alpha=2.0 tests/sweep/own_values.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "^  note: N=8: the sweep's own values" $out/log
+then ok "own_values: N in its range, C and alpha given"; else bad "own_values: N in its range, C and alpha given (rc $rc)"; fi
+if $ptoc run --sweep $cc tests/user/trip_x2.pto 2>&1 | grep -q "the sweep's own values"
+then bad "trip_x2 (# run: -D N=64): no such note"; else ok "trip_x2 (# run: -D N=64): no such note"; fi
 $ptoc run --sweep $cc tests/user/trip_nested.pto -D A=2..2 >$out/log 2>&1
 if ! grep -q "^  A=[013-9]" $out/log && grep -q "^  A (from 3, 2..2)\|^  A (from 2, 2..2)" $out/log
 then ok "-D A=2..2 pins A"; else bad "-D A=2..2 pins A"; fi

@@ -81,7 +81,7 @@ static const char *const usage[3] = {
     "                      row per run (values, result, cycles). The values: each name\n"
     "                      is scanned over LO..HI (every STEP-th value with /STEP; default\n"
     "                      1..4096 for a dim, -4..4096 for a scalar) with the other names\n"
-    "                      at their -D (else 64, 1)\n"
+    "                      at their -D (else 64, 1: a note says so; a float scalar: 1.5)\n"
     "                      and the text evaluated at each value: the trip count of every\n"
     "                      for (0, 1, 2, 3, more than its tiles' or its ring's slots), the branch of\n"
     "                      every if, the side of every min / max, at the first and last\n"
@@ -2645,6 +2645,13 @@ static int sw_rank_counts(int64_t base, int64_t lo, int64_t hi, int64_t *out)
     return n;
 }
 
+/* Appends item to a list of space-separated items (cut at its size). */
+static void sw_listed(char *list, size_t size, const char *item)
+{
+    size_t n = strlen(list);
+    if (n + strlen(item) + 2 < size) snprintf(list + n, size - n, "%s%s", n ? " " : "", item);
+}
+
 static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const sw_defs *given, const sw_defs *ranges,
                       const char *bin, const char *fixed, const char *tmp, int max_runs, int64_t nranks,
                       int64_t rlo, int64_t rhi, int ranks_set)
@@ -2663,6 +2670,8 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
     int i, progress, given_up = 0, unreached = 0, rc, has_ranks = 0, nrc = 0;
     int32_t v, j, q;
     int64_t rcount[5], rasked = 0, asked[SW_MAXN];
+    char invented[600];   /* "N=64 alpha=1.5": the values no -D gave */
+    invented[0] = 0;
     memset(&s, 0, sizeof s);
     s.given = 1;
     memset(scan, 0, sizeof scan);
@@ -2689,6 +2698,7 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
             continue;
         snprintf(def, sizeof def, "%s=1.5", nm);
         defs_add(defs, def);
+        sw_listed(invented, sizeof invented, def);
     }
     for (i = 0; i < ranges->n; i++) {   /* a range names a dim or an integer scalar */
         const char *eq = strchr(ranges->def[i], '=');
@@ -2734,7 +2744,7 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
     /* the names: dynamic dims and integer scalars, of kernels and hosts */
     for (v = 0; v < m->n_vars && !s.oom; v++) {
         const pto_var *x = &m->vars[v];
-        int isdim = x->kind == PTO_V_DIM, d;
+        int isdim = x->kind == PTO_V_DIM, d, own = 0;
         const char *nm = pto_str(ctx, x->name);
         if (!isdim && !(x->kind == PTO_V_SCALAR && x->def >= 0 && x->def < m->n_params &&
                         (m->params[x->def].dtype == PTO_I32 || m->params[x->def].dtype == PTO_I8)))
@@ -2750,7 +2760,7 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
         s.hi[i] = !isdim && m->params[x->def].dtype == PTO_I8 ? 127 : SW_HI;
         s.base[i] = isdim ? 64 : 1;
         d = defs_find(defs, nm, strlen(nm));
-        if (d < 0) s.given = 0;
+        if (d < 0) s.given = 0, own = 1;
         if (d >= 0) {   /* NAME=VALUE: where the scan starts; not a silent 64 when it is no integer */
             char *endp;
             long long b;
@@ -2790,6 +2800,11 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
             if (s.base[i] < lo) s.base[i] = lo;
             if (s.base[i] > hi) s.base[i] = hi;
         }
+        if (own) {
+            char def[200];
+            snprintf(def, sizeof def, "%s=%lld", nm, (long long)s.base[i]);
+            sw_listed(invented, sizeof invented, def);
+        }
         s.n++;
     }
     if (s.oom == 3) {
@@ -2797,6 +2812,11 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
         return 1;
     }
     printf("sweep %s\n", shown);
+    /* the values the sweep gave names nothing gave one (review27 L3: `ptoc run` refuses the file
+       without them; the sweep ran at them without a word) */
+    if (invented[0])
+        printf("  note: %s: the sweep's own values (no -D or '# run:' line gives them; ptoc run needs them): a dim "
+               "starts at 64 (an integer scalar at 1) or in its -D range, a float scalar is 1.5 in every run\n", invented);
     /* a value given (-D or `# run:`) outside the range given (review22 L4: it was dropped silently) */
     for (i = 0; i < s.n; i++)
         if (asked[i] != INT64_MIN)
