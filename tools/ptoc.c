@@ -224,6 +224,20 @@ static char *read_all(const char *path, size_t *len)
     return data;
 }
 
+/* path's text (a copy of given when the caller has read it already: a pipe
+   or stdin gives its text once, review27 L2), NUL-terminated; NULL when it
+   cannot be read (errno says why). The caller frees it. */
+static char *text_of(const char *path, const char *given, size_t glen, size_t *len)
+{
+    char *t;
+    if (!given) return read_all(path, len);
+    if (!(t = (char *)malloc(glen + 1))) return NULL;
+    memcpy(t, given, glen);
+    t[glen] = 0;
+    *len = glen;
+    return t;
+}
+
 /* The status that a failed pass leaves: a user error unless the only
    diagnostics are internal. */
 static int exit_code(pto_status st) { return st == PTO_ERR_INTERNAL ? 2 : st == PTO_OK ? 0 : 1; }
@@ -459,10 +473,11 @@ static void note_uncalled(pto_ctx *ctx, const pto_module *m)
                     "runs its hosts' calls)\n", pto_str(ctx, m->kernels[k].name));
 }
 
-static pto_status compile_file(pto_ctx *ctx, const char *path, int opts, pto_buf *ksrc, pto_buf *hsrc)
+static pto_status compile_file(pto_ctx *ctx, const char *path, const char *given, size_t glen, int opts, pto_buf *ksrc,
+                               pto_buf *hsrc)
 {
     size_t len = 0;
-    char *text = read_all(path, &len);
+    char *text = text_of(path, given, glen, &len);
     pto_module *m;
     pto_emit_desc ed;
     pto_compile_desc cd;
@@ -575,7 +590,7 @@ static void out_sink(pto_buf *b, out_file *o)
 /* Emits FILE into DIR (created if missing), streaming the text to the
    files as it is made. EMIT_NO_SYNC: without the sync pass (the flags and
    barriers written in FILE are all the kernel gets). */
-static int emit_to(pto_ctx *ctx, const char *path, const char *dir, int opts)
+static int emit_to(pto_ctx *ctx, const char *path, const char *given, size_t glen, const char *dir, int opts)
 {
     pto_buf k, h;
     out_file kf, hf;
@@ -588,7 +603,7 @@ static int emit_to(pto_ctx *ctx, const char *path, const char *dir, int opts)
     out_init(&hf, dir, "host.c", &kf);
     out_sink(&k, &kf);
     out_sink(&h, &hf);
-    st = compile_file(ctx, path, opts, &k, &h);
+    st = compile_file(ctx, path, given, glen, opts, &k, &h);
     rc = exit_code(st);
     if (st == PTO_OK) {
         out_finish(&kf);
@@ -669,7 +684,7 @@ static int cmd_check(pto_ctx *ctx, int argc, char **argv)
     memset(&h, 0, sizeof h);
     k.ctx = h.ctx = ctx;
     k.sink = h.sink = discard;   /* the text is not kept: only the staging areas are allocated */
-    st = compile_file(ctx, path, opts | NOTE_UNCALLED, &k, &h);
+    st = compile_file(ctx, path, NULL, 0, opts | NOTE_UNCALLED, &k, &h);
     pto_buf_free(&k);
     pto_buf_free(&h);
     return exit_code(st);
@@ -681,7 +696,7 @@ static int cmd_emit(pto_ctx *ctx, int argc, char **argv)
     int opts, rc = compile_args("emit", argc, argv, &path, &dir, &opts);
     if (rc >= 0) return rc;
     if (!dir) return usage_error("emit", "emit needs -o DIR: the directory for kernel.c and host.c", NULL);
-    return emit_to(ctx, path, dir, opts);
+    return emit_to(ctx, path, NULL, 0, dir, opts);
 }
 
 static int file_exists(const char *dir, const char *name)
@@ -2652,7 +2667,8 @@ static void sw_listed(char *list, size_t size, const char *item)
     if (n + strlen(item) + 2 < size) snprintf(list + n, size - n, "%s%s", n ? " " : "", item);
 }
 
-static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const sw_defs *given, const sw_defs *ranges,
+static int sweep_file(pto_ctx *ctx, const char *path, const char *src, size_t srclen, const char *shown,
+                      const sw_defs *given, const sw_defs *ranges,
                       const char *bin, const char *fixed, const char *tmp, int max_runs, int64_t nranks,
                       int64_t rlo, int64_t rhi, int ranks_set)
 {
@@ -2665,7 +2681,7 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
     sw_combo combo;
     int have_combo = 0;
     size_t len = 0;
-    char *text = read_all(path, &len);
+    char *text = text_of(path, src, srclen, &len);
     pto_module *m = text ? pto_parse(ctx, shown, text, len) : NULL;
     int i, progress, given_up = 0, unreached = 0, rc, has_ranks = 0, nrc = 0;
     int32_t v, j, q;
@@ -3062,13 +3078,14 @@ static char *run_line_host(char *text, int *lineno, char **start)
    `ptoc run examples/softmax.pto` works as the demo runs it, and so does
    `ptoc run DIR` on what `ptoc emit` made of it. Returns 1 after an error
    of the line (said with its file and line), else 0. */
-static int file_defaults(const char *path, int is_dir, int argc, char **argv, char *cmd, size_t size, sw_defs *defs)
+static int file_defaults(const char *path, const char *given, size_t glen, int is_dir, int argc, char **argv, char *cmd,
+                         size_t size, sw_defs *defs)
 {
     size_t len = 0;
     char hpath[4200], *text, *line, *start = NULL, *tok[64];
     int n = 0, i, lineno = 0, rc = 0, near = 0;
     if (is_dir) snprintf(hpath, sizeof hpath, "%s/host.c", path);
-    text = read_all(is_dir ? hpath : path, &len);
+    text = is_dir ? read_all(hpath, &len) : text_of(path, given, glen, &len);
     if (!text) return 0;
     line = is_dir ? run_line_host(text, &lineno, &start) : run_line_pto(text, &lineno, &start, &near);
     if (!line && near)
@@ -3137,11 +3154,11 @@ static int file_defaults(const char *path, int is_dir, int argc, char **argv, ch
    least once) and its run count. Read by run --sweep only; the command
    line's -D ranges and --sweep-runs override it. Returns 0, or 1 after
    saying what is wrong with the line. */
-static int sweep_line(const char *path, int argc, char **argv, sw_defs *ranges, int *max_runs, int64_t *rlo,
-                      int64_t *rhi, int ranks_range_given)
+static int sweep_line(const char *path, const char *given, size_t glen, int argc, char **argv, sw_defs *ranges,
+                      int *max_runs, int64_t *rlo, int64_t *rhi, int ranks_range_given)
 {
     size_t len = 0;
-    char *text = read_all(path, &len), *line, *end, *tok[64], *p;
+    char *text = text_of(path, given, glen, &len), *line, *end, *tok[64], *p;
     int n = 0, i, rc = 0, lineno = 0;
     if (!text) return 0;
     for (line = skip_bom(text); line && *line; line = end ? end + 1 : NULL) {
@@ -3271,6 +3288,8 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
     int64_t nranks = 2, rlo = 1, rhi = 64;
     int ranks_range = 0;
     sw_defs defs, ranges;
+    char *text = NULL;   /* FILE's text, read once */
+    size_t textlen = 0;
     cmd[0] = 0;
     defs.n = ranges.n = 0;
     if (!cc || !*cc) cc = "cc";
@@ -3328,16 +3347,23 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
                     "simulator runs what ptoc emit writes without --target isa\n", dir);
         else if (rc)
             fprintf(stderr, "ptoc: error: '%s' has no host.c (make it with ptoc emit)\n", dir);
-        else rc = file_defaults(dir, 1, argc, argv, cmd, sizeof cmd, sweep ? &defs : NULL);
+        else rc = file_defaults(dir, NULL, 0, 1, argc, argv, cmd, sizeof cmd, sweep ? &defs : NULL);
         if (!rc && opts)   /* they steer the compile of a FILE; a DIR is compiled already */
             fprintf(stderr, "ptoc: warning: %s steer%s how ptoc compiles a .pto FILE; the DIR '%s' runs as it was "
                     "emitted (emit it again with %s)\n",
                     opts == (EMIT_NO_SYNC | EMIT_TIGHT) ? "--no-sync and --tight" : opts == EMIT_TIGHT ? "--tight" : "--no-sync",
                     opts == (EMIT_NO_SYNC | EMIT_TIGHT) ? "" : "s", dir, opts == (EMIT_NO_SYNC | EMIT_TIGHT) ? "them" : "it");
     } else {
+        /* the text is read once: a pipe (`ptoc run -`, /dev/stdin) gives it once, and its `# run:`
+           and `# sweep:` lines were lost when read again (review27 L2) */
         dir = tmp;
-        rc = emit_to(ctx, target, dir, opts);
-        if (file_defaults(target, 0, argc, argv, cmd, sizeof cmd, sweep ? &defs : NULL)) rc = 1;
+        if (!(text = read_all(target, &textlen))) {
+            cannot_read(target);
+            rc = 1;
+        } else {
+            rc = emit_to(ctx, target, text, textlen, dir, opts);
+            if (file_defaults(target, text, textlen, 0, argc, argv, cmd, sizeof cmd, sweep ? &defs : NULL)) rc = 1;
+        }
     }
     if (sweep && !cli_has(argc, argv, "--ranks", NULL, 0)) {   /* the # run: line's, for nranks in the sweep */
         const char *r = strstr(cmd, "'--ranks' '");
@@ -3357,9 +3383,10 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
        embeds (its reference), as the program itself prints it */
     snprintf(src, sizeof src, "%s", target);
     if (rc == 0 && sweep && dir == target) rc = dir_source(bin, dir, tmp, src, sizeof src);
-    if (sweep && rc == 0 && sweep_line(src, argc, argv, &ranges, &max_runs, &rlo, &rhi, ranks_range)) rc = 1;
+    if (sweep && rc == 0 && sweep_line(src, dir == target ? NULL : text, textlen, argc, argv, &ranges, &max_runs, &rlo, &rhi, ranks_range))
+        rc = 1;
     if (rc == 0 && sweep) {
-        rc = sweep_file(ctx, src, target, &defs, &ranges, bin, cmd, tmp, max_runs, nranks, rlo, rhi,
+        rc = sweep_file(ctx, src, dir == target ? NULL : text, textlen, target, &defs, &ranges, bin, cmd, tmp, max_runs, nranks, rlo, rhi,
                         strstr(cmd, "'--ranks' '") != NULL);
     } else if (rc == 0) {
         char full[16384 + 4300];
@@ -3372,6 +3399,7 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
         if (rc > 2) rc = 2;
     }
     remove_dir(tmp);
+    free(text);
     return rc;
 }
 
