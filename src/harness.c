@@ -754,12 +754,20 @@ PTO_K_FN void pto_h_unwritten(pto_h_run *run, int p, const char *name)
     }
 }
 
-PTO_K_FN const char *pto_h_bound_pipe(const pto_k_report *r)
+/* The busiest pipe's name; in a launch of both core kinds (a mix kernel)
+   with the kind of the core it is on ("MTE2, aiv": review27 L6, a matmul
+   epilogue's bound read as the cube's loads when it was each AIV's). */
+PTO_K_FN const char *pto_h_bound_pipe(const pto_k_report *r, char *buf, size_t size)
 {
-    int c, p;
+    int c, p, kinds = 0;
+    for (c = 0; c < r->ncores; c++) kinds |= 1 << (r->cores[c].kind == PTO_K_CORE_CUBE);
     for (c = 0; c < r->ncores; c++)
         for (p = 0; p < PTO_K_NPIPE; p++)
-            if (r->bound > 0 && r->cores[c].busy[p] == r->bound) return pto_k__pipe_name(p);
+            if (r->bound > 0 && r->cores[c].busy[p] == r->bound) {
+                if (kinds != 3) return pto_k__pipe_name(p);
+                snprintf(buf, size, "%s, %s", pto_k__pipe_name(p), r->cores[c].kind == PTO_K_CORE_CUBE ? "aic" : "aiv");
+                return buf;
+            }
     return "-";
 }
 
@@ -889,9 +897,10 @@ PTO_K_FN void pto_h_idle(const pto_k_report *r)
 PTO_K_FN void pto_h_report(pto_h_run *run, const char *name, const pto_k_report *r, const char *planned, int divzero)
 {
     int flags, barriers;
+    char bp[32];
     printf("  cycles      %lld%s\n", (long long)r->makespan, pto_h_deadlocked(r) ? " (up to the deadlock)" : "");
     if (r->bound > 0) {
-        printf("  bound       %lld (%s)\n", (long long)r->bound, pto_h_bound_pipe(r));
+        printf("  bound       %lld (%s)\n", (long long)r->bound, pto_h_bound_pipe(r, bp, sizeof bp));
         printf("  efficiency  %.3f\n", r->efficiency);
     } else {   /* no instruction took a cycle (review17: "bound 0 (-), efficiency 0.000") */
         printf("  bound       - (no instruction ran)\n");
