@@ -143,6 +143,11 @@ for l in "-D N=64:not 'N=64'" "--sweep-runs 0:--sweep-runs takes a count in 1..1
     $ptoc run --sweep $cc $out/sl.pto >$out/log 2>&1
     if grep -q -e "${l#*:}" $out/log; then ok "# sweep: ${l%%:*}: the token at fault"; else bad "# sweep: ${l%%:*}: the token at fault"; fi
 done
+# review27 L8: a range the line gets wrong is said at the file's line (it named no file)
+{ printf '# sweep: -D N=5..2\n'; cat tests/sweep/threshold_if.pto; } >$out/sl.pto
+$ptoc run --sweep $cc $out/sl.pto >$out/log 2>&1; rc=$?
+if [ $rc = 1 ] && grep -q "^$out/sl.pto:1:1: error: the '# sweep:' line's -D N=5..2: want NAME=LO..HI or NAME=LO..HI/STEP, LO <= HI, STEP >= 1$" $out/log
+then ok "# sweep: -D N=5..2: at the line"; else bad "# sweep: -D N=5..2: at the line (rc $rc)"; fi
 # a near miss of the '# run:' line is said, not silently ignored (review20 L7)
 printf '#run: -D N=32\nkernel k(in x: f32[N, 64], out y: f32[N, 64]) vector {\n  tile t: vec f32[16, 64]\n  tload t, x[0, 0]\n  tstore y[0, 0], t\n}\n' >$out/nearrun.pto
 $ptoc run $out/nearrun.pto >$out/log 2>&1

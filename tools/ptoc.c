@@ -415,17 +415,23 @@ static int cmd_plan(pto_ctx *ctx, int argc, char **argv)
         pto_buf out;
         memset(&out, 0, sizeof out);
         out.ctx = ctx;
-        pto_plan_report(m, &r, &out);
-        fputs(out.data ? out.data : "", stdout);
-        if (svg) {
-            FILE *f = fopen(svg, "w");
+        /* the SVG's file first: one that cannot be written is the error, with no plan printed as if
+           all went well (review27 L8) */
+        FILE *f = svg ? fopen(svg, "w") : NULL;
+        if (svg && !f) {
+            fprintf(stderr, "ptoc: error: cannot write '%s': %s\n", svg, strerror(errno));
+            st = PTO_ERR_USER;
+        } else {
+            pto_plan_report(m, &r, &out);
+            fputs(out.data ? out.data : "", stdout);
+        }
+        if (f) {
             out.len = 0;
             pto_plan_svg(m, &out);
-            if (!f || fputs(out.data ? out.data : "", f) < 0) {
+            if (fputs(out.data ? out.data : "", f) < 0 || fclose(f) != 0) {
                 fprintf(stderr, "ptoc: error: cannot write '%s'\n", svg);
                 st = PTO_ERR_USER;
             }
-            if (f) fclose(f);
         }
         if (out.oom) st = PTO_ERR_INTERNAL;
         pto_buf_free(&out);
@@ -3199,9 +3205,17 @@ static int sweep_line(const char *path, const char *given, size_t glen, int argc
             }
             i++;
         } else if (strcmp(tok[i], "-D") == 0) {
+            char *e;
+            long long lo, hi, step = 1;
             if (!(eq = strchr(val, '=')) || !strstr(eq, "..")) {
                 fprintf(stderr, "%s:%d:1: error: the '# sweep:' line's -D takes a range NAME=LO..HI (the values to "
                         "sweep; a single value goes on the '# run:' line), not '%s'\n", path, lineno, val);
+                rc = 1;
+            } else if (!whole_ll(eq + 1, &e, &lo) || strncmp(e, "..", 2) != 0 || !whole_ll(e + 2, &e, &hi) ||
+                       (*e == '/' && (!whole_ll(e + 1, &e, &step) || step < 1)) || *e || lo > hi) {
+                /* said at the line (review27 L8: "ptoc: error: -D N=5..2: ..." named no file) */
+                fprintf(stderr, "%s:%d:1: error: the '# sweep:' line's -D %s: want NAME=LO..HI or NAME=LO..HI/STEP, "
+                        "LO <= HI, STEP >= 1\n", path, lineno, val);
                 rc = 1;
             } else if (defs_find(ranges, val, (size_t)(eq - val)) < 0) {
                 defs_add(ranges, val);
