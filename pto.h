@@ -9965,17 +9965,27 @@ static void pto__vpipe_decl(pto__verifier *v, const pto_cvpipe *q)
                   qn, (int)q->slot_num, (int)q->slot_num / 2, (int)q->slot_num / 2, (int)q->slot_num,
                   (int)q->slot_num + 2, (int)q->slot_num - 1);
     else if (q->local_slot_num <= 0 || q->local_slot_num > q->slot_num || q->local_slot_num > maxl)
-        pto_error(v->ctx, q->loc, "pipe '%s': local_slots(%d) must be > 0, <= slots(%d) and <= %d for a %s pipe", qn,
-                  (int)q->local_slot_num, (int)q->slot_num, maxl, pto__vdir_word(q->dir));
+        pto_error(v->ctx, q->loc, "pipe '%s': local_slots(%d)%s must be > 0, <= slots(%d) and <= %d for a %s pipe%s", qn,
+                  (int)q->local_slot_num, q->local_slot_num == 2 ? " (2 is the default when none is written)" : "",
+                  (int)q->slot_num, maxl, pto__vdir_word(q->dir),
+                  /* review27 L8: `slots(1)` alone drew "local_slots(2) must be ..." with no local_slots written */
+                  q->local_slot_num > q->slot_num && q->slot_num == 1 ? ": write local_slots(1)" : "");
     if (q->ring >= PTO_MAX_CVPIPES)
         pto_error(v->ctx, q->loc, "pipe '%s': mix kernel '%s' has more than %d pipes", qn,
                   pto__vname(v, v->m->kernels[v->kernel].name), PTO_MAX_CVPIPES);
-    else if (q->flag_id < 0)
+    else if (q->flag_id < 0) {
+        /* ids go to the pipes in order, each its own consecutive run after the earlier ones' (review27 L8:
+           "hold all that are free" was said with ids 10 and 15 free, but no 2 consecutive ones) */
+        int32_t i, next = 0;
+        for (i = 0; i < v->m->n_cvpipes; i++)
+            if (v->m->cvpipes[i].kernel == q->kernel && v->m->cvpipes[i].flag_id >= 0)
+                next = v->m->cvpipes[i].flag_id + (v->m->cvpipes[i].dir == PTO_BOTH ? 4 : 2);
         pto_error(v->ctx, q->loc,
-                  "pipe '%s' needs %d cross-core flag ids but the earlier pipes of '%s' hold all that are free "
-                  "(16 per cluster, one-way pipes take 2, both pipes 4%s)",
-                  qn, need, pto__vname(v, v->m->kernels[v->kernel].name),
+                  "pipe '%s' needs %d consecutive cross-core flag ids after the earlier pipes' of '%s' (ids 0..%d), "
+                  "and no %d consecutive ids are left (16 per cluster, one-way pipes take 2, both pipes 4%s)",
+                  qn, need, pto__vname(v, v->m->kernels[v->kernel].name), (int)next - 1, need,
                   v->m->arch == PTO_ARCH_A2A3 ? ", 11..14 are reserved on a2a3" : "");
+    }
 }
 
 /* Every tpop of a pipe in one section pops into one tile (the pipe's local
@@ -29613,12 +29623,20 @@ PTO_K_FN void pto_h_unwritten(pto_h_run *run, int p, const char *name)
     }
 }
 
-PTO_K_FN const char *pto_h_bound_pipe(const pto_k_report *r)
+/* The busiest pipe's name; in a launch of both core kinds (a mix kernel)
+   with the kind of the core it is on ("MTE2, aiv": review27 L6, a matmul
+   epilogue's bound read as the cube's loads when it was each AIV's). */
+PTO_K_FN const char *pto_h_bound_pipe(const pto_k_report *r, char *buf, size_t size)
 {
-    int c, p;
+    int c, p, kinds = 0;
+    for (c = 0; c < r->ncores; c++) kinds |= 1 << (r->cores[c].kind == PTO_K_CORE_CUBE);
     for (c = 0; c < r->ncores; c++)
         for (p = 0; p < PTO_K_NPIPE; p++)
-            if (r->bound > 0 && r->cores[c].busy[p] == r->bound) return pto_k__pipe_name(p);
+            if (r->bound > 0 && r->cores[c].busy[p] == r->bound) {
+                if (kinds != 3) return pto_k__pipe_name(p);
+                snprintf(buf, size, "%s, %s", pto_k__pipe_name(p), r->cores[c].kind == PTO_K_CORE_CUBE ? "aic" : "aiv");
+                return buf;
+            }
     return "-";
 }
 
@@ -29748,9 +29766,10 @@ PTO_K_FN void pto_h_idle(const pto_k_report *r)
 PTO_K_FN void pto_h_report(pto_h_run *run, const char *name, const pto_k_report *r, const char *planned, int divzero)
 {
     int flags, barriers;
+    char bp[32];
     printf("  cycles      %lld%s\n", (long long)r->makespan, pto_h_deadlocked(r) ? " (up to the deadlock)" : "");
     if (r->bound > 0) {
-        printf("  bound       %lld (%s)\n", (long long)r->bound, pto_h_bound_pipe(r));
+        printf("  bound       %lld (%s)\n", (long long)r->bound, pto_h_bound_pipe(r, bp, sizeof bp));
         printf("  efficiency  %.3f\n", r->efficiency);
     } else {   /* no instruction took a cycle (review17: "bound 0 (-), efficiency 0.000") */
         printf("  bound       - (no instruction ran)\n");
@@ -29880,27 +29899,132 @@ PTO_K_FN const pto_diag *pto_h_div_zero(const pto_h_run *run)
     return NULL;
 }
 
+/* The operand of host call st that binds kernel k's param p: the call's
+   arguments are in the ABI order, tensors first, then scalars (ir.h). */
+PTO_K_FN const pto_operand *pto_h_call_arg(const pto_module *m, const pto_hstmt *st, const pto_kernel *k, int32_t p)
+{
+    int32_t q, at = 0, scalar = m->params[p].kind == PTO_P_SCALAR;
+    for (q = k->param0; q < k->param0 + k->nparams; q++)
+        if ((m->params[q].kind == PTO_P_SCALAR) < scalar || ((m->params[q].kind == PTO_P_SCALAR) == scalar && q < p)) at++;
+    return at < st->nargs ? &m->operands[st->arg0 + at] : NULL;
+}
+
+/* The call statement of kernel k the reference stopped at (its note "in the
+   call of 'K' by host 'H'" is at the call), else the one call of k in the
+   module when there is only one; NULL when not known. */
+PTO_K_FN const pto_hstmt *pto_h_failed_call(const pto_h_run *run, int32_t k)
+{
+    const pto_module *m = run->m;
+    const pto_hstmt *one = NULL;
+    int i, n = pto_diag_count(run->ctx), calls = 0;
+    int32_t s;
+    for (s = 0; s < m->n_hstmts; s++)
+        if (m->hstmts[s].kind == PTO_HS_CALL && m->hstmts[s].ref == k) one = &m->hstmts[s], calls++;
+    for (i = 0; i < n; i++) {
+        const pto_diag *d = pto_diag_get(run->ctx, i);
+        if (!d || d->severity != PTO_SEV_NOTE || !d->msg || strncmp(d->msg, "in the call of '", 16) != 0) continue;
+        for (s = 0; s < m->n_hstmts; s++)
+            if (m->hstmts[s].kind == PTO_HS_CALL && m->hstmts[s].ref == k && m->hstmts[s].loc.line == d->loc.line &&
+                m->hstmts[s].loc.col == d->loc.col)
+                return &m->hstmts[s];
+    }
+    return calls == 1 ? one : NULL;
+}
+
+/* The argument text of a host call's operand o, into b. */
+PTO_K_FN void pto_h_arg_text(const pto_module *m, const pto_operand *o, pto_buf *b)
+{
+    if (o->kind == PTO_O_INT) pto_print_expr(m, o->e[0], b);
+    else if (o->kind == PTO_O_SCALAR && o->ref >= 0 && o->ref < m->n_vars) pto_buf_puts(b, pto_str(m->ctx, m->vars[o->ref].name));
+    else if (o->kind == PTO_O_GM && o->ref >= 0 && o->ref < m->n_params) pto_buf_puts(b, pto_str(m->ctx, m->params[o->ref].name));
+    else pto_buf_printf(b, "%g", o->f);
+}
+
+/* Which arguments of call st the names that blocks(...) expression e reads
+   come from ("nb: argument 4, R / 128"), into b; the last such argument's
+   operand in *at. */
+PTO_K_FN void pto_h_blocks_args(const pto_module *m, const pto_hstmt *st, const pto_kernel *k, int32_t e, pto_buf *b,
+                                const pto_operand **at, int depth)
+{
+    const pto_expr *x;
+    int32_t p, v;
+    if (e < 0 || e >= m->n_exprs || depth > 64) return;
+    x = &m->exprs[e];
+    if (x->kind != PTO_E_VAR) {
+        if (x->kind == PTO_E_NEG || (x->kind >= PTO_E_ADD && x->kind <= PTO_E_MAX)) pto_h_blocks_args(m, st, k, x->a, b, at, depth + 1);
+        if (x->kind >= PTO_E_ADD && x->kind <= PTO_E_MAX) pto_h_blocks_args(m, st, k, x->b, b, at, depth + 1);
+        return;
+    }
+    v = x->a;
+    if (v < 0 || v >= m->n_vars) return;
+    for (p = k->param0; p < k->param0 + k->nparams; p++) {
+        const pto_param *kp = &m->params[p];
+        const pto_operand *o;
+        int d;
+        if (!(kp->kind == PTO_P_SCALAR ? kp->var == v : (kp->dim_var[0] == v || kp->dim_var[1] == v))) continue;
+        if (!(o = pto_h_call_arg(m, st, k, p))) return;
+        if (b->len) pto_buf_puts(b, "; ");
+        pto_buf_printf(b, "%s: argument %d, ", pto_str(m->ctx, m->vars[v].name), (int)(o - &m->operands[st->arg0]) + 1);
+        if (kp->kind == PTO_P_TENSOR) {
+            d = kp->dim_var[0] == v ? 0 : 1;
+            pto_buf_printf(b, "the %s of ", d ? "cols" : "rows");
+        }
+        pto_h_arg_text(m, o, b);
+        *at = o;
+        return;
+    }
+}
+
 /* A launch of no block is the user's input: say which expression gave it. A
    count that divides by a launch value of 0 is that division's error, found by
    the reference interpreter (`status`: its result, or PTO_OK when it did not
-   run) at the expression; its diagnostics are then the report. */
-PTO_K_FN void pto_h_no_block(pto_h_run *run, const char *name, int64_t blocks, pto_status status)
+   run) at the expression; its diagnostics are then the report. A host's call
+   (`call` set) is said at the call, naming the arguments the count reads
+   (review27 L1: it pointed at the kernel and blamed "these -D values"). */
+PTO_K_FN void pto_h_no_block(pto_h_run *run, const char *name, int64_t blocks, pto_status status, int call)
 {
     int32_t k = pto_h_kernel_index(run, name);
-    int dz = status != PTO_OK && pto_h_div_zero(run);
+    const pto_diag *dzd = status != PTO_OK ? pto_h_div_zero(run) : NULL;
+    const pto_hstmt *st = call && k < run->m->n_kernels ? pto_h_failed_call(run, k) : NULL;
+    const char *given = call ? "this call's arguments" : "these -D values";
     pto_buf b;
     memset(&b, 0, sizeof b);
     b.ctx = run->ctx;
     if (k < run->m->n_kernels && run->m->kernels[k].blocks >= 0) pto_print_expr(run->m, run->m->kernels[k].blocks, &b);
-    if (dz) {
+    if (dzd) {
+        /* in a host, the division may be the argument's (`64 / (R - 64)`), not the count's */
+        int inarg = call && dzd->msg && strstr(dzd->msg, "host expression") != NULL;
         fflush(stdout);
         pto_diag_print(run->ctx, stderr);
-        fprintf(stderr, "note: kernel %s is not run: its blocks(%s) divides by zero with these -D values\n", name,
-                b.data ? b.data : "...");
+        if (inarg)
+            fprintf(stderr, "note: kernel %s is not run: an argument of its call divides by zero (the error above)\n", name);
+        else
+            fprintf(stderr, "note: kernel %s is not run: its blocks(%s) divides by zero with %s\n", name,
+                    b.data ? b.data : "...", given);
         fflush(stderr);
         pto_diag_clear(run->ctx);
         pto_buf_free(&b);
         if (run->status < 1) run->status = 1;
+        return;
+    }
+    if (b.data && st) {
+        const pto_kernel *kn = &run->m->kernels[k];
+        const pto_loc *l = &run->m->exprs[kn->blocks].loc;
+        const pto_operand *at = NULL;
+        pto_buf a;
+        memset(&a, 0, sizeof a);
+        a.ctx = run->ctx;
+        pto_h_blocks_args(run->m, st, kn, kn->blocks, &a, &at, 0);
+        fflush(stdout);
+        fprintf(stderr, "%s:%d:%d: error: call %s would launch no block: blocks(%s) is %lld with %s%s%s%s\n", run->file,
+                (int)(at ? at->loc.line : st->loc.line), (int)(at ? at->loc.col : st->loc.col), name, b.data,
+                (long long)blocks, given, a.data ? " (" : "", a.data ? a.data : "", a.data ? ")" : "");
+        fprintf(stderr, "%s:%d:%d: note: kernel %s's blocks(%s)\n", run->file, (int)l->line, (int)l->col, name, b.data);
+        fflush(stderr);
+        pto_buf_free(&a);
+        pto_diag_clear(run->ctx);
+        if (run->status < 1) run->status = 1;
+        pto_buf_free(&b);
         return;
     }
     pto_diag_clear(run->ctx);
@@ -29908,8 +30032,8 @@ PTO_K_FN void pto_h_no_block(pto_h_run *run, const char *name, int64_t blocks, p
        its source (review18 L1: was "error: FILE:LINE: ...") */
     if (b.data) {
         const pto_loc *l = &run->m->exprs[run->m->kernels[k].blocks].loc;
-        fprintf(stderr, "%s:%d:%d: error: kernel %s would launch no block: blocks(%s) is %lld with these -D values\n",
-                run->file, (int)l->line, (int)l->col, name, b.data, (long long)blocks);
+        fprintf(stderr, "%s:%d:%d: error: kernel %s would launch no block: blocks(%s) is %lld with %s\n", run->file,
+                (int)l->line, (int)l->col, name, b.data, (long long)blocks, given);
         if (run->status < 1) run->status = 1;
     } else
         pto_h_fail(run, 1, "kernel %s would launch no block", name);
@@ -30078,7 +30202,7 @@ PTO_K_FN void pto_h_launch(pto_h_run *run, pto_k_kernel_fn fn, const char *name,
         L.nranks = run->kranks;
     }
     if (blocks < 1) {   /* the reference evaluates the count too: a division by zero in it is the error */
-        pto_h_no_block(run, name, blocks, k < run->m->n_kernels ? pto_interp(run->ctx, run->m, &L) : PTO_OK);
+        pto_h_no_block(run, name, blocks, k < run->m->n_kernels ? pto_interp(run->ctx, run->m, &L) : PTO_OK, 0);
         free(tensors);
         pto_h_reset(run);
         return;
@@ -30138,7 +30262,7 @@ PTO_K_FN void pto_h_call(pto_h_run *run, pto_k_kernel_fn fn, const char *name, i
     pto_k_launch_desc ld;
     const pto_k_report *r;
     if (run->status || pto_h_blocks_overflow(run, name)) return;
-    if (blocks < 1) { pto_h_no_block(run, name, blocks, pto_h_host_blocks(run, name)); return; }
+    if (blocks < 1) { pto_h_no_block(run, name, blocks, pto_h_host_blocks(run, name), 1); return; }
     memset(&ld, 0, sizeof ld);
     ld.fn = fn;
     ld.name = name;

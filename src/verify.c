@@ -2837,17 +2837,27 @@ static void pto__vpipe_decl(pto__verifier *v, const pto_cvpipe *q)
                   qn, (int)q->slot_num, (int)q->slot_num / 2, (int)q->slot_num / 2, (int)q->slot_num,
                   (int)q->slot_num + 2, (int)q->slot_num - 1);
     else if (q->local_slot_num <= 0 || q->local_slot_num > q->slot_num || q->local_slot_num > maxl)
-        pto_error(v->ctx, q->loc, "pipe '%s': local_slots(%d) must be > 0, <= slots(%d) and <= %d for a %s pipe", qn,
-                  (int)q->local_slot_num, (int)q->slot_num, maxl, pto__vdir_word(q->dir));
+        pto_error(v->ctx, q->loc, "pipe '%s': local_slots(%d)%s must be > 0, <= slots(%d) and <= %d for a %s pipe%s", qn,
+                  (int)q->local_slot_num, q->local_slot_num == 2 ? " (2 is the default when none is written)" : "",
+                  (int)q->slot_num, maxl, pto__vdir_word(q->dir),
+                  /* review27 L8: `slots(1)` alone drew "local_slots(2) must be ..." with no local_slots written */
+                  q->local_slot_num > q->slot_num && q->slot_num == 1 ? ": write local_slots(1)" : "");
     if (q->ring >= PTO_MAX_CVPIPES)
         pto_error(v->ctx, q->loc, "pipe '%s': mix kernel '%s' has more than %d pipes", qn,
                   pto__vname(v, v->m->kernels[v->kernel].name), PTO_MAX_CVPIPES);
-    else if (q->flag_id < 0)
+    else if (q->flag_id < 0) {
+        /* ids go to the pipes in order, each its own consecutive run after the earlier ones' (review27 L8:
+           "hold all that are free" was said with ids 10 and 15 free, but no 2 consecutive ones) */
+        int32_t i, next = 0;
+        for (i = 0; i < v->m->n_cvpipes; i++)
+            if (v->m->cvpipes[i].kernel == q->kernel && v->m->cvpipes[i].flag_id >= 0)
+                next = v->m->cvpipes[i].flag_id + (v->m->cvpipes[i].dir == PTO_BOTH ? 4 : 2);
         pto_error(v->ctx, q->loc,
-                  "pipe '%s' needs %d cross-core flag ids but the earlier pipes of '%s' hold all that are free "
-                  "(16 per cluster, one-way pipes take 2, both pipes 4%s)",
-                  qn, need, pto__vname(v, v->m->kernels[v->kernel].name),
+                  "pipe '%s' needs %d consecutive cross-core flag ids after the earlier pipes' of '%s' (ids 0..%d), "
+                  "and no %d consecutive ids are left (16 per cluster, one-way pipes take 2, both pipes 4%s)",
+                  qn, need, pto__vname(v, v->m->kernels[v->kernel].name), (int)next - 1, need,
                   v->m->arch == PTO_ARCH_A2A3 ? ", 11..14 are reserved on a2a3" : "");
+    }
 }
 
 /* Every tpop of a pipe in one section pops into one tile (the pipe's local

@@ -219,6 +219,21 @@ expect "div_zero_host: a kernel's remainder, the host's result" 1 \
 holds "div_zero_host: the remainder at its line:col" "^div_zero_host.pto:13:22: error: modulo by zero$"
 holds "div_zero_host: the calls' reports marked" "^  note        the calls above ran with 0 for it, so their reports may follow from it$"
 expect "div_zero_host, q = 1, p = 32: clean" 0 "^  result      match" $ptoc run -D M=32 -D q=1 -D p=32 tests/diag/div_zero_host.pto
+# review27 L1: a host call whose arguments give no block is said at the argument (the kernel is
+# called twice), naming it, with a note at the kernel's blocks(...); not "these -D values"
+expect "host_noblock: at the call's argument" 1 \
+    "^host_noblock.pto:18:27: error: call scale would launch no block: blocks\\(nb\\) is 0 with this call's arguments \\(nb: argument 4, R / 128 \\+ d / \\(R - 32\\)\\)$" \
+    $ptoc run tests/diag/host_noblock.pto
+holds "host_noblock: the kernel's blocks(...) noted" "^host_noblock.pto:6:96: note: kernel scale's blocks\\(nb\\)$"
+lacks "host_noblock: not 'these -D values'" "these -D values"
+expect "host_noblock, R = 32: the argument's division" 1 "^host_noblock.pto:18:39: error: division by 0 in a host expression$" \
+    $ptoc run -D R=32 tests/diag/host_noblock.pto
+holds "host_noblock, R = 32: the argument named, not blocks(nb)" "^note: kernel scale is not run: an argument of its call divides by zero \\(the error above\\)$"
+lacks "host_noblock, R = 32: not 'its blocks(nb) divides'" "blocks\\(nb\\) divides"
+expect "host_noblock, R = 256: clean" 0 "^total " $ptoc run -D R=256 tests/diag/host_noblock.pto
+expect "div_zero_host: the count's own division, with the call's arguments" 1 \
+    "^note: kernel acc is not run: its blocks\\(M / \\(16 \\* n\\)\\) divides by zero with this call's arguments$" \
+    $ptoc run -D M=32 -D q=0 -D p=32 tests/diag/div_zero_host.pto
 
 # ---- a written set_flag without its wait_flag: the user's error, at the set ----
 expect "set_flag with no wait_flag: exit 1 at the set's line" 1 \

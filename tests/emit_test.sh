@@ -97,6 +97,16 @@ $ptoc run $out/runline.pto >$out/log 2>&1; rc=$?
 if [ $rc = 0 ] && grep -q "kernel rmsnorm (2 blocks)" $out/log &&
    grep -q "warning: $out/runline.pto: '# run:' option '--tight' is ignored" $out/log
 then ok "# run: -DN=V and an ignored option"; else bad "# run: -DN=V and an ignored option (rc $rc)"; fi
+# review27 L2: a FILE that comes through a pipe (`ptoc run -`, /dev/stdin) keeps its '# run:' and
+# '# sweep:' lines: its text is read once (it was read again after the parse had drained the pipe:
+# "dynamic dim N needs a value")
+cat examples/softmax.pto | $ptoc run - >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "kernel softmax (4 blocks)" $out/log; then ok "run -: # run: defaults"; else bad "run -: # run: defaults (rc $rc)"; fi
+$ptoc run /dev/stdin <examples/softmax.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "kernel softmax (4 blocks)" $out/log; then ok "run /dev/stdin: # run: defaults"; else bad "run /dev/stdin: # run: defaults (rc $rc)"; fi
+{ echo "# sweep: -D N=64..64"; cat examples/softmax.pto; } | $ptoc run --sweep - >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "^  N (from 64, 64..64)" $out/log && grep -q "^sweep: 1 run: 1 match" $out/log
+then ok "run --sweep -: # run: and # sweep: lines"; else bad "run --sweep -: # run: and # sweep: lines (rc $rc)"; cat $out/log; fi
 # an unknown option with a value is one warning naming both, and the option after it still counts
 { echo "# run: --frob 3 -D N=32 -D eps=0.00001"; grep -v '^# run:' examples/rmsnorm.pto; } > $out/frob.pto
 $ptoc run $out/frob.pto >$out/log 2>&1; rc=$?

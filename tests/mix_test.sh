@@ -231,6 +231,13 @@ grep -q "pto_k_tfree" $out/tfl/kernel.c && ! grep -q "PTO_K_V, PTO_K_S" $out/tfl
     bad "the last tfree waits for the vector reads"
 $ptoc emit examples/mixv2c.pto -o $out/v2c >/dev/null 2>&1
 grep -q "wait_flag(core, [^)]*PTO_K_V, PTO_K_S" $out/v2c/kernel.c && ok || bad "mixv2c's loop tfree lost its V -> S flag"
+# review27 L6: a mix kernel's bound says which core kind its pipe is on (a vector kernel's does not)
+clean tests/user/mix_bound_aiv.pto "the vector epilogue's bound"
+grep -q "^  bound       [0-9]* (MTE2, aiv)$" $out/log && ok || { bad "mix_bound_aiv: bound (MTE2, aiv)"; grep bound $out/log; }
+clean examples/mixmm.pto "mixmm's bound" -D M=256
+grep -q "^  bound       [0-9]* ([A-Z0-9]*, aic)$" $out/log && ok || { bad "mixmm: bound (..., aic)"; grep bound $out/log; }
+clean examples/vadd.pto "vadd's bound"
+grep -q "^  bound       [0-9]* (MTE2)$" $out/log && ok || { bad "vadd: bound (MTE2)"; grep bound $out/log; }
 # a5: no GM pipe buffer, the simulator keeps the slots
 ( echo "arch a5"; cat examples/mixmm.pto ) >$out/a5.pto
 clean $out/a5.pto "a5" -D M=128

@@ -48,5 +48,10 @@ $ptoc plan --svg $out/vadd.svg examples/vadd.pto >/dev/null 2>&1; rc "svg exit" 
 if head -c 4 $out/vadd.svg 2>/dev/null | grep -q '<svg' && grep -q '</svg>' $out/vadd.svg && [ "$(grep -c '<rect' $out/vadd.svg)" = 4 ]; then
     ok "svg written: a frame and three tiles"; else bad "svg written"; fi
 
+# review27 L8: an SVG that cannot be written is the error, and no plan is printed as if all went well
+$ptoc plan --svg /nonexistent/dir/x.svg examples/vadd.pto >$out/nosvg.txt 2>$out/nosvg.err; rc "svg unwritable exit" $? 1
+has "svg unwritable: said" $out/nosvg.err "ptoc: error: cannot write '/nonexistent/dir/x.svg': No such file or directory"
+if [ -s $out/nosvg.txt ]; then bad "svg unwritable: no plan printed"; else ok "svg unwritable: no plan printed"; fi
+
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -143,6 +143,11 @@ for l in "-D N=64:not 'N=64'" "--sweep-runs 0:--sweep-runs takes a count in 1..1
     $ptoc run --sweep $cc $out/sl.pto >$out/log 2>&1
     if grep -q -e "${l#*:}" $out/log; then ok "# sweep: ${l%%:*}: the token at fault"; else bad "# sweep: ${l%%:*}: the token at fault"; fi
 done
+# review27 L8: a range the line gets wrong is said at the file's line (it named no file)
+{ printf '# sweep: -D N=5..2\n'; cat tests/sweep/threshold_if.pto; } >$out/sl.pto
+$ptoc run --sweep $cc $out/sl.pto >$out/log 2>&1; rc=$?
+if [ $rc = 1 ] && grep -q "^$out/sl.pto:1:1: error: the '# sweep:' line's -D N=5..2: want NAME=LO..HI or NAME=LO..HI/STEP, LO <= HI, STEP >= 1$" $out/log
+then ok "# sweep: -D N=5..2: at the line"; else bad "# sweep: -D N=5..2: at the line (rc $rc)"; fi
 # a near miss of the '# run:' line is said, not silently ignored (review20 L7)
 printf '#run: -D N=32\nkernel k(in x: f32[N, 64], out y: f32[N, 64]) vector {\n  tile t: vec f32[16, 64]\n  tload t, x[0, 0]\n  tstore y[0, 0], t\n}\n' >$out/nearrun.pto
 $ptoc run $out/nearrun.pto >$out/log 2>&1
@@ -227,6 +232,16 @@ if grep -q "^sweep: 2 runs: 2 match" $out/log && grep -q "not shown within 2 run
 then ok "--sweep-runs 2"; else bad "--sweep-runs 2"; fi
 $ptoc run --sweep $cc tests/user/trip_x2.pto -D N=16 >$out/log 2>&1
 if [ "$(sed -n 's/^  N=\([0-9]*\) .*/\1/p' $out/log | head -1)" = 16 ]; then ok "-D N=16 starts at 16"; else bad "-D N=16 starts at 16"; fi
+# review27 L3: the values the sweep gives names no -D or '# run:' line gives are said
+$ptoc run --sweep $cc tests/sweep/own_values.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "^  note: alpha=1.5 N=64 C=64: the sweep's own values (no -D or '# run:' line gives them; ptoc run needs them)" $out/log &&
+   ! $ptoc run $cc tests/sweep/own_values.pto >/dev/null 2>&1
+then ok "own_values: the sweep's own values noted"; else bad "own_values: the sweep's own values noted (rc $rc)"; fi
+$ptoc run --sweep $cc -D N=1..8 -D C=16 -D alpha=2.0 tests/sweep/own_values.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "^  note: N=8: the sweep's own values" $out/log
+then ok "own_values: N in its range, C and alpha given"; else bad "own_values: N in its range, C and alpha given (rc $rc)"; fi
+if $ptoc run --sweep $cc tests/user/trip_x2.pto 2>&1 | grep -q "the sweep's own values"
+then bad "trip_x2 (# run: -D N=64): no such note"; else ok "trip_x2 (# run: -D N=64): no such note"; fi
 $ptoc run --sweep $cc tests/user/trip_nested.pto -D A=2..2 >$out/log 2>&1
 if ! grep -q "^  A=[013-9]" $out/log && grep -q "^  A (from 3, 2..2)\|^  A (from 2, 2..2)" $out/log
 then ok "-D A=2..2 pins A"; else bad "-D A=2..2 pins A"; fi
@@ -283,6 +298,21 @@ $ptoc run --sweep $cc tests/sweep/fail/valid_only.pto >$out/log 2>&1; rc=$?
 if [ $rc = 1 ] && grep -q "^  V (from 16, -4..4096): steers the valid region of 1 tile (line 6)$" $out/log &&
    grep -q "^  V=8  *1 REPORT" $out/log && grep -q "^  V=0  *1 REPORT" $out/log
 then ok "valid_only: V < 16 reads rows nothing wrote"; else bad "valid_only: V < 16 reads rows nothing wrote (rc $rc)"; fi
+# review27 M1: a block's share of 4 rows of C f16 that is not whole 32-byte blocks (C = 2, 42: not
+# C = 40, whose 80-byte rows make 320-byte shares) splits a 32-byte block of y between two blocks: a
+# race. The store windows of blocks 0 and 1 are classed by whether they share a 32-byte block, so
+# such a C is run (before: C = 64 and 8 only, the sweep passed); from C = 40 too; and a budget that
+# stops before it says so in a note.
+$ptoc run --sweep $cc tests/sweep/fail/share32.pto >$out/log 2>&1; rc=$?
+if [ $rc = 1 ] && grep -q "^  C (from 48, 1..4096): steers .*whether blocks 0 and 1 store into one 32-byte block of GM in 1 window (lines 8, 9, 12)$" $out/log &&
+   grep -q "^  N=16 C=2  *1 REPORT" $out/log && grep -q "error: race on gm y bytes" $out/log
+then ok "share32: C=2 splits a 32-byte block between blocks and races"; else bad "share32: C=2 splits a 32-byte block between blocks and races (rc $rc)"; fi
+$ptoc run --sweep $cc -D C=40 tests/sweep/fail/share32.pto >$out/log 2>&1; rc=$?
+if [ $rc = 1 ] && grep -q "^  N=16 C=40  *match" $out/log && grep -q "^  N=16 C=2  *1 REPORT" $out/log
+then ok "share32 from C=40: still found"; else bad "share32 from C=40: still found (rc $rc)"; fi
+$ptoc run --sweep $cc --sweep-runs 2 tests/sweep/fail/share32.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "^  note: no run had blocks 0 and 1 store different bytes of one 32-byte block of GM with the store at line 12$" $out/log
+then ok "share32, 2 runs: the note"; else bad "share32, 2 runs: the note (rc $rc)"; fi
 $ptoc run --sweep $cc tests/sweep/valid_scalar.pto >$out/log 2>&1; rc=$?
 if [ $rc = 0 ] && grep -q "^  V=8  *match" $out/log && grep -q "^  V=0  *match" $out/log && ! grep -q "V=17\|V=-" $out/log
 then ok "valid_scalar: none, some and all rows"; else bad "valid_scalar: none, some and all rows (rc $rc)"; fi
@@ -392,8 +422,14 @@ if [ $rc = 1 ] && grep -q "^  together (loops and ifs that nest or share a loop)
 then ok "trip_loopif: the planted race in the else loop fails the sweep"; else bad "trip_loopif: the planted race in the else loop fails the sweep (rc $rc)"; fi
 # B-L2: a trip class that another dim's window refuses is said, not skipped silently
 $ptoc run --sweep $cc tests/sweep/ring_held.pto >$out/log 2>&1; rc=$?
-if [ $rc = 0 ] && grep -q "^  note: no run ran the loop at line 22 more than 2 times (its tiles' slots), more than 3 times (its pipe ring's slots) (only values the sweep refuses to run do)$" $out/log
+if [ $rc = 0 ] && grep -q "^  note: no run ran the loop at line 22 more than 2 times (its tiles' slots), more than 3 times (its pipe ring's slots) (the sweep refuses the values of T that do with R=192: -D them together to run it)$" $out/log
 then ok "ring_held: the ring wrap never run is noted"; else bad "ring_held: the ring wrap never run is noted (rc $rc)"; fi
+
+# review27 L4: an outcome refused only with another name at its base value: the note names them
+$ptoc run --sweep $cc tests/sweep/note_refused.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "^  note: no run ran the loop at line 6 0 times, once, 2 times (the sweep refuses the values of T1 that do with T2=3: -D them together to run it)$" $out/log &&
+   $ptoc run $cc -D T1=0 -D T2=0 tests/sweep/note_refused.pto >$out/log2 2>&1
+then ok "note_refused: the note names T2=3"; else bad "note_refused: the note names T2=3 (rc $rc)"; fi
 
 # usage errors (exit 1, said)
 for args in "--sweep --trace t.json tests/user/trip_x2.pto" "--sweep build" "--sweep-runs 3 tests/user/trip_x2.pto" \

@@ -81,7 +81,7 @@ static const char *const usage[3] = {
     "                      row per run (values, result, cycles). The values: each name\n"
     "                      is scanned over LO..HI (every STEP-th value with /STEP; default\n"
     "                      1..4096 for a dim, -4..4096 for a scalar) with the other names\n"
-    "                      at their -D (else 64, 1)\n"
+    "                      at their -D (else 64, 1: a note says so; a float scalar: 1.5)\n"
     "                      and the text evaluated at each value: the trip count of every\n"
     "                      for (0, 1, 2, 3, more than its tiles' or its ring's slots), the branch of\n"
     "                      every if, the side of every min / max, at the first and last\n"
@@ -222,6 +222,20 @@ static char *read_all(const char *path, size_t *len)
     data[n] = 0;
     *len = n;
     return data;
+}
+
+/* path's text (a copy of given when the caller has read it already: a pipe
+   or stdin gives its text once, review27 L2), NUL-terminated; NULL when it
+   cannot be read (errno says why). The caller frees it. */
+static char *text_of(const char *path, const char *given, size_t glen, size_t *len)
+{
+    char *t;
+    if (!given) return read_all(path, len);
+    if (!(t = (char *)malloc(glen + 1))) return NULL;
+    memcpy(t, given, glen);
+    t[glen] = 0;
+    *len = glen;
+    return t;
 }
 
 /* The status that a failed pass leaves: a user error unless the only
@@ -401,17 +415,23 @@ static int cmd_plan(pto_ctx *ctx, int argc, char **argv)
         pto_buf out;
         memset(&out, 0, sizeof out);
         out.ctx = ctx;
-        pto_plan_report(m, &r, &out);
-        fputs(out.data ? out.data : "", stdout);
-        if (svg) {
-            FILE *f = fopen(svg, "w");
+        /* the SVG's file first: one that cannot be written is the error, with no plan printed as if
+           all went well (review27 L8) */
+        FILE *f = svg ? fopen(svg, "w") : NULL;
+        if (svg && !f) {
+            fprintf(stderr, "ptoc: error: cannot write '%s': %s\n", svg, strerror(errno));
+            st = PTO_ERR_USER;
+        } else {
+            pto_plan_report(m, &r, &out);
+            fputs(out.data ? out.data : "", stdout);
+        }
+        if (f) {
             out.len = 0;
             pto_plan_svg(m, &out);
-            if (!f || fputs(out.data ? out.data : "", f) < 0) {
+            if (fputs(out.data ? out.data : "", f) < 0 || fclose(f) != 0) {
                 fprintf(stderr, "ptoc: error: cannot write '%s'\n", svg);
                 st = PTO_ERR_USER;
             }
-            if (f) fclose(f);
         }
         if (out.oom) st = PTO_ERR_INTERNAL;
         pto_buf_free(&out);
@@ -459,10 +479,11 @@ static void note_uncalled(pto_ctx *ctx, const pto_module *m)
                     "runs its hosts' calls)\n", pto_str(ctx, m->kernels[k].name));
 }
 
-static pto_status compile_file(pto_ctx *ctx, const char *path, int opts, pto_buf *ksrc, pto_buf *hsrc)
+static pto_status compile_file(pto_ctx *ctx, const char *path, const char *given, size_t glen, int opts, pto_buf *ksrc,
+                               pto_buf *hsrc)
 {
     size_t len = 0;
-    char *text = read_all(path, &len);
+    char *text = text_of(path, given, glen, &len);
     pto_module *m;
     pto_emit_desc ed;
     pto_compile_desc cd;
@@ -575,7 +596,7 @@ static void out_sink(pto_buf *b, out_file *o)
 /* Emits FILE into DIR (created if missing), streaming the text to the
    files as it is made. EMIT_NO_SYNC: without the sync pass (the flags and
    barriers written in FILE are all the kernel gets). */
-static int emit_to(pto_ctx *ctx, const char *path, const char *dir, int opts)
+static int emit_to(pto_ctx *ctx, const char *path, const char *given, size_t glen, const char *dir, int opts)
 {
     pto_buf k, h;
     out_file kf, hf;
@@ -588,7 +609,7 @@ static int emit_to(pto_ctx *ctx, const char *path, const char *dir, int opts)
     out_init(&hf, dir, "host.c", &kf);
     out_sink(&k, &kf);
     out_sink(&h, &hf);
-    st = compile_file(ctx, path, opts, &k, &h);
+    st = compile_file(ctx, path, given, glen, opts, &k, &h);
     rc = exit_code(st);
     if (st == PTO_OK) {
         out_finish(&kf);
@@ -669,7 +690,7 @@ static int cmd_check(pto_ctx *ctx, int argc, char **argv)
     memset(&h, 0, sizeof h);
     k.ctx = h.ctx = ctx;
     k.sink = h.sink = discard;   /* the text is not kept: only the staging areas are allocated */
-    st = compile_file(ctx, path, opts | NOTE_UNCALLED, &k, &h);
+    st = compile_file(ctx, path, NULL, 0, opts | NOTE_UNCALLED, &k, &h);
     pto_buf_free(&k);
     pto_buf_free(&h);
     return exit_code(st);
@@ -681,7 +702,7 @@ static int cmd_emit(pto_ctx *ctx, int argc, char **argv)
     int opts, rc = compile_args("emit", argc, argv, &path, &dir, &opts);
     if (rc >= 0) return rc;
     if (!dir) return usage_error("emit", "emit needs -o DIR: the directory for kernel.c and host.c", NULL);
-    return emit_to(ctx, path, dir, opts);
+    return emit_to(ctx, path, NULL, 0, dir, opts);
 }
 
 static int file_exists(const char *dir, const char *name)
@@ -970,8 +991,9 @@ static int compile_dir(const char *cc, const char *inc, const char *dir, const c
    whether each valid(...) tile has all its rows, some or none: the tail.
    Every valid(...) region is classed too (none, some, all of its rows and
    of its cols), how block 0's and block 1's window of each load / store
-   meet (overlap, touch, apart: sw_meet) and each notify / wait value, so a
-   name used only there is varied (review23 M2). In
+   meet (overlap, touch, apart: sw_meet; for a store, whether they write
+   different bytes of one 32-byte block, review27 M1) and each notify /
+   wait value, so a name used only there is varied (review23 M2). In
    a file with hosts, the host's names are swept (a -D of a callee's dim
    reaches nothing the host runs) and each call binds its kernel's dims and
    scalars from its arguments before the kernel is walked. A value whose load or
@@ -1177,15 +1199,41 @@ static int sw_trip_class(uint64_t t, int period)
     return (int)t > period ? 4 : 5;
 }
 
+/* Whether two windows of one tensor (rows of `cols` elements of `size`
+   bytes; a window: row, col, rows, cols) hold different bytes of one
+   32-byte block: each window's rows are increasing runs of bytes, merged
+   as the verifier's pto__vxmeet does. The simulator's unit of a GM race
+   is that block, so two blocks' stores that share one race although no
+   element is written twice (review27 M1: rows of 84 bytes in shares of 4
+   rows, 336 bytes, split a block at every boundary between blocks). */
+static int sw_share32(const int64_t *a, const int64_t *b, int64_t cols, int64_t size)
+{
+    int64_t ra = a[0], rb = b[0];
+    long steps = 1L << 16;
+    while (ra < a[0] + a[2] && rb < b[0] + b[2] && --steps > 0) {
+        int64_t a0 = (ra * cols + a[1]) * size / 32, a1 = ((ra * cols + a[1] + a[3]) * size - 1) / 32;
+        int64_t b0 = (rb * cols + b[1]) * size / 32, b1 = ((rb * cols + b[1] + b[3]) * size - 1) / 32;
+        if (a1 < b0) ra++;
+        else if (b1 < a0) rb++;
+        else return 1;
+    }
+    return 0;
+}
+
 /* Block 0's window of load / store st (its first iteration), and block 1's
    against it: whether they overlap (0), touch (1: share an edge, the case
-   where two blocks' rows meet in one 32-byte block of GM) or lie apart (2).
-   A name that only moves windows (a stride, an offset) steers nothing
-   else, and these are the cases it changes (review23 M2). */
-static void sw_meet(sweep *s, int32_t st, int64_t r, int64_t c, int64_t nr, int64_t nc)
+   where two blocks' rows meet in one 32-byte block of GM) or lie apart (2);
+   for a store whose windows do not overlap, 3 when they hold different
+   bytes of one 32-byte block of GM (sw_share32: the race of rows that are
+   not whole blocks, which depends on a block's share, rows x row bytes, at
+   its boundary, not on the row width alone). A name that only moves
+   windows (a stride, an offset) steers nothing else, and these are the
+   cases it changes (review23 M2). cols, size: the tensor's row in
+   elements and its element's bytes (0: no byte test). */
+static void sw_meet(sweep *s, int32_t st, int64_t r, int64_t c, int64_t nr, int64_t nc, int64_t cols, int64_t size)
 {
-    int64_t *w, gr, gc;   /* gr, gc: the gaps between the windows, per dimension (< 0: overlap) */
-    int ctx;
+    int64_t *w, gr, gc, b[4];   /* gr, gc: the gaps between the windows, per dimension (< 0: overlap) */
+    int ctx, cls;
     if (!s->win || nr <= 0 || nc <= 0) return;
     w = s->win + 4 * (size_t)st;
     if (s->block == 0) {
@@ -1196,9 +1244,12 @@ static void sw_meet(sweep *s, int32_t st, int64_t r, int64_t c, int64_t nr, int6
     if (s->block != 1 || s->wgen[st] != s->gen) return;
     gr = r >= w[0] ? r - (w[0] + w[2]) : w[0] - (r + nr);
     gc = c >= w[1] ? c - (w[1] + w[3]) : w[1] - (c + nc);
+    cls = gr < 0 && gc < 0 ? 0 : (gr <= 0 && gc <= 0) ? 1 : 2;
+    b[0] = r, b[1] = c, b[2] = nr, b[3] = nc;
+    if (cls && size > 0 && sw_share32(w, b, cols, size)) cls = 3;
     ctx = s->ctxbits;   /* one outcome whichever walk saw block 1 (the last block's, or the probe) */
     s->ctxbits = 0;
-    sw_add(s, 9, st, gr < 0 && gc < 0 ? 0 : (gr <= 0 && gc <= 0) ? 1 : 2);
+    sw_add(s, 9, st, cls);
     s->ctxbits = ctx;
 }
 
@@ -1268,8 +1319,12 @@ static void sw_window(sweep *s, int32_t st)
     }
     if (!sw_eval(s, g->e[0], &r) || !sw_eval(s, g->e[1], &c)) return;
     if (!s->guess && (r < 0 || c < 0 || r > ext[0] - s->tvr[t->ref] || c > ext[1] - s->tvc[t->ref])) sw_add(s, 0, 0, 0);
-    else if (!s->guess && !(s->ctxbits & 1))   /* inside its tensor: no sum below can overflow */
-        sw_meet(s, st, r, c, s->tvr[t->ref], s->tvc[t->ref]);
+    else if (!s->guess && !(s->ctxbits & 1)) {   /* inside its tensor: no sum below can overflow */
+        /* a store's bytes, when the tensor's bytes fit well inside int64 (sw_share32's products) */
+        int64_t size = pto_dtype_size((pto_dtype)p->dtype);
+        int bytes = cls == PTO_OC_STORE && ext[1] > 0 && ext[0] <= ((int64_t)1 << 58) / ext[1] / 8;
+        sw_meet(s, st, r, c, s->tvr[t->ref], s->tvc[t->ref], ext[1], bytes ? size : 0);
+    }
 }
 
 /* An if whose innermost loop takes it at its last iteration but not at
@@ -1870,7 +1925,7 @@ static void sw_header(sweep *s, const sw_scan *sc, int i)
 {
     const pto_module *m = s->m;
     sw_set u;
-    int32_t j, q, p, nk[11] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, lines[16], nl = 0, kerns[4], nkern = 0, nshare = 0;
+    int32_t j, q, p, nk[11] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, lines[16], nl = 0, kerns[4], nkern = 0, nshare = 0, n32 = 0;
     int count6 = 0;   /* some kernel's block count changes (else only which of its blocks get work) */
     memset(&u, 0, sizeof u);
     for (j = 0; j < sc->nv; j++)
@@ -1896,6 +1951,7 @@ static void sw_header(sweep *s, const sw_scan *sc, int i)
            others: the name steers the row width; else only the writers of the misaligned rows
            (review22 L4: a row count R was said to steer "the row width") */
         if (kind == 4 && !((all & 2u) && (all & ~2u))) nshare++;
+        else if (kind == 9 && (all & 8u)) n32++;   /* a store whose blocks share a 32-byte block at some values */
         else nk[kind]++;
         if (kind == 6 && nkern < 4) kerns[nkern++] = id;
         if (kind == 6) {   /* class: the count (0..5) | 8 when block 0 or 1 has no GM work */
@@ -1910,7 +1966,7 @@ static void sw_header(sweep *s, const sw_scan *sc, int i)
             ;
         if (p == nl && nl < 16) lines[nl++] = line;
     }
-    s->steers[i] = nk[1] + nk[2] + nk[3] + nk[4] + nk[6] + nk[7] + nk[8] + nk[9] + nk[10] + nshare;
+    s->steers[i] = nk[1] + nk[2] + nk[3] + nk[4] + nk[6] + nk[7] + nk[8] + nk[9] + nk[10] + nshare + n32;
     printf("  %s (from %lld, %lld..%lld", pto_str(s->ctx, s->name[i]), (long long)s->base[i], (long long)s->lo[i],
            (long long)s->hi[i]);
     if (s->step[i] > 1) printf("/%lld", (long long)s->step[i]);
@@ -1951,6 +2007,9 @@ static void sw_header(sweep *s, const sw_scan *sc, int i)
         if (nk[8]) printf("%sthe valid region of %d tile%s", sep, nk[8], nk[8] == 1 ? "" : "s"), sep = ", ";
         if (nk[9])
             printf("%swhether blocks 0 and 1 overlap, touch or lie apart in %d window%s", sep, nk[9], nk[9] == 1 ? "" : "s"),
+                sep = ", ";
+        if (n32)
+            printf("%swhether blocks 0 and 1 store into one 32-byte block of GM in %d window%s", sep, n32, n32 == 1 ? "" : "s"),
                 sep = ", ";
         if (nk[10]) printf("%s%d signal value%s", sep, nk[10], nk[10] == 1 ? "" : "s"), sep = ", ";
         if (nshare)
@@ -2468,7 +2527,46 @@ static uint64_t sw_note_key(uint64_t k)
     int kind = (int)(k >> 56);
     k &= ~(uint64_t)0xf0;
     if (kind == 5) return (k & 0xf) ? (((uint64_t)1 << 56) | (k & ((uint64_t)0xffffffff << 8)) | 8) : 0;
+    if (kind == 9) return (k & 0xf) == 3 ? k : 0;   /* two blocks' stores in one 32-byte block (review27 M1) */
     return kind == 1 || kind == 2 ? k : 0;
+}
+
+/* Why an outcome only refused values show went unrun, for its note: with
+   one name, those values are refused; with more, the names whose refused
+   values show it are refused with the others at their base values, which a
+   value of both at once may not be (review27 L4: `for i = 0 to T1` 0 times
+   is refused only while T2=3 reads row T1 - 1 - j; T1=0 T2=0 runs). */
+static void sw_refused_why(sweep *s, sw_scan *scan, uint64_t head, uint32_t classes, char *out, size_t size)
+{
+    int i, n = 0, shows[SW_MAXN];
+    int32_t j, q;
+    size_t len;
+    for (i = 0; i < s->n; i++) {
+        shows[i] = 0;
+        for (j = 0; j < scan[i].nv && !shows[i]; j++)
+            if (sw_refused_at(&scan[i], j))
+                for (q = scan[i].off[j]; q < scan[i].off[j + 1] && !shows[i]; q++) {
+                    uint64_t k = sw_note_key(scan[i].keys[q]);
+                    shows[i] = k && k >> 8 == head && (classes >> (k & 0xf) & 1);
+                }
+        n += shows[i];
+    }
+    if (s->n < 2 || !n || n == s->n) {
+        snprintf(out, size, " (only values the sweep refuses to run do)");
+        return;
+    }
+    snprintf(out, size, " (the sweep refuses the values of");
+    for (i = 0; i < s->n; i++)
+        if (shows[i] && (len = strlen(out)) < size) snprintf(out + len, size - len, " %s", pto_str(s->ctx, s->name[i]));
+    len = strlen(out);
+    if (len < size) snprintf(out + len, size - len, " that do with");
+    for (i = 0, n = 0; i < s->n; i++) {
+        if (shows[i] || (len = strlen(out)) >= size) continue;
+        if (n++ == 4) { snprintf(out + len, size - len, " ..."); break; }
+        snprintf(out + len, size - len, " %s=%lld", pto_str(s->ctx, s->name[i]), (long long)s->base[i]);
+    }
+    len = strlen(out);
+    if (len < size) snprintf(out + len, size - len, ": -D them together to run it)");
 }
 
 static void sw_class_notes(sweep *s, sw_scan *scan, const sw_set *shown, const sw_combo *c, pto_buf *notes)
@@ -2494,8 +2592,9 @@ static void sw_class_notes(sweep *s, sw_scan *scan, const sw_set *shown, const s
     for (q = 0; q < ref.n && !s->oom;) {
         uint64_t head = ref.k[q] >> 8;
         int kind = (int)(ref.k[q] >> 56), n = 0, budget = 0;
+        uint32_t classes = 0;   /* the outcomes of the note */
         int32_t st = (int32_t)(uint32_t)(ref.k[q] >> 8);
-        char what[200];
+        char what[200], why[200];
         what[0] = 0;
         for (; q < ref.n && ref.k[q] >> 8 == head; q++) {
             int cls = (int)(ref.k[q] & 0xf);
@@ -2504,7 +2603,10 @@ static void sw_class_notes(sweep *s, sw_scan *scan, const sw_set *shown, const s
             char buf[80];
             if (sw_has(&seen, ref.k[q])) continue;
             budget |= sw_has(&ok, ref.k[q]);
-            if (kind == 1 && cls == 8) {
+            classes |= 1u << cls;
+            if (kind == 9) {
+                frag = "different bytes of one 32-byte block of GM";
+            } else if (kind == 1 && cls == 8) {
                 snprintf(buf, sizeof buf, "more than %d times (its pipe ring's slots)", sw_ring_period(m, m->stmts[st].body, 0));
                 frag = buf;
             } else if (kind == 1) {
@@ -2519,8 +2621,14 @@ static void sw_class_notes(sweep *s, sw_scan *scan, const sw_set *shown, const s
         if (!n) continue;
         if (lines == 12) { more++; continue; }
         lines++;
-        pto_buf_printf(notes, "  note: no run %s at line %d %s%s\n", kind == 2 ? "saw the if" : "ran the loop", m->stmts[st].loc.line, what,
-                       budget ? "" : " (only values the sweep refuses to run do)");
+        why[0] = 0;
+        if (!budget) sw_refused_why(s, scan, head, classes, why, sizeof why);
+        if (kind == 9)   /* the race a block's share that is not whole 32-byte blocks makes at its boundary */
+            pto_buf_printf(notes, "  note: no run had blocks 0 and 1 store %s with the store at line %d%s\n", what,
+                           m->stmts[st].loc.line, why);
+        else
+            pto_buf_printf(notes, "  note: no run %s at line %d %s%s\n", kind == 2 ? "saw the if" : "ran the loop",
+                           m->stmts[st].loc.line, what, why);
     }
     if (more) pto_buf_printf(notes, "  note: and %d more loop%s or if%s so\n", more, more == 1 ? "" : "s", more == 1 ? "" : "s");
     pto_free(s->ctx, ok.k);
@@ -2558,7 +2666,15 @@ static int sw_rank_counts(int64_t base, int64_t lo, int64_t hi, int64_t *out)
     return n;
 }
 
-static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const sw_defs *given, const sw_defs *ranges,
+/* Appends item to a list of space-separated items (cut at its size). */
+static void sw_listed(char *list, size_t size, const char *item)
+{
+    size_t n = strlen(list);
+    if (n + strlen(item) + 2 < size) snprintf(list + n, size - n, "%s%s", n ? " " : "", item);
+}
+
+static int sweep_file(pto_ctx *ctx, const char *path, const char *src, size_t srclen, const char *shown,
+                      const sw_defs *given, const sw_defs *ranges,
                       const char *bin, const char *fixed, const char *tmp, int max_runs, int64_t nranks,
                       int64_t rlo, int64_t rhi, int ranks_set)
 {
@@ -2571,11 +2687,13 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
     sw_combo combo;
     int have_combo = 0;
     size_t len = 0;
-    char *text = read_all(path, &len);
+    char *text = text_of(path, src, srclen, &len);
     pto_module *m = text ? pto_parse(ctx, shown, text, len) : NULL;
     int i, progress, given_up = 0, unreached = 0, rc, has_ranks = 0, nrc = 0;
     int32_t v, j, q;
     int64_t rcount[5], rasked = 0, asked[SW_MAXN];
+    char invented[600];   /* "N=64 alpha=1.5": the values no -D gave */
+    invented[0] = 0;
     memset(&s, 0, sizeof s);
     s.given = 1;
     memset(scan, 0, sizeof scan);
@@ -2602,6 +2720,7 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
             continue;
         snprintf(def, sizeof def, "%s=1.5", nm);
         defs_add(defs, def);
+        sw_listed(invented, sizeof invented, def);
     }
     for (i = 0; i < ranges->n; i++) {   /* a range names a dim or an integer scalar */
         const char *eq = strchr(ranges->def[i], '=');
@@ -2647,7 +2766,7 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
     /* the names: dynamic dims and integer scalars, of kernels and hosts */
     for (v = 0; v < m->n_vars && !s.oom; v++) {
         const pto_var *x = &m->vars[v];
-        int isdim = x->kind == PTO_V_DIM, d;
+        int isdim = x->kind == PTO_V_DIM, d, own = 0;
         const char *nm = pto_str(ctx, x->name);
         if (!isdim && !(x->kind == PTO_V_SCALAR && x->def >= 0 && x->def < m->n_params &&
                         (m->params[x->def].dtype == PTO_I32 || m->params[x->def].dtype == PTO_I8)))
@@ -2663,7 +2782,7 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
         s.hi[i] = !isdim && m->params[x->def].dtype == PTO_I8 ? 127 : SW_HI;
         s.base[i] = isdim ? 64 : 1;
         d = defs_find(defs, nm, strlen(nm));
-        if (d < 0) s.given = 0;
+        if (d < 0) s.given = 0, own = 1;
         if (d >= 0) {   /* NAME=VALUE: where the scan starts; not a silent 64 when it is no integer */
             char *endp;
             long long b;
@@ -2703,6 +2822,11 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
             if (s.base[i] < lo) s.base[i] = lo;
             if (s.base[i] > hi) s.base[i] = hi;
         }
+        if (own) {
+            char def[200];
+            snprintf(def, sizeof def, "%s=%lld", nm, (long long)s.base[i]);
+            sw_listed(invented, sizeof invented, def);
+        }
         s.n++;
     }
     if (s.oom == 3) {
@@ -2710,6 +2834,11 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *shown, const s
         return 1;
     }
     printf("sweep %s\n", shown);
+    /* the values the sweep gave names nothing gave one (review27 L3: `ptoc run` refuses the file
+       without them; the sweep ran at them without a word) */
+    if (invented[0])
+        printf("  note: %s: the sweep's own values (no -D or '# run:' line gives them; ptoc run needs them): a dim "
+               "starts at 64 (an integer scalar at 1) or in its -D range, a float scalar is 1.5 in every run\n", invented);
     /* a value given (-D or `# run:`) outside the range given (review22 L4: it was dropped silently) */
     for (i = 0; i < s.n; i++)
         if (asked[i] != INT64_MIN)
@@ -2955,13 +3084,14 @@ static char *run_line_host(char *text, int *lineno, char **start)
    `ptoc run examples/softmax.pto` works as the demo runs it, and so does
    `ptoc run DIR` on what `ptoc emit` made of it. Returns 1 after an error
    of the line (said with its file and line), else 0. */
-static int file_defaults(const char *path, int is_dir, int argc, char **argv, char *cmd, size_t size, sw_defs *defs)
+static int file_defaults(const char *path, const char *given, size_t glen, int is_dir, int argc, char **argv, char *cmd,
+                         size_t size, sw_defs *defs)
 {
     size_t len = 0;
     char hpath[4200], *text, *line, *start = NULL, *tok[64];
     int n = 0, i, lineno = 0, rc = 0, near = 0;
     if (is_dir) snprintf(hpath, sizeof hpath, "%s/host.c", path);
-    text = read_all(is_dir ? hpath : path, &len);
+    text = is_dir ? read_all(hpath, &len) : text_of(path, given, glen, &len);
     if (!text) return 0;
     line = is_dir ? run_line_host(text, &lineno, &start) : run_line_pto(text, &lineno, &start, &near);
     if (!line && near)
@@ -3030,11 +3160,11 @@ static int file_defaults(const char *path, int is_dir, int argc, char **argv, ch
    least once) and its run count. Read by run --sweep only; the command
    line's -D ranges and --sweep-runs override it. Returns 0, or 1 after
    saying what is wrong with the line. */
-static int sweep_line(const char *path, int argc, char **argv, sw_defs *ranges, int *max_runs, int64_t *rlo,
-                      int64_t *rhi, int ranks_range_given)
+static int sweep_line(const char *path, const char *given, size_t glen, int argc, char **argv, sw_defs *ranges,
+                      int *max_runs, int64_t *rlo, int64_t *rhi, int ranks_range_given)
 {
     size_t len = 0;
-    char *text = read_all(path, &len), *line, *end, *tok[64], *p;
+    char *text = text_of(path, given, glen, &len), *line, *end, *tok[64], *p;
     int n = 0, i, rc = 0, lineno = 0;
     if (!text) return 0;
     for (line = skip_bom(text); line && *line; line = end ? end + 1 : NULL) {
@@ -3075,9 +3205,17 @@ static int sweep_line(const char *path, int argc, char **argv, sw_defs *ranges, 
             }
             i++;
         } else if (strcmp(tok[i], "-D") == 0) {
+            char *e;
+            long long lo, hi, step = 1;
             if (!(eq = strchr(val, '=')) || !strstr(eq, "..")) {
                 fprintf(stderr, "%s:%d:1: error: the '# sweep:' line's -D takes a range NAME=LO..HI (the values to "
                         "sweep; a single value goes on the '# run:' line), not '%s'\n", path, lineno, val);
+                rc = 1;
+            } else if (!whole_ll(eq + 1, &e, &lo) || strncmp(e, "..", 2) != 0 || !whole_ll(e + 2, &e, &hi) ||
+                       (*e == '/' && (!whole_ll(e + 1, &e, &step) || step < 1)) || *e || lo > hi) {
+                /* said at the line (review27 L8: "ptoc: error: -D N=5..2: ..." named no file) */
+                fprintf(stderr, "%s:%d:1: error: the '# sweep:' line's -D %s: want NAME=LO..HI or NAME=LO..HI/STEP, "
+                        "LO <= HI, STEP >= 1\n", path, lineno, val);
                 rc = 1;
             } else if (defs_find(ranges, val, (size_t)(eq - val)) < 0) {
                 defs_add(ranges, val);
@@ -3164,6 +3302,8 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
     int64_t nranks = 2, rlo = 1, rhi = 64;
     int ranks_range = 0;
     sw_defs defs, ranges;
+    char *text = NULL;   /* FILE's text, read once */
+    size_t textlen = 0;
     cmd[0] = 0;
     defs.n = ranges.n = 0;
     if (!cc || !*cc) cc = "cc";
@@ -3221,16 +3361,23 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
                     "simulator runs what ptoc emit writes without --target isa\n", dir);
         else if (rc)
             fprintf(stderr, "ptoc: error: '%s' has no host.c (make it with ptoc emit)\n", dir);
-        else rc = file_defaults(dir, 1, argc, argv, cmd, sizeof cmd, sweep ? &defs : NULL);
+        else rc = file_defaults(dir, NULL, 0, 1, argc, argv, cmd, sizeof cmd, sweep ? &defs : NULL);
         if (!rc && opts)   /* they steer the compile of a FILE; a DIR is compiled already */
             fprintf(stderr, "ptoc: warning: %s steer%s how ptoc compiles a .pto FILE; the DIR '%s' runs as it was "
                     "emitted (emit it again with %s)\n",
                     opts == (EMIT_NO_SYNC | EMIT_TIGHT) ? "--no-sync and --tight" : opts == EMIT_TIGHT ? "--tight" : "--no-sync",
                     opts == (EMIT_NO_SYNC | EMIT_TIGHT) ? "" : "s", dir, opts == (EMIT_NO_SYNC | EMIT_TIGHT) ? "them" : "it");
     } else {
+        /* the text is read once: a pipe (`ptoc run -`, /dev/stdin) gives it once, and its `# run:`
+           and `# sweep:` lines were lost when read again (review27 L2) */
         dir = tmp;
-        rc = emit_to(ctx, target, dir, opts);
-        if (file_defaults(target, 0, argc, argv, cmd, sizeof cmd, sweep ? &defs : NULL)) rc = 1;
+        if (!(text = read_all(target, &textlen))) {
+            cannot_read(target);
+            rc = 1;
+        } else {
+            rc = emit_to(ctx, target, text, textlen, dir, opts);
+            if (file_defaults(target, text, textlen, 0, argc, argv, cmd, sizeof cmd, sweep ? &defs : NULL)) rc = 1;
+        }
     }
     if (sweep && !cli_has(argc, argv, "--ranks", NULL, 0)) {   /* the # run: line's, for nranks in the sweep */
         const char *r = strstr(cmd, "'--ranks' '");
@@ -3250,9 +3397,10 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
        embeds (its reference), as the program itself prints it */
     snprintf(src, sizeof src, "%s", target);
     if (rc == 0 && sweep && dir == target) rc = dir_source(bin, dir, tmp, src, sizeof src);
-    if (sweep && rc == 0 && sweep_line(src, argc, argv, &ranges, &max_runs, &rlo, &rhi, ranks_range)) rc = 1;
+    if (sweep && rc == 0 && sweep_line(src, dir == target ? NULL : text, textlen, argc, argv, &ranges, &max_runs, &rlo, &rhi, ranks_range))
+        rc = 1;
     if (rc == 0 && sweep) {
-        rc = sweep_file(ctx, src, target, &defs, &ranges, bin, cmd, tmp, max_runs, nranks, rlo, rhi,
+        rc = sweep_file(ctx, src, dir == target ? NULL : text, textlen, target, &defs, &ranges, bin, cmd, tmp, max_runs, nranks, rlo, rhi,
                         strstr(cmd, "'--ranks' '") != NULL);
     } else if (rc == 0) {
         char full[16384 + 4300];
@@ -3265,6 +3413,7 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
         if (rc > 2) rc = 2;
     }
     remove_dir(tmp);
+    free(text);
     return rc;
 }
 
