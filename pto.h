@@ -19605,16 +19605,86 @@ static void pto__sy_loop(pto__sy *sy, int32_t L, pto__sy_st *st)
     pto__sy_st_put(sy, entry0);
 }
 
+/* Expressions a and b are the same tree (the same value wherever both are
+   evaluated in one scope: lets and loop vars never change in it). */
+static int pto__sy_same_expr(const pto_module *m, int32_t a, int32_t b)
+{
+    const pto_expr *x, *y;
+    if (a == b) return 1;
+    if (a < 0 || b < 0) return 0;
+    x = &m->exprs[a];
+    y = &m->exprs[b];
+    if (x->kind != y->kind) return 0;
+    switch (x->kind) {
+    case PTO_E_INT: return x->value == y->value;
+    case PTO_E_VAR: return x->a == y->a;
+    case PTO_E_NEG: return pto__sy_same_expr(m, x->a, y->a);
+    case PTO_E_BLOCK: case PTO_E_BLOCKS: case PTO_E_SUBBLOCK: case PTO_E_RANK: case PTO_E_NRANKS: return 1;
+    default: return pto__sy_same_expr(m, x->a, y->a) && pto__sy_same_expr(m, x->b, y->b);
+    }
+}
+
+/* Block b holds (at any depth) a sync op written by hand. */
+static int pto__sy_written_sync(const pto_module *m, int32_t b)
+{
+    int32_t s;
+    if (b < 0) return 0;
+    for (s = m->blocks[b].head; s >= 0; s = m->stmts[s].next) {
+        const pto_stmt *x = &m->stmts[s];
+        if (x->kind == PTO_ST_OP && x->origin == PTO_BY_USER && pto__sy_issync(x->op)) return 1;
+        if ((x->kind == PTO_ST_FOR || x->kind == PTO_ST_IF)
+            && (pto__sy_written_sync(m, x->body) || pto__sy_written_sync(m, x->orelse))) return 1;
+    }
+    return 0;
+}
+
+/* The if s is `VAR == START` (either way round) with VAR the variable of an
+   enclosing loop L and START L's lower bound: its then-branch runs only on
+   L's first trip (the step is positive, so VAR never comes back to START).
+   Returns 1 when the analysis is in a later visit of L's body (not the
+   first one from L's entry): the then-branch cannot run there, and taking
+   it would carry L's back edge into it (a dependency on an earlier trip
+   that no earlier trip has: a waited flag every trip for nothing). */
+static int pto__sy_first_trip_only(const pto__sy *sy, int32_t s)
+{
+    const pto_module *m = sy->m;
+    const pto_stmt *x = &m->stmts[s];
+    int32_t i, side;
+    /* a flag written by hand under it: both paths, as before (the CHECK
+       analysis follows written flags path by path, and its advice for them
+       says so) */
+    if (x->cmp != PTO_EQ || pto__sy_written_sync(m, x->body)) return 0;
+    for (side = 0; side < 2; side++) {
+        int32_t v = x->e[side], o = x->e[1 - side];
+        if (v < 0 || o < 0 || m->exprs[v].kind != PTO_E_VAR) continue;
+        for (i = sy->nfr - 1; i >= 0; i--) {
+            const pto_stmt *f;
+            if (!sy->fr[i].loop) continue;
+            f = &m->stmts[sy->fr[i].stmt];
+            if (f->ref != m->exprs[v].a) continue;
+            if (pto__sy_same_expr(m, f->e[0], o) && !sy->fr[i].fresh) return 1;
+            break;
+        }
+    }
+    return 0;
+}
+
+/* An if: both paths joined, or its else path alone where its then-branch
+   cannot run (pto__sy_first_trip_only). */
 static void pto__sy_if(pto__sy *sy, int32_t s, pto__sy_st *st)
 {
     pto__sy_st *sv[2];
+    int later = pto__sy_first_trip_only(sy, s);
     sv[0] = st;
     sv[1] = pto__sy_st_dup(sy, st);
     if (!sv[1] || !pto__sy_push(sy, s, 0, sv, 2)) { pto__sy_st_put(sy, sv[1]); return; }
-    pto__sy_block(sy, sy->m->stmts[s].body, st);
+    if (!later) pto__sy_block(sy, sy->m->stmts[s].body, st);
     if (!pto__sy_halted(sy) && sy->m->stmts[s].orelse >= 0) pto__sy_block(sy, sy->m->stmts[s].orelse, sv[1]);
     sy->nfr--;
-    if (!pto__sy_halted(sy)) pto__sy_join(sy, st, sv[1]);
+    if (!pto__sy_halted(sy)) {
+        if (later) pto__sy_st_copy(sy, st, sv[1]);
+        else pto__sy_join(sy, st, sv[1]);
+    }
     pto__sy_st_put(sy, sv[1]);
 }
 

@@ -109,5 +109,16 @@ idle "trailing waits" tests/diag/idle_tail.pto "^  MTE2 idle +[0-9]+ cycles: [0-
 # stalls there, so every pipe waits)
 idle "mixv2c idle" examples/mixv2c.pto "^  MTE2 idle +[0-9]+ cycles: [0-9]+ in tpop \(a pushed slot\) at mixv2c.pto:[0-9]+"
 
+# init once (review27 M2): bb is loaded under `if i == 0` on the loop's first trip only and read
+# by every trip's tadd; no earlier trip's tadd exists when that load runs, so no V -> MTE2 pair
+# orders it and the x2 loads of a stay back to back: 7 loads (bias and 6 rows of x), then the
+# last tadd and store (it was 2126 cycles and 16 flags, every trip's load of a waiting for the
+# previous trip's tadd)
+f=tests/user/r27_33_init_once.pto
+check "init once" $f $(( 7 * $(ld 4096) + $(cost 2.11 24 4096) + $(bw 4096 109.12) )) $((7 * $(ld 4096))) 4
+idle "init once idle" $f "^  MTE2 idle +[0-9]+ cycles: [0-9]+ with no work queued$"
+if $ptoc run $f | grep -q "^  syncs       12 flags, 1 barrier$"; then ok "init once: 12 flags"; else
+    bad "init once: $($ptoc run $f | grep '^  syncs')"; fi
+
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
