@@ -145,11 +145,11 @@ extern "C" __global__ AICORE void PTO_ISA_ENTRY(kernel_mixmm)(__gm__ int64_t *ar
             set_flag(PIPE_MTE1, PIPE_M, static_cast<event_t>(k / 64 % 2)); /* mixmm.pto:18: set_flag */
             /* sync: RAW right[0x0000,0x4000) tmov b0 (mixmm.pto:18) -> tmatmul acc (mixmm.pto:20) */
             wait_flag(PIPE_MTE1, PIPE_M, static_cast<event_t>(k / 64 % 2)); /* mixmm.pto:19: wait_flag */
-            /* sync: WAW acc[0x0000,0x8000) tmatmul_acc acc (mixmm.pto:22) -> next tmatmul acc (mixmm.pto:20) */
-            pipe_barrier(PIPE_M); /* mixmm.pto:19: pipe_barrier */
             if (k == 0) {
                 pto::TMATMUL(acc, a0, b0); /* mixmm.pto:20: tmatmul */
             } else {
+                /* sync: RAW acc[0x0000,0x8000) tmatmul_acc acc (mixmm.pto:22) -> next tmatmul_acc acc (mixmm.pto:22) */
+                pipe_barrier(PIPE_M); /* mixmm.pto:22: pipe_barrier */
                 pto::TMATMUL_ACC(acc, acc, a0, b0); /* mixmm.pto:22: tmatmul_acc */
             }
         }

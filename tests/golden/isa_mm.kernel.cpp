@@ -132,11 +132,11 @@ extern "C" __global__ AICORE void PTO_ISA_ENTRY(kernel_mm)(__gm__ int64_t *args)
         set_flag(PIPE_MTE1, PIPE_M, static_cast<event_t>(k / 64 % 2)); /* mm.pto:13: set_flag */
         /* sync: RAW right[0x0000,0x4000) tmov b0 (mm.pto:13) -> tmatmul acc (mm.pto:15) */
         wait_flag(PIPE_MTE1, PIPE_M, static_cast<event_t>(k / 64 % 2)); /* mm.pto:14: wait_flag */
-        /* sync: WAW acc[0x0000,0x10000) tmatmul_acc acc (mm.pto:17) -> next tmatmul acc (mm.pto:15) */
-        pipe_barrier(PIPE_M); /* mm.pto:14: pipe_barrier */
         if (k == 0) {
             pto::TMATMUL(acc, a0, b0); /* mm.pto:15: tmatmul */
         } else {
+            /* sync: RAW acc[0x0000,0x10000) tmatmul_acc acc (mm.pto:17) -> next tmatmul_acc acc (mm.pto:17) */
+            pipe_barrier(PIPE_M); /* mm.pto:17: pipe_barrier */
             pto::TMATMUL_ACC(acc, acc, a0, b0); /* mm.pto:17: tmatmul_acc */
         }
         /* sync: WAR left[0x0000,0x4000) tmatmul_acc acc (mm.pto:17) -> next tmov a0 (mm.pto:12) */
