@@ -2498,25 +2498,6 @@ static void pto__sy_loop(pto__sy *sy, int32_t L, pto__sy_st *st)
     pto__sy_st_put(sy, entry0);
 }
 
-/* Expressions a and b are the same tree (the same value wherever both are
-   evaluated in one scope: lets and loop vars never change in it). */
-static int pto__sy_same_expr(const pto_module *m, int32_t a, int32_t b)
-{
-    const pto_expr *x, *y;
-    if (a == b) return 1;
-    if (a < 0 || b < 0) return 0;
-    x = &m->exprs[a];
-    y = &m->exprs[b];
-    if (x->kind != y->kind) return 0;
-    switch (x->kind) {
-    case PTO_E_INT: return x->value == y->value;
-    case PTO_E_VAR: return x->a == y->a;
-    case PTO_E_NEG: return pto__sy_same_expr(m, x->a, y->a);
-    case PTO_E_BLOCK: case PTO_E_BLOCKS: case PTO_E_SUBBLOCK: case PTO_E_RANK: case PTO_E_NRANKS: return 1;
-    default: return pto__sy_same_expr(m, x->a, y->a) && pto__sy_same_expr(m, x->b, y->b);
-    }
-}
-
 /* Block b holds (at any depth) a sync op written by hand. */
 static int pto__sy_written_sync(const pto_module *m, int32_t b)
 {
@@ -2555,7 +2536,7 @@ static int pto__sy_first_trip_only(const pto__sy *sy, int32_t s)
             if (!sy->fr[i].loop) continue;
             f = &m->stmts[sy->fr[i].stmt];
             if (f->ref != m->exprs[v].a) continue;
-            if (pto__sy_same_expr(m, f->e[0], o) && !sy->fr[i].fresh) return 1;
+            if (pto__expr_same(m, f->e[0], o) && !sy->fr[i].fresh) return 1;
             break;
         }
     }
