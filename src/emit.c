@@ -2457,6 +2457,19 @@ static inline void pto__emit_pcp64(char *d, const char *s, size_t n)
     else memcpy(d, s, n);
 }
 
+/* A plan's first literal piece, the source-location text, its second
+   piece (the op and tdecl lines start so); returns the write position
+   after them. The caller has made room for all three. */
+static inline char *pto__emit_plan_src(char *d, const char *text, const pto__emit_plan *p, const char *src, size_t nsrc)
+{
+    pto__emit_pcp64(d, text + p->off[0], (size_t)p->len[0]);
+    d += p->len[0];
+    pto__emit_pcp(d, src, nsrc);
+    d += nsrc;
+    pto__emit_pcp64(d, text + p->off[1], (size_t)p->len[1]);
+    return d + p->len[1];
+}
+
 /* A line whose keys are all written from their values: one room test for
    all of it (its length is known), then only moves: the literal pieces
    from the padded btext, the values as they are. 0 when out of memory
@@ -2707,12 +2720,7 @@ static void pto__emit_opline(pto__emitter *E, int32_t plan, int32_t s)
     /* From here the room is there: locals only, no write position in memory
        (a byte store may alias anything: the compiler reloads what is not local). */
     d = b->data + b->len;
-    pto__emit_pcp64(d, text + p->off[0], (size_t)p->len[0]);
-    d += p->len[0];
-    pto__emit_pcp(d, E->srcline, nsrc);
-    d += nsrc;
-    pto__emit_pcp64(d, text + p->off[1], (size_t)p->len[1]);
-    d += p->len[1];
+    d = pto__emit_plan_src(d, text, p, E->srcline, nsrc);
     d = pto__emit_args_fast(E, d, b->data + b->cap, &o, end);
     if (o < end) {   /* the printer's part: checked writes from here on */
         pto__emit_opline_rest(E, p, d, o, end);
@@ -3087,12 +3095,7 @@ static PTO__EMIT_NOINLINE int32_t pto__emit_op_run(pto__emitter *E, int32_t s)
             pto__emit_v(E, PTO__K_PASS, pto__emit_origin[st->origin < 5 ? st->origin : 0]);
         }
         pto__emit_srcline(E, s);
-        pto__emit_pcp64(d, text + p->off[0], (size_t)p->len[0]);
-        d += p->len[0];
-        pto__emit_pcp(d, E->srcline, E->vlen[PTO__K_SRC]);
-        d += E->vlen[PTO__K_SRC];
-        pto__emit_pcp64(d, text + p->off[1], (size_t)p->len[1]);
-        d += p->len[1];
+        d = pto__emit_plan_src(d, text, p, E->srcline, E->vlen[PTO__K_SRC]);
         o = &m->operands[st->arg0];
         end = o + st->nargs;
         if (st->nargs == 3 && o[0].kind == PTO_O_PIPE && o[1].kind == PTO_O_PIPE) {   /* a flag: its two pipes as one text */
@@ -3228,12 +3231,7 @@ static void pto__emit_tdecl(pto__emitter *E, int32_t ti)
             }
         }
         d = b->data + b->len;
-        pto__emit_pcp64(d, text + p->off[0], (size_t)p->len[0]);
-        d += p->len[0];
-        pto__emit_pcp(d, E->srcline, nsrc);
-        d += nsrc;
-        pto__emit_pcp64(d, text + p->off[1], (size_t)p->len[1]);
-        d += p->len[1];
+        d = pto__emit_plan_src(d, text, p, E->srcline, nsrc);
         pto__emit_pcp(d, E->tile_arg[ti] + 2, nt);   /* (the padded ", NAME") */
         d += nt;
         pto__emit_pcp64(d, text + p->off[2], (size_t)p->len[2]);
