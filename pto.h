@@ -7354,6 +7354,57 @@ static int pto__vmul_wide(int64_t a, int64_t b, int64_t *r)
     return 1;
 }
 
+enum { PTO__VDEAD_NONE, PTO__VDEAD_THEN, PTO__VDEAD_ELSE, PTO__VDEAD_LOOP, PTO__VMARK = 4 };
+
+/* Integer expression e's value when it names only literals and lets of
+   them (+, -, *, min, max, negation; checked): 0 when it names anything
+   else (block, subblock, a loop var, a dim) or overflows. */
+static int pto__vconst(const pto_module *m, int32_t e, int64_t *out, int depth)
+{
+    const pto_expr *x;
+    int64_t a, b;
+    if (e < 0 || e >= m->n_exprs || depth > PTO__VDEPTH) return 0;
+    x = &m->exprs[e];
+    switch (x->kind) {
+    case PTO_E_INT: *out = x->value; return 1;
+    case PTO_E_VAR:
+        if (x->a < 0 || x->a >= m->n_vars || m->vars[x->a].kind != PTO_V_LET) return 0;
+        if (m->vars[x->a].def < 0 || m->vars[x->a].def >= m->n_stmts) return 0;
+        return pto__vconst(m, m->stmts[m->vars[x->a].def].e[0], out, depth + 1);
+    case PTO_E_NEG:
+        if (!pto__vconst(m, x->a, &a, depth + 1) || a == INT64_MIN) return 0;
+        *out = -a;
+        return 1;
+    case PTO_E_ADD: case PTO_E_SUB: case PTO_E_MUL: case PTO_E_MIN: case PTO_E_MAX:
+        if (!pto__vconst(m, x->a, &a, depth + 1) || !pto__vconst(m, x->b, &b, depth + 1)) return 0;
+        if (x->kind == PTO_E_MIN || x->kind == PTO_E_MAX) {
+            *out = (x->kind == PTO_E_MIN) == (a < b) ? a : b;
+            return 1;
+        }
+        if (x->kind == PTO_E_MUL) return pto__vmul_wide(a, b, out);
+        if (x->kind == PTO_E_SUB) { if (b == INT64_MIN) return 0; b = -b; }
+        return pto__vadd(a, b, out);
+    default: return 0;
+    }
+}
+
+/* Which path of compound statement s never runs (PTO__VDEAD_*): an if
+   whose condition is constant, a loop of literal zero trips (its step a
+   positive constant, its end no larger than its start). Both phases ask
+   this, so the writes phase 0 lists are the ones phase 1 counts. */
+static int pto__vdead(const pto_module *m, const pto_stmt *st)
+{
+    int64_t a, b, c = 1;
+    if (st->kind == PTO_ST_IF)
+        return st->cmp <= PTO_GE && pto__vconst(m, st->e[0], &a, 0) && pto__vconst(m, st->e[1], &b, 0)
+                   ? (pto__cmp_holds(st->cmp, a, b) ? PTO__VDEAD_ELSE : PTO__VDEAD_THEN)
+                   : PTO__VDEAD_NONE;
+    if (st->kind != PTO_ST_FOR || (st->e[2] >= 0 && (!pto__vconst(m, st->e[2], &c, 0) || c <= 0)))
+        return PTO__VDEAD_NONE;
+    return pto__vconst(m, st->e[0], &a, 0) && pto__vconst(m, st->e[1], &b, 0) && b <= a ? PTO__VDEAD_LOOP
+                                                                                           : PTO__VDEAD_NONE;
+}
+
 /* For the compiler that would not inline a small function of the hot
    paths (the form arithmetic below runs for every index of every window). */
 #if defined(__GNUC__) || defined(__clang__)
@@ -7969,6 +8020,34 @@ static PTO__V_INLINE void pto__vdeclared(pto__verifier *v, int32_t s)
     v->n_decls += 2;
 }
 
+/* The trip count of loop statement st when its bounds and step are
+   literals or lets of them (pto__vconst), else -1. */
+static int64_t pto__vconst_trips(const pto_module *m, const pto_stmt *st)
+{
+    int64_t a, b, c = 1, span;
+    if (!pto__vconst(m, st->e[0], &a, 0) || !pto__vconst(m, st->e[1], &b, 0)) return -1;
+    if (st->e[2] >= 0 && (!pto__vconst(m, st->e[2], &c, 0) || c <= 0)) return -1;
+    if (b <= a) return 0;
+    if (a == INT64_MIN || !pto__vadd(b, -a, &span)) return -1;
+    return span / c + (span % c != 0);
+}
+
+/* An xN tile in a loop of literal trips T < N uses slots 0 .. T-1 only
+   (slot = iteration mod N): the others are planned bytes no access ever
+   touches (review27 L5). A warning, as an unused param gets one. */
+static void pto__vtile_unused_slots(pto__verifier *v, const pto_tile *t, const char *tn)
+{
+    const pto_stmt *f = &v->m->stmts[v->loops[v->nloops - 1]];
+    int64_t T = pto__vconst_trips(v->m, f);
+    if (T < 1 || T >= t->nbuf) return;
+    char slots[64];
+    if (t->nbuf - T == 1) snprintf(slots, sizeof slots, "slot %lld is", (long long)T);
+    else snprintf(slots, sizeof slots, "slots %lld..%d are", (long long)T, t->nbuf - 1);
+    pto_warning(v->ctx, t->loc, "tile '%s' is x%d in a loop of %lld trip%s: %s never used (x%lld holds as much and "
+                "plans %lld fewer bytes)", tn, (int)t->nbuf, (long long)T, T == 1 ? "" : "s", slots, (long long)T,
+                (long long)(t->nbuf - T) * (long long)pto_tile_bytes(t));
+}
+
 static void pto__vtile(pto__verifier *v, int32_t s)
 {
     const pto_stmt *st = &v->m->stmts[s];
@@ -8005,6 +8084,8 @@ static void pto__vtile(pto__verifier *v, int32_t s)
         pto_error(v->ctx, t->loc, "tile '%s' has x%d but at most x%d slots are allowed", tn, (int)t->nbuf, PTO_MAX_NBUF);
     else if (t->nbuf > 1 && v->nloops == 0)
         pto_error(v->ctx, t->loc, "tile '%s' is x%d outside any loop (its slots rotate per iteration)", tn, (int)t->nbuf);
+    else if (t->nbuf > 1)
+        pto__vtile_unused_slots(v, t, tn);
     pto__vtile_core(v, t);
     pto__vtile_shape(v, t);
     pto__vtile_valid(v, st->ref, t);
@@ -9633,57 +9714,6 @@ static void pto__vsection(pto__verifier *v, int32_t s)
     else if (v->sections[core]++)
         pto_error(v->ctx, st->loc, "second '%s' section in mix kernel '%s'", cn, pto__vname(v, k->name));
     v->core = core;
-}
-
-enum { PTO__VDEAD_NONE, PTO__VDEAD_THEN, PTO__VDEAD_ELSE, PTO__VDEAD_LOOP, PTO__VMARK = 4 };
-
-/* Integer expression e's value when it names only literals and lets of
-   them (+, -, *, min, max, negation; checked): 0 when it names anything
-   else (block, subblock, a loop var, a dim) or overflows. */
-static int pto__vconst(const pto_module *m, int32_t e, int64_t *out, int depth)
-{
-    const pto_expr *x;
-    int64_t a, b;
-    if (e < 0 || e >= m->n_exprs || depth > PTO__VDEPTH) return 0;
-    x = &m->exprs[e];
-    switch (x->kind) {
-    case PTO_E_INT: *out = x->value; return 1;
-    case PTO_E_VAR:
-        if (x->a < 0 || x->a >= m->n_vars || m->vars[x->a].kind != PTO_V_LET) return 0;
-        if (m->vars[x->a].def < 0 || m->vars[x->a].def >= m->n_stmts) return 0;
-        return pto__vconst(m, m->stmts[m->vars[x->a].def].e[0], out, depth + 1);
-    case PTO_E_NEG:
-        if (!pto__vconst(m, x->a, &a, depth + 1) || a == INT64_MIN) return 0;
-        *out = -a;
-        return 1;
-    case PTO_E_ADD: case PTO_E_SUB: case PTO_E_MUL: case PTO_E_MIN: case PTO_E_MAX:
-        if (!pto__vconst(m, x->a, &a, depth + 1) || !pto__vconst(m, x->b, &b, depth + 1)) return 0;
-        if (x->kind == PTO_E_MIN || x->kind == PTO_E_MAX) {
-            *out = (x->kind == PTO_E_MIN) == (a < b) ? a : b;
-            return 1;
-        }
-        if (x->kind == PTO_E_MUL) return pto__vmul_wide(a, b, out);
-        if (x->kind == PTO_E_SUB) { if (b == INT64_MIN) return 0; b = -b; }
-        return pto__vadd(a, b, out);
-    default: return 0;
-    }
-}
-
-/* Which path of compound statement s never runs (PTO__VDEAD_*): an if
-   whose condition is constant, a loop of literal zero trips (its step a
-   positive constant, its end no larger than its start). Both phases ask
-   this, so the writes phase 0 lists are the ones phase 1 counts. */
-static int pto__vdead(const pto_module *m, const pto_stmt *st)
-{
-    int64_t a, b, c = 1;
-    if (st->kind == PTO_ST_IF)
-        return st->cmp <= PTO_GE && pto__vconst(m, st->e[0], &a, 0) && pto__vconst(m, st->e[1], &b, 0)
-                   ? (pto__cmp_holds(st->cmp, a, b) ? PTO__VDEAD_ELSE : PTO__VDEAD_THEN)
-                   : PTO__VDEAD_NONE;
-    if (st->kind != PTO_ST_FOR || (st->e[2] >= 0 && (!pto__vconst(m, st->e[2], &c, 0) || c <= 0)))
-        return PTO__VDEAD_NONE;
-    return pto__vconst(m, st->e[0], &a, 0) && pto__vconst(m, st->e[1], &b, 0) && b <= a ? PTO__VDEAD_LOOP
-                                                                                           : PTO__VDEAD_NONE;
 }
 
 static int pto__vcompound(const pto_stmt *st)
