@@ -12078,6 +12078,12 @@ static int pto__exec_colred(pto__interp *I, int32_t s)
     if (!pto__tile_arg(I, s, 0, &d) || !pto__tile_arg(I, s, 1, &a) ||
         !pto__same_shape(I, s, &a, &d, 1, a.t->cols))
         return 0;
+    /* pto-isa asserts equal valid columns (the verifier checks what it knows statically; a
+       launch-time region reaches here: review28 H1) */
+    if (d.it->vc != a.it->vc)
+        return pto__fail(I, st->loc, "%s: '%s' has %lld valid cols but '%s' has %lld: a column reduction's result has "
+                         "exactly its source's valid columns (pto-isa asserts it)", pto_opinfo_get((pto_op)st->op)->name,
+                         pto__in_tname(I, &d), (long long)d.it->vc, pto__in_tname(I, &a), (long long)a.it->vc);
     n = a.it->vr;
     cols = a.t->cols;
     if (pto_el_int_op(d.t->dtype, eop) && a.t->dtype == d.t->dtype) {
@@ -27522,13 +27528,13 @@ static int pto__isa_rows_same(const pto_module *m, const pto_tile *d, const pto_
     return pto__expr_same(m, d->valid_r, a->valid_r);
 }
 
-/* The tiles d (operand 0) and a (operand 1) of row reduction s, or 0. */
-static int pto__isa_rowred_tiles(const pto_module *m, int32_t s, const pto_tile **d, const pto_tile **a)
+/* The tiles d (operand 0) and a (operand 1) of s, a reduction of class cls (PTO_OC_ROWRED or
+   PTO_OC_COLRED), or 0. */
+static int pto__isa_red_tiles(const pto_module *m, int32_t s, int cls, const pto_tile **d, const pto_tile **a)
 {
     const pto_stmt *st = &m->stmts[s];
     const pto_operand *o;
-    if (st->block < 0 || st->kind != PTO_ST_OP || pto_opinfo_get((pto_op)st->op)->cls != PTO_OC_ROWRED ||
-        st->nargs != 2)
+    if (st->block < 0 || st->kind != PTO_ST_OP || (int)pto_opinfo_get((pto_op)st->op)->cls != cls || st->nargs != 2)
         return 0;
     o = &m->operands[st->arg0];
     if (o[0].kind != PTO_O_TILE || o[1].kind != PTO_O_TILE || o[0].ref < 0 || o[0].ref >= m->n_tiles ||
@@ -27539,12 +27545,16 @@ static int pto__isa_rowred_tiles(const pto_module *m, int32_t s, const pto_tile 
     return 1;
 }
 
-static int pto__isa_region_same(const pto_module *m, const pto_tile *d, const pto_tile *a)
+static int pto__isa_cols_same(const pto_module *m, const pto_tile *d, const pto_tile *a)
 {
     int64_t vd = pto__isa_static_valid(m, d->valid_c, d->cols), va = pto__isa_static_valid(m, a->valid_c, a->cols);
-    if (!pto__isa_rows_same(m, d, a)) return 0;
     if (vd >= 0 || va >= 0) return vd == va;
     return pto__expr_same(m, d->valid_c, a->valid_c);
+}
+
+static int pto__isa_region_same(const pto_module *m, const pto_tile *d, const pto_tile *a)
+{
+    return pto__isa_rows_same(m, d, a) && pto__isa_cols_same(m, d, a);
 }
 
 static int pto__isa_valid_full(const pto_module *m, const pto_tile *t);
@@ -27643,7 +27653,7 @@ static pto_status pto__isa_mm_views(pto__isa *I)
     for (s = 0; s < m->n_stmts; s++) {   /* valid regions pto-isa reads otherwise than the op */
         const pto_tile *d, *a;
         int w = pto__isa_full_view_of(m, s);
-        if (pto__isa_rowred_tiles(m, s, &d, &a) && !pto__isa_rows_same(m, d, a))
+        if (pto__isa_red_tiles(m, s, PTO_OC_ROWRED, &d, &a) && !pto__isa_rows_same(m, d, a))
             I->mm_view[m->operands[m->stmts[s].arg0 + 1].ref] |= 8;
         if (w >= 0) I->mm_view[m->operands[m->stmts[s].arg0 + w].ref] |= 16;
     }
@@ -28583,7 +28593,7 @@ static pto_status pto__isa_check(pto__emitter *E)
         }
         {   /* a row reduction: pto-isa reduces a's valid rows (pto__isa_mm_views) */
             const pto_tile *d, *a;
-            if (pto__isa_rowred_tiles(m, s, &d, &a) && !pto__isa_rows_same(m, d, a) &&
+            if (pto__isa_red_tiles(m, s, PTO_OC_ROWRED, &d, &a) && !pto__isa_rows_same(m, d, a) &&
                 pto__isa_static_valid(m, d->valid_r, d->rows) != d->rows)
                 return pto_error(E->ctx, st->loc, "emit (isa): %s into '%s', whose valid rows are not those of "
                                  "'%s': pto-isa's %s reduces its source's valid rows, and the isa target can widen "
@@ -28591,6 +28601,18 @@ static pto_status pto__isa_check(pto__emitter *E)
                                  pto_opinfo_get((pto_op)st->op)->name, pto_str(E->ctx, d->name),
                                  pto_str(E->ctx, a->name), st->op == PTO_OP_TROWSUM ? "TROWSUM"
                                  : st->op == PTO_OP_TROWMAX ? "TROWMAX" : "TROWMIN",
+                                 pto_str(E->ctx, d->name), pto_str(E->ctx, a->name));
+        }
+        {   /* a column reduction: pto-isa asserts equal valid columns (review28 H1: regions known only at
+               launch passed here, and the device would assert) */
+            const pto_tile *d, *a;
+            if (pto__isa_red_tiles(m, s, PTO_OC_COLRED, &d, &a) && !pto__isa_cols_same(m, d, a))
+                return pto_error(E->ctx, st->loc, "emit (isa): %s into '%s', whose valid columns may differ from "
+                                 "those of '%s': pto-isa's %s asserts they are equal, and the isa target cannot show it "
+                                 "(give '%s' the valid columns of '%s': the same expression)",
+                                 pto_opinfo_get((pto_op)st->op)->name, pto_str(E->ctx, d->name),
+                                 pto_str(E->ctx, a->name), st->op == PTO_OP_TCOLSUM ? "TCOLSUM"
+                                 : st->op == PTO_OP_TCOLMAX ? "TCOLMAX" : "TCOLMIN",
                                  pto_str(E->ctx, d->name), pto_str(E->ctx, a->name));
         }
         if (m->arch == PTO_ARCH_A2A3) {   /* pto-isa's a2a3 dtypes and conversions (the tables above) */

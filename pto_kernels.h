@@ -2578,7 +2578,12 @@ PTO_K_FN void pto_k__x_load(pto_k_core *c, const pto_k__ins *ins)
         memset(pto_k__tptr(c, d), 0, (size_t)pto_k__tbytes(d));
         return;
     }
-    if (!pto_k__window_ok(c, ins, g, ins->r, ins->col, d.valid_r, d.valid_c)) return;
+    if (!pto_k__window_ok(c, ins, g, ins->r, ins->col, d.valid_r, d.valid_c)) {
+        /* reported: the tile counts as filled (zeros), so no uninitialised read follows from it (review28 L1) */
+        pto_k__init_write(c, ins, d, d.rows, d.cols);
+        memset(pto_k__tptr(c, d), 0, (size_t)pto_k__tbytes(d));
+        return;
+    }
     pto_k__begin(&k, c, ins, PTO_K_PIPE_MTE2);
     if (d.valid_r > 0 && d.valid_c > 0) pto_k__gacc(&k, g, ins->r, ins->col, d.valid_r, d.valid_c, PTO_K__RD);
     pto_k__gm_init_read(c, ins, g, ins->r, ins->col, d.valid_r, d.valid_c);
@@ -2815,6 +2820,13 @@ PTO_K_FN void pto_k__x_colred(pto_k_core *c, const pto_k__ins *ins)
     if (!pto_k__tile_ok(c, ins, d, vm, "destination") || !pto_k__tile_ok(c, ins, a, vm, "source") ||
         !pto_k__same_shape(c, ins, d, 1, a.cols, "destination"))
         return;
+    if (d.valid_c != a.valid_c) {   /* pto-isa asserts it (review28 H1: a launch-time region) */
+        pto_k__ierr(c, ins, PTO_K_E_BOUNDS, "%s: the destination has %lld valid cols but the source has %lld: a column "
+                    "reduction's result has exactly its source's valid columns (pto-isa asserts it)",
+                    pto_k__op_name(ins->op), (long long)d.valid_c, (long long)a.valid_c);
+        pto_k__init_write(c, ins, d, d.valid_r, d.valid_c);   /* no uninitialised read follows from it */
+        return;
+    }
     run = d.valid_r > 0 && d.valid_c > 0;
     n = run ? a.valid_r : 0;
     pto_k__begin(&k, c, ins, PTO_K_PIPE_V);

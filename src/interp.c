@@ -599,6 +599,12 @@ static int pto__exec_colred(pto__interp *I, int32_t s)
     if (!pto__tile_arg(I, s, 0, &d) || !pto__tile_arg(I, s, 1, &a) ||
         !pto__same_shape(I, s, &a, &d, 1, a.t->cols))
         return 0;
+    /* pto-isa asserts equal valid columns (the verifier checks what it knows statically; a
+       launch-time region reaches here: review28 H1) */
+    if (d.it->vc != a.it->vc)
+        return pto__fail(I, st->loc, "%s: '%s' has %lld valid cols but '%s' has %lld: a column reduction's result has "
+                         "exactly its source's valid columns (pto-isa asserts it)", pto_opinfo_get((pto_op)st->op)->name,
+                         pto__in_tname(I, &d), (long long)d.it->vc, pto__in_tname(I, &a), (long long)a.it->vc);
     n = a.it->vr;
     cols = a.t->cols;
     if (pto_el_int_op(d.t->dtype, eop) && a.t->dtype == d.t->dtype) {

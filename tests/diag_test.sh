@@ -959,5 +959,16 @@ expect "xN over T < N trips: a warning" 0 \
     $ptoc check tests/user/r26a_short_loops.pto
 holds "xN over T < N trips: several slots" "tile 'b' is x4 in a loop of 3 trips: slot 3 is never used"
 lacks "xN over T >= N trips: none" "tile 'c' is x2"
+# ---- review28 H1: a column reduction's valid columns differing at run time (pto-isa asserts) ----
+expect "colsum dyn valid: the interpreter" 1 \
+    "colsum_dyn_valid.pto:9:3: error: tcolsum: 'd' has 100 valid cols but 'a' has 64: a column reduction's result has exactly its source's valid columns" \
+    $ptoc run tests/diag/colsum_dyn_valid.pto
+holds "colsum dyn valid: the simulator" "^    colsum_dyn_valid.pto:9: error: tcolsum: the destination has 100 valid cols but the source has 64"
+lacks "colsum dyn valid: no follow-on uninitialised read" "uninitialised"
+expect "colsum dyn valid: equal at launch runs clean" 0 "^  simulator   no reports" $ptoc run -D C=64 tests/diag/colsum_dyn_valid.pto
+# ---- review28 L1: a tload past its tensor at run time: one report, no uninitialised read after ----
+expect "load oob at run time: reported" 1 "^    load_oob_runtime.pto:6: error: tload: window x\\[60, 0\\] of shape \\[16, 64\\] is outside tensor 'x'" \
+    $ptoc run tests/diag/load_oob_runtime.pto
+lacks "load oob at run time: no follow-on uninitialised read" "uninitialised"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
