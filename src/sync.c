@@ -2513,8 +2513,8 @@ static void pto__sy_unrolled(pto__sy *sy, int32_t L, int32_t fi, pto__sy_st *st,
    and this analysis must agree). 0 when out of memory. */
 static int pto__sy_any_trips(pto__sy *sy, int32_t L, int32_t fi, pto__sy_st *st, int32_t P, int at_least_once)
 {
-    pto__sy_st *hbuf[16], **heads = hbuf;   /* (most periods are 1 or 2) */
-    if (P + 2 > 16) heads = (pto__sy_st **)pto__sy_zalloc(sy, sizeof(pto__sy_st *) * (size_t)(P + 2));
+    pto__sy_st *hbuf[16];   /* (most periods are 1 or 2) */
+    pto__sy_st **heads = P + 2 <= 16 ? hbuf : (pto__sy_st **)pto__sy_zalloc(sy, sizeof(pto__sy_st *) * (size_t)(P + 2));
     int ok = heads != NULL;
     int32_t ph;
     if (heads == hbuf) memset(hbuf, 0, sizeof hbuf);
