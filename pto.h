@@ -18176,6 +18176,27 @@ static void pto__sy_st_copy(pto__sy *sy, pto__sy_st *dst, const pto__sy_st *src)
     }
 }
 
+/* dst = src, taking src's records (src is left empty): a copy without the
+   records' memcpy, for a state about to be dropped. */
+static void pto__sy_st_move(pto__sy_st *dst, pto__sy_st *src)
+{
+    pto__sy_e *e = dst->e;
+    int32_t cap = dst->cap_e;
+    int f;
+    dst->e = src->e;
+    dst->cap_e = src->cap_e;
+    dst->n = src->n;
+    dst->reached = src->reached;
+    dst->fused = src->fused;
+    for (f = pto__sy_fs_next(&src->fused, 0); f >= 0; f = pto__sy_fs_next(&src->fused, f + 1)) {
+        dst->fkey[f] = src->fkey[f];
+        dst->fval[f] = src->fval[f];
+    }
+    src->e = e;
+    src->cap_e = cap;
+    src->n = 0;
+}
+
 static pto__sy_st *pto__sy_st_dup(pto__sy *sy, const pto__sy_st *src)
 {
     pto__sy_st *st = pto__sy_st_get(sy);
@@ -19629,7 +19650,7 @@ static int pto__sy_any_trips(pto__sy *sy, int32_t L, int32_t fi, pto__sy_st *st,
     if (ok && at_least_once) ok = (heads[P + 1] = pto__sy_st_get(sy)) != NULL;
     if (ok) ok = pto__sy_fixpoint(sy, L, fi, st, heads, P);
     if (ok && !pto__sy_halted(sy)) {
-        if (at_least_once) pto__sy_st_copy(sy, st, heads[P + 1]);
+        if (at_least_once) pto__sy_st_move(st, heads[P + 1]);
         else
             for (ph = 0; ph < P; ph++) pto__sy_join(sy, st, heads[ph]);
     }
