@@ -311,6 +311,9 @@ typedef struct pto__sy_fr {
     int32_t g0;                 /* loop: groups before this visit */
     pto__sy_lg *lg;             /* loop: changes to its entry, in order */
     int32_t nlg, cap_lg;
+    pto__sy_st *later;          /* loop: its last visit's result, not yet joined into its exits
+                                   (sv[nsv - 1]) when later_on: pto__sy_fold */
+    int later_on;
 } pto__sy_fr;
 
 typedef struct pto__sy_idc {   /* a sync statement's event id, decoded once per analysis */
@@ -412,6 +415,9 @@ typedef struct pto__sy {
     int32_t *ord_prev;                     /* pto__sy_assign, per place k of its order: the place before k of
                                               a group of the same pair, or -1 (then k's pair: n more) */
     int32_t ord_last[64];                  /* per pair src * 8 + dst: its latest place before the group coloured */
+#ifdef PTO__SY_VISITS
+    long visits[2];                        /* loop body visits of FIND / CHECK (a debug count) */
+#endif
 } pto__sy;
 
 /* ---- small helpers ------------------------------------------------------- */
@@ -1061,6 +1067,27 @@ static void pto__sy_st_copy(pto__sy *sy, pto__sy_st *dst, const pto__sy_st *src)
         dst->fkey[f] = src->fkey[f];   /* only the slots in use are ever read */
         dst->fval[f] = src->fval[f];
     }
+}
+
+/* dst = src, taking src's records (src is left empty): a copy without the
+   records' memcpy, for a state about to be dropped. */
+static void pto__sy_st_move(pto__sy_st *dst, pto__sy_st *src)
+{
+    pto__sy_e *e = dst->e;
+    int32_t cap = dst->cap_e;
+    int f;
+    dst->e = src->e;
+    dst->cap_e = src->cap_e;
+    dst->n = src->n;
+    dst->reached = src->reached;
+    dst->fused = src->fused;
+    for (f = pto__sy_fs_next(&src->fused, 0); f >= 0; f = pto__sy_fs_next(&src->fused, f + 1)) {
+        dst->fkey[f] = src->fkey[f];
+        dst->fval[f] = src->fval[f];
+    }
+    src->e = e;
+    src->cap_e = cap;
+    src->n = 0;
 }
 
 static pto__sy_st *pto__sy_st_dup(pto__sy *sy, const pto__sy_st *src)
@@ -2106,6 +2133,24 @@ static int32_t pto__sy_frame_of(const pto__sy *sy, int32_t stmt)
     return -1;
 }
 
+/* A loop's exits (sv[nsv - 1]) are the join of its visits' results in
+   visit order; pto__sy_fixpoint joins each one visit late (f->later), so a
+   round that ends in a re-analysis from the entry (every carried pair's)
+   joins none, and the first is moved in, not copied. The pending one is
+   joined before any pair is applied to the loop's states in place, which
+   keeps every state as it was when each was joined at once. */
+static void pto__sy_fold(pto__sy *sy, pto__sy_fr *f)
+{
+    pto__sy_st *t;
+    if (!f->later_on) return;
+    f->later_on = 0;
+    if (!f->later->reached) return;   /* as pto__sy_join: nothing */
+    if (f->sv[f->nsv - 1]->reached) { pto__sy_join(sy, f->sv[f->nsv - 1], f->later); return; }
+    t = f->sv[f->nsv - 1];
+    f->sv[f->nsv - 1] = f->later;
+    f->later = t;
+}
+
 /* Where the dependency just ordered can take effect in place: every loop
    around the block that holds both ends (for a carried one: the loop that
    carries it, and those around it) must be in its first visit, or its
@@ -2164,6 +2209,7 @@ static int pto__sy_defer(pto__sy *sy, pto__sy_st *st, const pto__sy_grp *gr, int
     k = pto__sy_find(st, sy->h_rec);
     if (k < 0 || !(st->e[k].bits & (1u << gr->dst))) return 0;
     for (i = fl + 1; i < sy->nfr; i++) {
+        pto__sy_fold(sy, &sy->fr[i]);
         for (j = 0; j < sy->fr[i].nsv; j++)
             if (sy->fr[i].sv[j]) {
                 pto__sy_apply_carried(sy->fr[i].sv[j], gr->src, gr->dst, t0, w);
@@ -2222,6 +2268,7 @@ static int pto__sy_resolve(pto__sy *sy, int32_t s, pto__sy_st *st)
     fi = pto__sy_frame_of(sy, pb);
     pto__sy_apply(sy, st, gr->src, gr->dst, t, w);
     for (i = fi < 0 ? sy->nfr : fi; i < sy->nfr; i++) {
+        pto__sy_fold(sy, &sy->fr[i]);
         for (j = 0; j < sy->fr[i].nsv; j++)
             if (sy->fr[i].sv[j]) pto__sy_apply(sy, sy->fr[i].sv[j], gr->src, gr->dst, t, w);
         if (sy->fr[i].loop && !pto__sy_log(sy, &sy->fr[i], sy->n_grps - 1, -1, t, w)) return 0;
@@ -2259,6 +2306,8 @@ static pto__sy_fr *pto__sy_push(pto__sy *sy, int32_t s, int loop, pto__sy_st **s
     f->g0 = sy->n_grps;
     f->lg = NULL;
     f->nlg = f->cap_lg = 0;
+    f->later = NULL;
+    f->later_on = 0;
     return f;
 }
 
@@ -2355,16 +2404,28 @@ static int pto__sy_only_barriers(const pto__sy *sy)
 
 /* Chaotic iteration over the phases (iteration index mod the period): a
    phase is analysed again only when its head changed since its last visit
-   (the same fixpoint, and the same dependencies found, as full rounds). */
+   (the same fixpoint, and the same dependencies found, as full rounds).
+   heads[P] is the entry (st), heads[P + 1] the exits when the loop runs at
+   least once (else NULL). */
 static int pto__sy_fixpoint(pto__sy *sy, int32_t L, int32_t fi, pto__sy_st *st, pto__sy_st **heads, int32_t P)
 {
-    pto__sy_st *work = pto__sy_st_get(sy), *exits = heads[P + 1];
-    uint8_t *dirty = (uint8_t *)pto__sy_zalloc(sy, (size_t)P);
-    int32_t ph = 0, visits = 0, left = 1;
-    if (!work || !dirty) { pto__sy_st_put(sy, work); pto_free(sy->ctx, dirty); return 0; }
+    pto__sy_st *work = pto__sy_st_get(sy), *t;
+    uint8_t dbuf[64], *dirty = P <= 64 ? dbuf : (uint8_t *)pto__sy_zalloc(sy, (size_t)P);
+    int32_t ph = 0, visits = 0, left = 1, exits = heads[P + 1] != NULL;
+    pto__sy_fr *f = &sy->fr[fi];
+    f->later = exits ? pto__sy_st_get(sy) : NULL;
+    if (!work || !dirty || (exits && !f->later)) {
+        pto__sy_st_put(sy, work);
+        pto__sy_st_put(sy, f->later);
+        f->later = NULL;
+        if (dirty != dbuf) pto_free(sy->ctx, dirty);
+        return 0;
+    }
+    if (dirty == dbuf) memset(dbuf, 0, (size_t)P);
     heads[P] = st;
-    sy->fr[fi].sv = heads;
-    sy->fr[fi].nsv = exits ? P + 2 : P + 1;
+    f->sv = heads;
+    f->nsv = exits ? P + 2 : P + 1;
+    f->later_on = 0;
     pto__sy_st_copy(sy, heads[0], st);
     dirty[0] = 1;
     while (left > 0 && !pto__sy_halted(sy)) {
@@ -2376,11 +2437,16 @@ static int pto__sy_fixpoint(pto__sy *sy, int32_t L, int32_t fi, pto__sy_st *st, 
                 pto__sy_fail(sy, PTO_ERR_INTERNAL);
                 break;
             }
+#ifdef PTO__SY_VISITS
+            sy->visits[sy->mode]++;
+#endif
             sy->phase[L] = ph;
-            sy->fr[fi].fresh = visits == 1;
+            f = &sy->fr[fi];   /* (sy->fr may move while the body is analysed) */
+            f->fresh = visits == 1;
             pto__sy_st_copy(sy, work, heads[ph]);
-            sy->fr[fi].vstart = sy->now;
+            f->vstart = sy->now;
             pto__sy_block(sy, sy->m->stmts[L].body, work);
+            f = &sy->fr[fi];
             /* pto__sy_defer. Barriers only: not before visit P + 1, the
                first from a back edge, whose carried flag pairs then share
                the same re-analysis (top comment, 3.) */
@@ -2389,27 +2455,37 @@ static int pto__sy_fixpoint(pto__sy *sy, int32_t L, int32_t fi, pto__sy_st *st, 
                 sy->restart = L;
                 sy->restart_grp = -1;
             }
-            /* the back edges joined: the loop's exit when it runs at least once */
-            if (exits && !pto__sy_halted(sy)) {
-                if (visits == 1) pto__sy_st_copy(sy, exits, work);
-                else pto__sy_join(sy, exits, work);
+            if (pto__sy_halted(sy)) break;
+            /* the back edges joined: the loop's exit when it runs at least
+               once (the previous visit's now, this one's later: pto__sy_fold) */
+            if (exits) {
+                pto__sy_fold(sy, f);
+                t = f->later;
+                f->later = work;
+                f->later_on = 1;
+                work = t;
             }
-            if (!pto__sy_halted(sy) && pto__sy_join(sy, heads[(ph + 1) % P], work) && !dirty[(ph + 1) % P]) {
+            if (pto__sy_join(sy, heads[(ph + 1) % P], f->later_on ? f->later : work) && !dirty[(ph + 1) % P]) {
                 dirty[(ph + 1) % P] = 1;
                 left++;
             }
         }
         ph = (ph + 1) % P;
     }
+    f = &sy->fr[fi];
     if (sy->pend == L && !pto__sy_halted(sy)) {   /* converged before a deferred barrier's restart */
         sy->pend = -1;
         sy->restart = L;
         sy->restart_grp = -1;
     }
-    sy->fr[fi].sv = NULL;
-    sy->fr[fi].nsv = 0;
+    if (!pto__sy_halted(sy)) pto__sy_fold(sy, f);
+    f->later_on = 0;
+    f->sv = NULL;
+    f->nsv = 0;
     pto__sy_st_put(sy, work);
-    pto_free(sy->ctx, dirty);
+    pto__sy_st_put(sy, f->later);
+    f->later = NULL;
+    if (dirty != dbuf) pto_free(sy->ctx, dirty);
     sy->phase[L] = 0;
     return 1;
 }
@@ -2449,6 +2525,9 @@ static void pto__sy_unrolled(pto__sy *sy, int32_t L, int32_t fi, pto__sy_st *st,
         sy->phase[L] = (int32_t)(it % P);
         sy->fr[fi].fresh = it == 0;
         sy->fr[fi].vstart = sy->now;
+#ifdef PTO__SY_VISITS
+        sy->visits[sy->mode]++;
+#endif
         pto__sy_block(sy, sy->m->stmts[L].body, st);
         if (sy->pend == L && !pto__sy_halted(sy)) {   /* pto__sy_defer: analyse again, exactly */
             sy->pend = -1;
@@ -2467,20 +2546,22 @@ static void pto__sy_unrolled(pto__sy *sy, int32_t L, int32_t fi, pto__sy_st *st,
    and this analysis must agree). 0 when out of memory. */
 static int pto__sy_any_trips(pto__sy *sy, int32_t L, int32_t fi, pto__sy_st *st, int32_t P, int at_least_once)
 {
-    pto__sy_st **heads = (pto__sy_st **)pto__sy_zalloc(sy, sizeof(pto__sy_st *) * (size_t)(P + 2));
+    pto__sy_st *hbuf[16];   /* (most periods are 1 or 2) */
+    pto__sy_st **heads = P + 2 <= 16 ? hbuf : (pto__sy_st **)pto__sy_zalloc(sy, sizeof(pto__sy_st *) * (size_t)(P + 2));
     int ok = heads != NULL;
     int32_t ph;
+    if (heads == hbuf) memset(hbuf, 0, sizeof hbuf);
     for (ph = 0; ok && ph < P; ph++) ok = (heads[ph] = pto__sy_st_get(sy)) != NULL;
     if (ok && at_least_once) ok = (heads[P + 1] = pto__sy_st_get(sy)) != NULL;
     if (ok) ok = pto__sy_fixpoint(sy, L, fi, st, heads, P);
     if (ok && !pto__sy_halted(sy)) {
-        if (at_least_once) pto__sy_st_copy(sy, st, heads[P + 1]);
+        if (at_least_once) pto__sy_st_move(st, heads[P + 1]);
         else
             for (ph = 0; ph < P; ph++) pto__sy_join(sy, st, heads[ph]);
     }
     for (ph = 0; heads && ph < P; ph++) pto__sy_st_put(sy, heads[ph]);
     if (heads && heads[P + 1]) pto__sy_st_put(sy, heads[P + 1]);
-    pto_free(sy->ctx, heads);
+    if (heads != hbuf) pto_free(sy->ctx, heads);
     return ok;
 }
 
@@ -4956,7 +5037,14 @@ static void pto__sy_reset(pto__sy *sy)
         int32_t k = sy->kernel, ids = sy->ids_per_pair, check = sy->check;
         pto_sync_stats stats = sy->stats;
         pto_status status = sy->status;
+#ifdef PTO__SY_VISITS
+        long v0 = sy->visits[0], v1 = sy->visits[1];
+#endif
         memset(sy, 0, sizeof *sy);
+#ifdef PTO__SY_VISITS
+        sy->visits[0] = v0;
+        sy->visits[1] = v1;
+#endif
         sy->ctx = c;
         sy->m = m;
         sy->kernel = k;
@@ -4988,6 +5076,9 @@ PTODEF pto_status pto_sync(pto_ctx *ctx, pto_module *m, const pto_sync_desc *des
         pto__sy_reset(&sy);
     }
     if (desc && desc->stats) *desc->stats = sy.stats;
+#ifdef PTO__SY_VISITS
+    fprintf(stderr, "sync: %ld loop body visits (FIND), %ld (CHECK)\n", sy.visits[0], sy.visits[1]);
+#endif
     /* its relinking cleared the stamp; a synced module is still valid (a
        failed sync that relinked leaves it cleared) */
     if (st == PTO_OK) pto__stamp(m);
