@@ -1329,15 +1329,14 @@ static int32_t pto__ps_qtree(pto__ps_parser *p, const pto__ps_qatom *atoms, int 
     return add ? pto__ps_qnode(p, pto__ps_qop_kind(s[add]), acc, term, 0, add) : term;
 }
 
-/* 1 and the expression's node in *e (-1 when a node could not be added),
-   or 0 when the expression is left to the token parser. */
-static int pto__ps_qexpr(pto__ps_parser *p, int32_t *e)
+/* The atoms after atoms[0] (which ends at j) of an expression read
+   quickly: their count, with *end where the expression ends, or 0 when it
+   is left to the token parser. Makes no node. */
+static int pto__ps_qrest(pto__ps_parser *p, pto__ps_qatom *atoms, size_t j, size_t *end)
 {
-    pto__ps_qatom atoms[PTO__QX_MAX];
     const unsigned char *s = (const unsigned char *)p->src;
-    size_t j = p->tok.pos + p->tok.len, n = p->len;
+    size_t n = p->len;
     int na = 1;
-    if (p->ctx->parse_tokens_only || !pto__ps_qatom_at(p, p->tok.pos, j, p->tok.id, &atoms[0])) return 0;
     for (;;) {
         size_t b = j + 1;
         if (!(b < n && s[j] == ' ' && (pto__ps_cc[s[b]] & PTO__CC_ARITH))) {   /* else the usual ` + ` */
@@ -1349,6 +1348,28 @@ static int pto__ps_qexpr(pto__ps_parser *p, int32_t *e)
             return 0;
         atoms[na++].op = b;
     }
+    *end = j;
+    return na;
+}
+
+/* An expression read quickly from byte i (< p->len) of the line: its atom
+   count (atoms[], *end past it) or 0, as pto__ps_qrest. */
+static int pto__ps_qscan(pto__ps_parser *p, size_t i, pto__ps_qatom *atoms, size_t *end)
+{
+    size_t j;
+    if (!pto__ps_qatom_scan(p, i, &atoms[0], &j)) return 0;
+    return pto__ps_qrest(p, atoms, j, end);
+}
+
+/* 1 and the expression's node in *e (-1 when a node could not be added),
+   or 0 when the expression is left to the token parser. */
+static int pto__ps_qexpr(pto__ps_parser *p, int32_t *e)
+{
+    pto__ps_qatom atoms[PTO__QX_MAX];
+    size_t j = p->tok.pos + p->tok.len;
+    int na;
+    if (p->ctx->parse_tokens_only || !pto__ps_qatom_at(p, p->tok.pos, j, p->tok.id, &atoms[0])) return 0;
+    if (!(na = pto__ps_qrest(p, atoms, j, &j))) return 0;
     *e = pto__ps_qtree(p, atoms, na);
     p->pos = j;
     pto__ps_next(p);
@@ -2239,12 +2260,86 @@ static int pto__ps_tile_stmt(pto__ps_parser *p, int32_t block)
     return pto__ps_end_stmt(p, "the tile");
 }
 
+/* `let NAME = EXPR` and `for NAME = A to B {` read quickly, as
+   pto__ps_qtile reads a tile line: the name and quick expressions (no
+   token made), single spaces, nothing else on the line. -1 when the line is
+   left to the token parser (nothing done but interning this line's names in
+   text order), else what the statement's parser returns. *j is set past
+   "NAME = " and *name to the name. */
+static PTO__PS_INLINE int pto__ps_qhead(pto__ps_parser *p, pto__ps_tok *name, size_t *j)
+{
+    const unsigned char *s = (const unsigned char *)p->src;
+    const pto__ps_pname *nm;
+    if (p->ctx->parse_tokens_only || pto__ps_at(p, p->pos) != ' ' || !pto__ps_qword(p, p->pos + 1, ' ', name, j) ||
+        *j + 3 >= p->len || s[*j + 1] != '=' || s[*j + 2] != ' ')
+        return 0;
+    /* what the token parser would report: a name that may not be declared */
+    nm = pto__ps_name_slot(p, name->id);
+    if (!nm || nm->kind != PTO__B_NONE || pto__ps_reserved(p, name->id)) return 0;
+    *j += 3;
+    return 1;
+}
+
+static int pto__ps_qlet(pto__ps_parser *p, int32_t block, const pto__ps_tok *kw)
+{
+    pto__ps_qatom atoms[PTO__QX_MAX];
+    pto__ps_tok name;
+    size_t j;
+    int na;
+    int32_t e, st;
+    if (!pto__ps_qhead(p, &name, &j) || !(na = pto__ps_qscan(p, j, atoms, &j)) || p->src[j] != '\n') return -1;
+    e = pto__ps_qtree(p, atoms, na);
+    st = e < 0 ? -1 : pto__add_let_id(p->m, block, name.id, e, *pto__ps_tloc(p, kw));
+    p->pos = j;   /* its newline */
+    if (st < 0) {   /* as the token parser fails: at the newline */
+        pto__ps_next(p);
+        return pto__ps_dead(p, &name);
+    }
+    p->m->vars[p->m->stmts[st].ref].loc = *pto__ps_tloc(p, &name);
+    pto__ps_bind(p, &name, PTO__B_LET, p->m->stmts[st].ref);
+    pto__ps_newline(p);
+    return 1;
+}
+
+static int pto__ps_qfor(pto__ps_parser *p, int32_t block, const pto__ps_tok *kw)
+{
+    const unsigned char *s = (const unsigned char *)p->src;
+    pto__ps_qatom xa[PTO__QX_MAX], xb[PTO__QX_MAX];
+    pto__ps_tok name, open;
+    size_t j, n = p->len;
+    int na, nb;
+    int32_t a, b = -1, st = -1;
+    if (!pto__ps_qhead(p, &name, &j) || !(na = pto__ps_qscan(p, j, xa, &j)) || n - j < 5 ||
+        memcmp(s + j, " to ", 4) != 0 || !(nb = pto__ps_qscan(p, j + 4, xb, &j)) || n - j < 3 || s[j] != ' ' ||
+        s[j + 1] != '{' || s[j + 2] != '\n')
+        return -1;
+    open.kind = '{';
+    open.pos = j + 1;
+    open.len = 1;
+    open.line = p->line;
+    open.col = (int32_t)(j + 2 - p->line_start);
+    open.id = 0;
+    if ((a = pto__ps_qtree(p, xa, na)) >= 0 && (b = pto__ps_qtree(p, xb, nb)) >= 0)
+        st = pto__add_for_id(p->m, block, name.id, a, b, -1, *pto__ps_tloc(p, kw));
+    /* as the token parser fails: at the '{' (a bound) or past it */
+    p->pos = a < 0 || b < 0 ? j + 1 : j + 2;
+    pto__ps_next(p);
+    if (st < 0) return pto__ps_dead(p, &name);
+    p->m->vars[p->m->stmts[st].ref].loc = *pto__ps_tloc(p, &name);
+    pto__ps_scope_open(p);
+    pto__ps_bind(p, &name, PTO__B_LOOP, p->m->stmts[st].ref);
+    pto__ps_block(p, p->m->stmts[st].body, &open);
+    pto__ps_scope_close(p);
+    return pto__ps_end_stmt(p, "'}'");
+}
+
 /* let NAME = EXPR */
 static int pto__ps_let_stmt(pto__ps_parser *p, int32_t block)
 {
     pto__ps_tok kw = p->tok, name;
     int32_t e, s;
     int ok;
+    if ((ok = pto__ps_qlet(p, block, &kw)) >= 0) return ok;
     pto__ps_next(p);
     name = p->tok;
     if (!pto__ps_expect(p, PTO__T_NAME, "a name after 'let'")) return 0;
@@ -2264,6 +2359,7 @@ static int pto__ps_for_stmt(pto__ps_parser *p, int32_t block)
     pto__ps_tok kw = p->tok, name, open;
     int32_t a, b, st = -1, s;
     int ok;
+    if ((ok = pto__ps_qfor(p, block, &kw)) >= 0) return ok;
     pto__ps_next(p);
     name = p->tok;
     if (!pto__ps_expect(p, PTO__T_NAME, "a loop variable after 'for'")) return 0;
