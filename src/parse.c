@@ -2703,29 +2703,29 @@ static void pto__ps_unknown_op(pto__ps_parser *p, const pto__ps_tok *t)
 /* One statement; returns 0 after a syntax error (the caller skips the line). */
 static int pto__ps_stmt(pto__ps_parser *p, int32_t block)
 {
-    pto__ps_tok t = p->tok;
+    const pto__ps_tok *t = &p->tok;   /* (read only before the first token after it is made) */
+    int32_t id = t->id, s;
     pto_op op;
-    int32_t s;
     int r;
-    if (t.kind != PTO__T_NAME) { pto__ps_expected(p, "a statement"); return 0; }
-    if (t.id <= p->kw_max) {   /* a name interned after every keyword is none: an op, or no statement word */
-        if (t.id == p->kw[PTO__KW_TILE]) return pto__ps_tile_stmt(p, block);
-        if (t.id == p->kw[PTO__KW_LET]) return pto__ps_let_stmt(p, block);
-        if (t.id == p->kw[PTO__KW_FOR]) return pto__ps_for_stmt(p, block);
-        if (t.id == p->kw[PTO__KW_IF]) return pto__ps_if_stmt(p, block);
-        if (t.id == p->kw[PTO__KW_CUBE] || t.id == p->kw[PTO__KW_VECTOR]) return pto__ps_section_stmt(p, block);
-        if (t.id == p->kw[PTO__KW_PIPE]) return pto__ps_pipe_stmt(p, block);
-        if (t.id == p->kw[PTO__KW_ELSE]) {
-            pto__ps_err(p, &t, "'else' must follow '}' on the same line");
+    if (t->kind != PTO__T_NAME) { pto__ps_expected(p, "a statement"); return 0; }
+    if (id <= p->kw_max) {   /* a name interned after every keyword is none: an op, or no statement word */
+        if (id == p->kw[PTO__KW_TILE]) return pto__ps_tile_stmt(p, block);
+        if (id == p->kw[PTO__KW_LET]) return pto__ps_let_stmt(p, block);
+        if (id == p->kw[PTO__KW_FOR]) return pto__ps_for_stmt(p, block);
+        if (id == p->kw[PTO__KW_IF]) return pto__ps_if_stmt(p, block);
+        if (id == p->kw[PTO__KW_CUBE] || id == p->kw[PTO__KW_VECTOR]) return pto__ps_section_stmt(p, block);
+        if (id == p->kw[PTO__KW_PIPE]) return pto__ps_pipe_stmt(p, block);
+        if (id == p->kw[PTO__KW_ELSE]) {
+            pto__ps_err(p, t, "'else' must follow '}' on the same line");
             return 0;
         }
     }
-    op = pto__ps_op_of(p, &t);
+    op = pto__ps_op_of(p, t);
     if (op == PTO_NOP) {
-        pto__ps_unknown_op(p, &t);
+        pto__ps_unknown_op(p, t);
         return 0;
     }
-    s = pto__add_op_id(p->m, block, op, *pto__ps_tloc(p, &t));
+    s = pto__add_op_id(p->m, block, op, *pto__ps_tloc(p, t));
     if (s < 0) { pto__ps_next(p); return 0; }
     if (!(r = pto__ps_operands(p, s, op))) return 0;
     if (r == 2 && op != PTO_OP_TFREE) { pto__ps_newline(p); return 1; }
