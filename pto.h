@@ -5138,7 +5138,7 @@ static PTO__PS_NOINLINE int pto__ps_qoperands(pto__ps_parser *p, int32_t s, pto_
 /* 1 when the operands were read (the current token is what ends them), 2
    when the quick read took the whole line (p->pos at its newline, the token
    not made), 0 after an error. */
-static int pto__ps_operands(pto__ps_parser *p, int32_t s, pto_op op)
+static PTO__PS_INLINE int pto__ps_operands(pto__ps_parser *p, int32_t s, pto_op op)
 {
     const pto_opinfo *info = pto_opinfo_get(op);
     int all, i = pto__ps_qoperands(p, s, op, info, &all);
