@@ -124,6 +124,15 @@ typedef struct pto__ps_pname {
     int32_t gone_kernel;   /* and the kernel it was declared in */
 } pto__ps_pname;
 
+/* A tile line's tail as pto__ps_qtile read it: "SPACE DTYPE[R, C] [xN]\n"
+   (its bytes in pto__ps_parser.qt_text). */
+#define PTO__QT_MAX 40
+typedef struct pto__ps_qtail {
+    uint8_t sp, dt;       /* pto_space, pto_dtype */
+    int32_t r, c, nbuf;   /* nbuf -1: no xN */
+    size_t k, len;        /* past the ']' and past the newline, from the tail's start (len 0: none kept) */
+} pto__ps_qtail;
+
 /* One entry of the lexer's name cache (pto__ps_lex_name). */
 #define PTO__NC_BITS 10
 typedef struct pto__ps_ncent {
@@ -164,6 +173,8 @@ typedef struct pto__ps_parser {
     int nonascii;               /* a non-ASCII byte was reported (once per file: review17) */
     int32_t dead[8], dead_kernel[8];  /* names whose let / for / tile / param line failed (pto__ps_dead) */
     int n_dead;
+    pto__ps_qtail qt;                 /* the last tile line's tail read quickly (pto__ps_qtile) */
+    char qt_text[PTO__QT_MAX];
 } pto__ps_parser;
 
 /* ---- diagnostics ------------------------------------------------------- */
@@ -2131,48 +2142,71 @@ static PTO__PS_INLINE int pto__ps_qdim(const pto__ps_parser *p, size_t i, int af
     return x <= INT32_MAX && (s[i] != '0' || j - i == 1) && j < n && s[j] == after;
 }
 
-static int pto__ps_qtile(pto__ps_parser *p, int32_t block, const pto__ps_tok *kw)
+/* The rest of a tile line from byte i (after "NAME: "): SPACE DTYPE[R, C]
+   [xN] and its newline, into *q; 0 when the line is left to the token
+   parser (also for a word that is no space or dtype, which it reports).
+   A tail of up to PTO__QT_MAX bytes is kept (pto__ps_qtile). */
+static int pto__ps_qtile_tail(pto__ps_parser *p, size_t i, pto__ps_qtail *q)
 {
-    pto__ps_tok name, spt, dtt, xn;
-    pto__ps_pname *nm;
-    pto_space sp;
-    pto_dtype dt;
+    pto__ps_tok spt, dtt, xn;
     int64_t r, c, nbuf = -1;
     size_t j, k;
-    int32_t t;
-    if (p->ctx->parse_tokens_only) return -1;
-    if (pto__ps_at(p, p->pos) != ' ' || !pto__ps_qword(p, p->pos + 1, ':', &name, &j) ||
-        pto__ps_at(p, j + 1) != ' ' || !pto__ps_qword(p, j + 2, ' ', &spt, &j) ||
-        !pto__ps_qword(p, j + 1, '[', &dtt, &j) || !pto__ps_qdim(p, j + 1, ',', &r, &j) ||
-        pto__ps_at(p, j + 1) != ' ' || !pto__ps_qdim(p, j + 2, ']', &c, &j))
-        return -1;
+    if (!pto__ps_qword(p, i, ' ', &spt, &j) || !pto__ps_qword(p, j + 1, '[', &dtt, &j) ||
+        !pto__ps_qdim(p, j + 1, ',', &r, &j) || pto__ps_at(p, j + 1) != ' ' || !pto__ps_qdim(p, j + 2, ']', &c, &j))
+        return 0;
     k = ++j;   /* past the ']' */
     if (pto__ps_at(p, j) == ' ' && pto__ps_at(p, j + 1) == 'x' && pto__ps_is_digit(pto__ps_at(p, j + 2))) {
         size_t d;
-        if (!pto__ps_qword(p, j + 1, '\n', &xn, &j) || xn.len > 10) return -1;
+        if (!pto__ps_qword(p, j + 1, '\n', &xn, &j) || xn.len > 10) return 0;
         for (nbuf = 0, d = 1; d < xn.len; d++) {
-            if (!pto__ps_is_digit(p->src[xn.pos + d])) return -1;
+            if (!pto__ps_is_digit(p->src[xn.pos + d])) return 0;
             nbuf = nbuf * 10 + (p->src[xn.pos + d] - '0');
         }
     }
-    if (pto__ps_at(p, j) != '\n') return -1;
-    /* what the token parser would report: a name that may not be declared,
-       an unknown space or dtype */
+    if (pto__ps_at(p, j) != '\n') return 0;
+    q->sp = (uint8_t)pto__ps_space_of(p, &spt);
+    q->dt = (uint8_t)pto__ps_dtype_of(p, &dtt);
+    if (q->sp == PTO_NSPACE || q->dt == PTO_DT_NONE) return 0;
+    q->r = (int32_t)r;
+    q->c = (int32_t)c;
+    q->nbuf = (int32_t)nbuf;
+    q->k = k - i;
+    q->len = j + 1 - i;
+    if (q->len <= PTO__QT_MAX) {
+        memcpy(p->qt_text, p->src + i, q->len);
+        p->qt = *q;
+    }
+    return 1;
+}
+
+static int pto__ps_qtile(pto__ps_parser *p, int32_t block, const pto__ps_tok *kw)
+{
+    pto__ps_tok name;
+    pto__ps_pname *nm;
+    pto__ps_qtail q;
+    size_t i;
+    int32_t t;
+    if (p->ctx->parse_tokens_only) return -1;
+    if (pto__ps_at(p, p->pos) != ' ' || !pto__ps_qword(p, p->pos + 1, ':', &name, &i) || pto__ps_at(p, i + 1) != ' ')
+        return -1;
+    i += 2;
+    /* a tile line's tail is usually the one before's (tiles alike in a row):
+       the same bytes read the same, without a word looked up again */
+    if (p->qt.len && p->len - i >= p->qt.len && memcmp(p->src + i, p->qt_text, p->qt.len) == 0) q = p->qt;
+    else if (!pto__ps_qtile_tail(p, i, &q)) return -1;
+    /* what the token parser would report: a name that may not be declared */
     nm = pto__ps_name_slot(p, name.id);
     if (!nm || nm->kind != PTO__B_NONE || pto__ps_reserved(p, name.id)) return -1;
-    sp = pto__ps_space_of(p, &spt);
-    dt = pto__ps_dtype_of(p, &dtt);
-    if (sp == PTO_NSPACE || dt == PTO_DT_NONE) return -1;
-    t = pto__add_tile_id(p->m, block, name.id, sp, dt, (int32_t)r, (int32_t)c, *pto__ps_tloc(p, kw));
+    t = pto__add_tile_id(p->m, block, name.id, (pto_space)q.sp, (pto_dtype)q.dt, q.r, q.c, *pto__ps_tloc(p, kw));
     if (t < 0) {   /* as the token parser fails: at the token after the ']' */
-        p->pos = k;
+        p->pos = i + q.k;
         pto__ps_next(p);
         return 0;
     }
     p->m->tiles[t].loc = *pto__ps_tloc(p, &name);
     pto__ps_bind(p, &name, PTO__B_TILE, t);
-    if (nbuf >= 0) p->m->tiles[t].nbuf = (int32_t)nbuf;
-    p->pos = j;   /* its newline */
+    if (q.nbuf >= 0) p->m->tiles[t].nbuf = q.nbuf;
+    p->pos = i + q.len - 1;   /* its newline */
     pto__ps_newline(p);
     return 1;
 }
