@@ -7339,6 +7339,7 @@ enum { PTO__N_NONE, PTO__N_PARAM, PTO__N_DIM, PTO__N_TILE, PTO__N_VAR };
 #define PTO__T_UNINIT 2        /* an uninitialised read was reported already */
 #define PTO__T_VALID 4         /* tvalid holds its valid(...) forms; else its shape is its valid region */
 #define PTO__T_WRITTEN 8       /* a statement already checked writes it (phase 1) */
+#define PTO__T_DEADW 16        /* a write of it was dropped: code that never runs (phase 1) */
 
 typedef struct pto__verifier {
     pto_ctx *ctx;
@@ -7370,10 +7371,14 @@ typedef struct pto__verifier {
     int32_t ifdepth;
     /* PTO__T_WRITTEN is per path: the writes of an if's then-branch do not precede its else-branch
        (a tile declared in a loop is fresh each iteration, so nothing else brings them there). wlog
-       lists the tiles whose bit went 0 -> 1 inside an if; ifmark holds two entries per open if:
-       where its writes start in wlog, and where its else-branch's start (-1 before the else). */
+       lists the tiles whose bit went 0 -> 1 inside an if; ifmark holds PTO__VMARK entries per open
+       if: where its writes start in wlog, where its else-branch's start (-1 before the else), which
+       of its paths never runs (PTO__VDEAD_*: a constant condition) and the statement. A loop of
+       literal zero trips opens one too (review27 L7: its writes never happen; nor do those of a
+       branch whose condition is constant, so a read after them is still a read of nothing). */
     int32_t *wlog, n_wlog, cap_wlog;
     int32_t *ifmark, n_ifmark, cap_ifmark;
+    int32_t dead0;             /* phase 0: paths open that never run (their writes are not listed) */
     int sections[2];           /* sections seen per core in this mix kernel */
     /* per statement (phase 0) */
     int32_t *endpos;           /* FOR: position of its last body stmt */
@@ -7477,6 +7482,57 @@ static int pto__vmul_wide(int64_t a, int64_t b, int64_t *r)
               : (b > 0 ? a < INT64_MIN / b : b < INT64_MAX / a)) return 0;
     *r = a * b;
     return 1;
+}
+
+enum { PTO__VDEAD_NONE, PTO__VDEAD_THEN, PTO__VDEAD_ELSE, PTO__VDEAD_LOOP, PTO__VMARK = 4 };
+
+/* Integer expression e's value when it names only literals and lets of
+   them (+, -, *, min, max, negation; checked): 0 when it names anything
+   else (block, subblock, a loop var, a dim) or overflows. */
+static int pto__vconst(const pto_module *m, int32_t e, int64_t *out, int depth)
+{
+    const pto_expr *x;
+    int64_t a, b;
+    if (e < 0 || e >= m->n_exprs || depth > PTO__VDEPTH) return 0;
+    x = &m->exprs[e];
+    switch (x->kind) {
+    case PTO_E_INT: *out = x->value; return 1;
+    case PTO_E_VAR:
+        if (x->a < 0 || x->a >= m->n_vars || m->vars[x->a].kind != PTO_V_LET) return 0;
+        if (m->vars[x->a].def < 0 || m->vars[x->a].def >= m->n_stmts) return 0;
+        return pto__vconst(m, m->stmts[m->vars[x->a].def].e[0], out, depth + 1);
+    case PTO_E_NEG:
+        if (!pto__vconst(m, x->a, &a, depth + 1) || a == INT64_MIN) return 0;
+        *out = -a;
+        return 1;
+    case PTO_E_ADD: case PTO_E_SUB: case PTO_E_MUL: case PTO_E_MIN: case PTO_E_MAX:
+        if (!pto__vconst(m, x->a, &a, depth + 1) || !pto__vconst(m, x->b, &b, depth + 1)) return 0;
+        if (x->kind == PTO_E_MIN || x->kind == PTO_E_MAX) {
+            *out = (x->kind == PTO_E_MIN) == (a < b) ? a : b;
+            return 1;
+        }
+        if (x->kind == PTO_E_MUL) return pto__vmul_wide(a, b, out);
+        if (x->kind == PTO_E_SUB) { if (b == INT64_MIN) return 0; b = -b; }
+        return pto__vadd(a, b, out);
+    default: return 0;
+    }
+}
+
+/* Which path of compound statement s never runs (PTO__VDEAD_*): an if
+   whose condition is constant, a loop of literal zero trips (its step a
+   positive constant, its end no larger than its start). Both phases ask
+   this, so the writes phase 0 lists are the ones phase 1 counts. */
+static int pto__vdead(const pto_module *m, const pto_stmt *st)
+{
+    int64_t a, b, c = 1;
+    if (st->kind == PTO_ST_IF)
+        return st->cmp <= PTO_GE && pto__vconst(m, st->e[0], &a, 0) && pto__vconst(m, st->e[1], &b, 0)
+                   ? (pto__cmp_holds(st->cmp, a, b) ? PTO__VDEAD_ELSE : PTO__VDEAD_THEN)
+                   : PTO__VDEAD_NONE;
+    if (st->kind != PTO_ST_FOR || (st->e[2] >= 0 && (!pto__vconst(m, st->e[2], &c, 0) || c <= 0)))
+        return PTO__VDEAD_NONE;
+    return pto__vconst(m, st->e[0], &a, 0) && pto__vconst(m, st->e[1], &b, 0) && b <= a ? PTO__VDEAD_LOOP
+                                                                                           : PTO__VDEAD_NONE;
 }
 
 /* For the compiler that would not inline a small function of the hot
@@ -8094,6 +8150,34 @@ static PTO__V_INLINE void pto__vdeclared(pto__verifier *v, int32_t s)
     v->n_decls += 2;
 }
 
+/* The trip count of loop statement st when its bounds and step are
+   literals or lets of them (pto__vconst), else -1. */
+static int64_t pto__vconst_trips(const pto_module *m, const pto_stmt *st)
+{
+    int64_t a, b, c = 1, span;
+    if (!pto__vconst(m, st->e[0], &a, 0) || !pto__vconst(m, st->e[1], &b, 0)) return -1;
+    if (st->e[2] >= 0 && (!pto__vconst(m, st->e[2], &c, 0) || c <= 0)) return -1;
+    if (b <= a) return 0;
+    if (a == INT64_MIN || !pto__vadd(b, -a, &span)) return -1;
+    return span / c + (span % c != 0);
+}
+
+/* An xN tile in a loop of literal trips T < N uses slots 0 .. T-1 only
+   (slot = iteration mod N): the others are planned bytes no access ever
+   touches (review27 L5). A warning, as an unused param gets one. */
+static void pto__vtile_unused_slots(pto__verifier *v, const pto_tile *t, const char *tn)
+{
+    const pto_stmt *f = &v->m->stmts[v->loops[v->nloops - 1]];
+    int64_t T = pto__vconst_trips(v->m, f);
+    if (T < 1 || T >= t->nbuf) return;
+    char slots[64];
+    if (t->nbuf - T == 1) snprintf(slots, sizeof slots, "slot %lld is", (long long)T);
+    else snprintf(slots, sizeof slots, "slots %lld..%d are", (long long)T, t->nbuf - 1);
+    pto_warning(v->ctx, t->loc, "tile '%s' is x%d in a loop of %lld trip%s: %s never used (x%lld holds as much and "
+                "plans %lld fewer bytes)", tn, (int)t->nbuf, (long long)T, T == 1 ? "" : "s", slots, (long long)T,
+                (long long)(t->nbuf - T) * (long long)pto_tile_bytes(t));
+}
+
 static void pto__vtile(pto__verifier *v, int32_t s)
 {
     const pto_stmt *st = &v->m->stmts[s];
@@ -8130,6 +8214,8 @@ static void pto__vtile(pto__verifier *v, int32_t s)
         pto_error(v->ctx, t->loc, "tile '%s' has x%d but at most x%d slots are allowed", tn, (int)t->nbuf, PTO_MAX_NBUF);
     else if (t->nbuf > 1 && v->nloops == 0)
         pto_error(v->ctx, t->loc, "tile '%s' is x%d outside any loop (its slots rotate per iteration)", tn, (int)t->nbuf);
+    else if (t->nbuf > 1)
+        pto__vtile_unused_slots(v, t, tn);
     pto__vtile_core(v, t);
     pto__vtile_shape(v, t);
     pto__vtile_valid(v, st->ref, t);
@@ -8302,8 +8388,11 @@ static void pto__vread_tile(pto__verifier *v, int32_t s, int32_t t, const pto_op
     if (v->core >= 0 && v->m->tiles[t].space < PTO_NSPACE && pto__vspace_core(v->m->tiles[t].space) != v->core) return;
     if (pto__vwritten(v, t, v->here_pos)) return;
     v->tflags[t] |= PTO__T_UNINIT;
-    /* a write earlier in program order that does not count: one in the other branch of an if */
-    hint = (v->collected || pto__vcollect_kernel(v)) && v->wfirst[t] >= 0 && v->w[v->wfirst[t]].pos < v->here_pos
+    /* a write earlier in program order that does not count: one in code that never runs, or in the
+       other branch of an if */
+    hint = v->tflags[t] & PTO__T_DEADW
+               ? " (its writes before here never run: in a loop of zero trips, or a branch of a constant condition)"
+           : (v->collected || pto__vcollect_kernel(v)) && v->wfirst[t] >= 0 && v->w[v->wfirst[t]].pos < v->here_pos
                ? (v->tdepth[t] > 0 ? " (the write in the other branch of an if does not reach here; a tile declared "
                                       "in a loop is fresh each iteration: declare it before the loop to carry it)"
                                     : " (the write in the other branch of an if does not reach here)")
@@ -9770,7 +9859,12 @@ static void pto__vcollect(pto__verifier *v, int32_t s)
     const pto_opinfo *info;
     int32_t pos = v->counter++;
     int i;
-    if (st->kind != PTO_ST_OP || st->op >= PTO_NOP) return;
+    if (st->kind == PTO_ST_FOR || st->kind == PTO_ST_IF) {
+        int dead = pto__vdead(m, st);
+        v->dead0 += dead == PTO__VDEAD_LOOP || dead == PTO__VDEAD_THEN;
+        return;
+    }
+    if (st->kind != PTO_ST_OP || st->op >= PTO_NOP || v->dead0 > 0) return;
     info = pto_opinfo_get((pto_op)st->op);
     if (st->nargs != info->nargs || st->arg0 < 0 || st->arg0 + st->nargs > m->n_operands) return;
     for (i = 0; i < st->nargs; i++) {
@@ -9805,6 +9899,7 @@ static void pto__vnote_waits(pto__verifier *v, const pto_stmt *st, int32_t s)
 static void pto__vcheck(pto__verifier *v, int32_t s)
 {
     const pto_stmt *st = &v->m->stmts[s];
+    int dead = PTO__VDEAD_NONE;
     v->here = st->loc;
     v->here_pos = v->counter++;
     v->nvisited++;
@@ -9838,37 +9933,78 @@ static void pto__vcheck(pto__verifier *v, int32_t s)
         }
         v->loops[v->nloops++] = s;
     }
-    if (st->kind == PTO_ST_IF) {
-        int32_t a = pto__grow(v->ctx, (void **)&v->ifmark, &v->n_ifmark, &v->cap_ifmark, sizeof(int32_t));
-        int32_t b = a < 0 ? -1 : pto__grow(v->ctx, (void **)&v->ifmark, &v->n_ifmark, &v->cap_ifmark, sizeof(int32_t));
-        if (b < 0) { v->internal = 1; return; }
+    if (st->kind == PTO_ST_IF || st->kind == PTO_ST_FOR) dead = pto__vdead(v->m, st);
+    if (st->kind == PTO_ST_IF || dead == PTO__VDEAD_LOOP) {
+        int32_t a = -1, k;
+        for (k = 0; k < PTO__VMARK; k++)
+            if ((a = pto__grow(v->ctx, (void **)&v->ifmark, &v->n_ifmark, &v->cap_ifmark, sizeof(int32_t))) < 0) {
+                v->internal = 1;
+                return;
+            }
+        a -= PTO__VMARK - 1;
         v->ifmark[a] = v->n_wlog;
-        v->ifmark[b] = -1;
-        v->ifdepth++;
+        v->ifmark[a + 1] = -1;
+        v->ifmark[a + 2] = dead;
+        v->ifmark[a + 3] = s;
+        if (st->kind == PTO_ST_IF) v->ifdepth++;
     }
 }
 
 /* From an if's then-branch to its else-branch: the then-branch's writes are undone (kept in wlog
    for the union after the if). */
-static void pto__vif_else(pto__verifier *v)
+static void pto__vif_else(pto__verifier *v, const pto_stmt *ow)
 {
     int32_t i;
-    if (v->phase != 1 || v->n_ifmark < 2) return;
-    v->ifmark[v->n_ifmark - 1] = v->n_wlog;
-    for (i = v->ifmark[v->n_ifmark - 2]; i < v->n_wlog; i++) v->tflags[v->wlog[i]] &= (uint8_t)~PTO__T_WRITTEN;
+    if (v->phase == 0) {   /* a constant condition: one of the two paths never runs */
+        int dead = pto__vdead(v->m, ow);
+        v->dead0 += (dead == PTO__VDEAD_ELSE) - (dead == PTO__VDEAD_THEN);
+        return;
+    }
+    if (v->n_ifmark < PTO__VMARK) return;
+    v->ifmark[v->n_ifmark - PTO__VMARK + 1] = v->n_wlog;
+    for (i = v->ifmark[v->n_ifmark - PTO__VMARK]; i < v->n_wlog; i++) v->tflags[v->wlog[i]] &= (uint8_t)~PTO__T_WRITTEN;
+}
+
+/* The writes wlog[from .. to) never happen: their tiles are as before them (each entry is a bit
+   that went 0 -> 1 there), and the entries leave wlog (an enclosing if would restore them). */
+static void pto__vdrop_writes(pto__verifier *v, int32_t from, int32_t to)
+{
+    int32_t i;
+    for (i = from; i < to; i++) {
+        if (v->tflags[v->wlog[i]] & PTO__T_WRITTEN) v->tflags[v->wlog[i]] |= PTO__T_DEADW;
+        v->tflags[v->wlog[i]] &= (uint8_t)~PTO__T_WRITTEN;
+    }
+    memmove(v->wlog + from, v->wlog + to, (size_t)(v->n_wlog - to) * sizeof(int32_t));
+    v->n_wlog -= to - from;
 }
 
 /* Leaving an if: what either branch wrote may have been written (the entries stay in wlog: to
    an enclosing if they are writes of its branch). */
 static void pto__vif_leave(pto__verifier *v)
 {
-    int32_t i, start, els;
-    if (v->n_ifmark < 2) return;
-    start = v->ifmark[v->n_ifmark - 2];
-    els = v->ifmark[v->n_ifmark - 1];
-    v->n_ifmark -= 2;
-    for (i = start; els >= 0 && i < els; i++) v->tflags[v->wlog[i]] |= PTO__T_WRITTEN;
+    int32_t i, start, els, dead;
+    if (v->n_ifmark < PTO__VMARK) return;
+    v->n_ifmark -= PTO__VMARK;
+    start = v->ifmark[v->n_ifmark];
+    els = v->ifmark[v->n_ifmark + 1];
+    dead = v->ifmark[v->n_ifmark + 2];
+    if (dead == PTO__VDEAD_LOOP || (dead == PTO__VDEAD_THEN && els < 0)) pto__vdrop_writes(v, start, v->n_wlog);
+    else if (dead == PTO__VDEAD_THEN) {
+        for (i = start; i < els; i++)   /* (cleared at the else already; what the else wrote stays) */
+            if (!(v->tflags[v->wlog[i]] & PTO__T_WRITTEN)) v->tflags[v->wlog[i]] |= PTO__T_DEADW;
+        memmove(v->wlog + start, v->wlog + els, (size_t)(v->n_wlog - els) * sizeof(int32_t));
+        v->n_wlog -= els - start;
+    } else {
+        if (dead == PTO__VDEAD_ELSE && els >= 0) pto__vdrop_writes(v, els, v->n_wlog);
+        for (i = start; els >= 0 && i < els; i++) v->tflags[v->wlog[i]] |= PTO__T_WRITTEN;
+    }
     if (v->n_ifmark == 0) v->n_wlog = 0;
+}
+
+/* The walk goes through the else-branch of if st (pto__vwalk: from the end of its then-branch). */
+static int pto__velse_walked(const pto_module *m, const pto_stmt *st)
+{
+    return st->body >= 0 && st->body < m->n_blocks && st->orelse >= 0 && st->orelse < m->n_blocks;
 }
 
 /* Leaving the body of a compound statement. */
@@ -9876,11 +10012,18 @@ static void pto__vleave_stmt(pto__verifier *v, int32_t s)
 {
     const pto_stmt *st = &v->m->stmts[s];
     if (v->phase == 0) {
+        int dead = st->kind == PTO_ST_FOR || st->kind == PTO_ST_IF ? pto__vdead(v->m, st) : PTO__VDEAD_NONE;
+        /* the path that never runs is still open here: a zero-trip loop's body, a then-branch the
+           walk did not leave for an else-branch, an else-branch */
+        if (dead == PTO__VDEAD_LOOP || (dead == PTO__VDEAD_THEN && !pto__velse_walked(v->m, st)) ||
+            (dead == PTO__VDEAD_ELSE && pto__velse_walked(v->m, st)))
+            v->dead0--;
         if (st->kind == PTO_ST_FOR) v->endpos[s] = v->counter - 1;
         return;
     }
     if (st->kind == PTO_ST_FOR) {
         if (v->nloops > 0) v->nloops--;
+        if (v->n_ifmark >= PTO__VMARK && v->ifmark[v->n_ifmark - 1] == s) pto__vif_leave(v);   /* zero trips */
         if (st->ref >= 0 && st->ref < v->m->n_vars) {
             v->vlive[st->ref] = 0;
             pto__vunbind(v, v->m->vars[st->ref].name, PTO__N_VAR, st->ref);
@@ -9934,7 +10077,7 @@ static void pto__vwalk(pto__verifier *v, int32_t body)
             if (cur == body || owner < 0 || owner >= m->n_stmts) return;
             ow = &m->stmts[owner];
             if (ow->kind == PTO_ST_IF && cur == ow->body && ow->orelse >= 0 && ow->orelse < m->n_blocks) {
-                pto__vif_else(v);
+                pto__vif_else(v, ow);
                 cur = ow->orelse;
                 s = m->blocks[cur].head;
                 continue;
@@ -10386,6 +10529,7 @@ static int pto__vcollect_kernel(pto__verifier *v)
     }
     v->phase = 0;
     v->counter = 0;
+    v->dead0 = 0;
     pto__vwalk(v, m->kernels[v->kernel].body);
     v->phase = 1;
     v->counter = counter;
@@ -18352,6 +18496,18 @@ static inline void pto__sy_addbit(pto__sy_e *e, int q, uint32_t t)
     }
 }
 
+/* pto__sy_addbit at the analysis time (a wait or barrier being analysed):
+   no entry's time is later (times only grow within an analysis, and every
+   hts is one of them), so only a new bit changes anything. */
+static inline void pto__sy_addnow(const pto__sy *sy, pto__sy_e *e, int q)
+{
+    if ((unsigned)q < 7u && !(e->bits & (1u << q))) {
+        e->bits = (uint8_t)(e->bits | (1u << q));
+        e->skip = (uint8_t)(e->skip | (1u << q));
+        e->hts[q] = sy->now;
+    }
+}
+
 /* GM window of record b lies inside that of a (same tensor, same start,
    a shape at least as large). */
 static int pto__sy_gm_covers(const pto_module *m, const pto__sy_rec *a, const pto__sy_rec *b)
@@ -18994,7 +19150,7 @@ static void pto__sy_barrier(pto__sy *sy, int32_t s, pto__sy_st *st)
     pto__sy_e *E;
     if (P == PTO_PIPE_ALL) {
         for (k = 0; k < st->n;) {
-            for (q = 0; q < 7; q++) pto__sy_addbit(&st->e[k], q, sy->now);
+            for (q = 0; q < 7; q++) pto__sy_addnow(sy, &st->e[k], q);
             k = pto__sy_keep(sy, st, k);
         }
         return;
@@ -19003,7 +19159,7 @@ static void pto__sy_barrier(pto__sy *sy, int32_t s, pto__sy_st *st)
     E = st->e;
     for (k = 0; k < n;) {
         if (E[k].pipe != P) { k++; continue; }
-        pto__sy_addbit(&E[k], P, sy->now);
+        pto__sy_addnow(sy, &E[k], P);
         k = pto__sy_keep_at(sy, E, &n, k);
     }
     st->n = n;
@@ -19129,7 +19285,7 @@ static void pto__sy_set_op(pto__sy *sy, int32_t s, pto__sy_st *st, uint32_t t)
     for (k = 0; k < n;) {
         if (!(E[k].cap.w[fw] & bit)) { k++; continue; }
         E[k].cap.w[fw] &= ~bit;
-        pto__sy_addbit(&E[k], q, sy->now);
+        pto__sy_addnow(sy, &E[k], q);
         k = pto__sy_keep_at(sy, E, &n, k);
     }
     st->n = n;

@@ -1110,6 +1110,18 @@ static inline void pto__sy_addbit(pto__sy_e *e, int q, uint32_t t)
     }
 }
 
+/* pto__sy_addbit at the analysis time (a wait or barrier being analysed):
+   no entry's time is later (times only grow within an analysis, and every
+   hts is one of them), so only a new bit changes anything. */
+static inline void pto__sy_addnow(const pto__sy *sy, pto__sy_e *e, int q)
+{
+    if ((unsigned)q < 7u && !(e->bits & (1u << q))) {
+        e->bits = (uint8_t)(e->bits | (1u << q));
+        e->skip = (uint8_t)(e->skip | (1u << q));
+        e->hts[q] = sy->now;
+    }
+}
+
 /* GM window of record b lies inside that of a (same tensor, same start,
    a shape at least as large). */
 static int pto__sy_gm_covers(const pto_module *m, const pto__sy_rec *a, const pto__sy_rec *b)
@@ -1752,7 +1764,7 @@ static void pto__sy_barrier(pto__sy *sy, int32_t s, pto__sy_st *st)
     pto__sy_e *E;
     if (P == PTO_PIPE_ALL) {
         for (k = 0; k < st->n;) {
-            for (q = 0; q < 7; q++) pto__sy_addbit(&st->e[k], q, sy->now);
+            for (q = 0; q < 7; q++) pto__sy_addnow(sy, &st->e[k], q);
             k = pto__sy_keep(sy, st, k);
         }
         return;
@@ -1761,7 +1773,7 @@ static void pto__sy_barrier(pto__sy *sy, int32_t s, pto__sy_st *st)
     E = st->e;
     for (k = 0; k < n;) {
         if (E[k].pipe != P) { k++; continue; }
-        pto__sy_addbit(&E[k], P, sy->now);
+        pto__sy_addnow(sy, &E[k], P);
         k = pto__sy_keep_at(sy, E, &n, k);
     }
     st->n = n;
@@ -1887,7 +1899,7 @@ static void pto__sy_set_op(pto__sy *sy, int32_t s, pto__sy_st *st, uint32_t t)
     for (k = 0; k < n;) {
         if (!(E[k].cap.w[fw] & bit)) { k++; continue; }
         E[k].cap.w[fw] &= ~bit;
-        pto__sy_addbit(&E[k], q, sy->now);
+        pto__sy_addnow(sy, &E[k], q);
         k = pto__sy_keep_at(sy, E, &n, k);
     }
     st->n = n;

@@ -953,5 +953,11 @@ lacks "bad rank: a dropped get leaves no uninitialised tile" "uninitialised"
 expect "bad rank: the partner's missing notify" 1 "^    ranks_pairs.pto:7: error: rank 3 of sig@3 is outside \\[0, 3\\)" \
     $ptoc run --ranks 3 tests/sweep/ranks_pairs.pto
 lacks "bad rank: no follow-on deadlock" "deadlock"
+# ---- review27 L5: an xN tile in a loop of literal trips T < N plans slots no access touches ----
+expect "xN over T < N trips: a warning" 0 \
+    "^tests/user/r26a_short_loops.pto:4:10: warning: tile 'a' is x3 in a loop of 2 trips: slot 2 is never used \\(x2 holds as much and plans 4096 fewer bytes\\)$" \
+    $ptoc check tests/user/r26a_short_loops.pto
+holds "xN over T < N trips: several slots" "tile 'b' is x4 in a loop of 3 trips: slot 3 is never used"
+lacks "xN over T >= N trips: none" "tile 'c' is x2"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
