@@ -124,6 +124,15 @@ typedef struct pto__ps_pname {
     int32_t gone_kernel;   /* and the kernel it was declared in */
 } pto__ps_pname;
 
+/* A tile line's tail as pto__ps_qtile read it: "SPACE DTYPE[R, C] [xN]\n"
+   (its bytes in pto__ps_parser.qt_text). */
+#define PTO__QT_MAX 40
+typedef struct pto__ps_qtail {
+    uint8_t sp, dt;       /* pto_space, pto_dtype */
+    int32_t r, c, nbuf;   /* nbuf -1: no xN */
+    size_t k, len;        /* past the ']' and past the newline, from the tail's start (len 0: none kept) */
+} pto__ps_qtail;
+
 /* One entry of the lexer's name cache (pto__ps_lex_name). */
 #define PTO__NC_BITS 10
 typedef struct pto__ps_ncent {
@@ -164,6 +173,8 @@ typedef struct pto__ps_parser {
     int nonascii;               /* a non-ASCII byte was reported (once per file: review17) */
     int32_t dead[8], dead_kernel[8];  /* names whose let / for / tile / param line failed (pto__ps_dead) */
     int n_dead;
+    pto__ps_qtail qt;                 /* the last tile line's tail read quickly (pto__ps_qtile) */
+    char qt_text[PTO__QT_MAX];
 } pto__ps_parser;
 
 /* ---- diagnostics ------------------------------------------------------- */
@@ -1329,15 +1340,14 @@ static int32_t pto__ps_qtree(pto__ps_parser *p, const pto__ps_qatom *atoms, int 
     return add ? pto__ps_qnode(p, pto__ps_qop_kind(s[add]), acc, term, 0, add) : term;
 }
 
-/* 1 and the expression's node in *e (-1 when a node could not be added),
-   or 0 when the expression is left to the token parser. */
-static int pto__ps_qexpr(pto__ps_parser *p, int32_t *e)
+/* The atoms after atoms[0] (which ends at j) of an expression read
+   quickly: their count, with *end where the expression ends, or 0 when it
+   is left to the token parser. Makes no node. */
+static int pto__ps_qrest(pto__ps_parser *p, pto__ps_qatom *atoms, size_t j, size_t *end)
 {
-    pto__ps_qatom atoms[PTO__QX_MAX];
     const unsigned char *s = (const unsigned char *)p->src;
-    size_t j = p->tok.pos + p->tok.len, n = p->len;
+    size_t n = p->len;
     int na = 1;
-    if (p->ctx->parse_tokens_only || !pto__ps_qatom_at(p, p->tok.pos, j, p->tok.id, &atoms[0])) return 0;
     for (;;) {
         size_t b = j + 1;
         if (!(b < n && s[j] == ' ' && (pto__ps_cc[s[b]] & PTO__CC_ARITH))) {   /* else the usual ` + ` */
@@ -1349,6 +1359,28 @@ static int pto__ps_qexpr(pto__ps_parser *p, int32_t *e)
             return 0;
         atoms[na++].op = b;
     }
+    *end = j;
+    return na;
+}
+
+/* An expression read quickly from byte i (< p->len) of the line: its atom
+   count (atoms[], *end past it) or 0, as pto__ps_qrest. */
+static int pto__ps_qscan(pto__ps_parser *p, size_t i, pto__ps_qatom *atoms, size_t *end)
+{
+    size_t j;
+    if (!pto__ps_qatom_scan(p, i, &atoms[0], &j)) return 0;
+    return pto__ps_qrest(p, atoms, j, end);
+}
+
+/* 1 and the expression's node in *e (-1 when a node could not be added),
+   or 0 when the expression is left to the token parser. */
+static int pto__ps_qexpr(pto__ps_parser *p, int32_t *e)
+{
+    pto__ps_qatom atoms[PTO__QX_MAX];
+    size_t j = p->tok.pos + p->tok.len;
+    int na;
+    if (p->ctx->parse_tokens_only || !pto__ps_qatom_at(p, p->tok.pos, j, p->tok.id, &atoms[0])) return 0;
+    if (!(na = pto__ps_qrest(p, atoms, j, &j))) return 0;
     *e = pto__ps_qtree(p, atoms, na);
     p->pos = j;
     pto__ps_next(p);
@@ -1836,7 +1868,7 @@ static PTO__PS_NOINLINE int pto__ps_qoperands(pto__ps_parser *p, int32_t s, pto_
 /* 1 when the operands were read (the current token is what ends them), 2
    when the quick read took the whole line (p->pos at its newline, the token
    not made), 0 after an error. */
-static int pto__ps_operands(pto__ps_parser *p, int32_t s, pto_op op)
+static PTO__PS_INLINE int pto__ps_operands(pto__ps_parser *p, int32_t s, pto_op op)
 {
     const pto_opinfo *info = pto_opinfo_get(op);
     int all, i = pto__ps_qoperands(p, s, op, info, &all);
@@ -2110,48 +2142,71 @@ static PTO__PS_INLINE int pto__ps_qdim(const pto__ps_parser *p, size_t i, int af
     return x <= INT32_MAX && (s[i] != '0' || j - i == 1) && j < n && s[j] == after;
 }
 
-static int pto__ps_qtile(pto__ps_parser *p, int32_t block, const pto__ps_tok *kw)
+/* The rest of a tile line from byte i (after "NAME: "): SPACE DTYPE[R, C]
+   [xN] and its newline, into *q; 0 when the line is left to the token
+   parser (also for a word that is no space or dtype, which it reports).
+   A tail of up to PTO__QT_MAX bytes is kept (pto__ps_qtile). */
+static int pto__ps_qtile_tail(pto__ps_parser *p, size_t i, pto__ps_qtail *q)
 {
-    pto__ps_tok name, spt, dtt, xn;
-    pto__ps_pname *nm;
-    pto_space sp;
-    pto_dtype dt;
+    pto__ps_tok spt, dtt, xn;
     int64_t r, c, nbuf = -1;
     size_t j, k;
-    int32_t t;
-    if (p->ctx->parse_tokens_only) return -1;
-    if (pto__ps_at(p, p->pos) != ' ' || !pto__ps_qword(p, p->pos + 1, ':', &name, &j) ||
-        pto__ps_at(p, j + 1) != ' ' || !pto__ps_qword(p, j + 2, ' ', &spt, &j) ||
-        !pto__ps_qword(p, j + 1, '[', &dtt, &j) || !pto__ps_qdim(p, j + 1, ',', &r, &j) ||
-        pto__ps_at(p, j + 1) != ' ' || !pto__ps_qdim(p, j + 2, ']', &c, &j))
-        return -1;
+    if (!pto__ps_qword(p, i, ' ', &spt, &j) || !pto__ps_qword(p, j + 1, '[', &dtt, &j) ||
+        !pto__ps_qdim(p, j + 1, ',', &r, &j) || pto__ps_at(p, j + 1) != ' ' || !pto__ps_qdim(p, j + 2, ']', &c, &j))
+        return 0;
     k = ++j;   /* past the ']' */
     if (pto__ps_at(p, j) == ' ' && pto__ps_at(p, j + 1) == 'x' && pto__ps_is_digit(pto__ps_at(p, j + 2))) {
         size_t d;
-        if (!pto__ps_qword(p, j + 1, '\n', &xn, &j) || xn.len > 10) return -1;
+        if (!pto__ps_qword(p, j + 1, '\n', &xn, &j) || xn.len > 10) return 0;
         for (nbuf = 0, d = 1; d < xn.len; d++) {
-            if (!pto__ps_is_digit(p->src[xn.pos + d])) return -1;
+            if (!pto__ps_is_digit(p->src[xn.pos + d])) return 0;
             nbuf = nbuf * 10 + (p->src[xn.pos + d] - '0');
         }
     }
-    if (pto__ps_at(p, j) != '\n') return -1;
-    /* what the token parser would report: a name that may not be declared,
-       an unknown space or dtype */
+    if (pto__ps_at(p, j) != '\n') return 0;
+    q->sp = (uint8_t)pto__ps_space_of(p, &spt);
+    q->dt = (uint8_t)pto__ps_dtype_of(p, &dtt);
+    if (q->sp == PTO_NSPACE || q->dt == PTO_DT_NONE) return 0;
+    q->r = (int32_t)r;
+    q->c = (int32_t)c;
+    q->nbuf = (int32_t)nbuf;
+    q->k = k - i;
+    q->len = j + 1 - i;
+    if (q->len <= PTO__QT_MAX) {
+        memcpy(p->qt_text, p->src + i, q->len);
+        p->qt = *q;
+    }
+    return 1;
+}
+
+static int pto__ps_qtile(pto__ps_parser *p, int32_t block, const pto__ps_tok *kw)
+{
+    pto__ps_tok name;
+    pto__ps_pname *nm;
+    pto__ps_qtail q;
+    size_t i;
+    int32_t t;
+    if (p->ctx->parse_tokens_only) return -1;
+    if (pto__ps_at(p, p->pos) != ' ' || !pto__ps_qword(p, p->pos + 1, ':', &name, &i) || pto__ps_at(p, i + 1) != ' ')
+        return -1;
+    i += 2;
+    /* a tile line's tail is usually the one before's (tiles alike in a row):
+       the same bytes read the same, without a word looked up again */
+    if (p->qt.len && p->len - i >= p->qt.len && memcmp(p->src + i, p->qt_text, p->qt.len) == 0) q = p->qt;
+    else if (!pto__ps_qtile_tail(p, i, &q)) return -1;
+    /* what the token parser would report: a name that may not be declared */
     nm = pto__ps_name_slot(p, name.id);
     if (!nm || nm->kind != PTO__B_NONE || pto__ps_reserved(p, name.id)) return -1;
-    sp = pto__ps_space_of(p, &spt);
-    dt = pto__ps_dtype_of(p, &dtt);
-    if (sp == PTO_NSPACE || dt == PTO_DT_NONE) return -1;
-    t = pto__add_tile_id(p->m, block, name.id, sp, dt, (int32_t)r, (int32_t)c, *pto__ps_tloc(p, kw));
+    t = pto__add_tile_id(p->m, block, name.id, (pto_space)q.sp, (pto_dtype)q.dt, q.r, q.c, *pto__ps_tloc(p, kw));
     if (t < 0) {   /* as the token parser fails: at the token after the ']' */
-        p->pos = k;
+        p->pos = i + q.k;
         pto__ps_next(p);
         return 0;
     }
     p->m->tiles[t].loc = *pto__ps_tloc(p, &name);
     pto__ps_bind(p, &name, PTO__B_TILE, t);
-    if (nbuf >= 0) p->m->tiles[t].nbuf = (int32_t)nbuf;
-    p->pos = j;   /* its newline */
+    if (q.nbuf >= 0) p->m->tiles[t].nbuf = q.nbuf;
+    p->pos = i + q.len - 1;   /* its newline */
     pto__ps_newline(p);
     return 1;
 }
@@ -2239,12 +2294,86 @@ static int pto__ps_tile_stmt(pto__ps_parser *p, int32_t block)
     return pto__ps_end_stmt(p, "the tile");
 }
 
+/* `let NAME = EXPR` and `for NAME = A to B {` read quickly, as
+   pto__ps_qtile reads a tile line: the name and quick expressions (no
+   token made), single spaces, nothing else on the line. -1 when the line is
+   left to the token parser (nothing done but interning this line's names in
+   text order), else what the statement's parser returns. *j is set past
+   "NAME = " and *name to the name. */
+static PTO__PS_INLINE int pto__ps_qhead(pto__ps_parser *p, pto__ps_tok *name, size_t *j)
+{
+    const unsigned char *s = (const unsigned char *)p->src;
+    const pto__ps_pname *nm;
+    if (p->ctx->parse_tokens_only || pto__ps_at(p, p->pos) != ' ' || !pto__ps_qword(p, p->pos + 1, ' ', name, j) ||
+        *j + 3 >= p->len || s[*j + 1] != '=' || s[*j + 2] != ' ')
+        return 0;
+    /* what the token parser would report: a name that may not be declared */
+    nm = pto__ps_name_slot(p, name->id);
+    if (!nm || nm->kind != PTO__B_NONE || pto__ps_reserved(p, name->id)) return 0;
+    *j += 3;
+    return 1;
+}
+
+static int pto__ps_qlet(pto__ps_parser *p, int32_t block, const pto__ps_tok *kw)
+{
+    pto__ps_qatom atoms[PTO__QX_MAX];
+    pto__ps_tok name;
+    size_t j;
+    int na;
+    int32_t e, st;
+    if (!pto__ps_qhead(p, &name, &j) || !(na = pto__ps_qscan(p, j, atoms, &j)) || p->src[j] != '\n') return -1;
+    e = pto__ps_qtree(p, atoms, na);
+    st = e < 0 ? -1 : pto__add_let_id(p->m, block, name.id, e, *pto__ps_tloc(p, kw));
+    p->pos = j;   /* its newline */
+    if (st < 0) {   /* as the token parser fails: at the newline */
+        pto__ps_next(p);
+        return pto__ps_dead(p, &name);
+    }
+    p->m->vars[p->m->stmts[st].ref].loc = *pto__ps_tloc(p, &name);
+    pto__ps_bind(p, &name, PTO__B_LET, p->m->stmts[st].ref);
+    pto__ps_newline(p);
+    return 1;
+}
+
+static int pto__ps_qfor(pto__ps_parser *p, int32_t block, const pto__ps_tok *kw)
+{
+    const unsigned char *s = (const unsigned char *)p->src;
+    pto__ps_qatom xa[PTO__QX_MAX], xb[PTO__QX_MAX];
+    pto__ps_tok name, open;
+    size_t j, n = p->len;
+    int na, nb;
+    int32_t a, b = -1, st = -1;
+    if (!pto__ps_qhead(p, &name, &j) || !(na = pto__ps_qscan(p, j, xa, &j)) || n - j < 5 ||
+        memcmp(s + j, " to ", 4) != 0 || !(nb = pto__ps_qscan(p, j + 4, xb, &j)) || n - j < 3 || s[j] != ' ' ||
+        s[j + 1] != '{' || s[j + 2] != '\n')
+        return -1;
+    open.kind = '{';
+    open.pos = j + 1;
+    open.len = 1;
+    open.line = p->line;
+    open.col = (int32_t)(j + 2 - p->line_start);
+    open.id = 0;
+    if ((a = pto__ps_qtree(p, xa, na)) >= 0 && (b = pto__ps_qtree(p, xb, nb)) >= 0)
+        st = pto__add_for_id(p->m, block, name.id, a, b, -1, *pto__ps_tloc(p, kw));
+    /* as the token parser fails: at the '{' (a bound) or past it */
+    p->pos = a < 0 || b < 0 ? j + 1 : j + 2;
+    pto__ps_next(p);
+    if (st < 0) return pto__ps_dead(p, &name);
+    p->m->vars[p->m->stmts[st].ref].loc = *pto__ps_tloc(p, &name);
+    pto__ps_scope_open(p);
+    pto__ps_bind(p, &name, PTO__B_LOOP, p->m->stmts[st].ref);
+    pto__ps_block(p, p->m->stmts[st].body, &open);
+    pto__ps_scope_close(p);
+    return pto__ps_end_stmt(p, "'}'");
+}
+
 /* let NAME = EXPR */
 static int pto__ps_let_stmt(pto__ps_parser *p, int32_t block)
 {
     pto__ps_tok kw = p->tok, name;
     int32_t e, s;
     int ok;
+    if ((ok = pto__ps_qlet(p, block, &kw)) >= 0) return ok;
     pto__ps_next(p);
     name = p->tok;
     if (!pto__ps_expect(p, PTO__T_NAME, "a name after 'let'")) return 0;
@@ -2264,6 +2393,7 @@ static int pto__ps_for_stmt(pto__ps_parser *p, int32_t block)
     pto__ps_tok kw = p->tok, name, open;
     int32_t a, b, st = -1, s;
     int ok;
+    if ((ok = pto__ps_qfor(p, block, &kw)) >= 0) return ok;
     pto__ps_next(p);
     name = p->tok;
     if (!pto__ps_expect(p, PTO__T_NAME, "a loop variable after 'for'")) return 0;
@@ -2607,29 +2737,29 @@ static void pto__ps_unknown_op(pto__ps_parser *p, const pto__ps_tok *t)
 /* One statement; returns 0 after a syntax error (the caller skips the line). */
 static int pto__ps_stmt(pto__ps_parser *p, int32_t block)
 {
-    pto__ps_tok t = p->tok;
+    const pto__ps_tok *t = &p->tok;   /* (read only before the first token after it is made) */
+    int32_t id = t->id, s;
     pto_op op;
-    int32_t s;
     int r;
-    if (t.kind != PTO__T_NAME) { pto__ps_expected(p, "a statement"); return 0; }
-    if (t.id <= p->kw_max) {   /* a name interned after every keyword is none: an op, or no statement word */
-        if (t.id == p->kw[PTO__KW_TILE]) return pto__ps_tile_stmt(p, block);
-        if (t.id == p->kw[PTO__KW_LET]) return pto__ps_let_stmt(p, block);
-        if (t.id == p->kw[PTO__KW_FOR]) return pto__ps_for_stmt(p, block);
-        if (t.id == p->kw[PTO__KW_IF]) return pto__ps_if_stmt(p, block);
-        if (t.id == p->kw[PTO__KW_CUBE] || t.id == p->kw[PTO__KW_VECTOR]) return pto__ps_section_stmt(p, block);
-        if (t.id == p->kw[PTO__KW_PIPE]) return pto__ps_pipe_stmt(p, block);
-        if (t.id == p->kw[PTO__KW_ELSE]) {
-            pto__ps_err(p, &t, "'else' must follow '}' on the same line");
+    if (t->kind != PTO__T_NAME) { pto__ps_expected(p, "a statement"); return 0; }
+    if (id <= p->kw_max) {   /* a name interned after every keyword is none: an op, or no statement word */
+        if (id == p->kw[PTO__KW_TILE]) return pto__ps_tile_stmt(p, block);
+        if (id == p->kw[PTO__KW_LET]) return pto__ps_let_stmt(p, block);
+        if (id == p->kw[PTO__KW_FOR]) return pto__ps_for_stmt(p, block);
+        if (id == p->kw[PTO__KW_IF]) return pto__ps_if_stmt(p, block);
+        if (id == p->kw[PTO__KW_CUBE] || id == p->kw[PTO__KW_VECTOR]) return pto__ps_section_stmt(p, block);
+        if (id == p->kw[PTO__KW_PIPE]) return pto__ps_pipe_stmt(p, block);
+        if (id == p->kw[PTO__KW_ELSE]) {
+            pto__ps_err(p, t, "'else' must follow '}' on the same line");
             return 0;
         }
     }
-    op = pto__ps_op_of(p, &t);
+    op = pto__ps_op_of(p, t);
     if (op == PTO_NOP) {
-        pto__ps_unknown_op(p, &t);
+        pto__ps_unknown_op(p, t);
         return 0;
     }
-    s = pto__add_op_id(p->m, block, op, *pto__ps_tloc(p, &t));
+    s = pto__add_op_id(p->m, block, op, *pto__ps_tloc(p, t));
     if (s < 0) { pto__ps_next(p); return 0; }
     if (!(r = pto__ps_operands(p, s, op))) return 0;
     if (r == 2 && op != PTO_OP_TFREE) { pto__ps_newline(p); return 1; }

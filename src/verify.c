@@ -4258,7 +4258,7 @@ static void pto__vreserved_init(pto__vreserved *r)
     }
 }
 
-static int pto__vname_ok(const char *s, int expr_scope, const pto__vreserved *r)
+static PTO__V_INLINE int pto__vname_ok(const char *s, int expr_scope, const pto__vreserved *r)
 {
     size_t i, n;
     unsigned char c0;
@@ -4276,19 +4276,24 @@ static int pto__vname_ok(const char *s, int expr_scope, const pto__vreserved *r)
 
 /* expr_scope: a name an expression could read (not a kernel's or a host's,
    which the text allows to be any word: `kernel nan(...)` parses). */
-static void pto__vname_check(pto_ctx *ctx, const pto_module *m, int32_t name, const pto_loc *loc, const char *what,
-                             int expr_scope, const pto__vreserved *reserved)
+static void pto__vname_bad(pto_ctx *ctx, const char *s, const pto_loc *loc, const char *what, int expr_scope)
 {
-    const char *s = pto_str(m->ctx, name);
     char words[120];
     size_t i, n = 0;
-    if (pto__vname_ok(s, expr_scope, reserved)) return;
     words[0] = 0;   /* (set here, not zeroed per name: the check runs for every name) */
     for (i = 0; expr_scope && i < PTO__NRESERVED && n < sizeof words; i++)
         n += (size_t)snprintf(words + n, sizeof words - n, "%s%s", i == 0 ? "; not " : i + 1 < PTO__NRESERVED ? ", " : " or ",
                               pto__ps_kw_text[pto__reserved_kw[i]]);
     pto_error(ctx, *loc, "%s name '%s' is not a name the .pto text could hold (letters, digits and _, not starting "
               "with a digit%s)", what, s ? s : "", words);
+}
+
+/* (in line: every tile's and var's name, the error out of line) */
+static PTO__V_INLINE void pto__vname_check(pto_ctx *ctx, const pto_module *m, int32_t name, const pto_loc *loc,
+                                           const char *what, int expr_scope, const pto__vreserved *reserved)
+{
+    const char *s = pto_str(m->ctx, name);
+    if (!pto__vname_ok(s, expr_scope, reserved)) pto__vname_bad(ctx, s, loc, what, expr_scope);
 }
 
 static void pto__vnames(pto_ctx *ctx, const pto_module *m)
