@@ -70,6 +70,15 @@ if ! grep -q "missing set_flag" $out/swar/log; then ok "swar: no 'missing set_fl
 # a's slot rotation removed: the next tload overwrites what this tadd reads
 edit slot vadd sed -e '/const pto_k_tile a = /s/(i % 2) \* 16384)/0)/'
 changed slot vadd && judge slot fail vadd 'tload (MTE2, block [0-9] aiv0) writes them while "vadd.pto:11" tadd (V, block [0-9] aiv0) read them unordered'
+# vadd: tile b's two slots moved past the end of UB (review28 L9): one report per slot, not one per
+# instruction on it in every iteration and block, and no efficiency figure for a run whose tadds
+# and second tloads did not run (the tstores' reads of c, which no tadd wrote, are reported once)
+edit bcap vadd sed -e '/const pto_k_tile b = /s/32768 + (i % 2)/188416 + (i % 2)/'
+changed bcap vadd && judge bcap fail vadd 'simulator   [0-9]* reports in all, 3 distinct'
+if grep -q '^  efficiency  - ([0-9]* instructions not run for the errors below: the cycles leave out their work)$' $out/bcap/log &&
+   grep -q '^    vadd.pto:6: error: tdecl: tile past capacity: declared tile \[16, 256\] f32 at byte 204800 spans \[204800, 221184) but vec holds 196608 bytes on a2a3 (block [0-9] aiv0)$' $out/bcap/log &&
+   [ "$(grep -c 'tile past capacity' $out/bcap/log)" = 2 ]
+then ok "bcap: a report per slot, no efficiency figure"; else bad "bcap: a report per slot, no efficiency figure"; fi
 # the MTE2 -> V wait before the tadd deleted (the README's example): the header counts the
 # reports and how many distinct lines follow (review14: "66 reports" above 4 lines read wrong)
 edit nowait vadd sed -e '/wait_flag(core, "vadd.pto:11", PTO_K_MTE2, PTO_K_V/d'
