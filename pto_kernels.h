@@ -822,6 +822,10 @@ typedef struct pto_k_report {
     int64_t serial;            /* sum of every pipe's busy cycles (no overlap) */
     double efficiency;         /* bound / makespan */
     int64_t ninstr;
+    /* Instructions not run for an error in their operands (a tile past its
+       memory, misaligned, a GM window outside its tensor...): their work is
+       missing from the cycles, so efficiency says nothing of the kernel. */
+    int64_t skipped;
     /* Why efficiency is not 1: the busiest pipe (bound_pipe, on core
        bound_core: the first where it is that busy) is idle makespan - bound
        cycles; `waited` of them it sat in waits (wait_flag, PIPE_ALL, a signal
@@ -1682,29 +1686,34 @@ PTO_K_FN const char *pto_k__verb(int kind)
 }
 
 /* A race between pipes pp (prev, an access stamped pclk at source line
-   psrc) and q of core c that a flag pair meant to order: the latest
-   set_flag(pp, q) was consumed by a wait on q issued after prev ran, yet
-   the set was issued before prev (a hand edit moved it up), and it carries
-   prev's source line, as the sync pass labels a set with the producer it
-   follows (a set of another producer's pair, when prev's own pair is
-   missing, stays "missing": moving it is not the fix meant). Returns that
-   set's id (its sync: *s), or -1. */
+   psrc) and q of core c that a flag pair meant to order: a set_flag(pp, q)
+   was consumed by a wait on q issued after prev ran, yet the set was issued
+   before prev (a hand edit moved it up), and it carries prev's source line,
+   as the sync pass labels a set with the access it follows (a set of
+   another access's pair, when prev's own pair is missing, stays "missing":
+   moving it is not the fix meant). Every id is tried, not only the latest
+   set: a WAR pair's set in a double-buffered loop is older than the other
+   id's, which the next iteration has set again by the time the writer
+   races (review28 M2). Returns that set's id (its sync: *s), or -1. */
 PTO_K_FN int pto_k__early_set(const pto_k_core *c, int pp, int q, uint32_t pclk, const char *psrc,
                               const pto_k__sync **s)
 {
     int id, best = -1;
     uint32_t own = 0;
+    if (!psrc) return -1;
     for (id = 0; id < PTO_K_NFLAG; id++) {
         const pto_k__sync *f = &c->flag[pp][q][id];
-        if (f->src && f->vc && (best < 0 || f->vc[c->index * 8 + pp] > own)) {
+        uint32_t at;
+        if (!f->src || !f->vc || c->flag_set[pp][q][id] || !c->flag_waited[pp][q][id] ||
+            c->flag_wpclk[pp][q][id] < pclk || strcmp(f->src, psrc) != 0)
+            continue;
+        at = f->vc[c->index * 8 + pp];
+        if (at < pclk && (best < 0 || at > own)) {
             best = id;
-            own = f->vc[c->index * 8 + pp];
+            own = at;
         }
     }
-    if (best < 0 || own >= pclk || c->flag_set[pp][q][best] || !c->flag_waited[pp][q][best] ||
-        c->flag_wpclk[pp][q][best] < pclk || !psrc || strcmp(c->flag[pp][q][best].src, psrc) != 0)
-        return -1;
-    *s = &c->flag[pp][q][best];
+    if (best >= 0) *s = &c->flag[pp][q][best];
     return best;
 }
 
@@ -1755,7 +1764,13 @@ PTO_K_FN void pto_k__report_conf(pto_k__check *k, int kind, const char *what, in
            a 4-byte scalar store or atomic, not a block move (a row of
            per-peer cells is the usual layout). */
         if (gm && f->apart && pto_k__is_notify(k->cur.op) && pto_k__is_notify(f->prev.op)) continue;
-        if (!pto_k__first_report(dev, k->cur.src, f->prev.src, kind * 4 + f->prevkind)) continue;
+        /* Once per pair of source lines, and once more when the earlier
+           access ran on another core: its reason and fix differ (no
+           cross-core flag or signal orders them), so a core's own instance
+           must not hide it (review28 M3: three ranks' tstores into rank 0's
+           window were folded into rank 0's in-core race and its in-core fix). */
+        if (!pto_k__first_report(dev, k->cur.src, f->prev.src, (pc != c ? 100 : 0) + kind * 4 + f->prevkind))
+            continue;
         pto_k__core_name(c, me, sizeof me);
         pto_k__core_name(pc, them, sizeof them);
         if (pto_k__is_notify(k->cur.op) && pto_k__is_notify(f->prev.op))
@@ -2230,9 +2245,34 @@ PTO_K_FN int64_t pto_k__vspan(pto_k_tile t, int64_t vr)
     return vr * t.cols * pto_k__dsize(t.dtype);
 }
 
+/* An instruction the simulator does not run for an error in its operands:
+   the run's cycles leave its work out, so the harness prints no efficiency
+   figure (review28 L9: "efficiency 1.000" for a kernel whose V work was all
+   skipped). A tdecl runs no work: its tile's instructions count. */
+PTO_K_FN int pto_k__skip(pto_k_core *c, const pto_k__ins *ins)
+{
+    if (ins->op != PTO_K__TDECL) c->dev->rep.skipped++;
+    return 0;
+}
+
+/* Whether a bad placement of tile t (kind: PTO_K_E_ALIGN or CAPACITY) is
+   reported yet: once per space, address and size in a launch, not once per
+   instruction on it in each iteration and block (review28 L9: a hand-edited
+   x4 tile past the end of UB gave 640 reports, 20 distinct). The repeats
+   are one finding, not counted as reports: report.skipped counts the
+   instructions it stopped. */
+PTO_K_FN int pto_k__first_place(pto_k_core *c, pto_k_tile t, int kind)
+{
+    if (pto_k__first_report(c->dev, (const void *)(size_t)t.offset, (const void *)(size_t)pto_k__tbytes(t),
+                            5000 + kind * PTO_K_NSPACE + t.space))
+        return 1;
+    c->dev->rep.suppressed--;   /* first_report counted the repeat */
+    return 0;
+}
+
 /* Checks a tile operand: space allowed (mask of spaces), shape, valid
    region, alignment and capacity. Reports and returns 0 when it is bad. */
-PTO_K_FN int pto_k__tile_ok(pto_k_core *c, const pto_k__ins *ins, pto_k_tile t, unsigned mask, const char *role)
+PTO_K_FN int pto_k__tile_check(pto_k_core *c, const pto_k__ins *ins, pto_k_tile t, unsigned mask, const char *role)
 {
     const char *op = pto_k__op_name(ins->op);
     int64_t cap, bytes;
@@ -2257,14 +2297,16 @@ PTO_K_FN int pto_k__tile_ok(pto_k_core *c, const pto_k__ins *ins, pto_k_tile t, 
         return 0;
     }
     if (t.offset % PTO_K__GRAN != 0) {
-        pto_k__ierr(c, ins, PTO_K_E_ALIGN, "%s: misaligned address: %s tile at %s byte %lld is not 32-byte aligned", op,
-                    role, pto_k__space_name(t.space), (long long)t.offset);
+        if (pto_k__first_place(c, t, PTO_K_E_ALIGN))
+            pto_k__ierr(c, ins, PTO_K_E_ALIGN, "%s: misaligned address: %s tile at %s byte %lld is not 32-byte aligned", op,
+                        role, pto_k__space_name(t.space), (long long)t.offset);
         return 0;
     }
     if (t.space == PTO_K_VEC && t.cols > 1 && (t.cols * pto_k__dsize(t.dtype)) % PTO_K__GRAN != 0) {
-        pto_k__ierr(c, ins, PTO_K_E_ALIGN, "%s: misaligned rows: vec %s tile [%d, %d] %s has rows of %d bytes, not a multiple of 32",
-                    op, role, (int)t.rows, (int)t.cols, pto_k__dtype_name(t.dtype),
-                    (int)(t.cols * pto_k__dsize(t.dtype)));
+        if (pto_k__first_place(c, t, PTO_K_E_ALIGN + 100))
+            pto_k__ierr(c, ins, PTO_K_E_ALIGN, "%s: misaligned rows: vec %s tile [%d, %d] %s has rows of %d bytes, not a multiple of 32",
+                        op, role, (int)t.rows, (int)t.cols, pto_k__dtype_name(t.dtype),
+                        (int)(t.cols * pto_k__dsize(t.dtype)));
         return 0;
     }
     if (t.space >= PTO_K_MAT && t.space <= PTO_K_ACC) {
@@ -2274,21 +2316,23 @@ PTO_K_FN int pto_k__tile_ok(pto_k_core *c, const pto_k__ins *ins, pto_k_tile t, 
         int w = 32 / pto_k__dsize(t.dtype);
         int fr = t.space == PTO_K_RIGHT ? w : 16, fc = t.space == PTO_K_MAT || t.space == PTO_K_LEFT ? w : 16;
         if (t.rows % fr != 0 || t.cols % fc != 0) {
-            pto_k__ierr(c, ins, PTO_K_E_ALIGN, "%s: the %s tile (%s %s[%d, %d]) is not whole fractals: %s tiles are whole "
-                        "%d x %d fractals for %s, so rows must be a multiple of %d and cols of %d",
-                        op, role, pto_k__space_name(t.space), pto_k__dtype_name(t.dtype), (int)t.rows, (int)t.cols,
-                        pto_k__space_name(t.space), fr, fc, pto_k__dtype_name(t.dtype), fr, fc);
+            if (pto_k__first_place(c, t, PTO_K_E_ALIGN + 200))
+                pto_k__ierr(c, ins, PTO_K_E_ALIGN, "%s: the %s tile (%s %s[%d, %d]) is not whole fractals: %s tiles are "
+                            "whole %d x %d fractals for %s, so rows must be a multiple of %d and cols of %d",
+                            op, role, pto_k__space_name(t.space), pto_k__dtype_name(t.dtype), (int)t.rows, (int)t.cols,
+                            pto_k__space_name(t.space), fr, fc, pto_k__dtype_name(t.dtype), fr, fc);
             return 0;
         }
     }
     cap = pto_k__capacity(c->dev->desc.arch, t.space);
     bytes = pto_k__tbytes(t);
     if (t.offset < 0 || t.offset + bytes > cap) {
-        pto_k__ierr(c, ins, PTO_K_E_CAPACITY,
-                    "%s: tile past capacity: %s tile [%d, %d] %s at byte %lld spans [%lld, %lld) but %s holds %lld bytes on %s",
-                    op, role, (int)t.rows, (int)t.cols, pto_k__dtype_name(t.dtype), (long long)t.offset,
-                    (long long)t.offset, (long long)(t.offset + bytes), pto_k__space_name(t.space), (long long)cap,
-                    c->dev->desc.arch == PTO_K_A5 ? "a5" : "a2a3");
+        if (pto_k__first_place(c, t, PTO_K_E_CAPACITY))
+            pto_k__ierr(c, ins, PTO_K_E_CAPACITY,
+                        "%s: tile past capacity: %s tile [%d, %d] %s at byte %lld spans [%lld, %lld) but %s holds %lld bytes on %s",
+                        op, role, (int)t.rows, (int)t.cols, pto_k__dtype_name(t.dtype), (long long)t.offset,
+                        (long long)t.offset, (long long)(t.offset + bytes), pto_k__space_name(t.space), (long long)cap,
+                        c->dev->desc.arch == PTO_K_A5 ? "a5" : "a2a3");
         return 0;
     }
     if (!c->mem[t.space]) {
@@ -2301,13 +2345,18 @@ PTO_K_FN int pto_k__tile_ok(pto_k_core *c, const pto_k__ins *ins, pto_k_tile t, 
     return 1;
 }
 
+PTO_K_FN int pto_k__tile_ok(pto_k_core *c, const pto_k__ins *ins, pto_k_tile t, unsigned mask, const char *role)
+{
+    return pto_k__tile_check(c, ins, t, mask, role) || pto_k__skip(c, ins);
+}
+
 PTO_K_FN int pto_k__same_shape(pto_k_core *c, const pto_k__ins *ins, pto_k_tile x, int32_t rows, int32_t cols,
                                const char *role)
 {
     if (x.rows == rows && x.cols == cols) return 1;
     pto_k__ierr(c, ins, PTO_K_E_USAGE, "%s: %s tile is [%d, %d], expected [%d, %d]", pto_k__op_name(ins->op), role,
                 (int)x.rows, (int)x.cols, (int)rows, (int)cols);
-    return 0;
+    return pto_k__skip(c, ins);
 }
 
 PTO_K_FN void pto_k__gm_label(const pto_k_core *c, const pto_k_gm *g, char *out, size_t n)
@@ -2343,7 +2392,7 @@ PTO_K_FN int pto_k__window_ok(pto_k_core *c, const pto_k__ins *ins, const pto_k_
     if (pto_k__nowhere(c, g)) return 0;
     if (!g || !g->data) {
         pto_k__ierr(c, ins, PTO_K_E_USAGE, "%s: no GM tensor", pto_k__op_name(ins->op));
-        return 0;
+        return pto_k__skip(c, ins);
     }
     if (vr <= 0 || vc <= 0) return 1; /* an empty window touches nothing */
     if (r < 0 || col < 0 || r > g->rows - vr || col > g->cols - vc) {
@@ -2352,7 +2401,7 @@ PTO_K_FN int pto_k__window_ok(pto_k_core *c, const pto_k__ins *ins, const pto_k_
                     "%s: window %s[%lld, %lld] of shape [%lld, %lld] is outside tensor '%s' of shape [%lld, %lld]",
                     pto_k__op_name(ins->op), nm, (long long)r, (long long)col, (long long)vr, (long long)vc,
                     g->name ? g->name : "?", (long long)g->rows, (long long)g->cols);
-        return 0;
+        return pto_k__skip(c, ins);
     }
     return 1;
 }
@@ -5088,6 +5137,9 @@ PTO_K_FN void pto_k_report_print(const pto_k_report *r, FILE *out)
             r->ninstr == 1 ? "" : "s");
     fprintf(out, "cycles: makespan %lld, bound %lld (busiest pipe), efficiency %.1f%%, serial sum %lld\n",
             (long long)r->makespan, (long long)r->bound, 100.0 * r->efficiency, (long long)r->serial);
+    if (r->skipped)
+        fprintf(out, "(%lld instruction%s not run for the errors above: the cycles leave out their work)\n",
+                (long long)r->skipped, r->skipped == 1 ? "" : "s");
     nc = r->ncores < 16 ? r->ncores : 16;
     for (i = 0; i < nc; i++) {
         const pto_k_core_report *c = &r->cores[i];

@@ -901,7 +901,12 @@ PTO_K_FN void pto_h_report(pto_h_run *run, const char *name, const pto_k_report 
     printf("  cycles      %lld%s\n", (long long)r->makespan, pto_h_deadlocked(r) ? " (up to the deadlock)" : "");
     if (r->bound > 0) {
         printf("  bound       %lld (%s)\n", (long long)r->bound, pto_h_bound_pipe(r, bp, sizeof bp));
-        printf("  efficiency  %.3f\n", r->efficiency);
+        /* review28 L9: a kernel whose ops were skipped for errors printed "efficiency 1.000" */
+        if (r->skipped > 0)
+            printf("  efficiency  - (%lld instruction%s not run for the errors below: the cycles leave out their work)\n",
+                   (long long)r->skipped, r->skipped == 1 ? "" : "s");
+        else
+            printf("  efficiency  %.3f\n", r->efficiency);
     } else {   /* no instruction took a cycle (review17: "bound 0 (-), efficiency 0.000") */
         printf("  bound       - (no instruction ran)\n");
     }

@@ -61,9 +61,24 @@ changed wdown vadd && judge wdown fail vadd 'tadd (V, block [0-9] aiv0) reads th
 edit sflag vadd awk '/set_flag\(core, "vadd.pto:10", PTO_K_MTE2, PTO_K_V/ { next } /pto_k_tload\(core, "vadd.pto:10"/ { print "        pto_k_set_flag(core, \"vadd.pto:10\", PTO_K_MTE2, PTO_K_V, i % 2);" } { print }'
 changed sflag vadd && judge sflag fail vadd 'tadd (V, block [0-9] aiv0) reads them while "vadd.pto:10" tload (MTE2, block [0-9] aiv0) wrote them unordered; the set_flag(MTE2, V, [01]) at "vadd.pto:10" is issued before the tload at "vadd.pto:10" it should follow: move it after the tload'
 if ! grep -q "missing set_flag" $out/sflag/log; then ok "sflag: no 'missing set_flag'"; else bad "sflag: a 'missing set_flag' hint"; fi
+# ... and the WAR V -> MTE2 set moved one line up, above the tadd (the reader of a and b) it should
+# follow (review28 M2): the next-but-one tload into a's slot races with the tadd, and the hint names
+# the set, though by then the other id's set (of the next iteration) is the newer one
+edit swar vadd awk '/set_flag\(core, "vadd.pto:11", PTO_K_V, PTO_K_MTE2/ { next } /pto_k_tadd\(core, "vadd.pto:11"/ { print "        pto_k_set_flag(core, \"vadd.pto:11\", PTO_K_V, PTO_K_MTE2, i % 2);" } { print }'
+changed swar vadd && judge swar fail vadd 'tload (MTE2, block [0-9] aiv0) writes them while "vadd.pto:11" tadd (V, block [0-9] aiv0) read them unordered; the set_flag(V, MTE2, [01]) at "vadd.pto:11" is issued before the tadd at "vadd.pto:11" it should follow: move it after the tadd'
+if ! grep -q "missing set_flag" $out/swar/log; then ok "swar: no 'missing set_flag'"; else bad "swar: a 'missing set_flag' hint"; fi
 # a's slot rotation removed: the next tload overwrites what this tadd reads
 edit slot vadd sed -e '/const pto_k_tile a = /s/(i % 2) \* 16384)/0)/'
 changed slot vadd && judge slot fail vadd 'tload (MTE2, block [0-9] aiv0) writes them while "vadd.pto:11" tadd (V, block [0-9] aiv0) read them unordered'
+# vadd: tile b's two slots moved past the end of UB (review28 L9): one report per slot, not one per
+# instruction on it in every iteration and block, and no efficiency figure for a run whose tadds
+# and second tloads did not run (the tstores' reads of c, which no tadd wrote, are reported once)
+edit bcap vadd sed -e '/const pto_k_tile b = /s/32768 + (i % 2)/188416 + (i % 2)/'
+changed bcap vadd && judge bcap fail vadd 'simulator   [0-9]* reports in all, 3 distinct'
+if grep -q '^  efficiency  - ([0-9]* instructions not run for the errors below: the cycles leave out their work)$' $out/bcap/log &&
+   grep -q '^    vadd.pto:6: error: tdecl: tile past capacity: declared tile \[16, 256\] f32 at byte 204800 spans \[204800, 221184) but vec holds 196608 bytes on a2a3 (block [0-9] aiv0)$' $out/bcap/log &&
+   [ "$(grep -c 'tile past capacity' $out/bcap/log)" = 2 ]
+then ok "bcap: a report per slot, no efficiency figure"; else bad "bcap: a report per slot, no efficiency figure"; fi
 # the MTE2 -> V wait before the tadd deleted (the README's example): the header counts the
 # reports and how many distinct lines follow (review14: "66 reports" above 4 lines read wrong)
 edit nowait vadd sed -e '/wait_flag(core, "vadd.pto:11", PTO_K_MTE2, PTO_K_V/d'
@@ -142,6 +157,35 @@ log=$out/mfix.log
 $ptoc check $out/mfix.pto >$log 2>&1; rc=$?
 if [ $rc = 0 ] && grep -q "mfix.pto:12:20: warning: set_flag M, FIX with event id 4: ids 3..7 of the M -> FIX pair deadlocked on a device" $log &&
    grep -q "mfix.pto:13:21: warning: wait_flag M, FIX with event id 4" $log; then ok "mfix.pto: check warns about M -> FIX id 4"; else bad "mfix.pto: no warning (rc $rc)"; fi
+
+# a gather to rank 0 with the pipe_barrier(ALL) before the notify deleted (review28 M3): each rank's
+# tput (its tstore on MTE3) is no longer ordered before its notify, so rank 0's tload races with its
+# own tput (an in-core pair: a missing flag) and with the other ranks' (a cross-rank race: no flag
+# of rank 0 orders another rank's store). The cross-rank one is reported too, not folded into the
+# in-core one's count with the in-core fix
+cat >$out/gather.pto <<'EOF'
+kernel gat(in x: f32[1, 64], inout gat: f32[8, 64] window, inout sig: i32[1, 8] window, out res: f32[8, 64]) vector ranks {
+  tput gat@0[rank, 0], x[0, 0], 1, 64
+  notify sig@0[0, 0], 1, add
+  if rank == 0 {
+    tile g: vec f32[8, 64] valid(nranks, 64)
+    wait sig[0, 0], ge, nranks
+    tload g, gat[0, 0]
+    tstore res[0, 0], g
+  }
+}
+EOF
+d=$out/gather; log=$d/log
+$ptoc emit $out/gather.pto -o $d >/dev/null 2>&1
+sed -e '/pipe_barrier(core, "gather.pto:3", PTO_K_ALL)/d' $d/kernel.c >$d/k.c
+if cmp -s $d/k.c $d/kernel.c; then bad "gather: the edit did not apply"; else
+    mv $d/k.c $d/kernel.c
+    $ptoc run $d --cc $cc --ranks 4 >$log 2>&1; rc=$?
+    if [ $rc = 1 ] && grep -q 'simulator   4 reports in all, 2 distinct' $log &&
+       grep -q 'tload (MTE2, rank 0 block 0 aiv0) reads them while "gather.pto:2" tstore (MTE3, rank 0 block 0 aiv0) wrote them unordered; missing set_flag(MTE3, MTE2, id)' $log &&
+       grep -q 'tload (MTE2, rank 0 block 0 aiv0) reads them while "gather.pto:2" tstore (MTE3, rank [123] block 0 aiv0) wrote them unordered; no cross-core flag, ring slot or signal orders rank [123] block 0 aiv0 before rank 0 block 0 aiv0' $log
+    then ok "gather: the cross-rank race is a report of its own"; else bad "gather: cross-rank race (rc $rc)"; fi
+fi
 
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

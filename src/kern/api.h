@@ -382,6 +382,10 @@ typedef struct pto_k_report {
     int64_t serial;            /* sum of every pipe's busy cycles (no overlap) */
     double efficiency;         /* bound / makespan */
     int64_t ninstr;
+    /* Instructions not run for an error in their operands (a tile past its
+       memory, misaligned, a GM window outside its tensor...): their work is
+       missing from the cycles, so efficiency says nothing of the kernel. */
+    int64_t skipped;
     /* Why efficiency is not 1: the busiest pipe (bound_pipe, on core
        bound_core: the first where it is that busy) is idle makespan - bound
        cycles; `waited` of them it sat in waits (wait_flag, PIPE_ALL, a signal

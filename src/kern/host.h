@@ -557,6 +557,9 @@ PTO_K_FN void pto_k_report_print(const pto_k_report *r, FILE *out)
             r->ninstr == 1 ? "" : "s");
     fprintf(out, "cycles: makespan %lld, bound %lld (busiest pipe), efficiency %.1f%%, serial sum %lld\n",
             (long long)r->makespan, (long long)r->bound, 100.0 * r->efficiency, (long long)r->serial);
+    if (r->skipped)
+        fprintf(out, "(%lld instruction%s not run for the errors above: the cycles leave out their work)\n",
+                (long long)r->skipped, r->skipped == 1 ? "" : "s");
     nc = r->ncores < 16 ? r->ncores : 16;
     for (i = 0; i < nc; i++) {
         const pto_k_core_report *c = &r->cores[i];

@@ -102,9 +102,34 @@ PTO_K_FN int64_t pto_k__vspan(pto_k_tile t, int64_t vr)
     return vr * t.cols * pto_k__dsize(t.dtype);
 }
 
+/* An instruction the simulator does not run for an error in its operands:
+   the run's cycles leave its work out, so the harness prints no efficiency
+   figure (review28 L9: "efficiency 1.000" for a kernel whose V work was all
+   skipped). A tdecl runs no work: its tile's instructions count. */
+PTO_K_FN int pto_k__skip(pto_k_core *c, const pto_k__ins *ins)
+{
+    if (ins->op != PTO_K__TDECL) c->dev->rep.skipped++;
+    return 0;
+}
+
+/* Whether a bad placement of tile t (kind: PTO_K_E_ALIGN or CAPACITY) is
+   reported yet: once per space, address and size in a launch, not once per
+   instruction on it in each iteration and block (review28 L9: a hand-edited
+   x4 tile past the end of UB gave 640 reports, 20 distinct). The repeats
+   are one finding, not counted as reports: report.skipped counts the
+   instructions it stopped. */
+PTO_K_FN int pto_k__first_place(pto_k_core *c, pto_k_tile t, int kind)
+{
+    if (pto_k__first_report(c->dev, (const void *)(size_t)t.offset, (const void *)(size_t)pto_k__tbytes(t),
+                            5000 + kind * PTO_K_NSPACE + t.space))
+        return 1;
+    c->dev->rep.suppressed--;   /* first_report counted the repeat */
+    return 0;
+}
+
 /* Checks a tile operand: space allowed (mask of spaces), shape, valid
    region, alignment and capacity. Reports and returns 0 when it is bad. */
-PTO_K_FN int pto_k__tile_ok(pto_k_core *c, const pto_k__ins *ins, pto_k_tile t, unsigned mask, const char *role)
+PTO_K_FN int pto_k__tile_check(pto_k_core *c, const pto_k__ins *ins, pto_k_tile t, unsigned mask, const char *role)
 {
     const char *op = pto_k__op_name(ins->op);
     int64_t cap, bytes;
@@ -129,14 +154,16 @@ PTO_K_FN int pto_k__tile_ok(pto_k_core *c, const pto_k__ins *ins, pto_k_tile t, 
         return 0;
     }
     if (t.offset % PTO_K__GRAN != 0) {
-        pto_k__ierr(c, ins, PTO_K_E_ALIGN, "%s: misaligned address: %s tile at %s byte %lld is not 32-byte aligned", op,
-                    role, pto_k__space_name(t.space), (long long)t.offset);
+        if (pto_k__first_place(c, t, PTO_K_E_ALIGN))
+            pto_k__ierr(c, ins, PTO_K_E_ALIGN, "%s: misaligned address: %s tile at %s byte %lld is not 32-byte aligned", op,
+                        role, pto_k__space_name(t.space), (long long)t.offset);
         return 0;
     }
     if (t.space == PTO_K_VEC && t.cols > 1 && (t.cols * pto_k__dsize(t.dtype)) % PTO_K__GRAN != 0) {
-        pto_k__ierr(c, ins, PTO_K_E_ALIGN, "%s: misaligned rows: vec %s tile [%d, %d] %s has rows of %d bytes, not a multiple of 32",
-                    op, role, (int)t.rows, (int)t.cols, pto_k__dtype_name(t.dtype),
-                    (int)(t.cols * pto_k__dsize(t.dtype)));
+        if (pto_k__first_place(c, t, PTO_K_E_ALIGN + 100))
+            pto_k__ierr(c, ins, PTO_K_E_ALIGN, "%s: misaligned rows: vec %s tile [%d, %d] %s has rows of %d bytes, not a multiple of 32",
+                        op, role, (int)t.rows, (int)t.cols, pto_k__dtype_name(t.dtype),
+                        (int)(t.cols * pto_k__dsize(t.dtype)));
         return 0;
     }
     if (t.space >= PTO_K_MAT && t.space <= PTO_K_ACC) {
@@ -146,21 +173,23 @@ PTO_K_FN int pto_k__tile_ok(pto_k_core *c, const pto_k__ins *ins, pto_k_tile t, 
         int w = 32 / pto_k__dsize(t.dtype);
         int fr = t.space == PTO_K_RIGHT ? w : 16, fc = t.space == PTO_K_MAT || t.space == PTO_K_LEFT ? w : 16;
         if (t.rows % fr != 0 || t.cols % fc != 0) {
-            pto_k__ierr(c, ins, PTO_K_E_ALIGN, "%s: the %s tile (%s %s[%d, %d]) is not whole fractals: %s tiles are whole "
-                        "%d x %d fractals for %s, so rows must be a multiple of %d and cols of %d",
-                        op, role, pto_k__space_name(t.space), pto_k__dtype_name(t.dtype), (int)t.rows, (int)t.cols,
-                        pto_k__space_name(t.space), fr, fc, pto_k__dtype_name(t.dtype), fr, fc);
+            if (pto_k__first_place(c, t, PTO_K_E_ALIGN + 200))
+                pto_k__ierr(c, ins, PTO_K_E_ALIGN, "%s: the %s tile (%s %s[%d, %d]) is not whole fractals: %s tiles are "
+                            "whole %d x %d fractals for %s, so rows must be a multiple of %d and cols of %d",
+                            op, role, pto_k__space_name(t.space), pto_k__dtype_name(t.dtype), (int)t.rows, (int)t.cols,
+                            pto_k__space_name(t.space), fr, fc, pto_k__dtype_name(t.dtype), fr, fc);
             return 0;
         }
     }
     cap = pto_k__capacity(c->dev->desc.arch, t.space);
     bytes = pto_k__tbytes(t);
     if (t.offset < 0 || t.offset + bytes > cap) {
-        pto_k__ierr(c, ins, PTO_K_E_CAPACITY,
-                    "%s: tile past capacity: %s tile [%d, %d] %s at byte %lld spans [%lld, %lld) but %s holds %lld bytes on %s",
-                    op, role, (int)t.rows, (int)t.cols, pto_k__dtype_name(t.dtype), (long long)t.offset,
-                    (long long)t.offset, (long long)(t.offset + bytes), pto_k__space_name(t.space), (long long)cap,
-                    c->dev->desc.arch == PTO_K_A5 ? "a5" : "a2a3");
+        if (pto_k__first_place(c, t, PTO_K_E_CAPACITY))
+            pto_k__ierr(c, ins, PTO_K_E_CAPACITY,
+                        "%s: tile past capacity: %s tile [%d, %d] %s at byte %lld spans [%lld, %lld) but %s holds %lld bytes on %s",
+                        op, role, (int)t.rows, (int)t.cols, pto_k__dtype_name(t.dtype), (long long)t.offset,
+                        (long long)t.offset, (long long)(t.offset + bytes), pto_k__space_name(t.space), (long long)cap,
+                        c->dev->desc.arch == PTO_K_A5 ? "a5" : "a2a3");
         return 0;
     }
     if (!c->mem[t.space]) {
@@ -173,13 +202,18 @@ PTO_K_FN int pto_k__tile_ok(pto_k_core *c, const pto_k__ins *ins, pto_k_tile t, 
     return 1;
 }
 
+PTO_K_FN int pto_k__tile_ok(pto_k_core *c, const pto_k__ins *ins, pto_k_tile t, unsigned mask, const char *role)
+{
+    return pto_k__tile_check(c, ins, t, mask, role) || pto_k__skip(c, ins);
+}
+
 PTO_K_FN int pto_k__same_shape(pto_k_core *c, const pto_k__ins *ins, pto_k_tile x, int32_t rows, int32_t cols,
                                const char *role)
 {
     if (x.rows == rows && x.cols == cols) return 1;
     pto_k__ierr(c, ins, PTO_K_E_USAGE, "%s: %s tile is [%d, %d], expected [%d, %d]", pto_k__op_name(ins->op), role,
                 (int)x.rows, (int)x.cols, (int)rows, (int)cols);
-    return 0;
+    return pto_k__skip(c, ins);
 }
 
 PTO_K_FN void pto_k__gm_label(const pto_k_core *c, const pto_k_gm *g, char *out, size_t n)
@@ -215,7 +249,7 @@ PTO_K_FN int pto_k__window_ok(pto_k_core *c, const pto_k__ins *ins, const pto_k_
     if (pto_k__nowhere(c, g)) return 0;
     if (!g || !g->data) {
         pto_k__ierr(c, ins, PTO_K_E_USAGE, "%s: no GM tensor", pto_k__op_name(ins->op));
-        return 0;
+        return pto_k__skip(c, ins);
     }
     if (vr <= 0 || vc <= 0) return 1; /* an empty window touches nothing */
     if (r < 0 || col < 0 || r > g->rows - vr || col > g->cols - vc) {
@@ -224,7 +258,7 @@ PTO_K_FN int pto_k__window_ok(pto_k_core *c, const pto_k__ins *ins, const pto_k_
                     "%s: window %s[%lld, %lld] of shape [%lld, %lld] is outside tensor '%s' of shape [%lld, %lld]",
                     pto_k__op_name(ins->op), nm, (long long)r, (long long)col, (long long)vr, (long long)vc,
                     g->name ? g->name : "?", (long long)g->rows, (long long)g->cols);
-        return 0;
+        return pto_k__skip(c, ins);
     }
     return 1;
 }

@@ -817,29 +817,34 @@ PTO_K_FN const char *pto_k__verb(int kind)
 }
 
 /* A race between pipes pp (prev, an access stamped pclk at source line
-   psrc) and q of core c that a flag pair meant to order: the latest
-   set_flag(pp, q) was consumed by a wait on q issued after prev ran, yet
-   the set was issued before prev (a hand edit moved it up), and it carries
-   prev's source line, as the sync pass labels a set with the producer it
-   follows (a set of another producer's pair, when prev's own pair is
-   missing, stays "missing": moving it is not the fix meant). Returns that
-   set's id (its sync: *s), or -1. */
+   psrc) and q of core c that a flag pair meant to order: a set_flag(pp, q)
+   was consumed by a wait on q issued after prev ran, yet the set was issued
+   before prev (a hand edit moved it up), and it carries prev's source line,
+   as the sync pass labels a set with the access it follows (a set of
+   another access's pair, when prev's own pair is missing, stays "missing":
+   moving it is not the fix meant). Every id is tried, not only the latest
+   set: a WAR pair's set in a double-buffered loop is older than the other
+   id's, which the next iteration has set again by the time the writer
+   races (review28 M2). Returns that set's id (its sync: *s), or -1. */
 PTO_K_FN int pto_k__early_set(const pto_k_core *c, int pp, int q, uint32_t pclk, const char *psrc,
                               const pto_k__sync **s)
 {
     int id, best = -1;
     uint32_t own = 0;
+    if (!psrc) return -1;
     for (id = 0; id < PTO_K_NFLAG; id++) {
         const pto_k__sync *f = &c->flag[pp][q][id];
-        if (f->src && f->vc && (best < 0 || f->vc[c->index * 8 + pp] > own)) {
+        uint32_t at;
+        if (!f->src || !f->vc || c->flag_set[pp][q][id] || !c->flag_waited[pp][q][id] ||
+            c->flag_wpclk[pp][q][id] < pclk || strcmp(f->src, psrc) != 0)
+            continue;
+        at = f->vc[c->index * 8 + pp];
+        if (at < pclk && (best < 0 || at > own)) {
             best = id;
-            own = f->vc[c->index * 8 + pp];
+            own = at;
         }
     }
-    if (best < 0 || own >= pclk || c->flag_set[pp][q][best] || !c->flag_waited[pp][q][best] ||
-        c->flag_wpclk[pp][q][best] < pclk || !psrc || strcmp(c->flag[pp][q][best].src, psrc) != 0)
-        return -1;
-    *s = &c->flag[pp][q][best];
+    if (best >= 0) *s = &c->flag[pp][q][best];
     return best;
 }
 
@@ -890,7 +895,13 @@ PTO_K_FN void pto_k__report_conf(pto_k__check *k, int kind, const char *what, in
            a 4-byte scalar store or atomic, not a block move (a row of
            per-peer cells is the usual layout). */
         if (gm && f->apart && pto_k__is_notify(k->cur.op) && pto_k__is_notify(f->prev.op)) continue;
-        if (!pto_k__first_report(dev, k->cur.src, f->prev.src, kind * 4 + f->prevkind)) continue;
+        /* Once per pair of source lines, and once more when the earlier
+           access ran on another core: its reason and fix differ (no
+           cross-core flag or signal orders them), so a core's own instance
+           must not hide it (review28 M3: three ranks' tstores into rank 0's
+           window were folded into rank 0's in-core race and its in-core fix). */
+        if (!pto_k__first_report(dev, k->cur.src, f->prev.src, (pc != c ? 100 : 0) + kind * 4 + f->prevkind))
+            continue;
         pto_k__core_name(c, me, sizeof me);
         pto_k__core_name(pc, them, sizeof them);
         if (pto_k__is_notify(k->cur.op) && pto_k__is_notify(f->prev.op))
