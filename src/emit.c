@@ -477,7 +477,7 @@ typedef struct pto__emitter {
     int32_t planned_k;    /* kernel + 1 whose PLANNED text the scratch holds (pto__emit_planned; 0: none) */
     uint8_t *cstate;      /* per expression: pto__emit_const's answer (bits 0-1, NULL: not kept; bit 2:
                              a constant of literals, not in cval); bit 3: its names are to be marked used
-                             (PTO__EMIT_USE_LATER) */
+                             (PTO__EMIT_USE_LATER); bit 4: a flag's event id (PTO__EMIT_USE_FLAG) */
     struct pto__emit_cv *cval;   /* the values of the constant ones: an open-addressing table by
                                     expression (pto__emit_cval), cvcap entries (a power of two), cvn used */
     uint32_t cvcap, cvn;
@@ -1921,31 +1921,46 @@ static inline void pto__emit_use(pto__emitter *E, int32_t ex)
         }                                                                                                               \
     } while (0)
 
+/* PTO__EMIT_USE_LATER for a flag's event id (cstate bit 4): mostly the sync
+   pass's rotating ids, which name only loop variables, and whose use no
+   line asks about (a (void) is written for an unused let, scalar or dim,
+   never for a loop variable). pto__emit_use_sweep walks them only when
+   the other uses left such a name unused: at 100k instructions they were
+   most of the sweep's nodes (a quarter of pto__emit_check's time). */
+#define PTO__EMIT_USE_FLAG(ex)                                                                                         \
+    do {                                                                                                                \
+        int32_t mk_ = (ex);                                                                                             \
+        if ((uint32_t)mk_ < nex) {                                                                                      \
+            if (cs) cs[mk_] |= 16;                                                                                      \
+            else pto__emit_use(E, mk_);                                                                                 \
+        }                                                                                                               \
+    } while (0)
+
 /* The names the marked expressions read (PTO__EMIT_USE_LATER), as
    pto__emit_use_expr finds them: from the highest index down, a marked
    node marks its operands (b only of + - * / % min max; a of those and of
    negation) and a VAR node its variable. A node's operands were made
    before it and so are reached later in the same sweep; one made after it
    (an expression built by hand) is walked on the spot. */
-static void pto__emit_use_sweep(pto__emitter *E)
+static void pto__emit_use_pass(pto__emitter *E, uint8_t mark)
 {
     const pto_module *m = E->m;
     uint8_t *cs = E->cstate;
     int32_t ex = m->n_exprs;
-    if (!cs) return;
+    uint64_t word = 0x0101010101010101u * mark;
     while (ex > 0) {
         const pto_expr *e;
         int32_t c;
         if (ex >= 8) {   /* eight entries at a time while none is marked */
             uint64_t w;
             memcpy(&w, cs + ex - 8, 8);
-            if (!(w & 0x0808080808080808u)) {
+            if (!(w & word)) {
                 ex -= 8;
                 continue;
             }
         }
         ex--;
-        if (!(cs[ex] & 8)) continue;
+        if (!(cs[ex] & mark)) continue;
         e = &m->exprs[ex];
         if (e->kind == PTO_E_VAR) {
             if (e->a >= 0 && e->a < m->n_vars) E->var_used[e->a] = 1;
@@ -1960,6 +1975,24 @@ static void pto__emit_use_sweep(pto__emitter *E)
             else pto__emit_use(E, k);
         }
     }
+}
+
+/* Whether a let, scalar or dim is still unused: only then can the flags'
+   event ids (cstate bit 4) change a line. */
+static int pto__emit_use_open(const pto__emitter *E)
+{
+    const pto_module *m = E->m;
+    int32_t v;
+    for (v = 0; v < m->n_vars; v++)
+        if (m->vars[v].kind != PTO_V_LOOP && !E->var_used[v]) return 1;
+    return 0;
+}
+
+static void pto__emit_use_sweep(pto__emitter *E)
+{
+    if (!E->cstate) return;
+    pto__emit_use_pass(E, 8);
+    if (pto__emit_use_open(E)) pto__emit_use_pass(E, 8 | 16);   /* (the marks so far are walked again) */
 }
 
 /* The names statement s reads (not those of its nested blocks). */
@@ -4550,8 +4583,8 @@ static pto_status pto__emit_check(pto__emitter *E)
         if (st->nargs == 3 && o0[0].kind == PTO_O_PIPE && o0[1].kind == PTO_O_PIPE && o0[2].kind == PTO_O_INT &&
             (uint32_t)o0[0].ref < (uint32_t)PTO_NPIPE && (uint32_t)o0[1].ref < (uint32_t)PTO_NPIPE) {
             if (reached) {   /* a flag, the most: the loop below in one step */
-                PTO__EMIT_USE_LATER(o0[2].e[0]);
-                PTO__EMIT_USE_LATER(o0[2].e[1]);
+                PTO__EMIT_USE_FLAG(o0[2].e[0]);
+                PTO__EMIT_USE_FLAG(o0[2].e[1]);
             }
             continue;
         }
@@ -4591,6 +4624,7 @@ static pto_status pto__emit_check(pto__emitter *E)
         }
     }
 #undef PTO__EMIT_USE_LATER
+#undef PTO__EMIT_USE_FLAG
     pto__emit_use_sweep(E);
     return PTO_OK;
 }
