@@ -488,6 +488,9 @@ typedef struct pto__emitter {
     size_t file_len;
     char srcline[300];    /* "FILE:LINE" of the line last quoted (pto__emit_srcline; FILE: is written once) */
     int32_t srcline_line;
+    char srchead[256 + 1 + 32];   /* "FILE:" alone, never written again (read 32 bytes at a time) */
+    uint64_t srcdig;      /* the LINE digits of srcline as one word (srcdn of them, then zero bytes; 0: none) */
+    uint32_t srcdn;
     int depth;
     /* lengths of the C names (pto__emit_lens) */
     int32_t *var_len, *tile_len, *param_len;
@@ -2230,20 +2233,54 @@ static void pto__emit_src(pto__emitter *E, int32_t s)
    instruction (and the simulator's reports name it too), so the string only
    says where it comes from. Consecutive statements often share a line (a
    flag and the op it guards): the text is kept from one to the next. */
+/* Whether the bytes of a uint64_t in memory start with its low byte. */
+static inline int pto__emit_le(void)
+{
+    uint32_t one = 1;
+    unsigned char c;
+    memcpy(&c, &one, 1);
+    return c == 1;
+}
+
+/* The decimal digits of v (1 <= v < 10^8) as the bytes of one word in
+   memory order (little-endian: the first digit in the low byte), then
+   zero bytes; *n gets their count. Worked out in registers, four lanes at
+   a time (v's two halves of four digits, each split into two of two, each
+   into two of one: a division by 100 or 10 is a multiplication and a
+   shift, exact for these ranges), so that the word is written with one
+   store: a wide load of bytes stored one at a time has to wait for them. */
+static inline uint64_t pto__emit_dig8(uint32_t v, uint32_t *n)
+{
+    uint64_t x = (uint64_t)(v / 10000) | (uint64_t)(v % 10000) << 32, q, t;
+    uint32_t len = v >= 10000000 ? 8 : v >= 1000000 ? 7 : v >= 100000 ? 6 : v >= 10000 ? 5
+                 : v >= 1000 ? 4 : v >= 100 ? 3 : v >= 10 ? 2 : 1;
+    q = ((x * 5243) >> 19) & 0x0000007F0000007Fu;   /* / 100 in each 32-bit lane (< 10000) */
+    x = q | (x - q * 100) << 16;
+    t = ((x * 103) >> 10) & 0x000F000F000F000Fu;    /* / 10 in each 16-bit lane (< 100) */
+    x = (t | (x - t * 10) << 8) | 0x3030303030303030u;
+    *n = len;
+    return x >> (8 * (8 - len));   /* the leading zeros out, zero bytes in at the end */
+}
+
 static void pto__emit_srcline_set(pto__emitter *E, int32_t line)
 {
-    size_t n = E->vlen[PTO__K_SRC];
-    if (line > 1 && line - 1 == E->srcline_line && n > E->file_len + 1 && E->val[PTO__K_SRC] == E->srcline) {
-        char *p = E->srcline + n - 1;   /* the next line: add one to the digits in place */
-        while (p > E->srcline + E->file_len + 1 && *p == '9') *p-- = '0';
-        if (*p != '9') {
-            (*p)++;
-            E->srcline_line = line;
-            return;
-        }
+    size_t n = E->file_len + 1;   /* after "FILE:", which pto__emit_file_name wrote */
+    uint32_t last = E->srcdn ? 8 * (E->srcdn - 1) : 0;
+    if (E->srcdn && line - 1 == E->srcline_line && ((E->srcdig >> last) & 0xff) != '9') {
+        uint64_t dig = E->srcdig + ((uint64_t)1 << last);   /* the next line, its last digit not a 9: one add */
+        E->srcdig = dig;
+        memcpy(E->srcline + n, &dig, 8);
+        n += E->srcdn;
+    } else if (line > 0 && line < 100000000 && pto__emit_le()) {
+        uint64_t dig = pto__emit_dig8((uint32_t)line, &E->srcdn);
+        E->srcdig = dig;
+        memcpy(E->srcline + n, &dig, 8);   /* (the zero bytes after the digits end the string) */
+        if (E->srcdn == 8) E->srcline[n + 8] = 0;
+        n += E->srcdn;
+    } else {
+        E->srcdn = 0;
+        n += pto__emit_i64(E->srcline + n, line);
     }
-    n = E->file_len + 1;   /* after "FILE:", which pto__emit_file_name wrote */
-    n += pto__emit_i64(E->srcline + n, line);
     E->srcline_line = line;
     E->val[PTO__K_SRC] = E->srcline;
     E->vlen[PTO__K_SRC] = n;
@@ -2490,15 +2527,29 @@ static inline void pto__emit_pcp64(char *d, const char *s, size_t n)
     else memcpy(d, s, n);
 }
 
+/* The SRC value srcline (nsrc bytes) at d, which has room for nsrc plus
+   PTO__EMIT_PAD: "FILE:" from srchead and the digits from srcdig, not
+   from srcline, whose digits were just stored (pto__emit_dig8). */
+static inline char *pto__emit_src_to(const pto__emitter *E, char *d, size_t nsrc)
+{
+    if (E->srcdn && E->file_len + 1 + E->srcdn == nsrc) {
+        pto__emit_pcp(d, E->srchead, E->file_len + 1);
+        memcpy(d + E->file_len + 1, &E->srcdig, 8);
+    } else {
+        pto__emit_pcp(d, E->srcline, nsrc);
+    }
+    return d + nsrc;
+}
+
 /* A plan's first literal piece, the source-location text, its second
    piece (the op and tdecl lines start so); returns the write position
    after them. The caller has made room for all three. */
-static inline char *pto__emit_plan_src(char *d, const char *text, const pto__emit_plan *p, const char *src, size_t nsrc)
+static inline char *pto__emit_plan_src(char *d, const char *text, const pto__emit_plan *p, const pto__emitter *E,
+                                       size_t nsrc)
 {
     pto__emit_pcp64(d, text + p->off[0], (size_t)p->len[0]);
     d += p->len[0];
-    pto__emit_pcp(d, src, nsrc);
-    d += nsrc;
+    d = pto__emit_src_to(E, d, nsrc);
     pto__emit_pcp64(d, text + p->off[1], (size_t)p->len[1]);
     return d + p->len[1];
 }
@@ -2553,7 +2604,10 @@ static void pto__emit_line(pto__emitter *E, int32_t plan, int32_t s)
         int k = p->key[i];
         switch (p->how[i]) {
         case PTO__HOW_SRC:
-            if (E->val[k] == E->srcline) { pto__wrp(&w, E->srcline, E->vlen[k]); break; }
+            if (E->val[k] == E->srcline && E->vlen[k] + PTO__EMIT_PAD <= (size_t)(w.lim - w.d)) {
+                w.d = pto__emit_src_to(E, w.d, E->vlen[k]);
+                break;
+            }
             pto__wr(&w, E->val[k], E->vlen[k]);
             break;
         case PTO__HOW_ARGS:
@@ -2753,7 +2807,7 @@ static void pto__emit_opline(pto__emitter *E, int32_t plan, int32_t s)
     /* From here the room is there: locals only, no write position in memory
        (a byte store may alias anything: the compiler reloads what is not local). */
     d = b->data + b->len;
-    d = pto__emit_plan_src(d, text, p, E->srcline, nsrc);
+    d = pto__emit_plan_src(d, text, p, E, nsrc);
     d = pto__emit_args_fast(E, d, b->data + b->cap, &o, end);
     if (o < end) {   /* the printer's part: checked writes from here on */
         pto__emit_opline_rest(E, p, d, o, end);
@@ -3128,7 +3182,7 @@ static PTO__EMIT_NOINLINE int32_t pto__emit_op_run(pto__emitter *E, int32_t s)
             pto__emit_v(E, PTO__K_PASS, pto__emit_origin[st->origin < 5 ? st->origin : 0]);
         }
         pto__emit_srcline(E, s);
-        d = pto__emit_plan_src(d, text, p, E->srcline, E->vlen[PTO__K_SRC]);
+        d = pto__emit_plan_src(d, text, p, E, E->vlen[PTO__K_SRC]);
         o = &m->operands[st->arg0];
         end = o + st->nargs;
         if (st->nargs == 3 && o[0].kind == PTO_O_PIPE && o[1].kind == PTO_O_PIPE) {   /* a flag: its two pipes as one text */
@@ -3264,7 +3318,7 @@ static void pto__emit_tdecl(pto__emitter *E, int32_t ti)
             }
         }
         d = b->data + b->len;
-        d = pto__emit_plan_src(d, text, p, E->srcline, nsrc);
+        d = pto__emit_plan_src(d, text, p, E, nsrc);
         pto__emit_pcp(d, E->tile_arg[ti] + 2, nt);   /* (the padded ", NAME") */
         d += nt;
         pto__emit_pcp64(d, text + p->off[2], (size_t)p->len[2]);
@@ -4650,7 +4704,10 @@ static void pto__emit_file_name(pto__emitter *E, const char *name)
     E->file_len = n;
     memcpy(E->srcline, E->file, n);   /* the fixed start of every "FILE:LINE" (pto__emit_srcline_set) */
     E->srcline[n] = ':';
+    memset(E->srchead, 0, sizeof E->srchead);
+    memcpy(E->srchead, E->srcline, n + 1);
     E->srcline_line = 0;
+    E->srcdn = 0;
     if (E->val[PTO__K_SRC] == E->srcline) E->vlen[PTO__K_SRC] = 0;
 }
 
