@@ -1199,6 +1199,7 @@ static inline int pto__emit_cq(pto__emitter *E, int32_t ex, int64_t *v)
     const pto_module *m = E->m;
     if (ex >= 0 && ex < m->n_exprs) {
         if (m->exprs[ex].kind == PTO_E_INT) { *v = m->exprs[ex].value; return 1; }
+        if (m->exprs[ex].kind <= PTO_E_NRANKS) return 0;   /* a variable or a builtin: no constant, nothing kept */
         if (E->cstate && (E->cstate[ex] & 3) == 2) return 0;
         if (E->cstate && (E->cstate[ex] & 3) == 1) {
             *v = E->cstate[ex] & 4 ? pto__emit_shallow(m, &m->exprs[ex]) : pto__emit_cval(E, ex)->v;
@@ -2156,38 +2157,47 @@ static void pto__emit_ahead_exprs(const pto_module *m, const pto_stmt *st)
 static void pto__emit_ahead(pto__emitter *E)
 {
     const pto_module *m = E->m;
-    int32_t c = E->pf, h, n;
-    h = E->pfring[(E->pfstep - PTO__EMIT_AHEAD / 2) & (PTO__EMIT_AHEAD - 1)];
+    const pto_stmt *stmts = m->stmts;
+    const pto_ctx *ctx = E->ctx;
+    int32_t c = E->pf, h, n, step = E->pfstep, nnotes = E->nnotes;
+    /* (locals: each store below may alias anything, so fields read through E
+       would be loaded again after it) */
+    h = E->pfring[(step - PTO__EMIT_AHEAD / 2) & (PTO__EMIT_AHEAD - 1)];
     if (h >= 0) {
-        const pto_stmt *st = &m->stmts[h];
-        if (st->nargs > 0 && st->arg0 >= 0 && st->arg0 < m->n_operands) {
-            PTO__EMIT_PREFETCH(&m->operands[st->arg0]);
-            PTO__EMIT_PREFETCH((const char *)&m->operands[st->arg0] + 64);
-            PTO__EMIT_PREFETCH((const char *)&m->operands[st->arg0] + 128);
+        const pto_stmt *st = &stmts[h];
+        int32_t a = st->arg0, note = st->note;
+        if (st->nargs > 0 && a >= 0 && a < m->n_operands) {
+            const char *o = (const char *)&m->operands[a];
+            PTO__EMIT_PREFETCH(o);
+            PTO__EMIT_PREFETCH(o + 64);
+            PTO__EMIT_PREFETCH(o + 128);
         }
-        if (st->note > 0 && st->note < E->nnotes) {
-            PTO__EMIT_PREFETCH(&E->note_first[st->note]);
-            PTO__EMIT_PREFETCH(&E->ctx->str_off[st->note]);
+        if (note > 0 && note < nnotes) {
+            PTO__EMIT_PREFETCH(&E->note_first[note]);
+            PTO__EMIT_PREFETCH(&ctx->str_off[note]);
         }
     }
-    h = E->pfring[(E->pfstep - PTO__EMIT_AHEAD * 3 / 4) & (PTO__EMIT_AHEAD - 1)];
+    h = E->pfring[(step - PTO__EMIT_AHEAD * 3 / 4) & (PTO__EMIT_AHEAD - 1)];
     if (h >= 0) {
-        const pto_stmt *st = &m->stmts[h];
+        const pto_stmt *st = &stmts[h];
+        int32_t note = st->note;
         pto__emit_ahead_exprs(m, st);
-        if (st->note > 0 && st->note < E->nnotes) {
-            const char *t = E->ctx->pool + E->ctx->str_off[st->note];
+        if (note > 0 && note < nnotes) {
+            const char *t = ctx->pool + ctx->str_off[note];
             PTO__EMIT_PREFETCH(t);
             PTO__EMIT_PREFETCH(t + 64);
         }
     }
-    E->pfring[E->pfstep++ & (PTO__EMIT_AHEAD - 1)] = c;
+    E->pfring[step & (PTO__EMIT_AHEAD - 1)] = c;
+    E->pfstep = step + 1;
     if (c < 0) return;
-    PTO__EMIT_PREFETCH(&m->stmts[c]);
-    PTO__EMIT_PREFETCH((const char *)&m->stmts[c] + sizeof(pto_stmt) - 1);
+    PTO__EMIT_PREFETCH(&stmts[c]);
+    PTO__EMIT_PREFETCH((const char *)&stmts[c] + sizeof(pto_stmt) - 1);
     n = E->succ[c];
     if (n < -1) n = pto__emit_after(E, -2 - n);
-    E->pf = n >= 0 && n < E->m->n_stmts ? n : -1;
-    if (E->pf >= 0) PTO__EMIT_PREFETCH(&E->succ[E->pf]);
+    n = n >= 0 && n < m->n_stmts ? n : -1;
+    E->pf = n;
+    if (n >= 0) PTO__EMIT_PREFETCH(&E->succ[n]);
 }
 
 /* Puts the cursor on the first statement of block b, PTO__EMIT_AHEAD
