@@ -23825,6 +23825,7 @@ static inline int pto__emit_safediv(pto__emitter *E, const pto_expr *e, int mode
 /* The builtins in kernel C, in .pto text and on the isa target. */
 static const char *const pto__emit_builtin_c[] = {"pto_k_block_idx(core)", "pto_k_block_num(core)",
                                                   "pto_k_subblock(core)", "pto_k_rank(core)", "pto_k_nranks(core)"};
+static const unsigned char pto__emit_builtin_c_len[] = {21, 21, 20, 16, 18};   /* (their strlen) */
 static const char *const pto__emit_builtin_pto[] = {"block", "blocks", "subblock", "rank", "nranks"};
 static const char *const pto__emit_builtin_isa[] = {"(int64_t)PTO_ISA_BLOCK_IDX(args)", "(int64_t)PTO_ISA_BLOCK_NUM(args)",
                                                     "(int64_t)PTO_ISA_SUBBLOCK(args)", "0", "1"};
@@ -23867,13 +23868,14 @@ static int pto__emit_atoms(pto__emitter *E, pto_buf *b, const pto_expr *e, int c
                 d += 3;
             }
             if (x[i]->kind == PTO_E_INT) {
-                d += pto__emit_i64(d, x[i]->value);
+                if (x[i]->value < 10) *d++ = (char)('0' + x[i]->value);   /* (2 to 9: a factor, a stride) */
+                else d += pto__emit_i64(d, x[i]->value);
                 continue;
             }
             if (x[i]->kind == PTO_E_VAR) t = E->var_name[x[i]->a], n = (size_t)E->var_len[x[i]->a];
             else if (E->isa) t = pto__emit_builtin_isa[x[i]->kind - PTO_E_BLOCK], n = strlen(t);   /* (as below) */
-            else t = pto__emit_builtin_c[x[i]->kind - PTO_E_BLOCK], n = strlen(t);
-            memcpy(d, t, n);
+            else t = pto__emit_builtin_c[x[i]->kind - PTO_E_BLOCK], n = pto__emit_builtin_c_len[x[i]->kind - PTO_E_BLOCK];
+            pto__emit_cp(d, t, n);
             d += n;
         }
         if (paren) *d++ = ')';
@@ -24492,13 +24494,7 @@ static inline uint64_t pto__emit_dig8(uint32_t v, uint32_t *n)
 static void pto__emit_srcline_set(pto__emitter *E, int32_t line)
 {
     size_t n = E->file_len + 1;   /* after "FILE:", which pto__emit_file_name wrote */
-    uint32_t last = E->srcdn ? 8 * (E->srcdn - 1) : 0;
-    if (E->srcdn && line - 1 == E->srcline_line && ((E->srcdig >> last) & 0xff) != '9') {
-        uint64_t dig = E->srcdig + ((uint64_t)1 << last);   /* the next line, its last digit not a 9: one add */
-        E->srcdig = dig;
-        memcpy(E->srcline + n, &dig, 8);
-        n += E->srcdn;
-    } else if (line > 0 && line < 100000000 && pto__emit_le()) {
+    if (line > 0 && line < 100000000 && pto__emit_le()) {
         uint64_t dig = pto__emit_dig8((uint32_t)line, &E->srcdn);
         E->srcdig = dig;
         memcpy(E->srcline + n, &dig, 8);   /* (the zero bytes after the digits end the string) */
@@ -24518,7 +24514,20 @@ static void pto__emit_srcline_set(pto__emitter *E, int32_t line)
 static inline void pto__emit_srcline(pto__emitter *E, int32_t s)
 {
     int32_t line = E->m->stmts[s].loc.line;
-    if (line == E->srcline_line && E->vlen[PTO__K_SRC] && E->val[PTO__K_SRC] == E->srcline) return;
+    uint32_t last;
+    if (E->val[PTO__K_SRC] == E->srcline && E->srcdn) {   /* (vlen is FILE: and the srcdn digits) */
+        if (line == E->srcline_line) return;
+        last = 8 * (E->srcdn - 1);
+        if (line > 1 && line - 1 == E->srcline_line && ((E->srcdig >> last) & 0xff) != '9') {
+            uint64_t dig = E->srcdig + ((uint64_t)1 << last);   /* the next line, its last digit not a 9: one add */
+            E->srcdig = dig;
+            memcpy(E->srcline + E->file_len + 1, &dig, 8);
+            E->srcline_line = line;
+            return;
+        }
+    } else if (line == E->srcline_line && E->vlen[PTO__K_SRC] && E->val[PTO__K_SRC] == E->srcline) {
+        return;
+    }
     pto__emit_srcline_set(E, line);
 }
 
