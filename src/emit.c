@@ -477,7 +477,7 @@ typedef struct pto__emitter {
     int32_t planned_k;    /* kernel + 1 whose PLANNED text the scratch holds (pto__emit_planned; 0: none) */
     uint8_t *cstate;      /* per expression: pto__emit_const's answer (bits 0-1, NULL: not kept; bit 2:
                              a constant of literals, not in cval); bit 3: its names are to be marked used
-                             (PTO__EMIT_USE_LATER) */
+                             (PTO__EMIT_USE_LATER); bit 4: a flag's event id (PTO__EMIT_USE_FLAG) */
     struct pto__emit_cv *cval;   /* the values of the constant ones: an open-addressing table by
                                     expression (pto__emit_cval), cvcap entries (a power of two), cvn used */
     uint32_t cvcap, cvn;
@@ -488,6 +488,9 @@ typedef struct pto__emitter {
     size_t file_len;
     char srcline[300];    /* "FILE:LINE" of the line last quoted (pto__emit_srcline; FILE: is written once) */
     int32_t srcline_line;
+    char srchead[256 + 1 + 32];   /* "FILE:" alone, never written again (read 32 bytes at a time) */
+    uint64_t srcdig;      /* the LINE digits of srcline as one word (srcdn of them, then zero bytes; 0: none) */
+    uint32_t srcdn;
     int depth;
     /* lengths of the C names (pto__emit_lens) */
     int32_t *var_len, *tile_len, *param_len;
@@ -1196,6 +1199,7 @@ static inline int pto__emit_cq(pto__emitter *E, int32_t ex, int64_t *v)
     const pto_module *m = E->m;
     if (ex >= 0 && ex < m->n_exprs) {
         if (m->exprs[ex].kind == PTO_E_INT) { *v = m->exprs[ex].value; return 1; }
+        if (m->exprs[ex].kind <= PTO_E_NRANKS) return 0;   /* a variable or a builtin: no constant, nothing kept */
         if (E->cstate && (E->cstate[ex] & 3) == 2) return 0;
         if (E->cstate && (E->cstate[ex] & 3) == 1) {
             *v = E->cstate[ex] & 4 ? pto__emit_shallow(m, &m->exprs[ex]) : pto__emit_cval(E, ex)->v;
@@ -1604,6 +1608,7 @@ static inline int pto__emit_safediv(pto__emitter *E, const pto_expr *e, int mode
 /* The builtins in kernel C, in .pto text and on the isa target. */
 static const char *const pto__emit_builtin_c[] = {"pto_k_block_idx(core)", "pto_k_block_num(core)",
                                                   "pto_k_subblock(core)", "pto_k_rank(core)", "pto_k_nranks(core)"};
+static const unsigned char pto__emit_builtin_c_len[] = {21, 21, 20, 16, 18};   /* (their strlen) */
 static const char *const pto__emit_builtin_pto[] = {"block", "blocks", "subblock", "rank", "nranks"};
 static const char *const pto__emit_builtin_isa[] = {"(int64_t)PTO_ISA_BLOCK_IDX(args)", "(int64_t)PTO_ISA_BLOCK_NUM(args)",
                                                     "(int64_t)PTO_ISA_SUBBLOCK(args)", "0", "1"};
@@ -1646,13 +1651,14 @@ static int pto__emit_atoms(pto__emitter *E, pto_buf *b, const pto_expr *e, int c
                 d += 3;
             }
             if (x[i]->kind == PTO_E_INT) {
-                d += pto__emit_i64(d, x[i]->value);
+                if (x[i]->value < 10) *d++ = (char)('0' + x[i]->value);   /* (2 to 9: a factor, a stride) */
+                else d += pto__emit_i64(d, x[i]->value);
                 continue;
             }
             if (x[i]->kind == PTO_E_VAR) t = E->var_name[x[i]->a], n = (size_t)E->var_len[x[i]->a];
             else if (E->isa) t = pto__emit_builtin_isa[x[i]->kind - PTO_E_BLOCK], n = strlen(t);   /* (as below) */
-            else t = pto__emit_builtin_c[x[i]->kind - PTO_E_BLOCK], n = strlen(t);
-            memcpy(d, t, n);
+            else t = pto__emit_builtin_c[x[i]->kind - PTO_E_BLOCK], n = pto__emit_builtin_c_len[x[i]->kind - PTO_E_BLOCK];
+            pto__emit_cp(d, t, n);
             d += n;
         }
         if (paren) *d++ = ')';
@@ -1921,31 +1927,46 @@ static inline void pto__emit_use(pto__emitter *E, int32_t ex)
         }                                                                                                               \
     } while (0)
 
+/* PTO__EMIT_USE_LATER for a flag's event id (cstate bit 4): mostly the sync
+   pass's rotating ids, which name only loop variables, and whose use no
+   line asks about (a (void) is written for an unused let, scalar or dim,
+   never for a loop variable). pto__emit_use_sweep walks them only when
+   the other uses left such a name unused: at 100k instructions they were
+   most of the sweep's nodes (a quarter of pto__emit_check's time). */
+#define PTO__EMIT_USE_FLAG(ex)                                                                                         \
+    do {                                                                                                                \
+        int32_t mk_ = (ex);                                                                                             \
+        if ((uint32_t)mk_ < nex) {                                                                                      \
+            if (cs) cs[mk_] |= 16;                                                                                      \
+            else pto__emit_use(E, mk_);                                                                                 \
+        }                                                                                                               \
+    } while (0)
+
 /* The names the marked expressions read (PTO__EMIT_USE_LATER), as
    pto__emit_use_expr finds them: from the highest index down, a marked
    node marks its operands (b only of + - * / % min max; a of those and of
    negation) and a VAR node its variable. A node's operands were made
    before it and so are reached later in the same sweep; one made after it
    (an expression built by hand) is walked on the spot. */
-static void pto__emit_use_sweep(pto__emitter *E)
+static void pto__emit_use_pass(pto__emitter *E, uint8_t mark)
 {
     const pto_module *m = E->m;
     uint8_t *cs = E->cstate;
     int32_t ex = m->n_exprs;
-    if (!cs) return;
+    uint64_t word = 0x0101010101010101u * mark;
     while (ex > 0) {
         const pto_expr *e;
         int32_t c;
         if (ex >= 8) {   /* eight entries at a time while none is marked */
             uint64_t w;
             memcpy(&w, cs + ex - 8, 8);
-            if (!(w & 0x0808080808080808u)) {
+            if (!(w & word)) {
                 ex -= 8;
                 continue;
             }
         }
         ex--;
-        if (!(cs[ex] & 8)) continue;
+        if (!(cs[ex] & mark)) continue;
         e = &m->exprs[ex];
         if (e->kind == PTO_E_VAR) {
             if (e->a >= 0 && e->a < m->n_vars) E->var_used[e->a] = 1;
@@ -1960,6 +1981,24 @@ static void pto__emit_use_sweep(pto__emitter *E)
             else pto__emit_use(E, k);
         }
     }
+}
+
+/* Whether a let, scalar or dim is still unused: only then can the flags'
+   event ids (cstate bit 4) change a line. */
+static int pto__emit_use_open(const pto__emitter *E)
+{
+    const pto_module *m = E->m;
+    int32_t v;
+    for (v = 0; v < m->n_vars; v++)
+        if (m->vars[v].kind != PTO_V_LOOP && !E->var_used[v]) return 1;
+    return 0;
+}
+
+static void pto__emit_use_sweep(pto__emitter *E)
+{
+    if (!E->cstate) return;
+    pto__emit_use_pass(E, 8);
+    if (pto__emit_use_open(E)) pto__emit_use_pass(E, 8 | 16);   /* (the marks so far are walked again) */
 }
 
 /* The names statement s reads (not those of its nested blocks). */
@@ -2120,38 +2159,47 @@ static void pto__emit_ahead_exprs(const pto_module *m, const pto_stmt *st)
 static void pto__emit_ahead(pto__emitter *E)
 {
     const pto_module *m = E->m;
-    int32_t c = E->pf, h, n;
-    h = E->pfring[(E->pfstep - PTO__EMIT_AHEAD / 2) & (PTO__EMIT_AHEAD - 1)];
+    const pto_stmt *stmts = m->stmts;
+    const pto_ctx *ctx = E->ctx;
+    int32_t c = E->pf, h, n, step = E->pfstep, nnotes = E->nnotes;
+    /* (locals: each store below may alias anything, so fields read through E
+       would be loaded again after it) */
+    h = E->pfring[(step - PTO__EMIT_AHEAD / 2) & (PTO__EMIT_AHEAD - 1)];
     if (h >= 0) {
-        const pto_stmt *st = &m->stmts[h];
-        if (st->nargs > 0 && st->arg0 >= 0 && st->arg0 < m->n_operands) {
-            PTO__EMIT_PREFETCH(&m->operands[st->arg0]);
-            PTO__EMIT_PREFETCH((const char *)&m->operands[st->arg0] + 64);
-            PTO__EMIT_PREFETCH((const char *)&m->operands[st->arg0] + 128);
+        const pto_stmt *st = &stmts[h];
+        int32_t a = st->arg0, note = st->note;
+        if (st->nargs > 0 && a >= 0 && a < m->n_operands) {
+            const char *o = (const char *)&m->operands[a];
+            PTO__EMIT_PREFETCH(o);
+            PTO__EMIT_PREFETCH(o + 64);
+            PTO__EMIT_PREFETCH(o + 128);
         }
-        if (st->note > 0 && st->note < E->nnotes) {
-            PTO__EMIT_PREFETCH(&E->note_first[st->note]);
-            PTO__EMIT_PREFETCH(&E->ctx->str_off[st->note]);
+        if (note > 0 && note < nnotes) {
+            PTO__EMIT_PREFETCH(&E->note_first[note]);
+            PTO__EMIT_PREFETCH(&ctx->str_off[note]);
         }
     }
-    h = E->pfring[(E->pfstep - PTO__EMIT_AHEAD * 3 / 4) & (PTO__EMIT_AHEAD - 1)];
+    h = E->pfring[(step - PTO__EMIT_AHEAD * 3 / 4) & (PTO__EMIT_AHEAD - 1)];
     if (h >= 0) {
-        const pto_stmt *st = &m->stmts[h];
+        const pto_stmt *st = &stmts[h];
+        int32_t note = st->note;
         pto__emit_ahead_exprs(m, st);
-        if (st->note > 0 && st->note < E->nnotes) {
-            const char *t = E->ctx->pool + E->ctx->str_off[st->note];
+        if (note > 0 && note < nnotes) {
+            const char *t = ctx->pool + ctx->str_off[note];
             PTO__EMIT_PREFETCH(t);
             PTO__EMIT_PREFETCH(t + 64);
         }
     }
-    E->pfring[E->pfstep++ & (PTO__EMIT_AHEAD - 1)] = c;
+    E->pfring[step & (PTO__EMIT_AHEAD - 1)] = c;
+    E->pfstep = step + 1;
     if (c < 0) return;
-    PTO__EMIT_PREFETCH(&m->stmts[c]);
-    PTO__EMIT_PREFETCH((const char *)&m->stmts[c] + sizeof(pto_stmt) - 1);
+    PTO__EMIT_PREFETCH(&stmts[c]);
+    PTO__EMIT_PREFETCH((const char *)&stmts[c] + sizeof(pto_stmt) - 1);
     n = E->succ[c];
     if (n < -1) n = pto__emit_after(E, -2 - n);
-    E->pf = n >= 0 && n < E->m->n_stmts ? n : -1;
-    if (E->pf >= 0) PTO__EMIT_PREFETCH(&E->succ[E->pf]);
+    n = n >= 0 && n < m->n_stmts ? n : -1;
+    E->pf = n;
+    if (n >= 0) PTO__EMIT_PREFETCH(&E->succ[n]);
 }
 
 /* Puts the cursor on the first statement of block b, PTO__EMIT_AHEAD
@@ -2197,20 +2245,48 @@ static void pto__emit_src(pto__emitter *E, int32_t s)
    instruction (and the simulator's reports name it too), so the string only
    says where it comes from. Consecutive statements often share a line (a
    flag and the op it guards): the text is kept from one to the next. */
+/* Whether the bytes of a uint64_t in memory start with its low byte. */
+static inline int pto__emit_le(void)
+{
+    uint32_t one = 1;
+    unsigned char c;
+    memcpy(&c, &one, 1);
+    return c == 1;
+}
+
+/* The decimal digits of v (1 <= v < 10^8) as the bytes of one word in
+   memory order (little-endian: the first digit in the low byte), then
+   zero bytes; *n gets their count. Worked out in registers, four lanes at
+   a time (v's two halves of four digits, each split into two of two, each
+   into two of one: a division by 100 or 10 is a multiplication and a
+   shift, exact for these ranges), so that the word is written with one
+   store: a wide load of bytes stored one at a time has to wait for them. */
+static inline uint64_t pto__emit_dig8(uint32_t v, uint32_t *n)
+{
+    uint64_t x = (uint64_t)(v / 10000) | (uint64_t)(v % 10000) << 32, q, t;
+    uint32_t len = v >= 10000000 ? 8 : v >= 1000000 ? 7 : v >= 100000 ? 6 : v >= 10000 ? 5
+                 : v >= 1000 ? 4 : v >= 100 ? 3 : v >= 10 ? 2 : 1;
+    q = ((x * 5243) >> 19) & 0x0000007F0000007Fu;   /* / 100 in each 32-bit lane (< 10000) */
+    x = q | (x - q * 100) << 16;
+    t = ((x * 103) >> 10) & 0x000F000F000F000Fu;    /* / 10 in each 16-bit lane (< 100) */
+    x = (t | (x - t * 10) << 8) | 0x3030303030303030u;
+    *n = len;
+    return x >> (8 * (8 - len));   /* the leading zeros out, zero bytes in at the end */
+}
+
 static void pto__emit_srcline_set(pto__emitter *E, int32_t line)
 {
-    size_t n = E->vlen[PTO__K_SRC];
-    if (line > 1 && line - 1 == E->srcline_line && n > E->file_len + 1 && E->val[PTO__K_SRC] == E->srcline) {
-        char *p = E->srcline + n - 1;   /* the next line: add one to the digits in place */
-        while (p > E->srcline + E->file_len + 1 && *p == '9') *p-- = '0';
-        if (*p != '9') {
-            (*p)++;
-            E->srcline_line = line;
-            return;
-        }
+    size_t n = E->file_len + 1;   /* after "FILE:", which pto__emit_file_name wrote */
+    if (line > 0 && line < 100000000 && pto__emit_le()) {
+        uint64_t dig = pto__emit_dig8((uint32_t)line, &E->srcdn);
+        E->srcdig = dig;
+        memcpy(E->srcline + n, &dig, 8);   /* (the zero bytes after the digits end the string) */
+        if (E->srcdn == 8) E->srcline[n + 8] = 0;
+        n += E->srcdn;
+    } else {
+        E->srcdn = 0;
+        n += pto__emit_i64(E->srcline + n, line);
     }
-    n = E->file_len + 1;   /* after "FILE:", which pto__emit_file_name wrote */
-    n += pto__emit_i64(E->srcline + n, line);
     E->srcline_line = line;
     E->val[PTO__K_SRC] = E->srcline;
     E->vlen[PTO__K_SRC] = n;
@@ -2221,7 +2297,20 @@ static void pto__emit_srcline_set(pto__emitter *E, int32_t line)
 static inline void pto__emit_srcline(pto__emitter *E, int32_t s)
 {
     int32_t line = E->m->stmts[s].loc.line;
-    if (line == E->srcline_line && E->vlen[PTO__K_SRC] && E->val[PTO__K_SRC] == E->srcline) return;
+    uint32_t last;
+    if (E->val[PTO__K_SRC] == E->srcline && E->srcdn) {   /* (vlen is FILE: and the srcdn digits) */
+        if (line == E->srcline_line) return;
+        last = 8 * (E->srcdn - 1);
+        if (line > 1 && line - 1 == E->srcline_line && ((E->srcdig >> last) & 0xff) != '9') {
+            uint64_t dig = E->srcdig + ((uint64_t)1 << last);   /* the next line, its last digit not a 9: one add */
+            E->srcdig = dig;
+            memcpy(E->srcline + E->file_len + 1, &dig, 8);
+            E->srcline_line = line;
+            return;
+        }
+    } else if (line == E->srcline_line && E->vlen[PTO__K_SRC] && E->val[PTO__K_SRC] == E->srcline) {
+        return;
+    }
     pto__emit_srcline_set(E, line);
 }
 
@@ -2457,15 +2546,29 @@ static inline void pto__emit_pcp64(char *d, const char *s, size_t n)
     else memcpy(d, s, n);
 }
 
+/* The SRC value srcline (nsrc bytes) at d, which has room for nsrc plus
+   PTO__EMIT_PAD: "FILE:" from srchead and the digits from srcdig, not
+   from srcline, whose digits were just stored (pto__emit_dig8). */
+static inline char *pto__emit_src_to(const pto__emitter *E, char *d, size_t nsrc)
+{
+    if (E->srcdn && E->file_len + 1 + E->srcdn == nsrc) {
+        pto__emit_pcp(d, E->srchead, E->file_len + 1);
+        memcpy(d + E->file_len + 1, &E->srcdig, 8);
+    } else {
+        pto__emit_pcp(d, E->srcline, nsrc);
+    }
+    return d + nsrc;
+}
+
 /* A plan's first literal piece, the source-location text, its second
    piece (the op and tdecl lines start so); returns the write position
    after them. The caller has made room for all three. */
-static inline char *pto__emit_plan_src(char *d, const char *text, const pto__emit_plan *p, const char *src, size_t nsrc)
+static inline char *pto__emit_plan_src(char *d, const char *text, const pto__emit_plan *p, const pto__emitter *E,
+                                       size_t nsrc)
 {
     pto__emit_pcp64(d, text + p->off[0], (size_t)p->len[0]);
     d += p->len[0];
-    pto__emit_pcp(d, src, nsrc);
-    d += nsrc;
+    d = pto__emit_src_to(E, d, nsrc);
     pto__emit_pcp64(d, text + p->off[1], (size_t)p->len[1]);
     return d + p->len[1];
 }
@@ -2520,7 +2623,10 @@ static void pto__emit_line(pto__emitter *E, int32_t plan, int32_t s)
         int k = p->key[i];
         switch (p->how[i]) {
         case PTO__HOW_SRC:
-            if (E->val[k] == E->srcline) { pto__wrp(&w, E->srcline, E->vlen[k]); break; }
+            if (E->val[k] == E->srcline && E->vlen[k] + PTO__EMIT_PAD <= (size_t)(w.lim - w.d)) {
+                w.d = pto__emit_src_to(E, w.d, E->vlen[k]);
+                break;
+            }
             pto__wr(&w, E->val[k], E->vlen[k]);
             break;
         case PTO__HOW_ARGS:
@@ -2720,7 +2826,7 @@ static void pto__emit_opline(pto__emitter *E, int32_t plan, int32_t s)
     /* From here the room is there: locals only, no write position in memory
        (a byte store may alias anything: the compiler reloads what is not local). */
     d = b->data + b->len;
-    d = pto__emit_plan_src(d, text, p, E->srcline, nsrc);
+    d = pto__emit_plan_src(d, text, p, E, nsrc);
     d = pto__emit_args_fast(E, d, b->data + b->cap, &o, end);
     if (o < end) {   /* the printer's part: checked writes from here on */
         pto__emit_opline_rest(E, p, d, o, end);
@@ -3095,7 +3201,7 @@ static PTO__EMIT_NOINLINE int32_t pto__emit_op_run(pto__emitter *E, int32_t s)
             pto__emit_v(E, PTO__K_PASS, pto__emit_origin[st->origin < 5 ? st->origin : 0]);
         }
         pto__emit_srcline(E, s);
-        d = pto__emit_plan_src(d, text, p, E->srcline, E->vlen[PTO__K_SRC]);
+        d = pto__emit_plan_src(d, text, p, E, E->vlen[PTO__K_SRC]);
         o = &m->operands[st->arg0];
         end = o + st->nargs;
         if (st->nargs == 3 && o[0].kind == PTO_O_PIPE && o[1].kind == PTO_O_PIPE) {   /* a flag: its two pipes as one text */
@@ -3231,7 +3337,7 @@ static void pto__emit_tdecl(pto__emitter *E, int32_t ti)
             }
         }
         d = b->data + b->len;
-        d = pto__emit_plan_src(d, text, p, E->srcline, nsrc);
+        d = pto__emit_plan_src(d, text, p, E, nsrc);
         pto__emit_pcp(d, E->tile_arg[ti] + 2, nt);   /* (the padded ", NAME") */
         d += nt;
         pto__emit_pcp64(d, text + p->off[2], (size_t)p->len[2]);
@@ -4550,8 +4656,8 @@ static pto_status pto__emit_check(pto__emitter *E)
         if (st->nargs == 3 && o0[0].kind == PTO_O_PIPE && o0[1].kind == PTO_O_PIPE && o0[2].kind == PTO_O_INT &&
             (uint32_t)o0[0].ref < (uint32_t)PTO_NPIPE && (uint32_t)o0[1].ref < (uint32_t)PTO_NPIPE) {
             if (reached) {   /* a flag, the most: the loop below in one step */
-                PTO__EMIT_USE_LATER(o0[2].e[0]);
-                PTO__EMIT_USE_LATER(o0[2].e[1]);
+                PTO__EMIT_USE_FLAG(o0[2].e[0]);
+                PTO__EMIT_USE_FLAG(o0[2].e[1]);
             }
             continue;
         }
@@ -4591,6 +4697,7 @@ static pto_status pto__emit_check(pto__emitter *E)
         }
     }
 #undef PTO__EMIT_USE_LATER
+#undef PTO__EMIT_USE_FLAG
     pto__emit_use_sweep(E);
     return PTO_OK;
 }
@@ -4616,7 +4723,10 @@ static void pto__emit_file_name(pto__emitter *E, const char *name)
     E->file_len = n;
     memcpy(E->srcline, E->file, n);   /* the fixed start of every "FILE:LINE" (pto__emit_srcline_set) */
     E->srcline[n] = ':';
+    memset(E->srchead, 0, sizeof E->srchead);
+    memcpy(E->srchead, E->srcline, n + 1);
     E->srcline_line = 0;
+    E->srcdn = 0;
     if (E->val[PTO__K_SRC] == E->srcline) E->vlen[PTO__K_SRC] = 0;
 }
 
