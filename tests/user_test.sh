@@ -19,7 +19,10 @@
 # and persistent blocks, UB filled exactly; cube / mix / comm: M/N/K tails,
 # three-pipe round trips, allreduce at 5 ranks, a 2 MiB put); r27_*: review27's (tails
 # in rows and 32-byte columns, x3 / x4 loops with ifs, K loops with L0 ping-pong, pipes both
-# ways, an all-gather and pair swaps, hosts launching several kernels, triangular loops). Each must
+# ways, an all-gather and pair swaps, hosts launching several kernels, triangular loops); r28_*:
+# review28's (layernorm / rmsnorm variants, flash attention with online softmax, GEMM epilogues,
+# quantisation and dequantisation, RoPE, cross-entropy, reduce-to-root, a ring with acks, x4
+# streams, hand sync mixed with the pass, per-AIV branches around split pops). Each must
 #   - run on the simulator with its "# run:" defaults and match the reference
 #     interpreter with no simulator report (exit 0);
 #   - emit with --target isa and compile against tests/isa/pto_isa_stub.hpp
