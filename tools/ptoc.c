@@ -992,14 +992,18 @@ static int compile_dir(const char *cc, const char *inc, const char *dir, const c
    Every valid(...) region is classed too (none, some, all of its rows and
    of its cols), how block 0's and block 1's window of each load / store
    meet (overlap, touch, apart: sw_meet; for a store, whether they write
-   different bytes of one 32-byte block, review27 M1) and each notify /
+   different bytes of one 32-byte block, review27 M1), how each window at
+   its loop's first iteration meets its window at the 2nd in one block
+   (same, overlap, touch, apart: sw_step_meet, review28 M4) and each notify /
    wait value, so a name used only there is varied (review23 M2). In
    a file with hosts, the host's names are swept (a -D of a callee's dim
    reaches nothing the host runs) and each call binds its kernel's dims and
    scalars from its arguments before the kernel is walked. A value whose load or
    store window leaves its tensor at a walked point, that launches no
    block, divides by zero or gives a loop a step <= 0 (on a path the walk
-   knows is taken) is marked refused (key 0) and never run. The base run comes first;
+   knows is taken) is marked refused (key 0) and never run; in a loop with
+   an if around a load or store, up to SW_NEAR iterations before the last
+   are walked for refusals only (sw_near_last, review28 M6). The base run comes first;
    then, name by name in turn, the value showing the most behaviours that
    no run of that name (or the base run) has shown, ties going to the value
    with the most trailing zero bits (up to those of the base value: 16, 32,
@@ -1028,6 +1032,7 @@ static int compile_dir(const char *cc, const char *inc, const char *dir, const c
 #define SW_DEPTH 6            /* nested loops whose last iteration is walked too */
 #define SW_INTERIOR 3         /* interior iterations walked besides the first and the last ... */
 #define SW_DEPTH_INTERIOR 3   /* ... in the loops nested this deep */
+#define SW_NEAR 8             /* iterations before the last whose refusals count (a loop with an if around a window) */
 
 typedef struct sw_set {       /* a set of behaviours: keys, sorted when frozen */
     uint64_t *k;
@@ -1060,6 +1065,12 @@ typedef struct sweep {
     long visits;
     long work;                          /* GM work the walk met (loads, stores of rows, pipes, signals) */
     int probe;                          /* walking block 1 only to compare it with block 0: no keys but kind 9 */
+    int refusing;                       /* > 0: a walk of the iterations just before a loop's last, keying refusals only */
+    long rvisits;                       /* statements those walks visited (their own budget: the other walks' is kept) */
+    int iter;                           /* the innermost loop's iteration walked: 0 the first, 1 the 2nd, -1 another */
+    int32_t *iwalk;                     /* per statement: the loop walk whose first iteration's window iwin holds */
+    int64_t *iwin;                      /* per statement: that window's row, col, rows, cols */
+    unsigned char *ifgm;                /* per statement (a for): its body has an if with a load or store in it */
     int32_t gen;                        /* the kernel walk that block 0's windows below belong to */
     int32_t *wgen;                      /* per statement: the gen its window was recorded in */
     int64_t *win;                       /* per statement: block 0's window row, col, rows, cols */
@@ -1081,6 +1092,9 @@ static void sw_free(sweep *s, pto_module *m, char *text)
     pto_free(s->ctx, s->if_first);
     pto_free(s->ctx, s->wgen);
     pto_free(s->ctx, s->win);
+    pto_free(s->ctx, s->iwalk);
+    pto_free(s->ctx, s->iwin);
+    pto_free(s->ctx, s->ifgm);
     pto_free(s->ctx, s->hist);
     pto_module_destroy(m);
     free(text);
@@ -1108,7 +1122,7 @@ static void sw_add(sweep *s, int kind, int32_t id, int cls)
     /* kind 0 is the one "refused" key, whatever the context: it sorts first */
     uint64_t key = kind ? ((uint64_t)kind << 56) | ((uint64_t)(uint32_t)id << 8) | ((uint64_t)s->ctxbits << 4) | (uint64_t)cls : 0;
     int32_t i;
-    if (s->probe && kind != 9) return;
+    if ((s->probe && kind != 9) || (s->refusing && kind != 0)) return;
     for (i = 0; i < o->n; i++)
         if (o->k[i] == key) return;
     if (!sw_room(s, &o->k, &o->cap, o->n)) return;
@@ -1253,6 +1267,35 @@ static void sw_meet(sweep *s, int32_t st, int64_t r, int64_t c, int64_t nr, int6
     s->ctxbits = ctx;
 }
 
+/* The window of load / store st at its innermost loop's first iteration
+   against its window at the 2nd, within one block: the same (0: a stride
+   of 0 rewrites them), overlapping (1), touching (2) or apart (3). A
+   stride that only moves a block's windows from one iteration to the next
+   (`y[i * S, 0]`: S = 0, below the tile's rows, at or above them) changes
+   what the sync pass must order through GM within the block, where no
+   block 0 / block 1 comparison sees it (review28 M4: S was said to steer
+   no window and was never varied). */
+static void sw_step_meet(sweep *s, int32_t st, int64_t r, int64_t c, int64_t nr, int64_t nc)
+{
+    int64_t *w, gr, gc;
+    int ctx, cls;
+    if (!s->iwin || !s->walk || s->iter < 0 || s->probe || nr <= 0 || nc <= 0) return;
+    w = s->iwin + 4 * (size_t)st;
+    if (s->iter == 0) {
+        s->iwalk[st] = s->walk;
+        w[0] = r, w[1] = c, w[2] = nr, w[3] = nc;
+        return;
+    }
+    if (s->iwalk[st] != s->walk) return;
+    gr = r >= w[0] ? r - (w[0] + w[2]) : w[0] - (r + nr);
+    gc = c >= w[1] ? c - (w[1] + w[3]) : w[1] - (c + nc);
+    cls = r == w[0] && c == w[1] && nr == w[2] && nc == w[3] ? 0 : gr < 0 && gc < 0 ? 1 : gr <= 0 && gc <= 0 ? 2 : 3;
+    ctx = s->ctxbits;   /* one outcome whichever block showed it */
+    s->ctxbits = 0;
+    sw_add(s, 11, st, cls);
+    s->ctxbits = ctx;
+}
+
 /* Whether op st does GM work at the walk's point: a load or store of a
    non-empty region (or one the walk cannot tell), any other GM access,
    a pipe op. A block count whose blocks do none is no block count worth a
@@ -1317,9 +1360,13 @@ static void sw_window(sweep *s, int32_t st)
         if (ext[d] < 0 && (p->dim_var[d] < 0 || !s->known[p->dim_var[d]])) return;
         if (ext[d] < 0) ext[d] = s->val[p->dim_var[d]];
     }
-    if (!sw_eval(s, g->e[0], &r) || !sw_eval(s, g->e[1], &c)) return;
-    if (!s->guess && (r < 0 || c < 0 || r > ext[0] - s->tvr[t->ref] || c > ext[1] - s->tvc[t->ref])) sw_add(s, 0, 0, 0);
-    else if (!s->guess && !(s->ctxbits & 1)) {   /* inside its tensor: no sum below can overflow */
+    if (!sw_eval(s, g->e[0], &r) || !sw_eval(s, g->e[1], &c) || s->guess) return;
+    if (r < 0 || c < 0 || r > ext[0] - s->tvr[t->ref] || c > ext[1] - s->tvc[t->ref]) {
+        sw_add(s, 0, 0, 0);
+        return;
+    }
+    sw_step_meet(s, st, r, c, s->tvr[t->ref], s->tvc[t->ref]);   /* inside its tensor: no sum below can overflow */
+    if (!(s->ctxbits & 1)) {
         /* a store's bytes, when the tensor's bytes fit well inside int64 (sw_share32's products) */
         int64_t size = pto_dtype_size((pto_dtype)p->dtype);
         int bytes = cls == PTO_OC_STORE && ext[1] > 0 && ext[0] <= ((int64_t)1 << 58) / ext[1] / 8;
@@ -1344,6 +1391,59 @@ static void sw_if_mixed(sweep *s, int32_t st, int c)
     }
 }
 
+/* Whether block blk holds, at any depth, an if with a load or store in
+   one of its branches (`under`: blk is such a branch). */
+static int sw_if_gm(const pto_module *m, int32_t blk, int under, int depth)
+{
+    int32_t st;
+    if (blk < 0 || blk >= m->n_blocks) return 0;
+    if (depth > 64) return 1;   /* (deeper than any kernel: walk it) */
+    for (st = m->blocks[blk].head; st >= 0; st = m->stmts[st].next) {
+        const pto_stmt *x = &m->stmts[st];
+        int cls;
+        if (x->kind == PTO_ST_IF) {
+            if (sw_if_gm(m, x->body, 1, depth + 1) || sw_if_gm(m, x->orelse, 1, depth + 1)) return 1;
+        } else if (x->kind == PTO_ST_FOR || x->kind == PTO_ST_SECTION) {
+            if (sw_if_gm(m, x->body, under, depth + 1)) return 1;
+        } else if (x->kind == PTO_ST_OP && under) {
+            cls = pto_opinfo_get((pto_op)x->op)->cls;
+            if (cls == PTO_OC_LOAD || cls == PTO_OC_STORE) return 1;
+        }
+    }
+    return 0;
+}
+
+static void sw_walk(sweep *s, int32_t blk, int depth);
+
+/* The iterations just before loop st's last (up to SW_NEAR of them, those
+   not walked as interior ones), when its body has an if around a load or
+   store: only their refusals count (a window past its tensor, a division
+   by zero). A window under `if t % 2 == 0` that the last iteration skips
+   is reached by the one before it (review28 M6: the sweep ran values whose
+   windows there left the tensor and failed a correct kernel on the bounds
+   errors and the race that followed). Walking the skipped branch instead
+   would refuse the guarded look-ahead `if t < T - 1 { tload x[t + 1] }` at
+   every value. */
+static void sw_near_last(sweep *s, int32_t st, int64_t a, int64_t step, uint64_t t, int outer, int depth)
+{
+    const pto_stmt *x = &s->m->stmts[st];
+    uint64_t k, it;
+    if (s->refusing || s->guess || !s->ifgm || !s->ifgm[st] || depth >= SW_DEPTH) return;
+    s->refusing++;
+    s->interior++;
+    for (k = 1; k <= SW_NEAR && k + 1 < t && !s->oom; k++) {
+        it = t - 1 - k;
+        if (depth < SW_DEPTH_INTERIOR && it <= SW_INTERIOR) continue;   /* walked already */
+        s->val[x->ref] = (int64_t)((uint64_t)a + it * (uint64_t)step);
+        s->known[x->ref] = 1;
+        s->ctxbits = outer | 1;
+        s->iter = -1;
+        sw_walk(s, x->body, depth + 1);
+    }
+    s->interior--;
+    s->refusing--;
+}
+
 /* None (0), some (1) or all (2) of n. */
 static int sw_part(int64_t v, int64_t n) { return v <= 0 ? 0 : v < n ? 1 : 2; }
 
@@ -1357,8 +1457,8 @@ static void sw_walk(sweep *s, int32_t blk, int depth)
         int64_t a, b, step = 1, c;
         uint64_t it;
         int ka, kb;
-        if (++s->visits > SW_VISITS) return;
-        s->tvisits++;
+        if (s->refusing ? ++s->rvisits > SW_VISITS : ++s->visits > SW_VISITS) return;
+        if (!s->refusing) s->tvisits++;
         switch (x->kind) {
         case PTO_ST_LET:
             s->known[x->ref] = (unsigned char)sw_eval(s, x->e[0], &s->val[x->ref]);
@@ -1380,7 +1480,7 @@ static void sw_walk(sweep *s, int32_t blk, int depth)
         }
         case PTO_ST_OP:
             sw_window(s, st);
-            sw_work(s, st);
+            if (!s->refusing) sw_work(s, st);
             sw_signal(s, st);
             break;
         case PTO_ST_FOR:
@@ -1391,19 +1491,21 @@ static void sw_walk(sweep *s, int32_t blk, int depth)
                 int per = sw_period(m, x->body), ring = sw_ring_period(m, x->body, 0);
                 sw_add(s, 1, st, sw_trip_class(t, per));
                 if (ring > 1) sw_add(s, 5, st, t > (uint64_t)ring);   /* the pipe's ring comes round */
-                int outer = s->ctxbits;
+                int outer = s->ctxbits, outer_iter = s->iter;
                 int32_t outer_walk = s->walk;
                 s->walk = ++s->nwalks;   /* the ifs of this body compare its first and last iteration */
                 if (t >= 1) {
                     s->val[x->ref] = a;
                     s->known[x->ref] = 1;
                     s->ctxbits = outer & ~1;
+                    s->iter = 0;
                     sw_walk(s, x->body, depth + 1);
                 }
                 if (t >= 2 && depth < SW_DEPTH) {
                     s->val[x->ref] = (int64_t)((uint64_t)a + (t - 1) * (uint64_t)step);
                     s->known[x->ref] = 1;
                     s->ctxbits = outer | 1;
+                    s->iter = t == 2 ? 1 : -1;
                     sw_walk(s, x->body, depth + 1);
                 }
                 /* the interior iterations too (review26 H1: an if or loop under `if i % 2 == 1`, with
@@ -1414,11 +1516,14 @@ static void sw_walk(sweep *s, int32_t blk, int depth)
                     s->val[x->ref] = (int64_t)((uint64_t)a + it * (uint64_t)step);
                     s->known[x->ref] = 1;
                     s->ctxbits = outer & ~1;
+                    s->iter = it == 1 ? 1 : -1;
                     s->interior++;
                     sw_walk(s, x->body, depth + 1);
                     s->interior--;
                 }
+                sw_near_last(s, st, a, step, t, outer, depth);
                 s->ctxbits = outer;
+                s->iter = outer_iter;
                 s->walk = outer_walk;
             } else {
                 if (ka && kb && !s->guess && (x->e[2] < 0 || sw_eval(s, x->e[2], &step)) && step <= 0)
@@ -1494,14 +1599,14 @@ static void sw_kernel(sweep *s, int32_t k)
     }
     sw_rows(s, kn);
     s->gen++;
-    s->visits = 0;
+    s->visits = s->rvisits = 0;
     s->work = 0;
     sw_walk(s, kn->body, 0);
     work0 = s->work;
     if (s->blocks_known && s->blocks >= 2) {   /* the last block: its tail */
         s->block = s->blocks - 1;
         s->ctxbits = 2;
-        s->visits = 0;
+        s->visits = s->rvisits = 0;
         s->work = 0;
         sw_walk(s, kn->body, 0);
         work1 = s->work;
@@ -1509,7 +1614,7 @@ static void sw_kernel(sweep *s, int32_t k)
     if (s->blocks_known && s->blocks >= 3) {   /* block 1: its work and windows against block 0's */
         s->block = 1;
         s->ctxbits = 0;
-        s->visits = 0;
+        s->visits = s->rvisits = 0;
         s->work = 0;
         s->probe = 1;
         sw_walk(s, kn->body, 0);
@@ -1728,7 +1833,9 @@ static int sw_domain_error(const char *what)
 /* Is the harness's line (a simulator report: "    f.pto:15: error: ...")
    a bug whatever else went wrong at that value: a deadlock, a race, a ring's
    slots pushed and never popped? (An uninitialised read or a bounds report
-   follows from the op the reference refused: the simulator went on past it.) */
+   follows from the op the reference refused: the simulator went on past it.)
+   2 for a race, which a window past its tensor can cause: blocks whose rows
+   leave their share overlap (review28 M6). */
 static int sw_bug_report(const char *line, const char *end)
 {
     static const char *const bug[] = {"error: deadlock", "error: race", "never popped", "never pushed", NULL};
@@ -1739,7 +1846,7 @@ static int sw_bug_report(const char *line, const char *end)
     for (i = 0; bug[i]; i++) {
         size_t k = strlen(bug[i]);
         for (p = line; p + k <= line + n; p++)
-            if (strncmp(p, bug[i], k) == 0) return 1;
+            if (strncmp(p, bug[i], k) == 0) return i == 1 ? 2 : 1;
     }
     return 0;
 }
@@ -1752,7 +1859,8 @@ static int sw_bug_report(const char *line, const char *end)
    meaning there) and the simulator reported no deadlock, race or ring
    imbalance (its uninitialised reads after such an op follow from it). A
    deadlock, a pipe count mismatch, a runaway loop are failures wherever
-   they are (review22 H1). With `strict` (the run at the values the user
+   they are (review22 H1), and so is a race, unless the reference refused
+   a window past its tensor (review28 M6). With `strict` (the run at the values the user
    gave) nothing is refused: the user's own values are no domain
    restriction, and a failure there is the failure `ptoc run` gives
    (review20 H1). */
@@ -1763,6 +1871,7 @@ static int sw_run_one(sweep *s, const sw_defs *defs, const char *bin, const char
     char *out, *err, *line, *end;
     size_t n;
     int i, rc, nresult = 0, noref = 0, mismatch = 0, reports = 0, ran, unwritten = 0, bugs = 0, domain = 1, insim = 0;
+    int races = 0, outside = 0, b;
     long long cycles = 0, total = -1;
     snprintf(outp, sizeof outp, "%s/out", tmp);
     snprintf(errp, sizeof errp, "%s/err", tmp);
@@ -1821,8 +1930,9 @@ static int sw_run_one(sweep *s, const sw_defs *defs, const char *bin, const char
             reports += d && (!end || d < end) ? atoi(d + 9) : atoi(line + 14);
             insim = 1;
             continue;
-        } else if (insim && sw_bug_report(line, end)) {
+        } else if (insim && (b = sw_bug_report(line, end)) != 0) {
             bugs++;
+            races += b == 2;
             continue;
         } else if (sw_unwritten_line(line, end)) {
             unwritten++;
@@ -1843,11 +1953,15 @@ static int sw_run_one(sweep *s, const sw_defs *defs, const char *bin, const char
         if (e - from >= 2 && e[-2] == ':') {   /* the interpreter's, at a statement */
             snprintf(reason, sizeof reason, "%.*s%s", (int)(e - from - 1), from, e + 6);
             domain = sw_domain_error(e + 7);
+            outside = strstr(e + 7, " is outside tensor ") != NULL;
         } else
             snprintf(reason, sizeof reason, "%s", e + 7);
         if (end) *end = '\n';
     }
     t->runs++;
+    /* a race at values where the reference refused a window past its tensor follows from that
+       window (blocks that leave their share of rows meet); a deadlock or a ring's imbalance does not */
+    if (outside) bugs -= races;
     ran = strict || !(rc == 1 && !mismatch && (noref || nresult == 0) && domain && !bugs);
     printf("  %-24s ", vals[0] ? vals : "(no -D)");
     if (!ran) {
@@ -1925,7 +2039,7 @@ static void sw_header(sweep *s, const sw_scan *sc, int i)
 {
     const pto_module *m = s->m;
     sw_set u;
-    int32_t j, q, p, nk[11] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, lines[16], nl = 0, kerns[4], nkern = 0, nshare = 0, n32 = 0;
+    int32_t j, q, p, nk[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, lines[16], nl = 0, kerns[4], nkern = 0, nshare = 0, n32 = 0;
     int count6 = 0;   /* some kernel's block count changes (else only which of its blocks get work) */
     memset(&u, 0, sizeof u);
     for (j = 0; j < sc->nv; j++)
@@ -1966,7 +2080,7 @@ static void sw_header(sweep *s, const sw_scan *sc, int i)
             ;
         if (p == nl && nl < 16) lines[nl++] = line;
     }
-    s->steers[i] = nk[1] + nk[2] + nk[3] + nk[4] + nk[6] + nk[7] + nk[8] + nk[9] + nk[10] + nshare + n32;
+    s->steers[i] = nk[1] + nk[2] + nk[3] + nk[4] + nk[6] + nk[7] + nk[8] + nk[9] + nk[10] + nk[11] + nshare + n32;
     printf("  %s (from %lld, %lld..%lld", pto_str(s->ctx, s->name[i]), (long long)s->base[i], (long long)s->lo[i],
            (long long)s->hi[i]);
     if (s->step[i] > 1) printf("/%lld", (long long)s->step[i]);
@@ -2010,6 +2124,10 @@ static void sw_header(sweep *s, const sw_scan *sc, int i)
                 sep = ", ";
         if (n32)
             printf("%swhether blocks 0 and 1 store into one 32-byte block of GM in %d window%s", sep, n32, n32 == 1 ? "" : "s"),
+                sep = ", ";
+        if (nk[11])
+            printf("%swhether a block's window and its next iteration's overlap, touch or lie apart in %d window%s", sep,
+                   nk[11], nk[11] == 1 ? "" : "s"),
                 sep = ", ";
         if (nk[10]) printf("%s%d signal value%s", sep, nk[10], nk[10] == 1 ? "" : "s"), sep = ", ";
         if (nshare)
@@ -2761,8 +2879,16 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *src, size_t sr
     s.if_first = (unsigned char *)pto_alloc(ctx, (size_t)(m->n_stmts + 1));
     s.wgen = (int32_t *)pto_alloc(ctx, (size_t)(m->n_stmts + 1) * sizeof *s.wgen);
     s.win = (int64_t *)pto_alloc(ctx, (size_t)(m->n_stmts + 1) * 4 * sizeof *s.win);
-    if (!s.val || !s.known || !s.tvr || !s.tvc || !s.if_walk || !s.if_first || !s.wgen || !s.win) s.oom = 1;
-    for (v = 0; !s.oom && v < m->n_stmts; v++) s.if_walk[v] = s.wgen[v] = 0;
+    s.iwalk = (int32_t *)pto_alloc(ctx, (size_t)(m->n_stmts + 1) * sizeof *s.iwalk);
+    s.iwin = (int64_t *)pto_alloc(ctx, (size_t)(m->n_stmts + 1) * 4 * sizeof *s.iwin);
+    s.ifgm = (unsigned char *)pto_alloc(ctx, (size_t)(m->n_stmts + 1));
+    if (!s.val || !s.known || !s.tvr || !s.tvc || !s.if_walk || !s.if_first || !s.wgen || !s.win || !s.iwalk || !s.iwin ||
+        !s.ifgm)
+        s.oom = 1;
+    for (v = 0; !s.oom && v < m->n_stmts; v++) {
+        s.if_walk[v] = s.wgen[v] = s.iwalk[v] = 0;
+        s.ifgm[v] = (unsigned char)(m->stmts[v].kind == PTO_ST_FOR && sw_if_gm(m, m->stmts[v].body, 0, 0));
+    }
     /* the names: dynamic dims and integer scalars, of kernels and hosts */
     for (v = 0; v < m->n_vars && !s.oom; v++) {
         const pto_var *x = &m->vars[v];
