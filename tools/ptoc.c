@@ -9,7 +9,8 @@
    ptoc sync FILE        the IR after sync, each inserted sync with its dependency
    ptoc emit [--no-sync] [--tight] [--target sim|isa] FILE -o DIR
                          kernel.c and host.c of FILE in DIR (isa: kernel.cpp)
-   ptoc run [--no-sync] [--tight] [--cc CC] [-D NAME=VALUE]... [--seed S] [--ranks N] [--max-instr N] [--trace F] FILE|DIR
+   ptoc run [--no-sync] [--tight] [--cc CC] [-D NAME=VALUE]... [--seed S] [--inputs grid|full] [--ranks N] [--max-instr N]
+            [--trace F] FILE|DIR
                          emit (or take DIR as it is), compile, run on the
                          simulator, compare with the reference interpreter
    ptoc run --sweep [--sweep-runs N] [-D NAME=LO..HI[/STEP]]... [--ranks LO..HI] FILE|DIR
@@ -38,9 +39,10 @@
 #include <unistd.h>
 #include <utime.h>
 
-/* The help text, in two parts: C99 promises string literals of 4095
-   characters only. usage_of finds a command's entry in either. */
-static const char *const usage[3] = {
+/* The help text, in parts: C99 promises string literals of 4095
+   characters only. usage_of finds a command's entry in any. */
+#define USAGE_PARTS 4
+static const char *const usage[USAGE_PARTS] = {
     "usage: ptoc COMMAND [OPTIONS] FILE\n"
     "\n"
     "commands:\n"
@@ -64,17 +66,24 @@ static const char *const usage[3] = {
     "  emit [--no-sync] [--tight] [--target sim|isa] FILE -o DIR\n"
     "                      write DIR/kernel.c and DIR/host.c (--target isa: DIR/kernel.cpp\n"
     "                      against the Ascend pto-isa C++ API, see docs/isa-target.md)\n",
-    "  run [--no-sync] [--tight] [--cc CC] [-D NAME=VALUE]... [--seed S] [--ranks N] [--max-instr N]\n"
-    "      [--trace F.json] FILE|DIR\n"
+    "  run [--no-sync] [--tight] [--cc CC] [-D NAME=VALUE]... [--seed S] [--inputs grid|full] [--ranks N]\n"
+    "      [--max-instr N] [--trace F.json] FILE|DIR\n"
     "                      emit FILE (or take DIR as it is), compile with CC ($CC, cc),\n"
     "                      run on the simulator and compare with the reference interpreter;\n"
+    "                      --inputs grid (the default) draws inputs that every sum keeps\n"
+    "                      exact (floats: multiples of 1/512 in [-2, 2); i8 in [-20, 20],\n"
+    "                      i32 in [-100, 100]), so a match cannot show a different order of\n"
+    "                      adds, a conversion's rounding or an integer wrap; --inputs full\n"
+    "                      draws floats with random mantissas (magnitudes 1/8 to 4) and\n"
+    "                      integers over the whole dtype, where those show;\n"
     "                      --no-sync skips the sync pass: the kernel keeps only the\n"
     "                      set_flag / wait_flag / pipe_barrier written in FILE; --tight\n"
     "                      plans as plan --tight does (bytes shared across pipes);\n"
     "                      --ranks N runs ranks kernels on N ranks (default 2); --max-instr N\n"
     "                      stops a launch past N instructions (default 100000); a FILE's\n"
     "                      first `# run: -D N=64 --ranks 4` line gives defaults for -D,\n"
-    "                      --ranks, --seed and --max-instr that the command line overrides\n"
+    "                      --ranks, --seed, --inputs and --max-instr that the command line\n"
+    "                      overrides\n",
     "  run --sweep [--sweep-runs N] [-D NAME=LO..HI[/STEP]]... [--ranks LO..HI] [run's options] FILE|DIR\n"
     "                      compile FILE (or DIR as it is) once and run it at a few values of each dynamic\n"
     "                      dim and integer scalar (the others as -D gives them), one\n"
@@ -91,7 +100,8 @@ static const char *const usage[3] = {
     "                      last block's valid(...) rows (full, partial, none), every\n"
     "                      valid(...) region (none, some, all of its rows and cols), how\n"
     "                      block 0's and block 1's load / store windows meet (overlap,\n"
-    "                      touch, apart) and each notify / wait value (< 0, 0, 1, more).\n"
+    "                      touch, apart), and each window with its next iteration's in\n"
+    "                      one block, and each notify / wait value (< 0, 0, 1, more).\n"
     "                      After the -D values' run, each run takes\n"
     "                      the value showing the most outcomes no run showed yet (ties:\n"
     "                      the most trailing zero bits, up to the -D value's, then the\n"
@@ -99,18 +109,21 @@ static const char *const usage[3] = {
     "                      two names that steer loops or ifs nesting in or sharing a loop\n"
     "                      are run together (their small trip counts and branches\n"
     "                      combined, at most 8 runs more), and a note names each loop or\n"
-    "                      if outcome no run showed. Values\n"
-    "                      whose windows leave their tensor, that launch no block, divide\n"
-    "                      by zero or make a loop step <= 0 are not run; a run the harness\n"
+    "                      if outcome no run showed. Values whose windows leave their\n"
+    "                      tensor (under an if too: up to 8 iterations before a loop's\n"
+    "                      last are judged), that launch no block, divide by zero or\n"
+    "                      make a loop step <= 0 are not run; a run the harness\n"
     "                      refuses, or the reference interpreter refuses for a value the\n"
     "                      kernel has no meaning at (a window past its tensor, a rank\n"
     "                      out of range, a textract offset not whole fractals), is a row\n"
     "                      saying why, not a failure (unless it is the run at the -D\n"
     "                      values given for every name: that one fails as run does); a\n"
     "                      deadlock, a pipe's push / pop counts that do not meet, a race\n"
-    "                      or a runaway loop fails wherever it is. A file with a ranks\n"
-    "                      kernel is also run (every name at its -D) at 1, 2, 3, 4 and\n"
-    "                      5 ranks (those in --ranks LO..HI; its --ranks N is the base).\n"
+    "                      or a runaway loop fails wherever it is (but a race where the\n"
+    "                      interpreter refused a window past its tensor is refused).\n"
+    "                      A file with a ranks kernel is also run (every name at its\n"
+    "                      -D) at 1, 2, 3, 4 and 5 ranks (those in --ranks LO..HI; its\n"
+    "                      --ranks N is the base).\n"
     "                      A FILE's `# sweep: -D K=1..8 --ranks 2..8 --sweep-runs 20`\n"
     "                      line gives its domain (and the run count).\n"
     "                      Exit 0 when every run it made matched with no simulator report\n",   /* (split: C99 promises strings of 4095 characters only) */
@@ -123,26 +136,36 @@ static const char *const commands[] = {"check", "fmt", "dump", "plan", "sync", "
 
 /* The usage lines of command cmd (its entry in `usage`, continuation lines
    included), or NULL when cmd is not a command. */
-static const char *usage_of(const char *cmd, size_t *len)
+static size_t usage_len(const char *p, const char *cmd, size_t n);
+
+static const char *usage_of(const char *cmd, size_t *len, int *part)
 {
     size_t n = strlen(cmd);
-    const char *p = NULL, *line, *end;
-    int part;
-    for (part = 0; part < 3 && !p; part++)   /* the lines that start "  CMD " */
-        for (line = usage[part]; line && !p; line = (line = strchr(line, '\n')) ? line + 1 : NULL)
+    const char *p = NULL, *line;
+    for (*part = 0; *part < USAGE_PARTS; ++*part) {   /* the lines that start "  CMD " */
+        for (line = usage[*part]; line && !p; line = (line = strchr(line, '\n')) ? line + 1 : NULL)
             if (strncmp(line, "  ", 2) == 0 && strncmp(line + 2, cmd, n) == 0 && (line[2 + n] == ' ' || line[2 + n] == '\n'))
                 p = line + 2;
+        if (p) break;
+    }
     if (!p) return NULL;
-    /* up to the next line that starts a command or an option at column 2
-       (a second entry of the same command, `run --sweep`, included) */
+    *len = usage_len(p, cmd, n);
+    return p;
+}
+
+/* The length of the entry at p: up to the next line that starts a command
+   or an option at column 2 (a second entry of the same command, `run
+   --sweep`, included), or the end of its part. */
+static size_t usage_len(const char *p, const char *cmd, size_t n)
+{
+    const char *end;
     /* (strncmp stops at the text's end: the last entry of a part ends its string) */
     for (end = strchr(p, '\n'); end && (strncmp(end + 1, "   ", 3) == 0 ||
                                          (strncmp(end + 1, "  ", 2) == 0 && strncmp(end + 3, cmd, n) == 0 &&
                                           end[3 + n] == ' '));
          end = strchr(end + 1, '\n'))
         ;
-    *len = end ? (size_t)(end + 1 - p) : strlen(p);
-    return p;
+    return end ? (size_t)(end + 1 - p) : strlen(p);
 }
 
 /* A command line ptoc cannot use: what is wrong with it, then the usage of
@@ -150,12 +173,21 @@ static const char *usage_of(const char *cmd, size_t *len)
 static int usage_error(const char *cmd, const char *what, const char *arg)
 {
     size_t n = 0;
-    const char *u = cmd ? usage_of(cmd, &n) : NULL;
+    int part = 0;
+    const char *u = cmd ? usage_of(cmd, &n, &part) : NULL;
     const char *const *c;
     pto__ps_near near;
     fprintf(stderr, "ptoc: error: %s%s%s%s\n", what, arg ? " '" : "", arg ? arg : "", arg ? "'" : "");
     if (u) {
         fprintf(stderr, "usage: ptoc %.*s", (int)n, u);
+        /* an entry that ends its part goes on when the next part starts with the same command
+           (`run` and `run --sweep`: split for the 4095 characters) */
+        while (!u[n] && ++part < USAGE_PARTS && strncmp(usage[part], "  ", 2) == 0 &&
+               strncmp(usage[part] + 2, cmd, strlen(cmd)) == 0 && usage[part][2 + strlen(cmd)] == ' ') {
+            u = usage[part] + 2;
+            n = usage_len(u, cmd, strlen(cmd));
+            fprintf(stderr, "  %.*s", (int)n, u);
+        }
     } else {
         if (cmd) {   /* the parser's "did you mean" search and rule */
             pto__ps_near_start(&near, cmd, strlen(cmd));
@@ -3241,7 +3273,7 @@ static int file_defaults(const char *path, const char *given, size_t glen, int i
         const char *opt = tok[i], *val, *eq;
         int given;
         if (strcmp(opt, "-D") == 0 || strcmp(opt, "--seed") == 0 || strcmp(opt, "--ranks") == 0 ||
-            strcmp(opt, "--max-instr") == 0) {
+            strcmp(opt, "--max-instr") == 0 || strcmp(opt, "--inputs") == 0) {
             if (i + 1 >= n) {
                 fprintf(stderr, "ptoc: warning: %s: '# run:' option '%s' has no value\n", path, opt);
                 break;
@@ -3257,7 +3289,8 @@ static int file_defaults(const char *path, const char *given, size_t glen, int i
             fprintf(stderr, "ptoc: warning: %s: '# run:' option '", path);
             for (; i <= j; i++) fprintf(stderr, "%s%s", tok[i], i < j ? " " : "");
             i = j;
-            fprintf(stderr, "' is ignored (the line takes -D NAME=VALUE, --seed S, --ranks N and --max-instr N)\n");
+            fprintf(stderr, "' is ignored (the line takes -D NAME=VALUE, --seed S, --inputs grid|full, --ranks N and "
+                    "--max-instr N)\n");
             continue;
         }
         eq = strchr(val, '=');
@@ -3433,7 +3466,8 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
     cmd[0] = 0;
     defs.n = ranges.n = 0;
     if (!cc || !*cc) cc = "cc";
-    static const char *const valued[] = {"--cc", "-D", "--seed", "--trace", "--ranks", "--max-instr", "--sweep-runs", NULL};
+    static const char *const valued[] = {"--cc", "-D", "--seed", "--inputs", "--trace", "--ranks", "--max-instr", "--sweep-runs",
+                                         NULL};
     for (i = 2; i < argc; i++)   /* --sweep first: it decides where -D values go */
         if (strcmp(argv[i], "--sweep") == 0) sweep = 1;
     for (i = 2; i < argc; i++) {
@@ -3456,7 +3490,8 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
             defs_add(strstr(d, "..") ? &ranges : &defs, d);   /* NAME=LO..HI: the values to sweep */
         }
         else if ((strcmp(argv[i], "-D") == 0 || strcmp(argv[i], "--seed") == 0 || strcmp(argv[i], "--trace") == 0 ||
-                  strcmp(argv[i], "--ranks") == 0 || strcmp(argv[i], "--max-instr") == 0) &&
+                  strcmp(argv[i], "--ranks") == 0 || strcmp(argv[i], "--max-instr") == 0 ||
+                  strcmp(argv[i], "--inputs") == 0) &&
                  i + 1 < argc) {
             trace |= strcmp(argv[i], "--trace") == 0;
             if (strcmp(argv[i], "--ranks") == 0) sweep_ranks(argv[i + 1], &nranks);
@@ -3548,9 +3583,8 @@ int main(int argc, char **argv)
     pto_ctx *ctx;
     int rc;
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-        fputs(usage[0], argc < 2 ? stderr : stdout);
-        fputs(usage[1], argc < 2 ? stderr : stdout);
-        fputs(usage[2], argc < 2 ? stderr : stdout);
+        int part;
+        for (part = 0; part < USAGE_PARTS; part++) fputs(usage[part], argc < 2 ? stderr : stdout);
         return argc < 2 ? 1 : 0;
     }
     if (strcmp(argv[1], "--version") == 0) {
