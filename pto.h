@@ -29437,8 +29437,9 @@ static pto_status pto__isa_emit(pto_ctx *ctx, const pto_module *m, const pto_emi
    the host.c pto_emit writes. It needs the .pto text of the kernels (host.c
    embeds it) and gives host.c a small vocabulary:
 
-     pto_h_begin   reads -D NAME=VALUE, --seed S, --ranks N, --max-instr N,
-                  --trace F.json (--source alone: prints the .pto text);
+     pto_h_begin   reads -D NAME=VALUE, --seed S, --inputs grid|full, --ranks N,
+                  --max-instr N, --trace F.json (--source alone: prints the
+                  .pto text);
                   re-parses and verifies the .pto text; creates the simulated device
      pto_h_ranks   the kernel set up next is a ranks kernel: it runs on a
                   second device of N ranks (--ranks, default 2); each of its
@@ -29499,6 +29500,7 @@ static pto_status pto__isa_emit(pto_ctx *ctx, const pto_module *m, const pto_emi
 typedef struct pto_h_run {
     const char *file;              /* the .pto file name */
     uint64_t seed, rng;
+    int full;                      /* --inputs full: full-mantissa floats, integers over the dtype (pto_h_fill) */
     const char *trace;
     const char *def_name[PTO_H_MAX]; /* -D NAME=VALUE */
     size_t def_len[PTO_H_MAX];
@@ -29633,6 +29635,15 @@ PTO_K_FN int pto_h_args(pto_h_run *run, int argc, char **argv)
             continue;
         }
         else if (strcmp(a, "--trace") == 0 && i + 1 < argc) { run->trace = argv[++i]; continue; }
+        else if (strcmp(a, "--inputs") == 0 && i + 1 < argc) {
+            a = argv[++i];
+            if (strcmp(a, "grid") != 0 && strcmp(a, "full") != 0) {
+                pto_h_fail(run, 1, "--inputs %s: want grid (the default) or full", a);
+                return 1;
+            }
+            run->full = a[0] == 'f';
+            continue;
+        }
         else if (strcmp(a, "--ranks") == 0 && i + 1 < argc) {
             uint64_t n;
             if (!pto_h_uint(argv[++i], 1, PTO_H_RMAX, &n)) {
@@ -29654,7 +29665,8 @@ PTO_K_FN int pto_h_args(pto_h_run *run, int argc, char **argv)
             continue;
         }
         else {
-            pto_h_fail(run, 1, "unknown argument '%s' (use -D NAME=VALUE, --seed S, --ranks N, --max-instr N, --trace FILE)",
+            pto_h_fail(run, 1, "unknown argument '%s' (use -D NAME=VALUE, --seed S, --inputs grid|full, --ranks N, --max-instr N, "
+                       "--trace FILE)",
                        a);
             return 1;
         }
@@ -29944,13 +29956,32 @@ PTO_K_FN int pto_h_signal(const pto_h_run *run, int param)
     return 0;
 }
 
-/* Seeded random values for an input (the same sequence for device and reference). */
+/* Seeded random values for an input (the same sequence for device and
+   reference). The default grid: multiples of 1/512 in [-2, 2) for floats,
+   i8 in [-20, 20], i32 in [-100, 100]: every sum of a few thousand of them
+   is exact in any order and every one is exact in f16 / bf16, so expected
+   outputs do not hang on rounding. --inputs full: floats of a random sign,
+   a random exponent (magnitudes in [1/8, 4)) and all 23 mantissa bits
+   random (rounded to nearest even for f16 / bf16), integers over the
+   dtype's whole range: sums round and depend on their order, conversions
+   round, integer adds and products wrap (review28 M5: a match under the
+   grid cannot show a kernel that adds in another order). */
 PTO_K_FN void pto_h_fill(pto_h_run *run, void *host, int dtype, int64_t n)
 {
     int64_t i;
     for (i = 0; i < n; i++) {
         uint64_t r = pto_h_next(run);
-        float v = dtype == PTO_K_I32 ? (float)((int)(r % 201) - 100)
+        float v;
+        if (run->full) {
+            if (dtype == PTO_K_I32 || dtype == PTO_K_I8) {
+                pto_elem_seti(host, dtype, i, dtype == PTO_K_I32 ? (int64_t)(r >> 32) - 2147483648LL : (int64_t)(r >> 56) - 128);
+                continue;
+            }
+            v = ldexpf(1.0f + (float)((r >> 8) & 0x7fffff) / 8388608.0f, (int)((r >> 32) % 5) - 3);
+            pto_elem_set(host, dtype, i, (r & 1) ? -v : v);
+            continue;
+        }
+        v = dtype == PTO_K_I32 ? (float)((int)(r % 201) - 100)
                 : dtype == PTO_K_I8 ? (float)((int)(r % 41) - 20)
                 : (float)((int)(r % 2048) - 1024) / 512.0f;
         pto_elem_set(host, dtype, i, v);
@@ -30092,9 +30123,10 @@ PTO_K_FN int pto_h_compare_copy(const pto_k_gm *g, const void *host, const char 
     if (max_rel >= 0) snprintf(rel, sizeof rel, ", max rel error %.3g", max_rel);
     printf("  result      mismatch: %s differs in %lld of %lld element%s (max abs error %.3g%s)\n", name,
            (long long)ndiff, (long long)n, n == 1 ? "" : "s", max_abs, rel);
-    for (i = 0; i < ndiff && i < PTO_H_SHOW; i++)
-        printf("    %s[%lld, %lld] = %.9g on the simulator, %.9g in the reference\n", name,
-               (long long)(first[i] / g->cols), (long long)(first[i] % g->cols),
+    for (i = 0; i < ndiff && i < PTO_H_SHOW; i++)   /* (an i32's 10 digits in full: --inputs full draws them) */
+        printf(g->dtype == 4 || g->dtype == 5 ? "    %s[%lld, %lld] = %.10g on the simulator, %.10g in the reference\n"
+                                              : "    %s[%lld, %lld] = %.9g on the simulator, %.9g in the reference\n",
+               name, (long long)(first[i] / g->cols), (long long)(first[i] % g->cols),
                pto_h_value(g->data, g->dtype, first[i]), pto_h_value(host, g->dtype, first[i]));
     if (ndiff > PTO_H_SHOW) printf("    ... and %lld more\n", (long long)(ndiff - PTO_H_SHOW));
     return 1;

@@ -65,6 +65,36 @@ w0() { if grep -Eq -- "$2" $out/log; then ok "$1"; else bad "$1 (/$2/ not found)
 w0 "i32 past 2^24: both values exact" "^    z\[0, 0\] = 16777218 on the simulator, 16777217 in the reference$"
 lacks "i32 past 2^24: y is right" "y differs"
 
+# --inputs (review28 M5): the default grid keeps every sum exact, so a kernel.c edited to add
+# p = (b + c) + a as (a + b) + c still matches; --inputs full (random mantissas) shows it, and the
+# kernel as emitted matches under either (the interpreter adds in the kernel's order)
+$ptoc emit tests/diag/sum_order.pto -o $out/so >$out/log 2>&1 || bad "emit sum_order"
+expect "--inputs full: sum_order as emitted matches" 0 "^  result      match \(2 outputs\)" $ptoc run --inputs full $out/so
+cp -r $out/so $out/so_edit
+sed 's/"sum_order.pto:15", e, b, c)/"sum_order.pto:15", e, a, b)/; s/"sum_order.pto:16", e, e, a)/"sum_order.pto:16", e, e, c)/' \
+    $out/so/kernel.c >$out/so_edit/kernel.c
+if [ "$(grep -c 'e, a, b)\|e, e, c)' $out/so_edit/kernel.c)" != 2 ]; then bad "sum_order: the edit applies"; fi
+expect "--inputs grid: another order of adds still matches" 0 "^  result      match \(2 outputs\)" $ptoc run $out/so_edit
+expect "--inputs full: another order of adds mismatches" 1 "^  result      mismatch: p differs in [0-9]+ of 1024 elements \(max abs error [0-9.e-]+, max rel error" \
+    $ptoc run --inputs full $out/so_edit
+lacks "--inputs full: o is right" "o differs"
+expect "--inputs fill: said" 1 "error: --inputs fill: want grid \(the default\) or full" $ptoc run --inputs fill tests/diag/sum_order.pto
+# integer inputs over the whole dtype: sums wrap alike on both sides; a skipped store shows them
+expect "--inputs full: i32 and i8 sums that wrap match" 0 "^  result      match \(2 outputs\)" $ptoc run --inputs full tests/diag/int_full.pto
+$ptoc emit tests/diag/int_full.pto -o $out/ifull >$out/log 2>&1 || bad "emit int_full"
+sed 's/^\( *\)\(pto_k_tstore(core, "int_full.pto:1[45]"\)/\1if (0) \2/' $out/ifull/kernel.c >$out/ifull/k.c && mv $out/ifull/k.c $out/ifull/kernel.c
+expect "--inputs full: i32 inputs past the grid (10 digits, exact)" 1 "^    z\[0, [0-9]\] = 0 on the simulator, -?[0-9]{10} in the reference$" \
+    $ptoc run --inputs full $out/ifull
+holds "--inputs full: i8 inputs past the grid" "^    w\[0, [0-9]\] = 0 on the simulator, -?(4[1-9]|[5-9][0-9]|1[0-2][0-9]) in the reference$"
+$ptoc run $out/ifull >$out/log 2>&1
+lacks "--inputs grid: i8 sums within [-40, 40]" "^    w\[0, [0-9]\] = 0 on the simulator, -?(4[1-9]|[5-9][0-9]|1[0-2][0-9]) in the reference$"
+# a '# run: --inputs full' line is read as the command line's option
+printf '# run: --inputs full\n' >$out/so_line.pto
+cat tests/diag/int_full.pto >>$out/so_line.pto
+$ptoc emit $out/so_line.pto -o $out/ifl >$out/log 2>&1 || bad "emit so_line"
+sed 's/^\( *\)\(pto_k_tstore(core, "so_line.pto:1[56]"\)/\1if (0) \2/' $out/ifl/kernel.c >$out/ifl/k.c && mv $out/ifl/k.c $out/ifl/kernel.c
+expect "'# run: --inputs full' read" 1 "^    z\[0, [0-9]\] = 0 on the simulator, -?[0-9]{10} in the reference$" $ptoc run $out/ifl
+
 # one block of two: rows 16..31 of both outputs are never written
 cp -r $out/good $out/blocks
 sed 's/"two", PTO_K_KIND_VECTOR, 2,/"two", PTO_K_KIND_VECTOR, 1,/' $out/good/host.c >$out/blocks/host.c

@@ -431,6 +431,31 @@ if [ $rc = 0 ] && grep -q "^  note: no run ran the loop at line 6 0 times, once,
    $ptoc run $cc -D T1=0 -D T2=0 tests/sweep/note_refused.pto >$out/log2 2>&1
 then ok "note_refused: the note names T2=3"; else bad "note_refused: the note names T2=3 (rc $rc)"; fi
 
+# review28 M6: windows under an if that leave their tensor at an iteration before the last (t = 8
+# of T = 10 under `if t % 2 == 0`) refuse the value as a window outside an if does: T = 10 is
+# not run; a guarded look-ahead (`if t < T - 1`) refuses nothing
+$ptoc run --sweep $cc tests/sweep/if_window.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && ! grep -q "^  T=\(9\|1[0-9]\) " $out/log && grep -q "^sweep: [0-9]* runs: [0-9]* match, 0 failed, 0 refused$" $out/log &&
+   grep -q "^  note: no run ran the loop at line 7 more than 8 times (its tiles' slots) (only values the sweep refuses to run do)$" $out/log
+then ok "if_window: T = 10 not run"; else bad "if_window: T = 10 not run (rc $rc)"; fi
+$ptoc run --sweep $cc tests/sweep/lookahead_if.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "^  T=4  *match" $out/log && grep -q "^sweep: [0-9]* runs: [0-9]* match, 0 failed, 0 refused$" $out/log
+then ok "lookahead_if: nothing refused"; else bad "lookahead_if: nothing refused (rc $rc)"; fi
+# ... and a run the interpreter refuses for a window past its tensor is refused although the
+# simulator also reports the race between blocks that the window causes (it was "4 REPORTS")
+$ptoc run --sweep $cc -D T=9..12 tests/sweep/if_window.pto >$out/log 2>&1
+if grep -q "^  T=9  *refused: if_window.pto:10:7: tload: window x\[768, 0\] of shape \[32, 32\] is outside tensor 'x'" $out/log &&
+   grep -q "^sweep: 1 run: 0 match, 0 failed, 1 refused$" $out/log
+then ok "if_window: a window past its tensor and a race: refused"; else bad "if_window: a window past its tensor and a race: refused"; fi
+
+# review28 M4: a stride that only moves one block's windows from one iteration to the next steers
+# them: S = 0 (the same rows), below the tile's 16 rows (overlap), 16 (touch) and above (apart)
+$ptoc run --sweep $cc tests/sweep/gm_stride.pto >$out/log 2>&1; rc=$?
+svals=$(sed -n 's/^  S=\([0-9]*\) T=6 .*match.*/\1/p' $out/log | sort -n | tr '\n' ' ')
+if [ $rc = 0 ] && grep -q "^  S (from 8, -4..4096): steers whether a block's window and its next iteration's overlap, touch or lie apart in 2 windows (lines 9, 11)$" $out/log &&
+   echo "$svals" | grep -q "^0 \([1-9] \|1[0-5] \)*16 \(1[7-9]\|[2-9][0-9]\)" 
+then ok "gm_stride: S steers the windows ($svals)"; else bad "gm_stride: S steers the windows ($svals, rc $rc)"; fi
+
 # usage errors (exit 1, said)
 for args in "--sweep --trace t.json tests/user/trip_x2.pto" "--sweep build" "--sweep-runs 3 tests/user/trip_x2.pto" \
             "--sweep --sweep-runs 0 tests/user/trip_x2.pto" "--sweep -D N=9..2 tests/user/trip_x2.pto" \

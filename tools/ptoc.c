@@ -9,7 +9,8 @@
    ptoc sync FILE        the IR after sync, each inserted sync with its dependency
    ptoc emit [--no-sync] [--tight] [--target sim|isa] FILE -o DIR
                          kernel.c and host.c of FILE in DIR (isa: kernel.cpp)
-   ptoc run [--no-sync] [--tight] [--cc CC] [-D NAME=VALUE]... [--seed S] [--ranks N] [--max-instr N] [--trace F] FILE|DIR
+   ptoc run [--no-sync] [--tight] [--cc CC] [-D NAME=VALUE]... [--seed S] [--inputs grid|full] [--ranks N] [--max-instr N]
+            [--trace F] FILE|DIR
                          emit (or take DIR as it is), compile, run on the
                          simulator, compare with the reference interpreter
    ptoc run --sweep [--sweep-runs N] [-D NAME=LO..HI[/STEP]]... [--ranks LO..HI] FILE|DIR
@@ -38,9 +39,10 @@
 #include <unistd.h>
 #include <utime.h>
 
-/* The help text, in two parts: C99 promises string literals of 4095
-   characters only. usage_of finds a command's entry in either. */
-static const char *const usage[3] = {
+/* The help text, in parts: C99 promises string literals of 4095
+   characters only. usage_of finds a command's entry in any. */
+#define USAGE_PARTS 4
+static const char *const usage[USAGE_PARTS] = {
     "usage: ptoc COMMAND [OPTIONS] FILE\n"
     "\n"
     "commands:\n"
@@ -64,17 +66,24 @@ static const char *const usage[3] = {
     "  emit [--no-sync] [--tight] [--target sim|isa] FILE -o DIR\n"
     "                      write DIR/kernel.c and DIR/host.c (--target isa: DIR/kernel.cpp\n"
     "                      against the Ascend pto-isa C++ API, see docs/isa-target.md)\n",
-    "  run [--no-sync] [--tight] [--cc CC] [-D NAME=VALUE]... [--seed S] [--ranks N] [--max-instr N]\n"
-    "      [--trace F.json] FILE|DIR\n"
+    "  run [--no-sync] [--tight] [--cc CC] [-D NAME=VALUE]... [--seed S] [--inputs grid|full] [--ranks N]\n"
+    "      [--max-instr N] [--trace F.json] FILE|DIR\n"
     "                      emit FILE (or take DIR as it is), compile with CC ($CC, cc),\n"
     "                      run on the simulator and compare with the reference interpreter;\n"
+    "                      --inputs grid (the default) draws inputs that every sum keeps\n"
+    "                      exact (floats: multiples of 1/512 in [-2, 2); i8 in [-20, 20],\n"
+    "                      i32 in [-100, 100]), so a match cannot show a different order of\n"
+    "                      adds, a conversion's rounding or an integer wrap; --inputs full\n"
+    "                      draws floats with random mantissas (magnitudes 1/8 to 4) and\n"
+    "                      integers over the whole dtype, where those show;\n"
     "                      --no-sync skips the sync pass: the kernel keeps only the\n"
     "                      set_flag / wait_flag / pipe_barrier written in FILE; --tight\n"
     "                      plans as plan --tight does (bytes shared across pipes);\n"
     "                      --ranks N runs ranks kernels on N ranks (default 2); --max-instr N\n"
     "                      stops a launch past N instructions (default 100000); a FILE's\n"
     "                      first `# run: -D N=64 --ranks 4` line gives defaults for -D,\n"
-    "                      --ranks, --seed and --max-instr that the command line overrides\n"
+    "                      --ranks, --seed, --inputs and --max-instr that the command line\n"
+    "                      overrides\n",
     "  run --sweep [--sweep-runs N] [-D NAME=LO..HI[/STEP]]... [--ranks LO..HI] [run's options] FILE|DIR\n"
     "                      compile FILE (or DIR as it is) once and run it at a few values of each dynamic\n"
     "                      dim and integer scalar (the others as -D gives them), one\n"
@@ -91,7 +100,8 @@ static const char *const usage[3] = {
     "                      last block's valid(...) rows (full, partial, none), every\n"
     "                      valid(...) region (none, some, all of its rows and cols), how\n"
     "                      block 0's and block 1's load / store windows meet (overlap,\n"
-    "                      touch, apart) and each notify / wait value (< 0, 0, 1, more).\n"
+    "                      touch, apart), and each window with its next iteration's in\n"
+    "                      one block, and each notify / wait value (< 0, 0, 1, more).\n"
     "                      After the -D values' run, each run takes\n"
     "                      the value showing the most outcomes no run showed yet (ties:\n"
     "                      the most trailing zero bits, up to the -D value's, then the\n"
@@ -99,18 +109,21 @@ static const char *const usage[3] = {
     "                      two names that steer loops or ifs nesting in or sharing a loop\n"
     "                      are run together (their small trip counts and branches\n"
     "                      combined, at most 8 runs more), and a note names each loop or\n"
-    "                      if outcome no run showed. Values\n"
-    "                      whose windows leave their tensor, that launch no block, divide\n"
-    "                      by zero or make a loop step <= 0 are not run; a run the harness\n"
+    "                      if outcome no run showed. Values whose windows leave their\n"
+    "                      tensor (under an if too: up to 8 iterations before a loop's\n"
+    "                      last are judged), that launch no block, divide by zero or\n"
+    "                      make a loop step <= 0 are not run; a run the harness\n"
     "                      refuses, or the reference interpreter refuses for a value the\n"
     "                      kernel has no meaning at (a window past its tensor, a rank\n"
     "                      out of range, a textract offset not whole fractals), is a row\n"
     "                      saying why, not a failure (unless it is the run at the -D\n"
     "                      values given for every name: that one fails as run does); a\n"
     "                      deadlock, a pipe's push / pop counts that do not meet, a race\n"
-    "                      or a runaway loop fails wherever it is. A file with a ranks\n"
-    "                      kernel is also run (every name at its -D) at 1, 2, 3, 4 and\n"
-    "                      5 ranks (those in --ranks LO..HI; its --ranks N is the base).\n"
+    "                      or a runaway loop fails wherever it is (but a race where the\n"
+    "                      interpreter refused a window past its tensor is refused).\n"
+    "                      A file with a ranks kernel is also run (every name at its\n"
+    "                      -D) at 1, 2, 3, 4 and 5 ranks (those in --ranks LO..HI; its\n"
+    "                      --ranks N is the base).\n"
     "                      A FILE's `# sweep: -D K=1..8 --ranks 2..8 --sweep-runs 20`\n"
     "                      line gives its domain (and the run count).\n"
     "                      Exit 0 when every run it made matched with no simulator report\n",   /* (split: C99 promises strings of 4095 characters only) */
@@ -123,26 +136,36 @@ static const char *const commands[] = {"check", "fmt", "dump", "plan", "sync", "
 
 /* The usage lines of command cmd (its entry in `usage`, continuation lines
    included), or NULL when cmd is not a command. */
-static const char *usage_of(const char *cmd, size_t *len)
+static size_t usage_len(const char *p, const char *cmd, size_t n);
+
+static const char *usage_of(const char *cmd, size_t *len, int *part)
 {
     size_t n = strlen(cmd);
-    const char *p = NULL, *line, *end;
-    int part;
-    for (part = 0; part < 3 && !p; part++)   /* the lines that start "  CMD " */
-        for (line = usage[part]; line && !p; line = (line = strchr(line, '\n')) ? line + 1 : NULL)
+    const char *p = NULL, *line;
+    for (*part = 0; *part < USAGE_PARTS; ++*part) {   /* the lines that start "  CMD " */
+        for (line = usage[*part]; line && !p; line = (line = strchr(line, '\n')) ? line + 1 : NULL)
             if (strncmp(line, "  ", 2) == 0 && strncmp(line + 2, cmd, n) == 0 && (line[2 + n] == ' ' || line[2 + n] == '\n'))
                 p = line + 2;
+        if (p) break;
+    }
     if (!p) return NULL;
-    /* up to the next line that starts a command or an option at column 2
-       (a second entry of the same command, `run --sweep`, included) */
+    *len = usage_len(p, cmd, n);
+    return p;
+}
+
+/* The length of the entry at p: up to the next line that starts a command
+   or an option at column 2 (a second entry of the same command, `run
+   --sweep`, included), or the end of its part. */
+static size_t usage_len(const char *p, const char *cmd, size_t n)
+{
+    const char *end;
     /* (strncmp stops at the text's end: the last entry of a part ends its string) */
     for (end = strchr(p, '\n'); end && (strncmp(end + 1, "   ", 3) == 0 ||
                                          (strncmp(end + 1, "  ", 2) == 0 && strncmp(end + 3, cmd, n) == 0 &&
                                           end[3 + n] == ' '));
          end = strchr(end + 1, '\n'))
         ;
-    *len = end ? (size_t)(end + 1 - p) : strlen(p);
-    return p;
+    return end ? (size_t)(end + 1 - p) : strlen(p);
 }
 
 /* A command line ptoc cannot use: what is wrong with it, then the usage of
@@ -150,12 +173,21 @@ static const char *usage_of(const char *cmd, size_t *len)
 static int usage_error(const char *cmd, const char *what, const char *arg)
 {
     size_t n = 0;
-    const char *u = cmd ? usage_of(cmd, &n) : NULL;
+    int part = 0;
+    const char *u = cmd ? usage_of(cmd, &n, &part) : NULL;
     const char *const *c;
     pto__ps_near near;
     fprintf(stderr, "ptoc: error: %s%s%s%s\n", what, arg ? " '" : "", arg ? arg : "", arg ? "'" : "");
     if (u) {
         fprintf(stderr, "usage: ptoc %.*s", (int)n, u);
+        /* an entry that ends its part goes on when the next part starts with the same command
+           (`run` and `run --sweep`: split for the 4095 characters) */
+        while (!u[n] && ++part < USAGE_PARTS && strncmp(usage[part], "  ", 2) == 0 &&
+               strncmp(usage[part] + 2, cmd, strlen(cmd)) == 0 && usage[part][2 + strlen(cmd)] == ' ') {
+            u = usage[part] + 2;
+            n = usage_len(u, cmd, strlen(cmd));
+            fprintf(stderr, "  %.*s", (int)n, u);
+        }
     } else {
         if (cmd) {   /* the parser's "did you mean" search and rule */
             pto__ps_near_start(&near, cmd, strlen(cmd));
@@ -992,14 +1024,18 @@ static int compile_dir(const char *cc, const char *inc, const char *dir, const c
    Every valid(...) region is classed too (none, some, all of its rows and
    of its cols), how block 0's and block 1's window of each load / store
    meet (overlap, touch, apart: sw_meet; for a store, whether they write
-   different bytes of one 32-byte block, review27 M1) and each notify /
+   different bytes of one 32-byte block, review27 M1), how each window at
+   its loop's first iteration meets its window at the 2nd in one block
+   (same, overlap, touch, apart: sw_step_meet, review28 M4) and each notify /
    wait value, so a name used only there is varied (review23 M2). In
    a file with hosts, the host's names are swept (a -D of a callee's dim
    reaches nothing the host runs) and each call binds its kernel's dims and
    scalars from its arguments before the kernel is walked. A value whose load or
    store window leaves its tensor at a walked point, that launches no
    block, divides by zero or gives a loop a step <= 0 (on a path the walk
-   knows is taken) is marked refused (key 0) and never run. The base run comes first;
+   knows is taken) is marked refused (key 0) and never run; in a loop with
+   an if around a load or store, up to SW_NEAR iterations before the last
+   are walked for refusals only (sw_near_last, review28 M6). The base run comes first;
    then, name by name in turn, the value showing the most behaviours that
    no run of that name (or the base run) has shown, ties going to the value
    with the most trailing zero bits (up to those of the base value: 16, 32,
@@ -1028,6 +1064,7 @@ static int compile_dir(const char *cc, const char *inc, const char *dir, const c
 #define SW_DEPTH 6            /* nested loops whose last iteration is walked too */
 #define SW_INTERIOR 3         /* interior iterations walked besides the first and the last ... */
 #define SW_DEPTH_INTERIOR 3   /* ... in the loops nested this deep */
+#define SW_NEAR 8             /* iterations before the last whose refusals count (a loop with an if around a window) */
 
 typedef struct sw_set {       /* a set of behaviours: keys, sorted when frozen */
     uint64_t *k;
@@ -1060,6 +1097,12 @@ typedef struct sweep {
     long visits;
     long work;                          /* GM work the walk met (loads, stores of rows, pipes, signals) */
     int probe;                          /* walking block 1 only to compare it with block 0: no keys but kind 9 */
+    int refusing;                       /* > 0: a walk of the iterations just before a loop's last, keying refusals only */
+    long rvisits;                       /* statements those walks visited (their own budget: the other walks' is kept) */
+    int iter;                           /* the innermost loop's iteration walked: 0 the first, 1 the 2nd, -1 another */
+    int32_t *iwalk;                     /* per statement: the loop walk whose first iteration's window iwin holds */
+    int64_t *iwin;                      /* per statement: that window's row, col, rows, cols */
+    unsigned char *ifgm;                /* per statement (a for): its body has an if with a load or store in it */
     int32_t gen;                        /* the kernel walk that block 0's windows below belong to */
     int32_t *wgen;                      /* per statement: the gen its window was recorded in */
     int64_t *win;                       /* per statement: block 0's window row, col, rows, cols */
@@ -1081,6 +1124,9 @@ static void sw_free(sweep *s, pto_module *m, char *text)
     pto_free(s->ctx, s->if_first);
     pto_free(s->ctx, s->wgen);
     pto_free(s->ctx, s->win);
+    pto_free(s->ctx, s->iwalk);
+    pto_free(s->ctx, s->iwin);
+    pto_free(s->ctx, s->ifgm);
     pto_free(s->ctx, s->hist);
     pto_module_destroy(m);
     free(text);
@@ -1108,7 +1154,7 @@ static void sw_add(sweep *s, int kind, int32_t id, int cls)
     /* kind 0 is the one "refused" key, whatever the context: it sorts first */
     uint64_t key = kind ? ((uint64_t)kind << 56) | ((uint64_t)(uint32_t)id << 8) | ((uint64_t)s->ctxbits << 4) | (uint64_t)cls : 0;
     int32_t i;
-    if (s->probe && kind != 9) return;
+    if ((s->probe && kind != 9) || (s->refusing && kind != 0)) return;
     for (i = 0; i < o->n; i++)
         if (o->k[i] == key) return;
     if (!sw_room(s, &o->k, &o->cap, o->n)) return;
@@ -1253,6 +1299,35 @@ static void sw_meet(sweep *s, int32_t st, int64_t r, int64_t c, int64_t nr, int6
     s->ctxbits = ctx;
 }
 
+/* The window of load / store st at its innermost loop's first iteration
+   against its window at the 2nd, within one block: the same (0: a stride
+   of 0 rewrites them), overlapping (1), touching (2) or apart (3). A
+   stride that only moves a block's windows from one iteration to the next
+   (`y[i * S, 0]`: S = 0, below the tile's rows, at or above them) changes
+   what the sync pass must order through GM within the block, where no
+   block 0 / block 1 comparison sees it (review28 M4: S was said to steer
+   no window and was never varied). */
+static void sw_step_meet(sweep *s, int32_t st, int64_t r, int64_t c, int64_t nr, int64_t nc)
+{
+    int64_t *w, gr, gc;
+    int ctx, cls;
+    if (!s->iwin || !s->walk || s->iter < 0 || s->probe || nr <= 0 || nc <= 0) return;
+    w = s->iwin + 4 * (size_t)st;
+    if (s->iter == 0) {
+        s->iwalk[st] = s->walk;
+        w[0] = r, w[1] = c, w[2] = nr, w[3] = nc;
+        return;
+    }
+    if (s->iwalk[st] != s->walk) return;
+    gr = r >= w[0] ? r - (w[0] + w[2]) : w[0] - (r + nr);
+    gc = c >= w[1] ? c - (w[1] + w[3]) : w[1] - (c + nc);
+    cls = r == w[0] && c == w[1] && nr == w[2] && nc == w[3] ? 0 : gr < 0 && gc < 0 ? 1 : gr <= 0 && gc <= 0 ? 2 : 3;
+    ctx = s->ctxbits;   /* one outcome whichever block showed it */
+    s->ctxbits = 0;
+    sw_add(s, 11, st, cls);
+    s->ctxbits = ctx;
+}
+
 /* Whether op st does GM work at the walk's point: a load or store of a
    non-empty region (or one the walk cannot tell), any other GM access,
    a pipe op. A block count whose blocks do none is no block count worth a
@@ -1317,9 +1392,13 @@ static void sw_window(sweep *s, int32_t st)
         if (ext[d] < 0 && (p->dim_var[d] < 0 || !s->known[p->dim_var[d]])) return;
         if (ext[d] < 0) ext[d] = s->val[p->dim_var[d]];
     }
-    if (!sw_eval(s, g->e[0], &r) || !sw_eval(s, g->e[1], &c)) return;
-    if (!s->guess && (r < 0 || c < 0 || r > ext[0] - s->tvr[t->ref] || c > ext[1] - s->tvc[t->ref])) sw_add(s, 0, 0, 0);
-    else if (!s->guess && !(s->ctxbits & 1)) {   /* inside its tensor: no sum below can overflow */
+    if (!sw_eval(s, g->e[0], &r) || !sw_eval(s, g->e[1], &c) || s->guess) return;
+    if (r < 0 || c < 0 || r > ext[0] - s->tvr[t->ref] || c > ext[1] - s->tvc[t->ref]) {
+        sw_add(s, 0, 0, 0);
+        return;
+    }
+    sw_step_meet(s, st, r, c, s->tvr[t->ref], s->tvc[t->ref]);   /* inside its tensor: no sum below can overflow */
+    if (!(s->ctxbits & 1)) {
         /* a store's bytes, when the tensor's bytes fit well inside int64 (sw_share32's products) */
         int64_t size = pto_dtype_size((pto_dtype)p->dtype);
         int bytes = cls == PTO_OC_STORE && ext[1] > 0 && ext[0] <= ((int64_t)1 << 58) / ext[1] / 8;
@@ -1344,6 +1423,59 @@ static void sw_if_mixed(sweep *s, int32_t st, int c)
     }
 }
 
+/* Whether block blk holds, at any depth, an if with a load or store in
+   one of its branches (`under`: blk is such a branch). */
+static int sw_if_gm(const pto_module *m, int32_t blk, int under, int depth)
+{
+    int32_t st;
+    if (blk < 0 || blk >= m->n_blocks) return 0;
+    if (depth > 64) return 1;   /* (deeper than any kernel: walk it) */
+    for (st = m->blocks[blk].head; st >= 0; st = m->stmts[st].next) {
+        const pto_stmt *x = &m->stmts[st];
+        int cls;
+        if (x->kind == PTO_ST_IF) {
+            if (sw_if_gm(m, x->body, 1, depth + 1) || sw_if_gm(m, x->orelse, 1, depth + 1)) return 1;
+        } else if (x->kind == PTO_ST_FOR || x->kind == PTO_ST_SECTION) {
+            if (sw_if_gm(m, x->body, under, depth + 1)) return 1;
+        } else if (x->kind == PTO_ST_OP && under) {
+            cls = pto_opinfo_get((pto_op)x->op)->cls;
+            if (cls == PTO_OC_LOAD || cls == PTO_OC_STORE) return 1;
+        }
+    }
+    return 0;
+}
+
+static void sw_walk(sweep *s, int32_t blk, int depth);
+
+/* The iterations just before loop st's last (up to SW_NEAR of them, those
+   not walked as interior ones), when its body has an if around a load or
+   store: only their refusals count (a window past its tensor, a division
+   by zero). A window under `if t % 2 == 0` that the last iteration skips
+   is reached by the one before it (review28 M6: the sweep ran values whose
+   windows there left the tensor and failed a correct kernel on the bounds
+   errors and the race that followed). Walking the skipped branch instead
+   would refuse the guarded look-ahead `if t < T - 1 { tload x[t + 1] }` at
+   every value. */
+static void sw_near_last(sweep *s, int32_t st, int64_t a, int64_t step, uint64_t t, int outer, int depth)
+{
+    const pto_stmt *x = &s->m->stmts[st];
+    uint64_t k, it;
+    if (s->refusing || s->guess || !s->ifgm || !s->ifgm[st] || depth >= SW_DEPTH) return;
+    s->refusing++;
+    s->interior++;
+    for (k = 1; k <= SW_NEAR && k + 1 < t && !s->oom; k++) {
+        it = t - 1 - k;
+        if (depth < SW_DEPTH_INTERIOR && it <= SW_INTERIOR) continue;   /* walked already */
+        s->val[x->ref] = (int64_t)((uint64_t)a + it * (uint64_t)step);
+        s->known[x->ref] = 1;
+        s->ctxbits = outer | 1;
+        s->iter = -1;
+        sw_walk(s, x->body, depth + 1);
+    }
+    s->interior--;
+    s->refusing--;
+}
+
 /* None (0), some (1) or all (2) of n. */
 static int sw_part(int64_t v, int64_t n) { return v <= 0 ? 0 : v < n ? 1 : 2; }
 
@@ -1357,8 +1489,8 @@ static void sw_walk(sweep *s, int32_t blk, int depth)
         int64_t a, b, step = 1, c;
         uint64_t it;
         int ka, kb;
-        if (++s->visits > SW_VISITS) return;
-        s->tvisits++;
+        if (s->refusing ? ++s->rvisits > SW_VISITS : ++s->visits > SW_VISITS) return;
+        if (!s->refusing) s->tvisits++;
         switch (x->kind) {
         case PTO_ST_LET:
             s->known[x->ref] = (unsigned char)sw_eval(s, x->e[0], &s->val[x->ref]);
@@ -1380,7 +1512,7 @@ static void sw_walk(sweep *s, int32_t blk, int depth)
         }
         case PTO_ST_OP:
             sw_window(s, st);
-            sw_work(s, st);
+            if (!s->refusing) sw_work(s, st);
             sw_signal(s, st);
             break;
         case PTO_ST_FOR:
@@ -1391,19 +1523,21 @@ static void sw_walk(sweep *s, int32_t blk, int depth)
                 int per = sw_period(m, x->body), ring = sw_ring_period(m, x->body, 0);
                 sw_add(s, 1, st, sw_trip_class(t, per));
                 if (ring > 1) sw_add(s, 5, st, t > (uint64_t)ring);   /* the pipe's ring comes round */
-                int outer = s->ctxbits;
+                int outer = s->ctxbits, outer_iter = s->iter;
                 int32_t outer_walk = s->walk;
                 s->walk = ++s->nwalks;   /* the ifs of this body compare its first and last iteration */
                 if (t >= 1) {
                     s->val[x->ref] = a;
                     s->known[x->ref] = 1;
                     s->ctxbits = outer & ~1;
+                    s->iter = 0;
                     sw_walk(s, x->body, depth + 1);
                 }
                 if (t >= 2 && depth < SW_DEPTH) {
                     s->val[x->ref] = (int64_t)((uint64_t)a + (t - 1) * (uint64_t)step);
                     s->known[x->ref] = 1;
                     s->ctxbits = outer | 1;
+                    s->iter = t == 2 ? 1 : -1;
                     sw_walk(s, x->body, depth + 1);
                 }
                 /* the interior iterations too (review26 H1: an if or loop under `if i % 2 == 1`, with
@@ -1414,11 +1548,14 @@ static void sw_walk(sweep *s, int32_t blk, int depth)
                     s->val[x->ref] = (int64_t)((uint64_t)a + it * (uint64_t)step);
                     s->known[x->ref] = 1;
                     s->ctxbits = outer & ~1;
+                    s->iter = it == 1 ? 1 : -1;
                     s->interior++;
                     sw_walk(s, x->body, depth + 1);
                     s->interior--;
                 }
+                sw_near_last(s, st, a, step, t, outer, depth);
                 s->ctxbits = outer;
+                s->iter = outer_iter;
                 s->walk = outer_walk;
             } else {
                 if (ka && kb && !s->guess && (x->e[2] < 0 || sw_eval(s, x->e[2], &step)) && step <= 0)
@@ -1494,14 +1631,14 @@ static void sw_kernel(sweep *s, int32_t k)
     }
     sw_rows(s, kn);
     s->gen++;
-    s->visits = 0;
+    s->visits = s->rvisits = 0;
     s->work = 0;
     sw_walk(s, kn->body, 0);
     work0 = s->work;
     if (s->blocks_known && s->blocks >= 2) {   /* the last block: its tail */
         s->block = s->blocks - 1;
         s->ctxbits = 2;
-        s->visits = 0;
+        s->visits = s->rvisits = 0;
         s->work = 0;
         sw_walk(s, kn->body, 0);
         work1 = s->work;
@@ -1509,7 +1646,7 @@ static void sw_kernel(sweep *s, int32_t k)
     if (s->blocks_known && s->blocks >= 3) {   /* block 1: its work and windows against block 0's */
         s->block = 1;
         s->ctxbits = 0;
-        s->visits = 0;
+        s->visits = s->rvisits = 0;
         s->work = 0;
         s->probe = 1;
         sw_walk(s, kn->body, 0);
@@ -1728,7 +1865,9 @@ static int sw_domain_error(const char *what)
 /* Is the harness's line (a simulator report: "    f.pto:15: error: ...")
    a bug whatever else went wrong at that value: a deadlock, a race, a ring's
    slots pushed and never popped? (An uninitialised read or a bounds report
-   follows from the op the reference refused: the simulator went on past it.) */
+   follows from the op the reference refused: the simulator went on past it.)
+   2 for a race, which a window past its tensor can cause: blocks whose rows
+   leave their share overlap (review28 M6). */
 static int sw_bug_report(const char *line, const char *end)
 {
     static const char *const bug[] = {"error: deadlock", "error: race", "never popped", "never pushed", NULL};
@@ -1739,7 +1878,7 @@ static int sw_bug_report(const char *line, const char *end)
     for (i = 0; bug[i]; i++) {
         size_t k = strlen(bug[i]);
         for (p = line; p + k <= line + n; p++)
-            if (strncmp(p, bug[i], k) == 0) return 1;
+            if (strncmp(p, bug[i], k) == 0) return i == 1 ? 2 : 1;
     }
     return 0;
 }
@@ -1752,7 +1891,8 @@ static int sw_bug_report(const char *line, const char *end)
    meaning there) and the simulator reported no deadlock, race or ring
    imbalance (its uninitialised reads after such an op follow from it). A
    deadlock, a pipe count mismatch, a runaway loop are failures wherever
-   they are (review22 H1). With `strict` (the run at the values the user
+   they are (review22 H1), and so is a race, unless the reference refused
+   a window past its tensor (review28 M6). With `strict` (the run at the values the user
    gave) nothing is refused: the user's own values are no domain
    restriction, and a failure there is the failure `ptoc run` gives
    (review20 H1). */
@@ -1763,6 +1903,7 @@ static int sw_run_one(sweep *s, const sw_defs *defs, const char *bin, const char
     char *out, *err, *line, *end;
     size_t n;
     int i, rc, nresult = 0, noref = 0, mismatch = 0, reports = 0, ran, unwritten = 0, bugs = 0, domain = 1, insim = 0;
+    int races = 0, outside = 0, b;
     long long cycles = 0, total = -1;
     snprintf(outp, sizeof outp, "%s/out", tmp);
     snprintf(errp, sizeof errp, "%s/err", tmp);
@@ -1821,8 +1962,9 @@ static int sw_run_one(sweep *s, const sw_defs *defs, const char *bin, const char
             reports += d && (!end || d < end) ? atoi(d + 9) : atoi(line + 14);
             insim = 1;
             continue;
-        } else if (insim && sw_bug_report(line, end)) {
+        } else if (insim && (b = sw_bug_report(line, end)) != 0) {
             bugs++;
+            races += b == 2;
             continue;
         } else if (sw_unwritten_line(line, end)) {
             unwritten++;
@@ -1843,11 +1985,15 @@ static int sw_run_one(sweep *s, const sw_defs *defs, const char *bin, const char
         if (e - from >= 2 && e[-2] == ':') {   /* the interpreter's, at a statement */
             snprintf(reason, sizeof reason, "%.*s%s", (int)(e - from - 1), from, e + 6);
             domain = sw_domain_error(e + 7);
+            outside = strstr(e + 7, " is outside tensor ") != NULL;
         } else
             snprintf(reason, sizeof reason, "%s", e + 7);
         if (end) *end = '\n';
     }
     t->runs++;
+    /* a race at values where the reference refused a window past its tensor follows from that
+       window (blocks that leave their share of rows meet); a deadlock or a ring's imbalance does not */
+    if (outside) bugs -= races;
     ran = strict || !(rc == 1 && !mismatch && (noref || nresult == 0) && domain && !bugs);
     printf("  %-24s ", vals[0] ? vals : "(no -D)");
     if (!ran) {
@@ -1925,7 +2071,7 @@ static void sw_header(sweep *s, const sw_scan *sc, int i)
 {
     const pto_module *m = s->m;
     sw_set u;
-    int32_t j, q, p, nk[11] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, lines[16], nl = 0, kerns[4], nkern = 0, nshare = 0, n32 = 0;
+    int32_t j, q, p, nk[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, lines[16], nl = 0, kerns[4], nkern = 0, nshare = 0, n32 = 0;
     int count6 = 0;   /* some kernel's block count changes (else only which of its blocks get work) */
     memset(&u, 0, sizeof u);
     for (j = 0; j < sc->nv; j++)
@@ -1966,7 +2112,7 @@ static void sw_header(sweep *s, const sw_scan *sc, int i)
             ;
         if (p == nl && nl < 16) lines[nl++] = line;
     }
-    s->steers[i] = nk[1] + nk[2] + nk[3] + nk[4] + nk[6] + nk[7] + nk[8] + nk[9] + nk[10] + nshare + n32;
+    s->steers[i] = nk[1] + nk[2] + nk[3] + nk[4] + nk[6] + nk[7] + nk[8] + nk[9] + nk[10] + nk[11] + nshare + n32;
     printf("  %s (from %lld, %lld..%lld", pto_str(s->ctx, s->name[i]), (long long)s->base[i], (long long)s->lo[i],
            (long long)s->hi[i]);
     if (s->step[i] > 1) printf("/%lld", (long long)s->step[i]);
@@ -2010,6 +2156,10 @@ static void sw_header(sweep *s, const sw_scan *sc, int i)
                 sep = ", ";
         if (n32)
             printf("%swhether blocks 0 and 1 store into one 32-byte block of GM in %d window%s", sep, n32, n32 == 1 ? "" : "s"),
+                sep = ", ";
+        if (nk[11])
+            printf("%swhether a block's window and its next iteration's overlap, touch or lie apart in %d window%s", sep,
+                   nk[11], nk[11] == 1 ? "" : "s"),
                 sep = ", ";
         if (nk[10]) printf("%s%d signal value%s", sep, nk[10], nk[10] == 1 ? "" : "s"), sep = ", ";
         if (nshare)
@@ -2761,8 +2911,16 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *src, size_t sr
     s.if_first = (unsigned char *)pto_alloc(ctx, (size_t)(m->n_stmts + 1));
     s.wgen = (int32_t *)pto_alloc(ctx, (size_t)(m->n_stmts + 1) * sizeof *s.wgen);
     s.win = (int64_t *)pto_alloc(ctx, (size_t)(m->n_stmts + 1) * 4 * sizeof *s.win);
-    if (!s.val || !s.known || !s.tvr || !s.tvc || !s.if_walk || !s.if_first || !s.wgen || !s.win) s.oom = 1;
-    for (v = 0; !s.oom && v < m->n_stmts; v++) s.if_walk[v] = s.wgen[v] = 0;
+    s.iwalk = (int32_t *)pto_alloc(ctx, (size_t)(m->n_stmts + 1) * sizeof *s.iwalk);
+    s.iwin = (int64_t *)pto_alloc(ctx, (size_t)(m->n_stmts + 1) * 4 * sizeof *s.iwin);
+    s.ifgm = (unsigned char *)pto_alloc(ctx, (size_t)(m->n_stmts + 1));
+    if (!s.val || !s.known || !s.tvr || !s.tvc || !s.if_walk || !s.if_first || !s.wgen || !s.win || !s.iwalk || !s.iwin ||
+        !s.ifgm)
+        s.oom = 1;
+    for (v = 0; !s.oom && v < m->n_stmts; v++) {
+        s.if_walk[v] = s.wgen[v] = s.iwalk[v] = 0;
+        s.ifgm[v] = (unsigned char)(m->stmts[v].kind == PTO_ST_FOR && sw_if_gm(m, m->stmts[v].body, 0, 0));
+    }
     /* the names: dynamic dims and integer scalars, of kernels and hosts */
     for (v = 0; v < m->n_vars && !s.oom; v++) {
         const pto_var *x = &m->vars[v];
@@ -3115,7 +3273,7 @@ static int file_defaults(const char *path, const char *given, size_t glen, int i
         const char *opt = tok[i], *val, *eq;
         int given;
         if (strcmp(opt, "-D") == 0 || strcmp(opt, "--seed") == 0 || strcmp(opt, "--ranks") == 0 ||
-            strcmp(opt, "--max-instr") == 0) {
+            strcmp(opt, "--max-instr") == 0 || strcmp(opt, "--inputs") == 0) {
             if (i + 1 >= n) {
                 fprintf(stderr, "ptoc: warning: %s: '# run:' option '%s' has no value\n", path, opt);
                 break;
@@ -3131,7 +3289,8 @@ static int file_defaults(const char *path, const char *given, size_t glen, int i
             fprintf(stderr, "ptoc: warning: %s: '# run:' option '", path);
             for (; i <= j; i++) fprintf(stderr, "%s%s", tok[i], i < j ? " " : "");
             i = j;
-            fprintf(stderr, "' is ignored (the line takes -D NAME=VALUE, --seed S, --ranks N and --max-instr N)\n");
+            fprintf(stderr, "' is ignored (the line takes -D NAME=VALUE, --seed S, --inputs grid|full, --ranks N and "
+                    "--max-instr N)\n");
             continue;
         }
         eq = strchr(val, '=');
@@ -3307,7 +3466,8 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
     cmd[0] = 0;
     defs.n = ranges.n = 0;
     if (!cc || !*cc) cc = "cc";
-    static const char *const valued[] = {"--cc", "-D", "--seed", "--trace", "--ranks", "--max-instr", "--sweep-runs", NULL};
+    static const char *const valued[] = {"--cc", "-D", "--seed", "--inputs", "--trace", "--ranks", "--max-instr", "--sweep-runs",
+                                         NULL};
     for (i = 2; i < argc; i++)   /* --sweep first: it decides where -D values go */
         if (strcmp(argv[i], "--sweep") == 0) sweep = 1;
     for (i = 2; i < argc; i++) {
@@ -3330,7 +3490,8 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
             defs_add(strstr(d, "..") ? &ranges : &defs, d);   /* NAME=LO..HI: the values to sweep */
         }
         else if ((strcmp(argv[i], "-D") == 0 || strcmp(argv[i], "--seed") == 0 || strcmp(argv[i], "--trace") == 0 ||
-                  strcmp(argv[i], "--ranks") == 0 || strcmp(argv[i], "--max-instr") == 0) &&
+                  strcmp(argv[i], "--ranks") == 0 || strcmp(argv[i], "--max-instr") == 0 ||
+                  strcmp(argv[i], "--inputs") == 0) &&
                  i + 1 < argc) {
             trace |= strcmp(argv[i], "--trace") == 0;
             if (strcmp(argv[i], "--ranks") == 0) sweep_ranks(argv[i + 1], &nranks);
@@ -3422,9 +3583,8 @@ int main(int argc, char **argv)
     pto_ctx *ctx;
     int rc;
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-        fputs(usage[0], argc < 2 ? stderr : stdout);
-        fputs(usage[1], argc < 2 ? stderr : stdout);
-        fputs(usage[2], argc < 2 ? stderr : stdout);
+        int part;
+        for (part = 0; part < USAGE_PARTS; part++) fputs(usage[part], argc < 2 ? stderr : stdout);
         return argc < 2 ? 1 : 0;
     }
     if (strcmp(argv[1], "--version") == 0) {
