@@ -7819,21 +7819,21 @@ static void pto__vtile_align(pto__verifier *v, const pto_tile *t)
         int64_t up = ((int64_t)t->rows * size + 31) / 32 * 32 / size;
         if ((int64_t)t->rows * size % 32 != 0)
             pto_error(v->ctx, t->loc, "column tile '%s' is %lld bytes (%d x %s); a [R, 1] vec tile needs a multiple of "
-                      "32 bytes (for %d rows, declare %s[%lld, 1] valid(%d, 1), and give the tile it reduces %lld rows "
-                      "with valid(%d, ...))",
+                      "32 bytes (for %d rows, declare %s[%lld, 1] valid(%d, 1): a row reduction of a tile with %d valid "
+                      "rows writes it)",
                       pto__vname(v, t->name), (long long)t->rows * size, (int)t->rows,
                       pto_dtype_name((pto_dtype)t->dtype), (int)t->rows, pto_dtype_name((pto_dtype)t->dtype),
-                      (long long)up, (int)t->rows, (long long)up, (int)t->rows);
+                      (long long)up, (int)t->rows, (int)t->rows);
     } else if ((int64_t)t->cols * size % 32 != 0) {
         /* the usual intent is a ragged width: say how to write it */
         int64_t up = ((int64_t)t->cols * size + 31) / 32 * 32 / size;
         char rows[24] = "...";
         if (t->valid_r < 0) snprintf(rows, sizeof rows, "%d", (int)t->rows);
-        char column[160] = "";
+        char column[200] = "";
         if (t->rows == 1 && t->cols == 1)   /* [1, 1]: a row of one value, or a one-row reduction's column */
-            snprintf(column, sizeof column, "; as a row reduction's [R, 1] result, %s[%lld, 1] valid(1, 1), and the "
-                     "tile it reduces %lld rows with valid(1, ...)", pto_dtype_name((pto_dtype)t->dtype),
-                     (long long)(32 / size), (long long)(32 / size));
+            snprintf(column, sizeof column, "; as a row reduction's [R, 1] result, %s[%lld, 1] valid(1, 1): a row "
+                     "reduction of a tile with 1 valid row, as a [1, C] tcolsum result, writes it",
+                     pto_dtype_name((pto_dtype)t->dtype), (long long)(32 / size));
         pto_error(v->ctx, t->loc,
                   "row of vec tile '%s' is %lld bytes (%d x %s); vec rows must be a multiple of 32 bytes (for a width "
                   "of %d, declare %s[%d, %lld] valid(%s, %d): loads and stores then move %d column%s%s)",
@@ -8609,11 +8609,44 @@ static void pto__vvector_error(pto__verifier *v, const pto__vop *op, int d, int 
                   (int)a->rows, an, (int)x->rows, (int)x->cols, hint);
 }
 
-/* d is [R, 1] where R is the row count of the tile `of`. */
+/* A row reduction's d taller than a (`trowsum one, cs`, one: f32[8, 1]
+   valid(1, 1), cs: [1, C]: the [1, 1] column a vec tile cannot be): fine
+   when d's valid rows are a's wherever the op runs, since only those rows
+   are reduced and written. pto-isa's TROWSUM / TROWMAX / TROWMIN check the
+   same (TRowReduceCheck: src valid rows == dst valid rows; the static rows
+   may differ). Returns 1 when it holds, else reports why and returns 0. */
+static int pto__vrowred_taller(pto__verifier *v, const pto__vop *op)
+{
+    const pto_tile *x = op->t[0], *a = op->t[1];
+    const char *xn = pto__vtn(v, x), *an = pto__vtn(v, a);
+    pto__vform fx, fa, diff;
+    const pto__vform *px = pto__vvalid(v, op->o[0]->ref, 0, &fx), *pa = pto__vvalid(v, op->o[1]->ref, 0, &fa);
+    int64_t lo, hi;
+    diff = *px;
+    pto__fadd(&diff, pa, -1);
+    if (pto__frange(v, &diff, &lo, &hi) && lo == 0 && hi == 0) return 1;
+    if (pto__fisconst(px) && pto__fisconst(pa))
+        pto_error(v->ctx, op->o[0]->loc, "'%s' has %lld valid rows but '%s' has %lld; a row reduction into a column "
+                  "with more rows than '%s' (%d > %d) must have its valid rows (declare '%s' valid(%lld, 1))", xn,
+                  (long long)px->c, an, (long long)pa->c, an, (int)x->rows, (int)a->rows, xn, (long long)pa->c);
+    else
+        pto_error(v->ctx, op->o[0]->loc, "the valid rows of '%s' and '%s' may differ; a row reduction into a column "
+                  "with more rows than '%s' (%d > %d) must have its valid rows, known statically", xn, an, an,
+                  (int)x->rows, (int)a->rows);
+    return 0;
+}
+
+/* d is [R, 1] where R is the row count of the tile `of` (a row
+   reduction's d may have more rows: pto__vrowred_taller). */
 static void pto__vcolumn(pto__verifier *v, const pto__vop *op, int d, int of)
 {
     const pto_tile *x = op->t[d], *a = op->t[of];
     if (x->rows == a->rows && x->cols == 1) return;
+    if (x->cols == 1 && x->rows > a->rows && d == 0 && of == 1 &&
+        pto_opinfo_get((pto_op)v->m->stmts[op->s].op)->cls == PTO_OC_ROWRED) {
+        pto__vrowred_taller(v, op);
+        return;
+    }
     pto__vvector_error(v, op, d, of, 0);
 }
 
@@ -12005,8 +12038,14 @@ static int pto__exec_rowred(pto__interp *I, int32_t s)
     int64_t r, c, n;
     int eop = st->op == PTO_OP_TROWSUM ? PTO_EL_ADD : st->op == PTO_OP_TROWMAX ? PTO_EL_MAX : PTO_EL_MIN;
     if (!pto__tile_arg(I, s, 0, &d) || !pto__tile_arg(I, s, 1, &a) ||
-        !pto__same_shape(I, s, &a, &d, a.t->rows, 1))
+        !pto__same_shape(I, s, &a, &d, d.t->rows > a.t->rows ? d.t->rows : a.t->rows, 1))
         return 0;
+    /* a d taller than a (`trowsum one, cs`, one: [8, 1] valid(1, 1)) reduces
+       a's valid rows, which must be d's (pto-isa's TRowReduceCheck) */
+    if (d.t->rows > a.t->rows && d.it->vr != a.it->vr)
+        return pto__fail(I, st->loc, "%s: '%s' has %lld valid rows but '%s' has %lld; a row reduction into a taller "
+                         "column must have its source's valid rows", pto_opinfo_get((pto_op)st->op)->name,
+                         pto__in_tname(I, &d), (long long)d.it->vr, pto__in_tname(I, &a), (long long)a.it->vr);
     n = a.it->vc;
     if (pto_el_int_op(d.t->dtype, eop) && a.t->dtype == d.t->dtype) {
         /* an integer tile: exact (numerics.h) */
@@ -27392,6 +27431,58 @@ static void pto__isa_rows_view(pto__emitter *E, pto_buf *b, const pto_tile *t, i
     pto_buf_printf(b, "'%s' with all %lld rows valid: %s */\n", pto_str(E->ctx, t->name), (long long)t->rows, why);
 }
 
+/* The rows of the first row reduction's result that is taller than tile
+   ti, its source (`trowsum one, cs`: one [8, 1] valid(1, 1), cs [1, C]), or 0. */
+static int pto__isa_rowred_tiles(const pto_module *m, int32_t s, const pto_tile **d, const pto_tile **a);
+
+static int32_t pto__isa_tall_rows(const pto_module *m, int32_t ti)
+{
+    int32_t s;
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_tile *d, *a;
+        if (pto__isa_rowred_tiles(m, s, &d, &a) && a == &m->tiles[ti] && d->rows > a->rows) return d->rows;
+    }
+    return 0;
+}
+
+/* pto_tall_N: tile ti's bytes as a tile of its result's rows, its own valid
+   region, for a row reduction into a taller column. pto-isa's NPU
+   TROWSUM / TROWMAX / TROWMIN take any static rows and reduce the source's
+   valid rows, which must be the result's (TRowReduceCheck), but the CPU
+   backend static_asserts equal Rows, and a [1, 1] column cannot be a vec
+   tile (32-byte rows): so the source is given the result's Rows. Rows past
+   ti's own are never read: the verifier holds both valid rows equal. */
+static void pto__isa_tall_view(pto__emitter *E, pto_buf *b, const pto_tile *t, int32_t ti)
+{
+    const pto_module *m = E->m;
+    int64_t vr = pto__isa_static_valid(m, t->valid_r, t->rows), vc = pto__isa_static_valid(m, t->valid_c, t->cols);
+    pto__isa_ind(E);
+    pto_buf_printf(b, "pto::Tile<pto::TileType::Vec, %s, %ld, %ld, pto::BLayout::RowMajor, ",
+                   pto__isa_ctype[t->dtype < PTO_NDTYPE ? t->dtype : 0], (long)pto__isa_tall_rows(m, ti),
+                   (long)t->cols);
+    pto__isa_dim(b, vr);
+    pto__emit_put(b, ", ", 2);
+    pto__isa_dim(b, vc);
+    pto_buf_printf(b, "> pto_tall_%ld", (long)ti);
+    if (vr < 0 || vc < 0) {
+        pto__emit_put(b, "(", 1);
+        if (vr < 0) {
+            pto__emit_puts(b, "static_cast<unsigned>(");
+            pto__emit_expr(E, b, t->valid_r, PTO__EX_KERNEL, 0);
+            pto__emit_put(b, ")", 1);
+        }
+        if (vc < 0) {
+            pto__emit_puts(b, vr < 0 ? ", static_cast<unsigned>(" : "static_cast<unsigned>(");
+            pto__emit_expr(E, b, t->valid_c, PTO__EX_KERNEL, 0);
+            pto__emit_put(b, ")", 1);
+        }
+        pto__emit_put(b, ")", 1);
+    }
+    pto__isa_view_assign(E, b, "pto_tall", ti);
+    pto_buf_printf(b, "'%s' with the rows of the column it is row-reduced into: pto-isa's CPU backend wants equal "
+                   "Rows, and only the valid rows are read */\n", pto_str(E->ctx, t->name));
+}
+
 static void pto__isa_tile(pto__emitter *E, int32_t s)
 {
     const pto_module *m = E->m;
@@ -27453,6 +27544,7 @@ static void pto__isa_tile(pto__emitter *E, int32_t s)
                            "pto-isa's row reductions reduce their source's valid rows, a row reduction reduces its "
                            "result's");
     }
+    if (((pto__isa *)E)->mm_view && (((pto__isa *)E)->mm_view[ti] & 32)) pto__isa_tall_view(E, b, t, ti);
     if (((pto__isa *)E)->mm_view && (((pto__isa *)E)->mm_view[ti] & 16)) {
         /* the whole tile valid: dst or src0 of a broadcast whose other one is whole (pto__isa_mm_views) */
         pto__isa_view_decl(E, b, t, 1, "pto_full", ti);
@@ -27645,6 +27737,8 @@ static pto_status pto__isa_mm_views(pto__isa *I)
         int w = pto__isa_full_view_of(m, s);
         if (pto__isa_rowred_tiles(m, s, &d, &a) && !pto__isa_rows_same(m, d, a))
             I->mm_view[m->operands[m->stmts[s].arg0 + 1].ref] |= 8;
+        if (pto__isa_rowred_tiles(m, s, &d, &a) && d->rows > a->rows)
+            I->mm_view[m->operands[m->stmts[s].arg0 + 1].ref] |= 32;
         if (w >= 0) I->mm_view[m->operands[m->stmts[s].arg0 + w].ref] |= 16;
     }
     for (s = 0; s < m->n_stmts; s++) {   /* a vec tile lower gave a padding fill (pto__isa_fillpad) */
@@ -28239,6 +28333,9 @@ static void pto__isa_op(pto__emitter *E, int32_t s)
             pto_buf_printf(b, "pto_mm_%ld", (long)o->ref);
         } else if (i < 2 && o->kind == PTO_O_TILE && (I->mm_view[o->ref] & 16) && pto__isa_full_view_of(m, s) == i) {
             pto_buf_printf(b, "pto_full_%ld", (long)o->ref);
+        } else if (oi->cls == PTO_OC_ROWRED && i == 1 && o->kind == PTO_O_TILE && (I->mm_view[o->ref] & 32) &&
+                   m->tiles[m->operands[st->arg0].ref].rows > m->tiles[o->ref].rows) {
+            pto_buf_printf(b, "pto_tall_%ld", (long)o->ref);
         } else if (oi->cls == PTO_OC_ROWRED && i == 1 && o->kind == PTO_O_TILE && (I->mm_view[o->ref] & 8) &&
                    !pto__isa_rows_same(m, &m->tiles[m->operands[st->arg0].ref], &m->tiles[o->ref])) {
             pto_buf_printf(b, "pto_rows_%ld", (long)o->ref);

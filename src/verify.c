@@ -691,21 +691,21 @@ static void pto__vtile_align(pto__verifier *v, const pto_tile *t)
         int64_t up = ((int64_t)t->rows * size + 31) / 32 * 32 / size;
         if ((int64_t)t->rows * size % 32 != 0)
             pto_error(v->ctx, t->loc, "column tile '%s' is %lld bytes (%d x %s); a [R, 1] vec tile needs a multiple of "
-                      "32 bytes (for %d rows, declare %s[%lld, 1] valid(%d, 1), and give the tile it reduces %lld rows "
-                      "with valid(%d, ...))",
+                      "32 bytes (for %d rows, declare %s[%lld, 1] valid(%d, 1): a row reduction of a tile with %d valid "
+                      "rows writes it)",
                       pto__vname(v, t->name), (long long)t->rows * size, (int)t->rows,
                       pto_dtype_name((pto_dtype)t->dtype), (int)t->rows, pto_dtype_name((pto_dtype)t->dtype),
-                      (long long)up, (int)t->rows, (long long)up, (int)t->rows);
+                      (long long)up, (int)t->rows, (int)t->rows);
     } else if ((int64_t)t->cols * size % 32 != 0) {
         /* the usual intent is a ragged width: say how to write it */
         int64_t up = ((int64_t)t->cols * size + 31) / 32 * 32 / size;
         char rows[24] = "...";
         if (t->valid_r < 0) snprintf(rows, sizeof rows, "%d", (int)t->rows);
-        char column[160] = "";
+        char column[200] = "";
         if (t->rows == 1 && t->cols == 1)   /* [1, 1]: a row of one value, or a one-row reduction's column */
-            snprintf(column, sizeof column, "; as a row reduction's [R, 1] result, %s[%lld, 1] valid(1, 1), and the "
-                     "tile it reduces %lld rows with valid(1, ...)", pto_dtype_name((pto_dtype)t->dtype),
-                     (long long)(32 / size), (long long)(32 / size));
+            snprintf(column, sizeof column, "; as a row reduction's [R, 1] result, %s[%lld, 1] valid(1, 1): a row "
+                     "reduction of a tile with 1 valid row, as a [1, C] tcolsum result, writes it",
+                     pto_dtype_name((pto_dtype)t->dtype), (long long)(32 / size));
         pto_error(v->ctx, t->loc,
                   "row of vec tile '%s' is %lld bytes (%d x %s); vec rows must be a multiple of 32 bytes (for a width "
                   "of %d, declare %s[%d, %lld] valid(%s, %d): loads and stores then move %d column%s%s)",
@@ -1481,11 +1481,44 @@ static void pto__vvector_error(pto__verifier *v, const pto__vop *op, int d, int 
                   (int)a->rows, an, (int)x->rows, (int)x->cols, hint);
 }
 
-/* d is [R, 1] where R is the row count of the tile `of`. */
+/* A row reduction's d taller than a (`trowsum one, cs`, one: f32[8, 1]
+   valid(1, 1), cs: [1, C]: the [1, 1] column a vec tile cannot be): fine
+   when d's valid rows are a's wherever the op runs, since only those rows
+   are reduced and written. pto-isa's TROWSUM / TROWMAX / TROWMIN check the
+   same (TRowReduceCheck: src valid rows == dst valid rows; the static rows
+   may differ). Returns 1 when it holds, else reports why and returns 0. */
+static int pto__vrowred_taller(pto__verifier *v, const pto__vop *op)
+{
+    const pto_tile *x = op->t[0], *a = op->t[1];
+    const char *xn = pto__vtn(v, x), *an = pto__vtn(v, a);
+    pto__vform fx, fa, diff;
+    const pto__vform *px = pto__vvalid(v, op->o[0]->ref, 0, &fx), *pa = pto__vvalid(v, op->o[1]->ref, 0, &fa);
+    int64_t lo, hi;
+    diff = *px;
+    pto__fadd(&diff, pa, -1);
+    if (pto__frange(v, &diff, &lo, &hi) && lo == 0 && hi == 0) return 1;
+    if (pto__fisconst(px) && pto__fisconst(pa))
+        pto_error(v->ctx, op->o[0]->loc, "'%s' has %lld valid rows but '%s' has %lld; a row reduction into a column "
+                  "with more rows than '%s' (%d > %d) must have its valid rows (declare '%s' valid(%lld, 1))", xn,
+                  (long long)px->c, an, (long long)pa->c, an, (int)x->rows, (int)a->rows, xn, (long long)pa->c);
+    else
+        pto_error(v->ctx, op->o[0]->loc, "the valid rows of '%s' and '%s' may differ; a row reduction into a column "
+                  "with more rows than '%s' (%d > %d) must have its valid rows, known statically", xn, an, an,
+                  (int)x->rows, (int)a->rows);
+    return 0;
+}
+
+/* d is [R, 1] where R is the row count of the tile `of` (a row
+   reduction's d may have more rows: pto__vrowred_taller). */
 static void pto__vcolumn(pto__verifier *v, const pto__vop *op, int d, int of)
 {
     const pto_tile *x = op->t[d], *a = op->t[of];
     if (x->rows == a->rows && x->cols == 1) return;
+    if (x->cols == 1 && x->rows > a->rows && d == 0 && of == 1 &&
+        pto_opinfo_get((pto_op)v->m->stmts[op->s].op)->cls == PTO_OC_ROWRED) {
+        pto__vrowred_taller(v, op);
+        return;
+    }
     pto__vvector_error(v, op, d, of, 0);
 }
 
