@@ -97,6 +97,8 @@ typedef struct pto__verifier {
     int64_t nblocks;           /* static block count, or -1 */
     int32_t counter;           /* program-order position */
     int64_t nvisited;          /* statements phase 1 visited, over every kernel */
+    int ranks_err;             /* this kernel has an error that says it is not a ranks kernel */
+    uint8_t *kerr;             /* per kernel: it had an error (pto__vunwritten leaves it alone) */
     uint8_t *pwritten;         /* per param: a GM window of it is written (phase 1) */
     /* per param, 2 each (phase 1, 1 + the statement, 0 none): the first allreduce that counts its
        barriers in the param's cell [0, 0], and the first notify / wait of that cell (pto__vsig_cell) */
@@ -460,6 +462,7 @@ static void pto__vexpr_builtin(pto__verifier *v, const pto_expr *x, int where, p
     pto__fnone(out);
     if ((x->kind == PTO_E_RANK || x->kind == PTO_E_NRANKS) && !v->m->kernels[v->kernel].ranks) {
         pto_error(v->ctx, x->loc, "'%s' is only defined in a ranks kernel", name);
+        v->ranks_err = 1;
         return;
     }
     if ((where & PTO__IN_BLOCKS) && x->kind != PTO_E_RANK && x->kind != PTO_E_NRANKS) {
@@ -1262,6 +1265,7 @@ static int pto__vgm_arg(pto__verifier *v, const pto_operand *o, uint32_t mask)
         if (!k->ranks) {
             pto_error(v->ctx, o->loc, "'%s@...' needs a ranks kernel; '%s' is not declared 'ranks'", pn,
                       pto__vname(v, k->name));
+            v->ranks_err = 1;
             ok = 0;
         } else if (!p->window) {
             pto_error(v->ctx, o->loc, "'%s' is not a window tensor; declare it 'window' to address a peer's copy", pn);
@@ -1460,10 +1464,16 @@ static void pto__vvector_error(pto__verifier *v, const pto__vop *op, int d, int 
     const pto_tile *x = op->t[d], *a = op->t[of];
     const char *tn = pto__vtn(v, x), *an = pto__vtn(v, a);
     int twin = percol ? x->rows == a->rows && x->cols == 1 : x->rows == 1 && x->cols == a->cols;
-    char hint[96] = "";
+    char hint[192] = "";
     int o = v->m->stmts[op->s].op;
     int reduction = (o >= PTO_OP_TROWSUM && o <= PTO_OP_TROWMIN) || (o >= PTO_OP_TCOLSUM && o <= PTO_OP_TCOLMIN);
-    if (twin && pto__vtwin(o) != PTO_NOP)
+    if (!percol && x->cols == 1 && x->rows > a->rows && o >= PTO_OP_TROWEXPANDADD && o <= PTO_OP_TROWEXPANDDIV)
+        /* `trowexpandadd r, r, one` with one: f32[8, 1] valid(1, 1), a full reduction's result
+           (pto__vrowred_taller), and r: [1, C]: a [1, 1] column cannot be a vec tile */
+        snprintf(hint, sizeof hint, " (to broadcast the column '%s', give '%s' its %d rows, with the valid rows "
+                 "you need: [%d, %d] valid(1, %d) for one value)", tn, an, (int)x->rows, (int)x->rows, (int)a->cols,
+                 (int)a->cols);
+    else if (twin && pto__vtwin(o) != PTO_NOP)
         snprintf(hint, sizeof hint, " (one value per %s: that is %s)", percol ? "row" : "column",
                  pto_opinfo_get(pto__vtwin(o))->name);
     else if (reduction && d == 0 && of == 1 &&
@@ -2300,6 +2310,7 @@ static void pto__vcomm(pto__verifier *v, const pto__vop *op)
     int cls = pto_opinfo_get((pto_op)st->op)->cls;
     if (!k->ranks) {
         pto_error(v->ctx, st->loc, "%s needs a ranks kernel; '%s' is not declared 'ranks'", name, pto__vname(v, k->name));
+        v->ranks_err = 1;
         return;
     }
     if ((cls == PTO_OC_XFER || cls == PTO_OC_ALLREDUCE) && v->core != PTO_CORE_VECTOR) {
@@ -4128,6 +4139,7 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
         return;
     }
     ne0 = v->ctx->n_errors;
+    v->ranks_err = 0;
     pto__vparams(v, k, 1);
     if (k->blocks >= 0) {
         pto__vform f;
@@ -4168,9 +4180,10 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
         if (k->kind == PTO_KK_MIX && v->ctx->n_errors == ne0) pto__vxcore_gm(v, k);
         if (v->nblocks > 1 && v->ctx->n_errors == ne0) pto__vxblock_gm(v, k);
     }
-    if (!k->ranks && v->ctx->n_errors == ne0) {
+    if (!k->ranks && !v->ranks_err) {
         /* peers address a window: a forgotten 'ranks'? (it still compiles; a kernel that
-           uses a peer's copy is already an error that says so) */
+           uses a peer's copy, rank or a comm op is already an error that says so: only then
+           is the warning left out, as other errors do not touch it) */
         int32_t i;
         for (i = k->param0; i < k->param0 + k->nparams; i++)
             if (v->m->params[i].kind == PTO_P_TENSOR && v->m->params[i].window)
@@ -4184,7 +4197,7 @@ static void pto__vfree(pto__verifier *v)
 {
     void *ps[] = {v->endpos, v->pwritten, v->psig, v->tflags, v->tdepth, v->wfirst, v->wlast, v->wcur, v->tvalid, v->w,
                   v->vlive, v->vrange, v->vifdepth, v->vlo, v->vhi, v->vstart, v->vstep, v->vform, v->nkind, v->nid,
-                  v->kname, v->loops, v->wlog, v->ifmark, v->stores, v->decls};
+                  v->kname, v->loops, v->wlog, v->ifmark, v->stores, v->decls, v->kerr};
     size_t i;
     for (i = 0; i < sizeof ps / sizeof ps[0]; i++) pto_free(v->ctx, ps[i]);
 }
@@ -4216,6 +4229,7 @@ static int pto__valloc(pto__verifier *v)
     v->nkind = (uint8_t *)pto__vcalloc(v, nn, 1);
     v->nid = (int32_t *)pto__vcalloc(v, nn, sizeof(int32_t));
     v->kname = (int32_t *)pto__vcalloc(v, nn, sizeof(int32_t));
+    v->kerr = (uint8_t *)pto__vcalloc(v, (size_t)m->n_kernels, 1);
     return !v->internal;
 }
 
@@ -4224,7 +4238,9 @@ static int pto__valloc(pto__verifier *v)
    same bytes): nearly always a forgotten or misdirected tstore. A warning
    at the parameter, once the kernels verified clean. A kernel that writes
    no tensor at all (no out, no inout, on any path: nothing it computes
-   leaves the core) draws one warning at the kernel instead. */
+   leaves the core) draws one warning at the kernel instead. Kernels with
+   errors are left out (their writes may be what the error is about); the
+   others are judged even when some kernel has an error (review28 L2). */
 static void pto__vunwritten(pto__verifier *v)
 {
     const pto_module *m = v->m;
@@ -4247,6 +4263,7 @@ static void pto__vunwritten(pto__verifier *v)
     for (k = 0; k < m->n_kernels; k++) {
         const pto_kernel *kk = &m->kernels[k];
         int any = 0;
+        if (v->kerr && v->kerr[k]) continue;
         for (p = kk->param0; w && p < kk->param0 + kk->nparams; p++) any |= w[p];
         if (!any) {
             /* nothing reaches GM at all: one warning at the kernel (the
@@ -4370,8 +4387,12 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
     pto__vnames(ctx, m);
     if (pto_error_count(ctx) != before) return PTO_ERR_USER;   /* the rest would quote them */
     if (pto__valloc(&v))
-        for (k = 0; k < m->n_kernels && !v.internal; k++) pto__vkernel(&v, k);
-    if (!v.internal && pto_error_count(ctx) == before) pto__vunwritten(&v);
+        for (k = 0; k < m->n_kernels && !v.internal; k++) {
+            int ne = pto_error_count(ctx);
+            pto__vkernel(&v, k);
+            if (v.kerr && pto_error_count(ctx) != ne) v.kerr[k] = 1;
+        }
+    if (!v.internal && v.kerr) pto__vunwritten(&v);
     pto__vfree(&v);
     if (v.internal) return PTO_ERR_INTERNAL;
     if (pto__hs_verify(ctx, m) == PTO_ERR_INTERNAL) return PTO_ERR_INTERNAL;
