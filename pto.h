@@ -28645,6 +28645,19 @@ static pto_status pto__isa_check_fill(pto__emitter *E, int32_t s, int32_t ti)
 
 /* What this target cannot express yet, refused with the place that needs
    it. Also finds each kernel's scratch need (checked in pto__isa_kernel). */
+/* Whether some tpop fills tile t (its bytes are a pipe slot TPOP binds). */
+static int pto__isa_popped(const pto_module *m, const pto_tile *t)
+{
+    int32_t s;
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_stmt *st = &m->stmts[s];
+        if (st->kind == PTO_ST_OP && st->op == PTO_OP_TPOP && st->nargs >= 1 && m->operands[st->arg0].kind == PTO_O_TILE &&
+            m->operands[st->arg0].ref >= 0 && m->operands[st->arg0].ref < m->n_tiles && &m->tiles[m->operands[st->arg0].ref] == t)
+            return 1;
+    }
+    return 0;
+}
+
 static pto_status pto__isa_check(pto__emitter *E)
 {
     const pto_module *m = E->m;
@@ -28728,6 +28741,14 @@ static pto_status pto__isa_check(pto__emitter *E)
                                  pto_str(E->ctx, a->name), st->op == PTO_OP_TROWSUM ? "TROWSUM"
                                  : st->op == PTO_OP_TROWMAX ? "TROWMAX" : "TROWMIN",
                                  pto_str(E->ctx, d->name), pto_str(E->ctx, a->name));
+            if (pto__isa_rowred_tiles(m, s, &d, &a) && d->rows > a->rows && pto__isa_popped(m, a))
+                return pto_error(E->ctx, st->loc, "emit (isa): %s of '%s', a tile a tpop fills, into the taller "
+                                 "column '%s': the isa target gives the source the column's rows through a view "
+                                 "of its bytes (pto_tall_N), and a popped tile's bytes are a pipe slot bound at "
+                                 "run time (give '%s' the %d rows of '%s', or tmov '%s' into a tile of its own "
+                                 "first)", pto_opinfo_get((pto_op)st->op)->name, pto_str(E->ctx, a->name),
+                                 pto_str(E->ctx, d->name), pto_str(E->ctx, d->name), (int)a->rows,
+                                 pto_str(E->ctx, a->name), pto_str(E->ctx, a->name));
         }
         if (m->arch == PTO_ARCH_A2A3) {   /* pto-isa's a2a3 dtypes and conversions (the tables above) */
             pto_status r = pto__isa_check_dtype(E, s);
