@@ -7355,6 +7355,8 @@ typedef struct pto__verifier {
     int64_t nblocks;           /* static block count, or -1 */
     int32_t counter;           /* program-order position */
     int64_t nvisited;          /* statements phase 1 visited, over every kernel */
+    int ranks_err;             /* this kernel has an error that says it is not a ranks kernel */
+    uint8_t *kerr;             /* per kernel: it had an error (pto__vunwritten leaves it alone) */
     uint8_t *pwritten;         /* per param: a GM window of it is written (phase 1) */
     /* per param, 2 each (phase 1, 1 + the statement, 0 none): the first allreduce that counts its
        barriers in the param's cell [0, 0], and the first notify / wait of that cell (pto__vsig_cell) */
@@ -7718,6 +7720,7 @@ static void pto__vexpr_builtin(pto__verifier *v, const pto_expr *x, int where, p
     pto__fnone(out);
     if ((x->kind == PTO_E_RANK || x->kind == PTO_E_NRANKS) && !v->m->kernels[v->kernel].ranks) {
         pto_error(v->ctx, x->loc, "'%s' is only defined in a ranks kernel", name);
+        v->ranks_err = 1;
         return;
     }
     if ((where & PTO__IN_BLOCKS) && x->kind != PTO_E_RANK && x->kind != PTO_E_NRANKS) {
@@ -7949,21 +7952,21 @@ static void pto__vtile_align(pto__verifier *v, const pto_tile *t)
         int64_t up = ((int64_t)t->rows * size + 31) / 32 * 32 / size;
         if ((int64_t)t->rows * size % 32 != 0)
             pto_error(v->ctx, t->loc, "column tile '%s' is %lld bytes (%d x %s); a [R, 1] vec tile needs a multiple of "
-                      "32 bytes (for %d rows, declare %s[%lld, 1] valid(%d, 1), and give the tile it reduces %lld rows "
-                      "with valid(%d, ...))",
+                      "32 bytes (for %d rows, declare %s[%lld, 1] valid(%d, 1): a row reduction of a tile with %d valid "
+                      "rows writes it)",
                       pto__vname(v, t->name), (long long)t->rows * size, (int)t->rows,
                       pto_dtype_name((pto_dtype)t->dtype), (int)t->rows, pto_dtype_name((pto_dtype)t->dtype),
-                      (long long)up, (int)t->rows, (long long)up, (int)t->rows);
+                      (long long)up, (int)t->rows, (int)t->rows);
     } else if ((int64_t)t->cols * size % 32 != 0) {
         /* the usual intent is a ragged width: say how to write it */
         int64_t up = ((int64_t)t->cols * size + 31) / 32 * 32 / size;
         char rows[24] = "...";
         if (t->valid_r < 0) snprintf(rows, sizeof rows, "%d", (int)t->rows);
-        char column[160] = "";
+        char column[200] = "";
         if (t->rows == 1 && t->cols == 1)   /* [1, 1]: a row of one value, or a one-row reduction's column */
-            snprintf(column, sizeof column, "; as a row reduction's [R, 1] result, %s[%lld, 1] valid(1, 1), and the "
-                     "tile it reduces %lld rows with valid(1, ...)", pto_dtype_name((pto_dtype)t->dtype),
-                     (long long)(32 / size), (long long)(32 / size));
+            snprintf(column, sizeof column, "; as a row reduction's [R, 1] result, %s[%lld, 1] valid(1, 1): a row "
+                     "reduction of a tile with 1 valid row, as a [1, C] tcolsum result, writes it",
+                     pto_dtype_name((pto_dtype)t->dtype), (long long)(32 / size));
         pto_error(v->ctx, t->loc,
                   "row of vec tile '%s' is %lld bytes (%d x %s); vec rows must be a multiple of 32 bytes (for a width "
                   "of %d, declare %s[%d, %lld] valid(%s, %d): loads and stores then move %d column%s%s)",
@@ -8520,6 +8523,7 @@ static int pto__vgm_arg(pto__verifier *v, const pto_operand *o, uint32_t mask)
         if (!k->ranks) {
             pto_error(v->ctx, o->loc, "'%s@...' needs a ranks kernel; '%s' is not declared 'ranks'", pn,
                       pto__vname(v, k->name));
+            v->ranks_err = 1;
             ok = 0;
         } else if (!p->window) {
             pto_error(v->ctx, o->loc, "'%s' is not a window tensor; declare it 'window' to address a peer's copy", pn);
@@ -8718,10 +8722,16 @@ static void pto__vvector_error(pto__verifier *v, const pto__vop *op, int d, int 
     const pto_tile *x = op->t[d], *a = op->t[of];
     const char *tn = pto__vtn(v, x), *an = pto__vtn(v, a);
     int twin = percol ? x->rows == a->rows && x->cols == 1 : x->rows == 1 && x->cols == a->cols;
-    char hint[96] = "";
+    char hint[192] = "";
     int o = v->m->stmts[op->s].op;
     int reduction = (o >= PTO_OP_TROWSUM && o <= PTO_OP_TROWMIN) || (o >= PTO_OP_TCOLSUM && o <= PTO_OP_TCOLMIN);
-    if (twin && pto__vtwin(o) != PTO_NOP)
+    if (!percol && x->cols == 1 && x->rows > a->rows && o >= PTO_OP_TROWEXPANDADD && o <= PTO_OP_TROWEXPANDDIV)
+        /* `trowexpandadd r, r, one` with one: f32[8, 1] valid(1, 1), a full reduction's result
+           (pto__vrowred_taller), and r: [1, C]: a [1, 1] column cannot be a vec tile */
+        snprintf(hint, sizeof hint, " (to broadcast the column '%s', give '%s' its %d rows, with the valid rows "
+                 "you need: [%d, %d] valid(1, %d) for one value)", tn, an, (int)x->rows, (int)x->rows, (int)a->cols,
+                 (int)a->cols);
+    else if (twin && pto__vtwin(o) != PTO_NOP)
         snprintf(hint, sizeof hint, " (one value per %s: that is %s)", percol ? "row" : "column",
                  pto_opinfo_get(pto__vtwin(o))->name);
     else if (reduction && d == 0 && of == 1 &&
@@ -8739,11 +8749,44 @@ static void pto__vvector_error(pto__verifier *v, const pto__vop *op, int d, int 
                   (int)a->rows, an, (int)x->rows, (int)x->cols, hint);
 }
 
-/* d is [R, 1] where R is the row count of the tile `of`. */
+/* A row reduction's d taller than a (`trowsum one, cs`, one: f32[8, 1]
+   valid(1, 1), cs: [1, C]: the [1, 1] column a vec tile cannot be): fine
+   when d's valid rows are a's wherever the op runs, since only those rows
+   are reduced and written. pto-isa's TROWSUM / TROWMAX / TROWMIN check the
+   same (TRowReduceCheck: src valid rows == dst valid rows; the static rows
+   may differ). Returns 1 when it holds, else reports why and returns 0. */
+static int pto__vrowred_taller(pto__verifier *v, const pto__vop *op)
+{
+    const pto_tile *x = op->t[0], *a = op->t[1];
+    const char *xn = pto__vtn(v, x), *an = pto__vtn(v, a);
+    pto__vform fx, fa, diff;
+    const pto__vform *px = pto__vvalid(v, op->o[0]->ref, 0, &fx), *pa = pto__vvalid(v, op->o[1]->ref, 0, &fa);
+    int64_t lo, hi;
+    diff = *px;
+    pto__fadd(&diff, pa, -1);
+    if (pto__frange(v, &diff, &lo, &hi) && lo == 0 && hi == 0) return 1;
+    if (pto__fisconst(px) && pto__fisconst(pa))
+        pto_error(v->ctx, op->o[0]->loc, "'%s' has %lld valid rows but '%s' has %lld; a row reduction into a column "
+                  "with more rows than '%s' (%d > %d) must have its valid rows (declare '%s' valid(%lld, 1))", xn,
+                  (long long)px->c, an, (long long)pa->c, an, (int)x->rows, (int)a->rows, xn, (long long)pa->c);
+    else
+        pto_error(v->ctx, op->o[0]->loc, "the valid rows of '%s' and '%s' may differ; a row reduction into a column "
+                  "with more rows than '%s' (%d > %d) must have its valid rows, known statically", xn, an, an,
+                  (int)x->rows, (int)a->rows);
+    return 0;
+}
+
+/* d is [R, 1] where R is the row count of the tile `of` (a row
+   reduction's d may have more rows: pto__vrowred_taller). */
 static void pto__vcolumn(pto__verifier *v, const pto__vop *op, int d, int of)
 {
     const pto_tile *x = op->t[d], *a = op->t[of];
     if (x->rows == a->rows && x->cols == 1) return;
+    if (x->cols == 1 && x->rows > a->rows && d == 0 && of == 1 &&
+        pto_opinfo_get((pto_op)v->m->stmts[op->s].op)->cls == PTO_OC_ROWRED) {
+        pto__vrowred_taller(v, op);
+        return;
+    }
     pto__vvector_error(v, op, d, of, 0);
 }
 
@@ -9525,6 +9568,7 @@ static void pto__vcomm(pto__verifier *v, const pto__vop *op)
     int cls = pto_opinfo_get((pto_op)st->op)->cls;
     if (!k->ranks) {
         pto_error(v->ctx, st->loc, "%s needs a ranks kernel; '%s' is not declared 'ranks'", name, pto__vname(v, k->name));
+        v->ranks_err = 1;
         return;
     }
     if ((cls == PTO_OC_XFER || cls == PTO_OC_ALLREDUCE) && v->core != PTO_CORE_VECTOR) {
@@ -11353,6 +11397,7 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
         return;
     }
     ne0 = v->ctx->n_errors;
+    v->ranks_err = 0;
     pto__vparams(v, k, 1);
     if (k->blocks >= 0) {
         pto__vform f;
@@ -11393,9 +11438,10 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
         if (k->kind == PTO_KK_MIX && v->ctx->n_errors == ne0) pto__vxcore_gm(v, k);
         if (v->nblocks > 1 && v->ctx->n_errors == ne0) pto__vxblock_gm(v, k);
     }
-    if (!k->ranks && v->ctx->n_errors == ne0) {
+    if (!k->ranks && !v->ranks_err) {
         /* peers address a window: a forgotten 'ranks'? (it still compiles; a kernel that
-           uses a peer's copy is already an error that says so) */
+           uses a peer's copy, rank or a comm op is already an error that says so: only then
+           is the warning left out, as other errors do not touch it) */
         int32_t i;
         for (i = k->param0; i < k->param0 + k->nparams; i++)
             if (v->m->params[i].kind == PTO_P_TENSOR && v->m->params[i].window)
@@ -11409,7 +11455,7 @@ static void pto__vfree(pto__verifier *v)
 {
     void *ps[] = {v->endpos, v->pwritten, v->psig, v->tflags, v->tdepth, v->wfirst, v->wlast, v->wcur, v->tvalid, v->w,
                   v->vlive, v->vrange, v->vifdepth, v->vlo, v->vhi, v->vstart, v->vstep, v->vform, v->nkind, v->nid,
-                  v->kname, v->loops, v->wlog, v->ifmark, v->stores, v->decls};
+                  v->kname, v->loops, v->wlog, v->ifmark, v->stores, v->decls, v->kerr};
     size_t i;
     for (i = 0; i < sizeof ps / sizeof ps[0]; i++) pto_free(v->ctx, ps[i]);
 }
@@ -11441,6 +11487,7 @@ static int pto__valloc(pto__verifier *v)
     v->nkind = (uint8_t *)pto__vcalloc(v, nn, 1);
     v->nid = (int32_t *)pto__vcalloc(v, nn, sizeof(int32_t));
     v->kname = (int32_t *)pto__vcalloc(v, nn, sizeof(int32_t));
+    v->kerr = (uint8_t *)pto__vcalloc(v, (size_t)m->n_kernels, 1);
     return !v->internal;
 }
 
@@ -11449,7 +11496,9 @@ static int pto__valloc(pto__verifier *v)
    same bytes): nearly always a forgotten or misdirected tstore. A warning
    at the parameter, once the kernels verified clean. A kernel that writes
    no tensor at all (no out, no inout, on any path: nothing it computes
-   leaves the core) draws one warning at the kernel instead. */
+   leaves the core) draws one warning at the kernel instead. Kernels with
+   errors are left out (their writes may be what the error is about); the
+   others are judged even when some kernel has an error (review28 L2). */
 static void pto__vunwritten(pto__verifier *v)
 {
     const pto_module *m = v->m;
@@ -11472,6 +11521,7 @@ static void pto__vunwritten(pto__verifier *v)
     for (k = 0; k < m->n_kernels; k++) {
         const pto_kernel *kk = &m->kernels[k];
         int any = 0;
+        if (v->kerr && v->kerr[k]) continue;
         for (p = kk->param0; w && p < kk->param0 + kk->nparams; p++) any |= w[p];
         if (!any) {
             /* nothing reaches GM at all: one warning at the kernel (the
@@ -11600,8 +11650,12 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
     pto__vnames(ctx, m);
     if (pto_error_count(ctx) != before) return PTO_ERR_USER;   /* the rest would quote them */
     if (pto__valloc(&v))
-        for (k = 0; k < m->n_kernels && !v.internal; k++) pto__vkernel(&v, k);
-    if (!v.internal && pto_error_count(ctx) == before) pto__vunwritten(&v);
+        for (k = 0; k < m->n_kernels && !v.internal; k++) {
+            int ne = pto_error_count(ctx);
+            pto__vkernel(&v, k);
+            if (v.kerr && pto_error_count(ctx) != ne) v.kerr[k] = 1;
+        }
+    if (!v.internal && v.kerr) pto__vunwritten(&v);
     pto__vfree(&v);
     if (v.internal) return PTO_ERR_INTERNAL;
     if (pto__hs_verify(ctx, m) == PTO_ERR_INTERNAL) return PTO_ERR_INTERNAL;
@@ -12140,8 +12194,14 @@ static int pto__exec_rowred(pto__interp *I, int32_t s)
     int64_t r, c, n;
     int eop = st->op == PTO_OP_TROWSUM ? PTO_EL_ADD : st->op == PTO_OP_TROWMAX ? PTO_EL_MAX : PTO_EL_MIN;
     if (!pto__tile_arg(I, s, 0, &d) || !pto__tile_arg(I, s, 1, &a) ||
-        !pto__same_shape(I, s, &a, &d, a.t->rows, 1))
+        !pto__same_shape(I, s, &a, &d, d.t->rows > a.t->rows ? d.t->rows : a.t->rows, 1))
         return 0;
+    /* a d taller than a (`trowsum one, cs`, one: [8, 1] valid(1, 1)) reduces
+       a's valid rows, which must be d's (pto-isa's TRowReduceCheck) */
+    if (d.t->rows > a.t->rows && d.it->vr != a.it->vr)
+        return pto__fail(I, st->loc, "%s: '%s' has %lld valid rows but '%s' has %lld; a row reduction into a taller "
+                         "column must have its source's valid rows", pto_opinfo_get((pto_op)st->op)->name,
+                         pto__in_tname(I, &d), (long long)d.it->vr, pto__in_tname(I, &a), (long long)a.it->vr);
     n = a.it->vc;
     if (pto_el_int_op(d.t->dtype, eop) && a.t->dtype == d.t->dtype) {
         /* an integer tile: exact (numerics.h) */
@@ -19078,7 +19138,7 @@ static void pto__sy_misuse(pto__sy *sy, int32_t s, const char *what)
     pto_error(sy->ctx, m->stmts[s].loc, "sync: %s (%s %s, %s, %s)%s", what, pto_opinfo_get((pto_op)m->stmts[s].op)->name,
               a && a->kind == PTO_O_PIPE ? pto_pipe_name((pto_pipe)a->ref) : "?",
               b && b->kind == PTO_O_PIPE ? pto_pipe_name((pto_pipe)b->ref) : "?", e.data ? e.data : "?",
-              !user ? ""
+              !user || strcmp(what, "cannot analyse this event id either") == 0 ? ""
               : strncmp(what, "cannot", 6) == 0
                   ? ": an event id is an integer, or INT + ((i - start) / step) % N with i, start and step those of an "
                     "enclosing loop (i / step or i when it starts at 0), N <= 8"
@@ -19088,8 +19148,10 @@ static void pto__sy_misuse(pto__sy *sy, int32_t s, const char *what)
                     "before the loop and later in the body), or its set on its own path (the same if); not so a "
                     "wait under 'if i == 0' of a set before the loop: move that wait before the loop, or drop both"
                   : m->stmts[s].op == PTO_OP_WAIT_FLAG
-                  ? ": written flags are kept as written, so every wait_flag needs a set_flag of its id before it on "
-                    "every path (add the missing one, or drop both and let the pass insert them)"
+                  ? ": written flags are kept as written, so every wait_flag needs a set_flag of its id before it in "
+                    "program order, on every path (a wait issued before its set may run on a device, but the pass "
+                    "does not analyse it: move the set before the wait, add the missing one, or drop both and let "
+                    "the pass insert them)"
                   : ": written flags are kept as written, so every set_flag needs its wait_flag on every path "
                     "(add the missing one, or drop both and let the pass insert them)");
     pto_buf_free(&e);
@@ -19265,6 +19327,22 @@ static void pto__sy_id_reuse(pto__sy *sy, int32_t s, pto__sy_st *st, int32_t key
     pto__sy_fail(sy, m->stmts[s].origin == PTO_BY_USER ? PTO_ERR_USER : PTO_ERR_INTERNAL);
 }
 
+/* Set/wait s has an event id the pass cannot analyse: report it, then every
+   other written set/wait of the kernel whose id has no analysable form (the
+   pass stops at the first, so the author would otherwise meet them one run
+   at a time). */
+static void pto__sy_bad_ids(pto__sy *sy, int32_t s)
+{
+    const pto_module *m = sy->m;
+    int32_t j;
+    int p, q;
+    pto__sy_misuse(sy, s, "cannot analyse this event id");
+    for (j = 0; j < sy->s0 && j < m->n_stmts; j++)
+        if (j != s && pto__sy_kernel_op(sy, j) && m->stmts[j].origin == PTO_BY_USER &&
+            (m->stmts[j].op == PTO_OP_SET_FLAG || m->stmts[j].op == PTO_OP_WAIT_FLAG) && pto__sy_slot(sy, j, &p, &q) < 0)
+            pto__sy_misuse(sy, j, "cannot analyse this event id either");
+}
+
 static void pto__sy_set_op(pto__sy *sy, int32_t s, pto__sy_st *st, uint32_t t)
 {
     int p = 0, q = 0, f, fw;
@@ -19274,7 +19352,7 @@ static void pto__sy_set_op(pto__sy *sy, int32_t s, pto__sy_st *st, uint32_t t)
     pto__sy_e *E;
     if (sy->m->stmts[s].op == PTO_OP_PIPE_BARRIER) { pto__sy_barrier(sy, s, st); return; }
     key = pto__sy_slot(sy, s, &p, &q);
-    if (key < 0) { pto__sy_misuse(sy, s, "cannot analyse this event id"); return; }
+    if (key < 0) { pto__sy_bad_ids(sy, s); return; }
     pbit = (uint8_t)(1u << p);   /* p is a queue (pto__sy_key refuses the rest) */
     f = pto__sy_fslot(st, key);
     if (sy->m->stmts[s].op == PTO_OP_SET_FLAG) {
@@ -27734,6 +27812,58 @@ static void pto__isa_rows_view(pto__emitter *E, pto_buf *b, const pto_tile *t, i
     pto_buf_printf(b, "'%s' with all %lld rows valid: %s */\n", pto_str(E->ctx, t->name), (long long)t->rows, why);
 }
 
+/* The rows of the first row reduction's result that is taller than tile
+   ti, its source (`trowsum one, cs`: one [8, 1] valid(1, 1), cs [1, C]), or 0. */
+static int pto__isa_rowred_tiles(const pto_module *m, int32_t s, const pto_tile **d, const pto_tile **a);
+
+static int32_t pto__isa_tall_rows(const pto_module *m, int32_t ti)
+{
+    int32_t s;
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_tile *d, *a;
+        if (pto__isa_rowred_tiles(m, s, &d, &a) && a == &m->tiles[ti] && d->rows > a->rows) return d->rows;
+    }
+    return 0;
+}
+
+/* pto_tall_N: tile ti's bytes as a tile of its result's rows, its own valid
+   region, for a row reduction into a taller column. pto-isa's NPU
+   TROWSUM / TROWMAX / TROWMIN take any static rows and reduce the source's
+   valid rows, which must be the result's (TRowReduceCheck), but the CPU
+   backend static_asserts equal Rows, and a [1, 1] column cannot be a vec
+   tile (32-byte rows): so the source is given the result's Rows. Rows past
+   ti's own are never read: the verifier holds both valid rows equal. */
+static void pto__isa_tall_view(pto__emitter *E, pto_buf *b, const pto_tile *t, int32_t ti)
+{
+    const pto_module *m = E->m;
+    int64_t vr = pto__isa_static_valid(m, t->valid_r, t->rows), vc = pto__isa_static_valid(m, t->valid_c, t->cols);
+    pto__isa_ind(E);
+    pto_buf_printf(b, "pto::Tile<pto::TileType::Vec, %s, %ld, %ld, pto::BLayout::RowMajor, ",
+                   pto__isa_ctype[t->dtype < PTO_NDTYPE ? t->dtype : 0], (long)pto__isa_tall_rows(m, ti),
+                   (long)t->cols);
+    pto__isa_dim(b, vr);
+    pto__emit_put(b, ", ", 2);
+    pto__isa_dim(b, vc);
+    pto_buf_printf(b, "> pto_tall_%ld", (long)ti);
+    if (vr < 0 || vc < 0) {
+        pto__emit_put(b, "(", 1);
+        if (vr < 0) {
+            pto__emit_puts(b, "static_cast<unsigned>(");
+            pto__emit_expr(E, b, t->valid_r, PTO__EX_KERNEL, 0);
+            pto__emit_put(b, ")", 1);
+        }
+        if (vc < 0) {
+            pto__emit_puts(b, vr < 0 ? ", static_cast<unsigned>(" : "static_cast<unsigned>(");
+            pto__emit_expr(E, b, t->valid_c, PTO__EX_KERNEL, 0);
+            pto__emit_put(b, ")", 1);
+        }
+        pto__emit_put(b, ")", 1);
+    }
+    pto__isa_view_assign(E, b, "pto_tall", ti);
+    pto_buf_printf(b, "'%s' with the rows of the column it is row-reduced into: pto-isa's CPU backend wants equal "
+                   "Rows, and only the valid rows are read */\n", pto_str(E->ctx, t->name));
+}
+
 static void pto__isa_tile(pto__emitter *E, int32_t s)
 {
     const pto_module *m = E->m;
@@ -27795,6 +27925,7 @@ static void pto__isa_tile(pto__emitter *E, int32_t s)
                            "pto-isa's row reductions reduce their source's valid rows, a row reduction reduces its "
                            "result's");
     }
+    if (((pto__isa *)E)->mm_view && (((pto__isa *)E)->mm_view[ti] & 32)) pto__isa_tall_view(E, b, t, ti);
     if (((pto__isa *)E)->mm_view && (((pto__isa *)E)->mm_view[ti] & 16)) {
         /* the whole tile valid: dst or src0 of a broadcast whose other one is whole (pto__isa_mm_views) */
         pto__isa_view_decl(E, b, t, 1, "pto_full", ti);
@@ -27991,6 +28122,8 @@ static pto_status pto__isa_mm_views(pto__isa *I)
         int w = pto__isa_full_view_of(m, s);
         if (pto__isa_red_tiles(m, s, PTO_OC_ROWRED, &d, &a) && !pto__isa_rows_same(m, d, a))
             I->mm_view[m->operands[m->stmts[s].arg0 + 1].ref] |= 8;
+        if (pto__isa_rowred_tiles(m, s, &d, &a) && d->rows > a->rows)
+            I->mm_view[m->operands[m->stmts[s].arg0 + 1].ref] |= 32;
         if (w >= 0) I->mm_view[m->operands[m->stmts[s].arg0 + w].ref] |= 16;
     }
     for (s = 0; s < m->n_stmts; s++) {   /* a vec tile lower gave a padding fill (pto__isa_fillpad) */
@@ -28585,6 +28718,9 @@ static void pto__isa_op(pto__emitter *E, int32_t s)
             pto_buf_printf(b, "pto_mm_%ld", (long)o->ref);
         } else if (i < 2 && o->kind == PTO_O_TILE && (I->mm_view[o->ref] & 16) && pto__isa_full_view_of(m, s) == i) {
             pto_buf_printf(b, "pto_full_%ld", (long)o->ref);
+        } else if (oi->cls == PTO_OC_ROWRED && i == 1 && o->kind == PTO_O_TILE && (I->mm_view[o->ref] & 32) &&
+                   m->tiles[m->operands[st->arg0].ref].rows > m->tiles[o->ref].rows) {
+            pto_buf_printf(b, "pto_tall_%ld", (long)o->ref);
         } else if (oi->cls == PTO_OC_ROWRED && i == 1 && o->kind == PTO_O_TILE && (I->mm_view[o->ref] & 8) &&
                    !pto__isa_rows_same(m, &m->tiles[m->operands[st->arg0].ref], &m->tiles[o->ref])) {
             pto_buf_printf(b, "pto_rows_%ld", (long)o->ref);
@@ -28855,6 +28991,19 @@ static pto_status pto__isa_check_fill(pto__emitter *E, int32_t s, int32_t ti)
 
 /* What this target cannot express yet, refused with the place that needs
    it. Also finds each kernel's scratch need (checked in pto__isa_kernel). */
+/* Whether some tpop fills tile t (its bytes are a pipe slot TPOP binds). */
+static int pto__isa_popped(const pto_module *m, const pto_tile *t)
+{
+    int32_t s;
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_stmt *st = &m->stmts[s];
+        if (st->kind == PTO_ST_OP && st->op == PTO_OP_TPOP && st->nargs >= 1 && m->operands[st->arg0].kind == PTO_O_TILE &&
+            m->operands[st->arg0].ref >= 0 && m->operands[st->arg0].ref < m->n_tiles && &m->tiles[m->operands[st->arg0].ref] == t)
+            return 1;
+    }
+    return 0;
+}
+
 static pto_status pto__isa_check(pto__emitter *E)
 {
     const pto_module *m = E->m;
@@ -28938,6 +29087,14 @@ static pto_status pto__isa_check(pto__emitter *E)
                                  pto_str(E->ctx, a->name), st->op == PTO_OP_TROWSUM ? "TROWSUM"
                                  : st->op == PTO_OP_TROWMAX ? "TROWMAX" : "TROWMIN",
                                  pto_str(E->ctx, d->name), pto_str(E->ctx, a->name));
+            if (pto__isa_rowred_tiles(m, s, &d, &a) && d->rows > a->rows && pto__isa_popped(m, a))
+                return pto_error(E->ctx, st->loc, "emit (isa): %s of '%s', a tile a tpop fills, into the taller "
+                                 "column '%s': the isa target gives the source the column's rows through a view "
+                                 "of its bytes (pto_tall_N), and a popped tile's bytes are a pipe slot bound at "
+                                 "run time (give '%s' the %d rows of '%s', or tmov '%s' into a tile of its own "
+                                 "first)", pto_opinfo_get((pto_op)st->op)->name, pto_str(E->ctx, a->name),
+                                 pto_str(E->ctx, d->name), pto_str(E->ctx, d->name), (int)a->rows,
+                                 pto_str(E->ctx, a->name), pto_str(E->ctx, a->name));
         }
         {   /* a column reduction: pto-isa asserts equal valid columns (review28 H1: regions known only at
                launch passed here, and the device would assert) */

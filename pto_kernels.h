@@ -2784,8 +2784,15 @@ PTO_K_FN void pto_k__x_rowred(pto_k_core *c, const pto_k__ins *ins)
     int64_t r, col, n;
     int eop = ins->op == PTO_K__TROWSUM ? PTO_EL_ADD : ins->op == PTO_K__TROWMAX ? PTO_EL_MAX : PTO_EL_MIN;
     if (!pto_k__tile_ok(c, ins, d, vm, "destination") || !pto_k__tile_ok(c, ins, a, vm, "source") ||
-        !pto_k__same_shape(c, ins, d, a.rows, 1, "destination"))
+        !pto_k__same_shape(c, ins, d, d.rows > a.rows ? d.rows : a.rows, 1, "destination"))
         return;
+    if (d.rows > a.rows && d.valid_r != a.valid_r) {
+        /* a d taller than a reduces a's valid rows, which must be d's (pto-isa's TRowReduceCheck) */
+        pto_k__ierr(c, ins, PTO_K_E_USAGE, "%s: destination has %d valid rows, source %d; a row reduction into a "
+                    "taller column must have its source's valid rows", pto_k__op_name(ins->op), (int)d.valid_r,
+                    (int)a.valid_r);
+        return;
+    }
     pto_k__begin(&k, c, ins, PTO_K_PIPE_V);
     pto_k__tacc(&k, a, 0, d.valid_c > 0 ? pto_k__vspan(a, d.valid_r) : 0, PTO_K__RD);
     pto_k__tacc(&k, d, 0, pto_k__vspan(d, d.valid_r), PTO_K__WR);

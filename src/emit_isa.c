@@ -233,6 +233,58 @@ static void pto__isa_rows_view(pto__emitter *E, pto_buf *b, const pto_tile *t, i
     pto_buf_printf(b, "'%s' with all %lld rows valid: %s */\n", pto_str(E->ctx, t->name), (long long)t->rows, why);
 }
 
+/* The rows of the first row reduction's result that is taller than tile
+   ti, its source (`trowsum one, cs`: one [8, 1] valid(1, 1), cs [1, C]), or 0. */
+static int pto__isa_rowred_tiles(const pto_module *m, int32_t s, const pto_tile **d, const pto_tile **a);
+
+static int32_t pto__isa_tall_rows(const pto_module *m, int32_t ti)
+{
+    int32_t s;
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_tile *d, *a;
+        if (pto__isa_rowred_tiles(m, s, &d, &a) && a == &m->tiles[ti] && d->rows > a->rows) return d->rows;
+    }
+    return 0;
+}
+
+/* pto_tall_N: tile ti's bytes as a tile of its result's rows, its own valid
+   region, for a row reduction into a taller column. pto-isa's NPU
+   TROWSUM / TROWMAX / TROWMIN take any static rows and reduce the source's
+   valid rows, which must be the result's (TRowReduceCheck), but the CPU
+   backend static_asserts equal Rows, and a [1, 1] column cannot be a vec
+   tile (32-byte rows): so the source is given the result's Rows. Rows past
+   ti's own are never read: the verifier holds both valid rows equal. */
+static void pto__isa_tall_view(pto__emitter *E, pto_buf *b, const pto_tile *t, int32_t ti)
+{
+    const pto_module *m = E->m;
+    int64_t vr = pto__isa_static_valid(m, t->valid_r, t->rows), vc = pto__isa_static_valid(m, t->valid_c, t->cols);
+    pto__isa_ind(E);
+    pto_buf_printf(b, "pto::Tile<pto::TileType::Vec, %s, %ld, %ld, pto::BLayout::RowMajor, ",
+                   pto__isa_ctype[t->dtype < PTO_NDTYPE ? t->dtype : 0], (long)pto__isa_tall_rows(m, ti),
+                   (long)t->cols);
+    pto__isa_dim(b, vr);
+    pto__emit_put(b, ", ", 2);
+    pto__isa_dim(b, vc);
+    pto_buf_printf(b, "> pto_tall_%ld", (long)ti);
+    if (vr < 0 || vc < 0) {
+        pto__emit_put(b, "(", 1);
+        if (vr < 0) {
+            pto__emit_puts(b, "static_cast<unsigned>(");
+            pto__emit_expr(E, b, t->valid_r, PTO__EX_KERNEL, 0);
+            pto__emit_put(b, ")", 1);
+        }
+        if (vc < 0) {
+            pto__emit_puts(b, vr < 0 ? ", static_cast<unsigned>(" : "static_cast<unsigned>(");
+            pto__emit_expr(E, b, t->valid_c, PTO__EX_KERNEL, 0);
+            pto__emit_put(b, ")", 1);
+        }
+        pto__emit_put(b, ")", 1);
+    }
+    pto__isa_view_assign(E, b, "pto_tall", ti);
+    pto_buf_printf(b, "'%s' with the rows of the column it is row-reduced into: pto-isa's CPU backend wants equal "
+                   "Rows, and only the valid rows are read */\n", pto_str(E->ctx, t->name));
+}
+
 static void pto__isa_tile(pto__emitter *E, int32_t s)
 {
     const pto_module *m = E->m;
@@ -294,6 +346,7 @@ static void pto__isa_tile(pto__emitter *E, int32_t s)
                            "pto-isa's row reductions reduce their source's valid rows, a row reduction reduces its "
                            "result's");
     }
+    if (((pto__isa *)E)->mm_view && (((pto__isa *)E)->mm_view[ti] & 32)) pto__isa_tall_view(E, b, t, ti);
     if (((pto__isa *)E)->mm_view && (((pto__isa *)E)->mm_view[ti] & 16)) {
         /* the whole tile valid: dst or src0 of a broadcast whose other one is whole (pto__isa_mm_views) */
         pto__isa_view_decl(E, b, t, 1, "pto_full", ti);
@@ -490,6 +543,8 @@ static pto_status pto__isa_mm_views(pto__isa *I)
         int w = pto__isa_full_view_of(m, s);
         if (pto__isa_red_tiles(m, s, PTO_OC_ROWRED, &d, &a) && !pto__isa_rows_same(m, d, a))
             I->mm_view[m->operands[m->stmts[s].arg0 + 1].ref] |= 8;
+        if (pto__isa_rowred_tiles(m, s, &d, &a) && d->rows > a->rows)
+            I->mm_view[m->operands[m->stmts[s].arg0 + 1].ref] |= 32;
         if (w >= 0) I->mm_view[m->operands[m->stmts[s].arg0 + w].ref] |= 16;
     }
     for (s = 0; s < m->n_stmts; s++) {   /* a vec tile lower gave a padding fill (pto__isa_fillpad) */
@@ -1084,6 +1139,9 @@ static void pto__isa_op(pto__emitter *E, int32_t s)
             pto_buf_printf(b, "pto_mm_%ld", (long)o->ref);
         } else if (i < 2 && o->kind == PTO_O_TILE && (I->mm_view[o->ref] & 16) && pto__isa_full_view_of(m, s) == i) {
             pto_buf_printf(b, "pto_full_%ld", (long)o->ref);
+        } else if (oi->cls == PTO_OC_ROWRED && i == 1 && o->kind == PTO_O_TILE && (I->mm_view[o->ref] & 32) &&
+                   m->tiles[m->operands[st->arg0].ref].rows > m->tiles[o->ref].rows) {
+            pto_buf_printf(b, "pto_tall_%ld", (long)o->ref);
         } else if (oi->cls == PTO_OC_ROWRED && i == 1 && o->kind == PTO_O_TILE && (I->mm_view[o->ref] & 8) &&
                    !pto__isa_rows_same(m, &m->tiles[m->operands[st->arg0].ref], &m->tiles[o->ref])) {
             pto_buf_printf(b, "pto_rows_%ld", (long)o->ref);
@@ -1354,6 +1412,19 @@ static pto_status pto__isa_check_fill(pto__emitter *E, int32_t s, int32_t ti)
 
 /* What this target cannot express yet, refused with the place that needs
    it. Also finds each kernel's scratch need (checked in pto__isa_kernel). */
+/* Whether some tpop fills tile t (its bytes are a pipe slot TPOP binds). */
+static int pto__isa_popped(const pto_module *m, const pto_tile *t)
+{
+    int32_t s;
+    for (s = 0; s < m->n_stmts; s++) {
+        const pto_stmt *st = &m->stmts[s];
+        if (st->kind == PTO_ST_OP && st->op == PTO_OP_TPOP && st->nargs >= 1 && m->operands[st->arg0].kind == PTO_O_TILE &&
+            m->operands[st->arg0].ref >= 0 && m->operands[st->arg0].ref < m->n_tiles && &m->tiles[m->operands[st->arg0].ref] == t)
+            return 1;
+    }
+    return 0;
+}
+
 static pto_status pto__isa_check(pto__emitter *E)
 {
     const pto_module *m = E->m;
@@ -1437,6 +1508,14 @@ static pto_status pto__isa_check(pto__emitter *E)
                                  pto_str(E->ctx, a->name), st->op == PTO_OP_TROWSUM ? "TROWSUM"
                                  : st->op == PTO_OP_TROWMAX ? "TROWMAX" : "TROWMIN",
                                  pto_str(E->ctx, d->name), pto_str(E->ctx, a->name));
+            if (pto__isa_rowred_tiles(m, s, &d, &a) && d->rows > a->rows && pto__isa_popped(m, a))
+                return pto_error(E->ctx, st->loc, "emit (isa): %s of '%s', a tile a tpop fills, into the taller "
+                                 "column '%s': the isa target gives the source the column's rows through a view "
+                                 "of its bytes (pto_tall_N), and a popped tile's bytes are a pipe slot bound at "
+                                 "run time (give '%s' the %d rows of '%s', or tmov '%s' into a tile of its own "
+                                 "first)", pto_opinfo_get((pto_op)st->op)->name, pto_str(E->ctx, a->name),
+                                 pto_str(E->ctx, d->name), pto_str(E->ctx, d->name), (int)a->rows,
+                                 pto_str(E->ctx, a->name), pto_str(E->ctx, a->name));
         }
         {   /* a column reduction: pto-isa asserts equal valid columns (review28 H1: regions known only at
                launch passed here, and the device would assert) */

@@ -526,8 +526,14 @@ static int pto__exec_rowred(pto__interp *I, int32_t s)
     int64_t r, c, n;
     int eop = st->op == PTO_OP_TROWSUM ? PTO_EL_ADD : st->op == PTO_OP_TROWMAX ? PTO_EL_MAX : PTO_EL_MIN;
     if (!pto__tile_arg(I, s, 0, &d) || !pto__tile_arg(I, s, 1, &a) ||
-        !pto__same_shape(I, s, &a, &d, a.t->rows, 1))
+        !pto__same_shape(I, s, &a, &d, d.t->rows > a.t->rows ? d.t->rows : a.t->rows, 1))
         return 0;
+    /* a d taller than a (`trowsum one, cs`, one: [8, 1] valid(1, 1)) reduces
+       a's valid rows, which must be d's (pto-isa's TRowReduceCheck) */
+    if (d.t->rows > a.t->rows && d.it->vr != a.it->vr)
+        return pto__fail(I, st->loc, "%s: '%s' has %lld valid rows but '%s' has %lld; a row reduction into a taller "
+                         "column must have its source's valid rows", pto_opinfo_get((pto_op)st->op)->name,
+                         pto__in_tname(I, &d), (long long)d.it->vr, pto__in_tname(I, &a), (long long)a.it->vr);
     n = a.it->vc;
     if (pto_el_int_op(d.t->dtype, eop) && a.t->dtype == d.t->dtype) {
         /* an integer tile: exact (numerics.h) */

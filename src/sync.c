@@ -1686,7 +1686,7 @@ static void pto__sy_misuse(pto__sy *sy, int32_t s, const char *what)
     pto_error(sy->ctx, m->stmts[s].loc, "sync: %s (%s %s, %s, %s)%s", what, pto_opinfo_get((pto_op)m->stmts[s].op)->name,
               a && a->kind == PTO_O_PIPE ? pto_pipe_name((pto_pipe)a->ref) : "?",
               b && b->kind == PTO_O_PIPE ? pto_pipe_name((pto_pipe)b->ref) : "?", e.data ? e.data : "?",
-              !user ? ""
+              !user || strcmp(what, "cannot analyse this event id either") == 0 ? ""
               : strncmp(what, "cannot", 6) == 0
                   ? ": an event id is an integer, or INT + ((i - start) / step) % N with i, start and step those of an "
                     "enclosing loop (i / step or i when it starts at 0), N <= 8"
@@ -1696,8 +1696,10 @@ static void pto__sy_misuse(pto__sy *sy, int32_t s, const char *what)
                     "before the loop and later in the body), or its set on its own path (the same if); not so a "
                     "wait under 'if i == 0' of a set before the loop: move that wait before the loop, or drop both"
                   : m->stmts[s].op == PTO_OP_WAIT_FLAG
-                  ? ": written flags are kept as written, so every wait_flag needs a set_flag of its id before it on "
-                    "every path (add the missing one, or drop both and let the pass insert them)"
+                  ? ": written flags are kept as written, so every wait_flag needs a set_flag of its id before it in "
+                    "program order, on every path (a wait issued before its set may run on a device, but the pass "
+                    "does not analyse it: move the set before the wait, add the missing one, or drop both and let "
+                    "the pass insert them)"
                   : ": written flags are kept as written, so every set_flag needs its wait_flag on every path "
                     "(add the missing one, or drop both and let the pass insert them)");
     pto_buf_free(&e);
@@ -1873,6 +1875,22 @@ static void pto__sy_id_reuse(pto__sy *sy, int32_t s, pto__sy_st *st, int32_t key
     pto__sy_fail(sy, m->stmts[s].origin == PTO_BY_USER ? PTO_ERR_USER : PTO_ERR_INTERNAL);
 }
 
+/* Set/wait s has an event id the pass cannot analyse: report it, then every
+   other written set/wait of the kernel whose id has no analysable form (the
+   pass stops at the first, so the author would otherwise meet them one run
+   at a time). */
+static void pto__sy_bad_ids(pto__sy *sy, int32_t s)
+{
+    const pto_module *m = sy->m;
+    int32_t j;
+    int p, q;
+    pto__sy_misuse(sy, s, "cannot analyse this event id");
+    for (j = 0; j < sy->s0 && j < m->n_stmts; j++)
+        if (j != s && pto__sy_kernel_op(sy, j) && m->stmts[j].origin == PTO_BY_USER &&
+            (m->stmts[j].op == PTO_OP_SET_FLAG || m->stmts[j].op == PTO_OP_WAIT_FLAG) && pto__sy_slot(sy, j, &p, &q) < 0)
+            pto__sy_misuse(sy, j, "cannot analyse this event id either");
+}
+
 static void pto__sy_set_op(pto__sy *sy, int32_t s, pto__sy_st *st, uint32_t t)
 {
     int p = 0, q = 0, f, fw;
@@ -1882,7 +1900,7 @@ static void pto__sy_set_op(pto__sy *sy, int32_t s, pto__sy_st *st, uint32_t t)
     pto__sy_e *E;
     if (sy->m->stmts[s].op == PTO_OP_PIPE_BARRIER) { pto__sy_barrier(sy, s, st); return; }
     key = pto__sy_slot(sy, s, &p, &q);
-    if (key < 0) { pto__sy_misuse(sy, s, "cannot analyse this event id"); return; }
+    if (key < 0) { pto__sy_bad_ids(sy, s); return; }
     pbit = (uint8_t)(1u << p);   /* p is a queue (pto__sy_key refuses the rest) */
     f = pto__sy_fslot(st, key);
     if (sy->m->stmts[s].op == PTO_OP_SET_FLAG) {

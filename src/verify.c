@@ -97,6 +97,8 @@ typedef struct pto__verifier {
     int64_t nblocks;           /* static block count, or -1 */
     int32_t counter;           /* program-order position */
     int64_t nvisited;          /* statements phase 1 visited, over every kernel */
+    int ranks_err;             /* this kernel has an error that says it is not a ranks kernel */
+    uint8_t *kerr;             /* per kernel: it had an error (pto__vunwritten leaves it alone) */
     uint8_t *pwritten;         /* per param: a GM window of it is written (phase 1) */
     /* per param, 2 each (phase 1, 1 + the statement, 0 none): the first allreduce that counts its
        barriers in the param's cell [0, 0], and the first notify / wait of that cell (pto__vsig_cell) */
@@ -460,6 +462,7 @@ static void pto__vexpr_builtin(pto__verifier *v, const pto_expr *x, int where, p
     pto__fnone(out);
     if ((x->kind == PTO_E_RANK || x->kind == PTO_E_NRANKS) && !v->m->kernels[v->kernel].ranks) {
         pto_error(v->ctx, x->loc, "'%s' is only defined in a ranks kernel", name);
+        v->ranks_err = 1;
         return;
     }
     if ((where & PTO__IN_BLOCKS) && x->kind != PTO_E_RANK && x->kind != PTO_E_NRANKS) {
@@ -691,21 +694,21 @@ static void pto__vtile_align(pto__verifier *v, const pto_tile *t)
         int64_t up = ((int64_t)t->rows * size + 31) / 32 * 32 / size;
         if ((int64_t)t->rows * size % 32 != 0)
             pto_error(v->ctx, t->loc, "column tile '%s' is %lld bytes (%d x %s); a [R, 1] vec tile needs a multiple of "
-                      "32 bytes (for %d rows, declare %s[%lld, 1] valid(%d, 1), and give the tile it reduces %lld rows "
-                      "with valid(%d, ...))",
+                      "32 bytes (for %d rows, declare %s[%lld, 1] valid(%d, 1): a row reduction of a tile with %d valid "
+                      "rows writes it)",
                       pto__vname(v, t->name), (long long)t->rows * size, (int)t->rows,
                       pto_dtype_name((pto_dtype)t->dtype), (int)t->rows, pto_dtype_name((pto_dtype)t->dtype),
-                      (long long)up, (int)t->rows, (long long)up, (int)t->rows);
+                      (long long)up, (int)t->rows, (int)t->rows);
     } else if ((int64_t)t->cols * size % 32 != 0) {
         /* the usual intent is a ragged width: say how to write it */
         int64_t up = ((int64_t)t->cols * size + 31) / 32 * 32 / size;
         char rows[24] = "...";
         if (t->valid_r < 0) snprintf(rows, sizeof rows, "%d", (int)t->rows);
-        char column[160] = "";
+        char column[200] = "";
         if (t->rows == 1 && t->cols == 1)   /* [1, 1]: a row of one value, or a one-row reduction's column */
-            snprintf(column, sizeof column, "; as a row reduction's [R, 1] result, %s[%lld, 1] valid(1, 1), and the "
-                     "tile it reduces %lld rows with valid(1, ...)", pto_dtype_name((pto_dtype)t->dtype),
-                     (long long)(32 / size), (long long)(32 / size));
+            snprintf(column, sizeof column, "; as a row reduction's [R, 1] result, %s[%lld, 1] valid(1, 1): a row "
+                     "reduction of a tile with 1 valid row, as a [1, C] tcolsum result, writes it",
+                     pto_dtype_name((pto_dtype)t->dtype), (long long)(32 / size));
         pto_error(v->ctx, t->loc,
                   "row of vec tile '%s' is %lld bytes (%d x %s); vec rows must be a multiple of 32 bytes (for a width "
                   "of %d, declare %s[%d, %lld] valid(%s, %d): loads and stores then move %d column%s%s)",
@@ -1262,6 +1265,7 @@ static int pto__vgm_arg(pto__verifier *v, const pto_operand *o, uint32_t mask)
         if (!k->ranks) {
             pto_error(v->ctx, o->loc, "'%s@...' needs a ranks kernel; '%s' is not declared 'ranks'", pn,
                       pto__vname(v, k->name));
+            v->ranks_err = 1;
             ok = 0;
         } else if (!p->window) {
             pto_error(v->ctx, o->loc, "'%s' is not a window tensor; declare it 'window' to address a peer's copy", pn);
@@ -1460,10 +1464,16 @@ static void pto__vvector_error(pto__verifier *v, const pto__vop *op, int d, int 
     const pto_tile *x = op->t[d], *a = op->t[of];
     const char *tn = pto__vtn(v, x), *an = pto__vtn(v, a);
     int twin = percol ? x->rows == a->rows && x->cols == 1 : x->rows == 1 && x->cols == a->cols;
-    char hint[96] = "";
+    char hint[192] = "";
     int o = v->m->stmts[op->s].op;
     int reduction = (o >= PTO_OP_TROWSUM && o <= PTO_OP_TROWMIN) || (o >= PTO_OP_TCOLSUM && o <= PTO_OP_TCOLMIN);
-    if (twin && pto__vtwin(o) != PTO_NOP)
+    if (!percol && x->cols == 1 && x->rows > a->rows && o >= PTO_OP_TROWEXPANDADD && o <= PTO_OP_TROWEXPANDDIV)
+        /* `trowexpandadd r, r, one` with one: f32[8, 1] valid(1, 1), a full reduction's result
+           (pto__vrowred_taller), and r: [1, C]: a [1, 1] column cannot be a vec tile */
+        snprintf(hint, sizeof hint, " (to broadcast the column '%s', give '%s' its %d rows, with the valid rows "
+                 "you need: [%d, %d] valid(1, %d) for one value)", tn, an, (int)x->rows, (int)x->rows, (int)a->cols,
+                 (int)a->cols);
+    else if (twin && pto__vtwin(o) != PTO_NOP)
         snprintf(hint, sizeof hint, " (one value per %s: that is %s)", percol ? "row" : "column",
                  pto_opinfo_get(pto__vtwin(o))->name);
     else if (reduction && d == 0 && of == 1 &&
@@ -1481,11 +1491,44 @@ static void pto__vvector_error(pto__verifier *v, const pto__vop *op, int d, int 
                   (int)a->rows, an, (int)x->rows, (int)x->cols, hint);
 }
 
-/* d is [R, 1] where R is the row count of the tile `of`. */
+/* A row reduction's d taller than a (`trowsum one, cs`, one: f32[8, 1]
+   valid(1, 1), cs: [1, C]: the [1, 1] column a vec tile cannot be): fine
+   when d's valid rows are a's wherever the op runs, since only those rows
+   are reduced and written. pto-isa's TROWSUM / TROWMAX / TROWMIN check the
+   same (TRowReduceCheck: src valid rows == dst valid rows; the static rows
+   may differ). Returns 1 when it holds, else reports why and returns 0. */
+static int pto__vrowred_taller(pto__verifier *v, const pto__vop *op)
+{
+    const pto_tile *x = op->t[0], *a = op->t[1];
+    const char *xn = pto__vtn(v, x), *an = pto__vtn(v, a);
+    pto__vform fx, fa, diff;
+    const pto__vform *px = pto__vvalid(v, op->o[0]->ref, 0, &fx), *pa = pto__vvalid(v, op->o[1]->ref, 0, &fa);
+    int64_t lo, hi;
+    diff = *px;
+    pto__fadd(&diff, pa, -1);
+    if (pto__frange(v, &diff, &lo, &hi) && lo == 0 && hi == 0) return 1;
+    if (pto__fisconst(px) && pto__fisconst(pa))
+        pto_error(v->ctx, op->o[0]->loc, "'%s' has %lld valid rows but '%s' has %lld; a row reduction into a column "
+                  "with more rows than '%s' (%d > %d) must have its valid rows (declare '%s' valid(%lld, 1))", xn,
+                  (long long)px->c, an, (long long)pa->c, an, (int)x->rows, (int)a->rows, xn, (long long)pa->c);
+    else
+        pto_error(v->ctx, op->o[0]->loc, "the valid rows of '%s' and '%s' may differ; a row reduction into a column "
+                  "with more rows than '%s' (%d > %d) must have its valid rows, known statically", xn, an, an,
+                  (int)x->rows, (int)a->rows);
+    return 0;
+}
+
+/* d is [R, 1] where R is the row count of the tile `of` (a row
+   reduction's d may have more rows: pto__vrowred_taller). */
 static void pto__vcolumn(pto__verifier *v, const pto__vop *op, int d, int of)
 {
     const pto_tile *x = op->t[d], *a = op->t[of];
     if (x->rows == a->rows && x->cols == 1) return;
+    if (x->cols == 1 && x->rows > a->rows && d == 0 && of == 1 &&
+        pto_opinfo_get((pto_op)v->m->stmts[op->s].op)->cls == PTO_OC_ROWRED) {
+        pto__vrowred_taller(v, op);
+        return;
+    }
     pto__vvector_error(v, op, d, of, 0);
 }
 
@@ -2267,6 +2310,7 @@ static void pto__vcomm(pto__verifier *v, const pto__vop *op)
     int cls = pto_opinfo_get((pto_op)st->op)->cls;
     if (!k->ranks) {
         pto_error(v->ctx, st->loc, "%s needs a ranks kernel; '%s' is not declared 'ranks'", name, pto__vname(v, k->name));
+        v->ranks_err = 1;
         return;
     }
     if ((cls == PTO_OC_XFER || cls == PTO_OC_ALLREDUCE) && v->core != PTO_CORE_VECTOR) {
@@ -4095,6 +4139,7 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
         return;
     }
     ne0 = v->ctx->n_errors;
+    v->ranks_err = 0;
     pto__vparams(v, k, 1);
     if (k->blocks >= 0) {
         pto__vform f;
@@ -4135,9 +4180,10 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
         if (k->kind == PTO_KK_MIX && v->ctx->n_errors == ne0) pto__vxcore_gm(v, k);
         if (v->nblocks > 1 && v->ctx->n_errors == ne0) pto__vxblock_gm(v, k);
     }
-    if (!k->ranks && v->ctx->n_errors == ne0) {
+    if (!k->ranks && !v->ranks_err) {
         /* peers address a window: a forgotten 'ranks'? (it still compiles; a kernel that
-           uses a peer's copy is already an error that says so) */
+           uses a peer's copy, rank or a comm op is already an error that says so: only then
+           is the warning left out, as other errors do not touch it) */
         int32_t i;
         for (i = k->param0; i < k->param0 + k->nparams; i++)
             if (v->m->params[i].kind == PTO_P_TENSOR && v->m->params[i].window)
@@ -4151,7 +4197,7 @@ static void pto__vfree(pto__verifier *v)
 {
     void *ps[] = {v->endpos, v->pwritten, v->psig, v->tflags, v->tdepth, v->wfirst, v->wlast, v->wcur, v->tvalid, v->w,
                   v->vlive, v->vrange, v->vifdepth, v->vlo, v->vhi, v->vstart, v->vstep, v->vform, v->nkind, v->nid,
-                  v->kname, v->loops, v->wlog, v->ifmark, v->stores, v->decls};
+                  v->kname, v->loops, v->wlog, v->ifmark, v->stores, v->decls, v->kerr};
     size_t i;
     for (i = 0; i < sizeof ps / sizeof ps[0]; i++) pto_free(v->ctx, ps[i]);
 }
@@ -4183,6 +4229,7 @@ static int pto__valloc(pto__verifier *v)
     v->nkind = (uint8_t *)pto__vcalloc(v, nn, 1);
     v->nid = (int32_t *)pto__vcalloc(v, nn, sizeof(int32_t));
     v->kname = (int32_t *)pto__vcalloc(v, nn, sizeof(int32_t));
+    v->kerr = (uint8_t *)pto__vcalloc(v, (size_t)m->n_kernels, 1);
     return !v->internal;
 }
 
@@ -4191,7 +4238,9 @@ static int pto__valloc(pto__verifier *v)
    same bytes): nearly always a forgotten or misdirected tstore. A warning
    at the parameter, once the kernels verified clean. A kernel that writes
    no tensor at all (no out, no inout, on any path: nothing it computes
-   leaves the core) draws one warning at the kernel instead. */
+   leaves the core) draws one warning at the kernel instead. Kernels with
+   errors are left out (their writes may be what the error is about); the
+   others are judged even when some kernel has an error (review28 L2). */
 static void pto__vunwritten(pto__verifier *v)
 {
     const pto_module *m = v->m;
@@ -4214,6 +4263,7 @@ static void pto__vunwritten(pto__verifier *v)
     for (k = 0; k < m->n_kernels; k++) {
         const pto_kernel *kk = &m->kernels[k];
         int any = 0;
+        if (v->kerr && v->kerr[k]) continue;
         for (p = kk->param0; w && p < kk->param0 + kk->nparams; p++) any |= w[p];
         if (!any) {
             /* nothing reaches GM at all: one warning at the kernel (the
@@ -4342,8 +4392,12 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
     pto__vnames(ctx, m);
     if (pto_error_count(ctx) != before) return PTO_ERR_USER;   /* the rest would quote them */
     if (pto__valloc(&v))
-        for (k = 0; k < m->n_kernels && !v.internal; k++) pto__vkernel(&v, k);
-    if (!v.internal && pto_error_count(ctx) == before) pto__vunwritten(&v);
+        for (k = 0; k < m->n_kernels && !v.internal; k++) {
+            int ne = pto_error_count(ctx);
+            pto__vkernel(&v, k);
+            if (v.kerr && pto_error_count(ctx) != ne) v.kerr[k] = 1;
+        }
+    if (!v.internal && v.kerr) pto__vunwritten(&v);
     pto__vfree(&v);
     if (v.internal) return PTO_ERR_INTERNAL;
     if (pto__hs_verify(ctx, m) == PTO_ERR_INTERNAL) return PTO_ERR_INTERNAL;

@@ -271,8 +271,27 @@ expect "set_flag with no wait_flag: exit 1 at the set's line" 1 \
     $ptoc check tests/diag/set_no_wait.pto
 lacks "set_flag with no wait_flag: not an internal error" "internal"
 expect "wait_flag with no set_flag: the advice is the wait's" 1 \
-    "wait_no_set.pto:6:3: error: sync: wait on an event id that may not be set \\(wait_flag MTE2, V, 3\\): written flags are kept as written, so every wait_flag needs a set_flag of its id before it on every path" \
+    "wait_no_set.pto:6:3: error: sync: wait on an event id that may not be set \\(wait_flag MTE2, V, 3\\): written flags are kept as written, so every wait_flag needs a set_flag of its id before it in program order, on every path" \
     $ptoc check tests/diag/wait_no_set.pto
+expect "wait_flag before its set_flag: the advice says the set comes first in program order" 1 \
+    "wait_before_set.pto:5:3: error: sync: wait on an event id that may not be set \\(wait_flag MTE2, V, 0\\): .*before it in program order.*move the set before the wait" \
+    $ptoc check tests/diag/wait_before_set.pto
+
+# ---- every unanalysable written event id is reported, not only the first ----
+expect "unanalysable event ids: the first, with the forms the pass reads" 1 \
+    "hand_id_forms.pto:6:5: error: sync: cannot analyse this event id \\(set_flag MTE2, V, \\(i \\+ 1\\) % 2\\): an event id is an integer" \
+    $ptoc check tests/diag/hand_id_forms.pto
+holds "... and its wait" "hand_id_forms.pto:7:5: error: sync: cannot analyse this event id either \\(wait_flag MTE2, V, \\(i \\+ 1\\) % 2\\)$"
+holds "... and the block % 2 set" "hand_id_forms.pto:9:5: error: sync: cannot analyse this event id either \\(set_flag V, MTE3, block % 2\\)$"
+holds "... and the block % 2 wait" "hand_id_forms.pto:10:5: error: sync: cannot analyse this event id either \\(wait_flag V, MTE3, block % 2\\)$"
+
+# ---- warnings independent of another kernel's error appear with it ----
+expect "an error in one kernel: the window warning of that kernel still shows" 1 \
+    "warn_with_error.pto:4:14: warning: 'x' is window but kernel 'wa' is not a ranks kernel" \
+    $ptoc check tests/diag/warn_with_error.pto
+holds "... and so does another kernel's 'writes no output'" "warn_with_error.pto:9:8: warning: kernel 'wc' writes no output"
+holds "... with the error" "warn_with_error.pto:7:10: error: tstore: this window of 'y' is the same in all 2 blocks"
+lacks "... the kernel with the error draws no 'writes no output'" "kernel 'wa' writes no output"
 
 expect "wait_flag under 'if i == 0' in a loop: the advice says what a wait in a loop needs" 1 \
     "wait_first_iter.pto:10:7: error: sync: wait on an event id that may not be set \\(wait_flag MTE2, V, 1\\): written flags are followed path by path, not by loop variable values: a wait_flag in a loop needs its id set on every path to it in every iteration .*: move that wait before the loop, or drop both$" \

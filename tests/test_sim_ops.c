@@ -543,11 +543,66 @@ static void test_refused_launch(void)
     pto_k_device_destroy(dev);
 }
 
+/* A row reduction into a column taller than its source (`trowsum one, cs`,
+   one: f32[8, 1] valid(1, 1), cs: [1, 64]: a full reduction's last step):
+   it reduces the source's valid rows; other valid rows are a usage error
+   (pto-isa's TRowReduceCheck), not a read past the source. */
+static void k_tall_rowsum(pto_k_core *c, const int64_t *args)
+{
+    pto_k_gm *x = pto_k_arg_gm(args, 0), *out = pto_k_arg_gm(args, 1);
+    pto_k_tile cs = rowv(0), one = pto_k_t(PTO_K_VEC, PTO_K_F32, 8, 1, 1, 1, TB);
+    pto_k_tile two = pto_k_t(PTO_K_VEC, PTO_K_F32, 8, 1, 2, 1, 2 * TB);
+    pto_k_tload(c, "tall.pto:3: tload cs, x[0, 0]", cs, x, 0, 0);
+    pto_k_set_flag(c, "tall.pto:4: set_flag MTE2, V, 0", PTO_K_PIPE_MTE2, PTO_K_PIPE_V, 0);
+    pto_k_wait_flag(c, "tall.pto:5: wait_flag MTE2, V, 0", PTO_K_PIPE_MTE2, PTO_K_PIPE_V, 0);
+    pto_k_trowsum(c, "tall.pto:6: trowsum one, cs", one, cs);
+    if (args[2]) pto_k_trowsum(c, "tall.pto:7: trowsum two, cs", two, cs);
+    pto_k_set_flag(c, "tall.pto:8: set_flag V, MTE3, 0", PTO_K_PIPE_V, PTO_K_PIPE_MTE3, 0);
+    pto_k_wait_flag(c, "tall.pto:9: wait_flag V, MTE3, 0", PTO_K_PIPE_V, PTO_K_PIPE_MTE3, 0);
+    pto_k_tstore(c, "tall.pto:10: tstore out[0, 0], one", out, 0, 0, one);
+}
+
+static void test_tall_rowsum(void)
+{
+    pto_k_device_desc dd;
+    pto_k_launch_desc ld;
+    pto_k_device *dev;
+    pto_k_gm *x, *out;
+    const pto_k_report *rep;
+    int64_t args[3];
+    int i, bad;
+    float want = 0.0f;
+    for (bad = 0; bad < 2; bad++) {
+        memset(&dd, 0, sizeof dd);
+        dev = pto_k_device_create(&dd);
+        x = pto_k_gm_create(dev, "x", PTO_K_F32, 1, C);
+        out = pto_k_gm_create(dev, "out", PTO_K_F32, 1, 1);
+        for (i = 0, want = 0.0f; i < C; i++) {
+            pto_k_gm_set(x, 0, i, xin(i));
+            want = want + xin(i);
+        }
+        args[0] = pto_k_gm_arg(x), args[1] = pto_k_gm_arg(out), args[2] = bad;
+        memset(&ld, 0, sizeof ld);
+        ld.fn = k_tall_rowsum, ld.name = "tall", ld.kind = PTO_K_KIND_VECTOR, ld.args = args;
+        rep = pto_k_launch(dev, &ld);
+        if (!bad) {
+            if (rep->nerrors) pto_k_report_print(rep, stdout);
+            CHECK(rep->nerrors == 0);
+            CHECK(pto_k_gm_get(out, 0, 0) == want);
+        } else {
+            CHECK(rep->nerrors >= 1 && rep->errors && strstr(rep->errors[0].msg, "trowsum: destination has 2 valid rows, "
+                                                             "source 1; a row reduction into a taller column") != NULL);
+        }
+        pto_k_device_destroy(dev);
+    }
+}
+
 int main(void)
 {
     test_refused_launch();
     test_tcvt_cost();
     test_vector_ops();
+    test_tall_rowsum();
     test_valid_regions();
     test_cols();
     test_cube();

@@ -761,7 +761,7 @@ static void test_align(void)
     CHECK(has(&f, "t.pto:2:8: error: row of vec tile 'a' is 48 bytes (12 x f32); vec rows must be a multiple of 32 bytes "
                   "(for a width of 12, declare f32[16, 16] valid(16, 12): loads and stores then move 12 columns)"));
     CHECK(has(&f, "t.pto:3:8: error: column tile 'm' is 16 bytes (8 x f16); a [R, 1] vec tile needs a multiple of 32 bytes "
-                  "(for 8 rows, declare f16[16, 1] valid(8, 1), and give the tile it reduces 16 rows with valid(8, ...))"));
+                  "(for 8 rows, declare f16[16, 1] valid(8, 1): a row reduction of a tile with 8 valid rows writes it)"));
     end(&f);
 }
 
@@ -1129,7 +1129,7 @@ static void test_many_errors(void)
     CHECK(has(&f, "t.pto:5:8: error: row of vec tile 'c' is 48 bytes (12 x f32); vec rows must be a multiple of 32 bytes "
                   "(for a width of 12, declare f32[16, 16] valid(16, 12): loads and stores then move 12 columns)"));
     CHECK(has(&f, "t.pto:6:8: error: column tile 'm' is 16 bytes (4 x f32); a [R, 1] vec tile needs a multiple of 32 bytes "
-                  "(for 4 rows, declare f32[8, 1] valid(4, 1), and give the tile it reduces 8 rows with valid(4, ...))"));
+                  "(for 4 rows, declare f32[8, 1] valid(4, 1): a row reduction of a tile with 4 valid rows writes it)"));
     CHECK(has(&f, "t.pto:7:30: error: 'b' is read before anything writes it"));
     CHECK(has(&f, "t.pto:7:30: error: dtype mismatch: 'a' is f32 but 'b' is f16"));
     CHECK(has(&f, "t.pto:8:10: error: 'm' must be [16, 1] (one value per row of 'a'), got [4, 1]"));
