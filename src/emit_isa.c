@@ -235,14 +235,14 @@ static void pto__isa_rows_view(pto__emitter *E, pto_buf *b, const pto_tile *t, i
 
 /* The rows of the first row reduction's result that is taller than tile
    ti, its source (`trowsum one, cs`: one [8, 1] valid(1, 1), cs [1, C]), or 0. */
-static int pto__isa_rowred_tiles(const pto_module *m, int32_t s, const pto_tile **d, const pto_tile **a);
+static int pto__isa_red_tiles(const pto_module *m, int32_t s, int cls, const pto_tile **d, const pto_tile **a);
 
 static int32_t pto__isa_tall_rows(const pto_module *m, int32_t ti)
 {
     int32_t s;
     for (s = 0; s < m->n_stmts; s++) {
         const pto_tile *d, *a;
-        if (pto__isa_rowred_tiles(m, s, &d, &a) && a == &m->tiles[ti] && d->rows > a->rows) return d->rows;
+        if (pto__isa_red_tiles(m, s, PTO_OC_ROWRED, &d, &a) && a == &m->tiles[ti] && d->rows > a->rows) return d->rows;
     }
     return 0;
 }
@@ -543,7 +543,7 @@ static pto_status pto__isa_mm_views(pto__isa *I)
         int w = pto__isa_full_view_of(m, s);
         if (pto__isa_red_tiles(m, s, PTO_OC_ROWRED, &d, &a) && !pto__isa_rows_same(m, d, a))
             I->mm_view[m->operands[m->stmts[s].arg0 + 1].ref] |= 8;
-        if (pto__isa_rowred_tiles(m, s, &d, &a) && d->rows > a->rows)
+        if (pto__isa_red_tiles(m, s, PTO_OC_ROWRED, &d, &a) && d->rows > a->rows)
             I->mm_view[m->operands[m->stmts[s].arg0 + 1].ref] |= 32;
         if (w >= 0) I->mm_view[m->operands[m->stmts[s].arg0 + w].ref] |= 16;
     }
@@ -1508,7 +1508,7 @@ static pto_status pto__isa_check(pto__emitter *E)
                                  pto_str(E->ctx, a->name), st->op == PTO_OP_TROWSUM ? "TROWSUM"
                                  : st->op == PTO_OP_TROWMAX ? "TROWMAX" : "TROWMIN",
                                  pto_str(E->ctx, d->name), pto_str(E->ctx, a->name));
-            if (pto__isa_rowred_tiles(m, s, &d, &a) && d->rows > a->rows && pto__isa_popped(m, a))
+            if (pto__isa_red_tiles(m, s, PTO_OC_ROWRED, &d, &a) && d->rows > a->rows && pto__isa_popped(m, a))
                 return pto_error(E->ctx, st->loc, "emit (isa): %s of '%s', a tile a tpop fills, into the taller "
                                  "column '%s': the isa target gives the source the column's rows through a view "
                                  "of its bytes (pto_tall_N), and a popped tile's bytes are a pipe slot bound at "
