@@ -2760,7 +2760,8 @@ static void pto__vdrop_writes(pto__verifier *v, int32_t from, int32_t to)
         if (v->tflags[v->wlog[i]] & PTO__T_WRITTEN) v->tflags[v->wlog[i]] |= PTO__T_DEADW;
         v->tflags[v->wlog[i]] &= (uint8_t)~PTO__T_WRITTEN;
     }
-    memmove(v->wlog + from, v->wlog + to, (size_t)(v->n_wlog - to) * sizeof(int32_t));
+    if (to < v->n_wlog)   /* (wlog is NULL until a write is logged: no memmove of nothing from it) */
+        memmove(v->wlog + from, v->wlog + to, (size_t)(v->n_wlog - to) * sizeof(int32_t));
     v->n_wlog -= to - from;
 }
 
@@ -2778,7 +2779,7 @@ static void pto__vif_leave(pto__verifier *v)
     else if (dead == PTO__VDEAD_THEN) {
         for (i = start; i < els; i++)   /* (cleared at the else already; what the else wrote stays) */
             if (!(v->tflags[v->wlog[i]] & PTO__T_WRITTEN)) v->tflags[v->wlog[i]] |= PTO__T_DEADW;
-        memmove(v->wlog + start, v->wlog + els, (size_t)(v->n_wlog - els) * sizeof(int32_t));
+        if (els < v->n_wlog) memmove(v->wlog + start, v->wlog + els, (size_t)(v->n_wlog - els) * sizeof(int32_t));
         v->n_wlog -= els - start;
     } else {
         if (dead == PTO__VDEAD_ELSE && els >= 0) pto__vdrop_writes(v, els, v->n_wlog);
