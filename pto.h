@@ -7520,21 +7520,30 @@ static int pto__vconst(const pto_module *m, int32_t e, int64_t *out, int depth)
     }
 }
 
+/* The trip count of loop statement st when its bounds and step are
+   literals or lets of them (pto__vconst), else -1. */
+static int64_t pto__vconst_trips(const pto_module *m, const pto_stmt *st)
+{
+    int64_t a, b, c = 1, span;
+    if (!pto__vconst(m, st->e[0], &a, 0) || !pto__vconst(m, st->e[1], &b, 0)) return -1;
+    if (st->e[2] >= 0 && (!pto__vconst(m, st->e[2], &c, 0) || c <= 0)) return -1;
+    if (b <= a) return 0;
+    if (a == INT64_MIN || !pto__vadd(b, -a, &span)) return -1;
+    return span / c + (span % c != 0);
+}
+
 /* Which path of compound statement s never runs (PTO__VDEAD_*): an if
    whose condition is constant, a loop of literal zero trips (its step a
    positive constant, its end no larger than its start). Both phases ask
    this, so the writes phase 0 lists are the ones phase 1 counts. */
 static int pto__vdead(const pto_module *m, const pto_stmt *st)
 {
-    int64_t a, b, c = 1;
+    int64_t a, b;
     if (st->kind == PTO_ST_IF)
         return st->cmp <= PTO_GE && pto__vconst(m, st->e[0], &a, 0) && pto__vconst(m, st->e[1], &b, 0)
                    ? (pto__cmp_holds(st->cmp, a, b) ? PTO__VDEAD_ELSE : PTO__VDEAD_THEN)
                    : PTO__VDEAD_NONE;
-    if (st->kind != PTO_ST_FOR || (st->e[2] >= 0 && (!pto__vconst(m, st->e[2], &c, 0) || c <= 0)))
-        return PTO__VDEAD_NONE;
-    return pto__vconst(m, st->e[0], &a, 0) && pto__vconst(m, st->e[1], &b, 0) && b <= a ? PTO__VDEAD_LOOP
-                                                                                           : PTO__VDEAD_NONE;
+    return st->kind == PTO_ST_FOR && pto__vconst_trips(m, st) == 0 ? PTO__VDEAD_LOOP : PTO__VDEAD_NONE;
 }
 
 /* For the compiler that would not inline a small function of the hot
@@ -8151,18 +8160,6 @@ static PTO__V_INLINE void pto__vdeclared(pto__verifier *v, int32_t s)
     v->decls[v->n_decls] = s;
     v->decls[v->n_decls + 1] = v->wblock;
     v->n_decls += 2;
-}
-
-/* The trip count of loop statement st when its bounds and step are
-   literals or lets of them (pto__vconst), else -1. */
-static int64_t pto__vconst_trips(const pto_module *m, const pto_stmt *st)
-{
-    int64_t a, b, c = 1, span;
-    if (!pto__vconst(m, st->e[0], &a, 0) || !pto__vconst(m, st->e[1], &b, 0)) return -1;
-    if (st->e[2] >= 0 && (!pto__vconst(m, st->e[2], &c, 0) || c <= 0)) return -1;
-    if (b <= a) return 0;
-    if (a == INT64_MIN || !pto__vadd(b, -a, &span)) return -1;
-    return span / c + (span % c != 0);
 }
 
 /* An xN tile in a loop of literal trips T < N uses slots 0 .. T-1 only
@@ -28013,6 +28010,19 @@ static int pto__isa_red_tiles(const pto_module *m, int32_t s, int cls, const pto
     return 1;
 }
 
+/* pto-isa's name of reduction op (TROWSUM .. TCOLMIN), for the errors that quote it. */
+static const char *pto__isa_red_api(int op)
+{
+    switch (op) {
+    case PTO_OP_TROWSUM: return "TROWSUM";
+    case PTO_OP_TROWMAX: return "TROWMAX";
+    case PTO_OP_TROWMIN: return "TROWMIN";
+    case PTO_OP_TCOLSUM: return "TCOLSUM";
+    case PTO_OP_TCOLMAX: return "TCOLMAX";
+    default: return "TCOLMIN";
+    }
+}
+
 static int pto__isa_cols_same(const pto_module *m, const pto_tile *d, const pto_tile *a)
 {
     int64_t vd = pto__isa_static_valid(m, d->valid_c, d->cols), va = pto__isa_static_valid(m, a->valid_c, a->cols);
@@ -29085,8 +29095,7 @@ static pto_status pto__isa_check(pto__emitter *E)
                                  "'%s': pto-isa's %s reduces its source's valid rows, and the isa target can widen "
                                  "them only to a whole tile (give '%s' the valid rows of '%s', or all of its rows)",
                                  pto_opinfo_get((pto_op)st->op)->name, pto_str(E->ctx, d->name),
-                                 pto_str(E->ctx, a->name), st->op == PTO_OP_TROWSUM ? "TROWSUM"
-                                 : st->op == PTO_OP_TROWMAX ? "TROWMAX" : "TROWMIN",
+                                 pto_str(E->ctx, a->name), pto__isa_red_api(st->op),
                                  pto_str(E->ctx, d->name), pto_str(E->ctx, a->name));
             if (pto__isa_red_tiles(m, s, PTO_OC_ROWRED, &d, &a) && d->rows > a->rows && pto__isa_popped(m, a))
                 return pto_error(E->ctx, st->loc, "emit (isa): %s of '%s', a tile a tpop fills, into the taller "
@@ -29105,8 +29114,7 @@ static pto_status pto__isa_check(pto__emitter *E)
                                  "those of '%s': pto-isa's %s asserts they are equal, and the isa target cannot show it "
                                  "(give '%s' the valid columns of '%s': the same expression)",
                                  pto_opinfo_get((pto_op)st->op)->name, pto_str(E->ctx, d->name),
-                                 pto_str(E->ctx, a->name), st->op == PTO_OP_TCOLSUM ? "TCOLSUM"
-                                 : st->op == PTO_OP_TCOLMAX ? "TCOLMAX" : "TCOLMIN",
+                                 pto_str(E->ctx, a->name), pto__isa_red_api(st->op),
                                  pto_str(E->ctx, d->name), pto_str(E->ctx, a->name));
         }
         if (m->arch == PTO_ARCH_A2A3) {   /* pto-isa's a2a3 dtypes and conversions (the tables above) */

@@ -433,6 +433,19 @@ static int pto__isa_red_tiles(const pto_module *m, int32_t s, int cls, const pto
     return 1;
 }
 
+/* pto-isa's name of reduction op (TROWSUM .. TCOLMIN), for the errors that quote it. */
+static const char *pto__isa_red_api(int op)
+{
+    switch (op) {
+    case PTO_OP_TROWSUM: return "TROWSUM";
+    case PTO_OP_TROWMAX: return "TROWMAX";
+    case PTO_OP_TROWMIN: return "TROWMIN";
+    case PTO_OP_TCOLSUM: return "TCOLSUM";
+    case PTO_OP_TCOLMAX: return "TCOLMAX";
+    default: return "TCOLMIN";
+    }
+}
+
 static int pto__isa_cols_same(const pto_module *m, const pto_tile *d, const pto_tile *a)
 {
     int64_t vd = pto__isa_static_valid(m, d->valid_c, d->cols), va = pto__isa_static_valid(m, a->valid_c, a->cols);
@@ -1505,8 +1518,7 @@ static pto_status pto__isa_check(pto__emitter *E)
                                  "'%s': pto-isa's %s reduces its source's valid rows, and the isa target can widen "
                                  "them only to a whole tile (give '%s' the valid rows of '%s', or all of its rows)",
                                  pto_opinfo_get((pto_op)st->op)->name, pto_str(E->ctx, d->name),
-                                 pto_str(E->ctx, a->name), st->op == PTO_OP_TROWSUM ? "TROWSUM"
-                                 : st->op == PTO_OP_TROWMAX ? "TROWMAX" : "TROWMIN",
+                                 pto_str(E->ctx, a->name), pto__isa_red_api(st->op),
                                  pto_str(E->ctx, d->name), pto_str(E->ctx, a->name));
             if (pto__isa_red_tiles(m, s, PTO_OC_ROWRED, &d, &a) && d->rows > a->rows && pto__isa_popped(m, a))
                 return pto_error(E->ctx, st->loc, "emit (isa): %s of '%s', a tile a tpop fills, into the taller "
@@ -1525,8 +1537,7 @@ static pto_status pto__isa_check(pto__emitter *E)
                                  "those of '%s': pto-isa's %s asserts they are equal, and the isa target cannot show it "
                                  "(give '%s' the valid columns of '%s': the same expression)",
                                  pto_opinfo_get((pto_op)st->op)->name, pto_str(E->ctx, d->name),
-                                 pto_str(E->ctx, a->name), st->op == PTO_OP_TCOLSUM ? "TCOLSUM"
-                                 : st->op == PTO_OP_TCOLMAX ? "TCOLMAX" : "TCOLMIN",
+                                 pto_str(E->ctx, a->name), pto__isa_red_api(st->op),
                                  pto_str(E->ctx, d->name), pto_str(E->ctx, a->name));
         }
         if (m->arch == PTO_ARCH_A2A3) {   /* pto-isa's a2a3 dtypes and conversions (the tables above) */

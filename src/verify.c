@@ -262,21 +262,30 @@ static int pto__vconst(const pto_module *m, int32_t e, int64_t *out, int depth)
     }
 }
 
+/* The trip count of loop statement st when its bounds and step are
+   literals or lets of them (pto__vconst), else -1. */
+static int64_t pto__vconst_trips(const pto_module *m, const pto_stmt *st)
+{
+    int64_t a, b, c = 1, span;
+    if (!pto__vconst(m, st->e[0], &a, 0) || !pto__vconst(m, st->e[1], &b, 0)) return -1;
+    if (st->e[2] >= 0 && (!pto__vconst(m, st->e[2], &c, 0) || c <= 0)) return -1;
+    if (b <= a) return 0;
+    if (a == INT64_MIN || !pto__vadd(b, -a, &span)) return -1;
+    return span / c + (span % c != 0);
+}
+
 /* Which path of compound statement s never runs (PTO__VDEAD_*): an if
    whose condition is constant, a loop of literal zero trips (its step a
    positive constant, its end no larger than its start). Both phases ask
    this, so the writes phase 0 lists are the ones phase 1 counts. */
 static int pto__vdead(const pto_module *m, const pto_stmt *st)
 {
-    int64_t a, b, c = 1;
+    int64_t a, b;
     if (st->kind == PTO_ST_IF)
         return st->cmp <= PTO_GE && pto__vconst(m, st->e[0], &a, 0) && pto__vconst(m, st->e[1], &b, 0)
                    ? (pto__cmp_holds(st->cmp, a, b) ? PTO__VDEAD_ELSE : PTO__VDEAD_THEN)
                    : PTO__VDEAD_NONE;
-    if (st->kind != PTO_ST_FOR || (st->e[2] >= 0 && (!pto__vconst(m, st->e[2], &c, 0) || c <= 0)))
-        return PTO__VDEAD_NONE;
-    return pto__vconst(m, st->e[0], &a, 0) && pto__vconst(m, st->e[1], &b, 0) && b <= a ? PTO__VDEAD_LOOP
-                                                                                           : PTO__VDEAD_NONE;
+    return st->kind == PTO_ST_FOR && pto__vconst_trips(m, st) == 0 ? PTO__VDEAD_LOOP : PTO__VDEAD_NONE;
 }
 
 /* For the compiler that would not inline a small function of the hot
@@ -893,18 +902,6 @@ static PTO__V_INLINE void pto__vdeclared(pto__verifier *v, int32_t s)
     v->decls[v->n_decls] = s;
     v->decls[v->n_decls + 1] = v->wblock;
     v->n_decls += 2;
-}
-
-/* The trip count of loop statement st when its bounds and step are
-   literals or lets of them (pto__vconst), else -1. */
-static int64_t pto__vconst_trips(const pto_module *m, const pto_stmt *st)
-{
-    int64_t a, b, c = 1, span;
-    if (!pto__vconst(m, st->e[0], &a, 0) || !pto__vconst(m, st->e[1], &b, 0)) return -1;
-    if (st->e[2] >= 0 && (!pto__vconst(m, st->e[2], &c, 0) || c <= 0)) return -1;
-    if (b <= a) return 0;
-    if (a == INT64_MIN || !pto__vadd(b, -a, &span)) return -1;
-    return span / c + (span % c != 0);
 }
 
 /* An xN tile in a loop of literal trips T < N uses slots 0 .. T-1 only
