@@ -44,10 +44,18 @@ if ! grep -q "pto_k_launch(pto_k_device" pto_kernels.h 2>/dev/null; then
     exit 0
 fi
 
+# Every other kernel runs with --inputs full (random mantissas, integers over the
+# whole dtype; a fixed seed): there a different order of adds, a conversion's
+# rounding or an integer wrap between the simulator and the interpreter shows,
+# which grid inputs hide. A "# run:" line that sets --inputs keeps its choice.
+# (Session 29 ran every kernel both ways: all match.)
+n=0
 for f in tests/user/*.pto; do
-    if timeout 300 $ptoc run $f >$out/log 2>&1 && grep -q "^  result      match" $out/log &&
+    n=$((n + 1)); inputs=""
+    if [ $((n % 2)) -eq 0 ] && ! grep -q "^# run:.*--inputs" $f; then inputs="--inputs full --seed 7"; fi
+    if timeout 300 $ptoc run $inputs $f >$out/log 2>&1 && grep -q "^  result      match" $out/log &&
        ! grep -q "simulator   [0-9]" $out/log && ! grep -q "^  result      mismatch" $out/log
-    then ok "run $f"; else bad "run $f"; fi
+    then ok "run $inputs $f"; else bad "run $inputs $f"; fi
     if grep -q "^# isa: refused" $f; then
         if ! $ptoc check --target isa $f >$out/log 2>&1 && grep -q "error: emit (isa): " $out/log
         then ok "isa refuses $f"; else bad "isa refuses $f"; fi
