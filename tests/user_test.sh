@@ -22,7 +22,10 @@
 # ways, an all-gather and pair swaps, hosts launching several kernels, triangular loops); r28_*:
 # review28's (layernorm / rmsnorm variants, flash attention with online softmax, GEMM epilogues,
 # quantisation and dequantisation, RoPE, cross-entropy, reduce-to-root, a ring with acks, x4
-# streams, hand sync mixed with the pass, per-AIV branches around split pops). Each must
+# streams, hand sync mixed with the pass, per-AIV branches around split pops); r29_*: review29's (a
+# 4-level nest with ifs and a scalar of every dtype, more rotating ids wanted than exist, in-place
+# updates of an inout tensor, L1 / L0A / L0B filled exactly, one-row tiles over 64 blocks, a host
+# chaining five kernels, twelve straight-line chains, manual ping-pong). Each must
 #   - run on the simulator with its "# run:" defaults and match the reference
 #     interpreter with no simulator report (exit 0);
 #   - emit with --target isa and compile against tests/isa/pto_isa_stub.hpp
