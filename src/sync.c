@@ -136,12 +136,14 @@
       the lowest free ids. When ids run out, a rotating carried group
       first shares the pair of an earlier group of its loop, pipes and
       rotation whose set then moves after its own (pto__sy_share: it keeps
-      its buffering; one warning per shared pair); else its rotation degrades
-      N -> 2 -> 1 (a warning); then a forward group's set_flag moves later
+      its buffering; one note per shared pair, review28 L6); else its
+      rotation degrades N -> 2 -> 1 (a warning for a carried group, a note for
+      a forward one: pto__sy_degrade); then a forward group's set_flag moves later
       in its block, before its wait, to where an id is free (the wait does
       not move: nothing is lost, no warning); then a one-id group shares the
       pair of an earlier group of its pipes whose set moves after its own
-      (pto__sy_share, a warning); and only then the group becomes a PIPE_ALL
+      (pto__sy_share: a warning when the waiting pipe has work between the
+      two waits, pto__sy_busy_between; else a note); and only then the group becomes a PIPE_ALL
       barrier (which orders at least as much; a warning naming the tiles and
       pipes). The notes are written between the analysis and the colouring,
       all at once: one exact reservation of the string pool.

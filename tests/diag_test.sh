@@ -291,6 +291,18 @@ expect "an error in one kernel: the window warning of that kernel still shows" 1
     $ptoc check tests/diag/warn_with_error.pto
 holds "... and so does another kernel's 'writes no output'" "warn_with_error.pto:9:8: warning: kernel 'wc' writes no output"
 holds "... with the error" "warn_with_error.pto:7:10: error: tstore: this window of 'y' is the same in all 2 blocks"
+# ... and a parse error in one kernel no longer hides another kernel's verify errors and warnings
+# (review28 L2, w16): the kernels that parsed cleanly are verified; the half-parsed one is not (its
+# read of t before any write is not reported), nor is the host that calls it
+expect "parse error: the clean kernels are still verified" 1 "parse_then_verify.pto:13:11: error: 'a' is read before anything writes it" \
+    $ptoc check tests/diag/parse_then_verify.pto
+holds "parse error: the parse error itself" "parse_then_verify.pto:8:19: error: unknown name 'nosuch'"
+holds "parse error: a clean kernel's warning" "parse_then_verify.pto:15:16: warning: 'x' is window but kernel 'fine' is not a ranks kernel"
+lacks "parse error: the half-parsed kernel is not verified" "parse_then_verify.pto:7:"
+[ "$(wc -l <$out/log)" = 3 ] && ok "parse error: three diagnostics, no host follow-on" || bad "parse error: $(wc -l <$out/log) diagnostics"
+expect "parse error: a kernel left open swallows the rest, which is not verified" 1 "parse_unclosed.pto:3:59: error: missing '}'" \
+    $ptoc check tests/diag/parse_unclosed.pto
+lacks "parse error: nothing verified after an unclosed kernel" "read before anything writes it"
 lacks "... the kernel with the error draws no 'writes no output'" "kernel 'wa' writes no output"
 
 expect "wait_flag under 'if i == 0' in a loop: the advice says what a wait in a loop needs" 1 \
