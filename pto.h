@@ -1956,7 +1956,7 @@ PTODEF const char *pto_str(const pto_ctx *ctx, int32_t id)
 
 static void pto__vdiag(pto_ctx *ctx, pto_severity sev, pto_loc loc, const char *fmt, va_list ap)
 {
-    char msg[512];
+    char msg[1024];   /* a sync note names two dependencies and what sharing costs */
     int32_t i;
     if (sev == PTO_SEV_ERROR) ctx->n_errors++;
     if (ctx->n_diags >= ctx->max_diags) return;
@@ -2034,7 +2034,7 @@ PTODEF void pto_diag_format(const pto_ctx *ctx, const pto_diag *d, char *buf, si
 PTODEF void pto_diag_print(const pto_ctx *ctx, FILE *out)
 {
     int32_t i;
-    char line[700];
+    char line[1300];
     if (!ctx || !out) return;
     for (i = 0; i < ctx->n_diags; i++) {
         pto_diag_format(ctx, &ctx->diags[i], line, sizeof line);
@@ -3456,6 +3456,13 @@ typedef struct pto__ps_parser {
     int n_dead;
     pto__ps_qtail qt;                 /* the last tile line's tail read quickly (pto__ps_qtile) */
     char qt_text[PTO__QT_MAX];
+    /* pto__ps_salvage: the byte ranges (from, to) of the top-level items to leave out of a second
+       parse of a file with errors (those with an error, and hosts), and whether it may be tried */
+    size_t *cut;
+    int32_t n_cut, cap_cut;
+    int32_t clean_kernels;   /* kernels parsed with no error */
+    size_t last_from, last_to;   /* the last item, when it was a kernel parsed with no error (else to = 0) */
+    int no_salvage;          /* an arch line with an error, or no memory: no second parse */
 } pto__ps_parser;
 
 /* ---- diagnostics ------------------------------------------------------- */
@@ -6399,19 +6406,62 @@ static void pto__ps_top_unknown(pto__ps_parser *p)
     pto__ps_err(p, &p->tok, "expected 'kernel', 'host' or 'arch', got %s%s", q, pto__ps_near_hint(&n, hint, sizeof hint, ""));
 }
 
+/* Notes top-level item [from, to) for pto__ps_salvage (kind: a keyword, -2
+   a host, -1 anything else): one with an error (errs) or a host is left out
+   of the second parse; an arch line with an error stops it (every kernel's
+   rules depend on the arch). */
+static void pto__ps_cut(pto__ps_parser *p, size_t from, size_t to)
+{
+    int32_t i = pto__grow(p->ctx, (void **)&p->cut, &p->n_cut, &p->cap_cut, 2 * sizeof(size_t));
+    if (i < 0) {
+        p->no_salvage = 1;
+        return;
+    }
+    p->cut[2 * i] = from;
+    p->cut[2 * i + 1] = to;
+}
+
+static void pto__ps_item(pto__ps_parser *p, size_t from, size_t to, int kind, int errs)
+{
+    size_t kfrom = p->last_from, kto = p->last_to;
+    p->last_to = 0;
+    if (kind == PTO__KW_ARCH) {
+        if (errs) p->no_salvage = 1;
+        return;
+    }
+    if (kind == PTO__KW_KERNEL && !errs) {
+        p->clean_kernels++;
+        p->last_from = from;
+        p->last_to = to;
+        return;
+    }
+    /* statements outside any kernel right after one: a '}' closed it early,
+       so what it would have verified as is not the kernel meant */
+    if (kind == -1 && kto) {
+        p->clean_kernels--;
+        pto__ps_cut(p, kfrom, kto);
+    }
+    pto__ps_cut(p, from, to);
+}
+
 static void pto__ps_file(pto__ps_parser *p)
 {
     pto__ps_next(p);
     for (;;) {
+        size_t from;
+        int e0 = pto_error_count(p->ctx), kind = -1;
         pto__ps_skip_nl(p);
         if (pto__ps_is(p, PTO__T_EOF)) return;
-        if (pto__ps_is_kw(p, PTO__KW_KERNEL)) pto__ps_kernel(p);
-        else if (pto__ps_is_kw(p, PTO__KW_ARCH)) pto__ps_arch(p);
-        else if (pto__hs_word(p, "host")) pto__hs_host(p);
+        from = p->tok.pos;
+        if (pto__ps_is_kw(p, PTO__KW_KERNEL)) pto__ps_kernel(p), kind = PTO__KW_KERNEL;
+        else if (pto__ps_is_kw(p, PTO__KW_ARCH)) pto__ps_arch(p), kind = PTO__KW_ARCH;
+        else if (pto__hs_word(p, "host")) pto__hs_host(p), kind = -2;
         else {
             pto__ps_top_unknown(p);
             pto__ps_skip_to_top(p);
         }
+        pto__ps_skip_nl(p);
+        pto__ps_item(p, from, pto__ps_is(p, PTO__T_EOF) ? p->len : p->tok.pos, kind, pto_error_count(p->ctx) > e0);
     }
 }
 
@@ -6437,7 +6487,43 @@ static void pto__ps_reserve_names(pto__ps_parser *p)
     p->alloc_names = (int32_t)want;
 }
 
+static pto_module *pto__parse(pto_ctx *ctx, const char *filename, const char *text, size_t len, int salvage);
+
+/* A file with parse errors: its kernels that parsed with none are verified
+   all the same, so that one check shows every independent error (review28
+   L2: a read before any write in one kernel went unsaid next to another
+   kernel's parse error). The text is parsed again with the items that had
+   errors, and the hosts (whose calls may name those kernels), blanked out
+   byte for byte (newlines kept: every line and column stays), and that
+   module is verified; a half-parsed kernel is never verified. Should the
+   second parse report anything (it should not), its diagnostics are
+   dropped: this only ever adds findings. */
+static void pto__ps_salvage(pto__ps_parser *p, const char *filename)
+{
+    pto_ctx *ctx = p->ctx;
+    int32_t i, nd = ctx->n_diags, ne = ctx->n_errors;
+    char *copy;
+    pto_module *m;
+    size_t j;
+    if (p->no_salvage || p->clean_kernels == 0 || p->n_cut == 0) return;
+    if (!(copy = (char *)pto__alloc_quiet(ctx, p->len + 1))) return;
+    memcpy(copy, p->src, p->len);
+    for (i = 0; i < p->n_cut; i++)
+        for (j = p->cut[2 * i]; j < p->cut[2 * i + 1] && j < p->len; j++)
+            if (copy[j] != '\n' && copy[j] != '\r') copy[j] = ' ';
+    m = pto__parse(ctx, filename, copy, p->len, 0);
+    if (m) pto_verify(ctx, m);
+    else pto__diag_truncate(ctx, nd, ne);
+    pto_module_destroy(m);
+    pto_free(ctx, copy);
+}
+
 PTODEF pto_module *pto_parse(pto_ctx *ctx, const char *filename, const char *text, size_t len)
+{
+    return pto__parse(ctx, filename, text, len, 1);
+}
+
+static pto_module *pto__parse(pto_ctx *ctx, const char *filename, const char *text, size_t len, int salvage)
 {
     pto__ps_parser p;
     int errors = pto_error_count(ctx), i;
@@ -6485,8 +6571,11 @@ PTODEF pto_module *pto_parse(pto_ctx *ctx, const char *filename, const char *tex
     pto_free(ctx, p.marks);
     if (pto_error_count(ctx) > errors) {
         pto_module_destroy(p.m);
+        if (salvage) pto__ps_salvage(&p, filename);
+        pto_free(ctx, p.cut);
         return NULL;
     }
+    pto_free(ctx, p.cut);
     return p.m;
 }
 /* ---- End file: src/parse.c ---- */
@@ -17586,12 +17675,14 @@ PTODEF pto_status pto_lower_for(pto_ctx *ctx, pto_module *m, pto_target target)
       the lowest free ids. When ids run out, a rotating carried group
       first shares the pair of an earlier group of its loop, pipes and
       rotation whose set then moves after its own (pto__sy_share: it keeps
-      its buffering; one warning per shared pair); else its rotation degrades
-      N -> 2 -> 1 (a warning); then a forward group's set_flag moves later
+      its buffering; one note per shared pair, review28 L6); else its
+      rotation degrades N -> 2 -> 1 (a warning for a carried group, a note for
+      a forward one: pto__sy_degrade); then a forward group's set_flag moves later
       in its block, before its wait, to where an id is free (the wait does
       not move: nothing is lost, no warning); then a one-id group shares the
       pair of an earlier group of its pipes whose set moves after its own
-      (pto__sy_share, a warning); and only then the group becomes a PIPE_ALL
+      (pto__sy_share: a warning when the waiting pipe has work between the
+      two waits, pto__sy_busy_between; else a note); and only then the group becomes a PIPE_ALL
       barrier (which orders at least as much; a warning naming the tiles and
       pipes). The notes are written between the analysis and the colouring,
       all at once: one exact reservation of the string pool.
@@ -17848,7 +17939,8 @@ typedef struct pto__sy {
     size_t nacc;                /* statements with records (accesses) */
     pto_operand opnd_tpl;       /* pto__sy_operands: an operand before its fields */
     int32_t n_pos;                         /* pos[] covers statements [0, n_pos) (pto__sy_assign) */
-    int32_t *shr, n_shr, cap_shr;          /* pto__sy_share: (group, the group whose pair it shares) */
+    int32_t *shr, n_shr, cap_shr;          /* pto__sy_share: (group, the group whose pair it shares, the
+                                              statement from which its consumer waits longer, or -1) */
     /* id reuse (pto__sy_id_reuse): a CHECK analysis that collects the sets
        not ordered after their id's previous wait (statement, key, wait)
        instead of failing; pto__sy_order_reuse orders each (an order pair)
@@ -21103,11 +21195,31 @@ static void pto__sy_degrade(pto__sy *sy, int32_t g, int32_t M)
     pto__sy_grp *gr = &sy->grps[g];
     int32_t e, rot = -1;
     char tiles[160];
+    const char *nm;
     pto__sy_tiles(sy, gr, tiles, sizeof tiles);
-    pto_warning(sy->ctx, sy->m->stmts[gr->bstmt].loc,
-                "sync: out of event ids for %s -> %s: %d id%s instead of %d rotating for %s: %s",
-                pto_pipe_name((pto_pipe)gr->src), pto_pipe_name((pto_pipe)gr->dst), (int)M, M == 1 ? "" : "s",
-                (int)gr->nids, tiles, pto_str(sy->ctx, gr->note));
+    nm = strchr(tiles, ' ');   /* the names alone */
+    /* A carried pair with fewer ids makes each iteration's producer wait for
+       the consumer M iterations back instead of N: a shallower buffer, a
+       warning (examples/vadd.pto with one id per pair: 5644 -> 6762 cycles,
+       1120 in its wait). A forward pair's set of an iteration now also
+       follows the consumer's wait M iterations back, which the consumer has
+       passed by then once the loop runs, whichever pipe is the busier:
+       tests/diag/ids_one.pto, degraded 2 -> 1, waits no cycle there
+       (review28 L6: a note). */
+    if (gr->kind == PTO__SY_LOOP)
+        pto_warning(sy->ctx, sy->m->stmts[gr->bstmt].loc,
+                    "sync: out of event ids for %s -> %s: %d id%s instead of %d rotating for %s: %s (the loop waits "
+                    "here as if %s had %d slot%s)",
+                    pto_pipe_name((pto_pipe)gr->src), pto_pipe_name((pto_pipe)gr->dst), (int)M, M == 1 ? "" : "s",
+                    (int)gr->nids, tiles, pto_str(sy->ctx, gr->note), nm ? nm + 1 : tiles, (int)M, M == 1 ? "" : "s");
+    else
+        pto_note(sy->ctx, sy->m->stmts[gr->bstmt].loc,
+                 "sync: out of event ids for %s -> %s: %d id%s instead of %d rotating for %s: %s (a forward pair: "
+                 "each set_flag now also follows the wait_flag %d iteration%s back, which %s has passed by then "
+                 "once the loop runs)",
+                 pto_pipe_name((pto_pipe)gr->src), pto_pipe_name((pto_pipe)gr->dst), (int)M, M == 1 ? "" : "s",
+                 (int)gr->nids, tiles, pto_str(sy->ctx, gr->note), (int)M, M == 1 ? "" : "s",
+                 pto_pipe_name((pto_pipe)gr->dst));
     for (e = 0; e < sy->n_ents; e++) {
         if (sy->ents[e].grp != g || sy->ents[e].stmt < 0) continue;
         if (sy->ents[e].emod >= 0 && M == 1) {   /* one id: the INT base alone (not base + i % 1) */
@@ -21380,6 +21492,34 @@ static int pto__sy_before(const pto_module *m, int32_t a, int32_t b)
     return 0;
 }
 
+/* What a shared pair costs (pto__sy_share, review28 L6): h's set moves
+   after g's source, so h's wait on pipe `dst` (at wh) now waits for g's
+   source, which g's own wait (wg, later in the block) waited for anyway.
+   Only dst's work in between can start later: the first statement from wh
+   to wg that issues on dst (a set_flag it sends, an op, a barrier; an if or
+   loop, which may hold one), or -1 when there is none and the wait costs
+   nothing. (A rotating pair is not asked: its producer runs ahead of the
+   consumer by up to N - 1 iterations, so a later source of the same
+   iteration is done by then, once the loop runs; measured, the cost is a
+   constant at the loop's start and end, not per iteration.) */
+static int32_t pto__sy_busy_between(const pto_module *m, int32_t wh, int32_t wg, int dst)
+{
+    int32_t s;
+    for (s = m->stmts[wh].next; s >= 0 && s != wg; s = m->stmts[s].next) {
+        const pto_stmt *st = &m->stmts[s];
+        const pto_operand *a;
+        if (st->kind == PTO_ST_FOR || st->kind == PTO_ST_IF || st->kind == PTO_ST_SECTION) return s;
+        if (st->kind != PTO_ST_OP || st->op == PTO_OP_WAIT_FLAG) continue;   /* a wait is no work */
+        if (st->op != PTO_OP_SET_FLAG && st->op != PTO_OP_PIPE_BARRIER) {
+            if ((int)pto_stmt_pipe(m, s) == dst) return s;
+            continue;
+        }
+        a = pto_stmt_arg(m, s, 0);
+        if (!a || a->ref == dst || a->ref == PTO_PIPE_ALL) return s;
+    }
+    return -1;
+}
+
 /* No id for group g (forward with one id, or carried by a loop): rather
    than a PIPE_ALL barrier, it shares the pair of an earlier group h of the
    same pipes (and loop, and rotation M) whose set and wait come before
@@ -21419,9 +21559,10 @@ static int pto__sy_share(pto__sy *sy, int32_t g)
         if (best >= 0 && !pto__sy_before(m, bwait, wh)) continue;
         best = h, bset = sh, bwait = wh;
     }
-    if (best < 0 || !pto__sy_grow(sy, (void **)&sy->shr, sizeof(int32_t), &sy->cap_shr, sy->n_shr + 2)) return 0;
+    if (best < 0 || !pto__sy_grow(sy, (void **)&sy->shr, sizeof(int32_t), &sy->cap_shr, sy->n_shr + 3)) return 0;
     sy->shr[sy->n_shr++] = g;   /* reported by pto__sy_report_shares */
     sy->shr[sy->n_shr++] = best;
+    sy->shr[sy->n_shr++] = gr->nids > 1 ? -1 : pto__sy_busy_between(m, bwait, wg, gr->dst);
     pto_unlink(m, bset);
     pto_insert_after(m, sg, bset);
     for (e = gr->e0; e < gr->e0 + gr->ne; e++) pto__sy_unlink_ent(sy, e);
@@ -21432,24 +21573,59 @@ static int pto__sy_share(pto__sy *sy, int32_t g)
     return 1;
 }
 
-/* One warning per pair that others share (pto__sy_share), at the first
+/* The cost clause of a shared pair's diagnostic (pto__sy_report_shares):
+   busy is the first statement of the consumer pipe that now waits longer
+   (pto__sy_busy_between), or -1. */
+static void pto__sy_share_cost(pto__sy *sy, const pto__sy_grp *gr, const pto__sy_grp *hr, int32_t busy, int32_t n,
+                               char *buf, size_t size)
+{
+    const pto_module *m = sy->m;
+    const char *dst = pto_pipe_name((pto_pipe)gr->dst), *whose = n == 1 ? "this one's" : "their";
+    const pto_stmt *st;
+    int32_t name;
+    if (busy < 0 && hr->nids > 1) {
+        snprintf(buf, size, "its set_flag moves after %s source%s; the pair keeps its %d-id rotation, which hides the "
+                 "later wait in every iteration but the first and the last", whose, n == 1 ? "" : "s", (int)hr->nids);
+        return;
+    }
+    if (busy < 0) {
+        snprintf(buf, size, "its set_flag moves after %s source%s; %s has no work between its wait and %s, so it "
+                 "waits no longer", whose, n == 1 ? "" : "s", dst, n == 1 ? "this one's" : "theirs");
+        return;
+    }
+    st = &m->stmts[busy];
+    pto__sy_base_of(sy, busy);
+    name = st->kind == PTO_ST_OP ? pto__sy_label_name(sy, busy) : -1;
+    snprintf(buf, size, "its set_flag moves after %s source%s, so %s's work from %s%s%s (%s:%d) on waits for %s too",
+             whose, n == 1 ? "" : "s", dst,
+             st->kind == PTO_ST_FOR ? "the loop" : st->kind == PTO_ST_IF ? "the if"
+                 : st->kind == PTO_ST_OP ? pto_opinfo_get((pto_op)st->op)->name : "the section",
+             name != -1 ? " " : "", name != -1 ? pto_str(sy->ctx, name) : "", sy->base_name, (int)st->loc.line,
+             n == 1 ? "it" : "them");
+}
+
+/* One diagnostic per pair that others share (pto__sy_share), at the first
    of them: a fused kernel with many x2 inputs would otherwise get one line
-   per input and pipe pair. */
+   per input and pipe pair. A warning when a sharer's consumer pipe has work
+   that now waits longer (its first such statement named), else a note
+   saying why it costs nothing (review28 L6: a warning reads as something
+   to fix). */
 static void pto__sy_report_shares(pto__sy *sy)
 {
     int32_t i, j, n;
-    for (i = 0; i < sy->n_shr; i += 2) {
+    for (i = 0; i < sy->n_shr; i += 3) {
         const pto__sy_grp *gr = &sy->grps[sy->shr[i]], *hr;
-        int32_t h = sy->shr[i + 1];
-        char names[200];
+        int32_t h = sy->shr[i + 1], busy = -1;
+        char names[200], what[400], cost[400];
         size_t len = 0;
         int cut = 0;
         if (h < 0) continue;   /* reported with an earlier one */
         hr = &sy->grps[h];
         names[0] = 0;
-        for (n = 0, j = i; j < sy->n_shr; j += 2) {
+        for (n = 0, j = i; j < sy->n_shr; j += 3) {
             const char *t;
             if (sy->shr[j + 1] != h) continue;
+            if (busy < 0) busy = sy->shr[j + 2];
             t = pto__sy_opname(sy, sy->grps[sy->shr[j]].bopnd);
             if (!cut && len + strlen(t) + 8 < sizeof names)
                 len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", n ? ", " : "", t);
@@ -21458,18 +21634,13 @@ static void pto__sy_report_shares(pto__sy *sy)
             if (j > i) sy->shr[j + 1] = -1;
             n++;
         }
-        if (n == 1)
-            pto_warning(sy->ctx, sy->m->stmts[gr->bstmt].loc,
-                        "sync: out of event ids for %s -> %s: %s shares the flag pair of %s (its set_flag moves "
-                        "after this one's source)",
-                        pto_pipe_name((pto_pipe)gr->src), pto_pipe_name((pto_pipe)gr->dst), pto_str(sy->ctx, gr->note),
-                        pto_str(sy->ctx, hr->note));
-        else
-            pto_warning(sy->ctx, sy->m->stmts[gr->bstmt].loc,
-                        "sync: out of event ids for %s -> %s: %d flag pairs (for %s) share the flag pair of %s (its "
-                        "set_flag moves after their sources)",
-                        pto_pipe_name((pto_pipe)gr->src), pto_pipe_name((pto_pipe)gr->dst), (int)n, names,
-                        pto_str(sy->ctx, hr->note));
+        if (n == 1) snprintf(what, sizeof what, "%s shares", pto_str(sy->ctx, gr->note));
+        else snprintf(what, sizeof what, "%d flag pairs (for %s) share", (int)n, names);
+        pto__sy_share_cost(sy, gr, hr, busy, n, cost, sizeof cost);
+        (busy >= 0 ? pto_warning : pto_note)(sy->ctx, sy->m->stmts[gr->bstmt].loc,
+                                             "sync: out of event ids for %s -> %s: %s the flag pair of %s (%s)",
+                                             pto_pipe_name((pto_pipe)gr->src), pto_pipe_name((pto_pipe)gr->dst), what,
+                                             pto_str(sy->ctx, hr->note), cost);
     }
     sy->n_shr = 0;
 }

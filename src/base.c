@@ -366,7 +366,7 @@ PTODEF const char *pto_str(const pto_ctx *ctx, int32_t id)
 
 static void pto__vdiag(pto_ctx *ctx, pto_severity sev, pto_loc loc, const char *fmt, va_list ap)
 {
-    char msg[512];
+    char msg[1024];   /* a sync note names two dependencies and what sharing costs */
     int32_t i;
     if (sev == PTO_SEV_ERROR) ctx->n_errors++;
     if (ctx->n_diags >= ctx->max_diags) return;
@@ -444,7 +444,7 @@ PTODEF void pto_diag_format(const pto_ctx *ctx, const pto_diag *d, char *buf, si
 PTODEF void pto_diag_print(const pto_ctx *ctx, FILE *out)
 {
     int32_t i;
-    char line[700];
+    char line[1300];
     if (!ctx || !out) return;
     for (i = 0; i < ctx->n_diags; i++) {
         pto_diag_format(ctx, &ctx->diags[i], line, sizeof line);

@@ -175,6 +175,13 @@ typedef struct pto__ps_parser {
     int n_dead;
     pto__ps_qtail qt;                 /* the last tile line's tail read quickly (pto__ps_qtile) */
     char qt_text[PTO__QT_MAX];
+    /* pto__ps_salvage: the byte ranges (from, to) of the top-level items to leave out of a second
+       parse of a file with errors (those with an error, and hosts), and whether it may be tried */
+    size_t *cut;
+    int32_t n_cut, cap_cut;
+    int32_t clean_kernels;   /* kernels parsed with no error */
+    size_t last_from, last_to;   /* the last item, when it was a kernel parsed with no error (else to = 0) */
+    int no_salvage;          /* an arch line with an error, or no memory: no second parse */
 } pto__ps_parser;
 
 /* ---- diagnostics ------------------------------------------------------- */
@@ -3118,19 +3125,62 @@ static void pto__ps_top_unknown(pto__ps_parser *p)
     pto__ps_err(p, &p->tok, "expected 'kernel', 'host' or 'arch', got %s%s", q, pto__ps_near_hint(&n, hint, sizeof hint, ""));
 }
 
+/* Notes top-level item [from, to) for pto__ps_salvage (kind: a keyword, -2
+   a host, -1 anything else): one with an error (errs) or a host is left out
+   of the second parse; an arch line with an error stops it (every kernel's
+   rules depend on the arch). */
+static void pto__ps_cut(pto__ps_parser *p, size_t from, size_t to)
+{
+    int32_t i = pto__grow(p->ctx, (void **)&p->cut, &p->n_cut, &p->cap_cut, 2 * sizeof(size_t));
+    if (i < 0) {
+        p->no_salvage = 1;
+        return;
+    }
+    p->cut[2 * i] = from;
+    p->cut[2 * i + 1] = to;
+}
+
+static void pto__ps_item(pto__ps_parser *p, size_t from, size_t to, int kind, int errs)
+{
+    size_t kfrom = p->last_from, kto = p->last_to;
+    p->last_to = 0;
+    if (kind == PTO__KW_ARCH) {
+        if (errs) p->no_salvage = 1;
+        return;
+    }
+    if (kind == PTO__KW_KERNEL && !errs) {
+        p->clean_kernels++;
+        p->last_from = from;
+        p->last_to = to;
+        return;
+    }
+    /* statements outside any kernel right after one: a '}' closed it early,
+       so what it would have verified as is not the kernel meant */
+    if (kind == -1 && kto) {
+        p->clean_kernels--;
+        pto__ps_cut(p, kfrom, kto);
+    }
+    pto__ps_cut(p, from, to);
+}
+
 static void pto__ps_file(pto__ps_parser *p)
 {
     pto__ps_next(p);
     for (;;) {
+        size_t from;
+        int e0 = pto_error_count(p->ctx), kind = -1;
         pto__ps_skip_nl(p);
         if (pto__ps_is(p, PTO__T_EOF)) return;
-        if (pto__ps_is_kw(p, PTO__KW_KERNEL)) pto__ps_kernel(p);
-        else if (pto__ps_is_kw(p, PTO__KW_ARCH)) pto__ps_arch(p);
-        else if (pto__hs_word(p, "host")) pto__hs_host(p);
+        from = p->tok.pos;
+        if (pto__ps_is_kw(p, PTO__KW_KERNEL)) pto__ps_kernel(p), kind = PTO__KW_KERNEL;
+        else if (pto__ps_is_kw(p, PTO__KW_ARCH)) pto__ps_arch(p), kind = PTO__KW_ARCH;
+        else if (pto__hs_word(p, "host")) pto__hs_host(p), kind = -2;
         else {
             pto__ps_top_unknown(p);
             pto__ps_skip_to_top(p);
         }
+        pto__ps_skip_nl(p);
+        pto__ps_item(p, from, pto__ps_is(p, PTO__T_EOF) ? p->len : p->tok.pos, kind, pto_error_count(p->ctx) > e0);
     }
 }
 
@@ -3156,7 +3206,43 @@ static void pto__ps_reserve_names(pto__ps_parser *p)
     p->alloc_names = (int32_t)want;
 }
 
+static pto_module *pto__parse(pto_ctx *ctx, const char *filename, const char *text, size_t len, int salvage);
+
+/* A file with parse errors: its kernels that parsed with none are verified
+   all the same, so that one check shows every independent error (review28
+   L2: a read before any write in one kernel went unsaid next to another
+   kernel's parse error). The text is parsed again with the items that had
+   errors, and the hosts (whose calls may name those kernels), blanked out
+   byte for byte (newlines kept: every line and column stays), and that
+   module is verified; a half-parsed kernel is never verified. Should the
+   second parse report anything (it should not), its diagnostics are
+   dropped: this only ever adds findings. */
+static void pto__ps_salvage(pto__ps_parser *p, const char *filename)
+{
+    pto_ctx *ctx = p->ctx;
+    int32_t i, nd = ctx->n_diags, ne = ctx->n_errors;
+    char *copy;
+    pto_module *m;
+    size_t j;
+    if (p->no_salvage || p->clean_kernels == 0 || p->n_cut == 0) return;
+    if (!(copy = (char *)pto__alloc_quiet(ctx, p->len + 1))) return;
+    memcpy(copy, p->src, p->len);
+    for (i = 0; i < p->n_cut; i++)
+        for (j = p->cut[2 * i]; j < p->cut[2 * i + 1] && j < p->len; j++)
+            if (copy[j] != '\n' && copy[j] != '\r') copy[j] = ' ';
+    m = pto__parse(ctx, filename, copy, p->len, 0);
+    if (m) pto_verify(ctx, m);
+    else pto__diag_truncate(ctx, nd, ne);
+    pto_module_destroy(m);
+    pto_free(ctx, copy);
+}
+
 PTODEF pto_module *pto_parse(pto_ctx *ctx, const char *filename, const char *text, size_t len)
+{
+    return pto__parse(ctx, filename, text, len, 1);
+}
+
+static pto_module *pto__parse(pto_ctx *ctx, const char *filename, const char *text, size_t len, int salvage)
 {
     pto__ps_parser p;
     int errors = pto_error_count(ctx), i;
@@ -3204,7 +3290,10 @@ PTODEF pto_module *pto_parse(pto_ctx *ctx, const char *filename, const char *tex
     pto_free(ctx, p.marks);
     if (pto_error_count(ctx) > errors) {
         pto_module_destroy(p.m);
+        if (salvage) pto__ps_salvage(&p, filename);
+        pto_free(ctx, p.cut);
         return NULL;
     }
+    pto_free(ctx, p.cut);
     return p.m;
 }

@@ -150,6 +150,22 @@ PTO_K_FN void k_cap_a5(pto_k_core *c, const int64_t *a) { k_cap(c, a, 262144 - 4
 PTO_K_FN void k_align_bug(pto_k_core *c, const int64_t *a) { k_cap(c, a, 1040); }
 PTO_K_FN void k_align_fix(pto_k_core *c, const int64_t *a) { k_cap(c, a, 1056); }
 
+/* the source of a tmuls past UB: the tmuls does not run, and its destination d counts as
+   written, so the tstore of d draws no uninitialised read (one root cause) */
+PTO_K_FN void k_capsrc(pto_k_core *c, const int64_t *args)
+{
+    pto_k_gm *x = pto_k_arg_gm(args, 0), *z = pto_k_arg_gm(args, 1);
+    pto_k_tile t = pto_k_t(PTO_K_VEC, PTO_K_F32, 16, 64, 16, 64, 196608 - 4096 + 32);
+    pto_k_tile d = pto_k_t(PTO_K_VEC, PTO_K_F32, 16, 64, 16, 64, 0);
+    pto_k_tload(c, "cs.pto:3: tload t, x[0, 0]", t, x, 0, 0);
+    pto_k_set_flag(c, "cs.pto:4", PTO_K_PIPE_MTE2, PTO_K_PIPE_V, 0);
+    pto_k_wait_flag(c, "cs.pto:5", PTO_K_PIPE_MTE2, PTO_K_PIPE_V, 0);
+    pto_k_tmuls(c, "cs.pto:6: tmuls d, t, 2.0", d, t, 2.0);
+    pto_k_set_flag(c, "cs.pto:7", PTO_K_PIPE_V, PTO_K_PIPE_MTE3, 0);
+    pto_k_wait_flag(c, "cs.pto:8", PTO_K_PIPE_V, PTO_K_PIPE_MTE3, 0);
+    pto_k_tstore(c, "cs.pto:9: tstore z[0, 0], d", z, 0, 0, d);
+}
+
 PTO_K_FN void k_rowalign(pto_k_core *c, const int64_t *args)
 {
     pto_k_gm *x = pto_k_arg_gm(args, 0);

@@ -148,6 +148,11 @@ static void test_single_core_bugs(void)
     CHECK(clean(r) && z_is(dev, 16, f_id));
     r = run(dev, k_cap_a5, args);
     CHECK(only(r, PTO_K_E_CAPACITY)); /* 256 KiB is a5's UB, not a2a3's */
+    /* a tmuls whose source is past UB does not run; its destination counts as written, so the tstore
+       of it reports no uninitialised read (was a second report from the same cause) */
+    r = run(dev, k_capsrc, args);
+    CHECK_MSG(only(r, PTO_K_E_CAPACITY) && r->nerrors == 1 && r->skipped == 2, "%d reports, %lld skipped",
+              (int)r->nerrors, (long long)r->skipped);
 
     r = run(dev, k_align_bug, args);
     CHECK(only(r, PTO_K_E_ALIGN) && r->nerrors == 1 && r->skipped == 2);

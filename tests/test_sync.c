@@ -605,15 +605,19 @@ static void test_share_rotating(void)
               "fallbacks %d rotating %d", st.shared, st.degraded, st.fallbacks, st.rotating);
     CHECK(find_sync(m, m->kernels[0].body, PTO_OP_PIPE_BARRIER, PTO_PIPE_ALL, 0) < 0);
     CHECK_STR(first_diag(ctx, buf, sizeof buf),
-              "five.pto:13:5: warning: sync: out of event ids for V -> MTE2: 2 flag pairs (for td, te) share the "
+              "five.pto:13:5: note: sync: out of event ids for V -> MTE2: 2 flag pairs (for td, te) share the "
               "flag pair of WAR vec[0x2000,0x2800) tadd acc (five.pto:16) -> next tload tc (five.pto:12) (its "
-              "set_flag moves after their sources)");
+              "set_flag moves after their sources; the pair keeps its 2-id rotation, which hides the later wait in "
+              "every iteration but the first and the last)");
     CHECK(pto_diag_count(ctx) == 2);
     if (pto_diag_count(ctx) == 2) {
         pto_diag_format(ctx, pto_diag_get(ctx, 1), buf, sizeof buf);
-        CHECK_STR(buf, "five.pto:17:5: warning: sync: out of event ids for MTE2 -> V: 2 flag pairs (for td, te) share the "
+        /* rotating pairs shared: a note, not a warning (review28 L6: sharing them costs a constant at the
+           loop's start and end, measured, not a wait per iteration) */
+        CHECK_STR(buf, "five.pto:17:5: note: sync: out of event ids for MTE2 -> V: 2 flag pairs (for td, te) share the "
                        "flag pair of RAW vec[0x2000,0x2800) tload tc (five.pto:12) -> tadd acc (five.pto:16) (its set_flag "
-                       "moves after their sources)");
+                       "moves after their sources; the pair keeps its 2-id rotation, which hides the later wait in every "
+                       "iteration but the first and the last)");
     }
     for (p = 0; p < m->n_params; p++)
         if (strcmp(pto_str(ctx, m->params[p].name), "n") == 0) nv = m->params[p].var;
@@ -641,7 +645,7 @@ static void test_degrade(void)
     CHECK(st.degraded == 4 && st.fallbacks == 0);   /* the two carried and the two forward pairs */
     CHECK_STR(first_diag(ctx, buf, sizeof buf),
               "t.pto:8:1: warning: sync: out of event ids for V -> MTE2: 1 id instead of 2 rotating for tile a: "
-              "WAR vec[0x0000,0x1000) tadd c (t.pto:10) -> next tload a (t.pto:8)");
+              "WAR vec[0x0000,0x1000) tadd c (t.pto:10) -> next tload a (t.pto:8) (the loop waits here as if a had 1 slot)");
     CHECK_MSG(check_runs(m, nv, ns, 5, why, sizeof why) == 0, "%s", why);
     pto_module_destroy(m);
     pto_ctx_destroy(ctx);

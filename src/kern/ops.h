@@ -106,9 +106,25 @@ PTO_K_FN int64_t pto_k__vspan(pto_k_tile t, int64_t vr)
    the run's cycles leave its work out, so the harness prints no efficiency
    figure (review28 L9: "efficiency 1.000" for a kernel whose V work was all
    skipped). A tdecl runs no work: its tile's instructions count. */
+PTO_K_FN void pto_k__init_write(pto_k_core *c, const pto_k__ins *ins, pto_k_tile t, int64_t nr, int64_t nc);
+
+/* Whether tile t lies where its bytes can be tracked: a space, a shape, a
+   32-byte aligned address and all of it inside the space (tile_check's
+   placement rules, with no report). */
+PTO_K_FN int pto_k__placeable(const pto_k_core *c, pto_k_tile t)
+{
+    return t.space > 0 && t.space < PTO_K_NSPACE && t.dtype >= PTO_K_F32 && t.dtype <= PTO_K_I8 && t.rows > 0 && t.cols > 0 && t.offset >= 0 &&
+           t.offset % PTO_K__GRAN == 0 && t.offset + pto_k__tbytes(t) <= pto_k__capacity(c->dev->desc.arch, t.space);
+}
+
 PTO_K_FN int pto_k__skip(pto_k_core *c, const pto_k__ins *ins)
 {
-    if (ins->op != PTO_K__TDECL) c->dev->rep.skipped++;
+    if (ins->op == PTO_K__TDECL) return 0;
+    c->dev->rep.skipped++;
+    /* its error is reported: the destination counts as written, so no uninitialised read of it
+       follows from the skip (a source tile moved past the end of UB made every tstore of the
+       result report one too: one root cause, as for a tload past its tensor, review28 L1) */
+    if (pto_k__placeable(c, ins->d)) pto_k__init_write(c, ins, ins->d, ins->d.rows, ins->d.cols);
     return 0;
 }
 

@@ -871,6 +871,29 @@ PTO_K_FN int pto_k__tfree_hint(const pto_k_core *c, const pto_k_core *pc)
 /* A notify's access of its signal cell (pto_k_notify names it so). */
 PTO_K_FN int pto_k__is_notify(const char *op) { return op && strncmp(op, "notify ", 7) == 0; }
 
+/* A race between core c's pipe p and an access prev of another core pc
+   that no flag or signal orders before it: the latest notify of pc that p
+   is ordered after (a wait saw it) but that is itself not ordered after
+   prev, or NULL. Such a notify meant to publish prev and is not fenced
+   after it (the lowering puts a pipe_barrier(ALL) before each notify):
+   the race's hint names it. */
+PTO_K_FN const pto_k__swrite *pto_k__unfenced_notify(const pto_k_core *c, int p, const pto_k_core *pc,
+                                                     const pto_k__acc *prev)
+{
+    const pto_k__swrite *best = NULL;
+    int i, j;
+    for (i = 0; i < c->dev->nsigs; i++) {
+        const pto_k__signal *s = &c->dev->sigs[i];
+        for (j = 0; j < s->nw; j++) {
+            const pto_k__swrite *w = &s->w[j];
+            if (w->core != pc->index || !w->vc || w->vc[prev->gp] >= prev->clk) continue;
+            if (c->vc[p][pc->index * 8 + PTO_K_PIPE_S] < w->seq) continue;   /* not seen here */
+            if (!best || w->seq > best->seq) best = w;
+        }
+    }
+    return best;
+}
+
 /* Reports the conflicts found for one access. `what` names the memory. */
 PTO_K_FN void pto_k__report_conf(pto_k__check *k, int kind, const char *what, int gm)
 {
@@ -882,6 +905,7 @@ PTO_K_FN void pto_k__report_conf(pto_k__check *k, int kind, const char *what, in
         pto_k_core *pc = &dev->cores[f->prev.gp / 8];
         int pp = f->prev.gp % 8, id;
         const pto_k__sync *es = NULL;
+        const pto_k__swrite *nf;
         char me[64], them[64], hint[800];
         /* GM, different bytes of each shared block, one side a plain read:
            no race. The block rule is for writers (a whole-block move of one
@@ -914,6 +938,11 @@ PTO_K_FN void pto_k__report_conf(pto_k__check *k, int kind, const char *what, in
                      "on which lands first: order them by a notify -> wait chain, as any GM bytes two cores touch",
                      pto_k__is_notify(k->cur.op) ? f->prev.op : k->cur.op,
                      kind == PTO_K__RD || f->prevkind == PTO_K__RD ? "the value read" : "the value the cell keeps");
+        else if (pc != c && (nf = pto_k__unfenced_notify(c, k->pipe, pc, &f->prev)) != NULL)
+            snprintf(hint, sizeof hint, "no cross-core flag, ring slot or signal orders %s before %s: its notify at "
+                     "\"%s\", which a wait here saw, is not ordered after the %s (a notify runs on the scalar pipe "
+                     "and can land before an earlier %s instruction ends: fence it with a pipe_barrier(ALL) before "
+                     "the notify)", them, me, nf->src, f->prev.op, pto_k__pipe_name(pp));
         else if (pc != c)
             snprintf(hint, sizeof hint, "no cross-core flag, ring slot or signal orders %s before %s%s", them, me,
                      pto_k__tfree_hint(c, pc) ? " (on a2a3 pto-isa's TPOP frees its ring slot as soon as its load "
