@@ -1295,17 +1295,10 @@ PTO_K_FN void pto_h_waves(const pto_h_run *run, int kind, int64_t blocks)
    undefined behaviour, and a wrapped count reads as a huge launch). */
 PTO_K_FN int64_t pto_h_ck(pto_h_run *run, int op, int64_t a, int64_t b)
 {
-    uint64_t ua = a < 0 ? (uint64_t)0 - (uint64_t)a : (uint64_t)a, ub = b < 0 ? (uint64_t)0 - (uint64_t)b : (uint64_t)b;
-    int neg = (a < 0) != (b < 0);
-    if (op == 0 && ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b))) op = -1;
-    else if (op == 1 && ((b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b))) op = -1;
-    else if (op == 2 && ua && ub && ua > ((uint64_t)INT64_MAX + (uint64_t)neg) / ub) op = -1;
-    if (op < 0) { run->overflow = 1; return 1; }
-    if (op == 0) return a + b;
-    if (op == 1) return a - b;
-    if (!ua || !ub) return 0;
-    if (neg && ua * ub == (uint64_t)INT64_MAX + 1) return INT64_MIN;
-    return neg ? -(int64_t)(ua * ub) : (int64_t)(ua * ub);
+    int64_t r;
+    if (!pto_k__ovf(op == 0 ? '+' : op == 1 ? '-' : '*', a, b, &r)) return r;
+    run->overflow = 1;
+    return 1;
 }
 
 /* A launch whose blocks(...) left int64 (pto_h_ck marked the run): refused
