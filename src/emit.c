@@ -532,6 +532,7 @@ typedef struct pto__emitter {
        blocks expression of the kernel being written (-1: one block) */
     int kin;
     int32_t kb;
+    int32_t kline;   /* the line of the statement being written, 0 for an op (its $(src) is set) */
 } pto__emitter;
 
 /* ---- the expander -------------------------------------------------------- */
@@ -1833,10 +1834,14 @@ static void pto__emit_ick(pto__emitter *E, pto_buf *b, const pto_expr *e)
     static const char *const names[] = {"add(", "sub(", "mul("};
     pto__emit_puts(b, E->isa ? "pto_isa_i" : "pto_k_i");
     pto__emit_puts(b, e->kind == PTO_E_NEG ? "neg(" : names[e->kind - PTO_E_ADD]);
-    if (!E->isa) {
+    if (!E->isa && (e->loc.line > 0 || E->kline > 0)) {   /* the expression's line, else its statement's */
         pto__emit_puts(b, "core, \"");
         pto__emit_puts(b, E->file);
-        pto_buf_printf(b, ":%d\", ", (int)e->loc.line);
+        pto_buf_printf(b, ":%d\", ", (int)(e->loc.line > 0 ? e->loc.line : E->kline));
+    } else if (!E->isa) {   /* an op's operand: the op's FILE:LINE */
+        pto__emit_puts(b, "core, \"");
+        pto__emit_put(b, E->val[PTO__K_SRC], E->vlen[PTO__K_SRC]);
+        pto__emit_put(b, "\", ", 3);
     }
     pto__emit_expr(E, b, e->a, PTO__EX_KERNEL, 0);
     if (e->kind != PTO_E_NEG) {
@@ -3928,9 +3933,11 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
     const pto_stmt *st = &m->stmts[s];
     pto__emit_indent(E);
     if (st->kind == PTO_ST_OP) {   /* (the most, first) */
+        E->kline = 0;
         if (E->hook_op) E->hook_op(E, s); else pto__emit_op(E, s);
         return;
     }
+    E->kline = st->loc.line;
     E->last_note = 0;   /* a note's run ends at any other line */
     switch (st->kind) {
     case PTO_ST_TILE:
@@ -3971,6 +3978,7 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
             s = m->blocks[st->orelse].head;
             st = &m->stmts[s];
             E->last_note = 0;
+            E->kline = st->loc.line;
             pto__emit_indent(E);
             pto__emit_exprval(E, PTO__K_LHS, st->e[0], 0);
             pto__emit_exprval(E, PTO__K_RHS, st->e[1], 0);
