@@ -23378,6 +23378,13 @@ typedef struct pto__emitter {
     void (*hook_section)(struct pto__emitter *E, int32_t s);
     int isa;
     int ck;        /* host code: + - * and unary - through pto_h_ck (the blocks expression, pto__emit_blocks) */
+    /* kernel expressions (pto__emit_expr): 0 outside one, 1 inside one
+       whose + - * and unary - cannot leave int64 (plain C), 2 inside one
+       where some may (each such node checked: pto__emit_ick); kb the
+       blocks expression of the kernel being written (-1: one block) */
+    int kin;
+    int32_t kb;
+    int32_t kline;   /* the line of the statement being written, 0 for an op (its $(src) is set) */
 } pto__emitter;
 
 /* ---- the expander -------------------------------------------------------- */
@@ -24242,10 +24249,10 @@ static int64_t pto__emit_smul(int64_t a, int64_t b)
 /* a / b, b != 0, clamped (INT64_MIN / -1) */
 static int64_t pto__emit_sdiv(int64_t a, int64_t b) { return b == -1 ? pto__emit_sneg(a) : a / b; }
 
-static void pto__emit_range(const pto_module *m, int32_t ex, int32_t kb, int64_t *lo, int64_t *hi, int *budget);
+static void pto__emit_range(const pto_module *m, int32_t ex, int32_t kb, int64_t cap, int64_t *lo, int64_t *hi, int *budget);
 
 /* The values variable v can hold where it is read. */
-static void pto__emit_var_range(const pto_module *m, int32_t v, int32_t kb, int64_t *lo, int64_t *hi, int *budget)
+static void pto__emit_var_range(const pto_module *m, int32_t v, int32_t kb, int64_t cap, int64_t *lo, int64_t *hi, int *budget)
 {
     const pto_var *var = &m->vars[v];
     int64_t l2, h2;
@@ -24268,12 +24275,12 @@ static void pto__emit_var_range(const pto_module *m, int32_t v, int32_t kb, int6
         break;
     case PTO_V_LET:
         if (var->def >= 0 && var->def < m->n_stmts && m->stmts[var->def].kind == PTO_ST_LET)
-            pto__emit_range(m, m->stmts[var->def].e[0], kb, lo, hi, budget);
+            pto__emit_range(m, m->stmts[var->def].e[0], kb, cap, lo, hi, budget);
         break;
     case PTO_V_LOOP:   /* start <= i < end */
         if (var->def >= 0 && var->def < m->n_stmts && m->stmts[var->def].kind == PTO_ST_FOR) {
-            pto__emit_range(m, m->stmts[var->def].e[0], kb, lo, &h2, budget);
-            pto__emit_range(m, m->stmts[var->def].e[1], kb, &l2, hi, budget);
+            pto__emit_range(m, m->stmts[var->def].e[0], kb, cap, lo, &h2, budget);
+            pto__emit_range(m, m->stmts[var->def].e[1], kb, cap, &l2, hi, budget);
             *hi = pto__emit_ssub(*hi, 1);
             if (*hi < *lo) *hi = *lo;   /* (a loop that never runs: i is never read) */
         }
@@ -24282,48 +24289,54 @@ static void pto__emit_var_range(const pto_module *m, int32_t v, int32_t kb, int6
     }
 }
 
-/* [*lo, *hi] holds every value expression ex takes where the interpreter
-   evaluates it without overflow (and where the kernel reads it). kb: the
-   kernel's blocks expression (-1: one block, -2: not known), which bounds
-   block and blocks (a grid-stride `for i = block to T step blocks`). */
-static void pto__emit_range(const pto_module *m, int32_t ex, int32_t kb, int64_t *lo, int64_t *hi, int *budget)
+/* Whether the exact a + b, a - b or a * b (kind) leaves int64. */
+static int pto__emit_leaves(int kind, int64_t a, int64_t b)
 {
-    const pto_expr *e;
-    int64_t al, ah, bl, bh, c[4];
+    uint64_t ua, ub;
+    if (kind == PTO_E_ADD) return (b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b);
+    if (kind == PTO_E_SUB) return (b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b);
+    ua = a < 0 ? (uint64_t)0 - (uint64_t)a : (uint64_t)a;
+    ub = b < 0 ? (uint64_t)0 - (uint64_t)b : (uint64_t)b;
+    return ua && ub && ua > ((uint64_t)INT64_MAX + (uint64_t)((a < 0) != (b < 0))) / ub;
+}
+
+/* [*lo, *hi] for a op b (kind: + - * / % min max) from the operands'
+   [al, ah] and [bl, bh], clamped to int64. Returns whether a + - * may
+   leave int64 there: its extremes are at the corners of the box. */
+#define PTO__EMIT_SMALL(x, k) ((uint64_t)(x) + ((uint64_t)1 << (k)) < ((uint64_t)1 << ((k) + 1)))   /* -2^k <= x < 2^k */
+
+static int pto__emit_range_op(int kind, int64_t al, int64_t ah, int64_t bl, int64_t bh, int64_t *lo, int64_t *hi)
+{
+    int64_t c[4];
     int i;
+    if (kind <= PTO_E_MUL && PTO__EMIT_SMALL(al, 31) && PTO__EMIT_SMALL(ah, 31) && PTO__EMIT_SMALL(bl, 31) &&
+        PTO__EMIT_SMALL(bh, 31)) {   /* the usual index: exact in int64, no test needed */
+        if (kind == PTO_E_ADD) *lo = al + bl, *hi = ah + bh;
+        else if (kind == PTO_E_SUB) *lo = al - bh, *hi = ah - bl;
+        else {
+            c[0] = al * bl, c[1] = al * bh, c[2] = ah * bl, c[3] = ah * bh;
+            *lo = c[0] < c[1] ? c[0] : c[1];
+            *hi = c[0] < c[1] ? c[1] : c[0];
+            for (i = 2; i < 4; i++) {
+                if (c[i] < *lo) *lo = c[i];
+                if (c[i] > *hi) *hi = c[i];
+            }
+        }
+        return 0;
+    }
     *lo = INT64_MIN;
     *hi = INT64_MAX;
-    if (ex < 0 || ex >= m->n_exprs || --*budget < 0) return;
-    e = &m->exprs[ex];
-    switch (e->kind) {
-    case PTO_E_INT: *lo = *hi = e->value; return;
-    case PTO_E_VAR:
-        if (e->a >= 0 && e->a < m->n_vars) pto__emit_var_range(m, e->a, kb, lo, hi, budget);
-        return;
-    case PTO_E_BLOCK: case PTO_E_BLOCKS:   /* 0 <= block < blocks */
-        if (kb == -1) *hi = 1;
-        else if (kb >= 0) pto__emit_range(m, kb, -2, &al, hi, budget);
-        *lo = 0;
-        if (*hi < 0) *hi = 0;
-        if (e->kind == PTO_E_BLOCK && *hi > 0) --*hi;
-        return;
-    case PTO_E_RANK: case PTO_E_NRANKS: *lo = 0; return;
-    case PTO_E_SUBBLOCK: *lo = 0; *hi = 1; return;
-    case PTO_E_NEG:
-        pto__emit_range(m, e->a, kb, &al, &ah, budget);
-        *lo = pto__emit_sneg(ah);
-        *hi = pto__emit_sneg(al);
-        return;
-    default: break;
-    }
-    if (e->kind < PTO_E_ADD || e->kind > PTO_E_MAX) return;
-    pto__emit_range(m, e->a, kb, &al, &ah, budget);
-    pto__emit_range(m, e->b, kb, &bl, &bh, budget);
-    switch (e->kind) {
-    case PTO_E_ADD: *lo = pto__emit_sadd(al, bl); *hi = pto__emit_sadd(ah, bh); return;
-    case PTO_E_SUB: *lo = pto__emit_ssub(al, bh); *hi = pto__emit_ssub(ah, bl); return;
-    case PTO_E_MIN: *lo = al < bl ? al : bl; *hi = ah < bh ? ah : bh; return;
-    case PTO_E_MAX: *lo = al > bl ? al : bl; *hi = ah > bh ? ah : bh; return;
+    switch (kind) {
+    case PTO_E_ADD:
+        *lo = pto__emit_sadd(al, bl);
+        *hi = pto__emit_sadd(ah, bh);
+        return pto__emit_leaves(kind, al, bl) || pto__emit_leaves(kind, ah, bh);
+    case PTO_E_SUB:
+        *lo = pto__emit_ssub(al, bh);
+        *hi = pto__emit_ssub(ah, bl);
+        return pto__emit_leaves(kind, al, bh) || pto__emit_leaves(kind, ah, bl);
+    case PTO_E_MIN: *lo = al < bl ? al : bl; *hi = ah < bh ? ah : bh; return 0;
+    case PTO_E_MAX: *lo = al > bl ? al : bl; *hi = ah > bh ? ah : bh; return 0;
     case PTO_E_MUL:   /* the extremes are at the corners */
         c[0] = pto__emit_smul(al, bl); c[1] = pto__emit_smul(al, bh);
         c[2] = pto__emit_smul(ah, bl); c[3] = pto__emit_smul(ah, bh);
@@ -24337,21 +24350,113 @@ static void pto__emit_range(const pto_module *m, int32_t ex, int32_t kb, int64_t
         /* (the divisor is never 0 where the interpreter accepts it) |a / b| <= |a| */
         *hi = pto__emit_sneg(al) > ah ? pto__emit_sneg(al) : ah;
         *lo = -*hi;
-        return;
+        return 0;
     case PTO_E_MOD: {   /* the sign of a, |a % b| < |b| and <= |a| */
         int64_t bm = pto__emit_sneg(bl) > bh ? pto__emit_sneg(bl) : bh;
         bm = bm > 0 ? bm - 1 : 0;
         *lo = al >= 0 ? 0 : al > -bm ? al : -bm;
         *hi = ah <= 0 ? 0 : ah < bm ? ah : bm;
-        return;
+        return 0;
     }
-    default: return;
+    default: return 0;
     }
     *lo = *hi = c[0];
     for (i = 1; i < 4; i++) {
         if (c[i] < *lo) *lo = c[i];
         if (c[i] > *hi) *hi = c[i];
     }
+    return kind == PTO_E_MUL && (pto__emit_leaves(kind, al, bl) || pto__emit_leaves(kind, al, bh) ||
+                                 pto__emit_leaves(kind, ah, bl) || pto__emit_leaves(kind, ah, bh));
+}
+
+/* [*lo, *hi] holds every value expression ex takes where the interpreter
+   evaluates it without overflow (and where the kernel reads it: a kernel
+   stops at an overflow, pto_k_iadd ...). kb: the
+   kernel's blocks expression (-1: one block, -2: not known), which bounds
+   block and blocks (a grid-stride `for i = block to T step blocks`); cap:
+   the most blocks and ranks the target launches (pto__emit_cap; INT64_MAX:
+   no bound). */
+static void pto__emit_range(const pto_module *m, int32_t ex, int32_t kb, int64_t cap, int64_t *lo, int64_t *hi, int *budget)
+{
+    const pto_expr *e;
+    int64_t al, ah, bl, bh;
+    *lo = INT64_MIN;
+    *hi = INT64_MAX;
+    if (ex < 0 || ex >= m->n_exprs || --*budget < 0) return;
+    e = &m->exprs[ex];
+    switch (e->kind) {
+    case PTO_E_INT: *lo = *hi = e->value; return;
+    case PTO_E_VAR:
+        if (e->a >= 0 && e->a < m->n_vars) pto__emit_var_range(m, e->a, kb, cap, lo, hi, budget);
+        return;
+    case PTO_E_BLOCK: case PTO_E_BLOCKS:   /* 0 <= block < blocks */
+        if (kb == -1) *hi = 1;
+        else if (kb >= 0) pto__emit_range(m, kb, -2, cap, &al, hi, budget);
+        else *hi = cap;
+        if (*hi > cap) *hi = cap;
+        *lo = 0;
+        if (*hi < 0) *hi = 0;
+        if (e->kind == PTO_E_BLOCK && *hi > 0) --*hi;
+        return;
+    case PTO_E_RANK: case PTO_E_NRANKS:   /* 0 <= rank < nranks <= cap */
+        *lo = 0;
+        *hi = e->kind == PTO_E_RANK && cap < INT64_MAX ? cap - 1 : cap;
+        return;
+    case PTO_E_SUBBLOCK: *lo = 0; *hi = 1; return;
+    case PTO_E_NEG:
+        pto__emit_range(m, e->a, kb, cap, &al, &ah, budget);
+        *lo = pto__emit_sneg(ah);
+        *hi = pto__emit_sneg(al);
+        return;
+    default: break;
+    }
+    if (e->kind < PTO_E_ADD || e->kind > PTO_E_MAX) return;
+    pto__emit_range(m, e->a, kb, cap, &al, &ah, budget);
+    pto__emit_range(m, e->b, kb, cap, &bl, &bh, budget);
+    pto__emit_range_op(e->kind, al, ah, bl, bh, lo, hi);
+}
+
+/* Whether some +, -, * or unary - of expression ex itself (not of the
+   lets it names: each is checked where it is defined) may leave int64 for
+   values its variables can take; [*lo, *hi] as pto__emit_range. One pass
+   over ex (the variables' ranges aside). Run out of budget, a node may. */
+static int pto__emit_iter_of(const pto_module *m, const pto_expr *e, int32_t *loop, int32_t *step);
+
+static int pto__emit_ovf(const pto_module *m, int32_t ex, int32_t kb, int64_t cap, int64_t *lo, int64_t *hi, int *budget)
+{
+    const pto_expr *e;
+    int64_t al, ah, bl, bh;
+    int32_t L, step;
+    int bad;
+    if (ex < 0 || ex >= m->n_exprs || *budget <= 0) {
+        *lo = INT64_MIN;
+        *hi = INT64_MAX;
+        return 1;
+    }
+    e = &m->exprs[ex];
+    if (e->kind == PTO_E_NEG) {
+        --*budget;
+        bad = pto__emit_ovf(m, e->a, kb, cap, &al, &ah, budget);
+        *lo = pto__emit_sneg(ah);
+        *hi = pto__emit_sneg(al);
+        return bad || al == INT64_MIN;   /* (-INT64_MIN) */
+    }
+    if (e->kind == PTO_E_INT) {   /* (the most common leaf, without a call) */
+        *lo = *hi = e->value;
+        return 0;
+    }
+    if (e->kind < PTO_E_ADD || e->kind > PTO_E_MAX) {
+        pto__emit_range(m, ex, kb, cap, lo, hi, budget);
+        return *budget < 0;
+    }
+    if (e->kind == PTO_E_MOD && pto__emit_iter_of(m, e, &L, &step)) {   /* exact: pto__emit_expr_in */
+        pto__emit_range(m, ex, kb, cap, lo, hi, budget);
+        return 0;
+    }
+    --*budget;
+    bad = pto__emit_ovf(m, e->a, kb, cap, &al, &ah, budget);
+    bad |= pto__emit_ovf(m, e->b, kb, cap, &bl, &bh, budget);
+    return pto__emit_range_op(e->kind, al, ah, bl, bh, lo, hi) || bad;
 }
 
 /* The blocks expression of the kernel of statement f (-1: one block; -2:
@@ -24373,10 +24478,10 @@ static int pto__emit_next_unsafe(const pto_module *m, const pto_stmt *f)
     int32_t kb = pto__emit_kblocks(m, f);
     int64_t sl, sh, el, eh, tl, th, last;
     if (f->e[2] < 0) return 0;
-    pto__emit_range(m, f->e[2], kb, &tl, &th, &budget);
+    pto__emit_range(m, f->e[2], kb, INT64_MAX, &tl, &th, &budget);
     if (th <= 1) return 0;   /* 1, or a step the loop refuses to run with */
-    pto__emit_range(m, f->e[0], kb, &sl, &sh, &budget);
-    pto__emit_range(m, f->e[1], kb, &el, &eh, &budget);
+    pto__emit_range(m, f->e[0], kb, INT64_MAX, &sl, &sh, &budget);
+    pto__emit_range(m, f->e[1], kb, INT64_MAX, &el, &eh, &budget);
     if (eh <= sl) return 0;   /* it never runs */
     last = eh - 1;
     if (sl == sh && tl == th)   /* one start, one step: the last value is start + k * step */
@@ -24394,9 +24499,9 @@ static int pto__emit_iter_unsafe(const pto_module *m, const pto_stmt *f)
     if (f->e[0] >= 0 && f->e[0] < m->n_exprs && m->exprs[f->e[0]].kind == PTO_E_INT && m->exprs[f->e[0]].value >= 0)
         return 0;
     kb = pto__emit_kblocks(m, f);
-    pto__emit_range(m, f->e[0], kb, &sl, &sh, &budget);
+    pto__emit_range(m, f->e[0], kb, INT64_MAX, &sl, &sh, &budget);
     if (sl >= 0) return 0;
-    pto__emit_range(m, f->e[1], kb, &el, &eh, &budget);
+    pto__emit_range(m, f->e[1], kb, INT64_MAX, &el, &eh, &budget);
     return eh > sl && eh - 1 > INT64_MAX + sl;
 }
 
@@ -24552,7 +24657,74 @@ static void pto__emit_iter_mod(pto__emitter *E, pto_buf *b, int32_t L, int32_t s
     pto__emit_put(b, ")", 1);
 }
 
+/* The most blocks (and ranks) a launch of the target has: the
+   simulator refuses more than pto_kernels.h's PTO_K_MAX_CORES (4096) cores
+   in one launch (blocks x 3 for a mix kernel x ranks); a device's
+   blockDim is a uint32_t (rank is 0 there). */
+#define PTO__EMIT_SIM_CORES 4096
+static int64_t pto__emit_cap(const pto__emitter *E) { return E->isa ? (int64_t)1 << 32 : PTO__EMIT_SIM_CORES; }
+
+/* Whether node e (+ - * or unary -) of a kernel expression may leave
+   int64 for the values its operands can take. */
+static int pto__emit_node_ovf(const pto__emitter *E, const pto_expr *e)
+{
+    int budget = PTO__EMIT_RANGE_BUDGET;
+    int64_t al, ah, bl, bh, lo, hi;
+    pto__emit_range(E->m, e->a, E->kb, pto__emit_cap(E), &al, &ah, &budget);
+    if (e->kind == PTO_E_NEG) return al == INT64_MIN;
+    pto__emit_range(E->m, e->b, E->kb, pto__emit_cap(E), &bl, &bh, &budget);
+    return pto__emit_range_op(e->kind, al, ah, bl, bh, &lo, &hi) || budget < 0;
+}
+
+/* A + - * or unary - that may leave int64, as a checked call: in the
+   simulator's C pto_k_iadd(core, "FILE:LINE", a, b) ..., which reports an
+   overflow at the expression's line and stops the launch; on the isa
+   target pto_isa_iadd(a, b) ..., wrapped without undefined behaviour (the
+   device cannot report; pto__isa_ovf_warn warned). */
+static void pto__emit_ick(pto__emitter *E, pto_buf *b, const pto_expr *e)
+{
+    static const char *const names[] = {"add(", "sub(", "mul("};
+    pto__emit_puts(b, E->isa ? "pto_isa_i" : "pto_k_i");
+    pto__emit_puts(b, e->kind == PTO_E_NEG ? "neg(" : names[e->kind - PTO_E_ADD]);
+    if (!E->isa && (e->loc.line > 0 || E->kline > 0)) {   /* the expression's line, else its statement's */
+        pto__emit_puts(b, "core, \"");
+        pto__emit_puts(b, E->file);
+        pto_buf_printf(b, ":%d\", ", (int)(e->loc.line > 0 ? e->loc.line : E->kline));
+    } else if (!E->isa) {   /* an op's operand: the op's FILE:LINE */
+        pto__emit_puts(b, "core, \"");
+        pto__emit_put(b, E->val[PTO__K_SRC], E->vlen[PTO__K_SRC]);
+        pto__emit_put(b, "\", ", 3);
+    }
+    pto__emit_expr(E, b, e->a, PTO__EX_KERNEL, 0);
+    if (e->kind != PTO_E_NEG) {
+        pto__emit_put(b, ", ", 2);
+        pto__emit_expr(E, b, e->b, PTO__EX_KERNEL, 0);
+    }
+    pto__emit_put(b, ")", 1);
+}
+
+static void pto__emit_expr_in(pto__emitter *E, pto_buf *b, int32_t ex, int mode, int ctxprec);
+
+/* Expression ex as C (mode KERNEL, HOST) or .pto text. A kernel
+   expression is asked once, at its root, whether any + - * or unary - in
+   it may leave int64 (pto__emit_ovf: loop variables from their bounds,
+   block below blocks, dims under 2^31, scalars in their dtype, lets from
+   their values); almost every one cannot, and is plain C. */
 static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, int ctxprec)
+{
+    const pto_module *m = E->m;
+    int64_t lo, hi;
+    int budget = PTO__EMIT_RANGE_BUDGET;
+    if (mode != PTO__EX_KERNEL || E->kin || ex < 0 || ex >= m->n_exprs || m->exprs[ex].kind <= PTO_E_NRANKS) {
+        pto__emit_expr_in(E, b, ex, mode, ctxprec);
+        return;
+    }
+    E->kin = 1 + pto__emit_ovf(m, ex, E->kb, pto__emit_cap(E), &lo, &hi, &budget);
+    pto__emit_expr_in(E, b, ex, mode, ctxprec);
+    E->kin = 0;
+}
+
+static void pto__emit_expr_in(pto__emitter *E, pto_buf *b, int32_t ex, int mode, int ctxprec)
 {
     const pto_module *m = E->m;
     const pto_expr *e;
@@ -24574,7 +24746,8 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
         }
         return;
     }
-    if (mode == PTO__EX_KERNEL && ex >= 0 && ex < m->n_exprs && pto__emit_atoms(E, b, &m->exprs[ex], ctxprec)) return;
+    if (mode == PTO__EX_KERNEL && E->kin < 2 && ex >= 0 && ex < m->n_exprs && pto__emit_atoms(E, b, &m->exprs[ex], ctxprec))
+        return;
     if (mode != PTO__EX_PTO) {
         if (pto__emit_cq(E, ex, &cv)) {
             paren = cv < 0 && ctxprec > 3;
@@ -24596,6 +24769,11 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
             pto__emit_iter_mod(E, b, L, step, m->exprs[e->b].value);
             return;
         }
+    }
+    if (E->kin == 2 && mode == PTO__EX_KERNEL && ((e->kind >= PTO_E_ADD && e->kind <= PTO_E_MUL) || e->kind == PTO_E_NEG) &&
+        pto__emit_node_ovf(E, e)) {
+        pto__emit_ick(E, b, e);   /* a call needs no parentheses */
+        return;
     }
     prec = pto__emit_safediv(E, e, mode) || (E->ck && mode == PTO__EX_HOST && e->kind >= PTO_E_ADD && e->kind <= PTO_E_MUL) ||
                    (E->ck && mode == PTO__EX_HOST && e->kind == PTO_E_NEG)
@@ -24662,46 +24840,18 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
     if (paren) pto__emit_put(b, ")", 1);
 }
 
-/* Whether expression ex (a kernel's blocks(...)) may leave int64 at some
-   +, -, * or unary - for values its dims and scalars can take (its
-   constant parts are checked already, pto__emit_cq). The host computes the
-   block count before anything else reads it, so no interpreter run has
-   refused an overflow first (review26a L10: N * N * N at N = 3e6 wrapped,
-   undefined behaviour in C, and launched 8.5e18 blocks). */
-static int pto__emit_may_overflow(const pto_module *m, int32_t ex, int *budget)
-{
-    const pto_expr *e;
-    int64_t al, ah, bl, bh, c[4];
-    int i, bud = 256;
-    if (ex < 0 || ex >= m->n_exprs || --*budget < 0) return 1;
-    e = &m->exprs[ex];
-    if (e->kind <= PTO_E_VAR) return 0;
-    if (e->kind == PTO_E_NEG) {
-        if (pto__emit_may_overflow(m, e->a, budget)) return 1;
-        pto__emit_range(m, e->a, -2, &al, &ah, &bud);
-        return al == INT64_MIN;
-    }
-    if (e->kind < PTO_E_ADD || e->kind > PTO_E_MAX) return 0;
-    if (pto__emit_may_overflow(m, e->a, budget) || pto__emit_may_overflow(m, e->b, budget)) return 1;
-    if (e->kind > PTO_E_MUL) return 0;   /* / % min max of in-range values stay in range (pto_emit_div: INT64_MIN / -1) */
-    pto__emit_range(m, e->a, -2, &al, &ah, &bud);
-    pto__emit_range(m, e->b, -2, &bl, &bh, &bud);
-    if (bud < 0) return 1;
-    if (e->kind == PTO_E_ADD) c[0] = pto__emit_sadd(al, bl), c[1] = pto__emit_sadd(ah, bh), c[2] = c[0], c[3] = c[1];
-    else if (e->kind == PTO_E_SUB) c[0] = pto__emit_ssub(al, bh), c[1] = pto__emit_ssub(ah, bl), c[2] = c[0], c[3] = c[1];
-    else c[0] = pto__emit_smul(al, bl), c[1] = pto__emit_smul(al, bh), c[2] = pto__emit_smul(ah, bl), c[3] = pto__emit_smul(ah, bh);
-    for (i = 0; i < 4; i++)
-        if (c[i] == INT64_MAX || c[i] == INT64_MIN) return 1;
-    return 0;
-}
-
 /* A kernel's blocks(...) in host code, as $(blocks): plain C where no
    value can overflow (every kernel of the repo), else through pto_h_ck,
    which the launch then refuses (pto_h_launch: "blocks(...) overflows"). */
 static void pto__emit_blocks(pto__emitter *E, int32_t ex)
 {
+    /* (the host computes the count before anything else reads it, so no
+       interpreter run has refused an overflow first: review26a L10, N * N *
+       N at N = 3e6 wrapped, undefined behaviour in C, and launched 8.5e18
+       blocks) */
     int budget = 4096;
-    E->ck = pto__emit_may_overflow(E->m, ex, &budget);
+    int64_t lo, hi;
+    E->ck = pto__emit_ovf(E->m, ex, -2, INT64_MAX, &lo, &hi, &budget);
     pto__emit_expr(E, pto__emit_sb(E, PTO__K_BLOCKS), ex, PTO__EX_HOST, 0);
     E->ck = 0;
 }
@@ -26635,9 +26785,11 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
     const pto_stmt *st = &m->stmts[s];
     pto__emit_indent(E);
     if (st->kind == PTO_ST_OP) {   /* (the most, first) */
+        E->kline = 0;
         if (E->hook_op) E->hook_op(E, s); else pto__emit_op(E, s);
         return;
     }
+    E->kline = st->loc.line;
     E->last_note = 0;   /* a note's run ends at any other line */
     switch (st->kind) {
     case PTO_ST_TILE:
@@ -26678,6 +26830,7 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
             s = m->blocks[st->orelse].head;
             st = &m->stmts[s];
             E->last_note = 0;
+            E->kline = st->loc.line;
             pto__emit_indent(E);
             pto__emit_exprval(E, PTO__K_LHS, st->e[0], 0);
             pto__emit_exprval(E, PTO__K_RHS, st->e[1], 0);
@@ -26828,6 +26981,7 @@ static void pto__emit_kernel(pto__emitter *E, int32_t k)
     const pto_kernel *kn = &m->kernels[k];
     int32_t p, v, idx = 0;
     int pass;
+    E->kb = kn->blocks;
     if (!E->uses_known) pto__emit_use_block(E, kn->body);
     for (v = 0; v < m->n_vars; v++)   /* a used dim reads its tensor */
         if (m->vars[v].kernel == k && m->vars[v].kind == PTO_V_DIM && E->var_used[v] && m->vars[v].def >= 0)
@@ -29424,6 +29578,7 @@ static void pto__isa_kernel(pto__isa *I, int32_t k)
     int pass;
     I->ngm = 0;
     I->kernel = k;
+    E->kb = kn->blocks;
     E->st = pto__isa_plan_scratch(I, k);
     if (E->st != PTO_OK) return;
     pto__emit_use_block(E, kn->body);
@@ -29603,6 +29758,17 @@ static const char pto__isa_sat_text[] =
     "    return v != v ? 0 : v <= -128.0f ? -128 : v >= 127.0f ? 127 : static_cast<int8_t>(v);\n"
     "}\n";
 
+/* After the head, when some kernel expression may leave int64 (pto__isa_ovf_warn) */
+static const char pto__isa_ovf_text[] =
+    "\n"
+    "/* + - * and unary - of a .pto integer expression that pto could not prove stays in int64 (ptoc warned at\n"
+    "   each): wrapped modulo 2^64 through uint64_t, with no undefined behaviour. The device cannot report an\n"
+    "   overflow; `ptoc run` on the simulator stops at one. */\n"
+    "PTO_ISA_INLINE int64_t pto_isa_iadd(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)); }\n"
+    "PTO_ISA_INLINE int64_t pto_isa_isub(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b)); }\n"
+    "PTO_ISA_INLINE int64_t pto_isa_imul(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)); }\n"
+    "PTO_ISA_INLINE int64_t pto_isa_ineg(int64_t a) { return static_cast<int64_t>(0 - static_cast<uint64_t>(a)); }\n";
+
 /* After the head, when a loop's increment or iteration number could pass INT64_MAX as plain int64_t
    arithmetic (pto__emit_next_unsafe, pto__emit_iter_unsafe): pto_kernels.h's pto_k_next and
    pto_k_iter_mod */
@@ -29655,6 +29821,70 @@ static const char pto__isa_pipe_text[] =
     "#ifndef PTO_ISA_PIPE_LANE\n"
     "#define PTO_ISA_PIPE_LANE(args) (static_cast<int>(PTO_ISA_SUBBLOCK(args)) - static_cast<int>(get_subblockid()))\n"
     "#endif\n";
+
+/* One warning per kernel expression that may leave int64 (pto__emit_ovf,
+   with the device's bounds: pto__emit_cap), at the expression: the device
+   has no simulator to report an overflow at run time, so the isa target
+   computes such an expression wrapped (pto__isa_ovf_text), which the
+   user should know. Returns how many there were. */
+static int pto__isa_ovf_one(pto__emitter *E, int32_t ex, int *last)
+{
+    const pto_module *m = E->m;
+    int64_t lo, hi;
+    int budget = PTO__EMIT_RANGE_BUDGET;
+    pto_buf t;
+    if (ex < 0 || ex >= m->n_exprs || m->exprs[ex].kind <= PTO_E_NRANKS ||
+        !pto__emit_ovf(m, ex, E->kb, pto__emit_cap(E), &lo, &hi, &budget))
+        return 0;
+    if (*last == ex) return 1;   /* (an operand list sync shares) */
+    *last = ex;
+    memset(&t, 0, sizeof t);
+    t.ctx = E->ctx;
+    pto_print_expr(m, ex, &t);
+    pto_warning(E->ctx, m->exprs[ex].loc,
+                "emit (isa): '%s' may overflow int64 for some values of its dims and scalars; the device cannot "
+                "report it, so the isa target computes it wrapped (pto_isa_i*, no undefined behaviour) and a "
+                "wrong index goes unnoticed there (ptoc run's simulator stops at such an overflow)",
+                t.data ? t.data : "...");
+    pto_buf_free(&t);
+    return 1;
+}
+
+static int pto__isa_ovf_block(pto__emitter *E, int32_t b, int *last)
+{
+    const pto_module *m = E->m;
+    int32_t s;
+    int n = 0, i;
+    if (b < 0 || b >= m->n_blocks) return 0;
+    for (s = m->blocks[b].head; s >= 0 && s < m->n_stmts; s = m->stmts[s].next) {
+        const pto_stmt *st = &m->stmts[s];
+        if (st->kind == PTO_ST_OP) {
+            for (i = st->arg0; i >= 0 && i < st->arg0 + st->nargs && i < m->n_operands; i++) {
+                const pto_operand *o = &m->operands[i];
+                if (o->kind == PTO_O_GM) n += pto__isa_ovf_one(E, o->e[0], last) + pto__isa_ovf_one(E, o->e[1], last);
+                else if (o->kind == PTO_O_INT) n += pto__isa_ovf_one(E, o->e[0], last);
+            }
+            continue;
+        }
+        if (st->kind == PTO_ST_TILE && st->ref >= 0 && st->ref < m->n_tiles)
+            n += pto__isa_ovf_one(E, m->tiles[st->ref].valid_r, last) + pto__isa_ovf_one(E, m->tiles[st->ref].valid_c, last);
+        for (i = 0; i < (st->kind == PTO_ST_LET ? 1 : st->kind == PTO_ST_IF ? 2 : st->kind == PTO_ST_FOR ? 3 : 0); i++)
+            n += pto__isa_ovf_one(E, st->e[i], last);
+        n += pto__isa_ovf_block(E, st->body, last) + pto__isa_ovf_block(E, st->orelse, last);
+    }
+    return n;
+}
+
+static int pto__isa_ovf_warn(pto__emitter *E)
+{
+    int32_t k;
+    int n = 0, last = -1;
+    for (k = 0; k < E->m->n_kernels; k++) {
+        E->kb = E->m->kernels[k].blocks;
+        n += pto__isa_ovf_block(E, E->m->kernels[k].body, &last);
+    }
+    return n;
+}
 
 /* Whether any loop needs pto__isa_loop_text. */
 static int pto__isa_needs_loop(const pto_module *m)
@@ -29742,6 +29972,7 @@ static pto_status pto__isa_emit(pto_ctx *ctx, const pto_module *m, const pto_emi
         pto_buf_printf(kernel_src, pto__isa_head, PTO_VERSION_STRING, E->file);
         if (pto__isa_needs_sat(m)) pto_buf_puts(kernel_src, pto__isa_sat_text);
         if (pto__isa_needs_loop(m)) pto_buf_puts(kernel_src, pto__isa_loop_text);
+        if (pto__isa_ovf_warn(E)) pto_buf_puts(kernel_src, pto__isa_ovf_text);
         if (m->n_cvpipes > 0) pto_buf_puts(kernel_src, pto__isa_tpipe_text);
         if (pto__isa_needs_lane(m)) pto_buf_puts(kernel_src, pto__isa_pipe_text);
         for (k = 0; k < m->n_kernels && E->st == PTO_OK; k++) {
@@ -30836,6 +31067,18 @@ PTO_K_FN const pto_diag *pto_h_div_zero(const pto_h_run *run)
     return NULL;
 }
 
+/* The reference's first error when it is an integer overflow, else NULL. */
+PTO_K_FN const pto_diag *pto_h_overflow(const pto_h_run *run)
+{
+    int i, n = pto_diag_count(run->ctx);
+    for (i = 0; i < n; i++) {
+        const pto_diag *d = pto_diag_get(run->ctx, i);
+        if (!d || d->severity != PTO_SEV_ERROR || !d->msg) continue;
+        return strncmp(d->msg, "integer overflow", 16) == 0 ? d : NULL;
+    }
+    return NULL;
+}
+
 /* The operand of host call st that binds kernel k's param p: the call's
    arguments are in the ABI order, tensors first, then scalars (ir.h). */
 PTO_K_FN const pto_operand *pto_h_call_arg(const pto_module *m, const pto_hstmt *st, const pto_kernel *k, int32_t p)
@@ -30979,11 +31222,12 @@ PTO_K_FN void pto_h_no_block(pto_h_run *run, const char *name, int64_t blocks, p
 
 /* The reference interpreter failed: its diagnostics, then the result line.
    A division by zero is the run's error, said as such (the simulated kernel
-   ran on with 0: its reports may follow from it); 1 then. */
+   ran on with 0: its reports may follow from it); 1 then. So is an
+   integer overflow (the simulator stopped at it: 0). */
 PTO_K_FN int pto_h_interp_failed(pto_h_run *run)
 {
-    const pto_diag *dz = pto_h_div_zero(run);
-    int line = dz ? (int)dz->loc.line : 0, col = dz ? (int)dz->loc.col : 0;
+    const pto_diag *dz = pto_h_div_zero(run), *ov = dz ? NULL : pto_h_overflow(run);
+    int line = dz ? (int)dz->loc.line : ov ? (int)ov->loc.line : 0, col = dz ? (int)dz->loc.col : ov ? (int)ov->loc.col : 0;
     const char *what = dz && (strncmp(dz->msg, "modulo", 6) == 0 || strncmp(dz->msg, "remainder", 9) == 0)
                            ? "remainder" : "division";
     fflush(stdout);
@@ -30991,7 +31235,11 @@ PTO_K_FN int pto_h_interp_failed(pto_h_run *run)
     fflush(stderr);
     pto_diag_clear(run->ctx);
     if (!dz) {
-        printf("  result      no reference: the interpreter failed\n");
+        if (ov)   /* the simulator stops there too (pto_k_imul ...): its report is the same finding */
+            printf("  result      not compared: an integer overflow at %s:%d:%d (the error above) stops the reference\n",
+                   run->file, line, col);
+        else
+            printf("  result      no reference: the interpreter failed\n");
         return 0;
     }
     printf("  result      not compared: a %s by zero at %s:%d:%d (the error above) stops the reference\n", what,
@@ -31064,17 +31312,10 @@ PTO_K_FN void pto_h_waves(const pto_h_run *run, int kind, int64_t blocks)
    undefined behaviour, and a wrapped count reads as a huge launch). */
 PTO_K_FN int64_t pto_h_ck(pto_h_run *run, int op, int64_t a, int64_t b)
 {
-    uint64_t ua = a < 0 ? (uint64_t)0 - (uint64_t)a : (uint64_t)a, ub = b < 0 ? (uint64_t)0 - (uint64_t)b : (uint64_t)b;
-    int neg = (a < 0) != (b < 0);
-    if (op == 0 && ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b))) op = -1;
-    else if (op == 1 && ((b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b))) op = -1;
-    else if (op == 2 && ua && ub && ua > ((uint64_t)INT64_MAX + (uint64_t)neg) / ub) op = -1;
-    if (op < 0) { run->overflow = 1; return 1; }
-    if (op == 0) return a + b;
-    if (op == 1) return a - b;
-    if (!ua || !ub) return 0;
-    if (neg && ua * ub == (uint64_t)INT64_MAX + 1) return INT64_MIN;
-    return neg ? -(int64_t)(ua * ub) : (int64_t)(ua * ub);
+    int64_t r;
+    if (!pto_k__ovf(op == 0 ? '+' : op == 1 ? '-' : '*', a, b, &r)) return r;
+    run->overflow = 1;
+    return 1;
 }
 
 /* A launch whose blocks(...) left int64 (pto_h_ck marked the run): refused

@@ -526,6 +526,13 @@ typedef struct pto__emitter {
     void (*hook_section)(struct pto__emitter *E, int32_t s);
     int isa;
     int ck;        /* host code: + - * and unary - through pto_h_ck (the blocks expression, pto__emit_blocks) */
+    /* kernel expressions (pto__emit_expr): 0 outside one, 1 inside one
+       whose + - * and unary - cannot leave int64 (plain C), 2 inside one
+       where some may (each such node checked: pto__emit_ick); kb the
+       blocks expression of the kernel being written (-1: one block) */
+    int kin;
+    int32_t kb;
+    int32_t kline;   /* the line of the statement being written, 0 for an op (its $(src) is set) */
 } pto__emitter;
 
 /* ---- the expander -------------------------------------------------------- */
@@ -1390,10 +1397,10 @@ static int64_t pto__emit_smul(int64_t a, int64_t b)
 /* a / b, b != 0, clamped (INT64_MIN / -1) */
 static int64_t pto__emit_sdiv(int64_t a, int64_t b) { return b == -1 ? pto__emit_sneg(a) : a / b; }
 
-static void pto__emit_range(const pto_module *m, int32_t ex, int32_t kb, int64_t *lo, int64_t *hi, int *budget);
+static void pto__emit_range(const pto_module *m, int32_t ex, int32_t kb, int64_t cap, int64_t *lo, int64_t *hi, int *budget);
 
 /* The values variable v can hold where it is read. */
-static void pto__emit_var_range(const pto_module *m, int32_t v, int32_t kb, int64_t *lo, int64_t *hi, int *budget)
+static void pto__emit_var_range(const pto_module *m, int32_t v, int32_t kb, int64_t cap, int64_t *lo, int64_t *hi, int *budget)
 {
     const pto_var *var = &m->vars[v];
     int64_t l2, h2;
@@ -1416,12 +1423,12 @@ static void pto__emit_var_range(const pto_module *m, int32_t v, int32_t kb, int6
         break;
     case PTO_V_LET:
         if (var->def >= 0 && var->def < m->n_stmts && m->stmts[var->def].kind == PTO_ST_LET)
-            pto__emit_range(m, m->stmts[var->def].e[0], kb, lo, hi, budget);
+            pto__emit_range(m, m->stmts[var->def].e[0], kb, cap, lo, hi, budget);
         break;
     case PTO_V_LOOP:   /* start <= i < end */
         if (var->def >= 0 && var->def < m->n_stmts && m->stmts[var->def].kind == PTO_ST_FOR) {
-            pto__emit_range(m, m->stmts[var->def].e[0], kb, lo, &h2, budget);
-            pto__emit_range(m, m->stmts[var->def].e[1], kb, &l2, hi, budget);
+            pto__emit_range(m, m->stmts[var->def].e[0], kb, cap, lo, &h2, budget);
+            pto__emit_range(m, m->stmts[var->def].e[1], kb, cap, &l2, hi, budget);
             *hi = pto__emit_ssub(*hi, 1);
             if (*hi < *lo) *hi = *lo;   /* (a loop that never runs: i is never read) */
         }
@@ -1430,48 +1437,54 @@ static void pto__emit_var_range(const pto_module *m, int32_t v, int32_t kb, int6
     }
 }
 
-/* [*lo, *hi] holds every value expression ex takes where the interpreter
-   evaluates it without overflow (and where the kernel reads it). kb: the
-   kernel's blocks expression (-1: one block, -2: not known), which bounds
-   block and blocks (a grid-stride `for i = block to T step blocks`). */
-static void pto__emit_range(const pto_module *m, int32_t ex, int32_t kb, int64_t *lo, int64_t *hi, int *budget)
+/* Whether the exact a + b, a - b or a * b (kind) leaves int64. */
+static int pto__emit_leaves(int kind, int64_t a, int64_t b)
 {
-    const pto_expr *e;
-    int64_t al, ah, bl, bh, c[4];
+    uint64_t ua, ub;
+    if (kind == PTO_E_ADD) return (b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b);
+    if (kind == PTO_E_SUB) return (b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b);
+    ua = a < 0 ? (uint64_t)0 - (uint64_t)a : (uint64_t)a;
+    ub = b < 0 ? (uint64_t)0 - (uint64_t)b : (uint64_t)b;
+    return ua && ub && ua > ((uint64_t)INT64_MAX + (uint64_t)((a < 0) != (b < 0))) / ub;
+}
+
+/* [*lo, *hi] for a op b (kind: + - * / % min max) from the operands'
+   [al, ah] and [bl, bh], clamped to int64. Returns whether a + - * may
+   leave int64 there: its extremes are at the corners of the box. */
+#define PTO__EMIT_SMALL(x, k) ((uint64_t)(x) + ((uint64_t)1 << (k)) < ((uint64_t)1 << ((k) + 1)))   /* -2^k <= x < 2^k */
+
+static int pto__emit_range_op(int kind, int64_t al, int64_t ah, int64_t bl, int64_t bh, int64_t *lo, int64_t *hi)
+{
+    int64_t c[4];
     int i;
+    if (kind <= PTO_E_MUL && PTO__EMIT_SMALL(al, 31) && PTO__EMIT_SMALL(ah, 31) && PTO__EMIT_SMALL(bl, 31) &&
+        PTO__EMIT_SMALL(bh, 31)) {   /* the usual index: exact in int64, no test needed */
+        if (kind == PTO_E_ADD) *lo = al + bl, *hi = ah + bh;
+        else if (kind == PTO_E_SUB) *lo = al - bh, *hi = ah - bl;
+        else {
+            c[0] = al * bl, c[1] = al * bh, c[2] = ah * bl, c[3] = ah * bh;
+            *lo = c[0] < c[1] ? c[0] : c[1];
+            *hi = c[0] < c[1] ? c[1] : c[0];
+            for (i = 2; i < 4; i++) {
+                if (c[i] < *lo) *lo = c[i];
+                if (c[i] > *hi) *hi = c[i];
+            }
+        }
+        return 0;
+    }
     *lo = INT64_MIN;
     *hi = INT64_MAX;
-    if (ex < 0 || ex >= m->n_exprs || --*budget < 0) return;
-    e = &m->exprs[ex];
-    switch (e->kind) {
-    case PTO_E_INT: *lo = *hi = e->value; return;
-    case PTO_E_VAR:
-        if (e->a >= 0 && e->a < m->n_vars) pto__emit_var_range(m, e->a, kb, lo, hi, budget);
-        return;
-    case PTO_E_BLOCK: case PTO_E_BLOCKS:   /* 0 <= block < blocks */
-        if (kb == -1) *hi = 1;
-        else if (kb >= 0) pto__emit_range(m, kb, -2, &al, hi, budget);
-        *lo = 0;
-        if (*hi < 0) *hi = 0;
-        if (e->kind == PTO_E_BLOCK && *hi > 0) --*hi;
-        return;
-    case PTO_E_RANK: case PTO_E_NRANKS: *lo = 0; return;
-    case PTO_E_SUBBLOCK: *lo = 0; *hi = 1; return;
-    case PTO_E_NEG:
-        pto__emit_range(m, e->a, kb, &al, &ah, budget);
-        *lo = pto__emit_sneg(ah);
-        *hi = pto__emit_sneg(al);
-        return;
-    default: break;
-    }
-    if (e->kind < PTO_E_ADD || e->kind > PTO_E_MAX) return;
-    pto__emit_range(m, e->a, kb, &al, &ah, budget);
-    pto__emit_range(m, e->b, kb, &bl, &bh, budget);
-    switch (e->kind) {
-    case PTO_E_ADD: *lo = pto__emit_sadd(al, bl); *hi = pto__emit_sadd(ah, bh); return;
-    case PTO_E_SUB: *lo = pto__emit_ssub(al, bh); *hi = pto__emit_ssub(ah, bl); return;
-    case PTO_E_MIN: *lo = al < bl ? al : bl; *hi = ah < bh ? ah : bh; return;
-    case PTO_E_MAX: *lo = al > bl ? al : bl; *hi = ah > bh ? ah : bh; return;
+    switch (kind) {
+    case PTO_E_ADD:
+        *lo = pto__emit_sadd(al, bl);
+        *hi = pto__emit_sadd(ah, bh);
+        return pto__emit_leaves(kind, al, bl) || pto__emit_leaves(kind, ah, bh);
+    case PTO_E_SUB:
+        *lo = pto__emit_ssub(al, bh);
+        *hi = pto__emit_ssub(ah, bl);
+        return pto__emit_leaves(kind, al, bh) || pto__emit_leaves(kind, ah, bl);
+    case PTO_E_MIN: *lo = al < bl ? al : bl; *hi = ah < bh ? ah : bh; return 0;
+    case PTO_E_MAX: *lo = al > bl ? al : bl; *hi = ah > bh ? ah : bh; return 0;
     case PTO_E_MUL:   /* the extremes are at the corners */
         c[0] = pto__emit_smul(al, bl); c[1] = pto__emit_smul(al, bh);
         c[2] = pto__emit_smul(ah, bl); c[3] = pto__emit_smul(ah, bh);
@@ -1485,21 +1498,113 @@ static void pto__emit_range(const pto_module *m, int32_t ex, int32_t kb, int64_t
         /* (the divisor is never 0 where the interpreter accepts it) |a / b| <= |a| */
         *hi = pto__emit_sneg(al) > ah ? pto__emit_sneg(al) : ah;
         *lo = -*hi;
-        return;
+        return 0;
     case PTO_E_MOD: {   /* the sign of a, |a % b| < |b| and <= |a| */
         int64_t bm = pto__emit_sneg(bl) > bh ? pto__emit_sneg(bl) : bh;
         bm = bm > 0 ? bm - 1 : 0;
         *lo = al >= 0 ? 0 : al > -bm ? al : -bm;
         *hi = ah <= 0 ? 0 : ah < bm ? ah : bm;
-        return;
+        return 0;
     }
-    default: return;
+    default: return 0;
     }
     *lo = *hi = c[0];
     for (i = 1; i < 4; i++) {
         if (c[i] < *lo) *lo = c[i];
         if (c[i] > *hi) *hi = c[i];
     }
+    return kind == PTO_E_MUL && (pto__emit_leaves(kind, al, bl) || pto__emit_leaves(kind, al, bh) ||
+                                 pto__emit_leaves(kind, ah, bl) || pto__emit_leaves(kind, ah, bh));
+}
+
+/* [*lo, *hi] holds every value expression ex takes where the interpreter
+   evaluates it without overflow (and where the kernel reads it: a kernel
+   stops at an overflow, pto_k_iadd ...). kb: the
+   kernel's blocks expression (-1: one block, -2: not known), which bounds
+   block and blocks (a grid-stride `for i = block to T step blocks`); cap:
+   the most blocks and ranks the target launches (pto__emit_cap; INT64_MAX:
+   no bound). */
+static void pto__emit_range(const pto_module *m, int32_t ex, int32_t kb, int64_t cap, int64_t *lo, int64_t *hi, int *budget)
+{
+    const pto_expr *e;
+    int64_t al, ah, bl, bh;
+    *lo = INT64_MIN;
+    *hi = INT64_MAX;
+    if (ex < 0 || ex >= m->n_exprs || --*budget < 0) return;
+    e = &m->exprs[ex];
+    switch (e->kind) {
+    case PTO_E_INT: *lo = *hi = e->value; return;
+    case PTO_E_VAR:
+        if (e->a >= 0 && e->a < m->n_vars) pto__emit_var_range(m, e->a, kb, cap, lo, hi, budget);
+        return;
+    case PTO_E_BLOCK: case PTO_E_BLOCKS:   /* 0 <= block < blocks */
+        if (kb == -1) *hi = 1;
+        else if (kb >= 0) pto__emit_range(m, kb, -2, cap, &al, hi, budget);
+        else *hi = cap;
+        if (*hi > cap) *hi = cap;
+        *lo = 0;
+        if (*hi < 0) *hi = 0;
+        if (e->kind == PTO_E_BLOCK && *hi > 0) --*hi;
+        return;
+    case PTO_E_RANK: case PTO_E_NRANKS:   /* 0 <= rank < nranks <= cap */
+        *lo = 0;
+        *hi = e->kind == PTO_E_RANK && cap < INT64_MAX ? cap - 1 : cap;
+        return;
+    case PTO_E_SUBBLOCK: *lo = 0; *hi = 1; return;
+    case PTO_E_NEG:
+        pto__emit_range(m, e->a, kb, cap, &al, &ah, budget);
+        *lo = pto__emit_sneg(ah);
+        *hi = pto__emit_sneg(al);
+        return;
+    default: break;
+    }
+    if (e->kind < PTO_E_ADD || e->kind > PTO_E_MAX) return;
+    pto__emit_range(m, e->a, kb, cap, &al, &ah, budget);
+    pto__emit_range(m, e->b, kb, cap, &bl, &bh, budget);
+    pto__emit_range_op(e->kind, al, ah, bl, bh, lo, hi);
+}
+
+/* Whether some +, -, * or unary - of expression ex itself (not of the
+   lets it names: each is checked where it is defined) may leave int64 for
+   values its variables can take; [*lo, *hi] as pto__emit_range. One pass
+   over ex (the variables' ranges aside). Run out of budget, a node may. */
+static int pto__emit_iter_of(const pto_module *m, const pto_expr *e, int32_t *loop, int32_t *step);
+
+static int pto__emit_ovf(const pto_module *m, int32_t ex, int32_t kb, int64_t cap, int64_t *lo, int64_t *hi, int *budget)
+{
+    const pto_expr *e;
+    int64_t al, ah, bl, bh;
+    int32_t L, step;
+    int bad;
+    if (ex < 0 || ex >= m->n_exprs || *budget <= 0) {
+        *lo = INT64_MIN;
+        *hi = INT64_MAX;
+        return 1;
+    }
+    e = &m->exprs[ex];
+    if (e->kind == PTO_E_NEG) {
+        --*budget;
+        bad = pto__emit_ovf(m, e->a, kb, cap, &al, &ah, budget);
+        *lo = pto__emit_sneg(ah);
+        *hi = pto__emit_sneg(al);
+        return bad || al == INT64_MIN;   /* (-INT64_MIN) */
+    }
+    if (e->kind == PTO_E_INT) {   /* (the most common leaf, without a call) */
+        *lo = *hi = e->value;
+        return 0;
+    }
+    if (e->kind < PTO_E_ADD || e->kind > PTO_E_MAX) {
+        pto__emit_range(m, ex, kb, cap, lo, hi, budget);
+        return *budget < 0;
+    }
+    if (e->kind == PTO_E_MOD && pto__emit_iter_of(m, e, &L, &step)) {   /* exact: pto__emit_expr_in */
+        pto__emit_range(m, ex, kb, cap, lo, hi, budget);
+        return 0;
+    }
+    --*budget;
+    bad = pto__emit_ovf(m, e->a, kb, cap, &al, &ah, budget);
+    bad |= pto__emit_ovf(m, e->b, kb, cap, &bl, &bh, budget);
+    return pto__emit_range_op(e->kind, al, ah, bl, bh, lo, hi) || bad;
 }
 
 /* The blocks expression of the kernel of statement f (-1: one block; -2:
@@ -1521,10 +1626,10 @@ static int pto__emit_next_unsafe(const pto_module *m, const pto_stmt *f)
     int32_t kb = pto__emit_kblocks(m, f);
     int64_t sl, sh, el, eh, tl, th, last;
     if (f->e[2] < 0) return 0;
-    pto__emit_range(m, f->e[2], kb, &tl, &th, &budget);
+    pto__emit_range(m, f->e[2], kb, INT64_MAX, &tl, &th, &budget);
     if (th <= 1) return 0;   /* 1, or a step the loop refuses to run with */
-    pto__emit_range(m, f->e[0], kb, &sl, &sh, &budget);
-    pto__emit_range(m, f->e[1], kb, &el, &eh, &budget);
+    pto__emit_range(m, f->e[0], kb, INT64_MAX, &sl, &sh, &budget);
+    pto__emit_range(m, f->e[1], kb, INT64_MAX, &el, &eh, &budget);
     if (eh <= sl) return 0;   /* it never runs */
     last = eh - 1;
     if (sl == sh && tl == th)   /* one start, one step: the last value is start + k * step */
@@ -1542,9 +1647,9 @@ static int pto__emit_iter_unsafe(const pto_module *m, const pto_stmt *f)
     if (f->e[0] >= 0 && f->e[0] < m->n_exprs && m->exprs[f->e[0]].kind == PTO_E_INT && m->exprs[f->e[0]].value >= 0)
         return 0;
     kb = pto__emit_kblocks(m, f);
-    pto__emit_range(m, f->e[0], kb, &sl, &sh, &budget);
+    pto__emit_range(m, f->e[0], kb, INT64_MAX, &sl, &sh, &budget);
     if (sl >= 0) return 0;
-    pto__emit_range(m, f->e[1], kb, &el, &eh, &budget);
+    pto__emit_range(m, f->e[1], kb, INT64_MAX, &el, &eh, &budget);
     return eh > sl && eh - 1 > INT64_MAX + sl;
 }
 
@@ -1700,7 +1805,74 @@ static void pto__emit_iter_mod(pto__emitter *E, pto_buf *b, int32_t L, int32_t s
     pto__emit_put(b, ")", 1);
 }
 
+/* The most blocks (and ranks) a launch of the target has: the
+   simulator refuses more than pto_kernels.h's PTO_K_MAX_CORES (4096) cores
+   in one launch (blocks x 3 for a mix kernel x ranks); a device's
+   blockDim is a uint32_t (rank is 0 there). */
+#define PTO__EMIT_SIM_CORES 4096
+static int64_t pto__emit_cap(const pto__emitter *E) { return E->isa ? (int64_t)1 << 32 : PTO__EMIT_SIM_CORES; }
+
+/* Whether node e (+ - * or unary -) of a kernel expression may leave
+   int64 for the values its operands can take. */
+static int pto__emit_node_ovf(const pto__emitter *E, const pto_expr *e)
+{
+    int budget = PTO__EMIT_RANGE_BUDGET;
+    int64_t al, ah, bl, bh, lo, hi;
+    pto__emit_range(E->m, e->a, E->kb, pto__emit_cap(E), &al, &ah, &budget);
+    if (e->kind == PTO_E_NEG) return al == INT64_MIN;
+    pto__emit_range(E->m, e->b, E->kb, pto__emit_cap(E), &bl, &bh, &budget);
+    return pto__emit_range_op(e->kind, al, ah, bl, bh, &lo, &hi) || budget < 0;
+}
+
+/* A + - * or unary - that may leave int64, as a checked call: in the
+   simulator's C pto_k_iadd(core, "FILE:LINE", a, b) ..., which reports an
+   overflow at the expression's line and stops the launch; on the isa
+   target pto_isa_iadd(a, b) ..., wrapped without undefined behaviour (the
+   device cannot report; pto__isa_ovf_warn warned). */
+static void pto__emit_ick(pto__emitter *E, pto_buf *b, const pto_expr *e)
+{
+    static const char *const names[] = {"add(", "sub(", "mul("};
+    pto__emit_puts(b, E->isa ? "pto_isa_i" : "pto_k_i");
+    pto__emit_puts(b, e->kind == PTO_E_NEG ? "neg(" : names[e->kind - PTO_E_ADD]);
+    if (!E->isa && (e->loc.line > 0 || E->kline > 0)) {   /* the expression's line, else its statement's */
+        pto__emit_puts(b, "core, \"");
+        pto__emit_puts(b, E->file);
+        pto_buf_printf(b, ":%d\", ", (int)(e->loc.line > 0 ? e->loc.line : E->kline));
+    } else if (!E->isa) {   /* an op's operand: the op's FILE:LINE */
+        pto__emit_puts(b, "core, \"");
+        pto__emit_put(b, E->val[PTO__K_SRC], E->vlen[PTO__K_SRC]);
+        pto__emit_put(b, "\", ", 3);
+    }
+    pto__emit_expr(E, b, e->a, PTO__EX_KERNEL, 0);
+    if (e->kind != PTO_E_NEG) {
+        pto__emit_put(b, ", ", 2);
+        pto__emit_expr(E, b, e->b, PTO__EX_KERNEL, 0);
+    }
+    pto__emit_put(b, ")", 1);
+}
+
+static void pto__emit_expr_in(pto__emitter *E, pto_buf *b, int32_t ex, int mode, int ctxprec);
+
+/* Expression ex as C (mode KERNEL, HOST) or .pto text. A kernel
+   expression is asked once, at its root, whether any + - * or unary - in
+   it may leave int64 (pto__emit_ovf: loop variables from their bounds,
+   block below blocks, dims under 2^31, scalars in their dtype, lets from
+   their values); almost every one cannot, and is plain C. */
 static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, int ctxprec)
+{
+    const pto_module *m = E->m;
+    int64_t lo, hi;
+    int budget = PTO__EMIT_RANGE_BUDGET;
+    if (mode != PTO__EX_KERNEL || E->kin || ex < 0 || ex >= m->n_exprs || m->exprs[ex].kind <= PTO_E_NRANKS) {
+        pto__emit_expr_in(E, b, ex, mode, ctxprec);
+        return;
+    }
+    E->kin = 1 + pto__emit_ovf(m, ex, E->kb, pto__emit_cap(E), &lo, &hi, &budget);
+    pto__emit_expr_in(E, b, ex, mode, ctxprec);
+    E->kin = 0;
+}
+
+static void pto__emit_expr_in(pto__emitter *E, pto_buf *b, int32_t ex, int mode, int ctxprec)
 {
     const pto_module *m = E->m;
     const pto_expr *e;
@@ -1722,7 +1894,8 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
         }
         return;
     }
-    if (mode == PTO__EX_KERNEL && ex >= 0 && ex < m->n_exprs && pto__emit_atoms(E, b, &m->exprs[ex], ctxprec)) return;
+    if (mode == PTO__EX_KERNEL && E->kin < 2 && ex >= 0 && ex < m->n_exprs && pto__emit_atoms(E, b, &m->exprs[ex], ctxprec))
+        return;
     if (mode != PTO__EX_PTO) {
         if (pto__emit_cq(E, ex, &cv)) {
             paren = cv < 0 && ctxprec > 3;
@@ -1744,6 +1917,11 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
             pto__emit_iter_mod(E, b, L, step, m->exprs[e->b].value);
             return;
         }
+    }
+    if (E->kin == 2 && mode == PTO__EX_KERNEL && ((e->kind >= PTO_E_ADD && e->kind <= PTO_E_MUL) || e->kind == PTO_E_NEG) &&
+        pto__emit_node_ovf(E, e)) {
+        pto__emit_ick(E, b, e);   /* a call needs no parentheses */
+        return;
     }
     prec = pto__emit_safediv(E, e, mode) || (E->ck && mode == PTO__EX_HOST && e->kind >= PTO_E_ADD && e->kind <= PTO_E_MUL) ||
                    (E->ck && mode == PTO__EX_HOST && e->kind == PTO_E_NEG)
@@ -1810,46 +1988,18 @@ static void pto__emit_expr(pto__emitter *E, pto_buf *b, int32_t ex, int mode, in
     if (paren) pto__emit_put(b, ")", 1);
 }
 
-/* Whether expression ex (a kernel's blocks(...)) may leave int64 at some
-   +, -, * or unary - for values its dims and scalars can take (its
-   constant parts are checked already, pto__emit_cq). The host computes the
-   block count before anything else reads it, so no interpreter run has
-   refused an overflow first (review26a L10: N * N * N at N = 3e6 wrapped,
-   undefined behaviour in C, and launched 8.5e18 blocks). */
-static int pto__emit_may_overflow(const pto_module *m, int32_t ex, int *budget)
-{
-    const pto_expr *e;
-    int64_t al, ah, bl, bh, c[4];
-    int i, bud = 256;
-    if (ex < 0 || ex >= m->n_exprs || --*budget < 0) return 1;
-    e = &m->exprs[ex];
-    if (e->kind <= PTO_E_VAR) return 0;
-    if (e->kind == PTO_E_NEG) {
-        if (pto__emit_may_overflow(m, e->a, budget)) return 1;
-        pto__emit_range(m, e->a, -2, &al, &ah, &bud);
-        return al == INT64_MIN;
-    }
-    if (e->kind < PTO_E_ADD || e->kind > PTO_E_MAX) return 0;
-    if (pto__emit_may_overflow(m, e->a, budget) || pto__emit_may_overflow(m, e->b, budget)) return 1;
-    if (e->kind > PTO_E_MUL) return 0;   /* / % min max of in-range values stay in range (pto_emit_div: INT64_MIN / -1) */
-    pto__emit_range(m, e->a, -2, &al, &ah, &bud);
-    pto__emit_range(m, e->b, -2, &bl, &bh, &bud);
-    if (bud < 0) return 1;
-    if (e->kind == PTO_E_ADD) c[0] = pto__emit_sadd(al, bl), c[1] = pto__emit_sadd(ah, bh), c[2] = c[0], c[3] = c[1];
-    else if (e->kind == PTO_E_SUB) c[0] = pto__emit_ssub(al, bh), c[1] = pto__emit_ssub(ah, bl), c[2] = c[0], c[3] = c[1];
-    else c[0] = pto__emit_smul(al, bl), c[1] = pto__emit_smul(al, bh), c[2] = pto__emit_smul(ah, bl), c[3] = pto__emit_smul(ah, bh);
-    for (i = 0; i < 4; i++)
-        if (c[i] == INT64_MAX || c[i] == INT64_MIN) return 1;
-    return 0;
-}
-
 /* A kernel's blocks(...) in host code, as $(blocks): plain C where no
    value can overflow (every kernel of the repo), else through pto_h_ck,
    which the launch then refuses (pto_h_launch: "blocks(...) overflows"). */
 static void pto__emit_blocks(pto__emitter *E, int32_t ex)
 {
+    /* (the host computes the count before anything else reads it, so no
+       interpreter run has refused an overflow first: review26a L10, N * N *
+       N at N = 3e6 wrapped, undefined behaviour in C, and launched 8.5e18
+       blocks) */
     int budget = 4096;
-    E->ck = pto__emit_may_overflow(E->m, ex, &budget);
+    int64_t lo, hi;
+    E->ck = pto__emit_ovf(E->m, ex, -2, INT64_MAX, &lo, &hi, &budget);
     pto__emit_expr(E, pto__emit_sb(E, PTO__K_BLOCKS), ex, PTO__EX_HOST, 0);
     E->ck = 0;
 }
@@ -3783,9 +3933,11 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
     const pto_stmt *st = &m->stmts[s];
     pto__emit_indent(E);
     if (st->kind == PTO_ST_OP) {   /* (the most, first) */
+        E->kline = 0;
         if (E->hook_op) E->hook_op(E, s); else pto__emit_op(E, s);
         return;
     }
+    E->kline = st->loc.line;
     E->last_note = 0;   /* a note's run ends at any other line */
     switch (st->kind) {
     case PTO_ST_TILE:
@@ -3826,6 +3978,7 @@ static void pto__emit_stmt(pto__emitter *E, int32_t s)
             s = m->blocks[st->orelse].head;
             st = &m->stmts[s];
             E->last_note = 0;
+            E->kline = st->loc.line;
             pto__emit_indent(E);
             pto__emit_exprval(E, PTO__K_LHS, st->e[0], 0);
             pto__emit_exprval(E, PTO__K_RHS, st->e[1], 0);
@@ -3976,6 +4129,7 @@ static void pto__emit_kernel(pto__emitter *E, int32_t k)
     const pto_kernel *kn = &m->kernels[k];
     int32_t p, v, idx = 0;
     int pass;
+    E->kb = kn->blocks;
     if (!E->uses_known) pto__emit_use_block(E, kn->body);
     for (v = 0; v < m->n_vars; v++)   /* a used dim reads its tensor */
         if (m->vars[v].kernel == k && m->vars[v].kind == PTO_V_DIM && E->var_used[v] && m->vars[v].def >= 0)

@@ -1676,6 +1676,7 @@ static void pto__isa_kernel(pto__isa *I, int32_t k)
     int pass;
     I->ngm = 0;
     I->kernel = k;
+    E->kb = kn->blocks;
     E->st = pto__isa_plan_scratch(I, k);
     if (E->st != PTO_OK) return;
     pto__emit_use_block(E, kn->body);
@@ -1855,6 +1856,17 @@ static const char pto__isa_sat_text[] =
     "    return v != v ? 0 : v <= -128.0f ? -128 : v >= 127.0f ? 127 : static_cast<int8_t>(v);\n"
     "}\n";
 
+/* After the head, when some kernel expression may leave int64 (pto__isa_ovf_warn) */
+static const char pto__isa_ovf_text[] =
+    "\n"
+    "/* + - * and unary - of a .pto integer expression that pto could not prove stays in int64 (ptoc warned at\n"
+    "   each): wrapped modulo 2^64 through uint64_t, with no undefined behaviour. The device cannot report an\n"
+    "   overflow; `ptoc run` on the simulator stops at one. */\n"
+    "PTO_ISA_INLINE int64_t pto_isa_iadd(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)); }\n"
+    "PTO_ISA_INLINE int64_t pto_isa_isub(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b)); }\n"
+    "PTO_ISA_INLINE int64_t pto_isa_imul(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)); }\n"
+    "PTO_ISA_INLINE int64_t pto_isa_ineg(int64_t a) { return static_cast<int64_t>(0 - static_cast<uint64_t>(a)); }\n";
+
 /* After the head, when a loop's increment or iteration number could pass INT64_MAX as plain int64_t
    arithmetic (pto__emit_next_unsafe, pto__emit_iter_unsafe): pto_kernels.h's pto_k_next and
    pto_k_iter_mod */
@@ -1907,6 +1919,70 @@ static const char pto__isa_pipe_text[] =
     "#ifndef PTO_ISA_PIPE_LANE\n"
     "#define PTO_ISA_PIPE_LANE(args) (static_cast<int>(PTO_ISA_SUBBLOCK(args)) - static_cast<int>(get_subblockid()))\n"
     "#endif\n";
+
+/* One warning per kernel expression that may leave int64 (pto__emit_ovf,
+   with the device's bounds: pto__emit_cap), at the expression: the device
+   has no simulator to report an overflow at run time, so the isa target
+   computes such an expression wrapped (pto__isa_ovf_text), which the
+   user should know. Returns how many there were. */
+static int pto__isa_ovf_one(pto__emitter *E, int32_t ex, int *last)
+{
+    const pto_module *m = E->m;
+    int64_t lo, hi;
+    int budget = PTO__EMIT_RANGE_BUDGET;
+    pto_buf t;
+    if (ex < 0 || ex >= m->n_exprs || m->exprs[ex].kind <= PTO_E_NRANKS ||
+        !pto__emit_ovf(m, ex, E->kb, pto__emit_cap(E), &lo, &hi, &budget))
+        return 0;
+    if (*last == ex) return 1;   /* (an operand list sync shares) */
+    *last = ex;
+    memset(&t, 0, sizeof t);
+    t.ctx = E->ctx;
+    pto_print_expr(m, ex, &t);
+    pto_warning(E->ctx, m->exprs[ex].loc,
+                "emit (isa): '%s' may overflow int64 for some values of its dims and scalars; the device cannot "
+                "report it, so the isa target computes it wrapped (pto_isa_i*, no undefined behaviour) and a "
+                "wrong index goes unnoticed there (ptoc run's simulator stops at such an overflow)",
+                t.data ? t.data : "...");
+    pto_buf_free(&t);
+    return 1;
+}
+
+static int pto__isa_ovf_block(pto__emitter *E, int32_t b, int *last)
+{
+    const pto_module *m = E->m;
+    int32_t s;
+    int n = 0, i;
+    if (b < 0 || b >= m->n_blocks) return 0;
+    for (s = m->blocks[b].head; s >= 0 && s < m->n_stmts; s = m->stmts[s].next) {
+        const pto_stmt *st = &m->stmts[s];
+        if (st->kind == PTO_ST_OP) {
+            for (i = st->arg0; i >= 0 && i < st->arg0 + st->nargs && i < m->n_operands; i++) {
+                const pto_operand *o = &m->operands[i];
+                if (o->kind == PTO_O_GM) n += pto__isa_ovf_one(E, o->e[0], last) + pto__isa_ovf_one(E, o->e[1], last);
+                else if (o->kind == PTO_O_INT) n += pto__isa_ovf_one(E, o->e[0], last);
+            }
+            continue;
+        }
+        if (st->kind == PTO_ST_TILE && st->ref >= 0 && st->ref < m->n_tiles)
+            n += pto__isa_ovf_one(E, m->tiles[st->ref].valid_r, last) + pto__isa_ovf_one(E, m->tiles[st->ref].valid_c, last);
+        for (i = 0; i < (st->kind == PTO_ST_LET ? 1 : st->kind == PTO_ST_IF ? 2 : st->kind == PTO_ST_FOR ? 3 : 0); i++)
+            n += pto__isa_ovf_one(E, st->e[i], last);
+        n += pto__isa_ovf_block(E, st->body, last) + pto__isa_ovf_block(E, st->orelse, last);
+    }
+    return n;
+}
+
+static int pto__isa_ovf_warn(pto__emitter *E)
+{
+    int32_t k;
+    int n = 0, last = -1;
+    for (k = 0; k < E->m->n_kernels; k++) {
+        E->kb = E->m->kernels[k].blocks;
+        n += pto__isa_ovf_block(E, E->m->kernels[k].body, &last);
+    }
+    return n;
+}
 
 /* Whether any loop needs pto__isa_loop_text. */
 static int pto__isa_needs_loop(const pto_module *m)
@@ -1994,6 +2070,7 @@ static pto_status pto__isa_emit(pto_ctx *ctx, const pto_module *m, const pto_emi
         pto_buf_printf(kernel_src, pto__isa_head, PTO_VERSION_STRING, E->file);
         if (pto__isa_needs_sat(m)) pto_buf_puts(kernel_src, pto__isa_sat_text);
         if (pto__isa_needs_loop(m)) pto_buf_puts(kernel_src, pto__isa_loop_text);
+        if (pto__isa_ovf_warn(E)) pto_buf_puts(kernel_src, pto__isa_ovf_text);
         if (m->n_cvpipes > 0) pto_buf_puts(kernel_src, pto__isa_tpipe_text);
         if (pto__isa_needs_lane(m)) pto_buf_puts(kernel_src, pto__isa_pipe_text);
         for (k = 0; k < m->n_kernels && E->st == PTO_OK; k++) {

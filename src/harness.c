@@ -1067,6 +1067,18 @@ PTO_K_FN const pto_diag *pto_h_div_zero(const pto_h_run *run)
     return NULL;
 }
 
+/* The reference's first error when it is an integer overflow, else NULL. */
+PTO_K_FN const pto_diag *pto_h_overflow(const pto_h_run *run)
+{
+    int i, n = pto_diag_count(run->ctx);
+    for (i = 0; i < n; i++) {
+        const pto_diag *d = pto_diag_get(run->ctx, i);
+        if (!d || d->severity != PTO_SEV_ERROR || !d->msg) continue;
+        return strncmp(d->msg, "integer overflow", 16) == 0 ? d : NULL;
+    }
+    return NULL;
+}
+
 /* The operand of host call st that binds kernel k's param p: the call's
    arguments are in the ABI order, tensors first, then scalars (ir.h). */
 PTO_K_FN const pto_operand *pto_h_call_arg(const pto_module *m, const pto_hstmt *st, const pto_kernel *k, int32_t p)
@@ -1210,11 +1222,12 @@ PTO_K_FN void pto_h_no_block(pto_h_run *run, const char *name, int64_t blocks, p
 
 /* The reference interpreter failed: its diagnostics, then the result line.
    A division by zero is the run's error, said as such (the simulated kernel
-   ran on with 0: its reports may follow from it); 1 then. */
+   ran on with 0: its reports may follow from it); 1 then. So is an
+   integer overflow (the simulator stopped at it: 0). */
 PTO_K_FN int pto_h_interp_failed(pto_h_run *run)
 {
-    const pto_diag *dz = pto_h_div_zero(run);
-    int line = dz ? (int)dz->loc.line : 0, col = dz ? (int)dz->loc.col : 0;
+    const pto_diag *dz = pto_h_div_zero(run), *ov = dz ? NULL : pto_h_overflow(run);
+    int line = dz ? (int)dz->loc.line : ov ? (int)ov->loc.line : 0, col = dz ? (int)dz->loc.col : ov ? (int)ov->loc.col : 0;
     const char *what = dz && (strncmp(dz->msg, "modulo", 6) == 0 || strncmp(dz->msg, "remainder", 9) == 0)
                            ? "remainder" : "division";
     fflush(stdout);
@@ -1222,7 +1235,11 @@ PTO_K_FN int pto_h_interp_failed(pto_h_run *run)
     fflush(stderr);
     pto_diag_clear(run->ctx);
     if (!dz) {
-        printf("  result      no reference: the interpreter failed\n");
+        if (ov)   /* the simulator stops there too (pto_k_imul ...): its report is the same finding */
+            printf("  result      not compared: an integer overflow at %s:%d:%d (the error above) stops the reference\n",
+                   run->file, line, col);
+        else
+            printf("  result      no reference: the interpreter failed\n");
         return 0;
     }
     printf("  result      not compared: a %s by zero at %s:%d:%d (the error above) stops the reference\n", what,
@@ -1295,17 +1312,10 @@ PTO_K_FN void pto_h_waves(const pto_h_run *run, int kind, int64_t blocks)
    undefined behaviour, and a wrapped count reads as a huge launch). */
 PTO_K_FN int64_t pto_h_ck(pto_h_run *run, int op, int64_t a, int64_t b)
 {
-    uint64_t ua = a < 0 ? (uint64_t)0 - (uint64_t)a : (uint64_t)a, ub = b < 0 ? (uint64_t)0 - (uint64_t)b : (uint64_t)b;
-    int neg = (a < 0) != (b < 0);
-    if (op == 0 && ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b))) op = -1;
-    else if (op == 1 && ((b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b))) op = -1;
-    else if (op == 2 && ua && ub && ua > ((uint64_t)INT64_MAX + (uint64_t)neg) / ub) op = -1;
-    if (op < 0) { run->overflow = 1; return 1; }
-    if (op == 0) return a + b;
-    if (op == 1) return a - b;
-    if (!ua || !ub) return 0;
-    if (neg && ua * ub == (uint64_t)INT64_MAX + 1) return INT64_MIN;
-    return neg ? -(int64_t)(ua * ub) : (int64_t)(ua * ub);
+    int64_t r;
+    if (!pto_k__ovf(op == 0 ? '+' : op == 1 ? '-' : '*', a, b, &r)) return r;
+    run->overflow = 1;
+    return 1;
 }
 
 /* A launch whose blocks(...) left int64 (pto_h_ck marked the run): refused

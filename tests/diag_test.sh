@@ -1041,5 +1041,34 @@ expect "colsum dyn valid: equal at launch runs clean" 0 "^  simulator   no repor
 expect "load oob at run time: reported" 1 "^    load_oob_runtime.pto:6: error: tload: window x\\[60, 0\\] of shape \\[16, 64\\] is outside tensor 'x'" \
     $ptoc run tests/diag/load_oob_runtime.pto
 lacks "load oob at run time: no follow-on uninitialised read" "uninitialised"
+# ---- an index expression that leaves int64 at run time (review28 L4): the simulated kernel computes the one
+# product the emitter cannot bound with pto_k_imul, which reports it at its line and stops the launch (no signed
+# overflow in the C: UBSan); a kernel whose dynamic indices are all bounded gets plain C and no report
+expect "idx_overflow: the simulator stops at the overflow's line" 1 \
+    "^    idx_overflow.pto:6: error: integer overflow in expression: 4 \\* 4611686018427387904 leaves int64 \\(block [01] aiv0\\); the launch stopped here$" \
+    $ptoc run tests/diag/idx_overflow.pto
+holds "idx_overflow: the result line names the reference's error" \
+    "^  result      not compared: an integer overflow at idx_overflow.pto:6:13 \\(the error above\\) stops the reference$"
+holds "idx_overflow: one report, nothing after it" "^  simulator   1 report$"
+expect "idx_overflow, n = 0: clean" 0 "^  result      match \\(1 output\\)" $ptoc run -D n=0 tests/diag/idx_overflow.pto
+expect "idx_overflow: the portable checks (no __builtin_mul_overflow) report it too" 1 \
+    "^    idx_overflow.pto:6: error: integer overflow in expression: 4 \\* 4611686018427387904" \
+    env PTO_CFLAGS=-DPTO_K__OVF_BUILTIN=0 $ptoc run tests/diag/idx_overflow.pto
+if command -v tcc >/dev/null 2>&1; then
+    expect "idx_overflow under tcc" 1 "^    idx_overflow.pto:6: error: integer overflow in expression" \
+        $ptoc run --cc tcc tests/diag/idx_overflow.pto
+fi
+if echo 'int main(void) { return 0; }' | ${CC:-cc} -fsanitize=undefined -x c - -o $out/ubsan_probe >/dev/null 2>&1; then
+    expect "idx_overflow under UBSan: reported" 1 "^    idx_overflow.pto:6: error: integer overflow in expression" \
+        env PTO_CFLAGS="-fsanitize=undefined -fno-sanitize-recover=all" $ptoc run tests/diag/idx_overflow.pto
+    lacks "idx_overflow under UBSan: no signed overflow executed" "runtime error"
+fi
+$ptoc emit tests/diag/idx_overflow.pto -o $out/iov >$out/log 2>&1 || bad "emit idx_overflow"
+if [ "$(grep -c 'pto_k_i[a-z]*(' $out/iov/kernel.c)" = 1 ] && grep -q 'const int64_t c = pto_k_block_idx(core) \* 32;$' $out/iov/kernel.c; then
+    ok "idx_overflow: one checked product, the bounded let plain"; else bad "idx_overflow: one checked product, the bounded let plain"; fi
+expect "idx_dyn_ok: dynamic indices, no false report" 0 "^  simulator   no reports$" $ptoc run tests/diag/idx_dyn_ok.pto
+holds "idx_dyn_ok: matches" "^  result      match \\(1 output\\)$"
+$ptoc emit tests/diag/idx_dyn_ok.pto -o $out/idyn >$out/log 2>&1 || bad "emit idx_dyn_ok"
+if grep -q 'pto_k_i[a-z]*(' $out/idyn/kernel.c; then bad "idx_dyn_ok: no checked helper"; else ok "idx_dyn_ok: no checked helper"; fi
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -74,6 +74,30 @@ for g in gvadd gmm; do
            grep -q "simulator   no reports" $out/log; then ok "$name"; else bad "$name"; fi
     done
 done
+# review28 L4: the emitter checks only the + - * it cannot bound; every index of the goldens and the examples is
+# bounded (literals, loop ranges, block below blocks, dims, i32 scalars), so their C is plain; a kernel with one
+# unbounded product (tests/diag/idx_overflow.pto) gets one pto_k_imul and compiles under the four compilers
+for g in gvadd gmm gmix; do
+    if grep -q 'pto_k_i[a-z]*(' tests/golden/$g.kernel.c; then bad "golden $g: no checked arithmetic"; else ok "golden $g: no checked arithmetic"; fi
+done
+n=0
+for f in examples/*.pto; do
+    $ptoc emit $f -o $out/ex >$out/log 2>&1 && ! grep -q 'pto_k_i[a-z]*(' $out/ex/kernel.c || { n=$((n + 1)); echo "  checked: $f"; }
+done
+if [ $n = 0 ]; then ok "examples: no checked arithmetic"; else bad "examples: no checked arithmetic ($n)"; fi
+mkdir -p $out/iov
+try "emit idx_overflow" $ptoc emit tests/diag/idx_overflow.pto -o $out/iov
+if [ "$(grep -c 'pto_k_imul(core, "idx_overflow.pto:6", n, 4611686018427387904)' $out/iov/kernel.c)" = 1 ]; then
+    ok "idx_overflow: one pto_k_imul at its line"; else bad "idx_overflow: one pto_k_imul at its line"; fi
+try "idx_overflow: gcc -std=c99 -pedantic" gcc -std=c99 -pedantic $W -I$inc -o $out/iov/gcc $out/iov/host.c -lm -lpthread
+try "idx_overflow: clang -std=c99 -pedantic" clang -std=c99 -pedantic $W -I$inc -o $out/iov/clang $out/iov/host.c -lm -lpthread
+try "idx_overflow: g++" g++ -x c++ $W -I$inc -o $out/iov/gxx $out/iov/host.c -lm -lpthread
+try "idx_overflow: tcc" tcc -I$inc -o $out/iov/tcc $out/iov/host.c -lm -lpthread
+for bin in gcc clang gxx tcc; do
+    $out/iov/$bin -D n=4 >$out/log 2>&1
+    if grep -q "^    idx_overflow.pto:6: error: integer overflow in expression" $out/log; then
+        ok "idx_overflow: reported ($bin)"; else bad "idx_overflow: reported ($bin)"; fi
+done
 try "run DIR of an emitted vadd" $ptoc run $out/a
 
 # a flag deleted by hand: the simulator must judge the edit

@@ -595,6 +595,33 @@ EOF2
 } > $out/sat/t.cpp
 try "sat: the helpers saturate as pto_scalar_as does" sh -c "g++ -std=c++17 -Wall -Werror -o $out/sat/t $out/sat/t.cpp && $out/sat/t"
 
+# an index expression the compiler cannot bound (review28 L4, tests/diag/idx_overflow.pto: n * 2^62 with n an i32):
+# the device cannot report an overflow, so the target warns at the expression and computes it wrapped through
+# uint64_t (pto_isa_imul: no undefined behaviour); a bounded one stays plain; none where nothing needs it
+mkdir -p $out/ovf
+$ptoc emit --target isa tests/diag/idx_overflow.pto -o $out/ovf/o >$out/ovf/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "^tests/diag/idx_overflow.pto:6:13: warning: emit (isa): 'n \* 4611686018427387904' may overflow int64 for some values of its dims and scalars; the device cannot report it, so the isa target computes it wrapped (pto_isa_i\*, no undefined behaviour)" $out/ovf/log &&
+   [ "$(grep -c warning $out/ovf/log)" = 1 ]; then ok "ovf: one warning at the expression"; else bad "ovf: one warning at the expression (rc $rc)"; cat $out/ovf/log; fi
+try "ovf: the product wrapped, the bounded let plain" sh -c "grep -q 'const int64_t r = pto_isa_imul(n, 4611686018427387904);' $out/ovf/o/kernel.cpp && grep -q 'const int64_t c = (int64_t)PTO_ISA_BLOCK_IDX(args) \* 32;' $out/ovf/o/kernel.cpp"
+try "ovf: compiles" $CXX $out/ovf/o/kernel.cpp
+try "ovf: no helpers where nothing needs them" sh -c "! grep -q pto_isa_i[a-z]*\( $out/vadd/kernel.cpp"
+{
+    echo '#include <cstdint>'
+    echo '#define PTO_ISA_INLINE inline'
+    grep '^PTO_ISA_INLINE int64_t pto_isa_i[a-z]*(' $out/ovf/o/kernel.cpp
+    cat <<'EOF2'
+int main()
+{
+    int bad = 0;
+    bad |= pto_isa_imul(4, 4611686018427387904LL) != 0 || pto_isa_imul(-3, 5) != -15 || pto_isa_imul(INT64_MIN, -1) != INT64_MIN;
+    bad |= pto_isa_iadd(INT64_MAX, 1) != INT64_MIN || pto_isa_iadd(-2, 7) != 5 || pto_isa_isub(INT64_MIN, 1) != INT64_MAX;
+    bad |= pto_isa_ineg(INT64_MIN) != INT64_MIN || pto_isa_ineg(5) != -5;
+    return bad;
+}
+EOF2
+} > $out/ovf/t.cpp
+try "ovf: the helpers wrap modulo 2^64 with no signed overflow (UBSan)" sh -c "g++ -std=c++17 -Wall -Werror -fsanitize=undefined -fno-sanitize-recover=all -o $out/ovf/t $out/ovf/t.cpp && $out/ovf/t"
+
 # one file, several kernels (review17): -DPTO_ISA_KERNEL=K builds kernel K alone as kernel_entry,
 # the one entry simpler's runtime loads from an object; a cube kernel is left out of an AIV build
 # and a vector kernel out of an AIC build

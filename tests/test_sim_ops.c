@@ -543,6 +543,59 @@ static void test_refused_launch(void)
     pto_k_device_destroy(dev);
 }
 
+/* pto_k_iadd ... (the emitter's checked + - * of an expression it could not
+   bound, review28 L4): exact at the edges of int64, and one past them is one
+   report at its line, after which the launch stops (nothing after it runs:
+   no tload, no follow-on report). */
+static void k_overflow(pto_k_core *c, const int64_t *args)
+{
+    const pto_k_tile a = pto_k_t(PTO_K_VEC, PTO_K_F32, R, C, R, C, 0);
+    int64_t n = pto_k_arg_i(args, 1), r;
+    r = pto_k_imul(c, "ovf.pto:3", n, 4611686018427387904);   /* n = 4: 2^64 */
+    pto_k_tdecl(c, "ovf.pto:4", a);
+    pto_k_tload(c, "ovf.pto:5", a, pto_k_arg_gm(args, 0), r, 0);
+}
+
+static void test_checked_int(void)
+{
+    static const struct { int op; int64_t a, b, r; int ovf; } cases[] = {
+        {'+', INT64_MAX - 1, 1, INT64_MAX, 0}, {'+', INT64_MAX, 1, 0, 1}, {'+', INT64_MIN, -1, 0, 1},
+        {'+', INT64_MIN, INT64_MAX, -1, 0},    {'-', INT64_MIN + 1, 1, INT64_MIN, 0}, {'-', INT64_MIN, 1, 0, 1},
+        {'-', 0, INT64_MIN, 0, 1},             {'-', -1, INT64_MIN, INT64_MAX, 0},
+        {'*', INT64_MIN, 1, INT64_MIN, 0},     {'*', INT64_MIN, -1, 0, 1}, {'*', -4611686018427387904, 2, INT64_MIN, 0},
+        {'*', 4611686018427387904, 2, 0, 1},   {'*', 3037000499, 3037000499, 9223372030926249001, 0},
+        {'*', 3037000500, 3037000500, 0, 1},   {'*', 0, INT64_MIN, 0, 0}, {'*', -3, 5, -15, 0},
+    };
+    pto_k_device_desc dd;
+    pto_k_device *dev;
+    pto_k_launch_desc ld;
+    pto_k_gm *x;
+    const pto_k_report *rep;
+    int64_t args[2];
+    size_t i;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int64_t r = 12345;
+        int o = pto_k__ovf(cases[i].op, cases[i].a, cases[i].b, &r);
+        CHECK_MSG(o == cases[i].ovf && (o || r == cases[i].r), "case %d: %lld %c %lld: overflow %d, %lld", (int)i,
+                  (long long)cases[i].a, cases[i].op, (long long)cases[i].b, o, (long long)r);
+    }
+    memset(&dd, 0, sizeof dd);
+    dev = pto_k_device_create(&dd);
+    x = pto_k_gm_create(dev, "x", PTO_K_F32, 64, C);
+    args[0] = pto_k_gm_arg(x), args[1] = 4;
+    memset(&ld, 0, sizeof ld);
+    ld.name = "ovf", ld.kind = PTO_K_KIND_VECTOR, ld.args = args, ld.fn = k_overflow, ld.block_num = 2;
+    rep = pto_k_launch(dev, &ld);
+    CHECK_MSG(rep->nerrors == 1 && rep->errors[0].kind == PTO_K_E_OVERFLOW &&
+                  strncmp(rep->errors[0].msg, "ovf.pto:3: error: integer overflow in expression: 4 * 4611686018427387904 "
+                                              "leaves int64 (block ", 80) == 0,
+              "overflow: %d reports, %s", rep->nerrors, rep->nerrors ? rep->errors[0].msg : "(none)");
+    args[1] = 1;   /* 2^62: in int64, then a window past x, the tload's own report (no stop) */
+    rep = pto_k_launch(dev, &ld);
+    CHECK(pto_k_report_find(rep, PTO_K_E_BOUNDS, "tload: window") != NULL && !pto_k_report_find(rep, PTO_K_E_OVERFLOW, ""));
+    pto_k_device_destroy(dev);
+}
+
 /* A row reduction into a column taller than its source (`trowsum one, cs`,
    one: f32[8, 1] valid(1, 1), cs: [1, 64]: a full reduction's last step):
    it reduces the source's valid rows; other valid rows are a usage error
@@ -600,6 +653,7 @@ static void test_tall_rowsum(void)
 int main(void)
 {
     test_refused_launch();
+    test_checked_int();
     test_tcvt_cost();
     test_vector_ops();
     test_tall_rowsum();

@@ -1954,7 +1954,9 @@ static int sw_run_one(sweep *s, const sw_defs *defs, const char *bin, const char
         if (strncmp(line, "  result      ", 14) == 0) {
             nresult++;
             /* no reference, or a launch the simulator refused: nothing was judged */
-            if (strncmp(line + 14, "no reference", 12) == 0 || strncmp(line + 14, "not run", 7) == 0) noref = 1;
+            if (strncmp(line + 14, "no reference", 12) == 0 || strncmp(line + 14, "not run", 7) == 0 ||
+                strncmp(line + 14, "not compared: an integer overflow", 33) == 0)   /* (the simulator stopped there too) */
+                noref = 1;
             else if (strncmp(line + 14, "match", 5) != 0) mismatch = 1;
         } else if (strncmp(line, "  simulator   ", 14) == 0 && line[14] >= '0' && line[14] <= '9') {
             /* "256 reports in all, 7 distinct (below; ...)": the row counts the distinct ones, the lines shown */

@@ -135,7 +135,8 @@ enum {
     PTO_K_E_RING,           /* ring protocol misuse (init mismatch, tfree, unfreed slot) */
     PTO_K_E_USAGE,          /* anything else the API was called wrongly with */
     PTO_K_E_UNINIT,         /* a read of local bytes nothing wrote (see "Uninitialised reads") */
-    PTO_K_E_BUDGET          /* more instructions than the launch's max_instr: stopped */
+    PTO_K_E_BUDGET,         /* more instructions than the launch's max_instr: stopped */
+    PTO_K_E_OVERFLOW        /* a .pto integer expression left int64 (pto_k_iadd ...): stopped */
 };
 
 /* ---- tiles and GM tensors ------------------------------------------------ */
@@ -196,6 +197,18 @@ PTO_K_FN int pto_k_arch(const pto_k_core *c);
    int64 values (the unsigned difference i - start is). */
 PTO_K_FN int64_t pto_k_next(int64_t i, int64_t step, int64_t end);
 PTO_K_FN int64_t pto_k_iter_mod(int64_t i, int64_t start, int64_t step, int64_t n);
+
+/* The + - * and unary - of a .pto integer expression that the emitter could
+   not prove stays in int64 (a dynamic dim or a scalar times a large
+   factor, say; every other one is plain C): the exact a + b, a - b, a * b,
+   -a; one whose value leaves int64 is reported at src ("integer overflow
+   in expression", as the reference interpreter refuses it) and stops the
+   launch there, as the instruction budget does: C's signed overflow is
+   undefined behaviour, and a wrapped index can land back inside a tensor. */
+PTO_K_FN int64_t pto_k_iadd(pto_k_core *c, const char *src, int64_t a, int64_t b);
+PTO_K_FN int64_t pto_k_isub(pto_k_core *c, const char *src, int64_t a, int64_t b);
+PTO_K_FN int64_t pto_k_imul(pto_k_core *c, const char *src, int64_t a, int64_t b);
+PTO_K_FN int64_t pto_k_ineg(pto_k_core *c, const char *src, int64_t a);
 
 /* Memory movement. The GM window is the tile's valid region at (row, col). */
 PTO_K_FN void pto_k_tload(pto_k_core *c, const char *src, pto_k_tile d, pto_k_gm *g, int64_t row, int64_t col);

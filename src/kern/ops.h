@@ -1489,3 +1489,82 @@ PTO_K_FN int64_t pto_k_iter_mod(int64_t i, int64_t start, int64_t step, int64_t 
     if (step <= 0 || n <= 0) return 0;   /* (never in an emitted loop's body) */
     return (int64_t)(((uint64_t)i - (uint64_t)start) / (uint64_t)step % (uint64_t)n);
 }
+
+/* The compilers' overflow builtins where they exist (gcc 5+, clang: one
+   flag test), else the portable tests; -DPTO_K__OVF_BUILTIN=0 forces the
+   portable ones (tcc has no builtins; the tests build both). */
+#ifndef PTO_K__OVF_BUILTIN
+#if defined(__has_builtin) && !defined(__TINYC__)
+#if __has_builtin(__builtin_mul_overflow)
+#define PTO_K__OVF_BUILTIN 1
+#endif
+#elif defined(__GNUC__) && __GNUC__ >= 5 && !defined(__TINYC__)
+#define PTO_K__OVF_BUILTIN 1
+#endif
+#endif
+#ifndef PTO_K__OVF_BUILTIN
+#define PTO_K__OVF_BUILTIN 0
+#endif
+
+/* a + b (op '+'), a - b ('-') or a * b ('*') into *r: 0, or 1 when the
+   exact value leaves int64 (*r is then not the value). */
+PTO_K_FN int pto_k__ovf(int op, int64_t a, int64_t b, int64_t *r)
+{
+#if PTO_K__OVF_BUILTIN
+    if (op == '+') return __builtin_add_overflow(a, b, r);
+    if (op == '-') return __builtin_sub_overflow(a, b, r);
+    return __builtin_mul_overflow(a, b, r);
+#else
+    uint64_t ua = a < 0 ? (uint64_t)0 - (uint64_t)a : (uint64_t)a, ub = b < 0 ? (uint64_t)0 - (uint64_t)b : (uint64_t)b;
+    int neg = (a < 0) != (b < 0);
+    *r = 0;
+    if (op == '+') {
+        if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return 1;
+        *r = a + b;
+        return 0;
+    }
+    if (op == '-') {
+        if ((b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b)) return 1;
+        *r = a - b;
+        return 0;
+    }
+    if (!ua || !ub) return 0;
+    if (ua > ((uint64_t)INT64_MAX + (uint64_t)neg) / ub) return 1;   /* |a * b| past 2^63 - 1 (2^63 when negative) */
+    *r = !neg ? (int64_t)(ua * ub) : ua * ub == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)(ua * ub);
+    return 0;
+#endif
+}
+
+/* The report of pto_k_iadd ...: once, then every core leaves its kernel
+   function (pto_k__tick's way out) and the launch's end checks are
+   skipped: what follows a wrong index would be noise. */
+PTO_K_FN void pto_k__overflow(pto_k_core *c, const char *src, const char *what)
+{
+    pto_k_device *dev = c->dev;
+    char who[64];
+    if (!dev->stopped) {
+        pto_k__core_name(c, who, sizeof who);
+        pto_k__err(dev, PTO_K_E_OVERFLOW, "%s: error: integer overflow in expression: %s leaves int64 (%s); the "
+                   "launch stopped here", src ? src : "?", what, who);
+        dev->stopped = 1;
+    }
+    longjmp(c->stop, 1);
+}
+
+PTO_K_FN int64_t pto_k__ick(pto_k_core *c, const char *src, int op, int64_t a, int64_t b)
+{
+    char what[80];
+    int64_t r;
+    if (!pto_k__ovf(op, a, b, &r)) return r;
+    snprintf(what, sizeof what, b < 0 ? "%lld %c (%lld)" : "%lld %c %lld", (long long)a, op, (long long)b);
+    pto_k__overflow(c, src, what);
+    return 0;
+}
+PTO_K_FN int64_t pto_k_iadd(pto_k_core *c, const char *src, int64_t a, int64_t b) { return pto_k__ick(c, src, '+', a, b); }
+PTO_K_FN int64_t pto_k_isub(pto_k_core *c, const char *src, int64_t a, int64_t b) { return pto_k__ick(c, src, '-', a, b); }
+PTO_K_FN int64_t pto_k_imul(pto_k_core *c, const char *src, int64_t a, int64_t b) { return pto_k__ick(c, src, '*', a, b); }
+PTO_K_FN int64_t pto_k_ineg(pto_k_core *c, const char *src, int64_t a)
+{
+    if (a == INT64_MIN) pto_k__overflow(c, src, "-(-9223372036854775808)");
+    return -a;
+}
