@@ -28,8 +28,12 @@
       writes and their byte ranges in one space overlap (ends rounded up to
       the 32-byte granule), whatever tiles they name: tiles that share bytes
       after reuse conflict too. GM windows of one tensor conflict unless
-      their row or column ranges are provably disjoint (a linear difference
-      of loop-invariant terms that is a constant). Tensors that can never be
+      their row or column ranges are provably disjoint: a linear difference
+      of loop-invariant terms that is a constant, or (pto__sy_apart_loop)
+      starts affine in one loop's variable, through lets, with one
+      coefficient, in a loop that is in no loop, kept apart at every
+      iteration distance the earlier access can have (an in-place update of
+      an inout tensor: review29 M1). Tensors that can never be
       part of a dependency (only read, or only on one in-order pipe) get no
       records.
 
