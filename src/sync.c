@@ -28,8 +28,12 @@
       writes and their byte ranges in one space overlap (ends rounded up to
       the 32-byte granule), whatever tiles they name: tiles that share bytes
       after reuse conflict too. GM windows of one tensor conflict unless
-      their row or column ranges are provably disjoint (a linear difference
-      of loop-invariant terms that is a constant). Tensors that can never be
+      their row or column ranges are provably disjoint: a linear difference
+      of loop-invariant terms that is a constant, or (pto__sy_apart_loop)
+      starts affine in one loop's variable, through lets, with one
+      coefficient, in a loop that is in no loop, kept apart at every
+      iteration distance the earlier access can have (an in-place update of
+      an inout tensor: review29 M1). Tensors that can never be
       part of a dependency (only read, or only on one in-order pipe) get no
       records.
 
@@ -599,8 +603,11 @@ static int pto__sy_idform(const pto_module *m, int32_t e, int64_t *base, int64_t
 /* ---- GM windows ------------------------------------------------------------
    A linear form c + sum coef * leaf over loop-invariant leaves (dims, scalars,
    top-level lets, builtins). Anything else is unknown and makes two windows
-   "may overlap". Loop variables are never leaves: two instances of one
-   access in different iterations see different values. */
+   "may overlap". Loop variables are never leaves of a constant difference
+   (pto__sy_const_diff): two instances of one access in different iterations
+   see different values. pto__sy_apart_loop reads them as leaves (loops = 1,
+   lets inside loops expanded) and then tells the two instances apart. All
+   arithmetic is checked: a form that does not fit int64 is unknown. */
 
 typedef struct pto__sy_lin {
     int64_t c;
@@ -609,37 +616,72 @@ typedef struct pto__sy_lin {
     int64_t coef[8];
 } pto__sy_lin;
 
+/* a + b and a * b when the exact result fits int64 (else 0). */
+static int pto__sy_add64(int64_t a, int64_t b, int64_t *r)
+{
+    if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return 0;
+    *r = a + b;
+    return 1;
+}
+
+static int pto__sy_mul64(int64_t a, int64_t b, int64_t *r)
+{
+    if (a > 0 ? (b > 0 ? a > INT64_MAX / b : b < INT64_MIN / a) : (a < 0 && (b > 0 ? a < INT64_MIN / b : b < 0 && a < INT64_MAX / b)))
+        return 0;
+    *r = a * b;
+    return 1;
+}
+
 static int pto__sy_lin_add(pto__sy_lin *l, int32_t leaf, int64_t coef)
 {
     int i;
     for (i = 0; i < l->n; i++)
-        if (l->leaf[i] == leaf) { l->coef[i] += coef; return 1; }
+        if (l->leaf[i] == leaf) return pto__sy_add64(l->coef[i], coef, &l->coef[i]);
     if (l->n == 8) return 0;
     l->leaf[l->n] = leaf;
     l->coef[l->n++] = coef;
     return 1;
 }
 
-static int pto__sy_linear(const pto_module *m, int32_t e, int64_t k, pto__sy_lin *l)
+static int64_t pto__sy_lin_coef(const pto__sy_lin *l, int32_t leaf)
+{
+    int i;
+    for (i = 0; i < l->n; i++)
+        if (l->leaf[i] == leaf) return l->coef[i];
+    return 0;
+}
+
+/* l += k * e. loops: loop variables are leaves too, and a let defined in a
+   loop stands for its value (the same iteration's: a let is read only where
+   its loop's variable has the value it was computed with); depth bounds a
+   chain of lets. */
+static int pto__sy_linear(const pto_module *m, int32_t e, int64_t k, pto__sy_lin *l, int loops, int depth)
 {
     const pto_expr *x;
-    if (e < 0 || e >= m->n_exprs) return 0;
+    int64_t v;
+    if (e < 0 || e >= m->n_exprs || depth > 32) return 0;
     x = &m->exprs[e];
     switch (x->kind) {
-    case PTO_E_INT: l->c += k * x->value; return 1;
-    case PTO_E_ADD: return pto__sy_linear(m, x->a, k, l) && pto__sy_linear(m, x->b, k, l);
-    case PTO_E_SUB: return pto__sy_linear(m, x->a, k, l) && pto__sy_linear(m, x->b, -k, l);
-    case PTO_E_NEG: return pto__sy_linear(m, x->a, -k, l);
+    case PTO_E_INT: return pto__sy_mul64(k, x->value, &v) && pto__sy_add64(l->c, v, &l->c);
+    case PTO_E_ADD: return pto__sy_linear(m, x->a, k, l, loops, depth) && pto__sy_linear(m, x->b, k, l, loops, depth);
+    case PTO_E_SUB:
+        return k != INT64_MIN && pto__sy_linear(m, x->a, k, l, loops, depth) && pto__sy_linear(m, x->b, -k, l, loops, depth);
+    case PTO_E_NEG: return k != INT64_MIN && pto__sy_linear(m, x->a, -k, l, loops, depth);
     case PTO_E_MUL:
-        if (m->exprs[x->a].kind == PTO_E_INT) return pto__sy_linear(m, x->b, k * m->exprs[x->a].value, l);
-        if (m->exprs[x->b].kind == PTO_E_INT) return pto__sy_linear(m, x->a, k * m->exprs[x->b].value, l);
+        if (m->exprs[x->a].kind == PTO_E_INT)
+            return pto__sy_mul64(k, m->exprs[x->a].value, &v) && pto__sy_linear(m, x->b, v, l, loops, depth);
+        if (m->exprs[x->b].kind == PTO_E_INT)
+            return pto__sy_mul64(k, m->exprs[x->b].value, &v) && pto__sy_linear(m, x->a, v, l, loops, depth);
         return 0;
     case PTO_E_VAR: {
-        const pto_var *v;
+        const pto_var *var;
         if (x->a < 0 || x->a >= m->n_vars) return 0;
-        v = &m->vars[x->a];
-        if (v->kind == PTO_V_LOOP) return 0;
-        if (v->kind == PTO_V_LET && (v->def < 0 || pto_stmt_loop(m, v->def) >= 0)) return 0;
+        var = &m->vars[x->a];
+        if (var->kind == PTO_V_LOOP && !loops) return 0;
+        if (var->kind == PTO_V_LET && (var->def < 0 || pto_stmt_loop(m, var->def) >= 0)) {
+            if (!loops || var->def < 0 || var->def >= m->n_stmts || m->stmts[var->def].kind != PTO_ST_LET) return 0;
+            return pto__sy_linear(m, m->stmts[var->def].e[0], k, l, loops, depth + 1);
+        }
         return pto__sy_lin_add(l, x->a, k);
     }
     case PTO_E_BLOCK: case PTO_E_BLOCKS: case PTO_E_SUBBLOCK: case PTO_E_RANK: case PTO_E_NRANKS:
@@ -657,7 +699,7 @@ static int pto__sy_const_diff(const pto_module *m, int32_t a, int32_t b, int64_t
     memset(&l, 0, sizeof l);
     if (a < 0 && b < 0) { *d = 0; return 1; }
     if (a < 0 || b < 0) return 0;
-    if (!pto__sy_linear(m, a, 1, &l) || !pto__sy_linear(m, b, -1, &l)) return 0;
+    if (!pto__sy_linear(m, a, 1, &l, 0, 0) || !pto__sy_linear(m, b, -1, &l, 0, 0)) return 0;
     for (i = 0; i < l.n; i++)
         if (l.coef[i] != 0) return 0;
     *d = l.c;
@@ -675,8 +717,94 @@ static const pto_tile *pto__sy_window_tile(const pto_module *m, int32_t stmt)
     return NULL;
 }
 
-static int pto__sy_gm_overlap(const pto_module *m, const pto__sy_rec *a, const pto__sy_rec *b)
+static int64_t pto__sy_const_trips(const pto_module *m, int32_t L);
+
+/* Whether loop L holds statement s (at any depth). */
+static int pto__sy_held(const pto_module *m, int32_t s, int32_t L)
 {
+    int32_t x;
+    for (x = pto_stmt_loop(m, s); x >= 0; x = pto_stmt_loop(m, x))
+        if (x == L) return 1;
+    return 0;
+}
+
+/* Whether D - s * d (s > 0) stays out of (-ea, eb) for every d in
+   [dlo, dhi]: it falls as d grows, so only the first d below eb matters. */
+static int pto__sy_apart_run(int64_t D, int64_t s, int64_t ea, int64_t eb, int64_t dlo, int64_t dhi)
+{
+    int64_t x, q, y, dq;
+    if (dlo > dhi) return 1;
+    if (!pto__sy_mul64(s, dlo, &x) || !pto__sy_add64(D, -x, &x)) return 0;
+    if (x <= -ea) return 1;
+    if (x < eb) return 0;
+    q = (x - eb) / s + 1;   /* the first step that takes x below eb */
+    if (!pto__sy_add64(dlo, q, &dq) || dq > dhi) return 1;
+    if (!pto__sy_mul64(s, q, &y) || !pto__sy_add64(x, -y, &y)) return 0;
+    return y <= -ea;
+}
+
+/* Every earlier instance of access a against access b, along window
+   coordinate k (0 row, 1 column; a spans ea of them, b eb): apart when the
+   two starts are affine in one loop variable v with one coefficient c and
+   the same loop-invariant terms (through lets), v's loop L holds both and
+   is in no loop (an outer loop's earlier iteration could pair any
+   instances), and for every iteration distance d a's instance can have
+   (d >= 1; d = 0 too when a can run earlier in b's iteration; d < T with
+   a literal trip count T) start_a - start_b = D - c * step * d keeps the
+   ranges apart. The scan asks it for the live record a of an access
+   before b, standing for every earlier instance not ordered yet (the
+   records keep only the latest: so every d counts, not the nearest).
+   Two writes on different pipes stay "may overlap": rows apart may still
+   share a 32-byte block, and unordered writers of one block race. */
+static int pto__sy_apart_loop(const pto__sy *sy, const pto__sy_rec *a, const pto__sy_rec *b, int k, int64_t ea, int64_t eb)
+{
+    const pto_module *m = sy->m;
+    int32_t ia = m->operands[a->opnd].e[k], ib = m->operands[b->opnd].e[k], v = -1, L, pa, pb;
+    pto__sy_lin la, lb;
+    const pto__sy_lin *side[2];
+    int64_t c = 0, st = 1, s, D, T, dlo, t;
+    int i, j;
+    if (ia < 0 || ib < 0 || ea < 1 || eb < 1) return 0;
+    if ((a->rw & PTO__SY_WR) && (b->rw & PTO__SY_WR) && a->pipe != b->pipe) return 0;
+    memset(&la, 0, sizeof la);
+    memset(&lb, 0, sizeof lb);
+    if (!pto__sy_linear(m, ia, 1, &la, 1, 0) || !pto__sy_linear(m, ib, 1, &lb, 1, 0)) return 0;
+    side[0] = &la;
+    side[1] = &lb;
+    for (j = 0; j < 2; j++)
+        for (i = 0; i < side[j]->n; i++) {
+            int32_t leaf = side[j]->leaf[i];
+            int64_t x = pto__sy_lin_coef(&la, leaf), y = pto__sy_lin_coef(&lb, leaf);
+            if (x != y) return 0;   /* an invariant term that differs, or a loop's coefficient */
+            if (x == 0 || leaf < 0 || m->vars[leaf].kind != PTO_V_LOOP) continue;
+            if (v >= 0 && v != leaf) return 0;   /* two loop variables */
+            v = leaf;
+            c = x;
+        }
+    if (lb.c == INT64_MIN || !pto__sy_add64(la.c, -lb.c, &D)) return 0;
+    if (v < 0) return D >= eb || D <= -ea;   /* lets in a loop that name no loop variable */
+    L = m->vars[v].def;
+    if (L < 0 || L >= m->n_stmts || m->stmts[L].kind != PTO_ST_FOR || pto_stmt_loop(m, L) >= 0) return 0;
+    if (!pto__sy_held(m, a->stmt, L) || !pto__sy_held(m, b->stmt, L)) return 0;
+    if (m->stmts[L].e[2] >= 0) {
+        if (m->exprs[m->stmts[L].e[2]].kind != PTO_E_INT) return 0;
+        st = m->exprs[m->stmts[L].e[2]].value;
+    }
+    if (!pto__sy_mul64(c, st, &s) || s == 0 || s == INT64_MIN || D == INT64_MIN) return 0;
+    /* d = 0: a runs before b in one iteration of L (earlier in L's body, or
+       in a loop inside L around both) */
+    pto__sy_lca(sy, a->stmt, b->stmt, &pa, &pb);
+    dlo = sy->pos[pa] < sy->pos[pb] || pto_stmt_loop(m, pa) != L ? 0 : 1;
+    T = pto__sy_const_trips(m, L);
+    if (s < 0) { s = -s; D = -D; t = ea; ea = eb; eb = t; }   /* a's start minus b's, mirrored */
+    return pto__sy_apart_run(D, s, ea, eb, dlo, T >= 0 ? T - 1 : INT64_MAX);
+}
+
+/* Whether the GM windows of a live record a (an access before b: any
+   instance not ordered yet) and of b may share bytes. */
+static int pto__sy_gm_overlap(const pto__sy *sy, const pto__sy_rec *a, const pto__sy_rec *b)
+{
+    const pto_module *m = sy->m;
     const pto_operand *oa = &m->operands[a->opnd], *ob = &m->operands[b->opnd];
     const pto_tile *ta = pto__sy_window_tile(m, a->stmt), *tb = pto__sy_window_tile(m, b->stmt);
     int64_t d;
@@ -685,13 +813,13 @@ static int pto__sy_gm_overlap(const pto_module *m, const pto__sy_rec *a, const p
     if (pto__sy_const_diff(m, oa->e[2], ob->e[2], &d) && d != 0) return 0;
     if (pto__sy_const_diff(m, oa->e[0], ob->e[0], &d) && (d >= tb->rows || -d >= ta->rows)) return 0;
     if (pto__sy_const_diff(m, oa->e[1], ob->e[1], &d) && (d >= tb->cols || -d >= ta->cols)) return 0;
-    return 1;
+    return !pto__sy_apart_loop(sy, a, b, 0, ta->rows, tb->rows) && !pto__sy_apart_loop(sy, a, b, 1, ta->cols, tb->cols);
 }
 
 static int pto__sy_overlap(const pto__sy *sy, const pto__sy_rec *a, const pto__sy_rec *b)
 {
     if (a->space != b->space) return 0;
-    if (a->space == PTO_GM) return pto__sy_gm_overlap(sy->m, a, b);
+    if (a->space == PTO_GM) return pto__sy_gm_overlap(sy, a, b);
     return a->lo < b->hi && b->lo < a->hi;
 }
 
@@ -2100,7 +2228,7 @@ static int32_t pto__sy_scan(pto__sy *sy, int32_t s, const pto__sy_st *st, int32_
             const pto__sy_e *e = &E[k];
             if (e->skip & skip) continue;
             if (e->lo >= bhi || blo >= e->hi || e->space != b->space) continue;
-            if (e->space == PTO_GM && !pto__sy_gm_overlap(m, &sy->recs[e->rid], b)) continue;
+            if (e->space == PTO_GM && !pto__sy_gm_overlap(sy, &sy->recs[e->rid], b)) continue;
             pto__sy_hazard(sy, e->rid, s, o, r);
             if (sy->stop) return nr;
         }
