@@ -118,7 +118,8 @@ typedef struct pto_allocator {
 /* Zero-initialised fields take their defaults. */
 typedef struct pto_ctx_desc {
     pto_allocator allocator; /* all three or none; default PTO_MALLOC & co */
-    int max_diags;           /* stop recording after this many errors (default 50) */
+    int max_diags;           /* stop recording after this many diagnostics (default 50); the
+                                ones past it are counted (pto_diag_dropped) */
 } pto_ctx_desc;
 
 typedef struct pto_ctx pto_ctx;
@@ -133,7 +134,11 @@ PTODEF int pto_diag_count(const pto_ctx *ctx);
 PTODEF const pto_diag *pto_diag_get(const pto_ctx *ctx, int i);
 PTODEF int pto_error_count(const pto_ctx *ctx);
 PTODEF void pto_diag_clear(pto_ctx *ctx);
-/* Writes "FILE:LINE:COL: error: MESSAGE\n" for every diagnostic. */
+/* How many diagnostics of severity sev were not recorded, past
+   pto_ctx_desc.max_diags (pto_error_count counts those errors too). */
+PTODEF int pto_diag_dropped(const pto_ctx *ctx, pto_severity sev);
+/* Writes "FILE:LINE:COL: error: MESSAGE\n" for every diagnostic, then, when
+   some were dropped, "... and 30 more errors not shown (the first 50 shown)". */
 PTODEF void pto_diag_print(const pto_ctx *ctx, FILE *out);
 PTODEF void pto_diag_format(const pto_ctx *ctx, const pto_diag *d, char *buf, size_t size);
 
@@ -1157,12 +1162,19 @@ struct pto__hslot {
     int32_t id;
 };
 
+/* Where the diagnostics stood (pto__diag_mark), to drop what a quiet try
+   said after it (pto__diag_truncate). */
+typedef struct pto__dmark {
+    int32_t n, nerr, dropped[3];
+} pto__dmark;
+
 struct pto_ctx {
     pto_allocator al;
     int max_diags;
     pto_diag *diags;
     int32_t n_diags, cap_diags;
     int32_t n_errors;
+    int32_t dropped[3];     /* per severity: diagnostics past max_diags, not recorded (pto_diag_dropped) */
     int oom_reported;
     /* files */
     char **files;
@@ -1959,7 +1971,10 @@ static void pto__vdiag(pto_ctx *ctx, pto_severity sev, pto_loc loc, const char *
     char msg[512];
     int32_t i;
     if (sev == PTO_SEV_ERROR) ctx->n_errors++;
-    if (ctx->n_diags >= ctx->max_diags) return;
+    if (ctx->n_diags >= ctx->max_diags) {   /* counted, so that a list that stops there says so (review29 L6) */
+        if ((unsigned)sev <= PTO_SEV_NOTE) ctx->dropped[sev]++;
+        return;
+    }
     vsnprintf(msg, sizeof msg, fmt, ap);
     i = pto__grow(ctx, (void **)&ctx->diags, &ctx->n_diags, &ctx->cap_diags, sizeof(pto_diag));
     if (i < 0) return;
@@ -1995,19 +2010,33 @@ PTODEF void pto_note(pto_ctx *ctx, pto_loc loc, const char *fmt, ...)
 }
 
 PTODEF int pto_diag_count(const pto_ctx *ctx) { return ctx ? ctx->n_diags : 0; }
+PTODEF int pto_diag_dropped(const pto_ctx *ctx, pto_severity sev)
+{
+    return ctx && (unsigned)sev <= PTO_SEV_NOTE ? ctx->dropped[sev] : 0;
+}
 PTODEF int pto_error_count(const pto_ctx *ctx) { return ctx ? ctx->n_errors : 0; }
 PTODEF const pto_diag *pto_diag_get(const pto_ctx *ctx, int i)
 {
     return (ctx && i >= 0 && i < ctx->n_diags) ? &ctx->diags[i] : NULL;
 }
 
-/* Drops the diagnostics recorded after the first n, and counts nerr
-   errors: a pass that finds its input malformed part way through reports
-   that alone. */
-static void pto__diag_truncate(pto_ctx *ctx, int32_t n, int32_t nerr)
+static pto__dmark pto__diag_mark(const pto_ctx *ctx)
 {
-    while (ctx->n_diags > n) pto_free(ctx, ctx->diags[--ctx->n_diags].msg);
-    ctx->n_errors = nerr;
+    pto__dmark mk;
+    mk.n = ctx->n_diags;
+    mk.nerr = ctx->n_errors;
+    memcpy(mk.dropped, ctx->dropped, sizeof mk.dropped);
+    return mk;
+}
+
+/* Drops the diagnostics said after mark mk (recorded, or counted as
+   dropped past max_diags): a pass that finds its input malformed part way
+   through reports that alone, and a quiet try says nothing. */
+static void pto__diag_truncate(pto_ctx *ctx, const pto__dmark *mk)
+{
+    while (ctx->n_diags > mk->n) pto_free(ctx, ctx->diags[--ctx->n_diags].msg);
+    ctx->n_errors = mk->nerr;
+    memcpy(ctx->dropped, mk->dropped, sizeof ctx->dropped);
 }
 
 PTODEF void pto_diag_clear(pto_ctx *ctx)
@@ -2016,6 +2045,7 @@ PTODEF void pto_diag_clear(pto_ctx *ctx)
     for (i = 0; i < ctx->n_diags; i++) pto_free(ctx, ctx->diags[i].msg);
     ctx->n_diags = 0;
     ctx->n_errors = 0;
+    memset(ctx->dropped, 0, sizeof ctx->dropped);
     ctx->oom_reported = 0;
 }
 
@@ -2031,6 +2061,25 @@ PTODEF void pto_diag_format(const pto_ctx *ctx, const pto_diag *d, char *buf, si
         snprintf(buf, size, "pto: %s: %s", sev[d->severity], d->msg);
 }
 
+/* The line that ends a list cut at max_diags: "... and 30 more errors
+   not shown (the first 50 shown)" (review29 L6: the list stopped silently). */
+static void pto__diag_print_dropped(const pto_ctx *ctx, FILE *out)
+{
+    static const char *const sev[] = {"error", "warning", "note"};
+    int i, said = 0, left = 0;
+    for (i = 0; i < 3; i++) left += ctx->dropped[i] > 0;
+    if (!left) return;
+    fprintf(out, "... and");
+    for (i = 0; i < 3; i++) {
+        if (!ctx->dropped[i]) continue;
+        left--;
+        fprintf(out, "%s %d %s%s%s", said ? (left ? "," : " and") : "", (int)ctx->dropped[i], said ? "" : "more ", sev[i],
+                ctx->dropped[i] == 1 ? "" : "s");
+        said = 1;
+    }
+    fprintf(out, " not shown (the first %d shown)\n", (int)ctx->n_diags);
+}
+
 PTODEF void pto_diag_print(const pto_ctx *ctx, FILE *out)
 {
     int32_t i;
@@ -2040,6 +2089,7 @@ PTODEF void pto_diag_print(const pto_ctx *ctx, FILE *out)
         pto_diag_format(ctx, &ctx->diags[i], line, sizeof line);
         fprintf(out, "%s\n", line);
     }
+    pto__diag_print_dropped(ctx, out);
 }
 
 /* ---- pto_buf ---- */
@@ -9396,9 +9446,9 @@ static int pto__vform_delta(const pto__vform *a, const pto__vform *b, int64_t *d
    window's own checks said what is wrong with it). */
 static void pto__vquiet_form(pto__verifier *v, const pto_operand *o, int i, pto__vform *f)
 {
-    int32_t nd = v->ctx->n_diags, ne = v->ctx->n_errors;
+    pto__dmark mk = pto__diag_mark(v->ctx);
     pto__vexpr(v, o->e[i], 0, f, 0);
-    pto__diag_truncate(v->ctx, nd, ne);
+    pto__diag_truncate(v->ctx, &mk);
 }
 
 /* The two windows of a tput / tget on the same copy of one tensor that
@@ -9620,10 +9670,10 @@ static void pto__vint_scalar(pto__verifier *v, const pto__vop *op, int si)
         /* the expression's own diagnostics were said when its kind was
            checked (pto__vkind_ok): not twice (review18: `texpands t, rank * 10`
            in a kernel without ranks) */
-        int32_t nd = v->ctx->n_diags, ne = v->ctx->n_errors;
+        pto__dmark mk = pto__diag_mark(v->ctx);
         int known;
         int64_t c = pto__vconst_int(v, o, &known);
-        pto__diag_truncate(v->ctx, nd, ne);
+        pto__diag_truncate(v->ctx, &mk);
         if (!known) return;
         x = (double)c;
         snprintf(xs, sizeof xs, "%lld", (long long)c);
@@ -11414,13 +11464,13 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
     v->waits = v->waits_unsure = 0;
     v->n_stores = v->n_decls = 0;
     {
-        int32_t nd = v->ctx->n_diags, ne = v->ctx->n_errors;
+        pto__dmark mk = pto__diag_mark(v->ctx);
         pto__vwalk(v, k->body);
         if (v->malformed) {
             /* phase 0 would have found it before checking anything: that
                error alone, as then */
             pto_loc none = {0, 0, 0};
-            pto__diag_truncate(v->ctx, nd, ne);
+            pto__diag_truncate(v->ctx, &mk);
             pto_error(v->ctx, none, "internal error: malformed statement lists");
         }
     }
@@ -25558,10 +25608,11 @@ static void pto__emit_noteline(pto__emitter *E, int32_t plan, int32_t s)
    diagnostic is dropped); -1 then. */
 static int32_t pto__emit_plan_try(pto__emitter *E, int tpl, uint64_t known)
 {
-    int32_t nd = E->ctx->n_diags, ne = E->ctx->n_errors, oomr = E->ctx->oom_reported;
+    pto__dmark mk = pto__diag_mark(E->ctx);
+    int oomr = E->ctx->oom_reported;
     int32_t r = pto__emit_plan_make(E, tpl, known, 0);
     if (r < 0) {
-        pto__diag_truncate(E->ctx, nd, ne);
+        pto__diag_truncate(E->ctx, &mk);
         E->ctx->oom_reported = oomr;
     }
     return r;

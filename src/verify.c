@@ -2138,9 +2138,9 @@ static int pto__vform_delta(const pto__vform *a, const pto__vform *b, int64_t *d
    window's own checks said what is wrong with it). */
 static void pto__vquiet_form(pto__verifier *v, const pto_operand *o, int i, pto__vform *f)
 {
-    int32_t nd = v->ctx->n_diags, ne = v->ctx->n_errors;
+    pto__dmark mk = pto__diag_mark(v->ctx);
     pto__vexpr(v, o->e[i], 0, f, 0);
-    pto__diag_truncate(v->ctx, nd, ne);
+    pto__diag_truncate(v->ctx, &mk);
 }
 
 /* The two windows of a tput / tget on the same copy of one tensor that
@@ -2362,10 +2362,10 @@ static void pto__vint_scalar(pto__verifier *v, const pto__vop *op, int si)
         /* the expression's own diagnostics were said when its kind was
            checked (pto__vkind_ok): not twice (review18: `texpands t, rank * 10`
            in a kernel without ranks) */
-        int32_t nd = v->ctx->n_diags, ne = v->ctx->n_errors;
+        pto__dmark mk = pto__diag_mark(v->ctx);
         int known;
         int64_t c = pto__vconst_int(v, o, &known);
-        pto__diag_truncate(v->ctx, nd, ne);
+        pto__diag_truncate(v->ctx, &mk);
         if (!known) return;
         x = (double)c;
         snprintf(xs, sizeof xs, "%lld", (long long)c);
@@ -4156,13 +4156,13 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
     v->waits = v->waits_unsure = 0;
     v->n_stores = v->n_decls = 0;
     {
-        int32_t nd = v->ctx->n_diags, ne = v->ctx->n_errors;
+        pto__dmark mk = pto__diag_mark(v->ctx);
         pto__vwalk(v, k->body);
         if (v->malformed) {
             /* phase 0 would have found it before checking anything: that
                error alone, as then */
             pto_loc none = {0, 0, 0};
-            pto__diag_truncate(v->ctx, nd, ne);
+            pto__diag_truncate(v->ctx, &mk);
             pto_error(v->ctx, none, "internal error: malformed statement lists");
         }
     }

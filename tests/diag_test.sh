@@ -835,6 +835,18 @@ expect "ids: 16 x8 tiles refused, with what to change" 1 \
     "ids_overflow.pto:38:5: error: sync: more than 128 event ids would be set at once here .*: give the loop fewer or shallower multi-buffered tiles" \
     $ptoc check tests/diag/ids_overflow.pto
 expect "ids: 10 x8 tiles sync" 0 "out of event ids for MTE3 -> V: 9 flag pairs" $ptoc check tests/user/ten_x8.pto
+# the diagnostics cap: 50 errors shown, then a line that says how many more (review29 L6)
+expect "80 errors: the list says 30 more" 1 "^\.\.\. and 30 more errors not shown \(the first 50 shown\)$" $ptoc check tests/diag/many_errors.pto
+if [ "$(grep -c ': error: ' $out/log)" = 50 ] && tail -1 $out/log | grep -q "^\.\.\. and 30 more"
+then ok "80 errors: 50 lines, the count last"; else bad "80 errors: 50 lines, the count last"; fi
+# each sync warning once, whatever the command (review29 L1 counted 9 lines for 3 warnings of
+# `ptoc sync`: not reproduced, the lines are ~330 characters and wrap to 3 screen rows each)
+for c in sync check "dump sync" "emit -o $out/ten_x8"; do
+    # shellcheck disable=SC2086
+    $ptoc $c tests/user/ten_x8.pto 2>$out/log >/dev/null
+    n=$(grep -c "warning: sync: out of event ids" $out/log); u=$(grep "warning: sync: out of event ids" $out/log | sort -u | wc -l)
+    if [ "$n" -ge 2 ] && [ "$n" = "$u" ]; then ok "ptoc $c: each sync warning once ($n)"; else bad "ptoc $c: each sync warning once ($n lines, $u distinct)"; fi
+done
 # ---- a rotation degraded to one id is that id, not 'base + i % 1' (review22 L1) ----
 expect "one id left: warned" 0 "ids_one.pto:20:5: warning: sync: out of event ids for MTE2 -> V: 1 id instead of 2 rotating for tile te" \
     $ptoc dump sync tests/diag/ids_one.pto
