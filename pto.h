@@ -264,9 +264,10 @@ typedef enum pto_opclass {
     PTO_OC_WAIT,     /* block until signal cell CMP value, on S */
     PTO_OC_XFER,     /* GM window -> GM window (tput / tget); lowered to a staging tile */
     PTO_OC_ALLREDUCE, /* in-place sum over ranks of a window tensor; lowered (lower.c) */
-    PTO_OC_FILLPAD   /* zero a loaded tile outside its valid region: made by pto_lower for the isa
+    PTO_OC_FILLPAD,  /* zero a loaded tile outside its valid region: made by pto_lower for the isa
                         target only (pto-isa's TLOAD moves the valid region alone; the simulator's
                         tload zeroes the rest itself), never written in a kernel */
+    PTO_OC_TRANS     /* d[c, r] = a[r, c] over a's valid region (pto-isa's TTRANS) */
 } pto_opclass;
 
 /* notify's second word. */
@@ -327,7 +328,8 @@ typedef enum pto_notify_mode { PTO_NOTIFY_SET, PTO_NOTIFY_ADD } pto_notify_mode;
     X(TPUT,          "tput",          PTO_PIPE_MTE2, PTO_OC_XFER,   4, PTO_W(PTO_A_GM), PTO_R(PTO_A_GM), PTO_A_INT, PTO_A_INT) \
     X(TGET,          "tget",          PTO_PIPE_MTE2, PTO_OC_XFER,   4, PTO_W(PTO_A_GM), PTO_R(PTO_A_GM), PTO_A_INT, PTO_A_INT) \
     X(ALLREDUCE,     "allreduce",     PTO_PIPE_S,    PTO_OC_ALLREDUCE, 2, PTO_RW(PTO_A_GM | PTO_A_WHOLE), PTO_RW(PTO_A_GM | PTO_A_WHOLE), 0, 0) \
-    X(TFILLPAD,      "tfillpad",      PTO_PIPE_V,    PTO_OC_FILLPAD, 1, PTO_W(PTO_A_VEC|PTO_A_MAT), 0, 0, 0)
+    X(TFILLPAD,      "tfillpad",      PTO_PIPE_V,    PTO_OC_FILLPAD, 1, PTO_W(PTO_A_VEC|PTO_A_MAT), 0, 0, 0) \
+    X(TTRANS,        "ttrans",        PTO_PIPE_V,    PTO_OC_TRANS,  2, PTO_W(PTO_A_VEC), PTO_R(PTO_A_VEC), 0, 0)
 
 typedef enum pto_op {
 #define PTO__OP_ENUM(e, name, pipe, cls, n, a0, a1, a2, a3) PTO_OP_##e,
@@ -6047,7 +6049,7 @@ static void pto__ps_unknown_op(pto__ps_parser *p, const pto__ps_tok *t)
             {"tcast", " (pto calls it 'tcvt')"}, {"tconvert", " (pto calls it 'tcvt')"},
             {"tfill", " (pto calls it 'texpands')"}, {"tduplicate", " (pto calls it 'texpands')"},
             {"tcopy", " (pto calls it 'tmov')"}, {"tassign", " (pto calls it 'tmov')"},
-            {"ttranspose", " (pto has no transpose: load the tile from a transposed tensor)"},
+            {"ttranspose", " (pto calls it 'ttrans')"}, {"transpose", " (pto calls it 'ttrans')"},
             {"treshape", " (pto has no reshape: declare a tile of the shape you want and tload it)"},
             {"tmma", " (pto calls it 'tmatmul', or 'tmatmul_acc' to accumulate)"},
             {"tgemm", " (pto calls it 'tmatmul', or 'tmatmul_acc' to accumulate)"},
@@ -8886,6 +8888,44 @@ static void pto__vcolvalid(pto__verifier *v, const pto__vop *op)
                   "%s[0, c] for every valid column c of '%s'", xn, (long long)-lo, yn, name, xn, yn);
 }
 
+/* ttrans d, a: d is a's shape transposed, of a's dtype, and its valid
+   region is a's transposed (pto-isa's TTRANS transposes src's valid region
+   and reads no valid region of dst: a dst region that differs would be
+   filled where the .pto says it is not, or not filled where it says it is). */
+static void pto__vtrans(pto__verifier *v, const pto__vop *op)
+{
+    const pto_tile *d = op->t[0], *a = op->t[1];
+    const char *dn = pto__vtn(v, d), *an = pto__vtn(v, a);
+    int i;
+    if (!pto__vsame_dtype(v, op, 0, 1)) return;
+    if (op->o[0]->ref == op->o[1]->ref) {   /* pto-isa's a2a3 TTRANS has written dst while it still read src */
+        pto_error(v->ctx, op->o[0]->loc, "ttrans: '%s' is both the result and the source; transpose into another tile", dn);
+        return;
+    }
+    if (d->rows != a->cols || d->cols != a->rows) {
+        pto_error(v->ctx, op->o[0]->loc, "ttrans: '%s' is [%lld, %lld], so its transpose is [%lld, %lld], but '%s' is "
+                  "[%lld, %lld]", an, (long long)a->rows, (long long)a->cols, (long long)a->cols, (long long)a->rows, dn,
+                  (long long)d->rows, (long long)d->cols);
+        return;
+    }
+    for (i = 0; i < 2; i++) {
+        pto__vform fd, fa, diff;
+        const pto__vform *pd = pto__vvalid(v, op->o[0]->ref, i, &fd), *pa = pto__vvalid(v, op->o[1]->ref, 1 - i, &fa);
+        int64_t lo, hi;
+        diff = *pd;
+        pto__fadd(&diff, pa, -1);
+        if (!pto__frange(v, &diff, &lo, &hi) || (lo == 0 && hi == 0)) continue;
+        if (pto__fisconst(pd) && pto__fisconst(pa))
+            pto_error(v->ctx, op->o[0]->loc, "ttrans: '%s' has %lld valid %s but '%s' has %lld valid %s; the transpose "
+                      "of '%s''s valid region is '%s''s, so they must be equal", dn, (long long)pd->c, i ? "cols" : "rows",
+                      an, (long long)pa->c, i ? "rows" : "cols", an, dn);
+        else
+            pto_error(v->ctx, op->o[0]->loc, "ttrans: the valid %s of '%s' and the valid %s of '%s' can differ (by %lld "
+                      "to %lld); the transpose of '%s''s valid region is '%s''s, so they must be equal", i ? "cols" : "rows",
+                      dn, i ? "rows" : "cols", an, (long long)lo, (long long)hi, an, dn);
+    }
+}
+
 static void pto__vfloat_only(pto__verifier *v, const pto__vop *op)
 {
     int o = v->m->stmts[op->s].op;
@@ -9738,6 +9778,7 @@ static void pto__vclass(pto__verifier *v, const pto__vop *op)
         if (pto__vrowvec(v, op, 2, 1) && ok) pto__vcolvalid(v, op);
         break;
     case PTO_OC_CVT: pto__vsame_shape(v, op, 0, 1); break;
+    case PTO_OC_TRANS: pto__vtrans(v, op); break;
     case PTO_OC_MOV: pto__vmov(v, op); break;
     case PTO_OC_EXTRACT: pto__vextract(v, op); break;
     case PTO_OC_MATMUL: pto__vmatmul(v, op); break;
@@ -12235,6 +12276,29 @@ static int pto__exec_mov(pto__interp *I, int32_t s)
     return 1;
 }
 
+/* ttrans d, a: d[c, r] = a[r, c] over a's valid region, element bits as
+   they are (pto-isa's TTRANS moves elements, it converts nothing). */
+static int pto__exec_trans(pto__interp *I, int32_t s)
+{
+    const pto_stmt *st = &I->m->stmts[s];
+    pto__top d, a;
+    int64_t r, c;
+    size_t es;
+    if (!pto__tile_arg(I, s, 0, &d) || !pto__tile_arg(I, s, 1, &a)) return 0;
+    if (d.t->rows != a.t->cols || d.t->cols != a.t->rows || d.t->dtype != a.t->dtype)
+        return pto__fail(I, st->loc, "ttrans: '%s' is not '%s' transposed", pto__in_tname(I, &d), pto__in_tname(I, &a));
+    /* the verifier checks what it knows statically; a launch-time region reaches here */
+    if (d.it->vr != a.it->vc || d.it->vc != a.it->vr)
+        return pto__fail(I, st->loc, "ttrans: '%s' has valid region [%lld, %lld] but '%s' has [%lld, %lld]: the transpose "
+                         "of a source's valid region is its result's", pto__in_tname(I, &d), (long long)d.it->vr,
+                         (long long)d.it->vc, pto__in_tname(I, &a), (long long)a.it->vr, (long long)a.it->vc);
+    es = (size_t)pto_dtype_size((pto_dtype)a.t->dtype);
+    for (r = 0; r < a.it->vr; r++)
+        for (c = 0; c < a.it->vc; c++)
+            memcpy((char *)d.it->data + (size_t)(c * d.t->cols + r) * es, (const char *)a.it->data + (size_t)(r * a.t->cols + c) * es, es);
+    return 1;
+}
+
 static int pto__exec_rowred(pto__interp *I, int32_t s)
 {
     const pto_stmt *st = &I->m->stmts[s];
@@ -12702,6 +12766,7 @@ static int pto__exec_op(pto__interp *I, int32_t s)
     case PTO_OC_XFER: return pto__in_xfer(I, s);
     case PTO_OC_ALLREDUCE: return pto__in_allreduce(I, s);
     case PTO_OC_FILLPAD: return 1;   /* the isa target's padding fill: tload has zeroed the padding already */
+    case PTO_OC_TRANS: return pto__exec_trans(I, s);
     }
     return pto__fail(I, st->loc, "the interpreter cannot run %s", info->name);
 }
@@ -17328,7 +17393,7 @@ static int pto__lw_reads_pad(const pto_module *m, int32_t s, int i, const pto_ti
     int cls = pto_opinfo_get((pto_op)st->op)->cls;
     const pto_operand *o0 = pto_stmt_arg(m, s, 0);
     const pto_tile *d;
-    if (cls == PTO_OC_STORE || cls == PTO_OC_COLRED || cls == PTO_OC_SYNC) return 0;
+    if (cls == PTO_OC_STORE || cls == PTO_OC_COLRED || cls == PTO_OC_TRANS || cls == PTO_OC_SYNC) return 0;
     if (cls != PTO_OC_BIN && cls != PTO_OC_BINS && cls != PTO_OC_UN && cls != PTO_OC_CVT && cls != PTO_OC_MOV &&
         cls != PTO_OC_ROWRED && cls != PTO_OC_ROWEXP && cls != PTO_OC_COLEXP)
         return 1;
@@ -28556,6 +28621,43 @@ static void pto__isa_scratch(pto__isa *I, int32_t s, const pto_tile *src)
                    (long long)I->scratch_off);
 }
 
+/* TTRANS's tmp operand for source a ([R, C]): pto-isa's a2a3 TTRANS
+   transposes a's valid region into tmp, whose row stride is the valid rows
+   rounded up to 16 (32 for 1-byte types), for the valid cols rounded up to
+   whole 32-byte blocks, then copies tmp into dst: a tile of a's dtype of
+   [C up to 32 bytes, R up to 16 / 32] holds that at any valid region. */
+static pto_tile pto__isa_trans_tmp(const pto_tile *a)
+{
+    pto_tile t = *a;
+    int64_t es = pto_dtype_size((pto_dtype)a->dtype), blk = es > 0 && es <= 32 ? 32 / es : 8, y = es == 1 ? 32 : 16;
+    t.rows = (int32_t)((a->cols + blk - 1) / blk * blk);
+    t.cols = (int32_t)((a->rows + y - 1) / y * y);
+    t.valid_r = t.valid_c = -1;
+    t.space = PTO_VEC;
+    return t;
+}
+
+/* TTRANS's tmp tile at the kernel's scratch offset, ordered after earlier
+   V work (the scratch is shared, as the row reductions'). */
+static void pto__isa_trans_scratch(pto__isa *I, int32_t s, const pto_tile *a)
+{
+    pto__emitter *E = &I->e;
+    pto_buf *b = E->out;
+    pto_tile t = pto__isa_trans_tmp(a);
+    if (!pto__isa_after_v_barrier(E->m, s)) {
+        pto__isa_ind(E);
+        pto__emit_puts(b, "/* emit (isa): TTRANS's tmp tile is the shared scratch: order it after earlier V work */\n");
+        pto__isa_ind(E);
+        pto__emit_puts(b, "pipe_barrier(PIPE_V);\n");
+    }
+    pto__isa_ind(E);
+    pto__isa_tile_type(E, b, &t, 1);
+    pto_buf_printf(b, " pto_tmp_%ld;\n", (long)s);
+    pto__isa_ind(E);
+    pto_buf_printf(b, "pto::TASSIGN(pto_tmp_%ld, %lld); /* vec scratch above the planned peak */\n", (long)s,
+                   (long long)I->scratch_off);
+}
+
 /* TCOLSUM's tmp operand: a tile of d's type ([1, C]) at the scratch offset.
    The sequential form (isBinary = false) never reads or writes it. */
 static void pto__isa_colsum_tmp(pto__isa *I, int32_t s, const pto_tile *d)
@@ -28676,7 +28778,7 @@ static int pto__isa_guard_tiles(const pto_module *m, int32_t s, int32_t *rt, int
     cls = (int)pto_opinfo_get((pto_op)st->op)->cls;
     switch (cls) {
     case PTO_OC_LOAD: case PTO_OC_BIN: case PTO_OC_BINS: case PTO_OC_UN: case PTO_OC_FILL: case PTO_OC_CVT:
-    case PTO_OC_MOV: case PTO_OC_ROWEXP: case PTO_OC_COLEXP: case PTO_OC_ROWRED: case PTO_OC_COLRED:
+    case PTO_OC_MOV: case PTO_OC_ROWEXP: case PTO_OC_COLEXP: case PTO_OC_ROWRED: case PTO_OC_COLRED: case PTO_OC_TRANS:
         i = 0;
         break;
     case PTO_OC_STORE: i = 1; break;
@@ -28742,6 +28844,7 @@ static void pto__isa_op(pto__emitter *E, int32_t s)
     }
     if (oi->cls == PTO_OC_ROWRED) pto__isa_scratch(I, s, &m->tiles[m->operands[st->arg0 + 1].ref]);
     if (st->op == PTO_OP_TCOLSUM) pto__isa_colsum_tmp(I, s, &m->tiles[m->operands[st->arg0].ref]);
+    if (st->op == PTO_OP_TTRANS) pto__isa_trans_scratch(I, s, &m->tiles[m->operands[st->arg0 + 1].ref]);
     pto__isa_ind(E);
     if ((nres || nred) && gm < 0) {
         pto__emit_puts(b, "if (");
@@ -28796,7 +28899,7 @@ static void pto__isa_op(pto__emitter *E, int32_t s)
             else pto__isa_name(E, b, o);
         }
     }
-    if (oi->cls == PTO_OC_ROWRED) pto_buf_printf(b, ", pto_tmp_%ld", (long)s);
+    if (oi->cls == PTO_OC_ROWRED || st->op == PTO_OP_TTRANS) pto_buf_printf(b, ", pto_tmp_%ld", (long)s);
     if (st->op == PTO_OP_TCOLSUM) pto_buf_printf(b, ", pto_tmp_%ld, false", (long)s);
     if (oi->cls == PTO_OC_CVT) pto__emit_puts(b, ", pto::RoundMode::CAST_RINT");
     pto__emit_puts(b, "); /* ");
@@ -29259,12 +29362,18 @@ static pto_status pto__isa_plan_scratch(pto__isa *I, int32_t k)
     for (s = 0; s < m->n_stmts; s++) {
         const pto_stmt *st = &m->stmts[s];
         const pto_tile *src;
+        pto_tile tt;
         if (st->block < 0 || st->kind != PTO_ST_OP ||
-            (pto_opinfo_get((pto_op)st->op)->cls != PTO_OC_ROWRED && st->op != PTO_OP_TCOLSUM))
+            (pto_opinfo_get((pto_op)st->op)->cls != PTO_OC_ROWRED && st->op != PTO_OP_TCOLSUM && st->op != PTO_OP_TTRANS))
             continue;
-        /* a row reduction's scratch has its source's type, TCOLSUM's tmp its result's */
+        /* a row reduction's scratch has its source's type, TCOLSUM's tmp its result's, TTRANS's
+           its source's transposed and rounded up (pto__isa_trans_tmp) */
         src = &m->tiles[m->operands[st->arg0 + (st->op == PTO_OP_TCOLSUM ? 0 : 1)].ref];
         if (src->kernel != k) continue;
+        if (st->op == PTO_OP_TTRANS) {
+            tt = pto__isa_trans_tmp(src);
+            src = &tt;
+        }
         if (first < 0) first = s;
         if (pto_tile_bytes(src) > need) need = pto_tile_bytes(src);
     }
