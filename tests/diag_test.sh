@@ -835,6 +835,11 @@ expect "ids: 16 x8 tiles refused, with what to change" 1 \
     "ids_overflow.pto:38:5: error: sync: more than 128 event ids would be set at once here .*: give the loop fewer or shallower multi-buffered tiles" \
     $ptoc check tests/diag/ids_overflow.pto
 expect "ids: 10 x8 tiles sync" 0 "out of event ids for MTE3 -> V: 9 flag pairs" $ptoc check tests/user/ten_x8.pto
+# ttrans: valid regions that differ only at run time (review29 L7)
+expect "ttrans: equal regions at run time match" 0 "^  result      match" $ptoc run tests/diag/ttrans_dyn_valid.pto
+expect "ttrans: differing regions: the interpreter's error" 1 "ttrans_dyn_valid.pto:8:3: error: ttrans: 'd' has valid region \[48, 16\] but 'a' has \[16, 56\]" \
+    $ptoc run -D M=48 tests/diag/ttrans_dyn_valid.pto
+holds "ttrans: ... and the simulator's report" "ttrans_dyn_valid.pto:8: error: ttrans: the destination \(f32, valid \[48, 16\]\) is not the source \(f32, valid \[16, 56\]\) transposed"
 # the diagnostics cap: 50 errors shown, then a line that says how many more (review29 L6)
 expect "80 errors: the list says 30 more" 1 "^\.\.\. and 30 more errors not shown \(the first 50 shown\)$" $ptoc check tests/diag/many_errors.pto
 if [ "$(grep -c ': error: ' $out/log)" = 50 ] && tail -1 $out/log | grep -q "^\.\.\. and 30 more"
