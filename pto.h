@@ -118,7 +118,8 @@ typedef struct pto_allocator {
 /* Zero-initialised fields take their defaults. */
 typedef struct pto_ctx_desc {
     pto_allocator allocator; /* all three or none; default PTO_MALLOC & co */
-    int max_diags;           /* stop recording after this many errors (default 50) */
+    int max_diags;           /* stop recording after this many diagnostics (default 50); the
+                                ones past it are counted (pto_diag_dropped) */
 } pto_ctx_desc;
 
 typedef struct pto_ctx pto_ctx;
@@ -133,7 +134,11 @@ PTODEF int pto_diag_count(const pto_ctx *ctx);
 PTODEF const pto_diag *pto_diag_get(const pto_ctx *ctx, int i);
 PTODEF int pto_error_count(const pto_ctx *ctx);
 PTODEF void pto_diag_clear(pto_ctx *ctx);
-/* Writes "FILE:LINE:COL: error: MESSAGE\n" for every diagnostic. */
+/* How many diagnostics of severity sev were not recorded, past
+   pto_ctx_desc.max_diags (pto_error_count counts those errors too). */
+PTODEF int pto_diag_dropped(const pto_ctx *ctx, pto_severity sev);
+/* Writes "FILE:LINE:COL: error: MESSAGE\n" for every diagnostic, then, when
+   some were dropped, "... and 30 more errors not shown (the first 50 shown)". */
 PTODEF void pto_diag_print(const pto_ctx *ctx, FILE *out);
 PTODEF void pto_diag_format(const pto_ctx *ctx, const pto_diag *d, char *buf, size_t size);
 
@@ -259,9 +264,10 @@ typedef enum pto_opclass {
     PTO_OC_WAIT,     /* block until signal cell CMP value, on S */
     PTO_OC_XFER,     /* GM window -> GM window (tput / tget); lowered to a staging tile */
     PTO_OC_ALLREDUCE, /* in-place sum over ranks of a window tensor; lowered (lower.c) */
-    PTO_OC_FILLPAD   /* zero a loaded tile outside its valid region: made by pto_lower for the isa
+    PTO_OC_FILLPAD,  /* zero a loaded tile outside its valid region: made by pto_lower for the isa
                         target only (pto-isa's TLOAD moves the valid region alone; the simulator's
                         tload zeroes the rest itself), never written in a kernel */
+    PTO_OC_TRANS     /* d[c, r] = a[r, c] over a's valid region (pto-isa's TTRANS) */
 } pto_opclass;
 
 /* notify's second word. */
@@ -322,7 +328,8 @@ typedef enum pto_notify_mode { PTO_NOTIFY_SET, PTO_NOTIFY_ADD } pto_notify_mode;
     X(TPUT,          "tput",          PTO_PIPE_MTE2, PTO_OC_XFER,   4, PTO_W(PTO_A_GM), PTO_R(PTO_A_GM), PTO_A_INT, PTO_A_INT) \
     X(TGET,          "tget",          PTO_PIPE_MTE2, PTO_OC_XFER,   4, PTO_W(PTO_A_GM), PTO_R(PTO_A_GM), PTO_A_INT, PTO_A_INT) \
     X(ALLREDUCE,     "allreduce",     PTO_PIPE_S,    PTO_OC_ALLREDUCE, 2, PTO_RW(PTO_A_GM | PTO_A_WHOLE), PTO_RW(PTO_A_GM | PTO_A_WHOLE), 0, 0) \
-    X(TFILLPAD,      "tfillpad",      PTO_PIPE_V,    PTO_OC_FILLPAD, 1, PTO_W(PTO_A_VEC|PTO_A_MAT), 0, 0, 0)
+    X(TFILLPAD,      "tfillpad",      PTO_PIPE_V,    PTO_OC_FILLPAD, 1, PTO_W(PTO_A_VEC|PTO_A_MAT), 0, 0, 0) \
+    X(TTRANS,        "ttrans",        PTO_PIPE_V,    PTO_OC_TRANS,  2, PTO_W(PTO_A_VEC), PTO_R(PTO_A_VEC), 0, 0)
 
 typedef enum pto_op {
 #define PTO__OP_ENUM(e, name, pipe, cls, n, a0, a1, a2, a3) PTO_OP_##e,
@@ -1157,12 +1164,19 @@ struct pto__hslot {
     int32_t id;
 };
 
+/* Where the diagnostics stood (pto__diag_mark), to drop what a quiet try
+   said after it (pto__diag_truncate). */
+typedef struct pto__dmark {
+    int32_t n, nerr, dropped[3];
+} pto__dmark;
+
 struct pto_ctx {
     pto_allocator al;
     int max_diags;
     pto_diag *diags;
     int32_t n_diags, cap_diags;
     int32_t n_errors;
+    int32_t dropped[3];     /* per severity: diagnostics past max_diags, not recorded (pto_diag_dropped) */
     int oom_reported;
     /* files */
     char **files;
@@ -1959,7 +1973,10 @@ static void pto__vdiag(pto_ctx *ctx, pto_severity sev, pto_loc loc, const char *
     char msg[1024];   /* a sync note names two dependencies and what sharing costs */
     int32_t i;
     if (sev == PTO_SEV_ERROR) ctx->n_errors++;
-    if (ctx->n_diags >= ctx->max_diags) return;
+    if (ctx->n_diags >= ctx->max_diags) {   /* counted, so that a list that stops there says so (review29 L6) */
+        if ((unsigned)sev <= PTO_SEV_NOTE) ctx->dropped[sev]++;
+        return;
+    }
     vsnprintf(msg, sizeof msg, fmt, ap);
     i = pto__grow(ctx, (void **)&ctx->diags, &ctx->n_diags, &ctx->cap_diags, sizeof(pto_diag));
     if (i < 0) return;
@@ -1995,19 +2012,33 @@ PTODEF void pto_note(pto_ctx *ctx, pto_loc loc, const char *fmt, ...)
 }
 
 PTODEF int pto_diag_count(const pto_ctx *ctx) { return ctx ? ctx->n_diags : 0; }
+PTODEF int pto_diag_dropped(const pto_ctx *ctx, pto_severity sev)
+{
+    return ctx && (unsigned)sev <= PTO_SEV_NOTE ? ctx->dropped[sev] : 0;
+}
 PTODEF int pto_error_count(const pto_ctx *ctx) { return ctx ? ctx->n_errors : 0; }
 PTODEF const pto_diag *pto_diag_get(const pto_ctx *ctx, int i)
 {
     return (ctx && i >= 0 && i < ctx->n_diags) ? &ctx->diags[i] : NULL;
 }
 
-/* Drops the diagnostics recorded after the first n, and counts nerr
-   errors: a pass that finds its input malformed part way through reports
-   that alone. */
-static void pto__diag_truncate(pto_ctx *ctx, int32_t n, int32_t nerr)
+static pto__dmark pto__diag_mark(const pto_ctx *ctx)
 {
-    while (ctx->n_diags > n) pto_free(ctx, ctx->diags[--ctx->n_diags].msg);
-    ctx->n_errors = nerr;
+    pto__dmark mk;
+    mk.n = ctx->n_diags;
+    mk.nerr = ctx->n_errors;
+    memcpy(mk.dropped, ctx->dropped, sizeof mk.dropped);
+    return mk;
+}
+
+/* Drops the diagnostics said after mark mk (recorded, or counted as
+   dropped past max_diags): a pass that finds its input malformed part way
+   through reports that alone, and a quiet try says nothing. */
+static void pto__diag_truncate(pto_ctx *ctx, const pto__dmark *mk)
+{
+    while (ctx->n_diags > mk->n) pto_free(ctx, ctx->diags[--ctx->n_diags].msg);
+    ctx->n_errors = mk->nerr;
+    memcpy(ctx->dropped, mk->dropped, sizeof ctx->dropped);
 }
 
 PTODEF void pto_diag_clear(pto_ctx *ctx)
@@ -2016,6 +2047,7 @@ PTODEF void pto_diag_clear(pto_ctx *ctx)
     for (i = 0; i < ctx->n_diags; i++) pto_free(ctx, ctx->diags[i].msg);
     ctx->n_diags = 0;
     ctx->n_errors = 0;
+    memset(ctx->dropped, 0, sizeof ctx->dropped);
     ctx->oom_reported = 0;
 }
 
@@ -2031,6 +2063,25 @@ PTODEF void pto_diag_format(const pto_ctx *ctx, const pto_diag *d, char *buf, si
         snprintf(buf, size, "pto: %s: %s", sev[d->severity], d->msg);
 }
 
+/* The line that ends a list cut at max_diags: "... and 30 more errors
+   not shown (the first 50 shown)" (review29 L6: the list stopped silently). */
+static void pto__diag_print_dropped(const pto_ctx *ctx, FILE *out)
+{
+    static const char *const sev[] = {"error", "warning", "note"};
+    int i, said = 0, left = 0;
+    for (i = 0; i < 3; i++) left += ctx->dropped[i] > 0;
+    if (!left) return;
+    fprintf(out, "... and");
+    for (i = 0; i < 3; i++) {
+        if (!ctx->dropped[i]) continue;
+        left--;
+        fprintf(out, "%s %d %s%s%s", said ? (left ? "," : " and") : "", (int)ctx->dropped[i], said ? "" : "more ", sev[i],
+                ctx->dropped[i] == 1 ? "" : "s");
+        said = 1;
+    }
+    fprintf(out, " not shown (the first %d shown)\n", (int)ctx->n_diags);
+}
+
 PTODEF void pto_diag_print(const pto_ctx *ctx, FILE *out)
 {
     int32_t i;
@@ -2040,6 +2091,7 @@ PTODEF void pto_diag_print(const pto_ctx *ctx, FILE *out)
         pto_diag_format(ctx, &ctx->diags[i], line, sizeof line);
         fprintf(out, "%s\n", line);
     }
+    pto__diag_print_dropped(ctx, out);
 }
 
 /* ---- pto_buf ---- */
@@ -6004,7 +6056,7 @@ static void pto__ps_unknown_op(pto__ps_parser *p, const pto__ps_tok *t)
             {"tcast", " (pto calls it 'tcvt')"}, {"tconvert", " (pto calls it 'tcvt')"},
             {"tfill", " (pto calls it 'texpands')"}, {"tduplicate", " (pto calls it 'texpands')"},
             {"tcopy", " (pto calls it 'tmov')"}, {"tassign", " (pto calls it 'tmov')"},
-            {"ttranspose", " (pto has no transpose: load the tile from a transposed tensor)"},
+            {"ttranspose", " (pto calls it 'ttrans')"}, {"transpose", " (pto calls it 'ttrans')"},
             {"treshape", " (pto has no reshape: declare a tile of the shape you want and tload it)"},
             {"tmma", " (pto calls it 'tmatmul', or 'tmatmul_acc' to accumulate)"},
             {"tgemm", " (pto calls it 'tmatmul', or 'tmatmul_acc' to accumulate)"},
@@ -8925,6 +8977,44 @@ static void pto__vcolvalid(pto__verifier *v, const pto__vop *op)
                   "%s[0, c] for every valid column c of '%s'", xn, (long long)-lo, yn, name, xn, yn);
 }
 
+/* ttrans d, a: d is a's shape transposed, of a's dtype, and its valid
+   region is a's transposed (pto-isa's TTRANS transposes src's valid region
+   and reads no valid region of dst: a dst region that differs would be
+   filled where the .pto says it is not, or not filled where it says it is). */
+static void pto__vtrans(pto__verifier *v, const pto__vop *op)
+{
+    const pto_tile *d = op->t[0], *a = op->t[1];
+    const char *dn = pto__vtn(v, d), *an = pto__vtn(v, a);
+    int i;
+    if (!pto__vsame_dtype(v, op, 0, 1)) return;
+    if (op->o[0]->ref == op->o[1]->ref) {   /* pto-isa's a2a3 TTRANS has written dst while it still read src */
+        pto_error(v->ctx, op->o[0]->loc, "ttrans: '%s' is both the result and the source; transpose into another tile", dn);
+        return;
+    }
+    if (d->rows != a->cols || d->cols != a->rows) {
+        pto_error(v->ctx, op->o[0]->loc, "ttrans: '%s' is [%lld, %lld], so its transpose is [%lld, %lld], but '%s' is "
+                  "[%lld, %lld]", an, (long long)a->rows, (long long)a->cols, (long long)a->cols, (long long)a->rows, dn,
+                  (long long)d->rows, (long long)d->cols);
+        return;
+    }
+    for (i = 0; i < 2; i++) {
+        pto__vform fd, fa, diff;
+        const pto__vform *pd = pto__vvalid(v, op->o[0]->ref, i, &fd), *pa = pto__vvalid(v, op->o[1]->ref, 1 - i, &fa);
+        int64_t lo, hi;
+        diff = *pd;
+        pto__fadd(&diff, pa, -1);
+        if (!pto__frange(v, &diff, &lo, &hi) || (lo == 0 && hi == 0)) continue;
+        if (pto__fisconst(pd) && pto__fisconst(pa))
+            pto_error(v->ctx, op->o[0]->loc, "ttrans: '%s' has %lld valid %s but '%s' has %lld valid %s; the transpose "
+                      "of '%s''s valid region is '%s''s, so they must be equal", dn, (long long)pd->c, i ? "cols" : "rows",
+                      an, (long long)pa->c, i ? "rows" : "cols", an, dn);
+        else
+            pto_error(v->ctx, op->o[0]->loc, "ttrans: the valid %s of '%s' and the valid %s of '%s' can differ (by %lld "
+                      "to %lld); the transpose of '%s''s valid region is '%s''s, so they must be equal", i ? "cols" : "rows",
+                      dn, i ? "rows" : "cols", an, (long long)lo, (long long)hi, an, dn);
+    }
+}
+
 static void pto__vfloat_only(pto__verifier *v, const pto__vop *op)
 {
     int o = v->m->stmts[op->s].op;
@@ -9485,9 +9575,9 @@ static int pto__vform_delta(const pto__vform *a, const pto__vform *b, int64_t *d
    window's own checks said what is wrong with it). */
 static void pto__vquiet_form(pto__verifier *v, const pto_operand *o, int i, pto__vform *f)
 {
-    int32_t nd = v->ctx->n_diags, ne = v->ctx->n_errors;
+    pto__dmark mk = pto__diag_mark(v->ctx);
     pto__vexpr(v, o->e[i], 0, f, 0);
-    pto__diag_truncate(v->ctx, nd, ne);
+    pto__diag_truncate(v->ctx, &mk);
 }
 
 /* The two windows of a tput / tget on the same copy of one tensor that
@@ -9709,10 +9799,10 @@ static void pto__vint_scalar(pto__verifier *v, const pto__vop *op, int si)
         /* the expression's own diagnostics were said when its kind was
            checked (pto__vkind_ok): not twice (review18: `texpands t, rank * 10`
            in a kernel without ranks) */
-        int32_t nd = v->ctx->n_diags, ne = v->ctx->n_errors;
+        pto__dmark mk = pto__diag_mark(v->ctx);
         int known;
         int64_t c = pto__vconst_int(v, o, &known);
-        pto__diag_truncate(v->ctx, nd, ne);
+        pto__diag_truncate(v->ctx, &mk);
         if (!known) return;
         x = (double)c;
         snprintf(xs, sizeof xs, "%lld", (long long)c);
@@ -9777,6 +9867,7 @@ static void pto__vclass(pto__verifier *v, const pto__vop *op)
         if (pto__vrowvec(v, op, 2, 1) && ok) pto__vcolvalid(v, op);
         break;
     case PTO_OC_CVT: pto__vsame_shape(v, op, 0, 1); break;
+    case PTO_OC_TRANS: pto__vtrans(v, op); break;
     case PTO_OC_MOV: pto__vmov(v, op); break;
     case PTO_OC_EXTRACT: pto__vextract(v, op); break;
     case PTO_OC_MATMUL: pto__vmatmul(v, op); break;
@@ -11503,13 +11594,13 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
     v->waits = v->waits_unsure = 0;
     v->n_stores = v->n_decls = 0;
     {
-        int32_t nd = v->ctx->n_diags, ne = v->ctx->n_errors;
+        pto__dmark mk = pto__diag_mark(v->ctx);
         pto__vwalk(v, k->body);
         if (v->malformed) {
             /* phase 0 would have found it before checking anything: that
                error alone, as then */
             pto_loc none = {0, 0, 0};
-            pto__diag_truncate(v->ctx, nd, ne);
+            pto__diag_truncate(v->ctx, &mk);
             pto_error(v->ctx, none, "internal error: malformed statement lists");
         }
     }
@@ -12274,6 +12365,29 @@ static int pto__exec_mov(pto__interp *I, int32_t s)
     return 1;
 }
 
+/* ttrans d, a: d[c, r] = a[r, c] over a's valid region, element bits as
+   they are (pto-isa's TTRANS moves elements, it converts nothing). */
+static int pto__exec_trans(pto__interp *I, int32_t s)
+{
+    const pto_stmt *st = &I->m->stmts[s];
+    pto__top d, a;
+    int64_t r, c;
+    size_t es;
+    if (!pto__tile_arg(I, s, 0, &d) || !pto__tile_arg(I, s, 1, &a)) return 0;
+    if (d.t->rows != a.t->cols || d.t->cols != a.t->rows || d.t->dtype != a.t->dtype)
+        return pto__fail(I, st->loc, "ttrans: '%s' is not '%s' transposed", pto__in_tname(I, &d), pto__in_tname(I, &a));
+    /* the verifier checks what it knows statically; a launch-time region reaches here */
+    if (d.it->vr != a.it->vc || d.it->vc != a.it->vr)
+        return pto__fail(I, st->loc, "ttrans: '%s' has valid region [%lld, %lld] but '%s' has [%lld, %lld]: the transpose "
+                         "of a source's valid region is its result's", pto__in_tname(I, &d), (long long)d.it->vr,
+                         (long long)d.it->vc, pto__in_tname(I, &a), (long long)a.it->vr, (long long)a.it->vc);
+    es = (size_t)pto_dtype_size((pto_dtype)a.t->dtype);
+    for (r = 0; r < a.it->vr; r++)
+        for (c = 0; c < a.it->vc; c++)
+            memcpy((char *)d.it->data + (size_t)(c * d.t->cols + r) * es, (const char *)a.it->data + (size_t)(r * a.t->cols + c) * es, es);
+    return 1;
+}
+
 static int pto__exec_rowred(pto__interp *I, int32_t s)
 {
     const pto_stmt *st = &I->m->stmts[s];
@@ -12741,6 +12855,7 @@ static int pto__exec_op(pto__interp *I, int32_t s)
     case PTO_OC_XFER: return pto__in_xfer(I, s);
     case PTO_OC_ALLREDUCE: return pto__in_allreduce(I, s);
     case PTO_OC_FILLPAD: return 1;   /* the isa target's padding fill: tload has zeroed the padding already */
+    case PTO_OC_TRANS: return pto__exec_trans(I, s);
     }
     return pto__fail(I, st->loc, "the interpreter cannot run %s", info->name);
 }
@@ -17367,7 +17482,7 @@ static int pto__lw_reads_pad(const pto_module *m, int32_t s, int i, const pto_ti
     int cls = pto_opinfo_get((pto_op)st->op)->cls;
     const pto_operand *o0 = pto_stmt_arg(m, s, 0);
     const pto_tile *d;
-    if (cls == PTO_OC_STORE || cls == PTO_OC_COLRED || cls == PTO_OC_SYNC) return 0;
+    if (cls == PTO_OC_STORE || cls == PTO_OC_COLRED || cls == PTO_OC_TRANS || cls == PTO_OC_SYNC) return 0;
     if (cls != PTO_OC_BIN && cls != PTO_OC_BINS && cls != PTO_OC_UN && cls != PTO_OC_CVT && cls != PTO_OC_MOV &&
         cls != PTO_OC_ROWRED && cls != PTO_OC_ROWEXP && cls != PTO_OC_COLEXP)
         return 1;
@@ -26007,10 +26122,11 @@ static void pto__emit_noteline(pto__emitter *E, int32_t plan, int32_t s)
    diagnostic is dropped); -1 then. */
 static int32_t pto__emit_plan_try(pto__emitter *E, int tpl, uint64_t known)
 {
-    int32_t nd = E->ctx->n_diags, ne = E->ctx->n_errors, oomr = E->ctx->oom_reported;
+    pto__dmark mk = pto__diag_mark(E->ctx);
+    int oomr = E->ctx->oom_reported;
     int32_t r = pto__emit_plan_make(E, tpl, known, 0);
     if (r < 0) {
-        pto__diag_truncate(E->ctx, nd, ne);
+        pto__diag_truncate(E->ctx, &mk);
         E->ctx->oom_reported = oomr;
     }
     return r;
@@ -28958,6 +29074,43 @@ static void pto__isa_scratch(pto__isa *I, int32_t s, const pto_tile *src)
                    (long long)I->scratch_off);
 }
 
+/* TTRANS's tmp operand for source a ([R, C]): pto-isa's a2a3 TTRANS
+   transposes a's valid region into tmp, whose row stride is the valid rows
+   rounded up to 16 (32 for 1-byte types), for the valid cols rounded up to
+   whole 32-byte blocks, then copies tmp into dst: a tile of a's dtype of
+   [C up to 32 bytes, R up to 16 / 32] holds that at any valid region. */
+static pto_tile pto__isa_trans_tmp(const pto_tile *a)
+{
+    pto_tile t = *a;
+    int64_t es = pto_dtype_size((pto_dtype)a->dtype), blk = es > 0 && es <= 32 ? 32 / es : 8, y = es == 1 ? 32 : 16;
+    t.rows = (int32_t)((a->cols + blk - 1) / blk * blk);
+    t.cols = (int32_t)((a->rows + y - 1) / y * y);
+    t.valid_r = t.valid_c = -1;
+    t.space = PTO_VEC;
+    return t;
+}
+
+/* TTRANS's tmp tile at the kernel's scratch offset, ordered after earlier
+   V work (the scratch is shared, as the row reductions'). */
+static void pto__isa_trans_scratch(pto__isa *I, int32_t s, const pto_tile *a)
+{
+    pto__emitter *E = &I->e;
+    pto_buf *b = E->out;
+    pto_tile t = pto__isa_trans_tmp(a);
+    if (!pto__isa_after_v_barrier(E->m, s)) {
+        pto__isa_ind(E);
+        pto__emit_puts(b, "/* emit (isa): TTRANS's tmp tile is the shared scratch: order it after earlier V work */\n");
+        pto__isa_ind(E);
+        pto__emit_puts(b, "pipe_barrier(PIPE_V);\n");
+    }
+    pto__isa_ind(E);
+    pto__isa_tile_type(E, b, &t, 1);
+    pto_buf_printf(b, " pto_tmp_%ld;\n", (long)s);
+    pto__isa_ind(E);
+    pto_buf_printf(b, "pto::TASSIGN(pto_tmp_%ld, %lld); /* vec scratch above the planned peak */\n", (long)s,
+                   (long long)I->scratch_off);
+}
+
 /* TCOLSUM's tmp operand: a tile of d's type ([1, C]) at the scratch offset.
    The sequential form (isBinary = false) never reads or writes it. */
 static void pto__isa_colsum_tmp(pto__isa *I, int32_t s, const pto_tile *d)
@@ -29078,7 +29231,7 @@ static int pto__isa_guard_tiles(const pto_module *m, int32_t s, int32_t *rt, int
     cls = (int)pto_opinfo_get((pto_op)st->op)->cls;
     switch (cls) {
     case PTO_OC_LOAD: case PTO_OC_BIN: case PTO_OC_BINS: case PTO_OC_UN: case PTO_OC_FILL: case PTO_OC_CVT:
-    case PTO_OC_MOV: case PTO_OC_ROWEXP: case PTO_OC_COLEXP: case PTO_OC_ROWRED: case PTO_OC_COLRED:
+    case PTO_OC_MOV: case PTO_OC_ROWEXP: case PTO_OC_COLEXP: case PTO_OC_ROWRED: case PTO_OC_COLRED: case PTO_OC_TRANS:
         i = 0;
         break;
     case PTO_OC_STORE: i = 1; break;
@@ -29144,6 +29297,7 @@ static void pto__isa_op(pto__emitter *E, int32_t s)
     }
     if (oi->cls == PTO_OC_ROWRED) pto__isa_scratch(I, s, &m->tiles[m->operands[st->arg0 + 1].ref]);
     if (st->op == PTO_OP_TCOLSUM) pto__isa_colsum_tmp(I, s, &m->tiles[m->operands[st->arg0].ref]);
+    if (st->op == PTO_OP_TTRANS) pto__isa_trans_scratch(I, s, &m->tiles[m->operands[st->arg0 + 1].ref]);
     pto__isa_ind(E);
     if ((nres || nred) && gm < 0) {
         pto__emit_puts(b, "if (");
@@ -29198,7 +29352,7 @@ static void pto__isa_op(pto__emitter *E, int32_t s)
             else pto__isa_name(E, b, o);
         }
     }
-    if (oi->cls == PTO_OC_ROWRED) pto_buf_printf(b, ", pto_tmp_%ld", (long)s);
+    if (oi->cls == PTO_OC_ROWRED || st->op == PTO_OP_TTRANS) pto_buf_printf(b, ", pto_tmp_%ld", (long)s);
     if (st->op == PTO_OP_TCOLSUM) pto_buf_printf(b, ", pto_tmp_%ld, false", (long)s);
     if (oi->cls == PTO_OC_CVT) pto__emit_puts(b, ", pto::RoundMode::CAST_RINT");
     pto__emit_puts(b, "); /* ");
@@ -29661,12 +29815,18 @@ static pto_status pto__isa_plan_scratch(pto__isa *I, int32_t k)
     for (s = 0; s < m->n_stmts; s++) {
         const pto_stmt *st = &m->stmts[s];
         const pto_tile *src;
+        pto_tile tt;
         if (st->block < 0 || st->kind != PTO_ST_OP ||
-            (pto_opinfo_get((pto_op)st->op)->cls != PTO_OC_ROWRED && st->op != PTO_OP_TCOLSUM))
+            (pto_opinfo_get((pto_op)st->op)->cls != PTO_OC_ROWRED && st->op != PTO_OP_TCOLSUM && st->op != PTO_OP_TTRANS))
             continue;
-        /* a row reduction's scratch has its source's type, TCOLSUM's tmp its result's */
+        /* a row reduction's scratch has its source's type, TCOLSUM's tmp its result's, TTRANS's
+           its source's transposed and rounded up (pto__isa_trans_tmp) */
         src = &m->tiles[m->operands[st->arg0 + (st->op == PTO_OP_TCOLSUM ? 0 : 1)].ref];
         if (src->kernel != k) continue;
+        if (st->op == PTO_OP_TTRANS) {
+            tt = pto__isa_trans_tmp(src);
+            src = &tt;
+        }
         if (first < 0) first = s;
         if (pto_tile_bytes(src) > need) need = pto_tile_bytes(src);
     }

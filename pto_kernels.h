@@ -696,6 +696,8 @@ PTO_K_FN void pto_k_tcolexpandsub(pto_k_core *c, const char *src, pto_k_tile d, 
 PTO_K_FN void pto_k_tcolexpandmul(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile v);
 PTO_K_FN void pto_k_tcolexpanddiv(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile v);
 PTO_K_FN void pto_k_tcvt(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a);
+/* d[c, r] = a[r, c] over a's valid region (V); d is [C, R] of a's dtype, its valid region a's transposed. */
+PTO_K_FN void pto_k_ttrans(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a);
 /* vec->vec (V), mat->left/right (MTE1), acc->vec or acc->mat (FIX). */
 PTO_K_FN void pto_k_tmov(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a);
 /* d = the d-shaped window of mat tile a at element (row, col) (MTE1). */
@@ -2206,7 +2208,10 @@ PTO_K_FN void *pto_k__thread(void *arg)
                              (isBinary = false for TCOLSUM): a copy of the first row
                              (vec tmov cost) plus, per further valid row, one tadd / tmax /
                              tmin over one row (d's valid cols), each after a V barrier,
-                             so each pays its fixed cost: tmov(B) + (rows - 1) x op(B)
+                             so each pays its fixed cost: tmov(B) + (rows - 1) x op(B);
+       ttrans (est.)         two passes at the vec tmov figure, as pto-isa's a2a3 TTRANS makes them
+                             (a scatter transpose into its tmp tile, a V barrier, a UB-to-UB copy
+                             into dst): 2 x tmov(B), B the bytes of the source's valid region
      tmatmul (M)             M*N*K / (4096 f16/bf16, 1024 f32, 8192 i8) + 6
      set_flag, wait_flag, barriers: 0 (a wait only moves its pipe's clock)
      cross-core flag, ring slot, rank signal: +1000 cycles latency
@@ -2228,7 +2233,7 @@ PTO_K_FN void *pto_k__thread(void *arg)
     X(TCOLSUM, "tcolsum", 2.11, 24) X(TCOLMAX, "tcolmax", 2.0, 23) X(TCOLMIN, "tcolmin", 2.0, 23) \
     X(TCOLEXPANDADD, "tcolexpandadd", 2.11, 24) X(TCOLEXPANDSUB, "tcolexpandsub", 2.11, 24) \
     X(TCOLEXPANDMUL, "tcolexpandmul", 2.3, 25) X(TCOLEXPANDDIV, "tcolexpanddiv", 4.03, 31) \
-    X(TCVT, "tcvt", 2.0, 24) X(TMOV, "tmov", 2.0, 24) X(TEXTRACT, "textract", 0, 0) \
+    X(TCVT, "tcvt", 2.0, 24) X(TMOV, "tmov", 2.0, 24) X(TTRANS, "ttrans", 2.0, 24) X(TEXTRACT, "textract", 0, 0) \
     X(TMATMUL, "tmatmul", 0, 0) X(TMATMUL_ACC, "tmatmul_acc", 0, 0) \
     X(SET_FLAG, "set_flag", 0, 0) X(WAIT_FLAG, "wait_flag", 0, 0) X(PIPE_BARRIER, "pipe_barrier", 0, 0) \
     X(TDECL, "tdecl", 0, 0)
@@ -2974,6 +2979,42 @@ PTO_K_FN void pto_k__x_colred(pto_k_core *c, const pto_k__ins *ins)
                  pto_k__op_name(ins->op), ins->src);
 }
 
+/* ttrans d, a: d[c, r] = a[r, c] over a's valid region, the element bits
+   as they are; d's valid region must be a's transposed (pto-isa reads
+   only src's: the verifier checks what it knows, a launch-time region
+   reaches here). */
+PTO_K_FN void pto_k__x_trans(pto_k_core *c, const pto_k__ins *ins)
+{
+    pto_k_tile d = ins->d, a = ins->a;
+    unsigned vm = PTO_K__M(PTO_K_VEC);
+    pto_k__check k;
+    int64_t r, col, es = pto_k__dsize(a.dtype);
+    const unsigned char *sp;
+    unsigned char *dp;
+    if (!pto_k__tile_ok(c, ins, d, vm, "destination") || !pto_k__tile_ok(c, ins, a, vm, "source") ||
+        !pto_k__same_shape(c, ins, d, a.cols, a.rows, "destination"))
+        return;
+    if (d.dtype != a.dtype || d.valid_r != a.valid_c || d.valid_c != a.valid_r) {
+        pto_k__ierr(c, ins, PTO_K_E_USAGE, "ttrans: the destination (%s, valid [%lld, %lld]) is not the source (%s, valid "
+                    "[%lld, %lld]) transposed", pto_k__dtype_name(d.dtype), (long long)d.valid_r,
+                    (long long)d.valid_c, pto_k__dtype_name(a.dtype), (long long)a.valid_r, (long long)a.valid_c);
+        pto_k__init_write(c, ins, d, d.valid_r, d.valid_c);   /* no uninitialised read follows from it */
+        return;
+    }
+    pto_k__begin(&k, c, ins, PTO_K_PIPE_V);
+    pto_k__tacc(&k, a, 0, pto_k__vspan(a, a.valid_r), PTO_K__RD);
+    pto_k__tacc(&k, d, 0, pto_k__vspan(d, d.valid_r), PTO_K__WR);
+    pto_k__init_read(c, ins, a, a.valid_r, a.valid_c, "source");
+    pto_k__init_write(c, ins, d, d.valid_r, d.valid_c);
+    sp = pto_k__tptr(c, a);
+    dp = pto_k__tptr(c, d);
+    for (r = 0; r < a.valid_r; r++)
+        for (col = 0; col < a.valid_c; col++)
+            memcpy(dp + (col * d.cols + r) * es, sp + (r * a.cols + col) * es, (size_t)es);
+    pto_k__timed(c, PTO_K_PIPE_V, ins->disp, 2 * pto_k__vec_cost(PTO_K__TTRANS, a.valid_r * a.valid_c * es), "ttrans",
+                 ins->src);
+}
+
 /* tcolexpand{add,sub,mul,div} d, a, v: d[r, c] = a[r, c] op v[0, c] over d's
    valid region; v is [1, C] (the broadcast row). */
 PTO_K_FN void pto_k__x_colexp(pto_k_core *c, const pto_k__ins *ins)
@@ -3263,6 +3304,7 @@ PTO_K_FN void pto_k__exec(pto_k_core *c, const pto_k__ins *ins)
     case PTO_K__TCOLEXPANDMUL:
     case PTO_K__TCOLEXPANDDIV: pto_k__x_colexp(c, ins); break;
     case PTO_K__TMOV: pto_k__x_mov(c, ins); break;
+    case PTO_K__TTRANS: pto_k__x_trans(c, ins); break;
     case PTO_K__TEXTRACT: pto_k__x_extract(c, ins); break;
     case PTO_K__TMATMUL:
     case PTO_K__TMATMUL_ACC: pto_k__x_matmul(c, ins); break;
@@ -3548,6 +3590,7 @@ PTO_K__BIN_API(tcolexpandsub, TCOLEXPANDSUB)
 PTO_K__BIN_API(tcolexpandmul, TCOLEXPANDMUL)
 PTO_K__BIN_API(tcolexpanddiv, TCOLEXPANDDIV)
 PTO_K__UN_API(tcvt, TCVT)
+PTO_K__UN_API(ttrans, TTRANS)
 
 PTO_K_FN void pto_k_texpands(pto_k_core *c, const char *src, pto_k_tile d, double s)
 {

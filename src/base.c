@@ -369,7 +369,10 @@ static void pto__vdiag(pto_ctx *ctx, pto_severity sev, pto_loc loc, const char *
     char msg[1024];   /* a sync note names two dependencies and what sharing costs */
     int32_t i;
     if (sev == PTO_SEV_ERROR) ctx->n_errors++;
-    if (ctx->n_diags >= ctx->max_diags) return;
+    if (ctx->n_diags >= ctx->max_diags) {   /* counted, so that a list that stops there says so (review29 L6) */
+        if ((unsigned)sev <= PTO_SEV_NOTE) ctx->dropped[sev]++;
+        return;
+    }
     vsnprintf(msg, sizeof msg, fmt, ap);
     i = pto__grow(ctx, (void **)&ctx->diags, &ctx->n_diags, &ctx->cap_diags, sizeof(pto_diag));
     if (i < 0) return;
@@ -405,19 +408,33 @@ PTODEF void pto_note(pto_ctx *ctx, pto_loc loc, const char *fmt, ...)
 }
 
 PTODEF int pto_diag_count(const pto_ctx *ctx) { return ctx ? ctx->n_diags : 0; }
+PTODEF int pto_diag_dropped(const pto_ctx *ctx, pto_severity sev)
+{
+    return ctx && (unsigned)sev <= PTO_SEV_NOTE ? ctx->dropped[sev] : 0;
+}
 PTODEF int pto_error_count(const pto_ctx *ctx) { return ctx ? ctx->n_errors : 0; }
 PTODEF const pto_diag *pto_diag_get(const pto_ctx *ctx, int i)
 {
     return (ctx && i >= 0 && i < ctx->n_diags) ? &ctx->diags[i] : NULL;
 }
 
-/* Drops the diagnostics recorded after the first n, and counts nerr
-   errors: a pass that finds its input malformed part way through reports
-   that alone. */
-static void pto__diag_truncate(pto_ctx *ctx, int32_t n, int32_t nerr)
+static pto__dmark pto__diag_mark(const pto_ctx *ctx)
 {
-    while (ctx->n_diags > n) pto_free(ctx, ctx->diags[--ctx->n_diags].msg);
-    ctx->n_errors = nerr;
+    pto__dmark mk;
+    mk.n = ctx->n_diags;
+    mk.nerr = ctx->n_errors;
+    memcpy(mk.dropped, ctx->dropped, sizeof mk.dropped);
+    return mk;
+}
+
+/* Drops the diagnostics said after mark mk (recorded, or counted as
+   dropped past max_diags): a pass that finds its input malformed part way
+   through reports that alone, and a quiet try says nothing. */
+static void pto__diag_truncate(pto_ctx *ctx, const pto__dmark *mk)
+{
+    while (ctx->n_diags > mk->n) pto_free(ctx, ctx->diags[--ctx->n_diags].msg);
+    ctx->n_errors = mk->nerr;
+    memcpy(ctx->dropped, mk->dropped, sizeof ctx->dropped);
 }
 
 PTODEF void pto_diag_clear(pto_ctx *ctx)
@@ -426,6 +443,7 @@ PTODEF void pto_diag_clear(pto_ctx *ctx)
     for (i = 0; i < ctx->n_diags; i++) pto_free(ctx, ctx->diags[i].msg);
     ctx->n_diags = 0;
     ctx->n_errors = 0;
+    memset(ctx->dropped, 0, sizeof ctx->dropped);
     ctx->oom_reported = 0;
 }
 
@@ -441,6 +459,25 @@ PTODEF void pto_diag_format(const pto_ctx *ctx, const pto_diag *d, char *buf, si
         snprintf(buf, size, "pto: %s: %s", sev[d->severity], d->msg);
 }
 
+/* The line that ends a list cut at max_diags: "... and 30 more errors
+   not shown (the first 50 shown)" (review29 L6: the list stopped silently). */
+static void pto__diag_print_dropped(const pto_ctx *ctx, FILE *out)
+{
+    static const char *const sev[] = {"error", "warning", "note"};
+    int i, said = 0, left = 0;
+    for (i = 0; i < 3; i++) left += ctx->dropped[i] > 0;
+    if (!left) return;
+    fprintf(out, "... and");
+    for (i = 0; i < 3; i++) {
+        if (!ctx->dropped[i]) continue;
+        left--;
+        fprintf(out, "%s %d %s%s%s", said ? (left ? "," : " and") : "", (int)ctx->dropped[i], said ? "" : "more ", sev[i],
+                ctx->dropped[i] == 1 ? "" : "s");
+        said = 1;
+    }
+    fprintf(out, " not shown (the first %d shown)\n", (int)ctx->n_diags);
+}
+
 PTODEF void pto_diag_print(const pto_ctx *ctx, FILE *out)
 {
     int32_t i;
@@ -450,6 +487,7 @@ PTODEF void pto_diag_print(const pto_ctx *ctx, FILE *out)
         pto_diag_format(ctx, &ctx->diags[i], line, sizeof line);
         fprintf(out, "%s\n", line);
     }
+    pto__diag_print_dropped(ctx, out);
 }
 
 /* ---- pto_buf ---- */

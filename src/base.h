@@ -63,7 +63,8 @@ typedef struct pto_allocator {
 /* Zero-initialised fields take their defaults. */
 typedef struct pto_ctx_desc {
     pto_allocator allocator; /* all three or none; default PTO_MALLOC & co */
-    int max_diags;           /* stop recording after this many errors (default 50) */
+    int max_diags;           /* stop recording after this many diagnostics (default 50); the
+                                ones past it are counted (pto_diag_dropped) */
 } pto_ctx_desc;
 
 typedef struct pto_ctx pto_ctx;
@@ -78,7 +79,11 @@ PTODEF int pto_diag_count(const pto_ctx *ctx);
 PTODEF const pto_diag *pto_diag_get(const pto_ctx *ctx, int i);
 PTODEF int pto_error_count(const pto_ctx *ctx);
 PTODEF void pto_diag_clear(pto_ctx *ctx);
-/* Writes "FILE:LINE:COL: error: MESSAGE\n" for every diagnostic. */
+/* How many diagnostics of severity sev were not recorded, past
+   pto_ctx_desc.max_diags (pto_error_count counts those errors too). */
+PTODEF int pto_diag_dropped(const pto_ctx *ctx, pto_severity sev);
+/* Writes "FILE:LINE:COL: error: MESSAGE\n" for every diagnostic, then, when
+   some were dropped, "... and 30 more errors not shown (the first 50 shown)". */
 PTODEF void pto_diag_print(const pto_ctx *ctx, FILE *out);
 PTODEF void pto_diag_format(const pto_ctx *ctx, const pto_diag *d, char *buf, size_t size);
 

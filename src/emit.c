@@ -3027,10 +3027,11 @@ static void pto__emit_noteline(pto__emitter *E, int32_t plan, int32_t s)
    diagnostic is dropped); -1 then. */
 static int32_t pto__emit_plan_try(pto__emitter *E, int tpl, uint64_t known)
 {
-    int32_t nd = E->ctx->n_diags, ne = E->ctx->n_errors, oomr = E->ctx->oom_reported;
+    pto__dmark mk = pto__diag_mark(E->ctx);
+    int oomr = E->ctx->oom_reported;
     int32_t r = pto__emit_plan_make(E, tpl, known, 0);
     if (r < 0) {
-        pto__diag_truncate(E->ctx, nd, ne);
+        pto__diag_truncate(E->ctx, &mk);
         E->ctx->oom_reported = oomr;
     }
     return r;

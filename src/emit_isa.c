@@ -928,6 +928,43 @@ static void pto__isa_scratch(pto__isa *I, int32_t s, const pto_tile *src)
                    (long long)I->scratch_off);
 }
 
+/* TTRANS's tmp operand for source a ([R, C]): pto-isa's a2a3 TTRANS
+   transposes a's valid region into tmp, whose row stride is the valid rows
+   rounded up to 16 (32 for 1-byte types), for the valid cols rounded up to
+   whole 32-byte blocks, then copies tmp into dst: a tile of a's dtype of
+   [C up to 32 bytes, R up to 16 / 32] holds that at any valid region. */
+static pto_tile pto__isa_trans_tmp(const pto_tile *a)
+{
+    pto_tile t = *a;
+    int64_t es = pto_dtype_size((pto_dtype)a->dtype), blk = es > 0 && es <= 32 ? 32 / es : 8, y = es == 1 ? 32 : 16;
+    t.rows = (int32_t)((a->cols + blk - 1) / blk * blk);
+    t.cols = (int32_t)((a->rows + y - 1) / y * y);
+    t.valid_r = t.valid_c = -1;
+    t.space = PTO_VEC;
+    return t;
+}
+
+/* TTRANS's tmp tile at the kernel's scratch offset, ordered after earlier
+   V work (the scratch is shared, as the row reductions'). */
+static void pto__isa_trans_scratch(pto__isa *I, int32_t s, const pto_tile *a)
+{
+    pto__emitter *E = &I->e;
+    pto_buf *b = E->out;
+    pto_tile t = pto__isa_trans_tmp(a);
+    if (!pto__isa_after_v_barrier(E->m, s)) {
+        pto__isa_ind(E);
+        pto__emit_puts(b, "/* emit (isa): TTRANS's tmp tile is the shared scratch: order it after earlier V work */\n");
+        pto__isa_ind(E);
+        pto__emit_puts(b, "pipe_barrier(PIPE_V);\n");
+    }
+    pto__isa_ind(E);
+    pto__isa_tile_type(E, b, &t, 1);
+    pto_buf_printf(b, " pto_tmp_%ld;\n", (long)s);
+    pto__isa_ind(E);
+    pto_buf_printf(b, "pto::TASSIGN(pto_tmp_%ld, %lld); /* vec scratch above the planned peak */\n", (long)s,
+                   (long long)I->scratch_off);
+}
+
 /* TCOLSUM's tmp operand: a tile of d's type ([1, C]) at the scratch offset.
    The sequential form (isBinary = false) never reads or writes it. */
 static void pto__isa_colsum_tmp(pto__isa *I, int32_t s, const pto_tile *d)
@@ -1048,7 +1085,7 @@ static int pto__isa_guard_tiles(const pto_module *m, int32_t s, int32_t *rt, int
     cls = (int)pto_opinfo_get((pto_op)st->op)->cls;
     switch (cls) {
     case PTO_OC_LOAD: case PTO_OC_BIN: case PTO_OC_BINS: case PTO_OC_UN: case PTO_OC_FILL: case PTO_OC_CVT:
-    case PTO_OC_MOV: case PTO_OC_ROWEXP: case PTO_OC_COLEXP: case PTO_OC_ROWRED: case PTO_OC_COLRED:
+    case PTO_OC_MOV: case PTO_OC_ROWEXP: case PTO_OC_COLEXP: case PTO_OC_ROWRED: case PTO_OC_COLRED: case PTO_OC_TRANS:
         i = 0;
         break;
     case PTO_OC_STORE: i = 1; break;
@@ -1114,6 +1151,7 @@ static void pto__isa_op(pto__emitter *E, int32_t s)
     }
     if (oi->cls == PTO_OC_ROWRED) pto__isa_scratch(I, s, &m->tiles[m->operands[st->arg0 + 1].ref]);
     if (st->op == PTO_OP_TCOLSUM) pto__isa_colsum_tmp(I, s, &m->tiles[m->operands[st->arg0].ref]);
+    if (st->op == PTO_OP_TTRANS) pto__isa_trans_scratch(I, s, &m->tiles[m->operands[st->arg0 + 1].ref]);
     pto__isa_ind(E);
     if ((nres || nred) && gm < 0) {
         pto__emit_puts(b, "if (");
@@ -1168,7 +1206,7 @@ static void pto__isa_op(pto__emitter *E, int32_t s)
             else pto__isa_name(E, b, o);
         }
     }
-    if (oi->cls == PTO_OC_ROWRED) pto_buf_printf(b, ", pto_tmp_%ld", (long)s);
+    if (oi->cls == PTO_OC_ROWRED || st->op == PTO_OP_TTRANS) pto_buf_printf(b, ", pto_tmp_%ld", (long)s);
     if (st->op == PTO_OP_TCOLSUM) pto_buf_printf(b, ", pto_tmp_%ld, false", (long)s);
     if (oi->cls == PTO_OC_CVT) pto__emit_puts(b, ", pto::RoundMode::CAST_RINT");
     pto__emit_puts(b, "); /* ");
@@ -1631,12 +1669,18 @@ static pto_status pto__isa_plan_scratch(pto__isa *I, int32_t k)
     for (s = 0; s < m->n_stmts; s++) {
         const pto_stmt *st = &m->stmts[s];
         const pto_tile *src;
+        pto_tile tt;
         if (st->block < 0 || st->kind != PTO_ST_OP ||
-            (pto_opinfo_get((pto_op)st->op)->cls != PTO_OC_ROWRED && st->op != PTO_OP_TCOLSUM))
+            (pto_opinfo_get((pto_op)st->op)->cls != PTO_OC_ROWRED && st->op != PTO_OP_TCOLSUM && st->op != PTO_OP_TTRANS))
             continue;
-        /* a row reduction's scratch has its source's type, TCOLSUM's tmp its result's */
+        /* a row reduction's scratch has its source's type, TCOLSUM's tmp its result's, TTRANS's
+           its source's transposed and rounded up (pto__isa_trans_tmp) */
         src = &m->tiles[m->operands[st->arg0 + (st->op == PTO_OP_TCOLSUM ? 0 : 1)].ref];
         if (src->kernel != k) continue;
+        if (st->op == PTO_OP_TTRANS) {
+            tt = pto__isa_trans_tmp(src);
+            src = &tt;
+        }
         if (first < 0) first = s;
         if (pto_tile_bytes(src) > need) need = pto_tile_bytes(src);
     }

@@ -42,12 +42,19 @@ struct pto__hslot {
     int32_t id;
 };
 
+/* Where the diagnostics stood (pto__diag_mark), to drop what a quiet try
+   said after it (pto__diag_truncate). */
+typedef struct pto__dmark {
+    int32_t n, nerr, dropped[3];
+} pto__dmark;
+
 struct pto_ctx {
     pto_allocator al;
     int max_diags;
     pto_diag *diags;
     int32_t n_diags, cap_diags;
     int32_t n_errors;
+    int32_t dropped[3];     /* per severity: diagnostics past max_diags, not recorded (pto_diag_dropped) */
     int oom_reported;
     /* files */
     char **files;

@@ -519,6 +519,29 @@ static int pto__exec_mov(pto__interp *I, int32_t s)
     return 1;
 }
 
+/* ttrans d, a: d[c, r] = a[r, c] over a's valid region, element bits as
+   they are (pto-isa's TTRANS moves elements, it converts nothing). */
+static int pto__exec_trans(pto__interp *I, int32_t s)
+{
+    const pto_stmt *st = &I->m->stmts[s];
+    pto__top d, a;
+    int64_t r, c;
+    size_t es;
+    if (!pto__tile_arg(I, s, 0, &d) || !pto__tile_arg(I, s, 1, &a)) return 0;
+    if (d.t->rows != a.t->cols || d.t->cols != a.t->rows || d.t->dtype != a.t->dtype)
+        return pto__fail(I, st->loc, "ttrans: '%s' is not '%s' transposed", pto__in_tname(I, &d), pto__in_tname(I, &a));
+    /* the verifier checks what it knows statically; a launch-time region reaches here */
+    if (d.it->vr != a.it->vc || d.it->vc != a.it->vr)
+        return pto__fail(I, st->loc, "ttrans: '%s' has valid region [%lld, %lld] but '%s' has [%lld, %lld]: the transpose "
+                         "of a source's valid region is its result's", pto__in_tname(I, &d), (long long)d.it->vr,
+                         (long long)d.it->vc, pto__in_tname(I, &a), (long long)a.it->vr, (long long)a.it->vc);
+    es = (size_t)pto_dtype_size((pto_dtype)a.t->dtype);
+    for (r = 0; r < a.it->vr; r++)
+        for (c = 0; c < a.it->vc; c++)
+            memcpy((char *)d.it->data + (size_t)(c * d.t->cols + r) * es, (const char *)a.it->data + (size_t)(r * a.t->cols + c) * es, es);
+    return 1;
+}
+
 static int pto__exec_rowred(pto__interp *I, int32_t s)
 {
     const pto_stmt *st = &I->m->stmts[s];
@@ -986,6 +1009,7 @@ static int pto__exec_op(pto__interp *I, int32_t s)
     case PTO_OC_XFER: return pto__in_xfer(I, s);
     case PTO_OC_ALLREDUCE: return pto__in_allreduce(I, s);
     case PTO_OC_FILLPAD: return 1;   /* the isa target's padding fill: tload has zeroed the padding already */
+    case PTO_OC_TRANS: return pto__exec_trans(I, s);
     }
     return pto__fail(I, st->loc, "the interpreter cannot run %s", info->name);
 }

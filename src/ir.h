@@ -98,9 +98,10 @@ typedef enum pto_opclass {
     PTO_OC_WAIT,     /* block until signal cell CMP value, on S */
     PTO_OC_XFER,     /* GM window -> GM window (tput / tget); lowered to a staging tile */
     PTO_OC_ALLREDUCE, /* in-place sum over ranks of a window tensor; lowered (lower.c) */
-    PTO_OC_FILLPAD   /* zero a loaded tile outside its valid region: made by pto_lower for the isa
+    PTO_OC_FILLPAD,  /* zero a loaded tile outside its valid region: made by pto_lower for the isa
                         target only (pto-isa's TLOAD moves the valid region alone; the simulator's
                         tload zeroes the rest itself), never written in a kernel */
+    PTO_OC_TRANS     /* d[c, r] = a[r, c] over a's valid region (pto-isa's TTRANS) */
 } pto_opclass;
 
 /* notify's second word. */
@@ -161,7 +162,8 @@ typedef enum pto_notify_mode { PTO_NOTIFY_SET, PTO_NOTIFY_ADD } pto_notify_mode;
     X(TPUT,          "tput",          PTO_PIPE_MTE2, PTO_OC_XFER,   4, PTO_W(PTO_A_GM), PTO_R(PTO_A_GM), PTO_A_INT, PTO_A_INT) \
     X(TGET,          "tget",          PTO_PIPE_MTE2, PTO_OC_XFER,   4, PTO_W(PTO_A_GM), PTO_R(PTO_A_GM), PTO_A_INT, PTO_A_INT) \
     X(ALLREDUCE,     "allreduce",     PTO_PIPE_S,    PTO_OC_ALLREDUCE, 2, PTO_RW(PTO_A_GM | PTO_A_WHOLE), PTO_RW(PTO_A_GM | PTO_A_WHOLE), 0, 0) \
-    X(TFILLPAD,      "tfillpad",      PTO_PIPE_V,    PTO_OC_FILLPAD, 1, PTO_W(PTO_A_VEC|PTO_A_MAT), 0, 0, 0)
+    X(TFILLPAD,      "tfillpad",      PTO_PIPE_V,    PTO_OC_FILLPAD, 1, PTO_W(PTO_A_VEC|PTO_A_MAT), 0, 0, 0) \
+    X(TTRANS,        "ttrans",        PTO_PIPE_V,    PTO_OC_TRANS,  2, PTO_W(PTO_A_VEC), PTO_R(PTO_A_VEC), 0, 0)
 
 typedef enum pto_op {
 #define PTO__OP_ENUM(e, name, pipe, cls, n, a0, a1, a2, a3) PTO_OP_##e,

@@ -510,7 +510,7 @@ static int pto__lw_reads_pad(const pto_module *m, int32_t s, int i, const pto_ti
     int cls = pto_opinfo_get((pto_op)st->op)->cls;
     const pto_operand *o0 = pto_stmt_arg(m, s, 0);
     const pto_tile *d;
-    if (cls == PTO_OC_STORE || cls == PTO_OC_COLRED || cls == PTO_OC_SYNC) return 0;
+    if (cls == PTO_OC_STORE || cls == PTO_OC_COLRED || cls == PTO_OC_TRANS || cls == PTO_OC_SYNC) return 0;
     if (cls != PTO_OC_BIN && cls != PTO_OC_BINS && cls != PTO_OC_UN && cls != PTO_OC_CVT && cls != PTO_OC_MOV &&
         cls != PTO_OC_ROWRED && cls != PTO_OC_ROWEXP && cls != PTO_OC_COLEXP)
         return 1;

@@ -2723,7 +2723,7 @@ static void pto__ps_unknown_op(pto__ps_parser *p, const pto__ps_tok *t)
             {"tcast", " (pto calls it 'tcvt')"}, {"tconvert", " (pto calls it 'tcvt')"},
             {"tfill", " (pto calls it 'texpands')"}, {"tduplicate", " (pto calls it 'texpands')"},
             {"tcopy", " (pto calls it 'tmov')"}, {"tassign", " (pto calls it 'tmov')"},
-            {"ttranspose", " (pto has no transpose: load the tile from a transposed tensor)"},
+            {"ttranspose", " (pto calls it 'ttrans')"}, {"transpose", " (pto calls it 'ttrans')"},
             {"treshape", " (pto has no reshape: declare a tile of the shape you want and tload it)"},
             {"tmma", " (pto calls it 'tmatmul', or 'tmatmul_acc' to accumulate)"},
             {"tgemm", " (pto calls it 'tmatmul', or 'tmatmul_acc' to accumulate)"},

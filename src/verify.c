@@ -1578,6 +1578,44 @@ static void pto__vcolvalid(pto__verifier *v, const pto__vop *op)
                   "%s[0, c] for every valid column c of '%s'", xn, (long long)-lo, yn, name, xn, yn);
 }
 
+/* ttrans d, a: d is a's shape transposed, of a's dtype, and its valid
+   region is a's transposed (pto-isa's TTRANS transposes src's valid region
+   and reads no valid region of dst: a dst region that differs would be
+   filled where the .pto says it is not, or not filled where it says it is). */
+static void pto__vtrans(pto__verifier *v, const pto__vop *op)
+{
+    const pto_tile *d = op->t[0], *a = op->t[1];
+    const char *dn = pto__vtn(v, d), *an = pto__vtn(v, a);
+    int i;
+    if (!pto__vsame_dtype(v, op, 0, 1)) return;
+    if (op->o[0]->ref == op->o[1]->ref) {   /* pto-isa's a2a3 TTRANS has written dst while it still read src */
+        pto_error(v->ctx, op->o[0]->loc, "ttrans: '%s' is both the result and the source; transpose into another tile", dn);
+        return;
+    }
+    if (d->rows != a->cols || d->cols != a->rows) {
+        pto_error(v->ctx, op->o[0]->loc, "ttrans: '%s' is [%lld, %lld], so its transpose is [%lld, %lld], but '%s' is "
+                  "[%lld, %lld]", an, (long long)a->rows, (long long)a->cols, (long long)a->cols, (long long)a->rows, dn,
+                  (long long)d->rows, (long long)d->cols);
+        return;
+    }
+    for (i = 0; i < 2; i++) {
+        pto__vform fd, fa, diff;
+        const pto__vform *pd = pto__vvalid(v, op->o[0]->ref, i, &fd), *pa = pto__vvalid(v, op->o[1]->ref, 1 - i, &fa);
+        int64_t lo, hi;
+        diff = *pd;
+        pto__fadd(&diff, pa, -1);
+        if (!pto__frange(v, &diff, &lo, &hi) || (lo == 0 && hi == 0)) continue;
+        if (pto__fisconst(pd) && pto__fisconst(pa))
+            pto_error(v->ctx, op->o[0]->loc, "ttrans: '%s' has %lld valid %s but '%s' has %lld valid %s; the transpose "
+                      "of '%s''s valid region is '%s''s, so they must be equal", dn, (long long)pd->c, i ? "cols" : "rows",
+                      an, (long long)pa->c, i ? "rows" : "cols", an, dn);
+        else
+            pto_error(v->ctx, op->o[0]->loc, "ttrans: the valid %s of '%s' and the valid %s of '%s' can differ (by %lld "
+                      "to %lld); the transpose of '%s''s valid region is '%s''s, so they must be equal", i ? "cols" : "rows",
+                      dn, i ? "rows" : "cols", an, (long long)lo, (long long)hi, an, dn);
+    }
+}
+
 static void pto__vfloat_only(pto__verifier *v, const pto__vop *op)
 {
     int o = v->m->stmts[op->s].op;
@@ -2138,9 +2176,9 @@ static int pto__vform_delta(const pto__vform *a, const pto__vform *b, int64_t *d
    window's own checks said what is wrong with it). */
 static void pto__vquiet_form(pto__verifier *v, const pto_operand *o, int i, pto__vform *f)
 {
-    int32_t nd = v->ctx->n_diags, ne = v->ctx->n_errors;
+    pto__dmark mk = pto__diag_mark(v->ctx);
     pto__vexpr(v, o->e[i], 0, f, 0);
-    pto__diag_truncate(v->ctx, nd, ne);
+    pto__diag_truncate(v->ctx, &mk);
 }
 
 /* The two windows of a tput / tget on the same copy of one tensor that
@@ -2362,10 +2400,10 @@ static void pto__vint_scalar(pto__verifier *v, const pto__vop *op, int si)
         /* the expression's own diagnostics were said when its kind was
            checked (pto__vkind_ok): not twice (review18: `texpands t, rank * 10`
            in a kernel without ranks) */
-        int32_t nd = v->ctx->n_diags, ne = v->ctx->n_errors;
+        pto__dmark mk = pto__diag_mark(v->ctx);
         int known;
         int64_t c = pto__vconst_int(v, o, &known);
-        pto__diag_truncate(v->ctx, nd, ne);
+        pto__diag_truncate(v->ctx, &mk);
         if (!known) return;
         x = (double)c;
         snprintf(xs, sizeof xs, "%lld", (long long)c);
@@ -2430,6 +2468,7 @@ static void pto__vclass(pto__verifier *v, const pto__vop *op)
         if (pto__vrowvec(v, op, 2, 1) && ok) pto__vcolvalid(v, op);
         break;
     case PTO_OC_CVT: pto__vsame_shape(v, op, 0, 1); break;
+    case PTO_OC_TRANS: pto__vtrans(v, op); break;
     case PTO_OC_MOV: pto__vmov(v, op); break;
     case PTO_OC_EXTRACT: pto__vextract(v, op); break;
     case PTO_OC_MATMUL: pto__vmatmul(v, op); break;
@@ -4156,13 +4195,13 @@ static void pto__vkernel(pto__verifier *v, int32_t ki)
     v->waits = v->waits_unsure = 0;
     v->n_stores = v->n_decls = 0;
     {
-        int32_t nd = v->ctx->n_diags, ne = v->ctx->n_errors;
+        pto__dmark mk = pto__diag_mark(v->ctx);
         pto__vwalk(v, k->body);
         if (v->malformed) {
             /* phase 0 would have found it before checking anything: that
                error alone, as then */
             pto_loc none = {0, 0, 0};
-            pto__diag_truncate(v->ctx, nd, ne);
+            pto__diag_truncate(v->ctx, &mk);
             pto_error(v->ctx, none, "internal error: malformed statement lists");
         }
     }

@@ -847,6 +847,23 @@ expect "ids: 16 x8 tiles refused, with what to change" 1 \
     "ids_overflow.pto:38:5: error: sync: more than 128 event ids would be set at once here .*: give the loop fewer or shallower multi-buffered tiles" \
     $ptoc check tests/diag/ids_overflow.pto
 expect "ids: 10 x8 tiles sync" 0 "out of event ids for MTE3 -> V: 9 flag pairs" $ptoc check tests/user/ten_x8.pto
+# ttrans: valid regions that differ only at run time (review29 L7)
+expect "ttrans: equal regions at run time match" 0 "^  result      match" $ptoc run tests/diag/ttrans_dyn_valid.pto
+expect "ttrans: differing regions: the interpreter's error" 1 "ttrans_dyn_valid.pto:8:3: error: ttrans: 'd' has valid region \[48, 16\] but 'a' has \[16, 56\]" \
+    $ptoc run -D M=48 tests/diag/ttrans_dyn_valid.pto
+holds "ttrans: ... and the simulator's report" "ttrans_dyn_valid.pto:8: error: ttrans: the destination \(f32, valid \[48, 16\]\) is not the source \(f32, valid \[16, 56\]\) transposed"
+# the diagnostics cap: 50 errors shown, then a line that says how many more (review29 L6)
+expect "80 errors: the list says 30 more" 1 "^\.\.\. and 30 more errors not shown \(the first 50 shown\)$" $ptoc check tests/diag/many_errors.pto
+if [ "$(grep -c ': error: ' $out/log)" = 50 ] && tail -1 $out/log | grep -q "^\.\.\. and 30 more"
+then ok "80 errors: 50 lines, the count last"; else bad "80 errors: 50 lines, the count last"; fi
+# each sync warning once, whatever the command (review29 L1 counted 9 lines for 3 warnings of
+# `ptoc sync`: not reproduced, the lines are ~330 characters and wrap to 3 screen rows each)
+for c in sync check "dump sync" "emit -o $out/ten_x8"; do
+    # shellcheck disable=SC2086
+    $ptoc $c tests/user/ten_x8.pto 2>$out/log >/dev/null
+    n=$(grep -c "warning: sync: out of event ids" $out/log); u=$(grep "warning: sync: out of event ids" $out/log | sort -u | wc -l)
+    if [ "$n" -ge 2 ] && [ "$n" = "$u" ]; then ok "ptoc $c: each sync warning once ($n)"; else bad "ptoc $c: each sync warning once ($n lines, $u distinct)"; fi
+done
 # ---- a rotation degraded to one id is that id, not 'base + i % 1' (review22 L1) ----
 expect "one id left: a note (a forward pair: it waits no cycle)" 0 "ids_one.pto:20:5: note: sync: out of event ids for MTE2 -> V: 1 id instead of 2 rotating for tile te: .* \\(a forward pair: each set_flag now also follows the wait_flag 1 iteration back, which V has passed by then once the loop runs\\)$" \
     $ptoc dump sync tests/diag/ids_one.pto

@@ -733,5 +733,17 @@ try "--target sim is the same" $ptoc emit --target sim examples/vadd.pto -o $out
 try "... byte for byte" cmp $out/sim/kernel.c $out/sim2/kernel.c
 fails "an unknown target is a usage error" $ptoc emit --target gpu examples/vadd.pto -o $out/gpu
 
+# ttrans (review29 L7): pto-isa's TTRANS(dst, src, tmp), tmp a vec tile at the scratch offset above
+# the planned peak, sized for the source's transpose rounded up to 16 rows (32 for i8) and 32-byte
+# columns, after a V barrier (the scratch is shared); the stub refuses a tmp one size too small
+try "ttrans: emit --target isa" $ptoc emit --target isa tests/user/ttrans.pto -o $out/tr
+try "ttrans: TTRANS(dst, src, tmp)" grep -q 'pto::TTRANS(t, a, pto_tmp_[0-9]*); /\* ttrans.pto:11: ttrans \*/' $out/tr/kernel.cpp
+try "ttrans: the i8 tmp is [64, 32]" grep -q 'pto::Tile<pto::TileType::Vec, int8_t, 64, 32, pto::BLayout::RowMajor, 64, 32> pto_tmp_' $out/tr/kernel.cpp
+try "ttrans: the f16 tmp is [32, 16]" grep -q 'pto::Tile<pto::TileType::Vec, half, 32, 16, pto::BLayout::RowMajor, 32, 16> pto_tmp_' $out/tr/kernel.cpp
+try "ttrans: ordered after earlier V work" grep -q "TTRANS's tmp tile is the shared scratch" $out/tr/kernel.cpp
+try "ttrans: compiles against the stub" $CXX $out/tr/kernel.cpp
+sed 's/int8_t, 64, 32, pto::BLayout::RowMajor, 64, 32> pto_tmp_/int8_t, 64, 16, pto::BLayout::RowMajor, 64, 16> pto_tmp_/' $out/tr/kernel.cpp >$out/tr/small.cpp
+fails "ttrans: a tmp too small does not compile" $CXX $out/tr/small.cpp
+
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -18,7 +18,8 @@ pass=0; fail=0
 ok()  { pass=$((pass + 1)); echo "ok $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL $1"; [ -f $out/log ] && tail -30 $out/log; }
 cc=
-command -v tcc >/dev/null 2>&1 && cc="--cc tcc"
+ccq=   # what a rerun line says of it
+command -v tcc >/dev/null 2>&1 && cc="--cc tcc" && ccq=" --cc 'tcc'"
 
 if ! grep -q "pto_k_launch(pto_k_device" pto_kernels.h 2>/dev/null; then
     echo "skip: pto_kernels.h has no simulator yet"
@@ -128,9 +129,19 @@ then ok "windows past the tensor: not run"; else bad "windows past the tensor: n
 # a failing run: the K loop runs no iteration at K < 64 and acc is stored unwritten
 $ptoc run --sweep $cc tests/user/trip_cube_k.pto -D K=1..4096 >$out/log 2>&1; rc=$?
 if [ $rc = 1 ] && grep -q "^  K=8  *1 REPORT" $out/log && grep -q "uninitialised read: tstore (FIX)" $out/log &&
-   grep -q "^      rerun: ptoc run tests/user/trip_cube_k.pto -D 'K=8'$" $out/log &&
+   grep -q "^      rerun: ptoc run tests/user/trip_cube_k.pto$ccq -D 'K=8'$" $out/log &&
    grep -q "^sweep: 5 runs: 4 match, 1 failed, 0 refused$" $out/log
 then ok "failing run: exit 1, the report, a rerun line"; else bad "failing run: exit 1, the report, a rerun line"; fi
+# a rerun line carries every option that changes the compile or the run: a hand-synchronised
+# kernel swept with --no-sync races at S=8; the rerun without --no-sync compiled with the sync
+# pass and matched (review29 M3). The line is run as printed and must fail the same way.
+$ptoc run --sweep --no-sync --tight $cc --seed 3 --inputs full --max-instr 50000 tests/sweep/fail/hand_inplace.pto >$out/log 2>&1; rc=$?
+rr=$(sed -n "s/^      rerun: ptoc run \(.*-D 'S=8'.*\)/\1/p" $out/log)
+if [ $rc = 1 ] && [ "$rr" = "tests/sweep/fail/hand_inplace.pto --no-sync --tight$ccq '--seed' '3' '--inputs' 'full' '--max-instr' '50000' -D 'S=8' -D 'T=4'" ]
+then ok "--no-sync sweep: the rerun line keeps every option"; else bad "--no-sync sweep: the rerun line keeps every option ($rr)"; fi
+eval "$ptoc run $rr" >$out/log2 2>&1; rc=$?
+if [ $rc = 1 ] && grep -q "race on gm y bytes" $out/log2; then ok "--no-sync sweep: the rerun reproduces the race"
+else bad "--no-sync sweep: the rerun reproduces the race (rc $rc)"; fi
 # the run at the values the user gave is never 'refused': a tail kernel without valid(...) fails
 # `ptoc run` at its '# run: -D N=40' (the last block's window leaves x), and so the sweep (review20 H1)
 printf '# run: -D N=40\nkernel tailbug(in x: f32[N, 64], out y: f32[N, 64]) vector blocks((N + 15) / 16) {\n  tile t: vec f32[16, 64]\n  tload t, x[block * 16, 0]\n  tmuls t, t, 2.0\n  tstore y[block * 16, 0], t\n}\n' >$out/tailbug.pto
@@ -174,7 +185,7 @@ then ok "misaligned rows with 2+ blocks: run, the race found"; else bad "misalig
 # failing row warned "-D s sets nothing" and its rerun line carried the -D the sweep added)
 printf '# run: -D N=40\nkernel k(in x: f32[N, 64], out y: f32[N, 64], scalar s: f32) vector blocks((N + 15) / 16) {\n  tile t: vec f32[16, 64]\n  tload t, x[block * 16, 0]\n  tmuls t, t, s\n  tstore y[block * 16, 0], t\n}\nhost h(in x: f32[N, 64], out y: f32[N, 64]) {\n  call k(x, y, 0.5)\n}\n' >$out/hostscalar.pto
 $ptoc run --sweep $cc $out/hostscalar.pto >$out/log 2>&1
-if grep -q "^      rerun: ptoc run $out/hostscalar.pto -D 'N=40'$" $out/log && ! grep -q "s=1.5\|sets nothing" $out/log
+if grep -q "^      rerun: ptoc run $out/hostscalar.pto$ccq -D 'N=40'$" $out/log && ! grep -q "s=1.5\|sets nothing" $out/log
 then ok "a host-bound kernel scalar: no -D added"; else bad "a host-bound kernel scalar: no -D added"; fi
 # ... which its '# sweep: -D K=64..4096' line rules out (the sweep above passed it)
 if grep -q "^# sweep: -D K=64..4096" tests/user/trip_cube_k.pto; then ok "# sweep: line"; else bad "# sweep: line"; fi
@@ -259,7 +270,7 @@ grep -q "if (K / 64 != 3) pto_k_wait_flag" $out/tk/kernel.c || bad "the hand edi
 $ptoc run $cc $out/tk >$out/log 2>&1; rc=$?
 if [ $rc = 0 ]; then ok "the edited DIR passes at K = 256"; else bad "the edited DIR passes at K = 256 (rc $rc)"; fi
 $ptoc run --sweep $cc $out/tk >$out/log 2>&1; rc=$?
-if [ $rc = 1 ] && grep -q "race on mat bytes" $out/log && grep -q "rerun: ptoc run $out/tk -D 'K=192'" $out/log
+if [ $rc = 1 ] && grep -q "race on mat bytes" $out/log && grep -q "rerun: ptoc run $out/tk$ccq -D 'K=192'" $out/log
 then ok "the sweep of the edited DIR finds K = 192"; else bad "the sweep of the edited DIR finds K = 192 (rc $rc)"; fi
 # its rows line up: "cycles" in one column whatever the verdict ("2 REPORTS" pushed it right by one)
 if [ "$(grep '^  K=.* cycles ' $out/log | awk '{ print index($0, "cycles") }' | sort -u | wc -l)" = 1 ] &&
@@ -340,7 +351,7 @@ then ok "-D S=0..64/0 refused"; else bad "-D S=0..64/0 refused (rc $rc)"; fi
 $ptoc run --sweep $cc tests/sweep/fail/ring_noack.pto >$out/log 2>&1; rc=$?
 if [ $rc = 1 ] && grep -q "^  --ranks (from 3, 1..64): a ranks kernel: also run at 1, 2, 4 and 5 ranks$" $out/log &&
    grep -q "^  --ranks 2  *match" $out/log && grep -q "^  --ranks 4  *MISMATCH" $out/log &&
-   grep -q "^      rerun: ptoc run tests/sweep/fail/ring_noack.pto --ranks '4'$" $out/log
+   grep -q "^      rerun: ptoc run tests/sweep/fail/ring_noack.pto$ccq --ranks '4'$" $out/log
 then ok "ring_noack: --ranks 4 races"; else bad "ring_noack: --ranks 4 races (rc $rc)"; fi
 # a count the interpreter refuses (a partner rank that does not exist) is a refused row
 $ptoc run --sweep $cc tests/sweep/ranks_pairs.pto >$out/log 2>&1; rc=$?
@@ -422,8 +433,16 @@ if [ $rc = 1 ] && grep -q "^  together (loops and ifs that nest or share a loop)
 then ok "trip_loopif: the planted race in the else loop fails the sweep"; else bad "trip_loopif: the planted race in the else loop fails the sweep (rc $rc)"; fi
 # B-L2: a trip class that another dim's window refuses is said, not skipped silently
 $ptoc run --sweep $cc tests/sweep/ring_held.pto >$out/log 2>&1; rc=$?
-if [ $rc = 0 ] && grep -q "^  note: no run ran the loop at line 22 more than 2 times (its tiles' slots), more than 3 times (its pipe ring's slots) (the sweep refuses the values of T that do with R=192: -D them together to run it)$" $out/log
+if [ $rc = 0 ] && grep -q "^  note: no run ran the loop at line 22 more than 3 times (its pipe ring's slots) (the sweep refuses the values of T that do with R=192: -D them together to run it)$" $out/log
 then ok "ring_held: the ring wrap never run is noted"; else bad "ring_held: the ring wrap never run is noted (rc $rc)"; fi
+
+# review29 L5: a trip class in words: past 3 trips over x2 tiles is "more than 3 times" (was "more
+# than 2 times (its tiles' slots)" while runs made 3), 4 trips over x4 tiles "4 times" (was "4 to 4")
+$ptoc run --sweep $cc tests/sweep/nest3_notes.pto >$out/log 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q "^  note: no run ran the loop at line 18 more than 3 times$" $out/log &&
+   grep -q "^  note: no run ran the loop at line 11 4 times (its tiles' slots)$" $out/log &&
+   grep -q "^  A=3 B=5 C=3 .* match" $out/log
+then ok "nest3_notes: the unshown trip classes in words"; else bad "nest3_notes: the unshown trip classes in words (rc $rc)"; fi
 
 # review27 L4: an outcome refused only with another name at its base value: the note names them
 $ptoc run --sweep $cc tests/sweep/note_refused.pto >$out/log 2>&1; rc=$?

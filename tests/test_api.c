@@ -919,6 +919,59 @@ static void test_intern_many(void)
     pto_ctx_destroy(ctx);
 }
 
+/* The diagnostics cap (review29 L6: the list stopped at 50 silently):
+   what is past it is counted per severity, pto_diag_print ends with a line
+   that says how many, a clear resets the count, and a quiet try (the
+   verifier's) past the cap counts nothing. */
+static void test_diag_cap(void)
+{
+    pto_ctx_desc cd;
+    pto_ctx *ctx;
+    char text[6000], line[300];
+    size_t n = 0;
+    int i;
+    FILE *f;
+    memset(&cd, 0, sizeof cd);
+    cd.max_diags = 3;
+    ctx = pto_ctx_create(&cd);
+    for (i = 0; i < 5; i++) pto_error(ctx, LOC(i + 1), "e%d", i);
+    pto_warning(ctx, LOC(9), "w");
+    pto_note(ctx, LOC(9), "n");
+    CHECK(pto_diag_count(ctx) == 3 && pto_error_count(ctx) == 5);
+    CHECK(pto_diag_dropped(ctx, PTO_SEV_ERROR) == 2 && pto_diag_dropped(ctx, PTO_SEV_WARNING) == 1 &&
+          pto_diag_dropped(ctx, PTO_SEV_NOTE) == 1);
+    CHECK(pto_diag_dropped(ctx, (pto_severity)7) == 0 && pto_diag_dropped(NULL, PTO_SEV_ERROR) == 0);
+    f = tmpfile();
+    CHECK(f != NULL);
+    if (f) {
+        pto_diag_print(ctx, f);
+        rewind(f);
+        line[0] = 0;
+        while (fgets(line, sizeof line, f)) n++;
+        fclose(f);
+        CHECK(n == 4);
+        CHECK_STR(line, "... and 2 more errors, 1 warning and 1 note not shown (the first 3 shown)\n");
+    }
+    pto_diag_clear(ctx);
+    CHECK(pto_diag_dropped(ctx, PTO_SEV_ERROR) == 0 && pto_diag_dropped(ctx, PTO_SEV_WARNING) == 0);
+    pto_ctx_destroy(ctx);
+    /* 80 tiles stored unwritten: 50 errors recorded, 30 counted, once (not again by a quiet try) */
+    ctx = pto_ctx_create(NULL);
+    n = (size_t)snprintf(text, sizeof text, "kernel many(in x: f32[16, 64], out y: f32[16, 64]) vector {\n");
+    for (i = 1; i <= 80; i++)
+        n += (size_t)snprintf(text + n, sizeof text - n, "  tile t%d: vec f32[16, 64]\n  tstore y[0, 0], t%d\n", i, i);
+    n += (size_t)snprintf(text + n, sizeof text - n, "}\n");
+    {
+        pto_module *m = pto_parse(ctx, "many.pto", text, n);
+        CHECK(m && pto_verify(ctx, m) == PTO_ERR_USER);
+        CHECK_MSG(pto_diag_count(ctx) == 50 && pto_diag_dropped(ctx, PTO_SEV_ERROR) == 30 && pto_error_count(ctx) == 80,
+                  "%d recorded, %d dropped, %d errors", pto_diag_count(ctx), pto_diag_dropped(ctx, PTO_SEV_ERROR),
+                  pto_error_count(ctx));
+        pto_module_destroy(m);
+    }
+    pto_ctx_destroy(ctx);
+}
+
 int main(void)
 {
     test_alloc_sweep();
@@ -935,5 +988,6 @@ int main(void)
     test_reserved_names();
     test_verified_stamp();
     test_intern_many();
+    test_diag_cap();
     return TEST_END();
 }

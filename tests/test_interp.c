@@ -760,6 +760,54 @@ static void test_cvt(void)
     end();
 }
 
+/* ttrans: d[c, r] = a[r, c] over a's valid region, f32 and i8 bits moved as
+   they are (-0.0 and a NaN payload kept), nothing written past it (y's
+   padding rows stay 0). */
+static void test_trans(void)
+{
+    float x[2 * 8], y[8 * 2];
+    int8_t bx[4 * 32], by[32 * 4];
+    void *t[4];
+    int32_t xp, yp, bxp, byp, a, d, ba, bd, i, r, c, bad = 0;
+    uint32_t nan = 0x7fc01234u;
+    begin("trans", PTO_KK_VECTOR);
+    xp = tensor("x", PTO_IN, PTO_F32, 2, 8);
+    yp = tensor("y", PTO_OUT, PTO_F32, 8, 2);
+    bxp = tensor("bx", PTO_IN, PTO_I8, 4, 32);
+    byp = tensor("by", PTO_OUT, PTO_I8, 32, 4);
+    a = tile(body(), "a", PTO_VEC, PTO_F32, 2, 8);
+    pto_set_tile_valid(m, a, num(2), num(6));
+    d = tile(body(), "d", PTO_VEC, PTO_F32, 8, 2);
+    pto_set_tile_valid(m, d, num(6), num(2));
+    ba = tile(body(), "ba", PTO_VEC, PTO_I8, 4, 32);
+    bd = tile(body(), "bd", PTO_VEC, PTO_I8, 32, 4);
+    load(body(), a, xp, num(0), num(0));
+    op_t(body(), PTO_OP_TTRANS, d, a, -1);
+    store(body(), yp, num(0), num(0), d);
+    load(body(), ba, bxp, num(0), num(0));
+    op_t(body(), PTO_OP_TTRANS, bd, ba, -1);
+    store(body(), byp, num(0), num(0), bd);
+    for (i = 0; i < 16; i++) x[i] = (float)(i + 1);
+    x[1] = -0.0f;
+    memcpy(&x[9], &nan, 4);
+    for (i = 0; i < 128; i++) bx[i] = (int8_t)(i * 7 - 100);
+    memset(y, 0, sizeof y);
+    memset(by, 0, sizeof by);
+    t[0] = x;
+    t[1] = y;
+    t[2] = bx;
+    t[3] = by;
+    CHECK(run(t, NULL, 0) == PTO_OK);
+    for (r = 0; r < 8; r++)
+        for (c = 0; c < 2; c++)
+            bad += r < 6 ? memcmp(&y[r * 2 + c], &x[c * 8 + r], 4) != 0 : y[r * 2 + c] != 0.0f;
+    for (r = 0; r < 32; r++)
+        for (c = 0; c < 4; c++) bad += by[r * 4 + c] != bx[c * 32 + r];
+    CHECK_MSG(bad == 0, "%d elements of the transposes wrong", (int)bad);
+    CHECK(signbit(y[2]) && y[2] == 0.0f);
+    end();
+}
+
 /* texpands fills the valid region only; a binary op into a tile with a
    smaller valid region leaves the rest unchanged (zero here); tmov copies. */
 /* tcvt f16 -> i8 keeps the low 8 bits of the rounded value (pto-isa's a2a3
@@ -1865,6 +1913,7 @@ int main(void)
     test_cols();
     test_colexpand();
     test_cvt();
+    test_trans();
     test_cvt_f16_i8();
     test_fill_valid();
     test_matmul();

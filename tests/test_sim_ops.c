@@ -650,6 +650,58 @@ static void test_tall_rowsum(void)
     }
 }
 
+/* ttrans: d[c, r] = a[r, c] over a's valid region, on V, two tmov passes
+   of the cost table (2 x (2.0 x 16 + 24) = 112 for 4 KB); a destination
+   whose valid region is not the source's transposed is a usage error. */
+static void k_trans(pto_k_core *c, const int64_t *args)
+{
+    pto_k_gm *x = pto_k_arg_gm(args, 0), *out = pto_k_arg_gm(args, 1);
+    pto_k_tile a = vt(0), d = pto_k_t(PTO_K_VEC, PTO_K_F32, C, R, args[2] ? C - 1 : C, R, TB);
+    pto_k_tload(c, "tr.pto:3: tload a, x[0, 0]", a, x, 0, 0);
+    pto_k_set_flag(c, "tr.pto:4: set_flag MTE2, V, 0", PTO_K_PIPE_MTE2, PTO_K_PIPE_V, 0);
+    pto_k_wait_flag(c, "tr.pto:5: wait_flag MTE2, V, 0", PTO_K_PIPE_MTE2, PTO_K_PIPE_V, 0);
+    pto_k_ttrans(c, "tr.pto:6: ttrans d, a", d, a);
+    pto_k_set_flag(c, "tr.pto:7: set_flag V, MTE3, 0", PTO_K_PIPE_V, PTO_K_PIPE_MTE3, 0);
+    pto_k_wait_flag(c, "tr.pto:8: wait_flag V, MTE3, 0", PTO_K_PIPE_V, PTO_K_PIPE_MTE3, 0);
+    pto_k_tstore(c, "tr.pto:9: tstore out[0, 0], d", out, 0, 0, d);
+}
+
+static void test_trans(void)
+{
+    pto_k_device_desc dd;
+    pto_k_launch_desc ld;
+    pto_k_device *dev;
+    pto_k_gm *x, *out;
+    const pto_k_report *rep;
+    int64_t args[3];
+    int i, j, bad, wrong;
+    for (bad = 0; bad < 2; bad++) {
+        memset(&dd, 0, sizeof dd);
+        dev = pto_k_device_create(&dd);
+        x = pto_k_gm_create(dev, "x", PTO_K_F32, R, C);
+        out = pto_k_gm_create(dev, "out", PTO_K_F32, C, R);
+        for (i = 0; i < R; i++)
+            for (j = 0; j < C; j++) pto_k_gm_set(x, i, j, xin(i * C + j));
+        args[0] = pto_k_gm_arg(x), args[1] = pto_k_gm_arg(out), args[2] = bad;
+        memset(&ld, 0, sizeof ld);
+        ld.fn = k_trans, ld.name = "tr", ld.kind = PTO_K_KIND_VECTOR, ld.args = args;
+        rep = pto_k_launch(dev, &ld);
+        if (!bad) {
+            if (rep->nerrors) pto_k_report_print(rep, stdout);
+            CHECK(rep->nerrors == 0);
+            for (i = 0, wrong = 0; i < R; i++)
+                for (j = 0; j < C; j++) wrong += pto_k_gm_get(out, j, i) != xin(i * C + j);
+            CHECK_MSG(wrong == 0, "ttrans: %d elements wrong", wrong);
+            CHECK_MSG(rep->cores[0].busy[PTO_K_PIPE_V] == 112, "ttrans: V busy %lld", (long long)rep->cores[0].busy[PTO_K_PIPE_V]);
+        } else {
+            CHECK_MSG(rep->nerrors >= 1 && rep->errors && strstr(rep->errors[0].msg, "ttrans: the destination (f32, valid [63, 16]) "
+                                                                 "is not the source (f32, valid [16, 64]) transposed") != NULL,
+                      "ttrans refusal: %s", rep->nerrors ? rep->errors[0].msg : "(none)");
+        }
+        pto_k_device_destroy(dev);
+    }
+}
+
 int main(void)
 {
     test_refused_launch();
@@ -657,6 +709,7 @@ int main(void)
     test_tcvt_cost();
     test_vector_ops();
     test_tall_rowsum();
+    test_trans();
     test_valid_regions();
     test_cols();
     test_cube();

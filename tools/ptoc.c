@@ -1110,6 +1110,8 @@ typedef struct sweep {
     int64_t *hist;                      /* the value sets of the runs made and accepted, SW_MAXN each */
     int32_t nhist, hcap;
     long long tvisits;                  /* statements visited by every walk: the combination search's budget */
+    const char *rerun;                  /* the options of the compile (--no-sync, --tight, --cc), shell-quoted:
+                                           the rerun lines carry them, the runs of the built program do not */
     int oom;
 } sweep;
 
@@ -2029,7 +2031,7 @@ static int sw_run_one(sweep *s, const sw_defs *defs, const char *bin, const char
             end = strchr(line, '\n');
             printf("      | %.*s\n", (int)(end ? end - line : (long)strlen(line)), line);
         }
-        printf("      rerun: ptoc run %s%s\n", file, args);
+        printf("      rerun: ptoc run %s%s%s\n", file, s->rerun ? s->rerun : "", args);
     }
     free(out);
     free(err);
@@ -2721,6 +2723,21 @@ static void sw_refused_why(sweep *s, sw_scan *scan, uint64_t head, uint32_t clas
     if (len < size) snprintf(out + len, size - len, ": -D them together to run it)");
 }
 
+/* A loop's trip class (sw_trip_class) in words, for the notes: classes 4
+   and 5 split the trips past 3 at the tiles' slots per, so class 4 is
+   "more than max(3, per)" and class 5 "4 to per" (review29 L5: "more
+   than 2 times" for a loop that ran 3 times, "4 to 4 times"). */
+static const char *sw_trip_words(int cls, int per, char *buf, size_t size)
+{
+    static const char *const tn[4] = {"0 times", "once", "2 times", "3 times"};
+    if (cls < 4) return tn[cls];
+    if (cls == 4 && per > 3) snprintf(buf, size, "more than %d times (its tiles' slots)", per);
+    else if (cls == 4) snprintf(buf, size, "more than 3 times");
+    else if (per == 4) snprintf(buf, size, "4 times (its tiles' slots)");
+    else snprintf(buf, size, "4 to %d times (its tiles' slots)", per);
+    return buf;
+}
+
 static void sw_class_notes(sweep *s, sw_scan *scan, const sw_set *shown, const sw_combo *c, pto_buf *notes)
 {
     const pto_module *m = s->m;
@@ -2762,10 +2779,12 @@ static void sw_class_notes(sweep *s, sw_scan *scan, const sw_set *shown, const s
                 snprintf(buf, sizeof buf, "more than %d times (its pipe ring's slots)", sw_ring_period(m, m->stmts[st].body, 0));
                 frag = buf;
             } else if (kind == 1) {
-                static const char *const tn[4] = {"0 times", "once", "2 times", "3 times"};
                 int per = sw_period(m, m->stmts[st].body);
-                if (cls < 4) frag = tn[cls];
-                else snprintf(buf, sizeof buf, cls == 4 ? "more than %d times (its tiles' slots)" : "4 to %d times", per), frag = buf;
+                uint64_t ring = (head << 8) | 8;   /* its pipe ring's class, said below */
+                if (cls == 4 && (per > 3 ? per : 3) == sw_ring_period(m, m->stmts[st].body, 0) && sw_has(&ref, ring) &&
+                    !sw_has(&seen, ring))
+                    continue;   /* the same trips as the ring's "more than N" below: said once */
+                frag = sw_trip_words(cls, per, buf, sizeof buf);
             } else frag = cls == 0 ? "not taken" : cls == 1 ? "taken" : "taken one way at its loop's first iteration and the other at the last";
             snprintf(what + len, sizeof what - len, "%s%s", n ? ", " : "", frag);
             n++;
@@ -2801,7 +2820,8 @@ static int host_param(const pto_module *m, int32_t v)
    is: path is then the .pto its program embeds); run it at the value sets
    the comment above describes. shown: FILE or DIR, for the report and its
    rerun lines. fixed: the other options of the harness (--seed, --ranks,
-   --max-instr), shell-quoted. */
+   --max-instr), shell-quoted. rerun: the options of the compile (--no-sync,
+   --tight, --cc) that the rerun lines add to them (review29 M3). */
 /* The rank counts a sweep of a file with a ranks kernel runs besides its
    base count: 1, 2, 3, 4 and the least count of 5 or more in LO..HI
    (review22 M2: a ring that reuses a slot races from 4 ranks, a pairwise
@@ -2827,8 +2847,8 @@ static void sw_listed(char *list, size_t size, const char *item)
 
 static int sweep_file(pto_ctx *ctx, const char *path, const char *src, size_t srclen, const char *shown,
                       const sw_defs *given, const sw_defs *ranges,
-                      const char *bin, const char *fixed, const char *tmp, int max_runs, int64_t nranks,
-                      int64_t rlo, int64_t rhi, int ranks_set)
+                      const char *bin, const char *fixed, const char *rerun, const char *tmp, int max_runs,
+                      int64_t nranks, int64_t rlo, int64_t rhi, int ranks_set)
 {
     sw_defs defs_all, *defs = &defs_all;
     sweep s;
@@ -2848,6 +2868,7 @@ static int sweep_file(pto_ctx *ctx, const char *path, const char *src, size_t sr
     invented[0] = 0;
     memset(&s, 0, sizeof s);
     s.given = 1;
+    s.rerun = rerun;
     memset(scan, 0, sizeof scan);
     memset(&cur, 0, sizeof cur);
     memset(&seen, 0, sizeof seen);
@@ -3452,20 +3473,33 @@ static int dir_source(const char *bin, const char *dir, const char *tmp, char *o
     return 0;
 }
 
+/* The options of a sweep's compile that its rerun lines must repeat (a
+   run without them compiles another kernel: review29 M3): --no-sync and
+   --tight (opts: 0 for a DIR, which is compiled already) and a --cc CC
+   given on the command line (cc; NULL when $CC or cc compiles: the rerun's
+   shell has the same $CC). */
+static void sweep_rerun(int opts, const char *cc, char *out, size_t size)
+{
+    out[0] = 0;
+    if (opts & EMIT_NO_SYNC) shell_add(out, size, " --no-sync", NULL);
+    if (opts & EMIT_TIGHT) shell_add(out, size, " --tight", NULL);
+    if (cc) shell_add(out, size, " --cc ", cc);
+}
+
 static int cmd_run(pto_ctx *ctx, int argc, char **argv)
 {
     const char *target = NULL, *cc = getenv("CC");
-    char inc[4096], tmp[4096], bin[4200], cmd[16384], src[4300];
+    char inc[4096], tmp[4096], bin[4200], cmd[16384], src[4300], rerun[600];
     const char *tmpdir = getenv("TMPDIR");
     const char *dir;
     struct stat sb;
-    int i, rc, opts = 0, sweep = 0, max_runs = 12, trace = 0;
+    int i, rc, opts = 0, sweep = 0, max_runs = 12, trace = 0, cc_given = 0;
     int64_t nranks = 2, rlo = 1, rhi = 64;
     int ranks_range = 0;
     sw_defs defs, ranges;
     char *text = NULL;   /* FILE's text, read once */
     size_t textlen = 0;
-    cmd[0] = 0;
+    cmd[0] = rerun[0] = 0;
     defs.n = ranges.n = 0;
     if (!cc || !*cc) cc = "cc";
     static const char *const valued[] = {"--cc", "-D", "--seed", "--inputs", "--trace", "--ranks", "--max-instr", "--sweep-runs",
@@ -3474,7 +3508,7 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
         if (strcmp(argv[i], "--sweep") == 0) sweep = 1;
     for (i = 2; i < argc; i++) {
         if (missing_value(argc, argv, i, valued)) return usage_error("run", "run: a value must follow", argv[i]);
-        if (strcmp(argv[i], "--cc") == 0) cc = argv[++i];
+        if (strcmp(argv[i], "--cc") == 0) cc = argv[++i], cc_given = 1;
         else if (strcmp(argv[i], "--no-sync") == 0) opts |= EMIT_NO_SYNC;
         else if (strcmp(argv[i], "--tight") == 0) opts |= EMIT_TIGHT;
         else if (strcmp(argv[i], "--sweep") == 0) continue;
@@ -3563,8 +3597,9 @@ static int cmd_run(pto_ctx *ctx, int argc, char **argv)
     if (sweep && rc == 0 && sweep_line(src, dir == target ? NULL : text, textlen, argc, argv, &ranges, &max_runs, &rlo, &rhi, ranks_range))
         rc = 1;
     if (rc == 0 && sweep) {
-        rc = sweep_file(ctx, src, dir == target ? NULL : text, textlen, target, &defs, &ranges, bin, cmd, tmp, max_runs, nranks, rlo, rhi,
-                        strstr(cmd, "'--ranks' '") != NULL);
+        sweep_rerun(dir == target ? 0 : opts, cc_given ? cc : NULL, rerun, sizeof rerun);
+        rc = sweep_file(ctx, src, dir == target ? NULL : text, textlen, target, &defs, &ranges, bin, cmd, rerun, tmp, max_runs,
+                        nranks, rlo, rhi, strstr(cmd, "'--ranks' '") != NULL);
     } else if (rc == 0) {
         char full[16384 + 4300];
         full[0] = 0;

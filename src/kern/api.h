@@ -256,6 +256,8 @@ PTO_K_FN void pto_k_tcolexpandsub(pto_k_core *c, const char *src, pto_k_tile d, 
 PTO_K_FN void pto_k_tcolexpandmul(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile v);
 PTO_K_FN void pto_k_tcolexpanddiv(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a, pto_k_tile v);
 PTO_K_FN void pto_k_tcvt(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a);
+/* d[c, r] = a[r, c] over a's valid region (V); d is [C, R] of a's dtype, its valid region a's transposed. */
+PTO_K_FN void pto_k_ttrans(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a);
 /* vec->vec (V), mat->left/right (MTE1), acc->vec or acc->mat (FIX). */
 PTO_K_FN void pto_k_tmov(pto_k_core *c, const char *src, pto_k_tile d, pto_k_tile a);
 /* d = the d-shaped window of mat tile a at element (row, col) (MTE1). */

@@ -290,6 +290,29 @@ void TCOLSUM(D &dst, S &src, T &tmp, bool isBinary)
       (void)dst; (void)src; }
 PTO_STUB_COLRED(TCOLMAX) PTO_STUB_COLRED(TCOLMIN)
 
+/* transpose (pto-isa docs/isa/TTRANS.md, a2a3 TTrans.hpp): TTRANS(dst, src, tmp); element
+   sizes of src and dst equal (1, 2 or 4 bytes), src and dst row major; src's valid region is
+   transposed (dst's is not read: the stub holds dst's to src's transposed as far as the types
+   tell); tmp holds the transposed valid region with rows rounded up to 16 elements (32 for
+   1-byte types) and the cols to whole 32-byte blocks: a vec tile at least that big */
+template <typename D, typename S, typename T>
+void TTRANS(D &dst, S &src, T &tmp)
+{
+    static_assert(pto_stub_vec<D, S, T>(), "TTRANS: vec tiles");
+    static_assert(sizeof(typename D::DType) == sizeof(typename S::DType) &&
+                  (sizeof(typename S::DType) == 1 || sizeof(typename S::DType) == 2 || sizeof(typename S::DType) == 4),
+                  "TTRANS: src and dst elements of one size, 1, 2 or 4 bytes");
+    static_assert(D::BFractal == BLayout::RowMajor && S::BFractal == BLayout::RowMajor, "TTRANS: row-major src and dst");
+    static_assert(D::Rows == S::Cols && D::Cols == S::Rows, "TTRANS: dst is src's shape transposed");
+    static_assert(D::ValidRow == S::ValidCol && D::ValidCol == S::ValidRow, "TTRANS: dst's valid region is src's transposed");
+    static_assert(sizeof(typename T::DType) * T::Rows * T::Cols >=
+                      sizeof(typename S::DType) * ((S::Cols * sizeof(typename S::DType) + 31) / 32 * 32 / sizeof(typename S::DType)) *
+                          ((S::Rows + (sizeof(typename S::DType) == 1 ? 31 : 15)) / (sizeof(typename S::DType) == 1 ? 32 : 16) *
+                           (sizeof(typename S::DType) == 1 ? 32 : 16)),
+                  "TTRANS: tmp holds src's transpose rounded up to 16 / 32 rows and 32-byte columns");
+    (void)dst; (void)src; (void)tmp;
+}
+
 /* column broadcasts (a2a3 TColExpandBinOp.hpp): dst[i, j] = src0[i, j] op src1[0, j]; row-major,
    half or float; like the row broadcasts, the operand with dst's valid region is the tile (a
    run-time test in TCOLEXPANDOP_IMPL) */
