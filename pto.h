@@ -6553,7 +6553,8 @@ static pto_module *pto__parse(pto_ctx *ctx, const char *filename, const char *te
 static void pto__ps_salvage(pto__ps_parser *p, const char *filename)
 {
     pto_ctx *ctx = p->ctx;
-    int32_t i, nd = ctx->n_diags, ne = ctx->n_errors;
+    pto__dmark mk = pto__diag_mark(ctx);
+    int32_t i;
     char *copy;
     pto_module *m;
     size_t j;
@@ -6565,7 +6566,7 @@ static void pto__ps_salvage(pto__ps_parser *p, const char *filename)
             if (copy[j] != '\n' && copy[j] != '\r') copy[j] = ' ';
     m = pto__parse(ctx, filename, copy, p->len, 0);
     if (m) pto_verify(ctx, m);
-    else pto__diag_truncate(ctx, nd, ne);
+    else pto__diag_truncate(ctx, &mk);
     pto_module_destroy(m);
     pto_free(ctx, copy);
 }
