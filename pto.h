@@ -567,7 +567,9 @@ PTODEF int32_t pto_stmt_loop(const pto_module *m, int32_t stmt);
 /* ---- building IR (the C API; the parser uses it too) ----------------------
    All builders return the new id, or -1 when out of memory or when an
    argument is wrong: a kernel, block, statement, param or host id out of
-   range, a NULL name, a param added to a kernel that is not the newest, an
+   range, an expression operand not made yet (>= n_exprs), a kind out of
+   its enum where a builder takes one (pto_add_var, pto_expr_bin), a NULL
+   name, a param added to a kernel that is not the newest, an
    operand added to a statement that is not an op or not the newest one with
    operands (a statement's operands go right after its pto_add_op). Each
    refusal records an error naming the builder ("pto_add_op: block id 9 is
@@ -2948,11 +2950,29 @@ static int pto__relink_anchor(pto_module *m, const char *fn, int32_t at, pto_loc
     return 0;
 }
 
-PTODEF void pto_append(pto_module *m, int32_t block, int32_t s)
+/* The checks above in line, for the passes' calls (sync inserts a flag
+   per dependency): only a refusal goes through them to find its message. */
+static PTO__IR_INLINE int pto__relink_fine(const pto_module *m, int32_t s, int32_t at, int32_t block /* -1: at */)
+{
+    return (uint32_t)s < (uint32_t)m->n_stmts && m->stmts[s].block < 0 &&
+           (block >= 0 ? (uint32_t)block < (uint32_t)m->n_blocks
+                       : (uint32_t)at < (uint32_t)m->n_stmts && (uint32_t)m->stmts[at].block < (uint32_t)m->n_blocks);
+}
+
+/* Reports why a placement was refused: into `block` (append, prepend) or
+   next to anchor `at` (the inserts). */
+static void pto__relink_refuse(pto_module *m, const char *fn, int32_t s, int anchored, int32_t at, int32_t block)
 {
     pto_loc loc;
-    if (!pto__relink_detached(m, "pto_append", s, &loc) || !pto__api_id(m, "pto_append", "block", block, m->n_blocks, loc))
-        return;
+    if (!pto__relink_detached(m, fn, s, &loc)) return;
+    if (!anchored) pto__api_id(m, fn, "block", block, m->n_blocks, loc);
+    else pto__relink_anchor(m, fn, at, loc);
+}
+
+PTODEF void pto_append(pto_module *m, int32_t block, int32_t s)
+{
+    m->verified = 0;
+    if (block < 0 || !pto__relink_fine(m, s, -1, block)) { pto__relink_refuse(m, "pto_append", s, 0, -1, block); return; }
     pto__append(m, block, s);
 }
 
@@ -2960,10 +2980,8 @@ PTODEF void pto_prepend(pto_module *m, int32_t block, int32_t s)
 {
     pto_block *b;
     pto_stmt *st;
-    pto_loc loc;
-    if (!pto__relink_detached(m, "pto_prepend", s, &loc) ||
-        !pto__api_id(m, "pto_prepend", "block", block, m->n_blocks, loc))
-        return;
+    m->verified = 0;
+    if (block < 0 || !pto__relink_fine(m, s, -1, block)) { pto__relink_refuse(m, "pto_prepend", s, 0, -1, block); return; }
     b = &m->blocks[block];
     st = &m->stmts[s];
     st->block = block;
@@ -2976,9 +2994,8 @@ PTODEF void pto_prepend(pto_module *m, int32_t block, int32_t s)
 PTODEF void pto_insert_before(pto_module *m, int32_t at, int32_t s)
 {
     pto_stmt *a, *st;
-    pto_loc loc;
-    if (!pto__relink_detached(m, "pto_insert_before", s, &loc) || !pto__relink_anchor(m, "pto_insert_before", at, loc))
-        return;
+    m->verified = 0;
+    if (!pto__relink_fine(m, s, at, -1)) { pto__relink_refuse(m, "pto_insert_before", s, 1, at, -1); return; }
     a = &m->stmts[at];
     st = &m->stmts[s];
     st->block = a->block;
@@ -2991,9 +3008,8 @@ PTODEF void pto_insert_before(pto_module *m, int32_t at, int32_t s)
 PTODEF void pto_insert_after(pto_module *m, int32_t at, int32_t s)
 {
     pto_stmt *a, *st;
-    pto_loc loc;
-    if (!pto__relink_detached(m, "pto_insert_after", s, &loc) || !pto__relink_anchor(m, "pto_insert_after", at, loc))
-        return;
+    m->verified = 0;
+    if (!pto__relink_fine(m, s, at, -1)) { pto__relink_refuse(m, "pto_insert_after", s, 1, at, -1); return; }
     a = &m->stmts[at];
     st = &m->stmts[s];
     st->block = a->block;
@@ -11868,17 +11884,26 @@ static int pto__vexpr_walk(pto_ctx *ctx, const pto_module *m, int32_t root, uint
 static int pto__vexprs(pto_ctx *ctx, const pto_module *m)
 {
     uint32_t *n;
-    int32_t *stack, e;
+    int32_t *stack = NULL, e;
     int bad = 0;
     if (m->n_exprs <= 0) return 0;
     n = (uint32_t *)pto_alloc(ctx, (size_t)m->n_exprs * sizeof *n);
-    stack = (int32_t *)pto_alloc(ctx, (size_t)m->n_exprs * sizeof *stack);
-    if (n && stack) {
-        memset(n, 0, (size_t)m->n_exprs * sizeof *n);
-        for (e = 0; e < m->n_exprs && !bad; e++)
+    if (!n) return -1;
+    for (e = 0; e < m->n_exprs && !bad; e++) {
+        const pto_expr *x = &m->exprs[e];
+        uint64_t size;
+        if (x->kind < PTO_E_ADD || x->kind > PTO_E_NEG) { n[e] = 1; continue; }
+        /* the usual case in line: operands older, so their sizes known */
+        if (x->a >= 0 && x->a < e && (x->kind == PTO_E_NEG || (x->b >= 0 && x->b < e)) &&
+            (size = 1 + (uint64_t)n[x->a] + (x->kind == PTO_E_NEG ? 0 : n[x->b])) <= PTO__VEXPAND) {
+            n[e] = (uint32_t)size;
+            continue;
+        }
+        if (!stack && !(stack = (int32_t *)pto_alloc(ctx, (size_t)m->n_exprs * sizeof *stack))) { bad = -1; break; }
+        memset(n + e, 0, (size_t)(m->n_exprs - e) * sizeof *n);   /* the walk's "not seen" */
+        for (; e < m->n_exprs && !bad; e++)
             if (n[e] == 0) bad = pto__vexpr_walk(ctx, m, e, n, stack);
-    } else {
-        bad = -1;
+        break;
     }
     pto_free(ctx, n);
     pto_free(ctx, stack);

@@ -745,11 +745,29 @@ static int pto__relink_anchor(pto_module *m, const char *fn, int32_t at, pto_loc
     return 0;
 }
 
-PTODEF void pto_append(pto_module *m, int32_t block, int32_t s)
+/* The checks above in line, for the passes' calls (sync inserts a flag
+   per dependency): only a refusal goes through them to find its message. */
+static PTO__IR_INLINE int pto__relink_fine(const pto_module *m, int32_t s, int32_t at, int32_t block /* -1: at */)
+{
+    return (uint32_t)s < (uint32_t)m->n_stmts && m->stmts[s].block < 0 &&
+           (block >= 0 ? (uint32_t)block < (uint32_t)m->n_blocks
+                       : (uint32_t)at < (uint32_t)m->n_stmts && (uint32_t)m->stmts[at].block < (uint32_t)m->n_blocks);
+}
+
+/* Reports why a placement was refused: into `block` (append, prepend) or
+   next to anchor `at` (the inserts). */
+static void pto__relink_refuse(pto_module *m, const char *fn, int32_t s, int anchored, int32_t at, int32_t block)
 {
     pto_loc loc;
-    if (!pto__relink_detached(m, "pto_append", s, &loc) || !pto__api_id(m, "pto_append", "block", block, m->n_blocks, loc))
-        return;
+    if (!pto__relink_detached(m, fn, s, &loc)) return;
+    if (!anchored) pto__api_id(m, fn, "block", block, m->n_blocks, loc);
+    else pto__relink_anchor(m, fn, at, loc);
+}
+
+PTODEF void pto_append(pto_module *m, int32_t block, int32_t s)
+{
+    m->verified = 0;
+    if (block < 0 || !pto__relink_fine(m, s, -1, block)) { pto__relink_refuse(m, "pto_append", s, 0, -1, block); return; }
     pto__append(m, block, s);
 }
 
@@ -757,10 +775,8 @@ PTODEF void pto_prepend(pto_module *m, int32_t block, int32_t s)
 {
     pto_block *b;
     pto_stmt *st;
-    pto_loc loc;
-    if (!pto__relink_detached(m, "pto_prepend", s, &loc) ||
-        !pto__api_id(m, "pto_prepend", "block", block, m->n_blocks, loc))
-        return;
+    m->verified = 0;
+    if (block < 0 || !pto__relink_fine(m, s, -1, block)) { pto__relink_refuse(m, "pto_prepend", s, 0, -1, block); return; }
     b = &m->blocks[block];
     st = &m->stmts[s];
     st->block = block;
@@ -773,9 +789,8 @@ PTODEF void pto_prepend(pto_module *m, int32_t block, int32_t s)
 PTODEF void pto_insert_before(pto_module *m, int32_t at, int32_t s)
 {
     pto_stmt *a, *st;
-    pto_loc loc;
-    if (!pto__relink_detached(m, "pto_insert_before", s, &loc) || !pto__relink_anchor(m, "pto_insert_before", at, loc))
-        return;
+    m->verified = 0;
+    if (!pto__relink_fine(m, s, at, -1)) { pto__relink_refuse(m, "pto_insert_before", s, 1, at, -1); return; }
     a = &m->stmts[at];
     st = &m->stmts[s];
     st->block = a->block;
@@ -788,9 +803,8 @@ PTODEF void pto_insert_before(pto_module *m, int32_t at, int32_t s)
 PTODEF void pto_insert_after(pto_module *m, int32_t at, int32_t s)
 {
     pto_stmt *a, *st;
-    pto_loc loc;
-    if (!pto__relink_detached(m, "pto_insert_after", s, &loc) || !pto__relink_anchor(m, "pto_insert_after", at, loc))
-        return;
+    m->verified = 0;
+    if (!pto__relink_fine(m, s, at, -1)) { pto__relink_refuse(m, "pto_insert_after", s, 1, at, -1); return; }
     a = &m->stmts[at];
     st = &m->stmts[s];
     st->block = a->block;

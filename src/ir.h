@@ -405,7 +405,9 @@ PTODEF int32_t pto_stmt_loop(const pto_module *m, int32_t stmt);
 /* ---- building IR (the C API; the parser uses it too) ----------------------
    All builders return the new id, or -1 when out of memory or when an
    argument is wrong: a kernel, block, statement, param or host id out of
-   range, a NULL name, a param added to a kernel that is not the newest, an
+   range, an expression operand not made yet (>= n_exprs), a kind out of
+   its enum where a builder takes one (pto_add_var, pto_expr_bin), a NULL
+   name, a param added to a kernel that is not the newest, an
    operand added to a statement that is not an op or not the newest one with
    operands (a statement's operands go right after its pto_add_op). Each
    refusal records an error naming the builder ("pto_add_op: block id 9 is

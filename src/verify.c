@@ -4424,17 +4424,26 @@ static int pto__vexpr_walk(pto_ctx *ctx, const pto_module *m, int32_t root, uint
 static int pto__vexprs(pto_ctx *ctx, const pto_module *m)
 {
     uint32_t *n;
-    int32_t *stack, e;
+    int32_t *stack = NULL, e;
     int bad = 0;
     if (m->n_exprs <= 0) return 0;
     n = (uint32_t *)pto_alloc(ctx, (size_t)m->n_exprs * sizeof *n);
-    stack = (int32_t *)pto_alloc(ctx, (size_t)m->n_exprs * sizeof *stack);
-    if (n && stack) {
-        memset(n, 0, (size_t)m->n_exprs * sizeof *n);
-        for (e = 0; e < m->n_exprs && !bad; e++)
+    if (!n) return -1;
+    for (e = 0; e < m->n_exprs && !bad; e++) {
+        const pto_expr *x = &m->exprs[e];
+        uint64_t size;
+        if (x->kind < PTO_E_ADD || x->kind > PTO_E_NEG) { n[e] = 1; continue; }
+        /* the usual case in line: operands older, so their sizes known */
+        if (x->a >= 0 && x->a < e && (x->kind == PTO_E_NEG || (x->b >= 0 && x->b < e)) &&
+            (size = 1 + (uint64_t)n[x->a] + (x->kind == PTO_E_NEG ? 0 : n[x->b])) <= PTO__VEXPAND) {
+            n[e] = (uint32_t)size;
+            continue;
+        }
+        if (!stack && !(stack = (int32_t *)pto_alloc(ctx, (size_t)m->n_exprs * sizeof *stack))) { bad = -1; break; }
+        memset(n + e, 0, (size_t)(m->n_exprs - e) * sizeof *n);   /* the walk's "not seen" */
+        for (; e < m->n_exprs && !bad; e++)
             if (n[e] == 0) bad = pto__vexpr_walk(ctx, m, e, n, stack);
-    } else {
-        bad = -1;
+        break;
     }
     pto_free(ctx, n);
     pto_free(ctx, stack);
