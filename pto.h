@@ -19,6 +19,7 @@
      PTO_MALLOC(sz, user)    default allocator (default: malloc)
      PTO_REALLOC(p, sz, user)                    (default: realloc)
      PTO_FREE(p, user)                           (default: free)
+                             define all three; each may ignore user
      PTO_ASSERT(x)           internal invariant check (default: assert)
      PTO_NO_HUGEPAGES        the default allocator leaves out its Linux hint
                              (madvise MADV_HUGEPAGE on blocks of 2 MB or more:
@@ -531,10 +532,22 @@ typedef struct pto_module {
        simulator). The planner keeps pto-isa's hidden vec scratch free for
        the isa target (plan.c, pto__isa_hole). */
     int32_t target;
+    /* The sync stamp: pto_plan sets it, pto_sync clears it (and so does
+       pto_sync_hand, which pto_compile_desc.no_sync calls). pto_emit and pto_emit_isa refuse a module with it set: a
+       planned module the sync pass never ran on would emit a kernel with
+       no set_flag / wait_flag at all (review29 M2). A module whose tiles
+       the caller placed (pins, pto_module_stamp) never ran pto_plan: its
+       own flags are its sync, and it emits as it is. */
+    int32_t unsynced;
 } pto_module;
 
 /* ---- queries -------------------------------------------------------------- */
 
+/* An op's row: name, pipe, class, operand kinds. Never NULL: PTO_NOP and
+   any op out of range (a cast of 999 or -5) get the one sentinel row, named
+   "<none>" with no operands (nargs 0), as pto_dtype_name and the other name
+   queries below give "?" for a value out of range; test
+   `pto_opinfo_get(op) == pto_opinfo_get(PTO_NOP)`, not NULL. */
 PTODEF const pto_opinfo *pto_opinfo_get(pto_op op);
 PTODEF pto_op pto_op_lookup(const char *name, size_t len);     /* PTO_NOP if unknown */
 PTODEF const char *pto_dtype_name(pto_dtype dt);
@@ -551,8 +564,8 @@ PTODEF int64_t pto_space_capacity(pto_arch arch, pto_space s);
 /* Bytes of one slot of a tile (rows * cols * dtype size). */
 PTODEF int64_t pto_tile_bytes(const pto_tile *t);
 /* The pipe an op statement runs on, resolved from its operand spaces
-   (PTO_NPIPE for a statement id out of range; these queries return NULL,
-   -1 or 0 for ids out of range). */
+   (PTO_NPIPE for a statement id out of range; these statement queries
+   return NULL, -1 or 0 for ids out of range). */
 PTODEF pto_pipe pto_stmt_pipe(const pto_module *m, int32_t stmt);
 PTODEF const pto_operand *pto_stmt_arg(const pto_module *m, int32_t stmt, int i);
 /* Innermost enclosing FOR statement of a statement, or -1. */
@@ -561,7 +574,9 @@ PTODEF int32_t pto_stmt_loop(const pto_module *m, int32_t stmt);
 /* ---- building IR (the C API; the parser uses it too) ----------------------
    All builders return the new id, or -1 when out of memory or when an
    argument is wrong: a kernel, block, statement, param or host id out of
-   range, a NULL name, a param added to a kernel that is not the newest, an
+   range, an expression operand not made yet (>= n_exprs), a kind out of
+   its enum where a builder takes one (pto_add_var, pto_expr_bin), a NULL
+   name, a param added to a kernel that is not the newest, an
    operand added to a statement that is not an op or not the newest one with
    operands (a statement's operands go right after its pto_add_op). Each
    refusal records an error naming the builder ("pto_add_op: block id 9 is
@@ -602,6 +617,13 @@ PTODEF int32_t pto_find_param(const pto_module *m, int32_t kernel, const char *n
 PTODEF int32_t pto_expr_int(pto_module *m, int64_t v, pto_loc loc);
 PTODEF int32_t pto_expr_var(pto_module *m, int32_t var, pto_loc loc);
 PTODEF int32_t pto_expr_builtin(pto_module *m, pto_expr_kind k, pto_loc loc);
+/* k: PTO_E_ADD .. PTO_E_MAX, or PTO_E_NEG (which reads a only; b is
+   ignored). a and b must be existing expression ids (< n_exprs): an
+   operand is made before the node that reads it, so no tree holds a
+   cycle. Any other kind or id is refused like every builder's bad argument.
+   pto_verify also refuses an expression tree written directly with a
+   cycle, or one that expands through shared operands to more than 2^20
+   nodes. */
 PTODEF int32_t pto_expr_bin(pto_module *m, pto_expr_kind k, int32_t a, int32_t b, pto_loc loc);
 
 /* New empty block; kernel bodies, loop bodies and branches are blocks. */
@@ -666,7 +688,15 @@ PTODEF const char *pto_nmode_name(pto_notify_mode mode);
 PTODEF int pto_nmode_lookup(const char *name, size_t len);
 
 /* Relinking, for passes: a new statement is created detached (block -1) by
-   pto_new_stmt and then placed. */
+   pto_new_stmt and then placed. The statement placed must be detached: to
+   move one, pto_unlink it first (placing a linked one would put it in two
+   places of the lists: a cycle, or the statements after it lost). An id
+   out of range, a linked statement to place or an anchor (`at`) that is
+   not linked is refused like a builder's bad argument: an error naming the
+   call, the module marked broken, the lists unchanged. pto_unlink of a
+   detached statement does nothing. pto_verify refuses lists written
+   directly that are not well formed (a cycle, a statement on two lists or
+   lost from its own) with a "malformed statement lists" error. */
 PTODEF int32_t pto_new_stmt(pto_module *m, pto_stmt_kind kind, pto_loc loc);
 PTODEF void pto_insert_before(pto_module *m, int32_t at, int32_t stmt);
 PTODEF void pto_insert_after(pto_module *m, int32_t at, int32_t stmt);
@@ -1000,8 +1030,17 @@ typedef struct pto_sync_desc {
    dependency inside a core is ordered, same-pipe V/M dependencies are
    separated by a barrier, and no event id is left set at kernel end. Needs a
    verified module whose local tiles are planned. desc may be NULL.
-   Deterministic: the same module gives the same statements. */
+   Deterministic: the same module gives the same statements. pto_plan marks
+   a module unsynchronised (pto_module.unsynced) and a successful pto_sync
+   (or pto_sync_hand) clears the mark: pto_emit and pto_emit_isa refuse a
+   module planned but never synchronised. */
 PTODEF pto_status pto_sync(pto_ctx *ctx, pto_module *m, const pto_sync_desc *desc);
+
+/* Hand-written syncs only: inserts nothing, and marks the module
+   synchronised, its own set_flag / wait_flag / pipe_barrier statements
+   being all its sync (what pto_compile_desc.no_sync and ptoc --no-sync
+   do). Needs a verified module, as pto_sync. */
+PTODEF pto_status pto_sync_hand(pto_ctx *ctx, pto_module *m);
 
 /* Readable dump of the module after sync: the control structure, every op,
    and every sync statement with the dependency that justified it. */
@@ -1026,7 +1065,11 @@ typedef struct pto_emit_desc {
    kernel_src gets the kernels (includes "pto_kernels.h"), host_src the host
    program (includes pto_kernels.h, pto.h with PTO_HOST_HARNESS, and
    "kernel.c"). Either buffer may be NULL. Deterministic: the same module
-   gives byte-identical text. A tile without a planned offset is an error. */
+   gives byte-identical text. A tile without a planned offset is an error,
+   and so is a module that pto_plan placed and pto_sync never ran on after
+   (pto_compile with stop_after = PTO_STAGE_PLAN): its kernel would have no
+   flags. Hand-written syncs only: pto_compile_desc.no_sync, or
+   pto_sync_hand. */
 PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_desc *desc, pto_buf *kernel_src,
                            pto_buf *host_src);
 
@@ -1076,7 +1119,8 @@ typedef enum pto_stage {
 /* Zero-initialised fields take their defaults (sokol style). */
 typedef struct pto_compile_desc {
     pto_stage stop_after;  /* the last pass to run; 0 = all of them */
-    int no_sync;           /* leave the sync pass out: hand-written syncs only (ptoc --no-sync) */
+    int no_sync;           /* leave the sync pass out: hand-written syncs only (ptoc --no-sync);
+                              the module is marked synchronised (pto_sync_hand) */
     int check_plan;        /* run pto_plan_check after plan; a violation is PTO_ERR_INTERNAL */
     pto_plan_desc plan;    /* options of pto_plan (tight, orders, result) */
     pto_sync_desc sync;    /* options of pto_sync (ids per pipe pair, stats) */
@@ -1648,12 +1692,23 @@ static void *pto__huge_hint(void *p, size_t size)
     return p;
 }
 
-static void *pto__default_alloc(size_t size, void *user) { return pto__huge_hint(PTO_MALLOC(size, user), size); }
+/* (void)user: a PTO_MALLOC(sz, u) of one's own that ignores u must not
+   leave an unused parameter here under -Wextra -Werror (review29 L4). */
+static void *pto__default_alloc(size_t size, void *user)
+{
+    (void)user;
+    return pto__huge_hint(PTO_MALLOC(size, user), size);
+}
 static void *pto__default_realloc(void *p, size_t size, void *user)
 {
+    (void)user;
     return pto__huge_hint(PTO_REALLOC(p, size, user), size);
 }
-static void pto__default_free(void *p, void *user) { PTO_FREE(p, user); }
+static void pto__default_free(void *p, void *user)
+{
+    (void)user;
+    PTO_FREE(p, user);
+}
 
 PTODEF pto_ctx *pto_ctx_create(const pto_ctx_desc *desc)
 {
@@ -2303,6 +2358,19 @@ static pto_status pto__need_verified(pto_ctx *ctx, const pto_module *m, const ch
                      "again after any builder call)", pass);
 }
 
+/* The emitters' entry check after pto__need_verified (ir.h,
+   pto_module.unsynced): PTO_OK, or one error naming the emitter. */
+static pto_status pto__need_synced(pto_ctx *ctx, const pto_module *m, const char *pass)
+{
+    pto_loc none = {0, 0, 0};
+    if (!m->unsynced) return PTO_OK;
+    none.file = m->file;
+    return pto_error(ctx, none, "%s: the module is planned but not synchronised: pto_sync never ran after pto_plan "
+                     "(pto_compile with stop_after = PTO_STAGE_PLAN?), so its kernel would have no set_flag / "
+                     "wait_flag; run pto_sync, or, when the module's own flags are all its sync, pto_sync_hand "
+                     "(pto_compile's no_sync)", pass);
+}
+
 static const pto_opinfo pto__optab[] = {
 #define PTO__OP_ROW(e, name, pipe, cls, n, a0, a1, a2, a3) {name, pipe, cls, n, {a0, a1, a2, a3}},
     PTO_OPS(PTO__OP_ROW)
@@ -2310,6 +2378,9 @@ static const pto_opinfo pto__optab[] = {
     {"<none>", PTO_PIPE_S, PTO_OC_SYNC, 0, {0, 0, 0, 0}}
 };
 
+/* Never NULL (ir.h): an op out of range gets PTO_NOP's row, as the name
+   queries give "?", so the ~130 callers that index an op statement's row
+   need no test; a caller that must tell compares with PTO_NOP's row. */
 PTODEF const pto_opinfo *pto_opinfo_get(pto_op op)
 {
     if ((int)op < 0 || op > PTO_NOP) op = PTO_NOP;
@@ -2803,6 +2874,10 @@ PTODEF int32_t pto_add_var(pto_module *m, int32_t kernel, const char *name, pto_
                            int32_t def, pto_loc loc)
 {
     if (!pto__api_name(m, "pto_add_var", name, loc)) return -1;
+    if ((int)kind < PTO_V_LET || (int)kind > PTO_V_SCALAR) {
+        pto__api_error(m, loc, "pto_add_var: kind %d is no pto_var_kind (PTO_V_LET .. PTO_V_SCALAR)", (int)kind);
+        return -1;
+    }
     return pto__add_var_id(m, kernel, pto__name(m, name), kind, def, loc);
 }
 
@@ -2823,9 +2898,22 @@ static inline int32_t pto__expr(pto_module *m, pto_expr_kind k, int32_t a, int32
 PTODEF int32_t pto_expr_int(pto_module *m, int64_t v, pto_loc loc) { return pto__expr(m, PTO_E_INT, -1, -1, v, loc); }
 PTODEF int32_t pto_expr_var(pto_module *m, int32_t var, pto_loc loc) { return pto__expr(m, PTO_E_VAR, var, -1, 0, loc); }
 PTODEF int32_t pto_expr_builtin(pto_module *m, pto_expr_kind k, pto_loc loc) { return pto__expr(m, k, -1, -1, 0, loc); }
+/* A binary node's operands must exist already: an id >= n_exprs (the new
+   node's own, say) would make a cycle, which every recursive walk of the
+   tree would follow without end (review29 H1). So operands are always
+   older than the node that reads them, which pto_verify checks again for
+   modules written directly. A -1 operand (a builder that failed and
+   reported) is refused without a second error. */
 PTODEF int32_t pto_expr_bin(pto_module *m, pto_expr_kind k, int32_t a, int32_t b, pto_loc loc)
 {
-    if (a < 0 || (k != PTO_E_NEG && b < 0)) return -1;
+    if (k < PTO_E_ADD || k > PTO_E_NEG) {
+        pto__api_error(m, loc, "pto_expr_bin: kind %d is not a binary expression kind (PTO_E_ADD .. PTO_E_MAX, "
+                       "or PTO_E_NEG)", (int)k);
+        return -1;
+    }
+    if (!pto__api_id(m, "pto_expr_bin", "operand expression", a, m->n_exprs, loc)) return -1;
+    if (k == PTO_E_NEG) b = -1;
+    else if (!pto__api_id(m, "pto_expr_bin", "operand expression", b, m->n_exprs, loc)) return -1;
     return pto__expr(m, k, a, b, 0, loc);
 }
 
@@ -2872,18 +2960,82 @@ static inline void pto__append(pto_module *m, int32_t block, int32_t s)
 }
 
 /* The relinking calls change the module: they clear the verified stamp
-   (ir.h); lower and sync, which relink, stamp it again when they succeed. */
+   (ir.h); lower and sync, which relink, stamp it again when they succeed.
+   They check their arguments like the builders (review29 H2): ids in
+   range, the statement to place detached (one already linked would sit in
+   two places of the lists: a cycle that every walk follows forever, or the
+   statements after it lost), the anchor of an insert linked. A refusal is
+   an error naming the call, at the statement's location, and marks the
+   module broken; the lists are left as they were. */
+static int pto__relink_stmt(pto_module *m, const char *fn, const char *what, int32_t s, pto_loc *loc)
+{
+    pto_loc none = {0, 0, 0};
+    none.file = m->file;
+    *loc = none;
+    m->verified = 0;
+    if (!pto__api_id(m, fn, what, s, m->n_stmts, none)) return 0;
+    *loc = m->stmts[s].loc;
+    return 1;
+}
+
+/* s: the statement to place, detached; returns its location in *loc */
+static int pto__relink_detached(pto_module *m, const char *fn, int32_t s, pto_loc *loc)
+{
+    int32_t b;
+    if (!pto__relink_stmt(m, fn, "statement", s, loc)) return 0;
+    b = m->stmts[s].block;
+    if (b < 0) return 1;
+    pto__api_error(m, *loc, "%s: statement %ld is already linked (in block %ld): pto_unlink it first", fn, (long)s,
+                   (long)b);
+    return 0;
+}
+
+/* at: the anchor of an insert, linked into a valid block */
+static int pto__relink_anchor(pto_module *m, const char *fn, int32_t at, pto_loc loc)
+{
+    pto_loc l;
+    int32_t b;
+    if (!pto__relink_stmt(m, fn, "anchor statement", at, &l)) return 0;
+    b = m->stmts[at].block;
+    if (b >= 0 && b < m->n_blocks) return 1;
+    pto__api_error(m, loc, "%s: anchor statement %ld is not linked into a block (block %ld)", fn, (long)at, (long)b);
+    return 0;
+}
+
+/* The checks above in line, for the passes' calls (sync inserts a flag
+   per dependency): only a refusal goes through them to find its message. */
+static PTO__IR_INLINE int pto__relink_fine(const pto_module *m, int32_t s, int32_t at, int32_t block /* -1: at */)
+{
+    return (uint32_t)s < (uint32_t)m->n_stmts && m->stmts[s].block < 0 &&
+           (block >= 0 ? (uint32_t)block < (uint32_t)m->n_blocks
+                       : (uint32_t)at < (uint32_t)m->n_stmts && (uint32_t)m->stmts[at].block < (uint32_t)m->n_blocks);
+}
+
+/* Reports why a placement was refused: into `block` (append, prepend) or
+   next to anchor `at` (the inserts). */
+static void pto__relink_refuse(pto_module *m, const char *fn, int32_t s, int anchored, int32_t at, int32_t block)
+{
+    pto_loc loc;
+    if (!pto__relink_detached(m, fn, s, &loc)) return;
+    if (!anchored) pto__api_id(m, fn, "block", block, m->n_blocks, loc);
+    else pto__relink_anchor(m, fn, at, loc);
+}
+
 PTODEF void pto_append(pto_module *m, int32_t block, int32_t s)
 {
     m->verified = 0;
+    if (block < 0 || !pto__relink_fine(m, s, -1, block)) { pto__relink_refuse(m, "pto_append", s, 0, -1, block); return; }
     pto__append(m, block, s);
 }
 
 PTODEF void pto_prepend(pto_module *m, int32_t block, int32_t s)
 {
-    pto_block *b = &m->blocks[block];
-    pto_stmt *st = &m->stmts[s];
+    pto_block *b;
+    pto_stmt *st;
     m->verified = 0;
+    if (block < 0 || !pto__relink_fine(m, s, -1, block)) { pto__relink_refuse(m, "pto_prepend", s, 0, -1, block); return; }
+    b = &m->blocks[block];
+    st = &m->stmts[s];
     st->block = block;
     st->next = b->head;
     st->prev = -1;
@@ -2893,8 +3045,11 @@ PTODEF void pto_prepend(pto_module *m, int32_t block, int32_t s)
 
 PTODEF void pto_insert_before(pto_module *m, int32_t at, int32_t s)
 {
-    pto_stmt *a = &m->stmts[at], *st = &m->stmts[s];
+    pto_stmt *a, *st;
     m->verified = 0;
+    if (!pto__relink_fine(m, s, at, -1)) { pto__relink_refuse(m, "pto_insert_before", s, 1, at, -1); return; }
+    a = &m->stmts[at];
+    st = &m->stmts[s];
     st->block = a->block;
     st->next = at;
     st->prev = a->prev;
@@ -2904,8 +3059,11 @@ PTODEF void pto_insert_before(pto_module *m, int32_t at, int32_t s)
 
 PTODEF void pto_insert_after(pto_module *m, int32_t at, int32_t s)
 {
-    pto_stmt *a = &m->stmts[at], *st = &m->stmts[s];
+    pto_stmt *a, *st;
     m->verified = 0;
+    if (!pto__relink_fine(m, s, at, -1)) { pto__relink_refuse(m, "pto_insert_after", s, 1, at, -1); return; }
+    a = &m->stmts[at];
+    st = &m->stmts[s];
     st->block = a->block;
     st->prev = at;
     st->next = a->next;
@@ -2913,11 +3071,20 @@ PTODEF void pto_insert_after(pto_module *m, int32_t at, int32_t s)
     a->next = s;
 }
 
+/* A detached statement stays as it is (no error: passes unlink what they
+   may have unlinked already). */
 PTODEF void pto_unlink(pto_module *m, int32_t s)
 {
-    pto_stmt *st = &m->stmts[s];
-    m->verified = 0;
+    pto_stmt *st;
+    pto_loc loc;
+    if (!pto__relink_stmt(m, "pto_unlink", "statement", s, &loc)) return;
+    st = &m->stmts[s];
     if (st->block < 0) return;
+    if (st->block >= m->n_blocks) {
+        pto__api_error(m, loc, "pto_unlink: statement %ld is in block %ld, which is out of range (the module has %ld)",
+                       (long)s, (long)st->block, (long)m->n_blocks);
+        return;
+    }
     if (st->prev >= 0) m->stmts[st->prev].next = st->next; else m->blocks[st->block].head = st->next;
     if (st->next >= 0) m->stmts[st->next].prev = st->prev; else m->blocks[st->block].tail = st->prev;
     st->block = st->next = st->prev = -1;
@@ -6681,23 +6848,43 @@ static int pto__pr_zero(const pto_module *m, int32_t e)
     return e >= 0 && e < m->n_exprs && m->exprs[e].kind == PTO_E_INT && m->exprs[e].value == 0;
 }
 
+/* A walk of one expression tree: nodes left to print (operands several
+   nodes share could make an unverified tree exponential) and the depth.
+   pto_verify refuses any tree this would cut (pto__vexprs, and a depth of
+   2000); the printer takes any module, so it bounds the walk itself and
+   prints `?` where it stops (review29 H1). */
+typedef struct pto__pr_ewalk {
+    int64_t left;
+    int depth;
+} pto__pr_ewalk;
+
+#define PTO__PR_EXPAND ((int64_t)1 << 20)
+#define PTO__PR_EDEPTH 4096
+
 /* Prints e, in parentheses when its precedence is below `min`; `ids`: an
    event id, where the sync pass's rotation `0 + (r - 0) / 16 % 2` reads
    `r / 16 % 2` (0 + x, x + 0 and x - 0 dropped, as the emitted C does;
    review20 L10). Elsewhere the tree prints as written. */
-static void pto__pr_pexpr_ids(const pto_module *m, int32_t e, int min, pto_buf *b, int ids)
+static void pto__pr_pexpr_at(const pto_module *m, int32_t e, int min, pto_buf *b, int ids, pto__pr_ewalk *w)
 {
     static const char *const binop[] = {"+", "-", "*", "/", "%"};
     const pto_expr *x;
     int prec, paren;
-    if (e < 0 || e >= m->n_exprs) { pto_buf_puts(b, "?"); return; }
+    if (e < 0 || e >= m->n_exprs || w->left <= 0 || w->depth >= PTO__PR_EDEPTH) {
+        pto_buf_puts(b, "?");
+        return;
+    }
+    w->left--;
+    w->depth++;
     x = &m->exprs[e];
     if (ids && (x->kind == PTO_E_ADD || x->kind == PTO_E_SUB) && pto__pr_zero(m, x->b)) {
-        pto__pr_pexpr_ids(m, x->a, min, b, ids);
+        pto__pr_pexpr_at(m, x->a, min, b, ids, w);
+        w->depth--;
         return;
     }
     if (ids && x->kind == PTO_E_ADD && pto__pr_zero(m, x->a)) {
-        pto__pr_pexpr_ids(m, x->b, min, b, ids);
+        pto__pr_pexpr_at(m, x->b, min, b, ids, w);
+        w->depth--;
         return;
     }
     prec = pto__pr_prec(m, e);
@@ -6713,15 +6900,15 @@ static void pto__pr_pexpr_ids(const pto_module *m, int32_t e, int min, pto_buf *
     case PTO_E_NRANKS: pto_buf_puts(b, "nranks"); break;
     case PTO_E_ADD: case PTO_E_SUB: case PTO_E_MUL: case PTO_E_DIV: case PTO_E_MOD:
         /* left-associative: the right operand needs parentheses at equal precedence */
-        pto__pr_pexpr_ids(m, x->a, prec, b, ids);
+        pto__pr_pexpr_at(m, x->a, prec, b, ids, w);
         pto_buf_printf(b, " %s ", binop[x->kind - PTO_E_ADD]);
-        pto__pr_pexpr_ids(m, x->b, prec + 1, b, ids);
+        pto__pr_pexpr_at(m, x->b, prec + 1, b, ids, w);
         break;
     case PTO_E_MIN: case PTO_E_MAX:
         pto_buf_puts(b, x->kind == PTO_E_MIN ? "min(" : "max(");
-        pto__pr_pexpr_ids(m, x->a, 0, b, ids);
+        pto__pr_pexpr_at(m, x->a, 0, b, ids, w);
         pto_buf_puts(b, ", ");
-        pto__pr_pexpr_ids(m, x->b, 0, b, ids);
+        pto__pr_pexpr_at(m, x->b, 0, b, ids, w);
         pto_buf_puts(b, ")");
         break;
     case PTO_E_NEG:
@@ -6729,12 +6916,21 @@ static void pto__pr_pexpr_ids(const pto_module *m, int32_t e, int min, pto_buf *
            `-5` reads back as the literal -5, which prints the same */
         /* `-0` would read back as the literal 0, so that one keeps its parentheses */
         pto_buf_puts(b, "-");
-        pto__pr_pexpr_ids(m, x->a, x->a >= 0 && x->a < m->n_exprs && m->exprs[x->a].kind == PTO_E_INT &&
-                                   m->exprs[x->a].value == 0 ? 5 : 4, b, ids);
+        pto__pr_pexpr_at(m, x->a, x->a >= 0 && x->a < m->n_exprs && m->exprs[x->a].kind == PTO_E_INT &&
+                                   m->exprs[x->a].value == 0 ? 5 : 4, b, ids, w);
         break;
     default: pto_buf_puts(b, "?"); break;
     }
     if (paren) pto_buf_puts(b, ")");
+    w->depth--;
+}
+
+static void pto__pr_pexpr_ids(const pto_module *m, int32_t e, int min, pto_buf *b, int ids)
+{
+    pto__pr_ewalk w;
+    w.left = PTO__PR_EXPAND;
+    w.depth = 0;
+    pto__pr_pexpr_at(m, e, min, b, ids, &w);
 }
 
 static void pto__pr_pexpr(const pto_module *m, int32_t e, int min, pto_buf *b)
@@ -7198,11 +7394,17 @@ static void pto__pr_pstmt(const pto__pr_printer *pr, int32_t s, int depth)
     pto_buf_puts(b, "\n");
 }
 
+/* A list written directly with a cycle or a link out of range, or a body
+   nested in itself, prints what the bounds reach (pto_verify refuses such
+   a module: review29 H2): at most n_stmts statements a block, PTO__PR_EDEPTH
+   blocks deep. */
 static void pto__pr_pblock(const pto__pr_printer *pr, int32_t block, int depth)
 {
-    int32_t s;
-    if (block < 0 || block >= pr->m->n_blocks) return;
-    for (s = pr->m->blocks[block].head; s >= 0; s = pr->m->stmts[s].next) pto__pr_pstmt(pr, s, depth);
+    const pto_module *m = pr->m;
+    int32_t s, n = 0;
+    if (block < 0 || block >= m->n_blocks || depth > PTO__PR_EDEPTH) return;
+    for (s = m->blocks[block].head; s >= 0 && s < m->n_stmts && n++ < m->n_stmts; s = m->stmts[s].next)
+        pto__pr_pstmt(pr, s, depth);
 }
 
 /* `pipe q: c2v f32[64, 128] slots(8) local_slots(2) split(up_down)`: the
@@ -7496,7 +7698,6 @@ typedef struct pto__verifier {
     int space_err_space;
     int64_t nblocks;           /* static block count, or -1 */
     int32_t counter;           /* program-order position */
-    int64_t nvisited;          /* statements phase 1 visited, over every kernel */
     int ranks_err;             /* this kernel has an error that says it is not a ranks kernel */
     uint8_t *kerr;             /* per kernel: it had an error (pto__vunwritten leaves it alone) */
     uint8_t *pwritten;         /* per param: a GM window of it is written (phase 1) */
@@ -10124,7 +10325,6 @@ static void pto__vcheck(pto__verifier *v, int32_t s)
     int dead = PTO__VDEAD_NONE;
     v->here = st->loc;
     v->here_pos = v->counter++;
-    v->nvisited++;
     if (v->mix && st->block == v->m->kernels[v->kernel].body && st->kind != PTO_ST_SECTION)
         pto_error(v->ctx, st->loc, "statement outside the cube and vector sections of mix kernel '%s'",
                   pto__vname(v, v->m->kernels[v->kernel].name));
@@ -10391,15 +10591,24 @@ static void pto__vpipe_decl(pto__verifier *v, const pto_cvpipe *q)
     const char *qn = pto__vname(v, q->name);
     int maxl = q->dir == PTO_BOTH ? 4 : 8, need = q->dir == PTO_BOTH ? 4 : 2, vr, vc;
     int64_t bytes = (int64_t)q->rows * q->cols * pto_dtype_size((pto_dtype)q->dtype);
-    if (v->m->kernels[v->kernel].kind != PTO_KK_MIX) {
-        pto_error(v->ctx, q->loc, "pipe '%s' belongs to a mix kernel", qn);
-        return;
-    }
-    if (q->dir < PTO_C2V || q->dir > PTO_BOTH || q->dtype == PTO_DT_NONE || q->dtype >= PTO_NDTYPE ||
-        q->rows <= 0 || q->cols <= 0 || q->split > PTO_SPLIT_LEFT_RIGHT) {
-        pto_error(v->ctx, q->loc, "pipe '%s' is malformed", qn);
-        return;
-    }
+    const pto_kernel *k = &v->m->kernels[v->kernel];
+    int ne = v->ctx->n_errors;
+    /* each wrong field its own error (review29 L3: the C API can get them
+       all wrong at once) */
+    if (k->kind != PTO_KK_MIX)
+        pto_error(v->ctx, q->loc, "pipe '%s': pipes join the cube and vector sections of a mix kernel, and kernel "
+                  "'%s' is %s (declare it mix)", qn, pto__vname(v, k->name),
+                  k->kind == PTO_KK_VECTOR ? "vector" : k->kind == PTO_KK_CUBE ? "cube" : "of no kind");
+    if (q->dir < PTO_C2V || q->dir > PTO_BOTH)
+        pto_error(v->ctx, q->loc, "pipe '%s': direction %d is not c2v, v2c or both", qn, (int)q->dir);
+    if (q->dtype == PTO_DT_NONE || q->dtype >= PTO_NDTYPE)
+        pto_error(v->ctx, q->loc, "pipe '%s': dtype %d is not a dtype", qn, (int)q->dtype);
+    if (q->rows <= 0 || q->cols <= 0)
+        pto_error(v->ctx, q->loc, "pipe '%s': its tile shape [%ld, %ld] must be positive", qn, (long)q->rows,
+                  (long)q->cols);
+    if (q->split > PTO_SPLIT_LEFT_RIGHT)
+        pto_error(v->ctx, q->loc, "pipe '%s': split %d is not none, up_down or left_right", qn, (int)q->split);
+    if (v->ctx->n_errors != ne) return;
     if (bytes % 32)
         pto_error(v->ctx, q->loc, "pipe '%s': a slot of [%d, %d] %s is %lld bytes, not a multiple of 32", qn,
                   (int)q->rows, (int)q->cols, pto_dtype_name((pto_dtype)q->dtype), (long long)bytes);
@@ -11681,22 +11890,11 @@ static int pto__valloc(pto__verifier *v)
 static void pto__vunwritten(pto__verifier *v)
 {
     const pto_module *m = v->m;
-    uint8_t *w;
-    int32_t s, k, p;
-    int i;
-    /* phase 1 noted them when it saw every statement (none is detached) */
-    if (m->n_params <= 0) w = NULL;   /* kernels without params: nothing to write */
-    else if (v->nvisited == m->n_stmts) w = v->pwritten;
-    else if (!(w = (uint8_t *)pto__vcalloc(v, (size_t)m->n_params, 1))) return;
-    for (s = 0; s < m->n_stmts && w && w != v->pwritten; s++) {
-        const pto_stmt *st = &m->stmts[s];
-        const pto_opinfo *oi = pto_opinfo_get((pto_op)st->op);
-        for (i = 0; st->kind == PTO_ST_OP && i < st->nargs && i < oi->nargs && i < 4; i++) {
-            const pto_operand *o = pto_stmt_arg(m, s, i);
-            if (o && o->kind == PTO_O_GM && (oi->arg[i] & PTO_A_WRITE) && o->ref >= 0 && o->ref < m->n_params)
-                w[o->ref] = 1;
-        }
-    }
+    /* phase 1 noted them as it walked the kernels: a statement on no list
+       (one the C API unlinked) writes nothing, as in the text the module
+       prints (review29 L3) */
+    uint8_t *w = m->n_params > 0 ? v->pwritten : NULL;   /* kernels without params: nothing to write */
+    int32_t k, p;
     for (k = 0; k < m->n_kernels; k++) {
         const pto_kernel *kk = &m->kernels[k];
         int any = 0;
@@ -11714,7 +11912,6 @@ static void pto__vunwritten(pto__verifier *v)
                 pto_warning(v->ctx, m->params[p].loc, "'%s' is an 'out' tensor of kernel '%s' but nothing writes it",
                             pto__vname(v, m->params[p].name), pto__vname(v, kk->name));
     }
-    if (w && w != v->pwritten) pto_free(v->ctx, w);
 }
 
 /* host sections are checked by host.c */
@@ -11796,6 +11993,174 @@ static void pto__vnames(pto_ctx *ctx, const pto_module *m)
     for (i = 0; i < m->n_hosts; i++) pto__vname_check(ctx, m, m->hosts[i].name, &m->hosts[i].loc, "host", 0, r);
 }
 
+/* ---- the shape of the module's lists and trees ----
+   Checked before anything walks them (review29 H1, H2): the builders and
+   the relinking calls keep both well formed, but a module written directly
+   may not be, and a walk of a malformed one would not end. */
+
+/* No expression tree holds a cycle, and none expands to more than
+   PTO__VEXPAND nodes through operands that several nodes share (only a C
+   API caller shares them: the parser makes trees), so every recursive walk
+   of an expression (this pass, the printer, the emitters, the interpreter)
+   ends, in time bounded by that. The builders make a node's operands before
+   it (pto_expr_bin refuses an id not made yet), but a pass may point an
+   operand at a newer node (sync's rotation when event ids run out), so this
+   is a depth-first walk with its own stack, not a check of the ids' order.
+   n[e]: 0 not seen, PTO__VE_OPEN on the walk's stack, else e's expanded
+   size. Returns the errors reported, or -1 when out of memory. */
+#define PTO__VEXPAND ((uint32_t)1 << 20)
+#define PTO__VE_OPEN UINT32_MAX
+
+/* The operands of node x that are node ids (out of range ones are
+   reported where a statement reads them). */
+static int pto__vexpr_ops(const pto_module *m, const pto_expr *x, int32_t ops[2])
+{
+    int k = 0;
+    if (x->kind < PTO_E_ADD || x->kind > PTO_E_NEG) return 0;
+    if (x->a >= 0 && x->a < m->n_exprs) ops[k++] = x->a;
+    if (x->kind != PTO_E_NEG && x->b >= 0 && x->b < m->n_exprs) ops[k++] = x->b;
+    return k;
+}
+
+static int pto__vexpr_walk(pto_ctx *ctx, const pto_module *m, int32_t root, uint32_t *n, int32_t *stack)
+{
+    int32_t sp = 0;
+    n[root] = PTO__VE_OPEN;
+    stack[sp++] = root;
+    while (sp > 0) {
+        int32_t t = stack[sp - 1], ops[2];
+        const pto_expr *x = &m->exprs[t];
+        int k, nops = pto__vexpr_ops(m, x, ops), pushed = 0;
+        uint64_t size = 1;
+        for (k = 0; k < nops && !pushed; k++) {
+            if (n[ops[k]] == PTO__VE_OPEN) {
+                pto_error(ctx, x->loc, "malformed expression: node %ld reads node %ld, which leads back to it "
+                          "(a cycle; the builders make a node's operands before the node)", (long)t, (long)ops[k]);
+                return 1;
+            }
+            if (n[ops[k]] == 0) {
+                n[ops[k]] = PTO__VE_OPEN;
+                stack[sp++] = ops[k];
+                pushed = 1;
+            }
+        }
+        if (pushed) continue;
+        for (k = 0; k < nops; k++) size += n[ops[k]];
+        if (size > PTO__VEXPAND) {
+            int fresh = 1;   /* the node where it first passes the bound, not every node above it */
+            for (k = 0; k < nops; k++) fresh &= n[ops[k]] <= PTO__VEXPAND;
+            if (fresh) {
+                pto_error(ctx, x->loc, "expression too large: it expands to more than %lu nodes through operands "
+                          "that several nodes share", (unsigned long)PTO__VEXPAND);
+                return 1;
+            }
+            size = PTO__VEXPAND + 1;
+        }
+        n[t] = (uint32_t)size;
+        sp--;
+    }
+    return 0;
+}
+
+static int pto__vexprs(pto_ctx *ctx, const pto_module *m)
+{
+    uint32_t *n;
+    int32_t *stack = NULL, e;
+    int bad = 0;
+    if (m->n_exprs <= 0) return 0;
+    n = (uint32_t *)pto_alloc(ctx, (size_t)m->n_exprs * sizeof *n);
+    if (!n) return -1;
+    for (e = 0; e < m->n_exprs && !bad; e++) {
+        const pto_expr *x = &m->exprs[e];
+        uint64_t size;
+        if (x->kind < PTO_E_ADD || x->kind > PTO_E_NEG) { n[e] = 1; continue; }
+        /* the usual case in line: operands older, so their sizes known */
+        if (x->a >= 0 && x->a < e && (x->kind == PTO_E_NEG || (x->b >= 0 && x->b < e)) &&
+            (size = 1 + (uint64_t)n[x->a] + (x->kind == PTO_E_NEG ? 0 : n[x->b])) <= PTO__VEXPAND) {
+            n[e] = (uint32_t)size;
+            continue;
+        }
+        if (!stack && !(stack = (int32_t *)pto_alloc(ctx, (size_t)m->n_exprs * sizeof *stack))) { bad = -1; break; }
+        memset(n + e, 0, (size_t)(m->n_exprs - e) * sizeof *n);   /* the walk's "not seen" */
+        for (; e < m->n_exprs && !bad; e++)
+            if (n[e] == 0) bad = pto__vexpr_walk(ctx, m, e, n, stack);
+        break;
+    }
+    pto_free(ctx, n);
+    pto_free(ctx, stack);
+    return bad;
+}
+
+/* One block's list: from its head along next to its tail, each statement
+   in range, naming this block and the one before it (so a cycle or a
+   statement on two lists shows), no longer than the module. Returns the
+   statements on it, or -1 after an error. */
+static int64_t pto__vlist(pto_ctx *ctx, const pto_module *m, int32_t b)
+{
+    pto_loc none = {0, 0, 0};
+    int32_t s, prev = -1;
+    int64_t n = 0;
+    none.file = m->file;
+    for (s = m->blocks[b].head; s >= 0; prev = s, s = m->stmts[s].next) {
+        const pto_stmt *st;
+        if (s >= m->n_stmts) {
+            pto_error(ctx, prev >= 0 ? m->stmts[prev].loc : none, "malformed statement lists: block %ld's list "
+                      "reaches statement id %ld, which is out of range (the module has %ld)", (long)b, (long)s,
+                      (long)m->n_stmts);
+            return -1;
+        }
+        st = &m->stmts[s];
+        if (st->block != b || st->prev != prev || ++n > m->n_stmts) {
+            pto_error(ctx, st->loc, "malformed statement lists: statement %ld is on block %ld's list, but %s", (long)s,
+                      (long)b, st->block != b ? "names another block (a statement in two lists?)"
+                                              : "its previous link does not match (a cycle, or a list spliced twice)");
+            return -1;
+        }
+    }
+    if (prev != m->blocks[b].tail) {
+        pto_error(ctx, prev >= 0 ? m->stmts[prev].loc : none, "malformed statement lists: block %ld's list ends at "
+                  "statement %ld but its tail is %ld", (long)b, (long)prev, (long)m->blocks[b].tail);
+        return -1;
+    }
+    return n;
+}
+
+/* Every block's list well formed, and every statement that names a block
+   on that block's list (not lost from it: appending a list's head to its
+   own end would drop the rest). Returns the errors reported. */
+static int pto__vlists(pto_ctx *ctx, const pto_module *m)
+{
+    int64_t on = 0, named = 0, n;
+    int32_t b, s;
+    for (b = 0; b < m->n_blocks; b++) {
+        if ((n = pto__vlist(ctx, m, b)) < 0) return 1;
+        on += n;
+    }
+    for (s = 0; s < m->n_stmts; s++) {
+        int32_t sb = m->stmts[s].block;
+        if (sb >= m->n_blocks) {
+            pto_error(ctx, m->stmts[s].loc, "malformed statement lists: statement %ld names block %ld, which is out "
+                      "of range (the module has %ld)", (long)s, (long)sb, (long)m->n_blocks);
+            return 1;
+        }
+        named += sb >= 0;
+    }
+    if (named == on) return 0;
+    /* (every statement on a list names it: the missing one names a block
+       whose list lacks it) */
+    for (s = 0; s < m->n_stmts; s++) {
+        int32_t sb = m->stmts[s].block, t;
+        if (sb < 0) continue;
+        for (t = m->blocks[sb].head; t >= 0 && t != s; t = m->stmts[t].next) {}
+        if (t != s) {
+            pto_error(ctx, m->stmts[s].loc, "malformed statement lists: statement %ld names block %ld but is not on "
+                      "its list (lost by a relinking?)", (long)s, (long)sb);
+            return 1;
+        }
+    }
+    return 1;
+}
+
 PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
 {
     pto__verifier v;
@@ -11828,6 +12193,11 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
     }
     pto__vnames(ctx, m);
     if (pto_error_count(ctx) != before) return PTO_ERR_USER;   /* the rest would quote them */
+    {   /* the walks below assume both (and stop only at their guards) */
+        int bad = pto__vexprs(ctx, m);
+        if (bad < 0) return PTO_ERR_INTERNAL;
+        if (bad || pto__vlists(ctx, m)) return PTO_ERR_USER;
+    }
     if (pto__valloc(&v))
         for (k = 0; k < m->n_kernels && !v.internal; k++) {
             int ne = pto_error_count(ctx);
@@ -16418,6 +16788,7 @@ PTODEF pto_status pto_plan(pto_ctx *ctx, pto_module *m, const pto_plan_desc *des
     pto_status st = PTO_OK;
     int32_t t, nk = 0, i;
     if (pto__need_verified(ctx, m, "pto_plan") != PTO_OK) return PTO_ERR_USER;
+    m->unsynced = 1;   /* new offsets: pto_sync must run (again) before emit (ir.h) */
     memset(&d, 0, sizeof d);
     if (desc) d = *desc;
     for (i = 0; i < d.norders; i++)
@@ -22939,6 +23310,14 @@ static void pto__sy_reset(pto__sy *sy)
     }
 }
 
+/* The caller's flags are the sync: nothing to insert (api.h). */
+PTODEF pto_status pto_sync_hand(pto_ctx *ctx, pto_module *m)
+{
+    if (pto__need_verified(ctx, m, "pto_sync_hand") != PTO_OK) return PTO_ERR_USER;
+    m->unsynced = 0;
+    return PTO_OK;
+}
+
 PTODEF pto_status pto_sync(pto_ctx *ctx, pto_module *m, const pto_sync_desc *desc)
 {
     pto__sy sy;
@@ -22964,7 +23343,10 @@ PTODEF pto_status pto_sync(pto_ctx *ctx, pto_module *m, const pto_sync_desc *des
 #endif
     /* its relinking cleared the stamp; a synced module is still valid (a
        failed sync that relinked leaves it cleared) */
-    if (st == PTO_OK) pto__stamp(m);
+    if (st == PTO_OK) {
+        pto__stamp(m);
+        m->unsynced = 0;   /* what pto_emit asks of a planned module */
+    }
     return st;
 }
 
@@ -23088,7 +23470,9 @@ PTODEF pto_status pto_compile(pto_ctx *ctx, pto_module *m, const pto_compile_des
     st = pto_plan(ctx, m, &desc->plan);
     /* the checker shares no code with the planner: a violation is pto's bug */
     if (st == PTO_OK && desc->check_plan && pto_plan_check(ctx, m) != PTO_OK) st = PTO_ERR_INTERNAL;
-    if (st != PTO_OK || last == PTO_STAGE_PLAN || desc->no_sync) return st;
+    if (st != PTO_OK) return st;
+    if (desc->no_sync) return pto_sync_hand(ctx, m);   /* its own flags are its sync: marked so for pto_emit */
+    if (last == PTO_STAGE_PLAN) return st;
     return pto_sync(ctx, m, &desc->sync);
 }
 /* ---- End file: src/compile.c ---- */
@@ -28072,7 +28456,8 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
     uint8_t *vo = NULL, *to = NULL, *po = NULL;
     pto_status st;
     int k, before = pto_error_count(ctx);
-    if (pto__need_verified(ctx, m, "pto_emit") != PTO_OK) return PTO_ERR_USER;
+    if (pto__need_verified(ctx, m, "pto_emit") != PTO_OK || pto__need_synced(ctx, m, "pto_emit") != PTO_OK)
+        return PTO_ERR_USER;
     /* a zeroed buffer whose ctx the caller did not set writes through ours */
     if (kernel_src && !kernel_src->ctx) kernel_src->ctx = ctx;
     if (host_src && !host_src->ctx) host_src->ctx = ctx;
@@ -30208,7 +30593,8 @@ static pto_status pto__isa_emit(pto_ctx *ctx, const pto_module *m, const pto_emi
     uint8_t *vo = NULL, *to = NULL, *po = NULL;
     pto_status st;
     int32_t k, s, before = pto_error_count(ctx);
-    if (pto__need_verified(ctx, m, "pto_emit_isa") != PTO_OK) return PTO_ERR_USER;
+    if (pto__need_verified(ctx, m, "pto_emit_isa") != PTO_OK || pto__need_synced(ctx, m, "pto_emit_isa") != PTO_OK)
+        return PTO_ERR_USER;
     if (!kernel_src->ctx) kernel_src->ctx = ctx;
     I = (pto__isa *)pto_alloc(ctx, sizeof *I);
     if (!I) return PTO_ERR_INTERNAL;

@@ -267,8 +267,17 @@ typedef struct pto_sync_desc {
    dependency inside a core is ordered, same-pipe V/M dependencies are
    separated by a barrier, and no event id is left set at kernel end. Needs a
    verified module whose local tiles are planned. desc may be NULL.
-   Deterministic: the same module gives the same statements. */
+   Deterministic: the same module gives the same statements. pto_plan marks
+   a module unsynchronised (pto_module.unsynced) and a successful pto_sync
+   (or pto_sync_hand) clears the mark: pto_emit and pto_emit_isa refuse a
+   module planned but never synchronised. */
 PTODEF pto_status pto_sync(pto_ctx *ctx, pto_module *m, const pto_sync_desc *desc);
+
+/* Hand-written syncs only: inserts nothing, and marks the module
+   synchronised, its own set_flag / wait_flag / pipe_barrier statements
+   being all its sync (what pto_compile_desc.no_sync and ptoc --no-sync
+   do). Needs a verified module, as pto_sync. */
+PTODEF pto_status pto_sync_hand(pto_ctx *ctx, pto_module *m);
 
 /* Readable dump of the module after sync: the control structure, every op,
    and every sync statement with the dependency that justified it. */
@@ -293,7 +302,11 @@ typedef struct pto_emit_desc {
    kernel_src gets the kernels (includes "pto_kernels.h"), host_src the host
    program (includes pto_kernels.h, pto.h with PTO_HOST_HARNESS, and
    "kernel.c"). Either buffer may be NULL. Deterministic: the same module
-   gives byte-identical text. A tile without a planned offset is an error. */
+   gives byte-identical text. A tile without a planned offset is an error,
+   and so is a module that pto_plan placed and pto_sync never ran on after
+   (pto_compile with stop_after = PTO_STAGE_PLAN): its kernel would have no
+   flags. Hand-written syncs only: pto_compile_desc.no_sync, or
+   pto_sync_hand. */
 PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_desc *desc, pto_buf *kernel_src,
                            pto_buf *host_src);
 
@@ -343,7 +356,8 @@ typedef enum pto_stage {
 /* Zero-initialised fields take their defaults (sokol style). */
 typedef struct pto_compile_desc {
     pto_stage stop_after;  /* the last pass to run; 0 = all of them */
-    int no_sync;           /* leave the sync pass out: hand-written syncs only (ptoc --no-sync) */
+    int no_sync;           /* leave the sync pass out: hand-written syncs only (ptoc --no-sync);
+                              the module is marked synchronised (pto_sync_hand) */
     int check_plan;        /* run pto_plan_check after plan; a violation is PTO_ERR_INTERNAL */
     pto_plan_desc plan;    /* options of pto_plan (tight, orders, result) */
     pto_sync_desc sync;    /* options of pto_sync (ids per pipe pair, stats) */

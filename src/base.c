@@ -44,12 +44,23 @@ static void *pto__huge_hint(void *p, size_t size)
     return p;
 }
 
-static void *pto__default_alloc(size_t size, void *user) { return pto__huge_hint(PTO_MALLOC(size, user), size); }
+/* (void)user: a PTO_MALLOC(sz, u) of one's own that ignores u must not
+   leave an unused parameter here under -Wextra -Werror (review29 L4). */
+static void *pto__default_alloc(size_t size, void *user)
+{
+    (void)user;
+    return pto__huge_hint(PTO_MALLOC(size, user), size);
+}
 static void *pto__default_realloc(void *p, size_t size, void *user)
 {
+    (void)user;
     return pto__huge_hint(PTO_REALLOC(p, size, user), size);
 }
-static void pto__default_free(void *p, void *user) { PTO_FREE(p, user); }
+static void pto__default_free(void *p, void *user)
+{
+    (void)user;
+    PTO_FREE(p, user);
+}
 
 PTODEF pto_ctx *pto_ctx_create(const pto_ctx_desc *desc)
 {

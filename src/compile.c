@@ -26,6 +26,8 @@ PTODEF pto_status pto_compile(pto_ctx *ctx, pto_module *m, const pto_compile_des
     st = pto_plan(ctx, m, &desc->plan);
     /* the checker shares no code with the planner: a violation is pto's bug */
     if (st == PTO_OK && desc->check_plan && pto_plan_check(ctx, m) != PTO_OK) st = PTO_ERR_INTERNAL;
-    if (st != PTO_OK || last == PTO_STAGE_PLAN || desc->no_sync) return st;
+    if (st != PTO_OK) return st;
+    if (desc->no_sync) return pto_sync_hand(ctx, m);   /* its own flags are its sync: marked so for pto_emit */
+    if (last == PTO_STAGE_PLAN) return st;
     return pto_sync(ctx, m, &desc->sync);
 }

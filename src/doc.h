@@ -19,6 +19,7 @@
      PTO_MALLOC(sz, user)    default allocator (default: malloc)
      PTO_REALLOC(p, sz, user)                    (default: realloc)
      PTO_FREE(p, user)                           (default: free)
+                             define all three; each may ignore user
      PTO_ASSERT(x)           internal invariant check (default: assert)
      PTO_NO_HUGEPAGES        the default allocator leaves out its Linux hint
                              (madvise MADV_HUGEPAGE on blocks of 2 MB or more:

@@ -4976,7 +4976,8 @@ PTODEF pto_status pto_emit(pto_ctx *ctx, const pto_module *m, const pto_emit_des
     uint8_t *vo = NULL, *to = NULL, *po = NULL;
     pto_status st;
     int k, before = pto_error_count(ctx);
-    if (pto__need_verified(ctx, m, "pto_emit") != PTO_OK) return PTO_ERR_USER;
+    if (pto__need_verified(ctx, m, "pto_emit") != PTO_OK || pto__need_synced(ctx, m, "pto_emit") != PTO_OK)
+        return PTO_ERR_USER;
     /* a zeroed buffer whose ctx the caller did not set writes through ours */
     if (kernel_src && !kernel_src->ctx) kernel_src->ctx = ctx;
     if (host_src && !host_src->ctx) host_src->ctx = ctx;

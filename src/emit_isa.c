@@ -2061,7 +2061,8 @@ static pto_status pto__isa_emit(pto_ctx *ctx, const pto_module *m, const pto_emi
     uint8_t *vo = NULL, *to = NULL, *po = NULL;
     pto_status st;
     int32_t k, s, before = pto_error_count(ctx);
-    if (pto__need_verified(ctx, m, "pto_emit_isa") != PTO_OK) return PTO_ERR_USER;
+    if (pto__need_verified(ctx, m, "pto_emit_isa") != PTO_OK || pto__need_synced(ctx, m, "pto_emit_isa") != PTO_OK)
+        return PTO_ERR_USER;
     if (!kernel_src->ctx) kernel_src->ctx = ctx;
     I = (pto__isa *)pto_alloc(ctx, sizeof *I);
     if (!I) return PTO_ERR_INTERNAL;

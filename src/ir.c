@@ -101,6 +101,19 @@ static pto_status pto__need_verified(pto_ctx *ctx, const pto_module *m, const ch
                      "again after any builder call)", pass);
 }
 
+/* The emitters' entry check after pto__need_verified (ir.h,
+   pto_module.unsynced): PTO_OK, or one error naming the emitter. */
+static pto_status pto__need_synced(pto_ctx *ctx, const pto_module *m, const char *pass)
+{
+    pto_loc none = {0, 0, 0};
+    if (!m->unsynced) return PTO_OK;
+    none.file = m->file;
+    return pto_error(ctx, none, "%s: the module is planned but not synchronised: pto_sync never ran after pto_plan "
+                     "(pto_compile with stop_after = PTO_STAGE_PLAN?), so its kernel would have no set_flag / "
+                     "wait_flag; run pto_sync, or, when the module's own flags are all its sync, pto_sync_hand "
+                     "(pto_compile's no_sync)", pass);
+}
+
 static const pto_opinfo pto__optab[] = {
 #define PTO__OP_ROW(e, name, pipe, cls, n, a0, a1, a2, a3) {name, pipe, cls, n, {a0, a1, a2, a3}},
     PTO_OPS(PTO__OP_ROW)
@@ -108,6 +121,9 @@ static const pto_opinfo pto__optab[] = {
     {"<none>", PTO_PIPE_S, PTO_OC_SYNC, 0, {0, 0, 0, 0}}
 };
 
+/* Never NULL (ir.h): an op out of range gets PTO_NOP's row, as the name
+   queries give "?", so the ~130 callers that index an op statement's row
+   need no test; a caller that must tell compares with PTO_NOP's row. */
 PTODEF const pto_opinfo *pto_opinfo_get(pto_op op)
 {
     if ((int)op < 0 || op > PTO_NOP) op = PTO_NOP;
@@ -601,6 +617,10 @@ PTODEF int32_t pto_add_var(pto_module *m, int32_t kernel, const char *name, pto_
                            int32_t def, pto_loc loc)
 {
     if (!pto__api_name(m, "pto_add_var", name, loc)) return -1;
+    if ((int)kind < PTO_V_LET || (int)kind > PTO_V_SCALAR) {
+        pto__api_error(m, loc, "pto_add_var: kind %d is no pto_var_kind (PTO_V_LET .. PTO_V_SCALAR)", (int)kind);
+        return -1;
+    }
     return pto__add_var_id(m, kernel, pto__name(m, name), kind, def, loc);
 }
 
@@ -621,9 +641,22 @@ static inline int32_t pto__expr(pto_module *m, pto_expr_kind k, int32_t a, int32
 PTODEF int32_t pto_expr_int(pto_module *m, int64_t v, pto_loc loc) { return pto__expr(m, PTO_E_INT, -1, -1, v, loc); }
 PTODEF int32_t pto_expr_var(pto_module *m, int32_t var, pto_loc loc) { return pto__expr(m, PTO_E_VAR, var, -1, 0, loc); }
 PTODEF int32_t pto_expr_builtin(pto_module *m, pto_expr_kind k, pto_loc loc) { return pto__expr(m, k, -1, -1, 0, loc); }
+/* A binary node's operands must exist already: an id >= n_exprs (the new
+   node's own, say) would make a cycle, which every recursive walk of the
+   tree would follow without end (review29 H1). So operands are always
+   older than the node that reads them, which pto_verify checks again for
+   modules written directly. A -1 operand (a builder that failed and
+   reported) is refused without a second error. */
 PTODEF int32_t pto_expr_bin(pto_module *m, pto_expr_kind k, int32_t a, int32_t b, pto_loc loc)
 {
-    if (a < 0 || (k != PTO_E_NEG && b < 0)) return -1;
+    if (k < PTO_E_ADD || k > PTO_E_NEG) {
+        pto__api_error(m, loc, "pto_expr_bin: kind %d is not a binary expression kind (PTO_E_ADD .. PTO_E_MAX, "
+                       "or PTO_E_NEG)", (int)k);
+        return -1;
+    }
+    if (!pto__api_id(m, "pto_expr_bin", "operand expression", a, m->n_exprs, loc)) return -1;
+    if (k == PTO_E_NEG) b = -1;
+    else if (!pto__api_id(m, "pto_expr_bin", "operand expression", b, m->n_exprs, loc)) return -1;
     return pto__expr(m, k, a, b, 0, loc);
 }
 
@@ -670,18 +703,82 @@ static inline void pto__append(pto_module *m, int32_t block, int32_t s)
 }
 
 /* The relinking calls change the module: they clear the verified stamp
-   (ir.h); lower and sync, which relink, stamp it again when they succeed. */
+   (ir.h); lower and sync, which relink, stamp it again when they succeed.
+   They check their arguments like the builders (review29 H2): ids in
+   range, the statement to place detached (one already linked would sit in
+   two places of the lists: a cycle that every walk follows forever, or the
+   statements after it lost), the anchor of an insert linked. A refusal is
+   an error naming the call, at the statement's location, and marks the
+   module broken; the lists are left as they were. */
+static int pto__relink_stmt(pto_module *m, const char *fn, const char *what, int32_t s, pto_loc *loc)
+{
+    pto_loc none = {0, 0, 0};
+    none.file = m->file;
+    *loc = none;
+    m->verified = 0;
+    if (!pto__api_id(m, fn, what, s, m->n_stmts, none)) return 0;
+    *loc = m->stmts[s].loc;
+    return 1;
+}
+
+/* s: the statement to place, detached; returns its location in *loc */
+static int pto__relink_detached(pto_module *m, const char *fn, int32_t s, pto_loc *loc)
+{
+    int32_t b;
+    if (!pto__relink_stmt(m, fn, "statement", s, loc)) return 0;
+    b = m->stmts[s].block;
+    if (b < 0) return 1;
+    pto__api_error(m, *loc, "%s: statement %ld is already linked (in block %ld): pto_unlink it first", fn, (long)s,
+                   (long)b);
+    return 0;
+}
+
+/* at: the anchor of an insert, linked into a valid block */
+static int pto__relink_anchor(pto_module *m, const char *fn, int32_t at, pto_loc loc)
+{
+    pto_loc l;
+    int32_t b;
+    if (!pto__relink_stmt(m, fn, "anchor statement", at, &l)) return 0;
+    b = m->stmts[at].block;
+    if (b >= 0 && b < m->n_blocks) return 1;
+    pto__api_error(m, loc, "%s: anchor statement %ld is not linked into a block (block %ld)", fn, (long)at, (long)b);
+    return 0;
+}
+
+/* The checks above in line, for the passes' calls (sync inserts a flag
+   per dependency): only a refusal goes through them to find its message. */
+static PTO__IR_INLINE int pto__relink_fine(const pto_module *m, int32_t s, int32_t at, int32_t block /* -1: at */)
+{
+    return (uint32_t)s < (uint32_t)m->n_stmts && m->stmts[s].block < 0 &&
+           (block >= 0 ? (uint32_t)block < (uint32_t)m->n_blocks
+                       : (uint32_t)at < (uint32_t)m->n_stmts && (uint32_t)m->stmts[at].block < (uint32_t)m->n_blocks);
+}
+
+/* Reports why a placement was refused: into `block` (append, prepend) or
+   next to anchor `at` (the inserts). */
+static void pto__relink_refuse(pto_module *m, const char *fn, int32_t s, int anchored, int32_t at, int32_t block)
+{
+    pto_loc loc;
+    if (!pto__relink_detached(m, fn, s, &loc)) return;
+    if (!anchored) pto__api_id(m, fn, "block", block, m->n_blocks, loc);
+    else pto__relink_anchor(m, fn, at, loc);
+}
+
 PTODEF void pto_append(pto_module *m, int32_t block, int32_t s)
 {
     m->verified = 0;
+    if (block < 0 || !pto__relink_fine(m, s, -1, block)) { pto__relink_refuse(m, "pto_append", s, 0, -1, block); return; }
     pto__append(m, block, s);
 }
 
 PTODEF void pto_prepend(pto_module *m, int32_t block, int32_t s)
 {
-    pto_block *b = &m->blocks[block];
-    pto_stmt *st = &m->stmts[s];
+    pto_block *b;
+    pto_stmt *st;
     m->verified = 0;
+    if (block < 0 || !pto__relink_fine(m, s, -1, block)) { pto__relink_refuse(m, "pto_prepend", s, 0, -1, block); return; }
+    b = &m->blocks[block];
+    st = &m->stmts[s];
     st->block = block;
     st->next = b->head;
     st->prev = -1;
@@ -691,8 +788,11 @@ PTODEF void pto_prepend(pto_module *m, int32_t block, int32_t s)
 
 PTODEF void pto_insert_before(pto_module *m, int32_t at, int32_t s)
 {
-    pto_stmt *a = &m->stmts[at], *st = &m->stmts[s];
+    pto_stmt *a, *st;
     m->verified = 0;
+    if (!pto__relink_fine(m, s, at, -1)) { pto__relink_refuse(m, "pto_insert_before", s, 1, at, -1); return; }
+    a = &m->stmts[at];
+    st = &m->stmts[s];
     st->block = a->block;
     st->next = at;
     st->prev = a->prev;
@@ -702,8 +802,11 @@ PTODEF void pto_insert_before(pto_module *m, int32_t at, int32_t s)
 
 PTODEF void pto_insert_after(pto_module *m, int32_t at, int32_t s)
 {
-    pto_stmt *a = &m->stmts[at], *st = &m->stmts[s];
+    pto_stmt *a, *st;
     m->verified = 0;
+    if (!pto__relink_fine(m, s, at, -1)) { pto__relink_refuse(m, "pto_insert_after", s, 1, at, -1); return; }
+    a = &m->stmts[at];
+    st = &m->stmts[s];
     st->block = a->block;
     st->prev = at;
     st->next = a->next;
@@ -711,11 +814,20 @@ PTODEF void pto_insert_after(pto_module *m, int32_t at, int32_t s)
     a->next = s;
 }
 
+/* A detached statement stays as it is (no error: passes unlink what they
+   may have unlinked already). */
 PTODEF void pto_unlink(pto_module *m, int32_t s)
 {
-    pto_stmt *st = &m->stmts[s];
-    m->verified = 0;
+    pto_stmt *st;
+    pto_loc loc;
+    if (!pto__relink_stmt(m, "pto_unlink", "statement", s, &loc)) return;
+    st = &m->stmts[s];
     if (st->block < 0) return;
+    if (st->block >= m->n_blocks) {
+        pto__api_error(m, loc, "pto_unlink: statement %ld is in block %ld, which is out of range (the module has %ld)",
+                       (long)s, (long)st->block, (long)m->n_blocks);
+        return;
+    }
     if (st->prev >= 0) m->stmts[st->prev].next = st->next; else m->blocks[st->block].head = st->next;
     if (st->next >= 0) m->stmts[st->next].prev = st->prev; else m->blocks[st->block].tail = st->prev;
     st->block = st->next = st->prev = -1;

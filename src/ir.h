@@ -365,10 +365,22 @@ typedef struct pto_module {
        simulator). The planner keeps pto-isa's hidden vec scratch free for
        the isa target (plan.c, pto__isa_hole). */
     int32_t target;
+    /* The sync stamp: pto_plan sets it, pto_sync clears it (and so does
+       pto_sync_hand, which pto_compile_desc.no_sync calls). pto_emit and pto_emit_isa refuse a module with it set: a
+       planned module the sync pass never ran on would emit a kernel with
+       no set_flag / wait_flag at all (review29 M2). A module whose tiles
+       the caller placed (pins, pto_module_stamp) never ran pto_plan: its
+       own flags are its sync, and it emits as it is. */
+    int32_t unsynced;
 } pto_module;
 
 /* ---- queries -------------------------------------------------------------- */
 
+/* An op's row: name, pipe, class, operand kinds. Never NULL: PTO_NOP and
+   any op out of range (a cast of 999 or -5) get the one sentinel row, named
+   "<none>" with no operands (nargs 0), as pto_dtype_name and the other name
+   queries below give "?" for a value out of range; test
+   `pto_opinfo_get(op) == pto_opinfo_get(PTO_NOP)`, not NULL. */
 PTODEF const pto_opinfo *pto_opinfo_get(pto_op op);
 PTODEF pto_op pto_op_lookup(const char *name, size_t len);     /* PTO_NOP if unknown */
 PTODEF const char *pto_dtype_name(pto_dtype dt);
@@ -385,8 +397,8 @@ PTODEF int64_t pto_space_capacity(pto_arch arch, pto_space s);
 /* Bytes of one slot of a tile (rows * cols * dtype size). */
 PTODEF int64_t pto_tile_bytes(const pto_tile *t);
 /* The pipe an op statement runs on, resolved from its operand spaces
-   (PTO_NPIPE for a statement id out of range; these queries return NULL,
-   -1 or 0 for ids out of range). */
+   (PTO_NPIPE for a statement id out of range; these statement queries
+   return NULL, -1 or 0 for ids out of range). */
 PTODEF pto_pipe pto_stmt_pipe(const pto_module *m, int32_t stmt);
 PTODEF const pto_operand *pto_stmt_arg(const pto_module *m, int32_t stmt, int i);
 /* Innermost enclosing FOR statement of a statement, or -1. */
@@ -395,7 +407,9 @@ PTODEF int32_t pto_stmt_loop(const pto_module *m, int32_t stmt);
 /* ---- building IR (the C API; the parser uses it too) ----------------------
    All builders return the new id, or -1 when out of memory or when an
    argument is wrong: a kernel, block, statement, param or host id out of
-   range, a NULL name, a param added to a kernel that is not the newest, an
+   range, an expression operand not made yet (>= n_exprs), a kind out of
+   its enum where a builder takes one (pto_add_var, pto_expr_bin), a NULL
+   name, a param added to a kernel that is not the newest, an
    operand added to a statement that is not an op or not the newest one with
    operands (a statement's operands go right after its pto_add_op). Each
    refusal records an error naming the builder ("pto_add_op: block id 9 is
@@ -436,6 +450,13 @@ PTODEF int32_t pto_find_param(const pto_module *m, int32_t kernel, const char *n
 PTODEF int32_t pto_expr_int(pto_module *m, int64_t v, pto_loc loc);
 PTODEF int32_t pto_expr_var(pto_module *m, int32_t var, pto_loc loc);
 PTODEF int32_t pto_expr_builtin(pto_module *m, pto_expr_kind k, pto_loc loc);
+/* k: PTO_E_ADD .. PTO_E_MAX, or PTO_E_NEG (which reads a only; b is
+   ignored). a and b must be existing expression ids (< n_exprs): an
+   operand is made before the node that reads it, so no tree holds a
+   cycle. Any other kind or id is refused like every builder's bad argument.
+   pto_verify also refuses an expression tree written directly with a
+   cycle, or one that expands through shared operands to more than 2^20
+   nodes. */
 PTODEF int32_t pto_expr_bin(pto_module *m, pto_expr_kind k, int32_t a, int32_t b, pto_loc loc);
 
 /* New empty block; kernel bodies, loop bodies and branches are blocks. */
@@ -500,7 +521,15 @@ PTODEF const char *pto_nmode_name(pto_notify_mode mode);
 PTODEF int pto_nmode_lookup(const char *name, size_t len);
 
 /* Relinking, for passes: a new statement is created detached (block -1) by
-   pto_new_stmt and then placed. */
+   pto_new_stmt and then placed. The statement placed must be detached: to
+   move one, pto_unlink it first (placing a linked one would put it in two
+   places of the lists: a cycle, or the statements after it lost). An id
+   out of range, a linked statement to place or an anchor (`at`) that is
+   not linked is refused like a builder's bad argument: an error naming the
+   call, the module marked broken, the lists unchanged. pto_unlink of a
+   detached statement does nothing. pto_verify refuses lists written
+   directly that are not well formed (a cycle, a statement on two lists or
+   lost from its own) with a "malformed statement lists" error. */
 PTODEF int32_t pto_new_stmt(pto_module *m, pto_stmt_kind kind, pto_loc loc);
 PTODEF void pto_insert_before(pto_module *m, int32_t at, int32_t stmt);
 PTODEF void pto_insert_after(pto_module *m, int32_t at, int32_t stmt);

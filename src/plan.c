@@ -1487,6 +1487,7 @@ PTODEF pto_status pto_plan(pto_ctx *ctx, pto_module *m, const pto_plan_desc *des
     pto_status st = PTO_OK;
     int32_t t, nk = 0, i;
     if (pto__need_verified(ctx, m, "pto_plan") != PTO_OK) return PTO_ERR_USER;
+    m->unsynced = 1;   /* new offsets: pto_sync must run (again) before emit (ir.h) */
     memset(&d, 0, sizeof d);
     if (desc) d = *desc;
     for (i = 0; i < d.norders; i++)

@@ -45,23 +45,43 @@ static int pto__pr_zero(const pto_module *m, int32_t e)
     return e >= 0 && e < m->n_exprs && m->exprs[e].kind == PTO_E_INT && m->exprs[e].value == 0;
 }
 
+/* A walk of one expression tree: nodes left to print (operands several
+   nodes share could make an unverified tree exponential) and the depth.
+   pto_verify refuses any tree this would cut (pto__vexprs, and a depth of
+   2000); the printer takes any module, so it bounds the walk itself and
+   prints `?` where it stops (review29 H1). */
+typedef struct pto__pr_ewalk {
+    int64_t left;
+    int depth;
+} pto__pr_ewalk;
+
+#define PTO__PR_EXPAND ((int64_t)1 << 20)
+#define PTO__PR_EDEPTH 4096
+
 /* Prints e, in parentheses when its precedence is below `min`; `ids`: an
    event id, where the sync pass's rotation `0 + (r - 0) / 16 % 2` reads
    `r / 16 % 2` (0 + x, x + 0 and x - 0 dropped, as the emitted C does;
    review20 L10). Elsewhere the tree prints as written. */
-static void pto__pr_pexpr_ids(const pto_module *m, int32_t e, int min, pto_buf *b, int ids)
+static void pto__pr_pexpr_at(const pto_module *m, int32_t e, int min, pto_buf *b, int ids, pto__pr_ewalk *w)
 {
     static const char *const binop[] = {"+", "-", "*", "/", "%"};
     const pto_expr *x;
     int prec, paren;
-    if (e < 0 || e >= m->n_exprs) { pto_buf_puts(b, "?"); return; }
+    if (e < 0 || e >= m->n_exprs || w->left <= 0 || w->depth >= PTO__PR_EDEPTH) {
+        pto_buf_puts(b, "?");
+        return;
+    }
+    w->left--;
+    w->depth++;
     x = &m->exprs[e];
     if (ids && (x->kind == PTO_E_ADD || x->kind == PTO_E_SUB) && pto__pr_zero(m, x->b)) {
-        pto__pr_pexpr_ids(m, x->a, min, b, ids);
+        pto__pr_pexpr_at(m, x->a, min, b, ids, w);
+        w->depth--;
         return;
     }
     if (ids && x->kind == PTO_E_ADD && pto__pr_zero(m, x->a)) {
-        pto__pr_pexpr_ids(m, x->b, min, b, ids);
+        pto__pr_pexpr_at(m, x->b, min, b, ids, w);
+        w->depth--;
         return;
     }
     prec = pto__pr_prec(m, e);
@@ -77,15 +97,15 @@ static void pto__pr_pexpr_ids(const pto_module *m, int32_t e, int min, pto_buf *
     case PTO_E_NRANKS: pto_buf_puts(b, "nranks"); break;
     case PTO_E_ADD: case PTO_E_SUB: case PTO_E_MUL: case PTO_E_DIV: case PTO_E_MOD:
         /* left-associative: the right operand needs parentheses at equal precedence */
-        pto__pr_pexpr_ids(m, x->a, prec, b, ids);
+        pto__pr_pexpr_at(m, x->a, prec, b, ids, w);
         pto_buf_printf(b, " %s ", binop[x->kind - PTO_E_ADD]);
-        pto__pr_pexpr_ids(m, x->b, prec + 1, b, ids);
+        pto__pr_pexpr_at(m, x->b, prec + 1, b, ids, w);
         break;
     case PTO_E_MIN: case PTO_E_MAX:
         pto_buf_puts(b, x->kind == PTO_E_MIN ? "min(" : "max(");
-        pto__pr_pexpr_ids(m, x->a, 0, b, ids);
+        pto__pr_pexpr_at(m, x->a, 0, b, ids, w);
         pto_buf_puts(b, ", ");
-        pto__pr_pexpr_ids(m, x->b, 0, b, ids);
+        pto__pr_pexpr_at(m, x->b, 0, b, ids, w);
         pto_buf_puts(b, ")");
         break;
     case PTO_E_NEG:
@@ -93,12 +113,21 @@ static void pto__pr_pexpr_ids(const pto_module *m, int32_t e, int min, pto_buf *
            `-5` reads back as the literal -5, which prints the same */
         /* `-0` would read back as the literal 0, so that one keeps its parentheses */
         pto_buf_puts(b, "-");
-        pto__pr_pexpr_ids(m, x->a, x->a >= 0 && x->a < m->n_exprs && m->exprs[x->a].kind == PTO_E_INT &&
-                                   m->exprs[x->a].value == 0 ? 5 : 4, b, ids);
+        pto__pr_pexpr_at(m, x->a, x->a >= 0 && x->a < m->n_exprs && m->exprs[x->a].kind == PTO_E_INT &&
+                                   m->exprs[x->a].value == 0 ? 5 : 4, b, ids, w);
         break;
     default: pto_buf_puts(b, "?"); break;
     }
     if (paren) pto_buf_puts(b, ")");
+    w->depth--;
+}
+
+static void pto__pr_pexpr_ids(const pto_module *m, int32_t e, int min, pto_buf *b, int ids)
+{
+    pto__pr_ewalk w;
+    w.left = PTO__PR_EXPAND;
+    w.depth = 0;
+    pto__pr_pexpr_at(m, e, min, b, ids, &w);
 }
 
 static void pto__pr_pexpr(const pto_module *m, int32_t e, int min, pto_buf *b)
@@ -562,11 +591,17 @@ static void pto__pr_pstmt(const pto__pr_printer *pr, int32_t s, int depth)
     pto_buf_puts(b, "\n");
 }
 
+/* A list written directly with a cycle or a link out of range, or a body
+   nested in itself, prints what the bounds reach (pto_verify refuses such
+   a module: review29 H2): at most n_stmts statements a block, PTO__PR_EDEPTH
+   blocks deep. */
 static void pto__pr_pblock(const pto__pr_printer *pr, int32_t block, int depth)
 {
-    int32_t s;
-    if (block < 0 || block >= pr->m->n_blocks) return;
-    for (s = pr->m->blocks[block].head; s >= 0; s = pr->m->stmts[s].next) pto__pr_pstmt(pr, s, depth);
+    const pto_module *m = pr->m;
+    int32_t s, n = 0;
+    if (block < 0 || block >= m->n_blocks || depth > PTO__PR_EDEPTH) return;
+    for (s = m->blocks[block].head; s >= 0 && s < m->n_stmts && n++ < m->n_stmts; s = m->stmts[s].next)
+        pto__pr_pstmt(pr, s, depth);
 }
 
 /* `pipe q: c2v f32[64, 128] slots(8) local_slots(2) split(up_down)`: the

@@ -5284,6 +5284,14 @@ static void pto__sy_reset(pto__sy *sy)
     }
 }
 
+/* The caller's flags are the sync: nothing to insert (api.h). */
+PTODEF pto_status pto_sync_hand(pto_ctx *ctx, pto_module *m)
+{
+    if (pto__need_verified(ctx, m, "pto_sync_hand") != PTO_OK) return PTO_ERR_USER;
+    m->unsynced = 0;
+    return PTO_OK;
+}
+
 PTODEF pto_status pto_sync(pto_ctx *ctx, pto_module *m, const pto_sync_desc *desc)
 {
     pto__sy sy;
@@ -5309,7 +5317,10 @@ PTODEF pto_status pto_sync(pto_ctx *ctx, pto_module *m, const pto_sync_desc *des
 #endif
     /* its relinking cleared the stamp; a synced module is still valid (a
        failed sync that relinked leaves it cleared) */
-    if (st == PTO_OK) pto__stamp(m);
+    if (st == PTO_OK) {
+        pto__stamp(m);
+        m->unsynced = 0;   /* what pto_emit asks of a planned module */
+    }
     return st;
 }
 

@@ -96,7 +96,6 @@ typedef struct pto__verifier {
     int space_err_space;
     int64_t nblocks;           /* static block count, or -1 */
     int32_t counter;           /* program-order position */
-    int64_t nvisited;          /* statements phase 1 visited, over every kernel */
     int ranks_err;             /* this kernel has an error that says it is not a ranks kernel */
     uint8_t *kerr;             /* per kernel: it had an error (pto__vunwritten leaves it alone) */
     uint8_t *pwritten;         /* per param: a GM window of it is written (phase 1) */
@@ -2724,7 +2723,6 @@ static void pto__vcheck(pto__verifier *v, int32_t s)
     int dead = PTO__VDEAD_NONE;
     v->here = st->loc;
     v->here_pos = v->counter++;
-    v->nvisited++;
     if (v->mix && st->block == v->m->kernels[v->kernel].body && st->kind != PTO_ST_SECTION)
         pto_error(v->ctx, st->loc, "statement outside the cube and vector sections of mix kernel '%s'",
                   pto__vname(v, v->m->kernels[v->kernel].name));
@@ -2991,15 +2989,24 @@ static void pto__vpipe_decl(pto__verifier *v, const pto_cvpipe *q)
     const char *qn = pto__vname(v, q->name);
     int maxl = q->dir == PTO_BOTH ? 4 : 8, need = q->dir == PTO_BOTH ? 4 : 2, vr, vc;
     int64_t bytes = (int64_t)q->rows * q->cols * pto_dtype_size((pto_dtype)q->dtype);
-    if (v->m->kernels[v->kernel].kind != PTO_KK_MIX) {
-        pto_error(v->ctx, q->loc, "pipe '%s' belongs to a mix kernel", qn);
-        return;
-    }
-    if (q->dir < PTO_C2V || q->dir > PTO_BOTH || q->dtype == PTO_DT_NONE || q->dtype >= PTO_NDTYPE ||
-        q->rows <= 0 || q->cols <= 0 || q->split > PTO_SPLIT_LEFT_RIGHT) {
-        pto_error(v->ctx, q->loc, "pipe '%s' is malformed", qn);
-        return;
-    }
+    const pto_kernel *k = &v->m->kernels[v->kernel];
+    int ne = v->ctx->n_errors;
+    /* each wrong field its own error (review29 L3: the C API can get them
+       all wrong at once) */
+    if (k->kind != PTO_KK_MIX)
+        pto_error(v->ctx, q->loc, "pipe '%s': pipes join the cube and vector sections of a mix kernel, and kernel "
+                  "'%s' is %s (declare it mix)", qn, pto__vname(v, k->name),
+                  k->kind == PTO_KK_VECTOR ? "vector" : k->kind == PTO_KK_CUBE ? "cube" : "of no kind");
+    if (q->dir < PTO_C2V || q->dir > PTO_BOTH)
+        pto_error(v->ctx, q->loc, "pipe '%s': direction %d is not c2v, v2c or both", qn, (int)q->dir);
+    if (q->dtype == PTO_DT_NONE || q->dtype >= PTO_NDTYPE)
+        pto_error(v->ctx, q->loc, "pipe '%s': dtype %d is not a dtype", qn, (int)q->dtype);
+    if (q->rows <= 0 || q->cols <= 0)
+        pto_error(v->ctx, q->loc, "pipe '%s': its tile shape [%ld, %ld] must be positive", qn, (long)q->rows,
+                  (long)q->cols);
+    if (q->split > PTO_SPLIT_LEFT_RIGHT)
+        pto_error(v->ctx, q->loc, "pipe '%s': split %d is not none, up_down or left_right", qn, (int)q->split);
+    if (v->ctx->n_errors != ne) return;
     if (bytes % 32)
         pto_error(v->ctx, q->loc, "pipe '%s': a slot of [%d, %d] %s is %lld bytes, not a multiple of 32", qn,
                   (int)q->rows, (int)q->cols, pto_dtype_name((pto_dtype)q->dtype), (long long)bytes);
@@ -4281,22 +4288,11 @@ static int pto__valloc(pto__verifier *v)
 static void pto__vunwritten(pto__verifier *v)
 {
     const pto_module *m = v->m;
-    uint8_t *w;
-    int32_t s, k, p;
-    int i;
-    /* phase 1 noted them when it saw every statement (none is detached) */
-    if (m->n_params <= 0) w = NULL;   /* kernels without params: nothing to write */
-    else if (v->nvisited == m->n_stmts) w = v->pwritten;
-    else if (!(w = (uint8_t *)pto__vcalloc(v, (size_t)m->n_params, 1))) return;
-    for (s = 0; s < m->n_stmts && w && w != v->pwritten; s++) {
-        const pto_stmt *st = &m->stmts[s];
-        const pto_opinfo *oi = pto_opinfo_get((pto_op)st->op);
-        for (i = 0; st->kind == PTO_ST_OP && i < st->nargs && i < oi->nargs && i < 4; i++) {
-            const pto_operand *o = pto_stmt_arg(m, s, i);
-            if (o && o->kind == PTO_O_GM && (oi->arg[i] & PTO_A_WRITE) && o->ref >= 0 && o->ref < m->n_params)
-                w[o->ref] = 1;
-        }
-    }
+    /* phase 1 noted them as it walked the kernels: a statement on no list
+       (one the C API unlinked) writes nothing, as in the text the module
+       prints (review29 L3) */
+    uint8_t *w = m->n_params > 0 ? v->pwritten : NULL;   /* kernels without params: nothing to write */
+    int32_t k, p;
     for (k = 0; k < m->n_kernels; k++) {
         const pto_kernel *kk = &m->kernels[k];
         int any = 0;
@@ -4314,7 +4310,6 @@ static void pto__vunwritten(pto__verifier *v)
                 pto_warning(v->ctx, m->params[p].loc, "'%s' is an 'out' tensor of kernel '%s' but nothing writes it",
                             pto__vname(v, m->params[p].name), pto__vname(v, kk->name));
     }
-    if (w && w != v->pwritten) pto_free(v->ctx, w);
 }
 
 /* host sections are checked by host.c */
@@ -4396,6 +4391,174 @@ static void pto__vnames(pto_ctx *ctx, const pto_module *m)
     for (i = 0; i < m->n_hosts; i++) pto__vname_check(ctx, m, m->hosts[i].name, &m->hosts[i].loc, "host", 0, r);
 }
 
+/* ---- the shape of the module's lists and trees ----
+   Checked before anything walks them (review29 H1, H2): the builders and
+   the relinking calls keep both well formed, but a module written directly
+   may not be, and a walk of a malformed one would not end. */
+
+/* No expression tree holds a cycle, and none expands to more than
+   PTO__VEXPAND nodes through operands that several nodes share (only a C
+   API caller shares them: the parser makes trees), so every recursive walk
+   of an expression (this pass, the printer, the emitters, the interpreter)
+   ends, in time bounded by that. The builders make a node's operands before
+   it (pto_expr_bin refuses an id not made yet), but a pass may point an
+   operand at a newer node (sync's rotation when event ids run out), so this
+   is a depth-first walk with its own stack, not a check of the ids' order.
+   n[e]: 0 not seen, PTO__VE_OPEN on the walk's stack, else e's expanded
+   size. Returns the errors reported, or -1 when out of memory. */
+#define PTO__VEXPAND ((uint32_t)1 << 20)
+#define PTO__VE_OPEN UINT32_MAX
+
+/* The operands of node x that are node ids (out of range ones are
+   reported where a statement reads them). */
+static int pto__vexpr_ops(const pto_module *m, const pto_expr *x, int32_t ops[2])
+{
+    int k = 0;
+    if (x->kind < PTO_E_ADD || x->kind > PTO_E_NEG) return 0;
+    if (x->a >= 0 && x->a < m->n_exprs) ops[k++] = x->a;
+    if (x->kind != PTO_E_NEG && x->b >= 0 && x->b < m->n_exprs) ops[k++] = x->b;
+    return k;
+}
+
+static int pto__vexpr_walk(pto_ctx *ctx, const pto_module *m, int32_t root, uint32_t *n, int32_t *stack)
+{
+    int32_t sp = 0;
+    n[root] = PTO__VE_OPEN;
+    stack[sp++] = root;
+    while (sp > 0) {
+        int32_t t = stack[sp - 1], ops[2];
+        const pto_expr *x = &m->exprs[t];
+        int k, nops = pto__vexpr_ops(m, x, ops), pushed = 0;
+        uint64_t size = 1;
+        for (k = 0; k < nops && !pushed; k++) {
+            if (n[ops[k]] == PTO__VE_OPEN) {
+                pto_error(ctx, x->loc, "malformed expression: node %ld reads node %ld, which leads back to it "
+                          "(a cycle; the builders make a node's operands before the node)", (long)t, (long)ops[k]);
+                return 1;
+            }
+            if (n[ops[k]] == 0) {
+                n[ops[k]] = PTO__VE_OPEN;
+                stack[sp++] = ops[k];
+                pushed = 1;
+            }
+        }
+        if (pushed) continue;
+        for (k = 0; k < nops; k++) size += n[ops[k]];
+        if (size > PTO__VEXPAND) {
+            int fresh = 1;   /* the node where it first passes the bound, not every node above it */
+            for (k = 0; k < nops; k++) fresh &= n[ops[k]] <= PTO__VEXPAND;
+            if (fresh) {
+                pto_error(ctx, x->loc, "expression too large: it expands to more than %lu nodes through operands "
+                          "that several nodes share", (unsigned long)PTO__VEXPAND);
+                return 1;
+            }
+            size = PTO__VEXPAND + 1;
+        }
+        n[t] = (uint32_t)size;
+        sp--;
+    }
+    return 0;
+}
+
+static int pto__vexprs(pto_ctx *ctx, const pto_module *m)
+{
+    uint32_t *n;
+    int32_t *stack = NULL, e;
+    int bad = 0;
+    if (m->n_exprs <= 0) return 0;
+    n = (uint32_t *)pto_alloc(ctx, (size_t)m->n_exprs * sizeof *n);
+    if (!n) return -1;
+    for (e = 0; e < m->n_exprs && !bad; e++) {
+        const pto_expr *x = &m->exprs[e];
+        uint64_t size;
+        if (x->kind < PTO_E_ADD || x->kind > PTO_E_NEG) { n[e] = 1; continue; }
+        /* the usual case in line: operands older, so their sizes known */
+        if (x->a >= 0 && x->a < e && (x->kind == PTO_E_NEG || (x->b >= 0 && x->b < e)) &&
+            (size = 1 + (uint64_t)n[x->a] + (x->kind == PTO_E_NEG ? 0 : n[x->b])) <= PTO__VEXPAND) {
+            n[e] = (uint32_t)size;
+            continue;
+        }
+        if (!stack && !(stack = (int32_t *)pto_alloc(ctx, (size_t)m->n_exprs * sizeof *stack))) { bad = -1; break; }
+        memset(n + e, 0, (size_t)(m->n_exprs - e) * sizeof *n);   /* the walk's "not seen" */
+        for (; e < m->n_exprs && !bad; e++)
+            if (n[e] == 0) bad = pto__vexpr_walk(ctx, m, e, n, stack);
+        break;
+    }
+    pto_free(ctx, n);
+    pto_free(ctx, stack);
+    return bad;
+}
+
+/* One block's list: from its head along next to its tail, each statement
+   in range, naming this block and the one before it (so a cycle or a
+   statement on two lists shows), no longer than the module. Returns the
+   statements on it, or -1 after an error. */
+static int64_t pto__vlist(pto_ctx *ctx, const pto_module *m, int32_t b)
+{
+    pto_loc none = {0, 0, 0};
+    int32_t s, prev = -1;
+    int64_t n = 0;
+    none.file = m->file;
+    for (s = m->blocks[b].head; s >= 0; prev = s, s = m->stmts[s].next) {
+        const pto_stmt *st;
+        if (s >= m->n_stmts) {
+            pto_error(ctx, prev >= 0 ? m->stmts[prev].loc : none, "malformed statement lists: block %ld's list "
+                      "reaches statement id %ld, which is out of range (the module has %ld)", (long)b, (long)s,
+                      (long)m->n_stmts);
+            return -1;
+        }
+        st = &m->stmts[s];
+        if (st->block != b || st->prev != prev || ++n > m->n_stmts) {
+            pto_error(ctx, st->loc, "malformed statement lists: statement %ld is on block %ld's list, but %s", (long)s,
+                      (long)b, st->block != b ? "names another block (a statement in two lists?)"
+                                              : "its previous link does not match (a cycle, or a list spliced twice)");
+            return -1;
+        }
+    }
+    if (prev != m->blocks[b].tail) {
+        pto_error(ctx, prev >= 0 ? m->stmts[prev].loc : none, "malformed statement lists: block %ld's list ends at "
+                  "statement %ld but its tail is %ld", (long)b, (long)prev, (long)m->blocks[b].tail);
+        return -1;
+    }
+    return n;
+}
+
+/* Every block's list well formed, and every statement that names a block
+   on that block's list (not lost from it: appending a list's head to its
+   own end would drop the rest). Returns the errors reported. */
+static int pto__vlists(pto_ctx *ctx, const pto_module *m)
+{
+    int64_t on = 0, named = 0, n;
+    int32_t b, s;
+    for (b = 0; b < m->n_blocks; b++) {
+        if ((n = pto__vlist(ctx, m, b)) < 0) return 1;
+        on += n;
+    }
+    for (s = 0; s < m->n_stmts; s++) {
+        int32_t sb = m->stmts[s].block;
+        if (sb >= m->n_blocks) {
+            pto_error(ctx, m->stmts[s].loc, "malformed statement lists: statement %ld names block %ld, which is out "
+                      "of range (the module has %ld)", (long)s, (long)sb, (long)m->n_blocks);
+            return 1;
+        }
+        named += sb >= 0;
+    }
+    if (named == on) return 0;
+    /* (every statement on a list names it: the missing one names a block
+       whose list lacks it) */
+    for (s = 0; s < m->n_stmts; s++) {
+        int32_t sb = m->stmts[s].block, t;
+        if (sb < 0) continue;
+        for (t = m->blocks[sb].head; t >= 0 && t != s; t = m->stmts[t].next) {}
+        if (t != s) {
+            pto_error(ctx, m->stmts[s].loc, "malformed statement lists: statement %ld names block %ld but is not on "
+                      "its list (lost by a relinking?)", (long)s, (long)sb);
+            return 1;
+        }
+    }
+    return 1;
+}
+
 PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
 {
     pto__verifier v;
@@ -4428,6 +4591,11 @@ PTODEF pto_status pto_verify(pto_ctx *ctx, pto_module *m)
     }
     pto__vnames(ctx, m);
     if (pto_error_count(ctx) != before) return PTO_ERR_USER;   /* the rest would quote them */
+    {   /* the walks below assume both (and stop only at their guards) */
+        int bad = pto__vexprs(ctx, m);
+        if (bad < 0) return PTO_ERR_INTERNAL;
+        if (bad || pto__vlists(ctx, m)) return PTO_ERR_USER;
+    }
     if (pto__valloc(&v))
         for (k = 0; k < m->n_kernels && !v.internal; k++) {
             int ne = pto_error_count(ctx);

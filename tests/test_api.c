@@ -6,6 +6,12 @@
    module built through the builders). Each must be an error with a message
    (or harmless), never a crash, an abort or a leak. */
 
+/* An allocator macro that ignores its user pointer, as most do: pto.h's
+   wrappers must still build under -Wextra -Werror (review29 L4: "unused
+   parameter 'user'" in pto__default_alloc). */
+#define PTO_MALLOC(sz, u) malloc(sz)
+#define PTO_REALLOC(p, sz, u) realloc((p), (sz))
+#define PTO_FREE(p, u) free(p)
 #define PTO_IMPLEMENTATION
 #include "pto.h"
 #include "tests/check.h"
@@ -877,6 +883,243 @@ static void test_verified_stamp(void)
     pto_ctx_destroy(ctx);
 }
 
+/* The length of a block's list, at most `cap` (a cycle stops there). */
+static int list_len(const pto_module *m, int32_t b, int cap)
+{
+    int n = 0;
+    int32_t s;
+    for (s = m->blocks[b].head; s >= 0 && n < cap; s = m->stmts[s].next) n++;
+    return n;
+}
+
+/* pto_print of m: returns (bounded) and its length. */
+static size_t print_len(pto_ctx *ctx, const pto_module *m, const char *want)
+{
+    pto_buf b;
+    size_t n;
+    memset(&b, 0, sizeof b);
+    b.ctx = ctx;
+    pto_print(m, &b);
+    n = b.len;
+    if (want) CHECK_MSG(b.data && strstr(b.data, want), "print shows '%s'", want);
+    pto_buf_free(&b);
+    return n;
+}
+
+/* An ADD node of vsrc (in `let r = block * 32 + i * 16`). */
+static int32_t vsrc_add(const pto_module *m)
+{
+    int32_t e;
+    for (e = 0; e < m->n_exprs; e++)
+        if (m->exprs[e].kind == PTO_E_ADD) return e;
+    return -1;
+}
+
+/* review29 H1: an operand id not made yet (the node's own) made a cycle:
+   pto_print overflowed the stack, pto_compile never returned. The builder
+   refuses it; verify refuses a cycle or an exponential tree written
+   directly; print stays bounded. */
+static void test_expr_cycles(void)
+{
+    pto_ctx *ctx = pto_ctx_create(NULL);
+    pto_module *m = verified_vsrc(ctx);
+    int32_t e, i, b;
+    CHECK(pto_expr_bin(m, PTO_E_ADD, m->n_exprs, m->n_exprs, LOC(5)) == -1 && m->broken == 1 && !m->verified);
+    CHECK(has_diag(ctx, "pto_expr_bin: operand expression id"));
+    CHECK(pto_expr_bin(m, PTO_E_MUL, 0, 31337, LOC(5)) == -1 && m->broken == 2);
+    CHECK(pto_expr_bin(m, PTO_E_NEG, 0, 31337, LOC(5)) >= 0);   /* neg reads a only */
+    CHECK(pto_expr_bin(m, PTO_E_INT, 0, 0, LOC(5)) == -1 && has_diag(ctx, "kind 0 is not a binary expression kind"));
+    CHECK(pto_compile(ctx, m, NULL) == PTO_ERR_USER && has_diag(ctx, "the module is incomplete"));
+    pto_module_destroy(m);
+    pto_diag_clear(ctx);
+    /* written directly: one operand, then both, the node's own id */
+    for (i = 0; i < 2; i++) {
+        m = verified_vsrc(ctx);
+        e = vsrc_add(m);
+        CHECK(e >= 0);
+        m->exprs[e].a = e;
+        if (i) m->exprs[e].b = e;
+        CHECK(print_len(ctx, m, "?") < ((size_t)1 << 24));
+        CHECK(pto_verify(ctx, m) == PTO_ERR_USER && pto_diag_count(ctx) == 1 &&
+              has_diag(ctx, "malformed expression: node") && has_diag(ctx, "leads back to it"));
+        CHECK(pto_diag_get(ctx, 0)->loc.line == 4);   /* the node's own location */
+        CHECK(pto_compile(ctx, m, NULL) == PTO_ERR_USER);
+        pto_module_destroy(m);
+        pto_diag_clear(ctx);
+    }
+    /* shared operands: a tree of 2^40 nodes from 41 (x = x + x) */
+    m = verified_vsrc(ctx);
+    e = pto_expr_int(m, 1, LOC(30));
+    for (i = 0; i < 40; i++) e = pto_expr_bin(m, PTO_E_ADD, e, e, LOC(30 + i));
+    b = vsrc_loop_body(m);
+    CHECK(pto_add_let(m, b, "big", e, LOC(80)) >= 0);
+    CHECK(print_len(ctx, m, "big = 1 + 1") < ((size_t)1 << 24));
+    CHECK(pto_verify(ctx, m) == PTO_ERR_USER && pto_diag_count(ctx) == 1 &&
+          has_diag(ctx, "expression too large: it expands to more than 1048576 nodes"));
+    CHECK(pto_diag_get(ctx, 0)->loc.line == 49);   /* where 2^20 is first passed: x_20 */
+    pto_module_destroy(m);
+    pto_diag_clear(ctx);
+    /* a small shared tree (x * x) is fine */
+    m = verified_vsrc(ctx);
+    e = pto_expr_var(m, pto_find_var(m, 0, "r"), LOC(7));
+    e = pto_expr_bin(m, PTO_E_MUL, e, e, LOC(7));
+    CHECK(pto_add_let(m, vsrc_loop_body(m), "sq", e, LOC(7)) >= 0);
+    CHECK(pto_compile(ctx, m, NULL) == PTO_OK);
+    pto_module_destroy(m);
+    pto_diag_clear(ctx);
+    pto_ctx_destroy(ctx);
+}
+
+/* review29 H2: the relinking calls SEGVed on ids out of range, made a
+   cycle of a statement appended twice (pto_print hung) and dropped the
+   statements after a list's head appended to its own end (pto_compile:
+   OK). They check like the builders; verify refuses malformed lists. */
+static void test_relink_misuse(void)
+{
+    pto_ctx *ctx = pto_ctx_create(NULL);
+    pto_module *m = verified_vsrc(ctx);
+    int32_t b = vsrc_loop_body(m), head = m->blocks[b].head, tail = m->blocks[b].tail, s;
+    int n = list_len(m, b, 1000), broken = 0;
+    pto_insert_before(m, 99999, pto_new_stmt(m, PTO_ST_OP, LOC(1)));
+    CHECK(m->broken == ++broken && has_diag(ctx, "pto_insert_before: anchor statement id 99999 is out of range"));
+    pto_insert_after(m, tail, 99999);
+    CHECK(m->broken == ++broken && has_diag(ctx, "pto_insert_after: statement id 99999 is out of range"));
+    pto_unlink(m, 99999);
+    CHECK(m->broken == ++broken && has_diag(ctx, "pto_unlink: statement id 99999 is out of range"));
+    pto_append(m, 4242, pto_new_stmt(m, PTO_ST_OP, LOC(1)));
+    CHECK(m->broken == ++broken && has_diag(ctx, "pto_append: block id 4242 is out of range"));
+    pto_prepend(m, b, -7);
+    CHECK(m->broken == ++broken && has_diag(ctx, "pto_prepend: statement id -7 is out of range"));
+    pto_diag_clear(ctx);
+    pto_append(m, b, tail);    /* linked already: would make a cycle */
+    CHECK(m->broken == ++broken && has_diag(ctx, "pto_append: statement") && has_diag(ctx, "is already linked"));
+    pto_append(m, b, head);    /* would drop every statement after it */
+    pto_prepend(m, b, tail);
+    pto_insert_before(m, head, tail);
+    CHECK(m->broken == (broken += 3) && list_len(m, b, 1000) == n && m->blocks[b].head == head &&
+          m->blocks[b].tail == tail);
+    pto_diag_clear(ctx);
+    s = pto_new_stmt(m, PTO_ST_OP, LOC(1));
+    pto_insert_after(m, s, pto_new_stmt(m, PTO_ST_OP, LOC(2)));   /* the anchor is detached */
+    CHECK(m->broken == ++broken && has_diag(ctx, "anchor statement") && has_diag(ctx, "is not linked into a block"));
+    print_len(ctx, m, "tstore");
+    CHECK(pto_compile(ctx, m, NULL) == PTO_ERR_USER);
+    pto_module_destroy(m);
+    pto_diag_clear(ctx);
+    /* moving a statement: unlink, then place (what the passes do) */
+    m = verified_vsrc(ctx);
+    b = vsrc_loop_body(m);
+    head = m->blocks[b].head;
+    pto_unlink(m, head);
+    pto_unlink(m, head);   /* detached already: nothing to do, no error */
+    pto_append(m, b, head);
+    CHECK(m->broken == 0 && pto_diag_count(ctx) == 0 && m->blocks[b].tail == head);
+    pto_module_destroy(m);
+    /* lists written directly: a cycle, a statement lost from its list, one
+       on two lists: verify's error, at a statement, not a hang */
+    for (s = 0; s < 3; s++) {
+        int32_t kb;
+        m = verified_vsrc(ctx);
+        b = vsrc_loop_body(m);
+        kb = m->kernels[0].body;
+        head = m->blocks[b].head;
+        tail = m->blocks[b].tail;
+        if (s == 0) m->stmts[tail].next = head;                                       /* a cycle */
+        if (s == 1) { m->blocks[b].tail = head; m->stmts[head].next = -1; }           /* lost */
+        if (s == 2) { m->stmts[m->blocks[kb].head].next = tail; m->blocks[kb].tail = tail; }   /* two lists */
+        CHECK(print_len(ctx, m, NULL) < ((size_t)1 << 24));
+        CHECK_MSG(pto_verify(ctx, m) == PTO_ERR_USER && pto_diag_count(ctx) == 1 &&
+                  has_diag(ctx, "malformed statement lists: statement") && pto_diag_get(ctx, 0)->loc.line > 0,
+                  "malformed list %d", (int)s);
+        CHECK(pto_compile(ctx, m, NULL) == PTO_ERR_USER);
+        pto_module_destroy(m);
+        pto_diag_clear(ctx);
+    }
+    pto_ctx_destroy(ctx);
+}
+
+/* review29 M2: pto_emit / pto_emit_isa accepted a module planned but never
+   synchronised and wrote a kernel with no flags. */
+static void test_emit_unsynced(void)
+{
+    pto_ctx *ctx = pto_ctx_create(NULL);
+    pto_module *m = pto_parse(ctx, "s.pto", vsrc, strlen(vsrc));
+    pto_compile_desc cd;
+    pto_buf k;
+    memset(&k, 0, sizeof k);
+    k.ctx = ctx;
+    memset(&cd, 0, sizeof cd);
+    cd.stop_after = PTO_STAGE_PLAN;
+    CHECK(pto_compile(ctx, m, &cd) == PTO_OK && m->unsynced);
+    CHECK(pto_emit(ctx, m, NULL, &k, NULL) == PTO_ERR_USER && k.len == 0 && pto_diag_count(ctx) == 1 &&
+          has_diag(ctx, "pto_emit: the module is planned but not synchronised"));
+    CHECK(pto_emit_isa(ctx, m, NULL, &k) == PTO_ERR_USER && k.len == 0 &&
+          has_diag(ctx, "pto_emit_isa: the module is planned but not synchronised"));
+    pto_diag_clear(ctx);
+    CHECK(pto_sync(ctx, m, NULL) == PTO_OK && !m->unsynced);
+    CHECK(pto_emit(ctx, m, NULL, &k, NULL) == PTO_OK && k.data && strstr(k.data, "pto_k_wait_flag"));
+    CHECK(pto_plan(ctx, m, NULL) == PTO_OK && m->unsynced);   /* planned again: sync again */
+    CHECK(pto_emit(ctx, m, NULL, &k, NULL) == PTO_ERR_USER);
+    pto_module_destroy(m);
+    pto_diag_clear(ctx);
+    /* hand syncs only: pto_compile's no_sync, or pto_sync_hand */
+    m = pto_parse(ctx, "s.pto", vsrc, strlen(vsrc));
+    cd.stop_after = PTO_STAGE_ALL;
+    cd.no_sync = 1;
+    CHECK(pto_compile(ctx, m, &cd) == PTO_OK && !m->unsynced);
+    k.len = 0;
+    CHECK(pto_emit(ctx, m, NULL, &k, NULL) == PTO_OK && k.data && !strstr(k.data, "pto_k_wait_flag"));
+    CHECK(pto_plan(ctx, m, NULL) == PTO_OK && pto_sync_hand(ctx, m) == PTO_OK);
+    CHECK(pto_emit_isa(ctx, m, NULL, NULL) == PTO_OK && pto_diag_count(ctx) == 0);
+    CHECK(pto_sync_hand(ctx, NULL) == PTO_ERR_USER);
+    pto_module_destroy(m);
+    pto_diag_clear(ctx);
+    pto_buf_free(&k);
+    pto_ctx_destroy(ctx);
+}
+
+/* review29 L2, L3: builder arguments that passed silently, verify's pipe
+   errors, an unlinked tstore's warning, the op table's sentinel. */
+static void test_review29_low(void)
+{
+    static const char *mixsrc =
+        "kernel kk(in x: f32[16, 16], out z: f32[16, 16]) vector {\n"
+        "  tile a: vec f32[16, 16]\n"
+        "  tload a, x[0, 0]\n"
+        "  tstore z[0, 0], a\n"
+        "}\n";
+    pto_ctx *ctx = pto_ctx_create(NULL);
+    pto_module *m = verified_vsrc(ctx);
+    const pto_opinfo *none = pto_opinfo_get(PTO_NOP);
+    CHECK(pto_add_var(m, 0, "vv", (pto_var_kind)33, -1, LOC(3)) == -1 && m->broken == 1 &&
+          has_diag(ctx, "pto_add_var: kind 33 is no pto_var_kind"));
+    pto_module_destroy(m);
+    pto_diag_clear(ctx);
+    /* a pipe on a vector kernel, every field wrong: an error each */
+    m = pto_parse(ctx, "p.pto", mixsrc, strlen(mixsrc));
+    CHECK(m && pto_add_cvpipe(m, 0, "q", (pto_cvdir)9, (pto_dtype)9, -1, 16, 0, 0, (pto_cvsplit)8, LOC(2)) >= 0);
+    CHECK(pto_verify(ctx, m) == PTO_ERR_USER);
+    CHECK(has_diag(ctx, "pipe 'q': pipes join the cube and vector sections of a mix kernel, and kernel 'kk' is vector"));
+    CHECK(has_diag(ctx, "pipe 'q': direction 9 is not c2v, v2c or both"));
+    CHECK(has_diag(ctx, "pipe 'q': dtype 9 is not a dtype"));
+    CHECK(has_diag(ctx, "pipe 'q': its tile shape [-1, 16] must be positive"));
+    CHECK(has_diag(ctx, "pipe 'q': split 8 is not none, up_down or left_right"));
+    CHECK(!has_diag(ctx, "belongs to a mix kernel"));
+    pto_module_destroy(m);
+    pto_diag_clear(ctx);
+    /* the tstore unlinked: warned as the printed text is */
+    m = verified_vsrc(ctx);
+    pto_unlink(m, m->blocks[vsrc_loop_body(m)].tail);
+    CHECK(pto_verify(ctx, m) == PTO_OK && has_diag(ctx, "kernel 'k' writes no output"));
+    pto_module_destroy(m);
+    pto_diag_clear(ctx);
+    /* never NULL: one sentinel row for PTO_NOP and anything out of range (ir.h) */
+    CHECK(none && strcmp(none->name, "<none>") == 0 && none->nargs == 0);
+    CHECK(pto_opinfo_get((pto_op)999) == none && pto_opinfo_get((pto_op)-5) == none);
+    CHECK(pto_opinfo_get(PTO_OP_TADD) != none);
+    pto_ctx_destroy(ctx);
+}
+
 /* The intern table (filled to three quarters before it grows): 100k
    distinct strings, interned in two rounds, each id stable, distinct and
    back to its text; a parse that reserved the table for a large file
@@ -989,5 +1232,9 @@ int main(void)
     test_verified_stamp();
     test_intern_many();
     test_diag_cap();
+    test_expr_cycles();
+    test_relink_misuse();
+    test_emit_unsynced();
+    test_review29_low();
     return TEST_END();
 }
