@@ -21665,44 +21665,70 @@ static int pto__sy_self_sure(const pto__sy *sy, int32_t g)
     return pto__sy_recurs(sy, L, gr->brec, gr->arec, gr->kind == PTO__SY_FWD ? gr->nids : 0);
 }
 
-/* A chain of two one-block forward pairs q -> r and r -> p (r a third
-   pipe): the first's wait precedes the second's set on r, both run surely
-   (pto__sy_surely_runs) and the second ends before position s and surely
-   before statement at. Then a lifetime of p -> q whose last wait (on q)
-   came before the first pair's set (on q) is surely over before at's set
+/* The link a flag group g makes in a chain (pto__sy_chain_fr): *set, the
+   statement on its source pipe that every use of its ids follows, and
+   *wait, one on its destination pipe that waits for it. A one-block
+   forward pair: its set and wait. A carried pair: its first prime (all
+   come together: the colouring runs before any moves them back) and its
+   body wait, whose first run consumes a prime. 0 when g makes no link. */
+static int pto__sy_link(const pto__sy *sy, int32_t g, int32_t *set, int32_t *wait)
+{
+    const pto_module *m = sy->m;
+    const pto__sy_grp *gr = &sy->grps[g];
+    int32_t e;
+    if (gr->base < 0) return 0;
+    if (gr->kind == PTO__SY_FWD) {
+        pto__sy_ends(sy, g, set, wait);
+        return *set >= 0 && *wait >= 0 && *set < sy->n_pos && *wait < sy->n_pos
+               && m->stmts[*set].block == m->stmts[*wait].block;
+    }
+    if (gr->kind != PTO__SY_LOOP) return 0;
+    *set = *wait = -1;
+    for (e = gr->e0; e < gr->e0 + gr->ne; e++) {
+        int32_t x = sy->ents[e].stmt;
+        if (x < 0) continue;
+        if (x >= sy->n_pos) return 0;
+        if (sy->ents[e].role == PTO__SY_PRIME && (*set < 0 || sy->pos[x] < sy->pos[*set])) *set = x;
+        if (sy->ents[e].role == PTO__SY_WAIT) *wait = x;
+    }
+    return *set >= 0 && *wait >= 0;
+}
+
+/* A chain of two flag groups q -> r and r -> p (r a third pipe; each a
+   one-block forward pair or a carried pair: pto__sy_link): the first's
+   wait precedes the second's set on r, both run surely
+   (pto__sy_surely_runs) and the second's wait comes before position s and
+   surely before statement at. Then a lifetime of p -> q whose last wait (on q)
+   came before the first group's set (on q) is surely over before at's set
    on p: q runs the old wait, then that set; r waits for it, then sets the
-   second pair; p waits for that, then reaches at. The bench's usual case:
-   MTE3 -> MTE2 ids reused over a loop whose loads and stores meet in V.
-   Returns the first pair's set position (the fence), -1 when g1 makes no
-   such chain with the second pair's set sf2. */
+   second group; p waits for that, then reaches at. The bench's usual case:
+   MTE3 -> MTE2 ids reused over a loop whose loads and stores meet in V; with
+   carried links, a loop's ids reused two loops later, ordered through the
+   later loop's primes (review26 A-M3).
+   Returns the first group's set position (the fence), -1 when g1 makes no
+   such chain with the second group's set sf2. */
 static int32_t pto__sy_chain_fr(const pto__sy *sy, int32_t g1, int32_t sf2)
 {
     const pto_module *m = sy->m;
     int32_t sf, wf;
-    if (sy->grps[g1].kind != PTO__SY_FWD || sy->grps[g1].base < 0) return -1;
-    pto__sy_ends(sy, g1, &sf, &wf);
-    if (sf < 0 || wf < 0 || m->stmts[sf].block != m->stmts[wf].block || sf >= sy->n_pos || wf >= sy->n_pos) return -1;
+    if (!pto__sy_link(sy, g1, &sf, &wf)) return -1;
     if (m->stmts[wf].block == m->stmts[sf2].block) return pto__sy_before(m, wf, sf2) ? sy->pos[sf] : -1;
     return sy->pos[wf] < sy->pos[sf2] && pto__sy_surely_runs(m, wf, sf2) ? sy->pos[sf] : -1;
 }
 
 /* Whether such a chain, of the `budget` groups of each pair coloured last,
    has its first set after position need. */
-static int pto__sy_chain_pos(const pto__sy *sy, const int32_t *order, int32_t i, const int32_t *hi, int p, int q,
+static int pto__sy_chain_pos(const pto__sy *sy, const int32_t *order, int32_t i, int p, int q,
                              int32_t s, int32_t at, int32_t need)
 {
-    const pto_module *m = sy->m;
     int32_t r, k, k1, budget = 24;
     if (!sy->ord_prev) return 0;
     for (r = 0; r < 8; r++) {
         if (r == p || r == q) continue;
         for (k = sy->ord_last[r * 8 + p]; k >= 0 && k >= i - budget; k = sy->ord_prev[k]) {
-            const pto__sy_grp *g2 = &sy->grps[order[k]];
             int32_t sf2, wf2;
-            if (g2->kind != PTO__SY_FWD || g2->base < 0 || hi[order[k]] >= s || hi[order[k]] <= need) continue;
-            pto__sy_ends(sy, order[k], &sf2, &wf2);
-            if (sf2 < 0 || wf2 < 0 || m->stmts[sf2].block != m->stmts[wf2].block || sf2 >= sy->n_pos) continue;
-            if (!pto__sy_surely_runs(m, wf2, at)) continue;
+            if (!pto__sy_link(sy, order[k], &sf2, &wf2) || sy->pos[wf2] >= s || sy->pos[wf2] <= need) continue;
+            if (!pto__sy_surely_runs(sy->m, wf2, at)) continue;
             /* order[] goes by first position: the first chain found is the latest */
             for (k1 = sy->ord_last[q * 8 + r]; k1 >= 0 && k1 >= i - budget; k1 = sy->ord_prev[k1]) {
                 int32_t f = pto__sy_chain_fr(sy, order[k1], sf2);
@@ -21719,14 +21745,36 @@ static int pto__sy_chain_pos(const pto__sy *sy, const int32_t *order, int32_t i,
    each of their previous lifetimes over before the new set after all, so
    the CHECK analysis need not run for it. Only lifetimes that ended before
    the outermost loop around at count (cyc, as pto__sy_order_pos). */
-static int pto__sy_chain_sure(const pto__sy *sy, const int32_t *order, int32_t i, const int32_t *hi, const int32_t *bz,
+static int pto__sy_chain_sure(const pto__sy *sy, const int32_t *order, int32_t i, const int32_t *bz,
                               int32_t base, int32_t M, int32_t fence, int32_t s, int32_t at, int32_t cyc, int p, int q)
 {
     int32_t j, need = -1;
     for (j = base; j < base + M; j++)
         if (bz[j] >= 0 && bz[j] >= fence && bz[j] > need) need = bz[j];
     if (need < 0) return 1;
-    return at >= 0 && need < cyc && pto__sy_chain_pos(sy, order, i, hi, p, q, s, at, need);
+    return at >= 0 && need < cyc && pto__sy_chain_pos(sy, order, i, p, q, s, at, need);
+}
+
+/* The base pto__sy_first_free took is not sure and no chain shows it
+   (pto__sy_chain_sure): another free base that a chain does show, so no
+   order pair need come (review26 A-M3: after a loop of x4 the youngest ids
+   were those of that loop, which nothing ordered before the next loop's
+   sets, while the loop before it had ids its primes order). Of those, the
+   one freed longest ago (ties: the lowest); -1 when none. */
+static int32_t pto__sy_chain_free(const pto__sy *sy, const int32_t *order, int32_t i, const int32_t *bz, uint8_t used,
+                                  int32_t M, int32_t lim, int32_t fence, int32_t s, int32_t at, int32_t cyc, int p, int q)
+{
+    int32_t b, j, best = -1, bage = 0;
+    for (b = 0; b + M <= lim; b++) {
+        int32_t age = -1;
+        for (j = b; j < b + M; j++) {
+            if ((used & (1u << j)) || bz[j] >= s) break;
+            if (bz[j] > age) age = bz[j];
+        }
+        if (j < b + M || (best >= 0 && age >= bage)) continue;
+        if (pto__sy_chain_sure(sy, order, i, bz, b, M, fence, s, at, cyc, p, q)) best = b, bage = age;
+    }
+    return best;
 }
 
 /* pto__sy_order_pos looks back at the groups of one pair among the 24
@@ -21817,8 +21865,11 @@ static pto_status pto__sy_assign(pto__sy *sy)
             base = pto__sy_first_free(bz, u, S, M, lim, fence, &unsure);
         }
         if (base < 0 && M == 1) base = pto__sy_delay_set(sy, order[i], bz, u, lim);
-        else if (unsure && !pto__sy_chain_sure(sy, order, i, hi, bz, base, M, fence, S, at, cyc, gr->src, gr->dst))
-            sy->doubt = 1;   /* the CHECK analysis orders that reuse if no chain of flags does */
+        else if (unsure && !pto__sy_chain_sure(sy, order, i, bz, base, M, fence, S, at, cyc, gr->src, gr->dst)) {
+            int32_t b2 = pto__sy_chain_free(sy, order, i, bz, u, M, lim, fence, S, at, cyc, gr->src, gr->dst);
+            if (b2 >= 0) base = b2;
+            else sy->doubt = 1;   /* the CHECK analysis orders that reuse if no chain of flags does */
+        }
         if (base < 0 && M == 1 && gr->nids == 1 && pto__sy_share(sy, order[i])) continue;
         if (base < 0) { st = pto__sy_fallback(sy, order[i], NULL); continue; }
         if (M < gr->nids) pto__sy_degrade(sy, order[i], M);

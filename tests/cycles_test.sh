@@ -120,5 +120,14 @@ idle "init once idle" $f "^  MTE2 idle +[0-9]+ cycles: [0-9]+ with no work queue
 if $ptoc run $f | grep -q "^  syncs       12 flags, 1 barrier$"; then ok "init once: 12 flags"; else
     bad "init once: $($ptoc run $f | grep '^  syncs')"; fi
 
+# three short loops (review26 A-M3): the third loop's MTE2 -> V and V -> MTE3 ids are the first
+# loop's, whose reuse the third loop's own MTE3 -> MTE2 primes order (pto__sy_chain_free), not
+# the second loop's, which took 4 "order:" flags (2119 cycles, 22 flags; 2077 hand-fixed)
+f=tests/user/r26a_short_loops.pto
+$ptoc run $f >$out/log 2>&1
+if grep -q "^  cycles      2077$" $out/log && grep -q "^  syncs       18 flags, 0 barriers$" $out/log \
+    && ! $ptoc dump sync $f 2>/dev/null | grep -q "order: id"; then ok "short loops: 18 flags, 2077 cycles"; else
+    bad "short loops: $(grep -E '^  (cycles|syncs)' $out/log | tr '\n' ' ')"; fi
+
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
