@@ -22508,6 +22508,128 @@ static pto_status pto__sy_kernel(pto__sy *sy)
     return pto__sy_order_reuse(sy);
 }
 
+/* ---- a second run over fallback barriers (review26 A-M6) -----------------------------
+   A PIPE_ALL barrier orders everything before it on every pipe before
+   everything after it, in each iteration of the loops around it; the pairs
+   placed before it fell back (a loop's carried WAR pairs, the pipe_barrier
+   V next to it) may now order nothing it does not. So when a kernel's run
+   made fallback barriers, the pass runs again with those barriers alone,
+   as if the kernel had them (pto__sy_fence, pto__sy_barrier): what they
+   order gets no pair, which also frees ids (review26's five x2 loads: 40
+   flags + 5 barriers -> 10 + 4). The barriers keep their notes and their
+   warnings; the first run's other sync warnings (shared or degraded pairs
+   that may no longer exist) go, the second run says its own. One such run,
+   kept only when it made no fallback of its own (pto__sy_kernel_runs). */
+
+/* Unlinks every statement this run placed but its PIPE_ALL fallback
+   barriers. */
+static void pto__sy_keep_fallbacks(pto__sy *sy)
+{
+    pto_module *m = sy->m;
+    int32_t s;
+    for (s = sy->s0; s < m->n_stmts; s++) {
+        int32_t e = s - sy->s0;
+        if (m->stmts[s].block < 0) continue;
+        if (e < sy->n_ents && sy->ents[e].stmt == s && sy->ents[e].role == PTO__SY_BARRIER
+            && sy->grps[sy->ents[e].grp].dst == PTO_PIPE_ALL)
+            continue;
+        pto_unlink(m, s);
+    }
+}
+
+static void pto__sy_reset(pto__sy *sy);
+
+/* What the first run left, to put back when the second is worse: the
+   statements' links and notes (the second run only appends statements, and
+   unlinks the first's), the blocks' ends, the diagnostics from nd on (their
+   messages owned here meanwhile) and the stats. */
+typedef struct pto__sy_snap {
+    pto_stmt *stmts;
+    pto_block *blocks;
+    pto_diag *diags;
+    int32_t n_stmts, n_blocks, nd, n_diags, n_errors;
+    pto_sync_stats stats;
+} pto__sy_snap;
+
+static int pto__sy_snap_take(pto__sy *sy, pto__sy_snap *z, int32_t nd)
+{
+    pto_ctx *ctx = sy->ctx;
+    const pto_module *m = sy->m;
+    z->n_stmts = m->n_stmts;
+    z->n_blocks = m->n_blocks;
+    z->nd = nd;
+    z->n_diags = ctx->n_diags - nd;
+    z->n_errors = ctx->n_errors;
+    z->stats = sy->stats;
+    z->stmts = (pto_stmt *)pto__alloc_quiet(ctx, sizeof(pto_stmt) * ((size_t)z->n_stmts + 1));
+    z->blocks = (pto_block *)pto__alloc_quiet(ctx, sizeof(pto_block) * ((size_t)z->n_blocks + 1));
+    z->diags = (pto_diag *)pto__alloc_quiet(ctx, sizeof(pto_diag) * ((size_t)z->n_diags + 1));
+    if (!z->stmts || !z->blocks || !z->diags) {
+        pto_free(ctx, z->stmts);
+        pto_free(ctx, z->blocks);
+        pto_free(ctx, z->diags);
+        return 0;
+    }
+    memcpy(z->stmts, m->stmts, sizeof(pto_stmt) * (size_t)z->n_stmts);
+    memcpy(z->blocks, m->blocks, sizeof(pto_block) * (size_t)z->n_blocks);
+    memcpy(z->diags, ctx->diags + nd, sizeof(pto_diag) * (size_t)z->n_diags);
+    ctx->n_diags = nd;   /* the messages are the snapshot's now */
+    return 1;
+}
+
+/* keep: the first run's result comes back (else only the memory goes). */
+static void pto__sy_snap_end(pto__sy *sy, pto__sy_snap *z, int keep)
+{
+    pto_ctx *ctx = sy->ctx;
+    pto_module *m = sy->m;
+    int32_t i;
+    if (keep) {
+        memcpy(m->stmts, z->stmts, sizeof(pto_stmt) * (size_t)z->n_stmts);
+        memcpy(m->blocks, z->blocks, sizeof(pto_block) * (size_t)z->n_blocks);
+        for (i = z->n_stmts; i < m->n_stmts; i++) m->stmts[i].block = m->stmts[i].next = m->stmts[i].prev = -1;
+        while (ctx->n_diags > z->nd) pto_free(ctx, ctx->diags[--ctx->n_diags].msg);
+        /* (the array held them before: room enough) */
+        memcpy(ctx->diags + z->nd, z->diags, sizeof(pto_diag) * (size_t)z->n_diags);
+        ctx->n_diags = z->nd + z->n_diags;
+        ctx->n_errors = z->n_errors;
+        sy->stats = z->stats;
+        sy->status = PTO_OK;
+    } else {
+        for (i = 0; i < z->n_diags; i++) pto_free(ctx, z->diags[i].msg);
+    }
+    pto_free(ctx, z->stmts);
+    pto_free(ctx, z->blocks);
+    pto_free(ctx, z->diags);
+}
+
+/* One kernel: the pass, then, when it made fallback barriers, again over
+   them; the second run's result stands when it made no fallback of its
+   own (a new PIPE_ALL in a loop body would cost more than the pairs it
+   saved: tests/diag/delay_drains.pto, 4149 -> 4376 cycles at n = 9). */
+static pto_status pto__sy_kernel_runs(pto__sy *sy)
+{
+    pto_sync_stats s0 = sy->stats;
+    pto__sy_snap z;
+    int32_t nd = sy->ctx->n_diags, i;
+    int fb;
+    pto_status st = pto__sy_kernel(sy);
+    if (st != PTO_OK || sy->status != PTO_OK || sy->stats.fallbacks == s0.fallbacks) return st;
+    if (!pto__sy_snap_take(sy, &z, nd)) return st;   /* no memory: the first run's result */
+    for (i = 0; i < z.n_diags; i++)   /* the fallback warnings stay */
+        if (z.diags[i].severity == PTO_SEV_WARNING && strstr(z.diags[i].msg, "PIPE_ALL barrier instead of"))
+            pto_warning(sy->ctx, z.diags[i].loc, "%s", z.diags[i].msg);
+    pto__sy_keep_fallbacks(sy);
+    fb = z.stats.fallbacks;
+    pto__sy_reset(sy);
+    sy->stats = s0;
+    sy->stats.fallbacks = fb;
+    sy->stats.rounds = z.stats.rounds;
+    sy->status = PTO_OK;
+    st = pto__sy_kernel(sy);
+    pto__sy_snap_end(sy, &z, st != PTO_OK || sy->status != PTO_OK || sy->stats.fallbacks != fb);
+    return PTO_OK;
+}
+
 static void pto__sy_reset(pto__sy *sy)
 {
     pto_ctx *ctx = sy->ctx;
@@ -22591,7 +22713,7 @@ PTODEF pto_status pto_sync(pto_ctx *ctx, pto_module *m, const pto_sync_desc *des
         sy.kernel = k;
         sy.status = PTO_OK;
         sy.stop = 0;
-        st = pto__sy_kernel(&sy);
+        st = pto__sy_kernel_runs(&sy);
         pto__sy_reset(&sy);
     }
     if (desc && desc->stats) *desc->stats = sy.stats;

@@ -129,5 +129,14 @@ if grep -q "^  cycles      2077$" $out/log && grep -q "^  syncs       18 flags, 
     && ! $ptoc dump sync $f 2>/dev/null | grep -q "order: id"; then ok "short loops: 18 flags, 2077 cycles"; else
     bad "short loops: $(grep -E '^  (cycles|syncs)' $out/log | tr '\n' ' ')"; fi
 
+# five x2 loads in one loop (review26 A-M6): MTE2 -> V runs out of ids and one pair falls back to
+# a PIPE_ALL barrier in the body; the pass runs again over that barrier, which orders every carried
+# WAR pair and the pipe_barrier V beside it (40 flags, 5 barriers, 7592 cycles before)
+f=tests/user/r26a_id_pressure.pto
+$ptoc run $f >$out/log 2>&1
+if grep -q "^  cycles      7560$" $out/log && grep -q "^  syncs       10 flags, 4 barriers$" $out/log \
+    && [ "$(grep -c 'warning: sync' $out/log)" = 1 ]; then ok "id pressure: 10 flags, 4 barriers, 7560 cycles"; else
+    bad "id pressure: $(grep -E '^  (cycles|syncs)|warning: sync' $out/log | tr '\n' ' ')"; fi
+
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
