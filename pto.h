@@ -22478,6 +22478,65 @@ static void pto__sy_implied(pto__sy *sy)
     pto_free(sy->ctx, gof);
 }
 
+/* ---- barriers another barrier implies ------------------------------------------------
+   A pipe_barrier on V or M orders that pipe's work before it against its
+   work after it. When every path to it comes from another barrier of that
+   pipe (or PIPE_ALL) with no op of the pipe in between, the earlier one
+   already orders all it does: it goes. Looked for straight back: earlier
+   statements of its block that run nothing on the pipe (declarations, lets,
+   flags), and from a branch's head on to the if itself; a loop's head (the
+   back edge) or any loop or if on the way ends the look. The usual case:
+   `if k == 0 { tmatmul } else { tmatmul_acc }` in a loop, where the WAW
+   from the last trip's tmatmul_acc to the first tmatmul of the next outer
+   trip puts a barrier before the if, and the RAW between tmatmul_accs one
+   in the else branch (bench/repro/nested_carry/mmr.pto). */
+
+/* The pipe of a barrier statement (-1 when s is none). */
+static int pto__sy_bar_pipe(const pto_module *m, int32_t s)
+{
+    const pto_operand *o;
+    if (m->stmts[s].kind != PTO_ST_OP || m->stmts[s].op != PTO_OP_PIPE_BARRIER) return -1;
+    o = pto_stmt_arg(m, s, 0);
+    return o && o->kind == PTO_O_PIPE ? o->ref : -1;
+}
+
+/* Whether a barrier of pipe p (or ALL) comes before statement s on every
+   path with no op on p between. */
+static int pto__sy_bar_before(const pto_module *m, int32_t s, int p)
+{
+    int32_t x = s, far = 64;
+    for (;;) {
+        const pto_stmt *st;
+        int bp;
+        if (m->stmts[x].prev < 0) {   /* its block's head: only an if's branch goes on */
+            x = pto__sy_up(m, x);
+            if (x < 0 || m->stmts[x].kind != PTO_ST_IF) return 0;
+        }
+        x = m->stmts[x].prev;
+        if (x < 0 || far-- <= 0) return 0;
+        st = &m->stmts[x];
+        if (st->kind == PTO_ST_TILE || st->kind == PTO_ST_LET) continue;
+        if (st->kind != PTO_ST_OP) return 0;
+        bp = pto__sy_bar_pipe(m, x);
+        if (bp == p || bp == PTO_PIPE_ALL) return 1;
+        if (bp < 0 && !pto__sy_issync(st->op) && (int)pto_stmt_pipe(m, x) == p) return 0;
+    }
+}
+
+static void pto__sy_bar_implied(pto__sy *sy)
+{
+    const pto_module *m = sy->m;
+    int32_t g, e;
+    for (g = 0; g < sy->n_grps; g++) {
+        const pto__sy_grp *gr = &sy->grps[g];
+        int32_t b = -1, n = 0;
+        if (gr->kind != PTO__SY_BAR) continue;
+        for (e = gr->e0; e < gr->e0 + gr->ne; e++)
+            if (sy->ents[e].stmt >= 0) b = sy->ents[e].stmt, n++;
+        if (n == 1 && pto__sy_bar_before(m, b, pto__sy_bar_pipe(m, b))) pto__sy_drop_group(sy, g);
+    }
+}
+
 static pto_status pto__sy_kernel(pto__sy *sy)
 {
     pto_status st = pto__sy_build_records(sy);
@@ -22495,6 +22554,7 @@ static pto_status pto__sy_kernel(pto__sy *sy)
     if (pto__sy_notes(sy) != PTO_OK) return PTO_ERR_INTERNAL;
     if (sy->status != PTO_OK) return sy->status;
     pto__sy_implied(sy);
+    pto__sy_bar_implied(sy);
     if ((st = pto__sy_assign(sy)) != PTO_OK) return st;
     /* the id-reuse rule is the pass's guarantee, checked or not: the
        analysis that proves it runs unless the colouring showed every reuse

@@ -138,5 +138,15 @@ if grep -q "^  cycles      7560$" $out/log && grep -q "^  syncs       10 flags, 
     && [ "$(grep -c 'warning: sync' $out/log)" = 1 ]; then ok "id pressure: 10 flags, 4 barriers, 7560 cycles"; else
     bad "id pressure: $(grep -E '^  (cycles|syncs)|warning: sync' $out/log | tr '\n' ' ')"; fi
 
+# an inner K loop of `if kk == 0 { tmatmul } else { tmatmul_acc }` in an outer loop (first27's
+# leftover): the barrier before the if (the WAW from the last tmatmul_acc to the next outer trip's
+# tmatmul) already orders the else branch's RAW between tmatmul_accs: its own barrier goes
+# (pto__sy_bar_implied; 2 barriers before, the same 7673 cycles)
+f=bench/repro/nested_carry/mmr.pto
+$ptoc run $f >$out/log 2>&1
+if grep -q "^  cycles      7673$" $out/log && grep -q "^  syncs       12 flags, 1 barrier$" $out/log \
+    && grep -q "^  simulator   no reports$" $out/log; then ok "mmr: 12 flags, 1 barrier, 7673 cycles"; else
+    bad "mmr: $(grep -E '^  (cycles|syncs|simulator)' $out/log | tr '\n' ' ')"; fi
+
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
