@@ -22482,10 +22482,11 @@ static void pto__sy_implied(pto__sy *sy)
    A pipe_barrier on V or M orders that pipe's work before it against its
    work after it. When every path to it comes from another barrier of that
    pipe (or PIPE_ALL) with no op of the pipe in between, the earlier one
-   already orders all it does: it goes. Looked for straight back: earlier
-   statements of its block that run nothing on the pipe (declarations, lets,
-   flags), and from a branch's head on to the if itself; a loop's head (the
-   back edge) or any loop or if on the way ends the look. The usual case:
+   already orders all it does: it goes. Looked for straight back over
+   declarations, lets and flags only (any op ends the look: a walk over ops
+   of other pipes cost more than it found), in its block and from a branch's
+   head on to the if itself; a loop's head (the back edge) or any loop or
+   if on the way ends it too. The usual case:
    `if k == 0 { tmatmul } else { tmatmul_acc }` in a loop, where the WAW
    from the last trip's tmatmul_acc to the first tmatmul of the next outer
    trip puts a barrier before the if, and the RAW between tmatmul_accs one
@@ -22507,7 +22508,6 @@ static int pto__sy_bar_before(const pto_module *m, int32_t s, int p)
     int32_t x = s, far = 64;
     for (;;) {
         const pto_stmt *st;
-        int bp;
         if (m->stmts[x].prev < 0) {   /* its block's head: only an if's branch goes on */
             x = pto__sy_up(m, x);
             if (x < 0 || m->stmts[x].kind != PTO_ST_IF) return 0;
@@ -22517,9 +22517,11 @@ static int pto__sy_bar_before(const pto_module *m, int32_t s, int p)
         st = &m->stmts[x];
         if (st->kind == PTO_ST_TILE || st->kind == PTO_ST_LET) continue;
         if (st->kind != PTO_ST_OP) return 0;
-        bp = pto__sy_bar_pipe(m, x);
-        if (bp == p || bp == PTO_PIPE_ALL) return 1;
-        if (bp < 0 && !pto__sy_issync(st->op) && (int)pto_stmt_pipe(m, x) == p) return 0;
+        if (!pto__sy_issync(st->op)) return 0;   /* (an op of another pipe too: the cheap look) */
+        if (st->op == PTO_OP_PIPE_BARRIER) {
+            int bp = pto__sy_bar_pipe(m, x);
+            if (bp == p || bp == PTO_PIPE_ALL) return 1;
+        }
     }
 }
 
@@ -22533,7 +22535,7 @@ static void pto__sy_bar_implied(pto__sy *sy)
         if (gr->kind != PTO__SY_BAR) continue;
         for (e = gr->e0; e < gr->e0 + gr->ne; e++)
             if (sy->ents[e].stmt >= 0) b = sy->ents[e].stmt, n++;
-        if (n == 1 && pto__sy_bar_before(m, b, pto__sy_bar_pipe(m, b))) pto__sy_drop_group(sy, g);
+        if (n == 1 && pto__sy_bar_before(m, b, gr->src)) pto__sy_drop_group(sy, g);   /* (src: its pipe) */
     }
 }
 
