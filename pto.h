@@ -17549,7 +17549,11 @@ PTODEF pto_status pto_lower_for(pto_ctx *ctx, pto_module *m, pto_target target)
       the same bytes (D as above, read backwards), a dependency some chain
       orders; so with M >= D ids (a divisor of the loop's period) the next
       set of an id follows the wait of its previous set.
-      Same-pipe V or M dependencies get a pipe_barrier instead.
+      Same-pipe V or M dependencies get a pipe_barrier instead; after the
+      analysis one that another barrier of its pipe precedes on every path,
+      with only declarations, lets and flags between, goes
+      (pto__sy_bar_implied: an if's else branch after a barrier before the
+      if).
       The new pair's effect is applied where the analysis stands: every
       record and hb bit carries the analysis time it was issued / acquired,
       so the set placed in the past (after A's ancestor, time t) captured
@@ -17593,7 +17597,10 @@ PTODEF pto_status pto_lower_for(pto_ctx *ctx, pto_module *m, pto_target target)
       pair of an earlier group of its pipes whose set moves after its own
       (pto__sy_share, a warning); and only then the group becomes a PIPE_ALL
       barrier (which orders at least as much; a warning naming the tiles and
-      pipes). The notes are written between the analysis and the colouring,
+      pipes). A kernel whose run made such barriers is synchronised once
+      more over them alone, as if written, and keeps that result when it
+      makes no fallback of its own (pto__sy_kernel_runs: the carried pairs a
+      barrier in the loop body orders go; review26 A-M6). The notes are written between the analysis and the colouring,
       all at once: one exact reservation of the string pool.
       Reuse: an id freed in program order (its wait passed) may still be
       set on a device, since the producer pipe runs ahead, unless a chain of
@@ -17610,10 +17617,13 @@ PTODEF pto_status pto_lower_for(pto_ctx *ctx, pto_module *m, pto_target target)
       literal trip count >= 1 there (the loop between two loops that reuse
       an id); a carried pair counts by its last body set and its drain
       (pto__sy_carried_proof). An id taken so is shown ordered after all
-      by a chain of two one-block forward pairs q -> r, r -> p that surely
-      run between (pto__sy_chain_sure; only after the choice, which stays
-      as it was: the bench's MTE3 -> MTE2 ids reused over a loop whose
-      loads and stores meet in V). A group's own reuse from one iteration to
+      by a chain of two pairs q -> r, r -> p that surely run between, each
+      a one-block forward pair or a carried pair (its first prime, its body
+      wait) (pto__sy_chain_sure: the bench's MTE3 -> MTE2 ids reused over a
+      loop whose loads and stores meet in V); when the base taken is not
+      shown so, another free base that such a chain shows is taken instead
+      (pto__sy_chain_free: a loop's ids reused two loops on, ordered by the
+      later loop's primes, need no order pair; review26 A-M3). A group's own reuse from one iteration to
       the next counts as shown only in the plain case (pto__sy_self_sure:
       no if between its accesses and its flags, the dependency back from
       its consumer to its producer in every iteration, primes and drains
