@@ -120,5 +120,33 @@ idle "init once idle" $f "^  MTE2 idle +[0-9]+ cycles: [0-9]+ with no work queue
 if $ptoc run $f | grep -q "^  syncs       12 flags, 1 barrier$"; then ok "init once: 12 flags"; else
     bad "init once: $($ptoc run $f | grep '^  syncs')"; fi
 
+# three short loops (review26 A-M3): the third loop's MTE2 -> V and V -> MTE3 ids are the first
+# loop's, whose reuse the third loop's own MTE3 -> MTE2 primes order (pto__sy_chain_free), not
+# the second loop's, which took 4 "order:" flags (2119 cycles, 22 flags; 2077 hand-fixed)
+f=tests/user/r26a_short_loops.pto
+$ptoc run $f >$out/log 2>&1
+if grep -q "^  cycles      2077$" $out/log && grep -q "^  syncs       18 flags, 0 barriers$" $out/log \
+    && ! $ptoc dump sync $f 2>/dev/null | grep -q "order: id"; then ok "short loops: 18 flags, 2077 cycles"; else
+    bad "short loops: $(grep -E '^  (cycles|syncs)' $out/log | tr '\n' ' ')"; fi
+
+# five x2 loads in one loop (review26 A-M6): MTE2 -> V runs out of ids and one pair falls back to
+# a PIPE_ALL barrier in the body; the pass runs again over that barrier, which orders every carried
+# WAR pair and the pipe_barrier V beside it (40 flags, 5 barriers, 7592 cycles before)
+f=tests/user/r26a_id_pressure.pto
+$ptoc run $f >$out/log 2>&1
+if grep -q "^  cycles      7560$" $out/log && grep -q "^  syncs       10 flags, 4 barriers$" $out/log \
+    && [ "$(grep -c 'warning: sync' $out/log)" = 1 ]; then ok "id pressure: 10 flags, 4 barriers, 7560 cycles"; else
+    bad "id pressure: $(grep -E '^  (cycles|syncs)|warning: sync' $out/log | tr '\n' ' ')"; fi
+
+# an inner K loop of `if kk == 0 { tmatmul } else { tmatmul_acc }` in an outer loop (first27's
+# leftover): the barrier before the if (the WAW from the last tmatmul_acc to the next outer trip's
+# tmatmul) already orders the else branch's RAW between tmatmul_accs: its own barrier goes
+# (pto__sy_bar_implied; 2 barriers before, the same 7673 cycles)
+f=bench/repro/nested_carry/mmr.pto
+$ptoc run $f >$out/log 2>&1
+if grep -q "^  cycles      7673$" $out/log && grep -q "^  syncs       12 flags, 1 barrier$" $out/log \
+    && grep -q "^  simulator   no reports$" $out/log; then ok "mmr: 12 flags, 1 barrier, 7673 cycles"; else
+    bad "mmr: $(grep -E '^  (cycles|syncs|simulator)' $out/log | tr '\n' ' ')"; fi
+
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
