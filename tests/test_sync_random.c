@@ -211,10 +211,12 @@ static void pin_check(uint64_t h)
 int main(int argc, char **argv)
 {
     uint64_t pin = 1469598103934665603ull;
-    int n = argc > 1 ? atoi(argv[1]) : 2000, i, bad = 0, warned = 0, fallbacks = 0, nondet = 0, notidem = 0;
+    /* argv: how many kernels (default 2,000: the pin), the first seed (default 0),
+       and "print" to print each kernel's text (to reproduce one: N=1 FIRST=seed) */
+    int n = argc > 1 ? atoi(argv[1]) : 2000, first = argc > 2 ? atoi(argv[2]) : 0, i, bad = 0, warned = 0, fallbacks = 0, nondet = 0, notidem = 0;
     long syncs = 0, instrs = 0, runs = 0, pairs = 0, barriers = 0, rotating = 0;
     static const int64_t ns[] = {0, 1, 2, 3, 4, 7};
-    for (i = 0; i < n; i++) {
+    for (i = first; i < first + n; i++) {
         pto_ctx *ctx = pto_ctx_create(NULL);
         int32_t nv, kv;
         pto_module *m, *m2;
@@ -227,6 +229,14 @@ int main(int argc, char **argv)
         d.stats = &st;
         d.check = 1;
         m = g_kernel(ctx, (uint64_t)i, &nv, &kv);
+        if (argc > 3 && strcmp(argv[3], "print") == 0) {
+            pto_buf t;
+            memset(&t, 0, sizeof t);
+            t.ctx = ctx;
+            pto_print(m, &t);
+            if (t.data) printf("%s", t.data);
+            pto_buf_free(&t);
+        }
         if (pto_sync(ctx, m, &d) != PTO_OK) {
             char buf[400];
             pto_diag_format(ctx, pto_diag_get(ctx, pto_diag_count(ctx) - 1), buf, sizeof buf);
@@ -283,6 +293,6 @@ int main(int argc, char **argv)
     CHECK_MSG(bad == 0, "%d kernels failed", bad);
     CHECK_MSG(nondet == 0, "%d kernels synchronised differently twice (check on, then off)", nondet);
     CHECK_MSG(notidem == 0, "%d kernels gained syncs on a second run", notidem);
-    if (n == PIN_KERNELS) pin_check(pin);
+    if (n == PIN_KERNELS && first == 0) pin_check(pin);
     return TEST_END();
 }
