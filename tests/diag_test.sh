@@ -300,6 +300,9 @@ holds "parse error: the parse error itself" "parse_then_verify.pto:8:19: error: 
 holds "parse error: a clean kernel's warning" "parse_then_verify.pto:15:16: warning: 'x' is window but kernel 'fine' is not a ranks kernel"
 lacks "parse error: the half-parsed kernel is not verified" "parse_then_verify.pto:7:"
 [ "$(wc -l <$out/log)" = 3 ] && ok "parse error: three diagnostics, no host follow-on" || bad "parse error: $(wc -l <$out/log) diagnostics"
+expect "parse error beside a clean kernel's parse warning" 1 "parse_warn_once.pto:11:18: error: expected ']'" $ptoc check tests/diag/parse_warn_once.pto
+if [ "$(grep -c "parse_warn_once.pto:6:15: warning: float 1e999 rounds to inf" $out/log)" = 1 ]
+then ok "... its warning said once (the salvage's second parse says nothing)"; else bad "... its warning said once"; cat $out/log; fi
 expect "parse error: a kernel left open swallows the rest, which is not verified" 1 "parse_unclosed.pto:3:59: error: missing '}'" \
     $ptoc check tests/diag/parse_unclosed.pto
 lacks "parse error: nothing verified after an unclosed kernel" "read before anything writes it"
