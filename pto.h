@@ -22805,9 +22805,20 @@ oom:
 
 /* Dependencies placed so far, (record, operand) pairs in a hash set: one
    found twice means a placement did not order it. */
+/* The entry of dependency (record rec, operand opnd), or NULL. */
+static pto__sy_seen_e *pto__sy_seen_at(const pto__sy *sy, int32_t rec, int32_t opnd)
+{
+    int32_t i;
+    if (opnd < 0 || opnd >= sy->cap_seen_head) return NULL;
+    for (i = sy->seen_head[opnd]; i >= 0; i = sy->seen[i].next)
+        if (sy->seen[i].rec == rec) return &sy->seen[i];
+    return NULL;
+}
+
 static int pto__sy_seen(pto__sy *sy)
 {
     int32_t o = sy->h_bopnd, i, old = sy->cap_seen_head;
+    pto__sy_seen_e *e;
     if (o >= sy->cap_seen_head) {
         /* o is an access's operand (< n_opnd0): one step to them all, not
            doublings past them that would be filled with -1 too */
@@ -22815,13 +22826,12 @@ static int pto__sy_seen(pto__sy *sy)
         if (!pto__sy_grow(sy, (void **)&sy->seen_head, sizeof(int32_t), &sy->cap_seen_head, o + 1)) return 0;
         for (i = old; i < sy->cap_seen_head; i++) sy->seen_head[i] = -1;
     }
-    for (i = sy->seen_head[o]; i >= 0; i = sy->seen[i].next)
-        if (sy->seen[i].rec == sy->h_rec) {
-            if (!sy->seen[i].dropped) return 1;
-            sy->seen[i].dropped = 0;
-            if (sy->seen[i].again < 255) sy->seen[i].again++;
-            return 0;
-        }
+    if ((e = pto__sy_seen_at(sy, sy->h_rec, o)) != NULL) {
+        if (!e->dropped) return 1;
+        e->dropped = 0;
+        if (e->again < 255) e->again++;
+        return 0;
+    }
     if (!pto__sy_grow(sy, (void **)&sy->seen, sizeof(pto__sy_seen_e), &sy->cap_seen, sy->n_seen + 1)) return 0;
     sy->seen[sy->n_seen].rec = sy->h_rec;
     sy->seen[sy->n_seen].dropped = 0;
@@ -22834,10 +22844,8 @@ static int pto__sy_seen(pto__sy *sy)
 /* A dropped group's dependency may be found and placed again. */
 static void pto__sy_unseen(pto__sy *sy, int32_t rec, int32_t opnd)
 {
-    int32_t i;
-    if (opnd >= sy->cap_seen_head) return;
-    for (i = sy->seen_head[opnd]; i >= 0; i = sy->seen[i].next)
-        if (sy->seen[i].rec == rec) { sy->seen[i].dropped = 1; return; }
+    pto__sy_seen_e *e = pto__sy_seen_at(sy, rec, opnd);
+    if (e) e->dropped = 1;
 }
 
 /* Whether group g's dependency was placed again after a drop
@@ -22849,11 +22857,8 @@ static void pto__sy_unseen(pto__sy *sy, int32_t rec, int32_t opnd)
    are allowed first: with 1, 17 of 2,000 random kernels kept a pair more. */
 static int pto__sy_placed_again(const pto__sy *sy, int32_t g)
 {
-    int32_t i, opnd = sy->grps[g].bopnd, rec = sy->grps[g].arec;
-    if (opnd < 0 || opnd >= sy->cap_seen_head) return 0;
-    for (i = sy->seen_head[opnd]; i >= 0; i = sy->seen[i].next)
-        if (sy->seen[i].rec == rec) return sy->seen[i].again >= PTO__SY_REPLACE;
-    return 0;
+    const pto__sy_seen_e *e = pto__sy_seen_at(sy, sy->grps[g].arec, sy->grps[g].bopnd);
+    return e && e->again >= PTO__SY_REPLACE;
 }
 
 /* Book-keeping for the group just placed. */
